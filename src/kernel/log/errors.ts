@@ -1,0 +1,21 @@
+/** Why an append was refused: the field (a JSON path) and the reason. */
+export class LogAppendError extends Error {
+  readonly field: string;
+  readonly reason: string;
+  constructor(field: string, reason: string) {
+    super(`cannot append event: ${field}: ${reason}`);
+    this.name = 'LogAppendError';
+    this.field = field;
+    this.reason = reason;
+  }
+}
+
+/** Why records read back from a store cannot be trusted. Names the record. */
+export class LogReadError extends Error {
+  readonly seq: number | undefined;
+  constructor(where: string, seq: number | undefined, reason: string) {
+    super(`${where}${seq === undefined ? '' : ` record seq ${seq}`}: ${reason}`);
+    this.name = 'LogReadError';
+    this.seq = seq;
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * Position checks for `EventLog.append`: an event may only refer to what exists.
+ *
+ * Kept as an incremental index so each check is O(1): the log never rescans itself.
+ * The same index answers the loop's questions about the conversation (which turn is
+ * open, which inbox messages are pending, which calls have results).
+ */
+import type { Intent } from './catalogue.ts';
+import type { AnyEvent, LogEvent } from './envelope.ts';
+import { LogAppendError } from './errors.ts';
+
+export interface PendingMessage {
+  readonly id: string;
+  readonly intent: Intent;
+  readonly text: string;
+  readonly source: string;
+  /** Seq of its `inbox.received` event: inbox order. */
+  readonly seq: number;
+}
+
+type CallState = { readonly assistantSeq: number; started: boolean; result: number | undefined; readonly name: string };
+
+export class PositionIndex {
+  /** callId -> the assistant message that made the call, and its result. */
+  readonly #calls = new Map<string, CallState>();
+  /** inbox id -> state. */
+  readonly #inbox = new Map<string, { message: PendingMessage; state: 'pending' | 'taken' }>();
+  /** Pending inbox messages in arrival order (lazy deletion via #inbox state). */
+  #pendingOrder: PendingMessage[] = [];
+  #openTurn: number | undefined;
+  #nextTurn = 0;
+  #activeReplacements = new Set<number>();
+  #generation = 0;
+  #lastPrompt: number | undefined;
+  #lastTools: number | undefined;
+  #toolExecutions = 0;
+
+  get openTurn(): number | undefined {
+    return this.#openTurn;
+  }
+  get nextTurn(): number {
+    return this.#nextTurn;
+  }
+  /** Increments on every replace or restore: the projection cache key. */
+  get generation(): number {
+    return this.#generation;
+  }
+  get lastPrompt(): number | undefined {
+    return this.#lastPrompt;
+  }
+  get lastTools(): number | undefined {
+    return this.#lastTools;
+  }
+  /** Distinct tool calls executed in the conversation (first attempts). */
+  get toolExecutions(): number {
+    return this.#toolExecutions;
+  }
+  call(callId: string): Readonly<CallState> | undefined {
+    return this.#calls.get(callId);
+  }
+  isReplacementActive(seq: number): boolean {
+    return this.#activeReplacements.has(seq);
+  }
+
+  /** Pending inbox messages in arrival order. */
+  pending(): PendingMessage[] {
+    const live = this.#pendingOrder.filter((m) => this.#inbox.get(m.id)?.state === 'pending');
+    this.#pendingOrder = live;
+    return live.slice();
+  }
+
+  inboxState(id: string): 'pending' | 'taken' | undefined {
+    return this.#inbox.get(id)?.state;
+  }
+
+  /** Throws `LogAppendError` if `event` (not yet stored) refers to something that does not exist. */
+  check(event: LogEvent, events: readonly AnyEvent[]): void {
+    const where = `${event.type}.payload`;
+    switch (event.type) {
+      case 'inbox.received':
+        if (this.#inbox.has(event.payload.id)) throw new LogAppendError(`${where}.id`, `inbox message "${event.payload.id}" already received`);
+        return;
+      case 'user.message': {
+        const state = this.#inbox.get(event.payload.id)?.state;
+        if (state === undefined) throw new LogAppendError(`${where}.id`, `no inbox message "${event.payload.id}" was received`);
+        if (state === 'taken') throw new LogAppendError(`${where}.id`, `inbox message "${event.payload.id}" is already taken (it would be delivered twice)`);
+        this.#expectOpen(event.payload.turn, where);
+        return;
+      }
+      case 'inbox.returned':
+        event.payload.ids.forEach((id, i) => {
+          if (this.#inbox.get(id)?.state !== 'taken') throw new LogAppendError(`${where}.ids[${i}]`, `inbox message "${id}" is not taken, so it cannot be returned`);
+        });
+        return;
+      case 'turn.opened':
+        if (this.#openTurn !== undefined) throw new LogAppendError(`${where}.turn`, `turn ${this.#openTurn} is still open`);
+        if (event.payload.turn !== this.#nextTurn) throw new LogAppendError(`${where}.turn`, `expected turn ${this.#nextTurn}, got ${event.payload.turn}`);
+        return;
+      case 'turn.closed':
+        if (this.#openTurn === undefined) throw new LogAppendError(`${where}.turn`, `no turn is open (turn ${event.payload.turn} closed twice?)`);
+        this.#expectOpen(event.payload.turn, where);
+        return;
+      case 'model.request': {
+        const { upTo, prompt, tools } = event.payload;
+        if (upTo > event.seq) throw new LogAppendError(`${where}.upTo`, `seq ${upTo} is beyond the log (${event.seq})`);
+        if (events[prompt]?.type !== 'prompt.assembled') throw new LogAppendError(`${where}.prompt`, `seq ${prompt} is not a prompt.assembled event`);
+        if (events[tools]?.type !== 'tools.declared') throw new LogAppendError(`${where}.tools`, `seq ${tools} is not a tools.declared event`);
+        this.#expectOpen(event.payload.turn, where);
+        return;
+      }
+      case 'assistant.message':
+        event.payload.content.forEach((block, i) => {
+          if (block.type === 'tool_call' && this.#calls.has(block.id)) {
+            throw new LogAppendError(`${where}.content[${i}].id`, `tool call id "${block.id}" is already used in this conversation`);
+          }
+        });
+        this.#expectOpen(event.payload.turn, where);
+        return;
+      case 'tool.started': {
+        const call = this.#calls.get(event.payload.callId);
+        if (!call) throw new LogAppendError(`${where}.callId`, `no tool call "${event.payload.callId}" was made`);
+        if (call.result !== undefined) throw new LogAppendError(`${where}.callId`, `tool call "${event.payload.callId}" already has a result`);
+        return;
+      }
+      case 'tool.result':
+      case 'policy.decision': {
+        const call = this.#calls.get(event.payload.callId);
+        if (!call) throw new LogAppendError(`${where}.callId`, `no tool call "${event.payload.callId}" was made`);
+        if (event.type === 'tool.result' && call.result !== undefined) {
+          throw new LogAppendError(`${where}.callId`, `tool call "${event.payload.callId}" already has a result (seq ${call.result})`);
+        }
+        return;
+      }
+      case 'projection.replaced': {
+        const { from, to } = event.payload;
+        if (from > to) throw new LogAppendError(`${where}.from`, `range [${from}, ${to}] is empty`);
+        if (to >= event.seq) throw new LogAppendError(`${where}.to`, `seq ${to} does not exist (log has ${event.seq} events)`);
+        return;
+      }
+      case 'projection.restored': {
+        const target = events[event.payload.replacement];
+        if (target?.type !== 'projection.replaced') throw new LogAppendError(`${where}.replacement`, `seq ${event.payload.replacement} is not a projection.replaced event`);
+        if (!this.#activeReplacements.has(event.payload.replacement)) throw new LogAppendError(`${where}.replacement`, `replacement ${event.payload.replacement} was already restored`);
+        return;
+      }
+      case 'prompt.assembled':
+      case 'tools.declared':
+      case 'model.delta':
+      case 'model.result':
+      case 'model.error_handled':
+      case 'cancel.requested':
+        return;
+    }
+  }
+
+  #expectOpen(turn: number, where: string): void {
+    if (this.#openTurn !== turn) {
+      throw new LogAppendError(`${where}.turn`, this.#openTurn === undefined ? `turn ${turn} is not open` : `turn ${turn} is not the open turn (${this.#openTurn})`);
+    }
+  }
+
+  /** Updates the index with a stored event. */
+  observe(event: AnyEvent): void {
+    if (event.opaque) return;
+    switch (event.type) {
+      case 'inbox.received': {
+        const message: PendingMessage = { ...event.payload, seq: event.seq };
+        this.#inbox.set(event.payload.id, { message, state: 'pending' });
+        this.#pendingOrder.push(message);
+        return;
+      }
+      case 'user.message': {
+        const entry = this.#inbox.get(event.payload.id);
+        if (entry) entry.state = 'taken';
+        return;
+      }
+      case 'inbox.returned': {
+        for (const id of event.payload.ids) {
+          const entry = this.#inbox.get(id);
+          if (entry) entry.state = 'pending';
+        }
+        // Returned messages keep their original arrival order.
+        const all = [...this.#pendingOrder, ...event.payload.ids.map((id) => this.#inbox.get(id)!.message)];
+        const seen = new Set<string>();
+        this.#pendingOrder = all
+          .filter((m) => (seen.has(m.id) ? false : (seen.add(m.id), true)))
+          .sort((a, b) => a.seq - b.seq);
+        return;
+      }
+      case 'turn.opened':
+        this.#openTurn = event.payload.turn;
+        this.#nextTurn = event.payload.turn + 1;
+        return;
+      case 'turn.closed':
+        this.#openTurn = undefined;
+        return;
+      case 'assistant.message':
+        for (const block of event.payload.content) {
+          if (block.type === 'tool_call') this.#calls.set(block.id, { assistantSeq: event.seq, started: false, result: undefined, name: block.name });
+        }
+        return;
+      case 'tool.started': {
+        const call = this.#calls.get(event.payload.callId);
+        if (call && !call.started) {
+          call.started = true;
+          this.#toolExecutions++;
+        }
+        return;
+      }
+      case 'tool.result': {
+        const call = this.#calls.get(event.payload.callId);
+        if (call) call.result = event.seq;
+        return;
+      }
+      case 'projection.replaced':
+        this.#activeReplacements.add(event.seq);
+        this.#generation++;
+        return;
+      case 'projection.restored':
+        this.#activeReplacements.delete(event.payload.replacement);
+        this.#generation++;
+        return;
+      case 'prompt.assembled':
+        this.#lastPrompt = event.seq;
+        return;
+      case 'tools.declared':
+        this.#lastTools = event.seq;
+        return;
+      default:
+        return;
+    }
+  }
+}

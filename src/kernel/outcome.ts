@@ -1,0 +1,113 @@
+/**
+ * The closed outcome alphabet (DESIGN.md). Every opened turn closes exactly once
+ * with one of these. Adding a reason is a compile error wherever `assertNever`
+ * guards a switch over outcomes or reasons.
+ */
+
+export const CANCEL_SOURCES = ['user', 'parent', 'shutdown'] as const;
+export type CancelSource = (typeof CANCEL_SOURCES)[number];
+
+export const FAILURE_REASONS = [
+  'max_steps',
+  'budget_exhausted',
+  'refusal',
+  'max_tokens',
+  'unknown_stop_reason',
+  'empty_reply',
+  'provider_unavailable',
+  'rate_limited',
+  'auth',
+  'invalid_request',
+  'persistence',
+  'internal',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+export type Outcome =
+  | { readonly kind: 'replied' }
+  | { readonly kind: 'cancelled'; readonly by: CancelSource }
+  | { readonly kind: 'rejected'; readonly reason?: string }
+  | { readonly kind: 'nothing_to_do' }
+  | { readonly kind: 'conversation_full' }
+  /**
+   * The process died with the turn open; closed when the conversation was reopened.
+   * Not in the brief's starting alphabet: a crash is neither a cancel nor a failure
+   * of the model, and recovery needs a name for it.
+   */
+  | { readonly kind: 'interrupted' }
+  | { readonly kind: 'failed'; readonly reason: FailureReason; readonly detail?: string };
+
+export type OutcomeKind = Outcome['kind'];
+
+export const OUTCOME_KINDS: readonly OutcomeKind[] = [
+  'replied',
+  'cancelled',
+  'rejected',
+  'nothing_to_do',
+  'conversation_full',
+  'interrupted',
+  'failed',
+];
+
+export function assertNever(value: never, what = 'value'): never {
+  throw new Error(`unhandled ${what}: ${JSON.stringify(value)}`);
+}
+
+/** A short stable label, e.g. `failed{max_steps}` or `cancelled{user}`. */
+export function outcomeLabel(outcome: Outcome): string {
+  switch (outcome.kind) {
+    case 'replied':
+    case 'rejected':
+    case 'nothing_to_do':
+    case 'conversation_full':
+    case 'interrupted':
+      return outcome.kind;
+    case 'cancelled':
+      return `cancelled{${outcome.by}}`;
+    case 'failed':
+      return `failed{${outcome.reason}}`;
+    default:
+      return assertNever(outcome, 'outcome');
+  }
+}
+
+/**
+ * Which closed turns keep their messages in the projection. Failures are atomic
+ * (seed 004 rule 4): they add nothing. A cancelled or interrupted turn keeps the
+ * steps the model completed, with every open tool call closed as `unknown`, so the
+ * model learns what already happened and does not repeat side effects.
+ */
+export function keepsCompletedSteps(outcome: Outcome): boolean {
+  switch (outcome.kind) {
+    case 'replied':
+    case 'cancelled':
+    case 'interrupted':
+      return true;
+    case 'rejected':
+    case 'nothing_to_do':
+    case 'conversation_full':
+    case 'failed':
+      return false;
+    default:
+      return assertNever(outcome, 'outcome');
+  }
+}
+
+export function isOutcome(value: unknown): value is Outcome {
+  if (typeof value !== 'object' || value === null) return false;
+  const o = value as { kind?: unknown; by?: unknown; reason?: unknown };
+  switch (o.kind) {
+    case 'replied':
+    case 'rejected':
+    case 'nothing_to_do':
+    case 'conversation_full':
+    case 'interrupted':
+      return true;
+    case 'cancelled':
+      return (CANCEL_SOURCES as readonly unknown[]).includes(o.by);
+    case 'failed':
+      return (FAILURE_REASONS as readonly unknown[]).includes(o.reason);
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * The trace (seed 004): spans for turn, model call, tool execution and policy
+ * decision, with parent links. It doubles as a lifecycle guard:
+ *
+ * - first completion wins; ending a span twice is harmless;
+ * - a span still open when the trace ends becomes `undetermined` — neither error nor
+ *   missing, because the step never reported and a missing span looks like a step
+ *   that never ran;
+ * - in dev mode lifecycle misuse throws (after recording), in production it is
+ *   recorded in `violations` and the request goes on.
+ *
+ * The turn span always completes and carries the outcome: turns never "error".
+ */
+import type { Clock } from '../clock.ts';
+
+export type SpanKind = 'turn' | 'model_call' | 'tool' | 'policy' | 'compaction' | 'checkpoint' | 'backoff';
+export type SpanStatus = 'ok' | 'error' | 'cancelled' | 'undetermined';
+export type AttributeValue = string | number | boolean | null | readonly string[];
+export type Attributes = Readonly<Record<string, AttributeValue>>;
+
+export interface SpanRecord {
+  readonly id: string;
+  readonly parentId: string | undefined;
+  readonly kind: SpanKind;
+  readonly name: string;
+  readonly start: number;
+  readonly end: number | undefined;
+  readonly status: SpanStatus | undefined;
+  readonly attributes: Attributes;
+}
+
+export interface TraceRecord {
+  readonly traceId: string;
+  readonly spans: readonly SpanRecord[];
+  /** Lifecycle misuse seen in production mode (dev mode throws instead). */
+  readonly violations: readonly string[];
+}
+
+export interface TraceExporter {
+  export(trace: TraceRecord): void | Promise<void>;
+}
+
+export class TraceLifecycleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TraceLifecycleError';
+  }
+}
+
+export interface SpanHandle {
+  readonly id: string;
+  readonly kind: SpanKind;
+  setAttributes(attributes: Attributes): void;
+  /** First completion wins; later calls are ignored. */
+  end(status: SpanStatus, attributes?: Attributes): void;
+  child(kind: SpanKind, name: string, attributes?: Attributes): SpanHandle;
+  readonly ended: boolean;
+}
+
+interface MutableSpan {
+  id: string;
+  parentId: string | undefined;
+  kind: SpanKind;
+  name: string;
+  start: number;
+  end: number | undefined;
+  status: SpanStatus | undefined;
+  attributes: Record<string, AttributeValue>;
+}
+
+export interface TracerOptions {
+  readonly clock: Pick<Clock, 'now'>;
+  readonly traceId: string;
+  /** dev: misuse throws; production: misuse is recorded. Default production. */
+  readonly mode?: 'dev' | 'production';
+  /** Applied to every string attribute before it is stored (secret redaction). */
+  readonly redact?: (text: string) => string;
+}
+
+export class Tracer {
+  readonly traceId: string;
+  readonly #clock: Pick<Clock, 'now'>;
+  readonly #mode: 'dev' | 'production';
+  readonly #redact: (text: string) => string;
+  readonly #spans: MutableSpan[] = [];
+  readonly #violations: string[] = [];
+  #nextId = 0;
+  #ended: TraceRecord | undefined;
+
+  constructor(options: TracerOptions) {
+    this.traceId = options.traceId;
+    this.#clock = options.clock;
+    this.#mode = options.mode ?? 'production';
+    this.#redact = options.redact ?? ((t) => t);
+  }
+
+  get ended(): boolean {
+    return this.#ended !== undefined;
+  }
+
+  startSpan(kind: SpanKind, name: string, parent?: SpanHandle, attributes: Attributes = {}): SpanHandle {
+    if (this.#ended) this.#misuse(`span "${name}" (${kind}) started after the trace ended`);
+    const span: MutableSpan = {
+      id: `${this.traceId}.${this.#nextId++}`,
+      parentId: parent?.id,
+      kind,
+      name,
+      start: this.#clock.now(),
+      end: undefined,
+      status: undefined,
+      attributes: this.#clean(attributes),
+    };
+    // A span started after the trace ended is not added: the exported record is final.
+    if (!this.#ended) this.#spans.push(span);
+    return this.#handle(span);
+  }
+
+  #handle(span: MutableSpan): SpanHandle {
+    const tracer = this;
+    return {
+      id: span.id,
+      kind: span.kind,
+      get ended() {
+        return span.status !== undefined;
+      },
+      setAttributes(attributes) {
+        if (span.status !== undefined) return;
+        Object.assign(span.attributes, tracer.#clean(attributes));
+      },
+      end(status, attributes) {
+        if (span.status !== undefined) return; // first completion wins
+        if (tracer.#ended) {
+          tracer.#misuse(`span "${span.name}" ended after the trace ended (it was recorded as undetermined)`);
+          return;
+        }
+        if (attributes) Object.assign(span.attributes, tracer.#clean(attributes));
+        span.status = status;
+        span.end = tracer.#clock.now();
+      },
+      child(kind, name, attributes) {
+        return tracer.startSpan(kind, name, this, attributes);
+      },
+    };
+  }
+
+  /**
+   * Ends the trace: open spans become `undetermined`. Returns the final record.
+   * Ending twice returns the first record. In dev mode, open spans throw after the
+   * record is complete (so `finally` blocks can still export it).
+   */
+  end(): TraceRecord {
+    if (this.#ended) return this.#ended;
+    const open = this.#spans.filter((s) => s.status === undefined);
+    const now = this.#clock.now();
+    for (const span of open) {
+      span.status = 'undetermined';
+      span.end = now;
+    }
+    if (open.length > 0) {
+      this.#violations.push(`spans left open at trace end: ${open.map((s) => `${s.kind}:${s.name}`).join(', ')}`);
+    }
+    this.#ended = Object.freeze({
+      traceId: this.traceId,
+      spans: Object.freeze(this.#spans.map((s) => Object.freeze({ ...s, attributes: Object.freeze({ ...s.attributes }) }))),
+      violations: this.#violations,
+    });
+    if (open.length > 0 && this.#mode === 'dev') {
+      throw new TraceLifecycleError(this.#violations[this.#violations.length - 1]!);
+    }
+    return this.#ended;
+  }
+
+  /** A snapshot of the spans so far (for tests and live views). */
+  snapshot(): readonly SpanRecord[] {
+    return this.#spans.map((s) => ({ ...s, attributes: { ...s.attributes } }));
+  }
+
+  #misuse(message: string): void {
+    this.#violations.push(message);
+    if (this.#mode === 'dev') throw new TraceLifecycleError(message);
+  }
+
+  #clean(attributes: Attributes): Record<string, AttributeValue> {
+    const out: Record<string, AttributeValue> = {};
+    for (const [key, value] of Object.entries(attributes)) {
+      if (typeof value === 'string') out[key] = this.#redact(value);
+      else if (Array.isArray(value)) out[key] = value.map((v: string) => this.#redact(v));
+      else out[key] = value as AttributeValue;
+    }
+    return out;
+  }
+}
+
+/** A span handle that records nothing, for code paths run without a tracer. */
+export const NO_SPAN: SpanHandle = {
+  id: 'none',
+  kind: 'turn',
+  ended: false,
+  setAttributes() {},
+  end() {},
+  child() {
+    return NO_SPAN;
+  },
+};

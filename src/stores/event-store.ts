@@ -1,0 +1,62 @@
+/**
+ * Where conversations' events live. The kernel never touches a store directly;
+ * the host flushes the log's new events here, one batch per step.
+ */
+import type { EventRecord } from '../kernel/log/envelope.ts';
+
+export type Release = () => Promise<void>;
+
+export interface EventStore {
+  /** A short description for messages, e.g. `sqlite:/var/lib/agent.db` (never with a password). */
+  readonly describe: string;
+  /**
+   * Appends a batch atomically: all of it is stored, or none of it. The first
+   * record's seq must equal the number of events already stored for the
+   * conversation, and seqs must be consecutive; otherwise `StoreConflictError`.
+   */
+  append(conversationId: string, records: readonly EventRecord[]): Promise<void>;
+  /** Records from `fromSeq` on, in seq order. Corrupt records raise `StoreCorruptionError`. */
+  read(conversationId: string, fromSeq?: number): Promise<EventRecord[]>;
+  listConversations(): Promise<string[]>;
+  /**
+   * The conversation lock: one turn at a time per conversation, granted in FIFO
+   * order. Resolves to the release function. Rejects with `StoreLockAbortedError`
+   * if `signal` aborts while waiting.
+   */
+  lock(conversationId: string, signal?: AbortSignal): Promise<Release>;
+  close(): Promise<void>;
+}
+
+export class StoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+/** The batch does not continue the stored sequence (another writer, or a lost flush). */
+export class StoreConflictError extends StoreError {
+  constructor(conversationId: string, expected: number, got: number) {
+    super(`conversation "${conversationId}": append at seq ${got}, but the store holds ${expected} events`);
+    this.name = 'StoreConflictError';
+  }
+}
+
+/** A stored record cannot be read back: it names the conversation and seq; nothing is deleted. */
+export class StoreCorruptionError extends StoreError {
+  readonly conversationId: string;
+  readonly seq: number;
+  constructor(store: string, conversationId: string, seq: number, reason: string) {
+    super(`${store}: conversation "${conversationId}" record seq ${seq} is corrupt: ${reason}`);
+    this.name = 'StoreCorruptionError';
+    this.conversationId = conversationId;
+    this.seq = seq;
+  }
+}
+
+export class StoreLockAbortedError extends StoreError {
+  constructor(conversationId: string) {
+    super(`conversation "${conversationId}": gave up waiting for the conversation lock`);
+    this.name = 'StoreLockAbortedError';
+  }
+}
