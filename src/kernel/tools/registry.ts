@@ -1,0 +1,107 @@
+/**
+ * The tool registry: every declaration checked once, at construction, so a bad
+ * declaration fails at startup with its name rather than mid-conversation. Names
+ * are unique — a duplicate is refused, never "last one wins" (seed 000 §5). The
+ * JSON Schema offered to providers is computed here, once per tool.
+ */
+import { z } from 'zod';
+import type { JsonSchema, ToolSpec } from '../../../providers/contract.ts';
+import type { AnyToolDeclaration, SideEffect } from './types.ts';
+
+/** What Anthropic and OpenAI both accept as a tool name. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const SIDE_EFFECTS: readonly SideEffect[] = ['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'];
+
+export class ToolDeclarationError extends Error {
+  readonly tool: string;
+  constructor(tool: string, message: string) {
+    super(`tool "${tool}": ${message}`);
+    this.name = 'ToolDeclarationError';
+    this.tool = tool;
+  }
+}
+
+export interface RegisteredTool {
+  readonly declaration: AnyToolDeclaration;
+  readonly spec: ToolSpec;
+}
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, RegisteredTool>();
+
+  constructor(declarations: readonly AnyToolDeclaration[]) {
+    declarations.forEach((declaration, index) => {
+      const name = typeof declaration?.name === 'string' ? declaration.name : `#${index}`;
+      checkDeclaration(name, declaration);
+      if (this.#tools.has(name)) throw new ToolDeclarationError(name, 'declared twice; tool names must be unique');
+      this.#tools.set(name, Object.freeze({ declaration, spec: toSpec(declaration) }));
+    });
+  }
+
+  /** Names in declaration order. */
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+}
+
+function checkDeclaration(name: string, d: AnyToolDeclaration): void {
+  if (d === null || typeof d !== 'object') throw new ToolDeclarationError(name, 'declaration is not an object');
+  if (typeof d.name !== 'string' || !TOOL_NAME.test(d.name)) {
+    throw new ToolDeclarationError(name, 'name must be 1-64 characters of letters, digits, "_" or "-" (what providers accept)');
+  }
+  if (typeof d.description !== 'string' || d.description.trim() === '') {
+    throw new ToolDeclarationError(name, 'description is empty; it is what the model reads to decide whether to call the tool');
+  }
+  if (!isZodSchema(d.input)) throw new ToolDeclarationError(name, 'input must be a zod schema');
+  if (d.output !== undefined && !isZodSchema(d.output)) throw new ToolDeclarationError(name, 'output must be a zod schema when given');
+  if (!SIDE_EFFECTS.includes(d.sideEffect)) {
+    throw new ToolDeclarationError(name, `sideEffect must be one of ${SIDE_EFFECTS.join(', ')} (got ${JSON.stringify(d.sideEffect)})`);
+  }
+  if (typeof d.run !== 'function') throw new ToolDeclarationError(name, 'run must be a function');
+  if (d.timeoutMs !== undefined && !(Number.isFinite(d.timeoutMs) && d.timeoutMs > 0)) {
+    throw new ToolDeclarationError(name, `timeoutMs must be a positive number of milliseconds (got ${String(d.timeoutMs)})`);
+  }
+  if (d.maxRetries !== undefined) {
+    if (!(Number.isInteger(d.maxRetries) && d.maxRetries >= 0)) {
+      throw new ToolDeclarationError(name, `maxRetries must be a non-negative integer (got ${String(d.maxRetries)})`);
+    }
+    if ((d.sideEffect === 'STATEFUL' || d.sideEffect === 'CRITICAL') && d.maxRetries > 0) {
+      throw new ToolDeclarationError(name, `is ${d.sideEffect}: such tools are never retried automatically, so maxRetries must be 0 or absent`);
+    }
+  }
+  for (const key of ['renderForModel', 'renderForPeople'] as const) {
+    if (d[key] !== undefined && typeof d[key] !== 'function') throw new ToolDeclarationError(name, `${key} must be a function when given`);
+  }
+}
+
+function isZodSchema(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && '_zod' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+}
+
+function toSpec(d: AnyToolDeclaration): ToolSpec {
+  let schema: Record<string, unknown>;
+  try {
+    // `io: 'input'`: the model writes the input side (defaults make fields optional).
+    schema = z.toJSONSchema(d.input, { io: 'input' }) as Record<string, unknown>;
+  } catch (error) {
+    throw new ToolDeclarationError(d.name, `input schema cannot be expressed as JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (schema['type'] !== 'object') {
+    throw new ToolDeclarationError(d.name, 'input schema must describe an object (providers require object arguments)');
+  }
+  // The dialect marker is noise to providers; everything else is kept as zod wrote it.
+  const { $schema: _dialect, ...inputSchema } = schema;
+  return Object.freeze({ name: d.name, description: d.description, inputSchema: deepFreezeJson(inputSchema) });
+}
+
+function deepFreezeJson(value: Record<string, unknown>): JsonSchema {
+  return JSON.parse(JSON.stringify(value), (_key, v: unknown) => (v !== null && typeof v === 'object' ? Object.freeze(v) : v)) as JsonSchema;
+}
