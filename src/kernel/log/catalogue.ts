@@ -78,7 +78,14 @@ export const EVENT_SCHEMAS = {
   'inbox.returned': z.object({ turn, ids: z.array(z.string()), reason: z.string() }),
   'turn.opened': z.object({ turn, trigger: z.string() }),
   /** An inbox message taken into a turn; becomes a user message in the projection. */
-  'user.message': z.object({ turn, id: z.string(), intent: intentSchema, text: z.string() }),
+  'user.message': z.object({
+    turn,
+    id: z.string(),
+    intent: intentSchema,
+    text: z.string(),
+    /** The input filter dropped it: taken (never delivered again) but not shown to the model. */
+    dropped: z.boolean().optional(),
+  }),
   /** The system prompt as assembled; recorded whenever it changes. */
   'prompt.assembled': z.object({
     system: z.string(),

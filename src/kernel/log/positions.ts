@@ -51,6 +51,14 @@ export class PositionIndex {
   get lastTools(): number | undefined {
     return this.#lastTools;
   }
+  /** Tool calls the model has made in the conversation. */
+  get callCount(): number {
+    return this.#calls.size;
+  }
+  /** Seqs of the compactions currently in force. */
+  activeReplacements(): number[] {
+    return [...this.#activeReplacements].sort((a, b) => a - b);
+  }
   /** Distinct tool calls executed in the conversation (first attempts). */
   get toolExecutions(): number {
     return this.#toolExecutions;
