@@ -1,0 +1,784 @@
+/**
+ * The loop runner (seed 000 §6; seed 004 rules 1–3).
+ *
+ * A turn is one delegation from the user, made of steps, each one model request.
+ * The runner reads the log, asks the model, writes the log — it keeps no state of
+ * its own that the log could not rebuild.
+ *
+ * States: IDLE (no turn) · CLAIMING (turn opened, taking input) · MODEL (a request
+ * in flight) · RECOVERING (error chain: backoff or compaction) · TOOLS (calls
+ * executing) · CHECKPOINT (pre-close hooks). Terminal cells name the outcome.
+ *
+ * | event \ state              | IDLE              | CLAIMING            | MODEL                              | RECOVERING              | TOOLS                                  | CHECKPOINT            |
+ * |----------------------------|-------------------|---------------------|------------------------------------|-------------------------|----------------------------------------|-----------------------|
+ * | follow-up arrives          | CLAIMING (wakes)  | queued: next turn   | queued: next turn                  | queued: next turn       | queued: next turn                      | queued: next turn     |
+ * | steer arrives              | CLAIMING (wakes)  | taken now           | queued: next step                  | queued: next step       | queued: next step                      | queued: next step     |
+ * | inject arrives             | stays IDLE (inv 9)| taken now           | queued: next step                  | queued: next step       | queued: next step                      | queued: next step     |
+ * | cancel (user/parent/shutdown)| ignored         | cancelled{by}       | cancelled{by} (request aborted)    | cancelled{by}           | cancelled{by}; open calls → unknown    | cancelled{by}         |
+ * | claim denied               | impossible        | rejected            | impossible                         | impossible              | impossible                             | impossible            |
+ * | input filtered to nothing  | impossible        | nothing_to_do       | impossible                         | impossible              | impossible                             | impossible            |
+ * | reply                      | impossible (inv 12: results only answer requests) | impossible | CHECKPOINT, or MODEL if steers wait | impossible | impossible                    | impossible            |
+ * | empty reply                | impossible        | impossible          | failed{empty_reply}                | impossible              | impossible                             | impossible            |
+ * | tool_use                   | impossible        | impossible          | TOOLS; failed{max_steps} if the step limit is reached (inv 11); failed{budget_exhausted} over the tool-call budget | impossible | impossible | impossible |
+ * | max_tokens (text or partial call) | impossible | impossible         | failed{max_tokens}; a partial call never runs | impossible   | impossible                             | impossible            |
+ * | refusal                    | impossible        | impossible          | failed{refusal}                    | impossible              | impossible                             | impossible            |
+ * | unknown stop reason        | impossible        | impossible          | failed{unknown_stop_reason}        | impossible              | impossible                             | impossible            |
+ * | context overflow           | impossible        | impossible          | RECOVERING (compact)               | MODEL if it shrank, else conversation_full (inv 10) | impossible  | impossible            |
+ * | transient transport error  | impossible        | impossible          | RECOVERING (tiers)                 | MODEL after the wait; failed{rate_limited / provider_unavailable} when spent | impossible | impossible |
+ * | auth / invalid request     | impossible        | impossible          | failed{auth / invalid_request}     | impossible              | impossible                             | impossible            |
+ * | tools settled              | impossible        | impossible          | impossible                         | impossible              | MODEL (next step)                      | impossible            |
+ * | token budget spent         | impossible        | impossible          | failed{budget_exhausted} (checked before each request) | —   | —                                      | —                     |
+ * | persistence failure        | —                 | failed{persistence} | failed{persistence}                | failed{persistence}     | failed{persistence} (STATEFUL not run) | failed{persistence}   |
+ * | checkpoint extends         | impossible        | impossible          | impossible                         | impossible              | impossible                             | MODEL (a steer queued)|
+ * | checkpoint passes          | impossible        | impossible          | impossible                         | impossible              | impossible                             | replied               |
+ * | unexpected exception       | —                 | failed{internal}    | failed{internal}                   | failed{internal}        | failed{internal}                       | failed{internal}      |
+ *
+ * Every path out of a turn goes through `#closeTurn` in a `finally`: exactly one
+ * `turn.closed` (invariant 4), every tool call given a result, taken messages the
+ * model never saw returned to the inbox on cancel (invariant 9), the trace ended.
+ * Nothing throws out of `drain` (invariant 12).
+ */
+import type { ModelDelta, ModelRequest, ModelResult, ToolCall } from '../../../providers/contract.ts';
+import type { EventLog } from '../log/event-log.ts';
+import type { LogEvent } from '../log/envelope.ts';
+import { assertNever, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
+import { ProjectionCache } from '../projection/projection.ts';
+import { checkToolPairing } from '../projection/invariants/tool-pairing.ts';
+import { redactDeep } from '../redact.ts';
+import type { ToolCallRecorder, SideEffect } from '../tools/types.ts';
+import type { SpanHandle, Tracer } from '../trace/tracer.ts';
+import { CancelScope, raceAbort } from './cancellation.ts';
+import { applyCompaction } from './compaction.ts';
+import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
+import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
+import { recordPromptAndTools } from './request.ts';
+import type { ClaimDecision, LoopDeps, SendOptions, TurnResult } from './types.ts';
+
+/** A store write failed: the turn stops with failed{persistence}. */
+class PersistenceError extends Error {
+  constructor(cause: unknown) {
+    super(`the event store refused a write: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'PersistenceError';
+  }
+}
+
+/** Safety net for handlers that always retry: no step makes more requests than this. */
+const MAX_ATTEMPTS_PER_STEP = 50;
+
+interface TurnState {
+  readonly turn: number;
+  readonly scope: CancelScope;
+  readonly tracer: Tracer;
+  readonly span: SpanHandle;
+  steps: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Tool calls made in this turn, in order. */
+  readonly callIds: string[];
+  /** Inbox ids taken since the model last completed a step: they have not reached it. */
+  takenPending: string[];
+  /** STATEFUL / CRITICAL executions started in this turn. */
+  readonly sideEffects: { callId: string; name: string }[];
+  reply: string | undefined;
+  extensions: number;
+}
+
+type StepResult = { readonly result: Exclude<ModelResult, ModelErrorResult> } | { readonly outcome: Outcome };
+
+export class AgentLoop {
+  readonly #deps: LoopDeps;
+  readonly #log: EventLog;
+  readonly #projection: ProjectionCache;
+  readonly #lastTools: { specs: import('../../../providers/contract.ts').ToolSpec[] | readonly import('../../../providers/contract.ts').ToolSpec[] | undefined } = { specs: undefined };
+  readonly #handlers;
+  readonly #random: () => number;
+  #running: Promise<TurnResult[]> | undefined;
+  #turn: TurnState | undefined;
+  #stopped: { by: CancelSource; reason: string } | undefined;
+
+  constructor(deps: LoopDeps) {
+    this.#deps = deps;
+    this.#log = deps.log;
+    this.#projection = new ProjectionCache(deps.log);
+    this.#handlers = [...(deps.errorHandlers ?? []), ...BUILT_IN_HANDLERS];
+    this.#random = deps.random ?? Math.random;
+  }
+
+  /** The incremental projection the loop sends (for hosts, tests and the harness). */
+  get projection(): ProjectionCache {
+    return this.#projection;
+  }
+
+  get busy(): boolean {
+    return this.#running !== undefined;
+  }
+
+  /** Posts a message to the inbox. Returns its id. It is taken by `drain`. */
+  send(text: string, options: SendOptions = {}): string {
+    const id = options.id ?? this.#deps.newId();
+    this.#log.append('inbox.received', { id, intent: options.intent ?? 'follow_up', text, source: options.source ?? 'user' });
+    return id;
+  }
+
+  /** Cancels the running turn; the first reason wins. Returns whether a turn was cancelled by this call. */
+  cancel(by: CancelSource, reason = `cancelled by ${by}`): boolean {
+    const turn = this.#turn;
+    if (!turn || !turn.scope.cancel(by, reason)) return false;
+    this.#safeAppend('cancel.requested', { by, reason: this.#deps.redact(reason) });
+    return true;
+  }
+
+  /** Cancels the running turn and starts no new ones. */
+  shutdown(reason = 'shutting down'): void {
+    this.#stopped ??= { by: 'shutdown', reason };
+    this.cancel('shutdown', reason);
+  }
+
+  /** Does the inbox hold work that would start a turn? */
+  hasWork(): boolean {
+    return hasWakingWork(this.#log.positions.pending());
+  }
+
+  /**
+   * Runs turns while the inbox holds waking work (the loop stops when the inbox is
+   * empty, not when the model stops asking for tools). Never rejects. A call made
+   * while draining joins the running drain.
+   */
+  drain(): Promise<TurnResult[]> {
+    if (this.#running) return this.#running;
+    const run = (async () => {
+      const results: TurnResult[] = [];
+      try {
+        while (!this.#stopped && this.#log.positions.openTurn === undefined && this.hasWork()) {
+          const result = await this.#runTurn();
+          results.push(result);
+          if (result.outcome.kind === 'cancelled') break;
+          if (result.outcome.kind === 'failed' && result.outcome.reason === 'persistence') break;
+        }
+      } finally {
+        this.#running = undefined;
+      }
+      return results;
+    })();
+    this.#running = run;
+    return run;
+  }
+
+  // ---------------------------------------------------------------------------
+  // One turn
+  // ---------------------------------------------------------------------------
+
+  async #runTurn(): Promise<TurnResult> {
+    const deps = this.#deps;
+    const turn = this.#log.positions.nextTurn;
+    const tracer = deps.tracing.begin(turn);
+    const scope = new CancelScope(deps.signals ? linkSignals(deps.signals) : []);
+    const state: TurnState = {
+      turn,
+      scope,
+      tracer,
+      span: tracer.startSpan('turn', `turn ${turn}`, undefined, { turn }),
+      steps: 0,
+      toolCalls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      callIds: [],
+      takenPending: [],
+      sideEffects: [],
+      reply: undefined,
+      extensions: 0,
+    };
+    this.#turn = state;
+    let outcome: Outcome = { kind: 'failed', reason: 'internal', detail: 'the turn ended without an outcome' };
+    let returned: string[] = [];
+    try {
+      outcome = await this.#turnBody(state);
+    } catch (error) {
+      outcome = error instanceof PersistenceError
+        ? { kind: 'failed', reason: 'persistence', detail: error.message }
+        : { kind: 'failed', reason: 'internal', detail: describe(error) };
+    } finally {
+      ({ outcome, returned } = await this.#closeTurn(state, outcome));
+      this.#turn = undefined;
+      scope.dispose();
+    }
+    state.span.end('ok', { outcome: outcomeLabel(outcome), steps: state.steps, toolCalls: state.toolCalls });
+    const trace = deps.tracing.finish(tracer, outcome);
+    return {
+      turn,
+      outcome,
+      ...(outcome.kind === 'replied' && state.reply !== undefined ? { reply: state.reply } : {}),
+      steps: state.steps,
+      toolCalls: state.toolCalls,
+      usage: { inputTokens: state.inputTokens, outputTokens: state.outputTokens },
+      returnedToInbox: returned,
+      trace,
+    };
+  }
+
+  async #turnBody(s: TurnState): Promise<Outcome> {
+    const { config } = this.#deps;
+    const claimed = takeForTurnStart(this.#log.positions.pending());
+    this.#log.append('turn.opened', { turn: s.turn, trigger: claimed[0]?.id ?? '' });
+
+    const decision = await this.#claim(s, claimed);
+    let delivered = 0;
+    for (const message of claimed) {
+      const rewritten = decision.decision === 'allow' ? decision.rewrite?.get(message.id) : undefined;
+      const dropped = rewritten === null || (rewritten ?? message.text).length === 0;
+      this.#log.append('user.message', {
+        turn: s.turn,
+        id: message.id,
+        intent: message.intent,
+        text: dropped ? '' : (rewritten ?? message.text),
+        ...(dropped ? { dropped: true } : {}),
+      });
+      s.takenPending.push(message.id);
+      if (!dropped) delivered++;
+    }
+    await this.#persist();
+    if (s.scope.cancelled) return this.#cancelled(s);
+    if (decision.decision === 'deny') return { kind: 'rejected', reason: decision.reason };
+    if (delivered === 0) return { kind: 'nothing_to_do' };
+
+    for (;;) {
+      if (s.scope.cancelled) return this.#cancelled(s);
+      if (s.steps > 0) this.#takeStepInput(s);
+      if (s.steps >= config.maxSteps) return { kind: 'failed', reason: 'max_steps', detail: `step limit ${config.maxSteps} reached` };
+      const budget = this.#tokenBudgetSpent(s);
+      if (budget) return { kind: 'failed', reason: 'budget_exhausted', detail: budget };
+      s.steps++;
+
+      const step = await this.#modelStep(s);
+      if ('outcome' in step) return step.outcome;
+      const result = step.result;
+      switch (result.type) {
+        case 'reply': {
+          if (result.text.trim().length === 0 && !result.content.some((b) => b.type === 'text' && b.text.trim())) {
+            return { kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' };
+          }
+          this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content) });
+          s.takenPending = [];
+          s.reply = result.text;
+          await this.#persist();
+          const more = s.steps < config.maxSteps;
+          if (more && takeForNextStep(this.#log.positions.pending()).some((m) => m.intent === 'steer')) continue;
+          if (more && (await this.#runCheckpoints(s))) continue;
+          if (s.scope.cancelled) return this.#cancelled(s);
+          return { kind: 'replied' };
+        }
+        case 'tool_use': {
+          const calls = this.#uniqueCallIds(result.calls);
+          this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(withCallIds(result.content, calls)) });
+          s.takenPending = [];
+          for (const c of calls) s.callIds.push(c.id);
+          await this.#persist();
+          // Invariant 11: never run a round whose results the model could not see.
+          if (s.steps >= config.maxSteps) {
+            return { kind: 'failed', reason: 'max_steps', detail: `step limit ${config.maxSteps} reached with ${calls.length} tool call(s) pending; they were not run` };
+          }
+          if (s.toolCalls + calls.length > config.maxToolCallsPerTurn) {
+            return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per turn (${config.maxToolCallsPerTurn}) would be exceeded` };
+          }
+          const sessionCalls = this.#log.positions.toolExecutions + calls.length;
+          if (sessionCalls > config.maxToolCallsPerSession) {
+            return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per session (${config.maxToolCallsPerSession}) would be exceeded` };
+          }
+          s.toolCalls += calls.length;
+          await this.#runTools(s, calls);
+          await this.#persist();
+          continue;
+        }
+        case 'max_tokens':
+          return {
+            kind: 'failed',
+            reason: 'max_tokens',
+            detail: result.partialToolCall ? 'output limit reached inside a tool call; the partial call was not run' : 'output limit reached',
+          };
+        case 'refusal':
+          return { kind: 'failed', reason: 'refusal', detail: this.#deps.redact(result.text || 'the model refused') };
+        case 'unknown':
+          return { kind: 'failed', reason: 'unknown_stop_reason', detail: `stop reason "${result.stopReason}"` };
+        default:
+          return assertNever(result, 'model result');
+      }
+    }
+  }
+
+  async #claim(s: TurnState, claimed: readonly import('../log/positions.ts').PendingMessage[]): Promise<ClaimDecision> {
+    const policy = this.#deps.claim;
+    if (!policy) return { decision: 'allow' };
+    const allow: ClaimDecision = { decision: 'allow' };
+    return raceAbort(
+      Promise.resolve().then(() => policy.claim(claimed, s.scope.signal)),
+      s.scope.signal,
+      () => allow, // the cancel is seen right after
+      (error) => ({ decision: 'deny', reason: `claim policy failed: ${describe(error)}` }),
+    );
+  }
+
+  /** Steers and injects that arrived since the last step join this one. */
+  #takeStepInput(s: TurnState): void {
+    for (const message of takeForNextStep(this.#log.positions.pending())) {
+      this.#log.append('user.message', { turn: s.turn, id: message.id, intent: message.intent, text: message.text });
+      s.takenPending.push(message.id);
+    }
+  }
+
+  #tokenBudgetSpent(s: TurnState): string | undefined {
+    const { maxTokensPerTurn, maxTokensPerSession } = this.#deps.config;
+    const turnTokens = s.inputTokens + s.outputTokens;
+    if (maxTokensPerTurn !== undefined && turnTokens >= maxTokensPerTurn) return `token budget per turn (${maxTokensPerTurn}) spent: ${turnTokens}`;
+    if (maxTokensPerSession !== undefined) {
+      const total = this.#sessionTokens() + turnTokens;
+      if (total >= maxTokensPerSession) return `token budget per session (${maxTokensPerSession}) spent: ${total}`;
+    }
+    return undefined;
+  }
+
+  #sessionTokensCache: { upTo: number; total: number } = { upTo: 0, total: 0 };
+  /** Tokens of closed turns, folded incrementally. */
+  #sessionTokens(): number {
+    const events = this.#log.events;
+    const cache = this.#sessionTokensCache;
+    for (let i = cache.upTo; i < events.length; i++) {
+      const e = events[i]!;
+      if (e.type === 'turn.closed' && !e.opaque) {
+        const u = (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.usage;
+        cache.total += u.inputTokens + u.outputTokens;
+      }
+    }
+    cache.upTo = events.length;
+    return cache.total;
+  }
+
+  // ---------------------------------------------------------------------------
+  // One model request, through the error chain
+  // ---------------------------------------------------------------------------
+
+  async #modelStep(s: TurnState): Promise<StepResult> {
+    const deps = this.#deps;
+    const { config } = deps;
+    let client = deps.model;
+    const counters = new Map<string, number>();
+    for (let attempt = 1; ; attempt++) {
+      if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+      if (attempt > MAX_ATTEMPTS_PER_STEP) {
+        return { outcome: { kind: 'failed', reason: 'provider_unavailable', detail: `gave up after ${MAX_ATTEMPTS_PER_STEP} attempts` } };
+      }
+      const messages = this.#projection.current();
+      const violation = checkToolPairing(messages);
+      if (violation) {
+        return { outcome: { kind: 'failed', reason: 'internal', detail: `refusing to send a malformed history: message ${violation.messageIndex}: ${violation.problem}` } };
+      }
+      const upTo = this.#log.length;
+      const tools = deps.tools.specs();
+      const refs = recordPromptAndTools(this.#log, deps.prompt, tools, this.#lastTools);
+      const system = (this.#log.at(refs.prompt) as Extract<LogEvent, { type: 'prompt.assembled' }>).payload.system;
+      this.#log.append('model.request', {
+        turn: s.turn,
+        step: s.steps,
+        attempt,
+        client: client.name,
+        model: config.model,
+        upTo,
+        prompt: refs.prompt,
+        tools: refs.tools,
+        maxTokens: config.maxTokens,
+        ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      });
+      const request: ModelRequest = {
+        model: config.model,
+        system,
+        messages,
+        tools,
+        maxTokens: config.maxTokens,
+        signal: s.scope.signal,
+        ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+        ...(config.modelTimeoutMs !== undefined ? { timeoutMs: config.modelTimeoutMs } : {}),
+      };
+      const result = await this.#callModel(s, client, request, attempt);
+
+      if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
+      if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+
+      const context: ErrorContext = {
+        turn: s.turn,
+        step: s.steps,
+        attempt,
+        config,
+        fallbacks: deps.fallbackModels ?? [],
+        counters,
+        random: this.#random,
+        compact: async () => {
+          const span = s.span.child('compaction', 'compaction', { step: s.steps });
+          const report = await applyCompaction(this.#log, this.#projection, deps.compactor, s.scope.signal);
+          span.end(report.shrank ? 'ok' : 'error', { shrank: report.shrank, tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, detail: report.detail });
+          return report;
+        },
+      };
+      let handled;
+      try {
+        handled = await handleModelError(result, context, this.#handlers);
+      } catch (error) {
+        handled = { handler: 'error-chain', decision: { action: 'fail' as const, outcome: { kind: 'failed' as const, reason: 'internal' as const, detail: `error handler threw: ${describe(error)}` }, detail: 'handler threw' } };
+      }
+      const { decision } = handled;
+      this.#log.append('model.error_handled', {
+        turn: s.turn,
+        step: s.steps,
+        attempt,
+        handler: handled.handler,
+        action: decision.action,
+        ...(decision.action === 'retry' ? { delayMs: decision.delayMs } : {}),
+        detail: deps.redact(decision.detail),
+      });
+      switch (decision.action) {
+        case 'fail':
+          return { outcome: decision.outcome };
+        case 'switch_client':
+          client = decision.client;
+          break;
+        case 'retry':
+          if (decision.delayMs > 0) {
+            const span = s.span.child('backoff', `wait ${decision.delayMs} ms`, { delayMs: decision.delayMs, handler: handled.handler });
+            await deps.clock.sleep(decision.delayMs, s.scope.signal);
+            span.end(s.scope.cancelled ? 'cancelled' : 'ok');
+          }
+          break;
+        default:
+          assertNever(decision, 'error decision');
+      }
+    }
+  }
+
+  async #callModel(s: TurnState, client: import('../../../providers/contract.ts').ModelClient, request: ModelRequest, attempt: number): Promise<ModelResult> {
+    const span = s.span.child('model_call', client.name, { step: s.steps, attempt, model: request.model });
+    let open = true;
+    const onDelta = (delta: ModelDelta) => {
+      if (open) this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: { ...delta } });
+    };
+    let call: Promise<ModelResult>;
+    try {
+      call = client.call(request, onDelta);
+    } catch (error) {
+      call = Promise.reject(error);
+    }
+    const result = await raceAbort<ModelResult>(
+      call,
+      s.scope.signal,
+      () => ({ type: 'transport_error', kind: 'aborted', message: 'the turn was cancelled' }),
+      // Providers never reject; one that does broke its contract. Keep going as a transport failure.
+      (error) => ({ type: 'transport_error', kind: 'network', message: `model client rejected (contract violation): ${describe(error)}` }),
+    );
+    open = false;
+    if (result.usage) {
+      s.inputTokens += result.usage.inputTokens;
+      s.outputTokens += result.usage.outputTokens;
+    }
+    this.#log.append('model.result', { turn: s.turn, step: s.steps, attempt, result: summarizeResult(result, this.#deps.redact) });
+    const ok = result.type === 'reply' || result.type === 'tool_use';
+    span.end(result.type === 'transport_error' && result.kind === 'aborted' ? 'cancelled' : ok ? 'ok' : 'error', {
+      result: result.type,
+      ...(result.type === 'transport_error' ? { kind: result.kind } : {}),
+      inputTokens: result.usage?.inputTokens ?? null,
+      outputTokens: result.usage?.outputTokens ?? null,
+    });
+    return result;
+  }
+
+  #uniqueCallIds(calls: readonly ToolCall[]): ToolCall[] {
+    const seen = new Set<string>();
+    return calls.map((c, i) => {
+      let id = c.id || `call_${this.#log.length}_${i}`;
+      for (let n = 2; seen.has(id) || this.#log.positions.call(id); n++) id = `${c.id || 'call'}_${n}`;
+      seen.add(id);
+      return id === c.id ? c : { ...c, id };
+    });
+  }
+
+  // ---------------------------------------------------------------------------
+  // Tools
+  // ---------------------------------------------------------------------------
+
+  async #runTools(s: TurnState, calls: readonly ToolCall[]): Promise<void> {
+    const tools = this.#deps.tools;
+    // Consecutive parallel-safe calls run together; anything else runs alone, in order.
+    let i = 0;
+    while (i < calls.length) {
+      if (s.scope.cancelled) return; // the rest get "not run" results when the turn closes
+      let j = i + 1;
+      if (tools.parallelSafe(calls[i]!.name)) while (j < calls.length && tools.parallelSafe(calls[j]!.name)) j++;
+      await Promise.all(calls.slice(i, j).map((c) => this.#runTool(s, c)));
+      i = j;
+    }
+  }
+
+  async #runTool(s: TurnState, call: ToolCall): Promise<void> {
+    const deps = this.#deps;
+    const recorder: ToolCallRecorder = {
+      policy: (callId, tool, d) => {
+        this.#log.append('policy.decision', { turn: s.turn, step: s.steps, callId, tool, decision: d.decision, by: d.by, rule: deps.redact(d.rule) });
+      },
+      started: async (entry) => {
+        this.#log.append('tool.started', {
+          turn: s.turn,
+          step: s.steps,
+          callId: entry.callId,
+          name: entry.name,
+          args: redactDeep(entry.args, deps.redact),
+          sideEffect: entry.sideEffect,
+          attempt: entry.attempt,
+          ...(entry.idempotencyKey !== undefined ? { idempotencyKey: entry.idempotencyKey } : {}),
+        });
+        if (writesAhead(entry.sideEffect)) {
+          if (entry.attempt === 1) s.sideEffects.push({ callId: entry.callId, name: entry.name });
+          await this.#persist(); // write-ahead: a crash after this point can never re-run the call (invariant 13)
+        }
+      },
+      alreadyStarted: (callId) => this.#log.positions.call(callId)?.started === true,
+    };
+    let settled;
+    try {
+      settled = await deps.tools.execute(call, { signal: s.scope.signal, clock: deps.clock, recorder, trace: s.span });
+    } catch (error) {
+      const started = this.#log.positions.call(call.id)?.started === true;
+      settled = {
+        callId: call.id,
+        name: call.name,
+        status: started ? ('unknown' as const) : ('failed' as const),
+        content: `tool pipeline error: ${describe(error)}`,
+        error: { failed_tool: call.name, error_code: 'PIPELINE_ERROR', error_message: describe(error), suggestion: started ? 'It may have run; check before retrying.' : 'Try again later.' },
+        durationMs: 0,
+        attempts: started ? 1 : 0,
+      };
+    }
+    const base = {
+      turn: s.turn,
+      step: s.steps,
+      callId: call.id,
+      name: call.name,
+      status: settled.status,
+      content: deps.redact(settled.content),
+      ...(settled.error ? { error: settled.error } : {}),
+      ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
+      durationMs: settled.durationMs,
+      attempts: settled.attempts,
+    };
+    if (this.#log.positions.call(call.id)?.result !== undefined) return; // already closed (cannot happen: one result per call)
+    try {
+      this.#log.append('tool.result', settled.output !== undefined ? { ...base, output: redactDeep(settled.output, deps.redact) } : base);
+    } catch {
+      // Output that is not plain data must not cost the call its result.
+      this.#log.append('tool.result', base);
+    }
+  }
+
+  // ---------------------------------------------------------------------------
+  // Checkpoints and closing
+  // ---------------------------------------------------------------------------
+
+  /** Runs the pre-close hooks one at a time; true if one extended the turn. */
+  async #runCheckpoints(s: TurnState): Promise<boolean> {
+    const hooks = this.#deps.checkpoints ?? [];
+    if (hooks.length === 0 || s.extensions >= this.#deps.config.maxCheckpointExtensions) return false;
+    for (const hook of hooks) {
+      if (s.scope.cancelled) return false;
+      const span = s.span.child('checkpoint', hook.name);
+      try {
+        const result = await raceAbort(
+          Promise.resolve().then(() => hook.run({ turn: s.turn, reply: s.reply ?? '', log: this.#log, signal: s.scope.signal })),
+          s.scope.signal,
+          () => undefined,
+          (error) => {
+            span.end('error', { error: describe(error) });
+            return undefined;
+          },
+        );
+        if (result && result.extend) {
+          this.#log.append('inbox.received', { id: this.#deps.newId(), intent: 'steer', text: result.extend, source: `checkpoint:${hook.name}` });
+          s.extensions++;
+          span.end('ok', { extended: true });
+          return true;
+        }
+        span.end('ok', { extended: false });
+      } catch (error) {
+        span.end('error', { error: describe(error) });
+      }
+    }
+    return false;
+  }
+
+  #cancelled(s: TurnState): Outcome {
+    return { kind: 'cancelled', by: s.scope.cancelled?.by ?? 'user' };
+  }
+
+  /** The one path out of a turn. Never throws. */
+  async #closeTurn(s: TurnState, outcome: Outcome): Promise<{ outcome: Outcome; returned: string[] }> {
+    let returned: string[] = [];
+    try {
+      // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
+      for (const callId of s.callIds) {
+        const call = this.#log.positions.call(callId);
+        if (!call || call.result !== undefined) continue;
+        const why = outcome.kind === 'cancelled' ? `the turn was cancelled by ${outcome.by}` : `the turn ended (${outcomeLabel(outcome)})`;
+        this.#log.append('tool.result', call.started
+          ? {
+              turn: s.turn, step: s.steps, callId, name: call.name, status: 'unknown',
+              content: `Interrupted: ${why} while this call was running. It may or may not have taken effect; check before retrying.`,
+              error: { failed_tool: call.name, error_code: 'INTERRUPTED', error_message: `interrupted: ${why}`, suggestion: 'Check whether it took effect before calling it again.' },
+              durationMs: 0, attempts: 1,
+            }
+          : {
+              turn: s.turn, step: s.steps, callId, name: call.name, status: 'failed',
+              content: `Not run: ${why} before this call started.`,
+              error: { failed_tool: call.name, error_code: 'NOT_RUN', error_message: `not run: ${why}`, suggestion: 'It never ran; call it again if it is still needed.' },
+              durationMs: 0, attempts: 0,
+            });
+      }
+      if (outcome.kind === 'cancelled' && s.takenPending.length > 0) {
+        returned = s.takenPending;
+        this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason: `turn cancelled by ${outcome.by} before the model saw them` });
+      }
+      try {
+        await this.#persist();
+      } catch (error) {
+        outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
+      }
+      this.#log.append('turn.closed', {
+        turn: s.turn,
+        outcome: plainOutcome(outcome, this.#deps.redact),
+        steps: s.steps,
+        usage: { inputTokens: s.inputTokens, outputTokens: s.outputTokens },
+        toolCalls: s.toolCalls,
+      });
+      if (outcome.kind === 'failed' && this.#deps.config.sideEffectNotice && s.sideEffects.length > 0) {
+        // The failed turn adds nothing to the history (invariant 5), but the world
+        // changed: tell the model in its next turn, without waking the loop.
+        this.#log.append('inbox.received', {
+          id: this.#deps.newId(),
+          intent: 'inject',
+          text: sideEffectNotice(outcome, s.sideEffects, this.#log),
+          source: 'loop:side-effects',
+        });
+      }
+      if (outcome.kind !== 'failed' || outcome.reason !== 'persistence') {
+        try {
+          await this.#persist();
+        } catch (error) {
+          outcome = { kind: 'failed', reason: 'persistence', detail: `the turn closed as ${outcomeLabel(outcome)} but the close was not persisted: ${(error as Error).message}` };
+        }
+      }
+    } catch (error) {
+      s.tracer.startSpan('turn', 'close-error', s.span, { error: describe(error) }).end('error');
+      outcome = { kind: 'failed', reason: 'internal', detail: `closing the turn failed: ${describe(error)}` };
+    }
+    return { outcome, returned };
+  }
+
+  async #persist(): Promise<void> {
+    try {
+      await this.#deps.persist();
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
+  }
+
+  #safeAppend<T extends Parameters<EventLog['append']>[0]>(type: T, payload: Parameters<EventLog['append']>[1] & object): void {
+    try {
+      this.#log.append(type as 'cancel.requested', payload as { by: CancelSource; reason: string });
+    } catch {
+      // Recording a cancel is best effort; the cancel itself already took effect.
+    }
+  }
+}
+
+function writesAhead(level: SideEffect): boolean {
+  return level === 'STATEFUL' || level === 'CRITICAL';
+}
+
+function linkSignals(signals: NonNullable<LoopDeps['signals']>): { signal: AbortSignal; by: CancelSource }[] {
+  const out: { signal: AbortSignal; by: CancelSource }[] = [];
+  if (signals.parent) out.push({ signal: signals.parent, by: 'parent' });
+  if (signals.shutdown) out.push({ signal: signals.shutdown, by: 'shutdown' });
+  return out;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** Assistant content as plain data for the log. */
+function plainContent(content: readonly import('../../../providers/contract.ts').AssistantBlock[]) {
+  return content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'tool_call' as const, id: b.id, name: b.name, args: b.args ?? {} }));
+}
+
+/** Content with call ids replaced by the de-duplicated ones, in order. */
+function withCallIds(content: readonly import('../../../providers/contract.ts').AssistantBlock[], calls: readonly ToolCall[]) {
+  let k = 0;
+  const out = content.map((b) => (b.type === 'tool_call' ? { ...b, id: calls[k++]?.id ?? b.id } : b));
+  // Calls the provider reported without content blocks still belong in the message.
+  for (; k < calls.length; k++) out.push({ type: 'tool_call', id: calls[k]!.id, name: calls[k]!.name, args: calls[k]!.args });
+  return out;
+}
+
+function plainOutcome(outcome: Outcome, redact: (t: string) => string): Outcome {
+  switch (outcome.kind) {
+    case 'failed':
+      return { kind: 'failed', reason: outcome.reason, ...(outcome.detail !== undefined ? { detail: redact(outcome.detail) } : {}) };
+    case 'rejected':
+      return { kind: 'rejected', ...(outcome.reason !== undefined ? { reason: redact(outcome.reason) } : {}) };
+    case 'cancelled':
+      return { kind: 'cancelled', by: outcome.by };
+    case 'replied':
+    case 'nothing_to_do':
+    case 'conversation_full':
+    case 'interrupted':
+      return { kind: outcome.kind };
+    default:
+      return assertNever(outcome, 'outcome');
+  }
+}
+
+/** What `model.result` keeps of a result: its shape and usage, not the content (that is in assistant.message). */
+function summarizeResult(result: ModelResult, redact: (t: string) => string) {
+  const base = {
+    type: result.type,
+    ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
+    ...(result.usage ? { usage: { ...result.usage } } : {}),
+  };
+  switch (result.type) {
+    case 'reply':
+      return base;
+    case 'tool_use':
+      return { ...base, calls: result.calls.length };
+    case 'max_tokens':
+      return { ...base, partialToolCall: result.partialToolCall, text: redact(result.text) };
+    case 'refusal':
+      return { ...base, text: redact(result.text) };
+    case 'unknown':
+      return { ...base, stopReason: result.stopReason, text: redact(result.text) };
+    case 'context_window_exceeded':
+      return { ...base, at: result.at, message: redact(result.message) };
+    case 'transport_error':
+      return {
+        ...base,
+        kind: result.kind,
+        message: redact(result.message),
+        ...(result.status !== undefined ? { status: result.status } : {}),
+        ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+      };
+    default:
+      return assertNever(result, 'model result');
+  }
+}
+
+function sideEffectNotice(outcome: Outcome, effects: readonly { callId: string; name: string }[], log: EventLog): string {
+  const lines = effects.map((e) => {
+    const result = log.positions.call(e.callId)?.result;
+    const status = result === undefined ? 'unknown' : (log.at(result)?.payload as { status?: string }).status ?? 'unknown';
+    return `- ${e.name} (call ${e.callId}): ${status === 'ok' ? 'done' : status === 'unknown' ? 'may have taken effect' : 'failed'}`;
+  });
+  return `[The previous turn ended with ${outcomeLabel(outcome)} and its messages were not kept, but these actions were already carried out or may have been:\n${lines.join('\n')}\nDo not repeat them without checking.]`;
+}

@@ -1,0 +1,161 @@
+/**
+ * What the loop runner is given (its dependencies and config) and what it returns.
+ * The host — production or harness — supplies all of it (seed 004 rule 2).
+ */
+import type { Message, ModelClient } from '../../../providers/contract.ts';
+import type { Clock } from '../clock.ts';
+import type { Intent } from '../log/catalogue.ts';
+import type { EventLog } from '../log/event-log.ts';
+import type { PendingMessage } from '../log/positions.ts';
+import type { Outcome } from '../outcome.ts';
+import type { Redactor } from '../redact.ts';
+import type { ToolExecutor } from '../tools/types.ts';
+import type { TraceRecord, Tracer } from '../trace/tracer.ts';
+import type { ModelErrorHandler } from './model-errors.ts';
+
+export interface RetryConfig {
+  /** Tier 1: immediate retries (seed 001 §3.2: one, after a short pause). */
+  readonly immediateRetries: number;
+  readonly immediateDelayMs: number;
+  /** Tier 2: exponential backoff. */
+  readonly backoffRetries: number;
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+  /** Fraction of random jitter added to each backoff wait (0..1). */
+  readonly jitter: number;
+  /** Longest `retry-after` the loop will honour before giving up on the tier. */
+  readonly maxRetryAfterMs: number;
+}
+
+export interface LoopConfig {
+  readonly model: string;
+  readonly maxTokens: number;
+  readonly temperature?: number;
+  /** Model requests per turn. Checked before tools run (invariant 11). */
+  readonly maxSteps: number;
+  readonly maxToolCallsPerTurn: number;
+  readonly maxToolCallsPerSession: number;
+  /** Input + output tokens per turn / per conversation; undefined = unlimited. */
+  readonly maxTokensPerTurn?: number;
+  readonly maxTokensPerSession?: number;
+  readonly modelTimeoutMs?: number;
+  readonly retry: RetryConfig;
+  /** Compactions tried for one overflowing request before `conversation_full`. */
+  readonly maxCompactionsPerStep: number;
+  /** Times checkpoint hooks may extend one turn. */
+  readonly maxCheckpointExtensions: number;
+  /** After a failed turn that ran side effects, tell the model in the next turn (an inject). */
+  readonly sideEffectNotice: boolean;
+}
+
+export const DEFAULT_RETRY: RetryConfig = {
+  immediateRetries: 1,
+  immediateDelayMs: 1_000,
+  backoffRetries: 3,
+  backoffBaseMs: 2_000,
+  backoffMaxMs: 8_000,
+  jitter: 0.1,
+  maxRetryAfterMs: 60_000,
+};
+
+export const DEFAULT_LOOP_CONFIG: LoopConfig = {
+  model: 'default',
+  maxTokens: 4_096,
+  maxSteps: 10,
+  maxToolCallsPerTurn: 20,
+  maxToolCallsPerSession: 200,
+  retry: DEFAULT_RETRY,
+  maxCompactionsPerStep: 2,
+  maxCheckpointExtensions: 3,
+  sideEffectNotice: true,
+};
+
+export interface PromptSource {
+  assemble(): { readonly system: string; readonly fragments: readonly { readonly id: string; readonly priority: number }[] };
+}
+
+/** Proposes a compaction: a range of closed turns and its summary. */
+export interface Compactor {
+  compact(input: CompactionInput): Promise<CompactionProposal | null>;
+}
+
+export interface CompactionInput {
+  readonly log: EventLog;
+  readonly messages: readonly Message[];
+  /** The widest range that may be replaced: from the first to the last closed turn not yet compacted. */
+  readonly candidate: { readonly from: number; readonly to: number } | undefined;
+  readonly signal: AbortSignal;
+}
+
+export interface CompactionProposal {
+  readonly from: number;
+  readonly to: number;
+  readonly summary: string;
+}
+
+/** Decides what of the claimed input reaches the turn (moderation, filters, access). */
+export interface ClaimPolicy {
+  claim(messages: readonly PendingMessage[], signal: AbortSignal): Promise<ClaimDecision> | ClaimDecision;
+}
+
+export type ClaimDecision =
+  | { readonly decision: 'allow'; /** Rewritten text per message id; null drops the message. */ readonly rewrite?: ReadonlyMap<string, string | null> }
+  | { readonly decision: 'deny'; readonly reason: string };
+
+/** Runs before a turn closes; may extend the turn with a message (seed 000 §6). */
+export interface CheckpointHook {
+  readonly name: string;
+  run(context: { readonly turn: number; readonly reply: string; readonly log: EventLog; readonly signal: AbortSignal }): Promise<{ readonly extend?: string } | void> | { readonly extend?: string } | void;
+}
+
+export interface TurnTracing {
+  /** A new trace for the turn. */
+  begin(turn: number): Tracer;
+  /** Ends and exports it; called in `finally`, exactly once per begun trace. */
+  finish(tracer: Tracer, outcome: Outcome): TraceRecord;
+}
+
+export interface LoopDeps {
+  readonly log: EventLog;
+  readonly model: ModelClient;
+  /** Tier 3 of the retry chain: tried in order once tiers 1–2 are spent. */
+  readonly fallbackModels?: readonly ModelClient[];
+  readonly tools: ToolExecutor;
+  readonly prompt: PromptSource;
+  readonly clock: Clock;
+  /** Writes the log's unflushed events to the store. Rejects on failure. */
+  readonly persist: () => Promise<void>;
+  readonly tracing: TurnTracing;
+  readonly redact: Redactor;
+  readonly config: LoopConfig;
+  readonly compactor?: Compactor;
+  readonly claim?: ClaimPolicy;
+  readonly checkpoints?: readonly CheckpointHook[];
+  /** Consulted before the built-in handlers. */
+  readonly errorHandlers?: readonly ModelErrorHandler[];
+  /** Source of randomness for backoff jitter (the harness seeds it). */
+  readonly random?: () => number;
+  /** New inbox ids. */
+  readonly newId: () => string;
+  /** External cancellation sources merged into every turn's scope. */
+  readonly signals?: { readonly parent?: AbortSignal; readonly shutdown?: AbortSignal };
+}
+
+export interface TurnResult {
+  readonly turn: number;
+  readonly outcome: Outcome;
+  /** The final reply text, for `replied`. */
+  readonly reply?: string;
+  readonly steps: number;
+  readonly toolCalls: number;
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+  /** Inbox messages taken by this turn that never reached the model, returned in order. */
+  readonly returnedToInbox: readonly string[];
+  readonly trace: TraceRecord;
+}
+
+export interface SendOptions {
+  readonly intent?: Intent;
+  readonly source?: string;
+  readonly id?: string;
+}
