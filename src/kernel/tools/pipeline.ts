@@ -1,0 +1,364 @@
+/**
+ * The tool pipeline (seed 000 §5): every call goes through the same three stages,
+ * so permission, timeout, retry, truncation and redaction are written once for all
+ * tools.
+ *
+ * - before: the tool must exist and be visible; lenient parse, strict validation,
+ *   frozen arguments; policy (allow / deny / ask an approver).
+ * - around: the write-ahead `started` record, then the run racing its timeout and
+ *   the abort signal; retries as the side-effect level permits.
+ * - after: output checked, rendered, redacted, truncated, normalized.
+ *
+ * `execute` never rejects and always settles (invariant 12). A STATEFUL or CRITICAL
+ * call is never executed twice for one call id (invariant 13): it is not retried,
+ * and a call id the recorder (or this executor) has seen start is settled
+ * `unknown` instead of run.
+ *
+ * Stage order, one deliberate choice: the ledger check comes first, before
+ * visibility and policy. A call that already started may have run; reporting it
+ * as "not available" or "denied" because configuration changed since would tell
+ * the model it never ran — the field failure "interrupted tool reported as denied".
+ */
+import type { ToolCall, ToolResultStatus, ToolSpec } from '../../../providers/contract.ts';
+import { createRedactor, redactDeep, type Redactor } from '../redact.ts';
+import type { SpanHandle, SpanStatus } from '../trace/tracer.ts';
+import { afterReturn } from './after.ts';
+import { lenientParse } from './lenient-parse.ts';
+import { toPlainJson } from './plain-json.ts';
+import { checkPolicy, decide, openPolicySpan, reportDecision, type PolicyOutcome, type ToolPolicy } from './policy.ts';
+import type { ToolRegistry } from './registry.ts';
+import { asToolFailure, DEFAULT_MAX_RETRIES, maxAttempts, wantsRetry } from './retry-policy.ts';
+import { runAttempt, type AttemptOutcome } from './run-attempt.ts';
+import { renderError, toolErrors } from './tool-errors.ts';
+import { truncateForModel } from './truncate.ts';
+import type { AnyToolDeclaration, Approver, SettledToolCall, ToolError, ToolExecutionContext, ToolExecutor } from './types.ts';
+import { validateArgs } from './validate.ts';
+import { resolveVisibility, type Visibility, type VisibilityLayer } from './visibility.ts';
+
+export interface ToolExecutorOptions {
+  readonly registry: ToolRegistry;
+  /** Applied in order (global → mode → sub-agent); see visibility.ts. Default: everything visible. */
+  readonly visibility?: readonly VisibilityLayer[];
+  /** Default: every call allowed. */
+  readonly policy?: ToolPolicy;
+  /** Asked when a rule says `ask`. Optional: without one, `policy.onAskWithoutApprover` (deny) applies. */
+  readonly approver?: Approver;
+  /** Applied to the model's text, the logged output, arguments in records and spans, and error messages. Default: common credential patterns. */
+  readonly redact?: Redactor;
+  /** Longest text the model reads for one result. Default 20 000. */
+  readonly maxOutputChars?: number;
+  /** For tools that declare no `timeoutMs`. Default 60 000. */
+  readonly defaultTimeoutMs?: number;
+  /** For NONE and IDEMPOTENT tools that declare no `maxRetries`. Default 2. */
+  readonly defaultMaxRetries?: number;
+  /** Wait before retry n: `retryBackoffMs * 2^(n-1)` on the context's clock. Default 0. */
+  readonly retryBackoffMs?: number;
+}
+
+export const DEFAULT_MAX_OUTPUT_CHARS = 20_000;
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** Longest argument text put on a span. */
+const SPAN_ARGS_CHARS = 2_000;
+
+const STATEFUL_LEVELS = new Set(['STATEFUL', 'CRITICAL']);
+
+export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
+  return new Pipeline(options);
+}
+
+/** Per-call bookkeeping shared by the stages. */
+interface CallState {
+  readonly call: ToolCall;
+  readonly ctx: ToolExecutionContext;
+  readonly startedAt: number;
+  readonly span: SpanHandle | undefined;
+  attempts: number;
+}
+
+class Pipeline implements ToolExecutor {
+  readonly #registry: ToolRegistry;
+  readonly #visibility: Visibility;
+  readonly #specs: readonly ToolSpec[];
+  readonly #policy: ToolPolicy;
+  readonly #approver: Approver | undefined;
+  readonly #redact: Redactor;
+  readonly #maxOutputChars: number;
+  readonly #defaultTimeoutMs: number;
+  readonly #defaultMaxRetries: number;
+  readonly #retryBackoffMs: number;
+  /**
+   * STATEFUL and CRITICAL call ids this executor has started: a second guard next
+   * to the recorder's ledger, which also covers two concurrent `execute` calls with
+   * one id (both could pass `alreadyStarted` before either records its start).
+   */
+  readonly #claimed = new Set<string>();
+
+  constructor(options: ToolExecutorOptions) {
+    this.#registry = options.registry;
+    this.#visibility = resolveVisibility(options.registry.names(), options.visibility ?? []);
+    this.#specs = Object.freeze(this.#visibility.visible.map((name) => options.registry.get(name)!.spec));
+    this.#policy = options.policy ?? {};
+    checkPolicy(this.#policy);
+    this.#approver = options.approver;
+    this.#redact = options.redact ?? createRedactor();
+    this.#maxOutputChars = positive(options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS, 'maxOutputChars');
+    this.#defaultTimeoutMs = positive(options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS, 'defaultTimeoutMs');
+    this.#defaultMaxRetries = nonNegativeInteger(options.defaultMaxRetries, DEFAULT_MAX_RETRIES, 'defaultMaxRetries');
+    this.#retryBackoffMs = nonNegative(options.retryBackoffMs, 0, 'retryBackoffMs');
+  }
+
+  specs(): readonly ToolSpec[] {
+    return this.#specs;
+  }
+
+  parallelSafe(name: string): boolean {
+    return this.#visibility.isVisible(name) && this.#registry.get(name)?.declaration.parallelSafe === true;
+  }
+
+  async execute(call: ToolCall, ctx: ToolExecutionContext): Promise<SettledToolCall> {
+    const registered = this.#registry.get(call.name);
+    const state: CallState = {
+      call,
+      ctx,
+      startedAt: safeNow(ctx),
+      span: safely(() =>
+        ctx.trace?.child('tool', call.name, {
+          tool: call.name,
+          callId: call.id,
+          sideEffect: registered?.declaration.sideEffect ?? 'unknown',
+        }),
+      ),
+      attempts: 0,
+    };
+    let settled: SettledToolCall;
+    try {
+      settled = await this.#stages(state, registered?.declaration);
+    } catch (error) {
+      // A throwing recorder or a bug here: still settle, and say "may have run" if it might have.
+      const mayHaveRun = state.attempts > 0;
+      settled = this.#settleError(state, mayHaveRun ? 'unknown' : 'failed', toolErrors.internal(call.name, describe(error), mayHaveRun));
+    }
+    const span = state.span;
+    if (span) {
+      safely(() =>
+        span.end(spanStatus(settled), {
+          status: settled.status,
+          attempts: settled.attempts,
+          ...(settled.error ? { errorCode: settled.error.error_code } : {}),
+          ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
+        }),
+      );
+    }
+    return settled;
+  }
+
+  async #stages(state: CallState, declaration: AnyToolDeclaration | undefined): Promise<SettledToolCall> {
+    const { call, ctx } = state;
+
+    // Ledger first (see the file comment): a started STATEFUL/CRITICAL call, or a
+    // started call of a tool no longer declared, is settled unknown and not run.
+    if ((!declaration || STATEFUL_LEVELS.has(declaration.sideEffect)) && this.#hasStarted(call.id, ctx)) {
+      return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration?.sideEffect ?? 'unknown'));
+    }
+    if (ctx.signal.aborted) return this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
+
+    // Before: exists and visible.
+    if (!declaration || !this.#visibility.isVisible(call.name)) {
+      const hidden = this.#visibility.explain(call.name);
+      const rule = !declaration ? 'not_registered' : hidden ? `${hidden.layer}:${hidden.reason === 'denied' ? `deny ${hidden.rule}` : 'not in allow list'}` : 'hidden';
+      const policySpan = safely(() => openPolicySpan(state.span, { callId: call.id, tool: call.name }));
+      reportDecision(ctx.recorder, policySpan, { callId: call.id, tool: call.name }, { decision: 'deny', by: 'visibility', rule });
+      return this.#settleError(state, 'failed', toolErrors.notAvailable(call.name, this.#visibility.visible));
+    }
+
+    // Before: lenient parse, then strict validation (frozen on success).
+    const parsed = lenientParse(call.args, call.rawArgs);
+    if (!parsed.ok) return this.#settleError(state, 'failed', toolErrors.unparseable(call.name, parsed.reason, parsed.raw));
+    const validated = validateArgs(call.name, declaration.input, cloneArgs(parsed.value));
+    if (!validated.ok) return this.#settleError(state, 'failed', validated.error);
+    const args = validated.args;
+    const loggedArgs = this.#loggable(args);
+    safely(() => state.span?.setAttributes({ args: truncateForModel(JSON.stringify(loggedArgs) ?? '', SPAN_ARGS_CHARS).content }));
+
+    // Before: policy and approval.
+    const policySpan = safely(() => openPolicySpan(state.span, { callId: call.id, tool: call.name }));
+    const decision: PolicyOutcome = await decide({
+      policy: this.#policy,
+      approver: this.#approver,
+      clock: ctx.clock,
+      signal: ctx.signal,
+      request: { callId: call.id, tool: call.name, args: loggedArgs, sideEffect: declaration.sideEffect },
+      args,
+    });
+    reportDecision(ctx.recorder, policySpan, { callId: call.id, tool: call.name }, decision);
+    if (decision.decision === 'deny') {
+      // Cancelled while waiting for the approver: the record says deny/cancelled, the
+      // model is told the truth — it did not run because the turn was cancelled.
+      if (decision.cancelled) return this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'while waiting for approval'));
+      return this.#settleError(state, 'failed', toolErrors.denied(call.name, decision.by, decision.rule, decision.reason));
+    }
+
+    return this.#around(state, declaration, args, loggedArgs);
+  }
+
+  /** Around: started record, run, retry as the side-effect level allows; then after. */
+  async #around(state: CallState, declaration: AnyToolDeclaration, args: unknown, loggedArgs: unknown): Promise<SettledToolCall> {
+    const { call, ctx } = state;
+    const stateful = STATEFUL_LEVELS.has(declaration.sideEffect);
+    const limit = maxAttempts(declaration, this.#defaultMaxRetries);
+    const timeoutMs = declaration.timeoutMs ?? this.#defaultTimeoutMs;
+    const idempotencyKey = `${call.name}:${call.id}`;
+    let last: SettledToolCall | undefined;
+
+    for (let attempt = 1; attempt <= limit; attempt++) {
+      if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
+      if (stateful) {
+        // Checked again right before the start record, after any wait for approval.
+        if (this.#hasStarted(call.id, ctx)) return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration.sideEffect));
+        this.#claimed.add(call.id);
+      }
+      try {
+        await ctx.recorder.started({ callId: call.id, name: call.name, args: loggedArgs, sideEffect: declaration.sideEffect, attempt, idempotencyKey });
+      } catch (error) {
+        // Not recorded, so not run: an execution the log does not know about could be
+        // repeated after a crash. Released, since this attempt certainly did not run.
+        if (stateful) this.#claimed.delete(call.id);
+        return this.#settleError(state, last?.status === 'unknown' ? 'unknown' : 'failed', toolErrors.notRecorded(call.name, this.#redact(describe(error)), state.attempts > 0));
+      }
+      if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
+
+      state.attempts++;
+      const outcome = await runAttempt({ declaration, args, clock: ctx.clock, signal: ctx.signal, timeoutMs, callId: call.id, attempt, idempotencyKey });
+      last = this.#settleAttempt(state, declaration, outcome, timeoutMs);
+      if (attempt >= limit || !wantsRetry(outcome, declaration.sideEffect)) return last;
+
+      const backoff = this.#retryBackoffMs * 2 ** (attempt - 1);
+      if (backoff > 0) await ctx.clock.sleep(backoff, ctx.signal);
+    }
+    return last!;
+  }
+
+  #settleAttempt(state: CallState, declaration: AnyToolDeclaration, outcome: AttemptOutcome, timeoutMs: number): SettledToolCall {
+    const name = state.call.name;
+    switch (outcome.kind) {
+      case 'returned': {
+        const after = afterReturn(declaration, outcome.value, this.#redact, this.#maxOutputChars);
+        if (!after.ok) return this.#settleError(state, 'failed', after.error);
+        return this.#settle(state, 'ok', after.content, {
+          ...(after.output !== undefined ? { output: after.output } : {}),
+          ...(after.truncatedFrom !== undefined ? { truncatedFrom: after.truncatedFrom } : {}),
+        });
+      }
+      case 'timeout':
+        return this.#settleError(state, 'unknown', toolErrors.timeout(name, timeoutMs, state.attempts));
+      case 'aborted':
+        return this.#settleError(state, 'unknown', toolErrors.interrupted(name));
+      case 'threw': {
+        const failure = asToolFailure(outcome.error);
+        if (failure) {
+          return this.#settleError(state, 'failed', toolErrors.failed(name, failure.code, failure.message, failure.suggestion));
+        }
+        return this.#settleError(state, 'failed', toolErrors.toolError(name, describe(outcome.error), state.attempts, declaration.sideEffect));
+      }
+    }
+  }
+
+  #hasStarted(callId: string, ctx: ToolExecutionContext): boolean {
+    return this.#claimed.has(callId) || ctx.recorder.alreadyStarted(callId);
+  }
+
+  /** Arguments as records and spans may keep them: plain JSON, secrets redacted. */
+  #loggable(args: unknown): unknown {
+    const plain = toPlainJson(args);
+    return plain.ok ? redactDeep(plain.value ?? {}, this.#redact) : `[arguments not JSON data: ${plain.reason}]`;
+  }
+
+  #settleError(state: CallState, status: Exclude<ToolResultStatus, 'ok'>, error: ToolError): SettledToolCall {
+    const redacted: ToolError = {
+      failed_tool: error.failed_tool,
+      error_code: error.error_code,
+      // Half the budget, so the rendered error is rarely cut again as a whole.
+      error_message: truncateForModel(this.#redact(error.error_message), Math.max(1, Math.floor(this.#maxOutputChars / 2))).content,
+      suggestion: this.#redact(error.suggestion),
+    };
+    const { content, truncatedFrom } = truncateForModel(renderError(redacted), this.#maxOutputChars);
+    return this.#settle(state, status, content, { error: redacted, ...(truncatedFrom !== undefined ? { truncatedFrom } : {}) });
+  }
+
+  #settle(
+    state: CallState,
+    status: ToolResultStatus,
+    content: string,
+    extra: { output?: unknown; error?: ToolError; truncatedFrom?: number },
+  ): SettledToolCall {
+    // Optional fields are omitted, never undefined: the log takes plain JSON only.
+    return {
+      callId: state.call.id,
+      name: state.call.name,
+      status,
+      content,
+      ...extra,
+      durationMs: Math.max(0, safeNow(state.ctx) - state.startedAt),
+      attempts: state.attempts,
+    };
+  }
+}
+
+function spanStatus(settled: SettledToolCall): SpanStatus {
+  if (settled.status === 'ok') return 'ok';
+  const code = settled.error?.error_code;
+  return code === 'INTERRUPTED' || code === 'CANCELLED' ? 'cancelled' : 'error';
+}
+
+/**
+ * The pipeline's own copy of the model's arguments, so freezing the validated
+ * value never freezes an object the caller still holds (zod passes `unknown`
+ * fields through by reference).
+ */
+function cloneArgs(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+function safeNow(ctx: ToolExecutionContext): number {
+  try {
+    return ctx.clock.now();
+  } catch {
+    return 0;
+  }
+}
+
+/** Trace calls may throw in dev mode (lifecycle misuse is recorded first); a tool call must still settle. */
+function safely<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isFinite(value) && value > 0)) throw new Error(`tool executor option ${name} must be a positive number (got ${String(value)})`);
+  return value;
+}
+
+function nonNegative(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isFinite(value) && value >= 0)) throw new Error(`tool executor option ${name} must be a non-negative number (got ${String(value)})`);
+  return value;
+}
+
+function nonNegativeInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isInteger(value) && value >= 0)) throw new Error(`tool executor option ${name} must be a non-negative integer (got ${String(value)})`);
+  return value;
+}
