@@ -1,0 +1,1 @@
+export { PromptAssembler, PromptFragmentError, PRIORITY, type PromptFragment, type AssembledPrompt } from './assembler.ts';
