@@ -36,9 +36,21 @@ export class StoreError extends Error {
 
 /** The batch does not continue the stored sequence (another writer, or a lost flush). */
 export class StoreConflictError extends StoreError {
-  constructor(conversationId: string, expected: number, got: number) {
-    super(`conversation "${conversationId}": append at seq ${got}, but the store holds ${expected} events`);
+  readonly conversationId: string;
+  /** The seq the store expected at the offending position of the batch. */
+  readonly expected: number;
+  /** The seq the batch carried there. */
+  readonly got: number;
+  /**
+   * @param detail replaces the default explanation, e.g. for a gap inside the batch
+   *   (where "the store holds N events" would not be what went wrong).
+   */
+  constructor(conversationId: string, expected: number, got: number, detail?: string) {
+    super(`conversation "${conversationId}": ${detail ?? `append at seq ${got}, but the store holds ${expected} events`}`);
     this.name = 'StoreConflictError';
+    this.conversationId = conversationId;
+    this.expected = expected;
+    this.got = got;
   }
 }
 

@@ -1,0 +1,68 @@
+/**
+ * Checks every store runs on a batch before storing any of it, so all stores
+ * accept and refuse the same batches with the same errors.
+ */
+import type { EventRecord } from '../kernel/log/envelope.ts';
+import { StoreConflictError, StoreError } from './event-store.ts';
+
+export function checkConversationId(store: string, conversationId: unknown): asserts conversationId is string {
+  if (typeof conversationId !== 'string' || conversationId.length === 0) {
+    throw new StoreError(`${store}: conversation id must be a non-empty string, got ${describeValue(conversationId)}`);
+  }
+}
+
+export function checkFromSeq(store: string, fromSeq: unknown): void {
+  if (!Number.isSafeInteger(fromSeq) || (fromSeq as number) < 0) {
+    throw new StoreError(`${store}: read fromSeq must be a non-negative integer, got ${describeValue(fromSeq)}`);
+  }
+}
+
+/** Envelope fields of every record (payloads are checked by the store as it serializes them). */
+export function checkRecordShapes(store: string, conversationId: string, records: readonly EventRecord[]): void {
+  if (!Array.isArray(records)) {
+    throw new StoreError(`${store}: conversation "${conversationId}": append expects an array of records, got ${describeValue(records)}`);
+  }
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i] as EventRecord | null | undefined;
+    const bad = (field: string, why: string): StoreError =>
+      new StoreError(`${store}: conversation "${conversationId}": batch record ${i}${typeof r?.seq === 'number' ? ` (seq ${r.seq})` : ''}: ${field} ${why}`);
+    if (typeof r !== 'object' || r === null) throw bad('record', `must be an object, got ${describeValue(r)}`);
+    if (!Number.isSafeInteger(r.seq) || r.seq < 0) throw bad('seq', `must be a non-negative integer, got ${describeValue(r.seq)}`);
+    if (typeof r.type !== 'string' || r.type.length === 0) throw bad('type', `must be a non-empty string, got ${describeValue(r.type)}`);
+    if (!Number.isSafeInteger(r.v) || r.v < 1) throw bad('v', `must be a positive integer, got ${describeValue(r.v)}`);
+    if (typeof r.at !== 'number' || !Number.isFinite(r.at)) throw bad('at', `must be a finite number, got ${describeValue(r.at)}`);
+    if (typeof r.ignorable !== 'boolean') throw bad('ignorable', `must be a boolean, got ${describeValue(r.ignorable)}`);
+    if (r.sources !== undefined) {
+      if (!Array.isArray(r.sources)) throw bad('sources', `must be an array of seqs, got ${describeValue(r.sources)}`);
+      r.sources.forEach((s, j) => {
+        if (!Number.isSafeInteger(s) || s < 0 || s >= r.seq) throw bad(`sources[${j}]`, `must be a seq before ${r.seq}, got ${describeValue(s)}`);
+      });
+    }
+  }
+}
+
+/** The batch must continue the stored sequence: first seq == stored count, then consecutive. */
+export function checkSeqs(conversationId: string, storedCount: number, records: readonly EventRecord[]): void {
+  if (records.length === 0) return;
+  if (records[0]!.seq !== storedCount) throw new StoreConflictError(conversationId, storedCount, records[0]!.seq);
+  for (let i = 1; i < records.length; i++) {
+    const expected = storedCount + i;
+    const got = records[i]!.seq;
+    if (got !== expected) {
+      throw new StoreConflictError(
+        conversationId,
+        expected,
+        got,
+        `batch record ${i} has seq ${got}, expected ${expected} (seqs in a batch must be consecutive); nothing was stored`,
+      );
+    }
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,130 @@
+/**
+ * The in-memory EventStore for the harness and tests. Same contract as the
+ * durable stores (see store-conformance.ts), plus fault hooks so a test can make
+ * a persistence call fail and check the failure surfaces instead of vanishing.
+ */
+import type { EventRecord } from '../kernel/log/envelope.ts';
+import { toFrozenPlainData } from '../kernel/log/plain-data.ts';
+import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
+import { ConversationLocks } from './conversation-lock.ts';
+import { StoreError, type EventStore, type Release } from './event-store.ts';
+
+/** Hooks run before an operation touches the data; throwing (or rejecting) fails it with nothing changed. */
+export interface MemoryStoreFaults {
+  beforeAppend?(conversationId: string, records: readonly EventRecord[]): void | Promise<void>;
+  beforeRead?(conversationId: string, fromSeq: number): void | Promise<void>;
+}
+
+export interface MemoryEventStoreOptions {
+  readonly faults?: MemoryStoreFaults;
+  /** Shown in messages; defaults to `memory`. */
+  readonly describe?: string;
+}
+
+export class MemoryEventStore implements EventStore {
+  readonly describe: string;
+  readonly #conversations = new Map<string, EventRecord[]>();
+  readonly #locks = new ConversationLocks();
+  readonly #faults: MemoryStoreFaults;
+  readonly #appendFailures: Error[] = [];
+  readonly #readFailures: Error[] = [];
+  #closed = false;
+
+  constructor(options: MemoryEventStoreOptions = {}) {
+    this.describe = options.describe ?? 'memory';
+    this.#faults = options.faults ?? {};
+  }
+
+  /** The next append rejects with `error` (queued: call twice to fail two appends); nothing is stored. */
+  failNextAppend(error: Error = new StoreError(`${this.describe}: injected append failure`)): void {
+    this.#appendFailures.push(error);
+  }
+
+  /** The next read rejects with `error`. */
+  failNextRead(error: Error = new StoreError(`${this.describe}: injected read failure`)): void {
+    this.#readFailures.push(error);
+  }
+
+  /** Stored event count of a conversation (synchronous, for assertions). */
+  count(conversationId: string): number {
+    return this.#conversations.get(conversationId)?.length ?? 0;
+  }
+
+  async append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
+    this.#checkOpen();
+    checkConversationId(this.describe, conversationId);
+    checkRecordShapes(this.describe, conversationId, records);
+    const injected = this.#appendFailures.shift();
+    if (injected) throw injected;
+    await this.#faults.beforeAppend?.(conversationId, records);
+    this.#checkOpen();
+
+    // From here on everything is synchronous: the batch is checked whole, then
+    // stored whole, with no await in between for another append to slip into.
+    const stored = this.#conversations.get(conversationId) ?? [];
+    checkSeqs(conversationId, stored.length, records);
+    const frozen = records.map((r, i) => freezeRecord(this.describe, conversationId, i, r));
+    if (frozen.length === 0) return;
+    if (stored.length === 0) this.#conversations.set(conversationId, stored);
+    for (const record of frozen) stored.push(record);
+  }
+
+  async read(conversationId: string, fromSeq = 0): Promise<EventRecord[]> {
+    this.#checkOpen();
+    checkConversationId(this.describe, conversationId);
+    checkFromSeq(this.describe, fromSeq);
+    const injected = this.#readFailures.shift();
+    if (injected) throw injected;
+    await this.#faults.beforeRead?.(conversationId, fromSeq);
+    this.#checkOpen();
+    // Records are frozen, so handing out the stored objects cannot change the store.
+    return (this.#conversations.get(conversationId) ?? []).slice(fromSeq);
+  }
+
+  async listConversations(): Promise<string[]> {
+    this.#checkOpen();
+    return [...this.#conversations.keys()].sort();
+  }
+
+  lock(conversationId: string, signal?: AbortSignal): Promise<Release> {
+    try {
+      this.#checkOpen();
+      checkConversationId(this.describe, conversationId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#locks.acquire(conversationId, signal);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#locks.close(`${this.describe}: the store is closed`);
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StoreError(`${this.describe}: the store is closed`);
+  }
+}
+
+/** A deep frozen copy, refusing payloads that are not plain JSON data (they would not survive a durable store). */
+function freezeRecord(store: string, conversationId: string, index: number, r: EventRecord): EventRecord {
+  let payload: unknown;
+  let sources: readonly number[] | undefined;
+  try {
+    payload = toFrozenPlainData(r.payload, 'payload');
+    if (r.sources !== undefined) sources = toFrozenPlainData(r.sources, 'sources') as readonly number[];
+  } catch (error) {
+    throw new StoreError(`${store}: conversation "${conversationId}": batch record ${index} (seq ${r.seq}): ${(error as Error).message}`, { cause: error });
+  }
+  const record: EventRecord = {
+    seq: r.seq,
+    type: r.type,
+    v: r.v,
+    at: r.at,
+    payload,
+    ignorable: r.ignorable,
+    ...(sources !== undefined ? { sources } : {}),
+  };
+  return Object.freeze(record);
+}

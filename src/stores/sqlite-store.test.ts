@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { StoreConflictError, StoreCorruptionError, StoreError } from './event-store.ts';
+import { SqliteEventStore } from './sqlite-store.ts';
+import { describeEventStoreContract, records, sampleRecord } from './store-conformance.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-sqlite-'));
+let files = 0;
+const freshPath = () => join(dir, `store-${files++}.db`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describeEventStoreContract('sqlite', () => new SqliteEventStore(freshPath()));
+
+describe('SqliteEventStore', () => {
+  it('keeps what it stored across close and reopen', async () => {
+    const path = freshPath();
+    const first = new SqliteEventStore(path);
+    await first.append('c', records(0, 3));
+    await first.append('d', [sampleRecord(0, { sources: [] })]);
+    await first.close();
+    const second = new SqliteEventStore(path);
+    expect(await second.read('c')).toStrictEqual(records(0, 3));
+    expect(await second.read('d')).toStrictEqual([sampleRecord(0, { sources: [] })]);
+    expect(await second.listConversations()).toEqual(['c', 'd']);
+    await second.append('c', records(3, 1));
+    expect((await second.read('c')).length).toBe(4);
+    await second.close();
+  });
+
+  it('runs in WAL mode', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path);
+    await store.append('c', records(0, 1));
+    const probe = new DatabaseSync(path);
+    expect(probe.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    probe.close();
+    await store.close();
+  });
+
+  it('reports a row with torn JSON as corruption naming the store, conversation and seq, and deletes nothing', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path);
+    await store.append('c', records(0, 4));
+    const raw = new DatabaseSync(path);
+    raw.prepare('UPDATE events SET payload = ? WHERE conversation = ? AND seq = ?').run('{"turn": 2, "te', 'c', 2);
+    const error = await store.read('c').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreCorruptionError);
+    expect(error).toMatchObject({ conversationId: 'c', seq: 2 });
+    expect((error as Error).message).toContain(`sqlite:${path}`);
+    expect((error as Error).message).toMatch(/seq 2 is corrupt: payload is not valid JSON/);
+    // Reading around it still works, and the bad row is still there for a person to inspect.
+    expect((await store.read('c', 3)).map((r) => r.seq)).toEqual([3]);
+    expect(raw.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 4 });
+    raw.close();
+    await store.close();
+  });
+
+  it('reports a missing row (a gap) as corruption at the missing seq', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path);
+    await store.append('c', records(0, 4));
+    const raw = new DatabaseSync(path);
+    raw.prepare('DELETE FROM events WHERE conversation = ? AND seq = ?').run('c', 1);
+    raw.close();
+    await expect(store.read('c')).rejects.toMatchObject({ name: 'StoreCorruptionError', seq: 1 });
+    await store.close();
+  });
+
+  it('reports bad sources and a non-text payload as corruption', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path);
+    await store.append('c', records(0, 3));
+    const raw = new DatabaseSync(path);
+    raw.prepare('UPDATE events SET sources = ? WHERE seq = 1').run('[5]');
+    raw.prepare('UPDATE events SET payload = ? WHERE seq = 2').run(new Uint8Array([1, 2, 3]));
+    raw.close();
+    await expect(store.read('c', 1)).rejects.toMatchObject({ seq: 1, message: expect.stringMatching(/sources/) });
+    await expect(store.read('c', 2)).rejects.toMatchObject({ seq: 2, message: expect.stringMatching(/payload is not text/) });
+    await store.close();
+  });
+
+  it('refuses a second writer on the same file with a conflict, not a gap or a duplicate', async () => {
+    const path = freshPath();
+    const one = new SqliteEventStore(path);
+    const two = new SqliteEventStore(path);
+    await one.append('c', records(0, 2));
+    await expect(two.append('c', records(0, 2))).rejects.toThrow(StoreConflictError);
+    await two.append('c', records(2, 1));
+    await expect(one.append('c', records(2, 1))).rejects.toThrow(StoreConflictError);
+    expect((await one.read('c')).map((r) => r.seq)).toEqual([0, 1, 2]);
+    await one.close();
+    await two.close();
+  });
+
+  it('names the path when the directory does not exist', () => {
+    const path = join(dir, 'missing-dir', 'x.db');
+    expect(() => new SqliteEventStore(path)).toThrow(StoreError);
+    expect(() => new SqliteEventStore(path)).toThrow(`sqlite:${path}`);
+  });
+
+  it('names the path when the file is not a database', () => {
+    const path = join(dir, 'not-a-db.db');
+    writeFileSync(path, 'this is a text file, not a database, and it is long enough to have a header\n'.repeat(20));
+    expect(() => new SqliteEventStore(path)).toThrow(new RegExp(`sqlite:${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot use this file as an event store`));
+  });
+
+  it('refuses a database written by a newer schema version', () => {
+    const path = freshPath();
+    const raw = new DatabaseSync(path);
+    raw.exec('PRAGMA user_version = 99');
+    raw.close();
+    expect(() => new SqliteEventStore(path)).toThrow(/schema version is 99/);
+  });
+
+  it('surfaces a write failure instead of swallowing it', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path, { busyTimeoutMs: 0 });
+    const blocker = new DatabaseSync(path);
+    blocker.exec('BEGIN IMMEDIATE');
+    await expect(store.append('c', records(0, 1))).rejects.toThrow(/append failed, could not start the write transaction: database is locked/);
+    blocker.exec('ROLLBACK');
+    blocker.close();
+    await store.append('c', records(0, 1));
+    expect(await store.read('c')).toHaveLength(1);
+    await store.close();
+  });
+
+  it('accepts synchronous FULL and refuses an unknown level', async () => {
+    const store = new SqliteEventStore(freshPath(), { synchronous: 'FULL' });
+    await store.append('c', records(0, 1));
+    await store.close();
+    expect(() => new SqliteEventStore(freshPath(), { synchronous: 'OFF' as 'FULL' })).toThrow(/synchronous/);
+  });
+});
