@@ -434,6 +434,21 @@ describe('tool pipeline: side-effect levels and the ledger (invariant 13)', () =
   });
 });
 
+describe('tool pipeline: abort between retries', () => {
+  it('an abort during the backoff stops retrying and reports the last attempt truthfully', async () => {
+    const t = scripted('lookup', 'NONE', () => {
+      throw new Error('flake');
+    });
+    const { executor, ctx, call, controller } = setup([t.declaration], { retryBackoffMs: 500 });
+    const pending = executor.execute(call('lookup'), ctx);
+    await flush();
+    controller.abort();
+    const settled = await settledNow(pending);
+    expect(t.runs).toHaveLength(1);
+    expect(settled).toMatchObject({ status: 'failed', attempts: 1, error: { error_code: 'TOOL_ERROR' } });
+  });
+});
+
 describe('tool pipeline: around stage — timeout, abort, persistence', () => {
   it('a timeout settles unknown (may have run), even though the tool never resolves, and aborts its signal', async () => {
     const t = scripted('hang', 'STATEFUL', () => new Promise(() => {}), { timeoutMs: 5_000 });

@@ -14,6 +14,21 @@
  * and a call id the recorder (or this executor) has seen start is settled
  * `unknown` instead of run.
  *
+ * How each way a call can end is reported (status / error_code / attempts):
+ * - not registered or hidden → failed / TOOL_NOT_AVAILABLE / 0 (recorded as a visibility deny)
+ * - arguments unparseable or invalid → failed / INVALID_ARGUMENTS / 0
+ * - denied by a rule, the approver or the no-approver default → failed / DENIED / 0
+ * - cancelled before running (also while waiting for approval) → failed / CANCELLED / 0
+ * - STATEFUL or CRITICAL call id already started → unknown / ALREADY_STARTED / 0
+ * - the `started` record could not be written → failed / NOT_RECORDED, tool not run.
+ *   Not rethrown (execute never rejects); the loop sees the code and can end the
+ *   turn with a persistence failure.
+ * - timed out → unknown / TIMEOUT; aborted while running → unknown / INTERRUPTED
+ * - threw a ToolFailure → failed / its code; threw anything else → failed / TOOL_ERROR
+ * - returned output not matching its schema or not JSON → failed / INVALID_OUTPUT
+ * - a bug in the pipeline or a throwing recorder → INTERNAL_ERROR, unknown if an
+ *   execution had started, failed otherwise.
+ *
  * Stage order, one deliberate choice: the ledger check comes first, before
  * visibility and policy. A call that already started may have run; reporting it
  * as "not available" or "denied" because configuration changed since would tell
@@ -256,7 +271,8 @@ class Pipeline implements ToolExecutor {
       case 'threw': {
         const failure = asToolFailure(outcome.error);
         if (failure) {
-          return this.#settleError(state, 'failed', toolErrors.failed(name, failure.code, failure.message, failure.suggestion));
+          const suggestion = failure.suggestion || 'Check the arguments, or try a different approach.';
+          return this.#settleError(state, 'failed', toolErrors.failed(name, failure.code, failure.message, suggestion));
         }
         return this.#settleError(state, 'failed', toolErrors.toolError(name, describe(outcome.error), state.attempts, declaration.sideEffect));
       }
