@@ -1,0 +1,139 @@
+/**
+ * Crash recovery: closes a turn that a dead process left open, when the host
+ * reopens the conversation (field failures "crash mid-turn, resume shows missing
+ * history" and "interrupt leaves tool calls without results").
+ *
+ * It only writes down what is known; it never re-runs anything:
+ * - every tool call of the turn without a result gets an `unknown` result (the
+ *   process may have died while it ran; invariant 13 forbids running it again);
+ * - messages taken into the turn after its last assistant message never reached
+ *   the model in a completed step, so they go back to the inbox, in order;
+ * - the turn closes as `interrupted`, marked `recovered`.
+ *
+ * Running it on a log with no open turn does nothing, so it is safe to call on
+ * every open (and again if the process dies while flushing what it appended).
+ */
+import type { EventPayload } from '../kernel/log/catalogue.ts';
+import { isKnown, type LogEvent } from '../kernel/log/envelope.ts';
+import type { EventLog } from '../kernel/log/event-log.ts';
+
+export interface RecoveryReport {
+  /** Whether an open turn was found and closed. */
+  readonly recovered: boolean;
+  /** The turn closed as interrupted. */
+  readonly turn?: number;
+  /** Tool calls that got an `unknown` result, in call order. */
+  readonly unknownCallIds: readonly string[];
+  /** Inbox message ids put back in the inbox, in order. */
+  readonly returnedIds: readonly string[];
+  /** Seq of the first event recovery appended (they are unflushed until the host flushes). */
+  readonly fromSeq?: number;
+}
+
+const NOTHING_TO_RECOVER: RecoveryReport = Object.freeze({ recovered: false, unknownCallIds: [], returnedIds: [] });
+
+type Usage = EventPayload<'turn.closed'>['usage'];
+
+export function recoverConversation(log: EventLog): RecoveryReport {
+  const turn = log.positions.openTurn;
+  if (turn === undefined) return NOTHING_TO_RECOVER;
+  const fromSeq = log.length;
+  const events = turnEvents(log, turn);
+
+  const unknownCallIds = closeOpenCalls(log, turn, events);
+  const returnedIds = returnUnseenMessages(log, turn, events);
+
+  let steps = 0;
+  let toolCalls = 0;
+  const usage: { -readonly [K in keyof Usage]: Usage[K] } = { inputTokens: 0, outputTokens: 0 };
+  for (const event of events) {
+    if (event.type === 'model.result') {
+      steps++;
+      addUsage(usage, event.payload.result.usage);
+    } else if (event.type === 'tool.started' && event.payload.attempt === 1) {
+      toolCalls++;
+    }
+  }
+  log.append('turn.closed', { turn, outcome: { kind: 'interrupted' }, steps, usage, toolCalls, recovered: true });
+
+  return { recovered: true, turn, unknownCallIds, returnedIds, fromSeq };
+}
+
+/** The open turn's events, from its `turn.opened` on (opaque events skipped). */
+function turnEvents(log: EventLog, turn: number): LogEvent[] {
+  const all = log.events;
+  let start = all.length - 1;
+  for (; start >= 0; start--) {
+    const event = all[start]!;
+    if (isKnown(event) && event.type === 'turn.opened' && event.payload.turn === turn) break;
+  }
+  const out: LogEvent[] = [];
+  for (let i = Math.max(start, 0); i < all.length; i++) {
+    const event = all[i]!;
+    if (isKnown(event)) out.push(event);
+  }
+  return out;
+}
+
+function closeOpenCalls(log: EventLog, turn: number, events: readonly LogEvent[]): string[] {
+  const closed: string[] = [];
+  for (const event of events) {
+    if (event.type !== 'assistant.message') continue;
+    for (const block of event.payload.content) {
+      if (block.type !== 'tool_call') continue;
+      const call = log.positions.call(block.id);
+      if (call === undefined || call.result !== undefined) continue;
+      const message = `interrupted: the process stopped while call "${block.id}" to ${call.name} was in flight`;
+      log.append('tool.result', {
+        turn,
+        step: event.payload.step,
+        callId: block.id,
+        name: call.name,
+        status: 'unknown',
+        content:
+          'interrupted: the process stopped while this call was in flight; it may or may not have run — check before retrying',
+        error: {
+          failed_tool: call.name,
+          error_code: 'INTERRUPTED',
+          error_message: message,
+          suggestion: 'Do not retry blindly: first check whether it took effect (for example by reading the state back), then decide.',
+        },
+        durationMs: 0,
+        attempts: call.started ? 1 : 0,
+      });
+      closed.push(block.id);
+    }
+  }
+  return closed;
+}
+
+/** Messages taken after the turn's last assistant message (all of them if there is none) go back. */
+function returnUnseenMessages(log: EventLog, turn: number, events: readonly LogEvent[]): string[] {
+  let lastAssistant = -1;
+  for (let i = events.length - 1; i >= 0; i--) {
+    if (events[i]!.type === 'assistant.message') {
+      lastAssistant = i;
+      break;
+    }
+  }
+  const ids: string[] = [];
+  for (let i = lastAssistant + 1; i < events.length; i++) {
+    const event = events[i]!;
+    // Still taken: the dead process may already have returned some of them.
+    if (event.type !== 'user.message' || ids.includes(event.payload.id)) continue;
+    if (log.positions.inboxState(event.payload.id) === 'taken') ids.push(event.payload.id);
+  }
+  if (ids.length > 0) {
+    log.append('inbox.returned', { turn, ids, reason: 'the process stopped before the model saw them; returned by crash recovery' });
+  }
+  return ids;
+}
+
+function addUsage(sum: { -readonly [K in keyof Usage]: Usage[K] }, usage: Usage | undefined): void {
+  if (usage === undefined) return;
+  sum.inputTokens += usage.inputTokens;
+  sum.outputTokens += usage.outputTokens;
+  if (usage.cacheReadTokens !== undefined) sum.cacheReadTokens = (sum.cacheReadTokens ?? 0) + usage.cacheReadTokens;
+  if (usage.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (sum.cacheWriteTokens ?? 0) + usage.cacheWriteTokens;
+  if (usage.reasoningTokens !== undefined) sum.reasoningTokens = (sum.reasoningTokens ?? 0) + usage.reasoningTokens;
+}
