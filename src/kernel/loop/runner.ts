@@ -204,7 +204,14 @@ export class AgentLoop {
       scope.dispose();
     }
     state.span.end('ok', { outcome: outcomeLabel(outcome), steps: state.steps, toolCalls: state.toolCalls });
-    const trace = deps.tracing.finish(tracer, outcome);
+    let trace;
+    try {
+      trace = deps.tracing.finish(tracer, outcome);
+    } catch {
+      // Dev mode throws on a lifecycle violation (a span left open); the record is
+      // complete all the same, and the loop never throws.
+      trace = tracer.end();
+    }
     return {
       turn,
       outcome,
@@ -473,11 +480,6 @@ export class AgentLoop {
       (error) => ({ type: 'transport_error', kind: 'network', message: `model client rejected (contract violation): ${describe(error)}` }),
     );
     open = false;
-    if (result.usage) {
-      s.inputTokens += result.usage.inputTokens;
-      s.outputTokens += result.usage.outputTokens;
-    }
-    this.#log.append('model.result', { turn: s.turn, step: s.steps, attempt, result: summarizeResult(result, this.#deps.redact) });
     const ok = result.type === 'reply' || result.type === 'tool_use';
     span.end(result.type === 'transport_error' && result.kind === 'aborted' ? 'cancelled' : ok ? 'ok' : 'error', {
       result: result.type,
@@ -485,6 +487,11 @@ export class AgentLoop {
       inputTokens: result.usage?.inputTokens ?? null,
       outputTokens: result.usage?.outputTokens ?? null,
     });
+    if (result.usage) {
+      s.inputTokens += countable(result.usage.inputTokens);
+      s.outputTokens += countable(result.usage.outputTokens);
+    }
+    this.#log.append('model.result', { turn: s.turn, step: s.steps, attempt, result: summarizeResult(result, this.#deps.redact) });
     return result;
   }
 
@@ -646,13 +653,7 @@ export class AgentLoop {
       } catch (error) {
         outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
       }
-      this.#log.append('turn.closed', {
-        turn: s.turn,
-        outcome: plainOutcome(outcome, this.#deps.redact),
-        steps: s.steps,
-        usage: { inputTokens: s.inputTokens, outputTokens: s.outputTokens },
-        toolCalls: s.toolCalls,
-      });
+      this.#appendClosed(s, outcome);
       if (outcome.kind === 'failed' && this.#deps.config.sideEffectNotice && s.sideEffects.length > 0) {
         // The failed turn adds nothing to the history (invariant 5), but the world
         // changed: tell the model in its next turn, without waking the loop.
@@ -671,10 +672,32 @@ export class AgentLoop {
         }
       }
     } catch (error) {
-      s.tracer.startSpan('turn', 'close-error', s.span, { error: describe(error) }).end('error');
       outcome = { kind: 'failed', reason: 'internal', detail: `closing the turn failed: ${describe(error)}` };
+      if (this.#log.positions.openTurn === s.turn) this.#appendClosed(s, outcome);
     }
     return { outcome, returned };
+  }
+
+  /** The turn's one `turn.closed`. Falls back to a minimal record: a turn is never left open. */
+  #appendClosed(s: TurnState, outcome: Outcome): void {
+    const payload = {
+      turn: s.turn,
+      outcome: plainOutcome(outcome, this.#deps.redact),
+      steps: s.steps,
+      usage: { inputTokens: s.inputTokens, outputTokens: s.outputTokens },
+      toolCalls: s.toolCalls,
+    };
+    try {
+      this.#log.append('turn.closed', payload);
+    } catch (error) {
+      this.#log.append('turn.closed', {
+        turn: s.turn,
+        outcome: { kind: 'failed', reason: 'internal', detail: `could not record the outcome: ${describe(error)}` },
+        steps: s.steps,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        toolCalls: s.toolCalls,
+      });
+    }
   }
 
   async #persist(): Promise<void> {
@@ -692,6 +715,11 @@ export class AgentLoop {
       // Recording a cancel is best effort; the cancel itself already took effect.
     }
   }
+}
+
+/** Token counts a broken client reports as NaN or negative count as zero. */
+function countable(n: number): number {
+  return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
 function writesAhead(level: SideEffect): boolean {

@@ -1,0 +1,44 @@
+/**
+ * The example after-sales agent's world: orders, refunds, notes and customer
+ * notifications, in memory. Every side effect is recorded so a test can count
+ * executions — a refund issued twice is a bug the harness must catch.
+ */
+export interface Order {
+  readonly id: string;
+  readonly customer: string;
+  readonly status: 'processing' | 'shipped' | 'delivered' | 'cancelled';
+  readonly total: number;
+  readonly items: readonly string[];
+}
+
+export interface BackendFaults {
+  /** Tool name → behaviour for its next calls (consumed one per call). */
+  readonly next?: Partial<Record<string, ('fail' | 'throw' | 'hang' | 'slow' | 'ok')[]>>;
+}
+
+export class SupportBackend {
+  readonly orders = new Map<string, Order>();
+  readonly refunds: { orderId: string; amount: number; idempotencyKey: string; callId: string }[] = [];
+  readonly notes: { orderId: string; text: string; idempotencyKey: string }[] = [];
+  readonly notifications: { customer: string; message: string; callId: string }[] = [];
+  /** Executions per tool name, including failed ones. */
+  readonly executions = new Map<string, number>();
+
+  constructor(orders: readonly Order[] = DEFAULT_ORDERS) {
+    for (const order of orders) this.orders.set(order.id, order);
+  }
+
+  count(tool: string): void {
+    this.executions.set(tool, (this.executions.get(tool) ?? 0) + 1);
+  }
+
+  executed(tool: string): number {
+    return this.executions.get(tool) ?? 0;
+  }
+}
+
+export const DEFAULT_ORDERS: readonly Order[] = [
+  { id: 'ORD-1001', customer: 'ada@example.com', status: 'delivered', total: 120, items: ['kettle'] },
+  { id: 'ORD-1002', customer: 'grace@example.com', status: 'shipped', total: 45.5, items: ['mug', 'tea'] },
+  { id: 'ORD-1003', customer: 'alan@example.com', status: 'processing', total: 300, items: ['espresso machine'] },
+];

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { VirtualClock, VirtualClockStallError } from './virtual-clock.ts';
+
+describe('VirtualClock', () => {
+  it('advances only when everything waits, firing timers in time order', async () => {
+    const clock = new VirtualClock();
+    const seen: string[] = [];
+    const work = (async () => {
+      await Promise.all([
+        clock.sleep(8_000).then(() => seen.push(`8s@${clock.now()}`)),
+        clock.sleep(2_000).then(() => seen.push(`2s@${clock.now()}`)),
+        clock.sleep(4_000).then(() => seen.push(`4s@${clock.now()}`)),
+      ]);
+      return clock.now();
+    })();
+    expect(await clock.run(work)).toBe(8_000);
+    expect(seen).toEqual(['2s@2000', '4s@4000', '8s@8000']);
+  });
+
+  it('an hour-long backoff completes (within the test timeout) at virtual time 1 h', async () => {
+    const clock = new VirtualClock();
+    await clock.run(clock.sleep(3_600_000));
+    expect(clock.now()).toBe(3_600_000);
+  });
+
+  it('an aborted sleep resolves at once and its timer is dropped', async () => {
+    const clock = new VirtualClock();
+    const controller = new AbortController();
+    const sleeping = clock.sleep(1_000, controller.signal);
+    controller.abort();
+    await sleeping;
+    expect(clock.pendingTimers).toBe(0);
+    expect(clock.now()).toBe(0);
+  });
+
+  it('reports work that waits on something that never comes', async () => {
+    const clock = new VirtualClock();
+    await expect(clock.run(new Promise(() => {}), { realWaitLimitMs: 50 })).rejects.toBeInstanceOf(VirtualClockStallError);
+  });
+});

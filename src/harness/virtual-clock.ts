@@ -1,0 +1,115 @@
+/**
+ * A virtual clock: time advances only when every task is waiting on it. Backoffs,
+ * timeouts and slow tools then cost no real time, and a run is deterministic.
+ *
+ * `run(promise)` drives it: let everything runnable run (a macrotask turn drains
+ * all pending microtasks), and if the promise is still pending, fire the earliest
+ * timer — advancing `now` to its time — and repeat. Timers due at the same time
+ * fire in the order they were set. When no timer is pending but the work is still
+ * not done, something is waiting on real I/O (a wire-level fake over loopback):
+ * give it real time, up to `realWaitLimitMs`.
+ */
+import type { Clock } from '../kernel/clock.ts';
+
+interface Timer {
+  readonly at: number;
+  readonly order: number;
+  readonly fire: () => void;
+}
+
+export class VirtualClockStallError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VirtualClockStallError';
+  }
+}
+
+const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class VirtualClock implements Clock {
+  #now: number;
+  #order = 0;
+  #timers: Timer[] = [];
+
+  constructor(start = 0) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  get pendingTimers(): number {
+    return this.#timers.length;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const timer: Timer = {
+        at: this.#now + Math.max(0, ms),
+        order: this.#order++,
+        fire: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        this.#timers = this.#timers.filter((t) => t !== timer);
+        resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#insert(timer);
+    });
+  }
+
+  #insert(timer: Timer): void {
+    let i = this.#timers.length;
+    while (i > 0 && (this.#timers[i - 1]!.at > timer.at || (this.#timers[i - 1]!.at === timer.at && this.#timers[i - 1]!.order > timer.order))) i--;
+    this.#timers.splice(i, 0, timer);
+  }
+
+  /** Fires the earliest timer. Returns false if there is none. */
+  fireNext(): boolean {
+    const timer = this.#timers.shift();
+    if (!timer) return false;
+    this.#now = Math.max(this.#now, timer.at);
+    timer.fire();
+    return true;
+  }
+
+  /** Advances time by `ms`, firing every timer due on the way, in order. */
+  async advance(ms: number): Promise<void> {
+    const target = this.#now + ms;
+    while (this.#timers.length > 0 && this.#timers[0]!.at <= target) {
+      this.fireNext();
+      await macrotask();
+    }
+    this.#now = target;
+  }
+
+  /** Runs until `work` settles, advancing virtual time whenever everything waits on it. */
+  async run<T>(work: Promise<T>, options: { realWaitLimitMs?: number } = {}): Promise<T> {
+    const limit = options.realWaitLimitMs ?? 10_000;
+    let settled = false;
+    work.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    let idleSince: number | undefined;
+    for (;;) {
+      await macrotask();
+      if (settled) return work;
+      if (this.fireNext()) {
+        idleSince = undefined;
+        continue;
+      }
+      // Nothing scheduled on the virtual clock: real I/O is in flight.
+      idleSince ??= Date.now();
+      if (Date.now() - idleSince > limit) {
+        throw new VirtualClockStallError(`no progress for ${limit} ms of real time with no virtual timer pending (a task waits on something that never comes)`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+}

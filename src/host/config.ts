@@ -1,0 +1,152 @@
+/**
+ * The host's configuration (seed 001 §3.6: config apart from code): one YAML file,
+ * validated at startup. Startup validation is one of the two places that fail
+ * fast (seed 004): an error names the file, the line and the key.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, type LoopConfig } from '../kernel/loop/types.ts';
+import { loadYaml, YamlValidationError } from '../yaml/load-yaml.ts';
+
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+const providerName = z.enum(['anthropic', 'openai-chat', 'openai-responses', 'fake']);
+
+const layerSchema = z.strictObject({
+  allow: z.array(z.string()).optional(),
+  deny: z.array(z.string()).optional(),
+});
+
+export const hostConfigSchema = z.strictObject({
+  model: z
+    .strictObject({
+      provider: providerName.default('fake'),
+      name: z.string().min(1).default(DEFAULT_LOOP_CONFIG.model),
+      maxTokens: positiveInt.default(DEFAULT_LOOP_CONFIG.maxTokens),
+      temperature: z.number().min(0).max(2).optional(),
+      timeoutMs: positiveInt.optional(),
+      baseURL: z.url().optional(),
+      /** Name of the environment variable holding the API key (never the key itself). */
+      apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
+      fallback: z.array(z.strictObject({ provider: providerName, name: z.string().min(1) })).default([]),
+    })
+    .default({ provider: 'fake', name: DEFAULT_LOOP_CONFIG.model, maxTokens: DEFAULT_LOOP_CONFIG.maxTokens, fallback: [] }),
+  budgets: z
+    .strictObject({
+      maxSteps: positiveInt.default(DEFAULT_LOOP_CONFIG.maxSteps),
+      maxToolCallsPerTurn: positiveInt.default(DEFAULT_LOOP_CONFIG.maxToolCallsPerTurn),
+      maxToolCallsPerSession: positiveInt.default(DEFAULT_LOOP_CONFIG.maxToolCallsPerSession),
+      maxTokensPerTurn: positiveInt.optional(),
+      maxTokensPerSession: positiveInt.optional(),
+    })
+    .default({
+      maxSteps: DEFAULT_LOOP_CONFIG.maxSteps,
+      maxToolCallsPerTurn: DEFAULT_LOOP_CONFIG.maxToolCallsPerTurn,
+      maxToolCallsPerSession: DEFAULT_LOOP_CONFIG.maxToolCallsPerSession,
+    }),
+  retry: z
+    .strictObject({
+      immediateRetries: nonNegativeInt.default(DEFAULT_RETRY.immediateRetries),
+      immediateDelayMs: nonNegativeInt.default(DEFAULT_RETRY.immediateDelayMs),
+      backoffRetries: nonNegativeInt.default(DEFAULT_RETRY.backoffRetries),
+      backoffBaseMs: nonNegativeInt.default(DEFAULT_RETRY.backoffBaseMs),
+      backoffMaxMs: nonNegativeInt.default(DEFAULT_RETRY.backoffMaxMs),
+      jitter: z.number().min(0).max(1).default(DEFAULT_RETRY.jitter),
+      maxRetryAfterMs: nonNegativeInt.default(DEFAULT_RETRY.maxRetryAfterMs),
+    })
+    .default(DEFAULT_RETRY),
+  tools: z
+    .strictObject({
+      allow: z.array(z.string()).optional(),
+      deny: z.array(z.string()).default([]),
+      /** Named modes (e.g. read-only research): a second visibility layer. */
+      modes: z.record(z.string(), layerSchema).default({}),
+      mode: z.string().optional(),
+      /** Tools that need a human's approval before they run. */
+      ask: z.array(z.string()).default([]),
+      /** What happens to an `ask` when no approver is connected. */
+      onAskWithoutApprover: z.enum(['deny', 'allow']).default('deny'),
+      maxOutputChars: positiveInt.default(8_000),
+      defaultTimeoutMs: positiveInt.default(30_000),
+    })
+    .default({ deny: [], modes: {}, ask: [], onAskWithoutApprover: 'deny', maxOutputChars: 8_000, defaultTimeoutMs: 30_000 }),
+  thresholds: z
+    .strictObject({
+      maxCompactionsPerStep: nonNegativeInt.default(DEFAULT_LOOP_CONFIG.maxCompactionsPerStep),
+      maxCheckpointExtensions: nonNegativeInt.default(DEFAULT_LOOP_CONFIG.maxCheckpointExtensions),
+      sideEffectNotice: z.boolean().default(true),
+    })
+    .default({ maxCompactionsPerStep: 2, maxCheckpointExtensions: 3, sideEffectNotice: true }),
+  store: z
+    .discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('memory') }),
+      z.strictObject({ kind: z.literal('sqlite'), path: z.string().min(1) }),
+    ])
+    .default({ kind: 'sqlite', path: '.loopgate/loopgate.db' }),
+  trace: z
+    .strictObject({
+      /** dev: lifecycle misuse throws; production: it is recorded. */
+      mode: z.enum(['dev', 'production']).default('production'),
+      /** Where finished traces go: a JSON-lines file, or nowhere. */
+      export: z.union([z.literal('none'), z.strictObject({ jsonl: z.string().min(1) })]).default('none'),
+    })
+    .default({ mode: 'production', export: 'none' }),
+  prompt: z
+    .strictObject({
+      identity: z.string().default('You are a helpful assistant.'),
+      deployment: z.string().optional(),
+    })
+    .default({ identity: 'You are a helpful assistant.' }),
+});
+
+export type HostConfig = z.infer<typeof hostConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses config text. Throws `ConfigError` naming file, line and key. */
+export function parseHostConfig(text: string, file: string): HostConfig {
+  try {
+    return loadYaml(text, hostConfigSchema, file);
+  } catch (error) {
+    if (error instanceof YamlValidationError) throw new ConfigError(`invalid config:\n${error.message}`);
+    throw error;
+  }
+}
+
+export function loadHostConfig(path: string): HostConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return parseHostConfig(text, path);
+}
+
+/** The defaults, as if from an empty file. */
+export function defaultHostConfig(): HostConfig {
+  return hostConfigSchema.parse({});
+}
+
+export function loopConfigFrom(config: HostConfig): LoopConfig {
+  return {
+    model: config.model.name,
+    maxTokens: config.model.maxTokens,
+    ...(config.model.temperature !== undefined ? { temperature: config.model.temperature } : {}),
+    ...(config.model.timeoutMs !== undefined ? { modelTimeoutMs: config.model.timeoutMs } : {}),
+    maxSteps: config.budgets.maxSteps,
+    maxToolCallsPerTurn: config.budgets.maxToolCallsPerTurn,
+    maxToolCallsPerSession: config.budgets.maxToolCallsPerSession,
+    ...(config.budgets.maxTokensPerTurn !== undefined ? { maxTokensPerTurn: config.budgets.maxTokensPerTurn } : {}),
+    ...(config.budgets.maxTokensPerSession !== undefined ? { maxTokensPerSession: config.budgets.maxTokensPerSession } : {}),
+    retry: config.retry,
+    maxCompactionsPerStep: config.thresholds.maxCompactionsPerStep,
+    maxCheckpointExtensions: config.thresholds.maxCheckpointExtensions,
+    sideEffectNotice: config.thresholds.sideEffectNotice,
+  };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { loadYaml, YamlValidationError } from './load-yaml.ts';
+
+const schema = z.strictObject({
+  name: z.string(),
+  budgets: z.strictObject({ maxSteps: z.number().int().positive() }),
+  tools: z.array(z.strictObject({ name: z.string() })).optional(),
+});
+
+function issues(text: string) {
+  try {
+    loadYaml(text, schema, 'agent.yaml');
+  } catch (error) {
+    expect(error).toBeInstanceOf(YamlValidationError);
+    return (error as YamlValidationError).issues;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('loadYaml', () => {
+  it('returns the validated value', () => {
+    expect(loadYaml('name: a\nbudgets:\n  maxSteps: 3\n', schema, 'agent.yaml')).toEqual({ name: 'a', budgets: { maxSteps: 3 } });
+  });
+  it('names file, line and field of a wrong value', () => {
+    const [issue] = issues('name: a\nbudgets:\n  maxSteps: "ten"\n');
+    expect(issue).toMatchObject({ file: 'agent.yaml', line: 3, field: 'budgets.maxSteps' });
+    expect(issue!.message).toMatch(/number/);
+  });
+  it('names an array element', () => {
+    const [issue] = issues('name: a\nbudgets: { maxSteps: 1 }\ntools:\n  - name: ok\n  - name: 5\n');
+    expect(issue).toMatchObject({ line: 5, field: 'tools[1].name' });
+  });
+  it('points a missing key at its parent, and names unknown keys', () => {
+    expect(issues('name: a\nbudgets:\n  steps: 3\n').map((i) => i.field)).toEqual(expect.arrayContaining(['budgets.maxSteps', 'budgets']));
+  });
+  it('reports YAML syntax errors with their line', () => {
+    const [issue] = issues('name: a\nbudgets: [1, 2\n');
+    expect(issue!.message).toMatch(/YAML syntax/);
+    expect(issue!.line).toBeGreaterThanOrEqual(2);
+  });
+  it('refuses duplicate keys', () => {
+    expect(issues('name: a\nname: b\nbudgets: { maxSteps: 1 }\n')[0]!.message).toMatch(/YAML syntax/);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * YAML validated by a zod schema, with errors that name the file, the line and
+ * the field — for config files and scenario files alike.
+ */
+import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
+import type { z } from 'zod';
+
+export interface YamlIssue {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** Dotted path of the field, e.g. `budgets.maxSteps` or `tools[2].name`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+export class YamlValidationError extends Error {
+  readonly issues: readonly YamlIssue[];
+  constructor(issues: readonly YamlIssue[]) {
+    super(issues.map(formatIssue).join('\n'));
+    this.name = 'YamlValidationError';
+    this.issues = issues;
+  }
+}
+
+export function formatIssue(issue: YamlIssue): string {
+  return `${issue.file}:${issue.line}:${issue.column}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`;
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+/** Parses and validates; throws `YamlValidationError` listing every problem found. */
+export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: string): z.infer<S> {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const position = (offset: number | undefined) => {
+    const pos = lineCounter.linePos(offset ?? 0);
+    return { line: pos.line, column: pos.col };
+  };
+  if (doc.errors.length > 0) {
+    throw new YamlValidationError(
+      doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: `YAML syntax: ${e.message.split('\n')[0]}` })),
+    );
+  }
+  const data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => {
+    const path = issue.path as PropertyKey[];
+    // Point at the deepest node that exists on the path (a missing key points at its parent).
+    let node: unknown;
+    for (let depth = path.length; depth >= 0; depth--) {
+      node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth) as (string | number)[], true);
+      if (isNode(node)) break;
+    }
+    const range = isNode(node) ? (node as Node).range : undefined;
+    return { file, ...position(range?.[0]), field: formatPath(path), message: issue.message };
+  });
+  throw new YamlValidationError(issues);
+}
