@@ -1,0 +1,18 @@
+/** Options shared by the two OpenAI adapters. */
+export interface OpenAIClientOptions {
+  readonly apiKey: string;
+  /** Default: the SDK's (OPENAI_BASE_URL, else https://api.openai.com/v1). */
+  readonly baseURL?: string;
+  /** Used when a request names no model. */
+  readonly model: string;
+  readonly fetch?: typeof globalThis.fetch;
+  /** Default true. `false` sends non-streaming requests (one JSON body). */
+  readonly stream?: boolean;
+  /** Timeout for calls whose request sets none (ms). */
+  readonly defaultTimeoutMs?: number;
+  readonly organization?: string;
+  readonly project?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Receives the exact body before it is sent, for the log. */
+  readonly onRequest?: (body: unknown) => void;
+}

@@ -1,0 +1,129 @@
+/**
+ * The frame every adapter call runs in. It owns the three guarantees of the
+ * contract that do not depend on the provider:
+ *
+ * - it never rejects: anything thrown becomes a result through `classify`;
+ * - it settles once, and no delta reaches the listener after it settled;
+ * - the caller's abort signal and `timeoutMs` end the call even when the SDK is
+ *   stuck reading a stalled body (the SDKs' own timeout only covers the wait for
+ *   response headers, and they end a stream silently when it is aborted).
+ */
+import type { ModelDelta, ModelRequest, ModelResult } from '../contract.ts';
+import { transportFailure } from './results.ts';
+
+export type CallPhase = 'request' | 'stream';
+
+export interface CallContext {
+  /** Pass to the SDK: aborted on the caller's abort and on the deadline. */
+  readonly signal: AbortSignal;
+  /** Streams a delta to the listener; dropped after settlement; listener errors are swallowed. */
+  emit(delta: ModelDelta): void;
+  /** Where the call is: before the response arrived, or reading its stream. */
+  phase: CallPhase;
+  /** Set when the caller aborted or the deadline passed, before the call settled. */
+  readonly interruption: Interruption | undefined;
+}
+
+export interface Interruption {
+  readonly kind: 'aborted' | 'timeout';
+  readonly message: string;
+}
+
+/** The reason carried by the internal abort, so a caught error can be told apart. */
+export class CallInterrupted extends Error {
+  readonly interruption: Interruption;
+  constructor(interruption: Interruption) {
+    super(interruption.message);
+    this.name = 'CallInterrupted';
+    this.interruption = interruption;
+  }
+}
+
+export async function runModelCall(
+  request: ModelRequest,
+  onDelta: ((delta: ModelDelta) => void) | undefined,
+  execute: (ctx: CallContext) => Promise<ModelResult>,
+  classify: (error: unknown, ctx: CallContext) => ModelResult,
+): Promise<ModelResult> {
+  if (request.signal?.aborted) return transportFailure('aborted', 'aborted before the request was sent');
+
+  const controller = new AbortController();
+  let settled = false;
+  let interruption: Interruption | undefined;
+  let rejectInterrupted: (error: CallInterrupted) => void = () => {};
+  const interrupted = new Promise<never>((_, reject) => {
+    rejectInterrupted = reject;
+  });
+  interrupted.catch(() => {});
+
+  const interrupt = (next: Interruption) => {
+    if (settled || interruption) return;
+    interruption = next;
+    const error = new CallInterrupted(next);
+    rejectInterrupted(error);
+    controller.abort(error);
+  };
+  const onAbort = () => interrupt({ kind: 'aborted', message: 'the caller aborted the call' });
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+  const timeoutMs = request.timeoutMs;
+  const timer =
+    timeoutMs !== undefined
+      ? setTimeout(() => interrupt({ kind: 'timeout', message: `no complete response within ${timeoutMs} ms` }), Math.max(0, timeoutMs))
+      : undefined;
+
+  const ctx: CallContext = {
+    signal: controller.signal,
+    phase: 'request',
+    get interruption() {
+      return interruption;
+    },
+    emit(delta) {
+      if (settled || interruption || !onDelta) return;
+      try {
+        onDelta(delta);
+      } catch {
+        // A throwing listener is the caller's bug; the call itself goes on.
+      }
+    },
+  };
+
+  let result: ModelResult;
+  try {
+    const running = execute(ctx);
+    // If the deadline wins the race, the SDK call is aborted and left to unwind on its own.
+    running.catch(() => {});
+    result = await Promise.race([running, interrupted]);
+  } catch (error) {
+    result = interruption ? fromInterruption(interruption) : safeClassify(classify, error, ctx);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onAbort);
+  }
+  // An interruption that landed before settlement wins: the SDKs end an aborted
+  // stream quietly, which would otherwise look like a short but complete one.
+  if (interruption) result = fromInterruption(interruption);
+  settled = true;
+  return result;
+}
+
+function fromInterruption(interruption: Interruption): ModelResult {
+  return transportFailure(interruption.kind, interruption.message);
+}
+
+function safeClassify(classify: (error: unknown, ctx: CallContext) => ModelResult, error: unknown, ctx: CallContext): ModelResult {
+  try {
+    return classify(error, ctx);
+  } catch (classifyError) {
+    return transportFailure('network', `unclassifiable error: ${describeError(error)} (${describeError(classifyError)})`);
+  }
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return cause instanceof Error && cause.message && !error.message.includes(cause.message)
+      ? `${error.message}: ${cause.message}`
+      : error.message;
+  }
+  return String(error);
+}

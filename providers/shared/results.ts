@@ -1,0 +1,31 @@
+/**
+ * Small constructors for results adapters build, keeping optional fields absent
+ * (not `undefined`) so results compare and serialize cleanly.
+ */
+import type { ModelResult, TransportErrorKind, Usage } from '../contract.ts';
+
+export function transportFailure(
+  kind: TransportErrorKind,
+  message: string,
+  extra: { status?: number | undefined; retryAfterMs?: number | undefined; usage?: Usage | undefined } = {},
+): ModelResult {
+  return {
+    type: 'transport_error',
+    kind,
+    message,
+    ...(extra.status !== undefined ? { status: extra.status } : {}),
+    ...(extra.retryAfterMs !== undefined ? { retryAfterMs: extra.retryAfterMs } : {}),
+    ...(extra.usage !== undefined ? { usage: extra.usage } : {}),
+  };
+}
+
+export function overflowAtRequest(message: string): ModelResult {
+  return { type: 'context_window_exceeded', at: 'request', content: [], message };
+}
+
+/** Drops keys whose value is undefined (shallow). */
+export function compact<T extends object>(value: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = v;
+  return out as T;
+}

@@ -1,0 +1,158 @@
+/**
+ * The Anthropic Messages API on the wire: `POST /v1/messages`, SSE events named
+ * after their `type`, `{"type":"error","error":{...}}` bodies.
+ */
+import type { Frame } from './plan.ts';
+import { sseFrame } from './plan.ts';
+import type { ErrorAnswer, ProtocolKit } from './protocol.ts';
+import type { ErrorKind, TurnStop, WireTurn } from './turn.ts';
+import { pieces } from './turn.ts';
+
+const MODEL = 'claude-sonnet-4-5-20250929';
+
+function stopReason(stop: TurnStop): string {
+  if (typeof stop === 'object') return stop.unknown;
+  switch (stop) {
+    case 'end':
+      return 'end_turn';
+    case 'tool_use':
+      return 'tool_use';
+    case 'max_tokens':
+      return 'max_tokens';
+    case 'refusal':
+      return 'refusal';
+    case 'overflow':
+      return 'model_context_window_exceeded';
+  }
+}
+
+function usageStart(turn: WireTurn) {
+  return {
+    input_tokens: turn.usage.input,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: turn.usage.cacheRead ?? 0,
+    output_tokens: 1,
+  };
+}
+
+function event(type: string, data: Record<string, unknown>, tag: Frame['tag']): Frame {
+  return sseFrame(type, { type, ...data }, tag);
+}
+
+function streamFrames(turn: WireTurn): Frame[] {
+  const frames: Frame[] = [];
+  const id = 'msg_01WireFake0000000000000001';
+  frames.push(
+    event(
+      'message_start',
+      {
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: turn.model ?? MODEL,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: usageStart(turn),
+        },
+      },
+      'start',
+    ),
+  );
+  frames.push(event('ping', {}, 'ping'));
+  turn.blocks.forEach((block, index) => {
+    if (block.type === 'text') {
+      frames.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }, 'block_start'));
+      for (const piece of pieces(block.text)) {
+        frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }, 'text_delta'));
+      }
+    } else {
+      frames.push(
+        event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }, 'block_start'),
+      );
+      // Like the API: a first empty fragment, then the JSON in pieces.
+      for (const piece of ['', ...(block.args ? pieces(block.args) : [])]) {
+        frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }, 'args_delta'));
+      }
+    }
+    frames.push(event('content_block_stop', { index }, 'block_stop'));
+  });
+  const stop = stopReason(turn.stop);
+  frames.push(
+    event(
+      'message_delta',
+      {
+        delta: {
+          stop_reason: stop,
+          stop_sequence: null,
+          ...(turn.stop === 'refusal' && turn.refusal?.details !== undefined ? { stop_details: turn.refusal.details } : {}),
+        },
+        usage: { output_tokens: turn.usage.output },
+      },
+      'stop',
+    ),
+  );
+  frames.push(event('message_stop', {}, 'final'));
+  return frames;
+}
+
+function completeBody(turn: WireTurn): unknown {
+  return {
+    id: 'msg_01WireFake0000000000000002',
+    type: 'message',
+    role: 'assistant',
+    model: turn.model ?? MODEL,
+    content: turn.blocks.map((block) =>
+      block.type === 'text'
+        ? { type: 'text', text: block.text }
+        : { type: 'tool_use', id: block.id, name: block.name, input: block.args ? JSON.parse(block.args) : {} },
+    ),
+    stop_reason: stopReason(turn.stop),
+    stop_sequence: null,
+    ...(turn.stop === 'refusal' ? { stop_details: turn.refusal?.details ?? null } : {}),
+    usage: { ...usageStart(turn), output_tokens: turn.usage.output },
+  };
+}
+
+function errorBody(type: string, message: string) {
+  return { type: 'error', error: { type, message }, request_id: 'req_011WireFake000000000000' };
+}
+
+export const ANTHROPIC_OVERFLOW_MESSAGE = 'prompt is too long: 215438 tokens > 200000 maximum';
+
+function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
+  switch (kind) {
+    case 'overflow':
+      return { status: status ?? 400, body: errorBody('invalid_request_error', ANTHROPIC_OVERFLOW_MESSAGE) };
+    case 'auth':
+      return { status: status ?? 401, body: errorBody('authentication_error', 'invalid x-api-key') };
+    case 'rate_limited':
+      return {
+        status: status ?? 429,
+        body: errorBody(
+          'rate_limit_error',
+          'This request would exceed the rate limit for your organization of 50,000 input tokens per minute.',
+        ),
+      };
+    case 'server_error':
+      return { status: status ?? 500, body: errorBody('api_error', 'Internal server error') };
+    case 'overloaded':
+      return { status: status ?? 529, body: errorBody('overloaded_error', 'Overloaded') };
+  }
+}
+
+export const anthropicWire: ProtocolKit = {
+  provider: 'anthropic',
+  path: '/v1/messages',
+  streamFrames,
+  completeBody,
+  errorAnswer,
+  overloadedEventFrame: () => sseFrame('error', errorBody('overloaded_error', 'Overloaded'), 'error'),
+  malformedFrame: () => ({
+    text: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel\n\n',
+    tag: 'malformed',
+  }),
+  endTags: ['final'],
+  duplicableTags: ['start', 'ping', 'block_start', 'block_stop', 'stop', 'final'],
+};

@@ -1,0 +1,31 @@
+/**
+ * Stream faults as transformations of a well-formed frame list, so every
+ * provider's protocol gets the same faults in its own bytes.
+ */
+import type { Frame, FrameTag } from './plan.ts';
+
+/** The frames without those tagged `tags` (e.g. a stream missing its end). */
+export function withoutTags(frames: readonly Frame[], tags: readonly FrameTag[]): Frame[] {
+  return frames.filter((f) => !tags.includes(f.tag));
+}
+
+/** Every frame tagged `tags` sent twice in a row. */
+export function duplicated(frames: readonly Frame[], tags: readonly FrameTag[]): Frame[] {
+  return frames.flatMap((f) => (tags.includes(f.tag) ? [f, f] : [f]));
+}
+
+/** The frames up to and including the `n`-th (1-based) frame tagged `tag`; all frames when there are fewer. */
+export function upToNth(frames: readonly Frame[], tag: FrameTag, n = 1): Frame[] {
+  let seen = 0;
+  for (let i = 0; i < frames.length; i++) {
+    if (frames[i]!.tag === tag && ++seen === n) return frames.slice(0, i + 1);
+  }
+  return [...frames];
+}
+
+/** `extra` inserted right after the first frame tagged `tag` (at the end when there is none). */
+export function insertAfter(frames: readonly Frame[], tag: FrameTag, extra: Frame): Frame[] {
+  const i = frames.findIndex((f) => f.tag === tag);
+  if (i < 0) return [...frames, extra];
+  return [...frames.slice(0, i + 1), extra, ...frames.slice(i + 1)];
+}

@@ -1,0 +1,171 @@
+/**
+ * OpenAI Chat Completions on the wire: `POST /v1/chat/completions`, `data:`-only
+ * SSE chunks, a usage chunk (with `stream_options.include_usage`), `data: [DONE]`,
+ * and `{"error":{...}}` bodies.
+ */
+import type { Frame } from './plan.ts';
+import { sseFrame } from './plan.ts';
+import type { ErrorAnswer, ProtocolKit } from './protocol.ts';
+import type { ErrorKind, TurnStop, WireTurn } from './turn.ts';
+import { UnsupportedOnWire, pieces } from './turn.ts';
+
+const MODEL = 'gpt-4o-2024-08-06';
+const ID = 'chatcmpl-WireFake000000000000000001';
+
+function finishReason(stop: TurnStop): string {
+  if (typeof stop === 'object') return stop.unknown;
+  switch (stop) {
+    case 'end':
+    case 'refusal':
+      return 'stop';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'max_tokens':
+      return 'length';
+    case 'overflow':
+      throw new UnsupportedOnWire(
+        'OpenAI Chat Completions has no stop reason for a context window filled during generation: it rejects the request up front, or stops with finish_reason "length"',
+      );
+  }
+}
+
+function usage(turn: WireTurn) {
+  return {
+    prompt_tokens: turn.usage.input,
+    completion_tokens: turn.usage.output,
+    total_tokens: turn.usage.input + turn.usage.output,
+    prompt_tokens_details: { cached_tokens: turn.usage.cacheRead ?? 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+function chunk(delta: Record<string, unknown>, finish: string | null, model: string): Record<string, unknown> {
+  return {
+    id: ID,
+    object: 'chat.completion.chunk',
+    created: 1_760_000_000,
+    model,
+    system_fingerprint: 'fp_wirefake',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  };
+}
+
+function streamFrames(turn: WireTurn): Frame[] {
+  const finish = finishReason(turn.stop);
+  const model = turn.model ?? MODEL;
+  const frames: Frame[] = [sseFrame(null, chunk({ role: 'assistant', content: '', refusal: null }, null, model), 'start')];
+  let callIndex = 0;
+  for (const block of turn.blocks) {
+    if (block.type === 'text') {
+      for (const piece of pieces(block.text)) frames.push(sseFrame(null, chunk({ content: piece }, null, model), 'text_delta'));
+      continue;
+    }
+    const index = callIndex++;
+    frames.push(
+      sseFrame(
+        null,
+        chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model),
+        'block_start',
+      ),
+    );
+    for (const piece of block.args ? pieces(block.args) : []) {
+      frames.push(sseFrame(null, chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null, model), 'args_delta'));
+    }
+  }
+  if (turn.stop === 'refusal') {
+    for (const piece of pieces(turn.refusal?.text ?? "I'm sorry, I can't help with that.")) {
+      frames.push(sseFrame(null, chunk({ refusal: piece }, null, model), 'refusal_delta'));
+    }
+  }
+  frames.push(sseFrame(null, chunk({}, finish, model), 'stop'));
+  frames.push(
+    sseFrame(
+      null,
+      { id: ID, object: 'chat.completion.chunk', created: 1_760_000_000, model, system_fingerprint: 'fp_wirefake', choices: [], usage: usage(turn) },
+      'usage',
+    ),
+  );
+  frames.push(sseFrame(null, '[DONE]', 'final'));
+  return frames;
+}
+
+function completeBody(turn: WireTurn): unknown {
+  const text = turn.blocks.filter((b) => b.type === 'text').map((b) => b.text).join('');
+  const calls = turn.blocks.flatMap((b) =>
+    b.type === 'tool_call' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: b.args } }] : [],
+  );
+  return {
+    id: ID,
+    object: 'chat.completion',
+    created: 1_760_000_000,
+    model: turn.model ?? MODEL,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text === '' ? null : text,
+          refusal: turn.stop === 'refusal' ? (turn.refusal?.text ?? "I'm sorry, I can't help with that.") : null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          annotations: [],
+        },
+        logprobs: null,
+        finish_reason: finishReason(turn.stop),
+      },
+    ],
+    usage: usage(turn),
+  };
+}
+
+export function openAIErrorBody(message: string, type: string, code: string | null, param: string | null = null) {
+  return { error: { message, type, param, code } };
+}
+
+export const OPENAI_CHAT_OVERFLOW_MESSAGE =
+  "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.";
+
+export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, overflowParam: string, status?: number): ErrorAnswer {
+  switch (kind) {
+    case 'overflow':
+      return {
+        status: status ?? 400,
+        body: openAIErrorBody(overflowMessage, 'invalid_request_error', 'context_length_exceeded', overflowParam),
+      };
+    case 'auth':
+      return {
+        status: status ?? 401,
+        body: openAIErrorBody('Incorrect API key provided: sk-wire*****fake. You can find your API key at https://platform.openai.com/account/api-keys.', 'invalid_request_error', 'invalid_api_key'),
+      };
+    case 'rate_limited':
+      return {
+        status: status ?? 429,
+        body: openAIErrorBody(
+          'Rate limit reached for gpt-4o in organization org-wirefake on tokens per min (TPM): Limit 30000, Used 30000, Requested 512. Please try again in 1.024s.',
+          'tokens',
+          'rate_limit_exceeded',
+        ),
+      };
+    case 'server_error':
+      return {
+        status: status ?? 500,
+        body: openAIErrorBody('The server had an error while processing your request. Sorry about that!', 'server_error', null),
+      };
+    case 'overloaded':
+      return { status: status ?? 503, body: openAIErrorBody('The server is overloaded or not ready yet.', 'server_error', null) };
+  }
+}
+
+export const openAIChatWire: ProtocolKit = {
+  provider: 'openai-chat',
+  path: '/v1/chat/completions',
+  streamFrames,
+  completeBody,
+  errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages', status),
+  overloadedEventFrame: () => sseFrame(null, openAIErrorBody('The server is overloaded or not ready yet.', 'server_error', null), 'error'),
+  malformedFrame: () => ({
+    text: `data: {"id":"${ID}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hel\n\n`,
+    tag: 'malformed',
+  }),
+  endTags: ['stop', 'usage', 'final'],
+  duplicableTags: ['start', 'stop', 'usage', 'final'],
+};

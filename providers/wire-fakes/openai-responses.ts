@@ -1,0 +1,224 @@
+/**
+ * The OpenAI Responses API on the wire: `POST /v1/responses`, SSE events named
+ * after their `type`, each with a `sequence_number`; the response ends with
+ * `response.completed`, `response.incomplete` or `response.failed`.
+ */
+import type { Frame, FrameTag } from './plan.ts';
+import { sseFrame } from './plan.ts';
+import type { ProtocolKit } from './protocol.ts';
+import type { TurnStop, WireTurn } from './turn.ts';
+import { UnsupportedOnWire, pieces } from './turn.ts';
+import { openAIErrorAnswer } from './openai-chat.ts';
+
+const MODEL = 'gpt-4.1-2025-04-14';
+const RESPONSE_ID = 'resp_wirefake000000000000000001';
+
+export const OPENAI_RESPONSES_OVERFLOW_MESSAGE =
+  'Your input exceeds the context window of this model. Please adjust your input and try again.';
+
+/** The final status and incomplete reason for a stop. */
+function ending(stop: TurnStop): { status: 'completed' | 'incomplete'; reason?: string } {
+  if (typeof stop === 'object') return { status: 'incomplete', reason: stop.unknown };
+  switch (stop) {
+    case 'end':
+    case 'tool_use':
+    case 'refusal':
+      return { status: 'completed' };
+    case 'max_tokens':
+      return { status: 'incomplete', reason: 'max_output_tokens' };
+    case 'overflow':
+      throw new UnsupportedOnWire(
+        'the OpenAI Responses API has no ending for a context window filled during generation: it rejects the request up front, or ends incomplete with max_output_tokens',
+      );
+  }
+}
+
+function usage(turn: WireTurn) {
+  return {
+    input_tokens: turn.usage.input,
+    input_tokens_details: { cached_tokens: turn.usage.cacheRead ?? 0 },
+    output_tokens: turn.usage.output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: turn.usage.input + turn.usage.output,
+  };
+}
+
+function responseObject(turn: WireTurn, status: string, output: unknown[], extra: Record<string, unknown> = {}) {
+  return {
+    id: RESPONSE_ID,
+    object: 'response',
+    created_at: 1_760_000_000,
+    status,
+    error: null,
+    incomplete_details: null,
+    model: turn.model ?? MODEL,
+    output,
+    parallel_tool_calls: true,
+    store: false,
+    tool_choice: 'auto',
+    tools: [],
+    usage: null,
+    ...extra,
+  };
+}
+
+/** Output items as they stand at the end, for `response.completed` and complete bodies. */
+function outputItems(turn: WireTurn, cutLastCall: boolean): unknown[] {
+  const items: unknown[] = [];
+  turn.blocks.forEach((block, i) => {
+    if (block.type === 'text') {
+      items.push({
+        id: `msg_wirefake${i}`,
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: block.text, annotations: [], logprobs: [] }],
+      });
+    } else {
+      const cut = cutLastCall && i === turn.blocks.length - 1;
+      items.push({
+        id: `fc_wirefake${i}`,
+        type: 'function_call',
+        status: cut ? 'incomplete' : 'completed',
+        call_id: block.id,
+        name: block.name,
+        arguments: block.args,
+      });
+    }
+  });
+  if (turn.stop === 'refusal') {
+    items.push({
+      id: `msg_wirefake${turn.blocks.length}`,
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'refusal', refusal: turn.refusal?.text ?? "I'm sorry, I can't help with that." }],
+    });
+  }
+  return items;
+}
+
+function streamFrames(turn: WireTurn): Frame[] {
+  const end = ending(turn.stop);
+  const frames: Frame[] = [];
+  let seq = 0;
+  const push = (type: string, data: Record<string, unknown>, tag: FrameTag) =>
+    frames.push(sseFrame(type, { type, sequence_number: seq++, ...data }, tag));
+
+  push('response.created', { response: responseObject(turn, 'in_progress', []) }, 'start');
+  push('response.in_progress', { response: responseObject(turn, 'in_progress', []) }, 'start');
+  const cutLastCall = turn.stop === 'max_tokens' && turn.blocks.at(-1)?.type === 'tool_call';
+
+  turn.blocks.forEach((block, output_index) => {
+    if (block.type === 'text') {
+      const item_id = `msg_wirefake${output_index}`;
+      push(
+        'response.output_item.added',
+        { output_index, item: { id: item_id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } },
+        'block_start',
+      );
+      push('response.content_part.added', { item_id, output_index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }, 'other');
+      for (const delta of pieces(block.text)) {
+        push('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] }, 'text_delta');
+      }
+      push('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }, 'other');
+      push(
+        'response.content_part.done',
+        { item_id, output_index, content_index: 0, part: { type: 'output_text', text: block.text, annotations: [] } },
+        'other',
+      );
+      push(
+        'response.output_item.done',
+        {
+          output_index,
+          item: {
+            id: item_id,
+            type: 'message',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: block.text, annotations: [], logprobs: [] }],
+          },
+        },
+        'block_stop',
+      );
+      return;
+    }
+    const item_id = `fc_wirefake${output_index}`;
+    push(
+      'response.output_item.added',
+      { output_index, item: { id: item_id, type: 'function_call', status: 'in_progress', call_id: block.id, name: block.name, arguments: '' } },
+      'block_start',
+    );
+    for (const delta of block.args ? pieces(block.args) : []) {
+      push('response.function_call_arguments.delta', { item_id, output_index, delta }, 'args_delta');
+    }
+    if (cutLastCall && output_index === turn.blocks.length - 1) return; // cut by the token limit: never done
+    push('response.function_call_arguments.done', { item_id, output_index, arguments: block.args }, 'other');
+    push(
+      'response.output_item.done',
+      { output_index, item: { id: item_id, type: 'function_call', status: 'completed', call_id: block.id, name: block.name, arguments: block.args } },
+      'block_stop',
+    );
+  });
+
+  if (turn.stop === 'refusal') {
+    const output_index = turn.blocks.length;
+    const item_id = `msg_wirefake${output_index}`;
+    const refusal = turn.refusal?.text ?? "I'm sorry, I can't help with that.";
+    push(
+      'response.output_item.added',
+      { output_index, item: { id: item_id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } },
+      'block_start',
+    );
+    push('response.content_part.added', { item_id, output_index, content_index: 0, part: { type: 'refusal', refusal: '' } }, 'other');
+    for (const delta of pieces(refusal)) {
+      push('response.refusal.delta', { item_id, output_index, content_index: 0, delta }, 'refusal_delta');
+    }
+    push('response.refusal.done', { item_id, output_index, content_index: 0, refusal }, 'other');
+    push(
+      'response.output_item.done',
+      { output_index, item: { id: item_id, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'refusal', refusal }] } },
+      'block_stop',
+    );
+  }
+
+  const final = responseObject(turn, end.status, outputItems(turn, cutLastCall), {
+    usage: usage(turn),
+    ...(end.reason ? { incomplete_details: { reason: end.reason } } : {}),
+  });
+  push(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: final }, 'final');
+  return frames;
+}
+
+function completeBody(turn: WireTurn): unknown {
+  const end = ending(turn.stop);
+  return responseObject(turn, end.status, outputItems(turn, turn.stop === 'max_tokens' && turn.blocks.at(-1)?.type === 'tool_call'), {
+    usage: usage(turn),
+    ...(end.reason ? { incomplete_details: { reason: end.reason } } : {}),
+  });
+}
+
+export const openAIResponsesWire: ProtocolKit = {
+  provider: 'openai-responses',
+  path: '/v1/responses',
+  streamFrames,
+  completeBody,
+  errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_RESPONSES_OVERFLOW_MESSAGE, 'input', status),
+  overloadedEventFrame: () =>
+    sseFrame(
+      'error',
+      {
+        type: 'error',
+        sequence_number: 9_999,
+        error: { type: 'server_error', code: 'server_error', message: 'The server is overloaded or not ready yet.', param: null },
+      },
+      'error',
+    ),
+  malformedFrame: () => ({
+    text: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":3,"delta":"Hel\n\n',
+    tag: 'malformed',
+  }),
+  endTags: ['final'],
+  // Every event carries a sequence number, so any of them may arrive twice.
+  duplicableTags: ['start', 'block_start', 'text_delta', 'args_delta', 'refusal_delta', 'block_stop', 'other', 'final'],
+};

@@ -1,0 +1,34 @@
+/**
+ * What each provider's wire module offers the fakes: a turn written as SSE
+ * frames, a complete (non-streaming) body, error bodies, and the frames the
+ * stream faults need.
+ */
+import type { WireProvider } from '../names.ts';
+import type { Frame, FrameTag } from './plan.ts';
+import type { ErrorKind, WireTurn } from './turn.ts';
+
+export interface ErrorAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface ProtocolKit {
+  readonly provider: WireProvider;
+  /** The request path under the base URL. */
+  readonly path: string;
+  /** The turn as a stream. Throws UnsupportedOnWire when the provider cannot say it. */
+  streamFrames(turn: WireTurn): Frame[];
+  /** The turn as a non-streaming JSON body. */
+  completeBody(turn: WireTurn): unknown;
+  /** The error answer for a kind; `status` overrides the usual one (e.g. 503 vs 529). */
+  errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer;
+  /** An error event inside a 200 stream, saying the service is overloaded. */
+  overloadedEventFrame(): Frame;
+  /** A data line whose JSON is cut off. */
+  malformedFrame(): Frame;
+  /** Frames that carry the end of the response; dropping them leaves a stream without its end. */
+  readonly endTags: readonly FrameTag[];
+  /** Frames that can be sent twice without changing meaning for a correct client. */
+  readonly duplicableTags: readonly FrameTag[];
+}

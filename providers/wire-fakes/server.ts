@@ -1,0 +1,135 @@
+/**
+ * The wire-level fake: msw intercepts requests to a fake origin, and each
+ * scenario (a prefix of that origin) answers with planned bytes. The real SDKs
+ * parse them, exactly as they would parse a provider's answer.
+ *
+ * msw patches the process's network layer, so there is one shared instance per
+ * process; `acquireWireFake()` starts it and `release()` stops it when the last
+ * user is done. Scenarios are independent, so tests may run side by side.
+ */
+import { setupServer, type SetupServer } from 'msw/node';
+import { http } from 'msw';
+import type { WireProvider } from '../names.ts';
+import type { WirePlan } from './plan.ts';
+import { planResponse } from './serve.ts';
+
+export const WIRE_FAKE_ORIGIN = 'https://wire-fake.loopgate.test';
+
+/** A request as the fake received it (auth headers redacted). */
+export interface ReceivedRequest {
+  readonly method: string;
+  /** Path after the scenario prefix, e.g. `/v1/messages` or `/v1/chat/completions`. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The JSON body, or the raw text when it was not JSON. */
+  readonly body: unknown;
+}
+
+export type Responder = (request: ReceivedRequest, index: number) => WirePlan;
+
+export interface WireScenario {
+  readonly id: string;
+  /** The base URL to give the SDK client for this provider. */
+  baseURL(provider: WireProvider): string;
+  /** Every request this scenario received, in order. */
+  readonly requests: readonly ReceivedRequest[];
+}
+
+const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'cookie']);
+
+let server: SetupServer | undefined;
+let users = 0;
+let nextId = 0;
+const scenarios = new Map<string, { responder: Responder; requests: ReceivedRequest[] }>();
+
+async function readBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function startServer(): SetupServer {
+  const instance = setupServer(
+    http.all(`${WIRE_FAKE_ORIGIN}/s/:scenario/*`, async ({ request, params }) => {
+      const id = String(params.scenario);
+      const scenario = scenarios.get(id);
+      const url = new URL(request.url);
+      const path = url.pathname.slice(`/s/${id}`.length) + url.search;
+      if (!scenario) {
+        return Response.json(
+          { error: { type: 'not_found_error', message: `wire fake: no scenario "${id}" (was it disposed?)` } },
+          { status: 404 },
+        );
+      }
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = SECRET_HEADERS.has(name.toLowerCase()) ? '[REDACTED]' : value;
+      });
+      const received: ReceivedRequest = { method: request.method, path, headers, body: await readBody(request) };
+      const index = scenario.requests.length;
+      scenario.requests.push(received);
+      let plan: WirePlan;
+      try {
+        plan = scenario.responder(received, index);
+      } catch (error) {
+        return Response.json(
+          { error: { type: 'wire_fake_error', message: `wire fake responder failed: ${(error as Error).message}` } },
+          { status: 500 },
+        );
+      }
+      return planResponse(plan, request.signal);
+    }),
+  );
+  instance.listen({ onUnhandledFrame: 'bypass' });
+  return instance;
+}
+
+export interface WireFake {
+  /** Registers a scenario: a fixed plan, a plan per request (last one repeats), or a function. */
+  scenario(answer: WirePlan | readonly WirePlan[] | Responder): WireScenario;
+  /** Stops intercepting when the last user releases. */
+  release(): void;
+}
+
+export function acquireWireFake(): WireFake {
+  server ??= startServer();
+  users++;
+  let released = false;
+  const own: string[] = [];
+  return {
+    scenario(answer) {
+      const id = `w${++nextId}`;
+      const responder: Responder =
+        typeof answer === 'function'
+          ? answer
+          : Array.isArray(answer)
+            ? (_request, index) => (answer as readonly WirePlan[])[Math.min(index, (answer as readonly WirePlan[]).length - 1)]!
+            : () => answer as WirePlan;
+      const requests: ReceivedRequest[] = [];
+      scenarios.set(id, { responder, requests });
+      own.push(id);
+      return {
+        id,
+        requests,
+        baseURL(provider) {
+          const root = `${WIRE_FAKE_ORIGIN}/s/${id}`;
+          return provider === 'anthropic' ? root : `${root}/v1`;
+        },
+      };
+    },
+    release() {
+      if (released) return;
+      released = true;
+      for (const id of own) scenarios.delete(id);
+      users--;
+      if (users === 0 && server) {
+        server.close();
+        server = undefined;
+      }
+    },
+  };
+}

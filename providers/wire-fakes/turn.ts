@@ -1,0 +1,52 @@
+/**
+ * A model turn described once, provider-neutrally, so each provider's protocol
+ * module can write it in its own wire format.
+ */
+export type TurnBlock =
+  | { readonly type: 'text'; readonly text: string }
+  /** `args` is the argument text as the model writes it (may be cut short). */
+  | { readonly type: 'tool_call'; readonly id: string; readonly name: string; readonly args: string };
+
+export type TurnStop =
+  | 'end'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'refusal'
+  /** The context window filled during generation. */
+  | 'overflow'
+  | { readonly unknown: string };
+
+export interface TurnUsage {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead?: number;
+}
+
+export interface WireTurn {
+  readonly blocks: readonly TurnBlock[];
+  readonly stop: TurnStop;
+  readonly usage: TurnUsage;
+  /** For `refusal`: the refusal text (OpenAI) and details (Anthropic stop_details). */
+  readonly refusal?: { readonly text?: string; readonly details?: unknown };
+  readonly model?: string;
+}
+
+/** The kinds of failure a provider answers with an error body. */
+export type ErrorKind = 'overflow' | 'auth' | 'rate_limited' | 'server_error' | 'overloaded';
+
+/** Thrown by a protocol module for a turn its provider cannot produce. */
+export class UnsupportedOnWire extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedOnWire';
+  }
+}
+
+/** Splits text into about `parts` pieces (at least one character each), as streams do. */
+export function pieces(text: string, parts = 3): string[] {
+  if (text.length <= 1) return [text];
+  const size = Math.max(1, Math.ceil(text.length / parts));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
