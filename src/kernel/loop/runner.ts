@@ -46,7 +46,7 @@ import { ProjectionCache } from '../projection/projection.ts';
 import { checkToolPairing } from '../projection/invariants/tool-pairing.ts';
 import { redactDeep } from '../redact.ts';
 import type { ToolCallRecorder, SideEffect } from '../tools/types.ts';
-import type { SpanHandle, Tracer } from '../trace/tracer.ts';
+import { Tracer, type SpanHandle } from '../trace/tracer.ts';
 import { CancelScope, raceAbort } from './cancellation.ts';
 import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
@@ -147,22 +147,24 @@ export class AgentLoop {
    */
   drain(): Promise<TurnResult[]> {
     if (this.#running) return this.#running;
-    const run = (async () => {
-      const results: TurnResult[] = [];
-      try {
-        while (!this.#stopped && this.#log.positions.openTurn === undefined && this.hasWork()) {
-          const result = await this.#runTurn();
-          results.push(result);
-          if (result.outcome.kind === 'cancelled') break;
-          if (result.outcome.kind === 'failed' && result.outcome.reason === 'persistence') break;
-        }
-      } finally {
-        this.#running = undefined;
-      }
-      return results;
-    })();
+    // `finally` runs in a later microtask, after `#running` is set, even when
+    // there is nothing to do and the drain finishes at once.
+    const run: Promise<TurnResult[]> = this.#drainTurns().finally(() => {
+      if (this.#running === run) this.#running = undefined;
+    });
     this.#running = run;
     return run;
+  }
+
+  async #drainTurns(): Promise<TurnResult[]> {
+    const results: TurnResult[] = [];
+    while (!this.#stopped && this.#log.positions.openTurn === undefined && this.hasWork()) {
+      const result = await this.#runTurn();
+      results.push(result);
+      if (result.outcome.kind === 'cancelled') break;
+      if (result.outcome.kind === 'failed' && result.outcome.reason === 'persistence') break;
+    }
+    return results;
   }
 
   // ---------------------------------------------------------------------------
@@ -172,7 +174,12 @@ export class AgentLoop {
   async #runTurn(): Promise<TurnResult> {
     const deps = this.#deps;
     const turn = this.#log.positions.nextTurn;
-    const tracer = deps.tracing.begin(turn);
+    let tracer: Tracer;
+    try {
+      tracer = deps.tracing.begin(turn);
+    } catch {
+      tracer = new Tracer({ clock: deps.clock, traceId: `turn-${turn}`, redact: deps.redact }); // a broken host tracer must not stop the turn
+    }
     const scope = new CancelScope(deps.signals ? linkSignals(deps.signals) : []);
     const state: TurnState = {
       turn,
@@ -471,6 +478,16 @@ export class AgentLoop {
       call = client.call(request, onDelta);
     } catch (error) {
       call = Promise.reject(error);
+    }
+    const timeoutMs = request.timeoutMs;
+    if (timeoutMs !== undefined) {
+      // Providers honour the timeout themselves; this is the backstop for one that hangs.
+      const stop = new AbortController();
+      const timedOut = this.#deps.clock.sleep(timeoutMs, AbortSignal.any([stop.signal, s.scope.signal])).then((): ModelResult | undefined =>
+        s.scope.cancelled ? undefined : { type: 'transport_error', kind: 'timeout', message: `no result within ${timeoutMs} ms` },
+      );
+      const raced = call;
+      call = Promise.race([raced, timedOut.then((r) => r ?? raced)]).finally(() => stop.abort());
     }
     const result = await raceAbort<ModelResult>(
       call,
