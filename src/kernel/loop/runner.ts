@@ -117,7 +117,8 @@ export class AgentLoop {
   /** Posts a message to the inbox. Returns its id. It is taken by `drain`. */
   send(text: string, options: SendOptions = {}): string {
     const id = options.id ?? this.#deps.newId();
-    this.#log.append('inbox.received', { id, intent: options.intent ?? 'follow_up', text, source: options.source ?? 'user' });
+    // Secrets never reach the log (nor, therefore, the model).
+    this.#log.append('inbox.received', { id, intent: options.intent ?? 'follow_up', text: this.#deps.redact(text), source: options.source ?? 'user' });
     return id;
   }
 
@@ -272,7 +273,7 @@ export class AgentLoop {
           if (result.text.trim().length === 0 && !result.content.some((b) => b.type === 'text' && b.text.trim())) {
             return { kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' };
           }
-          this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content) });
+          this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content, this.#deps.redact) });
           s.takenPending = [];
           s.reply = result.text;
           await this.#persist();
@@ -284,7 +285,7 @@ export class AgentLoop {
         }
         case 'tool_use': {
           const calls = this.#uniqueCallIds(result.calls);
-          this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(withCallIds(result.content, calls)) });
+          this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(withCallIds(result.content, calls), this.#deps.redact) });
           s.takenPending = [];
           for (const c of calls) s.callIds.push(c.id);
           await this.#persist();
@@ -471,7 +472,7 @@ export class AgentLoop {
     const span = s.span.child('model_call', client.name, { step: s.steps, attempt, model: request.model });
     let open = true;
     const onDelta = (delta: ModelDelta) => {
-      if (open) this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: { ...delta } });
+      if (open) this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: redactDeep(delta, this.#deps.redact) as Record<string, unknown> });
     };
     let call: Promise<ModelResult>;
     try {
@@ -754,9 +755,11 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-/** Assistant content as plain data for the log. */
-function plainContent(content: readonly import('../../../providers/contract.ts').AssistantBlock[]) {
-  return content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'tool_call' as const, id: b.id, name: b.name, args: b.args ?? {} }));
+/** Assistant content as plain, redacted data for the log. */
+function plainContent(content: readonly import('../../../providers/contract.ts').AssistantBlock[], redact: (t: string) => string) {
+  return content.map((b) =>
+    b.type === 'text' ? { type: 'text' as const, text: redact(b.text) } : { type: 'tool_call' as const, id: b.id, name: b.name, args: redactDeep(b.args ?? {}, redact) },
+  );
 }
 
 /** Content with call ids replaced by the de-duplicated ones, in order. */
