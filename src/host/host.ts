@@ -20,6 +20,7 @@ import { EventLog } from '../kernel/log/event-log.ts';
 import type { ModelErrorHandler } from '../kernel/loop/model-errors.ts';
 import { AgentLoop } from '../kernel/loop/runner.ts';
 import type { CheckpointHook, ClaimPolicy, Compactor, PromptSource, TurnTracing } from '../kernel/loop/types.ts';
+import { PRIORITY, PromptAssembler } from '../kernel/prompt/assembler.ts';
 import { createRedactor, secretsFromEnv, type Redactor } from '../kernel/redact.ts';
 import { createToolExecutor } from '../kernel/tools/pipeline.ts';
 import type { PolicyRule } from '../kernel/tools/policy.ts';
@@ -76,9 +77,12 @@ export class AgentHost {
   readonly #sessions = new Map<string, Session>();
   readonly #shutdown = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
+  /** The system prompt's fragments: register more (tool guidance, dynamic context) at any time. */
+  readonly prompt: PromptSource;
 
   constructor(options: HostOptions) {
     this.#options = options;
+    this.prompt = options.prompt ?? configPrompt(options.config);
     this.#clock = options.clock ?? systemClock;
     this.#redact = createRedactor({ secrets: [...secretsFromEnv(), ...(options.secrets ?? [])] });
     this.#tools = buildToolExecutor(options, this.#redact);
@@ -190,7 +194,7 @@ export class AgentHost {
       model: o.model,
       ...(o.fallbackModels ? { fallbackModels: o.fallbackModels } : {}),
       tools: this.#tools,
-      prompt: o.prompt ?? configPrompt(o.config),
+      prompt: this.prompt,
       clock: this.#clock,
       persist: flush,
       tracing,
@@ -237,13 +241,12 @@ function serializedFlush(store: EventStore, conversationId: string, log: EventLo
   };
 }
 
-function configPrompt(config: HostConfig): PromptSource {
-  const fragments = [
-    { id: 'identity', priority: -100, text: config.prompt.identity },
-    ...(config.prompt.deployment ? [{ id: 'deployment', priority: 0, text: config.prompt.deployment }] : []),
-  ];
-  const assembled = { system: fragments.map((f) => f.text).join('\n\n'), fragments: fragments.map(({ id, priority }) => ({ id, priority })) };
-  return { assemble: () => assembled };
+/** The identity and deployment fragments from config; callers may register more. */
+export function configPrompt(config: HostConfig): PromptAssembler {
+  const prompt = new PromptAssembler();
+  prompt.register({ id: 'identity', priority: PRIORITY.identity, text: config.prompt.identity });
+  if (config.prompt.deployment) prompt.register({ id: 'deployment', priority: PRIORITY.deployment, text: config.prompt.deployment });
+  return prompt;
 }
 
 function buildToolExecutor(options: HostOptions, redact: Redactor): ToolExecutor {

@@ -1,0 +1,38 @@
+/**
+ * The `loopgate` command. Exit codes: 0 passed, 1 failures or regressions,
+ * 2 usage, config or input errors.
+ */
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { replayCommand } from './commands/replay.ts';
+import { EXIT, UsageError } from './exit-codes.ts';
+
+export async function main(argv: string[]): Promise<number> {
+  let code: number = EXIT.passed;
+  const parser = yargs(argv)
+    .scriptName('loopgate')
+    .usage('$0 <command> [options]')
+    .command(replayCommand as never)
+    .demandCommand(1, 'name a command (see --help)')
+    .strict()
+    .help()
+    .version(false)
+    .fail((message, error) => {
+      if (error) throw error; // reported once, below
+      process.stderr.write(`loopgate: ${message}\n`);
+      code = EXIT.usage;
+    });
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`loopgate: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`loopgate: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    return EXIT.usage;
+  }
+  return code !== EXIT.passed ? code : ((process.exitCode as number | undefined) ?? EXIT.passed);
+}
+
+process.exitCode = await main(hideBin(process.argv));

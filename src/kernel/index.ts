@@ -1,0 +1,50 @@
+/**
+ * The kernel's public entry: the loop and its parts. Hosts — the production host,
+ * the harness, a user's own — import from here and nowhere deeper.
+ */
+export * from '../../providers/contract.ts';
+export * from './outcome.ts';
+export { systemClock, type Clock } from './clock.ts';
+export { createRedactor, redactDeep, secretsFromEnv, DEFAULT_SECRET_PATTERNS, REDACTED, type Redactor } from './redact.ts';
+
+// The log
+export { EventLog, type AppendOptions, type LogListener } from './log/event-log.ts';
+export { EVENT_SCHEMAS, EVENT_VERSIONS, IGNORABLE_BY_DEFAULT, isKnownType, outcomeSchema, type EventType, type EventPayload, type Intent } from './log/catalogue.ts';
+export { isKnown, toRecord, type AnyEvent, type Envelope, type EventRecord, type LogEvent, type OpaqueEvent } from './log/envelope.ts';
+export { decodeRecords, decodeRecord } from './log/decode.ts';
+export { LogAppendError, LogReadError } from './log/errors.ts';
+export { toFrozenPlainData } from './log/plain-data.ts';
+export type { PendingMessage, PositionIndex } from './log/positions.ts';
+
+// History
+export { project, ProjectionCache, SUMMARY_PREFIX } from './projection/projection.ts';
+export { checkToolPairing, normalizeAssistantContent, type PairingViolation } from './projection/invariants/tool-pairing.ts';
+export { contributionOf } from './projection/invariants/atomic-turns.ts';
+export { checkCompactionRange } from './projection/invariants/compaction-boundary.ts';
+export { estimateTokens } from './projection/estimate.ts';
+
+// The loop
+export { AgentLoop } from './loop/runner.ts';
+export * from './loop/types.ts';
+export { CancelScope, raceAbort, type CancelReason } from './loop/cancellation.ts';
+export { hasWakingWork, takeForNextStep, takeForTurnStart } from './loop/inbox.ts';
+export {
+  BUILT_IN_HANDLERS,
+  compactionHandler,
+  failFastHandler,
+  retryTiersHandler,
+  handleModelError,
+  outcomeForTransport,
+  type ErrorContext,
+  type ErrorDecision,
+  type ModelErrorHandler,
+  type ModelErrorResult,
+  type CompactionReport,
+} from './loop/model-errors.ts';
+export { applyCompaction, compactionCandidate, undoCompaction } from './loop/compaction.ts';
+export { recomputeRequest, requestSeqs, RecomputeError, type RecordedRequest } from './loop/request.ts';
+
+// Prompt, tools, trace
+export * from './prompt/index.ts';
+export * from './tools/index.ts';
+export * from './trace/tracer.ts';
