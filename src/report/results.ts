@@ -1,0 +1,130 @@
+/**
+ * The results of a run: what every reporter renders and what `results.json`
+ * holds. Versioned: a change that old readers cannot read bumps `schema`.
+ * Documented in docs/results-schema.md.
+ */
+
+export const RESULTS_SCHEMA = 'loopgate.results/v1' as const;
+
+export type CaseKind = 'table' | 'contract' | 'scenario' | 'fuzz';
+export type CaseStatus = 'passed' | 'failed' | 'skipped';
+
+/** One check made on a case: the three ways (outcome, history, trace) and the invariants. */
+export interface CheckResult {
+  /** e.g. `outcome`, `history`, `trace`, `tool-calls`, `invariant 6: tool pairing`. */
+  readonly name: string;
+  readonly passed: boolean;
+  /** Why it failed (or what it verified). */
+  readonly message: string;
+  readonly expected?: unknown;
+  readonly actual?: unknown;
+}
+
+/** One line of a case's timeline, for people (the HTML report draws these). */
+export interface TimelineEntry {
+  /** Virtual milliseconds since the case started. */
+  readonly at: number;
+  readonly kind:
+    | 'inbox'
+    | 'turn'
+    | 'step'
+    | 'model_call'
+    | 'model_result'
+    | 'retry'
+    | 'tool_call'
+    | 'tool_result'
+    | 'policy'
+    | 'compaction'
+    | 'cancel'
+    | 'fault'
+    | 'outcome';
+  readonly turn?: number;
+  readonly step?: number;
+  readonly label: string;
+  readonly detail?: string;
+  /** Tool arguments, results and the like (already redacted). */
+  readonly data?: unknown;
+  /** Virtual duration, when the entry spans time (model calls, tool calls). */
+  readonly durationMs?: number;
+  readonly status?: 'ok' | 'error' | 'cancelled' | 'unknown' | 'undetermined';
+}
+
+export interface CaseMetrics {
+  readonly turns: number;
+  readonly steps: number;
+  readonly toolCalls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly modelRequests: number;
+}
+
+export interface CaseResult {
+  /** Stable id: `<kind>:<path>`, e.g. `scenario:refunds/approval-granted`, `table:tool_use@MODEL`, `contract:anthropic/reply`. */
+  readonly id: string;
+  readonly kind: CaseKind;
+  readonly title: string;
+  /** Source file, when the case came from one. */
+  readonly file?: string;
+  readonly status: CaseStatus;
+  /** The last turn's outcome label, e.g. `replied`, `failed{max_steps}`. */
+  readonly outcome?: string;
+  /** Real wall-clock milliseconds the case took. */
+  readonly durationMs: number;
+  /** Virtual milliseconds that passed in the case's world. */
+  readonly virtualMs?: number;
+  /** The first failing check's message (for one-line reporters). */
+  readonly failure?: string;
+  readonly skipReason?: string;
+  readonly checks: readonly CheckResult[];
+  readonly metrics?: CaseMetrics;
+  readonly timeline?: readonly TimelineEntry[];
+  readonly tags?: readonly string[];
+  /** For live runs: how many of the repeats passed. */
+  readonly repeats?: { readonly runs: number; readonly passed: number; readonly threshold: number };
+}
+
+export interface KindSummary {
+  readonly total: number;
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+}
+
+export interface RunSummary extends KindSummary {
+  readonly byKind: Readonly<Record<CaseKind, KindSummary>>;
+}
+
+export interface Regression {
+  readonly id: string;
+  /** `status`: passed before, fails now; `steps` / `tokens`: worse than the threshold; `missing`: in the baseline, not in this run. */
+  readonly kind: 'status' | 'steps' | 'tokens' | 'missing';
+  readonly message: string;
+}
+
+export interface RunResults {
+  readonly schema: typeof RESULTS_SCHEMA;
+  readonly tool: { readonly name: 'loopgate'; readonly version: string };
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  readonly seed: number;
+  /** Present when this run is one shard of several (`--shard i/n`). */
+  readonly shard?: { readonly index: number; readonly total: number };
+  readonly summary: RunSummary;
+  readonly cases: readonly CaseResult[];
+  /** Present when the run was compared with a baseline. */
+  readonly regressions?: readonly Regression[];
+}
+
+export function summarize(cases: readonly CaseResult[]): RunSummary {
+  const empty = (): { total: number; passed: number; failed: number; skipped: number } => ({ total: 0, passed: 0, failed: 0, skipped: 0 });
+  const all = empty();
+  const byKind = { table: empty(), contract: empty(), scenario: empty(), fuzz: empty() };
+  for (const c of cases) {
+    for (const bucket of [all, byKind[c.kind]]) {
+      bucket.total++;
+      bucket[c.status]++;
+    }
+  }
+  return { ...all, byKind };
+}
