@@ -15,8 +15,12 @@ export interface ScriptedEntry {
   readonly result: ModelResult;
   /** Streamed before the result; default: the result's text as one delta. */
   readonly deltas?: readonly ModelDelta[];
-  /** Time the call takes (on the client's clock). */
+  /** Time the call takes before its first delta (on the client's clock). */
   readonly latencyMs?: number;
+  /** Delta pacing: time before each delta after the first (on the client's clock). */
+  readonly deltaIntervalMs?: number;
+  /** Time between the last delta and the result, e.g. a stream that stalls mid-way. */
+  readonly tailLatencyMs?: number;
 }
 
 export type ScriptItem = ModelResult | ScriptedEntry | ((request: ModelRequest, index: number) => ModelResult | ScriptedEntry);
@@ -65,18 +69,35 @@ export class ScriptedModelClient implements ModelClient {
           : transportError('invalid_request', { message: `scripted model: script exhausted at call ${index + 1}` });
       }
       const entry = toEntry(typeof item === 'function' ? item(request, index) : item);
-      if (entry.latencyMs && entry.latencyMs > 0) {
-        const timeout = request.timeoutMs;
-        const wait = timeout !== undefined ? Math.min(timeout, entry.latencyMs) : entry.latencyMs;
-        await this.#clock.sleep(wait, request.signal);
+      // Waits spend one budget: the request's timeout covers the whole call.
+      let budget = request.timeoutMs;
+      const wait = async (ms: number | undefined): Promise<ModelResult | undefined> => {
+        if (!ms || ms <= 0) return undefined;
+        const slept = budget !== undefined ? Math.min(budget, ms) : ms;
+        await this.#clock.sleep(slept, request.signal);
         if (request.signal?.aborted) return transportError('aborted', { message: 'aborted during the call' });
-        if (timeout !== undefined && entry.latencyMs > timeout) {
-          return transportError('timeout', { message: `no response within ${timeout} ms` });
+        if (budget !== undefined) {
+          budget -= slept;
+          if (ms > slept) return transportError('timeout', { message: `no response within ${request.timeoutMs} ms` });
+        }
+        return undefined;
+      };
+      const early = await wait(entry.latencyMs);
+      if (early) return early;
+      const deltas = entry.deltas ?? defaultDeltas(entry.result);
+      for (const [i, delta] of deltas.entries()) {
+        if (i > 0) {
+          const interrupted = await wait(entry.deltaIntervalMs);
+          if (interrupted) return interrupted;
+        }
+        try {
+          onDelta?.(delta);
+        } catch {
+          // A throwing listener is the caller's bug; like the adapters, the call goes on.
         }
       }
-      if (onDelta) {
-        for (const delta of entry.deltas ?? defaultDeltas(entry.result)) onDelta(delta);
-      }
+      const late = await wait(entry.tailLatencyMs);
+      if (late) return late;
       return entry.result;
     } catch (error) {
       // A throwing script function is a broken script; the contract still holds.

@@ -1,0 +1,41 @@
+/** One factory for the shipped adapters, by provider name (used by the CLI and the harnesses). */
+import { createAnthropicClient } from './anthropic/client.ts';
+import type { ModelClient } from './contract.ts';
+import type { WireProvider } from './names.ts';
+import { createOpenAIChatClient } from './openai-chat/client.ts';
+import { createOpenAIResponsesClient } from './openai-responses/client.ts';
+
+export interface AdapterOptions {
+  readonly apiKey: string;
+  readonly baseURL?: string;
+  readonly model: string;
+  readonly stream?: boolean;
+  readonly fetch?: typeof globalThis.fetch;
+  readonly defaultTimeoutMs?: number;
+  readonly onRequest?: (body: unknown) => void;
+}
+
+export function createAdapter(provider: WireProvider, options: AdapterOptions): ModelClient {
+  switch (provider) {
+    case 'anthropic':
+      return createAnthropicClient(options);
+    case 'openai-chat':
+      return createOpenAIChatClient(options);
+    case 'openai-responses':
+      return createOpenAIResponsesClient(options);
+  }
+}
+
+/** The API key environment variable each provider's SDK reads. */
+export const API_KEY_ENV: Readonly<Record<WireProvider, string>> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  'openai-chat': 'OPENAI_API_KEY',
+  'openai-responses': 'OPENAI_API_KEY',
+};
+
+/** The base URL environment variable each provider's SDK reads. */
+export const BASE_URL_ENV: Readonly<Record<WireProvider, string>> = {
+  anthropic: 'ANTHROPIC_BASE_URL',
+  'openai-chat': 'OPENAI_BASE_URL',
+  'openai-responses': 'OPENAI_BASE_URL',
+};

@@ -1,0 +1,36 @@
+/**
+ * What a contract case needs the provider to do, said once for every provider.
+ * A harness makes it happen (on the wire, or in a script) or says it cannot.
+ */
+import type { FrameTag } from '../wire-fakes/plan.ts';
+import type { ErrorKind, WireTurn } from '../wire-fakes/turn.ts';
+
+export type { ErrorKind, WireTurn } from '../wire-fakes/turn.ts';
+
+export type StreamFault =
+  /** The stream sends up to the `nth` frame tagged `after`, then nothing more (connection open). */
+  | { readonly type: 'stall'; readonly after: FrameTag; readonly nth?: number }
+  /** The stream sends up to the `nth` frame tagged `after`, then the connection drops. */
+  | { readonly type: 'reset'; readonly after: FrameTag; readonly nth?: number }
+  /** A data line with cut-off JSON after the first frame tagged `after`. */
+  | { readonly type: 'malformed'; readonly after: FrameTag }
+  /** An error event saying the service is overloaded, after the first frame tagged `after`. */
+  | { readonly type: 'error_event'; readonly after: FrameTag }
+  /** The stream closes without the frames that end the response. */
+  | { readonly type: 'drop_end' }
+  /** Framing events (and, where sequence numbers allow, every event) sent twice. */
+  | { readonly type: 'duplicate' }
+  /** The whole response, then the connection stays open. */
+  | { readonly type: 'stall_after_end' };
+
+export type Behaviour =
+  /** The model produces this turn over a well-formed stream. */
+  | { readonly kind: 'turn'; readonly turn: WireTurn }
+  /** The provider answers with an error status and its error body. */
+  | { readonly kind: 'http_error'; readonly error: ErrorKind; readonly status?: number; readonly retryAfterSeconds?: number }
+  /** The turn's stream, with a fault. */
+  | { readonly kind: 'stream_fault'; readonly turn: WireTurn; readonly fault: StreamFault }
+  /** The connection is reset before any response. */
+  | { readonly kind: 'reset_before_response' }
+  /** A 200 stream with no events at all. */
+  | { readonly kind: 'empty_stream' };

@@ -1,0 +1,504 @@
+/**
+ * The shared contract cases: what every ModelClient must do, for every way a
+ * model call can end. Each case names the provider behaviour it needs (the
+ * harness produces it) and checks the one result that comes back.
+ *
+ * Checks use node:assert, so the cases run under vitest and in the CLI alike.
+ */
+import assert from 'node:assert/strict';
+import type { AssistantBlock, ModelDelta, ModelRequest, ModelResult, ToolSpec } from '../contract.ts';
+import type { Behaviour } from './behaviours.ts';
+
+export interface CallOutcome {
+  readonly result: ModelResult;
+  /** Deltas received before the call settled. */
+  readonly deltas: readonly ModelDelta[];
+  /** Requests the provider received, when the harness can tell. */
+  readonly requestCount?: number;
+}
+
+export type Drive =
+  /** Aborts the call's signal when the first delta arrives. */
+  | 'abort_on_first_delta'
+  /** Passes a signal that is already aborted. */
+  | 'abort_before_call'
+  /** The delta listener throws on every delta. */
+  | 'throwing_listener';
+
+export interface ContractCase {
+  readonly id: string;
+  readonly title: string;
+  readonly behaviour: Behaviour;
+  readonly drive?: Drive;
+  /** Changes to the base request this case needs. */
+  readonly request?: (base: ModelRequest) => ModelRequest;
+  check(outcome: CallOutcome): void;
+}
+
+const weather: ToolSpec = {
+  name: 'get_weather',
+  description: 'Current weather for a city.',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
+};
+const time: ToolSpec = {
+  name: 'get_time',
+  description: 'Current time in a time zone.',
+  inputSchema: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] },
+};
+const listFiles: ToolSpec = { name: 'list_files', description: 'Lists the files in the workspace.', inputSchema: { type: 'object', properties: {} } };
+const search: ToolSpec = {
+  name: 'search',
+  description: 'Searches the web.',
+  inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+};
+
+/** Every case starts from this request; a 10 s deadline keeps a broken client from hanging the suite. */
+export const BASE_REQUEST: ModelRequest = {
+  model: '',
+  system: 'You are the loopgate contract suite.',
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'Run the contract case.' }] }],
+  tools: [weather, time, listFiles, search],
+  maxTokens: 256,
+  timeoutMs: 10_000,
+};
+
+const USAGE = { input: 321, output: 45 } as const;
+
+function expectType<T extends ModelResult['type']>(result: ModelResult, type: T): asserts result is Extract<ModelResult, { type: T }> {
+  assert.equal(result.type, type, `expected a ${type} result, got ${JSON.stringify(result)}`);
+}
+
+function expectTransport(result: ModelResult, kind: string): Extract<ModelResult, { type: 'transport_error' }> {
+  expectType(result, 'transport_error');
+  assert.equal(result.kind, kind, `expected transport_error{${kind}}, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+function expectUsage(result: ModelResult, input: number, output: number): void {
+  assert.ok(result.usage, `usage was sent but not reported: ${JSON.stringify(result)}`);
+  assert.equal(result.usage.inputTokens, input, 'usage.inputTokens');
+  assert.equal(result.usage.outputTokens, output, 'usage.outputTokens');
+}
+
+function streamedText(deltas: readonly ModelDelta[]): string {
+  return deltas.map((d) => (d.kind === 'text' ? d.text : '')).join('');
+}
+
+function callIds(content: readonly AssistantBlock[]): string[] {
+  return content.flatMap((b) => (b.type === 'tool_call' ? [b.id] : []));
+}
+
+const TEXT = 'The capital of France is Paris.';
+
+export const CONTRACT_CASES: readonly ContractCase[] = [
+  {
+    id: 'reply_text',
+    title: 'a text reply ends as reply, with its text, streamed deltas and usage',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE } },
+    check({ result, deltas }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      assert.deepEqual(result.content, [{ type: 'text', text: TEXT }]);
+      assert.equal(streamedText(deltas), TEXT, 'the text deltas add up to the text');
+      assert.equal(typeof result.stopReason, 'string', 'the raw stop reason is kept');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'parallel_tool_calls',
+    title: 'parallel tool calls come back in order, with ids, names, parsed arguments and text before them',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking both.' },
+          { type: 'tool_call', id: 'call_a1', name: 'get_weather', args: '{"city":"Paris","unit":"celsius"}' },
+          { type: 'tool_call', id: 'call_b2', name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result, deltas }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_a1', name: 'get_weather', args: { city: 'Paris', unit: 'celsius' } },
+          { id: 'call_b2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+        ],
+      );
+      assert.deepEqual(
+        result.content.map((b) => (b.type === 'text' ? `text:${b.text}` : `call:${b.id}`)),
+        ['text:Checking both.', 'call:call_a1', 'call:call_b2'],
+        'content keeps the order the model produced',
+      );
+      assert.equal(result.text, 'Checking both.');
+      const starts = deltas.filter((d) => d.kind === 'tool_call_start');
+      assert.deepEqual(
+        starts.map((d) => (d.kind === 'tool_call_start' ? [d.index, d.id, d.name] : [])),
+        [
+          [0, 'call_a1', 'get_weather'],
+          [1, 'call_b2', 'get_time'],
+        ],
+        'tool_call_start deltas, indexed by call',
+      );
+      const argsOf = (index: number) => deltas.map((d) => (d.kind === 'tool_args' && d.index === index ? d.json : '')).join('');
+      assert.equal(argsOf(0), '{"city":"Paris","unit":"celsius"}');
+      assert.equal(argsOf(1), '{"timezone":"Europe/Paris"}');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'tool_call_no_arguments',
+    title: 'a tool call with no argument text at all has arguments {}',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'tool_call', id: 'call_ls', name: 'list_files', args: '' }], stop: 'tool_use', usage: USAGE },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.calls.length, 1);
+      assert.equal(result.calls[0]!.name, 'list_files');
+      assert.deepEqual(result.calls[0]!.args, {});
+    },
+  },
+  {
+    id: 'max_tokens_text',
+    title: 'hitting the token limit in text ends as max_tokens, text kept, no partial call',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'Once upon a time, in a' }], stop: 'max_tokens', usage: USAGE } },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, false);
+      assert.equal(result.text, 'Once upon a time, in a');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'max_tokens_mid_tool_call',
+    title: 'hitting the token limit inside a tool call flags the partial call and never returns it as executable',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_call', id: 'call_cut', name: 'search', args: '{"query":"weather in Par' },
+        ],
+        stop: 'max_tokens',
+        usage: USAGE,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, true, 'the cut call is flagged');
+      assert.ok(!callIds(result.content).includes('call_cut'), 'the cut call is not in the content');
+      assert.equal(result.text, 'Let me look.');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'refusal',
+    title: 'a refusal ends as refusal, with usage',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [],
+        stop: 'refusal',
+        usage: USAGE,
+        refusal: { text: "I can't help with that.", details: { type: 'refusal', category: 'cyber' } },
+      },
+    },
+    check({ result }) {
+      expectType(result, 'refusal');
+      assert.equal(typeof result.text, 'string');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'unknown_stop_reason',
+    title: 'a stop reason nobody has seen yet ends as unknown, naming it, text kept',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Partial thought' }], stop: { unknown: 'loopgate_unseen_reason' }, usage: USAGE },
+    },
+    check({ result }) {
+      expectType(result, 'unknown');
+      assert.equal(result.stopReason, 'loopgate_unseen_reason');
+      assert.equal(result.text, 'Partial thought');
+    },
+  },
+  {
+    id: 'overflow_at_request',
+    title: "the provider's context-overflow 400 ends as context_window_exceeded at request",
+    behaviour: { kind: 'http_error', error: 'overflow' },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.ok(result.message.length > 0, 'the provider message is kept');
+    },
+  },
+  {
+    id: 'overflow_during_generation',
+    title: 'the context window filling during generation ends as context_window_exceeded at generation, partial message and usage kept',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'A long answer that' }], stop: 'overflow', usage: USAGE } },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'generation');
+      assert.deepEqual(result.content, [{ type: 'text', text: 'A long answer that' }]);
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'timeout',
+    title: 'a stream that stalls past the timeout ends as transport_error{timeout}',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'stall', after: 'text_delta' },
+    },
+    request: (base) => ({ ...base, timeoutMs: 150 }),
+    check({ result }) {
+      expectTransport(result, 'timeout');
+    },
+  },
+  {
+    id: 'server_error_500',
+    title: 'HTTP 500 ends as transport_error{server_error} with the status',
+    behaviour: { kind: 'http_error', error: 'server_error', status: 500 },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'server_error').status, 500);
+    },
+  },
+  {
+    id: 'overloaded_503',
+    title: 'HTTP 503 ends as transport_error{overloaded}',
+    behaviour: { kind: 'http_error', error: 'overloaded', status: 503 },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'overloaded').status, 503);
+    },
+  },
+  {
+    id: 'overloaded_529',
+    title: 'HTTP 529 ends as transport_error{overloaded}',
+    behaviour: { kind: 'http_error', error: 'overloaded', status: 529 },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'overloaded').status, 529);
+    },
+  },
+  {
+    id: 'rate_limited_429',
+    title: 'HTTP 429 with retry-after ends as transport_error{rate_limited} with retryAfterMs',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 7 },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, 7000);
+    },
+  },
+  {
+    id: 'auth_401',
+    title: 'HTTP 401 ends as transport_error{auth}',
+    behaviour: { kind: 'http_error', error: 'auth', status: 401 },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'auth').status, 401);
+    },
+  },
+  {
+    id: 'network_before_response',
+    title: 'a connection reset before any response ends as transport_error{network}',
+    behaviour: { kind: 'reset_before_response' },
+    check({ result }) {
+      expectTransport(result, 'network');
+    },
+  },
+  {
+    id: 'network_during_stream',
+    title: 'a connection reset mid-stream ends as transport_error{network}, not a short reply',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'reset', after: 'text_delta' },
+    },
+    check({ result }) {
+      expectTransport(result, 'network');
+    },
+  },
+  {
+    id: 'network_mid_tool_arguments',
+    title: "a stream cut in the middle of a tool call's JSON ends as transport_error{network} with no call",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_cut', name: 'get_weather', args: '{"city":"Paris","unit":"celsius"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+      fault: { type: 'reset', after: 'args_delta', nth: 2 },
+    },
+    check({ result }) {
+      expectTransport(result, 'network');
+    },
+  },
+  {
+    id: 'malformed_stream',
+    title: 'an SSE data line with broken JSON ends as transport_error{malformed_stream}',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'malformed', after: 'text_delta' },
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
+    id: 'stream_without_final_event',
+    title: 'a stream that closes without its final event ends as transport_error{malformed_stream}, not a reply',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'drop_end' },
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
+    id: 'error_event_in_stream',
+    title: 'an overloaded error event inside a 200 stream ends as transport_error{overloaded}',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta' },
+    },
+    check({ result }) {
+      expectTransport(result, 'overloaded');
+    },
+  },
+  {
+    id: 'abort_during_stream',
+    title: 'aborting the signal mid-stream ends as transport_error{aborted}',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'stall', after: 'text_delta' },
+    },
+    drive: 'abort_on_first_delta',
+    check({ result, deltas }) {
+      expectTransport(result, 'aborted');
+      assert.ok(deltas.length >= 1, 'the call streamed before it was aborted');
+    },
+  },
+  {
+    id: 'abort_before_call',
+    title: 'an already-aborted signal ends as transport_error{aborted} without sending the request',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE } },
+    drive: 'abort_before_call',
+    check({ result, requestCount }) {
+      expectTransport(result, 'aborted');
+      if (requestCount !== undefined) assert.equal(requestCount, 0, 'no request was sent');
+    },
+  },
+  {
+    id: 'empty_reply',
+    title: 'a turn that ends with no content is a reply with empty text (the loop decides what empty means)',
+    behaviour: { kind: 'turn', turn: { blocks: [], stop: 'end', usage: USAGE } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, '');
+      assert.deepEqual(result.content, []);
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'empty_stream',
+    title: 'a 200 stream with no events ends as transport_error{malformed_stream}',
+    behaviour: { kind: 'empty_stream' },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
+    id: 'usage_accounting',
+    title: 'usage is reported as sent: input, output and cache-read tokens',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'ok' }], stop: 'end', usage: { input: 1200, output: 340, cacheRead: 1000 } },
+    },
+    check({ result }) {
+      expectType(result, 'reply');
+      expectUsage(result, 1200, 340);
+      assert.equal(result.usage?.cacheReadTokens, 1000, 'usage.cacheReadTokens');
+    },
+  },
+  {
+    id: 'duplicate_events',
+    title: 'repeated framing events change nothing: one call, text not doubled',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Looking it up.' },
+          { type: 'tool_call', id: 'call_dup', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+      fault: { type: 'duplicate' },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Looking it up.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_dup', name: 'get_weather', args: { city: 'Oslo' } }],
+      );
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'never_rejects_throwing_listener',
+    title: 'a delta listener that throws does not break the call',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE } },
+    drive: 'throwing_listener',
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+    },
+  },
+  {
+    id: 'never_rejects_unsendable_request',
+    title: 'a request that cannot be serialized settles as transport_error{invalid_request}, never a rejection',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE } },
+    request: (base) => ({
+      ...base,
+      tools: [{ name: 'bad_schema', description: 'A schema JSON cannot carry.', inputSchema: { type: 'object', default: 10n } }],
+    }),
+    check({ result }) {
+      expectTransport(result, 'invalid_request');
+    },
+  },
+  {
+    id: 'exactly_one_result',
+    title: 'the call settles once at the end of the response even if the connection stays open, and no delta follows',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'stall_after_end' },
+    },
+    check({ result }) {
+      // The runner checks that nothing arrives after settlement; here: not a timeout.
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+    },
+  },
+];
+
+export type ContractCaseId = string;
+
+/** The case list as data (for a CLI or a report). */
+export const CONTRACT_CASE_LIST: readonly { readonly id: string; readonly title: string }[] = CONTRACT_CASES.map(({ id, title }) => ({
+  id,
+  title,
+}));

@@ -1,0 +1,43 @@
+/**
+ * `describeModelClientContract(name, harness)`: the shared contract suite as
+ * vitest tests, one per case. Cases the harness cannot produce are visible
+ * skips whose title carries the reason.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { ContractCase } from './cases.ts';
+import { CONTRACT_CASES } from './cases.ts';
+import type { ContractHarness } from './harness.ts';
+import { isUnsupported } from './harness.ts';
+import { runContractCase } from './run-case.ts';
+
+export interface DescribeContractOptions {
+  /** Only these case ids (default: all). */
+  readonly only?: readonly string[];
+  readonly cases?: readonly ContractCase[];
+}
+
+export function describeModelClientContract(name: string, harness: ContractHarness, options: DescribeContractOptions = {}): void {
+  const cases = (options.cases ?? CONTRACT_CASES).filter((c) => !options.only || options.only.includes(c.id));
+  describe(`ModelClient contract: ${name}`, () => {
+    beforeAll(async () => {
+      await harness.start?.();
+    });
+    afterAll(async () => {
+      await harness.stop?.();
+    });
+    for (const testCase of cases) {
+      const title = `${testCase.id}: ${testCase.title}`;
+      const reason = harness.unsupported?.[testCase.id];
+      if (reason) {
+        // Skipped on purpose: the provider cannot produce this case; the reason is in the title.
+        it.skip(`${title} — unsupported: ${reason}`, () => {});
+        continue;
+      }
+      it(title, async (ctx) => {
+        const client = await harness.clientFor({ caseId: testCase.id, behaviour: testCase.behaviour });
+        if (isUnsupported(client)) ctx.skip(`unsupported: ${client.unsupported}`);
+        else await runContractCase(testCase, client);
+      });
+    }
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * How a provider takes part in the contract suite: for each case, a client whose
+ * provider will behave as the case needs, or a reason it cannot.
+ */
+import type { ModelClient } from '../contract.ts';
+import type { Behaviour } from './behaviours.ts';
+
+export interface ContractScenario {
+  readonly caseId: string;
+  readonly behaviour: Behaviour;
+}
+
+export interface HarnessClient {
+  readonly client: ModelClient;
+  /** How many requests reached the provider so far (lets cases check "nothing was sent"). */
+  readonly requestCount?: () => number;
+}
+
+export interface Unsupported {
+  /** Why this provider cannot take this case; shown with the skip. */
+  readonly unsupported: string;
+}
+
+export interface ContractHarness {
+  readonly name: string;
+  /** Cases known up front to be impossible, with the reason (shown as visible skips). */
+  readonly unsupported?: Readonly<Record<string, string>>;
+  start?(): void | Promise<void>;
+  stop?(): void | Promise<void>;
+  clientFor(scenario: ContractScenario): HarnessClient | Unsupported | Promise<HarnessClient | Unsupported>;
+}
+
+export function isUnsupported(value: HarnessClient | Unsupported): value is Unsupported {
+  return 'unsupported' in value;
+}

@@ -1,0 +1,47 @@
+/**
+ * Runs one contract case against one client and checks what every case checks:
+ * the call resolves (never rejects), the result has the contract's shape, and
+ * no delta arrives after it settled. Then the case's own check. Throws an
+ * AssertionError on failure; framework-free, so the CLI can use it too.
+ */
+import assert from 'node:assert/strict';
+import type { ModelDelta, ModelRequest, ModelResult } from '../contract.ts';
+import { describeError } from '../shared/call-runner.ts';
+import type { ContractCase } from './cases.ts';
+import { BASE_REQUEST } from './cases.ts';
+import type { HarnessClient } from './harness.ts';
+import { resultProblems } from './result-schema.ts';
+
+export async function runContractCase(testCase: ContractCase, harnessClient: HarnessClient): Promise<ModelResult> {
+  const { client, requestCount } = harnessClient;
+  const controller = new AbortController();
+  let request: ModelRequest = testCase.request ? testCase.request(BASE_REQUEST) : BASE_REQUEST;
+  if (testCase.drive === 'abort_before_call') controller.abort();
+  if (testCase.drive === 'abort_before_call' || testCase.drive === 'abort_on_first_delta') request = { ...request, signal: controller.signal };
+
+  const deltas: ModelDelta[] = [];
+  let settled = false;
+  let late = 0;
+  const onDelta = (delta: ModelDelta) => {
+    if (settled) late++;
+    else deltas.push(delta);
+    if (testCase.drive === 'abort_on_first_delta' && deltas.length === 1) controller.abort();
+    if (testCase.drive === 'throwing_listener') throw new Error('listener failure (thrown on purpose by the contract suite)');
+  };
+
+  let result: ModelResult;
+  try {
+    result = await client.call(request, onDelta);
+  } catch (error) {
+    assert.fail(`the client rejected instead of settling with a result: ${describeError(error)}`);
+  }
+  settled = true;
+  // Let anything still in flight run, then make sure nothing reached the listener.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(late, 0, `${late} delta(s) arrived after the call settled`);
+
+  const problems = resultProblems(result);
+  assert.deepEqual(problems, [], `the result does not have the contract's shape: ${JSON.stringify(result)}`);
+  testCase.check({ result, deltas, ...(requestCount ? { requestCount: requestCount() } : {}) });
+  return result;
+}

@@ -1,0 +1,69 @@
+/**
+ * The suite must fail clients that break the contract, not just pass good ones.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ModelClient, ModelResult } from '../contract.ts';
+import { reply } from '../fake/results.ts';
+import { CONTRACT_CASE_LIST, CONTRACT_CASES } from './cases.ts';
+import type { ContractHarness } from './harness.ts';
+import { runContract } from './runner.ts';
+import { createScriptedHarness } from './scripted-harness.ts';
+
+function harnessOf(client: ModelClient, unsupported: Record<string, string> = {}): ContractHarness {
+  return { name: 'broken', unsupported, clientFor: () => ({ client }) };
+}
+
+describe('runContract', () => {
+  it('lists every case as data with an id and a description', () => {
+    expect(CONTRACT_CASE_LIST.length).toBe(CONTRACT_CASES.length);
+    expect(new Set(CONTRACT_CASE_LIST.map((c) => c.id)).size).toBe(CONTRACT_CASE_LIST.length);
+    for (const c of CONTRACT_CASE_LIST) expect(c.title.length).toBeGreaterThan(10);
+  });
+
+  it('reports pass, and skip with the reason, for the scripted fake', async () => {
+    const reports = await runContract(createScriptedHarness());
+    expect(reports.filter((r) => r.status === 'fail')).toEqual([]);
+    const skip = reports.find((r) => r.id === 'malformed_stream');
+    expect(skip).toMatchObject({ status: 'skip', reason: expect.stringContaining('no wire') });
+    expect(reports.find((r) => r.id === 'reply_text')).toMatchObject({ status: 'pass', result: { type: 'reply' } });
+  });
+
+  it('fails a client that rejects', async () => {
+    const client: ModelClient = { name: 'rejecting', call: () => Promise.reject(new Error('boom')) };
+    const [report] = await runContract(harnessOf(client), { only: ['reply_text'] });
+    expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('rejected instead of settling') });
+  });
+
+  it('fails a client that streams a delta after it settled', async () => {
+    const client: ModelClient = {
+      name: 'late',
+      async call(_request, onDelta) {
+        setTimeout(() => onDelta?.({ kind: 'text', text: 'late' }), 1);
+        return reply('The capital of France is Paris.');
+      },
+    };
+    const [report] = await runContract(harnessOf(client), { only: ['reply_text'] });
+    expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('after the call settled') });
+  });
+
+  it('fails a result that does not have the contract shape', async () => {
+    const client: ModelClient = {
+      name: 'shapeless',
+      call: async () => ({ type: 'reply', text: 'x' }) as unknown as ModelResult,
+    };
+    const [report] = await runContract(harnessOf(client), { only: ['reply_text'] });
+    expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining("contract's shape") });
+  });
+
+  it('fails a client that treats a stream without its end as a reply', async () => {
+    const client: ModelClient = { name: 'trusting', call: async () => reply('The capital of France is Paris.') };
+    const [report] = await runContract(harnessOf(client), { only: ['stream_without_final_event'] });
+    expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('expected a transport_error result, got {"type":"reply"') });
+  });
+
+  it('skips a case the harness declares unsupported, with the reason', async () => {
+    const client: ModelClient = { name: 'any', call: async () => reply('x') };
+    const [report] = await runContract(harnessOf(client, { refusal: 'cannot refuse' }), { only: ['refusal'] });
+    expect(report).toEqual({ id: 'refusal', title: expect.any(String), status: 'skip', reason: 'cannot refuse' });
+  });
+});

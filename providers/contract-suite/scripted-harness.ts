@@ -1,0 +1,134 @@
+/**
+ * The contract harness for the in-process scripted fake: each behaviour becomes
+ * the normalized result an adapter would produce for it, with its deltas and
+ * timing (a stall is latency after the first delta). Byte-level stream faults
+ * have no equivalent in-process and are unsupported.
+ */
+import type { ModelDelta, ModelResult } from '../contract.ts';
+import { ScriptedModelClient, type ScriptedEntry } from '../fake/scripted.ts';
+import { transportError, overflow } from '../fake/results.ts';
+import type { Collected, StopCategory } from '../shared/assemble.ts';
+import { finishResult } from '../shared/assemble.ts';
+import { pieces, type WireTurn } from '../wire-fakes/turn.ts';
+import type { Behaviour } from './behaviours.ts';
+import type { ContractHarness, HarnessClient, Unsupported } from './harness.ts';
+
+const NO_WIRE = 'byte-level stream fault: the in-process fake has no wire to corrupt (script the normalized result to simulate its outcome)';
+const NO_SERIALIZATION = 'the in-process fake does not serialize requests';
+
+/** How long a stall lasts in the script: far beyond any case's timeout. */
+const STALL_MS = 60_000;
+
+function stopCategory(stop: WireTurn['stop']): StopCategory {
+  if (typeof stop === 'object') return 'unknown';
+  return stop === 'end' ? 'reply' : stop;
+}
+
+function stopRaw(stop: WireTurn['stop']): string {
+  if (typeof stop === 'object') return stop.unknown;
+  return { end: 'end_turn', tool_use: 'tool_use', max_tokens: 'max_tokens', refusal: 'refusal', overflow: 'model_context_window_exceeded' }[stop];
+}
+
+/** The result an adapter produces for this turn, built by the same assembly code. */
+export function resultForTurn(turn: WireTurn): ModelResult {
+  const collected: Collected = {
+    blocks: turn.blocks.map((b) =>
+      b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_call', id: b.id, name: b.name, argsText: b.args, finished: true },
+    ),
+    usage: {
+      inputTokens: turn.usage.input,
+      outputTokens: turn.usage.output,
+      ...(turn.usage.cacheRead !== undefined ? { cacheReadTokens: turn.usage.cacheRead } : {}),
+    },
+    ...(turn.stop === 'refusal' && turn.refusal?.text ? { refusalText: turn.refusal.text } : {}),
+  };
+  return finishResult(collected, {
+    category: stopCategory(turn.stop),
+    raw: stopRaw(turn.stop),
+    ...(turn.refusal?.details !== undefined ? { details: turn.refusal.details } : {}),
+  });
+}
+
+export function deltasForTurn(turn: WireTurn): ModelDelta[] {
+  const deltas: ModelDelta[] = [];
+  let ordinal = 0;
+  for (const block of turn.blocks) {
+    if (block.type === 'text') {
+      for (const text of pieces(block.text)) deltas.push({ kind: 'text', text });
+    } else {
+      const index = ordinal++;
+      deltas.push({ kind: 'tool_call_start', index, id: block.id, name: block.name });
+      for (const json of block.args ? pieces(block.args) : []) deltas.push({ kind: 'tool_args', index, json });
+    }
+  }
+  return deltas;
+}
+
+function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>): ModelResult {
+  const status = behaviour.status;
+  switch (behaviour.error) {
+    case 'overflow':
+      return overflow('request', 'prompt is too long');
+    case 'auth':
+      return transportError('auth', { status: status ?? 401 });
+    case 'rate_limited':
+      return transportError('rate_limited', {
+        status: status ?? 429,
+        ...(behaviour.retryAfterSeconds !== undefined ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 } : {}),
+      });
+    case 'server_error':
+      return transportError('server_error', { status: status ?? 500 });
+    case 'overloaded':
+      return transportError('overloaded', { status: status ?? 529 });
+  }
+}
+
+function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
+  switch (behaviour.kind) {
+    case 'turn':
+      return { result: resultForTurn(behaviour.turn), deltas: deltasForTurn(behaviour.turn) };
+    case 'http_error':
+      return { result: httpErrorResult(behaviour) };
+    case 'reset_before_response':
+      return { result: transportError('network', { message: 'connection reset' }) };
+    case 'empty_stream':
+      return { unsupported: NO_WIRE };
+    case 'stream_fault': {
+      const deltas = deltasForTurn(behaviour.turn);
+      const first = deltas.slice(0, 1);
+      switch (behaviour.fault.type) {
+        case 'stall':
+          return { result: resultForTurn(behaviour.turn), deltas: first, tailLatencyMs: STALL_MS };
+        case 'reset':
+          return { result: transportError('network', { message: 'connection reset mid-stream' }), deltas: first };
+        case 'error_event':
+          return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
+        case 'stall_after_end':
+          return { result: resultForTurn(behaviour.turn), deltas };
+        case 'malformed':
+        case 'drop_end':
+        case 'duplicate':
+          return { unsupported: NO_WIRE };
+      }
+    }
+  }
+}
+
+export function createScriptedHarness(): ContractHarness {
+  return {
+    name: 'fake (in-process scripted)',
+    unsupported: {
+      never_rejects_unsendable_request: NO_SERIALIZATION,
+      malformed_stream: NO_WIRE,
+      stream_without_final_event: NO_WIRE,
+      duplicate_events: NO_WIRE,
+      empty_stream: NO_WIRE,
+    },
+    clientFor({ behaviour }): HarnessClient | Unsupported {
+      const entry = entryFor(behaviour);
+      if ('unsupported' in entry) return entry;
+      // No request count: the fake records every call it receives, even one aborted before it began.
+      return { client: new ScriptedModelClient([entry], { name: 'scripted' }) };
+    },
+  };
+}

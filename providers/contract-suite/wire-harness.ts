@@ -1,0 +1,69 @@
+/**
+ * The contract harness for a shipped adapter over its wire-level fake: each case
+ * gets its own fake scenario, and the adapter (the real SDK underneath) parses
+ * the bytes. Cases the provider's protocol cannot express are unsupported, with
+ * the protocol's reason.
+ */
+import { createAdapter, type AdapterOptions } from '../clients.ts';
+import type { WireProvider } from '../names.ts';
+import { WIRE_KITS } from '../wire-fakes/kits.ts';
+import type { WireFake } from '../wire-fakes/server.ts';
+import { acquireWireFake } from '../wire-fakes/server.ts';
+import { UnsupportedOnWire } from '../wire-fakes/turn.ts';
+import { CONTRACT_CASES } from './cases.ts';
+import type { ContractHarness } from './harness.ts';
+import { wirePlanFor } from './wire-plan.ts';
+
+export interface WireHarnessOptions {
+  /** Adapter options to test (model, stream…); apiKey and baseURL are the fake's. */
+  readonly adapter?: Partial<Omit<AdapterOptions, 'apiKey' | 'baseURL'>>;
+}
+
+const DEFAULT_MODELS: Readonly<Record<WireProvider, string>> = {
+  anthropic: 'claude-sonnet-4-6',
+  'openai-chat': 'gpt-5.4',
+  'openai-responses': 'gpt-5.4',
+};
+
+export function createWireHarness(provider: WireProvider, options: WireHarnessOptions = {}): ContractHarness {
+  const kit = WIRE_KITS[provider];
+  const unsupported: Record<string, string> = {};
+  for (const testCase of CONTRACT_CASES) {
+    try {
+      wirePlanFor(kit, testCase.behaviour);
+    } catch (error) {
+      if (error instanceof UnsupportedOnWire) unsupported[testCase.id] = error.message;
+      else throw error;
+    }
+  }
+  let fake: WireFake | undefined;
+  return {
+    name: `${provider} (wire fake)`,
+    unsupported,
+    start() {
+      fake ??= acquireWireFake();
+    },
+    stop() {
+      fake?.release();
+      fake = undefined;
+    },
+    clientFor({ behaviour }) {
+      fake ??= acquireWireFake();
+      let plan;
+      try {
+        plan = wirePlanFor(kit, behaviour);
+      } catch (error) {
+        if (error instanceof UnsupportedOnWire) return { unsupported: error.message };
+        throw error;
+      }
+      const scenario = fake.scenario(plan);
+      const client = createAdapter(provider, {
+        model: DEFAULT_MODELS[provider],
+        ...options.adapter,
+        apiKey: 'wire-fake-key',
+        baseURL: scenario.baseURL(provider),
+      });
+      return { client, requestCount: () => scenario.requests.length };
+    },
+  };
+}
