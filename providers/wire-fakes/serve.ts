@@ -28,12 +28,16 @@ function streamHeaders(plan: Extract<WirePlan, { kind: 'stream' }>): Record<stri
   };
 }
 
-/** Waits for `ms`, or until `signal` aborts; never keeps the process alive. */
+/**
+ * Waits for `ms`, or until `signal` aborts. A stall (long wait) does not keep
+ * the process alive; the short pauses between frames must, or a process whose
+ * only work is reading the stream would exit mid-response.
+ */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const timer = setTimeout(done, ms);
-    timer.unref?.();
+    if (ms >= MAX_STALL_MS) timer.unref?.();
     function done() {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);

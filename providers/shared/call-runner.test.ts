@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelDelta, ModelRequest } from '../contract.ts';
+import { reply } from '../fake/results.ts';
+import { runModelCall } from './call-runner.ts';
+import { transportFailure } from './results.ts';
+
+const request: ModelRequest = { model: 'm', system: '', messages: [], tools: [], maxTokens: 10 };
+const classify = (error: unknown) => transportFailure('network', String(error));
+const never = () => new Promise<never>(() => {});
+
+describe('runModelCall', () => {
+  it('does not start a call whose signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    let started = false;
+    const result = await runModelCall({ ...request, signal: controller.signal }, undefined, async () => {
+      started = true;
+      return reply('x');
+    }, classify);
+    expect(result).toMatchObject({ type: 'transport_error', kind: 'aborted' });
+    expect(started).toBe(false);
+  });
+
+  it('settles with timeout when the work never finishes, and aborts the signal it handed out', async () => {
+    let signal: AbortSignal | undefined;
+    const result = await runModelCall({ ...request, timeoutMs: 30 }, undefined, (ctx) => {
+      signal = ctx.signal;
+      return never();
+    }, classify);
+    expect(result).toMatchObject({ type: 'transport_error', kind: 'timeout' });
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('settles with aborted when the caller aborts mid-call, even if the work then ends quietly', async () => {
+    const controller = new AbortController();
+    const result = await runModelCall({ ...request, signal: controller.signal }, undefined, async (ctx) => {
+      controller.abort();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(ctx.signal.aborted).toBe(true);
+      return reply('short but looks complete');
+    }, classify);
+    expect(result).toMatchObject({ type: 'transport_error', kind: 'aborted' });
+  });
+
+  it('turns a thrown error into a result, and a throwing classifier into network', async () => {
+    expect(await runModelCall(request, undefined, () => Promise.reject(new Error('boom')), classify)).toMatchObject({ kind: 'network', message: 'Error: boom' });
+    const broken = () => {
+      throw new Error('classifier bug');
+    };
+    expect(await runModelCall(request, undefined, () => Promise.reject(new Error('boom')), broken)).toMatchObject({
+      type: 'transport_error',
+      kind: 'network',
+      message: expect.stringContaining('classifier bug'),
+    });
+  });
+
+  it('swallows listener errors and drops deltas after settlement', async () => {
+    const seen: ModelDelta[] = [];
+    let emitLater: ((delta: ModelDelta) => void) | undefined;
+    const result = await runModelCall(
+      request,
+      (delta) => {
+        seen.push(delta);
+        throw new Error('listener bug');
+      },
+      async (ctx) => {
+        ctx.emit({ kind: 'text', text: 'a' });
+        emitLater = ctx.emit;
+        return reply('a');
+      },
+      classify,
+    );
+    emitLater?.({ kind: 'text', text: 'late' });
+    expect(result.type).toBe('reply');
+    expect(seen).toEqual([{ kind: 'text', text: 'a' }]);
+  });
+});

@@ -1,0 +1,42 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { jsonPlan } from './plan.ts';
+import { acquireWireFake, WIRE_FAKE_ORIGIN } from './server.ts';
+
+const fake = acquireWireFake();
+afterAll(() => fake.release());
+
+describe('wire fake server', () => {
+  it('records each request (auth headers redacted) and answers plan by plan, repeating the last', async () => {
+    const scenario = fake.scenario([jsonPlan(500, { n: 1 }), jsonPlan(200, { n: 2 })]);
+    const url = `${scenario.baseURL('openai-chat')}/chat/completions`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer sk-secret-value', 'content-type': 'application/json' }, body: JSON.stringify({ i }) });
+      statuses.push(response.status);
+      await response.text();
+    }
+    expect(statuses).toEqual([500, 200, 200]);
+    expect(scenario.requests.map((r) => r.body)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
+    expect(scenario.requests[0]!.path).toBe('/v1/chat/completions');
+    expect(scenario.requests[0]!.headers['authorization']).toBe('[REDACTED]');
+  });
+
+  it('keeps scenarios apart and answers 404 for one that does not exist', async () => {
+    const a = fake.scenario(jsonPlan(200, { from: 'a' }));
+    const b = fake.scenario(jsonPlan(200, { from: 'b' }));
+    expect(await (await fetch(`${b.baseURL('anthropic')}/v1/messages`, { method: 'POST' })).json()).toEqual({ from: 'b' });
+    expect(await (await fetch(`${a.baseURL('anthropic')}/v1/messages`, { method: 'POST' })).json()).toEqual({ from: 'a' });
+    expect((await fetch(`${WIRE_FAKE_ORIGIN}/s/nope/v1/messages`, { method: 'POST' })).status).toBe(404);
+  });
+
+  it('resets the connection when planned', async () => {
+    const scenario = fake.scenario({ kind: 'reset' });
+    await expect(fetch(`${scenario.baseURL('anthropic')}/v1/messages`, { method: 'POST' })).rejects.toThrow();
+  });
+
+  it('answers with a responder function of the request', async () => {
+    const scenario = fake.scenario((request) => jsonPlan(200, { echo: request.body }));
+    const response = await fetch(`${scenario.baseURL('anthropic')}/v1/messages`, { method: 'POST', body: '{"x":1}' });
+    expect(await response.json()).toEqual({ echo: { x: 1 } });
+  });
+});
