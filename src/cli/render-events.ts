@@ -3,7 +3,8 @@
  * reports, and for snapshot-style assertions (in the spirit of codex's
  * context_snapshot: what the model saw, as lines a person can diff).
  */
-import { outcomeLabel, type AnyEvent, type Message, type RecordedRequest } from '../kernel/index.ts';
+import { outcomeLabel, type AnyEvent, type RecordedRequest } from '../kernel/index.ts';
+import { renderMessage } from '../harness/render.ts';
 
 const clip = (text: string, max = 80) => {
   const one = text.replace(/\s+/g, ' ').trim();
@@ -58,20 +59,6 @@ export function renderEvent(event: AnyEvent): string {
     default:
       return `${head}${(event as { type: string }).type} ${clip(JSON.stringify(p))}`;
   }
-}
-
-export function renderMessage(message: Message): string {
-  const parts = message.content.map((b) => {
-    switch (b.type) {
-      case 'text':
-        return JSON.stringify(b.text);
-      case 'tool_call':
-        return `call ${b.name}#${b.id} ${JSON.stringify(b.args)}`;
-      case 'tool_result':
-        return `result#${b.callId} ${b.status} ${JSON.stringify(b.content)}`;
-    }
-  });
-  return `${message.role}: ${parts.join(' | ')}`;
 }
 
 export function renderRequest(request: RecordedRequest): string[] {

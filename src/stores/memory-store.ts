@@ -81,6 +81,11 @@ export class MemoryEventStore implements EventStore {
     return (this.#conversations.get(conversationId) ?? []).slice(fromSeq);
   }
 
+  /** The stored records, synchronously and without fault hooks: for a harness inspecting what was persisted. */
+  peek(conversationId: string): readonly EventRecord[] {
+    return this.#conversations.get(conversationId) ?? [];
+  }
+
   async listConversations(): Promise<string[]> {
     this.#checkOpen();
     return [...this.#conversations.keys()].sort();

@@ -19,7 +19,7 @@ import type { ToolPolicy } from '../../src/kernel/tools/policy.ts';
 import { ToolRegistry } from '../../src/kernel/tools/registry.ts';
 import type { AnyToolDeclaration, Approver } from '../../src/kernel/tools/types.ts';
 import type { VisibilityLayer } from '../../src/kernel/tools/visibility.ts';
-import { Tracer, type SpanRecord, type TraceRecord } from '../../src/kernel/trace/tracer.ts';
+import { Tracer, type TraceRecord } from '../../src/kernel/trace/tracer.ts';
 import { MemoryEventStore } from '../../src/stores/memory-store.ts';
 
 export interface WorldOptions {
@@ -129,22 +129,4 @@ export function createWorld(options: WorldOptions = {}) {
 
 export type World = ReturnType<typeof createWorld>;
 
-/** Span shape for assertions: `kind:name status` with parents as indentation-free paths. */
-export function spanShape(trace: TraceRecord): string[] {
-  const byId = new Map(trace.spans.map((s) => [s.id, s]));
-  const path = (s: SpanRecord): string => {
-    const parent = s.parentId ? byId.get(s.parentId) : undefined;
-    return parent ? `${path(parent)} > ${s.kind}` : s.kind;
-  };
-  return trace.spans.map((s) => `${path(s)}:${s.status}`);
-}
-
-/** Messages rendered as short lines (in the spirit of codex's context snapshots). */
-export function renderMessages(messages: ReturnType<typeof project>): string[] {
-  return messages.map(
-    (m) =>
-      `${m.role}: ${m.content
-        .map((b) => (b.type === 'text' ? b.text : b.type === 'tool_call' ? `call ${b.name}#${b.id} ${JSON.stringify(b.args)}` : `result#${b.callId} ${b.status}: ${b.content}`))
-        .join(' | ')}`,
-  );
-}
+export { renderMessages, spanShape } from '../../src/harness/render.ts';

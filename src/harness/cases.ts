@@ -1,0 +1,45 @@
+/**
+ * A case is anything the gate runs — a state-table cell, a contract case, a
+ * scenario, a fuzz run — reduced to one shape, so one runner, one set of
+ * reports and one baseline serve them all.
+ */
+import type { CaseKind, CaseMetrics, CaseResult, CheckResult, TimelineEntry } from '../report/results.ts';
+
+export interface CaseContext {
+  /** The case's own seed, derived from the run's seed and the case id. */
+  readonly seed: number;
+}
+
+export interface CaseOutcome {
+  readonly status: 'passed' | 'failed' | 'skipped';
+  readonly outcome?: string;
+  readonly checks: readonly CheckResult[];
+  readonly metrics?: CaseMetrics;
+  readonly timeline?: readonly TimelineEntry[];
+  readonly virtualMs?: number;
+  readonly skipReason?: string;
+  readonly repeats?: CaseResult['repeats'];
+}
+
+export interface Case {
+  readonly id: string;
+  readonly kind: CaseKind;
+  readonly title: string;
+  readonly file?: string;
+  readonly tags?: readonly string[];
+  run(context: CaseContext): Promise<CaseOutcome>;
+}
+
+/** FNV-1a: a case's seed depends only on the run's seed and its id, never on sharding or order. */
+export function caseSeed(runSeed: number, id: string): number {
+  let h = 0x811c9dc5 ^ runSeed;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+export function statusFromChecks(checks: readonly CheckResult[]): 'passed' | 'failed' {
+  return checks.every((c) => c.passed) ? 'passed' : 'failed';
+}

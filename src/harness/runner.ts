@@ -1,0 +1,73 @@
+/**
+ * Runs cases: filtered by --grep, split by --shard, several at a time
+ * (--concurrency), each with its own seed. A case that throws is a failed case
+ * with the error as its check — the runner itself never stops early.
+ */
+import type { CaseResult } from '../report/results.ts';
+import { caseSeed, type Case } from './cases.ts';
+
+export interface RunOptions {
+  readonly seed: number;
+  readonly concurrency: number;
+  readonly grep?: RegExp;
+  readonly shard?: { readonly index: number; readonly total: number };
+  readonly onResult?: (result: CaseResult, done: number, total: number) => void;
+  readonly onStart?: (c: Case) => void;
+}
+
+/** Which cases this run takes: grep, then shard by position in id order (stable across machines). */
+export function selectCases(cases: readonly Case[], options: Pick<RunOptions, 'grep' | 'shard'>): Case[] {
+  const sorted = [...cases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const seen = new Set<string>();
+  for (const c of sorted) {
+    if (seen.has(c.id)) throw new Error(`two cases share the id ${c.id}`);
+    seen.add(c.id);
+  }
+  const grepped = options.grep ? sorted.filter((c) => options.grep!.test(c.id) || options.grep!.test(c.title)) : sorted;
+  const shard = options.shard;
+  return shard ? grepped.filter((_, i) => i % shard.total === shard.index - 1) : grepped;
+}
+
+export async function runCases(cases: readonly Case[], options: RunOptions): Promise<CaseResult[]> {
+  const results: CaseResult[] = new Array(cases.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < cases.length) {
+      const index = next++;
+      const c = cases[index]!;
+      options.onStart?.(c);
+      const result = await runOne(c, options.seed);
+      results[index] = result;
+      done++;
+      options.onResult?.(result, done, cases.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, cases.length)) }, worker));
+  return results;
+}
+
+async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
+  const started = performance.now();
+  const base = { id: c.id, kind: c.kind, title: c.title, ...(c.file ? { file: c.file } : {}), ...(c.tags?.length ? { tags: c.tags } : {}) };
+  try {
+    const outcome = await c.run({ seed: caseSeed(runSeed, c.id) });
+    const failing = outcome.checks.find((check) => !check.passed);
+    return {
+      ...base,
+      status: outcome.status,
+      ...(outcome.outcome !== undefined ? { outcome: outcome.outcome } : {}),
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      ...(outcome.virtualMs !== undefined ? { virtualMs: outcome.virtualMs } : {}),
+      ...(failing ? { failure: `${failing.name}: ${failing.message}` } : {}),
+      ...(outcome.skipReason ? { skipReason: outcome.skipReason } : {}),
+      checks: outcome.checks,
+      ...(outcome.metrics ? { metrics: outcome.metrics } : {}),
+      ...(outcome.timeline ? { timeline: outcome.timeline } : {}),
+      ...(outcome.repeats ? { repeats: outcome.repeats } : {}),
+    };
+  } catch (error) {
+    const message = `the case threw: ${(error as Error)?.stack ?? String(error)}`;
+    return { ...base, status: 'failed', durationMs: Math.round(performance.now() - started), failure: message, checks: [{ name: 'harness', passed: false, message }] };
+  }
+}

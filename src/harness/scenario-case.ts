@@ -1,0 +1,52 @@
+/** A scenario file as a case: run it in the second host, check it three ways and against the invariants. */
+import { outcomeLabel } from '../kernel/index.ts';
+import type { CaseMetrics } from '../report/results.ts';
+import type { Case, CaseOutcome } from './cases.ts';
+import { statusFromChecks } from './cases.ts';
+import { checkExpectations } from './checks/expectations.ts';
+import { checkInvariants } from './checks/invariants.ts';
+import type { LoadedScenario } from './scenario/load.ts';
+import { runScenario, type ScenarioRun } from './second-host.ts';
+import { buildTimeline } from './timeline.ts';
+
+export function metricsOf(run: ScenarioRun): CaseMetrics {
+  return {
+    turns: run.results.length,
+    steps: run.results.reduce((n, r) => n + r.steps, 0),
+    toolCalls: run.results.reduce((n, r) => n + r.toolCalls, 0),
+    inputTokens: run.results.reduce((n, r) => n + r.usage.inputTokens, 0),
+    outputTokens: run.results.reduce((n, r) => n + r.usage.outputTokens, 0),
+    modelRequests: run.requests.length,
+  };
+}
+
+export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): CaseOutcome {
+  const last = run.results[run.results.length - 1];
+  return {
+    status: statusFromChecks(checks),
+    ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
+    checks,
+    metrics: metricsOf(run),
+    timeline: buildTimeline(run),
+    virtualMs: run.virtualMs,
+  };
+}
+
+export function scenarioCase(loaded: LoadedScenario): Case {
+  const { scenario } = loaded;
+  return {
+    id: `scenario:${loaded.id}`,
+    kind: 'scenario',
+    title: scenario.name,
+    file: loaded.file,
+    tags: scenario.tags,
+    async run({ seed }) {
+      if (scenario.live) {
+        return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };
+      }
+      const run = await runScenario(scenario, { seed });
+      const checks = [...checkExpectations(run, scenario.expect), ...checkInvariants(run)];
+      return outcomeOfRun(run, checks);
+    },
+  };
+}

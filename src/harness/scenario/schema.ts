@@ -1,0 +1,277 @@
+/**
+ * The scenario file format (YAML), as a zod schema. The JSON Schema editors use
+ * (scenarios/scenario.schema.json) is generated from this definition; the format
+ * is documented in scenarios/README.md.
+ */
+import { z } from 'zod';
+import { CANCEL_SOURCES } from '../../kernel/index.ts';
+
+const ms = z.number().int().nonnegative();
+const positiveInt = z.number().int().positive();
+
+// ---------------------------------------------------------------------------
+// The provider: a script of normalized results and faults
+// ---------------------------------------------------------------------------
+
+const usageSchema = z.strictObject({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() });
+
+const toolCallSchema = z.strictObject({
+  id: z.string().min(1).optional().describe('Call id; default call_<n>'),
+  name: z.string().min(1),
+  args: z.unknown().optional().describe('Arguments as the model sends them (object, or a raw string)'),
+});
+
+export const TRANSPORT_KINDS = ['timeout', 'rate_limited', 'overloaded', 'server_error', 'network', 'auth', 'invalid_request', 'malformed_stream', 'aborted'] as const;
+
+const RESULT_KEYS = ['reply', 'tool_use', 'max_tokens', 'refusal', 'overflow', 'unknown', 'error'] as const;
+
+export const providerStepSchema = z
+  .strictObject({
+    reply: z.string().optional().describe('The model answers with this text'),
+    tool_use: z.array(toolCallSchema).min(1).optional().describe('The model calls these tools (in parallel, in order)'),
+    text: z.string().optional().describe('Text before the tool calls (tool_use) '),
+    max_tokens: z.strictObject({ text: z.string().default(''), partial: z.boolean().default(false) }).optional().describe('Output cut at max_tokens; partial: inside a tool call'),
+    refusal: z.string().optional(),
+    overflow: z.enum(['request', 'generation']).optional().describe('Context window exceeded'),
+    unknown: z.string().optional().describe('An unknown stop reason'),
+    error: z
+      .strictObject({
+        kind: z.enum(TRANSPORT_KINDS),
+        status: z.number().int().optional(),
+        retryAfterMs: ms.optional(),
+        message: z.string().optional(),
+      })
+      .optional()
+      .describe('A transport error'),
+    latencyMs: ms.optional().describe('Virtual time the call takes'),
+    usage: usageSchema.optional(),
+  })
+  .superRefine((step, ctx) => {
+    const keys = RESULT_KEYS.filter((k) => step[k] !== undefined);
+    if (keys.length !== 1) {
+      ctx.addIssue({ code: 'custom', message: `a provider step needs exactly one of ${RESULT_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})` });
+    }
+    if (step.text !== undefined && step.tool_use === undefined) ctx.addIssue({ code: 'custom', path: ['text'], message: 'text goes with tool_use (use reply for a text answer)' });
+  });
+export type ProviderStep = z.infer<typeof providerStepSchema>;
+
+export const WIRE_PROVIDERS = ['anthropic', 'openai-chat', 'openai-responses'] as const;
+
+const providerSchema = z
+  .strictObject({
+    kind: z.enum(['scripted', 'wire']).default('scripted').describe('scripted: in-process fake; wire: the real SDK over HTTP against a wire-level fake'),
+    provider: z.enum(WIRE_PROVIDERS).optional().describe('For kind: wire'),
+    script: z.array(providerStepSchema).default([]),
+    fallback: z.array(providerStepSchema).optional().describe('Script of a fallback client (retry tier 3)'),
+  })
+  .superRefine((p, ctx) => {
+    if (p.kind === 'wire' && !p.provider) ctx.addIssue({ code: 'custom', path: ['provider'], message: `kind: wire needs provider: one of ${WIRE_PROVIDERS.join(', ')}` });
+    if (p.kind === 'scripted' && p.provider) ctx.addIssue({ code: 'custom', path: ['provider'], message: 'provider is only for kind: wire' });
+  });
+
+// ---------------------------------------------------------------------------
+// Tools and their scripted behaviour
+// ---------------------------------------------------------------------------
+
+export const behaviourSchema = z.union([
+  z.enum(['ok', 'hang']).describe('ok: run normally (or return {}); hang: never settle (the timeout applies)'),
+  z.strictObject({ return: z.unknown() }),
+  z.strictObject({
+    fail: z.strictObject({ code: z.string().min(1), message: z.string().optional(), suggestion: z.string().optional(), retryable: z.boolean().optional() }),
+  }),
+  z.strictObject({ throw: z.string() }),
+  z.strictObject({ slow: ms, then: z.unknown().optional().describe('What to return after the wait (default: run normally)') }),
+]);
+export type Behaviour = z.infer<typeof behaviourSchema>;
+
+const FIELD_TYPE = /^(string|number|integer|boolean|object|array|any)\??$/;
+
+const toolSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -, at most 64'),
+  description: z.string().min(1).optional().describe('Required for a tool the agent does not already have'),
+  input: z
+    .record(z.string(), z.string().regex(FIELD_TYPE, 'a type: string, number, integer, boolean, object, array or any; end with ? if optional'))
+    .optional()
+    .describe('Fields and their types, e.g. { sku: string, qty: integer? }'),
+  sideEffect: z.enum(['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL']).optional(),
+  parallelSafe: z.boolean().optional(),
+  timeoutMs: positiveInt.optional(),
+  maxRetries: z.number().int().nonnegative().optional(),
+  behaviour: z.array(behaviourSchema).optional().describe('One entry per execution attempt; the last repeats'),
+});
+export type ScenarioTool = z.infer<typeof toolSchema>;
+
+// ---------------------------------------------------------------------------
+// Policies, approver, visibility
+// ---------------------------------------------------------------------------
+
+const policySchema = z.strictObject({
+  rules: z
+    .array(
+      z.strictObject({
+        id: z.string().min(1).optional(),
+        tools: z.array(z.string()).optional(),
+        sideEffects: z.array(z.enum(['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'])).optional(),
+        decision: z.enum(['allow', 'deny', 'ask']),
+        reason: z.string().optional(),
+      }),
+    )
+    .default([]),
+  default: z.enum(['allow', 'deny', 'ask']).optional(),
+  onAskWithoutApprover: z.enum(['allow', 'deny']).optional(),
+  approvalTimeoutMs: positiveInt.optional(),
+});
+
+const approverSchema = z.strictObject({
+  answers: z.array(z.enum(['approve', 'deny'])).min(1).describe('One per question; the last repeats'),
+  delayMs: ms.default(0).describe('Virtual time a human takes to answer'),
+});
+
+const layerSchema = z.strictObject({ name: z.string().min(1), allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() });
+
+// ---------------------------------------------------------------------------
+// The inbox script
+// ---------------------------------------------------------------------------
+
+const triggerSchema = z
+  .strictObject({
+    request: positiveInt.optional().describe('When the n-th model request (1-based, whole scenario) is in flight'),
+    time: ms.optional().describe('At this virtual time (ms from the start)'),
+    toolStart: z.string().optional().describe('When this tool starts executing'),
+  })
+  .superRefine((at, ctx) => {
+    const n = [at.request, at.time, at.toolStart].filter((v) => v !== undefined).length;
+    if (n !== 1) ctx.addIssue({ code: 'custom', message: 'at needs exactly one of request, time, toolStart' });
+  });
+export type Trigger = z.infer<typeof triggerSchema>;
+
+export const inboxEntrySchema = z
+  .strictObject({
+    say: z.string().optional().describe('A follow-up from the user'),
+    steer: z.string().optional(),
+    inject: z.string().optional(),
+    cancel: z.enum(CANCEL_SOURCES).optional(),
+    at: triggerSchema.optional().describe('When; without it the entry waits until the loop is idle'),
+  })
+  .superRefine((entry, ctx) => {
+    const n = (['say', 'steer', 'inject', 'cancel'] as const).filter((k) => entry[k] !== undefined).length;
+    if (n !== 1) ctx.addIssue({ code: 'custom', message: 'an inbox entry needs exactly one of say, steer, inject, cancel' });
+  });
+export type InboxEntry = z.infer<typeof inboxEntrySchema>;
+
+// ---------------------------------------------------------------------------
+// Config, compaction, checkpoints, claim, store faults
+// ---------------------------------------------------------------------------
+
+const configSchema = z.strictObject({
+  maxTokens: positiveInt.optional(),
+  maxSteps: positiveInt.optional(),
+  maxToolCallsPerTurn: positiveInt.optional(),
+  maxToolCallsPerSession: positiveInt.optional(),
+  maxTokensPerTurn: positiveInt.optional(),
+  maxTokensPerSession: positiveInt.optional(),
+  modelTimeoutMs: positiveInt.optional(),
+  maxCompactionsPerStep: z.number().int().nonnegative().optional(),
+  maxCheckpointExtensions: z.number().int().nonnegative().optional(),
+  sideEffectNotice: z.boolean().optional(),
+  retry: z
+    .strictObject({
+      immediateRetries: z.number().int().nonnegative().optional(),
+      immediateDelayMs: ms.optional(),
+      backoffRetries: z.number().int().nonnegative().optional(),
+      backoffBaseMs: ms.optional(),
+      backoffMaxMs: ms.optional(),
+      jitter: z.number().min(0).max(1).optional(),
+      maxRetryAfterMs: ms.optional(),
+    })
+    .optional(),
+  toolMaxOutputChars: positiveInt.optional(),
+});
+
+const compactionStepSchema = z.union([
+  z.enum(['none', 'fail', 'grow']).describe('none: nothing to compact; fail: the compactor throws; grow: a summary bigger than what it replaces'),
+  z.strictObject({ summary: z.string().min(1) }),
+]);
+
+const checkpointSchema = z.strictObject({
+  name: z.string().min(1),
+  extend: z.array(z.string().nullable()).min(1).describe('Per run: a message that extends the turn, or null; the last repeats'),
+});
+
+const claimSchema = z.union([
+  z.strictObject({ deny: z.string().min(1).describe('Deny the first claim with this reason') }),
+  z.strictObject({ drop: z.literal(true).describe('Filter every message to nothing') }),
+]);
+
+// ---------------------------------------------------------------------------
+// Expectations
+// ---------------------------------------------------------------------------
+
+const OUTCOME_LABEL = /^(replied|rejected|nothing_to_do|conversation_full|interrupted|cancelled\{(user|parent|shutdown)\}|failed\{(max_steps|budget_exhausted|refusal|max_tokens|unknown_stop_reason|empty_reply|provider_unavailable|rate_limited|auth|invalid_request|persistence|internal)\})$/;
+const outcomeLabel = z.string().regex(OUTCOME_LABEL, 'an outcome label such as replied, cancelled{user} or failed{max_steps}');
+
+const linesMatcher = z.strictObject({
+  exact: z.array(z.string()).optional().describe('Every line, in order'),
+  contains: z.array(z.string()).optional().describe('Substrings each found in some line'),
+  excludes: z.array(z.string()).optional().describe('Substrings found in no line'),
+  count: z.number().int().nonnegative().optional(),
+});
+
+export const expectationSchema = z.strictObject({
+  outcome: outcomeLabel.optional().describe("The last turn's outcome"),
+  outcomes: z.array(outcomeLabel).optional().describe('Every turn, in order'),
+  reply: z.union([z.string(), z.strictObject({ contains: z.string() })]).optional(),
+  history: linesMatcher.optional().describe('The final projected history, rendered one message per line'),
+  lastRequest: linesMatcher.optional().describe('The last request the model received, one message per line'),
+  toolCalls: z.array(z.string()).optional().describe('Names of the calls that started executing, in order'),
+  executions: z.record(z.string(), z.number().int().nonnegative()).optional().describe('How many times each tool body actually ran'),
+  toolResults: z
+    .array(z.strictObject({ call: z.string().optional(), tool: z.string().optional(), status: z.enum(['ok', 'failed', 'unknown']), code: z.string().optional() }))
+    .optional()
+    .describe('Tool results in log order (all of them)'),
+  policy: z.array(z.strictObject({ tool: z.string(), decision: z.enum(['allow', 'deny']), by: z.string().optional() })).optional(),
+  trace: linesMatcher.optional().describe("The last turn's spans as `kind > kind:status` paths"),
+  requests: z.number().int().nonnegative().optional().describe('Model requests made'),
+  usage: z
+    .strictObject({
+      maxSteps: z.number().int().nonnegative().optional(),
+      maxInputTokens: z.number().int().nonnegative().optional(),
+      maxOutputTokens: z.number().int().nonnegative().optional(),
+      maxToolCalls: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
+  inbox: z.strictObject({ pending: z.number().int().nonnegative().optional(), returned: z.number().int().nonnegative().optional() }).optional(),
+  clock: ms.optional().describe('Virtual time at the end'),
+  events: z.record(z.string(), z.number().int().nonnegative()).optional().describe('Count of log events by type'),
+});
+export type Expectation = z.infer<typeof expectationSchema>;
+
+// ---------------------------------------------------------------------------
+// A scenario
+// ---------------------------------------------------------------------------
+
+export const scenarioSchema = z.strictObject({
+  $schema: z.string().optional(),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  tags: z.array(z.string()).default([]),
+  /** Live scenarios run against a real provider with `--live`; otherwise they are skipped. */
+  live: z.strictObject({ passRate: z.number().min(0).max(1).default(1) }).optional(),
+  agent: z.enum(['support', 'none']).default('support').describe('support: the example after-sales agent and its tools'),
+  system: z.string().optional().describe("Replaces the agent's system prompt"),
+  config: configSchema.default({}),
+  tools: z.array(toolSchema).default([]),
+  policy: policySchema.optional(),
+  approver: approverSchema.optional(),
+  visibility: z.array(layerSchema).optional(),
+  provider: providerSchema.default({ kind: 'scripted', script: [] }),
+  inbox: z.array(inboxEntrySchema).min(1),
+  compaction: z.array(compactionStepSchema).optional().describe('The compactor, one entry per compaction; absent: no compactor'),
+  checkpoints: z.array(checkpointSchema).optional(),
+  claim: claimSchema.optional(),
+  store: z.strictObject({ failAppends: z.array(positiveInt).default([]).describe('Which appends (1-based) fail') }).optional(),
+  secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),
+  expect: expectationSchema,
+});
+
+export type Scenario = z.infer<typeof scenarioSchema>;

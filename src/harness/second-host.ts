@@ -1,0 +1,489 @@
+/**
+ * The second host (seed 004 rule 2): the same, unmodified loop — imported only
+ * through the kernel's public entry — wired to a world built for one case: an
+ * in-memory store with fault hooks, a scripted provider, scripted tools over the
+ * example agent's backend, a collecting trace exporter and a virtual clock.
+ *
+ * Everything that varies comes from the scenario and the seed, so a case runs the
+ * same way every time.
+ */
+import { z } from 'zod';
+import { ScriptedModelClient, type ScriptedEntry } from '../../providers/fake/scripted.ts';
+import { call as toolCall, maxTokens, overflow, refusal, reply, toolUse, transportError, unknownStop } from '../../providers/fake/results.ts';
+import {
+  AgentLoop,
+  createRedactor,
+  createToolExecutor,
+  DEFAULT_LOOP_CONFIG,
+  EventLog,
+  ToolFailure,
+  ToolRegistry,
+  Tracer,
+  toRecord,
+  type AnyToolDeclaration,
+  type Approver,
+  type CheckpointHook,
+  type ClaimPolicy,
+  type Compactor,
+  type LoopConfig,
+  type ModelClient,
+  type ModelDelta,
+  type ModelRequest,
+  type ModelResult,
+  type PolicyRule,
+  type TraceRecord,
+  type TurnResult,
+  type Usage,
+} from '../kernel/index.ts';
+import { SupportBackend } from '../../scenarios/example-agent/backend.ts';
+import { supportTools } from '../../scenarios/example-agent/tools.ts';
+import { SUPPORT_SYSTEM_PROMPT } from '../../scenarios/example-agent/prompt.ts';
+import { MemoryEventStore } from '../stores/memory-store.ts';
+import type { Behaviour, InboxEntry, ProviderStep, Scenario, ScenarioTool } from './scenario/schema.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+/** What a sent request looked like (the signal stripped). */
+export type SentRequest = Omit<ModelRequest, 'signal'>;
+
+export interface ScenarioRun {
+  readonly scenario: Scenario;
+  readonly results: readonly TurnResult[];
+  readonly log: EventLog;
+  readonly store: MemoryEventStore;
+  readonly requests: readonly SentRequest[];
+  readonly traces: readonly TraceRecord[];
+  readonly backend: SupportBackend;
+  /** Tool bodies that actually ran, by tool name, and by call id. */
+  readonly executions: ReadonlyMap<string, number>;
+  readonly executionsByCall: ReadonlyMap<string, number>;
+  readonly sideEffectLevels: ReadonlyMap<string, string>;
+  readonly virtualMs: number;
+  /** Set if the loop (or the world) threw — a bug: nothing may throw across the loop's boundary. */
+  readonly thrown?: unknown;
+  /** Faults the scenario injected, for the report's timeline. */
+  readonly faults: readonly { readonly at: number; readonly label: string }[];
+}
+
+/** A small, seedable PRNG (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface RunOptions {
+  readonly seed: number;
+  /** Replaces the scenario's provider (live runs, wire-level providers). */
+  readonly model?: ModelClient;
+  /** Real-time limit while waiting on I/O with no virtual timer pending. */
+  readonly realWaitLimitMs?: number;
+}
+
+export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioRun> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const random = seededRandom(options.seed);
+  const faults: { at: number; label: string }[] = [];
+  const fault = (label: string) => faults.push({ at: clock.now(), label });
+
+  // --- store, with injected append failures -----------------------------------
+  let appendCount = 0;
+  const failAppends = new Set(scenario.store?.failAppends ?? []);
+  const store = new MemoryEventStore({
+    faults: {
+      beforeAppend: () => {
+        appendCount++;
+        if (failAppends.has(appendCount)) {
+          fault(`store append ${appendCount} fails`);
+          throw new Error(`injected store failure on append ${appendCount}`);
+        }
+      },
+    },
+  });
+  let flushing: Promise<void> = Promise.resolve();
+  const persist = () => {
+    const next = flushing.then(async () => {
+      const batch = log.unflushed();
+      if (batch.length === 0) return;
+      const upTo = log.flushedUpTo + batch.length;
+      await store.append('case', batch.map(toRecord));
+      log.markFlushed(upTo);
+    });
+    flushing = next.catch(() => undefined);
+    return next;
+  };
+
+  // --- triggers ---------------------------------------------------------------
+  let loop: AgentLoop | undefined;
+  const byRequest = new Map<number, InboxEntry[]>();
+  const byToolStart = new Map<string, InboxEntry[]>();
+  const timed: InboxEntry[] = [];
+  const sequential: InboxEntry[] = [];
+  for (const entry of scenario.inbox) {
+    if (!entry.at) sequential.push(entry);
+    else if (entry.at.request !== undefined) push(byRequest, entry.at.request, entry);
+    else if (entry.at.toolStart !== undefined) push(byToolStart, entry.at.toolStart, entry);
+    else timed.push(entry);
+  }
+  const perform = (entry: InboxEntry) => {
+    if (!loop) return;
+    if (entry.say !== undefined) loop.send(entry.say, { intent: 'follow_up' });
+    else if (entry.steer !== undefined) loop.send(entry.steer, { intent: 'steer' });
+    else if (entry.inject !== undefined) loop.send(entry.inject, { intent: 'inject' });
+    else if (entry.cancel !== undefined) {
+      fault(`cancel by ${entry.cancel}`);
+      loop.cancel(entry.cancel, `scenario: cancel by ${entry.cancel}`);
+    }
+  };
+
+  // --- the provider -----------------------------------------------------------
+  const requests: SentRequest[] = [];
+  const callIds = { next: 1 };
+  const recording = (inner: ModelClient): ModelClient => ({
+    name: inner.name,
+    call(request: ModelRequest, onDelta?: (d: ModelDelta) => void) {
+      const { signal: _signal, ...sent } = request;
+      requests.push(sent);
+      for (const entry of byRequest.get(requests.length) ?? []) perform(entry);
+      return inner.call(request, onDelta);
+    },
+  });
+  const scripted = (steps: readonly ProviderStep[], name: string) =>
+    new ScriptedModelClient(
+      steps.map((step) => (): ScriptedEntry => {
+        const entry = toEntry(step, callIds);
+        if (entry.result.type === 'transport_error' || entry.result.type === 'context_window_exceeded' || entry.result.type === 'refusal' || entry.result.type === 'unknown' || entry.result.type === 'max_tokens') {
+          fault(`provider: ${describeStep(step)}`);
+        }
+        return entry;
+      }),
+      {
+        name,
+        clock,
+        onExhausted: (_request, index) => transportError('invalid_request', { message: `scenario provider script exhausted at request ${index + 1}: add a step` }),
+      },
+    );
+  const model = recording(options.model ?? scripted(scenario.provider.script, 'scripted'));
+  const fallbackModels = scenario.provider.fallback ? [recording(scripted(scenario.provider.fallback, 'fallback'))] : undefined;
+
+  // --- tools ------------------------------------------------------------------
+  const backend = new SupportBackend();
+  const executions = new Map<string, number>();
+  const executionsByCall = new Map<string, number>();
+  const sideEffectLevels = new Map<string, string>();
+  const firedToolStarts = new Set<string>();
+  const base = scenario.agent === 'support' ? supportTools(backend) : [];
+  const tools = buildTools(base, scenario.tools, {
+    clock,
+    onRun: (name, callId) => {
+      executions.set(name, (executions.get(name) ?? 0) + 1);
+      executionsByCall.set(callId, (executionsByCall.get(callId) ?? 0) + 1);
+      if (!firedToolStarts.has(name)) {
+        firedToolStarts.add(name);
+        for (const entry of byToolStart.get(name) ?? []) perform(entry);
+      }
+    },
+    fault,
+  });
+  for (const t of tools) sideEffectLevels.set(t.name, t.sideEffect);
+
+  const redact = createRedactor({ secrets: scenario.secrets ?? [] });
+  const approver = scenario.approver ? scriptedApprover(scenario.approver, clock) : undefined;
+  const policy = scenario.policy
+    ? {
+        rules: scenario.policy.rules.map(
+          (r, i): PolicyRule => ({
+            id: r.id ?? `rule-${i + 1}`,
+            decision: r.decision,
+            ...(r.tools ? { tools: r.tools } : {}),
+            ...(r.sideEffects ? { sideEffects: r.sideEffects } : {}),
+            ...(r.reason ? { reason: r.reason } : {}),
+          }),
+        ),
+        ...(scenario.policy.default ? { default: scenario.policy.default } : {}),
+        ...(scenario.policy.onAskWithoutApprover ? { onAskWithoutApprover: scenario.policy.onAskWithoutApprover } : {}),
+        ...(scenario.policy.approvalTimeoutMs ? { approvalTimeoutMs: scenario.policy.approvalTimeoutMs } : {}),
+      }
+    : undefined;
+  const executor = createToolExecutor({
+    registry: new ToolRegistry(tools),
+    ...(scenario.visibility ? { visibility: scenario.visibility } : {}),
+    ...(policy ? { policy } : {}),
+    ...(approver ? { approver } : {}),
+    redact,
+    ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}),
+  });
+
+  // --- the loop ---------------------------------------------------------------
+  const traces: TraceRecord[] = [];
+  let ids = 0;
+  const config = loopConfig(scenario);
+  const system = scenario.system ?? (scenario.agent === 'support' ? SUPPORT_SYSTEM_PROMPT : 'You are a helpful assistant.');
+  loop = new AgentLoop({
+    log,
+    model,
+    ...(fallbackModels ? { fallbackModels } : {}),
+    tools: executor,
+    prompt: { assemble: () => ({ system, fragments: [{ id: 'identity', priority: -100 }] }) },
+    clock,
+    persist,
+    tracing: {
+      begin: (turn) => new Tracer({ clock, traceId: `case:${turn}`, mode: 'production', redact }),
+      finish: (tracer) => {
+        const record = tracer.end();
+        traces.push(record);
+        return record;
+      },
+    },
+    redact,
+    config,
+    ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, fault) } : {}),
+    ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map(scriptedCheckpoint) } : {}),
+    ...(scenario.claim ? { claim: scriptedClaim(scenario.claim) } : {}),
+    random,
+    newId: () => `m${++ids}`,
+  });
+
+  // --- drive ------------------------------------------------------------------
+  const results: TurnResult[] = [];
+  let thrown: unknown;
+  const drive = async () => {
+    const timers = timed.map((entry) => clock.sleep(entry.at!.time!).then(() => perform(entry)));
+    for (const entry of sequential) {
+      perform(entry);
+      results.push(...(await loop!.drain()));
+    }
+    await Promise.all(timers);
+    results.push(...(await loop!.drain()));
+  };
+  try {
+    await clock.run(drive(), { realWaitLimitMs: options.realWaitLimitMs ?? 10_000 });
+  } catch (error) {
+    thrown = error;
+  }
+  return {
+    scenario,
+    results,
+    log,
+    store,
+    requests,
+    traces,
+    backend,
+    executions,
+    executionsByCall,
+    sideEffectLevels,
+    virtualMs: clock.now(),
+    ...(thrown !== undefined ? { thrown } : {}),
+    faults,
+  };
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function loopConfig(scenario: Scenario): LoopConfig {
+  const c = scenario.config;
+  const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return {
+    ...DEFAULT_LOOP_CONFIG,
+    model: 'scenario-model',
+    ...defined({
+      maxTokens: c.maxTokens,
+      maxSteps: c.maxSteps,
+      maxToolCallsPerTurn: c.maxToolCallsPerTurn,
+      maxToolCallsPerSession: c.maxToolCallsPerSession,
+      maxTokensPerTurn: c.maxTokensPerTurn,
+      maxTokensPerSession: c.maxTokensPerSession,
+      modelTimeoutMs: c.modelTimeoutMs,
+      maxCompactionsPerStep: c.maxCompactionsPerStep,
+      maxCheckpointExtensions: c.maxCheckpointExtensions,
+      sideEffectNotice: c.sideEffectNotice,
+    }),
+    retry: { ...DEFAULT_LOOP_CONFIG.retry, ...defined(c.retry ?? {}) },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Provider steps → normalized results
+// ---------------------------------------------------------------------------
+
+function toEntry(step: ProviderStep, callIds: { next: number }): ScriptedEntry {
+  const usage: Usage | undefined = step.usage ? { inputTokens: step.usage.input, outputTokens: step.usage.output } : undefined;
+  const withUsage = (r: ModelResult): ModelResult => (usage ? { ...r, usage } : r);
+  let result: ModelResult;
+  if (step.reply !== undefined) result = withUsage(reply(step.reply));
+  else if (step.tool_use) result = withUsage(toolUse(step.tool_use.map((c) => toolCall(c.id ?? `call_${callIds.next++}`, c.name, c.args ?? {})), step.text ?? ''));
+  else if (step.max_tokens) result = withUsage(maxTokens(step.max_tokens.text, step.max_tokens.partial));
+  else if (step.refusal !== undefined) result = withUsage(refusal(step.refusal));
+  else if (step.overflow) result = withUsage(overflow(step.overflow));
+  else if (step.unknown !== undefined) result = withUsage(unknownStop(step.unknown));
+  else if (step.error) {
+    result = transportError(step.error.kind, {
+      ...(step.error.status !== undefined ? { status: step.error.status } : {}),
+      ...(step.error.retryAfterMs !== undefined ? { retryAfterMs: step.error.retryAfterMs } : {}),
+      ...(step.error.message !== undefined ? { message: step.error.message } : {}),
+    });
+  } else throw new Error('a provider step without a result (the schema should have refused it)');
+  return { result, ...(step.latencyMs ? { latencyMs: step.latencyMs } : {}) };
+}
+
+export function describeStep(step: ProviderStep): string {
+  if (step.error) return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}`;
+  if (step.overflow) return `context overflow at ${step.overflow}`;
+  if (step.max_tokens) return `max_tokens${step.max_tokens.partial ? ' inside a tool call' : ''}`;
+  if (step.refusal !== undefined) return 'refusal';
+  if (step.unknown !== undefined) return `unknown stop reason ${step.unknown}`;
+  if (step.tool_use) return `tool_use ${step.tool_use.map((c) => c.name).join(', ')}`;
+  return 'reply';
+}
+
+// ---------------------------------------------------------------------------
+// Tools with scripted behaviour
+// ---------------------------------------------------------------------------
+
+interface ToolHooks {
+  readonly clock: VirtualClock;
+  readonly onRun: (name: string, callId: string) => void;
+  readonly fault: (label: string) => void;
+}
+
+function buildTools(base: readonly AnyToolDeclaration[], overrides: readonly ScenarioTool[], hooks: ToolHooks): AnyToolDeclaration[] {
+  const byName = new Map(base.map((t) => [t.name, t]));
+  const out = base.map((t) => t);
+  for (const spec of overrides) {
+    const existing = byName.get(spec.name);
+    const declaration: AnyToolDeclaration = existing
+      ? {
+          ...existing,
+          ...(spec.description ? { description: spec.description } : {}),
+          ...(spec.input ? { input: inputSchema(spec.input) } : {}),
+          ...(spec.sideEffect ? { sideEffect: spec.sideEffect } : {}),
+          ...(spec.parallelSafe !== undefined ? { parallelSafe: spec.parallelSafe } : {}),
+          ...(spec.timeoutMs ? { timeoutMs: spec.timeoutMs } : {}),
+          ...(spec.maxRetries !== undefined ? { maxRetries: spec.maxRetries } : {}),
+        }
+      : {
+          name: spec.name,
+          description: spec.description ?? `scripted tool ${spec.name}`,
+          input: inputSchema(spec.input ?? {}),
+          sideEffect: spec.sideEffect ?? 'NONE',
+          ...(spec.parallelSafe !== undefined ? { parallelSafe: spec.parallelSafe } : {}),
+          ...(spec.timeoutMs ? { timeoutMs: spec.timeoutMs } : {}),
+          ...(spec.maxRetries !== undefined ? { maxRetries: spec.maxRetries } : {}),
+          run: () => ({ ok: true }),
+        };
+    const index = out.findIndex((t) => t.name === spec.name);
+    if (index >= 0) out[index] = declaration;
+    else out.push(declaration);
+    byName.set(spec.name, declaration);
+  }
+  const behaviours = new Map(overrides.filter((o) => o.behaviour).map((o) => [o.name, o.behaviour!]));
+  return out.map((t) => withBehaviour(t, behaviours.get(t.name) ?? [], hooks));
+}
+
+function withBehaviour(tool: AnyToolDeclaration, script: readonly Behaviour[], hooks: ToolHooks): AnyToolDeclaration {
+  let runs = 0;
+  const original = tool.run;
+  return {
+    ...tool,
+    run: async (args, ctx) => {
+      hooks.onRun(tool.name, ctx.callId);
+      const behaviour: Behaviour = script.length === 0 ? 'ok' : script[Math.min(runs, script.length - 1)]!;
+      runs++;
+      if (behaviour === 'ok') return original(args, ctx);
+      if (behaviour === 'hang') {
+        hooks.fault(`tool ${tool.name} hangs`);
+        return new Promise(() => {}); // ignores even the abort: the pipeline must still settle
+      }
+      if ('return' in behaviour) return behaviour.return;
+      if ('fail' in behaviour) {
+        hooks.fault(`tool ${tool.name} fails ${behaviour.fail.code}`);
+        throw new ToolFailure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
+          ...(behaviour.fail.suggestion ? { suggestion: behaviour.fail.suggestion } : {}),
+          ...(behaviour.fail.retryable !== undefined ? { retryable: behaviour.fail.retryable } : {}),
+        });
+      }
+      if ('throw' in behaviour) {
+        hooks.fault(`tool ${tool.name} throws`);
+        throw new Error(behaviour.throw);
+      }
+      hooks.fault(`tool ${tool.name} takes ${behaviour.slow} ms`);
+      await hooks.clock.sleep(behaviour.slow, ctx.signal);
+      return behaviour.then !== undefined ? behaviour.then : original(args, ctx);
+    },
+  };
+}
+
+function inputSchema(fields: Readonly<Record<string, string>>): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, type] of Object.entries(fields)) {
+    const optional = type.endsWith('?');
+    const base = type.replace(/\?$/, '');
+    const schema: z.ZodType =
+      base === 'string' ? z.string() : base === 'number' ? z.number() : base === 'integer' ? z.number().int() : base === 'boolean' ? z.boolean() : base === 'object' ? z.record(z.string(), z.unknown()) : base === 'array' ? z.array(z.unknown()) : z.unknown();
+    shape[name] = optional ? schema.optional() : schema;
+  }
+  return z.object(shape);
+}
+
+// ---------------------------------------------------------------------------
+// Approver, compactor, checkpoints, claim
+// ---------------------------------------------------------------------------
+
+function scriptedApprover(spec: NonNullable<Scenario['approver']>, clock: VirtualClock): Approver {
+  let asked = 0;
+  return {
+    async approve(_request, signal) {
+      const answer = spec.answers[Math.min(asked, spec.answers.length - 1)]!;
+      asked++;
+      if (spec.delayMs > 0) await clock.sleep(spec.delayMs, signal);
+      return answer;
+    },
+  };
+}
+
+function scriptedCompactor(steps: NonNullable<Scenario['compaction']>, fault: (label: string) => void): Compactor {
+  let n = 0;
+  return {
+    async compact({ candidate, messages }) {
+      const step = steps[Math.min(n, steps.length - 1)]!;
+      n++;
+      if (step === 'none') return null;
+      if (step === 'fail') {
+        fault('compactor fails');
+        throw new Error('scripted compactor failure');
+      }
+      if (!candidate) return null;
+      if (step === 'grow') {
+        fault('compaction does not shrink');
+        return { ...candidate, summary: 'x'.repeat(JSON.stringify(messages).length + 1_000) };
+      }
+      return { ...candidate, summary: step.summary };
+    },
+  };
+}
+
+function scriptedCheckpoint(spec: NonNullable<Scenario['checkpoints']>[number]): CheckpointHook {
+  let runs = 0;
+  return {
+    name: spec.name,
+    run: () => {
+      const extend = spec.extend[Math.min(runs, spec.extend.length - 1)];
+      runs++;
+      return extend ? { extend } : undefined;
+    },
+  };
+}
+
+function scriptedClaim(spec: NonNullable<Scenario['claim']>): ClaimPolicy {
+  if ('deny' in spec) return { claim: () => ({ decision: 'deny', reason: spec.deny }) };
+  return { claim: (messages) => ({ decision: 'allow', rewrite: new Map(messages.map((m) => [m.id, null])) }) };
+}
