@@ -1,0 +1,133 @@
+/**
+ * What a person reads in the terminal after a run: one summary line per kind, a
+ * table of the failed cases (every case with `verbose`), the skipped ones with
+ * their reasons, regressions, and a verdict. Returns text; the CLI decides where
+ * it goes. Control characters from case data are made visible, never sent to the
+ * terminal as escapes.
+ */
+import Table from 'cli-table3';
+import { CASE_KINDS, casesForReading, failureText, formatDuration, oneLine } from './format.ts';
+import type { CaseResult, CaseStatus, KindSummary, RunResults } from './results.ts';
+
+export interface ConsoleOptions {
+  /** List passed cases too. */
+  readonly verbose?: boolean;
+  /** Terminal width to fit the table into (default 100). */
+  readonly width?: number;
+  /** ANSI colours (only when writing to a terminal). */
+  readonly color?: boolean;
+}
+
+export const STATUS_MARK: Readonly<Record<CaseStatus, string>> = { passed: '✓', failed: '✗', skipped: '○' };
+
+/** Shows C0/C1 control characters (ESC, BEL, …) as `\xNN` so case data cannot drive the terminal. */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+const cell = (text: string, max = 2000) => printable(oneLine(text, max));
+
+export function renderConsole(results: RunResults, options: ConsoleOptions = {}): string {
+  const paint = painter(options.color ?? false);
+  const width = Math.max(60, options.width ?? 100);
+  const { summary } = results;
+  const lines: string[] = [];
+
+  const head = [`${summary.total} cases`, `${summary.passed} passed`, `${summary.failed} failed`, `${summary.skipped} skipped`];
+  const shard = results.shard ? `, shard ${results.shard.index}/${results.shard.total}` : '';
+  lines.push(`loopgate ${results.tool.version}: ${head.join(', ')} in ${formatDuration(results.durationMs)} (seed ${results.seed}${shard})`);
+  const kindWidth = Math.max(...CASE_KINDS.map((k) => k.length));
+  for (const kind of CASE_KINDS) {
+    const k = summary.byKind[kind];
+    if (k.total > 0) lines.push(`  ${kind.padEnd(kindWidth)}  ${kindLine(k, paint)}`);
+  }
+
+  const ordered = casesForReading(results);
+  const shown = options.verbose ? ordered : ordered.filter((c) => c.status === 'failed');
+  if (shown.length > 0) lines.push('', caseTable(shown, options.verbose ?? false, width, paint));
+
+  const skipped = ordered.filter((c) => c.status === 'skipped');
+  if (skipped.length > 0 && !options.verbose) {
+    lines.push('', `skipped (${skipped.length}):`);
+    for (const c of skipped) lines.push(`  ${STATUS_MARK.skipped} ${cell(c.id)} — ${cell(c.skipReason ?? 'no reason given')}`);
+  }
+
+  const regressions = results.regressions ?? [];
+  if (regressions.length > 0) {
+    lines.push('', `regressions against the baseline (${regressions.length}):`);
+    for (const r of regressions) lines.push(`  ${paint.red('✗')} ${cell(r.id)} [${r.kind}] ${cell(r.message)}`);
+  }
+
+  const problems = [summary.failed > 0 ? `${summary.failed} failed` : '', regressions.length > 0 ? `${regressions.length} regression${regressions.length === 1 ? '' : 's'}` : ''].filter(Boolean);
+  lines.push('', problems.length > 0 ? paint.red(`FAILED: ${problems.join(', ')}`) : paint.green(`PASSED: ${summary.passed} of ${summary.total}${summary.skipped > 0 ? ` (${summary.skipped} skipped)` : ''}`));
+  return `${lines.join('\n')}\n`;
+}
+
+function kindLine(k: KindSummary, paint: Painter): string {
+  const parts = [paint.green(`${k.passed} passed`)];
+  if (k.failed > 0) parts.push(paint.red(`${k.failed} failed`));
+  if (k.skipped > 0) parts.push(paint.yellow(`${k.skipped} skipped`));
+  return `${parts.join(', ')} (${k.total})`;
+}
+
+function caseTable(cases: readonly CaseResult[], verbose: boolean, width: number, paint: Painter): string {
+  const longest = (values: string[], cap: number) => Math.min(cap, Math.max(...values.map((v) => v.length)) + 2);
+  const outcomeWidth = longest(['outcome', ...cases.map((c) => c.outcome ?? '—')], Math.min(26, Math.floor(width * 0.2)));
+  const borders = verbose ? 6 : 4;
+  // What is left after the fixed columns is shared by the id and the failure, the failure keeping at least 20.
+  const shared = width - borders - outcomeWidth - (verbose ? 3 + 12 : 0);
+  const idWidth = Math.max(10, Math.min(longest(['failed case', ...cases.map((c) => printable(c.id))], Math.floor(width * 0.4)), shared - 20));
+  const rest = Math.max(12, shared - idWidth);
+  const fixed = verbose ? [3, idWidth, outcomeWidth, 12] : [idWidth, outcomeWidth];
+  const table = new Table({
+    head: verbose ? ['', 'case', 'outcome', 'time', 'failure / reason'] : ['failed case', 'outcome', 'failure'],
+    colWidths: [...fixed, rest],
+    style: { head: [], border: [] },
+  });
+  for (const c of cases) {
+    const why = c.status === 'failed' ? failureText(c) : c.status === 'skipped' ? (c.skipReason ?? 'skipped') : '';
+    const row = [wrap(cell(c.id), idWidth - 2), wrap(cell(c.outcome ?? '—'), outcomeWidth - 2), wrap(cell(why), rest - 2)];
+    const mark = c.status === 'failed' ? paint.red(STATUS_MARK.failed) : c.status === 'skipped' ? paint.yellow(STATUS_MARK.skipped) : paint.green(STATUS_MARK.passed);
+    table.push(verbose ? [mark, row[0]!, row[1]!, formatDuration(c.durationMs), row[2]!] : row);
+  }
+  return table.toString();
+}
+
+/** Wraps at spaces to `width` columns; a word longer than a line is split, never cut off. */
+export function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (let word of text.split(' ')) {
+    while (word.length > width) {
+      const room = line ? width - line.length - 1 : width;
+      if (room < Math.min(8, width)) {
+        lines.push(line);
+        line = '';
+        continue;
+      }
+      lines.push(line ? `${line} ${word.slice(0, room)}` : word.slice(0, room));
+      line = '';
+      word = word.slice(room);
+    }
+    if (!line) line = word;
+    else if (line.length + 1 + word.length <= width) line += ` ${word}`;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
+
+interface Painter {
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+}
+
+function painter(color: boolean): Painter {
+  const wrap = (code: number) => (text: string) => (color ? `\u001b[${code}m${text}\u001b[39m` : text);
+  return { red: wrap(31), green: wrap(32), yellow: wrap(33) };
+}

@@ -1,0 +1,66 @@
+/**
+ * Reading report files back (results.json for merge-reports, baselines for
+ * --baseline): every problem names the file and the field.
+ */
+import type { z } from 'zod';
+import { formatPath } from '../yaml/load-yaml.ts';
+
+export class ReportFileError extends Error {
+  readonly file: string;
+  constructor(file: string, message: string) {
+    super(`${file}: ${message}`);
+    this.name = 'ReportFileError';
+    this.file = file;
+  }
+}
+
+/** Parses `text` as JSON and checks its `schema` tag before the full validation, so a wrong file gets a short answer. */
+export function parseTaggedJson<S extends z.ZodType>(text: string, file: string, tag: string, what: string, schema: S): z.infer<S> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ReportFileError(file, `not valid JSON (${(error as Error).message}); expected ${what}`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new ReportFileError(file, `expected ${what} (a JSON object with "schema": "${tag}"), got ${describe(data)}`);
+  }
+  const found = (data as { schema?: unknown }).schema;
+  if (found !== tag) {
+    const family = tag.slice(0, tag.lastIndexOf('/') + 1);
+    const hint =
+      typeof found === 'string' && found.startsWith(family)
+        ? `written by a different loopgate version (schema "${found}"); this loopgate reads "${tag}"`
+        : found === undefined
+          ? `no "schema" field; expected ${what} with "schema": "${tag}"`
+          : `schema is ${JSON.stringify(found)}; expected ${what} with "schema": "${tag}"`;
+    throw new ReportFileError(file, hint);
+  }
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues;
+  const lines = issues.slice(0, 5).map((issue) => {
+    const field = formatPath(issue.path) || '(top level)';
+    const got = issue.code === 'unrecognized_keys' ? '' : ` (got ${describe(valueAt(data, issue.path))})`;
+    return `${field}: ${issue.message}${got}`;
+  });
+  if (issues.length > 5) lines.push(`… and ${issues.length - 5} more problems`);
+  throw new ReportFileError(file, `not a valid ${what}:\n  ${lines.join('\n  ')}`);
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let value = data;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (value !== null && typeof value === 'object') return 'an object';
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
