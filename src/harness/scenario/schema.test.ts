@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { generateScenarioSchema, SCENARIO_SCHEMA_PATH } from '../../../scripts/generate-scenario-schema.ts';
+import { YamlValidationError } from '../../yaml/load-yaml.ts';
+import { parseScenario } from './load.ts';
+
+/** The error a bad scenario text raises (the test fails if it parses). */
+function errorOf(text: string, file: string): YamlValidationError {
+  try {
+    parseScenario(text, file);
+  } catch (error) {
+    if (error instanceof YamlValidationError) return error;
+    throw error;
+  }
+  throw new Error(`${file} parsed, but it is not a valid scenario`);
+}
+
+describe('the scenario JSON Schema', () => {
+  it('is committed exactly as the zod definition generates it', () => {
+    const committed = readFileSync(SCENARIO_SCHEMA_PATH, 'utf8');
+    // On failure: the format changed; run `npx node scripts/generate-scenario-schema.ts` and commit the result.
+    expect(committed, 'scenarios/scenario.schema.json is stale: run `npx node scripts/generate-scenario-schema.ts` and commit it').toBe(generateScenarioSchema());
+  });
+
+  it('describes the file as a person writes it: required keys, no unknown keys, defaults optional', () => {
+    const schema = JSON.parse(generateScenarioSchema()) as { required: string[]; additionalProperties: boolean; properties: Record<string, { properties?: Record<string, unknown> }> };
+    expect(schema.required.sort()).toEqual(['expect', 'inbox', 'name']);
+    expect(schema.additionalProperties).toBe(false);
+    // Every expectation key the loader knows is offered to the editor.
+    expect(Object.keys(schema.properties.expect!.properties!)).toEqual(expect.arrayContaining(['outcome', 'outcomes', 'history', 'lastRequest', 'trace', 'toolResults', 'executions', 'policy', 'inbox', 'events']));
+  });
+});
+
+describe('bad scenario files name the file, the line and the field', () => {
+  const minimal = (body: string) => `name: a scenario\n${body}`;
+
+  it('a value of the wrong type', () => {
+    const error = errorOf(minimal('config:\n  maxSteps: lots\ninbox:\n  - say: hi\nexpect: { outcome: replied }\n'), 'bad/wrong-type.yaml');
+    expect(error.issues).toEqual([expect.objectContaining({ file: 'bad/wrong-type.yaml', line: 3, field: 'config.maxSteps' })]);
+    expect(error.message).toMatch(/^bad\/wrong-type\.yaml:3:\d+: config\.maxSteps: .*expected number, received string/);
+  });
+
+  it('an unknown key (a typo is not silently ignored)', () => {
+    const error = errorOf(minimal('inbox:\n  - say: hi\n    colour: blue\nexpect: { outcome: replied }\n'), 'bad/unknown-key.yaml');
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]).toMatchObject({ file: 'bad/unknown-key.yaml', line: 3, field: 'inbox[0]' });
+    expect(error.message).toContain('"colour"');
+  });
+
+  it('an unknown top-level key, e.g. `expects` for `expect`', () => {
+    const error = errorOf(minimal('inbox:\n  - say: hi\nexpect: {}\nexpects: { outcome: replied }\n'), 'bad/top-level.yaml');
+    expect(error.message).toMatch(/^bad\/top-level\.yaml:1:\d+: .*Unrecognized key: "expects"/);
+  });
+
+  it('a provider step with two results', () => {
+    const text = minimal('provider:\n  script:\n    - reply: hello\n    - reply: hi\n      refusal: no\ninbox:\n  - say: hi\nexpect: { outcome: replied }\n');
+    const error = errorOf(text, 'bad/two-results.yaml');
+    expect(error.issues).toEqual([expect.objectContaining({ file: 'bad/two-results.yaml', line: 5, field: 'provider.script[1]' })]);
+    expect(error.message).toContain('exactly one of reply, tool_use, max_tokens, refusal, overflow, unknown, error (got reply, refusal)');
+  });
+
+  it('a provider step with no result', () => {
+    const error = errorOf(minimal('provider:\n  script:\n    - latencyMs: 100\ninbox:\n  - say: hi\nexpect: {}\n'), 'bad/no-result.yaml');
+    expect(error.issues).toEqual([expect.objectContaining({ line: 4, field: 'provider.script[0]' })]);
+    expect(error.message).toContain('(got none)');
+  });
+
+  it('an inbox entry with two actions', () => {
+    const error = errorOf(minimal('inbox:\n  - say: hi\n  - say: again\n    cancel: user\nexpect: { outcome: replied }\n'), 'bad/two-actions.yaml');
+    expect(error.issues).toEqual([expect.objectContaining({ file: 'bad/two-actions.yaml', line: 4, field: 'inbox[1]' })]);
+    expect(error.message).toContain('exactly one of say, steer, inject, cancel');
+  });
+
+  it('a trigger with two moments', () => {
+    const error = errorOf(minimal('inbox:\n  - say: hi\n  - cancel: user\n    at: { time: 10, request: 2 }\nexpect: {}\n'), 'bad/two-triggers.yaml');
+    expect(error.issues).toEqual([expect.objectContaining({ line: 5, field: 'inbox[1].at' })]);
+    expect(error.message).toContain('exactly one of request, time, toolStart');
+  });
+
+  it('an outcome label outside the alphabet', () => {
+    const error = errorOf(minimal('inbox:\n  - say: hi\nexpect:\n  outcome: failed{timeout}\n'), 'bad/outcome.yaml');
+    expect(error.issues).toEqual([expect.objectContaining({ file: 'bad/outcome.yaml', line: 5, field: 'expect.outcome' })]);
+    expect(error.message).toContain('an outcome label such as replied, cancelled{user} or failed{max_steps}');
+  });
+
+  it('a bad label inside a list names its index', () => {
+    const error = errorOf(minimal('inbox:\n  - say: hi\nexpect:\n  outcomes: [replied, "cancelled{operator}"]\n'), 'bad/outcomes.yaml');
+    expect(error.issues).toEqual([expect.objectContaining({ line: 5, field: 'expect.outcomes[1]' })]);
+  });
+
+  it('every problem in a file is reported, not just the first', () => {
+    const error = errorOf('name: ""\ninbox: []\nexpect: { outcome: done }\n', 'bad/many.yaml');
+    expect(error.issues.map((i) => i.field).sort()).toEqual(['expect.outcome', 'inbox', 'name']);
+    expect(error.issues.map((i) => i.line).sort()).toEqual([1, 2, 3]);
+  });
+
+  it('YAML syntax errors carry the line too', () => {
+    const error = errorOf('name: x\ninbox: [\n', 'bad/syntax.yaml');
+    expect(error.message).toMatch(/^bad\/syntax\.yaml:\d+:\d+: YAML syntax: /);
+  });
+
+  it('a good file parses, with defaults filled in', () => {
+    const scenario = parseScenario(minimal('inbox:\n  - say: hi\nexpect: { outcome: replied }\n'), 'good.yaml');
+    expect(scenario).toMatchObject({ agent: 'support', tags: [], config: {}, tools: [], provider: { kind: 'scripted', script: [] } });
+  });
+});
