@@ -1,6 +1,6 @@
 /** Small formatting and selection helpers shared by the reporters. */
 import { jsonSafe } from './json-safe.ts';
-import type { CaseKind, CaseResult, CheckResult, RunResults } from './results.ts';
+import type { CaseKind, CaseResult, CheckResult, RunResults, TimelineEntry } from './results.ts';
 
 export const CASE_KINDS: readonly CaseKind[] = ['table', 'contract', 'scenario', 'fuzz'];
 
@@ -47,4 +47,14 @@ export function showValue(value: unknown, indent?: number): string {
   if (typeof value === 'string') return value;
   if (value === undefined) return 'undefined';
   return JSON.stringify(jsonSafe(value), null, indent) ?? String(value);
+}
+
+/** A timeline entry as one line of text: `+2.015 s  T1·S1  model_call  model call #2 (110 ms) [ok] — detail`. */
+export function timelineLine(entry: TimelineEntry): string {
+  const at = `+${(entry.at / 1000).toFixed(3)} s`;
+  const where = entry.turn !== undefined ? `T${entry.turn}${entry.step !== undefined ? `·S${entry.step}` : ''}` : '';
+  const duration = entry.durationMs !== undefined ? ` (${formatDuration(entry.durationMs)})` : '';
+  const status = entry.status ? ` [${entry.status}]` : '';
+  const detail = entry.detail ? ` — ${oneLine(entry.detail, 200)}` : '';
+  return `${at.padStart(10)}  ${where.padEnd(6)}  ${entry.kind.padEnd(12)}  ${oneLine(entry.label, 200)}${duration}${status}${detail}`;
 }

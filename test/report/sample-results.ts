@@ -145,7 +145,7 @@ export function sampleCases(): CaseResult[] {
       virtualMs: 7220,
       failure: `outcome: expected replied, got failed{max_steps} — ${HOSTILE}`,
       checks: [
-        { name: 'outcome', passed: false, message: 'expected replied, got failed{max_steps}', expected: 'replied', actual: 'failed{max_steps}' },
+        { name: 'outcome', passed: false, message: `expected replied, got failed{max_steps} — ${HOSTILE}`, expected: 'replied', actual: 'failed{max_steps}' },
         { name: 'history', passed: true, message: 'failed turn added nothing to the projection' },
         { name: 'tool-calls', passed: false, message: `issue_refund called with an unexpected note: ${HOSTILE}`, expected: [{ name: 'issue_refund', arguments: { orderId: '1042', amount: 59.9 } }], actual: [{ name: 'issue_refund', arguments: { orderId: '1042', amount: 59.9, note: HOSTILE } }] },
         { name: 'trace', passed: true, message: 'no undetermined spans' },
