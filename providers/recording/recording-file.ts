@@ -1,0 +1,95 @@
+/** The recording file: what `--record` writes and `--replay` reads, one per provider. */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { WIRE_PROVIDERS, type WireProvider } from '../names.ts';
+
+export const RECORDING_FORMAT = 'loopgate-contract-recording';
+
+const exchangeSchema = z
+  .object({
+    scope: z.string().min(1),
+    method: z.string().min(1),
+    path: z.string().min(1),
+    status: z.number().int(),
+    body: z.unknown().optional(),
+    response: z.unknown().optional(),
+    rawHeaders: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional(),
+  })
+  .loose();
+
+export const recordingSchema = z.object({
+  format: z.literal(RECORDING_FORMAT),
+  version: z.literal(1),
+  provider: z.enum(WIRE_PROVIDERS),
+  model: z.string().min(1),
+  baseURL: z.string().min(1),
+  recordedAt: z.string(),
+  cases: z.array(z.object({ id: z.string().min(1), status: z.enum(['pass', 'fail']), result: z.record(z.string(), z.unknown()) })),
+  exchanges: z.array(exchangeSchema),
+});
+
+export type Recording = z.infer<typeof recordingSchema>;
+
+/** A recording directory or file that cannot be used: exit 2, naming the path and the problem. */
+export class RecordingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecordingError';
+  }
+}
+
+export function recordingPath(dir: string, provider: WireProvider): string {
+  return join(dir, `${provider}.recording.json`);
+}
+
+export async function requireDirectory(dir: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(dir);
+  } catch {
+    throw new RecordingError(`recording directory ${dir} does not exist`);
+  }
+  if (!info.isDirectory()) throw new RecordingError(`recording directory ${dir} is not a directory`);
+}
+
+/** Providers with a recording file in `dir`. */
+export async function recordedProviders(dir: string): Promise<WireProvider[]> {
+  await requireDirectory(dir);
+  const found: WireProvider[] = [];
+  for (const provider of WIRE_PROVIDERS) {
+    try {
+      await stat(recordingPath(dir, provider));
+      found.push(provider);
+    } catch {
+      // no recording for this provider
+    }
+  }
+  return found;
+}
+
+export async function readRecording(dir: string, provider: WireProvider): Promise<Recording> {
+  await requireDirectory(dir);
+  const path = recordingPath(dir, provider);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    throw new RecordingError(`recording directory ${dir} has no recording for ${provider} (expected ${path}; make one with --record ${dir})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new RecordingError(`${path}: malformed recording, not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = recordingSchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new RecordingError(`${path}: malformed recording: ${problems.join('; ')}`);
+  }
+  if (parsed.data.provider !== provider) {
+    throw new RecordingError(`${path}: malformed recording: it is for ${parsed.data.provider}, not ${provider}`);
+  }
+  return parsed.data;
+}

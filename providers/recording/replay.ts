@@ -1,0 +1,51 @@
+/**
+ * `--replay`: serves a recording's exchanges with nock (no network at all) and
+ * runs the live cases again. A case passes when its check passes and its
+ * normalized result is the one recorded.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { LIVE_CASES } from '../contract-suite/live-cases.ts';
+import { runLiveCase, type LiveCaseReport } from './live.ts';
+import type { Recording } from './recording-file.ts';
+
+/** The key replay sends: nothing real leaves the process. */
+const REPLAY_KEY = 'loopgate-replay-key';
+
+export async function replayRecording(recording: Recording, onCase?: (report: LiveCaseReport) => void): Promise<LiveCaseReport[]> {
+  const { default: nock } = await import('nock');
+  if (!nock.isActive()) nock.activate();
+  nock.cleanAll();
+  nock.disableNetConnect();
+  const reports: LiveCaseReport[] = [];
+  try {
+    nock.define(recording.exchanges as unknown as Parameters<typeof nock.define>[0]);
+    const target = { provider: recording.provider, model: recording.model, apiKey: REPLAY_KEY, baseURL: recording.baseURL };
+    for (const testCase of LIVE_CASES) {
+      const recorded = recording.cases.find((c) => c.id === testCase.id);
+      let report: LiveCaseReport;
+      if (!recorded) {
+        report = { id: testCase.id, title: testCase.title, status: 'skip', reason: 'not in the recording' };
+      } else {
+        const run = await runLiveCase(target, testCase);
+        const same = isDeepStrictEqual(JSON.parse(JSON.stringify(run.result)), recorded.result);
+        report =
+          run.status === 'fail'
+            ? run
+            : same
+              ? run
+              : {
+                  ...run,
+                  status: 'fail',
+                  reason: `replayed result differs from the recorded one: recorded ${JSON.stringify(recorded.result)}, replayed ${JSON.stringify(run.result)}`,
+                };
+      }
+      reports.push(report);
+      onCase?.(report);
+    }
+  } finally {
+    nock.cleanAll();
+    nock.enableNetConnect();
+    nock.restore();
+  }
+  return reports;
+}

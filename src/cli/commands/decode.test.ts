@@ -1,0 +1,97 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FIXTURE_EXPECTATIONS, WIRE_FIXTURES_DIR, expectedSummary } from '../../../providers/recorded-fixtures.expected.ts';
+import { anthropicWire } from '../../../providers/wire-fakes/anthropic.ts';
+import { reply } from '../../../providers/fake/results.ts';
+import { decodeCommand, runDecodeCommand, type DecodeArgs } from './decode.ts';
+
+async function run(args: DecodeArgs) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runDecodeCommand(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+async function tempFile(name: string, text: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'loopgate-decode-'));
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+describe('loopgate decode', () => {
+  it.each(FIXTURE_EXPECTATIONS.map((e) => [`${e.provider}/${e.file}`, e] as const))('prints the normalized result for %s', async (_name, entry) => {
+    const path = join(WIRE_FIXTURES_DIR, entry.provider, entry.file);
+    const { code, out, err } = await run({ provider: entry.provider, file: path });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual(expectedSummary(entry, await readFile(path, 'utf8')));
+    if (entry.status !== undefined) expect(err).toContain(`served with status ${entry.status}`);
+  });
+
+  it('serves the file with the status given', async () => {
+    const path = join(WIRE_FIXTURES_DIR, 'anthropic', 'anthropic-issue-17366-error.json');
+    const { code, out } = await run({ provider: 'anthropic', file: path, status: 529 });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ type: 'transport_error', kind: 'overloaded', status: 529 });
+  });
+
+  it('reads raw SSE text', async () => {
+    const sse = anthropicWire
+      .streamFrames({ blocks: [{ type: 'text', text: 'from raw SSE' }], stop: 'end', usage: { input: 1, output: 2 } })
+      .map((f) => f.text)
+      .join('');
+    const { code, out } = await run({ provider: 'anthropic', file: await tempFile('capture.sse', sse) });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ type: 'reply', text: 'from raw SSE', stopReason: 'end_turn' });
+  });
+
+  it('runs a normalized result through the in-process fake', async () => {
+    const { code, out } = await run({ provider: 'fake', file: await tempFile('result.json', JSON.stringify(reply('hello'))) });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({ type: 'reply', text: 'hello', stopReason: 'end_turn', usage: { inputTokens: 10, outputTokens: 5 } });
+  });
+
+  it('exits 2 naming an unreadable file', async () => {
+    const missing = join(tmpdir(), 'loopgate-no-such-file.json');
+    const { code, out, err } = await run({ provider: 'anthropic', file: missing });
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toContain(`cannot read ${missing}`);
+  });
+
+  it('exits 2 listing the known providers for an unknown one', async () => {
+    const { code, err } = await run({ provider: 'gemini', file: 'x.json' });
+    expect(code).toBe(2);
+    expect(err).toContain('unknown provider "gemini"; known providers: anthropic, openai-chat, openai-responses, fake');
+  });
+
+  it('exits 2 for a body it cannot recognize, a bad fake result, or a bad status', async () => {
+    expect((await run({ provider: 'openai-chat', file: await tempFile('notes.txt', 'hello there') })).code).toBe(2);
+    const bad = await run({ provider: 'fake', file: await tempFile('r.json', '{"type":"reply"}') });
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('not a normalized ModelResult');
+    expect((await run({ provider: 'anthropic', file: 'x.json', status: 42 })).code).toBe(2);
+  });
+});
+
+describe('decodeCommand', () => {
+  const originalExitCode = process.exitCode;
+  afterEach(() => {
+    process.exitCode = originalExitCode;
+    vi.restoreAllMocks();
+  });
+
+  it('sets process.exitCode and writes the result to stdout', async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const path = join(WIRE_FIXTURES_DIR, 'openai-chat', 'issue-15789-step-2.chunks.txt');
+    await decodeCommand.handler({ provider: 'openai-chat', file: path, _: [], $0: 'loopgate' });
+    expect(process.exitCode).toBe(0);
+    expect(JSON.parse(written.join(''))).toMatchObject({ type: 'reply', text: 'POST_TOOL' });
+    await decodeCommand.handler({ provider: 'nope', file: path, _: [], $0: 'loopgate' });
+    expect(process.exitCode).toBe(2);
+  });
+});
