@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../contract.ts';
 import { jsonPlan, streamPlan, sseFrame } from '../wire-fakes/plan.ts';
 import { anthropicWire } from '../wire-fakes/anthropic.ts';
+import { upToNth } from '../wire-fakes/faults.ts';
 import { acquireWireFake, type WireScenario } from '../wire-fakes/server.ts';
 import type { WireTurn } from '../wire-fakes/turn.ts';
 import { createAnthropicClient, type AnthropicClientOptions } from './client.ts';
@@ -212,6 +213,16 @@ describe('createAnthropicClient: endings', () => {
     const frames = anthropicWire.streamFrames(reply).filter((f) => f.tag !== 'start');
     const scenario = fake.scenario(streamPlan(frames));
     expect(await clientFor(scenario).call(conversation)).toMatchObject({ type: 'transport_error', kind: 'malformed_stream' });
+  });
+
+  it('keeps the usage message_start reported when the connection drops mid-stream', async () => {
+    const frames = upToNth(anthropicWire.streamFrames({ ...reply, usage: { input: 900, output: 2 } }), 'text_delta');
+    const scenario = fake.scenario(streamPlan(frames, 'reset'));
+    expect(await clientFor(scenario).call(conversation)).toMatchObject({
+      type: 'transport_error',
+      kind: 'network',
+      usage: { inputTokens: 900, outputTokens: 1 },
+    });
   });
 
   it('applies defaultTimeoutMs when the request sets none', async () => {

@@ -59,6 +59,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           const stream = await sdk.messages.create({ ...body, stream: true }, requestOptions);
           ctx.phase = 'stream';
           const collector = new AnthropicStreamCollector();
+          ctx.usageSoFar = () => collector.collected.usage;
           for await (const event of stream) {
             collector.handle(event, ctx.emit);
             // Settle at the protocol's end, whether or not the server closes the connection.

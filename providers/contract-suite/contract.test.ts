@@ -2,9 +2,8 @@
  * The shared contract suite, run for the in-process fake and for each adapter
  * over its wire-level fake (the real SDK parses the bytes).
  */
-import { describeModelClientContract } from './describe.ts';
-import { createScriptedHarness } from './scripted-harness.ts';
-import { createWireHarness } from './wire-harness.ts';
+// Through the public entry (published as `loopgate/vitest`), as users import it.
+import { createScriptedHarness, createWireHarness, describeModelClientContract } from '../vitest.ts';
 
 describeModelClientContract('fake (in-process scripted)', createScriptedHarness());
 describeModelClientContract('anthropic over the wire fake', createWireHarness('anthropic'));

@@ -44,6 +44,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions): ModelC
           const stream = await sdk.chat.completions.create(streamBody, requestOptions);
           ctx.phase = 'stream';
           const collector = new ChatStreamCollector();
+          ctx.usageSoFar = () => collector.collected.usage;
           for await (const chunk of stream) {
             collector.handle(chunk, ctx.emit);
             if (collector.done) break;

@@ -44,6 +44,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
           const stream = await sdk.responses.create(streamBody, requestOptions);
           ctx.phase = 'stream';
           const collector = new ResponsesStreamCollector();
+          ctx.usageSoFar = () => collector.collected.usage;
           for await (const event of stream) {
             collector.handle(event, ctx.emit);
             if (collector.done) break;

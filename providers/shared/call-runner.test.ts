@@ -75,3 +75,24 @@ describe('runModelCall', () => {
     expect(seen).toEqual([{ kind: 'text', text: 'a' }]);
   });
 });
+
+describe('runModelCall usage on early endings', () => {
+  it('keeps the usage reported so far on a transport error, and never overrides usage a result already has', async () => {
+    const spent = { inputTokens: 50, outputTokens: 1 };
+    const failed = await runModelCall(request, undefined, async (ctx) => {
+      ctx.usageSoFar = () => spent;
+      throw new Error('socket closed');
+    }, classify);
+    expect(failed).toMatchObject({ type: 'transport_error', usage: spent });
+    const timedOut = await runModelCall({ ...request, timeoutMs: 10 }, undefined, (ctx) => {
+      ctx.usageSoFar = () => spent;
+      return new Promise<never>(() => {});
+    }, classify);
+    expect(timedOut).toMatchObject({ type: 'transport_error', kind: 'timeout', usage: spent });
+    const own = await runModelCall(request, undefined, async (ctx) => {
+      ctx.usageSoFar = () => spent;
+      return reply('ok', { inputTokens: 1, outputTokens: 1 });
+    }, classify);
+    expect(own.usage).toEqual({ inputTokens: 1, outputTokens: 1 });
+  });
+});

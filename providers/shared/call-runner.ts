@@ -8,7 +8,7 @@
  *   stuck reading a stalled body (the SDKs' own timeout only covers the wait for
  *   response headers, and they end a stream silently when it is aborted).
  */
-import type { ModelDelta, ModelRequest, ModelResult } from '../contract.ts';
+import type { ModelDelta, ModelRequest, ModelResult, Usage } from '../contract.ts';
 import { transportFailure } from './results.ts';
 
 export type CallPhase = 'request' | 'stream';
@@ -22,6 +22,11 @@ export interface CallContext {
   phase: CallPhase;
   /** Set when the caller aborted or the deadline passed, before the call settled. */
   readonly interruption: Interruption | undefined;
+  /**
+   * Usage the provider reported so far (e.g. in message_start), kept on a result
+   * that ends the call early: those tokens were spent.
+   */
+  usageSoFar?: () => Usage | undefined;
 }
 
 export interface Interruption {
@@ -103,6 +108,10 @@ export async function runModelCall(
   // stream quietly, which would otherwise look like a short but complete one.
   if (interruption) result = fromInterruption(interruption);
   settled = true;
+  if (result.usage === undefined && result.type === 'transport_error') {
+    const usage = ctx.usageSoFar?.();
+    if (usage) result = { ...result, usage };
+  }
   return result;
 }
 
