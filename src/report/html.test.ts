@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { HOSTILE, sampleResults } from '../../test/report/sample-results.ts';
+import { REPORT_SCRIPT } from './html-client.ts';
+import { escapeHtml, renderHtml, scriptJson } from './html.ts';
+
+const embedded = (html: string): string => {
+  const m = /<script type="application\/json" id="loopgate-results">([\s\S]*?)<\/script>/.exec(html);
+  if (!m) throw new Error('no embedded results');
+  return m[1]!;
+};
+
+describe('HTML report (static checks; html.browser.test.ts runs it in Chromium)', () => {
+  const results = sampleResults();
+  const html = renderHtml(results);
+
+  it('embeds the results as JSON that reads back equal', () => {
+    expect(JSON.parse(embedded(html))).toEqual(JSON.parse(JSON.stringify(results)));
+  });
+
+  it('cannot be broken out of by data: no tag, comment or entity from a string survives in the script', () => {
+    const data = embedded(html);
+    expect(data).not.toMatch(/[<>&]/);
+    expect(html.match(/<\/script>/g)).toHaveLength(2);
+    expect(html).not.toContain('<script>alert(1)');
+    expect(JSON.parse(scriptJson({ s: '</script><!-- \u2028 & >' }))).toEqual({ s: '</script><!-- \u2028 & >' });
+    expect(scriptJson({ s: '\u2028' })).toBe('{"s":"\\u2028"}');
+  });
+
+  it('is self-contained: nothing is loaded from anywhere', () => {
+    const page = html.replace(embedded(html), '');
+    expect(page).not.toMatch(/https?:\/\//);
+    expect(page).not.toMatch(/\bsrc=/);
+    for (const href of page.matchAll(/href="([^"]*)"/g)) expect(href[1]).toMatch(/^data:/);
+    expect(page).not.toMatch(/@import|url\(/);
+    expect(page).toContain(`Content-Security-Policy" content="default-src &#39;none&#39;;`);
+  });
+
+  it('escapes the title', () => {
+    const titled = renderHtml(results, { title: HOSTILE });
+    expect(titled).toContain(`<title>${escapeHtml(HOSTILE)}</title>`);
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+    expect(html).toContain('<title>loopgate report — FAILED (2 failed of 8)</title>');
+  });
+
+  it('ships a script that parses, builds with textContent only, and fits in its template literal', () => {
+    expect(() => new Function(REPORT_SCRIPT)).not.toThrow();
+    expect(REPORT_SCRIPT).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+    expect(REPORT_SCRIPT).not.toMatch(/`|\$\{/);
+    expect(REPORT_SCRIPT).not.toMatch(/<\/script/i);
+  });
+
+  it('renders a run with no cases', () => {
+    const empty = renderHtml(sampleResults([]));
+    expect(JSON.parse(embedded(empty)).cases).toEqual([]);
+  });
+});

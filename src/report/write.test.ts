@@ -1,0 +1,61 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sampleResults } from '../../test/report/sample-results.ts';
+import { parseResultsJson } from './json.ts';
+import { parseReporters, UnknownReporterError, writeReports } from './write.ts';
+
+const fresh = () => join(mkdtempSync(join(tmpdir(), 'loopgate-write-')), 'reports', 'nested');
+
+describe('writeReports', () => {
+  it('writes every file format under outDir, creating it, and returns the console text', async () => {
+    const outDir = fresh();
+    const written = await writeReports(sampleResults(), { reporters: ['console', 'json', 'junit', 'markdown', 'html'], outDir });
+    expect(written.files).toEqual({
+      json: join(outDir, 'results.json'),
+      junit: join(outDir, 'junit.xml'),
+      markdown: join(outDir, 'summary.md'),
+      html: join(outDir, 'report.html'),
+    });
+    expect(readdirSync(outDir).sort()).toEqual(['junit.xml', 'report.html', 'results.json', 'summary.md']);
+    expect(parseResultsJson(readFileSync(written.files.json!, 'utf8'), 'results.json').cases).toHaveLength(8);
+    expect(readFileSync(written.files.junit!, 'utf8')).toMatch(/^<\?xml/);
+    expect(readFileSync(written.files.markdown!, 'utf8')).toContain('Per-case timelines: report.html');
+    expect(readFileSync(written.files.html!, 'utf8')).toMatch(/^<!doctype html>/);
+    expect(written.console).toContain('FAILED: 2 failed');
+  });
+
+  it('writes only what was asked for', async () => {
+    const outDir = fresh();
+    const written = await writeReports(sampleResults(), { reporters: ['junit'], outDir });
+    expect(written.console).toBeUndefined();
+    expect(readdirSync(outDir)).toEqual(['junit.xml']);
+    const consoleOnly = fresh();
+    expect((await writeReports(sampleResults(), { reporters: ['console'], outDir: consoleOnly })).files).toEqual({});
+    expect(existsSync(consoleOnly)).toBe(false);
+  });
+
+  it('refuses an unknown reporter before writing anything, listing the known ones', async () => {
+    const outDir = fresh();
+    await expect(writeReports(sampleResults(), { reporters: ['json', 'xml'], outDir })).rejects.toThrow(
+      'unknown reporter "xml"; known reporters: console, json, junit, markdown, html',
+    );
+    expect(existsSync(outDir)).toBe(false);
+  });
+
+  it('names the path when it cannot write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopgate-write-'));
+    const blocker = join(dir, 'file');
+    writeFileSync(blocker, 'x');
+    await expect(writeReports(sampleResults(), { reporters: ['json'], outDir: join(blocker, 'reports') })).rejects.toThrow(`cannot create the report directory ${join(blocker, 'reports')}`);
+  });
+});
+
+describe('parseReporters', () => {
+  it('accepts repeated and comma-separated names, once each', () => {
+    expect(parseReporters(['junit,html', 'console', 'html'])).toEqual(['junit', 'html', 'console']);
+    expect(parseReporters('json')).toEqual(['json']);
+    expect(() => parseReporters(['junit,HTML'])).toThrow(UnknownReporterError);
+  });
+});
