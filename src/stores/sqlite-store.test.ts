@@ -58,6 +58,19 @@ describe('SqliteEventStore', () => {
     await store.close();
   });
 
+  it('keeps a torn last record isolated: the next append does not fuse onto it', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path);
+    await store.append('c', records(0, 3));
+    const raw = new DatabaseSync(path);
+    raw.prepare('UPDATE events SET payload = ? WHERE conversation = ? AND seq = ?').run('{"turn": 2, "n": 2, "li', 'c', 2);
+    raw.close();
+    await store.append('c', records(3, 1));
+    await expect(store.read('c')).rejects.toMatchObject({ name: 'StoreCorruptionError', seq: 2 });
+    expect(await store.read('c', 3)).toStrictEqual(records(3, 1));
+    await store.close();
+  });
+
   it('reports a missing row (a gap) as corruption at the missing seq', async () => {
     const path = freshPath();
     const store = new SqliteEventStore(path);

@@ -44,6 +44,7 @@ export class SqliteEventStore implements EventStore {
   readonly #insert: StatementSync;
   readonly #readFrom: StatementSync;
   readonly #conversations: StatementSync;
+  readonly #arrays: boolean;
   #closed = false;
 
   constructor(path: string, options: SqliteEventStoreOptions = {}) {
@@ -66,7 +67,7 @@ export class SqliteEventStore implements EventStore {
     try {
       const mode = (db.prepare('PRAGMA journal_mode = WAL').get() as Row | undefined)?.journal_mode;
       if (mode !== 'wal' && path !== ':memory:') throw new Error(`could not switch to WAL mode (journal_mode is ${String(mode)})`);
-      db.exec(`PRAGMA synchronous = ${synchronous}`);
+      db.exec(`PRAGMA synchronous = ${synchronous}`); // why NORMAL by default: see SqliteEventStoreOptions.synchronous
       const version = Number((db.prepare('PRAGMA user_version').get() as Row).user_version);
       if (version > SCHEMA_VERSION) {
         throw new Error(`the schema version is ${version}, newer than this loopgate understands (${SCHEMA_VERSION})`);
@@ -92,8 +93,10 @@ export class SqliteEventStore implements EventStore {
       this.#readFrom = db.prepare(
         'SELECT seq, type, v, at, ignorable, sources, payload FROM events WHERE conversation = ? AND seq >= ? ORDER BY seq',
       );
-      // Rows as arrays: several times faster than objects for long reads.
-      this.#readFrom.setReturnArrays(true);
+      // Rows as arrays: several times faster than objects for long reads (Node >= 24;
+      // older Nodes return objects, which #rowsFrom converts).
+      this.#arrays = typeof this.#readFrom.setReturnArrays === 'function';
+      if (this.#arrays) this.#readFrom.setReturnArrays(true);
       this.#conversations = db.prepare('SELECT DISTINCT conversation FROM events ORDER BY conversation');
     } catch (error) {
       try {
@@ -127,12 +130,10 @@ export class SqliteEventStore implements EventStore {
       for (const row of rows) insert.run(conversationId, row.seq, row.type, row.v, row.at, row.ignorable, row.sources, row.payload);
       db.exec('COMMIT');
     } catch (error) {
-      if (db.isTransaction) {
-        try {
-          db.exec('ROLLBACK');
-        } catch {
-          // SQLite may already have rolled back (e.g. after SQLITE_FULL); the original error matters.
-        }
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // SQLite may already have rolled back (e.g. after SQLITE_FULL); the original error matters.
       }
       if (error instanceof StoreError) throw error;
       if (isConstraintViolation(error)) {
@@ -150,7 +151,10 @@ export class SqliteEventStore implements EventStore {
     checkFromSeq(this.describe, fromSeq);
     let rows: StoredRow[];
     try {
-      rows = this.#readFrom.all(conversationId, fromSeq) as unknown as StoredRow[];
+      const result = this.#readFrom.all(conversationId, fromSeq);
+      rows = this.#arrays
+        ? (result as unknown as StoredRow[])
+        : result.map((r) => [r.seq, r.type, r.v, r.at, r.ignorable, r.sources, r.payload] as const);
     } catch (error) {
       throw new StoreError(`${this.describe}: conversation "${conversationId}": read failed: ${(error as Error).message}`, { cause: error });
     }
