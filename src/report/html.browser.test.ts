@@ -22,6 +22,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SCREENSHOT = join(ROOT, 'reports', 'screenshots', 'html-report.png');
 const FAILED_ID = 'scenario:refunds/rate-limited-then-timeout';
 
+/** Runs in the page (the repo's TypeScript has no DOM types). */
+const background = (element: unknown): string =>
+  (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor;
+
 describe('HTML report in headless Chromium', () => {
   let browser: Browser;
   let page: Page;
@@ -67,7 +71,7 @@ describe('HTML report in headless Chromium', () => {
 
   it('shows failed cases first and open, with their timeline visible', async () => {
     expect(await page.locator('details.case').first().getAttribute('data-status')).toBe('failed');
-    expect(await card().evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(await card().evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(true);
     const timeline = card().locator('ol.timeline');
     await expect.poll(() => timeline.isVisible()).toBe(true);
     const rows = timeline.locator('li.tl:not(.axis)');
@@ -95,8 +99,8 @@ describe('HTML report in headless Chromium', () => {
     expect(await first.getAttribute('data-check')).toBe('outcome');
     expect(await first.locator('.expected pre').innerText()).toBe('replied');
     expect(await first.locator('.actual pre').innerText()).toBe('failed{max_steps}');
-    const colour = await first.evaluate((li) => getComputedStyle(li).backgroundColor);
-    const passing = await card().locator('li.check.ok').first().evaluate((li) => getComputedStyle(li).backgroundColor);
+    const colour = await first.evaluate(background);
+    const passing = await card().locator('li.check.ok').first().evaluate(background);
     expect(colour).not.toBe(passing);
   });
 
@@ -104,7 +108,7 @@ describe('HTML report in headless Chromium', () => {
     expect(await page.locator('main b', { hasText: '#42' }).count()).toBe(0); // the data's <b>#42</b> stayed text
     expect(await page.locator('script').count()).toBe(2);
     expect(await card().locator('.case-why').innerText()).toContain('said "</script><script>alert(1)</script>" | `rm -rf` & \\x07bell\\x1b[31m');
-    expect(await page.evaluate(() => document.title)).toContain('FAILED');
+    expect(await page.title()).toContain('FAILED');
     expect(HOSTILE).toContain('</script>');
   });
 

@@ -1,0 +1,153 @@
+/**
+ * The baseline gate (`--baseline FILE`): a compact record of a good run (per
+ * case its status, steps and tokens), and the comparison that finds
+ * regressions in a new run:
+ *
+ * - `status`: passed in the baseline, failed now (skipped now is not a regression).
+ * - `steps` / `tokens`: only for cases that passed in both runs, when the new
+ *   value exceeds the baseline by more than the relative threshold (0.2 = 20 %)
+ *   AND by at least an absolute minimum (1 step, 100 tokens) — so 1 → 2 steps is
+ *   caught but 500 → 520 tokens of provider noise is not. Tokens are input + output.
+ * - `missing`: in the baseline, not in this run (a renamed or lost case). Pass
+ *   `reportMissing: false` when the run is deliberately partial (`--grep`, `--shard`).
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { parseTaggedJson, ReportFileError } from './file-error.ts';
+import { compareIds, failureText } from './format.ts';
+import { parseResultsJson } from './json.ts';
+import { RESULTS_SCHEMA, type CaseStatus, type Regression, type RunResults } from './results.ts';
+import { caseStatusSchema } from './results-schema.ts';
+
+export const BASELINE_SCHEMA = 'loopgate.baseline/v1' as const;
+
+export interface BaselineCase {
+  readonly status: CaseStatus;
+  /** Model steps the case took (absent when the case reported no metrics). */
+  readonly steps?: number;
+  /** Input + output tokens. */
+  readonly tokens?: number;
+}
+
+export interface Baseline {
+  readonly schema: typeof BASELINE_SCHEMA;
+  readonly tool: { readonly name: 'loopgate'; readonly version: string };
+  /** When the run the baseline was taken from started. */
+  readonly createdAt: string;
+  readonly seed: number;
+  /** By case id, ids sorted. */
+  readonly cases: Readonly<Record<string, BaselineCase>>;
+}
+
+export interface BaselineThresholds {
+  /** Relative increase of steps allowed (default 0.2 = 20 %). */
+  readonly stepsThreshold?: number;
+  /** Relative increase of tokens allowed (default 0.2). */
+  readonly tokensThreshold?: number;
+  /** Absolute increase of steps below which nothing is reported (default 1). */
+  readonly minSteps?: number;
+  /** Absolute increase of tokens below which nothing is reported (default 100). */
+  readonly minTokens?: number;
+  /** Report baseline cases absent from this run (default true). */
+  readonly reportMissing?: boolean;
+}
+
+export const DEFAULT_THRESHOLDS: Required<BaselineThresholds> = { stepsThreshold: 0.2, tokensThreshold: 0.2, minSteps: 1, minTokens: 100, reportMissing: true };
+
+const count = z.number().int().nonnegative();
+const baselineSchema = z.looseObject({
+  schema: z.literal(BASELINE_SCHEMA),
+  tool: z.looseObject({ name: z.literal('loopgate'), version: z.string() }),
+  createdAt: z.iso.datetime({ offset: true }),
+  seed: z.number().int(),
+  cases: z.record(z.string().min(1), z.looseObject({ status: caseStatusSchema, steps: count.optional(), tokens: count.optional() })),
+});
+type ParsedBaseline = z.infer<typeof baselineSchema>;
+const parsedIsBaseline = (value: ParsedBaseline): Baseline => value;
+void parsedIsBaseline;
+
+export function baselineFrom(results: RunResults): Baseline {
+  const cases: Record<string, BaselineCase> = {};
+  for (const c of [...results.cases].sort((a, b) => compareIds(a.id, b.id))) {
+    cases[c.id] = c.metrics ? { status: c.status, steps: c.metrics.steps, tokens: c.metrics.inputTokens + c.metrics.outputTokens } : { status: c.status };
+  }
+  return { schema: BASELINE_SCHEMA, tool: { name: 'loopgate', version: results.tool.version }, createdAt: results.startedAt, seed: results.seed, cases };
+}
+
+/** The baseline file's text: one line per case so a diff of two baselines reads case by case. */
+export function renderBaselineJson(baseline: Baseline): string {
+  const ids = Object.keys(baseline.cases).sort(compareIds);
+  const head = `{\n  "schema": ${JSON.stringify(baseline.schema)},\n  "tool": ${JSON.stringify({ name: baseline.tool.name, version: baseline.tool.version })},\n  "createdAt": ${JSON.stringify(baseline.createdAt)},\n  "seed": ${baseline.seed},\n  "cases": {`;
+  const rows = ids.map((id) => {
+    const c = baseline.cases[id]!;
+    return `    ${JSON.stringify(id)}: ${JSON.stringify({ status: c.status, ...(c.steps !== undefined ? { steps: c.steps } : {}), ...(c.tokens !== undefined ? { tokens: c.tokens } : {}) })}`;
+  });
+  return `${head}${rows.length ? `\n${rows.join(',\n')}\n  ` : ''}}\n}\n`;
+}
+
+export function parseBaselineJson(text: string, file: string): Baseline {
+  return parseTaggedJson(text, file, BASELINE_SCHEMA, 'loopgate baseline file', baselineSchema);
+}
+
+/** Reads a baseline file, or a results.json (taken as the baseline it would give). Errors name the file and field. */
+export async function readBaselineFile(path: string): Promise<Baseline> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ReportFileError(path, code === 'ENOENT' ? 'no such baseline file (create one with --update-baseline)' : `cannot read the baseline (${(error as Error).message})`);
+  }
+  if (peekSchema(text) === RESULTS_SCHEMA) return baselineFrom(parseResultsJson(text, path));
+  return parseBaselineJson(text, path);
+}
+
+function peekSchema(text: string): unknown {
+  try {
+    return (JSON.parse(text) as { schema?: unknown } | null)?.schema;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the baseline of `results` to `path` (for --update-baseline), creating the directory. */
+export async function writeBaselineFile(path: string, results: RunResults): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, renderBaselineJson(baselineFrom(results)), 'utf8');
+}
+
+const KIND_ORDER: Record<Regression['kind'], number> = { status: 0, steps: 1, tokens: 2, missing: 3 };
+
+export function compareWithBaseline(current: RunResults, baseline: Baseline, options: BaselineThresholds = {}): Regression[] {
+  const o = { ...DEFAULT_THRESHOLDS, ...definedOnly(options) };
+  for (const key of ['stepsThreshold', 'tokensThreshold', 'minSteps', 'minTokens'] as const) {
+    if (!Number.isFinite(o[key]) || o[key] < 0) throw new RangeError(`baseline ${key} must be a number ≥ 0, got ${o[key]}`);
+  }
+  const regressions: Regression[] = [];
+  const now = new Map(current.cases.map((c) => [c.id, c]));
+  for (const [id, before] of Object.entries(baseline.cases)) {
+    const c = now.get(id);
+    if (!c) {
+      if (o.reportMissing) regressions.push({ id, kind: 'missing', message: `in the baseline (${before.status}), not in this run` });
+      continue;
+    }
+    if (before.status === 'passed' && c.status === 'failed') {
+      regressions.push({ id, kind: 'status', message: `passed in the baseline, fails now: ${failureText(c)}` });
+      continue;
+    }
+    if (before.status !== 'passed' || c.status !== 'passed' || !c.metrics) continue;
+    const worse = (kind: 'steps' | 'tokens', was: number | undefined, is: number, threshold: number, min: number, label: string) => {
+      if (was === undefined || is <= was * (1 + threshold) || is - was < min) return;
+      const pct = was > 0 ? `+${Math.round(((is - was) / was) * 100)}%` : 'from 0';
+      regressions.push({ id, kind, message: `${label} ${was} → ${is} (${pct}; allowed: +${Math.round(threshold * 100)}% and at least +${min})` });
+    };
+    worse('steps', before.steps, c.metrics.steps, o.stepsThreshold, o.minSteps, 'steps');
+    worse('tokens', before.tokens, c.metrics.inputTokens + c.metrics.outputTokens, o.tokensThreshold, o.minTokens, 'tokens (input + output)');
+  }
+  return regressions.sort((a, b) => compareIds(a.id, b.id) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

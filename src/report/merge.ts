@@ -1,0 +1,97 @@
+/**
+ * Merges the results of shards (`--shard i/n`) into the results of one run:
+ * cases concatenated and sorted by id, summary recomputed, shard info and
+ * per-shard regressions dropped (compare the merged run with the baseline
+ * instead: a shard cannot tell a case that is missing from one that ran in
+ * another shard). Refuses what would make the merged verdict wrong: the same
+ * case in two files, shards of different runs (seed, version), and a shard
+ * missing or given twice.
+ */
+import { compareIds } from './format.ts';
+import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from './results.ts';
+
+export interface ResultsPart {
+  /** Where the part came from (a file path), for error messages. */
+  readonly source: string;
+  readonly results: RunResults;
+}
+
+export class MergeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MergeError';
+  }
+}
+
+export function mergeResults(parts: readonly ResultsPart[]): RunResults {
+  if (parts.length === 0) throw new MergeError('nothing to merge: give at least one results file');
+  const [first] = parts as [ResultsPart, ...ResultsPart[]];
+
+  for (const part of parts) {
+    if (part.results.seed !== first.results.seed) {
+      throw new MergeError(
+        `seeds differ: ${first.source} has seed ${first.results.seed}, ${part.source} has seed ${part.results.seed}; shards of one run share a seed (give every shard the same --seed)`,
+      );
+    }
+    if (part.results.tool.version !== first.results.tool.version) {
+      throw new MergeError(`loopgate versions differ: ${first.source} was written by ${first.results.tool.version}, ${part.source} by ${part.results.tool.version}; run every shard with the same loopgate`);
+    }
+  }
+  checkShards(parts);
+
+  const seen = new Map<string, string>();
+  const cases: CaseResult[] = [];
+  for (const part of parts) {
+    for (const c of part.results.cases) {
+      const other = seen.get(c.id);
+      if (other !== undefined) {
+        throw new MergeError(
+          other === part.source
+            ? `case "${c.id}" appears twice in ${part.source}`
+            : `case "${c.id}" is in both ${other} and ${part.source}; shards must run disjoint cases (is a file given twice?)`,
+        );
+      }
+      seen.set(c.id, part.source);
+      cases.push(c);
+    }
+  }
+  cases.sort((a, b) => compareIds(a.id, b.id));
+
+  const starts = parts.map((p) => p.results.startedAt).sort((a, b) => Date.parse(a) - Date.parse(b));
+  const ends = parts.map((p) => p.results.finishedAt).sort((a, b) => Date.parse(b) - Date.parse(a));
+  const startedAt = starts[0]!;
+  const finishedAt = ends[0]!;
+  return {
+    schema: RESULTS_SCHEMA,
+    tool: { name: 'loopgate', version: first.results.tool.version },
+    startedAt,
+    finishedAt,
+    // Shards run side by side: the merged run took from the first start to the last finish.
+    durationMs: Math.max(0, Date.parse(finishedAt) - Date.parse(startedAt)),
+    seed: first.results.seed,
+    summary: summarize(cases),
+    cases,
+  };
+}
+
+/** Shards must all say they are shards of the same `n`, and cover 1..n exactly once. */
+function checkShards(parts: readonly ResultsPart[]): void {
+  const sharded = parts.filter((p) => p.results.shard !== undefined);
+  if (sharded.length === 0) return;
+  const plain = parts.find((p) => p.results.shard === undefined);
+  const { source, results } = sharded[0]!;
+  const total = results.shard!.total;
+  if (plain) throw new MergeError(`${plain.source} is a whole run but ${source} is shard ${results.shard!.index}/${total}; merge the shards of one run only`);
+  const byIndex = new Map<number, string>();
+  for (const part of sharded) {
+    const shard = part.results.shard!;
+    if (shard.total !== total) throw new MergeError(`shard counts differ: ${source} is shard ${results.shard!.index}/${total}, ${part.source} is shard ${shard.index}/${shard.total}`);
+    const other = byIndex.get(shard.index);
+    if (other !== undefined) throw new MergeError(`shard ${shard.index}/${total} given twice: ${other} and ${part.source}`);
+    byIndex.set(shard.index, part.source);
+  }
+  const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
+  if (missing.length > 0) {
+    throw new MergeError(`missing shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i}/${total}`).join(', ')}: the merged results would leave their cases out`);
+  }
+}
