@@ -28,6 +28,7 @@ import {
   type LoopConfig,
   type ModelClient,
   type ModelDelta,
+  type ModelErrorHandler,
   type ModelRequest,
   type ModelResult,
   type PolicyRule,
@@ -82,6 +83,11 @@ export interface RunOptions {
   readonly model?: ModelClient;
   /** Real-time limit while waiting on I/O with no virtual timer pending. */
   readonly realWaitLimitMs?: number;
+  /** Parts a scenario file cannot express (state-table fixtures use them). */
+  readonly claim?: ClaimPolicy;
+  readonly errorHandlers?: readonly ModelErrorHandler[];
+  /** A case whose log grows past this is stopped as a runaway. Default 20 000. */
+  readonly maxEvents?: number;
 }
 
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioRun> {
@@ -130,15 +136,36 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     else if (entry.at.toolStart !== undefined) push(byToolStart, entry.at.toolStart, entry);
     else timed.push(entry);
   }
-  const perform = (entry: InboxEntry) => {
-    if (!loop) return;
-    if (entry.say !== undefined) loop.send(entry.say, { intent: 'follow_up' });
-    else if (entry.steer !== undefined) loop.send(entry.steer, { intent: 'steer' });
-    else if (entry.inject !== undefined) loop.send(entry.inject, { intent: 'inject' });
-    else if (entry.cancel !== undefined) {
+  // Like a host: a follow-up or steer wakes the loop (a drain after the running
+  // one); an inject or a cancel never does. Results are collected once, in order.
+  const results: TurnResult[] = [];
+  let drains: Promise<void> = Promise.resolve();
+  const wake = () => {
+    drains = drains.then(async () => {
+      await persist().catch(() => undefined); // the message is stored before the turn starts
+      results.push(...(await loop!.drain()));
+    });
+    return drains;
+  };
+  const perform = (entry: InboxEntry): Promise<void> | undefined => {
+    if (!loop) return undefined;
+    if (entry.say !== undefined) {
+      loop.send(entry.say, { intent: 'follow_up' });
+      return wake();
+    }
+    if (entry.steer !== undefined) {
+      loop.send(entry.steer, { intent: 'steer' });
+      return loop.busy ? undefined : wake(); // a running turn takes it at its next step
+    }
+    if (entry.inject !== undefined) {
+      loop.send(entry.inject, { intent: 'inject' });
+      return undefined;
+    }
+    if (entry.cancel !== undefined) {
       fault(`cancel by ${entry.cancel}`);
       loop.cancel(entry.cancel, `scenario: cancel by ${entry.cancel}`);
     }
+    return undefined;
   };
 
   // --- the provider -----------------------------------------------------------
@@ -243,28 +270,39 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     redact,
     config,
     ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, fault) } : {}),
-    ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map(scriptedCheckpoint) } : {}),
-    ...(scenario.claim ? { claim: scriptedClaim(scenario.claim) } : {}),
+    ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
+    ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),
+    ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
     random,
     newId: () => `m${++ids}`,
   });
 
   // --- drive ------------------------------------------------------------------
-  const results: TurnResult[] = [];
   let thrown: unknown;
+  // A runaway case (a loop that never settles) is stopped and reported, not left to eat memory.
+  const maxEvents = options.maxEvents ?? 20_000;
+  const unsubscribe = log.subscribe(() => {
+    if (log.length === maxEvents) {
+      thrown = new Error(`runaway: the log passed ${maxEvents} events; the case was shut down`);
+      loop?.shutdown('runaway case');
+    }
+  });
   const drive = async () => {
-    const timers = timed.map((entry) => clock.sleep(entry.at!.time!).then(() => perform(entry)));
+    const timers = timed.map((entry) => clock.sleep(entry.at!.time!).then(() => void perform(entry)));
     for (const entry of sequential) {
-      perform(entry);
-      results.push(...(await loop!.drain()));
+      await perform(entry);
+      await drains; // the next entry waits until the loop is idle
     }
     await Promise.all(timers);
-    results.push(...(await loop!.drain()));
+    await drains;
+    await persist().catch(() => undefined);
   };
   try {
     await clock.run(drive(), { realWaitLimitMs: options.realWaitLimitMs ?? 10_000 });
   } catch (error) {
-    thrown = error;
+    thrown ??= error;
+  } finally {
+    unsubscribe();
   }
   return {
     scenario,
@@ -471,19 +509,26 @@ function scriptedCompactor(steps: NonNullable<Scenario['compaction']>, fault: (l
   };
 }
 
-function scriptedCheckpoint(spec: NonNullable<Scenario['checkpoints']>[number]): CheckpointHook {
+function scriptedCheckpoint(spec: NonNullable<Scenario['checkpoints']>[number], clock: VirtualClock): CheckpointHook {
   let runs = 0;
   return {
     name: spec.name,
-    run: () => {
+    run: async ({ signal }) => {
       const extend = spec.extend[Math.min(runs, spec.extend.length - 1)];
       runs++;
+      if (spec.delayMs > 0) await clock.sleep(spec.delayMs, signal);
       return extend ? { extend } : undefined;
     },
   };
 }
 
-function scriptedClaim(spec: NonNullable<Scenario['claim']>): ClaimPolicy {
-  if ('deny' in spec) return { claim: () => ({ decision: 'deny', reason: spec.deny }) };
-  return { claim: (messages) => ({ decision: 'allow', rewrite: new Map(messages.map((m) => [m.id, null])) }) };
+function scriptedClaim(spec: NonNullable<Scenario['claim']>, clock: VirtualClock): ClaimPolicy {
+  return {
+    claim: async (messages, signal) => {
+      if (spec.delayMs > 0) await clock.sleep(spec.delayMs, signal);
+      if ('deny' in spec) return { decision: 'deny', reason: spec.deny };
+      if ('drop' in spec) return { decision: 'allow', rewrite: new Map(messages.map((m) => [m.id, null])) };
+      return { decision: 'allow' };
+    },
+  };
 }

@@ -196,11 +196,14 @@ const compactionStepSchema = z.union([
 const checkpointSchema = z.strictObject({
   name: z.string().min(1),
   extend: z.array(z.string().nullable()).min(1).describe('Per run: a message that extends the turn, or null; the last repeats'),
+  delayMs: ms.default(0).describe('Virtual time the hook takes'),
 });
 
+const claimDelay = ms.default(0).describe('Virtual time the claim policy takes');
 const claimSchema = z.union([
-  z.strictObject({ deny: z.string().min(1).describe('Deny the first claim with this reason') }),
-  z.strictObject({ drop: z.literal(true).describe('Filter every message to nothing') }),
+  z.strictObject({ deny: z.string().min(1).describe('Deny the first claim with this reason'), delayMs: claimDelay }),
+  z.strictObject({ drop: z.literal(true).describe('Filter every message to nothing'), delayMs: claimDelay }),
+  z.strictObject({ allow: z.literal(true).describe('Let everything through'), delayMs: claimDelay }),
 ]);
 
 // ---------------------------------------------------------------------------

@@ -60,7 +60,10 @@ function reasonText(reason: unknown, by: CancelSource): string {
  * whichever is first; a rejection becomes `onReject(error)`. Never rejects.
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => T, onReject: (error: unknown) => T): Promise<T> {
-  if (signal.aborted) return Promise.resolve(onAbort());
+  if (signal.aborted) {
+    promise.catch(() => undefined); // settled or not, nobody waits for it now
+    return Promise.resolve(onAbort());
+  }
   return new Promise<T>((resolve) => {
     const listener = () => resolve(onAbort());
     signal.addEventListener('abort', listener, { once: true });

@@ -82,6 +82,8 @@ interface TurnState {
   readonly sideEffects: { callId: string; name: string }[];
   reply: string | undefined;
   extensions: number;
+  /** A write-ahead record that could not be stored: the turn stops after the tools settle. */
+  persistenceFailure?: PersistenceError;
 }
 
 type StepResult = { readonly result: Exclude<ModelResult, ModelErrorResult> } | { readonly outcome: Outcome };
@@ -160,8 +162,12 @@ export class AgentLoop {
   async #drainTurns(): Promise<TurnResult[]> {
     const results: TurnResult[] = [];
     while (!this.#stopped && this.#log.positions.openTurn === undefined && this.hasWork()) {
+      const trigger = takeForTurnStart(this.#log.positions.pending())[0]?.id;
       const result = await this.#runTurn();
       results.push(result);
+      // A turn always takes its trigger; if it is still pending, another turn would
+      // only repeat this one. Stop rather than spin.
+      if (trigger !== undefined && this.#log.positions.inboxState(trigger) === 'pending' && result.outcome.kind !== 'cancelled') break;
       if (result.outcome.kind === 'cancelled') break;
       if (result.outcome.kind === 'failed' && result.outcome.reason === 'persistence') break;
     }
@@ -237,7 +243,10 @@ export class AgentLoop {
     const claimed = takeForTurnStart(this.#log.positions.pending());
     this.#log.append('turn.opened', { turn: s.turn, trigger: claimed[0]?.id ?? '' });
 
-    const decision = await this.#claim(s, claimed);
+    const decided = await this.#claim(s, claimed);
+    // Even when the policy broke, the messages are taken: left pending they would
+    // start the same failing turn again and again.
+    const decision: ClaimDecision = decided.decision === 'threw' ? { decision: 'allow' } : decided;
     let delivered = 0;
     for (const message of claimed) {
       const rewritten = decision.decision === 'allow' ? decision.rewrite?.get(message.id) : undefined;
@@ -253,13 +262,16 @@ export class AgentLoop {
       if (!dropped) delivered++;
     }
     await this.#persist();
+    // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
+    if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describe(decided.error)}` };
     if (s.scope.cancelled) return this.#cancelled(s);
     if (decision.decision === 'deny') return { kind: 'rejected', reason: decision.reason };
     if (delivered === 0) return { kind: 'nothing_to_do' };
 
     for (;;) {
       if (s.scope.cancelled) return this.#cancelled(s);
-      if (s.steps > 0) this.#takeStepInput(s);
+      // Steers and injects that arrived since the last step (or during the claim) join this one.
+      this.#takeStepInput(s);
       if (s.steps >= config.maxSteps) return { kind: 'failed', reason: 'max_steps', detail: `step limit ${config.maxSteps} reached` };
       const budget = this.#tokenBudgetSpent(s);
       if (budget) return { kind: 'failed', reason: 'budget_exhausted', detail: budget };
@@ -277,10 +289,12 @@ export class AgentLoop {
           s.takenPending = [];
           s.reply = result.text;
           await this.#persist();
+          // The turn ends when no steer waits — checked again after the hooks, which take time.
           const more = s.steps < config.maxSteps;
-          if (more && takeForNextStep(this.#log.positions.pending()).some((m) => m.intent === 'steer')) continue;
+          if (more && this.#steerWaiting()) continue;
           if (more && (await this.#runCheckpoints(s))) continue;
           if (s.scope.cancelled) return this.#cancelled(s);
+          if (more && this.#steerWaiting()) continue;
           return { kind: 'replied' };
         }
         case 'tool_use': {
@@ -302,6 +316,7 @@ export class AgentLoop {
           }
           s.toolCalls += calls.length;
           await this.#runTools(s, calls);
+          if (s.persistenceFailure) throw s.persistenceFailure;
           await this.#persist();
           continue;
         }
@@ -321,19 +336,22 @@ export class AgentLoop {
     }
   }
 
-  async #claim(s: TurnState, claimed: readonly import('../log/positions.ts').PendingMessage[]): Promise<ClaimDecision> {
+  #claim(s: TurnState, claimed: readonly import('../log/positions.ts').PendingMessage[]): Promise<ClaimDecision | { decision: 'threw'; error: unknown }> {
     const policy = this.#deps.claim;
-    if (!policy) return { decision: 'allow' };
-    const allow: ClaimDecision = { decision: 'allow' };
-    return raceAbort(
+    if (!policy) return Promise.resolve({ decision: 'allow' });
+    return raceAbort<ClaimDecision | { decision: 'threw'; error: unknown }>(
       Promise.resolve().then(() => policy.claim(claimed, s.scope.signal)),
       s.scope.signal,
-      () => allow, // the cancel is seen right after
-      (error) => ({ decision: 'deny', reason: `claim policy failed: ${describe(error)}` }),
+      () => ({ decision: 'allow' }), // the cancel is seen right after
+      (error) => ({ decision: 'threw', error }),
     );
   }
 
-  /** Steers and injects that arrived since the last step join this one. */
+  #steerWaiting(): boolean {
+    return takeForNextStep(this.#log.positions.pending()).some((m) => m.intent === 'steer');
+  }
+
+  /** Takes the steers and injects waiting in the inbox into the current step. */
   #takeStepInput(s: TurnState): void {
     for (const message of takeForNextStep(this.#log.positions.pending())) {
       this.#log.append('user.message', { turn: s.turn, id: message.id, intent: message.intent, text: message.text });
@@ -558,8 +576,13 @@ export class AgentLoop {
           ...(entry.idempotencyKey !== undefined ? { idempotencyKey: entry.idempotencyKey } : {}),
         });
         if (writesAhead(entry.sideEffect)) {
+          try {
+            await this.#persist(); // write-ahead: a crash after this point can never re-run the call (invariant 13)
+          } catch (error) {
+            s.persistenceFailure ??= error as PersistenceError; // the pipeline settles the call; the turn then stops
+            throw error;
+          }
           if (entry.attempt === 1) s.sideEffects.push({ callId: entry.callId, name: entry.name });
-          await this.#persist(); // write-ahead: a crash after this point can never re-run the call (invariant 13)
         }
       },
       alreadyStarted: (callId) => this.#log.positions.call(callId)?.started === true,
