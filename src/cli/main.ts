@@ -4,7 +4,12 @@
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { contractCommand } from './commands/contract.ts';
+import { decodeCommand } from './commands/decode.ts';
+import { mergeReportsCommand } from './commands/merge-reports.ts';
 import { replayCommand } from './commands/replay.ts';
+import { runCommand } from './commands/run.ts';
+import { tablesCommand } from './commands/tables.ts';
 import { EXIT, UsageError } from './exit-codes.ts';
 
 export async function main(argv: string[]): Promise<number> {
@@ -12,7 +17,12 @@ export async function main(argv: string[]): Promise<number> {
   const parser = yargs(argv)
     .scriptName('loopgate')
     .usage('$0 <command> [options]')
+    .command(runCommand as never)
+    .command(tablesCommand as never)
+    .command(contractCommand as never)
+    .command(decodeCommand as never)
     .command(replayCommand as never)
+    .command(mergeReportsCommand as never)
     .demandCommand(1, 'name a command (see --help)')
     .strict()
     .help()

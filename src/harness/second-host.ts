@@ -88,6 +88,8 @@ export interface RunOptions {
   readonly errorHandlers?: readonly ModelErrorHandler[];
   /** A case whose log grows past this is stopped as a runaway. Default 20 000. */
   readonly maxEvents?: number;
+  /** The model name the loop asks for (live runs name a real model). */
+  readonly modelName?: string;
 }
 
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioRun> {
@@ -249,7 +251,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // --- the loop ---------------------------------------------------------------
   const traces: TraceRecord[] = [];
   let ids = 0;
-  const config = loopConfig(scenario);
+  const config = { ...loopConfig(scenario), ...(options.modelName ? { model: options.modelName } : {}) };
   const system = scenario.system ?? (scenario.agent === 'support' ? SUPPORT_SYSTEM_PROMPT : 'You are a helpful assistant.');
   loop = new AgentLoop({
     log,

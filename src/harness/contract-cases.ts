@@ -1,0 +1,40 @@
+/**
+ * The provider contract suite as cases of `loopgate run`: every contract case for
+ * the in-process fake and for each adapter over its wire-level fake (the real SDK
+ * parsing real bytes). Cases a provider cannot produce are visible skips.
+ */
+import type { ContractHarness } from '../../providers/contract-suite/harness.ts';
+import { CONTRACT_CASES } from '../../providers/contract-suite/cases.ts';
+import { runContract } from '../../providers/contract-suite/runner.ts';
+import { createScriptedHarness } from '../../providers/contract-suite/scripted-harness.ts';
+import { createWireHarness } from '../../providers/contract-suite/wire-harness.ts';
+import { WIRE_PROVIDERS } from '../../providers/names.ts';
+import type { Case } from './cases.ts';
+
+const HARNESSES: readonly { readonly provider: string; readonly make: () => ContractHarness }[] = [
+  { provider: 'fake', make: createScriptedHarness },
+  ...WIRE_PROVIDERS.map((provider) => ({ provider, make: () => createWireHarness(provider) })),
+];
+
+export function contractCases(): Case[] {
+  const out: Case[] = [];
+  for (const { provider, make } of HARNESSES) {
+    for (const testCase of CONTRACT_CASES) {
+      out.push({
+        id: `contract:${provider}/${testCase.id}`,
+        kind: 'contract',
+        title: `${provider}: ${testCase.title}`,
+        file: 'providers/contract-suite/cases.ts',
+        async run() {
+          const [report] = await runContract(make(), { only: [testCase.id] });
+          if (!report) return { status: 'failed', checks: [{ name: 'contract', passed: false, message: 'the case did not run' }] };
+          const checks = [{ name: 'contract', passed: report.status !== 'fail', message: report.reason ?? (report.status === 'pass' ? `normalized to ${report.result?.type ?? 'a result'}` : 'skipped') }];
+          return report.status === 'skip'
+            ? { status: 'skipped', checks: [], skipReason: report.reason ?? 'unsupported by this provider' }
+            : { status: report.status === 'pass' ? 'passed' : 'failed', ...(report.result ? { outcome: report.result.type } : {}), checks };
+        },
+      });
+    }
+  }
+  return out;
+}
