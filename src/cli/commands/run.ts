@@ -86,6 +86,7 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
     throw new UsageError(error.message);
   }) : undefined;
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
+  if (args.updateBaseline && (shard || grep)) throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
 
   const all = collect(args);
   const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
@@ -113,9 +114,10 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
     summary: summarize(results),
     cases: results,
   };
-  if (baseline) runResults = { ...runResults, regressions: compareWithBaseline(runResults, baseline) };
+  // A partial run (grep, shard) cannot tell a missing case from one it did not select.
+  if (baseline) runResults = { ...runResults, regressions: compareWithBaseline(runResults, baseline, { reportMissing: !shard && !grep }) };
 
-  const written = await writeReports(runResults, { reporters, outDir: args.out, console: { verbose: args.verbose ?? false } });
+  const written = await writeReports(runResults, { reporters, outDir: args.out, console: { verbose: args.verbose ?? false, ...(io.columns ? { width: io.columns } : {}) } });
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
   if (args.updateBaseline && args.baseline) {
