@@ -45,7 +45,7 @@ const FIELD_FAILURES: readonly { readonly failure: string; readonly quote: strin
   { failure: 'Compact → overflow → compact forever without progress.', quote: 'compact → overflow → compact forever without progress', scenarios: ['compaction/compact-overflow-loop-is-bounded'] },
   { failure: 'Compaction destroys raw history; an interrupted compaction loses it.', quote: 'raw history', scenarios: ['compaction/overflow-compacts-then-retries', 'compaction/failed-compaction-keeps-history'] },
   { failure: 'A torn last record in the store, and the next append fused onto it.', quote: 'a torn last record in the store, and the next append fused onto it', scenarios: ['field-failures/failed-write-not-fused'] },
-  { failure: 'Persistence errors swallowed; writes silently stop.', quote: 'persistence errors swallowed; writes silently stop', scenarios: ['persistence/store-refuses-first-write'] },
+  { failure: 'Persistence errors swallowed; writes silently stop.', quote: 'persistence errors swallowed; writes silently stop', scenarios: ['persistence/store-refuses-first-write', 'persistence/write-ahead-fails-refund-not-run'] },
   { failure: 'Crash mid-turn, resume shows missing history.', quote: 'crash mid-turn, resume shows missing history', scenarios: ['cancel/shutdown-mid-turn-history-survives'] },
   { failure: '`max_tokens` cuts tool-call arguments; the loop retries forever or runs the call with `{}`.', quote: 'max_tokens cuts tool-call arguments', scenarios: ['field-failures/max-tokens-cuts-tool-call'] },
   { failure: 'Abort does not stop a running tool.', quote: 'abort does not stop a running tool', scenarios: ['cancel/abort-stops-running-tool'] },
