@@ -12,7 +12,10 @@ import { loadScenarios, type LoadedScenario } from './scenario/load.ts';
 import { scenarioCase } from './scenario-case.ts';
 
 const root = join(import.meta.dirname, '../../scenarios/bundled');
-const suite: LoadedScenario[] = loadScenarios([root], root);
+const all: LoadedScenario[] = loadScenarios([root], root);
+/** Live scenarios run only with `--live` against a real provider; everything else runs here. */
+const suite = all.filter((l) => !l.scenario.live);
+const live = all.filter((l) => l.scenario.live);
 
 /**
  * Outcomes no scenario can reach, and why (also in scenarios/README.md).
@@ -74,7 +77,7 @@ function expectedOutcomes(loaded: LoadedScenario): string[] {
 describe('the bundled suite', () => {
   it('has at least 60 scenarios, each named, described and tagged', () => {
     expect(suite.length).toBeGreaterThanOrEqual(60);
-    for (const { id, scenario } of suite) {
+    for (const { id, scenario } of all) {
       expect(scenario.name.length, `${id}: name`).toBeGreaterThan(10);
       expect(scenario.description?.length ?? 0, `${id}: a description saying what it proves and why it matters`).toBeGreaterThan(80);
       expect(scenario.tags.length, `${id}: tags`).toBeGreaterThan(0);
@@ -97,6 +100,16 @@ describe('the bundled suite', () => {
         const failing = describeFailures(outcome.checks);
         expect(failing, `${loaded.file} — ${loaded.scenario.name}\n${failing}`).toBe('');
         expect(outcome.status).toBe('passed');
+      });
+    }
+  });
+
+  describe('live scenarios are skipped, with a reason, without --live', () => {
+    for (const loaded of live) {
+      it(loaded.id, async () => {
+        const outcome = await scenarioCase(loaded).run({ seed: 1 });
+        expect(outcome.status).toBe('skipped');
+        expect(outcome.skipReason).toMatch(/--live/);
       });
     }
   });
