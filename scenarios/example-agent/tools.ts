@@ -4,8 +4,7 @@
  * bundled config), notify customers (critical: never repeated).
  */
 import { z } from 'zod';
-import { defineTool } from '../../src/kernel/tools/define-tool.ts';
-import { ToolFailure, type AnyToolDeclaration } from '../../src/kernel/tools/types.ts';
+import { defineTool, ToolFailure, type AnyToolDeclaration } from '../../src/kernel/index.ts';
 import type { SupportBackend } from './backend.ts';
 
 const orderId = z.string().regex(/^ORD-\d+$/, 'an order id like ORD-1001');

@@ -19,7 +19,7 @@ export function bundledScenarioCases(): Case[] {
 /** Scenario files under the given paths, ids relative to the working directory. */
 export function scenarioCasesFrom(paths: readonly string[]): Case[] {
   const root = process.cwd();
-  return loadScenarios(paths.map((p) => resolve(p)), root).map((l) => scenarioCase({ ...l, id: relative(root, resolve(root, l.id)) || l.id }));
+  return loadScenarios(paths, root).map((l) => scenarioCase({ ...l, id: relative(root, resolve(root, l.id)) || l.id }));
 }
 
 export interface SuiteSources {

@@ -9,7 +9,7 @@
  * not done, something is waiting on real I/O (a wire-level fake over loopback):
  * give it real time, up to `realWaitLimitMs`.
  */
-import type { Clock } from '../kernel/clock.ts';
+import type { Clock } from '../kernel/index.ts';
 
 interface Timer {
   readonly at: number;

@@ -1,0 +1,108 @@
+/**
+ * `loopgate run` as users and CI call it: bad input exits 2 naming what was wrong
+ * and where; shards merge to the unsharded result; the baseline gate catches a
+ * planted regression and passes an unchanged run; live cases without a key are
+ * skipped, visibly.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run, type RunArgs } from '../../src/cli/commands/run.ts';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { readResultsFile } from '../../src/report/json.ts';
+import { mergeResults } from '../../src/report/merge.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-run-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function cli(args: string[]) {
+  return spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+}
+
+const quiet = { out: () => {}, err: () => {}, tty: false };
+const args = (over: Partial<RunArgs>): RunArgs => ({ reporter: ['json'], out: join(dir, 'out'), seed: 1, repeat: 1, ...over });
+
+describe('loopgate run: bad input exits 2', () => {
+  it('a bad scenario file: names the file, the line and the field', () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, ['name: broken', 'inbox:', '  - say: hello', 'provider:', '  script:', '    - reply: hi', 'expect:', '  outcome: replyed', ''].join('\n'));
+    const result = cli(['run', file, '--reporter', 'console']);
+    expect(result.status).toBe(EXIT.usage);
+    expect(result.stderr).toMatch(/bad\.yaml:8:\d+: expect\.outcome: an outcome label such as replied/);
+  });
+
+  it('a scenario file that is not YAML', () => {
+    const file = join(dir, 'not-yaml.yaml');
+    writeFileSync(file, 'name: [unclosed\n');
+    const result = cli(['run', file]);
+    expect(result.status).toBe(EXIT.usage);
+    expect(result.stderr).toMatch(/not-yaml\.yaml:\d+:\d+: YAML syntax/);
+  });
+
+  it('a path that does not exist, a bad shard, seed, reporter or grep', () => {
+    for (const [argv, message] of [
+      [['run', 'nowhere/'], /nowhere\/: no such file or directory/],
+      [['run', '--shard', '3/2'], /--shard 3\/2: i must be between 1 and n/],
+      [['run', '--seed', '-4'], /--seed -4: expected an integer/],
+      [['run', '--reporter', 'pdf'], /pdf/],
+      [['run', '--grep', '(['], /--grep .*not a regular expression/],
+      [['run', '--live'], /--live needs --provider/],
+    ] as const) {
+      const result = cli([...argv]);
+      expect(result.status, argv.join(' ')).toBe(EXIT.usage);
+      expect(result.stderr, argv.join(' ')).toMatch(message);
+    }
+  });
+});
+
+describe('loopgate run: shards', () => {
+  it('--shard 1/2 and 2/2, merged, give the same results as the unsharded run', async () => {
+    expect(await run(args({ out: join(dir, 'all') }), quiet)).toBe(EXIT.passed);
+    expect(await run(args({ out: join(dir, 's1'), shard: '1/2' }), quiet)).toBe(EXIT.passed);
+    expect(await run(args({ out: join(dir, 's2'), shard: '2/2' }), quiet)).toBe(EXIT.passed);
+    const all = await readResultsFile(join(dir, 'all/results.json'));
+    const s1 = await readResultsFile(join(dir, 's1/results.json'));
+    const s2 = await readResultsFile(join(dir, 's2/results.json'));
+    expect(s1.cases.length).toBeGreaterThan(0);
+    expect(s2.cases.length).toBeGreaterThan(0);
+    const merged = mergeResults([
+      { source: 's1', results: s1 },
+      { source: 's2', results: s2 },
+    ]);
+    const shape = (r: typeof all) => r.cases.map((c) => [c.id, c.status, c.outcome ?? null, c.metrics?.steps ?? null]).sort();
+    expect(shape(merged)).toEqual(shape(all));
+    expect(merged.summary).toEqual(all.summary);
+  });
+});
+
+describe('loopgate run: the baseline gate', () => {
+  it('passes an unchanged run and catches a planted regression', async () => {
+    const suite = join(dir, 'suite');
+    cpSync(join(ROOT, 'scenarios/bundled/refunds'), suite, { recursive: true });
+    const baseline = join(dir, 'baseline.json');
+    expect(await run(args({ paths: [suite], baseline, updateBaseline: true }), quiet)).toBe(EXIT.passed);
+    expect(await run(args({ paths: [suite], baseline }), quiet)).toBe(EXIT.passed);
+
+    // Plant a regression: the approver now says no, so the refund scenario fails.
+    const file = join(suite, 'approved-refund-runs-once.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('answers: [approve]', 'answers: [deny]'));
+    const lines: string[] = [];
+    const code = await run(args({ paths: [suite], baseline, reporter: ['json', 'console'] }), { ...quiet, out: (t) => lines.push(t) });
+    expect(code).toBe(EXIT.failed);
+    const results = await readResultsFile(join(dir, 'out/results.json'));
+    expect(results.regressions?.map((r) => [r.kind, r.id])).toContainEqual(['status', expect.stringContaining('approved-refund-runs-once')]);
+  });
+});
+
+describe('loopgate run --live', () => {
+  it('without the API key, every live scenario is skipped with a line saying why', async () => {
+    const env = { ...process.env };
+    delete env.ANTHROPIC_API_KEY;
+    const result = spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), 'run', '--live', '--provider', 'anthropic', '--reporter', 'console', '--out', join(dir, 'live')], { cwd: dir, encoding: 'utf8', env: { ...env, CI: 'true' } });
+    expect(result.status).toBe(EXIT.passed);
+    expect(result.stdout + result.stderr).toMatch(/ANTHROPIC_API_KEY is not set, so this live scenario was not run against anthropic/);
+  });
+});
