@@ -90,6 +90,10 @@ export interface RunOptions {
   readonly maxEvents?: number;
   /** The model name the loop asks for (live runs name a real model). */
   readonly modelName?: string;
+  /** Your agent's tools, in place of the example agent's (scenario `tools:` entries still override them). */
+  readonly tools?: readonly AnyToolDeclaration[];
+  /** Your agent's system prompt (a scenario's `system:` still wins). */
+  readonly system?: string;
 }
 
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioRun> {
@@ -206,7 +210,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const executionsByCall = new Map<string, number>();
   const sideEffectLevels = new Map<string, string>();
   const firedToolStarts = new Set<string>();
-  const base = scenario.agent === 'support' ? supportTools(backend) : [];
+  const base = options.tools ? [...options.tools] : scenario.agent === 'support' ? supportTools(backend) : [];
   const tools = buildTools(base, scenario.tools, {
     clock,
     onRun: (name, callId) => {
@@ -252,7 +256,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const traces: TraceRecord[] = [];
   let ids = 0;
   const config = { ...loopConfig(scenario), ...(options.modelName ? { model: options.modelName } : {}) };
-  const system = scenario.system ?? (scenario.agent === 'support' ? SUPPORT_SYSTEM_PROMPT : 'You are a helpful assistant.');
+  const system = scenario.system ?? options.system ?? (scenario.agent === 'support' ? SUPPORT_SYSTEM_PROMPT : 'You are a helpful assistant.');
   loop = new AgentLoop({
     log,
     model,

@@ -1,0 +1,29 @@
+/**
+ * loopgate: the kernel (the loop and its parts), the production host, the stores,
+ * and the harness's programmatic API.
+ */
+export * from './kernel/index.ts';
+
+// The production host
+export { AgentHost, configPrompt, type HandleOptions, type HostOptions } from './host/host.ts';
+export { ConfigError, defaultHostConfig, hostConfigSchema, loadHostConfig, loopConfigFrom, parseHostConfig, type HostConfig } from './host/config.ts';
+export { httpStatusFor, summarizeTurn, type ResponseEnvelope, type TurnSummary } from './host/envelope.ts';
+export { recoverConversation, type RecoveryReport } from './host/recovery.ts';
+export { CollectingExporter, JsonlFileExporter } from './host/trace-export.ts';
+
+// Stores
+export * from './stores/event-store.ts';
+export { MemoryEventStore } from './stores/memory-store.ts';
+export { SqliteEventStore } from './stores/sqlite-store.ts';
+
+// Providers
+export { createAdapter, API_KEY_ENV, type AdapterOptions } from '../providers/clients.ts';
+export { ScriptedModelClient, type ScriptItem, type ScriptedEntry } from '../providers/fake/scripted.ts';
+export * as results from '../providers/fake/results.ts';
+
+// The harness
+export { VirtualClock } from './harness/virtual-clock.ts';
+export { runScenario, type ScenarioRun, type RunOptions as ScenarioRunOptions } from './harness/second-host.ts';
+export { runScenarioFile, type AgentUnderTest } from './harness/scenario-file.ts';
+export { parseScenario, loadScenarioFile } from './harness/scenario/load.ts';
+export { scenarioSchema, type Scenario } from './harness/scenario/schema.ts';
