@@ -42,6 +42,7 @@ import { SUPPORT_SYSTEM_PROMPT } from '../../scenarios/example-agent/prompt.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import type { Behaviour, InboxEntry, ProviderStep, Scenario, ScenarioTool } from './scenario/schema.ts';
 import { VirtualClock } from './virtual-clock.ts';
+import { wireProvider } from './wire-provider.ts';
 
 /** What a sent request looked like (the signal stripped). */
 export type SentRequest = Omit<ModelRequest, 'signal'>;
@@ -201,7 +202,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         onExhausted: (_request, index) => transportError('invalid_request', { message: `scenario provider script exhausted at request ${index + 1}: add a step` }),
       },
     );
-  const model = recording(options.model ?? scripted(scenario.provider.script, 'scripted'));
+  // A wire-level provider: the real SDK parses the provider's protocol, written by the wire fake.
+  const wire = !options.model && scenario.provider.kind === 'wire' ? wireProvider(scenario.provider.provider!, scenario.provider.script, 'scenario-model') : undefined;
+  const real = options.model ?? wire?.client;
+  // Real I/O (a wire fake, a live API) holds virtual time still while it is in flight.
+  const tracked: ModelClient | undefined = real && { name: real.name, call: (request, onDelta) => clock.track(real.call(request, onDelta)) };
+  const model = recording(tracked ?? scripted(scenario.provider.script, 'scripted'));
   const fallbackModels = scenario.provider.fallback ? [recording(scripted(scenario.provider.fallback, 'fallback'))] : undefined;
 
   // --- tools ------------------------------------------------------------------
@@ -309,6 +315,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     thrown ??= error;
   } finally {
     unsubscribe();
+    wire?.release();
   }
   return {
     scenario,

@@ -30,6 +30,7 @@ export class VirtualClock implements Clock {
   #now: number;
   #order = 0;
   #timers: Timer[] = [];
+  #inflight = 0;
 
   constructor(start = 0) {
     this.#now = start;
@@ -69,6 +70,18 @@ export class VirtualClock implements Clock {
     this.#timers.splice(i, 0, timer);
   }
 
+  /**
+   * Marks real I/O in flight (a request to a wire-level fake): while any is,
+   * virtual time stands still — a virtual timeout must not fire just because the
+   * bytes have not arrived within one turn of the event loop.
+   */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.#inflight++;
+    return work.finally(() => {
+      this.#inflight--;
+    });
+  }
+
   /** Fires the earliest timer. Returns false if there is none. */
   fireNext(): boolean {
     const timer = this.#timers.shift();
@@ -100,11 +113,11 @@ export class VirtualClock implements Clock {
     for (;;) {
       await macrotask();
       if (settled) return work;
-      if (this.fireNext()) {
+      if (this.#inflight === 0 && this.fireNext()) {
         idleSince = undefined;
         continue;
       }
-      // Nothing scheduled on the virtual clock: real I/O is in flight.
+      // Real I/O is in flight (tracked, or nothing is scheduled on the virtual clock): give it real time.
       idleSince ??= Date.now();
       if (Date.now() - idleSince > limit) {
         throw new VirtualClockStallError(`no progress for ${limit} ms of real time with no virtual timer pending (a task waits on something that never comes)`);

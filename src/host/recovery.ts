@@ -16,6 +16,7 @@
 import type { EventPayload } from '../kernel/log/catalogue.ts';
 import { isKnown, type LogEvent } from '../kernel/log/envelope.ts';
 import type { EventLog } from '../kernel/log/event-log.ts';
+import { renderError } from '../kernel/index.ts';
 
 export interface RecoveryReport {
   /** Whether an open turn was found and closed. */
@@ -83,21 +84,21 @@ function closeOpenCalls(log: EventLog, turn: number, events: readonly LogEvent[]
       if (block.type !== 'tool_call') continue;
       const call = log.positions.call(block.id);
       if (call === undefined || call.result !== undefined) continue;
-      const message = `interrupted: the process stopped while call "${block.id}" to ${call.name} was in flight`;
+      const error = {
+        failed_tool: call.name,
+        error_code: 'INTERRUPTED',
+        error_message: `${call.name} was interrupted: the process stopped while call "${block.id}" was in flight. It may or may not have taken effect.`,
+        suggestion: 'Do not retry blindly: first check whether it took effect (for example by reading the state back), then decide.',
+      };
       log.append('tool.result', {
         turn,
         step: event.payload.step,
         callId: block.id,
         name: call.name,
         status: 'unknown',
-        content:
-          'interrupted: the process stopped while this call was in flight; it may or may not have run — check before retrying',
-        error: {
-          failed_tool: call.name,
-          error_code: 'INTERRUPTED',
-          error_message: message,
-          suggestion: 'Do not retry blindly: first check whether it took effect (for example by reading the state back), then decide.',
-        },
+        // The model reads the same structured error as for any other failed call.
+        content: renderError(error),
+        error,
         durationMs: 0,
         attempts: call.started ? 1 : 0,
       });

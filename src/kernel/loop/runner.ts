@@ -45,6 +45,7 @@ import { assertNever, outcomeLabel, type CancelSource, type Outcome } from '../o
 import { ProjectionCache } from '../projection/projection.ts';
 import { checkToolPairing } from '../projection/invariants/tool-pairing.ts';
 import { redactDeep } from '../redact.ts';
+import { renderError } from '../tools/tool-errors.ts';
 import type { ToolCallRecorder, SideEffect } from '../tools/types.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
 import { CancelScope, raceAbort } from './cancellation.ts';
@@ -667,23 +668,25 @@ export class AgentLoop {
     let returned: string[] = [];
     try {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
+      // The model reads the same structured error as for any other failed call.
       for (const callId of s.callIds) {
         const call = this.#log.positions.call(callId);
         if (!call || call.result !== undefined) continue;
         const why = outcome.kind === 'cancelled' ? `the turn was cancelled by ${outcome.by}` : `the turn ended (${outcomeLabel(outcome)})`;
-        this.#log.append('tool.result', call.started
-          ? {
-              turn: s.turn, step: s.steps, callId, name: call.name, status: 'unknown',
-              content: `Interrupted: ${why} while this call was running. It may or may not have taken effect; check before retrying.`,
-              error: { failed_tool: call.name, error_code: 'INTERRUPTED', error_message: `interrupted: ${why}`, suggestion: 'Check whether it took effect before calling it again.' },
-              durationMs: 0, attempts: 1,
-            }
-          : {
-              turn: s.turn, step: s.steps, callId, name: call.name, status: 'failed',
-              content: `Not run: ${why} before this call started.`,
-              error: { failed_tool: call.name, error_code: 'NOT_RUN', error_message: `not run: ${why}`, suggestion: 'It never ran; call it again if it is still needed.' },
-              durationMs: 0, attempts: 0,
-            });
+        const error = call.started
+          ? { failed_tool: call.name, error_code: 'INTERRUPTED', error_message: `${call.name} was interrupted: ${why} while it was running. It may or may not have taken effect.`, suggestion: 'Check whether it took effect before calling it again.' }
+          : { failed_tool: call.name, error_code: 'NOT_RUN', error_message: `${call.name} was not run: ${why} before it started.`, suggestion: 'It never ran; call it again if it is still needed.' };
+        this.#log.append('tool.result', {
+          turn: s.turn,
+          step: s.steps,
+          callId,
+          name: call.name,
+          status: call.started ? 'unknown' : 'failed',
+          content: renderError(error),
+          error,
+          durationMs: 0,
+          attempts: call.started ? 1 : 0,
+        });
       }
       if (outcome.kind === 'cancelled' && s.takenPending.length > 0) {
         returned = s.takenPending;

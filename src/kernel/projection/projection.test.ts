@@ -164,6 +164,17 @@ describe('projection: messages from the log', () => {
   });
 });
 
+describe('re-compaction', () => {
+  it('a newer summary of the same range replaces the older one', () => {
+    const c = new Conversation();
+    c.exchange('first', 'one');
+    const to = c.log.length - 1;
+    c.log.append('projection.replaced', { from: 1, to, summary: 'long summary of the first exchange', tokensBefore: 50, tokensAfter: 20 });
+    c.log.append('projection.replaced', { from: 1, to, summary: 'short', tokensBefore: 20, tokensAfter: 5 });
+    expect(texts(project(c.log.events))).toEqual([`user: ${SUMMARY_PREFIX}short`]);
+  });
+});
+
 describe('ProjectionCache: incremental, keyed by the replace generation', () => {
   it('equals the pure projection after every append, across a compaction and a failed turn', () => {
     const c = new Conversation();

@@ -19,6 +19,8 @@ interface Replacement {
   readonly from: number;
   readonly to: number;
   readonly summary: string;
+  /** Seq of the compaction: of two covering the same range, the newer wins. */
+  readonly seq: number;
 }
 
 interface OpenTurn {
@@ -174,12 +176,13 @@ function replacementsIn(events: readonly AnyEvent[]): Replacement[] {
   for (const event of events) {
     if (event.type === 'projection.replaced' && !event.opaque) {
       const p = (event as Extract<LogEvent, { type: 'projection.replaced' }>).payload;
-      active.set(event.seq, { from: p.from, to: p.to, summary: p.summary });
+      active.set(event.seq, { from: p.from, to: p.to, summary: p.summary, seq: event.seq });
     } else if (event.type === 'projection.restored' && !event.opaque) {
       active.delete((event as Extract<LogEvent, { type: 'projection.restored' }>).payload.replacement);
     }
   }
-  const sorted = [...active.values()].sort((a, b) => a.from - b.from || b.to - a.to);
+  // Outermost first; among compactions of the same range, the newest (a re-summary) first.
+  const sorted = [...active.values()].sort((a, b) => a.from - b.from || b.to - a.to || b.seq - a.seq);
   const outer: Replacement[] = [];
   for (const r of sorted) {
     const last = outer[outer.length - 1];

@@ -8,5 +8,5 @@ export { validateArgs, describeIssues, type ValidationResult } from './validate.
 export { evaluateRules, decide, checkPolicy, type ToolPolicy, type PolicyRule, type PolicyVerdict, type PolicyOutcome, type RuleVerdict } from './policy.ts';
 export { createToolExecutor, DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_MS, type ToolExecutorOptions } from './pipeline.ts';
 export { DEFAULT_MAX_RETRIES } from './retry-policy.ts';
-export { ERROR_CODES, type PipelineErrorCode } from './tool-errors.ts';
+export { ERROR_CODES, renderError, type PipelineErrorCode } from './tool-errors.ts';
 export { truncateForModel } from './truncate.ts';

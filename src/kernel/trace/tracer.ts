@@ -84,6 +84,7 @@ export class Tracer {
   readonly #redact: (text: string) => string;
   readonly #spans: MutableSpan[] = [];
   readonly #violations: string[] = [];
+  readonly #lateEnds = new Set<string>();
   #nextId = 0;
   #ended: TraceRecord | undefined;
 
@@ -128,11 +129,12 @@ export class Tracer {
         Object.assign(span.attributes, tracer.#clean(attributes));
       },
       end(status, attributes) {
-        if (span.status !== undefined) return; // first completion wins
-        if (tracer.#ended) {
+        if (tracer.#ended && span.status === 'undetermined' && !tracer.#lateEnds.has(span.id)) {
+          tracer.#lateEnds.add(span.id);
           tracer.#misuse(`span "${span.name}" ended after the trace ended (it was recorded as undetermined)`);
           return;
         }
+        if (span.status !== undefined) return; // first completion wins
         if (attributes) Object.assign(span.attributes, tracer.#clean(attributes));
         span.status = status;
         span.end = tracer.#clock.now();
@@ -162,12 +164,17 @@ export class Tracer {
     this.#ended = Object.freeze({
       traceId: this.traceId,
       spans: Object.freeze(this.#spans.map((s) => Object.freeze({ ...s, attributes: Object.freeze({ ...s.attributes }) }))),
-      violations: this.#violations,
+      violations: Object.freeze([...this.#violations]),
     });
     if (open.length > 0 && this.#mode === 'dev') {
       throw new TraceLifecycleError(this.#violations[this.#violations.length - 1]!);
     }
     return this.#ended;
+  }
+
+  /** Every lifecycle violation seen so far, including any after the trace ended. */
+  get violations(): readonly string[] {
+    return [...this.#violations];
   }
 
   /** A snapshot of the spans so far (for tests and live views). */

@@ -1,0 +1,85 @@
+/**
+ * A scenario's provider at the wire level: each scripted step is written in the
+ * provider's real HTTP/SSE protocol by the wire-level fake, and the real SDK —
+ * inside loopgate's adapter — parses the bytes. Faults become what they are on
+ * the wire: error statuses with the provider's bodies, resets, malformed lines.
+ */
+import { createAdapter } from '../../providers/clients.ts';
+import type { Behaviour } from '../../providers/contract-suite/behaviours.ts';
+import { wirePlanFor } from '../../providers/contract-suite/wire-plan.ts';
+import type { WireProvider } from '../../providers/names.ts';
+import { WIRE_KITS } from '../../providers/wire-fakes/kits.ts';
+import type { WirePlan } from '../../providers/wire-fakes/plan.ts';
+import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
+import type { TurnBlock, WireTurn } from '../../providers/wire-fakes/turn.ts';
+import type { ModelClient } from '../kernel/index.ts';
+import type { ProviderStep } from './scenario/schema.ts';
+
+export class WireStepError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WireStepError';
+  }
+}
+
+/** The contract behaviour a scenario step asks of the provider. Throws WireStepError when the wire cannot say it. */
+export function behaviourFor(step: ProviderStep, index: number, callIds: { next: number }): Behaviour {
+  const usage = { input: step.usage?.input ?? 10, output: step.usage?.output ?? 5 };
+  const turn = (blocks: TurnBlock[], stop: WireTurn['stop'], extra: Partial<WireTurn> = {}): Behaviour => ({ kind: 'turn', turn: { blocks, stop, usage, ...extra } });
+  if (step.reply !== undefined) return turn(step.reply ? [{ type: 'text', text: step.reply }] : [], 'end');
+  if (step.tool_use) {
+    const blocks: TurnBlock[] = step.text ? [{ type: 'text', text: step.text }] : [];
+    for (const c of step.tool_use) blocks.push({ type: 'tool_call', id: c.id ?? `call_${callIds.next++}`, name: c.name, args: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) });
+    return turn(blocks, 'tool_use');
+  }
+  if (step.max_tokens) {
+    const blocks: TurnBlock[] = step.max_tokens.text ? [{ type: 'text', text: step.max_tokens.text }] : [];
+    if (step.max_tokens.partial) blocks.push({ type: 'tool_call', id: `call_${callIds.next++}`, name: 'issue_refund', args: '{"order_id": "ORD-10' });
+    return turn(blocks, 'max_tokens');
+  }
+  if (step.refusal !== undefined) return turn([], 'refusal', { refusal: { text: step.refusal } });
+  if (step.overflow === 'request') return { kind: 'http_error', error: 'overflow' };
+  if (step.overflow === 'generation') return turn([{ type: 'text', text: 'partial' }], 'overflow');
+  if (step.unknown !== undefined) return turn([], { unknown: step.unknown });
+  const error = step.error!;
+  const retryAfterSeconds = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) : undefined;
+  switch (error.kind) {
+    case 'rate_limited':
+      return { kind: 'http_error', error: 'rate_limited', ...(error.status ? { status: error.status } : {}), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+    case 'overloaded':
+      return { kind: 'http_error', error: 'overloaded', ...(error.status ? { status: error.status } : {}) };
+    case 'server_error':
+      return { kind: 'http_error', error: 'server_error', ...(error.status ? { status: error.status } : {}) };
+    case 'auth':
+      return { kind: 'http_error', error: 'auth' };
+    case 'network':
+      return { kind: 'reset_before_response' };
+    case 'malformed_stream':
+      return { kind: 'stream_fault', turn: { blocks: [{ type: 'text', text: 'hello' }], stop: 'end', usage }, fault: { type: 'malformed', after: 'text_delta' } };
+    case 'timeout':
+      return { kind: 'stream_fault', turn: { blocks: [{ type: 'text', text: 'hello' }], stop: 'end', usage }, fault: { type: 'stall', after: 'text_delta' } };
+    case 'invalid_request':
+    case 'aborted':
+      throw new WireStepError(`provider step ${index + 1}: error kind "${error.kind}" cannot be produced on the wire (use kind: scripted)`);
+  }
+}
+
+export interface WireProviderHandle {
+  readonly client: ModelClient;
+  release(): void;
+}
+
+/** A ModelClient for `provider` whose answers are the scenario's script, over the wire fake. */
+export function wireProvider(provider: WireProvider, steps: readonly ProviderStep[], model: string): WireProviderHandle {
+  const kit = WIRE_KITS[provider];
+  const callIds = { next: 1 };
+  const plans: WirePlan[] = steps.map((step, i) => wirePlanFor(kit, behaviourFor(step, i, callIds)));
+  const fake = acquireWireFake();
+  const scenario = fake.scenario((_request, index) => {
+    const plan = plans[index];
+    if (!plan) throw new Error(`scenario provider script exhausted at request ${index + 1}: add a step`);
+    return plan;
+  });
+  const client = createAdapter(provider, { apiKey: 'wire-fake-key', baseURL: scenario.baseURL(provider), model });
+  return { client, release: () => fake.release() };
+}

@@ -1,0 +1,80 @@
+/**
+ * Invariant 8: no span left open at trace end — it becomes `undetermined`, dev
+ * mode throws on lifecycle misuse, production mode records it. First completion
+ * wins; ending twice is harmless.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRedactor } from '../redact.ts';
+import { TraceLifecycleError, Tracer } from './tracer.ts';
+
+const clock = () => {
+  let t = 0;
+  return { now: () => (t += 10) };
+};
+
+describe('Tracer', () => {
+  it('records spans with parent links, kinds and statuses', () => {
+    const tracer = new Tracer({ clock: clock(), traceId: 't' });
+    const turn = tracer.startSpan('turn', 'turn 0');
+    const model = turn.child('model_call', 'scripted', { step: 1 });
+    model.end('ok', { result: 'tool_use' });
+    const tool = turn.child('tool', 'lookup_order');
+    tool.child('policy', 'allow').end('ok');
+    tool.end('error');
+    turn.end('ok', { outcome: 'replied' });
+    const record = tracer.end();
+    expect(record.spans.map((s) => [s.kind, s.status, s.parentId === undefined ? null : record.spans.find((p) => p.id === s.parentId)!.kind])).toEqual([
+      ['turn', 'ok', null],
+      ['model_call', 'ok', 'turn'],
+      ['tool', 'error', 'turn'],
+      ['policy', 'ok', 'tool'],
+    ]);
+    expect(record.spans[1]!.attributes).toEqual({ step: 1, result: 'tool_use' });
+    expect(record.violations).toEqual([]);
+  });
+
+  it('first completion wins; ending twice is harmless', () => {
+    const tracer = new Tracer({ clock: clock(), traceId: 't' });
+    const span = tracer.startSpan('tool', 'x');
+    span.end('cancelled', { why: 'first' });
+    span.end('ok', { why: 'second' });
+    expect(tracer.end().spans[0]).toMatchObject({ status: 'cancelled', attributes: { why: 'first' } });
+  });
+
+  it('a span still open at trace end becomes undetermined — recorded in production mode', () => {
+    const tracer = new Tracer({ clock: clock(), traceId: 't', mode: 'production' });
+    tracer.startSpan('turn', 'turn 0').child('tool', 'refund');
+    const record = tracer.end();
+    expect(record.spans.map((s) => s.status)).toEqual(['undetermined', 'undetermined']);
+    expect(record.violations).toEqual(['spans left open at trace end: turn:turn 0, tool:refund']);
+  });
+
+  it('in dev mode an open span throws at trace end, after the record is complete', () => {
+    const tracer = new Tracer({ clock: clock(), traceId: 't', mode: 'dev' });
+    tracer.startSpan('model_call', 'm');
+    expect(() => tracer.end()).toThrow(TraceLifecycleError);
+    expect(tracer.end().spans[0]!.status).toBe('undetermined'); // the record survives for export
+  });
+
+  it('misuse after the end: dev throws, production records and keeps the exported record final', () => {
+    const dev = new Tracer({ clock: clock(), traceId: 'd', mode: 'dev' });
+    dev.end();
+    expect(() => dev.startSpan('tool', 'late')).toThrow(/started after the trace ended/);
+
+    const prod = new Tracer({ clock: clock(), traceId: 'p' });
+    const open = prod.startSpan('tool', 'slow');
+    const record = prod.end();
+    open.end('ok');
+    prod.startSpan('tool', 'late');
+    expect(record.spans).toHaveLength(1);
+    expect(record.spans[0]!.status).toBe('undetermined');
+    expect(record.violations).toEqual(['spans left open at trace end: tool:slow']); // the exported record is final
+    expect(prod.violations.join('\n')).toMatch(/ended after the trace ended[\s\S]*started after the trace ended/);
+  });
+
+  it('redacts string attributes', () => {
+    const tracer = new Tracer({ clock: clock(), traceId: 't', redact: createRedactor({ secrets: ['hunter22'] }) });
+    tracer.startSpan('tool', 'x', undefined, { args: 'password=hunter22', list: ['hunter22'] }).end('ok');
+    expect(tracer.end().spans[0]!.attributes).toEqual({ args: 'password=[REDACTED]', list: ['[REDACTED]'] });
+  });
+});
