@@ -19,7 +19,6 @@ import {
   ToolFailure,
   ToolRegistry,
   Tracer,
-  toRecord,
   type AnyToolDeclaration,
   type Approver,
   type CheckpointHook,
@@ -39,6 +38,7 @@ import {
 import { SupportBackend } from '../../scenarios/example-agent/backend.ts';
 import { supportTools } from '../../scenarios/example-agent/tools.ts';
 import { SUPPORT_SYSTEM_PROMPT } from '../../scenarios/example-agent/prompt.ts';
+import { serializedFlush } from '../host/flush.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import type { Behaviour, InboxEntry, ProviderStep, Scenario, ScenarioTool } from './scenario/schema.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -118,18 +118,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       },
     },
   });
-  let flushing: Promise<void> = Promise.resolve();
-  const persist = () => {
-    const next = flushing.then(async () => {
-      const batch = log.unflushed();
-      if (batch.length === 0) return;
-      const upTo = log.flushedUpTo + batch.length;
-      await store.append('case', batch.map(toRecord));
-      log.markFlushed(upTo);
-    });
-    flushing = next.catch(() => undefined);
-    return next;
-  };
+  const persist = serializedFlush(store, 'case', log);
 
   // --- triggers ---------------------------------------------------------------
   let loop: AgentLoop | undefined;

@@ -15,7 +15,6 @@ import type { Clock } from '../kernel/clock.ts';
 import { systemClock } from '../kernel/clock.ts';
 import { decodeRecords } from '../kernel/log/decode.ts';
 import type { Intent } from '../kernel/log/catalogue.ts';
-import { toRecord } from '../kernel/log/envelope.ts';
 import { EventLog } from '../kernel/log/event-log.ts';
 import type { ModelErrorHandler } from '../kernel/loop/model-errors.ts';
 import { AgentLoop } from '../kernel/loop/runner.ts';
@@ -31,6 +30,7 @@ import { Tracer, type TraceExporter } from '../kernel/trace/tracer.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
 import { httpStatusFor, summarizeTurn, type ResponseEnvelope } from './envelope.ts';
+import { serializedFlush } from './flush.ts';
 import { recoverConversation } from './recovery.ts';
 
 export interface HostOptions {
@@ -223,22 +223,6 @@ export class AgentHost {
     await Promise.allSettled([...this.#running]);
     await this.#options.store.close();
   }
-}
-
-/** Flushes run one at a time, so parallel tools' write-ahead records never race. */
-function serializedFlush(store: EventStore, conversationId: string, log: EventLog): () => Promise<void> {
-  let chain: Promise<void> = Promise.resolve();
-  return () => {
-    const next = chain.then(async () => {
-      const batch = log.unflushed();
-      if (batch.length === 0) return;
-      const upTo = log.flushedUpTo + batch.length;
-      await store.append(conversationId, batch.map(toRecord));
-      log.markFlushed(upTo);
-    });
-    chain = next.catch(() => undefined);
-    return next;
-  };
 }
 
 /** The identity and deployment fragments from config; callers may register more. */

@@ -8,7 +8,6 @@ import { ScriptedModelClient, type ScriptItem } from '../../providers/fake/scrip
 import type { ModelClient } from '../../providers/contract.ts';
 import { VirtualClock } from '../../src/harness/virtual-clock.ts';
 import { EventLog } from '../../src/kernel/log/event-log.ts';
-import { toRecord } from '../../src/kernel/log/envelope.ts';
 import type { ModelErrorHandler } from '../../src/kernel/loop/model-errors.ts';
 import { AgentLoop } from '../../src/kernel/loop/runner.ts';
 import { DEFAULT_LOOP_CONFIG, type CheckpointHook, type ClaimPolicy, type Compactor, type LoopConfig, type TurnResult } from '../../src/kernel/loop/types.ts';
@@ -21,6 +20,7 @@ import type { AnyToolDeclaration, Approver } from '../../src/kernel/tools/types.
 import type { VisibilityLayer } from '../../src/kernel/tools/visibility.ts';
 import { Tracer, type TraceRecord } from '../../src/kernel/trace/tracer.ts';
 import { MemoryEventStore } from '../../src/stores/memory-store.ts';
+import { serializedFlush } from '../../src/host/flush.ts';
 
 export interface WorldOptions {
   readonly script?: readonly ScriptItem[];
@@ -54,18 +54,7 @@ export function createWorld(options: WorldOptions = {}) {
   const store = new MemoryEventStore();
   const traces: TraceRecord[] = [];
   let ids = 0;
-  let flushing: Promise<void> = Promise.resolve();
-  const persist = () => {
-    const next = flushing.then(async () => {
-      const batch = log.unflushed();
-      if (batch.length === 0) return;
-      const upTo = log.flushedUpTo + batch.length;
-      await store.append('c1', batch.map(toRecord));
-      log.markFlushed(upTo);
-    });
-    flushing = next.catch(() => undefined);
-    return next;
-  };
+  const persist = serializedFlush(store, 'c1', log);
   const tools = createToolExecutor({
     registry: new ToolRegistry(options.tools ?? []),
     ...(options.visibility ? { visibility: options.visibility } : {}),
