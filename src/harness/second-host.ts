@@ -25,12 +25,16 @@ import {
   type ClaimPolicy,
   type Compactor,
   type LoopConfig,
+  type LoopDeps,
+  type Message,
   type ModelClient,
   type ModelDelta,
   type ModelErrorHandler,
   type ModelRequest,
   type ModelResult,
   type PolicyRule,
+  type ToolExecutor,
+  type ToolExecutorOptions,
   type TraceRecord,
   type TurnResult,
   type Usage,
@@ -39,7 +43,7 @@ import { SupportBackend } from '../../scenarios/example-agent/backend.ts';
 import { supportTools } from '../../scenarios/example-agent/tools.ts';
 import { SUPPORT_SYSTEM_PROMPT } from '../../scenarios/example-agent/prompt.ts';
 import { serializedFlush } from '../host/flush.ts';
-import { MemoryEventStore } from '../stores/memory-store.ts';
+import { MemoryEventStore, type MemoryStoreFaults } from '../stores/memory-store.ts';
 import type { Behaviour, InboxEntry, ProviderStep, Scenario, ScenarioTool } from './scenario/schema.ts';
 import { VirtualClock } from './virtual-clock.ts';
 import { wireProvider } from './wire-provider.ts';
@@ -64,6 +68,40 @@ export interface ScenarioRun {
   readonly thrown?: unknown;
   /** Faults the scenario injected, for the report's timeline. */
   readonly faults: readonly { readonly at: number; readonly label: string }[];
+  /** How each provider call settled, aligned with `requests` (for provider-contract checks). */
+  readonly responses: readonly ProviderCall[];
+  /** `durableBefore[k]`: events the store held when event k was appended — what a crash at event k leaves. */
+  readonly durableBefore: readonly number[];
+  /** The loop's own incremental projection when the run ended. */
+  readonly finalProjection: readonly Message[];
+  /** The loop configuration the scenario ran with. */
+  readonly config: LoopConfig;
+}
+
+/** One provider call as the harness saw it, inside its recording. */
+export interface ProviderCall {
+  /** `result`: settled with a result; `rejected`: the promise rejected or the call threw (a contract violation); `pending`: still open when the run ended. */
+  readonly settled: 'result' | 'rejected' | 'pending';
+  readonly result?: ModelResult;
+  readonly error?: string;
+  /** Deltas streamed after the call settled (a contract violation). */
+  readonly lateDeltas: number;
+}
+
+/**
+ * Test-only seams: swap one part of the world for a deliberately broken one, so
+ * the fuzzer's own tests can show it finds the bug (src/fuzz/README.md). `loopgate
+ * run` never sets them; a scenario file cannot.
+ */
+export interface TestSeams {
+  /** Builds the store in place of the in-memory one; it must run the fault hooks it is given. */
+  readonly store?: (faults: MemoryStoreFaults) => MemoryEventStore;
+  /** Wraps each scripted provider client, inside the recording (the harness sees what it returns). */
+  readonly wrapModel?: (client: ModelClient) => ModelClient;
+  /** Wraps the tool executor the loop is given; `options` are the ones the real executor was built with. */
+  readonly wrapTools?: (executor: ToolExecutor, options: ToolExecutorOptions) => ToolExecutor;
+  /** Rewrites the loop's dependencies just before the loop is built (a loop variant). */
+  readonly wrapDeps?: (deps: LoopDeps) => LoopDeps;
 }
 
 /** A small, seedable PRNG (mulberry32). */
@@ -95,6 +133,8 @@ export interface RunOptions {
   readonly tools?: readonly AnyToolDeclaration[];
   /** Your agent's system prompt (a scenario's `system:` still wins). */
   readonly system?: string;
+  /** Test-only: see TestSeams. */
+  readonly seams?: TestSeams;
 }
 
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioRun> {
@@ -107,17 +147,16 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // --- store, with injected append failures -----------------------------------
   let appendCount = 0;
   const failAppends = new Set(scenario.store?.failAppends ?? []);
-  const store = new MemoryEventStore({
-    faults: {
-      beforeAppend: () => {
-        appendCount++;
-        if (failAppends.has(appendCount)) {
-          fault(`store append ${appendCount} fails`);
-          throw new Error(`injected store failure on append ${appendCount}`);
-        }
-      },
+  const storeFaults: MemoryStoreFaults = {
+    beforeAppend: () => {
+      appendCount++;
+      if (failAppends.has(appendCount)) {
+        fault(`store append ${appendCount} fails`);
+        throw new Error(`injected store failure on append ${appendCount}`);
+      }
     },
-  });
+  };
+  const store = options.seams?.store ? options.seams.store(storeFaults) : new MemoryEventStore({ faults: storeFaults });
   const persist = serializedFlush(store, 'case', log);
 
   // --- triggers ---------------------------------------------------------------
@@ -166,18 +205,42 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
 
   // --- the provider -----------------------------------------------------------
   const requests: SentRequest[] = [];
+  const responses: { settled: ProviderCall['settled']; result?: ModelResult; error?: string; lateDeltas: number }[] = [];
   const callIds = { next: 1 };
   const recording = (inner: ModelClient): ModelClient => ({
     name: inner.name,
     call(request: ModelRequest, onDelta?: (d: ModelDelta) => void) {
       const { signal: _signal, ...sent } = request;
       requests.push(sent);
+      const response: (typeof responses)[number] = { settled: 'pending', lateDeltas: 0 };
+      responses.push(response);
       for (const entry of byRequest.get(requests.length) ?? []) perform(entry);
-      return inner.call(request, onDelta);
+      const settle = (settled: ProviderCall['settled'], result?: ModelResult, error?: unknown) => {
+        if (response.settled !== 'pending') return;
+        response.settled = settled;
+        if (result !== undefined) response.result = result;
+        if (error !== undefined) response.error = error instanceof Error ? error.message : String(error);
+      };
+      let call: Promise<ModelResult>;
+      try {
+        call = inner.call(request, (delta) => {
+          if (response.settled !== 'pending') response.lateDeltas++;
+          onDelta?.(delta);
+        });
+      } catch (error) {
+        settle('rejected', undefined, error);
+        throw error;
+      }
+      Promise.resolve(call).then(
+        (result) => settle('result', result),
+        (error: unknown) => settle('rejected', undefined, error),
+      );
+      return call;
     },
   });
-  const scripted = (steps: readonly ProviderStep[], name: string) =>
-    new ScriptedModelClient(
+  const wrapModel = options.seams?.wrapModel ?? ((client: ModelClient) => client);
+  const scripted = (steps: readonly ProviderStep[], name: string): ModelClient =>
+    wrapModel(new ScriptedModelClient(
       steps.map((step) => (): ScriptedEntry => {
         const entry = toEntry(step, callIds);
         if (entry.result.type === 'transport_error' || entry.result.type === 'context_window_exceeded' || entry.result.type === 'refusal' || entry.result.type === 'unknown' || entry.result.type === 'max_tokens') {
@@ -190,7 +253,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         clock,
         onExhausted: (_request, index) => transportError('invalid_request', { message: `scenario provider script exhausted at request ${index + 1}: add a step` }),
       },
-    );
+    ));
   // A wire-level provider: the real SDK parses the provider's protocol, written by the wire fake.
   const wire = !options.model && scenario.provider.kind === 'wire' ? wireProvider(scenario.provider.provider!, scenario.provider.script, 'scenario-model') : undefined;
   const real = options.model ?? wire?.client;
@@ -238,21 +301,23 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         ...(scenario.policy.approvalTimeoutMs ? { approvalTimeoutMs: scenario.policy.approvalTimeoutMs } : {}),
       }
     : undefined;
-  const executor = createToolExecutor({
+  const executorOptions: ToolExecutorOptions = {
     registry: new ToolRegistry(tools),
     ...(scenario.visibility ? { visibility: scenario.visibility } : {}),
     ...(policy ? { policy } : {}),
     ...(approver ? { approver } : {}),
     redact,
     ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}),
-  });
+  };
+  const realExecutor = createToolExecutor(executorOptions);
+  const executor = options.seams?.wrapTools ? options.seams.wrapTools(realExecutor, executorOptions) : realExecutor;
 
   // --- the loop ---------------------------------------------------------------
   const traces: TraceRecord[] = [];
   let ids = 0;
   const config = { ...loopConfig(scenario), ...(options.modelName ? { model: options.modelName } : {}) };
   const system = scenario.system ?? options.system ?? (scenario.agent === 'support' ? SUPPORT_SYSTEM_PROMPT : 'You are a helpful assistant.');
-  loop = new AgentLoop({
+  const deps: LoopDeps = {
     log,
     model,
     ...(fallbackModels ? { fallbackModels } : {}),
@@ -276,13 +341,16 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
     random,
     newId: () => `m${++ids}`,
-  });
+  };
+  loop = new AgentLoop(options.seams?.wrapDeps ? options.seams.wrapDeps(deps) : deps);
 
   // --- drive ------------------------------------------------------------------
   let thrown: unknown;
   // A runaway case (a loop that never settles) is stopped and reported, not left to eat memory.
   const maxEvents = options.maxEvents ?? 20_000;
+  const durableBefore: number[] = [];
   const unsubscribe = log.subscribe(() => {
+    durableBefore.push(store.count('case'));
     if (log.length === maxEvents) {
       thrown = new Error(`runaway: the log passed ${maxEvents} events; the case was shut down`);
       loop?.shutdown('runaway case');
@@ -320,7 +388,20 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
     faults,
+    responses,
+    durableBefore,
+    finalProjection: finalProjection(loop),
+    config,
   };
+}
+
+/** The loop's projection at the end; a failure to compute it shows as an empty history (the checks compare it with a replay). */
+function finalProjection(loop: AgentLoop): readonly Message[] {
+  try {
+    return loop.projection.current();
+  } catch {
+    return [];
+  }
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
