@@ -1,13 +1,20 @@
 /**
- * Opens events for inspection from a SQLite store (`*.db`) or a file of records
- * (JSON array or JSON lines), naming the path and the problem when it cannot.
+ * Opens events for inspection from a SQLite store (`*.db`), a PostgreSQL store
+ * (`postgres://user@host:5432/db`, optionally `?schema=name`; the password may come
+ * from PGPASSWORD), or a file of records (JSON array or JSON lines), naming the
+ * source and the problem when it cannot — a PostgreSQL URL always with its
+ * password masked.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { decodeRecords, type AnyEvent, type EventRecord } from '../kernel/index.ts';
+import type { EventStore } from '../stores/event-store.ts';
+import { PostgresEventStore } from '../stores/postgres-store.ts';
+import { isPostgresUrl, maskPostgresUrl } from '../stores/postgres-store-url.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { UsageError } from './exit-codes.ts';
 
 export async function openEvents(path: string, conversation: string | undefined): Promise<{ conversation: string; events: AnyEvent[] }> {
+  if (isPostgresUrl(path)) return eventsFromStore(await openPostgres(path), maskPostgresUrl(path), conversation);
   if (!existsSync(path)) throw new UsageError(`${path}: no such file`);
   if (statSync(path).isDirectory()) throw new UsageError(`${path}: is a directory; give a SQLite store (.db) or an events file (.json / .jsonl)`);
   if (/\.(db|sqlite3?)$/i.test(path)) {
@@ -17,19 +24,7 @@ export async function openEvents(path: string, conversation: string | undefined)
     } catch (error) {
       throw new UsageError(`${path}: cannot open as a SQLite store: ${(error as Error).message}`);
     }
-    try {
-      const conversations = await store.listConversations();
-      const id = conversation ?? (conversations.length === 1 ? conversations[0] : undefined);
-      if (id === undefined) {
-        throw new UsageError(
-          conversations.length === 0 ? `${path}: the store holds no conversations` : `${path} holds ${conversations.length} conversations; pick one with --conversation (${conversations.slice(0, 10).join(', ')}${conversations.length > 10 ? ', …' : ''})`,
-        );
-      }
-      if (!conversations.includes(id)) throw new UsageError(`${path}: no conversation "${id}"`);
-      return { conversation: id, events: decodeRecords(await store.read(id), `${path} conversation "${id}"`) };
-    } finally {
-      await store.close();
-    }
+    return eventsFromStore(store, path, conversation);
   }
   const text = readFileSync(path, 'utf8');
   let records: EventRecord[];
@@ -48,4 +43,46 @@ export async function openEvents(path: string, conversation: string | undefined)
   }
   if (!Array.isArray(records)) throw new UsageError(`${path}: expected an array of event records`);
   return { conversation: conversation ?? path, events: decodeRecords(records, path) };
+}
+
+/** One conversation's events from a store (the only one, or the one named); closes the store. */
+async function eventsFromStore(store: EventStore, name: string, conversation: string | undefined): Promise<{ conversation: string; events: AnyEvent[] }> {
+  try {
+    const conversations = await store.listConversations();
+    const id = conversation ?? (conversations.length === 1 ? conversations[0] : undefined);
+    if (id === undefined) {
+      throw new UsageError(
+        conversations.length === 0 ? `${name}: the store holds no conversations` : `${name} holds ${conversations.length} conversations; pick one with --conversation (${conversations.slice(0, 10).join(', ')}${conversations.length > 10 ? ', …' : ''})`,
+      );
+    }
+    if (!conversations.includes(id)) throw new UsageError(`${name}: no conversation "${id}"`);
+    return { conversation: id, events: decodeRecords(await store.read(id), `${name} conversation "${id}"`) };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * A PostgreSQL store from a URL. `?schema=` picks the schema (not a libpq
+ * parameter, so it is taken off the URL). Every failure is a UsageError (exit 2)
+ * naming the masked URL; connecting gives up after the connect timeout.
+ */
+async function openPostgres(url: string): Promise<PostgresEventStore> {
+  let target = url;
+  let schema: string | undefined;
+  try {
+    const parsed = new URL(url);
+    schema = parsed.searchParams.get('schema') ?? undefined;
+    if (schema !== undefined) {
+      parsed.searchParams.delete('schema');
+      target = parsed.toString();
+    }
+  } catch {
+    // Not a valid URL: the store says so, with the password masked.
+  }
+  try {
+    return await PostgresEventStore.open(target, { ...(schema !== undefined ? { schema } : {}), create: false });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }

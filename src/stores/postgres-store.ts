@@ -42,6 +42,8 @@ export interface PostgresEventStoreOptions {
   readonly maxLockConnections?: number;
   /** Shown in `pg_stat_activity`. Default `loopgate`. */
   readonly applicationName?: string;
+  /** Create the schema and tables if missing (default). `false`: refuse to open instead (for read-only inspection). */
+  readonly create?: boolean;
 }
 
 /** A row of the read statement: seq, type, v, at, ignorable, sources, payload. */
@@ -66,7 +68,7 @@ export class PostgresEventStore implements EventStore {
   static async open(url: string, options: PostgresEventStoreOptions = {}): Promise<PostgresEventStore> {
     const store = new PostgresEventStore(url, options);
     try {
-      await store.#setUp();
+      await store.#setUp(options.create ?? true);
     } catch (error) {
       await store.close().catch(() => undefined);
       throw error;
@@ -83,7 +85,7 @@ export class PostgresEventStore implements EventStore {
       throw new StoreError(`${this.describe}: option schema must be a lower-case SQL name (letters, digits, _; at most 63), got ${JSON.stringify(schema)}`);
     }
     this.schema = schema;
-    this.#connectTimeoutMs = positiveInt(this.describe, 'connectTimeoutMs', options.connectTimeoutMs, 5_000);
+    this.#connectTimeoutMs = positiveInt(this.describe, 'connectTimeoutMs', options.connectTimeoutMs, urlConnectTimeoutMs(url) ?? 5_000);
     const poolSize = positiveInt(this.describe, 'poolSize', options.poolSize, 10);
     const maxLockConnections = positiveInt(this.describe, 'maxLockConnections', options.maxLockConnections, 50);
     const applicationName = options.applicationName ?? 'loopgate';
@@ -218,10 +220,21 @@ export class PostgresEventStore implements EventStore {
     await Promise.allSettled([this.#lockPool.end(), this.#pool.end()]);
   }
 
-  async #setUp(): Promise<void> {
+  async #setUp(create: boolean): Promise<void> {
     const client = await this.#connect();
     const q = quoteIdent(this.schema);
     try {
+      // Already set up: only check the version (no DDL, so a read-only role can open it).
+      const tables = await client.query<{ events: string | null; meta: string | null }>('SELECT to_regclass($1) AS events, to_regclass($2) AS meta', [
+        `${q}.loopgate_events`,
+        `${q}.loopgate_meta`,
+      ]);
+      if (tables.rows[0]?.events && tables.rows[0]?.meta) {
+        const found = await client.query<{ value: string }>(`SELECT value FROM ${q}.loopgate_meta WHERE key = 'schema_version'`);
+        this.#checkVersion(found.rows[0]?.value);
+        return;
+      }
+      if (!create) throw new StoreError(`${this.describe}: schema "${this.schema}" holds no loopgate event tables (is it the schema the hosts write to?)`);
       await client.query('BEGIN');
       // Hosts starting together must not race to create the same tables.
       await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(this.schema, 'setup').toString()]);
@@ -229,10 +242,7 @@ export class PostgresEventStore implements EventStore {
       if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${q}`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${q}.loopgate_meta (key text PRIMARY KEY, value text NOT NULL)`);
       const found = await client.query<{ value: string }>(`SELECT value FROM ${q}.loopgate_meta WHERE key = 'schema_version'`);
-      const version = found.rows[0] === undefined ? undefined : Number(found.rows[0].value);
-      if (version !== undefined && !(version <= SCHEMA_VERSION)) {
-        throw new StoreError(`${this.describe}: schema "${this.schema}" has loopgate schema version ${found.rows[0]!.value}, newer than this loopgate understands (${SCHEMA_VERSION})`);
-      }
+      this.#checkVersion(found.rows[0]?.value);
       await client.query(`
         CREATE TABLE IF NOT EXISTS ${q}.loopgate_events (
           conversation text NOT NULL,
@@ -256,6 +266,12 @@ export class PostgresEventStore implements EventStore {
       throw new StoreError(`${this.describe}: cannot set up the event tables in schema "${this.schema}" (does the role may create them?): ${this.#clean(error)}`, { cause: error });
     } finally {
       client.release();
+    }
+  }
+
+  #checkVersion(value: string | undefined): void {
+    if (value !== undefined && !(Number(value) <= SCHEMA_VERSION)) {
+      throw new StoreError(`${this.describe}: schema "${this.schema}" has loopgate schema version ${value}, newer than this loopgate understands (${SCHEMA_VERSION})`);
     }
   }
 
@@ -356,6 +372,12 @@ export class PostgresEventStore implements EventStore {
     const text = String((error as Error)?.message ?? error);
     return this.#secret ? scrub(text, this.#secret) : text;
   }
+}
+
+/** libpq's `connect_timeout` URL parameter (seconds), when given and positive. */
+function urlConnectTimeoutMs(url: string): number | undefined {
+  const seconds = Number(new URL(url).searchParams.get('connect_timeout') ?? Number.NaN);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : undefined;
 }
 
 function quoteIdent(name: string): string {
