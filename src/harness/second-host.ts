@@ -76,6 +76,8 @@ export interface ScenarioRun {
   readonly finalProjection: readonly Message[];
   /** The loop configuration the scenario ran with. */
   readonly config: LoopConfig;
+  /** Batch appends the store was asked for, and which of them (1-based) failed. */
+  readonly storeWrites: { readonly attempts: number; readonly failed: readonly number[] };
 }
 
 /** One provider call as the harness saw it, inside its recording. */
@@ -146,12 +148,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
 
   // --- store, with injected append failures -----------------------------------
   let appendCount = 0;
+  const failedAppends: number[] = [];
   const failAppends = new Set(scenario.store?.failAppends ?? []);
   const storeFaults: MemoryStoreFaults = {
     beforeAppend: () => {
       appendCount++;
       if (failAppends.has(appendCount)) {
         fault(`store append ${appendCount} fails`);
+        failedAppends.push(appendCount);
         throw new Error(`injected store failure on append ${appendCount}`);
       }
     },
@@ -392,6 +396,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     durableBefore,
     finalProjection: finalProjection(loop),
     config,
+    storeWrites: { attempts: appendCount, failed: failedAppends },
   };
 }
 
