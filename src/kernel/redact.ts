@@ -36,9 +36,12 @@ export function createRedactor(options: { secrets?: readonly string[]; patterns?
   const patterns = options.patterns ?? DEFAULT_SECRET_PATTERNS;
   // Longest first, so a secret that contains another is replaced whole.
   const secrets = [...new Set(options.secrets ?? [])].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+  const anyPattern = unionOf(patterns);
   return (text: string) => {
     let out = text;
     for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    // Almost every string has no secret: one scan for all the shapes, instead of one per shape.
+    if (anyPattern && !anyPattern.test(out)) return out;
     for (const pattern of patterns) {
       pattern.lastIndex = 0;
       if (pattern.test(out)) {
@@ -48,6 +51,26 @@ export function createRedactor(options: { secrets?: readonly string[]; patterns?
     }
     return out;
   };
+}
+
+/**
+ * One regex matching wherever any of `patterns` matches, used as a pre-check: if
+ * it finds nothing, no pattern would. Only built when that holds by construction —
+ * the same flags (besides `g`) and no back-references, whose group numbers would
+ * shift in the union; otherwise undefined and every pattern runs.
+ */
+function unionOf(patterns: readonly RegExp[]): RegExp | undefined {
+  if (patterns.length < 2) return undefined;
+  const flags = patterns[0]!.flags.replace('g', '');
+  if (flags.includes('y')) return undefined;
+  for (const p of patterns) {
+    if (p.flags.replace('g', '') !== flags || /\\[1-9]|\\k</.test(p.source)) return undefined;
+  }
+  try {
+    return new RegExp(patterns.map((p) => `(?:${p.source})`).join('|'), flags);
+  } catch {
+    return undefined; // e.g. the same group name in two patterns
+  }
 }
 
 /** Redacts every string inside plain JSON data (keys too), returning a copy. */

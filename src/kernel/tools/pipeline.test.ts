@@ -286,6 +286,33 @@ describe('tool pipeline: frozen arguments', () => {
     // The caller's object (e.g. the provider result) is not frozen by the pipeline.
     expect(Object.isFrozen(original)).toBe(false);
   });
+
+  it('the tool gets its own copy of arguments of any shape, equal to a structured clone, sharing kept', async () => {
+    const t = scripted('echo', 'NONE', () => 'ok', { input: z.looseObject({}) });
+    const { executor, ctx } = setup([t.declaration]);
+    const shared = { id: 'S' };
+    const cyclic: Record<string, unknown> = { name: 'c' };
+    cyclic.self = cyclic;
+    const cases: Record<string, unknown>[] = [
+      { a: 1, nested: { list: [1, 'two', null, true, { deep: [-0] }], empty: {} } },
+      { left: shared, right: shared },
+      { cyclic },
+      { when: new Date(0), sparse: [1, , 3], big: 10n },
+      { nullProto: Object.assign(Object.create(null) as object, { k: 'v' }) },
+    ];
+    for (const [i, args] of cases.entries()) {
+      await executor.execute({ id: `c${i}`, name: 'echo', args }, ctx);
+      const received = t.runs[i]!.args as Record<string, unknown>;
+      expect(received).toEqual(structuredClone(args));
+      expect(received).not.toBe(args);
+      for (const key of Object.keys(args)) if (typeof args[key] === 'object') expect(received[key]).not.toBe(args[key]);
+      expect(Object.isFrozen(args)).toBe(false);
+    }
+    const sharing = t.runs[1]!.args as { left: object; right: object };
+    expect(sharing.left).toBe(sharing.right);
+    const cycle = (t.runs[2]!.args as { cyclic: { self: unknown } }).cyclic;
+    expect(cycle.self).toBe(cycle);
+  });
 });
 
 describe('tool pipeline: side-effect levels and the ledger (invariant 13)', () => {

@@ -31,6 +31,13 @@ export class ToolTimeoutError extends Error {
   }
 }
 
+/**
+ * Why the timeout's sleep is released once the race is decided. Aborting without a
+ * reason would build a DOMException (with its stack trace) for every tool call;
+ * nobody reads this reason.
+ */
+const RACE_DECIDED = 'the attempt settled';
+
 export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const { declaration, signal } = input;
   const toolAbort = new AbortController();
@@ -41,7 +48,7 @@ export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       if (done) return;
       done = true;
       signal.removeEventListener('abort', onAbort);
-      timer.abort(); // releases the timeout's sleep
+      timer.abort(RACE_DECIDED); // releases the timeout's sleep
       if (outcome.kind === 'timeout') toolAbort.abort(new ToolTimeoutError(declaration.name, input.timeoutMs));
       resolve(outcome);
     };
