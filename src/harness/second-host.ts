@@ -360,14 +360,22 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       loop?.shutdown('runaway case');
     }
   });
+  // Idle: every drain woken so far has finished — including drains woken (by a timed or
+  // triggered follow-up) while an earlier one was being awaited.
+  const idle = async () => {
+    for (let awaited = drains; ; awaited = drains) {
+      await awaited;
+      if (awaited === drains) return;
+    }
+  };
   const drive = async () => {
     const timers = timed.map((entry) => clock.sleep(entry.at!.time!).then(() => void perform(entry)));
     for (const entry of sequential) {
       await perform(entry);
-      await drains; // the next entry waits until the loop is idle
+      await idle(); // the next entry waits until the loop is idle
     }
     await Promise.all(timers);
-    await drains;
+    await idle();
     await persist().catch(() => undefined);
   };
   try {
