@@ -159,7 +159,9 @@ export class AgentHost {
   /** Opens (or returns the open) conversation, recovering a turn a crash left open. */
   async #session(conversationId: string): Promise<Session> {
     const open = this.#sessions.get(conversationId);
-    if (open) return open;
+    // Hosts sharing a store (PostgreSQL) take turns on a conversation: if another host
+    // appended since this one last held the lock, the cached log is stale; reopen.
+    if (open && (await this.#options.store.read(conversationId, open.log.flushedUpTo)).length === 0) return open;
     const records = await this.#options.store.read(conversationId);
     const log = new EventLog(this.#clock, decodeRecords(records, `${this.#options.store.describe} conversation "${conversationId}"`));
     const flush = serializedFlush(this.#options.store, conversationId, log);
