@@ -78,7 +78,11 @@ export interface ScenarioRun {
   readonly config: LoopConfig;
   /** Batch appends the store was asked for, and which of them (1-based) failed. */
   readonly storeWrites: { readonly attempts: number; readonly failed: readonly number[] };
+  /** Parts the host supplied in place of the scenario's (RunOptions): checks that predict from the scenario alone skip these runs. */
+  readonly hostParts: readonly HostPart[];
 }
+
+export type HostPart = 'model' | 'claim' | 'errorHandlers' | 'tools' | 'seams';
 
 /** One provider call as the harness saw it, inside its recording. */
 export interface ProviderCall {
@@ -405,6 +409,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     finalProjection: finalProjection(loop),
     config,
     storeWrites: { attempts: appendCount, failed: failedAppends },
+    hostParts: (['model', 'claim', 'errorHandlers', 'tools', 'seams'] as const).filter((part) => options[part] !== undefined),
   };
 }
 

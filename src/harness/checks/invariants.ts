@@ -16,6 +16,7 @@ import {
   type Outcome,
 } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
+import { applicableChecks } from '../../fuzz/checks/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 
 type Check = (run: ScenarioRun) => CheckResult;
@@ -186,7 +187,15 @@ export const ALWAYS_CHECKED: readonly Check[] = [
 ];
 
 export function checkInvariants(run: ScenarioRun): CheckResult[] {
-  return ALWAYS_CHECKED.map((check) => {
+  const checks: Check[] = [
+    ...ALWAYS_CHECKED,
+    // The fuzzer's properties beyond the checks above (src/fuzz/checks), so its counterexamples fail here too.
+    ...applicableChecks(run).map((c): Check => () => {
+      const violation = c.check(run);
+      return violation === undefined ? pass(c.name, 'holds') : fail(c.name, violation);
+    }),
+  ];
+  return checks.map((check) => {
     try {
       return check(run);
     } catch (error) {

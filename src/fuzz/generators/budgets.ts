@@ -1,0 +1,42 @@
+/**
+ * Loop configuration: step, tool-call and token budgets, the model timeout, the
+ * retry tiers and compaction bounds. Each key is present only sometimes, so the
+ * defaults are exercised too and a shrunk scenario keeps only what matters.
+ */
+import fc from 'fast-check';
+import type { Scenario } from '../../harness/scenario/schema.ts';
+import { sparseRecord } from './optional.ts';
+
+type Config = Scenario['config'];
+type Retry = NonNullable<Config['retry']>;
+
+const retryArb = sparseRecord<Required<Retry>>(
+  {
+    immediateRetries: fc.integer({ min: 0, max: 2 }),
+    immediateDelayMs: fc.integer({ min: 0, max: 2_000 }),
+    backoffRetries: fc.integer({ min: 0, max: 3 }),
+    backoffBaseMs: fc.integer({ min: 0, max: 4_000 }),
+    backoffMaxMs: fc.integer({ min: 0, max: 16_000 }),
+    jitter: fc.constantFrom(0, 0.1, 1),
+    maxRetryAfterMs: fc.integer({ min: 0, max: 90_000 }),
+  },
+  30,
+);
+
+export const configArb: fc.Arbitrary<Config> = sparseRecord<Required<Config>>(
+  {
+    maxSteps: fc.integer({ min: 1, max: 6 }),
+    maxToolCallsPerTurn: fc.integer({ min: 1, max: 6 }),
+    maxToolCallsPerSession: fc.integer({ min: 1, max: 12 }),
+    maxTokensPerTurn: fc.integer({ min: 1, max: 3_000 }),
+    maxTokensPerSession: fc.integer({ min: 1, max: 8_000 }),
+    modelTimeoutMs: fc.integer({ min: 1_000, max: 60_000 }),
+    maxCompactionsPerStep: fc.integer({ min: 0, max: 3 }),
+    maxCheckpointExtensions: fc.integer({ min: 0, max: 3 }),
+    sideEffectNotice: fc.boolean(),
+    retry: retryArb,
+    toolMaxOutputChars: fc.integer({ min: 20, max: 400 }),
+    maxTokens: fc.integer({ min: 1, max: 8_192 }),
+  },
+  15,
+);

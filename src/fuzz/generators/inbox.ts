@@ -1,0 +1,128 @@
+/**
+ * Inbox interleavings, model-based (fc.commands over InboxModel): follow-ups,
+ * steers, injects and cancels from every source, each either in order (when the
+ * loop is idle) or at a moment — while the n-th model request is in flight, at a
+ * virtual time, when a tool starts — including the window between a message being
+ * taken into a step and the model answering it (a steer at request n, a cancel at
+ * request n + 1).
+ */
+import fc from 'fast-check';
+import { CANCEL_SOURCES, type CancelSource } from '../../kernel/index.ts';
+import type { InboxEntry, Trigger } from '../../harness/scenario/schema.ts';
+import { InboxModel, type MessageIntent } from './inbox-model.ts';
+import type { FuzzTool } from './tools.ts';
+
+/** What the commands build: the scenario's `inbox:` list. */
+export interface InboxBuilder {
+  readonly entries: InboxEntry[];
+}
+
+export type InboxCommand = fc.Command<InboxModel, InboxBuilder>;
+
+function describeAt(at: Trigger | undefined): string {
+  if (!at) return '';
+  if (at.request !== undefined) return ` at request ${at.request}`;
+  if (at.toolStart !== undefined) return ` at toolStart ${at.toolStart}`;
+  return ` at ${at.time} ms`;
+}
+
+class PostCommand implements InboxCommand {
+  readonly intent: MessageIntent;
+  readonly at: Trigger | undefined;
+  constructor(intent: MessageIntent, at: Trigger | undefined) {
+    this.intent = intent;
+    this.at = at;
+  }
+  check(model: Readonly<InboxModel>): boolean {
+    // A timed follow-up before anything was said would race the first turn for no reason of its own.
+    return this.intent !== 'follow_up' || this.at === undefined || model.waking > 0;
+  }
+  run(model: InboxModel, real: InboxBuilder): void {
+    const text = model.text(this.intent);
+    const key = this.intent === 'follow_up' ? 'say' : this.intent;
+    const entry: InboxEntry = { [key]: text, ...(this.at ? { at: this.at } : {}) } as InboxEntry;
+    model.add(entry);
+    real.entries.push(entry);
+  }
+  toString(): string {
+    return `${this.intent}${describeAt(this.at)}`;
+  }
+}
+
+class CancelCommand implements InboxCommand {
+  readonly by: CancelSource;
+  readonly at: Trigger | undefined;
+  constructor(by: CancelSource, at: Trigger | undefined) {
+    this.by = by;
+    this.at = at;
+  }
+  check(model: Readonly<InboxModel>): boolean {
+    // A cancel with nothing that could be running is ignored by the loop; a few are enough.
+    return model.waking > 0 && model.cancels < 3;
+  }
+  run(model: InboxModel, real: InboxBuilder): void {
+    const entry: InboxEntry = { cancel: this.by, ...(this.at ? { at: this.at } : {}) };
+    model.add(entry);
+    real.entries.push(entry);
+  }
+  toString(): string {
+    return `cancel by ${this.by}${describeAt(this.at)}`;
+  }
+}
+
+/** A steer posted while request n is in flight — taken into step n + 1 — and a cancel landing as request n + 1 is sent. */
+class TakenThenCancelledCommand implements InboxCommand {
+  readonly request: number;
+  readonly by: CancelSource;
+  constructor(request: number, by: CancelSource) {
+    this.request = request;
+    this.by = by;
+  }
+  check(model: Readonly<InboxModel>): boolean {
+    return model.waking > 0 && model.cancels < 3;
+  }
+  run(model: InboxModel, real: InboxBuilder): void {
+    const steer: InboxEntry = { steer: model.text('steer'), at: { request: this.request } };
+    const cancel: InboxEntry = { cancel: this.by, at: { request: this.request + 1 } };
+    for (const entry of [steer, cancel]) {
+      model.add(entry);
+      real.entries.push(entry);
+    }
+  }
+  toString(): string {
+    return `steer at request ${this.request}, cancel by ${this.by} at request ${this.request + 1}`;
+  }
+}
+
+function triggerArb(tools: readonly FuzzTool[]): fc.Arbitrary<Trigger | undefined> {
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constant(undefined) },
+    { weight: 3, arbitrary: fc.integer({ min: 1, max: 6 }).map((request): Trigger => ({ request })) },
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 60_000 }).map((time): Trigger => ({ time })) },
+    { weight: 1, arbitrary: fc.constantFrom(...tools.map((t) => t.name)).map((toolStart): Trigger => ({ toolStart })) },
+  );
+}
+
+/** fc.commands over the inbox model; the first command is always an untimed follow-up. */
+export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 6): fc.Arbitrary<Iterable<InboxCommand>> {
+  const source = fc.constantFrom(...CANCEL_SOURCES);
+  return fc.commands<InboxModel, InboxBuilder>(
+    [
+      triggerArb(tools).map((at) => new PostCommand('follow_up', at)),
+      triggerArb(tools).map((at) => new PostCommand('steer', at)),
+      triggerArb(tools).map((at) => new PostCommand('inject', at)),
+      fc.tuple(source, triggerArb(tools)).map(([by, at]) => new CancelCommand(by, at)),
+      fc.tuple(fc.integer({ min: 1, max: 5 }), source).map(([request, by]) => new TakenThenCancelledCommand(request, by)),
+    ],
+    { maxCommands },
+  );
+}
+
+/** Runs the commands against the model and returns the inbox they built (an untimed follow-up first). */
+export function buildInbox(commands: Iterable<InboxCommand>): InboxEntry[] {
+  const real: InboxBuilder = { entries: [] };
+  const model = new InboxModel();
+  new PostCommand('follow_up', undefined).run(model, real);
+  fc.modelRun(() => ({ model, real }), commands);
+  return real.entries;
+}

@@ -1,0 +1,54 @@
+/**
+ * Permissions: visibility layers (allow and deny lists, exact names and `*`
+ * patterns), policy rules (allow / deny / ask, per tool and per side-effect
+ * level), the default and the no-approver fallback, and a scripted approver's
+ * answers and delay.
+ */
+import fc from 'fast-check';
+import type { Scenario } from '../../harness/scenario/schema.ts';
+import { SIDE_EFFECTS, type FuzzTool } from './tools.ts';
+
+type Policy = NonNullable<Scenario['policy']>;
+type Approver = NonNullable<Scenario['approver']>;
+type Layer = NonNullable<Scenario['visibility']>[number];
+
+/** Names and patterns a list may hold: the tools, a prefix pattern, everything. */
+function patternsArb(tools: readonly FuzzTool[]): fc.Arbitrary<string[]> {
+  const names = tools.map((t) => t.name);
+  const prefixes = [...new Set(names.map((n) => `${n.split('_')[0]}_*`))];
+  return fc.uniqueArray(fc.constantFrom(...names, ...prefixes, '*'), { minLength: 0, maxLength: 3 });
+}
+
+export function visibilityArb(tools: readonly FuzzTool[]): fc.Arbitrary<Layer[]> {
+  const layer = fc.record({ allow: patternsArb(tools), deny: patternsArb(tools) }, { requiredKeys: [] });
+  const names = ['global', 'mode', 'subagent'];
+  return fc.array(layer, { minLength: 1, maxLength: 3 }).map((layers) => layers.map((l, i): Layer => ({ name: names[i]!, ...l })));
+}
+
+export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
+  const rule = fc
+    .record(
+      {
+        decision: fc.constantFrom<'allow' | 'deny' | 'ask'>('deny', 'ask', 'allow'),
+        tools: patternsArb(tools).filter((p) => p.length > 0),
+        sideEffects: fc.uniqueArray(fc.constantFrom(...SIDE_EFFECTS), { minLength: 1, maxLength: 2 }),
+        reason: fc.constant('fuzz rule'),
+      },
+      { requiredKeys: ['decision'] },
+    );
+  return fc
+    .record(
+      {
+        rules: fc.array(rule, { minLength: 0, maxLength: 3 }),
+        default: fc.constantFrom<'allow' | 'deny' | 'ask'>('allow', 'ask', 'deny'),
+        onAskWithoutApprover: fc.constantFrom<'allow' | 'deny'>('deny', 'allow'),
+        approvalTimeoutMs: fc.integer({ min: 1, max: 60_000 }),
+      },
+      { requiredKeys: ['rules'] },
+    );
+}
+
+export const approverArb: fc.Arbitrary<Approver> = fc.record({
+  answers: fc.array(fc.constantFrom<'approve' | 'deny'>('approve', 'deny'), { minLength: 1, maxLength: 3 }),
+  delayMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 120_000 })),
+});

@@ -1,0 +1,81 @@
+/**
+ * Provider scripts: any sequence of normalized results and faults — replies
+ * (empty ones too), tool calls (parallel, repeated ids, unknown tools, bad
+ * arguments), max_tokens with text or cut inside a tool call, overflow at the
+ * request and during generation, refusals, unknown stop reasons, every transport
+ * error kind (with statuses and retry-after), latencies and usage.
+ *
+ * Alternatives are listed simplest first: fast-check shrinks a step towards a
+ * plain reply, and a script towards fewer steps.
+ */
+import fc from 'fast-check';
+import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schema.ts';
+import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
+
+const usageArb = fc.record({ input: fc.integer({ min: 0, max: 4_000 }), output: fc.integer({ min: 0, max: 1_500 }) });
+/** Mostly quick; sometimes long enough to cross a model timeout, a cancel or a backoff. */
+const latencyArb = fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 2_000, max: 200_000 }));
+
+function callArb(tools: readonly FuzzTool[]) {
+  const known = tools.map((tool) =>
+    fc.record({ name: fc.constant(tool.name), args: tool.args, id: fc.option(fc.constantFrom('a', 'b'), { nil: undefined, freq: 4 }) }),
+  );
+  const unknown = fc.record({ name: fc.constant(UNKNOWN_TOOL), args: fc.constant<unknown>({}), id: fc.constant(undefined) });
+  return fc.oneof({ weight: 10, arbitrary: fc.oneof(...known) }, { weight: 1, arbitrary: unknown }).map((c) => ({
+    name: c.name,
+    args: c.args,
+    ...(c.id !== undefined ? { id: c.id } : {}),
+  }));
+}
+
+type ErrorSpec = NonNullable<ProviderStep['error']>;
+
+/** Every transport error kind, with the status and retry-after a provider would send. */
+function errorArb(): fc.Arbitrary<ErrorSpec> {
+  const statuses: Partial<Record<ErrorSpec['kind'], readonly number[]>> = {
+    rate_limited: [429],
+    server_error: [500, 502, 503],
+    overloaded: [529],
+    auth: [401],
+    invalid_request: [400],
+  };
+  return fc.oneof(
+    ...TRANSPORT_KINDS.map((kind): fc.Arbitrary<ErrorSpec> => {
+      const status = statuses[kind];
+      const base = status ? fc.constantFrom(...status).map((s): ErrorSpec => ({ kind, status: s })) : fc.constant<ErrorSpec>({ kind });
+      if (kind !== 'rate_limited') return base;
+      return fc.tuple(base, fc.option(fc.integer({ min: 0, max: 120_000 }), { nil: undefined })).map(([e, retryAfterMs]) => (retryAfterMs === undefined ? e : { ...e, retryAfterMs }));
+    }),
+  );
+}
+
+/** One provider step (the scenario format's `provider.script` entry). */
+export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
+  const result: fc.Arbitrary<ProviderStep> = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom('Done.', 'Here is what I found.').map((reply): ProviderStep => ({ reply })) },
+    {
+      weight: 8,
+      arbitrary: fc
+        .record({ calls: fc.array(callArb(tools), { minLength: 1, maxLength: 3 }), text: fc.option(fc.constant('Let me check.'), { nil: undefined }) })
+        .map(({ calls, text }): ProviderStep => ({ tool_use: calls, ...(text !== undefined ? { text } : {}) })),
+    },
+    { weight: 3, arbitrary: errorArb().map((error): ProviderStep => ({ error })) },
+    { weight: 1, arbitrary: fc.constant<ProviderStep>({ reply: '' }) },
+    { weight: 2, arbitrary: fc.constantFrom<'request' | 'generation'>('request', 'generation').map((overflow): ProviderStep => ({ overflow })) },
+    { weight: 1, arbitrary: fc.record({ text: fc.constantFrom('', 'The answer is'), partial: fc.boolean() }).map((max_tokens): ProviderStep => ({ max_tokens })) },
+    { weight: 1, arbitrary: fc.constant<ProviderStep>({ refusal: 'I cannot help with that.' }) },
+    { weight: 1, arbitrary: fc.constantFrom('pause_turn', 'model_context_window_exceeded').map((unknown): ProviderStep => ({ unknown })) },
+  );
+  return fc
+    .record({ result, latencyMs: fc.option(latencyArb, { nil: undefined, freq: 3 }), usage: fc.option(usageArb, { nil: undefined, freq: 3 }) })
+    .map(({ result: step, latencyMs, usage }) => ({
+      ...step,
+      ...(latencyMs !== undefined && latencyMs > 0 ? { latencyMs } : {}),
+      // Errors and overflows carry no usage in the scenario format's fake.
+      ...(usage !== undefined && step.error === undefined && step.overflow === undefined ? { usage } : {}),
+    }));
+}
+
+export function providerScriptArb(tools: readonly FuzzTool[], maxLength = 10): fc.Arbitrary<ProviderStep[]> {
+  return fc.array(providerStepArb(tools), { minLength: 0, maxLength });
+}

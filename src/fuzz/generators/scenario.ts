@@ -1,0 +1,103 @@
+/**
+ * A whole fuzz case: a scenario in the scenario-file format — provider script,
+ * tool behaviours, permissions, inbox, budgets, compaction, hooks, store faults,
+ * secrets — plus, sometimes, a crash point. A counterexample is therefore a
+ * scenario file (and, for a crash, the event it crashed at).
+ */
+import fc from 'fast-check';
+import type { InboxEntry, Scenario } from '../../harness/scenario/schema.ts';
+import { configArb } from './budgets.ts';
+import { compactionArb } from './compaction.ts';
+import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
+import { approverArb, policyArb, visibilityArb } from './policy.ts';
+import { providerScriptArb } from './provider.ts';
+import { sometimes } from './optional.ts';
+import { crashAtArb, failAppendsArb } from './store.ts';
+import { SUPPORT_TOOLS, toolOverridesArb, type FuzzTool } from './tools.ts';
+import { checkpointsArb, claimArb } from './turn-hooks.ts';
+
+/** A secret the fuzzer plants in a message: it must never reach the log or a trace. */
+export const FUZZ_SECRET = 'sk_live_FUZZ0123456789abcdef';
+
+export interface FuzzCaseOptions {
+  /** The tools the model calls (default: the example agent's, plus a scripted `probe`). */
+  readonly tools?: readonly FuzzTool[];
+  /** `support`: the example agent; `none`: only scripted tools (or the host's own, see runFuzz). */
+  readonly agent?: Scenario['agent'];
+  readonly maxScript?: number;
+  readonly maxInbox?: number;
+  /** Generate crash points (the SQLite reopen property). Default true. */
+  readonly crashes?: boolean;
+}
+
+/** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
+export interface FuzzParts {
+  readonly scenario: Omit<Scenario, 'inbox'>;
+  readonly inbox: Iterable<InboxCommand>;
+  readonly secret: boolean;
+  readonly crashAt: number | undefined;
+}
+
+export interface FuzzCase {
+  readonly scenario: Scenario;
+  /** Crash before this event (reduced modulo the run's length + 1), or no crash. */
+  readonly crashAt: number | undefined;
+}
+
+export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzParts> {
+  const tools = options.tools ?? SUPPORT_TOOLS;
+  return fc
+    .record({
+      tools: toolOverridesArb(tools),
+      script: providerScriptArb(tools, options.maxScript ?? 10),
+      fallback: sometimes(providerScriptArb(tools, 3), 15),
+      inbox: inboxCommandsArb(tools, options.maxInbox ?? 6),
+      config: configArb,
+      policy: sometimes(policyArb(tools), 35),
+      approver: sometimes(approverArb, 40),
+      visibility: sometimes(visibilityArb(tools), 20),
+      compaction: sometimes(compactionArb, 40),
+      checkpoints: sometimes(checkpointsArb, 10),
+      claim: sometimes(claimArb, 10),
+      failAppends: sometimes(failAppendsArb, 15),
+      secret: fc.boolean(),
+      crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 12),
+    })
+    .map((p) => ({
+      scenario: {
+        name: 'fuzz case',
+        tags: ['fuzz'],
+        agent: options.agent ?? 'support',
+        config: p.config,
+        tools: p.tools,
+        provider: { kind: 'scripted' as const, script: p.script, ...(p.fallback ? { fallback: p.fallback } : {}) },
+        ...(p.policy ? { policy: p.policy } : {}),
+        ...(p.approver ? { approver: p.approver } : {}),
+        ...(p.visibility ? { visibility: p.visibility } : {}),
+        ...(p.compaction ? { compaction: p.compaction } : {}),
+        ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
+        ...(p.claim ? { claim: p.claim } : {}),
+        ...(p.failAppends ? { store: { failAppends: p.failAppends } } : {}),
+        ...(p.secret ? { secrets: [FUZZ_SECRET] } : {}),
+        expect: {},
+      },
+      inbox: p.inbox,
+      secret: p.secret,
+      crashAt: p.crashAt,
+    }));
+}
+
+/** The scenario and crash point the parts stand for (runs the inbox commands against their model). */
+export function toFuzzCase(parts: FuzzParts): FuzzCase {
+  let inbox: InboxEntry[] = buildInbox(parts.inbox);
+  if (parts.secret) {
+    // The first message carries the secret: redaction must keep it out of the log, the model's requests and the traces.
+    inbox = inbox.map((e, i) => (i === 0 && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET})` } : e));
+  }
+  return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt };
+}
+
+/** Plain scenarios, for users composing their own properties (the inbox is built from the model-based commands). */
+export function scenarioArb(options: FuzzCaseOptions = {}): fc.Arbitrary<Scenario> {
+  return fuzzPartsArb({ ...options, crashes: false }).map((parts) => toFuzzCase(parts).scenario);
+}
