@@ -15,8 +15,25 @@ import { LogAppendError } from './errors.ts';
  * for an error.
  */
 export function toFrozenPlainData(value: unknown, path = 'payload'): unknown {
-  return copy(value, { root: path, keys: [], ancestors: [] });
+  if (typeof value !== 'object' || value === null) return copy(value, { root: path, keys: [], ancestors: [] });
+  if (recent.includes(value)) return value;
+  const out = copy(value, { root: path, keys: [], ancestors: [] }) as object;
+  recent[recentNext] = out;
+  recentNext = (recentNext + 1) % RECENT_SIZE;
+  return out;
 }
+
+/**
+ * The last values this function returned. Each is a frozen deep copy that passed
+ * every check, so it cannot have changed: handed back (a store re-checking the
+ * batch the log just produced), it is returned as it is — an equal copy would be
+ * all the work again. A small ring, not a WeakSet: adding to a WeakSet costs about
+ * as much as the copy it would save, and a store sees a batch right after the log
+ * made it. It keeps at most RECENT_SIZE values alive.
+ */
+const RECENT_SIZE = 64;
+const recent: object[] = [];
+let recentNext = 0;
 
 interface Walk {
   readonly root: string;
@@ -78,10 +95,16 @@ function copy(value: unknown, walk: Walk): unknown {
   }
   ancestors.push(obj);
   // The spread reads each own enumerable property once; what it read is then
-  // checked, and nested objects are replaced by their own frozen copies.
+  // checked, and nested objects are replaced by their own frozen copies. Keys are
+  // only needed for a value that is not a plain leaf (same order as the values).
   const out: Record<string, unknown> = { ...obj };
-  for (const key of Object.keys(out)) {
-    const v = out[key];
+  const values = Object.values(out);
+  let keys: string[] | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) continue;
+    keys ??= Object.keys(out);
+    const key = keys[i]!;
     const checked = child(v, key, walk);
     if (checked !== v) out[key] = checked;
   }

@@ -109,41 +109,32 @@ export class Tracer {
       start: this.#clock.now(),
       end: undefined,
       status: undefined,
-      attributes: this.#clean(attributes),
+      attributes: this.#clean({}, attributes),
     };
     // A span started after the trace ended is not added: the exported record is final.
     if (!this.#ended) this.#spans.push(span);
-    return this.#handle(span);
+    return new Span(span, this.#ops);
   }
 
-  #handle(span: MutableSpan): SpanHandle {
-    const tracer = this;
-    return {
-      id: span.id,
-      kind: span.kind,
-      get ended() {
-        return span.status !== undefined;
-      },
-      setAttributes(attributes) {
-        if (span.status !== undefined) return;
-        Object.assign(span.attributes, tracer.#clean(attributes));
-      },
-      end(status, attributes) {
-        if (tracer.#ended && span.status === 'undetermined' && !tracer.#lateEnds.has(span.id)) {
-          tracer.#lateEnds.add(span.id);
-          tracer.#misuse(`span "${span.name}" ended after the trace ended (it was recorded as undetermined)`);
-          return;
-        }
-        if (span.status !== undefined) return; // first completion wins
-        if (attributes) Object.assign(span.attributes, tracer.#clean(attributes));
-        span.status = status;
-        span.end = tracer.#clock.now();
-      },
-      child(kind, name, attributes) {
-        return tracer.startSpan(kind, name, this, attributes);
-      },
-    };
-  }
+  /** What every span handle of this trace calls back into (one object per trace, not per span). */
+  readonly #ops: SpanOps = {
+    setAttributes: (span, attributes) => {
+      if (span.status !== undefined) return;
+      this.#clean(span.attributes, attributes);
+    },
+    end: (span, status, attributes) => {
+      if (this.#ended && span.status === 'undetermined' && !this.#lateEnds.has(span.id)) {
+        this.#lateEnds.add(span.id);
+        this.#misuse(`span "${span.name}" ended after the trace ended (it was recorded as undetermined)`);
+        return;
+      }
+      if (span.status !== undefined) return; // first completion wins
+      if (attributes) this.#clean(span.attributes, attributes);
+      span.status = status;
+      span.end = this.#clock.now();
+    },
+    child: (parent, kind, name, attributes) => this.startSpan(kind, name, parent, attributes),
+  };
 
   /**
    * Ends the trace: open spans become `undetermined`. Returns the final record.
@@ -187,14 +178,52 @@ export class Tracer {
     if (this.#mode === 'dev') throw new TraceLifecycleError(message);
   }
 
-  #clean(attributes: Attributes): Record<string, AttributeValue> {
-    const out: Record<string, AttributeValue> = {};
-    for (const [key, value] of Object.entries(attributes)) {
-      if (typeof value === 'string') out[key] = this.#redact(value);
-      else if (Array.isArray(value)) out[key] = value.map((v: string) => this.#redact(v));
-      else out[key] = value as AttributeValue;
+  /** Copies `attributes` into `into`, strings redacted; returns `into`. */
+  #clean(into: Record<string, AttributeValue>, attributes: Attributes): Record<string, AttributeValue> {
+    for (const key of Object.keys(attributes)) {
+      const value = attributes[key];
+      if (typeof value === 'string') into[key] = this.#redact(value);
+      else if (Array.isArray(value)) into[key] = value.map((v: string) => this.#redact(v));
+      else into[key] = value as AttributeValue;
     }
-    return out;
+    return into;
+  }
+}
+
+interface SpanOps {
+  setAttributes(span: MutableSpan, attributes: Attributes): void;
+  end(span: MutableSpan, status: SpanStatus, attributes: Attributes | undefined): void;
+  child(parent: SpanHandle, kind: SpanKind, name: string, attributes: Attributes | undefined): SpanHandle;
+}
+
+/** A span handle: a small object over the span's record and its trace's callbacks. */
+class Span implements SpanHandle {
+  readonly id: string;
+  readonly kind: SpanKind;
+  readonly #span: MutableSpan;
+  readonly #ops: SpanOps;
+
+  constructor(span: MutableSpan, ops: SpanOps) {
+    this.id = span.id;
+    this.kind = span.kind;
+    this.#span = span;
+    this.#ops = ops;
+  }
+
+  get ended(): boolean {
+    return this.#span.status !== undefined;
+  }
+
+  setAttributes(attributes: Attributes): void {
+    this.#ops.setAttributes(this.#span, attributes);
+  }
+
+  end(status: SpanStatus, attributes?: Attributes): void {
+    this.#ops.end(this.#span, status, attributes);
+  }
+
+  child(kind: SpanKind, name: string, attributes?: Attributes): SpanHandle {
+    return this.#ops.child(this, kind, name, attributes);
   }
 }
 
