@@ -27,19 +27,26 @@ import { add, addInput, addOutput, argsAt, FINAL_TEXT, PROMPT, STEPS_PER_RUN, SY
 const USAGE = Object.freeze({ inputTokens: 20, outputTokens: 10 });
 
 /**
- * The scripted model: step k of each turn calls the tool, the last step replies.
- * Call ids are unique across the conversation, as a provider's are.
+ * The scripted model: each turn calls the tool `rounds` times (one call per step),
+ * then replies. Call ids are unique across the conversation, as a provider's are.
  */
 export class BenchModel implements ModelClient {
   readonly name = 'bench-scripted';
   calls = 0;
+  readonly #rounds: number;
+  readonly #idPrefix: string;
   #step = 0;
+
+  constructor(options: { rounds?: number; idPrefix?: string } = {}) {
+    this.#rounds = options.rounds ?? STEPS_PER_RUN - 1;
+    this.#idPrefix = options.idPrefix ?? 'call_';
+  }
 
   call(_request: ModelRequest): Promise<ModelResult> {
     const step = this.#step;
-    this.#step = (step + 1) % STEPS_PER_RUN;
-    const id = `call_${this.calls++}`;
-    if (step === STEPS_PER_RUN - 1) {
+    this.#step = step === this.#rounds ? 0 : step + 1;
+    const id = `${this.#idPrefix}${this.calls++}`;
+    if (step === this.#rounds) {
       return Promise.resolve({ type: 'reply', content: [{ type: 'text', text: FINAL_TEXT }], text: FINAL_TEXT, usage: USAGE, stopReason: 'end_turn' });
     }
     const args = argsAt(step);
@@ -96,13 +103,17 @@ export interface ConversationOptions {
   readonly existing?: readonly AnyEvent[];
   readonly compactor?: Compactor;
   readonly onTrace?: (trace: TraceRecord) => void;
+  /** Tool rounds per turn (default the scenario's). */
+  readonly rounds?: number;
+  /** Prefix of the model's call ids (unique per conversation). */
+  readonly idPrefix?: string;
 }
 
 export function createConversation(shared: Shared, options: ConversationOptions = {}) {
   const id = options.id ?? 'bench';
   const log = new EventLog(systemClock, options.existing ?? []);
   const store = options.store ?? new MemoryEventStore();
-  const model = new BenchModel();
+  const model = new BenchModel({ ...(options.rounds !== undefined ? { rounds: options.rounds } : {}), ...(options.idPrefix ? { idPrefix: options.idPrefix } : {}) });
   let flushing: Promise<void> = Promise.resolve();
   // The host's serialized flush: one store append per persist, carrying the new events.
   const persist = () => {
@@ -135,13 +146,15 @@ export function createConversation(shared: Shared, options: ConversationOptions 
     redact: shared.redact,
     config: BENCH_CONFIG,
     ...(options.compactor ? { compactor: options.compactor } : {}),
-    newId: () => `${id}-m${ids++}`,
+    newId: () => `${options.idPrefix ?? `${id}-`}m${ids++}`,
   });
   return {
     log,
     loop,
     model,
     store,
+    /** Writes the log's unflushed events to the store (the host's flush). */
+    persist,
     /** One user message, drained to the end of its turn. */
     async turn(text = PROMPT): Promise<TurnResult> {
       loop.send(text);
