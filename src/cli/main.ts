@@ -6,6 +6,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { contractCommand } from './commands/contract.ts';
 import { decodeCommand } from './commands/decode.ts';
+import { fuzzCommand } from './commands/fuzz.ts';
 import { mergeReportsCommand } from './commands/merge-reports.ts';
 import { replayCommand } from './commands/replay.ts';
 import { runCommand } from './commands/run.ts';
@@ -23,6 +24,7 @@ export async function main(argv: string[]): Promise<number> {
     .command(decodeCommand as never)
     .command(replayCommand as never)
     .command(mergeReportsCommand as never)
+    .command(fuzzCommand as never)
     .demandCommand(1, 'name a command (see --help)')
     .strict()
     .help()

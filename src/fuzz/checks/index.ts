@@ -51,7 +51,7 @@ export const FUZZ_CHECKS: readonly FuzzCheck[] = [
   { name: 'no inbox message lost or delivered twice (reference inbox model)', check: inboxFollowsReference },
   { name: 'logged outcomes in the alphabet', check: outcomesInAlphabet },
   { name: 'each turn ends as the transition table says', check: outcomeFollowsTable, skipWith: scenarioParts },
-  { name: 'a crash at any event recovers cleanly', check: (run) => crashRecoveryAtEveryEvent(run) },
+  { name: 'a crash at any event recovers cleanly', check: (run) => crashRecoveryAtEveryEvent(run, 500) },
 ];
 
 /** The checks that apply to this run (see `skipWith`). */

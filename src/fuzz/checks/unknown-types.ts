@@ -8,6 +8,16 @@ import type { ScenarioRun } from '../../harness/second-host.ts';
 import { sameJson } from './log-view.ts';
 
 export function unknownTypesRejected(run: ScenarioRun): string | undefined {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0; // the probes throw on purpose
+  try {
+    return probe(run);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+function probe(run: ScenarioRun): string | undefined {
   const seq = run.store.peek('case').length;
   const base = { seq, v: 1, at: 0, payload: { from: 'a newer writer' } };
   const refused = (what: string, record: Parameters<typeof decodeRecord>[0]): string | undefined => {

@@ -104,10 +104,12 @@ function triggerArb(tools: readonly FuzzTool[]): fc.Arbitrary<Trigger | undefine
 }
 
 /** fc.commands over the inbox model; the first command is always an untimed follow-up. */
-export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 6): fc.Arbitrary<Iterable<InboxCommand>> {
+export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): fc.Arbitrary<Iterable<InboxCommand>> {
   const source = fc.constantFrom(...CANCEL_SOURCES);
   return fc.commands<InboxModel, InboxBuilder>(
     [
+      // Conversations are mostly "the customer writes, waits, writes again": an untimed follow-up is the common command.
+      fc.constant(undefined).map(() => new PostCommand('follow_up', undefined)),
       triggerArb(tools).map((at) => new PostCommand('follow_up', at)),
       triggerArb(tools).map((at) => new PostCommand('steer', at)),
       triggerArb(tools).map((at) => new PostCommand('inject', at)),

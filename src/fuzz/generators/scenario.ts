@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import type { InboxEntry, Scenario } from '../../harness/scenario/schema.ts';
-import { configArb } from './budgets.ts';
+import { configArb, withoutJitter } from './budgets.ts';
 import { compactionArb } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
@@ -51,7 +51,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       tools: toolOverridesArb(tools),
       script: providerScriptArb(tools, options.maxScript ?? 10),
       fallback: sometimes(providerScriptArb(tools, 3), 15),
-      inbox: inboxCommandsArb(tools, options.maxInbox ?? 6),
+      inbox: inboxCommandsArb(tools, options.maxInbox ?? 8),
       config: configArb,
       policy: sometimes(policyArb(tools), 35),
       approver: sometimes(approverArb, 40),
@@ -61,14 +61,14 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       claim: sometimes(claimArb, 10),
       failAppends: sometimes(failAppendsArb, 15),
       secret: fc.boolean(),
-      crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 12),
+      crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 6),
     })
     .map((p) => ({
       scenario: {
         name: 'fuzz case',
         tags: ['fuzz'],
         agent: options.agent ?? 'support',
-        config: p.config,
+        config: withoutJitter(p.config),
         tools: p.tools,
         provider: { kind: 'scripted' as const, script: p.script, ...(p.fallback ? { fallback: p.fallback } : {}) },
         ...(p.policy ? { policy: p.policy } : {}),

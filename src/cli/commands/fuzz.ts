@@ -1,0 +1,167 @@
+/**
+ * `loopgate fuzz`: property-based fuzzing of the loop. Generates scenarios (the
+ * provider's answers and faults, tool behaviours, permissions, inbox
+ * interleavings, budgets, compaction, store failures, crashes), runs each through
+ * the second host and checks every property; on a violation it shrinks the case
+ * and writes it as a scenario file that `loopgate run FILE` reproduces, plus the
+ * run's reports. Exit 0 every property held, 1 a violation, 2 usage errors.
+ */
+import { join, relative } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { writeCounterexample } from '../../fuzz/counterexample.ts';
+import { parseDuration } from '../../fuzz/duration.ts';
+import { BUILT_IN_PROPERTIES } from '../../fuzz/properties/index.ts';
+import { fuzzResults } from '../../fuzz/report.ts';
+import { reproduce } from '../../fuzz/reproduce.ts';
+import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
+import { parseReporters, REPORTERS, UnknownReporterError, writeReports } from '../../report/write.ts';
+import { EXIT, UsageError } from '../exit-codes.ts';
+import { VERSION } from '../version.ts';
+
+export interface FuzzArgs {
+  /** Numbers, or the text typed on the command line (checked here, so a bad value is named as typed). */
+  runs?: number | string;
+  seed?: number | string;
+  time?: string;
+  path?: string;
+  property?: string[];
+  out: string;
+  reporter: string[];
+  verbose?: boolean;
+}
+
+export interface FuzzIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly tty: boolean;
+}
+
+/** The default when neither --runs nor --time is given. */
+export const DEFAULT_FUZZ_RUNS = 1_000;
+
+/** An integer as typed (`12`, not `12abc`, `1.5` or an empty string). */
+function integer(value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = typeof value === 'number' ? value : /^\s*-?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isSafeInteger(n) ? n : Number.NaN;
+}
+
+function parseArgs(args: FuzzArgs) {
+  const runsArg = integer(args.runs);
+  if (runsArg !== undefined && !(runsArg >= 1)) {
+    throw new UsageError(`--runs ${String(args.runs)}: expected a positive integer (the number of cases to generate)`);
+  }
+  const seed = integer(args.seed);
+  if (seed !== undefined && !(seed >= 0 && seed <= 0xffffffff)) {
+    throw new UsageError(`--seed ${String(args.seed)}: expected an integer from 0 to 4294967295`);
+  }
+  let timeLimitMs: number | undefined;
+  if (args.time !== undefined) {
+    timeLimitMs = parseDuration(String(args.time));
+    if (timeLimitMs === undefined) throw new UsageError(`--time ${String(args.time)}: expected a duration such as 30s, 5m or 1h`);
+  }
+  if (args.path !== undefined) {
+    if (!/^\d+(:\d+)*$/.test(String(args.path))) throw new UsageError(`--path ${String(args.path)}: expected fast-check's path, numbers separated by colons (e.g. 41:2:0), as printed with a failure`);
+    if (args.seed === undefined) throw new UsageError('--path needs the --seed it was found with');
+  }
+  const properties = args.property && args.property.length > 0
+    ? args.property.map((name) => {
+        const found = BUILT_IN_PROPERTIES.find((p) => p.name === name);
+        if (!found) throw new UsageError(`--property ${name}: no such property; known: ${BUILT_IN_PROPERTIES.map((p) => p.name).join(', ')}`);
+        return found;
+      })
+    : BUILT_IN_PROPERTIES;
+  let reporters;
+  try {
+    reporters = parseReporters(args.reporter);
+  } catch (error) {
+    if (error instanceof UnknownReporterError) throw new UsageError(error.message);
+    throw error;
+  }
+  const runs = runsArg ?? (timeLimitMs === undefined ? DEFAULT_FUZZ_RUNS : undefined);
+  return { runs, seed, timeLimitMs, properties, reporters };
+}
+
+export function progressLine(p: FuzzProgress): string {
+  const rate = `${Math.round(p.runsPerSecond)} runs/s, ${Math.round(p.turnsPerSecond)} turns/s`;
+  const head = `fuzz: ${p.runs} runs, ${p.turns} turns in ${(p.elapsedMs / 1000).toFixed(1)} s (${rate})`;
+  return p.shrinking ? `${head}; violation found, shrinking (${p.shrinks} tries)` : head;
+}
+
+export async function fuzz(args: FuzzArgs, io: FuzzIo): Promise<number> {
+  const { runs, seed, timeLimitMs, properties, reporters } = parseArgs(args);
+  const startedAt = new Date();
+  let lastLine = 0;
+  const result = await runFuzz({
+    ...(runs !== undefined ? { runs } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(timeLimitMs !== undefined ? { timeLimitMs } : {}),
+    ...(args.path !== undefined ? { path: String(args.path) } : {}),
+    properties,
+    progressEveryMs: io.tty ? 250 : 5_000,
+    onProgress: (p) => {
+      if (io.tty) io.err(`\r\u001b[2K${progressLine(p)}`);
+      else if (p.elapsedMs - lastLine >= 5_000) {
+        lastLine = p.elapsedMs;
+        io.err(`${progressLine(p)}\n`);
+      }
+    },
+  });
+  if (io.tty) io.err('\n');
+  const finishedAt = new Date();
+
+  let counterexampleFile: string | undefined;
+  let reproduces: { ok: boolean; detail: string } | undefined;
+  const failure = result.failure;
+  if (failure) {
+    const file = await writeCounterexample(join(args.out, 'counterexamples'), failure.scenario, {
+      property: failure.property.name,
+      title: failure.property.title,
+      message: failure.message,
+      seed: result.seed,
+      path: failure.path,
+      runs: failure.foundAtRun,
+      shrinks: failure.shrinks,
+      crashAt: failure.crashAt,
+    });
+    counterexampleFile = relative(process.cwd(), file) || file;
+    const failing = await reproduce(file);
+    reproduces = failing.length > 0
+      ? { ok: true, detail: `loopgate run ${counterexampleFile} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
+      : { ok: false, detail: `loopgate run ${counterexampleFile} passes: ${failure.property.name} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}` };
+  }
+  const results = fuzzResults({ result, startedAt, finishedAt, version: VERSION, ...(counterexampleFile ? { counterexampleFile } : {}), ...(reproduces ? { reproduces } : {}) });
+  const written = await writeReports(results, { reporters, outDir: args.out, console: { verbose: args.verbose ?? false } });
+  if (written.console) io.out(written.console);
+  for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
+  io.err(`${progressLine({ runs: result.runs, turns: result.turns, elapsedMs: result.durationMs, runsPerSecond: result.runsPerSecond, turnsPerSecond: result.turnsPerSecond, shrinking: false, shrinks: 0 })}, seed ${result.seed}${result.interrupted ? ' (time limit reached)' : ''}\n`);
+  if (failure) {
+    io.err(`violation of ${failure.property.name}: ${failure.message}\n`);
+    io.err(`counterexample (shrunk in ${failure.shrinks} step(s)): ${counterexampleFile}\n`);
+    io.err(`${reproduces!.ok ? 'reproduce' : 'replay'}: ${reproduces!.ok ? `loopgate run ${counterexampleFile}` : `loopgate fuzz --seed ${result.seed} --path ${failure.path}`}\n`);
+    return EXIT.failed;
+  }
+  return EXIT.passed;
+}
+
+export const fuzzCommand: CommandModule<object, FuzzArgs> = {
+  command: 'fuzz',
+  describe: 'Fuzz the loop: generated scenarios checked against every invariant; a violation is shrunk to a scenario file',
+  builder: (y: Argv) =>
+    y
+      .option('runs', { type: 'string', describe: `cases to generate (default ${DEFAULT_FUZZ_RUNS}; with --time alone: until the time is up)` })
+      .option('seed', { type: 'string', describe: 'fast-check seed (default: random; printed at the end)' })
+      .option('time', { type: 'string', describe: 'stop generating after this long, e.g. 30s, 5m (a shrink under way finishes)' })
+      .option('path', { type: 'string', describe: "replay fast-check's path to a counterexample (with its --seed)" })
+      .option('property', { type: 'string', array: true, describe: 'check only these properties (default: all)' })
+      .option('out', { type: 'string', default: 'reports', describe: 'directory for the reports; counterexamples go to OUT/counterexamples/' })
+      .option('reporter', { type: 'string', array: true, default: [...REPORTERS], describe: `reports to write: ${REPORTERS.join(', ')}` })
+      .option('verbose', { type: 'boolean', default: false, describe: 'list the properties that held too' }) as Argv<FuzzArgs>,
+  handler: async (args) => {
+    process.exitCode = await fuzz(args, {
+      out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+      err: (t) => process.stderr.write(t),
+      tty: Boolean(process.stderr.isTTY) && !process.env.CI,
+    });
+  },
+};

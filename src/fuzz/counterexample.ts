@@ -1,0 +1,67 @@
+/**
+ * A shrunk counterexample as a normal scenario file: the smallest scenario
+ * fast-check found, with a description saying which property it breaks, how it
+ * was found and how to replay the search. Its `expect` is empty: the invariant
+ * checks run on every scenario, and they include the fuzzer's properties, so the
+ * file fails `loopgate run FILE` as it stands.
+ */
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { parseScenario } from '../harness/scenario/load.ts';
+import type { Scenario } from '../harness/scenario/schema.ts';
+
+export interface CounterexampleInfo {
+  readonly property: string;
+  readonly title: string;
+  readonly message: string;
+  readonly seed: number;
+  readonly path: string;
+  readonly runs: number;
+  readonly shrinks: number;
+  readonly crashAt?: number | undefined;
+}
+
+/** The scenario without the keys that only repeat defaults, in the order people read a scenario file. */
+export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    name: `fuzz counterexample: ${info.property}`,
+    description: describe(info),
+    tags: ['fuzz-counterexample', info.property],
+  };
+  if (scenario.agent !== 'support') out['agent'] = scenario.agent;
+  if (scenario.system !== undefined) out['system'] = scenario.system;
+  if (Object.keys(scenario.config).length > 0) out['config'] = scenario.config;
+  if (scenario.tools.length > 0) out['tools'] = scenario.tools;
+  for (const key of ['policy', 'approver', 'visibility'] as const) if (scenario[key] !== undefined) out[key] = scenario[key];
+  out['provider'] = { script: scenario.provider.script, ...(scenario.provider.fallback ? { fallback: scenario.provider.fallback } : {}) };
+  out['inbox'] = scenario.inbox;
+  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'secrets'] as const) if (scenario[key] !== undefined) out[key] = scenario[key];
+  out['expect'] = scenario.expect;
+  return out;
+}
+
+function describe(info: CounterexampleInfo): string {
+  return [
+    `Found by loopgate fuzz (seed ${info.seed}, run ${info.runs}, shrunk in ${info.shrinks} step(s)).`,
+    `It breaks the property ${info.property} (${info.title}): ${info.message}`,
+    ...(info.crashAt !== undefined ? [`The fuzz case also crashed the process before event ${info.crashAt} and reopened the store; loopgate run checks a crash at every event in memory.`] : []),
+    `Reproduce: loopgate run <this file> (exit 1). Replay the search: loopgate fuzz --seed ${info.seed} --path ${info.path}`,
+  ].join('\n');
+}
+
+export function counterexampleYaml(scenario: Scenario, info: CounterexampleInfo): string {
+  const text = `# A scenario the fuzzer shrank; edit it into a regression test once the bug is fixed.\n${stringify(minimalScenario(scenario, info), { aliasDuplicateObjects: false, lineWidth: 0 })}`;
+  parseScenario(text, 'counterexample'); // it must load as it will be read back
+  return text;
+}
+
+/** Writes the file (whole or not at all) and returns its path. */
+export async function writeCounterexample(dir: string, scenario: Scenario, info: CounterexampleInfo): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${info.property}-seed-${info.seed}.yaml`);
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, counterexampleYaml(scenario, info), 'utf8');
+  await rename(temp, file);
+  return file;
+}

@@ -1,0 +1,60 @@
+/**
+ * A fuzz run as the reports' results (kind `fuzz`): one case per property — passed
+ * with how many runs it held over, or failed with the violation, the shrunk
+ * counterexample's file, timeline and metrics, and how to replay the search.
+ */
+import { outcomeLabel } from '../kernel/index.ts';
+import { buildTimeline } from '../harness/timeline.ts';
+import { metricsOf } from '../harness/scenario-case.ts';
+import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from '../report/results.ts';
+import type { FuzzResult } from './run-fuzz.ts';
+
+export interface FuzzReportInput {
+  readonly result: FuzzResult;
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  readonly version: string;
+  /** Where the counterexample was written, if there was one. */
+  readonly counterexampleFile?: string;
+  /** Whether the written file fails `loopgate run` (checked by running it), and why not when it does not. */
+  readonly reproduces?: { readonly ok: boolean; readonly detail: string };
+}
+
+export function fuzzResults(input: FuzzReportInput): RunResults {
+  const { result } = input;
+  const failure = result.failure;
+  const held = `held over ${result.runs} run(s), ${result.turns} turn(s) (seed ${result.seed}${result.interrupted ? ', stopped at the time limit' : ''})`;
+  const cases: CaseResult[] = result.properties.map((property): CaseResult => {
+    const base = { id: `fuzz:${property.name}`, kind: 'fuzz' as const, title: property.title, durationMs: Math.round(result.durationMs), tags: ['fuzz', ...(property.invariant ? [`invariant-${property.invariant}`] : [])] };
+    if (!failure || failure.property.name !== property.name) {
+      // After a failure the search stops: the others held only over the runs before it.
+      return { ...base, status: 'passed', checks: [{ name: property.name, passed: true, message: held }] };
+    }
+    const run = failure.run;
+    const replay = `loopgate fuzz --seed ${result.seed} --path ${failure.path}`;
+    const message = `${failure.message} (found at run ${failure.foundAtRun}, shrunk in ${failure.shrinks} step(s); replay: ${replay})`;
+    const last = run?.results[run.results.length - 1];
+    return {
+      ...base,
+      status: 'failed',
+      ...(input.counterexampleFile ? { file: input.counterexampleFile } : {}),
+      ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
+      failure: `${property.name}: ${message}`,
+      ...(run ? { virtualMs: run.virtualMs, metrics: metricsOf(run), timeline: buildTimeline(run) } : {}),
+      checks: [
+        { name: property.name, passed: false, message, actual: failure.message },
+        ...(input.reproduces ? [{ name: 'counterexample reproduces with loopgate run', passed: input.reproduces.ok, message: input.reproduces.detail }] : []),
+      ],
+    };
+  });
+  return {
+    schema: RESULTS_SCHEMA,
+    tool: { name: 'loopgate', version: input.version },
+    startedAt: input.startedAt.toISOString(),
+    finishedAt: input.finishedAt.toISOString(),
+    durationMs: Math.round(result.durationMs),
+    seed: result.seed,
+    summary: summarize(cases),
+    cases,
+  };
+}

@@ -1,0 +1,211 @@
+/**
+ * Runs generated fuzz cases through the second host — the unmodified loop in a
+ * world built per case — and checks every property after each run. On a
+ * violation fast-check shrinks the case towards the smallest one that still
+ * breaks the same property; the result carries the shrunk scenario, its run,
+ * and fast-check's seed and path to replay the search.
+ */
+import fc from 'fast-check';
+import { runScenario, type RunOptions, type ScenarioRun } from '../harness/second-host.ts';
+import type { Scenario } from '../harness/scenario/schema.ts';
+import { removeCrashScratch } from './checks/crash-reopen.ts';
+import { fuzzPartsArb, toFuzzCase, type FuzzCaseOptions, type FuzzParts } from './generators/scenario.ts';
+import { BUILT_IN_PROPERTIES } from './properties/index.ts';
+import type { FuzzProperty, PropertyContext } from './property.ts';
+
+export interface FuzzProgress {
+  readonly runs: number;
+  readonly turns: number;
+  readonly elapsedMs: number;
+  readonly runsPerSecond: number;
+  readonly turnsPerSecond: number;
+  /** A violation was found and fast-check is shrinking it. */
+  readonly shrinking: boolean;
+  readonly shrinks: number;
+}
+
+export interface FuzzOptions {
+  /** Cases to generate (default 200; with `timeLimitMs` alone: unbounded). */
+  readonly runs?: number;
+  /** fast-check's seed (default: random). */
+  readonly seed?: number;
+  /** Stop generating new cases after this long; a shrink already under way finishes. */
+  readonly timeLimitMs?: number;
+  /** Replay fast-check's path (from a previous failure, with its seed). */
+  readonly path?: string;
+  /** Default: every built-in property. */
+  readonly properties?: readonly FuzzProperty[];
+  /** What to generate (tools, sizes, crashes). */
+  readonly cases?: FuzzCaseOptions;
+  /** Host parts for the second host: your tools and prompt, or (tests) broken seams. */
+  readonly host?: Omit<RunOptions, 'seed'>;
+  /** Crash points checked in memory per case without a crash point (default 4). */
+  readonly crashPoints?: number;
+  /** Give up shrinking after this long (default 120 s); the smallest case so far is kept. */
+  readonly maxShrinkMs?: number;
+  readonly onProgress?: (progress: FuzzProgress) => void;
+  /** How often onProgress is called (default 1000 ms). */
+  readonly progressEveryMs?: number;
+}
+
+export interface FuzzFailure {
+  readonly property: FuzzProperty;
+  readonly message: string;
+  readonly scenario: Scenario;
+  readonly crashAt: number | undefined;
+  /** The shrunk case's run. */
+  readonly run: ScenarioRun | undefined;
+  /** fast-check's path to the shrunk case (replay with the same seed). */
+  readonly path: string;
+  /** The case number that first failed. */
+  readonly foundAtRun: number;
+  readonly shrinks: number;
+}
+
+export interface FuzzResult {
+  readonly seed: number;
+  /** Cases generated and checked (shrink attempts not counted). */
+  readonly runs: number;
+  readonly turns: number;
+  readonly durationMs: number;
+  readonly runsPerSecond: number;
+  readonly turnsPerSecond: number;
+  /** Generation stopped at the time limit. */
+  readonly interrupted: boolean;
+  readonly properties: readonly FuzzProperty[];
+  readonly failure?: FuzzFailure;
+}
+
+interface Violation {
+  readonly property: FuzzProperty;
+  readonly message: string;
+  readonly run: ScenarioRun | undefined;
+}
+
+const DEFAULT_RUNS = 200;
+/** A fuzz case that settles nothing is a hang; real time is not virtual. */
+const REAL_WAIT_LIMIT_MS = 250;
+const MAX_EVENTS = 4_000;
+
+export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
+  const properties = options.properties ?? BUILT_IN_PROPERTIES;
+  if (properties.length === 0) throw new Error('runFuzz: no properties to check');
+  const seed = options.seed ?? (Math.random() * 0x1_0000_0000) >>> 0;
+  const runs = options.runs ?? (options.timeLimitMs !== undefined ? Number.MAX_SAFE_INTEGER : DEFAULT_RUNS);
+  const started = performance.now();
+  const deadline = options.timeLimitMs !== undefined ? started + options.timeLimitMs : undefined;
+  const maxShrinkMs = options.maxShrinkMs ?? 120_000;
+  const everyMs = options.progressEveryMs ?? 1_000;
+  const context = (crashAt: number | undefined): PropertyContext => (crashAt !== undefined ? { crashAt } : { crashPoints: options.crashPoints ?? 4 });
+
+  let generated = 0;
+  let turns = 0;
+  let shrinks = 0;
+  let target: string | undefined; // once a property fails, shrinking keeps to it
+  let firstFailureAt: number | undefined;
+  let foundAtRun = 0;
+  let lastProgress = started;
+
+  const evaluate = async (parts: FuzzParts): Promise<{ violation: Violation | undefined; turns: number }> => {
+    const fuzzCase = toFuzzCase(parts);
+    let run: ScenarioRun;
+    try {
+      run = await runScenario(fuzzCase.scenario, { realWaitLimitMs: REAL_WAIT_LIMIT_MS, maxEvents: MAX_EVENTS, ...options.host, seed: 1 });
+    } catch (error) {
+      // The second host refused to build the world: a generator (or user tool) bug, reported as such.
+      return { violation: { property: properties[0]!, message: `the second host could not run the case: ${(error as Error).message}`, run: undefined }, turns: 0 };
+    }
+    for (const property of properties) {
+      if (target !== undefined && property.name !== target) continue;
+      let verdict: string | undefined;
+      try {
+        verdict = await property.check(run, context(fuzzCase.crashAt));
+      } catch (error) {
+        verdict = `the property threw: ${(error as Error).stack ?? String(error)}`;
+      }
+      if (verdict !== undefined) return { violation: { property, message: verdict, run }, turns: run.results.length };
+    }
+    return { violation: undefined, turns: run.results.length };
+  };
+
+  const progress = (now: number) => {
+    const elapsedMs = now - started;
+    options.onProgress?.({
+      runs: generated,
+      turns,
+      elapsedMs,
+      runsPerSecond: generated / Math.max(elapsedMs / 1000, 1e-9),
+      turnsPerSecond: turns / Math.max(elapsedMs / 1000, 1e-9),
+      shrinking: firstFailureAt !== undefined,
+      shrinks,
+    });
+  };
+
+  const predicate = async (parts: FuzzParts): Promise<boolean> => {
+    const now = performance.now();
+    if (firstFailureAt === undefined && deadline !== undefined && now > deadline) throw new fc.PreconditionFailure(true);
+    if (firstFailureAt !== undefined && now - firstFailureAt > maxShrinkMs) throw new fc.PreconditionFailure(true);
+    if (now - lastProgress >= everyMs) {
+      lastProgress = now;
+      progress(now);
+    }
+    const { violation, turns: n } = await evaluate(parts);
+    if (firstFailureAt === undefined) {
+      generated++;
+      turns += n;
+    } else {
+      shrinks++;
+    }
+    if (!violation) return true;
+    if (firstFailureAt === undefined) {
+      firstFailureAt = performance.now();
+      foundAtRun = generated;
+      target = violation.property.name;
+    }
+    return false;
+  };
+
+  let details;
+  try {
+    details = await fc.check(fc.asyncProperty(fuzzPartsArb(options.cases), predicate), {
+      seed,
+      numRuns: runs,
+      ...(options.path ? { path: options.path, endOnFailure: true } : {}),
+    });
+  } finally {
+    removeCrashScratch();
+  }
+  progress(performance.now());
+  const durationMs = performance.now() - started;
+  const base = {
+    seed,
+    runs: generated,
+    turns,
+    durationMs,
+    runsPerSecond: generated / Math.max(durationMs / 1000, 1e-9),
+    turnsPerSecond: turns / Math.max(durationMs / 1000, 1e-9),
+    interrupted: details.interrupted && !details.failed,
+    properties,
+  };
+  if (!details.failed || !details.counterexample) return base;
+
+  // Run the shrunk case once more for its verdict and its run (the report's timeline).
+  const parts = details.counterexample[0] as FuzzParts;
+  const fuzzCase = toFuzzCase(parts);
+  const { violation } = await evaluate(parts);
+  removeCrashScratch();
+  const failed = violation ?? { property: properties.find((p) => p.name === target) ?? properties[0]!, message: `failed during the search but not on its own (flaky?): ${String(details.errorInstance ?? 'the predicate returned false')}`, run: undefined };
+  return {
+    ...base,
+    failure: {
+      property: failed.property,
+      message: failed.message,
+      scenario: fuzzCase.scenario,
+      crashAt: fuzzCase.crashAt,
+      run: failed.run,
+      path: details.counterexamplePath ?? '',
+      foundAtRun,
+      shrinks: details.numShrinks,
+    },
+  };
+}
