@@ -13,6 +13,7 @@ import { appendProbes } from './append-probes.ts';
 import { budgetsCheckedBeforeWork } from './budgets-before-work.ts';
 import { crashRecoveryAtEveryEvent } from './crash-recovery.ts';
 import { denyNeverLifted } from './deny-never-lifted.ts';
+import { errorChainFollowsTable } from './error-chain.ts';
 import { inboxFollowsReference } from './inbox-reference.ts';
 import { injectNeverWakes } from './inject-never-wakes.ts';
 import { outcomesInAlphabet } from './outcome-alphabet.ts';
@@ -50,6 +51,7 @@ export const FUZZ_CHECKS: readonly FuzzCheck[] = [
   { name: 'every request is recomputable from the log prefix recorded with it', check: requestsFromPrefix },
   { name: 'no inbox message lost or delivered twice (reference inbox model)', check: inboxFollowsReference },
   { name: 'logged outcomes in the alphabet', check: outcomesInAlphabet },
+  { name: 'the model-error chain decides as the transition table says', check: errorChainFollowsTable, skipWith: scenarioParts },
   { name: 'each turn ends as the transition table says', check: outcomeFollowsTable, skipWith: scenarioParts },
   { name: 'a crash at any event recovers cleanly', check: (run) => crashRecoveryAtEveryEvent(run, 500) },
 ];
