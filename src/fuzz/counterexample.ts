@@ -20,6 +20,8 @@ export interface CounterexampleInfo {
   readonly runs: number;
   readonly shrinks: number;
   readonly crashAt?: number | undefined;
+  /** How to reproduce it (default: with `loopgate run`, for the example agent and the built-in properties). */
+  readonly reproduce?: string;
 }
 
 /** The scenario without the keys that only repeat defaults, in the order people read a scenario file. */
@@ -46,7 +48,7 @@ function describe(info: CounterexampleInfo): string {
     `Found by loopgate fuzz (seed ${info.seed}, run ${info.runs}, shrunk in ${info.shrinks} step(s)).`,
     `It breaks the property ${info.property} (${info.title}): ${info.message}`,
     ...(info.crashAt !== undefined ? [`The fuzz case also crashed the process before event ${info.crashAt} and reopened the store; loopgate run checks a crash at every event in memory.`] : []),
-    `Reproduce: loopgate run <this file> (exit 1). Replay the search: loopgate fuzz --seed ${info.seed} --path ${info.path}`,
+    info.reproduce ?? `Reproduce: loopgate run <this file> (exit 1). Replay the search: loopgate fuzz --seed ${info.seed} --path ${info.path}`,
   ].join('\n');
 }
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 
 /** Present in about `percent`% of cases. */
 export function sometimes<T>(arb: fc.Arbitrary<T>, percent: number): fc.Arbitrary<T | undefined> {
-  return fc.oneof({ weight: 100 - percent, arbitrary: fc.constant(undefined) }, { weight: percent, arbitrary: arb });
+  return fc.oneof({ withCrossShrink: true }, { weight: 100 - percent, arbitrary: fc.constant(undefined) }, { weight: percent, arbitrary: arb });
 }
 
 /** A record whose keys are each present in about `percent`% of cases; absent keys are left out (never `undefined`). */

@@ -50,5 +50,5 @@ export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
 
 export const approverArb: fc.Arbitrary<Approver> = fc.record({
   answers: fc.array(fc.constantFrom<'approve' | 'deny'>('approve', 'deny'), { minLength: 1, maxLength: 3 }),
-  delayMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 120_000 })),
+  delayMs: fc.oneof({ withCrossShrink: true }, fc.constant(0), fc.integer({ min: 1, max: 120_000 })),
 });

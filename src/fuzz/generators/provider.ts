@@ -14,14 +14,14 @@ import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
 const usageArb = fc.record({ input: fc.integer({ min: 0, max: 4_000 }), output: fc.integer({ min: 0, max: 1_500 }) });
 /** Mostly quick; sometimes long enough to cross a model timeout, a cancel or a backoff. */
-const latencyArb = fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 2_000, max: 200_000 }));
+const latencyArb = fc.oneof({ withCrossShrink: true }, fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 2_000, max: 200_000 }));
 
 function callArb(tools: readonly FuzzTool[]) {
   const known = tools.map((tool) =>
     fc.record({ name: fc.constant(tool.name), args: tool.args, id: fc.option(fc.constantFrom('a', 'b'), { nil: undefined, freq: 4 }) }),
   );
   const unknown = fc.record({ name: fc.constant(UNKNOWN_TOOL), args: fc.constant<unknown>({}), id: fc.constant(undefined) });
-  return fc.oneof({ weight: 10, arbitrary: fc.oneof(...known) }, { weight: 1, arbitrary: unknown }).map((c) => ({
+  return fc.oneof({ withCrossShrink: true }, { weight: 10, arbitrary: fc.oneof({ withCrossShrink: true }, ...known) }, { weight: 1, arbitrary: unknown }).map((c) => ({
     name: c.name,
     args: c.args,
     ...(c.id !== undefined ? { id: c.id } : {}),
@@ -39,7 +39,7 @@ function errorArb(): fc.Arbitrary<ErrorSpec> {
     auth: [401],
     invalid_request: [400],
   };
-  return fc.oneof(
+  return fc.oneof({ withCrossShrink: true }, 
     ...TRANSPORT_KINDS.map((kind): fc.Arbitrary<ErrorSpec> => {
       const status = statuses[kind];
       const base = status ? fc.constantFrom(...status).map((s): ErrorSpec => ({ kind, status: s })) : fc.constant<ErrorSpec>({ kind });
@@ -51,7 +51,7 @@ function errorArb(): fc.Arbitrary<ErrorSpec> {
 
 /** One provider step (the scenario format's `provider.script` entry). */
 export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
-  const result: fc.Arbitrary<ProviderStep> = fc.oneof(
+  const result: fc.Arbitrary<ProviderStep> = fc.oneof({ withCrossShrink: true }, 
     { weight: 8, arbitrary: fc.constantFrom('Done.', 'Here is what I found.').map((reply): ProviderStep => ({ reply })) },
     {
       weight: 8,

@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import type { Behaviour, ScenarioTool } from '../../harness/scenario/schema.ts';
+import { sometimes } from './optional.ts';
 
 export const SIDE_EFFECTS = ['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'] as const;
 export type SideEffectLevel = (typeof SIDE_EFFECTS)[number];
@@ -28,16 +29,16 @@ const broken = fc.constantFrom<unknown>({}, '{"order_id": "ORD-1002",}', 'not js
 
 /** The example after-sales agent's tools (scenarios/example-agent), plus a scripted `probe` tool. */
 export const SUPPORT_TOOLS: readonly FuzzTool[] = [
-  { name: 'lookup_order', args: fc.oneof({ weight: 4, arbitrary: orderId.map((order_id) => ({ order_id })) }, { weight: 1, arbitrary: broken }) },
+  { name: 'lookup_order', args: fc.oneof({ withCrossShrink: true }, { weight: 4, arbitrary: orderId.map((order_id) => ({ order_id })) }, { weight: 1, arbitrary: broken }) },
   {
     name: 'add_note',
     sideEffect: 'IDEMPOTENT',
-    args: fc.oneof({ weight: 4, arbitrary: fc.record({ order_id: orderId, note: fc.constantFrom('customer called', 'refund pending') }) }, { weight: 1, arbitrary: broken }),
+    args: fc.oneof({ withCrossShrink: true }, { weight: 4, arbitrary: fc.record({ order_id: orderId, note: fc.constantFrom('customer called', 'refund pending') }) }, { weight: 1, arbitrary: broken }),
   },
   {
     name: 'issue_refund',
     sideEffect: 'STATEFUL',
-    args: fc.oneof(
+    args: fc.oneof({ withCrossShrink: true }, 
       { weight: 4, arbitrary: fc.record({ order_id: orderId, amount: fc.constantFrom(10, 45.5, 120, 500), reason: fc.constantFrom('damaged', 'late') }) },
       { weight: 1, arbitrary: broken },
     ),
@@ -45,7 +46,7 @@ export const SUPPORT_TOOLS: readonly FuzzTool[] = [
   {
     name: 'notify_customer',
     sideEffect: 'CRITICAL',
-    args: fc.oneof(
+    args: fc.oneof({ withCrossShrink: true }, 
       { weight: 4, arbitrary: fc.record({ customer: fc.constantFrom('ada@example.com', 'grace@example.com'), message: fc.constantFrom('Your refund is on its way.', 'Sorry!') }) },
       { weight: 1, arbitrary: fc.constantFrom<unknown>({ customer: 'not-an-email', message: 'hi' }) },
     ),
@@ -57,7 +58,7 @@ export const SUPPORT_TOOLS: readonly FuzzTool[] = [
 export const UNKNOWN_TOOL = 'no_such_tool';
 
 /** One execution attempt's behaviour. `ok` first: it shrinks towards a tool that just works. */
-export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
+export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof({ withCrossShrink: true }, 
   { weight: 6, arbitrary: fc.constant<Behaviour>('ok') },
   { weight: 2, arbitrary: fc.record({ fail: fc.record({ code: fc.constantFrom('E_FUZZ', 'UPSTREAM_DOWN'), retryable: fc.boolean() }) }) },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ throw: 'fuzz: the tool threw' }) },
@@ -95,9 +96,10 @@ export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<Scena
           ...retries,
         };
       });
-  // Scripted tools must always be declared; the agent's own are overridden only sometimes.
-  const own = tools.filter((t) => !t.scripted).map((t) => fc.option(override(t), { nil: undefined, freq: 2 }));
+  // The agent's own tools are overridden only sometimes; a scripted tool is usually declared (called undeclared, it is "not available").
+  const own = tools.filter((t) => !t.scripted).map((t) => sometimes(override(t), 50));
+  const scripted = scriptedOnes.map((t) => sometimes(override(t), 80));
   return fc
-    .tuple(fc.tuple(...scriptedOnes.map(override)), fc.tuple(...own))
-    .map(([scripted, overridden]) => [...overridden.filter((o): o is ScenarioTool => o !== undefined), ...scripted]);
+    .tuple(fc.tuple(...own), fc.tuple(...scripted))
+    .map(([overridden, declared]) => [...overridden, ...declared].filter((o): o is ScenarioTool => o !== undefined));
 }

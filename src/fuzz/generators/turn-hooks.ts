@@ -9,9 +9,9 @@ import type { Scenario } from '../../harness/scenario/schema.ts';
 type Claim = NonNullable<Scenario['claim']>;
 type Checkpoint = NonNullable<Scenario['checkpoints']>[number];
 
-const delayArb = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 10_000 }));
+const delayArb = fc.oneof({ withCrossShrink: true }, fc.constant(0), fc.integer({ min: 1, max: 10_000 }));
 
-export const claimArb: fc.Arbitrary<Claim> = fc.oneof(
+export const claimArb: fc.Arbitrary<Claim> = fc.oneof({ withCrossShrink: true }, 
   delayArb.map((delayMs): Claim => ({ allow: true, delayMs })),
   delayArb.map((delayMs): Claim => ({ deny: 'account suspended', delayMs })),
   delayArb.map((delayMs): Claim => ({ drop: true, delayMs })),
@@ -20,7 +20,7 @@ export const claimArb: fc.Arbitrary<Claim> = fc.oneof(
 export const checkpointsArb: fc.Arbitrary<Checkpoint[]> = fc.array(
   fc.record({
     name: fc.constantFrom('open-todos', 'notes'),
-    extend: fc.array(fc.oneof(fc.constant(null), fc.constant('Reminder: add a note first.')), { minLength: 1, maxLength: 3 }),
+    extend: fc.array(fc.oneof({ withCrossShrink: true }, fc.constant(null), fc.constant('Reminder: add a note first.')), { minLength: 1, maxLength: 3 }),
     delayMs: delayArb,
   }),
   { minLength: 1, maxLength: 2 },

@@ -1,0 +1,22 @@
+/**
+ * Property-based fuzzing of the loop (src/fuzz/README.md): generators of
+ * scenarios in the scenario-file format, the built-in properties, the runner
+ * that shrinks a violation to a scenario file, and the helper for fuzzing your
+ * own tools with your own properties.
+ */
+export { runFuzz, type FuzzOptions, type FuzzResult, type FuzzFailure, type FuzzProgress } from './run-fuzz.ts';
+export { fuzzAgent, fuzzTools, assertNoViolation, type FuzzAgentOptions } from './fuzz-agent.ts';
+export { defineProperty, verdictOf, firstViolation, type FuzzProperty, type PropertyContext, type Verdict } from './property.ts';
+export { BUILT_IN_PROPERTIES } from './properties/index.ts';
+export { fuzzPartsArb, toFuzzCase, scenarioArb, FUZZ_SECRET, type FuzzCase, type FuzzCaseOptions, type FuzzParts } from './generators/scenario.ts';
+export { providerStepArb, providerScriptArb } from './generators/provider.ts';
+export { SUPPORT_TOOLS, UNKNOWN_TOOL, behaviourArb, toolOverridesArb, type FuzzTool } from './generators/tools.ts';
+export { policyArb, approverArb, visibilityArb } from './generators/policy.ts';
+export { inboxCommandsArb, buildInbox, type InboxCommand } from './generators/inbox.ts';
+export { configArb } from './generators/budgets.ts';
+export { compactionArb } from './generators/compaction.ts';
+export { claimArb, checkpointsArb } from './generators/turn-hooks.ts';
+export { failAppendsArb, crashAtArb } from './generators/store.ts';
+export { counterexampleYaml, writeCounterexample, type CounterexampleInfo } from './counterexample.ts';
+export { reproduce } from './reproduce.ts';
+export { fuzzResults } from './report.ts';

@@ -1,0 +1,100 @@
+/**
+ * Deliberately broken variants of the loop's world, built in test code through
+ * the second host's test-only seams (src/harness/second-host.ts, TestSeams) —
+ * never by editing the kernel. The fuzzer must find each bug and shrink it.
+ *
+ * To reproduce a counterexample of one of these by hand, run its file through
+ * the same seam: `reproduce(file, { seams: VARIANT.seams })` (src/fuzz/reproduce.ts)
+ * fails, while `loopgate run FILE` — the real world — passes.
+ */
+import { createToolExecutor, type LoopDeps, type ModelClient, type ModelDelta, type ModelErrorHandler, type ModelResult, type ToolExecutor } from '../../src/kernel/index.ts';
+import type { RunOptions, TestSeams } from '../../src/harness/second-host.ts';
+import { MemoryEventStore, type MemoryStoreFaults } from '../../src/stores/memory-store.ts';
+import type { EventRecord } from '../../src/kernel/index.ts';
+
+export interface BrokenVariant {
+  readonly name: string;
+  /** What is broken, for test names. */
+  readonly bug: string;
+  /** The host parts that carry the bug (seams, or a host option such as errorHandlers). */
+  readonly host: Omit<RunOptions, 'seed'>;
+  /** The property that must catch it. */
+  readonly property: string;
+}
+
+/** A store that silently loses one event: it acknowledges every write but reads back without seq 4. */
+class DroppingStore extends MemoryEventStore {
+  override peek(conversationId: string): readonly EventRecord[] {
+    return super.peek(conversationId).filter((r) => r.seq !== 4);
+  }
+  override async read(conversationId: string, fromSeq = 0): Promise<EventRecord[]> {
+    return (await super.read(conversationId, fromSeq)).filter((r) => r.seq !== 4);
+  }
+}
+
+const wrapCall = (client: ModelClient, call: ModelClient['call']): ModelClient => ({ name: client.name, call });
+
+/** A provider fake that rejects instead of settling with a transport error. */
+const rejectingProvider: TestSeams['wrapModel'] = (client) =>
+  wrapCall(client, async (request, onDelta) => {
+    const result = await client.call(request, onDelta);
+    if (result.type === 'transport_error') throw new Error(`${result.kind}: ${result.message}`);
+    return result;
+  });
+
+/** A provider fake that returns tool_use with its calls missing (a malformed result). */
+const malformedProvider: TestSeams['wrapModel'] = (client) =>
+  wrapCall(client, async (request, onDelta) => {
+    const result = await client.call(request, onDelta);
+    return result.type === 'tool_use' ? ({ ...result, calls: [] } as ModelResult) : result;
+  });
+
+/** A provider fake that settles twice, in effect: it keeps streaming into a call that already settled (the previous request's callback). */
+const lateStreamingProvider: TestSeams['wrapModel'] = (client) => {
+  let previous: ((delta: ModelDelta) => void) | undefined;
+  return wrapCall(client, async (request, onDelta) => {
+    previous?.({ kind: 'text', text: ' (a stale chunk)' });
+    previous = onDelta;
+    return client.call(request, onDelta);
+  });
+};
+
+/** The loop with one transition changed: a refusal is taken as a reply. */
+const refusalAsReply = (deps: LoopDeps): LoopDeps => ({
+  ...deps,
+  model: wrapCall(deps.model, async (request, onDelta) => {
+    const result = await deps.model.call(request, onDelta);
+    if (result.type !== 'refusal') return result;
+    const text = result.text || 'I refused.';
+    return { type: 'reply', content: [{ type: 'text', text }], text, ...(result.usage ? { usage: result.usage } : {}) };
+  }),
+});
+
+/** The error chain with one transition changed: an authentication failure is retried instead of failing the turn. */
+const retryAuth: ModelErrorHandler = {
+  name: 'retry-auth',
+  handle: (error) => (error.type === 'transport_error' && error.kind === 'auth' ? { action: 'retry', delayMs: 0, detail: 'retrying auth (broken)' } : undefined),
+};
+
+/** A tool pipeline that lets a deny through: when the policy denies a call, it runs it with a pipeline that has no policy. */
+const denyLetThrough: TestSeams['wrapTools'] = (real, options): ToolExecutor => {
+  const permissive = createToolExecutor({ ...options, policy: { default: 'allow' }, visibility: [] });
+  return {
+    specs: () => real.specs(),
+    parallelSafe: (name) => real.parallelSafe(name),
+    execute: async (call, ctx) => {
+      const settled = await real.execute(call, ctx);
+      return settled.error?.error_code === 'DENIED' ? permissive.execute(call, ctx) : settled;
+    },
+  };
+};
+
+export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
+  { name: 'dropping-store', bug: 'a store that drops one event', host: { seams: { store: (faults: MemoryStoreFaults) => new DroppingStore({ faults }) } }, property: 'invariant-02-one-append-frozen' },
+  { name: 'rejecting-provider', bug: 'a provider fake that rejects', host: { seams: { wrapModel: rejectingProvider } }, property: 'invariant-12-nothing-rejects' },
+  { name: 'malformed-provider', bug: 'a provider fake that returns tool_use without calls', host: { seams: { wrapModel: malformedProvider } }, property: 'invariant-12-nothing-rejects' },
+  { name: 'late-streaming-provider', bug: 'a provider fake that streams after settling', host: { seams: { wrapModel: lateStreamingProvider } }, property: 'invariant-12-nothing-rejects' },
+  { name: 'refusal-as-reply', bug: 'a loop variant that takes a refusal as a reply', host: { seams: { wrapDeps: refusalAsReply } }, property: 'outcome-follows-table' },
+  { name: 'auth-retried', bug: 'an error chain that retries authentication failures', host: { errorHandlers: [retryAuth] }, property: 'outcome-follows-table' },
+  { name: 'deny-let-through', bug: 'a tool pipeline that lets a deny through', host: { seams: { wrapTools: denyLetThrough } }, property: 'invariant-07-deny-never-lifted' },
+];
