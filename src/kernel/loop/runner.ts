@@ -43,7 +43,6 @@ import type { EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import { assertNever, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
 import { ProjectionCache } from '../projection/projection.ts';
-import { checkToolPairing } from '../projection/invariants/tool-pairing.ts';
 import { redactDeep } from '../redact.ts';
 import { renderError } from '../tools/tool-errors.ts';
 import type { ToolCallRecorder, SideEffect } from '../tools/types.ts';
@@ -402,7 +401,7 @@ export class AgentLoop {
         return { outcome: { kind: 'failed', reason: 'provider_unavailable', detail: `gave up after ${MAX_ATTEMPTS_PER_STEP} attempts` } };
       }
       const messages = this.#projection.current();
-      const violation = checkToolPairing(messages);
+      const violation = this.#projection.pairingViolation();
       if (violation) {
         return { outcome: { kind: 'failed', reason: 'internal', detail: `refusing to send a malformed history: message ${violation.messageIndex}: ${violation.problem}` } };
       }

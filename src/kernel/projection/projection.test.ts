@@ -198,6 +198,60 @@ describe('ProjectionCache: incremental, keyed by the replace generation', () => 
     check();
   });
 
+  it('its pairing check equals checkToolPairing of the projection after every append', () => {
+    const c = new Conversation();
+    const cache = new ProjectionCache(c.log);
+    const seen: (string | undefined)[] = [];
+    c.log.subscribe(() => {
+      const incremental = cache.pairingViolation();
+      expect(incremental).toEqual(checkToolPairing(cache.current()));
+      seen.push(incremental?.problem);
+    });
+    c.exchange('a', 'A');
+    c.open(c.user('b'));
+    c.call(['k1', 'k2']); // calls waiting: a violation at the tail
+    c.result('k2'); // results out of order
+    c.result('k1');
+    c.close({ kind: 'failed', reason: 'refusal' }); // the turn's messages are removed again
+    c.exchange('c', 'C');
+    const replaced = c.log.append('projection.replaced', { from: 1, to: 6, summary: 'S', tokensBefore: 9, tokensAfter: 1 }).seq;
+    c.open(c.user('d'));
+    c.call(['k3']);
+    c.say('no result came'); // an assistant message right after an unanswered call
+    c.result('k3'); // too late: it has nowhere to go
+    c.say('still');
+    c.close({ kind: 'replied' });
+    c.log.append('projection.restored', { replacement: replaced });
+    c.exchange('e', 'E');
+    c.open(c.user('f'));
+    c.call(['k9']);
+    c.result('k9');
+    c.close({ kind: 'cancelled', by: 'user' }); // ends with a notice: a trailing user message
+    c.open(c.user('g')); // joins that trailing message
+    c.close({ kind: 'failed', reason: 'internal' }); // and is taken out of it again
+    c.exchange('h', 'H');
+    expect(seen).toContain('tool calls k1, k2 have no result');
+    expect(seen.some((p) => p?.includes('do not match'))).toBe(true);
+    expect(seen).toContain('tool calls k3 have no result before the next assistant message');
+    expect(seen.filter((p) => p === undefined).length).toBeGreaterThan(10);
+  });
+
+  it('its pairing check looks at what changed, not the whole history (counted, not timed)', () => {
+    const c = new Conversation();
+    const cache = new ProjectionCache(c.log);
+    const perExchange: number[] = [];
+    for (let step = 0; step < 500; step++) {
+      const before = cache.pairingLooks;
+      c.exchange(`question ${step}`, `answer ${step}`);
+      expect(cache.pairingViolation()).toBeUndefined();
+      perExchange.push(cache.pairingLooks - before);
+    }
+    // An exchange adds a user message, a call, its result and the answer: the check
+    // resumes at the first of them whatever came before.
+    expect(new Set(perExchange.slice(1))).toEqual(new Set([perExchange[1]]));
+    expect(perExchange[1]).toBeLessThanOrEqual(4);
+  });
+
   it('touches only new events per step: a 1,000-step conversation stays flat (counted, not timed)', () => {
     const c = new Conversation();
     const cache = new ProjectionCache(c.log);

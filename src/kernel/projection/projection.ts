@@ -13,7 +13,7 @@ import type { AssistantMessage, Message, ToolResultBlock, UserBlock, UserMessage
 import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { contributionOf } from './invariants/atomic-turns.ts';
-import { normalizeAssistantContent } from './invariants/tool-pairing.ts';
+import { checkToolPairingFrom, normalizeAssistantContent, type PairingViolation } from './invariants/tool-pairing.ts';
 
 interface Replacement {
   readonly from: number;
@@ -43,6 +43,8 @@ export const SUMMARY_PREFIX = '[Summary of the earlier conversation]\n';
 class Folder {
   readonly messages: Message[] = [];
   touched = 0;
+  /** Lowest message index written or removed since `takeChangedFrom` was last called. */
+  #changedFrom = 0;
   #turn: OpenTurn | undefined;
   readonly #calls = new Map<string, CallPosition>();
   readonly #replacements: Replacement[];
@@ -104,6 +106,7 @@ class Folder {
         if (content.length === 0) return;
         const message: AssistantMessage = Object.freeze({ role: 'assistant', content: Object.freeze(content) });
         const index = this.messages.length;
+        this.#changed(index);
         this.messages.push(message);
         let order = 0;
         for (const block of content) if (block.type === 'tool_call') this.#calls.set(block.id, { messageIndex: index, order: order++ });
@@ -125,6 +128,7 @@ class Folder {
   #close(turn: OpenTurn, closed: Extract<LogEvent, { type: 'turn.closed' }>): void {
     const contribution = contributionOf(closed.payload.outcome, turn.events);
     if (contribution.keep === 'all') return;
+    this.#changed(turn.startLast ? turn.startLength - 1 : turn.startLength);
     this.messages.length = turn.startLength;
     if (turn.startLast) this.messages[turn.startLength - 1] = turn.startLast;
     if (contribution.keep === 'nothing') return;
@@ -136,8 +140,10 @@ class Folder {
   #appendUserBlock(block: UserBlock): void {
     const last = this.messages[this.messages.length - 1];
     if (last?.role === 'user') {
+      this.#changed(this.messages.length - 1);
       this.messages[this.messages.length - 1] = userMessage([...last.content, block]);
     } else {
+      this.#changed(this.messages.length);
       this.messages.push(userMessage([block]));
     }
   }
@@ -149,6 +155,7 @@ class Folder {
     const at = position.messageIndex + 1;
     const existing = this.messages[at];
     if (existing === undefined) {
+      this.#changed(this.messages.length);
       this.messages.push(userMessage([block]));
       return;
     }
@@ -162,7 +169,19 @@ class Folder {
       insertAt++;
     }
     blocks.splice(insertAt, 0, block);
+    this.#changed(at);
     this.messages[at] = userMessage(blocks);
+  }
+
+  #changed(index: number): void {
+    if (index < this.#changedFrom) this.#changedFrom = index;
+  }
+
+  /** The lowest message index changed since the last call (the count if none), and resets it. */
+  takeChangedFrom(): number {
+    const from = Math.min(this.#changedFrom, this.messages.length);
+    this.#changedFrom = this.messages.length;
+    return from;
   }
 }
 
@@ -211,6 +230,9 @@ export class ProjectionCache {
   #snapshot: readonly Message[] | undefined;
   /** Events folded so far, across rebuilds: the cost measure (events touched). */
   #touchedBefore = 0;
+  /** Leading messages that passed the pairing check and have not changed since. */
+  #pairedUpTo = 0;
+  #pairingLooks = 0;
 
   constructor(log: EventLog) {
     this.#log = log;
@@ -222,6 +244,11 @@ export class ProjectionCache {
     return this.#touchedBefore + this.#folder.touched;
   }
 
+  /** Messages the pairing check has looked at so far: its cost measure. */
+  get pairingLooks(): number {
+    return this.#pairingLooks;
+  }
+
   current(): readonly Message[] {
     const log = this.#log;
     if (log.positions.generation !== this.#generation) {
@@ -230,6 +257,7 @@ export class ProjectionCache {
       this.#folder = new Folder(replacementsIn(log.events));
       this.#cursor = 0;
       this.#snapshot = undefined;
+      this.#pairedUpTo = 0;
     }
     if (this.#cursor < log.length) {
       const events = log.events;
@@ -238,5 +266,19 @@ export class ProjectionCache {
       this.#snapshot = undefined;
     }
     return (this.#snapshot ??= Object.freeze(this.#folder.messages.slice()));
+  }
+
+  /**
+   * `checkToolPairing(current())`, incrementally: only messages from the first one
+   * changed since the last check are looked at again, so a step costs what changed,
+   * not the length of the history.
+   */
+  pairingViolation(): PairingViolation | undefined {
+    const messages = this.current();
+    const from = Math.min(this.#pairedUpTo, this.#folder.takeChangedFrom());
+    this.#pairingLooks += messages.length - from;
+    const { violation, checkedUpTo } = checkToolPairingFrom(messages, from);
+    this.#pairedUpTo = checkedUpTo;
+    return violation;
   }
 }

@@ -28,11 +28,23 @@ export interface PairingViolation {
 }
 
 export function checkToolPairing(messages: readonly Message[]): PairingViolation | undefined {
-  let expected: string[] = [];
-  for (let i = 0; i < messages.length; i++) {
+  return checkToolPairingFrom(messages, 0).violation;
+}
+
+/**
+ * `checkToolPairing`, resumed at message `from`: each message is checked only
+ * against the one before it (a user message answers the calls of the assistant
+ * message right before it), so messages before `from` that passed before and have
+ * not changed need no second look. `checkedUpTo` is the first message that failed
+ * its check, or the message count when none did; resuming there gives the same
+ * answer as checking from the start.
+ */
+export function checkToolPairingFrom(messages: readonly Message[], from: number): { readonly violation: PairingViolation | undefined; readonly checkedUpTo: number } {
+  let expected: string[] = from > 0 ? callIdsOf(messages[from - 1]!) : [];
+  for (let i = from; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role === 'assistant') {
-      if (expected.length > 0) return { messageIndex: i, problem: `tool calls ${expected.join(', ')} have no result before the next assistant message` };
+      if (expected.length > 0) return failed(i, `tool calls ${expected.join(', ')} have no result before the next assistant message`);
       let seenCall = false;
       const calls: string[] = [];
       for (const block of message.content) {
@@ -40,7 +52,7 @@ export function checkToolPairing(messages: readonly Message[]): PairingViolation
           seenCall = true;
           calls.push(block.id);
         } else if (seenCall) {
-          return { messageIndex: i, problem: 'text after a tool call in the same assistant message' };
+          return failed(i, 'text after a tool call in the same assistant message');
         }
       }
       expected = calls;
@@ -51,22 +63,31 @@ export function checkToolPairing(messages: readonly Message[]): PairingViolation
     let seenText = false;
     for (const block of message.content) {
       if (block.type === 'tool_result') {
-        if (seenText) return { messageIndex: i, problem: `tool result ${block.callId} after text in the same user message` };
+        if (seenText) return failed(i, `tool result ${block.callId} after text in the same user message`);
         results.push(block.callId);
       } else seenText = true;
     }
     if (expected.length > 0 || results.length > 0) {
       if (results.length !== expected.length || results.some((id, k) => id !== expected[k])) {
-        return {
-          messageIndex: i,
-          problem: `tool results [${results.join(', ')}] do not match the calls [${expected.join(', ')}] in order`,
-        };
+        return failed(i, `tool results [${results.join(', ')}] do not match the calls [${expected.join(', ')}] in order`);
       }
     }
     expected = [];
   }
   if (expected.length > 0) {
-    return { messageIndex: messages.length - 1, problem: `tool calls ${expected.join(', ')} have no result` };
+    return { violation: { messageIndex: messages.length - 1, problem: `tool calls ${expected.join(', ')} have no result` }, checkedUpTo: messages.length };
   }
-  return undefined;
+  return { violation: undefined, checkedUpTo: messages.length };
+}
+
+function failed(messageIndex: number, problem: string) {
+  return { violation: { messageIndex, problem }, checkedUpTo: messageIndex };
+}
+
+/** The calls a message leaves waiting for results: an assistant message's, in order; none after a user message. */
+function callIdsOf(message: Message): string[] {
+  if (message.role !== 'assistant') return [];
+  const ids: string[] = [];
+  for (const block of message.content) if (block.type === 'tool_call') ids.push(block.id);
+  return ids;
 }
