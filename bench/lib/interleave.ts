@@ -2,6 +2,10 @@
  * Runs contenders interleaved: each round runs every contender once (in a rotated
  * order), so drift in the machine (other load, thermal, GC pressure) spreads over
  * all of them instead of landing on whichever ran last.
+ *
+ * Each sample records wall time and the process's CPU time. On a shared machine
+ * wall time also counts the time other processes held the CPU; CPU time does not,
+ * so it is the steadier of the two when the machine is busy.
  */
 
 export interface Contender {
@@ -17,17 +21,38 @@ export interface InterleaveOptions {
   readonly batch: number;
 }
 
-/** Per contender: one sample (µs per step) per round. */
-export async function interleave(contenders: readonly Contender[], options: InterleaveOptions): Promise<Map<string, number[]>> {
-  const samples = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
+export interface Samples {
+  /** µs of wall time per step, one per round. */
+  readonly wall: number[];
+  /** µs of CPU time (user + system) per step, one per round. */
+  readonly cpu: number[];
+}
+
+/** Times `work` (which returns a step count): µs of wall and CPU time per step. */
+export async function timed(work: () => Promise<number>): Promise<{ wall: number; cpu: number }> {
+  const cpu = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  const steps = await work();
+  const wallUs = Number(process.hrtime.bigint() - start) / 1_000;
+  const used = process.cpuUsage(cpu);
+  return { wall: wallUs / steps, cpu: (used.user + used.system) / steps };
+}
+
+/** Per contender: one sample per measured round. */
+export async function interleave(contenders: readonly Contender[], options: InterleaveOptions): Promise<Map<string, Samples>> {
+  const samples = new Map<string, Samples>(contenders.map((c) => [c.name, { wall: [], cpu: [] }]));
   for (let round = 0; round < options.warmupRounds + options.rounds; round++) {
     for (let k = 0; k < contenders.length; k++) {
       const contender = contenders[(round + k) % contenders.length]!;
-      let steps = 0;
-      const start = process.hrtime.bigint();
-      for (let i = 0; i < options.batch; i++) steps += await contender.run();
-      const elapsedUs = Number(process.hrtime.bigint() - start) / 1_000;
-      if (round >= options.warmupRounds) samples.get(contender.name)!.push(elapsedUs / steps);
+      const sample = await timed(async () => {
+        let steps = 0;
+        for (let i = 0; i < options.batch; i++) steps += await contender.run();
+        return steps;
+      });
+      if (round >= options.warmupRounds) {
+        samples.get(contender.name)!.wall.push(sample.wall);
+        samples.get(contender.name)!.cpu.push(sample.cpu);
+      }
     }
   }
   return samples;
