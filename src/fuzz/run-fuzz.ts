@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { runScenario, type RunOptions, type ScenarioRun } from '../harness/second-host.ts';
 import type { Scenario } from '../harness/scenario/schema.ts';
 import { removeCrashScratch } from './checks/crash-reopen.ts';
-import { fuzzPartsArb, toFuzzCase, type FuzzCaseOptions, type FuzzParts } from './generators/scenario.ts';
+import { fuzzPartsArb, toFuzzCase, type FuzzCase, type FuzzCaseOptions, type FuzzParts } from './generators/scenario.ts';
+import { minimizeScenario } from './minimize.ts';
 import { BUILT_IN_PROPERTIES } from './properties/index.ts';
 import type { FuzzProperty, PropertyContext } from './property.ts';
 
@@ -106,8 +107,8 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   let foundAtRun = 0;
   let lastProgress = started;
 
-  const evaluate = async (parts: FuzzParts): Promise<{ violation: Violation | undefined; turns: number }> => {
-    const fuzzCase = toFuzzCase(parts);
+  const evaluate = (parts: FuzzParts) => evaluateCase(toFuzzCase(parts));
+  const evaluateCase = async (fuzzCase: FuzzCase): Promise<{ violation: Violation | undefined; turns: number }> => {
     let run: ScenarioRun;
     try {
       run = await runScenario(fuzzCase.scenario, { realWaitLimitMs: REAL_WAIT_LIMIT_MS, maxEvents: MAX_EVENTS, ...options.host, seed: 1 });
@@ -189,10 +190,11 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   };
   if (!details.failed || !details.counterexample) return base;
 
-  // Run the shrunk case once more for its verdict and its run (the report's timeline).
-  const parts = details.counterexample[0] as FuzzParts;
-  const fuzzCase = toFuzzCase(parts);
-  const { violation } = await evaluate(parts);
+  // A last greedy pass removes what fast-check's shrinkers left; then the case runs once more for its verdict and run.
+  const shrunk = toFuzzCase(details.counterexample[0] as FuzzParts);
+  const minimized = await minimizeScenario(shrunk.scenario, async (scenario) => (await evaluateCase({ ...shrunk, scenario })).violation !== undefined);
+  const fuzzCase: FuzzCase = { ...shrunk, scenario: minimized.scenario };
+  const { violation } = await evaluateCase(fuzzCase);
   removeCrashScratch();
   const failed = violation ?? { property: properties.find((p) => p.name === target) ?? properties[0]!, message: `failed during the search but not on its own (flaky?): ${String(details.errorInstance ?? 'the predicate returned false')}`, run: undefined };
   return {
@@ -205,7 +207,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       run: failed.run,
       path: details.counterexamplePath ?? '',
       foundAtRun,
-      shrinks: details.numShrinks,
+      shrinks: details.numShrinks + minimized.removals,
     },
   };
 }

@@ -13,7 +13,9 @@ import { parseDuration } from '../../fuzz/duration.ts';
 import { BUILT_IN_PROPERTIES } from '../../fuzz/properties/index.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
 import { reproduce } from '../../fuzz/reproduce.ts';
+import type { FuzzProperty } from '../../fuzz/property.ts';
 import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
+import type { RunOptions } from '../../harness/second-host.ts';
 import { parseReporters, REPORTERS, UnknownReporterError, writeReports } from '../../report/write.ts';
 import { EXIT, UsageError } from '../exit-codes.ts';
 import { VERSION } from '../version.ts';
@@ -88,8 +90,16 @@ export function progressLine(p: FuzzProgress): string {
   return p.shrinking ? `${head}; violation found, shrinking (${p.shrinks} tries)` : head;
 }
 
-export async function fuzz(args: FuzzArgs, io: FuzzIo): Promise<number> {
-  const { runs, seed, timeLimitMs, properties, reporters } = parseArgs(args);
+/** For tests only (no command-line flag reaches it): host parts such as broken seams, and extra properties. */
+export interface FuzzTesting {
+  readonly host?: Omit<RunOptions, 'seed'>;
+  readonly properties?: readonly FuzzProperty[];
+}
+
+export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}): Promise<number> {
+  const parsed = parseArgs(args);
+  const { runs, seed, timeLimitMs, reporters } = parsed;
+  const properties = [...parsed.properties, ...(testing.properties ?? [])];
   const startedAt = new Date();
   let lastLine = 0;
   const result = await runFuzz({
@@ -98,6 +108,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo): Promise<number> {
     ...(timeLimitMs !== undefined ? { timeLimitMs } : {}),
     ...(args.path !== undefined ? { path: String(args.path) } : {}),
     properties,
+    ...(testing.host ? { host: testing.host } : {}),
     progressEveryMs: io.tty ? 250 : 5_000,
     onProgress: (p) => {
       if (io.tty) io.err(`\r\u001b[2K${progressLine(p)}`);
@@ -125,9 +136,10 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo): Promise<number> {
       crashAt: failure.crashAt,
     });
     counterexampleFile = relative(process.cwd(), file) || file;
-    const failing = await reproduce(file);
+    const failing = await reproduce(file, { host: testing.host, ...(testing.host ? { properties: [failure.property] } : {}) });
+    const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `loopgate run ${counterexampleFile}`;
     reproduces = failing.length > 0
-      ? { ok: true, detail: `loopgate run ${counterexampleFile} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
+      ? { ok: true, detail: `${how} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
       : { ok: false, detail: `loopgate run ${counterexampleFile} passes: ${failure.property.name} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}` };
   }
   const results = fuzzResults({ result, startedAt, finishedAt, version: VERSION, ...(counterexampleFile ? { counterexampleFile } : {}), ...(reproduces ? { reproduces } : {}) });

@@ -1,0 +1,82 @@
+/**
+ * A last pass over a counterexample fast-check has shrunk: greedy removal of
+ * single parts of the scenario — an inbox entry, a provider step, a tool
+ * override, a config key, a rule, an optional section — kept whenever the same
+ * property still fails. fast-check's command shrinker cannot drop trailing inbox
+ * commands that ran (they all "run" when the inbox is built), and its record
+ * shrinking keeps keys it never needed; this pass removes them. Deterministic:
+ * replaying fast-check's path ends in the same scenario.
+ */
+import type { Scenario } from '../harness/scenario/schema.ts';
+
+type Candidate = Scenario;
+
+function without<T>(list: readonly T[], index: number): T[] {
+  return list.filter((_, i) => i !== index);
+}
+
+function dropKey<T extends object>(o: T, key: keyof T): T {
+  const copy = { ...o };
+  delete copy[key];
+  return copy;
+}
+
+/** Smaller variants of a scenario, one removal each, biggest removals first. */
+export function* smaller(s: Scenario): Generator<Candidate> {
+  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'secrets', 'approver', 'visibility', 'policy'] as const) {
+    if (s[key] !== undefined) yield dropKey(s, key);
+  }
+  if (s.provider.fallback !== undefined) yield { ...s, provider: dropKey(s.provider, 'fallback') };
+  for (let i = s.inbox.length - 1; i >= 0; i--) if (s.inbox.length > 1) yield { ...s, inbox: without(s.inbox, i) };
+  for (let i = s.provider.script.length - 1; i >= 0; i--) yield { ...s, provider: { ...s.provider, script: without(s.provider.script, i) } };
+  for (let i = 0; i < s.tools.length; i++) yield { ...s, tools: without(s.tools, i) };
+  for (const key of Object.keys(s.config) as (keyof Scenario['config'])[]) {
+    if (key !== 'retry') yield { ...s, config: dropKey(s.config, key) };
+  }
+  for (const key of Object.keys(s.config.retry ?? {}) as (keyof NonNullable<Scenario['config']['retry']>)[]) {
+    if (key !== 'jitter') yield { ...s, config: { ...s.config, retry: dropKey(s.config.retry!, key) } };
+  }
+  if (s.policy) for (let i = 0; i < s.policy.rules.length; i++) yield { ...s, policy: { ...s.policy, rules: without(s.policy.rules, i) } };
+  if (s.visibility) for (let i = 0; i < s.visibility.length; i++) if (s.visibility.length > 1) yield { ...s, visibility: without(s.visibility, i) };
+  for (let t = 0; t < s.tools.length; t++) {
+    const tool = s.tools[t]!;
+    for (const key of ['sideEffect', 'parallelSafe', 'timeoutMs', 'maxRetries', 'behaviour'] as const) {
+      if (tool[key] !== undefined) yield { ...s, tools: s.tools.map((x, i) => (i === t ? dropKey(x, key) : x)) };
+    }
+  }
+  for (let i = 0; i < s.provider.script.length; i++) {
+    const step = s.provider.script[i]!;
+    for (const key of ['latencyMs', 'usage', 'text'] as const) {
+      if (step[key] !== undefined && !(key === 'text' && step.tool_use === undefined)) {
+        yield { ...s, provider: { ...s.provider, script: s.provider.script.map((x, j) => (j === i ? dropKey(x, key) : x)) } };
+      }
+    }
+    if (step.tool_use && step.tool_use.length > 1) {
+      for (let c = 0; c < step.tool_use.length; c++) {
+        yield { ...s, provider: { ...s.provider, script: s.provider.script.map((x, j) => (j === i ? { ...x, tool_use: without(step.tool_use!, c) } : x)) } };
+      }
+    }
+  }
+  for (let i = 0; i < s.inbox.length; i++) if (s.inbox[i]!.at !== undefined) yield { ...s, inbox: s.inbox.map((e, j) => (j === i ? dropKey(e, 'at') : e)) };
+}
+
+/** Removes parts while `stillFails` holds, up to `budget` tries. Returns the smallest scenario found and the removals kept. */
+export async function minimizeScenario(scenario: Scenario, stillFails: (candidate: Scenario) => Promise<boolean>, budget = 400): Promise<{ scenario: Scenario; removals: number; tries: number }> {
+  let current = scenario;
+  let removals = 0;
+  let tries = 0;
+  for (let progress = true; progress && tries < budget; ) {
+    progress = false;
+    for (const candidate of smaller(current)) {
+      if (tries >= budget) break;
+      tries++;
+      if (await stillFails(candidate)) {
+        current = candidate;
+        removals++;
+        progress = true;
+        break;
+      }
+    }
+  }
+  return { scenario: current, removals, tries };
+}

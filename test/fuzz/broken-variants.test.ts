@@ -1,0 +1,60 @@
+/**
+ * The fuzzer is tested against deliberately broken variants (broken-variants.ts):
+ * for each, a fuzz run of at most 10,000 cases must find the bug with the right
+ * property, shrink it to a small scenario, and the written file must reproduce
+ * it through the same seam (run as `loopgate run` judges a case, plus the
+ * property) — while the real world (what `loopgate run FILE` runs) passes it,
+ * showing the bug is the variant's and not the loop's.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeCounterexample } from '../../src/fuzz/counterexample.ts';
+import { reproduce } from '../../src/fuzz/reproduce.ts';
+import { runFuzz } from '../../src/fuzz/run-fuzz.ts';
+import type { Scenario } from '../../src/harness/scenario/schema.ts';
+import { BROKEN_VARIANTS } from './broken-variants.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-broken-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Small: the few entries a person can read at a glance, and none of the optional worlds. */
+function small(s: Scenario): string[] {
+  const problems: string[] = [];
+  if (s.inbox.length > 3) problems.push(`${s.inbox.length} inbox entries`);
+  if (s.provider.script.length > 2) problems.push(`${s.provider.script.length} provider steps`);
+  if (s.tools.length > 1) problems.push(`${s.tools.length} tool overrides`);
+  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'approver', 'visibility', 'secrets'] as const) if (s[key] !== undefined) problems.push(`a ${key}`);
+  if (s.provider.fallback !== undefined) problems.push('a fallback script');
+  return problems;
+}
+
+describe('the fuzzer finds broken variants and shrinks them to a scenario file', () => {
+  for (const variant of BROKEN_VARIANTS) {
+    it(`${variant.bug}: found by ${variant.property} within 10,000 runs`, async () => {
+      const result = await runFuzz({ runs: 10_000, seed: 20_260_101, host: variant.host, maxShrinkMs: 30_000 });
+      const failure = result.failure;
+      expect(failure, `${variant.name}: no violation in ${result.runs} runs`).toBeDefined();
+      expect(failure!.property.name).toBe(variant.property);
+      expect(failure!.foundAtRun).toBeLessThanOrEqual(10_000);
+      expect(small(failure!.scenario), JSON.stringify(failure!.scenario)).toEqual([]);
+
+      const file = await writeCounterexample(dir, failure!.scenario, {
+        property: failure!.property.name,
+        title: failure!.property.title,
+        message: failure!.message,
+        seed: result.seed,
+        path: failure!.path,
+        runs: failure!.foundAtRun,
+        shrinks: failure!.shrinks,
+        crashAt: failure!.crashAt,
+      });
+      // Through the same seam the file fails as `loopgate run` judges a case (expectations and every-scenario checks)...
+      const withBug = await reproduce(file, { host: variant.host, properties: [failure!.property] });
+      expect(withBug.length, `${variant.name}: the counterexample passes through the broken seam`).toBeGreaterThan(0);
+      // ...and in the real world it passes: the bug is the variant's.
+      expect(await reproduce(file)).toEqual([]);
+    });
+  }
+});
