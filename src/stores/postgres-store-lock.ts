@@ -1,24 +1,34 @@
 /**
  * The conversation lock across processes: a PostgreSQL session-level advisory lock
- * (`pg_advisory_lock` on a 64-bit hash of the conversation id), held on a
- * connection of its own for as long as the turn runs, so hosts on one or many
- * machines that share a database run one turn at a time per conversation.
+ * on a 64-bit hash of the conversation id, held for as long as the turn runs, so
+ * hosts on one or many machines that share a database run one turn at a time per
+ * conversation.
  *
- * Two levels:
- * - inside one process, callers queue on the in-process FIFO lock first, so at most
- *   one connection per conversation per process waits in PostgreSQL;
- * - when a holder releases and the next holder is in the same process, the
- *   advisory lock is handed over without unlocking, unless another session is
- *   waiting for it in PostgreSQL (checked in `pg_locks`): then it is unlocked and
- *   the local waiter queues again behind the other process.
+ * Where the lock is held:
+ * - uncontended (the usual case: one user, one conversation), it is taken with
+ *   `pg_try_advisory_lock` on one connection the process shares for all such
+ *   locks, so a thousand quiet conversations cost one connection, not a thousand;
+ * - contended, the caller waits in PostgreSQL's own queue with `pg_advisory_lock`
+ *   on a connection of its own (from the lock pool), which then holds the lock.
  *
- * Ordering across processes is PostgreSQL's: waiters for a lock are queued and, for
- * this one exclusive lock mode, granted in arrival order. That is best effort, not
- * a promise: a session that dies while waiting leaves the queue, and the hand-over
- * above favours the current process until another process is seen waiting.
+ * Inside one process, callers queue on the in-process FIFO lock first, so at most
+ * one per conversation per process talks to PostgreSQL. When a holder releases and
+ * the next holder is in the same process, the advisory lock is handed over without
+ * unlocking — unless another session waits for it in PostgreSQL (`pg_locks`): then
+ * it is unlocked, and the local waiter queues again behind the other process.
  *
- * If a lock's connection breaks while held, PostgreSQL has already let go of the
- * lock, and another host may start a turn. The store's gapless-seq check is the
+ * Ordering across processes is PostgreSQL's: waiters for one advisory lock in one
+ * mode are granted in arrival order, and a release grants the lock to the first
+ * waiter directly, so a newcomer's `pg_try_advisory_lock` cannot jump the queue.
+ * That is best effort, not a promise: a session that gives up or dies leaves the
+ * queue, and the hand-over above favours the current process until another process
+ * is seen waiting.
+ *
+ * A new holder also waits for any append transaction of the conversation still in
+ * flight (a killed host's last COMMIT may land after its lock is gone; see `#barrier`).
+ *
+ * If a connection breaks while it holds locks, PostgreSQL has already let go of
+ * them, and another host may start a turn. The store's gapless-seq check is the
  * fence then: the first host's next append fails with `StoreConflictError` rather
  * than interleaving two turns' events.
  */
@@ -46,11 +56,85 @@ const OTHERS_WAITING_SQL = `
        AND classid = $1::oid AND objid = $2::oid
   ) AS waiting`;
 
-/** One checked-out connection that holds (or is taking) one advisory lock. */
-class LockSession {
+async function othersWaiting(client: pg.ClientBase, key: bigint): Promise<boolean> {
+  const { classid, objid } = pgLocksIds(key);
+  const result = await client.query<{ waiting: boolean }>(OTHERS_WAITING_SQL, [classid, objid]);
+  return result.rows[0]?.waiting === true;
+}
+
+/** A held advisory lock, wherever it is held. */
+interface HeldLock {
+  /** The connection failed: the server has dropped the lock along with the session. */
+  readonly broken: boolean;
+  /** Lets go of the lock (idempotent; never throws). */
+  unlock(): Promise<void>;
+  /** Whether another session waits for this lock in PostgreSQL. */
+  othersWaiting(): Promise<boolean>;
+  /** Forgets the lock without a round trip (the store is closing and ends its connections). */
+  drop(): void;
+}
+
+/** The connection this process shares for uncontended locks. */
+class SharedConnection {
+  readonly client: pg.Client;
+  broken = false;
+
+  constructor(client: pg.Client) {
+    this.client = client;
+    // Without a listener a dropped connection's 'error' would crash the process.
+    client.on('error', () => this.end());
+    client.on('end', () => {
+      this.broken = true;
+    });
+  }
+
+  /** Ends the session: the server releases every lock held on it. */
+  end(): void {
+    if (this.broken) return;
+    this.broken = true;
+    this.client.end().catch(() => undefined);
+  }
+}
+
+class SharedLock implements HeldLock {
+  readonly #connection: SharedConnection;
+  readonly #key: bigint;
+  #done = false;
+
+  constructor(connection: SharedConnection, key: bigint) {
+    this.#connection = connection;
+    this.#key = key;
+  }
+
+  get broken(): boolean {
+    return this.#connection.broken;
+  }
+
+  async unlock(): Promise<void> {
+    if (this.#done) return;
+    this.#done = true;
+    if (this.#connection.broken) return;
+    try {
+      await this.#connection.client.query('SELECT pg_advisory_unlock($1::bigint)', [this.#key.toString()]);
+    } catch {
+      // The session can no longer be trusted to have let go: ending it guarantees it.
+      this.#connection.end();
+    }
+  }
+
+  othersWaiting(): Promise<boolean> {
+    return othersWaiting(this.#connection.client, this.#key);
+  }
+
+  drop(): void {
+    this.#done = true;
+  }
+}
+
+/** A lock waited for and held on a pooled connection of its own. */
+class DedicatedLock implements HeldLock {
   readonly client: pg.PoolClient;
   readonly key: bigint;
-  /** The connection failed: the server has dropped the lock along with the session. */
   broken = false;
   #done = false;
   readonly #onError = (): void => {
@@ -63,24 +147,23 @@ class LockSession {
     client.on('error', this.#onError);
   }
 
-  /** Ends the connection: the server releases every lock the session holds. */
-  destroy(): void {
+  /** Ends the connection: the server releases the lock (and drops a waiting statement). */
+  drop(): void {
     if (this.#done) return;
     this.#done = true;
     this.client.off('error', this.#onError);
     this.client.release(true);
   }
 
-  /** Unlocks and returns the connection to the pool; ends it instead if anything is off. */
   async unlock(): Promise<void> {
     if (this.#done) return;
-    if (this.broken) return this.destroy();
+    if (this.broken) return this.drop();
     try {
       const result = await this.client.query<{ ok: boolean }>('SELECT pg_advisory_unlock($1::bigint) AS ok', [this.key.toString()]);
-      // false: the session did not hold it (it cannot be trusted any more).
-      if (result.rows[0]?.ok !== true) return this.destroy();
+      // false: the session did not hold it; it cannot be trusted any more.
+      if (result.rows[0]?.ok !== true) return this.drop();
     } catch {
-      return this.destroy();
+      return this.drop();
     }
     if (this.#done) return;
     this.#done = true;
@@ -88,38 +171,42 @@ class LockSession {
     this.client.release();
   }
 
-  /** Whether another session waits for this lock in PostgreSQL. */
-  async othersWaiting(): Promise<boolean> {
-    const { classid, objid } = pgLocksIds(this.key);
-    const result = await this.client.query<{ waiting: boolean }>(OTHERS_WAITING_SQL, [classid, objid]);
-    return result.rows[0]?.waiting === true;
+  othersWaiting(): Promise<boolean> {
+    return othersWaiting(this.client, this.key);
   }
 }
 
 interface Entry {
   /** Local callers that asked for the lock and were not granted it yet. */
   waiting: number;
-  /** The connection holding the advisory lock while a caller in this process holds the lock. */
-  session: LockSession | undefined;
+  /** The advisory lock, held while a caller in this process holds the conversation lock. */
+  held: HeldLock | undefined;
 }
 
 export interface AdvisoryLocksOptions {
   /** For messages: the store's (masked) description. */
   readonly describe: string;
-  /** Connections that hold or wait for locks. */
+  /** A new, unconnected client (for the shared connection). */
+  readonly newClient: () => pg.Client;
+  /** Connections for contended locks (each waits for, then holds, one lock). */
   readonly lockPool: pg.Pool;
   /** Key of a conversation's lock. */
   readonly keyOf: (conversationId: string) => bigint;
+  /** Key of the lock each append transaction holds until it commits (see `#barrier`). */
+  readonly appendKeyOf: (conversationId: string) => bigint;
   /** Cancels the statement a backend is running (`pg_cancel_backend`, on another connection). */
   readonly cancelBackend: (pid: number) => Promise<void>;
+  /** A connection failure in words, password masked. */
+  readonly describeError: (error: unknown) => string;
 }
 
 export class AdvisoryLocks {
   readonly #o: AdvisoryLocksOptions;
   readonly #local = new ConversationLocks();
   readonly #entries = new Map<string, Entry>();
-  /** Advisory-lock statements in flight, by their cancel function (for close). */
+  /** Waiting lock statements, by their cancel function (for close). */
   readonly #pending = new Set<() => Promise<void>>();
+  #shared: Promise<SharedConnection> | undefined;
   #closedReason: string | undefined;
 
   constructor(options: AdvisoryLocksOptions) {
@@ -129,7 +216,7 @@ export class AdvisoryLocks {
   async lock(conversationId: string, signal?: AbortSignal): Promise<Release> {
     let entry = this.#entries.get(conversationId);
     if (entry === undefined) {
-      entry = { waiting: 0, session: undefined };
+      entry = { waiting: 0, held: undefined };
       this.#entries.set(conversationId, entry);
     }
     entry.waiting++;
@@ -143,11 +230,11 @@ export class AdvisoryLocks {
     }
     entry.waiting--;
     try {
-      if (entry.session?.broken) {
-        entry.session.destroy();
-        entry.session = undefined;
+      if (entry.held?.broken) {
+        entry.held.drop();
+        entry.held = undefined;
       }
-      entry.session ??= await this.#acquire(conversationId, signal);
+      entry.held ??= await this.#acquire(conversationId, signal);
     } catch (error) {
       await releaseLocal();
       this.#forget(conversationId, entry);
@@ -162,9 +249,11 @@ export class AdvisoryLocks {
     this.#local.close(reason);
     await Promise.allSettled([...this.#pending].map((cancel) => cancel()));
     for (const entry of this.#entries.values()) {
-      entry.session?.destroy();
-      entry.session = undefined;
+      entry.held?.drop();
+      entry.held = undefined;
     }
+    const shared = await this.#shared?.catch(() => undefined);
+    shared?.end();
   }
 
   #releaser(conversationId: string, entry: Entry, releaseLocal: Release): Release {
@@ -173,21 +262,21 @@ export class AdvisoryLocks {
       // Idempotent: a second call must not release the next holder's lock.
       if (released) return;
       released = true;
-      const session = entry.session;
+      const held = entry.held;
       try {
-        if (session !== undefined) {
-          const handOver = entry.waiting > 0 && !session.broken && this.#closedReason === undefined && !(await session.othersWaiting().catch(() => true));
+        if (held !== undefined) {
+          const handOver = entry.waiting > 0 && !held.broken && this.#closedReason === undefined && !(await held.othersWaiting().catch(() => true));
           if (!handOver) {
-            entry.session = undefined;
-            await session.unlock();
+            entry.held = undefined;
+            await held.unlock();
           }
         }
       } finally {
         await releaseLocal();
         // A local waiter may have given up meanwhile: if nobody took over, let go in PostgreSQL too.
-        if (!this.#local.isHeld(conversationId) && entry.session !== undefined) {
-          const idle = entry.session;
-          entry.session = undefined;
+        if (!this.#local.isHeld(conversationId) && entry.held !== undefined) {
+          const idle = entry.held;
+          entry.held = undefined;
           await idle.unlock();
         }
         this.#forget(conversationId, entry);
@@ -195,40 +284,69 @@ export class AdvisoryLocks {
     };
   }
 
-  /** Takes the advisory lock on a connection of its own; waits as long as another session holds it. */
-  async #acquire(conversationId: string, signal: AbortSignal | undefined): Promise<LockSession> {
-    const { describe } = this.#o;
-    const closed = (): StoreError => new StoreError(this.#closedReason ?? `${describe}: the store is closed`);
-    if (this.#closedReason !== undefined) throw closed();
-    if (signal?.aborted) throw new StoreLockAbortedError(conversationId);
+  /** Takes the advisory lock: at once on the shared connection if free, else by waiting on a connection of its own. */
+  async #acquire(conversationId: string, signal: AbortSignal | undefined): Promise<HeldLock> {
+    const key = this.#o.keyOf(conversationId);
+    this.#checkCanWait(conversationId, signal);
+    const shared = await this.#sharedConnection(conversationId);
+    let free: boolean;
+    try {
+      free = (await shared.client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key.toString()])).rows[0]?.ok === true;
+    } catch (error) {
+      shared.end();
+      throw this.#lockError(conversationId, error);
+    }
+    if (free) {
+      const held = new SharedLock(shared, key);
+      try {
+        await this.#barrier(shared.client, conversationId);
+      } catch (error) {
+        shared.end();
+        throw this.#lockError(conversationId, error);
+      }
+      if (this.#closedReason !== undefined || signal?.aborted) {
+        await held.unlock();
+        this.#checkCanWait(conversationId, signal);
+      }
+      return held;
+    }
+    return this.#wait(conversationId, key, signal);
+  }
+
+  /** Waits in PostgreSQL's queue for the lock, on a connection that then holds it. */
+  async #wait(conversationId: string, key: bigint, signal: AbortSignal | undefined): Promise<HeldLock> {
     let client: pg.PoolClient;
     try {
       client = await this.#o.lockPool.connect();
     } catch (error) {
-      if (this.#closedReason !== undefined) throw closed();
-      throw new StoreError(`${describe}: conversation "${conversationId}": could not take the conversation lock: no connection: ${(error as Error).message}`, { cause: error });
+      this.#checkCanWait(conversationId, signal);
+      const { totalCount, options } = this.#o.lockPool;
+      if (totalCount >= (options.max ?? Number.POSITIVE_INFINITY)) {
+        throw new StoreError(`${this.#o.describe}: conversation "${conversationId}": could not take the conversation lock: all ${totalCount} lock connections are waiting for other conversations (raise maxLockConnections?)`, { cause: error });
+      }
+      throw this.#lockError(conversationId, error);
     }
-    const session = new LockSession(client, this.#o.keyOf(conversationId));
+    const held = new DedicatedLock(client, key);
     if (this.#closedReason !== undefined || signal?.aborted) {
-      session.destroy();
-      throw this.#closedReason !== undefined ? closed() : new StoreLockAbortedError(conversationId);
+      held.drop();
+      this.#checkCanWait(conversationId, signal);
     }
 
     let cancelling: Promise<void> | undefined;
     const cancel = (): Promise<void> => {
-      cancelling ??= this.#cancel(session);
+      cancelling ??= this.#cancel(held);
       return cancelling;
     };
     const onAbort = (): void => void cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
     this.#pending.add(cancel);
     try {
-      await client.query('SELECT pg_advisory_lock($1::bigint)', [session.key.toString()]);
+      await client.query('SELECT pg_advisory_lock($1::bigint)', [key.toString()]);
+      await this.#barrier(client, conversationId);
     } catch (error) {
-      session.destroy();
-      if (signal?.aborted) throw new StoreLockAbortedError(conversationId);
-      if (this.#closedReason !== undefined) throw closed();
-      throw new StoreError(`${describe}: conversation "${conversationId}": could not take the conversation lock: ${(error as Error).message}`, { cause: error });
+      held.drop();
+      this.#checkCanWait(conversationId, signal);
+      throw this.#lockError(conversationId, error);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this.#pending.delete(cancel);
@@ -236,14 +354,61 @@ export class AdvisoryLocks {
     // The grant raced an abort or close: ending the session frees the lock at once
     // (and makes a cancel that arrives late harmless).
     if (cancelling !== undefined || signal?.aborted || this.#closedReason !== undefined) {
-      session.destroy();
-      throw this.#closedReason !== undefined ? closed() : new StoreLockAbortedError(conversationId);
+      held.drop();
+      this.#checkCanWait(conversationId, signal);
+      throw new StoreLockAbortedError(conversationId);
     }
-    return session;
+    return held;
   }
 
-  async #cancel(session: LockSession): Promise<void> {
-    const pid = (session.client as unknown as { processID?: unknown }).processID;
+  /**
+   * Waits until no append transaction for the conversation is in flight. A host
+   * killed while its COMMIT was on the wire loses its lock connection at once, but
+   * PostgreSQL may finish that COMMIT (on the other connection) a moment later; the
+   * next holder must not read the conversation before it lands, or it would write
+   * at a seq that is about to be taken. Append transactions hold the append lock
+   * until they end, so taking (and at once dropping) it is the barrier.
+   */
+  async #barrier(client: pg.ClientBase, conversationId: string): Promise<void> {
+    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#o.appendKeyOf(conversationId).toString()]);
+  }
+
+  /** The shared connection, (re)connected on demand. */
+  async #sharedConnection(conversationId: string): Promise<SharedConnection> {
+    for (let attempt = 0; ; attempt++) {
+      if (this.#shared === undefined) {
+        const connecting = (async () => {
+          const client = this.#o.newClient();
+          const connection = new SharedConnection(client);
+          await client.connect();
+          return connection;
+        })();
+        this.#shared = connecting;
+        // A failed attempt is forgotten, so the next caller tries again.
+        connecting.catch(() => {
+          if (this.#shared === connecting) this.#shared = undefined;
+        });
+      }
+      const pending = this.#shared;
+      let connection: SharedConnection;
+      try {
+        connection = await pending;
+      } catch (error) {
+        this.#checkCanWait(conversationId, undefined);
+        throw this.#lockError(conversationId, error);
+      }
+      if (this.#closedReason !== undefined) {
+        connection.end();
+        this.#checkCanWait(conversationId, undefined);
+      }
+      if (!connection.broken) return connection;
+      if (this.#shared === pending) this.#shared = undefined;
+      if (attempt > 0) throw new StoreError(`${this.#o.describe}: conversation "${conversationId}": could not take the conversation lock: the connection broke as soon as it opened`);
+    }
+  }
+
+  async #cancel(held: DedicatedLock): Promise<void> {
+    const pid = (held.client as unknown as { processID?: unknown }).processID;
     if (typeof pid === 'number') {
       try {
         await this.#o.cancelBackend(pid);
@@ -252,11 +417,21 @@ export class AdvisoryLocks {
         // Fall through: ending the connection gets the statement out of the way too.
       }
     }
-    session.destroy();
+    held.drop();
+  }
+
+  /** Throws if the store closed or the caller gave up. */
+  #checkCanWait(conversationId: string, signal: AbortSignal | undefined): void {
+    if (this.#closedReason !== undefined) throw new StoreError(this.#closedReason);
+    if (signal?.aborted) throw new StoreLockAbortedError(conversationId);
+  }
+
+  #lockError(conversationId: string, error: unknown): StoreError {
+    return new StoreError(`${this.#o.describe}: conversation "${conversationId}": could not take the conversation lock: ${this.#o.describeError(error)}`, { cause: error });
   }
 
   #forget(conversationId: string, entry: Entry): void {
-    if (entry.waiting === 0 && entry.session === undefined && !this.#local.isHeld(conversationId) && this.#entries.get(conversationId) === entry) {
+    if (entry.waiting === 0 && entry.held === undefined && !this.#local.isHeld(conversationId) && this.#entries.get(conversationId) === entry) {
       this.#entries.delete(conversationId);
     }
   }

@@ -250,6 +250,27 @@ describeWithPostgres('PostgresEventStore', (url) => {
       const { classid, objid } = pgLocksIds(advisoryKey(schema, 'turn', 'c'));
       await raw((c) => c.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid`, [classid, objid]));
       await (await remote)();
+      // a reconnects for its next lock.
+      await (await a.lock('d'))();
+      await a.close();
+      await b.close();
+    });
+
+    it('holds uncontended locks on one shared connection, and a contended one on a connection of its own', async () => {
+      const schema = fresh('share');
+      const app = `lg_share_${process.pid}`;
+      const [a, b] = await Promise.all([open(schema, { applicationName: app }), open(schema)]);
+      const lockConnections = () =>
+        raw((c) => c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [`${app}-lock`])).then((r) => r.rows[0]!.n);
+      const releases = await Promise.all(Array.from({ length: 20 }, (_, i) => a.lock(`quiet-${i}`)));
+      expect(await lockConnections()).toBe(1);
+      const releaseB = await b.lock('busy');
+      const waiting = a.lock('busy');
+      await waitUntil(() => waitersFor(url, schema, 'busy').then((n) => n === 1));
+      expect(await lockConnections()).toBe(2);
+      await releaseB();
+      await (await waiting)();
+      for (const release of releases) await release();
       await a.close();
       await b.close();
     });

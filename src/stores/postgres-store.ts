@@ -31,13 +31,14 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 export interface PostgresEventStoreOptions {
   /** The schema holding loopgate's tables (created if missing). Default `public`. */
   readonly schema?: string;
-  /** How long one connection attempt may take before it fails (ms). Default 5000. */
+  /** How long one connection attempt may take before it fails (ms). Default: the URL's `connect_timeout` (seconds, as in libpq), else 5000. */
   readonly connectTimeoutMs?: number;
   /** Connections for reads and appends. Default 10. */
   readonly poolSize?: number;
   /**
-   * Connections for conversation locks: each conversation with a turn in progress
-   * (or waiting for one) in this process holds one. Default 50.
+   * Connections for contended conversation locks: a turn that had to wait for
+   * another process's turn on the same conversation holds one while it runs
+   * (uncontended locks share one connection). Default 50.
    */
   readonly maxLockConnections?: number;
   /** Shown in `pg_stat_activity`. Default `loopgate`. */
@@ -117,8 +118,11 @@ export class PostgresEventStore implements EventStore {
     };
     this.#locks = new AdvisoryLocks({
       describe: this.describe,
+      newClient: () => new pg.Client({ connectionString: url, connectionTimeoutMillis: this.#connectTimeoutMs, keepAlive: true, application_name: `${applicationName}-lock` }),
+      describeError: (error) => this.#errorText(error),
       lockPool: this.#lockPool,
       keyOf: (conversationId) => advisoryKey(schema, 'turn', conversationId),
+      appendKeyOf: (conversationId) => advisoryKey(schema, 'append', conversationId),
       cancelBackend: async (pid) => {
         await this.#pool.query('SELECT pg_cancel_backend($1)', [pid]);
       },
