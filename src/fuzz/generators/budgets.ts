@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import type { Scenario } from '../../harness/scenario/schema.ts';
-import { sparseRecord } from './optional.ts';
+import { sometimes, sparseRecord } from './optional.ts';
 
 type Config = Scenario['config'];
 type Retry = NonNullable<Config['retry']>;
@@ -22,10 +22,10 @@ const retryArb = sparseRecord<Required<Omit<Retry, 'jitter'>>>(
     backoffMaxMs: fc.integer({ min: 0, max: 16_000 }),
     maxRetryAfterMs: fc.integer({ min: 0, max: 90_000 }),
   },
-  30,
+  50,
 );
 
-export const configArb: fc.Arbitrary<Config> = sparseRecord<Required<Config>>(
+const budgetsArb = sparseRecord<Required<Omit<Config, 'retry'>>>(
   {
     maxSteps: fc.integer({ min: 1, max: 6 }),
     maxToolCallsPerTurn: fc.integer({ min: 1, max: 6 }),
@@ -36,12 +36,14 @@ export const configArb: fc.Arbitrary<Config> = sparseRecord<Required<Config>>(
     maxCompactionsPerStep: fc.integer({ min: 0, max: 3 }),
     maxCheckpointExtensions: fc.integer({ min: 0, max: 3 }),
     sideEffectNotice: fc.boolean(),
-    retry: retryArb,
     toolMaxOutputChars: fc.integer({ min: 20, max: 400 }),
     maxTokens: fc.integer({ min: 1, max: 8_192 }),
   },
   15,
 );
+
+/** Short retry tiers are common, so the fallback client (tier 3) and "tiers spent" are reached too. */
+export const configArb: fc.Arbitrary<Config> = fc.tuple(budgetsArb, sometimes(retryArb, 35)).map(([budgets, retry]) => ({ ...budgets, ...(retry ? { retry } : {}) }));
 
 /** The config with backoff jitter switched off, so the run does not depend on the seed. */
 export function withoutJitter(config: Config): Config {

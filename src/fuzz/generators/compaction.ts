@@ -9,7 +9,7 @@ import type { Scenario } from '../../harness/scenario/schema.ts';
 type CompactionStep = NonNullable<Scenario['compaction']>[number];
 
 export const compactionStepArb: fc.Arbitrary<CompactionStep> = fc.oneof({ withCrossShrink: true }, 
-  fc.constant<CompactionStep>({ summary: 'Earlier: the customer asked about an order.' }),
+  fc.constant<CompactionStep>({ summary: 'Earlier: a broken order.' }),
   fc.constant<CompactionStep>('none'),
   fc.constant<CompactionStep>('fail'),
   fc.constant<CompactionStep>('grow'),

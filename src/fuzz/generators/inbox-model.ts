@@ -24,7 +24,8 @@ export class InboxModel {
     this.#texts++;
     switch (intent) {
       case 'follow_up':
-        return `Customer message ${this.#texts}`;
+        // Long enough that a short summary of closed turns really shrinks the history (compaction must be reachable).
+        return `Customer message ${this.#texts}: my order ORD-1001 arrived broken, the box was crushed and it does not turn on. What can you do?`;
       case 'steer':
         return `Correction ${this.#texts}: only the first order`;
       case 'inject':

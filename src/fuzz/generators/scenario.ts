@@ -49,14 +49,14 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
   return fc
     .record({
       tools: toolOverridesArb(tools),
-      script: providerScriptArb(tools, options.maxScript ?? 10),
-      fallback: sometimes(providerScriptArb(tools, 3), 15),
+      script: providerScriptArb(tools, options.maxScript ?? 14),
+      fallback: sometimes(providerScriptArb(tools, 3), 25),
       inbox: inboxCommandsArb(tools, options.maxInbox ?? 8),
       config: configArb,
       policy: sometimes(policyArb(tools), 35),
       approver: sometimes(approverArb, 40),
       visibility: sometimes(visibilityArb(tools), 20),
-      compaction: sometimes(compactionArb, 40),
+      compaction: sometimes(compactionArb, 50),
       checkpoints: sometimes(checkpointsArb, 10),
       claim: sometimes(claimArb, 10),
       failAppends: sometimes(failAppendsArb, 15),

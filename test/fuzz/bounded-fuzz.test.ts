@@ -1,0 +1,58 @@
+/**
+ * A bounded fuzz run of the real loop in the normal test suite (a few seconds;
+ * the long run is the nightly job, docs/ci/nightly-fuzz.yml), and proof that the
+ * generators reach the states the properties are about — a fuzzer whose cases all
+ * end the same way would pass vacuously.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { outcomeLabel } from '../../src/kernel/index.ts';
+import { fuzzPartsArb, toFuzzCase } from '../../src/fuzz/generators/scenario.ts';
+import { runFuzz } from '../../src/fuzz/run-fuzz.ts';
+import { BUILT_IN_PROPERTIES } from '../../src/fuzz/properties/index.ts';
+import { runScenario } from '../../src/harness/second-host.ts';
+import { scenarioSchema } from '../../src/harness/scenario/schema.ts';
+
+describe('bounded fuzz of the real loop', () => {
+  it('holds every property over 400 generated cases', async () => {
+    const result = await runFuzz({ runs: 400, seed: 424_242 });
+    expect(result.failure && `${result.failure.property.name}: ${result.failure.message}`).toBeUndefined();
+    expect(result.runs).toBe(400);
+    expect(result.turns).toBeGreaterThan(400); // multi-turn conversations, not one turn per case
+    expect(result.properties.map((p) => p.name)).toEqual(BUILT_IN_PROPERTIES.map((p) => p.name));
+  });
+
+  it('checks one named property for each invariant 1-13 and the four extra ones', () => {
+    const invariants = BUILT_IN_PROPERTIES.map((p) => p.invariant).filter((n) => n !== undefined).sort((a, b) => a! - b!);
+    expect(invariants).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    const names = BUILT_IN_PROPERTIES.map((p) => p.name);
+    for (const extra of ['projection-equals-replay', 'requests-recomputable-from-prefix', 'inbox-delivered-once', 'outcomes-in-alphabet']) expect(names).toContain(extra);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
+
+describe('the generators reach the states that matter', () => {
+  it('cover the outcome alphabet, faults, cancels from every source, compaction, crashes and multi-turn runs', async () => {
+    const outcomes = new Set<string>();
+    const events = new Set<string>();
+    const faults = new Set<string>();
+    let crashes = 0;
+    let multiTurn = 0;
+    for (const parts of fc.sample(fuzzPartsArb(), { numRuns: 600, seed: 7 })) {
+      const fuzzCase = toFuzzCase(parts);
+      const run = await runScenario(scenarioSchema.parse(fuzzCase.scenario), { seed: 1, realWaitLimitMs: 250 });
+      for (const r of run.results) outcomes.add(outcomeLabel(r.outcome));
+      for (const e of run.log.events) events.add(e.type);
+      for (const f of run.faults) faults.add(f.label.replace(/\d+/g, 'N').split(' ').slice(0, 3).join(' '));
+      if (fuzzCase.crashAt !== undefined) crashes++;
+      if (run.results.length > 1) multiTurn++;
+    }
+    for (const outcome of ['replied', 'cancelled{user}', 'cancelled{parent}', 'cancelled{shutdown}', 'rejected', 'nothing_to_do', 'conversation_full', 'failed{max_steps}', 'failed{budget_exhausted}', 'failed{refusal}', 'failed{max_tokens}', 'failed{unknown_stop_reason}', 'failed{empty_reply}', 'failed{provider_unavailable}', 'failed{auth}', 'failed{invalid_request}', 'failed{persistence}']) {
+      expect(outcomes, `no generated case ended ${outcome}`).toContain(outcome);
+    }
+    for (const type of ['inbox.returned', 'projection.replaced', 'model.error_handled', 'policy.decision', 'cancel.requested']) expect(events, `no generated case logged ${type}`).toContain(type);
+    for (const fault of ['store append N', 'compactor fails', 'tool probe hangs']) expect([...faults].some((f) => f.startsWith(fault.split(' ').slice(0, 2).join(' '))), `no ${fault} fault`).toBe(true);
+    expect(crashes).toBeGreaterThan(10);
+    expect(multiTurn).toBeGreaterThan(200);
+  });
+});
