@@ -256,6 +256,29 @@ describeWithPostgres('PostgresEventStore', (url) => {
       await b.close();
     });
 
+    it('grants the lock only once no append of the conversation is still in flight (a killed host\'s last COMMIT)', async () => {
+      const schema = fresh('barrier');
+      const store = await open(schema);
+      const appendKey = advisoryKey(schema, 'append', 'c').toString();
+      const inFlight = new pg.Client({ connectionString: url });
+      await inFlight.connect();
+      // What a host's append transaction holds until it ends.
+      await inFlight.query('BEGIN');
+      await inFlight.query('SELECT pg_advisory_xact_lock($1::bigint)', [appendKey]);
+      let granted = false;
+      const locking = store.lock('c').then((release) => {
+        granted = true;
+        return release;
+      });
+      await waitUntil(() => waitersFor(url, schema, 'c', 'append').then((n) => n === 1));
+      expect(granted).toBe(false);
+      await inFlight.query('COMMIT');
+      await (await locking)();
+      expect(granted).toBe(true);
+      await inFlight.end();
+      await store.close();
+    });
+
     it('holds uncontended locks on one shared connection, and a contended one on a connection of its own', async () => {
       const schema = fresh('share');
       const app = `lg_share_${process.pid}`;
@@ -315,9 +338,9 @@ describeWithPostgres('PostgresEventStore', (url) => {
   });
 });
 
-/** How many sessions wait for the conversation's advisory lock in PostgreSQL. */
-async function waitersFor(url: string, schema: string, conversationId: string): Promise<number> {
-  const { classid, objid } = pgLocksIds(advisoryKey(schema, 'turn', conversationId));
+/** How many sessions wait for one of the conversation's advisory locks in PostgreSQL. */
+async function waitersFor(url: string, schema: string, conversationId: string, lock: 'turn' | 'append' = 'turn'): Promise<number> {
+  const { classid, objid } = pgLocksIds(advisoryKey(schema, lock, conversationId));
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
