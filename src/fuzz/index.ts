@@ -8,7 +8,7 @@ export { runFuzz, type FuzzOptions, type FuzzResult, type FuzzFailure, type Fuzz
 export { fuzzAgent, fuzzTools, assertNoViolation, type FuzzAgentOptions } from './fuzz-agent.ts';
 export { defineProperty, verdictOf, firstViolation, type FuzzProperty, type PropertyContext, type Verdict } from './property.ts';
 export { BUILT_IN_PROPERTIES } from './properties/index.ts';
-export { fuzzPartsArb, toFuzzCase, scenarioArb, FUZZ_SECRET, type FuzzCase, type FuzzCaseOptions, type FuzzParts } from './generators/scenario.ts';
+export { fuzzCaseArb, fuzzPartsArb, toFuzzCase, scenarioArb, FUZZ_SECRET, type FuzzCase, type FuzzCaseOptions, type FuzzParts } from './generators/scenario.ts';
 export { providerStepArb, providerScriptArb } from './generators/provider.ts';
 export { SUPPORT_TOOLS, UNKNOWN_TOOL, behaviourArb, toolOverridesArb, type FuzzTool } from './generators/tools.ts';
 export { policyArb, approverArb, visibilityArb } from './generators/policy.ts';

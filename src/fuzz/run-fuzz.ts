@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { runScenario, type RunOptions, type ScenarioRun } from '../harness/second-host.ts';
 import type { Scenario } from '../harness/scenario/schema.ts';
 import { removeCrashScratch } from './checks/crash-reopen.ts';
-import { fuzzPartsArb, toFuzzCase, type FuzzCase, type FuzzCaseOptions, type FuzzParts } from './generators/scenario.ts';
+import { fuzzCaseArb, type FuzzCase, type FuzzCaseOptions } from './generators/scenario.ts';
 import { minimizeScenario } from './minimize.ts';
 import { BUILT_IN_PROPERTIES } from './properties/index.ts';
 import type { FuzzProperty, PropertyContext } from './property.ts';
@@ -107,7 +107,6 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   let foundAtRun = 0;
   let lastProgress = started;
 
-  const evaluate = (parts: FuzzParts) => evaluateCase(toFuzzCase(parts));
   const evaluateCase = async (fuzzCase: FuzzCase): Promise<{ violation: Violation | undefined; turns: number }> => {
     let run: ScenarioRun;
     try {
@@ -142,7 +141,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     });
   };
 
-  const predicate = async (parts: FuzzParts): Promise<boolean> => {
+  const predicate = async (fuzzCase: FuzzCase): Promise<boolean> => {
     const now = performance.now();
     if (firstFailureAt === undefined && deadline !== undefined && now > deadline) throw new fc.PreconditionFailure(true);
     if (firstFailureAt !== undefined && now - firstFailureAt > maxShrinkMs) throw new fc.PreconditionFailure(true);
@@ -150,7 +149,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       lastProgress = now;
       progress(now);
     }
-    const { violation, turns: n } = await evaluate(parts);
+    const { violation, turns: n } = await evaluateCase(fuzzCase);
     if (firstFailureAt === undefined) {
       generated++;
       turns += n;
@@ -168,7 +167,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
 
   let details;
   try {
-    details = await fc.check(fc.asyncProperty(fuzzPartsArb(options.cases), predicate), {
+    details = await fc.check(fc.asyncProperty(fuzzCaseArb(options.cases), predicate), {
       seed,
       numRuns: runs,
       ...(options.path ? { path: options.path, endOnFailure: true } : {}),
@@ -191,7 +190,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   if (!details.failed || !details.counterexample) return base;
 
   // A last greedy pass removes what fast-check's shrinkers left; then the case runs once more for its verdict and run.
-  const shrunk = toFuzzCase(details.counterexample[0] as FuzzParts);
+  const shrunk = details.counterexample[0] as FuzzCase;
   const minimized = await minimizeScenario(shrunk.scenario, async (scenario) => (await evaluateCase({ ...shrunk, scenario })).violation !== undefined);
   const fuzzCase: FuzzCase = { ...shrunk, scenario: minimized.scenario };
   const { violation } = await evaluateCase(fuzzCase);

@@ -97,7 +97,17 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
   return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt };
 }
 
-/** Plain scenarios, for users composing their own properties (the inbox is built from the model-based commands). */
+/**
+ * Fuzz cases: the inbox commands are run against their model as each value is
+ * generated (or shrunk), so fast-check's command shrinker sees which commands ran
+ * without the property running — which keeps shrinking, and replaying a path,
+ * the same whatever the property does.
+ */
+export function fuzzCaseArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzCase> {
+  return fuzzPartsArb(options).map(toFuzzCase);
+}
+
+/** Plain scenarios, for users composing their own properties. */
 export function scenarioArb(options: FuzzCaseOptions = {}): fc.Arbitrary<Scenario> {
-  return fuzzPartsArb({ ...options, crashes: false }).map((parts) => toFuzzCase(parts).scenario);
+  return fuzzCaseArb({ ...options, crashes: false }).map((c) => c.scenario);
 }
