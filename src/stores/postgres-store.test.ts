@@ -299,6 +299,23 @@ describeWithPostgres('PostgresEventStore', (url) => {
     });
   });
 
+  it('says the pool is busy (not that the server is unreachable) when no pooled connection frees up in time', async () => {
+    const schema = fresh('busy');
+    const store = await open(schema, { poolSize: 1, connectTimeoutMs: 300 });
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(schema, 'append', 'c').toString()]);
+    const append = store.append('c', records(0, 1)); // takes the only connection, then waits for the blocker
+    await waitUntil(() => waitersFor(url, schema, 'c', 'append').then((n) => n === 1));
+    await expect(store.read('c')).rejects.toThrow(`${store.describe}: conversation "c": read failed: no free connection within 300 ms: all 1 are busy (raise poolSize?)`);
+    await blocker.query('COMMIT');
+    await append;
+    expect(await store.read('c')).toHaveLength(1);
+    await blocker.end();
+    await store.close();
+  });
+
   describe('connection failures', () => {
     let silent: Server | undefined;
     afterAll(() => silent?.close());

@@ -13,8 +13,10 @@
  *   what is read back would not be exactly what was appended (and the log is the
  *   only source of truth). The store never queries inside payloads.
  * - The conversation lock is a session-level advisory lock (see postgres-store-lock.ts).
- * - Connecting never hangs: every connection attempt gives up after
- *   `connectTimeoutMs`, and failures name the target with the password masked.
+ * - Connecting never hangs: every connection attempt (and every wait for a free
+ *   pooled connection) gives up after `connectTimeoutMs`, and failures name the
+ *   target with the password masked. Queries themselves have no timeout (keepalive
+ *   is on); waiting for a conversation lock is meant to wait, and is abortable.
  */
 import pg from 'pg';
 import type { EventRecord } from '../kernel/log/envelope.ts';
@@ -58,6 +60,7 @@ export class PostgresEventStore implements EventStore {
   readonly #lockPool: pg.Pool;
   readonly #locks: AdvisoryLocks;
   readonly #connectTimeoutMs: number;
+  readonly #poolSize: number;
   readonly #secret: string | undefined;
   readonly #sql: { readonly maxSeq: string; readonly insert: string; readonly read: string; readonly conversations: string };
   #closed = false;
@@ -88,6 +91,7 @@ export class PostgresEventStore implements EventStore {
     this.schema = schema;
     this.#connectTimeoutMs = positiveInt(this.describe, 'connectTimeoutMs', options.connectTimeoutMs, urlConnectTimeoutMs(url) ?? 5_000);
     const poolSize = positiveInt(this.describe, 'poolSize', options.poolSize, 10);
+    this.#poolSize = poolSize;
     const maxLockConnections = positiveInt(this.describe, 'maxLockConnections', options.maxLockConnections, 50);
     const applicationName = options.applicationName ?? 'loopgate';
 
@@ -285,7 +289,8 @@ export class PostgresEventStore implements EventStore {
       return await this.#pool.connect();
     } catch (error) {
       if (this.#closed) throw new StoreError(`${this.describe}: the store is closed`);
-      throw new StoreError(`${this.describe}: ${what ? `${what}: ` : ''}${describeConnectError(error, this.#connectTimeoutMs, this.#secret)}`, { cause: error });
+      const text = this.#poolBusy(error) ?? describeConnectError(error, this.#connectTimeoutMs, this.#secret);
+      throw new StoreError(`${this.describe}: ${what ? `${what}: ` : ''}${text}`, { cause: error });
     }
   }
 
@@ -365,7 +370,18 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** A driver error as text: connection failures described, the password never shown. */
+  /**
+   * pg-pool gives up waiting for a free connection after the connect timeout too,
+   * with a message that would read as an unreachable server: say what it is.
+   */
+  #poolBusy(error: unknown): string | undefined {
+    if (!/timeout exceeded when trying to connect/.test(String((error as Error)?.message)) || this.#pool.totalCount < this.#poolSize) return undefined;
+    return `no free connection within ${this.#connectTimeoutMs} ms: all ${this.#poolSize} are busy (raise poolSize?)`;
+  }
+
   #errorText(error: unknown): string {
+    const busy = this.#poolBusy(error);
+    if (busy !== undefined) return busy;
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return describeConnectError(error, this.#connectTimeoutMs, this.#secret);
     if (/timeout/i.test(String((error as Error).message))) return describeConnectError(error, this.#connectTimeoutMs, this.#secret);
