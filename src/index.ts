@@ -15,6 +15,8 @@ export { CollectingExporter, JsonlFileExporter } from './host/trace-export.ts';
 export * from './stores/event-store.ts';
 export { MemoryEventStore } from './stores/memory-store.ts';
 export { SqliteEventStore } from './stores/sqlite-store.ts';
+export { PostgresEventStore } from './stores/postgres-store.ts';
+export { openStore } from './stores/from-config.ts';
 
 // Providers
 export { createAdapter, API_KEY_ENV, type AdapterOptions } from '../providers/clients.ts';
