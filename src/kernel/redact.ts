@@ -79,7 +79,7 @@ export function redactDeep(value: unknown, redact: Redactor): unknown {
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v, redact);
+    for (const k of Object.keys(value)) out[redact(k)] = redactDeep((value as Record<string, unknown>)[k], redact);
     return out;
   }
   return value;
