@@ -61,7 +61,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       claim: sometimes(claimArb, 10),
       failAppends: sometimes(failAppendsArb, 15),
       secret: fc.boolean(),
-      crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 6),
+      crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 5),
     })
     .map((p) => ({
       scenario: {
