@@ -69,7 +69,7 @@ writeResults(
         ['turns per second', round(result.turnsPerSecond), round(turnsPerCpuSecond), verdict(result.turnsPerSecond >= TARGET_TURNS_PER_SECOND, `≥ ${TARGET_TURNS_PER_SECOND} (wall)`)],
       ],
       notes: [
-        'Wall-clock rates include time other processes took from this shared 2-core machine; per-CPU-second rates count only this process's CPU time (its one JavaScript thread — the loop, the world, fast-check and the properties — plus V8's garbage-collector helper threads, which is why CPU time can exceed wall time).',
+        `Wall-clock rates include time other processes took from this shared 2-core machine; per-CPU-second rates count only this process's CPU time (its one JavaScript thread — the loop, the world, fast-check and the properties — plus V8's garbage-collector helper threads, which is why CPU time can exceed wall time).`,
         `A case holds ${(result.turns / Math.max(result.runs, 1)).toFixed(2)} turns on average (a multi-turn conversation with faults); about 5% of cases also crash at an event and reopen a real SQLite file.`,
       ],
     },
