@@ -1,0 +1,81 @@
+/**
+ * `npm run bench`: every benchmark, each in a process of its own (one cannot warm
+ * or fill the heap of the next), then bench/results/summary.md — each target,
+ * what was measured, met or not. Never part of `npm test`.
+ *
+ *   LOOPGATE_BENCH_QUICK=1            fewer rounds (a smoke run, minutes → seconds)
+ *   LOOPGATE_BENCH_POSTGRES_URL=...   include PostgreSQL in the store benchmark
+ *                                     (LOOPGATE_TEST_POSTGRES_URL works too)
+ *   LOOPGATE_BENCH_RESULTS=dir        write results elsewhere
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { machine, machineLine } from './lib/machine.ts';
+import { markdownTable, RESULTS_DIR } from './lib/results.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const BENCHES = ['loop-overhead', 'growth', 'stores', 'harness'] as const;
+
+function runBench(name: string): number {
+  process.stdout.write(`\n=== bench/${name}.ts\n`);
+  const start = performance.now();
+  const child = spawnSync(process.execPath, [join(HERE, `${name}.ts`)], { stdio: 'inherit', env: process.env });
+  if (child.error) throw new Error(`bench/${name}.ts could not start: ${child.error.message}`);
+  if (child.status !== 0) throw new Error(`bench/${name}.ts failed (exit ${child.status ?? child.signal})`);
+  return (performance.now() - start) / 1000;
+}
+
+function read(name: string): { data: Record<string, any> } {
+  return JSON.parse(readFileSync(join(RESULTS_DIR, `${name}.json`), 'utf8')) as { data: Record<string, any> };
+}
+
+const mark = (ok: boolean) => (ok ? '✓' : '✗');
+
+function main(): void {
+  const seconds: Record<string, number> = {};
+  for (const name of BENCHES) seconds[name] = runBench(name);
+
+  const loop = read('loop-overhead').data;
+  const growth = read('growth').data;
+  const stores = read('stores').data;
+  const harness = read('harness').data;
+  const lg = loop.usPerStep.loopgate;
+  const fastest = loop.targets.fastestPeer as string;
+  const ratio = loop.ratios[fastest];
+  const sqliteName = Object.keys(stores.appendEventsPerSecond).find((k) => k.startsWith('SQLite'))!;
+  const sqlite = stores.appendEventsPerSecond[sqliteName].median as number;
+  const rows: (string | number)[][] = [
+    ['loop overhead per step (loopgate, log + trace on)', '≤ 20 µs', `${lg.wall.median} µs wall, ${lg.cpu.median} µs CPU`, mark(lg.wall.median <= 20)],
+    [`faster than the fastest peer (${fastest})`, '≥ 5×', `${ratio.wall}× wall, ${ratio.cpu}× CPU`, mark(ratio.wall >= 5)],
+    ...Object.entries(loop.ratios as Record<string, { wall: number; cpu: number }>)
+      .filter(([name]) => name !== fastest)
+      .map(([name, r]) => [`faster than ${name}`, '—', `${r.wall}× wall, ${r.cpu}× CPU`, '']),
+    ['growth: 10,000-event step vs 10-event step', '≤ 1.5×', `${growth.ratio10kTo10.wall}× wall, ${growth.ratio10kTo10.cpu}× CPU`, mark(growth.ratio10kTo10.wall <= 1.5)],
+    ['SQLite batched append (one batch per step)', '≥ 100,000 events/s', `${Math.round(sqlite).toLocaleString('en')} events/s`, mark(sqlite >= 100_000)],
+    ['PostgreSQL in the store benchmark', '—', stores.postgres.skipped ? `skipped: ${stores.postgres.skipped}` : 'ran', ''],
+    ['`loopgate run`, bundled suite', '< 30 s', `${harness.suiteSeconds} s`, mark(harness.suiteSeconds < 30)],
+    [
+      'fuzzed turns per second',
+      '≥ 1,000',
+      harness.fuzz.skipped ? `skipped: ${harness.fuzz.skipped}` : `${Number(harness.fuzz.turnsPerSecond).toLocaleString('en')}`,
+      harness.fuzz.skipped ? '' : mark(harness.fuzz.turnsPerSecond >= 1000),
+    ],
+    ['1,000 concurrent conversations, one host: peak heap / RSS', '—', `${harness.memory.mib.heapPeak} MiB / ${harness.memory.mib.rssPeak} MiB`, ''],
+  ];
+  const summary = [
+    '# Benchmark summary',
+    '',
+    `Machine: ${machineLine(machine())}. Written by \`npm run bench\` (${Object.entries(seconds)
+      .map(([n, s]) => `${n} ${Math.round(s)} s`)
+      .join(', ')}); details in the other files here, profiling notes in profile-notes.md.`,
+    '',
+    markdownTable({ title: 'Targets', columns: ['what', 'target', 'measured', 'met'], rows }),
+    '',
+  ].join('\n');
+  writeFileSync(join(RESULTS_DIR, 'summary.md'), summary);
+  process.stdout.write(`\n${summary}\nwrote ${join(RESULTS_DIR, 'summary.md')}\n`);
+}
+
+main();
