@@ -29,3 +29,23 @@ export { runScenario, type ScenarioRun, type RunOptions as ScenarioRunOptions } 
 export { runScenarioFile, type AgentUnderTest } from './harness/scenario-file.ts';
 export { parseScenario, loadScenarioFile } from './harness/scenario/load.ts';
 export { scenarioSchema, type Scenario } from './harness/scenario/schema.ts';
+
+// Fuzzing (src/fuzz/README.md)
+export {
+  runFuzz,
+  fuzzAgent,
+  fuzzTools,
+  assertNoViolation,
+  defineProperty,
+  BUILT_IN_PROPERTIES,
+  scenarioArb,
+  fuzzCaseArb,
+  reproduce,
+  type FuzzOptions,
+  type FuzzResult,
+  type FuzzFailure,
+  type FuzzProperty,
+  type FuzzAgentOptions,
+  type FuzzTool,
+  type PropertyContext,
+} from './fuzz/index.ts';
