@@ -152,9 +152,15 @@ export class Tracer {
     if (open.length > 0) {
       this.#violations.push(`spans left open at trace end: ${open.map((s) => `${s.kind}:${s.name}`).join(', ')}`);
     }
+    // Nothing writes a span once the trace has ended (late ends and attributes are
+    // refused), so the spans are frozen as they are instead of copied.
+    for (const span of this.#spans) {
+      Object.freeze(span.attributes);
+      Object.freeze(span);
+    }
     this.#ended = Object.freeze({
       traceId: this.traceId,
-      spans: Object.freeze(this.#spans.map((s) => Object.freeze({ ...s, attributes: Object.freeze({ ...s.attributes }) }))),
+      spans: Object.freeze(this.#spans.slice()),
       violations: Object.freeze([...this.#violations]),
     });
     if (open.length > 0 && this.#mode === 'dev') {
