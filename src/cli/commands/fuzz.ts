@@ -134,6 +134,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
       runs: failure.foundAtRun,
       shrinks: failure.shrinks,
       crashAt: failure.crashAt,
+      ...(testing.host ? { reproduce: `Reproduce: through the same host parts the fuzz run had, reproduce(<this file>, { host, properties }) (src/fuzz/reproduce.ts); loopgate run alone does not have them. Replay the search: --seed ${result.seed} --path ${failure.path}` } : {}),
     });
     counterexampleFile = relative(process.cwd(), file) || file;
     const failing = await reproduce(file, { host: testing.host, ...(testing.host ? { properties: [failure.property] } : {}) });
@@ -150,7 +151,8 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
   if (failure) {
     io.err(`violation of ${failure.property.name}: ${failure.message}\n`);
     io.err(`counterexample (shrunk in ${failure.shrinks} step(s)): ${counterexampleFile}\n`);
-    io.err(`${reproduces!.ok ? 'reproduce' : 'replay'}: ${reproduces!.ok ? `loopgate run ${counterexampleFile}` : `loopgate fuzz --seed ${result.seed} --path ${failure.path}`}\n`);
+    const how = !reproduces!.ok ? `loopgate fuzz --seed ${result.seed} --path ${failure.path}` : testing.host ? `${counterexampleFile} through the same host parts` : `loopgate run ${counterexampleFile}`;
+    io.err(`${reproduces!.ok ? 'reproduce' : 'replay'}: ${how}\n`);
     return EXIT.failed;
   }
   return EXIT.passed;
