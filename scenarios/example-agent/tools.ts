@@ -9,12 +9,18 @@ import type { SupportBackend } from './backend.ts';
 
 const orderId = z.string().regex(/^ORD-\d+$/, 'an order id like ORD-1001');
 
+// Built once: a registry converts each schema to JSON Schema, and caches by schema.
+const LOOKUP_INPUT = z.object({ order_id: orderId });
+const NOTE_INPUT = z.object({ order_id: orderId, note: z.string().min(1).max(500) });
+const REFUND_INPUT = z.object({ order_id: orderId, amount: z.number().positive(), reason: z.string().min(1) });
+const NOTIFY_INPUT = z.object({ customer: z.email(), message: z.string().min(1) });
+
 export function supportTools(backend: SupportBackend): AnyToolDeclaration[] {
   return [
     defineTool({
       name: 'lookup_order',
       description: 'Look up an order by id: status, customer, total and items.',
-      input: z.object({ order_id: orderId }),
+      input: LOOKUP_INPUT,
       sideEffect: 'NONE',
       parallelSafe: true,
       timeoutMs: 5_000,
@@ -28,7 +34,7 @@ export function supportTools(backend: SupportBackend): AnyToolDeclaration[] {
     defineTool({
       name: 'add_note',
       description: 'Add an internal note to an order.',
-      input: z.object({ order_id: orderId, note: z.string().min(1).max(500) }),
+      input: NOTE_INPUT,
       sideEffect: 'IDEMPOTENT',
       timeoutMs: 5_000,
       run: ({ order_id, note }, ctx) => {
@@ -42,7 +48,7 @@ export function supportTools(backend: SupportBackend): AnyToolDeclaration[] {
     defineTool({
       name: 'issue_refund',
       description: 'Refund an order, fully or partly. Moves money: needs approval.',
-      input: z.object({ order_id: orderId, amount: z.number().positive(), reason: z.string().min(1) }),
+      input: REFUND_INPUT,
       sideEffect: 'STATEFUL',
       timeoutMs: 10_000,
       run: ({ order_id, amount }, ctx) => {
@@ -59,7 +65,7 @@ export function supportTools(backend: SupportBackend): AnyToolDeclaration[] {
     defineTool({
       name: 'notify_customer',
       description: 'Send the customer an email. Cannot be undone.',
-      input: z.object({ customer: z.string().email(), message: z.string().min(1) }),
+      input: NOTIFY_INPUT,
       sideEffect: 'CRITICAL',
       timeoutMs: 10_000,
       run: ({ customer, message }, ctx) => {

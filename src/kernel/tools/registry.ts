@@ -86,20 +86,32 @@ function isZodSchema(value: unknown): boolean {
   return value !== null && typeof value === 'object' && '_zod' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function';
 }
 
+/**
+ * JSON Schemas already computed, by zod schema: hosts that build a registry per
+ * conversation (or the harness, per case) reuse the same schema objects, and the
+ * conversion is the expensive part. Zod schemas are immutable, so this is safe.
+ */
+const jsonSchemas = new WeakMap<object, JsonSchema>();
+
 function toSpec(d: AnyToolDeclaration): ToolSpec {
-  let schema: Record<string, unknown>;
-  try {
-    // `io: 'input'`: the model writes the input side (defaults make fields optional).
-    schema = z.toJSONSchema(d.input, { io: 'input' }) as Record<string, unknown>;
-  } catch (error) {
-    throw new ToolDeclarationError(d.name, `input schema cannot be expressed as JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+  let inputSchema = jsonSchemas.get(d.input);
+  if (!inputSchema) {
+    let schema: Record<string, unknown>;
+    try {
+      // `io: 'input'`: the model writes the input side (defaults make fields optional).
+      schema = z.toJSONSchema(d.input, { io: 'input' }) as Record<string, unknown>;
+    } catch (error) {
+      throw new ToolDeclarationError(d.name, `input schema cannot be expressed as JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (schema['type'] !== 'object') {
+      throw new ToolDeclarationError(d.name, 'input schema must describe an object (providers require object arguments)');
+    }
+    // The dialect marker is noise to providers; everything else is kept as zod wrote it.
+    const { $schema: _dialect, ...rest } = schema;
+    inputSchema = deepFreezeJson(rest);
+    jsonSchemas.set(d.input, inputSchema);
   }
-  if (schema['type'] !== 'object') {
-    throw new ToolDeclarationError(d.name, 'input schema must describe an object (providers require object arguments)');
-  }
-  // The dialect marker is noise to providers; everything else is kept as zod wrote it.
-  const { $schema: _dialect, ...inputSchema } = schema;
-  return Object.freeze({ name: d.name, description: d.description, inputSchema: deepFreezeJson(inputSchema) });
+  return Object.freeze({ name: d.name, description: d.description, inputSchema });
 }
 
 function deepFreezeJson(value: Record<string, unknown>): JsonSchema {
