@@ -72,7 +72,7 @@ async function main(): Promise<void> {
           `loopgate per run, everything on: ${work.events} events logged (validated, frozen, position-checked), ${work.spans} trace spans, ${work.storeWrites} store writes (an in-memory EventStore behind the host's serialized flush), the real tool pipeline (visibility, lenient parse, zod validation, policy, timeout race, output check, redaction, truncation) and secret redaction on everything logged.`,
           'Vercel AI SDK: ai 6.x `generateText` with `MockLanguageModelV3` from `ai/test` (this version ships the V3 mock; there is no `MockLanguageModelV4`), `stopWhen: stepCountIs(12)`.',
           '@openai/agents: `run` with `ScriptedModel` from `@openai/agents-core/testing`, tracing disabled (`setTracingDisabled(true)`).',
-          'Wall time counts time other processes held the CPU; CPU time (user + system of this process) does not. The machine may have been shared during the run.',
+          'Wall time counts time other processes held the CPU; CPU time (user + system of this process) does not, but includes V8’s garbage-collector threads (so it can exceed wall time). The contenders share one process and heap, so garbage one leaves may be collected during another’s turn.',
         ],
       },
     ],

@@ -5,7 +5,7 @@
  *
  * Each sample records wall time and the process's CPU time. On a shared machine
  * wall time also counts the time other processes held the CPU; CPU time does not,
- * so it is the steadier of the two when the machine is busy.
+ * but it counts V8's garbage-collector threads too, so it can exceed wall time.
  */
 
 export interface Contender {
