@@ -38,8 +38,9 @@
  * model never saw returned to the inbox on cancel (invariant 9), the trace ended.
  * Nothing throws out of `drain` (invariant 12).
  */
-import type { ModelDelta, ModelRequest, ModelResult, ToolCall } from '../../../providers/contract.ts';
+import type { AssistantBlock, ModelClient, ModelDelta, ModelRequest, ModelResult, ToolCall, ToolSpec } from '../../../providers/contract.ts';
 import type { EventLog } from '../log/event-log.ts';
+import type { PendingMessage } from '../log/positions.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import { assertNever, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
 import { ProjectionCache } from '../projection/projection.ts';
@@ -92,7 +93,8 @@ export class AgentLoop {
   readonly #deps: LoopDeps;
   readonly #log: EventLog;
   readonly #projection: ProjectionCache;
-  readonly #lastTools: { specs: import('../../../providers/contract.ts').ToolSpec[] | readonly import('../../../providers/contract.ts').ToolSpec[] | undefined } = { specs: undefined };
+  /** The tool specs last recorded, so an unchanged list is not compared again. */
+  readonly #lastTools: { specs: readonly ToolSpec[] | undefined } = { specs: undefined };
   readonly #handlers;
   readonly #random: () => number;
   #running: Promise<TurnResult[]> | undefined;
@@ -128,7 +130,7 @@ export class AgentLoop {
   cancel(by: CancelSource, reason = `cancelled by ${by}`): boolean {
     const turn = this.#turn;
     if (!turn || !turn.scope.cancel(by, reason)) return false;
-    this.#safeAppend('cancel.requested', { by, reason: this.#deps.redact(reason) });
+    this.#recordCancel(by, this.#deps.redact(reason));
     return true;
   }
 
@@ -336,7 +338,7 @@ export class AgentLoop {
     }
   }
 
-  #claim(s: TurnState, claimed: readonly import('../log/positions.ts').PendingMessage[]): Promise<ClaimDecision | { decision: 'threw'; error: unknown }> {
+  #claim(s: TurnState, claimed: readonly PendingMessage[]): Promise<ClaimDecision | { decision: 'threw'; error: unknown }> {
     const policy = this.#deps.claim;
     if (!policy) return Promise.resolve({ decision: 'allow' });
     return raceAbort<ClaimDecision | { decision: 'threw'; error: unknown }>(
@@ -486,7 +488,7 @@ export class AgentLoop {
     }
   }
 
-  async #callModel(s: TurnState, client: import('../../../providers/contract.ts').ModelClient, request: ModelRequest, attempt: number): Promise<ModelResult> {
+  async #callModel(s: TurnState, client: ModelClient, request: ModelRequest, attempt: number): Promise<ModelResult> {
     const span = s.span.child('model_call', client.name, { step: s.steps, attempt, model: request.model });
     let open = true;
     const onDelta = (delta: ModelDelta) => {
@@ -751,13 +753,15 @@ export class AgentLoop {
     }
   }
 
-  #safeAppend<T extends Parameters<EventLog['append']>[0]>(type: T, payload: Parameters<EventLog['append']>[1] & object): void {
+  /** Recording a cancel is best effort: the cancel itself has already taken effect. */
+  #recordCancel(by: CancelSource, reason: string): void {
     try {
-      this.#log.append(type as 'cancel.requested', payload as { by: CancelSource; reason: string });
+      this.#log.append('cancel.requested', { by, reason });
     } catch {
-      // Recording a cancel is best effort; the cancel itself already took effect.
+      // e.g. a cancel from inside an append's listener: the log refuses re-entrant appends.
     }
   }
+
 }
 
 /** Token counts a broken client reports as NaN or negative count as zero. */
@@ -781,14 +785,14 @@ function describe(error: unknown): string {
 }
 
 /** Assistant content as plain, redacted data for the log. */
-function plainContent(content: readonly import('../../../providers/contract.ts').AssistantBlock[], redact: (t: string) => string) {
+function plainContent(content: readonly AssistantBlock[], redact: (t: string) => string) {
   return content.map((b) =>
     b.type === 'text' ? { type: 'text' as const, text: redact(b.text) } : { type: 'tool_call' as const, id: b.id, name: b.name, args: redactDeep(b.args ?? {}, redact) },
   );
 }
 
 /** Content with call ids replaced by the de-duplicated ones, in order. */
-function withCallIds(content: readonly import('../../../providers/contract.ts').AssistantBlock[], calls: readonly ToolCall[]) {
+function withCallIds(content: readonly AssistantBlock[], calls: readonly ToolCall[]) {
   let k = 0;
   const out = content.map((b) => (b.type === 'tool_call' ? { ...b, id: calls[k++]?.id ?? b.id } : b));
   // Calls the provider reported without content blocks still belong in the message.
