@@ -27,7 +27,9 @@ const result = await runFuzz({
   progressEveryMs: 10_000,
   onProgress: (p) => {
     samples.push({ runs: p.runs, elapsedMs: Math.round(p.elapsedMs), turnsPerSecond: Math.round(p.turnsPerSecond) });
-    process.stderr.write(`${p.runs} runs, ${p.turns} turns, ${Math.round(p.runsPerSecond)} runs/s, ${Math.round(p.turnsPerSecond)} turns/s${p.shrinking ? ', shrinking' : ''}\n`);
+    process.stderr.write(
+      `${p.runs} runs, ${p.turns} turns, ${Math.round(p.runsPerSecond)} runs/s, ${Math.round(p.turnsPerSecond)} turns/s${p.shrinking ? ', shrinking' : ''}\n`,
+    );
   },
 });
 const cpu = process.cpuUsage(cpuStart);
@@ -59,14 +61,21 @@ writeResults(
       title: 'Result',
       columns: ['runs', 'turns', 'violations', 'seed', 'wall time', 'CPU time'],
       rows: [[result.runs, result.turns, result.failure ? 1 : 0, result.seed, `${wallSeconds.toFixed(1)} s`, `${cpuSeconds.toFixed(1)} s`]],
-      notes: result.failure ? [`VIOLATION of ${result.failure.property.name}: ${result.failure.message}; counterexample ${counterexample}`] : ['no property was violated'],
+      notes: result.failure
+        ? [`VIOLATION of ${result.failure.property.name}: ${result.failure.message}; counterexample ${counterexample}`]
+        : ['no property was violated'],
     },
     {
       title: 'Throughput',
       columns: ['measure', 'wall-clock', 'per CPU-second', 'target'],
       rows: [
         ['runs per second', round(result.runsPerSecond), round(result.runs / cpuSeconds), ''],
-        ['turns per second', round(result.turnsPerSecond), round(turnsPerCpuSecond), verdict(result.turnsPerSecond >= TARGET_TURNS_PER_SECOND, `≥ ${TARGET_TURNS_PER_SECOND} (wall)`)],
+        [
+          'turns per second',
+          round(result.turnsPerSecond),
+          round(turnsPerCpuSecond),
+          verdict(result.turnsPerSecond >= TARGET_TURNS_PER_SECOND, `≥ ${TARGET_TURNS_PER_SECOND} (wall)`),
+        ],
       ],
       notes: [
         `Wall-clock rates include time other processes took from this shared 2-core machine; per-CPU-second rates count only this process's CPU time (its one JavaScript thread — the loop, the world, fast-check and the properties — plus V8's garbage-collector helper threads, which is why CPU time can exceed wall time).`,

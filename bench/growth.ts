@@ -36,7 +36,8 @@ interface History {
 async function buildHistory(shared: Shared, target: number): Promise<History> {
   // Tool turns (69 events) while they fit, then reply-only turns (7 events).
   const big = createConversation(shared, { id: `h${target}`, idPrefix: `h${target}_` });
-  const small = (log: typeof big.log) => createConversation(shared, { id: `h${target}`, store: big.store, existing: log.events, rounds: 0, idPrefix: `h${target}s_` });
+  const small = (log: typeof big.log) =>
+    createConversation(shared, { id: `h${target}`, store: big.store, existing: log.events, rounds: 0, idPrefix: `h${target}s_` });
   let conversation = big;
   let compaction: History['compaction'] | undefined;
   const compactHalf = async () => {
@@ -46,7 +47,12 @@ async function buildHistory(shared: Shared, target: number): Promise<History> {
     const from = log.events.findIndex((e) => e.type === 'turn.opened');
     conversation.loop.projection.current();
     const start = process.hrtime.bigint();
-    const report = await applyCompaction(log, conversation.loop.projection, { compact: async () => ({ from, to, summary: 'Sums done.' }) }, new AbortController().signal);
+    const report = await applyCompaction(
+      log,
+      conversation.loop.projection,
+      { compact: async () => ({ from, to, summary: 'Sums done.' }) },
+      new AbortController().signal,
+    );
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     if (!report.shrank) throw new Error(`bench: the growth history's compaction did not apply: ${report.detail}`);
     await conversation.persist();
@@ -137,7 +143,16 @@ async function main(): Promise<void> {
     [
       {
         title: 'µs per step by conversation length',
-        columns: ['length (target)', 'events before the turn', 'median µs/step (wall)', 'p10 – p90', 'vs 10 events', 'median µs/step (CPU)', 'vs 10 events (CPU)', 'the compaction itself (ms, once)'],
+        columns: [
+          'length (target)',
+          'events before the turn',
+          'median µs/step (wall)',
+          'p10 – p90',
+          'vs 10 events',
+          'median µs/step (CPU)',
+          'vs 10 events (CPU)',
+          'the compaction itself (ms, once)',
+        ],
         rows,
         notes: [
           verdict(last <= 1.5, `flat: the 10,000-event step within 1.5× of the 10-event step (wall ${round(last, 2)}×, CPU ${round(lastCpu, 2)}×)`),
@@ -146,7 +161,12 @@ async function main(): Promise<void> {
       },
     ],
     {
-      lengths: Object.fromEntries(histories.map((h) => [h.target, { events: h.events.length, compaction: h.compaction, usPerStepWall: summarize(of(h.target).wall), usPerStepCpu: summarize(of(h.target).cpu) }])),
+      lengths: Object.fromEntries(
+        histories.map((h) => [
+          h.target,
+          { events: h.events.length, compaction: h.compaction, usPerStepWall: summarize(of(h.target).wall), usPerStepCpu: summarize(of(h.target).cpu) },
+        ]),
+      ),
       rounds: ROUNDS,
       turnsPerSample: TURNS_PER_SAMPLE,
       ratio10kTo10: { wall: round(last, 3), cpu: round(lastCpu, 3) },

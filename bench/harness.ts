@@ -65,7 +65,11 @@ async function main(): Promise<void> {
       title: 'The harness',
       columns: ['measure', 'result', 'target'],
       rows: [
-        [`\`loopgate run\` on the bundled suite (${suite[0]!.cases} cases, median of ${SUITE_RUNS} runs, wall)`, `${round(suiteSeconds, 2)} s`, verdict(suiteSeconds < 30, '< 30 s')],
+        [
+          `\`loopgate run\` on the bundled suite (${suite[0]!.cases} cases, median of ${SUITE_RUNS} runs, wall)`,
+          `${round(suiteSeconds, 2)} s`,
+          verdict(suiteSeconds < 30, '< 30 s'),
+        ],
         fuzz.skipped
           ? ['fuzzed turns per second', `skipped: ${String(fuzz.skipped)}`, '≥ 1,000']
           : [
@@ -73,9 +77,17 @@ async function main(): Promise<void> {
               `${Number(fuzz.turnsPerSecond).toLocaleString('en')} turns/s (${Number(fuzz.runsPerSecond).toLocaleString('en')} cases/s)`,
               verdict(Number(fuzz.turnsPerSecond) >= 1000, '≥ 1,000'),
             ],
-        [`peak heap, ${CONVERSATIONS.toLocaleString('en')} concurrent conversations in one AgentHost (memory store)`, `${memory.mib.heapPeak} MiB (${memory.kibPerConversation.heapPeak} KiB per conversation above the idle host's ${memory.mib.heapBefore} MiB)`, '—'],
+        [
+          `peak heap, ${CONVERSATIONS.toLocaleString('en')} concurrent conversations in one AgentHost (memory store)`,
+          `${memory.mib.heapPeak} MiB (${memory.kibPerConversation.heapPeak} KiB per conversation above the idle host's ${memory.mib.heapBefore} MiB)`,
+          '—',
+        ],
         [`peak RSS, same`, `${memory.mib.rssPeak} MiB (idle host ${memory.mib.rssBefore} MiB)`, '—'],
-        [`heap once all are answered (sessions still open, after GC)`, `${memory.mib.heapAfter} MiB (${memory.kibPerConversation.heapRetained} KiB per open conversation)`, '—'],
+        [
+          `heap once all are answered (sessions still open, after GC)`,
+          `${memory.mib.heapAfter} MiB (${memory.kibPerConversation.heapRetained} KiB per open conversation)`,
+          '—',
+        ],
       ],
       notes: [
         `Suite runs: ${suite.map((s) => `${round(s.ms / 1000, 2)} s (${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped)`).join(', ')}. The suite runs on a virtual clock: backoffs and timeouts cost no real time.`,

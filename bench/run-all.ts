@@ -52,7 +52,12 @@ function main(): void {
     ...Object.entries(loop.ratios as Record<string, { wall: number; cpu: number }>)
       .filter(([name]) => name !== fastest)
       .map(([name, r]) => [`faster than ${name}`, '—', `${r.wall}× wall, ${r.cpu}× CPU`, '']),
-    ['growth: 10,000-event step vs 10-event step', '≤ 1.5×', `${growth.ratio10kTo10.wall}× wall, ${growth.ratio10kTo10.cpu}× CPU`, mark(growth.ratio10kTo10.wall <= 1.5)],
+    [
+      'growth: 10,000-event step vs 10-event step',
+      '≤ 1.5×',
+      `${growth.ratio10kTo10.wall}× wall, ${growth.ratio10kTo10.cpu}× CPU`,
+      mark(growth.ratio10kTo10.wall <= 1.5),
+    ],
     ['SQLite batched append (one batch per step)', '≥ 100,000 events/s', `${Math.round(sqlite).toLocaleString('en')} events/s`, mark(sqlite >= 100_000)],
     ['PostgreSQL in the store benchmark', '—', stores.postgres.skipped ? `skipped: ${stores.postgres.skipped}` : 'ran', ''],
     ['`loopgate run`, bundled suite', '< 30 s', `${harness.suiteSeconds} s`, mark(harness.suiteSeconds < 30)],

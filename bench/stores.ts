@@ -124,7 +124,9 @@ async function main(): Promise<void> {
 
     // Opening the whole conversation, interleaved by round.
     const phases = ['read', 'decode', 'build log', 'project', 'total'] as const;
-    const open = new Map<string, Record<(typeof phases)[number], number[]>>(contenders.map((c) => [c.name, { read: [], decode: [], 'build log': [], project: [], total: [] }]));
+    const open = new Map<string, Record<(typeof phases)[number], number[]>>(
+      contenders.map((c) => [c.name, { read: [], decode: [], 'build log': [], project: [], total: [] }]),
+    );
     let messages = 0;
     for (let r = 0; r < OPEN_ROUNDS; r++) {
       for (let k = 0; k < contenders.length; k++) {
@@ -168,18 +170,31 @@ async function main(): Promise<void> {
         columns: ['store', 'median events/s', 'p10 – p90', 'chunks'],
         rows: contenders.map((c) => {
           const s = summarize(append.get(c.name)!);
-          return [c.name, Math.round(s.median).toLocaleString('en'), `${Math.round(s.p10).toLocaleString('en')} – ${Math.round(s.p90).toLocaleString('en')}`, s.samples];
+          return [
+            c.name,
+            Math.round(s.median).toLocaleString('en'),
+            `${Math.round(s.p10).toLocaleString('en')} – ${Math.round(s.p90).toLocaleString('en')}`,
+            s.samples,
+          ];
         }),
         notes: [
-          verdict(sqliteRate >= SQLITE_TARGET, `SQLite batched append ≥ ${SQLITE_TARGET.toLocaleString('en')} events/s (measured ${Math.round(sqliteRate).toLocaleString('en')})`),
+          verdict(
+            sqliteRate >= SQLITE_TARGET,
+            `SQLite batched append ≥ ${SQLITE_TARGET.toLocaleString('en')} events/s (measured ${Math.round(sqliteRate).toLocaleString('en')})`,
+          ),
           'Each store checks every batch (envelope fields, gapless seqs, plain JSON payloads) and writes it atomically; SQLite one transaction per batch, PostgreSQL one transaction per batch with its advisory append lock.',
-          pg.skipped ? `PostgreSQL skipped: ${pg.skipped}.` : 'PostgreSQL: the server given by the URL, in a schema of its own (dropped afterwards); the numbers depend on that server’s settings (.ci/run’s test cluster runs with fsync=off, synchronous_commit=off).',
+          pg.skipped
+            ? `PostgreSQL skipped: ${pg.skipped}.`
+            : 'PostgreSQL: the server given by the URL, in a schema of its own (dropped afterwards); the numbers depend on that server’s settings (.ci/run’s test cluster runs with fsync=off, synchronous_commit=off).',
         ],
       },
       {
         title: 'SQLite append by batch size (events/s, one pass each)',
         columns: ['events per batch', 'events/s'],
-        rows: bySize.map((b) => [b.size === steps[0]!.length ? `${b.size} (one loop step)` : b.size === 69 ? '69 (one 11-step turn)' : b.size, Math.round(b.eventsPerSecond).toLocaleString('en')]),
+        rows: bySize.map((b) => [
+          b.size === steps[0]!.length ? `${b.size} (one loop step)` : b.size === 69 ? '69 (one 11-step turn)' : b.size,
+          Math.round(b.eventsPerSecond).toLocaleString('en'),
+        ]),
         notes: ['One transaction per batch: the per-transaction cost (write lock, max-seq check, WAL commit) is spread over more events as batches grow.'],
       },
       {

@@ -1,6 +1,6 @@
 /** One factory for the shipped adapters, by provider name (used by the CLI and the harnesses). */
 import { createAnthropicClient } from './anthropic/client.ts';
-import type { ModelClient } from './contract.ts';
+import type { ModelClient } from '../src/kernel/index.ts';
 import type { WireProvider } from './names.ts';
 import { createOpenAIChatClient } from './openai-chat/client.ts';
 import { createOpenAIResponsesClient } from './openai-responses/client.ts';

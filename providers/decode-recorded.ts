@@ -5,7 +5,7 @@
  * scripted fake.
  */
 import { createAdapter } from './clients.ts';
-import type { ModelRequest, ModelResult } from './contract.ts';
+import type { ModelRequest, ModelResult } from '../src/kernel/index.ts';
 import { ScriptedModelClient } from './fake/scripted.ts';
 import { resultProblems } from './contract-suite/result-schema.ts';
 import type { ProviderName } from './names.ts';

@@ -38,7 +38,13 @@ export const FIXTURE_EXPECTATIONS: readonly FixtureExpectation[] = [
     provider: 'anthropic',
     file: 'anthropic-fallback-mid-output.chunks.txt',
     // Thinking and the fallback block are not assistant content; usage is the top-level report.
-    expected: { type: 'tool_use', text: '', calls: [{ id: 'toolu_1', name: 'lookup', args: { q: 'x' } }], stopReason: 'tool_use', usage: { inputTokens: 10, outputTokens: 70 } },
+    expected: {
+      type: 'tool_use',
+      text: '',
+      calls: [{ id: 'toolu_1', name: 'lookup', args: { q: 'x' } }],
+      stopReason: 'tool_use',
+      usage: { inputTokens: 10, outputTokens: 70 },
+    },
   },
   {
     provider: 'anthropic',
@@ -195,7 +201,12 @@ export const FIXTURE_EXPECTATIONS: readonly FixtureExpectation[] = [
     provider: 'openai-chat',
     file: 'openai-text.json',
     // The text is long; the replay test reads it from the file itself (see TEXT_FROM_FILE).
-    expected: { type: 'reply', text: 'TEXT_FROM_FILE', stopReason: 'stop', usage: { inputTokens: 16, outputTokens: 363, cacheReadTokens: 0, reasoningTokens: 0 } },
+    expected: {
+      type: 'reply',
+      text: 'TEXT_FROM_FILE',
+      stopReason: 'stop',
+      usage: { inputTokens: 16, outputTokens: 363, cacheReadTokens: 0, reasoningTokens: 0 },
+    },
   },
   {
     provider: 'openai-chat',

@@ -25,7 +25,16 @@ export async function runCell(event: string, state: State, cell: Cell, seed: num
   }
   const parsed = scenarioSchema.safeParse({ ...fixture.scenario });
   if (!parsed.success) {
-    return { status: 'failed', checks: [{ name: 'table', passed: false, message: `fixture ${event}@${state} is not a valid scenario: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` }] };
+    return {
+      status: 'failed',
+      checks: [
+        {
+          name: 'table',
+          passed: false,
+          message: `fixture ${event}@${state} is not a valid scenario: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        },
+      ],
+    };
   }
   const run = await runScenario(parsed.data, {
     seed,
@@ -43,14 +52,22 @@ const events = (run: ScenarioRun) => run.log.events.filter((e): e is LogEvent =>
 export function cellCheck(cell: Cell, run: ScenarioRun, message: string | undefined): CheckResult {
   const name = `cell: ${cellLabel(cell)}`;
   const ok = (m: string): CheckResult => ({ name, passed: true, message: m });
-  const bad = (m: string, expected?: unknown, actual?: unknown): CheckResult => ({ name, passed: false, message: m, ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) });
+  const bad = (m: string, expected?: unknown, actual?: unknown): CheckResult => ({
+    name,
+    passed: false,
+    message: m,
+    ...(expected !== undefined ? { expected } : {}),
+    ...(actual !== undefined ? { actual } : {}),
+  });
   const all = events(run);
   const turnOf = (text: string) => all.filter((e) => e.type === 'user.message' && e.payload.text === text).map((e) => (e.payload as { turn: number }).turn);
   switch (cell.kind) {
     case 'outcome': {
       const last = run.results[run.results.length - 1];
       const label = last ? outcomeLabel(last.outcome) : '(no turn)';
-      return label === cell.outcome ? ok(`the turn closed as ${label}`) : bad(`the cell says ${cell.outcome}, the loop closed the turn as ${label}`, cell.outcome, label);
+      return label === cell.outcome
+        ? ok(`the turn closed as ${label}`)
+        : bad(`the cell says ${cell.outcome}, the loop closed the turn as ${label}`, cell.outcome, label);
     }
     case 'queued': {
       if (!message) return bad('the fixture does not name its message');
@@ -60,9 +77,13 @@ export function cellCheck(cell: Cell, run: ScenarioRun, message: string | undefi
           const pending = run.log.positions.pending().some((m) => m.text === message);
           return pending ? ok('still pending, for the next turn') : bad('the message was neither delivered nor pending');
         }
-        return turns.every((t) => t > 0) ? ok(`delivered in turn ${turns.join(', ')}, after the running one`) : bad(`delivered in the running turn ${turns[0]}`, 'a later turn', turns);
+        return turns.every((t) => t > 0)
+          ? ok(`delivered in turn ${turns.join(', ')}, after the running one`)
+          : bad(`delivered in the running turn ${turns[0]}`, 'a later turn', turns);
       }
-      return turns.length === 1 && turns[0] === 0 ? ok('delivered at a later step of the running turn') : bad(`expected one delivery in turn 0, got turns ${JSON.stringify(turns)}`, [0], turns);
+      return turns.length === 1 && turns[0] === 0
+        ? ok('delivered at a later step of the running turn')
+        : bad(`expected one delivery in turn 0, got turns ${JSON.stringify(turns)}`, [0], turns);
     }
     case 'ignored': {
       if (message) {
@@ -85,7 +106,9 @@ export function cellCheck(cell: Cell, run: ScenarioRun, message: string | undefi
         case 'TOOLS':
           return all.some((e) => e.type === 'tool.started') ? ok('a tool call started') : bad('no tool call started');
         case 'RECOVERING':
-          return all.some((e) => e.type === 'model.error_handled' && e.payload.action === 'retry') ? ok('the error chain retried') : bad('no retry by the error chain');
+          return all.some((e) => e.type === 'model.error_handled' && e.payload.action === 'retry')
+            ? ok('the error chain retried')
+            : bad('no retry by the error chain');
         case 'CHECKPOINT':
           return run.traces.some((t) => t.spans.some((s) => s.kind === 'checkpoint')) ? ok('the pre-close hooks ran') : bad('no checkpoint span');
         case 'IDLE':
@@ -105,7 +128,8 @@ export interface CellRef {
 
 export function possibleCells(): CellRef[] {
   const out: CellRef[] = [];
-  for (const row of LOOP_TABLE) for (const state of STATES) if (row.cells[state].kind !== 'impossible') out.push({ event: row.id, state, cell: row.cells[state] });
+  for (const row of LOOP_TABLE)
+    for (const state of STATES) if (row.cells[state].kind !== 'impossible') out.push({ event: row.id, state, cell: row.cells[state] });
   return out;
 }
 

@@ -37,7 +37,11 @@ function reach(state: State, event: Entry, script: { head: Script; tail: Script 
     case 'IDLE':
       return { inbox: [{ say: FIRST }, event], provider: { script: [reply('one'), ...script.tail] } };
     case 'CLAIMING':
-      return { claim: { allow: true, delayMs: 1_000 }, inbox: [{ say: FIRST }, { ...event, at: { time: 500 } }], provider: { script: [...script.head, ...script.tail] } };
+      return {
+        claim: { allow: true, delayMs: 1_000 },
+        inbox: [{ say: FIRST }, { ...event, at: { time: 500 } }],
+        provider: { script: [...script.head, ...script.tail] },
+      };
     case 'MODEL':
       return { inbox: [{ say: FIRST }, { ...event, at: { request: 1 } }], provider: { script: [...withLatency(script.head), ...script.tail] } };
     case 'RECOVERING':
@@ -96,7 +100,14 @@ function steer(state: State): Fixture {
   const message = 'Actually, I meant ORD-1002.';
   if (state === 'IDLE') {
     const body = reach(state, { steer: message }, { head: [], tail: [reply('two')] });
-    return { message, scenario: scenario('steer while IDLE', body, { outcomes: ['replied', 'replied'], lastRequest: { contains: [message] }, trace: { exact: ['turn:ok', 'turn > model_call:ok'] } }) };
+    return {
+      message,
+      scenario: scenario('steer while IDLE', body, {
+        outcomes: ['replied', 'replied'],
+        lastRequest: { contains: [message] },
+        trace: { exact: ['turn:ok', 'turn > model_call:ok'] },
+      }),
+    };
   }
   const tails: Record<Exclude<State, 'IDLE'>, { head: Script; tail: Script; requests: number }> = {
     CLAIMING: { head: [reply('one')], tail: [], requests: 1 },
@@ -143,7 +154,12 @@ function inject(state: State): Fixture {
   const body = reach(state, { inject: message }, { head: h.head, tail: [] });
   return {
     message,
-    scenario: scenario(`inject while ${state}`, body, { outcomes: ['replied'], requests: h.requests, lastRequest: { contains: [message] }, inbox: { pending: 0 } }),
+    scenario: scenario(`inject while ${state}`, body, {
+      outcomes: ['replied'],
+      requests: h.requests,
+      lastRequest: { contains: [message] },
+      inbox: { pending: 0 },
+    }),
   };
 }
 
@@ -158,13 +174,42 @@ function cancel(by: 'user' | 'parent' | 'shutdown') {
     const label = `cancelled{${by}}`;
     switch (state) {
       case 'IDLE':
-        return { scenario: scenario(`cancel by ${by} while IDLE`, reach(state, { cancel: by }, { head: [], tail: [] }), { outcomes: ['replied'], events: { 'cancel.requested': 0, 'turn.opened': 1 }, history: { count: 2 } }) };
+        return {
+          scenario: scenario(`cancel by ${by} while IDLE`, reach(state, { cancel: by }, { head: [], tail: [] }), {
+            outcomes: ['replied'],
+            events: { 'cancel.requested': 0, 'turn.opened': 1 },
+            history: { count: 2 },
+          }),
+        };
       case 'CLAIMING':
-        return { scenario: scenario(`cancel by ${by} while CLAIMING`, reach(state, { cancel: by }, { head: [reply('never')], tail: [] }), { outcomes: [label], requests: 0, inbox: { returned: 1, pending: 1 }, history: { count: 0 }, trace: { exact: ['turn:ok'] } }) };
+        return {
+          scenario: scenario(`cancel by ${by} while CLAIMING`, reach(state, { cancel: by }, { head: [reply('never')], tail: [] }), {
+            outcomes: [label],
+            requests: 0,
+            inbox: { returned: 1, pending: 1 },
+            history: { count: 0 },
+            trace: { exact: ['turn:ok'] },
+          }),
+        };
       case 'MODEL':
-        return { scenario: scenario(`cancel by ${by} while MODEL`, reach(state, { cancel: by }, { head: [reply('never')], tail: [] }), { outcomes: [label], requests: 1, inbox: { returned: 1 }, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:cancelled'] } }) };
+        return {
+          scenario: scenario(`cancel by ${by} while MODEL`, reach(state, { cancel: by }, { head: [reply('never')], tail: [] }), {
+            outcomes: [label],
+            requests: 1,
+            inbox: { returned: 1 },
+            history: { count: 0 },
+            trace: { exact: ['turn:ok', 'turn > model_call:cancelled'] },
+          }),
+        };
       case 'RECOVERING':
-        return { scenario: scenario(`cancel by ${by} while RECOVERING`, reach(state, { cancel: by }, { head: [reply('never')], tail: [] }), { outcomes: [label], requests: 1, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:error', 'turn > backoff:cancelled'] } }) };
+        return {
+          scenario: scenario(`cancel by ${by} while RECOVERING`, reach(state, { cancel: by }, { head: [reply('never')], tail: [] }), {
+            outcomes: [label],
+            requests: 1,
+            history: { count: 0 },
+            trace: { exact: ['turn:ok', 'turn > model_call:error', 'turn > backoff:cancelled'] },
+          }),
+        };
       case 'TOOLS':
         return {
           scenario: scenario(`cancel by ${by} while TOOLS`, reach(state, { cancel: by }, { head: [LOOKUP], tail: [] }), {
@@ -213,180 +258,337 @@ export const FIXTURES: Readonly<Record<string, (state: State) => Fixture | undef
   cancel_user: cancel('user'),
   cancel_parent: cancel('parent'),
   cancel_shutdown: cancel('shutdown'),
-  claim_denied: only('CLAIMING', () => single('claim denied', { claim: { deny: 'account suspended' }, provider: { script: [reply('never')] } }, { outcome: 'rejected', requests: 0, history: { count: 0 }, trace: { exact: ['turn:ok'] } })),
-  input_filtered_to_nothing: only('CLAIMING', () => single('input filtered to nothing', { claim: { drop: true } }, { outcome: 'nothing_to_do', requests: 0, history: { count: 0 }, trace: { exact: ['turn:ok'] } })),
+  claim_denied: only('CLAIMING', () =>
+    single(
+      'claim denied',
+      { claim: { deny: 'account suspended' }, provider: { script: [reply('never')] } },
+      { outcome: 'rejected', requests: 0, history: { count: 0 }, trace: { exact: ['turn:ok'] } },
+    ),
+  ),
+  input_filtered_to_nothing: only('CLAIMING', () =>
+    single(
+      'input filtered to nothing',
+      { claim: { drop: true } },
+      { outcome: 'nothing_to_do', requests: 0, history: { count: 0 }, trace: { exact: ['turn:ok'] } },
+    ),
+  ),
   reply: only('MODEL', () =>
-    single('reply', { checkpoints: [{ name: 'hook', extend: [null] }], provider: { script: [reply('It was delivered.')] } }, {
-      outcome: 'replied',
-      history: { exact: [`user: ${FIRST}`, 'assistant: It was delivered.'] },
-      trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > checkpoint:ok'] },
-    })),
+    single(
+      'reply',
+      { checkpoints: [{ name: 'hook', extend: [null] }], provider: { script: [reply('It was delivered.')] } },
+      {
+        outcome: 'replied',
+        history: { exact: [`user: ${FIRST}`, 'assistant: It was delivered.'] },
+        trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > checkpoint:ok'] },
+      },
+    ),
+  ),
   reply_with_steer_waiting: only('MODEL', () => ({
     message: 'In French, please.',
-    scenario: scenario('reply while a steer waits', { inbox: [{ say: FIRST }, { steer: 'In French, please.', at: { request: 1 } }], provider: { script: [reply('Delivered.'), reply('Livré.')] } }, {
-      outcome: 'replied',
-      requests: 2,
-      reply: 'Livré.',
-      history: { exact: [`user: ${FIRST}`, 'assistant: Delivered.', 'user: In French, please.', 'assistant: Livré.'] },
-      trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > model_call:ok'] },
-    }),
+    scenario: scenario(
+      'reply while a steer waits',
+      { inbox: [{ say: FIRST }, { steer: 'In French, please.', at: { request: 1 } }], provider: { script: [reply('Delivered.'), reply('Livré.')] } },
+      {
+        outcome: 'replied',
+        requests: 2,
+        reply: 'Livré.',
+        history: { exact: [`user: ${FIRST}`, 'assistant: Delivered.', 'user: In French, please.', 'assistant: Livré.'] },
+        trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > model_call:ok'] },
+      },
+    ),
   })),
   empty_reply: only('MODEL', () => failedAlone('empty reply', reply(''), 'failed{empty_reply}')),
   tool_use: only('MODEL', () =>
-    single('tool use', { provider: { script: [LOOKUP, reply('Delivered.')] } }, {
-      outcome: 'replied',
-      executions: { lookup_order: 1 },
-      history: { count: 4, contains: ['call lookup_order#look', 'result#look ok'] },
-      trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > tool:ok', 'turn > tool > policy:ok', 'turn > model_call:ok'] },
-    })),
+    single(
+      'tool use',
+      { provider: { script: [LOOKUP, reply('Delivered.')] } },
+      {
+        outcome: 'replied',
+        executions: { lookup_order: 1 },
+        history: { count: 4, contains: ['call lookup_order#look', 'result#look ok'] },
+        trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > tool:ok', 'turn > tool > policy:ok', 'turn > model_call:ok'] },
+      },
+    ),
+  ),
   tool_use_at_step_limit: only('MODEL', () =>
-    single('tool use at the step limit', { config: { maxSteps: 1 }, provider: { script: [LOOKUP] } }, {
-      outcome: 'failed{max_steps}',
-      executions: { lookup_order: 0 },
-      toolResults: [{ call: 'look', status: 'failed', code: 'NOT_RUN' }],
-      history: { count: 0 },
-      trace: { exact: ['turn:ok', 'turn > model_call:ok'] },
-    })),
+    single(
+      'tool use at the step limit',
+      { config: { maxSteps: 1 }, provider: { script: [LOOKUP] } },
+      {
+        outcome: 'failed{max_steps}',
+        executions: { lookup_order: 0 },
+        toolResults: [{ call: 'look', status: 'failed', code: 'NOT_RUN' }],
+        history: { count: 0 },
+        trace: { exact: ['turn:ok', 'turn > model_call:ok'] },
+      },
+    ),
+  ),
   tool_use_over_call_budget: only('MODEL', () =>
     single(
       'tool use over the call budget',
-      { config: { maxToolCallsPerTurn: 1 }, provider: { script: [{ tool_use: [{ id: 'a', name: 'lookup_order', args: { order_id: 'ORD-1001' } }, { id: 'b', name: 'lookup_order', args: { order_id: 'ORD-1002' } }] }] } },
+      {
+        config: { maxToolCallsPerTurn: 1 },
+        provider: {
+          script: [
+            {
+              tool_use: [
+                { id: 'a', name: 'lookup_order', args: { order_id: 'ORD-1001' } },
+                { id: 'b', name: 'lookup_order', args: { order_id: 'ORD-1002' } },
+              ],
+            },
+          ],
+        },
+      },
       { outcome: 'failed{budget_exhausted}', executions: { lookup_order: 0 }, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:ok'] } },
-    )),
+    ),
+  ),
   max_tokens_text: only('MODEL', () => failedAlone('max_tokens in text', { max_tokens: { text: 'Your order is', partial: false } }, 'failed{max_tokens}')),
-  max_tokens_in_tool_call: only('MODEL', () => ({ ...failedAlone('max_tokens in a tool call', { max_tokens: { text: '', partial: true } }, 'failed{max_tokens}'), })),
+  max_tokens_in_tool_call: only('MODEL', () => ({
+    ...failedAlone('max_tokens in a tool call', { max_tokens: { text: '', partial: true } }, 'failed{max_tokens}'),
+  })),
   refusal: only('MODEL', () => failedAlone('refusal', { refusal: 'I cannot help with that.' }, 'failed{refusal}')),
   unknown_stop_reason: only('MODEL', () => failedAlone('unknown stop reason', { unknown: 'pause_turn' }, 'failed{unknown_stop_reason}')),
   overflow_compactable: only('MODEL', () =>
     single(
       'overflow, compacted',
-      { inbox: [{ say: FIRST }, { say: 'And ORD-1002?' }], compaction: [{ summary: 'Asked about ORD-1001: delivered.' }], provider: { script: [reply('Delivered, and here is a long explanation of what that means.'), { overflow: 'request' }, reply('Shipped.')] } },
+      {
+        inbox: [{ say: FIRST }, { say: 'And ORD-1002?' }],
+        compaction: [{ summary: 'Asked about ORD-1001: delivered.' }],
+        provider: { script: [reply('Delivered, and here is a long explanation of what that means.'), { overflow: 'request' }, reply('Shipped.')] },
+      },
       {
         outcomes: ['replied', 'replied'],
         events: { 'projection.replaced': 1 },
         lastRequest: { exact: ['user: [Summary of the earlier conversation]\nAsked about ORD-1001: delivered. | And ORD-1002?'] },
         trace: { exact: ['turn:ok', 'turn > model_call:error', 'turn > compaction:ok', 'turn > model_call:ok'] },
       },
-    )),
+    ),
+  ),
   overflow_not_compactable: only('MODEL', () => ({
     ...failedAlone('overflow, nothing to compact', { overflow: 'request' }, 'conversation_full'),
   })),
   transient_error: only('MODEL', () =>
-    single('transient error', { provider: { script: [{ error: { kind: 'server_error', status: 500 } }, reply('ok')] } }, {
-      outcome: 'replied',
-      requests: 2,
-      clock: 1_000,
-      history: { count: 2 },
-      trace: { exact: ['turn:ok', 'turn > model_call:error', 'turn > backoff:ok', 'turn > model_call:ok'] },
-    })),
+    single(
+      'transient error',
+      { provider: { script: [{ error: { kind: 'server_error', status: 500 } }, reply('ok')] } },
+      {
+        outcome: 'replied',
+        requests: 2,
+        clock: 1_000,
+        history: { count: 2 },
+        trace: { exact: ['turn:ok', 'turn > model_call:error', 'turn > backoff:ok', 'turn > model_call:ok'] },
+      },
+    ),
+  ),
   transient_error_tiers_spent: only('MODEL', () =>
-    single('transient errors until the tiers are spent', { config: { retry: { jitter: 0 } }, provider: { script: Array.from({ length: 5 }, () => ({ error: { kind: 'overloaded', status: 529 } })) } }, {
-      outcome: 'failed{provider_unavailable}',
-      requests: 5,
-      clock: 15_000,
-      history: { count: 0 },
-      trace: { count: 10 },
-    })),
+    single(
+      'transient errors until the tiers are spent',
+      { config: { retry: { jitter: 0 } }, provider: { script: Array.from({ length: 5 }, () => ({ error: { kind: 'overloaded', status: 529 } })) } },
+      {
+        outcome: 'failed{provider_unavailable}',
+        requests: 5,
+        clock: 15_000,
+        history: { count: 0 },
+        trace: { count: 10 },
+      },
+    ),
+  ),
   rate_limited_tiers_spent: only('MODEL', () =>
-    single('429 until the tiers are spent', { config: { retry: { jitter: 0 } }, provider: { script: Array.from({ length: 5 }, () => ({ error: { kind: 'rate_limited', status: 429, retryAfterMs: 3_000 } })) } }, {
-      outcome: 'failed{rate_limited}',
-      requests: 5,
-      clock: 3_000 + 3_000 + 4_000 + 8_000,
-      history: { count: 0 },
-    })),
-  auth_error: only('MODEL', () => single('auth error', { provider: { script: [{ error: { kind: 'auth', status: 401 } }, reply('never')] } }, { outcome: 'failed{auth}', requests: 1, clock: 0, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:error'] } })),
+    single(
+      '429 until the tiers are spent',
+      {
+        config: { retry: { jitter: 0 } },
+        provider: { script: Array.from({ length: 5 }, () => ({ error: { kind: 'rate_limited', status: 429, retryAfterMs: 3_000 } })) },
+      },
+      {
+        outcome: 'failed{rate_limited}',
+        requests: 5,
+        clock: 3_000 + 3_000 + 4_000 + 8_000,
+        history: { count: 0 },
+      },
+    ),
+  ),
+  auth_error: only('MODEL', () =>
+    single(
+      'auth error',
+      { provider: { script: [{ error: { kind: 'auth', status: 401 } }, reply('never')] } },
+      { outcome: 'failed{auth}', requests: 1, clock: 0, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:error'] } },
+    ),
+  ),
   invalid_request: only('MODEL', () =>
-    single('invalid request', { provider: { script: [{ error: { kind: 'invalid_request', status: 400 } }, reply('never')] } }, { outcome: 'failed{invalid_request}', requests: 1, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:error'] } })),
+    single(
+      'invalid request',
+      { provider: { script: [{ error: { kind: 'invalid_request', status: 400 } }, reply('never')] } },
+      { outcome: 'failed{invalid_request}', requests: 1, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:error'] } },
+    ),
+  ),
   backoff_elapsed: only('RECOVERING', () =>
-    single('backoff elapsed', { provider: { script: [{ error: { kind: 'overloaded' } }, reply('ok')] } }, { outcome: 'replied', requests: 2, trace: { contains: ['turn > backoff:ok'] }, history: { count: 2 } })),
+    single(
+      'backoff elapsed',
+      { provider: { script: [{ error: { kind: 'overloaded' } }, reply('ok')] } },
+      { outcome: 'replied', requests: 2, trace: { contains: ['turn > backoff:ok'] }, history: { count: 2 } },
+    ),
+  ),
   tools_settled: only('TOOLS', () =>
-    single('tools settled', { provider: { script: [LOOKUP, reply('Delivered.')] } }, { outcome: 'replied', requests: 2, lastRequest: { contains: ['result#look ok'] }, history: { count: 4 }, trace: { contains: ['turn > tool:ok'] } })),
+    single(
+      'tools settled',
+      { provider: { script: [LOOKUP, reply('Delivered.')] } },
+      { outcome: 'replied', requests: 2, lastRequest: { contains: ['result#look ok'] }, history: { count: 4 }, trace: { contains: ['turn > tool:ok'] } },
+    ),
+  ),
   tool_denied: only('TOOLS', () =>
-    single('tool denied', { policy: { rules: [{ tools: ['lookup_order'], decision: 'deny', reason: 'read-only mode' }] }, provider: { script: [LOOKUP, reply('I cannot look that up.')] } }, {
-      outcome: 'replied',
-      executions: { lookup_order: 0 },
-      toolResults: [{ call: 'look', status: 'failed', code: 'DENIED' }],
-      policy: [{ tool: 'lookup_order', decision: 'deny', by: 'policy' }],
-      history: { contains: ['result#look failed'] },
-      trace: { contains: ['turn > tool > policy:ok'] },
-    })),
+    single(
+      'tool denied',
+      {
+        policy: { rules: [{ tools: ['lookup_order'], decision: 'deny', reason: 'read-only mode' }] },
+        provider: { script: [LOOKUP, reply('I cannot look that up.')] },
+      },
+      {
+        outcome: 'replied',
+        executions: { lookup_order: 0 },
+        toolResults: [{ call: 'look', status: 'failed', code: 'DENIED' }],
+        policy: [{ tool: 'lookup_order', decision: 'deny', by: 'policy' }],
+        history: { contains: ['result#look failed'] },
+        trace: { contains: ['turn > tool > policy:ok'] },
+      },
+    ),
+  ),
   tool_timed_out: only('TOOLS', () =>
-    single('tool timed out', { tools: [{ name: 'lookup_order', timeoutMs: 1_000, maxRetries: 0, behaviour: ['hang'] }], provider: { script: [LOOKUP, reply('It is taking too long.')] } }, {
-      outcome: 'replied',
-      toolResults: [{ call: 'look', status: 'unknown', code: 'TIMEOUT' }],
-      clock: 1_000,
-      history: { contains: ['result#look unknown'] },
-      trace: { contains: ['turn > tool:error'] },
-    })),
+    single(
+      'tool timed out',
+      {
+        tools: [{ name: 'lookup_order', timeoutMs: 1_000, maxRetries: 0, behaviour: ['hang'] }],
+        provider: { script: [LOOKUP, reply('It is taking too long.')] },
+      },
+      {
+        outcome: 'replied',
+        toolResults: [{ call: 'look', status: 'unknown', code: 'TIMEOUT' }],
+        clock: 1_000,
+        history: { contains: ['result#look unknown'] },
+        trace: { contains: ['turn > tool:error'] },
+      },
+    ),
+  ),
   token_budget_spent: only('TOOLS', () =>
-    single('token budget spent', { config: { maxTokensPerTurn: 100 }, provider: { script: [{ ...LOOKUP, usage: { input: 90, output: 20 } }, reply('never')] } }, {
-      outcome: 'failed{budget_exhausted}',
-      requests: 1,
-      executions: { lookup_order: 1 },
-      history: { count: 0 },
-      trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > tool:ok', 'turn > tool > policy:ok'] },
-    })),
+    single(
+      'token budget spent',
+      { config: { maxTokensPerTurn: 100 }, provider: { script: [{ ...LOOKUP, usage: { input: 90, output: 20 } }, reply('never')] } },
+      {
+        outcome: 'failed{budget_exhausted}',
+        requests: 1,
+        executions: { lookup_order: 1 },
+        history: { count: 0 },
+        trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > tool:ok', 'turn > tool > policy:ok'] },
+      },
+    ),
+  ),
   persistence_failure: (state) => {
     switch (state) {
       case 'CLAIMING':
-        return single('store fails after the claim', { store: { failAppends: [2] }, provider: { script: [reply('never')] } }, { outcome: 'failed{persistence}', requests: 0, history: { count: 0 }, trace: { exact: ['turn:ok'] } });
+        return single(
+          'store fails after the claim',
+          { store: { failAppends: [2] }, provider: { script: [reply('never')] } },
+          { outcome: 'failed{persistence}', requests: 0, history: { count: 0 }, trace: { exact: ['turn:ok'] } },
+        );
       case 'MODEL':
-        return single('store fails after the result', { store: { failAppends: [3] }, provider: { script: [reply('lost')] } }, { outcome: 'failed{persistence}', requests: 1, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:ok'] } });
+        return single(
+          'store fails after the result',
+          { store: { failAppends: [3] }, provider: { script: [reply('lost')] } },
+          { outcome: 'failed{persistence}', requests: 1, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:ok'] } },
+        );
       case 'TOOLS':
         return single(
           'store fails on the write-ahead record of a refund',
-          { store: { failAppends: [4] }, provider: { script: [{ tool_use: [{ id: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', amount: 5, reason: 'late' } }] }, reply('never')] } },
+          {
+            store: { failAppends: [4] },
+            provider: {
+              script: [{ tool_use: [{ id: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', amount: 5, reason: 'late' } }] }, reply('never')],
+            },
+          },
           { outcome: 'failed{persistence}', executions: { issue_refund: 0 }, history: { count: 0 } },
         );
       case 'CHECKPOINT':
         // The close itself cannot be stored: the turn is reported failed{persistence}; the store
         // lacks its turn.closed, so reopening closes it as interrupted (src/host/host.test.ts).
-        return single('store fails on the close', { store: { failAppends: [4] }, checkpoints: [{ name: 'hook', extend: [null] }], provider: { script: [reply('lost')] } }, {
-          outcome: 'failed{persistence}',
-          events: { 'turn.closed': 1 },
-          trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > checkpoint:ok'] },
-        });
+        return single(
+          'store fails on the close',
+          { store: { failAppends: [4] }, checkpoints: [{ name: 'hook', extend: [null] }], provider: { script: [reply('lost')] } },
+          {
+            outcome: 'failed{persistence}',
+            events: { 'turn.closed': 1 },
+            trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > checkpoint:ok'] },
+          },
+        );
       default:
         return undefined;
     }
   },
   checkpoint_extends: only('CHECKPOINT', () =>
-    single('a hook extends the turn', { checkpoints: [{ name: 'todos', extend: ['You have an unfinished to-do: add a note.', null] }], provider: { script: [reply('Done.'), reply('Note added.')] } }, {
-      outcome: 'replied',
-      requests: 2,
-      lastRequest: { contains: ['You have an unfinished to-do: add a note.'] },
-      history: { count: 4 },
-      trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > checkpoint:ok', 'turn > model_call:ok', 'turn > checkpoint:ok'] },
-    })),
+    single(
+      'a hook extends the turn',
+      {
+        checkpoints: [{ name: 'todos', extend: ['You have an unfinished to-do: add a note.', null] }],
+        provider: { script: [reply('Done.'), reply('Note added.')] },
+      },
+      {
+        outcome: 'replied',
+        requests: 2,
+        lastRequest: { contains: ['You have an unfinished to-do: add a note.'] },
+        history: { count: 4 },
+        trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > checkpoint:ok', 'turn > model_call:ok', 'turn > checkpoint:ok'] },
+      },
+    ),
+  ),
   checkpoint_passes: only('CHECKPOINT', () =>
-    single('the hooks let the turn close', { checkpoints: [{ name: 'a', extend: [null] }, { name: 'b', extend: [null] }], provider: { script: [reply('Done.')] } }, {
-      outcome: 'replied',
-      history: { count: 2 },
-      trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > checkpoint:ok', 'turn > checkpoint:ok'] },
-    })),
+    single(
+      'the hooks let the turn close',
+      {
+        checkpoints: [
+          { name: 'a', extend: [null] },
+          { name: 'b', extend: [null] },
+        ],
+        provider: { script: [reply('Done.')] },
+      },
+      {
+        outcome: 'replied',
+        history: { count: 2 },
+        trace: { exact: ['turn:ok', 'turn > model_call:ok', 'turn > checkpoint:ok', 'turn > checkpoint:ok'] },
+      },
+    ),
+  ),
   unexpected_exception: (state) => {
     switch (state) {
       case 'CLAIMING':
-        return single('the claim policy throws', { provider: { script: [reply('never')] } }, { outcome: 'failed{internal}', requests: 0, history: { count: 0 }, trace: { exact: ['turn:ok'] } }, {
-          claim: {
-            claim: () => {
-              throw new Error('moderation service bug');
+        return single(
+          'the claim policy throws',
+          { provider: { script: [reply('never')] } },
+          { outcome: 'failed{internal}', requests: 0, history: { count: 0 }, trace: { exact: ['turn:ok'] } },
+          {
+            claim: {
+              claim: () => {
+                throw new Error('moderation service bug');
+              },
             },
           },
-        });
+        );
       case 'MODEL':
         return single('a client reports NaN tokens', {}, { outcome: 'failed{internal}', history: { count: 0 } }, { model: nanUsageModel });
       case 'RECOVERING':
-        return single('an error handler throws', { provider: { script: [{ error: { kind: 'server_error', status: 500 } }] } }, { outcome: 'failed{internal}', requests: 1, history: { count: 0 } }, {
-          errorHandlers: [
-            {
-              name: 'broken',
-              handle: () => {
-                throw new Error('handler bug');
+        return single(
+          'an error handler throws',
+          { provider: { script: [{ error: { kind: 'server_error', status: 500 } }] } },
+          { outcome: 'failed{internal}', requests: 1, history: { count: 0 } },
+          {
+            errorHandlers: [
+              {
+                name: 'broken',
+                handle: () => {
+                  throw new Error('handler bug');
+                },
               },
-            },
-          ],
-        });
+            ],
+          },
+        );
       default:
         return undefined;
     }

@@ -6,7 +6,7 @@
  * while they run; run with --expose-gc for the settled figures.
  * Prints one JSON line. Usage: node --expose-gc bench/harness/host-memory.ts [N]
  */
-import type { ModelClient, ModelResult } from '../../providers/contract.ts';
+import type { ModelClient, ModelResult } from '../../src/kernel/model/client.ts';
 import { defaultHostConfig } from '../../src/host/config.ts';
 import { AgentHost } from '../../src/host/host.ts';
 import { defineTool } from '../../src/kernel/tools/define-tool.ts';
@@ -27,7 +27,14 @@ const model: ModelClient = {
       ? { type: 'reply', content: [{ type: 'text', text: FINAL_TEXT }], text: FINAL_TEXT, usage: USAGE, stopReason: 'end_turn' }
       : (() => {
           const id = `call_${Math.random().toString(36).slice(2)}`;
-          return { type: 'tool_use', content: [{ type: 'tool_call', id, name: TOOL_NAME, args: argsAt(0) }], calls: [{ id, name: TOOL_NAME, args: argsAt(0) }], text: '', usage: USAGE, stopReason: 'tool_use' };
+          return {
+            type: 'tool_use',
+            content: [{ type: 'tool_call', id, name: TOOL_NAME, args: argsAt(0) }],
+            calls: [{ id, name: TOOL_NAME, args: argsAt(0) }],
+            text: '',
+            usage: USAGE,
+            stopReason: 'tool_use',
+          };
         })();
     return new Promise((resolve) => setTimeout(() => resolve(result), MODEL_LATENCY_MS));
   },
@@ -66,7 +73,10 @@ async function main(): Promise<void> {
   sample();
   clearInterval(sampler);
   const answered = replies.filter((r) => r.reply === FINAL_TEXT).length;
-  if (answered !== CONVERSATIONS) throw new Error(`bench: ${CONVERSATIONS - answered} of ${CONVERSATIONS} conversations were not answered: ${JSON.stringify(replies.find((r) => r.reply !== FINAL_TEXT))}`);
+  if (answered !== CONVERSATIONS)
+    throw new Error(
+      `bench: ${CONVERSATIONS - answered} of ${CONVERSATIONS} conversations were not answered: ${JSON.stringify(replies.find((r) => r.reply !== FINAL_TEXT))}`,
+    );
 
   collect();
   const after = process.memoryUsage();

@@ -6,7 +6,7 @@
  * and a tracer per turn. The clock is the system clock. Only the model is fake:
  * an in-process client that answers at once.
  */
-import type { ModelClient, ModelRequest, ModelResult } from '../../providers/contract.ts';
+import type { ModelClient, ModelRequest, ModelResult } from '../../src/kernel/model/client.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
 import type { AnyEvent } from '../../src/kernel/log/envelope.ts';
 import { toRecord } from '../../src/kernel/log/envelope.ts';
@@ -94,7 +94,12 @@ export function createShared(): Shared {
   return { redact, tools, prompt, toolRuns };
 }
 
-export const BENCH_CONFIG: LoopConfig = { ...DEFAULT_LOOP_CONFIG, model: 'bench', maxSteps: STEPS_PER_RUN + 1, maxToolCallsPerSession: Number.MAX_SAFE_INTEGER };
+export const BENCH_CONFIG: LoopConfig = {
+  ...DEFAULT_LOOP_CONFIG,
+  model: 'bench',
+  maxSteps: STEPS_PER_RUN + 1,
+  maxToolCallsPerSession: Number.MAX_SAFE_INTEGER,
+};
 
 export interface ConversationOptions {
   readonly id?: string;
@@ -113,7 +118,10 @@ export function createConversation(shared: Shared, options: ConversationOptions 
   const id = options.id ?? 'bench';
   const log = new EventLog(systemClock, options.existing ?? []);
   const store = options.store ?? new MemoryEventStore();
-  const model = new BenchModel({ ...(options.rounds !== undefined ? { rounds: options.rounds } : {}), ...(options.idPrefix ? { idPrefix: options.idPrefix } : {}) });
+  const model = new BenchModel({
+    ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
+    ...(options.idPrefix ? { idPrefix: options.idPrefix } : {}),
+  });
   let flushing: Promise<void> = Promise.resolve();
   // The host's serialized flush: one store append per persist, carrying the new events.
   const persist = () => {

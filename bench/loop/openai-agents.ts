@@ -42,7 +42,11 @@ export function openAiAgentsContender() {
     async check() {
       const before = toolRuns;
       const { result, model } = await once();
-      return { toolRuns: toolRuns - before, finalText: typeof result.finalOutput === 'string' ? result.finalOutput : undefined, modelCalls: model.calls.length };
+      return {
+        toolRuns: toolRuns - before,
+        finalText: typeof result.finalOutput === 'string' ? result.finalOutput : undefined,
+        modelCalls: model.calls.length,
+      };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ModelRequest } from '../contract.ts';
+import type { ModelRequest } from '../../src/kernel/model/client.ts';
 import { jsonPlan, streamPlan, sseFrame } from '../wire-fakes/plan.ts';
 import { anthropicWire } from '../wire-fakes/anthropic.ts';
 import { upToNth } from '../wire-fakes/faults.ts';
@@ -85,7 +85,11 @@ describe('createAnthropicClient: the request on the wire', () => {
         { role: 'user', content: [{ type: 'text', text: 'Thanks.' }] },
       ],
       tools: [
-        { name: 'get_weather', description: 'Weather for a city.', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+        {
+          name: 'get_weather',
+          description: 'Weather for a city.',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
         { name: 'get_time', description: 'Time in a zone.', input_schema: { type: 'object', properties: { timezone: { type: 'string' } } } },
       ],
       temperature: 0.2,
@@ -163,12 +167,16 @@ describe('createAnthropicClient: endings', () => {
   });
 
   it('reads a 413 request_too_large as overflow at request', async () => {
-    const scenario = fake.scenario(jsonPlan(413, { type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes.' } }));
+    const scenario = fake.scenario(
+      jsonPlan(413, { type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes.' } }),
+    );
     expect(await clientFor(scenario).call(conversation)).toMatchObject({ type: 'context_window_exceeded', at: 'request' });
   });
 
   it('does not read other 400s as overflow', async () => {
-    const scenario = fake.scenario(jsonPlan(400, { type: 'error', error: { type: 'invalid_request_error', message: 'tools.0.name: String should match pattern' } }));
+    const scenario = fake.scenario(
+      jsonPlan(400, { type: 'error', error: { type: 'invalid_request_error', message: 'tools.0.name: String should match pattern' } }),
+    );
     expect(await clientFor(scenario).call(conversation)).toMatchObject({ type: 'transport_error', kind: 'invalid_request', status: 400 });
   });
 

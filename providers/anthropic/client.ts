@@ -4,7 +4,7 @@
  * timeout and abort signal end the call; every ending is one normalized result.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { ModelClient, ModelDelta, ModelRequest, ModelResult } from '../contract.ts';
+import type { ModelClient, ModelDelta, ModelRequest, ModelResult } from '../../src/kernel/index.ts';
 import { runModelCall } from '../shared/call-runner.ts';
 import { AnthropicStreamCollector, resultFromMessage } from './collect.ts';
 import { classifyAnthropicError } from './errors.ts';

@@ -4,7 +4,7 @@
  * framing events, thinking and other block types it does not use) and reports
  * what breaks the protocol as a malformed stream.
  */
-import type { ModelDelta, ModelResult } from '../contract.ts';
+import type { ModelDelta, ModelResult } from '../../src/kernel/index.ts';
 import type { CollectedBlock, CollectedCall, CollectedText } from '../shared/assemble.ts';
 import { emptyCollected, finishResult } from '../shared/assemble.ts';
 import { transportFailure } from '../shared/results.ts';

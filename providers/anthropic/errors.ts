@@ -1,6 +1,6 @@
 /** Anthropic SDK errors → normalized results. */
 import Anthropic from '@anthropic-ai/sdk';
-import type { ModelResult } from '../contract.ts';
+import type { ModelResult } from '../../src/kernel/index.ts';
 import type { CallContext } from '../shared/call-runner.ts';
 import { describeError } from '../shared/call-runner.ts';
 import { classifyFailure, type FailureInfo } from '../shared/failure.ts';

@@ -11,7 +11,7 @@
  * - `input` must be an object: arguments that are not one are wrapped as `{ "value": ... }`.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Message, ModelRequest } from '../contract.ts';
+import type { Message, ModelRequest } from '../../src/kernel/index.ts';
 
 type MessageParam = Anthropic.MessageParam;
 type ContentBlockParam = Anthropic.ContentBlockParam;

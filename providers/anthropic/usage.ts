@@ -1,5 +1,5 @@
 /** Anthropic usage → normalized usage. Cache fields are kept when sent (also when 0). */
-import type { Usage } from '../contract.ts';
+import type { Usage } from '../../src/kernel/index.ts';
 
 export interface AnthropicUsageLike {
   input_tokens?: number | null;

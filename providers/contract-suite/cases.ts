@@ -6,7 +6,7 @@
  * Checks use node:assert, so the cases run under vitest and in the CLI alike.
  */
 import assert from 'node:assert/strict';
-import type { AssistantBlock, ModelDelta, ModelRequest, ModelResult, ToolSpec } from '../contract.ts';
+import type { AssistantBlock, ModelDelta, ModelRequest, ModelResult, ToolSpec } from '../../src/kernel/index.ts';
 import type { Behaviour } from './behaviours.ts';
 
 export interface CallOutcome {

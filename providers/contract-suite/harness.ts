@@ -2,7 +2,7 @@
  * How a provider takes part in the contract suite: for each case, a client whose
  * provider will behave as the case needs, or a reason it cannot.
  */
-import type { ModelClient } from '../contract.ts';
+import type { ModelClient } from '../../src/kernel/index.ts';
 import type { Behaviour } from './behaviours.ts';
 
 export interface ContractScenario {

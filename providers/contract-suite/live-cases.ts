@@ -8,7 +8,7 @@
  * faults, rate limits and overload (the API decides when those happen).
  */
 import assert from 'node:assert/strict';
-import type { ModelRequest, ModelResult, ToolSpec } from '../contract.ts';
+import type { ModelRequest, ModelResult, ToolSpec } from '../../src/kernel/index.ts';
 
 export interface LiveCase {
   readonly id: string;

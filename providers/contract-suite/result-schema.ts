@@ -1,6 +1,6 @@
 /** A runtime check that a value is a well-formed `ModelResult` (the contract's shape). */
 import { z } from 'zod';
-import { TRANSPORT_ERROR_KINDS } from '../contract.ts';
+import { TRANSPORT_ERROR_KINDS } from '../../src/kernel/index.ts';
 
 const usage = z
   .object({
@@ -27,9 +27,7 @@ export const modelResultSchema = z.discriminatedUnion('type', [
       type: z.literal('tool_use'),
       content,
       text: z.string(),
-      calls: z
-        .array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), rawArgs: z.string().optional() }).strict())
-        .min(1),
+      calls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), rawArgs: z.string().optional() }).strict()).min(1),
       ...base,
     })
     .strict(),

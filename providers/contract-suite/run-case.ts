@@ -5,7 +5,7 @@
  * AssertionError on failure; framework-free, so the CLI can use it too.
  */
 import assert from 'node:assert/strict';
-import type { ModelDelta, ModelRequest, ModelResult } from '../contract.ts';
+import type { ModelDelta, ModelRequest, ModelResult } from '../../src/kernel/index.ts';
 import { describeError } from '../shared/call-runner.ts';
 import type { ContractCase } from './cases.ts';
 import { BASE_REQUEST } from './cases.ts';

@@ -2,7 +2,7 @@
  * The suite must fail clients that break the contract, not just pass good ones.
  */
 import { describe, expect, it } from 'vitest';
-import type { ModelClient, ModelResult } from '../contract.ts';
+import type { ModelClient, ModelResult } from '../../src/kernel/model/client.ts';
 import { reply } from '../fake/results.ts';
 import { CONTRACT_CASE_LIST, CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';

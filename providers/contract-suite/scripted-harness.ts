@@ -4,7 +4,7 @@
  * timing (a stall is latency after the first delta). Byte-level stream faults
  * have no equivalent in-process and are unsupported.
  */
-import type { ModelDelta, ModelResult } from '../contract.ts';
+import type { ModelDelta, ModelResult } from '../../src/kernel/index.ts';
 import { ScriptedModelClient, type ScriptedEntry } from '../fake/scripted.ts';
 import { transportError, overflow } from '../fake/results.ts';
 import type { Collected, StopCategory } from '../shared/assemble.ts';

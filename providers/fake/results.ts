@@ -2,13 +2,7 @@
  * Builders for normalized results, for scripts and tests. They produce exactly
  * what an adapter would produce for the same model behaviour.
  */
-import type {
-  AssistantBlock,
-  ModelResult,
-  ToolCall,
-  TransportErrorKind,
-  Usage,
-} from '../contract.ts';
+import type { AssistantBlock, ModelResult, ToolCall, TransportErrorKind, Usage } from '../../src/kernel/index.ts';
 
 const DEFAULT_USAGE: Usage = { inputTokens: 10, outputTokens: 5 };
 
@@ -43,10 +37,7 @@ export function unknownStop(stopReason: string, text = ''): ModelResult {
   return { type: 'unknown', stopReason, content: text ? [{ type: 'text', text }] : [], text, usage: DEFAULT_USAGE };
 }
 
-export function transportError(
-  kind: TransportErrorKind,
-  extra: { status?: number; retryAfterMs?: number; message?: string } = {},
-): ModelResult {
+export function transportError(kind: TransportErrorKind, extra: { status?: number; retryAfterMs?: number; message?: string } = {}): ModelResult {
   return {
     type: 'transport_error',
     kind,

@@ -6,9 +6,7 @@
  * It honours the contract: it never rejects, settles once, reports aborts as
  * `transport_error{aborted}` and a passed timeout as `transport_error{timeout}`.
  */
-import type { Clock } from '../../src/kernel/clock.ts';
-import { systemClock } from '../../src/kernel/clock.ts';
-import type { ModelClient, ModelDelta, ModelRequest, ModelResult } from '../contract.ts';
+import { type Clock, systemClock, type ModelClient, type ModelDelta, type ModelRequest, type ModelResult } from '../../src/kernel/index.ts';
 import { transportError } from './results.ts';
 
 export interface ScriptedEntry {

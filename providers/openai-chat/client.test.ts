@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ModelRequest } from '../contract.ts';
+import type { ModelRequest } from '../../src/kernel/model/client.ts';
 import { jsonPlan, sseFrame, streamPlan } from '../wire-fakes/plan.ts';
 import { openAIChatWire, openAIErrorBody } from '../wire-fakes/openai-chat.ts';
 import { acquireWireFake, type WireScenario } from '../wire-fakes/server.ts';
@@ -39,7 +39,9 @@ const conversation: ModelRequest = {
     },
     { role: 'user', content: [{ type: 'text', text: 'Thanks.' }] },
   ],
-  tools: [{ name: 'get_weather', description: 'Weather for a city.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
+  tools: [
+    { name: 'get_weather', description: 'Weather for a city.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  ],
   maxTokens: 512,
   temperature: 0.2,
 };
@@ -73,7 +75,11 @@ describe('createOpenAIChatClient: the request on the wire', () => {
       tools: [
         {
           type: 'function',
-          function: { name: 'get_weather', description: 'Weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+          function: {
+            name: 'get_weather',
+            description: 'Weather for a city.',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
         },
       ],
       temperature: 0.2,
@@ -134,7 +140,11 @@ describe('createOpenAIChatClient: endings', () => {
         { recipient_name: 'functions.get_weather', parameters: { city: 'Rome' } },
       ],
     });
-    const turn: WireTurn = { blocks: [{ type: 'tool_call', id: 'call_w', name: 'multi_tool_use.parallel', args }], stop: 'tool_use', usage: { input: 1, output: 1 } };
+    const turn: WireTurn = {
+      blocks: [{ type: 'tool_call', id: 'call_w', name: 'multi_tool_use.parallel', args }],
+      stop: 'tool_use',
+      usage: { input: 1, output: 1 },
+    };
     const scenario = fake.scenario(streamPlan(openAIChatWire.streamFrames(turn)));
     const result = await clientFor(scenario).call(conversation);
     expect(result.type === 'tool_use' && result.calls.map((c) => [c.id, c.name, c.args])).toEqual([
@@ -144,7 +154,11 @@ describe('createOpenAIChatClient: endings', () => {
   });
 
   it('leaves a declared tool named parallel alone', async () => {
-    const turn: WireTurn = { blocks: [{ type: 'tool_call', id: 'call_p', name: 'parallel', args: '{"tool_uses":[{"recipient_name":"x"}]}' }], stop: 'tool_use', usage: { input: 1, output: 1 } };
+    const turn: WireTurn = {
+      blocks: [{ type: 'tool_call', id: 'call_p', name: 'parallel', args: '{"tool_uses":[{"recipient_name":"x"}]}' }],
+      stop: 'tool_use',
+      usage: { input: 1, output: 1 },
+    };
     const scenario = fake.scenario(streamPlan(openAIChatWire.streamFrames(turn)));
     const request = { ...conversation, tools: [{ name: 'parallel', description: 'Runs things.', inputSchema: { type: 'object' } }] };
     const result = await clientFor(scenario).call(request);
@@ -152,7 +166,11 @@ describe('createOpenAIChatClient: endings', () => {
   });
 
   it('keeps arguments that are not valid JSON as text for the loop to report', async () => {
-    const turn: WireTurn = { blocks: [{ type: 'tool_call', id: 'call_x', name: 'get_weather', args: "{city: 'Paris'}" }], stop: 'tool_use', usage: { input: 1, output: 1 } };
+    const turn: WireTurn = {
+      blocks: [{ type: 'tool_call', id: 'call_x', name: 'get_weather', args: "{city: 'Paris'}" }],
+      stop: 'tool_use',
+      usage: { input: 1, output: 1 },
+    };
     const scenario = fake.scenario(streamPlan(openAIChatWire.streamFrames(turn)));
     const result = await clientFor(scenario).call(conversation);
     expect(result).toMatchObject({ type: 'tool_use', calls: [{ id: 'call_x', args: "{city: 'Paris'}", rawArgs: "{city: 'Paris'}" }] });

@@ -4,7 +4,7 @@
  * retries are off; the caller's timeout and abort signal end the call; every
  * ending is one normalized result.
  */
-import type { ModelClient, ModelDelta, ModelRequest, ModelResult } from '../contract.ts';
+import type { ModelClient, ModelDelta, ModelRequest, ModelResult } from '../../src/kernel/index.ts';
 import { runModelCall } from '../shared/call-runner.ts';
 import { classifyOpenAIError } from '../openai-shared/errors.ts';
 import type { OpenAIClientOptions } from '../openai-shared/options.ts';

@@ -4,7 +4,7 @@
  * requested). The response is complete once the finish reason and the usage
  * chunk have arrived.
  */
-import type { ModelDelta, ModelResult } from '../contract.ts';
+import type { ModelDelta, ModelResult } from '../../src/kernel/index.ts';
 import type { CollectedCall, FinishOptions } from '../shared/assemble.ts';
 import { appendText, emptyCollected, finishResult } from '../shared/assemble.ts';
 import { transportFailure } from '../shared/results.ts';
@@ -98,7 +98,11 @@ interface Completion {
   choices?: {
     index?: unknown;
     finish_reason?: unknown;
-    message?: { content?: unknown; refusal?: unknown; tool_calls?: { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }[] | null };
+    message?: {
+      content?: unknown;
+      refusal?: unknown;
+      tool_calls?: { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }[] | null;
+    };
   }[];
   usage?: unknown;
 }

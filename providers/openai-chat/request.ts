@@ -10,7 +10,7 @@
  * - `max_completion_tokens` carries the limit (reasoning models reject `max_tokens`).
  */
 import type OpenAI from 'openai';
-import type { Message, ModelRequest } from '../contract.ts';
+import type { Message, ModelRequest } from '../../src/kernel/index.ts';
 
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
 
@@ -31,24 +31,16 @@ function toChatMessages(message: Message): ChatMessage[] {
   }
   const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
   const calls = message.content.flatMap((b) =>
-    b.type === 'tool_call'
-      ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.args ?? {}) } }]
-      : [],
+    b.type === 'tool_call' ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.args ?? {}) } }] : [],
   );
   if (text === '' && calls.length === 0) return [];
   return [{ role: 'assistant', content: text === '' ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
 }
 
-export function toChatBody(
-  request: ModelRequest,
-  model: string,
-  options: ChatRequestOptions = {},
-): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
+export function toChatBody(request: ModelRequest, model: string, options: ChatRequestOptions = {}): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
   const messages: ChatMessage[] = [];
   if (request.system !== '') {
-    messages.push(
-      options.systemRole === 'developer' ? { role: 'developer', content: request.system } : { role: 'system', content: request.system },
-    );
+    messages.push(options.systemRole === 'developer' ? { role: 'developer', content: request.system } : { role: 'system', content: request.system });
   }
   for (const message of request.messages) messages.push(...toChatMessages(message));
   return {

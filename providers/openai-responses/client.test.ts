@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ModelRequest } from '../contract.ts';
+import type { ModelRequest } from '../../src/kernel/model/client.ts';
 import { jsonPlan, sseFrame, streamPlan, type Frame } from '../wire-fakes/plan.ts';
 import { openAIResponsesWire } from '../wire-fakes/openai-responses.ts';
 import { acquireWireFake, type WireScenario } from '../wire-fakes/server.ts';
@@ -42,7 +42,9 @@ const conversation: ModelRequest = {
       ],
     },
   ],
-  tools: [{ name: 'get_weather', description: 'Weather for a city.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
+  tools: [
+    { name: 'get_weather', description: 'Weather for a city.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  ],
   maxTokens: 512,
 };
 
@@ -51,7 +53,11 @@ function failedFrames(error: { code: string; message: string }, withText: boolea
   const kept = withText ? frames.filter((f) => f.tag !== 'final' && f.tag !== 'block_stop') : frames.slice(0, 2);
   return [
     ...kept,
-    sseFrame('response.failed', { type: 'response.failed', sequence_number: 500, response: { id: 'resp_x', status: 'failed', error, output: [], usage: null } }, 'final'),
+    sseFrame(
+      'response.failed',
+      { type: 'response.failed', sequence_number: 500, response: { id: 'resp_x', status: 'failed', error, output: [], usage: null } },
+      'final',
+    ),
   ];
 }
 
@@ -99,12 +105,16 @@ describe('createOpenAIResponsesClient: the request on the wire', () => {
 
 describe('createOpenAIResponsesClient: endings', () => {
   it('reads response.failed with context_length_exceeded before any output as overflow at request', async () => {
-    const scenario = fake.scenario(streamPlan(failedFrames({ code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' }, false)));
+    const scenario = fake.scenario(
+      streamPlan(failedFrames({ code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' }, false)),
+    );
     expect(await clientFor(scenario).call(conversation)).toMatchObject({ type: 'context_window_exceeded', at: 'request' });
   });
 
   it('reads response.failed with context_length_exceeded after output as overflow during generation, keeping the text', async () => {
-    const scenario = fake.scenario(streamPlan(failedFrames({ code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' }, true)));
+    const scenario = fake.scenario(
+      streamPlan(failedFrames({ code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' }, true)),
+    );
     expect(await clientFor(scenario).call(conversation)).toMatchObject({
       type: 'context_window_exceeded',
       at: 'generation',

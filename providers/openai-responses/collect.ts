@@ -4,7 +4,7 @@
  * once. The response is complete at `response.completed`, `response.incomplete`
  * or `response.failed`.
  */
-import type { ModelDelta, ModelResult } from '../contract.ts';
+import type { ModelDelta, ModelResult } from '../../src/kernel/index.ts';
 import type { Collected, CollectedCall, CollectedText, FinishOptions, StopInfo } from '../shared/assemble.ts';
 import { emptyCollected, finishResult } from '../shared/assemble.ts';
 import { classifyFailure } from '../shared/failure.ts';
@@ -223,10 +223,7 @@ function failureResult(info: { message: string; code?: string; type?: string }, 
     const content = collected.blocks.flatMap((b) => (b.type === 'text' && b.text ? [{ type: 'text' as const, text: b.text }] : []));
     return { type: 'context_window_exceeded', at: 'generation', content, message: info.message, ...usage };
   }
-  const result = classifyFailure(
-    { message: info.message, ...(info.code ? { code: info.code } : {}), type: info.type ?? info.code },
-    isOpenAIOverflow,
-  );
+  const result = classifyFailure({ message: info.message, ...(info.code ? { code: info.code } : {}), type: info.type ?? info.code }, isOpenAIOverflow);
   return { ...result, ...usage };
 }
 
@@ -235,7 +232,10 @@ function endingResult(finalType: string | undefined, final: ResponseObject, coll
   if (finalType === 'response.failed' || status === 'failed') {
     const error = final.error ?? {};
     const message = str(error.message) ?? 'the response failed';
-    return failureResult({ message, ...(str(error.code) ? { code: str(error.code)! } : {}), ...(str(error.type) ? { type: str(error.type)! } : {}) }, collected);
+    return failureResult(
+      { message, ...(str(error.code) ? { code: str(error.code)! } : {}), ...(str(error.type) ? { type: str(error.type)! } : {}) },
+      collected,
+    );
   }
   const refused = (collected.refusalText ?? '') !== '';
   let stop: StopInfo;

@@ -11,7 +11,7 @@
  *   (strict mode would require every property and no extra ones).
  */
 import type OpenAI from 'openai';
-import type { Message, ModelRequest } from '../contract.ts';
+import type { Message, ModelRequest } from '../../src/kernel/index.ts';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 

@@ -1,6 +1,6 @@
 /** OpenAI SDK errors → normalized results (Chat Completions and Responses alike). */
 import OpenAI from 'openai';
-import type { ModelResult } from '../contract.ts';
+import type { ModelResult } from '../../src/kernel/index.ts';
 import type { CallContext } from '../shared/call-runner.ts';
 import { describeError } from '../shared/call-runner.ts';
 import { classifyFailure, type FailureInfo } from '../shared/failure.ts';

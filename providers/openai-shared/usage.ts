@@ -1,5 +1,5 @@
 /** OpenAI usage (Chat Completions or Responses field names) → normalized usage. */
-import type { Usage } from '../contract.ts';
+import type { Usage } from '../../src/kernel/index.ts';
 
 interface UsageLike {
   prompt_tokens?: unknown;

@@ -4,7 +4,7 @@
  * known secret or a credential-shaped string redacted, and bodies stored decoded
  * (so a replay serves exactly what the SDK parsed).
  */
-import { createRedactor } from '../../src/kernel/redact.ts';
+import { createRedactor } from '../../src/kernel/index.ts';
 
 const DROPPED_HEADERS = new Set([
   'authorization',

@@ -3,9 +3,7 @@
  * becomes exactly one normalized result. The provider-specific part is only the
  * mapping of its stop reason to a `StopCategory`.
  */
-import type { AssistantBlock, ModelResult, ToolCall, Usage } from '../contract.ts';
-import { textOf } from '../contract.ts';
-import { lenientParse } from '../../src/kernel/tools/lenient-parse.ts';
+import { type AssistantBlock, type ModelResult, type ToolCall, type Usage, textOf, lenientParse } from '../../src/kernel/index.ts';
 import { transportFailure } from './results.ts';
 import { unwrapParallelCalls } from './parallel-wrapper.ts';
 

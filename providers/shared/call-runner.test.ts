@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelDelta, ModelRequest } from '../contract.ts';
+import type { ModelDelta, ModelRequest } from '../../src/kernel/model/client.ts';
 import { reply } from '../fake/results.ts';
 import { runModelCall } from './call-runner.ts';
 import { transportFailure } from './results.ts';
@@ -13,37 +13,55 @@ describe('runModelCall', () => {
     const controller = new AbortController();
     controller.abort();
     let started = false;
-    const result = await runModelCall({ ...request, signal: controller.signal }, undefined, async () => {
-      started = true;
-      return reply('x');
-    }, classify);
+    const result = await runModelCall(
+      { ...request, signal: controller.signal },
+      undefined,
+      async () => {
+        started = true;
+        return reply('x');
+      },
+      classify,
+    );
     expect(result).toMatchObject({ type: 'transport_error', kind: 'aborted' });
     expect(started).toBe(false);
   });
 
   it('settles with timeout when the work never finishes, and aborts the signal it handed out', async () => {
     let signal: AbortSignal | undefined;
-    const result = await runModelCall({ ...request, timeoutMs: 30 }, undefined, (ctx) => {
-      signal = ctx.signal;
-      return never();
-    }, classify);
+    const result = await runModelCall(
+      { ...request, timeoutMs: 30 },
+      undefined,
+      (ctx) => {
+        signal = ctx.signal;
+        return never();
+      },
+      classify,
+    );
     expect(result).toMatchObject({ type: 'transport_error', kind: 'timeout' });
     expect(signal?.aborted).toBe(true);
   });
 
   it('settles with aborted when the caller aborts mid-call, even if the work then ends quietly', async () => {
     const controller = new AbortController();
-    const result = await runModelCall({ ...request, signal: controller.signal }, undefined, async (ctx) => {
-      controller.abort();
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(ctx.signal.aborted).toBe(true);
-      return reply('short but looks complete');
-    }, classify);
+    const result = await runModelCall(
+      { ...request, signal: controller.signal },
+      undefined,
+      async (ctx) => {
+        controller.abort();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(ctx.signal.aborted).toBe(true);
+        return reply('short but looks complete');
+      },
+      classify,
+    );
     expect(result).toMatchObject({ type: 'transport_error', kind: 'aborted' });
   });
 
   it('turns a thrown error into a result, and a throwing classifier into network', async () => {
-    expect(await runModelCall(request, undefined, () => Promise.reject(new Error('boom')), classify)).toMatchObject({ kind: 'network', message: 'Error: boom' });
+    expect(await runModelCall(request, undefined, () => Promise.reject(new Error('boom')), classify)).toMatchObject({
+      kind: 'network',
+      message: 'Error: boom',
+    });
     const broken = () => {
       throw new Error('classifier bug');
     };
@@ -79,20 +97,35 @@ describe('runModelCall', () => {
 describe('runModelCall usage on early endings', () => {
   it('keeps the usage reported so far on a transport error, and never overrides usage a result already has', async () => {
     const spent = { inputTokens: 50, outputTokens: 1 };
-    const failed = await runModelCall(request, undefined, async (ctx) => {
-      ctx.usageSoFar = () => spent;
-      throw new Error('socket closed');
-    }, classify);
+    const failed = await runModelCall(
+      request,
+      undefined,
+      async (ctx) => {
+        ctx.usageSoFar = () => spent;
+        throw new Error('socket closed');
+      },
+      classify,
+    );
     expect(failed).toMatchObject({ type: 'transport_error', usage: spent });
-    const timedOut = await runModelCall({ ...request, timeoutMs: 10 }, undefined, (ctx) => {
-      ctx.usageSoFar = () => spent;
-      return new Promise<never>(() => {});
-    }, classify);
+    const timedOut = await runModelCall(
+      { ...request, timeoutMs: 10 },
+      undefined,
+      (ctx) => {
+        ctx.usageSoFar = () => spent;
+        return new Promise<never>(() => {});
+      },
+      classify,
+    );
     expect(timedOut).toMatchObject({ type: 'transport_error', kind: 'timeout', usage: spent });
-    const own = await runModelCall(request, undefined, async (ctx) => {
-      ctx.usageSoFar = () => spent;
-      return reply('ok', { inputTokens: 1, outputTokens: 1 });
-    }, classify);
+    const own = await runModelCall(
+      request,
+      undefined,
+      async (ctx) => {
+        ctx.usageSoFar = () => spent;
+        return reply('ok', { inputTokens: 1, outputTokens: 1 });
+      },
+      classify,
+    );
     expect(own.usage).toEqual({ inputTokens: 1, outputTokens: 1 });
   });
 });

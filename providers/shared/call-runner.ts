@@ -8,7 +8,7 @@
  *   stuck reading a stalled body (the SDKs' own timeout only covers the wait for
  *   response headers, and they end a stream silently when it is aborted).
  */
-import type { ModelDelta, ModelRequest, ModelResult, Usage } from '../contract.ts';
+import type { ModelDelta, ModelRequest, ModelResult, Usage } from '../../src/kernel/index.ts';
 import { transportFailure } from './results.ts';
 
 export type CallPhase = 'request' | 'stream';
@@ -130,9 +130,7 @@ function safeClassify(classify: (error: unknown, ctx: CallContext) => ModelResul
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
     const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error && cause.message && !error.message.includes(cause.message)
-      ? `${error.message}: ${cause.message}`
-      : error.message;
+    return cause instanceof Error && cause.message && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
   }
   return String(error);
 }

@@ -3,7 +3,7 @@
  * 200 stream) to one normalized result. Adapters extract a `FailureInfo` from
  * their SDK's error and say how their provider words a context overflow.
  */
-import type { ModelResult } from '../contract.ts';
+import type { ModelResult } from '../../src/kernel/index.ts';
 import { retryAfterMs } from './retry-after.ts';
 import { overflowAtRequest, transportFailure } from './results.ts';
 
@@ -20,13 +20,7 @@ export interface FailureInfo {
 
 export type OverflowDetector = (info: FailureInfo) => boolean;
 
-const AUTH_TYPES = new Set([
-  'authentication_error',
-  'permission_error',
-  'billing_error',
-  'invalid_api_key',
-  'insufficient_quota',
-]);
+const AUTH_TYPES = new Set(['authentication_error', 'permission_error', 'billing_error', 'invalid_api_key', 'insufficient_quota']);
 const RATE_TYPES = new Set(['rate_limit_error', 'rate_limit_exceeded', 'tokens', 'requests']);
 const INVALID_TYPES = new Set([
   'invalid_request_error',

@@ -5,7 +5,7 @@
  * Executing the wrapper would fail; the calls inside are what the model meant.
  * Unwrapped calls get ids `<wrapper id>_<n>` so each can carry its own result.
  */
-import type { ToolCall } from '../contract.ts';
+import type { ToolCall } from '../../src/kernel/index.ts';
 
 const WRAPPER_NAMES = new Set(['multi_tool_use.parallel', 'parallel']);
 

@@ -2,7 +2,7 @@
  * Small constructors for results adapters build, keeping optional fields absent
  * (not `undefined`) so results compare and serialize cleanly.
  */
-import type { ModelResult, TransportErrorKind, Usage } from '../contract.ts';
+import type { ModelResult, TransportErrorKind, Usage } from '../../src/kernel/index.ts';
 
 export function transportFailure(
   kind: TransportErrorKind,

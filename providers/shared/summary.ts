@@ -3,7 +3,7 @@
  * and the fixture tests): the fields that say how the call ended, without the
  * assistant content blocks that `text` and `calls` already show.
  */
-import type { ModelResult, Usage } from '../contract.ts';
+import type { ModelResult, Usage } from '../../src/kernel/index.ts';
 
 export interface ResultSummary {
   readonly type: ModelResult['type'];
@@ -40,7 +40,10 @@ export function summarizeResult(result: ModelResult): ResultSummary {
     case 'refusal':
       return { type: result.type, text: result.text, ...(result.details !== undefined ? { details: result.details } : {}), ...meta };
     case 'context_window_exceeded': {
-      const text = result.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
+      const text = result.content
+        .filter((b) => b.type === 'text')
+        .map((b) => (b as { text: string }).text)
+        .join('');
       return { type: result.type, at: result.at, text, message: result.message, ...meta };
     }
     case 'unknown':

@@ -3,7 +3,7 @@
  * that does not parse, a socket that drops mid-body, a request that could not
  * be built.
  */
-import type { ModelResult } from '../contract.ts';
+import type { ModelResult } from '../../src/kernel/index.ts';
 import type { CallContext } from './call-runner.ts';
 import { describeError } from './call-runner.ts';
 import { transportFailure } from './results.ts';

@@ -68,9 +68,7 @@ function streamFrames(turn: WireTurn): Frame[] {
         frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }, 'text_delta'));
       }
     } else {
-      frames.push(
-        event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }, 'block_start'),
-      );
+      frames.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }, 'block_start'));
       // Like the API: a first empty fragment, then the JSON in pieces.
       for (const piece of ['', ...(block.args ? pieces(block.args) : [])]) {
         frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }, 'args_delta'));
@@ -130,10 +128,7 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
     case 'rate_limited':
       return {
         status: status ?? 429,
-        body: errorBody(
-          'rate_limit_error',
-          'This request would exceed the rate limit for your organization of 50,000 input tokens per minute.',
-        ),
+        body: errorBody('rate_limit_error', 'This request would exceed the rate limit for your organization of 50,000 input tokens per minute.'),
       };
     case 'server_error':
       return { status: status ?? 500, body: errorBody('api_error', 'Internal server error') };

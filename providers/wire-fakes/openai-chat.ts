@@ -90,10 +90,11 @@ function streamFrames(turn: WireTurn): Frame[] {
 }
 
 function completeBody(turn: WireTurn): unknown {
-  const text = turn.blocks.filter((b) => b.type === 'text').map((b) => b.text).join('');
-  const calls = turn.blocks.flatMap((b) =>
-    b.type === 'tool_call' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: b.args } }] : [],
-  );
+  const text = turn.blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text)
+    .join('');
+  const calls = turn.blocks.flatMap((b) => (b.type === 'tool_call' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: b.args } }] : []));
   return {
     id: ID,
     object: 'chat.completion',
@@ -134,7 +135,11 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
     case 'auth':
       return {
         status: status ?? 401,
-        body: openAIErrorBody('Incorrect API key provided: sk-wire*****fake. You can find your API key at https://platform.openai.com/account/api-keys.', 'invalid_request_error', 'invalid_api_key'),
+        body: openAIErrorBody(
+          'Incorrect API key provided: sk-wire*****fake. You can find your API key at https://platform.openai.com/account/api-keys.',
+          'invalid_request_error',
+          'invalid_api_key',
+        ),
       };
     case 'rate_limited':
       return {

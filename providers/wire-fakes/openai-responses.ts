@@ -13,8 +13,7 @@ import { openAIErrorAnswer } from './openai-chat.ts';
 const MODEL = 'gpt-4.1-2025-04-14';
 const RESPONSE_ID = 'resp_wirefake000000000000000001';
 
-export const OPENAI_RESPONSES_OVERFLOW_MESSAGE =
-  'Your input exceeds the context window of this model. Please adjust your input and try again.';
+export const OPENAI_RESPONSES_OVERFLOW_MESSAGE = 'Your input exceeds the context window of this model. Please adjust your input and try again.';
 
 /** The final status and incomplete reason for a stop. */
 function ending(stop: TurnStop): { status: 'completed' | 'incomplete'; reason?: string } {
@@ -102,8 +101,7 @@ function streamFrames(turn: WireTurn): Frame[] {
   const end = ending(turn.stop);
   const frames: Frame[] = [];
   let seq = 0;
-  const push = (type: string, data: Record<string, unknown>, tag: FrameTag) =>
-    frames.push(sseFrame(type, { type, sequence_number: seq++, ...data }, tag));
+  const push = (type: string, data: Record<string, unknown>, tag: FrameTag) => frames.push(sseFrame(type, { type, sequence_number: seq++, ...data }, tag));
 
   push('response.created', { response: responseObject(turn, 'in_progress', []) }, 'start');
   push('response.in_progress', { response: responseObject(turn, 'in_progress', []) }, 'start');

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnthropicClient } from '../anthropic/client.ts';
-import type { ModelRequest } from '../contract.ts';
+import type { ModelRequest } from '../../src/kernel/model/client.ts';
 import { anthropicWire } from './anthropic.ts';
 import { upToNth } from './faults.ts';
 import type { WirePlan } from './plan.ts';
@@ -30,7 +30,14 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const request: ModelRequest = { model: 'claude-haiku-4-5', system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], maxTokens: 16, timeoutMs: 5000 };
+const request: ModelRequest = {
+  model: 'claude-haiku-4-5',
+  system: '',
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+  tools: [],
+  maxTokens: 16,
+  timeoutMs: 5000,
+};
 const turn = { blocks: [{ type: 'text' as const, text: 'Hello from a socket.' }], stop: 'end' as const, usage: { input: 3, output: 4 } };
 
 describe('servePlanOnNode', () => {

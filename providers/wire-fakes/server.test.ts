@@ -11,7 +11,11 @@ describe('wire fake server', () => {
     const url = `${scenario.baseURL('openai-chat')}/chat/completions`;
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const response = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer sk-secret-value', 'content-type': 'application/json' }, body: JSON.stringify({ i }) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-secret-value', 'content-type': 'application/json' },
+        body: JSON.stringify({ i }),
+      });
       statuses.push(response.status);
       await response.text();
     }

@@ -60,10 +60,7 @@ function startServer(): SetupServer {
       const url = new URL(request.url);
       const path = url.pathname.slice(`/s/${id}`.length) + url.search;
       if (!scenario) {
-        return Response.json(
-          { error: { type: 'not_found_error', message: `wire fake: no scenario "${id}" (was it disposed?)` } },
-          { status: 404 },
-        );
+        return Response.json({ error: { type: 'not_found_error', message: `wire fake: no scenario "${id}" (was it disposed?)` } }, { status: 404 });
       }
       const headers: Record<string, string> = {};
       request.headers.forEach((value, name) => {
@@ -76,10 +73,7 @@ function startServer(): SetupServer {
       try {
         plan = scenario.responder(received, index);
       } catch (error) {
-        return Response.json(
-          { error: { type: 'wire_fake_error', message: `wire fake responder failed: ${(error as Error).message}` } },
-          { status: 500 },
-        );
+        return Response.json({ error: { type: 'wire_fake_error', message: `wire fake responder failed: ${(error as Error).message}` } }, { status: 500 });
       }
       return planResponse(plan, request.signal);
     }),

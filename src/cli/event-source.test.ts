@@ -62,7 +62,9 @@ describe('loopgate replay <postgres URL>: connection failures exit 2, naming the
     const result = await loopgate(['replay', `postgres://loopgate:s3cret-pw@127.0.0.1:${port}/agents`]);
     expect(result.hung).toBe(false);
     expect(result.status).toBe(EXIT.usage);
-    expect(result.stderr).toBe(`loopgate: postgres://loopgate:****@127.0.0.1:${port}/agents: connection refused (is a PostgreSQL server running and listening there?)\n`);
+    expect(result.stderr).toBe(
+      `loopgate: postgres://loopgate:****@127.0.0.1:${port}/agents: connection refused (is a PostgreSQL server running and listening there?)\n`,
+    );
     expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
   });
 
@@ -79,7 +81,9 @@ describe('loopgate replay <postgres URL>: connection failures exit 2, naming the
   it('a malformed URL', async () => {
     const result = await loopgate(['replay', 'postgres://ops:s3cret-pw@db.internal:not-a-port/agents']);
     expect(result.status).toBe(EXIT.usage);
-    expect(result.stderr).toBe('loopgate: postgres://ops:****@db.internal:not-a-port/agents: not a valid URL (expected postgres://user:password@host:5432/database)\n');
+    expect(result.stderr).toBe(
+      'loopgate: postgres://ops:****@db.internal:not-a-port/agents: not a valid URL (expected postgres://user:password@host:5432/database)\n',
+    );
   });
 });
 

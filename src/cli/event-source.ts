@@ -30,13 +30,18 @@ export async function openEvents(path: string, conversation: string | undefined)
   let records: EventRecord[];
   try {
     const trimmed = text.trim();
-    records = trimmed.startsWith('[') ? JSON.parse(trimmed) : trimmed.split('\n').filter((l) => l.trim()).map((line, i) => {
-      try {
-        return JSON.parse(line) as EventRecord;
-      } catch (error) {
-        throw new UsageError(`${path}:${i + 1}: not a JSON record: ${(error as Error).message}`);
-      }
-    });
+    records = trimmed.startsWith('[')
+      ? JSON.parse(trimmed)
+      : trimmed
+          .split('\n')
+          .filter((l) => l.trim())
+          .map((line, i) => {
+            try {
+              return JSON.parse(line) as EventRecord;
+            } catch (error) {
+              throw new UsageError(`${path}:${i + 1}: not a JSON record: ${(error as Error).message}`);
+            }
+          });
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${path}: not JSON: ${(error as Error).message}`);
@@ -52,7 +57,9 @@ async function eventsFromStore(store: EventStore, name: string, conversation: st
     const id = conversation ?? (conversations.length === 1 ? conversations[0] : undefined);
     if (id === undefined) {
       throw new UsageError(
-        conversations.length === 0 ? `${name}: the store holds no conversations` : `${name} holds ${conversations.length} conversations; pick one with --conversation (${conversations.slice(0, 10).join(', ')}${conversations.length > 10 ? ', …' : ''})`,
+        conversations.length === 0
+          ? `${name}: the store holds no conversations`
+          : `${name} holds ${conversations.length} conversations; pick one with --conversation (${conversations.slice(0, 10).join(', ')}${conversations.length > 10 ? ', …' : ''})`,
       );
     }
     if (!conversations.includes(id)) throw new UsageError(`${name}: no conversation "${id}"`);

@@ -1,4 +1,6 @@
 /** Exit codes, the same for every command. */
+import { InputError } from '../kernel/index.ts';
+
 export const EXIT = {
   /** Everything passed. */
   passed: 0,
@@ -9,7 +11,7 @@ export const EXIT = {
 } as const;
 
 /** An error in what the user gave us (a path, a flag, a file's content): exit 2 with this message. */
-export class UsageError extends Error {
+export class UsageError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';

@@ -11,7 +11,8 @@ import { mergeReportsCommand } from './commands/merge-reports.ts';
 import { replayCommand } from './commands/replay.ts';
 import { runCommand } from './commands/run.ts';
 import { tablesCommand } from './commands/tables.ts';
-import { EXIT, UsageError } from './exit-codes.ts';
+import { InputError } from '../kernel/index.ts';
+import { EXIT } from './exit-codes.ts';
 
 export async function main(argv: string[]): Promise<number> {
   let code: number = EXIT.passed;
@@ -37,7 +38,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await parser.parseAsync();
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof InputError) {
       process.stderr.write(`loopgate: ${error.message}\n`);
       return EXIT.usage;
     }

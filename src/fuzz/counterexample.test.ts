@@ -6,14 +6,24 @@ const scenario = parseScenario(
   ['name: x', 'config: { retry: { jitter: 0 } }', 'provider:', '  script:', '    - refusal: no', 'inbox:', '  - say: hi', 'expect: {}'].join('\n'),
   'x.yaml',
 );
-const info = { property: 'outcome-follows-table', title: 'turns end as the table says', message: 'request 1: the provider answered refusal, but the loop recorded reply', seed: 11, path: '3:0:1', runs: 4, shrinks: 9 };
+const info = {
+  property: 'outcome-follows-table',
+  title: 'turns end as the table says',
+  message: 'request 1: the provider answered refusal, but the loop recorded reply',
+  seed: 11,
+  path: '3:0:1',
+  runs: 4,
+  shrinks: 9,
+};
 
 describe('counterexample files', () => {
   it('leave out what only repeats a default, and say what broke and how to reproduce it', () => {
     const minimal = minimalScenario(scenario, info);
     expect(Object.keys(minimal)).toEqual(['name', 'description', 'tags', 'config', 'provider', 'inbox', 'expect']);
     expect(minimal['provider']).toEqual({ script: [{ refusal: 'no' }] });
-    expect(minimal['description']).toMatch(/seed 11, run 4, shrunk in 9 step\(s\)[\s\S]*outcome-follows-table[\s\S]*recorded reply[\s\S]*loopgate run <this file> \(exit 1\)[\s\S]*loopgate fuzz --seed 11 --path 3:0:1/);
+    expect(minimal['description']).toMatch(
+      /seed 11, run 4, shrunk in 9 step\(s\)[\s\S]*outcome-follows-table[\s\S]*recorded reply[\s\S]*loopgate run <this file> \(exit 1\)[\s\S]*loopgate fuzz --seed 11 --path 3:0:1/,
+    );
   });
 
   it('load back as the same scenario (the writer refuses anything that would not)', () => {

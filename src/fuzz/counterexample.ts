@@ -47,7 +47,9 @@ function describe(info: CounterexampleInfo): string {
   return [
     `Found by loopgate fuzz (seed ${info.seed}, run ${info.runs}, shrunk in ${info.shrinks} step(s)).`,
     `It breaks the property ${info.property} (${info.title}): ${info.message}`,
-    ...(info.crashAt !== undefined ? [`The fuzz case also crashed the process before event ${info.crashAt} and reopened the store; loopgate run checks a crash at every event in memory.`] : []),
+    ...(info.crashAt !== undefined
+      ? [`The fuzz case also crashed the process before event ${info.crashAt} and reopened the store; loopgate run checks a crash at every event in memory.`]
+      : []),
     info.reproduce ?? `Reproduce: loopgate run <this file> (exit 1). Replay the search: loopgate fuzz --seed ${info.seed} --path ${info.path}`,
   ].join('\n');
 }

@@ -9,7 +9,14 @@ import { defineProperty } from './property.ts';
 function hotel() {
   const bookings: string[] = [];
   const tools = [
-    defineTool({ name: 'search_rooms', description: 'Find free rooms.', input: z.object({ city: z.string() }), sideEffect: 'NONE', parallelSafe: true, run: () => ({ rooms: ['A', 'B'] }) }),
+    defineTool({
+      name: 'search_rooms',
+      description: 'Find free rooms.',
+      input: z.object({ city: z.string() }),
+      sideEffect: 'NONE',
+      parallelSafe: true,
+      run: () => ({ rooms: ['A', 'B'] }),
+    }),
     defineTool({
       name: 'book_room',
       description: 'Book a room.',
@@ -21,7 +28,10 @@ function hotel() {
       },
     }),
   ];
-  const args = { search_rooms: fc.record({ city: fc.constant('Oslo') }), book_room: fc.record({ room: fc.constantFrom('A', 'B'), nights: fc.integer({ min: 1, max: 3 }) }) };
+  const args = {
+    search_rooms: fc.record({ city: fc.constant('Oslo') }),
+    book_room: fc.record({ room: fc.constantFrom('A', 'B'), nights: fc.integer({ min: 1, max: 3 }) }),
+  };
   return { tools, args };
 }
 
@@ -33,7 +43,11 @@ describe('fuzzAgent', () => {
       title: 'a booking call books once at most (while book_room stays STATEFUL)',
       check: (run) => {
         if (run.sideEffectLevels.get('book_room') !== 'STATEFUL') return undefined; // a generated override may make it retryable
-        const bookingCalls = new Set(run.log.events.filter((e) => e.type === 'tool.started' && (e.payload as { name: string }).name === 'book_room').map((e) => (e.payload as { callId: string }).callId));
+        const bookingCalls = new Set(
+          run.log.events
+            .filter((e) => e.type === 'tool.started' && (e.payload as { name: string }).name === 'book_room')
+            .map((e) => (e.payload as { callId: string }).callId),
+        );
         for (const [callId, n] of run.executionsByCall) if (bookingCalls.has(callId) && n > 1) return `booking call ${callId} ran ${n} times`;
         return undefined;
       },
@@ -45,13 +59,19 @@ describe('fuzzAgent', () => {
 
   it('finds a violation of your property and shrinks it to a scenario over your tools', async () => {
     const { tools, args } = hotel();
-    const neverBooks = defineProperty({ name: 'never-books', title: 'demo: no booking ever runs', check: (run) => ((run.executions.get('book_room') ?? 0) > 0 ? 'a room was booked' : undefined) });
+    const neverBooks = defineProperty({
+      name: 'never-books',
+      title: 'demo: no booking ever runs',
+      check: (run) => ((run.executions.get('book_room') ?? 0) > 0 ? 'a room was booked' : undefined),
+    });
     const result = await fuzzAgent({ tools, args, properties: [neverBooks], builtIns: false, runs: 500, seed: 3 });
     expect(result.failure?.property.name).toBe('never-books');
     expect(result.failure!.scenario.agent).toBe('none');
     expect(result.failure!.scenario.provider.script).toHaveLength(1);
     expect(result.failure!.scenario.provider.script[0]!.tool_use?.map((c) => c.name)).toEqual(['book_room']);
-    expect(() => assertNoViolation(result)).toThrow(/fuzz property never-books failed: a room was booked[\s\S]*name: "fuzz counterexample: never-books"[\s\S]*book_room/);
+    expect(() => assertNoViolation(result)).toThrow(
+      /fuzz property never-books failed: a room was booked[\s\S]*name: "fuzz counterexample: never-books"[\s\S]*book_room/,
+    );
   });
 
   it('refuses args for a tool it was not given, and property names that are not kebab-case', () => {

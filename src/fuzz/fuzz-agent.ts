@@ -77,5 +77,7 @@ export function assertNoViolation(result: FuzzResult): void {
     crashAt: failure.crashAt,
     reproduce: `Reproduce: runScenarioFile(<this file>, { agent: { tools } }) and your property, or replay the search: fuzzAgent({ ...same options, seed: ${result.seed}, path: '${failure.path}' })`,
   });
-  throw new Error(`fuzz property ${failure.property.name} failed: ${failure.message}\nreplay with { seed: ${result.seed}, path: '${failure.path}' }\n\n${yaml}`);
+  throw new Error(
+    `fuzz property ${failure.property.name} failed: ${failure.message}\nreplay with { seed: ${result.seed}, path: '${failure.path}' }\n\n${yaml}`,
+  );
 }

@@ -61,7 +61,11 @@ export function* smaller(s: Scenario): Generator<Candidate> {
 }
 
 /** Removes parts while `stillFails` holds, up to `budget` tries. Returns the smallest scenario found and the removals kept. */
-export async function minimizeScenario(scenario: Scenario, stillFails: (candidate: Scenario) => Promise<boolean>, budget = 400): Promise<{ scenario: Scenario; removals: number; tries: number }> {
+export async function minimizeScenario(
+  scenario: Scenario,
+  stillFails: (candidate: Scenario) => Promise<boolean>,
+  budget = 400,
+): Promise<{ scenario: Scenario; removals: number; tries: number }> {
   let current = scenario;
   let removals = 0;
   let tries = 0;

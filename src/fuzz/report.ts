@@ -25,7 +25,13 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
   const failure = result.failure;
   const held = `held over ${result.runs} run(s), ${result.turns} turn(s) (seed ${result.seed}${result.interrupted ? ', stopped at the time limit' : ''})`;
   const cases: CaseResult[] = result.properties.map((property): CaseResult => {
-    const base = { id: `fuzz:${property.name}`, kind: 'fuzz' as const, title: property.title, durationMs: Math.round(result.durationMs), tags: ['fuzz', ...(property.invariant ? [`invariant-${property.invariant}`] : [])] };
+    const base = {
+      id: `fuzz:${property.name}`,
+      kind: 'fuzz' as const,
+      title: property.title,
+      durationMs: Math.round(result.durationMs),
+      tags: ['fuzz', ...(property.invariant ? [`invariant-${property.invariant}`] : [])],
+    };
     if (!failure || failure.property.name !== property.name) {
       // After a failure the search stops: the others held only over the runs before it.
       return { ...base, status: 'passed', checks: [{ name: property.name, passed: true, message: held }] };

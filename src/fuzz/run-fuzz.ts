@@ -113,7 +113,10 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       run = await runScenario(fuzzCase.scenario, { realWaitLimitMs: REAL_WAIT_LIMIT_MS, maxEvents: MAX_EVENTS, ...options.host, seed: 1 });
     } catch (error) {
       // The second host refused to build the world: a generator (or user tool) bug, reported as such.
-      return { violation: { property: properties[0]!, message: `the second host could not run the case: ${(error as Error).message}`, run: undefined }, turns: 0 };
+      return {
+        violation: { property: properties[0]!, message: `the second host could not run the case: ${(error as Error).message}`, run: undefined },
+        turns: 0,
+      };
     }
     for (const property of properties) {
       if (target !== undefined && property.name !== target) continue;
@@ -195,7 +198,11 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   const fuzzCase: FuzzCase = { ...shrunk, scenario: minimized.scenario };
   const { violation } = await evaluateCase(fuzzCase);
   removeCrashScratch();
-  const failed = violation ?? { property: properties.find((p) => p.name === target) ?? properties[0]!, message: `failed during the search but not on its own (flaky?): ${String(details.errorInstance ?? 'the predicate returned false')}`, run: undefined };
+  const failed = violation ?? {
+    property: properties.find((p) => p.name === target) ?? properties[0]!,
+    message: `failed during the search but not on its own (flaky?): ${String(details.errorInstance ?? 'the predicate returned false')}`,
+    run: undefined,
+  };
   return {
     ...base,
     failure: {

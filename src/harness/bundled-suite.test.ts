@@ -40,19 +40,67 @@ const UNSHOWABLE_INVARIANTS: Readonly<Record<number, string>> = {
  * Each must carry the `field-failure` tag and quote the failure in its description.
  */
 const FIELD_FAILURES: readonly { readonly failure: string; readonly quote: string; readonly scenarios: readonly string[] }[] = [
-  { failure: 'Interrupt during tool execution leaves tool calls without results; the provider rejects the next request.', quote: 'interrupt during tool execution leaves tool calls without results', scenarios: ['field-failures/interrupt-mid-batch-every-call-answered'] },
-  { failure: 'An interrupted tool reported as "denied, never ran".', quote: 'an interrupted tool reported as denied', scenarios: ['loop/cancel-during-refund'] },
-  { failure: 'Abort invisible to the model, so it repeats side effects.', quote: 'invisible to the model', scenarios: ['field-failures/abort-visible-to-model', 'persistence/store-fails-after-refund-ran', 'safety/side-effect-notice-after-failed-turn'] },
-  { failure: 'A queued steer or follow-up taken, then lost when an abort lands.', quote: 'taken, then lost when an abort lands', scenarios: ['field-failures/steer-taken-then-abort-returned', 'cancel/follow-up-returned-when-cancelled-before-first-step'] },
-  { failure: 'Compaction orphans tool results or splits a parallel batch.', quote: 'compaction orphans tool results or splits a parallel batch', scenarios: ['compaction/compaction-keeps-tool-batches-whole'] },
-  { failure: 'Compact → overflow → compact forever without progress.', quote: 'compact → overflow → compact forever without progress', scenarios: ['compaction/compact-overflow-loop-is-bounded'] },
-  { failure: 'Compaction destroys raw history; an interrupted compaction loses it.', quote: 'raw history', scenarios: ['compaction/overflow-compacts-then-retries', 'compaction/failed-compaction-keeps-history'] },
-  { failure: 'A torn last record in the store, and the next append fused onto it.', quote: 'a torn last record in the store, and the next append fused onto it', scenarios: ['field-failures/failed-write-not-fused'] },
-  { failure: 'Persistence errors swallowed; writes silently stop.', quote: 'persistence errors swallowed; writes silently stop', scenarios: ['persistence/store-refuses-first-write', 'persistence/write-ahead-fails-refund-not-run'] },
-  { failure: 'Crash mid-turn, resume shows missing history.', quote: 'crash mid-turn, resume shows missing history', scenarios: ['cancel/shutdown-mid-turn-history-survives'] },
-  { failure: '`max_tokens` cuts tool-call arguments; the loop retries forever or runs the call with `{}`.', quote: 'max_tokens cuts tool-call arguments', scenarios: ['field-failures/max-tokens-cuts-tool-call'] },
+  {
+    failure: 'Interrupt during tool execution leaves tool calls without results; the provider rejects the next request.',
+    quote: 'interrupt during tool execution leaves tool calls without results',
+    scenarios: ['field-failures/interrupt-mid-batch-every-call-answered'],
+  },
+  {
+    failure: 'An interrupted tool reported as "denied, never ran".',
+    quote: 'an interrupted tool reported as denied',
+    scenarios: ['loop/cancel-during-refund'],
+  },
+  {
+    failure: 'Abort invisible to the model, so it repeats side effects.',
+    quote: 'invisible to the model',
+    scenarios: ['field-failures/abort-visible-to-model', 'persistence/store-fails-after-refund-ran', 'safety/side-effect-notice-after-failed-turn'],
+  },
+  {
+    failure: 'A queued steer or follow-up taken, then lost when an abort lands.',
+    quote: 'taken, then lost when an abort lands',
+    scenarios: ['field-failures/steer-taken-then-abort-returned', 'cancel/follow-up-returned-when-cancelled-before-first-step'],
+  },
+  {
+    failure: 'Compaction orphans tool results or splits a parallel batch.',
+    quote: 'compaction orphans tool results or splits a parallel batch',
+    scenarios: ['compaction/compaction-keeps-tool-batches-whole'],
+  },
+  {
+    failure: 'Compact → overflow → compact forever without progress.',
+    quote: 'compact → overflow → compact forever without progress',
+    scenarios: ['compaction/compact-overflow-loop-is-bounded'],
+  },
+  {
+    failure: 'Compaction destroys raw history; an interrupted compaction loses it.',
+    quote: 'raw history',
+    scenarios: ['compaction/overflow-compacts-then-retries', 'compaction/failed-compaction-keeps-history'],
+  },
+  {
+    failure: 'A torn last record in the store, and the next append fused onto it.',
+    quote: 'a torn last record in the store, and the next append fused onto it',
+    scenarios: ['field-failures/failed-write-not-fused'],
+  },
+  {
+    failure: 'Persistence errors swallowed; writes silently stop.',
+    quote: 'persistence errors swallowed; writes silently stop',
+    scenarios: ['persistence/store-refuses-first-write', 'persistence/write-ahead-fails-refund-not-run'],
+  },
+  {
+    failure: 'Crash mid-turn, resume shows missing history.',
+    quote: 'crash mid-turn, resume shows missing history',
+    scenarios: ['cancel/shutdown-mid-turn-history-survives'],
+  },
+  {
+    failure: '`max_tokens` cuts tool-call arguments; the loop retries forever or runs the call with `{}`.',
+    quote: 'max_tokens cuts tool-call arguments',
+    scenarios: ['field-failures/max-tokens-cuts-tool-call'],
+  },
   { failure: 'Abort does not stop a running tool.', quote: 'abort does not stop a running tool', scenarios: ['cancel/abort-stops-running-tool'] },
-  { failure: 'A later permission rule re-allows a denied tool.', quote: 'a later permission rule re-allows a denied tool', scenarios: ['approvals/deny-rule-beats-later-allow', 'safety/visibility-deny-not-lifted'] },
+  {
+    failure: 'A later permission rule re-allows a denied tool.',
+    quote: 'a later permission rule re-allows a denied tool',
+    scenarios: ['approvals/deny-rule-beats-later-allow', 'safety/visibility-deny-not-lifted'],
+  },
 ];
 
 /** A description as compared against the quotes: one line, lower case, no quote marks. */
@@ -62,7 +110,8 @@ function describeFailures(checks: readonly CheckResult[]): string {
   return checks
     .filter((c) => !c.passed)
     .map((c) => {
-      const detail = c.expected !== undefined || c.actual !== undefined ? `\n    expected: ${JSON.stringify(c.expected)}\n    actual:   ${JSON.stringify(c.actual)}` : '';
+      const detail =
+        c.expected !== undefined || c.actual !== undefined ? `\n    expected: ${JSON.stringify(c.expected)}\n    actual:   ${JSON.stringify(c.actual)}` : '';
       return `  ✗ ${c.name}: ${c.message}${detail}`;
     })
     .join('\n');
@@ -130,7 +179,9 @@ describe('the bundled suite', () => {
       const tags = new Set(suite.flatMap((l) => l.scenario.tags));
       const missing = Array.from({ length: 13 }, (_, i) => i + 1).filter((n) => !tags.has(`invariant-${n}`) && !(n in UNSHOWABLE_INVARIANTS));
       expect(missing, 'invariants no bundled scenario is tagged with').toEqual([]);
-      for (const tag of tags) if (tag.startsWith('invariant-')) expect(Number(tag.slice('invariant-'.length)), `bad tag ${tag}`).toSatisfy((n: number) => Number.isInteger(n) && n >= 1 && n <= 13);
+      for (const tag of tags)
+        if (tag.startsWith('invariant-'))
+          expect(Number(tag.slice('invariant-'.length)), `bad tag ${tag}`).toSatisfy((n: number) => Number.isInteger(n) && n >= 1 && n <= 13);
     });
 
     it('reproduces every known field failure of DESIGN.md, each in a scenario tagged field-failure that names it', () => {
@@ -148,7 +199,10 @@ describe('the bundled suite', () => {
       // Every scenario tagged field-failure names one of them.
       const tagged = suite.filter((l) => l.scenario.tags.includes('field-failure'));
       for (const l of tagged) {
-        expect(FIELD_FAILURES.some(({ quote }) => plain(l.scenario.description).includes(quote)), `${l.id} is tagged field-failure but names none of DESIGN.md's`).toBe(true);
+        expect(
+          FIELD_FAILURES.some(({ quote }) => plain(l.scenario.description).includes(quote)),
+          `${l.id} is tagged field-failure but names none of DESIGN.md's`,
+        ).toBe(true);
       }
       expect(tagged.length).toBeGreaterThanOrEqual(FIELD_FAILURES.length);
     });

@@ -28,7 +28,13 @@ export function contractCases(): Case[] {
         async run() {
           const [report] = await runContract(make(), { only: [testCase.id] });
           if (!report) return { status: 'failed', checks: [{ name: 'contract', passed: false, message: 'the case did not run' }] };
-          const checks = [{ name: 'contract', passed: report.status !== 'fail', message: report.reason ?? (report.status === 'pass' ? `normalized to ${report.result?.type ?? 'a result'}` : 'skipped') }];
+          const checks = [
+            {
+              name: 'contract',
+              passed: report.status !== 'fail',
+              message: report.reason ?? (report.status === 'pass' ? `normalized to ${report.result?.type ?? 'a result'}` : 'skipped'),
+            },
+          ];
           return report.status === 'skip'
             ? { status: 'skipped', checks: [], skipReason: report.reason ?? 'unsupported by this provider' }
             : { status: report.status === 'pass' ? 'passed' : 'failed', ...(report.result ? { outcome: report.result.type } : {}), checks };

@@ -8,7 +8,7 @@
  */
 import { API_KEY_ENV, BASE_URL_ENV, createAdapter } from '../../providers/clients.ts';
 import { isWireProvider, WIRE_PROVIDERS, type WireProvider } from '../../providers/names.ts';
-import { UsageError } from '../cli/exit-codes.ts';
+import { InputError } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { caseSeed, type Case } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
@@ -33,7 +33,7 @@ export const DEFAULT_LIVE_MODELS: Readonly<Record<WireProvider, string>> = {
 
 export function liveCases(options: LiveOptions): Case[] {
   const provider = options.provider;
-  if (!isWireProvider(provider)) throw new UsageError(`--provider ${provider}: live runs need one of ${WIRE_PROVIDERS.join(', ')}`);
+  if (!isWireProvider(provider)) throw new InputError(`--provider ${provider}: live runs need one of ${WIRE_PROVIDERS.join(', ')}`);
   const root = options.paths.length > 0 ? process.cwd() : BUNDLED_SCENARIOS;
   const loaded = loadScenarios(options.paths.length > 0 ? options.paths : [BUNDLED_SCENARIOS], root).filter((l) => l.scenario.live);
   const keyName = API_KEY_ENV[provider];

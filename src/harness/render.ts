@@ -10,7 +10,9 @@ import type { Message, SpanRecord, TraceRecord } from '../kernel/index.ts';
 
 export function renderMessage(message: Message): string {
   return `${message.role}: ${message.content
-    .map((b) => (b.type === 'text' ? b.text : b.type === 'tool_call' ? `call ${b.name}#${b.id} ${JSON.stringify(b.args)}` : `result#${b.callId} ${b.status}: ${b.content}`))
+    .map((b) =>
+      b.type === 'text' ? b.text : b.type === 'tool_call' ? `call ${b.name}#${b.id} ${JSON.stringify(b.args)}` : `result#${b.callId} ${b.status}: ${b.content}`,
+    )
     .join(' | ')}`;
 }
 

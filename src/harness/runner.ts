@@ -68,6 +68,12 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
     };
   } catch (error) {
     const message = `the case threw: ${(error as Error)?.stack ?? String(error)}`;
-    return { ...base, status: 'failed', durationMs: Math.round(performance.now() - started), failure: message, checks: [{ name: 'harness', passed: false, message }] };
+    return {
+      ...base,
+      status: 'failed',
+      durationMs: Math.round(performance.now() - started),
+      failure: message,
+      checks: [{ name: 'harness', passed: false, message }],
+    };
   }
 }

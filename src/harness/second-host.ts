@@ -248,22 +248,32 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   });
   const wrapModel = options.seams?.wrapModel ?? ((client: ModelClient) => client);
   const scripted = (steps: readonly ProviderStep[], name: string): ModelClient =>
-    wrapModel(new ScriptedModelClient(
-      steps.map((step) => (): ScriptedEntry => {
-        const entry = toEntry(step, callIds);
-        if (entry.result.type === 'transport_error' || entry.result.type === 'context_window_exceeded' || entry.result.type === 'refusal' || entry.result.type === 'unknown' || entry.result.type === 'max_tokens') {
-          fault(`provider: ${describeStep(step)}`);
-        }
-        return entry;
-      }),
-      {
-        name,
-        clock,
-        onExhausted: (_request, index) => transportError('invalid_request', { message: `scenario provider script exhausted at request ${index + 1}: add a step` }),
-      },
-    ));
+    wrapModel(
+      new ScriptedModelClient(
+        steps.map((step) => (): ScriptedEntry => {
+          const entry = toEntry(step, callIds);
+          if (
+            entry.result.type === 'transport_error' ||
+            entry.result.type === 'context_window_exceeded' ||
+            entry.result.type === 'refusal' ||
+            entry.result.type === 'unknown' ||
+            entry.result.type === 'max_tokens'
+          ) {
+            fault(`provider: ${describeStep(step)}`);
+          }
+          return entry;
+        }),
+        {
+          name,
+          clock,
+          onExhausted: (_request, index) =>
+            transportError('invalid_request', { message: `scenario provider script exhausted at request ${index + 1}: add a step` }),
+        },
+      ),
+    );
   // A wire-level provider: the real SDK parses the provider's protocol, written by the wire fake.
-  const wire = !options.model && scenario.provider.kind === 'wire' ? wireProvider(scenario.provider.provider!, scenario.provider.script, 'scenario-model') : undefined;
+  const wire =
+    !options.model && scenario.provider.kind === 'wire' ? wireProvider(scenario.provider.provider!, scenario.provider.script, 'scenario-model') : undefined;
   const real = options.model ?? wire?.client;
   // Real I/O (a wire fake, a live API) holds virtual time still while it is in flight.
   const tracked: ModelClient | undefined = real && { name: real.name, call: (request, onDelta) => clock.track(real.call(request, onDelta)) };
@@ -459,7 +469,13 @@ function toEntry(step: ProviderStep, callIds: { next: number }): ScriptedEntry {
   const withUsage = (r: ModelResult): ModelResult => (usage ? { ...r, usage } : r);
   let result: ModelResult;
   if (step.reply !== undefined) result = withUsage(reply(step.reply));
-  else if (step.tool_use) result = withUsage(toolUse(step.tool_use.map((c) => toolCall(c.id ?? `call_${callIds.next++}`, c.name, c.args ?? {})), step.text ?? ''));
+  else if (step.tool_use)
+    result = withUsage(
+      toolUse(
+        step.tool_use.map((c) => toolCall(c.id ?? `call_${callIds.next++}`, c.name, c.args ?? {})),
+        step.text ?? '',
+      ),
+    );
   else if (step.max_tokens) result = withUsage(maxTokens(step.max_tokens.text, step.max_tokens.partial));
   else if (step.refusal !== undefined) result = withUsage(refusal(step.refusal));
   else if (step.overflow) result = withUsage(overflow(step.overflow));
@@ -475,7 +491,8 @@ function toEntry(step: ProviderStep, callIds: { next: number }): ScriptedEntry {
 }
 
 export function describeStep(step: ProviderStep): string {
-  if (step.error) return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}`;
+  if (step.error)
+    return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}`;
   if (step.overflow) return `context overflow at ${step.overflow}`;
   if (step.max_tokens) return `max_tokens${step.max_tokens.partial ? ' inside a tool call' : ''}`;
   if (step.refusal !== undefined) return 'refusal';
@@ -567,7 +584,19 @@ function inputSchema(fields: Readonly<Record<string, string>>): z.ZodType {
     const optional = type.endsWith('?');
     const base = type.replace(/\?$/, '');
     const schema: z.ZodType =
-      base === 'string' ? z.string() : base === 'number' ? z.number() : base === 'integer' ? z.number().int() : base === 'boolean' ? z.boolean() : base === 'object' ? z.record(z.string(), z.unknown()) : base === 'array' ? z.array(z.unknown()) : z.unknown();
+      base === 'string'
+        ? z.string()
+        : base === 'number'
+          ? z.number()
+          : base === 'integer'
+            ? z.number().int()
+            : base === 'boolean'
+              ? z.boolean()
+              : base === 'object'
+                ? z.record(z.string(), z.unknown())
+                : base === 'array'
+                  ? z.array(z.unknown())
+                  : z.unknown();
     shape[name] = optional ? schema.optional() : schema;
   }
   return z.object(shape);

@@ -42,15 +42,40 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
         break;
       }
       case 'model.error_handled':
-        out.push({ at: event.at, kind: 'retry', turn: event.payload.turn, step: event.payload.step, label: `${event.payload.handler}: ${event.payload.action}${event.payload.delayMs ? ` after ${event.payload.delayMs} ms` : ''}`, detail: event.payload.detail });
+        out.push({
+          at: event.at,
+          kind: 'retry',
+          turn: event.payload.turn,
+          step: event.payload.step,
+          label: `${event.payload.handler}: ${event.payload.action}${event.payload.delayMs ? ` after ${event.payload.delayMs} ms` : ''}`,
+          detail: event.payload.detail,
+        });
         break;
       case 'assistant.message': {
-        const text = event.payload.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join(' ');
-        if (text) out.push({ at: event.at, kind: 'step', turn: event.payload.turn, step: event.payload.step, label: `assistant: ${text.length > 120 ? `${text.slice(0, 119)}…` : text}` });
+        const text = event.payload.content
+          .filter((b) => b.type === 'text')
+          .map((b) => (b as { text: string }).text)
+          .join(' ');
+        if (text)
+          out.push({
+            at: event.at,
+            kind: 'step',
+            turn: event.payload.turn,
+            step: event.payload.step,
+            label: `assistant: ${text.length > 120 ? `${text.slice(0, 119)}…` : text}`,
+          });
         break;
       }
       case 'policy.decision':
-        out.push({ at: event.at, kind: 'policy', turn: event.payload.turn, step: event.payload.step, label: `${event.payload.tool}: ${event.payload.decision} by ${event.payload.by}`, detail: event.payload.rule, status: event.payload.decision === 'allow' ? 'ok' : 'error' });
+        out.push({
+          at: event.at,
+          kind: 'policy',
+          turn: event.payload.turn,
+          step: event.payload.step,
+          label: `${event.payload.tool}: ${event.payload.decision} by ${event.payload.by}`,
+          detail: event.payload.rule,
+          status: event.payload.decision === 'allow' ? 'ok' : 'error',
+        });
         break;
       case 'tool.started':
         if (!toolAt.has(event.payload.callId)) toolAt.set(event.payload.callId, { at: event.at, args: event.payload.args });
@@ -71,7 +96,11 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
         break;
       }
       case 'projection.replaced':
-        out.push({ at: event.at, kind: 'compaction', label: `compacted [${event.payload.from}, ${event.payload.to}]: ${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens` });
+        out.push({
+          at: event.at,
+          kind: 'compaction',
+          label: `compacted [${event.payload.from}, ${event.payload.to}]: ${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens`,
+        });
         break;
       case 'cancel.requested':
         out.push({ at: event.at, kind: 'cancel', label: `cancel by ${event.payload.by}`, detail: event.payload.reason });

@@ -25,11 +25,20 @@ export class WireStepError extends Error {
 /** The contract behaviour a scenario step asks of the provider. Throws WireStepError when the wire cannot say it. */
 export function behaviourFor(step: ProviderStep, index: number, callIds: { next: number }): Behaviour {
   const usage = { input: step.usage?.input ?? 10, output: step.usage?.output ?? 5 };
-  const turn = (blocks: TurnBlock[], stop: WireTurn['stop'], extra: Partial<WireTurn> = {}): Behaviour => ({ kind: 'turn', turn: { blocks, stop, usage, ...extra } });
+  const turn = (blocks: TurnBlock[], stop: WireTurn['stop'], extra: Partial<WireTurn> = {}): Behaviour => ({
+    kind: 'turn',
+    turn: { blocks, stop, usage, ...extra },
+  });
   if (step.reply !== undefined) return turn(step.reply ? [{ type: 'text', text: step.reply }] : [], 'end');
   if (step.tool_use) {
     const blocks: TurnBlock[] = step.text ? [{ type: 'text', text: step.text }] : [];
-    for (const c of step.tool_use) blocks.push({ type: 'tool_call', id: c.id ?? `call_${callIds.next++}`, name: c.name, args: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) });
+    for (const c of step.tool_use)
+      blocks.push({
+        type: 'tool_call',
+        id: c.id ?? `call_${callIds.next++}`,
+        name: c.name,
+        args: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}),
+      });
     return turn(blocks, 'tool_use');
   }
   if (step.max_tokens) {
@@ -45,7 +54,12 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
   const retryAfterSeconds = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) : undefined;
   switch (error.kind) {
     case 'rate_limited':
-      return { kind: 'http_error', error: 'rate_limited', ...(error.status ? { status: error.status } : {}), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+      return {
+        kind: 'http_error',
+        error: 'rate_limited',
+        ...(error.status ? { status: error.status } : {}),
+        ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+      };
     case 'overloaded':
       return { kind: 'http_error', error: 'overloaded', ...(error.status ? { status: error.status } : {}) };
     case 'server_error':
@@ -55,7 +69,11 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
     case 'network':
       return { kind: 'reset_before_response' };
     case 'malformed_stream':
-      return { kind: 'stream_fault', turn: { blocks: [{ type: 'text', text: 'hello' }], stop: 'end', usage }, fault: { type: 'malformed', after: 'text_delta' } };
+      return {
+        kind: 'stream_fault',
+        turn: { blocks: [{ type: 'text', text: 'hello' }], stop: 'end', usage },
+        fault: { type: 'malformed', after: 'text_delta' },
+      };
     case 'timeout':
       return { kind: 'stream_fault', turn: { blocks: [{ type: 'text', text: 'hello' }], stop: 'end', usage }, fault: { type: 'stall', after: 'text_delta' } };
     case 'invalid_request':

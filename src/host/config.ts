@@ -5,43 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, type LoopConfig } from '../kernel/loop/types.ts';
+import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, type LoopConfig } from '../kernel/index.ts';
+import { storeConfigSchema } from '../stores/store-config.ts';
 import { loadYaml, YamlValidationError } from '../yaml/load-yaml.ts';
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
 const providerName = z.enum(['anthropic', 'openai-chat', 'openai-responses', 'fake']);
-
-/**
- * The shared store for many hosts. The URL comes from `urlEnv` (the name of an
- * environment variable holding it) or from `url` without a password (pg then reads
- * PGPASSWORD): a password never sits in a config file.
- */
-const postgresStoreSchema = z
-  .strictObject({
-    kind: z.literal('postgres'),
-    url: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
-      .refine((url) => !hasPassword(url), 'must not carry a password (config files get committed and shared): put the whole URL in an environment variable named by urlEnv, or set PGPASSWORD')
-      .optional(),
-    urlEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
-    /** The schema holding loopgate's tables (created if missing). */
-    schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL name').default('public'),
-    connectTimeoutMs: positiveInt.default(5_000),
-    poolSize: positiveInt.default(10),
-    maxLockConnections: positiveInt.default(50),
-  })
-  .refine((store) => (store.url === undefined) !== (store.urlEnv === undefined), 'give exactly one of url and urlEnv');
-
-function hasPassword(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return parsed.password !== '' || parsed.searchParams.has('password');
-  } catch {
-    return /^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(url);
-  }
-}
 
 const layerSchema = z.strictObject({
   allow: z.array(z.string()).optional(),
@@ -58,7 +28,10 @@ export const hostConfigSchema = z.strictObject({
       timeoutMs: positiveInt.optional(),
       baseURL: z.url().optional(),
       /** Name of the environment variable holding the API key (never the key itself). */
-      apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
+      apiKeyEnv: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
+        .optional(),
       fallback: z.array(z.strictObject({ provider: providerName, name: z.string().min(1) })).default([]),
     })
     .default({ provider: 'fake', name: DEFAULT_LOOP_CONFIG.model, maxTokens: DEFAULT_LOOP_CONFIG.maxTokens, fallback: [] }),
@@ -108,13 +81,7 @@ export const hostConfigSchema = z.strictObject({
       sideEffectNotice: z.boolean().default(true),
     })
     .default({ maxCompactionsPerStep: 2, maxCheckpointExtensions: 3, sideEffectNotice: true }),
-  store: z
-    .discriminatedUnion('kind', [
-      z.strictObject({ kind: z.literal('memory') }),
-      z.strictObject({ kind: z.literal('sqlite'), path: z.string().min(1) }),
-      postgresStoreSchema,
-    ])
-    .default({ kind: 'sqlite', path: '.loopgate/loopgate.db' }),
+  store: storeConfigSchema.default({ kind: 'sqlite', path: '.loopgate/loopgate.db' }),
   trace: z
     .strictObject({
       /** dev: lifecycle misuse throws; production: it is recorded. */

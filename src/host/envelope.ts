@@ -2,8 +2,7 @@
  * The response envelope an HTTP handler returns for one message (seed 004 rule 2:
  * the host wraps results). Every outcome maps to a status a client can act on.
  */
-import type { TurnResult } from '../kernel/loop/types.ts';
-import { assertNever, outcomeLabel, type Outcome } from '../kernel/outcome.ts';
+import { type TurnResult, assertNever, outcomeLabel, type Outcome } from '../kernel/index.ts';
 
 export interface TurnSummary {
   readonly turn: number;

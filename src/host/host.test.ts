@@ -29,7 +29,10 @@ function config(overrides: Partial<HostConfig> = {}): HostConfig {
   return { ...defaultHostConfig(), ...overrides };
 }
 
-function host(script: ScriptItem[], options: { store?: SqliteEventStore | MemoryEventStore; backend?: SupportBackend; config?: HostConfig; secrets?: string[] } = {}) {
+function host(
+  script: ScriptItem[],
+  options: { store?: SqliteEventStore | MemoryEventStore; backend?: SupportBackend; config?: HostConfig; secrets?: string[] } = {},
+) {
   const store = options.store ?? new SqliteEventStore(join(dir, 'agent.db'));
   const model = new ScriptedModelClient(script);
   const backend = options.backend ?? new SupportBackend();
@@ -72,10 +75,12 @@ describe('AgentHost', () => {
   it('serializes turns per conversation (FIFO) and runs different conversations independently', async () => {
     const store = new MemoryEventStore();
     const log: string[] = [];
-    const slowReply = (text: string): ScriptItem => (request) => {
-      log.push(`start ${request.messages.at(-1)!.content[0]!.type === 'text' ? (request.messages.at(-1)!.content[0] as { text: string }).text : ''}`);
-      return { result: reply(text), latencyMs: 20 };
-    };
+    const slowReply =
+      (text: string): ScriptItem =>
+      (request) => {
+        log.push(`start ${request.messages.at(-1)!.content[0]!.type === 'text' ? (request.messages.at(-1)!.content[0] as { text: string }).text : ''}`);
+        return { result: reply(text), latencyMs: 20 };
+      };
     const { agent } = host([slowReply('a1'), slowReply('a2'), slowReply('a3')], { store });
     const [one, two, three] = await Promise.all([agent.handle('c', 'q1'), agent.handle('c', 'q2'), agent.handle('c', 'q3')]);
     expect([one.reply, two.reply, three.reply]).toEqual(['a1', 'a2', 'a3']);
@@ -96,8 +101,20 @@ describe('AgentHost', () => {
     dead.append('tools.declared', { tools: [] });
     dead.append('model.request', { turn: 0, step: 1, attempt: 1, client: 'x', model: 'm', upTo: 3, prompt: 3, tools: 4, maxTokens: 10 });
     dead.append('model.result', { turn: 0, step: 1, attempt: 1, result: { type: 'tool_use', calls: 1 } });
-    dead.append('assistant.message', { turn: 0, step: 1, content: [{ type: 'tool_call', id: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', amount: 20, reason: 'late' } }] });
-    dead.append('tool.started', { turn: 0, step: 1, callId: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', amount: 20, reason: 'late' }, sideEffect: 'STATEFUL', attempt: 1 });
+    dead.append('assistant.message', {
+      turn: 0,
+      step: 1,
+      content: [{ type: 'tool_call', id: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', amount: 20, reason: 'late' } }],
+    });
+    dead.append('tool.started', {
+      turn: 0,
+      step: 1,
+      callId: 'r1',
+      name: 'issue_refund',
+      args: { order_id: 'ORD-1001', amount: 20, reason: 'late' },
+      sideEffect: 'STATEFUL',
+      attempt: 1,
+    });
     await store.append('c', dead.events.map(toRecord));
 
     const backend = new SupportBackend();
@@ -186,6 +203,8 @@ describe('host config', () => {
   });
   it('names an unknown tools.mode at startup', () => {
     const store = new MemoryEventStore();
-    expect(() => new AgentHost({ config: parseHostConfig('tools:\n  mode: research\n', 'agent.yaml'), store, model: new ScriptedModelClient([]) })).toThrow(/tools.mode "research" is not one of tools.modes/);
+    expect(() => new AgentHost({ config: parseHostConfig('tools:\n  mode: research\n', 'agent.yaml'), store, model: new ScriptedModelClient([]) })).toThrow(
+      /tools.mode "research" is not one of tools.modes/,
+    );
   });
 });

@@ -10,23 +10,35 @@
  * The harness is a second host over the same loop with other dependencies.
  */
 import { randomUUID } from 'node:crypto';
-import type { ModelClient } from '../../providers/contract.ts';
-import type { Clock } from '../kernel/clock.ts';
-import { systemClock } from '../kernel/clock.ts';
-import { decodeRecords } from '../kernel/log/decode.ts';
-import type { Intent } from '../kernel/log/catalogue.ts';
-import { EventLog } from '../kernel/log/event-log.ts';
-import type { ModelErrorHandler } from '../kernel/loop/model-errors.ts';
-import { AgentLoop } from '../kernel/loop/runner.ts';
-import type { CheckpointHook, ClaimPolicy, Compactor, PromptSource, TurnTracing } from '../kernel/loop/types.ts';
-import { PRIORITY, PromptAssembler } from '../kernel/prompt/assembler.ts';
-import { createRedactor, secretsFromEnv, type Redactor } from '../kernel/redact.ts';
-import { createToolExecutor } from '../kernel/tools/pipeline.ts';
-import type { PolicyRule } from '../kernel/tools/policy.ts';
-import { ToolRegistry } from '../kernel/tools/registry.ts';
-import type { AnyToolDeclaration, Approver, ToolExecutor } from '../kernel/tools/types.ts';
-import { standardLayers } from '../kernel/tools/visibility.ts';
-import { Tracer, type TraceExporter } from '../kernel/trace/tracer.ts';
+import {
+  type ModelClient,
+  type Clock,
+  systemClock,
+  decodeRecords,
+  type Intent,
+  EventLog,
+  type ModelErrorHandler,
+  AgentLoop,
+  type CheckpointHook,
+  type ClaimPolicy,
+  type Compactor,
+  type PromptSource,
+  type TurnTracing,
+  PRIORITY,
+  PromptAssembler,
+  createRedactor,
+  secretsFromEnv,
+  type Redactor,
+  createToolExecutor,
+  type PolicyRule,
+  ToolRegistry,
+  type AnyToolDeclaration,
+  type Approver,
+  type ToolExecutor,
+  standardLayers,
+  Tracer,
+  type TraceExporter,
+} from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
 import { httpStatusFor, summarizeTurn, type ResponseEnvelope } from './envelope.ts';
@@ -101,8 +113,15 @@ export class AgentHost {
   }
 
   async #handle(conversationId: string, text: string, options: HandleOptions): Promise<ResponseEnvelope> {
-    const fail = (status: number, error: string, messageId?: string): ResponseEnvelope => ({ conversationId, messageId, status, turns: [], error: this.#redact(error) });
-    if (!CONVERSATION_ID.test(conversationId)) return fail(400, `invalid conversation id ${JSON.stringify(conversationId.slice(0, 80))}: use 1-200 letters, digits, ".", "_", ":" or "-"`);
+    const fail = (status: number, error: string, messageId?: string): ResponseEnvelope => ({
+      conversationId,
+      messageId,
+      status,
+      turns: [],
+      error: this.#redact(error),
+    });
+    if (!CONVERSATION_ID.test(conversationId))
+      return fail(400, `invalid conversation id ${JSON.stringify(conversationId.slice(0, 80))}: use 1-200 letters, digits, ".", "_", ":" or "-"`);
     if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down');
 
     let release: (() => Promise<void>) | undefined;

@@ -125,7 +125,10 @@ describe('recoverConversation', () => {
       attempts: 1,
       error: { failed_tool: 'write_file', error_code: 'INTERRUPTED' },
     });
-    expect(JSON.parse(running!.payload.content)).toMatchObject({ error_code: "INTERRUPTED", error_message: expect.stringMatching(/may or may not have taken effect/) });
+    expect(JSON.parse(running!.payload.content)).toMatchObject({
+      error_code: 'INTERRUPTED',
+      error_message: expect.stringMatching(/may or may not have taken effect/),
+    });
     expect(running!.payload.error!.suggestion).toMatch(/check/);
     expect(never!.payload).toMatchObject({ callId: 'never-started', status: 'unknown', attempts: 0 });
     // Nothing was started or executed again.

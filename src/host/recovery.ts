@@ -13,10 +13,7 @@
  * Running it on a log with no open turn does nothing, so it is safe to call on
  * every open (and again if the process dies while flushing what it appended).
  */
-import type { EventPayload } from '../kernel/log/catalogue.ts';
-import { isKnown, type LogEvent } from '../kernel/log/envelope.ts';
-import type { EventLog } from '../kernel/log/event-log.ts';
-import { renderError } from '../kernel/index.ts';
+import { type EventPayload, isKnown, type LogEvent, type EventLog, renderError } from '../kernel/index.ts';
 
 export interface RecoveryReport {
   /** Whether an open turn was found and closed. */

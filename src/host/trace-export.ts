@@ -4,7 +4,7 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { TraceExporter, TraceRecord } from '../kernel/trace/tracer.ts';
+import type { TraceExporter, TraceRecord } from '../kernel/index.ts';
 
 /** Keeps traces in memory (tests, the harness). */
 export class CollectingExporter implements TraceExporter {

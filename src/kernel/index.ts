@@ -2,14 +2,24 @@
  * The kernel's public entry: the loop and its parts. Hosts — the production host,
  * the harness, a user's own — import from here and nowhere deeper.
  */
-export * from '../../providers/contract.ts';
+export * from './model/client.ts';
 export * from './outcome.ts';
 export { systemClock, type Clock } from './clock.ts';
+export { InputError } from './input-error.ts';
 export { createRedactor, redactDeep, secretsFromEnv, DEFAULT_SECRET_PATTERNS, REDACTED, type Redactor } from './redact.ts';
 
 // The log
 export { EventLog, type AppendOptions, type LogListener } from './log/event-log.ts';
-export { EVENT_SCHEMAS, EVENT_VERSIONS, IGNORABLE_BY_DEFAULT, isKnownType, outcomeSchema, type EventType, type EventPayload, type Intent } from './log/catalogue.ts';
+export {
+  EVENT_SCHEMAS,
+  EVENT_VERSIONS,
+  IGNORABLE_BY_DEFAULT,
+  isKnownType,
+  outcomeSchema,
+  type EventType,
+  type EventPayload,
+  type Intent,
+} from './log/catalogue.ts';
 export { isKnown, toRecord, type AnyEvent, type Envelope, type EventRecord, type LogEvent, type OpaqueEvent } from './log/envelope.ts';
 export { decodeRecords, decodeRecord } from './log/decode.ts';
 export { LogAppendError, LogReadError } from './log/errors.ts';

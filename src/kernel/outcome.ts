@@ -39,15 +39,7 @@ export type Outcome =
 
 export type OutcomeKind = Outcome['kind'];
 
-export const OUTCOME_KINDS: readonly OutcomeKind[] = [
-  'replied',
-  'cancelled',
-  'rejected',
-  'nothing_to_do',
-  'conversation_full',
-  'interrupted',
-  'failed',
-];
+export const OUTCOME_KINDS: readonly OutcomeKind[] = ['replied', 'cancelled', 'rejected', 'nothing_to_do', 'conversation_full', 'interrupted', 'failed'];
 
 export function assertNever(value: never, what = 'value'): never {
   throw new Error(`unhandled ${what}: ${JSON.stringify(value)}`);

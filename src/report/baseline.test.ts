@@ -84,7 +84,11 @@ describe('compareWithBaseline', () => {
         .filter((c) => c.id !== 'fuzz:seed-42/run-17')
         .map((c) => (c.id === GRANTED ? { ...c, metrics: { ...c.metrics!, steps: 9, inputTokens: 9000 } } : c)),
     );
-    expect(compareWithBaseline(both, baseline).map((r) => `${r.id} ${r.kind}`)).toEqual(['fuzz:seed-42/run-17 missing', `${GRANTED} steps`, `${GRANTED} tokens`]);
+    expect(compareWithBaseline(both, baseline).map((r) => `${r.id} ${r.kind}`)).toEqual([
+      'fuzz:seed-42/run-17 missing',
+      `${GRANTED} steps`,
+      `${GRANTED} tokens`,
+    ]);
     expect(() => compareWithBaseline(both, baseline, { stepsThreshold: -1 })).toThrow('baseline stepsThreshold must be a number ≥ 0, got -1');
     expect(() => compareWithBaseline(both, baseline, { minTokens: Number.NaN })).toThrow(/minTokens/);
   });
@@ -106,8 +110,12 @@ describe('baseline files', () => {
     const bad = JSON.parse(renderBaselineJson(baseline));
     bad.cases[GRANTED].steps = -2;
     expect(() => parseBaselineJson(JSON.stringify(bad), 'b.json')).toThrow(ReportFileError);
-    expect(() => parseBaselineJson(JSON.stringify(bad), 'b.json')).toThrow(new RegExp(`^b\\.json: not a valid loopgate baseline file:\\n  cases\\.${GRANTED.replace(/[./]/g, '\\$&')}\\.steps: .*\\(got -2\\)`));
-    expect(() => parseBaselineJson('{"schema":"loopgate.baseline/v2"}', 'b.json')).toThrow('b.json: written by a different loopgate version (schema "loopgate.baseline/v2"); this loopgate reads "loopgate.baseline/v1"');
+    expect(() => parseBaselineJson(JSON.stringify(bad), 'b.json')).toThrow(
+      new RegExp(`^b\\.json: not a valid loopgate baseline file:\\n  cases\\.${GRANTED.replace(/[./]/g, '\\$&')}\\.steps: .*\\(got -2\\)`),
+    );
+    expect(() => parseBaselineJson('{"schema":"loopgate.baseline/v2"}', 'b.json')).toThrow(
+      'b.json: written by a different loopgate version (schema "loopgate.baseline/v2"); this loopgate reads "loopgate.baseline/v1"',
+    );
     await expect(readBaselineFile(join(dir, 'none.json'))).rejects.toThrow('none.json: no such baseline file (create one with --update-baseline)');
   });
 });

@@ -97,7 +97,10 @@ export async function readBaselineFile(path: string): Promise<Baseline> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ReportFileError(path, code === 'ENOENT' ? 'no such baseline file (create one with --update-baseline)' : `cannot read the baseline (${(error as Error).message})`);
+    throw new ReportFileError(
+      path,
+      code === 'ENOENT' ? 'no such baseline file (create one with --update-baseline)' : `cannot read the baseline (${(error as Error).message})`,
+    );
   }
   if (peekSchema(text) === RESULTS_SCHEMA) return baselineFrom(parseResultsJson(text, path));
   return parseBaselineJson(text, path);

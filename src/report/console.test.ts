@@ -38,7 +38,11 @@ describe('console report', () => {
       }
     }
     const narrow = renderConsole(sampleResults(), { width: 70 });
-    const joined = narrow.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│')[1]!.trim()).join('');
+    const joined = narrow
+      .split('\n')
+      .filter((l) => l.startsWith('│'))
+      .map((l) => l.split('│')[1]!.trim())
+      .join('');
     expect(joined).toContain('scenario:refunds/rate-limited-then-timeout');
   });
 

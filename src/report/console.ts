@@ -59,8 +59,16 @@ export function renderConsole(results: RunResults, options: ConsoleOptions = {})
     for (const r of regressions) lines.push(`  ${paint.red('✗')} ${cell(r.id)} [${r.kind}] ${cell(r.message)}`);
   }
 
-  const problems = [summary.failed > 0 ? `${summary.failed} failed` : '', regressions.length > 0 ? `${regressions.length} regression${regressions.length === 1 ? '' : 's'}` : ''].filter(Boolean);
-  lines.push('', problems.length > 0 ? paint.red(`FAILED: ${problems.join(', ')}`) : paint.green(`PASSED: ${summary.passed} of ${summary.total}${summary.skipped > 0 ? ` (${summary.skipped} skipped)` : ''}`));
+  const problems = [
+    summary.failed > 0 ? `${summary.failed} failed` : '',
+    regressions.length > 0 ? `${regressions.length} regression${regressions.length === 1 ? '' : 's'}` : '',
+  ].filter(Boolean);
+  lines.push(
+    '',
+    problems.length > 0
+      ? paint.red(`FAILED: ${problems.join(', ')}`)
+      : paint.green(`PASSED: ${summary.passed} of ${summary.total}${summary.skipped > 0 ? ` (${summary.skipped} skipped)` : ''}`),
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -88,7 +96,8 @@ function caseTable(cases: readonly CaseResult[], verbose: boolean, width: number
   for (const c of cases) {
     const why = c.status === 'failed' ? failureText(c) : c.status === 'skipped' ? (c.skipReason ?? 'skipped') : '';
     const row = [wrap(cell(c.id), idWidth - 2), wrap(cell(c.outcome ?? '—'), outcomeWidth - 2), wrap(cell(why), rest - 2)];
-    const mark = c.status === 'failed' ? paint.red(STATUS_MARK.failed) : c.status === 'skipped' ? paint.yellow(STATUS_MARK.skipped) : paint.green(STATUS_MARK.passed);
+    const mark =
+      c.status === 'failed' ? paint.red(STATUS_MARK.failed) : c.status === 'skipped' ? paint.yellow(STATUS_MARK.skipped) : paint.green(STATUS_MARK.passed);
     table.push(verbose ? [mark, row[0]!, row[1]!, formatDuration(c.durationMs), row[2]!] : row);
   }
   return table.toString();

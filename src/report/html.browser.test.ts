@@ -33,14 +33,25 @@ describe('HTML report in headless Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set LOOPGATE_CHROMIUM; the HTML report test does not skip.`);
+      throw new Error(
+        `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set LOOPGATE_CHROMIUM; the HTML report test does not skip.`,
+      );
     }
     const outDir = mkdtempSync(join(tmpdir(), 'loopgate-html-'));
     const results = { ...sampleResults(), regressions: [{ id: 'scenario:refunds/approval-granted', kind: 'steps' as const, message: 'steps 3 → 5 (+67%)' }] };
     const { files } = await writeReports(results, { reporters: ['html'], outDir });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true });
     page = await context.newPage();
@@ -57,7 +68,9 @@ describe('HTML report in headless Chromium', () => {
     });
     await page.goto(pathToFileURL(files.html!).href);
     // A script error shows up in `problems` (first test) rather than as a bare timeout here.
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 }).catch((e: Error) => problems.push(`page never finished drawing: ${e.message.split('\n')[0]}`));
+    await page
+      .waitForSelector('body[data-ready="true"]', { timeout: 10_000 })
+      .catch((e: Error) => problems.push(`page never finished drawing: ${e.message.split('\n')[0]}`));
   });
 
   afterAll(async () => {

@@ -38,7 +38,10 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-i
 
 export function renderHtml(results: RunResults, options: HtmlOptions = {}): string {
   const regressions = results.regressions?.length ?? 0;
-  const verdict = results.summary.failed > 0 || regressions > 0 ? `FAILED (${results.summary.failed} failed${regressions ? `, ${regressions} regressions` : ''} of ${results.summary.total})` : `passed (${results.summary.total})`;
+  const verdict =
+    results.summary.failed > 0 || regressions > 0
+      ? `FAILED (${results.summary.failed} failed${regressions ? `, ${regressions} regressions` : ''} of ${results.summary.total})`
+      : `passed (${results.summary.total})`;
   const title = options.title ?? `loopgate report — ${verdict}`;
   return `<!doctype html>
 <html lang="en">

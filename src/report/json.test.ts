@@ -37,35 +37,84 @@ describe('results.json', () => {
     const results = sampleResults();
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
-    const odd = { ...results, cases: [{ ...results.cases[0]!, checks: [{ name: 'x', passed: false, message: 'm', expected: 10n, actual: { n: NaN, f: () => 1, cyclic } }] }] };
+    const odd = {
+      ...results,
+      cases: [{ ...results.cases[0]!, checks: [{ name: 'x', passed: false, message: 'm', expected: 10n, actual: { n: NaN, f: () => 1, cyclic } }] }],
+    };
     const back = JSON.parse(renderResultsJson(odd as RunResults));
-    expect(back.cases[0].checks[0]).toEqual({ name: 'x', passed: false, message: 'm', expected: '10n', actual: { cyclic: { a: 1, self: '[circular]' }, f: '[function f]', n: 'NaN' } });
+    expect(back.cases[0].checks[0]).toEqual({
+      name: 'x',
+      passed: false,
+      message: 'm',
+      expected: '10n',
+      actual: { cyclic: { a: 1, self: '[circular]' }, f: '[function f]', n: 'NaN' },
+    });
   });
 
   it('keeps fields a newer v1 writer added (the version rule)', () => {
-    const back = parseResultsJson(mutate((r) => { r.cases[0].flaky = true; r.host = 'ci-3'; }), 'results.json') as any;
+    const back = parseResultsJson(
+      mutate((r) => {
+        r.cases[0].flaky = true;
+        r.host = 'ci-3';
+      }),
+      'results.json',
+    ) as any;
     expect(back.cases[0].flaky).toBe(true);
     expect(back.host).toBe('ci-3');
   });
 
   it('names the file and the field when a case is malformed', () => {
-    const text = mutate((r) => { r.cases[2].status = 'pass'; });
+    const text = mutate((r) => {
+      r.cases[2].status = 'pass';
+    });
     expect(() => parseResultsJson(text, 'shard-1/results.json')).toThrow(ReportFileError);
-    expect(() => parseResultsJson(text, 'shard-1/results.json')).toThrow(/^shard-1\/results\.json: not a valid loopgate results file:\n  cases\[2\]\.status: .*\(got "pass"\)/);
+    expect(() => parseResultsJson(text, 'shard-1/results.json')).toThrow(
+      /^shard-1\/results\.json: not a valid loopgate results file:\n  cases\[2\]\.status: .*\(got "pass"\)/,
+    );
   });
 
   it('names missing required fields', () => {
-    expect(() => parseResultsJson(mutate((r) => { delete r.cases[1].id; }), 'r.json')).toThrow(/cases\[1\]\.id: .*\(got nothing\)/);
-    expect(() => parseResultsJson(mutate((r) => { r.startedAt = 'yesterday'; }), 'r.json')).toThrow(/startedAt: .*\(got "yesterday"\)/);
-    expect(() => parseResultsJson(mutate((r) => { r.cases[0].checks[0].passed = 'yes'; }), 'r.json')).toThrow(/cases\[0\]\.checks\[0\]\.passed/);
+    expect(() =>
+      parseResultsJson(
+        mutate((r) => {
+          delete r.cases[1].id;
+        }),
+        'r.json',
+      ),
+    ).toThrow(/cases\[1\]\.id: .*\(got nothing\)/);
+    expect(() =>
+      parseResultsJson(
+        mutate((r) => {
+          r.startedAt = 'yesterday';
+        }),
+        'r.json',
+      ),
+    ).toThrow(/startedAt: .*\(got "yesterday"\)/);
+    expect(() =>
+      parseResultsJson(
+        mutate((r) => {
+          r.cases[0].checks[0].passed = 'yes';
+        }),
+        'r.json',
+      ),
+    ).toThrow(/cases\[0\]\.checks\[0\]\.passed/);
   });
 
   it('tells a wrong or newer file apart from a broken one', () => {
     expect(() => parseResultsJson('{"cases": [}', 'r.json')).toThrow(/^r\.json: not valid JSON/);
     expect(() => parseResultsJson('[]', 'r.json')).toThrow(/^r\.json: expected loopgate results file .*got an array of 0/);
     expect(() => parseResultsJson('{"testsuites": 1}', 'r.json')).toThrow(/^r\.json: no "schema" field/);
-    expect(() => parseResultsJson(mutate((r) => { r.schema = 'loopgate.results/v2'; }), 'r.json')).toThrow(/different loopgate version \(schema "loopgate\.results\/v2"\); this loopgate reads "loopgate\.results\/v1"/);
-    expect(() => parseResultsJson(JSON.stringify({ schema: 'loopgate.baseline/v1' }), 'b.json')).toThrow(/schema is "loopgate\.baseline\/v1"; expected loopgate results file/);
+    expect(() =>
+      parseResultsJson(
+        mutate((r) => {
+          r.schema = 'loopgate.results/v2';
+        }),
+        'r.json',
+      ),
+    ).toThrow(/different loopgate version \(schema "loopgate\.results\/v2"\); this loopgate reads "loopgate\.results\/v1"/);
+    expect(() => parseResultsJson(JSON.stringify({ schema: 'loopgate.baseline/v1' }), 'b.json')).toThrow(
+      /schema is "loopgate\.baseline\/v1"; expected loopgate results file/,
+    );
   });
 
   it('reads a file from disk and names it when it is missing or a directory', async () => {

@@ -18,7 +18,23 @@ const ORDER = {
   byKind: ['table', 'contract', 'scenario', 'fuzz'],
   kindSummary: ['total', 'passed', 'failed', 'skipped'],
   regression: ['id', 'kind', 'message'],
-  case: ['id', 'kind', 'title', 'file', 'status', 'outcome', 'durationMs', 'virtualMs', 'failure', 'skipReason', 'tags', 'repeats', 'metrics', 'checks', 'timeline'],
+  case: [
+    'id',
+    'kind',
+    'title',
+    'file',
+    'status',
+    'outcome',
+    'durationMs',
+    'virtualMs',
+    'failure',
+    'skipReason',
+    'tags',
+    'repeats',
+    'metrics',
+    'checks',
+    'timeline',
+  ],
   repeats: ['runs', 'passed', 'threshold'],
   metrics: ['turns', 'steps', 'toolCalls', 'modelRequests', 'inputTokens', 'outputTokens'],
   check: ['name', 'passed', 'message', 'expected', 'actual'],
@@ -32,7 +48,9 @@ function ordered(value: unknown, keys: Shape, nested: Nested = {}): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const source = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  const extra = Object.keys(source).filter((k) => !keys.includes(k)).sort();
+  const extra = Object.keys(source)
+    .filter((k) => !keys.includes(k))
+    .sort();
   for (const key of [...keys, ...extra]) {
     if (!(key in source) || source[key] === undefined) continue;
     const convert = nested[key];
@@ -80,7 +98,10 @@ export async function readResultsFile(path: string): Promise<RunResults> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ReportFileError(path, code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a results file' : `cannot read (${(error as Error).message})`);
+    throw new ReportFileError(
+      path,
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a results file' : `cannot read (${(error as Error).message})`,
+    );
   }
   return parseResultsJson(text, path);
 }

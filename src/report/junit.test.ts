@@ -39,7 +39,9 @@ describe('JUnit XML', () => {
     expect(failure.attributes.message).toBe('invariant 6: tool pairing: tool call call_1 has no result in the next request');
     expect(failure.attributes.type).toBe('history');
     expect(failure.text).toContain('history: tool call call_1 has no result');
-    expect(failure.text).toContain('invariant 6: tool pairing: tool call call_1 has no result in the next request\n  expected: one result for call_1\n  actual:   none');
+    expect(failure.text).toContain(
+      'invariant 6: tool pairing: tool call call_1 has no result in the next request\n  expected: one result for call_1\n  actual:   none',
+    );
     expect(failure.text).not.toContain('outcome: cancelled'); // passing checks stay out
     const out = failed.children.find((c) => c.name === 'system-out')!;
     expect(out.text).toContain('outcome: cancelled{user}');
@@ -59,7 +61,12 @@ describe('JUnit XML', () => {
   });
 
   it('turns regressions into failures of a baseline suite', () => {
-    const regressed = parseXml(renderJunit({ ...sampleResults(), regressions: [{ id: 'scenario:refunds/approval-granted', kind: 'status', message: 'passed in the baseline, failed now' }] }));
+    const regressed = parseXml(
+      renderJunit({
+        ...sampleResults(),
+        regressions: [{ id: 'scenario:refunds/approval-granted', kind: 'status', message: 'passed in the baseline, failed now' }],
+      }),
+    );
     expect(regressed.attributes).toMatchObject({ tests: '9', failures: '3' });
     const suite = regressed.children.find((s) => s.attributes.name === 'baseline')!;
     expect(suite.children[0]!.attributes.name).toBe('scenario:refunds/approval-granted [status]');
@@ -83,7 +90,7 @@ describe('JUnit XML', () => {
   });
 
   it('(the strict parser these tests use rejects what is not well-formed)', () => {
-    for (const bad of ['<a>x < y</a>', '<a>x & y</a>', '<a b="1" b="2"/>', '<a><b></a></b>', '<a>\u0007</a>', '<a b=\'1\'/>', '<a/><b/>']) {
+    for (const bad of ['<a>x < y</a>', '<a>x & y</a>', '<a b="1" b="2"/>', '<a><b></a></b>', '<a>\u0007</a>', "<a b='1'/>", '<a/><b/>']) {
       expect(() => parseXml(bad), bad).toThrow();
     }
   });

@@ -56,14 +56,18 @@ export function renderJunit(results: RunResults): string {
     if (cases.length === 0) continue;
     const k = summary.byKind[kind];
     const time = cases.reduce((sum, c) => sum + c.durationMs, 0);
-    out.push(`  <testsuite${attrs({ name: kind, tests: k.total, failures: k.failed, errors: 0, skipped: k.skipped, time: seconds(time), timestamp: results.startedAt })}>`);
+    out.push(
+      `  <testsuite${attrs({ name: kind, tests: k.total, failures: k.failed, errors: 0, skipped: k.skipped, time: seconds(time), timestamp: results.startedAt })}>`,
+    );
     out.push(`    <properties>\n${properties}\n    </properties>`);
     for (const c of cases) out.push(testcase(c));
     out.push('  </testsuite>');
   }
 
   if (regressions.length > 0) {
-    out.push(`  <testsuite${attrs({ name: 'baseline', tests: regressions.length, failures: regressions.length, errors: 0, skipped: 0, time: '0.000', timestamp: results.startedAt })}>`);
+    out.push(
+      `  <testsuite${attrs({ name: 'baseline', tests: regressions.length, failures: regressions.length, errors: 0, skipped: 0, time: '0.000', timestamp: results.startedAt })}>`,
+    );
     for (const r of regressions) {
       out.push(`    <testcase${attrs({ classname: 'baseline', name: `${r.id} [${r.kind}]`, time: '0.000' })}>`);
       out.push(`      <failure${attrs({ message: oneLine(r.message, 1000), type: `regression.${r.kind}` })}>${xmlText(r.message)}</failure>`);

@@ -22,7 +22,9 @@ describe('Markdown summary', () => {
 
   it('lists failures with outcome and the first failing check, failures only', () => {
     expect(md).toContain('| table:cancel@TOOL\\_RUNNING | cancelled{user} | history: tool call call\\_1 has no result |');
-    expect(md).toContain('| scenario:refunds/rate-limited-then-timeout | failed{max\\_steps} | outcome: expected replied, got failed{max\\_steps} — order &lt;b&gt;\\#42&lt;/b&gt; said "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" \\| \\`rm -rf\\` &amp; \\\\x07bell\\\\x1b\\[31m |');
+    expect(md).toContain(
+      '| scenario:refunds/rate-limited-then-timeout | failed{max\\_steps} | outcome: expected replied, got failed{max\\_steps} — order &lt;b&gt;\\#42&lt;/b&gt; said "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" \\| \\`rm -rf\\` &amp; \\\\x07bell\\\\x1b\\[31m |',
+    );
     expect(md).not.toContain('approval-granted');
   });
 
@@ -38,7 +40,10 @@ describe('Markdown summary', () => {
   });
 
   it('lists regressions and skipped cases with reasons', () => {
-    const regressed = renderMarkdown({ ...sampleResults(), regressions: [{ id: 'scenario:refunds/approval-granted', kind: 'tokens', message: 'tokens 2680 → 4000 (+49%)' }] });
+    const regressed = renderMarkdown({
+      ...sampleResults(),
+      regressions: [{ id: 'scenario:refunds/approval-granted', kind: 'tokens', message: 'tokens 2680 → 4000 (+49%)' }],
+    });
     expect(regressed.split('\n')[0]).toBe('## ❌ loopgate: 5 passed, 2 failed, 1 skipped, 1 regression');
     expect(regressed).toContain('### Regressions against the baseline (1)');
     expect(regressed).toContain('| scenario:refunds/approval-granted | tokens | tokens 2680 → 4000 (+49%) |');
@@ -70,7 +75,10 @@ describe('Markdown summary', () => {
     expect(big.match(/^\| table:case-/gm)).toHaveLength(10);
     expect(big.match(/<details><summary><code>table:case-/g)).toHaveLength(10);
     expect(big).toContain('… and 110 more (see results.json or report.html).');
-    const long = renderMarkdown(sampleResults([{ ...sampleCases()[1]!, checks: [{ name: 'history', passed: false, message: 'm', actual: 'x'.repeat(10_000) }] }]), { maxValueChars: 100 });
+    const long = renderMarkdown(
+      sampleResults([{ ...sampleCases()[1]!, checks: [{ name: 'history', passed: false, message: 'm', actual: 'x'.repeat(10_000) }] }]),
+      { maxValueChars: 100 },
+    );
     expect(long).toContain('… (cut at 100 characters; see results.json)');
     expect(long.length).toBeLessThan(3000);
   });

@@ -40,7 +40,11 @@ export function codeBlock(text: string, lang = ''): string {
 }
 
 // Keeps line breaks and tabs in blocks, shows other control characters.
-const printableBlock = (text: string) => text.split('\n').map((line) => printable(line.replace(/\t/g, '  '))).join('\n');
+const printableBlock = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => printable(line.replace(/\t/g, '  ')))
+    .join('\n');
 
 export function renderMarkdown(results: RunResults, options: MarkdownOptions = {}): string {
   const maxFailures = options.maxFailures ?? 50;
@@ -52,7 +56,11 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
   const out: string[] = [];
 
   const ok = summary.failed === 0 && regressions.length === 0;
-  const counts = [`${summary.passed} passed`, ...(summary.failed ? [`${summary.failed} failed`] : []), ...(summary.skipped ? [`${summary.skipped} skipped`] : [])];
+  const counts = [
+    `${summary.passed} passed`,
+    ...(summary.failed ? [`${summary.failed} failed`] : []),
+    ...(summary.skipped ? [`${summary.skipped} skipped`] : []),
+  ];
   const regressionText = regressions.length ? `, ${regressions.length} regression${regressions.length === 1 ? '' : 's'}` : '';
   out.push(`## ${ok ? '✅' : '❌'} loopgate: ${counts.join(', ')}${regressionText}`, '');
   const meta = [`${summary.total} cases in ${formatDuration(results.durationMs)}`, `seed ${results.seed}`, `loopgate ${mdInline(results.tool.version)}`];
@@ -103,7 +111,8 @@ function more(total: number, shown: number): string[] {
 }
 
 function details(c: CaseResult, maxValueChars: number): string[] {
-  const clip = (text: string) => (text.length > maxValueChars ? `${text.slice(0, maxValueChars)}\n… (cut at ${maxValueChars} characters; see results.json)` : text);
+  const clip = (text: string) =>
+    text.length > maxValueChars ? `${text.slice(0, maxValueChars)}\n… (cut at ${maxValueChars} characters; see results.json)` : text;
   const out = [`<details><summary><code>${htmlInline(c.id)}</code> — ${htmlInline(c.outcome ?? 'no outcome')}</summary>`, ''];
   out.push(`${mdInline(c.title)}${c.file ? ` (${mdInline(c.file)})` : ''}`, '');
   const failing = failingChecks(c);

@@ -19,7 +19,10 @@ describe('mergeResults', () => {
   const b = shard(two, 2, 2, '2025-06-01T10:00:00.500Z', '2025-06-01T10:00:03.000Z');
 
   it('gives the cases of the unsharded run, sorted by id, with the summary recomputed', () => {
-    const merged = mergeResults([{ source: 'b.json', results: b }, { source: 'a.json', results: a }]);
+    const merged = mergeResults([
+      { source: 'b.json', results: b },
+      { source: 'a.json', results: a },
+    ]);
     const sorted = [...all].sort((x, y) => (x.id < y.id ? -1 : 1));
     expect(merged.cases).toEqual(sorted);
     expect(merged.summary).toEqual(summarize(all));
@@ -27,7 +30,10 @@ describe('mergeResults', () => {
   });
 
   it('spans the run from the first start to the last finish, and drops shard info and per-shard regressions', () => {
-    const merged = mergeResults([{ source: 'a.json', results: { ...a, regressions: [{ id: 'x', kind: 'missing', message: 'm' }] } }, { source: 'b.json', results: b }]);
+    const merged = mergeResults([
+      { source: 'a.json', results: { ...a, regressions: [{ id: 'x', kind: 'missing', message: 'm' }] } },
+      { source: 'b.json', results: b },
+    ]);
     expect(merged.startedAt).toBe('2025-06-01T10:00:00.500Z');
     expect(merged.finishedAt).toBe('2025-06-01T10:00:04.000Z');
     expect(merged.durationMs).toBe(3500);
@@ -38,33 +44,64 @@ describe('mergeResults', () => {
 
   it('refuses a case that is in two files, naming both', () => {
     const overlapping = shard([...two, one[0]!], 2, 2, b.startedAt, b.finishedAt);
-    expect(() => mergeResults([{ source: 'a.json', results: a }, { source: 'b.json', results: overlapping }])).toThrow(
-      new MergeError('case "table:tool_use@MODEL_CALL" is in both a.json and b.json; shards must run disjoint cases (is a file given twice?)'),
-    );
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: a },
+        { source: 'b.json', results: overlapping },
+      ]),
+    ).toThrow(new MergeError('case "table:tool_use@MODEL_CALL" is in both a.json and b.json; shards must run disjoint cases (is a file given twice?)'));
     const twice = { ...sampleResults([one[0]!, one[0]!]) };
     expect(() => mergeResults([{ source: 'x.json', results: twice }])).toThrow('case "table:tool_use@MODEL_CALL" appears twice in x.json');
   });
 
   it('refuses shards of different runs', () => {
-    expect(() => mergeResults([{ source: 'a.json', results: a }, { source: 'b.json', results: { ...b, seed: 7 } }])).toThrow(
-      'seeds differ: a.json has seed 42, b.json has seed 7; shards of one run share a seed (give every shard the same --seed)',
-    );
-    expect(() => mergeResults([{ source: 'a.json', results: a }, { source: 'b.json', results: { ...b, tool: { name: 'loopgate', version: '0.2.0' } } }])).toThrow(/loopgate versions differ: a\.json was written by 0\.1\.0, b\.json by 0\.2\.0/);
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: a },
+        { source: 'b.json', results: { ...b, seed: 7 } },
+      ]),
+    ).toThrow('seeds differ: a.json has seed 42, b.json has seed 7; shards of one run share a seed (give every shard the same --seed)');
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: a },
+        { source: 'b.json', results: { ...b, tool: { name: 'loopgate', version: '0.2.0' } } },
+      ]),
+    ).toThrow(/loopgate versions differ: a\.json was written by 0\.1\.0, b\.json by 0\.2\.0/);
   });
 
   it('refuses a missing, repeated or mismatched shard, which would change the verdict', () => {
     expect(() => mergeResults([{ source: 'a.json', results: a }])).toThrow('missing shard 2/2: the merged results would leave their cases out');
     const b3 = { ...b, shard: { index: 2, total: 3 } };
-    expect(() => mergeResults([{ source: 'a.json', results: a }, { source: 'b.json', results: b3 }])).toThrow('shard counts differ: a.json is shard 1/2, b.json is shard 2/3');
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: a },
+        { source: 'b.json', results: b3 },
+      ]),
+    ).toThrow('shard counts differ: a.json is shard 1/2, b.json is shard 2/3');
     const a2 = { ...a, cases: [] };
-    expect(() => mergeResults([{ source: 'a.json', results: a }, { source: 'a2.json', results: a2 }])).toThrow('shard 1/2 given twice: a.json and a2.json');
-    expect(() => mergeResults([{ source: 'a.json', results: a }, { source: 'whole.json', results: sampleResults(two) }])).toThrow('whole.json is a whole run but a.json is shard 1/2');
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: a },
+        { source: 'a2.json', results: a2 },
+      ]),
+    ).toThrow('shard 1/2 given twice: a.json and a2.json');
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: a },
+        { source: 'whole.json', results: sampleResults(two) },
+      ]),
+    ).toThrow('whole.json is a whole run but a.json is shard 1/2');
     expect(() => mergeResults([])).toThrow('nothing to merge');
   });
 
   it('merges whole runs of disjoint cases too (e.g. one job per kind)', () => {
     const tables = sampleResults(all.filter((c) => c.kind === 'table'));
     const rest = sampleResults(all.filter((c) => c.kind !== 'table'));
-    expect(mergeResults([{ source: 't', results: tables }, { source: 'r', results: rest }]).summary.total).toBe(8);
+    expect(
+      mergeResults([
+        { source: 't', results: tables },
+        { source: 'r', results: rest },
+      ]).summary.total,
+    ).toBe(8);
   });
 });

@@ -34,7 +34,9 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
       );
     }
     if (part.results.tool.version !== first.results.tool.version) {
-      throw new MergeError(`loopgate versions differ: ${first.source} was written by ${first.results.tool.version}, ${part.source} by ${part.results.tool.version}; run every shard with the same loopgate`);
+      throw new MergeError(
+        `loopgate versions differ: ${first.source} was written by ${first.results.tool.version}, ${part.source} by ${part.results.tool.version}; run every shard with the same loopgate`,
+      );
     }
   }
   checkShards(parts);
@@ -85,13 +87,16 @@ function checkShards(parts: readonly ResultsPart[]): void {
   const byIndex = new Map<number, string>();
   for (const part of sharded) {
     const shard = part.results.shard!;
-    if (shard.total !== total) throw new MergeError(`shard counts differ: ${source} is shard ${results.shard!.index}/${total}, ${part.source} is shard ${shard.index}/${shard.total}`);
+    if (shard.total !== total)
+      throw new MergeError(`shard counts differ: ${source} is shard ${results.shard!.index}/${total}, ${part.source} is shard ${shard.index}/${shard.total}`);
     const other = byIndex.get(shard.index);
     if (other !== undefined) throw new MergeError(`shard ${shard.index}/${total} given twice: ${other} and ${part.source}`);
     byIndex.set(shard.index, part.source);
   }
   const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
   if (missing.length > 0) {
-    throw new MergeError(`missing shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i}/${total}`).join(', ')}: the merged results would leave their cases out`);
+    throw new MergeError(
+      `missing shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i}/${total}`).join(', ')}: the merged results would leave their cases out`,
+    );
   }
 }

@@ -21,7 +21,21 @@ export const checkResultSchema = z.looseObject({
 
 export const timelineEntrySchema = z.looseObject({
   at: millis,
-  kind: z.enum(['inbox', 'turn', 'step', 'model_call', 'model_result', 'retry', 'tool_call', 'tool_result', 'policy', 'compaction', 'cancel', 'fault', 'outcome']),
+  kind: z.enum([
+    'inbox',
+    'turn',
+    'step',
+    'model_call',
+    'model_result',
+    'retry',
+    'tool_call',
+    'tool_result',
+    'policy',
+    'compaction',
+    'cancel',
+    'fault',
+    'outcome',
+  ]),
   turn: count.optional(),
   step: count.optional(),
   label: z.string(),
@@ -73,7 +87,10 @@ export const runResultsSchema = z.looseObject({
   finishedAt: z.iso.datetime({ offset: true }),
   durationMs: millis,
   seed: z.number().int(),
-  shard: z.looseObject({ index: z.number().int().positive(), total: z.number().int().positive() }).refine((s) => s.index <= s.total, 'shard index must be between 1 and total').optional(),
+  shard: z
+    .looseObject({ index: z.number().int().positive(), total: z.number().int().positive() })
+    .refine((s) => s.index <= s.total, 'shard index must be between 1 and total')
+    .optional(),
   summary: kindSummarySchema.extend({
     byKind: z.looseObject({ table: kindSummarySchema, contract: kindSummarySchema, scenario: kindSummarySchema, fuzz: kindSummarySchema }),
   }),

@@ -48,7 +48,9 @@ describe('writeReports', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopgate-write-'));
     const blocker = join(dir, 'file');
     writeFileSync(blocker, 'x');
-    await expect(writeReports(sampleResults(), { reporters: ['json'], outDir: join(blocker, 'reports') })).rejects.toThrow(`cannot create the report directory ${join(blocker, 'reports')}`);
+    await expect(writeReports(sampleResults(), { reporters: ['json'], outDir: join(blocker, 'reports') })).rejects.toThrow(
+      `cannot create the report directory ${join(blocker, 'reports')}`,
+    );
   });
 });
 

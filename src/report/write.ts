@@ -36,7 +36,10 @@ export class UnknownReporterError extends Error {
 
 /** Reporter names from flags: repeated and/or comma-separated (`--reporter junit,html`), de-duplicated, checked. */
 export function parseReporters(values: string | readonly string[]): ReporterName[] {
-  const names = (typeof values === 'string' ? [values] : values).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const names = (typeof values === 'string' ? [values] : values)
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   const out: ReporterName[] = [];
   for (const name of names) {
     if (!(REPORTERS as readonly string[]).includes(name)) throw new UnknownReporterError(name);

@@ -2,7 +2,7 @@
  * Checks every store runs on a batch before storing any of it, so all stores
  * accept and refuse the same batches with the same errors.
  */
-import type { EventRecord } from '../kernel/log/envelope.ts';
+import type { EventRecord } from '../kernel/index.ts';
 import { StoreConflictError, StoreError } from './event-store.ts';
 
 export function checkConversationId(store: string, conversationId: unknown): asserts conversationId is string {

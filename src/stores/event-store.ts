@@ -2,7 +2,7 @@
  * Where conversations' events live. The kernel never touches a store directly;
  * the host flushes the log's new events here, one batch per step.
  */
-import type { EventRecord } from '../kernel/log/envelope.ts';
+import type { EventRecord } from '../kernel/index.ts';
 
 export type Release = () => Promise<void>;
 

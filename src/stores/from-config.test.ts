@@ -59,12 +59,17 @@ describe('host config: the postgres store', () => {
   });
 
   it('takes a url without a password', () => {
-    expect(storeOf('store: { kind: postgres, url: "postgres://app@db:5432/agents", schema: agents }')).toMatchObject({ url: 'postgres://app@db:5432/agents', schema: 'agents' });
+    expect(storeOf('store: { kind: postgres, url: "postgres://app@db:5432/agents", schema: agents }')).toMatchObject({
+      url: 'postgres://app@db:5432/agents',
+      schema: 'agents',
+    });
   });
 
   it('refuses a password in the config file, naming the line and key', () => {
     expect(() => storeOf('model: { provider: fake }\nstore:\n  kind: postgres\n  url: "postgres://app:hunter2@db/agents"\n')).toThrow(ConfigError);
-    expect(() => storeOf('store:\n  kind: postgres\n  url: "postgres://app:hunter2@db/agents"\n')).toThrow(/loopgate\.yaml:3:\d+: store\.url: must not carry a password/);
+    expect(() => storeOf('store:\n  kind: postgres\n  url: "postgres://app:hunter2@db/agents"\n')).toThrow(
+      /loopgate\.yaml:3:\d+: store\.url: must not carry a password/,
+    );
     expect(() => storeOf('store: { kind: postgres, url: "postgres://app@db/agents?password=x" }')).toThrow(/must not carry a password/);
   });
 

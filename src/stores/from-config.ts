@@ -6,13 +6,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { HostConfig } from '../host/config.ts';
 import { StoreError, type EventStore } from './event-store.ts';
 import { MemoryEventStore } from './memory-store.ts';
 import { PostgresEventStore } from './postgres-store.ts';
+import type { StoreConfig } from './store-config.ts';
 import { SqliteEventStore } from './sqlite-store.ts';
 
-export type StoreConfig = HostConfig['store'];
+export type { StoreConfig };
 
 export interface OpenStoreOptions {
   /** Where `urlEnv` is looked up. Default: `process.env`. */
@@ -28,7 +28,9 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions =
       try {
         mkdirSync(dirname(config.path), { recursive: true });
       } catch (error) {
-        throw new StoreError(`store.path: sqlite:${config.path}: cannot create its directory: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        throw new StoreError(
+          `store.path: sqlite:${config.path}: cannot create its directory: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
       }
       return new SqliteEventStore(config.path);
     }
@@ -52,7 +54,9 @@ function postgresUrl(config: Extract<StoreConfig, { kind: 'postgres' }>, env: Re
   if (config.urlEnv !== undefined) {
     const value = env[config.urlEnv];
     if (value === undefined || value.trim() === '') {
-      throw new StoreError(`store.urlEnv: the environment variable ${config.urlEnv} is not set (it should hold the PostgreSQL URL, e.g. postgres://user:password@host:5432/database)`);
+      throw new StoreError(
+        `store.urlEnv: the environment variable ${config.urlEnv} is not set (it should hold the PostgreSQL URL, e.g. postgres://user:password@host:5432/database)`,
+      );
     }
     return value.trim();
   }

@@ -3,8 +3,7 @@
  * durable stores (see store-conformance.ts), plus fault hooks so a test can make
  * a persistence call fail and check the failure surfaces instead of vanishing.
  */
-import type { EventRecord } from '../kernel/log/envelope.ts';
-import { toFrozenPlainData } from '../kernel/log/plain-data.ts';
+import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
 import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
 import { ConversationLocks } from './conversation-lock.ts';
 import { StoreError, type EventStore, type Release } from './event-store.ts';

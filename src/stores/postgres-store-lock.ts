@@ -39,7 +39,10 @@ import { StoreError, StoreLockAbortedError, type Release } from './event-store.t
 
 /** A 64-bit advisory-lock key for the parts (signed, as PostgreSQL's bigint). */
 export function advisoryKey(...parts: readonly string[]): bigint {
-  return createHash('sha256').update(['loopgate', ...parts].join('\0')).digest().readBigInt64BE(0);
+  return createHash('sha256')
+    .update(['loopgate', ...parts].join('\0'))
+    .digest()
+    .readBigInt64BE(0);
 }
 
 /** How a bigint advisory key shows in `pg_locks`: classid = high 32 bits, objid = low 32 bits, objsubid = 1. */
@@ -322,7 +325,10 @@ export class AdvisoryLocks {
       this.#checkCanWait(conversationId, signal);
       const { totalCount, options } = this.#o.lockPool;
       if (totalCount >= (options.max ?? Number.POSITIVE_INFINITY)) {
-        throw new StoreError(`${this.#o.describe}: conversation "${conversationId}": could not take the conversation lock: all ${totalCount} lock connections are waiting for other conversations (raise maxLockConnections?)`, { cause: error });
+        throw new StoreError(
+          `${this.#o.describe}: conversation "${conversationId}": could not take the conversation lock: all ${totalCount} lock connections are waiting for other conversations (raise maxLockConnections?)`,
+          { cause: error },
+        );
       }
       throw this.#lockError(conversationId, error);
     }
@@ -403,7 +409,10 @@ export class AdvisoryLocks {
       }
       if (!connection.broken) return connection;
       if (this.#shared === pending) this.#shared = undefined;
-      if (attempt > 0) throw new StoreError(`${this.#o.describe}: conversation "${conversationId}": could not take the conversation lock: the connection broke as soon as it opened`);
+      if (attempt > 0)
+        throw new StoreError(
+          `${this.#o.describe}: conversation "${conversationId}": could not take the conversation lock: the connection broke as soon as it opened`,
+        );
     }
   }
 
@@ -427,7 +436,9 @@ export class AdvisoryLocks {
   }
 
   #lockError(conversationId: string, error: unknown): StoreError {
-    return new StoreError(`${this.#o.describe}: conversation "${conversationId}": could not take the conversation lock: ${this.#o.describeError(error)}`, { cause: error });
+    return new StoreError(`${this.#o.describe}: conversation "${conversationId}": could not take the conversation lock: ${this.#o.describeError(error)}`, {
+      cause: error,
+    });
   }
 
   #forget(conversationId: string, entry: Entry): void {

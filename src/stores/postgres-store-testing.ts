@@ -33,7 +33,9 @@ export function describeWithPostgres(name: string, body: (url: string) => void):
   } else if (inCi()) {
     describe(name, () => {
       it('has a PostgreSQL server to test against', () => {
-        throw new Error(`${TEST_URL_ENV} is not set: these tests need a PostgreSQL server (.ci/run starts one on loopback and sets ${TEST_URL_ENV}); in CI they fail rather than skip`);
+        throw new Error(
+          `${TEST_URL_ENV} is not set: these tests need a PostgreSQL server (.ci/run starts one on loopback and sets ${TEST_URL_ENV}); in CI they fail rather than skip`,
+        );
       });
     });
   } else {
@@ -43,7 +45,10 @@ export function describeWithPostgres(name: string, body: (url: string) => void):
 
 /** A schema name no other test run uses (lower-case, ≤ 63 characters). */
 export function freshSchemaName(label: string): string {
-  const safe = label.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 30);
+  const safe = label
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, 30);
   return `lg_test_${safe}_${process.pid}_${randomBytes(4).toString('hex')}`;
 }
 

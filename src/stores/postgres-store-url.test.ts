@@ -53,7 +53,9 @@ describe('describeConnectError', () => {
     expect(describeConnectError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), 5000)).toMatch(/^connection refused/);
     expect(describeConnectError(Object.assign(new Error('getaddrinfo ENOTFOUND db'), { code: 'ENOTFOUND' }), 5000)).toMatch(/^host not found/);
     expect(describeConnectError(new Error('Connection terminated due to connection timeout'), 1500)).toBe('no answer within 1500 ms (connect timeout)');
-    expect(describeConnectError(Object.assign(new Error('password authentication failed for user "u"'), { code: '28P01' }), 5000)).toBe('authentication failed: password authentication failed for user "u"');
+    expect(describeConnectError(Object.assign(new Error('password authentication failed for user "u"'), { code: '28P01' }), 5000)).toBe(
+      'authentication failed: password authentication failed for user "u"',
+    );
   });
 
   it('reads the first cause of an AggregateError (localhost on IPv4 and IPv6)', () => {

@@ -37,7 +37,9 @@ export function maskPostgresUrl(url: string): string {
 /** Checks the URL's shape; returns its masked form. Throws `StoreError` naming the (masked) URL. */
 export function checkPostgresUrl(url: unknown): string {
   if (typeof url !== 'string' || url.length === 0) {
-    throw new StoreError(`postgres store: the connection URL must be a non-empty string like postgres://user@host:5432/database, got ${typeof url === 'string' ? 'an empty string' : typeof url}`);
+    throw new StoreError(
+      `postgres store: the connection URL must be a non-empty string like postgres://user@host:5432/database, got ${typeof url === 'string' ? 'an empty string' : typeof url}`,
+    );
   }
   const masked = maskPostgresUrl(url);
   let parsed: URL;

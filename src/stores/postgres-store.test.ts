@@ -81,7 +81,9 @@ describeWithPostgres('PostgresEventStore', (url) => {
     const store = await open(schema);
     await store.append('c', records(0, 2));
     const insert = (seq: number) =>
-      raw((c) => c.query(`INSERT INTO "${schema}".loopgate_events (conversation, seq, type, v, at, ignorable, payload) VALUES ('c', $1, 'x', 1, 0, false, '{}')`, [seq]));
+      raw((c) =>
+        c.query(`INSERT INTO "${schema}".loopgate_events (conversation, seq, type, v, at, ignorable, payload) VALUES ('c', $1, 'x', 1, 0, false, '{}')`, [seq]),
+      );
     await expect(insert(3)).rejects.toMatchObject({ code: '23503' }); // no row 2 before it
     await expect(insert(1)).rejects.toMatchObject({ code: '23505' }); // row 1 exists
     await expect(raw((c) => c.query(`DELETE FROM "${schema}".loopgate_events WHERE conversation = 'c' AND seq = 0`))).rejects.toMatchObject({ code: '23503' });
@@ -248,7 +250,12 @@ describeWithPostgres('PostgresEventStore', (url) => {
       await waitUntil(() => waitersFor(url, schema, 'c').then((n) => n === 1));
       // Kill a's lock session from the server side (what PostgreSQL does when a's process dies).
       const { classid, objid } = pgLocksIds(advisoryKey(schema, 'turn', 'c'));
-      await raw((c) => c.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid`, [classid, objid]));
+      await raw((c) =>
+        c.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid`, [
+          classid,
+          objid,
+        ]),
+      );
       await (await remote)();
       // a reconnects for its next lock.
       await (await a.lock('d'))();
@@ -256,7 +263,7 @@ describeWithPostgres('PostgresEventStore', (url) => {
       await b.close();
     });
 
-    it('grants the lock only once no append of the conversation is still in flight (a killed host\'s last COMMIT)', async () => {
+    it("grants the lock only once no append of the conversation is still in flight (a killed host's last COMMIT)", async () => {
       const schema = fresh('barrier');
       const store = await open(schema);
       const appendKey = advisoryKey(schema, 'append', 'c').toString();
@@ -284,7 +291,9 @@ describeWithPostgres('PostgresEventStore', (url) => {
       const app = `lg_share_${process.pid}`;
       const [a, b] = await Promise.all([open(schema, { applicationName: app }), open(schema)]);
       const lockConnections = () =>
-        raw((c) => c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [`${app}-lock`])).then((r) => r.rows[0]!.n);
+        raw((c) => c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [`${app}-lock`])).then(
+          (r) => r.rows[0]!.n,
+        );
       const releases = await Promise.all(Array.from({ length: 20 }, (_, i) => a.lock(`quiet-${i}`)));
       expect(await lockConnections()).toBe(1);
       const releaseB = await b.lock('busy');
@@ -308,7 +317,9 @@ describeWithPostgres('PostgresEventStore', (url) => {
     await blocker.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryKey(schema, 'append', 'c').toString()]);
     const append = store.append('c', records(0, 1)); // takes the only connection, then waits for the blocker
     await waitUntil(() => waitersFor(url, schema, 'c', 'append').then((n) => n === 1));
-    await expect(store.read('c')).rejects.toThrow(`${store.describe}: conversation "c": read failed: no free connection within 300 ms: all 1 are busy (raise poolSize?)`);
+    await expect(store.read('c')).rejects.toThrow(
+      `${store.describe}: conversation "c": read failed: no free connection within 300 ms: all 1 are busy (raise poolSize?)`,
+    );
     await blocker.query('COMMIT');
     await append;
     expect(await store.read('c')).toHaveLength(1);
@@ -324,14 +335,18 @@ describeWithPostgres('PostgresEventStore', (url) => {
       const port = await closedPort();
       const error = await PostgresEventStore.open(`postgres://loopgate:s3cret-pw@127.0.0.1:${port}/loopgate`).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreError);
-      expect((error as Error).message).toBe(`postgres://loopgate:****@127.0.0.1:${port}/loopgate: connection refused (is a PostgreSQL server running and listening there?)`);
+      expect((error as Error).message).toBe(
+        `postgres://loopgate:****@127.0.0.1:${port}/loopgate: connection refused (is a PostgreSQL server running and listening there?)`,
+      );
     });
 
     it('gives up after the connect timeout when the server never answers', async () => {
       silent = createServer(() => undefined); // accepts, then says nothing
       await new Promise<void>((resolve) => silent!.listen(0, '127.0.0.1', resolve));
       const port = (silent.address() as { port: number }).port;
-      const error = await PostgresEventStore.open(`postgres://loopgate:s3cret-pw@127.0.0.1:${port}/loopgate`, { connectTimeoutMs: 300 }).catch((e: unknown) => e);
+      const error = await PostgresEventStore.open(`postgres://loopgate:s3cret-pw@127.0.0.1:${port}/loopgate`, { connectTimeoutMs: 300 }).catch(
+        (e: unknown) => e,
+      );
       expect((error as Error).message).toBe(`postgres://loopgate:****@127.0.0.1:${port}/loopgate: no answer within 300 ms (connect timeout)`);
     });
 

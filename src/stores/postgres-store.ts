@@ -19,8 +19,7 @@
  *   is on); waiting for a conversation lock is meant to wait, and is abortable.
  */
 import pg from 'pg';
-import type { EventRecord } from '../kernel/log/envelope.ts';
-import { toFrozenPlainData } from '../kernel/log/plain-data.ts';
+import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
 import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
 import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release } from './event-store.ts';
 import { AdvisoryLocks, advisoryKey } from './postgres-store-lock.ts';
@@ -122,7 +121,8 @@ export class PostgresEventStore implements EventStore {
     };
     this.#locks = new AdvisoryLocks({
       describe: this.describe,
-      newClient: () => new pg.Client({ connectionString: url, connectionTimeoutMillis: this.#connectTimeoutMs, keepAlive: true, application_name: `${applicationName}-lock` }),
+      newClient: () =>
+        new pg.Client({ connectionString: url, connectionTimeoutMillis: this.#connectTimeoutMs, keepAlive: true, application_name: `${applicationName}-lock` }),
       describeError: (error) => this.#errorText(error),
       lockPool: this.#lockPool,
       keyOf: (conversationId) => advisoryKey(schema, 'turn', conversationId),
@@ -169,12 +169,23 @@ export class PostgresEventStore implements EventStore {
       const code = (error as { code?: unknown }).code;
       if (code === '23505' || code === '23503') {
         // The database's own rule (primary key or predecessor key) refused the batch.
-        throw new StoreConflictError(conversationId, records[0]!.seq, records[0]!.seq, `append at seq ${records[0]!.seq} refused by the database (${this.#clean(error)}); nothing was stored`);
+        throw new StoreConflictError(
+          conversationId,
+          records[0]!.seq,
+          records[0]!.seq,
+          `append at seq ${records[0]!.seq} refused by the database (${this.#clean(error)}); nothing was stored`,
+        );
       }
       if (stage === 'commit') {
-        throw new StoreError(`${this.describe}: conversation "${conversationId}": append failed at commit, the batch may or may not be stored (read the conversation back to know): ${this.#clean(error)}`, { cause: error });
+        throw new StoreError(
+          `${this.describe}: conversation "${conversationId}": append failed at commit, the batch may or may not be stored (read the conversation back to know): ${this.#clean(error)}`,
+          { cause: error },
+        );
       }
-      throw new StoreError(`${this.describe}: conversation "${conversationId}": append failed, the batch was rolled back, nothing was stored: ${this.#clean(error)}`, { cause: error });
+      throw new StoreError(
+        `${this.describe}: conversation "${conversationId}": append failed, the batch was rolled back, nothing was stored: ${this.#clean(error)}`,
+        { cause: error },
+      );
     } finally {
       client.off('error', ignore);
       client.release(broken ?? false);
@@ -271,7 +282,10 @@ export class PostgresEventStore implements EventStore {
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       if (error instanceof StoreError) throw error;
-      throw new StoreError(`${this.describe}: cannot set up the event tables in schema "${this.schema}" (does the role may create them?): ${this.#clean(error)}`, { cause: error });
+      throw new StoreError(
+        `${this.describe}: cannot set up the event tables in schema "${this.schema}" (does the role may create them?): ${this.#clean(error)}`,
+        { cause: error },
+      );
     } finally {
       client.release();
     }
@@ -279,7 +293,9 @@ export class PostgresEventStore implements EventStore {
 
   #checkVersion(value: string | undefined): void {
     if (value !== undefined && !(Number(value) <= SCHEMA_VERSION)) {
-      throw new StoreError(`${this.describe}: schema "${this.schema}" has loopgate schema version ${value}, newer than this loopgate understands (${SCHEMA_VERSION})`);
+      throw new StoreError(
+        `${this.describe}: schema "${this.schema}" has loopgate schema version ${value}, newer than this loopgate understands (${SCHEMA_VERSION})`,
+      );
     }
   }
 
@@ -302,7 +318,9 @@ export class PostgresEventStore implements EventStore {
     checkConversationId(this.describe, conversationId);
     // PostgreSQL text cannot hold NUL, and a lone surrogate would not read back the same.
     if (conversationId.includes('\u0000') || !conversationId.isWellFormed()) {
-      throw new StoreError(`${this.describe}: conversation id ${JSON.stringify(conversationId.slice(0, 40))} contains a NUL character or a lone surrogate, which PostgreSQL text cannot store`);
+      throw new StoreError(
+        `${this.describe}: conversation id ${JSON.stringify(conversationId.slice(0, 40))} contains a NUL character or a lone surrogate, which PostgreSQL text cannot store`,
+      );
     }
   }
 

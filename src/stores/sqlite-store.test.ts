@@ -117,7 +117,9 @@ describe('SqliteEventStore', () => {
   it('names the path when the file is not a database', () => {
     const path = join(dir, 'not-a-db.db');
     writeFileSync(path, 'this is a text file, not a database, and it is long enough to have a header\n'.repeat(20));
-    expect(() => new SqliteEventStore(path)).toThrow(new RegExp(`sqlite:${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot use this file as an event store`));
+    expect(() => new SqliteEventStore(path)).toThrow(
+      new RegExp(`sqlite:${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot use this file as an event store`),
+    );
   });
 
   it('refuses a database written by a newer schema version', () => {

@@ -8,8 +8,7 @@
  * primary key (conversation, seq) refuses a duplicate outright.
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { EventRecord } from '../kernel/log/envelope.ts';
-import { toFrozenPlainData } from '../kernel/log/plain-data.ts';
+import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
 import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
 import { ConversationLocks } from './conversation-lock.ts';
 import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release } from './event-store.ts';
@@ -62,7 +61,10 @@ export class SqliteEventStore implements EventStore {
     try {
       db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
     } catch (error) {
-      throw new StoreError(`${this.describe}: cannot open the database file (does its directory exist, and may this process write there?): ${(error as Error).message}`, { cause: error });
+      throw new StoreError(
+        `${this.describe}: cannot open the database file (does its directory exist, and may this process write there?): ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     try {
       const mode = (db.prepare('PRAGMA journal_mode = WAL').get() as Row | undefined)?.journal_mode;
@@ -87,12 +89,8 @@ export class SqliteEventStore implements EventStore {
         PRAGMA user_version = ${SCHEMA_VERSION};
       `);
       this.#maxSeq = db.prepare('SELECT MAX(seq) AS m FROM events WHERE conversation = ?');
-      this.#insert = db.prepare(
-        'INSERT INTO events (conversation, seq, type, v, at, ignorable, sources, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      );
-      this.#readFrom = db.prepare(
-        'SELECT seq, type, v, at, ignorable, sources, payload FROM events WHERE conversation = ? AND seq >= ? ORDER BY seq',
-      );
+      this.#insert = db.prepare('INSERT INTO events (conversation, seq, type, v, at, ignorable, sources, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+      this.#readFrom = db.prepare('SELECT seq, type, v, at, ignorable, sources, payload FROM events WHERE conversation = ? AND seq >= ? ORDER BY seq');
       // Rows as arrays: several times faster than objects for long reads (Node >= 24;
       // older Nodes return objects, which #rowsFrom converts).
       this.#arrays = typeof this.#readFrom.setReturnArrays === 'function';
@@ -104,7 +102,9 @@ export class SqliteEventStore implements EventStore {
       } catch {
         // The open already failed; the first error is the one to report.
       }
-      throw new StoreError(`${this.describe}: cannot use this file as an event store (is it a SQLite database?): ${(error as Error).message}`, { cause: error });
+      throw new StoreError(`${this.describe}: cannot use this file as an event store (is it a SQLite database?): ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     this.#db = db;
   }
@@ -139,7 +139,12 @@ export class SqliteEventStore implements EventStore {
       if (isConstraintViolation(error)) {
         // Another connection stored these seqs between our check and insert (cannot
         // happen under BEGIN IMMEDIATE, but the primary key is the last word).
-        throw new StoreConflictError(conversationId, records[0]!.seq, records[0]!.seq, `append at seq ${records[0]!.seq} collides with stored events (${(error as Error).message}); nothing was stored`);
+        throw new StoreConflictError(
+          conversationId,
+          records[0]!.seq,
+          records[0]!.seq,
+          `append at seq ${records[0]!.seq} collides with stored events (${(error as Error).message}); nothing was stored`,
+        );
       }
       throw this.#writeError(conversationId, 'the batch was rolled back, nothing was stored', error);
     }
@@ -152,9 +157,7 @@ export class SqliteEventStore implements EventStore {
     let rows: StoredRow[];
     try {
       const result = this.#readFrom.all(conversationId, fromSeq);
-      rows = this.#arrays
-        ? (result as unknown as StoredRow[])
-        : result.map((r) => [r.seq, r.type, r.v, r.at, r.ignorable, r.sources, r.payload] as const);
+      rows = this.#arrays ? (result as unknown as StoredRow[]) : result.map((r) => [r.seq, r.type, r.v, r.at, r.ignorable, r.sources, r.payload] as const);
     } catch (error) {
       throw new StoreError(`${this.describe}: conversation "${conversationId}": read failed: ${(error as Error).message}`, { cause: error });
     }
@@ -196,7 +199,9 @@ export class SqliteEventStore implements EventStore {
       // undefined fields, so what is read back would differ from what was appended.
       payload = JSON.stringify(toFrozenPlainData(r.payload, 'payload'));
     } catch (error) {
-      throw new StoreError(`${this.describe}: conversation "${conversationId}": batch record ${index} (seq ${r.seq}): ${(error as Error).message}`, { cause: error });
+      throw new StoreError(`${this.describe}: conversation "${conversationId}": batch record ${index} (seq ${r.seq}): ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     return {
       seq: r.seq,
@@ -212,8 +217,7 @@ export class SqliteEventStore implements EventStore {
   /** A stored row back to a record; anything that does not read back cleanly is corruption (nothing is deleted). */
   #parse(conversationId: string, expectedSeq: number, row: StoredRow): EventRecord {
     const [seq, type, v, at, ignorable, sources, payloadText] = row;
-    const corrupt = (at: number, reason: string): StoreCorruptionError =>
-      new StoreCorruptionError(this.describe, conversationId, at, reason);
+    const corrupt = (at: number, reason: string): StoreCorruptionError => new StoreCorruptionError(this.describe, conversationId, at, reason);
     if (seq !== expectedSeq) {
       throw corrupt(expectedSeq, `the record is missing (the next stored seq is ${String(seq)}); seqs must be gapless`);
     }

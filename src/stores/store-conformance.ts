@@ -7,7 +7,7 @@
  * (`settle()`) and then check who holds the lock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventRecord } from '../kernel/log/envelope.ts';
+import type { EventRecord } from '../kernel/index.ts';
 import { StoreConflictError, StoreError, StoreLockAbortedError, type EventStore, type Release } from './event-store.ts';
 
 export type EventStoreFactory = () => EventStore | Promise<EventStore>;
@@ -344,7 +344,7 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         await (await store.lock('c'))();
       });
 
-      it('ignores a second release (it must not free the next holder\'s lock)', async () => {
+      it("ignores a second release (it must not free the next holder's lock)", async () => {
         const store = await fresh();
         const log: string[] = [];
         const a = request(store, 'c', log, 'a');

@@ -45,9 +45,7 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
     return { line: pos.line, column: pos.col };
   };
   if (doc.errors.length > 0) {
-    throw new YamlValidationError(
-      doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: `YAML syntax: ${e.message.split('\n')[0]}` })),
-    );
+    throw new YamlValidationError(doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: `YAML syntax: ${e.message.split('\n')[0]}` })));
   }
   const data = doc.toJS({ maxAliasCount: 100 }) ?? {};
   const parsed = schema.safeParse(data);

@@ -18,7 +18,11 @@ const ORIGINAL = "        case 'refusal':\n          return { kind: 'failed', re
 const BROKEN = "        case 'refusal':\n          return { kind: 'replied' }; return { kind: 'failed', reason: 'refusal'";
 
 function loopgate(args: string[], hook?: string) {
-  return spawnSync(process.execPath, [...(hook ? ['--import', hook] : []), join(ROOT, 'bin/loopgate.js'), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+  return spawnSync(process.execPath, [...(hook ? ['--import', hook] : []), join(ROOT, 'bin/loopgate.js'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, CI: 'true' },
+  });
 }
 
 describe('loopgate run against a loop with one transition broken', () => {

@@ -28,7 +28,10 @@ const args = (over: Partial<RunArgs>): RunArgs => ({ reporter: ['json'], out: jo
 describe('loopgate run: bad input exits 2', () => {
   it('a bad scenario file: names the file, the line and the field', () => {
     const file = join(dir, 'bad.yaml');
-    writeFileSync(file, ['name: broken', 'inbox:', '  - say: hello', 'provider:', '  script:', '    - reply: hi', 'expect:', '  outcome: replyed', ''].join('\n'));
+    writeFileSync(
+      file,
+      ['name: broken', 'inbox:', '  - say: hello', 'provider:', '  script:', '    - reply: hi', 'expect:', '  outcome: replyed', ''].join('\n'),
+    );
     const result = cli(['run', file, '--reporter', 'console']);
     expect(result.status).toBe(EXIT.usage);
     expect(result.stderr).toMatch(/bad\.yaml:8:\d+: expect\.outcome: an outcome label such as replied/);
@@ -101,7 +104,11 @@ describe('loopgate run --live', () => {
   it('without the API key, every live scenario is skipped with a line saying why', async () => {
     const env = { ...process.env };
     delete env.ANTHROPIC_API_KEY;
-    const result = spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), 'run', '--live', '--provider', 'anthropic', '--reporter', 'console', '--out', join(dir, 'live')], { cwd: dir, encoding: 'utf8', env: { ...env, CI: 'true' } });
+    const result = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin/loopgate.js'), 'run', '--live', '--provider', 'anthropic', '--reporter', 'console', '--out', join(dir, 'live')],
+      { cwd: dir, encoding: 'utf8', env: { ...env, CI: 'true' } },
+    );
     expect(result.status).toBe(EXIT.passed);
     expect(result.stdout + result.stderr).toMatch(/ANTHROPIC_API_KEY is not set, so this live scenario was not run against anthropic/);
   });

@@ -110,7 +110,10 @@ for (;;) {
   log.append('assistant.message', {
     turn,
     step: 0,
-    content: [{ type: 'text', text: 'Writing the notes.' }, ...calls.map((id) => ({ type: 'tool_call' as const, id, name: 'write_note', args: { title: id } }))],
+    content: [
+      { type: 'text', text: 'Writing the notes.' },
+      ...calls.map((id) => ({ type: 'tool_call' as const, id, name: 'write_note', args: { title: id } })),
+    ],
   });
   await flush();
   for (const callId of calls) await runTool(turn, 0, callId);

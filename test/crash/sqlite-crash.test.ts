@@ -84,8 +84,7 @@ function runAndKill(dbPath: string, delayMs: number): Promise<ChildRun> {
         else if (word === 'committed') {
           lastCommitted = Number(n);
           inFlight = undefined;
-        }
-        else if (word === 'ready' && readyAt === undefined) {
+        } else if (word === 'ready' && readyAt === undefined) {
           readyAt = Number(n);
           setTimeout(() => proc.kill('SIGKILL'), delayMs);
         }

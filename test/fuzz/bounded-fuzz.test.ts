@@ -23,10 +23,13 @@ describe('bounded fuzz of the real loop', () => {
   });
 
   it('checks one named property for each invariant 1-13 and the four extra ones', () => {
-    const invariants = BUILT_IN_PROPERTIES.map((p) => p.invariant).filter((n) => n !== undefined).sort((a, b) => a! - b!);
+    const invariants = BUILT_IN_PROPERTIES.map((p) => p.invariant)
+      .filter((n) => n !== undefined)
+      .sort((a, b) => a! - b!);
     expect(invariants).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     const names = BUILT_IN_PROPERTIES.map((p) => p.name);
-    for (const extra of ['projection-equals-replay', 'requests-recomputable-from-prefix', 'inbox-delivered-once', 'outcomes-in-alphabet']) expect(names).toContain(extra);
+    for (const extra of ['projection-equals-replay', 'requests-recomputable-from-prefix', 'inbox-delivered-once', 'outcomes-in-alphabet'])
+      expect(names).toContain(extra);
     expect(new Set(names).size).toBe(names.length);
   });
 });
@@ -47,11 +50,34 @@ describe('the generators reach the states that matter', () => {
       if (fuzzCase.crashAt !== undefined) crashes++;
       if (run.results.length > 1) multiTurn++;
     }
-    for (const outcome of ['replied', 'cancelled{user}', 'cancelled{parent}', 'cancelled{shutdown}', 'rejected', 'nothing_to_do', 'conversation_full', 'failed{max_steps}', 'failed{budget_exhausted}', 'failed{refusal}', 'failed{max_tokens}', 'failed{unknown_stop_reason}', 'failed{empty_reply}', 'failed{provider_unavailable}', 'failed{auth}', 'failed{invalid_request}', 'failed{persistence}']) {
+    for (const outcome of [
+      'replied',
+      'cancelled{user}',
+      'cancelled{parent}',
+      'cancelled{shutdown}',
+      'rejected',
+      'nothing_to_do',
+      'conversation_full',
+      'failed{max_steps}',
+      'failed{budget_exhausted}',
+      'failed{refusal}',
+      'failed{max_tokens}',
+      'failed{unknown_stop_reason}',
+      'failed{empty_reply}',
+      'failed{provider_unavailable}',
+      'failed{auth}',
+      'failed{invalid_request}',
+      'failed{persistence}',
+    ]) {
       expect(outcomes, `no generated case ended ${outcome}`).toContain(outcome);
     }
-    for (const type of ['inbox.returned', 'projection.replaced', 'model.error_handled', 'policy.decision', 'cancel.requested']) expect(events, `no generated case logged ${type}`).toContain(type);
-    for (const fault of ['store append N', 'compactor fails', 'tool probe hangs']) expect([...faults].some((f) => f.startsWith(fault.split(' ').slice(0, 2).join(' '))), `no ${fault} fault`).toBe(true);
+    for (const type of ['inbox.returned', 'projection.replaced', 'model.error_handled', 'policy.decision', 'cancel.requested'])
+      expect(events, `no generated case logged ${type}`).toContain(type);
+    for (const fault of ['store append N', 'compactor fails', 'tool probe hangs'])
+      expect(
+        [...faults].some((f) => f.startsWith(fault.split(' ').slice(0, 2).join(' '))),
+        `no ${fault} fault`,
+      ).toBe(true);
     expect(crashes).toBeGreaterThan(10);
     expect(multiTurn).toBeGreaterThan(200);
   });

@@ -25,7 +25,8 @@ function small(s: Scenario): string[] {
   if (s.inbox.length > 3) problems.push(`${s.inbox.length} inbox entries`);
   if (s.provider.script.length > 2) problems.push(`${s.provider.script.length} provider steps`);
   if (s.tools.length > 1) problems.push(`${s.tools.length} tool overrides`);
-  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'approver', 'visibility', 'secrets'] as const) if (s[key] !== undefined) problems.push(`a ${key}`);
+  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'approver', 'visibility', 'secrets'] as const)
+    if (s[key] !== undefined) problems.push(`a ${key}`);
   if (s.provider.fallback !== undefined) problems.push('a fallback script');
   return problems;
 }

@@ -7,7 +7,15 @@
  * the same seam: `reproduce(file, { seams: VARIANT.seams })` (src/fuzz/reproduce.ts)
  * fails, while `loopgate run FILE` — the real world — passes.
  */
-import { createToolExecutor, type LoopDeps, type ModelClient, type ModelDelta, type ModelErrorHandler, type ModelResult, type ToolExecutor } from '../../src/kernel/index.ts';
+import {
+  createToolExecutor,
+  type LoopDeps,
+  type ModelClient,
+  type ModelDelta,
+  type ModelErrorHandler,
+  type ModelResult,
+  type ToolExecutor,
+} from '../../src/kernel/index.ts';
 import type { RunOptions, TestSeams } from '../../src/harness/second-host.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../src/stores/memory-store.ts';
 import type { EventRecord } from '../../src/kernel/index.ts';
@@ -73,7 +81,8 @@ const refusalAsReply = (deps: LoopDeps): LoopDeps => ({
 /** The error chain with one transition changed: an authentication failure is retried instead of failing the turn. */
 const retryAuth: ModelErrorHandler = {
   name: 'retry-auth',
-  handle: (error) => (error.type === 'transport_error' && error.kind === 'auth' ? { action: 'retry', delayMs: 0, detail: 'retrying auth (broken)' } : undefined),
+  handle: (error) =>
+    error.type === 'transport_error' && error.kind === 'auth' ? { action: 'retry', delayMs: 0, detail: 'retrying auth (broken)' } : undefined,
 };
 
 /** A tool pipeline that lets a deny through: when the policy denies a call, it runs it with a pipeline that has no policy. */
@@ -90,11 +99,41 @@ const denyLetThrough: TestSeams['wrapTools'] = (real, options): ToolExecutor => 
 };
 
 export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
-  { name: 'dropping-store', bug: 'a store that drops one event', host: { seams: { store: (faults: MemoryStoreFaults) => new DroppingStore({ faults }) } }, property: 'invariant-02-one-append-frozen' },
-  { name: 'rejecting-provider', bug: 'a provider fake that rejects', host: { seams: { wrapModel: rejectingProvider } }, property: 'invariant-12-nothing-rejects' },
-  { name: 'malformed-provider', bug: 'a provider fake that returns tool_use without calls', host: { seams: { wrapModel: malformedProvider } }, property: 'invariant-12-nothing-rejects' },
-  { name: 'late-streaming-provider', bug: 'a provider fake that streams after settling', host: { seams: { wrapModel: lateStreamingProvider } }, property: 'invariant-12-nothing-rejects' },
-  { name: 'refusal-as-reply', bug: 'a loop variant that takes a refusal as a reply', host: { seams: { wrapDeps: refusalAsReply } }, property: 'outcome-follows-table' },
+  {
+    name: 'dropping-store',
+    bug: 'a store that drops one event',
+    host: { seams: { store: (faults: MemoryStoreFaults) => new DroppingStore({ faults }) } },
+    property: 'invariant-02-one-append-frozen',
+  },
+  {
+    name: 'rejecting-provider',
+    bug: 'a provider fake that rejects',
+    host: { seams: { wrapModel: rejectingProvider } },
+    property: 'invariant-12-nothing-rejects',
+  },
+  {
+    name: 'malformed-provider',
+    bug: 'a provider fake that returns tool_use without calls',
+    host: { seams: { wrapModel: malformedProvider } },
+    property: 'invariant-12-nothing-rejects',
+  },
+  {
+    name: 'late-streaming-provider',
+    bug: 'a provider fake that streams after settling',
+    host: { seams: { wrapModel: lateStreamingProvider } },
+    property: 'invariant-12-nothing-rejects',
+  },
+  {
+    name: 'refusal-as-reply',
+    bug: 'a loop variant that takes a refusal as a reply',
+    host: { seams: { wrapDeps: refusalAsReply } },
+    property: 'outcome-follows-table',
+  },
   { name: 'auth-retried', bug: 'an error chain that retries authentication failures', host: { errorHandlers: [retryAuth] }, property: 'outcome-follows-table' },
-  { name: 'deny-let-through', bug: 'a tool pipeline that lets a deny through', host: { seams: { wrapTools: denyLetThrough } }, property: 'invariant-07-deny-never-lifted' },
+  {
+    name: 'deny-let-through',
+    bug: 'a tool pipeline that lets a deny through',
+    host: { seams: { wrapTools: denyLetThrough } },
+    property: 'invariant-07-deny-never-lifted',
+  },
 ];

@@ -15,7 +15,7 @@
  * turn's user message. Small random latencies make the hosts' turns interleave.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { ModelClient, ModelRequest, ModelResult } from '../../providers/contract.ts';
+import type { ModelClient, ModelRequest, ModelResult } from '../../src/kernel/model/client.ts';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { SupportBackend } from '../../scenarios/example-agent/backend.ts';
 import { supportTools } from '../../scenarios/example-agent/tools.ts';

@@ -169,7 +169,13 @@ describeWithPostgres('many hosts, one PostgreSQL store', (url) => {
 
     // Each of the 200 and of the sweep: answered exactly once, by the host it was sent to.
     for (const sent of [...stormResults, ...sweep]) {
-      expect(fates.get(sent.token), sent.token).toEqual({ conversationId: sent.conversationId, received: 1, takes: 1, end: 'answered', answers: [`answer to ${sent.token} from ${sent.host}`] });
+      expect(fates.get(sent.token), sent.token).toEqual({
+        conversationId: sent.conversationId,
+        received: 1,
+        takes: 1,
+        end: 'answered',
+        answers: [`answer to ${sent.token} from ${sent.host}`],
+      });
     }
 
     // msg-kill: stored once, returned by another host's recovery, answered by a survivor.
@@ -266,7 +272,8 @@ function messageFates(conversationId: string, all: readonly AnyEvent[]): { fates
     const id = event.payload.id;
     const received = events.filter((e) => e.type === 'inbox.received' && tokenOf(e.payload.text) === token).length;
     const takes = events.filter((e): e is LogEvent & { type: 'user.message' } => e.type === 'user.message' && e.payload.id === id).map((e) => e.payload.turn);
-    const recoveredAndReturned = (turn: number) => closed.get(turn)?.recovered === true && closed.get(turn)?.outcome === 'interrupted' && returned.get(turn)?.has(id) === true;
+    const recoveredAndReturned = (turn: number) =>
+      closed.get(turn)?.recovered === true && closed.get(turn)?.outcome === 'interrupted' && returned.get(turn)?.has(id) === true;
     const returnedByRecovery = takes.filter(recoveredAndReturned).length;
     let end: Fate['end'] = 'broken';
     if (takes.length === 0) end = 'pending';

@@ -16,9 +16,11 @@ import { MemoryEventStore } from '../../src/stores/memory-store.ts';
 describe('hosts sharing one store', () => {
   it('take turns on one conversation, each continuing from what the other stored', async () => {
     const store = new MemoryEventStore();
-    const answering = (name: string) =>
-      new ScriptedModelClient([], { onExhausted: (request) => reply(`${name} saw ${request.messages.length} messages`) });
-    const hosts = [new AgentHost({ config: defaultHostConfig(), store, model: answering('a') }), new AgentHost({ config: defaultHostConfig(), store, model: answering('b') })];
+    const answering = (name: string) => new ScriptedModelClient([], { onExhausted: (request) => reply(`${name} saw ${request.messages.length} messages`) });
+    const hosts = [
+      new AgentHost({ config: defaultHostConfig(), store, model: answering('a') }),
+      new AgentHost({ config: defaultHostConfig(), store, model: answering('b') }),
+    ];
     const replies: (string | undefined)[] = [];
     for (let i = 0; i < 6; i++) {
       const envelope = await hosts[i % 2]!.handle('c', `message ${i}`);

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { parseBaselineJson } from '../../src/report/baseline.ts';
 import { parseResultsJson } from '../../src/report/json.ts';
 import { summarize } from '../../src/report/results.ts';
-import { caseMetricsSchema, caseResultSchema, checkResultSchema, regressionSchema, runResultsSchema, timelineEntrySchema } from '../../src/report/results-schema.ts';
+import {
+  caseMetricsSchema,
+  caseResultSchema,
+  checkResultSchema,
+  regressionSchema,
+  runResultsSchema,
+  timelineEntrySchema,
+} from '../../src/report/results-schema.ts';
 
 const doc = readFileSync(new URL('../../docs/results-schema.md', import.meta.url), 'utf8');
 const jsonBlocks = [...doc.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => m[1]!);

@@ -5,7 +5,7 @@
  * this is the minimum to drive the loop from a test.)
  */
 import { ScriptedModelClient, type ScriptItem } from '../../providers/fake/scripted.ts';
-import type { ModelClient } from '../../providers/contract.ts';
+import type { ModelClient } from '../../src/kernel/model/client.ts';
 import { VirtualClock } from '../../src/harness/virtual-clock.ts';
 import { EventLog } from '../../src/kernel/log/event-log.ts';
 import type { ModelErrorHandler } from '../../src/kernel/loop/model-errors.ts';

@@ -25,7 +25,14 @@ describe('runScenarioFile', () => {
   });
 
   it('fails when the user’s tool does not behave as the scenario expects', async () => {
-    const broken = defineTool({ ...forecast, name: 'get_forecast', description: 'x', input: z.object({ city: z.string() }), sideEffect: 'NONE', run: () => ({ city: 'Oslo', forecast: 'sun' }) });
+    const broken = defineTool({
+      ...forecast,
+      name: 'get_forecast',
+      description: 'x',
+      input: z.object({ city: z.string() }),
+      sideEffect: 'NONE',
+      run: () => ({ city: 'Oslo', forecast: 'sun' }),
+    });
     const outcome = await runScenarioFile(file, { agent: { tools: [broken] } });
     expect(outcome.status).toBe('failed');
     expect(outcome.checks.find((c) => !c.passed)?.name).toBe('history');

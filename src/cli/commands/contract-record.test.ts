@@ -40,7 +40,9 @@ function answer(provider: WireProvider, body: Record<string, unknown>): WireTurn
   const items = (body.messages ?? body.input) as Record<string, unknown>[];
   const last = items.at(-1) ?? {};
   const lastIsToolResult =
-    last.role === 'tool' || last.type === 'function_call_output' || (Array.isArray(last.content) && (last.content as { type?: string }[]).some((b) => b.type === 'tool_result'));
+    last.role === 'tool' ||
+    last.type === 'function_call_output' ||
+    (Array.isArray(last.content) && (last.content as { type?: string }[]).some((b) => b.type === 'tool_result'));
   if (max <= 16) return { blocks: [{ type: 'text', text: '1, 2, 3, 4, 5, 6,' }], stop: 'max_tokens', usage };
   if (lastIsToolResult) return { blocks: [{ type: 'text', text: 'It is 18°C and sunny in Paris.' }], stop: 'end', usage };
   if (Array.isArray(body.tools) && body.tools.length > 0) {

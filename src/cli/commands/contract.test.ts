@@ -93,7 +93,10 @@ describe('loopgate contract --replay with a bad recording directory', () => {
     expect(broken.err).toContain(`${join(dir, 'anthropic.recording.json')}: malformed recording, not valid JSON`);
 
     await mkdir(join(dir, 'shape'));
-    await writeFile(join(dir, 'shape', 'openai-chat.recording.json'), JSON.stringify({ format: 'loopgate-contract-recording', version: 1, provider: 'openai-chat' }));
+    await writeFile(
+      join(dir, 'shape', 'openai-chat.recording.json'),
+      JSON.stringify({ format: 'loopgate-contract-recording', version: 1, provider: 'openai-chat' }),
+    );
     const shape = await run({ replay: join(dir, 'shape') });
     expect(shape.code).toBe(2);
     expect(shape.err).toMatch(/openai-chat\.recording\.json: malformed recording: model: /);

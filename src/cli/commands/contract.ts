@@ -55,7 +55,10 @@ const DEFAULT_BASE_URLS: Readonly<Record<WireProvider, string>> = {
 
 function parseProviders(raw: string[] | string | undefined): ProviderName[] | undefined {
   if (raw === undefined) return undefined;
-  const names = (Array.isArray(raw) ? raw : [raw]).flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean);
+  const names = (Array.isArray(raw) ? raw : [raw])
+    .flatMap((s) => String(s).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const name of names) {
     if (!isProviderName(name)) throw new UsageError(`unknown provider "${name}"; known providers: ${PROVIDER_NAMES.join(', ')}`);
   }
@@ -109,11 +112,15 @@ export async function contract(args: ContractArgs, io: ContractIO): Promise<numb
     // Read every recording first, so a bad one stops the run before anything is replayed.
     const recordings = [];
     for (const provider of providers) {
-      if (!isWireProvider(provider)) throw new UsageError(`${provider} has no API to record or replay; use a wire provider (${PROVIDER_NAMES.filter(isWireProvider).join(', ')})`);
+      if (!isWireProvider(provider))
+        throw new UsageError(`${provider} has no API to record or replay; use a wire provider (${PROVIDER_NAMES.filter(isWireProvider).join(', ')})`);
       recordings.push(await readRecording(dir, provider));
     }
     for (const recording of recordings) {
-      print({ heading: `${recording.provider} (replaying ${dir}, model ${recording.model}, recorded ${recording.recordedAt})`, reports: await replayRecording(recording) });
+      print({
+        heading: `${recording.provider} (replaying ${dir}, model ${recording.model}, recorded ${recording.recordedAt})`,
+        reports: await replayRecording(recording),
+      });
     }
   } else if (args.live || args.record !== undefined) {
     for (const provider of requested ?? PROVIDER_NAMES) {

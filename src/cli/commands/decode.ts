@@ -69,7 +69,10 @@ export const decodeCommand: CommandModule<object, DecodeArgs> = {
     y
       .positional('file', { type: 'string', demandOption: true, describe: 'the recorded response' })
       .option('provider', { type: 'string', demandOption: true, describe: `whose response it is: ${PROVIDER_NAMES.join(', ')}` })
-      .option('status', { type: 'number', describe: 'serve it with this HTTP status (default 200, or the usual status for an error body)' }) as Argv<DecodeArgs>,
+      .option('status', {
+        type: 'number',
+        describe: 'serve it with this HTTP status (default 200, or the usual status for an error body)',
+      }) as Argv<DecodeArgs>,
   handler: async (args) => {
     process.exitCode = await runDecodeCommand(args, {
       out: (text) => process.stdout.write(`${text}\n`),

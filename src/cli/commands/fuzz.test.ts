@@ -108,7 +108,10 @@ describe('loopgate fuzz: runs', () => {
     // Through the same seam the file fails; in the real world it passes (the bug is the variant's).
     const withBug = await reproduce(resolve(file!), { host: variant.host, properties: [outcomeFollowsTableProperty] });
     expect(withBug.map((c) => c.name)).toContain('property outcome-follows-table');
-    const real = spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), 'run', resolve(file!), '--reporter', 'json', '--out', join(dir, 'real')], { cwd: dir, encoding: 'utf8' });
+    const real = spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), 'run', resolve(file!), '--reporter', 'json', '--out', join(dir, 'real')], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(real.status, real.stderr).toBe(EXIT.passed);
 
     // --path replays straight to the counterexample.
@@ -119,7 +122,11 @@ describe('loopgate fuzz: runs', () => {
   });
 
   it('formats progress with runs and turns per second, and says when it is shrinking', () => {
-    expect(progressLine({ runs: 1200, turns: 3400, elapsedMs: 2000, runsPerSecond: 600, turnsPerSecond: 1700, shrinking: false, shrinks: 0 })).toBe('fuzz: 1200 runs, 3400 turns in 2.0 s (600 runs/s, 1700 turns/s)');
-    expect(progressLine({ runs: 5, turns: 9, elapsedMs: 100, runsPerSecond: 50, turnsPerSecond: 90, shrinking: true, shrinks: 12 })).toMatch(/violation found, shrinking \(12 tries\)$/);
+    expect(progressLine({ runs: 1200, turns: 3400, elapsedMs: 2000, runsPerSecond: 600, turnsPerSecond: 1700, shrinking: false, shrinks: 0 })).toBe(
+      'fuzz: 1200 runs, 3400 turns in 2.0 s (600 runs/s, 1700 turns/s)',
+    );
+    expect(progressLine({ runs: 5, turns: 9, elapsedMs: 100, runsPerSecond: 50, turnsPerSecond: 90, shrinking: true, shrinks: 12 })).toMatch(
+      /violation found, shrinking \(12 tries\)$/,
+    );
   });
 });

@@ -63,16 +63,18 @@ function parseArgs(args: FuzzArgs) {
     if (timeLimitMs === undefined) throw new UsageError(`--time ${String(args.time)}: expected a duration such as 30s, 5m or 1h`);
   }
   if (args.path !== undefined) {
-    if (!/^\d+(:\d+)*$/.test(String(args.path))) throw new UsageError(`--path ${String(args.path)}: expected fast-check's path, numbers separated by colons (e.g. 41:2:0), as printed with a failure`);
+    if (!/^\d+(:\d+)*$/.test(String(args.path)))
+      throw new UsageError(`--path ${String(args.path)}: expected fast-check's path, numbers separated by colons (e.g. 41:2:0), as printed with a failure`);
     if (args.seed === undefined) throw new UsageError('--path needs the --seed it was found with');
   }
-  const properties = args.property && args.property.length > 0
-    ? args.property.map((name) => {
-        const found = BUILT_IN_PROPERTIES.find((p) => p.name === name);
-        if (!found) throw new UsageError(`--property ${name}: no such property; known: ${BUILT_IN_PROPERTIES.map((p) => p.name).join(', ')}`);
-        return found;
-      })
-    : BUILT_IN_PROPERTIES;
+  const properties =
+    args.property && args.property.length > 0
+      ? args.property.map((name) => {
+          const found = BUILT_IN_PROPERTIES.find((p) => p.name === name);
+          if (!found) throw new UsageError(`--property ${name}: no such property; known: ${BUILT_IN_PROPERTIES.map((p) => p.name).join(', ')}`);
+          return found;
+        })
+      : BUILT_IN_PROPERTIES;
   let reporters;
   try {
     reporters = parseReporters(args.reporter);
@@ -134,24 +136,45 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
       runs: failure.foundAtRun,
       shrinks: failure.shrinks,
       crashAt: failure.crashAt,
-      ...(testing.host ? { reproduce: `Reproduce: through the same host parts the fuzz run had, reproduce(<this file>, { host, properties }) (src/fuzz/reproduce.ts); loopgate run alone does not have them. Replay the search: --seed ${result.seed} --path ${failure.path}` } : {}),
+      ...(testing.host
+        ? {
+            reproduce: `Reproduce: through the same host parts the fuzz run had, reproduce(<this file>, { host, properties }) (src/fuzz/reproduce.ts); loopgate run alone does not have them. Replay the search: --seed ${result.seed} --path ${failure.path}`,
+          }
+        : {}),
     });
     counterexampleFile = relative(process.cwd(), file) || file;
     const failing = await reproduce(file, { host: testing.host, ...(testing.host ? { properties: [failure.property] } : {}) });
     const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `loopgate run ${counterexampleFile}`;
-    reproduces = failing.length > 0
-      ? { ok: true, detail: `${how} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
-      : { ok: false, detail: `loopgate run ${counterexampleFile} passes: ${failure.property.name} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}` };
+    reproduces =
+      failing.length > 0
+        ? { ok: true, detail: `${how} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
+        : {
+            ok: false,
+            detail: `loopgate run ${counterexampleFile} passes: ${failure.property.name} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}`,
+          };
   }
-  const results = fuzzResults({ result, startedAt, finishedAt, version: VERSION, ...(counterexampleFile ? { counterexampleFile } : {}), ...(reproduces ? { reproduces } : {}) });
+  const results = fuzzResults({
+    result,
+    startedAt,
+    finishedAt,
+    version: VERSION,
+    ...(counterexampleFile ? { counterexampleFile } : {}),
+    ...(reproduces ? { reproduces } : {}),
+  });
   const written = await writeReports(results, { reporters, outDir: args.out, console: { verbose: args.verbose ?? false } });
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
-  io.err(`${progressLine({ runs: result.runs, turns: result.turns, elapsedMs: result.durationMs, runsPerSecond: result.runsPerSecond, turnsPerSecond: result.turnsPerSecond, shrinking: false, shrinks: 0 })}, seed ${result.seed}${result.interrupted ? ' (time limit reached)' : ''}\n`);
+  io.err(
+    `${progressLine({ runs: result.runs, turns: result.turns, elapsedMs: result.durationMs, runsPerSecond: result.runsPerSecond, turnsPerSecond: result.turnsPerSecond, shrinking: false, shrinks: 0 })}, seed ${result.seed}${result.interrupted ? ' (time limit reached)' : ''}\n`,
+  );
   if (failure) {
     io.err(`violation of ${failure.property.name}: ${failure.message}\n`);
     io.err(`counterexample (shrunk in ${failure.shrinks} step(s)): ${counterexampleFile}\n`);
-    const how = !reproduces!.ok ? `loopgate fuzz --seed ${result.seed} --path ${failure.path}` : testing.host ? `${counterexampleFile} through the same host parts` : `loopgate run ${counterexampleFile}`;
+    const how = !reproduces!.ok
+      ? `loopgate fuzz --seed ${result.seed} --path ${failure.path}`
+      : testing.host
+        ? `${counterexampleFile} through the same host parts`
+        : `loopgate run ${counterexampleFile}`;
     io.err(`${reproduces!.ok ? 'reproduce' : 'replay'}: ${how}\n`);
     return EXIT.failed;
   }

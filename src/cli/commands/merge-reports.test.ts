@@ -22,7 +22,12 @@ function writeShards(dir: string, cases: readonly CaseResult[], n: number): stri
   });
 }
 
-const args = (files: string[], out: string, extra: Partial<MergeReportsArgs> = {}): MergeReportsArgs => ({ files, out, reporter: ['console', 'json', 'junit', 'markdown', 'html'], ...extra });
+const args = (files: string[], out: string, extra: Partial<MergeReportsArgs> = {}): MergeReportsArgs => ({
+  files,
+  out,
+  reporter: ['console', 'json', 'junit', 'markdown', 'html'],
+  ...extra,
+});
 const readOut = (out: string) => parseResultsJson(readFileSync(join(out, 'results.json'), 'utf8'), 'merged');
 
 describe('merge-reports', () => {
@@ -47,8 +52,21 @@ describe('merge-reports', () => {
 
   it('exits 0 when every merged case passed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopgate-merge-'));
-    const shards = writeShards(dir, sampleCases().filter((c) => c.status !== 'failed'), 3);
-    expect(await mergeReports(args(shards.map((s) => join(s, 'results.json')), join(dir, 'out'), { reporter: ['json'] }), () => {})).toBe(0);
+    const shards = writeShards(
+      dir,
+      sampleCases().filter((c) => c.status !== 'failed'),
+      3,
+    );
+    expect(
+      await mergeReports(
+        args(
+          shards.map((s) => join(s, 'results.json')),
+          join(dir, 'out'),
+          { reporter: ['json'] },
+        ),
+        () => {},
+      ),
+    ).toBe(0);
   });
 
   it('compares the merged run with a baseline: a planted regression fails, an unchanged run passes', async () => {
@@ -78,15 +96,23 @@ describe('merge-reports', () => {
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, readFileSync(join(two, 'results.json'), 'utf8').replace('"status": "passed"', '"status": "ok"'));
     await expect(mergeReports(args([one, broken], out), () => {})).rejects.toThrow(UsageError);
-    await expect(mergeReports(args([one, broken], out), () => {})).rejects.toThrow(new RegExp(`^${broken.replace(/[.]/g, '\\.')}: not a valid loopgate results file:\\n  cases\\[\\d+\\]\\.status: .*\\(got "ok"\\)`));
+    await expect(mergeReports(args([one, broken], out), () => {})).rejects.toThrow(
+      new RegExp(`^${broken.replace(/[.]/g, '\\.')}: not a valid loopgate results file:\\n  cases\\[\\d+\\]\\.status: .*\\(got "ok"\\)`),
+    );
     await expect(mergeReports(args([one, join(dir, 'nope')], out), () => {})).rejects.toThrow(`${join(dir, 'nope')}: no such file`);
-    await expect(mergeReports(args([one, two], out, { reporter: ['pdf'] }), () => {})).rejects.toThrow('unknown reporter "pdf"; known reporters: console, json, junit, markdown, html');
+    await expect(mergeReports(args([one, two], out, { reporter: ['pdf'] }), () => {})).rejects.toThrow(
+      'unknown reporter "pdf"; known reporters: console, json, junit, markdown, html',
+    );
     await expect(mergeReports(args([one, two], out, { baseline: join(dir, 'missing-baseline.json') }), () => {})).rejects.toThrow(/no such baseline file/);
   });
 
   it('parses its command line: files, --out, repeated and comma-separated --reporter, thresholds', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopgate-merge-'));
-    const shards = writeShards(dir, sampleCases().filter((c) => c.status !== 'failed'), 2);
+    const shards = writeShards(
+      dir,
+      sampleCases().filter((c) => c.status !== 'failed'),
+      2,
+    );
     const out = join(dir, 'cli-out');
     const before = process.exitCode;
     try {

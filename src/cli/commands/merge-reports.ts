@@ -50,7 +50,9 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
     }
     const written = await writeReports(merged, { reporters, outDir: args.out, console: { verbose: args.verbose ?? false, width: process.stdout.columns } });
     if (written.console !== undefined) out(written.console);
-    out(`merged ${parts.length} results file${parts.length === 1 ? '' : 's'} (${merged.summary.total} cases)${Object.values(written.files).length ? `; wrote ${Object.values(written.files).join(', ')}` : ''}\n`);
+    out(
+      `merged ${parts.length} results file${parts.length === 1 ? '' : 's'} (${merged.summary.total} cases)${Object.values(written.files).length ? `; wrote ${Object.values(written.files).join(', ')}` : ''}\n`,
+    );
     return merged.summary.failed > 0 || (merged.regressions?.length ?? 0) > 0 ? EXIT.failed : EXIT.passed;
   } catch (error) {
     if (error instanceof ReportFileError || error instanceof MergeError || error instanceof UnknownReporterError || error instanceof RangeError) {
@@ -67,7 +69,12 @@ export const mergeReportsCommand: CommandModule<object, MergeReportsArgs> = {
     y
       .positional('files', { type: 'string', array: true, demandOption: true, describe: 'results.json files of the shards, or the directories holding them' })
       .option('out', { type: 'string', default: 'reports', describe: 'directory for the merged reports' })
-      .option('reporter', { type: 'string', array: true, default: [...REPORTERS], describe: `reports to write (repeat or comma-separate): ${REPORTERS.join(', ')}` })
+      .option('reporter', {
+        type: 'string',
+        array: true,
+        default: [...REPORTERS],
+        describe: `reports to write (repeat or comma-separate): ${REPORTERS.join(', ')}`,
+      })
       .option('baseline', { type: 'string', describe: 'baseline file (or a results.json): fail on regressions against it' })
       .option('steps-threshold', { type: 'number', describe: 'relative increase of steps tolerated against the baseline (default 0.2)' })
       .option('tokens-threshold', { type: 'number', describe: 'relative increase of tokens tolerated against the baseline (default 0.2)' })

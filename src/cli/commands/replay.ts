@@ -51,7 +51,12 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
   describe: 'Show a conversation’s timeline, or with --at the exact request the model received',
   builder: (y: Argv) =>
     y
-      .positional('source', { type: 'string', demandOption: true, describe: 'a SQLite store (.db), a PostgreSQL store (postgres://user@host/db[?schema=name]; password via PGPASSWORD) or an events file (.json / .jsonl)' })
+      .positional('source', {
+        type: 'string',
+        demandOption: true,
+        describe:
+          'a SQLite store (.db), a PostgreSQL store (postgres://user@host/db[?schema=name]; password via PGPASSWORD) or an events file (.json / .jsonl)',
+      })
       .option('conversation', { type: 'string', describe: 'conversation id (needed when the store holds several)' })
       .option('at', { type: 'number', describe: 'a seq: show the model request in force at it' })
       .option('json', { type: 'boolean', default: false, describe: 'print JSON' }) as Argv<ReplayArgs>,

@@ -70,8 +70,10 @@ function liveOptions(args: RunArgs): LiveOptions {
 }
 
 export async function run(args: RunArgs, io: { out: (text: string) => void; err: (text: string) => void; tty: boolean; columns?: number }): Promise<number> {
-  if (!Number.isInteger(args.seed) || args.seed < 0 || args.seed > 0xffffffff) throw new UsageError(`--seed ${String(args.seed)}: expected an integer from 0 to 4294967295`);
-  if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) throw new UsageError(`--concurrency ${String(args.concurrency)}: expected a positive integer`);
+  if (!Number.isInteger(args.seed) || args.seed < 0 || args.seed > 0xffffffff)
+    throw new UsageError(`--seed ${String(args.seed)}: expected an integer from 0 to 4294967295`);
+  if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1))
+    throw new UsageError(`--concurrency ${String(args.concurrency)}: expected a positive integer`);
   if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat ${String(args.repeat)}: expected a positive integer`);
   let reporters;
   try {
@@ -82,11 +84,15 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   }
   const shard = args.shard !== undefined ? parseShard(args.shard) : undefined;
   const grep = args.grep !== undefined ? parseGrep(args.grep) : undefined;
-  const baseline = args.baseline && !args.updateBaseline ? await readBaselineFile(args.baseline).catch((error: Error) => {
-    throw new UsageError(error.message);
-  }) : undefined;
+  const baseline =
+    args.baseline && !args.updateBaseline
+      ? await readBaselineFile(args.baseline).catch((error: Error) => {
+          throw new UsageError(error.message);
+        })
+      : undefined;
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
-  if (args.updateBaseline && (shard || grep)) throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
+  if (args.updateBaseline && (shard || grep))
+    throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
 
   const all = collect(args);
   const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
@@ -117,7 +123,11 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   // A partial run (grep, shard) cannot tell a missing case from one it did not select.
   if (baseline) runResults = { ...runResults, regressions: compareWithBaseline(runResults, baseline, { reportMissing: !shard && !grep }) };
 
-  const written = await writeReports(runResults, { reporters, outDir: args.out, console: { verbose: args.verbose ?? false, ...(io.columns ? { width: io.columns } : {}) } });
+  const written = await writeReports(runResults, {
+    reporters,
+    outDir: args.out,
+    console: { verbose: args.verbose ?? false, ...(io.columns ? { width: io.columns } : {}) },
+  });
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
   if (args.updateBaseline && args.baseline) {

@@ -50,7 +50,9 @@ export const tablesCommand: CommandModule<object, TablesArgs> = {
   command: 'tables',
   describe: 'Show the loop’s state table, running every possible cell’s fixture',
   builder: (y: Argv) =>
-    y.option('markdown', { type: 'boolean', default: false, describe: 'print a Markdown table' }).option('seed', { type: 'number', default: 1 }) as Argv<TablesArgs>,
+    y
+      .option('markdown', { type: 'boolean', default: false, describe: 'print a Markdown table' })
+      .option('seed', { type: 'number', default: 1 }) as Argv<TablesArgs>,
   handler: async (args) => {
     process.exitCode = await tables(args, (line) => process.stdout.write(`${line}\n`));
   },

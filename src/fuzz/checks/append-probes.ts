@@ -48,7 +48,17 @@ function probe(run: ScenarioRun): string | undefined {
       append('tool.result', { turn: 0, step: 0, callId: 'fuzz-no-such-call', name: 'x', status: 'ok', content: '', durationMs: 0, attempts: 0 }),
     ),
     refuse('sources that do not exist', () => copy.append('cancel.requested', { by: 'user', reason: 'x' }, { sources: [copy.length + 5] })),
-    copy.positions.openTurn === undefined ? refuse('a close with no open turn', () => append('turn.closed', { turn: copy.positions.nextTurn, outcome: { kind: 'replied' }, steps: 0, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 })) : undefined,
+    copy.positions.openTurn === undefined
+      ? refuse('a close with no open turn', () =>
+          append('turn.closed', {
+            turn: copy.positions.nextTurn,
+            outcome: { kind: 'replied' },
+            steps: 0,
+            usage: { inputTokens: 0, outputTokens: 0 },
+            toolCalls: 0,
+          }),
+        )
+      : undefined,
     secondResult(view.known, refuse, append),
     pendingReturned(copy, refuse, append),
     reentrant(copy),

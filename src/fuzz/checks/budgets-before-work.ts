@@ -24,8 +24,10 @@ export function budgetsCheckedBeforeWork(run: ScenarioRun): string | undefined {
           }
           turnCalls.add(e.payload.callId);
           sessionCalls.add(e.payload.callId);
-          if (turnCalls.size > config.maxToolCallsPerTurn) return `turn ${turn.turn}: ${turnCalls.size} tool calls ran (budget per turn ${config.maxToolCallsPerTurn})`;
-          if (sessionCalls.size > config.maxToolCallsPerSession) return `turn ${turn.turn}: ${sessionCalls.size} tool calls ran in the session (budget ${config.maxToolCallsPerSession})`;
+          if (turnCalls.size > config.maxToolCallsPerTurn)
+            return `turn ${turn.turn}: ${turnCalls.size} tool calls ran (budget per turn ${config.maxToolCallsPerTurn})`;
+          if (sessionCalls.size > config.maxToolCallsPerSession)
+            return `turn ${turn.turn}: ${sessionCalls.size} tool calls ran in the session (budget ${config.maxToolCallsPerSession})`;
           break;
         case 'model.request':
           if (e.payload.step > config.maxSteps) return `turn ${turn.turn}: step ${e.payload.step} was requested (limit ${config.maxSteps})`;

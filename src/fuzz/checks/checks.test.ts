@@ -33,7 +33,9 @@ function withEvents(r: ScenarioRun, events: readonly AnyEvent[]): ScenarioRun {
 }
 /** The events with one replaced (a frozen copy, as stored events are). */
 function edit(events: readonly AnyEvent[], seq: number, payload: (p: Record<string, unknown>) => Record<string, unknown>): AnyEvent[] {
-  return events.map((e) => (e.seq === seq ? Object.freeze({ ...e, payload: Object.freeze(payload({ ...(e.payload as Record<string, unknown>) })) }) as AnyEvent : e));
+  return events.map((e) =>
+    e.seq === seq ? (Object.freeze({ ...e, payload: Object.freeze(payload({ ...(e.payload as Record<string, unknown>) })) }) as AnyEvent) : e,
+  );
 }
 const find = (r: ScenarioRun, type: string) => r.log.events.find((e) => e.type === type)! as LogEvent;
 
@@ -85,7 +87,23 @@ describe('the fuzzer checks', () => {
   it('hold on real runs of the loop', async () => {
     for (const yaml of [REFUND, CANCELLED, COMPACTED]) {
       const r = await run(yaml);
-      for (const check of [appendProbes, unknownTypesRejected, tracesCarryOutcomes, denyNeverLifted, spansWellFormed, injectNeverWakes, overflowRetriesOnlyIfShrank, budgetsCheckedBeforeWork, everythingSettles, sideEffectsStartedOnce, projectionEqualsReplay, requestsFromPrefix, inboxFollowsReference, outcomesInAlphabet, (x: ScenarioRun) => crashRecoveryAtEveryEvent(x)]) {
+      for (const check of [
+        appendProbes,
+        unknownTypesRejected,
+        tracesCarryOutcomes,
+        denyNeverLifted,
+        spansWellFormed,
+        injectNeverWakes,
+        overflowRetriesOnlyIfShrank,
+        budgetsCheckedBeforeWork,
+        everythingSettles,
+        sideEffectsStartedOnce,
+        projectionEqualsReplay,
+        requestsFromPrefix,
+        inboxFollowsReference,
+        outcomesInAlphabet,
+        (x: ScenarioRun) => crashRecoveryAtEveryEvent(x),
+      ]) {
         expect(check(r), `${check.name} on ${yaml.split('\n')[1]}`).toBeUndefined();
       }
     }
@@ -99,7 +117,9 @@ describe('the fuzzer checks', () => {
 
   it('invariant 4: an outcome returned or traced that is not the one logged', async () => {
     const r = await run(REFUND);
-    expect(tracesCarryOutcomes({ ...r, results: [r.results[0]!, { ...r.results[1]!, outcome: { kind: 'failed', reason: 'refusal' } }] })).toMatch(/turn 1 returned failed\{refusal\} but the log says replied/);
+    expect(tracesCarryOutcomes({ ...r, results: [r.results[0]!, { ...r.results[1]!, outcome: { kind: 'failed', reason: 'refusal' } }] })).toMatch(
+      /turn 1 returned failed\{refusal\} but the log says replied/,
+    );
     expect(tracesCarryOutcomes({ ...r, traces: r.traces.slice(1) })).toMatch(/2 turn\(s\) returned but 1 trace\(s\) ended/);
   });
 
@@ -108,10 +128,28 @@ describe('the fuzzer checks', () => {
     const started = r.log.events.filter((e) => e.type === 'tool.started');
     const lookup = started[0]!;
     // Pretend the denied notify_customer ran: a tool.started for its call.
-    const ran = [...r.log.events, Object.freeze({ ...lookup, seq: r.log.length, payload: Object.freeze({ ...(lookup.payload as object), callId: 'mail', name: 'notify_customer' }) }) as AnyEvent];
+    const ran = [
+      ...r.log.events,
+      Object.freeze({
+        ...lookup,
+        seq: r.log.length,
+        payload: Object.freeze({ ...(lookup.payload as object), callId: 'mail', name: 'notify_customer' }),
+      }) as AnyEvent,
+    ];
     expect(denyNeverLifted(withEvents(r, ran))).toMatch(/call mail to notify_customer ran, but rule rule-1 denies it/);
-    expect(matchesPattern('issue_*', 'issue_refund') && matchesPattern('*', 'x') && !matchesPattern('issue_*', 'lookup_order') && matchesPattern('a*c*e', 'abcde')).toBe(true);
-    const hidden = { ...r, scenario: { ...r.scenario, visibility: [{ name: 'global', deny: ['lookup_*'] }, { name: 'mode', allow: ['*'] }] } };
+    expect(
+      matchesPattern('issue_*', 'issue_refund') && matchesPattern('*', 'x') && !matchesPattern('issue_*', 'lookup_order') && matchesPattern('a*c*e', 'abcde'),
+    ).toBe(true);
+    const hidden = {
+      ...r,
+      scenario: {
+        ...r.scenario,
+        visibility: [
+          { name: 'global', deny: ['lookup_*'] },
+          { name: 'mode', allow: ['*'] },
+        ],
+      },
+    };
     expect(denyNeverLifted(hidden)).toMatch(/offered lookup_order to the model, but layer global denies it/);
   });
 
@@ -125,21 +163,44 @@ describe('the fuzzer checks', () => {
   it('invariant 9: a cancelled turn that keeps the message the model never saw; a turn woken by an inject', async () => {
     const r = await run(CANCELLED);
     const returned = find(r, 'inbox.returned');
-    expect(injectNeverWakes(withEvents(r, r.log.events.filter((e) => e.seq !== returned.seq)))).toMatch(/turn 0 was cancelled: the messages taken after its last completed step \(m2\) must go back/);
+    expect(
+      injectNeverWakes(
+        withEvents(
+          r,
+          r.log.events.filter((e) => e.seq !== returned.seq),
+        ),
+      ),
+    ).toMatch(/turn 0 was cancelled: the messages taken after its last completed step \(m2\) must go back/);
     const firstMessage = find(r, 'inbox.received');
-    expect(injectNeverWakes(withEvents(r, edit(r.log.events, firstMessage.seq, (p) => ({ ...p, intent: 'inject' }))))).toMatch(/turn 0 opened \(seq 1\) with no follow-up or steer waiting/);
+    expect(
+      injectNeverWakes(
+        withEvents(
+          r,
+          edit(r.log.events, firstMessage.seq, (p) => ({ ...p, intent: 'inject' })),
+        ),
+      ),
+    ).toMatch(/turn 0 opened \(seq 1\) with no follow-up or steer waiting/);
   });
 
   it('invariant 10: a compaction recorded although it did not shrink', async () => {
     const r = await run(COMPACTED);
     const replaced = find(r, 'projection.replaced');
-    expect(overflowRetriesOnlyIfShrank(withEvents(r, edit(r.log.events, replaced.seq, (p) => ({ ...p, tokensAfter: p['tokensBefore'] }))))).toMatch(/a compaction that did not shrink the history was recorded/);
+    expect(
+      overflowRetriesOnlyIfShrank(
+        withEvents(
+          r,
+          edit(r.log.events, replaced.seq, (p) => ({ ...p, tokensAfter: p['tokensBefore'] })),
+        ),
+      ),
+    ).toMatch(/a compaction that did not shrink the history was recorded/);
     expect(overflowRetriesOnlyIfShrank({ ...r, config: { ...r.config, maxCompactionsPerStep: 0 } })).toMatch(/1 compactions in one step \(at most 0\)/);
   });
 
   it('invariant 11: a tool run in the last allowed step, and budgets exceeded', async () => {
     const r = await run(REFUND);
-    expect(budgetsCheckedBeforeWork({ ...r, config: { ...r.config, maxSteps: 1 } })).toMatch(/lookup_order \(call look\) ran in step 1, but the step limit is 1/);
+    expect(budgetsCheckedBeforeWork({ ...r, config: { ...r.config, maxSteps: 1 } })).toMatch(
+      /lookup_order \(call look\) ran in step 1, but the step limit is 1/,
+    );
     expect(budgetsCheckedBeforeWork({ ...r, config: { ...r.config, maxToolCallsPerTurn: 1 } })).toMatch(/2 tool calls ran \(budget per turn 1\)/);
     expect(budgetsCheckedBeforeWork({ ...r, config: { ...r.config, maxTokensPerTurn: 10 } })).toMatch(/step 2 started with 15 tokens spent/);
   });
@@ -172,8 +233,12 @@ describe('the fuzzer checks', () => {
 
   it('outcomes outside the alphabet', async () => {
     const r = await run(REFUND);
-    expect(outcomesInAlphabet({ ...r, results: [{ ...r.results[0]!, outcome: { kind: 'failed', reason: 'oops' } as never }] })).toMatch(/turn 0 returned .*oops.* is not in the alphabet/);
-    expect(outcomesInAlphabet({ ...r, results: [{ ...r.results[0]!, outcome: { kind: 'replied', reason: 'x' } as never }] })).toMatch(/has field\(s\) the alphabet does not: reason/);
+    expect(outcomesInAlphabet({ ...r, results: [{ ...r.results[0]!, outcome: { kind: 'failed', reason: 'oops' } as never }] })).toMatch(
+      /turn 0 returned .*oops.* is not in the alphabet/,
+    );
+    expect(outcomesInAlphabet({ ...r, results: [{ ...r.results[0]!, outcome: { kind: 'replied', reason: 'x' } as never }] })).toMatch(
+      /has field\(s\) the alphabet does not: reason/,
+    );
   });
 
   it('a crash at every event recovers; a real SQLite reopen at one event resumes the loop', async () => {

@@ -52,7 +52,8 @@ export function recoverAndCheck(prefix: readonly AnyEvent[], where: string): { p
       const resultSeq = log.positions.call(b.id)?.result;
       if (resultSeq === undefined) return fail(`tool call ${b.id} has no result after recovery`);
       const result = log.at(resultSeq) as Extract<LogEvent, { type: 'tool.result' }>;
-      if (startedOpen.has(b.id) && result.payload.status !== 'unknown') return fail(`call ${b.id} had started when the process died, but recovery closed it ${result.payload.status}: it may have run`);
+      if (startedOpen.has(b.id) && result.payload.status !== 'unknown')
+        return fail(`call ${b.id} had started when the process died, but recovery closed it ${result.payload.status}: it may have run`);
     }
   }
   const pairing = checkToolPairing(project(log.events));
@@ -65,7 +66,8 @@ export function recoverAndCheck(prefix: readonly AnyEvent[], where: string): { p
     let lastAssistant = turnStart;
     for (let i = turnStart; i < known.length; i++) if (known[i]!.type === 'assistant.message') lastAssistant = i;
     for (const e of known.slice(lastAssistant + 1)) {
-      if (e.type === 'user.message' && log.positions.inboxState(e.payload.id) !== 'pending') return fail(`message ${e.payload.id} was taken by the interrupted turn, never seen by the model, and is not back in the inbox`);
+      if (e.type === 'user.message' && log.positions.inboxState(e.payload.id) !== 'pending')
+        return fail(`message ${e.payload.id} was taken by the interrupted turn, never seen by the model, and is not back in the inbox`);
     }
     try {
       decodeRecords(log.readFrom(report.fromSeq!).map(toRecord), 'recovery', report.fromSeq!);

@@ -98,7 +98,8 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
         const sent = model.requests[i]!;
         const pairing = checkToolPairing(sent.messages);
         if (pairing) return `${where}: resumed request ${i + 1}, message ${pairing.messageIndex}: ${pairing.problem}`;
-        if (!sameJson(recomputeRequest(log.events, seqs[seqs.length - model.requests.length + i]!).messages, sent.messages)) return `${where}: resumed request ${i + 1} cannot be recomputed from the log`;
+        if (!sameJson(recomputeRequest(log.events, seqs[seqs.length - model.requests.length + i]!).messages, sent.messages))
+          return `${where}: resumed request ${i + 1} cannot be recomputed from the log`;
       }
       const final = await reopened.read(CONVERSATION);
       if (final.length !== log.length) return `${where}: after resuming, the store holds ${final.length} events and the log ${log.length}`;

@@ -44,12 +44,17 @@ export function deniedByPolicy(policy: Scenario['policy'], hasApprover: boolean,
   if (!policy) return undefined;
   const matching = policy.rules
     .map((rule, i) => ({ rule, id: rule.id ?? `rule-${i + 1}` }))
-    .filter(({ rule }) => (!rule.tools || anyMatch(rule.tools, name)) && (!rule.sideEffects || (sideEffect !== undefined && (rule.sideEffects as readonly string[]).includes(sideEffect))));
+    .filter(
+      ({ rule }) =>
+        (!rule.tools || anyMatch(rule.tools, name)) &&
+        (!rule.sideEffects || (sideEffect !== undefined && (rule.sideEffects as readonly string[]).includes(sideEffect))),
+    );
   const deny = matching.find(({ rule }) => rule.decision === 'deny');
   if (deny) return `rule ${deny.id} denies it`;
   const verdict = matching.some(({ rule }) => rule.decision === 'ask') ? 'ask' : matching.length > 0 ? 'allow' : (policy.default ?? 'allow');
   if (verdict === 'deny') return 'the policy default denies it';
-  if (verdict === 'ask' && !hasApprover && (policy.onAskWithoutApprover ?? 'deny') === 'deny') return 'it needs approval, there is no approver, and the fallback is deny';
+  if (verdict === 'ask' && !hasApprover && (policy.onAskWithoutApprover ?? 'deny') === 'deny')
+    return 'it needs approval, there is no approver, and the fallback is deny';
   return undefined;
 }
 
@@ -75,7 +80,8 @@ export function denyNeverLifted(run: ScenarioRun): string | undefined {
       if (block.type !== 'tool_call') continue;
       const why = !registered.has(block.name)
         ? 'no such tool is registered'
-        : (hiddenBy(scenario.visibility, block.name) ?? deniedByPolicy(scenario.policy, scenario.approver !== undefined, block.name, registered.get(block.name)));
+        : (hiddenBy(scenario.visibility, block.name) ??
+          deniedByPolicy(scenario.policy, scenario.approver !== undefined, block.name, registered.get(block.name)));
       if (!why) continue;
       if (started.has(block.id)) return `call ${block.id} to ${block.name} ran, but ${why}`;
       if (allowed.has(block.id)) return `call ${block.id} to ${block.name} was allowed, but ${why}`;

@@ -29,10 +29,13 @@ export function errorChainFollowsTable(run: ScenarioRun): string | undefined {
       const key = `${turn}/${step}/${client}`;
       const n = (retries.get(key) ?? 0) + 1;
       retries.set(key, n);
-      if (n > retry.immediateRetries + retry.backoffRetries) return `${where}: retry ${n} of ${client}, but the tiers allow ${retry.immediateRetries + retry.backoffRetries}`;
+      if (n > retry.immediateRetries + retry.backoffRetries)
+        return `${where}: retry ${n} of ${client}, but the tiers allow ${retry.immediateRetries + retry.backoffRetries}`;
       if (result.retryAfterMs !== undefined) {
-        if (result.retryAfterMs > retry.maxRetryAfterMs) return `${where}: retried although retry-after ${result.retryAfterMs} ms exceeds the ${retry.maxRetryAfterMs} ms limit`;
-        if ((handled.delayMs ?? 0) < result.retryAfterMs) return `${where}: retried after ${handled.delayMs ?? 0} ms, sooner than the provider's retry-after ${result.retryAfterMs} ms`;
+        if (result.retryAfterMs > retry.maxRetryAfterMs)
+          return `${where}: retried although retry-after ${result.retryAfterMs} ms exceeds the ${retry.maxRetryAfterMs} ms limit`;
+        if ((handled.delayMs ?? 0) < result.retryAfterMs)
+          return `${where}: retried after ${handled.delayMs ?? 0} ms, sooner than the provider's retry-after ${result.retryAfterMs} ms`;
       }
     } else if (handled.action === 'switch_client') {
       if (!run.scenario.provider.fallback) return `${where}: switched client with no fallback configured`;

@@ -19,7 +19,9 @@ import { viewOf } from './log-view.ts';
 export function inboxFollowsReference(run: ScenarioRun): string | undefined {
   const view = viewOf(run);
   const redact = createRedactor({ secrets: run.scenario.secrets ?? [] });
-  const expected = expectedMessages(run.scenario.inbox, { requests: run.requests.length, executions: run.executions }).map((m) => `${m.intent}: ${redact(m.text)}`);
+  const expected = expectedMessages(run.scenario.inbox, { requests: run.requests.length, executions: run.executions }).map(
+    (m) => `${m.intent}: ${redact(m.text)}`,
+  );
   const received = view.known
     .filter((e): e is Extract<LogEvent, { type: 'inbox.received' }> => e.type === 'inbox.received' && e.payload.source === 'user')
     .map((e) => `${e.payload.intent}: ${e.payload.text}`);
@@ -60,7 +62,8 @@ export function inboxFollowsReference(run: ScenarioRun): string | undefined {
         firstRequestSeen = true;
         if (e.payload.attempt !== 1) return undefined;
         for (const m of messages.values()) {
-          if (m.state === 'pending' && m.intent !== 'follow_up') return `step ${e.payload.step} of turn ${e.payload.turn} started without ${m.intent} ${m.id}, which was waiting: it must join the step`;
+          if (m.state === 'pending' && m.intent !== 'follow_up')
+            return `step ${e.payload.step} of turn ${e.payload.turn} started without ${m.intent} ${m.id}, which was waiting: it must join the step`;
         }
         return undefined;
       }
@@ -73,7 +76,8 @@ export function inboxFollowsReference(run: ScenarioRun): string | undefined {
   const pending = new Set(run.log.positions.pending().map((m) => m.id));
   for (const m of replay.messages.values()) {
     if (m.held !== (m.state === 'taken' ? 1 : 0)) return `message ${m.id} was taken ${m.held} time(s) net`;
-    if ((m.state === 'pending') !== pending.has(m.id)) return `message ${m.id} is ${m.state} in the log but the loop's inbox says ${pending.has(m.id) ? 'pending' : 'taken'}`;
+    if ((m.state === 'pending') !== pending.has(m.id))
+      return `message ${m.id} is ${m.state} in the log but the loop's inbox says ${pending.has(m.id) ? 'pending' : 'taken'}`;
   }
   return undefined;
 }

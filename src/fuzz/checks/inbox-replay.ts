@@ -23,7 +23,10 @@ export interface InboxReplay {
 }
 
 /** Replays the events; `visit` sees each event before it is applied, with the inbox as it was. */
-export function replayInbox(events: readonly LogEvent[], visit?: (event: LogEvent, messages: ReadonlyMap<string, InboxMessage>) => string | undefined): InboxReplay {
+export function replayInbox(
+  events: readonly LogEvent[],
+  visit?: (event: LogEvent, messages: ReadonlyMap<string, InboxMessage>) => string | undefined,
+): InboxReplay {
   const messages = new Map<string, InboxMessage>();
   for (const e of events) {
     const seen = visit?.(e, messages);

@@ -45,7 +45,11 @@ export const FUZZ_CHECKS: readonly FuzzCheck[] = [
   { name: 'invariant 9: inject never wakes; a cancelled turn returns what the model never saw', check: injectNeverWakes },
   { name: 'invariant 10: an overflow is retried only if the projection shrank', check: overflowRetriesOnlyIfShrank, skipWith: ['errorHandlers'] },
   { name: 'invariant 11: budgets checked before the work they pay for', check: budgetsCheckedBeforeWork },
-  { name: 'invariant 12: every provider call settles once, well-formed; every request and call gets one result', check: everythingSettles, skipWith: ['model'] },
+  {
+    name: 'invariant 12: every provider call settles once, well-formed; every request and call gets one result',
+    check: everythingSettles,
+    skipWith: ['model'],
+  },
   { name: 'invariant 13: a side-effecting call is started once', check: sideEffectsStartedOnce },
   { name: 'the projection equals a replay of the whole log', check: projectionEqualsReplay },
   { name: 'every request is recomputable from the log prefix recorded with it', check: requestsFromPrefix },

@@ -23,7 +23,10 @@ export function injectNeverWakes(run: ScenarioRun): string | undefined {
     turn.events.forEach((e, i) => {
       if (e.type === 'assistant.message') lastAssistant = i;
     });
-    const unseen = turn.events.slice(lastAssistant + 1).filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message').map((e) => e.payload.id);
+    const unseen = turn.events
+      .slice(lastAssistant + 1)
+      .filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message')
+      .map((e) => e.payload.id);
     const cancelled = turn.outcome?.kind === 'cancelled';
     // A cancelled turn whose closing write then failed ends failed{persistence}, with its messages already returned.
     const cancelRequested = turn.events.some((e) => e.type === 'cancel.requested');

@@ -49,7 +49,12 @@ function buildView(run: ScenarioRun): LogView {
   for (const e of run.log.events) if (!e.opaque) known.push(e as LogEvent);
   const turns: { turn: number; openedSeq: number; closedSeq: number | undefined; outcome: Outcome | undefined; events: LogEvent[] }[] = [];
   let open: (typeof turns)[number] | undefined;
-  const requests: { index: number; event: Event<'model.request'>; result: Event<'model.result'> | undefined; handled: Event<'model.error_handled'> | undefined }[] = [];
+  const requests: {
+    index: number;
+    event: Event<'model.request'>;
+    result: Event<'model.result'> | undefined;
+    handled: Event<'model.error_handled'> | undefined;
+  }[] = [];
   const byAttempt = new Map<string, (typeof requests)[number]>();
   const key = (p: { turn: number; step: number; attempt: number }) => `${p.turn}/${p.step}/${p.attempt}`;
   for (const e of known) {

@@ -111,7 +111,10 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
 function notPlainArgs(result: ModelResult): boolean {
   if (result.type !== 'tool_use') return false;
   try {
-    toFrozenPlainData(result.calls.map((c) => c.args ?? {}), 'args');
+    toFrozenPlainData(
+      result.calls.map((c) => c.args ?? {}),
+      'args',
+    );
     return false;
   } catch {
     return true;

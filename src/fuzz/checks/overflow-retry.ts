@@ -28,7 +28,9 @@ export function overflowRetriesOnlyIfShrank(run: ScenarioRun): string | undefine
       if (outcome?.kind !== 'cancelled') return `${where}: an overflow was neither handled nor followed by a cancel (the turn ended ${label(outcome)})`;
       continue;
     }
-    const between = events.slice(r.result!.seq + 1, r.handled.seq).filter((x): x is Extract<LogEvent, { type: 'projection.replaced' }> => x.type === 'projection.replaced' && !x.opaque);
+    const between = events
+      .slice(r.result!.seq + 1, r.handled.seq)
+      .filter((x): x is Extract<LogEvent, { type: 'projection.replaced' }> => x.type === 'projection.replaced' && !x.opaque);
     const stepKey = `${turn}/${step}`;
     compactionsPerStep.set(stepKey, (compactionsPerStep.get(stepKey) ?? 0) + between.length);
     if ((compactionsPerStep.get(stepKey) ?? 0) > run.config.maxCompactionsPerStep) {

@@ -19,7 +19,12 @@ export function everythingSettles(run: ScenarioRun): string | undefined {
   }
   const view = viewOf(run);
   const results = new Map<string, number>();
-  for (const e of view.known) if (e.type === 'model.result') results.set(`${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`, (results.get(`${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`) ?? 0) + 1);
+  for (const e of view.known)
+    if (e.type === 'model.result')
+      results.set(
+        `${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`,
+        (results.get(`${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`) ?? 0) + 1,
+      );
   for (const r of view.requests) {
     const { turn, step, attempt } = r.event.payload;
     const n = results.get(`${turn}/${step}/${attempt}`) ?? 0;
@@ -55,7 +60,8 @@ export function resultShapeProblem(result: unknown): string | undefined {
   const r = result as Record<string, unknown>;
   if (r['usage'] !== undefined) {
     const u = r['usage'] as Record<string, unknown>;
-    if (typeof u !== 'object' || u === null || !isCount(u['inputTokens']) || !isCount(u['outputTokens'])) return `usage is not two token counts: ${JSON.stringify(r['usage'])}`;
+    if (typeof u !== 'object' || u === null || !isCount(u['inputTokens']) || !isCount(u['outputTokens']))
+      return `usage is not two token counts: ${JSON.stringify(r['usage'])}`;
   }
   switch (r['type']) {
     case 'reply':
@@ -67,13 +73,20 @@ export function resultShapeProblem(result: unknown): string | undefined {
       return blocksProblem(r['content']) ?? (isString(r['text']) ? undefined : 'tool_use without text');
     }
     case 'max_tokens':
-      return blocksProblem(r['content']) ?? (isString(r['text']) && typeof r['partialToolCall'] === 'boolean' ? undefined : 'max_tokens without text or partialToolCall');
+      return (
+        blocksProblem(r['content']) ??
+        (isString(r['text']) && typeof r['partialToolCall'] === 'boolean' ? undefined : 'max_tokens without text or partialToolCall')
+      );
     case 'refusal':
       return isString(r['text']) ? undefined : 'a refusal without text';
     case 'context_window_exceeded':
-      return r['at'] === 'request' || r['at'] === 'generation' ? (blocksProblem(r['content']) ?? (isString(r['message']) ? undefined : 'an overflow without a message')) : `an overflow at ${String(r['at'])}`;
+      return r['at'] === 'request' || r['at'] === 'generation'
+        ? (blocksProblem(r['content']) ?? (isString(r['message']) ? undefined : 'an overflow without a message'))
+        : `an overflow at ${String(r['at'])}`;
     case 'unknown':
-      return isString(r['stopReason']) ? (blocksProblem(r['content']) ?? (isString(r['text']) ? undefined : 'an unknown stop without text')) : 'an unknown stop without a stop reason';
+      return isString(r['stopReason'])
+        ? (blocksProblem(r['content']) ?? (isString(r['text']) ? undefined : 'an unknown stop without text'))
+        : 'an unknown stop without a stop reason';
     case 'transport_error':
       if (!(TRANSPORT_ERROR_KINDS as readonly unknown[]).includes(r['kind'])) return `a transport error of kind ${String(r['kind'])}`;
       if (!isString(r['message'])) return 'a transport error without a message';

@@ -27,12 +27,14 @@ export function requestsFromPrefix(run: ScenarioRun): string | undefined {
     if (payload.prompt >= seq || prompt?.type !== 'prompt.assembled') return `${where}: its prompt (seq ${payload.prompt}) is not a prompt.assembled before it`;
     if (payload.tools >= seq || tools?.type !== 'tools.declared') return `${where}: its tools (seq ${payload.tools}) are not a tools.declared before it`;
     for (let i = payload.upTo; i < seq; i++) {
-      if (events[i]!.type !== 'prompt.assembled' && events[i]!.type !== 'tools.declared') return `${where}: ${events[i]!.type} (seq ${i}) lies between the messages it records and the request`;
+      if (events[i]!.type !== 'prompt.assembled' && events[i]!.type !== 'tools.declared')
+        return `${where}: ${events[i]!.type} (seq ${i}) lies between the messages it records and the request`;
     }
     const sent = run.requests[r.index]!;
     if (sent.system !== prompt.payload.system) return `${where}: the system prompt sent differs from the one recorded`;
     if (!sameJson(sent.tools, tools.payload.tools)) return `${where}: the tools sent differ from the ones recorded`;
-    if (sent.model !== payload.model || sent.maxTokens !== payload.maxTokens || sent.temperature !== payload.temperature) return `${where}: model, max tokens or temperature differ from the record`;
+    if (sent.model !== payload.model || sent.maxTokens !== payload.maxTokens || sent.temperature !== payload.temperature)
+      return `${where}: model, max tokens or temperature differ from the record`;
     while (next < payload.upTo) growing.push(events[next++]!);
     if (!sameJson(cache.current(), sent.messages)) return `${where}: the messages sent differ from the projection of the log up to seq ${payload.upTo}`;
   }

@@ -15,7 +15,10 @@ export function sideEffectsStartedOnce(run: ScenarioRun): string | undefined {
     starts.set(e.payload.callId, n);
     if (n > 1) return `${e.payload.name} (${e.payload.sideEffect}) call ${e.payload.callId} was started ${n} times`;
   }
-  for (const [what, tool, list] of [['refund', 'issue_refund', run.backend.refunds], ['notification', 'notify_customer', run.backend.notifications]] as const) {
+  for (const [what, tool, list] of [
+    ['refund', 'issue_refund', run.backend.refunds],
+    ['notification', 'notify_customer', run.backend.notifications],
+  ] as const) {
     const level = run.sideEffectLevels.get(tool);
     if (level !== 'STATEFUL' && level !== 'CRITICAL') continue; // a scenario may declare it retryable
     const seen = new Set<string>();

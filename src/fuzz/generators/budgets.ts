@@ -43,7 +43,9 @@ const budgetsArb = sparseRecord<Required<Omit<Config, 'retry'>>>(
 );
 
 /** Short retry tiers are common, so the fallback client (tier 3) and "tiers spent" are reached too. */
-export const configArb: fc.Arbitrary<Config> = fc.tuple(budgetsArb, sometimes(retryArb, 35)).map(([budgets, retry]) => ({ ...budgets, ...(retry ? { retry } : {}) }));
+export const configArb: fc.Arbitrary<Config> = fc
+  .tuple(budgetsArb, sometimes(retryArb, 35))
+  .map(([budgets, retry]) => ({ ...budgets, ...(retry ? { retry } : {}) }));
 
 /** The config with backoff jitter switched off, so the run does not depend on the seed. */
 export function withoutJitter(config: Config): Config {

@@ -8,7 +8,8 @@ import type { Scenario } from '../../harness/scenario/schema.ts';
 
 type CompactionStep = NonNullable<Scenario['compaction']>[number];
 
-export const compactionStepArb: fc.Arbitrary<CompactionStep> = fc.oneof({ withCrossShrink: true }, 
+export const compactionStepArb: fc.Arbitrary<CompactionStep> = fc.oneof(
+  { withCrossShrink: true },
   fc.constant<CompactionStep>({ summary: 'Earlier: a broken order.' }),
   fc.constant<CompactionStep>('none'),
   fc.constant<CompactionStep>('fail'),

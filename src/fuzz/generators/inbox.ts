@@ -95,7 +95,8 @@ class TakenThenCancelledCommand implements InboxCommand {
 }
 
 function triggerArb(tools: readonly FuzzTool[]): fc.Arbitrary<Trigger | undefined> {
-  return fc.oneof({ withCrossShrink: true }, 
+  return fc.oneof(
+    { withCrossShrink: true },
     { weight: 4, arbitrary: fc.constant(undefined) },
     { weight: 3, arbitrary: fc.integer({ min: 1, max: 6 }).map((request): Trigger => ({ request })) },
     { weight: 2, arbitrary: fc.integer({ min: 0, max: 60_000 }).map((time): Trigger => ({ time })) },

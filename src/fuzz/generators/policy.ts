@@ -26,26 +26,24 @@ export function visibilityArb(tools: readonly FuzzTool[]): fc.Arbitrary<Layer[]>
 }
 
 export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
-  const rule = fc
-    .record(
-      {
-        decision: fc.constantFrom<'allow' | 'deny' | 'ask'>('deny', 'ask', 'allow'),
-        tools: patternsArb(tools).filter((p) => p.length > 0),
-        sideEffects: fc.uniqueArray(fc.constantFrom(...SIDE_EFFECTS), { minLength: 1, maxLength: 2 }),
-        reason: fc.constant('fuzz rule'),
-      },
-      { requiredKeys: ['decision'] },
-    );
-  return fc
-    .record(
-      {
-        rules: fc.array(rule, { minLength: 0, maxLength: 3 }),
-        default: fc.constantFrom<'allow' | 'deny' | 'ask'>('allow', 'ask', 'deny'),
-        onAskWithoutApprover: fc.constantFrom<'allow' | 'deny'>('deny', 'allow'),
-        approvalTimeoutMs: fc.integer({ min: 1, max: 60_000 }),
-      },
-      { requiredKeys: ['rules'] },
-    );
+  const rule = fc.record(
+    {
+      decision: fc.constantFrom<'allow' | 'deny' | 'ask'>('deny', 'ask', 'allow'),
+      tools: patternsArb(tools).filter((p) => p.length > 0),
+      sideEffects: fc.uniqueArray(fc.constantFrom(...SIDE_EFFECTS), { minLength: 1, maxLength: 2 }),
+      reason: fc.constant('fuzz rule'),
+    },
+    { requiredKeys: ['decision'] },
+  );
+  return fc.record(
+    {
+      rules: fc.array(rule, { minLength: 0, maxLength: 3 }),
+      default: fc.constantFrom<'allow' | 'deny' | 'ask'>('allow', 'ask', 'deny'),
+      onAskWithoutApprover: fc.constantFrom<'allow' | 'deny'>('deny', 'allow'),
+      approvalTimeoutMs: fc.integer({ min: 1, max: 60_000 }),
+    },
+    { requiredKeys: ['rules'] },
+  );
 }
 
 export const approverArb: fc.Arbitrary<Approver> = fc.record({

@@ -21,11 +21,13 @@ function callArb(tools: readonly FuzzTool[]) {
     fc.record({ name: fc.constant(tool.name), args: tool.args, id: fc.option(fc.constantFrom('a', 'b'), { nil: undefined, freq: 4 }) }),
   );
   const unknown = fc.record({ name: fc.constant(UNKNOWN_TOOL), args: fc.constant<unknown>({}), id: fc.constant(undefined) });
-  return fc.oneof({ withCrossShrink: true }, { weight: 10, arbitrary: fc.oneof({ withCrossShrink: true }, ...known) }, { weight: 1, arbitrary: unknown }).map((c) => ({
-    name: c.name,
-    args: c.args,
-    ...(c.id !== undefined ? { id: c.id } : {}),
-  }));
+  return fc
+    .oneof({ withCrossShrink: true }, { weight: 10, arbitrary: fc.oneof({ withCrossShrink: true }, ...known) }, { weight: 1, arbitrary: unknown })
+    .map((c) => ({
+      name: c.name,
+      args: c.args,
+      ...(c.id !== undefined ? { id: c.id } : {}),
+    }));
 }
 
 type ErrorSpec = NonNullable<ProviderStep['error']>;
@@ -39,19 +41,23 @@ function errorArb(): fc.Arbitrary<ErrorSpec> {
     auth: [401],
     invalid_request: [400],
   };
-  return fc.oneof({ withCrossShrink: true }, 
+  return fc.oneof(
+    { withCrossShrink: true },
     ...TRANSPORT_KINDS.map((kind): fc.Arbitrary<ErrorSpec> => {
       const status = statuses[kind];
       const base = status ? fc.constantFrom(...status).map((s): ErrorSpec => ({ kind, status: s })) : fc.constant<ErrorSpec>({ kind });
       if (kind !== 'rate_limited') return base;
-      return fc.tuple(base, fc.option(fc.integer({ min: 0, max: 120_000 }), { nil: undefined })).map(([e, retryAfterMs]) => (retryAfterMs === undefined ? e : { ...e, retryAfterMs }));
+      return fc
+        .tuple(base, fc.option(fc.integer({ min: 0, max: 120_000 }), { nil: undefined }))
+        .map(([e, retryAfterMs]) => (retryAfterMs === undefined ? e : { ...e, retryAfterMs }));
     }),
   );
 }
 
 /** One provider step (the scenario format's `provider.script` entry). */
 export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
-  const result: fc.Arbitrary<ProviderStep> = fc.oneof({ withCrossShrink: true }, 
+  const result: fc.Arbitrary<ProviderStep> = fc.oneof(
+    { withCrossShrink: true },
     { weight: 8, arbitrary: fc.constantFrom('Done.', 'Here is what I found.').map((reply): ProviderStep => ({ reply })) },
     {
       weight: 8,
@@ -62,7 +68,10 @@ export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<Provid
     { weight: 3, arbitrary: errorArb().map((error): ProviderStep => ({ error })) },
     { weight: 1, arbitrary: fc.constant<ProviderStep>({ reply: '' }) },
     { weight: 2, arbitrary: fc.constantFrom<'request' | 'generation'>('request', 'generation').map((overflow): ProviderStep => ({ overflow })) },
-    { weight: 1, arbitrary: fc.record({ text: fc.constantFrom('', 'The answer is'), partial: fc.boolean() }).map((max_tokens): ProviderStep => ({ max_tokens })) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ text: fc.constantFrom('', 'The answer is'), partial: fc.boolean() }).map((max_tokens): ProviderStep => ({ max_tokens })),
+    },
     { weight: 1, arbitrary: fc.constant<ProviderStep>({ refusal: 'I cannot help with that.' }) },
     { weight: 1, arbitrary: fc.constantFrom('pause_turn', 'model_context_window_exceeded').map((unknown): ProviderStep => ({ unknown })) },
   );

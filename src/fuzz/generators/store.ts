@@ -5,7 +5,9 @@
  */
 import fc from 'fast-check';
 
-export const failAppendsArb: fc.Arbitrary<number[]> = fc.uniqueArray(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 3 }).map((a) => a.sort((x, y) => x - y));
+export const failAppendsArb: fc.Arbitrary<number[]> = fc
+  .uniqueArray(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 3 })
+  .map((a) => a.sort((x, y) => x - y));
 
 /** An event index; reduced modulo the run's length + 1 (the last value: after everything). */
 export const crashAtArb: fc.Arbitrary<number> = fc.nat({ max: 400 });

@@ -29,16 +29,24 @@ const broken = fc.constantFrom<unknown>({}, '{"order_id": "ORD-1002",}', 'not js
 
 /** The example after-sales agent's tools (scenarios/example-agent), plus a scripted `probe` tool. */
 export const SUPPORT_TOOLS: readonly FuzzTool[] = [
-  { name: 'lookup_order', args: fc.oneof({ withCrossShrink: true }, { weight: 4, arbitrary: orderId.map((order_id) => ({ order_id })) }, { weight: 1, arbitrary: broken }) },
+  {
+    name: 'lookup_order',
+    args: fc.oneof({ withCrossShrink: true }, { weight: 4, arbitrary: orderId.map((order_id) => ({ order_id })) }, { weight: 1, arbitrary: broken }),
+  },
   {
     name: 'add_note',
     sideEffect: 'IDEMPOTENT',
-    args: fc.oneof({ withCrossShrink: true }, { weight: 4, arbitrary: fc.record({ order_id: orderId, note: fc.constantFrom('customer called', 'refund pending') }) }, { weight: 1, arbitrary: broken }),
+    args: fc.oneof(
+      { withCrossShrink: true },
+      { weight: 4, arbitrary: fc.record({ order_id: orderId, note: fc.constantFrom('customer called', 'refund pending') }) },
+      { weight: 1, arbitrary: broken },
+    ),
   },
   {
     name: 'issue_refund',
     sideEffect: 'STATEFUL',
-    args: fc.oneof({ withCrossShrink: true }, 
+    args: fc.oneof(
+      { withCrossShrink: true },
       { weight: 4, arbitrary: fc.record({ order_id: orderId, amount: fc.constantFrom(10, 45.5, 120, 500), reason: fc.constantFrom('damaged', 'late') }) },
       { weight: 1, arbitrary: broken },
     ),
@@ -46,8 +54,15 @@ export const SUPPORT_TOOLS: readonly FuzzTool[] = [
   {
     name: 'notify_customer',
     sideEffect: 'CRITICAL',
-    args: fc.oneof({ withCrossShrink: true }, 
-      { weight: 4, arbitrary: fc.record({ customer: fc.constantFrom('ada@example.com', 'grace@example.com'), message: fc.constantFrom('Your refund is on its way.', 'Sorry!') }) },
+    args: fc.oneof(
+      { withCrossShrink: true },
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          customer: fc.constantFrom('ada@example.com', 'grace@example.com'),
+          message: fc.constantFrom('Your refund is on its way.', 'Sorry!'),
+        }),
+      },
       { weight: 1, arbitrary: fc.constantFrom<unknown>({ customer: 'not-an-email', message: 'hi' }) },
     ),
   },
@@ -58,7 +73,8 @@ export const SUPPORT_TOOLS: readonly FuzzTool[] = [
 export const UNKNOWN_TOOL = 'no_such_tool';
 
 /** One execution attempt's behaviour. `ok` first: it shrinks towards a tool that just works. */
-export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof({ withCrossShrink: true }, 
+export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
+  { withCrossShrink: true },
   { weight: 6, arbitrary: fc.constant<Behaviour>('ok') },
   { weight: 2, arbitrary: fc.record({ fail: fc.record({ code: fc.constantFrom('E_FUZZ', 'UPSTREAM_DOWN'), retryable: fc.boolean() }) }) },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ throw: 'fuzz: the tool threw' }) },

@@ -9,7 +9,8 @@ import type { Expectation } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { equalCheck, matchLines } from './lines.ts';
 
-const events = <T extends LogEvent['type']>(run: ScenarioRun, type: T) => run.log.events.filter((e): e is Extract<LogEvent, { type: T }> => e.type === type && !e.opaque);
+const events = <T extends LogEvent['type']>(run: ScenarioRun, type: T) =>
+  run.log.events.filter((e): e is Extract<LogEvent, { type: T }> => e.type === type && !e.opaque);
 
 export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckResult[] {
   const out: CheckResult[] = [];
@@ -21,7 +22,18 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
   if (expect.reply !== undefined) {
     const text = last?.reply ?? '(no reply)';
     if (typeof expect.reply === 'string') out.push(equalCheck('reply', expect.reply, text));
-    else out.push(text.includes(expect.reply.contains) ? { name: 'reply', passed: true, message: `contains ${JSON.stringify(expect.reply.contains)}` } : { name: 'reply', passed: false, message: `the reply does not contain ${JSON.stringify(expect.reply.contains)}`, expected: expect.reply.contains, actual: text });
+    else
+      out.push(
+        text.includes(expect.reply.contains)
+          ? { name: 'reply', passed: true, message: `contains ${JSON.stringify(expect.reply.contains)}` }
+          : {
+              name: 'reply',
+              passed: false,
+              message: `the reply does not contain ${JSON.stringify(expect.reply.contains)}`,
+              expected: expect.reply.contains,
+              actual: text,
+            },
+      );
   }
   if (expect.history) out.push(...matchLines('history', renderMessages(project(run.log.events)), expect.history));
   if (expect.lastRequest) {
@@ -29,14 +41,22 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     out.push(...matchLines('last request', request ? renderMessages(request.messages) : [], expect.lastRequest));
   }
   if (expect.toolCalls) {
-    const started = events(run, 'tool.started').filter((e) => e.payload.attempt === 1).map((e) => e.payload.name);
+    const started = events(run, 'tool.started')
+      .filter((e) => e.payload.attempt === 1)
+      .map((e) => e.payload.name);
     out.push(equalCheck('tool calls', expect.toolCalls, started));
   }
   if (expect.executions) {
-    for (const [tool, count] of Object.entries(expect.executions)) out.push(equalCheck('executions', count, run.executions.get(tool) ?? 0, `${tool} ran ${count} time(s)`));
+    for (const [tool, count] of Object.entries(expect.executions))
+      out.push(equalCheck('executions', count, run.executions.get(tool) ?? 0, `${tool} ran ${count} time(s)`));
   }
   if (expect.toolResults) {
-    const actual = events(run, 'tool.result').map((e) => ({ call: e.payload.callId, tool: e.payload.name, status: e.payload.status, code: e.payload.error?.error_code }));
+    const actual = events(run, 'tool.result').map((e) => ({
+      call: e.payload.callId,
+      tool: e.payload.name,
+      status: e.payload.status,
+      code: e.payload.error?.error_code,
+    }));
     const trimmed = actual.map((a, i) => {
       const want = expect.toolResults![i];
       return {
@@ -49,7 +69,11 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     out.push(equalCheck('tool results', expect.toolResults, trimmed));
   }
   if (expect.policy) {
-    const actual = events(run, 'policy.decision').map((e, i) => ({ tool: e.payload.tool, decision: e.payload.decision, ...(expect.policy![i]?.by !== undefined ? { by: e.payload.by } : {}) }));
+    const actual = events(run, 'policy.decision').map((e, i) => ({
+      tool: e.payload.tool,
+      decision: e.payload.decision,
+      ...(expect.policy![i]?.by !== undefined ? { by: e.payload.by } : {}),
+    }));
     out.push(equalCheck('policy', expect.policy, actual));
   }
   if (expect.trace) {
@@ -64,7 +88,11 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     const calls = run.results.reduce((n, r) => n + r.toolCalls, 0);
     const bound = (name: string, max: number | undefined, actual: number) => {
       if (max === undefined) return;
-      out.push(actual <= max ? { name: 'usage', passed: true, message: `${name} ${actual} ≤ ${max}` } : { name: 'usage', passed: false, message: `${name} ${actual} exceeds ${max}`, expected: `≤ ${max}`, actual });
+      out.push(
+        actual <= max
+          ? { name: 'usage', passed: true, message: `${name} ${actual} ≤ ${max}` }
+          : { name: 'usage', passed: false, message: `${name} ${actual} exceeds ${max}`, expected: `≤ ${max}`, actual },
+      );
     };
     bound('steps', expect.usage.maxSteps, steps);
     bound('input tokens', expect.usage.maxInputTokens, input);
@@ -72,7 +100,8 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     bound('tool calls', expect.usage.maxToolCalls, calls);
   }
   if (expect.inbox) {
-    if (expect.inbox.pending !== undefined) out.push(equalCheck('inbox', expect.inbox.pending, run.log.positions.pending().length, `${expect.inbox.pending} pending`));
+    if (expect.inbox.pending !== undefined)
+      out.push(equalCheck('inbox', expect.inbox.pending, run.log.positions.pending().length, `${expect.inbox.pending} pending`));
     if (expect.inbox.returned !== undefined) {
       const returned = events(run, 'inbox.returned').reduce((n, e) => n + e.payload.ids.length, 0);
       out.push(equalCheck('inbox', expect.inbox.returned, returned, `${returned} returned to the inbox`));

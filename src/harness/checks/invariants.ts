@@ -33,18 +33,26 @@ const fail = (name: string, message: string, expected?: unknown, actual?: unknow
 const known = (run: ScenarioRun) => run.log.events.filter((e): e is LogEvent => !e.opaque);
 
 export const nothingThrown: Check = (run) =>
-  run.thrown === undefined ? pass('invariant 12: nothing thrown', 'the loop settled every turn with an outcome') : fail('invariant 12: nothing thrown', `the run threw: ${(run.thrown as Error)?.stack ?? String(run.thrown)}`);
+  run.thrown === undefined
+    ? pass('invariant 12: nothing thrown', 'the loop settled every turn with an outcome')
+    : fail('invariant 12: nothing thrown', `the run threw: ${(run.thrown as Error)?.stack ?? String(run.thrown)}`);
 
 export const requestsRecomputable: Check = (run) => {
   const name = 'invariant 1: requests recomputable from the log';
   const seqs = requestSeqs(run.log.events);
-  if (seqs.length !== run.requests.length) return fail(name, `${run.requests.length} requests were sent but the log records ${seqs.length}`, run.requests.length, seqs.length);
+  if (seqs.length !== run.requests.length)
+    return fail(name, `${run.requests.length} requests were sent but the log records ${seqs.length}`, run.requests.length, seqs.length);
   for (let i = 0; i < seqs.length; i++) {
     const recomputed = recomputeRequest(run.log.events, seqs[i]!);
     const sent = run.requests[i]!;
     for (const field of ['messages', 'system', 'tools', 'model', 'maxTokens'] as const) {
       if (JSON.stringify(recomputed[field]) !== JSON.stringify(sent[field])) {
-        return fail(name, `request ${i + 1} (seq ${seqs[i]}): the ${field} sent differ from the ${field} recomputed from the log`, recomputed[field], sent[field]);
+        return fail(
+          name,
+          `request ${i + 1} (seq ${seqs[i]}): the ${field} sent differ from the ${field} recomputed from the log`,
+          recomputed[field],
+          sent[field],
+        );
       }
     }
   }
@@ -59,9 +67,14 @@ export const storedEventsFrozen: Check = (run) => {
 
 export const turnsClosedOnce: Check = (run) => {
   const name = 'invariant 4: every turn closed exactly once';
-  const opened = known(run).filter((e) => e.type === 'turn.opened').map((e) => (e.payload as { turn: number }).turn);
-  const closed = known(run).filter((e) => e.type === 'turn.closed').map((e) => (e.payload as { turn: number }).turn);
-  if (JSON.stringify(opened) !== JSON.stringify(closed)) return fail(name, `turns opened ${JSON.stringify(opened)} but closed ${JSON.stringify(closed)}`, opened, closed);
+  const opened = known(run)
+    .filter((e) => e.type === 'turn.opened')
+    .map((e) => (e.payload as { turn: number }).turn);
+  const closed = known(run)
+    .filter((e) => e.type === 'turn.closed')
+    .map((e) => (e.payload as { turn: number }).turn);
+  if (JSON.stringify(opened) !== JSON.stringify(closed))
+    return fail(name, `turns opened ${JSON.stringify(opened)} but closed ${JSON.stringify(closed)}`, opened, closed);
   if (run.results.length !== opened.length) return fail(name, `${opened.length} turns in the log, ${run.results.length} results returned`);
   return pass(name, `${opened.length} turn(s) opened and closed`);
 };
@@ -124,7 +137,9 @@ export const inboxDeliveredOnce: Check = (run) => {
     if (e.type === 'inbox.returned') for (const id of e.payload.ids) held.set(id, (held.get(id) ?? 0) - 1);
   }
   for (const [id, n] of held) if (n > 1) return fail(name, `inbox message ${id} was taken ${n} times without being returned`);
-  const received = known(run).filter((e) => e.type === 'inbox.received').map((e) => (e.payload as { id: string }).id);
+  const received = known(run)
+    .filter((e) => e.type === 'inbox.received')
+    .map((e) => (e.payload as { id: string }).id);
   const pending = new Set(run.log.positions.pending().map((m) => m.id));
   const lost = received.filter((id) => !pending.has(id) && (held.get(id) ?? 0) !== 1);
   if (lost.length > 0) return fail(name, `inbox message(s) ${lost.join(', ')} neither pending nor delivered`);
@@ -153,12 +168,14 @@ export const persistedHistory: Check = (run) => {
   }
   if (stored.length > run.log.length) return fail(name, `the store holds ${stored.length} events, the log ${run.log.length}`);
   for (let i = 0; i < stored.length; i++) {
-    if (JSON.stringify(stored[i]) !== JSON.stringify(run.log.events[i])) return fail(name, `stored event seq ${i} differs from the log`, run.log.events[i], stored[i]);
+    if (JSON.stringify(stored[i]) !== JSON.stringify(run.log.events[i]))
+      return fail(name, `stored event seq ${i} differs from the log`, run.log.events[i], stored[i]);
   }
   const persistenceFailed = run.results.some((r) => r.outcome.kind === 'failed' && r.outcome.reason === 'persistence');
   // The host's own last write (of a message posted after the last turn) may be the one that failed: no turn could report it.
   const lastWriteFailed = run.storeWrites.attempts > 0 && run.storeWrites.failed.includes(run.storeWrites.attempts);
-  if (!persistenceFailed && !lastWriteFailed && stored.length !== run.log.length) return fail(name, `${run.log.length - stored.length} event(s) never reached the store`);
+  if (!persistenceFailed && !lastWriteFailed && stored.length !== run.log.length)
+    return fail(name, `${run.log.length - stored.length} event(s) never reached the store`);
   return pass(name, `${stored.length} events stored, identical to the log`);
 };
 
@@ -190,10 +207,13 @@ export function checkInvariants(run: ScenarioRun): CheckResult[] {
   const checks: Check[] = [
     ...ALWAYS_CHECKED,
     // The fuzzer's properties beyond the checks above (src/fuzz/checks), so its counterexamples fail here too.
-    ...applicableChecks(run).map((c): Check => () => {
-      const violation = c.check(run);
-      return violation === undefined ? pass(c.name, 'holds') : fail(c.name, violation);
-    }),
+    ...applicableChecks(run).map(
+      (c): Check =>
+        () => {
+          const violation = c.check(run);
+          return violation === undefined ? pass(c.name, 'holds') : fail(c.name, violation);
+        },
+    ),
   ];
   return checks.map((check) => {
     try {

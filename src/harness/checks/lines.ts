@@ -20,14 +20,26 @@ export function matchLines(name: string, lines: readonly string[], matcher: Line
   }
   for (const needle of matcher.contains ?? []) {
     const found = lines.some((l) => l.includes(needle));
-    out.push(found ? { name, passed: true, message: `contains ${JSON.stringify(needle)}` } : { name, passed: false, message: `no line contains ${JSON.stringify(needle)}`, expected: needle, actual: lines });
+    out.push(
+      found
+        ? { name, passed: true, message: `contains ${JSON.stringify(needle)}` }
+        : { name, passed: false, message: `no line contains ${JSON.stringify(needle)}`, expected: needle, actual: lines },
+    );
   }
   for (const needle of matcher.excludes ?? []) {
     const line = lines.find((l) => l.includes(needle));
-    out.push(line === undefined ? { name, passed: true, message: `excludes ${JSON.stringify(needle)}` } : { name, passed: false, message: `a line contains ${JSON.stringify(needle)} but must not`, expected: `no ${JSON.stringify(needle)}`, actual: line });
+    out.push(
+      line === undefined
+        ? { name, passed: true, message: `excludes ${JSON.stringify(needle)}` }
+        : { name, passed: false, message: `a line contains ${JSON.stringify(needle)} but must not`, expected: `no ${JSON.stringify(needle)}`, actual: line },
+    );
   }
   if (matcher.count !== undefined) {
-    out.push(lines.length === matcher.count ? { name, passed: true, message: `${lines.length} lines` } : { name, passed: false, message: `expected ${matcher.count} lines, got ${lines.length}`, expected: matcher.count, actual: lines });
+    out.push(
+      lines.length === matcher.count
+        ? { name, passed: true, message: `${lines.length} lines` }
+        : { name, passed: false, message: `expected ${matcher.count} lines, got ${lines.length}`, expected: matcher.count, actual: lines },
+    );
   }
   return out;
 }

@@ -19,15 +19,23 @@ describe('the scenario JSON Schema', () => {
   it('is committed exactly as the zod definition generates it', () => {
     const committed = readFileSync(SCENARIO_SCHEMA_PATH, 'utf8');
     // On failure: the format changed; run `npx node scripts/generate-scenario-schema.ts` and commit the result.
-    expect(committed, 'scenarios/scenario.schema.json is stale: run `npx node scripts/generate-scenario-schema.ts` and commit it').toBe(generateScenarioSchema());
+    expect(committed, 'scenarios/scenario.schema.json is stale: run `npx node scripts/generate-scenario-schema.ts` and commit it').toBe(
+      generateScenarioSchema(),
+    );
   });
 
   it('describes the file as a person writes it: required keys, no unknown keys, defaults optional', () => {
-    const schema = JSON.parse(generateScenarioSchema()) as { required: string[]; additionalProperties: boolean; properties: Record<string, { properties?: Record<string, unknown> }> };
+    const schema = JSON.parse(generateScenarioSchema()) as {
+      required: string[];
+      additionalProperties: boolean;
+      properties: Record<string, { properties?: Record<string, unknown> }>;
+    };
     expect(schema.required.sort()).toEqual(['expect', 'inbox', 'name']);
     expect(schema.additionalProperties).toBe(false);
     // Every expectation key the loader knows is offered to the editor.
-    expect(Object.keys(schema.properties.expect!.properties!)).toEqual(expect.arrayContaining(['outcome', 'outcomes', 'history', 'lastRequest', 'trace', 'toolResults', 'executions', 'policy', 'inbox', 'events']));
+    expect(Object.keys(schema.properties.expect!.properties!)).toEqual(
+      expect.arrayContaining(['outcome', 'outcomes', 'history', 'lastRequest', 'trace', 'toolResults', 'executions', 'policy', 'inbox', 'events']),
+    );
   });
 });
 

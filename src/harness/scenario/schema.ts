@@ -21,7 +21,17 @@ const toolCallSchema = z.strictObject({
   args: z.unknown().optional().describe('Arguments as the model sends them (object, or a raw string)'),
 });
 
-export const TRANSPORT_KINDS = ['timeout', 'rate_limited', 'overloaded', 'server_error', 'network', 'auth', 'invalid_request', 'malformed_stream', 'aborted'] as const;
+export const TRANSPORT_KINDS = [
+  'timeout',
+  'rate_limited',
+  'overloaded',
+  'server_error',
+  'network',
+  'auth',
+  'invalid_request',
+  'malformed_stream',
+  'aborted',
+] as const;
 
 const RESULT_KEYS = ['reply', 'tool_use', 'max_tokens', 'refusal', 'overflow', 'unknown', 'error'] as const;
 
@@ -30,7 +40,10 @@ export const providerStepSchema = z
     reply: z.string().optional().describe('The model answers with this text'),
     tool_use: z.array(toolCallSchema).min(1).optional().describe('The model calls these tools (in parallel, in order)'),
     text: z.string().optional().describe('Text before the tool calls (tool_use) '),
-    max_tokens: z.strictObject({ text: z.string().default(''), partial: z.boolean().default(false) }).optional().describe('Output cut at max_tokens; partial: inside a tool call'),
+    max_tokens: z
+      .strictObject({ text: z.string().default(''), partial: z.boolean().default(false) })
+      .optional()
+      .describe('Output cut at max_tokens; partial: inside a tool call'),
     refusal: z.string().optional(),
     overflow: z.enum(['request', 'generation']).optional().describe('Context window exceeded'),
     unknown: z.string().optional().describe('An unknown stop reason'),
@@ -49,9 +62,13 @@ export const providerStepSchema = z
   .superRefine((step, ctx) => {
     const keys = RESULT_KEYS.filter((k) => step[k] !== undefined);
     if (keys.length !== 1) {
-      ctx.addIssue({ code: 'custom', message: `a provider step needs exactly one of ${RESULT_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `a provider step needs exactly one of ${RESULT_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})`,
+      });
     }
-    if (step.text !== undefined && step.tool_use === undefined) ctx.addIssue({ code: 'custom', path: ['text'], message: 'text goes with tool_use (use reply for a text answer)' });
+    if (step.text !== undefined && step.tool_use === undefined)
+      ctx.addIssue({ code: 'custom', path: ['text'], message: 'text goes with tool_use (use reply for a text answer)' });
   });
 export type ProviderStep = z.infer<typeof providerStepSchema>;
 
@@ -65,7 +82,8 @@ const providerSchema = z
     fallback: z.array(providerStepSchema).optional().describe('Script of a fallback client (retry tier 3)'),
   })
   .superRefine((p, ctx) => {
-    if (p.kind === 'wire' && !p.provider) ctx.addIssue({ code: 'custom', path: ['provider'], message: `kind: wire needs provider: one of ${WIRE_PROVIDERS.join(', ')}` });
+    if (p.kind === 'wire' && !p.provider)
+      ctx.addIssue({ code: 'custom', path: ['provider'], message: `kind: wire needs provider: one of ${WIRE_PROVIDERS.join(', ')}` });
     if (p.kind === 'scripted' && p.provider) ctx.addIssue({ code: 'custom', path: ['provider'], message: 'provider is only for kind: wire' });
   });
 
@@ -123,7 +141,10 @@ const policySchema = z.strictObject({
 });
 
 const approverSchema = z.strictObject({
-  answers: z.array(z.enum(['approve', 'deny'])).min(1).describe('One per question; the last repeats'),
+  answers: z
+    .array(z.enum(['approve', 'deny']))
+    .min(1)
+    .describe('One per question; the last repeats'),
   delayMs: ms.default(0).describe('Virtual time a human takes to answer'),
 });
 
@@ -210,7 +231,8 @@ const claimSchema = z.union([
 // Expectations
 // ---------------------------------------------------------------------------
 
-const OUTCOME_LABEL = /^(replied|rejected|nothing_to_do|conversation_full|interrupted|cancelled\{(user|parent|shutdown)\}|failed\{(max_steps|budget_exhausted|refusal|max_tokens|unknown_stop_reason|empty_reply|provider_unavailable|rate_limited|auth|invalid_request|persistence|internal)\})$/;
+const OUTCOME_LABEL =
+  /^(replied|rejected|nothing_to_do|conversation_full|interrupted|cancelled\{(user|parent|shutdown)\}|failed\{(max_steps|budget_exhausted|refusal|max_tokens|unknown_stop_reason|empty_reply|provider_unavailable|rate_limited|auth|invalid_request|persistence|internal)\})$/;
 const outcomeLabel = z.string().regex(OUTCOME_LABEL, 'an outcome label such as replied, cancelled{user} or failed{max_steps}');
 
 const linesMatcher = z.strictObject({
@@ -229,7 +251,9 @@ export const expectationSchema = z.strictObject({
   toolCalls: z.array(z.string()).optional().describe('Names of the calls that started executing, in order'),
   executions: z.record(z.string(), z.number().int().nonnegative()).optional().describe('How many times each tool body actually ran'),
   toolResults: z
-    .array(z.strictObject({ call: z.string().optional(), tool: z.string().optional(), status: z.enum(['ok', 'failed', 'unknown']), code: z.string().optional() }))
+    .array(
+      z.strictObject({ call: z.string().optional(), tool: z.string().optional(), status: z.enum(['ok', 'failed', 'unknown']), code: z.string().optional() }),
+    )
     .optional()
     .describe('Tool results in log order (all of them)'),
   policy: z.array(z.strictObject({ tool: z.string(), decision: z.enum(['allow', 'deny']), by: z.string().optional() })).optional(),

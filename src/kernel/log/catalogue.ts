@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { CANCEL_SOURCES, FAILURE_REASONS } from '../outcome.ts';
-import { TRANSPORT_ERROR_KINDS } from '../../../providers/contract.ts';
+import { TRANSPORT_ERROR_KINDS } from '../model/client.ts';
 
 const seq = z.number().int().nonnegative();
 const turn = z.number().int().nonnegative();

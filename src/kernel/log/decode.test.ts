@@ -38,7 +38,10 @@ describe('decodeRecords: reading back from a store (invariant 3)', () => {
   });
 
   it('keeps an unknown ignorable event as opaque, never interpreting it', () => {
-    const events = decodeRecords([received(0), { seq: 1, type: 'ui.highlight', v: 3, at: 5, payload: { color: 'red' }, ignorable: true }, received(2)], 'store:c1');
+    const events = decodeRecords(
+      [received(0), { seq: 1, type: 'ui.highlight', v: 3, at: 5, payload: { color: 'red' }, ignorable: true }, received(2)],
+      'store:c1',
+    );
     expect(events.map((e) => e.seq)).toEqual([0, 1, 2]);
     expect(events[1]).toMatchObject({ type: 'ui.highlight', opaque: true, payload: { color: 'red' } });
   });

@@ -31,14 +31,25 @@ describe('EventLog.append: the single validated entry point (invariant 2)', () =
   });
 
   describe('rejects payloads that are not plain JSON data, naming the field', () => {
-    it('a function', () => expectRejected(() => newLog().append('inbox.received', inbox(() => 1)), 'inbox.received.payload.text', /function/));
+    it('a function', () =>
+      expectRejected(
+        () =>
+          newLog().append(
+            'inbox.received',
+            inbox(() => 1),
+          ),
+        'inbox.received.payload.text',
+        /function/,
+      ));
     it('undefined', () => expectRejected(() => newLog().append('inbox.received', inbox(undefined)), 'inbox.received.payload.text', /undefined/));
     it('NaN', () => expectRejected(() => newLog().append('inbox.received', inbox(Number.NaN)), 'inbox.received.payload.text', /NaN/));
     it('Infinity', () => expectRejected(() => newLog().append('inbox.received', inbox(Infinity)), 'inbox.received.payload.text', /Infinity/));
     it('BigInt', () => expectRejected(() => newLog().append('inbox.received', inbox(10n)), 'inbox.received.payload.text', /BigInt/));
     it('a symbol', () => expectRejected(() => newLog().append('inbox.received', inbox(Symbol('s'))), 'inbox.received.payload.text', /symbol/));
-    it('a class instance (Date)', () => expectRejected(() => newLog().append('inbox.received', inbox(new Date())), 'inbox.received.payload.text', /instance of Date/));
-    it('a class instance (Map)', () => expectRejected(() => newLog().append('inbox.received', inbox(new Map())), 'inbox.received.payload.text', /instance of Map/));
+    it('a class instance (Date)', () =>
+      expectRejected(() => newLog().append('inbox.received', inbox(new Date())), 'inbox.received.payload.text', /instance of Date/));
+    it('a class instance (Map)', () =>
+      expectRejected(() => newLog().append('inbox.received', inbox(new Map())), 'inbox.received.payload.text', /instance of Map/));
     it('a user class instance, deep inside', () => {
       class Order {
         id = 1;
@@ -52,16 +63,29 @@ describe('EventLog.append: the single validated entry point (invariant 2)', () =
     it('a cycle', () => {
       const schema: Record<string, unknown> = { type: 'object' };
       schema.self = schema;
-      expectRejected(() => newLog().append('tools.declared', { tools: [{ name: 't', description: 'd', inputSchema: schema }] }), 'tools.declared.payload.tools[0].inputSchema.self', /cycle/);
+      expectRejected(
+        () => newLog().append('tools.declared', { tools: [{ name: 't', description: 'd', inputSchema: schema }] }),
+        'tools.declared.payload.tools[0].inputSchema.self',
+        /cycle/,
+      );
     });
     it('an array with holes', () => {
       // eslint-disable-next-line no-sparse-arrays
       const holes = [1, , 3];
-      expectRejected(() => newLog().append('tools.declared', { tools: [{ name: 't', description: 'd', inputSchema: { holes } }] }), 'tools.declared.payload.tools[0].inputSchema.holes', /holes/);
+      expectRejected(
+        () => newLog().append('tools.declared', { tools: [{ name: 't', description: 'd', inputSchema: { holes } }] }),
+        'tools.declared.payload.tools[0].inputSchema.holes',
+        /holes/,
+      );
     });
     it('leaves the log unchanged when it rejects', () => {
       const log = newLog();
-      expect(() => log.append('inbox.received', inbox(() => 1))).toThrow(LogAppendError);
+      expect(() =>
+        log.append(
+          'inbox.received',
+          inbox(() => 1),
+        ),
+      ).toThrow(LogAppendError);
       expect(log.length).toBe(0);
       expect(log.append('inbox.received', { id: 'm', intent: 'follow_up', text: 'ok', source: 'user' }).seq).toBe(0);
     });
@@ -141,7 +165,11 @@ describe('EventLog.append: the single validated entry point (invariant 2)', () =
       const log = newLog();
       log.append('inbox.received', { id: 'm', intent: 'follow_up', text: 'x', source: 'user' });
       log.append('inbox.received', { id: 'n', intent: 'follow_up', text: 'x', source: 'user' });
-      expectRejected(() => log.append('projection.replaced', { from: 1, to: 0, summary: 's', tokensBefore: 1, tokensAfter: 0 }), 'projection.replaced.payload.from', /empty/);
+      expectRejected(
+        () => log.append('projection.replaced', { from: 1, to: 0, summary: 's', tokensBefore: 1, tokensAfter: 0 }),
+        'projection.replaced.payload.from',
+        /empty/,
+      );
     });
     it('restoring something that is not a compaction', () => {
       const log = newLog();

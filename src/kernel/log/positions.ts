@@ -97,7 +97,8 @@ export class PositionIndex {
       }
       case 'inbox.returned':
         event.payload.ids.forEach((id, i) => {
-          if (this.#inbox.get(id)?.state !== 'taken') throw new LogAppendError(`${where}.ids[${i}]`, `inbox message "${id}" is not taken, so it cannot be returned`);
+          if (this.#inbox.get(id)?.state !== 'taken')
+            throw new LogAppendError(`${where}.ids[${i}]`, `inbox message "${id}" is not taken, so it cannot be returned`);
         });
         return;
       case 'turn.opened':
@@ -147,8 +148,10 @@ export class PositionIndex {
       }
       case 'projection.restored': {
         const target = events[event.payload.replacement];
-        if (target?.type !== 'projection.replaced') throw new LogAppendError(`${where}.replacement`, `seq ${event.payload.replacement} is not a projection.replaced event`);
-        if (!this.#activeReplacements.has(event.payload.replacement)) throw new LogAppendError(`${where}.replacement`, `replacement ${event.payload.replacement} was already restored`);
+        if (target?.type !== 'projection.replaced')
+          throw new LogAppendError(`${where}.replacement`, `seq ${event.payload.replacement} is not a projection.replaced event`);
+        if (!this.#activeReplacements.has(event.payload.replacement))
+          throw new LogAppendError(`${where}.replacement`, `replacement ${event.payload.replacement} was already restored`);
         return;
       }
       case 'prompt.assembled':
@@ -163,7 +166,10 @@ export class PositionIndex {
 
   #expectOpen(turn: number, where: string): void {
     if (this.#openTurn !== turn) {
-      throw new LogAppendError(`${where}.turn`, this.#openTurn === undefined ? `turn ${turn} is not open` : `turn ${turn} is not the open turn (${this.#openTurn})`);
+      throw new LogAppendError(
+        `${where}.turn`,
+        this.#openTurn === undefined ? `turn ${turn} is not open` : `turn ${turn} is not the open turn (${this.#openTurn})`,
+      );
     }
   }
 
@@ -190,9 +196,7 @@ export class PositionIndex {
         // Returned messages keep their original arrival order.
         const all = [...this.#pendingOrder, ...event.payload.ids.map((id) => this.#inbox.get(id)!.message)];
         const seen = new Set<string>();
-        this.#pendingOrder = all
-          .filter((m) => (seen.has(m.id) ? false : (seen.add(m.id), true)))
-          .sort((a, b) => a.seq - b.seq);
+        this.#pendingOrder = all.filter((m) => (seen.has(m.id) ? false : (seen.add(m.id), true))).sort((a, b) => a.seq - b.seq);
         return;
       }
       case 'turn.opened':

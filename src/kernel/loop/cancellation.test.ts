@@ -40,9 +40,21 @@ describe('CancelScope: several sources, the first reason kept', () => {
 describe('raceAbort', () => {
   it('settles with the abort value as soon as the signal aborts, and never rejects', async () => {
     const controller = new AbortController();
-    const pending = raceAbort(new Promise<string>(() => {}), controller.signal, () => 'aborted', () => 'rejected');
+    const pending = raceAbort(
+      new Promise<string>(() => {}),
+      controller.signal,
+      () => 'aborted',
+      () => 'rejected',
+    );
     controller.abort();
     expect(await pending).toBe('aborted');
-    expect(await raceAbort(Promise.reject(new Error('x')), new AbortController().signal, () => 'aborted', (e) => `rejected: ${(e as Error).message}`)).toBe('rejected: x');
+    expect(
+      await raceAbort(
+        Promise.reject(new Error('x')),
+        new AbortController().signal,
+        () => 'aborted',
+        (e) => `rejected: ${(e as Error).message}`,
+      ),
+    ).toBe('rejected: x');
   });
 });

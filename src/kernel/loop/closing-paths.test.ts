@@ -81,7 +81,10 @@ describe('closing paths: outcome, history and trace together', () => {
     const world = createWorld({
       tools: t,
       config: { maxSteps: 2 },
-      script: [toolUse([call('a', 'lookup_order', { order_id: 'ORD-1001' })]), toolUse([call('b', 'issue_refund', { order_id: 'ORD-1001', amount: 10, reason: 'late' })])],
+      script: [
+        toolUse([call('a', 'lookup_order', { order_id: 'ORD-1001' })]),
+        toolUse([call('b', 'issue_refund', { order_id: 'ORD-1001', amount: 10, reason: 'late' })]),
+      ],
     });
     const result = await world.turn('refund me');
     expect(outcomeLabel(result.outcome)).toBe('failed{max_steps}');
@@ -99,7 +102,13 @@ describe('closing paths: outcome, history and trace together', () => {
     const world = createWorld({
       tools: t,
       config: { maxToolCallsPerTurn: 2 },
-      script: [toolUse([call('a', 'lookup_order', { order_id: 'ORD-1001' }), call('b', 'lookup_order', { order_id: 'ORD-1002' }), call('c', 'lookup_order', { order_id: 'ORD-1003' })])],
+      script: [
+        toolUse([
+          call('a', 'lookup_order', { order_id: 'ORD-1001' }),
+          call('b', 'lookup_order', { order_id: 'ORD-1002' }),
+          call('c', 'lookup_order', { order_id: 'ORD-1003' }),
+        ]),
+      ],
     });
     const result = await world.turn('check all my orders');
     expect(outcomeLabel(result.outcome)).toBe('failed{budget_exhausted}');
@@ -114,7 +123,11 @@ describe('closing paths: outcome, history and trace together', () => {
     const world = createWorld({
       tools: t,
       config: { maxToolCallsPerSession: 1 },
-      script: [toolUse([call('a', 'lookup_order', { order_id: 'ORD-1001' })]), reply('delivered'), toolUse([call('b', 'lookup_order', { order_id: 'ORD-1002' })])],
+      script: [
+        toolUse([call('a', 'lookup_order', { order_id: 'ORD-1001' })]),
+        reply('delivered'),
+        toolUse([call('b', 'lookup_order', { order_id: 'ORD-1002' })]),
+      ],
     });
     expect(outcomeLabel((await world.turn('first')).outcome)).toBe('replied');
     const second = await world.turn('second');
@@ -173,7 +186,19 @@ describe('closing paths: outcome, history and trace together', () => {
 
   it('failed{internal} — an unexpected exception becomes an outcome, not a throw', async () => {
     // A client that reports NaN tokens breaks the log's plain-data rule: the append throws inside the turn.
-    const failing = createWorld({ script: [{ result: { type: 'reply', text: 'x', content: [{ type: 'text', text: 'x' }], stopReason: 'end_turn', usage: { inputTokens: Number.NaN, outputTokens: 1 } } }] });
+    const failing = createWorld({
+      script: [
+        {
+          result: {
+            type: 'reply',
+            text: 'x',
+            content: [{ type: 'text', text: 'x' }],
+            stopReason: 'end_turn',
+            usage: { inputTokens: Number.NaN, outputTokens: 1 },
+          },
+        },
+      ],
+    });
     const result = await failing.turn('hello');
     expect(outcomeLabel(result.outcome)).toBe('failed{internal}');
     expect(result.outcome.kind === 'failed' && result.outcome.detail).toMatch(/NaN is not JSON data/);
@@ -251,7 +276,10 @@ describe('closing paths: outcome, history and trace together', () => {
           }
         : t,
     );
-    const world = createWorld({ tools: slow, script: [toolUse([call('r1', 'issue_refund', { order_id: 'ORD-1001', amount: 20, reason: 'damaged' })]), reply('next turn')] });
+    const world = createWorld({
+      tools: slow,
+      script: [toolUse([call('r1', 'issue_refund', { order_id: 'ORD-1001', amount: 20, reason: 'damaged' })]), reply('next turn')],
+    });
     world.send('refund ORD-1001');
     let cancelled = false;
     void world.clock.sleep(1_000).then(() => (cancelled = world.loop.cancel('user', 'stop')));

@@ -79,7 +79,17 @@ describe('compaction on overflow', () => {
 
   it('overflow during generation keeps its usage and is handled like a request overflow', async () => {
     const world = createWorld({
-      script: [{ result: { type: 'context_window_exceeded', at: 'generation', content: [{ type: 'text', text: 'partial' }], message: 'too long', usage: { inputTokens: 500, outputTokens: 40 } } }],
+      script: [
+        {
+          result: {
+            type: 'context_window_exceeded',
+            at: 'generation',
+            content: [{ type: 'text', text: 'partial' }],
+            message: 'too long',
+            usage: { inputTokens: 500, outputTokens: 40 },
+          },
+        },
+      ],
     });
     const result = await world.turn('hi');
     expect(result.outcome).toEqual({ kind: 'conversation_full' });

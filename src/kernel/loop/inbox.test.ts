@@ -10,7 +10,8 @@ import { supportTools } from '../../../scenarios/example-agent/tools.ts';
 import { createWorld, renderMessages } from '../../../test/support/world.ts';
 import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
 
-const pending = (...intents: ('follow_up' | 'steer' | 'inject')[]) => intents.map((intent, i) => ({ id: `m${i}`, intent, text: `t${i}`, source: 'user', seq: i }));
+const pending = (...intents: ('follow_up' | 'steer' | 'inject')[]) =>
+  intents.map((intent, i) => ({ id: `m${i}`, intent, text: `t${i}`, source: 'user', seq: i }));
 
 describe('inbox rules', () => {
   it('inject alone never wakes; follow-up and steer do', () => {
@@ -116,7 +117,10 @@ describe('inbox in the loop', () => {
     void world.clock.sleep(5_000).then(() => world.loop.cancel('user'));
     const [first] = await world.drain();
     expect(first!.outcome).toEqual({ kind: 'cancelled', by: 'user' });
-    const steerIds = world.eventsOf('inbox.received').filter((e) => String(e.payload.text).startsWith('steer')).map((e) => e.payload.id);
+    const steerIds = world
+      .eventsOf('inbox.received')
+      .filter((e) => String(e.payload.text).startsWith('steer'))
+      .map((e) => e.payload.id);
     expect(first!.returnedToInbox).toEqual(steerIds);
     expect(world.log.positions.pending().map((m) => m.text)).toEqual(['steer one', 'steer two']);
 

@@ -12,14 +12,9 @@
  *    backoff with jitter honouring `retry-after`, then the fallback clients;
  *    each tier bounded by config.
  */
-import type {
-  ContextWindowExceededResult,
-  ModelClient,
-  TransportErrorKind,
-  TransportErrorResult,
-} from '../../../providers/contract.ts';
+import type { ContextWindowExceededResult, ModelClient, TransportErrorKind, TransportErrorResult } from '../model/client.ts';
 import { assertNever, type Outcome } from '../outcome.ts';
-import type { LoopConfig } from './types.ts';
+import type { LoopConfig } from './config.ts';
 
 export type ModelErrorResult = TransportErrorResult | ContextWindowExceededResult;
 
@@ -64,7 +59,8 @@ export const failFastHandler: ModelErrorHandler = {
   name: 'fail-fast',
   handle(error) {
     if (error.type !== 'transport_error') return undefined;
-    if (error.kind === 'auth') return { action: 'fail', outcome: { kind: 'failed', reason: 'auth', detail: error.message }, detail: 'authentication fails at once' };
+    if (error.kind === 'auth')
+      return { action: 'fail', outcome: { kind: 'failed', reason: 'auth', detail: error.message }, detail: 'authentication fails at once' };
     if (error.kind === 'invalid_request') {
       return { action: 'fail', outcome: { kind: 'failed', reason: 'invalid_request', detail: error.message }, detail: 'an invalid request is not retried' };
     }
@@ -109,7 +105,11 @@ export const retryTiersHandler: ModelErrorHandler = {
       const base = Math.min(retry.backoffMaxMs, retry.backoffBaseMs * 2 ** backoff);
       const jittered = Math.round(base * (1 + retry.jitter * context.random()));
       const delayMs = Math.max(jittered, retryAfter ?? 0);
-      return { action: 'retry', delayMs, detail: `tier 2: backoff ${backoff + 1}/${retry.backoffRetries} after ${error.kind}${retryAfter !== undefined ? ` (retry-after ${retryAfter} ms)` : ''}` };
+      return {
+        action: 'retry',
+        delayMs,
+        detail: `tier 2: backoff ${backoff + 1}/${retry.backoffRetries} after ${error.kind}${retryAfter !== undefined ? ` (retry-after ${retryAfter} ms)` : ''}`,
+      };
     }
     return fallbackOrFail(error, context, `tiers 1–2 spent after ${error.kind}`);
   },

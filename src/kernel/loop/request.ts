@@ -5,7 +5,7 @@
  * they change) and at the log prefix whose projection is its messages.
  * `recomputeRequest` rebuilds the request from the log alone; `replay --at` uses it.
  */
-import type { Message, ToolSpec } from '../../../providers/contract.ts';
+import type { Message, ToolSpec } from '../model/client.ts';
 import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { project } from '../projection/projection.ts';
@@ -21,12 +21,20 @@ export interface RecordedRequest {
 }
 
 /** Records the prompt and tools if they changed; returns their seqs. */
-export function recordPromptAndTools(log: EventLog, prompt: PromptSource, tools: readonly ToolSpec[], lastTools: { specs: readonly ToolSpec[] | undefined }): { prompt: number; tools: number } {
+export function recordPromptAndTools(
+  log: EventLog,
+  prompt: PromptSource,
+  tools: readonly ToolSpec[],
+  lastTools: { specs: readonly ToolSpec[] | undefined },
+): { prompt: number; tools: number } {
   const assembled = prompt.assemble();
   let promptSeq = log.positions.lastPrompt;
   const previous = promptSeq === undefined ? undefined : (log.at(promptSeq) as Extract<LogEvent, { type: 'prompt.assembled' }>);
   if (!previous || previous.payload.system !== assembled.system) {
-    promptSeq = log.append('prompt.assembled', { system: assembled.system, fragments: assembled.fragments.map((f) => ({ id: f.id, priority: f.priority })) }).seq;
+    promptSeq = log.append('prompt.assembled', {
+      system: assembled.system,
+      fragments: assembled.fragments.map((f) => ({ id: f.id, priority: f.priority })),
+    }).seq;
   }
   let toolsSeq = log.positions.lastTools;
   if (toolsSeq === undefined || (lastTools.specs !== tools && !sameSpecs(log.at(toolsSeq) as Extract<LogEvent, { type: 'tools.declared' }>, tools))) {

@@ -46,7 +46,12 @@ describe('retry tiers', () => {
   });
 
   it('jitter is added to backoff waits from the injected randomness', async () => {
-    const world = createWorld({ config: { retry: { immediateRetries: 0, immediateDelayMs: 0, backoffRetries: 1, backoffBaseMs: 2_000, backoffMaxMs: 8_000, jitter: 0.5, maxRetryAfterMs: 60_000 } }, script: [transportError('network'), reply('ok')] });
+    const world = createWorld({
+      config: {
+        retry: { immediateRetries: 0, immediateDelayMs: 0, backoffRetries: 1, backoffBaseMs: 2_000, backoffMaxMs: 8_000, jitter: 0.5, maxRetryAfterMs: 60_000 },
+      },
+      script: [transportError('network'), reply('ok')],
+    });
     await world.turn('hi');
     expect(handled(world)).toEqual(['retry-tiers:retry@2500']); // 2000 × (1 + 0.5 × 0.5)
   });
@@ -56,8 +61,14 @@ describe('retry tiers', () => {
     const fallback = new ScriptedModelClient([reply('from the fallback')], { name: 'fallback', clock: world0.clock });
     const world = createWorld({
       fallbackModels: [fallback],
-      config: { retry: { immediateRetries: 1, immediateDelayMs: 100, backoffRetries: 1, backoffBaseMs: 200, backoffMaxMs: 200, jitter: 0, maxRetryAfterMs: 60_000 } },
-      script: [transportError('server_error', { status: 503 }), transportError('server_error', { status: 503 }), transportError('server_error', { status: 503 })],
+      config: {
+        retry: { immediateRetries: 1, immediateDelayMs: 100, backoffRetries: 1, backoffBaseMs: 200, backoffMaxMs: 200, jitter: 0, maxRetryAfterMs: 60_000 },
+      },
+      script: [
+        transportError('server_error', { status: 503 }),
+        transportError('server_error', { status: 503 }),
+        transportError('server_error', { status: 503 }),
+      ],
     });
     const result = await world.turn('hi');
     expect(result.reply).toBe('from the fallback');
@@ -87,7 +98,9 @@ describe('retry tiers', () => {
       name: 'refresh-credentials',
       handle(error) {
         seen.push(error.type === 'transport_error' ? error.kind : error.type);
-        return error.type === 'transport_error' && error.kind === 'auth' && seen.length === 1 ? { action: 'retry', delayMs: 0, detail: 'refreshed the token' } : undefined;
+        return error.type === 'transport_error' && error.kind === 'auth' && seen.length === 1
+          ? { action: 'retry', delayMs: 0, detail: 'refreshed the token' }
+          : undefined;
       },
     };
     const world = createWorld({ errorHandlers: [custom], script: [transportError('auth', { status: 401 }), reply('ok')] });

@@ -38,7 +38,7 @@
  * model never saw returned to the inbox on cancel (invariant 9), the trace ended.
  * Nothing throws out of `drain` (invariant 12).
  */
-import type { AssistantBlock, ModelClient, ModelDelta, ModelRequest, ModelResult, ToolCall, ToolSpec } from '../../../providers/contract.ts';
+import type { AssistantBlock, ModelClient, ModelDelta, ModelRequest, ModelResult, ToolCall, ToolSpec } from '../model/client.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { LogEvent } from '../log/envelope.ts';
@@ -211,9 +211,10 @@ export class AgentLoop {
     try {
       outcome = await this.#turnBody(state);
     } catch (error) {
-      outcome = error instanceof PersistenceError
-        ? { kind: 'failed', reason: 'persistence', detail: error.message }
-        : { kind: 'failed', reason: 'internal', detail: describe(error) };
+      outcome =
+        error instanceof PersistenceError
+          ? { kind: 'failed', reason: 'persistence', detail: error.message }
+          : { kind: 'failed', reason: 'internal', detail: describe(error) };
     } finally {
       ({ outcome, returned } = await this.#closeTurn(state, outcome));
       this.#turn = undefined;
@@ -307,7 +308,11 @@ export class AgentLoop {
           await this.#persist();
           // Invariant 11: never run a round whose results the model could not see.
           if (s.steps >= config.maxSteps) {
-            return { kind: 'failed', reason: 'max_steps', detail: `step limit ${config.maxSteps} reached with ${calls.length} tool call(s) pending; they were not run` };
+            return {
+              kind: 'failed',
+              reason: 'max_steps',
+              detail: `step limit ${config.maxSteps} reached with ${calls.length} tool call(s) pending; they were not run`,
+            };
           }
           if (s.toolCalls + calls.length > config.maxToolCallsPerTurn) {
             return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per turn (${config.maxToolCallsPerTurn}) would be exceeded` };
@@ -405,7 +410,13 @@ export class AgentLoop {
       const messages = this.#projection.current();
       const violation = this.#projection.pairingViolation();
       if (violation) {
-        return { outcome: { kind: 'failed', reason: 'internal', detail: `refusing to send a malformed history: message ${violation.messageIndex}: ${violation.problem}` } };
+        return {
+          outcome: {
+            kind: 'failed',
+            reason: 'internal',
+            detail: `refusing to send a malformed history: message ${violation.messageIndex}: ${violation.problem}`,
+          },
+        };
       }
       const upTo = this.#log.length;
       const tools = deps.tools.specs();
@@ -449,7 +460,12 @@ export class AgentLoop {
         compact: async () => {
           const span = s.span.child('compaction', 'compaction', { step: s.steps });
           const report = await applyCompaction(this.#log, this.#projection, deps.compactor, s.scope.signal);
-          span.end(report.shrank ? 'ok' : 'error', { shrank: report.shrank, tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, detail: report.detail });
+          span.end(report.shrank ? 'ok' : 'error', {
+            shrank: report.shrank,
+            tokensBefore: report.tokensBefore,
+            tokensAfter: report.tokensAfter,
+            detail: report.detail,
+          });
           return report;
         },
       };
@@ -457,7 +473,14 @@ export class AgentLoop {
       try {
         handled = await handleModelError(result, context, this.#handlers);
       } catch (error) {
-        handled = { handler: 'error-chain', decision: { action: 'fail' as const, outcome: { kind: 'failed' as const, reason: 'internal' as const, detail: `error handler threw: ${describe(error)}` }, detail: 'handler threw' } };
+        handled = {
+          handler: 'error-chain',
+          decision: {
+            action: 'fail' as const,
+            outcome: { kind: 'failed' as const, reason: 'internal' as const, detail: `error handler threw: ${describe(error)}` },
+            detail: 'handler threw',
+          },
+        };
       }
       const { decision } = handled;
       this.#log.append('model.error_handled', {
@@ -492,7 +515,8 @@ export class AgentLoop {
     const span = s.span.child('model_call', client.name, { step: s.steps, attempt, model: request.model });
     let open = true;
     const onDelta = (delta: ModelDelta) => {
-      if (open) this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: redactDeep(delta, this.#deps.redact) as Record<string, unknown> });
+      if (open)
+        this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: redactDeep(delta, this.#deps.redact) as Record<string, unknown> });
     };
     let call: Promise<ModelResult>;
     try {
@@ -504,9 +528,11 @@ export class AgentLoop {
     if (timeoutMs !== undefined) {
       // Providers honour the timeout themselves; this is the backstop for one that hangs.
       const stop = new AbortController();
-      const timedOut = this.#deps.clock.sleep(timeoutMs, AbortSignal.any([stop.signal, s.scope.signal])).then((): ModelResult | undefined =>
-        s.scope.cancelled ? undefined : { type: 'transport_error', kind: 'timeout', message: `no result within ${timeoutMs} ms` },
-      );
+      const timedOut = this.#deps.clock
+        .sleep(timeoutMs, AbortSignal.any([stop.signal, s.scope.signal]))
+        .then((): ModelResult | undefined =>
+          s.scope.cancelled ? undefined : { type: 'transport_error', kind: 'timeout', message: `no result within ${timeoutMs} ms` },
+        );
       const raced = call;
       call = Promise.race([raced, timedOut.then((r) => r ?? raced)]).finally(() => stop.abort());
     }
@@ -599,7 +625,12 @@ export class AgentLoop {
         name: call.name,
         status: started ? ('unknown' as const) : ('failed' as const),
         content: `tool pipeline error: ${describe(error)}`,
-        error: { failed_tool: call.name, error_code: 'PIPELINE_ERROR', error_message: describe(error), suggestion: started ? 'It may have run; check before retrying.' : 'Try again later.' },
+        error: {
+          failed_tool: call.name,
+          error_code: 'PIPELINE_ERROR',
+          error_message: describe(error),
+          suggestion: started ? 'It may have run; check before retrying.' : 'Try again later.',
+        },
         durationMs: 0,
         attempts: started ? 1 : 0,
       };
@@ -675,8 +706,18 @@ export class AgentLoop {
         if (!call || call.result !== undefined) continue;
         const why = outcome.kind === 'cancelled' ? `the turn was cancelled by ${outcome.by}` : `the turn ended (${outcomeLabel(outcome)})`;
         const error = call.started
-          ? { failed_tool: call.name, error_code: 'INTERRUPTED', error_message: `${call.name} was interrupted: ${why} while it was running. It may or may not have taken effect.`, suggestion: 'Check whether it took effect before calling it again.' }
-          : { failed_tool: call.name, error_code: 'NOT_RUN', error_message: `${call.name} was not run: ${why} before it started.`, suggestion: 'It never ran; call it again if it is still needed.' };
+          ? {
+              failed_tool: call.name,
+              error_code: 'INTERRUPTED',
+              error_message: `${call.name} was interrupted: ${why} while it was running. It may or may not have taken effect.`,
+              suggestion: 'Check whether it took effect before calling it again.',
+            }
+          : {
+              failed_tool: call.name,
+              error_code: 'NOT_RUN',
+              error_message: `${call.name} was not run: ${why} before it started.`,
+              suggestion: 'It never ran; call it again if it is still needed.',
+            };
         this.#log.append('tool.result', {
           turn: s.turn,
           step: s.steps,
@@ -713,7 +754,11 @@ export class AgentLoop {
         try {
           await this.#persist();
         } catch (error) {
-          outcome = { kind: 'failed', reason: 'persistence', detail: `the turn closed as ${outcomeLabel(outcome)} but the close was not persisted: ${(error as Error).message}` };
+          outcome = {
+            kind: 'failed',
+            reason: 'persistence',
+            detail: `the turn closed as ${outcomeLabel(outcome)} but the close was not persisted: ${(error as Error).message}`,
+          };
         }
       }
     } catch (error) {
@@ -761,7 +806,6 @@ export class AgentLoop {
       // e.g. a cancel from inside an append's listener: the log refuses re-entrant appends.
     }
   }
-
 }
 
 /** Token counts a broken client reports as NaN or negative count as zero. */
@@ -787,7 +831,9 @@ function describe(error: unknown): string {
 /** Assistant content as plain, redacted data for the log. */
 function plainContent(content: readonly AssistantBlock[], redact: (t: string) => string) {
   return content.map((b) =>
-    b.type === 'text' ? { type: 'text' as const, text: redact(b.text) } : { type: 'tool_call' as const, id: b.id, name: b.name, args: redactDeep(b.args ?? {}, redact) },
+    b.type === 'text'
+      ? { type: 'text' as const, text: redact(b.text) }
+      : { type: 'tool_call' as const, id: b.id, name: b.name, args: redactDeep(b.args ?? {}, redact) },
   );
 }
 
@@ -854,7 +900,7 @@ function summarizeResult(result: ModelResult, redact: (t: string) => string) {
 function sideEffectNotice(outcome: Outcome, effects: readonly { callId: string; name: string }[], log: EventLog): string {
   const lines = effects.map((e) => {
     const result = log.positions.call(e.callId)?.result;
-    const status = result === undefined ? 'unknown' : (log.at(result)?.payload as { status?: string }).status ?? 'unknown';
+    const status = result === undefined ? 'unknown' : ((log.at(result)?.payload as { status?: string }).status ?? 'unknown');
     return `- ${e.name} (call ${e.callId}): ${status === 'ok' ? 'done' : status === 'unknown' ? 'may have taken effect' : 'failed'}`;
   });
   return `[The previous turn ended with ${outcomeLabel(outcome)} and its messages were not kept, but these actions were already carried out or may have been:\n${lines.join('\n')}\nDo not repeat them without checking.]`;

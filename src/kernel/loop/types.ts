@@ -2,7 +2,7 @@
  * What the loop runner is given (its dependencies and config) and what it returns.
  * The host — production or harness — supplies all of it (seed 004 rule 2).
  */
-import type { Message, ModelClient } from '../../../providers/contract.ts';
+import type { Message, ModelClient } from '../model/client.ts';
 import type { Clock } from '../clock.ts';
 import type { Intent } from '../log/catalogue.ts';
 import type { EventLog } from '../log/event-log.ts';
@@ -11,64 +11,10 @@ import type { Outcome } from '../outcome.ts';
 import type { Redactor } from '../redact.ts';
 import type { ToolExecutor } from '../tools/types.ts';
 import type { TraceRecord, Tracer } from '../trace/tracer.ts';
+import type { LoopConfig } from './config.ts';
 import type { ModelErrorHandler } from './model-errors.ts';
 
-export interface RetryConfig {
-  /** Tier 1: immediate retries (seed 001 §3.2: one, after a short pause). */
-  readonly immediateRetries: number;
-  readonly immediateDelayMs: number;
-  /** Tier 2: exponential backoff. */
-  readonly backoffRetries: number;
-  readonly backoffBaseMs: number;
-  readonly backoffMaxMs: number;
-  /** Fraction of random jitter added to each backoff wait (0..1). */
-  readonly jitter: number;
-  /** Longest `retry-after` the loop will honour before giving up on the tier. */
-  readonly maxRetryAfterMs: number;
-}
-
-export interface LoopConfig {
-  readonly model: string;
-  readonly maxTokens: number;
-  readonly temperature?: number;
-  /** Model requests per turn. Checked before tools run (invariant 11). */
-  readonly maxSteps: number;
-  readonly maxToolCallsPerTurn: number;
-  readonly maxToolCallsPerSession: number;
-  /** Input + output tokens per turn / per conversation; undefined = unlimited. */
-  readonly maxTokensPerTurn?: number;
-  readonly maxTokensPerSession?: number;
-  readonly modelTimeoutMs?: number;
-  readonly retry: RetryConfig;
-  /** Compactions tried for one overflowing request before `conversation_full`. */
-  readonly maxCompactionsPerStep: number;
-  /** Times checkpoint hooks may extend one turn. */
-  readonly maxCheckpointExtensions: number;
-  /** After a failed turn that ran side effects, tell the model in the next turn (an inject). */
-  readonly sideEffectNotice: boolean;
-}
-
-export const DEFAULT_RETRY: RetryConfig = {
-  immediateRetries: 1,
-  immediateDelayMs: 1_000,
-  backoffRetries: 3,
-  backoffBaseMs: 2_000,
-  backoffMaxMs: 8_000,
-  jitter: 0.1,
-  maxRetryAfterMs: 60_000,
-};
-
-export const DEFAULT_LOOP_CONFIG: LoopConfig = {
-  model: 'default',
-  maxTokens: 4_096,
-  maxSteps: 10,
-  maxToolCallsPerTurn: 20,
-  maxToolCallsPerSession: 200,
-  retry: DEFAULT_RETRY,
-  maxCompactionsPerStep: 2,
-  maxCheckpointExtensions: 3,
-  sideEffectNotice: true,
-};
+export { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, type LoopConfig, type RetryConfig } from './config.ts';
 
 export interface PromptSource {
   assemble(): { readonly system: string; readonly fragments: readonly { readonly id: string; readonly priority: number }[] };
@@ -99,13 +45,18 @@ export interface ClaimPolicy {
 }
 
 export type ClaimDecision =
-  | { readonly decision: 'allow'; /** Rewritten text per message id; null drops the message. */ readonly rewrite?: ReadonlyMap<string, string | null> }
+  | { readonly decision: 'allow' /** Rewritten text per message id; null drops the message. */; readonly rewrite?: ReadonlyMap<string, string | null> }
   | { readonly decision: 'deny'; readonly reason: string };
 
 /** Runs before a turn closes; may extend the turn with a message (seed 000 §6). */
 export interface CheckpointHook {
   readonly name: string;
-  run(context: { readonly turn: number; readonly reply: string; readonly log: EventLog; readonly signal: AbortSignal }): Promise<{ readonly extend?: string } | void> | { readonly extend?: string } | void;
+  run(context: {
+    readonly turn: number;
+    readonly reply: string;
+    readonly log: EventLog;
+    readonly signal: AbortSignal;
+  }): Promise<{ readonly extend?: string } | void> | { readonly extend?: string } | void;
 }
 
 export interface TurnTracing {

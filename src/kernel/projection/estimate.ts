@@ -1,4 +1,4 @@
-import type { Message } from '../../../providers/contract.ts';
+import type { Message } from '../model/client.ts';
 
 /**
  * A provider-independent size estimate (about four characters a token). Used to

@@ -56,7 +56,9 @@ class Conversation {
 }
 
 const texts = (messages: ReturnType<typeof project>) =>
-  messages.map((m) => `${m.role}: ${m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_call' ? `call(${b.id})` : `result(${b.callId})`)).join(' | ')}`);
+  messages.map(
+    (m) => `${m.role}: ${m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_call' ? `call(${b.id})` : `result(${b.callId})`)).join(' | ')}`,
+  );
 
 describe('projection: messages from the log', () => {
   it('projects user messages, assistant messages and tool results; never deltas or bookkeeping', () => {
@@ -153,7 +155,11 @@ describe('projection: messages from the log', () => {
     c.exchange('second', 'two');
     const full = project(c.log.events);
     const lastClose = c.log.length - 1;
-    const replaced = c.log.append('projection.replaced', { from: 2, to: lastClose, summary: 'asked twice, answered twice', tokensBefore: 100, tokensAfter: 10 }, { sources: [2, lastClose] });
+    const replaced = c.log.append(
+      'projection.replaced',
+      { from: 2, to: lastClose, summary: 'asked twice, answered twice', tokensBefore: 100, tokensAfter: 10 },
+      { sources: [2, lastClose] },
+    );
     // seq 0 and 1 are the two inbox.received events; turn 0 opens at seq 2
     const compacted = project(c.log.events);
     expect(texts(compacted)).toEqual([`user: ${SUMMARY_PREFIX}asked twice, answered twice`]);
@@ -275,16 +281,42 @@ describe('checkToolPairing: the gate before every request (invariant 6)', () => 
   const text = (t: string) => ({ type: 'text' as const, text: t });
 
   it('accepts well-paired history', () => {
-    expect(checkToolPairing([{ role: 'user', content: [text('q')] }, { role: 'assistant', content: [text('x'), call('a'), call('b')] }, { role: 'user', content: [result('a'), result('b'), text('more')] }])).toBeUndefined();
+    expect(
+      checkToolPairing([
+        { role: 'user', content: [text('q')] },
+        { role: 'assistant', content: [text('x'), call('a'), call('b')] },
+        { role: 'user', content: [result('a'), result('b'), text('more')] },
+      ]),
+    ).toBeUndefined();
   });
   it('finds a call without a result', () => {
-    expect(checkToolPairing([{ role: 'assistant', content: [call('a'), call('b')] }, { role: 'user', content: [result('a')] }])?.problem).toMatch(/do not match/);
+    expect(
+      checkToolPairing([
+        { role: 'assistant', content: [call('a'), call('b')] },
+        { role: 'user', content: [result('a')] },
+      ])?.problem,
+    ).toMatch(/do not match/);
     expect(checkToolPairing([{ role: 'assistant', content: [call('a')] }])?.problem).toMatch(/have no result/);
   });
   it('finds results out of order, orphans, text after a call, and results after text', () => {
-    expect(checkToolPairing([{ role: 'assistant', content: [call('a'), call('b')] }, { role: 'user', content: [result('b'), result('a')] }])).toBeDefined();
+    expect(
+      checkToolPairing([
+        { role: 'assistant', content: [call('a'), call('b')] },
+        { role: 'user', content: [result('b'), result('a')] },
+      ]),
+    ).toBeDefined();
     expect(checkToolPairing([{ role: 'user', content: [result('z')] }])).toBeDefined();
-    expect(checkToolPairing([{ role: 'assistant', content: [call('a'), text('after')] }, { role: 'user', content: [result('a')] }])?.problem).toMatch(/text after a tool call/);
-    expect(checkToolPairing([{ role: 'assistant', content: [call('a')] }, { role: 'user', content: [text('t'), result('a')] }])?.problem).toMatch(/after text/);
+    expect(
+      checkToolPairing([
+        { role: 'assistant', content: [call('a'), text('after')] },
+        { role: 'user', content: [result('a')] },
+      ])?.problem,
+    ).toMatch(/text after a tool call/);
+    expect(
+      checkToolPairing([
+        { role: 'assistant', content: [call('a')] },
+        { role: 'user', content: [text('t'), result('a')] },
+      ])?.problem,
+    ).toMatch(/after text/);
   });
 });

@@ -9,7 +9,7 @@
  * step, and a compaction (which changes earlier content without changing the
  * length) bumps the replace generation and forces one rebuild.
  */
-import type { AssistantMessage, Message, ToolResultBlock, UserBlock, UserMessage } from '../../../providers/contract.ts';
+import type { AssistantMessage, Message, ToolResultBlock, UserBlock, UserMessage } from '../model/client.ts';
 import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { contributionOf } from './invariants/atomic-turns.ts';

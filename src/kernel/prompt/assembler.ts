@@ -127,7 +127,9 @@ function checked(fragment: PromptFragment): PromptFragment {
   const where = typeof id === 'string' && id !== '' ? `prompt fragment "${id}"` : 'prompt fragment';
   if (typeof id !== 'string' || id.trim() === '') throw new PromptFragmentError(`${where}: id must be a non-empty string`);
   if (typeof priority !== 'number' || !Number.isFinite(priority)) {
-    throw new PromptFragmentError(`${where}: priority must be a finite number (identity ${PRIORITY.identity}, deployment ${PRIORITY.deployment}, tool guidance ${PRIORITY.toolGuidance}+)`);
+    throw new PromptFragmentError(
+      `${where}: priority must be a finite number (identity ${PRIORITY.identity}, deployment ${PRIORITY.deployment}, tool guidance ${PRIORITY.toolGuidance}+)`,
+    );
   }
   if (typeof text !== 'string' && typeof text !== 'function') throw new PromptFragmentError(`${where}: text must be a string or a function returning one`);
   if (exclusive !== undefined && typeof exclusive !== 'boolean') throw new PromptFragmentError(`${where}: exclusive must be a boolean`);

@@ -6,8 +6,6 @@
 import type { z } from 'zod';
 import type { AnyToolDeclaration, ToolDeclaration } from './types.ts';
 
-export function defineTool<I extends z.ZodType, O extends z.ZodType = z.ZodUnknown>(
-  declaration: ToolDeclaration<I, O>,
-): AnyToolDeclaration {
+export function defineTool<I extends z.ZodType, O extends z.ZodType = z.ZodUnknown>(declaration: ToolDeclaration<I, O>): AnyToolDeclaration {
   return declaration as unknown as AnyToolDeclaration;
 }

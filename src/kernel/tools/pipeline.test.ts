@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ToolCall } from '../../../providers/contract.ts';
+import type { ToolCall } from '../model/client.ts';
 import { toFrozenPlainData } from '../log/plain-data.ts';
 import { createRedactor } from '../redact.ts';
 import { Tracer } from '../trace/tracer.ts';
@@ -86,7 +86,11 @@ describe('tool pipeline: the happy path', () => {
     root.end('ok');
     const trace = tracer.end();
     const tool = trace.spans.find((s) => s.kind === 'tool')!;
-    expect(tool).toMatchObject({ parentId: root.id, status: 'ok', attributes: { tool: 'get_weather', callId: 'call-1', sideEffect: 'NONE', status: 'ok', attempts: 1 } });
+    expect(tool).toMatchObject({
+      parentId: root.id,
+      status: 'ok',
+      attributes: { tool: 'get_weather', callId: 'call-1', sideEffect: 'NONE', status: 'ok', attempts: 1 },
+    });
     expect(tool.attributes['args']).toBe('{"city":"Paris"}');
     const policy = trace.spans.find((s) => s.kind === 'policy')!;
     expect(policy).toMatchObject({ parentId: tool.id, status: 'ok', attributes: { decision: 'allow' } });
@@ -212,7 +216,9 @@ describe('tool pipeline: before stage', () => {
 
   it('ask with no approver denies by default at once (no hang)', async () => {
     const t = scripted('pay', 'CRITICAL', () => 'paid');
-    const { executor, ctx, call, recorder, clock } = setup([t.declaration], { policy: { rules: [{ id: 'confirm', sideEffects: ['CRITICAL'], decision: 'ask' }] } });
+    const { executor, ctx, call, recorder, clock } = setup([t.declaration], {
+      policy: { rules: [{ id: 'confirm', sideEffects: ['CRITICAL'], decision: 'ask' }] },
+    });
     const settled = await settledNow(executor.execute(call('pay'), ctx));
     expect(settled).toMatchObject({ status: 'failed', attempts: 0, error: { error_code: 'DENIED' } });
     expect(recorder.policies[0]!.decision).toEqual({ decision: 'deny', by: 'default', rule: 'no_approver' });
@@ -271,10 +277,15 @@ describe('tool pipeline: before stage', () => {
 
 describe('tool pipeline: frozen arguments', () => {
   it('a tool that mutates its arguments throws (strict mode) and changes nothing anyone else sees', async () => {
-    const t = scripted('mutate', 'NONE', (args) => {
-      (args as { note: string }).note = 'changed';
-      return 'mutated';
-    }, { maxRetries: 0 });
+    const t = scripted(
+      'mutate',
+      'NONE',
+      (args) => {
+        (args as { note: string }).note = 'changed';
+        return 'mutated';
+      },
+      { maxRetries: 0 },
+    );
     const { executor, ctx, recorder } = setup([t.declaration]);
     const original = { note: 'original' };
     const settled = await executor.execute({ id: 'c', name: 'mutate', args: original }, ctx);
@@ -406,9 +417,14 @@ describe('tool pipeline: side-effect levels and the ledger (invariant 13)', () =
     expect(failed).toMatchObject({ status: 'failed', attempts: 3, error: { error_code: 'TOOL_ERROR' } });
     expect(s.recorder.starts.map((e) => e.attempt)).toEqual([1, 2, 3]);
 
-    const once = scripted('once', 'NONE', () => {
-      throw new Error('x');
-    }, { maxRetries: 0 });
+    const once = scripted(
+      'once',
+      'NONE',
+      () => {
+        throw new Error('x');
+      },
+      { maxRetries: 0 },
+    );
     const o = setup([once.declaration]);
     await o.executor.execute(o.call('once'), o.ctx);
     expect(once.runs).toHaveLength(1);
@@ -571,9 +587,14 @@ describe('tool pipeline: after stage', () => {
 
   it('redacts secrets in content, kept output, started args, error messages and spans', async () => {
     const leak = scripted('leak', 'NONE', () => ({ config: { apiKey: SECRET, other: `Bearer ${'a'.repeat(30)}` } }));
-    const thrower = scripted('thrower', 'NONE', () => {
-      throw new Error(`connect failed with password ${SECRET}`);
-    }, { maxRetries: 0 });
+    const thrower = scripted(
+      'thrower',
+      'NONE',
+      () => {
+        throw new Error(`connect failed with password ${SECRET}`);
+      },
+      { maxRetries: 0 },
+    );
     const { executor, ctx, call, recorder, tracer, root } = setup([leak.declaration, thrower.declaration]);
     const ok = await executor.execute(call('leak', { note: SECRET }, 'c1'), ctx);
     expect(ok.status).toBe('ok');
@@ -613,9 +634,14 @@ describe('tool pipeline: construction', () => {
   });
 
   it('every settled result is plain log data', async () => {
-    const t = scripted('x', 'NONE', () => {
-      throw new Error('e');
-    }, { maxRetries: 0 });
+    const t = scripted(
+      'x',
+      'NONE',
+      () => {
+        throw new Error('e');
+      },
+      { maxRetries: 0 },
+    );
     const { executor, ctx, call } = setup([t.declaration]);
     const results: SettledToolCall[] = [
       await executor.execute(call('x', {}, 'a'), ctx),

@@ -34,7 +34,7 @@
  * as "not available" or "denied" because configuration changed since would tell
  * the model it never ran — the field failure "interrupted tool reported as denied".
  */
-import type { ToolCall, ToolResultStatus, ToolSpec } from '../../../providers/contract.ts';
+import type { ToolCall, ToolResultStatus, ToolSpec } from '../model/client.ts';
 import { createRedactor, redactDeep, type Redactor } from '../redact.ts';
 import type { SpanHandle, SpanStatus } from '../trace/tracer.ts';
 import { afterReturn } from './after.ts';
@@ -180,7 +180,11 @@ class Pipeline implements ToolExecutor {
     // Before: exists and visible.
     if (!declaration || !this.#visibility.isVisible(call.name)) {
       const hidden = this.#visibility.explain(call.name);
-      const rule = !declaration ? 'not_registered' : hidden ? `${hidden.layer}:${hidden.reason === 'denied' ? `deny ${hidden.rule}` : 'not in allow list'}` : 'hidden';
+      const rule = !declaration
+        ? 'not_registered'
+        : hidden
+          ? `${hidden.layer}:${hidden.reason === 'denied' ? `deny ${hidden.rule}` : 'not in allow list'}`
+          : 'hidden';
       const policySpan = safely(() => openPolicySpan(state.span, { callId: call.id, tool: call.name }));
       reportDecision(ctx.recorder, policySpan, { callId: call.id, tool: call.name }, { decision: 'deny', by: 'visibility', rule });
       return this.#settleError(state, 'failed', toolErrors.notAvailable(call.name, this.#visibility.visible));
@@ -238,7 +242,11 @@ class Pipeline implements ToolExecutor {
         // Not recorded, so not run: an execution the log does not know about could be
         // repeated after a crash. Released, since this attempt certainly did not run.
         if (stateful) this.#claimed.delete(call.id);
-        return this.#settleError(state, last?.status === 'unknown' ? 'unknown' : 'failed', toolErrors.notRecorded(call.name, this.#redact(describe(error)), state.attempts > 0));
+        return this.#settleError(
+          state,
+          last?.status === 'unknown' ? 'unknown' : 'failed',
+          toolErrors.notRecorded(call.name, this.#redact(describe(error)), state.attempts > 0),
+        );
       }
       if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
 

@@ -34,7 +34,11 @@ describe('evaluateRules', () => {
     };
     expect(evaluateRules(policy, { tool: 'transfer', sideEffect: 'STATEFUL', args: { amount: 500 } })).toEqual({ verdict: 'ask', rule: 'big-transfers' });
     expect(evaluateRules(policy, { tool: 'transfer', sideEffect: 'STATEFUL', args: { amount: 5 } }).verdict).toBe('allow');
-    expect(evaluateRules(policy, { tool: 'delete_user', sideEffect: 'NONE', args: {} })).toEqual({ verdict: 'deny', rule: 'no-deletes', reason: 'deletes are disabled' });
+    expect(evaluateRules(policy, { tool: 'delete_user', sideEffect: 'NONE', args: {} })).toEqual({
+      verdict: 'deny',
+      rule: 'no-deletes',
+      reason: 'deletes are disabled',
+    });
     expect(evaluateRules(policy, { tool: 'sms', sideEffect: 'CRITICAL', args: {} }).rule).toBe('critical');
   });
 
@@ -53,7 +57,9 @@ describe('evaluateRules', () => {
       throw new Error('boom');
     };
     expect(evaluateRules({ rules: [{ id: 'd', when: boom, decision: 'deny' }] }, { tool: 'x', sideEffect: 'NONE', args: {} }).verdict).toBe('deny');
-    expect(evaluateRules({ default: 'deny', rules: [{ id: 'a', when: boom, decision: 'allow' }] }, { tool: 'x', sideEffect: 'NONE', args: {} }).verdict).toBe('deny');
+    expect(evaluateRules({ default: 'deny', rules: [{ id: 'a', when: boom, decision: 'allow' }] }, { tool: 'x', sideEffect: 'NONE', args: {} }).verdict).toBe(
+      'deny',
+    );
   });
 });
 
@@ -61,7 +67,14 @@ describe('checkPolicy', () => {
   it('refuses malformed policies, naming the rule', () => {
     expect(() => checkPolicy({ rules: [{ id: '', decision: 'deny' }] })).toThrow(/rule #0: id/);
     expect(() => checkPolicy({ rules: [{ id: 'r', decision: 'maybe' as never }] })).toThrow(/"r": decision must be/);
-    expect(() => checkPolicy({ rules: [{ id: 'r', decision: 'deny' }, { id: 'r', decision: 'allow' }] })).toThrow(/"r": id is used by another rule/);
+    expect(() =>
+      checkPolicy({
+        rules: [
+          { id: 'r', decision: 'deny' },
+          { id: 'r', decision: 'allow' },
+        ],
+      }),
+    ).toThrow(/"r": id is used by another rule/);
     expect(() => checkPolicy({ onAskWithoutApprover: 'ask' as never })).toThrow(/onAskWithoutApprover/);
     expect(() => checkPolicy({ approvalTimeoutMs: -1 })).toThrow(/approvalTimeoutMs/);
   });
@@ -127,7 +140,11 @@ describe('decide', () => {
 
   it('denies when the approver throws or answers nonsense', async () => {
     const throwing: Approver = { approve: async () => Promise.reject(new Error('ui down')) };
-    expect(await decide(input(ask, { approver: throwing }))).toMatchObject({ decision: 'deny', rule: 'approver_error', reason: expect.stringContaining('ui down') });
+    expect(await decide(input(ask, { approver: throwing }))).toMatchObject({
+      decision: 'deny',
+      rule: 'approver_error',
+      reason: expect.stringContaining('ui down'),
+    });
     const nonsense: Approver = { approve: async () => 'yes' as never };
     expect(await decide(input(ask, { approver: nonsense }))).toMatchObject({ decision: 'deny', rule: 'approver_invalid_answer' });
     const syncThrow: Approver = {

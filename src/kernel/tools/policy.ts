@@ -155,9 +155,7 @@ function withReason(decision: PolicyDecision, reason: string | undefined): Polic
   return reason === undefined ? decision : { ...decision, reason };
 }
 
-type ApproverAnswer =
-  | { kind: 'approve' | 'deny' | 'cancelled' | 'timeout' }
-  | { kind: 'invalid' | 'error'; detail: string };
+type ApproverAnswer = { kind: 'approve' | 'deny' | 'cancelled' | 'timeout' } | { kind: 'invalid' | 'error'; detail: string };
 
 /** Races the approver against abort and the optional timeout; the first to answer wins. */
 function askApprover(approver: Approver, request: ApprovalRequest, clock: Clock, signal: AbortSignal, timeoutMs: number | undefined): Promise<ApproverAnswer> {
@@ -183,7 +181,8 @@ function askApprover(approver: Approver, request: ApprovalRequest, clock: Clock,
     Promise.resolve()
       .then(() => approver.approve(request, stop.signal))
       .then(
-        (answer) => settle(answer === 'approve' || answer === 'deny' ? { kind: answer } : { kind: 'invalid', detail: JSON.stringify(answer) ?? String(answer) }),
+        (answer) =>
+          settle(answer === 'approve' || answer === 'deny' ? { kind: answer } : { kind: 'invalid', detail: JSON.stringify(answer) ?? String(answer) }),
         (error: unknown) => settle({ kind: 'error', detail: error instanceof Error ? error.message : String(error) }),
       );
   });

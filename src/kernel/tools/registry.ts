@@ -5,7 +5,7 @@
  * JSON Schema offered to providers is computed here, once per tool.
  */
 import { z } from 'zod';
-import type { JsonSchema, ToolSpec } from '../../../providers/contract.ts';
+import type { JsonSchema, ToolSpec } from '../model/client.ts';
 import type { AnyToolDeclaration, SideEffect } from './types.ts';
 
 /** What Anthropic and OpenAI both accept as a tool name. */

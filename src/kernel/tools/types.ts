@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Clock } from '../clock.ts';
-import type { ToolCall, ToolResultStatus, ToolSpec } from '../../../providers/contract.ts';
+import type { ToolCall, ToolResultStatus, ToolSpec } from '../model/client.ts';
 
 /** Drives retry: what a second execution could do to the world. */
 export type SideEffect = 'NONE' | 'IDEMPOTENT' | 'STATEFUL' | 'CRITICAL';
@@ -94,14 +94,7 @@ export interface ToolCallRecorder {
    * execution is about to start. Rejects if it could not be persisted: the tool
    * must then not run.
    */
-  started(entry: {
-    callId: string;
-    name: string;
-    args: unknown;
-    sideEffect: SideEffect;
-    attempt: number;
-    idempotencyKey?: string;
-  }): Promise<void>;
+  started(entry: { callId: string; name: string; args: unknown; sideEffect: SideEffect; attempt: number; idempotencyKey?: string }): Promise<void>;
   /** Has an execution of this call id already started (in this process or before a crash)? */
   alreadyStarted(callId: string): boolean;
 }

@@ -58,7 +58,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string[] {
       const expected: string[] = [];
       for (const branch of issue.errors) {
         const only = branch.length === 1 ? branch[0] : undefined;
-        if (!only || only.code !== 'invalid_type' || only.path.length !== 0) return [`${where}: ${lowerFirst(issue.message)} (matches none of the allowed shapes)`];
+        if (!only || only.code !== 'invalid_type' || only.path.length !== 0)
+          return [`${where}: ${lowerFirst(issue.message)} (matches none of the allowed shapes)`];
         expected.push(only.expected);
       }
       return [`${where}: expected ${expected.join(' | ')}, received ${describeType(valueAt(input, path).value)}`];

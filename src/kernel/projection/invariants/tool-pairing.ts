@@ -8,7 +8,7 @@
  * on every request before it is sent, so a violation becomes `failed{internal}`
  * instead of a request the provider rejects.
  */
-import type { AssistantBlock, Message } from '../../../../providers/contract.ts';
+import type { AssistantBlock, Message } from '../../model/client.ts';
 
 /** Text first, then tool calls in their original order; empty text dropped. */
 export function normalizeAssistantContent(content: readonly AssistantBlock[]): AssistantBlock[] {
@@ -39,7 +39,10 @@ export function checkToolPairing(messages: readonly Message[]): PairingViolation
  * its check, or the message count when none did; resuming there gives the same
  * answer as checking from the start.
  */
-export function checkToolPairingFrom(messages: readonly Message[], from: number): { readonly violation: PairingViolation | undefined; readonly checkedUpTo: number } {
+export function checkToolPairingFrom(
+  messages: readonly Message[],
+  from: number,
+): { readonly violation: PairingViolation | undefined; readonly checkedUpTo: number } {
   let expected: string[] = from > 0 ? callIdsOf(messages[from - 1]!) : [];
   for (let i = from; i < messages.length; i++) {
     const message = messages[i]!;

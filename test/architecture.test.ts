@@ -1,0 +1,176 @@
+/**
+ * The layout is the architecture. Parts sit on floors and imports run downward
+ * only: a file may import its own part or a part on a lower floor, never one
+ * beside or above it. Outside the kernel, the kernel is reached only through its
+ * public entry (src/kernel/index.ts). No two product files import each other,
+ * however indirectly. The harness runs the *unmodified* loop: it never patches it.
+ *
+ * Tests, benchmarks and scripts are not product code and may import anything.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** Lowest first. A part is a folder (or a single file) named from the repository root. */
+export const FLOORS: readonly (readonly string[])[] = [
+  ['src/kernel'], // the loop and its parts, with the model port adapters implement
+  ['src/yaml'], // reading YAML input, bounded and with line numbers
+  ['src/stores', 'providers', 'src/report', 'scenarios/example-agent'], // each on the kernel alone
+  ['src/host'], // the production host
+  ['src/harness'], // the second host, its world and the invariants
+  ['state-tables', 'src/fuzz'], // the loop table's fixtures; generators, shrinking
+  ['src/cli', 'src/index.ts', 'src/vitest.ts'], // the public entries
+];
+
+/** Upward imports still being taken out (issue 13). This list only shrinks. */
+const STILL_UPWARD = ['src/harness/checks/invariants.ts (src/harness, floor 4) imports src/fuzz/checks/index.ts'];
+
+const PRODUCT_DIRS = ['src', 'providers', 'state-tables', 'scenarios'];
+const KERNEL_ENTRY = 'src/kernel/index.ts';
+const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function isProduct(file: string): boolean {
+  return file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.endsWith('.browser.test.ts');
+}
+
+function productSources(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const dir of PRODUCT_DIRS) {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })) {
+      if (!entry.isFile()) continue;
+      const file = relative(ROOT, join(entry.parentPath, entry.name));
+      if (isProduct(file)) out.set(file, readFileSync(join(ROOT, file), 'utf8'));
+    }
+  }
+  return out;
+}
+
+function partOf(file: string): { part: string; floor: number } | undefined {
+  for (let floor = 0; floor < FLOORS.length; floor++) {
+    for (const part of FLOORS[floor]!) if (file === part || file.startsWith(`${part}/`)) return { part, floor };
+  }
+  return undefined;
+}
+
+/** Relative imports of each file, resolved to repository paths. */
+function importsOf(file: string, text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(IMPORT)) {
+    const spec = match[1] ?? match[2]!;
+    if (spec.startsWith('.')) out.push(relative(ROOT, resolve(ROOT, file, '..', spec)));
+  }
+  return out;
+}
+
+/** Every import that breaks the layering, as one line each. */
+export function layeringViolations(sources: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [file, text] of sources) {
+    const from = partOf(file);
+    if (!from) {
+      problems.push(`${file} is on no floor: add its part to FLOORS in test/architecture.test.ts`);
+      continue;
+    }
+    for (const target of importsOf(file, text)) {
+      const to = partOf(target);
+      if (!to) continue; // outside the product (node_modules are not relative)
+      if (to.part === from.part) continue;
+      if (to.floor >= from.floor)
+        problems.push(`${file} (${from.part}, floor ${from.floor}) imports ${target} (${to.part}, floor ${to.floor}): imports run downward only`);
+      else if (to.part === 'src/kernel' && target !== KERNEL_ENTRY)
+        problems.push(`${file} imports ${target}: outside the kernel, import it through ${KERNEL_ENTRY}`);
+    }
+  }
+  return problems;
+}
+
+/** Groups of product files that import each other (directly or not). */
+export function importCycles(sources: ReadonlyMap<string, string>): string[][] {
+  const graph = new Map<string, string[]>();
+  for (const [file, text] of sources)
+    graph.set(
+      file,
+      importsOf(file, text).filter((t) => sources.has(t)),
+    );
+  // Tarjan's strongly connected components, iteratively.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work: { node: string; edge: number }[] = [{ node: start, edge: 0 }];
+    index.set(start, next);
+    low.set(start, next++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const edges = graph.get(frame.node)!;
+      if (frame.edge < edges.length) {
+        const to = edges[frame.edge++]!;
+        if (!index.has(to)) {
+          index.set(to, next);
+          low.set(to, next++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, edge: 0 });
+        } else if (onStack.has(to)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const component: string[] = [];
+        for (;;) {
+          const n = stack.pop()!;
+          onStack.delete(n);
+          component.push(n);
+          if (n === frame.node) break;
+        }
+        if (component.length > 1) cycles.push(component.sort());
+      }
+    }
+  }
+  return cycles;
+}
+
+describe('architecture', () => {
+  const sources = productSources();
+
+  it('finds the product sources', () => {
+    expect(sources.size).toBeGreaterThan(150);
+  });
+
+  it('imports run downward only, and the kernel is reached through its public entry', () => {
+    expect(layeringViolations(sources).filter((p) => !STILL_UPWARD.some((known) => p.startsWith(known)))).toEqual([]);
+  });
+
+  it('no product files import each other', () => {
+    expect(importCycles(sources)).toEqual([]);
+  });
+
+  it('the harness and the fuzzer never patch the loop or its parts', () => {
+    const patching =
+      /\b(AgentLoop|EventLog|ProjectionCache|Tracer)\.prototype\b|Object\.(defineProperty|setPrototypeOf)\(\s*(AgentLoop|EventLog)|vi\.(mock|spyOn)\(/;
+    const offenders = [...sources].filter(([file, text]) => /^(src\/harness|src\/fuzz|state-tables)\//.test(file) && patching.test(text)).map(([file]) => file);
+    expect(offenders).toEqual([]);
+  });
+
+  it('fails on a planted upward import, a deep kernel import and a cycle (the checks can fail)', () => {
+    const planted = new Map(sources);
+    planted.set('src/kernel/loop/planted.ts', "import { AgentHost } from '../../host/host.ts';\n");
+    planted.set('src/stores/planted.ts', "import { AgentLoop } from '../kernel/loop/runner.ts';\n");
+    planted.set('src/harness/planted-a.ts', "import { b } from './planted-b.ts';\n");
+    planted.set('src/harness/planted-b.ts', "export { a } from './planted-a.ts';\n");
+    const problems = layeringViolations(planted);
+    expect(problems).toContainEqual(expect.stringContaining('src/kernel/loop/planted.ts (src/kernel, floor 0) imports src/host/host.ts'));
+    expect(problems).toContainEqual(expect.stringContaining('src/stores/planted.ts imports src/kernel/loop/runner.ts: outside the kernel'));
+    expect(importCycles(planted)).toContainEqual(['src/harness/planted-a.ts', 'src/harness/planted-b.ts']);
+  });
+});
