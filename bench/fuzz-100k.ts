@@ -40,8 +40,8 @@ let counterexample: string | undefined;
 if (result.failure) {
   const f = result.failure;
   counterexample = await writeCounterexample(join(RESULTS_DIR, 'fuzz-100k-counterexample'), f.scenario, {
-    property: f.property.name,
-    title: f.property.title,
+    invariant: f.invariant.id,
+    title: f.invariant.title,
     message: f.message,
     seed: result.seed,
     path: f.path,
@@ -55,14 +55,14 @@ const turnsPerCpuSecond = result.turns / cpuSeconds;
 const round = (n: number) => Math.round(n);
 writeResults(
   'fuzz-100k',
-  `${result.runs.toLocaleString('en')} generated cases through the unmodified loop in the second host, every built-in property (${result.properties.length}) checked after each run. Seed ${result.seed}. Replay: \`node bench/fuzz-100k.ts ${runs} ${result.seed}\` or \`loopgate fuzz --runs ${runs} --seed ${result.seed}\`.`,
+  `${result.runs.toLocaleString('en')} generated cases through the unmodified loop in the second host, every built-in property (${result.invariants.length}) checked after each run. Seed ${result.seed}. Replay: \`node bench/fuzz-100k.ts ${runs} ${result.seed}\` or \`loopgate fuzz --runs ${runs} --seed ${result.seed}\`.`,
   [
     {
       title: 'Result',
       columns: ['runs', 'turns', 'violations', 'seed', 'wall time', 'CPU time'],
       rows: [[result.runs, result.turns, result.failure ? 1 : 0, result.seed, `${wallSeconds.toFixed(1)} s`, `${cpuSeconds.toFixed(1)} s`]],
       notes: result.failure
-        ? [`VIOLATION of ${result.failure.property.name}: ${result.failure.message}; counterexample ${counterexample}`]
+        ? [`VIOLATION of ${result.failure.invariant.id}: ${result.failure.message}; counterexample ${counterexample}`]
         : ['no property was violated'],
     },
     {
@@ -87,8 +87,8 @@ writeResults(
     runs: result.runs,
     turns: result.turns,
     seed: result.seed,
-    properties: result.properties.map((p) => p.name),
-    violation: result.failure ? { property: result.failure.property.name, message: result.failure.message, counterexample } : null,
+    properties: result.invariants.map((p) => p.id),
+    violation: result.failure ? { property: result.failure.invariant.id, message: result.failure.message, counterexample } : null,
     wallSeconds: Math.round(wallSeconds * 10) / 10,
     cpuSeconds: Math.round(cpuSeconds * 10) / 10,
     runsPerSecond: round(result.runsPerSecond),

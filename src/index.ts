@@ -30,22 +30,21 @@ export { runScenarioFile, type AgentUnderTest } from './harness/scenario-file.ts
 export { parseScenario, loadScenarioFile } from './harness/scenario/load.ts';
 export { scenarioSchema, type Scenario } from './harness/scenario/schema.ts';
 
+// The invariants: one registry, checked by `loopgate run` and `loopgate fuzz` alike
+export { INVARIANTS, defineInvariant, firstViolation, type Invariant, type InvariantContext, type Verdict } from './harness/invariants/index.ts';
+
 // Fuzzing (src/fuzz/README.md)
 export {
   runFuzz,
   fuzzAgent,
   fuzzTools,
   assertNoViolation,
-  defineProperty,
-  BUILT_IN_PROPERTIES,
   scenarioArb,
   fuzzCaseArb,
   reproduce,
   type FuzzOptions,
   type FuzzResult,
   type FuzzFailure,
-  type FuzzProperty,
   type FuzzAgentOptions,
   type FuzzTool,
-  type PropertyContext,
 } from './fuzz/index.ts';

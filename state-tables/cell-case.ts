@@ -6,7 +6,7 @@
 import { outcomeLabel, type LogEvent } from '../src/kernel/index.ts';
 import type { Case, CaseOutcome } from '../src/harness/cases.ts';
 import { checkExpectations } from '../src/harness/checks/expectations.ts';
-import { checkInvariants } from '../src/harness/checks/invariants.ts';
+import { checkInvariants } from '../src/harness/invariants/index.ts';
 import { outcomeOfRun } from '../src/harness/scenario-case.ts';
 import { scenarioSchema } from '../src/harness/scenario/schema.ts';
 import { runScenario, type ScenarioRun } from '../src/harness/second-host.ts';
@@ -42,7 +42,7 @@ export async function runCell(event: string, state: State, cell: Cell, seed: num
     ...(fixture.claim ? { claim: fixture.claim } : {}),
     ...(fixture.errorHandlers ? { errorHandlers: fixture.errorHandlers } : {}),
   });
-  const checks = [cellCheck(cell, run, fixture.message), ...checkExpectations(run, parsed.data.expect), ...checkInvariants(run)];
+  const checks = [cellCheck(cell, run, fixture.message), ...checkExpectations(run, parsed.data.expect), ...(await checkInvariants(run))];
   return outcomeOfRun(run, checks);
 }
 

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
       turns: result.turns,
       runsPerSecond: Math.round(result.runsPerSecond),
       turnsPerSecond: Math.round(result.turnsPerSecond),
-      properties: result.properties.length,
+      properties: result.invariants.length,
       failure: result.failure ? result.failure.message : null,
     })}\n`,
   );

@@ -7,7 +7,7 @@ const scenario = parseScenario(
   'x.yaml',
 );
 const info = {
-  property: 'outcome-follows-table',
+  invariant: 'outcome-follows-table',
   title: 'turns end as the table says',
   message: 'request 1: the provider answered refusal, but the loop recorded reply',
   seed: 11,

@@ -1,8 +1,8 @@
 /**
  * A shrunk counterexample as a normal scenario file: the smallest scenario
- * fast-check found, with a description saying which property it breaks, how it
+ * fast-check found, with a description saying which invariant it breaks, how it
  * was found and how to replay the search. Its `expect` is empty: the invariant
- * checks run on every scenario, and they include the fuzzer's properties, so the
+ * checks run on every scenario (the same registry the fuzzer checks), so the
  * file fails `loopgate run FILE` as it stands.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
@@ -12,7 +12,8 @@ import { parseScenario } from '../harness/scenario/load.ts';
 import type { Scenario } from '../harness/scenario/schema.ts';
 
 export interface CounterexampleInfo {
-  readonly property: string;
+  /** The id of the invariant it breaks. */
+  readonly invariant: string;
   readonly title: string;
   readonly message: string;
   readonly seed: number;
@@ -20,16 +21,16 @@ export interface CounterexampleInfo {
   readonly runs: number;
   readonly shrinks: number;
   readonly crashAt?: number | undefined;
-  /** How to reproduce it (default: with `loopgate run`, for the example agent and the built-in properties). */
+  /** How to reproduce it (default: with `loopgate run`, for the example agent and the registry's invariants). */
   readonly reproduce?: string;
 }
 
 /** The scenario without the keys that only repeat defaults, in the order people read a scenario file. */
 export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): Record<string, unknown> {
   const out: Record<string, unknown> = {
-    name: `fuzz counterexample: ${info.property}`,
+    name: `fuzz counterexample: ${info.invariant}`,
     description: describe(info),
-    tags: ['fuzz-counterexample', info.property],
+    tags: ['fuzz-counterexample', info.invariant],
   };
   if (scenario.agent !== 'support') out['agent'] = scenario.agent;
   if (scenario.system !== undefined) out['system'] = scenario.system;
@@ -46,7 +47,7 @@ export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): R
 function describe(info: CounterexampleInfo): string {
   return [
     `Found by loopgate fuzz (seed ${info.seed}, run ${info.runs}, shrunk in ${info.shrinks} step(s)).`,
-    `It breaks the property ${info.property} (${info.title}): ${info.message}`,
+    `It breaks the invariant ${info.invariant} (${info.title}): ${info.message}`,
     ...(info.crashAt !== undefined
       ? [`The fuzz case also crashed the process before event ${info.crashAt} and reopened the store; loopgate run checks a crash at every event in memory.`]
       : []),
@@ -63,7 +64,7 @@ export function counterexampleYaml(scenario: Scenario, info: CounterexampleInfo)
 /** Writes the file (whole or not at all) and returns its path. */
 export async function writeCounterexample(dir: string, scenario: Scenario, info: CounterexampleInfo): Promise<string> {
   await mkdir(dir, { recursive: true });
-  const file = join(dir, `${info.property}-seed-${info.seed}.yaml`);
+  const file = join(dir, `${info.invariant}-seed-${info.seed}.yaml`);
   const temp = `${file}.${process.pid}.tmp`;
   await writeFile(temp, counterexampleYaml(scenario, info), 'utf8');
   await rename(temp, file);

@@ -1,10 +1,10 @@
-/** Fuzzing a user's own tools with a user's own property, through the same generators. */
+/** Fuzzing a user's own tools with a user's own invariant, through the same generators. */
 import fc from 'fast-check';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../kernel/index.ts';
 import { assertNoViolation, fuzzAgent } from './fuzz-agent.ts';
-import { defineProperty } from './property.ts';
+import { defineInvariant } from '../harness/invariants/index.ts';
 
 function hotel() {
   const bookings: string[] = [];
@@ -38,8 +38,8 @@ function hotel() {
 describe('fuzzAgent', () => {
   it('runs your tools under the built-in properties and yours', async () => {
     const { tools, args } = hotel();
-    const bookedOnceAtMost = defineProperty({
-      name: 'book-room-at-most-once-per-call',
+    const bookedOnceAtMost = defineInvariant({
+      id: 'book-room-at-most-once-per-call',
       title: 'a booking call books once at most (while book_room stays STATEFUL)',
       check: (run) => {
         if (run.sideEffectLevels.get('book_room') !== 'STATEFUL') return undefined; // a generated override may make it retryable
@@ -52,31 +52,31 @@ describe('fuzzAgent', () => {
         return undefined;
       },
     });
-    const result = await fuzzAgent({ tools, args, properties: [bookedOnceAtMost], runs: 150, seed: 5 });
+    const result = await fuzzAgent({ tools, args, invariants: [bookedOnceAtMost], runs: 150, seed: 5 });
     expect(() => assertNoViolation(result)).not.toThrow();
-    expect(result.properties.map((p) => p.name)).toContain('book-room-at-most-once-per-call');
+    expect(result.invariants.map((p) => p.id)).toContain('book-room-at-most-once-per-call');
   });
 
-  it('finds a violation of your property and shrinks it to a scenario over your tools', async () => {
+  it('finds a violation of your invariant and shrinks it to a scenario over your tools', async () => {
     const { tools, args } = hotel();
-    const neverBooks = defineProperty({
-      name: 'never-books',
+    const neverBooks = defineInvariant({
+      id: 'never-books',
       title: 'demo: no booking ever runs',
       check: (run) => ((run.executions.get('book_room') ?? 0) > 0 ? 'a room was booked' : undefined),
     });
-    const result = await fuzzAgent({ tools, args, properties: [neverBooks], builtIns: false, runs: 500, seed: 3 });
-    expect(result.failure?.property.name).toBe('never-books');
+    const result = await fuzzAgent({ tools, args, invariants: [neverBooks], builtIns: false, runs: 500, seed: 3 });
+    expect(result.failure?.invariant.id).toBe('never-books');
     expect(result.failure!.scenario.agent).toBe('none');
     expect(result.failure!.scenario.provider.script).toHaveLength(1);
     expect(result.failure!.scenario.provider.script[0]!.tool_use?.map((c) => c.name)).toEqual(['book_room']);
     expect(() => assertNoViolation(result)).toThrow(
-      /fuzz property never-books failed: a room was booked[\s\S]*name: "fuzz counterexample: never-books"[\s\S]*book_room/,
+      /invariant never-books failed: a room was booked[\s\S]*name: "fuzz counterexample: never-books"[\s\S]*book_room/,
     );
   });
 
-  it('refuses args for a tool it was not given, and property names that are not kebab-case', () => {
+  it('refuses args for a tool it was not given, and invariant ids that are not kebab-case', () => {
     const { tools } = hotel();
     expect(() => fuzzAgent({ tools, args: { cancel_booking: fc.constant({}) } })).toThrow(/args for "cancel_booking", but no tool has that name/);
-    expect(() => defineProperty({ name: 'Not Kebab', title: '', check: () => undefined })).toThrow(/use lowercase letters, digits and dashes/);
+    expect(() => defineInvariant({ id: 'Not Kebab', title: '', check: () => undefined })).toThrow(/use lowercase letters, digits and dashes/);
   });
 });

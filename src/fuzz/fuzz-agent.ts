@@ -1,11 +1,11 @@
 /**
  * Fuzzing your own agent: your tools (and prompt) in the second host, the same
- * generators driving them, the built-in properties plus your own.
+ * generators driving them, every invariant of the registry plus your own.
  *
  *   const result = await fuzzAgent({
  *     tools: [searchTool, bookTool],
  *     args: { book_room: fc.record({ room: fc.constantFrom('A', 'B'), nights: fc.integer({ min: 1, max: 3 }) }) },
- *     properties: [neverBooksTwice],
+ *     invariants: [neverBooksTwice],
  *     runs: 500,
  *   });
  *   assertNoViolation(result);
@@ -18,20 +18,19 @@ import type { RunOptions } from '../harness/second-host.ts';
 import { counterexampleYaml } from './counterexample.ts';
 import type { FuzzCaseOptions } from './generators/scenario.ts';
 import type { FuzzTool } from './generators/tools.ts';
-import { BUILT_IN_PROPERTIES } from './properties/index.ts';
-import type { FuzzProperty } from './property.ts';
+import { INVARIANTS, type Invariant } from '../harness/invariants/index.ts';
 import { runFuzz, type FuzzOptions, type FuzzResult } from './run-fuzz.ts';
 
-export interface FuzzAgentOptions extends Omit<FuzzOptions, 'properties' | 'cases' | 'host'> {
+export interface FuzzAgentOptions extends Omit<FuzzOptions, 'invariants' | 'cases' | 'host'> {
   /** Your tools, in place of the example agent's. */
   readonly tools: readonly AnyToolDeclaration[];
   /** The arguments the model sends each tool, by name (default: `{}` and a string that is not JSON). Put valid arguments first: fast-check shrinks towards them. */
   readonly args?: Readonly<Record<string, fc.Arbitrary<unknown>>>;
   /** Your system prompt. */
   readonly system?: string;
-  /** Your properties, checked after the built-in ones. */
-  readonly properties?: readonly FuzzProperty[];
-  /** Check the built-in properties too (default true). */
+  /** Your invariants, checked after the registry's. */
+  readonly invariants?: readonly Invariant[];
+  /** Check the registry's invariants too (default true). */
   readonly builtIns?: boolean;
   /** Generator sizes (script and inbox lengths, crashes). */
   readonly cases?: Omit<FuzzCaseOptions, 'tools' | 'agent'>;
@@ -53,10 +52,10 @@ export function fuzzAgent(options: FuzzAgentOptions): Promise<FuzzResult> {
   for (const name of Object.keys(options.args ?? {})) {
     if (!options.tools.some((t) => t.name === name)) throw new Error(`fuzzAgent: args for "${name}", but no tool has that name`);
   }
-  const { tools, args, system, properties, builtIns, cases, host, ...rest } = options;
+  const { tools, args, system, invariants, builtIns, cases, host, ...rest } = options;
   return runFuzz({
     ...rest,
-    properties: [...(builtIns === false ? [] : BUILT_IN_PROPERTIES), ...(properties ?? [])],
+    invariants: [...(builtIns === false ? [] : INVARIANTS), ...(invariants ?? [])],
     cases: { ...cases, tools: fuzzTools(tools, args), agent: 'none' },
     host: { ...host, tools, ...(system !== undefined ? { system } : {}) },
   });
@@ -67,17 +66,15 @@ export function assertNoViolation(result: FuzzResult): void {
   const failure = result.failure;
   if (!failure) return;
   const yaml = counterexampleYaml(failure.scenario, {
-    property: failure.property.name,
-    title: failure.property.title,
+    invariant: failure.invariant.id,
+    title: failure.invariant.title,
     message: failure.message,
     seed: result.seed,
     path: failure.path,
     runs: failure.foundAtRun,
     shrinks: failure.shrinks,
     crashAt: failure.crashAt,
-    reproduce: `Reproduce: runScenarioFile(<this file>, { agent: { tools } }) and your property, or replay the search: fuzzAgent({ ...same options, seed: ${result.seed}, path: '${failure.path}' })`,
+    reproduce: `Reproduce: runScenarioFile(<this file>, { agent: { tools } }) and your invariants, or replay the search: fuzzAgent({ ...same options, seed: ${result.seed}, path: '${failure.path}' })`,
   });
-  throw new Error(
-    `fuzz property ${failure.property.name} failed: ${failure.message}\nreplay with { seed: ${result.seed}, path: '${failure.path}' }\n\n${yaml}`,
-  );
+  throw new Error(`invariant ${failure.invariant.id} failed: ${failure.message}\nreplay with { seed: ${result.seed}, path: '${failure.path}' }\n\n${yaml}`);
 }

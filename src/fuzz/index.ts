@@ -1,13 +1,12 @@
 /**
  * Property-based fuzzing of the loop (src/fuzz/README.md): generators of
- * scenarios in the scenario-file format, the built-in properties, the runner
- * that shrinks a violation to a scenario file, and the helper for fuzzing your
- * own tools with your own properties.
+ * scenarios in the scenario-file format, the runner that checks every invariant
+ * of the registry (src/harness/invariants) on each generated case and shrinks a
+ * violation to a scenario file, and the helper for fuzzing your own agent with
+ * your own invariants.
  */
 export { runFuzz, type FuzzOptions, type FuzzResult, type FuzzFailure, type FuzzProgress } from './run-fuzz.ts';
 export { fuzzAgent, fuzzTools, assertNoViolation, type FuzzAgentOptions } from './fuzz-agent.ts';
-export { defineProperty, verdictOf, firstViolation, type FuzzProperty, type PropertyContext, type Verdict } from './property.ts';
-export { BUILT_IN_PROPERTIES } from './properties/index.ts';
 export { fuzzCaseArb, fuzzPartsArb, toFuzzCase, scenarioArb, FUZZ_SECRET, type FuzzCase, type FuzzCaseOptions, type FuzzParts } from './generators/scenario.ts';
 export { providerStepArb, providerScriptArb } from './generators/provider.ts';
 export { SUPPORT_TOOLS, UNKNOWN_TOOL, behaviourArb, toolOverridesArb, type FuzzTool } from './generators/tools.ts';

@@ -1,5 +1,5 @@
 /**
- * A fuzz run as the reports' results (kind `fuzz`): one case per property — passed
+ * A fuzz run as the reports' results (kind `fuzz`): one case per invariant — passed
  * with how many runs it held over, or failed with the violation, the shrunk
  * counterexample's file, timeline and metrics, and how to replay the search.
  */
@@ -24,17 +24,17 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
   const { result } = input;
   const failure = result.failure;
   const held = `held over ${result.runs} run(s), ${result.turns} turn(s) (seed ${result.seed}${result.interrupted ? ', stopped at the time limit' : ''})`;
-  const cases: CaseResult[] = result.properties.map((property): CaseResult => {
+  const cases: CaseResult[] = result.invariants.map((invariant): CaseResult => {
     const base = {
-      id: `fuzz:${property.name}`,
+      id: `fuzz:${invariant.id}`,
       kind: 'fuzz' as const,
-      title: property.title,
+      title: invariant.title,
       durationMs: Math.round(result.durationMs),
-      tags: ['fuzz', ...(property.invariant ? [`invariant-${property.invariant}`] : [])],
+      tags: ['fuzz', ...(invariant.invariant ? [`invariant-${invariant.invariant}`] : [])],
     };
-    if (!failure || failure.property.name !== property.name) {
+    if (!failure || failure.invariant.id !== invariant.id) {
       // After a failure the search stops: the others held only over the runs before it.
-      return { ...base, status: 'passed', checks: [{ name: property.name, passed: true, message: held }] };
+      return { ...base, status: 'passed', checks: [{ name: invariant.id, passed: true, message: held }] };
     }
     const run = failure.run;
     const replay = `loopgate fuzz --seed ${result.seed} --path ${failure.path}`;
@@ -45,10 +45,10 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
       status: 'failed',
       ...(input.counterexampleFile ? { file: input.counterexampleFile } : {}),
       ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
-      failure: `${property.name}: ${message}`,
+      failure: `${invariant.id}: ${message}`,
       ...(run ? { virtualMs: run.virtualMs, metrics: metricsOf(run), timeline: buildTimeline(run) } : {}),
       checks: [
-        { name: property.name, passed: false, message, actual: failure.message },
+        { name: invariant.id, passed: false, message, actual: failure.message },
         ...(input.reproduces ? [{ name: 'counterexample reproduces with loopgate run', passed: input.reproduces.ok, message: input.reproduces.detail }] : []),
       ],
     };

@@ -1,18 +1,18 @@
 /**
  * Runs generated fuzz cases through the second host — the unmodified loop in a
- * world built per case — and checks every property after each run. On a
+ * world built per case — and checks every invariant of the registry after each
+ * run (src/harness/invariants, the list `loopgate run` checks too). On a
  * violation fast-check shrinks the case towards the smallest one that still
- * breaks the same property; the result carries the shrunk scenario, its run,
+ * breaks the same invariant; the result carries the shrunk scenario, its run,
  * and fast-check's seed and path to replay the search.
  */
 import fc from 'fast-check';
 import { runScenario, type RunOptions, type ScenarioRun } from '../harness/second-host.ts';
 import type { Scenario } from '../harness/scenario/schema.ts';
-import { removeCrashScratch } from './checks/crash-reopen.ts';
+import { removeCrashScratch } from '../harness/invariants/support/crash-reopen.ts';
 import { fuzzCaseArb, type FuzzCase, type FuzzCaseOptions } from './generators/scenario.ts';
 import { minimizeScenario } from './minimize.ts';
-import { BUILT_IN_PROPERTIES } from './properties/index.ts';
-import type { FuzzProperty, PropertyContext } from './property.ts';
+import { INVARIANTS, notApplicable, verdictOf, type Invariant, type InvariantContext } from '../harness/invariants/index.ts';
 
 export interface FuzzProgress {
   readonly runs: number;
@@ -34,8 +34,8 @@ export interface FuzzOptions {
   readonly timeLimitMs?: number;
   /** Replay fast-check's path (from a previous failure, with its seed). */
   readonly path?: string;
-  /** Default: every built-in property. */
-  readonly properties?: readonly FuzzProperty[];
+  /** Default: every invariant of the registry. */
+  readonly invariants?: readonly Invariant[];
   /** What to generate (tools, sizes, crashes). */
   readonly cases?: FuzzCaseOptions;
   /** Host parts for the second host: your tools and prompt, or (tests) broken seams. */
@@ -50,7 +50,7 @@ export interface FuzzOptions {
 }
 
 export interface FuzzFailure {
-  readonly property: FuzzProperty;
+  readonly invariant: Invariant;
   readonly message: string;
   readonly scenario: Scenario;
   readonly crashAt: number | undefined;
@@ -73,12 +73,12 @@ export interface FuzzResult {
   readonly turnsPerSecond: number;
   /** Generation stopped at the time limit. */
   readonly interrupted: boolean;
-  readonly properties: readonly FuzzProperty[];
+  readonly invariants: readonly Invariant[];
   readonly failure?: FuzzFailure;
 }
 
 interface Violation {
-  readonly property: FuzzProperty;
+  readonly invariant: Invariant;
   readonly message: string;
   readonly run: ScenarioRun | undefined;
 }
@@ -89,20 +89,20 @@ const REAL_WAIT_LIMIT_MS = 250;
 const MAX_EVENTS = 4_000;
 
 export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
-  const properties = options.properties ?? BUILT_IN_PROPERTIES;
-  if (properties.length === 0) throw new Error('runFuzz: no properties to check');
+  const invariants = options.invariants ?? INVARIANTS;
+  if (invariants.length === 0) throw new Error('runFuzz: no invariants to check');
   const seed = options.seed ?? (Math.random() * 0x1_0000_0000) >>> 0;
   const runs = options.runs ?? (options.timeLimitMs !== undefined ? Number.MAX_SAFE_INTEGER : DEFAULT_RUNS);
   const started = performance.now();
   const deadline = options.timeLimitMs !== undefined ? started + options.timeLimitMs : undefined;
   const maxShrinkMs = options.maxShrinkMs ?? 120_000;
   const everyMs = options.progressEveryMs ?? 1_000;
-  const context = (crashAt: number | undefined): PropertyContext => (crashAt !== undefined ? { crashAt } : { crashPoints: options.crashPoints ?? 4 });
+  const context = (crashAt: number | undefined): InvariantContext => (crashAt !== undefined ? { crashAt } : { crashPoints: options.crashPoints ?? 4 });
 
   let generated = 0;
   let turns = 0;
   let shrinks = 0;
-  let target: string | undefined; // once a property fails, shrinking keeps to it
+  let target: string | undefined; // once an invariant fails, shrinking keeps to it
   let firstFailureAt: number | undefined;
   let foundAtRun = 0;
   let lastProgress = started;
@@ -114,19 +114,15 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     } catch (error) {
       // The second host refused to build the world: a generator (or user tool) bug, reported as such.
       return {
-        violation: { property: properties[0]!, message: `the second host could not run the case: ${(error as Error).message}`, run: undefined },
+        violation: { invariant: invariants[0]!, message: `the second host could not run the case: ${(error as Error).message}`, run: undefined },
         turns: 0,
       };
     }
-    for (const property of properties) {
-      if (target !== undefined && property.name !== target) continue;
-      let verdict: string | undefined;
-      try {
-        verdict = await property.check(run, context(fuzzCase.crashAt));
-      } catch (error) {
-        verdict = `the property threw: ${(error as Error).stack ?? String(error)}`;
-      }
-      if (verdict !== undefined) return { violation: { property, message: verdict, run }, turns: run.results.length };
+    for (const invariant of invariants) {
+      if (target !== undefined && invariant.id !== target) continue;
+      if (notApplicable(invariant, run) !== undefined) continue;
+      const verdict = await verdictOf(invariant, run, context(fuzzCase.crashAt));
+      if (verdict !== undefined) return { violation: { invariant, message: verdict, run }, turns: run.results.length };
     }
     return { violation: undefined, turns: run.results.length };
   };
@@ -163,7 +159,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     if (firstFailureAt === undefined) {
       firstFailureAt = performance.now();
       foundAtRun = generated;
-      target = violation.property.name;
+      target = violation.invariant.id;
     }
     return false;
   };
@@ -188,7 +184,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     runsPerSecond: generated / Math.max(durationMs / 1000, 1e-9),
     turnsPerSecond: turns / Math.max(durationMs / 1000, 1e-9),
     interrupted: details.interrupted && !details.failed,
-    properties,
+    invariants,
   };
   if (!details.failed || !details.counterexample) return base;
 
@@ -199,14 +195,14 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   const { violation } = await evaluateCase(fuzzCase);
   removeCrashScratch();
   const failed = violation ?? {
-    property: properties.find((p) => p.name === target) ?? properties[0]!,
+    invariant: invariants.find((i) => i.id === target) ?? invariants[0]!,
     message: `failed during the search but not on its own (flaky?): ${String(details.errorInstance ?? 'the predicate returned false')}`,
     run: undefined,
   };
   return {
     ...base,
     failure: {
-      property: failed.property,
+      invariant: failed.invariant,
       message: failed.message,
       scenario: fuzzCase.scenario,
       crashAt: fuzzCase.crashAt,

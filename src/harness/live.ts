@@ -12,7 +12,7 @@ import { InputError } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { caseSeed, type Case } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
-import { checkInvariants } from './checks/invariants.ts';
+import { checkInvariants } from './invariants/index.ts';
 import { loadScenarios } from './scenario/load.ts';
 import { outcomeOfRun } from './scenario-case.ts';
 import { runScenario } from './second-host.ts';
@@ -55,7 +55,7 @@ export function liveCases(options: LiveOptions): Case[] {
       for (let i = 0; i < options.repeat; i++) {
         const client = createAdapter(provider, { apiKey, model, ...(baseURL ? { baseURL } : {}) });
         const run = await runScenario(l.scenario, { seed: caseSeed(seed, String(i)), model: client, modelName: model, realWaitLimitMs: 180_000 });
-        const checks = [...checkExpectations(run, l.scenario.expect), ...checkInvariants(run)];
+        const checks = [...checkExpectations(run, l.scenario.expect), ...(await checkInvariants(run))];
         if (checks.every((c) => c.passed)) passed++;
         else failures.push(...checks.filter((c) => !c.passed).map((c) => ({ ...c, name: `run ${i + 1}: ${c.name}` })));
         last = outcomeOfRun(run, checks);

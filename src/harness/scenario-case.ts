@@ -4,7 +4,7 @@ import type { CaseMetrics } from '../report/results.ts';
 import type { Case, CaseOutcome } from './cases.ts';
 import { statusFromChecks } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
-import { checkInvariants } from './checks/invariants.ts';
+import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
 import { runScenario, type ScenarioRun } from './second-host.ts';
 import { buildTimeline } from './timeline.ts';
@@ -45,7 +45,7 @@ export function scenarioCase(loaded: LoadedScenario): Case {
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };
       }
       const run = await runScenario(scenario, { seed });
-      const checks = [...checkExpectations(run, scenario.expect), ...checkInvariants(run)];
+      const checks = [...checkExpectations(run, scenario.expect), ...(await checkInvariants(run))];
       return outcomeOfRun(run, checks);
     },
   };

@@ -6,7 +6,7 @@ import type { AnyToolDeclaration } from '../kernel/index.ts';
 import type { CaseOutcome } from './cases.ts';
 import { caseSeed } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
-import { checkInvariants } from './checks/invariants.ts';
+import { checkInvariants } from './invariants/index.ts';
 import { loadScenarioFile } from './scenario/load.ts';
 import { outcomeOfRun } from './scenario-case.ts';
 import { runScenario } from './second-host.ts';
@@ -29,6 +29,6 @@ export async function runScenarioFile(path: string, options: ScenarioFileOptions
     ...(options.agent?.tools ? { tools: options.agent.tools } : {}),
     ...(options.agent?.system ? { system: options.agent.system } : {}),
   });
-  const checks = [...checkExpectations(run, loaded.scenario.expect), ...checkInvariants(run)];
+  const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run))];
   return { ...outcomeOfRun(run, checks), id: loaded.id, name: loaded.scenario.name };
 }

@@ -11,7 +11,7 @@ export type CaseStatus = 'passed' | 'failed' | 'skipped';
 
 /** One check made on a case: the three ways (outcome, history, trace) and the invariants. */
 export interface CheckResult {
-  /** e.g. `outcome`, `history`, `trace`, `tool-calls`, `invariant 6: tool pairing`. */
+  /** e.g. `outcome`, `history`, `trace`, `tool calls`, or an invariant's id (`invariant-06-tool-pairing`). */
   readonly name: string;
   readonly passed: boolean;
   /** Why it failed (or what it verified). */

@@ -1,7 +1,7 @@
 /**
  * A bounded fuzz run of the real loop in the normal test suite (a few seconds;
  * the long run is the nightly job, docs/ci/nightly-fuzz.yml), and proof that the
- * generators reach the states the properties are about — a fuzzer whose cases all
+ * generators reach the states the invariants are about — a fuzzer whose cases all
  * end the same way would pass vacuously.
  */
 import fc from 'fast-check';
@@ -9,28 +9,26 @@ import { describe, expect, it } from 'vitest';
 import { outcomeLabel } from '../../src/kernel/index.ts';
 import { fuzzPartsArb, toFuzzCase } from '../../src/fuzz/generators/scenario.ts';
 import { runFuzz } from '../../src/fuzz/run-fuzz.ts';
-import { BUILT_IN_PROPERTIES } from '../../src/fuzz/properties/index.ts';
+import { INVARIANTS } from '../../src/harness/invariants/index.ts';
 import { runScenario } from '../../src/harness/second-host.ts';
 import { scenarioSchema } from '../../src/harness/scenario/schema.ts';
 
 describe('bounded fuzz of the real loop', () => {
-  it('holds every property over 400 generated cases', async () => {
+  it('holds every invariant over 400 generated cases', async () => {
     const result = await runFuzz({ runs: 400, seed: 424_242 });
-    expect(result.failure && `${result.failure.property.name}: ${result.failure.message}`).toBeUndefined();
+    expect(result.failure && `${result.failure.invariant.id}: ${result.failure.message}`).toBeUndefined();
     expect(result.runs).toBe(400);
     expect(result.turns).toBeGreaterThan(400); // multi-turn conversations, not one turn per case
-    expect(result.properties.map((p) => p.name)).toEqual(BUILT_IN_PROPERTIES.map((p) => p.name));
+    expect(result.invariants.map((p) => p.id)).toEqual(INVARIANTS.map((p) => p.id));
   });
 
-  it('checks one named property for each invariant 1-13 and the four extra ones', () => {
-    const invariants = BUILT_IN_PROPERTIES.map((p) => p.invariant)
+  it('checks the registry: one invariant for each numbered one it covers, plus the reference checks', () => {
+    const numbered = INVARIANTS.map((p) => p.invariant)
       .filter((n) => n !== undefined)
       .sort((a, b) => a! - b!);
-    expect(invariants).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-    const names = BUILT_IN_PROPERTIES.map((p) => p.name);
-    for (const extra of ['projection-equals-replay', 'requests-recomputable-from-prefix', 'inbox-delivered-once', 'outcomes-in-alphabet'])
-      expect(names).toContain(extra);
-    expect(new Set(names).size).toBe(names.length);
+    expect(numbered).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15]);
+    const ids = INVARIANTS.map((p) => p.id);
+    for (const extra of ['projection-equals-replay', 'outcome-follows-table', 'crash-recovery']) expect(ids).toContain(extra);
   });
 });
 

@@ -1,9 +1,9 @@
 /**
  * The fuzzer is tested against deliberately broken variants (broken-variants.ts):
  * for each, a fuzz run of at most 10,000 cases must find the bug with the right
- * property, shrink it to a small scenario, and the written file must reproduce
+ * invariant, shrink it to a small scenario, and the written file must reproduce
  * it through the same seam (run as `loopgate run` judges a case, plus the
- * property) — while the real world (what `loopgate run FILE` runs) passes it,
+ * invariant) — while the real world (what `loopgate run FILE` runs) passes it,
  * showing the bug is the variant's and not the loop's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,17 +33,17 @@ function small(s: Scenario): string[] {
 
 describe('the fuzzer finds broken variants and shrinks them to a scenario file', () => {
   for (const variant of BROKEN_VARIANTS) {
-    it(`${variant.bug}: found by ${variant.property} within 10,000 runs`, async () => {
+    it(`${variant.bug}: found by ${variant.invariant} within 10,000 runs`, async () => {
       const result = await runFuzz({ runs: 10_000, seed: 20_260_101, host: variant.host, maxShrinkMs: 30_000 });
       const failure = result.failure;
       expect(failure, `${variant.name}: no violation in ${result.runs} runs`).toBeDefined();
-      expect(failure!.property.name).toBe(variant.property);
+      expect(failure!.invariant.id).toBe(variant.invariant);
       expect(failure!.foundAtRun).toBeLessThanOrEqual(10_000);
       expect(small(failure!.scenario), JSON.stringify(failure!.scenario)).toEqual([]);
 
       const file = await writeCounterexample(dir, failure!.scenario, {
-        property: failure!.property.name,
-        title: failure!.property.title,
+        invariant: failure!.invariant.id,
+        title: failure!.invariant.title,
         message: failure!.message,
         seed: result.seed,
         path: failure!.path,
@@ -52,7 +52,7 @@ describe('the fuzzer finds broken variants and shrinks them to a scenario file',
         crashAt: failure!.crashAt,
       });
       // Through the same seam the file fails as `loopgate run` judges a case (expectations and every-scenario checks)...
-      const withBug = await reproduce(file, { host: variant.host, properties: [failure!.property] });
+      const withBug = await reproduce(file, { host: variant.host, invariants: [failure!.invariant] });
       expect(withBug.length, `${variant.name}: the counterexample passes through the broken seam`).toBeGreaterThan(0);
       // ...and in the real world it passes: the bug is the variant's.
       expect(await reproduce(file)).toEqual([]);

@@ -26,8 +26,8 @@ export interface BrokenVariant {
   readonly bug: string;
   /** The host parts that carry the bug (seams, or a host option such as errorHandlers). */
   readonly host: Omit<RunOptions, 'seed'>;
-  /** The property that must catch it. */
-  readonly property: string;
+  /** The id of the invariant that must catch it. */
+  readonly invariant: string;
 }
 
 /** A store that silently loses one event: it acknowledges every write but reads back without seq 4. */
@@ -103,37 +103,42 @@ export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
     name: 'dropping-store',
     bug: 'a store that drops one event',
     host: { seams: { store: (faults: MemoryStoreFaults) => new DroppingStore({ faults }) } },
-    property: 'invariant-02-one-append-frozen',
+    invariant: 'invariant-02-one-append-frozen',
   },
   {
     name: 'rejecting-provider',
     bug: 'a provider fake that rejects',
     host: { seams: { wrapModel: rejectingProvider } },
-    property: 'invariant-12-nothing-rejects',
+    invariant: 'invariant-12-nothing-throws',
   },
   {
     name: 'malformed-provider',
     bug: 'a provider fake that returns tool_use without calls',
     host: { seams: { wrapModel: malformedProvider } },
-    property: 'invariant-12-nothing-rejects',
+    invariant: 'invariant-12-nothing-throws',
   },
   {
     name: 'late-streaming-provider',
     bug: 'a provider fake that streams after settling',
     host: { seams: { wrapModel: lateStreamingProvider } },
-    property: 'invariant-12-nothing-rejects',
+    invariant: 'invariant-12-nothing-throws',
   },
   {
     name: 'refusal-as-reply',
     bug: 'a loop variant that takes a refusal as a reply',
     host: { seams: { wrapDeps: refusalAsReply } },
-    property: 'outcome-follows-table',
+    invariant: 'outcome-follows-table',
   },
-  { name: 'auth-retried', bug: 'an error chain that retries authentication failures', host: { errorHandlers: [retryAuth] }, property: 'outcome-follows-table' },
+  {
+    name: 'auth-retried',
+    bug: 'an error chain that retries authentication failures',
+    host: { seams: { wrapDeps: (deps) => ({ ...deps, errorHandlers: [retryAuth, ...(deps.errorHandlers ?? [])] }) } },
+    invariant: 'outcome-follows-table',
+  },
   {
     name: 'deny-let-through',
     bug: 'a tool pipeline that lets a deny through',
     host: { seams: { wrapTools: denyLetThrough } },
-    property: 'invariant-07-deny-never-lifted',
+    invariant: 'invariant-07-deny-never-lifted',
   },
 ];

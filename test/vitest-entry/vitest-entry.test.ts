@@ -21,7 +21,7 @@ describe('runScenarioFile', () => {
   it('uses the user’s tool implementation and prompt, and checks the invariants', async () => {
     const outcome = await runScenarioFile(file, { agent: { tools: [forecast], system: 'You forecast the weather.' } });
     expect(outcome.status).toBe('passed');
-    expect(outcome.checks.map((c) => c.name)).toContain('invariant 1: requests recomputable from the log');
+    expect(outcome.checks.map((c) => c.name)).toContain('invariant-01-requests-recomputable');
   });
 
   it('fails when the user’s tool does not behave as the scenario expects', async () => {

@@ -8,11 +8,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { outcomeFollowsTableProperty } from '../../fuzz/properties/outcome-follows-table.ts';
+import { outcomeFollowsTable } from '../../harness/invariants/outcome-follows-table.ts';
 import { reproduce } from '../../fuzz/reproduce.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import { readResultsFile } from '../../report/json.ts';
 import { BROKEN_VARIANTS } from '../../../test/fuzz/broken-variants.ts';
+import { INVARIANTS } from '../../harness/invariants/index.ts';
 import { EXIT, UsageError } from '../exit-codes.ts';
 import { fuzz, progressLine, type FuzzArgs } from './fuzz.ts';
 
@@ -51,7 +52,7 @@ describe('loopgate fuzz: bad input exits 2 with a clear message', () => {
       [{ time: '0s' }, /--time 0s/],
       [{ path: '3:1' }, /--path needs the --seed it was found with/],
       [{ path: 'x', seed: 1 }, /--path x: expected fast-check's path/],
-      [{ property: ['no-such-property'] }, /--property no-such-property: no such property; known: invariant-12/],
+      [{ invariant: ['no-such-invariant'] }, /--invariant no-such-invariant: no such invariant; known: invariant-12/],
       [{ reporter: ['pdf'] }, /unknown reporter "pdf"/],
     ];
     for (const [over, message] of cases) {
@@ -63,14 +64,14 @@ describe('loopgate fuzz: bad input exits 2 with a clear message', () => {
 });
 
 describe('loopgate fuzz: runs', () => {
-  it('exits 0 when every property holds, with a fuzz report and a progress line in runs per second', async () => {
+  it('exits 0 when every invariant holds, with a fuzz report and a progress line in runs per second', async () => {
     const out = join(dir, 'clean');
     const { io, err } = collect();
     const code = await fuzz(args({ runs: '60', seed: '7', out }), io);
     expect(code).toBe(EXIT.passed);
     const results = await readResultsFile(join(out, 'results.json'));
     expect(results.seed).toBe(7);
-    expect(results.summary.byKind.fuzz).toEqual({ total: 19, passed: 19, failed: 0, skipped: 0 });
+    expect(results.summary.byKind.fuzz).toEqual({ total: INVARIANTS.length, passed: INVARIANTS.length, failed: 0, skipped: 0 });
     expect(results.cases.every((c) => c.kind === 'fuzz' && c.id.startsWith('fuzz:'))).toBe(true);
     expect(results.cases[0]!.checks[0]!.message).toMatch(/held over 60 run\(s\), \d+ turn\(s\) \(seed 7\)/);
     expect(err.join('')).toMatch(/fuzz: 60 runs, \d+ turns in [\d.]+ s \(\d+ runs\/s, \d+ turns\/s\), seed 7/);
@@ -106,8 +107,8 @@ describe('loopgate fuzz: runs', () => {
     expect(failed[0]!.checks.find((c) => c.name === 'counterexample reproduces with loopgate run')?.passed).toBe(true);
 
     // Through the same seam the file fails; in the real world it passes (the bug is the variant's).
-    const withBug = await reproduce(resolve(file!), { host: variant.host, properties: [outcomeFollowsTableProperty] });
-    expect(withBug.map((c) => c.name)).toContain('property outcome-follows-table');
+    const withBug = await reproduce(resolve(file!), { host: variant.host, invariants: [outcomeFollowsTable] });
+    expect(withBug.map((c) => c.name)).toContain('outcome-follows-table');
     const real = spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), 'run', resolve(file!), '--reporter', 'json', '--out', join(dir, 'real')], {
       cwd: dir,
       encoding: 'utf8',

@@ -2,18 +2,17 @@
  * `loopgate fuzz`: property-based fuzzing of the loop. Generates scenarios (the
  * provider's answers and faults, tool behaviours, permissions, inbox
  * interleavings, budgets, compaction, store failures, crashes), runs each through
- * the second host and checks every property; on a violation it shrinks the case
+ * the second host and checks every invariant; on a violation it shrinks the case
  * and writes it as a scenario file that `loopgate run FILE` reproduces, plus the
- * run's reports. Exit 0 every property held, 1 a violation, 2 usage errors.
+ * run's reports. Exit 0 every invariant held, 1 a violation, 2 usage errors.
  */
 import { join, relative } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { writeCounterexample } from '../../fuzz/counterexample.ts';
 import { parseDuration } from '../../fuzz/duration.ts';
-import { BUILT_IN_PROPERTIES } from '../../fuzz/properties/index.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
 import { reproduce } from '../../fuzz/reproduce.ts';
-import type { FuzzProperty } from '../../fuzz/property.ts';
+import { INVARIANTS, type Invariant } from '../../harness/invariants/index.ts';
 import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
 import { parseReporters, REPORTERS, UnknownReporterError, writeReports } from '../../report/write.ts';
@@ -26,7 +25,7 @@ export interface FuzzArgs {
   seed?: number | string;
   time?: string;
   path?: string;
-  property?: string[];
+  invariant?: string[];
   out: string;
   reporter: string[];
   verbose?: boolean;
@@ -67,14 +66,14 @@ function parseArgs(args: FuzzArgs) {
       throw new UsageError(`--path ${String(args.path)}: expected fast-check's path, numbers separated by colons (e.g. 41:2:0), as printed with a failure`);
     if (args.seed === undefined) throw new UsageError('--path needs the --seed it was found with');
   }
-  const properties =
-    args.property && args.property.length > 0
-      ? args.property.map((name) => {
-          const found = BUILT_IN_PROPERTIES.find((p) => p.name === name);
-          if (!found) throw new UsageError(`--property ${name}: no such property; known: ${BUILT_IN_PROPERTIES.map((p) => p.name).join(', ')}`);
+  const invariants =
+    args.invariant && args.invariant.length > 0
+      ? args.invariant.map((id) => {
+          const found = INVARIANTS.find((i) => i.id === id);
+          if (!found) throw new UsageError(`--invariant ${id}: no such invariant; known: ${INVARIANTS.map((i) => i.id).join(', ')}`);
           return found;
         })
-      : BUILT_IN_PROPERTIES;
+      : INVARIANTS;
   let reporters;
   try {
     reporters = parseReporters(args.reporter);
@@ -83,7 +82,7 @@ function parseArgs(args: FuzzArgs) {
     throw error;
   }
   const runs = runsArg ?? (timeLimitMs === undefined ? DEFAULT_FUZZ_RUNS : undefined);
-  return { runs, seed, timeLimitMs, properties, reporters };
+  return { runs, seed, timeLimitMs, invariants, reporters };
 }
 
 export function progressLine(p: FuzzProgress): string {
@@ -92,16 +91,16 @@ export function progressLine(p: FuzzProgress): string {
   return p.shrinking ? `${head}; violation found, shrinking (${p.shrinks} tries)` : head;
 }
 
-/** For tests only (no command-line flag reaches it): host parts such as broken seams, and extra properties. */
+/** For tests only (no command-line flag reaches it): host parts such as broken seams, and extra invariants. */
 export interface FuzzTesting {
   readonly host?: Omit<RunOptions, 'seed'>;
-  readonly properties?: readonly FuzzProperty[];
+  readonly invariants?: readonly Invariant[];
 }
 
 export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}): Promise<number> {
   const parsed = parseArgs(args);
   const { runs, seed, timeLimitMs, reporters } = parsed;
-  const properties = [...parsed.properties, ...(testing.properties ?? [])];
+  const invariants = [...parsed.invariants, ...(testing.invariants ?? [])];
   const startedAt = new Date();
   let lastLine = 0;
   const result = await runFuzz({
@@ -109,7 +108,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
     ...(seed !== undefined ? { seed } : {}),
     ...(timeLimitMs !== undefined ? { timeLimitMs } : {}),
     ...(args.path !== undefined ? { path: String(args.path) } : {}),
-    properties,
+    invariants,
     ...(testing.host ? { host: testing.host } : {}),
     progressEveryMs: io.tty ? 250 : 5_000,
     onProgress: (p) => {
@@ -128,8 +127,8 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
   const failure = result.failure;
   if (failure) {
     const file = await writeCounterexample(join(args.out, 'counterexamples'), failure.scenario, {
-      property: failure.property.name,
-      title: failure.property.title,
+      invariant: failure.invariant.id,
+      title: failure.invariant.title,
       message: failure.message,
       seed: result.seed,
       path: failure.path,
@@ -138,19 +137,19 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
       crashAt: failure.crashAt,
       ...(testing.host
         ? {
-            reproduce: `Reproduce: through the same host parts the fuzz run had, reproduce(<this file>, { host, properties }) (src/fuzz/reproduce.ts); loopgate run alone does not have them. Replay the search: --seed ${result.seed} --path ${failure.path}`,
+            reproduce: `Reproduce: through the same host parts the fuzz run had, reproduce(<this file>, { host, invariants }) (src/fuzz/reproduce.ts); loopgate run alone does not have them. Replay the search: --seed ${result.seed} --path ${failure.path}`,
           }
         : {}),
     });
     counterexampleFile = relative(process.cwd(), file) || file;
-    const failing = await reproduce(file, { host: testing.host, ...(testing.host ? { properties: [failure.property] } : {}) });
+    const failing = await reproduce(file, { host: testing.host, ...(testing.host ? { invariants: [failure.invariant] } : {}) });
     const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `loopgate run ${counterexampleFile}`;
     reproduces =
       failing.length > 0
         ? { ok: true, detail: `${how} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
         : {
             ok: false,
-            detail: `loopgate run ${counterexampleFile} passes: ${failure.property.name} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}`,
+            detail: `loopgate run ${counterexampleFile} passes: ${failure.invariant.id} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}`,
           };
   }
   const results = fuzzResults({
@@ -168,7 +167,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
     `${progressLine({ runs: result.runs, turns: result.turns, elapsedMs: result.durationMs, runsPerSecond: result.runsPerSecond, turnsPerSecond: result.turnsPerSecond, shrinking: false, shrinks: 0 })}, seed ${result.seed}${result.interrupted ? ' (time limit reached)' : ''}\n`,
   );
   if (failure) {
-    io.err(`violation of ${failure.property.name}: ${failure.message}\n`);
+    io.err(`violation of ${failure.invariant.id}: ${failure.message}\n`);
     io.err(`counterexample (shrunk in ${failure.shrinks} step(s)): ${counterexampleFile}\n`);
     const how = !reproduces!.ok
       ? `loopgate fuzz --seed ${result.seed} --path ${failure.path}`
@@ -190,10 +189,10 @@ export const fuzzCommand: CommandModule<object, FuzzArgs> = {
       .option('seed', { type: 'string', describe: 'fast-check seed (default: random; printed at the end)' })
       .option('time', { type: 'string', describe: 'stop generating after this long, e.g. 30s, 5m (a shrink under way finishes)' })
       .option('path', { type: 'string', describe: "replay fast-check's path to a counterexample (with its --seed)" })
-      .option('property', { type: 'string', array: true, describe: 'check only these properties (default: all)' })
+      .option('invariant', { type: 'string', array: true, describe: 'check only these invariants, by id (default: all)' })
       .option('out', { type: 'string', default: 'reports', describe: 'directory for the reports; counterexamples go to OUT/counterexamples/' })
       .option('reporter', { type: 'string', array: true, default: [...REPORTERS], describe: `reports to write: ${REPORTERS.join(', ')}` })
-      .option('verbose', { type: 'boolean', default: false, describe: 'list the properties that held too' }) as Argv<FuzzArgs>,
+      .option('verbose', { type: 'boolean', default: false, describe: 'list the invariants that held too' }) as Argv<FuzzArgs>,
   handler: async (args) => {
     process.exitCode = await fuzz(args, {
       out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),

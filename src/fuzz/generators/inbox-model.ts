@@ -8,9 +8,10 @@
  * each follow-up is its own turn. It decides which commands make sense next
  * (its `check`s) and what a run of the entries must show (`expectedMessages`).
  */
-import type { InboxEntry, Trigger } from '../../harness/scenario/schema.ts';
+import type { InboxEntry } from '../../harness/scenario/schema.ts';
+import type { MessageIntent } from '../../harness/invariants/support/inbox-reference.ts';
 
-export type MessageIntent = 'follow_up' | 'steer' | 'inject';
+export type { MessageIntent };
 
 export class InboxModel {
   readonly entries: InboxEntry[] = [];
@@ -38,39 +39,4 @@ export class InboxModel {
     if (entry.say !== undefined || entry.steer !== undefined) this.waking++;
     if (entry.cancel !== undefined) this.cancels++;
   }
-}
-
-export function intentOf(entry: InboxEntry): MessageIntent | undefined {
-  if (entry.say !== undefined) return 'follow_up';
-  if (entry.steer !== undefined) return 'steer';
-  if (entry.inject !== undefined) return 'inject';
-  return undefined;
-}
-
-export function textOf(entry: InboxEntry): string | undefined {
-  return entry.say ?? entry.steer ?? entry.inject;
-}
-
-/** What happened in the run that decides whether a trigger fired. */
-export interface TriggerFacts {
-  readonly requests: number;
-  readonly executions: ReadonlyMap<string, number>;
-}
-
-/** Whether an entry's trigger fired: untimed and timed entries always run; the others only if their moment came. */
-export function fired(at: Trigger | undefined, facts: TriggerFacts): boolean {
-  if (!at) return true;
-  if (at.request !== undefined) return facts.requests >= at.request;
-  if (at.toolStart !== undefined) return (facts.executions.get(at.toolStart) ?? 0) > 0;
-  return true;
-}
-
-/** The messages the entries must have posted, in file order (timed ones included). */
-export function expectedMessages(entries: readonly InboxEntry[], facts: TriggerFacts): { intent: MessageIntent; text: string }[] {
-  const out: { intent: MessageIntent; text: string }[] = [];
-  for (const entry of entries) {
-    const intent = intentOf(entry);
-    if (intent && fired(entry.at, facts)) out.push({ intent, text: textOf(entry)! });
-  }
-  return out;
 }

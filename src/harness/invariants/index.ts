@@ -1,0 +1,80 @@
+/**
+ * The invariants: one registry, checked on every case by `loopgate run` (scenario
+ * files, table cells) and on every generated case by `loopgate fuzz` and
+ * `fuzzAgent` — the same list, in this order. One file per invariant; the
+ * numbered ones are DESIGN.md's.
+ */
+import type { CheckResult } from '../../report/results.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { crashRecovery } from './crash-recovery.ts';
+import type { Invariant, InvariantContext } from './invariant.ts';
+import { requestsRecomputable } from './invariant-01-requests-recomputable.ts';
+import { oneAppendFrozen } from './invariant-02-one-append-frozen.ts';
+import { unknownTypesRejected } from './invariant-03-unknown-types-rejected.ts';
+import { turnsClosedOnce } from './invariant-04-turns-closed-once.ts';
+import { failedTurnsAddNothing } from './invariant-05-failed-turns-add-nothing.ts';
+import { toolPairing } from './invariant-06-tool-pairing.ts';
+import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
+import { noOpenSpans } from './invariant-08-no-open-spans.ts';
+import { inboxDeliveredOnce } from './invariant-09-inbox-delivered-once.ts';
+import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if-shrank.ts';
+import { budgetsBeforeWork } from './invariant-11-budgets-before-work.ts';
+import { nothingThrows } from './invariant-12-nothing-throws.ts';
+import { sideEffectsOnce } from './invariant-13-side-effects-once.ts';
+import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
+import { outcomeFollowsTable } from './outcome-follows-table.ts';
+import { projectionEqualsReplay } from './projection-equals-replay.ts';
+
+export { defineInvariant, firstViolation, type Invariant, type InvariantContext, type Verdict } from './invariant.ts';
+
+export const INVARIANTS: readonly Invariant[] = [
+  nothingThrows, // first: a run that threw makes every other verdict noise
+  turnsClosedOnce,
+  requestsRecomputable,
+  oneAppendFrozen,
+  unknownTypesRejected,
+  failedTurnsAddNothing,
+  toolPairing,
+  denyNeverLifted,
+  noOpenSpans,
+  inboxDeliveredOnce,
+  overflowRetryOnlyIfShrank,
+  budgetsBeforeWork,
+  sideEffectsOnce,
+  secretsNeverLeave,
+  projectionEqualsReplay,
+  outcomeFollowsTable,
+  crashRecovery,
+];
+
+/** Crash points `loopgate run` checks per case (the fuzzer checks a few per case, over many cases). */
+export const RUN_CRASH_POINTS = 500;
+
+/** Why an invariant does not apply to this run, or nothing. */
+export function notApplicable(invariant: Invariant, run: ScenarioRun): string | undefined {
+  return invariant.appliesTo?.(run);
+}
+
+/** Runs one invariant; a check that throws is a violation naming the error. */
+export async function verdictOf(invariant: Invariant, run: ScenarioRun, context: InvariantContext): Promise<string | undefined> {
+  try {
+    return await invariant.check(run, context);
+  } catch (error) {
+    return `the check threw: ${(error as Error)?.stack ?? String(error)}`;
+  }
+}
+
+/** Every applicable invariant as a check result (named by its id), in registry order. */
+export async function checkInvariants(
+  run: ScenarioRun,
+  invariants: readonly Invariant[] = INVARIANTS,
+  context: InvariantContext = { crashPoints: RUN_CRASH_POINTS },
+): Promise<CheckResult[]> {
+  const out: CheckResult[] = [];
+  for (const invariant of invariants) {
+    if (notApplicable(invariant, run) !== undefined) continue;
+    const violation = await verdictOf(invariant, run, context);
+    out.push(violation === undefined ? { name: invariant.id, passed: true, message: 'holds' } : { name: invariant.id, passed: false, message: violation });
+  }
+  return out;
+}

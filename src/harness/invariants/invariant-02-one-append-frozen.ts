@@ -1,0 +1,158 @@
+/**
+ * Invariant 2: one append entry point; bad payloads, bad positions and
+ * re-entrant appends refused; stored events frozen — and the store holds
+ * exactly what was appended.
+ *
+ * Probed on the run's own final state: on a copy of its log, the one
+ * append entry point must refuse a payload that is not plain JSON data, a
+ * position that does not exist (a second result for a call, a result for no
+ * call, a close with no open turn, returning a message that is not taken), and an
+ * append from inside an append's listener — leaving the log unchanged. Every
+ * stored event must be frozen all the way down, and seqs gapless.
+ *
+ * The store holds exactly the log, record for record (a shorter prefix only
+ * after a refused write). The records are compared with the events rather than
+ * each decoded through the catalogue's schemas — the log validated each payload
+ * when it was appended, so what is left to find is a store that loses, reorders
+ * or alters records — and only the last one is decoded, so the check stays cheap
+ * enough to run on every fuzz case.
+ */
+import { decodeRecord, EventLog, LogAppendError, toRecord, type EventPayload, type EventType, type LogEvent } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, firstViolation } from './invariant.ts';
+import { viewOf } from './support/log-view.ts';
+
+export const oneAppendFrozen = defineInvariant({
+  id: 'invariant-02-one-append-frozen',
+  title: 'one validated append; bad payloads, positions and re-entrant appends refused; stored events frozen; the store holds the log',
+  invariant: 2,
+  check: (run) =>
+    firstViolation(
+      () => appendProbes(run),
+      () => storeEqualsLog(run),
+    ),
+});
+
+function appendProbes(run: ScenarioRun): string | undefined {
+  // The probes throw on purpose, several per run: stack traces would cost more than the probes.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return probe(run);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+function probe(run: ScenarioRun): string | undefined {
+  const events = run.log.events;
+  for (let i = 0; i < events.length; i++) {
+    if (events[i]!.seq !== i) return `event ${i} has seq ${events[i]!.seq}: seqs must be gapless from 0`;
+    if (!Object.isFrozen(events[i])) return `event seq ${i} (${events[i]!.type}) is not frozen`;
+    const thawed = firstThawed(events[i]!.payload, 'payload');
+    if (thawed) return `event seq ${i} (${events[i]!.type}): ${thawed} is not frozen`;
+  }
+  const copy = new EventLog({ now: () => 0 }, events);
+  const refuse = (what: string, append: () => void): string | undefined => {
+    const before = copy.length;
+    try {
+      append();
+    } catch (error) {
+      if (!(error instanceof LogAppendError)) return `${what}: the append threw ${(error as Error)?.name} instead of LogAppendError`;
+      return copy.length === before ? undefined : `${what}: refused, but the log grew`;
+    }
+    return `${what} was accepted`;
+  };
+  const append = <T extends EventType>(type: T, payload: unknown) => copy.append(type, payload as EventPayload<T>);
+  const view = viewOf(run);
+  const problems = [
+    refuse('a payload holding a function', () => append('cancel.requested', { by: 'user', reason: 'x', extra: () => 1 })),
+    refuse('a payload holding NaN', () => append('cancel.requested', { by: 'user', reason: Number.NaN })),
+    refuse('a result for a call that was never made', () =>
+      append('tool.result', { turn: 0, step: 0, callId: 'fuzz-no-such-call', name: 'x', status: 'ok', content: '', durationMs: 0, attempts: 0 }),
+    ),
+    refuse('sources that do not exist', () => copy.append('cancel.requested', { by: 'user', reason: 'x' }, { sources: [copy.length + 5] })),
+    copy.positions.openTurn === undefined
+      ? refuse('a close with no open turn', () =>
+          append('turn.closed', {
+            turn: copy.positions.nextTurn,
+            outcome: { kind: 'replied' },
+            steps: 0,
+            usage: { inputTokens: 0, outputTokens: 0 },
+            toolCalls: 0,
+          }),
+        )
+      : undefined,
+    secondResult(view.known, refuse, append),
+    pendingReturned(copy, refuse, append),
+    reentrant(copy),
+  ];
+  return problems.find((p) => p !== undefined);
+}
+
+type Refuse = (what: string, append: () => void) => string | undefined;
+type Append = <T extends EventType>(type: T, payload: unknown) => unknown;
+
+function secondResult(known: readonly LogEvent[], refuse: Refuse, append: Append): string | undefined {
+  const result = known.find((e): e is Extract<LogEvent, { type: 'tool.result' }> => e.type === 'tool.result');
+  if (!result) return undefined;
+  return refuse(`a second result for call ${result.payload.callId}`, () => append('tool.result', { ...result.payload }));
+}
+
+function pendingReturned(copy: EventLog, refuse: Refuse, append: Append): string | undefined {
+  const pending = copy.positions.pending()[0];
+  if (!pending) return undefined;
+  return refuse(`returning message ${pending.id}, which is not taken`, () => append('inbox.returned', { turn: 0, ids: [pending.id], reason: 'probe' }));
+}
+
+function reentrant(copy: EventLog): string | undefined {
+  let inner: unknown = 'not attempted';
+  const unsubscribe = copy.subscribe(() => {
+    try {
+      copy.append('cancel.requested', { by: 'user', reason: 'inner' });
+      inner = undefined;
+    } catch (error) {
+      inner = error;
+    }
+  });
+  try {
+    copy.append('cancel.requested', { by: 'user', reason: 'outer' });
+  } finally {
+    unsubscribe();
+  }
+  if (inner === undefined) return 'an append from inside an append listener was accepted';
+  if (!(inner instanceof LogAppendError)) return `a re-entrant append threw ${String(inner)} instead of LogAppendError`;
+  return undefined;
+}
+
+function firstThawed(value: unknown, path: string): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (!Object.isFrozen(value)) return path;
+  for (const [k, v] of Object.entries(value)) {
+    const thawed = firstThawed(v, `${path}.${k}`);
+    if (thawed) return thawed;
+  }
+  return undefined;
+}
+
+function storeEqualsLog(run: ScenarioRun): string | undefined {
+  const stored = run.store.peek('case');
+  const events = run.log.events;
+  if (stored.length > events.length) return `the store holds ${stored.length} events, the log ${events.length}`;
+  for (let i = 0; i < stored.length; i++) {
+    if (stored[i]!.seq !== i) return `the store's record ${i} has seq ${stored[i]!.seq}: records must be gapless from 0, as the log is`;
+    if (JSON.stringify(stored[i]) !== JSON.stringify(toRecord(events[i]!))) return `stored record seq ${i} (${stored[i]!.type}) differs from the log's event`;
+  }
+  if (stored.length > 0) {
+    try {
+      decodeRecord(stored[stored.length - 1]!, 'store', stored.length - 1);
+    } catch (error) {
+      return `the last stored record does not decode: ${(error as Error).message}`;
+    }
+  }
+  const persistenceFailed = run.results.some((r) => r.outcome.kind === 'failed' && r.outcome.reason === 'persistence');
+  // The host's own last write (of a message posted after the last turn) may be the one that failed: no turn could report it.
+  const lastWriteFailed = run.storeWrites.attempts > 0 && run.storeWrites.failed.includes(run.storeWrites.attempts);
+  if (!persistenceFailed && !lastWriteFailed && stored.length !== events.length) return `${events.length - stored.length} event(s) never reached the store`;
+  return undefined;
+}

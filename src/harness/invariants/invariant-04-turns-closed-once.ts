@@ -1,0 +1,89 @@
+/**
+ * Invariant 4: every opened turn is closed exactly once, with an outcome from
+ * the closed alphabet.
+ *
+ * In the log, turns open and close in pairs, in order, and each turn returned
+ * one result; every outcome returned and logged is in the alphabet, with no field
+ * the alphabet does not have. Seen from the trace and the results: one trace per turn, its turn
+ * span `ok` and carrying the outcome, and the outcome the loop returned is the one
+ * it logged — except `failed{persistence}` returned for a turn whose close the
+ * store refused to write (the log keeps what the turn did).
+ */
+import { isOutcome, outcomeLabel, type LogEvent, type Outcome } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, firstViolation } from './invariant.ts';
+import { label, viewOf } from './support/log-view.ts';
+
+export const turnsClosedOnce = defineInvariant({
+  id: 'invariant-04-turns-closed-once',
+  title: 'every opened turn is closed exactly once, with an outcome from the alphabet, returned, logged and traced alike',
+  invariant: 4,
+  check: (run) =>
+    firstViolation(
+      () => closedInPairs(run),
+      () => outcomesInAlphabet(run),
+      () => tracesCarryOutcomes(run),
+    ),
+});
+
+function closedInPairs(run: ScenarioRun): string | undefined {
+  const opened: number[] = [];
+  const closed: number[] = [];
+  for (const e of viewOf(run).known) {
+    if (e.type === 'turn.opened') opened.push(e.payload.turn);
+    if (e.type === 'turn.closed') closed.push(e.payload.turn);
+  }
+  if (JSON.stringify(opened) !== JSON.stringify(closed)) return `turns opened ${JSON.stringify(opened)} but closed ${JSON.stringify(closed)}`;
+  if (run.results.length !== opened.length) return `${opened.length} turns in the log, ${run.results.length} results returned`;
+  return undefined;
+}
+
+function tracesCarryOutcomes(run: ScenarioRun): string | undefined {
+  const turns = viewOf(run).turns;
+  if (run.traces.length !== run.results.length) return `${run.results.length} turn(s) returned but ${run.traces.length} trace(s) ended`;
+  for (let i = 0; i < run.results.length; i++) {
+    const result = run.results[i]!;
+    const logged = turns.find((t) => t.turn === result.turn);
+    const returned = outcomeLabel(result.outcome);
+    if (!logged) return `turn ${result.turn} was returned but never logged`;
+    // One divergence is by design: the turn closed in the log, then the write of that close failed; the log keeps what the
+    // turn did and the caller (and the trace) learn it is not durable.
+    const closeNotStored = returned === 'failed{persistence}' && run.storeWrites.failed.length > 0;
+    if (label(logged.outcome) !== returned && !closeNotStored) return `turn ${result.turn} returned ${returned} but the log says ${label(logged.outcome)}`;
+    const root = run.traces[i]!.spans.find((s) => s.kind === 'turn');
+    if (!root) return `the trace of turn ${result.turn} has no turn span`;
+    if (root.status !== 'ok') return `the turn span of turn ${result.turn} ended ${String(root.status)}: turns never error`;
+    if (root.attributes['outcome'] !== returned) return `the turn span of turn ${result.turn} carries ${String(root.attributes['outcome'])}, not ${returned}`;
+  }
+  return undefined;
+}
+
+/** Each outcome's fields: a new outcome kind is a compile error here until it is listed. */
+const FIELDS: { readonly [K in Outcome['kind']]: readonly string[] } = {
+  replied: ['kind'],
+  cancelled: ['kind', 'by'],
+  rejected: ['kind', 'reason'],
+  nothing_to_do: ['kind'],
+  conversation_full: ['kind'],
+  interrupted: ['kind'],
+  failed: ['kind', 'reason', 'detail'],
+};
+
+function problem(outcome: unknown): string | undefined {
+  if (!isOutcome(outcome)) return `${JSON.stringify(outcome)} is not in the alphabet`;
+  const extra = Object.keys(outcome).filter((k) => !FIELDS[outcome.kind]!.includes(k));
+  return extra.length > 0 ? `${JSON.stringify(outcome)} has field(s) the alphabet does not: ${extra.join(', ')}` : undefined;
+}
+
+function outcomesInAlphabet(run: ScenarioRun): string | undefined {
+  for (const r of run.results) {
+    const p = problem(r.outcome);
+    if (p) return `turn ${r.turn} returned ${p}`;
+  }
+  for (const e of viewOf(run).known) {
+    if (e.type !== 'turn.closed') continue;
+    const p = problem((e as Extract<LogEvent, { type: 'turn.closed' }>).payload.outcome);
+    if (p) return `turn ${e.payload.turn} logged ${p}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,99 @@
+/**
+ * Invariant 7 against a reference: the scenario's visibility layers and policy
+ * rules, evaluated here independently of the pipeline. A tool a layer denies (or
+ * an earlier allow list leaves out) is never offered to the model and never runs,
+ * whatever a later layer allows; a call a deny rule matches never runs, whatever
+ * other rules allow. Calls to tools that do not exist never run either.
+ */
+import type { LogEvent } from '../../kernel/index.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant } from './invariant.ts';
+import { viewOf } from './support/log-view.ts';
+
+export const denyNeverLifted = defineInvariant({
+  id: 'invariant-07-deny-never-lifted',
+  title: 'a deny is never lifted by a later layer or rule: a denied tool is never offered and never runs',
+  invariant: 7,
+  check: (run) => neverOfferedOrRun(run),
+});
+
+/** `*` matches any run of characters; nothing else is special (as in the kernel's lists). */
+export function matchesPattern(pattern: string, name: string): boolean {
+  if (!pattern.includes('*')) return pattern === name;
+  const parts = pattern.split('*');
+  if (!name.startsWith(parts[0]!) || !name.endsWith(parts[parts.length - 1]!)) return false;
+  let at = parts[0]!.length;
+  for (const part of parts.slice(1, -1)) {
+    const found = name.indexOf(part, at);
+    if (found < 0) return false;
+    at = found + part.length;
+  }
+  return at <= name.length - parts[parts.length - 1]!.length;
+}
+
+const anyMatch = (patterns: readonly string[] | undefined, name: string) => (patterns ?? []).some((p) => matchesPattern(p, name));
+
+/** Why a layer hides the tool, or undefined if every layer leaves it visible. */
+export function hiddenBy(layers: Scenario['visibility'], name: string): string | undefined {
+  for (const layer of layers ?? []) {
+    if (anyMatch(layer.deny, name)) return `layer ${layer.name} denies it`;
+    if (layer.allow && !anyMatch(layer.allow, name)) return `layer ${layer.name}'s allow list leaves it out`;
+  }
+  return undefined;
+}
+
+/**
+ * Why the policy must refuse the call, if it must: a matching deny rule (any
+ * deny beats every allow), the default when no rule matches, or an ask with no
+ * approver to answer it and the fallback set to deny.
+ */
+export function deniedByPolicy(policy: Scenario['policy'], hasApprover: boolean, name: string, sideEffect: string | undefined): string | undefined {
+  if (!policy) return undefined;
+  const matching = policy.rules
+    .map((rule, i) => ({ rule, id: rule.id ?? `rule-${i + 1}` }))
+    .filter(
+      ({ rule }) =>
+        (!rule.tools || anyMatch(rule.tools, name)) &&
+        (!rule.sideEffects || (sideEffect !== undefined && (rule.sideEffects as readonly string[]).includes(sideEffect))),
+    );
+  const deny = matching.find(({ rule }) => rule.decision === 'deny');
+  if (deny) return `rule ${deny.id} denies it`;
+  const verdict = matching.some(({ rule }) => rule.decision === 'ask') ? 'ask' : matching.length > 0 ? 'allow' : (policy.default ?? 'allow');
+  if (verdict === 'deny') return 'the policy default denies it';
+  if (verdict === 'ask' && !hasApprover && (policy.onAskWithoutApprover ?? 'deny') === 'deny')
+    return 'it needs approval, there is no approver, and the fallback is deny';
+  return undefined;
+}
+
+function neverOfferedOrRun(run: ScenarioRun): string | undefined {
+  const { scenario } = run;
+  const registered = run.sideEffectLevels;
+  for (let i = 0; i < run.requests.length; i++) {
+    for (const spec of run.requests[i]!.tools) {
+      const hidden = hiddenBy(scenario.visibility, spec.name);
+      if (hidden) return `request ${i + 1} offered ${spec.name} to the model, but ${hidden}`;
+    }
+  }
+  const started = new Set<string>();
+  const allowed = new Set<string>();
+  const known = viewOf(run).known;
+  for (const e of known) {
+    if (e.type === 'tool.started') started.add(e.payload.callId);
+    if (e.type === 'policy.decision' && e.payload.decision === 'allow') allowed.add(e.payload.callId);
+  }
+  for (const e of known) {
+    if (e.type !== 'assistant.message') continue;
+    for (const block of (e as Extract<LogEvent, { type: 'assistant.message' }>).payload.content) {
+      if (block.type !== 'tool_call') continue;
+      const why = !registered.has(block.name)
+        ? 'no such tool is registered'
+        : (hiddenBy(scenario.visibility, block.name) ??
+          deniedByPolicy(scenario.policy, scenario.approver !== undefined, block.name, registered.get(block.name)));
+      if (!why) continue;
+      if (started.has(block.id)) return `call ${block.id} to ${block.name} ran, but ${why}`;
+      if (allowed.has(block.id)) return `call ${block.id} to ${block.name} was allowed, but ${why}`;
+    }
+  }
+  return undefined;
+}

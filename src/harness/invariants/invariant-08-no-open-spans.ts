@@ -1,0 +1,44 @@
+/**
+ * Invariant 8: no span is left open when a trace ends (it would be
+ * `undetermined`), and the tracer saw no lifecycle violation. Beyond that: every span of a trace has a parent in
+ * that trace (the turn span is the one root), ends after it starts, and ends with
+ * a status.
+ */
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, firstViolation } from './invariant.ts';
+
+export const noOpenSpans = defineInvariant({
+  id: 'invariant-08-no-open-spans',
+  title: 'no span left open at trace end; spans form one tree per turn',
+  invariant: 8,
+  check: (run) =>
+    firstViolation(
+      () => nothingLeftOpen(run),
+      () => spansWellFormed(run),
+    ),
+});
+
+function nothingLeftOpen(run: ScenarioRun): string | undefined {
+  for (const trace of run.traces) {
+    const open = trace.spans.find((s) => s.status === 'undetermined');
+    if (open) return `trace ${trace.traceId}: span ${open.kind} "${open.name}" was still open when the trace ended`;
+    if (trace.violations.length > 0) return `trace ${trace.traceId}: ${trace.violations.join('; ')}`;
+  }
+  return undefined;
+}
+
+function spansWellFormed(run: ScenarioRun): string | undefined {
+  for (const trace of run.traces) {
+    const ids = new Set(trace.spans.map((s) => s.id));
+    const roots = trace.spans.filter((s) => s.parentId === undefined);
+    if (roots.length !== 1 || roots[0]!.kind !== 'turn')
+      return `trace ${trace.traceId}: ${roots.length} root span(s) (${roots.map((r) => r.kind).join(', ')}); the turn span must be the only root`;
+    for (const span of trace.spans) {
+      if (span.parentId !== undefined && !ids.has(span.parentId))
+        return `trace ${trace.traceId}: span ${span.kind} "${span.name}" has a parent not in the trace`;
+      if (span.status === undefined || span.end === undefined) return `trace ${trace.traceId}: span ${span.kind} "${span.name}" never ended`;
+      if (span.end < span.start) return `trace ${trace.traceId}: span ${span.kind} "${span.name}" ends before it starts`;
+    }
+  }
+  return undefined;
+}

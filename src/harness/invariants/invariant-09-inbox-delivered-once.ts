@@ -1,0 +1,131 @@
+/**
+ * Invariant 9: inject never wakes an idle loop; a taken message is never lost or
+ * delivered twice.
+ *
+ * A turn opens only when a follow-up or steer waits; a message taken into a turn
+ * that is cancelled before the model completed a step with it goes back to the
+ * inbox, in order. Against the reference predictions (support/inbox-reference.ts):
+ * - every message the scenario posted (when its moment came) was received once;
+ * - replayed from the log, a message is delivered only while pending and
+ *   returned only while taken; at the end each is taken once or still pending,
+ *   and the loop's own inbox index agrees;
+ * - a follow-up is only ever taken when its turn starts, one per turn; a turn
+ *   takes messages in arrival order;
+ * - a steer or inject waiting when a step starts joins that step;
+ * - a cancel is recorded only while a turn is open.
+ */
+import { createRedactor, type LogEvent } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, firstViolation } from './invariant.ts';
+import { expectedMessages } from './support/inbox-reference.ts';
+import { isWaking, replayInbox } from './support/inbox-replay.ts';
+import { viewOf } from './support/log-view.ts';
+
+export const inboxDeliveredOnce = defineInvariant({
+  id: 'invariant-09-inbox-delivered-once',
+  title: 'inject never wakes an idle loop; a taken message is never lost or delivered twice',
+  invariant: 9,
+  check: (run) =>
+    firstViolation(
+      () => injectNeverWakes(run),
+      () => inboxFollowsReference(run),
+    ),
+});
+
+function inboxFollowsReference(run: ScenarioRun): string | undefined {
+  const view = viewOf(run);
+  const redact = createRedactor({ secrets: run.scenario.secrets ?? [] });
+  const expected = expectedMessages(run.scenario.inbox, { requests: run.requests.length, executions: run.executions }).map(
+    (m) => `${m.intent}: ${redact(m.text)}`,
+  );
+  const received = view.known
+    .filter((e): e is Extract<LogEvent, { type: 'inbox.received' }> => e.type === 'inbox.received' && e.payload.source === 'user')
+    .map((e) => `${e.payload.intent}: ${e.payload.text}`);
+  if (run.thrown === undefined && JSON.stringify([...expected].sort()) !== JSON.stringify([...received].sort())) {
+    const missing = expected.filter((m) => !received.includes(m));
+    const extra = received.filter((m) => !expected.includes(m));
+    return `the scenario posted ${expected.length} message(s) but the log received ${received.length}${missing.length ? `; missing: ${missing.join(' | ')}` : ''}${extra.length ? `; unexpected: ${extra.join(' | ')}` : ''}`;
+  }
+
+  let openTurn: number | undefined;
+  let firstRequestSeen = false;
+  let followUps = 0;
+  let lastTakenSeq = -1;
+  const replay = replayInbox(view.known, (e, messages) => {
+    switch (e.type) {
+      case 'turn.opened':
+        openTurn = e.payload.turn;
+        firstRequestSeen = false;
+        followUps = 0;
+        lastTakenSeq = -1;
+        return undefined;
+      case 'turn.closed':
+        openTurn = undefined;
+        return undefined;
+      case 'cancel.requested':
+        return openTurn === undefined ? `a cancel was recorded (seq ${e.seq}) while no turn was open: it must be ignored` : undefined;
+      case 'user.message': {
+        const m = messages.get(e.payload.id);
+        if (m && m.seq < lastTakenSeq) return `turn ${e.payload.turn} took message ${e.payload.id} after a later one: messages are taken in arrival order`;
+        if (m) lastTakenSeq = m.seq;
+        if (e.payload.intent !== 'follow_up') return undefined;
+        followUps++;
+        if (followUps > 1) return `turn ${e.payload.turn} took a second follow-up (${e.payload.id}): each follow-up is its own turn`;
+        if (firstRequestSeen) return `turn ${e.payload.turn} took follow-up ${e.payload.id} mid-turn: follow-ups wait for the next turn`;
+        return undefined;
+      }
+      case 'model.request': {
+        firstRequestSeen = true;
+        if (e.payload.attempt !== 1) return undefined;
+        for (const m of messages.values()) {
+          if (m.state === 'pending' && m.intent !== 'follow_up')
+            return `step ${e.payload.step} of turn ${e.payload.turn} started without ${m.intent} ${m.id}, which was waiting: it must join the step`;
+        }
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  });
+  if (replay.problem) return replay.problem;
+
+  const pending = new Set(run.log.positions.pending().map((m) => m.id));
+  for (const m of replay.messages.values()) {
+    if (m.held !== (m.state === 'taken' ? 1 : 0)) return `message ${m.id} was taken ${m.held} time(s) net`;
+    if ((m.state === 'pending') !== pending.has(m.id))
+      return `message ${m.id} is ${m.state} in the log but the loop's inbox says ${pending.has(m.id) ? 'pending' : 'taken'}`;
+  }
+  return undefined;
+}
+
+function injectNeverWakes(run: ScenarioRun): string | undefined {
+  const view = viewOf(run);
+  const replay = replayInbox(view.known, (e, messages) => {
+    if (e.type !== 'turn.opened') return undefined;
+    for (const m of messages.values()) if (m.state === 'pending' && isWaking(m)) return undefined;
+    return `turn ${e.payload.turn} opened (seq ${e.seq}) with no follow-up or steer waiting: only injects (or nothing) woke the loop`;
+  });
+  if (replay.problem?.startsWith('turn ')) return replay.problem;
+  for (const turn of view.turns) {
+    const returned = turn.events.filter((e): e is Extract<LogEvent, { type: 'inbox.returned' }> => e.type === 'inbox.returned').flatMap((e) => e.payload.ids);
+    let lastAssistant = -1;
+    turn.events.forEach((e, i) => {
+      if (e.type === 'assistant.message') lastAssistant = i;
+    });
+    const unseen = turn.events
+      .slice(lastAssistant + 1)
+      .filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message')
+      .map((e) => e.payload.id);
+    const cancelled = turn.outcome?.kind === 'cancelled';
+    // A cancelled turn whose closing write then failed ends failed{persistence}, with its messages already returned.
+    const cancelRequested = turn.events.some((e) => e.type === 'cancel.requested');
+    if (cancelled || (returned.length > 0 && cancelRequested && turn.outcome?.kind === 'failed' && turn.outcome.reason === 'persistence')) {
+      if (JSON.stringify(returned) !== JSON.stringify(unseen)) {
+        return `turn ${turn.turn} was cancelled: the messages taken after its last completed step (${unseen.join(', ') || 'none'}) must go back to the inbox in order, but ${returned.join(', ') || 'none'} did`;
+      }
+    } else if (returned.length > 0) {
+      return `turn ${turn.turn} ended ${turn.outcome?.kind ?? 'open'} but returned ${returned.join(', ')} to the inbox`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,72 @@
+/**
+ * Invariant 11 and the other budgets, checked before the work they pay for: no
+ * tool runs in the last allowed step (the model could never see its result), no
+ * turn makes more steps than allowed, tool calls stay within the per-turn and
+ * per-session budgets, and no step starts once the token budget is spent.
+ */
+import type { LogEvent } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant } from './invariant.ts';
+import { viewOf } from './support/log-view.ts';
+
+export const budgetsBeforeWork = defineInvariant({
+  id: 'invariant-11-budgets-before-work',
+  title: 'the step budget is checked before tools run; every budget before the work it pays for',
+  invariant: 11,
+  check: (run) => checkedBeforeWork(run),
+});
+
+function checkedBeforeWork(run: ScenarioRun): string | undefined {
+  const { config } = run;
+  const view = viewOf(run);
+  const sessionCalls = new Set<string>();
+  let closedTokens = 0;
+  for (const turn of view.turns) {
+    const turnCalls = new Set<string>();
+    let turnTokens = 0;
+    for (const e of turn.events) {
+      switch (e.type) {
+        case 'tool.started':
+          if (e.payload.step >= config.maxSteps) {
+            return `turn ${turn.turn}: ${e.payload.name} (call ${e.payload.callId}) ran in step ${e.payload.step}, but the step limit is ${config.maxSteps}: the model could never see its result`;
+          }
+          turnCalls.add(e.payload.callId);
+          sessionCalls.add(e.payload.callId);
+          if (turnCalls.size > config.maxToolCallsPerTurn)
+            return `turn ${turn.turn}: ${turnCalls.size} tool calls ran (budget per turn ${config.maxToolCallsPerTurn})`;
+          if (sessionCalls.size > config.maxToolCallsPerSession)
+            return `turn ${turn.turn}: ${sessionCalls.size} tool calls ran in the session (budget ${config.maxToolCallsPerSession})`;
+          break;
+        case 'model.request':
+          if (e.payload.step > config.maxSteps) return `turn ${turn.turn}: step ${e.payload.step} was requested (limit ${config.maxSteps})`;
+          if (e.payload.attempt === 1) {
+            if (config.maxTokensPerTurn !== undefined && turnTokens >= config.maxTokensPerTurn) {
+              return `turn ${turn.turn}: step ${e.payload.step} started with ${turnTokens} tokens spent (budget per turn ${config.maxTokensPerTurn})`;
+            }
+            if (config.maxTokensPerSession !== undefined && closedTokens + turnTokens >= config.maxTokensPerSession) {
+              return `turn ${turn.turn}: step ${e.payload.step} started with ${closedTokens + turnTokens} tokens spent in the session (budget ${config.maxTokensPerSession})`;
+            }
+          }
+          break;
+        case 'model.result':
+          turnTokens += tokens(e);
+          break;
+        case 'turn.closed':
+          closedTokens += countable(e.payload.usage.inputTokens) + countable(e.payload.usage.outputTokens);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return undefined;
+}
+
+function tokens(e: Extract<LogEvent, { type: 'model.result' }>): number {
+  const usage = e.payload.result.usage;
+  return usage ? countable(usage.inputTokens) + countable(usage.outputTokens) : 0;
+}
+
+function countable(n: number): number {
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}

@@ -1,0 +1,120 @@
+/**
+ * Invariant 12: providers never reject; the loop never throws; tools always settle.
+ *
+ * Nothing thrown across the loop's boundary while the case ran. Every provider call settled once,
+ * with a well-formed normalized result (never a rejection, no deltas after it);
+ * every model request the loop recorded got exactly one result; every tool call
+ * got exactly one result (tools always settle). The provider part is skipped
+ * when the host swapped in its own client (state-table fixtures use deliberately
+ * broken ones, to see the loop survive them).
+ */
+import { TRANSPORT_ERROR_KINDS, type LogEvent } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, firstViolation } from './invariant.ts';
+import { viewOf } from './support/log-view.ts';
+
+export const nothingThrows = defineInvariant({
+  id: 'invariant-12-nothing-throws',
+  title: 'providers never reject, the loop never throws, tools always settle',
+  invariant: 12,
+  check: (run) =>
+    firstViolation(
+      () => nothingThrown(run),
+      () => everythingSettles(run),
+    ),
+});
+
+function nothingThrown(run: ScenarioRun): string | undefined {
+  if (run.thrown === undefined) return undefined;
+  return `the run threw: ${(run.thrown as Error)?.stack ?? String(run.thrown)}`;
+}
+
+function everythingSettles(run: ScenarioRun): string | undefined {
+  if (run.hostParts.includes('model')) return undefined;
+  for (let i = 0; i < run.responses.length; i++) {
+    const r = run.responses[i]!;
+    if (r.settled === 'rejected') return `provider call ${i + 1} rejected (${r.error ?? 'no message'}): providers never reject`;
+    if (r.settled === 'pending') return `provider call ${i + 1} never settled`;
+    const shape = resultShapeProblem(r.result);
+    if (shape) return `provider call ${i + 1} settled with a malformed result: ${shape}`;
+    if (r.lateDeltas > 0) return `provider call ${i + 1} streamed ${r.lateDeltas} delta(s) after it settled`;
+  }
+  const view = viewOf(run);
+  const results = new Map<string, number>();
+  for (const e of view.known)
+    if (e.type === 'model.result')
+      results.set(
+        `${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`,
+        (results.get(`${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`) ?? 0) + 1,
+      );
+  for (const r of view.requests) {
+    const { turn, step, attempt } = r.event.payload;
+    const n = results.get(`${turn}/${step}/${attempt}`) ?? 0;
+    if (n !== 1) return `model request of turn ${turn} step ${step} attempt ${attempt} got ${n} results`;
+  }
+  const toolResults = new Map<string, number>();
+  for (const e of view.known) if (e.type === 'tool.result') toolResults.set(e.payload.callId, (toolResults.get(e.payload.callId) ?? 0) + 1);
+  for (const e of view.known) {
+    if (e.type !== 'assistant.message') continue;
+    for (const b of (e as Extract<LogEvent, { type: 'assistant.message' }>).payload.content) {
+      if (b.type === 'tool_call' && toolResults.get(b.id) !== 1) return `tool call ${b.id} (${b.name}) got ${toolResults.get(b.id) ?? 0} results`;
+    }
+  }
+  return undefined;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isCount = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+function blocksProblem(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return 'content is not a list';
+  for (const b of content as { type?: unknown; text?: unknown; id?: unknown; name?: unknown }[]) {
+    if (b?.type === 'text' && isString(b.text)) continue;
+    if (b?.type === 'tool_call' && isString(b.id) && isString(b.name)) continue;
+    return `a content block is neither text nor a tool call: ${JSON.stringify(b)}`;
+  }
+  return undefined;
+}
+
+/** What is wrong with a value that should be a normalized ModelResult, if anything. */
+export function resultShapeProblem(result: unknown): string | undefined {
+  if (result === null || typeof result !== 'object') return `not an object (${String(result)})`;
+  const r = result as Record<string, unknown>;
+  if (r['usage'] !== undefined) {
+    const u = r['usage'] as Record<string, unknown>;
+    if (typeof u !== 'object' || u === null || !isCount(u['inputTokens']) || !isCount(u['outputTokens']))
+      return `usage is not two token counts: ${JSON.stringify(r['usage'])}`;
+  }
+  switch (r['type']) {
+    case 'reply':
+      return blocksProblem(r['content']) ?? (isString(r['text']) ? undefined : 'a reply without text');
+    case 'tool_use': {
+      const calls = r['calls'];
+      if (!Array.isArray(calls) || calls.length === 0) return 'tool_use without calls';
+      if (calls.some((c: { id?: unknown; name?: unknown }) => !isString(c?.id) || !isString(c?.name))) return 'a call without an id or a name';
+      return blocksProblem(r['content']) ?? (isString(r['text']) ? undefined : 'tool_use without text');
+    }
+    case 'max_tokens':
+      return (
+        blocksProblem(r['content']) ??
+        (isString(r['text']) && typeof r['partialToolCall'] === 'boolean' ? undefined : 'max_tokens without text or partialToolCall')
+      );
+    case 'refusal':
+      return isString(r['text']) ? undefined : 'a refusal without text';
+    case 'context_window_exceeded':
+      return r['at'] === 'request' || r['at'] === 'generation'
+        ? (blocksProblem(r['content']) ?? (isString(r['message']) ? undefined : 'an overflow without a message'))
+        : `an overflow at ${String(r['at'])}`;
+    case 'unknown':
+      return isString(r['stopReason'])
+        ? (blocksProblem(r['content']) ?? (isString(r['text']) ? undefined : 'an unknown stop without text'))
+        : 'an unknown stop without a stop reason';
+    case 'transport_error':
+      if (!(TRANSPORT_ERROR_KINDS as readonly unknown[]).includes(r['kind'])) return `a transport error of kind ${String(r['kind'])}`;
+      if (!isString(r['message'])) return 'a transport error without a message';
+      if (r['retryAfterMs'] !== undefined && !isCount(r['retryAfterMs'])) return `retryAfterMs ${String(r['retryAfterMs'])}`;
+      return undefined;
+    default:
+      return `unknown result type ${JSON.stringify(r['type'])}`;
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * Each check the fuzzer adds holds on real runs of the unmodified loop and
+ * fails — naming the problem — on a run tampered to break exactly its rule.
+ * (The broken-variant tests in test/fuzz/ show the same end to end, through the
+ * fuzzer, for the store, provider, error-chain, transition and permission checks.)
+ */
+import { describe, expect, it } from 'vitest';
+import { EventLog, type AnyEvent, type LogEvent } from '../../kernel/index.ts';
+import { parseScenario } from '../scenario/load.ts';
+import { runScenario, type ScenarioRun } from '../second-host.ts';
+import type { Invariant, Verdict } from './invariant.ts';
+import { INVARIANTS } from './index.ts';
+import { requestsRecomputable } from './invariant-01-requests-recomputable.ts';
+import { oneAppendFrozen } from './invariant-02-one-append-frozen.ts';
+import { unknownTypesRejected as unknownTypes } from './invariant-03-unknown-types-rejected.ts';
+import { turnsClosedOnce } from './invariant-04-turns-closed-once.ts';
+import { denyNeverLifted as denyNotLifted, matchesPattern } from './invariant-07-deny-never-lifted.ts';
+import { noOpenSpans } from './invariant-08-no-open-spans.ts';
+import { inboxDeliveredOnce } from './invariant-09-inbox-delivered-once.ts';
+import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if-shrank.ts';
+import { budgetsBeforeWork } from './invariant-11-budgets-before-work.ts';
+import { nothingThrows } from './invariant-12-nothing-throws.ts';
+import { sideEffectsOnce } from './invariant-13-side-effects-once.ts';
+import { projectionEqualsReplay as projectionReplay } from './projection-equals-replay.ts';
+import { crashReopenResume, removeCrashScratch } from './support/crash-reopen.ts';
+import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
+
+/** An invariant's check as a plain function of a run (the synchronous ones). */
+const verdict =
+  (invariant: Invariant) =>
+  (r: ScenarioRun): Verdict =>
+    invariant.check(r, {}) as Verdict;
+const appendProbes = verdict(oneAppendFrozen);
+const unknownTypesRejected = verdict(unknownTypes);
+const tracesCarryOutcomes = verdict(turnsClosedOnce);
+const outcomesInAlphabet = verdict(turnsClosedOnce);
+const denyNeverLifted = verdict(denyNotLifted);
+const spansWellFormed = verdict(noOpenSpans);
+const injectNeverWakes = verdict(inboxDeliveredOnce);
+const inboxFollowsReference = verdict(inboxDeliveredOnce);
+const overflowRetriesOnlyIfShrank = verdict(overflowRetryOnlyIfShrank);
+const budgetsCheckedBeforeWork = verdict(budgetsBeforeWork);
+const everythingSettles = verdict(nothingThrows);
+const sideEffectsStartedOnce = verdict(sideEffectsOnce);
+const projectionEqualsReplay = verdict(projectionReplay);
+const requestsFromPrefix = verdict(requestsRecomputable);
+
+const run = (yaml: string) => runScenario(parseScenario(yaml, 'test.yaml'), { seed: 1 });
+
+/** A run whose log is replaced by `events` (the EventLog constructor takes stored events as they are). */
+function withEvents(r: ScenarioRun, events: readonly AnyEvent[]): ScenarioRun {
+  return { ...r, log: new EventLog({ now: () => 0 }, events) };
+}
+/** The events with one replaced (a frozen copy, as stored events are). */
+function edit(events: readonly AnyEvent[], seq: number, payload: (p: Record<string, unknown>) => Record<string, unknown>): AnyEvent[] {
+  return events.map((e) =>
+    e.seq === seq ? (Object.freeze({ ...e, payload: Object.freeze(payload({ ...(e.payload as Record<string, unknown>) })) }) as AnyEvent) : e,
+  );
+}
+const find = (r: ScenarioRun, type: string) => r.log.events.find((e) => e.type === type)! as LogEvent;
+
+const REFUND = `
+name: refund with tools
+policy: { rules: [{ tools: [notify_customer], decision: deny }] }
+provider:
+  script:
+    - tool_use: [{ id: look, name: lookup_order, args: { order_id: ORD-1001 } }, { id: mail, name: notify_customer, args: { customer: ada@example.com, message: hi } }]
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 10, reason: late } }]
+    - reply: Refunded.
+    - reply: You are welcome.
+inbox:
+  - say: Refund ORD-1001.
+  - say: Thanks.
+expect: {}
+`;
+
+const CANCELLED = `
+name: steer taken then cancelled
+provider:
+  script:
+    - tool_use: [{ id: look, name: lookup_order, args: { order_id: ORD-1001 } }]
+    - { reply: too late, latencyMs: 5000 }
+inbox:
+  - say: Where is ORD-1001?
+  - steer: Only the first order.
+    at: { request: 1 }
+  - cancel: user
+    at: { request: 2 }
+expect: {}
+`;
+
+const COMPACTED = `
+name: overflow fixed by compaction
+compaction: [{ summary: S }]
+provider:
+  script:
+    - reply: A long answer about the order, its items, its delivery and what the customer can do next.
+    - overflow: request
+    - reply: Done.
+inbox:
+  - say: My order ORD-1001 arrived broken, the box was crushed and it does not turn on. What can you do for me?
+  - say: And now?
+expect: {}
+`;
+
+describe('the invariants', () => {
+  it('hold on real runs of the loop', async () => {
+    for (const yaml of [REFUND, CANCELLED, COMPACTED]) {
+      const r = await run(yaml);
+      for (const check of [
+        appendProbes,
+        unknownTypesRejected,
+        tracesCarryOutcomes,
+        denyNeverLifted,
+        spansWellFormed,
+        injectNeverWakes,
+        overflowRetriesOnlyIfShrank,
+        budgetsCheckedBeforeWork,
+        everythingSettles,
+        sideEffectsStartedOnce,
+        projectionEqualsReplay,
+        requestsFromPrefix,
+        inboxFollowsReference,
+        outcomesInAlphabet,
+        (x: ScenarioRun) => crashRecoveryAtEveryEvent(x),
+      ]) {
+        expect(check(r), `${check.name} on ${yaml.split('\n')[1]}`).toBeUndefined();
+      }
+    }
+  });
+
+  it('invariant 2: a stored event that is not frozen is caught', async () => {
+    const r = await run(REFUND);
+    const events = r.log.events.map((e, i) => (i === 3 ? { ...e, payload: { ...(e.payload as object) } } : e)) as AnyEvent[];
+    expect(appendProbes(withEvents(r, events))).toMatch(/event seq 3 .* is not frozen/);
+  });
+
+  it('invariant 4: an outcome returned or traced that is not the one logged', async () => {
+    const r = await run(REFUND);
+    expect(tracesCarryOutcomes({ ...r, results: [r.results[0]!, { ...r.results[1]!, outcome: { kind: 'failed', reason: 'refusal' } }] })).toMatch(
+      /turn 1 returned failed\{refusal\} but the log says replied/,
+    );
+    expect(tracesCarryOutcomes({ ...r, traces: r.traces.slice(1) })).toMatch(/2 turn\(s\) returned but 1 trace\(s\) ended/);
+  });
+
+  it('invariant 7: a denied tool that ran, or was offered', async () => {
+    const r = await run(REFUND);
+    const started = r.log.events.filter((e) => e.type === 'tool.started');
+    const lookup = started[0]!;
+    // Pretend the denied notify_customer ran: a tool.started for its call.
+    const ran = [
+      ...r.log.events,
+      Object.freeze({
+        ...lookup,
+        seq: r.log.length,
+        payload: Object.freeze({ ...(lookup.payload as object), callId: 'mail', name: 'notify_customer' }),
+      }) as AnyEvent,
+    ];
+    expect(denyNeverLifted(withEvents(r, ran))).toMatch(/call mail to notify_customer ran, but rule rule-1 denies it/);
+    expect(
+      matchesPattern('issue_*', 'issue_refund') && matchesPattern('*', 'x') && !matchesPattern('issue_*', 'lookup_order') && matchesPattern('a*c*e', 'abcde'),
+    ).toBe(true);
+    const hidden = {
+      ...r,
+      scenario: {
+        ...r.scenario,
+        visibility: [
+          { name: 'global', deny: ['lookup_*'] },
+          { name: 'mode', allow: ['*'] },
+        ],
+      },
+    };
+    expect(denyNeverLifted(hidden)).toMatch(/offered lookup_order to the model, but layer global denies it/);
+  });
+
+  it('invariant 8: a span outside the turn tree', async () => {
+    const r = await run(REFUND);
+    const trace = r.traces[0]!;
+    const broken = { ...trace, spans: trace.spans.map((s, i) => (i === 1 ? { ...s, parentId: 'nowhere' } : s)) };
+    expect(spansWellFormed({ ...r, traces: [broken, ...r.traces.slice(1)] })).toMatch(/has a parent not in the trace/);
+  });
+
+  it('invariant 9: a cancelled turn that keeps the message the model never saw; a turn woken by an inject', async () => {
+    const r = await run(CANCELLED);
+    const returned = find(r, 'inbox.returned');
+    expect(
+      injectNeverWakes(
+        withEvents(
+          r,
+          r.log.events.filter((e) => e.seq !== returned.seq),
+        ),
+      ),
+    ).toMatch(/turn 0 was cancelled: the messages taken after its last completed step \(m2\) must go back/);
+    const firstMessage = find(r, 'inbox.received');
+    expect(
+      injectNeverWakes(
+        withEvents(
+          r,
+          edit(r.log.events, firstMessage.seq, (p) => ({ ...p, intent: 'inject' })),
+        ),
+      ),
+    ).toMatch(/turn 0 opened \(seq 1\) with no follow-up or steer waiting/);
+  });
+
+  it('invariant 10: a compaction recorded although it did not shrink', async () => {
+    const r = await run(COMPACTED);
+    const replaced = find(r, 'projection.replaced');
+    expect(
+      overflowRetriesOnlyIfShrank(
+        withEvents(
+          r,
+          edit(r.log.events, replaced.seq, (p) => ({ ...p, tokensAfter: p['tokensBefore'] })),
+        ),
+      ),
+    ).toMatch(/a compaction that did not shrink the history was recorded/);
+    expect(overflowRetriesOnlyIfShrank({ ...r, config: { ...r.config, maxCompactionsPerStep: 0 } })).toMatch(/1 compactions in one step \(at most 0\)/);
+  });
+
+  it('invariant 11: a tool run in the last allowed step, and budgets exceeded', async () => {
+    const r = await run(REFUND);
+    expect(budgetsCheckedBeforeWork({ ...r, config: { ...r.config, maxSteps: 1 } })).toMatch(
+      /lookup_order \(call look\) ran in step 1, but the step limit is 1/,
+    );
+    expect(budgetsCheckedBeforeWork({ ...r, config: { ...r.config, maxToolCallsPerTurn: 1 } })).toMatch(/2 tool calls ran \(budget per turn 1\)/);
+    expect(budgetsCheckedBeforeWork({ ...r, config: { ...r.config, maxTokensPerTurn: 10 } })).toMatch(/step 2 started with 15 tokens spent/);
+  });
+
+  it('invariant 12: a provider call that never settled', async () => {
+    const r = await run(REFUND);
+    expect(everythingSettles({ ...r, responses: [{ settled: 'pending', lateDeltas: 0 }, ...r.responses.slice(1)] })).toMatch(/provider call 1 never settled/);
+  });
+
+  it('invariant 13: a STATEFUL call started twice', async () => {
+    const r = await run(REFUND);
+    const refund = r.log.events.find((e) => e.type === 'tool.started' && (e.payload as { name: string }).name === 'issue_refund')!;
+    const twice = [...r.log.events, Object.freeze({ ...refund, seq: r.log.length }) as AnyEvent];
+    expect(sideEffectsStartedOnce(withEvents(r, twice))).toMatch(/issue_refund \(STATEFUL\) call refund was started 2 times/);
+  });
+
+  it('the projection, and every request, agree with a replay of the log', async () => {
+    const r = await run(REFUND);
+    expect(projectionEqualsReplay({ ...r, finalProjection: r.finalProjection.slice(1) })).toMatch(/incremental projection at the end differs/);
+    const requests = r.requests.map((q, i) => (i === 2 ? { ...q, messages: q.messages.slice(0, -1) } : q));
+    expect(requestsFromPrefix({ ...r, requests })).toMatch(/request 3 \(seq \d+\): the messages sent differ from the/);
+    expect(requestsFromPrefix({ ...r, requests: r.requests.map((q) => ({ ...q, system: 'other' })) })).toMatch(/request 1 .*system.* differ/);
+  });
+
+  it('the inbox reference model: a message posted but never received', async () => {
+    const r = await run(REFUND);
+    const scenario = { ...r.scenario, inbox: [...r.scenario.inbox, { say: 'Hello?' }] };
+    expect(inboxFollowsReference({ ...r, scenario })).toMatch(/the scenario posted 3 message\(s\) but the log received 2; missing: follow_up: Hello\?/);
+  });
+
+  it('outcomes outside the alphabet', async () => {
+    const r = await run(REFUND);
+    expect(outcomesInAlphabet({ ...r, results: [{ ...r.results[0]!, outcome: { kind: 'failed', reason: 'oops' } as never }, r.results[1]!] })).toMatch(
+      /turn 0 returned .*oops.* is not in the alphabet/,
+    );
+    expect(outcomesInAlphabet({ ...r, results: [{ ...r.results[0]!, outcome: { kind: 'replied', reason: 'x' } as never }, r.results[1]!] })).toMatch(
+      /has field\(s\) the alphabet does not: reason/,
+    );
+  });
+
+  it('a crash at every event recovers; a real SQLite reopen at one event resumes the loop', async () => {
+    const r = await run(CANCELLED);
+    expect(crashRecoveryAtEveryEvent(r, 500)).toBeUndefined();
+    try {
+      for (let k = 0; k <= r.log.length; k += 3) expect(await crashReopenResume(r, k)).toBeUndefined();
+    } finally {
+      removeCrashScratch();
+    }
+  });
+});
+
+describe('the registry', () => {
+  it('holds one invariant per numbered DESIGN.md invariant it checks, with unique kebab-case ids', () => {
+    const ids = INVARIANTS.map((i) => i.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const invariant of INVARIANTS) {
+      expect(invariant.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      if (invariant.invariant !== undefined) expect(invariant.id).toMatch(new RegExp(`^invariant-${String(invariant.invariant).padStart(2, '0')}-`));
+    }
+    expect(INVARIANTS.map((i) => i.invariant).filter((n) => n !== undefined)).toEqual([12, 4, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 13, 15]);
+  });
+});

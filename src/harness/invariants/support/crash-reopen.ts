@@ -1,0 +1,116 @@
+/**
+ * A real crash at event k: the batches the store had committed are written to a
+ * SQLite file in the same batches, the store is closed and reopened (what a
+ * restarted process does), the records decoded, the conversation recovered and
+ * flushed, and then the loop resumes on it — a new message, answered — before
+ * the file is reopened once more and must read back exactly the log.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScriptedModelClient } from '../../../../providers/fake/scripted.ts';
+import { reply } from '../../../../providers/fake/results.ts';
+import {
+  AgentLoop,
+  checkToolPairing,
+  createRedactor,
+  createToolExecutor,
+  decodeRecords,
+  DEFAULT_LOOP_CONFIG,
+  outcomeLabel,
+  recomputeRequest,
+  requestSeqs,
+  ToolRegistry,
+  Tracer,
+} from '../../../kernel/index.ts';
+import { serializedFlush } from '../../../host/flush.ts';
+import { SqliteEventStore } from '../../../stores/sqlite-store.ts';
+import { VirtualClock } from '../../virtual-clock.ts';
+import type { ScenarioRun } from '../../second-host.ts';
+import { durableAt, recoverAndCheck } from './recover-and-check.ts';
+import { sameJson } from './log-view.ts';
+
+let directory: string | undefined;
+let files = 0;
+
+/** One directory per process, on tmpfs where there is one (the crash property opens many small databases). */
+function scratch(): string {
+  directory ??= mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'loopgate-fuzz-crash-'));
+  return directory;
+}
+
+export function removeCrashScratch(): void {
+  if (directory) rmSync(directory, { recursive: true, force: true });
+  directory = undefined;
+}
+
+const CONVERSATION = 'case';
+
+export async function crashReopenResume(run: ScenarioRun, crashAt: number): Promise<string | undefined> {
+  const k = crashAt % (run.log.length + 1);
+  const durable = durableAt(run, k);
+  const where = `a crash before event ${k} (${durable} event(s) committed), reopened from SQLite`;
+  const records = run.store.peek(CONVERSATION).slice(0, durable);
+  const path = join(scratch(), `crash-${process.pid}-${++files}.db`);
+  try {
+    // The batches exactly as they were committed.
+    const first = new SqliteEventStore(path);
+    let from = 0;
+    for (const boundary of [...new Set([...run.durableBefore, durable])].sort((a, b) => a - b)) {
+      if (boundary <= from || boundary > durable) continue;
+      await first.append(CONVERSATION, records.slice(from, boundary));
+      from = boundary;
+    }
+    await first.close();
+
+    const reopened = new SqliteEventStore(path);
+    try {
+      const read = await reopened.read(CONVERSATION);
+      if (!sameJson(read, records)) return `${where}: the records read back differ from the ones committed`;
+      const { problem, log } = recoverAndCheck(decodeRecords(read, where), where);
+      if (problem) return problem;
+      const persist = serializedFlush(reopened, CONVERSATION, log);
+      await persist();
+
+      // Resume: the next message is answered on the recovered history.
+      const clock = new VirtualClock();
+      const model = new ScriptedModelClient([], { clock, onExhausted: () => reply('Picking up where we left off.') });
+      let ids = 0;
+      const loop = new AgentLoop({
+        log,
+        model,
+        tools: createToolExecutor({ registry: new ToolRegistry([]) }),
+        prompt: { assemble: () => ({ system: 'You resume after a crash.', fragments: [] }) },
+        clock,
+        persist,
+        tracing: { begin: (turn) => new Tracer({ clock, traceId: `resume:${turn}` }), finish: (tracer) => tracer.end() },
+        redact: createRedactor({ secrets: run.scenario.secrets ?? [] }),
+        config: DEFAULT_LOOP_CONFIG,
+        newId: () => `resume-${++ids}`,
+      });
+      loop.send('I am back: where were we?');
+      const results = await clock.run(loop.drain(), { realWaitLimitMs: 1_000 });
+      const notAnswered = results.find((r) => r.outcome.kind !== 'replied');
+      if (notAnswered) return `${where}: after recovery, turn ${notAnswered.turn} ended ${outcomeLabel(notAnswered.outcome)} instead of being answered`;
+      if (loop.hasWork()) return `${where}: after recovery and a new message, waking messages are still waiting`;
+      const seqs = requestSeqs(log.events);
+      for (let i = 0; i < model.requests.length; i++) {
+        const sent = model.requests[i]!;
+        const pairing = checkToolPairing(sent.messages);
+        if (pairing) return `${where}: resumed request ${i + 1}, message ${pairing.messageIndex}: ${pairing.problem}`;
+        if (!sameJson(recomputeRequest(log.events, seqs[seqs.length - model.requests.length + i]!).messages, sent.messages))
+          return `${where}: resumed request ${i + 1} cannot be recomputed from the log`;
+      }
+      const final = await reopened.read(CONVERSATION);
+      if (final.length !== log.length) return `${where}: after resuming, the store holds ${final.length} events and the log ${log.length}`;
+      decodeRecords(final, where);
+      return undefined;
+    } finally {
+      await reopened.close();
+    }
+  } catch (error) {
+    return `${where}: ${(error as Error).stack ?? String(error)}`;
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * A crash at any event loses nothing and recovers cleanly. For a crash just
+ * before event k, the store holds what it had committed by then (the run records
+ * it: `durableBefore`). Reopening that prefix and running crash recovery must give
+ * a log with no open turn, every tool call answered (a started STATEFUL/CRITICAL
+ * call as `unknown`: it may have run and must not run again), every message the
+ * model never saw back in the inbox, a well-paired history, and recovery must be
+ * idempotent and its events readable back from a store.
+ */
+import { checkToolPairing, decodeRecords, EventLog, project, toRecord, type AnyEvent, type LogEvent } from '../../../kernel/index.ts';
+import { recoverConversation } from '../../../host/recovery.ts';
+import type { ScenarioRun } from '../../second-host.ts';
+import { replayInbox } from './inbox-replay.ts';
+
+/** The distinct store lengths a crash could leave, in order (at most `limit`, spread evenly, the last always kept). */
+export function crashPoints(run: ScenarioRun, limit: number): number[] {
+  const all = [...new Set([...run.durableBefore, run.store.count('case')])].filter((p) => p > 0).sort((a, b) => a - b);
+  if (all.length <= limit) return all;
+  if (limit <= 1) return [all[all.length - 1]!];
+  return [...new Set(Array.from({ length: limit }, (_, i) => all[Math.round((i * (all.length - 1)) / (limit - 1))]!))];
+}
+
+/** The durable prefix a crash just before event `k` leaves (k past the end: after everything). */
+export function durableAt(run: ScenarioRun, k: number): number {
+  return k < run.durableBefore.length ? run.durableBefore[k]! : run.store.count('case');
+}
+
+/** Recovers `prefix` (as reopened from the store) and checks the result; the recovered log is returned for more checks. */
+export function recoverAndCheck(prefix: readonly AnyEvent[], where: string): { problem: string | undefined; log: EventLog } {
+  const log = new EventLog({ now: () => 0 }, prefix);
+  const openBefore = log.positions.openTurn;
+  const startedOpen = new Set<string>();
+  for (const e of prefix) {
+    if (!e.opaque && e.type === 'tool.started' && log.positions.call((e as Extract<LogEvent, { type: 'tool.started' }>).payload.callId)?.result === undefined) {
+      startedOpen.add((e as Extract<LogEvent, { type: 'tool.started' }>).payload.callId);
+    }
+  }
+  const fail = (problem: string) => ({ problem: `${where}: ${problem}`, log });
+  let report;
+  try {
+    report = recoverConversation(log);
+  } catch (error) {
+    return fail(`recovery threw ${(error as Error).message}`);
+  }
+  if (log.positions.openTurn !== undefined) return fail(`turn ${log.positions.openTurn} is still open after recovery`);
+  if (openBefore !== undefined && !report.recovered) return fail(`turn ${openBefore} was open but recovery did nothing`);
+  const known = log.events.filter((e): e is LogEvent => !e.opaque);
+  for (const e of known) {
+    if (e.type !== 'assistant.message') continue;
+    for (const b of e.payload.content) {
+      if (b.type !== 'tool_call') continue;
+      const resultSeq = log.positions.call(b.id)?.result;
+      if (resultSeq === undefined) return fail(`tool call ${b.id} has no result after recovery`);
+      const result = log.at(resultSeq) as Extract<LogEvent, { type: 'tool.result' }>;
+      if (startedOpen.has(b.id) && result.payload.status !== 'unknown')
+        return fail(`call ${b.id} had started when the process died, but recovery closed it ${result.payload.status}: it may have run`);
+    }
+  }
+  const pairing = checkToolPairing(project(log.events));
+  if (pairing) return fail(`the recovered history, message ${pairing.messageIndex}: ${pairing.problem}`);
+  const inbox = replayInbox(known);
+  if (inbox.problem) return fail(inbox.problem);
+  if (report.recovered) {
+    // Messages taken after the interrupted turn's last assistant message never reached the model: they must be pending again.
+    const turnStart = known.findIndex((e) => e.type === 'turn.opened' && e.payload.turn === report.turn);
+    let lastAssistant = turnStart;
+    for (let i = turnStart; i < known.length; i++) if (known[i]!.type === 'assistant.message') lastAssistant = i;
+    for (const e of known.slice(lastAssistant + 1)) {
+      if (e.type === 'user.message' && log.positions.inboxState(e.payload.id) !== 'pending')
+        return fail(`message ${e.payload.id} was taken by the interrupted turn, never seen by the model, and is not back in the inbox`);
+    }
+    try {
+      decodeRecords(log.readFrom(report.fromSeq!).map(toRecord), 'recovery', report.fromSeq!);
+    } catch (error) {
+      return fail(`what recovery wrote does not read back: ${(error as Error).message}`);
+    }
+  }
+  if (recoverConversation(log).recovered) return fail('recovery is not idempotent: a second run recovered again');
+  return { problem: undefined, log };
+}
+
+/** In memory, at up to `limit` crash points (the stored records equal the log's prefix; the persisted-history check holds that). */
+export function crashRecoveryAtEveryEvent(run: ScenarioRun, limit = 24): string | undefined {
+  for (const p of crashPoints(run, limit)) {
+    const { problem } = recoverAndCheck(run.log.events.slice(0, p), `a crash leaving ${p} stored event(s)`);
+    if (problem) return problem;
+  }
+  return undefined;
+}
