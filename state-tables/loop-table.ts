@@ -5,7 +5,8 @@
  *
  * Every possible cell has a fixture (fixtures.ts) run through the second host and
  * checked three ways. The test fails if a cell is missing or the loop disagrees.
- * The same table is stated in prose at the top of src/kernel/loop/runner.ts.
+ * This is the one table: src/kernel/loop/runner.ts points here, and its methods are
+ * named for the states.
  */
 
 export const STATES = ['IDLE', 'CLAIMING', 'MODEL', 'RECOVERING', 'TOOLS', 'CHECKPOINT'] as const;
@@ -40,7 +41,7 @@ const queued = (until: 'next step' | 'next turn', note: string): Cell => ({ kind
 
 /** A model result only ever answers a request: it cannot arrive outside MODEL. */
 const onlyInModel = (cell: Cell): Readonly<Record<State, Cell>> => ({
-  IDLE: impossible('12: results only answer requests', 'AgentLoop.#modelStep awaits the one result of the call it made'),
+  IDLE: impossible('12: results only answer requests', 'AgentLoop.#awaitingModel awaits the one result of the call it made'),
   CLAIMING: impossible('12: results only answer requests', 'no request is made before the claim is done'),
   MODEL: cell,
   RECOVERING: impossible('12: results only answer requests', 'the chain waits on the clock, not on the provider'),
@@ -105,7 +106,7 @@ export const LOOP_TABLE: readonly EventRow[] = [
     id: 'claim_denied',
     description: 'the claim policy denies the turn’s input',
     cells: {
-      IDLE: impossible('4: a claim happens inside an opened turn', 'AgentLoop.#turnBody opens the turn before it claims'),
+      IDLE: impossible('4: a claim happens inside an opened turn', 'AgentLoop.#claiming opens the turn before it claims'),
       CLAIMING: outcome('rejected', 'no step runs; the input stays in the log for audit'),
       MODEL: impossible('4: only the first claim is judged', 'steers taken later are not re-judged'),
       RECOVERING: impossible('4: only the first claim is judged', 'as MODEL'),
@@ -117,7 +118,7 @@ export const LOOP_TABLE: readonly EventRow[] = [
     id: 'input_filtered_to_nothing',
     description: 'the input filter drops every claimed message',
     cells: {
-      IDLE: impossible('4: a claim happens inside an opened turn', 'AgentLoop.#turnBody opens the turn before it claims'),
+      IDLE: impossible('4: a claim happens inside an opened turn', 'AgentLoop.#claiming opens the turn before it claims'),
       CLAIMING: outcome('nothing_to_do', 'the turn still closes, with its own reason'),
       MODEL: impossible('4: only the first claim is filtered', 'steers taken later are not filtered'),
       RECOVERING: impossible('4: only the first claim is filtered', 'as MODEL'),
@@ -198,7 +199,7 @@ export const LOOP_TABLE: readonly EventRow[] = [
     id: 'backoff_elapsed',
     description: 'the backoff wait ends',
     cells: {
-      IDLE: impossible('12: waits only happen inside a turn', 'the chain runs inside #modelStep'),
+      IDLE: impossible('12: waits only happen inside a turn', 'the chain runs inside #awaitingModel (#recovering)'),
       CLAIMING: impossible('12: no wait before the first request', 'the chain runs only after a request'),
       MODEL: impossible('12: a request is not waiting on the clock', 'the chain runs after the result'),
       RECOVERING: next('MODEL', 'the same request is sent again'),
@@ -210,7 +211,7 @@ export const LOOP_TABLE: readonly EventRow[] = [
     id: 'tools_settled',
     description: 'every tool call of the step has a result',
     cells: {
-      IDLE: impossible('12: tools run inside a turn', '#runTools is only called from a step'),
+      IDLE: impossible('12: tools run inside a turn', '#runningTools is only called from a step (#toolUse)'),
       CLAIMING: impossible('12: tools run inside a turn', 'as IDLE'),
       MODEL: impossible('6: results follow their calls', 'tools start only after the tool_use result'),
       RECOVERING: impossible('6: results follow their calls', 'as MODEL'),
@@ -270,7 +271,7 @@ export const LOOP_TABLE: readonly EventRow[] = [
     id: 'checkpoint_extends',
     description: 'a pre-close hook extends the turn',
     cells: {
-      IDLE: impossible('4: hooks run inside a turn', '#runCheckpoints is only called after a reply'),
+      IDLE: impossible('4: hooks run inside a turn', '#checkpoint is only called after a reply (#replied)'),
       CLAIMING: impossible('4: hooks run after a reply', 'as IDLE'),
       MODEL: impossible('4: hooks run after a reply', 'as IDLE'),
       RECOVERING: impossible('4: hooks run after a reply', 'as IDLE'),
@@ -282,7 +283,7 @@ export const LOOP_TABLE: readonly EventRow[] = [
     id: 'checkpoint_passes',
     description: 'every pre-close hook lets the turn close',
     cells: {
-      IDLE: impossible('4: hooks run inside a turn', '#runCheckpoints is only called after a reply'),
+      IDLE: impossible('4: hooks run inside a turn', '#checkpoint is only called after a reply (#replied)'),
       CLAIMING: impossible('4: hooks run after a reply', 'as IDLE'),
       MODEL: impossible('4: hooks run after a reply', 'as IDLE'),
       RECOVERING: impossible('4: hooks run after a reply', 'as IDLE'),
@@ -299,7 +300,7 @@ export const LOOP_TABLE: readonly EventRow[] = [
       MODEL: outcome('failed{internal}', 'e.g. a client reporting NaN tokens breaks the log’s data rule'),
       RECOVERING: outcome('failed{internal}', 'a host error handler that throws'),
       TOOLS: impossible('12: tools always settle', 'the pipeline catches everything a tool or the recorder throws'),
-      CHECKPOINT: impossible('12: a throwing hook is recorded and ignored', '#runCheckpoints catches it'),
+      CHECKPOINT: impossible('12: a throwing hook is recorded and ignored', '#checkpoint catches it'),
     },
   },
 ];

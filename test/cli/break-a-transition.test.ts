@@ -14,8 +14,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'loopgate-broken-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ORIGINAL = "        case 'refusal':\n          return { kind: 'failed', reason: 'refusal'";
-const BROKEN = "        case 'refusal':\n          return { kind: 'replied' }; return { kind: 'failed', reason: 'refusal'";
+const ORIGINAL = "      case 'refusal':\n        return { kind: 'failed', reason: 'refusal'";
+const BROKEN = "      case 'refusal':\n        return { kind: 'replied' }; return { kind: 'failed', reason: 'refusal'";
 
 function loopgate(args: string[], hook?: string) {
   return spawnSync(process.execPath, [...(hook ? ['--import', hook] : []), join(ROOT, 'bin/loopgate.js'), ...args], {

@@ -2,8 +2,7 @@
  * Turns end the way the loop's transition table says (state-tables/loop-table.ts),
  * and the model-error chain decides as its RECOVERING column says.
  *
- * Turns end the way the loop's transition table says (src/kernel/loop/runner.ts,
- * state-tables/loop-table.ts), judged from the outside: what the provider
+ * Turns end the way the loop's transition table says, judged from the outside: what the provider
  * actually answered last decides the outcome — a refusal is failed{refusal}, a
  * non-empty reply is replied, an unfixable overflow is conversation_full, an
  * auth error is failed{auth}, and so on — unless a cancel came first (then

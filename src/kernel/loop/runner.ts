@@ -1,67 +1,42 @@
 /**
- * The loop runner (seed 000 §6; seed 004 rules 1–3).
+ * The loop runner (seed 000 §6; seed 004 rules 1–3): orchestration only.
  *
  * A turn is one delegation from the user, made of steps, each one model request.
  * The runner reads the log, asks the model, writes the log — it keeps no state of
- * its own that the log could not rebuild.
+ * its own that the log could not rebuild. How facts are written down lives
+ * beside it: records.ts (the shape of each record), tool-journal.ts (the three
+ * records of a tool call, the write-ahead, the results owed at close),
+ * model-errors.ts (the error chain), compaction.ts, inbox.ts.
  *
  * States: IDLE (no turn) · CLAIMING (turn opened, taking input) · MODEL (a request
  * in flight) · RECOVERING (error chain: backoff or compaction) · TOOLS (calls
- * executing) · CHECKPOINT (pre-close hooks). Terminal cells name the outcome.
- *
- * | event \ state              | IDLE              | CLAIMING            | MODEL                              | RECOVERING              | TOOLS                                  | CHECKPOINT            |
- * |----------------------------|-------------------|---------------------|------------------------------------|-------------------------|----------------------------------------|-----------------------|
- * | follow-up arrives          | CLAIMING (wakes)  | queued: next turn   | queued: next turn                  | queued: next turn       | queued: next turn                      | queued: next turn     |
- * | steer arrives              | CLAIMING (wakes)  | taken now           | queued: next step                  | queued: next step       | queued: next step                      | queued: next step     |
- * | inject arrives             | stays IDLE (inv 9)| taken now           | queued: next step                  | queued: next step       | queued: next step                      | queued: next step     |
- * | cancel (user/parent/shutdown)| ignored         | cancelled{by}       | cancelled{by} (request aborted)    | cancelled{by}           | cancelled{by}; open calls → unknown    | cancelled{by}         |
- * | claim denied               | impossible        | rejected            | impossible                         | impossible              | impossible                             | impossible            |
- * | input filtered to nothing  | impossible        | nothing_to_do       | impossible                         | impossible              | impossible                             | impossible            |
- * | reply                      | impossible (inv 12: results only answer requests) | impossible | CHECKPOINT, or MODEL if steers wait | impossible | impossible                    | impossible            |
- * | empty reply                | impossible        | impossible          | failed{empty_reply}                | impossible              | impossible                             | impossible            |
- * | tool_use                   | impossible        | impossible          | TOOLS; failed{max_steps} if the step limit is reached (inv 11); failed{budget_exhausted} over the tool-call budget | impossible | impossible | impossible |
- * | max_tokens (text or partial call) | impossible | impossible         | failed{max_tokens}; a partial call never runs | impossible   | impossible                             | impossible            |
- * | refusal                    | impossible        | impossible          | failed{refusal}                    | impossible              | impossible                             | impossible            |
- * | unknown stop reason        | impossible        | impossible          | failed{unknown_stop_reason}        | impossible              | impossible                             | impossible            |
- * | context overflow           | impossible        | impossible          | RECOVERING (compact)               | MODEL if it shrank, else conversation_full (inv 10) | impossible  | impossible            |
- * | transient transport error  | impossible        | impossible          | RECOVERING (tiers)                 | MODEL after the wait; failed{rate_limited / provider_unavailable} when spent | impossible | impossible |
- * | auth / invalid request     | impossible        | impossible          | failed{auth / invalid_request}     | impossible              | impossible                             | impossible            |
- * | tools settled              | impossible        | impossible          | impossible                         | impossible              | MODEL (next step)                      | impossible            |
- * | token budget spent         | impossible        | impossible          | failed{budget_exhausted} (checked before each request) | —   | —                                      | —                     |
- * | persistence failure        | —                 | failed{persistence} | failed{persistence}                | failed{persistence}     | failed{persistence} (STATEFUL not run) | failed{persistence}   |
- * | checkpoint extends         | impossible        | impossible          | impossible                         | impossible              | impossible                             | MODEL (a steer queued)|
- * | checkpoint passes          | impossible        | impossible          | impossible                         | impossible              | impossible                             | replied               |
- * | unexpected exception       | —                 | failed{internal}    | failed{internal}                   | failed{internal}        | failed{internal}                       | failed{internal}      |
+ * executing) · CHECKPOINT (pre-close hooks). The methods below are named for the
+ * state they run. The transition table — every event × state, with the outcome or
+ * next state, and a fixture per possible cell — is `state-tables/loop-table.ts`;
+ * `loopgate tables --markdown` prints it with each cell's result.
  *
  * Every path out of a turn goes through `#closeTurn` in a `finally`: exactly one
  * `turn.closed` (invariant 4), every tool call given a result, taken messages the
  * model never saw returned to the inbox on cancel (invariant 9), the trace ended.
  * Nothing throws out of `drain` (invariant 12).
  */
-import type { AssistantBlock, ModelClient, ModelDelta, ModelRequest, ModelResult, ToolCall, ToolSpec } from '../model/client.ts';
 import type { EventLog } from '../log/event-log.ts';
-import type { PendingMessage } from '../log/positions.ts';
 import type { LogEvent } from '../log/envelope.ts';
+import type { PendingMessage } from '../log/positions.ts';
+import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolCall, ToolSpec, ToolUseResult } from '../model/client.ts';
 import { assertNever, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
 import { ProjectionCache } from '../projection/projection.ts';
 import { redactDeep } from '../redact.ts';
-import { renderError } from '../tools/tool-errors.ts';
-import type { ToolCallRecorder, SideEffect } from '../tools/types.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
 import { CancelScope, raceAbort } from './cancellation.ts';
 import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
+import { PersistenceError, persistOrThrow } from './persistence-error.ts';
+import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult, withCallIds } from './records.ts';
 import { recordPromptAndTools } from './request.ts';
+import { ToolJournal } from './tool-journal.ts';
 import type { ClaimDecision, LoopDeps, SendOptions, TurnResult } from './types.ts';
-
-/** A store write failed: the turn stops with failed{persistence}. */
-class PersistenceError extends Error {
-  constructor(cause: unknown) {
-    super(`the event store refused a write: ${(cause as Error)?.message ?? String(cause)}`, { cause });
-    this.name = 'PersistenceError';
-  }
-}
 
 /** Safety net for handlers that always retry: no step makes more requests than this. */
 const MAX_ATTEMPTS_PER_STEP = 50;
@@ -71,23 +46,25 @@ interface TurnState {
   readonly scope: CancelScope;
   readonly tracer: Tracer;
   readonly span: SpanHandle;
+  readonly journal: ToolJournal;
   steps: number;
   toolCalls: number;
   inputTokens: number;
   outputTokens: number;
-  /** Tool calls made in this turn, in order. */
-  readonly callIds: string[];
   /** Inbox ids taken since the model last completed a step: they have not reached it. */
   takenPending: string[];
-  /** STATEFUL / CRITICAL executions started in this turn. */
-  readonly sideEffects: { callId: string; name: string }[];
   reply: string | undefined;
   extensions: number;
-  /** A write-ahead record that could not be stored: the turn stops after the tools settle. */
-  persistenceFailure?: PersistenceError;
 }
 
+/** What a state hands back: the turn goes on (to the next step), or it ends with an outcome. */
+type Next = 'next_step' | Outcome;
+
+/** How a model step ended: with a result the turn acts on, or with an outcome (the error chain gave up, or a cancel). */
 type StepResult = { readonly result: Exclude<ModelResult, ModelErrorResult> } | { readonly outcome: Outcome };
+
+/** What the error chain decided for a failed attempt: give up with an outcome, or try again (with another client, or the same). */
+type Recovery = { readonly outcome: Outcome } | { readonly retryWith: ModelClient | undefined };
 
 export class AgentLoop {
   readonly #deps: LoopDeps;
@@ -177,7 +154,7 @@ export class AgentLoop {
   }
 
   // ---------------------------------------------------------------------------
-  // One turn
+  // One turn: open, run the states until an outcome, close in `finally`
   // ---------------------------------------------------------------------------
 
   async #runTurn(): Promise<TurnResult> {
@@ -195,13 +172,12 @@ export class AgentLoop {
       scope,
       tracer,
       span: tracer.startSpan('turn', `turn ${turn}`, undefined, { turn }),
+      journal: new ToolJournal(this.#log, turn, deps.persist, deps.redact),
       steps: 0,
       toolCalls: 0,
       inputTokens: 0,
       outputTokens: 0,
-      callIds: [],
       takenPending: [],
-      sideEffects: [],
       reply: undefined,
       extensions: 0,
     };
@@ -214,7 +190,7 @@ export class AgentLoop {
       outcome =
         error instanceof PersistenceError
           ? { kind: 'failed', reason: 'persistence', detail: error.message }
-          : { kind: 'failed', reason: 'internal', detail: describe(error) };
+          : { kind: 'failed', reason: 'internal', detail: describeError(error) };
     } finally {
       ({ outcome, returned } = await this.#closeTurn(state, outcome));
       this.#turn = undefined;
@@ -241,8 +217,30 @@ export class AgentLoop {
     };
   }
 
+  /** The transitions of one turn: CLAIMING, then MODEL steps (each may go through RECOVERING, TOOLS and CHECKPOINT). */
   async #turnBody(s: TurnState): Promise<Outcome> {
-    const { config } = this.#deps;
+    const claimed = await this.#claiming(s);
+    if (claimed !== 'next_step') return claimed;
+    for (;;) {
+      if (s.scope.cancelled) return this.#cancelled(s);
+      // Steers and injects that arrived since the last step (or during the claim) join this one.
+      this.#takeStepInput(s);
+      const before = this.#beforeStep(s);
+      if (before) return before;
+      s.steps++;
+      const step = await this.#awaitingModel(s);
+      if ('outcome' in step) return step.outcome;
+      const next = await this.#onResult(s, step.result);
+      if (next !== 'next_step') return next;
+    }
+  }
+
+  // ---------------------------------------------------------------------------
+  // CLAIMING
+  // ---------------------------------------------------------------------------
+
+  /** Opens the turn, takes its input and asks the claim policy. */
+  async #claiming(s: TurnState): Promise<Next> {
     const claimed = takeForTurnStart(this.#log.positions.pending());
     this.#log.append('turn.opened', { turn: s.turn, trigger: claimed[0]?.id ?? '' });
 
@@ -266,81 +264,11 @@ export class AgentLoop {
     }
     await this.#persist();
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
-    if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describe(decided.error)}` };
+    if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describeError(decided.error)}` };
     if (s.scope.cancelled) return this.#cancelled(s);
     if (decision.decision === 'deny') return { kind: 'rejected', reason: decision.reason };
     if (delivered === 0) return { kind: 'nothing_to_do' };
-
-    for (;;) {
-      if (s.scope.cancelled) return this.#cancelled(s);
-      // Steers and injects that arrived since the last step (or during the claim) join this one.
-      this.#takeStepInput(s);
-      if (s.steps >= config.maxSteps) return { kind: 'failed', reason: 'max_steps', detail: `step limit ${config.maxSteps} reached` };
-      const budget = this.#tokenBudgetSpent(s);
-      if (budget) return { kind: 'failed', reason: 'budget_exhausted', detail: budget };
-      s.steps++;
-
-      const step = await this.#modelStep(s);
-      if ('outcome' in step) return step.outcome;
-      const result = step.result;
-      switch (result.type) {
-        case 'reply': {
-          if (result.text.trim().length === 0 && !result.content.some((b) => b.type === 'text' && b.text.trim())) {
-            return { kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' };
-          }
-          this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content, this.#deps.redact) });
-          s.takenPending = [];
-          s.reply = result.text;
-          await this.#persist();
-          // The turn ends when no steer waits — checked again after the hooks, which take time.
-          const more = s.steps < config.maxSteps;
-          if (more && this.#steerWaiting()) continue;
-          if (more && (await this.#runCheckpoints(s))) continue;
-          if (s.scope.cancelled) return this.#cancelled(s);
-          if (more && this.#steerWaiting()) continue;
-          return { kind: 'replied' };
-        }
-        case 'tool_use': {
-          const calls = this.#uniqueCallIds(result.calls);
-          this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(withCallIds(result.content, calls), this.#deps.redact) });
-          s.takenPending = [];
-          for (const c of calls) s.callIds.push(c.id);
-          await this.#persist();
-          // Invariant 11: never run a round whose results the model could not see.
-          if (s.steps >= config.maxSteps) {
-            return {
-              kind: 'failed',
-              reason: 'max_steps',
-              detail: `step limit ${config.maxSteps} reached with ${calls.length} tool call(s) pending; they were not run`,
-            };
-          }
-          if (s.toolCalls + calls.length > config.maxToolCallsPerTurn) {
-            return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per turn (${config.maxToolCallsPerTurn}) would be exceeded` };
-          }
-          const sessionCalls = this.#log.positions.toolExecutions + calls.length;
-          if (sessionCalls > config.maxToolCallsPerSession) {
-            return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per session (${config.maxToolCallsPerSession}) would be exceeded` };
-          }
-          s.toolCalls += calls.length;
-          await this.#runTools(s, calls);
-          if (s.persistenceFailure) throw s.persistenceFailure;
-          await this.#persist();
-          continue;
-        }
-        case 'max_tokens':
-          return {
-            kind: 'failed',
-            reason: 'max_tokens',
-            detail: result.partialToolCall ? 'output limit reached inside a tool call; the partial call was not run' : 'output limit reached',
-          };
-        case 'refusal':
-          return { kind: 'failed', reason: 'refusal', detail: this.#deps.redact(result.text || 'the model refused') };
-        case 'unknown':
-          return { kind: 'failed', reason: 'unknown_stop_reason', detail: `stop reason "${result.stopReason}"` };
-        default:
-          return assertNever(result, 'model result');
-      }
-    }
+    return 'next_step';
   }
 
   #claim(s: TurnState, claimed: readonly PendingMessage[]): Promise<ClaimDecision | { decision: 'threw'; error: unknown }> {
@@ -354,16 +282,24 @@ export class AgentLoop {
     );
   }
 
-  #steerWaiting(): boolean {
-    return takeForNextStep(this.#log.positions.pending()).some((m) => m.intent === 'steer');
-  }
-
   /** Takes the steers and injects waiting in the inbox into the current step. */
   #takeStepInput(s: TurnState): void {
     for (const message of takeForNextStep(this.#log.positions.pending())) {
       this.#log.append('user.message', { turn: s.turn, id: message.id, intent: message.intent, text: message.text });
       s.takenPending.push(message.id);
     }
+  }
+
+  // ---------------------------------------------------------------------------
+  // Between steps: the budgets a step must fit in before it starts
+  // ---------------------------------------------------------------------------
+
+  #beforeStep(s: TurnState): Outcome | undefined {
+    const { config } = this.#deps;
+    if (s.steps >= config.maxSteps) return { kind: 'failed', reason: 'max_steps', detail: `step limit ${config.maxSteps} reached` };
+    const budget = this.#tokenBudgetSpent(s);
+    if (budget) return { kind: 'failed', reason: 'budget_exhausted', detail: budget };
+    return undefined;
   }
 
   #tokenBudgetSpent(s: TurnState): string | undefined {
@@ -394,121 +330,71 @@ export class AgentLoop {
   }
 
   // ---------------------------------------------------------------------------
-  // One model request, through the error chain
+  // MODEL: a request in flight, and what its result leads to
   // ---------------------------------------------------------------------------
 
-  async #modelStep(s: TurnState): Promise<StepResult> {
-    const deps = this.#deps;
-    const { config } = deps;
-    let client = deps.model;
+  /** One step's request, through as many attempts as the error chain allows. */
+  async #awaitingModel(s: TurnState): Promise<StepResult> {
+    let client = this.#deps.model;
     const counters = new Map<string, number>();
     for (let attempt = 1; ; attempt++) {
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
       if (attempt > MAX_ATTEMPTS_PER_STEP) {
         return { outcome: { kind: 'failed', reason: 'provider_unavailable', detail: `gave up after ${MAX_ATTEMPTS_PER_STEP} attempts` } };
       }
-      const messages = this.#projection.current();
-      const violation = this.#projection.pairingViolation();
-      if (violation) {
-        return {
-          outcome: {
-            kind: 'failed',
-            reason: 'internal',
-            detail: `refusing to send a malformed history: message ${violation.messageIndex}: ${violation.problem}`,
-          },
-        };
-      }
-      const upTo = this.#log.length;
-      const tools = deps.tools.specs();
-      const refs = recordPromptAndTools(this.#log, deps.prompt, tools, this.#lastTools);
-      const system = (this.#log.at(refs.prompt) as Extract<LogEvent, { type: 'prompt.assembled' }>).payload.system;
-      this.#log.append('model.request', {
-        turn: s.turn,
-        step: s.steps,
-        attempt,
-        client: client.name,
-        model: config.model,
-        upTo,
-        prompt: refs.prompt,
-        tools: refs.tools,
-        maxTokens: config.maxTokens,
-        ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      });
-      const request: ModelRequest = {
-        model: config.model,
-        system,
-        messages,
-        tools,
-        maxTokens: config.maxTokens,
-        signal: s.scope.signal,
-        ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-        ...(config.modelTimeoutMs !== undefined ? { timeoutMs: config.modelTimeoutMs } : {}),
-      };
-      const result = await this.#callModel(s, client, request, attempt);
-
+      const sent = await this.#send(s, client, attempt);
+      if ('outcome' in sent) return sent;
+      const result = sent.result;
       if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+      const recovery = await this.#recovering(s, result, attempt, counters);
+      if ('outcome' in recovery) return recovery;
+      client = recovery.retryWith ?? client;
+    }
+  }
 
-      const context: ErrorContext = {
-        turn: s.turn,
-        step: s.steps,
-        attempt,
-        config,
-        fallbacks: deps.fallbackModels ?? [],
-        counters,
-        random: this.#random,
-        compact: async () => {
-          const span = s.span.child('compaction', 'compaction', { step: s.steps });
-          const report = await applyCompaction(this.#log, this.#projection, deps.compactor, s.scope.signal);
-          span.end(report.shrank ? 'ok' : 'error', {
-            shrank: report.shrank,
-            tokensBefore: report.tokensBefore,
-            tokensAfter: report.tokensAfter,
-            detail: report.detail,
-          });
-          return report;
+  /** Records the request (prompt, tools, messages by reference to the log) and sends it. */
+  async #send(s: TurnState, client: ModelClient, attempt: number): Promise<{ readonly result: ModelResult } | { readonly outcome: Outcome }> {
+    const deps = this.#deps;
+    const { config } = deps;
+    const messages = this.#projection.current();
+    const violation = this.#projection.pairingViolation();
+    if (violation) {
+      return {
+        outcome: {
+          kind: 'failed',
+          reason: 'internal',
+          detail: `refusing to send a malformed history: message ${violation.messageIndex}: ${violation.problem}`,
         },
       };
-      let handled;
-      try {
-        handled = await handleModelError(result, context, this.#handlers);
-      } catch (error) {
-        handled = {
-          handler: 'error-chain',
-          decision: {
-            action: 'fail' as const,
-            outcome: { kind: 'failed' as const, reason: 'internal' as const, detail: `error handler threw: ${describe(error)}` },
-            detail: 'handler threw',
-          },
-        };
-      }
-      const { decision } = handled;
-      this.#log.append('model.error_handled', {
-        turn: s.turn,
-        step: s.steps,
-        attempt,
-        handler: handled.handler,
-        action: decision.action,
-        ...(decision.action === 'retry' ? { delayMs: decision.delayMs } : {}),
-        detail: deps.redact(decision.detail),
-      });
-      switch (decision.action) {
-        case 'fail':
-          return { outcome: decision.outcome };
-        case 'switch_client':
-          client = decision.client;
-          break;
-        case 'retry':
-          if (decision.delayMs > 0) {
-            const span = s.span.child('backoff', `wait ${decision.delayMs} ms`, { delayMs: decision.delayMs, handler: handled.handler });
-            await deps.clock.sleep(decision.delayMs, s.scope.signal);
-            span.end(s.scope.cancelled ? 'cancelled' : 'ok');
-          }
-          break;
-        default:
-          assertNever(decision, 'error decision');
-      }
     }
+    const upTo = this.#log.length;
+    const tools = deps.tools.specs();
+    const refs = recordPromptAndTools(this.#log, deps.prompt, tools, this.#lastTools);
+    const system = (this.#log.at(refs.prompt) as Extract<LogEvent, { type: 'prompt.assembled' }>).payload.system;
+    this.#log.append('model.request', {
+      turn: s.turn,
+      step: s.steps,
+      attempt,
+      client: client.name,
+      model: config.model,
+      upTo,
+      prompt: refs.prompt,
+      tools: refs.tools,
+      maxTokens: config.maxTokens,
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+    });
+    const request: ModelRequest = {
+      model: config.model,
+      system,
+      messages,
+      tools,
+      maxTokens: config.maxTokens,
+      signal: s.scope.signal,
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      ...(config.modelTimeoutMs !== undefined ? { timeoutMs: config.modelTimeoutMs } : {}),
+    };
+    return { result: await this.#callModel(s, client, request, attempt) };
   }
 
   async #callModel(s: TurnState, client: ModelClient, request: ModelRequest, attempt: number): Promise<ModelResult> {
@@ -541,7 +427,7 @@ export class AgentLoop {
       s.scope.signal,
       () => ({ type: 'transport_error', kind: 'aborted', message: 'the turn was cancelled' }),
       // Providers never reject; one that does broke its contract. Keep going as a transport failure.
-      (error) => ({ type: 'transport_error', kind: 'network', message: `model client rejected (contract violation): ${describe(error)}` }),
+      (error) => ({ type: 'transport_error', kind: 'network', message: `model client rejected (contract violation): ${describeError(error)}` }),
     );
     open = false;
     const ok = result.type === 'reply' || result.type === 'tool_use';
@@ -559,6 +445,81 @@ export class AgentLoop {
     return result;
   }
 
+  /** Where the model's answer leads: CHECKPOINT (reply), TOOLS (tool use), or an outcome. */
+  async #onResult(s: TurnState, result: Exclude<ModelResult, ModelErrorResult>): Promise<Next> {
+    switch (result.type) {
+      case 'reply':
+        return this.#replied(s, result);
+      case 'tool_use':
+        return this.#toolUse(s, result);
+      case 'max_tokens':
+        return {
+          kind: 'failed',
+          reason: 'max_tokens',
+          detail: result.partialToolCall ? 'output limit reached inside a tool call; the partial call was not run' : 'output limit reached',
+        };
+      case 'refusal':
+        return { kind: 'failed', reason: 'refusal', detail: this.#deps.redact(result.text || 'the model refused') };
+      case 'unknown':
+        return { kind: 'failed', reason: 'unknown_stop_reason', detail: `stop reason "${result.stopReason}"` };
+      default:
+        return assertNever(result, 'model result');
+    }
+  }
+
+  /** A reply: the turn closes unless a steer waits or a checkpoint hook extends it. */
+  async #replied(s: TurnState, result: ReplyResult): Promise<Next> {
+    const { config } = this.#deps;
+    if (result.text.trim().length === 0 && !result.content.some((b) => b.type === 'text' && b.text.trim())) {
+      return { kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' };
+    }
+    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content, this.#deps.redact) });
+    s.takenPending = [];
+    s.reply = result.text;
+    await this.#persist();
+    // The turn ends when no steer waits — checked again after the hooks, which take time.
+    const more = s.steps < config.maxSteps;
+    if (more && this.#steerWaiting()) return 'next_step';
+    if (more && (await this.#checkpoint(s))) return 'next_step';
+    if (s.scope.cancelled) return this.#cancelled(s);
+    if (more && this.#steerWaiting()) return 'next_step';
+    return { kind: 'replied' };
+  }
+
+  /** Tool calls: recorded, then run unless a budget forbids it (invariant 11: checked before any runs). */
+  async #toolUse(s: TurnState, result: ToolUseResult): Promise<Next> {
+    const { config } = this.#deps;
+    const calls = this.#uniqueCallIds(result.calls);
+    this.#log.append('assistant.message', {
+      turn: s.turn,
+      step: s.steps,
+      content: plainContent(withCallIds(result.content, calls), this.#deps.redact),
+    });
+    s.takenPending = [];
+    s.journal.planned(calls);
+    await this.#persist();
+    // Invariant 11: never run a round whose results the model could not see.
+    if (s.steps >= config.maxSteps) {
+      return {
+        kind: 'failed',
+        reason: 'max_steps',
+        detail: `step limit ${config.maxSteps} reached with ${calls.length} tool call(s) pending; they were not run`,
+      };
+    }
+    if (s.toolCalls + calls.length > config.maxToolCallsPerTurn) {
+      return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per turn (${config.maxToolCallsPerTurn}) would be exceeded` };
+    }
+    const sessionCalls = this.#log.positions.toolExecutions + calls.length;
+    if (sessionCalls > config.maxToolCallsPerSession) {
+      return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per session (${config.maxToolCallsPerSession}) would be exceeded` };
+    }
+    s.toolCalls += calls.length;
+    await this.#runningTools(s, calls);
+    if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
+    await this.#persist();
+    return 'next_step';
+  }
+
   #uniqueCallIds(calls: readonly ToolCall[]): ToolCall[] {
     const seen = new Set<string>();
     return calls.map((c, i) => {
@@ -569,11 +530,82 @@ export class AgentLoop {
     });
   }
 
+  #steerWaiting(): boolean {
+    return takeForNextStep(this.#log.positions.pending()).some((m) => m.intent === 'steer');
+  }
+
   // ---------------------------------------------------------------------------
-  // Tools
+  // RECOVERING: the model-error chain
   // ---------------------------------------------------------------------------
 
-  async #runTools(s: TurnState, calls: readonly ToolCall[]): Promise<void> {
+  /** Passes a failed attempt through the error chain; records and carries out its decision. */
+  async #recovering(s: TurnState, result: ModelErrorResult, attempt: number, counters: Map<string, number>): Promise<Recovery> {
+    const deps = this.#deps;
+    const context: ErrorContext = {
+      turn: s.turn,
+      step: s.steps,
+      attempt,
+      config: deps.config,
+      fallbacks: deps.fallbackModels ?? [],
+      counters,
+      random: this.#random,
+      compact: async () => {
+        const span = s.span.child('compaction', 'compaction', { step: s.steps });
+        const report = await applyCompaction(this.#log, this.#projection, deps.compactor, s.scope.signal);
+        span.end(report.shrank ? 'ok' : 'error', {
+          shrank: report.shrank,
+          tokensBefore: report.tokensBefore,
+          tokensAfter: report.tokensAfter,
+          detail: report.detail,
+        });
+        return report;
+      },
+    };
+    let handled;
+    try {
+      handled = await handleModelError(result, context, this.#handlers);
+    } catch (error) {
+      handled = {
+        handler: 'error-chain',
+        decision: {
+          action: 'fail' as const,
+          outcome: { kind: 'failed' as const, reason: 'internal' as const, detail: `error handler threw: ${describeError(error)}` },
+          detail: 'handler threw',
+        },
+      };
+    }
+    const { decision } = handled;
+    this.#log.append('model.error_handled', {
+      turn: s.turn,
+      step: s.steps,
+      attempt,
+      handler: handled.handler,
+      action: decision.action,
+      ...(decision.action === 'retry' ? { delayMs: decision.delayMs } : {}),
+      detail: deps.redact(decision.detail),
+    });
+    switch (decision.action) {
+      case 'fail':
+        return { outcome: decision.outcome };
+      case 'switch_client':
+        return { retryWith: decision.client };
+      case 'retry':
+        if (decision.delayMs > 0) {
+          const span = s.span.child('backoff', `wait ${decision.delayMs} ms`, { delayMs: decision.delayMs, handler: handled.handler });
+          await deps.clock.sleep(decision.delayMs, s.scope.signal);
+          span.end(s.scope.cancelled ? 'cancelled' : 'ok');
+        }
+        return { retryWith: undefined };
+      default:
+        return assertNever(decision, 'error decision');
+    }
+  }
+
+  // ---------------------------------------------------------------------------
+  // TOOLS
+  // ---------------------------------------------------------------------------
+
+  async #runningTools(s: TurnState, calls: readonly ToolCall[]): Promise<void> {
     const tools = this.#deps.tools;
     // Consecutive parallel-safe calls run together; anything else runs alone, in order.
     let i = 0;
@@ -587,81 +619,22 @@ export class AgentLoop {
   }
 
   async #runTool(s: TurnState, call: ToolCall): Promise<void> {
-    const deps = this.#deps;
-    const recorder: ToolCallRecorder = {
-      policy: (callId, tool, d) => {
-        this.#log.append('policy.decision', { turn: s.turn, step: s.steps, callId, tool, decision: d.decision, by: d.by, rule: deps.redact(d.rule) });
-      },
-      started: async (entry) => {
-        this.#log.append('tool.started', {
-          turn: s.turn,
-          step: s.steps,
-          callId: entry.callId,
-          name: entry.name,
-          args: redactDeep(entry.args, deps.redact),
-          sideEffect: entry.sideEffect,
-          attempt: entry.attempt,
-          ...(entry.idempotencyKey !== undefined ? { idempotencyKey: entry.idempotencyKey } : {}),
-        });
-        if (writesAhead(entry.sideEffect)) {
-          try {
-            await this.#persist(); // write-ahead: a crash after this point can never re-run the call (invariant 13)
-          } catch (error) {
-            s.persistenceFailure ??= error as PersistenceError; // the pipeline settles the call; the turn then stops
-            throw error;
-          }
-          if (entry.attempt === 1) s.sideEffects.push({ callId: entry.callId, name: entry.name });
-        }
-      },
-      alreadyStarted: (callId) => this.#log.positions.call(callId)?.started === true,
-    };
+    const step = s.steps;
     let settled;
     try {
-      settled = await deps.tools.execute(call, { signal: s.scope.signal, clock: deps.clock, recorder, trace: s.span });
+      settled = await this.#deps.tools.execute(call, { signal: s.scope.signal, clock: this.#deps.clock, recorder: s.journal.recorder(step), trace: s.span });
     } catch (error) {
-      const started = this.#log.positions.call(call.id)?.started === true;
-      settled = {
-        callId: call.id,
-        name: call.name,
-        status: started ? ('unknown' as const) : ('failed' as const),
-        content: `tool pipeline error: ${describe(error)}`,
-        error: {
-          failed_tool: call.name,
-          error_code: 'PIPELINE_ERROR',
-          error_message: describe(error),
-          suggestion: started ? 'It may have run; check before retrying.' : 'Try again later.',
-        },
-        durationMs: 0,
-        attempts: started ? 1 : 0,
-      };
+      settled = s.journal.pipelineError(call, error);
     }
-    const base = {
-      turn: s.turn,
-      step: s.steps,
-      callId: call.id,
-      name: call.name,
-      status: settled.status,
-      content: deps.redact(settled.content),
-      ...(settled.error ? { error: settled.error } : {}),
-      ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
-      durationMs: settled.durationMs,
-      attempts: settled.attempts,
-    };
-    if (this.#log.positions.call(call.id)?.result !== undefined) return; // already closed (cannot happen: one result per call)
-    try {
-      this.#log.append('tool.result', settled.output !== undefined ? { ...base, output: redactDeep(settled.output, deps.redact) } : base);
-    } catch {
-      // Output that is not plain data must not cost the call its result.
-      this.#log.append('tool.result', base);
-    }
+    s.journal.settled(step, call, settled);
   }
 
   // ---------------------------------------------------------------------------
-  // Checkpoints and closing
+  // CHECKPOINT
   // ---------------------------------------------------------------------------
 
   /** Runs the pre-close hooks one at a time; true if one extended the turn. */
-  async #runCheckpoints(s: TurnState): Promise<boolean> {
+  async #checkpoint(s: TurnState): Promise<boolean> {
     const hooks = this.#deps.checkpoints ?? [];
     if (hooks.length === 0 || s.extensions >= this.#deps.config.maxCheckpointExtensions) return false;
     for (const hook of hooks) {
@@ -673,7 +646,7 @@ export class AgentLoop {
           s.scope.signal,
           () => undefined,
           (error) => {
-            span.end('error', { error: describe(error) });
+            span.end('error', { error: describeError(error) });
             return undefined;
           },
         );
@@ -685,11 +658,15 @@ export class AgentLoop {
         }
         span.end('ok', { extended: false });
       } catch (error) {
-        span.end('error', { error: describe(error) });
+        span.end('error', { error: describeError(error) });
       }
     }
     return false;
   }
+
+  // ---------------------------------------------------------------------------
+  // Closing
+  // ---------------------------------------------------------------------------
 
   #cancelled(s: TurnState): Outcome {
     return { kind: 'cancelled', by: s.scope.cancelled?.by ?? 'user' };
@@ -700,36 +677,7 @@ export class AgentLoop {
     let returned: string[] = [];
     try {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
-      // The model reads the same structured error as for any other failed call.
-      for (const callId of s.callIds) {
-        const call = this.#log.positions.call(callId);
-        if (!call || call.result !== undefined) continue;
-        const why = outcome.kind === 'cancelled' ? `the turn was cancelled by ${outcome.by}` : `the turn ended (${outcomeLabel(outcome)})`;
-        const error = call.started
-          ? {
-              failed_tool: call.name,
-              error_code: 'INTERRUPTED',
-              error_message: `${call.name} was interrupted: ${why} while it was running. It may or may not have taken effect.`,
-              suggestion: 'Check whether it took effect before calling it again.',
-            }
-          : {
-              failed_tool: call.name,
-              error_code: 'NOT_RUN',
-              error_message: `${call.name} was not run: ${why} before it started.`,
-              suggestion: 'It never ran; call it again if it is still needed.',
-            };
-        this.#log.append('tool.result', {
-          turn: s.turn,
-          step: s.steps,
-          callId,
-          name: call.name,
-          status: call.started ? 'unknown' : 'failed',
-          content: renderError(error),
-          error,
-          durationMs: 0,
-          attempts: call.started ? 1 : 0,
-        });
-      }
+      s.journal.closeOpen(s.steps, outcome);
       if (outcome.kind === 'cancelled' && s.takenPending.length > 0) {
         returned = s.takenPending;
         this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason: `turn cancelled by ${outcome.by} before the model saw them` });
@@ -740,13 +688,13 @@ export class AgentLoop {
         outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
       }
       this.#appendClosed(s, outcome);
-      if (outcome.kind === 'failed' && this.#deps.config.sideEffectNotice && s.sideEffects.length > 0) {
+      if (outcome.kind === 'failed' && this.#deps.config.sideEffectNotice && s.journal.sideEffects.length > 0) {
         // The failed turn adds nothing to the history (invariant 5), but the world
         // changed: tell the model in its next turn, without waking the loop.
         this.#log.append('inbox.received', {
           id: this.#deps.newId(),
           intent: 'inject',
-          text: sideEffectNotice(outcome, s.sideEffects, this.#log),
+          text: sideEffectNotice(outcome, s.journal.sideEffects, this.#log),
           source: 'loop:side-effects',
         });
       }
@@ -762,7 +710,7 @@ export class AgentLoop {
         }
       }
     } catch (error) {
-      outcome = { kind: 'failed', reason: 'internal', detail: `closing the turn failed: ${describe(error)}` };
+      outcome = { kind: 'failed', reason: 'internal', detail: `closing the turn failed: ${describeError(error)}` };
       if (this.#log.positions.openTurn === s.turn) this.#appendClosed(s, outcome);
     }
     return { outcome, returned };
@@ -782,7 +730,7 @@ export class AgentLoop {
     } catch (error) {
       this.#log.append('turn.closed', {
         turn: s.turn,
-        outcome: { kind: 'failed', reason: 'internal', detail: `could not record the outcome: ${describe(error)}` },
+        outcome: { kind: 'failed', reason: 'internal', detail: `could not record the outcome: ${describeError(error)}` },
         steps: s.steps,
         usage: { inputTokens: 0, outputTokens: 0 },
         toolCalls: s.toolCalls,
@@ -790,12 +738,8 @@ export class AgentLoop {
     }
   }
 
-  async #persist(): Promise<void> {
-    try {
-      await this.#deps.persist();
-    } catch (error) {
-      throw new PersistenceError(error);
-    }
+  #persist(): Promise<void> {
+    return persistOrThrow(this.#deps.persist);
   }
 
   /** Recording a cancel is best effort: the cancel itself has already taken effect. */
@@ -808,100 +752,9 @@ export class AgentLoop {
   }
 }
 
-/** Token counts a broken client reports as NaN or negative count as zero. */
-function countable(n: number): number {
-  return Number.isFinite(n) && n > 0 ? n : 0;
-}
-
-function writesAhead(level: SideEffect): boolean {
-  return level === 'STATEFUL' || level === 'CRITICAL';
-}
-
 function linkSignals(signals: NonNullable<LoopDeps['signals']>): { signal: AbortSignal; by: CancelSource }[] {
   const out: { signal: AbortSignal; by: CancelSource }[] = [];
   if (signals.parent) out.push({ signal: signals.parent, by: 'parent' });
   if (signals.shutdown) out.push({ signal: signals.shutdown, by: 'shutdown' });
   return out;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
-/** Assistant content as plain, redacted data for the log. */
-function plainContent(content: readonly AssistantBlock[], redact: (t: string) => string) {
-  return content.map((b) =>
-    b.type === 'text'
-      ? { type: 'text' as const, text: redact(b.text) }
-      : { type: 'tool_call' as const, id: b.id, name: b.name, args: redactDeep(b.args ?? {}, redact) },
-  );
-}
-
-/** Content with call ids replaced by the de-duplicated ones, in order. */
-function withCallIds(content: readonly AssistantBlock[], calls: readonly ToolCall[]) {
-  let k = 0;
-  const out = content.map((b) => (b.type === 'tool_call' ? { ...b, id: calls[k++]?.id ?? b.id } : b));
-  // Calls the provider reported without content blocks still belong in the message.
-  for (; k < calls.length; k++) out.push({ type: 'tool_call', id: calls[k]!.id, name: calls[k]!.name, args: calls[k]!.args });
-  return out;
-}
-
-function plainOutcome(outcome: Outcome, redact: (t: string) => string): Outcome {
-  switch (outcome.kind) {
-    case 'failed':
-      return { kind: 'failed', reason: outcome.reason, ...(outcome.detail !== undefined ? { detail: redact(outcome.detail) } : {}) };
-    case 'rejected':
-      return { kind: 'rejected', ...(outcome.reason !== undefined ? { reason: redact(outcome.reason) } : {}) };
-    case 'cancelled':
-      return { kind: 'cancelled', by: outcome.by };
-    case 'replied':
-    case 'nothing_to_do':
-    case 'conversation_full':
-    case 'interrupted':
-      return { kind: outcome.kind };
-    default:
-      return assertNever(outcome, 'outcome');
-  }
-}
-
-/** What `model.result` keeps of a result: its shape and usage, not the content (that is in assistant.message). */
-function summarizeResult(result: ModelResult, redact: (t: string) => string) {
-  const base = {
-    type: result.type,
-    ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
-    ...(result.usage ? { usage: { ...result.usage } } : {}),
-  };
-  switch (result.type) {
-    case 'reply':
-      return base;
-    case 'tool_use':
-      return { ...base, calls: result.calls.length };
-    case 'max_tokens':
-      return { ...base, partialToolCall: result.partialToolCall, text: redact(result.text) };
-    case 'refusal':
-      return { ...base, text: redact(result.text) };
-    case 'unknown':
-      return { ...base, stopReason: result.stopReason, text: redact(result.text) };
-    case 'context_window_exceeded':
-      return { ...base, at: result.at, message: redact(result.message) };
-    case 'transport_error':
-      return {
-        ...base,
-        kind: result.kind,
-        message: redact(result.message),
-        ...(result.status !== undefined ? { status: result.status } : {}),
-        ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
-      };
-    default:
-      return assertNever(result, 'model result');
-  }
-}
-
-function sideEffectNotice(outcome: Outcome, effects: readonly { callId: string; name: string }[], log: EventLog): string {
-  const lines = effects.map((e) => {
-    const result = log.positions.call(e.callId)?.result;
-    const status = result === undefined ? 'unknown' : ((log.at(result)?.payload as { status?: string }).status ?? 'unknown');
-    return `- ${e.name} (call ${e.callId}): ${status === 'ok' ? 'done' : status === 'unknown' ? 'may have taken effect' : 'failed'}`;
-  });
-  return `[The previous turn ended with ${outcomeLabel(outcome)} and its messages were not kept, but these actions were already carried out or may have been:\n${lines.join('\n')}\nDo not repeat them without checking.]`;
 }

@@ -1,0 +1,100 @@
+/**
+ * How the loop's facts are shaped for the log: plain, redacted data with no
+ * more than the record needs. The runner decides what happened; these say how it
+ * is written down.
+ */
+import type { EventLog } from '../log/event-log.ts';
+import type { AssistantBlock, ModelResult, ToolCall } from '../model/client.ts';
+import { assertNever, outcomeLabel, type Outcome } from '../outcome.ts';
+import { redactDeep } from '../redact.ts';
+
+type Redact = (text: string) => string;
+
+/** Assistant content as plain, redacted data for the log. */
+export function plainContent(content: readonly AssistantBlock[], redact: Redact) {
+  return content.map((b) =>
+    b.type === 'text'
+      ? { type: 'text' as const, text: redact(b.text) }
+      : { type: 'tool_call' as const, id: b.id, name: b.name, args: redactDeep(b.args ?? {}, redact) },
+  );
+}
+
+/** Content with call ids replaced by the de-duplicated ones, in order. */
+export function withCallIds(content: readonly AssistantBlock[], calls: readonly ToolCall[]): AssistantBlock[] {
+  let k = 0;
+  const out: AssistantBlock[] = content.map((b) => (b.type === 'tool_call' ? { ...b, id: calls[k++]?.id ?? b.id } : b));
+  // Calls the provider reported without content blocks still belong in the message.
+  for (; k < calls.length; k++) out.push({ type: 'tool_call', id: calls[k]!.id, name: calls[k]!.name, args: calls[k]!.args });
+  return out;
+}
+
+/** An outcome with only the alphabet's fields, its texts redacted. */
+export function plainOutcome(outcome: Outcome, redact: Redact): Outcome {
+  switch (outcome.kind) {
+    case 'failed':
+      return { kind: 'failed', reason: outcome.reason, ...(outcome.detail !== undefined ? { detail: redact(outcome.detail) } : {}) };
+    case 'rejected':
+      return { kind: 'rejected', ...(outcome.reason !== undefined ? { reason: redact(outcome.reason) } : {}) };
+    case 'cancelled':
+      return { kind: 'cancelled', by: outcome.by };
+    case 'replied':
+    case 'nothing_to_do':
+    case 'conversation_full':
+    case 'interrupted':
+      return { kind: outcome.kind };
+    default:
+      return assertNever(outcome, 'outcome');
+  }
+}
+
+/** What `model.result` keeps of a result: its shape and usage, not the content (that is in assistant.message). */
+export function summarizeResult(result: ModelResult, redact: Redact) {
+  const base = {
+    type: result.type,
+    ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
+    ...(result.usage ? { usage: { ...result.usage } } : {}),
+  };
+  switch (result.type) {
+    case 'reply':
+      return base;
+    case 'tool_use':
+      return { ...base, calls: result.calls.length };
+    case 'max_tokens':
+      return { ...base, partialToolCall: result.partialToolCall, text: redact(result.text) };
+    case 'refusal':
+      return { ...base, text: redact(result.text) };
+    case 'unknown':
+      return { ...base, stopReason: result.stopReason, text: redact(result.text) };
+    case 'context_window_exceeded':
+      return { ...base, at: result.at, message: redact(result.message) };
+    case 'transport_error':
+      return {
+        ...base,
+        kind: result.kind,
+        message: redact(result.message),
+        ...(result.status !== undefined ? { status: result.status } : {}),
+        ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+      };
+    default:
+      return assertNever(result, 'model result');
+  }
+}
+
+/** The notice a failed turn that ran side effects leaves for the next turn. */
+export function sideEffectNotice(outcome: Outcome, effects: readonly { callId: string; name: string }[], log: EventLog): string {
+  const lines = effects.map((e) => {
+    const result = log.positions.call(e.callId)?.result;
+    const status = result === undefined ? 'unknown' : ((log.at(result)?.payload as { status?: string }).status ?? 'unknown');
+    return `- ${e.name} (call ${e.callId}): ${status === 'ok' ? 'done' : status === 'unknown' ? 'may have taken effect' : 'failed'}`;
+  });
+  return `[The previous turn ended with ${outcomeLabel(outcome)} and its messages were not kept, but these actions were already carried out or may have been:\n${lines.join('\n')}\nDo not repeat them without checking.]`;
+}
+
+/** Token counts a broken client reports as NaN or negative count as zero. */
+export function countable(n: number): number {
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

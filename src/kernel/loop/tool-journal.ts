@@ -1,0 +1,155 @@
+/**
+ * The tool journal of one turn: every record of a tool call is written here —
+ * the policy decision, the start, the result — and nowhere else.
+ *
+ * - A STATEFUL or CRITICAL start is written ahead: persisted before the tool
+ *   runs, so a crash after it can never run the call again (invariant 13). If
+ *   that write fails the tool does not run, and the turn stops once the step's
+ *   calls have settled (`writeAheadFailure`).
+ * - Every call gets exactly one result: the pipeline's, or — when the turn ends
+ *   with calls still open — `unknown` (INTERRUPTED) for one that started, and
+ *   `failed` (NOT_RUN) for one that never did.
+ */
+import type { EventLog } from '../log/event-log.ts';
+import type { ToolCall } from '../model/client.ts';
+import { outcomeLabel, type Outcome } from '../outcome.ts';
+import { redactDeep } from '../redact.ts';
+import { renderError } from '../tools/tool-errors.ts';
+import type { SettledToolCall, SideEffect, ToolCallRecorder } from '../tools/types.ts';
+import { PersistenceError, persistOrThrow } from './persistence-error.ts';
+import { describeError } from './records.ts';
+
+export class ToolJournal {
+  readonly #log: EventLog;
+  readonly #turn: number;
+  readonly #persist: () => Promise<void>;
+  readonly #redact: (text: string) => string;
+  /** Tool calls made in this turn, in order. */
+  readonly callIds: string[] = [];
+  /** STATEFUL / CRITICAL executions started in this turn. */
+  readonly sideEffects: { callId: string; name: string }[] = [];
+  /** A write-ahead record that could not be stored: the turn stops after the tools settle. */
+  writeAheadFailure: PersistenceError | undefined;
+
+  constructor(log: EventLog, turn: number, persist: () => Promise<void>, redact: (text: string) => string) {
+    this.#log = log;
+    this.#turn = turn;
+    this.#persist = persist;
+    this.#redact = redact;
+  }
+
+  /** The calls of a step the model made, in order (before any of them runs). */
+  planned(calls: readonly ToolCall[]): void {
+    for (const c of calls) this.callIds.push(c.id);
+  }
+
+  /** What the tool pipeline records through, for a call of `step`. */
+  recorder(step: number): ToolCallRecorder {
+    return {
+      policy: (callId, tool, d) => {
+        this.#log.append('policy.decision', { turn: this.#turn, step, callId, tool, decision: d.decision, by: d.by, rule: this.#redact(d.rule) });
+      },
+      started: async (entry) => {
+        this.#log.append('tool.started', {
+          turn: this.#turn,
+          step,
+          callId: entry.callId,
+          name: entry.name,
+          args: redactDeep(entry.args, this.#redact),
+          sideEffect: entry.sideEffect,
+          attempt: entry.attempt,
+          ...(entry.idempotencyKey !== undefined ? { idempotencyKey: entry.idempotencyKey } : {}),
+        });
+        if (!writesAhead(entry.sideEffect)) return;
+        try {
+          await persistOrThrow(this.#persist); // write-ahead: a crash after this point can never re-run the call
+        } catch (error) {
+          this.writeAheadFailure ??= error as PersistenceError; // the pipeline settles the call; the turn then stops
+          throw error;
+        }
+        if (entry.attempt === 1) this.sideEffects.push({ callId: entry.callId, name: entry.name });
+      },
+      alreadyStarted: (callId) => this.#log.positions.call(callId)?.started === true,
+    };
+  }
+
+  /** The result of a pipeline that broke its contract and threw: `unknown` if the call may have started. */
+  pipelineError(call: ToolCall, error: unknown): SettledToolCall {
+    const started = this.#log.positions.call(call.id)?.started === true;
+    return {
+      callId: call.id,
+      name: call.name,
+      status: started ? 'unknown' : 'failed',
+      content: `tool pipeline error: ${describeError(error)}`,
+      error: {
+        failed_tool: call.name,
+        error_code: 'PIPELINE_ERROR',
+        error_message: describeError(error),
+        suggestion: started ? 'It may have run; check before retrying.' : 'Try again later.',
+      },
+      durationMs: 0,
+      attempts: started ? 1 : 0,
+    };
+  }
+
+  /** Writes the call's one result. */
+  settled(step: number, call: ToolCall, settled: SettledToolCall): void {
+    if (this.#log.positions.call(call.id)?.result !== undefined) return; // already closed (cannot happen: one result per call)
+    const base = {
+      turn: this.#turn,
+      step,
+      callId: call.id,
+      name: call.name,
+      status: settled.status,
+      content: this.#redact(settled.content),
+      ...(settled.error ? { error: settled.error } : {}),
+      ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
+      durationMs: settled.durationMs,
+      attempts: settled.attempts,
+    };
+    try {
+      this.#log.append('tool.result', settled.output !== undefined ? { ...base, output: redactDeep(settled.output, this.#redact) } : base);
+    } catch {
+      // Output that is not plain data must not cost the call its result.
+      this.#log.append('tool.result', base);
+    }
+  }
+
+  /** Gives every call of the turn still without a result the one it is owed as the turn ends with `outcome`. */
+  closeOpen(step: number, outcome: Outcome): void {
+    const why = outcome.kind === 'cancelled' ? `the turn was cancelled by ${outcome.by}` : `the turn ended (${outcomeLabel(outcome)})`;
+    for (const callId of this.callIds) {
+      const call = this.#log.positions.call(callId);
+      if (!call || call.result !== undefined) continue;
+      // The model reads the same structured error as for any other failed call.
+      const error = call.started
+        ? {
+            failed_tool: call.name,
+            error_code: 'INTERRUPTED',
+            error_message: `${call.name} was interrupted: ${why} while it was running. It may or may not have taken effect.`,
+            suggestion: 'Check whether it took effect before calling it again.',
+          }
+        : {
+            failed_tool: call.name,
+            error_code: 'NOT_RUN',
+            error_message: `${call.name} was not run: ${why} before it started.`,
+            suggestion: 'It never ran; call it again if it is still needed.',
+          };
+      this.#log.append('tool.result', {
+        turn: this.#turn,
+        step,
+        callId,
+        name: call.name,
+        status: call.started ? 'unknown' : 'failed',
+        content: renderError(error),
+        error,
+        durationMs: 0,
+        attempts: call.started ? 1 : 0,
+      });
+    }
+  }
+}
+
+function writesAhead(level: SideEffect): boolean {
+  return level === 'STATEFUL' || level === 'CRITICAL';
+}
