@@ -13,6 +13,7 @@
 import { join } from 'node:path';
 import { writeCounterexample } from '../src/fuzz/counterexample.ts';
 import { runFuzz } from '../src/fuzz/run-fuzz.ts';
+import { bundledFuzzOptions } from '../test/support/bundled.ts';
 import { RESULTS_DIR, verdict, writeResults } from './lib/results.ts';
 
 const runs = Number(process.argv[2] ?? 100_000);
@@ -24,6 +25,7 @@ const samples: { runs: number; elapsedMs: number; turnsPerSecond: number }[] = [
 const result = await runFuzz({
   runs,
   seed,
+  ...(await bundledFuzzOptions()),
   progressEveryMs: 10_000,
   onProgress: (p) => {
     samples.push({ runs: p.runs, elapsedMs: Math.round(p.elapsedMs), turnsPerSecond: Math.round(p.turnsPerSecond) });

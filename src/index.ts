@@ -26,7 +26,11 @@ export * as results from '../providers/fake/results.ts';
 // The harness
 export { VirtualClock } from './harness/virtual-clock.ts';
 export { runScenario, type ScenarioRun, type RunOptions as ScenarioRunOptions } from './harness/second-host.ts';
-export { runScenarioFile, type AgentUnderTest } from './harness/scenario-file.ts';
+export { runScenarioFile, type ScenarioFileOptions } from './harness/scenario-file.ts';
+
+// Your config: loopgate.config.ts
+export { defineConfig, type LoopgateConfig } from './config/define-config.ts';
+export { loadConfig, type ResolvedConfig } from './config/load-config.ts';
 export { parseScenario, loadScenarioFile } from './harness/scenario/load.ts';
 export { scenarioSchema, type Scenario } from './harness/scenario/schema.ts';
 

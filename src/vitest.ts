@@ -3,32 +3,66 @@
  *
  *   import { describeScenarios, describeLoopTable, describeModelClientContract, createWireHarness } from 'loopgate/vitest';
  *
- *   describeScenarios('support agent', ['scenarios/'], { agent: { tools: myTools, system: myPrompt } });
+ *   describeScenarios('booking agent');                       // loopgate.config.ts: its agents, scenarios and invariants
+ *   describeScenarios('one folder', { paths: ['scenarios/refunds'] });
+ *   describeScenarios('no config', { agents: { booking: bookingAgent }, paths: ['scenarios/'] });
  *   describeLoopTable();
  *   describeModelClientContract('my anthropic config', createWireHarness('anthropic', { adapter: { model: 'claude-haiku-4-5' } }));
+ *
+ * The same scenario files give the same results here as in `loopgate run`: the
+ * same agents from the same config, the same case ids (paths relative to the
+ * config's folder) and so the same seeds.
  */
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { possibleCells, runCell } from '../state-tables/cell-case.ts';
 import { cellLabel } from '../state-tables/loop-table.ts';
-import { findScenarioFiles } from './harness/scenario/load.ts';
-import { runScenarioFile, type ScenarioFileOptions } from './harness/scenario-file.ts';
+import { loadConfig } from './config/load-config.ts';
+import { loadSuiteScenarios, suiteInvariants, type SuiteContext } from './harness/suites.ts';
+import { contextFromOptions, runScenarioFile, type ScenarioFileOptions } from './harness/scenario-file.ts';
 
 export * from '../providers/vitest.ts';
 export { describeEventStoreContract } from './stores/store-conformance.ts';
-export { runScenarioFile, type AgentUnderTest, type ScenarioFileOptions } from './harness/scenario-file.ts';
+export { runScenarioFile, type ScenarioFileOptions } from './harness/scenario-file.ts';
 
-/** One test per scenario file under `paths`, run with your agent; a failure lists every failing check. */
-export function describeScenarios(title: string, paths: readonly string[], options: ScenarioFileOptions = {}): void {
-  describe(title, () => {
-    for (const file of paths.flatMap((p) => findScenarioFiles(p))) {
-      it(file, async () => {
-        const outcome = await runScenarioFile(file, options);
+export interface DescribeScenariosOptions extends ScenarioFileOptions {
+  /** Scenario files or folders. Default: the config's scenarios. */
+  readonly paths?: readonly string[];
+  /** The config file (default: loopgate.config.ts found upward from the working directory). Ignored when `agents` are given. */
+  readonly config?: string;
+}
+
+/**
+ * One test per scenario file, named by its id (its path relative to the config's
+ * folder), run with your agents; a failure lists every failing check.
+ */
+export function describeScenarios(title: string, options: DescribeScenariosOptions | readonly string[] = {}, legacy: ScenarioFileOptions = {}): void {
+  const opts: DescribeScenariosOptions = Array.isArray(options) ? { ...legacy, paths: options } : (options as DescribeScenariosOptions);
+  describe(title, async () => {
+    const { context, paths } = await suiteFor(opts);
+    for (const loaded of await loadSuiteScenarios(paths, context)) {
+      it(loaded.id, async () => {
+        const outcome = await runScenarioFile(resolve(loaded.file), context, opts.seed ?? 1);
         if (outcome.status === 'skipped') return;
         const failing = outcome.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
         expect(failing, `${outcome.name}\n${failing.join('\n')}`).toEqual([]);
       });
     }
   });
+}
+
+async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: SuiteContext; paths: readonly string[] }> {
+  if (options.agents !== undefined) {
+    const context = contextFromOptions(options);
+    return { context, paths: (options.paths ?? ['scenarios']).map((p) => resolve(context.root, p)) };
+  }
+  const config = await loadConfig({ path: options.config });
+  const context: SuiteContext = {
+    registry: config.registry,
+    invariants: suiteInvariants([...config.invariants, ...(options.invariants ?? [])]),
+    root: config.root,
+  };
+  return { context, paths: options.paths ? options.paths.map((p) => resolve(p)) : config.scenarios };
 }
 
 /** The loop's state table: every possible cell's fixture, checked three ways. */

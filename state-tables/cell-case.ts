@@ -13,6 +13,7 @@ import { runScenario, type ScenarioRun } from '../src/harness/second-host.ts';
 import type { CheckResult } from '../src/report/results.ts';
 import { FIXTURES, type Fixture } from './fixtures.ts';
 import { cellLabel, LOOP_TABLE, STATES, type Cell, type State } from './loop-table.ts';
+import { TABLE_AGENTS } from './table-agent.ts';
 
 export function fixtureFor(event: string, state: State): Fixture | undefined {
   return FIXTURES[event]?.(state);
@@ -38,6 +39,7 @@ export async function runCell(event: string, state: State, cell: Cell, seed: num
   }
   const run = await runScenario(parsed.data, {
     seed,
+    agents: TABLE_AGENTS,
     ...(fixture.model ? { model: fixture.model } : {}),
     ...(fixture.claim ? { claim: fixture.claim } : {}),
     ...(fixture.errorHandlers ? { errorHandlers: fixture.errorHandlers } : {}),

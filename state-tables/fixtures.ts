@@ -457,8 +457,10 @@ export const FIXTURES: Readonly<Record<string, (state: State) => Fixture | undef
     single(
       'tool timed out',
       {
-        tools: [{ name: 'lookup_order', timeoutMs: 1_000, maxRetries: 0, behaviour: ['hang'] }],
-        provider: { script: [LOOKUP, reply('It is taking too long.')] },
+        tools: [
+          { name: 'slow_lookup', description: 'A lookup that may hang.', input: { order_id: 'string' }, timeoutMs: 1_000, maxRetries: 0, behaviour: ['hang'] },
+        ],
+        provider: { script: [{ tool_use: [{ id: 'look', name: 'slow_lookup', args: { order_id: 'ORD-1001' } }] }, reply('It is taking too long.')] },
       },
       {
         outcome: 'replied',

@@ -17,11 +17,11 @@ const ROOT = resolve(import.meta.dirname, '..');
 export const FLOORS: readonly (readonly string[])[] = [
   ['src/kernel'], // the loop and its parts, with the model port adapters implement
   ['src/yaml'], // reading YAML input, bounded and with line numbers
-  ['src/stores', 'providers', 'src/report', 'scenarios/example-agent'], // each on the kernel alone
+  ['src/stores', 'providers', 'src/report'], // each on the kernel alone
   ['src/host'], // the production host
-  ['src/harness'], // the second host, its world and the invariants
-  ['state-tables', 'src/fuzz'], // the loop table's fixtures; generators, shrinking
-  ['src/cli', 'src/index.ts', 'src/vitest.ts'], // the public entries
+  ['src/harness'], // the second host, its world and the invariants; the agent under test is plugged in, never imported
+  ['state-tables', 'src/fuzz', 'src/config'], // the loop table's fixtures; generators, shrinking; loopgate.config.ts
+  ['src/cli', 'src/index.ts', 'src/vitest.ts', 'scenarios'], // the public entries, and the bundled suite (a user of them)
 ];
 
 const PRODUCT_DIRS = ['src', 'providers', 'state-tables', 'scenarios'];

@@ -17,7 +17,8 @@ async function main(): Promise<void> {
     return;
   }
   const { runFuzz } = (await import('../../src/fuzz/index.ts')) as typeof import('../../src/fuzz/index.ts');
-  const result = await runFuzz({ timeLimitMs: seconds * 1000, seed, maxShrinkMs: 5_000 });
+  const { bundledFuzzOptions } = await import('../../test/support/bundled.ts');
+  const result = await runFuzz({ timeLimitMs: seconds * 1000, seed, maxShrinkMs: 5_000, ...(await bundledFuzzOptions()) });
   process.stdout.write(
     `${JSON.stringify({
       seed: result.seed,

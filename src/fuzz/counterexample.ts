@@ -32,7 +32,7 @@ export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): R
     description: describe(info),
     tags: ['fuzz-counterexample', info.invariant],
   };
-  if (scenario.agent !== 'support') out['agent'] = scenario.agent;
+  if (scenario.agent !== undefined) out['agent'] = scenario.agent;
   if (scenario.system !== undefined) out['system'] = scenario.system;
   if (Object.keys(scenario.config).length > 0) out['config'] = scenario.config;
   if (scenario.tools.length > 0) out['tools'] = scenario.tools;

@@ -3,7 +3,7 @@
  * generators driving them, every invariant of the registry plus your own.
  *
  *   const result = await fuzzAgent({
- *     tools: [searchTool, bookTool],
+ *     agent: () => ({ tools: [searchTool(db()), bookTool(db())] }), // fresh state per run
  *     args: { book_room: fc.record({ room: fc.constantFrom('A', 'B'), nights: fc.integer({ min: 1, max: 3 }) }) },
  *     invariants: [neverBooksTwice],
  *     runs: 500,
@@ -13,21 +13,24 @@
  * See src/fuzz/README.md.
  */
 import fc from 'fast-check';
-import type { AnyToolDeclaration } from '../kernel/index.ts';
-import type { RunOptions } from '../harness/second-host.ts';
+import type { AgentFactory, AnyToolDeclaration } from '../kernel/index.ts';
+import { INVARIANTS, type Invariant } from '../harness/invariants/index.ts';
+import type { AgentRegistry, RunOptions } from '../harness/second-host.ts';
+import { VirtualClock } from '../harness/virtual-clock.ts';
+import { seededRandom } from '../harness/second-host.ts';
 import { counterexampleYaml } from './counterexample.ts';
 import type { FuzzCaseOptions } from './generators/scenario.ts';
 import type { FuzzTool } from './generators/tools.ts';
-import { INVARIANTS, type Invariant } from '../harness/invariants/index.ts';
 import { runFuzz, type FuzzOptions, type FuzzResult } from './run-fuzz.ts';
 
+/** The name your agent has in the fuzz cases (and in a counterexample file). */
+const AGENT = 'agent-under-fuzz';
+
 export interface FuzzAgentOptions extends Omit<FuzzOptions, 'invariants' | 'cases' | 'host'> {
-  /** Your tools, in place of the example agent's. */
-  readonly tools: readonly AnyToolDeclaration[];
+  /** Your agent's factory: called for every generated case, so its tools start with fresh state each time. */
+  readonly agent: AgentFactory;
   /** The arguments the model sends each tool, by name (default: `{}` and a string that is not JSON). Put valid arguments first: fast-check shrinks towards them. */
   readonly args?: Readonly<Record<string, fc.Arbitrary<unknown>>>;
-  /** Your system prompt. */
-  readonly system?: string;
   /** Your invariants, checked after the registry's. */
   readonly invariants?: readonly Invariant[];
   /** Check the registry's invariants too (default true). */
@@ -35,10 +38,10 @@ export interface FuzzAgentOptions extends Omit<FuzzOptions, 'invariants' | 'case
   /** Generator sizes (script and inbox lengths, crashes). */
   readonly cases?: Omit<FuzzCaseOptions, 'tools' | 'agent'>;
   /** More host parts (rarely needed). */
-  readonly host?: Omit<RunOptions, 'seed' | 'tools' | 'system'>;
+  readonly host?: Omit<RunOptions, 'seed' | 'agents'>;
 }
 
-/** The generators' view of your tools: their names and the arguments the model may send. */
+/** The generators' view of your tools: their names, levels and the arguments the model may send. */
 export function fuzzTools(tools: readonly AnyToolDeclaration[], args: FuzzAgentOptions['args'] = {}): FuzzTool[] {
   return tools.map((tool) => ({
     name: tool.name,
@@ -47,20 +50,36 @@ export function fuzzTools(tools: readonly AnyToolDeclaration[], args: FuzzAgentO
   }));
 }
 
-export function fuzzAgent(options: FuzzAgentOptions): Promise<FuzzResult> {
-  if (options.tools.length === 0) throw new Error('fuzzAgent: give it at least one tool');
-  for (const name of Object.keys(options.args ?? {})) {
-    if (!options.tools.some((t) => t.name === name)) throw new Error(`fuzzAgent: args for "${name}", but no tool has that name`);
+/** The tools an agent declares (built once, with a throwaway clock, to read its declarations). */
+export async function declaredTools(agent: AgentFactory): Promise<readonly AnyToolDeclaration[]> {
+  const built = await agent({ clock: new VirtualClock(), random: seededRandom(0) });
+  return built.tools ?? [];
+}
+
+/** What the generators need to fuzz one agent of a registry. */
+export async function fuzzCasesFor(registry: AgentRegistry, name: string, args: FuzzAgentOptions['args'] = {}): Promise<FuzzCaseOptions> {
+  const factory = registry.agents.get(name);
+  const tools = factory ? await declaredTools(factory) : [];
+  for (const tool of Object.keys(args)) {
+    if (!tools.some((t) => t.name === tool))
+      throw new Error(`fuzz args for "${tool}", but agent ${name} has no tool of that name (it has: ${tools.map((t) => t.name).join(', ') || 'none'})`);
   }
-  const { tools, args, system, invariants, builtIns, cases, host, ...rest } = options;
+  return { tools: fuzzTools(tools, args), agent: name };
+}
+
+export async function fuzzAgent(options: FuzzAgentOptions): Promise<FuzzResult> {
+  if (typeof options.agent !== 'function') throw new Error('fuzzAgent: agent must be a factory, () => ({ tools, system, … })');
+  const { agent, args, invariants, builtIns, cases, host, ...rest } = options;
+  const registry: AgentRegistry = { agents: new Map([[AGENT, agent]]), defaultAgent: AGENT };
+  const generated = await fuzzCasesFor(registry, AGENT, args);
+  if ((generated.tools ?? []).length === 0) throw new Error('fuzzAgent: the agent has no tools to fuzz');
   return runFuzz({
     ...rest,
     invariants: [...(builtIns === false ? [] : INVARIANTS), ...(invariants ?? [])],
-    cases: { ...cases, tools: fuzzTools(tools, args), agent: 'none' },
-    host: { ...host, tools, ...(system !== undefined ? { system } : {}) },
+    cases: { ...cases, ...generated },
+    host: { ...host, agents: registry },
   });
 }
-
 /** Throws if the fuzz run found a violation, with the shrunk scenario as YAML (for test suites). */
 export function assertNoViolation(result: FuzzResult): void {
   const failure = result.failure;
@@ -74,7 +93,7 @@ export function assertNoViolation(result: FuzzResult): void {
     runs: failure.foundAtRun,
     shrinks: failure.shrinks,
     crashAt: failure.crashAt,
-    reproduce: `Reproduce: runScenarioFile(<this file>, { agent: { tools } }) and your invariants, or replay the search: fuzzAgent({ ...same options, seed: ${result.seed}, path: '${failure.path}' })`,
+    reproduce: `Reproduce: runScenarioFile(<this file>, { agents: { '${AGENT}': yourAgent } }) and your invariants, or replay the search: fuzzAgent({ ...same options, seed: ${result.seed}, path: '${failure.path}' })`,
   });
   throw new Error(`invariant ${failure.invariant.id} failed: ${failure.message}\nreplay with { seed: ${result.seed}, path: '${failure.path}' }\n\n${yaml}`);
 }

@@ -9,7 +9,7 @@ export { runFuzz, type FuzzOptions, type FuzzResult, type FuzzFailure, type Fuzz
 export { fuzzAgent, fuzzTools, assertNoViolation, type FuzzAgentOptions } from './fuzz-agent.ts';
 export { fuzzCaseArb, fuzzPartsArb, toFuzzCase, scenarioArb, FUZZ_SECRET, type FuzzCase, type FuzzCaseOptions, type FuzzParts } from './generators/scenario.ts';
 export { providerStepArb, providerScriptArb } from './generators/provider.ts';
-export { SUPPORT_TOOLS, UNKNOWN_TOOL, behaviourArb, toolOverridesArb, type FuzzTool } from './generators/tools.ts';
+export { PROBE_TOOL, UNKNOWN_TOOL, behaviourArb, toolOverridesArb, type FuzzTool } from './generators/tools.ts';
 export { policyArb, approverArb, visibilityArb } from './generators/policy.ts';
 export { inboxCommandsArb, buildInbox, type InboxCommand } from './generators/inbox.ts';
 export { configArb } from './generators/budgets.ts';

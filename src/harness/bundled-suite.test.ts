@@ -10,8 +10,10 @@ import { CANCEL_SOURCES, FAILURE_REASONS, OUTCOME_KINDS } from '../kernel/index.
 import type { CheckResult } from '../report/results.ts';
 import { loadScenarios, type LoadedScenario } from './scenario/load.ts';
 import { scenarioCase } from './scenario-case.ts';
+import { bundledContext } from '../../test/support/bundled.ts';
 
 const root = join(import.meta.dirname, '../../scenarios/bundled');
+const context = await bundledContext();
 const all: LoadedScenario[] = loadScenarios([root], root);
 /** Live scenarios run only with `--live` against a real provider; everything else runs here. */
 const suite = all.filter((l) => !l.scenario.live);
@@ -145,7 +147,7 @@ describe('the bundled suite', () => {
   describe('every scenario passes (seed 1)', () => {
     for (const loaded of suite) {
       it(loaded.id, async () => {
-        const outcome = await scenarioCase(loaded).run({ seed: 1 });
+        const outcome = await scenarioCase(loaded, context).run({ seed: 1 });
         const failing = describeFailures(outcome.checks);
         expect(failing, `${loaded.file} — ${loaded.scenario.name}\n${failing}`).toBe('');
         expect(outcome.status).toBe('passed');
@@ -156,7 +158,7 @@ describe('the bundled suite', () => {
   describe('live scenarios are skipped, with a reason, without --live', () => {
     for (const loaded of live) {
       it(loaded.id, async () => {
-        const outcome = await scenarioCase(loaded).run({ seed: 1 });
+        const outcome = await scenarioCase(loaded, context).run({ seed: 1 });
         expect(outcome.status).toBe('skipped');
         expect(outcome.skipReason).toMatch(/--live/);
       });

@@ -13,15 +13,17 @@ import type { CheckResult } from '../report/results.ts';
 import { caseSeed, type Case } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
 import { checkInvariants } from './invariants/index.ts';
-import { loadScenarios } from './scenario/load.ts';
+import type { LoadedScenario } from './scenario/load.ts';
 import { outcomeOfRun } from './scenario-case.ts';
 import { runScenario } from './second-host.ts';
-import { BUNDLED_SCENARIOS } from './suites.ts';
+import type { SuiteContext } from './suite-context.ts';
 
 export interface LiveOptions {
   readonly provider: string;
   readonly repeat: number;
-  readonly paths: readonly string[];
+  /** The suite's scenario files (only those marked `live` run). */
+  readonly scenarios: readonly LoadedScenario[];
+  readonly context: SuiteContext;
   readonly env: NodeJS.ProcessEnv;
 }
 
@@ -34,10 +36,14 @@ export const DEFAULT_LIVE_MODELS: Readonly<Record<WireProvider, string>> = {
 export function liveCases(options: LiveOptions): Case[] {
   const provider = options.provider;
   if (!isWireProvider(provider)) throw new InputError(`--provider ${provider}: live runs need one of ${WIRE_PROVIDERS.join(', ')}`);
-  const root = options.paths.length > 0 ? process.cwd() : BUNDLED_SCENARIOS;
-  const loaded = loadScenarios(options.paths.length > 0 ? options.paths : [BUNDLED_SCENARIOS], root).filter((l) => l.scenario.live);
+  const loaded = options.scenarios.filter((l) => l.scenario.live);
+  const { registry, invariants } = options.context;
   const keyName = API_KEY_ENV[provider];
   const apiKey = options.env[keyName];
+  // Under CI a live gate without its key must not pass by skipping everything.
+  if (!apiKey && options.env.CI && loaded.length > 0) {
+    throw new InputError(`--live --provider ${provider}: ${keyName} is not set; under CI a live run needs its key (set it as a secret of the job)`);
+  }
   const model = options.env.LOOPGATE_LIVE_MODEL ?? DEFAULT_LIVE_MODELS[provider];
   const baseURL = options.env[BASE_URL_ENV[provider]];
   return loaded.map((l) => ({
@@ -54,8 +60,14 @@ export function liveCases(options: LiveOptions): Case[] {
       const failures: CheckResult[] = [];
       for (let i = 0; i < options.repeat; i++) {
         const client = createAdapter(provider, { apiKey, model, ...(baseURL ? { baseURL } : {}) });
-        const run = await runScenario(l.scenario, { seed: caseSeed(seed, String(i)), model: client, modelName: model, realWaitLimitMs: 180_000 });
-        const checks = [...checkExpectations(run, l.scenario.expect), ...(await checkInvariants(run))];
+        const run = await runScenario(l.scenario, {
+          seed: caseSeed(seed, String(i)),
+          agents: registry,
+          model: client,
+          modelName: model,
+          realWaitLimitMs: 180_000,
+        });
+        const checks = [...checkExpectations(run, l.scenario.expect), ...(await checkInvariants(run, invariants))];
         if (checks.every((c) => c.passed)) passed++;
         else failures.push(...checks.filter((c) => !c.passed).map((c) => ({ ...c, name: `run ${i + 1}: ${c.name}` })));
         last = outcomeOfRun(run, checks);

@@ -7,6 +7,7 @@ import { checkExpectations } from './checks/expectations.ts';
 import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
 import { runScenario, type ScenarioRun } from './second-host.ts';
+import type { SuiteContext } from './suite-context.ts';
 import { buildTimeline } from './timeline.ts';
 
 export function metricsOf(run: ScenarioRun): CaseMetrics {
@@ -32,7 +33,7 @@ export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): C
   };
 }
 
-export function scenarioCase(loaded: LoadedScenario): Case {
+export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext, 'root'>): Case {
   const { scenario } = loaded;
   return {
     id: `scenario:${loaded.id}`,
@@ -44,8 +45,8 @@ export function scenarioCase(loaded: LoadedScenario): Case {
       if (scenario.live) {
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };
       }
-      const run = await runScenario(scenario, { seed });
-      const checks = [...checkExpectations(run, scenario.expect), ...(await checkInvariants(run))];
+      const run = await runScenario(scenario, { seed, agents: context.registry });
+      const checks = [...checkExpectations(run, scenario.expect), ...(await checkInvariants(run, context.invariants))];
       return outcomeOfRun(run, checks);
     },
   };

@@ -1,34 +1,56 @@
 /**
  * Running scenario files from code (your own test suite, scripts): the same
- * runner and checks as `loopgate run`, with your agent's tools and prompt.
+ * runner and checks as `loopgate run`, with your agents. A case's id — and so its
+ * seed — is its path relative to `root` (the config's folder), as in
+ * `loopgate run`, so both give the same result for the same file.
  */
-import type { AnyToolDeclaration } from '../kernel/index.ts';
+import { isAbsolute, resolve } from 'node:path';
+import type { AgentFactory } from '../kernel/index.ts';
 import type { CaseOutcome } from './cases.ts';
 import { caseSeed } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
-import { checkInvariants } from './invariants/index.ts';
+import { checkInvariants, type Invariant } from './invariants/index.ts';
+import { checkScenarioAgents } from './scenario/check-agents.ts';
 import { loadScenarioFile } from './scenario/load.ts';
 import { outcomeOfRun } from './scenario-case.ts';
 import { runScenario } from './second-host.ts';
-
-export interface AgentUnderTest {
-  /** Your tools; scenario files script their behaviour by name (`tools:` entries). */
-  readonly tools?: readonly AnyToolDeclaration[];
-  readonly system?: string;
-}
+import type { SuiteContext } from './suite-context.ts';
+import { suiteInvariants } from './suites.ts';
 
 export interface ScenarioFileOptions {
-  readonly agent?: AgentUnderTest;
+  /** Your agents by name (a scenario picks one with `agent:`). */
+  readonly agents?: Readonly<Record<string, AgentFactory>>;
+  /** The agent of scenarios that name none. Default: the only agent given, else `none`. */
+  readonly defaultAgent?: string;
+  /** Your invariants, checked after loopgate's. */
+  readonly invariants?: readonly Invariant[];
+  /** The run's seed (`loopgate run --seed`, default 1). */
   readonly seed?: number;
+  /** Case ids are relative to this folder. Default: the working directory. */
+  readonly root?: string;
 }
 
-export async function runScenarioFile(path: string, options: ScenarioFileOptions = {}): Promise<CaseOutcome & { readonly id: string; readonly name: string }> {
-  const loaded = loadScenarioFile(path, process.cwd());
-  const run = await runScenario(loaded.scenario, {
-    seed: caseSeed(options.seed ?? 1, loaded.id),
-    ...(options.agent?.tools ? { tools: options.agent.tools } : {}),
-    ...(options.agent?.system ? { system: options.agent.system } : {}),
-  });
-  const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run))];
+/** A suite context from plain options (what `loopgate.config.ts` gives the CLI). */
+export function contextFromOptions(options: ScenarioFileOptions): SuiteContext {
+  const agents = new Map(Object.entries(options.agents ?? {}));
+  const defaultAgent = options.defaultAgent ?? (agents.size === 1 ? [...agents.keys()][0] : undefined);
+  return {
+    registry: { agents, ...(defaultAgent !== undefined ? { defaultAgent } : {}) },
+    invariants: suiteInvariants(options.invariants),
+    root: resolve(options.root ?? process.cwd()),
+  };
+}
+
+export async function runScenarioFile(
+  path: string,
+  options: ScenarioFileOptions | SuiteContext = {},
+  seed = (options as ScenarioFileOptions).seed ?? 1,
+): Promise<CaseOutcome & { readonly id: string; readonly name: string }> {
+  const context = 'registry' in options ? options : contextFromOptions(options);
+  const file = isAbsolute(path) ? path : resolve(path);
+  const loaded = loadScenarioFile(file, context.root);
+  await checkScenarioAgents([loaded], context.registry);
+  const run = await runScenario(loaded.scenario, { seed: caseSeed(seed, `scenario:${loaded.id}`), agents: context.registry });
+  const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run, context.invariants))];
   return { ...outcomeOfRun(run, checks), id: loaded.id, name: loaded.scenario.name };
 }

@@ -1,33 +1,40 @@
 /**
- * What `loopgate run` runs. With no paths: the state-table fixtures, the provider
- * contract suite on the fakes, and the bundled scenarios. With paths: the
- * scenario files under them.
+ * What `loopgate run` runs: scenario files with the agents and invariants of a
+ * config, and — for the bundled suite — the state-table fixtures and the
+ * provider contract suite on the fakes. A scenario's case id is its path
+ * relative to the config's folder, so a baseline written anywhere matches.
  */
-import { join, relative, resolve } from 'node:path';
 import type { Case } from './cases.ts';
-import { loadScenarios } from './scenario/load.ts';
+import { INVARIANTS, type Invariant } from './invariants/index.ts';
+import { checkScenarioAgents } from './scenario/check-agents.ts';
+import { loadScenarios, type LoadedScenario } from './scenario/load.ts';
 import { scenarioCase } from './scenario-case.ts';
+import type { SuiteContext } from './suite-context.ts';
 
-/** The package's own directory (where scenarios/bundled lives). */
-export const PACKAGE_ROOT = resolve(import.meta.dirname, '../..');
-export const BUNDLED_SCENARIOS = join(PACKAGE_ROOT, 'scenarios', 'bundled');
+export type { SuiteContext } from './suite-context.ts';
 
-export function bundledScenarioCases(): Case[] {
-  return loadScenarios([BUNDLED_SCENARIOS], BUNDLED_SCENARIOS).map(scenarioCase);
+/** The invariants of a suite: loopgate's, then the user's own. */
+export function suiteInvariants(extra: readonly Invariant[] = []): readonly Invariant[] {
+  return [...INVARIANTS, ...extra.filter((i) => !INVARIANTS.includes(i))];
 }
 
-/** Scenario files under the given paths, ids relative to the working directory. */
-export function scenarioCasesFrom(paths: readonly string[]): Case[] {
-  const root = process.cwd();
-  return loadScenarios(paths, root).map((l) => scenarioCase({ ...l, id: relative(root, resolve(root, l.id)) || l.id }));
+/** The scenario files under `paths`, loaded and checked against the agents before anything runs. */
+export async function loadSuiteScenarios(paths: readonly string[], context: SuiteContext): Promise<LoadedScenario[]> {
+  const loaded = loadScenarios(paths, context.root);
+  await checkScenarioAgents(loaded, context.registry);
+  return loaded;
+}
+
+export async function scenarioCasesFrom(paths: readonly string[], context: SuiteContext): Promise<Case[]> {
+  return (await loadSuiteScenarios(paths, context)).map((l) => scenarioCase(l, context));
 }
 
 export interface SuiteSources {
   readonly tables: () => Case[];
   readonly contract: () => Case[];
-  readonly scenarios: () => Case[];
+  readonly scenarios: () => Promise<Case[]>;
 }
 
-export function defaultCases(sources: SuiteSources): Case[] {
-  return [...sources.tables(), ...sources.contract(), ...sources.scenarios()];
+export async function defaultCases(sources: SuiteSources): Promise<Case[]> {
+  return [...sources.tables(), ...sources.contract(), ...(await sources.scenarios())];
 }

@@ -6,6 +6,7 @@ export * from './model/client.ts';
 export * from './outcome.ts';
 export { systemClock, type Clock } from './clock.ts';
 export { InputError } from './input-error.ts';
+export type { Agent, AgentContext, AgentFactory, AgentLoopConfig } from './agent.ts';
 export { createRedactor, redactDeep, secretsFromEnv, DEFAULT_SECRET_PATTERNS, REDACTED, type Redactor } from './redact.ts';
 
 // The log
@@ -35,6 +36,7 @@ export { estimateTokens } from './projection/estimate.ts';
 
 // The loop
 export { AgentLoop } from './loop/runner.ts';
+export { loopDeps, loopConfig, agentTools, agentToolOptions, agentPrompt, type LoopDepsInput } from './loop/deps.ts';
 export * from './loop/types.ts';
 export { CancelScope, raceAbort, type CancelReason } from './loop/cancellation.ts';
 export { hasWakingWork, takeForNextStep, takeForTurnStart } from './loop/inbox.ts';

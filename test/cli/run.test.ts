@@ -101,15 +101,27 @@ describe('loopgate run: the baseline gate', () => {
 });
 
 describe('loopgate run --live', () => {
-  it('without the API key, every live scenario is skipped with a line saying why', async () => {
+  const live = (ci: boolean) => {
     const env = { ...process.env };
     delete env.ANTHROPIC_API_KEY;
-    const result = spawnSync(
+    delete env.CI;
+    return spawnSync(
       process.execPath,
       [join(ROOT, 'bin/loopgate.js'), 'run', '--live', '--provider', 'anthropic', '--reporter', 'console', '--out', join(dir, 'live')],
-      { cwd: dir, encoding: 'utf8', env: { ...env, CI: 'true' } },
+      { cwd: dir, encoding: 'utf8', env: { ...env, ...(ci ? { CI: 'true' } : {}) } },
     );
-    expect(result.status).toBe(EXIT.passed);
+  };
+
+  it('without the API key, outside CI: every live scenario is skipped with a line saying why, and nothing checked is a failure', () => {
+    const result = live(false);
     expect(result.stdout + result.stderr).toMatch(/ANTHROPIC_API_KEY is not set, so this live scenario was not run against anthropic/);
+    expect(result.stderr).toMatch(/nothing was checked: all 1 case\(s\) were skipped/);
+    expect(result.status).toBe(EXIT.failed);
+  });
+
+  it('without the API key, under CI: exit 2 naming the variable, nothing run', () => {
+    const result = live(true);
+    expect(result.status).toBe(EXIT.usage);
+    expect(result.stderr).toMatch(/--live --provider anthropic: ANTHROPIC_API_KEY is not set/);
   });
 });

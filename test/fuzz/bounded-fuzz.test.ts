@@ -9,13 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { outcomeLabel } from '../../src/kernel/index.ts';
 import { fuzzPartsArb, toFuzzCase } from '../../src/fuzz/generators/scenario.ts';
 import { runFuzz } from '../../src/fuzz/run-fuzz.ts';
+import { bundledFuzzOptions } from '../support/bundled.ts';
 import { INVARIANTS } from '../../src/harness/invariants/index.ts';
 import { runScenario } from '../../src/harness/second-host.ts';
 import { scenarioSchema } from '../../src/harness/scenario/schema.ts';
 
 describe('bounded fuzz of the real loop', () => {
   it('holds every invariant over 400 generated cases', async () => {
-    const result = await runFuzz({ runs: 400, seed: 424_242 });
+    const result = await runFuzz({ runs: 400, seed: 424_242, ...(await bundledFuzzOptions()) });
     expect(result.failure && `${result.failure.invariant.id}: ${result.failure.message}`).toBeUndefined();
     expect(result.runs).toBe(400);
     expect(result.turns).toBeGreaterThan(400); // multi-turn conversations, not one turn per case
@@ -39,9 +40,10 @@ describe('the generators reach the states that matter', () => {
     const faults = new Set<string>();
     let crashes = 0;
     let multiTurn = 0;
-    for (const parts of fc.sample(fuzzPartsArb(), { numRuns: 600, seed: 7 })) {
+    const bundled = await bundledFuzzOptions();
+    for (const parts of fc.sample(fuzzPartsArb(bundled.cases), { numRuns: 600, seed: 7 })) {
       const fuzzCase = toFuzzCase(parts);
-      const run = await runScenario(scenarioSchema.parse(fuzzCase.scenario), { seed: 1, realWaitLimitMs: 250 });
+      const run = await runScenario(scenarioSchema.parse(fuzzCase.scenario), { seed: 1, realWaitLimitMs: 250, ...bundled.host });
       for (const r of run.results) outcomes.add(outcomeLabel(r.outcome));
       for (const e of run.log.events) events.add(e.type);
       for (const f of run.faults) faults.add(f.label.replace(/\d+/g, 'N').split(' ').slice(0, 3).join(' '));

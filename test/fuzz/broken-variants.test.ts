@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeCounterexample } from '../../src/fuzz/counterexample.ts';
 import { reproduce } from '../../src/fuzz/reproduce.ts';
 import { runFuzz } from '../../src/fuzz/run-fuzz.ts';
+import { bundledFuzzOptions } from '../support/bundled.ts';
 import type { Scenario } from '../../src/harness/scenario/schema.ts';
 import { BROKEN_VARIANTS } from './broken-variants.ts';
 
@@ -34,7 +35,9 @@ function small(s: Scenario): string[] {
 describe('the fuzzer finds broken variants and shrinks them to a scenario file', () => {
   for (const variant of BROKEN_VARIANTS) {
     it(`${variant.bug}: found by ${variant.invariant} within 10,000 runs`, async () => {
-      const result = await runFuzz({ runs: 10_000, seed: 20_260_101, host: variant.host, maxShrinkMs: 30_000 });
+      const bundled = await bundledFuzzOptions();
+      const host = { ...bundled.host, ...variant.host };
+      const result = await runFuzz({ runs: 10_000, seed: 20_260_101, cases: bundled.cases, host, maxShrinkMs: 30_000 });
       const failure = result.failure;
       expect(failure, `${variant.name}: no violation in ${result.runs} runs`).toBeDefined();
       expect(failure!.invariant.id).toBe(variant.invariant);
@@ -52,10 +55,10 @@ describe('the fuzzer finds broken variants and shrinks them to a scenario file',
         crashAt: failure!.crashAt,
       });
       // Through the same seam the file fails as `loopgate run` judges a case (expectations and every-scenario checks)...
-      const withBug = await reproduce(file, { host: variant.host, invariants: [failure!.invariant] });
+      const withBug = await reproduce(file, { host, invariants: [failure!.invariant] });
       expect(withBug.length, `${variant.name}: the counterexample passes through the broken seam`).toBeGreaterThan(0);
       // ...and in the real world it passes: the bug is the variant's.
-      expect(await reproduce(file)).toEqual([]);
+      expect(await reproduce(file, { host: bundled.host })).toEqual([]);
     });
   }
 });

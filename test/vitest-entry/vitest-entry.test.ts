@@ -15,11 +15,13 @@ const forecast = defineTool({
 
 const file = join(import.meta.dirname, 'my-agent.yaml');
 
-describeScenarios('a user’s weather agent', [file], { agent: { tools: [forecast], system: 'You forecast the weather.' } });
+const weather = () => ({ tools: [forecast], system: 'You forecast the weather.' });
+
+describeScenarios('a user’s weather agent', { agents: { weather }, paths: [file], root: import.meta.dirname });
 
 describe('runScenarioFile', () => {
   it('uses the user’s tool implementation and prompt, and checks the invariants', async () => {
-    const outcome = await runScenarioFile(file, { agent: { tools: [forecast], system: 'You forecast the weather.' } });
+    const outcome = await runScenarioFile(file, { agents: { weather } });
     expect(outcome.status).toBe('passed');
     expect(outcome.checks.map((c) => c.name)).toContain('invariant-01-requests-recomputable');
   });
@@ -33,7 +35,7 @@ describe('runScenarioFile', () => {
       sideEffect: 'NONE',
       run: () => ({ city: 'Oslo', forecast: 'sun' }),
     });
-    const outcome = await runScenarioFile(file, { agent: { tools: [broken] } });
+    const outcome = await runScenarioFile(file, { agents: { weather: () => ({ tools: [broken] }) } });
     expect(outcome.status).toBe('failed');
     expect(outcome.checks.find((c) => !c.passed)?.name).toBe('history');
   });

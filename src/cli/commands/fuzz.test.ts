@@ -13,6 +13,7 @@ import { reproduce } from '../../fuzz/reproduce.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import { readResultsFile } from '../../report/json.ts';
 import { BROKEN_VARIANTS } from '../../../test/fuzz/broken-variants.ts';
+import { bundledFuzzOptions } from '../../../test/support/bundled.ts';
 import { INVARIANTS } from '../../harness/invariants/index.ts';
 import { EXIT, UsageError } from '../exit-codes.ts';
 import { fuzz, progressLine, type FuzzArgs } from './fuzz.ts';
@@ -107,7 +108,7 @@ describe('loopgate fuzz: runs', () => {
     expect(failed[0]!.checks.find((c) => c.name === 'counterexample reproduces with loopgate run')?.passed).toBe(true);
 
     // Through the same seam the file fails; in the real world it passes (the bug is the variant's).
-    const withBug = await reproduce(resolve(file!), { host: variant.host, invariants: [outcomeFollowsTable] });
+    const withBug = await reproduce(resolve(file!), { host: { ...(await bundledFuzzOptions()).host, ...variant.host }, invariants: [outcomeFollowsTable] });
     expect(withBug.map((c) => c.name)).toContain('outcome-follows-table');
     const real = spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), 'run', resolve(file!), '--reporter', 'json', '--out', join(dir, 'real')], {
       cwd: dir,

@@ -12,7 +12,10 @@ import { writeCounterexample } from '../../fuzz/counterexample.ts';
 import { parseDuration } from '../../fuzz/duration.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
 import { reproduce } from '../../fuzz/reproduce.ts';
-import { INVARIANTS, type Invariant } from '../../harness/invariants/index.ts';
+import type { Invariant } from '../../harness/invariants/index.ts';
+import { suiteInvariants } from '../../harness/suites.ts';
+import { loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
+import { fuzzCasesFor } from '../../fuzz/fuzz-agent.ts';
 import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
 import { parseReporters, REPORTERS, UnknownReporterError, writeReports } from '../../report/write.ts';
@@ -26,8 +29,13 @@ export interface FuzzArgs {
   time?: string;
   path?: string;
   invariant?: string[];
-  out: string;
-  reporter: string[];
+  config?: string;
+  /** The agent to fuzz (default: the config's fuzz.agent, else its default agent). */
+  agent?: string;
+  /** Default: the config's `out`, else reports/. */
+  out?: string;
+  /** Default: the config's reporters, else all. */
+  reporter?: string[];
   verbose?: boolean;
 }
 
@@ -47,7 +55,7 @@ function integer(value: number | string | undefined): number | undefined {
   return Number.isSafeInteger(n) ? n : Number.NaN;
 }
 
-function parseArgs(args: FuzzArgs) {
+function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
   const runsArg = integer(args.runs);
   if (runsArg !== undefined && !(runsArg >= 1)) {
     throw new UsageError(`--runs ${String(args.runs)}: expected a positive integer (the number of cases to generate)`);
@@ -66,23 +74,27 @@ function parseArgs(args: FuzzArgs) {
       throw new UsageError(`--path ${String(args.path)}: expected fast-check's path, numbers separated by colons (e.g. 41:2:0), as printed with a failure`);
     if (args.seed === undefined) throw new UsageError('--path needs the --seed it was found with');
   }
+  const all = suiteInvariants(config.invariants);
   const invariants =
     args.invariant && args.invariant.length > 0
       ? args.invariant.map((id) => {
-          const found = INVARIANTS.find((i) => i.id === id);
-          if (!found) throw new UsageError(`--invariant ${id}: no such invariant; known: ${INVARIANTS.map((i) => i.id).join(', ')}`);
+          const found = all.find((i) => i.id === id);
+          if (!found) throw new UsageError(`--invariant ${id}: no such invariant; known: ${all.map((i) => i.id).join(', ')}`);
           return found;
         })
-      : INVARIANTS;
+      : all;
+  const agent = args.agent ?? config.fuzz.agent ?? config.registry.defaultAgent ?? 'none';
+  if (agent !== 'none' && !config.registry.agents.has(agent))
+    throw new UsageError(`--agent ${agent}: no such agent in ${config.file}; defined: ${[...config.registry.agents.keys()].join(', ') || 'none'}`);
   let reporters;
   try {
-    reporters = parseReporters(args.reporter);
+    reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
   } catch (error) {
     if (error instanceof UnknownReporterError) throw new UsageError(error.message);
     throw error;
   }
   const runs = runsArg ?? (timeLimitMs === undefined ? DEFAULT_FUZZ_RUNS : undefined);
-  return { runs, seed, timeLimitMs, invariants, reporters };
+  return { runs, seed, timeLimitMs, invariants, reporters, agent, out: args.out ?? config.out ?? 'reports' };
 }
 
 export function progressLine(p: FuzzProgress): string {
@@ -98,9 +110,17 @@ export interface FuzzTesting {
 }
 
 export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}): Promise<number> {
-  const parsed = parseArgs(args);
-  const { runs, seed, timeLimitMs, reporters } = parsed;
+  const config = await loadConfig({ path: args.config });
+  const parsed = parseArgs(args, config);
+  const { runs, seed, timeLimitMs, reporters, out } = parsed;
   const invariants = [...parsed.invariants, ...(testing.invariants ?? [])];
+  let cases;
+  try {
+    cases = await fuzzCasesFor(config.registry, parsed.agent, config.fuzz.args);
+  } catch (error) {
+    throw new UsageError(`${config.file}: ${(error as Error).message}`);
+  }
+  const host = { agents: config.registry, ...testing.host };
   const startedAt = new Date();
   let lastLine = 0;
   const result = await runFuzz({
@@ -109,7 +129,8 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
     ...(timeLimitMs !== undefined ? { timeLimitMs } : {}),
     ...(args.path !== undefined ? { path: String(args.path) } : {}),
     invariants,
-    ...(testing.host ? { host: testing.host } : {}),
+    cases,
+    host,
     progressEveryMs: io.tty ? 250 : 5_000,
     onProgress: (p) => {
       if (io.tty) io.err(`\r\u001b[2K${progressLine(p)}`);
@@ -126,7 +147,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
   let reproduces: { ok: boolean; detail: string } | undefined;
   const failure = result.failure;
   if (failure) {
-    const file = await writeCounterexample(join(args.out, 'counterexamples'), failure.scenario, {
+    const file = await writeCounterexample(join(out, 'counterexamples'), failure.scenario, {
       invariant: failure.invariant.id,
       title: failure.invariant.title,
       message: failure.message,
@@ -142,7 +163,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
         : {}),
     });
     counterexampleFile = relative(process.cwd(), file) || file;
-    const failing = await reproduce(file, { host: testing.host, ...(testing.host ? { invariants: [failure.invariant] } : {}) });
+    const failing = await reproduce(file, { host, invariants: [...config.invariants, ...(testing.host ? [failure.invariant] : [])] });
     const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `loopgate run ${counterexampleFile}`;
     reproduces =
       failing.length > 0
@@ -160,7 +181,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
     ...(counterexampleFile ? { counterexampleFile } : {}),
     ...(reproduces ? { reproduces } : {}),
   });
-  const written = await writeReports(results, { reporters, outDir: args.out, console: { verbose: args.verbose ?? false } });
+  const written = await writeReports(results, { reporters, outDir: out, console: { verbose: args.verbose ?? false } });
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
   io.err(
@@ -190,8 +211,13 @@ export const fuzzCommand: CommandModule<object, FuzzArgs> = {
       .option('time', { type: 'string', describe: 'stop generating after this long, e.g. 30s, 5m (a shrink under way finishes)' })
       .option('path', { type: 'string', describe: "replay fast-check's path to a counterexample (with its --seed)" })
       .option('invariant', { type: 'string', array: true, describe: 'check only these invariants, by id (default: all)' })
-      .option('out', { type: 'string', default: 'reports', describe: 'directory for the reports; counterexamples go to OUT/counterexamples/' })
-      .option('reporter', { type: 'string', array: true, default: [...REPORTERS], describe: `reports to write: ${REPORTERS.join(', ')}` })
+      .option('config', { type: 'string', describe: 'the loopgate config file (default: loopgate.config.ts found upward from here; else the bundled suite)' })
+      .option('agent', { type: 'string', describe: "the agent to fuzz (default: the config's fuzz.agent, else its default agent)" })
+      .option('out', {
+        type: 'string',
+        describe: "directory for the reports; counterexamples go to OUT/counterexamples/ (default: the config's out, else reports)",
+      })
+      .option('reporter', { type: 'string', array: true, describe: `reports to write: ${REPORTERS.join(', ')} (default: the config's, else all)` })
       .option('verbose', { type: 'boolean', default: false, describe: 'list the invariants that held too' }) as Argv<FuzzArgs>,
   handler: async (args) => {
     process.exitCode = await fuzz(args, {

@@ -1,8 +1,11 @@
 /**
- * `loopgate run [paths..]`: the pre-release regression gate. With no paths it runs
- * the state-table fixtures, the provider contract suite on the fakes and the
- * bundled scenarios; with paths, the scenario files under them. Writes the
- * reports; exit 0 all passed, 1 failures or regressions, 2 bad input.
+ * `loopgate run [paths..]`: the pre-release regression gate. It reads
+ * `loopgate.config.ts` (found upward from the working directory, or `--config`)
+ * for the agents, scenarios and invariants, and runs the config's scenarios, or
+ * the scenario files given. With no config of the user's it runs everything
+ * bundled: the state-table fixtures, the provider contract suite on the fakes and
+ * the example agent's scenarios. Writes the reports; exit 0 all passed, 1
+ * failures or regressions — or nothing checked — 2 bad input.
  */
 import { availableParallelism } from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
@@ -11,7 +14,8 @@ import type { Case } from '../../harness/cases.ts';
 import { contractCases } from '../../harness/contract-cases.ts';
 import { runCases, selectCases } from '../../harness/runner.ts';
 import { ScenarioFileError } from '../../harness/scenario/load.ts';
-import { bundledScenarioCases, defaultCases, scenarioCasesFrom } from '../../harness/suites.ts';
+import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, type SuiteContext } from '../../harness/suites.ts';
+import { loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
 import { liveCases, type LiveOptions } from '../../harness/live.ts';
 import { compareWithBaseline, readBaselineFile, writeBaselineFile } from '../../report/baseline.ts';
 import { createProgress } from '../../report/progress.ts';
@@ -22,8 +26,11 @@ import { VERSION } from '../version.ts';
 
 export interface RunArgs {
   paths?: string[];
-  reporter: string[];
-  out: string;
+  config?: string;
+  /** Default: the config's reporters, else all. */
+  reporter?: string[];
+  /** Default: the config's `out`, else reports/. */
+  out?: string;
   grep?: string;
   concurrency?: number;
   shard?: string;
@@ -53,20 +60,30 @@ export function parseGrep(text: string): RegExp {
   }
 }
 
-function collect(args: RunArgs): Case[] {
+/** The cases this run may take, from the config (or the paths given), checked before anything runs. */
+async function collect(args: RunArgs, config: ResolvedConfig): Promise<Case[]> {
+  const given = args.paths && args.paths.length > 0;
+  const context: SuiteContext = {
+    registry: config.registry,
+    invariants: suiteInvariants(config.invariants),
+    // Ids are relative to the config's folder; paths given without a config of the user's, to the working directory.
+    root: config.bundled && given ? process.cwd() : config.root,
+  };
+  const paths = given ? args.paths! : config.scenarios;
   try {
-    if (args.live) return liveCases(liveOptions(args));
-    if (args.paths && args.paths.length > 0) return scenarioCasesFrom(args.paths);
-    return defaultCases({ tables: tableCases, contract: contractCases, scenarios: bundledScenarioCases });
+    if (args.live) return liveCases(liveOptions(args, await loadSuiteScenarios(paths, context), context));
+    if (config.bundled && !given)
+      return await defaultCases({ tables: tableCases, contract: contractCases, scenarios: () => scenarioCasesFrom(paths, context) });
+    return await scenarioCasesFrom(paths, context);
   } catch (error) {
     if (error instanceof ScenarioFileError) throw new UsageError(`invalid scenario file(s):\n${error.message}`);
     throw error;
   }
 }
 
-function liveOptions(args: RunArgs): LiveOptions {
+function liveOptions(args: RunArgs, scenarios: LiveOptions['scenarios'], context: SuiteContext): LiveOptions {
   if (!args.provider) throw new UsageError('--live needs --provider anthropic|openai-chat|openai-responses');
-  return { provider: args.provider, repeat: args.repeat, paths: args.paths ?? [], env: process.env };
+  return { provider: args.provider, repeat: args.repeat, scenarios, context, env: process.env };
 }
 
 export async function run(args: RunArgs, io: { out: (text: string) => void; err: (text: string) => void; tty: boolean; columns?: number }): Promise<number> {
@@ -75,9 +92,11 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1))
     throw new UsageError(`--concurrency ${String(args.concurrency)}: expected a positive integer`);
   if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat ${String(args.repeat)}: expected a positive integer`);
+  const config = await loadConfig({ path: args.config });
+  const out = args.out ?? config.out ?? 'reports';
   let reporters;
   try {
-    reporters = parseReporters(args.reporter);
+    reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
   } catch (error) {
     if (error instanceof UnknownReporterError) throw new UsageError(error.message);
     throw error;
@@ -94,9 +113,18 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   if (args.updateBaseline && (shard || grep))
     throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
 
-  const all = collect(args);
+  const all = await collect(args, config);
   const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
-  if (cases.length === 0 && grep) throw new UsageError(`--grep ${args.grep}: no case matches (of ${all.length})`);
+  if (cases.length === 0) {
+    // A gate that checked nothing has not passed.
+    const where = args.paths && args.paths.length > 0 ? args.paths.join(', ') : `the scenarios of ${config.file}`;
+    io.err(
+      grep
+        ? `loopgate: nothing was checked: --grep ${args.grep} matches none of the ${all.length} case(s)\n`
+        : `loopgate: nothing was checked: no scenario files under ${where}\n`,
+    );
+    return EXIT.failed;
+  }
 
   const startedAt = new Date();
   const progress = createProgress({ tty: io.tty, write: io.err, total: cases.length, ...(io.columns ? { columns: io.columns } : {}) });
@@ -125,7 +153,7 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
 
   const written = await writeReports(runResults, {
     reporters,
-    outDir: args.out,
+    outDir: out,
     console: { verbose: args.verbose ?? false, ...(io.columns ? { width: io.columns } : {}) },
   });
   if (written.console) io.out(written.console);
@@ -135,17 +163,23 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
     io.err(`baseline updated: ${args.baseline}\n`);
   }
   const regressions = runResults.regressions?.length ?? 0;
-  return runResults.summary.failed > 0 || regressions > 0 ? EXIT.failed : EXIT.passed;
+  if (runResults.summary.failed > 0 || regressions > 0) return EXIT.failed;
+  if (runResults.summary.passed === 0) {
+    io.err(`loopgate: nothing was checked: all ${runResults.summary.total} case(s) were skipped\n`);
+    return EXIT.failed;
+  }
+  return EXIT.passed;
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
   command: 'run [paths..]',
-  describe: 'Run the gate: state tables, the contract suite on fakes and the bundled scenarios (or the scenario files given)',
+  describe: "Run the gate: your config's scenarios (or the files given); without a config, everything bundled",
   builder: (y: Argv) =>
     y
-      .positional('paths', { type: 'string', array: true, describe: 'scenario files or directories (default: everything bundled)' })
-      .option('reporter', { type: 'string', array: true, default: [...REPORTERS], describe: `reports to write: ${REPORTERS.join(', ')} (several allowed)` })
-      .option('out', { type: 'string', default: 'reports', describe: 'directory for the report files' })
+      .positional('paths', { type: 'string', array: true, describe: "scenario files or directories (default: the config's scenarios)" })
+      .option('config', { type: 'string', describe: 'the loopgate config file (default: loopgate.config.ts found upward from here; else the bundled suite)' })
+      .option('reporter', { type: 'string', array: true, describe: `reports to write: ${REPORTERS.join(', ')} (default: the config's, else all)` })
+      .option('out', { type: 'string', describe: "directory for the report files (default: the config's out, else reports)" })
       .option('grep', { type: 'string', describe: 'only cases whose id or title matches this regular expression' })
       .option('concurrency', { type: 'number', describe: 'cases run at once (default: the number of CPUs)' })
       .option('shard', { type: 'string', describe: 'run shard i of n (i/n); merge the shards with merge-reports' })

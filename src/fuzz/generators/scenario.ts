@@ -13,17 +13,17 @@ import { approverArb, policyArb, visibilityArb } from './policy.ts';
 import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
 import { crashAtArb, failAppendsArb } from './store.ts';
-import { SUPPORT_TOOLS, toolOverridesArb, type FuzzTool } from './tools.ts';
+import { PROBE_TOOL, toolOverridesArb, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
 /** A secret the fuzzer plants in a message: it must never reach the log or a trace. */
 export const FUZZ_SECRET = 'sk_live_FUZZ0123456789abcdef';
 
 export interface FuzzCaseOptions {
-  /** The tools the model calls (default: the example agent's, plus a scripted `probe`). */
+  /** The agent's tools the model calls (see fuzzTools); a scripted `probe` tool is always added. Default: none. */
   readonly tools?: readonly FuzzTool[];
-  /** `support`: the example agent; `none`: only scripted tools (or the host's own, see runFuzz). */
-  readonly agent?: Scenario['agent'];
+  /** The agent the cases name (`agent:`); default: the registry's default agent. */
+  readonly agent?: string;
   readonly maxScript?: number;
   readonly maxInbox?: number;
   /** Generate crash points (the SQLite reopen property). Default true. */
@@ -45,7 +45,7 @@ export interface FuzzCase {
 }
 
 export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzParts> {
-  const tools = options.tools ?? SUPPORT_TOOLS;
+  const tools = [...(options.tools ?? []).filter((t) => t.name !== PROBE_TOOL.name), PROBE_TOOL];
   return fc
     .record({
       tools: toolOverridesArb(tools),
@@ -67,7 +67,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       scenario: {
         name: 'fuzz case',
         tags: ['fuzz'],
-        agent: options.agent ?? 'support',
+        ...(options.agent !== undefined ? { agent: options.agent } : {}),
         config: withoutJitter(p.config),
         tools: p.tools,
         provider: { kind: 'scripted' as const, script: p.script, ...(p.fallback ? { fallback: p.fallback } : {}) },

@@ -17,57 +17,18 @@ export interface FuzzTool {
   readonly name: string;
   /** Arguments the model sends: valid ones first (fast-check shrinks towards the first). */
   readonly args: fc.Arbitrary<unknown>;
-  /** The level the tool declares (default NONE); overrides may change it. */
+  /** The level the tool declares (default NONE). */
   readonly sideEffect?: SideEffectLevel;
   /** For a tool the agent does not have: the scenario declares it (`tools:` with a description). */
   readonly scripted?: { readonly description: string; readonly input?: Readonly<Record<string, string>> };
 }
 
-const orderId = fc.constantFrom('ORD-1001', 'ORD-1002', 'ORD-1003', 'ORD-9999');
-/** What a model sends when it gets arguments wrong: missing fields, or text that is not quite JSON. */
-const broken = fc.constantFrom<unknown>({}, '{"order_id": "ORD-1002",}', 'not json at all');
-
-/** The example after-sales agent's tools (scenarios/example-agent), plus a scripted `probe` tool. */
-export const SUPPORT_TOOLS: readonly FuzzTool[] = [
-  {
-    name: 'lookup_order',
-    args: fc.oneof({ withCrossShrink: true }, { weight: 4, arbitrary: orderId.map((order_id) => ({ order_id })) }, { weight: 1, arbitrary: broken }),
-  },
-  {
-    name: 'add_note',
-    sideEffect: 'IDEMPOTENT',
-    args: fc.oneof(
-      { withCrossShrink: true },
-      { weight: 4, arbitrary: fc.record({ order_id: orderId, note: fc.constantFrom('customer called', 'refund pending') }) },
-      { weight: 1, arbitrary: broken },
-    ),
-  },
-  {
-    name: 'issue_refund',
-    sideEffect: 'STATEFUL',
-    args: fc.oneof(
-      { withCrossShrink: true },
-      { weight: 4, arbitrary: fc.record({ order_id: orderId, amount: fc.constantFrom(10, 45.5, 120, 500), reason: fc.constantFrom('damaged', 'late') }) },
-      { weight: 1, arbitrary: broken },
-    ),
-  },
-  {
-    name: 'notify_customer',
-    sideEffect: 'CRITICAL',
-    args: fc.oneof(
-      { withCrossShrink: true },
-      {
-        weight: 4,
-        arbitrary: fc.record({
-          customer: fc.constantFrom('ada@example.com', 'grace@example.com'),
-          message: fc.constantFrom('Your refund is on its way.', 'Sorry!'),
-        }),
-      },
-      { weight: 1, arbitrary: fc.constantFrom<unknown>({ customer: 'not-an-email', message: 'hi' }) },
-    ),
-  },
-  { name: 'probe', args: fc.constant({}), scripted: { description: 'A scripted tool the fuzzer adds: it does nothing unless its behaviour says so.' } },
-];
+/** A scripted tool the fuzzer adds to every agent: a stub at a generated side-effect level, whatever the agent's own tools are. */
+export const PROBE_TOOL: FuzzTool = {
+  name: 'probe',
+  args: fc.constant({}),
+  scripted: { description: 'A scripted tool the fuzzer adds: it does nothing unless its behaviour says so.' },
+};
 
 /** A name no agent declares: calls to it must be refused as not available. */
 export const UNKNOWN_TOOL = 'no_such_tool';
@@ -84,12 +45,15 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
 );
 
 /**
- * Overrides for some of the tools: side-effect level, parallel safety, timeout,
- * retries, and a behaviour script (one entry per attempt; the last repeats).
+ * Scripts for some of the tools. An agent's own tool gets a behaviour script only
+ * (one entry per attempt; the last repeats): its declaration is what ships, and a
+ * scenario may not change it. A scripted tool (the probe) is declared by the
+ * scenario, at a generated side-effect level, parallel safety, timeout and retries.
  */
 export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<ScenarioTool[]> {
-  const scriptedOnes = tools.filter((t) => t.scripted);
-  const override = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> =>
+  const behaviour = fc.array(behaviourArb, { minLength: 1, maxLength: 3 });
+  const ownScript = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> => behaviour.map((b) => ({ name: tool.name, behaviour: b }));
+  const declared = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> =>
     fc
       .record(
         {
@@ -97,7 +61,7 @@ export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<Scena
           parallelSafe: fc.boolean(),
           timeoutMs: fc.integer({ min: 100, max: 20_000 }),
           maxRetries: fc.integer({ min: 0, max: 3 }),
-          behaviour: fc.array(behaviourArb, { minLength: 1, maxLength: 3 }),
+          behaviour,
         },
         { requiredKeys: [] },
       )
@@ -107,15 +71,16 @@ export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<Scena
         const retries = maxRetries !== undefined && (level === 'NONE' || level === 'IDEMPOTENT') ? { maxRetries } : {};
         return {
           name: tool.name,
-          ...(tool.scripted ? { description: tool.scripted.description, ...(tool.scripted.input ? { input: { ...tool.scripted.input } } : {}) } : {}),
+          description: tool.scripted!.description,
+          ...(tool.scripted!.input ? { input: { ...tool.scripted!.input } } : {}),
           ...o,
           ...retries,
         };
       });
-  // The agent's own tools are overridden only sometimes; a scripted tool is usually declared (called undeclared, it is "not available").
-  const own = tools.filter((t) => !t.scripted).map((t) => sometimes(override(t), 50));
-  const scripted = scriptedOnes.map((t) => sometimes(override(t), 80));
+  // The agent's own tools are scripted only sometimes; a scripted tool is usually declared (called undeclared, it is "not available").
+  const own = tools.filter((t) => !t.scripted).map((t) => sometimes(ownScript(t), 50));
+  const scripted = tools.filter((t) => t.scripted).map((t) => sometimes(declared(t), 80));
   return fc
     .tuple(fc.tuple(...own), fc.tuple(...scripted))
-    .map(([overridden, declared]) => [...overridden, ...declared].filter((o): o is ScenarioTool => o !== undefined));
+    .map(([overridden, declaredOnes]) => [...overridden, ...declaredOnes].filter((o): o is ScenarioTool => o !== undefined));
 }

@@ -5,8 +5,7 @@
  * whatever a later layer allows; a call a deny rule matches never runs, whatever
  * other rules allow. Calls to tools that do not exist never run either.
  */
-import type { LogEvent } from '../../kernel/index.ts';
-import type { Scenario } from '../scenario/schema.ts';
+import type { LogEvent, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
@@ -35,7 +34,7 @@ export function matchesPattern(pattern: string, name: string): boolean {
 const anyMatch = (patterns: readonly string[] | undefined, name: string) => (patterns ?? []).some((p) => matchesPattern(p, name));
 
 /** Why a layer hides the tool, or undefined if every layer leaves it visible. */
-export function hiddenBy(layers: Scenario['visibility'], name: string): string | undefined {
+export function hiddenBy(layers: readonly VisibilityLayer[] | undefined, name: string): string | undefined {
   for (const layer of layers ?? []) {
     if (anyMatch(layer.deny, name)) return `layer ${layer.name} denies it`;
     if (layer.allow && !anyMatch(layer.allow, name)) return `layer ${layer.name}'s allow list leaves it out`;
@@ -48,17 +47,17 @@ export function hiddenBy(layers: Scenario['visibility'], name: string): string |
  * deny beats every allow), the default when no rule matches, or an ask with no
  * approver to answer it and the fallback set to deny.
  */
-export function deniedByPolicy(policy: Scenario['policy'], hasApprover: boolean, name: string, sideEffect: string | undefined): string | undefined {
+export function deniedByPolicy(policy: ToolPolicy | undefined, hasApprover: boolean, name: string, sideEffect: string | undefined): string | undefined {
   if (!policy) return undefined;
-  const matching = policy.rules
-    .map((rule, i) => ({ rule, id: rule.id ?? `rule-${i + 1}` }))
-    .filter(
-      ({ rule }) =>
-        (!rule.tools || anyMatch(rule.tools, name)) &&
-        (!rule.sideEffects || (sideEffect !== undefined && (rule.sideEffects as readonly string[]).includes(sideEffect))),
-    );
+  const applies = (rule: NonNullable<ToolPolicy['rules']>[number]) =>
+    (!rule.tools || anyMatch(rule.tools, name)) &&
+    (!rule.sideEffects || (sideEffect !== undefined && (rule.sideEffects as readonly string[]).includes(sideEffect)));
+  const matching = (policy.rules ?? []).filter((rule) => rule.when === undefined && applies(rule)).map((rule) => ({ rule, id: rule.id }));
+  // A rule with a predicate on the arguments cannot be judged from outside: past a plain deny, the reference abstains.
+  const judgedInside = (policy.rules ?? []).some((rule) => rule.when !== undefined && applies(rule));
   const deny = matching.find(({ rule }) => rule.decision === 'deny');
   if (deny) return `rule ${deny.id} denies it`;
+  if (judgedInside) return undefined;
   const verdict = matching.some(({ rule }) => rule.decision === 'ask') ? 'ask' : matching.length > 0 ? 'allow' : (policy.default ?? 'allow');
   if (verdict === 'deny') return 'the policy default denies it';
   if (verdict === 'ask' && !hasApprover && (policy.onAskWithoutApprover ?? 'deny') === 'deny')
@@ -67,11 +66,11 @@ export function deniedByPolicy(policy: Scenario['policy'], hasApprover: boolean,
 }
 
 function neverOfferedOrRun(run: ScenarioRun): string | undefined {
-  const { scenario } = run;
+  const { visibility, policy, approver } = run.permissions;
   const registered = run.sideEffectLevels;
   for (let i = 0; i < run.requests.length; i++) {
     for (const spec of run.requests[i]!.tools) {
-      const hidden = hiddenBy(scenario.visibility, spec.name);
+      const hidden = hiddenBy(visibility, spec.name);
       if (hidden) return `request ${i + 1} offered ${spec.name} to the model, but ${hidden}`;
     }
   }
@@ -88,8 +87,7 @@ function neverOfferedOrRun(run: ScenarioRun): string | undefined {
       if (block.type !== 'tool_call') continue;
       const why = !registered.has(block.name)
         ? 'no such tool is registered'
-        : (hiddenBy(scenario.visibility, block.name) ??
-          deniedByPolicy(scenario.policy, scenario.approver !== undefined, block.name, registered.get(block.name)));
+        : (hiddenBy(visibility, block.name) ?? deniedByPolicy(policy, approver, block.name, registered.get(block.name)));
       if (!why) continue;
       if (started.has(block.id)) return `call ${block.id} to ${block.name} ran, but ${why}`;
       if (allowed.has(block.id)) return `call ${block.id} to ${block.name} was allowed, but ${why}`;

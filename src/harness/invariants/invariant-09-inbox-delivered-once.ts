@@ -34,7 +34,7 @@ export const inboxDeliveredOnce = defineInvariant({
 
 function inboxFollowsReference(run: ScenarioRun): string | undefined {
   const view = viewOf(run);
-  const redact = createRedactor({ secrets: run.scenario.secrets ?? [] });
+  const redact = createRedactor({ secrets: run.secrets });
   const expected = expectedMessages(run.scenario.inbox, { requests: run.requests.length, executions: run.executions }).map(
     (m) => `${m.intent}: ${redact(m.text)}`,
   );

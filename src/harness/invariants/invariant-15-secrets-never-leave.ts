@@ -16,7 +16,7 @@ export const secretsNeverLeave = defineInvariant({
 });
 
 function secretsKeptOut(run: ScenarioRun): string | undefined {
-  const secrets = run.scenario.secrets ?? [];
+  const secrets = run.secrets;
   if (secrets.length === 0) return undefined;
   const places: [string, () => string][] = [
     ['the log', () => JSON.stringify(run.log.events)],

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EventLog, type AnyEvent, type LogEvent } from '../../kernel/index.ts';
 import { parseScenario } from '../scenario/load.ts';
 import { runScenario, type ScenarioRun } from '../second-host.ts';
+import { bundledContext } from '../../../test/support/bundled.ts';
 import type { Invariant, Verdict } from './invariant.ts';
 import { INVARIANTS } from './index.ts';
 import { requestsRecomputable } from './invariant-01-requests-recomputable.ts';
@@ -45,7 +46,8 @@ const sideEffectsStartedOnce = verdict(sideEffectsOnce);
 const projectionEqualsReplay = verdict(projectionReplay);
 const requestsFromPrefix = verdict(requestsRecomputable);
 
-const run = (yaml: string) => runScenario(parseScenario(yaml, 'test.yaml'), { seed: 1 });
+const { registry } = await bundledContext();
+const run = (yaml: string) => runScenario(parseScenario(yaml, 'test.yaml'), { seed: 1, agents: registry });
 
 /** A run whose log is replaced by `events` (the EventLog constructor takes stored events as they are). */
 function withEvents(r: ScenarioRun, events: readonly AnyEvent[]): ScenarioRun {
@@ -162,8 +164,8 @@ describe('the invariants', () => {
     ).toBe(true);
     const hidden = {
       ...r,
-      scenario: {
-        ...r.scenario,
+      permissions: {
+        ...r.permissions,
         visibility: [
           { name: 'global', deny: ['lookup_*'] },
           { name: 'mode', allow: ['*'] },

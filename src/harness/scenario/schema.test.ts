@@ -109,6 +109,7 @@ describe('bad scenario files name the file, the line and the field', () => {
 
   it('a good file parses, with defaults filled in', () => {
     const scenario = parseScenario(minimal('inbox:\n  - say: hi\nexpect: { outcome: replied }\n'), 'good.yaml');
-    expect(scenario).toMatchObject({ agent: 'support', tags: [], config: {}, tools: [], provider: { kind: 'scripted', script: [] } });
+    expect(scenario).toMatchObject({ tags: [], config: {}, tools: [], provider: { kind: 'scripted', script: [] } });
+    expect(scenario.agent).toBeUndefined(); // the config's default agent
   });
 });

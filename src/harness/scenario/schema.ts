@@ -284,7 +284,13 @@ export const scenarioSchema = z.strictObject({
   tags: z.array(z.string()).default([]),
   /** Live scenarios run against a real provider with `--live`; otherwise they are skipped. */
   live: z.strictObject({ passRate: z.number().min(0).max(1).default(1) }).optional(),
-  agent: z.enum(['support', 'none']).default('support').describe('support: the example after-sales agent and its tools'),
+  agent: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'an agent name: letters, digits, _ or -')
+    .optional()
+    .describe(
+      "The agent under test, by its name in loopgate.config.ts (the bundled suite's: support); none: only the scenario's own tools; default: the config's default agent",
+    ),
   system: z.string().optional().describe("Replaces the agent's system prompt"),
   config: configSchema.default({}),
   tools: z.array(toolSchema).default([]),

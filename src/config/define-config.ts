@@ -1,0 +1,50 @@
+/**
+ * `loopgate.config.ts`: what a team's repository tells loopgate — its agents (each
+ * a factory that builds a fresh agent per case), where its scenarios are, its own
+ * invariants, and how the gate reports.
+ *
+ *   import { defineConfig } from 'loopgate';
+ *   import { bookingAgent } from './src/agent.ts';
+ *
+ *   export default defineConfig({
+ *     agents: { booking: bookingAgent },
+ *     scenarios: ['scenarios/'],
+ *   });
+ *
+ * Every command reads it: `loopgate run`, `fuzz`, `tables`, `contract`, and
+ * `loopgate/vitest`. Paths are relative to the config file's folder.
+ */
+import type fc from 'fast-check';
+import type { AgentFactory } from '../kernel/index.ts';
+import type { Invariant } from '../harness/invariants/index.ts';
+
+export interface LoopgateConfig {
+  /** Your agents by name; a scenario picks one with `agent: NAME`. */
+  readonly agents?: Readonly<Record<string, AgentFactory>>;
+  /** The agent of scenarios that name none. Default: the only agent, if there is one; else `none` (scripted tools only). */
+  readonly defaultAgent?: string;
+  /** Scenario files or folders. Default: `scenarios`. */
+  readonly scenarios?: string | readonly string[];
+  /** Your own invariants, checked on every case by `loopgate run` and on every generated case by `loopgate fuzz`, after loopgate's. */
+  readonly invariants?: readonly Invariant[];
+  /** Default reporters (console, json, junit, markdown, html). */
+  readonly reporters?: readonly string[];
+  /** Where reports go. Default: `reports`. */
+  readonly out?: string;
+  /** A baseline file `loopgate run` compares with (a regression fails the gate). */
+  readonly baseline?: string;
+  readonly fuzz?: {
+    /** The agent to fuzz. Default: the default agent. */
+    readonly agent?: string;
+    /** What the model sends each tool, by tool name: valid arguments first (fast-check shrinks towards them). */
+    readonly args?: Readonly<Record<string, fc.Arbitrary<unknown>>>;
+  };
+}
+
+/** Types your config (an identity function: the checks happen when loopgate loads it). */
+export function defineConfig(config: LoopgateConfig): LoopgateConfig {
+  return config;
+}
+
+export const CONFIG_KEYS = ['agents', 'defaultAgent', 'scenarios', 'invariants', 'reporters', 'out', 'baseline', 'fuzz'] as const;
+export const FUZZ_KEYS = ['agent', 'args'] as const;

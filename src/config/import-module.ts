@@ -1,0 +1,52 @@
+/**
+ * Imports a user's config file — TypeScript or JavaScript — on the Node running
+ * loopgate. Node strips erasable TypeScript itself; what it does not do is find
+ * `./agent.ts` when the code imports `./agent.js` (what `tsc` users write), or
+ * an extensionless `./agent`. A resolve hook, for the user's own files only (not
+ * node_modules), tries the TypeScript file when the JavaScript one is missing.
+ */
+import { existsSync } from 'node:fs';
+import { registerHooks } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+let registered = false;
+
+const TS_FOR: Readonly<Record<string, readonly string[]>> = { '.js': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'], '': ['.ts', '.tsx', '/index.ts'] };
+
+function typescriptTwin(specifier: string, parentURL: string | undefined): string | undefined {
+  if (!parentURL?.startsWith('file:') || parentURL.includes('/node_modules/')) return undefined;
+  if (!specifier.startsWith('./') && !specifier.startsWith('../') && !specifier.startsWith('/') && !specifier.startsWith('file:')) return undefined;
+  const url = new URL(specifier, parentURL);
+  const path = fileURLToPath(url);
+  const ext = /\.(c|m)?js$/.exec(path)?.[0] ?? (/\.[A-Za-z0-9]+$/.test(path) ? undefined : '');
+  if (ext === undefined) return undefined;
+  const stem = ext ? path.slice(0, -ext.length) : path;
+  for (const candidate of TS_FOR[ext] ?? []) {
+    const file = `${stem}${candidate}`;
+    if (existsSync(file)) return pathToFileURL(file).href;
+  }
+  return undefined;
+}
+
+function ensureHook(): void {
+  if (registered) return;
+  registered = true;
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      try {
+        return nextResolve(specifier, context);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+        const twin = typescriptTwin(specifier, context.parentURL);
+        if (!twin) throw error;
+        return nextResolve(twin, context);
+      }
+    },
+  });
+}
+
+/** The module's namespace (its default export is the config). */
+export async function importUserModule(file: string): Promise<Record<string, unknown>> {
+  ensureHook();
+  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+}

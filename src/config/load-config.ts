@@ -1,0 +1,187 @@
+/**
+ * Finding and loading the config: `--config FILE`, else the first
+ * `loopgate.config.{ts,mts,js,mjs}` from the working directory upward, else the
+ * bundled suite's own config (the example agent and its scenarios). Every problem
+ * is a ConfigFileError naming the file and the key — and nothing runs.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type fc from 'fast-check';
+import type { AgentFactory } from '../kernel/index.ts';
+import type { Invariant } from '../harness/invariants/index.ts';
+import type { AgentRegistry } from '../harness/second-host.ts';
+import { ConfigFileError } from './config-error.ts';
+import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
+import { importUserModule } from './import-module.ts';
+import { closest } from './closest.ts';
+
+export const CONFIG_NAMES = ['loopgate.config.ts', 'loopgate.config.mts', 'loopgate.config.js', 'loopgate.config.mjs'] as const;
+
+/** The bundled suite's config: the example agent and its scenarios (the package's own). */
+export const BUNDLED_CONFIG = bundledConfigFile();
+
+export interface ResolvedConfig {
+  /** The config file read. */
+  readonly file: string;
+  /** Its folder: scenario ids and paths are relative to it. */
+  readonly root: string;
+  /** This is the bundled suite's config (no config file of the user's was found). */
+  readonly bundled: boolean;
+  readonly registry: AgentRegistry;
+  /** Scenario files and folders, absolute. */
+  readonly scenarios: readonly string[];
+  readonly invariants: readonly Invariant[];
+  readonly reporters: readonly string[] | undefined;
+  /** Absolute, when set. */
+  readonly out: string | undefined;
+  readonly baseline: string | undefined;
+  readonly fuzz: { readonly agent: string | undefined; readonly args: Readonly<Record<string, fc.Arbitrary<unknown>>> };
+}
+
+/** The first config file from `cwd` upward, or undefined. */
+export function findConfigFile(cwd: string): string | undefined {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    for (const name of CONFIG_NAMES) {
+      const file = join(dir, name);
+      if (existsSync(file)) return file;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+export interface LoadConfigOptions {
+  /** `--config`: this file, relative to `cwd`. */
+  readonly path?: string | undefined;
+  readonly cwd?: string;
+}
+
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
+  const cwd = options.cwd ?? process.cwd();
+  let file: string;
+  if (options.path !== undefined) {
+    file = resolve(cwd, options.path);
+    let stat;
+    try {
+      stat = statSync(file);
+    } catch {
+      throw new ConfigFileError(`--config ${options.path}: no such file`);
+    }
+    if (!stat.isFile()) throw new ConfigFileError(`--config ${options.path}: not a file`);
+  } else {
+    file = findConfigFile(cwd) ?? BUNDLED_CONFIG;
+  }
+  let module: Record<string, unknown>;
+  try {
+    module = await importUserModule(file);
+  } catch (error) {
+    throw new ConfigFileError(`${file}: could not be loaded: ${firstLine(error)}`, { cause: error });
+  }
+  return resolveConfig(module['default'], file, file === BUNDLED_CONFIG);
+}
+
+/** Checks a config object (the module's default export) and resolves its paths. */
+export function resolveConfig(value: unknown, file: string, bundled = false): ResolvedConfig {
+  const fail = (key: string, message: string): never => {
+    throw new ConfigFileError(`${file}: ${key ? `${key}: ` : ''}${message}`);
+  };
+  if (value === undefined) fail('', 'has no default export; export default defineConfig({ agents: { … } })');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    fail('', `the default export must be a config object (defineConfig({ … })), got ${describe(value)}`);
+  const config = value as LoopgateConfig & Record<string, unknown>;
+  for (const key of Object.keys(config)) {
+    if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
+      const near = closest(key, CONFIG_KEYS);
+      fail(key, `unknown key${near ? ` (did you mean ${near}?)` : ''}; known: ${CONFIG_KEYS.join(', ')}`);
+    }
+  }
+  const root = dirname(file);
+
+  const agents = new Map<string, AgentFactory>();
+  if (config.agents !== undefined) {
+    if (config.agents === null || typeof config.agents !== 'object' || Array.isArray(config.agents))
+      fail('agents', `expected an object of agent factories by name, got ${describe(config.agents)}`);
+    for (const [name, factory] of Object.entries(config.agents)) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) fail(`agents.${name}`, 'an agent name is letters, digits, _ or - (at most 64)');
+      if (name === 'none') fail('agents.none', '`none` is reserved: the agent with only the scenario’s own tools');
+      if (typeof factory !== 'function') fail(`agents.${name}`, `expected a factory, () => ({ tools, system, … }), got ${describe(factory)}`);
+      agents.set(name, factory);
+    }
+  }
+  const names = [...agents.keys()];
+  let defaultAgent = config.defaultAgent;
+  if (defaultAgent !== undefined) {
+    if (typeof defaultAgent !== 'string') fail('defaultAgent', `expected an agent name, got ${describe(defaultAgent)}`);
+    if (defaultAgent !== 'none' && !agents.has(defaultAgent)) {
+      const near = closest(defaultAgent, names);
+      fail('defaultAgent', `no agent ${JSON.stringify(defaultAgent)}${near ? ` (did you mean ${near}?)` : ''}; defined: ${names.join(', ') || 'none'}`);
+    }
+  } else if (names.length === 1) defaultAgent = names[0]!;
+
+  const scenarios = strings(config.scenarios ?? 'scenarios', 'scenarios', fail).map((p) => (isAbsolute(p) ? p : resolve(root, p)));
+  const reporters = config.reporters === undefined ? undefined : strings(config.reporters, 'reporters', fail);
+  const path = (key: 'out' | 'baseline') => {
+    const v = config[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || v === '') fail(key, `expected a path, got ${describe(v)}`);
+    return resolve(root, v as string);
+  };
+  const invariants = config.invariants ?? [];
+  if (!Array.isArray(invariants)) fail('invariants', `expected a list of invariants (defineInvariant({ … })), got ${describe(invariants)}`);
+  invariants.forEach((inv: unknown, i: number) => {
+    const x = inv as Partial<Invariant> | null;
+    if (x === null || typeof x !== 'object' || typeof x.id !== 'string' || typeof x.check !== 'function') {
+      fail(`invariants[${i}]`, 'expected an invariant: defineInvariant({ id, title, check(run) })');
+    }
+  });
+
+  const fuzz = config.fuzz ?? {};
+  if (fuzz === null || typeof fuzz !== 'object') fail('fuzz', `expected { agent, args }, got ${describe(fuzz)}`);
+  for (const key of Object.keys(fuzz)) if (!(FUZZ_KEYS as readonly string[]).includes(key)) fail(`fuzz.${key}`, `unknown key; known: ${FUZZ_KEYS.join(', ')}`);
+  if (fuzz.agent !== undefined && fuzz.agent !== 'none' && !agents.has(fuzz.agent))
+    fail('fuzz.agent', `no agent ${JSON.stringify(fuzz.agent)}; defined: ${names.join(', ') || 'none'}`);
+  const args = fuzz.args ?? {};
+  for (const [tool, arb] of Object.entries(args)) {
+    if (arb === null || typeof arb !== 'object' || typeof (arb as { generate?: unknown }).generate !== 'function')
+      fail(`fuzz.args.${tool}`, 'expected a fast-check arbitrary (fc.record({ … }), fc.constant(…))');
+  }
+
+  return {
+    file,
+    root,
+    bundled,
+    registry: { agents, ...(defaultAgent !== undefined ? { defaultAgent } : {}) },
+    scenarios,
+    invariants,
+    reporters,
+    out: path('out'),
+    baseline: path('baseline'),
+    fuzz: { agent: fuzz.agent, args },
+  };
+}
+
+function strings(value: unknown, key: string, fail: (key: string, message: string) => never): string[] {
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.some((v) => typeof v !== 'string' || v === ''))
+    return fail(key, `expected a path or a list of paths, got ${describe(value)}`);
+  return list as string[];
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'object') return 'an object';
+  return JSON.stringify(value) ?? String(value);
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
+  return message.split('\n')[0]!;
+}
+
+/** The bundled config beside the bundled scenarios: TypeScript in this repository, JavaScript in the built package. */
+function bundledConfigFile(): string {
+  const dir = resolve(import.meta.dirname, '../../scenarios/bundled');
+  const ts = join(dir, 'loopgate.config.ts');
+  return existsSync(ts) ? ts : join(dir, 'loopgate.config.js');
+}

@@ -1,0 +1,13 @@
+/** What the scenario cases of one suite share. */
+import type { Invariant } from './invariants/index.ts';
+import type { AgentRegistry } from './world/agent-under-test.ts';
+
+/** What every scenario case of a suite runs with. */
+export interface SuiteContext {
+  /** The agents scenarios may name, and the default one. */
+  readonly registry: AgentRegistry;
+  /** Checked on every case: the registry's and the user's own. */
+  readonly invariants: readonly Invariant[];
+  /** Scenario ids are relative to this folder (the config file's). */
+  readonly root: string;
+}

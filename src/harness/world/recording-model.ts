@@ -1,0 +1,77 @@
+/**
+ * Every model client of the case, recorded from the outside: each request as it
+ * was sent (the signal stripped) and how the call settled — with a result, by
+ * rejecting or throwing (a contract violation), or not at all — and any delta
+ * streamed after it settled. The provider-contract invariants read this.
+ */
+import type { ModelClient, ModelDelta, ModelRequest, ModelResult } from '../../kernel/index.ts';
+
+/** What a sent request looked like (the signal stripped). */
+export type SentRequest = Omit<ModelRequest, 'signal'>;
+
+/** One provider call as the harness saw it, inside its recording. */
+export interface ProviderCall {
+  /** `result`: settled with a result; `rejected`: the promise rejected or the call threw (a contract violation); `pending`: still open when the run ended. */
+  readonly settled: 'result' | 'rejected' | 'pending';
+  readonly result?: ModelResult;
+  readonly error?: string;
+  /** Deltas streamed after the call settled (a contract violation). */
+  readonly lateDeltas: number;
+}
+
+interface OpenCall {
+  settled: ProviderCall['settled'];
+  result?: ModelResult;
+  error?: string;
+  lateDeltas: number;
+}
+
+export class ModelRecording {
+  readonly requests: SentRequest[] = [];
+  readonly #responses: OpenCall[] = [];
+  readonly #onRequest: (n: number) => void;
+
+  /** `onRequest(n)` runs as the n-th request (1-based, across every client) goes out. */
+  constructor(onRequest: (n: number) => void) {
+    this.#onRequest = onRequest;
+  }
+
+  get responses(): readonly ProviderCall[] {
+    return this.#responses;
+  }
+
+  /** Wraps a client so its calls are recorded. */
+  wrap(inner: ModelClient): ModelClient {
+    return {
+      name: inner.name,
+      call: (request: ModelRequest, onDelta?: (d: ModelDelta) => void) => {
+        const { signal: _signal, ...sent } = request;
+        this.requests.push(sent);
+        const response: OpenCall = { settled: 'pending', lateDeltas: 0 };
+        this.#responses.push(response);
+        this.#onRequest(this.requests.length);
+        const settle = (settled: ProviderCall['settled'], result?: ModelResult, error?: unknown) => {
+          if (response.settled !== 'pending') return;
+          response.settled = settled;
+          if (result !== undefined) response.result = result;
+          if (error !== undefined) response.error = error instanceof Error ? error.message : String(error);
+        };
+        let call: Promise<ModelResult>;
+        try {
+          call = inner.call(request, (delta) => {
+            if (response.settled !== 'pending') response.lateDeltas++;
+            onDelta?.(delta);
+          });
+        } catch (error) {
+          settle('rejected', undefined, error);
+          throw error;
+        }
+        Promise.resolve(call).then(
+          (result) => settle('result', result),
+          (error: unknown) => settle('rejected', undefined, error),
+        );
+        return call;
+      },
+    };
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The scenario's provider script (`provider.script`, `provider.fallback`) as an
+ * in-process model client: each step a normalized result, or a fault, on the
+ * case's virtual clock.
+ */
+import { ScriptedModelClient, type ScriptedEntry } from '../../../providers/fake/scripted.ts';
+import { call as toolCall, maxTokens, overflow, refusal, reply, toolUse, transportError, unknownStop } from '../../../providers/fake/results.ts';
+import type { Clock, ModelClient, ModelResult, Usage } from '../../kernel/index.ts';
+import type { ProviderStep } from '../scenario/schema.ts';
+import type { FaultLog } from './fault-log.ts';
+
+/** Call ids the script leaves out are numbered across the whole case (call_1, call_2, …). */
+export interface CallIdCounter {
+  next: number;
+}
+
+export function scriptedProvider(steps: readonly ProviderStep[], name: string, clock: Clock, faults: FaultLog, callIds: CallIdCounter): ModelClient {
+  return new ScriptedModelClient(
+    steps.map((step) => (): ScriptedEntry => {
+      const entry = toEntry(step, callIds);
+      const type = entry.result.type;
+      if (type === 'transport_error' || type === 'context_window_exceeded' || type === 'refusal' || type === 'unknown' || type === 'max_tokens') {
+        faults.record(`provider: ${describeStep(step)}`);
+      }
+      return entry;
+    }),
+    {
+      name,
+      clock,
+      onExhausted: (_request, index) =>
+        transportError('invalid_request', { message: `scenario provider script exhausted at request ${index + 1}: add a step` }),
+    },
+  );
+}
+
+function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
+  const usage: Usage | undefined = step.usage ? { inputTokens: step.usage.input, outputTokens: step.usage.output } : undefined;
+  const withUsage = (r: ModelResult): ModelResult => (usage ? { ...r, usage } : r);
+  let result: ModelResult;
+  if (step.reply !== undefined) result = withUsage(reply(step.reply));
+  else if (step.tool_use)
+    result = withUsage(
+      toolUse(
+        step.tool_use.map((c) => toolCall(c.id ?? `call_${callIds.next++}`, c.name, c.args ?? {})),
+        step.text ?? '',
+      ),
+    );
+  else if (step.max_tokens) result = withUsage(maxTokens(step.max_tokens.text, step.max_tokens.partial));
+  else if (step.refusal !== undefined) result = withUsage(refusal(step.refusal));
+  else if (step.overflow) result = withUsage(overflow(step.overflow));
+  else if (step.unknown !== undefined) result = withUsage(unknownStop(step.unknown));
+  else if (step.error) {
+    result = transportError(step.error.kind, {
+      ...(step.error.status !== undefined ? { status: step.error.status } : {}),
+      ...(step.error.retryAfterMs !== undefined ? { retryAfterMs: step.error.retryAfterMs } : {}),
+      ...(step.error.message !== undefined ? { message: step.error.message } : {}),
+    });
+  } else throw new Error('a provider step without a result (the schema should have refused it)');
+  return { result, ...(step.latencyMs ? { latencyMs: step.latencyMs } : {}) };
+}
+
+/** One line for people: what a provider step does. */
+export function describeStep(step: ProviderStep): string {
+  if (step.error)
+    return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}`;
+  if (step.overflow) return `context overflow at ${step.overflow}`;
+  if (step.max_tokens) return `max_tokens${step.max_tokens.partial ? ' inside a tool call' : ''}`;
+  if (step.refusal !== undefined) return 'refusal';
+  if (step.unknown !== undefined) return `unknown stop reason ${step.unknown}`;
+  if (step.tool_use) return `tool_use ${step.tool_use.map((c) => c.name).join(', ')}`;
+  return 'reply';
+}

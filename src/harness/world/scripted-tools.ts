@@ -1,0 +1,158 @@
+/**
+ * The agent's tools as a scenario sees them. A scenario's `tools:` entry either
+ * scripts the behaviour of one of the agent's own tools — its real body runs
+ * unless the script says otherwise — or declares a tool the agent does not have
+ * (a stub with a scripted behaviour). It may not change an own tool's
+ * declaration (side-effect level, schema, timeout, retries, parallel safety,
+ * description): a gate that could downgrade a refund to NONE would certify
+ * something other than the agent that ships.
+ *
+ * Every tool is wrapped so the world counts the bodies that actually ran, by
+ * tool and by call id, and fires `at: { toolStart }` triggers.
+ */
+import { z } from 'zod';
+import { ToolFailure, type AnyToolDeclaration, type Clock } from '../../kernel/index.ts';
+import type { Behaviour, ScenarioTool } from '../scenario/schema.ts';
+import type { FaultLog } from './fault-log.ts';
+
+/** Keys of a `tools:` entry that change a declaration: allowed only for tools the agent does not have. */
+export const DECLARATION_KEYS = ['description', 'input', 'sideEffect', 'parallelSafe', 'timeoutMs', 'maxRetries'] as const;
+
+export interface ToolScriptProblem {
+  /** Index of the entry in the scenario's `tools:`. */
+  readonly index: number;
+  readonly key: (typeof DECLARATION_KEYS)[number];
+  readonly message: string;
+}
+
+/** Entries that would change one of the agent's own tools. */
+export function toolScriptProblems(own: readonly AnyToolDeclaration[], entries: readonly ScenarioTool[], agentName: string): ToolScriptProblem[] {
+  const names = new Set(own.map((t) => t.name));
+  const problems: ToolScriptProblem[] = [];
+  entries.forEach((entry, index) => {
+    if (!names.has(entry.name)) return;
+    for (const key of DECLARATION_KEYS) {
+      if (entry[key] === undefined) continue;
+      problems.push({
+        index,
+        key,
+        message: `${entry.name} is agent ${agentName}'s own tool: a scenario may script its behaviour, not change its ${key} (the gate must check the tool that ships)`,
+      });
+    }
+  });
+  return problems;
+}
+
+export interface ToolCounters {
+  /** Tool bodies that actually ran, by tool name, and by call id. */
+  readonly byTool: Map<string, number>;
+  readonly byCall: Map<string, number>;
+}
+
+export interface ToolHooks {
+  readonly clock: Clock;
+  readonly faults: FaultLog;
+  /** Runs the first time a tool's body starts (for `at: { toolStart }` triggers). */
+  readonly onFirstStart: (name: string) => void;
+}
+
+/** The agent's tools with the scenario's scripts applied, each counted. Throws on an entry that changes an own tool. */
+export function scriptedTools(
+  own: readonly AnyToolDeclaration[],
+  entries: readonly ScenarioTool[],
+  hooks: ToolHooks,
+  agentName: string,
+): { tools: AnyToolDeclaration[]; counters: ToolCounters } {
+  const problems = toolScriptProblems(own, entries, agentName);
+  if (problems.length > 0) throw new Error(`tools[${problems[0]!.index}].${problems[0]!.key}: ${problems[0]!.message}`);
+  const tools = own.map((t) => t);
+  for (const entry of entries) {
+    if (tools.some((t) => t.name === entry.name)) continue;
+    tools.push(stub(entry));
+  }
+  const counters: ToolCounters = { byTool: new Map(), byCall: new Map() };
+  const started = new Set<string>();
+  const behaviours = new Map(entries.filter((e) => e.behaviour).map((e) => [e.name, e.behaviour!]));
+  const counted = tools.map((tool) =>
+    withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId) => {
+      counters.byTool.set(tool.name, (counters.byTool.get(tool.name) ?? 0) + 1);
+      counters.byCall.set(callId, (counters.byCall.get(callId) ?? 0) + 1);
+      if (!started.has(tool.name)) {
+        started.add(tool.name);
+        hooks.onFirstStart(tool.name);
+      }
+    }),
+  );
+  return { tools: counted, counters };
+}
+
+/** A tool the scenario declares: it returns `{ ok: true }` unless its behaviour says otherwise. */
+function stub(entry: ScenarioTool): AnyToolDeclaration {
+  return {
+    name: entry.name,
+    description: entry.description ?? `scripted tool ${entry.name}`,
+    input: inputSchema(entry.input ?? {}),
+    sideEffect: entry.sideEffect ?? 'NONE',
+    ...(entry.parallelSafe !== undefined ? { parallelSafe: entry.parallelSafe } : {}),
+    ...(entry.timeoutMs ? { timeoutMs: entry.timeoutMs } : {}),
+    ...(entry.maxRetries !== undefined ? { maxRetries: entry.maxRetries } : {}),
+    run: () => ({ ok: true }),
+  };
+}
+
+function withBehaviour(tool: AnyToolDeclaration, script: readonly Behaviour[], hooks: ToolHooks, ran: (callId: string) => void): AnyToolDeclaration {
+  let runs = 0;
+  const original = tool.run;
+  return {
+    ...tool,
+    run: async (args, ctx) => {
+      ran(ctx.callId);
+      const behaviour: Behaviour = script.length === 0 ? 'ok' : script[Math.min(runs, script.length - 1)]!;
+      runs++;
+      if (behaviour === 'ok') return original(args, ctx);
+      if (behaviour === 'hang') {
+        hooks.faults.record(`tool ${tool.name} hangs`);
+        return new Promise(() => {}); // ignores even the abort: the pipeline must still settle
+      }
+      if ('return' in behaviour) return behaviour.return;
+      if ('fail' in behaviour) {
+        hooks.faults.record(`tool ${tool.name} fails ${behaviour.fail.code}`);
+        throw new ToolFailure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
+          ...(behaviour.fail.suggestion ? { suggestion: behaviour.fail.suggestion } : {}),
+          ...(behaviour.fail.retryable !== undefined ? { retryable: behaviour.fail.retryable } : {}),
+        });
+      }
+      if ('throw' in behaviour) {
+        hooks.faults.record(`tool ${tool.name} throws`);
+        throw new Error(behaviour.throw);
+      }
+      hooks.faults.record(`tool ${tool.name} takes ${behaviour.slow} ms`);
+      await hooks.clock.sleep(behaviour.slow, ctx.signal);
+      return behaviour.then !== undefined ? behaviour.then : original(args, ctx);
+    },
+  };
+}
+
+function inputSchema(fields: Readonly<Record<string, string>>): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, type] of Object.entries(fields)) {
+    const optional = type.endsWith('?');
+    const base = type.replace(/\?$/, '');
+    const schema: z.ZodType =
+      base === 'string'
+        ? z.string()
+        : base === 'number'
+          ? z.number()
+          : base === 'integer'
+            ? z.number().int()
+            : base === 'boolean'
+              ? z.boolean()
+              : base === 'object'
+                ? z.record(z.string(), z.unknown())
+                : base === 'array'
+                  ? z.array(z.unknown())
+                  : z.unknown();
+    shape[name] = optional ? schema.optional() : schema;
+  }
+  return z.object(shape);
+}

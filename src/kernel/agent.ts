@@ -1,0 +1,52 @@
+/**
+ * An agent: what a team writes and plugs into the loop — its tools (with their
+ * real bodies), its prompt, its permission policy, its approver, compactor,
+ * checkpoint hooks and claim policy, and its loop limits. A host supplies the
+ * rest (the log and its store, the model clients, the clock, tracing).
+ *
+ * Agents are built by a factory, once per conversation under test, so a tool
+ * that keeps state (a booking table, a payment ledger) starts fresh in every case
+ * and every fuzz run. The same factory serves the production host and both of
+ * loopgate's runners (`loopgate run`, `loopgate/vitest`).
+ */
+import type { Clock } from './clock.ts';
+import type { RetryConfig, LoopConfig } from './loop/config.ts';
+import type { ModelErrorHandler } from './loop/model-errors.ts';
+import type { CheckpointHook, ClaimPolicy, Compactor } from './loop/types.ts';
+import type { PromptFragment } from './prompt/assembler.ts';
+import type { ToolPolicy } from './tools/policy.ts';
+import type { AnyToolDeclaration, Approver } from './tools/types.ts';
+import type { VisibilityLayer } from './tools/visibility.ts';
+
+export interface Agent {
+  readonly tools?: readonly AnyToolDeclaration[];
+  /** The system prompt as one text (an identity fragment at priority −100). */
+  readonly system?: string;
+  /** The system prompt as fragments for the prompt assembler (priorities, dynamic texts, exclusive); with `system`, added after it. */
+  readonly prompt?: readonly PromptFragment[];
+  /** Allow / deny / ask rules for tool calls; a deny always wins. */
+  readonly policy?: ToolPolicy;
+  /** Visibility layers (global → mode → sub-agent); a deny is never lifted by a later layer. */
+  readonly visibility?: readonly VisibilityLayer[];
+  readonly approver?: Approver;
+  readonly compactor?: Compactor;
+  readonly checkpoints?: readonly CheckpointHook[];
+  readonly claim?: ClaimPolicy;
+  /** Consulted before the built-in model-error handlers. */
+  readonly errorHandlers?: readonly ModelErrorHandler[];
+  /** Loop limits and budgets beyond the defaults. */
+  readonly config?: AgentLoopConfig;
+  /** Exact values never to be written anywhere (API keys the tools hold, customer secrets). */
+  readonly secrets?: readonly string[];
+}
+
+export type AgentLoopConfig = Partial<Omit<LoopConfig, 'retry' | 'model'>> & { readonly retry?: Partial<RetryConfig> };
+
+/** What a factory is given: the host's clock (virtual under the harness) and a seeded source of randomness. */
+export interface AgentContext {
+  readonly clock: Clock;
+  readonly random: () => number;
+}
+
+/** Builds a fresh agent: called once per case, per fuzz run, per conversation. */
+export type AgentFactory = (context: AgentContext) => Agent | Promise<Agent>;

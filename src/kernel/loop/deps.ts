@@ -1,0 +1,122 @@
+/**
+ * One place where a host turns an agent into the loop's dependencies, with
+ * defaults for everything a host does not care to choose. The production host,
+ * the second host and tests all build `LoopDeps` here.
+ */
+import type { Agent } from '../agent.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import type { EventLog } from '../log/event-log.ts';
+import type { ModelClient } from '../model/client.ts';
+import { PRIORITY, PromptAssembler, type PromptFragment } from '../prompt/assembler.ts';
+import { createRedactor, type Redactor } from '../redact.ts';
+import { createToolExecutor, type ToolExecutorOptions } from '../tools/pipeline.ts';
+import { ToolRegistry } from '../tools/registry.ts';
+import type { ToolExecutor } from '../tools/types.ts';
+import { Tracer, type TraceRecord } from '../trace/tracer.ts';
+import { DEFAULT_LOOP_CONFIG, type LoopConfig } from './config.ts';
+import type { LoopDeps, PromptSource, TurnTracing } from './types.ts';
+
+export interface LoopDepsInput {
+  readonly log: EventLog;
+  readonly model: ModelClient;
+  readonly fallbackModels?: readonly ModelClient[];
+  /** Tools, prompt, policy, hooks and limits. Default: an agent with no tools and a one-line prompt. */
+  readonly agent?: Agent;
+  /** Default: the system clock. */
+  readonly clock?: Clock;
+  /** Writes the log's unflushed events to the store. Default: nothing is stored (in-memory only). */
+  readonly persist?: () => Promise<void>;
+  /** Default: a production-mode tracer per turn, its record kept nowhere but the turn's result. */
+  readonly tracing?: TurnTracing;
+  /** Default: the agent's secrets and the common credential patterns. */
+  readonly redact?: Redactor;
+  /** On top of the defaults and the agent's own limits (the host decides the model name, for one). */
+  readonly config?: Partial<LoopConfig>;
+  /** Tool pipeline options beyond the agent's (output limits, default timeouts). */
+  readonly toolOptions?: Omit<ToolExecutorOptions, 'registry' | 'visibility' | 'policy' | 'approver' | 'redact'>;
+  /** Replaces the tool pipeline built from the agent (test seams). */
+  readonly tools?: ToolExecutor;
+  /** Replaces the prompt built from the agent. */
+  readonly prompt?: PromptSource;
+  readonly random?: () => number;
+  readonly newId?: () => string;
+  readonly signals?: LoopDeps['signals'];
+}
+
+const DEFAULT_SYSTEM = 'You are a helpful assistant.';
+
+export function loopDeps(input: LoopDepsInput): LoopDeps {
+  const agent = input.agent ?? {};
+  const clock = input.clock ?? systemClock;
+  const redact = input.redact ?? createRedactor({ secrets: agent.secrets ?? [] });
+  let ids = 0;
+  return {
+    log: input.log,
+    model: input.model,
+    ...(input.fallbackModels && input.fallbackModels.length > 0 ? { fallbackModels: input.fallbackModels } : {}),
+    tools: input.tools ?? agentTools(agent, redact, input.toolOptions),
+    prompt: input.prompt ?? agentPrompt(agent),
+    clock,
+    persist: input.persist ?? (() => Promise.resolve()),
+    tracing: input.tracing ?? keepNowhere(clock, redact),
+    redact,
+    config: loopConfig(agent, input.config),
+    ...(agent.compactor ? { compactor: agent.compactor } : {}),
+    ...(agent.claim ? { claim: agent.claim } : {}),
+    ...(agent.checkpoints && agent.checkpoints.length > 0 ? { checkpoints: agent.checkpoints } : {}),
+    ...(agent.errorHandlers && agent.errorHandlers.length > 0 ? { errorHandlers: agent.errorHandlers } : {}),
+    ...(input.random ? { random: input.random } : {}),
+    newId: input.newId ?? (() => `m${++ids}`),
+    ...(input.signals ? { signals: input.signals } : {}),
+  };
+}
+
+/** The loop configuration: defaults, then the agent's limits, then the host's. */
+export function loopConfig(agent: Agent, host: Partial<LoopConfig> = {}): LoopConfig {
+  const fromAgent = agent.config ?? {};
+  return {
+    ...DEFAULT_LOOP_CONFIG,
+    ...defined(fromAgent),
+    ...defined(host),
+    retry: { ...DEFAULT_LOOP_CONFIG.retry, ...defined(fromAgent.retry ?? {}), ...defined(host.retry ?? {}) },
+  } as LoopConfig;
+}
+
+/** The agent's tool pipeline: its tools, visibility layers, policy and approver. */
+export function agentTools(agent: Agent, redact: Redactor, options: LoopDepsInput['toolOptions'] = {}): ToolExecutor {
+  return createToolExecutor(agentToolOptions(agent, redact, options));
+}
+
+/** What the agent's tool pipeline is built from. */
+export function agentToolOptions(agent: Agent, redact: Redactor, options: LoopDepsInput['toolOptions'] = {}): ToolExecutorOptions {
+  return {
+    ...options,
+    registry: new ToolRegistry(agent.tools ?? []),
+    ...(agent.visibility ? { visibility: agent.visibility } : {}),
+    ...(agent.policy ? { policy: agent.policy } : {}),
+    ...(agent.approver ? { approver: agent.approver } : {}),
+    redact,
+  };
+}
+
+/** The agent's prompt: `system` as the identity fragment, then its fragments, assembled per request. */
+export function agentPrompt(agent: Agent): PromptSource {
+  const assembler = new PromptAssembler();
+  const fragments: PromptFragment[] = [];
+  if (agent.system !== undefined || (agent.prompt ?? []).length === 0)
+    fragments.push({ id: 'identity', priority: PRIORITY.identity, text: agent.system ?? DEFAULT_SYSTEM });
+  fragments.push(...(agent.prompt ?? []));
+  for (const fragment of fragments) assembler.register(fragment);
+  return assembler;
+}
+
+function keepNowhere(clock: Clock, redact: Redactor): TurnTracing {
+  return {
+    begin: (turn) => new Tracer({ clock, traceId: `turn-${turn}`, mode: 'production', redact }),
+    finish: (tracer): TraceRecord => tracer.end(),
+  };
+}
+
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
