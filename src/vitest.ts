@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { possibleCells, runCell } from '../state-tables/cell-case.ts';
 import { cellLabel } from '../state-tables/loop-table.ts';
-import { findScenarioFiles } from './harness/scenario/load.ts';
+import { scenarioFilesUnder } from './harness/scenario/load.ts';
 import { runScenarioFile, type ScenarioFileOptions } from './harness/scenario-file.ts';
 
 export * from '../providers/vitest.ts';
@@ -20,7 +20,7 @@ export { runScenarioFile, type AgentUnderTest, type ScenarioFileOptions } from '
 /** One test per scenario file under `paths`, run with your agent; a failure lists every failing check. */
 export function describeScenarios(title: string, paths: readonly string[], options: ScenarioFileOptions = {}): void {
   describe(title, () => {
-    for (const file of paths.flatMap((p) => findScenarioFiles(p))) {
+    for (const file of scenarioFilesUnder(paths)) {
       it(file, async () => {
         const outcome = await runScenarioFile(file, options);
         if (outcome.status === 'skipped') return;
