@@ -13,7 +13,8 @@ import { reproduce } from '../../fuzz/reproduce.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import { readResultsFile } from '../../report/json.ts';
 import { BROKEN_VARIANTS } from '../../../test/fuzz/broken-variants.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
 import { fuzz, progressLine, type FuzzArgs } from './fuzz.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');

@@ -7,7 +7,6 @@
  * run's reports. Exit 0 every property held, 1 a violation, 2 usage errors.
  */
 import { join, relative } from 'node:path';
-import type { Argv, CommandModule } from 'yargs';
 import { writeCounterexample } from '../../fuzz/counterexample.ts';
 import { parseDuration } from '../../fuzz/duration.ts';
 import { BUILT_IN_PROPERTIES } from '../../fuzz/properties/index.ts';
@@ -16,8 +15,11 @@ import { reproduce } from '../../fuzz/reproduce.ts';
 import type { FuzzProperty } from '../../fuzz/property.ts';
 import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
-import { parseReporters, REPORTERS, UnknownReporterError, writeReports } from '../../report/write.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { parseReporters, UnknownReporterError, writeReports } from '../../report/write.ts';
+import { ensureDirectory } from '../../files/index.ts';
+import { EXIT } from '../exit-codes.ts';
+import { DEFAULT_FUZZ_RUNS } from './fuzz-defaults.ts';
+import { UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
 
 export interface FuzzArgs {
@@ -38,8 +40,7 @@ export interface FuzzIo {
   readonly tty: boolean;
 }
 
-/** The default when neither --runs nor --time is given. */
-export const DEFAULT_FUZZ_RUNS = 1_000;
+export { DEFAULT_FUZZ_RUNS };
 
 /** An integer as typed (`12`, not `12abc`, `1.5` or an empty string). */
 function integer(value: number | string | undefined): number | undefined {
@@ -101,6 +102,8 @@ export interface FuzzTesting {
 export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}): Promise<number> {
   const parsed = parseArgs(args);
   const { runs, seed, timeLimitMs, reporters } = parsed;
+  // Where reports and counterexamples go is settled before the first case runs.
+  ensureDirectory(args.out, 'report directory');
   const properties = [...parsed.properties, ...(testing.properties ?? [])];
   const startedAt = new Date();
   let lastLine = 0;
@@ -180,25 +183,3 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
   }
   return EXIT.passed;
 }
-
-export const fuzzCommand: CommandModule<object, FuzzArgs> = {
-  command: 'fuzz',
-  describe: 'Fuzz the loop: generated scenarios checked against every invariant; a violation is shrunk to a scenario file',
-  builder: (y: Argv) =>
-    y
-      .option('runs', { type: 'string', describe: `cases to generate (default ${DEFAULT_FUZZ_RUNS}; with --time alone: until the time is up)` })
-      .option('seed', { type: 'string', describe: 'fast-check seed (default: random; printed at the end)' })
-      .option('time', { type: 'string', describe: 'stop generating after this long, e.g. 30s, 5m (a shrink under way finishes)' })
-      .option('path', { type: 'string', describe: "replay fast-check's path to a counterexample (with its --seed)" })
-      .option('property', { type: 'string', array: true, describe: 'check only these properties (default: all)' })
-      .option('out', { type: 'string', default: 'reports', describe: 'directory for the reports; counterexamples go to OUT/counterexamples/' })
-      .option('reporter', { type: 'string', array: true, default: [...REPORTERS], describe: `reports to write: ${REPORTERS.join(', ')}` })
-      .option('verbose', { type: 'boolean', default: false, describe: 'list the properties that held too' }) as Argv<FuzzArgs>,
-  handler: async (args) => {
-    process.exitCode = await fuzz(args, {
-      out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
-      err: (t) => process.stderr.write(t),
-      tty: Boolean(process.stderr.isTTY) && !process.env.CI,
-    });
-  },
-};

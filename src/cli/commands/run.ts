@@ -5,19 +5,18 @@
  * reports; exit 0 all passed, 1 failures or regressions, 2 bad input.
  */
 import { availableParallelism } from 'node:os';
-import type { Argv, CommandModule } from 'yargs';
-import { tableCases } from '../../../state-tables/cell-case.ts';
+import { dirname, resolve } from 'node:path';
 import type { Case } from '../../harness/cases.ts';
-import { contractCases } from '../../harness/contract-cases.ts';
 import { runCases, selectCases } from '../../harness/runner.ts';
-import { ScenarioFileError } from '../../harness/scenario/load.ts';
 import { bundledScenarioCases, defaultCases, scenarioCasesFrom } from '../../harness/suites.ts';
-import { liveCases, type LiveOptions } from '../../harness/live.ts';
+import type { LiveOptions } from '../../harness/live.ts';
 import { compareWithBaseline, readBaselineFile, writeBaselineFile } from '../../report/baseline.ts';
 import { createProgress } from '../../report/progress.ts';
 import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results.ts';
-import { parseReporters, REPORTERS, UnknownReporterError, writeReports } from '../../report/write.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
+import { parseReporters, writeReports } from '../../report/write.ts';
+import { EXIT } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
 
 export interface RunArgs {
@@ -53,15 +52,20 @@ export function parseGrep(text: string): RegExp {
   }
 }
 
-function collect(args: RunArgs): Case[] {
-  try {
-    if (args.live) return liveCases(liveOptions(args));
-    if (args.paths && args.paths.length > 0) return scenarioCasesFrom(args.paths);
-    return defaultCases({ tables: tableCases, contract: contractCases, scenarios: bundledScenarioCases });
-  } catch (error) {
-    if (error instanceof ScenarioFileError) throw new UsageError(`invalid scenario file(s):\n${error.message}`);
-    throw error;
+/**
+ * The cases to run; a bad scenario file is a `ScenarioFileError` (an InputError)
+ * with one line per problem. The state tables and the contract suite (SDKs, msw)
+ * load only when they are run.
+ */
+async function collect(args: RunArgs): Promise<Case[]> {
+  if (args.live) {
+    const options = liveOptions(args);
+    const { liveCases } = await import('../../harness/live.ts');
+    return liveCases(options);
   }
+  if (args.paths && args.paths.length > 0) return scenarioCasesFrom(args.paths);
+  const [{ tableCases }, { contractCases }] = await Promise.all([import('../../../state-tables/cell-case.ts'), import('../../harness/contract-cases.ts')]);
+  return defaultCases({ tables: tableCases, contract: contractCases, scenarios: bundledScenarioCases });
 }
 
 function liveOptions(args: RunArgs): LiveOptions {
@@ -75,28 +79,25 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1))
     throw new UsageError(`--concurrency ${String(args.concurrency)}: expected a positive integer`);
   if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat ${String(args.repeat)}: expected a positive integer`);
-  let reporters;
-  try {
-    reporters = parseReporters(args.reporter);
-  } catch (error) {
-    if (error instanceof UnknownReporterError) throw new UsageError(error.message);
-    throw error;
-  }
+  // Everything the user gave is checked before anything runs or is written: the flags,
+  // then the inputs (baseline, scenario files), then the places the outputs go.
+  const reporters = parseReporters(args.reporter);
   const shard = args.shard !== undefined ? parseShard(args.shard) : undefined;
   const grep = args.grep !== undefined ? parseGrep(args.grep) : undefined;
-  const baseline =
-    args.baseline && !args.updateBaseline
-      ? await readBaselineFile(args.baseline).catch((error: Error) => {
-          throw new UsageError(error.message);
-        })
-      : undefined;
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
   if (args.updateBaseline && (shard || grep))
     throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
+  const baseline = args.baseline && !args.updateBaseline ? await readBaselineFile(args.baseline) : undefined;
 
-  const all = collect(args);
+  const all = await collect(args);
   const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
   if (cases.length === 0 && grep) throw new UsageError(`--grep ${args.grep}: no case matches (of ${all.length})`);
+
+  const writesFiles = reporters.some((r) => r !== 'console');
+  if (args.updateBaseline && args.baseline) checkOutputPath(args.baseline, 'baseline', 'file');
+  if (writesFiles) checkOutputPath(args.out, 'report directory', 'directory');
+  if (args.updateBaseline && args.baseline) ensureDirectory(dirname(resolve(args.baseline)), 'baseline directory');
+  if (writesFiles) ensureDirectory(args.out, 'report directory');
 
   const startedAt = new Date();
   const progress = createProgress({ tty: io.tty, write: io.err, total: cases.length, ...(io.columns ? { columns: io.columns } : {}) });
@@ -137,31 +138,3 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   const regressions = runResults.regressions?.length ?? 0;
   return runResults.summary.failed > 0 || regressions > 0 ? EXIT.failed : EXIT.passed;
 }
-
-export const runCommand: CommandModule<object, RunArgs> = {
-  command: 'run [paths..]',
-  describe: 'Run the gate: state tables, the contract suite on fakes and the bundled scenarios (or the scenario files given)',
-  builder: (y: Argv) =>
-    y
-      .positional('paths', { type: 'string', array: true, describe: 'scenario files or directories (default: everything bundled)' })
-      .option('reporter', { type: 'string', array: true, default: [...REPORTERS], describe: `reports to write: ${REPORTERS.join(', ')} (several allowed)` })
-      .option('out', { type: 'string', default: 'reports', describe: 'directory for the report files' })
-      .option('grep', { type: 'string', describe: 'only cases whose id or title matches this regular expression' })
-      .option('concurrency', { type: 'number', describe: 'cases run at once (default: the number of CPUs)' })
-      .option('shard', { type: 'string', describe: 'run shard i of n (i/n); merge the shards with merge-reports' })
-      .option('seed', { type: 'number', default: 1, describe: 'seed for everything random in the cases' })
-      .option('baseline', { type: 'string', describe: 'fail on regressions against this baseline file' })
-      .option('update-baseline', { type: 'boolean', default: false, describe: 'write this run as the new baseline (to --baseline FILE)' })
-      .option('live', { type: 'boolean', default: false, describe: 'run the live scenarios against a real provider (API key from the environment)' })
-      .option('provider', { type: 'string', describe: 'for --live: anthropic, openai-chat or openai-responses' })
-      .option('repeat', { type: 'number', default: 1, describe: 'for --live: runs per scenario; its pass rate decides' })
-      .option('verbose', { type: 'boolean', default: false, describe: 'list passed cases too' }) as Argv<RunArgs>,
-  handler: async (args) => {
-    process.exitCode = await run(args, {
-      out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
-      err: (t) => process.stderr.write(t),
-      tty: Boolean(process.stderr.isTTY) && !process.env.CI,
-      ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
-    });
-  },
-};
