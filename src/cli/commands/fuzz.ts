@@ -17,6 +17,7 @@ import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
 import { parseReporters, UnknownReporterError, writeReports } from '../../report/write.ts';
 import { ensureDirectory } from '../../files/index.ts';
+import { printableLines } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
 import { DEFAULT_FUZZ_RUNS } from './fuzz-defaults.ts';
 import { UsageError } from '../usage-error.ts';
@@ -171,7 +172,8 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
     `${progressLine({ runs: result.runs, turns: result.turns, elapsedMs: result.durationMs, runsPerSecond: result.runsPerSecond, turnsPerSecond: result.turnsPerSecond, shrinking: false, shrinks: 0 })}, seed ${result.seed}${result.interrupted ? ' (time limit reached)' : ''}\n`,
   );
   if (failure) {
-    io.err(`violation of ${failure.property.name}: ${failure.message}\n`);
+    // The message quotes generated text (model replies, tool output): shown escaped, never sent to the terminal.
+    io.err(`violation of ${failure.property.name}: ${printableLines(failure.message)}\n`);
     io.err(`counterexample (shrunk in ${failure.shrinks} step(s)): ${counterexampleFile}\n`);
     const how = !reproduces!.ok
       ? `loopgate fuzz --seed ${result.seed} --path ${failure.path}`
