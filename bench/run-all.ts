@@ -16,7 +16,7 @@ import { machine, machineLine } from './lib/machine.ts';
 import { markdownTable, RESULTS_DIR } from './lib/results.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const BENCHES = ['loop-overhead', 'growth', 'stores', 'harness'] as const;
+const BENCHES = ['loop-overhead', 'growth', 'stores', 'harness', 'cli-startup'] as const;
 
 function runBench(name: string): number {
   process.stdout.write(`\n=== bench/${name}.ts\n`);
@@ -41,6 +41,7 @@ function main(): void {
   const growth = read('growth').data;
   const stores = read('stores').data;
   const harness = read('harness').data;
+  const startup = read('cli-startup').data;
   const lg = loop.usPerStep.loopgate;
   const fastest = loop.targets.fastestPeer as string;
   const ratio = loop.ratios[fastest];
@@ -68,6 +69,7 @@ function main(): void {
       harness.fuzz.skipped ? '' : mark(harness.fuzz.turnsPerSecond >= 1000),
     ],
     ['1,000 concurrent conversations, one host: peak heap / RSS', '—', `${harness.memory.mib.heapPeak} MiB / ${harness.memory.mib.rssPeak} MiB`, ''],
+    ['`loopgate --help`, a fresh process', '< 500 ms', `${Math.round(startup.helpMedianMs)} ms (median wall)`, mark(startup.helpMedianMs < 500)],
   ];
   const summary = [
     '# Benchmark summary',

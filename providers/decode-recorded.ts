@@ -15,6 +15,8 @@ import { acquireWireFake } from './wire-fakes/server.ts';
 export interface DecodeOptions {
   /** Serve with this HTTP status (default: 200, or the status the provider sends an error body with). */
   readonly status?: number;
+  /** Give up after this long (default: no limit of loopgate's own; a large recording takes as long as it takes). */
+  readonly timeoutMs?: number;
 }
 
 export interface DecodeOutcome {
@@ -25,14 +27,13 @@ export interface DecodeOutcome {
   readonly statusNote?: string;
 }
 
-/** The request decoding sends: nothing declared, so nothing in the response depends on it. */
+/** The request decoding sends: nothing declared, so nothing in the response depends on it; no time limit unless asked. */
 export const DECODE_REQUEST: ModelRequest = {
   model: '',
   system: '',
   messages: [{ role: 'user', content: [{ type: 'text', text: 'decode' }] }],
   tools: [],
   maxTokens: 1024,
-  timeoutMs: 30_000,
 };
 
 export async function decodeRecorded(provider: ProviderName, fileName: string, text: string, options: DecodeOptions = {}): Promise<DecodeOutcome> {
@@ -64,7 +65,7 @@ export async function decodeRecorded(provider: ProviderName, fileName: string, t
       // A complete JSON body answers a non-streaming request; chunks and SSE answer a streaming one.
       stream: format !== 'json',
     });
-    const result = await client.call(DECODE_REQUEST);
+    const result = await client.call(options.timeoutMs !== undefined ? { ...DECODE_REQUEST, timeoutMs: options.timeoutMs } : DECODE_REQUEST);
     return { result, format, status, ...(statusNote ? { statusNote } : {}) };
   } finally {
     fake.release();

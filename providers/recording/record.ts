@@ -4,7 +4,7 @@
  * nock is imported only here and in replay (it patches the network on import)
  * and is fully restored afterwards.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { ensureDirectory, writeFileAtomic } from '../../src/files/index.ts';
 import type { WireProvider } from '../names.ts';
 import { runLiveCases, type LiveCaseReport, type LiveTarget } from './live.ts';
 import { RECORDING_FORMAT, RecordingError, recordingPath, type Recording } from './recording-file.ts';
@@ -60,8 +60,8 @@ export async function recordLive(target: LiveTarget, options: RecordOptions): Pr
 }
 
 export async function writeRecording(dir: string, provider: WireProvider, recording: Recording): Promise<string> {
-  await mkdir(dir, { recursive: true });
+  ensureDirectory(dir, 'recording directory');
   const path = recordingPath(dir, provider);
-  await writeFile(path, `${JSON.stringify(recording, null, 2)}\n`);
+  writeFileAtomic(path, `${JSON.stringify(recording, null, 2)}\n`, 'recording');
   return path;
 }

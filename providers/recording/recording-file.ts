@@ -1,7 +1,10 @@
 /** The recording file: what `--record` writes and `--replay` reads, one per provider. */
-import { readFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { INPUT_LIMITS, readInputFile } from '../../src/files/index.ts';
+import { InputError } from '../../src/kernel/index.ts';
 import { WIRE_PROVIDERS, type WireProvider } from '../names.ts';
 
 export const RECORDING_FORMAT = 'loopgate-contract-recording';
@@ -32,7 +35,7 @@ export const recordingSchema = z.object({
 export type Recording = z.infer<typeof recordingSchema>;
 
 /** A recording directory or file that cannot be used: exit 2, naming the path and the problem. */
-export class RecordingError extends Error {
+export class RecordingError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'RecordingError';
@@ -71,12 +74,10 @@ export async function recordedProviders(dir: string): Promise<WireProvider[]> {
 export async function readRecording(dir: string, provider: WireProvider): Promise<Recording> {
   await requireDirectory(dir);
   const path = recordingPath(dir, provider);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
+  if (!existsSync(path)) {
     throw new RecordingError(`recording directory ${dir} has no recording for ${provider} (expected ${path}; make one with --record ${dir})`);
   }
+  const text = readInputFile(path, { what: 'recording', maxBytes: INPUT_LIMITS.recordingBytes });
   let value: unknown;
   try {
     value = JSON.parse(text);

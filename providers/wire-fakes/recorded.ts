@@ -3,13 +3,14 @@
  * captured): a JSON document, a `.chunks.txt` file (one SSE data payload per
  * line), or raw SSE text.
  */
+import { InputError } from '../../src/kernel/index.ts';
 import type { WireProvider } from '../names.ts';
 import type { Frame, WirePlan } from './plan.ts';
 import { sseFrame } from './plan.ts';
 
 export type RecordedFormat = 'json' | 'chunks' | 'sse';
 
-export class RecordedBodyError extends Error {
+export class RecordedBodyError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'RecordedBodyError';

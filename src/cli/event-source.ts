@@ -3,30 +3,33 @@
  * (`postgres://user@host:5432/db`, optionally `?schema=name`; the password may come
  * from PGPASSWORD), or a file of records (JSON array or JSON lines), naming the
  * source and the problem when it cannot — a PostgreSQL URL always with its
- * password masked.
+ * password masked. Read-only throughout: a SQLite file is opened without being
+ * created, migrated or written (its bytes stay as they were), a PostgreSQL
+ * store without creating tables.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { fileKind, INPUT_LIMITS, readInputFile } from '../files/index.ts';
 import { decodeRecords, type AnyEvent, type EventRecord } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { PostgresEventStore } from '../stores/postgres-store.ts';
 import { isPostgresUrl, maskPostgresUrl } from '../stores/postgres-store-url.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
-import { UsageError } from './exit-codes.ts';
+import { UsageError } from './usage-error.ts';
 
 export async function openEvents(path: string, conversation: string | undefined): Promise<{ conversation: string; events: AnyEvent[] }> {
   if (isPostgresUrl(path)) return eventsFromStore(await openPostgres(path), maskPostgresUrl(path), conversation);
-  if (!existsSync(path)) throw new UsageError(`${path}: no such file`);
-  if (statSync(path).isDirectory()) throw new UsageError(`${path}: is a directory; give a SQLite store (.db) or an events file (.json / .jsonl)`);
-  if (/\.(db|sqlite3?)$/i.test(path)) {
-    let store: SqliteEventStore;
-    try {
-      store = new SqliteEventStore(path);
-    } catch (error) {
-      throw new UsageError(`${path}: cannot open as a SQLite store: ${(error as Error).message}`);
-    }
-    return eventsFromStore(store, path, conversation);
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    throw new UsageError(`${path}: no such file`);
   }
-  const text = readFileSync(path, 'utf8');
+  if (stat.isDirectory()) throw new UsageError(`${path}: is a directory; give a SQLite store (.db) or an events file (.json / .jsonl)`);
+  // Opening a FIFO or a device would block or read forever.
+  if (!stat.isFile()) throw new UsageError(`${path}: is ${fileKind(stat)}; give a SQLite store (.db) or an events file (.json / .jsonl)`);
+  // A StoreError (an InputError) names the file and why it is no store.
+  if (/\.(db|sqlite3?)$/i.test(path)) return eventsFromStore(new SqliteEventStore(path, { readOnly: true }), path, conversation);
+  const text = readInputFile(path, { what: 'events file', maxBytes: INPUT_LIMITS.eventsBytes });
   let records: EventRecord[];
   try {
     const trimmed = text.trim();

@@ -1,6 +1,4 @@
-/** Exit codes, the same for every command. */
-import { InputError } from '../kernel/index.ts';
-
+/** Exit codes, the same for every command. No imports: `--help` and `--version` load it. */
 export const EXIT = {
   /** Everything passed. */
   passed: 0,
@@ -9,11 +7,3 @@ export const EXIT = {
   /** Usage, config or input errors. */
   usage: 2,
 } as const;
-
-/** An error in what the user gave us (a path, a flag, a file's content): exit 2 with this message. */
-export class UsageError extends InputError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}

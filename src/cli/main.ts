@@ -1,21 +1,46 @@
 /**
  * The `loopgate` command. Exit codes: 0 passed, 1 failures or regressions,
  * 2 usage, config or input errors.
+ *
+ * - A bad argument (unknown flag, missing option, wrong positional) stops here,
+ *   before any command runs or writes anything.
+ * - Every error caused by input is an `InputError`: one line per problem,
+ *   naming the input, no stack. Anything else is a bug: `internal error` and
+ *   its stack.
+ * - Everything printed from data has its control characters escaped.
+ * - Nothing heavy loads up front: each command's definition is small and its
+ *   handler imports what it needs, so `--help` and `--version` answer at once.
+ * - A closed stdout (`loopgate tables | head`) ends the process quietly.
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { contractCommand } from './commands/contract.ts';
-import { decodeCommand } from './commands/decode.ts';
-import { fuzzCommand } from './commands/fuzz.ts';
-import { mergeReportsCommand } from './commands/merge-reports.ts';
-import { replayCommand } from './commands/replay.ts';
-import { runCommand } from './commands/run.ts';
-import { tablesCommand } from './commands/tables.ts';
-import { InputError } from '../kernel/index.ts';
+import { printable, printableLines } from '../report/terminal-text.ts';
+import { contractCommand } from './commands/contract-command.ts';
+import { decodeCommand } from './commands/decode-command.ts';
+import { fuzzCommand } from './commands/fuzz-command.ts';
+import { mergeReportsCommand } from './commands/merge-reports-command.ts';
+import { replayCommand } from './commands/replay-command.ts';
+import { runCommand } from './commands/run-command.ts';
+import { tablesCommand } from './commands/tables-command.ts';
 import { EXIT } from './exit-codes.ts';
+import { endQuietlyOnClosedOutput } from './closed-output.ts';
+import { VERSION } from './version.ts';
+
+/** What yargs refused (an unknown flag, a missing option): a usage error found before anything ran. */
+class ArgumentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArgumentError';
+  }
+}
+
+/** `loopgate: ` and one escaped line per line of the message. */
+export function errorLines(message: string): string {
+  const lines = message.split('\n').filter((line) => line.trim() !== '');
+  return lines.map((line) => `loopgate: ${printable(line)}\n`).join('');
+}
 
 export async function main(argv: string[]): Promise<number> {
-  let code: number = EXIT.passed;
   const parser = yargs(argv)
     .scriptName('loopgate')
     .usage('$0 <command> [options]')
@@ -29,23 +54,30 @@ export async function main(argv: string[]): Promise<number> {
     .demandCommand(1, 'name a command (see --help)')
     .strict()
     .help()
-    .version(false)
+    .version(VERSION)
     .fail((message, error) => {
-      if (error) throw error; // reported once, below
-      process.stderr.write(`loopgate: ${message}\n`);
-      code = EXIT.usage;
+      // Throwing stops yargs here: the command's handler never runs.
+      throw error ?? new ArgumentError(message);
     });
   try {
     await parser.parseAsync();
   } catch (error) {
-    if (error instanceof InputError) {
-      process.stderr.write(`loopgate: ${error.message}\n`);
+    if (error instanceof ArgumentError) {
+      process.stderr.write(errorLines(`${error.message} (see loopgate --help)`));
       return EXIT.usage;
     }
-    process.stderr.write(`loopgate: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    // The kernel (and so InputError) loads only when something went wrong.
+    const { InputError } = await import('../kernel/index.ts');
+    if (error instanceof InputError) {
+      process.stderr.write(errorLines(error.message));
+      return EXIT.usage;
+    }
+    process.stderr.write(`loopgate: internal error: ${printableLines((error as Error)?.stack ?? String(error))}\n`);
     return EXIT.usage;
   }
-  return code !== EXIT.passed ? code : ((process.exitCode as number | undefined) ?? EXIT.passed);
+  return (process.exitCode as number | undefined) ?? EXIT.passed;
 }
 
+endQuietlyOnClosedOutput(process.stdout);
+endQuietlyOnClosedOutput(process.stderr);
 process.exitCode = await main(hideBin(process.argv));

@@ -1,17 +1,25 @@
 /**
  * Short, stable one-line renderings of events and requests — for `replay`, for
  * reports, and for snapshot-style assertions (in the spirit of codex's
- * context_snapshot: what the model saw, as lines a person can diff).
+ * context_snapshot: what the model saw, as lines a person can diff). What comes
+ * from the conversation is printed to a terminal, so every control character
+ * in it (ESC, OSC, BEL, bidi overrides…) is shown escaped, never sent.
  */
 import { outcomeLabel, type AnyEvent, type RecordedRequest } from '../kernel/index.ts';
 import { renderMessage } from '../harness/render.ts';
+import { printable, printableLines } from '../report/terminal-text.ts';
 
 const clip = (text: string, max = 80) => {
   const one = text.replace(/\s+/g, ' ').trim();
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 };
 
+/** One line per event, safe for a terminal. */
 export function renderEvent(event: AnyEvent): string {
+  return printable(describeEvent(event));
+}
+
+function describeEvent(event: AnyEvent): string {
   const head = `#${event.seq}`.padEnd(6);
   if (event.opaque) return `${head}${event.type} (v${event.v}, ignorable: not understood by this reader)`;
   const p = event.payload as Record<string, unknown>;
@@ -61,7 +69,12 @@ export function renderEvent(event: AnyEvent): string {
   }
 }
 
+/** The request, line by line, safe for a terminal (a message's own line breaks are kept). */
 export function renderRequest(request: RecordedRequest): string[] {
+  return requestLines(request).map(printableLines);
+}
+
+function requestLines(request: RecordedRequest): string[] {
   return [
     `model: ${request.model} · max tokens ${request.maxTokens}${request.temperature !== undefined ? ` · temperature ${request.temperature}` : ''}`,
     `system: ${JSON.stringify(request.system)}`,

@@ -3,6 +3,7 @@
  * (--concurrency), each with its own seed. A case that throws is a failed case
  * with the error as its check — the runner itself never stops early.
  */
+import { InputError } from '../kernel/index.ts';
 import type { CaseResult } from '../report/results.ts';
 import { caseSeed, type Case } from './cases.ts';
 
@@ -18,10 +19,14 @@ export interface RunOptions {
 /** Which cases this run takes: grep, then shard by position in id order (stable across machines). */
 export function selectCases(cases: readonly Case[], options: Pick<RunOptions, 'grep' | 'shard'>): Case[] {
   const sorted = [...cases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const seen = new Set<string>();
+  const seen = new Map<string, Case>();
   for (const c of sorted) {
-    if (seen.has(c.id)) throw new Error(`two cases share the id ${c.id}`);
-    seen.add(c.id);
+    const other = seen.get(c.id);
+    if (other) {
+      const files = other.file && c.file ? ` (${other.file} and ${c.file}; rename one)` : '';
+      throw new InputError(`two cases share the id ${c.id}${files}`);
+    }
+    seen.set(c.id, c);
   }
   const grepped = options.grep ? sorted.filter((c) => options.grep!.test(c.id) || options.grep!.test(c.title)) : sorted;
   const shard = options.shard;

@@ -3,11 +3,12 @@
  * validated at startup. Startup validation is one of the two places that fail
  * fast (seed 004): an error names the file, the line and the key.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, type LoopConfig } from '../kernel/index.ts';
+import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, InputError, type LoopConfig } from '../kernel/index.ts';
 import { storeConfigSchema } from '../stores/store-config.ts';
+import { readInputFile } from '../files/index.ts';
 import { loadYaml, YamlValidationError } from '../yaml/load-yaml.ts';
+import { YAML_LIMITS } from '../yaml/limits.ts';
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
@@ -100,7 +101,7 @@ export const hostConfigSchema = z.strictObject({
 
 export type HostConfig = z.infer<typeof hostConfigSchema>;
 
-export class ConfigError extends Error {
+export class ConfigError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
@@ -120,9 +121,10 @@ export function parseHostConfig(text: string, file: string): HostConfig {
 export function loadHostConfig(path: string): HostConfig {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // Regular files only, bounded, strictly UTF-8 (a FIFO named as the config would block the host's start).
+    text = readInputFile(path, { what: 'config file', maxBytes: YAML_LIMITS.bytes });
   } catch (error) {
-    throw new ConfigError(`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigError((error as Error).message);
   }
   return parseHostConfig(text, path);
 }

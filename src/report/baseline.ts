@@ -11,9 +11,10 @@
  * - `missing`: in the baseline, not in this run (a renamed or lost case). Pass
  *   `reportMissing: false` when the run is deliberately partial (`--grep`, `--shard`).
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { ensureDirectory, INPUT_LIMITS, readInputFile, writeFileAtomic } from '../files/index.ts';
 import { parseTaggedJson, ReportFileError } from './file-error.ts';
 import { compareIds, failureText } from './format.ts';
 import { parseResultsJson } from './json.ts';
@@ -92,16 +93,8 @@ export function parseBaselineJson(text: string, file: string): Baseline {
 
 /** Reads a baseline file, or a results.json (taken as the baseline it would give). Errors name the file and field. */
 export async function readBaselineFile(path: string): Promise<Baseline> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ReportFileError(
-      path,
-      code === 'ENOENT' ? 'no such baseline file (create one with --update-baseline)' : `cannot read the baseline (${(error as Error).message})`,
-    );
-  }
+  if (!existsSync(path)) throw new ReportFileError(path, 'no such baseline file (create one with --update-baseline)');
+  const text = readInputFile(path, { what: 'baseline', maxBytes: INPUT_LIMITS.baselineBytes });
   if (peekSchema(text) === RESULTS_SCHEMA) return baselineFrom(parseResultsJson(text, path));
   return parseBaselineJson(text, path);
 }
@@ -114,10 +107,10 @@ function peekSchema(text: string): unknown {
   }
 }
 
-/** Writes the baseline of `results` to `path` (for --update-baseline), creating the directory. */
+/** Writes the baseline of `results` to `path` (for --update-baseline), creating the directory; whole or not at all. */
 export async function writeBaselineFile(path: string, results: RunResults): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, renderBaselineJson(baselineFrom(results)), 'utf8');
+  ensureDirectory(dirname(path), 'baseline directory');
+  writeFileAtomic(path, renderBaselineJson(baselineFrom(results)), 'baseline');
 }
 
 const KIND_ORDER: Record<Regression['kind'], number> = { status: 0, steps: 1, tokens: 2, missing: 3 };

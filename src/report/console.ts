@@ -8,6 +8,7 @@
 import Table from 'cli-table3';
 import { CASE_KINDS, casesForReading, failureText, formatDuration, oneLine } from './format.ts';
 import type { CaseResult, CaseStatus, KindSummary, RunResults } from './results.ts';
+import { printable } from './terminal-text.ts';
 
 export interface ConsoleOptions {
   /** List passed cases too. */
@@ -20,11 +21,7 @@ export interface ConsoleOptions {
 
 export const STATUS_MARK: Readonly<Record<CaseStatus, string>> = { passed: '✓', failed: '✗', skipped: '○' };
 
-/** Shows C0/C1 control characters (ESC, BEL, …) as `\xNN` so case data cannot drive the terminal. */
-export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+export { printable } from './terminal-text.ts';
 
 const cell = (text: string, max = 2000) => printable(oneLine(text, max));
 

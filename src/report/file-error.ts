@@ -3,9 +3,10 @@
  * --baseline): every problem names the file and the field.
  */
 import type { z } from 'zod';
+import { InputError } from '../kernel/index.ts';
 import { formatPath } from '../yaml/load-yaml.ts';
 
-export class ReportFileError extends Error {
+export class ReportFileError extends InputError {
   readonly file: string;
   constructor(file: string, message: string) {
     super(`${file}: ${message}`);

@@ -3,7 +3,8 @@
  * cleanly), read back validated (for merge-reports and --baseline).
  * The format is documented in docs/results-schema.md.
  */
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { INPUT_LIMITS, readInputFile } from '../files/index.ts';
 import { parseTaggedJson, ReportFileError } from './file-error.ts';
 import { jsonSafe, sortKeysDeep } from './json-safe.ts';
 import { RESULTS_SCHEMA, type RunResults } from './results.ts';
@@ -93,15 +94,6 @@ export function parseResultsJson(text: string, file: string): RunResults {
 
 /** Reads and validates a results file; errors (`ReportFileError`) name the file and the field. */
 export async function readResultsFile(path: string): Promise<RunResults> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ReportFileError(
-      path,
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a results file' : `cannot read (${(error as Error).message})`,
-    );
-  }
-  return parseResultsJson(text, path);
+  if (!existsSync(path)) throw new ReportFileError(path, 'no such file');
+  return parseResultsJson(readInputFile(path, { what: 'results file', maxBytes: INPUT_LIMITS.resultsBytes }), path);
 }

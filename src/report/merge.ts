@@ -7,6 +7,7 @@
  * case in two files, shards of different runs (seed, version), and a shard
  * missing or given twice.
  */
+import { InputError } from '../kernel/index.ts';
 import { compareIds } from './format.ts';
 import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from './results.ts';
 
@@ -16,7 +17,7 @@ export interface ResultsPart {
   readonly results: RunResults;
 }
 
-export class MergeError extends Error {
+export class MergeError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'MergeError';

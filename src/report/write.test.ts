@@ -49,7 +49,7 @@ describe('writeReports', () => {
     const blocker = join(dir, 'file');
     writeFileSync(blocker, 'x');
     await expect(writeReports(sampleResults(), { reporters: ['json'], outDir: join(blocker, 'reports') })).rejects.toThrow(
-      `cannot create the report directory ${join(blocker, 'reports')}`,
+      `${join(blocker, 'reports')}: cannot be the report directory: ${blocker} is a regular file, not a directory`,
     );
   });
 });

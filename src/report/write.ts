@@ -4,49 +4,19 @@
  * touches the file system; each file is written whole or not at all (temp file,
  * then rename), so a CI step never picks up half a report.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensureDirectory, writeFileAtomic } from '../files/index.ts';
 import { renderConsole, type ConsoleOptions } from './console.ts';
 import { renderHtml } from './html.ts';
 import { renderResultsJson } from './json.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown, type MarkdownOptions } from './markdown.ts';
+import { parseReporters } from './parse-reporters.ts';
+import { REPORT_FILES, type FileReporter, type ReporterName } from './reporters.ts';
 import type { RunResults } from './results.ts';
 
-export const REPORTERS = ['console', 'json', 'junit', 'markdown', 'html'] as const;
-export type ReporterName = (typeof REPORTERS)[number];
-export type FileReporter = Exclude<ReporterName, 'console'>;
-
-/** The file each reporter writes under `outDir`. */
-export const REPORT_FILES: Readonly<Record<FileReporter, string>> = {
-  json: 'results.json',
-  junit: 'junit.xml',
-  markdown: 'summary.md',
-  html: 'report.html',
-};
-
-export class UnknownReporterError extends Error {
-  readonly reporter: string;
-  constructor(reporter: string) {
-    super(`unknown reporter "${reporter}"; known reporters: ${REPORTERS.join(', ')}`);
-    this.name = 'UnknownReporterError';
-    this.reporter = reporter;
-  }
-}
-
-/** Reporter names from flags: repeated and/or comma-separated (`--reporter junit,html`), de-duplicated, checked. */
-export function parseReporters(values: string | readonly string[]): ReporterName[] {
-  const names = (typeof values === 'string' ? [values] : values)
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter(Boolean);
-  const out: ReporterName[] = [];
-  for (const name of names) {
-    if (!(REPORTERS as readonly string[]).includes(name)) throw new UnknownReporterError(name);
-    if (!out.includes(name as ReporterName)) out.push(name as ReporterName);
-  }
-  return out;
-}
+export { parseReporters, UnknownReporterError } from './parse-reporters.ts';
+export { REPORTERS, REPORT_FILES, type FileReporter, type ReporterName } from './reporters.ts';
 
 export interface WriteReportsOptions {
   readonly reporters: readonly string[];
@@ -66,23 +36,10 @@ export async function writeReports(results: RunResults, options: WriteReportsOpt
   const reporters = parseReporters(options.reporters); // before touching the disk
   const fileReporters = reporters.filter((r): r is FileReporter => r !== 'console');
   const files: Partial<Record<FileReporter, string>> = {};
-  if (fileReporters.length > 0) {
-    try {
-      await mkdir(options.outDir, { recursive: true });
-    } catch (error) {
-      throw new Error(`cannot create the report directory ${options.outDir}: ${(error as Error).message}`);
-    }
-  }
+  if (fileReporters.length > 0) ensureDirectory(options.outDir, 'report directory');
   for (const reporter of fileReporters) {
-    const text = render(reporter, results, reporters, options);
     const path = join(options.outDir, REPORT_FILES[reporter]);
-    const temp = `${path}.${process.pid}.tmp`;
-    try {
-      await writeFile(temp, text, 'utf8');
-      await rename(temp, path);
-    } catch (error) {
-      throw new Error(`cannot write the ${reporter} report to ${path}: ${(error as Error).message}`);
-    }
+    writeFileAtomic(path, render(reporter, results, reporters, options), `${reporter} report`);
     files[reporter] = path;
   }
   return reporters.includes('console') ? { console: renderConsole(results, options.console), files } : { files };

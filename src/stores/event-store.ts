@@ -2,7 +2,7 @@
  * Where conversations' events live. The kernel never touches a store directly;
  * the host flushes the log's new events here, one batch per step.
  */
-import type { EventRecord } from '../kernel/index.ts';
+import { InputError, type EventRecord } from '../kernel/index.ts';
 
 export type Release = () => Promise<void>;
 
@@ -27,7 +27,13 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
-export class StoreError extends Error {
+/**
+ * A store that cannot be used as asked: a path or URL that does not open, a file
+ * that is not a loopgate store, a damaged record, a conflicting writer. Always
+ * about the store the user named, never a bug in loopgate, so an `InputError`
+ * (exit 2 from the CLI); inside a turn the host turns it into `failed{persistence}`.
+ */
+export class StoreError extends InputError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreError';

@@ -4,8 +4,8 @@
  * password-less `url`). Every failure is a `StoreError` naming the config key and
  * the store (a PostgreSQL URL with its password masked).
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensureDirectory } from '../files/index.ts';
 import { StoreError, type EventStore } from './event-store.ts';
 import { MemoryEventStore } from './memory-store.ts';
 import { PostgresEventStore } from './postgres-store.ts';
@@ -26,11 +26,9 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions =
     case 'sqlite': {
       // The default path (.loopgate/loopgate.db) sits in a folder that may not exist yet.
       try {
-        mkdirSync(dirname(config.path), { recursive: true });
+        ensureDirectory(dirname(config.path), 'store directory');
       } catch (error) {
-        throw new StoreError(
-          `store.path: sqlite:${config.path}: cannot create its directory: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-        );
+        throw new StoreError(`store.path: sqlite:${config.path}: ${(error as Error).message}`, { cause: error });
       }
       return new SqliteEventStore(config.path);
     }

@@ -36,6 +36,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ConversationLocks } from './conversation-lock.ts';
 import { StoreError, StoreLockAbortedError, type Release } from './event-store.ts';
+import { type Queryable, SerialQueries } from './serial-queries.ts';
 
 /** A 64-bit advisory-lock key for the parts (signed, as PostgreSQL's bigint). */
 export function advisoryKey(...parts: readonly string[]): bigint {
@@ -59,7 +60,7 @@ const OTHERS_WAITING_SQL = `
        AND classid = $1::oid AND objid = $2::oid
   ) AS waiting`;
 
-async function othersWaiting(client: pg.ClientBase, key: bigint): Promise<boolean> {
+async function othersWaiting(client: Queryable, key: bigint): Promise<boolean> {
   const { classid, objid } = pgLocksIds(key);
   const result = await client.query<{ waiting: boolean }>(OTHERS_WAITING_SQL, [classid, objid]);
   return result.rows[0]?.waiting === true;
@@ -77,13 +78,15 @@ interface HeldLock {
   drop(): void;
 }
 
-/** The connection this process shares for uncontended locks. */
+/** The connection this process shares for uncontended locks; many conversations use it at once, so its queries go one at a time. */
 class SharedConnection {
   readonly client: pg.Client;
+  readonly queries: SerialQueries;
   broken = false;
 
   constructor(client: pg.Client) {
     this.client = client;
+    this.queries = new SerialQueries(client);
     // Without a listener a dropped connection's 'error' would crash the process.
     client.on('error', () => this.end());
     client.on('end', () => {
@@ -118,7 +121,7 @@ class SharedLock implements HeldLock {
     this.#done = true;
     if (this.#connection.broken) return;
     try {
-      await this.#connection.client.query('SELECT pg_advisory_unlock($1::bigint)', [this.#key.toString()]);
+      await this.#connection.queries.query('SELECT pg_advisory_unlock($1::bigint)', [this.#key.toString()]);
     } catch {
       // The session can no longer be trusted to have let go: ending it guarantees it.
       this.#connection.end();
@@ -126,7 +129,7 @@ class SharedLock implements HeldLock {
   }
 
   othersWaiting(): Promise<boolean> {
-    return othersWaiting(this.#connection.client, this.#key);
+    return othersWaiting(this.#connection.queries, this.#key);
   }
 
   drop(): void {
@@ -137,6 +140,8 @@ class SharedLock implements HeldLock {
 /** A lock waited for and held on a pooled connection of its own. */
 class DedicatedLock implements HeldLock {
   readonly client: pg.PoolClient;
+  /** The client's queries, one at a time (an unlock never overlaps a check for waiters). */
+  readonly queries: SerialQueries;
   readonly key: bigint;
   broken = false;
   #done = false;
@@ -146,6 +151,7 @@ class DedicatedLock implements HeldLock {
 
   constructor(client: pg.PoolClient, key: bigint) {
     this.client = client;
+    this.queries = new SerialQueries(client);
     this.key = key;
     client.on('error', this.#onError);
   }
@@ -162,7 +168,7 @@ class DedicatedLock implements HeldLock {
     if (this.#done) return;
     if (this.broken) return this.drop();
     try {
-      const result = await this.client.query<{ ok: boolean }>('SELECT pg_advisory_unlock($1::bigint) AS ok', [this.key.toString()]);
+      const result = await this.queries.query<{ ok: boolean }>('SELECT pg_advisory_unlock($1::bigint) AS ok', [this.key.toString()]);
       // false: the session did not hold it; it cannot be trusted any more.
       if (result.rows[0]?.ok !== true) return this.drop();
     } catch {
@@ -175,7 +181,7 @@ class DedicatedLock implements HeldLock {
   }
 
   othersWaiting(): Promise<boolean> {
-    return othersWaiting(this.client, this.key);
+    return othersWaiting(this.queries, this.key);
   }
 }
 
@@ -294,7 +300,7 @@ export class AdvisoryLocks {
     const shared = await this.#sharedConnection(conversationId);
     let free: boolean;
     try {
-      free = (await shared.client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key.toString()])).rows[0]?.ok === true;
+      free = (await shared.queries.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key.toString()])).rows[0]?.ok === true;
     } catch (error) {
       shared.end();
       throw this.#lockError(conversationId, error);
@@ -302,7 +308,7 @@ export class AdvisoryLocks {
     if (free) {
       const held = new SharedLock(shared, key);
       try {
-        await this.#barrier(shared.client, conversationId);
+        await this.#barrier(shared.queries, conversationId);
       } catch (error) {
         shared.end();
         throw this.#lockError(conversationId, error);
@@ -347,8 +353,8 @@ export class AdvisoryLocks {
     signal?.addEventListener('abort', onAbort, { once: true });
     this.#pending.add(cancel);
     try {
-      await client.query('SELECT pg_advisory_lock($1::bigint)', [key.toString()]);
-      await this.#barrier(client, conversationId);
+      await held.queries.query('SELECT pg_advisory_lock($1::bigint)', [key.toString()]);
+      await this.#barrier(held.queries, conversationId);
     } catch (error) {
       held.drop();
       this.#checkCanWait(conversationId, signal);
@@ -375,7 +381,7 @@ export class AdvisoryLocks {
    * at a seq that is about to be taken. Append transactions hold the append lock
    * until they end, so taking (and at once dropping) it is the barrier.
    */
-  async #barrier(client: pg.ClientBase, conversationId: string): Promise<void> {
+  async #barrier(client: Queryable, conversationId: string): Promise<void> {
     await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#o.appendKeyOf(conversationId).toString()]);
   }
 

@@ -11,6 +11,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
 import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
 import { ConversationLocks } from './conversation-lock.ts';
+import { checkStoreSchema, openSqliteReadOnly } from './sqlite-read-only.ts';
 import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release } from './event-store.ts';
 
 /** The schema version this code writes (`PRAGMA user_version`). */
@@ -28,6 +29,11 @@ export interface SqliteEventStoreOptions {
   readonly synchronous?: 'NORMAL' | 'FULL';
   /** How long a write waits for another process's write lock before failing (ms). Default 5000. */
   readonly busyTimeoutMs?: number;
+  /**
+   * Open to read only (`loopgate replay`): the file is never created, migrated or
+   * written, and must already hold loopgate's events table; `append` is refused.
+   */
+  readonly readOnly?: boolean;
 }
 
 type Row = Record<string, unknown>;
@@ -44,6 +50,7 @@ export class SqliteEventStore implements EventStore {
   readonly #readFrom: StatementSync;
   readonly #conversations: StatementSync;
   readonly #arrays: boolean;
+  readonly #readOnly: boolean;
   #closed = false;
 
   constructor(path: string, options: SqliteEventStoreOptions = {}) {
@@ -57,9 +64,10 @@ export class SqliteEventStore implements EventStore {
       throw new StoreError(`${this.describe}: option synchronous must be "NORMAL" or "FULL", got ${String(synchronous)}`);
     }
 
+    this.#readOnly = options.readOnly === true;
     let db: DatabaseSync;
     try {
-      db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
+      db = this.#readOnly ? openSqliteReadOnly(path, options.busyTimeoutMs ?? 5000) : new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
     } catch (error) {
       throw new StoreError(
         `${this.describe}: cannot open the database file (does its directory exist, and may this process write there?): ${(error as Error).message}`,
@@ -67,27 +75,8 @@ export class SqliteEventStore implements EventStore {
       );
     }
     try {
-      const mode = (db.prepare('PRAGMA journal_mode = WAL').get() as Row | undefined)?.journal_mode;
-      if (mode !== 'wal' && path !== ':memory:') throw new Error(`could not switch to WAL mode (journal_mode is ${String(mode)})`);
-      db.exec(`PRAGMA synchronous = ${synchronous}`); // why NORMAL by default: see SqliteEventStoreOptions.synchronous
-      const version = Number((db.prepare('PRAGMA user_version').get() as Row).user_version);
-      if (version > SCHEMA_VERSION) {
-        throw new Error(`the schema version is ${version}, newer than this loopgate understands (${SCHEMA_VERSION})`);
-      }
-      db.exec(`
-        CREATE TABLE IF NOT EXISTS events (
-          conversation TEXT NOT NULL,
-          seq INTEGER NOT NULL,
-          type TEXT NOT NULL,
-          v INTEGER NOT NULL,
-          at REAL NOT NULL,
-          ignorable INTEGER NOT NULL,
-          sources TEXT NULL,
-          payload TEXT NOT NULL,
-          PRIMARY KEY (conversation, seq)
-        );
-        PRAGMA user_version = ${SCHEMA_VERSION};
-      `);
+      if (this.#readOnly) checkStoreSchema(db, SCHEMA_VERSION);
+      else this.#setUp(db, path, synchronous);
       this.#maxSeq = db.prepare('SELECT MAX(seq) AS m FROM events WHERE conversation = ?');
       this.#insert = db.prepare('INSERT INTO events (conversation, seq, type, v, at, ignorable, sources, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
       this.#readFrom = db.prepare('SELECT seq, type, v, at, ignorable, sources, payload FROM events WHERE conversation = ? AND seq >= ? ORDER BY seq');
@@ -109,8 +98,34 @@ export class SqliteEventStore implements EventStore {
     this.#db = db;
   }
 
+  /** Creates or migrates the file: WAL, the events table, the schema version. Never for a read-only store. */
+  #setUp(db: DatabaseSync, path: string, synchronous: string): void {
+    const mode = (db.prepare('PRAGMA journal_mode = WAL').get() as Row | undefined)?.journal_mode;
+    if (mode !== 'wal' && path !== ':memory:') throw new Error(`could not switch to WAL mode (journal_mode is ${String(mode)})`);
+    db.exec(`PRAGMA synchronous = ${synchronous}`); // why NORMAL by default: see SqliteEventStoreOptions.synchronous
+    const version = Number((db.prepare('PRAGMA user_version').get() as Row).user_version);
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`the schema version is ${version}, newer than this loopgate understands (${SCHEMA_VERSION})`);
+    }
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        conversation TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        v INTEGER NOT NULL,
+        at REAL NOT NULL,
+        ignorable INTEGER NOT NULL,
+        sources TEXT NULL,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (conversation, seq)
+      );
+      PRAGMA user_version = ${SCHEMA_VERSION};
+    `);
+  }
+
   async append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
     this.#checkOpen();
+    if (this.#readOnly) throw new StoreError(`${this.describe}: opened read-only; nothing was stored`);
     checkConversationId(this.describe, conversationId);
     checkRecordShapes(this.describe, conversationId, records);
     if (records.length === 0) return;
@@ -168,7 +183,11 @@ export class SqliteEventStore implements EventStore {
 
   async listConversations(): Promise<string[]> {
     this.#checkOpen();
-    return (this.#conversations.all() as Row[]).map((row) => String(row.conversation));
+    try {
+      return (this.#conversations.all() as Row[]).map((row) => String(row.conversation));
+    } catch (error) {
+      throw new StoreError(`${this.describe}: listing the conversations failed: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   lock(conversationId: string, signal?: AbortSignal): Promise<Release> {

@@ -1,9 +1,14 @@
 /**
  * YAML validated by a zod schema, with errors that name the file, the line and
- * the field — for config files and scenario files alike.
+ * the field — for config files and scenario files alike. Bounded: the text's
+ * size, and what its aliases expand to, are checked against `YAML_LIMITS`
+ * before any data is built. Every problem is a `YamlValidationError`.
  */
 import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
 import type { z } from 'zod';
+import { InputError } from '../kernel/index.ts';
+import { expansionProblem } from './expansion.ts';
+import { YAML_LIMITS } from './limits.ts';
 
 export interface YamlIssue {
   readonly file: string;
@@ -14,7 +19,7 @@ export interface YamlIssue {
   readonly message: string;
 }
 
-export class YamlValidationError extends Error {
+export class YamlValidationError extends InputError {
   readonly issues: readonly YamlIssue[];
   constructor(issues: readonly YamlIssue[]) {
     super(issues.map(formatIssue).join('\n'));
@@ -38,6 +43,11 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** Parses and validates; throws `YamlValidationError` listing every problem found. */
 export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: string): z.infer<S> {
+  if (text.length > YAML_LIMITS.bytes) {
+    throw new YamlValidationError([
+      { file, line: 1, column: 1, field: '', message: `${text.length} characters; a YAML file may be at most ${YAML_LIMITS.bytes} bytes` },
+    ]);
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const position = (offset: number | undefined) => {
@@ -47,7 +57,15 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
   if (doc.errors.length > 0) {
     throw new YamlValidationError(doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: `YAML syntax: ${e.message.split('\n')[0]}` })));
   }
-  const data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  const problem = expansionProblem(doc, YAML_LIMITS);
+  if (problem) throw new YamlValidationError([{ file, ...position(problem.offset), field: '', message: `YAML: ${problem.message}` }]);
+  let data: unknown;
+  try {
+    // Aliases were counted above, as what they expand to; yaml's own count (per alias, not per node) is not needed.
+    data = doc.toJS({ maxAliasCount: -1 }) ?? {};
+  } catch (error) {
+    throw new YamlValidationError([{ file, line: 1, column: 1, field: '', message: `YAML: ${(error as Error).message}` }]);
+  }
   const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => {

@@ -4,90 +4,28 @@
  * each provider's real protocol. It also echoes the key back in a response
  * header and sets a cookie, so the test proves scrubbing, not just absence.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVALID_API_KEY, LIVE_CASES } from '../../../providers/contract-suite/live-cases.ts';
-import { WIRE_KITS } from '../../../providers/wire-fakes/kits.ts';
-import type { WirePlan } from '../../../providers/wire-fakes/plan.ts';
-import { jsonPlan } from '../../../providers/wire-fakes/plan.ts';
-import { servePlanOnNode } from '../../../providers/wire-fakes/serve.ts';
-import type { WireTurn } from '../../../providers/wire-fakes/turn.ts';
-import type { WireProvider } from '../../../providers/names.ts';
+import { type StandIn, startStandIn } from '../../../test/support/stand-in-api.ts';
 import { runContractCommand, type ContractArgs } from './contract.ts';
 
 const ANTHROPIC_KEY = 'sk-ant-api03-LoopgateRecordTestSecret0123456789abcdef';
 const OPENAI_KEY = 'sk-proj-LoopgateRecordTestSecret0123456789abcdef';
 
-function providerOf(path: string): WireProvider {
-  if (path.endsWith('/messages')) return 'anthropic';
-  if (path.endsWith('/chat/completions')) return 'openai-chat';
-  return 'openai-responses';
-}
-
-function presentedKey(req: IncomingMessage): string {
-  const header = req.headers['x-api-key'] ?? req.headers['authorization'] ?? '';
-  return String(header).replace(/^Bearer /, '');
-}
-
-/** What a sensible model would do with each live case's request. */
-function answer(provider: WireProvider, body: Record<string, unknown>): WireTurn {
-  const usage = { input: 20, output: 7 };
-  const max = Number(body.max_tokens ?? body.max_completion_tokens ?? body.max_output_tokens);
-  const items = (body.messages ?? body.input) as Record<string, unknown>[];
-  const last = items.at(-1) ?? {};
-  const lastIsToolResult =
-    last.role === 'tool' ||
-    last.type === 'function_call_output' ||
-    (Array.isArray(last.content) && (last.content as { type?: string }[]).some((b) => b.type === 'tool_result'));
-  if (max <= 16) return { blocks: [{ type: 'text', text: '1, 2, 3, 4, 5, 6,' }], stop: 'max_tokens', usage };
-  if (lastIsToolResult) return { blocks: [{ type: 'text', text: 'It is 18°C and sunny in Paris.' }], stop: 'end', usage };
-  if (Array.isArray(body.tools) && body.tools.length > 0) {
-    const id = provider === 'anthropic' ? 'toolu_01StandIn' : 'call_StandIn';
-    return { blocks: [{ type: 'tool_call', id, name: 'get_weather', args: '{"city":"Paris"}' }], stop: 'tool_use', usage };
-  }
-  return { blocks: [{ type: 'text', text: 'pong' }], stop: 'end', usage };
-}
-
-function standInPlan(req: IncomingMessage, body: Record<string, unknown>): WirePlan {
-  const provider = providerOf(req.url ?? '');
-  const kit = WIRE_KITS[provider];
-  const key = presentedKey(req);
-  const leaky = { 'x-echoed-key': key, 'set-cookie': `session=${key}; Path=/` };
-  if (key === INVALID_API_KEY) {
-    const error = kit.errorAnswer('auth');
-    return jsonPlan(error.status, error.body, leaky);
-  }
-  return { kind: 'stream', frames: kit.streamFrames(answer(provider, body)), end: 'close', headers: leaky };
-}
-
-let server: Server;
+let standIn: StandIn;
 let origin = '';
 let dir = '';
-const seenKeys = new Set<string>();
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let text = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk) => (text += chunk));
-    req.on('end', () => {
-      seenKeys.add(presentedKey(req));
-      void servePlanOnNode(standInPlan(req, JSON.parse(text) as Record<string, unknown>), req, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  standIn = await startStandIn();
+  origin = standIn.origin;
   dir = await mkdtemp(join(tmpdir(), 'loopgate-recording-'));
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => standIn.close());
 
 async function run(args: ContractArgs, env: NodeJS.ProcessEnv) {
   const out: string[] = [];
@@ -109,8 +47,8 @@ describe('loopgate contract --record / --replay', () => {
     expect(recorded.code).toBe(0);
     expect(recorded.out).toContain('fake: no live API; skipped its live cases');
     // The stand-in really saw the keys (so there was something to leak).
-    expect(seenKeys).toContain(ANTHROPIC_KEY);
-    expect(seenKeys).toContain(OPENAI_KEY);
+    expect(standIn.seenKeys).toContain(ANTHROPIC_KEY);
+    expect(standIn.seenKeys).toContain(OPENAI_KEY);
 
     expect((await readdir(dir)).sort()).toEqual(['anthropic.recording.json', 'openai-chat.recording.json', 'openai-responses.recording.json']);
     for (const provider of ['anthropic', 'openai-chat', 'openai-responses']) {
@@ -137,8 +75,7 @@ describe('loopgate contract --record / --replay', () => {
     }
 
     // Offline: the stand-in is gone, and no key is in the environment.
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await standIn.close();
     const replayed = await run({ replay: dir }, {});
     expect(replayed.err).toBe('');
     expect(replayed.code).toBe(0);

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONTRACT_CASES } from '../../../providers/contract-suite/cases.ts';
-import { contractCommand, runContractCommand, type ContractArgs } from './contract.ts';
+import { contractCommand } from './contract-command.ts';
+import { runContractCommand, type ContractArgs } from './contract.ts';
+import { UsageError } from '../usage-error.ts';
 
 async function run(args: ContractArgs, env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
@@ -122,7 +124,7 @@ describe('contractCommand', () => {
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     await contractCommand.handler({ provider: ['fake'], _: [], $0: 'loopgate' });
     expect(process.exitCode).toBe(0);
-    await contractCommand.handler({ provider: ['nope'], _: [], $0: 'loopgate' });
-    expect(process.exitCode).toBe(2);
+    // A bad provider is an input error for main to report (exit 2).
+    await expect(contractCommand.handler({ provider: ['nope'], _: [], $0: 'loopgate' })).rejects.toThrow(UsageError);
   });
 });

@@ -12,7 +12,6 @@
  * - `--replay DIR`: the live cases offline, against those recordings.
  * Exit 0 when nothing failed, 1 on failures, 2 on usage errors.
  */
-import type { Argv, CommandModule } from 'yargs';
 import { API_KEY_ENV, BASE_URL_ENV } from '../../../providers/clients.ts';
 import { runContract, type CaseReport } from '../../../providers/contract-suite/runner.ts';
 import { createScriptedHarness } from '../../../providers/contract-suite/scripted-harness.ts';
@@ -23,7 +22,11 @@ import { runLiveCases } from '../../../providers/recording/live.ts';
 import { recordLive, writeRecording } from '../../../providers/recording/record.ts';
 import { RecordingError, readRecording, recordedProviders, requireDirectory } from '../../../providers/recording/recording-file.ts';
 import { replayRecording } from '../../../providers/recording/replay.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { ensureDirectory } from '../../files/index.ts';
+import { InputError } from '../../kernel/index.ts';
+import { jsonForTerminal, printable, printableLines } from '../../report/terminal-text.ts';
+import { EXIT } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
 
 export interface ContractArgs {
   provider?: string[] | string;
@@ -89,14 +92,17 @@ export async function contract(args: ContractArgs, io: ContractIO): Promise<numb
   if (args.record !== undefined && args.record.trim() === '') throw new UsageError('--record needs a directory');
   if (args.replay !== undefined && args.replay.trim() === '') throw new UsageError('--replay needs a directory');
   const requested = parseProviders(args.provider);
+  // A live run costs money: where its recording goes is settled before the first request.
+  if (args.record !== undefined) ensureDirectory(args.record, 'recording directory');
   const sections: Section[] = [];
   const notes: string[] = [];
 
   const print = (section: Section) => {
     sections.push(section);
     if (args.json) return;
-    io.out(section.heading);
-    for (const report of section.reports) io.out(line(report));
+    io.out(printable(section.heading));
+    // Reasons quote what a provider (or a recording) sent: shown, never sent to the terminal as escapes.
+    for (const report of section.reports) io.out(printableLines(line(report)));
     io.out(`  ${tally(section.reports)}`);
   };
   const note = (text: string) => {
@@ -156,7 +162,7 @@ export async function contract(args: ContractArgs, io: ContractIO): Promise<numb
   }
 
   const all = sections.flatMap((s) => s.reports);
-  if (args.json) io.out(JSON.stringify({ sections, notes }, null, 2));
+  if (args.json) io.out(jsonForTerminal({ sections, notes }, 2));
   return all.some((r) => r.status === 'fail') ? EXIT.failed : EXIT.passed;
 }
 
@@ -165,30 +171,10 @@ export async function runContractCommand(args: ContractArgs, io: ContractIO): Pr
   try {
     return await contract(args, io);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof RecordingError) {
-      io.err(`loopgate contract: ${error.message}`);
+    if (error instanceof InputError) {
+      io.err(`loopgate contract: ${printable(error.message)}`);
       return EXIT.usage;
     }
     throw error;
   }
 }
-
-export const contractCommand: CommandModule<object, ContractArgs> = {
-  command: 'contract',
-  describe: 'Run the ModelClient contract suite per provider: wire fakes by default, or --live / --record DIR / --replay DIR',
-  builder: (y: Argv) =>
-    y
-      .option('provider', { type: 'string', array: true, describe: `provider(s) to check (default: all): ${PROVIDER_NAMES.join(', ')}` })
-      .option('live', { type: 'boolean', default: false, describe: 'run the live-capable cases against the real API (needs the API key in the environment)' })
-      .option('record', { type: 'string', describe: 'run live and store the exchanges (secrets scrubbed) in this directory' })
-      .option('replay', { type: 'string', describe: 'run the live cases offline against the recordings in this directory' })
-      .option('model', { type: 'string', describe: 'model for the adapters (default: a small current model per provider)' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the reports as JSON' }) as Argv<ContractArgs>,
-  handler: async (args) => {
-    process.exitCode = await runContractCommand(args, {
-      out: (text) => process.stdout.write(`${text}\n`),
-      err: (text) => process.stderr.write(`${text}\n`),
-      env: process.env,
-    });
-  },
-};

@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_EXPECTATIONS, WIRE_FIXTURES_DIR, expectedSummary } from '../../../providers/recorded-fixtures.expected.ts';
 import { anthropicWire } from '../../../providers/wire-fakes/anthropic.ts';
 import { reply } from '../../../providers/fake/results.ts';
-import { decodeCommand, runDecodeCommand, type DecodeArgs } from './decode.ts';
+import { decodeCommand } from './decode-command.ts';
+import { runDecodeCommand, type DecodeArgs } from './decode.ts';
+import { UsageError } from '../usage-error.ts';
 
 async function run(args: DecodeArgs) {
   const out: string[] = [];
@@ -58,7 +60,7 @@ describe('loopgate decode', () => {
     const { code, out, err } = await run({ provider: 'anthropic', file: missing });
     expect(code).toBe(2);
     expect(out).toBe('');
-    expect(err).toContain(`cannot read ${missing}`);
+    expect(err).toBe(`loopgate decode: ${missing}: cannot read the recorded response: no such file or directory (ENOENT)`);
   });
 
   it('exits 2 listing the known providers for an unknown one', async () => {
@@ -91,7 +93,9 @@ describe('decodeCommand', () => {
     await decodeCommand.handler({ provider: 'openai-chat', file: path, _: [], $0: 'loopgate' });
     expect(process.exitCode).toBe(0);
     expect(JSON.parse(written.join(''))).toMatchObject({ type: 'reply', text: 'POST_TOOL' });
-    await decodeCommand.handler({ provider: 'nope', file: path, _: [], $0: 'loopgate' });
-    expect(process.exitCode).toBe(2);
+    // A bad provider is an input error for main to report (exit 2), before anything is decoded.
+    written.length = 0;
+    await expect(decodeCommand.handler({ provider: 'nope', file: path, _: [], $0: 'loopgate' })).rejects.toThrow(UsageError);
+    expect(written).toEqual([]);
   });
 });

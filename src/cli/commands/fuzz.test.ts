@@ -15,7 +15,8 @@ import { readResultsFile } from '../../report/json.ts';
 import { BROKEN_VARIANTS } from '../../../test/fuzz/broken-variants.ts';
 import { bundledFuzzOptions } from '../../../test/support/bundled.ts';
 import { INVARIANTS } from '../../harness/invariants/index.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
 import { fuzz, progressLine, type FuzzArgs } from './fuzz.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');

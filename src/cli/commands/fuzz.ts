@@ -7,7 +7,6 @@
  * run's reports. Exit 0 every invariant held, 1 a violation, 2 usage errors.
  */
 import { join, relative } from 'node:path';
-import type { Argv, CommandModule } from 'yargs';
 import { writeCounterexample } from '../../fuzz/counterexample.ts';
 import { parseDuration } from '../../fuzz/duration.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
@@ -18,8 +17,13 @@ import { loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
 import { fuzzCasesFor } from '../../fuzz/fuzz-agent.ts';
 import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
-import { parseReporters, REPORTERS, UnknownReporterError, writeReports } from '../../report/write.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { REPORTERS } from '../../report/reporters.ts';
+import { parseReporters, UnknownReporterError, writeReports } from '../../report/write.ts';
+import { ensureDirectory } from '../../files/index.ts';
+import { printableLines } from '../../report/terminal-text.ts';
+import { EXIT } from '../exit-codes.ts';
+import { DEFAULT_FUZZ_RUNS } from './fuzz-defaults.ts';
+import { UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
 
 export interface FuzzArgs {
@@ -45,8 +49,7 @@ export interface FuzzIo {
   readonly tty: boolean;
 }
 
-/** The default when neither --runs nor --time is given. */
-export const DEFAULT_FUZZ_RUNS = 1_000;
+export { DEFAULT_FUZZ_RUNS };
 
 /** An integer as typed (`12`, not `12abc`, `1.5` or an empty string). */
 function integer(value: number | string | undefined): number | undefined {
@@ -121,6 +124,8 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
     throw new UsageError(`${config.file}: ${(error as Error).message}`);
   }
   const host = { agents: config.registry, ...testing.host };
+  // Where reports and counterexamples go is settled before the first case runs.
+  ensureDirectory(out, 'report directory');
   const startedAt = new Date();
   let lastLine = 0;
   const result = await runFuzz({
@@ -188,7 +193,8 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
     `${progressLine({ runs: result.runs, turns: result.turns, elapsedMs: result.durationMs, runsPerSecond: result.runsPerSecond, turnsPerSecond: result.turnsPerSecond, shrinking: false, shrinks: 0 })}, seed ${result.seed}${result.interrupted ? ' (time limit reached)' : ''}\n`,
   );
   if (failure) {
-    io.err(`violation of ${failure.invariant.id}: ${failure.message}\n`);
+    // The message quotes generated text (model replies, tool output): shown escaped, never sent to the terminal.
+    io.err(`violation of ${failure.invariant.id}: ${printableLines(failure.message)}\n`);
     io.err(`counterexample (shrunk in ${failure.shrinks} step(s)): ${counterexampleFile}\n`);
     const how = !reproduces!.ok
       ? `loopgate fuzz --seed ${result.seed} --path ${failure.path}`
@@ -200,30 +206,3 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
   }
   return EXIT.passed;
 }
-
-export const fuzzCommand: CommandModule<object, FuzzArgs> = {
-  command: 'fuzz',
-  describe: 'Fuzz the loop: generated scenarios checked against every invariant; a violation is shrunk to a scenario file',
-  builder: (y: Argv) =>
-    y
-      .option('runs', { type: 'string', describe: `cases to generate (default ${DEFAULT_FUZZ_RUNS}; with --time alone: until the time is up)` })
-      .option('seed', { type: 'string', describe: 'fast-check seed (default: random; printed at the end)' })
-      .option('time', { type: 'string', describe: 'stop generating after this long, e.g. 30s, 5m (a shrink under way finishes)' })
-      .option('path', { type: 'string', describe: "replay fast-check's path to a counterexample (with its --seed)" })
-      .option('invariant', { type: 'string', array: true, describe: 'check only these invariants, by id (default: all)' })
-      .option('config', { type: 'string', describe: 'the loopgate config file (default: loopgate.config.ts found upward from here; else the bundled suite)' })
-      .option('agent', { type: 'string', describe: "the agent to fuzz (default: the config's fuzz.agent, else its default agent)" })
-      .option('out', {
-        type: 'string',
-        describe: "directory for the reports; counterexamples go to OUT/counterexamples/ (default: the config's out, else reports)",
-      })
-      .option('reporter', { type: 'string', array: true, describe: `reports to write: ${REPORTERS.join(', ')} (default: the config's, else all)` })
-      .option('verbose', { type: 'boolean', default: false, describe: 'list the invariants that held too' }) as Argv<FuzzArgs>,
-  handler: async (args) => {
-    process.exitCode = await fuzz(args, {
-      out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
-      err: (t) => process.stderr.write(t),
-      tty: Boolean(process.stderr.isTTY) && !process.env.CI,
-    });
-  },
-};

@@ -7,8 +7,9 @@ import { sampleCases, sampleResults } from '../../../test/report/sample-results.
 import { renderBaselineJson, baselineFrom } from '../../report/baseline.ts';
 import { parseResultsJson, renderResultsJson } from '../../report/json.ts';
 import type { CaseResult, RunResults } from '../../report/results.ts';
-import { UsageError } from '../exit-codes.ts';
-import { mergeReports, mergeReportsCommand, type MergeReportsArgs } from './merge-reports.ts';
+import { UsageError } from '../usage-error.ts';
+import { mergeReportsCommand } from './merge-reports-command.ts';
+import { mergeReports, type MergeReportsArgs } from './merge-reports.ts';
 
 /** Writes the sample run split into `n` shards (a disjoint subset each, as `--shard i/n` runs them). */
 function writeShards(dir: string, cases: readonly CaseResult[], n: number): string[] {

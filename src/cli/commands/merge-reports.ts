@@ -8,14 +8,14 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Argv, CommandModule } from 'yargs';
 import { compareWithBaseline, readBaselineFile } from '../../report/baseline.ts';
 import { ReportFileError } from '../../report/file-error.ts';
 import { readResultsFile } from '../../report/json.ts';
 import { mergeResults, MergeError } from '../../report/merge.ts';
 import type { RunResults } from '../../report/results.ts';
-import { parseReporters, REPORTERS, REPORT_FILES, UnknownReporterError, writeReports } from '../../report/write.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { parseReporters, REPORT_FILES, UnknownReporterError, writeReports } from '../../report/write.ts';
+import { EXIT } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
 
 export interface MergeReportsArgs {
   files: string[];
@@ -61,25 +61,3 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
     throw error;
   }
 }
-
-export const mergeReportsCommand: CommandModule<object, MergeReportsArgs> = {
-  command: 'merge-reports <files..>',
-  describe: 'Merge the results.json of shards into one run and write its reports',
-  builder: (y: Argv) =>
-    y
-      .positional('files', { type: 'string', array: true, demandOption: true, describe: 'results.json files of the shards, or the directories holding them' })
-      .option('out', { type: 'string', default: 'reports', describe: 'directory for the merged reports' })
-      .option('reporter', {
-        type: 'string',
-        array: true,
-        default: [...REPORTERS],
-        describe: `reports to write (repeat or comma-separate): ${REPORTERS.join(', ')}`,
-      })
-      .option('baseline', { type: 'string', describe: 'baseline file (or a results.json): fail on regressions against it' })
-      .option('steps-threshold', { type: 'number', describe: 'relative increase of steps tolerated against the baseline (default 0.2)' })
-      .option('tokens-threshold', { type: 'number', describe: 'relative increase of tokens tolerated against the baseline (default 0.2)' })
-      .option('verbose', { type: 'boolean', default: false, describe: 'list passed cases in the console report too' }) as unknown as Argv<MergeReportsArgs>,
-  handler: async (args) => {
-    process.exitCode = await mergeReports(args, (text) => process.stdout.write(text));
-  },
-};

@@ -3,13 +3,14 @@
  * conversation's timeline, or the exact request the model received at a step,
  * recomputed from the log (invariant 1).
  */
-import type { Argv, CommandModule } from 'yargs';
 import { recomputeRequest, type AnyEvent } from '../../kernel/index.ts';
 import { openEvents } from '../event-source.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
+import { jsonForTerminal, printable } from '../../report/terminal-text.ts';
 import { renderEvent, renderRequest } from '../render-events.ts';
 
-interface ReplayArgs {
+export interface ReplayArgs {
   source: string;
   conversation?: string;
   at?: number;
@@ -25,9 +26,9 @@ export function requestAtOrBefore(events: readonly AnyEvent[], seq: number): num
 export async function replay(args: ReplayArgs, out: (line: string) => void): Promise<number> {
   const { conversation, events } = await openEvents(args.source, args.conversation);
   if (args.at === undefined) {
-    if (args.json) out(JSON.stringify(events, null, 2));
+    if (args.json) out(jsonForTerminal(events, 2));
     else {
-      out(`conversation ${conversation}: ${events.length} events`);
+      out(`conversation ${printable(conversation)}: ${events.length} events`);
       for (const event of events) if (event.type !== 'model.delta') out(renderEvent(event));
     }
     return EXIT.passed;
@@ -38,29 +39,10 @@ export async function replay(args: ReplayArgs, out: (line: string) => void): Pro
   const seq = requestAtOrBefore(events, args.at);
   if (seq === undefined) throw new UsageError(`--at ${args.at}: no model request at or before seq ${args.at}`);
   const request = recomputeRequest(events, seq);
-  if (args.json) out(JSON.stringify({ seq, request }, null, 2));
+  if (args.json) out(jsonForTerminal({ seq, request }, 2));
   else {
     out(`request #${seq} (${renderEvent(events[seq]!).trim()}), recomputed from the log:`);
     for (const line of renderRequest(request)) out(line);
   }
   return EXIT.passed;
 }
-
-export const replayCommand: CommandModule<object, ReplayArgs> = {
-  command: 'replay <source>',
-  describe: 'Show a conversation’s timeline, or with --at the exact request the model received',
-  builder: (y: Argv) =>
-    y
-      .positional('source', {
-        type: 'string',
-        demandOption: true,
-        describe:
-          'a SQLite store (.db), a PostgreSQL store (postgres://user@host/db[?schema=name]; password via PGPASSWORD) or an events file (.json / .jsonl)',
-      })
-      .option('conversation', { type: 'string', describe: 'conversation id (needed when the store holds several)' })
-      .option('at', { type: 'number', describe: 'a seq: show the model request in force at it' })
-      .option('json', { type: 'boolean', default: false, describe: 'print JSON' }) as Argv<ReplayArgs>,
-  handler: async (args) => {
-    process.exitCode = await replay(args, (line) => process.stdout.write(`${line}\n`));
-  },
-};

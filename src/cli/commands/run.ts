@@ -8,20 +8,20 @@
  * failures or regressions — or nothing checked — 2 bad input.
  */
 import { availableParallelism } from 'node:os';
-import type { Argv, CommandModule } from 'yargs';
-import { tableCases } from '../../../state-tables/cell-case.ts';
+import { dirname, resolve } from 'node:path';
 import type { Case } from '../../harness/cases.ts';
-import { contractCases } from '../../harness/contract-cases.ts';
 import { runCases, selectCases } from '../../harness/runner.ts';
-import { ScenarioFileError } from '../../harness/scenario/load.ts';
 import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, type SuiteContext } from '../../harness/suites.ts';
+import type { LiveOptions } from '../../harness/live.ts';
 import { loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
-import { liveCases, type LiveOptions } from '../../harness/live.ts';
 import { compareWithBaseline, readBaselineFile, writeBaselineFile } from '../../report/baseline.ts';
 import { createProgress } from '../../report/progress.ts';
 import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results.ts';
-import { parseReporters, REPORTERS, UnknownReporterError, writeReports } from '../../report/write.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
+import { REPORTERS } from '../../report/reporters.ts';
+import { parseReporters, writeReports } from '../../report/write.ts';
+import { EXIT } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
 
 export interface RunArgs {
@@ -60,9 +60,14 @@ export function parseGrep(text: string): RegExp {
   }
 }
 
-/** The cases this run may take, from the config (or the paths given), checked before anything runs. */
+/**
+ * The cases to run, from the config (or the paths given), with every scenario
+ * checked against its agent before anything runs; a bad scenario file is a
+ * `ScenarioFileError` (an InputError) with one line per problem. The state
+ * tables and the contract suite (SDKs, msw) load only when they are run.
+ */
 async function collect(args: RunArgs, config: ResolvedConfig): Promise<Case[]> {
-  const given = args.paths && args.paths.length > 0;
+  const given = args.paths !== undefined && args.paths.length > 0;
   const context: SuiteContext = {
     registry: config.registry,
     invariants: suiteInvariants(config.invariants),
@@ -70,15 +75,14 @@ async function collect(args: RunArgs, config: ResolvedConfig): Promise<Case[]> {
     root: config.bundled && given ? process.cwd() : config.root,
   };
   const paths = given ? args.paths! : config.scenarios;
-  try {
-    if (args.live) return liveCases(liveOptions(args, await loadSuiteScenarios(paths, context), context));
-    if (config.bundled && !given)
-      return await defaultCases({ tables: tableCases, contract: contractCases, scenarios: () => scenarioCasesFrom(paths, context) });
-    return await scenarioCasesFrom(paths, context);
-  } catch (error) {
-    if (error instanceof ScenarioFileError) throw new UsageError(`invalid scenario file(s):\n${error.message}`);
-    throw error;
+  if (args.live) {
+    const options = liveOptions(args, await loadSuiteScenarios(paths, context), context);
+    const { liveCases } = await import('../../harness/live.ts');
+    return liveCases(options);
   }
+  if (!config.bundled || given) return scenarioCasesFrom(paths, context);
+  const [{ tableCases }, { contractCases }] = await Promise.all([import('../../../state-tables/cell-case.ts'), import('../../harness/contract-cases.ts')]);
+  return defaultCases({ tables: tableCases, contract: contractCases, scenarios: () => scenarioCasesFrom(paths, context) });
 }
 
 function liveOptions(args: RunArgs, scenarios: LiveOptions['scenarios'], context: SuiteContext): LiveOptions {
@@ -92,26 +96,17 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1))
     throw new UsageError(`--concurrency ${String(args.concurrency)}: expected a positive integer`);
   if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat ${String(args.repeat)}: expected a positive integer`);
+  // Everything the user gave is checked before anything runs or is written: the flags,
+  // then the inputs (baseline, scenario files), then the places the outputs go.
   const config = await loadConfig({ path: args.config });
   const out = args.out ?? config.out ?? 'reports';
-  let reporters;
-  try {
-    reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
-  } catch (error) {
-    if (error instanceof UnknownReporterError) throw new UsageError(error.message);
-    throw error;
-  }
+  const reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
   const shard = args.shard !== undefined ? parseShard(args.shard) : undefined;
   const grep = args.grep !== undefined ? parseGrep(args.grep) : undefined;
-  const baseline =
-    args.baseline && !args.updateBaseline
-      ? await readBaselineFile(args.baseline).catch((error: Error) => {
-          throw new UsageError(error.message);
-        })
-      : undefined;
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
   if (args.updateBaseline && (shard || grep))
     throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
+  const baseline = args.baseline && !args.updateBaseline ? await readBaselineFile(args.baseline) : undefined;
 
   const all = await collect(args, config);
   const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
@@ -125,6 +120,12 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
     );
     return EXIT.failed;
   }
+
+  const writesFiles = reporters.some((r) => r !== 'console');
+  if (args.updateBaseline && args.baseline) checkOutputPath(args.baseline, 'baseline', 'file');
+  if (writesFiles) checkOutputPath(out, 'report directory', 'directory');
+  if (args.updateBaseline && args.baseline) ensureDirectory(dirname(resolve(args.baseline)), 'baseline directory');
+  if (writesFiles) ensureDirectory(out, 'report directory');
 
   const startedAt = new Date();
   const progress = createProgress({ tty: io.tty, write: io.err, total: cases.length, ...(io.columns ? { columns: io.columns } : {}) });
@@ -170,32 +171,3 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   }
   return EXIT.passed;
 }
-
-export const runCommand: CommandModule<object, RunArgs> = {
-  command: 'run [paths..]',
-  describe: "Run the gate: your config's scenarios (or the files given); without a config, everything bundled",
-  builder: (y: Argv) =>
-    y
-      .positional('paths', { type: 'string', array: true, describe: "scenario files or directories (default: the config's scenarios)" })
-      .option('config', { type: 'string', describe: 'the loopgate config file (default: loopgate.config.ts found upward from here; else the bundled suite)' })
-      .option('reporter', { type: 'string', array: true, describe: `reports to write: ${REPORTERS.join(', ')} (default: the config's, else all)` })
-      .option('out', { type: 'string', describe: "directory for the report files (default: the config's out, else reports)" })
-      .option('grep', { type: 'string', describe: 'only cases whose id or title matches this regular expression' })
-      .option('concurrency', { type: 'number', describe: 'cases run at once (default: the number of CPUs)' })
-      .option('shard', { type: 'string', describe: 'run shard i of n (i/n); merge the shards with merge-reports' })
-      .option('seed', { type: 'number', default: 1, describe: 'seed for everything random in the cases' })
-      .option('baseline', { type: 'string', describe: 'fail on regressions against this baseline file' })
-      .option('update-baseline', { type: 'boolean', default: false, describe: 'write this run as the new baseline (to --baseline FILE)' })
-      .option('live', { type: 'boolean', default: false, describe: 'run the live scenarios against a real provider (API key from the environment)' })
-      .option('provider', { type: 'string', describe: 'for --live: anthropic, openai-chat or openai-responses' })
-      .option('repeat', { type: 'number', default: 1, describe: 'for --live: runs per scenario; its pass rate decides' })
-      .option('verbose', { type: 'boolean', default: false, describe: 'list passed cases too' }) as Argv<RunArgs>,
-  handler: async (args) => {
-    process.exitCode = await run(args, {
-      out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
-      err: (t) => process.stderr.write(t),
-      tty: Boolean(process.stderr.isTTY) && !process.env.CI,
-      ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
-    });
-  },
-};

@@ -3,13 +3,13 @@
  * cell's result — every possible cell's fixture is run through the second host.
  * Exit 1 if the loop disagrees with any cell.
  */
-import type { Argv, CommandModule } from 'yargs';
 import { possibleCells, runCell } from '../../../state-tables/cell-case.ts';
 import { cellLabel, LOOP_TABLE, STATE_DESCRIPTIONS, STATES, type State } from '../../../state-tables/loop-table.ts';
 import { caseSeed } from '../../harness/cases.ts';
-import { EXIT, UsageError } from '../exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
 
-interface TablesArgs {
+export interface TablesArgs {
   markdown: boolean;
   seed: number;
 }
@@ -45,15 +45,3 @@ export async function tables(args: TablesArgs, out: (line: string) => void): Pro
   for (const [key, r] of failures) out(`✗ ${key}: ${r.failure}`);
   return failures.length > 0 ? EXIT.failed : EXIT.passed;
 }
-
-export const tablesCommand: CommandModule<object, TablesArgs> = {
-  command: 'tables',
-  describe: 'Show the loop’s state table, running every possible cell’s fixture',
-  builder: (y: Argv) =>
-    y
-      .option('markdown', { type: 'boolean', default: false, describe: 'print a Markdown table' })
-      .option('seed', { type: 'number', default: 1 }) as Argv<TablesArgs>,
-  handler: async (args) => {
-    process.exitCode = await tables(args, (line) => process.stdout.write(`${line}\n`));
-  },
-};

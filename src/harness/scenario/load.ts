@@ -1,10 +1,16 @@
 /**
  * Loading scenario files: YAML validated against the scenario schema, errors
- * naming the file, the line and the field.
+ * naming the file, the line and the field. Discovery takes regular files only
+ * (a FIFO, device or socket named `*.yaml` is an error naming it, never read),
+ * each file once however the paths given overlap, and every file is read
+ * bounded and strictly UTF-8.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { loadYaml, YamlValidationError } from '../../yaml/load-yaml.ts';
+import { fileKind, readInputFile } from '../../files/index.ts';
+import { InputError } from '../../kernel/index.ts';
+import { loadYaml } from '../../yaml/load-yaml.ts';
+import { YAML_LIMITS } from '../../yaml/limits.ts';
 import { scenarioSchema, type Scenario } from './schema.ts';
 
 export interface LoadedScenario {
@@ -14,7 +20,8 @@ export interface LoadedScenario {
   readonly scenario: Scenario;
 }
 
-export class ScenarioFileError extends Error {
+/** One or more scenario files cannot be used; one line per problem, each naming its file. */
+export class ScenarioFileError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'ScenarioFileError';
@@ -26,19 +33,19 @@ export function parseScenario(text: string, file: string): Scenario {
 }
 
 export function loadScenarioFile(file: string, root: string): LoadedScenario {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ScenarioFileError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
   const shown = relative(process.cwd(), file) || file;
+  const text = readInputFile(shown, { what: 'scenario file', maxBytes: YAML_LIMITS.bytes });
   const scenario = parseScenario(text, shown);
   const rel = relative(root, file).split(sep).join('/');
   return { id: rel.replace(/\.ya?ml$/, ''), file: shown, scenario };
 }
 
-/** Scenario files under a path (a file or a directory, recursively), sorted. */
+/**
+ * Scenario files under a path (a file, or a directory searched recursively for
+ * `*.yaml` / `*.yml`, skipping `node_modules` and dot folders), sorted. Whatever
+ * is named like a scenario file is listed, so that loading it names what is
+ * wrong with it (a FIFO, a device, a dangling link) rather than skipping it.
+ */
 export function findScenarioFiles(path: string): string[] {
   const abs = resolve(path);
   let stat;
@@ -48,9 +55,18 @@ export function findScenarioFiles(path: string): string[] {
     throw new ScenarioFileError(`${path}: no such file or directory`);
   }
   if (stat.isFile()) return [abs];
+  if (!stat.isDirectory()) throw new ScenarioFileError(`${path}: is ${fileKind(stat)}; give scenario files (.yaml) or directories holding them`);
   const out: string[] = [];
   const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      throw new ScenarioFileError(
+        `${relative(process.cwd(), dir) || dir}: cannot list the directory: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
+    }
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(full);
@@ -61,17 +77,36 @@ export function findScenarioFiles(path: string): string[] {
   return out;
 }
 
-/** Loads every scenario under the paths; all problems are collected and thrown together. */
+/** The scenario files under all the paths, each once (paths may overlap: `run d d`, `run d d/x.yaml`), in order of first mention. */
+export function scenarioFilesUnder(paths: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const path of paths) {
+    for (const file of findScenarioFiles(path)) {
+      let identity: string;
+      try {
+        identity = realpathSync(file);
+      } catch {
+        identity = file; // a dangling link: loading it says so
+      }
+      if (seen.has(identity)) continue;
+      seen.add(identity);
+      out.push(file);
+    }
+  }
+  return out;
+}
+
+/** Loads every scenario under the paths; all problems are collected and thrown together, one line each. */
 export function loadScenarios(paths: readonly string[], root: string): LoadedScenario[] {
   const out: LoadedScenario[] = [];
   const problems: string[] = [];
-  for (const path of paths) {
-    for (const file of findScenarioFiles(path)) {
-      try {
-        out.push(loadScenarioFile(file, root));
-      } catch (error) {
-        problems.push(error instanceof YamlValidationError || error instanceof ScenarioFileError ? error.message : `${file}: ${(error as Error).message}`);
-      }
+  for (const file of scenarioFilesUnder(paths)) {
+    try {
+      out.push(loadScenarioFile(file, root));
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      problems.push(error.message);
     }
   }
   if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));

@@ -1,3 +1,5 @@
+import { InputError } from '../input-error.ts';
+
 /** Why an append was refused: the field (a JSON path) and the reason. */
 export class LogAppendError extends Error {
   readonly field: string;
@@ -10,8 +12,8 @@ export class LogAppendError extends Error {
   }
 }
 
-/** Why records read back from a store cannot be trusted. Names the record. */
-export class LogReadError extends Error {
+/** Why records read back from a store cannot be trusted. Names the record. Bad data given to a reader: an `InputError`. */
+export class LogReadError extends InputError {
   readonly seq: number | undefined;
   constructor(where: string, seq: number | undefined, reason: string) {
     super(`${where}${seq === undefined ? '' : ` record seq ${seq}`}: ${reason}`);

@@ -8,6 +8,7 @@
 import type { Message, ToolSpec } from '../model/client.ts';
 import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
+import { InputError } from '../input-error.ts';
 import { project } from '../projection/projection.ts';
 import type { PromptSource } from './types.ts';
 
@@ -53,7 +54,8 @@ function sameSpecs(event: Extract<LogEvent, { type: 'tools.declared' }>, tools: 
   });
 }
 
-export class RecomputeError extends Error {
+/** The log does not hold what a recorded request points at: bad data given to `replay --at`, an `InputError`. */
+export class RecomputeError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'RecomputeError';

@@ -1,0 +1,80 @@
+/**
+ * The forms a secret takes on the wire besides its literal one — URL-encoded
+ * (whole or character by character), JSON `\u`-escaped, base64 inside a longer
+ * value (at each of the three byte alignments, standard and URL-safe) — for the
+ * scrubber to redact and for the leak check to find. A recording passes the
+ * check only if no form of any secret is left.
+ */
+import { REDACTED } from '../../src/kernel/index.ts';
+
+/** Below this, encoded forms are too short to tell from other text; the literal check still runs from 4 characters. */
+const MIN_ENCODED_LENGTH = 8;
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const hex2 = (code: number) => code.toString(16).padStart(2, '0');
+
+/**
+ * The characters of base64(`pad` bytes + secret) that depend on the secret alone:
+ * what appears wherever the secret sits at that alignment inside a longer value.
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const out: string[] = [];
+  for (let pad = 0; pad < 3; pad++) {
+    const encoded = Buffer.concat([Buffer.alloc(pad), bytes]);
+    const start = Math.ceil((8 * pad) / 6);
+    const end = Math.floor((8 * (pad + bytes.length)) / 6);
+    for (const alphabet of ['base64', 'base64url'] as const) {
+      const core = encoded.toString(alphabet).slice(start, end);
+      if (core.length >= MIN_ENCODED_LENGTH) out.push(core);
+    }
+  }
+  return [...new Set(out)];
+}
+
+/**
+ * A pattern for the secret with any of its characters written as itself, `%HH`
+ * or `\uHHHH` (with any number of backslashes): a partly or wholly URL-encoded
+ * or JSON-escaped copy.
+ */
+function escapedPattern(secret: string): RegExp | undefined {
+  if (secret.length < MIN_ENCODED_LENGTH || /[^\x20-\x7e]/.test(secret)) return undefined;
+  const parts = [...secret].map((c) => {
+    const h = hex2(c.charCodeAt(0));
+    return `(?:${escapeRegex(c)}|%${h}|\\\\+u00${h})`;
+  });
+  return new RegExp(parts.join(''), 'gi');
+}
+
+/** Redacts every form of every secret in `text`. */
+export function redactEncodedForms(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    const pattern = escapedPattern(secret);
+    if (pattern) out = out.replace(pattern, REDACTED);
+    for (const core of base64Cores(secret)) if (out.includes(core)) out = out.split(core).join(REDACTED);
+  }
+  return out;
+}
+
+/** Undoes `%HH` and `\uHHHH` escapes, repeatedly (a value encoded twice is still that value). */
+function unescapeAll(text: string): string {
+  let out = text;
+  for (let round = 0; round < 3; round++) {
+    const next = out
+      .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+      .replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+
+/** Whether any form of `secret` is in `text`: literal, unescaped, or base64 at any alignment. */
+export function containsSecret(text: string, secret: string): boolean {
+  if (secret.length < 4) return false;
+  if (text.includes(secret)) return true;
+  if (secret.length < MIN_ENCODED_LENGTH) return false;
+  if (unescapeAll(text).includes(secret)) return true;
+  return base64Cores(secret).some((core) => text.includes(core));
+}

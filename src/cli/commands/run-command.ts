@@ -1,0 +1,34 @@
+/** `loopgate run`: the definition `--help` reads; the gate itself is loaded when the command runs (run.ts). */
+import type { Argv, CommandModule } from 'yargs';
+import { REPORTERS } from '../../report/reporters.ts';
+import type { RunArgs } from './run.ts';
+
+export const runCommand: CommandModule<object, RunArgs> = {
+  command: 'run [paths..]',
+  describe: "Run the gate: your config's scenarios (or the files given); without a config, everything bundled",
+  builder: (y: Argv) =>
+    y
+      .positional('paths', { type: 'string', array: true, describe: "scenario files or directories (default: the config's scenarios)" })
+      .option('config', { type: 'string', describe: 'the loopgate config file (default: loopgate.config.ts found upward from here; else the bundled suite)' })
+      .option('reporter', { type: 'string', array: true, describe: `reports to write: ${REPORTERS.join(', ')} (default: the config's, else all)` })
+      .option('out', { type: 'string', describe: "directory for the report files (default: the config's out, else reports)" })
+      .option('grep', { type: 'string', describe: 'only cases whose id or title matches this regular expression' })
+      .option('concurrency', { type: 'number', describe: 'cases run at once (default: the number of CPUs)' })
+      .option('shard', { type: 'string', describe: 'run shard i of n (i/n); merge the shards with merge-reports' })
+      .option('seed', { type: 'number', default: 1, describe: 'seed for everything random in the cases' })
+      .option('baseline', { type: 'string', describe: 'fail on regressions against this baseline file' })
+      .option('update-baseline', { type: 'boolean', default: false, describe: 'write this run as the new baseline (to --baseline FILE)' })
+      .option('live', { type: 'boolean', default: false, describe: 'run the live scenarios against a real provider (API key from the environment)' })
+      .option('provider', { type: 'string', describe: 'for --live: anthropic, openai-chat or openai-responses' })
+      .option('repeat', { type: 'number', default: 1, describe: 'for --live: runs per scenario; its pass rate decides' })
+      .option('verbose', { type: 'boolean', default: false, describe: 'list passed cases too' }) as Argv<RunArgs>,
+  handler: async (args) => {
+    const { run } = await import('./run.ts');
+    process.exitCode = await run(args, {
+      out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+      err: (t) => process.stderr.write(t),
+      tty: Boolean(process.stderr.isTTY) && !process.env.CI,
+      ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+    });
+  },
+};

@@ -1,0 +1,7 @@
+/** Files users name: input read bounded and checked, output places checked before anything runs. */
+export { errnoText, InputFileError, OutputPathError } from './errors.ts';
+export { fileKind } from './file-kind.ts';
+export { formatBytes, INPUT_LIMITS } from './limits.ts';
+export { checkOutputPath, ensureDirectory, writeFileAtomic } from './output-path.ts';
+export { readInputBytes, readInputFile, type ReadInputOptions } from './read-input.ts';
+export { decodeUtf8, firstInvalidUtf8 } from './utf8.ts';

@@ -1,0 +1,95 @@
+/**
+ * Places a user names for output: checked before anything runs, created
+ * without `mkdir -p` (Node's recursive mkdir spins forever under /proc), and
+ * written whole or not at all. Every problem is an `OutputPathError` naming the
+ * path as given.
+ */
+import { accessSync, constants, mkdirSync, renameSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { errnoText, OutputPathError } from './errors.ts';
+import { fileKind } from './file-kind.ts';
+
+function statOrMissing(path: string, given: string, what: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new OutputPathError(given, `cannot use it for the ${what}: ${errnoText(error)}`, { cause: error });
+  }
+}
+
+/** The path and its ancestors, root first. */
+function lineage(path: string): string[] {
+  const out: string[] = [];
+  for (let p = resolve(path); ; p = dirname(p)) {
+    out.unshift(p);
+    if (dirname(p) === p) return out;
+  }
+}
+
+/**
+ * Checks, without writing anything, that `path` can become the output named:
+ * it is (or can be made) a `kind`, every existing ancestor is a directory, and
+ * the place is writable. What only creating can tell (a pseudo file system) is
+ * left to `ensureDirectory` and the write itself.
+ */
+export function checkOutputPath(given: string, what: string, kind: 'file' | 'directory'): void {
+  if (given.trim() === '') throw new OutputPathError(JSON.stringify(given), `an empty path cannot be the ${what}`);
+  const chain = lineage(given);
+  for (let i = 0; i < chain.length; i++) {
+    const p = chain[i]!;
+    const stat = statOrMissing(p, given, what);
+    const last = i === chain.length - 1;
+    if (stat === undefined) {
+      const parent = chain[i - 1]!;
+      try {
+        accessSync(parent, constants.W_OK);
+      } catch (error) {
+        throw new OutputPathError(given, `cannot create the ${what} in ${parent}: ${errnoText(error)}`, { cause: error });
+      }
+      return;
+    }
+    if (!last && !stat.isDirectory()) throw new OutputPathError(given, `cannot be the ${what}: ${p} is ${fileKind(stat)}, not a directory`);
+    if (last) {
+      const ok = kind === 'directory' ? stat.isDirectory() : stat.isFile();
+      if (!ok) throw new OutputPathError(given, `is ${fileKind(stat)}; the ${what} must be ${kind === 'directory' ? 'a directory' : 'a regular file'}`);
+      try {
+        accessSync(p, constants.W_OK);
+      } catch (error) {
+        throw new OutputPathError(given, `the ${what} is not writable: ${errnoText(error)}`, { cause: error });
+      }
+    }
+  }
+}
+
+/** Creates the directory and its missing ancestors, one level at a time; an existing non-directory on the way is an error. */
+export function ensureDirectory(given: string, what: string): void {
+  checkOutputPath(given, what, 'directory');
+  for (const p of lineage(given)) {
+    const stat = statOrMissing(p, given, what);
+    if (stat?.isDirectory()) continue;
+    if (stat) throw new OutputPathError(given, `cannot be the ${what}: ${p} is ${fileKind(stat)}, not a directory`);
+    try {
+      mkdirSync(p);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && statOrMissing(p, given, what)?.isDirectory()) continue;
+      throw new OutputPathError(given, `cannot create the ${what}: ${errnoText(error)}`, { cause: error });
+    }
+  }
+}
+
+/** Writes the file whole or not at all: a temporary file beside it, then a rename. */
+export function writeFileAtomic(path: string, text: string, what: string): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, text, 'utf8');
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Never created, or already renamed: nothing to clean up.
+    }
+    throw new OutputPathError(path, `cannot write the ${what}: ${errnoText(error)}`, { cause: error });
+  }
+}

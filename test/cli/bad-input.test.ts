@@ -1,0 +1,282 @@
+/**
+ * Every bad input, through the real command line: exit 2, exactly one line on
+ * stderr naming the input and the problem, no stack, nothing written or changed
+ * (every file under the working directory is hashed before and after: the
+ * reports, the baseline, the stores), and no hang (each case under a generous
+ * bound). One row per input class an adversarial pass over the CLI found
+ * mishandled.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reply } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { defaultHostConfig } from '../../src/host/config.ts';
+import { AgentHost } from '../../src/host/host.ts';
+import { SqliteEventStore } from '../../src/stores/sqlite-store.ts';
+import { loopgate, snapshot } from '../support/cli.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+const SCENARIO = readFileSync(join(ROOT, 'scenarios/bundled/outcomes/empty-reply-fails.yaml'), 'utf8');
+const BASELINE = `${JSON.stringify({
+  schema: 'loopgate.baseline/v1',
+  tool: { name: 'loopgate', version: '0.1.0' },
+  createdAt: '2025-01-01T00:00:00.000Z',
+  seed: 1,
+  cases: { s: { status: 'passed', steps: 1, tokens: 15 } },
+})}\n`;
+
+/** The "billion laughs": nine levels of ten aliases each, 10^9 nodes once expanded. */
+const ALIAS_BOMB = ['name: bomb', 'a0: &a0 [x]', ...Array.from({ length: 9 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`)].join(
+  '\n',
+);
+
+let base = '';
+
+/** A real conversation in a SQLite store, its text full of terminal escapes. */
+async function writeStore(path: string): Promise<void> {
+  const store = new SqliteEventStore(path);
+  const model = new ScriptedModelClient([reply('\u001b[31mred\u001b[0m and \u202eevil\u001b]8;;https://example.test\u0007link')]);
+  const host = new AgentHost({ config: defaultHostConfig(), store, model });
+  await host.handle('conv-1', 'hi \u001b]0;pwned\u0007 there \u009b2J');
+  await host.close();
+  await store.close();
+}
+
+/** A copy of the store changed with SQL (as another program, or a bit flip, would). */
+function alteredStore(work: string, name: string, sql: string): string {
+  const path = join(work, name);
+  cpSync(join(work, 'store.db'), path);
+  const db = new DatabaseSync(path);
+  db.exec(sql);
+  db.close();
+  return name;
+}
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'loopgate-bad-input-'));
+  writeFileSync(join(base, 's.yaml'), SCENARIO);
+  writeFileSync(join(base, 'b.json'), BASELINE);
+  writeFileSync(join(base, 'notes.txt'), 'not a directory\n');
+  mkdirSync(join(base, 'reports'));
+  writeFileSync(join(base, 'reports', 'results.json'), '{"from": "the last run"}\n');
+  await writeStore(join(base, 'store.db'));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+interface BadInput {
+  readonly name: string;
+  /** Makes what the case needs in `work` (a copy of the base fixtures); returns the arguments. */
+  readonly setup: (work: string) => string[];
+  /** What the one line must name. */
+  readonly names: RegExp;
+}
+
+const fifo = (path: string) => execFileSync('mkfifo', [path]);
+
+const CASES: readonly BadInput[] = [
+  {
+    name: 'a mistyped flag: stops before running, keeps the baseline and the reports',
+    setup: () => ['run', 's.yaml', '--baseline', 'b.json', '--update-baseline', '--verbos'],
+    names: /^loopgate: Unknown argument: verbos/,
+  },
+  { name: 'decode without --provider', setup: () => ['decode', 's.yaml'], names: /Missing required argument: provider/ },
+  { name: 'an unknown command', setup: () => ['frobnicate'], names: /frobnicate/ },
+  { name: 'run /dev/null (a device given as a path)', setup: () => ['run', '/dev/null'], names: /^loopgate: \/dev\/null: is a character device/ },
+  {
+    name: 'a FIFO named *.yaml in a scenario folder (read forever before)',
+    setup: (w) => {
+      mkdirSync(join(w, 'suite'));
+      writeFileSync(join(w, 'suite', 'ok.yaml'), SCENARIO);
+      fifo(join(w, 'suite', 'pipe.yaml'));
+      return ['run', 'suite'];
+    },
+    names: /^loopgate: suite\/pipe\.yaml: is a FIFO \(named pipe\), not a regular file/,
+  },
+  {
+    name: 'a /dev/zero symlink named *.yaml in a scenario folder',
+    setup: (w) => {
+      mkdirSync(join(w, 'suite'));
+      symlinkSync('/dev/zero', join(w, 'suite', 'zero.yaml'));
+      return ['run', 'suite'];
+    },
+    names: /^loopgate: suite\/zero\.yaml: is a character device, not a regular file/,
+  },
+  {
+    name: 'a YAML alias bomb',
+    setup: (w) => (writeFileSync(join(w, 'bomb.yaml'), ALIAS_BOMB), ['run', 'bomb.yaml']),
+    names: /^loopgate: bomb\.yaml:\d+:\d+: YAML: aliases expand this document to more than 100000 nodes/,
+  },
+  {
+    name: 'invalid UTF-8 in a scenario',
+    setup: (w) => (
+      writeFileSync(join(w, 'latin1.yaml'), Buffer.concat([Buffer.from('name: caf'), Buffer.from([0xe9]), Buffer.from('\n')])), ['run', 'latin1.yaml']
+    ),
+    names: /^loopgate: latin1\.yaml: is not valid UTF-8: invalid byte sequence at byte offset 9$/,
+  },
+  {
+    name: 'a scenario file past the size limit',
+    setup: (w) => (writeFileSync(join(w, 'big.yaml'), `name: big\n# ${'x'.repeat(5 * 1024 * 1024)}\n`), ['run', 'big.yaml']),
+    names: /^loopgate: big\.yaml: is \d+ bytes; the scenario file may be at most 4 MiB/,
+  },
+  {
+    name: 'two scenario files with one id',
+    setup: (w) => {
+      mkdirSync(join(w, 'twins'));
+      writeFileSync(join(w, 'twins', 'a.yaml'), SCENARIO);
+      writeFileSync(join(w, 'twins', 'a.yml'), SCENARIO);
+      return ['run', 'twins', '--reporter', 'console'];
+    },
+    names: /^loopgate: two cases share the id scenario:twins\/a \(twins\/a\.yaml and twins\/a\.yml; rename one\)$/,
+  },
+  {
+    name: '--out pointing at a file',
+    setup: () => ['run', 's.yaml', '--out', 'notes.txt'],
+    names: /^loopgate: notes\.txt: is a regular file; the report directory must be a directory$/,
+  },
+  {
+    name: '--out under a file',
+    setup: () => ['run', 's.yaml', '--out', 'notes.txt/reports'],
+    names: /^loopgate: notes\.txt\/reports: cannot be the report directory: .*notes\.txt is a regular file/,
+  },
+  {
+    name: '--out /proc/x (spun forever before)',
+    setup: () => ['run', 's.yaml', '--out', '/proc/loopgate-x'],
+    names: /^loopgate: \/proc\/loopgate-x: cannot create the report directory: /,
+  },
+  {
+    name: '--out in a read-only place',
+    setup: () => ['run', 's.yaml', '--out', '/sys/loopgate-x'],
+    names: /^loopgate: \/sys\/loopgate-x: cannot create the report directory: /,
+  },
+  {
+    name: '--update-baseline under a file',
+    setup: () => ['run', 's.yaml', '--baseline', 'notes.txt/b.json', '--update-baseline'],
+    names: /^loopgate: notes\.txt\/b\.json: cannot be the baseline: .*notes\.txt is a regular file, not a directory$/,
+  },
+  { name: 'a missing baseline', setup: () => ['run', 's.yaml', '--baseline', 'none.json'], names: /^loopgate: none\.json: no such baseline file/ },
+  { name: 'a baseline that is not JSON', setup: () => ['run', 's.yaml', '--baseline', 's.yaml'], names: /^loopgate: s\.yaml: not valid JSON/ },
+  {
+    name: 'a baseline that is a FIFO',
+    setup: (w) => (fifo(join(w, 'b.fifo')), ['run', 's.yaml', '--baseline', 'b.fifo']),
+    names: /^loopgate: b\.fifo: is a FIFO/,
+  },
+  {
+    name: 'replay: a store with an unknown event type',
+    setup: (w) => ['replay', alteredStore(w, 'unknown.db', "UPDATE events SET type = 'x.from_the_future' WHERE seq = 3")],
+    names: /^loopgate: unknown\.db conversation "conv-1" record seq 3: unknown event type "x\.from_the_future", and it is not marked ignorable/,
+  },
+  {
+    name: 'replay: a store with a gap',
+    setup: (w) => ['replay', alteredStore(w, 'gap.db', 'DELETE FROM events WHERE seq = 2')],
+    names: /^loopgate: sqlite:gap\.db: conversation "conv-1" record seq 2 is corrupt: the record is missing/,
+  },
+  {
+    name: 'replay: a payload that is not JSON',
+    setup: (w) => ['replay', alteredStore(w, 'torn.db', `UPDATE events SET payload = '{"text": "hi' WHERE seq = 2`)],
+    names: /^loopgate: sqlite:torn\.db: conversation "conv-1" record seq 2 is corrupt: payload is not valid JSON/,
+  },
+  {
+    name: 'replay: a payload of the wrong shape',
+    setup: (w) => ['replay', alteredStore(w, 'shape.db', `UPDATE events SET payload = '{"text": 42}' WHERE seq = 2`)],
+    names: /^loopgate: shape\.db conversation "conv-1" record seq 2: corrupt "user\.message" payload/,
+  },
+  {
+    name: 'replay: a damaged page',
+    setup: (w) => {
+      cpSync(join(w, 'store.db'), join(w, 'damaged.db'));
+      const fd = openSync(join(w, 'damaged.db'), 'r+');
+      writeSync(fd, Buffer.alloc(200, 0xa5), 0, 200, 4096); // the events table's root page
+      closeSync(fd);
+      return ['replay', 'damaged.db'];
+    },
+    names: /^loopgate: sqlite:damaged\.db: .*database disk image is malformed$/,
+  },
+  {
+    name: "replay: another application's SQLite file (left as it was, no table added)",
+    setup: (w) => {
+      const db = new DatabaseSync(join(w, 'other-app.db'));
+      db.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')");
+      db.close();
+      return ['replay', 'other-app.db'];
+    },
+    names: /^loopgate: sqlite:other-app\.db: cannot use this file as an event store .*: it holds no loopgate events table/,
+  },
+  {
+    name: 'replay: a FIFO named *.db',
+    setup: (w) => (fifo(join(w, 'pipe.db')), ['replay', 'pipe.db']),
+    names: /^loopgate: pipe\.db: is a FIFO \(named pipe\)/,
+  },
+  {
+    name: 'replay: --at past the end',
+    setup: () => ['replay', 'store.db', '--at', '999'],
+    names: /^loopgate: --at 999: conversation conv-1 has seqs 0\.\.\d+$/,
+  },
+  { name: 'merge-reports: a FIFO', setup: (w) => (fifo(join(w, 'r.json')), ['merge-reports', 'r.json']), names: /^loopgate: r\.json: is a FIFO/ },
+  { name: 'decode: a FIFO', setup: (w) => (fifo(join(w, 'r.sse')), ['decode', '--provider', 'anthropic', 'r.sse']), names: /^loopgate: r\.sse: is a FIFO/ },
+  {
+    name: 'decode: a bad --timeout',
+    setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--timeout', '0'],
+    names: /^loopgate: --timeout 0: expected a positive number of seconds$/,
+  },
+  {
+    name: 'contract --replay: a recording that is a FIFO',
+    setup: (w) => {
+      mkdirSync(join(w, 'rec'));
+      fifo(join(w, 'rec', 'anthropic.recording.json'));
+      return ['contract', '--replay', 'rec'];
+    },
+    names: /^loopgate: rec\/anthropic\.recording\.json: is a FIFO/,
+  },
+  {
+    name: 'fuzz --out pointing at a file',
+    setup: () => ['fuzz', '--runs', '1', '--out', 'notes.txt'],
+    names: /^loopgate: notes\.txt: is a regular file; the report directory must be a directory$/,
+  },
+  { name: 'tables with a seed that is no number', setup: () => ['tables', '--seed', 'x'], names: /^loopgate: --seed NaN: expected a non-negative integer$/ },
+];
+
+describe('every bad input: exit 2, one line naming it, nothing written, no hang', () => {
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const work = mkdtempSync(join(tmpdir(), 'loopgate-bad-case-'));
+    try {
+      cpSync(base, work, { recursive: true });
+      const args = c.setup(work);
+      const before = snapshot(work);
+      const result = await loopgate(args, work);
+      expect(result.hung, `loopgate ${args.join(' ')} hung`).toBe(false);
+      expect(result.status, result.stderr).toBe(EXIT.usage);
+      const lines = result.stderr.split('\n').filter((line) => line !== '');
+      expect(lines, result.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(c.names);
+      expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+      expect(result.stdout).toBe('');
+      expect(snapshot(work)).toEqual(before);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  // Root may write anywhere; the /proc and /sys rows cover the refusal there.
+  it.skipIf(process.getuid?.() === 0)('--out in a directory without write permission', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'loopgate-bad-case-'));
+    try {
+      writeFileSync(join(work, 's.yaml'), SCENARIO);
+      mkdirSync(join(work, 'locked'));
+      chmodSync(join(work, 'locked'), 0o555);
+      const before = snapshot(work);
+      const result = await loopgate(['run', 's.yaml', '--out', 'locked/reports'], work);
+      expect(result.status).toBe(EXIT.usage);
+      expect(result.stderr).toMatch(/^loopgate: locked\/reports: cannot create the report directory in .*locked: permission denied/);
+      expect(snapshot(work)).toEqual(before);
+    } finally {
+      chmodSync(join(work, 'locked'), 0o755);
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});

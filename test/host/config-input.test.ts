@@ -1,0 +1,49 @@
+/**
+ * A host config is input like any other: an alias bomb, a FIFO or invalid
+ * UTF-8 is a ConfigError (an InputError) naming the file — never a raw
+ * ReferenceError, never a hang at startup.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadHostConfig, parseHostConfig } from '../../src/host/config.ts';
+import { InputError } from '../../src/kernel/index.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-config-input-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const refusal = (fn: () => unknown): Error => {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(InputError);
+    return error as Error;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('host config input', () => {
+  it('an alias bomb is a ConfigError naming file and line', () => {
+    const bomb = [
+      'prompt:',
+      '  identity: &a0 "x"',
+      ...Array.from({ length: 9 }, (_, i) => `l${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`),
+    ].join('\n');
+    expect(refusal(() => parseHostConfig(bomb, 'agent.yaml')).message).toMatch(/agent\.yaml:\d+:\d+: YAML: aliases expand this document to more than/);
+  });
+
+  it('a FIFO named as the config is refused without blocking', () => {
+    const path = join(dir, 'agent.yaml');
+    execFileSync('mkfifo', [path]);
+    expect(refusal(() => loadHostConfig(path)).message).toBe(`${path}: is a FIFO (named pipe), not a regular file; the config file must be a regular file`);
+  });
+
+  it('invalid UTF-8 names the byte offset', () => {
+    const path = join(dir, 'latin1.yaml');
+    writeFileSync(path, Buffer.from([0x6d, 0x6f, 0x64, 0x65, 0x6c, 0x3a, 0x20, 0xff, 0x0a]));
+    expect(refusal(() => loadHostConfig(path)).message).toBe(`${path}: is not valid UTF-8: invalid byte sequence at byte offset 7`);
+  });
+});
