@@ -4,10 +4,11 @@
  * fast (seed 004): an error names the file, the line and the key.
  */
 import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, type LoopConfig } from '../kernel/index.ts';
+import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, InputError, type LoopConfig } from '../kernel/index.ts';
 import { storeConfigSchema } from '../stores/store-config.ts';
-import { loadYaml, YamlValidationError } from '../yaml/load-yaml.ts';
+import { formatPath, loadYaml, YamlValidationError } from '../yaml/load-yaml.ts';
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
@@ -100,21 +101,71 @@ export const hostConfigSchema = z.strictObject({
 
 export type HostConfig = z.infer<typeof hostConfigSchema>;
 
-export class ConfigError extends Error {
+/** A bad config: names the file, line and key. An `InputError`, so the CLI exits 2. */
+export class ConfigError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
   }
 }
 
+/** Where a parsed config came from, to point at a key in errors found after parsing. */
+export interface ConfigSource {
+  readonly file: string;
+  /** `file:line:column` of the value at `path`, or of its nearest existing parent. */
+  locate(path: readonly (string | number)[]): string;
+}
+
+const SOURCES = new WeakMap<HostConfig, ConfigSource>();
+
+/** The file a config was parsed from, if it was (a config built in code has none). */
+export function configSource(config: HostConfig): ConfigSource | undefined {
+  return SOURCES.get(config);
+}
+
+/** `file:line:col: path` for an error about the value at `path` (just `path` without a source). */
+export function configKey(config: HostConfig, path: readonly (string | number)[]): string {
+  const source = SOURCES.get(config);
+  const key = formatPath(path);
+  return source ? `${source.locate(path)}: ${key}` : `config ${key}`;
+}
+
 /** Parses config text. Throws `ConfigError` naming file, line and key. */
 export function parseHostConfig(text: string, file: string): HostConfig {
+  let config: HostConfig;
   try {
-    return loadYaml(text, hostConfigSchema, file);
+    config = loadYaml(text, hostConfigSchema, file);
   } catch (error) {
     if (error instanceof YamlValidationError) throw new ConfigError(`invalid config:\n${error.message}`);
     throw error;
   }
+  SOURCES.set(config, sourceOf(text, file));
+  return config;
+}
+
+function sourceOf(text: string, file: string): ConfigSource {
+  let located: ((path: readonly (string | number)[]) => string) | undefined;
+  return {
+    file,
+    locate(path) {
+      // Parsed again only when an error needs a position (the text already parsed once).
+      located ??= (() => {
+        const lineCounter = new LineCounter();
+        const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+        return (at) => {
+          let node: unknown;
+          for (let depth = at.length; depth >= 0; depth--) {
+            node = depth === 0 ? doc.contents : doc.getIn(at.slice(0, depth), true);
+            if (isNode(node)) break;
+          }
+          const range = isNode(node) ? (node as Node).range : undefined;
+          const pos = lineCounter.linePos(range?.[0] ?? 0);
+          return `${file}:${pos.line}:${pos.col}`;
+        };
+      })();
+      return located(path);
+    },
+  };
 }
 
 export function loadHostConfig(path: string): HostConfig {

@@ -204,7 +204,7 @@ describe('host config', () => {
   it('names an unknown tools.mode at startup', () => {
     const store = new MemoryEventStore();
     expect(() => new AgentHost({ config: parseHostConfig('tools:\n  mode: research\n', 'agent.yaml'), store, model: new ScriptedModelClient([]) })).toThrow(
-      /tools.mode "research" is not one of tools.modes/,
+      /agent.yaml:2:9: tools.mode: "research" is not one of tools.modes/,
     );
   });
 });

@@ -44,6 +44,7 @@ import { loopConfigFrom, type HostConfig } from './config.ts';
 import { httpStatusFor, summarizeTurn, type ResponseEnvelope } from './envelope.ts';
 import { serializedFlush } from './flush.ts';
 import { recoverConversation } from './recovery.ts';
+import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
 
 export interface HostOptions {
   readonly config: HostConfig;
@@ -257,13 +258,12 @@ export function configPrompt(config: HostConfig): PromptAssembler {
 function buildToolExecutor(options: HostOptions, redact: Redactor): ToolExecutor {
   const { config } = options;
   const registry = new ToolRegistry(options.tools ?? []);
-  const mode = config.tools.mode ? config.tools.modes[config.tools.mode] : undefined;
-  if (config.tools.mode && !mode) {
-    throw new Error(`config tools.mode "${config.tools.mode}" is not one of tools.modes (${Object.keys(config.tools.modes).join(', ') || 'none defined'})`);
-  }
+  // Fail closed: a name in a deny or ask list that matches no tool would deny nothing.
+  checkConfiguredToolNames(config, registry.names());
+  const mode = selectedMode(config);
   const layers = standardLayers({
     global: { ...(config.tools.allow ? { allow: config.tools.allow } : {}), deny: config.tools.deny },
-    ...(mode && config.tools.mode ? { mode: { ...mode, name: config.tools.mode } } : {}),
+    ...(mode ? { mode } : {}),
   });
   const rules: PolicyRule[] = [
     ...(config.tools.ask.length ? [{ id: 'config:tools.ask', tools: config.tools.ask, decision: 'ask' as const, reason: 'configured to need approval' }] : []),
