@@ -83,6 +83,17 @@ export const hostConfigSchema = z.strictObject({
     })
     .default({ maxCompactionsPerStep: 2, maxCheckpointExtensions: 3, sideEffectNotice: true }),
   store: storeConfigSchema.default({ kind: 'sqlite', path: '.loopgate/loopgate.db' }),
+  /**
+   * Conversations the host keeps open in memory while nobody is talking to them
+   * (a bound on memory): the least recently used beyond `maxIdle`, and any idle
+   * for `idleTimeoutMs`, are closed and reopened from the store on the next message.
+   */
+  sessions: z
+    .strictObject({
+      maxIdle: nonNegativeInt.default(1_000),
+      idleTimeoutMs: positiveInt.default(600_000),
+    })
+    .default({ maxIdle: 1_000, idleTimeoutMs: 600_000 }),
   trace: z
     .strictObject({
       /** dev: lifecycle misuse throws; production: it is recorded. */

@@ -134,7 +134,7 @@ describe('AgentHost', () => {
 
   it('a store write failure answers 503, is never swallowed, and the conversation recovers from the store next time', async () => {
     const store = new MemoryEventStore();
-    const { agent } = host([reply('first'), reply('after recovery')], { store });
+    const { agent } = host([reply('first'), reply('hello again, after recovery'), reply('yes, I am here')], { store });
     let appends = 0;
     const original = store.append.bind(store);
     store.append = async (id, records) => {
@@ -145,11 +145,16 @@ describe('AgentHost', () => {
     const failed = await agent.handle('c', 'hello');
     expect(failed.status).toBe(503);
     expect(failed.turns[0]).toMatchObject({ outcome: 'failed{persistence}', detail: expect.stringMatching(/disk full/) });
+    // After a failed write the host writes nothing more from that log: the store holds the message and the open turn only.
+    expect((await agent.events('c')).map((e) => e.type)).toEqual(['inbox.received', 'turn.opened', 'user.message']);
 
     const next = await agent.handle('c', 'are you there?');
-    expect(next.reply).toBe('after recovery');
-    const closed = (await agent.events('c')).filter((e) => e.type === 'turn.closed').map((e) => (e.payload as { outcome: { kind: string } }).outcome.kind);
-    expect(closed).toEqual(['interrupted', 'replied']); // the store never saw the failed turn close; recovery closed it
+    expect(next.reply).toBe('yes, I am here');
+    const events = await agent.events('c');
+    const closed = events.filter((e) => e.type === 'turn.closed').map((e) => (e.payload as { outcome: { kind: string } }).outcome.kind);
+    // Recovery closed the failed turn (the store never saw it close) and gave "hello" back: a turn answered it, then the new message its own.
+    expect(closed).toEqual(['interrupted', 'replied', 'replied']);
+    expect(events.find((e) => e.type === 'inbox.returned')!.payload).toMatchObject({ ids: [failed.messageId] });
     await agent.close();
   });
 
