@@ -13,6 +13,7 @@ import { formatPath, loadYaml, YamlValidationError } from '../yaml/load-yaml.ts'
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
 const providerName = z.enum(['anthropic', 'openai-chat', 'openai-responses', 'fake']);
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
 
 const layerSchema = z.strictObject({
   allow: z.array(z.string()).optional(),
@@ -27,13 +28,17 @@ export const hostConfigSchema = z.strictObject({
       maxTokens: positiveInt.default(DEFAULT_LOOP_CONFIG.maxTokens),
       temperature: z.number().min(0).max(2).optional(),
       timeoutMs: positiveInt.optional(),
+      /** The provider's API address (default: the SDK's own, or its *_BASE_URL variable). */
       baseURL: z.url().optional(),
-      /** Name of the environment variable holding the API key (never the key itself). */
-      apiKeyEnv: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
-        .optional(),
-      fallback: z.array(z.strictObject({ provider: providerName, name: z.string().min(1) })).default([]),
+      /** Name of the environment variable holding the API key (never the key itself). Default: the provider's usual one. */
+      apiKeyEnv: envName.optional(),
+      /**
+       * Tier 3 of the retry chain: clients tried in order once the retries are spent
+       * (overload, rate limits, server errors). Each is asked for its own model `name`.
+       */
+      fallback: z
+        .array(z.strictObject({ provider: providerName, name: z.string().min(1), baseURL: z.url().optional(), apiKeyEnv: envName.optional() }))
+        .default([]),
     })
     .default({ provider: 'fake', name: DEFAULT_LOOP_CONFIG.model, maxTokens: DEFAULT_LOOP_CONFIG.maxTokens, fallback: [] }),
   budgets: z
@@ -98,7 +103,7 @@ export const hostConfigSchema = z.strictObject({
     .strictObject({
       /** dev: lifecycle misuse throws; production: it is recorded. */
       mode: z.enum(['dev', 'production']).default('production'),
-      /** Where finished traces go: a JSON-lines file, or nowhere. */
+      /** Where finished traces go: a JSON-lines file (relative to the config file), or nowhere. */
       export: z.union([z.literal('none'), z.strictObject({ jsonl: z.string().min(1) })]).default('none'),
     })
     .default({ mode: 'production', export: 'none' }),
