@@ -14,6 +14,8 @@
  * `--json` prints one JSON line (the soak test reads it); otherwise the results
  * are written to bench/results/host-soak.{json,md}.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { reply } from '../providers/fake/results.ts';
 import { ScriptedModelClient } from '../providers/fake/scripted.ts';
 import { defaultHostConfig } from '../src/host/config.ts';
@@ -39,8 +41,9 @@ const IN_FLIGHT = 50;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {
-  process.stderr.write('bench/host-soak.ts: run with --expose-gc (node --expose-gc bench/host-soak.ts)\n');
-  process.exit(2);
+  // Heap figures need a full GC: run again with it exposed (npm run bench starts benchmarks without flags).
+  const again = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(again.status ?? 1);
 }
 
 function heapMiB(): number {
@@ -61,6 +64,19 @@ export interface SoakResult {
   /** heapEnd - storeOnly: what the host (and its sessions) retain. */
   readonly hostRetainedMiB: number;
   readonly wallMs: number;
+  /** Conversations the host still held in memory at the end (`undefined` for a host without `stats`). */
+  readonly openConversations: number | undefined;
+}
+
+/** Waits until the host has let go of every answered conversation (a request is answered when its turn closes, just before). */
+async function settled(host: AgentHost): Promise<void> {
+  const idle = (host as { idle?: () => Promise<void> }).idle;
+  if (typeof idle === 'function') await idle.call(host);
+}
+
+function openConversations(host: AgentHost): number | undefined {
+  const stats = (host as { stats?: () => { open: number } }).stats;
+  return typeof stats === 'function' ? stats.call(host).open : undefined;
 }
 
 async function soak(): Promise<SoakResult> {
@@ -77,13 +93,20 @@ async function soak(): Promise<SoakResult> {
     const envelopes = await Promise.all(Array.from({ length: batch }, (_, i) => host!.handle(`c-${sent + i}`, 'one message')));
     answered += envelopes.filter((e) => e.reply === 'Done.').length;
     sent += batch;
-    if (sent % EVERY! === 0 || sent === N) curve.push({ conversations: sent, heapMiB: heapMiB() });
+    if (sent % EVERY! === 0 || sent === N) {
+      await settled(host!);
+      curve.push({ conversations: sent, heapMiB: heapMiB() });
+    }
   }
   const wallMs = Math.round(performance.now() - start);
   const heapEndMiB = curve[curve.length - 1]!.heapMiB;
+  const open = openConversations(host);
+  const dropped = new WeakRef(host);
   host = undefined;
   model = undefined;
+  await new Promise((resolve) => setTimeout(resolve, 0)); // a WeakRef keeps its target alive until the job ends
   const storeOnlyMiB = heapMiB();
+  if (dropped.deref() !== undefined) throw new Error('the host is still reachable after it was dropped: the store-only figure would include it');
   if (store.count('c-0') === 0) throw new Error('the store lost conversation c-0');
   return {
     conversations: N,
@@ -94,6 +117,7 @@ async function soak(): Promise<SoakResult> {
     storeOnlyMiB,
     hostRetainedMiB: Math.round((heapEndMiB - storeOnlyMiB) * 10) / 10,
     wallMs,
+    openConversations: open,
   };
 }
 
@@ -101,6 +125,14 @@ function counter(): () => string {
   let n = 0;
   return () => `m${n++}`;
 }
+
+/** The same run before idle sessions were evicted (commit 73dfc37, this machine): the host kept every conversation. */
+const BEFORE_EVICTION = {
+  commit: '73dfc37',
+  curve: [14.4, 48, 80.8, 113.2, 146.4, 178.7, 211, 245.2, 277.5, 309.8, 342.1].map((heapMiB, i) => ({ conversations: i * 5_000, heapMiB })),
+  storeOnlyMiB: 110.6,
+  hostRetainedMiB: 231.5,
+};
 
 const result = await soak();
 if (JSON_ONLY) {
@@ -112,15 +144,21 @@ if (JSON_ONLY) {
     [
       {
         title: 'Heap over finished conversations',
-        columns: ['conversations', 'heap (MiB)'],
-        rows: result.curve.map((p) => [p.conversations.toLocaleString('en'), p.heapMiB]),
+        columns: ['conversations', 'heap (MiB)', `before eviction (${BEFORE_EVICTION.commit})`],
+        rows: result.curve.map((p) => [
+          p.conversations.toLocaleString('en'),
+          p.heapMiB,
+          BEFORE_EVICTION.curve.find((b) => b.conversations === p.conversations)?.heapMiB ?? '—',
+        ]),
         notes: [
           `answered ${result.answered.toLocaleString('en')} of ${N.toLocaleString('en')} in ${(result.wallMs / 1000).toFixed(1)} s`,
           `heap with only the store left (host and model dropped): ${result.storeOnlyMiB} MiB; retained by the host: ${result.hostRetainedMiB} MiB`,
+          `conversations still open in the host at the end: ${result.openConversations ?? 'unknown'} (config sessions.maxIdle, default 1,000)`,
           'The memory store keeps every event on the heap, so the total grows with the conversations; what the host itself keeps must not.',
+          `Before idle sessions were evicted (${BEFORE_EVICTION.commit}): store alone ${BEFORE_EVICTION.storeOnlyMiB} MiB, retained by the host ${BEFORE_EVICTION.hostRetainedMiB} MiB at 50,000.`,
         ],
       },
     ],
-    result,
+    { ...result, beforeEviction: BEFORE_EVICTION },
   );
 }

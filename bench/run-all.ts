@@ -16,7 +16,7 @@ import { machine, machineLine } from './lib/machine.ts';
 import { markdownTable, RESULTS_DIR } from './lib/results.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const BENCHES = ['loop-overhead', 'growth', 'stores', 'harness'] as const;
+const BENCHES = ['loop-overhead', 'growth', 'stores', 'harness', 'host-soak'] as const;
 
 function runBench(name: string): number {
   process.stdout.write(`\n=== bench/${name}.ts\n`);
@@ -41,6 +41,7 @@ function main(): void {
   const growth = read('growth').data;
   const stores = read('stores').data;
   const harness = read('harness').data;
+  const soak = read('host-soak').data;
   const lg = loop.usPerStep.loopgate;
   const fastest = loop.targets.fastestPeer as string;
   const ratio = loop.ratios[fastest];
@@ -68,6 +69,12 @@ function main(): void {
       harness.fuzz.skipped ? '' : mark(harness.fuzz.turnsPerSecond >= 1000),
     ],
     ['1,000 concurrent conversations, one host: peak heap / RSS', '—', `${harness.memory.mib.heapPeak} MiB / ${harness.memory.mib.rssPeak} MiB`, ''],
+    [
+      `${Number(soak.conversations).toLocaleString('en')} finished conversations, one host: heap retained by the host`,
+      '≤ 32 MiB',
+      `${soak.hostRetainedMiB} MiB (store alone ${soak.storeOnlyMiB} MiB)`,
+      mark(soak.hostRetainedMiB <= 32),
+    ],
   ];
   const summary = [
     '# Benchmark summary',
