@@ -54,6 +54,7 @@ import {
   type LogEvent,
   isKnown,
   type SideEffect,
+  outcomeLabel,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
@@ -318,7 +319,9 @@ export class AgentHost {
     const c = this.#activate(conversationId);
     const gaveUp = new AbortController();
     const stopTimer = new AbortController();
-    void this.#clock.sleep(lockWaitMs, stopTimer.signal).then(() => gaveUp.abort());
+    void this.#clock.sleep(lockWaitMs, stopTimer.signal).then(() => {
+      if (!stopTimer.signal.aborted) gaveUp.abort();
+    });
     let release;
     try {
       release = await this.#options.store.lock(conversationId, AbortSignal.any([gaveUp.signal, this.#shutdown.signal]));
@@ -385,6 +388,8 @@ export class AgentHost {
         try {
           release = await this.#options.store.lock(c.id, AbortSignal.any([wait.signal, this.#shutdown.signal]));
         } catch (error) {
+          // Everyone who waited withdrew (and whoever came since tries again), or the host or store is closing.
+          if (wait.signal.aborted && !this.#shutdown.signal.aborted) continue;
           const why = this.#shutdown.signal.aborted ? 'the host is shutting down' : `could not take the conversation lock: ${(error as Error).message}`;
           for (const waiter of c.queue.splice(0)) this.#settle(waiter, { status: 503, error: `${why}; the message was not stored` });
           return;
@@ -426,10 +431,19 @@ export class AgentHost {
       this.#dropSession(c, `could not store the message: ${(error as Error).message}`);
       return;
     }
+    let fruitless = 0;
     for (;;) {
       if (this.#needsTurn(c, session)) {
+        const waitingBefore = [...c.waiting.keys()];
         const results = await session.loop.drain();
         for (const result of results) this.#turnClosed(c, session.log, result.turn, result.outcome);
+        // A drain that answers nobody may be taking older messages first (one a cancel returned); two in a row
+        // means the loop will not take these messages (a turn failing before it takes its input): stop, answer.
+        fruitless = waitingBefore.some((id) => !c.waiting.has(id)) ? 0 : fruitless + 1;
+        if (fruitless >= 2 && results.length > 0) {
+          const last = results[results.length - 1]!;
+          this.#settleQueued(c, session, `no turn took the message (the last turn ended ${outcomeLabel(last.outcome)})`);
+        }
         const broken = results.find((r) => r.outcome.kind === 'failed' && r.outcome.reason === 'persistence');
         if (broken) {
           // The log in memory is ahead of the store: answer who still waits, reopen from the store next time.
