@@ -47,7 +47,7 @@ function supportConfig(primary: WireScenario, fallback: WireScenario): string {
   return `
 model:
   provider: anthropic
-  name: claude-sonnet-4-5
+  name: claude-sonnet-4-6
   baseURL: ${primary.baseURL('anthropic')}
   apiKeyEnv: SUPPORT_ANTHROPIC_KEY
   maxTokens: 512
@@ -90,7 +90,7 @@ describe('createHostFromConfig', () => {
     expect(primary.requests).toHaveLength(1);
     expect(fallback.requests).toHaveLength(0);
     const body = primary.requests[0]!.body as { model: string; max_tokens: number; system: string; tools: { name: string }[] };
-    expect(body.model).toBe('claude-sonnet-4-5');
+    expect(body.model).toBe('claude-sonnet-4-6');
     expect(body.max_tokens).toBe(512);
     expect(body.system).toBe('You are the after-sales agent of Example Shop.');
     expect(body.tools.map((t) => t.name)).toEqual(['lookup_order', 'add_note', 'notify_customer']); // tools.deny hid issue_refund
@@ -124,7 +124,7 @@ describe('createHostFromConfig', () => {
     expect(primary.requests).toHaveLength(3);
     expect(fallback.requests).toHaveLength(1);
     expect(fallback.requests[0]!.path).toBe('/v1/chat/completions');
-    expect((fallback.requests[0]!.body as { model: string }).model).toBe('gpt-4.1-mini'); // not the primary's claude-sonnet-4-5
+    expect((fallback.requests[0]!.body as { model: string }).model).toBe('gpt-4.1-mini'); // not the primary's claude-sonnet-4-6
     const handled = (await host.events('c1')).filter((e) => e.type === 'model.error_handled').map((e) => (e.payload as { action: string }).action);
     expect(handled).toEqual(['retry', 'retry', 'switch_client']);
     await host.close();
