@@ -161,7 +161,9 @@ describe('AgentHost', () => {
   it('keeps secrets out of the log and the exported trace', async () => {
     const secret = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789';
     const { agent } = host([reply(`Your key is ${secret}`)], { secrets: [secret] });
-    await agent.handle('c', `my key is ${secret}, please refund ORD-1001`);
+    const envelope = await agent.handle('c', `my key is ${secret}, please refund ORD-1001`);
+    expect(envelope.reply).toBe('Your key is [REDACTED]'); // the response too (invariant 15: nothing returned carries it)
+    expect(JSON.stringify(envelope)).not.toContain(secret);
     const stored = JSON.stringify(await agent.events('c'));
     expect(stored).not.toContain(secret);
     expect(stored).toContain('my key is [REDACTED], please refund ORD-1001');
