@@ -16,7 +16,7 @@ import { machine, machineLine } from './lib/machine.ts';
 import { markdownTable, RESULTS_DIR } from './lib/results.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const BENCHES = ['loop-overhead', 'growth', 'stores', 'harness', 'cli-startup'] as const;
+const BENCHES = ['loop-overhead', 'growth', 'stores', 'harness', 'cli-startup', 'host-soak'] as const;
 
 function runBench(name: string): number {
   process.stdout.write(`\n=== bench/${name}.ts\n`);
@@ -42,6 +42,7 @@ function main(): void {
   const stores = read('stores').data;
   const harness = read('harness').data;
   const startup = read('cli-startup').data;
+  const soak = read('host-soak').data;
   const lg = loop.usPerStep.loopgate;
   const fastest = loop.targets.fastestPeer as string;
   const ratio = loop.ratios[fastest];
@@ -70,6 +71,12 @@ function main(): void {
     ],
     ['1,000 concurrent conversations, one host: peak heap / RSS', '—', `${harness.memory.mib.heapPeak} MiB / ${harness.memory.mib.rssPeak} MiB`, ''],
     ['`loopgate --help`, a fresh process', '< 500 ms', `${Math.round(startup.helpMedianMs)} ms (median wall)`, mark(startup.helpMedianMs < 500)],
+    [
+      `${Number(soak.conversations).toLocaleString('en')} finished conversations, one host: heap retained by the host`,
+      '≤ 32 MiB',
+      `${soak.hostRetainedMiB} MiB (store alone ${soak.storeOnlyMiB} MiB)`,
+      mark(soak.hostRetainedMiB <= 32),
+    ],
   ];
   const summary = [
     '# Benchmark summary',

@@ -5,11 +5,21 @@
 export * from './kernel/index.ts';
 
 // The production host
-export { AgentHost, configPrompt, type HandleOptions, type HostOptions } from './host/host.ts';
-export { ConfigError, defaultHostConfig, hostConfigSchema, loadHostConfig, loopConfigFrom, parseHostConfig, type HostConfig } from './host/config.ts';
-export { httpStatusFor, summarizeTurn, type ResponseEnvelope, type TurnSummary } from './host/envelope.ts';
-export { recoverConversation, type RecoveryReport } from './host/recovery.ts';
+export { AgentHost, configPrompt, type HandleOptions, type HostOptions, type RecoverAllOptions, type RecoverySweep } from './host/host.ts';
+export {
+  ConfigError,
+  configSource,
+  defaultHostConfig,
+  hostConfigSchema,
+  loadHostConfig,
+  loopConfigFrom,
+  parseHostConfig,
+  type HostConfig,
+} from './host/config.ts';
+export { httpStatusFor, summarizeTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './host/envelope.ts';
+export { recoverConversation, type RecoveryOptions, type RecoveryReport } from './host/recovery.ts';
 export { CollectingExporter, JsonlFileExporter } from './host/trace-export.ts';
+export { createHostFromConfig, modelSpecs, pinModel, type HostFromConfigOptions, type ModelSpec } from './host/from-config.ts';
 
 // Stores
 export * from './stores/event-store.ts';

@@ -28,6 +28,11 @@ export interface ScriptedModelOptions {
   readonly clock?: Clock;
   /** What to do when the script runs out. Default: settle with transport_error{invalid_request}. */
   readonly onExhausted?: (request: ModelRequest, index: number) => ModelResult;
+  /**
+   * Keep every request in `requests` (default true). A soak test that sends tens of
+   * thousands of requests turns it off, so the fake does not hold them all.
+   */
+  readonly keepRequests?: boolean;
 }
 
 export class ScriptedModelClient implements ModelClient {
@@ -36,17 +41,25 @@ export class ScriptedModelClient implements ModelClient {
   readonly #script: ScriptItem[];
   readonly #clock: Clock;
   readonly #onExhausted: ScriptedModelOptions['onExhausted'];
+  readonly #keepRequests: boolean;
+  #calls = 0;
 
   constructor(script: readonly ScriptItem[], options: ScriptedModelOptions = {}) {
     this.#script = [...script];
     this.name = options.name ?? 'scripted';
     this.#clock = options.clock ?? systemClock;
     this.#onExhausted = options.onExhausted;
+    this.#keepRequests = options.keepRequests ?? true;
+  }
+
+  /** How many calls the client has received. */
+  get calls(): number {
+    return this.#calls;
   }
 
   /** Entries not consumed yet. */
   get remaining(): number {
-    return this.#script.length - this.requests.length;
+    return Math.max(0, this.#script.length - this.#calls);
   }
 
   /** Appends entries (e.g. from a test that scripts as it goes). */
@@ -55,9 +68,11 @@ export class ScriptedModelClient implements ModelClient {
   }
 
   async call(request: ModelRequest, onDelta?: (delta: ModelDelta) => void): Promise<ModelResult> {
-    const index = this.requests.length;
-    const { signal: _signal, ...recorded } = request;
-    this.requests.push(recorded);
+    const index = this.#calls++;
+    if (this.#keepRequests) {
+      const { signal: _signal, ...recorded } = request;
+      this.requests.push(recorded);
+    }
     try {
       if (request.signal?.aborted) return transportError('aborted', { message: 'aborted before the call' });
       const item = this.#script[index];

@@ -3,16 +3,18 @@
  * validated at startup. Startup validation is one of the two places that fail
  * fast (seed 004): an error names the file, the line and the key.
  */
+import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, InputError, type LoopConfig } from '../kernel/index.ts';
 import { storeConfigSchema } from '../stores/store-config.ts';
 import { readInputFile } from '../files/index.ts';
-import { loadYaml, YamlValidationError } from '../yaml/load-yaml.ts';
+import { formatPath, loadYaml, YamlValidationError } from '../yaml/load-yaml.ts';
 import { YAML_LIMITS } from '../yaml/limits.ts';
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
 const providerName = z.enum(['anthropic', 'openai-chat', 'openai-responses', 'fake']);
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
 
 const layerSchema = z.strictObject({
   allow: z.array(z.string()).optional(),
@@ -27,13 +29,17 @@ export const hostConfigSchema = z.strictObject({
       maxTokens: positiveInt.default(DEFAULT_LOOP_CONFIG.maxTokens),
       temperature: z.number().min(0).max(2).optional(),
       timeoutMs: positiveInt.optional(),
+      /** The provider's API address (default: the SDK's own, or its *_BASE_URL variable). */
       baseURL: z.url().optional(),
-      /** Name of the environment variable holding the API key (never the key itself). */
-      apiKeyEnv: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
-        .optional(),
-      fallback: z.array(z.strictObject({ provider: providerName, name: z.string().min(1) })).default([]),
+      /** Name of the environment variable holding the API key (never the key itself). Default: the provider's usual one. */
+      apiKeyEnv: envName.optional(),
+      /**
+       * Tier 3 of the retry chain: clients tried in order once the retries are spent
+       * (overload, rate limits, server errors). Each is asked for its own model `name`.
+       */
+      fallback: z
+        .array(z.strictObject({ provider: providerName, name: z.string().min(1), baseURL: z.url().optional(), apiKeyEnv: envName.optional() }))
+        .default([]),
     })
     .default({ provider: 'fake', name: DEFAULT_LOOP_CONFIG.model, maxTokens: DEFAULT_LOOP_CONFIG.maxTokens, fallback: [] }),
   budgets: z
@@ -83,11 +89,22 @@ export const hostConfigSchema = z.strictObject({
     })
     .default({ maxCompactionsPerStep: 2, maxCheckpointExtensions: 3, sideEffectNotice: true }),
   store: storeConfigSchema.default({ kind: 'sqlite', path: '.loopgate/loopgate.db' }),
+  /**
+   * Conversations the host keeps open in memory while nobody is talking to them
+   * (a bound on memory): the least recently used beyond `maxIdle`, and any idle
+   * for `idleTimeoutMs`, are closed and reopened from the store on the next message.
+   */
+  sessions: z
+    .strictObject({
+      maxIdle: nonNegativeInt.default(1_000),
+      idleTimeoutMs: positiveInt.default(600_000),
+    })
+    .default({ maxIdle: 1_000, idleTimeoutMs: 600_000 }),
   trace: z
     .strictObject({
       /** dev: lifecycle misuse throws; production: it is recorded. */
       mode: z.enum(['dev', 'production']).default('production'),
-      /** Where finished traces go: a JSON-lines file, or nowhere. */
+      /** Where finished traces go: a JSON-lines file (relative to the config file), or nowhere. */
       export: z.union([z.literal('none'), z.strictObject({ jsonl: z.string().min(1) })]).default('none'),
     })
     .default({ mode: 'production', export: 'none' }),
@@ -101,6 +118,7 @@ export const hostConfigSchema = z.strictObject({
 
 export type HostConfig = z.infer<typeof hostConfigSchema>;
 
+/** A bad config: names the file, line and key. An `InputError`, so the CLI exits 2. */
 export class ConfigError extends InputError {
   constructor(message: string) {
     super(message);
@@ -108,14 +126,63 @@ export class ConfigError extends InputError {
   }
 }
 
+/** Where a parsed config came from, to point at a key in errors found after parsing. */
+export interface ConfigSource {
+  readonly file: string;
+  /** `file:line:column` of the value at `path`, or of its nearest existing parent. */
+  locate(path: readonly (string | number)[]): string;
+}
+
+const SOURCES = new WeakMap<HostConfig, ConfigSource>();
+
+/** The file a config was parsed from, if it was (a config built in code has none). */
+export function configSource(config: HostConfig): ConfigSource | undefined {
+  return SOURCES.get(config);
+}
+
+/** `file:line:col: path` for an error about the value at `path` (just `path` without a source). */
+export function configKey(config: HostConfig, path: readonly (string | number)[]): string {
+  const source = SOURCES.get(config);
+  const key = formatPath(path);
+  return source ? `${source.locate(path)}: ${key}` : `config ${key}`;
+}
+
 /** Parses config text. Throws `ConfigError` naming file, line and key. */
 export function parseHostConfig(text: string, file: string): HostConfig {
+  let config: HostConfig;
   try {
-    return loadYaml(text, hostConfigSchema, file);
+    config = loadYaml(text, hostConfigSchema, file);
   } catch (error) {
     if (error instanceof YamlValidationError) throw new ConfigError(`invalid config:\n${error.message}`);
     throw error;
   }
+  SOURCES.set(config, sourceOf(text, file));
+  return config;
+}
+
+function sourceOf(text: string, file: string): ConfigSource {
+  let located: ((path: readonly (string | number)[]) => string) | undefined;
+  return {
+    file,
+    locate(path) {
+      // Parsed again only when an error needs a position (the text already parsed once).
+      located ??= (() => {
+        const lineCounter = new LineCounter();
+        const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+        return (at) => {
+          let node: unknown;
+          for (let depth = at.length; depth >= 0; depth--) {
+            node = depth === 0 ? doc.contents : doc.getIn(at.slice(0, depth), true);
+            if (isNode(node)) break;
+          }
+          const range = isNode(node) ? (node as Node).range : undefined;
+          const pos = lineCounter.linePos(range?.[0] ?? 0);
+          return `${file}:${pos.line}:${pos.col}`;
+        };
+      })();
+      return located(path);
+    },
+  };
 }
 
 export function loadHostConfig(path: string): HostConfig {

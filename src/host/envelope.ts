@@ -1,8 +1,26 @@
 /**
  * The response envelope an HTTP handler returns for one message (seed 004 rule 2:
  * the host wraps results). Every outcome maps to a status a client can act on.
+ *
+ * What one `handle` call answers with: the turn(s) that took *its* message.
+ *
+ * - `delivery: 'turn'` — a turn took the message at its start (a follow-up, or a
+ *   steer or inject to a conversation with no turn running): `turns` is that turn,
+ *   `status` and `reply` come from it. A follow-up posted while another turn runs
+ *   is taken by the next turn, and its call answers when that turn closes.
+ * - `delivery: 'joined'` — a steer or inject posted while a turn was running was
+ *   taken into that turn's next step: the call resolves when that running turn
+ *   closes, with its outcome and reply (the reply that took the steer into account).
+ * - `delivery: 'queued'`, status 202 — the message is stored in the inbox but no
+ *   turn took it: an inject to an idle conversation (an inject never wakes the
+ *   loop), or a message that arrived as the last turn ended and stays for the
+ *   next one. The next turn takes it.
+ *
+ * A turn cancelled before the model saw the message lists it in `returnedToInbox`:
+ * it is back in the inbox, stored, and the next turn takes it. Errors (`error`,
+ * 4xx/5xx, `turns` empty) say whether the message was stored.
  */
-import { type TurnResult, assertNever, outcomeLabel, type Outcome } from '../kernel/index.ts';
+import { type TurnResult, assertNever, outcomeLabel, type Outcome, type EventLog, type LogEvent, isKnown, type Redactor } from '../kernel/index.ts';
 
 export interface TurnSummary {
   readonly turn: number;
@@ -15,12 +33,17 @@ export interface TurnSummary {
   readonly returnedToInbox: readonly string[];
 }
 
+export type Delivery = 'turn' | 'joined' | 'queued';
+
 export interface ResponseEnvelope {
   readonly conversationId: string;
   /** Id of the inbox message this request posted. */
   readonly messageId: string | undefined;
-  /** HTTP status for the request as a whole: from the last turn's outcome. */
+  /** HTTP status for the request as a whole: from the last turn's outcome; 202 when queued. */
   readonly status: number;
+  /** How the message reached the loop (absent when it was not stored). */
+  readonly delivery?: Delivery;
+  /** The turns that took this message, in order (usually one). */
   readonly turns: readonly TurnSummary[];
   /** The last reply, if the last turn replied. */
   readonly reply?: string;
@@ -80,5 +103,49 @@ export function summarizeTurn(result: TurnResult): TurnSummary {
     toolCalls: result.toolCalls,
     usage: result.usage,
     returnedToInbox: result.returnedToInbox,
+  };
+}
+
+/**
+ * A closed turn's summary read back from the log (the host answers a message whose
+ * turn another request's drain ran). `outcome` is the loop's final word (it may
+ * differ from the logged one when the close itself could not be stored).
+ */
+export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcome, redact: Redactor): TurnSummary {
+  const events = log.events;
+  let steps = 0;
+  let toolCalls = 0;
+  let usage = { inputTokens: 0, outputTokens: 0 };
+  let reply: string | undefined;
+  let lastAssistantSeen = false;
+  const returned: string[] = [];
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (!isKnown(event)) continue;
+    const e = event as LogEvent;
+    if (e.type === 'turn.opened' && e.payload.turn === turn) break;
+    if (e.type === 'turn.closed' && e.payload.turn === turn) {
+      steps = e.payload.steps;
+      toolCalls = e.payload.toolCalls;
+      usage = { inputTokens: e.payload.usage.inputTokens, outputTokens: e.payload.usage.outputTokens };
+    } else if (e.type === 'inbox.returned' && e.payload.turn === turn) {
+      returned.unshift(...e.payload.ids);
+    } else if (e.type === 'assistant.message' && e.payload.turn === turn && !lastAssistantSeen) {
+      // The reply is the turn's last assistant message (as the loop reports it).
+      lastAssistantSeen = true;
+      const text = e.payload.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
+      if (text.length > 0) reply = text.join('');
+    }
+  }
+  const detail = outcome.kind === 'failed' ? outcome.detail : outcome.kind === 'rejected' ? outcome.reason : undefined;
+  return {
+    turn,
+    outcome: outcomeLabel(outcome),
+    ...(detail !== undefined ? { detail: redact(detail) } : {}),
+    ...(outcome.kind === 'replied' && reply !== undefined ? { reply: redact(reply) } : {}),
+    steps,
+    toolCalls,
+    usage,
+    returnedToInbox: returned,
   };
 }

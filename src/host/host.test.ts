@@ -134,7 +134,7 @@ describe('AgentHost', () => {
 
   it('a store write failure answers 503, is never swallowed, and the conversation recovers from the store next time', async () => {
     const store = new MemoryEventStore();
-    const { agent } = host([reply('first'), reply('after recovery')], { store });
+    const { agent } = host([reply('first'), reply('hello again, after recovery'), reply('yes, I am here')], { store });
     let appends = 0;
     const original = store.append.bind(store);
     store.append = async (id, records) => {
@@ -145,18 +145,25 @@ describe('AgentHost', () => {
     const failed = await agent.handle('c', 'hello');
     expect(failed.status).toBe(503);
     expect(failed.turns[0]).toMatchObject({ outcome: 'failed{persistence}', detail: expect.stringMatching(/disk full/) });
+    // After a failed write the host writes nothing more from that log: the store holds the message and the open turn only.
+    expect((await agent.events('c')).map((e) => e.type)).toEqual(['inbox.received', 'turn.opened', 'user.message']);
 
     const next = await agent.handle('c', 'are you there?');
-    expect(next.reply).toBe('after recovery');
-    const closed = (await agent.events('c')).filter((e) => e.type === 'turn.closed').map((e) => (e.payload as { outcome: { kind: string } }).outcome.kind);
-    expect(closed).toEqual(['interrupted', 'replied']); // the store never saw the failed turn close; recovery closed it
+    expect(next.reply).toBe('yes, I am here');
+    const events = await agent.events('c');
+    const closed = events.filter((e) => e.type === 'turn.closed').map((e) => (e.payload as { outcome: { kind: string } }).outcome.kind);
+    // Recovery closed the failed turn (the store never saw it close) and gave "hello" back: a turn answered it, then the new message its own.
+    expect(closed).toEqual(['interrupted', 'replied', 'replied']);
+    expect(events.find((e) => e.type === 'inbox.returned')!.payload).toMatchObject({ ids: [failed.messageId] });
     await agent.close();
   });
 
   it('keeps secrets out of the log and the exported trace', async () => {
     const secret = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789';
     const { agent } = host([reply(`Your key is ${secret}`)], { secrets: [secret] });
-    await agent.handle('c', `my key is ${secret}, please refund ORD-1001`);
+    const envelope = await agent.handle('c', `my key is ${secret}, please refund ORD-1001`);
+    expect(envelope.reply).toBe('Your key is [REDACTED]'); // the response too (invariant 15: nothing returned carries it)
+    expect(JSON.stringify(envelope)).not.toContain(secret);
     const stored = JSON.stringify(await agent.events('c'));
     expect(stored).not.toContain(secret);
     expect(stored).toContain('my key is [REDACTED], please refund ORD-1001');
@@ -204,7 +211,7 @@ describe('host config', () => {
   it('names an unknown tools.mode at startup', () => {
     const store = new MemoryEventStore();
     expect(() => new AgentHost({ config: parseHostConfig('tools:\n  mode: research\n', 'agent.yaml'), store, model: new ScriptedModelClient([]) })).toThrow(
-      /tools.mode "research" is not one of tools.modes/,
+      /agent.yaml:2:9: tools.mode: "research" is not one of tools.modes/,
     );
   });
 });

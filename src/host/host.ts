@@ -1,13 +1,24 @@
 /**
  * The production host (seed 004 rule 2): everything the loop takes for granted.
  *
- * - resolve the conversation, then take its lock (one turn at a time, FIFO);
- * - open its log from the store, recovering a turn a crash left open;
+ * - post each message to its conversation's inbox *before* waiting for anything:
+ *   while this host runs a turn of that conversation, a steer or inject goes
+ *   straight into the running turn's log (it is taken at the next step), and a
+ *   follow-up becomes the next turn of the same drain; otherwise the message waits
+ *   for the conversation lock (one turn at a time, across hosts on a shared store)
+ *   and is posted as soon as the lock is taken. Every message is appended to the
+ *   log exactly once, and stored before its request is answered;
+ * - open the conversation's log from the store, recovering a turn a crash left
+ *   open (and, at start, every such turn: `recoverAll`);
  * - persist every event the loop writes (one batch per flush, serialized);
  * - end and export each turn's trace in a `finally`;
- * - wrap the turn results in a response envelope for an HTTP handler.
+ * - answer each request with the envelope of the turn(s) that took its message
+ *   (envelope.ts says which, and when a request answers 202);
+ * - keep a bounded number of idle conversations in memory (config `sessions`);
+ * - claim a store only one process may write (SQLite) before writing to it.
  *
- * The harness is a second host over the same loop with other dependencies.
+ * The harness is a second host over the same loop with other dependencies; the
+ * clock, the store, the model clients and the id source are all injected.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -38,12 +49,19 @@ import {
   standardLayers,
   Tracer,
   type TraceExporter,
+  type CancelSource,
+  type Outcome,
+  type LogEvent,
+  isKnown,
+  type SideEffect,
+  outcomeLabel,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
-import { httpStatusFor, summarizeTurn, type ResponseEnvelope } from './envelope.ts';
+import { httpStatusFor, summarizeLoggedTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './envelope.ts';
 import { serializedFlush } from './flush.ts';
-import { recoverConversation } from './recovery.ts';
+import { recoverConversation, type RecoveryReport } from './recovery.ts';
+import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
 
 export interface HostOptions {
   readonly config: HostConfig;
@@ -64,13 +82,45 @@ export interface HostOptions {
   /** Exact values never to be written anywhere (added to those found in the environment). */
   readonly secrets?: readonly string[];
   readonly random?: () => number;
+  /** New inbox message ids. */
   readonly newId?: () => string;
+  /**
+   * For a store one process at a time may write (SQLite): how long to wait for
+   * another process's host to let go of it (ms). 0 (default): refuse at once.
+   */
+  readonly storeClaimWaitMs?: number;
 }
 
 export interface HandleOptions {
   readonly intent?: Intent;
-  /** Aborting it cancels the running turn (as the user). */
+  /**
+   * The request's signal (e.g. the client went away). Aborting it while the message
+   * waits for the conversation lock withdraws it: nothing is stored (499). Once a
+   * running turn has taken the message, it cancels that turn as the user (the
+   * envelope shows the cancelled turn). In between — stored, not yet taken — the
+   * request answers 499 at once and the message stays in the inbox: the next turn
+   * takes it.
+   */
   readonly signal?: AbortSignal;
+}
+
+/** What `recoverAll` found. */
+export interface RecoverySweep {
+  /** Conversations in the store. */
+  readonly conversations: number;
+  /** Turns a crash left open, now closed as `interrupted`. */
+  readonly recovered: readonly ({ readonly conversationId: string } & RecoveryReport)[];
+  /** Conversations whose lock stayed held (a live turn elsewhere: nothing to recover). */
+  readonly busy: readonly string[];
+  /** Conversations that could not be opened, with why. */
+  readonly failed: readonly { readonly conversationId: string; readonly error: string }[];
+}
+
+export interface RecoverAllOptions {
+  /** How long to wait for a conversation's lock before counting it busy (ms, on the host's clock). Default 1000. */
+  readonly lockWaitMs?: number;
+  /** Conversations opened at once. Default 4. */
+  readonly concurrency?: number;
 }
 
 interface Session {
@@ -79,16 +129,55 @@ interface Session {
   readonly flush: () => Promise<void>;
 }
 
+/** One `handle` call waiting for its answer. */
+interface Waiter {
+  readonly conversationId: string;
+  readonly id: string;
+  readonly intent: Intent;
+  readonly text: string;
+  /** Seq of its `inbox.received` in the session's log, once posted. */
+  seq: number | undefined;
+  readonly resolve: (envelope: ResponseEnvelope) => void;
+  settled: boolean;
+}
+
+/** A conversation this host is serving or keeps open while idle. */
+interface Conversation {
+  readonly id: string;
+  session: Session | undefined;
+  /** Messages waiting for the lock, in arrival order (not in the log yet). */
+  readonly queue: Waiter[];
+  /** Posted messages whose requests wait for their turn, by message id. */
+  readonly waiting: Map<string, Waiter>;
+  /** The pump holds the conversation lock and `session` is current: post straight into its log. */
+  holding: boolean;
+  /** Takes the lock and runs turns while requests wait. */
+  pump: Promise<void> | undefined;
+  /** Aborts the pump's wait for the lock (everyone waiting withdrew). */
+  lockWait: AbortController | undefined;
+  /** When it last went idle (host clock). */
+  idleSince: number;
+}
+
 const CONVERSATION_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+const INTENTS: readonly Intent[] = ['follow_up', 'steer', 'inject'];
 
 export class AgentHost {
   readonly #options: HostOptions;
   readonly #clock: Clock;
   readonly #redact: Redactor;
+  readonly #registry: ToolRegistry;
   readonly #tools: ToolExecutor;
-  readonly #sessions = new Map<string, Session>();
+  readonly #newId: () => string;
+  /** Every conversation with work in flight or an open idle session. */
+  readonly #conversations = new Map<string, Conversation>();
+  /** The idle ones, least recently used first. */
+  readonly #idle = new Map<string, Conversation>();
   readonly #shutdown = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
+  #storeClaim: Promise<void> | undefined;
+  #halted = false;
+  #closing: Promise<void> | undefined;
   /** The system prompt's fragments: register more (tool guidance, dynamic context) at any time. */
   readonly prompt: PromptSource;
 
@@ -97,105 +186,472 @@ export class AgentHost {
     this.prompt = options.prompt ?? configPrompt(options.config);
     this.#clock = options.clock ?? systemClock;
     this.#redact = createRedactor({ secrets: [...secretsFromEnv(), ...(options.secrets ?? [])] });
-    this.#tools = buildToolExecutor(options, this.#redact);
+    this.#registry = new ToolRegistry(options.tools ?? []);
+    this.#tools = buildToolExecutor(options, this.#registry, this.#redact);
+    this.#newId = options.newId ?? (() => randomUUID());
   }
 
   get redact(): Redactor {
     return this.#redact;
   }
 
-  /** Posts a message and runs the conversation until its inbox is empty. Never rejects. */
+  /**
+   * Posts a message and answers when the turn that took it has closed (or at once
+   * with 202 when no turn takes it: an inject to an idle conversation). Never rejects.
+   */
   handle(conversationId: string, text: string, options: HandleOptions = {}): Promise<ResponseEnvelope> {
-    const work = this.#handle(conversationId, text, options);
+    const work = this.#handle(conversationId, text, options).catch(
+      (error: unknown): ResponseEnvelope => ({
+        conversationId,
+        messageId: undefined,
+        status: 500,
+        turns: [],
+        error: this.#redact(`internal error: ${(error as Error)?.message ?? String(error)}`),
+      }),
+    );
     this.#running.add(work);
     void work.finally(() => this.#running.delete(work));
     return work;
   }
 
   async #handle(conversationId: string, text: string, options: HandleOptions): Promise<ResponseEnvelope> {
-    const fail = (status: number, error: string, messageId?: string): ResponseEnvelope => ({
-      conversationId,
-      messageId,
-      status,
-      turns: [],
-      error: this.#redact(error),
-    });
-    if (!CONVERSATION_ID.test(conversationId))
-      return fail(400, `invalid conversation id ${JSON.stringify(conversationId.slice(0, 80))}: use 1-200 letters, digits, ".", "_", ":" or "-"`);
-    if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down');
-
-    let release: (() => Promise<void>) | undefined;
+    const fail = (status: number, error: string): ResponseEnvelope => ({ conversationId, messageId: undefined, status, turns: [], error: this.#redact(error) });
+    if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId))
+      return fail(400, `invalid conversation id ${JSON.stringify(String(conversationId).slice(0, 80))}: use 1-200 letters, digits, ".", "_", ":" or "-"`);
+    if (typeof text !== 'string') return fail(400, `the message text must be a string, got ${typeof text}`);
+    const intent = options.intent ?? 'follow_up';
+    if (!INTENTS.includes(intent)) return fail(400, `invalid intent ${JSON.stringify(intent)}: use follow_up, steer or inject`);
+    if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down; the message was not stored');
     try {
-      release = await this.#options.store.lock(conversationId, options.signal);
+      await this.#claimStore();
     } catch (error) {
-      return fail(options.signal?.aborted ? 499 : 503, `could not take the conversation lock: ${(error as Error).message}`);
+      return fail(503, `the store cannot be written by this host: ${(error as Error).message}; the message was not stored`);
     }
-    let messageId: string | undefined;
+    if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down; the message was not stored');
+    if (options.signal?.aborted) return fail(499, 'the request was aborted before the message was posted; nothing was stored');
+
+    this.#expireIdle();
+    const c = this.#activate(conversationId);
+    const { promise, resolve } = Promise.withResolvers<ResponseEnvelope>();
+    const waiter: Waiter = { conversationId, id: this.#newId(), intent, text, seq: undefined, resolve, settled: false };
+    if (c.holding && c.session) {
+      // A turn of this conversation is running here: the message joins it now.
+      this.#post(c, c.session, waiter);
+      void c.session.flush().catch(() => undefined); // stored at once; a failure surfaces through the turn or the pump
+    } else {
+      c.queue.push(waiter);
+    }
+    this.#startPump(c);
+
+    const onAbort = () => this.#abortWaiter(c, waiter);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      let session: Session;
-      try {
-        session = await this.#session(conversationId);
-      } catch (error) {
-        return fail(500, `cannot open conversation "${conversationId}": ${(error as Error).message}`);
+      return await promise;
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Cancels the turn of `conversationId` running in this host (first reason wins).
+   * Returns whether a turn was cancelled by this call. A turn another host runs on a
+   * shared store is not reached: false.
+   */
+  cancel(conversationId: string, by: CancelSource = 'user', reason?: string): boolean {
+    const session = this.#conversations.get(conversationId)?.session;
+    if (!session) return false;
+    return session.loop.cancel(by, reason ?? `cancelled by ${by}`);
+  }
+
+  /** Whether this host has work in flight for the conversation (a turn, or messages waiting for one). */
+  isBusy(conversationId: string): boolean {
+    const c = this.#conversations.get(conversationId);
+    return c !== undefined && (c.pump !== undefined || c.queue.length > 0 || c.waiting.size > 0);
+  }
+
+  /** Resolves when the conversation (or, without an id, every conversation) has no work in flight here. */
+  async idle(conversationId?: string): Promise<void> {
+    for (;;) {
+      const pumps =
+        conversationId === undefined
+          ? [...this.#conversations.values()].flatMap((c) => (c.pump ? [c.pump] : []))
+          : [this.#conversations.get(conversationId)?.pump].filter((p): p is Promise<void> => p !== undefined);
+      if (pumps.length === 0) return;
+      await Promise.allSettled(pumps);
+    }
+  }
+
+  /** Conversations held in memory: `open` (all), `idle` (kept for reuse), `busy` (with work in flight). */
+  stats(): { readonly open: number; readonly idle: number; readonly busy: number } {
+    return { open: this.#conversations.size, idle: this.#idle.size, busy: this.#conversations.size - this.#idle.size };
+  }
+
+  /**
+   * The recovery sweep at start: opens every conversation in the store and closes
+   * each turn a crash left open (as `interrupted`; see recovery.ts), instead of
+   * waiting for the conversation's next message. Messages recovery returns to the
+   * inbox stay there for the next turn. A conversation whose lock stays held is
+   * being served by a live host: counted `busy`, not touched. Rejects only when
+   * this host may not write the store at all (another process holds it).
+   */
+  async recoverAll(options: RecoverAllOptions = {}): Promise<RecoverySweep> {
+    await this.#claimStore();
+    const ids = await this.#options.store.listConversations();
+    const recovered: ({ conversationId: string } & RecoveryReport)[] = [];
+    const busy: string[] = [];
+    const failed: { conversationId: string; error: string }[] = [];
+    const lockWaitMs = options.lockWaitMs ?? 1_000;
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length && !this.#shutdown.signal.aborted) {
+        const id = ids[next++]!;
+        const outcome = await this.#recoverOne(id, lockWaitMs);
+        if (outcome === 'busy') busy.push(id);
+        else if ('error' in outcome) failed.push({ conversationId: id, error: outcome.error });
+        else if (outcome.recovered) recovered.push({ conversationId: id, ...outcome });
       }
-      messageId = session.loop.send(text, { ...(options.intent ? { intent: options.intent } : {}) });
-      try {
-        await session.flush(); // the message is durable before any turn starts: never lost
-      } catch (error) {
-        this.#sessions.delete(conversationId);
-        return fail(503, `could not store the message: ${(error as Error).message}`, messageId);
-      }
-      const onAbort = () => session.loop.cancel('user', 'the request was aborted');
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      if (options.signal?.aborted) onAbort();
-      let results;
-      try {
-        results = await session.loop.drain();
-      } finally {
-        options.signal?.removeEventListener('abort', onAbort);
-      }
-      if (results.some((r) => r.outcome.kind === 'failed' && r.outcome.reason === 'persistence')) {
-        // The in-memory log is ahead of the store: reopen from the store next time.
-        this.#sessions.delete(conversationId);
-      }
-      const turns = results.map(summarizeTurn);
-      const last = results[results.length - 1];
-      return {
-        conversationId,
-        messageId,
-        status: last ? httpStatusFor(last.outcome) : 202, // 202: queued (e.g. an inject) without a turn
-        turns,
-        ...(last?.reply !== undefined ? { reply: last.reply } : {}),
-      };
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, ids.length)) }, worker));
+    return { conversations: ids.length, recovered, busy, failed };
+  }
+
+  async #recoverOne(conversationId: string, lockWaitMs: number): Promise<RecoveryReport | 'busy' | { error: string }> {
+    const c = this.#activate(conversationId);
+    const gaveUp = new AbortController();
+    const stopTimer = new AbortController();
+    void this.#clock.sleep(lockWaitMs, stopTimer.signal).then(() => {
+      if (!stopTimer.signal.aborted) gaveUp.abort();
+    });
+    let release;
+    try {
+      release = await this.#options.store.lock(conversationId, AbortSignal.any([gaveUp.signal, this.#shutdown.signal]));
     } catch (error) {
-      this.#sessions.delete(conversationId);
-      return fail(500, `internal error: ${(error as Error).message}`, messageId);
+      this.#settleIdle(c);
+      return gaveUp.signal.aborted ? 'busy' : { error: this.#redact((error as Error).message) };
+    } finally {
+      stopTimer.abort();
+    }
+    try {
+      const { recovery } = await this.#open(c);
+      return recovery ?? { recovered: false, unknownCallIds: [], notRunCallIds: [], returnedIds: [] };
+    } catch (error) {
+      c.session = undefined;
+      return { error: this.#redact((error as Error).message) };
     } finally {
       await release().catch(() => undefined);
+      this.#settleIdle(c);
     }
   }
 
-  /** Opens (or returns the open) conversation, recovering a turn a crash left open. */
-  async #session(conversationId: string): Promise<Session> {
-    const open = this.#sessions.get(conversationId);
-    // Hosts sharing a store (PostgreSQL) take turns on a conversation: if another host
-    // appended since this one last held the lock, the cached log is stale; reopen.
-    if (open && (await this.#options.store.read(conversationId, open.log.flushedUpTo)).length === 0) return open;
-    const records = await this.#options.store.read(conversationId);
-    const log = new EventLog(this.#clock, decodeRecords(records, `${this.#options.store.describe} conversation "${conversationId}"`));
-    const flush = serializedFlush(this.#options.store, conversationId, log);
-    recoverConversation(log);
-    await flush();
-    const session: Session = { log, loop: this.#loop(conversationId, log, flush), flush };
-    this.#sessions.set(conversationId, session);
-    return session;
+  // ---------------------------------------------------------------------------
+  // Posting and running
+  // ---------------------------------------------------------------------------
+
+  #activate(conversationId: string): Conversation {
+    let c = this.#conversations.get(conversationId);
+    if (c === undefined) {
+      c = { id: conversationId, session: undefined, queue: [], waiting: new Map(), holding: false, pump: undefined, lockWait: undefined, idleSince: 0 };
+      this.#conversations.set(conversationId, c);
+    }
+    this.#idle.delete(conversationId);
+    return c;
   }
 
-  #loop(conversationId: string, log: EventLog, flush: () => Promise<void>): AgentLoop {
+  /** Appends the message to the log (once) and waits for its turn. */
+  #post(c: Conversation, session: Session, waiter: Waiter): void {
+    try {
+      session.loop.send(waiter.text, { intent: waiter.intent, id: waiter.id });
+    } catch (error) {
+      this.#settle(waiter, { status: 500, error: `could not post the message: ${(error as Error).message}` });
+      return;
+    }
+    waiter.seq = session.log.length - 1;
+    c.waiting.set(waiter.id, waiter);
+  }
+
+  #startPump(c: Conversation): void {
+    if (c.pump) return;
+    const pump = this.#pump(c).finally(() => {
+      if (c.pump === pump) c.pump = undefined;
+      this.#settleIdle(c);
+    });
+    c.pump = pump;
+  }
+
+  /** While messages wait for the lock: take it, post them, run turns, let go. */
+  async #pump(c: Conversation): Promise<void> {
+    try {
+      while (c.queue.length > 0) {
+        const wait = new AbortController();
+        c.lockWait = wait;
+        let release;
+        try {
+          release = await this.#options.store.lock(c.id, AbortSignal.any([wait.signal, this.#shutdown.signal]));
+        } catch (error) {
+          // Everyone who waited withdrew (and whoever came since tries again), or the host or store is closing.
+          if (wait.signal.aborted && !this.#shutdown.signal.aborted) continue;
+          const why = this.#shutdown.signal.aborted ? 'the host is shutting down' : `could not take the conversation lock: ${(error as Error).message}`;
+          for (const waiter of c.queue.splice(0)) this.#settle(waiter, { status: 503, error: `${why}; the message was not stored` });
+          return;
+        } finally {
+          c.lockWait = undefined;
+        }
+        try {
+          await this.#hold(c);
+        } finally {
+          c.holding = false;
+          await release().catch(() => undefined);
+        }
+      }
+    } catch (error) {
+      // A bug in the host: answer everyone, and reopen from the store next time.
+      c.holding = false;
+      const why = `internal error: ${(error as Error)?.message ?? String(error)}`;
+      for (const waiter of c.queue.splice(0)) this.#settle(waiter, { status: 500, error: `${why}; the message was not stored` });
+      this.#dropSession(c, why);
+    }
+  }
+
+  /** With the lock held: open the log, post what waited, drain while requests wait for turns. */
+  async #hold(c: Conversation): Promise<void> {
+    let session: Session;
+    try {
+      ({ session } = await this.#open(c));
+    } catch (error) {
+      c.session = undefined;
+      const why = `cannot open conversation "${c.id}": ${(error as Error).message}`;
+      for (const waiter of c.queue.splice(0)) this.#settle(waiter, { status: 500, error: `${why}; the message was not stored` });
+      return;
+    }
+    c.holding = true;
+    for (const waiter of c.queue.splice(0)) this.#post(c, session, waiter);
+    try {
+      await session.flush(); // the messages are stored before any turn starts: never lost
+    } catch (error) {
+      this.#dropSession(c, `could not store the message: ${(error as Error).message}`);
+      return;
+    }
+    let fruitless = 0;
+    for (;;) {
+      if (this.#needsTurn(c, session)) {
+        const waitingBefore = [...c.waiting.keys()];
+        const results = await session.loop.drain();
+        for (const result of results) this.#turnClosed(c, session.log, result.turn, result.outcome);
+        // A drain that answers nobody may be taking older messages first (one a cancel returned); two in a row
+        // means the loop will not take these messages (a turn failing before it takes its input): stop, answer.
+        fruitless = waitingBefore.some((id) => !c.waiting.has(id)) ? 0 : fruitless + 1;
+        if (fruitless >= 2 && results.length > 0) {
+          const last = results[results.length - 1]!;
+          this.#settleQueued(c, session, `no turn took the message (the last turn ended ${outcomeLabel(last.outcome)})`);
+        }
+        const broken = results.find((r) => r.outcome.kind === 'failed' && r.outcome.reason === 'persistence');
+        if (broken) {
+          // The log in memory is ahead of the store: answer who still waits, reopen from the store next time.
+          this.#dropSession(c, `the store failed during turn ${broken.turn}: ${(broken.outcome as { detail?: string }).detail ?? 'write failed'}`);
+          return;
+        }
+        if (results.length === 0) {
+          // The loop runs no more turns (it is shutting down): store what was posted, answer who waits.
+          try {
+            await session.flush();
+          } catch (error) {
+            this.#dropSession(c, `could not store the message: ${(error as Error).message}`);
+            return;
+          }
+          this.#settleQueued(c, session, 'the host is shutting down');
+        }
+        continue;
+      }
+      if (session.log.unflushed().length > 0) {
+        try {
+          await session.flush(); // posted messages no turn took are stored before their requests are answered
+        } catch (error) {
+          this.#dropSession(c, `could not store the message: ${(error as Error).message}`);
+          return;
+        }
+        continue; // more may have been posted while the flush ran
+      }
+      // Synchronously from the last check: what is still posted waits for a later turn.
+      this.#settleQueued(c, session);
+      c.holding = false;
+      return;
+    }
+  }
+
+  /** Does a request wait for a turn that would take its message (a waking message still pending)? */
+  #needsTurn(c: Conversation, session: Session): boolean {
+    for (const waiter of c.waiting.values()) {
+      if (waiter.intent !== 'inject' && session.log.positions.inboxState(waiter.id) === 'pending') return true;
+    }
+    return false;
+  }
+
+  /** A turn closed: answer the requests whose messages it took. */
+  #turnClosed(c: Conversation, log: EventLog, turn: number, outcome: Outcome): void {
+    if (c.waiting.size === 0) return;
+    const taken = messagesTakenBy(log, turn);
+    if (taken.size === 0) return;
+    let summary: TurnSummary | undefined;
+    for (const [id, delivery] of taken) {
+      const waiter = c.waiting.get(id);
+      if (!waiter) continue;
+      summary ??= summarizeLoggedTurn(log, turn, outcome, this.#redact);
+      c.waiting.delete(id);
+      this.#settle(waiter, {
+        status: httpStatusFor(outcome),
+        delivery,
+        turns: [summary],
+        ...(summary.reply !== undefined ? { reply: summary.reply } : {}),
+      });
+    }
+  }
+
+  /** Requests whose messages are stored but no turn took: 202 (503 with `why` when the host is stopping). */
+  #settleQueued(c: Conversation, session: Session, why?: string): void {
+    for (const waiter of c.waiting.values()) {
+      if (waiter.seq === undefined || waiter.seq >= session.log.flushedUpTo) continue; // not stored yet: the pump flushes first
+      c.waiting.delete(waiter.id);
+      this.#settle(
+        waiter,
+        why === undefined
+          ? { status: 202, delivery: 'queued' }
+          : { status: 503, delivery: 'queued', error: `${why}; the message is stored and the next turn takes it` },
+      );
+    }
+  }
+
+  /** Forgets the session (reopened from the store next time); answers the requests still waiting on it. */
+  #dropSession(c: Conversation, why: string): void {
+    const session = c.session;
+    c.session = undefined;
+    c.holding = false;
+    for (const waiter of c.waiting.values()) {
+      const stored = session !== undefined && waiter.seq !== undefined && waiter.seq < session.log.flushedUpTo;
+      this.#settle(waiter, {
+        status: 503,
+        ...(stored ? { delivery: 'queued' as const } : {}),
+        error: `${why}; ${stored ? 'the message is stored and the next turn takes it' : 'the message was not stored'}`,
+      });
+    }
+    c.waiting.clear();
+  }
+
+  #abortWaiter(c: Conversation, waiter: Waiter): void {
+    if (waiter.settled) return;
+    const queued = c.queue.indexOf(waiter);
+    if (queued >= 0) {
+      c.queue.splice(queued, 1);
+      if (c.queue.length === 0) c.lockWait?.abort(); // nobody waits for the lock any more
+      this.#settle(waiter, { status: 499, error: 'the request was aborted before the message was posted; nothing was stored' });
+      return;
+    }
+    const log = c.session?.log;
+    if (!log || waiter.seq === undefined) return;
+    const state = log.positions.inboxState(waiter.id);
+    if (state === 'taken') {
+      // The running turn took it: cancel that turn as the user; the request answers when it closes.
+      c.session!.loop.cancel('user', 'the request was aborted');
+    } else if (state === 'pending') {
+      c.waiting.delete(waiter.id);
+      this.#settle(waiter, { status: 499, delivery: 'queued', error: 'the request was aborted; the message is stored and the next turn takes it' });
+    }
+  }
+
+  #settle(waiter: Waiter, answer: { status: number; delivery?: Delivery; turns?: readonly TurnSummary[]; reply?: string; error?: string }): void {
+    if (waiter.settled) return;
+    waiter.settled = true;
+    waiter.resolve({
+      conversationId: waiter.conversationId,
+      ...answer,
+      turns: answer.turns ?? [],
+      ...(answer.error !== undefined ? { error: this.#redact(answer.error) } : {}),
+      messageId: waiter.seq !== undefined ? waiter.id : undefined,
+    });
+  }
+
+  // ---------------------------------------------------------------------------
+  // Sessions
+  // ---------------------------------------------------------------------------
+
+  /** Opens (or returns the open) conversation log, recovering a turn a crash left open. Call with the lock held. */
+  async #open(c: Conversation): Promise<{ session: Session; recovery: RecoveryReport | undefined }> {
+    const store = this.#options.store;
+    const cached = c.session;
+    // Hosts sharing a store (PostgreSQL) take turns on a conversation: if another host
+    // appended since this one last held the lock, the cached log is stale; reopen.
+    if (cached && (await store.read(c.id, cached.log.flushedUpTo)).length === 0) return { session: cached, recovery: undefined };
+    c.session = undefined;
+    const records = await store.read(c.id);
+    const log = new EventLog(this.#clock, decodeRecords(records, `${store.describe} conversation "${c.id}"`));
+    const flush = this.#flushFor(c.id, log);
+    const recovery = recoverConversation(log, { sideEffectOf: (name) => this.#sideEffectOf(name) });
+    await flush();
+    const session: Session = { log, loop: this.#loop(c, log, flush), flush };
+    c.session = session;
+    return { session, recovery };
+  }
+
+  #sideEffectOf(name: string): SideEffect | undefined {
+    return this.#registry.get(name)?.declaration.sideEffect;
+  }
+
+  #flushFor(conversationId: string, log: EventLog): () => Promise<void> {
+    return serializedFlush(this.#options.store, conversationId, log, {
+      stopAfterFailure: true,
+      guard: () => {
+        if (this.#halted) throw new Error('the host was halted: it writes nothing more');
+      },
+    });
+  }
+
+  /** A conversation with nothing in flight becomes idle: kept for reuse within the `sessions` bound, or forgotten. */
+  #settleIdle(c: Conversation): void {
+    if (c.pump || c.queue.length > 0 || c.waiting.size > 0 || this.#conversations.get(c.id) !== c) return;
+    if (!c.session) {
+      this.#conversations.delete(c.id);
+      this.#idle.delete(c.id);
+      return;
+    }
+    c.idleSince = this.#clock.now();
+    this.#idle.delete(c.id);
+    this.#idle.set(c.id, c);
+    this.#expireIdle();
+  }
+
+  /** Closes idle sessions beyond `sessions.maxIdle` (least recently used first) or idle too long. */
+  #expireIdle(): void {
+    const { maxIdle, idleTimeoutMs } = this.#options.config.sessions;
+    const now = this.#clock.now();
+    for (const [id, c] of this.#idle) {
+      if (this.#idle.size <= maxIdle && now - c.idleSince < idleTimeoutMs) break;
+      this.#idle.delete(id);
+      this.#conversations.delete(id);
+    }
+  }
+
+  #claimStore(): Promise<void> {
+    const store = this.#options.store;
+    if (!store.claimWriter) return Promise.resolve();
+    if (this.#storeClaim) return this.#storeClaim;
+    const claim = store.claimWriter({ waitMs: this.#options.storeClaimWaitMs ?? 0, signal: this.#shutdown.signal });
+    this.#storeClaim = claim;
+    // Refused: the next request tries again (the other process may have stopped).
+    claim.catch(() => {
+      if (this.#storeClaim === claim) this.#storeClaim = undefined;
+    });
+    return claim;
+  }
+
+  #loop(c: Conversation, log: EventLog, flush: () => Promise<void>): AgentLoop {
     const o = this.#options;
+    const turns = new WeakMap<Tracer, number>();
     const tracing: TurnTracing = {
-      begin: (turn) => new Tracer({ clock: this.#clock, traceId: `${conversationId}:${turn}`, mode: o.config.trace.mode, redact: this.#redact }),
-      finish: (tracer) => {
+      begin: (turn) => {
+        const tracer = new Tracer({ clock: this.#clock, traceId: `${c.id}:${turn}`, mode: o.config.trace.mode, redact: this.#redact });
+        turns.set(tracer, turn);
+        return tracer;
+      },
+      finish: (tracer, outcome) => {
         let record;
         try {
           record = tracer.end();
@@ -206,6 +662,18 @@ export class AgentHost {
           void Promise.resolve(o.exporter?.export(record)).catch(() => undefined);
         } catch {
           // An exporter failure never fails the turn.
+        }
+        // A failed write: this log is ahead of the store. Post nothing more into it;
+        // new messages wait for the lock and a log reopened from the store.
+        if (outcome.kind === 'failed' && outcome.reason === 'persistence' && c.session?.log === log) c.holding = false;
+        // The turn is closed and stored: its requests are answered now, not when the drain ends.
+        const turn = turns.get(tracer);
+        if (turn !== undefined && c.session?.log === log) {
+          try {
+            this.#turnClosed(c, log, turn, outcome);
+          } catch {
+            // Answered after the drain instead.
+          }
         }
         return record;
       },
@@ -226,7 +694,7 @@ export class AgentHost {
       ...(o.checkpoints ? { checkpoints: o.checkpoints } : {}),
       ...(o.errorHandlers ? { errorHandlers: o.errorHandlers } : {}),
       ...(o.random ? { random: o.random } : {}),
-      newId: o.newId ?? (() => randomUUID()),
+      newId: this.#newId,
       signals: { shutdown: this.#shutdown.signal },
     });
   }
@@ -237,13 +705,58 @@ export class AgentHost {
     return decodeRecords(records, `${this.#options.store.describe} conversation "${conversationId}"`);
   }
 
-  /** Cancels running turns (as a shutdown), waits for them to close, closes the store. */
-  async close(): Promise<void> {
-    this.#shutdown.abort('the host is shutting down');
-    for (const session of this.#sessions.values()) session.loop.shutdown();
-    await Promise.allSettled([...this.#running]);
-    await this.#options.store.close();
+  /**
+   * Stops as if the process died, for crash tests and the harness: from now on the
+   * host writes nothing to the store, running turns are cancelled (their closing
+   * writes fail) and new requests are refused. The store stays open, so a new host
+   * can reopen it and recover what this one left.
+   */
+  halt(): void {
+    this.#halted = true;
+    this.#stop('the host was halted');
   }
+
+  /** Cancels running turns (as a shutdown), waits for them to close, closes the store. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#stop('the host is shutting down');
+      await Promise.allSettled([...this.#running]);
+      await this.idle();
+      await this.#options.store.close();
+    })();
+    return this.#closing;
+  }
+
+  #stop(reason: string): void {
+    if (!this.#shutdown.signal.aborted) this.#shutdown.abort(reason);
+    for (const c of this.#conversations.values()) {
+      c.lockWait?.abort();
+      c.session?.loop.shutdown(reason);
+    }
+  }
+}
+
+/** Messages a turn took, with how: at its start (`turn`) or into a later step of the running turn (`joined`). */
+function messagesTakenBy(log: EventLog, turn: number): Map<string, Delivery> {
+  const events = log.events;
+  let start = events.length - 1;
+  for (; start >= 0; start--) {
+    const e = events[start]!;
+    if (isKnown(e) && e.type === 'turn.opened' && (e as Extract<LogEvent, { type: 'turn.opened' }>).payload.turn === turn) break;
+  }
+  const taken = new Map<string, Delivery>();
+  if (start < 0) return taken;
+  let stepped = false;
+  for (let i = start; i < events.length; i++) {
+    const e = events[i]!;
+    if (!isKnown(e)) continue;
+    const event = e as LogEvent;
+    if (event.type === 'model.request' && event.payload.turn === turn) stepped = true;
+    else if (event.type === 'user.message' && event.payload.turn === turn && !taken.has(event.payload.id))
+      taken.set(event.payload.id, stepped ? 'joined' : 'turn');
+    else if (event.type === 'turn.closed' && event.payload.turn === turn) break;
+  }
+  return taken;
 }
 
 /** The identity and deployment fragments from config; callers may register more. */
@@ -254,16 +767,14 @@ export function configPrompt(config: HostConfig): PromptAssembler {
   return prompt;
 }
 
-function buildToolExecutor(options: HostOptions, redact: Redactor): ToolExecutor {
+function buildToolExecutor(options: HostOptions, registry: ToolRegistry, redact: Redactor): ToolExecutor {
   const { config } = options;
-  const registry = new ToolRegistry(options.tools ?? []);
-  const mode = config.tools.mode ? config.tools.modes[config.tools.mode] : undefined;
-  if (config.tools.mode && !mode) {
-    throw new Error(`config tools.mode "${config.tools.mode}" is not one of tools.modes (${Object.keys(config.tools.modes).join(', ') || 'none defined'})`);
-  }
+  // Fail closed: a name in a deny or ask list that matches no tool would deny nothing.
+  checkConfiguredToolNames(config, registry.names());
+  const mode = selectedMode(config);
   const layers = standardLayers({
     global: { ...(config.tools.allow ? { allow: config.tools.allow } : {}), deny: config.tools.deny },
-    ...(mode && config.tools.mode ? { mode: { ...mode, name: config.tools.mode } } : {}),
+    ...(mode ? { mode } : {}),
   });
   const rules: PolicyRule[] = [
     ...(config.tools.ask.length ? [{ id: 'config:tools.ask', tools: config.tools.ask, decision: 'ask' as const, reason: 'configured to need approval' }] : []),

@@ -68,7 +68,7 @@ function reopened(log: EventLog): EventLog {
 describe('recoverConversation', () => {
   it('does nothing on an empty log or a log whose turns all closed', () => {
     const empty = new EventLog(clock);
-    expect(recoverConversation(empty)).toEqual({ recovered: false, unknownCallIds: [], returnedIds: [] });
+    expect(recoverConversation(empty)).toEqual({ recovered: false, unknownCallIds: [], notRunCallIds: [], returnedIds: [] });
     expect(empty.length).toBe(0);
 
     const w = conversation().receive('m1').open(0).take(0, 'm1').model(0, 0).assistant(0, 0, []).close(0, 1).receive('m2');
@@ -81,7 +81,7 @@ describe('recoverConversation', () => {
     const w = conversation().receive('m1').receive('m2').open(0).take(0, 'm1').take(0, 'm2');
     const from = w.log.length;
     const report = recoverConversation(w.log);
-    expect(report).toEqual({ recovered: true, turn: 0, unknownCallIds: [], returnedIds: ['m1', 'm2'], fromSeq: from });
+    expect(report).toEqual({ recovered: true, turn: 0, unknownCallIds: [], notRunCallIds: [], returnedIds: ['m1', 'm2'], fromSeq: from });
     const added = appendedBy(w.log, from);
     expect(added.map((e) => e.type)).toEqual(['inbox.returned', 'turn.closed']);
     expect(added[0]!.payload).toMatchObject({ turn: 0, ids: ['m1', 'm2'] });
@@ -135,6 +135,33 @@ describe('recoverConversation', () => {
     expect(added.some((e) => e.type === 'tool.started')).toBe(false);
     for (const id of ['done', 'running', 'never-started']) expect(w.log.positions.call(id)!.result).toBeDefined();
     expect(added[2]!.payload).toMatchObject({ outcome: { kind: 'interrupted' }, recovered: true, steps: 1, toolCalls: 2 });
+  });
+
+  it('a STATEFUL call with no durable start record never ran: failed / NOT_RUN, as the loop says; one with a start record stays unknown', () => {
+    const w = conversation().receive('m1').open(0).take(0, 'm1').model(0, 0).assistant(0, 0, ['started', 'never-started']).started(0, 0, 'started');
+    const from = w.log.length;
+    const report = recoverConversation(w.log, { sideEffectOf: (name) => (name === 'write_file' ? 'STATEFUL' : undefined) });
+    expect(report.unknownCallIds).toEqual(['started']);
+    expect(report.notRunCallIds).toEqual(['never-started']);
+    const [started, never] = appendedBy(w.log, from) as Array<LogEvent & { type: 'tool.result' }>;
+    expect(started!.payload).toMatchObject({ callId: 'started', status: 'unknown', attempts: 1, error: { error_code: 'INTERRUPTED' } });
+    expect(never!.payload).toMatchObject({
+      callId: 'never-started',
+      status: 'failed',
+      attempts: 0,
+      error: { failed_tool: 'write_file', error_code: 'NOT_RUN', error_message: expect.stringMatching(/never ran/) },
+    });
+    expect(never!.payload.content).not.toMatch(/may or may not have taken effect/);
+    expect(JSON.parse(never!.payload.content)).toMatchObject({ error_code: 'NOT_RUN', suggestion: expect.stringMatching(/never ran/) });
+  });
+
+  it('a call of a tool that is not written ahead (NONE, IDEMPOTENT) or not known may have run without a start record: unknown', () => {
+    for (const level of ['NONE', 'IDEMPOTENT', undefined] as const) {
+      const w = conversation().receive('m1').open(0).take(0, 'm1').model(0, 0).assistant(0, 0, ['c1']);
+      const report = recoverConversation(w.log, { sideEffectOf: () => level });
+      expect(report.unknownCallIds, String(level)).toEqual(['c1']);
+      expect(report.notRunCallIds, String(level)).toEqual([]);
+    }
   });
 
   it('returns only messages taken after the last assistant message, in order', () => {

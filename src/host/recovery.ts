@@ -4,8 +4,13 @@
  * history" and "interrupt leaves tool calls without results").
  *
  * It only writes down what is known; it never re-runs anything:
- * - every tool call of the turn without a result gets an `unknown` result (the
- *   process may have died while it ran; invariant 13 forbids running it again);
+ * - every tool call of the turn without a result gets one. A call with a durable
+ *   `tool.started` record gets `unknown` (the process may have died while it ran;
+ *   invariant 13 forbids running it again). A `STATEFUL` or `CRITICAL` call without
+ *   one provably never ran — its start is written to the store before it runs — so
+ *   it gets `failed` / `NOT_RUN`, as the loop's own close path says. Any other call
+ *   without a start record (a `NONE` or `IDEMPOTENT` tool is not recorded before it
+ *   runs, or the tool is unknown) may have run: `unknown`;
  * - messages taken into the turn after its last assistant message never reached
  *   the model in a completed step, so they go back to the inbox, in order;
  * - the turn closes as `interrupted`, marked `recovered`.
@@ -13,7 +18,15 @@
  * Running it on a log with no open turn does nothing, so it is safe to call on
  * every open (and again if the process dies while flushing what it appended).
  */
-import { type EventPayload, isKnown, type LogEvent, type EventLog, renderError } from '../kernel/index.ts';
+import { type EventPayload, isKnown, type LogEvent, type EventLog, renderError, type SideEffect } from '../kernel/index.ts';
+
+export interface RecoveryOptions {
+  /**
+   * The side-effect level of a tool by name (the host's registry), or undefined for
+   * a tool it does not know. Without it, every call without a result is `unknown`.
+   */
+  readonly sideEffectOf?: (toolName: string) => SideEffect | undefined;
+}
 
 export interface RecoveryReport {
   /** Whether an open turn was found and closed. */
@@ -22,23 +35,25 @@ export interface RecoveryReport {
   readonly turn?: number;
   /** Tool calls that got an `unknown` result, in call order. */
   readonly unknownCallIds: readonly string[];
+  /** STATEFUL / CRITICAL calls that provably never started: `failed` / `NOT_RUN`, in call order. */
+  readonly notRunCallIds: readonly string[];
   /** Inbox message ids put back in the inbox, in order. */
   readonly returnedIds: readonly string[];
   /** Seq of the first event recovery appended (they are unflushed until the host flushes). */
   readonly fromSeq?: number;
 }
 
-const NOTHING_TO_RECOVER: RecoveryReport = Object.freeze({ recovered: false, unknownCallIds: [], returnedIds: [] });
+const NOTHING_TO_RECOVER: RecoveryReport = Object.freeze({ recovered: false, unknownCallIds: [], notRunCallIds: [], returnedIds: [] });
 
 type Usage = EventPayload<'turn.closed'>['usage'];
 
-export function recoverConversation(log: EventLog): RecoveryReport {
+export function recoverConversation(log: EventLog, options: RecoveryOptions = {}): RecoveryReport {
   const turn = log.positions.openTurn;
   if (turn === undefined) return NOTHING_TO_RECOVER;
   const fromSeq = log.length;
   const events = turnEvents(log, turn);
 
-  const unknownCallIds = closeOpenCalls(log, turn, events);
+  const { unknownCallIds, notRunCallIds } = closeOpenCalls(log, turn, events, options.sideEffectOf ?? (() => undefined));
   const returnedIds = returnUnseenMessages(log, turn, events);
 
   let steps = 0;
@@ -54,7 +69,7 @@ export function recoverConversation(log: EventLog): RecoveryReport {
   }
   log.append('turn.closed', { turn, outcome: { kind: 'interrupted' }, steps, usage, toolCalls, recovered: true });
 
-  return { recovered: true, turn, unknownCallIds, returnedIds, fromSeq };
+  return { recovered: true, turn, unknownCallIds, notRunCallIds, returnedIds, fromSeq };
 }
 
 /** The open turn's events, from its `turn.opened` on (opaque events skipped). */
@@ -73,36 +88,52 @@ function turnEvents(log: EventLog, turn: number): LogEvent[] {
   return out;
 }
 
-function closeOpenCalls(log: EventLog, turn: number, events: readonly LogEvent[]): string[] {
-  const closed: string[] = [];
+function closeOpenCalls(
+  log: EventLog,
+  turn: number,
+  events: readonly LogEvent[],
+  sideEffectOf: (toolName: string) => SideEffect | undefined,
+): { unknownCallIds: string[]; notRunCallIds: string[] } {
+  const unknownCallIds: string[] = [];
+  const notRunCallIds: string[] = [];
   for (const event of events) {
     if (event.type !== 'assistant.message') continue;
     for (const block of event.payload.content) {
       if (block.type !== 'tool_call') continue;
       const call = log.positions.call(block.id);
       if (call === undefined || call.result !== undefined) continue;
-      const error = {
-        failed_tool: call.name,
-        error_code: 'INTERRUPTED',
-        error_message: `${call.name} was interrupted: the process stopped while call "${block.id}" was in flight. It may or may not have taken effect.`,
-        suggestion: 'Do not retry blindly: first check whether it took effect (for example by reading the state back), then decide.',
-      };
+      const level = sideEffectOf(call.name);
+      // Write-ahead (invariant 13): a STATEFUL or CRITICAL call's start is in the store before it runs.
+      const neverRan = !call.started && (level === 'STATEFUL' || level === 'CRITICAL');
+      const error = neverRan
+        ? {
+            failed_tool: call.name,
+            error_code: 'NOT_RUN',
+            error_message: `${call.name} was not run: the process stopped before call "${block.id}" started. It never ran.`,
+            suggestion: 'It never ran; call it again if it is still needed.',
+          }
+        : {
+            failed_tool: call.name,
+            error_code: 'INTERRUPTED',
+            error_message: `${call.name} was interrupted: the process stopped while call "${block.id}" was in flight. It may or may not have taken effect.`,
+            suggestion: 'Do not retry blindly: first check whether it took effect (for example by reading the state back), then decide.',
+          };
       log.append('tool.result', {
         turn,
         step: event.payload.step,
         callId: block.id,
         name: call.name,
-        status: 'unknown',
+        status: neverRan ? 'failed' : 'unknown',
         // The model reads the same structured error as for any other failed call.
         content: renderError(error),
         error,
         durationMs: 0,
         attempts: call.started ? 1 : 0,
       });
-      closed.push(block.id);
+      (neverRan ? notRunCallIds : unknownCallIds).push(block.id);
     }
   }
-  return closed;
+  return { unknownCallIds, notRunCallIds };
 }
 
 /** Messages taken after the turn's last assistant message (all of them if there is none) go back. */

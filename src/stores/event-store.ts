@@ -24,7 +24,23 @@ export interface EventStore {
    * if `signal` aborts while waiting.
    */
   lock(conversationId: string, signal?: AbortSignal): Promise<Release>;
+  /**
+   * Optional, for stores one process at a time may write (SQLite): claims the store
+   * for this store object until `close`, so a second process's host on the same
+   * file refuses (`StoreInUseError`, naming the owner) or waits, instead of
+   * recovering the first one's live turns as crashed. Claiming again is harmless.
+   * Stores many hosts share (PostgreSQL, whose conversation lock spans hosts) or
+   * that live in one process (memory) do not have it.
+   */
+  claimWriter?(options?: WriterClaimOptions): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface WriterClaimOptions {
+  /** How long to wait for the other owner to let go (ms). 0 (the default): refuse at once. */
+  readonly waitMs?: number;
+  /** Stops waiting. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -76,5 +92,13 @@ export class StoreLockAbortedError extends StoreError {
   constructor(conversationId: string) {
     super(`conversation "${conversationId}": gave up waiting for the conversation lock`);
     this.name = 'StoreLockAbortedError';
+  }
+}
+
+/** Another live process holds the store's writer claim. */
+export class StoreInUseError extends StoreError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreInUseError';
   }
 }

@@ -12,7 +12,8 @@ import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
 import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
 import { ConversationLocks } from './conversation-lock.ts';
 import { checkStoreSchema, openSqliteReadOnly } from './sqlite-read-only.ts';
-import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release } from './event-store.ts';
+import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release, type WriterClaimOptions } from './event-store.ts';
+import { SqliteWriterClaim, type WriterClaimTiming } from './sqlite-writer-claim.ts';
 
 /** The schema version this code writes (`PRAGMA user_version`). */
 const SCHEMA_VERSION = 1;
@@ -34,6 +35,8 @@ export interface SqliteEventStoreOptions {
    * written, and must already hold loopgate's events table; `append` is refused.
    */
   readonly readOnly?: boolean;
+  /** The cross-process writer claim a host takes (`claimWriter`, sqlite-writer-claim.ts). */
+  readonly writerClaim?: WriterClaimTiming;
 }
 
 type Row = Record<string, unknown>;
@@ -51,6 +54,7 @@ export class SqliteEventStore implements EventStore {
   readonly #conversations: StatementSync;
   readonly #arrays: boolean;
   readonly #readOnly: boolean;
+  readonly #writer: SqliteWriterClaim;
   #closed = false;
 
   constructor(path: string, options: SqliteEventStoreOptions = {}) {
@@ -96,6 +100,17 @@ export class SqliteEventStore implements EventStore {
       });
     }
     this.#db = db;
+    this.#writer = new SqliteWriterClaim(db, this.describe, options.writerClaim);
+  }
+
+  /** Claims the file for this store object's writers: a second process's host refuses or waits (see sqlite-writer-claim.ts). */
+  claimWriter(options?: WriterClaimOptions): Promise<void> {
+    try {
+      this.#checkOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#writer.claim(options);
   }
 
   /** Creates or migrates the file: WAL, the events table, the schema version. Never for a read-only store. */
@@ -139,6 +154,7 @@ export class SqliteEventStore implements EventStore {
       throw this.#writeError(conversationId, 'could not start the write transaction', error);
     }
     try {
+      this.#writer.checkHeld(); // fencing: a claim taken over by another process writes nothing more
       const max = (this.#maxSeq.get(conversationId) as Row).m;
       checkSeqs(conversationId, max === null ? 0 : Number(max) + 1, records);
       const insert = this.#insert;
@@ -204,6 +220,7 @@ export class SqliteEventStore implements EventStore {
     if (this.#closed) return;
     this.#closed = true;
     this.#locks.close(`${this.describe}: the store is closed`);
+    this.#writer.release();
     this.#db.close();
   }
 

@@ -42,7 +42,7 @@ async function flush(): Promise<void> {
   say(`committed ${batch[batch.length - 1]!.seq}`);
 }
 
-const report = recoverConversation(log);
+const report = recoverConversation(log, { sideEffectOf: () => 'STATEFUL' }); // write_note, the only tool, is STATEFUL
 await flush();
 say(`ready ${log.length} ${report.recovered ? `recovered turn ${report.turn}` : 'clean'}`);
 

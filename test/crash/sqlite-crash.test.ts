@@ -116,7 +116,7 @@ function shape(events: ReadonlyArray<{ readonly type: string; readonly payload: 
   return events.map((e) => ({ type: e.type, payload: e.payload }));
 }
 
-type Tally = Record<'recovered' | 'unknownCalls' | 'returned' | 'killedMidBatch' | 'killedAfterCommit' | 'childRecoveries' | 'events', number>;
+type Tally = Record<'recovered' | 'unknownCalls' | 'notRunCalls' | 'returned' | 'killedMidBatch' | 'killedAfterCommit' | 'childRecoveries' | 'events', number>;
 
 /** One database, killed `kills` times in a row; each kill's leftovers are the next child's starting point. */
 async function killRepeatedly(lane: number, kills: number): Promise<Tally> {
@@ -128,7 +128,7 @@ async function killRepeatedly(lane: number, kills: number): Promise<Tally> {
   const seen: string[] = [];
   const decoded: AnyEvent[] = [];
   let predicted: unknown[] | undefined;
-  const tally: Tally = { recovered: 0, unknownCalls: 0, returned: 0, killedMidBatch: 0, killedAfterCommit: 0, childRecoveries: 0, events: 0 };
+  const tally: Tally = { recovered: 0, unknownCalls: 0, notRunCalls: 0, returned: 0, killedMidBatch: 0, killedAfterCommit: 0, childRecoveries: 0, events: 0 };
 
   for (let kill = 0; kill < kills; kill++) {
     // A quarter of the kills come right after ready (inside the first batches), the rest spread over many turns.
@@ -178,7 +178,8 @@ async function killRepeatedly(lane: number, kills: number): Promise<Tally> {
 
     // Recover as a restarting host would (in memory: the next child does it for real).
     const log = new EventLog(clock, decoded);
-    const report: RecoveryReport = recoverConversation(log);
+    // write_note is STATEFUL: a call without a durable start record never ran (NOT_RUN).
+    const report: RecoveryReport = recoverConversation(log, { sideEffectOf: () => 'STATEFUL' });
     expect(log.positions.openTurn, `${where}: a turn is still open after recovery`).toBeUndefined();
     for (const id of callIdsOf(log.events)) {
       expect(log.positions.call(id)!.result, `${where}: tool call ${id} has no result`).toBeDefined();
@@ -193,6 +194,7 @@ async function killRepeatedly(lane: number, kills: number): Promise<Tally> {
       predicted = shape(added);
       tally.recovered++;
       if (report.unknownCallIds.length > 0) tally.unknownCalls++;
+      if (report.notRunCallIds.length > 0) tally.notRunCalls++;
       if (report.returnedIds.length > 0) tally.returned++;
     }
   }

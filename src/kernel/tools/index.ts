@@ -10,3 +10,4 @@ export { createToolExecutor, DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_MS, type 
 export { DEFAULT_MAX_RETRIES } from './retry-policy.ts';
 export { ERROR_CODES, renderError, type PipelineErrorCode } from './tool-errors.ts';
 export { truncateForModel } from './truncate.ts';
+export { nameMatcher, type NameMatcher } from './glob.ts';

@@ -1,0 +1,189 @@
+/**
+ * A host built from its YAML file alone, on the real SDKs over HTTP (msw wire
+ * fakes intercepting the SDKs' requests): it answers through the configured
+ * provider, base URL and key variable; falls back to its configured fallback, asked
+ * for the fallback's own model, once the primary's retries are spent; stores where
+ * `store` says; exports traces where `trace.export` says; and refuses a bad config
+ * (a missing key, a misspelled tool) as a ConfigError before opening anything.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { anthropicWire } from '../../providers/wire-fakes/anthropic.ts';
+import { openAIChatWire } from '../../providers/wire-fakes/openai-chat.ts';
+import { jsonPlan, streamPlan } from '../../providers/wire-fakes/plan.ts';
+import { acquireWireFake, type WireScenario } from '../../providers/wire-fakes/server.ts';
+import { SupportBackend } from '../../scenarios/example-agent/backend.ts';
+import { supportTools } from '../../scenarios/example-agent/tools.ts';
+import { reply, transportError } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { InputError } from '../kernel/index.ts';
+import { SqliteEventStore } from '../stores/sqlite-store.ts';
+import { ConfigError } from './config.ts';
+import { createHostFromConfig } from './from-config.ts';
+
+const fake = acquireWireFake();
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-from-config-'));
+afterAll(() => {
+  fake.release();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const PRIMARY_KEY = 'sk-ant-api03-primary-key-0123456789abcdefghijklmnop';
+const FALLBACK_KEY = 'sk-proj-fallback-key-0123456789abcdefghijklmnopqrst';
+const env = { SUPPORT_ANTHROPIC_KEY: PRIMARY_KEY, SUPPORT_OPENAI_KEY: FALLBACK_KEY };
+
+let configs = 0;
+function writeConfig(yaml: string): { file: string; folder: string } {
+  const folder = join(dir, `agent-${configs++}`);
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, 'agent.yaml');
+  writeFileSync(file, yaml);
+  return { file, folder };
+}
+
+function supportConfig(primary: WireScenario, fallback: WireScenario): string {
+  return `
+model:
+  provider: anthropic
+  name: claude-sonnet-4-6
+  baseURL: ${primary.baseURL('anthropic')}
+  apiKeyEnv: SUPPORT_ANTHROPIC_KEY
+  maxTokens: 512
+  fallback:
+    - provider: openai-chat
+      name: gpt-4.1-mini
+      baseURL: ${fallback.baseURL('openai-chat')}
+      apiKeyEnv: SUPPORT_OPENAI_KEY
+retry:
+  immediateRetries: 1
+  immediateDelayMs: 0
+  backoffRetries: 1
+  backoffBaseMs: 1
+  backoffMaxMs: 1
+  jitter: 0
+tools:
+  deny: [issue_refund]
+store:
+  kind: sqlite
+  path: data/agent.db
+trace:
+  export:
+    jsonl: traces/turns.jsonl
+prompt:
+  identity: You are the after-sales agent of Example Shop.
+`;
+}
+
+const answer = (text: string) => ({ blocks: [{ type: 'text' as const, text }], stop: 'end' as const, usage: { input: 12, output: 4 } });
+
+describe('createHostFromConfig', () => {
+  it('answers a message through the configured provider, base URL and key; stores and exports where the config says; the key is nowhere', async () => {
+    const primary = fake.scenario(streamPlan(anthropicWire.streamFrames(answer('Your order ORD-1002 has shipped.'))));
+    const fallback = fake.scenario(streamPlan(openAIChatWire.streamFrames(answer('never asked'))));
+    const { file, folder } = writeConfig(supportConfig(primary, fallback));
+    const host = await createHostFromConfig(file, { tools: supportTools(new SupportBackend()), env });
+
+    const envelope = await host.handle('c1', 'Where is ORD-1002?');
+    expect(envelope).toMatchObject({ status: 200, reply: 'Your order ORD-1002 has shipped.' });
+    expect(primary.requests).toHaveLength(1);
+    expect(fallback.requests).toHaveLength(0);
+    const body = primary.requests[0]!.body as { model: string; max_tokens: number; system: string; tools: { name: string }[] };
+    expect(body.model).toBe('claude-sonnet-4-6');
+    expect(body.max_tokens).toBe(512);
+    expect(body.system).toBe('You are the after-sales agent of Example Shop.');
+    expect(body.tools.map((t) => t.name)).toEqual(['lookup_order', 'add_note', 'notify_customer']); // tools.deny hid issue_refund
+    await host.close();
+
+    // The store and the traces live where the config said, relative to the config file.
+    expect(existsSync(join(folder, 'data', 'agent.db'))).toBe(true);
+    const store = new SqliteEventStore(join(folder, 'data', 'agent.db'));
+    const stored = await store.read('c1');
+    await store.close();
+    expect(stored.map((r) => r.type)).toContain('assistant.message');
+    const traces = readFileSync(join(folder, 'traces', 'turns.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(traces).toHaveLength(1);
+    for (const text of [JSON.stringify(stored), traces.join('\n'), JSON.stringify(envelope), JSON.stringify(primary.requests)]) {
+      expect(text).not.toContain(PRIMARY_KEY);
+      expect(text).not.toContain(FALLBACK_KEY);
+    }
+  });
+
+  it("falls back to the configured fallback when the primary stays overloaded, asking it for the fallback's own model", async () => {
+    const primary = fake.scenario(jsonPlan(anthropicWire.errorAnswer('overloaded').status, anthropicWire.errorAnswer('overloaded').body));
+    const fallback = fake.scenario(streamPlan(openAIChatWire.streamFrames(answer('Answered by the fallback.'))));
+    const { file } = writeConfig(supportConfig(primary, fallback));
+    const host = await createHostFromConfig(file, { tools: supportTools(new SupportBackend()), env });
+
+    const envelope = await host.handle('c1', 'Where is ORD-1002?');
+    expect(envelope).toMatchObject({ status: 200, reply: 'Answered by the fallback.' });
+    // 1 attempt + 1 immediate retry + 1 backoff retry at the primary (529 each), then the fallback.
+    expect(primary.requests).toHaveLength(3);
+    expect(fallback.requests).toHaveLength(1);
+    expect(fallback.requests[0]!.path).toBe('/v1/chat/completions');
+    expect((fallback.requests[0]!.body as { model: string }).model).toBe('gpt-4.1-mini'); // not the primary's claude-sonnet-4-6
+    const handled = (await host.events('c1')).filter((e) => e.type === 'model.error_handled').map((e) => (e.payload as { action: string }).action);
+    expect(handled).toEqual(['retry', 'retry', 'switch_client']);
+    await host.close();
+  });
+
+  it('a config naming a misspelled tool is a ConfigError (an InputError: exit 2) naming file, line and the closest tool, and opens no store', async () => {
+    const primary = fake.scenario(streamPlan(anthropicWire.streamFrames(answer('unused'))));
+    const { file, folder } = writeConfig(supportConfig(primary, primary).replace('deny: [issue_refund]', 'deny: [isue_refund]'));
+    const error = await createHostFromConfig(file, { tools: supportTools(new SupportBackend()), env }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as Error).message).toContain(`${file}:21:10: tools.deny[0]`);
+    expect((error as Error).message).toMatch(/tools\.deny\[0\]: "isue_refund" is not a registered tool; did you mean "issue_refund"\?/);
+    expect(existsSync(join(folder, 'data'))).toBe(false);
+    expect(primary.requests).toHaveLength(0);
+  });
+
+  it('a missing key variable is a ConfigError naming the key and the variable, before anything is opened', async () => {
+    const primary = fake.scenario(streamPlan(anthropicWire.streamFrames(answer('unused'))));
+    const { file, folder } = writeConfig(supportConfig(primary, primary));
+    const error = await createHostFromConfig(file, { tools: supportTools(new SupportBackend()), env: { SUPPORT_ANTHROPIC_KEY: PRIMARY_KEY } }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(
+      new RegExp(`${file.replace(/[.]/g, '\\.')}:\\d+:\\d+: model\\.fallback\\[0\\]\\.apiKeyEnv: the environment variable SUPPORT_OPENAI_KEY is not set`),
+    );
+    expect((error as Error).message).not.toContain(PRIMARY_KEY);
+    expect(existsSync(join(folder, 'data'))).toBe(false);
+  });
+
+  it('provider "fake" needs a client from code; with modelClient it is built, and the fallback is asked for its own model', async () => {
+    const { file } = writeConfig(
+      [
+        'model:',
+        '  provider: fake',
+        '  name: primary-model',
+        '  fallback:',
+        '    - {provider: fake, name: backup-model}',
+        'retry: {immediateRetries: 0, backoffRetries: 0}',
+        'store: {kind: memory}',
+        '',
+      ].join('\n'),
+    );
+    await expect(createHostFromConfig(file)).rejects.toThrow(/agent\.yaml:2:\d+: model\.provider: provider "fake" cannot be built from the config alone/);
+
+    const built: string[] = [];
+    const primaryModel = new ScriptedModelClient([transportError('overloaded', { status: 529 })], { name: 'primary' });
+    const backup = new ScriptedModelClient([reply('from the backup')], { name: 'backup' });
+    const host = await createHostFromConfig(file, {
+      modelClient: (spec) => {
+        built.push(`${spec.key}=${spec.name}`);
+        return spec.key === 'model' ? primaryModel : backup;
+      },
+    });
+    expect(built).toEqual(['model=primary-model', 'model.fallback[0]=backup-model']);
+    expect((await host.handle('c', 'hi')).reply).toBe('from the backup');
+    expect(primaryModel.requests.map((r) => r.model)).toEqual(['primary-model']);
+    expect(backup.requests.map((r) => r.model)).toEqual(['backup-model']); // the loop named primary-model; the pin corrected it
+    await host.close();
+  });
+});

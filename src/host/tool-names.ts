@@ -1,0 +1,96 @@
+/**
+ * The config's tool lists fail closed (field failure: "a misspelled tool name in a
+ * deny list silently denies nothing"). Every name in `tools.allow`, `tools.deny`,
+ * `tools.ask` and each mode's lists must be a registered tool, or a `*` pattern
+ * that matches at least one; `tools.mode` must be one of `tools.modes` (its own
+ * keys: `toString` is not a mode). Otherwise a `ConfigError` names the file, line
+ * and key, and the closest registered name.
+ */
+import { nameMatcher } from '../kernel/index.ts';
+import { ConfigError, configKey, type HostConfig } from './config.ts';
+
+type Layer = HostConfig['tools']['modes'][string];
+
+/** The selected mode's layer, looked up among the config's own modes only. */
+export function selectedMode(config: HostConfig): (Layer & { readonly name: string }) | undefined {
+  const name = config.tools.mode;
+  if (name === undefined) return undefined;
+  const modes = config.tools.modes;
+  if (!Object.hasOwn(modes, name)) {
+    const defined = Object.keys(modes);
+    throw new ConfigError(
+      `${configKey(config, ['tools', 'mode'])}: "${name}" is not one of tools.modes (${defined.length ? defined.join(', ') : 'none defined'})${hint(name, defined)}`,
+    );
+  }
+  return { ...modes[name]!, name };
+}
+
+/** Throws one `ConfigError` listing every tool name in the config that names no registered tool. */
+export function checkConfiguredToolNames(config: HostConfig, registered: readonly string[]): void {
+  const problems: string[] = [];
+  const check = (path: (string | number)[], names: readonly string[] | undefined) => {
+    names?.forEach((name, index) => {
+      const problem = unmatched(name, registered);
+      if (problem) problems.push(`${configKey(config, [...path, index])}: ${problem}`);
+    });
+  };
+  check(['tools', 'allow'], config.tools.allow);
+  check(['tools', 'deny'], config.tools.deny);
+  check(['tools', 'ask'], config.tools.ask);
+  for (const mode of Object.keys(config.tools.modes)) {
+    check(['tools', 'modes', mode, 'allow'], config.tools.modes[mode]!.allow);
+    check(['tools', 'modes', mode, 'deny'], config.tools.modes[mode]!.deny);
+  }
+  if (problems.length > 0) {
+    const known = registered.length ? registered.join(', ') : 'none: the host was given no tools';
+    throw new ConfigError(`invalid config: tool names that match no registered tool (registered: ${known}):\n${problems.join('\n')}`);
+  }
+}
+
+function unmatched(name: string, registered: readonly string[]): string | undefined {
+  if (name.includes('*')) {
+    const matches = nameMatcher([name]);
+    return registered.some(matches) ? undefined : `pattern "${name}" matches no registered tool${hint(name.replaceAll('*', ''), registered)}`;
+  }
+  return registered.includes(name) ? undefined : `"${name}" is not a registered tool${hint(name, registered)}`;
+}
+
+function hint(name: string, candidates: readonly string[]): string {
+  const closest = closestName(name, candidates);
+  return closest === undefined ? '' : `; did you mean "${closest}"?`;
+}
+
+/**
+ * The candidate nearest to `name` by edit distance (insertions, deletions,
+ * substitutions and swaps of neighbours), if it is near enough to be a typo:
+ * at most a third of the longer name's length.
+ */
+export function closestName(name: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  if (best === undefined) return undefined;
+  return bestDistance <= Math.max(1, Math.ceil(Math.max(name.length, best.length) / 3)) ? best : undefined;
+}
+
+/** Optimal string alignment distance (Damerau-Levenshtein without repeated edits of a substring). */
+export function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = value;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
