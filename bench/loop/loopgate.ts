@@ -11,6 +11,7 @@ import { systemClock } from '../../src/kernel/clock.ts';
 import type { AnyEvent } from '../../src/kernel/log/envelope.ts';
 import { toRecord } from '../../src/kernel/log/envelope.ts';
 import { EventLog } from '../../src/kernel/log/event-log.ts';
+import { loopDeps } from '../../src/kernel/loop/deps.ts';
 import { AgentLoop } from '../../src/kernel/loop/runner.ts';
 import { DEFAULT_LOOP_CONFIG, type Compactor, type LoopConfig, type TurnResult } from '../../src/kernel/loop/types.ts';
 import { PRIORITY, PromptAssembler } from '../../src/kernel/prompt/assembler.ts';
@@ -136,26 +137,28 @@ export function createConversation(shared: Shared, options: ConversationOptions 
     return next;
   };
   let ids = 0;
-  const loop = new AgentLoop({
-    log,
-    model,
-    tools: shared.tools,
-    prompt: shared.prompt,
-    clock: systemClock,
-    persist,
-    tracing: {
-      begin: (turn) => new Tracer({ clock: systemClock, traceId: `${id}:${turn}`, mode: 'production', redact: shared.redact }),
-      finish: (tracer) => {
-        const record = tracer.end();
-        options.onTrace?.(record);
-        return record;
+  const loop = new AgentLoop(
+    loopDeps({
+      log,
+      model,
+      tools: shared.tools,
+      prompt: shared.prompt,
+      clock: systemClock,
+      persist,
+      tracing: {
+        begin: (turn) => new Tracer({ clock: systemClock, traceId: `${id}:${turn}`, mode: 'production', redact: shared.redact }),
+        finish: (tracer) => {
+          const record = tracer.end();
+          options.onTrace?.(record);
+          return record;
+        },
       },
-    },
-    redact: shared.redact,
-    config: BENCH_CONFIG,
-    ...(options.compactor ? { compactor: options.compactor } : {}),
-    newId: () => `${options.idPrefix ?? `${id}-`}m${ids++}`,
-  });
+      redact: shared.redact,
+      config: BENCH_CONFIG,
+      ...(options.compactor ? { agent: { compactor: options.compactor } } : {}),
+      newId: () => `${options.idPrefix ?? `${id}-`}m${ids++}`,
+    }),
+  );
   return {
     log,
     loop,

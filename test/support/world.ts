@@ -13,9 +13,8 @@ import { AgentLoop } from '../../src/kernel/loop/runner.ts';
 import { DEFAULT_LOOP_CONFIG, type CheckpointHook, type ClaimPolicy, type Compactor, type LoopConfig, type TurnResult } from '../../src/kernel/loop/types.ts';
 import { project } from '../../src/kernel/projection/projection.ts';
 import { createRedactor } from '../../src/kernel/redact.ts';
-import { createToolExecutor } from '../../src/kernel/tools/pipeline.ts';
+import { loopDeps } from '../../src/kernel/loop/deps.ts';
 import type { ToolPolicy } from '../../src/kernel/tools/policy.ts';
-import { ToolRegistry } from '../../src/kernel/tools/registry.ts';
 import type { AnyToolDeclaration, Approver } from '../../src/kernel/tools/types.ts';
 import type { VisibilityLayer } from '../../src/kernel/tools/visibility.ts';
 import { Tracer, type TraceRecord } from '../../src/kernel/trace/tracer.ts';
@@ -55,39 +54,39 @@ export function createWorld(options: WorldOptions = {}) {
   const traces: TraceRecord[] = [];
   let ids = 0;
   const persist = serializedFlush(store, 'c1', log);
-  const tools = createToolExecutor({
-    registry: new ToolRegistry(options.tools ?? []),
-    ...(options.visibility ? { visibility: options.visibility } : {}),
-    ...(options.policy ? { policy: options.policy } : {}),
-    ...(options.approver ? { approver: options.approver } : {}),
-    redact,
-  });
-  const loop = new AgentLoop({
-    log,
-    model,
-    ...(options.fallbackModels ? { fallbackModels: options.fallbackModels } : {}),
-    tools,
-    prompt: { assemble: () => ({ system: options.system ?? 'You are a support agent.', fragments: [{ id: 'identity', priority: -100 }] }) },
-    clock,
-    persist,
-    tracing: {
-      begin: (turn) => new Tracer({ clock, traceId: `c1:${turn}`, mode: 'dev', redact }),
-      finish: (tracer) => {
-        const record = tracer.end();
-        traces.push(record);
-        return record;
+  const loop = new AgentLoop(
+    loopDeps({
+      log,
+      model,
+      ...(options.fallbackModels ? { fallbackModels: options.fallbackModels } : {}),
+      agent: {
+        tools: options.tools ?? [],
+        system: options.system ?? 'You are a support agent.',
+        ...(options.visibility ? { visibility: options.visibility } : {}),
+        ...(options.policy ? { policy: options.policy } : {}),
+        ...(options.approver ? { approver: options.approver } : {}),
+        ...(options.compactor ? { compactor: options.compactor } : {}),
+        ...(options.claim ? { claim: options.claim } : {}),
+        ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+        ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
       },
-    },
-    redact,
-    config: { ...TEST_CONFIG, ...options.config },
-    ...(options.compactor ? { compactor: options.compactor } : {}),
-    ...(options.claim ? { claim: options.claim } : {}),
-    ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
-    ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
-    ...(options.signals ? { signals: options.signals } : {}),
-    random: () => 0.5,
-    newId: () => `id${ids++}`,
-  });
+      clock,
+      persist,
+      tracing: {
+        begin: (turn) => new Tracer({ clock, traceId: `c1:${turn}`, mode: 'dev', redact }),
+        finish: (tracer) => {
+          const record = tracer.end();
+          traces.push(record);
+          return record;
+        },
+      },
+      redact,
+      config: { ...TEST_CONFIG, ...options.config },
+      ...(options.signals ? { signals: options.signals } : {}),
+      random: () => 0.5,
+      newId: () => `id${ids++}`,
+    }),
+  );
 
   return {
     clock,

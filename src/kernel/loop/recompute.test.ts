@@ -73,10 +73,7 @@ import { ScriptedModelClient } from '../../../providers/fake/scripted.ts';
 import { VirtualClock } from '../../harness/virtual-clock.ts';
 import { EventLog } from '../log/event-log.ts';
 import { project } from '../projection/projection.ts';
-import { createRedactor } from '../redact.ts';
-import { createToolExecutor } from '../tools/pipeline.ts';
-import { ToolRegistry } from '../tools/registry.ts';
-import { Tracer } from '../trace/tracer.ts';
+import { loopDeps } from './deps.ts';
 import { AgentLoop } from './runner.ts';
 import { TEST_CONFIG } from '../../../test/support/world.ts';
 
@@ -85,18 +82,16 @@ function createWorldWithPrompt(system: () => string) {
   const log = new EventLog(clock);
   const scripted = new ScriptedModelClient([reply('a'), reply('b'), reply('c')], { clock });
   let ids = 0;
-  const loop = new AgentLoop({
-    log,
-    model: scripted,
-    tools: createToolExecutor({ registry: new ToolRegistry([]) }),
-    prompt: { assemble: () => ({ system: system(), fragments: [{ id: 'day', priority: 0 }] }) },
-    clock,
-    persist: async () => {},
-    tracing: { begin: (t) => new Tracer({ clock, traceId: String(t) }), finish: (t) => t.end() },
-    redact: createRedactor(),
-    config: TEST_CONFIG,
-    newId: () => `m${ids++}`,
-  });
+  const loop = new AgentLoop(
+    loopDeps({
+      log,
+      model: scripted,
+      prompt: { assemble: () => ({ system: system(), fragments: [{ id: 'day', priority: 0 }] }) },
+      clock,
+      config: TEST_CONFIG,
+      newId: () => `m${ids++}`,
+    }),
+  );
   return {
     log,
     scripted,

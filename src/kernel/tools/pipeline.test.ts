@@ -7,7 +7,8 @@ import { Tracer } from '../trace/tracer.ts';
 import { defineTool } from './define-tool.ts';
 import { createToolExecutor, type ToolExecutorOptions } from './pipeline.ts';
 import { ToolRegistry } from './registry.ts';
-import { flush, manualClock, memoryRecorder } from './test-support.ts';
+import { VirtualClock } from '../../harness/virtual-clock.ts';
+import { flush, memoryRecorder } from '../../../test/support/tool-doubles.ts';
 import { ToolFailure, type AnyToolDeclaration, type Approver, type SettledToolCall, type SideEffect, type ToolRunContext } from './types.ts';
 
 const SECRET = 'hunter2-very-secret-value';
@@ -35,7 +36,7 @@ function scripted(
 }
 
 function setup(tools: AnyToolDeclaration[], options: Partial<ToolExecutorOptions> = {}) {
-  const clock = manualClock(1000);
+  const clock = new VirtualClock(1000);
   const recorder = memoryRecorder();
   const tracer = new Tracer({ clock, traceId: 't' });
   const root = tracer.startSpan('turn', 'turn');
@@ -223,7 +224,7 @@ describe('tool pipeline: before stage', () => {
     expect(settled).toMatchObject({ status: 'failed', attempts: 0, error: { error_code: 'DENIED' } });
     expect(recorder.policies[0]!.decision).toEqual({ decision: 'deny', by: 'default', rule: 'no_approver' });
     expect(t.runs).toHaveLength(0);
-    expect(clock.pending()).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('ask with an approver runs the tool once approved, showing the approver redacted arguments', async () => {
@@ -472,7 +473,7 @@ describe('tool pipeline: side-effect levels and the ledger (invariant 13)', () =
     const pending = executor.execute(call('lookup'), ctx);
     await flush();
     expect(t.runs).toHaveLength(1);
-    clock.advance(500);
+    await clock.advance(500);
     expect(await pending).toMatchObject({ status: 'ok', attempts: 2 });
   });
 });
@@ -499,7 +500,7 @@ describe('tool pipeline: around stage — timeout, abort, persistence', () => {
     const pending = executor.execute(call('hang'), ctx);
     await flush();
     expect(t.runs).toHaveLength(1);
-    clock.advance(5_000);
+    await clock.advance(5_000);
     const settled = await settledNow(pending);
     expect(settled).toMatchObject({ status: 'unknown', attempts: 1, durationMs: 5_000, error: { error_code: 'TIMEOUT' } });
     expect(settled.error!.error_message).toMatch(/may have run/);
@@ -513,10 +514,10 @@ describe('tool pipeline: around stage — timeout, abort, persistence', () => {
     const { executor, ctx, call, clock } = setup([t.declaration], { defaultTimeoutMs: 100, defaultMaxRetries: 1 });
     const pending = executor.execute(call('slow'), ctx);
     await flush();
-    clock.advance(100);
+    await clock.advance(100);
     await flush();
     expect(t.runs).toHaveLength(2);
-    clock.advance(100);
+    await clock.advance(100);
     expect(await pending).toMatchObject({ status: 'unknown', attempts: 2, error: { error_code: 'TIMEOUT' } });
   });
 
@@ -535,7 +536,7 @@ describe('tool pipeline: around stage — timeout, abort, persistence', () => {
     expect(settled.error!.error_message).toMatch(/may have run/);
     expect(settled.error!.error_code).not.toBe('DENIED');
     expect(t.runs).toHaveLength(1); // an abort is never retried
-    expect(clock.pending()).toBe(0); // the timeout timer was released
+    expect(clock.pendingTimers).toBe(0); // the timeout timer was released
     root.end('cancelled');
     expect(tracer.end().spans.find((s) => s.kind === 'tool')).toMatchObject({ status: 'cancelled', attributes: { errorCode: 'INTERRUPTED' } });
   });

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkPolicy, decide, evaluateRules, type DecideInput, type ToolPolicy } from './policy.ts';
-import { flush, manualClock } from './test-support.ts';
+import { VirtualClock } from '../../harness/virtual-clock.ts';
+import { flush } from '../../../test/support/tool-doubles.ts';
 import type { ApprovalRequest, Approver } from './types.ts';
 
 const request = { callId: 'c1', tool: 'transfer', args: { amount: 5 }, sideEffect: 'CRITICAL' as const };
 
 function input(policy: ToolPolicy, extra: Partial<DecideInput> = {}): DecideInput {
-  return { policy, clock: manualClock(), signal: new AbortController().signal, request, args: request.args, ...extra };
+  return { policy, clock: new VirtualClock(), signal: new AbortController().signal, request, args: request.args, ...extra };
 }
 
 /** An approver whose answer the test gives when it wants to. */
@@ -130,12 +131,12 @@ describe('decide', () => {
 
   it('applies the default when the approver does not answer in time', async () => {
     const { approver } = pendingApprover();
-    const clock = manualClock();
+    const clock = new VirtualClock();
     const pending = decide(input({ ...ask, approvalTimeoutMs: 1000 }, { approver, clock }));
     await flush();
-    clock.advance(1000);
+    await clock.advance(1000);
     expect(await pending).toMatchObject({ decision: 'deny', by: 'default', rule: 'approval_timeout' });
-    expect(clock.pending()).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('denies when the approver throws or answers nonsense', async () => {

@@ -10,24 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScriptedModelClient } from '../../../../providers/fake/scripted.ts';
 import { reply } from '../../../../providers/fake/results.ts';
-import {
-  AgentLoop,
-  checkToolPairing,
-  createRedactor,
-  createToolExecutor,
-  decodeRecords,
-  DEFAULT_LOOP_CONFIG,
-  outcomeLabel,
-  recomputeRequest,
-  requestSeqs,
-  ToolRegistry,
-  Tracer,
-} from '../../../kernel/index.ts';
+import { AgentLoop, checkToolPairing, decodeRecords, loopDeps, outcomeLabel, recomputeRequest, requestSeqs } from '../../../kernel/index.ts';
 import { serializedFlush } from '../../../host/flush.ts';
 import { SqliteEventStore } from '../../../stores/sqlite-store.ts';
 import { VirtualClock } from '../../virtual-clock.ts';
 import type { ScenarioRun } from '../../second-host.ts';
-import { durableAt, recoverAndCheck } from './recover-and-check.ts';
+import { durableAt, recoverAndCheck, sideEffectOf } from './recover-and-check.ts';
 import { sameJson } from './log-view.ts';
 
 let directory: string | undefined;
@@ -67,7 +55,7 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
     try {
       const read = await reopened.read(CONVERSATION);
       if (!sameJson(read, records)) return `${where}: the records read back differ from the ones committed`;
-      const { problem, log } = recoverAndCheck(decodeRecords(read, where), where);
+      const { problem, log } = recoverAndCheck(decodeRecords(read, where), where, sideEffectOf(run));
       if (problem) return problem;
       const persist = serializedFlush(reopened, CONVERSATION, log);
       await persist();
@@ -76,18 +64,16 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
       const clock = new VirtualClock();
       const model = new ScriptedModelClient([], { clock, onExhausted: () => reply('Picking up where we left off.') });
       let ids = 0;
-      const loop = new AgentLoop({
-        log,
-        model,
-        tools: createToolExecutor({ registry: new ToolRegistry([]) }),
-        prompt: { assemble: () => ({ system: 'You resume after a crash.', fragments: [] }) },
-        clock,
-        persist,
-        tracing: { begin: (turn) => new Tracer({ clock, traceId: `resume:${turn}` }), finish: (tracer) => tracer.end() },
-        redact: createRedactor({ secrets: run.scenario.secrets ?? [] }),
-        config: DEFAULT_LOOP_CONFIG,
-        newId: () => `resume-${++ids}`,
-      });
+      const loop = new AgentLoop(
+        loopDeps({
+          log,
+          model,
+          agent: { system: 'You resume after a crash.', secrets: run.secrets },
+          clock,
+          persist,
+          newId: () => `resume-${++ids}`,
+        }),
+      );
       loop.send('I am back: where were we?');
       const results = await clock.run(loop.drain(), { realWaitLimitMs: 1_000 });
       const notAnswered = results.find((r) => r.outcome.kind !== 'replied');

@@ -7,7 +7,7 @@
  * model never saw back in the inbox, a well-paired history, and recovery must be
  * idempotent and its events readable back from a store.
  */
-import { checkToolPairing, decodeRecords, EventLog, project, toRecord, type AnyEvent, type LogEvent } from '../../../kernel/index.ts';
+import { checkToolPairing, decodeRecords, EventLog, project, toRecord, type AnyEvent, type LogEvent, type SideEffect } from '../../../kernel/index.ts';
 import { recoverConversation } from '../../../host/recovery.ts';
 import type { ScenarioRun } from '../../second-host.ts';
 import { replayInbox } from './inbox-replay.ts';
@@ -25,11 +25,27 @@ export function durableAt(run: ScenarioRun, k: number): number {
   return k < run.durableBefore.length ? run.durableBefore[k]! : run.store.count('case');
 }
 
-/** Recovers `prefix` (as reopened from the store) and checks the result; the recovered log is returned for more checks. */
-export function recoverAndCheck(prefix: readonly AnyEvent[], where: string): { problem: string | undefined; log: EventLog } {
+/** The declared side-effect level of each tool of the run, as the production host's recovery looks it up. */
+export function sideEffectOf(run: ScenarioRun): (tool: string) => SideEffect | undefined {
+  return (tool) => run.sideEffectLevels.get(tool) as SideEffect | undefined;
+}
+
+/**
+ * Recovers `prefix` (as reopened from the store) the way the production host
+ * does and checks the result; the recovered log is returned for more checks. A
+ * STATEFUL or CRITICAL call with no durable start provably never ran: recovery
+ * must say NOT_RUN, not "may have taken effect" (the write-ahead rule).
+ */
+export function recoverAndCheck(
+  prefix: readonly AnyEvent[],
+  where: string,
+  levelOf: (tool: string) => SideEffect | undefined = () => undefined,
+): { problem: string | undefined; log: EventLog } {
   const log = new EventLog({ now: () => 0 }, prefix);
   const openBefore = log.positions.openTurn;
   const startedOpen = new Set<string>();
+  const resultBefore = new Set<string>();
+  for (const e of prefix) if (!e.opaque && e.type === 'tool.result') resultBefore.add((e as Extract<LogEvent, { type: 'tool.result' }>).payload.callId);
   for (const e of prefix) {
     if (!e.opaque && e.type === 'tool.started' && log.positions.call((e as Extract<LogEvent, { type: 'tool.started' }>).payload.callId)?.result === undefined) {
       startedOpen.add((e as Extract<LogEvent, { type: 'tool.started' }>).payload.callId);
@@ -38,7 +54,7 @@ export function recoverAndCheck(prefix: readonly AnyEvent[], where: string): { p
   const fail = (problem: string) => ({ problem: `${where}: ${problem}`, log });
   let report;
   try {
-    report = recoverConversation(log);
+    report = recoverConversation(log, { sideEffectOf: levelOf });
   } catch (error) {
     return fail(`recovery threw ${(error as Error).message}`);
   }
@@ -54,6 +70,16 @@ export function recoverAndCheck(prefix: readonly AnyEvent[], where: string): { p
       const result = log.at(resultSeq) as Extract<LogEvent, { type: 'tool.result' }>;
       if (startedOpen.has(b.id) && result.payload.status !== 'unknown')
         return fail(`call ${b.id} had started when the process died, but recovery closed it ${result.payload.status}: it may have run`);
+      const level = levelOf(b.name);
+      const neverStarted = !resultBefore.has(b.id) && !startedOpen.has(b.id);
+      if (
+        neverStarted &&
+        (level === 'STATEFUL' || level === 'CRITICAL') &&
+        (result.payload.status !== 'failed' || result.payload.error?.error_code !== 'NOT_RUN')
+      )
+        return fail(
+          `${level} call ${b.id} (${b.name}) had no durable start when the process died, so it never ran, but recovery closed it ${result.payload.status}${result.payload.error ? ` (${result.payload.error.error_code})` : ''}: it must be NOT_RUN`,
+        );
     }
   }
   const pairing = checkToolPairing(project(log.events));
@@ -75,14 +101,14 @@ export function recoverAndCheck(prefix: readonly AnyEvent[], where: string): { p
       return fail(`what recovery wrote does not read back: ${(error as Error).message}`);
     }
   }
-  if (recoverConversation(log).recovered) return fail('recovery is not idempotent: a second run recovered again');
+  if (recoverConversation(log, { sideEffectOf: levelOf }).recovered) return fail('recovery is not idempotent: a second run recovered again');
   return { problem: undefined, log };
 }
 
 /** In memory, at up to `limit` crash points (the stored records equal the log's prefix; the persisted-history check holds that). */
 export function crashRecoveryAtEveryEvent(run: ScenarioRun, limit = 24): string | undefined {
   for (const p of crashPoints(run, limit)) {
-    const { problem } = recoverAndCheck(run.log.events.slice(0, p), `a crash leaving ${p} stored event(s)`);
+    const { problem } = recoverAndCheck(run.log.events.slice(0, p), `a crash leaving ${p} stored event(s)`, sideEffectOf(run));
     if (problem) return problem;
   }
   return undefined;

@@ -1,45 +1,8 @@
 /**
- * Test doubles for the tool pipeline's tests: a clock whose sleeps resolve only
- * when a test advances it (so a timeout is an event the test causes, not a wait),
- * and an in-memory recorder that keeps what it was told.
+ * Test doubles for the tool pipeline's tests: an in-memory recorder that keeps
+ * what it was told. (Time: the harness's VirtualClock, advanced by the test.)
  */
-import type { Clock } from '../clock.ts';
-import type { PolicyDecision, SideEffect, ToolCallRecorder } from './types.ts';
-
-export interface ManualClock extends Clock {
-  /** Moves time forward and resolves every sleep that is due. */
-  advance(ms: number): void;
-  /** Sleeps not yet resolved. */
-  pending(): number;
-}
-
-export function manualClock(start = 0): ManualClock {
-  let now = start;
-  const sleepers: { due: number; resolve: () => void }[] = [];
-  return {
-    now: () => now,
-    sleep(ms, signal) {
-      return new Promise<void>((resolve) => {
-        if (signal?.aborted) return resolve();
-        const sleeper = {
-          due: now + Math.max(0, ms),
-          resolve: () => {
-            const i = sleepers.indexOf(sleeper);
-            if (i >= 0) sleepers.splice(i, 1);
-            resolve();
-          },
-        };
-        sleepers.push(sleeper);
-        signal?.addEventListener('abort', () => sleeper.resolve(), { once: true });
-      });
-    },
-    advance(ms) {
-      now += ms;
-      for (const s of sleepers.filter((s) => s.due <= now)) s.resolve();
-    },
-    pending: () => sleepers.length,
-  };
-}
+import type { PolicyDecision, SideEffect, ToolCallRecorder } from '../../src/kernel/tools/types.ts';
 
 export interface StartedEntry {
   callId: string;
