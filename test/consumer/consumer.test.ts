@@ -18,7 +18,7 @@
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, join, relative, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
@@ -51,7 +51,7 @@ function userEnvironment(): NodeJS.ProcessEnv {
   }
   env.PATH = (process.env.PATH ?? '')
     .split(delimiter)
-    .filter((dir) => dir !== '' && !resolve(dir).startsWith(REPO))
+    .filter((dir) => dir !== '' && !`${resolve(dir)}${sep}`.startsWith(`${REPO}${sep}`))
     .join(delimiter);
   env.NO_COLOR = '1';
   return env;
@@ -88,7 +88,7 @@ beforeAll(async () => {
   pack = (JSON.parse(packed.stdout) as PackResult[])[0]!;
 
   project = join(work, 'project');
-  cpSync(FIXTURE, project, { recursive: true });
+  cpSync(FIXTURE, project, { recursive: true, filter: (from) => !relative(FIXTURE, from).split(sep).includes('node_modules') });
   const repoManifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
   const manifestPath = join(project, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
