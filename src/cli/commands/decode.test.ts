@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_EXPECTATIONS, WIRE_FIXTURES_DIR, expectedSummary } from '../../../providers/recorded-fixtures.expected.ts';
 import { anthropicWire } from '../../../providers/wire-fakes/anthropic.ts';
 import { reply } from '../../../providers/fake/results.ts';
+import { fixtureIt } from '../../../test/support/wire-fixtures.ts';
 import { decodeCommand, runDecodeCommand, type DecodeArgs } from './decode.ts';
 
 async function run(args: DecodeArgs) {
@@ -22,7 +23,7 @@ async function tempFile(name: string, text: string): Promise<string> {
 }
 
 describe('loopgate decode', () => {
-  it.each(FIXTURE_EXPECTATIONS.map((e) => [`${e.provider}/${e.file}`, e] as const))('prints the normalized result for %s', async (_name, entry) => {
+  fixtureIt.each(FIXTURE_EXPECTATIONS.map((e) => [`${e.provider}/${e.file}`, e] as const))('prints the normalized result for %s', async (_name, entry) => {
     const path = join(WIRE_FIXTURES_DIR, entry.provider, entry.file);
     const { code, out, err } = await run({ provider: entry.provider, file: path });
     expect(code).toBe(0);
@@ -30,7 +31,7 @@ describe('loopgate decode', () => {
     if (entry.status !== undefined) expect(err).toContain(`served with status ${entry.status}`);
   });
 
-  it('serves the file with the status given', async () => {
+  fixtureIt('serves the file with the status given', async () => {
     const path = join(WIRE_FIXTURES_DIR, 'anthropic', 'anthropic-issue-17366-error.json');
     const { code, out } = await run({ provider: 'anthropic', file: path, status: 529 });
     expect(code).toBe(0);
@@ -83,7 +84,7 @@ describe('decodeCommand', () => {
     vi.restoreAllMocks();
   });
 
-  it('sets process.exitCode and writes the result to stdout', async () => {
+  fixtureIt('sets process.exitCode and writes the result to stdout', async () => {
     const written: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
