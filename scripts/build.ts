@@ -1,7 +1,11 @@
 /**
  * `npm run build` (also run by `prepack`): the published package's JavaScript and
  * declarations in dist/, from the sources the package entries reach
- * (tsconfig.build.json). Sources import each other with `.ts` extensions;
+ * (tsconfig.build.json). dist/ mirrors the repository's layout (dist/src,
+ * dist/providers, dist/scenarios, …), and the data files the code reads beside
+ * itself — the bundled scenarios — are copied into it, so a path the code
+ * computes from its own location (import.meta) finds the same file from the
+ * sources and from the build. Sources import each other with `.ts` extensions;
  * `rewriteRelativeImportExtensions` makes them `.js` in the JavaScript, and this
  * script does the same in the declarations (tsc leaves `.ts` there), so editors
  * and tools that follow the declarations' imports find the files that exist.
@@ -9,7 +13,7 @@
  * prints goes to stderr.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -18,6 +22,12 @@ const DIST = join(ROOT, 'dist');
 rmSync(DIST, { recursive: true, force: true });
 const started = performance.now();
 execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'tsconfig.build.json')], { stdio: ['ignore', process.stderr, process.stderr] });
+
+/** Folders whose files (all but TypeScript, which tsc compiled) the code reads at run time. */
+const DATA = ['scenarios/bundled'];
+for (const folder of DATA) {
+  cpSync(join(ROOT, folder), join(DIST, folder), { recursive: true, filter: (from) => !from.endsWith('.ts') });
+}
 
 /** `from './x.ts'`, `import './x.ts'`, `import('./x.ts')`: relative specifiers only. */
 const RELATIVE_TS = /((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g;
@@ -38,7 +48,7 @@ for (const entry of readdirSync(DIST, { withFileTypes: true, recursive: true }))
       rewritten++;
     }
     if (HAS_RELATIVE_TS.test(fixed)) leftovers.push(relative(ROOT, path));
-  } else if (HAS_RELATIVE_TS.test(text)) {
+  } else if (path.endsWith('.js') && HAS_RELATIVE_TS.test(text)) {
     leftovers.push(relative(ROOT, path));
   }
 }

@@ -4,11 +4,12 @@
  * scenario files under them.
  */
 import { join, relative, resolve } from 'node:path';
-import { PACKAGE_ROOT } from '../package-root.ts';
 import type { Case } from './cases.ts';
 import { loadScenarios } from './scenario/load.ts';
 import { scenarioCase } from './scenario-case.ts';
 
+/** The package's own directory (where scenarios/bundled lives). */
+export const PACKAGE_ROOT = resolve(import.meta.dirname, '../..');
 export const BUNDLED_SCENARIOS = join(PACKAGE_ROOT, 'scenarios', 'bundled');
 
 export function bundledScenarioCases(): Case[] {

@@ -129,7 +129,7 @@ describe('the packed tarball', () => {
     }
     const bundled = readdirSync(join(REPO, 'scenarios', 'bundled'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml'));
     expect(bundled.length).toBeGreaterThan(0);
-    for (const file of bundled) expect(paths).toContain(`scenarios/bundled/${file}`);
+    for (const file of bundled) expect(paths).toContain(`dist/scenarios/bundled/${file}`);
 
     const unwanted = paths.filter(
       (p) =>
