@@ -125,8 +125,12 @@ async function start(): Promise<{ url: string; stop: () => Promise<void> }> {
     throw error;
   });
   server.stderr!.resume(); // keep draining its log
+  // If vitest exits without its teardown (an error, a signal it handles by exiting), the server goes too.
+  const onExit = () => server.kill('SIGINT');
+  process.once('exit', onExit);
 
   const stop = async () => {
+    process.off('exit', onExit);
     if (server.exitCode === null && server.signalCode === null) {
       const exited = new Promise((done) => server.once('exit', done));
       server.kill('SIGINT'); // fast shutdown
