@@ -5,13 +5,14 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeWithWireFixtures } from '../test/support/wire-fixtures.ts';
 import { decodeRecorded } from './decode-recorded.ts';
 import { WIRE_PROVIDERS } from './names.ts';
 import { FIXTURE_EXPECTATIONS, WIRE_FIXTURES_DIR, expectedSummary } from './recorded-fixtures.expected.ts';
 import { summarizeResult } from './shared/summary.ts';
 
-describe('shared wire fixtures', () => {
+describeWithWireFixtures('shared wire fixtures', () => {
   it('has an expectation for every fixture file, and no expectation without a file', () => {
     const files = WIRE_PROVIDERS.flatMap((provider) =>
       readdirSync(join(WIRE_FIXTURES_DIR, provider))

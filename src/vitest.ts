@@ -60,7 +60,8 @@ async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: S
   const context: SuiteContext = {
     registry: config.registry,
     invariants: suiteInvariants([...config.invariants, ...(options.invariants ?? [])]),
-    root: config.root,
+    // As in `loopgate run`: ids relative to the config's folder; paths given without a config of the user's, to the working directory.
+    root: config.bundled && options.paths ? process.cwd() : config.root,
   };
   return { context, paths: options.paths ? options.paths.map((p) => resolve(p)) : config.scenarios };
 }

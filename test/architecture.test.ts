@@ -16,7 +16,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 /** Lowest first. A part is a folder (or a single file) named from the repository root. */
 export const FLOORS: readonly (readonly string[])[] = [
   ['src/kernel'], // the loop and its parts, with the model port adapters implement
-  ['src/yaml', 'src/files'], // reading YAML input, bounded and with line numbers; files users name, read bounded, output places checked first
+  ['src/yaml', 'src/files', 'src/package-root.ts'], // reading YAML input, bounded and with line numbers; files users name, read bounded, output places checked first; where the package's own files are
   ['src/stores', 'providers', 'src/report'], // each on the kernel alone
   ['src/host'], // the production host
   ['src/harness'], // the second host, its world and the invariants; the agent under test is plugged in, never imported

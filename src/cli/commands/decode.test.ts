@@ -8,6 +8,7 @@ import { reply } from '../../../providers/fake/results.ts';
 import { decodeCommand } from './decode-command.ts';
 import { runDecodeCommand, type DecodeArgs } from './decode.ts';
 import { UsageError } from '../usage-error.ts';
+import { fixtureIt } from '../../../test/support/wire-fixtures.ts';
 
 async function run(args: DecodeArgs) {
   const out: string[] = [];
@@ -24,7 +25,7 @@ async function tempFile(name: string, text: string): Promise<string> {
 }
 
 describe('loopgate decode', () => {
-  it.each(FIXTURE_EXPECTATIONS.map((e) => [`${e.provider}/${e.file}`, e] as const))('prints the normalized result for %s', async (_name, entry) => {
+  fixtureIt.each(FIXTURE_EXPECTATIONS.map((e) => [`${e.provider}/${e.file}`, e] as const))('prints the normalized result for %s', async (_name, entry) => {
     const path = join(WIRE_FIXTURES_DIR, entry.provider, entry.file);
     const { code, out, err } = await run({ provider: entry.provider, file: path });
     expect(code).toBe(0);
@@ -32,7 +33,7 @@ describe('loopgate decode', () => {
     if (entry.status !== undefined) expect(err).toContain(`served with status ${entry.status}`);
   });
 
-  it('serves the file with the status given', async () => {
+  fixtureIt('serves the file with the status given', async () => {
     const path = join(WIRE_FIXTURES_DIR, 'anthropic', 'anthropic-issue-17366-error.json');
     const { code, out } = await run({ provider: 'anthropic', file: path, status: 529 });
     expect(code).toBe(0);
@@ -85,7 +86,7 @@ describe('decodeCommand', () => {
     vi.restoreAllMocks();
   });
 
-  it('sets process.exitCode and writes the result to stdout', async () => {
+  fixtureIt('sets process.exitCode and writes the result to stdout', async () => {
     const written: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);

@@ -1,0 +1,201 @@
+/**
+ * The package as its users get it: `npm pack` (which builds dist/), the tarball
+ * installed into a fresh project — a copy of fixture-project/, with its own pinned
+ * `node` devDependency (the same version as this repository's) — and there:
+ * `npx loopgate run` on the project's scenarios (exit 0, then 1 with a broken
+ * expectation) and on the bundled suite, a plain Node ESM `import('loopgate')`,
+ * `loopgate/vitest` in the project's own vitest run, and `tsc --noEmit` under
+ * `strict` on the project's code (no allowImportingTsExtensions, skipLibCheck off).
+ *
+ * One install (beforeAll) serves every check; it comes from npm's cache when the
+ * repository's own `npm ci` filled it (--prefer-offline), from the registry
+ * otherwise. The children run with the environment a user's shell would give them:
+ * none of this repository's node_modules/.bin on PATH, no npm or vitest variables
+ * of this run.
+ *
+ * To add a check, add files to fixture-project/ and a test that calls `inProject`.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, relative, resolve, sep } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = resolve(import.meta.dirname, '..', '..');
+const FIXTURE = join(import.meta.dirname, 'fixture-project');
+const INSTALL_TIMEOUT_MS = 300_000;
+
+interface Finished {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+interface PackResult {
+  readonly filename: string;
+  readonly size: number;
+  readonly unpackedSize: number;
+  readonly entryCount: number;
+  readonly files: readonly { readonly path: string }[];
+}
+
+/** process.env without what this test run added: the repository's .bin on PATH, npm's and vitest's variables. */
+function userEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  const keep = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig']);
+  for (const [key, value] of Object.entries(process.env)) {
+    const lower = key.toLowerCase();
+    if (lower.startsWith('npm_') && !keep.has(lower)) continue;
+    if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST' || key === 'INIT_CWD' || key === 'NODE' || key === 'NODE_OPTIONS') continue;
+    env[key] = value;
+  }
+  env.PATH = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => dir !== '' && !`${resolve(dir)}${sep}`.startsWith(`${REPO}${sep}`))
+    .join(delimiter);
+  env.NO_COLOR = '1';
+  return env;
+}
+
+const ENV = userEnvironment();
+
+function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000): Promise<Finished> {
+  return new Promise((done) => {
+    execFile(command, args, { cwd, env: ENV, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      done({ code, stdout, stderr: error !== null && typeof error.code !== 'number' ? `${stderr}\n${error.message}` : stderr });
+    });
+  });
+}
+
+function shown(result: Finished): string {
+  return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}
+
+let work: string;
+let project: string;
+let pack: PackResult;
+
+/** A command in the consumer project, as its user would type it (`npx …`). */
+function inProject(args: readonly string[], timeoutMs?: number): Promise<Finished> {
+  return run('npx', args, project, timeoutMs);
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'loopgate-consumer-'));
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], REPO, INSTALL_TIMEOUT_MS);
+  if (packed.code !== 0) throw new Error(`npm pack failed:\n${shown(packed)}`);
+  pack = (JSON.parse(packed.stdout) as PackResult[])[0]!;
+
+  project = join(work, 'project');
+  cpSync(FIXTURE, project, { recursive: true, filter: (from) => !relative(FIXTURE, from).split(sep).includes('node_modules') });
+  const repoManifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const manifestPath = join(project, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  // The project's tools are the versions this repository pins (its own `node` above all).
+  for (const name of Object.keys(manifest.devDependencies)) {
+    const version = repoManifest.devDependencies[name];
+    if (version === undefined) throw new Error(`fixture-project devDependency ${name} is not a devDependency of the repository`);
+    manifest.devDependencies[name] = version;
+  }
+  manifest.dependencies.loopgate = `file:${join(work, pack.filename)}`;
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+
+  const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project, INSTALL_TIMEOUT_MS);
+  if (installed.code !== 0) throw new Error(`npm install of the packed tarball failed:\n${shown(installed)}`);
+}, INSTALL_TIMEOUT_MS * 2);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('holds the built JavaScript, its declarations and what the runtime reads — no sources, tests or tooling', () => {
+    const paths = pack.files.map((f) => f.path);
+    for (const needed of [
+      'package.json',
+      'README.md',
+      'bin/loopgate.js',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/vitest.js',
+      'dist/src/vitest.d.ts',
+      'dist/src/cli/main.js',
+      'dist/scenarios/example-agent/tools.js',
+      'dist/state-tables/loop-table.js',
+      'scenarios/scenario.schema.json',
+    ]) {
+      expect(paths, needed).toContain(needed);
+    }
+    const bundled = readdirSync(join(REPO, 'scenarios', 'bundled'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml'));
+    expect(bundled.length).toBeGreaterThan(0);
+    for (const file of bundled) expect(paths).toContain(`dist/scenarios/bundled/${file}`);
+
+    const unwanted = paths.filter(
+      (p) =>
+        /\.test\.|^test\/|^bench\/|^\.ci\/|^reports\/|^scripts\/|^src\/|^providers\/|^state-tables\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts')),
+    );
+    expect(unwanted).toEqual([]);
+  });
+
+  it('runs on the project’s own pinned Node', async () => {
+    const repoNode = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { devDependencies: { node: string } }).devDependencies.node;
+    const version = await inProject(['node', '--version']);
+    expect(version.stdout.trim(), shown(version)).toBe(`v${repoNode}`);
+  });
+});
+
+describe('npx loopgate in the consumer project', () => {
+  it('runs the project’s scenarios: exit 0, and exit 1 once one expectation is broken', async () => {
+    const passing = await inProject(['loopgate', 'run', 'scenarios', '--out', join(work, 'reports-passing')]);
+    expect(passing.code, shown(passing)).toBe(0);
+    expect(passing.stdout).toContain('PASSED: 3 of 3');
+    expect(existsSync(join(work, 'reports-passing', 'results.json'))).toBe(true);
+
+    const broken = join(project, 'scenarios-broken');
+    cpSync(join(project, 'scenarios'), broken, { recursive: true });
+    const file = join(broken, 'reserve-seat.yaml');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('executions: { reserve_seat: 1 }');
+    writeFileSync(file, text.replace('executions: { reserve_seat: 1 }', 'executions: { reserve_seat: 2 }'));
+
+    const failing = await inProject(['loopgate', 'run', 'scenarios-broken', '--out', join(work, 'reports-failing')]);
+    expect(failing.code, shown(failing)).toBe(1);
+    expect(failing.stdout).toContain('scenario:scenarios-broken/reserve-seat');
+    expect(failing.stdout).toMatch(/3 cases, 2 passed, 1 failed/);
+  });
+
+  it('runs the bundled suite from inside node_modules (the files beside the build are found)', async () => {
+    const bundled = await inProject(['loopgate', 'run', '--out', join(work, 'reports-bundled')]);
+    expect(bundled.code, shown(bundled)).toBe(0);
+    const scenarios = readdirSync(join(REPO, 'scenarios', 'bundled'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml')).length;
+    expect(bundled.stdout).toMatch(new RegExp(`scenario +\\d+ passed(, \\d+ skipped)? \\(${scenarios}\\)`));
+  });
+});
+
+describe('loopgate as a library in the consumer project', () => {
+  it('imports in plain Node ESM, runs a scenario and the fuzzer, and does not load vitest', async () => {
+    const imported = await inProject(['node', 'check-import.mjs']);
+    expect(imported.code, shown(imported)).toBe(0);
+    const summary = JSON.parse(imported.stdout) as { exports: number; scenario: string; fuzzRuns: number };
+    expect(summary).toMatchObject({ scenario: 'passed', fuzzRuns: 5 });
+    expect(summary.exports).toBeGreaterThan(50);
+  });
+
+  it('runs the project’s scenario files through loopgate/vitest in the project’s own vitest', async () => {
+    const tested = await inProject(['vitest', 'run', '--reporter', 'verbose']);
+    expect(tested.code, shown(tested)).toBe(0);
+    for (const name of ['order-status', 'reserve-seat', 'reserve-seat-timeout']) {
+      expect(tested.stdout).toMatch(new RegExp(`✓ .*consumer scenarios > \\S*scenarios/${name}(\\.yaml)?(\\s|$)`, 'm'));
+    }
+    expect(tested.stdout).toMatch(/Tests +4 passed \(4\)/);
+  });
+
+  it('type-checks the project’s code under strict, with loopgate’s declarations checked and without allowImportingTsExtensions', async () => {
+    const tsconfig = JSON.parse(readFileSync(join(project, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+    expect(tsconfig.compilerOptions).toMatchObject({ strict: true, skipLibCheck: false });
+    expect(tsconfig.compilerOptions).not.toHaveProperty('allowImportingTsExtensions');
+    const checked = await inProject(['tsc', '--noEmit', '-p', 'tsconfig.json']);
+    expect(checked.code, shown(checked)).toBe(0);
+  });
+});
