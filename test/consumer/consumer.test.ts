@@ -2,8 +2,10 @@
  * The package as its users get it: `npm pack` (which builds dist/), the tarball
  * installed into a fresh project — a copy of fixture-project/, with its own pinned
  * `node` devDependency (the same version as this repository's) — and there:
- * `npx loopgate run` on the project's scenarios (exit 0, then 1 with a broken
- * expectation) and on the bundled suite, a plain Node ESM `import('loopgate')`,
+ * `npx loopgate run` with the project's loopgate.config.ts agent on its scenarios
+ * (exit 0, then 1 with a broken expectation; 2 for a scenario that would change
+ * a tool's declaration; 1 for nothing checked), `npx loopgate fuzz` on that agent,
+ * the bundled suite, a plain Node ESM `import('loopgate')`,
  * `loopgate/vitest` in the project's own vitest run, and `tsc --noEmit` under
  * `strict` on the project's code (no allowImportingTsExtensions, skipLibCheck off).
  *
@@ -146,27 +148,64 @@ describe('the packed tarball', () => {
 });
 
 describe('npx loopgate in the consumer project', () => {
-  it('runs the project’s scenarios: exit 0, and exit 1 once one expectation is broken', async () => {
-    const passing = await inProject(['loopgate', 'run', 'scenarios', '--out', join(work, 'reports-passing')]);
+  it('runs the agent of the project’s loopgate.config.ts on its scenarios: exit 0, and exit 1 once one expectation is broken', async () => {
+    const passing = await inProject(['loopgate', 'run', '--out', join(work, 'reports-passing')]);
     expect(passing.code, shown(passing)).toBe(0);
-    expect(passing.stdout).toContain('PASSED: 3 of 3');
+    expect(passing.stdout).toContain('PASSED: 4 of 4');
     expect(existsSync(join(work, 'reports-passing', 'results.json'))).toBe(true);
+    // Case ids are the files' paths from the config's folder, whatever the working directory.
+    const fromSub = await run('npx', ['loopgate', 'run', '--reporter', 'json', '--out', join(work, 'reports-sub')], join(project, 'src'));
+    expect(fromSub.code, shown(fromSub)).toBe(0);
+    const ids = (JSON.parse(readFileSync(join(work, 'reports-sub', 'results.json'), 'utf8')) as { cases: { id: string }[] }).cases.map((c) => c.id).sort();
+    expect(ids).toEqual([
+      'scenario:scenarios/order-status',
+      'scenario:scenarios/reserve-same-seat-in-another-case',
+      'scenario:scenarios/reserve-seat',
+      'scenario:scenarios/reserve-seat-timeout',
+    ]);
 
-    const broken = join(project, 'scenarios-broken');
-    cpSync(join(project, 'scenarios'), broken, { recursive: true });
-    const file = join(broken, 'reserve-seat.yaml');
+    const file = join(project, 'scenarios', 'reserve-seat.yaml');
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('executions: { reserve_seat: 1 }');
     writeFileSync(file, text.replace('executions: { reserve_seat: 1 }', 'executions: { reserve_seat: 2 }'));
+    try {
+      const failing = await inProject(['loopgate', 'run', '--out', join(work, 'reports-failing')]);
+      expect(failing.code, shown(failing)).toBe(1);
+      expect(failing.stdout).toContain('scenario:scenarios/reserve-seat');
+      expect(failing.stdout).toMatch(/4 cases, 3 passed, 1 failed/);
+    } finally {
+      writeFileSync(file, text);
+    }
+  });
 
-    const failing = await inProject(['loopgate', 'run', 'scenarios-broken', '--out', join(work, 'reports-failing')]);
-    expect(failing.code, shown(failing)).toBe(1);
-    expect(failing.stdout).toContain('scenario:scenarios-broken/reserve-seat');
-    expect(failing.stdout).toMatch(/3 cases, 2 passed, 1 failed/);
+  it('refuses, before running anything, a scenario that would downgrade the agent’s STATEFUL tool — and an empty folder passes nothing', async () => {
+    const bad = join(project, 'scenarios-bad');
+    cpSync(join(project, 'scenarios'), bad, { recursive: true });
+    writeFileSync(
+      join(bad, 'reserve-seat.yaml'),
+      readFileSync(join(bad, 'reserve-seat.yaml'), 'utf8').replace('provider:', 'tools:\n  - name: reserve_seat\n    sideEffect: NONE\nprovider:'),
+    );
+    const refused = await inProject(['loopgate', 'run', 'scenarios-bad', '--out', join(work, 'reports-bad')]);
+    expect(refused.code, shown(refused)).toBe(2);
+    expect(refused.stderr).toMatch(/scenarios-bad\/reserve-seat\.yaml:4:\d+: tools\[0\]\.sideEffect: reserve_seat is agent travel's own tool/);
+    expect(existsSync(join(work, 'reports-bad'))).toBe(false);
+
+    const empty = join(project, 'scenarios-empty');
+    cpSync(join(project, 'src'), join(empty, 'not-scenarios'), { recursive: true });
+    const nothing = await inProject(['loopgate', 'run', 'scenarios-empty', '--out', join(work, 'reports-empty')]);
+    expect(nothing.code, shown(nothing)).toBe(1);
+    expect(nothing.stderr).toMatch(/nothing was checked/);
+  });
+
+  it('fuzzes the config’s agent', async () => {
+    const fuzzed = await inProject(['loopgate', 'fuzz', '--runs', '50', '--seed', '3', '--reporter', 'json', '--out', join(work, 'reports-fuzz')]);
+    expect(fuzzed.code, shown(fuzzed)).toBe(0);
+    expect(fuzzed.stderr).toMatch(/fuzz: 50 runs/);
   });
 
   it('runs the bundled suite from inside node_modules (the files beside the build are found)', async () => {
-    const bundled = await inProject(['loopgate', 'run', '--out', join(work, 'reports-bundled')]);
+    const config = join(project, 'node_modules', 'loopgate', 'dist', 'scenarios', 'bundled', 'loopgate.config.js');
+    const bundled = await inProject(['loopgate', 'run', '--config', config, '--out', join(work, 'reports-bundled')]);
     expect(bundled.code, shown(bundled)).toBe(0);
     const scenarios = readdirSync(join(REPO, 'scenarios', 'bundled'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml')).length;
     expect(bundled.stdout).toMatch(new RegExp(`scenario +\\d+ passed(, \\d+ skipped)? \\(${scenarios}\\)`));
@@ -185,10 +224,10 @@ describe('loopgate as a library in the consumer project', () => {
   it('runs the project’s scenario files through loopgate/vitest in the project’s own vitest', async () => {
     const tested = await inProject(['vitest', 'run', '--reporter', 'verbose']);
     expect(tested.code, shown(tested)).toBe(0);
-    for (const name of ['order-status', 'reserve-seat', 'reserve-seat-timeout']) {
-      expect(tested.stdout).toMatch(new RegExp(`✓ .*consumer scenarios > \\S*scenarios/${name}(\\.yaml)?(\\s|$)`, 'm'));
+    for (const name of ['order-status', 'reserve-seat', 'reserve-same-seat-in-another-case', 'reserve-seat-timeout']) {
+      expect(tested.stdout).toMatch(new RegExp(`✓ .*consumer scenarios > scenarios/${name}(\\s|$)`, 'm'));
     }
-    expect(tested.stdout).toMatch(/Tests +4 passed \(4\)/);
+    expect(tested.stdout).toMatch(/Tests +5 passed \(5\)/);
   });
 
   it('type-checks the project’s code under strict, with loopgate’s declarations checked and without allowImportingTsExtensions', async () => {
