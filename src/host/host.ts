@@ -55,6 +55,8 @@ import {
   isKnown,
   type SideEffect,
   outcomeLabel,
+  type TraceContext,
+  type W3cTracing,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
@@ -62,6 +64,8 @@ import { httpStatusFor, summarizeLoggedTurn, type Delivery, type ResponseEnvelop
 import { serializedFlush } from './flush.ts';
 import { recoverConversation, type RecoveryReport } from './recovery.ts';
 import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
+import { randomSpanId, randomTraceId } from './span-ids.ts';
+import { parseTraceparent } from './traceparent.ts';
 
 export interface HostOptions {
   readonly config: HostConfig;
@@ -102,6 +106,12 @@ export interface HandleOptions {
    * takes it.
    */
   readonly signal?: AbortSignal;
+  /**
+   * The caller's W3C `traceparent`. The turn that takes this message when it starts
+   * is traced in the caller's trace, as a child of the caller's span, and its tools
+   * get traceparents in that trace to pass on. Malformed: 400, nothing stored.
+   */
+  readonly traceparent?: string;
 }
 
 /** What `recoverAll` found. */
@@ -135,6 +145,8 @@ interface Waiter {
   readonly id: string;
   readonly intent: Intent;
   readonly text: string;
+  /** The caller's trace (`HandleOptions.traceparent`). */
+  readonly caller: TraceContext | undefined;
   /** Seq of its `inbox.received` in the session's log, once posted. */
   seq: number | undefined;
   readonly resolve: (envelope: ResponseEnvelope) => void;
@@ -221,6 +233,8 @@ export class AgentHost {
     if (typeof text !== 'string') return fail(400, `the message text must be a string, got ${typeof text}`);
     const intent = options.intent ?? 'follow_up';
     if (!INTENTS.includes(intent)) return fail(400, `invalid intent ${JSON.stringify(intent)}: use follow_up, steer or inject`);
+    const traced = options.traceparent === undefined ? undefined : parseTraceparent(options.traceparent);
+    if (traced && 'error' in traced) return fail(400, traced.error);
     if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down; the message was not stored');
     try {
       await this.#claimStore();
@@ -233,7 +247,7 @@ export class AgentHost {
     this.#expireIdle();
     const c = this.#activate(conversationId);
     const { promise, resolve } = Promise.withResolvers<ResponseEnvelope>();
-    const waiter: Waiter = { conversationId, id: this.#newId(), intent, text, seq: undefined, resolve, settled: false };
+    const waiter: Waiter = { conversationId, id: this.#newId(), intent, text, caller: traced?.context, seq: undefined, resolve, settled: false };
     if (c.holding && c.session) {
       // A turn of this conversation is running here: the message joins it now.
       this.#post(c, c.session, waiter);
@@ -647,7 +661,13 @@ export class AgentHost {
     const turns = new WeakMap<Tracer, number>();
     const tracing: TurnTracing = {
       begin: (turn) => {
-        const tracer = new Tracer({ clock: this.#clock, traceId: `${c.id}:${turn}`, mode: o.config.trace.mode, redact: this.#redact });
+        const tracer = new Tracer({
+          clock: this.#clock,
+          traceId: `${c.id}:${turn}`,
+          mode: o.config.trace.mode,
+          redact: this.#redact,
+          w3c: this.#traceContext(c, log),
+        });
         turns.set(tracer, turn);
         return tracer;
       },
@@ -699,6 +719,26 @@ export class AgentHost {
     });
   }
 
+  /**
+   * The W3C trace of a turn about to start: the caller's, from the first message
+   * waiting in the inbox whose request gave a traceparent; else a new trace.
+   */
+  #traceContext(c: Conversation, log: EventLog): W3cTracing {
+    let caller: TraceContext | undefined;
+    if (c.waiting.size > 0) {
+      for (const message of log.positions.pending()) {
+        caller = c.waiting.get(message.id)?.caller;
+        if (caller) break;
+      }
+    }
+    return {
+      traceId: caller?.traceId ?? randomTraceId(),
+      ...(caller?.parentSpanId !== undefined ? { parentSpanId: caller.parentSpanId } : {}),
+      sampled: caller?.sampled ?? true,
+      newSpanId: randomSpanId,
+    };
+  }
+
   /** Reads a conversation's events (for replay and inspection). */
   async events(conversationId: string) {
     const records = await this.#options.store.read(conversationId);
@@ -722,6 +762,11 @@ export class AgentHost {
       this.#stop('the host is shutting down');
       await Promise.allSettled([...this.#running]);
       await this.idle();
+      try {
+        await this.#options.exporter?.shutdown?.(); // what the exporter buffered is sent
+      } catch {
+        // An exporter failure never fails the host.
+      }
       await this.#options.store.close();
     })();
     return this.#closing;

@@ -43,6 +43,8 @@ export interface TraceRecord {
 
 export interface TraceExporter {
   export(trace: TraceRecord): void | Promise<void>;
+  /** Sends what is buffered and stops; a host calls it when it closes. */
+  shutdown?(): void | Promise<void>;
 }
 
 export class TraceLifecycleError extends Error {
