@@ -21,6 +21,8 @@ export { recoverConversation, type RecoveryOptions, type RecoveryReport } from '
 export { CollectingExporter, FanOutExporter, JsonlFileExporter } from './host/trace-export.ts';
 export { OtelTraceExporter, type OtelExporterOptions } from './host/otel/otel-exporter.ts';
 export { parseTraceparent } from './host/traceparent.ts';
+export { FollowError, type FollowOptions } from './host/follow.ts';
+export { eventsHandler, streamEvents, type EventStreamOptions, type FollowableHost } from './host/sse.ts';
 export { createHostFromConfig, modelSpecs, pinModel, type HostFromConfigOptions, type ModelSpec } from './host/from-config.ts';
 
 // Stores

@@ -52,6 +52,7 @@ import {
   type CancelSource,
   type Outcome,
   type LogEvent,
+  type AnyEvent,
   isKnown,
   type SideEffect,
   outcomeLabel,
@@ -62,6 +63,8 @@ import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
 import { httpStatusFor, summarizeLoggedTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './envelope.ts';
 import { serializedFlush } from './flush.ts';
+import { followConversation, FollowError, type FollowOptions } from './follow.ts';
+import { FollowerRegistry } from './followers.ts';
 import { recoverConversation, type RecoveryReport } from './recovery.ts';
 import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
 import { randomSpanId, randomTraceId } from './span-ids.ts';
@@ -187,6 +190,7 @@ export class AgentHost {
   readonly #idle = new Map<string, Conversation>();
   readonly #shutdown = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
+  readonly #followers = new FollowerRegistry();
   #storeClaim: Promise<void> | undefined;
   #halted = false;
   #closing: Promise<void> | undefined;
@@ -388,6 +392,7 @@ export class AgentHost {
     const pump = this.#pump(c).finally(() => {
       if (c.pump === pump) c.pump = undefined;
       this.#settleIdle(c);
+      this.#followers.notify(c.id); // its followers may be done
     });
     c.pump = pump;
   }
@@ -610,12 +615,25 @@ export class AgentHost {
   }
 
   #flushFor(conversationId: string, log: EventLog): () => Promise<void> {
-    return serializedFlush(this.#options.store, conversationId, log, {
+    const write = serializedFlush(this.#options.store, conversationId, log, {
       stopAfterFailure: true,
       guard: () => {
         if (this.#halted) throw new Error('the host was halted: it writes nothing more');
       },
     });
+    // What is stored is told to the conversation's followers (follow.ts).
+    const flush = () => write().then(() => this.#followers.notify(conversationId, log));
+    // While someone follows, what the loop appends (streamed deltas) is stored at the next tick, not at the step's end.
+    let scheduled = false;
+    log.subscribe(() => {
+      if (scheduled || !this.#followers.has(conversationId)) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        flush().catch(() => undefined); // a failed write surfaces through the loop's own next write
+      });
+    });
+    return flush;
   }
 
   /** A conversation with nothing in flight becomes idle: kept for reuse within the `sessions` bound, or forgotten. */
@@ -737,6 +755,35 @@ export class AgentHost {
       sampled: caller?.sampled ?? true,
       newSpanId: randomSpanId,
     };
+  }
+
+  /**
+   * Follows a conversation: its stored events from `from` as an async iterable,
+   * then each new one as soon as it is stored, until this host has no more work in
+   * flight for it (or `signal` aborts; `keepOpen` waits for later turns too).
+   * Every event passes the redactor. Rejects (`FollowError`) for an invalid
+   * conversation id or a `from` past the end. See follow.ts.
+   */
+  follow(conversationId: string, options: FollowOptions = {}): Promise<AsyncIterable<AnyEvent>> {
+    if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId))
+      return Promise.reject(new FollowError(`invalid conversation id ${JSON.stringify(String(conversationId).slice(0, 80))}`));
+    const store = this.#options.store;
+    return followConversation(
+      {
+        read: async (id, from) => decodeRecords(await store.read(id, from), `${store.describe} conversation "${id}"`, from),
+        subscribe: (id, listener) => {
+          const unsubscribe = this.#followers.subscribe(id, listener);
+          // A turn running here may hold events not stored yet: store them now, so the follower gets them.
+          const c = this.#conversations.get(id);
+          if (c?.holding && c.session && c.session.log.unflushed().length > 0) c.session.flush().catch(() => undefined);
+          return unsubscribe;
+        },
+        busy: (id) => this.isBusy(id),
+        redact: this.#redact,
+      },
+      conversationId,
+      options,
+    );
   }
 
   /** Reads a conversation's events (for replay and inspection). */
