@@ -3,9 +3,9 @@
  * client and its fallbacks on the official SDKs (`model.provider`, `model.name`,
  * `model.baseURL`, `model.apiKeyEnv`, `model.timeoutMs`, `model.fallback`), where
  * traces go (`trace.export`: a JSON-lines file, an OpenTelemetry collector over
- * OTLP/HTTP with header values from the environment, or both), plus everything `AgentHost` reads itself. What code
- * must supply — the tools, and optionally an approver, hooks, a policy — comes in
- * the options. Every bad key is a `ConfigError` naming the file, line and key,
+ * OTLP/HTTP with header values from the environment, or both), plus everything
+ * `AgentHost` reads itself. What code must supply — the tools, and optionally an
+ * approver, hooks, a policy — comes in the options. Every bad key is a `ConfigError` naming the file, line and key,
  * before anything is opened or written.
  *
  * Relative paths in a config file (`store.path`, `trace.export.jsonl`) are
@@ -75,7 +75,14 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   // The keys and the collector's header values are secrets whatever their variables are called.
   const secrets = [...(options.secrets ?? []), ...specs.flatMap((s) => (s.apiKey ? [s.apiKey] : [])), ...Object.values(headers)];
   const exporter = givenExporter ?? traceExporter(parsed, { at, headers, secrets });
-  const store = givenStore ?? (await openStore(parsed.store.kind === 'sqlite' ? { ...parsed.store, path: at(parsed.store.path) } : parsed.store, { env }));
+  const stopExporter = () => (givenExporter ? Promise.resolve() : Promise.resolve(exporter?.shutdown?.()).catch(() => undefined));
+  let store: EventStore;
+  try {
+    store = givenStore ?? (await openStore(parsed.store.kind === 'sqlite' ? { ...parsed.store, path: at(parsed.store.path) } : parsed.store, { env }));
+  } catch (error) {
+    await stopExporter();
+    throw error;
+  }
   let host: AgentHost;
   try {
     host = new AgentHost({
@@ -89,7 +96,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
     });
   } catch (error) {
     if (!givenStore) await store.close().catch(() => undefined);
-    if (!givenExporter) await Promise.resolve(exporter?.shutdown?.()).catch(() => undefined);
+    await stopExporter();
     throw error;
   }
   if (recover ?? true) {
