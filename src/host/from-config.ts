@@ -5,8 +5,9 @@
  * traces go (`trace.export`: a JSON-lines file, an OpenTelemetry collector over
  * OTLP/HTTP with header values from the environment, or both), plus everything
  * `AgentHost` reads itself. What code must supply — the tools, and optionally an
- * approver, hooks, a policy — comes in the options. Every bad key is a `ConfigError` naming the file, line and key,
- * before anything is opened or written.
+ * approver, hooks, a policy — comes in the options. Every bad key is a
+ * `ConfigError` naming the file, line and key, before anything is opened or
+ * written.
  *
  * Relative paths in a config file (`store.path`, `trace.export.jsonl`) are
  * relative to the file's folder; in a config given as an object, to the working
