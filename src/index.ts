@@ -18,7 +18,11 @@ export {
 } from './host/config.ts';
 export { httpStatusFor, summarizeTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './host/envelope.ts';
 export { recoverConversation, type RecoveryOptions, type RecoveryReport } from './host/recovery.ts';
-export { CollectingExporter, JsonlFileExporter } from './host/trace-export.ts';
+export { CollectingExporter, FanOutExporter, JsonlFileExporter } from './host/trace-export.ts';
+export { OtelTraceExporter, type OtelExporterOptions } from './host/otel/otel-exporter.ts';
+export { parseTraceparent } from './host/traceparent.ts';
+export { FollowError, type FollowOptions } from './host/follow.ts';
+export { eventsHandler, streamEvents, type EventStreamOptions, type FollowableHost } from './host/sse.ts';
 export { createHostFromConfig, modelSpecs, pinModel, type HostFromConfigOptions, type ModelSpec } from './host/from-config.ts';
 
 // Stores

@@ -4,6 +4,7 @@
  * counterexample's file, timeline and metrics, and how to replay the search.
  */
 import { outcomeLabel } from '../kernel/index.ts';
+import { stepRequests } from '../harness/step-requests.ts';
 import { buildTimeline } from '../harness/timeline.ts';
 import { metricsOf } from '../harness/scenario-case.ts';
 import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from '../report/results.ts';
@@ -46,7 +47,7 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
       ...(input.counterexampleFile ? { file: input.counterexampleFile } : {}),
       ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
       failure: `${invariant.id}: ${message}`,
-      ...(run ? { virtualMs: run.virtualMs, metrics: metricsOf(run), timeline: buildTimeline(run) } : {}),
+      ...(run ? { virtualMs: run.virtualMs, metrics: metricsOf(run), timeline: buildTimeline(run), requests: stepRequests(run) } : {}),
       checks: [
         { name: invariant.id, passed: false, message, actual: failure.message },
         ...(input.reproduces ? [{ name: 'counterexample reproduces with loopgate run', passed: input.reproduces.ok, message: input.reproduces.detail }] : []),

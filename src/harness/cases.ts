@@ -3,7 +3,7 @@
  * scenario, a fuzz run — reduced to one shape, so one runner, one set of
  * reports and one baseline serve them all.
  */
-import type { CaseKind, CaseMetrics, CaseResult, CheckResult, TimelineEntry } from '../report/results.ts';
+import type { CaseKind, CaseMetrics, CaseResult, CheckResult, StepRequest, TimelineEntry } from '../report/results.ts';
 
 export interface CaseContext {
   /** The case's own seed, derived from the run's seed and the case id. */
@@ -16,6 +16,7 @@ export interface CaseOutcome {
   readonly checks: readonly CheckResult[];
   readonly metrics?: CaseMetrics;
   readonly timeline?: readonly TimelineEntry[];
+  readonly requests?: readonly StepRequest[];
   readonly virtualMs?: number;
   readonly skipReason?: string;
   readonly repeats?: CaseResult['repeats'];

@@ -69,6 +69,7 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
       checks: outcome.checks,
       ...(outcome.metrics ? { metrics: outcome.metrics } : {}),
       ...(outcome.timeline ? { timeline: outcome.timeline } : {}),
+      ...(outcome.requests ? { requests: outcome.requests } : {}),
       ...(outcome.repeats ? { repeats: outcome.repeats } : {}),
     };
   } catch (error) {

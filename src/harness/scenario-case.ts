@@ -1,5 +1,5 @@
 /** A scenario file as a case: run it in the second host, check it three ways and against the invariants. */
-import { outcomeLabel } from '../kernel/index.ts';
+import { createRedactor, outcomeLabel, redactDeep } from '../kernel/index.ts';
 import type { CaseMetrics } from '../report/results.ts';
 import type { Case, CaseOutcome } from './cases.ts';
 import { statusFromChecks } from './cases.ts';
@@ -8,6 +8,7 @@ import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
 import { runScenario, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
+import { stepRequests } from './step-requests.ts';
 import { buildTimeline } from './timeline.ts';
 
 export function metricsOf(run: ScenarioRun): CaseMetrics {
@@ -23,12 +24,15 @@ export function metricsOf(run: ScenarioRun): CaseMetrics {
 
 export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): CaseOutcome {
   const last = run.results[run.results.length - 1];
+  // A check quotes what the run produced (a reply, a request); no configured secret reaches a report through it.
+  const redact = createRedactor({ secrets: run.secrets });
   return {
     status: statusFromChecks(checks),
     ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
-    checks,
+    checks: checks.map((check) => redactDeep(check, redact) as CaseOutcome['checks'][number]),
     metrics: metricsOf(run),
     timeline: buildTimeline(run),
+    requests: stepRequests(run),
     virtualMs: run.virtualMs,
   };
 }

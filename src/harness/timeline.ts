@@ -10,6 +10,8 @@ import type { ScenarioRun } from './second-host.ts';
 export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
   const out: TimelineEntry[] = [];
   const requestAt = new Map<string, number>();
+  const requestIndex = new Map<string, number>(); // the n-th model.request: its index in the case's `requests` (step-requests.ts)
+  let requests = 0;
   const toolAt = new Map<string, { at: number; args: unknown }>();
   for (const e of run.log.events) {
     if (e.opaque) continue;
@@ -21,9 +23,12 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
       case 'turn.opened':
         out.push({ at: event.at, kind: 'turn', turn: event.payload.turn, label: `turn ${event.payload.turn} opened` });
         break;
-      case 'model.request':
-        requestAt.set(`${event.payload.turn}:${event.payload.step}:${event.payload.attempt}`, event.at);
+      case 'model.request': {
+        const key = `${event.payload.turn}:${event.payload.step}:${event.payload.attempt}`;
+        requestAt.set(key, event.at);
+        requestIndex.set(key, requests++);
         break;
+      }
       case 'model.result': {
         const key = `${event.payload.turn}:${event.payload.step}:${event.payload.attempt}`;
         const start = requestAt.get(key) ?? event.at;
@@ -37,6 +42,7 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
           label: `step ${event.payload.step}${event.payload.attempt > 1 ? ` (attempt ${event.payload.attempt})` : ''}: ${r.type}${r.kind ? ` ${r.kind}` : ''}${r.at ? ` at ${r.at}` : ''}`,
           durationMs: event.at - start,
           status: ok ? 'ok' : r.kind === 'aborted' ? 'cancelled' : 'error',
+          ...(requestIndex.has(key) ? { request: requestIndex.get(key)! } : {}),
           data: { ...(r.usage ? { usage: r.usage } : {}), ...(r.stopReason ? { stopReason: r.stopReason } : {}), ...(r.message ? { message: r.message } : {}) },
         });
         break;

@@ -25,8 +25,11 @@ export function leafKeys(schema: z.ZodType, path: string[] = []): string[][] {
     case 'nullable':
     case 'prefault':
       return leafKeys(def.innerType as z.ZodType, path);
-    case 'pipe':
-      return leafKeys(def.in as z.ZodType, path);
+    case 'pipe': {
+      // A preprocessed value (`z.preprocess`) pipes a transform into the schema that holds the keys.
+      const into = (def.in as unknown as { _zod: { def: { type: string } } })._zod.def.type === 'transform' ? def.out : def.in;
+      return leafKeys(into as z.ZodType, path);
+    }
     case 'object':
       return Object.entries(def.shape as Record<string, z.ZodType>).flatMap(([key, value]) => leafKeys(value, [...path, key]));
     case 'array':
@@ -63,7 +66,16 @@ describe('host config keys', () => {
 
   it('the schema walk finds the keys (the check below is not vacuous)', () => {
     const names = keys.map((k) => k.join('.'));
-    for (const expected of ['model.provider', 'model.fallback.apiKeyEnv', 'trace.export.jsonl', 'sessions.maxIdle', 'store.path', 'tools.modes.allow']) {
+    for (const expected of [
+      'model.provider',
+      'model.fallback.apiKeyEnv',
+      'trace.export.jsonl',
+      'trace.export.otlp.endpoint',
+      'trace.export.otlp.headers',
+      'sessions.maxIdle',
+      'store.path',
+      'tools.modes.allow',
+    ]) {
       expect(names).toContain(expected);
     }
   });
@@ -71,7 +83,7 @@ describe('host config keys', () => {
   it.each(keys.map((k) => [k.join('.'), k] as const))('%s is read by something', (_name, path) => {
     const key = path[path.length - 1]!;
     const read = new RegExp(`\\.${key}\\b|[{,]\\s*${key}\\s*[,}:]`);
-    // `trace.export` and `store.kind` are also read as whole values (`config.trace.export === 'none'`).
+    // `store.kind` is also read as a whole value (`config.store.kind === 'sqlite'`).
     expect(read.test(code), `nothing reads config key ${path.join('.')}: read it, or remove it from the schema`).toBe(true);
   });
 });

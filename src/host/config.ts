@@ -16,6 +16,59 @@ const nonNegativeInt = z.number().int().nonnegative();
 const providerName = z.enum(['anthropic', 'openai-chat', 'openai-responses', 'fake']);
 const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
 
+/** An HTTP header name (RFC 9110 token). */
+const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name');
+
+/**
+ * OTLP over HTTP to a collector. Header values (API keys) never sit in the file:
+ * each header names the environment variable holding its value.
+ */
+const otlpSchema = z.strictObject({
+  /** The collector's OTLP/HTTP traces URL; a URL without a path gets the standard `/v1/traces`. */
+  endpoint: z
+    .string()
+    .refine((url) => otlpEndpointProblem(url) === undefined, { error: (issue) => otlpEndpointProblem(String(issue.input)) ?? 'invalid endpoint' }),
+  /** Header name → the environment variable holding its value, e.g. `{ x-honeycomb-team: HONEYCOMB_API_KEY }`. */
+  headers: z
+    .record(headerName, envName, {
+      error: (issue) => (issue.code === 'invalid_key' ? "not an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)" : undefined),
+    })
+    .default({}),
+  /** The resource's `service.name`. */
+  serviceName: z.string().min(1).default('loopgate'),
+  /** `gen_ai.agent.name` on every turn span. */
+  agentName: z.string().min(1).optional(),
+  /** Longest one export request may take (ms). */
+  timeoutMs: positiveInt.optional(),
+});
+
+/** Why `url` cannot be an OTLP endpoint, or undefined. */
+export function otlpEndpointProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `${JSON.stringify(url.slice(0, 120))} is not a URL: give the collector's address, e.g. http://localhost:4318/v1/traces`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `${parsed.protocol} is not supported: OTLP over HTTP needs an http:// or https:// URL`;
+  if (parsed.username !== '' || parsed.password !== '')
+    return 'must not carry credentials (config files get committed and shared): send them as a header whose value comes from an environment variable (headers)';
+  return undefined;
+}
+
+const traceExportSchema = z.preprocess(
+  (value) => (value === 'none' ? {} : value),
+  z.strictObject(
+    {
+      /** A JSON-lines file, one trace per line (relative to the config file). */
+      jsonl: z.string().min(1).optional(),
+      otlp: otlpSchema.optional(),
+    },
+    { error: (issue) => (issue.code === 'invalid_type' ? 'use none, or an object with jsonl: FILE and/or otlp: { endpoint: URL }' : undefined) },
+  ),
+);
+
 const layerSchema = z.strictObject({
   allow: z.array(z.string()).optional(),
   deny: z.array(z.string()).optional(),
@@ -104,10 +157,10 @@ export const hostConfigSchema = z.strictObject({
     .strictObject({
       /** dev: lifecycle misuse throws; production: it is recorded. */
       mode: z.enum(['dev', 'production']).default('production'),
-      /** Where finished traces go: a JSON-lines file (relative to the config file), or nowhere. */
-      export: z.union([z.literal('none'), z.strictObject({ jsonl: z.string().min(1) })]).default('none'),
+      /** Where finished traces go: a JSON-lines file, an OpenTelemetry collector (OTLP/HTTP), both, or nowhere (`none`). */
+      export: traceExportSchema.default({}),
     })
-    .default({ mode: 'production', export: 'none' }),
+    .default({ mode: 'production', export: {} }),
   prompt: z
     .strictObject({
       identity: z.string().default('You are a helpful assistant.'),

@@ -2,10 +2,12 @@
  * A production host from its YAML alone: the store it names (`store`), the model
  * client and its fallbacks on the official SDKs (`model.provider`, `model.name`,
  * `model.baseURL`, `model.apiKeyEnv`, `model.timeoutMs`, `model.fallback`), where
- * traces go (`trace.export`), plus everything `AgentHost` reads itself. What code
- * must supply — the tools, and optionally an approver, hooks, a policy — comes in
- * the options. Every bad key is a `ConfigError` naming the file, line and key,
- * before anything is opened or written.
+ * traces go (`trace.export`: a JSON-lines file, an OpenTelemetry collector over
+ * OTLP/HTTP with header values from the environment, or both), plus everything
+ * `AgentHost` reads itself. What code must supply — the tools, and optionally an
+ * approver, hooks, a policy — comes in the options. Every bad key is a
+ * `ConfigError` naming the file, line and key, before anything is opened or
+ * written.
  *
  * Relative paths in a config file (`store.path`, `trace.export.jsonl`) are
  * relative to the file's folder; in a config given as an object, to the working
@@ -19,7 +21,8 @@ import { openStore } from '../stores/from-config.ts';
 import { ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
 import { AgentHost, type HostOptions, type RecoverySweep } from './host.ts';
 import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
-import { JsonlFileExporter } from './trace-export.ts';
+import { OtelTraceExporter } from './otel/otel-exporter.ts';
+import { FanOutExporter, JsonlFileExporter } from './trace-export.ts';
 
 /** One model client as the config names it: the primary (`model`) or a fallback (`model.fallback[i]`). */
 export interface ModelSpec {
@@ -68,9 +71,19 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
   const build = options.modelClient ?? ((spec: ModelSpec) => adapterFor(spec, options.fetch));
   const [primary, ...fallbacks] = specs.map((spec) => pinModel(build(spec), spec.name));
+  const headers = otlpHeaders(parsed, env);
   const { store: givenStore, env: _env, modelClient: _modelClient, fetch: _fetch, exporter: givenExporter, recover, onRecovered, ...rest } = options;
-  const exporter = givenExporter ?? (parsed.trace.export === 'none' ? undefined : new JsonlFileExporter(at(parsed.trace.export.jsonl)));
-  const store = givenStore ?? (await openStore(parsed.store.kind === 'sqlite' ? { ...parsed.store, path: at(parsed.store.path) } : parsed.store, { env }));
+  // The keys and the collector's header values are secrets whatever their variables are called.
+  const secrets = [...(options.secrets ?? []), ...specs.flatMap((s) => (s.apiKey ? [s.apiKey] : [])), ...Object.values(headers)];
+  const exporter = givenExporter ?? traceExporter(parsed, { at, headers, secrets });
+  const stopExporter = () => (givenExporter ? Promise.resolve() : Promise.resolve(exporter?.shutdown?.()).catch(() => undefined));
+  let store: EventStore;
+  try {
+    store = givenStore ?? (await openStore(parsed.store.kind === 'sqlite' ? { ...parsed.store, path: at(parsed.store.path) } : parsed.store, { env }));
+  } catch (error) {
+    await stopExporter();
+    throw error;
+  }
   let host: AgentHost;
   try {
     host = new AgentHost({
@@ -80,11 +93,11 @@ export async function createHostFromConfig(config: string | HostConfig, options:
       model: primary!,
       ...(fallbacks.length ? { fallbackModels: fallbacks } : {}),
       ...(exporter ? { exporter } : {}),
-      // The keys are secrets whatever their variables are called.
-      secrets: [...(options.secrets ?? []), ...specs.flatMap((s) => (s.apiKey ? [s.apiKey] : []))],
+      secrets,
     });
   } catch (error) {
     if (!givenStore) await store.close().catch(() => undefined);
+    await stopExporter();
     throw error;
   }
   if (recover ?? true) {
@@ -97,6 +110,56 @@ export async function createHostFromConfig(config: string | HostConfig, options:
     }
   }
   return host;
+}
+
+/** The exporter `trace.export` names: none, a JSON-lines file, an OTLP collector, or both. */
+function traceExporter(
+  config: HostConfig,
+  context: { at: (path: string) => string; headers: Readonly<Record<string, string>>; secrets: readonly string[] },
+): TraceExporter | undefined {
+  const { jsonl, otlp } = config.trace.export;
+  const exporters: TraceExporter[] = [];
+  if (jsonl !== undefined) exporters.push(new JsonlFileExporter(context.at(jsonl)));
+  if (otlp !== undefined) {
+    exporters.push(
+      new OtelTraceExporter({
+        endpoint: tracesUrl(otlp.endpoint),
+        headers: context.headers,
+        serviceName: otlp.serviceName,
+        ...(otlp.agentName !== undefined ? { agentName: otlp.agentName } : {}),
+        ...(otlp.timeoutMs !== undefined ? { timeoutMs: otlp.timeoutMs } : {}),
+        secrets: context.secrets,
+      }),
+    );
+  }
+  return exporters.length === 0 ? undefined : exporters.length === 1 ? exporters[0] : new FanOutExporter(exporters);
+}
+
+/** An endpoint without a path gets OTLP's standard traces path. */
+function tracesUrl(endpoint: string): string {
+  const url = new URL(endpoint);
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/v1/traces';
+  return url.toString();
+}
+
+/** The OTLP headers' values, read from the variables the config names. Throws one `ConfigError` listing every variable not set. */
+function otlpHeaders(config: HostConfig, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const [name, variable] of Object.entries(config.trace.export.otlp?.headers ?? {})) {
+    const value = env[variable]?.trim();
+    if (value && /[^\t\x20-\x7e\x80-\xff]/.test(value))
+      problems.push(
+        `${configKey(config, ['trace', 'export', 'otlp', 'headers', name])}: the environment variable ${variable} holds a value that cannot be sent as a header (a line break or control character)`,
+      );
+    else if (value) headers[name] = value;
+    else
+      problems.push(
+        `${configKey(config, ['trace', 'export', 'otlp', 'headers', name])}: the environment variable ${variable} is not set (it should hold the value of the ${name} header)`,
+      );
+  }
+  if (problems.length) throw new ConfigError(`invalid config:\n${problems.join('\n')}`);
+  return headers;
 }
 
 /**

@@ -52,16 +52,23 @@ import {
   type CancelSource,
   type Outcome,
   type LogEvent,
+  type AnyEvent,
   isKnown,
   type SideEffect,
   outcomeLabel,
+  type TraceContext,
+  type W3cTracing,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
 import { httpStatusFor, summarizeLoggedTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './envelope.ts';
 import { serializedFlush } from './flush.ts';
+import { followConversation, FollowError, type FollowOptions } from './follow.ts';
+import { FollowerRegistry } from './followers.ts';
 import { recoverConversation, type RecoveryReport } from './recovery.ts';
 import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
+import { randomSpanId, randomTraceId } from './span-ids.ts';
+import { parseTraceparent } from './traceparent.ts';
 
 export interface HostOptions {
   readonly config: HostConfig;
@@ -102,6 +109,12 @@ export interface HandleOptions {
    * takes it.
    */
   readonly signal?: AbortSignal;
+  /**
+   * The caller's W3C `traceparent`. The turn that takes this message when it starts
+   * is traced in the caller's trace, as a child of the caller's span, and its tools
+   * get traceparents in that trace to pass on. Malformed: 400, nothing stored.
+   */
+  readonly traceparent?: string;
 }
 
 /** What `recoverAll` found. */
@@ -135,6 +148,8 @@ interface Waiter {
   readonly id: string;
   readonly intent: Intent;
   readonly text: string;
+  /** The caller's trace (`HandleOptions.traceparent`). */
+  readonly caller: TraceContext | undefined;
   /** Seq of its `inbox.received` in the session's log, once posted. */
   seq: number | undefined;
   readonly resolve: (envelope: ResponseEnvelope) => void;
@@ -175,6 +190,7 @@ export class AgentHost {
   readonly #idle = new Map<string, Conversation>();
   readonly #shutdown = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
+  readonly #followers = new FollowerRegistry();
   #storeClaim: Promise<void> | undefined;
   #halted = false;
   #closing: Promise<void> | undefined;
@@ -221,6 +237,8 @@ export class AgentHost {
     if (typeof text !== 'string') return fail(400, `the message text must be a string, got ${typeof text}`);
     const intent = options.intent ?? 'follow_up';
     if (!INTENTS.includes(intent)) return fail(400, `invalid intent ${JSON.stringify(intent)}: use follow_up, steer or inject`);
+    const traced = options.traceparent === undefined ? undefined : parseTraceparent(options.traceparent);
+    if (traced && 'error' in traced) return fail(400, traced.error);
     if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down; the message was not stored');
     try {
       await this.#claimStore();
@@ -233,7 +251,7 @@ export class AgentHost {
     this.#expireIdle();
     const c = this.#activate(conversationId);
     const { promise, resolve } = Promise.withResolvers<ResponseEnvelope>();
-    const waiter: Waiter = { conversationId, id: this.#newId(), intent, text, seq: undefined, resolve, settled: false };
+    const waiter: Waiter = { conversationId, id: this.#newId(), intent, text, caller: traced?.context, seq: undefined, resolve, settled: false };
     if (c.holding && c.session) {
       // A turn of this conversation is running here: the message joins it now.
       this.#post(c, c.session, waiter);
@@ -374,6 +392,7 @@ export class AgentHost {
     const pump = this.#pump(c).finally(() => {
       if (c.pump === pump) c.pump = undefined;
       this.#settleIdle(c);
+      this.#followers.notify(c.id); // its followers may be done
     });
     c.pump = pump;
   }
@@ -596,12 +615,25 @@ export class AgentHost {
   }
 
   #flushFor(conversationId: string, log: EventLog): () => Promise<void> {
-    return serializedFlush(this.#options.store, conversationId, log, {
+    const write = serializedFlush(this.#options.store, conversationId, log, {
       stopAfterFailure: true,
       guard: () => {
         if (this.#halted) throw new Error('the host was halted: it writes nothing more');
       },
     });
+    // What is stored is told to the conversation's followers (follow.ts).
+    const flush = () => write().then(() => this.#followers.notify(conversationId, log));
+    // While someone follows, what the loop appends (streamed deltas) is stored at the next tick, not at the step's end.
+    let scheduled = false;
+    log.subscribe(() => {
+      if (scheduled || !this.#followers.has(conversationId)) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        flush().catch(() => undefined); // a failed write surfaces through the loop's own next write
+      });
+    });
+    return flush;
   }
 
   /** A conversation with nothing in flight becomes idle: kept for reuse within the `sessions` bound, or forgotten. */
@@ -647,7 +679,13 @@ export class AgentHost {
     const turns = new WeakMap<Tracer, number>();
     const tracing: TurnTracing = {
       begin: (turn) => {
-        const tracer = new Tracer({ clock: this.#clock, traceId: `${c.id}:${turn}`, mode: o.config.trace.mode, redact: this.#redact });
+        const tracer = new Tracer({
+          clock: this.#clock,
+          traceId: `${c.id}:${turn}`,
+          mode: o.config.trace.mode,
+          redact: this.#redact,
+          w3c: this.#traceContext(c, log),
+        });
         turns.set(tracer, turn);
         return tracer;
       },
@@ -699,6 +737,55 @@ export class AgentHost {
     });
   }
 
+  /**
+   * The W3C trace of a turn about to start: the caller's, from the first message
+   * waiting in the inbox whose request gave a traceparent; else a new trace.
+   */
+  #traceContext(c: Conversation, log: EventLog): W3cTracing {
+    let caller: TraceContext | undefined;
+    if (c.waiting.size > 0) {
+      for (const message of log.positions.pending()) {
+        caller = c.waiting.get(message.id)?.caller;
+        if (caller) break;
+      }
+    }
+    return {
+      traceId: caller?.traceId ?? randomTraceId(),
+      ...(caller?.parentSpanId !== undefined ? { parentSpanId: caller.parentSpanId } : {}),
+      sampled: caller?.sampled ?? true,
+      newSpanId: randomSpanId,
+    };
+  }
+
+  /**
+   * Follows a conversation: its stored events from `from` as an async iterable,
+   * then each new one as soon as it is stored, until this host has no more work in
+   * flight for it (or `signal` aborts; `keepOpen` waits for later turns too).
+   * Every event passes the redactor. Rejects (`FollowError`) for an invalid
+   * conversation id or a `from` past the end. See follow.ts.
+   */
+  follow(conversationId: string, options: FollowOptions = {}): Promise<AsyncIterable<AnyEvent>> {
+    if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId))
+      return Promise.reject(new FollowError(`invalid conversation id ${JSON.stringify(String(conversationId).slice(0, 80))}`));
+    const store = this.#options.store;
+    return followConversation(
+      {
+        read: async (id, from) => decodeRecords(await store.read(id, from), `${store.describe} conversation "${id}"`, from),
+        subscribe: (id, listener) => {
+          const unsubscribe = this.#followers.subscribe(id, listener);
+          // A turn running here may hold events not stored yet: store them now, so the follower gets them.
+          const c = this.#conversations.get(id);
+          if (c?.holding && c.session && c.session.log.unflushed().length > 0) c.session.flush().catch(() => undefined);
+          return unsubscribe;
+        },
+        busy: (id) => this.isBusy(id),
+        redact: this.#redact,
+      },
+      conversationId,
+      options,
+    );
+  }
+
   /** Reads a conversation's events (for replay and inspection). */
   async events(conversationId: string) {
     const records = await this.#options.store.read(conversationId);
@@ -722,6 +809,11 @@ export class AgentHost {
       this.#stop('the host is shutting down');
       await Promise.allSettled([...this.#running]);
       await this.idle();
+      try {
+        await this.#options.exporter?.shutdown?.(); // what the exporter buffered is sent
+      } catch {
+        // An exporter failure never fails the host.
+      }
       await this.#options.store.close();
     })();
     return this.#closing;

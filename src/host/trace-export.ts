@@ -27,3 +27,23 @@ export class JsonlFileExporter implements TraceExporter {
 }
 
 export const NO_EXPORT: TraceExporter = { export() {} };
+
+/** Sends each trace to several exporters (a JSON-lines file and a collector); one failing does not stop the others. */
+export class FanOutExporter implements TraceExporter {
+  readonly exporters: readonly TraceExporter[];
+  constructor(exporters: readonly TraceExporter[]) {
+    this.exporters = exporters;
+  }
+  export(trace: TraceRecord): void {
+    for (const exporter of this.exporters) {
+      try {
+        void Promise.resolve(exporter.export(trace)).catch(() => undefined);
+      } catch {
+        // The next one still gets it.
+      }
+    }
+  }
+  async shutdown(): Promise<void> {
+    await Promise.allSettled(this.exporters.map(async (e) => e.shutdown?.()));
+  }
+}

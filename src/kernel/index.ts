@@ -60,3 +60,4 @@ export { recomputeRequest, requestSeqs, RecomputeError, type RecordedRequest } f
 export * from './prompt/index.ts';
 export * from './tools/index.ts';
 export * from './trace/tracer.ts';
+export { formatTraceparent, isSpanId, isTraceId, type TraceContext, type W3cTracing } from './trace/trace-context.ts';

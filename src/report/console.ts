@@ -6,7 +6,7 @@
  * terminal as escapes.
  */
 import Table from 'cli-table3';
-import { CASE_KINDS, casesForReading, failureText, formatDuration, oneLine } from './format.ts';
+import { CASE_KINDS, casesForReading, failingRequest, failureText, formatDuration, oneLine, stepName } from './format.ts';
 import type { CaseResult, CaseStatus, KindSummary, RunResults } from './results.ts';
 import { printable } from './terminal-text.ts';
 
@@ -17,6 +17,8 @@ export interface ConsoleOptions {
   readonly width?: number;
   /** ANSI colours (only when writing to a terminal). */
   readonly color?: boolean;
+  /** Failed cases whose failing request (what the model saw) is printed (default 5). */
+  readonly maxRequests?: number;
 }
 
 export const STATUS_MARK: Readonly<Record<CaseStatus, string>> = { passed: '✓', failed: '✗', skipped: '○' };
@@ -43,6 +45,7 @@ export function renderConsole(results: RunResults, options: ConsoleOptions = {})
   const ordered = casesForReading(results);
   const shown = options.verbose ? ordered : ordered.filter((c) => c.status === 'failed');
   if (shown.length > 0) lines.push('', caseTable(shown, options.verbose ?? false, width, paint));
+  lines.push(...requestsSeen(ordered, options.maxRequests ?? 5, width));
 
   const skipped = ordered.filter((c) => c.status === 'skipped');
   if (skipped.length > 0 && !options.verbose) {
@@ -67,6 +70,20 @@ export function renderConsole(results: RunResults, options: ConsoleOptions = {})
       : paint.green(`PASSED: ${summary.passed} of ${summary.total}${summary.skipped > 0 ? ` (${summary.skipped} skipped)` : ''}`),
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** For each failed case (up to `max`), the request of its failing step, as the model saw it. */
+function requestsSeen(cases: readonly CaseResult[], max: number, width: number): string[] {
+  const failed = cases.filter((c) => failingRequest(c) !== undefined);
+  if (failed.length === 0 || max <= 0) return [];
+  const out = ['', 'what the model saw at the failing step:'];
+  for (const c of failed.slice(0, max)) {
+    const request = failingRequest(c)!;
+    out.push(`  ${cell(c.id)} — ${stepName(request)}:`);
+    for (const line of request.lines) out.push(`    ${cell(line, width - 4)}`);
+  }
+  if (failed.length > max) out.push(`  … and ${failed.length - max} more (report.html and results.json have every step)`);
+  return out;
 }
 
 function kindLine(k: KindSummary, paint: Painter): string {

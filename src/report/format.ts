@@ -1,6 +1,6 @@
 /** Small formatting and selection helpers shared by the reporters. */
 import { jsonSafe } from './json-safe.ts';
-import type { CaseKind, CaseResult, CheckResult, RunResults, TimelineEntry } from './results.ts';
+import type { CaseKind, CaseResult, CheckResult, RunResults, StepRequest, TimelineEntry } from './results.ts';
 
 export const CASE_KINDS: readonly CaseKind[] = ['table', 'contract', 'scenario', 'fuzz'];
 
@@ -57,4 +57,14 @@ export function timelineLine(entry: TimelineEntry): string {
   const status = entry.status ? ` [${entry.status}]` : '';
   const detail = entry.detail ? ` — ${oneLine(entry.detail, 200)}` : '';
   return `${at.padStart(10)}  ${where.padEnd(6)}  ${entry.kind.padEnd(12)}  ${oneLine(entry.label, 200)}${duration}${status}${detail}`;
+}
+
+/** A failed case's failing step: the last request the model saw before the case ended. */
+export function failingRequest(c: CaseResult): StepRequest | undefined {
+  return c.status === 'failed' ? c.requests?.[c.requests.length - 1] : undefined;
+}
+
+/** `turn 0, step 2` (`(attempt 2)` for a retry). */
+export function stepName(request: StepRequest): string {
+  return `turn ${request.turn}, step ${request.step}${request.attempt > 1 ? ` (attempt ${request.attempt})` : ''}`;
 }

@@ -62,6 +62,7 @@ export const REPORT_SCRIPT = String.raw`
     var first = failingChecks(c)[0];
     return first ? first.name + ': ' + first.message : 'failed';
   }
+  function stepName(r) { return 'turn ' + r.turn + ', step ' + r.step + (r.attempt > 1 ? ' (attempt ' + r.attempt + ')' : ''); }
   function byReading(a, b) { return (RANK[a.status] - RANK[b.status]) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0); }
 
   // ---- header ---------------------------------------------------------------
@@ -172,7 +173,19 @@ export const REPORT_SCRIPT = String.raw`
       facts.length ? el('div', { class: 'facts' }, facts.map(function (f) { return el('span', null, f[0] + ': ', el('b', { text: String(f[1]) })); })) : null,
       c.status === 'skipped' ? el('div', { class: 'skip-reason', text: 'Skipped: ' + (c.skipReason || 'no reason given') }) : null,
       checks(c),
+      failingRequest(c),
       c.timeline && c.timeline.length ? timeline(c) : null);
+  }
+
+  // What the model saw at the step where a failed case ended: its last request, open.
+  function failingRequest(c) {
+    var requests = c.requests || [];
+    if (c.status !== 'failed' || !requests.length) return null;
+    var r = requests[requests.length - 1];
+    return [el('h3', { text: 'What the model saw at the failing step' }),
+      el('details', { class: 'request failing-request', open: true, 'data-seq': r.seq },
+        el('summary', { text: stepName(r) + ' \u00b7 ' + r.lines.length + ' lines' }),
+        el('pre', { text: r.lines.join('\n') }))];
   }
 
   function checks(c) {
@@ -209,6 +222,11 @@ export const REPORT_SCRIPT = String.raw`
       var data = e.data !== undefined ? el('details', { class: 'tl-data' },
         el('summary', { text: e.data && typeof e.data === 'object' && !Array.isArray(e.data) ? Object.keys(e.data).join(', ') || 'data' : 'data' }),
         el('pre', { text: show(e.data) })) : null;
+      // Every model call: what the model saw (collapsed).
+      var request = typeof e.request === 'number' && c.requests ? c.requests[e.request] : null;
+      var saw = request ? el('details', { class: 'tl-request', 'data-seq': request.seq },
+        el('summary', { text: 'what the model saw (' + stepName(request) + ')' }),
+        el('pre', { text: request.lines.join('\n') })) : null;
       rows.push(el('li', { class: 'tl k-' + e.kind + (e.status ? ' s-' + e.status : ''), 'data-kind': e.kind },
         el('span', { class: 'tl-at', text: at(e.at) }),
         el('span', { class: 'tl-where', text: where }),
@@ -217,7 +235,7 @@ export const REPORT_SCRIPT = String.raw`
           e.detail ? el('span', { class: 'tl-detail', text: e.detail }) : null),
         el('span', { class: 'tl-track' }, bar),
         el('span', { class: 'tl-dur', text: typeof e.durationMs === 'number' ? duration(e.durationMs) : '' }),
-        data));
+        data, saw));
     });
     return [el('h3', { text: 'Timeline (virtual time)' }), el('ol', { class: 'timeline' }, rows)];
   }

@@ -97,8 +97,8 @@ ol.timeline { list-style: none; margin: 0; padding: 0; border: 1px solid var(--l
 .tl.k-outcome.s-cancelled, .tl.k-outcome.s-unknown { background: var(--skip-bg); }
 .tl-status { font-size: 11px; margin-left: 6px; padding: 0 5px; border-radius: 4px; border: 1px solid currentColor; }
 .s-error .tl-status, .s-undetermined .tl-status { color: var(--fail); } .s-ok .tl-status { color: var(--pass); } .s-unknown .tl-status, .s-cancelled .tl-status { color: var(--skip); }
-.tl-data { grid-column: 4 / -1; }
-.tl-data > summary { cursor: pointer; color: var(--accent); font-size: 12px; }
-.tl-data pre { margin-top: 4px; }
+.tl-data, .tl-request { grid-column: 4 / -1; }
+.tl-data > summary, .tl-request > summary, .request > summary { cursor: pointer; color: var(--accent); font-size: 12px; }
+.tl-data pre, .tl-request pre, .request pre { margin-top: 4px; }
 .skip-reason { background: var(--skip-bg); color: var(--skip); padding: 6px 10px; border-radius: 6px; margin-top: 8px; }
 `;

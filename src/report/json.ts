@@ -35,11 +35,13 @@ const ORDER = {
     'metrics',
     'checks',
     'timeline',
+    'requests',
   ],
   repeats: ['runs', 'passed', 'threshold'],
   metrics: ['turns', 'steps', 'toolCalls', 'modelRequests', 'inputTokens', 'outputTokens'],
   check: ['name', 'passed', 'message', 'expected', 'actual'],
-  timeline: ['at', 'durationMs', 'kind', 'turn', 'step', 'label', 'detail', 'status', 'data'],
+  timeline: ['at', 'durationMs', 'kind', 'turn', 'step', 'label', 'detail', 'status', 'request', 'data'],
+  request: ['turn', 'step', 'attempt', 'seq', 'lines'],
 } as const;
 
 type Shape = readonly string[];
@@ -69,6 +71,7 @@ const orderCase = (v: unknown) =>
     metrics: (m) => ordered(m, ORDER.metrics),
     checks: each((c) => ordered(c, ORDER.check)),
     timeline: each((t) => ordered(t, ORDER.timeline)),
+    requests: each((r) => ordered(r, ORDER.request)),
   });
 
 /** The text of `results.json`: pretty, stable key order, plain JSON data only, ending in a newline. */

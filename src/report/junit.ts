@@ -6,7 +6,7 @@
  * the gate failed. Every string is escaped, and characters XML 1.0 cannot hold
  * (most control characters) are written as visible `\xNN`.
  */
-import { CASE_KINDS, compareIds, failingChecks, failureText, oneLine, showValue, timelineLine } from './format.ts';
+import { CASE_KINDS, compareIds, failingChecks, failingRequest, failureText, oneLine, showValue, stepName, timelineLine } from './format.ts';
 import type { CaseResult, RunResults } from './results.ts';
 
 // eslint-disable-next-line no-control-regex
@@ -84,7 +84,9 @@ function testcase(c: CaseResult): string {
   if (c.status === 'passed') return `${open}/>`;
   if (c.status === 'skipped') return `${open}>\n      <skipped${attrs({ message: oneLine(c.skipReason ?? 'skipped', 1000) })}/>\n    </testcase>`;
   const failing = failingChecks(c);
-  const body = failing.length > 0 ? failing.map(checkText).join('\n\n') : failureText(c);
+  const request = failingRequest(c);
+  const seen = request ? `\n\nwhat the model saw at the failing step (${stepName(request)}):\n${request.lines.map((l) => `  ${l}`).join('\n')}` : '';
+  const body = (failing.length > 0 ? failing.map(checkText).join('\n\n') : failureText(c)) + seen;
   const lines = [
     `${open}>`,
     `      <failure${attrs({ message: oneLine(failureText(c), 1000), type: failing[0]?.name ?? 'failure' })}>${xmlText(body)}</failure>`,

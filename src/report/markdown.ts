@@ -6,7 +6,18 @@
  * Case data is escaped so it cannot inject markup, links or HTML into the page.
  */
 import { printable } from './console.ts';
-import { CASE_KINDS, casesForReading, failingChecks, failureText, formatDuration, oneLine, showValue, timelineLine } from './format.ts';
+import {
+  CASE_KINDS,
+  casesForReading,
+  failingChecks,
+  failingRequest,
+  failureText,
+  formatDuration,
+  oneLine,
+  showValue,
+  stepName,
+  timelineLine,
+} from './format.ts';
 import type { CaseResult, RunResults } from './results.ts';
 
 export interface MarkdownOptions {
@@ -122,6 +133,8 @@ function details(c: CaseResult, maxValueChars: number): string[] {
     if ('expected' in check) out.push('expected:', '', codeBlock(clip(showValue(check.expected, 2))), '');
     if ('actual' in check) out.push('actual:', '', codeBlock(clip(showValue(check.actual, 2))), '');
   }
+  const request = failingRequest(c);
+  if (request) out.push(`what the model saw at the failing step (${stepName(request)}):`, '', codeBlock(request.lines.join('\n')), '');
   if (c.timeline?.length) out.push('timeline:', '', codeBlock(c.timeline.map(timelineLine).join('\n')), '');
   out.push('</details>', '');
   return out;

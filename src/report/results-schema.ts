@@ -43,6 +43,15 @@ export const timelineEntrySchema = z.looseObject({
   data: z.unknown().optional(),
   durationMs: millis.optional(),
   status: z.enum(['ok', 'error', 'cancelled', 'unknown', 'undetermined']).optional(),
+  request: count.optional(),
+});
+
+export const stepRequestSchema = z.looseObject({
+  turn: count,
+  step: count,
+  attempt: count,
+  seq: count,
+  lines: z.array(z.string()),
 });
 
 export const caseMetricsSchema = z.looseObject({
@@ -68,6 +77,7 @@ export const caseResultSchema = z.looseObject({
   checks: z.array(checkResultSchema),
   metrics: caseMetricsSchema.optional(),
   timeline: z.array(timelineEntrySchema).optional(),
+  requests: z.array(stepRequestSchema).optional(),
   tags: z.array(z.string()).optional(),
   repeats: z.looseObject({ runs: count, passed: count, threshold: z.number().min(0).max(1) }).optional(),
 });

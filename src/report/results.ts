@@ -47,6 +47,23 @@ export interface TimelineEntry {
   /** Virtual duration, when the entry spans time (model calls, tool calls). */
   readonly durationMs?: number;
   readonly status?: 'ok' | 'error' | 'cancelled' | 'unknown' | 'undetermined';
+  /** Model calls: the index in the case's `requests` of the request the model saw. */
+  readonly request?: number;
+}
+
+/**
+ * What the model saw at one step: the request as sent, in short lines (redacted,
+ * each cut at a few hundred characters): `model: …`, `system: …`, `tools: …`,
+ * then one line per message — `user: …`, `assistant: … | call name#id {args}`,
+ * and each tool result on its own line, `tool#id status: …`.
+ */
+export interface StepRequest {
+  readonly turn: number;
+  readonly step: number;
+  readonly attempt: number;
+  /** Seq of its `model.request` event in the case's log. */
+  readonly seq: number;
+  readonly lines: readonly string[];
 }
 
 export interface CaseMetrics {
@@ -78,6 +95,8 @@ export interface CaseResult {
   readonly checks: readonly CheckResult[];
   readonly metrics?: CaseMetrics;
   readonly timeline?: readonly TimelineEntry[];
+  /** Every model request of the case, in order (the last: what the model saw at the step where the case ended). */
+  readonly requests?: readonly StepRequest[];
   readonly tags?: readonly string[];
   /** For live runs: how many of the repeats passed. */
   readonly repeats?: { readonly runs: number; readonly passed: number; readonly threshold: number };

@@ -46,4 +46,22 @@ describe('host config input', () => {
     writeFileSync(path, Buffer.from([0x6d, 0x6f, 0x64, 0x65, 0x6c, 0x3a, 0x20, 0xff, 0x0a]));
     expect(refusal(() => loadHostConfig(path)).message).toBe(`${path}: is not valid UTF-8: invalid byte sequence at byte offset 7`);
   });
+
+  it('trace.export.otlp: a bad endpoint, credentials in the URL, a bad header name or variable each name the key', () => {
+    const otlp = (body: string) => refusal(() => parseHostConfig(`trace:\n  export:\n    otlp: ${body}\n`, 'agent.yaml')).message;
+    expect(otlp('{ endpoint: "localhost 4318" }')).toMatch(/agent\.yaml:3:\d+: trace\.export\.otlp\.endpoint: "localhost 4318" is not a URL/);
+    expect(otlp('{ endpoint: "grpc://collector:4317" }')).toMatch(
+      /trace\.export\.otlp\.endpoint: grpc: is not supported: OTLP over HTTP needs an http:\/\/ or https:\/\/ URL/,
+    );
+    expect(otlp('{ endpoint: "https://user:hunter2@collector/v1/traces" }')).toMatch(/trace\.export\.otlp\.endpoint: must not carry credentials/);
+    expect(otlp('{ endpoint: "http://c:4318", headers: { "x key": KEY } }')).toMatch(/trace\.export\.otlp\.headers\.x key: not an HTTP header name/);
+    expect(otlp('{ endpoint: "http://c:4318", headers: { x-key: "the-actual-key" } }')).toMatch(
+      /trace\.export\.otlp\.headers\.x-key: an environment variable name/,
+    );
+    expect(otlp('{ endpoint: "http://c:4318", colour: blue }')).toMatch(/trace\.export\.otlp: Unrecognized key: "colour"/);
+    expect(refusal(() => parseHostConfig('trace:\n  export: stdout\n', 'agent.yaml')).message).toMatch(
+      /trace\.export: use none, or an object with jsonl: FILE and\/or otlp: \{ endpoint: URL \}/,
+    );
+    expect(parseHostConfig('trace:\n  export: none\n', 'agent.yaml').trace.export).toEqual({});
+  });
 });

@@ -10,6 +10,7 @@ import {
   checkResultSchema,
   regressionSchema,
   runResultsSchema,
+  stepRequestSchema,
   timelineEntrySchema,
 } from '../../src/report/results-schema.ts';
 
@@ -29,7 +30,7 @@ describe('docs/results-schema.md', () => {
   });
 
   it('documents every field of every object', () => {
-    const shapes = [runResultsSchema, caseResultSchema, checkResultSchema, timelineEntrySchema, regressionSchema];
+    const shapes = [runResultsSchema, caseResultSchema, checkResultSchema, timelineEntrySchema, regressionSchema, stepRequestSchema];
     for (const schema of shapes) for (const field of Object.keys(schema.shape)) expect(doc, field).toContain(`\`${field}\``);
     for (const field of Object.keys(caseMetricsSchema.shape)) expect(doc, field).toContain(`\`${field}\``);
   });

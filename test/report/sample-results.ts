@@ -3,7 +3,7 @@
  * status, timelines with tool calls, an injected fault and a retry, and strings
  * that try to break out of every output format.
  */
-import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults, type TimelineEntry } from '../../src/report/results.ts';
+import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults, type StepRequest, type TimelineEntry } from '../../src/report/results.ts';
 
 /** A hostile string: markup, a script end tag, quotes, a pipe, backticks and control characters. */
 export const HOSTILE = 'order <b>#42</b> said "</script><script>alert(1)</script>" | `rm -rf` & \u0007bell\u001b[31m';
@@ -50,9 +50,9 @@ const failedTimeline: TimelineEntry[] = [
     detail: 'retry-after: 2 s',
     data: { fault: 'rate_limited', retryAfterMs: 2000 },
   },
-  { at: 0, kind: 'model_call', turn: 1, step: 1, label: 'model call #1', durationMs: 15, status: 'error', detail: 'transport_error{rate_limited}' },
+  { at: 0, kind: 'model_call', turn: 1, step: 1, label: 'model call #1', durationMs: 15, status: 'error', detail: 'transport_error{rate_limited}', request: 0 },
   { at: 15, kind: 'retry', turn: 1, step: 1, label: 'retry 1 after 2 s (retry-after honoured)', durationMs: 2000 },
-  { at: 2015, kind: 'model_call', turn: 1, step: 1, label: 'model call #2', durationMs: 110, status: 'ok' },
+  { at: 2015, kind: 'model_call', turn: 1, step: 1, label: 'model call #2', durationMs: 110, status: 'ok', request: 1 },
   { at: 2125, kind: 'model_result', turn: 1, step: 1, label: 'tool_use: issue_refund' },
   {
     at: 2125,
@@ -75,9 +75,33 @@ const failedTimeline: TimelineEntry[] = [
     status: 'unknown',
   },
   { at: 7125, kind: 'step', turn: 1, step: 2, label: 'step 2' },
-  { at: 7125, kind: 'model_call', turn: 1, step: 2, label: 'model call #3', durationMs: 95, status: 'ok' },
+  { at: 7125, kind: 'model_call', turn: 1, step: 2, label: 'model call #3', durationMs: 95, status: 'ok', request: 2 },
   { at: 7220, kind: 'model_result', turn: 1, step: 2, label: 'tool_use: issue_refund' },
   { at: 7220, kind: 'outcome', turn: 1, label: 'failed{max_steps}', status: 'error', detail: 'step limit 2 reached before tools ran' },
+];
+
+const FIRST_REQUEST = [
+  'model: claude-sonnet-4-6 · max tokens 1024',
+  'system: You are the after-sales support agent of a small online shop.',
+  'tools: lookup_order, issue_refund',
+  `user: Please refund order 1042, it arrived broken. ${HOSTILE}`,
+];
+
+/** What the model saw at each of the failed case's three requests (step 1 twice: a rate-limit retry). */
+export const FAILED_REQUESTS: StepRequest[] = [
+  { turn: 1, step: 1, attempt: 1, seq: 5, lines: FIRST_REQUEST },
+  { turn: 1, step: 1, attempt: 2, seq: 8, lines: FIRST_REQUEST },
+  {
+    turn: 1,
+    step: 2,
+    attempt: 1,
+    seq: 14,
+    lines: [
+      ...FIRST_REQUEST,
+      'assistant: call issue_refund#rf1 {"orderId":"1042","amount":59.9}',
+      'tool#rf1 unknown: {"failed_tool":"issue_refund","error_code":"TIMEOUT","error_message":"issue_refund timed out after 5000 ms; it may have run"}',
+    ],
+  },
 ];
 
 export function sampleCases(): CaseResult[] {
@@ -198,6 +222,7 @@ export function sampleCases(): CaseResult[] {
         { name: 'trace', passed: true, message: 'no undetermined spans' },
       ],
       metrics: { turns: 1, steps: 2, toolCalls: 1, inputTokens: 2100, outputTokens: 150, modelRequests: 3 },
+      requests: FAILED_REQUESTS,
       timeline: failedTimeline,
       tags: ['refunds', 'faults'],
     },

@@ -5,11 +5,13 @@
  * aborted request settles as `transport_error{aborted}`.
  */
 import { transportError } from '../../providers/fake/results.ts';
-import type { ModelClient, ModelRequest, ModelResult } from '../../src/kernel/model/client.ts';
+import type { ModelClient, ModelDelta, ModelRequest, ModelResult } from '../../src/kernel/model/client.ts';
 
 export interface PendingCall {
   readonly request: ModelRequest;
   answer(result: ModelResult): void;
+  /** Streams a delta now, as a provider would before its result (ignored once settled). */
+  stream(delta: ModelDelta): void;
   readonly settled: boolean;
 }
 
@@ -22,7 +24,7 @@ export class GatedModel implements ModelClient {
     this.name = name;
   }
 
-  call(request: ModelRequest): Promise<ModelResult> {
+  call(request: ModelRequest, onDelta?: (delta: ModelDelta) => void): Promise<ModelResult> {
     return new Promise<ModelResult>((resolve) => {
       let settled = false;
       const settle = (result: ModelResult) => {
@@ -37,6 +39,9 @@ export class GatedModel implements ModelClient {
       this.calls.push({
         request,
         answer: settle,
+        stream: (delta) => {
+          if (!settled) onDelta?.(delta);
+        },
         get settled() {
           return settled;
         },

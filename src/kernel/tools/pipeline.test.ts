@@ -131,6 +131,36 @@ describe('tool pipeline: the happy path', () => {
   });
 });
 
+describe('tool pipeline: trace context', () => {
+  it('each execution gets the traceparent of its own tool span (retries too), so it can pass it downstream', async () => {
+    const failing = scripted('flaky', 'IDEMPOTENT', (_args, _ctx, run) => {
+      if (run === 1) throw new Error('503 from upstream');
+      return { ok: true };
+    });
+    const clock = new VirtualClock(1000);
+    let n = 0;
+    const traceId = 'c'.repeat(32);
+    const tracer = new Tracer({ clock, traceId: 't', w3c: { traceId, sampled: true, newSpanId: () => (++n).toString(16).padStart(16, '0') } });
+    const root = tracer.startSpan('turn', 'turn');
+    const executor = createToolExecutor({ registry: new ToolRegistry([failing.declaration]), redact: createRedactor() });
+    const settled = await executor.execute(
+      { id: 'call-9', name: 'flaky', args: {} },
+      { signal: new AbortController().signal, clock, recorder: memoryRecorder(), trace: root },
+    );
+    expect(settled).toMatchObject({ status: 'ok', attempts: 2 });
+    root.end('ok');
+    const toolSpan = tracer.end().spans.find((s) => s.kind === 'tool')!;
+    expect(failing.runs.map((r) => r.ctx.traceparent)).toEqual([`00-${traceId}-${toolSpan.spanId}-01`, `00-${traceId}-${toolSpan.spanId}-01`]);
+  });
+
+  it('without a trace context a tool gets no traceparent', async () => {
+    const tool = scripted('plain', 'NONE', () => 'done');
+    const { executor, ctx, call } = setup([tool.declaration]);
+    await executor.execute(call('plain'), ctx);
+    expect('traceparent' in tool.runs[0]!.ctx).toBe(false);
+  });
+});
+
 describe('tool pipeline: specs and parallel safety', () => {
   it('offers only visible tools, and treats hidden or unknown tools as not parallel-safe', () => {
     const a = scripted('a', 'NONE', () => 1, { parallelSafe: true });

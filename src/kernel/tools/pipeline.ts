@@ -251,7 +251,17 @@ class Pipeline implements ToolExecutor {
       if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
 
       state.attempts++;
-      const outcome = await runAttempt({ declaration, args, clock: ctx.clock, signal: ctx.signal, timeoutMs, callId: call.id, attempt, idempotencyKey });
+      const outcome = await runAttempt({
+        declaration,
+        args,
+        clock: ctx.clock,
+        signal: ctx.signal,
+        timeoutMs,
+        callId: call.id,
+        attempt,
+        idempotencyKey,
+        traceparent: state.span?.traceparent,
+      });
       last = this.#settleAttempt(state, declaration, outcome, timeoutMs);
       if (attempt >= limit || !wantsRetry(outcome, declaration.sideEffect)) return last;
 

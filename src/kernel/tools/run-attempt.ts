@@ -5,7 +5,7 @@
  * lost, the tool's own signal is aborted so a well-behaved tool stops.
  */
 import type { Clock } from '../clock.ts';
-import type { AnyToolDeclaration } from './types.ts';
+import type { AnyToolDeclaration, ToolRunContext } from './types.ts';
 
 export type AttemptOutcome =
   | { readonly kind: 'returned'; readonly value: unknown }
@@ -22,6 +22,7 @@ export interface AttemptInput {
   readonly callId: string;
   readonly attempt: number;
   readonly idempotencyKey: string;
+  readonly traceparent?: string | undefined;
 }
 
 export class ToolTimeoutError extends Error {
@@ -63,7 +64,13 @@ export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       () => settle({ kind: 'timeout' }),
       () => settle({ kind: 'timeout' }),
     );
-    const context = { signal: toolAbort.signal, callId: input.callId, attempt: input.attempt, idempotencyKey: input.idempotencyKey };
+    const context: ToolRunContext = {
+      signal: toolAbort.signal,
+      callId: input.callId,
+      attempt: input.attempt,
+      idempotencyKey: input.idempotencyKey,
+      ...(input.traceparent !== undefined ? { traceparent: input.traceparent } : {}),
+    };
     // Through a promise so a synchronous throw is caught like a rejection.
     Promise.resolve()
       .then(() => declaration.run(input.args, context))

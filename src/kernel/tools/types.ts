@@ -16,6 +16,12 @@ export interface ToolRunContext {
   readonly attempt: number;
   /** Stable across retries of one call: pass it to the downstream API (IDEMPOTENT tools). */
   readonly idempotencyKey: string;
+  /**
+   * The W3C `traceparent` of this execution's span, when the host traces with W3C
+   * trace context: send it as the `traceparent` header of downstream calls so their
+   * spans join the turn's trace under this tool.
+   */
+  readonly traceparent?: string;
 }
 
 /** The structured failure the model reads (seed 001 §3.4). */

@@ -77,4 +77,39 @@ describe('Tracer', () => {
     tracer.startSpan('tool', 'x', undefined, { args: 'password=hunter22', list: ['hunter22'] }).end('ok');
     expect(tracer.end().spans[0]!.attributes).toEqual({ args: 'password=[REDACTED]', list: ['[REDACTED]'] });
   });
+
+  it('with a W3C trace context, every span has its own span id and a traceparent naming it; the record keeps the context', () => {
+    let n = 0;
+    const ids = () => (++n).toString(16).padStart(16, '0');
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const tracer = new Tracer({ clock: clock(), traceId: 't', w3c: { traceId, parentSpanId: '00f067aa0ba902b7', sampled: true, newSpanId: ids } });
+    const turn = tracer.startSpan('turn', 'turn 0');
+    const tool = turn.child('tool', 'lookup');
+    expect(turn.traceparent).toBe(`00-${traceId}-0000000000000001-01`);
+    expect(tool.traceparent).toBe(`00-${traceId}-0000000000000002-01`);
+    tool.end('ok');
+    turn.end('ok');
+    const record = tracer.end();
+    expect(record.context).toEqual({ traceId, parentSpanId: '00f067aa0ba902b7', sampled: true });
+    expect(record.spans.map((s) => s.spanId)).toEqual(['0000000000000001', '0000000000000002']);
+
+    const plain = new Tracer({ clock: clock(), traceId: 'p' });
+    const span = plain.startSpan('turn', 'turn 0');
+    expect(span.traceparent).toBeUndefined();
+    span.end('ok');
+    const untraced = plain.end();
+    expect(untraced.context).toBeUndefined();
+    expect('spanId' in untraced.spans[0]!).toBe(false);
+  });
+
+  it('an unsampled caller stays unsampled; a malformed trace or parent id is refused', () => {
+    const newSpanId = () => 'a'.repeat(16);
+    const unsampled = new Tracer({ clock: clock(), traceId: 't', w3c: { traceId: 'b'.repeat(32), sampled: false, newSpanId } });
+    expect(unsampled.startSpan('turn', 'turn 0').traceparent).toBe(`00-${'b'.repeat(32)}-${'a'.repeat(16)}-00`);
+    expect(() => new Tracer({ clock: clock(), traceId: 't', w3c: { traceId: '0'.repeat(32), sampled: true, newSpanId } })).toThrow(/trace id/);
+    expect(() => new Tracer({ clock: clock(), traceId: 't', w3c: { traceId: 'B'.repeat(32), sampled: true, newSpanId } })).toThrow(/trace id/);
+    expect(() => new Tracer({ clock: clock(), traceId: 't', w3c: { traceId: 'b'.repeat(32), parentSpanId: 'xyz', sampled: true, newSpanId } })).toThrow(
+      /parent span id/,
+    );
+  });
 });

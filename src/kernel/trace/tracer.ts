@@ -12,6 +12,7 @@
  * The turn span always completes and carries the outcome: turns never "error".
  */
 import type { Clock } from '../clock.ts';
+import { formatTraceparent, isSpanId, isTraceId, type TraceContext, type W3cTracing } from './trace-context.ts';
 
 export type SpanKind = 'turn' | 'model_call' | 'tool' | 'policy' | 'compaction' | 'checkpoint' | 'backoff';
 export type SpanStatus = 'ok' | 'error' | 'cancelled' | 'undetermined';
@@ -27,10 +28,14 @@ export interface SpanRecord {
   readonly end: number | undefined;
   readonly status: SpanStatus | undefined;
   readonly attributes: Attributes;
+  /** The span's W3C id, when the tracer was given a trace context (`TracerOptions.w3c`). */
+  readonly spanId?: string;
 }
 
 export interface TraceRecord {
   readonly traceId: string;
+  /** The W3C trace the spans belong to, when the tracer was given one. */
+  readonly context?: TraceContext;
   readonly spans: readonly SpanRecord[];
   /** Lifecycle misuse seen in production mode (dev mode throws instead). */
   readonly violations: readonly string[];
@@ -38,6 +43,8 @@ export interface TraceRecord {
 
 export interface TraceExporter {
   export(trace: TraceRecord): void | Promise<void>;
+  /** Sends what is buffered and stops; a host calls it when it closes. */
+  shutdown?(): void | Promise<void>;
 }
 
 export class TraceLifecycleError extends Error {
@@ -55,6 +62,8 @@ export interface SpanHandle {
   end(status: SpanStatus, attributes?: Attributes): void;
   child(kind: SpanKind, name: string, attributes?: Attributes): SpanHandle;
   readonly ended: boolean;
+  /** The W3C `traceparent` naming this span, to pass on to downstream calls (undefined without a trace context). */
+  readonly traceparent: string | undefined;
 }
 
 interface MutableSpan {
@@ -66,6 +75,7 @@ interface MutableSpan {
   end: number | undefined;
   status: SpanStatus | undefined;
   attributes: Record<string, AttributeValue>;
+  spanId?: string;
 }
 
 export interface TracerOptions {
@@ -75,6 +85,8 @@ export interface TracerOptions {
   readonly mode?: 'dev' | 'production';
   /** Applied to every string attribute before it is stored (secret redaction). */
   readonly redact?: (text: string) => string;
+  /** W3C trace context: every span gets a W3C span id when it starts (see trace-context.ts). */
+  readonly w3c?: W3cTracing;
 }
 
 export class Tracer {
@@ -85,6 +97,8 @@ export class Tracer {
   readonly #spans: MutableSpan[] = [];
   readonly #violations: string[] = [];
   readonly #lateEnds = new Set<string>();
+  readonly #w3c: W3cTracing | undefined;
+  readonly #context: TraceContext | undefined;
   #nextId = 0;
   #ended: TraceRecord | undefined;
 
@@ -93,6 +107,18 @@ export class Tracer {
     this.#clock = options.clock;
     this.#mode = options.mode ?? 'production';
     this.#redact = options.redact ?? ((t) => t);
+    const w3c = options.w3c;
+    if (w3c) {
+      if (!isTraceId(w3c.traceId)) throw new TypeError(`trace context: trace id ${JSON.stringify(w3c.traceId)} is not 32 lowercase hex digits (not all zero)`);
+      if (w3c.parentSpanId !== undefined && !isSpanId(w3c.parentSpanId))
+        throw new TypeError(`trace context: parent span id ${JSON.stringify(w3c.parentSpanId)} is not 16 lowercase hex digits (not all zero)`);
+      this.#w3c = w3c;
+      this.#context = Object.freeze({
+        traceId: w3c.traceId,
+        ...(w3c.parentSpanId !== undefined ? { parentSpanId: w3c.parentSpanId } : {}),
+        sampled: w3c.sampled === true,
+      });
+    }
   }
 
   get ended(): boolean {
@@ -111,6 +137,7 @@ export class Tracer {
       status: undefined,
       attributes: this.#clean({}, attributes),
     };
+    if (this.#w3c) span.spanId = this.#w3c.newSpanId();
     // A span started after the trace ended is not added: the exported record is final.
     if (!this.#ended) this.#spans.push(span);
     return new Span(span, this.#ops);
@@ -134,6 +161,7 @@ export class Tracer {
       span.end = this.#clock.now();
     },
     child: (parent, kind, name, attributes) => this.startSpan(kind, name, parent, attributes),
+    traceparent: (span) => (this.#context && span.spanId !== undefined ? formatTraceparent(this.#context, span.spanId) : undefined),
   };
 
   /**
@@ -160,6 +188,7 @@ export class Tracer {
     }
     this.#ended = Object.freeze({
       traceId: this.traceId,
+      ...(this.#context ? { context: this.#context } : {}),
       spans: Object.freeze(this.#spans.slice()),
       violations: Object.freeze([...this.#violations]),
     });
@@ -200,6 +229,7 @@ interface SpanOps {
   setAttributes(span: MutableSpan, attributes: Attributes): void;
   end(span: MutableSpan, status: SpanStatus, attributes: Attributes | undefined): void;
   child(parent: SpanHandle, kind: SpanKind, name: string, attributes: Attributes | undefined): SpanHandle;
+  traceparent(span: MutableSpan): string | undefined;
 }
 
 /** A span handle: a small object over the span's record and its trace's callbacks. */
@@ -231,6 +261,10 @@ class Span implements SpanHandle {
   child(kind: SpanKind, name: string, attributes?: Attributes): SpanHandle {
     return this.#ops.child(this, kind, name, attributes);
   }
+
+  get traceparent(): string | undefined {
+    return this.#ops.traceparent(this.#span);
+  }
 }
 
 /** A span handle that records nothing, for code paths run without a tracer. */
@@ -238,6 +272,7 @@ export const NO_SPAN: SpanHandle = {
   id: 'none',
   kind: 'turn',
   ended: false,
+  traceparent: undefined,
   setAttributes() {},
   end() {},
   child() {

@@ -1,0 +1,85 @@
+/**
+ * What the model saw at every step of a case, for the reports (in the spirit of
+ * codex's context snapshots): each request as sent, in short lines —
+ *
+ *   model: claude-sonnet-4-6 · max tokens 1024
+ *   system: You are the after-sales support agent of …
+ *   tools: lookup_order, add_note, issue_refund, notify_customer
+ *   user: Where is ORD-1001?
+ *   assistant: call lookup_order#look {"order_id":"ORD-1001"}
+ *   tool#look ok: {"id":"ORD-1001","status":"shipped",…}
+ *
+ * One line per message, each tool result on a line of its own; white space runs
+ * folded, every line cut at LINE_CHARS and redacted with the case's secrets. The
+ * content is what the recording saw sent (run.requests); where it has no request
+ * for a `model.request` event, the request recomputed from the log.
+ */
+import { createRedactor, recomputeRequest, type LogEvent, type Message, type RecordedRequest } from '../kernel/index.ts';
+import type { StepRequest } from '../report/results.ts';
+import type { ScenarioRun } from './second-host.ts';
+
+/** Characters one line keeps; the full request is in the log (`loopgate replay --at`). */
+export const LINE_CHARS = 400;
+
+export function stepRequests(run: Pick<ScenarioRun, 'log' | 'requests' | 'secrets'>): StepRequest[] {
+  const redact = createRedactor({ secrets: run.secrets });
+  const out: StepRequest[] = [];
+  for (const e of run.log.events) {
+    if (e.type !== 'model.request' || e.opaque) continue;
+    const event = e as Extract<LogEvent, { type: 'model.request' }>;
+    const request: RecordedRequest | undefined = run.requests[out.length] ?? recomputed(run, event.seq);
+    out.push({
+      turn: event.payload.turn,
+      step: event.payload.step,
+      attempt: event.payload.attempt,
+      seq: event.seq,
+      lines: request ? requestLines(request).map((line) => clip(redact(line))) : ['(the request could not be recomputed from the log)'],
+    });
+  }
+  return out;
+}
+
+function recomputed(run: Pick<ScenarioRun, 'log'>, seq: number): RecordedRequest | undefined {
+  try {
+    return recomputeRequest(run.log.events, seq);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A request as short lines, unclipped and unredacted. */
+export function requestLines(request: RecordedRequest): string[] {
+  return [
+    `model: ${request.model} · max tokens ${request.maxTokens}${request.temperature !== undefined ? ` · temperature ${request.temperature}` : ''}`,
+    `system: ${request.system}`,
+    `tools: ${request.tools.map((t) => t.name).join(', ') || '(none)'}`,
+    ...request.messages.flatMap(messageLines),
+  ];
+}
+
+function messageLines(message: Message): string[] {
+  if (message.role === 'assistant') {
+    const parts = message.content.map((b) => (b.type === 'text' ? b.text : `call ${b.name}#${b.id} ${JSON.stringify(b.args) ?? ''}`));
+    return [`assistant: ${parts.join(' | ')}`];
+  }
+  const lines: string[] = [];
+  let text: string[] = [];
+  const flush = () => {
+    if (text.length) lines.push(`user: ${text.join(' | ')}`);
+    text = [];
+  };
+  for (const block of message.content) {
+    if (block.type === 'text') text.push(block.text);
+    else {
+      flush();
+      lines.push(`tool#${block.callId} ${block.status}: ${block.content}`);
+    }
+  }
+  flush();
+  return lines.length ? lines : ['user: (empty)'];
+}
+
+function clip(line: string): string {
+  const flat = line.replace(/\s+/g, ' ').trim();
+  return flat.length > LINE_CHARS ? `${flat.slice(0, LINE_CHARS - 1)}…` : flat;
+}
