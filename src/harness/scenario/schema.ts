@@ -4,7 +4,7 @@
  * is documented in scenarios/README.md.
  */
 import { z } from 'zod';
-import { CANCEL_SOURCES } from '../../kernel/index.ts';
+import { CANCEL_SOURCES, TRANSPORT_ERROR_KINDS } from '../../kernel/index.ts';
 
 const ms = z.number().int().nonnegative();
 const positiveInt = z.number().int().positive();
@@ -21,17 +21,8 @@ const toolCallSchema = z.strictObject({
   args: z.unknown().optional().describe('Arguments as the model sends them (object, or a raw string)'),
 });
 
-export const TRANSPORT_KINDS = [
-  'timeout',
-  'rate_limited',
-  'overloaded',
-  'server_error',
-  'network',
-  'auth',
-  'invalid_request',
-  'malformed_stream',
-  'aborted',
-] as const;
+/** The transport error kinds a scenario may script: the model port's own list. */
+export const TRANSPORT_KINDS = TRANSPORT_ERROR_KINDS;
 
 const RESULT_KEYS = ['reply', 'tool_use', 'max_tokens', 'refusal', 'overflow', 'unknown', 'error'] as const;
 
