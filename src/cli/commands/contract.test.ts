@@ -51,13 +51,21 @@ describe('loopgate contract (wire fakes)', () => {
 });
 
 describe('loopgate contract --live', () => {
-  it('says clearly that it skipped each provider whose key is not set', async () => {
-    const { code, out } = await run({ live: true }, {});
-    expect(code).toBe(0);
+  it('says clearly that it skipped each provider whose key is not set — and, having checked nothing, exits 1', async () => {
+    const { code, out, err } = await run({ live: true }, {});
     expect(out).toContain('anthropic: skipped 5 live cases: ANTHROPIC_API_KEY is not set');
     expect(out).toContain('openai-chat: skipped 5 live cases: OPENAI_API_KEY is not set');
     expect(out).toContain('openai-responses: skipped 5 live cases: OPENAI_API_KEY is not set');
     expect(out).toContain('fake: no live API; skipped its live cases');
+    expect(err).toMatch(/nothing was checked/);
+    expect(code).toBe(1);
+  });
+
+  it('under CI, exits 2 naming each missing key before any request', async () => {
+    const { code, out, err } = await run({ live: true, provider: ['anthropic', 'openai-chat'] }, { CI: 'true' });
+    expect(code).toBe(2);
+    expect(err).toMatch(/--live: ANTHROPIC_API_KEY, OPENAI_API_KEY not set/);
+    expect(out).toBe('');
   });
 
   it('refuses --replay together with --live or --record', async () => {

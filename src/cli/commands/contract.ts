@@ -129,6 +129,11 @@ export async function contract(args: ContractArgs, io: ContractIO): Promise<numb
       });
     }
   } else if (args.live || args.record !== undefined) {
+    // Under CI a live gate without its keys must not pass by skipping everything.
+    const missing = [...new Set((requested ?? PROVIDER_NAMES).flatMap((p) => (isWireProvider(p) ? [API_KEY_ENV[p]] : [])).filter((k) => !io.env[k]))];
+    if (io.env.CI && missing.length > 0) {
+      throw new UsageError(`--live: ${missing.join(', ')} not set; under CI a live contract run needs its keys (set them as secrets of the job)`);
+    }
     for (const provider of requested ?? PROVIDER_NAMES) {
       if (!isWireProvider(provider)) {
         note(`${provider}: no live API; skipped its live cases`);
@@ -163,7 +168,12 @@ export async function contract(args: ContractArgs, io: ContractIO): Promise<numb
 
   const all = sections.flatMap((s) => s.reports);
   if (args.json) io.out(jsonForTerminal({ sections, notes }, 2));
-  return all.some((r) => r.status === 'fail') ? EXIT.failed : EXIT.passed;
+  if (all.some((r) => r.status === 'fail')) return EXIT.failed;
+  if (!all.some((r) => r.status === 'pass')) {
+    io.err('loopgate contract: nothing was checked: every case was skipped');
+    return EXIT.failed;
+  }
+  return EXIT.passed;
 }
 
 /** Runs the command, turning usage and recording problems into exit 2 with a message. */
