@@ -2,7 +2,7 @@
  * A scenario's expectations, each checked and reported on its own: the outcome,
  * the persisted history, the trace's shape, and what the tools did.
  */
-import { outcomeLabel, project, type LogEvent } from '../../kernel/index.ts';
+import { isOutcome, outcomeLabel, project, type LogEvent } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { renderMessages, spanShape } from '../render.ts';
 import type { Expectation } from '../scenario/schema.ts';
@@ -12,9 +12,25 @@ import { equalCheck, matchLines } from './lines.ts';
 const events = <T extends LogEvent['type']>(run: ScenarioRun, type: T) =>
   run.log.events.filter((e): e is Extract<LogEvent, { type: T }> => e.type === type && !e.opaque);
 
+/**
+ * Every turn's outcome, in order: what the loop returned for it, or — for a turn a
+ * crash left open — what recovery logged (`interrupted`).
+ */
+export function turnOutcomes(run: ScenarioRun): string[] {
+  const returned = new Map(run.results.map((r) => [r.turn, outcomeLabel(r.outcome)]));
+  const out: string[] = [];
+  for (const e of events(run, 'turn.closed')) {
+    const label = returned.get(e.payload.turn) ?? (isOutcome(e.payload.outcome) ? outcomeLabel(e.payload.outcome) : JSON.stringify(e.payload.outcome));
+    out.push(label);
+  }
+  // A turn that returned but whose close the log lacks (it cannot: invariant 4 says so) still shows.
+  for (const r of run.results) if (!events(run, 'turn.closed').some((e) => e.payload.turn === r.turn)) out.push(outcomeLabel(r.outcome));
+  return out;
+}
+
 export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckResult[] {
   const out: CheckResult[] = [];
-  const outcomes = run.results.map((r) => outcomeLabel(r.outcome));
+  const outcomes = turnOutcomes(run);
   const last = run.results[run.results.length - 1];
 
   if (expect.outcome !== undefined) out.push(equalCheck('outcome', expect.outcome, outcomes[outcomes.length - 1] ?? '(no turn ran)'));
@@ -108,10 +124,26 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     }
   }
   if (expect.clock !== undefined) out.push(equalCheck('clock', expect.clock, run.virtualMs, `virtual time ${run.virtualMs} ms`));
+  if (expect.responses) out.push(responsesCheck(run, expect.responses));
   if (expect.events) {
     for (const [type, count] of Object.entries(expect.events)) {
       out.push(equalCheck('events', count, run.log.events.filter((e) => e.type === type).length, `${count} ${type}`));
     }
   }
   return out;
+}
+
+/** The production host's answer to each message, as much of it as the expectation names. */
+function responsesCheck(run: ScenarioRun, expected: NonNullable<Expectation['responses']>): CheckResult {
+  if (!run.posts) return { name: 'responses', passed: false, message: 'responses are the production host’s answers: this case ran through the loop' };
+  const actual = run.posts.map((p, i) => {
+    const want = expected[i];
+    const e = p.envelope;
+    return {
+      status: e?.status ?? 0,
+      ...(want?.delivery !== undefined ? { delivery: e ? (e.delivery ?? 'none') : '(no answer)' } : {}),
+      ...(want?.turn !== undefined ? { turn: e?.turns[e.turns.length - 1]?.turn ?? '(none)' } : {}),
+    };
+  });
+  return equalCheck('responses', expected, actual);
 }
