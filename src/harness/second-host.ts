@@ -124,8 +124,8 @@ export type HostPart = 'model' | 'claim' | 'errorHandlers' | 'seams';
 /**
  * Test-only seams: swap one part of the world for a deliberately broken one, so
  * the fuzzer's own tests can show it finds the bug (src/fuzz/README.md). `loopgate
- * run` never sets them; a scenario file cannot. `wrapTools` and `wrapDeps` reach
- * the loop only when the harness drives it directly.
+ * run` never sets them; a scenario file cannot. `wrapTools` reaches the loop only
+ * when the harness drives it directly.
  */
 export interface TestSeams {
   /** Builds the store in place of the in-memory one; the world's write faults are injected around it. */
@@ -134,7 +134,7 @@ export interface TestSeams {
   readonly wrapModel?: (client: ModelClient) => ModelClient;
   /** Wraps the tool executor the loop is given; `options` are the ones the real executor was built with. */
   readonly wrapTools?: (executor: ToolExecutor, options: ToolExecutorOptions) => ToolExecutor;
-  /** Rewrites the loop's dependencies just before the loop is built (a loop variant). */
+  /** Rewrites the loop's dependencies just before the loop is built (a loop variant), through either host. */
   readonly wrapDeps?: (deps: LoopDeps) => LoopDeps;
 }
 
@@ -167,8 +167,8 @@ export function hostModeOf(scenario: Scenario, requested: HostMode | undefined):
 
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioRun> {
   const mode = hostModeOf(scenario, options.host);
-  if (mode === 'production' && (options.seams?.wrapTools || options.seams?.wrapDeps))
-    throw new Error('the wrapTools and wrapDeps seams reach the loop only when the harness drives it directly (host: loop)');
+  if (mode === 'production' && options.seams?.wrapTools)
+    throw new Error('the wrapTools seam reaches the loop only when the harness drives it directly (host: loop); wrap its dependencies instead');
   const clock = new VirtualClock();
   const random = seededRandom(options.seed);
   const faults = new FaultLog(clock);
@@ -247,6 +247,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       random,
       newId: () => `m${++ids}`,
       recording,
+      ...(options.seams?.wrapDeps ? { wrapLoopDeps: options.seams.wrapDeps } : {}),
     });
     target = hostTarget;
     stopRunaway = () => hostTarget!.stop();

@@ -34,6 +34,7 @@ import {
   type CheckpointHook,
   type ClaimPolicy,
   type Compactor,
+  type LoopDeps,
   type PromptSource,
   type TurnTracing,
   type TurnResult,
@@ -101,6 +102,11 @@ export interface HostOptions {
   readonly storeClaimWaitMs?: number;
   /** Told what happens inside the host (metrics, a harness recording the case). */
   readonly observer?: HostObserver;
+  /**
+   * Rewrites each loop's dependencies just before the loop is built: instrumentation,
+   * or a deliberately broken loop variant in the harness's own tests.
+   */
+  readonly wrapLoopDeps?: (deps: LoopDeps) => LoopDeps;
 }
 
 /**
@@ -727,23 +733,26 @@ export class AgentHost {
         return record;
       },
     };
+    const wrap = o.wrapLoopDeps ?? ((deps: LoopDeps) => deps);
     const loop = new AgentLoop(
-      loopDeps({
-        log,
-        model: o.model,
-        ...(o.fallbackModels ? { fallbackModels: o.fallbackModels } : {}),
-        agent: this.#agent,
-        tools: this.#tools,
-        prompt: this.prompt,
-        clock: this.#clock,
-        persist: flush,
-        tracing,
-        redact: this.#redact,
-        config: loopConfigFrom(o.config),
-        ...(o.random ? { random: o.random } : {}),
-        newId: this.#newId,
-        signals: { shutdown: this.#shutdown.signal },
-      }),
+      wrap(
+        loopDeps({
+          log,
+          model: o.model,
+          ...(o.fallbackModels ? { fallbackModels: o.fallbackModels } : {}),
+          agent: this.#agent,
+          tools: this.#tools,
+          prompt: this.prompt,
+          clock: this.#clock,
+          persist: flush,
+          tracing,
+          redact: this.#redact,
+          config: loopConfigFrom(o.config),
+          ...(o.random ? { random: o.random } : {}),
+          newId: this.#newId,
+          signals: { shutdown: this.#shutdown.signal },
+        }),
+      ),
     );
     return loop;
   }

@@ -119,9 +119,10 @@ function injectNeverWakes(run: ScenarioRun): string | undefined {
     const cancelled = turn.outcome?.kind === 'cancelled';
     // A cancelled turn whose closing write then failed ends failed{persistence}, with its messages already returned.
     const cancelRequested = turn.events.some((e) => e.type === 'cancel.requested');
-    if (cancelled || (returned.length > 0 && cancelRequested && turn.outcome?.kind === 'failed' && turn.outcome.reason === 'persistence')) {
+    // Crash recovery closes a turn a dead process left open the same way: what the model never saw goes back.
+    if (cancelled || turn.recovered || (returned.length > 0 && cancelRequested && turn.outcome?.kind === 'failed' && turn.outcome.reason === 'persistence')) {
       if (JSON.stringify(returned) !== JSON.stringify(unseen)) {
-        return `turn ${turn.turn} was cancelled: the messages taken after its last completed step (${unseen.join(', ') || 'none'}) must go back to the inbox in order, but ${returned.join(', ') || 'none'} did`;
+        return `turn ${turn.turn} was ${turn.recovered ? 'interrupted' : 'cancelled'}: the messages taken after its last completed step (${unseen.join(', ') || 'none'}) must go back to the inbox in order, but ${returned.join(', ') || 'none'} did`;
       }
     } else if (returned.length > 0) {
       return `turn ${turn.turn} ended ${turn.outcome?.kind ?? 'open'} but returned ${returned.join(', ')} to the inbox`;

@@ -308,7 +308,9 @@ export const expectationSchema = z.strictObject({
   responses: z
     .array(
       z.strictObject({
-        status: z.number().int().describe('The HTTP status the host answered'),
+        status: z
+          .union([z.number().int(), z.literal('none')])
+          .describe('The HTTP status the host answered; none: no answer (the process died with the request open)'),
         delivery: z.enum(['turn', 'joined', 'queued', 'none']).optional().describe('How the message reached the loop; none: it was not stored'),
         turn: z.number().int().nonnegative().optional().describe('The turn the answer reports (its last)'),
       }),

@@ -12,7 +12,7 @@
  * refunds) is the world and survives; only the process is new — and runs the
  * recovery sweep a host runs at start.
  */
-import type { Agent, CancelSource, Clock, EventLog, ModelClient, TraceExporter, TraceRecord } from '../../kernel/index.ts';
+import type { Agent, CancelSource, Clock, EventLog, LoopDeps, ModelClient, TraceExporter, TraceRecord } from '../../kernel/index.ts';
 import type { HostConfig } from '../../host/config.ts';
 import type { ResponseEnvelope } from '../../host/envelope.ts';
 import { AgentHost } from '../../host/host.ts';
@@ -31,6 +31,8 @@ export interface HostWorld {
   readonly random: () => number;
   readonly newId: () => string;
   readonly recording: CaseRecording;
+  /** A test seam: rewrites each loop's dependencies (a broken loop variant). */
+  readonly wrapLoopDeps?: (deps: LoopDeps) => LoopDeps;
 }
 
 /** A message a client posted, and how the host answered (undefined while it has not). */
@@ -71,11 +73,13 @@ export class HostTarget implements InboxTarget {
   }
 
   send(text: string, intent: MessageIntent): void {
+    const process = this.#current;
     const post: HostPost = { intent, text, process: this.#processes.length - 1, envelope: undefined };
     this.posts.push(post);
     this.#track(
-      this.#current.host.handle(this.#world.conversation, text, { intent }).then((envelope) => {
-        post.envelope = envelope;
+      process.host.handle(this.#world.conversation, text, { intent }).then((envelope) => {
+        // A process that died answers nobody: what its halted host says afterwards never reaches the client.
+        if (!process.dead) post.envelope = envelope;
       }),
     );
   }
@@ -139,6 +143,7 @@ export class HostTarget implements InboxTarget {
       random: w.random,
       newId: w.newId,
       exporter,
+      ...(w.wrapLoopDeps ? { wrapLoopDeps: w.wrapLoopDeps } : {}),
       observer: {
         opened: (_id, log) => {
           process!.log = log;
