@@ -56,7 +56,7 @@ const cancelRow = (by: 'user' | 'parent' | 'shutdown'): EventRow => ({
     IDLE: { kind: 'ignored', note: 'nothing is running; the cancel is not recorded and the next message starts a turn as usual' },
     CLAIMING: outcome(`cancelled{${by}}`, 'the claimed messages go back to the inbox (invariant 9)'),
     MODEL: outcome(`cancelled{${by}}`, 'the request is aborted; messages the model never answered go back to the inbox'),
-    RECOVERING: outcome(`cancelled{${by}}`, 'the backoff wait ends early; no retry'),
+    RECOVERING: outcome(`cancelled{${by}}`, 'the backoff wait (or a compaction) ends early; no retry, whatever the error chain decided'),
     TOOLS: outcome(`cancelled{${by}}`, 'running tools see the abort; their calls close as unknown, and the model sees them next turn'),
     CHECKPOINT: outcome(`cancelled{${by}}`, 'the hooks see the abort; the completed steps are kept with a notice'),
   },

@@ -61,6 +61,13 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
         ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
       };
     case 'overloaded':
+      // Inside a 200 stream: some text, then the provider's error event (Anthropic's `event: error`, OpenAI's error chunk).
+      if (error.midStream)
+        return {
+          kind: 'stream_fault',
+          turn: { blocks: [{ type: 'text', text: 'Let me check that for you' }], stop: 'end', usage },
+          fault: { type: 'error_event', after: 'text_delta' },
+        };
       return { kind: 'http_error', error: 'overloaded', ...(error.status ? { status: error.status } : {}) };
     case 'server_error':
       return { kind: 'http_error', error: 'server_error', ...(error.status ? { status: error.status } : {}) };
