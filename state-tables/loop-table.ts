@@ -268,6 +268,21 @@ export const LOOP_TABLE: readonly EventRow[] = [
     },
   },
   {
+    id: 'torn_write',
+    description: 'the store keeps only the first records of a batch, then fails the write (a torn write)',
+    cells: {
+      IDLE: impossible('4: no turn to fail', 'the host reports the failed write of the inbox message itself (503)'),
+      CLAIMING: outcome('failed{persistence}', 'what landed is a prefix of the log; the next write is refused, never fused onto it'),
+      MODEL: outcome('failed{persistence}', 'as CLAIMING: the store holds a prefix, the turn stops'),
+      RECOVERING: impossible('12: nothing is written while waiting', 'the next flush is after the retried result'),
+      TOOLS: outcome('failed{persistence}', 'a torn write-ahead batch: the call’s start did not land, so it is not run (invariant 13)'),
+      CHECKPOINT: impossible(
+        '2: a batch of one record cannot be torn',
+        'the only write in CHECKPOINT is the close, turn.closed alone (its failure is persistence_failure@CHECKPOINT)',
+      ),
+    },
+  },
+  {
     id: 'checkpoint_extends',
     description: 'a pre-close hook extends the turn',
     cells: {

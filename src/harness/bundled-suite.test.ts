@@ -77,7 +77,7 @@ const FIELD_FAILURES: readonly { readonly failure: string; readonly quote: strin
   {
     failure: 'A torn last record in the store, and the next append fused onto it.',
     quote: 'a torn last record in the store, and the next append fused onto it',
-    scenarios: ['field-failures/failed-write-not-fused'],
+    scenarios: ['field-failures/failed-write-not-fused', 'persistence/host-torn-write-recovered-not-fused'],
   },
   {
     failure: 'Persistence errors swallowed; writes silently stop.',
