@@ -318,7 +318,16 @@ export const expectationSchema = z.strictObject({
     .optional()
     .describe('Through the production host: the answer to each message, in the order they were sent'),
   turns: z
-    .record(z.string().regex(/^\d+$/, 'a turn number as the log counts them: 0 is the first turn'), turnExpectationSchema)
+    .record(z.string(), turnExpectationSchema)
+    .superRefine((turns, ctx) => {
+      for (const key of Object.keys(turns))
+        if (!/^\d+$/.test(key))
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `"${key}" is not a turn number: use the turn's number as the log counts them (0 is the first turn)`,
+          });
+    })
     .optional()
     .describe('Per turn, by its number in the log (0 is the first): outcome, reply, trace, last request, requests, tool results'),
 });
