@@ -115,6 +115,8 @@ export interface ScenarioRun {
   readonly lives: number;
   /** What earlier lives did that the final log does not hold (lost with a crash, or with a refused write). */
   readonly lost: LostWork;
+  /** How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed. */
+  readonly reached: { readonly events: number; readonly deltas: number };
   /** Through the production host: every message posted, and the envelope the host answered with. */
   readonly posts?: readonly HostPost[];
 }
@@ -179,9 +181,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const maxEvents = options.maxEvents ?? 20_000;
   let thrown: unknown;
   let stopRunaway: () => void = () => undefined;
+  const reached = { events: 0, deltas: 0 };
   const recording = new CaseRecording(
     () => store.count(CASE_CONVERSATION),
     (seq) => {
+      reached.events = Math.max(reached.events, seq + 1);
       inbox?.onEvent(seq);
       if (seq + 1 === maxEvents) {
         thrown = new Error(`runaway: the log passed ${maxEvents} events; the case was shut down`);
@@ -215,7 +219,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // --- the provider, recorded --------------------------------------------------------
   const models = new ModelRecording({
     onRequest: (n) => inbox?.onRequest(n),
-    onDelta: (n) => inbox?.onDelta(n),
+    onDelta: (n) => {
+      reached.deltas = n;
+      inbox?.onDelta(n);
+    },
     origin: () => recording.origin(),
   });
   const callIds: CallIdCounter = { next: 1 };
@@ -287,7 +294,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   }
 
   // --- drive ------------------------------------------------------------------
-  inbox = new InboxDriver(scenario.inbox, target, clock, faults);
+  inbox = new InboxDriver(scenario.inbox, target, clock, faults, (error) => {
+    thrown ??= error;
+  });
   try {
     await clock.run(
       inbox.drive().then(() => finish()),
@@ -329,6 +338,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     hostParts,
     lives: recorded.lives,
     lost: recorded.lost,
+    reached: { ...reached },
     ...(hostTarget ? { posts: hostTarget.posts } : {}),
   };
 }

@@ -39,9 +39,8 @@ function inboxFollowsReference(run: ScenarioRun): string | undefined {
     .filter((e): e is Extract<LogEvent, { type: 'inbox.received' }> => e.type === 'inbox.received' && e.payload.source === 'user')
     .map((e) => `${e.payload.intent}: ${e.payload.text}`);
   // Requests the final log no longer records (lost with a crash) still went out: they count for `at: { request }`.
-  const expected = expectedMessages(run.scenario.inbox, { requests: run.requests.length + run.lost.requests, executions: run.executions }).map(
-    (m) => `${m.intent}: ${redact(m.text)}`,
-  );
+  const facts = { requests: run.requests.length + run.lost.requests, executions: run.executions, events: run.reached.events, deltas: run.reached.deltas };
+  const expected = expectedMessages(run.scenario.inbox, facts).map((m) => `${m.intent}: ${redact(m.text)}`);
   if (run.thrown === undefined) {
     const problem = run.posts ? receivedAsAnswered(run.posts, expected, received, redact) : sameMessages(expected, received);
     if (problem) return problem;

@@ -114,3 +114,34 @@ describe('a message the production host refused', () => {
     );
   });
 });
+
+describe('event and delta triggers', () => {
+  it('an entry fires when its moment comes, and one whose moment never comes posts nothing — both hosts, invariant 9 agreeing', async () => {
+    const yaml = `
+name: triggers
+provider:
+  script:
+    - reply: One two three.
+    - reply: Noted.
+inbox:
+  - say: Hello.
+  - inject: "[context: seen at event 3]"
+    at: { event: 3 }
+  - inject: "[context: never]"
+    at: { event: 9999 }
+  - inject: "[context: at the first delta]"
+    at: { delta: 1 }
+  - inject: "[context: never either]"
+    at: { delta: 50 }
+  - say: Thanks.
+expect: {}
+`;
+    for (const host of ['loop', 'production'] as const) {
+      const r = await runScenario(parseScenario(yaml, 'test.yaml'), { seed: 1, agents: registry, host });
+      const received = r.log.events.filter((e) => e.type === 'inbox.received').map((e) => (e.payload as { text: string }).text);
+      expect(received, host).toEqual(['Hello.', '[context: seen at event 3]', '[context: at the first delta]', 'Thanks.']);
+      expect(r.reached.deltas, host).toBe(2);
+      expect(check(r, inboxDeliveredOnce), host).toBeUndefined();
+    }
+  });
+});

@@ -36,11 +36,14 @@ export class InboxDriver {
   readonly #triggered = new Map<string, InboxEntry[]>();
   readonly #timed: InboxEntry[] = [];
   readonly #untimed: InboxEntry[] = [];
+  readonly #onError: (error: unknown) => void;
 
-  constructor(entries: readonly InboxEntry[], target: InboxTarget, clock: Clock, faults: FaultLog) {
+  /** `onError` hears what a triggered entry threw (a bug in the world or the host: the case reports it). */
+  constructor(entries: readonly InboxEntry[], target: InboxTarget, clock: Clock, faults: FaultLog, onError: (error: unknown) => void) {
     this.#target = target;
     this.#clock = clock;
     this.#faults = faults;
+    this.#onError = onError;
     for (const entry of entries) {
       const at = entry.at;
       if (!at) this.#untimed.push(entry);
@@ -64,9 +67,18 @@ export class InboxDriver {
     this.#fire('toolStart', name);
   }
 
-  /** The log appended the event with this seq (fires once per seq, in whichever life reaches it first). */
+  /**
+   * The log appended the event with this seq (fires once per seq, in whichever life
+   * reaches it first). A crash happens right there, inside the append, so nothing
+   * after it is written; a message or a cancel is posted just after the append
+   * (the log refuses an append from inside another).
+   */
   onEvent(seq: number): void {
-    this.#fire('event', seq);
+    const entries = this.#take(triggerId('event', seq));
+    for (const entry of entries) {
+      if (entry.crash) this.#performTriggered(entry);
+      else queueMicrotask(() => this.#performTriggered(entry));
+    }
   }
 
   /** The n-th streamed delta (1-based) arrived. */
@@ -75,11 +87,19 @@ export class InboxDriver {
   }
 
   #fire(key: TriggerKey, value: string | number): void {
-    const id = triggerId(key, value);
-    const entries = this.#triggered.get(id);
-    if (!entries) return;
+    for (const entry of this.#take(triggerId(key, value))) this.#performTriggered(entry);
+  }
+
+  /** Nobody awaits a triggered entry: what it throws goes to onError. */
+  #performTriggered(entry: InboxEntry): void {
+    this.#perform(entry).catch(this.#onError);
+  }
+
+  /** The entries waiting for a trigger, which then never fires again. */
+  #take(id: string): InboxEntry[] {
+    const entries = this.#triggered.get(id) ?? [];
     this.#triggered.delete(id);
-    for (const entry of entries) void this.#perform(entry);
+    return entries;
   }
 
   /** Plays the script: untimed entries one at a time, each once everything before it settled; timed ones at their time. */
