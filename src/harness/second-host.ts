@@ -21,15 +21,9 @@
  * same way every time, and the invariants judge both hosts from the same record.
  */
 import {
-  AgentLoop,
-  agentToolOptions,
   createRedactor,
-  createToolExecutor,
   EventLog,
   loopConfig,
-  loopDeps,
-  Tracer,
-  type Agent,
   type ClaimPolicy,
   type LoopConfig,
   type LoopDeps,
@@ -43,23 +37,20 @@ import {
   type TurnResult,
   type VisibilityLayer,
 } from '../kernel/index.ts';
-import { serializedFlush } from '../host/flush.ts';
 import type { MemoryEventStore, MemoryStoreFaults } from '../stores/memory-store.ts';
 import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { VirtualClock } from './virtual-clock.ts';
-import { wireProvider } from './wire-provider.ts';
-import { agentNameOf, buildAgent, EMPTY_REGISTRY, mergedPolicy, scenarioPolicy, type AgentRegistry } from './world/agent-under-test.ts';
+import { wireProvider, withTimeOnTheWire } from './wire-provider.ts';
+import { agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegistry } from './world/agent-under-test.ts';
 import { CaseRecording, finalProjection, type LostWork } from './world/case-recording.ts';
 import { FaultLog, type Fault } from './world/fault-log.ts';
 import { WorldStore, type StoreWrites } from './world/faulty-store.ts';
 import { hostConfigFor } from './world/host-config.ts';
 import { HostTarget, type HostPost } from './world/host-target.ts';
 import { InboxDriver, type InboxTarget } from './world/inbox-driver.ts';
-import { LoopTarget } from './world/loop-target.ts';
+import { directLoop } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
-import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor } from './world/scripted-hooks.ts';
 import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.ts';
-import { scriptedTools } from './world/scripted-tools.ts';
 import { seededRandom } from './world/seeded-random.ts';
 
 export { seededRandom } from './world/seeded-random.ts';
@@ -198,22 +189,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
   const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed) });
-  const { tools, counters } = scriptedTools(own.tools ?? [], scenario.tools, { clock, faults, onFirstStart: (name) => inbox?.onToolStart(name) }, agentName);
-  const policy = mergedPolicy(own.policy, scenarioPolicy(scenario.policy));
-  const visibility = [...(own.visibility ?? []), ...(scenario.visibility ?? [])];
-  const agent: Agent = {
-    ...own,
-    tools,
-    ...(scenario.system !== undefined ? { system: scenario.system } : {}),
-    ...(policy ? { policy } : {}),
-    ...(visibility.length > 0 ? { visibility } : {}),
-    ...(scenario.approver ? { approver: scriptedApprover(scenario.approver, clock) } : {}),
-    ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, clock, faults) } : {}),
-    ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
-    ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),
-    ...(options.errorHandlers ? { errorHandlers: [...options.errorHandlers, ...(own.errorHandlers ?? [])] } : {}),
-    secrets: [...(own.secrets ?? []), ...(scenario.secrets ?? [])],
-  };
+  const { agent, counters, policy, visibility } = scenarioAgent(own, scenario, {
+    name: agentName,
+    clock,
+    faults,
+    onFirstStart: (name) => inbox?.onToolStart(name),
+    ...(options.claim ? { claim: options.claim } : {}),
+    ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
+  });
   const redact = createRedactor({ secrets: agent.secrets ?? [] });
 
   // --- the provider, recorded --------------------------------------------------------
@@ -232,7 +215,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const wire =
     !options.model && scenario.provider.kind === 'wire' ? wireProvider(scenario.provider.provider!, scenario.provider.script, 'scenario-model') : undefined;
   const real = options.model ?? wire?.client;
-  const model = models.wrap(real ? onTheWire(real, clock, wire ? scenario.provider.script : []) : scripted(scenario.provider.script, 'scripted'));
+  const model = models.wrap(real ? withTimeOnTheWire(real, clock, wire ? scenario.provider.script : []) : scripted(scenario.provider.script, 'scripted'));
   const fallbackModels = scenario.provider.fallback ? [models.wrap(scripted(scenario.provider.fallback, 'fallback'))] : undefined;
 
   // --- the host ------------------------------------------------------------------------
@@ -259,38 +242,24 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     target = hostTarget;
     stopRunaway = () => hostTarget!.stop();
   } else {
-    const log = new EventLog(clock);
-    const connection = world.connect();
-    const persist = serializedFlush(connection, CASE_CONVERSATION, log);
-    recording.opened(log);
-    const executorOptions = agentToolOptions(agent, redact, toolOptions);
-    const realTools = createToolExecutor(executorOptions);
-    const deps = loopDeps({
-      log,
+    const direct = directLoop({
+      conversation: CASE_CONVERSATION,
+      store: world,
+      agent,
       model,
       ...(fallbackModels ? { fallbackModels } : {}),
-      agent,
-      tools: options.seams?.wrapTools ? options.seams.wrapTools(realTools, executorOptions) : realTools,
       clock,
-      persist,
-      tracing: {
-        begin: (turn) => new Tracer({ clock, traceId: `case:${turn}`, mode: 'production', redact }),
-        finish: (tracer) => {
-          const record = tracer.end();
-          recording.traced(log, record, turnOf(record));
-          return record;
-        },
-      },
+      random,
       redact,
       config,
-      random,
+      toolOptions,
+      recording,
+      ...(options.seams?.wrapTools ? { wrapTools: options.seams.wrapTools } : {}),
+      ...(options.seams?.wrapDeps ? { wrapDeps: options.seams.wrapDeps } : {}),
     });
-    const loop = new AgentLoop(options.seams?.wrapDeps ? options.seams.wrapDeps(deps) : deps);
-    recording.started(loop);
-    const loopTarget = new LoopTarget(loop, persist, (result) => recording.turnClosed(log, result));
-    target = loopTarget;
-    finish = () => loopTarget.finish();
-    stopRunaway = () => loop.shutdown('runaway case');
+    target = direct;
+    finish = () => direct.finish();
+    stopRunaway = () => direct.stop();
   }
 
   // --- drive ------------------------------------------------------------------
@@ -324,7 +293,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     traces: recorded.traces,
     executions: counters.byTool,
     executionsByCall: counters.byCall,
-    sideEffectLevels: new Map(tools.map((t) => [t.name, t.sideEffect])),
+    sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
     permissions: { visibility, policy, approver: agent.approver !== undefined },
     secrets: agent.secrets ?? [],
     virtualMs: clock.now(),
@@ -340,33 +309,6 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     lost: recorded.lost,
     reached: { ...reached },
     ...(hostTarget ? { posts: hostTarget.posts } : {}),
-  };
-}
-
-/** The turn a trace is of (traces are named `<conversation>:<turn>`; the turn span carries it too). */
-function turnOf(trace: TraceRecord): number {
-  const fromSpan = trace.spans.find((s) => s.kind === 'turn')?.attributes['turn'];
-  return typeof fromSpan === 'number' ? fromSpan : Number(trace.traceId.slice(trace.traceId.lastIndexOf(':') + 1));
-}
-
-/**
- * A client doing real I/O (a wire fake, a live API): virtual time stands still
- * while a request is on the wire, except that each streamed delta takes the
- * step's `deltaMs` (so a timed entry can land mid-stream).
- */
-function onTheWire(real: ModelClient, clock: VirtualClock, steps: Scenario['provider']['script']): ModelClient {
-  let calls = 0;
-  return {
-    name: real.name,
-    call: (request, onDelta) => {
-      const deltaMs = steps[calls++]?.deltaMs ?? 0;
-      return clock.track(
-        real.call(request, (delta) => {
-          if (deltaMs > 0) clock.elapse(deltaMs);
-          onDelta?.(delta);
-        }),
-      );
-    },
   };
 }
 

@@ -181,3 +181,9 @@ export function finalProjection(loop: AgentLoop | undefined): readonly Message[]
     return [];
   }
 }
+
+/** The turn a trace is of (the turn span carries it; traces are named `<conversation>:<turn>` besides). */
+export function traceTurn(trace: TraceRecord): number {
+  const fromSpan = trace.spans.find((s) => s.kind === 'turn')?.attributes['turn'];
+  return typeof fromSpan === 'number' ? fromSpan : Number(trace.traceId.slice(trace.traceId.lastIndexOf(':') + 1));
+}

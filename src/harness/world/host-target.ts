@@ -16,7 +16,7 @@ import type { Agent, CancelSource, Clock, EventLog, LoopDeps, ModelClient, Trace
 import type { HostConfig } from '../../host/config.ts';
 import type { ResponseEnvelope } from '../../host/envelope.ts';
 import { AgentHost } from '../../host/host.ts';
-import type { CaseRecording } from './case-recording.ts';
+import { traceTurn, type CaseRecording } from './case-recording.ts';
 import type { ProcessStore, WorldStore } from './faulty-store.ts';
 import type { InboxTarget, MessageIntent } from './inbox-driver.ts';
 
@@ -130,7 +130,7 @@ export class HostTarget implements InboxTarget {
     let process: Process | undefined;
     const exporter: TraceExporter = {
       export: (trace: TraceRecord) => {
-        if (process?.log) w.recording.traced(process.log, trace, turnOf(trace));
+        if (process?.log) w.recording.traced(process.log, trace, traceTurn(trace));
       },
     };
     const host = new AgentHost({
@@ -158,12 +158,4 @@ export class HostTarget implements InboxTarget {
     process = { host, connection, log: undefined, dead: false };
     return process;
   }
-}
-
-/** The turn a trace is of (the host names traces `<conversation>:<turn>`). */
-function turnOf(trace: TraceRecord): number {
-  const root = trace.spans.find((s) => s.kind === 'turn');
-  const fromSpan = root?.attributes['turn'];
-  if (typeof fromSpan === 'number') return fromSpan;
-  return Number(trace.traceId.slice(trace.traceId.lastIndexOf(':') + 1));
 }

@@ -5,8 +5,77 @@
  * stored first; an inject or a cancel never wakes it. It cannot crash: scenarios
  * that do run through the production host (host-target.ts).
  */
-import type { AgentLoop, CancelSource, TurnResult } from '../../kernel/index.ts';
+import {
+  AgentLoop,
+  agentToolOptions,
+  createToolExecutor,
+  EventLog,
+  loopDeps,
+  Tracer,
+  type Agent,
+  type CancelSource,
+  type Clock,
+  type LoopConfig,
+  type LoopDeps,
+  type ModelClient,
+  type Redactor,
+  type ToolExecutor,
+  type ToolExecutorOptions,
+  type TurnResult,
+} from '../../kernel/index.ts';
+import { serializedFlush } from '../../host/flush.ts';
+import { traceTurn, type CaseRecording } from './case-recording.ts';
+import type { WorldStore } from './faulty-store.ts';
 import type { InboxTarget, MessageIntent } from './inbox-driver.ts';
+
+export interface LoopWorld {
+  readonly conversation: string;
+  readonly store: WorldStore;
+  readonly agent: Agent;
+  readonly model: ModelClient;
+  readonly fallbackModels?: readonly ModelClient[];
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly redact: Redactor;
+  readonly config: LoopConfig;
+  readonly toolOptions: Pick<ToolExecutorOptions, 'maxOutputChars'>;
+  readonly recording: CaseRecording;
+  /** Test seams: a broken tool pipeline, a loop variant. */
+  readonly wrapTools?: (executor: ToolExecutor, options: ToolExecutorOptions) => ToolExecutor;
+  readonly wrapDeps?: (deps: LoopDeps) => LoopDeps;
+}
+
+/** The loop over a fresh log, wired to the world, every part recorded; and the target that drives it. */
+export function directLoop(w: LoopWorld): LoopTarget {
+  const log = new EventLog(w.clock);
+  const persist = serializedFlush(w.store.connect(), w.conversation, log);
+  w.recording.opened(log);
+  const executorOptions = agentToolOptions(w.agent, w.redact, w.toolOptions);
+  const tools = createToolExecutor(executorOptions);
+  const deps = loopDeps({
+    log,
+    model: w.model,
+    ...(w.fallbackModels ? { fallbackModels: w.fallbackModels } : {}),
+    agent: w.agent,
+    tools: w.wrapTools ? w.wrapTools(tools, executorOptions) : tools,
+    clock: w.clock,
+    persist,
+    tracing: {
+      begin: (turn) => new Tracer({ clock: w.clock, traceId: `${w.conversation}:${turn}`, mode: 'production', redact: w.redact }),
+      finish: (tracer) => {
+        const record = tracer.end();
+        w.recording.traced(log, record, traceTurn(record));
+        return record;
+      },
+    },
+    redact: w.redact,
+    config: w.config,
+    random: w.random,
+  });
+  const loop = new AgentLoop(w.wrapDeps ? w.wrapDeps(deps) : deps);
+  w.recording.started(loop);
+  return new LoopTarget(loop, persist, (result) => w.recording.turnClosed(log, result));
+}
 
 export class LoopTarget implements InboxTarget {
   readonly #loop: AgentLoop;
@@ -44,6 +113,11 @@ export class LoopTarget implements InboxTarget {
       await awaited;
       if (awaited === this.#drains) return;
     }
+  }
+
+  /** Stops the loop as a runaway case. */
+  stop(): void {
+    this.#loop.shutdown('runaway case');
   }
 
   /** Stores what was posted and no turn took (an inject at the end). */
