@@ -5,7 +5,15 @@
 export * from './kernel/index.ts';
 
 // The production host
-export { AgentHost, configPrompt, type HandleOptions, type HostOptions, type RecoverAllOptions, type RecoverySweep } from './host/host.ts';
+export {
+  AgentHost,
+  configPrompt,
+  type HandleOptions,
+  type HostObserver,
+  type HostOptions,
+  type RecoverAllOptions,
+  type RecoverySweep,
+} from './host/host.ts';
 export {
   ConfigError,
   configSource,
@@ -46,7 +54,7 @@ export { runScenarioFile, type ScenarioFileOptions } from './harness/scenario-fi
 export { defineConfig, type LoopgateConfig } from './config/define-config.ts';
 export { loadConfig, type ResolvedConfig } from './config/load-config.ts';
 export { parseScenario, loadScenarioFile } from './harness/scenario/load.ts';
-export { scenarioSchema, type Scenario } from './harness/scenario/schema.ts';
+export { scenarioSchema, type HostMode, type Scenario } from './harness/scenario/schema.ts';
 
 // The invariants: one registry, checked by `loopgate run` and `loopgate fuzz` alike
 export { INVARIANTS, defineInvariant, firstViolation, type Invariant, type InvariantContext, type Verdict } from './harness/invariants/index.ts';

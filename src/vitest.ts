@@ -19,7 +19,10 @@ import { possibleCells, runCell } from '../state-tables/cell-case.ts';
 import { cellLabel } from '../state-tables/loop-table.ts';
 import { loadConfig } from './config/load-config.ts';
 import { loadSuiteScenarios, suiteInvariants, type SuiteContext } from './harness/suites.ts';
-import { contextFromOptions, runScenarioFile, type ScenarioFileOptions } from './harness/scenario-file.ts';
+import { caseSeed } from './harness/cases.ts';
+import { contextFromOptions, type ScenarioFileOptions } from './harness/scenario-file.ts';
+import { scenarioCases } from './harness/scenario-case.ts';
+import { DEFAULT_HOSTS } from './harness/suite-context.ts';
 
 export * from '../providers/vitest.ts';
 export { describeEventStoreContract } from './stores/store-conformance.ts';
@@ -33,20 +36,26 @@ export interface DescribeScenariosOptions extends ScenarioFileOptions {
 }
 
 /**
- * One test per scenario file, named by its id (its path relative to the config's
- * folder), run with your agents; a failure lists every failing check.
+ * One test per scenario file and host, named by its id (its path relative to the
+ * config's folder; `@host` for its run through the production host), run with
+ * your agents; a failure lists every failing check. Like `loopgate run`, each
+ * scenario runs through both hosts unless it pins one (`host:`) or `options.host`
+ * picks one.
  */
 export function describeScenarios(title: string, options: DescribeScenariosOptions | readonly string[] = {}, legacy: ScenarioFileOptions = {}): void {
   const opts: DescribeScenariosOptions = Array.isArray(options) ? { ...legacy, paths: options } : (options as DescribeScenariosOptions);
   describe(title, async () => {
     const { context, paths } = await suiteFor(opts);
+    const hosts = opts.host ? [opts.host] : (context.hosts ?? DEFAULT_HOSTS);
     for (const loaded of await loadSuiteScenarios(paths, context)) {
-      it(loaded.id, async () => {
-        const outcome = await runScenarioFile(resolve(loaded.file), context, opts.seed ?? 1);
-        if (outcome.status === 'skipped') return;
-        const failing = outcome.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
-        expect(failing, `${outcome.name}\n${failing.join('\n')}`).toEqual([]);
-      });
+      for (const c of scenarioCases(loaded, { ...context, hosts })) {
+        it(c.id.slice('scenario:'.length), async () => {
+          const outcome = await c.run({ seed: caseSeed(opts.seed ?? 1, c.seedId ?? c.id) });
+          if (outcome.status === 'skipped') return;
+          const failing = outcome.checks.filter((check) => !check.passed).map((check) => `${check.name}: ${check.message}`);
+          expect(failing, `${c.title}\n${failing.join('\n')}`).toEqual([]);
+        });
+      }
     }
   });
 }
@@ -62,6 +71,7 @@ async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: S
     invariants: suiteInvariants([...config.invariants, ...(options.invariants ?? [])]),
     // As in `loopgate run`: ids relative to the config's folder; paths given without a config of the user's, to the working directory.
     root: config.bundled && options.paths ? process.cwd() : config.root,
+    ...(config.hosts ? { hosts: config.hosts } : {}),
   };
   return { context, paths: options.paths ? options.paths.map((p) => resolve(p)) : config.scenarios };
 }

@@ -525,6 +525,38 @@ export const FIXTURES: Readonly<Record<string, (state: State) => Fixture | undef
         return undefined;
     }
   },
+  torn_write: (state) => {
+    // Each batch is torn after its first record: the store then holds a prefix of the log, and the
+    // write after it (the turn's close) conflicts with it instead of being fused onto it.
+    const torn = (append: number) => ({ tornAppends: [{ append, keep: 1 }] });
+    switch (state) {
+      case 'CLAIMING':
+        return single(
+          'the claim batch is torn',
+          { store: torn(2), provider: { script: [reply('never')] } },
+          { outcome: 'failed{persistence}', requests: 0, history: { count: 0 }, trace: { exact: ['turn:ok'] } },
+        );
+      case 'MODEL':
+        return single(
+          'the batch after the result is torn',
+          { store: torn(3), provider: { script: [reply('lost')] } },
+          { outcome: 'failed{persistence}', requests: 1, history: { count: 0 }, trace: { exact: ['turn:ok', 'turn > model_call:ok'] } },
+        );
+      case 'TOOLS':
+        return single(
+          'the write-ahead batch of a refund is torn',
+          {
+            store: torn(4),
+            provider: {
+              script: [{ tool_use: [{ id: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', amount: 5, reason: 'late' } }] }, reply('never')],
+            },
+          },
+          { outcome: 'failed{persistence}', executions: { issue_refund: 0 }, history: { count: 0 } },
+        );
+      default:
+        return undefined;
+    }
+  },
   checkpoint_extends: only('CHECKPOINT', () =>
     single(
       'a hook extends the turn',

@@ -56,7 +56,7 @@ const cancelRow = (by: 'user' | 'parent' | 'shutdown'): EventRow => ({
     IDLE: { kind: 'ignored', note: 'nothing is running; the cancel is not recorded and the next message starts a turn as usual' },
     CLAIMING: outcome(`cancelled{${by}}`, 'the claimed messages go back to the inbox (invariant 9)'),
     MODEL: outcome(`cancelled{${by}}`, 'the request is aborted; messages the model never answered go back to the inbox'),
-    RECOVERING: outcome(`cancelled{${by}}`, 'the backoff wait ends early; no retry'),
+    RECOVERING: outcome(`cancelled{${by}}`, 'the backoff wait (or a compaction) ends early; no retry, whatever the error chain decided'),
     TOOLS: outcome(`cancelled{${by}}`, 'running tools see the abort; their calls close as unknown, and the model sees them next turn'),
     CHECKPOINT: outcome(`cancelled{${by}}`, 'the hooks see the abort; the completed steps are kept with a notice'),
   },
@@ -265,6 +265,21 @@ export const LOOP_TABLE: readonly EventRow[] = [
       RECOVERING: impossible('12: nothing is written while waiting', 'the next flush is after the retried result'),
       TOOLS: outcome('failed{persistence}', 'the write-ahead record of a STATEFUL call fails: the call is not run (invariant 13)'),
       CHECKPOINT: outcome('failed{persistence}', 'the flush before the close'),
+    },
+  },
+  {
+    id: 'torn_write',
+    description: 'the store keeps only the first records of a batch, then fails the write (a torn write)',
+    cells: {
+      IDLE: impossible('4: no turn to fail', 'the host reports the failed write of the inbox message itself (503)'),
+      CLAIMING: outcome('failed{persistence}', 'what landed is a prefix of the log; the next write is refused, never fused onto it'),
+      MODEL: outcome('failed{persistence}', 'as CLAIMING: the store holds a prefix, the turn stops'),
+      RECOVERING: impossible('12: nothing is written while waiting', 'the next flush is after the retried result'),
+      TOOLS: outcome('failed{persistence}', 'a torn write-ahead batch: the call’s start did not land, so it is not run (invariant 13)'),
+      CHECKPOINT: impossible(
+        '2: a batch of one record cannot be torn',
+        'the only write in CHECKPOINT is the close, turn.closed alone (its failure is persistence_failure@CHECKPOINT)',
+      ),
     },
   },
   {

@@ -25,6 +25,12 @@ export interface LoopgateConfig {
   readonly defaultAgent?: string;
   /** Scenario files or folders. Default: `scenarios`. */
   readonly scenarios?: string | readonly string[];
+  /**
+   * The hosts `loopgate run` drives each scenario through: `loop` (the loop
+   * directly), `production` (a real AgentHost: lock, recovery, flush, envelope),
+   * or `both` (the default). A scenario's own `host:` wins; `--host` overrides this.
+   */
+  readonly host?: 'loop' | 'production' | 'both';
   /** Your own invariants, checked on every case by `loopgate run` and on every generated case by `loopgate fuzz`, after loopgate's. */
   readonly invariants?: readonly Invariant[];
   /** Default reporters (console, json, junit, markdown, html). */
@@ -46,5 +52,5 @@ export function defineConfig(config: LoopgateConfig): LoopgateConfig {
   return config;
 }
 
-export const CONFIG_KEYS = ['agents', 'defaultAgent', 'scenarios', 'invariants', 'reporters', 'out', 'baseline', 'fuzz'] as const;
+export const CONFIG_KEYS = ['agents', 'defaultAgent', 'scenarios', 'host', 'invariants', 'reporters', 'out', 'baseline', 'fuzz'] as const;
 export const FUZZ_KEYS = ['agent', 'args'] as const;

@@ -10,6 +10,8 @@ import type fc from 'fast-check';
 import type { AgentFactory } from '../kernel/index.ts';
 import type { Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry } from '../harness/second-host.ts';
+import type { HostMode } from '../harness/scenario/schema.ts';
+import { DEFAULT_HOSTS } from '../harness/suite-context.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
 import { importUserModule } from './import-module.ts';
@@ -35,6 +37,8 @@ export interface ResolvedConfig {
   /** Absolute, when set. */
   readonly out: string | undefined;
   readonly baseline: string | undefined;
+  /** The hosts scenarios run through (`host`), when the config says. */
+  readonly hosts: readonly HostMode[] | undefined;
   readonly fuzz: { readonly agent: string | undefined; readonly args: Readonly<Record<string, fc.Arbitrary<unknown>>> };
 }
 
@@ -134,6 +138,14 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     }
   });
 
+  let hosts: readonly HostMode[] | undefined;
+  if (config.host !== undefined) {
+    const host: unknown = config.host;
+    if (host === 'both') hosts = DEFAULT_HOSTS;
+    else if (host === 'loop' || host === 'production') hosts = [host];
+    else fail('host', `expected loop, production or both, got ${describe(host)}`);
+  }
+
   const fuzz = config.fuzz ?? {};
   if (fuzz === null || typeof fuzz !== 'object') fail('fuzz', `expected { agent, args }, got ${describe(fuzz)}`);
   for (const key of Object.keys(fuzz)) if (!(FUZZ_KEYS as readonly string[]).includes(key)) fail(`fuzz.${key}`, `unknown key; known: ${FUZZ_KEYS.join(', ')}`);
@@ -155,6 +167,7 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     reporters,
     out: path('out'),
     baseline: path('baseline'),
+    hosts,
     fuzz: { agent: fuzz.agent, args },
   };
 }

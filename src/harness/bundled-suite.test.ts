@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { CANCEL_SOURCES, FAILURE_REASONS, OUTCOME_KINDS } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { loadScenarios, type LoadedScenario } from './scenario/load.ts';
-import { scenarioCase } from './scenario-case.ts';
+import { scenarioCase, scenarioCases } from './scenario-case.ts';
+import { DEFAULT_HOSTS } from './suite-context.ts';
+import { VirtualClock } from './virtual-clock.ts';
+import { agentNameOf, buildAgent } from './world/agent-under-test.ts';
 import { bundledContext } from '../../test/support/bundled.ts';
 
 const root = join(import.meta.dirname, '../../scenarios/bundled');
@@ -19,14 +22,8 @@ const all: LoadedScenario[] = loadScenarios([root], root);
 const suite = all.filter((l) => !l.scenario.live);
 const live = all.filter((l) => l.scenario.live);
 
-/**
- * Outcomes no scenario can reach, and why (also in scenarios/README.md).
- * `interrupted` is how recovery closes a turn a dead process left open; a scenario
- * runs in one process and cannot kill it (see test/crash and src/host/recovery.test.ts).
- */
-const UNREACHABLE_OUTCOMES: Readonly<Record<string, string>> = {
-  interrupted: 'needs a process crash mid-turn, which a scenario cannot express',
-};
+/** Outcomes no scenario can reach, and why (also in scenarios/README.md). None, now that a scenario can crash its host. */
+const UNREACHABLE_OUTCOMES: Readonly<Record<string, string>> = {};
 
 /**
  * Invariant 3 (unknown event types rejected unless ignorable) is about reading a log
@@ -80,7 +77,7 @@ const FIELD_FAILURES: readonly { readonly failure: string; readonly quote: strin
   {
     failure: 'A torn last record in the store, and the next append fused onto it.',
     quote: 'a torn last record in the store, and the next append fused onto it',
-    scenarios: ['field-failures/failed-write-not-fused'],
+    scenarios: ['field-failures/failed-write-not-fused', 'persistence/host-torn-write-recovered-not-fused'],
   },
   {
     failure: 'Persistence errors swallowed; writes silently stop.',
@@ -90,7 +87,7 @@ const FIELD_FAILURES: readonly { readonly failure: string; readonly quote: strin
   {
     failure: 'Crash mid-turn, resume shows missing history.',
     quote: 'crash mid-turn, resume shows missing history',
-    scenarios: ['cancel/shutdown-mid-turn-history-survives'],
+    scenarios: ['cancel/shutdown-mid-turn-history-survives', 'crash/crash-while-refund-runs-never-reruns', 'crash/crash-while-model-thinks-after-refund'],
   },
   {
     failure: '`max_tokens` cuts tool-call arguments; the loop retries forever or runs the call with `{}`.',
@@ -98,6 +95,11 @@ const FIELD_FAILURES: readonly { readonly failure: string; readonly quote: strin
     scenarios: ['field-failures/max-tokens-cuts-tool-call'],
   },
   { failure: 'Abort does not stop a running tool.', quote: 'abort does not stop a running tool', scenarios: ['cancel/abort-stops-running-tool'] },
+  {
+    failure: "A steer sent while a turn runs waits behind the server's lock and becomes a new turn.",
+    quote: "a steer sent while a turn runs waits behind the server's lock and becomes a new turn",
+    scenarios: ['inbox/steer-through-host-joins-running-turn'],
+  },
   {
     failure: 'A later permission rule re-allows a denied tool.',
     quote: 'a later permission rule re-allows a denied tool',
@@ -122,7 +124,8 @@ function describeFailures(checks: readonly CheckResult[]): string {
 /** Every label a scenario expects (the last turn's and every turn's). */
 function expectedOutcomes(loaded: LoadedScenario): string[] {
   const { expect: e } = loaded.scenario;
-  return [...(e.outcome !== undefined ? [e.outcome] : []), ...(e.outcomes ?? [])];
+  const perTurn = Object.values(e.turns ?? {}).flatMap((t) => (t.outcome !== undefined ? [t.outcome] : []));
+  return [...(e.outcome !== undefined ? [e.outcome] : []), ...(e.outcomes ?? []), ...perTurn];
 }
 
 describe('the bundled suite', () => {
@@ -138,20 +141,26 @@ describe('the bundled suite', () => {
   it('checks every scenario three ways: the outcome, the history and the trace (or what the tools did)', () => {
     for (const { id, scenario } of suite) {
       const e = scenario.expect;
-      expect(e.outcome !== undefined || e.outcomes !== undefined, `${id}: expects an outcome`).toBe(true);
-      expect(e.history !== undefined || e.lastRequest !== undefined, `${id}: expects the history`).toBe(true);
-      expect(e.trace !== undefined || e.toolResults !== undefined, `${id}: expects the trace or the tool results`).toBe(true);
+      const turns = Object.values(e.turns ?? {});
+      expect(e.outcome !== undefined || e.outcomes !== undefined || turns.some((t) => t.outcome), `${id}: expects an outcome`).toBe(true);
+      expect(e.history !== undefined || e.lastRequest !== undefined || turns.some((t) => t.lastRequest), `${id}: expects the history`).toBe(true);
+      expect(
+        e.trace !== undefined || e.toolResults !== undefined || turns.some((t) => t.trace || t.toolResults),
+        `${id}: expects the trace or the tool results`,
+      ).toBe(true);
     }
   });
 
-  describe('every scenario passes (seed 1)', () => {
+  describe('every scenario passes through every host it runs through (seed 1)', () => {
     for (const loaded of suite) {
-      it(loaded.id, async () => {
-        const outcome = await scenarioCase(loaded, context).run({ seed: 1 });
-        const failing = describeFailures(outcome.checks);
-        expect(failing, `${loaded.file} — ${loaded.scenario.name}\n${failing}`).toBe('');
-        expect(outcome.status).toBe('passed');
-      });
+      for (const c of scenarioCases(loaded, { ...context, hosts: DEFAULT_HOSTS })) {
+        it(c.id.slice('scenario:'.length), async () => {
+          const outcome = await c.run({ seed: 1 });
+          const failing = describeFailures(outcome.checks);
+          expect(failing, `${loaded.file} — ${c.title}\n${failing}`).toBe('');
+          expect(outcome.status).toBe('passed');
+        });
+      }
     }
   });
 
@@ -166,6 +175,34 @@ describe('the bundled suite', () => {
   });
 
   describe('coverage', () => {
+    it('crashes the production host at every trigger kind in a case with a STATEFUL tool, and reopens it', async () => {
+      const kinds = ['event', 'toolStart', 'request', 'time'] as const;
+      for (const kind of kinds) {
+        const crashing = suite.filter((l) => l.scenario.inbox.some((e) => e.crash && e.at?.[kind] !== undefined));
+        const withStateful = [];
+        for (const l of crashing) {
+          const agent = await buildAgent(agentNameOf(l.scenario, context.registry), context.registry, { clock: new VirtualClock(), random: () => 0.5 });
+          const stateful = new Set([
+            ...(agent.tools ?? []).filter((t) => t.sideEffect === 'STATEFUL').map((t) => t.name),
+            ...l.scenario.tools.filter((t) => t.sideEffect === 'STATEFUL').map((t) => t.name),
+          ]);
+          const called = l.scenario.provider.script.flatMap((step) => (step.tool_use ?? []).map((c) => c.name));
+          if (called.some((name) => stateful.has(name)) && l.scenario.inbox.some((e) => e.reopen)) withStateful.push(l.id);
+        }
+        expect(withStateful, `no bundled scenario crashes at: { ${kind} } in a case that calls a STATEFUL tool`).not.toEqual([]);
+      }
+    });
+
+    it('steers through the production host into a running turn', () => {
+      const steering = suite.filter(
+        (l) =>
+          l.scenario.host === 'production' &&
+          l.scenario.inbox.some((e) => e.steer !== undefined) &&
+          l.scenario.expect.responses?.some((r) => r.delivery === 'joined'),
+      );
+      expect(steering.map((l) => l.id)).not.toEqual([]);
+    });
+
     it('covers every outcome of the alphabet, except those documented as unreachable', () => {
       const alphabet = OUTCOME_KINDS.flatMap((kind) =>
         kind === 'cancelled' ? CANCEL_SOURCES.map((by) => `cancelled{${by}}`) : kind === 'failed' ? FAILURE_REASONS.map((r) => `failed{${r}}`) : [kind],
@@ -183,11 +220,11 @@ describe('the bundled suite', () => {
       expect(missing, 'invariants no bundled scenario is tagged with').toEqual([]);
       for (const tag of tags)
         if (tag.startsWith('invariant-'))
-          expect(Number(tag.slice('invariant-'.length)), `bad tag ${tag}`).toSatisfy((n: number) => Number.isInteger(n) && n >= 1 && n <= 13);
+          expect(Number(tag.slice('invariant-'.length)), `bad tag ${tag}`).toSatisfy((n: number) => Number.isInteger(n) && n >= 1 && n <= 15);
     });
 
     it('reproduces every known field failure of DESIGN.md, each in a scenario tagged field-failure that names it', () => {
-      expect(FIELD_FAILURES).toHaveLength(13);
+      expect(FIELD_FAILURES).toHaveLength(14);
       const byId = new Map(suite.map((l) => [l.id, l]));
       for (const { failure, quote, scenarios } of FIELD_FAILURES) {
         expect(scenarios.length, failure).toBeGreaterThan(0);

@@ -28,6 +28,8 @@ export interface Case {
   readonly title: string;
   readonly file?: string;
   readonly tags?: readonly string[];
+  /** The id its seed derives from, when it is not `id` (the same scenario through another host runs with the same seed). */
+  readonly seedId?: string;
   run(context: CaseContext): Promise<CaseOutcome>;
 }
 

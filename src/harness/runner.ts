@@ -56,7 +56,7 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
   const started = performance.now();
   const base = { id: c.id, kind: c.kind, title: c.title, ...(c.file ? { file: c.file } : {}), ...(c.tags?.length ? { tags: c.tags } : {}) };
   try {
-    const outcome = await c.run({ seed: caseSeed(runSeed, c.id) });
+    const outcome = await c.run({ seed: caseSeed(runSeed, c.seedId ?? c.id) });
     const failing = outcome.checks.find((check) => !check.passed);
     return {
       ...base,

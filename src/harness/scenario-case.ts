@@ -6,6 +6,7 @@ import { statusFromChecks } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
 import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
+import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { runScenario, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { stepRequests } from './step-requests.ts';
@@ -37,19 +38,40 @@ export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): C
   };
 }
 
-export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext, 'root'>): Case {
+/**
+ * The cases of one scenario file: one per host it runs through — the scenario's
+ * own (`host:`, or the production host for one that crashes), else each of the
+ * suite's. Through the loop, or through its only host, a case is
+ * `scenario:<id>`; the same scenario through the production host besides is
+ * `scenario:<id>@host`, with the same seed.
+ */
+export function scenarioCases(loaded: LoadedScenario, context: Omit<SuiteContext, 'root'>): Case[] {
+  const pinned = pinnedHost(loaded.scenario);
+  if (pinned) return [scenarioCase(loaded, context, pinned)];
+  return (context.hosts ?? ['loop']).map((host) => scenarioCase(loaded, context, host));
+}
+
+/** The host a scenario itself requires, if any. */
+export function pinnedHost(scenario: Scenario): HostMode | undefined {
+  return crashes(scenario) ? 'production' : scenario.host;
+}
+
+export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext, 'root'>, host: HostMode = 'loop'): Case {
   const { scenario } = loaded;
+  const base = `scenario:${loaded.id}`;
+  const besides = host === 'production' && pinnedHost(scenario) === undefined;
   return {
-    id: `scenario:${loaded.id}`,
+    id: besides ? `${base}@host` : base,
+    seedId: base,
     kind: 'scenario',
-    title: scenario.name,
+    title: besides ? `${scenario.name} (through the production host)` : scenario.name,
     file: loaded.file,
     tags: scenario.tags,
     async run({ seed }) {
       if (scenario.live) {
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };
       }
-      const run = await runScenario(scenario, { seed, agents: context.registry });
+      const run = await runScenario(scenario, { seed, agents: context.registry, host });
       const checks = [...checkExpectations(run, scenario.expect), ...(await checkInvariants(run, context.invariants))];
       return outcomeOfRun(run, checks);
     },

@@ -14,6 +14,7 @@ import { checkScenarioAgents } from './scenario/check-agents.ts';
 import { loadScenarioFile } from './scenario/load.ts';
 import { outcomeOfRun } from './scenario-case.ts';
 import { runScenario } from './second-host.ts';
+import type { HostMode } from './scenario/schema.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { suiteInvariants } from './suites.ts';
 
@@ -28,6 +29,11 @@ export interface ScenarioFileOptions {
   readonly seed?: number;
   /** Case ids are relative to this folder. Default: the working directory. */
   readonly root?: string;
+  /**
+   * The host to run through when the scenario does not say (`host:`): `loop` (the
+   * default) or `production` (a real AgentHost). `describeScenarios` runs both.
+   */
+  readonly host?: HostMode;
 }
 
 /** A suite context from plain options (what `loopgate.config.ts` gives the CLI). */
@@ -45,12 +51,17 @@ export async function runScenarioFile(
   path: string,
   options: ScenarioFileOptions | SuiteContext = {},
   seed = (options as ScenarioFileOptions).seed ?? 1,
+  host: HostMode | undefined = (options as ScenarioFileOptions).host,
 ): Promise<CaseOutcome & { readonly id: string; readonly name: string }> {
   const context = 'registry' in options ? options : contextFromOptions(options);
   const file = isAbsolute(path) ? path : resolve(path);
   const loaded = loadScenarioFile(file, context.root);
   await checkScenarioAgents([loaded], context.registry);
-  const run = await runScenario(loaded.scenario, { seed: caseSeed(seed, `scenario:${loaded.id}`), agents: context.registry });
+  const run = await runScenario(loaded.scenario, {
+    seed: caseSeed(seed, `scenario:${loaded.id}`),
+    agents: context.registry,
+    ...(host ? { host } : {}),
+  });
   const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run, context.invariants))];
   return { ...outcomeOfRun(run, checks), id: loaded.id, name: loaded.scenario.name };
 }

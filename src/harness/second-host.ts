@@ -6,24 +6,24 @@
  * - the agent under test, plugged in from a registry (agent-under-test.ts), with
  *   the scenario's tool scripts (scripted-tools.ts) and scripted hooks
  *   (scripted-hooks.ts) standing in where the scenario has them;
- * - an in-memory store with injected write failures (faulty-store.ts);
+ * - a store with injected write faults — failed and torn writes, crashes
+ *   (faulty-store.ts);
  * - the scenario's provider script, or a wire-level provider (scripted-provider.ts,
  *   ../wire-provider.ts), every client recorded (recording-model.ts);
- * - the inbox script, played like a client of a host (inbox-driver.ts);
- * - a collecting trace exporter and a virtual clock.
+ * - the inbox script, played like the clients of a host (inbox-driver.ts) against
+ *   one of two hosts: the loop driven directly (loop-target.ts), or a real
+ *   production `AgentHost` with its lock, recovery, flush and envelope
+ *   (host-target.ts) — `host: production`, or the run's choice;
+ * - a record of the case over every life of its log (case-recording.ts), a
+ *   collecting trace exporter and a virtual clock.
  *
  * Everything that varies comes from the scenario and the seed, so a case runs the
- * same way every time.
+ * same way every time, and the invariants judge both hosts from the same record.
  */
 import {
-  AgentLoop,
-  agentToolOptions,
   createRedactor,
-  createToolExecutor,
   EventLog,
-  loopDeps,
-  Tracer,
-  type Agent,
+  loopConfig,
   type ClaimPolicy,
   type LoopConfig,
   type LoopDeps,
@@ -37,25 +37,27 @@ import {
   type TurnResult,
   type VisibilityLayer,
 } from '../kernel/index.ts';
-import { serializedFlush } from '../host/flush.ts';
 import type { MemoryEventStore, MemoryStoreFaults } from '../stores/memory-store.ts';
-import type { Scenario } from './scenario/schema.ts';
+import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { VirtualClock } from './virtual-clock.ts';
-import { wireProvider } from './wire-provider.ts';
-import { agentNameOf, buildAgent, EMPTY_REGISTRY, mergedPolicy, scenarioPolicy, type AgentRegistry } from './world/agent-under-test.ts';
+import { wireProvider, withTimeOnTheWire } from './wire-provider.ts';
+import { agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegistry } from './world/agent-under-test.ts';
+import { CaseRecording, finalProjection, type LostWork } from './world/case-recording.ts';
 import { FaultLog, type Fault } from './world/fault-log.ts';
-import { faultyStore, type StoreWrites } from './world/faulty-store.ts';
-import { InboxDriver } from './world/inbox-driver.ts';
+import { WorldStore, type StoreWrites } from './world/faulty-store.ts';
+import { hostConfigFor } from './world/host-config.ts';
+import { HostTarget, type HostPost } from './world/host-target.ts';
+import { InboxDriver, type InboxTarget } from './world/inbox-driver.ts';
+import { directLoop } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
-import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor } from './world/scripted-hooks.ts';
 import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.ts';
-import { scriptedTools } from './world/scripted-tools.ts';
 import { seededRandom } from './world/seeded-random.ts';
 
 export { seededRandom } from './world/seeded-random.ts';
 export { describeStep } from './world/scripted-provider.ts';
 export type { SentRequest, ProviderCall } from './world/recording-model.ts';
 export type { AgentRegistry } from './world/agent-under-test.ts';
+export type { HostMode } from './scenario/schema.ts';
 
 /** The conversation id of a case in its store. */
 export const CASE_CONVERSATION = 'case';
@@ -64,12 +66,17 @@ export interface ScenarioRun {
   readonly scenario: Scenario;
   /** The agent the case ran with (its name in the registry, or `none`). */
   readonly agent: string;
+  /** Which host drove the case: the loop directly, or a real production host. */
+  readonly host: HostMode;
+  /** Results of the turns the final log holds that a loop closed (a turn recovery closed has none), in order. */
   readonly results: readonly TurnResult[];
+  /** The final log: the last one the case opened (after a crash, reopened from the store and recovered). */
   readonly log: EventLog;
   readonly store: MemoryEventStore;
+  /** The model requests the final log records, in order (those of work a crash lost are in `lost`). */
   readonly requests: readonly SentRequest[];
   readonly traces: readonly TraceRecord[];
-  /** Tool bodies that actually ran, by tool name, and by call id. */
+  /** Tool bodies that actually ran, by tool name, and by call id — over every process of the case. */
   readonly executions: ReadonlyMap<string, number>;
   readonly executionsByCall: ReadonlyMap<string, number>;
   /** Each tool's declared side-effect level. */
@@ -85,16 +92,24 @@ export interface ScenarioRun {
   readonly faults: readonly Fault[];
   /** How each provider call settled, aligned with `requests` (for provider-contract checks). */
   readonly responses: readonly ProviderCall[];
-  /** `durableBefore[k]`: events the store held when event k was appended — what a crash at event k leaves. */
+  /** `durableBefore[k]`: events the store held when event k of the final log was appended — what a crash at event k leaves. */
   readonly durableBefore: readonly number[];
-  /** The loop's own incremental projection when the run ended. */
-  readonly finalProjection: readonly Message[];
+  /** The loop's own incremental projection when the run ended; undefined when no loop ran over the final log (the host could not open it). */
+  readonly finalProjection: readonly Message[] | undefined;
   /** The loop configuration the scenario ran with. */
   readonly config: LoopConfig;
   /** Batch appends the store was asked for, and which of them (1-based) failed. */
   readonly storeWrites: StoreWrites;
   /** Parts that came from elsewhere than the scenario file (the host's options, the agent's own hooks): invariants that predict from the scenario alone skip these runs. */
   readonly hostParts: readonly HostPart[];
+  /** Logs the case opened: more than one after a crash, or after the production host dropped a log the store refused. */
+  readonly lives: number;
+  /** What earlier lives did that the final log does not hold (lost with a crash, or with a refused write). */
+  readonly lost: LostWork;
+  /** How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed. */
+  readonly reached: { readonly events: number; readonly deltas: number };
+  /** Through the production host: every message posted, and the envelope the host answered with. */
+  readonly posts?: readonly HostPost[];
 }
 
 export type HostPart = 'model' | 'claim' | 'errorHandlers' | 'seams';
@@ -102,16 +117,17 @@ export type HostPart = 'model' | 'claim' | 'errorHandlers' | 'seams';
 /**
  * Test-only seams: swap one part of the world for a deliberately broken one, so
  * the fuzzer's own tests can show it finds the bug (src/fuzz/README.md). `loopgate
- * run` never sets them; a scenario file cannot.
+ * run` never sets them; a scenario file cannot. `wrapTools` reaches the loop only
+ * when the harness drives it directly.
  */
 export interface TestSeams {
-  /** Builds the store in place of the in-memory one; it must run the fault hooks it is given. */
+  /** Builds the store in place of the in-memory one; the world's write faults are injected around it. */
   readonly store?: (faults: MemoryStoreFaults) => MemoryEventStore;
   /** Wraps each scripted provider client, inside the recording (the harness sees what it returns). */
   readonly wrapModel?: (client: ModelClient) => ModelClient;
   /** Wraps the tool executor the loop is given; `options` are the ones the real executor was built with. */
   readonly wrapTools?: (executor: ToolExecutor, options: ToolExecutorOptions) => ToolExecutor;
-  /** Rewrites the loop's dependencies just before the loop is built (a loop variant). */
+  /** Rewrites the loop's dependencies just before the loop is built (a loop variant), through either host. */
   readonly wrapDeps?: (deps: LoopDeps) => LoopDeps;
 }
 
@@ -119,6 +135,8 @@ export interface RunOptions {
   readonly seed: number;
   /** The agents a scenario may name, and the default one. Default: none but `none`. */
   readonly agents?: AgentRegistry;
+  /** Which host drives a scenario that does not say (`host:`). Default: the loop directly. A scenario that crashes always runs through the production host. */
+  readonly host?: HostMode;
   /** Replaces the scenario's provider (live runs, wire-level providers). */
   readonly model?: ModelClient;
   /** Real-time limit while waiting on I/O with no virtual timer pending. */
@@ -134,39 +152,62 @@ export interface RunOptions {
   readonly seams?: TestSeams;
 }
 
+/** The host a scenario runs through: a crash needs the production host; else the scenario's choice, else the run's. */
+export function hostModeOf(scenario: Scenario, requested: HostMode | undefined): HostMode {
+  if (crashes(scenario)) return 'production';
+  return scenario.host ?? requested ?? 'loop';
+}
+
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioRun> {
+  const mode = hostModeOf(scenario, options.host);
+  if (mode === 'production' && options.seams?.wrapTools)
+    throw new Error('the wrapTools seam reaches the loop only when the harness drives it directly (host: loop); wrap its dependencies instead');
   const clock = new VirtualClock();
-  const log = new EventLog(clock);
   const random = seededRandom(options.seed);
   const faults = new FaultLog(clock);
-  const { store, writes } = faultyStore(scenario.store, faults, options.seams?.store);
-  const persist = serializedFlush(store, CASE_CONVERSATION, log);
+  const world = new WorldStore(scenario.store, faults, options.seams?.store);
+  const store = world.store;
+  let inbox: InboxDriver | undefined;
+  // A runaway case (a loop that never settles) is stopped and reported, not left to eat memory.
+  const maxEvents = options.maxEvents ?? 20_000;
+  let thrown: unknown;
+  let stopRunaway: () => void = () => undefined;
+  const reached = { events: 0, deltas: 0 };
+  const recording = new CaseRecording(
+    () => store.count(CASE_CONVERSATION),
+    (seq) => {
+      reached.events = Math.max(reached.events, seq + 1);
+      inbox?.onEvent(seq);
+      if (seq + 1 === maxEvents) {
+        thrown = new Error(`runaway: the log passed ${maxEvents} events; the case was shut down`);
+        stopRunaway();
+      }
+    },
+  );
 
   // --- the agent under test, with the scenario's scripts ---------------------------
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
   const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed) });
-  let inbox: InboxDriver | undefined;
-  const { tools, counters } = scriptedTools(own.tools ?? [], scenario.tools, { clock, faults, onFirstStart: (name) => inbox?.onToolStart(name) }, agentName);
-  const policy = mergedPolicy(own.policy, scenarioPolicy(scenario.policy));
-  const visibility = [...(own.visibility ?? []), ...(scenario.visibility ?? [])];
-  const agent: Agent = {
-    ...own,
-    tools,
-    ...(scenario.system !== undefined ? { system: scenario.system } : {}),
-    ...(policy ? { policy } : {}),
-    ...(visibility.length > 0 ? { visibility } : {}),
-    ...(scenario.approver ? { approver: scriptedApprover(scenario.approver, clock) } : {}),
-    ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, faults) } : {}),
-    ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
-    ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),
-    ...(options.errorHandlers ? { errorHandlers: [...options.errorHandlers, ...(own.errorHandlers ?? [])] } : {}),
-    secrets: [...(own.secrets ?? []), ...(scenario.secrets ?? [])],
-  };
+  const { agent, counters, policy, visibility } = scenarioAgent(own, scenario, {
+    name: agentName,
+    clock,
+    faults,
+    onFirstStart: (name) => inbox?.onToolStart(name),
+    ...(options.claim ? { claim: options.claim } : {}),
+    ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
+  });
   const redact = createRedactor({ secrets: agent.secrets ?? [] });
 
   // --- the provider, recorded --------------------------------------------------------
-  const recording = new ModelRecording((n) => inbox?.onRequest(n));
+  const models = new ModelRecording({
+    onRequest: (n) => inbox?.onRequest(n),
+    onDelta: (n) => {
+      reached.deltas = n;
+      inbox?.onDelta(n);
+    },
+    origin: () => recording.origin(),
+  });
   const callIds: CallIdCounter = { next: 1 };
   const wrapModel = options.seams?.wrapModel ?? ((client: ModelClient) => client);
   const scripted = (steps: Scenario['provider']['script'], name: string) => wrapModel(scriptedProvider(steps, name, clock, faults, callIds));
@@ -174,76 +215,68 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const wire =
     !options.model && scenario.provider.kind === 'wire' ? wireProvider(scenario.provider.provider!, scenario.provider.script, 'scenario-model') : undefined;
   const real = options.model ?? wire?.client;
-  // Real I/O (a wire fake, a live API) holds virtual time still while it is in flight.
-  const tracked: ModelClient | undefined = real && { name: real.name, call: (request, onDelta) => clock.track(real.call(request, onDelta)) };
-  const model = recording.wrap(tracked ?? scripted(scenario.provider.script, 'scripted'));
-  const fallbackModels = scenario.provider.fallback ? [recording.wrap(scripted(scenario.provider.fallback, 'fallback'))] : undefined;
+  const model = models.wrap(real ? withTimeOnTheWire(real, clock, wire ? scenario.provider.script : []) : scripted(scenario.provider.script, 'scripted'));
+  const fallbackModels = scenario.provider.fallback ? [models.wrap(scripted(scenario.provider.fallback, 'fallback'))] : undefined;
 
-  // --- the loop --------------------------------------------------------------------
+  // --- the host ------------------------------------------------------------------------
   const toolOptions = { ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}) };
-  const executorOptions = agentToolOptions(agent, redact, toolOptions);
-  const realTools = createToolExecutor(executorOptions);
-  const traces: TraceRecord[] = [];
-  const deps = loopDeps({
-    log,
-    model,
-    ...(fallbackModels ? { fallbackModels } : {}),
-    agent,
-    tools: options.seams?.wrapTools ? options.seams.wrapTools(realTools, executorOptions) : realTools,
-    clock,
-    persist,
-    tracing: {
-      begin: (turn) => new Tracer({ clock, traceId: `case:${turn}`, mode: 'production', redact }),
-      finish: (tracer) => {
-        const record = tracer.end();
-        traces.push(record);
-        return record;
-      },
-    },
-    redact,
-    config: { model: options.modelName ?? 'scenario-model', ...scenarioConfig(scenario) },
-    random,
-  });
-  const loop = new AgentLoop(options.seams?.wrapDeps ? options.seams.wrapDeps(deps) : deps);
+  const config = loopConfig(agent, { model: options.modelName ?? 'scenario-model', ...scenarioConfig(scenario) });
+  let target: InboxTarget;
+  let finish: () => Promise<void> = async () => undefined;
+  let hostTarget: HostTarget | undefined;
+  if (mode === 'production') {
+    let ids = 0;
+    hostTarget = new HostTarget({
+      conversation: CASE_CONVERSATION,
+      config: hostConfigFor(config, toolOptions.maxOutputChars),
+      store: world,
+      agent,
+      model,
+      ...(fallbackModels ? { fallbackModels } : {}),
+      clock,
+      random,
+      newId: () => `m${++ids}`,
+      recording,
+      ...(options.seams?.wrapDeps ? { wrapLoopDeps: options.seams.wrapDeps } : {}),
+    });
+    target = hostTarget;
+    stopRunaway = () => hostTarget!.stop();
+  } else {
+    const direct = directLoop({
+      conversation: CASE_CONVERSATION,
+      store: world,
+      agent,
+      model,
+      ...(fallbackModels ? { fallbackModels } : {}),
+      clock,
+      random,
+      redact,
+      config,
+      toolOptions,
+      recording,
+      ...(options.seams?.wrapTools ? { wrapTools: options.seams.wrapTools } : {}),
+      ...(options.seams?.wrapDeps ? { wrapDeps: options.seams.wrapDeps } : {}),
+    });
+    target = direct;
+    finish = () => direct.finish();
+    stopRunaway = () => direct.stop();
+  }
 
   // --- drive ------------------------------------------------------------------
-  let thrown: unknown;
-  const results: TurnResult[] = [];
-  inbox = new InboxDriver(
-    scenario.inbox,
-    {
-      send: (text, intent) => void loop.send(text, { intent }),
-      cancel: (by) => void loop.cancel(by, `scenario: cancel by ${by}`),
-      get busy() {
-        return loop.busy;
-      },
-      drain: async () => void results.push(...(await loop.drain())),
-      flush: persist,
-    },
-    clock,
-    faults,
-  );
-  // A runaway case (a loop that never settles) is stopped and reported, not left to eat memory.
-  const maxEvents = options.maxEvents ?? 20_000;
-  const durableBefore: number[] = [];
-  const unsubscribe = log.subscribe(() => {
-    durableBefore.push(store.count(CASE_CONVERSATION));
-    if (log.length === maxEvents) {
-      thrown = new Error(`runaway: the log passed ${maxEvents} events; the case was shut down`);
-      loop.shutdown('runaway case');
-    }
+  inbox = new InboxDriver(scenario.inbox, target, clock, faults, (error) => {
+    thrown ??= error;
   });
   try {
     await clock.run(
-      inbox.drive().then(() => persist().catch(() => undefined)),
+      inbox.drive().then(() => finish()),
       { realWaitLimitMs: options.realWaitLimitMs ?? 10_000 },
     );
   } catch (error) {
     thrown ??= error;
   } finally {
-    unsubscribe();
     wire?.release();
   }
+  const recorded = recording.finish(models.requests, models.responses, models.origins);
   const hostParts: HostPart[] = [];
   if (options.model) hostParts.push('model');
   if (options.claim || (own.claim && !scenario.claim)) hostParts.push('claim');
@@ -252,35 +285,31 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   return {
     scenario,
     agent: agentName,
-    results,
-    log,
+    host: mode,
+    results: recorded.results,
+    log: recorded.log,
     store,
-    requests: recording.requests,
-    traces,
+    requests: recorded.requests,
+    traces: recorded.traces,
     executions: counters.byTool,
     executionsByCall: counters.byCall,
-    sideEffectLevels: new Map(tools.map((t) => [t.name, t.sideEffect])),
+    sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
     permissions: { visibility, policy, approver: agent.approver !== undefined },
     secrets: agent.secrets ?? [],
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
     faults: faults.entries,
-    responses: recording.responses,
-    durableBefore,
-    finalProjection: finalProjection(loop),
-    config: deps.config,
-    storeWrites: writes(),
+    responses: recorded.responses,
+    durableBefore: recorded.durableBefore,
+    finalProjection: finalProjection(recorded.loop),
+    config,
+    storeWrites: world.writes(),
     hostParts,
+    lives: recorded.lives,
+    lost: recorded.lost,
+    reached: { ...reached },
+    ...(hostTarget ? { posts: hostTarget.posts } : {}),
   };
-}
-
-/** The loop's projection at the end; a failure to compute it shows as an empty history (the checks compare it with a replay). */
-function finalProjection(loop: AgentLoop): readonly Message[] {
-  try {
-    return loop.projection.current();
-  } catch {
-    return [];
-  }
 }
 
 /** The scenario's `config:` as loop limits (on top of the agent's). */

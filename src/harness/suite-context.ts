@@ -1,6 +1,10 @@
 /** What the scenario cases of one suite share. */
 import type { Invariant } from './invariants/index.ts';
+import type { HostMode } from './scenario/schema.ts';
 import type { AgentRegistry } from './world/agent-under-test.ts';
+
+/** The hosts a suite runs its scenarios through when `loopgate run` is not told otherwise: both. */
+export const DEFAULT_HOSTS: readonly HostMode[] = ['loop', 'production'];
 
 /** What every scenario case of a suite runs with. */
 export interface SuiteContext {
@@ -10,4 +14,6 @@ export interface SuiteContext {
   readonly invariants: readonly Invariant[];
   /** Scenario ids are relative to this folder (the config file's). */
   readonly root: string;
+  /** The hosts each scenario that does not pin one (`host:`) runs through. Default: the loop only. */
+  readonly hosts?: readonly HostMode[];
 }

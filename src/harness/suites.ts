@@ -8,7 +8,7 @@ import type { Case } from './cases.ts';
 import { INVARIANTS, type Invariant } from './invariants/index.ts';
 import { checkScenarioAgents } from './scenario/check-agents.ts';
 import { loadScenarios, type LoadedScenario } from './scenario/load.ts';
-import { scenarioCase } from './scenario-case.ts';
+import { scenarioCases } from './scenario-case.ts';
 import type { SuiteContext } from './suite-context.ts';
 
 export type { SuiteContext } from './suite-context.ts';
@@ -26,7 +26,7 @@ export async function loadSuiteScenarios(paths: readonly string[], context: Suit
 }
 
 export async function scenarioCasesFrom(paths: readonly string[], context: SuiteContext): Promise<Case[]> {
-  return (await loadSuiteScenarios(paths, context)).map((l) => scenarioCase(l, context));
+  return (await loadSuiteScenarios(paths, context)).flatMap((l) => scenarioCases(l, context));
 }
 
 export interface SuiteSources {

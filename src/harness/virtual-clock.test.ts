@@ -37,4 +37,18 @@ describe('VirtualClock', () => {
     const clock = new VirtualClock();
     await expect(clock.run(new Promise(() => {}), { realWaitLimitMs: 50 })).rejects.toBeInstanceOf(VirtualClockStallError);
   });
+
+  it('elapse: time passes during real I/O, firing the timers due on the way, in order', async () => {
+    const clock = new VirtualClock();
+    const seen: string[] = [];
+    void clock.sleep(150).then(() => seen.push(`150@${clock.now()}`));
+    void clock.sleep(50).then(() => seen.push(`50@${clock.now()}`));
+    void clock.sleep(500).then(() => seen.push('500'));
+    clock.elapse(100);
+    clock.elapse(100);
+    expect(clock.now()).toBe(200);
+    await Promise.resolve();
+    expect(seen).toEqual(['50@200', '150@200']);
+    expect(clock.pendingTimers).toBe(1);
+  });
 });

@@ -91,6 +91,17 @@ export class VirtualClock implements Clock {
     return true;
   }
 
+  /**
+   * Time passes while real I/O is in flight (a streamed chunk took `ms`): `now`
+   * moves on at once, and every timer due by then fires, in order — their
+   * continuations run as soon as the caller yields.
+   */
+  elapse(ms: number): void {
+    const target = this.#now + Math.max(0, ms);
+    while (this.#timers.length > 0 && this.#timers[0]!.at <= target) this.fireNext();
+    this.#now = target;
+  }
+
   /** Advances time by `ms`, firing every timer due on the way, in order. */
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;

@@ -14,6 +14,7 @@ import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
 import type { TurnBlock, WireTurn } from '../../providers/wire-fakes/turn.ts';
 import type { ModelClient } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
+import type { VirtualClock } from './virtual-clock.ts';
 
 export class WireStepError extends Error {
   constructor(message: string) {
@@ -61,6 +62,13 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
         ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
       };
     case 'overloaded':
+      // Inside a 200 stream: some text, then the provider's error event (Anthropic's `event: error`, OpenAI's error chunk).
+      if (error.midStream)
+        return {
+          kind: 'stream_fault',
+          turn: { blocks: [{ type: 'text', text: 'Let me check that for you' }], stop: 'end', usage },
+          fault: { type: 'error_event', after: 'text_delta' },
+        };
       return { kind: 'http_error', error: 'overloaded', ...(error.status ? { status: error.status } : {}) };
     case 'server_error':
       return { kind: 'http_error', error: 'server_error', ...(error.status ? { status: error.status } : {}) };
@@ -100,4 +108,25 @@ export function wireProvider(provider: WireProvider, steps: readonly ProviderSte
   });
   const client = createAdapter(provider, { apiKey: 'wire-fake-key', baseURL: scenario.baseURL(provider), model });
   return { client, release: () => fake.release() };
+}
+
+/**
+ * A client doing real I/O (a wire fake, a live API): virtual time stands still
+ * while a request is on the wire, except that each streamed delta takes the
+ * step's `deltaMs` (so a timed entry can land mid-stream).
+ */
+export function withTimeOnTheWire(real: ModelClient, clock: VirtualClock, steps: readonly ProviderStep[]): ModelClient {
+  let calls = 0;
+  return {
+    name: real.name,
+    call: (request, onDelta) => {
+      const deltaMs = steps[calls++]?.deltaMs ?? 0;
+      return clock.track(
+        real.call(request, (delta) => {
+          if (deltaMs > 0) clock.elapse(deltaMs);
+          onDelta?.(delta);
+        }),
+      );
+    },
+  };
 }

@@ -66,7 +66,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   const env = options.env ?? process.env;
 
   // Everything that can be wrong with the config is found before anything is opened.
-  checkConfiguredToolNames(parsed, new ToolRegistry(options.tools ?? []).names());
+  checkConfiguredToolNames(parsed, new ToolRegistry([...(options.agent?.tools ?? []), ...(options.tools ?? [])]).names());
   selectedMode(parsed);
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
   const build = options.modelClient ?? ((spec: ModelSpec) => adapterFor(spec, options.fetch));

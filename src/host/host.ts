@@ -30,23 +30,24 @@ import {
   EventLog,
   type ModelErrorHandler,
   AgentLoop,
+  type Agent,
   type CheckpointHook,
   type ClaimPolicy,
   type Compactor,
+  type LoopDeps,
   type PromptSource,
   type TurnTracing,
+  type TurnResult,
   PRIORITY,
   PromptAssembler,
   createRedactor,
+  loopDeps,
   secretsFromEnv,
   type Redactor,
-  createToolExecutor,
   type PolicyRule,
-  ToolRegistry,
   type AnyToolDeclaration,
   type Approver,
   type ToolExecutor,
-  standardLayers,
   Tracer,
   type TraceExporter,
   type CancelSource,
@@ -65,8 +66,8 @@ import { httpStatusFor, summarizeLoggedTurn, type Delivery, type ResponseEnvelop
 import { serializedFlush } from './flush.ts';
 import { followConversation, FollowError, type FollowOptions } from './follow.ts';
 import { FollowerRegistry } from './followers.ts';
+import { hostAgent, hostPrompt, hostToolExecutor } from './host-agent.ts';
 import { recoverConversation, type RecoveryReport } from './recovery.ts';
-import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
 import { randomSpanId, randomTraceId } from './span-ids.ts';
 import { parseTraceparent } from './traceparent.ts';
 
@@ -75,18 +76,28 @@ export interface HostOptions {
   readonly store: EventStore;
   readonly model: ModelClient;
   readonly fallbackModels?: readonly ModelClient[];
+  /**
+   * The agent this host serves (the kernel's `Agent`: tools with their real bodies,
+   * prompt, policy, approver, hooks, limits), the same one `loopgate run` checks.
+   * The config's operator settings go around it (host-agent.ts says how). The
+   * options below that name an agent part are shorthands for it: each adds to, or
+   * stands in for, the agent's.
+   */
+  readonly agent?: Agent;
+  /** Added after the agent's tools. */
   readonly tools?: readonly AnyToolDeclaration[];
-  /** Policy rules beyond the config's `tools.ask`. */
+  /** Policy rules beyond the agent's and the config's `tools.ask`. */
   readonly policyRules?: readonly PolicyRule[];
   readonly approver?: Approver;
   readonly clock?: Clock;
   readonly exporter?: TraceExporter;
+  /** Replaces the prompt built from the agent and the config. */
   readonly prompt?: PromptSource;
   readonly compactor?: Compactor;
   readonly claim?: ClaimPolicy;
   readonly checkpoints?: readonly CheckpointHook[];
   readonly errorHandlers?: readonly ModelErrorHandler[];
-  /** Exact values never to be written anywhere (added to those found in the environment). */
+  /** Exact values never to be written anywhere (added to the agent's and to those found in the environment). */
   readonly secrets?: readonly string[];
   readonly random?: () => number;
   /** New inbox message ids. */
@@ -96,6 +107,26 @@ export interface HostOptions {
    * another process's host to let go of it (ms). 0 (default): refuse at once.
    */
   readonly storeClaimWaitMs?: number;
+  /** Told what happens inside the host (metrics, a harness recording the case). */
+  readonly observer?: HostObserver;
+  /**
+   * Rewrites each loop's dependencies just before the loop is built: instrumentation,
+   * or a deliberately broken loop variant in the harness's own tests.
+   */
+  readonly wrapLoopDeps?: (deps: LoopDeps) => LoopDeps;
+}
+
+/**
+ * What a host reports as it works, for whoever watches it (metrics, the harness's
+ * recording of a case). Called synchronously; an observer that throws is ignored.
+ */
+export interface HostObserver {
+  /** A conversation's log was read from the store, before recovery writes to it. */
+  opened?(conversationId: string, log: EventLog): void;
+  /** The loop over that log was built (recovery done). */
+  started?(conversationId: string, loop: AgentLoop): void;
+  /** A turn closed and the host has its result (the envelope is built from it). */
+  turnClosed?(conversationId: string, result: TurnResult): void;
 }
 
 export interface HandleOptions {
@@ -181,7 +212,8 @@ export class AgentHost {
   readonly #options: HostOptions;
   readonly #clock: Clock;
   readonly #redact: Redactor;
-  readonly #registry: ToolRegistry;
+  /** The agent served: the given one with the shorthand options folded in. */
+  readonly #agent: Agent;
   readonly #tools: ToolExecutor;
   readonly #newId: () => string;
   /** Every conversation with work in flight or an open idle session. */
@@ -199,11 +231,11 @@ export class AgentHost {
 
   constructor(options: HostOptions) {
     this.#options = options;
-    this.prompt = options.prompt ?? configPrompt(options.config);
+    this.#agent = hostAgent(options);
+    this.prompt = options.prompt ?? hostPrompt(options.config, this.#agent);
     this.#clock = options.clock ?? systemClock;
-    this.#redact = createRedactor({ secrets: [...secretsFromEnv(), ...(options.secrets ?? [])] });
-    this.#registry = new ToolRegistry(options.tools ?? []);
-    this.#tools = buildToolExecutor(options, this.#registry, this.#redact);
+    this.#redact = createRedactor({ secrets: [...secretsFromEnv(), ...(this.#agent.secrets ?? [])] });
+    this.#tools = hostToolExecutor(options.config, this.#agent, this.#redact, options.policyRules);
     this.#newId = options.newId ?? (() => randomUUID());
   }
 
@@ -240,10 +272,15 @@ export class AgentHost {
     const traced = options.traceparent === undefined ? undefined : parseTraceparent(options.traceparent);
     if (traced && 'error' in traced) return fail(400, traced.error);
     if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down; the message was not stored');
-    try {
-      await this.#claimStore();
-    } catch (error) {
-      return fail(503, `the store cannot be written by this host: ${(error as Error).message}; the message was not stored`);
+    // A store any process may write needs no claim: the message is posted in this same call (a steer
+    // reaches a running turn before anything else runs).
+    const claim = this.#claimStore();
+    if (claim) {
+      try {
+        await claim;
+      } catch (error) {
+        return fail(503, `the store cannot be written by this host: ${(error as Error).message}; the message was not stored`);
+      }
     }
     if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down; the message was not stored');
     if (options.signal?.aborted) return fail(499, 'the request was aborted before the message was posted; nothing was stored');
@@ -391,7 +428,9 @@ export class AgentHost {
     if (c.pump) return;
     const pump = this.#pump(c).finally(() => {
       if (c.pump === pump) c.pump = undefined;
-      this.#settleIdle(c);
+      // A message queued after the pump's last look at the queue, before this ran, still needs a pump.
+      if (c.queue.length > 0) this.#startPump(c);
+      else this.#settleIdle(c);
       this.#followers.notify(c.id); // its followers may be done
     });
     c.pump = pump;
@@ -455,7 +494,10 @@ export class AgentHost {
       if (this.#needsTurn(c, session)) {
         const waitingBefore = [...c.waiting.keys()];
         const results = await session.loop.drain();
-        for (const result of results) this.#turnClosed(c, session.log, result.turn, result.outcome);
+        for (const result of results) {
+          this.#observe((o) => o.turnClosed?.(c.id, result));
+          this.#turnClosed(c, session.log, result.turn, result.outcome);
+        }
         // A drain that answers nobody may be taking older messages first (one a cancel returned); two in a row
         // means the loop will not take these messages (a turn failing before it takes its input): stop, answer.
         fruitless = waitingBefore.some((id) => !c.waiting.has(id)) ? 0 : fruitless + 1;
@@ -602,16 +644,28 @@ export class AgentHost {
     c.session = undefined;
     const records = await store.read(c.id);
     const log = new EventLog(this.#clock, decodeRecords(records, `${store.describe} conversation "${c.id}"`));
+    this.#observe((o) => o.opened?.(c.id, log));
     const flush = this.#flushFor(c.id, log);
     const recovery = recoverConversation(log, { sideEffectOf: (name) => this.#sideEffectOf(name) });
     await flush();
     const session: Session = { log, loop: this.#loop(c, log, flush), flush };
     c.session = session;
+    this.#observe((o) => o.started?.(c.id, session.loop));
     return { session, recovery };
   }
 
+  #observe(tell: (observer: HostObserver) => void): void {
+    const observer = this.#options.observer;
+    if (!observer) return;
+    try {
+      tell(observer);
+    } catch {
+      // An observer never breaks the host.
+    }
+  }
+
   #sideEffectOf(name: string): SideEffect | undefined {
-    return this.#registry.get(name)?.declaration.sideEffect;
+    return this.#agent.tools?.find((t) => t.name === name)?.sideEffect;
   }
 
   #flushFor(conversationId: string, log: EventLog): () => Promise<void> {
@@ -661,9 +715,10 @@ export class AgentHost {
     }
   }
 
-  #claimStore(): Promise<void> {
+  /** The store's writer claim, or undefined for a store that needs none. */
+  #claimStore(): Promise<void> | undefined {
     const store = this.#options.store;
-    if (!store.claimWriter) return Promise.resolve();
+    if (!store.claimWriter) return undefined;
     if (this.#storeClaim) return this.#storeClaim;
     const claim = store.claimWriter({ waitMs: this.#options.storeClaimWaitMs ?? 0, signal: this.#shutdown.signal });
     this.#storeClaim = claim;
@@ -716,25 +771,28 @@ export class AgentHost {
         return record;
       },
     };
-    return new AgentLoop({
-      log,
-      model: o.model,
-      ...(o.fallbackModels ? { fallbackModels: o.fallbackModels } : {}),
-      tools: this.#tools,
-      prompt: this.prompt,
-      clock: this.#clock,
-      persist: flush,
-      tracing,
-      redact: this.#redact,
-      config: loopConfigFrom(o.config),
-      ...(o.compactor ? { compactor: o.compactor } : {}),
-      ...(o.claim ? { claim: o.claim } : {}),
-      ...(o.checkpoints ? { checkpoints: o.checkpoints } : {}),
-      ...(o.errorHandlers ? { errorHandlers: o.errorHandlers } : {}),
-      ...(o.random ? { random: o.random } : {}),
-      newId: this.#newId,
-      signals: { shutdown: this.#shutdown.signal },
-    });
+    const wrap = o.wrapLoopDeps ?? ((deps: LoopDeps) => deps);
+    const loop = new AgentLoop(
+      wrap(
+        loopDeps({
+          log,
+          model: o.model,
+          ...(o.fallbackModels ? { fallbackModels: o.fallbackModels } : {}),
+          agent: this.#agent,
+          tools: this.#tools,
+          prompt: this.prompt,
+          clock: this.#clock,
+          persist: flush,
+          tracing,
+          redact: this.#redact,
+          config: loopConfigFrom(o.config),
+          ...(o.random ? { random: o.random } : {}),
+          newId: this.#newId,
+          signals: { shutdown: this.#shutdown.signal },
+        }),
+      ),
+    );
+    return loop;
   }
 
   /**
@@ -857,28 +915,4 @@ export function configPrompt(config: HostConfig): PromptAssembler {
   prompt.register({ id: 'identity', priority: PRIORITY.identity, text: config.prompt.identity });
   if (config.prompt.deployment) prompt.register({ id: 'deployment', priority: PRIORITY.deployment, text: config.prompt.deployment });
   return prompt;
-}
-
-function buildToolExecutor(options: HostOptions, registry: ToolRegistry, redact: Redactor): ToolExecutor {
-  const { config } = options;
-  // Fail closed: a name in a deny or ask list that matches no tool would deny nothing.
-  checkConfiguredToolNames(config, registry.names());
-  const mode = selectedMode(config);
-  const layers = standardLayers({
-    global: { ...(config.tools.allow ? { allow: config.tools.allow } : {}), deny: config.tools.deny },
-    ...(mode ? { mode } : {}),
-  });
-  const rules: PolicyRule[] = [
-    ...(config.tools.ask.length ? [{ id: 'config:tools.ask', tools: config.tools.ask, decision: 'ask' as const, reason: 'configured to need approval' }] : []),
-    ...(options.policyRules ?? []),
-  ];
-  return createToolExecutor({
-    registry,
-    visibility: layers,
-    policy: { rules, onAskWithoutApprover: config.tools.onAskWithoutApprover },
-    ...(options.approver ? { approver: options.approver } : {}),
-    redact,
-    maxOutputChars: config.tools.maxOutputChars,
-    defaultTimeoutMs: config.tools.defaultTimeoutMs,
-  });
 }

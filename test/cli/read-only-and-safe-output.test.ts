@@ -109,7 +109,8 @@ describe('loopgate run: overlapping paths', () => {
       ['d', `d/${files[0]}`],
       [`d/${files[0]}`, 'd', './d/'],
     ]) {
-      const result = await loopgate(['run', ...paths, '--reporter', 'json', '--out', 'out'], where);
+      // One host, so one case per scenario file (with both, each file is two cases: <id> and <id>@host).
+      const result = await loopgate(['run', ...paths, '--host', 'loop', '--reporter', 'json', '--out', 'out'], where);
       expect(result.stderr, paths.join(' ')).not.toMatch(/share the id|internal error/);
       expect(result.status, `${paths.join(' ')}: ${result.stderr}`).toBe(EXIT.passed);
       const results = await readResultsFile(join(where, 'out/results.json'));

@@ -53,11 +53,43 @@ describe('loopgate run: bad input exits 2', () => {
       [['run', '--reporter', 'pdf'], /pdf/],
       [['run', '--grep', '(['], /--grep .*not a regular expression/],
       [['run', '--live'], /--live needs --provider/],
+      [['run', '--host', 'staging'], /--host "staging": expected loop, production or both/],
     ] as const) {
       const result = cli([...argv]);
       expect(result.status, argv.join(' ')).toBe(EXIT.usage);
       expect(result.stderr, argv.join(' ')).toMatch(message);
     }
+  });
+});
+
+describe('loopgate run: the hosts a scenario runs through', () => {
+  const scenario = join(ROOT, 'scenarios/bundled/inbox/steer-joins-next-step.yaml');
+  const ids = async (over: Partial<RunArgs>) => {
+    const out = join(dir, `hosts-${over.host ?? 'default'}-${over.config ? 'config' : 'flag'}`);
+    expect(await run(args({ paths: [scenario], out, ...over }), quiet)).toBe(EXIT.passed);
+    return (await readResultsFile(join(out, 'results.json'))).cases.map((c) => c.id);
+  };
+
+  it('both by default: the loop, and the production host as <id>@host; --host picks one', async () => {
+    const id = 'scenario:scenarios/bundled/inbox/steer-joins-next-step';
+    expect((await ids({})).sort()).toEqual([id, `${id}@host`]);
+    expect(await ids({ host: 'production' })).toEqual([`${id}@host`]);
+    expect(await ids({ host: 'loop' })).toEqual([id]);
+  });
+
+  it('a config says which with host:, and a bad value exits 2 naming the key', async () => {
+    const good = join(dir, 'hosts.config.ts');
+    const agent = JSON.stringify(join(ROOT, 'scenarios/example-agent/agent.ts'));
+    writeFileSync(
+      good,
+      `import { supportAgent } from ${agent};\nexport default { agents: { support: supportAgent }, host: 'production', scenarios: [${JSON.stringify(scenario)}] };\n`,
+    );
+    expect(await ids({ config: good })).toEqual([expect.stringMatching(/steer-joins-next-step@host$/)]);
+    const bad = join(dir, 'bad-host.config.mjs');
+    writeFileSync(bad, "export default { host: 'staging' };\n");
+    const result = cli(['run', '--config', bad]);
+    expect(result.status).toBe(EXIT.usage);
+    expect(result.stderr).toMatch(/bad-host\.config\.mjs: host: expected loop, production or both, got "staging"/);
   });
 });
 

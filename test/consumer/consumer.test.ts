@@ -151,18 +151,15 @@ describe('npx loopgate in the consumer project', () => {
   it('runs the agent of the project’s loopgate.config.ts on its scenarios: exit 0, and exit 1 once one expectation is broken', async () => {
     const passing = await inProject(['loopgate', 'run', '--out', join(work, 'reports-passing')]);
     expect(passing.code, shown(passing)).toBe(0);
-    expect(passing.stdout).toContain('PASSED: 4 of 4');
+    // Every scenario runs twice: through the loop directly and through the production host (ids `…@host`).
+    expect(passing.stdout).toContain('PASSED: 8 of 8');
     expect(existsSync(join(work, 'reports-passing', 'results.json'))).toBe(true);
     // Case ids are the files' paths from the config's folder, whatever the working directory.
     const fromSub = await run('npx', ['loopgate', 'run', '--reporter', 'json', '--out', join(work, 'reports-sub')], join(project, 'src'));
     expect(fromSub.code, shown(fromSub)).toBe(0);
     const ids = (JSON.parse(readFileSync(join(work, 'reports-sub', 'results.json'), 'utf8')) as { cases: { id: string }[] }).cases.map((c) => c.id).sort();
-    expect(ids).toEqual([
-      'scenario:scenarios/order-status',
-      'scenario:scenarios/reserve-same-seat-in-another-case',
-      'scenario:scenarios/reserve-seat',
-      'scenario:scenarios/reserve-seat-timeout',
-    ]);
+    const files = ['order-status', 'reserve-same-seat-in-another-case', 'reserve-seat', 'reserve-seat-timeout'];
+    expect(ids).toEqual(files.flatMap((f) => [`scenario:scenarios/${f}`, `scenario:scenarios/${f}@host`]).sort());
 
     const file = join(project, 'scenarios', 'reserve-seat.yaml');
     const text = readFileSync(file, 'utf8');
@@ -172,7 +169,7 @@ describe('npx loopgate in the consumer project', () => {
       const failing = await inProject(['loopgate', 'run', '--out', join(work, 'reports-failing')]);
       expect(failing.code, shown(failing)).toBe(1);
       expect(failing.stdout).toContain('scenario:scenarios/reserve-seat');
-      expect(failing.stdout).toMatch(/4 cases, 3 passed, 1 failed/);
+      expect(failing.stdout).toMatch(/8 cases, 6 passed, 2 failed/);
     } finally {
       writeFileSync(file, text);
     }
@@ -208,7 +205,10 @@ describe('npx loopgate in the consumer project', () => {
     const bundled = await inProject(['loopgate', 'run', '--config', config, '--out', join(work, 'reports-bundled')]);
     expect(bundled.code, shown(bundled)).toBe(0);
     const scenarios = readdirSync(join(REPO, 'scenarios', 'bundled'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml')).length;
-    expect(bundled.stdout).toMatch(new RegExp(`scenario +\\d+ passed(, \\d+ skipped)? \\(${scenarios}\\)`));
+    // Each bundled file runs through the loop and (unless pinned to one) through the production host too.
+    const total = Number(/scenario +\d+ passed(?:, \d+ skipped)? \((\d+)\)/.exec(bundled.stdout)?.[1]);
+    expect(total, bundled.stdout).toBeGreaterThan(scenarios);
+    expect(total).toBeLessThanOrEqual(2 * scenarios);
   });
 });
 
@@ -226,8 +226,9 @@ describe('loopgate as a library in the consumer project', () => {
     expect(tested.code, shown(tested)).toBe(0);
     for (const name of ['order-status', 'reserve-seat', 'reserve-same-seat-in-another-case', 'reserve-seat-timeout']) {
       expect(tested.stdout).toMatch(new RegExp(`✓ .*consumer scenarios > scenarios/${name}(\\s|$)`, 'm'));
+      expect(tested.stdout).toMatch(new RegExp(`✓ .*consumer scenarios > scenarios/${name}@host(\\s|$)`, 'm'));
     }
-    expect(tested.stdout).toMatch(/Tests +5 passed \(5\)/);
+    expect(tested.stdout).toMatch(/Tests +9 passed \(9\)/);
   });
 
   it('type-checks the project’s code under strict, with loopgate’s declarations checked and without allowImportingTsExtensions', async () => {

@@ -13,6 +13,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('reporter', { type: 'string', array: true, describe: `reports to write: ${REPORTERS.join(', ')} (default: the config's, else all)` })
       .option('out', { type: 'string', describe: "directory for the report files (default: the config's out, else reports)" })
       .option('grep', { type: 'string', describe: 'only cases whose id or title matches this regular expression' })
+      .option('host', {
+        type: 'string',
+        describe:
+          "the hosts scenarios run through: loop (the loop directly), production (a real AgentHost), or both (default: the config's host, else both). A scenario's own host: wins",
+      })
       .option('concurrency', { type: 'number', describe: 'cases run at once (default: the number of CPUs)' })
       .option('shard', { type: 'string', describe: 'run shard i of n (i/n); merge the shards with merge-reports' })
       .option('seed', { type: 'number', default: 1, describe: 'seed for everything random in the cases' })

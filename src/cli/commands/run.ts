@@ -13,6 +13,8 @@ import type { Case } from '../../harness/cases.ts';
 import { runCases, selectCases } from '../../harness/runner.ts';
 import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, type SuiteContext } from '../../harness/suites.ts';
 import type { LiveOptions } from '../../harness/live.ts';
+import { HOST_MODES, type HostMode } from '../../harness/scenario/schema.ts';
+import { DEFAULT_HOSTS } from '../../harness/suite-context.ts';
 import { loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
 import { compareWithBaseline, readBaselineFile, writeBaselineFile } from '../../report/baseline.ts';
 import { createProgress } from '../../report/progress.ts';
@@ -32,6 +34,8 @@ export interface RunArgs {
   /** Default: the config's `out`, else reports/. */
   out?: string;
   grep?: string;
+  /** loop, production or both. Default: the config's `host`, else both. */
+  host?: string;
   concurrency?: number;
   shard?: string;
   seed: number;
@@ -52,6 +56,13 @@ export function parseShard(text: string): { index: number; total: number } {
   return { index, total };
 }
 
+/** `--host`: the hosts the scenarios run through. */
+export function parseHosts(text: string, flag = '--host'): readonly HostMode[] {
+  if (text === 'both') return DEFAULT_HOSTS;
+  if ((HOST_MODES as readonly string[]).includes(text)) return [text as HostMode];
+  throw new UsageError(`${flag} ${JSON.stringify(text)}: expected loop, production or both`);
+}
+
 export function parseGrep(text: string): RegExp {
   try {
     return new RegExp(text);
@@ -66,13 +77,14 @@ export function parseGrep(text: string): RegExp {
  * `ScenarioFileError` (an InputError) with one line per problem. The state
  * tables and the contract suite (SDKs, msw) load only when they are run.
  */
-async function collect(args: RunArgs, config: ResolvedConfig): Promise<Case[]> {
+async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly HostMode[]): Promise<Case[]> {
   const given = args.paths !== undefined && args.paths.length > 0;
   const context: SuiteContext = {
     registry: config.registry,
     invariants: suiteInvariants(config.invariants),
     // Ids are relative to the config's folder; paths given without a config of the user's, to the working directory.
     root: config.bundled && given ? process.cwd() : config.root,
+    hosts,
   };
   const paths = given ? args.paths! : config.scenarios;
   if (args.live) {
@@ -103,12 +115,13 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   const reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
   const shard = args.shard !== undefined ? parseShard(args.shard) : undefined;
   const grep = args.grep !== undefined ? parseGrep(args.grep) : undefined;
+  const hosts = args.host !== undefined ? parseHosts(args.host) : (config.hosts ?? DEFAULT_HOSTS);
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
   if (args.updateBaseline && (shard || grep))
     throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
   const baseline = args.baseline && !args.updateBaseline ? await readBaselineFile(args.baseline) : undefined;
 
-  const all = await collect(args, config);
+  const all = await collect(args, config, hosts);
   const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
   if (cases.length === 0) {
     // A gate that checked nothing has not passed.

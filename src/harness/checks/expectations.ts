@@ -2,39 +2,40 @@
  * A scenario's expectations, each checked and reported on its own: the outcome,
  * the persisted history, the trace's shape, and what the tools did.
  */
-import { outcomeLabel, project, type LogEvent } from '../../kernel/index.ts';
+import { isOutcome, outcomeLabel, project, requestSeqs, type LogEvent } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { renderMessages, spanShape } from '../render.ts';
-import type { Expectation } from '../scenario/schema.ts';
+import type { Expectation, TurnExpectation } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { equalCheck, matchLines } from './lines.ts';
 
 const events = <T extends LogEvent['type']>(run: ScenarioRun, type: T) =>
   run.log.events.filter((e): e is Extract<LogEvent, { type: T }> => e.type === type && !e.opaque);
 
+/**
+ * Every turn's outcome, in order: what the loop returned for it, or — for a turn a
+ * crash left open — what recovery logged (`interrupted`).
+ */
+export function turnOutcomes(run: ScenarioRun): string[] {
+  const returned = new Map(run.results.map((r) => [r.turn, outcomeLabel(r.outcome)]));
+  const out: string[] = [];
+  for (const e of events(run, 'turn.closed')) {
+    const label = returned.get(e.payload.turn) ?? (isOutcome(e.payload.outcome) ? outcomeLabel(e.payload.outcome) : JSON.stringify(e.payload.outcome));
+    out.push(label);
+  }
+  // A turn that returned but whose close the log lacks (it cannot: invariant 4 says so) still shows.
+  for (const r of run.results) if (!events(run, 'turn.closed').some((e) => e.payload.turn === r.turn)) out.push(outcomeLabel(r.outcome));
+  return out;
+}
+
 export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckResult[] {
   const out: CheckResult[] = [];
-  const outcomes = run.results.map((r) => outcomeLabel(r.outcome));
+  const outcomes = turnOutcomes(run);
   const last = run.results[run.results.length - 1];
 
   if (expect.outcome !== undefined) out.push(equalCheck('outcome', expect.outcome, outcomes[outcomes.length - 1] ?? '(no turn ran)'));
   if (expect.outcomes !== undefined) out.push(equalCheck('outcomes', expect.outcomes, outcomes));
-  if (expect.reply !== undefined) {
-    const text = last?.reply ?? '(no reply)';
-    if (typeof expect.reply === 'string') out.push(equalCheck('reply', expect.reply, text));
-    else
-      out.push(
-        text.includes(expect.reply.contains)
-          ? { name: 'reply', passed: true, message: `contains ${JSON.stringify(expect.reply.contains)}` }
-          : {
-              name: 'reply',
-              passed: false,
-              message: `the reply does not contain ${JSON.stringify(expect.reply.contains)}`,
-              expected: expect.reply.contains,
-              actual: text,
-            },
-      );
-  }
+  if (expect.reply !== undefined) out.push(replyCheck('reply', expect.reply, last?.reply));
   if (expect.history) out.push(...matchLines('history', renderMessages(project(run.log.events)), expect.history));
   if (expect.lastRequest) {
     const request = run.requests[run.requests.length - 1];
@@ -50,24 +51,7 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     for (const [tool, count] of Object.entries(expect.executions))
       out.push(equalCheck('executions', count, run.executions.get(tool) ?? 0, `${tool} ran ${count} time(s)`));
   }
-  if (expect.toolResults) {
-    const actual = events(run, 'tool.result').map((e) => ({
-      call: e.payload.callId,
-      tool: e.payload.name,
-      status: e.payload.status,
-      code: e.payload.error?.error_code,
-    }));
-    const trimmed = actual.map((a, i) => {
-      const want = expect.toolResults![i];
-      return {
-        ...(want?.call !== undefined ? { call: a.call } : {}),
-        ...(want?.tool !== undefined ? { tool: a.tool } : {}),
-        status: a.status,
-        ...(want?.code !== undefined ? { code: a.code } : {}),
-      };
-    });
-    out.push(equalCheck('tool results', expect.toolResults, trimmed));
-  }
+  if (expect.toolResults) out.push(toolResultsCheck('tool results', events(run, 'tool.result'), expect.toolResults));
   if (expect.policy) {
     const actual = events(run, 'policy.decision').map((e, i) => ({
       tool: e.payload.tool,
@@ -108,10 +92,102 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     }
   }
   if (expect.clock !== undefined) out.push(equalCheck('clock', expect.clock, run.virtualMs, `virtual time ${run.virtualMs} ms`));
+  if (expect.responses) out.push(responsesCheck(run, expect.responses));
+  for (const [turn, want] of Object.entries(expect.turns ?? {})) out.push(...turnChecks(run, Number(turn), want));
   if (expect.events) {
     for (const [type, count] of Object.entries(expect.events)) {
       out.push(equalCheck('events', count, run.log.events.filter((e) => e.type === type).length, `${count} ${type}`));
     }
   }
   return out;
+}
+
+/** The production host's answer to each message, as much of it as the expectation names. */
+function responsesCheck(run: ScenarioRun, expected: NonNullable<Expectation['responses']>): CheckResult {
+  if (!run.posts) return { name: 'responses', passed: false, message: 'responses are the production host’s answers: this case ran through the loop' };
+  const actual = run.posts.map((p, i) => {
+    const want = expected[i];
+    const e = p.envelope;
+    return {
+      status: e?.status ?? 'none',
+      ...(want?.delivery !== undefined ? { delivery: e ? (e.delivery ?? 'none') : '(no answer)' } : {}),
+      ...(want?.turn !== undefined ? { turn: e?.turns[e.turns.length - 1]?.turn ?? '(none)' } : {}),
+    };
+  });
+  return equalCheck('responses', expected, actual);
+}
+
+type ToolResultEvent = Extract<LogEvent, { type: 'tool.result' }>;
+
+/** Tool results in log order, each compared on the fields the expectation names. */
+function toolResultsCheck(name: string, results: readonly ToolResultEvent[], expected: NonNullable<Expectation['toolResults']>): CheckResult {
+  const trimmed = results.map((e, i) => {
+    const want = expected[i];
+    return {
+      ...(want?.call !== undefined ? { call: e.payload.callId } : {}),
+      ...(want?.tool !== undefined ? { tool: e.payload.name } : {}),
+      status: e.payload.status,
+      ...(want?.code !== undefined ? { code: e.payload.error?.error_code } : {}),
+    };
+  });
+  return equalCheck(name, expected, trimmed);
+}
+
+/** One turn of the final log, by its number: its outcome, reply, trace, requests and tool results. */
+function turnChecks(run: ScenarioRun, turn: number, want: TurnExpectation): CheckResult[] {
+  const name = `turn ${turn}`;
+  const closed = events(run, 'turn.closed').find((e) => e.payload.turn === turn);
+  if (!events(run, 'turn.opened').some((e) => e.payload.turn === turn))
+    return [
+      {
+        name,
+        passed: false,
+        message: `turn ${turn} never ran (the log has turns ${
+          events(run, 'turn.opened')
+            .map((e) => e.payload.turn)
+            .join(', ') || 'none'
+        })`,
+      },
+    ];
+  const result = run.results.find((r) => r.turn === turn);
+  const out: CheckResult[] = [];
+  if (want.outcome !== undefined) {
+    const actual = result ? outcomeLabel(result.outcome) : closed && isOutcome(closed.payload.outcome) ? outcomeLabel(closed.payload.outcome) : '(open)';
+    out.push(equalCheck(`${name} outcome`, want.outcome, actual));
+  }
+  if (want.reply !== undefined) out.push(replyCheck(`${name} reply`, want.reply, result?.reply));
+  if (want.trace) {
+    const trace = run.traces.find((t) => t.spans.find((s) => s.kind === 'turn')?.attributes['turn'] === turn);
+    if (trace) out.push(...matchLines(`${name} trace`, spanShape(trace), want.trace));
+    else
+      out.push({
+        name: `${name} trace`,
+        passed: false,
+        message: closed?.payload.recovered ? 'no trace: crash recovery closed this turn, no loop did' : 'no trace for this turn',
+      });
+  }
+  const seqs = requestSeqs(run.log.events);
+  const indexes = seqs.flatMap((seq, i) => ((run.log.events[seq] as Extract<LogEvent, { type: 'model.request' }>).payload.turn === turn ? [i] : []));
+  if (want.requests !== undefined) out.push(equalCheck(`${name} requests`, want.requests, indexes.length, `${indexes.length} model requests`));
+  if (want.lastRequest) {
+    const request = run.requests[indexes[indexes.length - 1] ?? -1];
+    out.push(...matchLines(`${name} last request`, request ? renderMessages(request.messages) : [], want.lastRequest));
+  }
+  if (want.toolResults)
+    out.push(
+      toolResultsCheck(
+        `${name} tool results`,
+        events(run, 'tool.result').filter((e) => e.payload.turn === turn),
+        want.toolResults,
+      ),
+    );
+  return out;
+}
+
+function replyCheck(name: string, want: NonNullable<Expectation['reply']>, reply: string | undefined): CheckResult {
+  const text = reply ?? '(no reply)';
+  if (typeof want === 'string') return equalCheck(name, want, text);
+  return text.includes(want.contains)
+    ? { name, passed: true, message: `contains ${JSON.stringify(want.contains)}` }
+    : { name, passed: false, message: `the reply does not contain ${JSON.stringify(want.contains)}`, expected: want.contains, actual: text };
 }

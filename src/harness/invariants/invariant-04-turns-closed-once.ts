@@ -34,7 +34,16 @@ function closedInPairs(run: ScenarioRun): string | undefined {
     if (e.type === 'turn.closed') closed.push(e.payload.turn);
   }
   if (JSON.stringify(opened) !== JSON.stringify(closed)) return `turns opened ${JSON.stringify(opened)} but closed ${JSON.stringify(closed)}`;
-  if (run.results.length !== opened.length) return `${opened.length} turns in the log, ${run.results.length} results returned`;
+  // A turn a crash left open is closed by recovery, not by a loop: it returns no result, and it is always `interrupted`.
+  const turns = viewOf(run).turns;
+  const recovered = turns.filter((t) => t.recovered);
+  const wrong = recovered.find((t) => t.outcome?.kind !== 'interrupted');
+  if (wrong) return `turn ${wrong.turn} was closed by recovery as ${label(wrong.outcome)}: recovery closes a turn as interrupted`;
+  const interrupted = turns.find((t) => !t.recovered && t.outcome?.kind === 'interrupted');
+  if (interrupted) return `turn ${interrupted.turn} was closed interrupted by a loop: only crash recovery closes a turn so`;
+  const byLoop = opened.length - recovered.length;
+  if (run.results.length !== byLoop)
+    return `${byLoop} turn(s) in the log closed by a loop${recovered.length ? ` (and ${recovered.length} by recovery)` : ''}, ${run.results.length} results returned`;
   return undefined;
 }
 

@@ -35,16 +35,15 @@ export const inboxDeliveredOnce = defineInvariant({
 function inboxFollowsReference(run: ScenarioRun): string | undefined {
   const view = viewOf(run);
   const redact = createRedactor({ secrets: run.secrets });
-  const expected = expectedMessages(run.scenario.inbox, { requests: run.requests.length, executions: run.executions }).map(
-    (m) => `${m.intent}: ${redact(m.text)}`,
-  );
   const received = view.known
     .filter((e): e is Extract<LogEvent, { type: 'inbox.received' }> => e.type === 'inbox.received' && e.payload.source === 'user')
     .map((e) => `${e.payload.intent}: ${e.payload.text}`);
-  if (run.thrown === undefined && JSON.stringify([...expected].sort()) !== JSON.stringify([...received].sort())) {
-    const missing = expected.filter((m) => !received.includes(m));
-    const extra = received.filter((m) => !expected.includes(m));
-    return `the scenario posted ${expected.length} message(s) but the log received ${received.length}${missing.length ? `; missing: ${missing.join(' | ')}` : ''}${extra.length ? `; unexpected: ${extra.join(' | ')}` : ''}`;
+  // Requests the final log no longer records (lost with a crash) still went out: they count for `at: { request }`.
+  const facts = { requests: run.requests.length + run.lost.requests, executions: run.executions, events: run.reached.events, deltas: run.reached.deltas };
+  const expected = expectedMessages(run.scenario.inbox, facts).map((m) => `${m.intent}: ${redact(m.text)}`);
+  if (run.thrown === undefined) {
+    const problem = run.posts ? receivedAsAnswered(run.posts, expected, received, redact) : sameMessages(expected, received);
+    if (problem) return problem;
   }
 
   let openTurn: number | undefined;
@@ -119,13 +118,57 @@ function injectNeverWakes(run: ScenarioRun): string | undefined {
     const cancelled = turn.outcome?.kind === 'cancelled';
     // A cancelled turn whose closing write then failed ends failed{persistence}, with its messages already returned.
     const cancelRequested = turn.events.some((e) => e.type === 'cancel.requested');
-    if (cancelled || (returned.length > 0 && cancelRequested && turn.outcome?.kind === 'failed' && turn.outcome.reason === 'persistence')) {
+    // Crash recovery closes a turn a dead process left open the same way: what the model never saw goes back.
+    if (cancelled || turn.recovered || (returned.length > 0 && cancelRequested && turn.outcome?.kind === 'failed' && turn.outcome.reason === 'persistence')) {
       if (JSON.stringify(returned) !== JSON.stringify(unseen)) {
-        return `turn ${turn.turn} was cancelled: the messages taken after its last completed step (${unseen.join(', ') || 'none'}) must go back to the inbox in order, but ${returned.join(', ') || 'none'} did`;
+        return `turn ${turn.turn} was ${turn.recovered ? 'interrupted' : 'cancelled'}: the messages taken after its last completed step (${unseen.join(', ') || 'none'}) must go back to the inbox in order, but ${returned.join(', ') || 'none'} did`;
       }
     } else if (returned.length > 0) {
       return `turn ${turn.turn} ended ${turn.outcome?.kind ?? 'open'} but returned ${returned.join(', ')} to the inbox`;
     }
   }
+  return undefined;
+}
+
+function sameMessages(expected: readonly string[], received: readonly string[]): string | undefined {
+  if (JSON.stringify([...expected].sort()) === JSON.stringify([...received].sort())) return undefined;
+  const missing = expected.filter((m) => !received.includes(m));
+  const extra = received.filter((m) => !expected.includes(m));
+  return `the scenario posted ${expected.length} message(s) but the log received ${received.length}${missing.length ? `; missing: ${missing.join(' | ')}` : ''}${extra.length ? `; unexpected: ${extra.join(' | ')}` : ''}`;
+}
+
+/**
+ * Through the production host a client learns from the envelope whether its message
+ * was stored: one the host said it stored must be in the log, once; one it said it
+ * did not store must not be; one it never answered (a crash cut the request off)
+ * may or may not be.
+ */
+function receivedAsAnswered(
+  posts: NonNullable<ScenarioRun['posts']>,
+  expected: readonly string[],
+  received: readonly string[],
+  redact: (t: string) => string,
+): string | undefined {
+  const sent = posts.map((p) => `${p.intent}: ${redact(p.text)}`);
+  if (JSON.stringify([...expected].sort()) !== JSON.stringify([...sent].sort()))
+    return `the scenario should have posted ${expected.length} message(s) through the host, but ${sent.length} were: ${sent.join(' | ') || 'none'}`;
+  const left = [...received];
+  const take = (m: string) => {
+    const i = left.indexOf(m);
+    if (i >= 0) left.splice(i, 1);
+    return i >= 0;
+  };
+  for (const [i, post] of posts.entries()) {
+    if (post.envelope?.delivery === undefined) continue;
+    if (!take(sent[i]!)) return `the host answered ${post.envelope.status} (${post.envelope.delivery}: stored) for "${sent[i]}", but the log never received it`;
+  }
+  for (const [i, post] of posts.entries()) {
+    if (post.envelope === undefined) take(sent[i]!); // never answered: either way
+  }
+  for (const [i, post] of posts.entries()) {
+    if (post.envelope !== undefined && post.envelope.delivery === undefined && left.includes(sent[i]!))
+      return `the host answered ${post.envelope.status} for "${sent[i]}" saying it was not stored (${post.envelope.error ?? 'no error'}), but the log received it`;
+  }
+  if (left.length > 0) return `the log received message(s) nobody posted: ${left.join(' | ')}`;
   return undefined;
 }

@@ -54,7 +54,9 @@ function overflowRetriedOnlyIfShrank(run: ScenarioRun): string | undefined {
         if (!(after < before)) return `${where}: retried after a compaction, but the next request is not smaller (${before} → ${after} tokens)`;
       }
     } else if (r.handled.payload.action === 'fail') {
-      if (outcome && outcome.kind !== 'conversation_full' && !(outcome.kind === 'failed' && outcome.reason === 'persistence')) {
+      // A cancel that cut the compaction short wins: the turn ends cancelled.
+      const cancelledMeanwhile = outcome?.kind === 'cancelled' && view.turns.find((t) => t.turn === turn)?.events.some((x) => x.type === 'cancel.requested');
+      if (outcome && outcome.kind !== 'conversation_full' && !cancelledMeanwhile && !(outcome.kind === 'failed' && outcome.reason === 'persistence')) {
         return `${where}: the overflow could not be fixed, so the turn must end conversation_full, but it ended ${label(outcome)}`;
       }
     } else {

@@ -47,9 +47,12 @@ function everythingSettles(run: ScenarioRun): string | undefined {
         `${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`,
         (results.get(`${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`) ?? 0) + 1,
       );
+  // A process that died with a request in flight never wrote its result; recovery closed that turn.
+  const recovered = new Set(view.turns.filter((t) => t.recovered).map((t) => t.turn));
   for (const r of view.requests) {
     const { turn, step, attempt } = r.event.payload;
     const n = results.get(`${turn}/${step}/${attempt}`) ?? 0;
+    if (n === 0 && recovered.has(turn)) continue;
     if (n !== 1) return `model request of turn ${turn} step ${step} attempt ${attempt} got ${n} results`;
   }
   const toolResults = new Map<string, number>();

@@ -241,7 +241,7 @@ describe('the invariants', () => {
 
   it('the projection, and every request, agree with a replay of the log', async () => {
     const r = await run(REFUND);
-    expect(projectionEqualsReplay({ ...r, finalProjection: r.finalProjection.slice(1) })).toMatch(/incremental projection at the end differs/);
+    expect(projectionEqualsReplay({ ...r, finalProjection: r.finalProjection!.slice(1) })).toMatch(/incremental projection at the end differs/);
     const requests = r.requests.map((q, i) => (i === 2 ? { ...q, messages: q.messages.slice(0, -1) } : q));
     expect(requestsFromPrefix({ ...r, requests })).toMatch(/request 3 \(seq \d+\): the messages sent differ from the/);
     expect(requestsFromPrefix({ ...r, requests: r.requests.map((q) => ({ ...q, system: 'other' })) })).toMatch(/request 1 .*system.* differ/);

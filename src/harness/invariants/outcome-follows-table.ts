@@ -49,6 +49,7 @@ function turnsEndAsTableSays(run: ScenarioRun): string | undefined {
   if (mismatch) return mismatch;
   for (const turn of view.turns) {
     if (!turn.outcome) continue; // an open turn is invariant 4's to report
+    if (turn.recovered) continue; // closed by crash recovery (interrupted), not by the loop: invariant 4 checks it
     const { allowed, because } = expected(run, turn, view.requestsOf(turn.turn));
     const got = label(turn.outcome);
     if (!allowed.has(got)) return `turn ${turn.turn} ended ${got}, but ${because}: the table says ${[...allowed].join(' or ')}`;
@@ -78,9 +79,11 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
   const last = requests[requests.length - 1];
   if (!last) {
     const claim = run.scenario.claim;
+    const decisions = claim === undefined ? [] : Array.isArray(claim) ? claim : [claim];
     const taken = turn.events.filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message');
-    if (claim && 'deny' in claim) allowed.add('rejected');
-    if ((claim && 'drop' in claim) || (taken.length > 0 && taken.every((e) => e.payload.dropped || e.payload.text.length === 0))) allowed.add('nothing_to_do');
+    if (decisions.some((d) => 'deny' in d)) allowed.add('rejected');
+    if (decisions.some((d) => 'drop' in d) || (taken.length > 0 && taken.every((e) => e.payload.dropped || e.payload.text.length === 0)))
+      allowed.add('nothing_to_do');
     if (budgets) allowed.add('failed{budget_exhausted}');
     return { allowed, because: 'it never asked the model' };
   }

@@ -107,6 +107,29 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(error.message).toMatch(/^bad\/syntax\.yaml:\d+:\d+: YAML syntax: /);
   });
 
+  it('a crash needs the production host and a reopen after it; a reopen needs a crash before it', () => {
+    const noReopen = errorOf(minimal('inbox:\n  - say: hi\n  - crash: true\n    at: { request: 1 }\nexpect: {}\n'), 'bad/no-reopen.yaml');
+    expect(noReopen.issues).toEqual([expect.objectContaining({ line: 4, field: 'inbox[1].crash' })]);
+    expect(noReopen.message).toContain('a crash needs a reopen after it');
+    const noCrash = errorOf(minimal('inbox:\n  - say: hi\n  - reopen: true\nexpect: {}\n'), 'bad/no-crash.yaml');
+    expect(noCrash.message).toContain('reopen follows a crash');
+    const onLoop = errorOf(minimal('host: loop\ninbox:\n  - crash: true\n  - reopen: true\nexpect: {}\n'), 'bad/loop-crash.yaml');
+    expect(onLoop.message).toContain('a crash needs the production host');
+    const timedReopen = errorOf(minimal('inbox:\n  - crash: true\n  - reopen: true\n    at: { time: 5 }\nexpect: {}\n'), 'bad/timed-reopen.yaml');
+    expect(timedReopen.message).toContain('reopen runs once the crashed host has stopped');
+  });
+
+  it('responses are the production host’s; midStream is an overload; turns are numbered', () => {
+    const responses = errorOf(minimal('inbox:\n  - say: hi\nexpect:\n  responses: [{ status: 200 }]\n'), 'bad/responses.yaml');
+    expect(responses.issues).toEqual([expect.objectContaining({ field: 'expect.responses' })]);
+    expect(responses.message).toContain('add host: production');
+    const midStream = errorOf(minimal('provider:\n  script:\n    - error: { kind: auth, midStream: true }\ninbox:\n  - say: hi\nexpect: {}\n'), 'bad/mid.yaml');
+    expect(midStream.message).toContain('midStream goes with kind: overloaded');
+    const turns = errorOf(minimal('inbox:\n  - say: hi\nexpect:\n  turns: { first: { outcome: replied } }\n'), 'bad/turns.yaml');
+    expect(turns.issues).toEqual([expect.objectContaining({ line: 5, field: 'expect.turns.first' })]);
+    expect(turns.message).toContain('"first" is not a turn number');
+  });
+
   it('a good file parses, with defaults filled in', () => {
     const scenario = parseScenario(minimal('inbox:\n  - say: hi\nexpect: { outcome: replied }\n'), 'good.yaml');
     expect(scenario).toMatchObject({ tags: [], config: {}, tools: [], provider: { kind: 'scripted', script: [] } });

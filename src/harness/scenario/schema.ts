@@ -44,10 +44,12 @@ export const providerStepSchema = z
         status: z.number().int().optional(),
         retryAfterMs: ms.optional(),
         message: z.string().optional(),
+        midStream: z.boolean().optional().describe('overloaded only: the provider answers 200, streams some text, then an error event inside the stream'),
       })
       .optional()
       .describe('A transport error'),
     latencyMs: ms.optional().describe('Virtual time the call takes'),
+    deltaMs: ms.optional().describe('Virtual time each streamed delta takes (on the wire: each chunk the SDK parses)'),
     usage: usageSchema.optional(),
   })
   .superRefine((step, ctx) => {
@@ -60,6 +62,8 @@ export const providerStepSchema = z
     }
     if (step.text !== undefined && step.tool_use === undefined)
       ctx.addIssue({ code: 'custom', path: ['text'], message: 'text goes with tool_use (use reply for a text answer)' });
+    if (step.error?.midStream && step.error.kind !== 'overloaded')
+      ctx.addIssue({ code: 'custom', path: ['error', 'midStream'], message: 'midStream goes with kind: overloaded (an error event inside a 200 stream)' });
   });
 export type ProviderStep = z.infer<typeof providerStepSchema>;
 
@@ -145,17 +149,23 @@ const layerSchema = z.strictObject({ name: z.string().min(1), allow: z.array(z.s
 // The inbox script
 // ---------------------------------------------------------------------------
 
+export const TRIGGER_KEYS = ['request', 'time', 'toolStart', 'event', 'delta'] as const;
+
 const triggerSchema = z
   .strictObject({
     request: positiveInt.optional().describe('When the n-th model request (1-based, whole scenario) is in flight'),
     time: ms.optional().describe('At this virtual time (ms from the start)'),
     toolStart: z.string().optional().describe('When this tool starts executing'),
+    event: z.number().int().nonnegative().optional().describe('When the log appends the event with this seq (0-based)'),
+    delta: positiveInt.optional().describe('When the n-th streamed delta (1-based, whole scenario) arrives'),
   })
   .superRefine((at, ctx) => {
-    const n = [at.request, at.time, at.toolStart].filter((v) => v !== undefined).length;
-    if (n !== 1) ctx.addIssue({ code: 'custom', message: 'at needs exactly one of request, time, toolStart' });
+    const n = TRIGGER_KEYS.filter((k) => at[k] !== undefined).length;
+    if (n !== 1) ctx.addIssue({ code: 'custom', message: `at needs exactly one of ${TRIGGER_KEYS.join(', ')}` });
   });
 export type Trigger = z.infer<typeof triggerSchema>;
+
+export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen'] as const;
 
 export const inboxEntrySchema = z
   .strictObject({
@@ -163,11 +173,14 @@ export const inboxEntrySchema = z
     steer: z.string().optional(),
     inject: z.string().optional(),
     cancel: z.enum(CANCEL_SOURCES).optional(),
+    crash: z.literal(true).optional().describe('The process dies: the host and its loop stop, with nothing written beyond what the store holds'),
+    reopen: z.literal(true).optional().describe("A new production host over the same store and the agent's same tools; it runs the recovery sweep"),
     at: triggerSchema.optional().describe('When; without it the entry waits until the loop is idle'),
   })
   .superRefine((entry, ctx) => {
-    const n = (['say', 'steer', 'inject', 'cancel'] as const).filter((k) => entry[k] !== undefined).length;
-    if (n !== 1) ctx.addIssue({ code: 'custom', message: 'an inbox entry needs exactly one of say, steer, inject, cancel' });
+    const n = INBOX_ACTIONS.filter((k) => entry[k] !== undefined).length;
+    if (n !== 1) ctx.addIssue({ code: 'custom', message: `an inbox entry needs exactly one of ${INBOX_ACTIONS.join(', ')}` });
+    if (entry.reopen && entry.at) ctx.addIssue({ code: 'custom', path: ['at'], message: 'reopen runs once the crashed host has stopped: it takes no at' });
   });
 export type InboxEntry = z.infer<typeof inboxEntrySchema>;
 
@@ -200,9 +213,11 @@ const configSchema = z.strictObject({
   toolMaxOutputChars: positiveInt.optional(),
 });
 
+const compactionDelay = ms.optional().describe('Virtual time the compactor takes (it stops early when the turn is cancelled)');
 const compactionStepSchema = z.union([
   z.enum(['none', 'fail', 'grow']).describe('none: nothing to compact; fail: the compactor throws; grow: a summary bigger than what it replaces'),
-  z.strictObject({ summary: z.string().min(1) }),
+  z.strictObject({ summary: z.string().min(1), delayMs: compactionDelay }),
+  z.strictObject({ fail: z.string().min(1).describe('The compactor throws this, after delayMs'), delayMs: compactionDelay }),
 ]);
 
 const checkpointSchema = z.strictObject({
@@ -212,11 +227,13 @@ const checkpointSchema = z.strictObject({
 });
 
 const claimDelay = ms.default(0).describe('Virtual time the claim policy takes');
-const claimSchema = z.union([
-  z.strictObject({ deny: z.string().min(1).describe('Deny the first claim with this reason'), delayMs: claimDelay }),
+const claimDecisionSchema = z.union([
+  z.strictObject({ deny: z.string().min(1).describe('Deny the claim with this reason'), delayMs: claimDelay }),
   z.strictObject({ drop: z.literal(true).describe('Filter every message to nothing'), delayMs: claimDelay }),
   z.strictObject({ allow: z.literal(true).describe('Let everything through'), delayMs: claimDelay }),
 ]);
+export type ClaimDecisionSpec = z.infer<typeof claimDecisionSchema>;
+const claimSchema = z.union([claimDecisionSchema, z.array(claimDecisionSchema).min(1).describe('One decision per turn, in order; the last repeats')]);
 
 // ---------------------------------------------------------------------------
 // Expectations
@@ -232,6 +249,24 @@ const linesMatcher = z.strictObject({
   excludes: z.array(z.string()).optional().describe('Substrings found in no line'),
   count: z.number().int().nonnegative().optional(),
 });
+
+export const turnExpectationSchema = z.strictObject({
+  outcome: outcomeLabel.optional().describe("This turn's outcome"),
+  reply: z
+    .union([z.string(), z.strictObject({ contains: z.string() })])
+    .optional()
+    .describe("This turn's reply"),
+  trace: linesMatcher.optional().describe("This turn's spans as `kind > kind:status` paths"),
+  lastRequest: linesMatcher.optional().describe('The last request of this turn, one message per line'),
+  requests: z.number().int().nonnegative().optional().describe('Model requests this turn made (as the log records them)'),
+  toolResults: z
+    .array(
+      z.strictObject({ call: z.string().optional(), tool: z.string().optional(), status: z.enum(['ok', 'failed', 'unknown']), code: z.string().optional() }),
+    )
+    .optional()
+    .describe("This turn's tool results, in log order"),
+});
+export type TurnExpectation = z.infer<typeof turnExpectationSchema>;
 
 export const expectationSchema = z.strictObject({
   outcome: outcomeLabel.optional().describe("The last turn's outcome"),
@@ -261,6 +296,31 @@ export const expectationSchema = z.strictObject({
   inbox: z.strictObject({ pending: z.number().int().nonnegative().optional(), returned: z.number().int().nonnegative().optional() }).optional(),
   clock: ms.optional().describe('Virtual time at the end'),
   events: z.record(z.string(), z.number().int().nonnegative()).optional().describe('Count of log events by type'),
+  responses: z
+    .array(
+      z.strictObject({
+        status: z
+          .union([z.number().int(), z.literal('none')])
+          .describe('The HTTP status the host answered; none: no answer (the process died with the request open)'),
+        delivery: z.enum(['turn', 'joined', 'queued', 'none']).optional().describe('How the message reached the loop; none: it was not stored'),
+        turn: z.number().int().nonnegative().optional().describe('The turn the answer reports (its last)'),
+      }),
+    )
+    .optional()
+    .describe('Through the production host: the answer to each message, in the order they were sent'),
+  turns: z
+    .record(z.string(), turnExpectationSchema)
+    .superRefine((turns, ctx) => {
+      for (const key of Object.keys(turns))
+        if (!/^\d+$/.test(key))
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `"${key}" is not a turn number: use the turn's number as the log counts them (0 is the first turn)`,
+          });
+    })
+    .optional()
+    .describe('Per turn, by its number in the log (0 is the first): outcome, reply, trace, last request, requests, tool results'),
 });
 export type Expectation = z.infer<typeof expectationSchema>;
 
@@ -268,34 +328,81 @@ export type Expectation = z.infer<typeof expectationSchema>;
 // A scenario
 // ---------------------------------------------------------------------------
 
-export const scenarioSchema = z.strictObject({
-  $schema: z.string().optional(),
-  name: z.string().min(1),
-  description: z.string().optional(),
-  tags: z.array(z.string()).default([]),
-  /** Live scenarios run against a real provider with `--live`; otherwise they are skipped. */
-  live: z.strictObject({ passRate: z.number().min(0).max(1).default(1) }).optional(),
-  agent: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'an agent name: letters, digits, _ or -')
-    .optional()
-    .describe(
-      "The agent under test, by its name in loopgate.config.ts (the bundled suite's: support); none: only the scenario's own tools; default: the config's default agent",
-    ),
-  system: z.string().optional().describe("Replaces the agent's system prompt"),
-  config: configSchema.default({}),
-  tools: z.array(toolSchema).default([]),
-  policy: policySchema.optional(),
-  approver: approverSchema.optional(),
-  visibility: z.array(layerSchema).optional(),
-  provider: providerSchema.default({ kind: 'scripted', script: [] }),
-  inbox: z.array(inboxEntrySchema).min(1),
-  compaction: z.array(compactionStepSchema).optional().describe('The compactor, one entry per compaction; absent: no compactor'),
-  checkpoints: z.array(checkpointSchema).optional(),
-  claim: claimSchema.optional(),
-  store: z.strictObject({ failAppends: z.array(positiveInt).default([]).describe('Which appends (1-based) fail') }).optional(),
-  secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),
-  expect: expectationSchema,
-});
+export const HOST_MODES = ['loop', 'production'] as const;
+export type HostMode = (typeof HOST_MODES)[number];
+
+export const scenarioSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    tags: z.array(z.string()).default([]),
+    /** Live scenarios run against a real provider with `--live`; otherwise they are skipped. */
+    live: z.strictObject({ passRate: z.number().min(0).max(1).default(1) }).optional(),
+    agent: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'an agent name: letters, digits, _ or -')
+      .optional()
+      .describe(
+        "The agent under test, by its name in loopgate.config.ts (the bundled suite's: support); none: only the scenario's own tools; default: the config's default agent",
+      ),
+    host: z
+      .enum(HOST_MODES)
+      .optional()
+      .describe(
+        'loop: the loop driven directly; production: through a real AgentHost (lock, recovery, flush, envelope); default: the run decides (both in loopgate run). A scenario with crash or reopen runs through the production host',
+      ),
+    system: z.string().optional().describe("Replaces the agent's system prompt"),
+    config: configSchema.default({}),
+    tools: z.array(toolSchema).default([]),
+    policy: policySchema.optional(),
+    approver: approverSchema.optional(),
+    visibility: z.array(layerSchema).optional(),
+    provider: providerSchema.default({ kind: 'scripted', script: [] }),
+    inbox: z.array(inboxEntrySchema).min(1),
+    compaction: z.array(compactionStepSchema).optional().describe('The compactor, one entry per compaction; absent: no compactor'),
+    checkpoints: z.array(checkpointSchema).optional(),
+    claim: claimSchema.optional(),
+    store: z
+      .strictObject({
+        failAppends: z.array(positiveInt).default([]).describe('Which appends (1-based) fail'),
+        tornAppends: z
+          .array(
+            z.strictObject({ append: positiveInt, keep: z.number().int().nonnegative().describe('Records of the batch that land before the write fails') }),
+          )
+          .optional()
+          .describe('Torn writes: the first keep records of the append land, then it fails'),
+      })
+      .optional(),
+    secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),
+    expect: expectationSchema,
+  })
+  .superRefine((scenario, ctx) => {
+    // A crash is a production-host event, and what it leaves must be reopened to be checked.
+    let crashed: number | undefined;
+    scenario.inbox.forEach((entry, index) => {
+      if (entry.crash) {
+        if (scenario.host === 'loop')
+          ctx.addIssue({ code: 'custom', path: ['inbox', index, 'crash'], message: 'a crash needs the production host (host: loop cannot crash)' });
+        if (crashed !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['inbox', index, 'crash'], message: `inbox[${crashed}] crashed already: reopen before the next crash` });
+        crashed = index;
+      }
+      if (entry.reopen) {
+        if (crashed === undefined)
+          ctx.addIssue({ code: 'custom', path: ['inbox', index, 'reopen'], message: 'reopen follows a crash (there is no crashed host to replace)' });
+        crashed = undefined;
+      }
+    });
+    if (crashed !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['inbox', crashed, 'crash'], message: 'a crash needs a reopen after it, or nothing checks what the crash left' });
+    if (scenario.expect.responses !== undefined && scenario.host !== 'production' && !crashes(scenario))
+      ctx.addIssue({ code: 'custom', path: ['expect', 'responses'], message: 'responses are the production host’s answers: add host: production' });
+  });
 
 export type Scenario = z.infer<typeof scenarioSchema>;
+
+/** Does the scenario crash and reopen (so it runs through the production host whatever the suite's mode)? */
+export function crashes(scenario: Scenario): boolean {
+  return scenario.inbox.some((entry) => entry.crash || entry.reopen);
+}

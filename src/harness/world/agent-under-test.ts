@@ -11,8 +11,11 @@
  * still always wins, so a scenario can restrict but never lift); its `system`
  * replaces the agent's one-text prompt; its config and secrets go on top.
  */
-import type { Agent, AgentContext, AgentFactory, PolicyRule, ToolPolicy } from '../../kernel/index.ts';
+import type { Agent, AgentContext, AgentFactory, ClaimPolicy, Clock, ModelErrorHandler, PolicyRule, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
 import type { Scenario } from '../scenario/schema.ts';
+import type { FaultLog } from './fault-log.ts';
+import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor } from './scripted-hooks.ts';
+import { scriptedTools, type ToolCounters } from './scripted-tools.ts';
 
 export const NO_AGENT = 'none';
 
@@ -72,4 +75,47 @@ export function mergedPolicy(agent: ToolPolicy | undefined, scenario: ToolPolicy
   const ids = new Set((agent.rules ?? []).map((r) => r.id));
   const renamed = (scenario.rules ?? []).map((r) => (ids.has(r.id) ? { ...r, id: `scenario:${r.id}` } : r));
   return { ...agent, ...scenario, rules: [...(agent.rules ?? []), ...renamed] };
+}
+
+export interface ScenarioAgentOptions {
+  /** The agent's name in the registry (for messages). */
+  readonly name: string;
+  readonly clock: Clock;
+  readonly faults: FaultLog;
+  /** Runs the first time a tool's body starts (for `at: { toolStart }` triggers). */
+  readonly onFirstStart: (tool: string) => void;
+  /** Parts a scenario file cannot express (state-table fixtures use them): they replace the scenario's and the agent's. */
+  readonly claim?: ClaimPolicy;
+  readonly errorHandlers?: readonly ModelErrorHandler[];
+}
+
+export interface ScenarioAgent {
+  /** The agent the case runs: its own, with the scenario's scripts standing in. */
+  readonly agent: Agent;
+  /** Tool bodies that actually ran, counted around every tool. */
+  readonly counters: ToolCounters;
+  readonly policy: ToolPolicy | undefined;
+  readonly visibility: readonly VisibilityLayer[];
+}
+
+/** The agent under test with the scenario's scripts applied (see the top of this file for how they combine). */
+export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioAgentOptions): ScenarioAgent {
+  const { clock, faults } = options;
+  const { tools, counters } = scriptedTools(own.tools ?? [], scenario.tools, { clock, faults, onFirstStart: options.onFirstStart }, options.name);
+  const policy = mergedPolicy(own.policy, scenarioPolicy(scenario.policy));
+  const visibility = [...(own.visibility ?? []), ...(scenario.visibility ?? [])];
+  const agent: Agent = {
+    ...own,
+    tools,
+    ...(scenario.system !== undefined ? { system: scenario.system } : {}),
+    ...(policy ? { policy } : {}),
+    ...(visibility.length > 0 ? { visibility } : {}),
+    ...(scenario.approver ? { approver: scriptedApprover(scenario.approver, clock) } : {}),
+    ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, clock, faults) } : {}),
+    ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
+    ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),
+    ...(options.errorHandlers ? { errorHandlers: [...options.errorHandlers, ...(own.errorHandlers ?? [])] } : {}),
+    secrets: [...(own.secrets ?? []), ...(scenario.secrets ?? [])],
+  };
+  return { agent, counters, policy, visibility };
 }

@@ -1,36 +1,124 @@
 /**
- * The case's store: in memory, with the write failures the scenario scripts
- * (`store.failAppends`: which batch appends, 1-based, fail). It counts every
- * batch the loop asks it to append and which of them failed.
+ * The case's store: one in-memory store (what survives a crash), reached by each
+ * process of the case — the loop, or each production host the case starts —
+ * through its own connection. The world injects the scenario's write faults on
+ * the way in:
+ *
+ * - `store.failAppends`: which batch appends (1-based, counted over the whole
+ *   case) fail, storing nothing;
+ * - `store.tornAppends`: which appends are torn — the first `keep` records of the
+ *   batch land, then the write fails (a store that breaks the atomic-batch rule);
+ * - a crash severs the dead process's connection: it writes nothing more (a write
+ *   already handed to the store may still land, as on a real disk).
+ *
+ * It counts every batch append asked for and which of them failed.
  */
+import type { EventRecord } from '../../kernel/index.ts';
+import type { EventStore, Release } from '../../stores/event-store.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../stores/memory-store.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 
 export interface StoreWrites {
   readonly attempts: number;
-  /** Which attempts (1-based) failed. */
+  /** Which attempts (1-based) failed (torn ones included). */
   readonly failed: readonly number[];
+  /** Which attempts (1-based) were torn: part of the batch stored, then failed. */
+  readonly torn: readonly number[];
 }
 
-export interface FaultyStore {
+/** A process's connection to the case's store. */
+export interface ProcessStore extends EventStore {
+  /** The process died: from now on every call through this connection fails. */
+  sever(): void;
+}
+
+export class WorldStore {
+  /** What is stored: survives every crash of the case. */
   readonly store: MemoryEventStore;
-  readonly writes: () => StoreWrites;
-}
+  readonly #faults: FaultLog;
+  readonly #failAppends: ReadonlySet<number>;
+  readonly #tornAppends: ReadonlyMap<number, number>;
+  #attempts = 0;
+  readonly #failed: number[] = [];
+  readonly #torn: number[] = [];
 
-export function faultyStore(spec: Scenario['store'], faults: FaultLog, make?: (hooks: MemoryStoreFaults) => MemoryEventStore): FaultyStore {
-  let attempts = 0;
-  const failed: number[] = [];
-  const failAppends = new Set(spec?.failAppends ?? []);
-  const hooks: MemoryStoreFaults = {
-    beforeAppend: () => {
-      attempts++;
-      if (!failAppends.has(attempts)) return;
-      faults.record(`store append ${attempts} fails`);
-      failed.push(attempts);
-      throw new Error(`injected store failure on append ${attempts}`);
-    },
-  };
-  const store = make ? make(hooks) : new MemoryEventStore({ faults: hooks });
-  return { store, writes: () => ({ attempts, failed: [...failed] }) };
+  /** `make` builds the store in place of the in-memory one (a test seam); the world's faults are injected around it. */
+  constructor(spec: Scenario['store'], faults: FaultLog, make?: (hooks: MemoryStoreFaults) => MemoryEventStore) {
+    this.#faults = faults;
+    this.#failAppends = new Set(spec?.failAppends ?? []);
+    this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
+    this.store = make ? make({}) : new MemoryEventStore();
+  }
+
+  writes(): StoreWrites {
+    return { attempts: this.#attempts, failed: [...this.#failed], torn: [...this.#torn] };
+  }
+
+  /** A new connection for a process. */
+  connect(): ProcessStore {
+    const world = this;
+    const inner = this.store;
+    let severed = false;
+    /** Locks this connection holds: a dead process holds none. */
+    const held = new Set<Release>();
+    const alive = () => {
+      if (severed) throw new Error('the process is gone: its connection to the store died with it');
+    };
+    return {
+      get describe() {
+        return inner.describe;
+      },
+      sever: () => {
+        severed = true;
+        for (const release of held) void release().catch(() => undefined);
+        held.clear();
+      },
+      append: async (conversationId: string, records: readonly EventRecord[]) => {
+        alive();
+        await world.#append(conversationId, records);
+      },
+      read: async (conversationId: string, fromSeq?: number) => {
+        alive();
+        return inner.read(conversationId, fromSeq);
+      },
+      listConversations: async () => {
+        alive();
+        return inner.listConversations();
+      },
+      lock: async (conversationId: string, signal?: AbortSignal): Promise<Release> => {
+        alive();
+        const release = await inner.lock(conversationId, signal);
+        if (severed) {
+          await release();
+          throw new Error('the process is gone: its connection to the store died with it');
+        }
+        held.add(release);
+        return async () => {
+          if (!held.delete(release)) return; // released already (or with the process)
+          await release();
+        };
+      },
+      // One in-memory store in one process: nothing to claim (no claimWriter). The store outlives every connection.
+      close: async () => undefined,
+    };
+  }
+
+  async #append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
+    const attempt = ++this.#attempts;
+    if (this.#failAppends.has(attempt)) {
+      this.#faults.record(`store append ${attempt} fails`);
+      this.#failed.push(attempt);
+      throw new Error(`injected store failure on append ${attempt}`);
+    }
+    const keep = this.#tornAppends.get(attempt);
+    if (keep !== undefined && keep < records.length) {
+      this.#faults.record(`store append ${attempt} torn: ${keep} of ${records.length} record(s) stored`);
+      this.#failed.push(attempt);
+      this.#torn.push(attempt);
+      if (keep > 0) await this.store.append(conversationId, records.slice(0, keep));
+      throw new Error(`injected torn write on append ${attempt}: ${keep} of ${records.length} record(s) stored, then the write failed`);
+    }
+    await this.store.append(conversationId, records);
+  }
 }

@@ -1,110 +1,136 @@
 /**
- * Drives the scenario's inbox script like a client of a host would: a
- * follow-up or a steer wakes the loop (a drain after the running one), an
- * inject or a cancel never does. Entries without `at` wait until the loop is
- * idle; the others fire at their trigger — the n-th model request, a tool's
- * first start, a virtual time.
+ * Plays the scenario's inbox script like the clients of a host would. Entries
+ * without `at` run one after another, each once everything the earlier ones
+ * started has settled; the others fire at their trigger — the n-th model request,
+ * a tool's first start, a virtual time, the log's event with a given seq, the
+ * n-th streamed delta.
+ *
+ * What an entry does is the target's: the loop driven directly (loop-target.ts)
+ * or a real production host (host-target.ts).
  */
-import type { Clock } from '../../kernel/index.ts';
+import type { CancelSource, Clock } from '../../kernel/index.ts';
 import type { InboxEntry } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 
+export type MessageIntent = 'follow_up' | 'steer' | 'inject';
+
 /** What the driver talks to: the loop directly, or a host around it. */
 export interface InboxTarget {
-  send(text: string, intent: 'follow_up' | 'steer' | 'inject'): void;
-  cancel(by: NonNullable<InboxEntry['cancel']>): void;
-  /** Is a turn (a drain) running? A steer then joins it instead of waking the loop. */
-  readonly busy: boolean;
-  /** Runs the loop until its inbox holds no waking work. */
-  drain(): Promise<void>;
-  /** Makes what was posted durable before a turn takes it (best effort). */
-  flush(): Promise<void>;
+  /** Posts a message as a client would; a follow-up (or a steer to an idle loop) wakes it. */
+  send(text: string, intent: MessageIntent): void;
+  cancel(by: CancelSource): void;
+  /** The process dies, with nothing written beyond what the store holds. */
+  crash(): void;
+  /** A new process over the same store (after a crash). */
+  reopen(): Promise<void>;
+  /** Resolves when everything the entries started has settled: turns closed, requests answered. */
+  settled(): Promise<void>;
 }
+
+type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta';
 
 export class InboxDriver {
   readonly #target: InboxTarget;
   readonly #clock: Clock;
   readonly #faults: FaultLog;
-  readonly #byRequest = new Map<number, InboxEntry[]>();
-  readonly #byToolStart = new Map<string, InboxEntry[]>();
+  readonly #triggered = new Map<string, InboxEntry[]>();
   readonly #timed: InboxEntry[] = [];
   readonly #untimed: InboxEntry[] = [];
-  #drains: Promise<void> = Promise.resolve();
+  readonly #onError: (error: unknown) => void;
 
-  constructor(entries: readonly InboxEntry[], target: InboxTarget, clock: Clock, faults: FaultLog) {
+  /** `onError` hears what a triggered entry threw (a bug in the world or the host: the case reports it). */
+  constructor(entries: readonly InboxEntry[], target: InboxTarget, clock: Clock, faults: FaultLog, onError: (error: unknown) => void) {
     this.#target = target;
     this.#clock = clock;
     this.#faults = faults;
+    this.#onError = onError;
     for (const entry of entries) {
-      if (!entry.at) this.#untimed.push(entry);
-      else if (entry.at.request !== undefined) push(this.#byRequest, entry.at.request, entry);
-      else if (entry.at.toolStart !== undefined) push(this.#byToolStart, entry.at.toolStart, entry);
-      else this.#timed.push(entry);
+      const at = entry.at;
+      if (!at) this.#untimed.push(entry);
+      else if (at.time !== undefined) this.#timed.push(entry);
+      else {
+        const key = (['request', 'toolStart', 'event', 'delta'] as const).find((k) => at[k] !== undefined)!;
+        const list = this.#triggered.get(triggerId(key, at[key]!)) ?? [];
+        list.push(entry);
+        this.#triggered.set(triggerId(key, at[key]!), list);
+      }
     }
   }
 
   /** The n-th model request (1-based) went out. */
   onRequest(n: number): void {
-    for (const entry of this.#byRequest.get(n) ?? []) void this.#perform(entry);
+    this.#fire('request', n);
   }
 
   /** A tool's body started for the first time. */
   onToolStart(name: string): void {
-    for (const entry of this.#byToolStart.get(name) ?? []) void this.#perform(entry);
+    this.#fire('toolStart', name);
   }
 
-  /** Plays the script: untimed entries one at a time, each once the loop is idle; timed ones at their time. */
+  /**
+   * The log appended the event with this seq (fires once per seq, in whichever life
+   * reaches it first). A crash happens right there, inside the append, so nothing
+   * after it is written; a message or a cancel is posted just after the append
+   * (the log refuses an append from inside another).
+   */
+  onEvent(seq: number): void {
+    const entries = this.#take(triggerId('event', seq));
+    for (const entry of entries) {
+      if (entry.crash) this.#performTriggered(entry);
+      else queueMicrotask(() => this.#performTriggered(entry));
+    }
+  }
+
+  /** The n-th streamed delta (1-based) arrived. */
+  onDelta(n: number): void {
+    this.#fire('delta', n);
+  }
+
+  #fire(key: TriggerKey, value: string | number): void {
+    for (const entry of this.#take(triggerId(key, value))) this.#performTriggered(entry);
+  }
+
+  /** Nobody awaits a triggered entry: what it throws goes to onError. */
+  #performTriggered(entry: InboxEntry): void {
+    this.#perform(entry).catch(this.#onError);
+  }
+
+  /** The entries waiting for a trigger, which then never fires again. */
+  #take(id: string): InboxEntry[] {
+    const entries = this.#triggered.get(id) ?? [];
+    this.#triggered.delete(id);
+    return entries;
+  }
+
+  /** Plays the script: untimed entries one at a time, each once everything before it settled; timed ones at their time. */
   async drive(): Promise<void> {
-    const timers = this.#timed.map((entry) => this.#clock.sleep(entry.at!.time!).then(() => void this.#perform(entry)));
+    const timers = this.#timed.map((entry) => this.#clock.sleep(entry.at!.time!).then(() => this.#perform(entry)));
     for (const entry of this.#untimed) {
       await this.#perform(entry);
-      await this.#idle(); // the next entry waits until the loop is idle
+      await this.#target.settled();
     }
     await Promise.all(timers);
-    await this.#idle();
+    await this.#target.settled();
   }
 
-  #perform(entry: InboxEntry): Promise<void> | undefined {
+  async #perform(entry: InboxEntry): Promise<void> {
     const target = this.#target;
-    if (entry.say !== undefined) {
-      target.send(entry.say, 'follow_up');
-      return this.#wake();
-    }
-    if (entry.steer !== undefined) {
-      target.send(entry.steer, 'steer');
-      return target.busy ? undefined : this.#wake(); // a running turn takes it at its next step
-    }
-    if (entry.inject !== undefined) {
-      target.send(entry.inject, 'inject');
-      return undefined;
-    }
-    if (entry.cancel !== undefined) {
+    if (entry.say !== undefined) target.send(entry.say, 'follow_up');
+    else if (entry.steer !== undefined) target.send(entry.steer, 'steer');
+    else if (entry.inject !== undefined) target.send(entry.inject, 'inject');
+    else if (entry.cancel !== undefined) {
       this.#faults.record(`cancel by ${entry.cancel}`);
       target.cancel(entry.cancel);
-    }
-    return undefined;
-  }
-
-  /** A drain after the running one: the message is stored before the turn starts. */
-  #wake(): Promise<void> {
-    this.#drains = this.#drains.then(async () => {
-      await this.#target.flush().catch(() => undefined);
-      await this.#target.drain();
-    });
-    return this.#drains;
-  }
-
-  /** Every drain woken so far has finished — including drains woken (by a timed or triggered entry) while an earlier one was awaited. */
-  async #idle(): Promise<void> {
-    for (let awaited = this.#drains; ; awaited = this.#drains) {
-      await awaited;
-      if (awaited === this.#drains) return;
+    } else if (entry.crash) {
+      this.#faults.record('the process crashes');
+      target.crash();
+    } else if (entry.reopen) {
+      this.#faults.record('a new host reopens the store');
+      await target.reopen();
     }
   }
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+function triggerId(key: TriggerKey, value: string | number): string {
+  return `${key}:${value}`;
 }

@@ -26,14 +26,30 @@ interface OpenCall {
   lateDeltas: number;
 }
 
+export interface RecordingHooks {
+  /** Runs as the n-th request (1-based, across every client) goes out. */
+  readonly onRequest?: (n: number) => void;
+  /** Runs as the n-th streamed delta (1-based, across every call) arrives, before the loop sees it. */
+  readonly onDelta?: (n: number) => void;
+  /** Where the request sits in the case: which life of the log, and the seq of its `model.request` (the last event appended). */
+  readonly origin?: () => RequestOrigin;
+}
+
+export interface RequestOrigin {
+  readonly life: number;
+  readonly seq: number;
+}
+
 export class ModelRecording {
   readonly requests: SentRequest[] = [];
+  /** Aligned with `requests`. */
+  readonly origins: RequestOrigin[] = [];
   readonly #responses: OpenCall[] = [];
-  readonly #onRequest: (n: number) => void;
+  readonly #hooks: RecordingHooks;
+  #deltas = 0;
 
-  /** `onRequest(n)` runs as the n-th request (1-based, across every client) goes out. */
-  constructor(onRequest: (n: number) => void) {
-    this.#onRequest = onRequest;
+  constructor(hooks: RecordingHooks = {}) {
+    this.#hooks = hooks;
   }
 
   get responses(): readonly ProviderCall[] {
@@ -47,9 +63,10 @@ export class ModelRecording {
       call: (request: ModelRequest, onDelta?: (d: ModelDelta) => void) => {
         const { signal: _signal, ...sent } = request;
         this.requests.push(sent);
+        this.origins.push(this.#hooks.origin?.() ?? { life: 0, seq: -1 });
         const response: OpenCall = { settled: 'pending', lateDeltas: 0 };
         this.#responses.push(response);
-        this.#onRequest(this.requests.length);
+        this.#hooks.onRequest?.(this.requests.length);
         const settle = (settled: ProviderCall['settled'], result?: ModelResult, error?: unknown) => {
           if (response.settled !== 'pending') return;
           response.settled = settled;
@@ -60,6 +77,7 @@ export class ModelRecording {
         try {
           call = inner.call(request, (delta) => {
             if (response.settled !== 'pending') response.lateDeltas++;
+            else this.#hooks.onDelta?.(++this.#deltas);
             onDelta?.(delta);
           });
         } catch (error) {

@@ -4,7 +4,7 @@
  * (the last answer repeats) after the virtual time it is told to take.
  */
 import type { Approver, CheckpointHook, ClaimPolicy, Clock, Compactor } from '../../kernel/index.ts';
-import type { Scenario } from '../scenario/schema.ts';
+import type { ClaimDecisionSpec, Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 
 export function scriptedApprover(spec: NonNullable<Scenario['approver']>, clock: Clock): Approver {
@@ -19,10 +19,10 @@ export function scriptedApprover(spec: NonNullable<Scenario['approver']>, clock:
   };
 }
 
-export function scriptedCompactor(steps: NonNullable<Scenario['compaction']>, faults: FaultLog): Compactor {
+export function scriptedCompactor(steps: NonNullable<Scenario['compaction']>, clock: Clock, faults: FaultLog): Compactor {
   let n = 0;
   return {
-    async compact({ candidate, messages }) {
+    async compact({ candidate, messages, signal }) {
       const step = steps[Math.min(n, steps.length - 1)]!;
       n++;
       if (step === 'none') return null;
@@ -30,11 +30,21 @@ export function scriptedCompactor(steps: NonNullable<Scenario['compaction']>, fa
         faults.record('compactor fails');
         throw new Error('scripted compactor failure');
       }
-      if (!candidate) return null;
       if (step === 'grow') {
+        if (!candidate) return null;
         faults.record('compaction does not shrink');
         return { ...candidate, summary: 'x'.repeat(JSON.stringify(messages).length + 1_000) };
       }
+      if (step.delayMs) {
+        faults.record(`compactor takes ${step.delayMs} ms`);
+        await clock.sleep(step.delayMs, signal);
+        if (signal.aborted) throw new Error('compaction cancelled: the turn was cancelled while the compactor ran');
+      }
+      if ('fail' in step) {
+        faults.record(`compactor fails: ${step.fail}`);
+        throw new Error(step.fail);
+      }
+      if (!candidate) return null;
       return { ...candidate, summary: step.summary };
     },
   };
@@ -53,12 +63,17 @@ export function scriptedCheckpoint(spec: NonNullable<Scenario['checkpoints']>[nu
   };
 }
 
+/** The claim policy: one decision for every turn, or one per turn (the last repeats). */
 export function scriptedClaim(spec: NonNullable<Scenario['claim']>, clock: Clock): ClaimPolicy {
+  const decisions: readonly ClaimDecisionSpec[] = Array.isArray(spec) ? spec : [spec];
+  let turns = 0;
   return {
     claim: async (messages, signal) => {
-      if (spec.delayMs > 0) await clock.sleep(spec.delayMs, signal);
-      if ('deny' in spec) return { decision: 'deny', reason: spec.deny };
-      if ('drop' in spec) return { decision: 'allow', rewrite: new Map(messages.map((m) => [m.id, null])) };
+      const decision = decisions[Math.min(turns, decisions.length - 1)]!;
+      turns++;
+      if (decision.delayMs > 0) await clock.sleep(decision.delayMs, signal);
+      if ('deny' in decision) return { decision: 'deny', reason: decision.deny };
+      if ('drop' in decision) return { decision: 'allow', rewrite: new Map(messages.map((m) => [m.id, null])) };
       return { decision: 'allow' };
     },
   };

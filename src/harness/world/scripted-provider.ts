@@ -56,13 +56,20 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
       ...(step.error.message !== undefined ? { message: step.error.message } : {}),
     });
   } else throw new Error('a provider step without a result (the schema should have refused it)');
-  return { result, ...(step.latencyMs ? { latencyMs: step.latencyMs } : {}) };
+  // An error event inside a 200 stream: some text streams first.
+  const deltas = step.error?.midStream ? { deltas: [{ kind: 'text' as const, text: 'Let me check that for you' }] } : {};
+  return {
+    result,
+    ...deltas,
+    ...(step.latencyMs ? { latencyMs: step.latencyMs } : {}),
+    ...(step.deltaMs ? { deltaIntervalMs: step.deltaMs } : {}),
+  };
 }
 
 /** One line for people: what a provider step does. */
 export function describeStep(step: ProviderStep): string {
   if (step.error)
-    return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}`;
+    return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}${step.error.midStream ? ' inside a 200 stream' : ''}`;
   if (step.overflow) return `context overflow at ${step.overflow}`;
   if (step.max_tokens) return `max_tokens${step.max_tokens.partial ? ' inside a tool call' : ''}`;
   if (step.refusal !== undefined) return 'refusal';

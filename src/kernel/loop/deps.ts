@@ -100,7 +100,7 @@ export function agentToolOptions(agent: Agent, redact: Redactor, options: LoopDe
 }
 
 /** The agent's prompt: `system` as the identity fragment, then its fragments, assembled per request. */
-export function agentPrompt(agent: Agent): PromptSource {
+export function agentPrompt(agent: Agent): PromptAssembler {
   const assembler = new PromptAssembler();
   const fragments: PromptFragment[] = [];
   if (agent.system !== undefined || (agent.prompt ?? []).length === 0)

@@ -348,7 +348,8 @@ export class AgentLoop {
       if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
       const recovery = await this.#recovering(s, result, attempt, counters);
-      if ('outcome' in recovery) return recovery;
+      // A cancel that landed while the chain worked (a compaction it cut short) wins over the chain's verdict.
+      if ('outcome' in recovery) return s.scope.cancelled ? { outcome: this.#cancelled(s) } : recovery;
       client = recovery.retryWith ?? client;
     }
   }

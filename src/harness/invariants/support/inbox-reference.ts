@@ -24,6 +24,10 @@ export function textOf(entry: InboxEntry): string | undefined {
 export interface TriggerFacts {
   readonly requests: number;
   readonly executions: ReadonlyMap<string, number>;
+  /** Events the case's running log reached (the longest, over every life). Default: none known, so no event trigger fired. */
+  readonly events?: number;
+  /** Deltas streamed over the whole case. */
+  readonly deltas?: number;
 }
 
 /** Whether an entry's trigger fired: untimed and timed entries always run; the others only if their moment came. */
@@ -31,6 +35,8 @@ export function fired(at: Trigger | undefined, facts: TriggerFacts): boolean {
   if (!at) return true;
   if (at.request !== undefined) return facts.requests >= at.request;
   if (at.toolStart !== undefined) return (facts.executions.get(at.toolStart) ?? 0) > 0;
+  if (at.event !== undefined) return (facts.events ?? 0) > at.event;
+  if (at.delta !== undefined) return (facts.deltas ?? 0) >= at.delta;
   return true;
 }
 

@@ -13,6 +13,8 @@ export interface TurnView {
   readonly openedSeq: number;
   readonly closedSeq: number | undefined;
   readonly outcome: Outcome | undefined;
+  /** Closed by crash recovery (a process died with the turn open), not by a loop. */
+  readonly recovered: boolean;
   /** Every known event from `turn.opened` to `turn.closed`, inclusive. */
   readonly events: readonly LogEvent[];
 }
@@ -47,7 +49,7 @@ export function viewOf(run: ScenarioRun): LogView {
 function buildView(run: ScenarioRun): LogView {
   const known: LogEvent[] = [];
   for (const e of run.log.events) if (!e.opaque) known.push(e as LogEvent);
-  const turns: { turn: number; openedSeq: number; closedSeq: number | undefined; outcome: Outcome | undefined; events: LogEvent[] }[] = [];
+  const turns: { turn: number; openedSeq: number; closedSeq: number | undefined; outcome: Outcome | undefined; recovered: boolean; events: LogEvent[] }[] = [];
   let open: (typeof turns)[number] | undefined;
   const requests: {
     index: number;
@@ -59,7 +61,7 @@ function buildView(run: ScenarioRun): LogView {
   const key = (p: { turn: number; step: number; attempt: number }) => `${p.turn}/${p.step}/${p.attempt}`;
   for (const e of known) {
     if (e.type === 'turn.opened') {
-      open = { turn: e.payload.turn, openedSeq: e.seq, closedSeq: undefined, outcome: undefined, events: [] };
+      open = { turn: e.payload.turn, openedSeq: e.seq, closedSeq: undefined, outcome: undefined, recovered: false, events: [] };
       turns.push(open);
     }
     open?.events.push(e);
@@ -68,6 +70,7 @@ function buildView(run: ScenarioRun): LogView {
         if (open && open.turn === e.payload.turn) {
           open.closedSeq = e.seq;
           open.outcome = e.payload.outcome as Outcome;
+          open.recovered = e.payload.recovered === true;
         }
         open = undefined;
         break;

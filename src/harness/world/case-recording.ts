@@ -1,0 +1,189 @@
+/**
+ * What the world records of a case, over every life of its log.
+ *
+ * A life is one log of the conversation in one process: the loop's, or each log a
+ * production host opens from the store — again after a crash and a reopen, or
+ * after the host dropped a log the store refused to write. Each new life starts
+ * from what the store holds; what an earlier life did beyond that is lost with
+ * it (the process died, or its writes failed).
+ *
+ * Everything is recorded with its life and its place in that life's log: each
+ * model request (the seq of its `model.request`), each turn result (the seq of its
+ * `turn.closed`), each trace, and for every appended event how many events the
+ * store held then (`durableBefore`). At the end, `finish` keeps what the final
+ * log still holds — a request or turn of an earlier life counts when its record
+ * reached the store before that life ended — and sets the rest aside as lost.
+ * Invariants then judge one consistent story: the final log, the requests and
+ * turns recorded in it, and the store.
+ */
+import { isKnown, type AgentLoop, type EventLog, type LogEvent, type Message, type TraceRecord, type TurnResult } from '../../kernel/index.ts';
+import type { ProviderCall, RequestOrigin, SentRequest } from './recording-model.ts';
+
+interface Life {
+  readonly log: EventLog;
+  /** Events the store held when this life's log was opened. */
+  readonly opened: number;
+  /** `durableBefore` of each event this life appended, from seq `opened` on. */
+  readonly durableBefore: number[];
+  loop: AgentLoop | undefined;
+  /** Events the store held when this life ended (the next one opened); undefined while it lasts. */
+  ended: number | undefined;
+}
+
+interface Placed<T> {
+  readonly life: number;
+  readonly seq: number;
+  readonly value: T;
+}
+
+/** The case as the final log tells it. */
+export interface RecordedCase {
+  readonly log: EventLog;
+  readonly loop: AgentLoop | undefined;
+  readonly durableBefore: readonly number[];
+  readonly requests: readonly SentRequest[];
+  readonly responses: readonly ProviderCall[];
+  readonly results: readonly TurnResult[];
+  readonly traces: readonly TraceRecord[];
+  /** What earlier lives did that the final log does not hold. */
+  readonly lost: LostWork;
+  /** Logs the case opened: 1 without a crash or a dropped log. */
+  readonly lives: number;
+}
+
+export interface LostWork {
+  readonly requests: number;
+  readonly turns: readonly TurnResult[];
+}
+
+export class CaseRecording {
+  readonly #lives: Life[] = [];
+  readonly #results: Placed<TurnResult>[] = [];
+  readonly #traces: Placed<TraceRecord>[] = [];
+  readonly #store: () => number;
+  readonly #onEvent: (seq: number) => void;
+
+  /** `storeCount` is how many events the store holds now; `onEvent(seq)` runs as any life appends an event. */
+  constructor(storeCount: () => number, onEvent: (seq: number) => void = () => undefined) {
+    this.#store = storeCount;
+    this.#onEvent = onEvent;
+  }
+
+  get lives(): number {
+    return this.#lives.length;
+  }
+
+  /** The log of the life now running (the last opened). */
+  get current(): EventLog | undefined {
+    return this.#lives[this.#lives.length - 1]?.log;
+  }
+
+  /** A log was opened (before anything is appended to it): a new life. Returns its unsubscribe. */
+  opened(log: EventLog): () => void {
+    const previous = this.#lives[this.#lives.length - 1];
+    if (previous && previous.ended === undefined) previous.ended = log.length;
+    const life: Life = { log, opened: log.length, durableBefore: [], loop: undefined, ended: undefined };
+    this.#lives.push(life);
+    return log.subscribe((event) => {
+      life.durableBefore.push(this.#store());
+      // A dead process's log may still grow in memory: only the running life's events trigger anything.
+      if (this.#lives[this.#lives.length - 1] === life) this.#onEvent(event.seq);
+    });
+  }
+
+  /** The loop over the current life's log. */
+  started(loop: AgentLoop): void {
+    const life = this.#lives[this.#lives.length - 1];
+    if (life) life.loop = loop;
+  }
+
+  /** Where a request now going out sits: the current life, and its `model.request` (the last event appended). */
+  origin(): RequestOrigin {
+    const index = this.#lives.length - 1;
+    const log = this.#lives[index]?.log;
+    return { life: index, seq: log ? log.length - 1 : -1 };
+  }
+
+  /** A turn closed in `log`, with this result. */
+  turnClosed(log: EventLog, result: TurnResult): void {
+    this.#results.push(this.#placed(log, result, closedSeq(log, result.turn)));
+  }
+
+  /** A turn's trace ended in `log` (just after its `turn.closed`). */
+  traced(log: EventLog, trace: TraceRecord, turn: number): void {
+    this.#traces.push(this.#placed(log, trace, closedSeq(log, turn)));
+  }
+
+  #placed<T>(log: EventLog, value: T, seq: number): Placed<T> {
+    const life = this.#lives.findIndex((l) => l.log === log);
+    return { life: life < 0 ? this.#lives.length - 1 : life, seq, value };
+  }
+
+  /** Keeps what the final log holds; `requests`/`responses`/`origins` are the model recording's, aligned. */
+  finish(requests: readonly SentRequest[], responses: readonly ProviderCall[], origins: readonly RequestOrigin[]): RecordedCase {
+    const final = this.#lives[this.#lives.length - 1];
+    if (!final) throw new Error('the case never opened a log');
+    const kept = (life: number, seq: number): boolean => {
+      const ended = this.#lives[life]?.ended;
+      return ended === undefined || seq < ended;
+    };
+    const durableBefore: number[] = [];
+    for (const life of this.#lives) {
+      const upTo = life.ended ?? Number.POSITIVE_INFINITY;
+      life.durableBefore.forEach((d, i) => {
+        const seq = life.opened + i;
+        if (seq < upTo) durableBefore[seq] = d;
+      });
+    }
+    const keptRequests: SentRequest[] = [];
+    const keptResponses: ProviderCall[] = [];
+    requests.forEach((request, i) => {
+      const origin = origins[i] ?? { life: 0, seq: -1 };
+      if (!kept(origin.life, origin.seq)) return;
+      keptRequests.push(request);
+      keptResponses.push(responses[i]!);
+    });
+    const results = this.#results.filter((r) => kept(r.life, r.seq)).map((r) => r.value);
+    return {
+      log: final.log,
+      loop: final.loop,
+      durableBefore,
+      requests: keptRequests,
+      responses: keptResponses,
+      results,
+      traces: this.#traces.filter((t) => kept(t.life, t.seq)).map((t) => t.value),
+      lost: { requests: requests.length - keptRequests.length, turns: this.#results.filter((r) => !kept(r.life, r.seq)).map((r) => r.value) },
+      lives: this.#lives.length,
+    };
+  }
+}
+
+/** The seq of turn `turn`'s `turn.closed` in `log` (its last one), or the log's length when it has none. */
+function closedSeq(log: EventLog, turn: number): number {
+  const events = log.events;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (isKnown(e) && e.type === 'turn.closed' && (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.turn === turn) return i;
+  }
+  return events.length;
+}
+
+/**
+ * The loop's own incremental projection at the end (undefined when no loop ran over
+ * the final log); a failure to compute it shows as an empty history (the checks
+ * compare it with a replay).
+ */
+export function finalProjection(loop: AgentLoop | undefined): readonly Message[] | undefined {
+  if (!loop) return undefined;
+  try {
+    return loop.projection.current();
+  } catch {
+    return [];
+  }
+}
+
+/** The turn a trace is of (the turn span carries it; traces are named `<conversation>:<turn>` besides). */
+export function traceTurn(trace: TraceRecord): number {
+  const fromSpan = trace.spans.find((s) => s.kind === 'turn')?.attributes['turn'];
+  return typeof fromSpan === 'number' ? fromSpan : Number(trace.traceId.slice(trace.traceId.lastIndexOf(':') + 1));
+}

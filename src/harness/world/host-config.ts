@@ -1,0 +1,37 @@
+/**
+ * The production host's YAML config for a case: the loop limits the case runs
+ * with (the agent's, then the scenario's), written as the keys an operator would
+ * set, so the host reads them back through `loopConfigFrom` and the loop gets the
+ * same limits as when the harness drives it directly. The tool pipeline gets the
+ * pipeline's own defaults (the host's YAML defaults are stricter).
+ */
+import { DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_MS, type LoopConfig } from '../../kernel/index.ts';
+import { defaultHostConfig, type HostConfig } from '../../host/config.ts';
+
+export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | undefined): HostConfig {
+  const base = defaultHostConfig();
+  return {
+    ...base,
+    model: {
+      ...base.model,
+      name: loop.model,
+      maxTokens: loop.maxTokens,
+      ...(loop.temperature !== undefined ? { temperature: loop.temperature } : {}),
+      ...(loop.modelTimeoutMs !== undefined ? { timeoutMs: loop.modelTimeoutMs } : {}),
+    },
+    budgets: {
+      maxSteps: loop.maxSteps,
+      maxToolCallsPerTurn: loop.maxToolCallsPerTurn,
+      maxToolCallsPerSession: loop.maxToolCallsPerSession,
+      ...(loop.maxTokensPerTurn !== undefined ? { maxTokensPerTurn: loop.maxTokensPerTurn } : {}),
+      ...(loop.maxTokensPerSession !== undefined ? { maxTokensPerSession: loop.maxTokensPerSession } : {}),
+    },
+    retry: { ...loop.retry },
+    tools: { ...base.tools, maxOutputChars: toolMaxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS, defaultTimeoutMs: DEFAULT_TIMEOUT_MS },
+    thresholds: {
+      maxCompactionsPerStep: loop.maxCompactionsPerStep,
+      maxCheckpointExtensions: loop.maxCheckpointExtensions,
+      sideEffectNotice: loop.sideEffectNotice,
+    },
+  };
+}

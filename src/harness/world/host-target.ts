@@ -1,0 +1,161 @@
+/**
+ * The inbox script played against a real production host (src/host/host.ts) —
+ * its conversation lock, recovery, flushing and response envelope — over the
+ * case's store, virtual clock and provider fakes, serving the agent under test.
+ * Each entry is a call a client would make: `handle(id, text, { intent })`,
+ * `cancel(id, by)`.
+ *
+ * A process of the case is one `AgentHost` with its own connection to the store.
+ * `crash` kills it: the host is halted and its connection severed, so it writes
+ * nothing more (its locks die with it). `reopen` starts a new process over the
+ * same store, serving the same agent — the tools' external state (a backend of
+ * refunds) is the world and survives; only the process is new — and runs the
+ * recovery sweep a host runs at start.
+ */
+import type { Agent, CancelSource, Clock, EventLog, LoopDeps, ModelClient, TraceExporter, TraceRecord } from '../../kernel/index.ts';
+import type { HostConfig } from '../../host/config.ts';
+import type { ResponseEnvelope } from '../../host/envelope.ts';
+import { AgentHost } from '../../host/host.ts';
+import { traceTurn, type CaseRecording } from './case-recording.ts';
+import type { ProcessStore, WorldStore } from './faulty-store.ts';
+import type { InboxTarget, MessageIntent } from './inbox-driver.ts';
+
+export interface HostWorld {
+  readonly conversation: string;
+  readonly config: HostConfig;
+  readonly store: WorldStore;
+  readonly agent: Agent;
+  readonly model: ModelClient;
+  readonly fallbackModels?: readonly ModelClient[];
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly newId: () => string;
+  readonly recording: CaseRecording;
+  /** A test seam: rewrites each loop's dependencies (a broken loop variant). */
+  readonly wrapLoopDeps?: (deps: LoopDeps) => LoopDeps;
+}
+
+/** A message a client posted, and how the host answered (undefined while it has not). */
+export interface HostPost {
+  readonly intent: MessageIntent;
+  readonly text: string;
+  /** The process it was sent to (0 for the first). */
+  readonly process: number;
+  envelope: ResponseEnvelope | undefined;
+}
+
+interface Process {
+  readonly host: AgentHost;
+  readonly connection: ProcessStore;
+  /** The log this process last opened (its turns close there). */
+  log: EventLog | undefined;
+  dead: boolean;
+}
+
+export class HostTarget implements InboxTarget {
+  readonly #world: HostWorld;
+  readonly #processes: Process[] = [];
+  readonly #outstanding = new Set<Promise<unknown>>();
+  readonly posts: HostPost[] = [];
+
+  constructor(world: HostWorld) {
+    this.#world = world;
+    this.#processes.push(this.#start());
+  }
+
+  /** Processes started (1 without a reopen). */
+  get processes(): number {
+    return this.#processes.length;
+  }
+
+  get #current(): Process {
+    return this.#processes[this.#processes.length - 1]!;
+  }
+
+  send(text: string, intent: MessageIntent): void {
+    const process = this.#current;
+    const post: HostPost = { intent, text, process: this.#processes.length - 1, envelope: undefined };
+    this.posts.push(post);
+    this.#track(
+      process.host.handle(this.#world.conversation, text, { intent }).then((envelope) => {
+        // A process that died answers nobody: what its halted host says afterwards never reaches the client.
+        if (!process.dead) post.envelope = envelope;
+      }),
+    );
+  }
+
+  cancel(by: CancelSource): void {
+    this.#current.host.cancel(this.#world.conversation, by, `scenario: cancel by ${by}`);
+  }
+
+  crash(): void {
+    const process = this.#current;
+    if (process.dead) return;
+    process.dead = true;
+    process.connection.sever();
+    process.host.halt();
+  }
+
+  async reopen(): Promise<void> {
+    if (!this.#current.dead) throw new Error('reopen: the host has not crashed (its crash trigger never fired), so there is nothing to reopen');
+    await this.settled(); // the dead process's last work has stopped
+    const process = this.#start();
+    this.#processes.push(process);
+    const sweep = await process.host.recoverAll();
+    if (sweep.failed.length > 0) throw new Error(`reopen: the recovery sweep failed: ${sweep.failed.map((f) => f.error).join('; ')}`);
+  }
+
+  async settled(): Promise<void> {
+    for (;;) {
+      const waiting = [...this.#outstanding];
+      await Promise.allSettled(waiting);
+      for (const process of this.#processes) await process.host.idle(this.#world.conversation);
+      if (this.#outstanding.size === 0) return;
+    }
+  }
+
+  /** Stops the running process as a runaway case (nothing more is written). */
+  stop(): void {
+    this.crash();
+  }
+
+  #track(work: Promise<unknown>): void {
+    this.#outstanding.add(work);
+    void work.finally(() => this.#outstanding.delete(work));
+  }
+
+  #start(): Process {
+    const w = this.#world;
+    const connection = w.store.connect();
+    let process: Process | undefined;
+    const exporter: TraceExporter = {
+      export: (trace: TraceRecord) => {
+        if (process?.log) w.recording.traced(process.log, trace, traceTurn(trace));
+      },
+    };
+    const host = new AgentHost({
+      config: w.config,
+      store: connection,
+      model: w.model,
+      ...(w.fallbackModels ? { fallbackModels: w.fallbackModels } : {}),
+      agent: w.agent,
+      clock: w.clock,
+      random: w.random,
+      newId: w.newId,
+      exporter,
+      ...(w.wrapLoopDeps ? { wrapLoopDeps: w.wrapLoopDeps } : {}),
+      observer: {
+        opened: (_id, log) => {
+          process!.log = log;
+          w.recording.opened(log);
+        },
+        started: (_id, loop) => w.recording.started(loop),
+        turnClosed: (_id, result) => {
+          if (process?.log) w.recording.turnClosed(process.log, result);
+        },
+      },
+    });
+    process = { host, connection, log: undefined, dead: false };
+    return process;
+  }
+}

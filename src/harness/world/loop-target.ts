@@ -1,0 +1,135 @@
+/**
+ * The inbox script played against the loop directly — the smallest host there
+ * is: a message is posted to the loop's inbox; a follow-up, or a steer while no
+ * turn runs, wakes it (a drain after the running one), with what was posted
+ * stored first; an inject or a cancel never wakes it. It cannot crash: scenarios
+ * that do run through the production host (host-target.ts).
+ */
+import {
+  AgentLoop,
+  agentToolOptions,
+  createToolExecutor,
+  EventLog,
+  loopDeps,
+  Tracer,
+  type Agent,
+  type CancelSource,
+  type Clock,
+  type LoopConfig,
+  type LoopDeps,
+  type ModelClient,
+  type Redactor,
+  type ToolExecutor,
+  type ToolExecutorOptions,
+  type TurnResult,
+} from '../../kernel/index.ts';
+import { serializedFlush } from '../../host/flush.ts';
+import { traceTurn, type CaseRecording } from './case-recording.ts';
+import type { WorldStore } from './faulty-store.ts';
+import type { InboxTarget, MessageIntent } from './inbox-driver.ts';
+
+export interface LoopWorld {
+  readonly conversation: string;
+  readonly store: WorldStore;
+  readonly agent: Agent;
+  readonly model: ModelClient;
+  readonly fallbackModels?: readonly ModelClient[];
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly redact: Redactor;
+  readonly config: LoopConfig;
+  readonly toolOptions: Pick<ToolExecutorOptions, 'maxOutputChars'>;
+  readonly recording: CaseRecording;
+  /** Test seams: a broken tool pipeline, a loop variant. */
+  readonly wrapTools?: (executor: ToolExecutor, options: ToolExecutorOptions) => ToolExecutor;
+  readonly wrapDeps?: (deps: LoopDeps) => LoopDeps;
+}
+
+/** The loop over a fresh log, wired to the world, every part recorded; and the target that drives it. */
+export function directLoop(w: LoopWorld): LoopTarget {
+  const log = new EventLog(w.clock);
+  const persist = serializedFlush(w.store.connect(), w.conversation, log);
+  w.recording.opened(log);
+  const executorOptions = agentToolOptions(w.agent, w.redact, w.toolOptions);
+  const tools = createToolExecutor(executorOptions);
+  const deps = loopDeps({
+    log,
+    model: w.model,
+    ...(w.fallbackModels ? { fallbackModels: w.fallbackModels } : {}),
+    agent: w.agent,
+    tools: w.wrapTools ? w.wrapTools(tools, executorOptions) : tools,
+    clock: w.clock,
+    persist,
+    tracing: {
+      begin: (turn) => new Tracer({ clock: w.clock, traceId: `${w.conversation}:${turn}`, mode: 'production', redact: w.redact }),
+      finish: (tracer) => {
+        const record = tracer.end();
+        w.recording.traced(log, record, traceTurn(record));
+        return record;
+      },
+    },
+    redact: w.redact,
+    config: w.config,
+    random: w.random,
+  });
+  const loop = new AgentLoop(w.wrapDeps ? w.wrapDeps(deps) : deps);
+  w.recording.started(loop);
+  return new LoopTarget(loop, persist, (result) => w.recording.turnClosed(log, result));
+}
+
+export class LoopTarget implements InboxTarget {
+  readonly #loop: AgentLoop;
+  readonly #persist: () => Promise<void>;
+  readonly #closed: (result: TurnResult) => void;
+  #drains: Promise<void> = Promise.resolve();
+
+  /** `closed` is told each turn's result, in order. */
+  constructor(loop: AgentLoop, persist: () => Promise<void>, closed: (result: TurnResult) => void) {
+    this.#loop = loop;
+    this.#persist = persist;
+    this.#closed = closed;
+  }
+
+  send(text: string, intent: MessageIntent): void {
+    this.#loop.send(text, { intent });
+    if (intent === 'follow_up' || (intent === 'steer' && !this.#loop.busy)) this.#wake(); // a running turn takes a steer at its next step
+  }
+
+  cancel(by: CancelSource): void {
+    this.#loop.cancel(by, `scenario: cancel by ${by}`);
+  }
+
+  crash(): void {
+    throw new Error('the loop driven directly cannot crash: a scenario with crash runs through the production host');
+  }
+
+  reopen(): Promise<void> {
+    return Promise.reject(new Error('the loop driven directly cannot reopen: a scenario with reopen runs through the production host'));
+  }
+
+  /** Every drain woken so far has finished — including drains woken (by a timed or triggered entry) while an earlier one was awaited. */
+  async settled(): Promise<void> {
+    for (let awaited = this.#drains; ; awaited = this.#drains) {
+      await awaited;
+      if (awaited === this.#drains) return;
+    }
+  }
+
+  /** Stops the loop as a runaway case. */
+  stop(): void {
+    this.#loop.shutdown('runaway case');
+  }
+
+  /** Stores what was posted and no turn took (an inject at the end). */
+  async finish(): Promise<void> {
+    await this.#persist().catch(() => undefined);
+  }
+
+  /** A drain after the running one: the message is stored before the turn starts. */
+  #wake(): void {
+    this.#drains = this.#drains.then(async () => {
+      await this.#persist().catch(() => undefined);
+      for (const result of await this.#loop.drain()) this.#closed(result);
+    });
+  }
+}
