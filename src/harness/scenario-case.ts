@@ -6,6 +6,7 @@ import { statusFromChecks } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
 import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
+import { redactForRun } from './run-redactor.ts';
 import { runScenario, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { buildTimeline } from './timeline.ts';
@@ -26,7 +27,8 @@ export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): C
   return {
     status: statusFromChecks(checks),
     ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
-    checks,
+    // A failed expectation quotes what the run did: redacted like everything else about it.
+    checks: redactForRun(run, checks),
     metrics: metricsOf(run),
     timeline: buildTimeline(run),
     virtualMs: run.virtualMs,

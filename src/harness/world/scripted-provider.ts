@@ -5,7 +5,8 @@
  */
 import { ScriptedModelClient, type ScriptedEntry } from '../../../providers/fake/scripted.ts';
 import { call as toolCall, maxTokens, overflow, refusal, reply, toolUse, transportError, unknownStop } from '../../../providers/fake/results.ts';
-import type { Clock, ModelClient, ModelResult, Usage } from '../../kernel/index.ts';
+import type { Clock, ModelClient, ModelDelta, ModelResult, Usage } from '../../kernel/index.ts';
+import { pieces } from '../../../providers/wire-fakes/turn.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 
@@ -56,7 +57,13 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
       ...(step.error.message !== undefined ? { message: step.error.message } : {}),
     });
   } else throw new Error('a provider step without a result (the schema should have refused it)');
-  return { result, ...(step.latencyMs ? { latencyMs: step.latencyMs } : {}) };
+  return { result, deltas: streamedPieces(result), ...(step.latencyMs ? { latencyMs: step.latencyMs } : {}) };
+}
+
+/** The result's text streamed as a provider streams it: in pieces (three, as the wire fakes write it), so a text is never stored in one delta. */
+function streamedPieces(result: ModelResult): ModelDelta[] {
+  const text = 'text' in result && typeof result.text === 'string' ? result.text : '';
+  return text.length > 0 ? pieces(text).map((piece) => ({ kind: 'text', text: piece })) : [];
 }
 
 /** One line for people: what a provider step does. */

@@ -73,7 +73,7 @@ import { ScriptedModelClient } from '../../../providers/fake/scripted.ts';
 import { VirtualClock } from '../../harness/virtual-clock.ts';
 import { EventLog } from '../log/event-log.ts';
 import { project } from '../projection/projection.ts';
-import { createRedactor } from '../redact.ts';
+import { createRedactor } from '../redact/index.ts';
 import { createToolExecutor } from '../tools/pipeline.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { Tracer } from '../trace/tracer.ts';

@@ -23,18 +23,20 @@
 import type { EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
-import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolCall, ToolSpec, ToolUseResult } from '../model/client.ts';
+import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
 import { assertNever, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
 import { ProjectionCache } from '../projection/projection.ts';
-import { redactDeep } from '../redact.ts';
+import { streamRedactor } from '../redact/index.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
 import { CancelScope, raceAbort } from './cancellation.ts';
 import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
 import { PersistenceError, persistOrThrow } from './persistence-error.ts';
-import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult, withCallIds } from './records.ts';
+import { DeltaStreams } from './delta-streams.ts';
+import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult } from './records.ts';
 import { recordPromptAndTools } from './request.ts';
+import { planStepCalls, type PlannedCall } from './step-calls.ts';
 import { ToolJournal } from './tool-journal.ts';
 import type { ClaimDecision, LoopDeps, SendOptions, TurnResult } from './types.ts';
 
@@ -84,6 +86,8 @@ export class AgentLoop {
     this.#projection = new ProjectionCache(deps.log);
     this.#handlers = [...(deps.errorHandlers ?? []), ...BUILT_IN_HANDLERS];
     this.#random = deps.random ?? Math.random;
+    // Redaction is the log's: whatever appends, no secret the redactor knows is stored.
+    deps.log.redactWith(deps.redact);
   }
 
   /** The incremental projection the loop sends (for hosts, tests and the harness). */
@@ -98,8 +102,8 @@ export class AgentLoop {
   /** Posts a message to the inbox. Returns its id. It is taken by `drain`. */
   send(text: string, options: SendOptions = {}): string {
     const id = options.id ?? this.#deps.newId();
-    // Secrets never reach the log (nor, therefore, the model).
-    this.#log.append('inbox.received', { id, intent: options.intent ?? 'follow_up', text: this.#deps.redact(text), source: options.source ?? 'user' });
+    // Secrets never reach the log (the log redacts), nor, therefore, the model.
+    this.#log.append('inbox.received', { id, intent: options.intent ?? 'follow_up', text, source: options.source ?? 'user' });
     return id;
   }
 
@@ -172,7 +176,7 @@ export class AgentLoop {
       scope,
       tracer,
       span: tracer.startSpan('turn', `turn ${turn}`, undefined, { turn }),
-      journal: new ToolJournal(this.#log, turn, deps.persist, deps.redact),
+      journal: new ToolJournal(this.#log, turn, deps.persist),
       steps: 0,
       toolCalls: 0,
       inputTokens: 0,
@@ -205,10 +209,11 @@ export class AgentLoop {
       // complete all the same, and the loop never throws.
       trace = tracer.end();
     }
+    // What the host returns passes the same redactor as what the log stores.
     return {
       turn,
-      outcome,
-      ...(outcome.kind === 'replied' && state.reply !== undefined ? { reply: state.reply } : {}),
+      outcome: plainOutcome(outcome, deps.redact),
+      ...(outcome.kind === 'replied' && state.reply !== undefined ? { reply: deps.redact(state.reply) } : {}),
       steps: state.steps,
       toolCalls: state.toolCalls,
       usage: { inputTokens: state.inputTokens, outputTokens: state.outputTokens },
@@ -400,9 +405,13 @@ export class AgentLoop {
   async #callModel(s: TurnState, client: ModelClient, request: ModelRequest, attempt: number): Promise<ModelResult> {
     const span = s.span.child('model_call', client.name, { step: s.steps, attempt, model: request.model });
     let open = true;
+    // Each stream is redacted across its deltas: a key split between two is held back until it can be redacted whole.
+    const streams = new DeltaStreams(this.#deps.redact, this.#deps.streamRedaction ?? streamRedactor);
+    const store = (deltas: readonly ModelDelta[]) => {
+      for (const delta of deltas) this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: { ...delta } });
+    };
     const onDelta = (delta: ModelDelta) => {
-      if (open)
-        this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: redactDeep(delta, this.#deps.redact) as Record<string, unknown> });
+      if (open) store(streams.push(delta));
     };
     let call: Promise<ModelResult>;
     try {
@@ -430,6 +439,7 @@ export class AgentLoop {
       (error) => ({ type: 'transport_error', kind: 'network', message: `model client rejected (contract violation): ${describeError(error)}` }),
     );
     open = false;
+    store(streams.end());
     const ok = result.type === 'reply' || result.type === 'tool_use';
     span.end(result.type === 'transport_error' && result.kind === 'aborted' ? 'cancelled' : ok ? 'ok' : 'error', {
       result: result.type,
@@ -473,7 +483,7 @@ export class AgentLoop {
     if (result.text.trim().length === 0 && !result.content.some((b) => b.type === 'text' && b.text.trim())) {
       return { kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' };
     }
-    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content, this.#deps.redact) });
+    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content) });
     s.takenPending = [];
     s.reply = result.text;
     await this.#persist();
@@ -489,14 +499,11 @@ export class AgentLoop {
   /** Tool calls: recorded, then run unless a budget forbids it (invariant 11: checked before any runs). */
   async #toolUse(s: TurnState, result: ToolUseResult): Promise<Next> {
     const { config } = this.#deps;
-    const calls = this.#uniqueCallIds(result.calls);
-    this.#log.append('assistant.message', {
-      turn: s.turn,
-      step: s.steps,
-      content: plainContent(withCallIds(result.content, calls), this.#deps.redact),
-    });
+    const plan = planStepCalls(result.calls, result.content, this.#log, this.#deps.redact);
+    const calls = plan.calls;
+    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(plan.content) });
     s.takenPending = [];
-    s.journal.planned(calls);
+    s.journal.planned(calls.map((p) => p.call));
     await this.#persist();
     // Invariant 11: never run a round whose results the model could not see.
     if (s.steps >= config.maxSteps) {
@@ -518,16 +525,6 @@ export class AgentLoop {
     if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
     await this.#persist();
     return 'next_step';
-  }
-
-  #uniqueCallIds(calls: readonly ToolCall[]): ToolCall[] {
-    const seen = new Set<string>();
-    return calls.map((c, i) => {
-      let id = c.id || `call_${this.#log.length}_${i}`;
-      for (let n = 2; seen.has(id) || this.#log.positions.call(id); n++) id = `${c.id || 'call'}_${n}`;
-      seen.add(id);
-      return id === c.id ? c : { ...c, id };
-    });
   }
 
   #steerWaiting(): boolean {
@@ -605,24 +602,30 @@ export class AgentLoop {
   // TOOLS
   // ---------------------------------------------------------------------------
 
-  async #runningTools(s: TurnState, calls: readonly ToolCall[]): Promise<void> {
+  async #runningTools(s: TurnState, calls: readonly PlannedCall[]): Promise<void> {
     const tools = this.#deps.tools;
     // Consecutive parallel-safe calls run together; anything else runs alone, in order.
     let i = 0;
     while (i < calls.length) {
       if (s.scope.cancelled) return; // the rest get "not run" results when the turn closes
       let j = i + 1;
-      if (tools.parallelSafe(calls[i]!.name)) while (j < calls.length && tools.parallelSafe(calls[j]!.name)) j++;
+      if (tools.parallelSafe(calls[i]!.call.name)) while (j < calls.length && tools.parallelSafe(calls[j]!.call.name)) j++;
       await Promise.all(calls.slice(i, j).map((c) => this.#runTool(s, c)));
       i = j;
     }
   }
 
-  async #runTool(s: TurnState, call: ToolCall): Promise<void> {
+  async #runTool(s: TurnState, { call, repeatOf }: PlannedCall): Promise<void> {
     const step = s.steps;
     let settled;
     try {
-      settled = await this.#deps.tools.execute(call, { signal: s.scope.signal, clock: this.#deps.clock, recorder: s.journal.recorder(step), trace: s.span });
+      settled = await this.#deps.tools.execute(call, {
+        signal: s.scope.signal,
+        clock: this.#deps.clock,
+        recorder: s.journal.recorder(step),
+        trace: s.span,
+        ...(repeatOf !== undefined ? { repeatOf } : {}),
+      });
     } catch (error) {
       settled = s.journal.pipelineError(call, error);
     }

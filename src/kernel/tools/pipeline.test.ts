@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ToolCall } from '../model/client.ts';
 import { toFrozenPlainData } from '../log/plain-data.ts';
-import { createRedactor } from '../redact.ts';
+import { createRedactor } from '../redact/index.ts';
 import { Tracer } from '../trace/tracer.ts';
 import { defineTool } from './define-tool.ts';
 import { createToolExecutor, type ToolExecutorOptions } from './pipeline.ts';

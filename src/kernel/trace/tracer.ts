@@ -99,7 +99,9 @@ export class Tracer {
     return this.#ended !== undefined;
   }
 
-  startSpan(kind: SpanKind, name: string, parent?: SpanHandle, attributes: Attributes = {}): SpanHandle {
+  startSpan(kind: SpanKind, spanName: string, parent?: SpanHandle, attributes: Attributes = {}): SpanHandle {
+    // A span's name may come from the model (a tool's name): redacted like its attributes.
+    const name = this.#redact(spanName);
     if (this.#ended) this.#misuse(`span "${name}" (${kind}) started after the trace ended`);
     const span: MutableSpan = {
       id: `${this.traceId}.${this.#nextId++}`,
