@@ -54,6 +54,7 @@ export { loopDeps, loopConfig, agentTools, agentToolOptions, agentPrompt, type L
 export * from './loop/types.ts';
 export { CancelScope, raceAbort, type CancelReason } from './loop/cancellation.ts';
 export { hasWakingWork, takeForNextStep, takeForTurnStart } from './loop/inbox.ts';
+export { isLoopWritten, LOOP_SOURCE, messagesToReturn, type TakenMessage } from './loop/returns.ts';
 export {
   BUILT_IN_HANDLERS,
   compactionHandler,

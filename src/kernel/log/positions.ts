@@ -88,6 +88,11 @@ export class PositionIndex {
     return live.slice();
   }
 
+  /** An inbox message as it was received (its intent, text and source), pending or taken. */
+  message(id: string): PendingMessage | undefined {
+    return this.#inbox.get(id)?.message;
+  }
+
   inboxState(id: string): 'pending' | 'taken' | undefined {
     return this.#inbox.get(id)?.state;
   }

@@ -17,14 +17,15 @@
  *
  * Every path out of a turn goes through `#closeTurn` in a `finally`: exactly one
  * `turn.closed` (invariant 4), every tool call given a result, taken messages the
- * model never saw returned to the inbox on cancel (invariant 9), the trace ended.
- * Nothing throws out of `drain` (invariant 12).
+ * model will not read in a kept history returned to the inbox (returns.ts,
+ * invariant 9), side effects of a turn whose steps are not kept told to the next
+ * turn (invariant 14), the trace ended. Nothing throws out of `drain` (invariant 12).
  */
 import type { EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
-import { assertNever, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
+import { assertNever, keepsCompletedSteps, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
 import { ProjectionCache } from '../projection/projection.ts';
 import { streamRedactor } from '../redact/index.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
@@ -36,9 +37,13 @@ import { PersistenceError, persistOrThrow } from './persistence-error.ts';
 import { DeltaStreams } from './delta-streams.ts';
 import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult } from './records.ts';
 import { recordPromptAndTools } from './request.ts';
+import { isLoopWritten, LOOP_SOURCE, messagesToReturn } from './returns.ts';
 import { planStepCalls, type PlannedCall } from './step-calls.ts';
 import { ToolJournal } from './tool-journal.ts';
 import type { ClaimDecision, LoopDeps, SendOptions, TurnResult } from './types.ts';
+
+/** The source of the side-effect notice the loop writes. */
+const SIDE_EFFECT_NOTICE_SOURCE = `${LOOP_SOURCE}side-effects`;
 
 /** Safety net for handlers that always retry: no step makes more requests than this. */
 const MAX_ATTEMPTS_PER_STEP = 50;
@@ -53,8 +58,8 @@ interface TurnState {
   toolCalls: number;
   inputTokens: number;
   outputTokens: number;
-  /** Inbox ids taken since the model last completed a step: they have not reached it. */
-  takenPending: string[];
+  /** Inbox messages taken by the turn, in order; `seen` once the model completed a step after it was taken. */
+  taken: { id: string; source: string; seen: boolean }[];
   reply: string | undefined;
   extensions: number;
 }
@@ -181,7 +186,7 @@ export class AgentLoop {
       toolCalls: 0,
       inputTokens: 0,
       outputTokens: 0,
-      takenPending: [],
+      taken: [],
       reply: undefined,
       extensions: 0,
     };
@@ -249,13 +254,18 @@ export class AgentLoop {
     const claimed = takeForTurnStart(this.#log.positions.pending());
     this.#log.append('turn.opened', { turn: s.turn, trigger: claimed[0]?.id ?? '' });
 
-    const decided = await this.#claim(s, claimed);
+    // The claim policy filters what people sent; what the loop wrote itself passes untouched.
+    const decided = await this.#claim(
+      s,
+      claimed.filter((m) => !isLoopWritten(m.source)),
+    );
     // Even when the policy broke, the messages are taken: left pending they would
     // start the same failing turn again and again.
     const decision: ClaimDecision = decided.decision === 'threw' ? { decision: 'allow' } : decided;
     let delivered = 0;
     for (const message of claimed) {
-      const rewritten = decision.decision === 'allow' ? decision.rewrite?.get(message.id) : undefined;
+      const loopWritten = isLoopWritten(message.source);
+      const rewritten = decision.decision === 'allow' && !loopWritten ? decision.rewrite?.get(message.id) : undefined;
       const dropped = rewritten === null || (rewritten ?? message.text).length === 0;
       this.#log.append('user.message', {
         turn: s.turn,
@@ -264,8 +274,9 @@ export class AgentLoop {
         text: dropped ? '' : (rewritten ?? message.text),
         ...(dropped ? { dropped: true } : {}),
       });
-      s.takenPending.push(message.id);
-      if (!dropped) delivered++;
+      s.taken.push({ id: message.id, source: message.source, seen: false });
+      // A notice alone is no work: the turn is for what people sent.
+      if (!dropped && !loopWritten) delivered++;
     }
     await this.#persist();
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
@@ -291,7 +302,7 @@ export class AgentLoop {
   #takeStepInput(s: TurnState): void {
     for (const message of takeForNextStep(this.#log.positions.pending())) {
       this.#log.append('user.message', { turn: s.turn, id: message.id, intent: message.intent, text: message.text });
-      s.takenPending.push(message.id);
+      s.taken.push({ id: message.id, source: message.source, seen: false });
     }
   }
 
@@ -484,7 +495,7 @@ export class AgentLoop {
       return { kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' };
     }
     this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content) });
-    s.takenPending = [];
+    markSeen(s);
     s.reply = result.text;
     await this.#persist();
     // The turn ends when no steer waits — checked again after the hooks, which take time.
@@ -502,7 +513,7 @@ export class AgentLoop {
     const plan = planStepCalls(result.calls, result.content, this.#log, this.#deps.redact);
     const calls = plan.calls;
     this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(plan.content) });
-    s.takenPending = [];
+    markSeen(s);
     s.journal.planned(calls.map((p) => p.call));
     await this.#persist();
     // Invariant 11: never run a round whose results the model could not see.
@@ -681,9 +692,13 @@ export class AgentLoop {
     try {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
       s.journal.closeOpen(s.steps, outcome);
-      if (outcome.kind === 'cancelled' && s.takenPending.length > 0) {
-        returned = s.takenPending;
-        this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason: `turn cancelled by ${outcome.by} before the model saw them` });
+      returned = messagesToReturn(outcome, s.taken);
+      if (returned.length > 0) {
+        const reason =
+          outcome.kind === 'cancelled'
+            ? `turn cancelled by ${outcome.by} before the model saw them`
+            : `the turn ended ${outcomeLabel(outcome)}; the loop's own messages go back until a kept history holds them`;
+        this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason });
       }
       try {
         await this.#persist();
@@ -691,14 +706,15 @@ export class AgentLoop {
         outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
       }
       this.#appendClosed(s, outcome);
-      if (outcome.kind === 'failed' && this.#deps.config.sideEffectNotice && s.journal.sideEffects.length > 0) {
-        // The failed turn adds nothing to the history (invariant 5), but the world
-        // changed: tell the model in its next turn, without waking the loop.
+      if (!keepsCompletedSteps(outcome) && this.#deps.config.sideEffectNotice && s.journal.sideEffects.length > 0) {
+        // The turn adds nothing to the history (invariant 5) — a failure, a full
+        // conversation — but the world changed: tell the model in its next turn
+        // (invariant 14), without waking the loop.
         this.#log.append('inbox.received', {
           id: this.#deps.newId(),
           intent: 'inject',
           text: sideEffectNotice(outcome, s.journal.sideEffects, this.#log),
-          source: 'loop:side-effects',
+          source: SIDE_EFFECT_NOTICE_SOURCE,
         });
       }
       if (outcome.kind !== 'failed' || outcome.reason !== 'persistence') {
@@ -753,6 +769,11 @@ export class AgentLoop {
       // e.g. a cancel from inside an append's listener: the log refuses re-entrant appends.
     }
   }
+}
+
+/** The model completed a step: every message taken so far is in a step's request. */
+function markSeen(s: TurnState): void {
+  for (const m of s.taken) m.seen = true;
 }
 
 function linkSignals(signals: NonNullable<LoopDeps['signals']>): { signal: AbortSignal; by: CancelSource }[] {
