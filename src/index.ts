@@ -19,7 +19,7 @@ export {
 export { httpStatusFor, summarizeTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './host/envelope.ts';
 export { recoverConversation, type RecoveryOptions, type RecoveryReport } from './host/recovery.ts';
 export { CollectingExporter, JsonlFileExporter } from './host/trace-export.ts';
-export { createHostFromConfig, modelSpecs, pinModel, type HostFromConfigOptions, type ModelSpec } from './host/from-config.ts';
+export { createHostFromConfig, modelSpecs, withModel, type HostFromConfigOptions, type ModelSpec } from './host/from-config.ts';
 
 // Stores
 export * from './stores/event-store.ts';

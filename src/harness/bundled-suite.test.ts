@@ -99,6 +99,11 @@ const FIELD_FAILURES: readonly { readonly failure: string; readonly quote: strin
   },
   { failure: 'Abort does not stop a running tool.', quote: 'abort does not stop a running tool', scenarios: ['cancel/abort-stops-running-tool'] },
   {
+    failure: "The fallback model is asked for the primary's model name.",
+    quote: "the fallback model is asked for the primary's model name",
+    scenarios: ['retries/fallback-own-model-and-retry-after-remembered'],
+  },
+  {
     failure: 'A key split across streamed chunks is stored in pieces.',
     quote: 'a key split across streamed chunks is stored in pieces',
     scenarios: ['safety/secret-in-stream-ids-prompt-and-errors'],

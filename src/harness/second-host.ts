@@ -169,15 +169,25 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const recording = new ModelRecording((n) => inbox?.onRequest(n));
   const callIds: CallIdCounter = { next: 1 };
   const wrapModel = options.seams?.wrapModel ?? ((client: ModelClient) => client);
-  const scripted = (steps: Scenario['provider']['script'], name: string) => wrapModel(scriptedProvider(steps, name, clock, faults, callIds));
+  const scripted = (steps: Scenario['provider']['script'], name: string, model: string | undefined) =>
+    wrapModel(scriptedProvider(steps, name, clock, faults, callIds, model));
   // A wire-level provider: the real SDK parses the provider's protocol, written by the wire fake.
   const wire =
-    !options.model && scenario.provider.kind === 'wire' ? wireProvider(scenario.provider.provider!, scenario.provider.script, 'scenario-model') : undefined;
+    !options.model && scenario.provider.kind === 'wire'
+      ? wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model')
+      : undefined;
   const real = options.model ?? wire?.client;
   // Real I/O (a wire fake, a live API) holds virtual time still while it is in flight.
-  const tracked: ModelClient | undefined = real && { name: real.name, call: (request, onDelta) => clock.track(real.call(request, onDelta)) };
-  const model = recording.wrap(tracked ?? scripted(scenario.provider.script, 'scripted'));
-  const fallbackModels = scenario.provider.fallback ? [recording.wrap(scripted(scenario.provider.fallback, 'fallback'))] : undefined;
+  const tracked: ModelClient | undefined = real && {
+    name: real.name,
+    ...(real.model !== undefined ? { model: real.model } : {}),
+    call: (request, onDelta) => clock.track(real.call(request, onDelta)),
+  };
+  const model = recording.wrap(tracked ?? scripted(scenario.provider.script, 'scripted', scenario.provider.model));
+  // Each client is asked for its own model (field failure: a fallback asked for the primary's).
+  const fallbackModels = scenario.provider.fallback
+    ? [recording.wrap(scripted(scenario.provider.fallback, 'fallback', scenario.provider.fallbackModel ?? 'fallback-model'))]
+    : undefined;
 
   // --- the loop --------------------------------------------------------------------
   const toolOptions = { ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}) };

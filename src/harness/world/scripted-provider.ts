@@ -15,7 +15,14 @@ export interface CallIdCounter {
   next: number;
 }
 
-export function scriptedProvider(steps: readonly ProviderStep[], name: string, clock: Clock, faults: FaultLog, callIds: CallIdCounter): ModelClient {
+export function scriptedProvider(
+  steps: readonly ProviderStep[],
+  name: string,
+  clock: Clock,
+  faults: FaultLog,
+  callIds: CallIdCounter,
+  model?: string,
+): ModelClient {
   return new ScriptedModelClient(
     steps.map((step) => (): ScriptedEntry => {
       const entry = toEntry(step, callIds);
@@ -27,6 +34,7 @@ export function scriptedProvider(steps: readonly ProviderStep[], name: string, c
     }),
     {
       name,
+      ...(model !== undefined ? { model } : {}),
       clock,
       onExhausted: (_request, index) =>
         transportError('invalid_request', { message: `scenario provider script exhausted at request ${index + 1}: add a step` }),

@@ -34,6 +34,7 @@ import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
 import { PersistenceError, persistOrThrow } from './persistence-error.ts';
+import { RetryAfterWindows } from './retry-after-windows.ts';
 import { DeltaStreams } from './delta-streams.ts';
 import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult } from './records.ts';
 import { recordPromptAndTools } from './request.ts';
@@ -81,6 +82,7 @@ export class AgentLoop {
   readonly #lastTools: { specs: readonly ToolSpec[] | undefined } = { specs: undefined };
   readonly #handlers;
   readonly #random: () => number;
+  readonly #windows: RetryAfterWindows;
   #running: Promise<TurnResult[]> | undefined;
   #turn: TurnState | undefined;
   #stopped: { by: CancelSource; reason: string } | undefined;
@@ -91,6 +93,7 @@ export class AgentLoop {
     this.#projection = new ProjectionCache(deps.log);
     this.#handlers = [...(deps.errorHandlers ?? []), ...BUILT_IN_HANDLERS];
     this.#random = deps.random ?? Math.random;
+    this.#windows = new RetryAfterWindows(deps.log);
     // Redaction is the log's: whatever appends, no secret the redactor knows is stored.
     deps.log.redactWith(deps.redact);
   }
@@ -351,7 +354,9 @@ export class AgentLoop {
 
   /** One step's request, through as many attempts as the error chain allows. */
   async #awaitingModel(s: TurnState): Promise<StepResult> {
-    let client = this.#deps.model;
+    const first = await this.#clientForStep(s);
+    if ('outcome' in first) return first;
+    let client = first.client;
     const counters = new Map<string, number>();
     for (let attempt = 1; ; attempt++) {
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
@@ -363,10 +368,46 @@ export class AgentLoop {
       const result = sent.result;
       if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
-      const recovery = await this.#recovering(s, result, attempt, counters);
+      const recovery = await this.#recovering(s, result, attempt, counters, client);
       if ('outcome' in recovery) return recovery;
       client = recovery.retryWith ?? client;
     }
+  }
+
+  /** The clients in the order the loop tries them: the primary, then the fallbacks. */
+  #chain(): readonly ModelClient[] {
+    return [this.#deps.model, ...(this.#deps.fallbackModels ?? [])];
+  }
+
+  /**
+   * The client a step starts with: the first of the chain outside its retry-after
+   * window. When every one is inside its window, the step waits for the first
+   * window to end — if that is no longer than the loop waits for a retry-after
+   * (`retry.maxRetryAfterMs`); otherwise the turn fails `rate_limited`, as the error
+   * chain decides for a retry-after it will not wait.
+   */
+  async #clientForStep(s: TurnState): Promise<{ readonly client: ModelClient } | { readonly outcome: Outcome }> {
+    const { clock, config } = this.#deps;
+    const chain = this.#chain();
+    const now = clock.now();
+    const free = chain.find((c) => !this.#windows.closed(c.name, now));
+    if (free) return { client: free };
+    let soonest = chain[0]!;
+    for (const c of chain) if ((this.#windows.until(c.name) ?? 0) < (this.#windows.until(soonest.name) ?? 0)) soonest = c;
+    const waitMs = (this.#windows.until(soonest.name) ?? now) - now;
+    if (waitMs > config.retry.maxRetryAfterMs) {
+      return {
+        outcome: {
+          kind: 'failed',
+          reason: 'rate_limited',
+          detail: `every model client is inside its retry-after window; the first ends in ${waitMs} ms, longer than the ${config.retry.maxRetryAfterMs} ms limit`,
+        },
+      };
+    }
+    const span = s.span.child('backoff', `wait ${waitMs} ms`, { delayMs: waitMs, handler: 'retry-after-window', client: soonest.name });
+    await clock.sleep(waitMs, s.scope.signal);
+    span.end(s.scope.cancelled ? 'cancelled' : 'ok');
+    return s.scope.cancelled ? { outcome: this.#cancelled(s) } : { client: soonest };
   }
 
   /** Records the request (prompt, tools, messages by reference to the log) and sends it. */
@@ -388,12 +429,14 @@ export class AgentLoop {
     const tools = deps.tools.specs();
     const refs = recordPromptAndTools(this.#log, deps.prompt, tools, this.#lastTools);
     const system = (this.#log.at(refs.prompt) as Extract<LogEvent, { type: 'prompt.assembled' }>).payload.system;
+    // Each client is asked for its own model; one that names none, for the configured one.
+    const model = client.model ?? config.model;
     this.#log.append('model.request', {
       turn: s.turn,
       step: s.steps,
       attempt,
       client: client.name,
-      model: config.model,
+      model,
       upTo,
       prompt: refs.prompt,
       tools: refs.tools,
@@ -401,7 +444,7 @@ export class AgentLoop {
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
     });
     const request: ModelRequest = {
-      model: config.model,
+      model,
       system,
       messages,
       tools,
@@ -547,14 +590,17 @@ export class AgentLoop {
   // ---------------------------------------------------------------------------
 
   /** Passes a failed attempt through the error chain; records and carries out its decision. */
-  async #recovering(s: TurnState, result: ModelErrorResult, attempt: number, counters: Map<string, number>): Promise<Recovery> {
+  async #recovering(s: TurnState, result: ModelErrorResult, attempt: number, counters: Map<string, number>, current: ModelClient): Promise<Recovery> {
     const deps = this.#deps;
+    const chain = this.#chain();
+    const now = deps.clock.now();
     const context: ErrorContext = {
       turn: s.turn,
       step: s.steps,
       attempt,
       config: deps.config,
-      fallbacks: deps.fallbackModels ?? [],
+      // The clients after this one in the chain, skipping any inside its retry-after window.
+      fallbacks: chain.slice(chain.indexOf(current) + 1).filter((c) => !this.#windows.closed(c.name, now)),
       counters,
       random: this.#random,
       compact: async () => {
