@@ -10,6 +10,7 @@
  */
 import fc from 'fast-check';
 import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schema.ts';
+import { oddArgumentsArb } from './odd-arguments.ts';
 import { SECRET_CALL_ID, SECRET_ECHO_REPLY } from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
@@ -19,7 +20,11 @@ const latencyArb = fc.oneof({ withCrossShrink: true }, fc.integer({ min: 0, max:
 
 function callArb(tools: readonly FuzzTool[]) {
   const known = tools.map((tool) =>
-    fc.record({ name: fc.constant(tool.name), args: tool.args, id: fc.option(fc.constantFrom('a', 'b', SECRET_CALL_ID), { nil: undefined, freq: 4 }) }),
+    fc.record({
+      name: fc.constant(tool.name),
+      args: oddArgumentsArb(tool.args),
+      id: fc.option(fc.constantFrom('a', 'b', SECRET_CALL_ID), { nil: undefined, freq: 4 }),
+    }),
   );
   const unknown = fc.record({ name: fc.constant(UNKNOWN_TOOL), args: fc.constant<unknown>({}), id: fc.constant(undefined) });
   return fc

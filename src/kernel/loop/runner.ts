@@ -407,7 +407,9 @@ export class AgentLoop {
     const span = s.span.child('backoff', `wait ${waitMs} ms`, { delayMs: waitMs, handler: 'retry-after-window', client: soonest.name });
     await clock.sleep(waitMs, s.scope.signal);
     span.end(s.scope.cancelled ? 'cancelled' : 'ok');
-    return s.scope.cancelled ? { outcome: this.#cancelled(s) } : { client: soonest };
+    if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+    this.#takeStepInput(s); // steers and injects that arrived during the wait join this step
+    return { client: soonest };
   }
 
   /** Records the request (prompt, tools, messages by reference to the log) and sends it. */
