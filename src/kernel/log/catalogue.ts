@@ -97,6 +97,8 @@ export const EVENT_SCHEMAS = {
   'prompt.assembled': z.object({
     system: z.string(),
     fragments: z.array(z.object({ id: z.string(), priority: z.number() })),
+    /** Fragments left out of `system` because they failed (a dynamic fragment that threw), and why. */
+    errors: z.array(z.object({ id: z.string(), message: z.string() })).optional(),
   }),
   /** The tool specs offered to the model; recorded whenever they change. */
   'tools.declared': z.object({

@@ -430,6 +430,12 @@ export class AgentLoop {
     const upTo = this.#log.length;
     const tools = deps.tools.specs();
     const refs = recordPromptAndTools(this.#log, deps.prompt, tools, this.#lastTools);
+    if (refs.errors.length > 0) {
+      // A fragment that failed is left out, and said so — in the log (above) and in the trace.
+      s.span
+        .child('prompt', 'prompt fragments', { step: s.steps })
+        .end('error', { omitted: refs.errors.map((e) => e.id), error: refs.errors.map((e) => `${e.id}: ${e.message}`).join('; ') });
+    }
     const system = (this.#log.at(refs.prompt) as Extract<LogEvent, { type: 'prompt.assembled' }>).payload.system;
     // Each client is asked for its own model; one that names none, for the configured one.
     const model = client.model ?? config.model;
@@ -712,6 +718,11 @@ export class AgentLoop {
             return undefined;
           },
         );
+        if (s.scope.cancelled) {
+          // Cut short by the cancel: the hook did not finish, whatever it returns later.
+          span.end('cancelled');
+          return false;
+        }
         if (result && result.extend) {
           this.#log.append('inbox.received', { id: this.#deps.newId(), intent: 'steer', text: result.extend, source: `checkpoint:${hook.name}` });
           s.extensions++;

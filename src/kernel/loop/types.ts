@@ -18,7 +18,12 @@ import type { ModelErrorHandler } from './model-errors.ts';
 export { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, type LoopConfig, type RetryConfig } from './config.ts';
 
 export interface PromptSource {
-  assemble(): { readonly system: string; readonly fragments: readonly { readonly id: string; readonly priority: number }[] };
+  assemble(): {
+    readonly system: string;
+    readonly fragments: readonly { readonly id: string; readonly priority: number }[];
+    /** Fragments left out because they failed (a dynamic fragment that threw): recorded, and the request goes out without them. */
+    readonly errors?: readonly { readonly id: string; readonly message: string }[];
+  };
 }
 
 /** Proposes a compaction: a range of closed turns and its summary. */

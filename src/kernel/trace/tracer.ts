@@ -13,7 +13,7 @@
  */
 import type { Clock } from '../clock.ts';
 
-export type SpanKind = 'turn' | 'model_call' | 'tool' | 'policy' | 'compaction' | 'checkpoint' | 'backoff';
+export type SpanKind = 'turn' | 'model_call' | 'tool' | 'policy' | 'compaction' | 'checkpoint' | 'backoff' | 'prompt';
 export type SpanStatus = 'ok' | 'error' | 'cancelled' | 'undetermined';
 export type AttributeValue = string | number | boolean | null | readonly string[];
 export type Attributes = Readonly<Record<string, AttributeValue>>;
