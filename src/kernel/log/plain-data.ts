@@ -122,15 +122,11 @@ function copy(value: unknown, walk: Walk): unknown {
 
 /** The object with its keys redacted: the same object when no key changes (nearly always), else a copy in the same order. */
 function withRedactedKeys(object: Record<string, unknown>, keys: readonly string[], redact: (text: string) => string): Record<string, unknown> {
-  let changed = false;
-  const redacted = keys.map((k) => {
-    const r = redact(k);
-    if (r !== k) changed = true;
-    return r;
-  });
-  if (!changed) return object;
+  let i = 0;
+  while (i < keys.length && redact(keys[i]!) === keys[i]) i++;
+  if (i === keys.length) return object;
   const out: Record<string, unknown> = {};
-  keys.forEach((k, i) => Object.defineProperty(out, redacted[i]!, { value: object[k], writable: true, enumerable: true, configurable: true }));
+  for (const k of keys) Object.defineProperty(out, redact(k), { value: object[k], writable: true, enumerable: true, configurable: true });
   return out;
 }
 

@@ -34,6 +34,10 @@ export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = SECRET_RULES.map((r) =
 /** The shortest text any default rule matches. */
 const DEFAULT_MIN_LENGTH = Math.min(...SECRET_RULES.map((r) => r.minLength));
 
+/** Strings up to this long are remembered by a redactor, up to MEMO_ENTRIES of them (then it starts afresh). */
+const MEMO_MAX_LENGTH = 256;
+const MEMO_ENTRIES = 4_096;
+
 /** Environment variable names whose values are treated as secrets. */
 const SECRET_ENV_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
 
@@ -66,8 +70,22 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     patterns === DEFAULT_SECRET_PATTERNS ? DEFAULT_MIN_LENGTH : patterns.length ? 1 : Number.POSITIVE_INFINITY,
   );
 
+  // The log passes every string of every event through here, and most of them
+  // recur (block types, statuses, tool names, ids): short ones are remembered.
+  const memo = new Map<string, string>();
   const redact = (text: string): string => {
     if (text.length < shortest) return text;
+    if (text.length > MEMO_MAX_LENGTH) return scan(text);
+    let out = memo.get(text);
+    if (out === undefined) {
+      if (memo.size >= MEMO_ENTRIES) memo.clear();
+      out = scan(text);
+      memo.set(text, out);
+    }
+    return out;
+  };
+
+  const scan = (text: string): string => {
     let out = text;
     for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     if (escaped.length && mayHoldEscapes(out)) for (const pattern of escaped) out = out.replace(pattern, REDACTED);
