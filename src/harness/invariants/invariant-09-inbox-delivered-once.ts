@@ -101,19 +101,21 @@ function inboxFollowsReference(run: ScenarioRun): string | undefined {
 }
 
 /**
- * What a closed turn must give back, in the order it took them: after a cancel,
+ * What a closed turn must give back (the order within `inbox.returned` does not
+ * matter: returned messages take their arrival order again): after a cancel,
  * every message taken after the model's last completed step; and the loop's own
  * messages (source `loop:…`) taken after it, or taken at all by a turn whose steps
  * are not kept (a failure, a full conversation, a refused or empty input). A
- * cancelled turn whose closing write then failed ends failed{persistence}, with
- * its messages already returned as for the cancel.
+ * cancelled turn whose closing write then failed ends failed{persistence}: its
+ * messages go back as for the cancel, and the loop's own as for the failure.
  */
 function expectedReturns(turn: TurnView, messages: ReadonlyMap<string, InboxMessage>): string[] {
   const outcome = turn.outcome;
   if (!outcome) return [];
   const cancelRequested = turn.events.some((e) => e.type === 'cancel.requested');
-  const cancelled = outcome.kind === 'cancelled' || (outcome.kind === 'failed' && outcome.reason === 'persistence' && cancelRequested);
-  const keeps = outcome.kind === 'replied' || cancelled;
+  const persistence = outcome.kind === 'failed' && outcome.reason === 'persistence';
+  const cancelled = outcome.kind === 'cancelled' || (persistence && cancelRequested);
+  const keeps = outcome.kind === 'replied' || outcome.kind === 'cancelled';
   let lastAssistant = -1;
   turn.events.forEach((e, i) => {
     if (e.type === 'assistant.message') lastAssistant = i;
@@ -139,7 +141,7 @@ function injectNeverWakes(run: ScenarioRun): string | undefined {
   for (const turn of view.turns) {
     const returned = turn.events.filter((e): e is Extract<LogEvent, { type: 'inbox.returned' }> => e.type === 'inbox.returned').flatMap((e) => e.payload.ids);
     const expected = expectedReturns(turn, replay.messages);
-    if (JSON.stringify(returned) !== JSON.stringify(expected)) {
+    if (JSON.stringify([...returned].sort()) !== JSON.stringify([...expected].sort())) {
       return `turn ${turn.turn} ended ${turn.outcome?.kind ?? 'open'}: it should have returned ${expected.join(', ') || 'nothing'} to the inbox (messages the model will not read in a kept history), but returned ${returned.join(', ') || 'nothing'}`;
     }
   }

@@ -763,6 +763,12 @@ export class AgentLoop {
         await this.#persist();
       } catch (error) {
         outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
+        // A turn that would have kept its steps now keeps none: the loop's own messages the model read in it go back too.
+        const more = messagesToReturn(outcome, s.taken).filter((id) => !returned.includes(id));
+        if (more.length > 0) {
+          this.#log.append('inbox.returned', { turn: s.turn, ids: more, reason: "the turn's close could not be stored; the loop's own messages go back" });
+          returned = [...returned, ...more];
+        }
       }
       this.#appendClosed(s, outcome);
       if (!keepsCompletedSteps(outcome) && this.#deps.config.sideEffectNotice && s.journal.sideEffects.length > 0) {

@@ -36,28 +36,27 @@ export function streamRedactor(redact: Redactor, options: { readonly maxHold?: n
   const hold = Math.max(PATTERN_HOLD, redact.longest ?? 0);
   const maxHold = Math.max(options.maxHold ?? DEFAULT_MAX_HOLD, hold * 2);
   let buffer = '';
-  return {
-    push(piece) {
-      buffer += piece;
-      if (buffer.length > maxHold) return this.end();
-      if (!find || buffer.length <= hold) return '';
-      const cut = safeCut(buffer, buffer.length - hold, find(buffer));
-      if (cut <= 0) return '';
-      const out = buffer.slice(0, cut);
-      buffer = buffer.slice(cut);
-      return redact(out);
-    },
-    end() {
-      const out = buffer;
-      buffer = '';
-      return out.length > 0 ? redact(out) : '';
-    },
+  const end = (): string => {
+    const out = buffer;
+    buffer = '';
+    return out.length > 0 ? redact(out) : '';
   };
+  const push = (piece: string): string => {
+    buffer += piece;
+    if (buffer.length > maxHold) return end();
+    if (!find || buffer.length <= hold) return '';
+    const cut = safeCut(buffer.length - hold, find(buffer));
+    if (cut <= 0) return '';
+    const out = buffer.slice(0, cut);
+    buffer = buffer.slice(cut);
+    return redact(out);
+  };
+  return { push, end };
 }
 
 /** The largest cut at or before `cut` that no span crosses. */
-function safeCut(text: string, cut: number, spans: readonly (readonly [number, number])[]): number {
-  let at = Math.min(cut, text.length);
+function safeCut(cut: number, spans: readonly (readonly [number, number])[]): number {
+  let at = cut;
   for (let moved = true; moved && at > 0; ) {
     moved = false;
     for (const [start, end] of spans) {
