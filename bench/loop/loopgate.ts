@@ -15,7 +15,7 @@ import { loopDeps } from '../../src/kernel/loop/deps.ts';
 import { AgentLoop } from '../../src/kernel/loop/runner.ts';
 import { DEFAULT_LOOP_CONFIG, type Compactor, type LoopConfig, type TurnResult } from '../../src/kernel/loop/types.ts';
 import { PRIORITY, PromptAssembler } from '../../src/kernel/prompt/assembler.ts';
-import { createRedactor, type Redactor } from '../../src/kernel/redact.ts';
+import { createRedactor, type Redactor } from '../../src/kernel/redact/index.ts';
 import { defineTool } from '../../src/kernel/tools/define-tool.ts';
 import { createToolExecutor } from '../../src/kernel/tools/pipeline.ts';
 import { ToolRegistry } from '../../src/kernel/tools/registry.ts';

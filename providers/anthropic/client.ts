@@ -41,6 +41,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 
   return {
     name: `anthropic:${options.model}`,
+    model: options.model,
     call(request: ModelRequest, onDelta?: (delta: ModelDelta) => void): Promise<ModelResult> {
       const timeoutMs = request.timeoutMs ?? options.defaultTimeoutMs;
       const effective = timeoutMs !== undefined ? { ...request, timeoutMs } : request;

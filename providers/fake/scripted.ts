@@ -25,6 +25,8 @@ export type ScriptItem = ModelResult | ScriptedEntry | ((request: ModelRequest, 
 
 export interface ScriptedModelOptions {
   readonly name?: string;
+  /** The model this client is asked for (ModelClient.model); default: none, the loop's model name. */
+  readonly model?: string;
   readonly clock?: Clock;
   /** What to do when the script runs out. Default: settle with transport_error{invalid_request}. */
   readonly onExhausted?: (request: ModelRequest, index: number) => ModelResult;
@@ -37,6 +39,7 @@ export interface ScriptedModelOptions {
 
 export class ScriptedModelClient implements ModelClient {
   readonly name: string;
+  readonly model?: string;
   readonly requests: ModelRequest[] = [];
   readonly #script: ScriptItem[];
   readonly #clock: Clock;
@@ -47,6 +50,7 @@ export class ScriptedModelClient implements ModelClient {
   constructor(script: readonly ScriptItem[], options: ScriptedModelOptions = {}) {
     this.#script = [...script];
     this.name = options.name ?? 'scripted';
+    if (options.model !== undefined) this.model = options.model;
     this.#clock = options.clock ?? systemClock;
     this.#onExhausted = options.onExhausted;
     this.#keepRequests = options.keepRequests ?? true;

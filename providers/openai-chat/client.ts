@@ -23,6 +23,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions): ModelC
 
   return {
     name: `openai-chat:${options.model}`,
+    model: options.model,
     call(request: ModelRequest, onDelta?: (delta: ModelDelta) => void): Promise<ModelResult> {
       const timeoutMs = request.timeoutMs ?? options.defaultTimeoutMs;
       const effective = timeoutMs !== undefined ? { ...request, timeoutMs } : request;

@@ -23,6 +23,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
 
   return {
     name: `openai-responses:${options.model}`,
+    model: options.model,
     call(request: ModelRequest, onDelta?: (delta: ModelDelta) => void): Promise<ModelResult> {
       const timeoutMs = request.timeoutMs ?? options.defaultTimeoutMs;
       const effective = timeoutMs !== undefined ? { ...request, timeoutMs } : request;

@@ -8,9 +8,8 @@
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { isUtf8 } from 'node:buffer';
-import { createRedactor, redactDeep } from '../../src/kernel/index.ts';
+import { containsSecret, createRedactor, redactDeep, redactEncodedForms } from '../../src/kernel/index.ts';
 import { RecordingError } from './recording-file.ts';
-import { containsSecret, redactEncodedForms } from './secret-forms.ts';
 
 const DROPPED_HEADERS = new Set([
   'authorization',

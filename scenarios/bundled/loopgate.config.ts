@@ -6,10 +6,12 @@
  */
 import { defineConfig } from '../../src/config/define-config.ts';
 import { supportAgent } from '../example-agent/agent.ts';
+import { flakyContextAgent } from '../example-agent/flaky-context.ts';
 import { SUPPORT_FUZZ_ARGS } from '../example-agent/fuzz-args.ts';
 
 export default defineConfig({
-  agents: { support: supportAgent },
+  agents: { support: supportAgent, 'support-flaky-context': flakyContextAgent },
+  defaultAgent: 'support',
   scenarios: ['.'],
   fuzz: { args: SUPPORT_FUZZ_ARGS },
 });

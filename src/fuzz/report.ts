@@ -7,6 +7,7 @@ import { outcomeLabel } from '../kernel/index.ts';
 import { stepRequests } from '../harness/step-requests.ts';
 import { buildTimeline } from '../harness/timeline.ts';
 import { metricsOf } from '../harness/scenario-case.ts';
+import { redactForRun } from '../harness/run-redactor.ts';
 import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from '../report/results.ts';
 import type { FuzzResult } from './run-fuzz.ts';
 
@@ -46,10 +47,12 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
       status: 'failed',
       ...(input.counterexampleFile ? { file: input.counterexampleFile } : {}),
       ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
-      failure: `${invariant.id}: ${message}`,
+      failure: run ? redactForRun(run, `${invariant.id}: ${message}`) : `${invariant.id}: ${message}`,
       ...(run ? { virtualMs: run.virtualMs, metrics: metricsOf(run), timeline: buildTimeline(run), requests: stepRequests(run) } : {}),
       checks: [
-        { name: invariant.id, passed: false, message, actual: failure.message },
+        run
+          ? redactForRun(run, { name: invariant.id, passed: false, message, actual: failure.message })
+          : { name: invariant.id, passed: false, message, actual: failure.message },
         ...(input.reproduces ? [{ name: 'counterexample reproduces with loopgate run', passed: input.reproduces.ok, message: input.reproduces.detail }] : []),
       ],
     };

@@ -101,6 +101,16 @@ const FIELD_FAILURES: readonly { readonly failure: string; readonly quote: strin
     scenarios: ['inbox/steer-through-host-joins-running-turn'],
   },
   {
+    failure: "The fallback model is asked for the primary's model name.",
+    quote: "the fallback model is asked for the primary's model name",
+    scenarios: ['retries/fallback-own-model-and-retry-after-remembered'],
+  },
+  {
+    failure: 'A key split across streamed chunks is stored in pieces.',
+    quote: 'a key split across streamed chunks is stored in pieces',
+    scenarios: ['safety/secret-in-stream-ids-prompt-and-errors'],
+  },
+  {
     failure: 'A later permission rule re-allows a denied tool.',
     quote: 'a later permission rule re-allows a denied tool',
     scenarios: ['approvals/deny-rule-beats-later-allow', 'safety/visibility-deny-not-lifted'],
@@ -214,9 +224,9 @@ describe('the bundled suite', () => {
       expect(Object.keys(UNREACHABLE_OUTCOMES).filter((label) => covered.has(label))).toEqual([]);
     });
 
-    it('shows every invariant 1–13 in at least one scenario (tag invariant-N), except those documented as not showable', () => {
+    it('shows every invariant 1–15 in at least one scenario (tag invariant-N), except those documented as not showable', () => {
       const tags = new Set(suite.flatMap((l) => l.scenario.tags));
-      const missing = Array.from({ length: 13 }, (_, i) => i + 1).filter((n) => !tags.has(`invariant-${n}`) && !(n in UNSHOWABLE_INVARIANTS));
+      const missing = Array.from({ length: 15 }, (_, i) => i + 1).filter((n) => !tags.has(`invariant-${n}`) && !(n in UNSHOWABLE_INVARIANTS));
       expect(missing, 'invariants no bundled scenario is tagged with').toEqual([]);
       for (const tag of tags)
         if (tag.startsWith('invariant-'))
@@ -224,7 +234,7 @@ describe('the bundled suite', () => {
     });
 
     it('reproduces every known field failure of DESIGN.md, each in a scenario tagged field-failure that names it', () => {
-      expect(FIELD_FAILURES).toHaveLength(14);
+      expect(FIELD_FAILURES).toHaveLength(16);
       const byId = new Map(suite.map((l) => [l.id, l]));
       for (const { failure, quote, scenarios } of FIELD_FAILURES) {
         expect(scenarios.length, failure).toBeGreaterThan(0);

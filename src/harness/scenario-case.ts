@@ -1,5 +1,5 @@
 /** A scenario file as a case: run it in the second host, check it three ways and against the invariants. */
-import { createRedactor, outcomeLabel, redactDeep } from '../kernel/index.ts';
+import { outcomeLabel } from '../kernel/index.ts';
 import type { CaseMetrics } from '../report/results.ts';
 import type { Case, CaseOutcome } from './cases.ts';
 import { statusFromChecks } from './cases.ts';
@@ -7,6 +7,7 @@ import { checkExpectations } from './checks/expectations.ts';
 import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
 import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
+import { redactForRun } from './run-redactor.ts';
 import { runScenario, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { stepRequests } from './step-requests.ts';
@@ -25,12 +26,11 @@ export function metricsOf(run: ScenarioRun): CaseMetrics {
 
 export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): CaseOutcome {
   const last = run.results[run.results.length - 1];
-  // A check quotes what the run produced (a reply, a request); no configured secret reaches a report through it.
-  const redact = createRedactor({ secrets: run.secrets });
   return {
     status: statusFromChecks(checks),
     ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
-    checks: checks.map((check) => redactDeep(check, redact) as CaseOutcome['checks'][number]),
+    // A failed expectation quotes what the run did: redacted like everything else about it.
+    checks: redactForRun(run, checks),
     metrics: metricsOf(run),
     timeline: buildTimeline(run),
     requests: stepRequests(run),

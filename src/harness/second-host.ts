@@ -210,13 +210,21 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   });
   const callIds: CallIdCounter = { next: 1 };
   const wrapModel = options.seams?.wrapModel ?? ((client: ModelClient) => client);
-  const scripted = (steps: Scenario['provider']['script'], name: string) => wrapModel(scriptedProvider(steps, name, clock, faults, callIds));
+  const scripted = (steps: Scenario['provider']['script'], name: string, model: string | undefined) =>
+    wrapModel(scriptedProvider(steps, name, clock, faults, callIds, model));
   // A wire-level provider: the real SDK parses the provider's protocol, written by the wire fake.
   const wire =
-    !options.model && scenario.provider.kind === 'wire' ? wireProvider(scenario.provider.provider!, scenario.provider.script, 'scenario-model') : undefined;
+    !options.model && scenario.provider.kind === 'wire'
+      ? wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model')
+      : undefined;
   const real = options.model ?? wire?.client;
-  const model = models.wrap(real ? withTimeOnTheWire(real, clock, wire ? scenario.provider.script : []) : scripted(scenario.provider.script, 'scripted'));
-  const fallbackModels = scenario.provider.fallback ? [models.wrap(scripted(scenario.provider.fallback, 'fallback'))] : undefined;
+  const model = models.wrap(
+    real ? withTimeOnTheWire(real, clock, wire ? scenario.provider.script : []) : scripted(scenario.provider.script, 'scripted', scenario.provider.model),
+  );
+  // Each client is asked for its own model (field failure: a fallback asked for the primary's).
+  const fallbackModels = scenario.provider.fallback
+    ? [models.wrap(scripted(scenario.provider.fallback, 'fallback', scenario.provider.fallbackModel ?? 'fallback-model'))]
+    : undefined;
 
   // --- the host ------------------------------------------------------------------------
   const toolOptions = { ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}) };

@@ -5,6 +5,7 @@
  */
 import { outcomeLabel, type LogEvent } from '../kernel/index.ts';
 import type { TimelineEntry } from '../report/results.ts';
+import { redactForRun } from './run-redactor.ts';
 import type { ScenarioRun } from './second-host.ts';
 
 export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
@@ -111,6 +112,9 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
       case 'cancel.requested':
         out.push({ at: event.at, kind: 'cancel', label: `cancel by ${event.payload.by}`, detail: event.payload.reason });
         break;
+      case 'log.listener_failed':
+        out.push({ at: event.at, kind: 'fault', label: `a log listener threw (event ${event.payload.seq})`, detail: event.payload.error });
+        break;
       case 'turn.closed':
         out.push({
           at: event.at,
@@ -126,5 +130,9 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
     }
   }
   for (const f of run.faults) out.push({ at: f.at, kind: 'fault', label: f.label });
-  return out.sort((a, b) => a.at - b.at);
+  // The log holds no secret; the faults and anything a future entry adds pass the run's redactor all the same.
+  return redactForRun(
+    run,
+    out.sort((a, b) => a.at - b.at),
+  );
 }

@@ -119,6 +119,7 @@ export function withTimeOnTheWire(real: ModelClient, clock: VirtualClock, steps:
   let calls = 0;
   return {
     name: real.name,
+    ...(real.model !== undefined ? { model: real.model } : {}),
     call: (request, onDelta) => {
       const deltaMs = steps[calls++]?.deltaMs ?? 0;
       return clock.track(

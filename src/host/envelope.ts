@@ -92,13 +92,14 @@ export function httpStatusFor(outcome: Outcome): number {
   }
 }
 
-export function summarizeTurn(result: TurnResult): TurnSummary {
+/** A turn's summary from the loop's result (already redacted by the loop; `redact` is applied again on the way out). */
+export function summarizeTurn(result: TurnResult, redact: Redactor = (text) => text): TurnSummary {
   const detail = result.outcome.kind === 'failed' ? result.outcome.detail : result.outcome.kind === 'rejected' ? result.outcome.reason : undefined;
   return {
     turn: result.turn,
     outcome: outcomeLabel(result.outcome),
-    ...(detail !== undefined ? { detail } : {}),
-    ...(result.reply !== undefined ? { reply: result.reply } : {}),
+    ...(detail !== undefined ? { detail: redact(detail) } : {}),
+    ...(result.reply !== undefined ? { reply: redact(result.reply) } : {}),
     steps: result.steps,
     toolCalls: result.toolCalls,
     usage: result.usage,

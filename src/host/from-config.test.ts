@@ -183,7 +183,7 @@ describe('createHostFromConfig', () => {
     expect(built).toEqual(['model=primary-model', 'model.fallback[0]=backup-model']);
     expect((await host.handle('c', 'hi')).reply).toBe('from the backup');
     expect(primaryModel.requests.map((r) => r.model)).toEqual(['primary-model']);
-    expect(backup.requests.map((r) => r.model)).toEqual(['backup-model']); // the loop named primary-model; the pin corrected it
+    expect(backup.requests.map((r) => r.model)).toEqual(['backup-model']); // the loop asks each client for its own model
     await host.close();
   });
 });

@@ -70,7 +70,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   selectedMode(parsed);
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
   const build = options.modelClient ?? ((spec: ModelSpec) => adapterFor(spec, options.fetch));
-  const [primary, ...fallbacks] = specs.map((spec) => pinModel(build(spec), spec.name));
+  const [primary, ...fallbacks] = specs.map((spec) => withModel(build(spec), spec.name));
   const headers = otlpHeaders(parsed, env);
   const { store: givenStore, env: _env, modelClient: _modelClient, fetch: _fetch, exporter: givenExporter, recover, onRecovered, ...rest } = options;
   // The keys and the collector's header values are secrets whatever their variables are called.
@@ -214,13 +214,13 @@ function adapterFor(spec: ModelSpec, fetch: typeof globalThis.fetch | undefined)
 }
 
 /**
- * A client always asked for its own model. The loop names the primary's model in
- * every request; a fallback must not be asked for it (field failure: "the fallback
- * model is asked for the primary's model name").
+ * The client as the config names it: declaring the config entry's model
+ * (ModelClient.model), which the loop then asks it for — a fallback is never asked
+ * for the primary's model (field failure: "the fallback model is asked for the
+ * primary's model name"). The shipped adapters already declare it; a client built
+ * by `modelClient` that declares none (or another) is given the config's.
  */
-export function pinModel(client: ModelClient, model: string): ModelClient {
-  return {
-    name: client.name,
-    call: (request, onDelta) => client.call(request.model === model ? request : { ...request, model }, onDelta),
-  };
+export function withModel(client: ModelClient, model: string): ModelClient {
+  if (client.model === model) return client;
+  return { name: client.name, model, call: (request, onDelta) => client.call(request, onDelta) };
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { call, reply, toolUse } from '../../providers/fake/results.ts';
+import { call, reply, toolUse, transportError } from '../../providers/fake/results.ts';
 import { ScriptedModelClient, type ScriptItem } from '../../providers/fake/scripted.ts';
 import { SupportBackend } from '../../scenarios/example-agent/backend.ts';
 import { supportTools } from '../../scenarios/example-agent/tools.ts';
@@ -168,6 +168,34 @@ describe('AgentHost', () => {
     expect(stored).not.toContain(secret);
     expect(stored).toContain('my key is [REDACTED], please refund ORD-1001');
     expect(readFileSync(join(dir, 'traces.jsonl'), 'utf8')).not.toContain(secret);
+    await agent.close();
+  });
+
+  it("keeps the key out of the envelope when the provider's auth error echoes it (turns[].detail), and out of a streamed reply split across deltas", async () => {
+    const secret = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789';
+    const half = secret.length / 2;
+    const { agent } = host(
+      [
+        {
+          result: reply(`Key ${secret} noted.`),
+          deltas: [
+            { kind: 'text', text: `Key ${secret.slice(0, half)}` },
+            { kind: 'text', text: `${secret.slice(half)} noted.` },
+          ],
+        },
+        transportError('auth', { status: 401, message: `invalid x-api-key: ${secret}` }),
+      ],
+      { secrets: [secret] },
+    );
+    const replied = await agent.handle('c', 'hello');
+    expect(replied.reply).toBe('Key [REDACTED] noted.');
+    const failed = await agent.handle('c', 'again');
+    expect(failed.status).toBe(502);
+    expect(failed.turns[0]!.detail).toBe('invalid x-api-key: [REDACTED]');
+    const stored = await agent.events('c');
+    const deltas = stored.filter((e) => e.type === 'model.delta').map((e) => (e.payload as { delta: { text?: string } }).delta.text ?? '');
+    expect(deltas.join('')).toBe('Key [REDACTED] noted.');
+    expect(JSON.stringify([replied, failed, stored])).not.toContain(secret.slice(8));
     await agent.close();
   });
 

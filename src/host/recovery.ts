@@ -18,7 +18,16 @@
  * Running it on a log with no open turn does nothing, so it is safe to call on
  * every open (and again if the process dies while flushing what it appended).
  */
-import { type EventPayload, isKnown, type LogEvent, type EventLog, renderError, type SideEffect } from '../kernel/index.ts';
+import {
+  type EventPayload,
+  isKnown,
+  type LogEvent,
+  type EventLog,
+  messagesToReturn,
+  renderError,
+  type SideEffect,
+  type TakenMessage,
+} from '../kernel/index.ts';
 
 export interface RecoveryOptions {
   /**
@@ -136,7 +145,11 @@ function closeOpenCalls(
   return { unknownCallIds, notRunCallIds };
 }
 
-/** Messages taken after the turn's last assistant message (all of them if there is none) go back. */
+/**
+ * Messages go back by the loop's own rule for a turn cut short (`messagesToReturn`
+ * with `interrupted`): those taken after the turn's last assistant message (all of
+ * them if there is none), whoever wrote them.
+ */
 function returnUnseenMessages(log: EventLog, turn: number, events: readonly LogEvent[]): string[] {
   let lastAssistant = -1;
   for (let i = events.length - 1; i >= 0; i--) {
@@ -145,13 +158,13 @@ function returnUnseenMessages(log: EventLog, turn: number, events: readonly LogE
       break;
     }
   }
-  const ids: string[] = [];
-  for (let i = lastAssistant + 1; i < events.length; i++) {
-    const event = events[i]!;
+  const taken: TakenMessage[] = [];
+  events.forEach((event, i) => {
     // Still taken: the dead process may already have returned some of them.
-    if (event.type !== 'user.message' || ids.includes(event.payload.id)) continue;
-    if (log.positions.inboxState(event.payload.id) === 'taken') ids.push(event.payload.id);
-  }
+    if (event.type !== 'user.message' || log.positions.inboxState(event.payload.id) !== 'taken' || taken.some((t) => t.id === event.payload.id)) return;
+    taken.push({ id: event.payload.id, source: log.positions.message(event.payload.id)?.source ?? '', seen: i < lastAssistant });
+  });
+  const ids = messagesToReturn({ kind: 'interrupted' }, taken);
   if (ids.length > 0) {
     log.append('inbox.returned', { turn, ids, reason: 'the process stopped before the model saw them; returned by crash recovery' });
   }

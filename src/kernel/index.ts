@@ -7,7 +7,21 @@ export * from './outcome.ts';
 export { systemClock, type Clock } from './clock.ts';
 export { InputError } from './input-error.ts';
 export type { Agent, AgentContext, AgentFactory, AgentLoopConfig } from './agent.ts';
-export { createRedactor, redactDeep, secretsFromEnv, DEFAULT_SECRET_PATTERNS, REDACTED, type Redactor } from './redact.ts';
+export {
+  createRedactor,
+  containsSecret,
+  redactDeep,
+  redactEncodedForms,
+  secretsFromEnv,
+  streamRedactor,
+  DEFAULT_SECRET_PATTERNS,
+  REDACTED,
+  SECRET_RULES,
+  type Redactor,
+  type SecretRule,
+  type Span,
+  type StreamRedactor,
+} from './redact/index.ts';
 
 // The log
 export { EventLog, type AppendOptions, type LogListener } from './log/event-log.ts';
@@ -40,6 +54,7 @@ export { loopDeps, loopConfig, agentTools, agentToolOptions, agentPrompt, type L
 export * from './loop/types.ts';
 export { CancelScope, raceAbort, type CancelReason } from './loop/cancellation.ts';
 export { hasWakingWork, takeForNextStep, takeForTurnStart } from './loop/inbox.ts';
+export { isLoopWritten, LOOP_SOURCE, messagesToReturn, type TakenMessage } from './loop/returns.ts';
 export {
   BUILT_IN_HANDLERS,
   compactionHandler,

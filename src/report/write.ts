@@ -5,6 +5,7 @@
  * then rename), so a CI step never picks up half a report.
  */
 import { join } from 'node:path';
+import { createRedactor, redactDeep, secretsFromEnv, type Redactor } from '../kernel/index.ts';
 import { ensureDirectory, writeFileAtomic } from '../files/index.ts';
 import { renderConsole, type ConsoleOptions } from './console.ts';
 import { renderHtml } from './html.ts';
@@ -20,6 +21,8 @@ export { REPORTERS, REPORT_FILES, type FileReporter, type ReporterName } from '.
 
 export interface WriteReportsOptions {
   readonly reporters: readonly string[];
+  /** Applied to every string of the results before any format renders them. Default: the common credential shapes and the secrets in the environment. */
+  readonly redact?: Redactor;
   readonly outDir: string;
   readonly console?: ConsoleOptions;
   readonly markdown?: MarkdownOptions;
@@ -32,8 +35,10 @@ export interface WrittenReports {
   readonly files: Readonly<Partial<Record<FileReporter, string>>>;
 }
 
-export async function writeReports(results: RunResults, options: WriteReportsOptions): Promise<WrittenReports> {
+export async function writeReports(given: RunResults, options: WriteReportsOptions): Promise<WrittenReports> {
   const reporters = parseReporters(options.reporters); // before touching the disk
+  // Every format — console included — renders the same redacted results.
+  const results = redactDeep(given, options.redact ?? createRedactor({ secrets: secretsFromEnv() })) as RunResults;
   const fileReporters = reporters.filter((r): r is FileReporter => r !== 'console');
   const files: Partial<Record<FileReporter, string>> = {};
   if (fileReporters.length > 0) ensureDirectory(options.outDir, 'report directory');

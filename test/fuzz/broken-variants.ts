@@ -28,6 +28,8 @@ export interface BrokenVariant {
   readonly host: Omit<RunOptions, 'seed'>;
   /** The id of the invariant that must catch it. */
   readonly invariant: string;
+  /** Optional parts of a scenario its counterexample needs (the rest must shrink away). */
+  readonly needs?: readonly ('secrets' | 'tools')[];
 }
 
 /** A store that silently loses one event: it acknowledges every write but reads back without seq 4. */
@@ -134,6 +136,14 @@ export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
     bug: 'an error chain that retries authentication failures',
     host: { seams: { wrapDeps: (deps) => ({ ...deps, errorHandlers: [retryAuth, ...(deps.errorHandlers ?? [])] }) } },
     invariant: 'outcome-follows-table',
+  },
+  {
+    name: 'per-chunk-redaction',
+    bug: 'a loop variant that redacts each streamed delta alone',
+    // Each piece passes the redactor; a key split across two pieces is stored in halves.
+    host: { seams: { wrapDeps: (deps) => ({ ...deps, streamRedaction: (redact) => ({ push: redact, end: () => '' }) }) } },
+    invariant: 'invariant-15-secrets-never-leave',
+    needs: ['secrets'],
   },
   {
     name: 'deny-let-through',

@@ -87,8 +87,8 @@ const showsSeen = (text: string) => {
 describe('the request the model saw, in every report of a failing case', () => {
   it('the case failed on its reply, and recorded both requests, redacted', () => {
     expect(failed.status).toBe('failed');
-    // The reply is wrong, and quotes the secret (which invariant 15 catches): the checks quote it redacted.
-    expect(failed.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual(['reply', 'invariant-15-secrets-never-leave']);
+    // The reply is wrong, and quotes the secret: the loop redacts it before anything stores or returns it, and the checks quote it redacted.
+    expect(failed.checks.filter((c) => !c.passed).map((c) => c.name)).toEqual(['reply']);
     expect(failed.checks[1]).toMatchObject({ name: 'reply', actual: 'ORD-1001 has shipped; it arrives tomorrow (ref [REDACTED]).' });
     expect(failed.requests!.map((r) => [r.turn, r.step, r.attempt])).toEqual([
       [0, 1, 1],

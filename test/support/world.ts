@@ -12,7 +12,7 @@ import type { ModelErrorHandler } from '../../src/kernel/loop/model-errors.ts';
 import { AgentLoop } from '../../src/kernel/loop/runner.ts';
 import { DEFAULT_LOOP_CONFIG, type CheckpointHook, type ClaimPolicy, type Compactor, type LoopConfig, type TurnResult } from '../../src/kernel/loop/types.ts';
 import { project } from '../../src/kernel/projection/projection.ts';
-import { createRedactor } from '../../src/kernel/redact.ts';
+import { createRedactor } from '../../src/kernel/redact/index.ts';
 import { loopDeps } from '../../src/kernel/loop/deps.ts';
 import type { ToolPolicy } from '../../src/kernel/tools/policy.ts';
 import type { AnyToolDeclaration, Approver } from '../../src/kernel/tools/types.ts';

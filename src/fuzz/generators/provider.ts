@@ -10,6 +10,8 @@
  */
 import fc from 'fast-check';
 import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schema.ts';
+import { oddArgumentsArb } from './odd-arguments.ts';
+import { SECRET_CALL_ID, SECRET_ECHO_REPLY } from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
 const usageArb = fc.record({ input: fc.integer({ min: 0, max: 4_000 }), output: fc.integer({ min: 0, max: 1_500 }) });
@@ -18,7 +20,11 @@ const latencyArb = fc.oneof({ withCrossShrink: true }, fc.integer({ min: 0, max:
 
 function callArb(tools: readonly FuzzTool[]) {
   const known = tools.map((tool) =>
-    fc.record({ name: fc.constant(tool.name), args: tool.args, id: fc.option(fc.constantFrom('a', 'b'), { nil: undefined, freq: 4 }) }),
+    fc.record({
+      name: fc.constant(tool.name),
+      args: oddArgumentsArb(tool.args),
+      id: fc.option(fc.constantFrom('a', 'b', SECRET_CALL_ID), { nil: undefined, freq: 4 }),
+    }),
   );
   const unknown = fc.record({ name: fc.constant(UNKNOWN_TOOL), args: fc.constant<unknown>({}), id: fc.constant(undefined) });
   return fc
@@ -58,7 +64,7 @@ function errorArb(): fc.Arbitrary<ErrorSpec> {
 export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
   const result: fc.Arbitrary<ProviderStep> = fc.oneof(
     { withCrossShrink: true },
-    { weight: 8, arbitrary: fc.constantFrom('Done.', 'Here is what I found.').map((reply): ProviderStep => ({ reply })) },
+    { weight: 8, arbitrary: fc.constantFrom('Done.', 'Here is what I found.', SECRET_ECHO_REPLY).map((reply): ProviderStep => ({ reply })) },
     {
       weight: 8,
       arbitrary: fc

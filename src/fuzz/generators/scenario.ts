@@ -16,8 +16,9 @@ import { crashAtArb, failAppendsArb } from './store.ts';
 import { PROBE_TOOL, toolOverridesArb, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
-/** A secret the fuzzer plants in a message: it must never reach the log or a trace. */
-export const FUZZ_SECRET = 'sk_live_FUZZ0123456789abcdef';
+import { FUZZ_SECRET } from './secret.ts';
+
+export { FUZZ_SECRET } from './secret.ts';
 
 export interface FuzzCaseOptions {
   /** The agent's tools the model calls (see fuzzTools); a scripted `probe` tool is always added. Default: none. */

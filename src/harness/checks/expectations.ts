@@ -65,6 +65,11 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     out.push(...matchLines('trace', trace ? spanShape(trace) : [], expect.trace));
   }
   if (expect.requests !== undefined) out.push(equalCheck('requests', expect.requests, run.requests.length, `${run.requests.length} model requests`));
+  if (expect.models !== undefined) {
+    // The client from the log, the model from what was actually sent.
+    const sent = events(run, 'model.request').map((e, i) => `${e.payload.client}: ${run.requests[i]?.model ?? '(not sent)'}`);
+    out.push(equalCheck('models', expect.models, sent));
+  }
   if (expect.usage) {
     const steps = run.results.reduce((n, r) => n + r.steps, 0);
     const input = run.results.reduce((n, r) => n + r.usage.inputTokens, 0);

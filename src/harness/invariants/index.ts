@@ -21,6 +21,7 @@ import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if
 import { budgetsBeforeWork } from './invariant-11-budgets-before-work.ts';
 import { nothingThrows } from './invariant-12-nothing-throws.ts';
 import { sideEffectsOnce } from './invariant-13-side-effects-once.ts';
+import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
 import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
@@ -41,6 +42,7 @@ export const INVARIANTS: readonly Invariant[] = [
   overflowRetryOnlyIfShrank,
   budgetsBeforeWork,
   sideEffectsOnce,
+  sideEffectsTold,
   secretsNeverLeave,
   projectionEqualsReplay,
   outcomeFollowsTable,

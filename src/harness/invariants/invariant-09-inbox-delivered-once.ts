@@ -4,7 +4,9 @@
  *
  * A turn opens only when a follow-up or steer waits; a message taken into a turn
  * that is cancelled before the model completed a step with it goes back to the
- * inbox, in order. Against the reference predictions (support/inbox-reference.ts):
+ * inbox, in order — and so does a message the loop wrote itself (a side-effect
+ * notice) taken into any turn that ends before the model completed a step with
+ * it, or whose steps are not kept. Against the reference predictions (support/inbox-reference.ts):
  * - every message the scenario posted (when its moment came) was received once;
  * - replayed from the log, a message is delivered only while pending and
  *   returned only while taken; at the end each is taken once or still pending,
@@ -18,8 +20,8 @@ import { createRedactor, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation } from './invariant.ts';
 import { expectedMessages } from './support/inbox-reference.ts';
-import { isWaking, replayInbox } from './support/inbox-replay.ts';
-import { viewOf } from './support/log-view.ts';
+import { isWaking, replayInbox, type InboxMessage } from './support/inbox-replay.ts';
+import { viewOf, type TurnView } from './support/log-view.ts';
 
 export const inboxDeliveredOnce = defineInvariant({
   id: 'invariant-09-inbox-delivered-once',
@@ -97,6 +99,37 @@ function inboxFollowsReference(run: ScenarioRun): string | undefined {
   return undefined;
 }
 
+/**
+ * What a closed turn must give back (the order within `inbox.returned` does not
+ * matter: returned messages take their arrival order again): after a cancel,
+ * every message taken after the model's last completed step; and the loop's own
+ * messages (source `loop:…`) taken after it, or taken at all by a turn whose steps
+ * are not kept (a failure, a full conversation, a refused or empty input). A
+ * cancelled turn whose closing write then failed ends failed{persistence}: its
+ * messages go back as for the cancel, and the loop's own as for the failure.
+ */
+function expectedReturns(turn: TurnView, messages: ReadonlyMap<string, InboxMessage>): string[] {
+  const outcome = turn.outcome;
+  if (!outcome) return [];
+  const cancelRequested = turn.events.some((e) => e.type === 'cancel.requested');
+  const persistence = outcome.kind === 'failed' && outcome.reason === 'persistence';
+  // Cut short: cancelled, or interrupted by a crash and closed by recovery (through the production host).
+  const cancelled = outcome.kind === 'cancelled' || outcome.kind === 'interrupted' || turn.recovered || (persistence && cancelRequested);
+  const keeps = outcome.kind === 'replied' || outcome.kind === 'cancelled' || outcome.kind === 'interrupted';
+  let lastAssistant = -1;
+  turn.events.forEach((e, i) => {
+    if (e.type === 'assistant.message') lastAssistant = i;
+  });
+  const out: string[] = [];
+  turn.events.forEach((e, i) => {
+    if (e.type !== 'user.message') return;
+    const loopWritten = messages.get(e.payload.id)?.source.startsWith('loop:') === true;
+    const unseen = i > lastAssistant;
+    if ((unseen && (cancelled || loopWritten)) || (!keeps && loopWritten)) out.push(e.payload.id);
+  });
+  return out;
+}
+
 function injectNeverWakes(run: ScenarioRun): string | undefined {
   const view = viewOf(run);
   const replay = replayInbox(view.known, (e, messages) => {
@@ -107,24 +140,9 @@ function injectNeverWakes(run: ScenarioRun): string | undefined {
   if (replay.problem?.startsWith('turn ')) return replay.problem;
   for (const turn of view.turns) {
     const returned = turn.events.filter((e): e is Extract<LogEvent, { type: 'inbox.returned' }> => e.type === 'inbox.returned').flatMap((e) => e.payload.ids);
-    let lastAssistant = -1;
-    turn.events.forEach((e, i) => {
-      if (e.type === 'assistant.message') lastAssistant = i;
-    });
-    const unseen = turn.events
-      .slice(lastAssistant + 1)
-      .filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message')
-      .map((e) => e.payload.id);
-    const cancelled = turn.outcome?.kind === 'cancelled';
-    // A cancelled turn whose closing write then failed ends failed{persistence}, with its messages already returned.
-    const cancelRequested = turn.events.some((e) => e.type === 'cancel.requested');
-    // Crash recovery closes a turn a dead process left open the same way: what the model never saw goes back.
-    if (cancelled || turn.recovered || (returned.length > 0 && cancelRequested && turn.outcome?.kind === 'failed' && turn.outcome.reason === 'persistence')) {
-      if (JSON.stringify(returned) !== JSON.stringify(unseen)) {
-        return `turn ${turn.turn} was ${turn.recovered ? 'interrupted' : 'cancelled'}: the messages taken after its last completed step (${unseen.join(', ') || 'none'}) must go back to the inbox in order, but ${returned.join(', ') || 'none'} did`;
-      }
-    } else if (returned.length > 0) {
-      return `turn ${turn.turn} ended ${turn.outcome?.kind ?? 'open'} but returned ${returned.join(', ')} to the inbox`;
+    const expected = expectedReturns(turn, replay.messages);
+    if (JSON.stringify([...returned].sort()) !== JSON.stringify([...expected].sort())) {
+      return `turn ${turn.turn} ended ${turn.outcome?.kind ?? 'open'}: it should have returned ${expected.join(', ') || 'nothing'} to the inbox (messages the model will not read in a kept history), but returned ${returned.join(', ') || 'nothing'}`;
     }
   }
   return undefined;

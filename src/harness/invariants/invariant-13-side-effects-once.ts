@@ -1,18 +1,29 @@
 /**
  * Invariant 13: a STATEFUL or CRITICAL tool call is never executed twice for one
  * call id — not by retries, not after a crash, not when the model repeats the id.
- * Its start is recorded once (attempt 1, never retried), and the tool's body ran
- * at most once for that call (counted by the world around the tools, not by the loop).
+ *
+ * - Its start is recorded once (attempt 1, never retried), and the tool's body ran
+ *   at most once for it (counted by the world around the tools, not by the loop).
+ * - A call the model repeated (it sent the id of an earlier call of the same tool;
+ *   the loop renamed it) is the same call: across the whole chain of repeats, as
+ *   read from what the provider returned, a STATEFUL or CRITICAL body started and
+ *   ran at most once — a renamed `refund_2` running again is caught — and every
+ *   execution of the chain, whatever its level, used one idempotency key.
  */
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant } from './invariant.ts';
+import { defineInvariant, firstViolation } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
+import { repeatChains } from './support/model-call-ids.ts';
 
 export const sideEffectsOnce = defineInvariant({
   id: 'invariant-13-side-effects-once',
-  title: 'a STATEFUL or CRITICAL call is never executed twice for one call id',
+  title: 'a STATEFUL or CRITICAL call is never executed twice for one call id, nor for a repeat of it',
   invariant: 13,
-  check: (run) => startedAndRunOnce(run),
+  check: (run) =>
+    firstViolation(
+      () => startedAndRunOnce(run),
+      () => repeatsRunOnceWithOneKey(run),
+    ),
 });
 
 function startedAndRunOnce(run: ScenarioRun): string | undefined {
@@ -31,6 +42,45 @@ function startedAndRunOnce(run: ScenarioRun): string | undefined {
     const tool = toolOf.get(callId);
     const level = tool === undefined ? undefined : run.sideEffectLevels.get(tool);
     if ((level === 'STATEFUL' || level === 'CRITICAL') && count > 1) return `${tool} (${level}) ran ${count} times for call ${callId}`;
+  }
+  return undefined;
+}
+
+function repeatsRunOnceWithOneKey(run: ScenarioRun): string | undefined {
+  const chains = repeatChains(run);
+  const started = new Map<string, string>(); // chain → the call of it that started (STATEFUL / CRITICAL)
+  const keys = new Map<string, { key: string; callId: string }>(); // chain → the first idempotency key used
+  for (const e of viewOf(run).known) {
+    if (e.type !== 'tool.started') continue;
+    const { callId, name, sideEffect, idempotencyKey } = e.payload;
+    const chain = chains.get(callId) ?? callId;
+    if (idempotencyKey !== undefined) {
+      const first = keys.get(chain);
+      if (!first) keys.set(chain, { key: idempotencyKey, callId });
+      else if (first.key !== idempotencyKey)
+        return `${name} call ${callId} repeats call ${chain} but ran with the idempotency key ${idempotencyKey}, not ${first.key} (call ${first.callId}'s): the backend sees two requests`;
+    }
+    const level = run.sideEffectLevels.get(name) ?? sideEffect;
+    if ((level !== 'STATEFUL' && level !== 'CRITICAL') || e.payload.attempt !== 1) continue;
+    const before = started.get(chain);
+    if (before !== undefined && before !== callId)
+      return `${name} (${level}) started as call ${before} and again as call ${callId}, which repeats it (the model sent the same id): a repeated call ran twice`;
+    started.set(chain, callId);
+  }
+  // The bodies that ran, counted by the world around the tools, per chain.
+  const nameOf = new Map<string, string>();
+  for (const e of viewOf(run).known)
+    if (e.type === 'assistant.message') for (const b of e.payload.content) if (b.type === 'tool_call') nameOf.set(b.id, b.name);
+  const ran = new Map<string, number>();
+  for (const [callId, count] of run.executionsByCall) {
+    const chain = chains.get(callId) ?? callId;
+    ran.set(chain, (ran.get(chain) ?? 0) + count);
+  }
+  for (const [chain, count] of ran) {
+    const name = nameOf.get(chain) ?? '';
+    const level = run.sideEffectLevels.get(name);
+    if ((level === 'STATEFUL' || level === 'CRITICAL') && count > 1)
+      return `${name} (${level}) ran ${count} times for call ${chain} and the calls that repeat it`;
   }
   return undefined;
 }

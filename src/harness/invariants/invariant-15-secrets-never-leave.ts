@@ -1,16 +1,21 @@
 /**
  * Invariant 15: no configured secret can be read back from anything the process
- * stores, exports, writes or returns.
+ * stores, exports, writes or returns — in any form: joined stream chunks,
+ * encodings (URL-encoded, `\u`-escaped, base64), ids, error texts.
  *
- * Looked for in the log, the store, the traces and the turn results (replies and
- * outcome details the host would return).
+ * Looked for (support/run-artifacts.ts) in the log and in each model call's
+ * streamed deltas joined back together, the store, the traces, the requests sent
+ * to the provider, the turn results, the host's response envelopes, and the
+ * case's report in every format.
  */
+import { containsSecret } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
+import { runArtifacts } from './support/run-artifacts.ts';
 
 export const secretsNeverLeave = defineInvariant({
   id: 'invariant-15-secrets-never-leave',
-  title: 'no configured secret can be read back from the log, the store, the traces or the results',
+  title: 'no configured secret, in any form, can be read back from anything the run stores, exports, writes or returns',
   invariant: 15,
   check: (run) => secretsKeptOut(run),
 });
@@ -18,15 +23,9 @@ export const secretsNeverLeave = defineInvariant({
 function secretsKeptOut(run: ScenarioRun): string | undefined {
   const secrets = run.secrets;
   if (secrets.length === 0) return undefined;
-  const places: [string, () => string][] = [
-    ['the log', () => JSON.stringify(run.log.events)],
-    ['the store', () => JSON.stringify(run.store.peek('case'))],
-    ['the traces', () => JSON.stringify(run.traces)],
-    ['the turn results', () => JSON.stringify(run.results.map(({ trace: _trace, ...rest }) => rest))],
-  ];
-  for (const [where, text] of places) {
+  for (const [where, text] of runArtifacts(run)) {
     const haystack = text();
-    for (const secret of secrets) if (haystack.includes(secret)) return `a configured secret (${secret.slice(0, 4)}…) was found in ${where}`;
+    for (const secret of secrets) if (containsSecret(haystack, secret)) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}`;
   }
   return undefined;
 }

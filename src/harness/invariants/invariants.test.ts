@@ -22,6 +22,8 @@ import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if
 import { budgetsBeforeWork } from './invariant-11-budgets-before-work.ts';
 import { nothingThrows } from './invariant-12-nothing-throws.ts';
 import { sideEffectsOnce } from './invariant-13-side-effects-once.ts';
+import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
+import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { projectionEqualsReplay as projectionReplay } from './projection-equals-replay.ts';
 import { crashReopenResume, removeCrashScratch } from './support/crash-reopen.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
@@ -43,6 +45,8 @@ const overflowRetriesOnlyIfShrank = verdict(overflowRetryOnlyIfShrank);
 const budgetsCheckedBeforeWork = verdict(budgetsBeforeWork);
 const everythingSettles = verdict(nothingThrows);
 const sideEffectsStartedOnce = verdict(sideEffectsOnce);
+const sideEffectsToldToTheModel = verdict(sideEffectsTold);
+const noSecretLeaves = verdict(secretsNeverLeave);
 const projectionEqualsReplay = verdict(projectionReplay);
 const requestsFromPrefix = verdict(requestsRecomputable);
 
@@ -102,6 +106,30 @@ provider:
 inbox:
   - say: My order ORD-1001 arrived broken, the box was crushed and it does not turn on. What can you do for me?
   - say: And now?
+expect: {}
+`;
+
+const FAILED_AFTER_REFUND = `
+name: refund, then a refusal
+provider:
+  script:
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 10, reason: late } }]
+    - refusal: No.
+    - reply: It was refunded already.
+inbox:
+  - say: Refund ORD-1001.
+  - say: Well?
+expect: {}
+`;
+
+const SECRET = `
+name: a key in a reply
+secrets: [sk_live_4eC39HqLyjWDarjtT1zdp7dc]
+provider:
+  script:
+    - reply: Your key sk_live_4eC39HqLyjWDarjtT1zdp7dc is noted.
+inbox:
+  - say: My key is sk_live_4eC39HqLyjWDarjtT1zdp7dc
 expect: {}
 `;
 
@@ -192,7 +220,7 @@ describe('the invariants', () => {
           r.log.events.filter((e) => e.seq !== returned.seq),
         ),
       ),
-    ).toMatch(/turn 0 was cancelled: the messages taken after its last completed step \(m2\) must go back/);
+    ).toMatch(/turn 0 ended cancelled: it should have returned m2 to the inbox/);
     const firstMessage = find(r, 'inbox.received');
     expect(
       injectNeverWakes(
@@ -239,6 +267,53 @@ describe('the invariants', () => {
     expect(sideEffectsStartedOnce(withEvents(r, twice))).toMatch(/issue_refund \(STATEFUL\) call refund was started 2 times/);
   });
 
+  it('invariant 14: a notice never written, and a notice taken into a failed turn and not given back', async () => {
+    const r = await run(FAILED_AFTER_REFUND);
+    expect(sideEffectsToldToTheModel(r)).toBeUndefined();
+    const notice = r.log.events.find((e) => e.type === 'inbox.received' && (e.payload as { source: string }).source === 'loop:side-effects')!;
+    const withoutNotice = r.log.events.filter((e) => e.seq < notice.seq);
+    expect(sideEffectsToldToTheModel({ ...withEvents(r, withoutNotice), finalProjection: [] })).toMatch(
+      /issue_refund \(call refund\) started in turn 0, which ended failed\{refusal\}, and nothing the next turn would read tells the model/,
+    );
+    // The notice reached turn 1's request, but turn 1 failed and did not give it back.
+    const lost = await run(FAILED_AFTER_REFUND.replace('- reply: It was refunded already.', '- refusal: No.'));
+    expect(sideEffectsToldToTheModel(lost)).toBeUndefined();
+    const returned = find(lost, 'inbox.returned');
+    expect(
+      sideEffectsToldToTheModel(
+        withEvents(
+          lost,
+          lost.log.events.filter((e) => e.seq !== returned.seq),
+        ),
+      ),
+    ).toMatch(/nothing the next turn would read tells the model/);
+    expect(sideEffectsToldToTheModel({ ...r, requests: r.requests.map((q) => ({ ...q, messages: q.messages.slice(1) })) })).toMatch(
+      /the first request of turn 1 did not tell the model/,
+    );
+  });
+
+  it('invariant 15: a key in pieces across deltas, in an encoded form, in an envelope, in a report', async () => {
+    const r = await run(SECRET);
+    expect(noSecretLeaves(r)).toBeUndefined();
+    const key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    const delta = find(r, 'model.delta');
+    const split = (d: object, text: string) => ({ ...d, delta: { kind: 'text', text } });
+    const halves = [
+      ...r.log.events,
+      Object.freeze({ ...delta, seq: r.log.length, payload: split(delta.payload, `key ${key.slice(0, 12)}`) }) as unknown as AnyEvent,
+      Object.freeze({ ...delta, seq: r.log.length + 1, payload: split(delta.payload, `${key.slice(12)} ok`) }) as unknown as AnyEvent,
+    ];
+    expect(noSecretLeaves(withEvents(r, halves))).toMatch(/can be read back from the streamed deltas of a model call, joined/);
+    const encoded = { ...r, traces: [{ ...r.traces[0]!, spans: [{ ...r.traces[0]!.spans[0]!, name: encodeURIComponent(`k=${key}`) }] }] };
+    expect(noSecretLeaves(encoded)).toMatch(/can be read back from the traces/);
+    const base64 = { ...r, traces: [{ ...r.traces[0]!, spans: [{ ...r.traces[0]!.spans[0]!, name: Buffer.from(`user:${key}`).toString('base64') }] }] };
+    expect(noSecretLeaves(base64)).toMatch(/can be read back from the traces/);
+    const replied = { ...r, results: r.results.map((t) => ({ ...t, reply: `your key is ${key}` })) };
+    expect(noSecretLeaves(replied)).toMatch(/can be read back from the turn results/);
+    const faults = { ...r, faults: [{ at: 0, label: `provider said ${key}` }] };
+    expect(noSecretLeaves(faults)).toBeUndefined(); // the timeline passes the run's redactor before any report renders it
+  });
+
   it('the projection, and every request, agree with a replay of the log', async () => {
     const r = await run(REFUND);
     expect(projectionEqualsReplay({ ...r, finalProjection: r.finalProjection!.slice(1) })).toMatch(/incremental projection at the end differs/);
@@ -282,6 +357,6 @@ describe('the registry', () => {
       expect(invariant.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
       if (invariant.invariant !== undefined) expect(invariant.id).toMatch(new RegExp(`^invariant-${String(invariant.invariant).padStart(2, '0')}-`));
     }
-    expect(INVARIANTS.map((i) => i.invariant).filter((n) => n !== undefined)).toEqual([12, 4, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 13, 15]);
+    expect(INVARIANTS.map((i) => i.invariant).filter((n) => n !== undefined)).toEqual([12, 4, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15]);
   });
 });

@@ -85,6 +85,7 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
     if (decisions.some((d) => 'drop' in d) || (taken.length > 0 && taken.every((e) => e.payload.dropped || e.payload.text.length === 0)))
       allowed.add('nothing_to_do');
     if (budgets) allowed.add('failed{budget_exhausted}');
+    if (everyClientWaitsTooLong(run, turn)) allowed.add('failed{rate_limited}');
     return { allowed, because: 'it never asked the model' };
   }
   const result = last.result?.payload.result;
@@ -125,6 +126,27 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
   return { allowed, because };
 }
 
+/**
+ * When the turn ended, was every client of the chain inside a retry-after window,
+ * the first of them ending later than the loop waits? Then the step cannot start:
+ * failed{rate_limited}, as the chain decides for a retry-after it will not wait.
+ */
+function everyClientWaitsTooLong(run: ScenarioRun, turn: TurnView): boolean {
+  const closedAt = turn.events[turn.events.length - 1]?.at ?? 0;
+  const until = new Map<string, number>();
+  for (const r of viewOf(run).requests) {
+    if (r.event.seq > turn.openedSeq) break;
+    const given = r.result?.payload.result;
+    const client = r.event.payload.client;
+    if (!until.has(client)) until.set(client, Number.NEGATIVE_INFINITY);
+    if (r.result && given?.type === 'transport_error' && given.retryAfterMs !== undefined)
+      until.set(client, Math.max(until.get(client)!, r.result.at + given.retryAfterMs));
+  }
+  if (until.size < (run.scenario.provider.fallback ? 2 : 1)) return false; // a client never asked has no window
+  const soonest = Math.min(...until.values());
+  return soonest - closedAt > run.config.retry.maxRetryAfterMs;
+}
+
 function notPlainArgs(result: ModelResult): boolean {
   if (result.type !== 'tool_use') return false;
   try {
@@ -143,7 +165,9 @@ function notPlainArgs(result: ModelResult): boolean {
 // once; an abort that is not a cancel is not retried; transient errors are retried
 // at most `immediateRetries + backoffRetries` times per client and step, never
 // sooner than the provider's retry-after, and never when retry-after is longer
-// than the loop will wait; a client switch only goes to a fallback.
+// than the loop will wait; a client switch only goes to a fallback. And a client
+// that asked for a retry-after is not asked again inside that window — by any
+// later attempt, step or turn.
 // ---------------------------------------------------------------------------
 
 const TRANSIENT = new Set(['timeout', 'rate_limited', 'overloaded', 'server_error', 'network', 'malformed_stream']);
@@ -151,6 +175,19 @@ const TRANSIENT = new Set(['timeout', 'rate_limited', 'overloaded', 'server_erro
 function errorChainFollowsTable(run: ScenarioRun): string | undefined {
   const { retry } = run.config;
   const retries = new Map<string, number>();
+  /** Per client: until when it asked not to be called (the result's time plus its retry-after). */
+  const windows = new Map<string, { until: number; turn: number; step: number }>();
+  for (const r of viewOf(run).requests) {
+    const asked = r.event.payload;
+    const window = windows.get(asked.client);
+    if (window && r.event.at < window.until) {
+      return `turn ${asked.turn} step ${asked.step} attempt ${asked.attempt}: ${asked.client} was asked at ${r.event.at} ms, inside the retry-after window it gave in turn ${window.turn} step ${window.step} (until ${window.until} ms)`;
+    }
+    const given = r.result?.payload.result;
+    if (r.result && given?.type === 'transport_error' && given.retryAfterMs !== undefined) {
+      windows.set(asked.client, { until: r.result.at + given.retryAfterMs, turn: asked.turn, step: asked.step });
+    }
+  }
   for (const r of viewOf(run).requests) {
     const result = r.result?.payload.result;
     const handled = r.handled?.payload;

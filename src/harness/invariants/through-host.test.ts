@@ -140,7 +140,7 @@ expect: {}
       const r = await runScenario(parseScenario(yaml, 'test.yaml'), { seed: 1, agents: registry, host });
       const received = r.log.events.filter((e) => e.type === 'inbox.received').map((e) => (e.payload as { text: string }).text);
       expect(received, host).toEqual(['Hello.', '[context: seen at event 3]', '[context: at the first delta]', 'Thanks.']);
-      expect(r.reached.deltas, host).toBe(2);
+      expect(r.reached.deltas, host).toBe(6); // two replies, each streamed in three pieces
       expect(check(r, inboxDeliveredOnce), host).toBeUndefined();
     }
   });

@@ -75,6 +75,8 @@ const providerSchema = z
     provider: z.enum(WIRE_PROVIDERS).optional().describe('For kind: wire'),
     script: z.array(providerStepSchema).default([]),
     fallback: z.array(providerStepSchema).optional().describe('Script of a fallback client (retry tier 3)'),
+    model: z.string().min(1).optional().describe("The model the primary client is asked for; default: the loop's model name, scenario-model"),
+    fallbackModel: z.string().min(1).optional().describe('The model the fallback client is asked for; default: fallback-model'),
   })
   .superRefine((p, ctx) => {
     if (p.kind === 'wire' && !p.provider)
@@ -285,6 +287,7 @@ export const expectationSchema = z.strictObject({
   policy: z.array(z.strictObject({ tool: z.string(), decision: z.enum(['allow', 'deny']), by: z.string().optional() })).optional(),
   trace: linesMatcher.optional().describe("The last turn's spans as `kind > kind:status` paths"),
   requests: z.number().int().nonnegative().optional().describe('Model requests made'),
+  models: z.array(z.string()).optional().describe('The client and the model each request went to, in order, as "client: model"'),
   usage: z
     .strictObject({
       maxSteps: z.number().int().nonnegative().optional(),

@@ -60,6 +60,7 @@ export class ModelRecording {
   wrap(inner: ModelClient): ModelClient {
     return {
       name: inner.name,
+      ...(inner.model !== undefined ? { model: inner.model } : {}),
       call: (request: ModelRequest, onDelta?: (d: ModelDelta) => void) => {
         const { signal: _signal, ...sent } = request;
         this.requests.push(sent);

@@ -5,7 +5,8 @@
  */
 import { ScriptedModelClient, type ScriptedEntry } from '../../../providers/fake/scripted.ts';
 import { call as toolCall, maxTokens, overflow, refusal, reply, toolUse, transportError, unknownStop } from '../../../providers/fake/results.ts';
-import type { Clock, ModelClient, ModelResult, Usage } from '../../kernel/index.ts';
+import type { Clock, ModelClient, ModelDelta, ModelResult, Usage } from '../../kernel/index.ts';
+import { pieces } from '../../../providers/wire-fakes/turn.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 
@@ -14,7 +15,14 @@ export interface CallIdCounter {
   next: number;
 }
 
-export function scriptedProvider(steps: readonly ProviderStep[], name: string, clock: Clock, faults: FaultLog, callIds: CallIdCounter): ModelClient {
+export function scriptedProvider(
+  steps: readonly ProviderStep[],
+  name: string,
+  clock: Clock,
+  faults: FaultLog,
+  callIds: CallIdCounter,
+  model?: string,
+): ModelClient {
   return new ScriptedModelClient(
     steps.map((step) => (): ScriptedEntry => {
       const entry = toEntry(step, callIds);
@@ -26,6 +34,7 @@ export function scriptedProvider(steps: readonly ProviderStep[], name: string, c
     }),
     {
       name,
+      ...(model !== undefined ? { model } : {}),
       clock,
       onExhausted: (_request, index) =>
         transportError('invalid_request', { message: `scenario provider script exhausted at request ${index + 1}: add a step` }),
@@ -56,14 +65,20 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
       ...(step.error.message !== undefined ? { message: step.error.message } : {}),
     });
   } else throw new Error('a provider step without a result (the schema should have refused it)');
-  // An error event inside a 200 stream: some text streams first.
-  const deltas = step.error?.midStream ? { deltas: [{ kind: 'text' as const, text: 'Let me check that for you' }] } : {};
+  // An error event inside a 200 stream: some text streams first. Any other text streams in pieces, as a provider streams it.
+  const deltas: ModelDelta[] = step.error?.midStream ? [{ kind: 'text', text: 'Let me check that for you' }] : streamedPieces(result);
   return {
     result,
-    ...deltas,
+    deltas,
     ...(step.latencyMs ? { latencyMs: step.latencyMs } : {}),
     ...(step.deltaMs ? { deltaIntervalMs: step.deltaMs } : {}),
   };
+}
+
+/** The result's text streamed as a provider streams it: in pieces (three, as the wire fakes write it), so a text is never stored in one delta. */
+function streamedPieces(result: ModelResult): ModelDelta[] {
+  const text = 'text' in result && typeof result.text === 'string' ? result.text : '';
+  return text.length > 0 ? pieces(text).map((piece) => ({ kind: 'text', text: piece })) : [];
 }
 
 /** One line for people: what a provider step does. */

@@ -30,7 +30,14 @@ const usageSchema = z.object({
 });
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
-const toolCallBlock = z.object({ type: z.literal('tool_call'), id: z.string(), name: z.string(), args: z.unknown() });
+const toolCallBlock = z.object({
+  type: z.literal('tool_call'),
+  id: z.string(),
+  name: z.string(),
+  args: z.unknown(),
+  /** The model gave this call the id of an earlier call (the first of the chain); the loop gave it a fresh id. Not projected. */
+  repeatOf: z.string().optional(),
+});
 const assistantBlock = z.discriminatedUnion('type', [textBlock, toolCallBlock]);
 
 export const outcomeSchema = z.discriminatedUnion('kind', [
@@ -90,6 +97,8 @@ export const EVENT_SCHEMAS = {
   'prompt.assembled': z.object({
     system: z.string(),
     fragments: z.array(z.object({ id: z.string(), priority: z.number() })),
+    /** Fragments left out of `system` because they failed (a dynamic fragment that threw), and why. */
+    errors: z.array(z.object({ id: z.string(), message: z.string() })).optional(),
   }),
   /** The tool specs offered to the model; recorded whenever they change. */
   'tools.declared': z.object({
@@ -164,6 +173,8 @@ export const EVENT_SCHEMAS = {
   /** Undo of a compaction. */
   'projection.restored': z.object({ replacement: seq }),
   'cancel.requested': z.object({ by: z.enum(CANCEL_SOURCES), reason: z.string() }),
+  /** A listener of the log threw while told of event `seq` (which is stored all the same). For people. */
+  'log.listener_failed': z.object({ seq, error: z.string() }),
   'turn.closed': z.object({
     turn,
     outcome: outcomeSchema,
@@ -196,11 +207,12 @@ export const EVENT_VERSIONS: { readonly [T in EventType]: number } = {
   'projection.replaced': 1,
   'projection.restored': 1,
   'cancel.requested': 1,
+  'log.listener_failed': 1,
   'turn.closed': 1,
 };
 
 /** Types that an older reader may skip: they are for people, never for the model. */
-export const IGNORABLE_BY_DEFAULT: ReadonlySet<EventType> = new Set<EventType>(['model.delta']);
+export const IGNORABLE_BY_DEFAULT: ReadonlySet<EventType> = new Set<EventType>(['model.delta', 'log.listener_failed']);
 
 export function isKnownType(type: string): type is EventType {
   return Object.hasOwn(EVENT_SCHEMAS, type);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createRedactor } from '../redact/index.ts';
 import { EventLog } from './event-log.ts';
 import { LogAppendError } from './errors.ts';
 
@@ -140,6 +141,44 @@ describe('EventLog.append: the single validated entry point (invariant 2)', () =
     expect((inner as LogAppendError).reason).toMatch(/re-entrant append/);
     expect(outer.seq).toBe(0);
     expect(log.length).toBe(1);
+  });
+
+  it('contains a listener that throws: the append returns its stored event, the others still hear it, and the failure is recorded', () => {
+    const log = newLog();
+    const heard: number[] = [];
+    log.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    log.subscribe((e) => heard.push(e.seq));
+    const event = log.append('inbox.received', { id: 'm', intent: 'follow_up', text: 'x', source: 'user' });
+    expect(event.seq).toBe(0);
+    expect(heard).toEqual([0, 1]);
+    expect(log.events.map((e) => e.type)).toEqual(['inbox.received', 'log.listener_failed']);
+    expect(log.at(1)!.payload).toEqual({ seq: 0, error: 'Error: listener bug' });
+    expect(log.at(1)!.ignorable).toBe(true);
+    // The failure event's own listener failure is not recorded again: the log does not grow without end.
+    expect(log.length).toBe(2);
+  });
+
+  it('redacts every string of every payload, keys too, with the redactor it was given (or one the loop installs)', () => {
+    const secret = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    const redact = createRedactor({ secrets: [secret] });
+    const log = new EventLog(clock, [], { redact });
+    const event = log.append('model.delta', {
+      turn: 0,
+      step: 1,
+      attempt: 1,
+      // An own `__proto__` key, as JSON.parse makes it (in a literal it would set the prototype).
+      delta: JSON.parse(JSON.stringify({ [secret]: [`key ${secret}`, { deep: secret }] }).replace(/}$/, `,"__proto__":{"x":"${secret}"}}`)),
+    });
+    expect(JSON.stringify(event.payload)).not.toContain(secret);
+    const args = event.payload.delta;
+    expect(Object.keys(args)).toEqual(['[REDACTED]', '__proto__']);
+    expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+    const plain = newLog();
+    plain.redactWith(redact);
+    plain.redactWith(createRedactor()); // the first one set stays
+    expect(plain.append('inbox.received', { id: 'm', intent: 'follow_up', text: `my key ${secret}`, source: 'user' }).payload.text).toBe('my key [REDACTED]');
   });
 
   describe('rejects positions that do not exist', () => {

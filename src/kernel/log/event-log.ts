@@ -2,12 +2,20 @@
  * The append-only event log: the only source of truth (seed 000 §2).
  *
  * `append` is the one entry point. In a single pass it validates the payload as
- * plain JSON data and freezes a copy of it, checks positions (sources, replaced
- * ranges, tool results against their calls), assigns the next seq, stores the
- * frozen event and notifies listeners. A listener that appends from inside that
- * notification is refused: seq assignment and notification order would interleave.
+ * plain JSON data, passes every string in it (keys too) through the log's
+ * redactor and freezes a copy, checks positions (sources, replaced ranges, tool
+ * results against their calls), assigns the next seq, stores the frozen event
+ * and notifies listeners. Redaction is a property of the log, not of each call
+ * site: no secret the redactor knows is stored, whoever appends.
+ *
+ * A listener that appends from inside that notification is refused: seq
+ * assignment and notification order would interleave. A listener that throws
+ * does not undo the append nor escape it (the event is stored): the failure is
+ * recorded right after as a `log.listener_failed` event, and the other
+ * listeners still run.
  */
 import type { Clock } from '../clock.ts';
+import type { Redactor } from '../redact/index.ts';
 import { EVENT_VERSIONS, IGNORABLE_BY_DEFAULT, type EventPayload, type EventType } from './catalogue.ts';
 import type { AnyEvent, Envelope, LogEvent } from './envelope.ts';
 import { LogAppendError } from './errors.ts';
@@ -21,20 +29,27 @@ export interface AppendOptions {
 
 export type LogListener = (event: LogEvent) => void;
 
+export interface EventLogOptions {
+  /** Applied to every string of every appended payload. Default: none (the loop installs its own, see `redactWith`). */
+  readonly redact?: Redactor;
+}
+
 export class EventLog {
   readonly #events: AnyEvent[];
   readonly #listeners = new Set<LogListener>();
   readonly #positions = new PositionIndex();
   readonly #clock: Pick<Clock, 'now'>;
   #appending = false;
+  #redact: Redactor | undefined;
   /** Seq of the first event not yet handed to the store. */
   #flushedUpTo: number;
 
   /**
    * @param existing events already persisted (decoded by `decodeRecords`), in seq order.
    */
-  constructor(clock: Pick<Clock, 'now'>, existing: readonly AnyEvent[] = []) {
+  constructor(clock: Pick<Clock, 'now'>, existing: readonly AnyEvent[] = [], options: EventLogOptions = {}) {
     this.#clock = clock;
+    this.#redact = options.redact;
     this.#events = existing.slice();
     for (const event of this.#events) this.#positions.observe(event);
     this.#flushedUpTo = this.#events.length;
@@ -62,13 +77,25 @@ export class EventLog {
     return this.#positions;
   }
 
+  /** The redactor every append applies, if any. */
+  get redactor(): Redactor | undefined {
+    return this.#redact;
+  }
+
+  /** Sets the redactor for appends from now on, when the log has none (the loop gives the log its own). */
+  redactWith(redact: Redactor): void {
+    this.#redact ??= redact;
+  }
+
   append<T extends EventType>(type: T, payload: EventPayload<T>, options: AppendOptions = {}): Envelope<T> {
     if (this.#appending) {
       throw new LogAppendError('append', `re-entrant append of "${type}" from inside an append's listener`);
     }
     this.#appending = true;
+    let event: Envelope<T>;
+    let failures: unknown[] | undefined;
     try {
-      const frozenPayload = toFrozenPlainData(payload, `${type}.payload`) as Readonly<EventPayload<T>>;
+      const frozenPayload = toFrozenPlainData(payload, `${type}.payload`, this.#redact) as Readonly<EventPayload<T>>;
       const seq = this.#events.length;
       let sources: readonly number[] | undefined;
       if (options.sources !== undefined) {
@@ -80,7 +107,7 @@ export class EventLog {
           }
         }
       }
-      const event = {
+      event = {
         type,
         seq,
         v: EVENT_VERSIONS[type],
@@ -93,10 +120,35 @@ export class EventLog {
       Object.freeze(event);
       this.#events.push(event as LogEvent);
       this.#positions.observe(event as LogEvent);
-      for (const listener of this.#listeners) listener(event as LogEvent);
-      return event;
+      failures = this.#notify(event as LogEvent);
     } finally {
       this.#appending = false;
+    }
+    if (failures) this.#recordListenerFailures(event as LogEvent, failures);
+    return event;
+  }
+
+  /** Runs every listener; returns the errors of those that threw. */
+  #notify(event: LogEvent): unknown[] | undefined {
+    let failures: unknown[] | undefined;
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        (failures ??= []).push(error);
+      }
+    }
+    return failures;
+  }
+
+  /** A listener's failure, told in the log. Not again for the failure event itself: a listener that always throws cannot make the log grow without end. */
+  #recordListenerFailures(event: LogEvent, failures: readonly unknown[]): void {
+    if (event.type === 'log.listener_failed') return;
+    for (const error of failures) {
+      this.append('log.listener_failed', {
+        seq: event.seq,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
     }
   }
 

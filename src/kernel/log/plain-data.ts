@@ -14,10 +14,11 @@ import { LogAppendError } from './errors.ts';
  * and the path to the current value is kept as a key list, turned into text only
  * for an error.
  */
-export function toFrozenPlainData(value: unknown, path = 'payload'): unknown {
-  if (typeof value !== 'object' || value === null) return copy(value, { root: path, keys: [], ancestors: [] });
-  if (recent.includes(value)) return value;
-  const out = copy(value, { root: path, keys: [], ancestors: [] }) as object;
+export function toFrozenPlainData(value: unknown, path = 'payload', redact?: (text: string) => string): unknown {
+  const walk: Walk = { root: path, keys: [], ancestors: [], redact };
+  if (typeof value !== 'object' || value === null) return copy(value, walk);
+  if (!redact && recent.includes(value)) return value;
+  const out = copy(value, walk) as object;
   recent[recentNext] = out;
   recentNext = (recentNext + 1) % RECENT_SIZE;
   return out;
@@ -41,6 +42,8 @@ interface Walk {
   readonly keys: (string | number)[];
   /** The objects being copied, outermost first (cycle check; payloads are shallow). */
   readonly ancestors: object[];
+  /** Applied to every string, keys included (the log's redactor). */
+  readonly redact: ((text: string) => string) | undefined;
 }
 
 function pathOf(walk: Walk): string {
@@ -52,6 +55,7 @@ function pathOf(walk: Walk): string {
 function copy(value: unknown, walk: Walk): unknown {
   switch (typeof value) {
     case 'string':
+      return walk.redact ? walk.redact(value) : value;
     case 'boolean':
       return value;
     case 'number':
@@ -97,24 +101,39 @@ function copy(value: unknown, walk: Walk): unknown {
   // The spread reads each own enumerable property once; what it read is then
   // checked, and nested objects are replaced by their own frozen copies. Keys are
   // only needed for a value that is not a plain leaf (same order as the values).
-  const out: Record<string, unknown> = { ...obj };
+  // (A spread defines `__proto__` as an own key, like any other: keys stay data.)
+  let out: Record<string, unknown> = { ...obj };
   const values = Object.values(out);
+  const redact = walk.redact;
   let keys: string[] | undefined;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
-    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) continue;
+    if (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) continue;
+    if (typeof v === 'string' && !redact) continue;
     keys ??= Object.keys(out);
     const key = keys[i]!;
     const checked = child(v, key, walk);
     if (checked !== v) out[key] = checked;
   }
+  if (redact) out = withRedactedKeys(out, keys ?? Object.keys(out), redact);
   ancestors.pop();
   return Object.freeze(out);
 }
 
+/** The object with its keys redacted: the same object when no key changes (nearly always), else a copy in the same order. */
+function withRedactedKeys(object: Record<string, unknown>, keys: readonly string[], redact: (text: string) => string): Record<string, unknown> {
+  let i = 0;
+  while (i < keys.length && redact(keys[i]!) === keys[i]) i++;
+  if (i === keys.length) return object;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) Object.defineProperty(out, redact(k), { value: object[k], writable: true, enumerable: true, configurable: true });
+  return out;
+}
+
 /** A property or element: leaves that are fine as they are return at once. */
 function child(value: unknown, key: string | number, walk: Walk): unknown {
-  if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return value;
+  if (typeof value === 'string') return walk.redact ? walk.redact(value) : value;
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return value;
   walk.keys.push(key);
   const out = copy(value, walk);
   walk.keys.pop();

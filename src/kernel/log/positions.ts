@@ -18,7 +18,18 @@ export interface PendingMessage {
   readonly seq: number;
 }
 
-type CallState = { readonly assistantSeq: number; started: boolean; result: number | undefined; readonly name: string };
+type CallState = {
+  readonly assistantSeq: number;
+  started: boolean;
+  result: number | undefined;
+  readonly name: string;
+  /** The earlier call whose id the model repeated (the first of the chain), when this call is a repeat. */
+  readonly repeatOf: string | undefined;
+  /** Seq of its first `tool.started`. */
+  startedSeq: number | undefined;
+  /** A repeat of this call started (this is the first call of a chain). */
+  repeatStarted: boolean;
+};
 
 export class PositionIndex {
   /** callId -> the assistant message that made the call, and its result. */
@@ -75,6 +86,11 @@ export class PositionIndex {
     const live = this.#pendingOrder.filter((m) => this.#inbox.get(m.id)?.state === 'pending');
     this.#pendingOrder = live;
     return live.slice();
+  }
+
+  /** An inbox message as it was received (its intent, text and source), pending or taken. */
+  message(id: string): PendingMessage | undefined {
+    return this.#inbox.get(id)?.message;
   }
 
   inboxState(id: string): 'pending' | 'taken' | undefined {
@@ -160,6 +176,7 @@ export class PositionIndex {
       case 'model.result':
       case 'model.error_handled':
       case 'cancel.requested':
+      case 'log.listener_failed':
         return;
     }
   }
@@ -208,14 +225,26 @@ export class PositionIndex {
         return;
       case 'assistant.message':
         for (const block of event.payload.content) {
-          if (block.type === 'tool_call') this.#calls.set(block.id, { assistantSeq: event.seq, started: false, result: undefined, name: block.name });
+          if (block.type === 'tool_call')
+            this.#calls.set(block.id, {
+              assistantSeq: event.seq,
+              started: false,
+              result: undefined,
+              name: block.name,
+              repeatOf: block.repeatOf,
+              startedSeq: undefined,
+              repeatStarted: false,
+            });
         }
         return;
       case 'tool.started': {
         const call = this.#calls.get(event.payload.callId);
         if (call && !call.started) {
           call.started = true;
+          call.startedSeq = event.seq;
           this.#toolExecutions++;
+          const first = call.repeatOf === undefined ? undefined : this.#calls.get(call.repeatOf);
+          if (first) first.repeatStarted = true;
         }
         return;
       }

@@ -8,7 +8,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { ModelClient } from '../model/client.ts';
 import { PRIORITY, PromptAssembler, type PromptFragment } from '../prompt/assembler.ts';
-import { createRedactor, type Redactor } from '../redact.ts';
+import { createRedactor, type Redactor } from '../redact/index.ts';
 import { createToolExecutor, type ToolExecutorOptions } from '../tools/pipeline.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import type { ToolExecutor } from '../tools/types.ts';

@@ -36,6 +36,7 @@ export interface ErrorContext {
   /** Attempts made for this step so far (1 after the first call). */
   readonly attempt: number;
   readonly config: LoopConfig;
+  /** The clients to fall back to, in order: those after the current one in the chain, less any inside its retry-after window. */
   readonly fallbacks: readonly ModelClient[];
   /** Per-step counters handlers may use to bound themselves. */
   readonly counters: Map<string, number>;
@@ -116,8 +117,7 @@ export const retryTiersHandler: ModelErrorHandler = {
 };
 
 function fallbackOrFail(error: TransportErrorResult, context: ErrorContext, why: string): ErrorDecision {
-  const used = context.counters.get('fallback') ?? 0;
-  const next = context.fallbacks[used];
+  const next = context.fallbacks[0];
   if (next) {
     bump(context.counters, 'fallback');
     return { action: 'switch_client', client: next, detail: `tier 3: fallback to ${next.name} (${why})` };

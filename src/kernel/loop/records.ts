@@ -4,28 +4,24 @@
  * is written down.
  */
 import type { EventLog } from '../log/event-log.ts';
-import type { AssistantBlock, ModelResult, ToolCall } from '../model/client.ts';
+import type { AssistantBlock, ModelResult } from '../model/client.ts';
 import { assertNever, outcomeLabel, type Outcome } from '../outcome.ts';
-import { redactDeep } from '../redact.ts';
 
 type Redact = (text: string) => string;
 
-/** Assistant content as plain, redacted data for the log. */
-export function plainContent(content: readonly AssistantBlock[], redact: Redact) {
+/** Assistant content as plain data for the log (which redacts it): the fields of each block, nothing else. */
+export function plainContent(content: readonly AssistantBlock[]) {
   return content.map((b) =>
     b.type === 'text'
-      ? { type: 'text' as const, text: redact(b.text) }
-      : { type: 'tool_call' as const, id: b.id, name: b.name, args: redactDeep(b.args ?? {}, redact) },
+      ? { type: 'text' as const, text: b.text }
+      : {
+          type: 'tool_call' as const,
+          id: b.id,
+          name: b.name,
+          args: b.args ?? {},
+          ...('repeatOf' in b && typeof b.repeatOf === 'string' ? { repeatOf: b.repeatOf } : {}),
+        },
   );
-}
-
-/** Content with call ids replaced by the de-duplicated ones, in order. */
-export function withCallIds(content: readonly AssistantBlock[], calls: readonly ToolCall[]): AssistantBlock[] {
-  let k = 0;
-  const out: AssistantBlock[] = content.map((b) => (b.type === 'tool_call' ? { ...b, id: calls[k++]?.id ?? b.id } : b));
-  // Calls the provider reported without content blocks still belong in the message.
-  for (; k < calls.length; k++) out.push({ type: 'tool_call', id: calls[k]!.id, name: calls[k]!.name, args: calls[k]!.args });
-  return out;
 }
 
 /** An outcome with only the alphabet's fields, its texts redacted. */

@@ -21,20 +21,25 @@ export interface RecordedRequest {
   readonly temperature?: number;
 }
 
-/** Records the prompt and tools if they changed; returns their seqs. */
+/**
+ * Records the prompt and tools if they changed; returns their seqs, and the
+ * fragments left out of the prompt because they failed (recorded with it).
+ */
 export function recordPromptAndTools(
   log: EventLog,
   prompt: PromptSource,
   tools: readonly ToolSpec[],
   lastTools: { specs: readonly ToolSpec[] | undefined },
-): { prompt: number; tools: number } {
+): { prompt: number; tools: number; errors: readonly { readonly id: string; readonly message: string }[] } {
   const assembled = prompt.assemble();
+  const errors = (assembled.errors ?? []).map((e) => ({ id: e.id, message: e.message }));
   let promptSeq = log.positions.lastPrompt;
   const previous = promptSeq === undefined ? undefined : (log.at(promptSeq) as Extract<LogEvent, { type: 'prompt.assembled' }>);
-  if (!previous || previous.payload.system !== assembled.system) {
+  if (!previous || previous.payload.system !== assembled.system || JSON.stringify(previous.payload.errors ?? []) !== JSON.stringify(errors)) {
     promptSeq = log.append('prompt.assembled', {
       system: assembled.system,
       fragments: assembled.fragments.map((f) => ({ id: f.id, priority: f.priority })),
+      ...(errors.length > 0 ? { errors } : {}),
     }).seq;
   }
   let toolsSeq = log.positions.lastTools;
@@ -42,7 +47,7 @@ export function recordPromptAndTools(
     toolsSeq = log.append('tools.declared', { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.inputSchema } })) }).seq;
   }
   lastTools.specs = tools;
-  return { prompt: promptSeq!, tools: toolsSeq };
+  return { prompt: promptSeq!, tools: toolsSeq, errors };
 }
 
 function sameSpecs(event: Extract<LogEvent, { type: 'tools.declared' }>, tools: readonly ToolSpec[]): boolean {

@@ -17,26 +17,34 @@
  *
  * Every path out of a turn goes through `#closeTurn` in a `finally`: exactly one
  * `turn.closed` (invariant 4), every tool call given a result, taken messages the
- * model never saw returned to the inbox on cancel (invariant 9), the trace ended.
- * Nothing throws out of `drain` (invariant 12).
+ * model will not read in a kept history returned to the inbox (returns.ts,
+ * invariant 9), side effects of a turn whose steps are not kept told to the next
+ * turn (invariant 14), the trace ended. Nothing throws out of `drain` (invariant 12).
  */
 import type { EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
-import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolCall, ToolSpec, ToolUseResult } from '../model/client.ts';
-import { assertNever, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
+import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
+import { assertNever, keepsCompletedSteps, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
 import { ProjectionCache } from '../projection/projection.ts';
-import { redactDeep } from '../redact.ts';
+import { streamRedactor } from '../redact/index.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
 import { CancelScope, raceAbort } from './cancellation.ts';
 import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
 import { PersistenceError, persistOrThrow } from './persistence-error.ts';
-import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult, withCallIds } from './records.ts';
+import { RetryAfterWindows } from './retry-after-windows.ts';
+import { DeltaStreams } from './delta-streams.ts';
+import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult } from './records.ts';
 import { recordPromptAndTools } from './request.ts';
+import { isLoopWritten, LOOP_SOURCE, messagesToReturn } from './returns.ts';
+import { planStepCalls, type PlannedCall } from './step-calls.ts';
 import { ToolJournal } from './tool-journal.ts';
 import type { ClaimDecision, LoopDeps, SendOptions, TurnResult } from './types.ts';
+
+/** The source of the side-effect notice the loop writes. */
+const SIDE_EFFECT_NOTICE_SOURCE = `${LOOP_SOURCE}side-effects`;
 
 /** Safety net for handlers that always retry: no step makes more requests than this. */
 const MAX_ATTEMPTS_PER_STEP = 50;
@@ -51,8 +59,8 @@ interface TurnState {
   toolCalls: number;
   inputTokens: number;
   outputTokens: number;
-  /** Inbox ids taken since the model last completed a step: they have not reached it. */
-  takenPending: string[];
+  /** Inbox messages taken by the turn, in order; `seen` once the model completed a step after it was taken. */
+  taken: { id: string; source: string; seen: boolean }[];
   reply: string | undefined;
   extensions: number;
 }
@@ -74,6 +82,7 @@ export class AgentLoop {
   readonly #lastTools: { specs: readonly ToolSpec[] | undefined } = { specs: undefined };
   readonly #handlers;
   readonly #random: () => number;
+  readonly #windows: RetryAfterWindows;
   #running: Promise<TurnResult[]> | undefined;
   #turn: TurnState | undefined;
   #stopped: { by: CancelSource; reason: string } | undefined;
@@ -84,6 +93,9 @@ export class AgentLoop {
     this.#projection = new ProjectionCache(deps.log);
     this.#handlers = [...(deps.errorHandlers ?? []), ...BUILT_IN_HANDLERS];
     this.#random = deps.random ?? Math.random;
+    this.#windows = new RetryAfterWindows(deps.log);
+    // Redaction is the log's: whatever appends, no secret the redactor knows is stored.
+    deps.log.redactWith(deps.redact);
   }
 
   /** The incremental projection the loop sends (for hosts, tests and the harness). */
@@ -98,8 +110,8 @@ export class AgentLoop {
   /** Posts a message to the inbox. Returns its id. It is taken by `drain`. */
   send(text: string, options: SendOptions = {}): string {
     const id = options.id ?? this.#deps.newId();
-    // Secrets never reach the log (nor, therefore, the model).
-    this.#log.append('inbox.received', { id, intent: options.intent ?? 'follow_up', text: this.#deps.redact(text), source: options.source ?? 'user' });
+    // Secrets never reach the log (the log redacts), nor, therefore, the model.
+    this.#log.append('inbox.received', { id, intent: options.intent ?? 'follow_up', text, source: options.source ?? 'user' });
     return id;
   }
 
@@ -172,12 +184,12 @@ export class AgentLoop {
       scope,
       tracer,
       span: tracer.startSpan('turn', `turn ${turn}`, undefined, { turn }),
-      journal: new ToolJournal(this.#log, turn, deps.persist, deps.redact),
+      journal: new ToolJournal(this.#log, turn, deps.persist),
       steps: 0,
       toolCalls: 0,
       inputTokens: 0,
       outputTokens: 0,
-      takenPending: [],
+      taken: [],
       reply: undefined,
       extensions: 0,
     };
@@ -205,10 +217,11 @@ export class AgentLoop {
       // complete all the same, and the loop never throws.
       trace = tracer.end();
     }
+    // What the host returns passes the same redactor as what the log stores.
     return {
       turn,
-      outcome,
-      ...(outcome.kind === 'replied' && state.reply !== undefined ? { reply: state.reply } : {}),
+      outcome: plainOutcome(outcome, deps.redact),
+      ...(outcome.kind === 'replied' && state.reply !== undefined ? { reply: deps.redact(state.reply) } : {}),
       steps: state.steps,
       toolCalls: state.toolCalls,
       usage: { inputTokens: state.inputTokens, outputTokens: state.outputTokens },
@@ -244,13 +257,18 @@ export class AgentLoop {
     const claimed = takeForTurnStart(this.#log.positions.pending());
     this.#log.append('turn.opened', { turn: s.turn, trigger: claimed[0]?.id ?? '' });
 
-    const decided = await this.#claim(s, claimed);
+    // The claim policy filters what people sent; what the loop wrote itself passes untouched.
+    const decided = await this.#claim(
+      s,
+      claimed.filter((m) => !isLoopWritten(m.source)),
+    );
     // Even when the policy broke, the messages are taken: left pending they would
     // start the same failing turn again and again.
     const decision: ClaimDecision = decided.decision === 'threw' ? { decision: 'allow' } : decided;
     let delivered = 0;
     for (const message of claimed) {
-      const rewritten = decision.decision === 'allow' ? decision.rewrite?.get(message.id) : undefined;
+      const loopWritten = isLoopWritten(message.source);
+      const rewritten = decision.decision === 'allow' && !loopWritten ? decision.rewrite?.get(message.id) : undefined;
       const dropped = rewritten === null || (rewritten ?? message.text).length === 0;
       this.#log.append('user.message', {
         turn: s.turn,
@@ -259,8 +277,9 @@ export class AgentLoop {
         text: dropped ? '' : (rewritten ?? message.text),
         ...(dropped ? { dropped: true } : {}),
       });
-      s.takenPending.push(message.id);
-      if (!dropped) delivered++;
+      s.taken.push({ id: message.id, source: message.source, seen: false });
+      // A notice alone is no work: the turn is for what people sent.
+      if (!dropped && !loopWritten) delivered++;
     }
     await this.#persist();
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
@@ -286,7 +305,7 @@ export class AgentLoop {
   #takeStepInput(s: TurnState): void {
     for (const message of takeForNextStep(this.#log.positions.pending())) {
       this.#log.append('user.message', { turn: s.turn, id: message.id, intent: message.intent, text: message.text });
-      s.takenPending.push(message.id);
+      s.taken.push({ id: message.id, source: message.source, seen: false });
     }
   }
 
@@ -335,7 +354,9 @@ export class AgentLoop {
 
   /** One step's request, through as many attempts as the error chain allows. */
   async #awaitingModel(s: TurnState): Promise<StepResult> {
-    let client = this.#deps.model;
+    const first = await this.#clientForStep(s);
+    if ('outcome' in first) return first;
+    let client = first.client;
     const counters = new Map<string, number>();
     for (let attempt = 1; ; attempt++) {
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
@@ -347,11 +368,49 @@ export class AgentLoop {
       const result = sent.result;
       if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
-      const recovery = await this.#recovering(s, result, attempt, counters);
+      const recovery = await this.#recovering(s, result, attempt, counters, client);
       // A cancel that landed while the chain worked (a compaction it cut short) wins over the chain's verdict.
       if ('outcome' in recovery) return s.scope.cancelled ? { outcome: this.#cancelled(s) } : recovery;
       client = recovery.retryWith ?? client;
     }
+  }
+
+  /** The clients in the order the loop tries them: the primary, then the fallbacks. */
+  #chain(): readonly ModelClient[] {
+    return [this.#deps.model, ...(this.#deps.fallbackModels ?? [])];
+  }
+
+  /**
+   * The client a step starts with: the first of the chain outside its retry-after
+   * window. When every one is inside its window, the step waits for the first
+   * window to end — if that is no longer than the loop waits for a retry-after
+   * (`retry.maxRetryAfterMs`); otherwise the turn fails `rate_limited`, as the error
+   * chain decides for a retry-after it will not wait.
+   */
+  async #clientForStep(s: TurnState): Promise<{ readonly client: ModelClient } | { readonly outcome: Outcome }> {
+    const { clock, config } = this.#deps;
+    const chain = this.#chain();
+    const now = clock.now();
+    const free = chain.find((c) => !this.#windows.closed(c.name, now));
+    if (free) return { client: free };
+    let soonest = chain[0]!;
+    for (const c of chain) if ((this.#windows.until(c.name) ?? 0) < (this.#windows.until(soonest.name) ?? 0)) soonest = c;
+    const waitMs = (this.#windows.until(soonest.name) ?? now) - now;
+    if (waitMs > config.retry.maxRetryAfterMs) {
+      return {
+        outcome: {
+          kind: 'failed',
+          reason: 'rate_limited',
+          detail: `every model client is inside its retry-after window; the first ends in ${waitMs} ms, longer than the ${config.retry.maxRetryAfterMs} ms limit`,
+        },
+      };
+    }
+    const span = s.span.child('backoff', `wait ${waitMs} ms`, { delayMs: waitMs, handler: 'retry-after-window', client: soonest.name });
+    await clock.sleep(waitMs, s.scope.signal);
+    span.end(s.scope.cancelled ? 'cancelled' : 'ok');
+    if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+    this.#takeStepInput(s); // steers and injects that arrived during the wait join this step
+    return { client: soonest };
   }
 
   /** Records the request (prompt, tools, messages by reference to the log) and sends it. */
@@ -372,13 +431,21 @@ export class AgentLoop {
     const upTo = this.#log.length;
     const tools = deps.tools.specs();
     const refs = recordPromptAndTools(this.#log, deps.prompt, tools, this.#lastTools);
+    if (refs.errors.length > 0) {
+      // A fragment that failed is left out, and said so — in the log (above) and in the trace.
+      s.span
+        .child('prompt', 'prompt fragments', { step: s.steps })
+        .end('error', { omitted: refs.errors.map((e) => e.id), error: refs.errors.map((e) => `${e.id}: ${e.message}`).join('; ') });
+    }
     const system = (this.#log.at(refs.prompt) as Extract<LogEvent, { type: 'prompt.assembled' }>).payload.system;
+    // Each client is asked for its own model; one that names none, for the configured one.
+    const model = client.model ?? config.model;
     this.#log.append('model.request', {
       turn: s.turn,
       step: s.steps,
       attempt,
       client: client.name,
-      model: config.model,
+      model,
       upTo,
       prompt: refs.prompt,
       tools: refs.tools,
@@ -386,7 +453,7 @@ export class AgentLoop {
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
     });
     const request: ModelRequest = {
-      model: config.model,
+      model,
       system,
       messages,
       tools,
@@ -401,9 +468,13 @@ export class AgentLoop {
   async #callModel(s: TurnState, client: ModelClient, request: ModelRequest, attempt: number): Promise<ModelResult> {
     const span = s.span.child('model_call', client.name, { step: s.steps, attempt, model: request.model });
     let open = true;
+    // Each stream is redacted across its deltas: a key split between two is held back until it can be redacted whole.
+    const streams = new DeltaStreams(this.#deps.redact, this.#deps.streamRedaction ?? streamRedactor);
+    const store = (deltas: readonly ModelDelta[]) => {
+      for (const delta of deltas) this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: { ...delta } });
+    };
     const onDelta = (delta: ModelDelta) => {
-      if (open)
-        this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: redactDeep(delta, this.#deps.redact) as Record<string, unknown> });
+      if (open) store(streams.push(delta));
     };
     let call: Promise<ModelResult>;
     try {
@@ -431,6 +502,7 @@ export class AgentLoop {
       (error) => ({ type: 'transport_error', kind: 'network', message: `model client rejected (contract violation): ${describeError(error)}` }),
     );
     open = false;
+    store(streams.end());
     const ok = result.type === 'reply' || result.type === 'tool_use';
     span.end(result.type === 'transport_error' && result.kind === 'aborted' ? 'cancelled' : ok ? 'ok' : 'error', {
       result: result.type,
@@ -474,8 +546,8 @@ export class AgentLoop {
     if (result.text.trim().length === 0 && !result.content.some((b) => b.type === 'text' && b.text.trim())) {
       return { kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' };
     }
-    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content, this.#deps.redact) });
-    s.takenPending = [];
+    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content) });
+    markSeen(s);
     s.reply = result.text;
     await this.#persist();
     // The turn ends when no steer waits — checked again after the hooks, which take time.
@@ -490,14 +562,11 @@ export class AgentLoop {
   /** Tool calls: recorded, then run unless a budget forbids it (invariant 11: checked before any runs). */
   async #toolUse(s: TurnState, result: ToolUseResult): Promise<Next> {
     const { config } = this.#deps;
-    const calls = this.#uniqueCallIds(result.calls);
-    this.#log.append('assistant.message', {
-      turn: s.turn,
-      step: s.steps,
-      content: plainContent(withCallIds(result.content, calls), this.#deps.redact),
-    });
-    s.takenPending = [];
-    s.journal.planned(calls);
+    const plan = planStepCalls(result.calls, result.content, this.#log, this.#deps.redact);
+    const calls = plan.calls;
+    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(plan.content) });
+    markSeen(s);
+    s.journal.planned(calls.map((p) => p.call));
     await this.#persist();
     // Invariant 11: never run a round whose results the model could not see.
     if (s.steps >= config.maxSteps) {
@@ -521,16 +590,6 @@ export class AgentLoop {
     return 'next_step';
   }
 
-  #uniqueCallIds(calls: readonly ToolCall[]): ToolCall[] {
-    const seen = new Set<string>();
-    return calls.map((c, i) => {
-      let id = c.id || `call_${this.#log.length}_${i}`;
-      for (let n = 2; seen.has(id) || this.#log.positions.call(id); n++) id = `${c.id || 'call'}_${n}`;
-      seen.add(id);
-      return id === c.id ? c : { ...c, id };
-    });
-  }
-
   #steerWaiting(): boolean {
     return takeForNextStep(this.#log.positions.pending()).some((m) => m.intent === 'steer');
   }
@@ -540,14 +599,17 @@ export class AgentLoop {
   // ---------------------------------------------------------------------------
 
   /** Passes a failed attempt through the error chain; records and carries out its decision. */
-  async #recovering(s: TurnState, result: ModelErrorResult, attempt: number, counters: Map<string, number>): Promise<Recovery> {
+  async #recovering(s: TurnState, result: ModelErrorResult, attempt: number, counters: Map<string, number>, current: ModelClient): Promise<Recovery> {
     const deps = this.#deps;
+    const chain = this.#chain();
+    const now = deps.clock.now();
     const context: ErrorContext = {
       turn: s.turn,
       step: s.steps,
       attempt,
       config: deps.config,
-      fallbacks: deps.fallbackModels ?? [],
+      // The clients after this one in the chain, skipping any inside its retry-after window.
+      fallbacks: chain.slice(chain.indexOf(current) + 1).filter((c) => !this.#windows.closed(c.name, now)),
       counters,
       random: this.#random,
       compact: async () => {
@@ -606,24 +668,30 @@ export class AgentLoop {
   // TOOLS
   // ---------------------------------------------------------------------------
 
-  async #runningTools(s: TurnState, calls: readonly ToolCall[]): Promise<void> {
+  async #runningTools(s: TurnState, calls: readonly PlannedCall[]): Promise<void> {
     const tools = this.#deps.tools;
     // Consecutive parallel-safe calls run together; anything else runs alone, in order.
     let i = 0;
     while (i < calls.length) {
       if (s.scope.cancelled) return; // the rest get "not run" results when the turn closes
       let j = i + 1;
-      if (tools.parallelSafe(calls[i]!.name)) while (j < calls.length && tools.parallelSafe(calls[j]!.name)) j++;
+      if (tools.parallelSafe(calls[i]!.call.name)) while (j < calls.length && tools.parallelSafe(calls[j]!.call.name)) j++;
       await Promise.all(calls.slice(i, j).map((c) => this.#runTool(s, c)));
       i = j;
     }
   }
 
-  async #runTool(s: TurnState, call: ToolCall): Promise<void> {
+  async #runTool(s: TurnState, { call, repeatOf }: PlannedCall): Promise<void> {
     const step = s.steps;
     let settled;
     try {
-      settled = await this.#deps.tools.execute(call, { signal: s.scope.signal, clock: this.#deps.clock, recorder: s.journal.recorder(step), trace: s.span });
+      settled = await this.#deps.tools.execute(call, {
+        signal: s.scope.signal,
+        clock: this.#deps.clock,
+        recorder: s.journal.recorder(step),
+        trace: s.span,
+        ...(repeatOf !== undefined ? { repeatOf } : {}),
+      });
     } catch (error) {
       settled = s.journal.pipelineError(call, error);
     }
@@ -651,6 +719,11 @@ export class AgentLoop {
             return undefined;
           },
         );
+        if (s.scope.cancelled) {
+          // Cut short by the cancel: the hook did not finish, whatever it returns later.
+          span.end('cancelled');
+          return false;
+        }
         if (result && result.extend) {
           this.#log.append('inbox.received', { id: this.#deps.newId(), intent: 'steer', text: result.extend, source: `checkpoint:${hook.name}` });
           s.extensions++;
@@ -679,24 +752,35 @@ export class AgentLoop {
     try {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
       s.journal.closeOpen(s.steps, outcome);
-      if (outcome.kind === 'cancelled' && s.takenPending.length > 0) {
-        returned = s.takenPending;
-        this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason: `turn cancelled by ${outcome.by} before the model saw them` });
+      returned = messagesToReturn(outcome, s.taken);
+      if (returned.length > 0) {
+        const reason =
+          outcome.kind === 'cancelled'
+            ? `turn cancelled by ${outcome.by} before the model saw them`
+            : `the turn ended ${outcomeLabel(outcome)}; the loop's own messages go back until a kept history holds them`;
+        this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason });
       }
       try {
         await this.#persist();
       } catch (error) {
         outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
+        // A turn that would have kept its steps now keeps none: the loop's own messages the model read in it go back too.
+        const more = messagesToReturn(outcome, s.taken).filter((id) => !returned.includes(id));
+        if (more.length > 0) {
+          this.#log.append('inbox.returned', { turn: s.turn, ids: more, reason: "the turn's close could not be stored; the loop's own messages go back" });
+          returned = [...returned, ...more];
+        }
       }
       this.#appendClosed(s, outcome);
-      if (outcome.kind === 'failed' && this.#deps.config.sideEffectNotice && s.journal.sideEffects.length > 0) {
-        // The failed turn adds nothing to the history (invariant 5), but the world
-        // changed: tell the model in its next turn, without waking the loop.
+      if (!keepsCompletedSteps(outcome) && this.#deps.config.sideEffectNotice && s.journal.sideEffects.length > 0) {
+        // The turn adds nothing to the history (invariant 5) — a failure, a full
+        // conversation — but the world changed: tell the model in its next turn
+        // (invariant 14), without waking the loop.
         this.#log.append('inbox.received', {
           id: this.#deps.newId(),
           intent: 'inject',
           text: sideEffectNotice(outcome, s.journal.sideEffects, this.#log),
-          source: 'loop:side-effects',
+          source: SIDE_EFFECT_NOTICE_SOURCE,
         });
       }
       if (outcome.kind !== 'failed' || outcome.reason !== 'persistence') {
@@ -751,6 +835,11 @@ export class AgentLoop {
       // e.g. a cancel from inside an append's listener: the log refuses re-entrant appends.
     }
   }
+}
+
+/** The model completed a step: every message taken so far is in a step's request. */
+function markSeen(s: TurnState): void {
+  for (const m of s.taken) m.seen = true;
 }
 
 function linkSignals(signals: NonNullable<LoopDeps['signals']>): { signal: AbortSignal; by: CancelSource }[] {

@@ -9,11 +9,15 @@
  * - Every call gets exactly one result: the pipeline's, or — when the turn ends
  *   with calls still open — `unknown` (INTERRUPTED) for one that started, and
  *   `failed` (NOT_RUN) for one that never did.
+ * - A call whose id the model repeated counts as started once any call of its
+ *   chain started (the pipeline then does not run a STATEFUL repeat).
+ *
+ * Secrets: the log redacts every string it stores, so nothing here redacts.
  */
 import type { EventLog } from '../log/event-log.ts';
+import type { LogEvent } from '../log/envelope.ts';
 import type { ToolCall } from '../model/client.ts';
 import { outcomeLabel, type Outcome } from '../outcome.ts';
-import { redactDeep } from '../redact.ts';
 import { renderError } from '../tools/tool-errors.ts';
 import type { SettledToolCall, SideEffect, ToolCallRecorder } from '../tools/types.ts';
 import { PersistenceError, persistOrThrow } from './persistence-error.ts';
@@ -23,7 +27,6 @@ export class ToolJournal {
   readonly #log: EventLog;
   readonly #turn: number;
   readonly #persist: () => Promise<void>;
-  readonly #redact: (text: string) => string;
   /** Tool calls made in this turn, in order. */
   readonly callIds: string[] = [];
   /** STATEFUL / CRITICAL executions started in this turn. */
@@ -31,11 +34,10 @@ export class ToolJournal {
   /** A write-ahead record that could not be stored: the turn stops after the tools settle. */
   writeAheadFailure: PersistenceError | undefined;
 
-  constructor(log: EventLog, turn: number, persist: () => Promise<void>, redact: (text: string) => string) {
+  constructor(log: EventLog, turn: number, persist: () => Promise<void>) {
     this.#log = log;
     this.#turn = turn;
     this.#persist = persist;
-    this.#redact = redact;
   }
 
   /** The calls of a step the model made, in order (before any of them runs). */
@@ -47,7 +49,7 @@ export class ToolJournal {
   recorder(step: number): ToolCallRecorder {
     return {
       policy: (callId, tool, d) => {
-        this.#log.append('policy.decision', { turn: this.#turn, step, callId, tool, decision: d.decision, by: d.by, rule: this.#redact(d.rule) });
+        this.#log.append('policy.decision', { turn: this.#turn, step, callId, tool, decision: d.decision, by: d.by, rule: d.rule });
       },
       started: async (entry) => {
         this.#log.append('tool.started', {
@@ -55,7 +57,7 @@ export class ToolJournal {
           step,
           callId: entry.callId,
           name: entry.name,
-          args: redactDeep(entry.args, this.#redact),
+          args: entry.args,
           sideEffect: entry.sideEffect,
           attempt: entry.attempt,
           ...(entry.idempotencyKey !== undefined ? { idempotencyKey: entry.idempotencyKey } : {}),
@@ -69,8 +71,24 @@ export class ToolJournal {
         }
         if (entry.attempt === 1) this.sideEffects.push({ callId: entry.callId, name: entry.name });
       },
-      alreadyStarted: (callId) => this.#log.positions.call(callId)?.started === true,
+      alreadyStarted: (callId) => {
+        const call = this.#log.positions.call(callId);
+        return call !== undefined && (call.started || call.repeatStarted);
+      },
+      describe: (callId) => this.#describe(callId),
     };
+  }
+
+  /** What is known of a call, for the model: its arguments, and its result so far. */
+  #describe(callId: string): string {
+    const call = this.#log.positions.call(callId);
+    if (!call) return 'nothing (no such call).';
+    const made = this.#log.at(call.assistantSeq) as Extract<LogEvent, { type: 'assistant.message' }> | undefined;
+    const block = made?.payload.content.find((b) => b.type === 'tool_call' && b.id === callId);
+    const args = block && block.type === 'tool_call' ? ` with arguments ${JSON.stringify(block.args)}` : '';
+    if (call.result === undefined) return `${call.name} was called${args}; it started and has no result yet.`;
+    const result = (this.#log.at(call.result) as Extract<LogEvent, { type: 'tool.result' }>).payload;
+    return `${call.name} was called${args}; its result was ${result.status}: ${result.content}`;
   }
 
   /** The result of a pipeline that broke its contract and threw: `unknown` if the call may have started. */
@@ -101,14 +119,14 @@ export class ToolJournal {
       callId: call.id,
       name: call.name,
       status: settled.status,
-      content: this.#redact(settled.content),
+      content: settled.content,
       ...(settled.error ? { error: settled.error } : {}),
       ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
       durationMs: settled.durationMs,
       attempts: settled.attempts,
     };
     try {
-      this.#log.append('tool.result', settled.output !== undefined ? { ...base, output: redactDeep(settled.output, this.#redact) } : base);
+      this.#log.append('tool.result', settled.output !== undefined ? { ...base, output: settled.output } : base);
     } catch {
       // Output that is not plain data must not cost the call its result.
       this.#log.append('tool.result', base);

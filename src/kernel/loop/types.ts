@@ -8,16 +8,22 @@ import type { Intent } from '../log/catalogue.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { Outcome } from '../outcome.ts';
-import type { Redactor } from '../redact.ts';
+import type { Redactor } from '../redact/index.ts';
 import type { ToolExecutor } from '../tools/types.ts';
 import type { TraceRecord, Tracer } from '../trace/tracer.ts';
 import type { LoopConfig } from './config.ts';
+import type { StreamRedaction } from './delta-streams.ts';
 import type { ModelErrorHandler } from './model-errors.ts';
 
 export { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, type LoopConfig, type RetryConfig } from './config.ts';
 
 export interface PromptSource {
-  assemble(): { readonly system: string; readonly fragments: readonly { readonly id: string; readonly priority: number }[] };
+  assemble(): {
+    readonly system: string;
+    readonly fragments: readonly { readonly id: string; readonly priority: number }[];
+    /** Fragments left out because they failed (a dynamic fragment that threw): recorded, and the request goes out without them. */
+    readonly errors?: readonly { readonly id: string; readonly message: string }[];
+  };
 }
 
 /** Proposes a compaction: a range of closed turns and its summary. */
@@ -77,7 +83,10 @@ export interface LoopDeps {
   /** Writes the log's unflushed events to the store. Rejects on failure. */
   readonly persist: () => Promise<void>;
   readonly tracing: TurnTracing;
+  /** Applied to everything the loop stores (the log's own redactor when it has none), returns and traces. */
   readonly redact: Redactor;
+  /** How a streamed text is redacted across its deltas. Default: `streamRedactor` (held back until a secret can be redacted whole). */
+  readonly streamRedaction?: StreamRedaction;
   readonly config: LoopConfig;
   readonly compactor?: Compactor;
   readonly claim?: ClaimPolicy;

@@ -192,6 +192,13 @@ export interface ModelClient {
   /** A short name for logs and traces, e.g. `anthropic:claude-sonnet-4-5`. */
   readonly name: string;
   /**
+   * The model this client is asked for. The loop names it in every request it
+   * sends through this client (and records it): a fallback on another provider is
+   * never asked for the primary's model. A client without one is asked for the
+   * loop's configured model (`LoopConfig.model`).
+   */
+  readonly model?: string;
+  /**
    * Sends one request. Streams deltas through `onDelta`, then settles with exactly
    * one result. Never rejects, never settles twice.
    */

@@ -3,7 +3,7 @@
  * its declaration, render it for the model, redact secrets in both the text and
  * the structured output kept for the log, and cap the text the model reads.
  */
-import { redactDeep, type Redactor } from '../redact.ts';
+import { redactDeep, type Redactor } from '../redact/index.ts';
 import { toPlainJson } from './plain-json.ts';
 import { toolErrors } from './tool-errors.ts';
 import { truncateForModel } from './truncate.ts';

@@ -1,8 +1,9 @@
+import { MAX_ARGUMENT_DEPTH } from './argument-depth.ts';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ToolCall } from '../model/client.ts';
 import { toFrozenPlainData } from '../log/plain-data.ts';
-import { createRedactor } from '../redact.ts';
+import { createRedactor } from '../redact/index.ts';
 import { Tracer } from '../trace/tracer.ts';
 import { defineTool } from './define-tool.ts';
 import { createToolExecutor, type ToolExecutorOptions } from './pipeline.ts';
@@ -680,5 +681,62 @@ describe('tool pipeline: construction', () => {
       await executor.execute(call('x', { id: 5 }, 'c'), ctx),
     ];
     for (const r of results) expect(() => toFrozenPlainData(r)).not.toThrow();
+  });
+});
+
+describe('tool pipeline: a call id the model repeated (ctx.repeatOf)', () => {
+  it('a STATEFUL repeat of a call that started is not run: ALREADY_STARTED, with what is known of the first', async () => {
+    const t = scripted('refund', 'STATEFUL', () => 'refunded');
+    const { executor, ctx, call, recorder } = setup([t.declaration]);
+    expect(await executor.execute(call('refund', {}, 'r'), ctx)).toMatchObject({ status: 'ok' });
+    const described = { ...recorder, describe: (id: string) => `refund ${id} was called; its result was ok: refunded` };
+    const repeat = await executor.execute(call('refund', {}, 'r_2'), { ...ctx, recorder: described, repeatOf: 'r' });
+    expect(repeat).toMatchObject({ status: 'unknown', attempts: 0, error: { error_code: 'ALREADY_STARTED' } });
+    expect(repeat.error!.error_message).toMatch(
+      /repeats the id of call r \(it was renamed r_2\).*What is known of call r: refund r was called; its result was ok: refunded/,
+    );
+    expect(t.runs).toHaveLength(1);
+  });
+
+  it('a repeat of a call that never started runs, with the first call’s idempotency key; so does an IDEMPOTENT repeat', async () => {
+    const refund = scripted('refund', 'STATEFUL', () => 'refunded');
+    const note = scripted('note', 'IDEMPOTENT', () => 'noted');
+    const { executor, ctx, call } = setup([refund.declaration, note.declaration]);
+    await executor.execute(call('refund', {}, 'r_2'), { ...ctx, repeatOf: 'r' });
+    await executor.execute(call('note', {}, 'n'), ctx);
+    await executor.execute(call('note', {}, 'n_2'), { ...ctx, repeatOf: 'n' });
+    expect(refund.runs.map((r) => r.ctx.idempotencyKey)).toEqual(['refund:r']);
+    expect(note.runs.map((r) => r.ctx.idempotencyKey)).toEqual(['note:n', 'note:n']);
+  });
+});
+
+describe('tool pipeline: arguments are data whatever their keys or depth', () => {
+  it('keeps __proto__ and constructor as plain keys, assigning no prototype (the schema decides what the tool gets)', async () => {
+    const t = scripted('echo', 'NONE', (args) => args, { input: z.looseObject({}) });
+    const { executor, ctx, call, recorder } = setup([t.declaration]);
+    const args = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"note":"hi"}');
+    const settled = await executor.execute(call('echo', args), ctx);
+    expect(settled.status).toBe('ok');
+    const received = t.runs[0]!.args as Record<string, unknown>;
+    expect(Object.getPrototypeOf(received)).toBe(Object.prototype);
+    // zod passes unknown keys through but leaves `__proto__` out; `constructor` is data like any key.
+    expect(Object.keys(received)).toEqual(['constructor', 'note']);
+    expect(received.constructor).toEqual({ prototype: { x: 1 } });
+    expect(Object.keys(recorder.starts[0]!.args as object)).toEqual(['constructor', 'note']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses arguments nested deeper than the limit with INVALID_ARGUMENTS naming it, also as raw text thousands of levels deep', async () => {
+    const t = scripted('echo', 'NONE', () => 'ok', { input: z.looseObject({}) });
+    const { executor, ctx, call } = setup([t.declaration]);
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_ARGUMENT_DEPTH; i++) deep = { a: deep };
+    expect(await executor.execute(call('echo', deep), ctx)).toMatchObject({ status: 'ok' });
+    for (const args of [{ a: deep }, `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`]) {
+      const settled = await executor.execute(call('echo', args), ctx);
+      expect(settled).toMatchObject({ status: 'failed', attempts: 0, error: { error_code: 'INVALID_ARGUMENTS' } });
+      expect(settled.error!.error_message).toContain(`deeper than ${MAX_ARGUMENT_DEPTH} levels`);
+    }
+    expect(t.runs).toHaveLength(1);
   });
 });

@@ -19,7 +19,10 @@
  * - arguments unparseable or invalid → failed / INVALID_ARGUMENTS / 0
  * - denied by a rule, the approver or the no-approver default → failed / DENIED / 0
  * - cancelled before running (also while waiting for approval) → failed / CANCELLED / 0
- * - STATEFUL or CRITICAL call id already started → unknown / ALREADY_STARTED / 0
+ * - STATEFUL or CRITICAL call id already started → unknown / ALREADY_STARTED / 0; also
+ *   a repeat (the model reused an earlier call's id, ctx.repeatOf) of a call that
+ *   started: told what is known of that call, and not run
+ * - arguments nested deeper than MAX_ARGUMENT_DEPTH → failed / INVALID_ARGUMENTS / 0
  * - the `started` record could not be written → failed / NOT_RECORDED, tool not run.
  *   Not rethrown (execute never rejects); the loop sees the code and can end the
  *   turn with a persistence failure.
@@ -35,9 +38,10 @@
  * the model it never ran — the field failure "interrupted tool reported as denied".
  */
 import type { ToolCall, ToolResultStatus, ToolSpec } from '../model/client.ts';
-import { createRedactor, redactDeep, type Redactor } from '../redact.ts';
+import { createRedactor, redactDeep, type Redactor } from '../redact/index.ts';
 import type { SpanHandle, SpanStatus } from '../trace/tracer.ts';
 import { afterReturn } from './after.ts';
+import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './argument-depth.ts';
 import { lenientParse } from './lenient-parse.ts';
 import { toPlainJson } from './plain-json.ts';
 import { checkPolicy, decide, openPolicySpan, reportDecision, type PolicyOutcome, type ToolPolicy } from './policy.ts';
@@ -171,9 +175,14 @@ class Pipeline implements ToolExecutor {
     const { call, ctx } = state;
 
     // Ledger first (see the file comment): a started STATEFUL/CRITICAL call, or a
-    // started call of a tool no longer declared, is settled unknown and not run.
-    if ((!declaration || STATEFUL_LEVELS.has(declaration.sideEffect)) && this.#hasStarted(call.id, ctx)) {
-      return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration?.sideEffect ?? 'unknown'));
+    // started call of a tool no longer declared, is settled unknown and not run —
+    // also when the model repeats the id of one that started.
+    if (!declaration || STATEFUL_LEVELS.has(declaration.sideEffect)) {
+      if (this.#hasStarted(call.id, ctx)) {
+        return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration?.sideEffect ?? 'unknown'));
+      }
+      const repeated = this.#repeatOfStarted(call, ctx, declaration);
+      if (repeated) return this.#settleError(state, 'unknown', repeated);
     }
     if (ctx.signal.aborted) return this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
 
@@ -193,6 +202,8 @@ class Pipeline implements ToolExecutor {
     // Before: lenient parse, then strict validation (frozen on success).
     const parsed = lenientParse(call.args, call.rawArgs);
     if (!parsed.ok) return this.#settleError(state, 'failed', toolErrors.unparseable(call.name, parsed.reason, parsed.raw));
+    // Before any recursive walk (validation, copying, freezing) sees them.
+    if (nestedDeeperThan(parsed.value)) return this.#settleError(state, 'failed', toolErrors.tooDeep(call.name, MAX_ARGUMENT_DEPTH));
     const validated = validateArgs(call.name, declaration.input, cloneArgs(parsed.value));
     if (!validated.ok) return this.#settleError(state, 'failed', validated.error);
     const args = validated.args;
@@ -226,7 +237,8 @@ class Pipeline implements ToolExecutor {
     const stateful = STATEFUL_LEVELS.has(declaration.sideEffect);
     const limit = maxAttempts(declaration, this.#defaultMaxRetries);
     const timeoutMs = declaration.timeoutMs ?? this.#defaultTimeoutMs;
-    const idempotencyKey = `${call.name}:${call.id}`;
+    // A repeat keeps the key of the call it repeats: the backend sees one request.
+    const idempotencyKey = `${call.name}:${ctx.repeatOf ?? call.id}`;
     let last: SettledToolCall | undefined;
 
     for (let attempt = 1; attempt <= limit; attempt++) {
@@ -234,14 +246,20 @@ class Pipeline implements ToolExecutor {
       if (stateful) {
         // Checked again right before the start record, after any wait for approval.
         if (this.#hasStarted(call.id, ctx)) return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration.sideEffect));
+        const repeated = this.#repeatOfStarted(call, ctx, declaration);
+        if (repeated) return this.#settleError(state, 'unknown', repeated);
         this.#claimed.add(call.id);
+        if (ctx.repeatOf !== undefined) this.#claimed.add(ctx.repeatOf);
       }
       try {
         await ctx.recorder.started({ callId: call.id, name: call.name, args: loggedArgs, sideEffect: declaration.sideEffect, attempt, idempotencyKey });
       } catch (error) {
         // Not recorded, so not run: an execution the log does not know about could be
         // repeated after a crash. Released, since this attempt certainly did not run.
-        if (stateful) this.#claimed.delete(call.id);
+        if (stateful) {
+          this.#claimed.delete(call.id);
+          if (ctx.repeatOf !== undefined && !ctx.recorder.alreadyStarted(ctx.repeatOf)) this.#claimed.delete(ctx.repeatOf);
+        }
         return this.#settleError(
           state,
           last?.status === 'unknown' ? 'unknown' : 'failed',
@@ -299,6 +317,14 @@ class Pipeline implements ToolExecutor {
 
   #hasStarted(callId: string, ctx: ToolExecutionContext): boolean {
     return this.#claimed.has(callId) || ctx.recorder.alreadyStarted(callId);
+  }
+
+  /** For a repeated call id whose first call (or another repeat of it) started: the error the repeat settles with. */
+  #repeatOfStarted(call: ToolCall, ctx: ToolExecutionContext, declaration: AnyToolDeclaration | undefined): ToolError | undefined {
+    const first = ctx.repeatOf;
+    if (first === undefined || !this.#hasStarted(first, ctx)) return undefined;
+    const known = safely(() => ctx.recorder.describe?.(first)) ?? 'it started; its result is not known here.';
+    return toolErrors.repeated(call.name, call.id, first, declaration?.sideEffect ?? 'STATEFUL', known);
   }
 
   /** Arguments as records and spans may keep them: plain JSON, secrets redacted. */

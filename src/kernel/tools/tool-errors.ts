@@ -45,6 +45,22 @@ export const toolErrors = {
       `Call ${tool} again with its arguments as one complete JSON object.`,
     );
   },
+  tooDeep(tool: string, limit: number): ToolError {
+    return error(
+      tool,
+      'INVALID_ARGUMENTS',
+      `Invalid arguments for ${tool}: they nest objects or arrays deeper than ${limit} levels, the limit for tool arguments. It did not run.`,
+      `Call ${tool} again with flatter arguments (at most ${limit} levels of nesting) that match its input schema.`,
+    );
+  },
+  repeated(tool: string, callId: string, repeatOf: string, sideEffect: SideEffect, known: string): ToolError {
+    return error(
+      tool,
+      'ALREADY_STARTED',
+      `This call repeats the id of call ${repeatOf} (it was renamed ${callId}); ${tool} is ${sideEffect} and call ${repeatOf} already started, so it is not run again. What is known of call ${repeatOf}: ${known}`,
+      `Use the result of call ${repeatOf}. If another ${tool} is really wanted, call it with a new id after checking that the first did not already do it.`,
+    );
+  },
   denied(tool: string, by: string, rule: string, reason: string | undefined): ToolError {
     return error(
       tool,

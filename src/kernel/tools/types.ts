@@ -101,8 +101,10 @@ export interface ToolCallRecorder {
    * must then not run.
    */
   started(entry: { callId: string; name: string; args: unknown; sideEffect: SideEffect; attempt: number; idempotencyKey?: string }): Promise<void>;
-  /** Has an execution of this call id already started (in this process or before a crash)? */
+  /** Has an execution of this call id already started (in this process or before a crash)? For a call other calls repeat: of it or of any of them. */
   alreadyStarted(callId: string): boolean;
+  /** What is known of an earlier call, in one line for the model (its arguments and result so far). */
+  describe?(callId: string): string;
 }
 
 export interface ApprovalRequest {
@@ -124,6 +126,13 @@ export interface ToolExecutionContext {
   readonly recorder: ToolCallRecorder;
   /** Span parent for tool and policy spans. */
   readonly trace?: import('../trace/tracer.ts').SpanHandle;
+  /**
+   * Set when the model repeated the id of an earlier call of the conversation
+   * (the loop gave this call a fresh id): that call's id. The repeat keeps that
+   * call's idempotency key, and a STATEFUL or CRITICAL repeat is not run once
+   * that call — or another repeat of it — started (`ALREADY_STARTED`).
+   */
+  readonly repeatOf?: string;
 }
 
 /** The pipeline as the loop sees it. `execute` never rejects. */

@@ -4,7 +4,7 @@
  * wins; ending twice is harmless.
  */
 import { describe, expect, it } from 'vitest';
-import { createRedactor } from '../redact.ts';
+import { createRedactor } from '../redact/index.ts';
 import { TraceLifecycleError, Tracer } from './tracer.ts';
 
 const clock = () => {

@@ -14,7 +14,7 @@
 import type { Clock } from '../clock.ts';
 import { formatTraceparent, isSpanId, isTraceId, type TraceContext, type W3cTracing } from './trace-context.ts';
 
-export type SpanKind = 'turn' | 'model_call' | 'tool' | 'policy' | 'compaction' | 'checkpoint' | 'backoff';
+export type SpanKind = 'turn' | 'model_call' | 'tool' | 'policy' | 'compaction' | 'checkpoint' | 'backoff' | 'prompt';
 export type SpanStatus = 'ok' | 'error' | 'cancelled' | 'undetermined';
 export type AttributeValue = string | number | boolean | null | readonly string[];
 export type Attributes = Readonly<Record<string, AttributeValue>>;
@@ -125,7 +125,9 @@ export class Tracer {
     return this.#ended !== undefined;
   }
 
-  startSpan(kind: SpanKind, name: string, parent?: SpanHandle, attributes: Attributes = {}): SpanHandle {
+  startSpan(kind: SpanKind, spanName: string, parent?: SpanHandle, attributes: Attributes = {}): SpanHandle {
+    // A span's name may come from the model (a tool's name): redacted like its attributes.
+    const name = this.#redact(spanName);
     if (this.#ended) this.#misuse(`span "${name}" (${kind}) started after the trace ended`);
     const span: MutableSpan = {
       id: `${this.traceId}.${this.#nextId++}`,

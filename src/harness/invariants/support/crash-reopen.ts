@@ -60,9 +60,11 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
       const persist = serializedFlush(reopened, CONVERSATION, log);
       await persist();
 
-      // Resume: the next message is answered on the recovered history.
-      const clock = new VirtualClock();
-      const model = new ScriptedModelClient([], { clock, onExhausted: () => reply('Picking up where we left off.') });
+      // Resume: the next message is answered on the recovered history — by a model
+      // client of its own (a retry-after the run's client gave is in the log and
+      // still holds for that client), on a clock that goes on from the log's last time.
+      const clock = new VirtualClock(log.events[log.length - 1]?.at ?? 0);
+      const model = new ScriptedModelClient([], { name: 'resumed', clock, onExhausted: () => reply('Picking up where we left off.') });
       let ids = 0;
       const loop = new AgentLoop(
         loopDeps({

@@ -11,6 +11,7 @@ import { checkToolPairing, decodeRecords, EventLog, project, toRecord, type AnyE
 import { recoverConversation } from '../../../host/recovery.ts';
 import type { ScenarioRun } from '../../second-host.ts';
 import { replayInbox } from './inbox-replay.ts';
+import { noticeLine, sideEffectsOfUnrepliedTurns, tells } from './side-effects.ts';
 
 /** The distinct store lengths a crash could leave, in order (at most `limit`, spread evenly, the last always kept). */
 export function crashPoints(run: ScenarioRun, limit: number): number[] {
@@ -82,8 +83,17 @@ export function recoverAndCheck(
         );
     }
   }
-  const pairing = checkToolPairing(project(log.events));
+  const history = project(log.events);
+  const pairing = checkToolPairing(history);
   if (pairing) return fail(`the recovered history, message ${pairing.messageIndex}: ${pairing.problem}`);
+  if (report.recovered) {
+    // Invariant 14 for the interrupted turn: what it ran is in the history the next turn reads, or a notice waits.
+    const pending = log.positions.pending();
+    for (const { effect } of sideEffectsOfUnrepliedTurns(known)) {
+      if (effect.turn !== report.turn || tells(history, effect) || pending.some((m) => m.text.includes(noticeLine(effect)))) continue;
+      return fail(`${noticeLine(effect)} started in the interrupted turn ${effect.turn}, but nothing the next turn reads tells the model`);
+    }
+  }
   const inbox = replayInbox(known);
   if (inbox.problem) return fail(inbox.problem);
   if (report.recovered) {

@@ -17,7 +17,7 @@ export function normalizeAssistantContent(content: readonly AssistantBlock[]): A
   for (const block of content) {
     if (block.type === 'text') {
       if (block.text.length > 0) text.push(block);
-    } else calls.push(block);
+    } else calls.push('repeatOf' in block ? { type: 'tool_call', id: block.id, name: block.name, args: block.args } : block); // the log's link is not the model's
   }
   return calls.length === 0 ? text : [...text, ...calls];
 }

@@ -1,23 +1,40 @@
 /**
- * The forms a secret takes on the wire besides its literal one — URL-encoded
- * (whole or character by character), JSON `\u`-escaped, base64 inside a longer
- * value (at each of the three byte alignments, standard and URL-safe) — for the
- * scrubber to redact and for the leak check to find. A recording passes the
- * check only if no form of any secret is left.
+ * The forms a secret takes besides its literal one — URL-encoded (whole or
+ * character by character), JSON `\u`-escaped, base64 inside a longer value (at
+ * each of the three byte alignments, standard and URL-safe) — for the redactor to
+ * replace and for the leak checks to find. One definition for both: what the
+ * checks look for is exactly what redaction removes.
  */
-import { REDACTED } from '../../src/kernel/index.ts';
+import { REDACTED } from './redacted.ts';
 
 /** Below this, encoded forms are too short to tell from other text; the literal check still runs from 4 characters. */
-const MIN_ENCODED_LENGTH = 8;
+export const MIN_ENCODED_LENGTH = 8;
+
+/** Secrets shorter than this are not redacted (they would match ordinary words). */
+export const MIN_SECRET_LENGTH = 4;
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const hex2 = (code: number) => code.toString(16).padStart(2, '0');
+
+/** The encoded forms of one secret, precomputed. */
+export interface SecretForms {
+  readonly secret: string;
+  /** The secret with any character written as itself, `%HH` or `\uHHHH`; undefined when too short or not printable ASCII. */
+  readonly escaped: RegExp | undefined;
+  /** The base64 characters that depend on the secret alone, at each alignment and alphabet. */
+  readonly base64: readonly string[];
+}
+
+export function formsOf(secret: string): SecretForms {
+  return { secret, escaped: escapedPattern(secret), base64: base64Cores(secret) };
+}
 
 /**
  * The characters of base64(`pad` bytes + secret) that depend on the secret alone:
  * what appears wherever the secret sits at that alignment inside a longer value.
  */
 function base64Cores(secret: string): string[] {
+  if (secret.length < MIN_ENCODED_LENGTH) return [];
   const bytes = Buffer.from(secret, 'utf8');
   const out: string[] = [];
   for (let pad = 0; pad < 3; pad++) {
@@ -46,13 +63,18 @@ function escapedPattern(secret: string): RegExp | undefined {
   return new RegExp(parts.join(''), 'gi');
 }
 
+/** Could `text` hold an escaped form (a `%` or a backslash)? */
+export function mayHoldEscapes(text: string): boolean {
+  return text.includes('%') || text.includes('\\');
+}
+
 /** Redacts every form of every secret in `text`. */
 export function redactEncodedForms(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    const pattern = escapedPattern(secret);
-    if (pattern) out = out.replace(pattern, REDACTED);
-    for (const core of base64Cores(secret)) if (out.includes(core)) out = out.split(core).join(REDACTED);
+    const { escaped, base64 } = formsOf(secret);
+    if (escaped) out = out.replace(escaped, REDACTED);
+    for (const core of base64) if (out.includes(core)) out = out.split(core).join(REDACTED);
   }
   return out;
 }
@@ -72,9 +94,9 @@ function unescapeAll(text: string): string {
 
 /** Whether any form of `secret` is in `text`: literal, unescaped, or base64 at any alignment. */
 export function containsSecret(text: string, secret: string): boolean {
-  if (secret.length < 4) return false;
+  if (secret.length < MIN_SECRET_LENGTH) return false;
   if (text.includes(secret)) return true;
   if (secret.length < MIN_ENCODED_LENGTH) return false;
-  if (unescapeAll(text).includes(secret)) return true;
+  if (mayHoldEscapes(text) && unescapeAll(text).includes(secret)) return true;
   return base64Cores(secret).some((core) => text.includes(core));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, DEFAULT_SECRET_PATTERNS, REDACTED, redactDeep } from './redact.ts';
+import { containsSecret, createRedactor, DEFAULT_SECRET_PATTERNS, REDACTED, redactDeep } from './index.ts';
 
 const SECRETS = [
   'sk-ant-api03-abcdefghijklmnopqrstuvwxyz',
@@ -54,5 +54,42 @@ describe('redactDeep', () => {
     const out = redactDeep(input, redact);
     expect(out).toEqual({ a: [REDACTED, 1, null, { [REDACTED]: REDACTED }], b: true });
     expect(out).not.toBe(input);
+  });
+});
+
+describe('exact secrets in their encoded forms', () => {
+  const secret = 'p@ss/Word+2024!xyz';
+  const redact = createRedactor({ secrets: [secret], patterns: [] });
+
+  it('redacts the URL-encoded, \\u-escaped and base64 forms', () => {
+    const encoded = [
+      encodeURIComponent(secret),
+      [...secret].map((c) => `\\u00${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join(''),
+      Buffer.from(`user:${secret}`).toString('base64'),
+      Buffer.from(`ab${secret}`).toString('base64url'),
+    ];
+    for (const form of encoded) {
+      const out = redact(`x ${form} y`);
+      expect(out, form).toContain(REDACTED);
+      expect(containsSecret(out, secret), form).toBe(false);
+    }
+  });
+
+  it('finds where each form is, sorted', () => {
+    const text = `a ${secret} b ${encodeURIComponent(secret)} c`;
+    const spans = redact.find!(text);
+    expect(spans.map(([s, e]) => text.slice(s, e))).toEqual([secret, encodeURIComponent(secret)]);
+  });
+});
+
+describe('redactDeep keeps keys as data', () => {
+  it('copies __proto__ and constructor as own keys, never as a prototype', () => {
+    const input = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":1},"a":"sk-proj-abcdefghijklmnopqrstuvwxyz012345"}');
+    const out = redactDeep(input, createRedactor()) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['__proto__', 'constructor', 'a']);
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toEqual({ polluted: true });
+    expect(out.a).toBe(REDACTED);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

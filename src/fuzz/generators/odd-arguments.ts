@@ -1,0 +1,30 @@
+/**
+ * Tool arguments a model may send that are still data: keys named `__proto__`
+ * and `constructor` (which a careless copy turns into a prototype), and nesting
+ * far deeper than any schema (which overflows a recursive walker). The loop must
+ * answer with the tool's result or INVALID_ARGUMENTS — never failed{internal}.
+ * Deep nesting is sent as the raw argument text, as a provider sends it (a
+ * scenario file cannot nest 3,000 levels).
+ */
+import fc from 'fast-check';
+
+/** `args` with `__proto__` and `constructor` own keys added (JSON.parse makes them own keys, as an SDK's parse does). */
+export function withOddKeys(args: unknown): unknown {
+  const base = args !== null && typeof args === 'object' && !Array.isArray(args) ? JSON.stringify(args).slice(1, -1) : '';
+  return JSON.parse(`{${base}${base ? ',' : ''}"__proto__":{"admin":true},"constructor":{"prototype":{"polluted":true}}}`);
+}
+
+/** Raw argument text nesting objects `depth` levels deep. */
+export function deeplyNested(depth: number): string {
+  return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}
+
+/** Arguments as the tool's generator makes them, or — rarely — with odd keys, or nested past the limit. */
+export function oddArgumentsArb(args: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    { withCrossShrink: true },
+    { weight: 20, arbitrary: args },
+    { weight: 1, arbitrary: args.map(withOddKeys) },
+    { weight: 1, arbitrary: fc.constantFrom(65, 3_000).map(deeplyNested) },
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * Invariant 14: a side effect that ran in a turn whose steps the model will not
+ * see (any outcome but `replied`) is told to the model at its next turn.
+ *
+ * For every STATEFUL or CRITICAL call started in a turn that did not end
+ * `replied`, the first request of every later turn must tell the model of it —
+ * its result in the kept steps of a cancelled or interrupted turn, or the loop's
+ * notice naming it — until a turn that was told ends `replied` (its history
+ * keeps what it was told). If the run ends before that, what the next turn would
+ * read must still tell it: the history, or a notice waiting in the inbox. A
+ * notice lost on the way — never written, or taken into a turn that failed and
+ * not given back — breaks it. Not checked for failed turns when the notice is
+ * switched off (`sideEffectNotice: false`), nor for calls a compaction summary
+ * replaced (the summary answers for them).
+ */
+import { keepsCompletedSteps, project } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant } from './invariant.ts';
+import { label, viewOf } from './support/log-view.ts';
+import { compactedAway, noticeLine, sideEffectsOfUnrepliedTurns, tells } from './support/side-effects.ts';
+
+export const sideEffectsTold = defineInvariant({
+  id: 'invariant-14-side-effects-told',
+  title: 'a side effect of a turn that did not reply is told to the model at its next turn',
+  invariant: 14,
+  check: (run) => sideEffectsToldToTheModel(run),
+});
+
+function sideEffectsToldToTheModel(run: ScenarioRun): string | undefined {
+  if (run.thrown !== undefined) return undefined; // invariant 12 reports it; what follows is noise
+  const view = viewOf(run);
+  const pending = run.log.positions.pending();
+  for (const { effect, outcome } of sideEffectsOfUnrepliedTurns(view.known)) {
+    if (!keepsCompletedSteps(outcome) && !run.config.sideEffectNotice) continue;
+    if (compactedAway(view.known, effect)) continue;
+    const what = `${noticeLine(effect)} started in turn ${effect.turn}, which ended ${label(outcome)}`;
+    let discharged = false;
+    for (const turn of view.turns) {
+      if (turn.turn <= effect.turn) continue;
+      const first = view.requestsOf(turn.turn)[0];
+      if (!first) continue;
+      const sent = run.requests[first.index];
+      if (!sent || !tells(sent.messages, effect)) return `${what}, but the first request of turn ${turn.turn} did not tell the model`;
+      if (turn.outcome?.kind === 'replied') {
+        discharged = true;
+        break;
+      }
+    }
+    if (discharged) continue;
+    const waiting = pending.some((m) => m.text.includes(noticeLine(effect)));
+    if (!waiting && !tells(run.finalProjection ?? project(run.log.events), effect))
+      return `${what}, and nothing the next turn would read tells the model: no notice waits in the inbox and the history does not show it`;
+  }
+  return undefined;
+}

@@ -1,0 +1,38 @@
+/**
+ * The ids the model gave its calls, read from what the provider returned (not
+ * from the loop's records), and which calls are the same call repeated: a call
+ * whose id — as the model sent it — names a call of an earlier step of the same
+ * tool repeats it (the loop renames it, `refund` → `refund_2`, for the
+ * protocol). Two calls sharing an id within one step are two calls.
+ */
+import type { LogEvent } from '../../../kernel/index.ts';
+import { redactorOf } from '../../run-redactor.ts';
+import type { ScenarioRun } from '../../second-host.ts';
+import { viewOf } from './log-view.ts';
+
+/** For each call id in the log, the id of the first call of its chain of repeats (itself when it repeats nothing). */
+export function repeatChains(run: ScenarioRun): ReadonlyMap<string, string> {
+  const view = viewOf(run);
+  const redact = redactorOf(run);
+  const toolUse = new Map<string, number>(); // turn/step → the request index whose tool_use the step acted on
+  for (const r of view.requests) if (r.result?.payload.result.type === 'tool_use') toolUse.set(`${r.event.payload.turn}/${r.event.payload.step}`, r.index);
+  const root = new Map<string, string>();
+  const name = new Map<string, string>();
+  for (const e of view.known) {
+    if (e.type !== 'assistant.message') continue;
+    const index = toolUse.get(`${e.payload.turn}/${e.payload.step}`);
+    const returned = index === undefined ? undefined : run.responses[index]?.result;
+    const given = returned?.type === 'tool_use' ? returned.calls : [];
+    const blocks = e.payload.content.filter((b): b is Extract<(typeof e.payload.content)[number], { type: 'tool_call' }> => b.type === 'tool_call');
+    const earlier = new Set(root.keys()); // calls of earlier steps only
+    blocks.forEach((b, i) => {
+      const raw = given[i]?.id ? redact(given[i]!.id) : '';
+      const repeats = raw !== '' && earlier.has(raw) && name.get(raw) === b.name;
+      root.set(b.id, repeats ? root.get(raw)! : b.id);
+      name.set(b.id, b.name);
+    });
+  }
+  return root;
+}
+
+export type Started = Extract<LogEvent, { type: 'tool.started' }>;

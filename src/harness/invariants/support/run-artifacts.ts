@@ -1,0 +1,88 @@
+/**
+ * Everything a run stores, exports, writes or returns, as named texts — what
+ * invariant 15 searches for secrets: the log (also each model call's streamed
+ * deltas joined back into the text the model sent), the store, the traces, the
+ * requests that left for the provider, the turn results, the host's response
+ * envelopes, and the case's report in every format.
+ */
+import { type LogEvent } from '../../../kernel/index.ts';
+import { summarizeTurn } from '../../../host/envelope.ts';
+import { renderConsole } from '../../../report/console.ts';
+import { renderHtml } from '../../../report/html.ts';
+import { renderResultsJson } from '../../../report/json.ts';
+import { renderJunit } from '../../../report/junit.ts';
+import { renderMarkdown } from '../../../report/markdown.ts';
+import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from '../../../report/results.ts';
+import type { ScenarioRun } from '../../second-host.ts';
+import { buildTimeline } from '../../timeline.ts';
+import { viewOf } from './log-view.ts';
+
+/** One artifact: where it is, and its text (computed when asked). */
+export type Artifact = readonly [where: string, text: () => string];
+
+export function runArtifacts(run: ScenarioRun): Artifact[] {
+  return [
+    ['the log', () => JSON.stringify(run.log.events)],
+    ['the streamed deltas of a model call, joined', () => joinedDeltas(viewOf(run).known).join('\n')],
+    ['the store', () => JSON.stringify(run.store.peek('case'))],
+    ['the traces', () => JSON.stringify(run.traces)],
+    ['the requests sent to the provider', () => JSON.stringify(run.requests)],
+    ['the turn results', () => JSON.stringify(run.results.map(({ trace: _trace, ...rest }) => rest))],
+    ['the host response envelopes', () => JSON.stringify(run.results.map((r) => summarizeTurn(r)))],
+    ...reportArtifacts(run),
+  ];
+}
+
+/** The text each model call streamed, per stream (its text, each tool call's arguments), joined. */
+export function joinedDeltas(events: readonly LogEvent[]): string[] {
+  const streams = new Map<string, string>();
+  for (const e of events) {
+    if (e.type !== 'model.delta') continue;
+    const { turn, step, attempt, delta } = e.payload;
+    const d = delta as { kind?: string; text?: string; json?: string; index?: number; id?: string; name?: string };
+    const piece = d.kind === 'text' ? d.text : d.kind === 'tool_args' ? d.json : d.kind === 'tool_call_start' ? `${d.id ?? ''} ${d.name ?? ''}` : undefined;
+    if (typeof piece !== 'string') continue;
+    const key = `${turn}/${step}/${attempt}/${d.kind === 'text' ? 'text' : `call ${d.index}`}`;
+    streams.set(key, (streams.get(key) ?? '') + piece);
+  }
+  return [...streams.values()];
+}
+
+/** The case's report (its timeline, outcome and metrics) in every format the CLI writes. */
+function reportArtifacts(run: ScenarioRun): Artifact[] {
+  let results: RunResults | undefined;
+  const once = (): RunResults => {
+    if (results) return results;
+    const last = run.results[run.results.length - 1];
+    const failed = last?.outcome.kind === 'failed' ? last.outcome.detail : undefined;
+    const one: CaseResult = {
+      id: 'scenario:artifacts',
+      kind: 'scenario',
+      title: run.scenario.name,
+      status: failed === undefined ? 'passed' : 'failed',
+      ...(failed !== undefined ? { failure: failed } : {}),
+      durationMs: 0,
+      virtualMs: run.virtualMs,
+      checks: [],
+      timeline: buildTimeline(run),
+    };
+    results = {
+      schema: RESULTS_SCHEMA,
+      tool: { name: 'loopgate', version: '0' },
+      startedAt: new Date(0).toISOString(),
+      finishedAt: new Date(0).toISOString(),
+      durationMs: 0,
+      seed: 0,
+      summary: summarize([one]),
+      cases: [one],
+    };
+    return results;
+  };
+  return [
+    ['the JSON report', () => renderResultsJson(once())],
+    ['the JUnit report', () => renderJunit(once())],
+    ['the Markdown report', () => renderMarkdown(once())],
+    ['the HTML report', () => renderHtml(once())],
+    ['the console report', () => renderConsole(once())],
+  ];
+}

@@ -1,0 +1,72 @@
+/**
+ * The tool calls of a step as the loop records and runs them. What the model
+ * sent is data, never trusted as an identifier or a shape:
+ *
+ * - ids and names pass the redactor first (a secret in a model-chosen id would
+ *   otherwise reach every record, span and report that names the call);
+ * - ids are unique in the conversation: one the model repeats gets a fresh one
+ *   (`refund` → `refund_2`), as the protocol needs. When it repeats the id of an
+ *   earlier call of the same tool it is a *repeat* of that call: it is linked to
+ *   the first call of the chain (`repeatOf`), keeps its idempotency key, and a
+ *   STATEFUL or CRITICAL repeat is not run once that call started (invariant 13).
+ *   Two calls sharing an id within one step are two calls (a provider's
+ *   collision), each run on its own;
+ * - arguments nested deeper than MAX_ARGUMENT_DEPTH are kept in the log cut at
+ *   the limit (the pipeline refuses them with INVALID_ARGUMENTS), so no recursive
+ *   walker ever meets them.
+ */
+import type { EventLog } from '../log/event-log.ts';
+import type { AssistantBlock, ToolCall } from '../model/client.ts';
+import type { Redactor } from '../redact/index.ts';
+import { cutAtDepth, nestedDeeperThan } from '../tools/argument-depth.ts';
+
+export interface PlannedCall {
+  /** What the pipeline runs: the fresh id, the redacted name, the arguments as the model sent them. */
+  readonly call: ToolCall;
+  /** The first call of the chain this one repeats. */
+  readonly repeatOf: string | undefined;
+}
+
+export interface PlannedStep {
+  readonly calls: readonly PlannedCall[];
+  /** The assistant content as the log keeps it: call blocks with the planned ids, names and (cut) arguments, and the repeat links. */
+  readonly content: AssistantBlock[];
+}
+
+export function planStepCalls(calls: readonly ToolCall[], content: readonly AssistantBlock[], log: EventLog, redact: Redactor): PlannedStep {
+  const taken = new Set<string>();
+  const planned = calls.map((c, i): PlannedCall => {
+    const given = c.id ? redact(c.id) : '';
+    const name = redact(c.name);
+    const earlier = given ? log.positions.call(given) : undefined;
+    const repeatOf = earlier && earlier.name === name ? (earlier.repeatOf ?? given) : undefined;
+    let id = given || `call_${log.length}_${i}`;
+    for (let n = 2; taken.has(id) || log.positions.call(id); n++) id = `${given || 'call'}_${n}`;
+    taken.add(id);
+    return { call: id === c.id && name === c.name ? c : { ...c, id, name }, repeatOf };
+  });
+  return { calls: planned, content: recordedContent(content, planned) };
+}
+
+/** Content with each call block replaced by its planned call, in order; calls the provider reported without blocks appended. */
+function recordedContent(content: readonly AssistantBlock[], planned: readonly PlannedCall[]): AssistantBlock[] {
+  let k = 0;
+  const block = (p: PlannedCall, args: unknown): AssistantBlock => ({
+    type: 'tool_call',
+    id: p.call.id,
+    name: p.call.name,
+    args: nestedDeeperThan(args) ? cutAtDepth(args) : args,
+    ...(p.repeatOf !== undefined ? { repeatOf: p.repeatOf } : {}),
+  });
+  const out: AssistantBlock[] = [];
+  for (const b of content) {
+    if (b.type !== 'tool_call') {
+      out.push(b);
+      continue;
+    }
+    const p = planned[k++];
+    out.push(p ? block(p, b.args ?? {}) : b);
+  }
+  for (; k < planned.length; k++) out.push(block(planned[k]!, planned[k]!.call.args ?? {}));
+  return out;
+}

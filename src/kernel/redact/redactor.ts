@@ -1,0 +1,143 @@
+/**
+ * Secret redaction: what the model, the log, the trace, the host's responses and
+ * the reports see. Secrets never reach any of them, in any form.
+ *
+ * Two sources: credential shapes common enough to catch by pattern (the rule set
+ * in secret-rules.ts), and exact values the host knows are secret (the provider
+ * API key, values a scenario or an agent names) — those also in their encoded
+ * forms (secret-forms.ts: URL-encoded, `\u`-escaped, base64).
+ *
+ * A redactor is a function of one text. The ones made here also say where the
+ * secrets are (`find`) and how long the longest form is (`longest`): what a stream
+ * needs to redact across chunk boundaries (stream.ts).
+ */
+import { formsOf, MIN_SECRET_LENGTH, mayHoldEscapes, type SecretForms } from './secret-forms.ts';
+import { REDACTED } from './redacted.ts';
+import { SECRET_RULES } from './secret-rules.ts';
+
+export { REDACTED } from './redacted.ts';
+
+/** A [start, end) range of a text. */
+export type Span = readonly [number, number];
+
+export interface Redactor {
+  (text: string): string;
+  /** Where the secrets in `text` are, sorted by start. Absent on a redactor written as a plain function. */
+  readonly find?: (text: string) => Span[];
+  /** The most characters one secret can take in any form the redactor knows (0 with no exact secrets). */
+  readonly longest?: number;
+}
+
+/** Credential shapes common enough to catch by pattern (the patterns of SECRET_RULES). */
+export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = SECRET_RULES.map((r) => r.pattern);
+
+/** The shortest text any default rule matches. */
+const DEFAULT_MIN_LENGTH = Math.min(...SECRET_RULES.map((r) => r.minLength));
+
+/** Strings up to this long are remembered by a redactor, up to MEMO_ENTRIES of them (then it starts afresh). */
+const MEMO_MAX_LENGTH = 256;
+const MEMO_ENTRIES = 4_096;
+
+/** Environment variable names whose values are treated as secrets. */
+const SECRET_ENV_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+
+export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value && value.length >= 8 && SECRET_ENV_NAME.test(name)) out.push(value);
+  }
+  return out;
+}
+
+export interface RedactorOptions {
+  /** Exact values to redact, in every form (shorter than 4 characters: ignored). */
+  readonly secrets?: readonly string[];
+  /** Default: DEFAULT_SECRET_PATTERNS. Global regexes. */
+  readonly patterns?: readonly RegExp[];
+}
+
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const patterns = options.patterns ?? DEFAULT_SECRET_PATTERNS;
+  // Longest first, so a secret that contains another is replaced whole.
+  const secrets = [...new Set(options.secrets ?? [])].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  const forms: SecretForms[] = secrets.map(formsOf);
+  const escaped = forms.flatMap((f) => (f.escaped ? [f.escaped] : []));
+  const cores = [...new Set(forms.flatMap((f) => f.base64))].sort((a, b) => b.length - a.length);
+  const anyPattern = unionOf(patterns);
+  // Texts shorter than every secret and every shape need no scan at all.
+  const shortest = Math.min(
+    secrets.length ? secrets[secrets.length - 1]!.length : Number.POSITIVE_INFINITY,
+    patterns === DEFAULT_SECRET_PATTERNS ? DEFAULT_MIN_LENGTH : patterns.length ? 1 : Number.POSITIVE_INFINITY,
+  );
+
+  // The log passes every string of every event through here, and most of them
+  // recur (block types, statuses, tool names, ids): short ones are remembered.
+  const memo = new Map<string, string>();
+  const redact = (text: string): string => {
+    if (text.length < shortest) return text;
+    if (text.length > MEMO_MAX_LENGTH) return scan(text);
+    let out = memo.get(text);
+    if (out === undefined) {
+      if (memo.size >= MEMO_ENTRIES) memo.clear();
+      out = scan(text);
+      memo.set(text, out);
+    }
+    return out;
+  };
+
+  const scan = (text: string): string => {
+    let out = text;
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    if (escaped.length && mayHoldEscapes(out)) for (const pattern of escaped) out = out.replace(pattern, REDACTED);
+    for (const core of cores) if (out.includes(core)) out = out.split(core).join(REDACTED);
+    // Almost every string has no secret: one scan for all the shapes, instead of one per shape.
+    if (anyPattern && !anyPattern.test(out)) return out;
+    for (const pattern of patterns) {
+      pattern.lastIndex = 0;
+      if (pattern.test(out)) {
+        pattern.lastIndex = 0;
+        out = out.replace(pattern, REDACTED);
+      }
+    }
+    return out;
+  };
+
+  const find = (text: string): Span[] => {
+    const spans: [number, number][] = [];
+    for (const secret of secrets) for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) spans.push([i, i + secret.length]);
+    for (const core of cores) for (let i = text.indexOf(core); i >= 0; i = text.indexOf(core, i + 1)) spans.push([i, i + core.length]);
+    for (const pattern of [...(mayHoldEscapes(text) ? escaped : []), ...patterns]) {
+      for (const m of text.matchAll(globalOf(pattern))) if (m[0].length > 0) spans.push([m.index, m.index + m[0].length]);
+    }
+    spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+    return spans.filter((s, i) => i === 0 || s[0] !== spans[i - 1]![0] || s[1] !== spans[i - 1]![1]);
+  };
+
+  // An escaped character takes up to 6 characters (`\u00HH`); base64 takes 4 for 3.
+  const longest = secrets.length ? secrets[0]!.length * 6 : 0;
+  return Object.assign(redact, { find, longest });
+}
+
+function globalOf(pattern: RegExp): RegExp {
+  return pattern.global ? pattern : new RegExp(pattern.source, `${pattern.flags}g`);
+}
+
+/**
+ * One regex matching wherever any of `patterns` matches, used as a pre-check: if
+ * it finds nothing, no pattern would. Only built when that holds by construction —
+ * the same flags (besides `g`) and no back-references, whose group numbers would
+ * shift in the union; otherwise undefined and every pattern runs.
+ */
+function unionOf(patterns: readonly RegExp[]): RegExp | undefined {
+  if (patterns.length < 2) return undefined;
+  const flags = patterns[0]!.flags.replace('g', '');
+  if (flags.includes('y')) return undefined;
+  for (const p of patterns) {
+    if (p.flags.replace('g', '') !== flags || /\\[1-9]|\\k</.test(p.source)) return undefined;
+  }
+  try {
+    return new RegExp(patterns.map((p) => `(?:${p.source})`).join('|'), flags);
+  } catch {
+    return undefined; // e.g. the same group name in two patterns
+  }
+}

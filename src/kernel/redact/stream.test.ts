@@ -1,0 +1,63 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { containsSecret, createRedactor, REDACTED } from './index.ts';
+import { streamRedactor } from './stream.ts';
+
+const SECRET = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+
+/** Pushes `pieces` through a stream redactor and returns what it let out, piece by piece. */
+function stream(pieces: readonly string[], redact = createRedactor({ secrets: [SECRET] })): string[] {
+  const s = streamRedactor(redact);
+  return [...pieces.map((p) => s.push(p)), s.end()];
+}
+
+/** `text` cut at the given positions. */
+function cutAt(text: string, cuts: readonly number[]): string[] {
+  const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+  const out: string[] = [];
+  let from = 0;
+  for (const c of at) {
+    out.push(text.slice(from, c));
+    from = c;
+  }
+  out.push(text.slice(from));
+  return out;
+}
+
+describe('streamRedactor', () => {
+  it('never lets a secret out in pieces, wherever the stream is cut', () => {
+    const redact = createRedactor({ secrets: [SECRET] });
+    const texts = fc.constantFrom(
+      `My key is ${SECRET}, please check it.`,
+      `${SECRET}${SECRET} twice`,
+      `url: ${encodeURIComponent(`x ${SECRET}`)} and Bearer abcdefghijklmnop.qrstuvwx!`,
+      `${'x'.repeat(600)} ${SECRET} ${'y'.repeat(300)}`,
+      `-----BEGIN RSA PRIVATE KEY-----\n${'MIIE'.repeat(200)}\n-----END RSA PRIVATE KEY----- done`,
+    );
+    fc.assert(
+      fc.property(texts, fc.array(fc.nat(), { maxLength: 12 }), (text, cuts) => {
+        const joined = stream(cutAt(text, cuts), redact).join('');
+        expect(containsSecret(joined, SECRET)).toBe(false);
+        expect(joined).toBe(redact(text));
+      }),
+    );
+  });
+
+  it('holds back only a bounded tail: text far from any secret is let out as it comes', () => {
+    const out = stream(['a'.repeat(1000), 'b'.repeat(1000)]);
+    expect(out[0]!.length).toBeGreaterThan(500);
+    expect(out.join('')).toBe(`${'a'.repeat(1000)}${'b'.repeat(1000)}`);
+  });
+
+  it('with a plain-function redactor, holds everything until the end', () => {
+    const out = stream(['my key is sk_live_4eC39Hq', 'LyjWDarjtT1zdp7dc'], (t) => t.replaceAll(SECRET, REDACTED));
+    expect(out).toEqual(['', '', `my key is ${REDACTED}`]);
+  });
+
+  it('a per-piece redactor would leak the same stream (what the stream exists for)', () => {
+    const redact = createRedactor({ secrets: [SECRET] });
+    const pieces = ['my key is sk_live_4eC39Hq', 'LyjWDarjtT1zdp7dc ok'];
+    expect(pieces.map(redact).join('')).toContain(SECRET);
+    expect(stream(pieces, redact).join('')).toBe(`my key is ${REDACTED} ok`);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * Redaction of text that arrives in pieces (a model's streamed reply or tool
+ * arguments). Redacting each piece alone misses a key split across two of them:
+ * each half passes, and joining the stored pieces rebuilds the key (field failure
+ * "a key split across streamed chunks is stored in pieces").
+ *
+ * So the stream holds back a suffix and only lets out a prefix that no secret
+ * can reach into:
+ * - at least `hold` characters stay back — longer than any form of a configured
+ *   secret, and than what any credential shape needs before it is recognized;
+ * - the cut moves left to the start of any secret (or credential shape) that
+ *   spans it, so a match is always let out whole, and redacted whole;
+ * - a private-key block without its END line counts as running to the end.
+ * What is let out is redacted as one text. `end()` lets out the rest. Past
+ * `maxHold` held characters (a very long unbroken token) the whole buffer is
+ * redacted and let out, so memory stays bounded.
+ *
+ * With a redactor that cannot say where its secrets are (a plain function), the
+ * stream holds everything until `end()`: one redacted piece.
+ */
+import type { Redactor } from './redactor.ts';
+
+export interface StreamRedactor {
+  /** Takes the next piece; returns the redacted text that may be let out now (possibly empty). */
+  push(piece: string): string;
+  /** The stream ended: the redacted rest. */
+  end(): string;
+}
+
+/** What every credential shape needs to be recognized, at most (see secret-rules.ts). */
+const PATTERN_HOLD = 256;
+const DEFAULT_MAX_HOLD = 64 * 1024;
+
+export function streamRedactor(redact: Redactor, options: { readonly maxHold?: number } = {}): StreamRedactor {
+  const find = redact.find;
+  const hold = Math.max(PATTERN_HOLD, redact.longest ?? 0);
+  const maxHold = Math.max(options.maxHold ?? DEFAULT_MAX_HOLD, hold * 2);
+  let buffer = '';
+  const end = (): string => {
+    const out = buffer;
+    buffer = '';
+    return out.length > 0 ? redact(out) : '';
+  };
+  const push = (piece: string): string => {
+    buffer += piece;
+    if (buffer.length > maxHold) return end();
+    if (!find || buffer.length <= hold) return '';
+    const cut = safeCut(buffer.length - hold, find(buffer));
+    if (cut <= 0) return '';
+    const out = buffer.slice(0, cut);
+    buffer = buffer.slice(cut);
+    return redact(out);
+  };
+  return { push, end };
+}
+
+/** The largest cut at or before `cut` that no span crosses. */
+function safeCut(cut: number, spans: readonly (readonly [number, number])[]): number {
+  let at = cut;
+  for (let moved = true; moved && at > 0; ) {
+    moved = false;
+    for (const [start, end] of spans) {
+      if (start < at && end > at) {
+        at = start;
+        moved = true;
+      }
+    }
+  }
+  return at;
+}
