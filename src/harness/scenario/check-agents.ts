@@ -34,6 +34,13 @@ export async function checkScenarioAgents(loaded: readonly LoadedScenario[], reg
       problems.push(`${at(['agent'])}: agent: ${own.message}`);
       continue;
     }
+    // Several agents and no default: a scenario that names none would silently run without any of them.
+    if (l.scenario.agent === undefined && registry.defaultAgent === undefined && registry.agents.size > 1) {
+      const names = [...registry.agents.keys()];
+      problems.push(
+        `${at([])}: agent: the config defines ${names.length} agents (${names.join(', ')}) and no defaultAgent: say which this scenario runs with (agent: ${names[0]}), or set defaultAgent in the config`,
+      );
+    }
     for (const p of toolScriptProblems(own, l.scenario.tools, name))
       problems.push(`${at(['tools', p.index, p.key])}: tools[${p.index}].${p.key}: ${p.message}`);
   }

@@ -1,0 +1,72 @@
+/** Before anything runs, each scenario is checked against the agent it runs with: file, line and field named. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool, type AgentFactory } from '../../kernel/index.ts';
+import type { AgentRegistry } from '../world/agent-under-test.ts';
+import { checkScenarioAgents } from './check-agents.ts';
+import { loadScenarioFile } from './load.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-check-agents-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const refund = defineTool({
+  name: 'issue_refund',
+  description: 'Refund an order.',
+  input: z.object({ order_id: z.string() }),
+  sideEffect: 'STATEFUL',
+  timeoutMs: 5_000,
+  run: () => ({ ok: true }),
+});
+const shop: AgentFactory = () => ({ tools: [refund] });
+
+function scenario(name: string, body: string) {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, `name: ${name}\n${body}inbox:\n  - say: hi\nprovider:\n  script:\n    - reply: hi\nexpect: {}\n`);
+  return loadScenarioFile(file, dir);
+}
+
+const check = (registry: AgentRegistry, ...names: [string, string][]) =>
+  checkScenarioAgents(
+    names.map(([n, body]) => scenario(n, body)),
+    registry,
+  );
+
+describe('scenarios checked against their agents', () => {
+  it('passes a scenario that only scripts an own tool’s behaviour', async () => {
+    await expect(
+      check({ agents: new Map([['shop', shop]]), defaultAgent: 'shop' }, ['ok', 'tools:\n  - name: issue_refund\n    behaviour: [hang]\n']),
+    ).resolves.toBeUndefined();
+  });
+
+  it('refuses a change to an own tool’s declaration, naming the line and the field', async () => {
+    await expect(
+      check({ agents: new Map([['shop', shop]]), defaultAgent: 'shop' }, ['downgrade', 'tools:\n  - name: issue_refund\n    sideEffect: NONE\n']),
+    ).rejects.toThrow(/downgrade\.yaml:4:\d+: tools\[0\]\.sideEffect: issue_refund is agent shop's own tool/);
+  });
+
+  it('refuses an agent the config does not define, and a factory that throws', async () => {
+    await expect(check({ agents: new Map([['shop', shop]]) }, ['typo', 'agent: shpo\n'])).rejects.toThrow(
+      /typo\.yaml:2:\d+: agent: agent "shpo" is not defined \(known: shop, none\)/,
+    );
+    const broken: AgentFactory = () => {
+      throw new Error('no database');
+    };
+    await expect(check({ agents: new Map([['shop', broken]]), defaultAgent: 'shop' }, ['any', ''])).rejects.toThrow(
+      /the factory of agent shop threw: no database/,
+    );
+  });
+
+  it('refuses a scenario that names no agent when the config has several and no default', async () => {
+    const two = {
+      agents: new Map([
+        ['shop', shop],
+        ['bank', shop],
+      ]),
+    };
+    await expect(check(two, ['unnamed', ''])).rejects.toThrow(/unnamed\.yaml:1:1: agent: the config defines 2 agents \(shop, bank\) and no defaultAgent/);
+    await expect(check(two, ['named', 'agent: bank\n'])).resolves.toBeUndefined();
+  });
+});
