@@ -7,7 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type fc from 'fast-check';
-import type { AgentFactory } from '../kernel/index.ts';
+import { closestName, type AgentFactory } from '../kernel/index.ts';
 import type { Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry } from '../harness/second-host.ts';
 import type { HostMode } from '../harness/scenario/schema.ts';
@@ -15,7 +15,6 @@ import { DEFAULT_HOSTS } from '../harness/suite-context.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
 import { importUserModule } from './import-module.ts';
-import { closest } from './closest.ts';
 
 export const CONFIG_NAMES = ['loopgate.config.ts', 'loopgate.config.mts', 'loopgate.config.js', 'loopgate.config.mjs'] as const;
 
@@ -94,7 +93,7 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
   const config = value as LoopgateConfig & Record<string, unknown>;
   for (const key of Object.keys(config)) {
     if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
-      const near = closest(key, CONFIG_KEYS);
+      const near = closestName(key, CONFIG_KEYS);
       fail(key, `unknown key${near ? ` (did you mean ${near}?)` : ''}; known: ${CONFIG_KEYS.join(', ')}`);
     }
   }
@@ -116,7 +115,7 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
   if (defaultAgent !== undefined) {
     if (typeof defaultAgent !== 'string') fail('defaultAgent', `expected an agent name, got ${describe(defaultAgent)}`);
     if (defaultAgent !== 'none' && !agents.has(defaultAgent)) {
-      const near = closest(defaultAgent, names);
+      const near = closestName(defaultAgent, names);
       fail('defaultAgent', `no agent ${JSON.stringify(defaultAgent)}${near ? ` (did you mean ${near}?)` : ''}; defined: ${names.join(', ') || 'none'}`);
     }
   } else if (names.length === 1) defaultAgent = names[0]!;

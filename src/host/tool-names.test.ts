@@ -12,7 +12,7 @@ import { InputError } from '../kernel/index.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { ConfigError, parseHostConfig } from './config.ts';
 import { AgentHost } from './host.ts';
-import { closestName, editDistance } from './tool-names.ts';
+import { closestName, editDistance } from '../kernel/index.ts';
 
 const tools = supportTools(new SupportBackend());
 const names = tools.map((t) => t.name);

@@ -6,6 +6,7 @@ export * from './model/client.ts';
 export * from './outcome.ts';
 export { systemClock, type Clock } from './clock.ts';
 export { InputError } from './input-error.ts';
+export { closestName, editDistance } from './closest-name.ts';
 export type { Agent, AgentContext, AgentFactory, AgentLoopConfig } from './agent.ts';
 export {
   createRedactor,

@@ -1,0 +1,85 @@
+/** Loading loopgate.config.ts: found upward, checked key by key, paths resolved from its folder; every problem names the file and the key. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InputError } from '../kernel/index.ts';
+import { BUNDLED_CONFIG, findConfigFile, loadConfig, resolveConfig } from './load-config.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const FILE = join(dir, 'loopgate.config.ts');
+const agent = () => ({});
+
+describe('resolveConfig', () => {
+  it('resolves agents, the default agent, and paths from the config’s folder', () => {
+    const config = resolveConfig({ agents: { shop: agent }, scenarios: ['cases', '/abs/more'], out: 'out', baseline: 'b.json' }, FILE);
+    expect([...config.registry.agents.keys()]).toEqual(['shop']);
+    expect(config.registry.defaultAgent).toBe('shop'); // the only agent
+    expect(config.scenarios).toEqual([join(dir, 'cases'), '/abs/more']);
+    expect([config.out, config.baseline, config.root]).toEqual([join(dir, 'out'), join(dir, 'b.json'), dir]);
+    expect(resolveConfig({}, FILE).scenarios).toEqual([join(dir, 'scenarios')]);
+  });
+
+  it('names the file and the key of every problem, as an input error', () => {
+    const bad: [unknown, RegExp][] = [
+      [undefined, /has no default export/],
+      [42, /the default export must be a config object .*got 42/],
+      [{ agnets: {} }, /agnets: unknown key \(did you mean agents\?\)/],
+      [{ agents: [] }, /agents: expected an object of agent factories by name, got a list/],
+      [{ agents: { shop: 1 } }, /agents\.shop: expected a factory/],
+      [{ agents: { 'no spaces': agent } }, /agents\.no spaces: an agent name is letters, digits/],
+      [{ agents: { none: agent } }, /agents\.none: `none` is reserved/],
+      [{ agents: { shop: agent }, defaultAgent: 'shpo' }, /defaultAgent: no agent "shpo" \(did you mean shop\?\)/],
+      [{ scenarios: 7 }, /scenarios: expected a path or a list of paths, got 7/],
+      [{ invariants: [{ id: 'x' }] }, /invariants\[0\]: expected an invariant/],
+      [{ fuzz: { agent: 'ghost' } }, /fuzz\.agent: no agent "ghost"/],
+      [{ fuzz: { args: { book: { not: 'an arbitrary' } } } }, /fuzz\.args\.book: expected a fast-check arbitrary/],
+      [{ fuzz: { runs: 5 } }, /fuzz\.runs: unknown key/],
+    ];
+    for (const [value, message] of bad) {
+      let thrown: unknown;
+      try {
+        resolveConfig(value, FILE);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, String(message)).toBeInstanceOf(InputError);
+      expect((thrown as Error).message, String(message)).toMatch(new RegExp(`^${FILE.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: `));
+      expect((thrown as Error).message).toMatch(message);
+    }
+    expect(() => resolveConfig({ fuzz: { args: { book: fc.constant({}) } } }, FILE)).not.toThrow();
+  });
+});
+
+describe('finding and loading the config', () => {
+  it('finds loopgate.config.ts from a subfolder upward, and falls back to the bundled suite', async () => {
+    const project = join(dir, 'project');
+    mkdirSync(join(project, 'src', 'deep'), { recursive: true });
+    writeFileSync(join(project, 'agent.ts'), 'export const shop = () => ({ system: "You run a shop." });\n');
+    // The config imports its agent as ./agent.js, as tsc users write it; the .ts file is found.
+    writeFileSync(join(project, 'loopgate.config.ts'), "import { shop } from './agent.js';\nexport default { agents: { shop } };\n");
+    expect(findConfigFile(join(project, 'src', 'deep'))).toBe(join(project, 'loopgate.config.ts'));
+    const config = await loadConfig({ cwd: join(project, 'src', 'deep') });
+    expect(config.file).toBe(join(project, 'loopgate.config.ts'));
+    expect(config.bundled).toBe(false);
+    expect((await config.registry.agents.get('shop')!({ clock: { now: () => 0, sleep: async () => {} }, random: Math.random })).system).toBe('You run a shop.');
+
+    const empty = mkdtempSync(join(tmpdir(), 'loopgate-no-config-'));
+    try {
+      const bundled = await loadConfig({ cwd: empty });
+      expect(bundled.bundled).toBe(true);
+      expect(bundled.file).toBe(BUNDLED_CONFIG);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('a config that does not load, or a --config that is no file, is an input error naming it', async () => {
+    writeFileSync(join(dir, 'broken.config.ts'), 'export default {\n');
+    await expect(loadConfig({ path: 'broken.config.ts', cwd: dir })).rejects.toThrow(/broken\.config\.ts: could not be loaded: /);
+    await expect(loadConfig({ path: 'missing.ts', cwd: dir })).rejects.toThrow(/--config missing\.ts: no such file/);
+    await expect(loadConfig({ path: '.', cwd: dir })).rejects.toThrow(/--config \.: not a file/);
+  });
+});
