@@ -62,6 +62,7 @@ async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: S
     invariants: suiteInvariants([...config.invariants, ...(options.invariants ?? [])]),
     // As in `loopgate run`: ids relative to the config's folder; paths given without a config of the user's, to the working directory.
     root: config.bundled && options.paths ? process.cwd() : config.root,
+    ...(config.prices ? { prices: config.prices } : {}),
   };
   return { context, paths: options.paths ? options.paths.map((p) => resolve(p)) : config.scenarios };
 }

@@ -11,5 +11,15 @@ import { SUPPORT_FUZZ_ARGS } from '../example-agent/fuzz-args.ts';
 export default defineConfig({
   agents: { support: supportAgent },
   scenarios: ['.'],
+  // USD per million tokens. `scenario-model` is the name the scripted provider answers to;
+  // the others are what live runs ask for (`--live`, LOOPGATE_LIVE_MODEL).
+  prices: {
+    currency: 'USD',
+    models: {
+      'scenario-model': { input: 3, output: 15, cachedInput: 0.3 },
+      'claude-sonnet-4-5': { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 },
+      'gpt-4.1-mini': { input: 0.4, output: 1.6, cachedInput: 0.1 },
+    },
+  },
   fuzz: { args: SUPPORT_FUZZ_ARGS },
 });

@@ -17,6 +17,7 @@
 import type fc from 'fast-check';
 import type { AgentFactory } from '../kernel/index.ts';
 import type { Invariant } from '../harness/invariants/index.ts';
+import type { PriceTable } from '../report/cost/price-table.ts';
 
 export interface LoopgateConfig {
   /** Your agents by name; a scenario picks one with `agent: NAME`. */
@@ -33,6 +34,15 @@ export interface LoopgateConfig {
   readonly out?: string;
   /** A baseline file `loopgate run` compares with (a regression fails the gate). */
   readonly baseline?: string;
+  /**
+   * What your models' tokens cost, per million, by model name as requests name
+   * it: every case then reports its cost (per call, turn, case and suite), and
+   * `--baseline` catches a cost regression. A model missing from the table is
+   * reported as unpriced, never as free.
+   *
+   *   prices: { currency: 'USD', models: { 'gpt-4.1-mini': { input: 0.4, output: 1.6, cachedInput: 0.1 } } }
+   */
+  readonly prices?: { readonly currency?: string; readonly models: PriceTable['models'] };
   readonly fuzz?: {
     /** The agent to fuzz. Default: the default agent. */
     readonly agent?: string;
@@ -46,5 +56,5 @@ export function defineConfig(config: LoopgateConfig): LoopgateConfig {
   return config;
 }
 
-export const CONFIG_KEYS = ['agents', 'defaultAgent', 'scenarios', 'invariants', 'reporters', 'out', 'baseline', 'fuzz'] as const;
+export const CONFIG_KEYS = ['agents', 'defaultAgent', 'scenarios', 'invariants', 'reporters', 'out', 'baseline', 'prices', 'fuzz'] as const;
 export const FUZZ_KEYS = ['agent', 'args'] as const;

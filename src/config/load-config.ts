@@ -4,16 +4,18 @@
  * bundled suite's own config (the example agent and its scenarios). Every problem
  * is a ConfigFileError naming the file and the key — and nothing runs.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type fc from 'fast-check';
 import type { AgentFactory } from '../kernel/index.ts';
 import type { Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry } from '../harness/second-host.ts';
+import { checkPriceTable, type PriceTable } from '../report/cost/price-table.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
 import { importUserModule } from './import-module.ts';
 import { closest } from './closest.ts';
+import { lineOfKey } from './locate-key.ts';
 
 export const CONFIG_NAMES = ['loopgate.config.ts', 'loopgate.config.mts', 'loopgate.config.js', 'loopgate.config.mjs'] as const;
 
@@ -35,6 +37,8 @@ export interface ResolvedConfig {
   /** Absolute, when set. */
   readonly out: string | undefined;
   readonly baseline: string | undefined;
+  /** The price table, when the config has one. */
+  readonly prices: PriceTable | undefined;
   readonly fuzz: { readonly agent: string | undefined; readonly args: Readonly<Record<string, fc.Arbitrary<unknown>>> };
 }
 
@@ -81,8 +85,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
 
 /** Checks a config object (the module's default export) and resolves its paths. */
 export function resolveConfig(value: unknown, file: string, bundled = false): ResolvedConfig {
-  const fail = (key: string, message: string): never => {
-    throw new ConfigFileError(`${file}: ${key ? `${key}: ` : ''}${message}`);
+  let source: string | undefined;
+  const fail = (key: string, message: string, path: readonly string[] = key ? key.split('.') : []): never => {
+    source ??= readSource(file);
+    const line = path.length > 0 ? lineOfKey(source, path) : undefined;
+    throw new ConfigFileError(`${file}${line !== undefined ? `:${line}` : ''}: ${key ? `${key}: ` : ''}${message}`);
   };
   if (value === undefined) fail('', 'has no default export; export default defineConfig({ agents: { … } })');
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -134,6 +141,16 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     }
   });
 
+  let prices: PriceTable | undefined;
+  if (config.prices !== undefined) {
+    const checked = checkPriceTable(config.prices);
+    if ('problems' in checked) {
+      const first = checked.problems[0]!;
+      const path = ['prices', ...first.path];
+      fail(path.join('.'), first.message, path);
+    } else prices = checked.table;
+  }
+
   const fuzz = config.fuzz ?? {};
   if (fuzz === null || typeof fuzz !== 'object') fail('fuzz', `expected { agent, args }, got ${describe(fuzz)}`);
   for (const key of Object.keys(fuzz)) if (!(FUZZ_KEYS as readonly string[]).includes(key)) fail(`fuzz.${key}`, `unknown key; known: ${FUZZ_KEYS.join(', ')}`);
@@ -155,8 +172,17 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     reporters,
     out: path('out'),
     baseline: path('baseline'),
+    prices,
     fuzz: { agent: fuzz.agent, args },
   };
+}
+
+function readSource(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return ''; // the line is a courtesy
+  }
 }
 
 function strings(value: unknown, key: string, fail: (key: string, message: string) => never): string[] {

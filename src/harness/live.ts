@@ -70,7 +70,7 @@ export function liveCases(options: LiveOptions): Case[] {
         const checks = [...checkExpectations(run, l.scenario.expect), ...(await checkInvariants(run, invariants))];
         if (checks.every((c) => c.passed)) passed++;
         else failures.push(...checks.filter((c) => !c.passed).map((c) => ({ ...c, name: `run ${i + 1}: ${c.name}` })));
-        last = outcomeOfRun(run, checks);
+        last = outcomeOfRun(run, checks, options.context.prices);
       }
       const rate = passed / options.repeat;
       const verdict: CheckResult = {

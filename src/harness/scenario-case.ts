@@ -1,5 +1,7 @@
 /** A scenario file as a case: run it in the second host, check it three ways and against the invariants. */
 import { createRedactor, outcomeLabel, redactDeep } from '../kernel/index.ts';
+import { costOfLog } from '../report/cost/cost-of-log.ts';
+import type { PriceTable } from '../report/cost/price-table.ts';
 import type { CaseMetrics } from '../report/results.ts';
 import type { Case, CaseOutcome } from './cases.ts';
 import { statusFromChecks } from './cases.ts';
@@ -10,8 +12,10 @@ import { runScenario, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { stepRequests } from './step-requests.ts';
 import { buildTimeline } from './timeline.ts';
+import { withCallCosts } from './timeline-cost.ts';
 
-export function metricsOf(run: ScenarioRun): CaseMetrics {
+/** What the case consumed; with a price table, what its model calls cost. */
+export function metricsOf(run: ScenarioRun, prices?: PriceTable): CaseMetrics {
   return {
     turns: run.results.length,
     steps: run.results.reduce((n, r) => n + r.steps, 0),
@@ -19,10 +23,11 @@ export function metricsOf(run: ScenarioRun): CaseMetrics {
     inputTokens: run.results.reduce((n, r) => n + r.usage.inputTokens, 0),
     outputTokens: run.results.reduce((n, r) => n + r.usage.outputTokens, 0),
     modelRequests: run.requests.length,
+    ...(prices ? { cost: costOfLog(run.log.events, prices).total } : {}),
   };
 }
 
-export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): CaseOutcome {
+export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks'], prices?: PriceTable): CaseOutcome {
   const last = run.results[run.results.length - 1];
   // A check quotes what the run produced (a reply, a request); no configured secret reaches a report through it.
   const redact = createRedactor({ secrets: run.secrets });
@@ -30,8 +35,8 @@ export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): C
     status: statusFromChecks(checks),
     ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
     checks: checks.map((check) => redactDeep(check, redact) as CaseOutcome['checks'][number]),
-    metrics: metricsOf(run),
-    timeline: buildTimeline(run),
+    metrics: metricsOf(run, prices),
+    timeline: prices ? withCallCosts(buildTimeline(run), costOfLog(run.log.events, prices).calls, prices.currency) : buildTimeline(run),
     requests: stepRequests(run),
     virtualMs: run.virtualMs,
   };
@@ -51,7 +56,7 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
       }
       const run = await runScenario(scenario, { seed, agents: context.registry });
       const checks = [...checkExpectations(run, scenario.expect), ...(await checkInvariants(run, context.invariants))];
-      return outcomeOfRun(run, checks);
+      return outcomeOfRun(run, checks, context.prices);
     },
   };
 }

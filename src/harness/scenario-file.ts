@@ -6,6 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { AgentFactory } from '../kernel/index.ts';
+import type { PriceTable } from '../report/cost/price-table.ts';
 import type { CaseOutcome } from './cases.ts';
 import { caseSeed } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
@@ -28,6 +29,8 @@ export interface ScenarioFileOptions {
   readonly seed?: number;
   /** Case ids are relative to this folder. Default: the working directory. */
   readonly root?: string;
+  /** What model tokens cost (`prices` of loopgate.config.ts): each case then reports its cost. */
+  readonly prices?: PriceTable;
 }
 
 /** A suite context from plain options (what `loopgate.config.ts` gives the CLI). */
@@ -38,6 +41,7 @@ export function contextFromOptions(options: ScenarioFileOptions): SuiteContext {
     registry: { agents, ...(defaultAgent !== undefined ? { defaultAgent } : {}) },
     invariants: suiteInvariants(options.invariants),
     root: resolve(options.root ?? process.cwd()),
+    ...(options.prices ? { prices: options.prices } : {}),
   };
 }
 
@@ -52,5 +56,5 @@ export async function runScenarioFile(
   await checkScenarioAgents([loaded], context.registry);
   const run = await runScenario(loaded.scenario, { seed: caseSeed(seed, `scenario:${loaded.id}`), agents: context.registry });
   const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run, context.invariants))];
-  return { ...outcomeOfRun(run, checks), id: loaded.id, name: loaded.scenario.name };
+  return { ...outcomeOfRun(run, checks, context.prices), id: loaded.id, name: loaded.scenario.name };
 }

@@ -1,4 +1,5 @@
 /** What the scenario cases of one suite share. */
+import type { PriceTable } from '../report/cost/price-table.ts';
 import type { Invariant } from './invariants/index.ts';
 import type { AgentRegistry } from './world/agent-under-test.ts';
 
@@ -10,4 +11,6 @@ export interface SuiteContext {
   readonly invariants: readonly Invariant[];
   /** Scenario ids are relative to this folder (the config file's). */
   readonly root: string;
+  /** The config's prices: with them every case reports what its model calls cost. */
+  readonly prices?: PriceTable;
 }

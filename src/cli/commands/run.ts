@@ -73,6 +73,7 @@ async function collect(args: RunArgs, config: ResolvedConfig): Promise<Case[]> {
     invariants: suiteInvariants(config.invariants),
     // Ids are relative to the config's folder; paths given without a config of the user's, to the working directory.
     root: config.bundled && given ? process.cwd() : config.root,
+    ...(config.prices ? { prices: config.prices } : {}),
   };
   const paths = given ? args.paths! : config.scenarios;
   if (args.live) {
