@@ -5,7 +5,9 @@
  * yours would be.
  */
 import { defineConfig } from '../../src/config/define-config.ts';
+import { scriptedJudge } from '../../src/harness/judge/scripted-judge.ts';
 import { supportAgent } from '../example-agent/agent.ts';
+import { SUPPORT_ASSERTIONS } from '../example-agent/reply-assertions.ts';
 import { SUPPORT_FUZZ_ARGS } from '../example-agent/fuzz-args.ts';
 
 export default defineConfig({
@@ -21,5 +23,13 @@ export default defineConfig({
       'gpt-4.1-mini': { input: 0.4, output: 1.6, cachedInput: 0.1 },
     },
   },
+  // Reply predicates scenarios name with `expect.assert: [{ assertion: NAME }]`.
+  assertions: SUPPORT_ASSERTIONS,
+  // The judge of rubrics that name none. Scripted, so the gate stays offline; a team names a
+  // real model here ({ provider: 'anthropic', model: 'claude-sonnet-4-5' }) for live runs.
+  judges: {
+    support: scriptedJudge([{ pass: true, reason: 'It states the order is still being packed and promises no date.' }], 'support-judge'),
+  },
+  defaultJudge: 'support',
   fuzz: { args: SUPPORT_FUZZ_ARGS },
 });

@@ -10,6 +10,8 @@ import type fc from 'fast-check';
 import type { AgentFactory } from '../kernel/index.ts';
 import type { Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry } from '../harness/second-host.ts';
+import type { ReplyAssertionContext } from '../harness/checks/reply-assertion-types.ts';
+import { checkReplyConfig } from './reply-config.ts';
 import { checkPriceTable, type PriceTable } from '../report/cost/price-table.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
@@ -39,6 +41,8 @@ export interface ResolvedConfig {
   readonly baseline: string | undefined;
   /** The price table, when the config has one. */
   readonly prices: PriceTable | undefined;
+  /** Predicates and judges for reply assertions. */
+  readonly replies: ReplyAssertionContext;
   readonly fuzz: { readonly agent: string | undefined; readonly args: Readonly<Record<string, fc.Arbitrary<unknown>>> };
 }
 
@@ -151,6 +155,8 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     } else prices = checked.table;
   }
 
+  const replies = checkReplyConfig(config, fail);
+
   const fuzz = config.fuzz ?? {};
   if (fuzz === null || typeof fuzz !== 'object') fail('fuzz', `expected { agent, args }, got ${describe(fuzz)}`);
   for (const key of Object.keys(fuzz)) if (!(FUZZ_KEYS as readonly string[]).includes(key)) fail(`fuzz.${key}`, `unknown key; known: ${FUZZ_KEYS.join(', ')}`);
@@ -173,6 +179,7 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     out: path('out'),
     baseline: path('baseline'),
     prices,
+    replies,
     fuzz: { agent: fuzz.agent, args },
   };
 }

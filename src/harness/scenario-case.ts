@@ -6,6 +6,7 @@ import type { CaseMetrics } from '../report/results.ts';
 import type { Case, CaseOutcome } from './cases.ts';
 import { statusFromChecks } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
+import { checkReplyAssertions } from './checks/reply-assertions.ts';
 import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
 import { runScenario, type ScenarioRun } from './second-host.ts';
@@ -55,7 +56,11 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };
       }
       const run = await runScenario(scenario, { seed, agents: context.registry });
-      const checks = [...checkExpectations(run, scenario.expect), ...(await checkInvariants(run, context.invariants))];
+      const checks = [
+        ...checkExpectations(run, scenario.expect),
+        ...(await checkReplyAssertions(run, scenario.expect.assert, context.replies)),
+        ...(await checkInvariants(run, context.invariants)),
+      ];
       return outcomeOfRun(run, checks, context.prices);
     },
   };

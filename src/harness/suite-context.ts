@@ -1,5 +1,6 @@
 /** What the scenario cases of one suite share. */
 import type { PriceTable } from '../report/cost/price-table.ts';
+import type { ReplyAssertionContext } from './checks/reply-assertion-types.ts';
 import type { Invariant } from './invariants/index.ts';
 import type { AgentRegistry } from './world/agent-under-test.ts';
 
@@ -13,4 +14,6 @@ export interface SuiteContext {
   readonly root: string;
   /** The config's prices: with them every case reports what its model calls cost. */
   readonly prices?: PriceTable;
+  /** The config's predicates and judges, for `expect.assert`. */
+  readonly replies?: ReplyAssertionContext;
 }

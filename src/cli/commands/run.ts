@@ -74,6 +74,7 @@ async function collect(args: RunArgs, config: ResolvedConfig): Promise<Case[]> {
     // Ids are relative to the config's folder; paths given without a config of the user's, to the working directory.
     root: config.bundled && given ? process.cwd() : config.root,
     ...(config.prices ? { prices: config.prices } : {}),
+    replies: config.replies,
   };
   const paths = given ? args.paths! : config.scenarios;
   if (args.live) {
