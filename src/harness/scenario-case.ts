@@ -13,6 +13,7 @@ import { runScenario, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { stepRequests } from './step-requests.ts';
 import { buildTimeline } from './timeline.ts';
+import { updateCase } from './update/update-case.ts';
 import { withCallCosts } from './timeline-cost.ts';
 
 /** What the case consumed; with a price table, what its model calls cost. */
@@ -56,10 +57,12 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };
       }
       const run = await runScenario(scenario, { seed, agents: context.registry });
+      const invariants = await checkInvariants(run, context.invariants);
+      const expectations = checkExpectations(run, scenario.expect);
       const checks = [
-        ...checkExpectations(run, scenario.expect),
+        ...(context.update ? updateCase(loaded, run, { expectations, invariants }, context.update) : expectations),
         ...(await checkReplyAssertions(run, scenario.expect.assert, context.replies)),
-        ...(await checkInvariants(run, context.invariants)),
+        ...invariants,
       ];
       return outcomeOfRun(run, checks, context.prices);
     },

@@ -2,6 +2,7 @@
 import type { PriceTable } from '../report/cost/price-table.ts';
 import type { ReplyAssertionContext } from './checks/reply-assertion-types.ts';
 import type { Invariant } from './invariants/index.ts';
+import type { UpdateSink } from './update/update-case.ts';
 import type { AgentRegistry } from './world/agent-under-test.ts';
 
 /** What every scenario case of a suite runs with. */
@@ -16,4 +17,6 @@ export interface SuiteContext {
   readonly prices?: PriceTable;
   /** The config's predicates and judges, for `expect.assert`. */
   readonly replies?: ReplyAssertionContext;
+  /** `--update`: rewrite each scenario's recorded expectations from its run, and tell the sink what was done. */
+  readonly update?: UpdateSink;
 }

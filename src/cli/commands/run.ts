@@ -20,6 +20,8 @@ import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results
 import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
 import { REPORTERS } from '../../report/reporters.ts';
 import { parseReporters, writeReports } from '../../report/write.ts';
+import type { UpdateSink } from '../../harness/update/update-case.ts';
+import type { UpdateResult } from '../../harness/update/update-scenario.ts';
 import { EXIT } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
@@ -41,6 +43,8 @@ export interface RunArgs {
   provider?: string;
   repeat: number;
   verbose?: boolean;
+  /** Rewrite the selected scenarios' recorded expectations from their runs (cases whose invariants hold). */
+  update?: boolean;
 }
 
 export function parseShard(text: string): { index: number; total: number } {
@@ -66,7 +70,7 @@ export function parseGrep(text: string): RegExp {
  * `ScenarioFileError` (an InputError) with one line per problem. The state
  * tables and the contract suite (SDKs, msw) load only when they are run.
  */
-async function collect(args: RunArgs, config: ResolvedConfig): Promise<Case[]> {
+async function collect(args: RunArgs, config: ResolvedConfig, update?: UpdateSink): Promise<Case[]> {
   const given = args.paths !== undefined && args.paths.length > 0;
   const context: SuiteContext = {
     registry: config.registry,
@@ -75,6 +79,7 @@ async function collect(args: RunArgs, config: ResolvedConfig): Promise<Case[]> {
     root: config.bundled && given ? process.cwd() : config.root,
     ...(config.prices ? { prices: config.prices } : {}),
     replies: config.replies,
+    ...(update ? { update } : {}),
   };
   const paths = given ? args.paths! : config.scenarios;
   if (args.live) {
@@ -109,8 +114,10 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   if (args.updateBaseline && (shard || grep))
     throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
   const baseline = args.baseline && !args.updateBaseline ? await readBaselineFile(args.baseline) : undefined;
+  if (args.update && args.live) throw new UsageError('--update rewrites scenario files from scripted runs; it cannot take a live run (drop --live)');
 
-  const all = await collect(args, config);
+  const updates: UpdateResult[] = [];
+  const all = await collect(args, config, args.update ? { record: (r) => updates.push(r) } : undefined);
   const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
   if (cases.length === 0) {
     // A gate that checked nothing has not passed.
@@ -161,6 +168,7 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   });
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
+  if (args.update) io.err(updateReport(updates));
   if (args.updateBaseline && args.baseline) {
     await writeBaselineFile(args.baseline, runResults);
     io.err(`baseline updated: ${args.baseline}\n`);
@@ -172,4 +180,18 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
     return EXIT.failed;
   }
   return EXIT.passed;
+}
+
+/** What --update did to each file: rewritten (and how), refused (and why); unchanged files are counted. */
+export function updateReport(updates: readonly UpdateResult[]): string {
+  const sorted = [...updates].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const updated = sorted.filter((u) => u.kind === 'updated');
+  const refused = sorted.filter((u) => u.kind === 'refused');
+  const unchanged = sorted.length - updated.length - refused.length;
+  const lines = [
+    `--update: rewrote ${updated.length} scenario file${updated.length === 1 ? '' : 's'}, ${unchanged} already up to date, ${refused.length} not updated`,
+  ];
+  for (const u of updated) for (const change of u.changes) lines.push(`  ✎ ${u.file}: ${change}`);
+  for (const u of refused) lines.push(`  ✗ ${u.file}: ${u.reason}`);
+  return `${lines.join('\n')}\n`;
 }
