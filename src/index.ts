@@ -49,6 +49,10 @@ export * as results from '../providers/fake/results.ts';
 export { VirtualClock } from './harness/virtual-clock.ts';
 export { runScenario, type ScenarioRun, type RunOptions as ScenarioRunOptions } from './harness/second-host.ts';
 export { runScenarioFile, type ScenarioFileOptions } from './harness/scenario-file.ts';
+export { scriptedJudge } from './harness/judge/scripted-judge.ts';
+export type { AssertionRun, JudgeSpec, ReplyPredicate } from './harness/checks/reply-assertion-types.ts';
+export { checkPriceTable, type ModelPrice, type PriceTable } from './report/cost/price-table.ts';
+export { costOfLog, type CallCost, type LogCost } from './report/cost/cost-of-log.ts';
 
 // Your config: loopgate.config.ts
 export { defineConfig, type LoopgateConfig } from './config/define-config.ts';

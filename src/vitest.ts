@@ -72,6 +72,8 @@ async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: S
     // As in `loopgate run`: ids relative to the config's folder; paths given without a config of the user's, to the working directory.
     root: config.bundled && options.paths ? process.cwd() : config.root,
     ...(config.hosts ? { hosts: config.hosts } : {}),
+    ...(config.prices ? { prices: config.prices } : {}),
+    replies: config.replies,
   };
   return { context, paths: options.paths ? options.paths.map((p) => resolve(p)) : config.scenarios };
 }

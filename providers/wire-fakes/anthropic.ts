@@ -28,7 +28,8 @@ function stopReason(stop: TurnStop): string {
 
 function usageStart(turn: WireTurn) {
   return {
-    input_tokens: turn.usage.input,
+    // Anthropic counts the uncached input apart from the tokens read from the cache.
+    input_tokens: turn.usage.input - (turn.usage.cacheRead ?? 0),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: turn.usage.cacheRead ?? 0,
     output_tokens: 1,

@@ -17,6 +17,7 @@ export type TurnStop =
   | { readonly unknown: string };
 
 export interface TurnUsage {
+  /** Every input token of the request, cached ones included (each protocol splits it as its provider does). */
   readonly input: number;
   readonly output: number;
   readonly cacheRead?: number;

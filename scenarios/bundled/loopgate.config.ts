@@ -5,13 +5,33 @@
  * yours would be.
  */
 import { defineConfig } from '../../src/config/define-config.ts';
+import { scriptedJudge } from '../../src/harness/judge/scripted-judge.ts';
 import { supportAgent } from '../example-agent/agent.ts';
 import { flakyContextAgent } from '../example-agent/flaky-context.ts';
+import { SUPPORT_ASSERTIONS } from '../example-agent/reply-assertions.ts';
 import { SUPPORT_FUZZ_ARGS } from '../example-agent/fuzz-args.ts';
 
 export default defineConfig({
   agents: { support: supportAgent, 'support-flaky-context': flakyContextAgent },
   defaultAgent: 'support',
   scenarios: ['.'],
+  // USD per million tokens. `scenario-model` is the name the scripted provider answers to;
+  // the others are what live runs ask for (`--live`, LOOPGATE_LIVE_MODEL).
+  prices: {
+    currency: 'USD',
+    models: {
+      'scenario-model': { input: 3, output: 15, cachedInput: 0.3 },
+      'claude-sonnet-4-5': { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 },
+      'gpt-4.1-mini': { input: 0.4, output: 1.6, cachedInput: 0.1 },
+    },
+  },
+  // Reply predicates scenarios name with `expect.assert: [{ assertion: NAME }]`.
+  assertions: SUPPORT_ASSERTIONS,
+  // The judge of rubrics that name none. Scripted, so the gate stays offline; a team names a
+  // real model here ({ provider: 'anthropic', model: 'claude-sonnet-4-5' }) for live runs.
+  judges: {
+    support: scriptedJudge([{ pass: true, reason: 'It states the order is still being packed and promises no date.' }], 'support-judge'),
+  },
+  defaultJudge: 'support',
   fuzz: { args: SUPPORT_FUZZ_ARGS },
 });

@@ -17,6 +17,8 @@
 import type fc from 'fast-check';
 import type { AgentFactory } from '../kernel/index.ts';
 import type { Invariant } from '../harness/invariants/index.ts';
+import type { JudgeSpec, ReplyPredicate } from '../harness/checks/reply-assertion-types.ts';
+import type { PriceTable } from '../report/cost/price-table.ts';
 
 export interface LoopgateConfig {
   /** Your agents by name; a scenario picks one with `agent: NAME`. */
@@ -39,6 +41,30 @@ export interface LoopgateConfig {
   readonly out?: string;
   /** A baseline file `loopgate run` compares with (a regression fails the gate). */
   readonly baseline?: string;
+  /**
+   * What your models' tokens cost, per million, by model name as requests name
+   * it: every case then reports its cost (per call, turn, case and suite), and
+   * `--baseline` catches a cost regression. A model missing from the table is
+   * reported as unpriced, never as free.
+   *
+   *   prices: { currency: 'USD', models: { 'gpt-4.1-mini': { input: 0.4, output: 1.6, cachedInput: 0.1 } } }
+   */
+  readonly prices?: { readonly currency?: string; readonly models: PriceTable['models'] };
+  /**
+   * Predicates on a reply, by name; a scenario uses one with `expect.assert: [{ assertion: NAME }]`.
+   * Return `true` to pass, or a string saying why the reply fails.
+   *
+   *   assertions: { 'names-the-order': (reply) => /ORD-\d{4}/.test(reply) || 'no order number in the reply' }
+   */
+  readonly assertions?: Readonly<Record<string, ReplyPredicate>>;
+  /**
+   * Judge models for `rubric` assertions, by name: a ModelClient (or `{ client, model }`),
+   * or `{ provider, model }` built through loopgate's adapters with the API key from the
+   * environment — those grade live scenarios only (`--live`).
+   */
+  readonly judges?: Readonly<Record<string, JudgeSpec>>;
+  /** The judge of rubrics that name none. Default: the only judge, if there is one. */
+  readonly defaultJudge?: string;
   readonly fuzz?: {
     /** The agent to fuzz. Default: the default agent. */
     readonly agent?: string;
@@ -52,5 +78,19 @@ export function defineConfig(config: LoopgateConfig): LoopgateConfig {
   return config;
 }
 
-export const CONFIG_KEYS = ['agents', 'defaultAgent', 'scenarios', 'host', 'invariants', 'reporters', 'out', 'baseline', 'fuzz'] as const;
+export const CONFIG_KEYS = [
+  'agents',
+  'defaultAgent',
+  'scenarios',
+  'host',
+  'invariants',
+  'reporters',
+  'out',
+  'baseline',
+  'prices',
+  'assertions',
+  'judges',
+  'defaultJudge',
+  'fuzz',
+] as const;
 export const FUZZ_KEYS = ['agent', 'args'] as const;

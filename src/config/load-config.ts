@@ -4,7 +4,7 @@
  * bundled suite's own config (the example agent and its scenarios). Every problem
  * is a ConfigFileError naming the file and the key — and nothing runs.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type fc from 'fast-check';
 import { closestName, type AgentFactory } from '../kernel/index.ts';
@@ -12,9 +12,13 @@ import type { Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry } from '../harness/second-host.ts';
 import type { HostMode } from '../harness/scenario/schema.ts';
 import { DEFAULT_HOSTS } from '../harness/suite-context.ts';
+import type { ReplyAssertionContext } from '../harness/checks/reply-assertion-types.ts';
+import { checkReplyConfig } from './reply-config.ts';
+import { checkPriceTable, type PriceTable } from '../report/cost/price-table.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
 import { importUserModule } from './import-module.ts';
+import { lineOfKey } from './locate-key.ts';
 
 export const CONFIG_NAMES = ['loopgate.config.ts', 'loopgate.config.mts', 'loopgate.config.js', 'loopgate.config.mjs'] as const;
 
@@ -38,6 +42,10 @@ export interface ResolvedConfig {
   readonly baseline: string | undefined;
   /** The hosts scenarios run through (`host`), when the config says. */
   readonly hosts: readonly HostMode[] | undefined;
+  /** The price table, when the config has one. */
+  readonly prices: PriceTable | undefined;
+  /** Predicates and judges for reply assertions. */
+  readonly replies: ReplyAssertionContext;
   readonly fuzz: { readonly agent: string | undefined; readonly args: Readonly<Record<string, fc.Arbitrary<unknown>>> };
 }
 
@@ -84,8 +92,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
 
 /** Checks a config object (the module's default export) and resolves its paths. */
 export function resolveConfig(value: unknown, file: string, bundled = false): ResolvedConfig {
-  const fail = (key: string, message: string): never => {
-    throw new ConfigFileError(`${file}: ${key ? `${key}: ` : ''}${message}`);
+  let source: string | undefined;
+  const fail = (key: string, message: string, path: readonly string[] = key ? key.split('.') : []): never => {
+    source ??= readSource(file);
+    const line = path.length > 0 ? lineOfKey(source, path) : undefined;
+    throw new ConfigFileError(`${file}${line !== undefined ? `:${line}` : ''}: ${key ? `${key}: ` : ''}${message}`);
   };
   if (value === undefined) fail('', 'has no default export; export default defineConfig({ agents: { … } })');
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -145,6 +156,18 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     else fail('host', `expected loop, production or both, got ${describe(host)}`);
   }
 
+  let prices: PriceTable | undefined;
+  if (config.prices !== undefined) {
+    const checked = checkPriceTable(config.prices);
+    if ('problems' in checked) {
+      const first = checked.problems[0]!;
+      const path = ['prices', ...first.path];
+      fail(path.join('.'), first.message, path);
+    } else prices = checked.table;
+  }
+
+  const replies = checkReplyConfig(config, fail);
+
   const fuzz = config.fuzz ?? {};
   if (fuzz === null || typeof fuzz !== 'object') fail('fuzz', `expected { agent, args }, got ${describe(fuzz)}`);
   for (const key of Object.keys(fuzz)) if (!(FUZZ_KEYS as readonly string[]).includes(key)) fail(`fuzz.${key}`, `unknown key; known: ${FUZZ_KEYS.join(', ')}`);
@@ -167,8 +190,18 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     out: path('out'),
     baseline: path('baseline'),
     hosts,
+    prices,
+    replies,
     fuzz: { agent: fuzz.agent, args },
   };
+}
+
+function readSource(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return ''; // the line is a courtesy
+  }
 }
 
 function strings(value: unknown, key: string, fail: (key: string, message: string) => never): string[] {

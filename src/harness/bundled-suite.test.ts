@@ -233,6 +233,17 @@ describe('the bundled suite', () => {
           expect(Number(tag.slice('invariant-'.length)), `bad tag ${tag}`).toSatisfy((n: number) => Number.isInteger(n) && n >= 1 && n <= 15);
     });
 
+    it("shows every kind of reply assertion passing, a rubric with a scripted judge of its own and one with the config's", () => {
+      const assertions = suite.flatMap((l) => l.scenario.expect.assert ?? []);
+      for (const kind of ['matches', 'json', 'assertion', 'rubric'] as const)
+        expect(
+          assertions.some((a) => a[kind] !== undefined),
+          `no bundled scenario asserts with ${kind}`,
+        ).toBe(true);
+      expect(assertions.some((a) => a.rubric !== undefined && typeof a.judge === 'object')).toBe(true);
+      expect(assertions.some((a) => a.rubric !== undefined && a.judge === undefined)).toBe(true);
+    });
+
     it('reproduces every known field failure of DESIGN.md, each in a scenario tagged field-failure that names it', () => {
       expect(FIELD_FAILURES).toHaveLength(16);
       const byId = new Map(suite.map((l) => [l.id, l]));

@@ -12,6 +12,7 @@ import { InputError } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { caseSeed, type Case } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
+import { checkReplyAssertions, NO_REPLY_ASSERTIONS } from './checks/reply-assertions.ts';
 import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
 import { outcomeOfRun } from './scenario-case.ts';
@@ -38,6 +39,8 @@ export function liveCases(options: LiveOptions): Case[] {
   if (!isWireProvider(provider)) throw new InputError(`--provider ${provider}: live runs need one of ${WIRE_PROVIDERS.join(', ')}`);
   const loaded = options.scenarios.filter((l) => l.scenario.live);
   const { registry, invariants } = options.context;
+  // Judges that call a provider take their key from the same environment as the model under test.
+  const replies = { ...(options.context.replies ?? NO_REPLY_ASSERTIONS), env: options.env };
   const keyName = API_KEY_ENV[provider];
   const apiKey = options.env[keyName];
   // Under CI a live gate without its key must not pass by skipping everything.
@@ -58,6 +61,7 @@ export function liveCases(options: LiveOptions): Case[] {
       let passed = 0;
       let last;
       const failures: CheckResult[] = [];
+      const assertionRuns = new Map<string, number>(); // per reply assertion: the runs it passed in
       for (let i = 0; i < options.repeat; i++) {
         const client = createAdapter(provider, { apiKey, model, ...(baseURL ? { baseURL } : {}) });
         const run = await runScenario(l.scenario, {
@@ -67,10 +71,16 @@ export function liveCases(options: LiveOptions): Case[] {
           modelName: model,
           realWaitLimitMs: 180_000,
         });
-        const checks = [...checkExpectations(run, l.scenario.expect), ...(await checkInvariants(run, invariants))];
+        const checks = [
+          ...checkExpectations(run, l.scenario.expect),
+          ...(await checkReplyAssertions(run, l.scenario.expect.assert, replies)),
+          ...(await checkInvariants(run, invariants)),
+        ];
+        for (const c of checks) if (c.name.startsWith('assert[')) assertionRuns.set(c.name, (assertionRuns.get(c.name) ?? 0) + (c.passed ? 1 : 0));
         if (checks.every((c) => c.passed)) passed++;
-        else failures.push(...checks.filter((c) => !c.passed).map((c) => ({ ...c, name: `run ${i + 1}: ${c.name}` })));
-        last = outcomeOfRun(run, checks);
+        // Every failing check of the run, and every judge's verdict (its reason belongs in the report, pass or fail).
+        failures.push(...checks.filter((c) => !c.passed || c.judge).map((c) => ({ ...c, name: `run ${i + 1}: ${c.name}` })));
+        last = outcomeOfRun(run, checks, options.context.prices);
       }
       const rate = passed / options.repeat;
       const verdict: CheckResult = {
@@ -78,7 +88,13 @@ export function liveCases(options: LiveOptions): Case[] {
         passed: rate >= threshold,
         message: `${passed}/${options.repeat} runs passed (${Math.round(rate * 100)}%; needs ${Math.round(threshold * 100)}%)`,
       };
-      const checks = [verdict, ...failures];
+      // Each reply assertion's own pass rate over the repeats (a rubric judged 4 of 5 times good).
+      const rates: CheckResult[] = [...assertionRuns].map(([name, n]) => ({
+        name: `pass rate: ${name}`,
+        passed: n / options.repeat >= threshold,
+        message: `${n}/${options.repeat} runs (${Math.round((n / options.repeat) * 100)}%; needs ${Math.round(threshold * 100)}%)`,
+      }));
+      const checks = [verdict, ...rates, ...failures];
       return { ...last!, status: verdict.passed ? 'passed' : 'failed', checks, repeats: { runs: options.repeat, passed, threshold } };
     },
   }));

@@ -1,9 +1,12 @@
 /** A scenario file as a case: run it in the second host, check it three ways and against the invariants. */
 import { outcomeLabel } from '../kernel/index.ts';
+import { costOfLog } from '../report/cost/cost-of-log.ts';
+import type { PriceTable } from '../report/cost/price-table.ts';
 import type { CaseMetrics } from '../report/results.ts';
 import type { Case, CaseOutcome } from './cases.ts';
 import { statusFromChecks } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
+import { checkReplyAssertions } from './checks/reply-assertions.ts';
 import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
 import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
@@ -12,8 +15,11 @@ import { runScenario, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { stepRequests } from './step-requests.ts';
 import { buildTimeline } from './timeline.ts';
+import { updateCase } from './update/update-case.ts';
+import { withCallCosts } from './timeline-cost.ts';
 
-export function metricsOf(run: ScenarioRun): CaseMetrics {
+/** What the case consumed; with a price table, what its model calls cost. */
+export function metricsOf(run: ScenarioRun, prices?: PriceTable): CaseMetrics {
   return {
     turns: run.results.length,
     steps: run.results.reduce((n, r) => n + r.steps, 0),
@@ -21,18 +27,19 @@ export function metricsOf(run: ScenarioRun): CaseMetrics {
     inputTokens: run.results.reduce((n, r) => n + r.usage.inputTokens, 0),
     outputTokens: run.results.reduce((n, r) => n + r.usage.outputTokens, 0),
     modelRequests: run.requests.length,
+    ...(prices ? { cost: costOfLog(run.log.events, prices).total } : {}),
   };
 }
 
-export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): CaseOutcome {
+export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks'], prices?: PriceTable): CaseOutcome {
   const last = run.results[run.results.length - 1];
   return {
     status: statusFromChecks(checks),
     ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
     // A failed expectation quotes what the run did: redacted like everything else about it.
     checks: redactForRun(run, checks),
-    metrics: metricsOf(run),
-    timeline: buildTimeline(run),
+    metrics: metricsOf(run, prices),
+    timeline: prices ? withCallCosts(buildTimeline(run), costOfLog(run.log.events, prices).calls, prices.currency) : buildTimeline(run),
     requests: stepRequests(run),
     virtualMs: run.virtualMs,
   };
@@ -48,7 +55,9 @@ export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks']): C
 export function scenarioCases(loaded: LoadedScenario, context: Omit<SuiteContext, 'root'>): Case[] {
   const pinned = pinnedHost(loaded.scenario);
   if (pinned) return [scenarioCase(loaded, context, pinned)];
-  return (context.hosts ?? ['loop']).map((host) => scenarioCase(loaded, context, host));
+  const hosts = context.hosts ?? ['loop'];
+  // --update rewrites each file once, from its first host's run; a run without it then checks every host.
+  return (context.update ? hosts.slice(0, 1) : hosts).map((host) => scenarioCase(loaded, context, host));
 }
 
 /** The host a scenario itself requires, if any. */
@@ -72,8 +81,14 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };
       }
       const run = await runScenario(scenario, { seed, agents: context.registry, host });
-      const checks = [...checkExpectations(run, scenario.expect), ...(await checkInvariants(run, context.invariants))];
-      return outcomeOfRun(run, checks);
+      const invariants = await checkInvariants(run, context.invariants);
+      const expectations = checkExpectations(run, scenario.expect);
+      const checks = [
+        ...(context.update ? updateCase(loaded, run, { expectations, invariants }, context.update) : expectations),
+        ...(await checkReplyAssertions(run, scenario.expect.assert, context.replies)),
+        ...invariants,
+      ];
+      return outcomeOfRun(run, checks, context.prices);
     },
   };
 }

@@ -6,9 +6,13 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { AgentFactory } from '../kernel/index.ts';
+import type { PriceTable } from '../report/cost/price-table.ts';
 import type { CaseOutcome } from './cases.ts';
 import { caseSeed } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
+import type { JudgeSpec, ReplyPredicate } from './checks/reply-assertion-types.ts';
+import { checkReplyAssertions, NO_REPLY_ASSERTIONS } from './checks/reply-assertions.ts';
+import { checkReplyAssertionNames } from './scenario/check-reply-assertions.ts';
 import { checkInvariants, type Invariant } from './invariants/index.ts';
 import { checkScenarioAgents } from './scenario/check-agents.ts';
 import { loadScenarioFile } from './scenario/load.ts';
@@ -34,6 +38,13 @@ export interface ScenarioFileOptions {
    * default) or `production` (a real AgentHost). `describeScenarios` runs both.
    */
   readonly host?: HostMode;
+  /** What model tokens cost (`prices` of loopgate.config.ts): each case then reports its cost. */
+  readonly prices?: PriceTable;
+  /** Predicates `expect.assert` names with `assertion:` (loopgate.config.ts `assertions`). */
+  readonly assertions?: Readonly<Record<string, ReplyPredicate>>;
+  /** Judge models of `rubric` assertions (loopgate.config.ts `judges`), and the one rubrics without a name use. */
+  readonly judges?: Readonly<Record<string, JudgeSpec>>;
+  readonly defaultJudge?: string;
 }
 
 /** A suite context from plain options (what `loopgate.config.ts` gives the CLI). */
@@ -44,6 +55,12 @@ export function contextFromOptions(options: ScenarioFileOptions): SuiteContext {
     registry: { agents, ...(defaultAgent !== undefined ? { defaultAgent } : {}) },
     invariants: suiteInvariants(options.invariants),
     root: resolve(options.root ?? process.cwd()),
+    ...(options.prices ? { prices: options.prices } : {}),
+    replies: {
+      predicates: new Map(Object.entries(options.assertions ?? {})),
+      judges: new Map(Object.entries(options.judges ?? {})),
+      ...(options.defaultJudge !== undefined ? { defaultJudge: options.defaultJudge } : {}),
+    },
   };
 }
 
@@ -57,11 +74,16 @@ export async function runScenarioFile(
   const file = isAbsolute(path) ? path : resolve(path);
   const loaded = loadScenarioFile(file, context.root);
   await checkScenarioAgents([loaded], context.registry);
+  checkReplyAssertionNames([loaded], context.replies ?? NO_REPLY_ASSERTIONS);
   const run = await runScenario(loaded.scenario, {
     seed: caseSeed(seed, `scenario:${loaded.id}`),
     agents: context.registry,
     ...(host ? { host } : {}),
   });
-  const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run, context.invariants))];
-  return { ...outcomeOfRun(run, checks), id: loaded.id, name: loaded.scenario.name };
+  const checks = [
+    ...checkExpectations(run, loaded.scenario.expect),
+    ...(await checkReplyAssertions(run, loaded.scenario.expect.assert, context.replies)),
+    ...(await checkInvariants(run, context.invariants)),
+  ];
+  return { ...outcomeOfRun(run, checks, context.prices), id: loaded.id, name: loaded.scenario.name };
 }

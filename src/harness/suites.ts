@@ -6,7 +6,9 @@
  */
 import type { Case } from './cases.ts';
 import { INVARIANTS, type Invariant } from './invariants/index.ts';
+import { NO_REPLY_ASSERTIONS } from './checks/reply-assertions.ts';
 import { checkScenarioAgents } from './scenario/check-agents.ts';
+import { checkReplyAssertionNames } from './scenario/check-reply-assertions.ts';
 import { loadScenarios, type LoadedScenario } from './scenario/load.ts';
 import { scenarioCases } from './scenario-case.ts';
 import type { SuiteContext } from './suite-context.ts';
@@ -22,6 +24,7 @@ export function suiteInvariants(extra: readonly Invariant[] = []): readonly Inva
 export async function loadSuiteScenarios(paths: readonly string[], context: SuiteContext): Promise<LoadedScenario[]> {
   const loaded = loadScenarios(paths, context.root);
   await checkScenarioAgents(loaded, context.registry);
+  checkReplyAssertionNames(loaded, context.replies ?? NO_REPLY_ASSERTIONS);
   return loaded;
 }
 

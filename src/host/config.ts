@@ -5,6 +5,7 @@
  */
 import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
 import { z } from 'zod';
+import { checkPriceTable } from '../report/cost/price-table.ts';
 import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, InputError, type LoopConfig } from '../kernel/index.ts';
 import { storeConfigSchema } from '../stores/store-config.ts';
 import { readInputFile } from '../files/index.ts';
@@ -161,6 +162,20 @@ export const hostConfigSchema = z.strictObject({
       export: traceExportSchema.default({}),
     })
     .default({ mode: 'production', export: {} }),
+  /**
+   * What the models' tokens cost, per million, by model name (as in loopgate.config.ts):
+   * `{ currency: USD, models: { claude-sonnet-4-5: { input: 3, output: 15, cachedInput: 0.3 } } }`.
+   * Each turn's summary in the response then carries its cost.
+   */
+  prices: z
+    .unknown()
+    .transform((value, ctx) => {
+      const checked = checkPriceTable(value);
+      if ('table' in checked) return checked.table;
+      for (const problem of checked.problems) ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
+      return z.NEVER;
+    })
+    .optional(),
   prompt: z
     .strictObject({
       identity: z.string().default('You are a helpful assistant.'),

@@ -21,6 +21,8 @@
  * 4xx/5xx, `turns` empty) say whether the message was stored.
  */
 import { type TurnResult, assertNever, outcomeLabel, type Outcome, type EventLog, type LogEvent, isKnown, type Redactor } from '../kernel/index.ts';
+import { costOfLog } from '../report/cost/cost-of-log.ts';
+import type { PriceTable } from '../report/cost/price-table.ts';
 
 export interface TurnSummary {
   readonly turn: number;
@@ -30,6 +32,8 @@ export interface TurnSummary {
   readonly steps: number;
   readonly toolCalls: number;
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+  /** What the turn's model calls cost, when the config has `prices` (calls to a model without a price are counted apart, never as free). */
+  readonly cost?: { readonly currency: string; readonly amount: number; readonly unpricedCalls: number; readonly unpricedModels?: readonly string[] };
   readonly returnedToInbox: readonly string[];
 }
 
@@ -112,8 +116,9 @@ export function summarizeTurn(result: TurnResult, redact: Redactor = (text) => t
  * turn another request's drain ran). `outcome` is the loop's final word (it may
  * differ from the logged one when the close itself could not be stored).
  */
-export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcome, redact: Redactor): TurnSummary {
+export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcome, redact: Redactor, prices?: PriceTable): TurnSummary {
   const events = log.events;
+  const calls: LogEvent[] = []; // the turn's model.request and model.result events, newest first
   let steps = 0;
   let toolCalls = 0;
   let usage = { inputTokens: 0, outputTokens: 0 };
@@ -125,6 +130,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
     if (!isKnown(event)) continue;
     const e = event as LogEvent;
     if (e.type === 'turn.opened' && e.payload.turn === turn) break;
+    if ((e.type === 'model.request' || e.type === 'model.result') && e.payload.turn === turn) calls.push(e);
     if (e.type === 'turn.closed' && e.payload.turn === turn) {
       steps = e.payload.steps;
       toolCalls = e.payload.toolCalls;
@@ -139,6 +145,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
     }
   }
   const detail = outcome.kind === 'failed' ? outcome.detail : outcome.kind === 'rejected' ? outcome.reason : undefined;
+  const cost = prices ? costOfLog(calls.reverse(), prices).total : undefined;
   return {
     turn,
     outcome: outcomeLabel(outcome),
@@ -147,6 +154,16 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
     steps,
     toolCalls,
     usage,
+    ...(cost
+      ? {
+          cost: {
+            currency: cost.currency,
+            amount: cost.amount,
+            unpricedCalls: cost.unpricedCalls,
+            ...(cost.unpricedModels ? { unpricedModels: cost.unpricedModels } : {}),
+          },
+        }
+      : {}),
     returnedToInbox: returned,
   };
 }

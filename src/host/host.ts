@@ -556,7 +556,7 @@ export class AgentHost {
     for (const [id, delivery] of taken) {
       const waiter = c.waiting.get(id);
       if (!waiter) continue;
-      summary ??= summarizeLoggedTurn(log, turn, outcome, this.#redact);
+      summary ??= summarizeLoggedTurn(log, turn, outcome, this.#redact, this.#options.config.prices);
       c.waiting.delete(id);
       this.#settle(waiter, {
         status: httpStatusFor(outcome),

@@ -8,6 +8,11 @@
  *   value exceeds the baseline by more than the relative threshold (0.2 = 20 %)
  *   AND by at least an absolute minimum (1 step, 100 tokens) — so 1 → 2 steps is
  *   caught but 500 → 520 tokens of provider noise is not. Tokens are input + output.
+ * - `cost`: the same for the cost at the config's prices (`prices`), relative
+ *   threshold 0.2 and no absolute minimum by default (`minCost`, in the price
+ *   table's currency). Compared only when both runs priced every call of the
+ *   case in the same currency: a call to a model without a price makes the
+ *   cost unknown, never zero — and never a regression.
  * - `missing`: in the baseline, not in this run (a renamed or lost case). Pass
  *   `reportMissing: false` when the run is deliberately partial (`--grep`, `--shard`).
  */
@@ -18,7 +23,8 @@ import { ensureDirectory, INPUT_LIMITS, readInputFile, writeFileAtomic } from '.
 import { parseTaggedJson, ReportFileError } from './file-error.ts';
 import { compareIds, failureText } from './format.ts';
 import { parseResultsJson } from './json.ts';
-import { RESULTS_SCHEMA, type CaseStatus, type Regression, type RunResults } from './results.ts';
+import { formatMoney } from './cost/format-cost.ts';
+import { READABLE_RESULTS_SCHEMAS, type CaseStatus, type Regression, type RunResults } from './results.ts';
 import { caseStatusSchema } from './results-schema.ts';
 
 export const BASELINE_SCHEMA = 'loopgate.baseline/v1' as const;
@@ -29,6 +35,10 @@ export interface BaselineCase {
   readonly steps?: number;
   /** Input + output tokens. */
   readonly tokens?: number;
+  /** What the model calls cost (absent when the case had no cost, or calls to a model without a price). */
+  readonly cost?: number;
+  /** The currency of `cost`. */
+  readonly currency?: string;
 }
 
 export interface Baseline {
@@ -50,11 +60,23 @@ export interface BaselineThresholds {
   readonly minSteps?: number;
   /** Absolute increase of tokens below which nothing is reported (default 100). */
   readonly minTokens?: number;
+  /** Relative increase of cost allowed (default 0.2). */
+  readonly costThreshold?: number;
+  /** Absolute increase of cost, in the price table's currency, below which nothing is reported (default 0). */
+  readonly minCost?: number;
   /** Report baseline cases absent from this run (default true). */
   readonly reportMissing?: boolean;
 }
 
-export const DEFAULT_THRESHOLDS: Required<BaselineThresholds> = { stepsThreshold: 0.2, tokensThreshold: 0.2, minSteps: 1, minTokens: 100, reportMissing: true };
+export const DEFAULT_THRESHOLDS: Required<BaselineThresholds> = {
+  stepsThreshold: 0.2,
+  tokensThreshold: 0.2,
+  minSteps: 1,
+  minTokens: 100,
+  costThreshold: 0.2,
+  minCost: 0,
+  reportMissing: true,
+};
 
 const count = z.number().int().nonnegative();
 const baselineSchema = z.looseObject({
@@ -62,7 +84,19 @@ const baselineSchema = z.looseObject({
   tool: z.looseObject({ name: z.literal('loopgate'), version: z.string() }),
   createdAt: z.iso.datetime({ offset: true }),
   seed: z.number().int(),
-  cases: z.record(z.string().min(1), z.looseObject({ status: caseStatusSchema, steps: count.optional(), tokens: count.optional() })),
+  cases: z.record(
+    z.string().min(1),
+    z.looseObject({
+      status: caseStatusSchema,
+      steps: count.optional(),
+      tokens: count.optional(),
+      cost: z.number().nonnegative().optional(),
+      currency: z
+        .string()
+        .regex(/^[A-Z]{3}$/, 'a currency code such as USD')
+        .optional(),
+    }),
+  ),
 });
 type ParsedBaseline = z.infer<typeof baselineSchema>;
 const parsedIsBaseline = (value: ParsedBaseline): Baseline => value;
@@ -71,7 +105,12 @@ void parsedIsBaseline;
 export function baselineFrom(results: RunResults): Baseline {
   const cases: Record<string, BaselineCase> = {};
   for (const c of [...results.cases].sort((a, b) => compareIds(a.id, b.id))) {
-    cases[c.id] = c.metrics ? { status: c.status, steps: c.metrics.steps, tokens: c.metrics.inputTokens + c.metrics.outputTokens } : { status: c.status };
+    const cost = c.metrics?.cost;
+    // Only a complete cost is a baseline: with unpriced calls the amount is a lower bound.
+    const priced = cost && cost.unpricedCalls === 0 ? { cost: cost.amount, currency: cost.currency } : {};
+    cases[c.id] = c.metrics
+      ? { status: c.status, steps: c.metrics.steps, tokens: c.metrics.inputTokens + c.metrics.outputTokens, ...priced }
+      : { status: c.status };
   }
   return { schema: BASELINE_SCHEMA, tool: { name: 'loopgate', version: results.tool.version }, createdAt: results.startedAt, seed: results.seed, cases };
 }
@@ -82,7 +121,13 @@ export function renderBaselineJson(baseline: Baseline): string {
   const head = `{\n  "schema": ${JSON.stringify(baseline.schema)},\n  "tool": ${JSON.stringify({ name: baseline.tool.name, version: baseline.tool.version })},\n  "createdAt": ${JSON.stringify(baseline.createdAt)},\n  "seed": ${baseline.seed},\n  "cases": {`;
   const rows = ids.map((id) => {
     const c = baseline.cases[id]!;
-    return `    ${JSON.stringify(id)}: ${JSON.stringify({ status: c.status, ...(c.steps !== undefined ? { steps: c.steps } : {}), ...(c.tokens !== undefined ? { tokens: c.tokens } : {}) })}`;
+    const fields = {
+      status: c.status,
+      ...(c.steps !== undefined ? { steps: c.steps } : {}),
+      ...(c.tokens !== undefined ? { tokens: c.tokens } : {}),
+      ...(c.cost !== undefined ? { cost: c.cost, currency: c.currency } : {}),
+    };
+    return `    ${JSON.stringify(id)}: ${JSON.stringify(fields)}`;
   });
   return `${head}${rows.length ? `\n${rows.join(',\n')}\n  ` : ''}}\n}\n`;
 }
@@ -95,7 +140,7 @@ export function parseBaselineJson(text: string, file: string): Baseline {
 export async function readBaselineFile(path: string): Promise<Baseline> {
   if (!existsSync(path)) throw new ReportFileError(path, 'no such baseline file (create one with --update-baseline)');
   const text = readInputFile(path, { what: 'baseline', maxBytes: INPUT_LIMITS.baselineBytes });
-  if (peekSchema(text) === RESULTS_SCHEMA) return baselineFrom(parseResultsJson(text, path));
+  if ((READABLE_RESULTS_SCHEMAS as readonly unknown[]).includes(peekSchema(text))) return baselineFrom(parseResultsJson(text, path));
   return parseBaselineJson(text, path);
 }
 
@@ -113,11 +158,11 @@ export async function writeBaselineFile(path: string, results: RunResults): Prom
   writeFileAtomic(path, renderBaselineJson(baselineFrom(results)), 'baseline');
 }
 
-const KIND_ORDER: Record<Regression['kind'], number> = { status: 0, steps: 1, tokens: 2, missing: 3 };
+const KIND_ORDER: Record<Regression['kind'], number> = { status: 0, steps: 1, tokens: 2, cost: 3, missing: 4 };
 
 export function compareWithBaseline(current: RunResults, baseline: Baseline, options: BaselineThresholds = {}): Regression[] {
   const o = { ...DEFAULT_THRESHOLDS, ...definedOnly(options) };
-  for (const key of ['stepsThreshold', 'tokensThreshold', 'minSteps', 'minTokens'] as const) {
+  for (const key of ['stepsThreshold', 'tokensThreshold', 'minSteps', 'minTokens', 'costThreshold', 'minCost'] as const) {
     if (!Number.isFinite(o[key]) || o[key] < 0) throw new RangeError(`baseline ${key} must be a number ≥ 0, got ${o[key]}`);
   }
   const regressions: Regression[] = [];
@@ -140,6 +185,17 @@ export function compareWithBaseline(current: RunResults, baseline: Baseline, opt
     };
     worse('steps', before.steps, c.metrics.steps, o.stepsThreshold, o.minSteps, 'steps');
     worse('tokens', before.tokens, c.metrics.inputTokens + c.metrics.outputTokens, o.tokensThreshold, o.minTokens, 'tokens (input + output)');
+    const cost = c.metrics.cost;
+    if (before.cost !== undefined && cost && cost.unpricedCalls === 0 && cost.currency === (before.currency ?? cost.currency)) {
+      const was = before.cost;
+      const is = cost.amount;
+      if (is > was * (1 + o.costThreshold) && is - was >= o.minCost && is > was) {
+        const money = (n: number) => formatMoney(n, cost.currency);
+        const pct = was > 0 ? `+${Math.round(((is - was) / was) * 100)}%` : 'from 0';
+        const floor = o.minCost > 0 ? ` and at least +${money(o.minCost)}` : '';
+        regressions.push({ id, kind: 'cost', message: `cost ${money(was)} → ${money(is)} (${pct}; allowed: +${Math.round(o.costThreshold * 100)}%${floor})` });
+      }
+    }
   }
   return regressions.sort((a, b) => compareIds(a.id, b.id) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
 }

@@ -6,7 +6,10 @@
  * terminal as escapes.
  */
 import Table from 'cli-table3';
+import { costliest } from './cost/costliest.ts';
+import { caseCostText, suiteCostText } from './cost/format-cost.ts';
 import { CASE_KINDS, casesForReading, failingRequest, failureText, formatDuration, oneLine, stepName } from './format.ts';
+import { judgeVerdicts } from './judge-verdicts.ts';
 import type { CaseResult, CaseStatus, KindSummary, RunResults } from './results.ts';
 import { printable } from './terminal-text.ts';
 
@@ -19,6 +22,10 @@ export interface ConsoleOptions {
   readonly color?: boolean;
   /** Failed cases whose failing request (what the model saw) is printed (default 5). */
   readonly maxRequests?: number;
+  /** Costliest cases listed (default 5; every case with `verbose`). */
+  readonly maxCosts?: number;
+  /** Judge verdicts listed (default 10; all with `verbose`). */
+  readonly maxVerdicts?: number;
 }
 
 export const STATUS_MARK: Readonly<Record<CaseStatus, string>> = { passed: '✓', failed: '✗', skipped: '○' };
@@ -41,11 +48,14 @@ export function renderConsole(results: RunResults, options: ConsoleOptions = {})
     const k = summary.byKind[kind];
     if (k.total > 0) lines.push(`  ${kind.padEnd(kindWidth)}  ${kindLine(k, paint)}`);
   }
+  if (summary.cost) lines.push(`  ${'cost'.padEnd(kindWidth)}  ${cell(suiteCostText(summary.cost))}`);
 
   const ordered = casesForReading(results);
   const shown = options.verbose ? ordered : ordered.filter((c) => c.status === 'failed');
   if (shown.length > 0) lines.push('', caseTable(shown, options.verbose ?? false, width, paint));
   lines.push(...requestsSeen(ordered, options.maxRequests ?? 5, width));
+  lines.push(...verdicts(results.cases, options.verbose ? Infinity : (options.maxVerdicts ?? 10), width, paint));
+  lines.push(...costs(results.cases, options.verbose ? Infinity : (options.maxCosts ?? 5), width));
 
   const skipped = ordered.filter((c) => c.status === 'skipped');
   if (skipped.length > 0 && !options.verbose) {
@@ -83,6 +93,28 @@ function requestsSeen(cases: readonly CaseResult[], max: number, width: number):
     for (const line of request.lines) out.push(`    ${cell(line, width - 4)}`);
   }
   if (failed.length > max) out.push(`  … and ${failed.length - max} more (report.html and results.json have every step)`);
+  return out;
+}
+
+/** What the judge models said, failed verdicts first: `✗ case — judge grader: reason`. */
+function verdicts(cases: readonly CaseResult[], max: number, width: number, paint: Painter): string[] {
+  const all = judgeVerdicts(cases);
+  if (all.length === 0 || max <= 0) return [];
+  const out = ['', `judged by a model (${all.length}):`];
+  for (const { id, check, verdict } of all.slice(0, max)) {
+    const mark = verdict.pass ? paint.green(STATUS_MARK.passed) : paint.red(STATUS_MARK.failed);
+    out.push(`  ${mark} ${cell(id)} [${cell(check)}] — judge ${cell(verdict.judge)}: ${cell(verdict.reason, Math.max(40, width - 10))}`);
+  }
+  if (all.length > max) out.push(`  … and ${all.length - max} more (report.html and results.json have every verdict)`);
+  return out;
+}
+
+/** The costliest cases (per turn when a case has several). */
+function costs(cases: readonly CaseResult[], max: number, width: number): string[] {
+  const priced = costliest(cases);
+  if (priced.length === 0 || max <= 0) return [];
+  const out = ['', priced.length > max ? `cost, costliest ${max} of ${priced.length} cases:` : `cost by case (${priced.length}):`];
+  for (const c of priced.slice(0, max)) out.push(`  ${cell(c.id)} — ${cell(caseCostText(c.metrics.cost), Math.max(40, width - 10))}`);
   return out;
 }
 

@@ -15,8 +15,13 @@ export class ReportFileError extends InputError {
   }
 }
 
-/** Parses `text` as JSON and checks its `schema` tag before the full validation, so a wrong file gets a short answer. */
-export function parseTaggedJson<S extends z.ZodType>(text: string, file: string, tag: string, what: string, schema: S): z.infer<S> {
+/**
+ * Parses `text` as JSON and checks its `schema` tag before the full validation, so a wrong file gets a short answer.
+ * `tag`: the version this loopgate writes, or every version it reads (the one it writes last).
+ */
+export function parseTaggedJson<S extends z.ZodType>(text: string, file: string, tags: string | readonly string[], what: string, schema: S): z.output<S> {
+  const readable: readonly string[] = typeof tags === 'string' ? [tags] : tags;
+  const tag = readable[readable.length - 1]!;
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -27,11 +32,11 @@ export function parseTaggedJson<S extends z.ZodType>(text: string, file: string,
     throw new ReportFileError(file, `expected ${what} (a JSON object with "schema": "${tag}"), got ${describe(data)}`);
   }
   const found = (data as { schema?: unknown }).schema;
-  if (found !== tag) {
+  if (typeof found !== 'string' || !readable.includes(found)) {
     const family = tag.slice(0, tag.lastIndexOf('/') + 1);
     const hint =
       typeof found === 'string' && found.startsWith(family)
-        ? `written by a different loopgate version (schema "${found}"); this loopgate reads "${tag}"`
+        ? `written by a different loopgate version (schema "${found}"); this loopgate reads ${readable.map((t) => `"${t}"`).join(' and ')}`
         : found === undefined
           ? `no "schema" field; expected ${what} with "schema": "${tag}"`
           : `schema is ${JSON.stringify(found)}; expected ${what} with "schema": "${tag}"`;

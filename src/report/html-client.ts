@@ -62,6 +62,23 @@ export const REPORT_SCRIPT = String.raw`
     var first = failingChecks(c)[0];
     return first ? first.name + ': ' + first.message : 'failed';
   }
+  // Money as the reports show it: a currency sign where one is known, three significant digits below one unit.
+  var SIGN = { USD: '$', EUR: '\u20ac', GBP: '\u00a3', JPY: '\u00a5' };
+  function money(amount, currency) {
+    var abs = Math.abs(amount);
+    var digits = abs === 0 ? '0' : abs >= 1 ? abs.toFixed(2) : String(Number(abs.toPrecision(3)));
+    if (digits.indexOf('e') >= 0) digits = abs.toFixed(12).replace(/0+$/, '');
+    var text = (amount < 0 ? '-' : '') + (SIGN[currency] || '') + digits;
+    return SIGN[currency] ? text : text + ' ' + currency;
+  }
+  // A cost that leaves calls unpriced says so: never a plain number.
+  function costText(cost) {
+    var m = money(cost.amount, cost.currency);
+    if (!cost.unpricedCalls) return m;
+    var calls = cost.unpricedCalls + ' unpriced call' + (cost.unpricedCalls === 1 ? '' : 's');
+    var models = cost.unpricedModels && cost.unpricedModels.length ? ' (no price for ' + cost.unpricedModels.join(', ') + ')' : '';
+    return cost.amount === 0 ? 'unknown: ' + calls + models : m + ' + ' + calls + models;
+  }
   function stepName(r) { return 'turn ' + r.turn + ', step ' + r.step + (r.attempt > 1 ? ' (attempt ' + r.attempt + ')' : ''); }
   function byReading(a, b) { return (RANK[a.status] - RANK[b.status]) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0); }
 
@@ -72,6 +89,7 @@ export const REPORT_SCRIPT = String.raw`
   var header = document.getElementById('top');
   var meta = [results.startedAt, duration(results.durationMs), 'seed ' + results.seed, 'loopgate ' + results.tool.version];
   if (results.shard) meta.push('shard ' + results.shard.index + '/' + results.shard.total);
+  if (summary.cost) meta.push('cost ' + costText(summary.cost) + ' over ' + summary.cost.cases + ' case' + (summary.cost.cases === 1 ? '' : 's'));
   add(header, [
     el('h1', null, 'loopgate report', el('span', { class: 'verdict ' + (ok ? 'passed' : 'failed'), id: 'verdict', text: ok ? 'PASSED' : 'FAILED' })),
     el('p', { class: 'meta' }, summary.total + ' cases: ' + summary.passed + ' passed, ' + summary.failed + ' failed, ' + summary.skipped + ' skipped' +
@@ -166,6 +184,12 @@ export const REPORT_SCRIPT = String.raw`
     var facts = [];
     if (c.file) facts.push(['file', c.file]);
     if (m) facts.push(['turns', m.turns], ['steps', m.steps], ['tool calls', m.toolCalls], ['model requests', m.modelRequests], ['tokens', m.inputTokens + ' in / ' + m.outputTokens + ' out']);
+    if (m && m.cost) {
+      facts.push(['cost', costText(m.cost)]);
+      if (m.cost.turns && m.cost.turns.length > 1) facts.push(['cost per turn', m.cost.turns.map(function (t) {
+        return 'turn ' + t.turn + ' ' + costText({ amount: t.amount, currency: m.cost.currency, unpricedCalls: t.unpricedCalls });
+      }).join(', ')]);
+    }
     if (c.repeats) facts.push(['repeats', c.repeats.passed + ' of ' + c.repeats.runs + ' passed (threshold ' + Math.round(c.repeats.threshold * 100) + '%)']);
     if (c.tags && c.tags.length) facts.push(['tags', c.tags.join(', ')]);
     return el('div', { class: 'case-body' },
@@ -199,6 +223,10 @@ export const REPORT_SCRIPT = String.raw`
         el('span', { class: 'mark', text: failing ? MARK.failed : MARK.passed }),
         el('span', { class: 'check-name', text: check.name }),
         el('span', { class: 'check-message', text: check.message }),
+        check.judge ? el('div', { class: 'judge-reason', 'data-judge': check.judge.judge },
+          el('span', { class: 'judge-verdict ' + (check.judge.pass ? 'ok' : 'failing'), text: (check.judge.pass ? 'pass' : 'fail') + ' \u00b7 judge ' + check.judge.judge }),
+          el('span', { class: 'judge-rubric', text: 'rubric: ' + check.judge.rubric }),
+          el('span', { class: 'judge-text', text: 'reason: ' + check.judge.reason })) : null,
         failing && (hasExpected || hasActual) ? el('div', { class: 'expected-actual' },
           el('div', { class: 'expected' }, el('h4', { text: 'expected' }), el('pre', { text: hasExpected ? show(check.expected) : '(not recorded)' })),
           el('div', { class: 'actual' }, el('h4', { text: 'actual' }), el('pre', { text: hasActual ? show(check.actual) : '(not recorded)' }))) : null);

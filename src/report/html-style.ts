@@ -67,6 +67,11 @@ li.check.ok .mark { color: var(--pass); }
 li.check.failing { background: var(--fail-bg); border: 1px solid var(--fail); padding: 8px 10px; }
 li.check.failing .mark, li.check.failing .check-name { color: var(--fail); }
 li.check.first-failure { box-shadow: 0 0 0 2px var(--fail); }
+.judge-reason { display: flex; flex-direction: column; gap: 2px; margin: 4px 0 2px 22px; padding: 6px 10px; border-left: 3px solid var(--muted, #888); font-size: 13px; }
+.judge-reason .judge-verdict { font-weight: 600; }
+.judge-reason .judge-verdict.ok { color: var(--pass); }
+.judge-reason .judge-verdict.failing { color: var(--fail); }
+.judge-reason .judge-rubric { opacity: 0.8; }
 .expected-actual { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; margin-top: 8px; }
 .expected-actual h4 { margin: 0 0 4px; font-size: 12px; color: var(--muted); text-transform: uppercase; }
 @media (max-width: 800px) { .expected-actual { grid-template-columns: 1fr; } }

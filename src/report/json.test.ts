@@ -30,7 +30,7 @@ describe('results.json', () => {
     expect(Object.keys(JSON.parse(text)).slice(0, 3)).toEqual(['schema', 'tool', 'startedAt']);
     expect(Object.keys(JSON.parse(text).cases[0]).slice(0, 2)).toEqual(['id', 'kind']);
     expect(text.endsWith('}\n')).toBe(true);
-    expect(text).toContain('\n  "schema": "loopgate.results/v1",\n');
+    expect(text).toContain('\n  "schema": "loopgate.results/v2",\n');
   });
 
   it('never throws on data that is not plain JSON, and keeps what it was', () => {
@@ -49,6 +49,25 @@ describe('results.json', () => {
       expected: '10n',
       actual: { cyclic: { a: 1, self: '[circular]' }, f: '[function f]', n: 'NaN' },
     });
+  });
+
+  it('reads a v1 file (written before cost regressions) as v2, and refuses a cost regression in it no more than in v2', () => {
+    const v1 = parseResultsJson(
+      mutate((r) => {
+        r.schema = 'loopgate.results/v1';
+      }),
+      'old.json',
+    );
+    expect(v1.schema).toBe('loopgate.results/v2');
+    expect(v1.cases).toHaveLength(sampleResults().cases.length);
+    expect(() =>
+      parseResultsJson(
+        mutate((r) => {
+          r.regressions = [{ id: 'x', kind: 'price', message: 'm' }];
+        }),
+        'r.json',
+      ),
+    ).toThrow(/regressions\[0\]\.kind/);
   });
 
   it('keeps fields a newer v1 writer added (the version rule)', () => {
@@ -107,11 +126,11 @@ describe('results.json', () => {
     expect(() =>
       parseResultsJson(
         mutate((r) => {
-          r.schema = 'loopgate.results/v2';
+          r.schema = 'loopgate.results/v3';
         }),
         'r.json',
       ),
-    ).toThrow(/different loopgate version \(schema "loopgate\.results\/v2"\); this loopgate reads "loopgate\.results\/v1"/);
+    ).toThrow(/different loopgate version \(schema "loopgate\.results\/v3"\); this loopgate reads "loopgate\.results\/v1" and "loopgate\.results\/v2"/);
     expect(() => parseResultsJson(JSON.stringify({ schema: 'loopgate.baseline/v1' }), 'b.json')).toThrow(
       /schema is "loopgate\.baseline\/v1"; expected loopgate results file/,
     );

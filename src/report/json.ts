@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { INPUT_LIMITS, readInputFile } from '../files/index.ts';
 import { parseTaggedJson, ReportFileError } from './file-error.ts';
 import { jsonSafe, sortKeysDeep } from './json-safe.ts';
-import { RESULTS_SCHEMA, type RunResults } from './results.ts';
+import { READABLE_RESULTS_SCHEMAS, type RunResults } from './results.ts';
 import { runResultsSchema } from './results-schema.ts';
 
 // Known keys come out in this order; keys a newer writer added follow, sorted.
@@ -15,7 +15,10 @@ const ORDER = {
   run: ['schema', 'tool', 'startedAt', 'finishedAt', 'durationMs', 'seed', 'shard', 'summary', 'regressions', 'cases'],
   tool: ['name', 'version'],
   shard: ['index', 'total'],
-  summary: ['total', 'passed', 'failed', 'skipped', 'byKind'],
+  summary: ['total', 'passed', 'failed', 'skipped', 'byKind', 'cost'],
+  suiteCost: ['currency', 'amount', 'unpricedCalls', 'unpricedModels', 'cases'],
+  caseCost: ['currency', 'amount', 'unpricedCalls', 'unpricedModels', 'turns'],
+  turnCost: ['turn', 'amount', 'unpricedCalls'],
   byKind: ['table', 'contract', 'scenario', 'fuzz'],
   kindSummary: ['total', 'passed', 'failed', 'skipped'],
   regression: ['id', 'kind', 'message'],
@@ -38,8 +41,9 @@ const ORDER = {
     'requests',
   ],
   repeats: ['runs', 'passed', 'threshold'],
-  metrics: ['turns', 'steps', 'toolCalls', 'modelRequests', 'inputTokens', 'outputTokens'],
-  check: ['name', 'passed', 'message', 'expected', 'actual'],
+  metrics: ['turns', 'steps', 'toolCalls', 'modelRequests', 'inputTokens', 'outputTokens', 'cost'],
+  check: ['name', 'passed', 'message', 'judge', 'expected', 'actual'],
+  judge: ['judge', 'rubric', 'pass', 'reason'],
   timeline: ['at', 'durationMs', 'kind', 'turn', 'step', 'label', 'detail', 'status', 'request', 'data'],
   request: ['turn', 'step', 'attempt', 'seq', 'lines'],
 } as const;
@@ -68,8 +72,8 @@ const kindSummary = (v: unknown) => ordered(v, ORDER.kindSummary);
 const orderCase = (v: unknown) =>
   ordered(v, ORDER.case, {
     repeats: (r) => ordered(r, ORDER.repeats),
-    metrics: (m) => ordered(m, ORDER.metrics),
-    checks: each((c) => ordered(c, ORDER.check)),
+    metrics: (m) => ordered(m, ORDER.metrics, { cost: (c) => ordered(c, ORDER.caseCost, { turns: each((t) => ordered(t, ORDER.turnCost)) }) }),
+    checks: each((c) => ordered(c, ORDER.check, { judge: (j) => ordered(j, ORDER.judge) })),
     timeline: each((t) => ordered(t, ORDER.timeline)),
     requests: each((r) => ordered(r, ORDER.request)),
   });
@@ -83,6 +87,7 @@ export function renderResultsJson(results: RunResults): string {
     summary: (v) =>
       ordered(v, ORDER.summary, {
         byKind: (b) => ordered(b, ORDER.byKind, { table: kindSummary, contract: kindSummary, scenario: kindSummary, fuzz: kindSummary }),
+        cost: (c) => ordered(c, ORDER.suiteCost),
       }),
     regressions: each((r) => ordered(r, ORDER.regression)),
     cases: each(orderCase),
@@ -92,7 +97,7 @@ export function renderResultsJson(results: RunResults): string {
 
 /** Validates the text of a results file; `file` names it in errors. */
 export function parseResultsJson(text: string, file: string): RunResults {
-  return parseTaggedJson(text, file, RESULTS_SCHEMA, 'loopgate results file', runResultsSchema);
+  return parseTaggedJson(text, file, READABLE_RESULTS_SCHEMAS, 'loopgate results file', runResultsSchema);
 }
 
 /** Reads and validates a results file; errors (`ReportFileError`) name the file and the field. */

@@ -7,6 +7,7 @@
  * (most control characters) are written as visible `\xNN`.
  */
 import { CASE_KINDS, compareIds, failingChecks, failingRequest, failureText, oneLine, showValue, stepName, timelineLine } from './format.ts';
+import { costText } from './cost/format-cost.ts';
 import type { CaseResult, RunResults } from './results.ts';
 
 // eslint-disable-next-line no-control-regex
@@ -47,6 +48,13 @@ export function renderJunit(results: RunResults): string {
     ['loopgate.version', results.tool.version],
     ['seed', String(results.seed)],
     ...(results.shard ? [['shard', `${results.shard.index}/${results.shard.total}`]] : []),
+    ...(summary.cost
+      ? [
+          ['cost', costText(summary.cost)],
+          ['cost.amount', String(summary.cost.amount)],
+          ['cost.currency', summary.cost.currency],
+        ]
+      : []),
   ]
     .map(([name, value]) => `      <property${attrs({ name, value })}/>`)
     .join('\n');
@@ -79,16 +87,37 @@ export function renderJunit(results: RunResults): string {
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * A case's own properties (read by Jenkins, GitLab and pytest-style viewers):
+ * its cost, per turn, and each judge's verdict with its reason.
+ */
+function caseProperties(c: CaseResult): string {
+  const pairs: [string, string][] = [];
+  const cost = c.metrics?.cost;
+  if (cost) {
+    pairs.push(['cost', costText(cost)], ['cost.amount', String(cost.amount)], ['cost.currency', cost.currency]);
+    if (cost.unpricedCalls > 0) pairs.push(['cost.unpricedCalls', String(cost.unpricedCalls)]);
+    for (const t of cost.turns) pairs.push([`cost.turn.${t.turn}`, costText({ amount: t.amount, currency: cost.currency, unpricedCalls: t.unpricedCalls })]);
+  }
+  for (const check of c.checks) {
+    if (!check.judge) continue;
+    pairs.push([`judge.${check.name}`, `${check.judge.pass ? 'pass' : 'fail'} (judge ${check.judge.judge}): ${oneLine(check.judge.reason, 1000)}`]);
+  }
+  if (pairs.length === 0) return '';
+  return `      <properties>\n${pairs.map(([name, value]) => `        <property${attrs({ name, value })}/>`).join('\n')}\n      </properties>\n`;
+}
+
 function testcase(c: CaseResult): string {
   const open = `    <testcase${attrs({ classname: c.kind, name: c.id, time: seconds(c.durationMs), file: c.file })}`;
-  if (c.status === 'passed') return `${open}/>`;
-  if (c.status === 'skipped') return `${open}>\n      <skipped${attrs({ message: oneLine(c.skipReason ?? 'skipped', 1000) })}/>\n    </testcase>`;
+  const properties = caseProperties(c);
+  if (c.status === 'passed') return properties ? `${open}>\n${properties}    </testcase>` : `${open}/>`;
+  if (c.status === 'skipped') return `${open}>\n${properties}      <skipped${attrs({ message: oneLine(c.skipReason ?? 'skipped', 1000) })}/>\n    </testcase>`;
   const failing = failingChecks(c);
   const request = failingRequest(c);
   const seen = request ? `\n\nwhat the model saw at the failing step (${stepName(request)}):\n${request.lines.map((l) => `  ${l}`).join('\n')}` : '';
   const body = (failing.length > 0 ? failing.map(checkText).join('\n\n') : failureText(c)) + seen;
   const lines = [
-    `${open}>`,
+    `${open}>${properties ? `\n${properties.trimEnd()}` : ''}`,
     `      <failure${attrs({ message: oneLine(failureText(c), 1000), type: failing[0]?.name ?? 'failure' })}>${xmlText(body)}</failure>`,
   ];
   const out = [`title: ${c.title}`, `outcome: ${c.outcome ?? '(none)'}`, ...(c.timeline?.length ? ['timeline:', ...c.timeline.map(timelineLine)] : [])];

@@ -18,6 +18,9 @@ import {
   stepName,
   timelineLine,
 } from './format.ts';
+import { costliest } from './cost/costliest.ts';
+import { costText, suiteCostText, turnCostsText } from './cost/format-cost.ts';
+import { judgeVerdicts } from './judge-verdicts.ts';
 import type { CaseResult, RunResults } from './results.ts';
 
 export interface MarkdownOptions {
@@ -76,6 +79,7 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
   out.push(`## ${ok ? '✅' : '❌'} loopgate: ${counts.join(', ')}${regressionText}`, '');
   const meta = [`${summary.total} cases in ${formatDuration(results.durationMs)}`, `seed ${results.seed}`, `loopgate ${mdInline(results.tool.version)}`];
   if (results.shard) meta.push(`shard ${results.shard.index}/${results.shard.total}`);
+  if (summary.cost) meta.push(`cost ${mdInline(suiteCostText(summary.cost))}`);
   out.push(meta.join(' · '), '');
 
   out.push('| kind | passed | failed | skipped | total |', '|---|--:|--:|--:|--:|');
@@ -101,6 +105,30 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
     out.push(`<details><summary>Skipped (${skipped.length})</summary>`, '', '| case | reason |', '|---|---|');
     for (const c of skipped.slice(0, maxFailures)) out.push(`| ${mdInline(c.id)} | ${mdInline(c.skipReason ?? 'no reason given')} |`);
     out.push(...more(skipped.length, maxFailures), '', '</details>', '');
+  }
+
+  const verdicts = judgeVerdicts(results.cases);
+  if (verdicts.length > 0) {
+    const open = verdicts.some((v) => !v.verdict.pass);
+    out.push(
+      `<details${open ? ' open' : ''}><summary>Judged by a model (${verdicts.length})</summary>`,
+      '',
+      '| case | check | judge | verdict | reason |',
+      '|---|---|---|---|---|',
+    );
+    for (const v of verdicts.slice(0, maxFailures))
+      out.push(
+        `| ${mdInline(v.id)} | ${mdInline(v.check)} | ${mdInline(v.verdict.judge)} | ${v.verdict.pass ? '✅ pass' : '❌ fail'} | ${mdInline(v.verdict.reason, 500)} |`,
+      );
+    out.push(...more(verdicts.length, maxFailures), '', '</details>', '');
+  }
+
+  const priced = costliest(results.cases);
+  if (priced.length > 0) {
+    out.push(`<details><summary>Cost by case (${priced.length})</summary>`, '', '| case | cost | per turn |', '|---|--:|---|');
+    for (const c of priced.slice(0, maxFailures))
+      out.push(`| ${mdInline(c.id)} | ${mdInline(costText(c.metrics.cost))} | ${mdInline(turnCostsText(c.metrics.cost) || '—')} |`);
+    out.push(...more(priced.length, maxFailures), '', '</details>', '');
   }
 
   if (failed.length > 0) {

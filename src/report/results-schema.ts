@@ -3,7 +3,7 @@
  * a field added by a newer v1 writer is kept, not rejected (the version rule).
  */
 import { z } from 'zod';
-import { RESULTS_SCHEMA, type RunResults } from './results.ts';
+import { READABLE_RESULTS_SCHEMAS, type RunResults } from './results.ts';
 
 const count = z.number().int().nonnegative();
 const millis = z.number().nonnegative();
@@ -17,6 +17,7 @@ export const checkResultSchema = z.looseObject({
   message: z.string(),
   expected: z.unknown().optional(),
   actual: z.unknown().optional(),
+  judge: z.looseObject({ judge: z.string(), rubric: z.string(), pass: z.boolean(), reason: z.string() }).optional(),
 });
 
 export const timelineEntrySchema = z.looseObject({
@@ -54,6 +55,17 @@ export const stepRequestSchema = z.looseObject({
   lines: z.array(z.string()),
 });
 
+const amount = z.number().nonnegative();
+const currency = z.string().regex(/^[A-Z]{3}$/, 'a currency code such as USD');
+
+export const caseCostSchema = z.looseObject({
+  currency,
+  amount,
+  unpricedCalls: count,
+  unpricedModels: z.array(z.string()).optional(),
+  turns: z.array(z.looseObject({ turn: count, amount, unpricedCalls: count })),
+});
+
 export const caseMetricsSchema = z.looseObject({
   turns: count,
   steps: count,
@@ -61,6 +73,7 @@ export const caseMetricsSchema = z.looseObject({
   inputTokens: count,
   outputTokens: count,
   modelRequests: count,
+  cost: caseCostSchema.optional(),
 });
 
 export const caseResultSchema = z.looseObject({
@@ -86,12 +99,13 @@ const kindSummarySchema = z.looseObject({ total: count, passed: count, failed: c
 
 export const regressionSchema = z.looseObject({
   id: z.string().min(1),
-  kind: z.enum(['status', 'steps', 'tokens', 'missing']),
+  kind: z.enum(['status', 'steps', 'tokens', 'cost', 'missing']),
   message: z.string(),
 });
 
 export const runResultsSchema = z.looseObject({
-  schema: z.literal(RESULTS_SCHEMA),
+  // A v1 file is read as v2 (v2 only added values to closed sets); the reader returns it tagged v2.
+  schema: z.enum(READABLE_RESULTS_SCHEMAS).transform(() => 'loopgate.results/v2' as const),
   tool: z.looseObject({ name: z.literal('loopgate'), version: z.string() }),
   startedAt: z.iso.datetime({ offset: true }),
   finishedAt: z.iso.datetime({ offset: true }),
@@ -103,6 +117,7 @@ export const runResultsSchema = z.looseObject({
     .optional(),
   summary: kindSummarySchema.extend({
     byKind: z.looseObject({ table: kindSummarySchema, contract: kindSummarySchema, scenario: kindSummarySchema, fuzz: kindSummarySchema }),
+    cost: z.looseObject({ currency, amount, unpricedCalls: count, unpricedModels: z.array(z.string()).optional(), cases: count }).optional(),
   }),
   cases: z.array(caseResultSchema),
   regressions: z.array(regressionSchema).optional(),

@@ -4,7 +4,9 @@
  * Documented in docs/results-schema.md.
  */
 
-export const RESULTS_SCHEMA = 'loopgate.results/v1' as const;
+export const RESULTS_SCHEMA = 'loopgate.results/v2' as const;
+/** The versions this loopgate reads: v2 added values to closed sets (the `cost` regression); a v1 file is a valid v2 file. */
+export const READABLE_RESULTS_SCHEMAS = ['loopgate.results/v1', RESULTS_SCHEMA] as const;
 
 export type CaseKind = 'table' | 'contract' | 'scenario' | 'fuzz';
 export type CaseStatus = 'passed' | 'failed' | 'skipped';
@@ -18,6 +20,18 @@ export interface CheckResult {
   readonly message: string;
   readonly expected?: unknown;
   readonly actual?: unknown;
+  /** A check graded by a judge model (a `rubric` assertion): who judged, and why. */
+  readonly judge?: JudgeVerdict;
+}
+
+/** What a judge model said about a reply. */
+export interface JudgeVerdict {
+  /** The judge's name in the config (or `scripted` for a scenario's own script). */
+  readonly judge: string;
+  readonly rubric: string;
+  readonly pass: boolean;
+  /** The judge's reason, redacted with the case's secrets. */
+  readonly reason: string;
 }
 
 /** One line of a case's timeline, for people (the HTML report draws these). */
@@ -73,6 +87,38 @@ export interface CaseMetrics {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly modelRequests: number;
+  /** What the model calls cost, when the config has a price table. */
+  readonly cost?: CaseCost;
+}
+
+/** What a case's model calls cost at the config's prices (`prices` in loopgate.config.ts). */
+export interface CaseCost {
+  /** The price table's currency (ISO 4217, e.g. USD). */
+  readonly currency: string;
+  /** The sum over the calls whose model has a price. */
+  readonly amount: number;
+  /** Calls that reported usage for a model the table has no price for: their cost is unknown, and not in `amount`. */
+  readonly unpricedCalls: number;
+  /** Those models, sorted. */
+  readonly unpricedModels?: readonly string[];
+  /** Per turn, in turn order. */
+  readonly turns: readonly TurnCost[];
+}
+
+export interface TurnCost {
+  readonly turn: number;
+  readonly amount: number;
+  readonly unpricedCalls: number;
+}
+
+/** The cost of the cases that have one, summed (present when every such case uses one currency). */
+export interface SuiteCost {
+  readonly currency: string;
+  readonly amount: number;
+  readonly unpricedCalls: number;
+  readonly unpricedModels?: readonly string[];
+  /** Cases with a cost. */
+  readonly cases: number;
 }
 
 export interface CaseResult {
@@ -111,12 +157,13 @@ export interface KindSummary {
 
 export interface RunSummary extends KindSummary {
   readonly byKind: Readonly<Record<CaseKind, KindSummary>>;
+  readonly cost?: SuiteCost;
 }
 
 export interface Regression {
   readonly id: string;
-  /** `status`: passed before, fails now; `steps` / `tokens`: worse than the threshold; `missing`: in the baseline, not in this run. */
-  readonly kind: 'status' | 'steps' | 'tokens' | 'missing';
+  /** `status`: passed before, fails now; `steps` / `tokens` / `cost`: worse than the threshold; `missing`: in the baseline, not in this run. */
+  readonly kind: 'status' | 'steps' | 'tokens' | 'cost' | 'missing';
   readonly message: string;
 }
 
@@ -145,5 +192,22 @@ export function summarize(cases: readonly CaseResult[]): RunSummary {
       bucket[c.status]++;
     }
   }
-  return { ...all, byKind };
+  const cost = suiteCost(cases);
+  return { ...all, byKind, ...(cost ? { cost } : {}) };
+}
+
+/** The cost of the cases that have one; none when there are none, or when they are in different currencies. */
+export function suiteCost(cases: readonly CaseResult[]): SuiteCost | undefined {
+  const costs = cases.map((c) => c.metrics?.cost).filter((c): c is CaseCost => c !== undefined);
+  const currency = costs[0]?.currency;
+  if (currency === undefined || costs.some((c) => c.currency !== currency)) return undefined;
+  const models = new Set(costs.flatMap((c) => c.unpricedModels ?? []));
+  const amount = costs.reduce((sum, c) => sum + c.amount, 0);
+  return {
+    currency,
+    amount: amount === 0 ? 0 : Number(amount.toPrecision(12)),
+    unpricedCalls: costs.reduce((n, c) => n + c.unpricedCalls, 0),
+    ...(models.size > 0 ? { unpricedModels: [...models].sort() } : {}),
+    cases: costs.length,
+  };
 }

@@ -89,7 +89,7 @@ describe('loopgate run: the hosts a scenario runs through', () => {
     writeFileSync(bad, "export default { host: 'staging' };\n");
     const result = cli(['run', '--config', bad]);
     expect(result.status).toBe(EXIT.usage);
-    expect(result.stderr).toMatch(/bad-host\.config\.mjs: host: expected loop, production or both, got "staging"/);
+    expect(result.stderr).toMatch(/bad-host\.config\.mjs:\d+: host: expected loop, production or both, got "staging"/);
   });
 });
 

@@ -5,6 +5,7 @@ import { parseBaselineJson } from '../../src/report/baseline.ts';
 import { parseResultsJson } from '../../src/report/json.ts';
 import { summarize } from '../../src/report/results.ts';
 import {
+  caseCostSchema,
   caseMetricsSchema,
   caseResultSchema,
   checkResultSchema,
@@ -19,7 +20,7 @@ const jsonBlocks = [...doc.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => m[1
 
 describe('docs/results-schema.md', () => {
   it('has a results example that loopgate reads, with a summary matching its cases', () => {
-    const text = jsonBlocks.find((b) => b.includes('"loopgate.results/v1"'))!;
+    const text = jsonBlocks.find((b) => b.includes('"loopgate.results/v2"'))!;
     const results = parseResultsJson(text, 'docs example');
     expect(results.summary).toEqual(summarize(results.cases));
   });
@@ -33,5 +34,6 @@ describe('docs/results-schema.md', () => {
     const shapes = [runResultsSchema, caseResultSchema, checkResultSchema, timelineEntrySchema, regressionSchema, stepRequestSchema];
     for (const schema of shapes) for (const field of Object.keys(schema.shape)) expect(doc, field).toContain(`\`${field}\``);
     for (const field of Object.keys(caseMetricsSchema.shape)) expect(doc, field).toContain(`\`${field}\``);
+    for (const field of Object.keys(caseCostSchema.shape)) expect(doc, field).toContain(`\`${field}\``);
   });
 });

@@ -11,7 +11,13 @@ export const BUNDLED_ROOT = join(import.meta.dirname, '../../scenarios/bundled')
 
 export async function bundledContext(): Promise<SuiteContext> {
   const config = await loadConfig({ path: BUNDLED_CONFIG });
-  return { registry: config.registry, invariants: suiteInvariants(config.invariants), root: config.root };
+  return {
+    registry: config.registry,
+    invariants: suiteInvariants(config.invariants),
+    root: config.root,
+    replies: config.replies,
+    ...(config.prices ? { prices: config.prices } : {}),
+  };
 }
 
 /** What `loopgate fuzz` runs with the bundled config: the support agent's tools and arguments, the agents to build them from. */

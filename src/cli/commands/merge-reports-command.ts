@@ -19,6 +19,7 @@ export const mergeReportsCommand: CommandModule<object, MergeReportsArgs> = {
       .option('baseline', { type: 'string', describe: 'baseline file (or a results.json): fail on regressions against it' })
       .option('steps-threshold', { type: 'number', describe: 'relative increase of steps tolerated against the baseline (default 0.2)' })
       .option('tokens-threshold', { type: 'number', describe: 'relative increase of tokens tolerated against the baseline (default 0.2)' })
+      .option('cost-threshold', { type: 'number', describe: 'relative increase of cost tolerated against the baseline (default 0.2)' })
       .option('verbose', { type: 'boolean', default: false, describe: 'list passed cases in the console report too' }) as unknown as Argv<MergeReportsArgs>,
   handler: async (args) => {
     const { mergeReports } = await import('./merge-reports.ts');

@@ -24,6 +24,7 @@ export interface MergeReportsArgs {
   baseline?: string;
   stepsThreshold?: number;
   tokensThreshold?: number;
+  costThreshold?: number;
   verbose?: boolean;
 }
 
@@ -45,7 +46,11 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
     let merged: RunResults = mergeResults(parts);
     if (args.baseline !== undefined) {
       const baseline = await readBaselineFile(args.baseline);
-      const regressions = compareWithBaseline(merged, baseline, { stepsThreshold: args.stepsThreshold, tokensThreshold: args.tokensThreshold });
+      const regressions = compareWithBaseline(merged, baseline, {
+        stepsThreshold: args.stepsThreshold,
+        tokensThreshold: args.tokensThreshold,
+        costThreshold: args.costThreshold,
+      });
       merged = { ...merged, regressions };
     }
     const written = await writeReports(merged, { reporters, outDir: args.out, console: { verbose: args.verbose ?? false, width: process.stdout.columns } });

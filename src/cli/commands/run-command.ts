@@ -26,6 +26,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('live', { type: 'boolean', default: false, describe: 'run the live scenarios against a real provider (API key from the environment)' })
       .option('provider', { type: 'string', describe: 'for --live: anthropic, openai-chat or openai-responses' })
       .option('repeat', { type: 'number', default: 1, describe: 'for --live: runs per scenario; its pass rate decides' })
+      .option('update', {
+        type: 'boolean',
+        default: false,
+        describe: 'rewrite the outcome, history and trace expectations of the scenarios run from what they did (cases whose invariants hold; comments kept)',
+      })
       .option('verbose', { type: 'boolean', default: false, describe: 'list passed cases too' }) as Argv<RunArgs>,
   handler: async (args) => {
     const { run } = await import('./run.ts');

@@ -22,6 +22,8 @@ import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results
 import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
 import { REPORTERS } from '../../report/reporters.ts';
 import { parseReporters, writeReports } from '../../report/write.ts';
+import type { UpdateSink } from '../../harness/update/update-case.ts';
+import type { UpdateResult } from '../../harness/update/update-scenario.ts';
 import { EXIT } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
@@ -45,6 +47,8 @@ export interface RunArgs {
   provider?: string;
   repeat: number;
   verbose?: boolean;
+  /** Rewrite the selected scenarios' recorded expectations from their runs (cases whose invariants hold). */
+  update?: boolean;
 }
 
 export function parseShard(text: string): { index: number; total: number } {
@@ -77,7 +81,7 @@ export function parseGrep(text: string): RegExp {
  * `ScenarioFileError` (an InputError) with one line per problem. The state
  * tables and the contract suite (SDKs, msw) load only when they are run.
  */
-async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly HostMode[]): Promise<Case[]> {
+async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly HostMode[], update?: UpdateSink): Promise<Case[]> {
   const given = args.paths !== undefined && args.paths.length > 0;
   const context: SuiteContext = {
     registry: config.registry,
@@ -85,6 +89,9 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     // Ids are relative to the config's folder; paths given without a config of the user's, to the working directory.
     root: config.bundled && given ? process.cwd() : config.root,
     hosts,
+    ...(config.prices ? { prices: config.prices } : {}),
+    replies: config.replies,
+    ...(update ? { update } : {}),
   };
   const paths = given ? args.paths! : config.scenarios;
   if (args.live) {
@@ -120,8 +127,10 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   if (args.updateBaseline && (shard || grep))
     throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
   const baseline = args.baseline && !args.updateBaseline ? await readBaselineFile(args.baseline) : undefined;
+  if (args.update && args.live) throw new UsageError('--update rewrites scenario files from scripted runs; it cannot take a live run (drop --live)');
 
-  const all = await collect(args, config, hosts);
+  const updates: UpdateResult[] = [];
+  const all = await collect(args, config, hosts, args.update ? { record: (r) => updates.push(r) } : undefined);
   const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
   if (cases.length === 0) {
     // A gate that checked nothing has not passed.
@@ -172,6 +181,7 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   });
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
+  if (args.update) io.err(updateReport(updates));
   if (args.updateBaseline && args.baseline) {
     await writeBaselineFile(args.baseline, runResults);
     io.err(`baseline updated: ${args.baseline}\n`);
@@ -183,4 +193,18 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
     return EXIT.failed;
   }
   return EXIT.passed;
+}
+
+/** What --update did to each file: rewritten (and how), refused (and why); unchanged files are counted. */
+export function updateReport(updates: readonly UpdateResult[]): string {
+  const sorted = [...updates].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const updated = sorted.filter((u) => u.kind === 'updated');
+  const refused = sorted.filter((u) => u.kind === 'refused');
+  const unchanged = sorted.length - updated.length - refused.length;
+  const lines = [
+    `--update: rewrote ${updated.length} scenario file${updated.length === 1 ? '' : 's'}, ${unchanged} already up to date, ${refused.length} not updated`,
+  ];
+  for (const u of updated) for (const change of u.changes) lines.push(`  ✎ ${u.file}: ${change}`);
+  for (const u of refused) lines.push(`  ✗ ${u.file}: ${u.reason}`);
+  return `${lines.join('\n')}\n`;
 }

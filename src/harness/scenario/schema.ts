@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { CANCEL_SOURCES, TRANSPORT_ERROR_KINDS } from '../../kernel/index.ts';
+import { replyAssertionsSchema } from './reply-assertions-schema.ts';
 
 const ms = z.number().int().nonnegative();
 const positiveInt = z.number().int().positive();
@@ -274,6 +275,7 @@ export const expectationSchema = z.strictObject({
   outcome: outcomeLabel.optional().describe("The last turn's outcome"),
   outcomes: z.array(outcomeLabel).optional().describe('Every turn, in order'),
   reply: z.union([z.string(), z.strictObject({ contains: z.string() })]).optional(),
+  assert: replyAssertionsSchema.optional(),
   history: linesMatcher.optional().describe('The final projected history, rendered one message per line'),
   lastRequest: linesMatcher.optional().describe('The last request the model received, one message per line'),
   toolCalls: z.array(z.string()).optional().describe('Names of the calls that started executing, in order'),

@@ -89,9 +89,12 @@ export type ModelDelta =
 // ---------------------------------------------------------------------------
 
 export interface Usage {
+  /** Every input token of the request, those read from or written to a cache included. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache. */
   readonly cacheReadTokens?: number;
+  /** Of `inputTokens`, those written to the provider's prompt cache. */
   readonly cacheWriteTokens?: number;
   readonly reasoningTokens?: number;
 }
