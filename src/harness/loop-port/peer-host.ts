@@ -89,6 +89,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     maxSteps: config.maxSteps,
     maxTokens: config.maxTokens,
     retries: config.retry.immediateRetries + config.retry.backoffRetries,
+    failWrites: scenario.store?.failAppends ?? [],
   };
   const adapter = await factory.create(world);
   const histories: (readonly Message[])[] = [];

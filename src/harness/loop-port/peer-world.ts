@@ -35,6 +35,8 @@ export interface PeerWorld {
   readonly maxTokens: number;
   /** Model retries the scenario allows (loopgate's immediate and backoff tiers together). */
   readonly retries: number;
+  /** The scenario's store faults: which writes (1-based) of the peer's own store fail, where it has one. */
+  readonly failWrites: readonly number[];
 }
 
 /** One turn to run: the user's text, its number, and the signal the harness aborts (with a PeerCancel) on cancel. */

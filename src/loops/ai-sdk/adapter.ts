@@ -50,7 +50,8 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
     version: `ai ${installedVersion('ai')}`,
     capabilities: AI_SDK_CAPABILITIES,
     glue,
-    create: async (world) => new AiSdkTurns(world, world.wire ? await wireLanguageModel(world.wire) : scriptedLanguageModel(world.model, 'scenario-model'), glue, loop.options ?? {}),
+    create: async (world) =>
+      new AiSdkTurns(world, world.wire ? await wireLanguageModel(world.wire) : scriptedLanguageModel(world.model, 'scenario-model'), glue, loop.options ?? {}),
   };
 }
 

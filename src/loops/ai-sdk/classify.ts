@@ -45,7 +45,8 @@ export function classifyThrown(error: unknown, signal: AbortSignal): Outcome {
 export function byStatus(status: number | undefined, body: string): Outcome {
   if (status === 401 || status === 403) return { kind: 'failed', reason: 'auth' };
   if (status === 429) return { kind: 'failed', reason: 'rate_limited' };
-  if ((status === 400 || status === 413) && /prompt is too long|context.length|context_window|maximum context/i.test(body)) return { kind: 'conversation_full' };
+  if ((status === 400 || status === 413) && /prompt is too long|context.length|context_window|maximum context/i.test(body))
+    return { kind: 'conversation_full' };
   if (status !== undefined && status >= 400 && status < 500) return { kind: 'failed', reason: 'invalid_request' };
   return { kind: 'failed', reason: 'provider_unavailable' };
 }

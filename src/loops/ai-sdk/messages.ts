@@ -45,7 +45,8 @@ export function fromSdkMessages(messages: readonly SdkMessage[]): { system: stri
       const blocks: UserBlock[] = [];
       for (const p of parts) {
         if (p.type === 'text' && p.text !== undefined) blocks.push({ type: 'text', text: p.text });
-        if (p.type === 'tool-result') blocks.push({ type: 'tool_result', callId: p.toolCallId ?? '', status: statusOf(p.output), content: contentOf(p.output) });
+        if (p.type === 'tool-result')
+          blocks.push({ type: 'tool_result', callId: p.toolCallId ?? '', status: statusOf(p.output), content: contentOf(p.output) });
       }
       pushUser(blocks);
     }

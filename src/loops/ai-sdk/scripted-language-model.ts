@@ -85,7 +85,12 @@ function answer(result: ModelResult, signal: AbortSignal | undefined, cutId: () 
     case 'unknown':
       return done(text(result.text), 'other', result.stopReason);
     case 'context_window_exceeded':
-      if (result.at === 'generation') return done(result.content.flatMap((b) => (b.type === 'text' ? text(b.text) : [])), 'length', 'model_context_window_exceeded');
+      if (result.at === 'generation')
+        return done(
+          result.content.flatMap((b) => (b.type === 'text' ? text(b.text) : [])),
+          'length',
+          'model_context_window_exceeded',
+        );
       throw apiError(400, result.message, { type: 'error', error: { type: 'invalid_request_error', message: result.message } });
     case 'transport_error':
       if (result.kind === 'aborted' && signal?.aborted) throw signal.reason;

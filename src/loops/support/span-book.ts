@@ -31,7 +31,16 @@ export class SpanBook {
   }
 
   open(name: string, turn: number, parentId: string | undefined, attributes: Record<string, AttributeValue> = {}): BookSpan {
-    const span: BookSpan = { id: `s${++this.#ids}`, parentId, turn, name, start: this.#clock.now(), end: undefined, status: undefined, attributes: { ...attributes } };
+    const span: BookSpan = {
+      id: `s${++this.#ids}`,
+      parentId,
+      turn,
+      name,
+      start: this.#clock.now(),
+      end: undefined,
+      status: undefined,
+      attributes: { ...attributes },
+    };
     this.#spans.push(span);
     return span;
   }
