@@ -12,6 +12,7 @@ import type { Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry } from '../harness/second-host.ts';
 import type { HostMode } from '../harness/scenario/schema.ts';
 import { DEFAULT_HOSTS } from '../harness/suite-context.ts';
+import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
 import { importUserModule } from './import-module.ts';
@@ -39,6 +40,8 @@ export interface ResolvedConfig {
   readonly baseline: string | undefined;
   /** The hosts scenarios run through (`host`), when the config says. */
   readonly hosts: readonly HostMode[] | undefined;
+  /** The loop the agents run in (`loop`), when the config says: a name, or an adapter configured in the file. */
+  readonly loop: string | LoopUnderTestFactory | undefined;
   readonly fuzz: { readonly agent: string | undefined; readonly args: Readonly<Record<string, fc.Arbitrary<unknown>>> };
 }
 
@@ -146,6 +149,19 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     else fail('host', `expected loop, production or both, got ${describe(host)}`);
   }
 
+  const loop: unknown = config.loop;
+  if (loop !== undefined) {
+    const isFactory =
+      loop !== null &&
+      typeof loop === 'object' &&
+      typeof (loop as LoopUnderTestFactory).create === 'function' &&
+      typeof (loop as LoopUnderTestFactory).id === 'string';
+    if (typeof loop !== 'string' && !isFactory)
+      fail('loop', `expected loopgate, ai-sdk, openai-agents or an adapter (aiSdkLoop({ … })), got ${describe(loop)}`);
+    if (typeof loop === 'string' && !['loopgate', 'ai-sdk', 'openai-agents'].includes(loop))
+      fail('loop', `unknown loop ${JSON.stringify(loop)}; known: loopgate, ai-sdk, openai-agents`);
+  }
+
   const fuzz = config.fuzz ?? {};
   if (fuzz === null || typeof fuzz !== 'object') fail('fuzz', `expected { agent, args }, got ${describe(fuzz)}`);
   for (const key of Object.keys(fuzz)) if (!(FUZZ_KEYS as readonly string[]).includes(key)) fail(`fuzz.${key}`, `unknown key; known: ${FUZZ_KEYS.join(', ')}`);
@@ -168,6 +184,7 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     out: path('out'),
     baseline: path('baseline'),
     hosts,
+    loop: loop as ResolvedConfig['loop'],
     fuzz: { agent: fuzz.agent, args },
   };
 }

@@ -26,6 +26,8 @@ export const CAPABILITIES = {
   'side-effect-notice': "loopgate's side-effect notice (and switching it off)",
   'output-truncation': 'tool output truncated for the model',
   'lenient-args': 'lenient repair of malformed tool arguments',
+  'non-json-args': 'an in-process model client handing over arguments JSON cannot carry (NaN): a peer only ever receives JSON text',
+  'stream-triggers': 'triggers on deltas streamed over the wire (`at: { delta }`): the harness sees a peer’s stream only through its model',
   'wire:anthropic': 'the Anthropic wire fake under its own provider package',
   'wire:openai-chat': 'the OpenAI Chat Completions wire fake under its own provider package',
   'wire:openai-responses': 'the OpenAI Responses wire fake under its own provider package',

@@ -27,7 +27,7 @@ import { withVirtualTimers } from './virtual-timers.ts';
 export interface PeerRunOptions {
   readonly seed: number;
   readonly agents?: AgentRegistry;
-  /** Real time to wait with nothing pending in virtual time before the case is called unsettled. Default 2 s (10 s over the wire). */
+  /** Real time to wait with nothing pending in virtual time before the case is called unsettled. Default 2 s (20 s over the wire, where retries wait in real time). */
   readonly realWaitLimitMs?: number;
 }
 
@@ -101,7 +101,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     thrown ??= error;
   });
   try {
-    await clock.run(inbox.drive(), { realWaitLimitMs: options.realWaitLimitMs ?? (wire ? 10_000 : 2_000) });
+    await clock.run(inbox.drive(), { realWaitLimitMs: options.realWaitLimitMs ?? (wire ? 20_000 : 2_000) });
   } catch (error) {
     if (error instanceof VirtualClockStallError && driver.running !== undefined) {
       const running = toolRuns.filter((r) => r.settled === 'running').map((r) => `${r.name} (call ${r.callId})`);

@@ -43,6 +43,9 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
     if (behaviours.some((b) => typeof b === 'object' && 'fail' in b && b.fail.retryable === true)) needs.add('tool-retry');
     if (outlasts && scenario.tags.includes('retry')) needs.add('tool-retry');
   }
+  if (scenario.provider.kind === 'wire' && inbox.some((e) => e.at?.delta !== undefined)) needs.add('stream-triggers');
+  const notJson = scenario.provider.script.some((s) => s.tool_use?.some((call) => !jsonSafe(call.args)));
+  if (notJson) needs.add('non-json-args');
   const rawArgs = scenario.provider.script.some((s) => s.tool_use?.some((call) => typeof call.args === 'string'));
   if (rawArgs && scenario.provider.kind !== 'wire') needs.add('lenient-args');
   return [...needs];
@@ -53,4 +56,12 @@ export function skipReason(loop: string, needs: readonly Capability[], capabilit
   const missing = needs.filter((n) => !capabilities.supports.includes(n));
   if (missing.length === 0) return undefined;
   return `${loop} has no ${missing.map((m) => `${m} (${CAPABILITIES[m]})`).join('; no ')}`;
+}
+
+/** Can JSON carry this value as it is (no NaN, no infinities)? */
+function jsonSafe(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(jsonSafe);
+  if (value !== null && typeof value === 'object') return Object.values(value).every(jsonSafe);
+  return true;
 }

@@ -4,7 +4,9 @@
  * wire fake, so the package parses the provider's real bytes. The fakes speak
  * the streaming protocol, so `generateText` gets the package's `doStream`,
  * gathered into one generate result (text, tool calls with their raw input, the
- * finish reason and usage the package parsed); an error part is thrown.
+ * finish reason and usage the package parsed); an error part inside the
+ * stream ends it with finish `error`, the text so far kept — as `streamText`
+ * reports it.
  */
 import type { LanguageModelV3, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { PeerWorld } from '../../harness/loop-port/peer-world.ts';
@@ -62,7 +64,8 @@ function gathered(model: LanguageModelV3): LanguageModelV3 {
             content.push(value);
             break;
           case 'error':
-            throw value.error;
+            finish = { type: 'finish', finishReason: { unified: 'error', raw: errorText(value.error) }, usage: emptyUsage() };
+            break;
           case 'finish':
             finish = value;
             break;
@@ -76,14 +79,23 @@ function gathered(model: LanguageModelV3): LanguageModelV3 {
       return {
         content,
         finishReason: finish?.finishReason ?? { unified: 'other', raw: 'stream ended without finish' },
-        usage: finish?.usage ?? {
-          inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-          outputTokens: { total: undefined, text: undefined, reasoning: undefined },
-        },
+        usage: finish?.usage ?? emptyUsage(),
         warnings: [],
         ...(request ? { request } : {}),
         ...(response ? { response } : {}),
       };
     },
   };
+}
+
+function emptyUsage(): GenerateResult['usage'] {
+  return {
+    inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+  };
+}
+
+function errorText(error: unknown): string {
+  const e = error as { message?: unknown; error?: { message?: unknown } };
+  return String(e?.message ?? e?.error?.message ?? JSON.stringify(error)).slice(0, 200);
 }
