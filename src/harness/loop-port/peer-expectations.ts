@@ -56,9 +56,11 @@ export function checkPeerExpectations(run: PeerRun, expect: Expectation): CheckR
       ),
     );
   for (const [tool, count] of Object.entries(expect.executions ?? {}))
-    diffs.push(equalCheck('executions', count, run.executions.get(tool) ?? 0, `${tool} ran ${count} time(s)`));
-  if (expect.requests !== undefined && !run.wire)
-    diffs.push(equalCheck('requests', expect.requests, run.requests.length, `${run.requests.length} model requests`));
+    diffs.push(equalCheck(`executions ${tool}`, count, run.executions.get(tool) ?? 0, `${tool} ran ${count} time(s)`));
+  if (expect.requests !== undefined) {
+    const requests = run.wire ? run.wireRequests : run.requests.length;
+    diffs.push(equalCheck('requests', expect.requests, requests, `${requests} model requests`));
+  }
   if (expect.clock !== undefined) diffs.push(equalCheck('clock', expect.clock, run.virtualMs, `virtual time ${run.virtualMs} ms`));
   out.push(...diffs.map(asDiff));
 

@@ -124,6 +124,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     requestTurns,
     responses: models.responses,
     wire: wire !== undefined,
+    wireRequests: wire?.requests() ?? 0,
     executions: counters.byTool,
     executionsByCall: counters.byCall,
     toolRuns,
@@ -168,6 +169,7 @@ function wireFor(scenario: Scenario) {
   });
   return {
     address: { provider, baseURL: served.baseURL(provider), apiKey: 'wire-fake-key', model: scenario.provider.model ?? 'scenario-model' },
+    requests: () => served.requests.length,
     release: () => fake.release(),
   };
 }

@@ -36,6 +36,8 @@ export interface PeerRun {
   readonly requestTurns: readonly number[];
   readonly responses: readonly ProviderCall[];
   readonly wire: boolean;
+  /** Over the wire: the HTTP requests the wire fake received (the model requests of a wire case). */
+  readonly wireRequests: number;
   readonly executions: ReadonlyMap<string, number>;
   readonly executionsByCall: ReadonlyMap<string, number>;
   readonly toolRuns: readonly ToolRun[];
