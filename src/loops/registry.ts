@@ -28,13 +28,18 @@ export class LoopNotAvailableError extends InputError {
 export async function loadPeerLoop(name: string, flag = '--loop'): Promise<LoopUnderTestFactory> {
   const peer = PEERS[name];
   if (!peer) throw new LoopNotAvailableError(`${flag} ${JSON.stringify(name)}: unknown loop; known: ${LOOP_NAMES.join(', ')}`);
+  return loadPeer(name, peer.packages, peer.load, flag);
+}
+
+/** Loads a peer's adapter; a package that is not installed is an input error saying which and how to install it. */
+export async function loadPeer<T>(name: string, packages: readonly string[], load: () => Promise<T>, flag = '--loop'): Promise<T> {
   try {
-    return await peer.load();
+    return await load();
   } catch (error) {
     const missing = (error as { code?: string })?.code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (module|package)/.test(String((error as Error)?.message));
     if (missing)
       throw new LoopNotAvailableError(
-        `${flag} ${name}: ${peer.packages.join(' and ')} is not installed — it is an optional peer dependency of loopgate; npm install --save-dev ${peer.packages.join(' ')}`,
+        `${flag} ${name}: ${packages.join(' and ')} is not installed — it is an optional peer dependency of loopgate; npm install --save-dev ${packages.join(' ')}`,
       );
     throw error;
   }
