@@ -26,7 +26,7 @@ export const ROWS: readonly Row[] = [
     failure: 'Interrupt during tool execution leaves tool calls without results; the provider rejects the next request.',
     files: [`${B}/field-failures/interrupt-mid-batch-every-call-answered.yaml`],
   },
-  { n: 2, failure: 'An interrupted tool reported as "denied, never ran".', files: [`${B}/cancel/abort-stops-running-tool.yaml`] },
+  { n: 2, failure: 'An interrupted tool reported as "denied, never ran".', files: [`${B}/loop/cancel-during-refund.yaml`] },
   {
     n: 3,
     failure: 'Abort invisible to the model, so it repeats side effects.',
@@ -39,10 +39,26 @@ export const ROWS: readonly Row[] = [
   },
   { n: 5, failure: 'Compaction orphans tool results or splits a parallel batch.', files: [`${B}/compaction/compaction-keeps-tool-batches-whole.yaml`] },
   { n: 6, failure: 'Compact → overflow → compact forever without progress.', files: [`${B}/compaction/compact-overflow-loop-is-bounded.yaml`] },
-  { n: 7, failure: 'Compaction destroys raw history; an interrupted compaction loses it.', files: [`${B}/compaction/failed-compaction-keeps-history.yaml`] },
+  {
+    n: 7,
+    failure: 'Compaction destroys raw history; an interrupted compaction loses it.',
+    files: [`${B}/compaction/overflow-compacts-then-retries.yaml`, `${B}/compaction/failed-compaction-keeps-history.yaml`],
+  },
   { n: 8, failure: 'A torn last record in the store, and the next append fused onto it.', files: [`${B}/field-failures/failed-write-not-fused.yaml`] },
-  { n: 9, failure: 'Persistence errors swallowed; writes silently stop.', files: [`${B}/persistence/store-refuses-first-write.yaml`] },
-  { n: 10, failure: 'Crash mid-turn, resume shows missing history.', files: [`${B}/crash/crash-while-model-thinks-after-refund.yaml`] },
+  {
+    n: 9,
+    failure: 'Persistence errors swallowed; writes silently stop.',
+    files: [`${B}/persistence/store-refuses-first-write.yaml`, `${B}/persistence/write-ahead-fails-refund-not-run.yaml`],
+  },
+  {
+    n: 10,
+    failure: 'Crash mid-turn, resume shows missing history.',
+    files: [
+      `${B}/cancel/shutdown-mid-turn-history-survives.yaml`,
+      `${B}/crash/crash-while-refund-runs-never-reruns.yaml`,
+      `${B}/crash/crash-while-model-thinks-after-refund.yaml`,
+    ],
+  },
   {
     n: 11,
     failure: '`max_tokens` cuts tool-call arguments; the loop retries forever or runs the call with `{}`.',
@@ -56,9 +72,18 @@ export const ROWS: readonly Row[] = [
   {
     n: 12,
     failure: 'Abort does not stop a running tool.',
-    files: [`${B}/cancel/hanging-tool-cut-loose-on-cancel.yaml`, `${P}/hanging-tool-without-timeout-on-cancel.yaml`, `${P}/stop-while-refund-runs-batch.yaml`],
+    files: [
+      `${B}/cancel/abort-stops-running-tool.yaml`,
+      `${B}/cancel/hanging-tool-cut-loose-on-cancel.yaml`,
+      `${P}/hanging-tool-without-timeout-on-cancel.yaml`,
+      `${P}/stop-while-refund-runs-batch.yaml`,
+    ],
   },
-  { n: 13, failure: 'A later permission rule re-allows a denied tool.', files: [`${B}/approvals/deny-rule-beats-later-allow.yaml`] },
+  {
+    n: 13,
+    failure: 'A later permission rule re-allows a denied tool.',
+    files: [`${B}/approvals/deny-rule-beats-later-allow.yaml`, `${B}/safety/visibility-deny-not-lifted.yaml`],
+  },
   { n: 14, failure: 'A misspelled tool name in a deny list silently denies nothing.', files: [`${B}/safety/visibility-deny-not-lifted.yaml`] },
   {
     n: 15,
@@ -69,7 +94,11 @@ export const ROWS: readonly Row[] = [
   {
     n: 17,
     failure: 'A key split across streamed chunks is stored in pieces.',
-    files: [`${B}/safety/secrets-never-logged.yaml`, `${B}/wire/openai-responses-key-split-across-chunks.yaml`],
+    files: [
+      `${B}/safety/secret-in-stream-ids-prompt-and-errors.yaml`,
+      `${B}/safety/secrets-never-logged.yaml`,
+      `${B}/wire/openai-responses-key-split-across-chunks.yaml`,
+    ],
   },
 ];
 
