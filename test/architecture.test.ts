@@ -20,7 +20,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/stores', 'providers', 'src/report'], // each on the kernel alone
   ['src/host'], // the production host
   ['src/harness'], // the second host, its world and the invariants; the agent under test is plugged in, never imported
-  ['state-tables', 'src/fuzz', 'src/config'], // the loop table's fixtures; generators, shrinking; loopgate.config.ts
+  ['state-tables', 'src/fuzz', 'src/config', 'src/loops'], // the loop table's fixtures; generators, shrinking; loopgate.config.ts; other frameworks' loops behind the loop-under-test port (optional peers, loaded lazily)
   ['src/cli', 'src/index.ts', 'src/vitest.ts', 'scenarios'], // the public entries, and the bundled suite (a user of them)
 ];
 

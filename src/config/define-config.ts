@@ -19,6 +19,7 @@ import type { AgentFactory } from '../kernel/index.ts';
 import type { Invariant } from '../harness/invariants/index.ts';
 import type { JudgeSpec, ReplyPredicate } from '../harness/checks/reply-assertion-types.ts';
 import type { PriceTable } from '../report/cost/price-table.ts';
+import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
 
 export interface LoopgateConfig {
   /** Your agents by name; a scenario picks one with `agent: NAME`. */
@@ -33,6 +34,13 @@ export interface LoopgateConfig {
    * or `both` (the default). A scenario's own `host:` wins; `--host` overrides this.
    */
   readonly host?: 'loop' | 'production' | 'both';
+  /**
+   * The loop your agent runs in: `loopgate` (the default), or another
+   * framework's behind its adapter — `ai-sdk`, `openai-agents`, or one
+   * configured with your options (`aiSdkLoop({ options })` from
+   * `loopgate/loops/ai-sdk`). `--loop` overrides it.
+   */
+  readonly loop?: 'loopgate' | 'ai-sdk' | 'openai-agents' | LoopUnderTestFactory;
   /** Your own invariants, checked on every case by `loopgate run` and on every generated case by `loopgate fuzz`, after loopgate's. */
   readonly invariants?: readonly Invariant[];
   /** Default reporters (console, json, junit, markdown, html). */
@@ -83,6 +91,7 @@ export const CONFIG_KEYS = [
   'defaultAgent',
   'scenarios',
   'host',
+  'loop',
   'invariants',
   'reporters',
   'out',

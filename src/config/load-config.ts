@@ -15,6 +15,7 @@ import { DEFAULT_HOSTS } from '../harness/suite-context.ts';
 import type { ReplyAssertionContext } from '../harness/checks/reply-assertion-types.ts';
 import { checkReplyConfig } from './reply-config.ts';
 import { checkPriceTable, type PriceTable } from '../report/cost/price-table.ts';
+import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
 import { importUserModule } from './import-module.ts';
@@ -46,6 +47,8 @@ export interface ResolvedConfig {
   readonly prices: PriceTable | undefined;
   /** Predicates and judges for reply assertions. */
   readonly replies: ReplyAssertionContext;
+  /** The loop the agents run in (`loop`), when the config says: a name, or an adapter configured in the file. */
+  readonly loop: string | LoopUnderTestFactory | undefined;
   readonly fuzz: { readonly agent: string | undefined; readonly args: Readonly<Record<string, fc.Arbitrary<unknown>>> };
 }
 
@@ -168,6 +171,19 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
 
   const replies = checkReplyConfig(config, fail);
 
+  const loop: unknown = config.loop;
+  if (loop !== undefined) {
+    const isFactory =
+      loop !== null &&
+      typeof loop === 'object' &&
+      typeof (loop as LoopUnderTestFactory).create === 'function' &&
+      typeof (loop as LoopUnderTestFactory).id === 'string';
+    if (typeof loop !== 'string' && !isFactory)
+      fail('loop', `expected loopgate, ai-sdk, openai-agents or an adapter (aiSdkLoop({ … })), got ${describe(loop)}`);
+    if (typeof loop === 'string' && !['loopgate', 'ai-sdk', 'openai-agents'].includes(loop))
+      fail('loop', `unknown loop ${JSON.stringify(loop)}; known: loopgate, ai-sdk, openai-agents`);
+  }
+
   const fuzz = config.fuzz ?? {};
   if (fuzz === null || typeof fuzz !== 'object') fail('fuzz', `expected { agent, args }, got ${describe(fuzz)}`);
   for (const key of Object.keys(fuzz)) if (!(FUZZ_KEYS as readonly string[]).includes(key)) fail(`fuzz.${key}`, `unknown key; known: ${FUZZ_KEYS.join(', ')}`);
@@ -192,6 +208,7 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     hosts,
     prices,
     replies,
+    loop: loop as ResolvedConfig['loop'],
     fuzz: { agent: fuzz.agent, args },
   };
 }

@@ -24,7 +24,15 @@ export class VirtualClockStallError extends Error {
   }
 }
 
-const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+// The real timers, captured before anything can swap the globals (loop-port/virtual-timers.ts does, for a peer's case).
+const realSetImmediate = globalThis.setImmediate;
+const realSetTimeout = globalThis.setTimeout;
+const macrotask = () => new Promise<void>((resolve) => realSetImmediate(resolve));
+
+/** A timer set on the clock: cancel it before it fires and it never does. */
+export interface VirtualTimer {
+  cancel(): void;
+}
 
 export class VirtualClock implements Clock {
   #now: number;
@@ -62,6 +70,17 @@ export class VirtualClock implements Clock {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#insert(timer);
     });
+  }
+
+  /** Runs `fire` once `ms` of virtual time have passed, unless cancelled first (what a swapped global setTimeout uses). */
+  setTimer(ms: number, fire: () => void): VirtualTimer {
+    const timer: Timer = { at: this.#now + Math.max(0, Number.isFinite(ms) ? ms : 0), order: this.#order++, fire };
+    this.#insert(timer);
+    return {
+      cancel: () => {
+        this.#timers = this.#timers.filter((t) => t !== timer);
+      },
+    };
   }
 
   #insert(timer: Timer): void {
@@ -133,7 +152,7 @@ export class VirtualClock implements Clock {
       if (Date.now() - idleSince > limit) {
         throw new VirtualClockStallError(`no progress for ${limit} ms of real time with no virtual timer pending (a task waits on something that never comes)`);
       }
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      await new Promise((resolve) => realSetTimeout(resolve, 1));
     }
   }
 }

@@ -6,7 +6,9 @@
  * (exit 0, then 1 with a broken expectation; 2 for a scenario that would change
  * a tool's declaration; 1 for nothing checked), `npx loopgate fuzz` on that agent,
  * the bundled suite, a plain Node ESM `import('loopgate')`,
- * `loopgate/vitest` in the project's own vitest run, and `tsc --noEmit` under
+ * `loopgate/vitest` in the project's own vitest run, the project's own AI SDK
+ * agent gated in the AI SDK's loop (loopgate.ai-sdk.config.ts, `loopgate/loops/ai-sdk`,
+ * `ai` a devDependency of the project as of this repository), and `tsc --noEmit` under
  * `strict` on the project's code (no allowImportingTsExtensions, skipLibCheck off).
  *
  * One install (beforeAll) serves every check; it comes from npm's cache when the
@@ -194,6 +196,26 @@ describe('npx loopgate in the consumer project', () => {
     expect(nothing.stderr).toMatch(/nothing was checked/);
   });
 
+  it('gates the team’s own AI SDK agent (its tools, its generateText options) in the AI SDK’s loop, through loopgate.ai-sdk.config.ts', async () => {
+    const config = ['--config', 'loopgate.ai-sdk.config.ts', '--reporter', 'console', 'json'];
+    const holds = await inProject(['loopgate', 'run', ...config, '--out', join(work, 'reports-ai-holds'), 'scenarios-ai/reserve-seat.yaml']);
+    expect(holds.code, shown(holds)).toBe(0);
+    expect(holds.stderr).toMatch(/gating ai-sdk \(ai 6\.\d+\.\d+; history: on-success\)/);
+    expect(holds.stdout).toContain('PASSED: 1 of 1');
+    // The same agent's reservation runs twice when the model repeats the call id: the AI SDK's loop breaks invariant 13.
+    const violated = await inProject(['loopgate', 'run', ...config, '--out', join(work, 'reports-ai')]);
+    expect(violated.code, shown(violated)).toBe(1);
+    expect(violated.stderr).toMatch(/model-repeats-the-call-id — invariant-13-side-effects-once: reserve_seat \(STATEFUL\) ran 2 times for call r1/);
+    const results = JSON.parse(readFileSync(join(work, 'reports-ai', 'results.json'), 'utf8')) as { cases: { id: string; status: string }[] };
+    expect(results.cases.map((c) => `${c.id} ${c.status}`).sort()).toEqual([
+      'scenario:scenarios-ai/model-repeats-the-call-id failed',
+      'scenario:scenarios-ai/reserve-seat passed',
+    ]);
+    // In loopgate's own loop the very same tools keep it: the repeat is recognised, the seat reserved once.
+    const own = await inProject(['loopgate', 'run', ...config, '--loop', 'loopgate', '--host', 'loop', '--out', join(work, 'reports-ai-own')]);
+    expect(own.code, shown(own)).toBe(0);
+  });
+
   it('fuzzes the config’s agent', async () => {
     const fuzzed = await inProject(['loopgate', 'fuzz', '--runs', '50', '--seed', '3', '--reporter', 'json', '--out', join(work, 'reports-fuzz')]);
     expect(fuzzed.code, shown(fuzzed)).toBe(0);
@@ -237,5 +259,8 @@ describe('loopgate as a library in the consumer project', () => {
     expect(tsconfig.compilerOptions).not.toHaveProperty('allowImportingTsExtensions');
     const checked = await inProject(['tsc', '--noEmit', '-p', 'tsconfig.json']);
     expect(checked.code, shown(checked)).toBe(0);
+    // The AI SDK agent and its config, typed against loopgate/loops/ai-sdk (the AI SDK's own declarations need its lib settings).
+    const aiSdk = await inProject(['tsc', '--noEmit', '-p', 'tsconfig.ai-sdk.json']);
+    expect(aiSdk.code, shown(aiSdk)).toBe(0);
   });
 });

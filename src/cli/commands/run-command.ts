@@ -18,6 +18,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
         describe:
           "the hosts scenarios run through: loop (the loop directly), production (a real AgentHost), or both (default: the config's host, else both). A scenario's own host: wins",
       })
+      .option('loop', {
+        type: 'string',
+        describe:
+          "the loop your agents run in: loopgate (default), ai-sdk (Vercel AI SDK generateText) or openai-agents (OpenAI Agents run); a peer runs the scenarios and table cells it can, the rest skipped with the reason (default: the config's loop)",
+      })
       .option('concurrency', { type: 'number', describe: 'cases run at once (default: the number of CPUs)' })
       .option('shard', { type: 'string', describe: 'run shard i of n (i/n); merge the shards with merge-reports' })
       .option('seed', { type: 'number', default: 1, describe: 'seed for everything random in the cases' })

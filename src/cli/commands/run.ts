@@ -26,6 +26,7 @@ import type { UpdateSink } from '../../harness/update/update-case.ts';
 import type { UpdateResult } from '../../harness/update/update-scenario.ts';
 import { EXIT } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
+import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { VERSION } from '../version.ts';
 
 export interface RunArgs {
@@ -38,6 +39,8 @@ export interface RunArgs {
   grep?: string;
   /** loop, production or both. Default: the config's `host`, else both. */
   host?: string;
+  /** The loop the agents run in: loopgate (default), ai-sdk, openai-agents. Default: the config's `loop`, else loopgate. */
+  loop?: string;
   concurrency?: number;
   shard?: string;
   seed: number;
@@ -109,6 +112,40 @@ function liveOptions(args: RunArgs, scenarios: LiveOptions['scenarios'], context
   return { provider: args.provider, repeat: args.repeat, scenarios, context, env: process.env };
 }
 
+/**
+ * The peer loop this run gates, if any: `--loop`, else the config's `loop`
+ * (a name, or an adapter the config built with the user's options). `loopgate`
+ * (the default) is not a peer: today's path.
+ */
+async function peerLoopOf(args: RunArgs, config: ResolvedConfig): Promise<LoopUnderTestFactory | undefined> {
+  const chosen = args.loop ?? config.loop;
+  if (chosen === undefined || chosen === 'loopgate') return undefined;
+  const { loadPeerLoop } = await import('../../loops/registry.ts');
+  if (typeof chosen !== 'string') return args.loop === undefined || args.loop === chosen.id ? chosen : loadPeerLoop(args.loop);
+  // The config's own adapter of that loop (with the user's options) wins over the default one.
+  if (typeof config.loop === 'object' && config.loop.id === chosen) return config.loop;
+  return loadPeerLoop(chosen, args.loop !== undefined ? '--loop' : `${config.file}: loop`);
+}
+
+/** The cases of a peer loop: the applicable scenarios (and, for the bundled suite, table cells), each skipped with its reason where it cannot run. */
+async function collectPeer(args: RunArgs, config: ResolvedConfig, loop: LoopUnderTestFactory, io: { err: (text: string) => void }): Promise<Case[]> {
+  if (args.live) throw new UsageError(`--live runs loopgate's own loop against a real provider; it does not go with --loop ${loop.id}`);
+  if (args.host !== undefined) throw new UsageError(`--host chooses loopgate's host; ${loop.id} has none (drop --host, or --loop loopgate)`);
+  const given = args.paths !== undefined && args.paths.length > 0;
+  const root = config.bundled && given ? process.cwd() : config.root;
+  // The config's assertions and judges are there for the files to load; a peer run is judged on outcome classes and invariants.
+  const context: SuiteContext = { registry: config.registry, invariants: suiteInvariants(config.invariants), root, replies: config.replies };
+  const paths = given ? args.paths! : config.scenarios;
+  const suite = { loop, registry: config.registry, invariants: context.invariants };
+  const [{ peerScenarioCase }, loaded] = await Promise.all([import('../../harness/loop-port/peer-case.ts'), loadSuiteScenarios(paths, context)]);
+  const cases = loaded.map((l) => peerScenarioCase(l, suite));
+  io.err(`loopgate: gating ${loop.id} (${loop.version}${loop.glue ? `; history: ${loop.glue}` : ''}): peer cases run one at a time, on virtual timers\n`);
+  if (!config.bundled || given) return cases;
+  const { peerTableCases } = await import('../../../state-tables/peer-cell-case.ts');
+  io.err(`loopgate: the provider contract suite checks loopgate's provider adapters, not a loop: not run with --loop ${loop.id}\n`);
+  return [...peerTableCases(suite), ...cases];
+}
+
 export async function run(args: RunArgs, io: { out: (text: string) => void; err: (text: string) => void; tty: boolean; columns?: number }): Promise<number> {
   if (!Number.isInteger(args.seed) || args.seed < 0 || args.seed > 0xffffffff)
     throw new UsageError(`--seed ${String(args.seed)}: expected an integer from 0 to 4294967295`);
@@ -130,7 +167,11 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   if (args.update && args.live) throw new UsageError('--update rewrites scenario files from scripted runs; it cannot take a live run (drop --live)');
 
   const updates: UpdateResult[] = [];
-  const all = await collect(args, config, hosts, args.update ? { record: (r) => updates.push(r) } : undefined);
+  const peer = await peerLoopOf(args, config);
+  if (peer && args.update) throw new UsageError("--update rewrites expectations from loopgate's own loop; it cannot take a run of another loop (drop --loop)");
+  const all = peer
+    ? await collectPeer(args, config, peer, io)
+    : await collect(args, config, hosts, args.update ? { record: (r) => updates.push(r) } : undefined);
   const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
   if (cases.length === 0) {
     // A gate that checked nothing has not passed.
@@ -153,7 +194,8 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   const progress = createProgress({ tty: io.tty, write: io.err, total: cases.length, ...(io.columns ? { columns: io.columns } : {}) });
   const results = await runCases(cases, {
     seed: args.seed,
-    concurrency: args.concurrency ?? Math.max(1, availableParallelism()),
+    // A peer's case swaps the global timers for its clock: one at a time.
+    concurrency: peer ? 1 : (args.concurrency ?? Math.max(1, availableParallelism())),
     onStart: (c) => progress.start(c.id),
     onResult: (r) => progress.finish(r),
   });

@@ -7,12 +7,13 @@
  * crash is simulated in memory at every point the store could have been left in
  * (up to `crashPoints` of them, spread evenly).
  */
-import { defineInvariant } from './invariant.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { crashReopenResume } from './support/crash-reopen.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
 
 export const crashRecovery = defineInvariant({
   id: 'crash-recovery',
   title: 'a crash at any event recovers cleanly from the store and the loop resumes',
+  appliesTo: loopgateOnly('no event store to crash and recover: a peer keeps none'),
   check: (run, context) => (context.crashAt !== undefined ? crashReopenResume(run, context.crashAt) : crashRecoveryAtEveryEvent(run, context.crashPoints)),
 });

@@ -5,9 +5,9 @@
  * numbered ones are DESIGN.md's.
  */
 import type { CheckResult } from '../../report/results.ts';
-import type { ScenarioRun } from '../second-host.ts';
 import { crashRecovery } from './crash-recovery.ts';
-import type { Invariant, InvariantContext } from './invariant.ts';
+import { isPeerRun } from '../loop-port/peer-run.ts';
+import type { AnyRun, Invariant, InvariantContext } from './invariant.ts';
 import { requestsRecomputable } from './invariant-01-requests-recomputable.ts';
 import { oneAppendFrozen } from './invariant-02-one-append-frozen.ts';
 import { unknownTypesRejected } from './invariant-03-unknown-types-rejected.ts';
@@ -26,7 +26,7 @@ import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
 
-export { defineInvariant, firstViolation, type Invariant, type InvariantContext, type Verdict } from './invariant.ts';
+export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
 export const INVARIANTS: readonly Invariant[] = [
   nothingThrows, // first: a run that threw makes every other verdict noise
@@ -53,28 +53,38 @@ export const INVARIANTS: readonly Invariant[] = [
 export const RUN_CRASH_POINTS = 500;
 
 /** Why an invariant does not apply to this run, or nothing. */
-export function notApplicable(invariant: Invariant, run: ScenarioRun): string | undefined {
-  return invariant.appliesTo?.(run);
+export function notApplicable(invariant: Invariant, run: AnyRun): string | undefined {
+  const why = invariant.appliesTo?.(run);
+  if (why !== undefined || !isPeerRun(run)) return why;
+  return invariant.checkObservable ? undefined : `written for loopgate's own runs: it has no check from outside a loop (checkObservable)`;
 }
 
 /** Runs one invariant; a check that throws is a violation naming the error. */
-export async function verdictOf(invariant: Invariant, run: ScenarioRun, context: InvariantContext): Promise<string | undefined> {
+export async function verdictOf(invariant: Invariant, run: AnyRun, context: InvariantContext): Promise<string | undefined> {
   try {
-    return await invariant.check(run, context);
+    return isPeerRun(run) ? invariant.checkObservable?.(run) : await invariant.check(run, context);
   } catch (error) {
     return `the check threw: ${(error as Error)?.stack ?? String(error)}`;
   }
 }
 
-/** Every applicable invariant as a check result (named by its id), in registry order. */
+/**
+ * Every applicable invariant as a check result (named by its id), in registry
+ * order. On a peer's run, an invariant that cannot judge it is listed as such,
+ * with the reason (a skip always says why).
+ */
 export async function checkInvariants(
-  run: ScenarioRun,
+  run: AnyRun,
   invariants: readonly Invariant[] = INVARIANTS,
   context: InvariantContext = { crashPoints: RUN_CRASH_POINTS },
 ): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
   for (const invariant of invariants) {
-    if (notApplicable(invariant, run) !== undefined) continue;
+    const why = notApplicable(invariant, run);
+    if (why !== undefined) {
+      if (isPeerRun(run)) out.push({ name: invariant.id, passed: true, message: `not judged: ${why}` });
+      continue;
+    }
     const violation = await verdictOf(invariant, run, context);
     out.push(violation === undefined ? { name: invariant.id, passed: true, message: 'holds' } : { name: invariant.id, passed: false, message: violation });
   }

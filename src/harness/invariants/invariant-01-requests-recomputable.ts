@@ -11,7 +11,7 @@
  */
 import { ProjectionCache, recomputeRequest, requestSeqs, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant, firstViolation } from './invariant.ts';
+import { defineInvariant, firstViolation, loopgateOnly } from './invariant.ts';
 import { GrowingLog } from './support/growing-log.ts';
 import { sameJson, viewOf } from './support/log-view.ts';
 
@@ -19,6 +19,7 @@ export const requestsRecomputable = defineInvariant({
   id: 'invariant-01-requests-recomputable',
   title: 'every model request is recomputable from the log prefix recorded with it',
   invariant: 1,
+  appliesTo: loopgateOnly('no event log to recompute its requests from: a peer keeps none'),
   check: (run) =>
     firstViolation(
       () => recomputedByKernel(run),

@@ -19,13 +19,14 @@
  */
 import { decodeRecord, EventLog, LogAppendError, toRecord, type EventPayload, type EventType, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant, firstViolation } from './invariant.ts';
+import { defineInvariant, firstViolation, loopgateOnly } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
 
 export const oneAppendFrozen = defineInvariant({
   id: 'invariant-02-one-append-frozen',
   title: 'one validated append; bad payloads, positions and re-entrant appends refused; stored events frozen; the store holds the log',
   invariant: 2,
+  appliesTo: loopgateOnly('no event log with one append entry point: a peer keeps none'),
   check: (run) =>
     firstViolation(
       () => appendProbes(run),

@@ -5,13 +5,14 @@
  */
 import { decodeRecord, EVENT_VERSIONS, LogReadError, project, type AnyEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant } from './invariant.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { sameJson } from './support/log-view.ts';
 
 export const unknownTypesRejected = defineInvariant({
   id: 'invariant-03-unknown-types-rejected',
   title: 'unknown event types are refused on read unless marked ignorable',
   invariant: 3,
+  appliesTo: loopgateOnly('no stored event records to read back: a peer keeps none'),
   check: (run) => unknownTypesRefused(run),
 });
 

@@ -13,11 +13,13 @@ import { isOutcome, outcomeLabel, type LogEvent, type Outcome } from '../../kern
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation } from './invariant.ts';
 import { label, viewOf } from './support/log-view.ts';
+import { turnsClosedObservably } from './observable/turns-closed.ts';
 
 export const turnsClosedOnce = defineInvariant({
   id: 'invariant-04-turns-closed-once',
   title: 'every opened turn is closed exactly once, with an outcome from the alphabet, returned, logged and traced alike',
   invariant: 4,
+  checkObservable: turnsClosedObservably,
   check: (run) =>
     firstViolation(
       () => closedInPairs(run),

@@ -8,11 +8,13 @@ import { keepsCompletedSteps, project, type Outcome } from '../../kernel/index.t
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
+import { failedAddsNothingObservably } from './observable/failed-adds-nothing.ts';
 
 export const failedTurnsAddNothing = defineInvariant({
   id: 'invariant-05-failed-turns-add-nothing',
   title: 'failed turns add nothing to the projected history; their events remain in the log',
   invariant: 5,
+  checkObservable: failedAddsNothingObservably,
   check: (run) => failedTurnsLeftOut(run),
 });
 

@@ -7,11 +7,13 @@
 import { checkToolPairing, project } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
+import { pairedObservably } from './observable/tool-pairing.ts';
 
 export const toolPairing = defineInvariant({
   id: 'invariant-06-tool-pairing',
   title: 'every request pairs each tool call with exactly one result, in order',
   invariant: 6,
+  checkObservable: pairedObservably,
   check: (run) => pairedInEveryRequest(run),
 });
 

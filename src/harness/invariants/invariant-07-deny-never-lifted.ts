@@ -7,13 +7,14 @@
  */
 import type { LogEvent, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant } from './invariant.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
 
 export const denyNeverLifted = defineInvariant({
   id: 'invariant-07-deny-never-lifted',
   title: 'a deny is never lifted by a later layer or rule: a denied tool is never offered and never runs',
   invariant: 7,
+  appliesTo: loopgateOnly('no layered tool policy: nothing can be denied or lifted'),
   check: (run) => neverOfferedOrRun(run),
 });
 

@@ -6,11 +6,13 @@
  */
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation } from './invariant.ts';
+import { spansClosedObservably } from './observable/spans-closed.ts';
 
 export const noOpenSpans = defineInvariant({
   id: 'invariant-08-no-open-spans',
   title: 'no span left open at trace end; spans form one tree per turn',
   invariant: 8,
+  checkObservable: spansClosedObservably,
   check: (run) =>
     firstViolation(
       () => nothingLeftOpen(run),

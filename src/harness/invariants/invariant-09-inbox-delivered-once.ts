@@ -22,11 +22,13 @@ import { defineInvariant, firstViolation } from './invariant.ts';
 import { expectedMessages } from './support/inbox-reference.ts';
 import { isWaking, replayInbox, type InboxMessage } from './support/inbox-replay.ts';
 import { viewOf, type TurnView } from './support/log-view.ts';
+import { messagesKeptObservably } from './observable/messages-kept.ts';
 
 export const inboxDeliveredOnce = defineInvariant({
   id: 'invariant-09-inbox-delivered-once',
   title: 'inject never wakes an idle loop; a taken message is never lost or delivered twice',
   invariant: 9,
+  checkObservable: messagesKeptObservably,
   check: (run) =>
     firstViolation(
       () => injectNeverWakes(run),

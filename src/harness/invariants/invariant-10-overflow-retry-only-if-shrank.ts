@@ -7,14 +7,14 @@
  */
 import { estimateTokens, project, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant, unlessHostSupplied } from './invariant.ts';
+import { defineInvariant, loopgateOnly, unlessHostSupplied } from './invariant.ts';
 import { label, viewOf } from './support/log-view.ts';
 
 export const overflowRetryOnlyIfShrank = defineInvariant({
   id: 'invariant-10-overflow-retry-only-if-shrank',
   title: 'an overflow is retried only if compaction shrank the projection; otherwise conversation_full',
   invariant: 10,
-  appliesTo: unlessHostSupplied('errorHandlers'),
+  appliesTo: loopgateOnly('no compactor: an overflow cannot be retried after shrinking', unlessHostSupplied('errorHandlers')),
   check: (run) => overflowRetriedOnlyIfShrank(run),
 });
 

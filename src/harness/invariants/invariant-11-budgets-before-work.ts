@@ -8,11 +8,13 @@ import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
+import { budgetBeforeToolsObservably } from './observable/budget-before-tools.ts';
 
 export const budgetsBeforeWork = defineInvariant({
   id: 'invariant-11-budgets-before-work',
   title: 'the step budget is checked before tools run; every budget before the work it pays for',
   invariant: 11,
+  checkObservable: budgetBeforeToolsObservably,
   check: (run) => checkedBeforeWork(run),
 });
 

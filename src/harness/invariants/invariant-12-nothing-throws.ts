@@ -12,11 +12,13 @@ import { TRANSPORT_ERROR_KINDS, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
+import { nothingHangsObservably } from './observable/nothing-hangs.ts';
 
 export const nothingThrows = defineInvariant({
   id: 'invariant-12-nothing-throws',
   title: 'providers never reject, the loop never throws, tools always settle',
   invariant: 12,
+  checkObservable: nothingHangsObservably,
   check: (run) =>
     firstViolation(
       () => nothingThrown(run),

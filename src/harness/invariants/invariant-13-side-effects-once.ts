@@ -14,11 +14,13 @@ import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
 import { repeatChains } from './support/model-call-ids.ts';
+import { sideEffectsOnceObservably } from './observable/side-effects-once.ts';
 
 export const sideEffectsOnce = defineInvariant({
   id: 'invariant-13-side-effects-once',
   title: 'a STATEFUL or CRITICAL call is never executed twice for one call id, nor for a repeat of it',
   invariant: 13,
+  checkObservable: sideEffectsOnceObservably,
   check: (run) =>
     firstViolation(
       () => startedAndRunOnce(run),

@@ -18,11 +18,13 @@ import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { label, viewOf } from './support/log-view.ts';
 import { compactedAway, noticeLine, sideEffectsOfUnrepliedTurns, tells } from './support/side-effects.ts';
+import { sideEffectsToldObservably } from './observable/side-effects-told.ts';
 
 export const sideEffectsTold = defineInvariant({
   id: 'invariant-14-side-effects-told',
   title: 'a side effect of a turn that did not reply is told to the model at its next turn',
   invariant: 14,
+  checkObservable: sideEffectsToldObservably,
   check: (run) => sideEffectsToldToTheModel(run),
 });
 

@@ -12,11 +12,13 @@ import { containsSecret } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { runArtifacts } from './support/run-artifacts.ts';
+import { secretsKeptOutObservably } from './observable/secrets-kept-out.ts';
 
 export const secretsNeverLeave = defineInvariant({
   id: 'invariant-15-secrets-never-leave',
   title: 'no configured secret, in any form, can be read back from anything the run stores, exports, writes or returns',
   invariant: 15,
+  checkObservable: secretsKeptOutObservably,
   check: (run) => secretsKeptOut(run),
 });
 

@@ -7,8 +7,20 @@
  *
  * `check` returns nothing when the rule holds, and one sentence saying what went
  * wrong when it does not.
+ *
+ * A case may also run against another framework's loop (loop-port/): there is
+ * no event log then, only what the harness saw from outside (a PeerRun). An
+ * invariant that can judge such a run from that says how, in `checkObservable`;
+ * one that cannot says why in `appliesTo` — and one that does neither is not
+ * judged on it ("written for loopgate's own runs").
  */
+import { isPeerRun, type PeerRun } from '../loop-port/peer-run.ts';
 import type { ScenarioRun } from '../second-host.ts';
+
+export type { PeerRun } from '../loop-port/peer-run.ts';
+
+/** A run the invariants judge: loopgate's own (with its log), or another loop's, seen from outside. */
+export type AnyRun = ScenarioRun | PeerRun;
 
 export type Verdict = string | undefined;
 
@@ -26,9 +38,11 @@ export interface Invariant {
   readonly title: string;
   /** The DESIGN.md invariant it checks, if it is one of the numbered ones. */
   readonly invariant?: number;
-  /** Why the invariant cannot judge this run (parts the host swapped in), or nothing when it applies. */
-  appliesTo?(run: ScenarioRun): string | undefined;
+  /** Why the invariant cannot judge this run (parts the host swapped in; a peer's loop without the log it reads), or nothing when it applies. */
+  appliesTo?(run: AnyRun): string | undefined;
   check(run: ScenarioRun, context: InvariantContext): Verdict | Promise<Verdict>;
+  /** The same rule judged on another framework's loop, from what the harness saw outside it. */
+  checkObservable?(run: PeerRun): Verdict;
 }
 
 const ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -39,6 +53,8 @@ export function defineInvariant(invariant: Invariant): Invariant {
   if (typeof invariant.check !== 'function') throw new Error(`invariant ${invariant.id}: check must be a function`);
   if (invariant.appliesTo !== undefined && typeof invariant.appliesTo !== 'function')
     throw new Error(`invariant ${invariant.id}: appliesTo must be a function`);
+  if (invariant.checkObservable !== undefined && typeof invariant.checkObservable !== 'function')
+    throw new Error(`invariant ${invariant.id}: checkObservable must be a function`);
   return Object.freeze({ ...invariant });
 }
 
@@ -55,9 +71,15 @@ export function firstViolation(...verdicts: (() => Verdict)[]): Verdict {
 export type HostPart = ScenarioRun['hostParts'][number];
 
 /** `appliesTo` for a rule that predicts from the scenario file's own parts. */
-export function unlessHostSupplied(...parts: readonly HostPart[]): (run: ScenarioRun) => string | undefined {
+export function unlessHostSupplied(...parts: readonly HostPart[]): (run: AnyRun) => string | undefined {
   return (run) => {
+    if (isPeerRun(run)) return undefined;
     const swapped = parts.filter((p) => run.hostParts.includes(p));
     return swapped.length > 0 ? `the host supplied the ${swapped.join(' and ')} in place of the scenario's` : undefined;
   };
+}
+
+/** `appliesTo` for a rule that reads what only loopgate's own run has: says why, for a peer's run. */
+export function loopgateOnly(why: string, also?: (run: ScenarioRun) => string | undefined): (run: AnyRun) => string | undefined {
+  return (run) => (isPeerRun(run) ? `${run.loop.id}: ${why}` : also?.(run));
 }

@@ -14,13 +14,16 @@
  */
 import { toFrozenPlainData, type LogEvent, type ModelResult } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant, firstViolation, unlessHostSupplied } from './invariant.ts';
+import { defineInvariant, firstViolation, loopgateOnly, unlessHostSupplied } from './invariant.ts';
 import { label, viewOf, type RequestView, type TurnView } from './support/log-view.ts';
 
 export const outcomeFollowsTable = defineInvariant({
   id: 'outcome-follows-table',
   title: 'each turn ends, and each model error is handled, as the transition table says',
-  appliesTo: unlessHostSupplied('model', 'claim', 'errorHandlers'),
+  appliesTo: loopgateOnly(
+    "the table is loopgate's loop's; a peer is judged on the scenario's outcome classes",
+    unlessHostSupplied('model', 'claim', 'errorHandlers'),
+  ),
   check: (run) =>
     firstViolation(
       () => errorChainFollowsTable(run),

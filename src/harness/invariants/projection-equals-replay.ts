@@ -5,13 +5,14 @@
  */
 import { project, ProjectionCache } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant } from './invariant.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { GrowingLog } from './support/growing-log.ts';
 import { sameJson } from './support/log-view.ts';
 
 export const projectionEqualsReplay = defineInvariant({
   id: 'projection-equals-replay',
   title: "the loop's incremental projection equals a replay of the whole log",
+  appliesTo: loopgateOnly('no log to replay: a peer keeps none'),
   check: (run) => equalsReplay(run),
 });
 

@@ -12,13 +12,26 @@
  * refunds) is the world and survives; only the process is new — and runs the
  * recovery sweep a host runs at start.
  */
-import type { Agent, CancelSource, Clock, EventLog, LoopDeps, ModelClient, TraceExporter, TraceRecord } from '../../kernel/index.ts';
+import {
+  project,
+  type Agent,
+  type CancelSource,
+  type Clock,
+  type EventLog,
+  type LoopDeps,
+  type Message,
+  type ModelClient,
+  type TraceExporter,
+  type TraceRecord,
+} from '../../kernel/index.ts';
 import type { HostConfig } from '../../host/config.ts';
 import type { ResponseEnvelope } from '../../host/envelope.ts';
 import { AgentHost } from '../../host/host.ts';
 import { traceTurn, type CaseRecording } from './case-recording.ts';
 import type { ProcessStore, WorldStore } from './faulty-store.ts';
-import type { InboxTarget, MessageIntent } from './inbox-driver.ts';
+import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
+import { reportOf } from '../loop-port/loopgate-report.ts';
+import type { LoopUnderTest, MessageIntent, TurnReport } from '../loop-port/port.ts';
 
 export interface HostWorld {
   readonly conversation: string;
@@ -52,7 +65,10 @@ interface Process {
   dead: boolean;
 }
 
-export class HostTarget implements InboxTarget {
+/** loopgate's production host as an adapter of the loop-under-test port (loop-port/port.ts). */
+export class HostTarget implements LoopUnderTest {
+  readonly capabilities = LOOPGATE_CAPABILITIES;
+  readonly #reports: TurnReport[] = [];
   readonly #world: HostWorld;
   readonly #processes: Process[] = [];
   readonly #outstanding = new Set<Promise<unknown>>();
@@ -114,6 +130,15 @@ export class HostTarget implements InboxTarget {
     }
   }
 
+  reports(): readonly TurnReport[] {
+    return this.#reports;
+  }
+
+  persistedHistory(): readonly Message[] {
+    const log = this.#current.log;
+    return log ? project(log.events) : [];
+  }
+
   /** Stops the running process as a runaway case (nothing more is written). */
   stop(): void {
     this.crash();
@@ -151,6 +176,7 @@ export class HostTarget implements InboxTarget {
         },
         started: (_id, loop) => w.recording.started(loop),
         turnClosed: (_id, result) => {
+          this.#reports.push(reportOf(result));
           if (process?.log) w.recording.turnClosed(process.log, result);
         },
       },

@@ -5,27 +5,19 @@
  * a tool's first start, a virtual time, the log's event with a given seq, the
  * n-th streamed delta.
  *
- * What an entry does is the target's: the loop driven directly (loop-target.ts)
- * or a real production host (host-target.ts).
+ * What an entry does is the target's: the loop driven directly (loop-target.ts),
+ * a real production host (host-target.ts) — or another framework's loop behind
+ * the same port (src/harness/loop-port/).
  */
-import type { CancelSource, Clock } from '../../kernel/index.ts';
+import type { Clock } from '../../kernel/index.ts';
+import type { LoopUnderTest } from '../loop-port/port.ts';
 import type { InboxEntry } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 
-export type MessageIntent = 'follow_up' | 'steer' | 'inject';
+export type { MessageIntent } from '../loop-port/port.ts';
 
-/** What the driver talks to: the loop directly, or a host around it. */
-export interface InboxTarget {
-  /** Posts a message as a client would; a follow-up (or a steer to an idle loop) wakes it. */
-  send(text: string, intent: MessageIntent): void;
-  cancel(by: CancelSource): void;
-  /** The process dies, with nothing written beyond what the store holds. */
-  crash(): void;
-  /** A new process over the same store (after a crash). */
-  reopen(): Promise<void>;
-  /** Resolves when everything the entries started has settled: turns closed, requests answered. */
-  settled(): Promise<void>;
-}
+/** What the driver talks to: the loop-under-test port (loopgate's loop, its production host, or a peer's loop). */
+export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled'>;
 
 type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta';
 

@@ -4,6 +4,9 @@
  * turn runs, wakes it (a drain after the running one), with what was posted
  * stored first; an inject or a cancel never wakes it. It cannot crash: scenarios
  * that do run through the production host (host-target.ts).
+ *
+ * This is loopgate's own adapter of the loop-under-test port (loop-port/port.ts):
+ * the first of the loops a case can run against.
  */
 import {
   AgentLoop,
@@ -17,6 +20,7 @@ import {
   type Clock,
   type LoopConfig,
   type LoopDeps,
+  type Message,
   type ModelClient,
   type Redactor,
   type ToolExecutor,
@@ -26,7 +30,9 @@ import {
 import { serializedFlush } from '../../host/flush.ts';
 import { traceTurn, type CaseRecording } from './case-recording.ts';
 import type { WorldStore } from './faulty-store.ts';
-import type { InboxTarget, MessageIntent } from './inbox-driver.ts';
+import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
+import type { LoopUnderTest, MessageIntent, TurnReport } from '../loop-port/port.ts';
+import { reportOf } from '../loop-port/loopgate-report.ts';
 
 export interface LoopWorld {
   readonly conversation: string;
@@ -77,8 +83,10 @@ export function directLoop(w: LoopWorld): LoopTarget {
   return new LoopTarget(loop, persist, (result) => w.recording.turnClosed(log, result));
 }
 
-export class LoopTarget implements InboxTarget {
+export class LoopTarget implements LoopUnderTest {
+  readonly capabilities = LOOPGATE_CAPABILITIES;
   readonly #loop: AgentLoop;
+  readonly #reports: TurnReport[] = [];
   readonly #persist: () => Promise<void>;
   readonly #closed: (result: TurnResult) => void;
   #drains: Promise<void> = Promise.resolve();
@@ -115,6 +123,14 @@ export class LoopTarget implements InboxTarget {
     }
   }
 
+  reports(): readonly TurnReport[] {
+    return this.#reports;
+  }
+
+  persistedHistory(): readonly Message[] {
+    return this.#loop.projection.current();
+  }
+
   /** Stops the loop as a runaway case. */
   stop(): void {
     this.#loop.shutdown('runaway case');
@@ -129,7 +145,10 @@ export class LoopTarget implements InboxTarget {
   #wake(): void {
     this.#drains = this.#drains.then(async () => {
       await this.#persist().catch(() => undefined);
-      for (const result of await this.#loop.drain()) this.#closed(result);
+      for (const result of await this.#loop.drain()) {
+        this.#reports.push(reportOf(result));
+        this.#closed(result);
+      }
     });
   }
 }

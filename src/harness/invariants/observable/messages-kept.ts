@@ -1,0 +1,28 @@
+/**
+ * Invariant 9 from outside a loop (follow-ups only: peers have no steer or
+ * inject): each turn's first request carries the message the turn was for,
+ * once; and the message of a turn cut short by a cancel is not lost — the next
+ * turn's first request, or the history at the end, still holds it.
+ */
+import type { Message } from '../../../kernel/index.ts';
+import type { PeerRun } from '../../loop-port/peer-run.ts';
+import { requestsOfTurn } from '../support/peer-view.ts';
+
+const count = (messages: readonly Message[], text: string) =>
+  messages.filter((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.includes(text))).length;
+
+export function messagesKeptObservably(run: PeerRun): string | undefined {
+  for (const r of run.reports) {
+    const text = run.sent[r.turn];
+    if (text === undefined) continue;
+    const first = requestsOfTurn(run, r.turn)[0];
+    if (first && count(first.messages, text) !== 1)
+      return `turn ${r.turn}'s first request carries its message ${count(first.messages, text)} times: "${text.slice(0, 80)}"`;
+    if (r.outcome.kind !== 'cancelled') continue;
+    const next = requestsOfTurn(run, r.turn + 1)[0];
+    const later = next?.messages ?? run.histories[run.histories.length - 1] ?? [];
+    if (count(later, text) === 0)
+      return `turn ${r.turn} was cancelled and its message "${text.slice(0, 80)}" is lost: ${next ? `turn ${r.turn + 1}'s first request` : 'the persisted history'} does not hold it`;
+  }
+  return undefined;
+}

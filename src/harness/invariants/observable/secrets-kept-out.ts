@@ -1,0 +1,19 @@
+/** Invariant 15 from outside a loop: no configured secret in what the peer persisted, traced, sent to the model or returned. */
+import { containsSecret } from '../../../kernel/index.ts';
+import type { PeerRun } from '../../loop-port/peer-run.ts';
+
+export function secretsKeptOutObservably(run: PeerRun): string | undefined {
+  if (run.secrets.length === 0) return undefined;
+  const artifacts: [string, () => string][] = [
+    ['the persisted history', () => JSON.stringify(run.histories)],
+    ['the spans', () => JSON.stringify(run.traces)],
+    ['the requests sent to the model', () => JSON.stringify(run.requests)],
+    ['the turn replies', () => JSON.stringify(run.reports)],
+  ];
+  for (const [where, text] of artifacts) {
+    const haystack = text();
+    for (const secret of run.secrets)
+      if (containsSecret(haystack, secret)) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}`;
+  }
+  return undefined;
+}

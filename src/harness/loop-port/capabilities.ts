@@ -1,0 +1,51 @@
+/**
+ * What a loop under test can be asked to do. A scenario that needs something a
+ * loop lacks is skipped for it, with the reason (requirements.ts) — never run
+ * half-way and never passed silently.
+ */
+
+export const CAPABILITIES = {
+  steer: 'a steer reaches the running turn at its next step',
+  inject: 'an inject joins the next step and never wakes an idle loop',
+  crash: 'a process crash and a reopen over the same store (recovery)',
+  'host:production': "loopgate's production host (lock, envelope)",
+  'event-triggers': 'triggers on event seqs of an event log (`at: { event }`)',
+  policy: 'a layered tool policy (allow, deny, ask)',
+  visibility: 'tool visibility layers',
+  approver: 'a human approver asked by the policy',
+  compaction: 'a compactor for context overflow',
+  checkpoints: 'pre-close checkpoint hooks',
+  claim: 'a claim policy deciding what a turn takes',
+  fallback: 'a fallback model client',
+  'store-faults': 'an event store with injected write faults',
+  'budget:tool-calls': 'tool-call budgets per turn and per session',
+  'budget:tokens': 'token budgets per turn and per session',
+  'tool-timeout': 'a per-tool timeout',
+  'tool-retry': 'tool retries by side-effect level',
+  'model-timeout': 'a per-call model timeout',
+  'side-effect-notice': "loopgate's side-effect notice (and switching it off)",
+  'output-truncation': 'tool output truncated for the model',
+  'lenient-args': 'lenient repair of malformed tool arguments',
+  'non-json-args': 'an in-process model client handing over arguments JSON cannot carry (NaN): a peer only ever receives JSON text',
+  'stream-triggers': 'triggers on deltas streamed over the wire (`at: { delta }`): the harness sees a peer’s stream only through its model',
+  'wire:anthropic': 'the Anthropic wire fake under its own provider package',
+  'wire:openai-chat': 'the OpenAI Chat Completions wire fake under its own provider package',
+  'wire:openai-responses': 'the OpenAI Responses wire fake under its own provider package',
+} as const;
+
+export type Capability = keyof typeof CAPABILITIES;
+
+export interface Capabilities {
+  readonly supports: readonly Capability[];
+  /** Where the loop keeps the conversation: loopgate's event log, the peer's own session, or the app's glue around the peer. */
+  readonly history: 'event-log' | 'session' | 'app-glue';
+  /** How the case's virtual clock reaches the loop: injected, or by swapping the global timers while the case runs. */
+  readonly time: 'clock-injected' | 'patched-timers';
+}
+
+/** loopgate's own loop: everything. */
+export const LOOPGATE_CAPABILITIES: Capabilities = {
+  supports: Object.keys(CAPABILITIES) as Capability[],
+  history: 'event-log',
+  time: 'clock-injected',
+};

@@ -1,0 +1,103 @@
+/**
+ * A scenario file as a case against another framework's loop: skipped, with the
+ * reason, when it needs what the loop lacks; else run in the peer host and judged
+ * on outcome classes (peer-expectations.ts) and every invariant that can judge a
+ * run from outside (the rest say why they cannot).
+ */
+import { outcomeLabel } from '../../kernel/index.ts';
+import type { Case, CaseOutcome } from '../cases.ts';
+import { statusFromChecks } from '../cases.ts';
+import { checkInvariants, type Invariant } from '../invariants/index.ts';
+import type { LoadedScenario } from '../scenario/load.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import type { TimelineEntry } from '../../report/results.ts';
+import { buildAgent, agentNameOf, type AgentRegistry } from '../world/agent-under-test.ts';
+import { seededRandom } from '../world/seeded-random.ts';
+import { VirtualClock } from '../virtual-clock.ts';
+import { checkPeerExpectations } from './peer-expectations.ts';
+import { runPeerScenario } from './peer-host.ts';
+import type { PeerRun } from './peer-run.ts';
+import type { LoopUnderTestFactory } from './peer-world.ts';
+import { requirementsOf, skipReason } from './requirements.ts';
+
+export interface PeerSuite {
+  readonly loop: LoopUnderTestFactory;
+  readonly registry: AgentRegistry;
+  readonly invariants: readonly Invariant[];
+}
+
+/** Why the scenario cannot run against the loop, or nothing. */
+export async function peerSkipReason(scenario: Scenario, suite: PeerSuite): Promise<string | undefined> {
+  if (scenario.live) return 'a live scenario: runs only with --live (needs a provider and its API key)';
+  const agent = await buildAgent(agentNameOf(scenario, suite.registry), suite.registry, { clock: new VirtualClock(), random: seededRandom(1) });
+  const timeouts = new Map((agent.tools ?? []).map((t) => [t.name, t.timeoutMs]));
+  return skipReason(suite.loop.id, requirementsOf(scenario, timeouts), suite.loop.capabilities);
+}
+
+export function peerScenarioCase(loaded: LoadedScenario, suite: PeerSuite): Case {
+  const { scenario } = loaded;
+  return {
+    id: `scenario:${loaded.id}`,
+    kind: 'scenario',
+    title: scenario.name,
+    file: loaded.file,
+    tags: scenario.tags,
+    run: ({ seed }) => runPeerCase(scenario, suite, seed),
+  };
+}
+
+export async function runPeerCase(
+  scenario: Scenario,
+  suite: PeerSuite,
+  seed: number,
+  extra: (run: PeerRun) => CaseOutcome['checks'] = () => [],
+): Promise<CaseOutcome> {
+  const skip = await peerSkipReason(scenario, suite);
+  if (skip) return { status: 'skipped', checks: [], skipReason: skip };
+  const run = await runPeerScenario(scenario, suite.loop, { seed, agents: suite.registry });
+  const checks = [...extra(run), ...checkPeerExpectations(run, scenario.expect), ...(await checkInvariants(run, suite.invariants))];
+  return peerOutcome(run, checks);
+}
+
+export function peerOutcome(run: PeerRun, checks: CaseOutcome['checks']): CaseOutcome {
+  const last = run.reports[run.reports.length - 1];
+  return {
+    status: statusFromChecks(checks),
+    ...(run.unsettled ? { outcome: `(turn ${run.unsettled.turn} never ended)` } : last ? { outcome: outcomeLabel(last.outcome) } : {}),
+    checks,
+    metrics: {
+      turns: run.reports.length,
+      steps: run.reports.reduce((n, r) => n + r.steps, 0),
+      toolCalls: run.toolRuns.length,
+      inputTokens: run.reports.reduce((n, r) => n + r.usage.inputTokens, 0),
+      outputTokens: run.reports.reduce((n, r) => n + r.usage.outputTokens, 0),
+      modelRequests: run.requests.length,
+    },
+    timeline: peerTimeline(run),
+    virtualMs: run.virtualMs,
+  };
+}
+
+/** The peer's turns for the report's timeline: each ending as the peer gave it, beside the outcome it was classified as. */
+function peerTimeline(run: PeerRun): TimelineEntry[] {
+  const entries: TimelineEntry[] = run.faults.map((f) => ({ at: f.at, kind: 'fault', label: f.label }));
+  for (const r of run.reports) {
+    const e = r.ending;
+    const ending =
+      e.kind === 'resolved'
+        ? `resolved, finish ${e.finishReason ?? '-'}`
+        : e.kind === 'threw'
+          ? `threw ${e.errorClass}${e.status ? ` ${e.status}` : ''}: ${e.message}`
+          : `unsettled: ${e.waitingOn}`;
+    entries.push({ at: 0, kind: 'outcome', turn: r.turn, label: `${run.loop.id} turn ${r.turn}: ${outcomeLabel(r.outcome)}`, detail: ending });
+  }
+  if (run.unsettled)
+    entries.push({
+      at: run.virtualMs,
+      kind: 'outcome',
+      turn: run.unsettled.turn,
+      label: `turn ${run.unsettled.turn} never ended`,
+      detail: run.unsettled.waitingOn,
+    });
+  return entries;
+}

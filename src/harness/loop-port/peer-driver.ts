@@ -1,0 +1,106 @@
+/**
+ * The loop-under-test port over a peer's one-turn-at-a-time adapter: keeps the
+ * follow-up queue (each follow-up its own turn, in order), gives each turn a
+ * fresh AbortController, aborts it with a PeerCancel naming the first cancel
+ * source (later ones are ignored, as loopgate keeps the first reason), ignores a
+ * cancel while idle, and collects one report per turn. A turn whose adapter
+ * rejects anyway is a bug in the adapter: reported `failed{internal}` with the
+ * error, never lost.
+ */
+import type { CancelSource, Message } from '../../kernel/index.ts';
+import type { Capabilities } from './capabilities.ts';
+import { PeerCancel } from './peer-cancel.ts';
+import type { PeerAdapter } from './peer-world.ts';
+import type { LoopUnderTest, MessageIntent, TurnReport } from './port.ts';
+
+export interface PeerHooks {
+  /** A turn starts (before its first model request). */
+  readonly turnStarted?: (turn: number) => void;
+}
+
+export class PeerDriver implements LoopUnderTest {
+  readonly capabilities: Capabilities;
+  readonly #adapter: PeerAdapter;
+  readonly #hooks: PeerHooks;
+  readonly #queue: string[] = [];
+  readonly #reports: TurnReport[] = [];
+  readonly #sent: string[] = [];
+  #running: { turn: number; controller: AbortController } | undefined;
+  #drain: Promise<void> = Promise.resolve();
+  #turns = 0;
+
+  constructor(capabilities: Capabilities, adapter: PeerAdapter, hooks: PeerHooks = {}) {
+    this.capabilities = capabilities;
+    this.#adapter = adapter;
+    this.#hooks = hooks;
+  }
+
+  /** The follow-ups posted, in order. */
+  get sent(): readonly string[] {
+    return this.#sent;
+  }
+
+  /** The turn running now, if any (at the end of a case: the one that never settled). */
+  get running(): number | undefined {
+    return this.#running?.turn;
+  }
+
+  send(text: string, intent: MessageIntent): void {
+    if (intent !== 'follow_up') throw new Error(`this loop has no ${intent}: the case should have been skipped (requirements.ts)`);
+    this.#sent.push(text);
+    this.#queue.push(text);
+    this.#drain = this.#drain.then(() => this.#next());
+  }
+
+  cancel(by: CancelSource): void {
+    const running = this.#running;
+    if (!running || running.controller.signal.aborted) return;
+    running.controller.abort(new PeerCancel(by));
+  }
+
+  crash(): void {
+    throw new Error('this loop has no process to crash: the case should have been skipped (requirements.ts)');
+  }
+
+  reopen(): Promise<void> {
+    return Promise.reject(new Error('this loop has no store to reopen: the case should have been skipped (requirements.ts)'));
+  }
+
+  async settled(): Promise<void> {
+    for (let awaited = this.#drain; ; awaited = this.#drain) {
+      await awaited;
+      if (awaited === this.#drain) return;
+    }
+  }
+
+  reports(): readonly TurnReport[] {
+    return this.#reports;
+  }
+
+  persistedHistory(): readonly Message[] {
+    return this.#adapter.persistedHistory();
+  }
+
+  async #next(): Promise<void> {
+    const text = this.#queue.shift();
+    if (text === undefined) return;
+    const turn = this.#turns++;
+    const controller = new AbortController();
+    this.#running = { turn, controller };
+    this.#hooks.turnStarted?.(turn);
+    let report: TurnReport;
+    try {
+      report = await this.#adapter.runTurn({ text, turn, signal: controller.signal });
+    } catch (error) {
+      report = {
+        turn,
+        outcome: { kind: 'failed', reason: 'internal', detail: `the adapter rejected: ${(error as Error)?.message ?? String(error)}` },
+        ending: { kind: 'threw', errorClass: (error as Error)?.name ?? 'unknown', message: (error as Error)?.message ?? String(error) },
+        steps: 0,
+        usage: { inputTokens: 0, outputTokens: 0 },
+      };
+    }
+    this.#running = undefined;
+    this.#reports.push(report);
+  }
+}

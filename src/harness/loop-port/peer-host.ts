@@ -1,0 +1,175 @@
+/**
+ * The second host for another framework's loop: the same world a loopgate case
+ * gets — the agent's tools with the scenario's scripts, the scenario's provider
+ * script on a virtual clock (or the wire fake), the inbox script with its
+ * triggers — around a peer's loop behind the loop-under-test port. The global
+ * timers run on the case's clock while it runs (virtual-timers.ts); a turn that
+ * is still running when nothing is left to wait on is reported unsettled.
+ */
+import { loopConfig, type LoopConfig, type Message, type ModelClient } from '../../kernel/index.ts';
+import { WIRE_KITS } from '../../../providers/wire-fakes/kits.ts';
+import { wirePlanFor } from '../../../providers/contract-suite/wire-plan.ts';
+import { acquireWireFake } from '../../../providers/wire-fakes/server.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import { VirtualClock, VirtualClockStallError } from '../virtual-clock.ts';
+import { behaviourFor } from '../wire-provider.ts';
+import { agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegistry } from '../world/agent-under-test.ts';
+import { FaultLog } from '../world/fault-log.ts';
+import { InboxDriver } from '../world/inbox-driver.ts';
+import { ModelRecording } from '../world/recording-model.ts';
+import { scriptedProvider, type CallIdCounter } from '../world/scripted-provider.ts';
+import { seededRandom } from '../world/seeded-random.ts';
+import { PeerDriver } from './peer-driver.ts';
+import type { PeerRun, ToolRun } from './peer-run.ts';
+import type { LoopUnderTestFactory, PeerTool, PeerWorld } from './peer-world.ts';
+import { withVirtualTimers } from './virtual-timers.ts';
+
+export interface PeerRunOptions {
+  readonly seed: number;
+  readonly agents?: AgentRegistry;
+  /** Real time to wait with nothing pending in virtual time before the case is called unsettled. Default 2 s (20 s over the wire, where retries wait in real time). */
+  readonly realWaitLimitMs?: number;
+}
+
+export async function runPeerScenario(scenario: Scenario, factory: LoopUnderTestFactory, options: PeerRunOptions): Promise<PeerRun> {
+  const clock = new VirtualClock();
+  const wire = scenario.provider.kind === 'wire';
+  // Over the wire the peer waits on real sockets: its timers stay real (a stated limit), or the clock would fire them early.
+  return wire ? runOn(clock, scenario, factory, options) : withVirtualTimers(clock, () => runOn(clock, scenario, factory, options));
+}
+
+async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnderTestFactory, options: PeerRunOptions): Promise<PeerRun> {
+  const faults = new FaultLog(clock);
+  let inbox: InboxDriver | undefined;
+  let driver: PeerDriver | undefined;
+  const registry = options.agents ?? EMPTY_REGISTRY;
+  const agentName = agentNameOf(scenario, registry);
+  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed) });
+  const { agent, counters } = scenarioAgent(own, scenario, { name: agentName, clock, faults, onFirstStart: (name) => inbox?.onToolStart(name) });
+  const config = loopConfig(agent, { model: scenario.provider.model ?? 'scenario-model', ...limits(scenario) });
+
+  const requestTurns: number[] = [];
+  const models = new ModelRecording({
+    onRequest: (n) => {
+      requestTurns.push(driver?.running ?? -1);
+      inbox?.onRequest(n);
+    },
+    onDelta: (n) => inbox?.onDelta(n),
+  });
+  const callIds: CallIdCounter = { next: 1 };
+  const model: ModelClient = models.wrap(scriptedProvider(scenario.provider.script, 'scripted', clock, faults, callIds, scenario.provider.model));
+  const wire = scenario.provider.kind === 'wire' ? wireFor(scenario) : undefined;
+
+  const toolRuns: ToolRun[] = [];
+  const tools: PeerTool[] = (agent.tools ?? []).map((t) => ({
+    name: t.name,
+    description: t.description,
+    input: t.input,
+    sideEffect: t.sideEffect,
+    ...(t.timeoutMs !== undefined ? { timeoutMs: t.timeoutMs } : {}),
+    run: async (args, { callId, signal }) => {
+      const record: ToolRun = { turn: driver?.running ?? -1, callId, name: t.name, sideEffect: t.sideEffect, settled: 'running' };
+      toolRuns.push(record);
+      try {
+        const out = await t.run(args as never, { signal: signal ?? new AbortController().signal, callId, attempt: 1, idempotencyKey: callId });
+        record.settled = 'returned';
+        return out;
+      } catch (error) {
+        record.settled = 'threw';
+        throw error;
+      }
+    },
+  }));
+  const world: PeerWorld = {
+    model,
+    ...(wire ? { wire: wire.address } : {}),
+    tools,
+    clock,
+    system: typeof agent.system === 'string' ? agent.system : '',
+    maxSteps: config.maxSteps,
+    maxTokens: config.maxTokens,
+    retries: config.retry.immediateRetries + config.retry.backoffRetries,
+    failWrites: scenario.store?.failAppends ?? [],
+  };
+  const adapter = await factory.create(world);
+  const histories: (readonly Message[])[] = [];
+  driver = new PeerDriver(factory.capabilities, adapter, { turnStarted: () => histories.push(adapter.persistedHistory()) });
+
+  let thrown: unknown;
+  let unsettled: PeerRun['unsettled'];
+  inbox = new InboxDriver(scenario.inbox, driver, clock, faults, (error) => {
+    thrown ??= error;
+  });
+  try {
+    await clock.run(inbox.drive(), { realWaitLimitMs: options.realWaitLimitMs ?? (wire ? 20_000 : 2_000) });
+  } catch (error) {
+    if (error instanceof VirtualClockStallError && driver.running !== undefined) {
+      const running = toolRuns.filter((r) => r.settled === 'running').map((r) => `${r.name} (call ${r.callId})`);
+      unsettled = { turn: driver.running, waitingOn: running.length > 0 ? `tool ${running.join(', ')}` : 'the model call' };
+    } else thrown ??= error;
+  } finally {
+    wire?.release();
+  }
+  histories.push(adapter.persistedHistory());
+  const traces = adapter.traces();
+  adapter.dispose?.();
+  return {
+    kind: 'peer',
+    loop: { id: factory.id, version: factory.version, capabilities: factory.capabilities, ...(factory.glue ? { glue: factory.glue } : {}) },
+    scenario,
+    agent: agentName,
+    reports: driver.reports(),
+    ...(unsettled ? { unsettled } : {}),
+    requests: models.requests,
+    requestTurns,
+    responses: models.responses,
+    wire: wire !== undefined,
+    wireRequests: wire?.requests() ?? 0,
+    executions: counters.byTool,
+    executionsByCall: counters.byCall,
+    toolRuns,
+    sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
+    histories,
+    traces,
+    secrets: agent.secrets ?? [],
+    virtualMs: clock.now(),
+    ...(thrown !== undefined ? { thrown } : {}),
+    faults: faults.entries,
+    maxSteps: config.maxSteps,
+    sent: driver.sent,
+  };
+}
+
+function limits(scenario: Scenario): Partial<LoopConfig> {
+  const c = scenario.config;
+  return {
+    ...(c.maxSteps !== undefined ? { maxSteps: c.maxSteps } : {}),
+    ...(c.maxTokens !== undefined ? { maxTokens: c.maxTokens } : {}),
+    ...(c.retry
+      ? {
+          retry: Object.fromEntries(
+            Object.entries({ immediateRetries: c.retry.immediateRetries, backoffRetries: c.retry.backoffRetries }).filter(([, v]) => v !== undefined),
+          ) as unknown as LoopConfig['retry'],
+        }
+      : {}),
+  };
+}
+
+/** The wire fake serving the scenario's script in the provider's protocol, for the peer's own provider package. */
+function wireFor(scenario: Scenario) {
+  const provider = scenario.provider.provider!;
+  const kit = WIRE_KITS[provider];
+  const callIds = { next: 1 };
+  const plans = scenario.provider.script.map((step, i) => wirePlanFor(kit, behaviourFor(step, i, callIds)));
+  const fake = acquireWireFake();
+  const served = fake.scenario((_request, index) => {
+    const plan = plans[index];
+    if (!plan) throw new Error(`scenario provider script exhausted at request ${index + 1}: add a step`);
+    return plan;
+  });
+  return {
+    address: { provider, baseURL: served.baseURL(provider), apiKey: 'wire-fake-key', model: scenario.provider.model ?? 'scenario-model' },
+    requests: () => served.requests.length,
+    release: () => fake.release(),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * A case run against another framework's loop, as the harness recorded it from
+ * the outside: what the peer reported per turn, every model request at the model
+ * boundary (in loopgate's normalized form), every tool body that ran, the
+ * persisted history before each turn and at the end, and the peer's spans mapped
+ * to loopgate's kinds. The peer-neutral invariants judge this; the ones that
+ * need loopgate's event log say they cannot (their `appliesTo`).
+ */
+import type { Message, SideEffect, TraceRecord } from '../../kernel/index.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import type { Fault } from '../world/fault-log.ts';
+import type { ProviderCall, SentRequest } from '../world/recording-model.ts';
+import type { Capabilities } from './capabilities.ts';
+import type { TurnReport } from './port.ts';
+
+/** One run of a tool body. */
+export interface ToolRun {
+  readonly turn: number;
+  readonly callId: string;
+  readonly name: string;
+  readonly sideEffect: SideEffect;
+  /** How the body ended: returned, threw, or still running when the case ended. */
+  settled: 'returned' | 'threw' | 'running';
+}
+
+export interface PeerRun {
+  readonly kind: 'peer';
+  readonly loop: { readonly id: string; readonly version: string; readonly capabilities: Capabilities; readonly glue?: string };
+  readonly scenario: Scenario;
+  readonly agent: string;
+  readonly reports: readonly TurnReport[];
+  /** A turn still running when the case ended (nothing left to wait on, in virtual time): what it waited on. */
+  readonly unsettled?: { readonly turn: number; readonly waitingOn: string };
+  /** Model requests at the model boundary, in order, and the turn each belongs to (none for a wire case: they went over HTTP). */
+  readonly requests: readonly SentRequest[];
+  readonly requestTurns: readonly number[];
+  readonly responses: readonly ProviderCall[];
+  readonly wire: boolean;
+  /** Over the wire: the HTTP requests the wire fake received (the model requests of a wire case). */
+  readonly wireRequests: number;
+  readonly executions: ReadonlyMap<string, number>;
+  readonly executionsByCall: ReadonlyMap<string, number>;
+  readonly toolRuns: readonly ToolRun[];
+  readonly sideEffectLevels: ReadonlyMap<string, string>;
+  /** `histories[t]`: the persisted history when turn t started; the last entry: at the end. */
+  readonly histories: readonly (readonly Message[])[];
+  readonly traces: readonly TraceRecord[];
+  readonly secrets: readonly string[];
+  readonly virtualMs: number;
+  /** Set if the world or the driver threw (not the peer: its throws are classified). */
+  readonly thrown?: unknown;
+  readonly faults: readonly Fault[];
+  readonly maxSteps: number;
+  /** The follow-ups posted, in order. */
+  readonly sent: readonly string[];
+}
+
+/** Does this run come from another framework's loop? */
+export function isPeerRun(run: object): run is PeerRun {
+  return (run as { kind?: unknown }).kind === 'peer';
+}
+
+/** The persisted history at the end. */
+export function finalHistory(run: PeerRun): readonly Message[] {
+  return run.histories[run.histories.length - 1] ?? [];
+}

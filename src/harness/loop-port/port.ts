@@ -1,0 +1,56 @@
+/**
+ * The loop-under-test port: what the second host needs from any agent loop to
+ * drive a case and judge it from the outside — loopgate's own (the loop directly,
+ * or through the production host), or another framework's (the Vercel AI SDK's
+ * `generateText` loop, OpenAI Agents' `run`) behind an adapter.
+ *
+ * The inbox script talks only to this port (world/inbox-driver.ts): post a message
+ * with an intent, cancel, and wait until everything posted has settled — one
+ * report per turn, and the wait never rejects (a peer's throw is classified into
+ * an outcome inside its adapter). What the loop persisted is read back as
+ * loopgate messages, so one set of checks reads every loop's history.
+ */
+import type { CancelSource, Message, Outcome, TraceRecord, Usage } from '../../kernel/index.ts';
+import type { Capabilities } from './capabilities.ts';
+
+export type MessageIntent = 'follow_up' | 'steer' | 'inject';
+
+/** How a peer's turn ended, verbatim — shown beside the outcome the adapter classified it as. */
+export type PeerEnding =
+  | { readonly kind: 'resolved'; readonly finishReason?: string; readonly raw?: string }
+  | { readonly kind: 'threw'; readonly errorClass: string; readonly status?: number; readonly message: string }
+  | { readonly kind: 'unsettled'; readonly waitingOn: string };
+
+/** One turn, as the loop under test reported it. */
+export interface TurnReport {
+  /** 0-based, in the order the turns ran. */
+  readonly turn: number;
+  /** The outcome in loopgate's closed alphabet (for a peer: its adapter's documented classifier). */
+  readonly outcome: Outcome;
+  /** What the loop itself did to end the turn. */
+  readonly ending: PeerEnding;
+  readonly reply?: string;
+  readonly steps: number;
+  readonly usage: Usage;
+}
+
+export interface LoopUnderTest {
+  readonly capabilities: Capabilities;
+  /** Posts a message as a client would; a follow-up queues a turn and wakes the loop. Steer and inject only where the capabilities have them. */
+  send(text: string, intent: MessageIntent): void;
+  /** Cancels the running turn (the first source wins); ignored when idle. */
+  cancel(by: CancelSource): void;
+  /** The process dies, with nothing written beyond what the store holds (loopgate's production host only). */
+  crash(): void;
+  /** A new process over the same store, after a crash. */
+  reopen(): Promise<void>;
+  /** Resolves when everything posted so far has settled: turns closed, requests answered. Never rejects. */
+  settled(): Promise<void>;
+  /** One report per turn that closed, in order. */
+  reports(): readonly TurnReport[];
+  /** The conversation as persisted: what the next turn would start from. */
+  persistedHistory(): readonly Message[];
+}
+
+/** A turn's trace, recorded by the adapter with loopgate's span kinds (unmapped kinds kept as attributes). */
+export type { TraceRecord };

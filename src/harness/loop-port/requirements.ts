@@ -1,0 +1,67 @@
+/**
+ * What a scenario needs from the loop it runs against, derived from the keys it
+ * uses — and, for a loop that lacks any of it, the reason the case is skipped
+ * ("skipped: ai-sdk has no steer — a steer reaches the running turn at its next
+ * step"). A scenario that needs nothing a loop lacks runs unchanged.
+ */
+import type { Scenario } from '../scenario/schema.ts';
+import { CAPABILITIES, type Capabilities, type Capability } from './capabilities.ts';
+
+/** The tools' declared timeouts (the agent's own, with the scenario's stubs), by name. */
+export type ToolTimeouts = ReadonlyMap<string, number | undefined>;
+
+export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = new Map()): Capability[] {
+  const needs = new Set<Capability>();
+  const inbox = scenario.inbox;
+  if (inbox.some((e) => e.steer !== undefined)) needs.add('steer');
+  if (inbox.some((e) => e.inject !== undefined)) needs.add('inject');
+  if (inbox.some((e) => e.crash || e.reopen)) needs.add('crash');
+  if (inbox.some((e) => e.at?.event !== undefined)) needs.add('event-triggers');
+  if (scenario.host === 'production' || scenario.expect.responses !== undefined) needs.add('host:production');
+  if (scenario.policy) needs.add('policy');
+  if (scenario.visibility) needs.add('visibility');
+  if (scenario.approver) needs.add('approver');
+  if (scenario.compaction) needs.add('compaction');
+  if (scenario.checkpoints) needs.add('checkpoints');
+  if (scenario.claim) needs.add('claim');
+  if (scenario.provider.fallback) needs.add('fallback');
+  if (scenario.store) needs.add('store-faults');
+  const c = scenario.config;
+  if (c.maxToolCallsPerTurn !== undefined || c.maxToolCallsPerSession !== undefined) needs.add('budget:tool-calls');
+  if (c.maxTokensPerTurn !== undefined || c.maxTokensPerSession !== undefined) needs.add('budget:tokens');
+  if (c.modelTimeoutMs !== undefined || scenario.provider.script.some((s) => s.error?.kind === 'timeout')) needs.add('model-timeout');
+  if (c.sideEffectNotice === false) needs.add('side-effect-notice');
+  if (c.toolMaxOutputChars !== undefined) needs.add('output-truncation');
+  if (scenario.provider.kind === 'wire' && scenario.provider.provider) needs.add(`wire:${scenario.provider.provider}`);
+  const cancelled = inbox.some((e) => e.cancel !== undefined);
+  for (const tool of scenario.tools) {
+    const behaviours = tool.behaviour ?? [];
+    const timeout = tool.timeoutMs ?? toolTimeouts.get(tool.name);
+    // A tool that outlasts its timeout with no cancel to cut it short: only a per-tool timeout ends the turn.
+    const outlasts = behaviours.some((b) => b === 'hang' || (typeof b === 'object' && 'slow' in b && timeout !== undefined && b.slow >= timeout));
+    if (outlasts && !cancelled) needs.add('tool-timeout');
+    if (behaviours.some((b) => typeof b === 'object' && 'fail' in b && b.fail.retryable === true)) needs.add('tool-retry');
+    if (outlasts && scenario.tags.includes('retry')) needs.add('tool-retry');
+  }
+  if (scenario.provider.kind === 'wire' && inbox.some((e) => e.at?.delta !== undefined)) needs.add('stream-triggers');
+  const notJson = scenario.provider.script.some((s) => s.tool_use?.some((call) => !jsonSafe(call.args)));
+  if (notJson) needs.add('non-json-args');
+  const rawArgs = scenario.provider.script.some((s) => s.tool_use?.some((call) => typeof call.args === 'string'));
+  if (rawArgs && scenario.provider.kind !== 'wire') needs.add('lenient-args');
+  return [...needs];
+}
+
+/** Why the loop cannot run the scenario, or nothing when it can. */
+export function skipReason(loop: string, needs: readonly Capability[], capabilities: Capabilities): string | undefined {
+  const missing = needs.filter((n) => !capabilities.supports.includes(n));
+  if (missing.length === 0) return undefined;
+  return `${loop} has no ${missing.map((m) => `${m} (${CAPABILITIES[m]})`).join('; no ')}`;
+}
+
+/** Can JSON carry this value as it is (no NaN, no infinities)? */
+function jsonSafe(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(jsonSafe);
+  if (value !== null && typeof value === 'object') return Object.values(value).every(jsonSafe);
+  return true;
+}

@@ -1,0 +1,157 @@
+/**
+ * OpenAI Agents' `run` loop (`@openai/agents` 0.20) behind the loop-under-test
+ * port. One `run(agent, text, { session, signal, maxTurns })` per turn over the
+ * peer's own `MemorySession` (its persisted history — here the peer persists,
+ * not the app), wrapped with the scenario's store faults; the harness's tools
+ * as function tools (their declared `timeoutMs` passed on, the call's signal
+ * reaching the body); the model: the scenario's script as a scripted `Model`,
+ * or for a wire scenario `OpenAIResponsesModel` / `OpenAIChatCompletionsModel`
+ * on the `openai` client against the wire fake. The runner's own model retry
+ * is set as the `openai` client would retry (network errors, 408/409/429/5xx),
+ * up to the scenario's retries. Spans go to a recording processor.
+ */
+import {
+  Agent,
+  MemorySession,
+  OpenAIChatCompletionsModel,
+  OpenAIResponsesModel,
+  retryPolicies,
+  run,
+  setTraceProcessors,
+  setTracingDisabled,
+  tool,
+  type Model,
+  type Session,
+} from '@openai/agents';
+import { z } from 'zod';
+import type { Message } from '../../kernel/index.ts';
+import type { Capabilities } from '../../harness/loop-port/capabilities.ts';
+import type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld } from '../../harness/loop-port/peer-world.ts';
+import type { TurnReport } from '../../harness/loop-port/port.ts';
+import { installedVersion } from '../installed-version.ts';
+import { agentsEnding, classifyAgentsError } from './classify.ts';
+import { faultySession } from './faulty-session.ts';
+import { fromAgentItems, type Item } from './items.ts';
+import { ScriptedAgentsModel } from './scripted-model.ts';
+import { AgentsTraceRecorder } from './trace-recorder.ts';
+
+export const OPENAI_AGENTS_CAPABILITIES: Capabilities = {
+  supports: ['tool-timeout', 'store-faults', 'wire:openai-chat', 'wire:openai-responses'],
+  history: 'session',
+  time: 'patched-timers',
+};
+
+export interface OpenAiAgentsLoopOptions {
+  /** The session the runs persist to (default: a fresh MemorySession per case). */
+  readonly session?: () => Session;
+}
+
+export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnderTestFactory {
+  return {
+    id: 'openai-agents',
+    version: `@openai/agents ${installedVersion('@openai/agents')}`,
+    capabilities: OPENAI_AGENTS_CAPABILITIES,
+    glue: 'the peer’s own Session (MemorySession)',
+    create: async (world) => new AgentsTurns(world, await modelFor(world), faultySession(options.session?.() ?? new MemorySession(), world.failWrites)),
+  };
+}
+
+async function modelFor(world: PeerWorld): Promise<Model> {
+  if (!world.wire) return new ScriptedAgentsModel(world.model, 'scenario-model');
+  const { default: OpenAI } = await import('openai');
+  const client = new OpenAI({ baseURL: world.wire.baseURL, apiKey: world.wire.apiKey, maxRetries: 0 });
+  // Both models take the client the SDK bundles; the repository's `openai` speaks the same protocol.
+  const shared = client as unknown as ConstructorParameters<typeof OpenAIResponsesModel>[0];
+  return world.wire.provider === 'openai-chat' ? new OpenAIChatCompletionsModel(shared, world.wire.model) : new OpenAIResponsesModel(shared, world.wire.model);
+}
+
+class AgentsTurns implements PeerAdapter {
+  readonly #world: PeerWorld;
+  readonly #agent: Agent;
+  readonly #session: Session;
+  readonly #recorder: AgentsTraceRecorder;
+  #history: Message[] = [];
+
+  constructor(world: PeerWorld, model: Model, session: Session) {
+    this.#world = world;
+    this.#session = session;
+    this.#recorder = new AgentsTraceRecorder(world.clock);
+    setTraceProcessors([this.#recorder]);
+    setTracingDisabled(false);
+    this.#agent = new Agent({
+      name: 'agent',
+      instructions: world.system,
+      model,
+      modelSettings: {
+        maxTokens: world.maxTokens,
+        retry: {
+          maxRetries: world.retries,
+          policy: retryPolicies.any(retryPolicies.networkError(), retryPolicies.httpStatus([408, 409, 429, 500, 502, 503, 504, 529])),
+        },
+      },
+      tools: world.tools.map(asAgentsTool),
+    });
+  }
+
+  async runTurn({ text, turn, signal }: PeerTurn): Promise<TurnReport> {
+    this.#recorder.turn = turn;
+    let report: TurnReport;
+    try {
+      const r = await run(this.#agent, text, { session: this.#session, signal, maxTurns: this.#world.maxSteps });
+      const out = typeof r.finalOutput === 'string' ? r.finalOutput : JSON.stringify(r.finalOutput ?? '');
+      const usage = r.rawResponses.reduce(
+        (u, x) => ({ inputTokens: u.inputTokens + x.usage.inputTokens, outputTokens: u.outputTokens + x.usage.outputTokens }),
+        {
+          inputTokens: 0,
+          outputTokens: 0,
+        },
+      );
+      report = {
+        turn,
+        outcome: out.trim() ? { kind: 'replied' } : { kind: 'failed', reason: 'empty_reply' },
+        ending: { kind: 'resolved', ...(r.interruptions?.length ? { finishReason: `${r.interruptions.length} interruption(s)` } : {}) },
+        ...(out ? { reply: out } : {}),
+        steps: r.rawResponses.length,
+        usage,
+      };
+    } catch (error) {
+      report = { turn, outcome: classifyAgentsError(error, signal), ending: agentsEnding(error), steps: 0, usage: { inputTokens: 0, outputTokens: 0 } };
+    }
+    this.#history = fromAgentItems((await this.#session.getItems()) as unknown as Item[]);
+    return report;
+  }
+
+  persistedHistory(): readonly Message[] {
+    return this.#history;
+  }
+
+  traces() {
+    return this.#recorder.book.traces(true);
+  }
+
+  dispose(): void {
+    setTraceProcessors([]);
+  }
+}
+
+/**
+ * A harness tool as a function tool. Agents takes zod parameters only in strict
+ * mode (which refuses optional fields), so the tool declares its JSON Schema,
+ * non-strict, and the body validates with the tool's own zod schema — a bad
+ * argument throws, which the runner turns into its tool-error text.
+ */
+function asAgentsTool(t: PeerTool) {
+  return tool({
+    name: t.name,
+    description: t.description,
+    parameters: JSON.parse(JSON.stringify(z.toJSONSchema(t.input))) as never, // plain JSON: zod marks its output as a Standard Schema
+    strict: false,
+    ...(t.timeoutMs !== undefined ? { timeoutMs: t.timeoutMs } : {}),
+    execute: (args: unknown, _context, details) => {
+      const parsed = t.input.safeParse(args);
+      if (!parsed.success)
+        throw new Error(`invalid arguments for ${t.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      return t.run(parsed.data, { callId: details?.toolCall?.callId ?? 'unknown-call', signal: details?.signal });
+    },
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * The AI SDK adapter against the real `ai` 6 loop: what the field-failure report
+ * publishes must come out of these runs — and where the peer behaves, the checks
+ * must say it holds (a check that fails everything proves nothing).
+ */
+import { outcomeLabel } from '../../src/kernel/index.ts';
+import { describe, expect, it } from 'vitest';
+import { aiSdkLoop } from '../../src/loops/ai-sdk/adapter.ts';
+import { runFile } from './peer-run.ts';
+
+describe('the AI SDK generateText loop behind the port', () => {
+  it('replies through real tools, persisted by the on-success glue, with one turn span per turn and every invariant holding', async () => {
+    const { run, violations } = await runFile('bundled/refunds/order-status-lookup.yaml', aiSdkLoop());
+    expect(run.reports.map((r) => outcomeLabel(r.outcome))).toEqual(['replied']);
+    expect(run.histories.at(-1)!.length).toBeGreaterThan(1);
+    expect(run.traces[0]!.spans.filter((s) => s.kind === 'turn')).toHaveLength(1);
+    expect(run.traces[0]!.spans.every((s) => s.status === 'ok')).toBe(true);
+    expect([...violations]).toEqual([]);
+  });
+
+  it('re-runs a STATEFUL refund when the model repeats its call id (invariant 13)', async () => {
+    const { violations } = await runFile('bundled/safety/colliding-call-ids-each-run-once.yaml', aiSdkLoop());
+    expect(violations.get('invariant-13-side-effects-once')).toMatch(/issue_refund \(STATEFUL\) ran 2 times for call r/);
+  });
+
+  it('never ends a turn whose tool ignores its abort signal: unsettled, spans left open (invariants 4, 8, 12)', async () => {
+    const { run, violations } = await runFile('peers/hanging-tool-without-timeout-on-cancel.yaml', aiSdkLoop());
+    expect(run.unsettled).toEqual({ turn: 0, waitingOn: 'tool export_report (call export)' });
+    expect(violations.get('invariant-12-nothing-throws')).toMatch(/never settled/);
+    expect(violations.get('invariant-08-no-open-spans')).toMatch(/never ended/);
+  });
+
+  it('runs the tools of the last allowed step (invariant 11), and the success-only glue keeps the failed turn (invariant 5)', async () => {
+    const { run, violations } = await runFile('bundled/loop/max-steps-before-tools.yaml', aiSdkLoop());
+    expect(outcomeLabel(run.reports[0]!.outcome)).toBe('failed{max_steps}');
+    expect(violations.get('invariant-11-budgets-before-work')).toMatch(/issue_refund .* ran in the last step/);
+    expect(violations.get('invariant-05-failed-turns-add-nothing')).toMatch(/ended failed\{max_steps\}/);
+  });
+
+  it('the per-step glue keeps the cancelled turn’s question and refund, so the next turn is told (invariants 9, 14 hold)', async () => {
+    const onSuccess = await runFile('bundled/cancel/cancel-while-model-reads-refund.yaml', aiSdkLoop());
+    expect(onSuccess.violations.get('invariant-14-side-effects-told')).toMatch(/ran in turn 0, which ended cancelled\{user\}/);
+    const perStep = await runFile('bundled/cancel/cancel-while-model-reads-refund.yaml', aiSdkLoop({ glue: 'per-step' }));
+    expect(perStep.violations.has('invariant-14-side-effects-told')).toBe(false);
+    expect(perStep.violations.has('invariant-09-inbox-delivered-once')).toBe(false);
+  });
+
+  it('asks again after max_tokens cuts a call, over the wire through @ai-sdk/anthropic', async () => {
+    const { run } = await runFile('peers/anthropic-max-tokens-cuts-tool-call.yaml', aiSdkLoop());
+    expect(run.wire).toBe(true);
+    expect(run.wireRequests).toBe(4);
+    expect(run.executions.get('issue_refund') ?? 0).toBe(0);
+  });
+});
