@@ -31,7 +31,7 @@ export { OtelTraceExporter, type OtelExporterOptions } from './host/otel/otel-ex
 export { parseTraceparent } from './host/traceparent.ts';
 export { FollowError, type FollowOptions } from './host/follow.ts';
 export { eventsHandler, streamEvents, type EventStreamOptions, type FollowableHost } from './host/sse.ts';
-export { createHostFromConfig, modelSpecs, withModel, type HostFromConfigOptions, type ModelSpec } from './host/from-config.ts';
+export { createHostFromConfig, checkHostConfig, modelSpecs, withModel, type HostFromConfigOptions, type ModelSpec } from './host/from-config.ts';
 
 // Stores
 export * from './stores/event-store.ts';

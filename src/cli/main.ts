@@ -15,6 +15,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { printable, printableLines } from '../report/terminal-text.ts';
+import { checkHostCommand } from './commands/check-host-command.ts';
 import { contractCommand } from './commands/contract-command.ts';
 import { decodeCommand } from './commands/decode-command.ts';
 import { fuzzCommand } from './commands/fuzz-command.ts';
@@ -51,6 +52,7 @@ export async function main(argv: string[]): Promise<number> {
     .command(replayCommand as never)
     .command(mergeReportsCommand as never)
     .command(fuzzCommand as never)
+    .command(checkHostCommand as never)
     .demandCommand(1, 'name a command (see --help)')
     .strict()
     .help()

@@ -57,6 +57,20 @@ export interface HostFromConfigOptions extends Omit<HostOptions, 'config' | 'sto
   readonly onRecovered?: (sweep: RecoverySweep) => void;
 }
 
+/**
+ * Everything `createHostFromConfig` checks in a config before it opens anything —
+ * its keys, and every tool it names (tools.deny/ask/allow, modes) against the
+ * agent's — without opening a store, building a client or reading a key
+ * (`loopgate check-host`, a CI step before a deploy). Returns the parsed config.
+ */
+export function checkHostConfig(config: string | HostConfig, options: Pick<HostFromConfigOptions, 'agent' | 'tools'> = {}): HostConfig {
+  const parsed = typeof config === 'string' ? loadHostConfig(config) : config;
+  checkConfiguredToolNames(parsed, new ToolRegistry([...(options.agent?.tools ?? []), ...(options.tools ?? [])]).names());
+  selectedMode(parsed);
+  modelSpecs(parsed, {}, { adapters: false });
+  return parsed;
+}
+
 /** Builds the host a config describes; `config` is a path to a YAML file or a parsed config. */
 export async function createHostFromConfig(config: string | HostConfig, options: HostFromConfigOptions = {}): Promise<AgentHost> {
   const parsed = typeof config === 'string' ? loadHostConfig(config) : config;

@@ -1,0 +1,39 @@
+/**
+ * `loopgate check-host agent.yaml [--agent NAME]`: before a deploy, the production
+ * host's config is checked against the agent it will serve — the agent built by
+ * its factory from loopgate.config.ts. Every key must be known and every tool the
+ * config names (tools.deny, ask, allow, modes) must be one of the agent's, so a
+ * misspelled deny cannot fail open. Nothing is opened: no store, no model client,
+ * no collector; no API key is needed. Exit 0, or 2 naming file, line and key.
+ */
+import { loadConfig } from '../../config/load-config.ts';
+import { VirtualClock } from '../../harness/virtual-clock.ts';
+import { seededRandom } from '../../harness/world/seeded-random.ts';
+import { checkHostConfig } from '../../host/from-config.ts';
+import { printable } from '../../report/terminal-text.ts';
+import { EXIT } from '../exit-codes.ts';
+import { UsageError } from '../usage-error.ts';
+
+export interface CheckHostArgs {
+  file: string;
+  agent?: string;
+  config?: string;
+}
+
+export async function checkHost(args: CheckHostArgs, out: (line: string) => void): Promise<number> {
+  const config = await loadConfig({ path: args.config });
+  const name = args.agent ?? config.registry.defaultAgent;
+  const defined = [...config.registry.agents.keys()];
+  if (name === undefined) throw new UsageError(`name the agent the host serves (--agent NAME); ${config.file} defines: ${defined.join(', ') || 'none'}`);
+  const factory = config.registry.agents.get(name);
+  if (!factory) throw new UsageError(`--agent ${name}: no such agent in ${config.file}; defined: ${defined.join(', ') || 'none'}`);
+  const agent = await factory({ clock: new VirtualClock(), random: seededRandom(0) });
+  const parsed = checkHostConfig(args.file, { agent });
+  const tools = agent.tools ?? [];
+  out(
+    printable(
+      `${args.file}: OK for agent ${name} (${tools.length} tool${tools.length === 1 ? '' : 's'}; model ${parsed.model.provider}/${parsed.model.name}; deny: ${parsed.tools.deny.join(', ') || 'none'}; ask: ${parsed.tools.ask.join(', ') || 'none'})`,
+    ),
+  );
+  return EXIT.passed;
+}

@@ -1,0 +1,59 @@
+/**
+ * `loopgate check-host agent.yaml`: the production host's config checked against
+ * the agent it will serve (from loopgate.config.ts) before a deploy — every tool
+ * named in tools.deny/ask/allow/modes must be one of the agent's, every key known
+ * — exit 0, or exit 2 naming file, line and key and the closest tool name. It
+ * opens nothing: no store, no model client, no collector.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-check-host-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function checkHost(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const clean = { ...process.env };
+  delete clean.ANTHROPIC_API_KEY;
+  return spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), 'check-host', ...args], { cwd: dir, encoding: 'utf8', env: { ...clean, ...env } });
+}
+
+const HOST = (deny: string) => `model:
+  provider: anthropic
+  name: claude-sonnet-4-6
+tools:
+  deny: [${deny}]
+  ask: [notify_customer]
+store: { kind: sqlite, path: data/agent.db }
+`;
+
+describe('loopgate check-host', () => {
+  it('passes a host config whose tool names are the agent’s, opening nothing', () => {
+    writeFileSync(join(dir, 'agent.yaml'), HOST('issue_refund'));
+    const ok = checkHost(['agent.yaml', '--agent', 'support']);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/agent\.yaml: OK for agent support/);
+    expect(existsSync(join(dir, 'data'))).toBe(false); // the store was not opened
+  });
+
+  it('exits 2 naming a misspelled tool in tools.deny, its line, and the tool meant', () => {
+    writeFileSync(join(dir, 'typo.yaml'), HOST('isue_refund'));
+    const typo = checkHost(['typo.yaml', '--agent', 'support']);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toMatch(/typo\.yaml:5:\d+: tools\.deny\[0\]: .*isue_refund.*did you mean "issue_refund"\?/);
+    expect(typo.stderr).not.toMatch(/\n\s+at /); // no stack
+  });
+
+  it('exits 2 for an unknown agent, a missing file, and a key the schema does not know', () => {
+    writeFileSync(join(dir, 'agent.yaml'), HOST('issue_refund'));
+    expect(checkHost(['agent.yaml', '--agent', 'shop']).stderr).toMatch(/--agent shop: no such agent .* defined: support/);
+    expect(checkHost(['nowhere.yaml']).status).toBe(2);
+    writeFileSync(join(dir, 'extra.yaml'), `${HOST('issue_refund')}modle: {}\n`);
+    const extra = checkHost(['extra.yaml', '--agent', 'support']);
+    expect(extra.status).toBe(2);
+    expect(extra.stderr).toMatch(/extra\.yaml:\d+:\d+: .*modle/);
+  });
+});
