@@ -125,4 +125,15 @@ describe('AgentHost({ agent })', () => {
     expect((await first).reply).toBe('corrected answer');
     await host.close();
   });
+
+  it('runs a call id another conversation used: claims are per conversation (servers number calls per response)', async () => {
+    const backend = new SupportBackend();
+    const refund = (order: string) => toolUse([call('call_0', 'issue_refund', { order_id: order, amount: 20, reason: 'late' })]);
+    const model = new ScriptedModelClient([refund('ORD-1001'), reply('Refunded 1001.'), refund('ORD-1002'), reply('Refunded 1002.')]);
+    const host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model, agent: supportAgent(backend) });
+    expect((await host.handle('a', 'Refund ORD-1001 please')).reply).toBe('Refunded 1001.');
+    expect((await host.handle('b', 'Refund ORD-1002 please')).reply).toBe('Refunded 1002.');
+    expect(backend.refunds.map((r) => r.orderId)).toEqual(['ORD-1001', 'ORD-1002']);
+    await host.close();
+  });
 });

@@ -789,6 +789,7 @@ export class AgentHost {
           ...(o.random ? { random: o.random } : {}),
           newId: this.#newId,
           signals: { shutdown: this.#shutdown.signal },
+          conversation: c.id,
         }),
       ),
     );

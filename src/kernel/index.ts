@@ -7,6 +7,7 @@ export * from './outcome.ts';
 export { systemClock, type Clock } from './clock.ts';
 export { InputError } from './input-error.ts';
 export { closestName, editDistance } from './closest-name.ts';
+export { canonicalJson } from './canonical-json.ts';
 export type { Agent, AgentContext, AgentFactory, AgentLoopConfig } from './agent.ts';
 export {
   createRedactor,

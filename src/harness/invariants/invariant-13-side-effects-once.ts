@@ -8,7 +8,8 @@
  *   the loop renamed it) is the same call: across the whole chain of repeats, as
  *   read from what the provider returned, a STATEFUL or CRITICAL body started and
  *   ran at most once — a renamed `refund_2` running again is caught — and every
- *   execution of the chain, whatever its level, used one idempotency key.
+ *   execution of the chain, whatever its level, used one idempotency key — and
+ *   no other call used it (a backend would drop that call as a repeat).
  */
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation } from './invariant.ts';
@@ -52,14 +53,20 @@ function repeatsRunOnceWithOneKey(run: ScenarioRun): string | undefined {
   const chains = repeatChains(run);
   const started = new Map<string, string>(); // chain → the call of it that started (STATEFUL / CRITICAL)
   const keys = new Map<string, { key: string; callId: string }>(); // chain → the first idempotency key used
+  const chainOfKey = new Map<string, string>(); // idempotency key → the chain that used it
   for (const e of viewOf(run).known) {
     if (e.type !== 'tool.started') continue;
     const { callId, name, sideEffect, idempotencyKey } = e.payload;
     const chain = chains.get(callId) ?? callId;
     if (idempotencyKey !== undefined) {
       const first = keys.get(chain);
-      if (!first) keys.set(chain, { key: idempotencyKey, callId });
-      else if (first.key !== idempotencyKey)
+      if (!first) {
+        const owner = chainOfKey.get(idempotencyKey);
+        if (owner !== undefined && owner !== chain)
+          return `${name} call ${callId} ran with the idempotency key ${idempotencyKey} of call ${owner}, another call: the backend takes it for a repeat and drops it`;
+        chainOfKey.set(idempotencyKey, chain);
+        keys.set(chain, { key: idempotencyKey, callId });
+      } else if (first.key !== idempotencyKey)
         return `${name} call ${callId} repeats call ${chain} but ran with the idempotency key ${idempotencyKey}, not ${first.key} (call ${first.callId}'s): the backend sees two requests`;
     }
     const level = run.sideEffectLevels.get(name) ?? sideEffect;

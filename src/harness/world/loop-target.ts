@@ -66,6 +66,7 @@ export function directLoop(w: LoopWorld): LoopTarget {
     tools: w.wrapTools ? w.wrapTools(tools, executorOptions) : tools,
     clock: w.clock,
     persist,
+    conversation: w.conversation,
     tracing: {
       begin: (turn) => new Tracer({ clock: w.clock, traceId: `${w.conversation}:${turn}`, mode: 'production', redact: w.redact }),
       finish: (tracer) => {

@@ -41,6 +41,8 @@ export interface LoopDepsInput {
   readonly random?: () => number;
   readonly newId?: () => string;
   readonly signals?: LoopDeps['signals'];
+  /** The conversation's id, as the host names it (see LoopDeps.conversation). */
+  readonly conversation?: string;
 }
 
 const DEFAULT_SYSTEM = 'You are a helpful assistant.';
@@ -68,6 +70,7 @@ export function loopDeps(input: LoopDepsInput): LoopDeps {
     ...(input.random ? { random: input.random } : {}),
     newId: input.newId ?? (() => `m${++ids}`),
     ...(input.signals ? { signals: input.signals } : {}),
+    ...(input.conversation !== undefined ? { conversation: input.conversation } : {}),
   };
 }
 

@@ -691,6 +691,7 @@ export class AgentLoop {
         recorder: s.journal.recorder(step),
         trace: s.span,
         ...(repeatOf !== undefined ? { repeatOf } : {}),
+        ...(this.#deps.conversation !== undefined ? { conversation: this.#deps.conversation } : {}),
       });
     } catch (error) {
       settled = s.journal.pipelineError(call, error);

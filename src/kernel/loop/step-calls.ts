@@ -6,15 +6,19 @@
  *   otherwise reach every record, span and report that names the call);
  * - ids are unique in the conversation: one the model repeats gets a fresh one
  *   (`refund` → `refund_2`), as the protocol needs. When it repeats the id of an
- *   earlier call of the same tool it is a *repeat* of that call: it is linked to
- *   the first call of the chain (`repeatOf`), keeps its idempotency key, and a
- *   STATEFUL or CRITICAL repeat is not run once that call started (invariant 13).
- *   Two calls sharing an id within one step are two calls (a provider's
- *   collision), each run on its own;
+ *   earlier call of the same tool *with the same arguments* it is a *repeat* of
+ *   that call: it is linked to the first call of the chain (`repeatOf`), keeps
+ *   its idempotency key, and a STATEFUL or CRITICAL repeat is not run once that
+ *   call started (invariant 13). The same id with other arguments is a new call
+ *   (servers that number calls per response, `call_0`, reuse ids), renamed and
+ *   run on its own. Two calls sharing an id within one step are two calls (a
+ *   provider's collision), each run on its own;
  * - arguments nested deeper than MAX_ARGUMENT_DEPTH are kept in the log cut at
  *   the limit (the pipeline refuses them with INVALID_ARGUMENTS), so no recursive
  *   walker ever meets them.
  */
+import { canonicalJson } from '../canonical-json.ts';
+import { isKnown } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { AssistantBlock, ToolCall } from '../model/client.ts';
 import type { Redactor } from '../redact/index.ts';
@@ -39,13 +43,26 @@ export function planStepCalls(calls: readonly ToolCall[], content: readonly Assi
     const given = c.id ? redact(c.id) : '';
     const name = redact(c.name);
     const earlier = given ? log.positions.call(given) : undefined;
-    const repeatOf = earlier && earlier.name === name ? (earlier.repeatOf ?? given) : undefined;
+    const repeatOf = earlier && earlier.name === name && sameArguments(log, earlier.assistantSeq, given, c.args) ? (earlier.repeatOf ?? given) : undefined;
     let id = given || `call_${log.length}_${i}`;
     for (let n = 2; taken.has(id) || log.positions.call(id); n++) id = `${given || 'call'}_${n}`;
     taken.add(id);
     return { call: id === c.id && name === c.name ? c : { ...c, id, name }, repeatOf };
   });
   return { calls: planned, content: recordedContent(content, planned) };
+}
+
+/**
+ * Whether the call `id` recorded in the assistant message at `seq` had these
+ * arguments, compared as the log keeps them (cut at the depth limit) and
+ * whatever the order of their keys.
+ */
+function sameArguments(log: EventLog, seq: number, id: string, args: unknown): boolean {
+  const event = log.at(seq);
+  if (event === undefined || !isKnown(event) || event.type !== 'assistant.message') return false;
+  const sent = args ?? {};
+  const kept = canonicalJson(nestedDeeperThan(sent) ? cutAtDepth(sent) : sent);
+  return event.payload.content.some((b) => b.type === 'tool_call' && b.id === id && canonicalJson(b.args ?? {}) === kept);
 }
 
 /** Content with each call block replaced by its planned call, in order; calls the provider reported without blocks appended. */

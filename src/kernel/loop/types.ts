@@ -99,6 +99,12 @@ export interface LoopDeps {
   readonly newId: () => string;
   /** External cancellation sources merged into every turn's scope. */
   readonly signals?: { readonly parent?: AbortSignal; readonly shutdown?: AbortSignal };
+  /**
+   * The conversation this loop serves, as its host names it. Tool calls carry it:
+   * idempotency keys are unique across conversations, and a tool pipeline shared
+   * by many conversations keeps their call ids apart.
+   */
+  readonly conversation?: string;
 }
 
 export interface TurnResult {

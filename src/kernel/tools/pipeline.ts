@@ -106,9 +106,13 @@ class Pipeline implements ToolExecutor {
   readonly #defaultMaxRetries: number;
   readonly #retryBackoffMs: number;
   /**
-   * STATEFUL and CRITICAL call ids this executor has started: a second guard next
-   * to the recorder's ledger, which also covers two concurrent `execute` calls with
-   * one id (both could pass `alreadyStarted` before either records its start).
+   * STATEFUL and CRITICAL calls this executor is starting, by conversation and
+   * call id: a second guard next to the recorder's ledger, which covers two
+   * concurrent `execute` calls with one id (both could pass `alreadyStarted`
+   * before either records its start). A claim is released once the recorder's
+   * ledger knows the start, so a pipeline shared by many conversations keeps
+   * nothing per finished call, and one conversation's `call_0` never blocks
+   * another's.
    */
   readonly #claimed = new Set<string>();
 
@@ -238,7 +242,8 @@ class Pipeline implements ToolExecutor {
     const limit = maxAttempts(declaration, this.#defaultMaxRetries);
     const timeoutMs = declaration.timeoutMs ?? this.#defaultTimeoutMs;
     // A repeat keeps the key of the call it repeats: the backend sees one request.
-    const idempotencyKey = `${call.name}:${ctx.repeatOf ?? call.id}`;
+    // Call ids are unique within a conversation only: the key names it.
+    const idempotencyKey = `${ctx.conversation !== undefined ? `${ctx.conversation}/` : ''}${call.name}:${ctx.repeatOf ?? call.id}`;
     let last: SettledToolCall | undefined;
 
     for (let attempt = 1; attempt <= limit; attempt++) {
@@ -248,8 +253,8 @@ class Pipeline implements ToolExecutor {
         if (this.#hasStarted(call.id, ctx)) return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration.sideEffect));
         const repeated = this.#repeatOfStarted(call, ctx, declaration);
         if (repeated) return this.#settleError(state, 'unknown', repeated);
-        this.#claimed.add(call.id);
-        if (ctx.repeatOf !== undefined) this.#claimed.add(ctx.repeatOf);
+        this.#claimed.add(claimKey(ctx, call.id));
+        if (ctx.repeatOf !== undefined) this.#claimed.add(claimKey(ctx, ctx.repeatOf));
       }
       try {
         await ctx.recorder.started({ callId: call.id, name: call.name, args: loggedArgs, sideEffect: declaration.sideEffect, attempt, idempotencyKey });
@@ -257,8 +262,8 @@ class Pipeline implements ToolExecutor {
         // Not recorded, so not run: an execution the log does not know about could be
         // repeated after a crash. Released, since this attempt certainly did not run.
         if (stateful) {
-          this.#claimed.delete(call.id);
-          if (ctx.repeatOf !== undefined && !ctx.recorder.alreadyStarted(ctx.repeatOf)) this.#claimed.delete(ctx.repeatOf);
+          this.#claimed.delete(claimKey(ctx, call.id));
+          if (ctx.repeatOf !== undefined && !ctx.recorder.alreadyStarted(ctx.repeatOf)) this.#claimed.delete(claimKey(ctx, ctx.repeatOf));
         }
         return this.#settleError(
           state,
@@ -266,6 +271,7 @@ class Pipeline implements ToolExecutor {
           toolErrors.notRecorded(call.name, this.#redact(describe(error)), state.attempts > 0),
         );
       }
+      if (stateful) this.#releaseRecorded(call, ctx);
       if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
 
       state.attempts++;
@@ -316,7 +322,13 @@ class Pipeline implements ToolExecutor {
   }
 
   #hasStarted(callId: string, ctx: ToolExecutionContext): boolean {
-    return this.#claimed.has(callId) || ctx.recorder.alreadyStarted(callId);
+    return this.#claimed.has(claimKey(ctx, callId)) || ctx.recorder.alreadyStarted(callId);
+  }
+
+  /** Claims the recorder's ledger now answers for (its start is recorded) are dropped; a recorder that keeps no ledger keeps them. */
+  #releaseRecorded(call: ToolCall, ctx: ToolExecutionContext): void {
+    for (const id of ctx.repeatOf !== undefined ? [call.id, ctx.repeatOf] : [call.id])
+      if (safely(() => ctx.recorder.alreadyStarted(id)) === true) this.#claimed.delete(claimKey(ctx, id));
   }
 
   /** For a repeated call id whose first call (or another repeat of it) started: the error the repeat settles with. */
@@ -393,6 +405,11 @@ const NOT_PLAIN = Symbol('not plain');
  * call). Anything else (class instances, sparse arrays, functions, an object
  * reached twice, a `__proto__` key) answers NOT_PLAIN and goes to structuredClone.
  */
+/** A claim's key: call ids are unique within a conversation only. */
+function claimKey(ctx: ToolExecutionContext, callId: string): string {
+  return ctx.conversation === undefined ? callId : `${ctx.conversation}\u0000${callId}`;
+}
+
 function clonePlain(value: unknown, seen: object[]): unknown {
   if (typeof value === 'function' || typeof value === 'symbol') return NOT_PLAIN;
   if (typeof value !== 'object' || value === null) return value;

@@ -14,7 +14,7 @@ export interface ToolRunContext {
   readonly callId: string;
   /** 1 for the first execution; retries count up (only NONE and IDEMPOTENT tools retry). */
   readonly attempt: number;
-  /** Stable across retries of one call: pass it to the downstream API (IDEMPOTENT tools). */
+  /** Stable across retries and model repeats of one call, unique across calls and conversations (`<conversation>/<tool>:<call id>`): pass it to the downstream API. */
   readonly idempotencyKey: string;
   /**
    * The W3C `traceparent` of this execution's span, when the host traces with W3C
@@ -133,6 +133,13 @@ export interface ToolExecutionContext {
    * that call — or another repeat of it — started (`ALREADY_STARTED`).
    */
   readonly repeatOf?: string;
+  /**
+   * The conversation the call belongs to, when the host names it. Call ids are
+   * unique only within a conversation: the idempotency key is
+   * `<conversation>/<tool>:<call id>`, and a pipeline shared by conversations
+   * keeps their calls apart.
+   */
+  readonly conversation?: string;
 }
 
 /** The pipeline as the loop sees it. `execute` never rejects. */

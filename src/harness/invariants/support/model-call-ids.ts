@@ -2,10 +2,12 @@
  * The ids the model gave its calls, read from what the provider returned (not
  * from the loop's records), and which calls are the same call repeated: a call
  * whose id — as the model sent it — names a call of an earlier step of the same
- * tool repeats it (the loop renames it, `refund` → `refund_2`, for the
- * protocol). Two calls sharing an id within one step are two calls.
+ * tool with the same arguments repeats it (the loop renames it, `refund` →
+ * `refund_2`, for the protocol). The same id with other arguments is a new call
+ * (servers that number calls per response reuse ids). Two calls sharing an id
+ * within one step are two calls.
  */
-import type { LogEvent } from '../../../kernel/index.ts';
+import { canonicalJson, type LogEvent } from '../../../kernel/index.ts';
 import { redactorOf } from '../../run-redactor.ts';
 import type { ScenarioRun } from '../../second-host.ts';
 import { viewOf } from './log-view.ts';
@@ -18,6 +20,7 @@ export function repeatChains(run: ScenarioRun): ReadonlyMap<string, string> {
   for (const r of view.requests) if (r.result?.payload.result.type === 'tool_use') toolUse.set(`${r.event.payload.turn}/${r.event.payload.step}`, r.index);
   const root = new Map<string, string>();
   const name = new Map<string, string>();
+  const args = new Map<string, string>(); // call id (as logged) → the arguments the provider returned, canonical
   for (const e of view.known) {
     if (e.type !== 'assistant.message') continue;
     const index = toolUse.get(`${e.payload.turn}/${e.payload.step}`);
@@ -27,9 +30,11 @@ export function repeatChains(run: ScenarioRun): ReadonlyMap<string, string> {
     const earlier = new Set(root.keys()); // calls of earlier steps only
     blocks.forEach((b, i) => {
       const raw = given[i]?.id ? redact(given[i]!.id) : '';
-      const repeats = raw !== '' && earlier.has(raw) && name.get(raw) === b.name;
+      const sent = canonicalJson(given[i]?.args ?? {});
+      const repeats = raw !== '' && earlier.has(raw) && name.get(raw) === b.name && args.get(raw) === sent;
       root.set(b.id, repeats ? root.get(raw)! : b.id);
       name.set(b.id, b.name);
+      args.set(b.id, sent);
     });
   }
   return root;
