@@ -71,10 +71,17 @@ describe('loopgate run: the hosts a scenario runs through', () => {
   };
 
   it('both by default: the loop, and the production host as <id>@host; --host picks one', async () => {
-    const id = 'scenario:scenarios/bundled/inbox/steer-joins-next-step';
+    const id = 'scenario:inbox/steer-joins-next-step';
     expect((await ids({})).sort()).toEqual([id, `${id}@host`]);
     expect(await ids({ host: 'production' })).toEqual([`${id}@host`]);
     expect(await ids({ host: 'loop' })).toEqual([id]);
+  });
+
+  it('a bundled scenario given by path has the id a full run gives it, from any working directory', async () => {
+    const out = join(dir, 'from-elsewhere');
+    const result = cli(['run', scenario, '--host', 'loop', '--reporter', 'json', '--out', out]); // cwd: a temporary folder
+    expect(result.status).toBe(EXIT.passed);
+    expect((await readResultsFile(join(out, 'results.json'))).cases.map((c) => c.id)).toEqual(['scenario:inbox/steer-joins-next-step']);
   });
 
   it('a config says which with host:, and a bad value exits 2 naming the key', async () => {

@@ -8,7 +8,7 @@
  * failures or regressions — or nothing checked — 2 bad input.
  */
 import { availableParallelism } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { Case } from '../../harness/cases.ts';
 import { runCases, selectCases } from '../../harness/runner.ts';
 import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, type SuiteContext } from '../../harness/suites.ts';
@@ -89,8 +89,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
   const context: SuiteContext = {
     registry: config.registry,
     invariants: suiteInvariants(config.invariants),
-    // Ids are relative to the config's folder; paths given without a config of the user's, to the working directory.
-    root: config.bundled && given ? process.cwd() : config.root,
+    root: idRoot(config, given ? args.paths! : undefined),
     hosts,
     ...(config.prices ? { prices: config.prices } : {}),
     replies: config.replies,
@@ -105,6 +104,21 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
   if (!config.bundled || given) return scenarioCasesFrom(paths, context);
   const [{ tableCases }, { contractCases }] = await Promise.all([import('../../../state-tables/cell-case.ts'), import('../../harness/contract-cases.ts')]);
   return defaultCases({ tables: tableCases, contract: contractCases, scenarios: () => scenarioCasesFrom(paths, context) });
+}
+
+/**
+ * What case ids are relative to: the config's folder — also for bundled
+ * scenarios given by path, so `run scenarios/bundled/x.yaml` has the id a full
+ * run gives it, from any working directory. Other paths given without a config
+ * of the user's are relative to the working directory.
+ */
+function idRoot(config: ResolvedConfig, paths: readonly string[] | undefined): string {
+  if (!config.bundled || paths === undefined) return config.root;
+  const inside = (p: string) => {
+    const rel = relative(config.root, resolve(p));
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  };
+  return paths.every(inside) ? config.root : process.cwd();
 }
 
 function liveOptions(args: RunArgs, scenarios: LiveOptions['scenarios'], context: SuiteContext): LiveOptions {
@@ -132,7 +146,7 @@ async function collectPeer(args: RunArgs, config: ResolvedConfig, loop: LoopUnde
   if (args.live) throw new UsageError(`--live runs loopgate's own loop against a real provider; it does not go with --loop ${loop.id}`);
   if (args.host !== undefined) throw new UsageError(`--host chooses loopgate's host; ${loop.id} has none (drop --host, or --loop loopgate)`);
   const given = args.paths !== undefined && args.paths.length > 0;
-  const root = config.bundled && given ? process.cwd() : config.root;
+  const root = idRoot(config, given ? args.paths! : undefined);
   // The config's assertions and judges are there for the files to load; a peer run is judged on outcome classes and invariants.
   const context: SuiteContext = { registry: config.registry, invariants: suiteInvariants(config.invariants), root, replies: config.replies };
   const paths = given ? args.paths! : config.scenarios;
