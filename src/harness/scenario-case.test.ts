@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { loadScenarios } from './scenario/load.ts';
 import { scenarioCase } from './scenario-case.ts';
 import { bundledContext } from '../../test/support/bundled.ts';
@@ -16,5 +18,48 @@ describe('scenario cases', () => {
       expect(failing, `${l.id}: ${JSON.stringify(failing, null, 2)}`).toEqual([]);
       expect(outcome.status).toBe('passed');
     }
+  });
+});
+
+describe('inbox triggers that never fire', () => {
+  const scenario = (inbox: string) =>
+    [
+      'name: a trigger',
+      'provider:',
+      '  script:',
+      '    - tool_use: [{ id: l1, name: lookup_order, args: { order_id: ORD-1001 } }]',
+      '    - reply: It was delivered.',
+      'inbox:',
+      '  - say: Where is ORD-1001?',
+      inbox,
+      'expect:',
+      '  outcome: replied',
+      '',
+    ].join('\n');
+  const outcome = async (inbox: string) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'loopgate-trigger-')), 'case.yaml');
+    writeFileSync(file, scenario(inbox));
+    const [loaded] = loadScenarios([file], dirname(file));
+    return scenarioCase(loaded!, await bundledContext(), 'production').run({ seed: 1 });
+  };
+
+  it('fail the case, naming the entry and its trigger', async () => {
+    const late = await outcome('  - cancel: user\n    at: { request: 99 }');
+    expect(late.status).toBe('failed');
+    expect(late.checks.filter((c) => !c.passed)).toEqual([
+      { name: 'triggers', passed: false, message: 'inbox[1]: cancel at {request: 99} never happened (the case ended first; ifReached: true if it may not)' },
+    ]);
+  });
+
+  it('a crash that never happens fails the case, and its reopen is not performed (no error from the host)', async () => {
+    const crash = await outcome('  - crash: true\n    at: { toolStart: issue_refund }\n  - reopen: true');
+    expect(crash.checks.filter((c) => !c.passed).map((c) => c.message)).toEqual([
+      'inbox[1]: crash at {toolStart: issue_refund} never happened (the case ended first; ifReached: true if it may not); inbox[2]: reopen never happened (what it follows never did)',
+    ]);
+  });
+
+  it('pass with ifReached: true', async () => {
+    const maybe = await outcome('  - cancel: user\n    at: { request: 99, ifReached: true }');
+    expect(maybe.checks.filter((c) => !c.passed)).toEqual([]);
   });
 });

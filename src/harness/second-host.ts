@@ -47,7 +47,7 @@ import { FaultLog, type Fault } from './world/fault-log.ts';
 import { WorldStore, type StoreWrites } from './world/faulty-store.ts';
 import { hostConfigFor } from './world/host-config.ts';
 import { HostTarget, type HostPost } from './world/host-target.ts';
-import { InboxDriver, type InboxTarget } from './world/inbox-driver.ts';
+import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-driver.ts';
 import { directLoop } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
 import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.ts';
@@ -108,6 +108,8 @@ export interface ScenarioRun {
   readonly lost: LostWork;
   /** How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed. */
   readonly reached: { readonly events: number; readonly deltas: number };
+  /** Inbox entries whose trigger never fired (and a reopen whose crash never came), in inbox order. */
+  readonly unfired: readonly UnfiredEntry[];
   /** Through the production host: every message posted, and the envelope the host answered with. */
   readonly posts?: readonly HostPost[];
 }
@@ -316,6 +318,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     lives: recorded.lives,
     lost: recorded.lost,
     reached: { ...reached },
+    unfired: inbox.unfired(),
     ...(hostTarget ? { posts: hostTarget.posts } : {}),
   };
 }

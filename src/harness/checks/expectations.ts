@@ -5,7 +5,7 @@
 import { isOutcome, outcomeLabel, project, requestSeqs, type LogEvent } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { renderMessages, spanShape } from '../render.ts';
-import type { Expectation, TurnExpectation } from '../scenario/schema.ts';
+import { INBOX_ACTIONS, TRIGGER_KEYS, type Expectation, type TurnExpectation } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { equalCheck, matchLines } from './lines.ts';
 
@@ -29,7 +29,7 @@ export function turnOutcomes(run: ScenarioRun): string[] {
 }
 
 export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckResult[] {
-  const out: CheckResult[] = [];
+  const out: CheckResult[] = [...triggersCheck(run)];
   const outcomes = turnOutcomes(run);
   const last = run.results[run.results.length - 1];
 
@@ -195,4 +195,22 @@ function replyCheck(name: string, want: NonNullable<Expectation['reply']>, reply
   return text.includes(want.contains)
     ? { name, passed: true, message: `contains ${JSON.stringify(want.contains)}` }
     : { name, passed: false, message: `the reply does not contain ${JSON.stringify(want.contains)}`, expected: want.contains, actual: text };
+}
+
+/**
+ * Every inbox entry with a trigger fired: an entry whose trigger never happened
+ * (the case ended first — a typo in `request: 7`, a tool that never starts) did
+ * nothing, and the scenario checks a case it did not mean. `ifReached: true`
+ * says the entry may not fire.
+ */
+function triggersCheck(run: ScenarioRun): CheckResult[] {
+  const missed = run.unfired.filter(({ entry }) => entry.at?.ifReached !== true);
+  if (missed.length === 0) return [];
+  const describe = ({ index, entry }: ScenarioRun['unfired'][number]) => {
+    const action = INBOX_ACTIONS.find((k) => entry[k] !== undefined) ?? 'entry';
+    if (!entry.at) return `inbox[${index}]: ${action} never happened (what it follows never did)`;
+    const key = TRIGGER_KEYS.find((k) => entry.at![k] !== undefined)!;
+    return `inbox[${index}]: ${action} at {${key}: ${String(entry.at[key])}} never happened (the case ended first; ifReached: true if it may not)`;
+  };
+  return [{ name: 'triggers', passed: false, message: missed.map(describe).join('; ') }];
 }

@@ -161,6 +161,7 @@ const triggerSchema = z
     toolStart: z.string().optional().describe('When this tool starts executing'),
     event: z.number().int().nonnegative().optional().describe('When the log appends the event with this seq (0-based)'),
     delta: positiveInt.optional().describe('When the n-th streamed delta (1-based, whole scenario) arrives'),
+    ifReached: z.literal(true).optional().describe('The case may end before this trigger happens; without it, a trigger that never fires fails the case'),
   })
   .superRefine((at, ctx) => {
     const n = TRIGGER_KEYS.filter((k) => at[k] !== undefined).length;

@@ -21,6 +21,13 @@ export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reo
 
 type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta';
 
+/** An inbox entry whose trigger never fired: the case ended first. */
+export interface UnfiredEntry {
+  /** Its index in the scenario's inbox. */
+  readonly index: number;
+  readonly entry: InboxEntry;
+}
+
 export class InboxDriver {
   readonly #target: InboxTarget;
   readonly #clock: Clock;
@@ -28,6 +35,9 @@ export class InboxDriver {
   readonly #triggered = new Map<string, InboxEntry[]>();
   readonly #timed: InboxEntry[] = [];
   readonly #untimed: InboxEntry[] = [];
+  readonly #index = new Map<InboxEntry, number>();
+  /** Untimed entries not performed because what they follow never happened (a reopen after a crash that never fired). */
+  readonly #skipped: InboxEntry[] = [];
   readonly #onError: (error: unknown) => void;
 
   /** `onError` hears what a triggered entry threw (a bug in the world or the host: the case reports it). */
@@ -36,6 +46,7 @@ export class InboxDriver {
     this.#clock = clock;
     this.#faults = faults;
     this.#onError = onError;
+    entries.forEach((entry, index) => this.#index.set(entry, index));
     for (const entry of entries) {
       const at = entry.at;
       if (!at) this.#untimed.push(entry);
@@ -94,15 +105,48 @@ export class InboxDriver {
     return entries;
   }
 
+  /**
+   * The triggered entries that never fired (their trigger never happened before
+   * the case ended), and the entries skipped because of one: a `reopen` whose
+   * crash never happened. In inbox order.
+   */
+  unfired(): UnfiredEntry[] {
+    const waiting = [...this.#triggered.values()].flat();
+    return [...waiting, ...this.#skipped].map((entry) => ({ index: this.#index.get(entry)!, entry })).sort((a, b) => a.index - b.index);
+  }
+
   /** Plays the script: untimed entries one at a time, each once everything before it settled; timed ones at their time. */
   async drive(): Promise<void> {
-    const timers = this.#timed.map((entry) => this.#clock.sleep(entry.at!.time!).then(() => this.#perform(entry)));
+    const performed = new Set<InboxEntry>();
+    const timers = this.#timed.map((entry) =>
+      this.#clock.sleep(entry.at!.time!).then(async () => {
+        await this.#perform(entry);
+        performed.add(entry);
+      }),
+    );
     for (const entry of this.#untimed) {
+      if (entry.reopen) {
+        // A reopen replaces a crashed process: a crash at a time still to come is waited for;
+        // with the crash still waiting for a trigger, there is no process to replace.
+        const timed = this.#timed.findIndex((e) => e.crash && !performed.has(e));
+        if (timed >= 0) {
+          await timers[timed];
+          await this.#target.settled();
+        } else if (this.#crashWaiting()) {
+          this.#skipped.push(entry);
+          continue;
+        }
+      }
       await this.#perform(entry);
       await this.#target.settled();
     }
     await Promise.all(timers);
     await this.#target.settled();
+  }
+
+  #crashWaiting(): boolean {
+    for (const list of this.#triggered.values()) if (list.some((e) => e.crash)) return true;
+    return false;
   }
 
   async #perform(entry: InboxEntry): Promise<void> {
