@@ -13,8 +13,9 @@
  *   table's currency). Compared only when both runs priced every call of the
  *   case in the same currency: a call to a model without a price makes the
  *   cost unknown, never zero — and never a regression.
- * - `missing`: in the baseline, not in this run (a renamed or lost case). Pass
- *   `reportMissing: false` when the run is deliberately partial (`--grep`, `--shard`).
+ * - `missing`: in the baseline, not in this run (a renamed or lost case). A run
+ *   that is deliberately partial passes `reportMissing` as the cases it selected
+ *   (some paths, one host), or `false` when it cannot tell (`--grep`, `--shard`).
  */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -64,8 +65,8 @@ export interface BaselineThresholds {
   readonly costThreshold?: number;
   /** Absolute increase of cost, in the price table's currency, below which nothing is reported (default 0). */
   readonly minCost?: number;
-  /** Report baseline cases absent from this run (default true). */
-  readonly reportMissing?: boolean;
+  /** Report baseline cases absent from this run (default true): all, none, or those this run selected (`inScope`). */
+  readonly reportMissing?: boolean | ((id: string) => boolean);
 }
 
 export const DEFAULT_THRESHOLDS: Required<BaselineThresholds> = {
@@ -152,10 +153,23 @@ function peekSchema(text: string): unknown {
   }
 }
 
-/** Writes the baseline of `results` to `path` (for --update-baseline), creating the directory; whole or not at all. */
-export async function writeBaselineFile(path: string, results: RunResults): Promise<void> {
+/**
+ * Writes the baseline of `results` to `path` (for --update-baseline), creating
+ * the directory; whole or not at all. A partial run (some paths, `--grep`,
+ * `--shard`, one host) passes the baseline it updates as `keep`, with the cases
+ * it selected as `inScope`: the others stay as they were. Returns how many were kept.
+ */
+export async function writeBaselineFile(
+  path: string,
+  results: RunResults,
+  keep?: { readonly baseline: Baseline; readonly inScope: (id: string) => boolean },
+): Promise<{ kept: number }> {
+  const fresh = baselineFrom(results);
+  const kept = keep ? Object.entries(keep.baseline.cases).filter(([id]) => !Object.hasOwn(fresh.cases, id) && !keep.inScope(id)) : [];
+  const merged: Baseline = kept.length > 0 ? { ...fresh, cases: { ...Object.fromEntries(kept), ...fresh.cases } } : fresh;
   ensureDirectory(dirname(path), 'baseline directory');
-  writeFileAtomic(path, renderBaselineJson(baselineFrom(results)), 'baseline');
+  writeFileAtomic(path, renderBaselineJson(merged), 'baseline');
+  return { kept: kept.length };
 }
 
 const KIND_ORDER: Record<Regression['kind'], number> = { status: 0, steps: 1, tokens: 2, cost: 3, missing: 4 };
@@ -170,7 +184,8 @@ export function compareWithBaseline(current: RunResults, baseline: Baseline, opt
   for (const [id, before] of Object.entries(baseline.cases)) {
     const c = now.get(id);
     if (!c) {
-      if (o.reportMissing) regressions.push({ id, kind: 'missing', message: `in the baseline (${before.status}), not in this run` });
+      if (o.reportMissing === true || (typeof o.reportMissing === 'function' && o.reportMissing(id)))
+        regressions.push({ id, kind: 'missing', message: `in the baseline (${before.status}), not in this run` });
       continue;
     }
     if (before.status === 'passed' && c.status === 'failed') {

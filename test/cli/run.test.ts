@@ -139,6 +139,43 @@ describe('loopgate run: the baseline gate', () => {
   });
 });
 
+describe('loopgate run: a baseline and a run of part of the suite', () => {
+  it('judges only the cases the paths and --host select, and --update-baseline keeps the others', async () => {
+    const suite = join(dir, 'partial');
+    cpSync(join(ROOT, 'scenarios/bundled/refunds'), join(suite, 'refunds'), { recursive: true });
+    cpSync(join(ROOT, 'scenarios/bundled/inbox'), join(suite, 'inbox'), { recursive: true });
+    const config = join(suite, 'loopgate.config.ts');
+    writeFileSync(
+      config,
+      `import { supportAgent } from ${JSON.stringify(join(ROOT, 'scenarios/example-agent/agent.ts'))};\nexport default { agents: { support: supportAgent }, scenarios: ['.'] };\n`,
+    );
+    const baseline = join(dir, 'partial-baseline.json');
+    const ids = () => Object.keys(JSON.parse(readFileSync(baseline, 'utf8')).cases as object).sort();
+    expect(await run(args({ config, baseline, updateBaseline: true }), quiet)).toBe(EXIT.passed);
+    const all = ids();
+    expect(all.filter((id) => id.startsWith('scenario:inbox/')).length).toBeGreaterThan(0);
+
+    // One folder, one host: no case of the others is "missing".
+    const results = async () => (await readResultsFile(join(dir, 'out/results.json'))).regressions ?? [];
+    expect(await run(args({ config, baseline, paths: [join(suite, 'refunds')] }), quiet)).toBe(EXIT.passed);
+    expect(await results()).toEqual([]);
+    expect(await run(args({ config, baseline, host: 'production' }), quiet)).toBe(EXIT.passed);
+    expect(await results()).toEqual([]);
+
+    // A selected case that is gone is still missing.
+    rmSync(join(suite, 'refunds/order-status-lookup.yaml'));
+    expect(await run(args({ config, baseline, paths: [join(suite, 'refunds')] }), quiet)).toBe(EXIT.failed);
+    expect((await results()).map((r) => [r.kind, r.id])).toEqual([
+      ['missing', 'scenario:refunds/order-status-lookup'],
+      ['missing', 'scenario:refunds/order-status-lookup@host'],
+    ]);
+
+    // Updating from one folder rewrites its cases (the gone one leaves) and keeps the rest.
+    expect(await run(args({ config, baseline, updateBaseline: true, paths: [join(suite, 'refunds')] }), quiet)).toBe(EXIT.passed);
+    expect(ids()).toEqual(all.filter((id) => !id.startsWith('scenario:refunds/order-status-lookup')));
+  });
+});
+
 describe('loopgate run --live', () => {
   const live = (ci: boolean) => {
     const env = { ...process.env };

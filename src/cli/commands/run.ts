@@ -7,8 +7,9 @@
  * the example agent's scenarios. Writes the reports; exit 0 all passed, 1
  * failures or regressions — or nothing checked — 2 bad input.
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Case } from '../../harness/cases.ts';
 import { runCases, selectCases } from '../../harness/runner.ts';
 import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, type SuiteContext } from '../../harness/suites.ts';
@@ -107,6 +108,35 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
 }
 
 /**
+ * For a run that selects part of the suite, which case ids it selected — by id,
+ * so a baseline case whose file is gone still counts as selected when its path
+ * falls under the paths given. Undefined for the whole suite. With `--grep` or
+ * `--shard` nothing can be told from an id alone: no id is in scope.
+ */
+function selectedScope(args: RunArgs, config: ResolvedConfig, hosts: readonly HostMode[], byPattern: boolean): ((id: string) => boolean) | undefined {
+  const paths = args.paths !== undefined && args.paths.length > 0 ? args.paths : undefined;
+  const allHosts = config.hosts ?? DEFAULT_HOSTS;
+  const someHosts = !(hosts.length === allHosts.length && hosts.every((h) => allHosts.includes(h)));
+  if (!byPattern && !paths && !someHosts) return undefined;
+  if (byPattern) return () => false;
+  const root = idRoot(config, paths);
+  const prefixes = paths?.map((p) =>
+    relative(root, resolve(p))
+      .split(sep)
+      .join('/')
+      .replace(/\.ya?ml$/, ''),
+  );
+  return (id) => {
+    const production = id.endsWith('@host');
+    if (production ? !hosts.includes('production') : !hosts.includes('loop') && id.startsWith('scenario:')) return false;
+    if (!prefixes) return true;
+    if (!id.startsWith('scenario:')) return false;
+    const path = id.slice('scenario:'.length).replace(/@host$/, '');
+    return prefixes.some((p) => p === '' || path === p || path.startsWith(`${p}/`));
+  };
+}
+
+/**
  * What case ids are relative to: the config's folder — also for bundled
  * scenarios given by path, so `run scenarios/bundled/x.yaml` has the id a full
  * run gives it, from any working directory. Other paths given without a config
@@ -175,9 +205,10 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   const grep = args.grep !== undefined ? parseGrep(args.grep) : undefined;
   const hosts = args.host !== undefined ? parseHosts(args.host) : (config.hosts ?? DEFAULT_HOSTS);
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
-  if (args.updateBaseline && (shard || grep))
-    throw new UsageError('--update-baseline with --shard or --grep would write a partial baseline; update it from an unsharded run of everything');
-  const baseline = args.baseline && !args.updateBaseline ? await readBaselineFile(args.baseline) : undefined;
+  // A partial run (paths, --grep, --shard, one host of several) judges, and updates, only the cases it selects.
+  const inScope = selectedScope(args, config, hosts, Boolean(shard || grep));
+  const partial = inScope !== undefined;
+  const baseline = args.baseline && (!args.updateBaseline || (partial && existsSync(args.baseline))) ? await readBaselineFile(args.baseline) : undefined;
   if (args.update && args.live) throw new UsageError('--update rewrites scenario files from scripted runs; it cannot take a live run (drop --live)');
 
   const updates: UpdateResult[] = [];
@@ -227,8 +258,9 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
     summary: summarize(results),
     cases: results,
   };
-  // A partial run (grep, shard) cannot tell a missing case from one it did not select.
-  if (baseline) runResults = { ...runResults, regressions: compareWithBaseline(runResults, baseline, { reportMissing: !shard && !grep }) };
+  // A partial run cannot tell a missing case from one it did not select.
+  if (baseline && !args.updateBaseline)
+    runResults = { ...runResults, regressions: compareWithBaseline(runResults, baseline, { reportMissing: inScope ?? true }) };
 
   const written = await writeReports(runResults, {
     reporters,
@@ -239,8 +271,10 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
   if (args.update) io.err(updateReport(updates));
   if (args.updateBaseline && args.baseline) {
-    await writeBaselineFile(args.baseline, runResults);
-    io.err(`baseline updated: ${args.baseline}\n`);
+    const { kept } = await writeBaselineFile(args.baseline, runResults, inScope && baseline ? { baseline, inScope } : undefined);
+    io.err(
+      `baseline updated: ${args.baseline} (${results.length} case${results.length === 1 ? '' : 's'}${kept > 0 ? `; ${kept} not selected by this run kept as they were` : ''})\n`,
+    );
   }
   const regressions = runResults.regressions?.length ?? 0;
   if (runResults.summary.failed > 0 || regressions > 0) return EXIT.failed;
