@@ -244,8 +244,10 @@ export class AgentHost {
   }
 
   /**
-   * Posts a message and answers when the turn that took it has closed (or at once
-   * with 202 when no turn takes it: an inject to an idle conversation). Never rejects.
+   * Posts a message and answers when the turn that took it has closed (or with
+   * 202, queued, when no turn takes it: an inject to an idle conversation; a steer
+   * whose turn was cancelled before it took it — it waits for the next message,
+   * as stop means stop). Never rejects.
    */
   handle(conversationId: string, text: string, options: HandleOptions = {}): Promise<ResponseEnvelope> {
     const work = this.#handle(conversationId, text, options).catch(
@@ -505,6 +507,9 @@ export class AgentHost {
           const last = results[results.length - 1]!;
           this.#settleQueued(c, session, `no turn took the message (the last turn ended ${outcomeLabel(last.outcome)})`);
         }
+        // Stop means stop: a steer for the turn just cancelled, which it never took, starts no turn of its
+        // own — it waits in the inbox for the next message (as the loop's drain ends at a cancel).
+        if (results[results.length - 1]?.outcome.kind === 'cancelled') this.#settleSteers(c, session);
         const broken = results.find((r) => r.outcome.kind === 'failed' && r.outcome.reason === 'persistence');
         if (broken) {
           // The log in memory is ahead of the store: answer who still waits, reopen from the store next time.
@@ -578,6 +583,16 @@ export class AgentHost {
           ? { status: 202, delivery: 'queued' }
           : { status: 503, delivery: 'queued', error: `${why}; the message is stored and the next turn takes it` },
       );
+    }
+  }
+
+  /** Answers the stored steers no turn took: 202, queued for the next turn. */
+  #settleSteers(c: Conversation, session: Session): void {
+    for (const waiter of c.waiting.values()) {
+      if (waiter.intent !== 'steer' || waiter.seq === undefined || waiter.seq >= session.log.flushedUpTo) continue;
+      if (session.log.positions.inboxState(waiter.id) !== 'pending') continue;
+      c.waiting.delete(waiter.id);
+      this.#settle(waiter, { status: 202, delivery: 'queued' });
     }
   }
 
