@@ -68,6 +68,21 @@ description: >
     expect(parse(out).name).toBe('a: b');
   });
 
+  it('writes a value with line breaks on one escaped line, in flow and block lists and as a scalar', () => {
+    const multi = 'user: [Summary]\nEarlier: 3 messages. | Did anything go out?';
+    const long = `${multi} ${'and on '.repeat(20)}`;
+    const out = editYaml(TEXT, [
+      { path: ['expect', 'trace', 'exact'], value: [long, 'turn:ok'] },
+      { path: ['expect', 'history', 'exact'], value: ['user: hi', multi] },
+      { path: ['name'], value: multi },
+    ]);
+    expect(out).toContain(`    exact: [${JSON.stringify(long)}, turn:ok]\n`);
+    const back = parse(out);
+    expect(back.expect.trace.exact).toEqual([long, 'turn:ok']);
+    expect(back.expect.history.exact).toEqual(['user: hi', multi]);
+    expect(back.name).toBe(multi);
+  });
+
   it('keeps a line that stayed in its place with its comment when lines are inserted before it or dropped', () => {
     const text = 'exact:\n  - a # first\n  # about b\n  - b # kept\n  - c\n  - d # last\nafter: 1\n';
     // a dropped, x inserted before b, c rewritten to y, z added at the end.

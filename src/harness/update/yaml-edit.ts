@@ -71,7 +71,29 @@ function setScalar(token: Token, value: string | number, inFlow: boolean): void 
     CST.setScalarValue(token, String(value), { inFlow, type: Scalar.PLAIN });
     return;
   }
-  CST.setScalarValue(token, value, { inFlow, type: scalarType(value, current, inFlow) });
+  const type = scalarType(value, current, inFlow);
+  if (type === Scalar.QUOTE_DOUBLE) {
+    // One line, escaped: the library would fold a line break onto an indented next line, which a flow list may not have.
+    Object.assign(token, { type: 'double-quoted-scalar', source: doubleQuoted(value) });
+    delete (token as { props?: unknown }).props;
+    return;
+  }
+  CST.setScalarValue(token, value, { inFlow, type });
+}
+
+/** A new scalar token for `value` (see setScalar for double quotes). */
+function scalarToken(
+  value: string,
+  options: { indent: number; inFlow: boolean; type: Scalar.Type; end?: CST.SourceToken[] },
+): CST.FlowScalar | CST.BlockScalar {
+  if (options.type === Scalar.QUOTE_DOUBLE)
+    return { type: 'double-quoted-scalar', offset: 0, indent: options.indent, source: doubleQuoted(value), ...(options.end ? { end: options.end } : {}) };
+  return CST.createScalarToken(value, options);
+}
+
+/** A YAML double-quoted scalar on one line: JSON's string escapes are YAML's. */
+function doubleQuoted(value: string): string {
+  return JSON.stringify(value);
 }
 
 /** Plain when it reads back as the same string; else the quoting it had, or single quotes (double for control characters). */
@@ -133,7 +155,7 @@ function setBlockList(item: Item, list: CST.BlockSequence, values: readonly stri
         { type: 'seq-item-ind', offset: 0, indent: list.indent, source: '-' },
         { type: 'space', offset: 0, indent: list.indent, source: ' ' },
       ],
-      value: CST.createScalarToken(value, { indent: list.indent + 2, inFlow: false, type: scalarType(value, style, false) }),
+      value: scalarToken(value, { indent: list.indent + 2, inFlow: false, type: scalarType(value, style, false) }),
     };
   });
   items.forEach((it, k) => {
@@ -197,7 +219,7 @@ function setFlowList(list: CST.FlowCollection, values: readonly string[]): void 
               { type: 'comma', offset: 0, indent: 0, source: ',' },
               { type: 'space', offset: 0, indent: 0, source: ' ' },
             ];
-    list.items.push({ start, value: CST.createScalarToken(value, { indent: list.indent, inFlow: true, type: scalarType(value, style, true), end: [] }) });
+    list.items.push({ start, value: scalarToken(value, { indent: list.indent, inFlow: true, type: scalarType(value, style, true), end: [] }) });
   });
 }
 
