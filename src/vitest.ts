@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { possibleCells, runCell } from '../state-tables/cell-case.ts';
 import { cellLabel } from '../state-tables/loop-table.ts';
-import { loadConfig } from './config/load-config.ts';
+import { caseIdRoot, loadConfig } from './config/load-config.ts';
 import { loadSuiteScenarios, suiteInvariants, type SuiteContext } from './harness/suites.ts';
 import { caseSeed } from './harness/cases.ts';
 import { contextFromOptions, type ScenarioFileOptions } from './harness/scenario-file.ts';
@@ -69,8 +69,7 @@ async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: S
   const context: SuiteContext = {
     registry: config.registry,
     invariants: suiteInvariants([...config.invariants, ...(options.invariants ?? [])]),
-    // As in `loopgate run`: ids relative to the config's folder; paths given without a config of the user's, to the working directory.
-    root: config.bundled && options.paths ? process.cwd() : config.root,
+    root: caseIdRoot(config, options.paths), // as in `loopgate run`
     ...(config.hosts ? { hosts: config.hosts } : {}),
     ...(config.prices ? { prices: config.prices } : {}),
     replies: config.replies,

@@ -5,7 +5,7 @@
  * is a ConfigFileError naming the file and the key — and nothing runs.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type fc from 'fast-check';
 import { closestName, type AgentFactory } from '../kernel/index.ts';
 import type { Invariant } from '../harness/invariants/index.ts';
@@ -50,6 +50,21 @@ export interface ResolvedConfig {
   /** The loop the agents run in (`loop`), when the config says: a name, or an adapter configured in the file. */
   readonly loop: string | LoopUnderTestFactory | undefined;
   readonly fuzz: { readonly agent: string | undefined; readonly args: Readonly<Record<string, fc.Arbitrary<unknown>>> };
+}
+
+/**
+ * What case ids are relative to: the config's folder — also for bundled
+ * scenarios given by path, so `run scenarios/bundled/x.yaml` has the id a full
+ * run gives it, from any working directory. Other paths given without a config
+ * of the user's are relative to the working directory.
+ */
+export function caseIdRoot(config: ResolvedConfig, paths: readonly string[] | undefined): string {
+  if (!config.bundled || paths === undefined) return config.root;
+  const inside = (p: string) => {
+    const rel = relative(config.root, resolve(p));
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  };
+  return paths.every(inside) ? config.root : process.cwd();
 }
 
 /** The first config file from `cwd` upward, or undefined. */

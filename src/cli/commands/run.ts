@@ -9,14 +9,14 @@
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import type { Case } from '../../harness/cases.ts';
 import { runCases, selectCases } from '../../harness/runner.ts';
 import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, type SuiteContext } from '../../harness/suites.ts';
 import type { LiveOptions } from '../../harness/live.ts';
 import { HOST_MODES, type HostMode } from '../../harness/scenario/schema.ts';
 import { DEFAULT_HOSTS } from '../../harness/suite-context.ts';
-import { loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
+import { caseIdRoot, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
 import { compareWithBaseline, readBaselineFile, writeBaselineFile } from '../../report/baseline.ts';
 import { createProgress } from '../../report/progress.ts';
 import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results.ts';
@@ -90,7 +90,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
   const context: SuiteContext = {
     registry: config.registry,
     invariants: suiteInvariants(config.invariants),
-    root: idRoot(config, given ? args.paths! : undefined),
+    root: caseIdRoot(config, given ? args.paths! : undefined),
     hosts,
     ...(config.prices ? { prices: config.prices } : {}),
     replies: config.replies,
@@ -119,7 +119,7 @@ function selectedScope(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
   const someHosts = !(hosts.length === allHosts.length && hosts.every((h) => allHosts.includes(h)));
   if (!byPattern && !paths && !someHosts) return undefined;
   if (byPattern) return () => false;
-  const root = idRoot(config, paths);
+  const root = caseIdRoot(config, paths);
   const prefixes = paths?.map((p) =>
     relative(root, resolve(p))
       .split(sep)
@@ -134,21 +134,6 @@ function selectedScope(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     const path = id.slice('scenario:'.length).replace(/@host$/, '');
     return prefixes.some((p) => p === '' || path === p || path.startsWith(`${p}/`));
   };
-}
-
-/**
- * What case ids are relative to: the config's folder — also for bundled
- * scenarios given by path, so `run scenarios/bundled/x.yaml` has the id a full
- * run gives it, from any working directory. Other paths given without a config
- * of the user's are relative to the working directory.
- */
-function idRoot(config: ResolvedConfig, paths: readonly string[] | undefined): string {
-  if (!config.bundled || paths === undefined) return config.root;
-  const inside = (p: string) => {
-    const rel = relative(config.root, resolve(p));
-    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-  };
-  return paths.every(inside) ? config.root : process.cwd();
 }
 
 function liveOptions(args: RunArgs, scenarios: LiveOptions['scenarios'], context: SuiteContext): LiveOptions {
@@ -176,7 +161,7 @@ async function collectPeer(args: RunArgs, config: ResolvedConfig, loop: LoopUnde
   if (args.live) throw new UsageError(`--live runs loopgate's own loop against a real provider; it does not go with --loop ${loop.id}`);
   if (args.host !== undefined) throw new UsageError(`--host chooses loopgate's host; ${loop.id} has none (drop --host, or --loop loopgate)`);
   const given = args.paths !== undefined && args.paths.length > 0;
-  const root = idRoot(config, given ? args.paths! : undefined);
+  const root = caseIdRoot(config, given ? args.paths! : undefined);
   // The config's assertions and judges are there for the files to load; a peer run is judged on outcome classes and invariants.
   const context: SuiteContext = { registry: config.registry, invariants: suiteInvariants(config.invariants), root, replies: config.replies };
   const paths = given ? args.paths! : config.scenarios;
