@@ -8,8 +8,8 @@ const SOURCE = new URL('../src/cli/main.ts', import.meta.url);
 const BUILT = new URL('../dist/src/cli/main.js', import.meta.url);
 const fromSource = existsSync(SOURCE);
 
-// Built: node:sqlite without a flag (22.13). Sources: type stripping without a flag (22.18).
-const [needMajor, needMinor] = fromSource ? [22, 18] : [22, 13];
+// Type stripping without a flag (22.18): for the sources here, and for a user's loopgate.config.ts.
+const [needMajor, needMinor] = [22, 18];
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < needMajor || (major === needMajor && minor < needMinor)) {
   const hint = fromSource ? '; in the repository, run it through npx or npm scripts to use the pinned Node 24' : '';

@@ -63,7 +63,7 @@ export { scenarioSchema, type HostMode, type Scenario } from './harness/scenario
 // The invariants: one registry, checked by `loopgate run` and `loopgate fuzz` alike
 export { INVARIANTS, defineInvariant, firstViolation, type Invariant, type InvariantContext, type Verdict } from './harness/invariants/index.ts';
 
-// Fuzzing (src/fuzz/README.md)
+// Fuzzing (docs/fuzzing.md)
 export {
   runFuzz,
   fuzzAgent,

@@ -10,7 +10,7 @@
  *   });
  *   assertNoViolation(result);
  *
- * See src/fuzz/README.md.
+ * See docs/fuzzing.md.
  */
 import fc from 'fast-check';
 import type { AgentFactory, AnyToolDeclaration } from '../kernel/index.ts';

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the loop (src/fuzz/README.md): generators of
+ * Property-based fuzzing of the loop (docs/fuzzing.md): generators of
  * scenarios in the scenario-file format, the runner that checks every invariant
  * of the registry (src/harness/invariants) on each generated case and shrinks a
  * violation to a scenario file, and the helper for fuzzing your own agent with

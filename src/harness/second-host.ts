@@ -118,7 +118,7 @@ export type HostPart = 'model' | 'claim' | 'errorHandlers' | 'seams';
 
 /**
  * Test-only seams: swap one part of the world for a deliberately broken one, so
- * the fuzzer's own tests can show it finds the bug (src/fuzz/README.md). `loopgate
+ * the fuzzer's own tests can show it finds the bug (docs/fuzzing.md). `loopgate
  * run` never sets them; a scenario file cannot. `wrapTools` reaches the loop only
  * when the harness drives it directly.
  */

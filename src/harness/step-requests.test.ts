@@ -35,9 +35,7 @@ describe('requestLines', () => {
       'tools: lookup_order',
       'user: Where is ORD-1 and ORD-2?',
       'assistant: Checking both. | call lookup_order#a {"order_id":"ORD-1"} | call lookup_order#b {"order_id":"ORD-2"}',
-      'tool#a ok: {"status":"shipped"}',
-      'tool#b failed: ORDER_NOT_FOUND',
-      'user: Also, hurry.',
+      'user: result#a ok: {"status":"shipped"} | result#b failed: ORDER_NOT_FOUND | Also, hurry.',
     ]);
   });
 });

@@ -7,15 +7,18 @@
  *   tools: lookup_order, add_note, issue_refund, notify_customer
  *   user: Where is ORD-1001?
  *   assistant: call lookup_order#look {"order_id":"ORD-1001"}
- *   tool#look ok: {"id":"ORD-1001","status":"shipped",…}
+ *   user: result#look ok: {"id":"ORD-1001","status":"shipped",…}
  *
- * One line per message, each tool result on a line of its own; white space runs
- * folded, every line cut at LINE_CHARS and redacted with the case's secrets. The
+ * One line per message, as scenario expectations (`lastRequest`, `history`)
+ * match them, so a line can be copied from a report into a scenario; white
+ * space runs folded, every line cut at LINE_CHARS and redacted with the case's
+ * secrets. The
  * content is what the recording saw sent (run.requests); where it has no request
  * for a `model.request` event, the request recomputed from the log.
  */
-import { createRedactor, recomputeRequest, type LogEvent, type Message, type RecordedRequest } from '../kernel/index.ts';
+import { createRedactor, recomputeRequest, type LogEvent, type RecordedRequest } from '../kernel/index.ts';
 import type { StepRequest } from '../report/results.ts';
+import { renderMessages } from './render.ts';
 import type { ScenarioRun } from './second-host.ts';
 
 /** Characters one line keeps; the full request is in the log (`loopgate replay --at`). */
@@ -53,30 +56,8 @@ export function requestLines(request: RecordedRequest): string[] {
     `model: ${request.model} · max tokens ${request.maxTokens}${request.temperature !== undefined ? ` · temperature ${request.temperature}` : ''}`,
     `system: ${request.system}`,
     `tools: ${request.tools.map((t) => t.name).join(', ') || '(none)'}`,
-    ...request.messages.flatMap(messageLines),
+    ...renderMessages(request.messages),
   ];
-}
-
-function messageLines(message: Message): string[] {
-  if (message.role === 'assistant') {
-    const parts = message.content.map((b) => (b.type === 'text' ? b.text : `call ${b.name}#${b.id} ${JSON.stringify(b.args) ?? ''}`));
-    return [`assistant: ${parts.join(' | ')}`];
-  }
-  const lines: string[] = [];
-  let text: string[] = [];
-  const flush = () => {
-    if (text.length) lines.push(`user: ${text.join(' | ')}`);
-    text = [];
-  };
-  for (const block of message.content) {
-    if (block.type === 'text') text.push(block.text);
-    else {
-      flush();
-      lines.push(`tool#${block.callId} ${block.status}: ${block.content}`);
-    }
-  }
-  flush();
-  return lines.length ? lines : ['user: (empty)'];
 }
 
 function clip(line: string): string {

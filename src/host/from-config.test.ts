@@ -16,7 +16,7 @@ import { jsonPlan, streamPlan } from '../../providers/wire-fakes/plan.ts';
 import { acquireWireFake, type WireScenario } from '../../providers/wire-fakes/server.ts';
 import { SupportBackend } from '../../scenarios/example-agent/backend.ts';
 import { supportTools } from '../../scenarios/example-agent/tools.ts';
-import { reply, transportError } from '../../providers/fake/results.ts';
+import { call, reply, toolUse, transportError } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { InputError } from '../kernel/index.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
@@ -184,6 +184,26 @@ describe('createHostFromConfig', () => {
     expect((await host.handle('c', 'hi')).reply).toBe('from the backup');
     expect(primaryModel.requests.map((r) => r.model)).toEqual(['primary-model']);
     expect(backup.requests.map((r) => r.model)).toEqual(['backup-model']); // the loop asks each client for its own model
+    await host.close();
+  });
+
+  it('takes the agent factory of a loopgate.config.ts, builds it once, and runs its tools', async () => {
+    const { file } = writeConfig(['model: {provider: fake, name: m}', 'store: {kind: memory}', ''].join('\n'));
+    const backend = new SupportBackend();
+    let builds = 0;
+    const factory = () => {
+      builds++;
+      return { tools: supportTools(backend), system: 'You are the support agent.' };
+    };
+    const model = new ScriptedModelClient([
+      toolUse([call('r1', 'issue_refund', { order_id: 'ORD-1001', amount: 20, reason: 'late' })]),
+      reply('Refunded.'),
+      reply('Anything else?'),
+    ]);
+    const host = await createHostFromConfig(file, { agent: factory, modelClient: () => model });
+    expect((await host.handle('a', 'Refund ORD-1001')).reply).toBe('Refunded.');
+    expect((await host.handle('b', 'Hello')).reply).toBe('Anything else?');
+    expect([builds, backend.refunds.length, model.requests[0]!.system]).toEqual([1, 1, 'You are the support agent.']);
     await host.close();
   });
 });

@@ -15,7 +15,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
-import { type ModelClient, ToolRegistry, type TraceExporter } from '../kernel/index.ts';
+import { type Agent, type AgentFactory, type ModelClient, systemClock, ToolRegistry, type TraceExporter } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { openStore } from '../stores/from-config.ts';
 import { ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
@@ -36,7 +36,13 @@ export interface ModelSpec {
   readonly key: string;
 }
 
-export interface HostFromConfigOptions extends Omit<HostOptions, 'config' | 'store' | 'model' | 'fallbackModels' | 'exporter'> {
+export interface HostFromConfigOptions extends Omit<HostOptions, 'config' | 'store' | 'model' | 'fallbackModels' | 'exporter' | 'agent'> {
+  /**
+   * The agent the host serves: an `Agent`, or the factory from your
+   * loopgate.config.ts — built once here, on the host's clock (the production
+   * host serves one agent to all its conversations).
+   */
+  readonly agent?: Agent | AgentFactory;
   /** A store instead of the one `store` names (tests, the harness). */
   readonly store?: EventStore;
   /** Where API keys and the store's URL variable are read. Default: `process.env`. */
@@ -63,7 +69,7 @@ export interface HostFromConfigOptions extends Omit<HostOptions, 'config' | 'sto
  * agent's — without opening a store, building a client or reading a key
  * (`loopgate check-host`, a CI step before a deploy). Returns the parsed config.
  */
-export function checkHostConfig(config: string | HostConfig, options: Pick<HostFromConfigOptions, 'agent' | 'tools'> = {}): HostConfig {
+export function checkHostConfig(config: string | HostConfig, options: Pick<HostOptions, 'agent' | 'tools'> = {}): HostConfig {
   const parsed = typeof config === 'string' ? loadHostConfig(config) : config;
   checkConfiguredToolNames(parsed, new ToolRegistry([...(options.agent?.tools ?? []), ...(options.tools ?? [])]).names());
   selectedMode(parsed);
@@ -78,15 +84,26 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   const base = source ? dirname(resolve(source.file)) : process.cwd();
   const at = (path: string) => (isAbsolute(path) ? path : resolve(base, path));
   const env = options.env ?? process.env;
+  const agent = typeof options.agent === 'function' ? await options.agent({ clock: options.clock ?? systemClock, random: Math.random }) : options.agent;
 
   // Everything that can be wrong with the config is found before anything is opened.
-  checkConfiguredToolNames(parsed, new ToolRegistry([...(options.agent?.tools ?? []), ...(options.tools ?? [])]).names());
+  checkConfiguredToolNames(parsed, new ToolRegistry([...(agent?.tools ?? []), ...(options.tools ?? [])]).names());
   selectedMode(parsed);
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
   const build = options.modelClient ?? ((spec: ModelSpec) => adapterFor(spec, options.fetch));
   const [primary, ...fallbacks] = specs.map((spec) => withModel(build(spec), spec.name));
   const headers = otlpHeaders(parsed, env);
-  const { store: givenStore, env: _env, modelClient: _modelClient, fetch: _fetch, exporter: givenExporter, recover, onRecovered, ...rest } = options;
+  const {
+    store: givenStore,
+    env: _env,
+    modelClient: _modelClient,
+    fetch: _fetch,
+    exporter: givenExporter,
+    recover,
+    onRecovered,
+    agent: _agent,
+    ...rest
+  } = options;
   // The keys and the collector's header values are secrets whatever their variables are called.
   const secrets = [...(options.secrets ?? []), ...specs.flatMap((s) => (s.apiKey ? [s.apiKey] : [])), ...Object.values(headers)];
   const exporter = givenExporter ?? traceExporter(parsed, { at, headers, secrets });
@@ -102,6 +119,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   try {
     host = new AgentHost({
       ...rest,
+      ...(agent ? { agent } : {}),
       config: parsed,
       store,
       model: primary!,

@@ -68,8 +68,8 @@ export interface TimelineEntry {
 /**
  * What the model saw at one step: the request as sent, in short lines (redacted,
  * each cut at a few hundred characters): `model: …`, `system: …`, `tools: …`,
- * then one line per message — `user: …`, `assistant: … | call name#id {args}`,
- * and each tool result on its own line, `tool#id status: …`.
+ * then one line per message as scenario expectations match them — `user: …`,
+ * `assistant: … | call name#id {args}`, `user: result#id status: … | more text`.
  */
 export interface StepRequest {
   readonly turn: number;

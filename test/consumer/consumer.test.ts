@@ -22,7 +22,7 @@
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, relative, resolve, sep } from 'node:path';
+import { delimiter, join, posix, relative, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
@@ -140,6 +140,21 @@ describe('the packed tarball', () => {
         /\.test\.|^test\/|^bench\/|^\.ci\/|^reports\/|^scripts\/|^src\/|^providers\/|^state-tables\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts')),
     );
     expect(unwanted).toEqual([]);
+  });
+
+  it('ships every file its shipped documents link to', () => {
+    const paths = new Set(pack.files.map((f) => f.path));
+    const broken: string[] = [];
+    for (const doc of [...paths].filter((p) => p.endsWith('.md'))) {
+      const text = readFileSync(join(REPO, doc), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const path = target!.split('#')[0]!;
+        if (path === '' || /^[a-z]+:/.test(path)) continue; // an anchor, a web address
+        const resolved = posix.normalize(posix.join(posix.dirname(doc), path)).replace(/\/$/, '');
+        if (!paths.has(resolved) && ![...paths].some((p) => p.startsWith(`${resolved}/`))) broken.push(`${doc}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it('runs on the project’s own pinned Node', async () => {

@@ -50,7 +50,7 @@ const SEEN = [
   /^tools: lookup_order, add_note, issue_refund, notify_customer$/,
   /^user: Where is ORD-1001\? My PIN is \[REDACTED\]\.$/,
   /^assistant: call lookup_order#look \{"order_id":"ORD-1001"\}$/,
-  /^tool#look ok: \{"id":"ORD-1001",.*\}$/,
+  /^user: result#look ok: \{"id":"ORD-1001",.*\}$/,
 ];
 
 let results: RunResults;

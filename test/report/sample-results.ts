@@ -99,7 +99,7 @@ export const FAILED_REQUESTS: StepRequest[] = [
     lines: [
       ...FIRST_REQUEST,
       'assistant: call issue_refund#rf1 {"orderId":"1042","amount":59.9}',
-      'tool#rf1 unknown: {"failed_tool":"issue_refund","error_code":"TIMEOUT","error_message":"issue_refund timed out after 5000 ms; it may have run"}',
+      'user: result#rf1 unknown: {"failed_tool":"issue_refund","error_code":"TIMEOUT","error_message":"issue_refund timed out after 5000 ms; it may have run"}',
     ],
   },
 ];
