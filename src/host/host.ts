@@ -223,6 +223,8 @@ export class AgentHost {
   readonly #shutdown = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
   readonly #followers = new FollowerRegistry();
+  /** Conversations whose session was dropped because the store refused a write: a turn left open is recovered as such. */
+  readonly #storeRefused = new Set<string>();
   #storeClaim: Promise<void> | undefined;
   #halted = false;
   #closing: Promise<void> | undefined;
@@ -488,7 +490,7 @@ export class AgentHost {
     try {
       await session.flush(); // the messages are stored before any turn starts: never lost
     } catch (error) {
-      this.#dropSession(c, `could not store the message: ${(error as Error).message}`);
+      this.#dropSession(c, `could not store the message: ${(error as Error).message}`, 'store');
       return;
     }
     let fruitless = 0;
@@ -513,7 +515,7 @@ export class AgentHost {
         const broken = results.find((r) => r.outcome.kind === 'failed' && r.outcome.reason === 'persistence');
         if (broken) {
           // The log in memory is ahead of the store: answer who still waits, reopen from the store next time.
-          this.#dropSession(c, `the store failed during turn ${broken.turn}: ${(broken.outcome as { detail?: string }).detail ?? 'write failed'}`);
+          this.#dropSession(c, `the store failed during turn ${broken.turn}: ${(broken.outcome as { detail?: string }).detail ?? 'write failed'}`, 'store');
           return;
         }
         if (results.length === 0) {
@@ -521,7 +523,7 @@ export class AgentHost {
           try {
             await session.flush();
           } catch (error) {
-            this.#dropSession(c, `could not store the message: ${(error as Error).message}`);
+            this.#dropSession(c, `could not store the message: ${(error as Error).message}`, 'store');
             return;
           }
           this.#settleQueued(c, session, 'the host is shutting down');
@@ -532,7 +534,7 @@ export class AgentHost {
         try {
           await session.flush(); // posted messages no turn took are stored before their requests are answered
         } catch (error) {
-          this.#dropSession(c, `could not store the message: ${(error as Error).message}`);
+          this.#dropSession(c, `could not store the message: ${(error as Error).message}`, 'store');
           return;
         }
         continue; // more may have been posted while the flush ran
@@ -597,9 +599,10 @@ export class AgentHost {
   }
 
   /** Forgets the session (reopened from the store next time); answers the requests still waiting on it. */
-  #dropSession(c: Conversation, why: string): void {
+  #dropSession(c: Conversation, why: string, cause?: 'store'): void {
     const session = c.session;
     c.session = undefined;
+    if (cause === 'store') this.#storeRefused.add(c.id);
     c.holding = false;
     for (const waiter of c.waiting.values()) {
       const stored = session !== undefined && waiter.seq !== undefined && waiter.seq < session.log.flushedUpTo;
@@ -661,7 +664,8 @@ export class AgentHost {
     const log = new EventLog(this.#clock, decodeRecords(records, `${store.describe} conversation "${c.id}"`));
     this.#observe((o) => o.opened?.(c.id, log));
     const flush = this.#flushFor(c.id, log);
-    const recovery = recoverConversation(log, { sideEffectOf: (name) => this.#sideEffectOf(name) });
+    const refused = this.#storeRefused.delete(c.id);
+    const recovery = recoverConversation(log, { sideEffectOf: (name) => this.#sideEffectOf(name), ...(refused ? { cause: 'store' as const } : {}) });
     await flush();
     const session: Session = { log, loop: this.#loop(c, log, flush), flush };
     c.session = session;

@@ -20,6 +20,8 @@
  */
 import {
   type EventPayload,
+  type InterruptionCause,
+  interruptionText,
   isKnown,
   type LogEvent,
   type EventLog,
@@ -35,6 +37,8 @@ export interface RecoveryOptions {
    * a tool it does not know. Without it, every call without a result is `unknown`.
    */
   readonly sideEffectOf?: (toolName: string) => SideEffect | undefined;
+  /** Why the turn was left open: a crash (default), or `store` — the host dropped its log after a refused write. */
+  readonly cause?: InterruptionCause;
 }
 
 export interface RecoveryReport {
@@ -62,8 +66,9 @@ export function recoverConversation(log: EventLog, options: RecoveryOptions = {}
   const fromSeq = log.length;
   const events = turnEvents(log, turn);
 
-  const { unknownCallIds, notRunCallIds } = closeOpenCalls(log, turn, events, options.sideEffectOf ?? (() => undefined));
-  const returnedIds = returnUnseenMessages(log, turn, events);
+  const why = interruptionText(options.cause);
+  const { unknownCallIds, notRunCallIds } = closeOpenCalls(log, turn, events, options.sideEffectOf ?? (() => undefined), why);
+  const returnedIds = returnUnseenMessages(log, turn, events, why);
 
   let steps = 0;
   let toolCalls = 0;
@@ -76,7 +81,8 @@ export function recoverConversation(log: EventLog, options: RecoveryOptions = {}
       toolCalls++;
     }
   }
-  log.append('turn.closed', { turn, outcome: { kind: 'interrupted' }, steps, usage, toolCalls, recovered: true });
+  const outcome = options.cause ? { kind: 'interrupted' as const, cause: options.cause } : { kind: 'interrupted' as const };
+  log.append('turn.closed', { turn, outcome, steps, usage, toolCalls, recovered: true });
 
   return { recovered: true, turn, unknownCallIds, notRunCallIds, returnedIds, fromSeq };
 }
@@ -102,6 +108,7 @@ function closeOpenCalls(
   turn: number,
   events: readonly LogEvent[],
   sideEffectOf: (toolName: string) => SideEffect | undefined,
+  why: string,
 ): { unknownCallIds: string[]; notRunCallIds: string[] } {
   const unknownCallIds: string[] = [];
   const notRunCallIds: string[] = [];
@@ -118,13 +125,13 @@ function closeOpenCalls(
         ? {
             failed_tool: call.name,
             error_code: 'NOT_RUN',
-            error_message: `${call.name} was not run: the process stopped before call "${block.id}" started. It never ran.`,
+            error_message: `${call.name} was not run: ${why} before call "${block.id}" started. It never ran.`,
             suggestion: 'It never ran; call it again if it is still needed.',
           }
         : {
             failed_tool: call.name,
             error_code: 'INTERRUPTED',
-            error_message: `${call.name} was interrupted: the process stopped while call "${block.id}" was in flight. It may or may not have taken effect.`,
+            error_message: `${call.name} was interrupted: ${why} while call "${block.id}" was in flight. It may or may not have taken effect.`,
             suggestion: 'Do not retry blindly: first check whether it took effect (for example by reading the state back), then decide.',
           };
       log.append('tool.result', {
@@ -150,7 +157,7 @@ function closeOpenCalls(
  * with `interrupted`): those taken after the turn's last assistant message (all of
  * them if there is none), whoever wrote them.
  */
-function returnUnseenMessages(log: EventLog, turn: number, events: readonly LogEvent[]): string[] {
+function returnUnseenMessages(log: EventLog, turn: number, events: readonly LogEvent[], why: string): string[] {
   let lastAssistant = -1;
   for (let i = events.length - 1; i >= 0; i--) {
     if (events[i]!.type === 'assistant.message') {
@@ -166,7 +173,7 @@ function returnUnseenMessages(log: EventLog, turn: number, events: readonly LogE
   });
   const ids = messagesToReturn({ kind: 'interrupted' }, taken);
   if (ids.length > 0) {
-    log.append('inbox.returned', { turn, ids, reason: 'the process stopped before the model saw them; returned by crash recovery' });
+    log.append('inbox.returned', { turn, ids, reason: `${why} before the model saw them; returned by recovery` });
   }
   return ids;
 }

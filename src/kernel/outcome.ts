@@ -30,14 +30,25 @@ export type Outcome =
   | { readonly kind: 'nothing_to_do' }
   | { readonly kind: 'conversation_full' }
   /**
-   * The process died with the turn open; closed when the conversation was reopened.
-   * Not in the brief's starting alphabet: a crash is neither a cancel nor a failure
-   * of the model, and recovery needs a name for it.
+   * The turn was left open in the store and closed by recovery when the
+   * conversation was reopened: the process died (no `cause`), or — `cause: 'store'`
+   * — the host dropped the log after the store refused a write, so what the
+   * store holds was all it could keep. Not in the brief's starting alphabet: a
+   * crash is neither a cancel nor a failure of the model, and recovery needs a
+   * name for it.
    */
-  | { readonly kind: 'interrupted' }
+  | { readonly kind: 'interrupted'; readonly cause?: InterruptionCause }
   | { readonly kind: 'failed'; readonly reason: FailureReason; readonly detail?: string };
 
 export type OutcomeKind = Outcome['kind'];
+
+/** Why a turn was left open for recovery, when it was not a crash. */
+export type InterruptionCause = 'store';
+
+/** How a turn left open for recovery is told: `the process stopped`, or why else it was cut short. */
+export function interruptionText(cause: InterruptionCause | undefined): string {
+  return cause === 'store' ? 'the store refused a write' : 'the process stopped';
+}
 
 export const OUTCOME_KINDS: readonly OutcomeKind[] = ['replied', 'cancelled', 'rejected', 'nothing_to_do', 'conversation_full', 'interrupted', 'failed'];
 
@@ -87,14 +98,15 @@ export function keepsCompletedSteps(outcome: Outcome): boolean {
 
 export function isOutcome(value: unknown): value is Outcome {
   if (typeof value !== 'object' || value === null) return false;
-  const o = value as { kind?: unknown; by?: unknown; reason?: unknown };
+  const o = value as { kind?: unknown; by?: unknown; reason?: unknown; cause?: unknown };
   switch (o.kind) {
     case 'replied':
     case 'rejected':
     case 'nothing_to_do':
     case 'conversation_full':
-    case 'interrupted':
       return true;
+    case 'interrupted':
+      return o.cause === undefined || o.cause === 'store';
     case 'cancelled':
       return (CANCEL_SOURCES as readonly unknown[]).includes(o.by);
     case 'failed':

@@ -76,7 +76,7 @@ const FIELDS: { readonly [K in Outcome['kind']]: readonly string[] } = {
   rejected: ['kind', 'reason'],
   nothing_to_do: ['kind'],
   conversation_full: ['kind'],
-  interrupted: ['kind'],
+  interrupted: ['kind', 'cause'],
   failed: ['kind', 'reason', 'detail'],
 };
 

@@ -46,7 +46,7 @@ export const outcomeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('rejected'), reason: z.string().optional() }),
   z.object({ kind: z.literal('nothing_to_do') }),
   z.object({ kind: z.literal('conversation_full') }),
-  z.object({ kind: z.literal('interrupted') }),
+  z.object({ kind: z.literal('interrupted'), cause: z.literal('store').optional() }),
   z.object({ kind: z.literal('failed'), reason: z.enum(FAILURE_REASONS), detail: z.string().optional() }),
 ]);
 

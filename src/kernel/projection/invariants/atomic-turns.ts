@@ -8,7 +8,7 @@
  * and what may already have happened. Messages taken after the last completed step
  * never reached the model; they went back to the inbox and are not projected.
  */
-import { keepsCompletedSteps, type Outcome } from '../../outcome.ts';
+import { interruptionText, keepsCompletedSteps, type Outcome } from '../../outcome.ts';
 import type { LogEvent } from '../../log/envelope.ts';
 
 export type TurnContribution =
@@ -40,6 +40,6 @@ function noticeFor(outcome: Outcome): string {
         : outcome.by === 'parent'
           ? 'cancelled by its parent task'
           : 'stopped because the service was shutting down'
-      : 'interrupted because the process stopped';
+      : `interrupted because ${interruptionText(outcome.kind === 'interrupted' ? outcome.cause : undefined)}`;
   return `[This turn was ${how} before it finished. Tool results marked unknown may or may not have taken effect; check before repeating them.]`;
 }
