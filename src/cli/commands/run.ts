@@ -209,7 +209,9 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
     io.err(
       grep
         ? `loopgate: nothing was checked: --grep ${args.grep} matches none of the ${all.length} case(s)\n`
-        : `loopgate: nothing was checked: no scenario files under ${where}\n`,
+        : args.live
+          ? `loopgate: nothing was checked: no live scenario (one with live:) under ${where}\n`
+          : `loopgate: nothing was checked: no scenario files under ${where}\n`,
     );
     return EXIT.failed;
   }

@@ -48,8 +48,14 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     out.push(equalCheck('tool calls', expect.toolCalls, started));
   }
   if (expect.executions) {
-    for (const [tool, count] of Object.entries(expect.executions))
-      out.push(equalCheck('executions', count, run.executions.get(tool) ?? 0, `${tool} ran ${count} time(s)`));
+    for (const [tool, count] of Object.entries(expect.executions)) {
+      const ran = run.executions.get(tool) ?? 0;
+      out.push(
+        ran === count
+          ? { name: 'executions', passed: true, message: `${tool} ran ${count} time(s)` }
+          : { name: 'executions', passed: false, message: `${tool}: expected ${count} run(s), got ${ran}`, expected: count, actual: ran },
+      );
+    }
   }
   if (expect.toolResults) out.push(toolResultsCheck('tool results', events(run, 'tool.result'), expect.toolResults));
   if (expect.policy) {

@@ -15,7 +15,13 @@ export function matchLines(name: string, lines: readonly string[], matcher: Line
     out.push(
       firstDiff === undefined
         ? { name, passed: true, message: `${lines.length} lines match exactly` }
-        : { name, passed: false, message: `line ${firstDiff + 1} differs`, expected: matcher.exact, actual: lines },
+        : {
+            name,
+            passed: false,
+            message: `line ${firstDiff + 1} differs: expected ${shown(matcher.exact[firstDiff])}, got ${shown(lines[firstDiff])}`,
+            expected: matcher.exact,
+            actual: lines,
+          },
     );
   }
   for (const needle of matcher.contains ?? []) {
@@ -54,4 +60,10 @@ export function equalCheck(name: string, expected: unknown, actual: unknown, des
   return passed
     ? { name, passed, message: describe ?? `is ${JSON.stringify(actual)}` }
     : { name, passed, message: `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`, expected, actual };
+}
+
+/** A line for a message: quoted and cut, or what stands where there is none. */
+function shown(line: string | undefined): string {
+  if (line === undefined) return '(no line)';
+  return JSON.stringify(line.length > 120 ? `${line.slice(0, 119)}…` : line);
 }
