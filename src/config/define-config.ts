@@ -45,7 +45,7 @@ export interface LoopgateConfig {
   readonly invariants?: readonly Invariant[];
   /** Default reporters (console, json, junit, markdown, html). */
   readonly reporters?: readonly string[];
-  /** Where reports go. Default: `reports`. */
+  /** Where reports go, relative to this file. Default: `reports` beside it (`--out` overrides, relative to the working directory). */
   readonly out?: string;
   /** A baseline file `loopgate run` compares with (a regression fails the gate). */
   readonly baseline?: string;

@@ -67,6 +67,11 @@ export function caseIdRoot(config: ResolvedConfig, paths: readonly string[] | un
   return paths.every(inside) ? config.root : process.cwd();
 }
 
+/** Where reports go when neither `--out` nor the config's `out` says: `reports/` beside the user's config, else in the working directory. */
+export function defaultReportDir(config: ResolvedConfig): string {
+  return config.bundled ? 'reports' : join(config.root, 'reports');
+}
+
 /** The first config file from `cwd` upward, or undefined. */
 export function findConfigFile(cwd: string): string | undefined {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {

@@ -13,7 +13,7 @@ import { fuzzResults } from '../../fuzz/report.ts';
 import { reproduce } from '../../fuzz/reproduce.ts';
 import type { Invariant } from '../../harness/invariants/index.ts';
 import { suiteInvariants } from '../../harness/suites.ts';
-import { loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
+import { defaultReportDir, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
 import { fuzzCasesFor } from '../../fuzz/fuzz-agent.ts';
 import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
@@ -97,7 +97,7 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
     throw error;
   }
   const runs = runsArg ?? (timeLimitMs === undefined ? DEFAULT_FUZZ_RUNS : undefined);
-  return { runs, seed, timeLimitMs, invariants, reporters, agent, out: args.out ?? config.out ?? 'reports' };
+  return { runs, seed, timeLimitMs, invariants, reporters, agent, out: args.out ?? config.out ?? defaultReportDir(config) };
 }
 
 export function progressLine(p: FuzzProgress): string {

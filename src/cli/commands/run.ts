@@ -16,7 +16,7 @@ import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, t
 import type { LiveOptions } from '../../harness/live.ts';
 import { HOST_MODES, type HostMode } from '../../harness/scenario/schema.ts';
 import { DEFAULT_HOSTS } from '../../harness/suite-context.ts';
-import { caseIdRoot, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
+import { caseIdRoot, defaultReportDir, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
 import { compareWithBaseline, readBaselineFile, writeBaselineFile } from '../../report/baseline.ts';
 import { createProgress } from '../../report/progress.ts';
 import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results.ts';
@@ -184,7 +184,7 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   // Everything the user gave is checked before anything runs or is written: the flags,
   // then the inputs (baseline, scenario files), then the places the outputs go.
   const config = await loadConfig({ path: args.config });
-  const out = args.out ?? config.out ?? 'reports';
+  const out = args.out ?? config.out ?? defaultReportDir(config);
   const reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
   const shard = args.shard !== undefined ? parseShard(args.shard) : undefined;
   const grep = args.grep !== undefined ? parseGrep(args.grep) : undefined;
