@@ -7,7 +7,8 @@
  * - Every error caused by input is an `InputError`: one line per problem,
  *   naming the input, no stack. Anything else is a bug: `internal error` and
  *   its stack.
- * - Everything printed from data has its control characters escaped.
+ * - Everything printed from data has its control characters escaped, and
+ *   everything printed at all passes the redactor (redacted-output.ts).
  * - Nothing heavy loads up front: each command's definition is small and its
  *   handler imports what it needs, so `--help` and `--version` answer at once.
  * - A closed stdout (`loopgate tables | head`) ends the process quietly.
@@ -25,6 +26,7 @@ import { runCommand } from './commands/run-command.ts';
 import { tablesCommand } from './commands/tables-command.ts';
 import { EXIT } from './exit-codes.ts';
 import { endQuietlyOnClosedOutput } from './closed-output.ts';
+import { redactOutput } from './redacted-output.ts';
 import { VERSION } from './version.ts';
 
 /** What yargs refused (an unknown flag, a missing option): a usage error found before anything ran. */
@@ -82,4 +84,6 @@ export async function main(argv: string[]): Promise<number> {
 
 endQuietlyOnClosedOutput(process.stdout);
 endQuietlyOnClosedOutput(process.stderr);
+redactOutput(process.stdout);
+redactOutput(process.stderr);
 process.exitCode = await main(hideBin(process.argv));

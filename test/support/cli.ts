@@ -15,9 +15,9 @@ export interface CliResult {
   readonly hung: boolean;
 }
 
-export function loopgate(args: readonly string[], cwd: string): Promise<CliResult> {
+export function loopgate(args: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}): Promise<CliResult> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/loopgate.js'), ...args], { cwd, env: { ...process.env, CI: 'true' } });
+    const child = spawn(process.execPath, [join(ROOT, 'bin/loopgate.js'), ...args], { cwd, env: { ...process.env, CI: 'true', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

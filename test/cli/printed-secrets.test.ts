@@ -1,0 +1,91 @@
+/**
+ * No command prints a secret of the environment, in any form, whatever data it
+ * prints: a failing case's progress line quoting a reply, `decode` of a recorded
+ * body, `replay` of a store. The key here matches no credential shape the
+ * redactor knows, so only the environment can tell it is one.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { defaultHostConfig } from '../../src/host/config.ts';
+import { AgentHost } from '../../src/host/host.ts';
+import { SqliteEventStore } from '../../src/stores/sqlite-store.ts';
+import { reply } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { loopgate, type CliResult } from '../support/cli.ts';
+
+const KEY = 'zq9-team-token-7f3a9c2e1b4d6f80a1c3e5';
+const ENV = { SUPPORT_API_KEY: KEY };
+const FORMS = [KEY, Buffer.from(KEY).toString('base64').slice(0, 40), KEY.slice(0, 24)];
+
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'loopgate-printed-secrets-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function expectNoKey(result: CliResult, what: string): void {
+  for (const form of FORMS) {
+    expect(result.stdout, `${what}: stdout`).not.toContain(form);
+    expect(result.stderr, `${what}: stderr`).not.toContain(form);
+  }
+}
+
+describe('nothing a command prints holds a secret of the environment', () => {
+  it('the progress line of a failing case quoting a reply that holds the key, base64-encoded too', async () => {
+    const encoded = Buffer.from(KEY).toString('base64');
+    writeFileSync(
+      join(dir, 'leaky.yaml'),
+      [
+        'name: a reply that quotes the key',
+        'provider:',
+        '  script:',
+        `    - reply: "plain ${KEY} and encoded ${encoded}"`,
+        'inbox:',
+        '  - say: What is the key?',
+        'expect:',
+        '  reply: something else',
+        '',
+      ].join('\n'),
+    );
+    const result = await loopgate(['run', 'leaky.yaml', '--host', 'loop', '--reporter', 'console', '--out', 'out'], dir, ENV);
+    expect(result.status).toBe(EXIT.failed);
+    expect(result.stdout + result.stderr).toContain('[REDACTED]');
+    expectNoKey(result, 'run');
+  });
+
+  it('decode of a recorded response body', async () => {
+    const body = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [{ type: 'text', text: `the key is ${KEY}` }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 3, output_tokens: 5 },
+    };
+    writeFileSync(join(dir, 'body.json'), JSON.stringify(body));
+    const result = await loopgate(['decode', 'body.json', '--provider', 'anthropic'], dir, ENV);
+    expect(result.status, result.stderr).toBe(EXIT.passed);
+    expectNoKey(result, 'decode');
+  });
+
+  it('replay of a store the key reached before it was known to be secret', async () => {
+    const store = new SqliteEventStore(join(dir, 'store.db'));
+    const host = new AgentHost({ config: defaultHostConfig(), store, model: new ScriptedModelClient([reply(`noted: ${KEY}`)]) });
+    await host.handle('c', `my key is ${KEY}`);
+    await host.close();
+    await store.close();
+    for (const args of [
+      ['replay', 'store.db'],
+      ['replay', 'store.db', '--json'],
+    ]) {
+      const result = await loopgate(args, dir, ENV);
+      expect(result.status, result.stderr).toBe(EXIT.passed);
+      expectNoKey(result, args.join(' '));
+    }
+  });
+});
