@@ -5,7 +5,7 @@
  * path as given.
  */
 import { accessSync, constants, mkdirSync, renameSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { errnoText, OutputPathError } from './errors.ts';
 import { fileKind } from './file-kind.ts';
 
@@ -62,7 +62,12 @@ export function checkOutputPath(given: string, what: string, kind: 'file' | 'dir
   }
 }
 
-/** Creates the directory and its missing ancestors, one level at a time; an existing non-directory on the way is an error. */
+/**
+ * Creates the directory and its missing ancestors, one level at a time; an
+ * existing non-directory on the way is an error. Then proves a file can be
+ * created in it (and removes it): permissions do not tell for root, nor for a
+ * pseudo file system such as /proc — and a run must not find out after it ran.
+ */
 export function ensureDirectory(given: string, what: string): void {
   checkOutputPath(given, what, 'directory');
   for (const p of lineage(given)) {
@@ -75,6 +80,17 @@ export function ensureDirectory(given: string, what: string): void {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST' && statOrMissing(p, given, what)?.isDirectory()) continue;
       throw new OutputPathError(given, `cannot create the ${what}: ${errnoText(error)}`, { cause: error });
     }
+  }
+  const probe = join(resolve(given), `.loopgate-write-check-${process.pid}.tmp`);
+  try {
+    writeFileSync(probe, '');
+  } catch (error) {
+    throw new OutputPathError(given, `cannot write files in the ${what}: ${errnoText(error)}`, { cause: error });
+  }
+  try {
+    unlinkSync(probe);
+  } catch {
+    // Written but not removable: the write itself will tell.
   }
 }
 

@@ -159,6 +159,32 @@ const CASES: readonly BadInput[] = [
     setup: () => ['run', 's.yaml', '--baseline', 'notes.txt/b.json', '--update-baseline'],
     names: /^loopgate: notes\.txt\/b\.json: cannot be the baseline: .*notes\.txt is a regular file, not a directory$/,
   },
+  {
+    name: '--out an existing directory where no file can be made (/proc: found only after the run before)',
+    setup: () => ['run', 's.yaml', '--out', '/proc'],
+    names: /^loopgate: \/proc: cannot write files in the report directory: /,
+  },
+  {
+    name: '--update-baseline onto the scenario file itself (it was overwritten with JSON before)',
+    setup: () => ['run', 's.yaml', '--baseline', 's.yaml', '--update-baseline'],
+    names: /^loopgate: --update-baseline: refusing to overwrite s\.yaml: not valid JSON.*only a loopgate baseline or results\.json\)$/,
+  },
+  {
+    name: '--update-baseline onto a report the run writes',
+    setup: () => ['run', 's.yaml', '--baseline', 'reports/results.json', '--update-baseline'],
+    names: /^loopgate: --baseline reports\/results\.json: this run writes its json report there; keep the baseline outside --out$/,
+  },
+  {
+    name: 'merge-reports --out where an input lies (a shard was overwritten before)',
+    setup: (w) => {
+      for (const shard of ['s1', 's2']) {
+        mkdirSync(join(w, shard));
+        writeFileSync(join(w, shard, 'results.json'), readFileSync(join(w, 'reports', 'results.json')));
+      }
+      return ['merge-reports', 's1', 's2', '--out', 's1'];
+    },
+    names: /^loopgate: merge-reports --out s1: would overwrite the input s1\/results\.json; write the merged reports elsewhere$/,
+  },
   { name: 'a missing baseline', setup: () => ['run', 's.yaml', '--baseline', 'none.json'], names: /^loopgate: none\.json: no such baseline file/ },
   { name: 'a baseline that is not JSON', setup: () => ['run', 's.yaml', '--baseline', 's.yaml'], names: /^loopgate: s\.yaml: not valid JSON/ },
   {

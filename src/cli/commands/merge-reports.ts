@@ -7,7 +7,7 @@
  * a results file, overlapping or missing shards, different seeds).
  */
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { compareWithBaseline, readBaselineFile } from '../../report/baseline.ts';
 import { ReportFileError } from '../../report/file-error.ts';
 import { readResultsFile } from '../../report/json.ts';
@@ -42,7 +42,12 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
     const reporters = parseReporters(args.reporter);
     if (args.files.length === 0) throw new UsageError('merge-reports: give the results.json files (or their directories) of every shard');
     const parts = [];
-    for (const file of args.files.map(resultsPath)) parts.push({ source: file, results: await readResultsFile(file) });
+    const inputs = args.files.map(resultsPath);
+    // Writing the merged reports must not replace a shard's results before it is merged again.
+    const targets = reporters.filter((r) => r !== 'console').map((r) => resolve(args.out, REPORT_FILES[r as keyof typeof REPORT_FILES]));
+    const clash = inputs.find((file) => targets.includes(resolve(file)));
+    if (clash) throw new UsageError(`merge-reports --out ${args.out}: would overwrite the input ${clash}; write the merged reports elsewhere`);
+    for (const file of inputs) parts.push({ source: file, results: await readResultsFile(file) });
     let merged: RunResults = mergeResults(parts);
     if (args.baseline !== undefined) {
       const baseline = await readBaselineFile(args.baseline);

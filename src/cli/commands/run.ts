@@ -17,11 +17,12 @@ import type { LiveOptions } from '../../harness/live.ts';
 import { HOST_MODES, type HostMode } from '../../harness/scenario/schema.ts';
 import { DEFAULT_HOSTS } from '../../harness/suite-context.ts';
 import { caseIdRoot, defaultReportDir, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
-import { compareWithBaseline, readBaselineFile, writeBaselineFile } from '../../report/baseline.ts';
+import { compareWithBaseline, readBaselineFile, writeBaselineFile, type Baseline } from '../../report/baseline.ts';
+import { ReportFileError } from '../../report/file-error.ts';
 import { createProgress } from '../../report/progress.ts';
 import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results.ts';
 import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
-import { REPORTERS } from '../../report/reporters.ts';
+import { REPORT_FILES, REPORTERS } from '../../report/reporters.ts';
 import { parseReporters, writeReports } from '../../report/write.ts';
 import type { UpdateSink } from '../../harness/update/update-case.ts';
 import type { UpdateResult } from '../../harness/update/update-scenario.ts';
@@ -105,6 +106,22 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
   if (!config.bundled || given) return scenarioCasesFrom(paths, context);
   const [{ tableCases }, { contractCases }] = await Promise.all([import('../../../state-tables/cell-case.ts'), import('../../harness/contract-cases.ts')]);
   return defaultCases({ tables: tableCases, contract: contractCases, scenarios: () => scenarioCasesFrom(paths, context) });
+}
+
+/**
+ * The baseline to compare with — or, for --update-baseline, the file about to be
+ * overwritten, which must be a baseline (or a results.json) already: never a
+ * scenario, a config or anything else a mistyped flag points at.
+ */
+async function readBaseline(path: string, updating: boolean): Promise<Baseline> {
+  try {
+    return await readBaselineFile(path);
+  } catch (error) {
+    if (!updating || !(error instanceof ReportFileError)) throw error;
+    throw new UsageError(
+      `--update-baseline: refusing to overwrite ${error.message.startsWith(path) ? error.message : `${path}: ${error.message}`} (it overwrites only a loopgate baseline or results.json)`,
+    );
+  }
 }
 
 /**
@@ -192,8 +209,12 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
   // A partial run (paths, --grep, --shard, one host of several) judges, and updates, only the cases it selects.
   const inScope = selectedScope(args, config, hosts, Boolean(shard || grep));
-  const partial = inScope !== undefined;
-  const baseline = args.baseline && (!args.updateBaseline || (partial && existsSync(args.baseline))) ? await readBaselineFile(args.baseline) : undefined;
+  if (args.updateBaseline && args.baseline) {
+    const report = reporters.find((r) => r !== 'console' && resolve(out, REPORT_FILES[r]) === resolve(args.baseline!));
+    if (report) throw new UsageError(`--baseline ${args.baseline}: this run writes its ${report} report there; keep the baseline outside --out`);
+  }
+  const baseline =
+    args.baseline && (!args.updateBaseline || existsSync(args.baseline)) ? await readBaseline(args.baseline, args.updateBaseline ?? false) : undefined;
   if (args.update && args.live) throw new UsageError('--update rewrites scenario files from scripted runs; it cannot take a live run (drop --live)');
 
   const updates: UpdateResult[] = [];
