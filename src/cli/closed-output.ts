@@ -4,10 +4,10 @@
  * once, quietly, with the exit code so far — no stack, no "Unhandled 'error'
  * event". Any other write error on the stream is reported in one line.
  */
-export function endQuietlyOnClosedOutput(stream: NodeJS.WriteStream): void {
+export function endQuietlyOnClosedOutput(stream: NodeJS.WriteStream, exit: (code: number) => never = process.exit.bind(process)): void {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit((process.exitCode as number | undefined) ?? 0);
+    if (error.code === 'EPIPE') exit((process.exitCode as number | undefined) ?? 0);
     if (stream !== process.stderr) process.stderr.write(`loopgate: cannot write to the output: ${error.code ?? error.message}\n`);
-    process.exit(2);
+    exit(2);
   });
 }

@@ -12,6 +12,8 @@
  * - Nothing heavy loads up front: each command's definition is small and its
  *   handler imports what it needs, so `--help` and `--version` answer at once.
  * - A closed stdout (`loopgate tables | head`) ends the process quietly.
+ * - The code under test can neither end the run nor keep the process alive
+ *   (guard-process.ts).
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
@@ -26,6 +28,7 @@ import { runCommand } from './commands/run-command.ts';
 import { tablesCommand } from './commands/tables-command.ts';
 import { EXIT } from './exit-codes.ts';
 import { endQuietlyOnClosedOutput } from './closed-output.ts';
+import { guardProcess } from './guard-process.ts';
 import { redactOutput } from './redacted-output.ts';
 import { VERSION } from './version.ts';
 
@@ -82,8 +85,16 @@ export async function main(argv: string[]): Promise<number> {
   return (process.exitCode as number | undefined) ?? EXIT.passed;
 }
 
-endQuietlyOnClosedOutput(process.stdout);
-endQuietlyOnClosedOutput(process.stderr);
+const guard = guardProcess();
+endQuietlyOnClosedOutput(process.stdout, guard.exitNow);
+endQuietlyOnClosedOutput(process.stderr, guard.exitNow);
 redactOutput(process.stdout);
 redactOutput(process.stderr);
-process.exitCode = await main(hideBin(process.argv));
+let code = await main(hideBin(process.argv));
+const strays = guard.strays();
+if (strays.length > 0) {
+  process.stderr.write(errorLines(strays.join('\n')));
+  if (code === EXIT.passed) code = EXIT.failed; // a run whose code under test broke outside the cases has not passed
+}
+// Whatever the code under test left running (a timer, a socket), the command is done.
+guard.exitNow(code);

@@ -45,8 +45,23 @@ function ensureHook(): void {
   });
 }
 
-/** The module's namespace (its default export is the config). */
-export async function importUserModule(file: string): Promise<Record<string, unknown>> {
+/**
+ * The module's namespace (its default export is the config). A module whose
+ * top-level await never settles leaves nothing to run: Node would end the
+ * process with its own warning and exit code 13. Here that is an error naming
+ * the file (`onNeverSettles`, told once the event loop is empty).
+ */
+export async function importUserModule(file: string, onNeverSettles?: () => void): Promise<Record<string, unknown>> {
   ensureHook();
-  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  let settled = false;
+  const watch = () => {
+    if (!settled) onNeverSettles?.();
+  };
+  process.once('beforeExit', watch);
+  try {
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } finally {
+    settled = true;
+    process.off('beforeExit', watch);
+  }
 }

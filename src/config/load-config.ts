@@ -106,7 +106,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   }
   let module: Record<string, unknown>;
   try {
-    module = await importUserModule(file);
+    module = await importUserModule(file, () => {
+      // Nothing left to run and the module still loading: exit 2 naming it (not Node's exit 13).
+      process.stderr.write(`loopgate: ${file}: never finished loading: a top-level await that never settles\n`);
+      process.exitCode = 2;
+    });
   } catch (error) {
     throw new ConfigFileError(`${file}: could not be loaded: ${firstLine(error)}`, { cause: error });
   }

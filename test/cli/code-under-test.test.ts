@@ -1,0 +1,91 @@
+/**
+ * The user's config, factories and tools run inside loopgate's process; none of
+ * it may end the gate, decide its exit code or keep it alive: a tool calling
+ * process.exit fails as a tool that throws (the reports are written), a stray
+ * rejection fails the run with a line naming it (not Node's crash dump), a timer
+ * a tool left behind does not hold the process after the run, and a config whose
+ * top-level await never settles is exit 2 naming it (not Node's exit 13).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { readResultsFile } from '../../src/report/json.ts';
+import { loopgate } from '../support/cli.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SCENARIO = [
+  'name: call t',
+  'provider:',
+  '  script:',
+  '    - tool_use: [{ id: c1, name: t, args: {} }]',
+  '    - reply: done',
+  'inbox:',
+  '  - say: go',
+  'expect:',
+  '  outcome: replied',
+  '',
+].join('\n');
+
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'loopgate-code-under-test-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A project whose one agent has one tool `t` with this body (and options), and one scenario calling it. */
+function project(name: string, run: string, options = '', before = ''): string {
+  const where = join(dir, name);
+  mkdirSync(join(where, 'scenarios'), { recursive: true });
+  writeFileSync(
+    join(where, 'loopgate.config.ts'),
+    [
+      `import { defineConfig, defineTool } from ${JSON.stringify(join(ROOT, 'src/index.ts'))};`,
+      `import { z } from ${JSON.stringify(join(ROOT, 'node_modules/zod/index.js'))};`,
+      before,
+      `const t = defineTool({ name: 't', description: 'd', input: z.object({}), sideEffect: 'NONE', ${options} run: ${run} });`,
+      'export default defineConfig({ agents: { a: () => ({ tools: [t] }) }, host: "loop" });',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(where, 'scenarios', 'call.yaml'), SCENARIO);
+  return where;
+}
+
+describe('the code under test cannot end, fake or hold the gate', () => {
+  it('a tool calling process.exit(0) fails as a tool that throws; the run finishes and writes its reports', async () => {
+    const where = project('exit', '() => process.exit(0)');
+    const result = await loopgate(['run'], where);
+    expect(result.hung).toBe(false);
+    expect(result.status, result.stderr).toBe(EXIT.passed); // the scenario only expects a reply
+    const results = await readResultsFile(join(where, 'reports', 'results.json'));
+    expect(JSON.stringify(results)).toContain('process.exit(0) was called by the code under test');
+  });
+
+  it('a promise rejected and never handled, and a throw from a timer, fail the run with one line each', async () => {
+    const where = project(
+      'stray',
+      "() => { Promise.reject(new Error('stray rejection')); setTimeout(() => { throw new Error('stray throw'); }, 0); return 'ok'; }",
+    );
+    const result = await loopgate(['run'], where);
+    expect(result.status).toBe(EXIT.failed);
+    expect(result.stderr).toContain('loopgate: a promise of the code under test was rejected and never handled: Error: stray rejection\n');
+    expect(result.stderr).toContain('loopgate: the code under test threw outside any case: Error: stray throw\n');
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('a timer a timed-out tool left running does not hold the process once the run is done', async () => {
+    const where = project('timer', "() => new Promise((done) => setTimeout(() => done('late'), 600_000))", 'timeoutMs: 1000,');
+    const result = await loopgate(['run'], where);
+    expect(result.hung).toBe(false);
+    expect(result.status, result.stderr).toBe(EXIT.passed);
+  });
+
+  it('a config whose top-level await never settles is exit 2 naming it', async () => {
+    const where = project('tla', "() => 'ok'", '', 'await new Promise(() => {});');
+    const result = await loopgate(['run'], where);
+    expect(result.status).toBe(EXIT.usage);
+    expect(result.stderr).toBe(`loopgate: ${join(where, 'loopgate.config.ts')}: never finished loading: a top-level await that never settles\n`);
+  });
+});
