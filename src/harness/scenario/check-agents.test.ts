@@ -55,7 +55,7 @@ describe('scenarios checked against their agents', () => {
       throw new Error('no database');
     };
     await expect(check({ agents: new Map([['shop', broken]]), defaultAgent: 'shop' }, ['any', ''])).rejects.toThrow(
-      /the factory of agent shop threw: no database/,
+      /any\.yaml:1:1: agent: agent shop: the factory threw: no database/,
     );
   });
 
