@@ -35,7 +35,7 @@ export const bank: AgentFactory = () => ({
 
 const variant = (change: (a: Agent) => Agent): AgentFactory => async (ctx) => change(await bank(ctx));
 export const policyTypo = variant((a) => ({ ...a, policy: { rules: [{ id: 'typo', tools: ['transfer_fund'], decision: 'deny' }] } }));
-export const visibilityTypo = variant((a) => ({ ...a, visibility: [{ name: 'global', deny: ['admin_rest'] }] }));
+export const twoTypos = variant((a) => ({ ...a, visibility: [{ name: 'global', deny: ['admin_rest', 'close_acount'] }] }));
 export const patternTypo = variant((a) => ({ ...a, visibility: [{ name: 'mode:read', allow: ['get_*', 'trnsfer_*'] }] }));
 export const duplicateTool = variant((a) => ({ ...a, tools: [...a.tools!, a.tools![0]!] }));
 export const badName = variant((a) => ({ ...a, tools: [...a.tools!, { ...a.tools![0]!, name: 'get balance' }] }));
@@ -68,15 +68,17 @@ expect:
 `;
 writeFileSync(join(dir, 'scenarios', 'ok.yaml'), OK_SCENARIO);
 
-function config(name: string, agents: string, extra = '') {
+function config(name: string, agents: string, extra: { defaultAgent?: string } = {}) {
+  const names = [...new Set(agents.match(/: (\w+)/g)!.map((m) => m.slice(2)))];
   writeFileSync(
     join(dir, `${name}.config.ts`),
     `import { defineConfig } from ${from('src/index.ts')};
-import { ${[...new Set(agents.match(/: (\w+)/g)!.map((m) => m.slice(2)))].join(', ')} } from './agents.ts';
-
+import { ${names.join(', ')} } from './agents.ts';
 export default defineConfig({
-  agents: { ${agents} },
-  scenarios: ['scenarios/ok.yaml'],${extra}
+  agents: {
+    ${agents},
+  },
+  scenarios: ['scenarios/ok.yaml'],${extra.defaultAgent ? `\n  defaultAgent: '${extra.defaultAgent}',` : ''}
 });
 `,
   );
@@ -103,12 +105,16 @@ function refused(result: ReturnType<typeof loopgate>, out: string, lines: RegExp
   expect(existsSync(join(dir, out)), 'nothing written').toBe(false);
 }
 
-const AGENT = (file: string) => new RegExp(`^loopgate: \\S*${file.replace('.', '\\.')}:\\d+: agents\\.bank: `);
-
-describe('an agent of loopgate.config.ts is checked when the config loads: exit 2, naming the file, the agent, the part and the fix', () => {
-  const cases: [variant: string, problems: RegExp[]][] = [
+describe('the agents of loopgate.config.ts are checked when the config loads: exit 2, a line per problem naming the file, the agent, the part and the fix', () => {
+  const cases: [agent: string, problems: RegExp[]][] = [
     ['policyTypo', [/policy rule "typo": tools\[0\]: "transfer_fund" is not a registered tool; did you mean "transfer_funds"\?$/]],
-    ['visibilityTypo', [/visibility layer "global": deny\[0\]: "admin_rest" is not a registered tool; did you mean "admin_reset"\?$/]],
+    [
+      'twoTypos',
+      [
+        /visibility layer "global": deny\[0\]: "admin_rest" is not a registered tool; did you mean "admin_reset"\?$/,
+        /visibility layer "global": deny\[1\]: "close_acount" is not a registered tool; did you mean "close_account"\?$/,
+      ],
+    ],
     ['patternTypo', [/visibility layer "mode:read": allow\[1\]: pattern "trnsfer_\*" matches no registered tool$/]],
     ['duplicateTool', [/tool "get_balance": declared twice \(tools\[0\] and tools\[4\]\); tool names must be unique: rename or remove one$/]],
     ['badName', [/tool "get balance": name must be 1-64 characters of letters, digits, "_" or "-"/]],
@@ -116,44 +122,102 @@ describe('an agent of loopgate.config.ts is checked when the config loads: exit 
     ['noInput', [/tool "no_input": input is missing: declare the arguments as a zod schema, e\.g\. input: z\.object\(\{ … \}\)$/]],
     ['zod3Tool', [/tool "zod3_tool": input is a zod 3 schema: loopgate needs zod 4 \(import \{ z \} from 'zod' with zod@4\)$/]],
   ];
-  for (const [variant, problems] of cases) {
-    it(`loopgate run: ${variant}`, () => {
-      const file = config(variant, `bank: ${variant}`);
-      const out = `out-run-${variant}`;
-      refused(loopgate(['run', '--config', file, '--out', out]), out, [...problems.map((p) => new RegExp(AGENT(file).source + p.source))]);
-    });
-  }
+  // One agent per line of the config, so each problem's line is its agent's.
+  const file = config('broken', cases.map(([agent]) => `${agent}: ${agent}`).join(',\n    '), { defaultAgent: 'policyTypo' });
+  const lines = cases.flatMap(([agent, problems], i) =>
+    problems.map((p) => new RegExp(`^loopgate: \\S*broken\\.config\\.ts:${5 + i}: agents\\.${agent}: ${p.source}`)),
+  );
 
-  it('loopgate fuzz and check-host refuse the same agents before anything runs', () => {
-    for (const [variant, problems] of [cases[1]!, cases[3]!, cases[7]!]) {
-      const file = config(variant, `bank: ${variant}`);
-      const line = new RegExp(AGENT(file).source + problems[0]!.source);
-      refused(loopgate(['fuzz', '--runs', '3', '--config', file, '--out', `out-fuzz-${variant}`]), `out-fuzz-${variant}`, [line]);
-      refused(loopgate(['check-host', 'host.yaml', '--agent', 'bank', '--config', file]), 'data', [line]);
-    }
+  it('loopgate run', () => refused(loopgate(['run', '--config', file, '--out', 'out-run']), 'out-run', lines));
+  it('loopgate fuzz', () => refused(loopgate(['fuzz', '--runs', '3', '--agent', 'policyTypo', '--config', file, '--out', 'out-fuzz']), 'out-fuzz', lines));
+  it('loopgate check-host', () => refused(loopgate(['check-host', 'host.yaml', '--agent', 'policyTypo', '--config', file]), 'data', lines));
+
+  it('the correct agent runs: the scenario above passes (so the checks refuse only what is wrong)', () => {
+    const result = loopgate(['run', '--config', config('good', 'bank: bank'), '--out', 'out-good', '--reporter', 'json']);
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  });
+});
+
+describe('a scenario is checked against its agent’s tools: exit 2 naming file:line:col, the field and the name meant', () => {
+  const good = config('scenario-checks', 'bank: bank');
+  const cases: [name: string, yaml: string, problem: RegExp][] = [
+    [
+      'executions-key',
+      OK_SCENARIO.replace('executions: { get_balance: 1, transfer_funds: 0 }', 'executions: { get_balance: 1, transfer_fund: 0 }'),
+      /executions-key\.yaml:11:\d+: expect\.executions\.transfer_fund: "transfer_fund" is not a tool of agent bank or of this scenario; did you mean "transfer_funds"\?$/,
+    ],
+    [
+      'events-key',
+      OK_SCENARIO.replace('tool.started: 1', 'tool.start: 1'),
+      /events-key\.yaml:15:\d+: expect\.events\.tool\.start: "tool\.start" is not a log event type; did you mean "tool\.started"\?$/,
+    ],
+    [
+      'tool-calls',
+      OK_SCENARIO.replace('toolCalls: [get_balance]', 'toolCalls: [get_balanse]'),
+      /tool-calls\.yaml:12:\d+: expect\.toolCalls\[0\]: "get_balanse" is not a tool of agent bank or of this scenario; did you mean "get_balance"\?$/,
+    ],
+    [
+      'tool-results',
+      OK_SCENARIO.replace('toolResults: [{ tool: get_balance,', 'toolResults: [{ tool: get_balanc,'),
+      /tool-results\.yaml:13:\d+: expect\.toolResults\[0\]\.tool: "get_balanc" .*did you mean "get_balance"\?$/,
+    ],
+    [
+      'turn-tool-results',
+      `${OK_SCENARIO}  turns:\n    0:\n      toolResults: [{ tool: get_balance, status: ok }, { tool: transfer_fund, status: ok }]\n`,
+      /turn-tool-results\.yaml:18:\d+: expect\.turns\.0\.toolResults\[1\]\.tool: "transfer_fund" .*did you mean "transfer_funds"\?$/,
+    ],
+    [
+      'expect-policy',
+      OK_SCENARIO.replace('policy: [{ tool: get_balance,', 'policy: [{ tool: get_blance,'),
+      /expect-policy\.yaml:14:\d+: expect\.policy\[0\]\.tool: "get_blance" .*did you mean "get_balance"\?$/,
+    ],
+    [
+      'tool-start',
+      OK_SCENARIO.replace('  - say: What is my balance?\n', '  - say: What is my balance?\n  - cancel: user\n    at: { toolStart: get_balanse }\n'),
+      /tool-start\.yaml:10:\d+: inbox\[1\]\.at\.toolStart: "get_balanse" is not a tool of agent bank or of this scenario; did you mean "get_balance"\?$/,
+    ],
+    [
+      'scenario-policy',
+      OK_SCENARIO.replace('provider:', 'policy:\n  rules:\n    - { tools: [transfer_fund], decision: deny }\nprovider:'),
+      /scenario-policy\.yaml:4:\d+: policy\.rules\[0\]\.tools\[0\]: "transfer_fund" is not a tool of agent bank or of this scenario; did you mean "transfer_funds"\?$/,
+    ],
+    [
+      'scenario-visibility',
+      OK_SCENARIO.replace('provider:', 'visibility:\n  - { name: global, deny: [close_acount] }\nprovider:'),
+      /scenario-visibility\.yaml:3:\d+: visibility\[0\]\.deny\[0\]: "close_acount" .*did you mean "close_account"\?$/,
+    ],
+    [
+      'tool-override',
+      OK_SCENARIO.replace('provider:', 'tools:\n  - name: get_balanse\n    behaviour: [hang]\nprovider:'),
+      /tool-override\.yaml:3:\d+: tools\[0\]\.name: "get_balanse" is not a tool of agent bank, and without a description this entry declares no new one; did you mean "get_balance"\?$/,
+    ],
+  ];
+  it('every misspelled tool name in a folder of scenarios: one line each, in file order', () => {
+    mkdirSync(join(dir, 'scenarios', 'typos'));
+    const names = cases.filter(([name]) => name !== 'events-key').sort(([a], [b]) => a.localeCompare(b));
+    for (const [name, yaml] of names) writeFileSync(join(dir, 'scenarios', 'typos', `${name}.yaml`), yaml);
+    refused(
+      loopgate(['run', 'scenarios/typos', '--config', good, '--out', 'out-typos']),
+      'out-typos',
+      names.map(([, , problem]) => new RegExp(`^loopgate: scenarios/typos/${problem.source}`)),
+    );
   });
 
-  it('one line per problem: two typos in one layer are two lines', () => {
-    writeFileSync(
-      join(dir, 'agents2.ts'),
-      `import { bank } from './agents.ts';
-import type { AgentFactory } from ${from('src/index.ts')};
-export const twoTypos: AgentFactory = async (ctx) => ({ ...(await bank(ctx)), visibility: [{ name: 'global', deny: ['admin_rest', 'close_acount'] }] });
-`,
-    );
-    writeFileSync(
-      join(dir, 'two.config.ts'),
-      `import { defineConfig } from ${from('src/index.ts')};\nimport { twoTypos } from './agents2.ts';\nexport default defineConfig({ agents: { bank: twoTypos }, scenarios: ['scenarios/ok.yaml'] });\n`,
-    );
-    refused(loopgate(['run', '--config', 'two.config.ts', '--out', 'out-two']), 'out-two', [
-      /two\.config\.ts:3: agents\.bank: visibility layer "global": deny\[0\]: "admin_rest" .*did you mean "admin_reset"\?$/,
-      /two\.config\.ts:3: agents\.bank: visibility layer "global": deny\[1\]: "close_acount" .*did you mean "close_account"\?$/,
+  it('an expect.events key that is not a log event type is a schema error', () => {
+    const [, yaml, problem] = cases.find(([name]) => name === 'events-key')!;
+    writeFileSync(join(dir, 'scenarios', 'events-key.yaml'), yaml);
+    refused(loopgate(['run', 'scenarios/events-key.yaml', '--config', good, '--out', 'out-events']), 'out-events', [
+      new RegExp(`^loopgate: scenarios/${problem.source}`),
     ]);
   });
 
-  it('the correct agent runs: the scenario above passes (so the checks refuse only what is wrong)', () => {
-    const file = config('good', 'bank: bank');
-    const result = loopgate(['run', '--config', file, '--out', 'out-good', '--reporter', 'json']);
+  it('a tool the scenario declares (with a description) may be named everywhere', () => {
+    const declared = OK_SCENARIO.replace(
+      'provider:',
+      'tools:\n  - name: audit_log\n    description: Writes an audit line.\npolicy:\n  rules:\n    - { tools: [audit_log], decision: deny }\nprovider:',
+    ).replace('executions: { get_balance: 1, transfer_funds: 0 }', 'executions: { get_balance: 1, audit_log: 0 }');
+    writeFileSync(join(dir, 'scenarios', 'declared.yaml'), declared);
+    const result = loopgate(['run', 'scenarios/declared.yaml', '--config', good, '--out', 'out-declared', '--reporter', 'json']);
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   });
 });

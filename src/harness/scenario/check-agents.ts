@@ -1,8 +1,9 @@
 /**
- * Before anything runs: every scenario names an agent the config defines, and
+ * Before anything runs: every scenario names an agent the config defines,
  * scripts only the behaviour of that agent's own tools — never their declared
- * side-effect level, schema, timeout or retries. A problem is a file error
- * naming the file, the line and the field.
+ * side-effect level, schema, timeout or retries — and names only tools that
+ * exist wherever it names one (check-tool-names.ts). A problem is a file error
+ * naming the file, the line and the field, with the closest name.
  */
 import { readFileSync } from 'node:fs';
 import type { AnyToolDeclaration } from '../../kernel/index.ts';
@@ -10,6 +11,7 @@ import { locateInYaml } from '../../yaml/locate.ts';
 import { agentNameOf, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
 import { inspectAgent } from '../world/inspect-agent.ts';
 import { toolScriptProblems } from '../world/scripted-tools.ts';
+import { scenarioToolNameProblems } from './check-tool-names.ts';
 import { ScenarioFileError, type LoadedScenario } from './load.ts';
 
 export async function checkScenarioAgents(loaded: readonly LoadedScenario[], registry: AgentRegistry): Promise<void> {
@@ -42,6 +44,7 @@ export async function checkScenarioAgents(loaded: readonly LoadedScenario[], reg
     }
     for (const p of toolScriptProblems(own, l.scenario.tools, name))
       problems.push(`${at(['tools', p.index, p.key])}: tools[${p.index}].${p.key}: ${p.message}`);
+    for (const p of scenarioToolNameProblems(l.scenario, own, name)) problems.push(`${at([...p.path])}: ${p.field}: ${p.message}`);
   }
   if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
 }
