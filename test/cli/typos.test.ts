@@ -221,3 +221,25 @@ describe('a scenario is checked against its agent’s tools: exit 2 naming file:
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   });
 });
+
+describe('loopgate fuzz says which agent it fuzzes, and never guesses among several', () => {
+  const two = config('two-agents', 'bank: bank, savings: bank');
+
+  it('several agents, no defaultAgent, no fuzz.agent, no --agent: exit 2 naming the agents and how to choose', () => {
+    refused(loopgate(['fuzz', '--runs', '3', '--config', two, '--out', 'out-fuzz-two']), 'out-fuzz-two', [
+      /^loopgate: \S*two-agents\.config\.ts defines 2 agents \(bank, savings\) and names none to fuzz: choose one with --agent NAME, or set fuzz\.agent \(or defaultAgent\) in the config$/,
+    ]);
+  });
+
+  it('--agent picks one; the console and every report name the agent and the tools fuzzed', () => {
+    const result = loopgate(['fuzz', '--runs', '3', '--seed', '7', '--agent', 'savings', '--config', two, '--out', 'out-fuzz-savings']);
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const tools = 'get_balance, transfer_funds, close_account, admin_reset';
+    expect(result.stdout).toContain(`fuzzed agent savings: ${tools} (and the scripted probe)`);
+    const results = JSON.parse(readFileSync(join(dir, 'out-fuzz-savings', 'results.json'), 'utf8'));
+    expect(results.fuzz).toEqual({ agent: 'savings', tools: ['get_balance', 'transfer_funds', 'close_account', 'admin_reset'] });
+    expect(results.cases[0].checks[0].message).toContain(`agent savings (${tools})`);
+    expect(readFileSync(join(dir, 'out-fuzz-savings', 'junit.xml'), 'utf8')).toContain('<property name="fuzz.agent" value="savings"/>');
+    expect(readFileSync(join(dir, 'out-fuzz-savings', 'summary.md'), 'utf8')).toContain(`fuzzed agent savings: ${tools.replaceAll('_', '\\_')}`); // Markdown-escaped
+  });
+});
