@@ -8,14 +8,13 @@
  * agent again.
  */
 import { readFileSync } from 'node:fs';
-import type { AgentInspection } from '../harness/world/agent-under-test.ts';
+import type { AgentInspection, AgentRegistry } from '../harness/world/agent-under-test.ts';
 import { inspectFactory } from '../harness/world/inspect-agent.ts';
 import { ConfigFileError } from './config-error.ts';
-import type { ResolvedConfig } from './load-config.ts';
 import { lineOfKey } from './locate-key.ts';
 
 /** The config with each agent inspected; throws one ConfigFileError listing every problem, one line each. */
-export async function inspectConfigAgents(config: ResolvedConfig): Promise<ResolvedConfig> {
+export async function inspectConfigAgents<C extends { readonly file: string; readonly registry: AgentRegistry }>(config: C): Promise<C> {
   const inspected = new Map<string, AgentInspection>();
   const problems: string[] = [];
   let source: string | undefined;
