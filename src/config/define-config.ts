@@ -74,7 +74,7 @@ export interface LoopgateConfig {
   /** The judge of rubrics that name none. Default: the only judge, if there is one. */
   readonly defaultJudge?: string;
   readonly fuzz?: {
-    /** The agent to fuzz. Default: the default agent. */
+    /** The agent to fuzz (`--agent` overrides it). Default: the default agent; with several agents and no default, name one. */
     readonly agent?: string;
     /** What the model sends each tool, by tool name: valid arguments first (fast-check shrinks towards them). */
     readonly args?: Readonly<Record<string, fc.Arbitrary<unknown>>>;

@@ -83,3 +83,43 @@ describe('finding and loading the config', () => {
     await expect(loadConfig({ path: '.', cwd: dir })).rejects.toThrow(/--config \.: not a file/);
   });
 });
+
+describe('each agent is built once as the config loads, and checked', () => {
+  it('the scenario checks read that build: a factory runs once for the load and the checks together', async () => {
+    const project = mkdtempSync(join(dir, 'once-'));
+    writeFileSync(
+      join(project, 'loopgate.config.ts'),
+      'export const built = { count: 0 };\nexport default { agents: { shop: () => { built.count++; return { system: "You run a shop." }; } } };\n',
+    );
+    writeFileSync(join(project, 'a.yaml'), 'name: a\ninbox:\n  - say: hi\nprovider:\n  script:\n    - reply: hi\nexpect: {}\n');
+    const config = await loadConfig({ cwd: project });
+    const { checkScenarioAgents } = await import('../harness/scenario/check-agents.ts');
+    const { loadScenarioFile } = await import('../harness/scenario/load.ts');
+    await checkScenarioAgents([loadScenarioFile(join(project, 'a.yaml'), project)], config.registry);
+    const module = (await import(join(project, 'loopgate.config.ts'))) as { built: { count: number } };
+    expect(module.built.count).toBe(1);
+    expect(config.registry.inspected?.get('shop')?.problems).toEqual([]);
+  });
+
+  it('a factory that throws, or an agent the kernel refuses, is a config error naming the file, the line and the agent', async () => {
+    const project = mkdtempSync(join(dir, 'refused-'));
+    writeFileSync(
+      join(project, 'loopgate.config.ts'),
+      [
+        'export default {',
+        '  agents: {',
+        '    shop: () => { throw new Error("no database\\nsecond line"); },',
+        '    bank: () => ({ visibility: [{ name: "global", deny: ["admin"] }] }),',
+        '  },',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const error = await loadConfig({ cwd: project }).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as Error).message.split('\n')).toEqual([
+      `${join(project, 'loopgate.config.ts')}:3: agents.shop: the factory threw: no database`,
+      `${join(project, 'loopgate.config.ts')}:4: agents.bank: visibility layer "global": deny[0]: "admin" is not a registered tool`,
+    ]);
+  });
+});

@@ -2,7 +2,9 @@
  * Finding and loading the config: `--config FILE`, else the first
  * `loopgate.config.{ts,mts,js,mjs}` from the working directory upward, else the
  * bundled suite's own config (the example agent and its scenarios). Every problem
- * is a ConfigFileError naming the file and the key — and nothing runs.
+ * is a ConfigFileError naming the file and the key — and nothing runs. Each agent
+ * is built once as the config loads and checked the way every host builds it
+ * (inspect-agents.ts).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -19,6 +21,7 @@ import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
 import { importUserModule } from './import-module.ts';
+import { inspectConfigAgents } from './inspect-agents.ts';
 import { lineOfKey } from './locate-key.ts';
 
 export const CONFIG_NAMES = ['loopgate.config.ts', 'loopgate.config.mts', 'loopgate.config.js', 'loopgate.config.mjs'] as const;
@@ -114,7 +117,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   } catch (error) {
     throw new ConfigFileError(`${file}: could not be loaded: ${firstLine(error)}`, { cause: error });
   }
-  return resolveConfig(module['default'], file, file === BUNDLED_CONFIG);
+  return inspectConfigAgents(resolveConfig(module['default'], file, file === BUNDLED_CONFIG));
 }
 
 /** Checks a config object (the module's default export) and resolves its paths. */

@@ -16,8 +16,7 @@ import fc from 'fast-check';
 import type { AgentFactory, AnyToolDeclaration } from '../kernel/index.ts';
 import { INVARIANTS, type Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry, RunOptions } from '../harness/second-host.ts';
-import { VirtualClock } from '../harness/virtual-clock.ts';
-import { seededRandom } from '../harness/second-host.ts';
+import { inspectAgent } from '../harness/world/inspect-agent.ts';
 import { counterexampleYaml } from './counterexample.ts';
 import type { FuzzCaseOptions } from './generators/scenario.ts';
 import type { FuzzTool } from './generators/tools.ts';
@@ -50,16 +49,16 @@ export function fuzzTools(tools: readonly AnyToolDeclaration[], args: FuzzAgentO
   }));
 }
 
-/** The tools an agent declares (built once, with a throwaway clock, to read its declarations). */
-export async function declaredTools(agent: AgentFactory): Promise<readonly AnyToolDeclaration[]> {
-  const built = await agent({ clock: new VirtualClock(), random: seededRandom(0) });
-  return built.tools ?? [];
-}
-
-/** What the generators need to fuzz one agent of a registry. */
+/**
+ * What the generators need to fuzz one agent of a registry: its tools, read from
+ * the agent built once (by the config as it loaded, or here). Throws, one line
+ * per problem, for an agent the kernel would refuse (a broken tool, a rule or
+ * layer naming no tool).
+ */
 export async function fuzzCasesFor(registry: AgentRegistry, name: string, args: FuzzAgentOptions['args'] = {}): Promise<FuzzCaseOptions> {
-  const factory = registry.agents.get(name);
-  const tools = factory ? await declaredTools(factory) : [];
+  const inspection = await inspectAgent(name, registry);
+  if (inspection.problems.length > 0) throw new Error(inspection.problems.map((p) => `agent ${name}: ${p}`).join('\n'));
+  const tools = inspection.tools;
   for (const tool of Object.keys(args)) {
     if (!tools.some((t) => t.name === tool))
       throw new Error(`fuzz args for "${tool}", but agent ${name} has no tool of that name (it has: ${tools.map((t) => t.name).join(', ') || 'none'})`);

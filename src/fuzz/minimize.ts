@@ -29,7 +29,8 @@ export function* smaller(s: Scenario): Generator<Candidate> {
   if (s.provider.fallback !== undefined) yield { ...s, provider: dropKey(s.provider, 'fallback') };
   for (let i = s.inbox.length - 1; i >= 0; i--) if (s.inbox.length > 1) yield { ...s, inbox: without(s.inbox, i) };
   for (let i = s.provider.script.length - 1; i >= 0; i--) yield { ...s, provider: { ...s.provider, script: without(s.provider.script, i) } };
-  for (let i = 0; i < s.tools.length; i++) yield { ...s, tools: without(s.tools, i) };
+  // A tool the scenario declares stays (rules, layers and triggers may name it); a script of an own tool may go.
+  for (let i = 0; i < s.tools.length; i++) if (s.tools[i]!.description === undefined) yield { ...s, tools: without(s.tools, i) };
   for (const key of Object.keys(s.config) as (keyof Scenario['config'])[]) {
     if (key !== 'retry') yield { ...s, config: dropKey(s.config, key) };
   }

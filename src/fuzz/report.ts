@@ -8,7 +8,7 @@ import { stepRequests } from '../harness/step-requests.ts';
 import { buildTimeline } from '../harness/timeline.ts';
 import { metricsOf } from '../harness/scenario-case.ts';
 import { redactForRun } from '../harness/run-redactor.ts';
-import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from '../report/results.ts';
+import { RESULTS_SCHEMA, summarize, type CaseResult, type FuzzSubject, type RunResults } from '../report/results.ts';
 import type { FuzzResult } from './run-fuzz.ts';
 
 export interface FuzzReportInput {
@@ -20,12 +20,16 @@ export interface FuzzReportInput {
   readonly counterexampleFile?: string;
   /** Whether the written file fails `loopgate run` (checked by running it), and why not when it does not. */
   readonly reproduces?: { readonly ok: boolean; readonly detail: string };
+  /** The agent fuzzed and its tools (every report names them). */
+  readonly subject?: FuzzSubject;
 }
 
 export function fuzzResults(input: FuzzReportInput): RunResults {
   const { result } = input;
   const failure = result.failure;
-  const held = `held over ${result.runs} run(s), ${result.turns} turn(s) (seed ${result.seed}${result.interrupted ? ', stopped at the time limit' : ''})`;
+  const subject = input.subject;
+  const over = subject ? `, fuzzing agent ${subject.agent} (${subject.tools.join(', ') || 'no tools of its own'}) and the scripted probe` : '';
+  const held = `held over ${result.runs} run(s), ${result.turns} turn(s) (seed ${result.seed}${result.interrupted ? ', stopped at the time limit' : ''})${over}`;
   const cases: CaseResult[] = result.invariants.map((invariant): CaseResult => {
     const base = {
       id: `fuzz:${invariant.id}`,
@@ -64,6 +68,7 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
     finishedAt: input.finishedAt.toISOString(),
     durationMs: Math.round(result.durationMs),
     seed: result.seed,
+    ...(subject ? { fuzz: { agent: subject.agent, tools: [...subject.tools] } } : {}),
     summary: summarize(cases),
     cases,
   };

@@ -142,6 +142,16 @@ describe('createHostFromConfig', () => {
     expect(primary.requests).toHaveLength(0);
   });
 
+  it("the agent's own rule or layer naming no tool is refused before anything is opened", async () => {
+    const primary = fake.scenario(streamPlan(anthropicWire.streamFrames(answer('unused'))));
+    const { file, folder } = writeConfig(supportConfig(primary, primary));
+    const agent = { tools: supportTools(new SupportBackend()), visibility: [{ name: 'global', deny: ['lookup_ordr'] }] };
+    const error = await createHostFromConfig(file, { agent, env }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/visibility layer "global": deny\[0\]: "lookup_ordr" is not a registered tool; did you mean "lookup_order"\?/);
+    expect(existsSync(join(folder, 'data'))).toBe(false);
+    expect(primary.requests).toHaveLength(0);
+  });
+
   it('a missing key variable is a ConfigError naming the key and the variable, before anything is opened', async () => {
     const primary = fake.scenario(streamPlan(anthropicWire.streamFrames(answer('unused'))));
     const { file, folder } = writeConfig(supportConfig(primary, primary));

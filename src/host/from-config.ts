@@ -15,12 +15,13 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
-import { type Agent, type AgentFactory, type ModelClient, systemClock, ToolRegistry, type TraceExporter } from '../kernel/index.ts';
+import { type Agent, type AgentFactory, createRedactor, type ModelClient, systemClock, type TraceExporter } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { openStore } from '../stores/from-config.ts';
 import { ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
 import { AgentHost, type HostOptions, type RecoverySweep } from './host.ts';
-import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
+import { hostAgent, hostToolExecutor } from './host-agent.ts';
+import { selectedMode } from './tool-names.ts';
 import { OtelTraceExporter } from './otel/otel-exporter.ts';
 import { FanOutExporter, JsonlFileExporter } from './trace-export.ts';
 
@@ -69,9 +70,9 @@ export interface HostFromConfigOptions extends Omit<HostOptions, 'config' | 'sto
  * agent's — without opening a store, building a client or reading a key
  * (`loopgate check-host`, a CI step before a deploy). Returns the parsed config.
  */
-export function checkHostConfig(config: string | HostConfig, options: Pick<HostOptions, 'agent' | 'tools'> = {}): HostConfig {
+export function checkHostConfig(config: string | HostConfig, options: Pick<HostOptions, 'agent' | 'tools' | 'policyRules'> = {}): HostConfig {
   const parsed = typeof config === 'string' ? loadHostConfig(config) : config;
-  checkConfiguredToolNames(parsed, new ToolRegistry([...(options.agent?.tools ?? []), ...(options.tools ?? [])]).names());
+  checkToolPipeline(parsed, options);
   selectedMode(parsed);
   modelSpecs(parsed, {}, { adapters: false });
   return parsed;
@@ -87,7 +88,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   const agent = typeof options.agent === 'function' ? await options.agent({ clock: options.clock ?? systemClock, random: Math.random }) : options.agent;
 
   // Everything that can be wrong with the config is found before anything is opened.
-  checkConfiguredToolNames(parsed, new ToolRegistry([...(agent?.tools ?? []), ...(options.tools ?? [])]).names());
+  checkToolPipeline(parsed, { ...options, agent });
   selectedMode(parsed);
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
   const build = options.modelClient ?? ((spec: ModelSpec) => adapterFor(spec, options.fetch));
@@ -255,4 +256,14 @@ function adapterFor(spec: ModelSpec, fetch: typeof globalThis.fetch | undefined)
 export function withModel(client: ModelClient, model: string): ModelClient {
   if (client.model === model) return client;
   return { name: client.name, model, call: (request, onDelta) => client.call(request, onDelta) };
+}
+
+/**
+ * The tool pipeline the host will build, built once and thrown away: the
+ * config's tool lists (a ConfigError naming file, line and key), then the
+ * agent's own tools, rules and layers (the kernel refuses a broken declaration
+ * or a name that names no tool) — all before anything is opened.
+ */
+function checkToolPipeline(config: HostConfig, options: Pick<HostOptions, 'agent' | 'tools' | 'policyRules'>): void {
+  hostToolExecutor(config, hostAgent(options), createRedactor(), options.policyRules);
 }

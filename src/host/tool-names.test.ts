@@ -86,6 +86,18 @@ describe('config tool names fail closed', () => {
     expect(errorOf('tools:\n  modes:\n    research: {deny: [issue_refund]}\n  mode: reserch\n').message).toMatch(/did you mean "research"\?/);
   });
 
+  it("the agent's own rules and layers fail closed too: the host is not built", () => {
+    const create = (agent: ConstructorParameters<typeof AgentHost>[0]['agent']) => () =>
+      new AgentHost({ config: parseHostConfig('{}', 'agent.yaml'), store: new MemoryEventStore(), model: new ScriptedModelClient([]), agent });
+    expect(create({ tools, visibility: [{ name: 'global', deny: ['isue_refund'] }] })).toThrow(
+      /visibility layer "global": deny\[0\]: "isue_refund" is not a registered tool; did you mean "issue_refund"\?/,
+    );
+    expect(create({ tools, policy: { rules: [{ id: 'refunds', tools: ['issue_refnd'], decision: 'ask' }] } })).toThrow(
+      /policy rule "refunds": tools\[0\]: "issue_refnd" .*did you mean "issue_refund"\?/,
+    );
+    expect(create({ tools, visibility: [{ name: 'global', deny: ['issue_refund'] }] })).not.toThrow();
+  });
+
   it('a correctly spelled deny still hides the tool from the model', async () => {
     const model = new ScriptedModelClient([reply('ok')]);
     const host = new AgentHost({ config: parseHostConfig('tools:\n  deny: [issue_refund]\n', 'agent.yaml'), store: new MemoryEventStore(), model, tools });

@@ -4,9 +4,11 @@
  * `tools.ask` and each mode's lists must be a registered tool, or a `*` pattern
  * that matches at least one; `tools.mode` must be one of `tools.modes` (its own
  * keys: `toString` is not a mode). Otherwise a `ConfigError` names the file, line
- * and key, and the closest registered name.
+ * and key, and the closest registered name. The test and its wording are the
+ * kernel's (kernel/tools/tool-names.ts), which refuses the agent's own rules and
+ * layers the same way.
  */
-import { closestName, nameMatcher } from '../kernel/index.ts';
+import { didYouMean, unmatchedToolName } from '../kernel/index.ts';
 import { ConfigError, configKey, type HostConfig } from './config.ts';
 
 type Layer = HostConfig['tools']['modes'][string];
@@ -19,7 +21,7 @@ export function selectedMode(config: HostConfig): (Layer & { readonly name: stri
   if (!Object.hasOwn(modes, name)) {
     const defined = Object.keys(modes);
     throw new ConfigError(
-      `${configKey(config, ['tools', 'mode'])}: "${name}" is not one of tools.modes (${defined.length ? defined.join(', ') : 'none defined'})${hint(name, defined)}`,
+      `${configKey(config, ['tools', 'mode'])}: "${name}" is not one of tools.modes (${defined.length ? defined.join(', ') : 'none defined'})${didYouMean(name, defined)}`,
     );
   }
   return { ...modes[name]!, name };
@@ -30,7 +32,7 @@ export function checkConfiguredToolNames(config: HostConfig, registered: readonl
   const problems: string[] = [];
   const check = (path: (string | number)[], names: readonly string[] | undefined) => {
     names?.forEach((name, index) => {
-      const problem = unmatched(name, registered);
+      const problem = unmatchedToolName(name, registered);
       if (problem) problems.push(`${configKey(config, [...path, index])}: ${problem}`);
     });
   };
@@ -45,17 +47,4 @@ export function checkConfiguredToolNames(config: HostConfig, registered: readonl
     const known = registered.length ? registered.join(', ') : 'none: the host was given no tools';
     throw new ConfigError(`invalid config: tool names that match no registered tool (registered: ${known}):\n${problems.join('\n')}`);
   }
-}
-
-function unmatched(name: string, registered: readonly string[]): string | undefined {
-  if (name.includes('*')) {
-    const matches = nameMatcher([name]);
-    return registered.some(matches) ? undefined : `pattern "${name}" matches no registered tool${hint(name.replaceAll('*', ''), registered)}`;
-  }
-  return registered.includes(name) ? undefined : `"${name}" is not a registered tool${hint(name, registered)}`;
-}
-
-function hint(name: string, candidates: readonly string[]): string {
-  const closest = closestName(name, candidates);
-  return closest === undefined ? '' : `; did you mean "${closest}"?`;
 }

@@ -10,7 +10,7 @@ import { costliest } from './cost/costliest.ts';
 import { caseCostText, suiteCostText } from './cost/format-cost.ts';
 import { CASE_KINDS, casesForReading, failingRequest, failureText, formatDuration, oneLine, stepName } from './format.ts';
 import { judgeVerdicts } from './judge-verdicts.ts';
-import type { CaseResult, CaseStatus, KindSummary, RunResults } from './results.ts';
+import { fuzzSubjectText, type CaseResult, type CaseStatus, type KindSummary, type RunResults } from './results.ts';
 import { printable } from './terminal-text.ts';
 
 export interface ConsoleOptions {
@@ -49,6 +49,7 @@ export function renderConsole(results: RunResults, options: ConsoleOptions = {})
     if (k.total > 0) lines.push(`  ${kind.padEnd(kindWidth)}  ${kindLine(k, paint)}`);
   }
   if (summary.cost) lines.push(`  ${'cost'.padEnd(kindWidth)}  ${cell(suiteCostText(summary.cost))}`);
+  if (results.fuzz) lines.push(`fuzzed ${cell(fuzzSubjectText(results.fuzz))}`);
 
   const ordered = casesForReading(results);
   const shown = options.verbose ? ordered : ordered.filter((c) => c.status === 'failed');

@@ -48,6 +48,12 @@ export function renderJunit(results: RunResults): string {
     ['loopgate.version', results.tool.version],
     ['seed', String(results.seed)],
     ...(results.shard ? [['shard', `${results.shard.index}/${results.shard.total}`]] : []),
+    ...(results.fuzz
+      ? [
+          ['fuzz.agent', results.fuzz.agent],
+          ['fuzz.tools', results.fuzz.tools.join(', ')],
+        ]
+      : []),
     ...(summary.cost
       ? [
           ['cost', costText(summary.cost)],

@@ -21,7 +21,7 @@ import {
 import { costliest } from './cost/costliest.ts';
 import { costText, suiteCostText, turnCostsText } from './cost/format-cost.ts';
 import { judgeVerdicts } from './judge-verdicts.ts';
-import type { CaseResult, RunResults } from './results.ts';
+import { fuzzSubjectText, type CaseResult, type RunResults } from './results.ts';
 
 export interface MarkdownOptions {
   /** Failed cases listed in tables and details; the rest are counted (default 50; keeps the page under CI limits). */
@@ -81,6 +81,7 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
   if (results.shard) meta.push(`shard ${results.shard.index}/${results.shard.total}`);
   if (summary.cost) meta.push(`cost ${mdInline(suiteCostText(summary.cost))}`);
   out.push(meta.join(' · '), '');
+  if (results.fuzz) out.push(`fuzzed ${mdInline(fuzzSubjectText(results.fuzz))}`, '');
 
   out.push('| kind | passed | failed | skipped | total |', '|---|--:|--:|--:|--:|');
   for (const kind of CASE_KINDS) {

@@ -115,6 +115,7 @@ export const runResultsSchema = z.looseObject({
     .looseObject({ index: z.number().int().positive(), total: z.number().int().positive() })
     .refine((s) => s.index <= s.total, 'shard index must be between 1 and total')
     .optional(),
+  fuzz: z.looseObject({ agent: z.string(), tools: z.array(z.string()) }).optional(),
   summary: kindSummarySchema.extend({
     byKind: z.looseObject({ table: kindSummarySchema, contract: kindSummarySchema, scenario: kindSummarySchema, fuzz: kindSummarySchema }),
     cost: z.looseObject({ currency, amount, unpricedCalls: count, unpricedModels: z.array(z.string()).optional(), cases: count }).optional(),

@@ -167,6 +167,18 @@ export interface Regression {
   readonly message: string;
 }
 
+/** What a fuzz run fuzzed: the agent, by its name in the config, and its own tools. */
+export interface FuzzSubject {
+  readonly agent: string;
+  readonly tools: readonly string[];
+}
+
+/** `agent NAME: tool, tool (and the scripted probe)`, as every report says it. */
+export function fuzzSubjectText(subject: FuzzSubject): string {
+  const tools = subject.tools.length > 0 ? `${subject.tools.join(', ')} (and the scripted probe)` : 'no tools of its own (only the scripted probe)';
+  return `agent ${subject.agent}: ${tools}`;
+}
+
 export interface RunResults {
   readonly schema: typeof RESULTS_SCHEMA;
   readonly tool: { readonly name: 'loopgate'; readonly version: string };
@@ -176,6 +188,8 @@ export interface RunResults {
   readonly seed: number;
   /** Present when this run is one shard of several (`--shard i/n`). */
   readonly shard?: { readonly index: number; readonly total: number };
+  /** A fuzz run: the agent fuzzed and its tools (the generators add a scripted `probe` tool besides). */
+  readonly fuzz?: FuzzSubject;
   readonly summary: RunSummary;
   readonly cases: readonly CaseResult[];
   /** Present when the run was compared with a baseline. */

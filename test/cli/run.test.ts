@@ -45,21 +45,22 @@ describe('loopgate run: bad input exits 2', () => {
     expect(result.stderr).toMatch(/not-yaml\.yaml:\d+:\d+: YAML syntax/);
   });
 
-  it('a path that does not exist, a bad shard, seed, reporter or grep', () => {
-    for (const [argv, message] of [
-      [['run', 'nowhere/'], /nowhere\/: no such file or directory/],
-      [['run', '--shard', '3/2'], /--shard 3\/2: i must be between 1 and n/],
-      [['run', '--seed', '-4'], /--seed -4: expected an integer/],
-      [['run', '--reporter', 'pdf'], /pdf/],
-      [['run', '--grep', '(['], /--grep .*not a regular expression/],
-      [['run', '--live'], /--live needs --provider/],
-      [['run', '--host', 'staging'], /--host "staging": expected loop, production or both/],
-    ] as const) {
+  // One test per input: each is a process of its own, and a loaded machine takes seconds to start one.
+  for (const [argv, message] of [
+    [['run', 'nowhere/'], /nowhere\/: no such file or directory/],
+    [['run', '--shard', '3/2'], /--shard 3\/2: i must be between 1 and n/],
+    [['run', '--seed', '-4'], /--seed -4: expected an integer/],
+    [['run', '--reporter', 'pdf'], /pdf/],
+    [['run', '--grep', '(['], /--grep .*not a regular expression/],
+    [['run', '--live'], /--live needs --provider/],
+    [['run', '--host', 'staging'], /--host "staging": expected loop, production or both/],
+  ] as const) {
+    it(`a path that does not exist, a bad shard, seed, reporter or grep: ${argv.join(' ')}`, () => {
       const result = cli([...argv]);
       expect(result.status, argv.join(' ')).toBe(EXIT.usage);
       expect(result.stderr, argv.join(' ')).toMatch(message);
-    }
-  });
+    });
+  }
 });
 
 describe('loopgate run: the hosts a scenario runs through', () => {

@@ -7,8 +7,7 @@
  * no collector; no API key is needed. Exit 0, or 2 naming file, line and key.
  */
 import { loadConfig } from '../../config/load-config.ts';
-import { VirtualClock } from '../../harness/virtual-clock.ts';
-import { seededRandom } from '../../harness/world/seeded-random.ts';
+import { inspectAgent } from '../../harness/world/inspect-agent.ts';
 import { checkHostConfig } from '../../host/from-config.ts';
 import { printable } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -25,9 +24,9 @@ export async function checkHost(args: CheckHostArgs, out: (line: string) => void
   const name = args.agent ?? config.registry.defaultAgent;
   const defined = [...config.registry.agents.keys()];
   if (name === undefined) throw new UsageError(`name the agent the host serves (--agent NAME); ${config.file} defines: ${defined.join(', ') || 'none'}`);
-  const factory = config.registry.agents.get(name);
-  if (!factory) throw new UsageError(`--agent ${name}: no such agent in ${config.file}; defined: ${defined.join(', ') || 'none'}`);
-  const agent = await factory({ clock: new VirtualClock(), random: seededRandom(0) });
+  if (!config.registry.agents.has(name)) throw new UsageError(`--agent ${name}: no such agent in ${config.file}; defined: ${defined.join(', ') || 'none'}`);
+  // Built once, and checked, when the config loaded.
+  const agent = (await inspectAgent(name, config.registry)).agent ?? {};
   const parsed = checkHostConfig(args.file, { agent });
   const tools = agent.tools ?? [];
   out(

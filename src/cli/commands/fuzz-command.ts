@@ -15,7 +15,10 @@ export const fuzzCommand: CommandModule<object, FuzzArgs> = {
       .option('path', { type: 'string', describe: "replay fast-check's path to a counterexample (with its --seed)" })
       .option('invariant', { type: 'string', array: true, describe: 'check only these invariants, by id (default: all)' })
       .option('config', { type: 'string', describe: 'the loopgate config file (default: loopgate.config.ts found upward from here; else the bundled suite)' })
-      .option('agent', { type: 'string', describe: "the agent to fuzz (default: the config's fuzz.agent, else its default agent)" })
+      .option('agent', {
+        type: 'string',
+        describe: "the agent to fuzz (default: the config's fuzz.agent, else its default agent; needed when the config has several agents and neither)",
+      })
       .option('out', {
         type: 'string',
         describe: "directory for the reports; counterexamples go to OUT/counterexamples/ (default: the config's out, else reports)",

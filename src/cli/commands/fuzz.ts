@@ -86,9 +86,15 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
           return found;
         })
       : all;
-  const agent = args.agent ?? config.fuzz.agent ?? config.registry.defaultAgent ?? 'none';
+  const defined = [...config.registry.agents.keys()];
+  // Several agents and none named: fuzzing a guess (or the tool-less `none`) would pass on nothing.
+  const agent = args.agent ?? config.fuzz.agent ?? config.registry.defaultAgent ?? (defined.length === 0 ? 'none' : undefined);
+  if (agent === undefined)
+    throw new UsageError(
+      `${config.file} defines ${defined.length} agents (${defined.join(', ')}) and names none to fuzz: choose one with --agent NAME, or set fuzz.agent (or defaultAgent) in the config`,
+    );
   if (agent !== 'none' && !config.registry.agents.has(agent))
-    throw new UsageError(`--agent ${agent}: no such agent in ${config.file}; defined: ${[...config.registry.agents.keys()].join(', ') || 'none'}`);
+    throw new UsageError(`--agent ${agent}: no such agent in ${config.file}; defined: ${defined.join(', ') || 'none'}`);
   let reporters;
   try {
     reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
@@ -185,6 +191,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
     version: VERSION,
     ...(counterexampleFile ? { counterexampleFile } : {}),
     ...(reproduces ? { reproduces } : {}),
+    subject: { agent: parsed.agent, tools: (cases.tools ?? []).map((t) => t.name) },
   });
   const written = await writeReports(results, { reporters, outDir: out, console: { verbose: args.verbose ?? false } });
   if (written.console) io.out(written.console);

@@ -12,10 +12,14 @@ type Policy = NonNullable<Scenario['policy']>;
 type Approver = NonNullable<Scenario['approver']>;
 type Layer = NonNullable<Scenario['visibility']>[number];
 
-/** Names and patterns a list may hold: the tools, a prefix pattern, everything. */
+/**
+ * Names and patterns a list may hold: the tools, a prefix pattern, everything —
+ * each matching at least one of the tools (every tool given is declared in the
+ * case: a name that matches none is refused before anything runs).
+ */
 function patternsArb(tools: readonly FuzzTool[]): fc.Arbitrary<string[]> {
   const names = tools.map((t) => t.name);
-  const prefixes = [...new Set(names.map((n) => `${n.split('_')[0]}_*`))];
+  const prefixes = [...new Set(names.filter((n) => n.includes('_')).map((n) => `${n.split('_')[0]}_*`))];
   return fc.uniqueArray(fc.constantFrom(...names, ...prefixes, '*'), { minLength: 0, maxLength: 3 });
 }
 

@@ -77,9 +77,11 @@ export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<Scena
           ...retries,
         };
       });
-  // The agent's own tools are scripted only sometimes; a scripted tool is usually declared (called undeclared, it is "not available").
+  // The agent's own tools are scripted only sometimes. A scripted tool is always declared: policy rules,
+  // visibility layers and toolStart triggers name it, and a name that names no tool is refused (fail
+  // closed). Calls to a tool nobody declares are UNKNOWN_TOOL's (see provider.ts).
   const own = tools.filter((t) => !t.scripted).map((t) => sometimes(ownScript(t), 50));
-  const scripted = tools.filter((t) => t.scripted).map((t) => sometimes(declared(t), 80));
+  const scripted = tools.filter((t) => t.scripted).map((t) => declared(t));
   return fc
     .tuple(fc.tuple(...own), fc.tuple(...scripted))
     .map(([overridden, declaredOnes]) => [...overridden, ...declaredOnes].filter((o): o is ScenarioTool => o !== undefined));

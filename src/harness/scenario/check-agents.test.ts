@@ -55,7 +55,7 @@ describe('scenarios checked against their agents', () => {
       throw new Error('no database');
     };
     await expect(check({ agents: new Map([['shop', broken]]), defaultAgent: 'shop' }, ['any', ''])).rejects.toThrow(
-      /the factory of agent shop threw: no database/,
+      /any\.yaml:1:1: agent: agent shop: the factory threw: no database/,
     );
   });
 
@@ -68,5 +68,43 @@ describe('scenarios checked against their agents', () => {
     };
     await expect(check(two, ['unnamed', ''])).rejects.toThrow(/unnamed\.yaml:1:1: agent: the config defines 2 agents \(shop, bank\) and no defaultAgent/);
     await expect(check(two, ['named', 'agent: bank\n'])).resolves.toBeUndefined();
+  });
+
+  it('refuses tool names that name no tool, with the closest; accepts the agent’s, the scenario’s and the ones the model calls', async () => {
+    const registry = { agents: new Map([['shop', shop]]), defaultAgent: 'shop' };
+    await expect(
+      check(registry, [
+        'names',
+        [
+          'tools:',
+          '  - name: issue_refnd',
+          '    behaviour: [hang]',
+          'policy:',
+          '  rules: [{ tools: [issue_refnd], decision: deny }]',
+          'visibility: [{ name: global, deny: ["refund_*"] }]',
+          '',
+        ].join('\n'),
+      ]),
+    ).rejects.toThrow(
+      new RegExp(
+        [
+          'names\\.yaml:3:\\d+: tools\\[0\\]\\.name: "issue_refnd" is not a tool of agent shop, and without a description this entry declares no new one; did you mean "issue_refund"\\?',
+          'names\\.yaml:6:\\d+: policy\\.rules\\[0\\]\\.tools\\[0\\]: "issue_refnd" is not a tool of agent shop or of this scenario; did you mean "issue_refund"\\?',
+          'names\\.yaml:7:\\d+: visibility\\[0\\]\\.deny\\[0\\]: pattern "refund_\\*" matches no tool of agent shop or of this scenario',
+        ].join('\n\\S*'),
+      ),
+    );
+    await expect(
+      check({ agents: new Map() }, [
+        'declared',
+        'tools:\n  - name: notify\n    description: Sends a note.\npolicy:\n  rules: [{ tools: [notify, "issue_*"], decision: ask }]\n',
+      ]),
+    ).rejects.toThrow(/declared\.yaml:6:\d+: policy\.rules\[0\]\.tools\[1\]: pattern "issue_\*" matches no tool of agent none or of this scenario$/);
+    await expect(
+      check(registry, [
+        'fine',
+        'tools:\n  - name: notify\n    description: Sends a note.\npolicy:\n  rules: [{ tools: [notify, "issue_*"], decision: ask }]\n',
+      ]),
+    ).resolves.toBeUndefined();
   });
 });

@@ -1,16 +1,17 @@
 /**
- * Before anything runs: every scenario names an agent the config defines, and
+ * Before anything runs: every scenario names an agent the config defines,
  * scripts only the behaviour of that agent's own tools — never their declared
- * side-effect level, schema, timeout or retries. A problem is a file error
- * naming the file, the line and the field.
+ * side-effect level, schema, timeout or retries — and names only tools that
+ * exist wherever it names one (check-tool-names.ts). A problem is a file error
+ * naming the file, the line and the field, with the closest name.
  */
 import { readFileSync } from 'node:fs';
 import type { AnyToolDeclaration } from '../../kernel/index.ts';
 import { locateInYaml } from '../../yaml/locate.ts';
-import { VirtualClock } from '../virtual-clock.ts';
-import { agentNameOf, buildAgent, NO_AGENT, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
+import { agentNameOf, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
+import { inspectAgent } from '../world/inspect-agent.ts';
 import { toolScriptProblems } from '../world/scripted-tools.ts';
-import { seededRandom } from '../world/seeded-random.ts';
+import { scenarioToolNameProblems } from './check-tool-names.ts';
 import { ScenarioFileError, type LoadedScenario } from './load.ts';
 
 export async function checkScenarioAgents(loaded: readonly LoadedScenario[], registry: AgentRegistry): Promise<void> {
@@ -31,7 +32,7 @@ export async function checkScenarioAgents(loaded: readonly LoadedScenario[], reg
       return `${l.file}:${line}:${column}`;
     };
     if (own instanceof Error) {
-      problems.push(`${at(['agent'])}: agent: ${own.message}`);
+      for (const line of own.message.split('\n')) problems.push(`${at(['agent'])}: agent: ${line}`);
       continue;
     }
     // Several agents and no default: a scenario that names none would silently run without any of them.
@@ -43,18 +44,19 @@ export async function checkScenarioAgents(loaded: readonly LoadedScenario[], reg
     }
     for (const p of toolScriptProblems(own, l.scenario.tools, name))
       problems.push(`${at(['tools', p.index, p.key])}: tools[${p.index}].${p.key}: ${p.message}`);
+    for (const p of scenarioToolNameProblems(l.scenario, own, name)) problems.push(`${at([...p.path])}: ${p.field}: ${p.message}`);
   }
   if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
 }
 
-/** The tools an agent declares, built once with a throwaway clock; an unknown agent or a factory that throws is an Error value. */
+/** The tools an agent declares (built once, or as the config built it), or an Error naming what is wrong with the agent. */
 async function declaredTools(name: string, registry: AgentRegistry): Promise<readonly AnyToolDeclaration[] | Error> {
-  if (name === NO_AGENT && !registry.agents.has(NO_AGENT)) return [];
   try {
-    const agent = await buildAgent(name, registry, { clock: new VirtualClock(), random: seededRandom(0) });
-    return agent.tools ?? [];
+    const inspection = await inspectAgent(name, registry);
+    if (inspection.problems.length > 0) return new Error(inspection.problems.map((p) => `agent ${name}: ${p}`).join('\n'));
+    return inspection.tools;
   } catch (error) {
     if (error instanceof UnknownAgentError) return error;
-    return new Error(`the factory of agent ${name} threw: ${(error as Error)?.message ?? String(error)}`);
+    throw error;
   }
 }

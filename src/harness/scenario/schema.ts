@@ -4,7 +4,7 @@
  * is documented in scenarios/README.md.
  */
 import { z } from 'zod';
-import { CANCEL_SOURCES, TRANSPORT_ERROR_KINDS } from '../../kernel/index.ts';
+import { CANCEL_SOURCES, closestName, EVENT_VERSIONS, isKnownType, TRANSPORT_ERROR_KINDS } from '../../kernel/index.ts';
 import { replyAssertionsSchema } from './reply-assertions-schema.ts';
 
 const ms = z.number().int().nonnegative();
@@ -243,6 +243,15 @@ const claimSchema = z.union([claimDecisionSchema, z.array(claimDecisionSchema).m
 // Expectations
 // ---------------------------------------------------------------------------
 
+/** The log's event types (the kernel's catalogue), for `expect.events`. */
+const EVENT_TYPES = Object.keys(EVENT_VERSIONS);
+
+/** The closest type, or every type when none is close. */
+function eventHint(type: string): string {
+  const near = closestName(type, EVENT_TYPES);
+  return near ? `; did you mean "${near}"?` : ` (known: ${EVENT_TYPES.join(', ')})`;
+}
+
 const OUTCOME_LABEL =
   /^(replied|rejected|nothing_to_do|conversation_full|interrupted|cancelled\{(user|parent|shutdown)\}|failed\{(max_steps|budget_exhausted|refusal|max_tokens|unknown_stop_reason|empty_reply|provider_unavailable|rate_limited|auth|invalid_request|persistence|internal)\})$/;
 const outcomeLabel = z.string().regex(OUTCOME_LABEL, 'an outcome label such as replied, cancelled{user} or failed{max_steps}');
@@ -301,7 +310,20 @@ export const expectationSchema = z.strictObject({
     .optional(),
   inbox: z.strictObject({ pending: z.number().int().nonnegative().optional(), returned: z.number().int().nonnegative().optional() }).optional(),
   clock: ms.optional().describe('Virtual time at the end'),
-  events: z.record(z.string(), z.number().int().nonnegative()).optional().describe('Count of log events by type'),
+  events: z
+    .record(z.string(), z.number().int().nonnegative())
+    .superRefine((counts, ctx) => {
+      // A misspelled type would count nothing, and `0` would pass whatever the log holds.
+      for (const type of Object.keys(counts))
+        if (!isKnownType(type))
+          ctx.addIssue({
+            code: 'custom',
+            path: [type],
+            message: `"${type}" is not a log event type${eventHint(type)}`,
+          });
+    })
+    .optional()
+    .describe('Count of log events by type (the kernel’s catalogue: turn.opened, tool.started, tool.result, …)'),
   responses: z
     .array(
       z.strictObject({

@@ -11,7 +11,19 @@
  * still always wins, so a scenario can restrict but never lift); its `system`
  * replaces the agent's one-text prompt; its config and secrets go on top.
  */
-import type { Agent, AgentContext, AgentFactory, ClaimPolicy, Clock, ModelErrorHandler, PolicyRule, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
+import {
+  closestName,
+  type Agent,
+  type AgentContext,
+  type AgentFactory,
+  type AnyToolDeclaration,
+  type ClaimPolicy,
+  type Clock,
+  type ModelErrorHandler,
+  type PolicyRule,
+  type ToolPolicy,
+  type VisibilityLayer,
+} from '../../kernel/index.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor } from './scripted-hooks.ts';
@@ -24,6 +36,18 @@ export interface AgentRegistry {
   readonly agents: ReadonlyMap<string, AgentFactory>;
   /** The agent of scenarios that name none. Default: `none`. */
   readonly defaultAgent?: string;
+  /** Each agent built once when the config loaded (inspect-agent.ts): checks read these rather than build it again. */
+  readonly inspected?: ReadonlyMap<string, AgentInspection>;
+}
+
+/** An agent built once with a throwaway clock, to be read, never run (inspect-agent.ts). */
+export interface AgentInspection {
+  /** The agent built; absent when the factory threw or returned no agent. */
+  readonly agent?: Agent;
+  /** The tools it declares. */
+  readonly tools: readonly AnyToolDeclaration[];
+  /** What the kernel refuses in it, one line each (a broken tool, a rule or layer naming no tool); empty when none. */
+  readonly problems: readonly string[];
 }
 
 export const EMPTY_REGISTRY: AgentRegistry = { agents: new Map() };
@@ -36,7 +60,10 @@ export function agentNameOf(scenario: Scenario, registry: AgentRegistry): string
 export class UnknownAgentError extends Error {
   constructor(name: string, registry: AgentRegistry) {
     const known = [...registry.agents.keys(), NO_AGENT];
-    super(`agent ${JSON.stringify(name)} is not defined (known: ${known.join(', ')}); define it in loopgate.config.ts under agents`);
+    const near = closestName(name, known);
+    super(
+      `agent ${JSON.stringify(name)} is not defined (known: ${known.join(', ')})${near ? `; did you mean ${near}?` : ''}; define it in loopgate.config.ts under agents`,
+    );
     this.name = 'UnknownAgentError';
   }
 }

@@ -11,4 +11,5 @@ export { DEFAULT_MAX_RETRIES } from './retry-policy.ts';
 export { ERROR_CODES, renderError, type PipelineErrorCode } from './tool-errors.ts';
 export { truncateForModel } from './truncate.ts';
 export { nameMatcher, type NameMatcher } from './glob.ts';
+export { checkToolNames, didYouMean, toolNameProblems, unmatchedToolName, ToolNameError, type ToolNameProblem } from './tool-names.ts';
 export { MAX_ARGUMENT_DEPTH, TOO_DEEP, nestedDeeperThan, cutAtDepth } from './argument-depth.ts';

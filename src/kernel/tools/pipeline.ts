@@ -9,6 +9,9 @@
  *   the abort signal; retries as the side-effect level permits.
  * - after: output checked, rendered, redacted, truncated, normalized.
  *
+ * Built only from a consistent configuration: every tool name a policy rule or
+ * visibility layer gives must name a registered tool (tool-names.ts).
+ *
  * `execute` never rejects and always settles (invariant 12). A STATEFUL or CRITICAL
  * call is never executed twice for one call id (invariant 13): it is not retried,
  * and a call id the recorder (or this executor) has seen start is settled
@@ -48,6 +51,7 @@ import { checkPolicy, decide, openPolicySpan, reportDecision, type PolicyOutcome
 import type { ToolRegistry } from './registry.ts';
 import { asToolFailure, DEFAULT_MAX_RETRIES, maxAttempts, wantsRetry } from './retry-policy.ts';
 import { runAttempt, type AttemptOutcome } from './run-attempt.ts';
+import { checkToolNames } from './tool-names.ts';
 import { renderError, toolErrors } from './tool-errors.ts';
 import { truncateForModel } from './truncate.ts';
 import type { AnyToolDeclaration, Approver, SettledToolCall, ToolError, ToolExecutionContext, ToolExecutor } from './types.ts';
@@ -122,6 +126,8 @@ class Pipeline implements ToolExecutor {
     this.#specs = Object.freeze(this.#visibility.visible.map((name) => options.registry.get(name)!.spec));
     this.#policy = options.policy ?? {};
     checkPolicy(this.#policy);
+    // Fail closed: a rule or layer naming no registered tool would silently deny (or allow) nothing.
+    checkToolNames(options.registry.names(), this.#policy, options.visibility ?? []);
     this.#approver = options.approver;
     this.#redact = options.redact ?? createRedactor();
     this.#maxOutputChars = positive(options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS, 'maxOutputChars');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { z as z3 } from 'zod/v3';
 import { defineTool } from './define-tool.ts';
 import { ToolDeclarationError, ToolRegistry } from './registry.ts';
 import type { AnyToolDeclaration } from './types.ts';
@@ -47,7 +48,9 @@ describe('ToolRegistry', () => {
 
   it('refuses a duplicate name, naming it', () => {
     expect(() => new ToolRegistry([weather, tool({ description: 'again' })])).toThrow(ToolDeclarationError);
-    expect(() => new ToolRegistry([weather, tool({ description: 'again' })])).toThrow(/"get_weather".*declared twice/);
+    expect(() => new ToolRegistry([weather, tool({ name: 'other' }), tool({ description: 'again' })])).toThrow(
+      /"get_weather": declared twice \(tools\[0\] and tools\[2\]\); tool names must be unique: rename or remove one/,
+    );
   });
 
   it('refuses bad declarations with the tool name and the problem', () => {
@@ -61,6 +64,9 @@ describe('ToolRegistry', () => {
       [{ sideEffect: 'STATEFUL', maxRetries: 1 }, /STATEFUL.*never retried automatically/],
       [{ sideEffect: 'CRITICAL', maxRetries: 3 }, /CRITICAL.*never retried automatically/],
       [{ input: { parse: () => 1 } as never }, /input must be a zod schema/],
+      [{ input: undefined as never }, /input is missing: declare the arguments as a zod schema/],
+      [{ input: z3.object({ n: z3.number() }) as never }, /input is a zod 3 schema: loopgate needs zod 4 \(import \{ z \} from 'zod' with zod@4\)/],
+      [{ output: z3.string() as never }, /output is a zod 3 schema: loopgate needs zod 4/],
       [{ input: z.string() as never }, /must describe an object/],
       [{ input: z.object({ when: z.date() }) as never }, /cannot be expressed as JSON Schema/],
     ];

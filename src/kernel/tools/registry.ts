@@ -30,10 +30,14 @@ export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
 
   constructor(declarations: readonly AnyToolDeclaration[]) {
+    const indexOf = new Map<string, number>();
     declarations.forEach((declaration, index) => {
       const name = typeof declaration?.name === 'string' ? declaration.name : `#${index}`;
       checkDeclaration(name, declaration);
-      if (this.#tools.has(name)) throw new ToolDeclarationError(name, 'declared twice; tool names must be unique');
+      const first = indexOf.get(name);
+      if (first !== undefined)
+        throw new ToolDeclarationError(name, `declared twice (tools[${first}] and tools[${index}]); tool names must be unique: rename or remove one`);
+      indexOf.set(name, index);
       this.#tools.set(name, Object.freeze({ declaration, spec: toSpec(declaration) }));
     });
   }
@@ -60,8 +64,9 @@ function checkDeclaration(name: string, d: AnyToolDeclaration): void {
   if (typeof d.description !== 'string' || d.description.trim() === '') {
     throw new ToolDeclarationError(name, 'description is empty; it is what the model reads to decide whether to call the tool');
   }
-  if (!isZodSchema(d.input)) throw new ToolDeclarationError(name, 'input must be a zod schema');
-  if (d.output !== undefined && !isZodSchema(d.output)) throw new ToolDeclarationError(name, 'output must be a zod schema when given');
+  if (d.input === undefined) throw new ToolDeclarationError(name, 'input is missing: declare the arguments as a zod schema, e.g. input: z.object({ … })');
+  if (!isZodSchema(d.input)) throw new ToolDeclarationError(name, `input ${notZod4(d.input)}`);
+  if (d.output !== undefined && !isZodSchema(d.output)) throw new ToolDeclarationError(name, `output ${notZod4(d.output)} (or leave output out)`);
   if (!SIDE_EFFECTS.includes(d.sideEffect)) {
     throw new ToolDeclarationError(name, `sideEffect must be one of ${SIDE_EFFECTS.join(', ')} (got ${JSON.stringify(d.sideEffect)})`);
   }
@@ -84,6 +89,13 @@ function checkDeclaration(name: string, d: AnyToolDeclaration): void {
 
 function isZodSchema(value: unknown): boolean {
   return value !== null && typeof value === 'object' && '_zod' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+}
+
+/** What a schema that is not a zod 4 schema is, and what to do instead. */
+function notZod4(value: unknown): string {
+  const zod3 = value !== null && typeof value === 'object' && '_def' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+  if (zod3) return "is a zod 3 schema: loopgate needs zod 4 (import { z } from 'zod' with zod@4)";
+  return "must be a zod schema, e.g. z.object({ … }) (import { z } from 'zod' with zod@4)";
 }
 
 /**

@@ -1,0 +1,39 @@
+/**
+ * Every agent of the config is built once when the config loads (with a
+ * throwaway clock) and checked the way every host will build it: a broken tool
+ * declaration, a policy rule or visibility layer naming no tool of the agent, a
+ * factory that throws — each is one line naming the config file, the agent and
+ * the fix, and nothing runs. The inspections go with the registry, so the
+ * scenario checks, the fuzzer and check-host read them instead of building each
+ * agent again.
+ */
+import { readFileSync } from 'node:fs';
+import type { AgentInspection, AgentRegistry } from '../harness/world/agent-under-test.ts';
+import { inspectFactory } from '../harness/world/inspect-agent.ts';
+import { ConfigFileError } from './config-error.ts';
+import { lineOfKey } from './locate-key.ts';
+
+/** The config with each agent inspected; throws one ConfigFileError listing every problem, one line each. */
+export async function inspectConfigAgents<C extends { readonly file: string; readonly registry: AgentRegistry }>(config: C): Promise<C> {
+  const inspected = new Map<string, AgentInspection>();
+  const problems: string[] = [];
+  let source: string | undefined;
+  for (const [name, factory] of config.registry.agents) {
+    const inspection = await inspectFactory(factory);
+    inspected.set(name, inspection);
+    if (inspection.problems.length === 0) continue;
+    source ??= readSource(config.file);
+    const line = lineOfKey(source, ['agents', name]);
+    for (const problem of inspection.problems) problems.push(`${config.file}${line !== undefined ? `:${line}` : ''}: agents.${name}: ${problem}`);
+  }
+  if (problems.length > 0) throw new ConfigFileError(problems.join('\n'));
+  return { ...config, registry: { ...config.registry, inspected } };
+}
+
+function readSource(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return ''; // the line is a courtesy
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Every tool name a scenario writes must name a tool, or the gate checks nothing
+ * and says it passed: `executions: { transfer_fund: 0 }` holds whatever
+ * transfer_funds does, a deny of `close_acount` hides nothing, a `toolStart`
+ * trigger on a misspelled tool never fires, and a `tools:` entry naming no tool
+ * quietly declares a stub while the real tool runs unscripted.
+ *
+ * - a `tools:` entry names one of the agent's tools, or declares a new one (it
+ *   has a `description`);
+ * - policy rules and visibility layers name the agent's or the scenario's tools
+ *   (or a `*` pattern matching one), as the kernel requires of every pipeline;
+ * - an `at: { toolStart }` trigger names one of those tools;
+ * - expectations about tools (`executions`, `toolCalls`, `toolResults` — also per
+ *   turn — and `policy`) name one of those tools, or a tool the scripted model
+ *   calls (a call to a tool nobody has is refused, and that is worth asserting).
+ *
+ * Each problem comes with its place in the file and the closest name.
+ */
+import { didYouMean, unmatchedToolName, type AnyToolDeclaration } from '../../kernel/index.ts';
+import type { Scenario } from './schema.ts';
+
+export interface ToolNameProblem {
+  /** Where in the file (for locateInYaml: a turn number as a number). */
+  readonly path: readonly (string | number)[];
+  /** The field as the message names it, e.g. `expect.turns.0.toolResults[1].tool`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+export function scenarioToolNameProblems(scenario: Scenario, own: readonly AnyToolDeclaration[], agent: string): ToolNameProblem[] {
+  const problems: ToolNameProblem[] = [];
+  const add = (path: readonly (string | number)[], message: string) => problems.push({ path: locatable(path), field: field(path), message });
+  const ownNames = own.map((t) => t.name);
+  const declared: string[] = [];
+  scenario.tools.forEach((entry, i) => {
+    if (ownNames.includes(entry.name)) return;
+    if (entry.description !== undefined) declared.push(entry.name);
+    else
+      add(
+        ['tools', i, 'name'],
+        `"${entry.name}" is not a tool of agent ${agent}, and without a description this entry declares no new one${didYouMean(entry.name, ownNames)}`,
+      );
+  });
+
+  const tools = [...ownNames, ...declared];
+  const what = `tool of agent ${agent} or of this scenario`;
+  const pattern = (path: (string | number)[], name: string) => {
+    const why = unmatchedToolName(name, tools, what);
+    if (why) add(path, why);
+  };
+  const exact = (path: (string | number)[], name: string, known: readonly string[]) => {
+    if (!known.includes(name)) add(path, `"${name}" is not a ${what}${didYouMean(name, known)}`);
+  };
+
+  scenario.policy?.rules.forEach((rule, i) => rule.tools?.forEach((name, j) => pattern(['policy', 'rules', i, 'tools', j], name)));
+  scenario.visibility?.forEach((layer, i) => {
+    for (const list of ['allow', 'deny'] as const) layer[list]?.forEach((name, j) => pattern(['visibility', i, list, j], name));
+  });
+  scenario.inbox.forEach((entry, i) => {
+    if (entry.at?.toolStart !== undefined) exact(['inbox', i, 'at', 'toolStart'], entry.at.toolStart, tools);
+  });
+
+  const called = [...scenario.provider.script, ...(scenario.provider.fallback ?? [])].flatMap((step) => (step.tool_use ?? []).map((c) => c.name));
+  const nameable = [...new Set([...tools, ...called])];
+  const expect = scenario.expect;
+  for (const name of Object.keys(expect.executions ?? {})) exact(['expect', 'executions', name], name, nameable);
+  expect.toolCalls?.forEach((name, i) => exact(['expect', 'toolCalls', i], name, nameable));
+  expect.toolResults?.forEach((r, i) => r.tool !== undefined && exact(['expect', 'toolResults', i, 'tool'], r.tool, nameable));
+  for (const [turn, want] of Object.entries(expect.turns ?? {}))
+    want.toolResults?.forEach((r, i) => r.tool !== undefined && exact(['expect', 'turns', turn, 'toolResults', i, 'tool'], r.tool, nameable));
+  expect.policy?.forEach((p, i) => exact(['expect', 'policy', i, 'tool'], p.tool, nameable));
+  return problems;
+}
+
+/** A turn number (a key of expect.turns) is a number key in the YAML document. */
+function locatable(path: readonly (string | number)[]): (string | number)[] {
+  return path.map((key, i) => (path[i - 1] === 'turns' && typeof key === 'string' && /^\d+$/.test(key) ? Number(key) : key));
+}
+
+function field(path: readonly (string | number)[]): string {
+  let out = '';
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out ? `.${key}` : key;
+  return out;
+}

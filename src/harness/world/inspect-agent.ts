@@ -1,0 +1,59 @@
+/**
+ * An agent built once, before anything runs, with a throwaway clock: to read the
+ * tools it declares (scenario checks, the fuzzer's generators, check-host) and to
+ * find what the kernel would refuse in it — a broken tool declaration, a policy
+ * rule or visibility layer naming no tool, a bad prompt fragment — while that can
+ * still be one line naming the agent, instead of a case that throws. Every case
+ * still builds its own fresh agent; this one only answers questions.
+ */
+import { agentPrompt, agentTools, createRedactor, ToolNameError, type Agent, type AgentFactory } from '../../kernel/index.ts';
+import { VirtualClock } from '../virtual-clock.ts';
+import { NO_AGENT, UnknownAgentError, type AgentInspection, type AgentRegistry } from './agent-under-test.ts';
+import { seededRandom } from './seeded-random.ts';
+
+/** The registry's agent `name`, inspected (or the inspection the config made when it loaded). Throws UnknownAgentError. */
+export async function inspectAgent(name: string, registry: AgentRegistry): Promise<AgentInspection> {
+  const known = registry.inspected?.get(name);
+  if (known) return known;
+  if (name === NO_AGENT && !registry.agents.has(NO_AGENT)) return { agent: {}, tools: [], problems: [] };
+  const factory = registry.agents.get(name);
+  if (!factory) throw new UnknownAgentError(name, registry);
+  return inspectFactory(factory);
+}
+
+/** Builds the agent once and lists, one line each, what the kernel refuses in it. */
+export async function inspectFactory(factory: AgentFactory): Promise<AgentInspection> {
+  let agent: Agent;
+  try {
+    agent = await factory({ clock: new VirtualClock(), random: seededRandom(0) });
+  } catch (error) {
+    return { tools: [], problems: [`the factory threw: ${firstLine(error)}`] };
+  }
+  if (agent === null || typeof agent !== 'object' || Array.isArray(agent)) {
+    return {
+      tools: [],
+      problems: [`the factory returned ${agent === null ? 'null' : Array.isArray(agent) ? 'a list' : typeof agent}, not an agent ({ tools, system, … })`],
+    };
+  }
+  if (agent.tools !== undefined && !Array.isArray(agent.tools))
+    return { tools: [], problems: ['tools must be a list of tool declarations (defineTool({ … }))'] };
+  const problems: string[] = [];
+  try {
+    // What every host builds from the agent: the registry, the policy and visibility checks included.
+    agentTools(agent, createRedactor());
+  } catch (error) {
+    if (error instanceof ToolNameError) problems.push(...error.problems.map((p) => p.message));
+    else problems.push(firstLine(error));
+  }
+  try {
+    agentPrompt(agent);
+  } catch (error) {
+    problems.push(firstLine(error));
+  }
+  return { agent, tools: agent.tools ?? [], problems };
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!;
+}
