@@ -234,7 +234,9 @@ describe('host config', () => {
     expect(() => parseHostConfig('budgets:\n  maxSteps: ten\n', 'agent.yaml')).toThrow(/agent.yaml:2:\d+: budgets.maxSteps: .*number/);
   });
   it('names an unknown key', () => {
-    expect(() => parseHostConfig('budgets:\n  maxStep: 3\n', 'agent.yaml')).toThrow(/agent.yaml:2:\d+: budgets: .*maxStep/);
+    expect(() => parseHostConfig('budgets:\n  maxStep: 3\n', 'agent.yaml')).toThrow(
+      /agent.yaml:2:\d+: budgets\.maxStep: unknown key \(did you mean maxSteps\?\)/,
+    );
   });
   it('names an unknown tools.mode at startup', () => {
     const store = new MemoryEventStore();

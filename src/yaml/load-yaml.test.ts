@@ -31,8 +31,13 @@ describe('loadYaml', () => {
     const [issue] = issues('name: a\nbudgets: { maxSteps: 1 }\ntools:\n  - name: ok\n  - name: 5\n');
     expect(issue).toMatchObject({ line: 5, field: 'tools[1].name' });
   });
-  it('points a missing key at its parent, and names unknown keys', () => {
-    expect(issues('name: a\nbudgets:\n  steps: 3\n').map((i) => i.field)).toEqual(expect.arrayContaining(['budgets.maxSteps', 'budgets']));
+  it('points a missing key at its parent, and an unknown key at its own line, with the closest known key', () => {
+    const found = issues('name: a\nbudgets:\n  maxSteps: 1\n  steps: 3\ntools:\n  - name: x\n    nmae: y\n');
+    expect(found.map((i) => [i.line, i.field, i.message])).toEqual([
+      [4, 'budgets.steps', 'unknown key (did you mean maxSteps?); known: maxSteps'],
+      [7, 'tools[0].nmae', 'unknown key (did you mean name?); known: name'],
+    ]);
+    expect(issues('name: a\n').map((i) => i.field)).toEqual(['budgets']);
   });
   it('reports YAML syntax errors with their line', () => {
     const [issue] = issues('name: a\nbudgets: [1, 2\n');

@@ -4,9 +4,10 @@
  * size, and what its aliases expand to, are checked against `YAML_LIMITS`
  * before any data is built. Every problem is a `YamlValidationError`.
  */
-import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
+import { LineCounter, parseDocument, isMap, isNode, isScalar, type Node } from 'yaml';
 import type { z } from 'zod';
-import { InputError } from '../kernel/index.ts';
+import { closestName, InputError } from '../kernel/index.ts';
+import { knownKeysAt } from './known-keys.ts';
 import { expansionProblem } from './expansion.ts';
 import { YAML_LIMITS } from './limits.ts';
 
@@ -68,8 +69,9 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
   }
   const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => {
+  const issues = parsed.error.issues.flatMap((issue) => {
     const path = issue.path as PropertyKey[];
+    if (issue.code === 'unrecognized_keys') return unknownKeys(doc, schema, path, issue.keys, file, position);
     // Point at the deepest node that exists on the path (a missing key points at its parent).
     let node: unknown;
     for (let depth = path.length; depth >= 0; depth--) {
@@ -80,4 +82,24 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
     return { file, ...position(range?.[0]), field: formatPath(path), message: issue.message };
   });
   throw new YamlValidationError(issues);
+}
+
+/** One issue per unknown key, at the key's own line: the closest known key, and every known one. */
+function unknownKeys(
+  doc: ReturnType<typeof parseDocument>,
+  schema: z.ZodType,
+  path: readonly PropertyKey[],
+  keys: readonly string[],
+  file: string,
+  position: (offset: number | undefined) => { line: number; column: number },
+): YamlIssue[] {
+  const known = knownKeysAt(schema, path);
+  const map = path.length === 0 ? doc.contents : doc.getIn(path as (string | number)[], true);
+  return keys.map((key) => {
+    const pair = isMap(map) ? map.items.find((p) => isScalar(p.key) && String(p.key.value) === key) : undefined;
+    const at = isNode(pair?.key) ? (pair.key as Node).range?.[0] : isNode(map) ? (map as Node).range?.[0] : undefined;
+    const near = closestName(key, known);
+    const message = `unknown key${near ? ` (did you mean ${near}?)` : ''}${known.length ? `; known: ${known.join(', ')}` : ''}`;
+    return { file, ...position(at), field: formatPath([...path, key]), message };
+  });
 }

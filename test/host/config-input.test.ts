@@ -58,7 +58,7 @@ describe('host config input', () => {
     expect(otlp('{ endpoint: "http://c:4318", headers: { x-key: "the-actual-key" } }')).toMatch(
       /trace\.export\.otlp\.headers\.x-key: an environment variable name/,
     );
-    expect(otlp('{ endpoint: "http://c:4318", colour: blue }')).toMatch(/trace\.export\.otlp: Unrecognized key: "colour"/);
+    expect(otlp('{ endpoint: "http://c:4318", colour: blue }')).toMatch(/trace\.export\.otlp\.colour: unknown key; known: /);
     expect(refusal(() => parseHostConfig('trace:\n  export: stdout\n', 'agent.yaml')).message).toMatch(
       /trace\.export: use none, or an object with jsonl: FILE and\/or otlp: \{ endpoint: URL \}/,
     );
