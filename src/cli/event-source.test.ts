@@ -82,7 +82,7 @@ describe('loopgate replay <postgres URL>: connection failures exit 2, naming the
     const result = await loopgate(['replay', 'postgres://ops:s3cret-pw@db.internal:not-a-port/agents']);
     expect(result.status).toBe(EXIT.usage);
     expect(result.stderr).toBe(
-      'loopgate: postgres://ops:****@db.internal:not-a-port/agents: not a valid URL (expected postgres://user:password@host:5432/database)\n',
+      'loopgate: postgres://ops:****@db.internal:not-a-port/agents: not a valid URL (expected postgres://user:****@host:5432/database, the password in place of ****)\n',
     );
   });
 });

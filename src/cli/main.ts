@@ -62,6 +62,8 @@ export async function main(argv: string[]): Promise<number> {
     .strict()
     .help()
     .version(VERSION)
+    // --help and --version answer and return: only loopgate ends its process (guard-process.ts).
+    .exitProcess(false)
     .fail((message, error) => {
       // Throwing stops yargs here: the command's handler never runs.
       throw error ?? new ArgumentError(message);

@@ -6,7 +6,7 @@
  * anywhere — progress lines, `replay`, `decode`, `contract --replay`, errors —
  * so no command can print a key by forgetting to.
  */
-import { createRedactor, secretsFromEnv } from '../kernel/redact/redactor.ts';
+import { createRedactor, secretsFromEnv } from '../kernel/redact/index.ts';
 
 export function redactOutput(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): void {
   const redact = createRedactor({ secrets: secretsFromEnv(env) });

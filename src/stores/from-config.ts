@@ -53,7 +53,7 @@ function postgresUrl(config: Extract<StoreConfig, { kind: 'postgres' }>, env: Re
     const value = env[config.urlEnv];
     if (value === undefined || value.trim() === '') {
       throw new StoreError(
-        `store.urlEnv: the environment variable ${config.urlEnv} is not set (it should hold the PostgreSQL URL, e.g. postgres://user:password@host:5432/database)`,
+        `store.urlEnv: the environment variable ${config.urlEnv} is not set (it should hold the PostgreSQL URL, e.g. postgres://user:****@host:5432/database, the password in place of ****)`,
       );
     }
     return value.trim();

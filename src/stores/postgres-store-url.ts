@@ -46,7 +46,7 @@ export function checkPostgresUrl(url: unknown): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new StoreError(`${masked}: not a valid URL (expected postgres://user:password@host:5432/database)`);
+    throw new StoreError(`${masked}: not a valid URL (expected postgres://user:****@host:5432/database, the password in place of ****)`);
   }
   if (!PROTOCOLS.has(parsed.protocol)) {
     throw new StoreError(`${masked}: not a PostgreSQL URL (it must start with postgres:// or postgresql://)`);

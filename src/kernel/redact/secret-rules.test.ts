@@ -45,6 +45,8 @@ describe('the default secret rules', () => {
   it('keep the rest of a connection URL, and redact an unterminated private key to the end', () => {
     const redact = createRedactor();
     expect(redact('DATABASE_URL=postgresql://admin:hunter2@db.internal:5432/shop')).toBe(`DATABASE_URL=${REDACTED}db.internal:5432/shop`);
+    // A password loopgate already masked is shown as it is: the user can still tell which server.
+    expect(redact('postgres://ops:****@db.internal/agents: connection refused')).toBe('postgres://ops:****@db.internal/agents: connection refused');
     expect(redact('key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA')).toBe(`key:\n${REDACTED}`);
   });
 

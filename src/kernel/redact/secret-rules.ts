@@ -70,8 +70,8 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { id: 'basic-auth', description: 'HTTP basic credentials', pattern: /\bBasic\s+[A-Za-z0-9+/]{16,}={0,2}/g, minLength: 22 },
   {
     id: 'url-credentials',
-    description: 'user and password inside a URL (database and broker connection strings)',
-    pattern: /\b[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:/@"'<>]{1,128}:[^\s@"'<>]{1,256}@/g,
+    description: 'user and password inside a URL (database and broker connection strings); a password already masked (****) is none',
+    pattern: /\b[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:/@"'<>]{1,128}:(?!\*+@)[^\s@"'<>]{1,256}@/g,
     minLength: 8,
   },
   {
