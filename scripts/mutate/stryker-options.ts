@@ -43,15 +43,18 @@ export function strykerOptions(options: {
     // A mutant that makes the loop spin is a timeout (detected); a busy 2-core machine needs the slack.
     timeoutMS: 20_000,
     timeoutFactor: 2,
+    // The first run of the whole suite, one test file at a time with coverage, takes a quarter of an hour here.
+    dryRunTimeoutMinutes: 90,
     reporters: ['json', 'html', 'progress-append-only'],
     jsonReporter: { fileName: join(dir, 'mutation.json') },
     htmlReporter: { fileName: join(dir, 'mutation.html') },
     incremental: options.incremental,
     incrementalFile: join(dir, 'incremental.json'),
     tsconfigFile: 'tsconfig.stryker-none.json',
-    tempDirName: '.stryker-tmp',
+    // One sandbox folder per judge, so the two can run at once; neither copies the other's.
+    tempDirName: `.stryker-tmp/${options.judge}`,
     cleanTempDir: true,
-    ignorePatterns: ['/reports', '/.loopgate', '/dist', '/bench/results', '/coverage', '*.db', '*.db-wal', '*.db-shm', '*.cpuprofile', '*.tgz'],
+    ignorePatterns: ['/.stryker-tmp', '/reports', '/.loopgate', '/dist', '/bench/results', '/coverage', '*.db', '*.db-wal', '*.db-shm', '*.cpuprofile', '*.tgz'],
     thresholds: { high: 97, low: 90, break: null },
     logLevel: 'info' as LogLevel,
     fileLogLevel: 'off' as LogLevel,
