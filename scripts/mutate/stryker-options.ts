@@ -2,7 +2,7 @@
  * Stryker's options for a run of one judge over a sample of sites.
  *
  * - Each judge is a vitest config: `gate` runs bench/mutation/gate.judge.ts only,
- *   `suite` the repository's vitest.config.ts (all of `npm test`'s tests).
+ *   `suite` every test of `npm test` (vitest.config.ts, with longer time limits).
  * - perTest coverage: a mutant runs only the tests that reach it (all of them if
  *   it is reached while modules load: a "static" mutant); `related: false`, since
  *   vitest's import graph does not see the CLI's lazy imports.
@@ -18,7 +18,7 @@ import { IGNORER_NAME } from './sample-ignorer.ts';
 
 export const VITEST_CONFIG: Record<Judge, string> = {
   gate: 'bench/mutation/vitest.gate.config.ts',
-  suite: 'vitest.config.ts',
+  suite: 'bench/mutation/vitest.suite.config.ts',
 };
 
 /** Where a judge's Stryker reports, sites and incremental file go (reports/ is not committed). */
