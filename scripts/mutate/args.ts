@@ -25,7 +25,7 @@ export interface MutateArgs {
 
 export class MutateUsageError extends Error {}
 
-export const DEFAULTS = { judge: 'gate', sample: 40, seed: 1, concurrency: 2, out: 'bench/results' } as const;
+export const DEFAULTS = { judge: 'gate', sample: 15, seed: 1, concurrency: 2, out: 'bench/results' } as const;
 
 export const USAGE = `npm run mutate -- [--judge gate|suite] [--sample N|all] [--seed S] [--concurrency C] [--incremental] [--file PATH]... [--out DIR] [--dry-run]
 
