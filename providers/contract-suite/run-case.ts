@@ -1,7 +1,8 @@
 /**
  * Runs one contract case against one client and checks what every case checks:
  * the call resolves (never rejects), the result has the contract's shape, and
- * no delta arrives after it settled. Then the case's own check. Throws an
+ * no delta arrives after it settled, and (where the harness can tell) at most
+ * one request went out. Then the case's own check. Throws an
  * AssertionError on failure; framework-free, so the CLI can use it too.
  */
 import assert from 'node:assert/strict';
@@ -42,6 +43,9 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
 
   const problems = resultProblems(result);
   assert.deepEqual(problems, [], `the result does not have the contract's shape: ${JSON.stringify(result)}`);
-  testCase.check({ result, deltas, ...(requestCount ? { requestCount: requestCount() } : {}) });
+  // One call, at most one request: retrying is the loop's decision (its tiers, retry-after, fallback), never the SDK's on its own.
+  const sent = requestCount?.();
+  if (sent !== undefined) assert.ok(sent <= 1, `one call sent ${sent} requests: the client retried on its own`);
+  testCase.check({ result, deltas, ...(sent !== undefined ? { requestCount: sent } : {}) });
   return result;
 }

@@ -3,6 +3,9 @@ import { jsonPlan } from './plan.ts';
 import { acquireWireFake, WIRE_FAKE_ORIGIN } from './server.ts';
 
 const fake = acquireWireFake();
+/** The smallest bodies each provider accepts (the fake refuses what the provider would). */
+const chatBody = (extra: object = {}) => JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra });
+const messagesBody = (extra: object = {}) => JSON.stringify({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], ...extra });
 afterAll(() => fake.release());
 
 describe('wire fake server', () => {
@@ -14,13 +17,13 @@ describe('wire fake server', () => {
       const response = await fetch(url, {
         method: 'POST',
         headers: { authorization: 'Bearer sk-secret-value', 'content-type': 'application/json' },
-        body: JSON.stringify({ i }),
+        body: chatBody({ i }),
       });
       statuses.push(response.status);
       await response.text();
     }
     expect(statuses).toEqual([500, 200, 200]);
-    expect(scenario.requests.map((r) => r.body)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
+    expect(scenario.requests.map((r) => (r.body as { i: number }).i)).toEqual([0, 1, 2]);
     expect(scenario.requests[0]!.path).toBe('/v1/chat/completions');
     expect(scenario.requests[0]!.headers['authorization']).toBe('[REDACTED]');
   });
@@ -28,19 +31,36 @@ describe('wire fake server', () => {
   it('keeps scenarios apart and answers 404 for one that does not exist', async () => {
     const a = fake.scenario(jsonPlan(200, { from: 'a' }));
     const b = fake.scenario(jsonPlan(200, { from: 'b' }));
-    expect(await (await fetch(`${b.baseURL('anthropic')}/v1/messages`, { method: 'POST' })).json()).toEqual({ from: 'b' });
-    expect(await (await fetch(`${a.baseURL('anthropic')}/v1/messages`, { method: 'POST' })).json()).toEqual({ from: 'a' });
+    expect(await (await fetch(`${b.baseURL('anthropic')}/v1/messages`, { method: 'POST', body: messagesBody() })).json()).toEqual({ from: 'b' });
+    expect(await (await fetch(`${a.baseURL('anthropic')}/v1/messages`, { method: 'POST', body: messagesBody() })).json()).toEqual({ from: 'a' });
     expect((await fetch(`${WIRE_FAKE_ORIGIN}/s/nope/v1/messages`, { method: 'POST' })).status).toBe(404);
   });
 
   it('resets the connection when planned', async () => {
     const scenario = fake.scenario({ kind: 'reset' });
-    await expect(fetch(`${scenario.baseURL('anthropic')}/v1/messages`, { method: 'POST' })).rejects.toThrow();
+    await expect(fetch(`${scenario.baseURL('anthropic')}/v1/messages`, { method: 'POST', body: messagesBody() })).rejects.toThrow();
   });
 
   it('answers with a responder function of the request', async () => {
     const scenario = fake.scenario((request) => jsonPlan(200, { echo: request.body }));
-    const response = await fetch(`${scenario.baseURL('anthropic')}/v1/messages`, { method: 'POST', body: '{"x":1}' });
-    expect(await response.json()).toEqual({ echo: { x: 1 } });
+    const response = await fetch(`${scenario.baseURL('anthropic')}/v1/messages`, { method: 'POST', body: messagesBody({ x: 1 }) });
+    expect(await response.json()).toMatchObject({ echo: { x: 1 } });
+  });
+
+  it('answers a request the provider would refuse with its 400 invalid_request_error, not the plan', async () => {
+    const scenario = fake.scenario(jsonPlan(200, { planned: true }));
+    const chat = await fetch(`${scenario.baseURL('openai-chat')}/chat/completions`, { method: 'POST', body: chatBody({ model: '' }) });
+    expect(chat.status).toBe(400);
+    expect(await chat.json()).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('model') } });
+    const messages = await fetch(`${scenario.baseURL('anthropic')}/v1/messages`, {
+      method: 'POST',
+      body: messagesBody({ messages: [{ role: 'assistant', content: 'hi' }] }),
+    });
+    expect(messages.status).toBe(400);
+    expect(await messages.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('messages.0.role') },
+    });
+    expect(scenario.requests).toHaveLength(2);
   });
 });

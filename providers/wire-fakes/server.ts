@@ -3,6 +3,10 @@
  * scenario (a prefix of that origin) answers with planned bytes. The real SDKs
  * parse them, exactly as they would parse a provider's answer.
  *
+ * A request body the provider would refuse (request-rules.ts) is answered with
+ * the provider's 400 invalid_request_error instead of the plan, as the real API
+ * would answer it.
+ *
  * msw patches the process's network layer, so there is one shared instance per
  * process; `acquireWireFake()` starts it and `release()` stops it when the last
  * user is done. Scenarios are independent, so tests may run side by side.
@@ -12,6 +16,7 @@ import { http } from 'msw';
 import type { WireProvider } from '../names.ts';
 import type { WirePlan } from './plan.ts';
 import { planResponse } from './serve.ts';
+import { providerOfPath, requestProblems } from './request-rules.ts';
 
 export const WIRE_FAKE_ORIGIN = 'https://wire-fake.loopgate.test';
 
@@ -69,6 +74,9 @@ function startServer(): SetupServer {
       const received: ReceivedRequest = { method: request.method, path, headers, body: await readBody(request) };
       const index = scenario.requests.length;
       scenario.requests.push(received);
+      const provider = request.method === 'POST' ? providerOfPath(path) : undefined;
+      const problems = provider ? requestProblems(provider, received.body) : [];
+      if (provider && problems.length > 0) return invalidRequest(provider, `wire fake: the provider would refuse this request: ${problems.join('; ')}`);
       let plan: WirePlan;
       try {
         plan = scenario.responder(received, index);
@@ -80,6 +88,15 @@ function startServer(): SetupServer {
   );
   instance.listen({ onUnhandledFrame: 'bypass' });
   return instance;
+}
+
+/** The provider's own 400 answer to a request it refuses. */
+function invalidRequest(provider: WireProvider, message: string): Response {
+  const body =
+    provider === 'anthropic'
+      ? { type: 'error', error: { type: 'invalid_request_error', message } }
+      : { error: { message, type: 'invalid_request_error', param: null, code: null } };
+  return Response.json(body, { status: 400 });
 }
 
 export interface WireFake {

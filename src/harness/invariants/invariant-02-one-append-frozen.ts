@@ -85,6 +85,7 @@ function probe(run: ScenarioRun): string | undefined {
         )
       : undefined,
     secondResult(view.known, refuse, append),
+    ...positionProbes(view.known, refuse, append),
     pendingReturned(copy, refuse, append),
     reentrant(copy),
   ];
@@ -98,6 +99,38 @@ function secondResult(known: readonly LogEvent[], refuse: Refuse, append: Append
   const result = known.find((e): e is Extract<LogEvent, { type: 'tool.result' }> => e.type === 'tool.result');
   if (!result) return undefined;
   return refuse(`a second result for call ${result.payload.callId}`, () => append('tool.result', { ...result.payload }));
+}
+
+/**
+ * Bad positions made from the run's own records, each refused by a position
+ * rule alone (no open-turn rule would refuse it too): a second receipt of an
+ * inbox message, a start or a policy decision for a call that was never made, a
+ * start for a call that has its result, a replaced range that is empty, a
+ * restore of a replacement already restored.
+ */
+function positionProbes(known: readonly LogEvent[], refuse: Refuse, append: Append): (string | undefined)[] {
+  const first = <T extends LogEvent['type']>(type: T, where: (e: Extract<LogEvent, { type: T }>) => boolean = () => true) =>
+    known.find((e): e is Extract<LogEvent, { type: T }> => e.type === type && where(e as Extract<LogEvent, { type: T }>));
+  const out: (string | undefined)[] = [];
+  const received = first('inbox.received');
+  if (received) out.push(refuse(`a second receipt of inbox message ${received.payload.id}`, () => append('inbox.received', { ...received.payload })));
+  const results = new Set(known.flatMap((e) => (e.type === 'tool.result' ? [e.payload.callId] : [])));
+  const started = first('tool.started', (e) => results.has(e.payload.callId));
+  if (started) {
+    out.push(refuse('a start for a call that was never made', () => append('tool.started', { ...started.payload, callId: 'fuzz-no-such-call' })));
+    out.push(refuse(`a start for call ${started.payload.callId}, which has its result`, () => append('tool.started', { ...started.payload })));
+  }
+  const decision = first('policy.decision');
+  if (decision)
+    out.push(refuse('a policy decision for a call that was never made', () => append('policy.decision', { ...decision.payload, callId: 'fuzz-no-such-call' })));
+  const replaced = first('projection.replaced', (e) => e.payload.to > e.payload.from);
+  if (replaced)
+    out.push(
+      refuse('an empty replaced range', () => append('projection.replaced', { ...replaced.payload, from: replaced.payload.to, to: replaced.payload.from })),
+    );
+  const restored = first('projection.restored');
+  if (restored) out.push(refuse(`restoring replacement ${restored.payload.replacement} twice`, () => append('projection.restored', { ...restored.payload })));
+  return out;
 }
 
 function pendingReturned(copy: EventLog, refuse: Refuse, append: Append): string | undefined {

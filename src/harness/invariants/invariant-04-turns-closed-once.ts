@@ -7,7 +7,11 @@
  * the alphabet does not have. Seen from the trace and the results: one trace per turn, its turn
  * span `ok` and carrying the outcome, and the outcome the loop returned is the one
  * it logged — except `failed{persistence}` returned for a turn whose close the
- * store refused to write (the log keeps what the turn did).
+ * store refused to write (the log keeps what the turn did). What a close records
+ * of its turn is the turn's own: the usage its model results reported, a
+ * tool-call count no smaller than the calls that started and no larger than the
+ * calls the model made — by a loop or by crash recovery — and the result the
+ * loop returned says the same.
  */
 import { isOutcome, outcomeLabel, type LogEvent, type Outcome } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -25,6 +29,7 @@ export const turnsClosedOnce = defineInvariant({
       () => closedInPairs(run),
       () => outcomesInAlphabet(run),
       () => tracesCarryOutcomes(run),
+      () => closesCountTheirTurn(run),
     ),
 });
 
@@ -95,6 +100,49 @@ function outcomesInAlphabet(run: ScenarioRun): string | undefined {
     if (e.type !== 'turn.closed') continue;
     const p = problem((e as Extract<LogEvent, { type: 'turn.closed' }>).payload.outcome);
     if (p) return `turn ${e.payload.turn} logged ${p}`;
+  }
+  return undefined;
+}
+
+const countable = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
+
+/** Each `turn.closed` counts its own turn's events, and the returned result repeats what was logged. */
+function closesCountTheirTurn(run: ScenarioRun): string | undefined {
+  for (const t of viewOf(run).turns) {
+    const close = t.events.at(-1);
+    if (close?.type !== 'turn.closed') continue;
+    const { usage, toolCalls } = close.payload;
+    // The fallback close (the real one could not be recorded) keeps no usage.
+    const fallback = close.payload.outcome.kind === 'failed' && close.payload.outcome.reason === 'internal';
+    let inputTokens = 0;
+    let outputTokens = 0;
+    const started = new Set<string>();
+    let made = 0;
+    for (const e of t.events) {
+      if (e.type === 'model.result') {
+        inputTokens += countable(e.payload.result.usage?.inputTokens);
+        outputTokens += countable(e.payload.result.usage?.outputTokens);
+      } else if (e.type === 'tool.started') started.add(e.payload.callId);
+      else if (e.type === 'assistant.message') made += e.payload.content.filter((b) => b.type === 'tool_call').length;
+    }
+    if (!fallback && (usage.inputTokens !== inputTokens || usage.outputTokens !== outputTokens))
+      return `turn ${t.turn} closed with usage ${usage.inputTokens}/${usage.outputTokens} tokens, but its model results reported ${inputTokens}/${outputTokens}`;
+    if (toolCalls < started.size || toolCalls > made)
+      return `turn ${t.turn} closed counting ${toolCalls} tool call(s), but ${started.size} started and the model made ${made}`;
+  }
+  for (const r of run.results) {
+    const close = viewOf(run)
+      .turns.find((t) => t.turn === r.turn)
+      ?.events.at(-1);
+    if (close?.type !== 'turn.closed' || (outcomeLabel(r.outcome) === 'failed{persistence}' && run.storeWrites.failed.length > 0)) continue;
+    const logged = close.payload;
+    if (
+      r.steps !== logged.steps ||
+      r.toolCalls !== logged.toolCalls ||
+      r.usage.inputTokens !== logged.usage.inputTokens ||
+      r.usage.outputTokens !== logged.usage.outputTokens
+    )
+      return `turn ${r.turn} returned ${r.steps} step(s), ${r.toolCalls} tool call(s), ${r.usage.inputTokens}/${r.usage.outputTokens} tokens, but logged ${logged.steps}, ${logged.toolCalls}, ${logged.usage.inputTokens}/${logged.usage.outputTokens}`;
   }
   return undefined;
 }

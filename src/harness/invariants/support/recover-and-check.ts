@@ -8,7 +8,7 @@
  * idempotent and its events readable back from a store.
  */
 import { checkToolPairing, decodeRecords, EventLog, project, toRecord, type AnyEvent, type LogEvent, type SideEffect } from '../../../kernel/index.ts';
-import { recoverConversation } from '../../../host/recovery.ts';
+import { recoverConversation, type RecoveryReport } from '../../../host/recovery.ts';
 import type { ScenarioRun } from '../../second-host.ts';
 import { replayInbox } from './inbox-replay.ts';
 import { noticeLine, sideEffectsOfUnrepliedTurns, tells } from './side-effects.ts';
@@ -37,6 +37,23 @@ export function sideEffectOf(run: ScenarioRun): (tool: string) => SideEffect | u
  * STATEFUL or CRITICAL call with no durable start provably never ran: recovery
  * must say NOT_RUN, not "may have taken effect" (the write-ahead rule).
  */
+/** The report recovery returns (to the host and its caller) says exactly what it wrote: the calls it settled unknown or NOT_RUN, the messages it returned. */
+function reportProblem(report: RecoveryReport, log: EventLog, from: number): string | undefined {
+  const unknown: string[] = [];
+  const notRun: string[] = [];
+  const returned: string[] = [];
+  for (const e of log.events.slice(from)) {
+    if (e.opaque) continue;
+    const event = e as LogEvent;
+    if (event.type === 'tool.result') (event.payload.status === 'unknown' ? unknown : notRun).push(event.payload.callId);
+    if (event.type === 'inbox.returned') returned.push(...event.payload.ids);
+  }
+  const same = (a: readonly string[], b: readonly string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+  if (!same(report.unknownCallIds, unknown) || !same(report.notRunCallIds, notRun) || !same(report.returnedIds, returned))
+    return `recovery reported unknown ${JSON.stringify(report.unknownCallIds)}, not run ${JSON.stringify(report.notRunCallIds)}, returned ${JSON.stringify(report.returnedIds)}, but wrote unknown ${JSON.stringify(unknown)}, not run ${JSON.stringify(notRun)}, returned ${JSON.stringify(returned)}`;
+  return undefined;
+}
+
 export function recoverAndCheck(
   prefix: readonly AnyEvent[],
   where: string,
@@ -61,6 +78,8 @@ export function recoverAndCheck(
   }
   if (log.positions.openTurn !== undefined) return fail(`turn ${log.positions.openTurn} is still open after recovery`);
   if (openBefore !== undefined && !report.recovered) return fail(`turn ${openBefore} was open but recovery did nothing`);
+  const told = reportProblem(report, log, prefix.length);
+  if (told) return fail(told);
   const known = log.events.filter((e): e is LogEvent => !e.opaque);
   for (const e of known) {
     if (e.type !== 'assistant.message') continue;

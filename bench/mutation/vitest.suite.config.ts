@@ -1,0 +1,22 @@
+/**
+ * vitest config of the "suite" judge: the repository's own (every test of
+ * `npm test`), with longer time limits — Stryker runs the test files one at a
+ * time on instrumented code, and a test that times out in its first run stops
+ * the whole mutation run.
+ *
+ * One test file is left out: test/cli/break-a-transition.test.ts reads
+ * src/kernel/loop/runner.ts as text to prove its hook rewrites a real line, and
+ * in Stryker's sandbox that file holds the instrumented code, so it always fails
+ * there (and it runs the CLI in a child process, where no mutant is active).
+ */
+import { configDefaults, mergeConfig } from 'vitest/config';
+import base from '../../vitest.config.ts';
+
+export default mergeConfig(base, {
+  test: {
+    root: new URL('../..', import.meta.url).pathname,
+    testTimeout: 240_000,
+    hookTimeout: 240_000,
+    exclude: [...configDefaults.exclude, 'test/consumer/fixture-project/**', 'test/cli/break-a-transition.test.ts'],
+  },
+});

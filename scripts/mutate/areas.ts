@@ -1,0 +1,56 @@
+/**
+ * What mutation testing mutates, in three areas scored separately: the kernel,
+ * the provider adapters (the SDK adapters and what they share — not the fakes,
+ * the contract suite or the recording tools) and the host's crash recovery.
+ */
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+export const AREA_NAMES = ['kernel', 'adapters', 'recovery'] as const;
+export type AreaName = (typeof AREA_NAMES)[number];
+
+interface Area {
+  readonly name: AreaName;
+  /** Folders whose .ts files (tests excluded) are mutated, recursively. */
+  readonly dirs: readonly string[];
+  readonly files: readonly string[];
+}
+
+export const AREAS: readonly Area[] = [
+  { name: 'kernel', dirs: ['src/kernel'], files: [] },
+  {
+    name: 'adapters',
+    dirs: ['providers/anthropic', 'providers/openai-chat', 'providers/openai-responses', 'providers/openai-shared', 'providers/shared'],
+    files: ['providers/clients.ts'],
+  },
+  { name: 'recovery', dirs: [], files: ['src/host/recovery.ts'] },
+];
+
+const isSource = (name: string) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts');
+
+/** A path relative to the repository, with forward slashes (as Stryker's patterns and reports spell them). */
+export const posix = (path: string) => path.split(sep).join('/');
+
+/** Every file mutated, relative to `root`, sorted (so a seed picks the same sample on every machine). */
+export function areaFiles(root: string): { readonly area: AreaName; readonly file: string }[] {
+  const out: { area: AreaName; file: string }[] = [];
+  for (const area of AREAS) {
+    for (const dir of area.dirs) {
+      for (const entry of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
+        if (entry.isFile() && isSource(entry.name)) out.push({ area: area.name, file: posix(relative(root, join(entry.parentPath, entry.name))) });
+      }
+    }
+    for (const file of area.files) out.push({ area: area.name, file });
+  }
+  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+/** The area a (repository-relative) file belongs to, if it is mutated at all. */
+export function areaOf(file: string): AreaName | undefined {
+  const path = posix(file);
+  for (const area of AREAS) {
+    if (area.files.includes(path)) return area.name;
+    if (area.dirs.some((dir) => path.startsWith(`${dir}/`)) && isSource(path)) return area.name;
+  }
+  return undefined;
+}

@@ -1,0 +1,90 @@
+/**
+ * The command line of `npm run mutate`. Bad input is one line naming the flag,
+ * thrown as a MutateUsageError (exit 2, nothing run or written).
+ */
+import { parseArgs } from 'node:util';
+
+export const JUDGES = ['gate', 'suite'] as const;
+export type Judge = (typeof JUDGES)[number];
+
+export interface MutateArgs {
+  readonly judge: Judge;
+  /** Sites per area, or every site. */
+  readonly sample: number | 'all';
+  readonly seed: number;
+  readonly concurrency: number;
+  /** Reuse the results of the last run of this judge for mutants whose code and tests did not change (Stryker's incremental mode). */
+  readonly incremental: boolean;
+  /** Only these files (repository-relative), each in one of the areas. */
+  readonly files: readonly string[];
+  /** Where the score and the survivors are written. */
+  readonly out: string;
+  /** List the sample and the population, run nothing. */
+  readonly dryRun: boolean;
+}
+
+export class MutateUsageError extends Error {}
+
+export const DEFAULTS = { judge: 'gate', sample: 15, seed: 1, concurrency: 2, out: 'bench/results' } as const;
+
+export const USAGE = `npm run mutate -- [--judge gate|suite] [--sample N|all] [--seed S] [--concurrency C] [--incremental] [--file PATH]... [--out DIR] [--dry-run]
+
+  --judge        gate: only \`loopgate run\` (bundled suite) and a bounded \`loopgate fuzz\` decide (bench/mutation/gate.judge.ts);
+                 suite: the whole vitest suite of \`npm test\`. Default ${DEFAULTS.judge}.
+  --sample       mutation sites per area (kernel, adapters, recovery), drawn by --seed; \`all\` mutates everything. Default ${DEFAULTS.sample}.
+  --seed         the sample's seed (an integer 0..4294967295). Default ${DEFAULTS.seed}.
+  --concurrency  Stryker's test-runner processes. Default ${DEFAULTS.concurrency}.
+  --incremental  reuse the previous run's verdicts for unchanged mutants (reports/mutation/<judge>/incremental.json).
+  --file         only mutate this file (repeatable); it must be in one of the areas.
+  --out          where mutation-<judge>.md and .json go. Default ${DEFAULTS.out}.
+  --dry-run      print the sample and the population; run nothing.`;
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  if (!/^\d+$/.test(text)) throw new MutateUsageError(`--${flag} ${JSON.stringify(text)}: expected an integer from ${min} to ${max}`);
+  const n = Number(text);
+  if (n < min || n > max) throw new MutateUsageError(`--${flag} ${text}: expected an integer from ${min} to ${max}`);
+  return n;
+}
+
+export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        judge: { type: 'string' },
+        sample: { type: 'string' },
+        seed: { type: 'string' },
+        concurrency: { type: 'string' },
+        incremental: { type: 'boolean' },
+        file: { type: 'string', multiple: true },
+        out: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new MutateUsageError((error as Error).message.split('\n')[0]!);
+  }
+  const v = parsed.values;
+  if (v.help) return 'help';
+  const judge = v.judge ?? DEFAULTS.judge;
+  if (!(JUDGES as readonly string[]).includes(judge)) throw new MutateUsageError(`--judge ${JSON.stringify(judge)}: expected gate or suite`);
+  const sample = v.sample === undefined ? DEFAULTS.sample : v.sample === 'all' ? 'all' : integer('sample', v.sample, 1, 1_000_000);
+  const seed = v.seed === undefined ? DEFAULTS.seed : integer('seed', v.seed, 0, 0xffffffff);
+  const concurrency = v.concurrency === undefined ? DEFAULTS.concurrency : integer('concurrency', v.concurrency, 1, 64);
+  const out = v.out ?? DEFAULTS.out;
+  if (out.trim() === '') throw new MutateUsageError('--out "": expected a directory');
+  return {
+    judge: judge as Judge,
+    sample,
+    seed,
+    concurrency,
+    incremental: v.incremental ?? false,
+    files: v.file ?? [],
+    out,
+    dryRun: v['dry-run'] ?? false,
+  };
+}

@@ -1,0 +1,283 @@
+/**
+ * `npm run mutate`'s own parts (scripts/mutate): its command line, which files
+ * are mutated, the reproducible sample, the ignorer that makes Stryker mutate
+ * exactly the sampled sites (checked against Stryker's real instrumenter), and
+ * the score. The mutation runs themselves are not part of `npm test`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Instrumenter } from '@stryker-mutator/instrumenter';
+import type { NodePath } from '@stryker-mutator/api/ignore';
+import { areaFiles, areaOf } from '../../scripts/mutate/areas.ts';
+import { DEFAULTS, MutateUsageError, parseMutateArgs } from '../../scripts/mutate/args.ts';
+import { summarize, snippet, type RunInfo, type StrykerReport } from '../../scripts/mutate/report.ts';
+import { population, sampleSites } from '../../scripts/mutate/sample.ts';
+import { encloses, ignoreReason, NOT_SAMPLED, type SitesFile } from '../../scripts/mutate/sample-ignorer.ts';
+import { enumerateSites, siteKey, type Site } from '../../scripts/mutate/sites.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function usageError(argv: string[]): string {
+  try {
+    parseMutateArgs(argv);
+  } catch (error) {
+    expect(error).toBeInstanceOf(MutateUsageError);
+    return (error as Error).message;
+  }
+  throw new Error(`no usage error for ${argv.join(' ')}`);
+}
+
+describe('the command line', () => {
+  it('has defaults that fit a CI run', () => {
+    expect(parseMutateArgs([])).toEqual({
+      judge: DEFAULTS.judge,
+      sample: DEFAULTS.sample,
+      seed: DEFAULTS.seed,
+      concurrency: DEFAULTS.concurrency,
+      incremental: false,
+      files: [],
+      out: DEFAULTS.out,
+      dryRun: false,
+    });
+  });
+
+  it('takes every flag', () => {
+    expect(
+      parseMutateArgs([
+        '--judge',
+        'suite',
+        '--sample',
+        'all',
+        '--seed',
+        '4294967295',
+        '--concurrency',
+        '1',
+        '--incremental',
+        '--file',
+        'src/host/recovery.ts',
+        '--file',
+        'src/kernel/clock.ts',
+        '--out',
+        '/tmp/x',
+        '--dry-run',
+      ]),
+    ).toEqual({
+      judge: 'suite',
+      sample: 'all',
+      seed: 4_294_967_295,
+      concurrency: 1,
+      incremental: true,
+      files: ['src/host/recovery.ts', 'src/kernel/clock.ts'],
+      out: '/tmp/x',
+      dryRun: true,
+    });
+    expect(parseMutateArgs(['--sample', '7'])).toMatchObject({ sample: 7 });
+    expect(parseMutateArgs(['--help'])).toBe('help');
+  });
+
+  it('refuses bad input with one line naming the flag', () => {
+    const cases: [string[], RegExp][] = [
+      [['--judge', 'unit'], /^--judge "unit": expected gate or suite$/],
+      [['--sample', '0'], /^--sample 0: expected an integer/],
+      [['--sample', 'some'], /^--sample "some": expected an integer/],
+      [['--seed', '-1'], /--seed/],
+      [['--seed', '4294967296'], /^--seed 4294967296: expected an integer from 0 to 4294967295$/],
+      [['--seed', '1.5'], /^--seed "1.5"/],
+      [['--concurrency', '0'], /^--concurrency 0/],
+      [['--out', ''], /^--out ""/],
+      [['--bogus'], /bogus/],
+      [['extra'], /extra/],
+    ];
+    for (const [argv, pattern] of cases) {
+      const message = usageError(argv);
+      expect(message, argv.join(' ')).toMatch(pattern);
+      expect(message).not.toContain('\n');
+    }
+  });
+});
+
+describe('the files mutated', () => {
+  it('are the kernel, the SDK adapters and crash recovery — never tests, fakes, the contract suite or recording tools', () => {
+    expect(areaOf('src/kernel/loop/runner.ts')).toBe('kernel');
+    expect(areaOf('src/kernel/log/decode.test.ts')).toBeUndefined();
+    expect(areaOf('providers/anthropic/collect.ts')).toBe('adapters');
+    expect(areaOf('providers/shared/retry-after.ts')).toBe('adapters');
+    expect(areaOf('providers/clients.ts')).toBe('adapters');
+    expect(areaOf('src/host/recovery.ts')).toBe('recovery');
+    for (const other of [
+      'providers/fake/scripted.ts',
+      'providers/wire-fakes/openai-chat.ts',
+      'providers/contract-suite/cases.ts',
+      'providers/recording/scrub.ts',
+      'src/host/host.ts',
+      'src/harness/runner.ts',
+    ])
+      expect(areaOf(other), other).toBeUndefined();
+    const files = areaFiles(ROOT);
+    expect(files.every((f) => areaOf(f.file) === f.area)).toBe(true);
+    expect(files.some((f) => f.area === 'recovery')).toBe(true);
+    expect(files.filter((f) => f.area === 'kernel').length).toBeGreaterThan(40);
+    expect(files.map((f) => f.file)).toEqual([...files.map((f) => f.file)].sort());
+  });
+});
+
+function site(area: Site['area'], file: string, line: number, mutators = ['ConditionalExpression']): Site {
+  return { area, file, start: { line, column: 0 }, end: { line, column: 10 }, mutators };
+}
+
+describe('the sample', () => {
+  const sites = [
+    ...Array.from({ length: 50 }, (_, i) => site('kernel', 'src/kernel/a.ts', i + 1)),
+    ...Array.from({ length: 20 }, (_, i) => site('adapters', 'providers/shared/b.ts', i + 1, ['StringLiteral', 'BlockStatement'])),
+    ...Array.from({ length: 3 }, (_, i) => site('recovery', 'src/host/recovery.ts', i + 1)),
+  ];
+
+  it('draws the same sites for the same seed, others for another, in source order', () => {
+    const a = sampleSites(sites, 5, 42);
+    expect(sampleSites(sites, 5, 42)).toEqual(a);
+    expect(sampleSites(sites, 5, 43)).not.toEqual(a);
+    expect(a).toEqual(sites.filter((s) => a.includes(s)));
+  });
+
+  it('takes N sites of each area (all of a smaller one), or every site', () => {
+    const a = sampleSites(sites, 5, 1);
+    expect(a.filter((s) => s.area === 'kernel')).toHaveLength(5);
+    expect(a.filter((s) => s.area === 'adapters')).toHaveLength(5);
+    expect(a.filter((s) => s.area === 'recovery')).toHaveLength(3);
+    expect(new Set(a).size).toBe(a.length);
+    expect(sampleSites(sites, 'all', 1)).toEqual(sites);
+  });
+
+  it("does not move one area's sample when another area grows", () => {
+    const grown = [...sites, ...Array.from({ length: 30 }, (_, i) => site('adapters', 'providers/shared/c.ts', i + 1))];
+    const kernel = (list: Site[]) => list.filter((s) => s.area === 'kernel');
+    expect(kernel(sampleSites(grown, 5, 9))).toEqual(kernel(sampleSites(sites, 5, 9)));
+  });
+
+  it('counts the population per area', () => {
+    expect(population(sites)).toEqual({ kernel: { sites: 50, mutants: 50 }, adapters: { sites: 20, mutants: 40 }, recovery: { sites: 3, mutants: 3 } });
+  });
+});
+
+describe('the ignorer', () => {
+  const sites: SitesFile['sites'] = { 'src/kernel/a.ts': [{ start: { line: 3, column: 2 }, end: { line: 9, column: 1 } }] };
+  it('keeps a sampled site and what encloses it, and ignores what is nested inside it or elsewhere', () => {
+    expect(ignoreReason(sites, 'src/kernel/a.ts', { start: { line: 3, column: 2 }, end: { line: 9, column: 1 } })).toBeUndefined();
+    expect(ignoreReason(sites, 'src/kernel/a.ts', { start: { line: 1, column: 0 }, end: { line: 12, column: 0 } })).toBeUndefined();
+    expect(ignoreReason(sites, 'src/kernel/a.ts', { start: { line: 4, column: 4 }, end: { line: 4, column: 20 } })).toBe(NOT_SAMPLED);
+    expect(ignoreReason(sites, 'src/kernel/a.ts', { start: { line: 3, column: 2 }, end: { line: 9, column: 0 } })).toBe(NOT_SAMPLED);
+    expect(ignoreReason(sites, 'src/kernel/a.ts', { start: { line: 10, column: 0 }, end: { line: 11, column: 0 } })).toBe(NOT_SAMPLED);
+    expect(ignoreReason(sites, 'src/kernel/b.ts', { start: { line: 4, column: 4 }, end: { line: 4, column: 20 } })).toBeUndefined();
+  });
+
+  const quiet = { isDebugEnabled: () => false, debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, trace: () => {} };
+  const file = 'src/kernel/loop/compaction.ts';
+  const key = (m: { location: Pick<Site, 'start' | 'end'> }) =>
+    siteKey({
+      start: { line: m.location.start.line + 1, column: m.location.start.column },
+      end: { line: m.location.end.line + 1, column: m.location.end.column },
+    });
+
+  /** What Stryker's instrumenter mutates in `file` given these sites as mutate ranges and the ignorer. */
+  async function instrument(chosen: readonly Site[]) {
+    const sitesFile: SitesFile['sites'] = { [file]: chosen.map((s) => ({ start: s.start, end: s.end })) };
+    const ignorer = { shouldIgnore: (path: NodePath) => ignoreReason(sitesFile, file, (path as { node: { loc?: Site } }).node.loc) };
+    const { mutants } = await new Instrumenter(quiet as never).instrument(
+      [
+        {
+          name: join(ROOT, file),
+          content: readFileSync(join(ROOT, file), 'utf8'),
+          // Stryker's own ranges count lines from 0.
+          mutate: chosen.map((s) => ({ start: { line: s.start.line - 1, column: s.start.column }, end: { line: s.end.line - 1, column: s.end.column } })),
+        },
+      ],
+      { plugins: null, excludedMutations: [], ignorers: [ignorer] },
+    );
+    return { made: mutants.filter((m) => m.status !== 'Ignored'), ignored: mutants.filter((m) => m.status === 'Ignored') };
+  }
+  const expected = (chosen: readonly Site[]) => chosen.flatMap((s) => s.mutators.map((name) => `${siteKey(s)} ${name}`)).sort();
+
+  it("makes Stryker's instrumenter mutate exactly the sampled sites' mutants, not what is nested in them", async () => {
+    const all = await enumerateSites(ROOT, [{ area: 'kernel', file }]);
+    const inside = (outer: Site, inner: Site) => inner !== outer && encloses(outer, inner);
+    // Multi-line sites with sites inside them, and single-line ones; none inside another.
+    const blocks = all.filter((s) => s.end.line > s.start.line && all.some((t) => inside(s, t)));
+    expect(blocks.length, 'sites with sites inside them').toBeGreaterThan(1);
+    const chosen = [blocks[0]!, ...sampleSites(all, 6, 3)].filter((s, i, list) => list.indexOf(s) === i && !list.some((o) => inside(o, s)));
+    const { made, ignored } = await instrument(chosen);
+    expect(made.map((m) => `${key(m)} ${m.mutatorName}`).sort()).toEqual(expected(chosen));
+    expect(ignored.length).toBeGreaterThan(0);
+  });
+
+  it('with one sampled site inside another, also mutates the nodes between them (a known, rare extra)', async () => {
+    const all = await enumerateSites(ROOT, [{ area: 'kernel', file }]);
+    const outer = all.find((s) => s.end.line > s.start.line && all.some((t) => t !== s && encloses(s, t)))!;
+    const inner = all.filter((t) => t !== outer && encloses(outer, t)).at(-1)!;
+    const { made } = await instrument([outer, inner]);
+    const got = made.map((m) => `${key(m)} ${m.mutatorName}`);
+    for (const want of expected([outer, inner])) expect(got).toContain(want);
+    for (const extra of made.filter((m) => !expected([outer, inner]).includes(`${key(m)} ${m.mutatorName}`))) {
+      const loc = {
+        start: { line: extra.location.start.line + 1, column: extra.location.start.column },
+        end: { line: extra.location.end.line + 1, column: extra.location.end.column },
+      };
+      expect(encloses(outer, loc) && encloses(loc, inner), `${key(extra)} lies between the two sites`).toBe(true);
+    }
+  });
+});
+
+describe('the score', () => {
+  const loc = (line: number, from: number, to: number) => ({ start: { line, column: from }, end: { line, column: to } });
+  const report: StrykerReport = {
+    files: {
+      'src/kernel/a.ts': {
+        source: 'const a = 1;\nif (x > 0) run();\n',
+        mutants: [
+          { id: '1', mutatorName: 'EqualityOperator', replacement: 'x >= 0', location: loc(2, 5, 10), status: 'Killed', coveredBy: ['t1'], killedBy: ['t1'] },
+          { id: '2', mutatorName: 'ConditionalExpression', replacement: 'true', location: loc(2, 5, 10), status: 'Survived', coveredBy: ['t1', 't2'] },
+          { id: '3', mutatorName: 'ConditionalExpression', replacement: 'false', location: loc(2, 5, 10), status: 'Timeout', coveredBy: ['t1'] },
+          { id: '4', mutatorName: 'BlockStatement', replacement: '{}', location: loc(1, 1, 13), status: 'Ignored' },
+        ],
+      },
+      'src/host/recovery.ts': {
+        source: 'x\n',
+        mutants: [
+          { id: '5', mutatorName: 'StringLiteral', replacement: '""', location: loc(1, 1, 2), status: 'NoCoverage' },
+          { id: '6', mutatorName: 'StringLiteral', replacement: '""', location: loc(1, 1, 2), status: 'RuntimeError' },
+        ],
+      },
+      'providers/fake/scripted.ts': { source: '', mutants: [{ id: '7', mutatorName: 'X', location: loc(1, 1, 1), status: 'Survived' }] },
+    },
+  };
+  const info: RunInfo = {
+    judge: 'gate',
+    sample: 2,
+    seed: 1,
+    concurrency: 1,
+    incremental: false,
+    files: [],
+    wallSeconds: 10,
+    strykerVersion: 'x',
+    machine: { cpu: 'c', cores: 2, memoryGiB: 1, os: 'o', node: 'n', date: 'd' },
+    population: { kernel: { sites: 10, mutants: 30 }, adapters: { sites: 0, mutants: 0 }, recovery: { sites: 5, mutants: 10 } },
+    sampledSites: { kernel: 2, adapters: 0, recovery: 1 },
+  };
+
+  it('counts killed and timed-out as detected, survived and unreached as not, errors and ignored apart, per area', () => {
+    const s = summarize(report, info);
+    expect(s.areas.kernel).toEqual({ sites: 2, mutants: 3, killed: 1, timeout: 1, survived: 1, noCoverage: 0, errors: 0, score: 66.7 });
+    expect(s.areas.recovery).toEqual({ sites: 1, mutants: 2, killed: 0, timeout: 0, survived: 0, noCoverage: 1, errors: 1, score: 0 });
+    expect(s.areas.adapters.score).toBeUndefined();
+    expect(s.pooledScore).toBe(50);
+    expect(s.estimatedScore).toBe(Math.round(((66.7 * 30 + 0 * 10) / 40) * 10) / 10);
+    expect(s.survivors.map((m) => [m.file, m.status, m.original])).toEqual([
+      ['src/kernel/a.ts', 'Survived', 'x > 0'],
+      ['src/host/recovery.ts', 'NoCoverage', 'x'],
+    ]);
+  });
+
+  it('quotes the mutated source on one line', () => {
+    expect(snippet('a\n  if (x &&\n    y) {\n', { start: { line: 2, column: 7 }, end: { line: 3, column: 6 } })).toBe('x && y');
+  });
+});
