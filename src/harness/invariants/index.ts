@@ -25,6 +25,8 @@ import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
 import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
+import { promptFollowsFragments } from './prompt-follows-fragments.ts';
+import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -42,9 +44,11 @@ export const INVARIANTS: readonly Invariant[] = [
   overflowRetryOnlyIfShrank,
   budgetsBeforeWork,
   sideEffectsOnce,
+  startedCallsStayUnknown,
   sideEffectsTold,
   secretsNeverLeave,
   projectionEqualsReplay,
+  promptFollowsFragments,
   outcomeFollowsTable,
   crashRecovery,
 ];
