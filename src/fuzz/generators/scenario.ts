@@ -12,6 +12,7 @@ import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
 import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
+import { promptArb } from './prompt.ts';
 import { crashAtArb, failAppendsArb } from './store.ts';
 import { PROBE_TOOL, toolOverridesArb, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
@@ -60,6 +61,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       compaction: sometimes(compactionArb, 50),
       checkpoints: sometimes(checkpointsArb, 10),
       claim: sometimes(claimArb, 10),
+      prompt: sometimes(promptArb, 25),
       failAppends: sometimes(failAppendsArb, 15),
       secret: fc.boolean(),
       crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 5),
@@ -78,6 +80,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(p.compaction ? { compaction: p.compaction } : {}),
         ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
         ...(p.claim ? { claim: p.claim } : {}),
+        ...(p.prompt ? { prompt: p.prompt } : {}),
         ...(p.failAppends ? { store: { failAppends: p.failAppends } } : {}),
         ...(p.secret ? { secrets: [FUZZ_SECRET] } : {}),
         expect: {},
