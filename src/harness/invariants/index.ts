@@ -6,6 +6,7 @@
  */
 import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
+import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
 import { isPeerRun } from '../loop-port/peer-run.ts';
 import type { AnyRun, Invariant, InvariantContext } from './invariant.ts';
 import { requestsRecomputable } from './invariant-01-requests-recomputable.ts';
@@ -42,6 +43,7 @@ export const INVARIANTS: readonly Invariant[] = [
   noOpenSpans,
   inboxDeliveredOnce,
   overflowRetryOnlyIfShrank,
+  compactionKeepsTurnsWhole,
   budgetsBeforeWork,
   sideEffectsOnce,
   startedCallsStayUnknown,
