@@ -12,7 +12,7 @@ import { COMPACTION_RANGES, type Scenario } from '../../harness/scenario/schema.
 
 type CompactionStep = NonNullable<Scenario['compaction']>[number];
 
-const summaryArb = fc.constantFrom('Earlier: a broken order.', 'Earlier: orders.');
+const summaryArb = fc.constantFrom('Earlier: the customer asked about a broken order.', 'Earlier: orders.');
 
 export const compactionStepArb: fc.Arbitrary<CompactionStep> = fc.oneof(
   { withCrossShrink: true },
