@@ -753,11 +753,18 @@ export class AgentLoop {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
       s.journal.closeOpen(s.steps, outcome);
       returned = messagesToReturn(outcome, s.taken);
+      // Cancelled, then a write failed before the turn could say so: what the model never read goes back as for the cancel.
+      if (s.scope.cancelled && outcome.kind === 'failed' && outcome.reason === 'persistence') {
+        const unread = messagesToReturn(this.#cancelled(s), s.taken);
+        returned = s.taken.filter((m) => returned.includes(m.id) || unread.includes(m.id)).map((m) => m.id);
+      }
       if (returned.length > 0) {
         const reason =
           outcome.kind === 'cancelled'
             ? `turn cancelled by ${outcome.by} before the model saw them`
-            : `the turn ended ${outcomeLabel(outcome)}; the loop's own messages go back until a kept history holds them`;
+            : s.scope.cancelled && outcome.kind === 'failed' && outcome.reason === 'persistence'
+              ? `turn cancelled by ${s.scope.cancelled.by} before the model saw them, then a write failed`
+              : `the turn ended ${outcomeLabel(outcome)}; the loop's own messages go back until a kept history holds them`;
         this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason });
       }
       try {
