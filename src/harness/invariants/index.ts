@@ -6,6 +6,7 @@
  */
 import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
+import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
 import { isPeerRun } from '../loop-port/peer-run.ts';
 import type { AnyRun, Invariant, InvariantContext } from './invariant.ts';
@@ -52,6 +53,7 @@ export const INVARIANTS: readonly Invariant[] = [
   projectionEqualsReplay,
   promptFollowsFragments,
   outcomeFollowsTable,
+  adapterFollowsTheWire,
   crashRecovery,
 ];
 

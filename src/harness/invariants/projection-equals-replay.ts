@@ -13,7 +13,8 @@ import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation, loopgateOnly } from './invariant.ts';
 import { GrowingLog } from './support/growing-log.ts';
 import { sameJson, viewOf } from './support/log-view.ts';
-import { referenceProjection, sameData } from './support/reference-projection.ts';
+import { referenceProjection } from './support/reference-projection.ts';
+import { sameData } from './support/same-data.ts';
 
 export const projectionEqualsReplay = defineInvariant({
   id: 'projection-equals-replay',
