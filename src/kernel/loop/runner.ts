@@ -118,7 +118,8 @@ export class AgentLoop {
   /** Cancels the running turn; the first reason wins. Returns whether a turn was cancelled by this call. */
   cancel(by: CancelSource, reason = `cancelled by ${by}`): boolean {
     const turn = this.#turn;
-    if (!turn || !turn.scope.cancel(by, reason)) return false;
+    // A turn whose close is written has ended: nothing can cancel it any more (it is let go of just after).
+    if (!turn || this.#log.positions.openTurn !== turn.turn || !turn.scope.cancel(by, reason)) return false;
     this.#recordCancel(by, this.#deps.redact(reason));
     return true;
   }
