@@ -33,6 +33,16 @@ export const PROBE_TOOL: FuzzTool = {
 /** A name no agent declares: calls to it must be refused as not available. */
 export const UNKNOWN_TOOL = 'no_such_tool';
 
+/**
+ * Output longer than the model may read — past a generated `toolMaxOutputChars`,
+ * or past the 20,000-character default — as text or as JSON, with a surrogate
+ * pair where a cut may fall; `tool-output-capped` checks what the model got.
+ */
+const longOutputArb: fc.Arbitrary<unknown> = fc.record({ size: fc.constantFrom(300, 2_500, 21_000), json: fc.boolean() }).map(({ size, json }) => {
+  const text = [...'order event 0001 shipped; 🚚 '.repeat(Math.ceil(size / 27))].slice(0, size).join(''); // whole characters only
+  return json ? { events: text.match(/.{1,40}/gu) } : text;
+});
+
 /** One execution attempt's behaviour. `ok` first: it shrinks towards a tool that just works. */
 export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { withCrossShrink: true },
@@ -42,6 +52,7 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 30_000 }).map((slow): Behaviour => ({ slow })) },
   { weight: 1, arbitrary: fc.constant<Behaviour>('hang') },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ return: { ok: true, note: 'scripted output' } }) },
+  { weight: 1, arbitrary: longOutputArb.map((text): Behaviour => ({ return: text })) },
 );
 
 /**

@@ -7,6 +7,8 @@
 import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
 import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
+import { argumentsValidated } from './arguments-validated.ts';
+import { toolOutputCapped } from './tool-output-capped.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
 import { isPeerRun } from '../loop-port/peer-run.ts';
 import type { AnyRun, Invariant, InvariantContext } from './invariant.ts';
@@ -41,6 +43,8 @@ export const INVARIANTS: readonly Invariant[] = [
   failedTurnsAddNothing,
   toolPairing,
   denyNeverLifted,
+  argumentsValidated,
+  toolOutputCapped,
   noOpenSpans,
   inboxDeliveredOnce,
   overflowRetryOnlyIfShrank,
