@@ -7,7 +7,7 @@
  * same generators serve the example agent and a user's own tools.
  */
 import fc from 'fast-check';
-import type { Behaviour, ScenarioTool } from '../../harness/scenario/schema.ts';
+import { EXECUTOR_FAULTS, type Behaviour, type ScenarioTool } from '../../harness/scenario/schema.ts';
 import { sometimes } from './optional.ts';
 
 export const SIDE_EFFECTS = ['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'] as const;
@@ -63,7 +63,10 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
  */
 export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<ScenarioTool[]> {
   const behaviour = fc.array(behaviourArb, { minLength: 1, maxLength: 3 });
-  const ownScript = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> => behaviour.map((b) => ({ name: tool.name, behaviour: b }));
+  // Now and then the tool executor breaks its contract for the tool's calls (executor: drops-result | throws-after-start).
+  const executor = sometimes(fc.constantFrom(...EXECUTOR_FAULTS), 4);
+  const ownScript = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> =>
+    fc.tuple(behaviour, executor).map(([b, fault]) => ({ name: tool.name, behaviour: b, ...(fault ? { executor: fault } : {}) }));
   const declared = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> =>
     fc
       .record(
@@ -88,9 +91,11 @@ export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<Scena
           ...retries,
         };
       });
+  const withExecutor = (tool: fc.Arbitrary<ScenarioTool>): fc.Arbitrary<ScenarioTool> =>
+    fc.tuple(tool, executor).map(([t, fault]) => (fault ? { ...t, executor: fault } : t));
   // The agent's own tools are scripted only sometimes; a scripted tool is usually declared (called undeclared, it is "not available").
   const own = tools.filter((t) => !t.scripted).map((t) => sometimes(ownScript(t), 50));
-  const scripted = tools.filter((t) => t.scripted).map((t) => sometimes(declared(t), 80));
+  const scripted = tools.filter((t) => t.scripted).map((t) => sometimes(withExecutor(declared(t)), 80));
   return fc
     .tuple(fc.tuple(...own), fc.tuple(...scripted))
     .map(([overridden, declaredOnes]) => [...overridden, ...declaredOnes].filter((o): o is ScenarioTool => o !== undefined));

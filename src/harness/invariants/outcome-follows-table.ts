@@ -153,10 +153,12 @@ function everyClientWaitsTooLong(run: ScenarioRun, turn: TurnView): boolean {
   return soonest - closedAt > run.config.retry.maxRetryAfterMs;
 }
 
-/** Did a tool executor the scenario breaks (`drops-result`) run a call in this turn? */
+/** Was a call made in this turn to a tool whose executor the scenario breaks (`drops-result`: no result, whatever the call's fate)? */
 function droppedResult(run: ScenarioRun, turn: TurnView): boolean {
   const broken = new Set(run.scenario.tools.filter((t) => t.executor === 'drops-result').map((t) => t.name));
-  return broken.size > 0 && turn.events.some((e) => e.type === 'tool.started' && broken.has(e.payload.name));
+  return (
+    broken.size > 0 && turn.events.some((e) => e.type === 'assistant.message' && e.payload.content.some((b) => b.type === 'tool_call' && broken.has(b.name)))
+  );
 }
 
 function notPlainArgs(result: ModelResult): boolean {
