@@ -9,7 +9,7 @@ import type { Behaviour } from '../../providers/contract-suite/behaviours.ts';
 import { wirePlanFor } from '../../providers/contract-suite/wire-plan.ts';
 import type { WireProvider } from '../../providers/names.ts';
 import { WIRE_KITS } from '../../providers/wire-fakes/kits.ts';
-import type { WirePlan } from '../../providers/wire-fakes/plan.ts';
+import { jsonPlan, type WirePlan } from '../../providers/wire-fakes/plan.ts';
 import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
 import type { TurnBlock, WireTurn } from '../../providers/wire-fakes/turn.ts';
 import type { ModelClient, ModelResult } from '../kernel/index.ts';
@@ -107,9 +107,8 @@ export function wireProvider(provider: WireProvider, steps: readonly ProviderSte
   const served: number[] = [];
   const scenario = fake.scenario((_request, index) => {
     served.push(index);
-    const plan = plans[index];
-    if (!plan) throw new Error(`scenario provider script exhausted at request ${index + 1}: add a step`);
-    return plan;
+    // A script that runs out answers as the scripted provider does: an invalid request (400), which fails the turn at once.
+    return plans[index] ?? jsonPlan(400, exhausted(provider, index));
   });
   const adapter = createAdapter(provider, { apiKey: 'wire-fake-key', baseURL: scenario.baseURL(provider), model });
   const results: (ModelResult | undefined)[] = [];
@@ -131,6 +130,14 @@ export function wireProvider(provider: WireProvider, steps: readonly ProviderSte
     },
   };
   return { client, release: () => fake.release(), results: () => Array.from({ length: served.length }, (_, i) => results[i]) };
+}
+
+/** The provider's 400 body saying the scenario's script ran out. */
+function exhausted(provider: WireProvider, index: number): unknown {
+  const message = `scenario provider script exhausted at request ${index + 1}: add a step`;
+  return provider === 'anthropic'
+    ? { type: 'error', error: { type: 'invalid_request_error', message } }
+    : { error: { message, type: 'invalid_request_error', param: null, code: null } };
 }
 
 /**
