@@ -357,6 +357,8 @@ export class AgentLoop {
   async #awaitingModel(s: TurnState): Promise<StepResult> {
     const first = await this.#clientForStep(s);
     if ('outcome' in first) return first;
+    // Steers and injects that arrived while the step was prepared (after its input was taken) join it too.
+    this.#takeStepInput(s);
     let client = first.client;
     const counters = new Map<string, number>();
     for (let attempt = 1; ; attempt++) {
