@@ -14,17 +14,23 @@ import { viewOf } from './support/log-view.ts';
 
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, logger: false });
 const compiled = new Map<string, ValidateFunction | undefined>();
+/** By the (frozen) schema object a log holds, so a run does not serialize it for every call. */
+const byObject = new WeakMap<object, ValidateFunction | undefined>();
 
 function validatorOf(schema: unknown): ValidateFunction | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  if (byObject.has(schema)) return byObject.get(schema);
   const key = JSON.stringify(schema);
   if (!compiled.has(key)) {
     try {
-      compiled.set(key, ajv.compile(schema as object));
+      compiled.set(key, ajv.compile(schema));
     } catch {
       compiled.set(key, undefined); // a schema Ajv cannot read is not this check's to judge
     }
   }
-  return compiled.get(key);
+  const validate = compiled.get(key);
+  byObject.set(schema, validate);
+  return validate;
 }
 
 export const argumentsValidated = defineInvariant({
