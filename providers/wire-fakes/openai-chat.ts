@@ -54,23 +54,31 @@ function streamFrames(turn: WireTurn): Frame[] {
   const finish = finishReason(turn.stop);
   const model = turn.model ?? MODEL;
   const frames: Frame[] = [sseFrame(null, chunk({ role: 'assistant', content: '', refusal: null }, null, model), 'start')];
-  let callIndex = 0;
+  // Each call's frames: its first chunk (index, id, name), then its argument pieces.
+  const callFrames: Frame[][] = [];
   for (const block of turn.blocks) {
     if (block.type === 'text') {
       for (const piece of pieces(block.text)) frames.push(sseFrame(null, chunk({ content: piece }, null, model), 'text_delta'));
       continue;
     }
-    const index = callIndex++;
-    frames.push(
+    const index = callFrames.length;
+    const own: Frame[] = [
       sseFrame(
         null,
         chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model),
         'block_start',
       ),
-    );
+    ];
     for (const piece of block.args ? pieces(block.args) : []) {
-      frames.push(sseFrame(null, chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null, model), 'args_delta'));
+      own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null, model), 'args_delta'));
     }
+    callFrames.push(own);
+    if (!turn.interleaved) frames.push(...own);
+  }
+  if (turn.interleaved) {
+    // Round by round: every call's first chunk, then every call's first argument piece, and so on —
+    // so only the index tells which call a chunk belongs to.
+    for (let round = 0; callFrames.some((own) => round < own.length); round++) for (const own of callFrames) if (round < own.length) frames.push(own[round]!);
   }
   if (turn.stop === 'refusal') {
     for (const piece of pieces(turn.refusal?.text ?? "I'm sorry, I can't help with that.")) {

@@ -34,6 +34,8 @@ function streamHeaders(plan: Extract<WirePlan, { kind: 'stream' }>): Record<stri
  * only work is reading the stream would exit mid-response.
  */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  // No wait at all: the next turn of the event loop (a timer of 0 ms would wait 1 ms).
+  if (ms === 0 && !signal) return new Promise((resolve) => setImmediate(resolve));
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const timer = setTimeout(done, ms);

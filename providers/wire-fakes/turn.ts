@@ -30,6 +30,12 @@ export interface WireTurn {
   /** For `refusal`: the refusal text (OpenAI) and details (Anthropic stop_details). */
   readonly refusal?: { readonly text?: string; readonly details?: unknown };
   readonly model?: string;
+  /**
+   * Parallel calls' argument chunks interleaved by index (call 0's first chunk,
+   * call 1's first chunk, …), as Chat Completions may stream them. Protocols whose
+   * output items arrive one after another ignore it.
+   */
+  readonly interleaved?: boolean;
 }
 
 /** The kinds of failure a provider answers with an error body. */

@@ -26,6 +26,29 @@ describe('counterexample files', () => {
     );
   });
 
+  it('keep a wire provider, prompt fragments and what else the run depended on', () => {
+    const wire = parseScenario(
+      [
+        'name: x',
+        'prompt: [{ id: tone, priority: 50, text: Be brief. }, { id: ctx, priority: 0, dynamic: [a, { throw: down }], exclusive: true }]',
+        'tools: [{ name: probe, description: p, executor: drops-result }]',
+        'provider:',
+        '  kind: wire',
+        '  provider: openai-chat',
+        '  script:',
+        '    - tool_use: [{ name: probe, args: {} }, { name: probe, args: {} }]',
+        '      interleaved: true',
+        'compaction: [{ summary: s, range: splits-batch }]',
+        'inbox:',
+        '  - say: hi',
+        'expect: {}',
+      ].join('\n'),
+      'wire.yaml',
+    );
+    const back = parseScenario(counterexampleYaml(wire, info), 'back.yaml');
+    expect({ ...back, name: wire.name, description: undefined, tags: [] }).toEqual({ ...wire, description: undefined });
+  });
+
   it('load back as the same scenario (the writer refuses anything that would not)', () => {
     const back = parseScenario(counterexampleYaml(scenario, info), 'back.yaml');
     expect({ ...back, name: scenario.name, description: undefined, tags: [] }).toEqual({ ...scenario, description: undefined });

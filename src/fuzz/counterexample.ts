@@ -34,10 +34,18 @@ export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): R
   };
   if (scenario.agent !== undefined) out['agent'] = scenario.agent;
   if (scenario.system !== undefined) out['system'] = scenario.system;
+  if (scenario.prompt !== undefined) out['prompt'] = scenario.prompt;
   if (Object.keys(scenario.config).length > 0) out['config'] = scenario.config;
   if (scenario.tools.length > 0) out['tools'] = scenario.tools;
   for (const key of ['policy', 'approver', 'visibility'] as const) if (scenario[key] !== undefined) out[key] = scenario[key];
-  out['provider'] = { script: scenario.provider.script, ...(scenario.provider.fallback ? { fallback: scenario.provider.fallback } : {}) };
+  const { kind, provider, model, fallbackModel, script, fallback } = scenario.provider;
+  out['provider'] = {
+    ...(kind === 'wire' ? { kind, provider } : {}),
+    ...(model !== undefined ? { model } : {}),
+    ...(fallbackModel !== undefined ? { fallbackModel } : {}),
+    script,
+    ...(fallback ? { fallback } : {}),
+  };
   out['inbox'] = scenario.inbox;
   for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'secrets'] as const) if (scenario[key] !== undefined) out[key] = scenario[key];
   out['expect'] = scenario.expect;

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { runScenario, type RunOptions, type ScenarioRun } from '../harness/second-host.ts';
 import type { Scenario } from '../harness/scenario/schema.ts';
 import { removeCrashScratch } from '../harness/invariants/support/crash-reopen.ts';
+import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
 import { fuzzCaseArb, type FuzzCase, type FuzzCaseOptions } from './generators/scenario.ts';
 import { minimizeScenario } from './minimize.ts';
 import { INVARIANTS, notApplicable, verdictOf, type Invariant, type InvariantContext } from '../harness/invariants/index.ts';
@@ -86,6 +87,8 @@ interface Violation {
 const DEFAULT_RUNS = 200;
 /** A fuzz case that settles nothing is a hang; real time is not virtual. */
 const REAL_WAIT_LIMIT_MS = 250;
+/** Over the wire a request is real I/O (an SDK over the wire fake; the first one starts it): allow it more. */
+const WIRE_WAIT_LIMIT_MS = 5_000;
 const MAX_EVENTS = 4_000;
 
 export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
@@ -110,7 +113,8 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   const evaluateCase = async (fuzzCase: FuzzCase): Promise<{ violation: Violation | undefined; turns: number }> => {
     let run: ScenarioRun;
     try {
-      run = await runScenario(fuzzCase.scenario, { realWaitLimitMs: REAL_WAIT_LIMIT_MS, maxEvents: MAX_EVENTS, ...options.host, seed: 1 });
+      const realWaitLimitMs = fuzzCase.scenario.provider.kind === 'wire' ? WIRE_WAIT_LIMIT_MS : REAL_WAIT_LIMIT_MS;
+      run = await runScenario(fuzzCase.scenario, { realWaitLimitMs, maxEvents: MAX_EVENTS, ...options.host, seed: 1 });
     } catch (error) {
       // The second host refused to build the world: a generator (or user tool) bug, reported as such.
       return {
@@ -165,6 +169,8 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   };
 
   let details;
+  // Wire cases start and stop the wire fake; one kept for the whole run starts it once.
+  const wire = acquireWireFake();
   try {
     details = await fc.check(fc.asyncProperty(fuzzCaseArb(options.cases), predicate), {
       seed,
@@ -172,6 +178,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       ...(options.path ? { path: options.path, endOnFailure: true } : {}),
     });
   } finally {
+    wire.release();
     removeCrashScratch();
   }
   progress(performance.now());

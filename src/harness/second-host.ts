@@ -30,6 +30,7 @@ import {
   type Message,
   type ModelClient,
   type ModelErrorHandler,
+  type ModelResult,
   type ToolExecutor,
   type ToolExecutorOptions,
   type ToolPolicy,
@@ -52,6 +53,8 @@ import { directLoop } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
 import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.ts';
 import { seededRandom } from './world/seeded-random.ts';
+import { PromptRecorder, type CasePrompt } from './world/scripted-prompt.ts';
+import { withExecutorFaults } from './world/faulty-executor.ts';
 
 export { seededRandom } from './world/seeded-random.ts';
 export { describeStep } from './world/scripted-provider.ts';
@@ -112,6 +115,12 @@ export interface ScenarioRun {
   readonly unfired: readonly UnfiredEntry[];
   /** Through the production host: every message posted, and the envelope the host answered with. */
   readonly posts?: readonly HostPost[];
+  /** The agent's prompt fragments, and what each dynamic one gave while each request (in `requests`) was assembled. */
+  readonly prompt: CasePrompt;
+  /** After a crash, why the reopened host refused to read the conversation back (a store with a gap); the case is judged on what the store held. */
+  readonly unreadable?: string;
+  /** For a wire-level provider: the adapter's result for each step of the script, in order (undefined: the call never settled with one). */
+  readonly wire?: { readonly provider: string; readonly results: readonly (ModelResult | undefined)[] };
 }
 
 export type HostPart = 'model' | 'claim' | 'errorHandlers' | 'seams';
@@ -191,10 +200,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
   const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed) });
+  const prompt = new PromptRecorder();
   const { agent, counters, policy, visibility } = scenarioAgent(own, scenario, {
     name: agentName,
     clock,
     faults,
+    prompt,
     onFirstStart: (name) => inbox?.onToolStart(name),
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
@@ -209,6 +220,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       inbox?.onDelta(n);
     },
     origin: () => recording.origin(),
+    onSent: (request) => prompt.sent(request),
   });
   const callIds: CallIdCounter = { next: 1 };
   const wrapModel = options.seams?.wrapModel ?? ((client: ModelClient) => client);
@@ -234,6 +246,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let target: InboxTarget;
   let finish: () => Promise<void> = async () => undefined;
   let hostTarget: HostTarget | undefined;
+  // A scenario's contract-breaking tool executor, inside any test seam's loop variant.
+  const executorFaults = withExecutorFaults(scenario, faults);
+  const seamDeps = options.seams?.wrapDeps;
+  const wrapDeps = executorFaults && seamDeps ? (deps: LoopDeps) => seamDeps(executorFaults(deps)) : (executorFaults ?? seamDeps);
   if (mode === 'production') {
     let ids = 0;
     hostTarget = new HostTarget({
@@ -247,7 +263,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       random,
       newId: () => `m${++ids}`,
       recording,
-      ...(options.seams?.wrapDeps ? { wrapLoopDeps: options.seams.wrapDeps } : {}),
+      ...(wrapDeps ? { wrapLoopDeps: wrapDeps } : {}),
     });
     target = hostTarget;
     stopRunaway = () => hostTarget!.stop();
@@ -265,7 +281,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       toolOptions,
       recording,
       ...(options.seams?.wrapTools ? { wrapTools: options.seams.wrapTools } : {}),
-      ...(options.seams?.wrapDeps ? { wrapDeps: options.seams.wrapDeps } : {}),
+      ...(wrapDeps ? { wrapDeps } : {}),
     });
     target = direct;
     finish = () => direct.finish();
@@ -286,6 +302,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   } finally {
     wire?.release();
   }
+  for (const why of hostTarget?.refusals ?? []) faults.record(`the new host refuses the store: ${why}`);
   const recorded = recording.finish(models.requests, models.responses, models.origins);
   const hostParts: HostPart[] = [];
   if (options.model) hostParts.push('model');
@@ -316,10 +333,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     storeWrites: world.writes(),
     hostParts,
     lives: recorded.lives,
+    ...(recorded.unreadable !== undefined ? { unreadable: recorded.unreadable } : {}),
     lost: recorded.lost,
     reached: { ...reached },
     unfired: inbox.unfired(),
     ...(hostTarget ? { posts: hostTarget.posts } : {}),
+    prompt: prompt.result(),
+    ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),
   };
 }
 

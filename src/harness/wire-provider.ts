@@ -9,10 +9,10 @@ import type { Behaviour } from '../../providers/contract-suite/behaviours.ts';
 import { wirePlanFor } from '../../providers/contract-suite/wire-plan.ts';
 import type { WireProvider } from '../../providers/names.ts';
 import { WIRE_KITS } from '../../providers/wire-fakes/kits.ts';
-import type { WirePlan } from '../../providers/wire-fakes/plan.ts';
+import { jsonPlan, type WirePlan } from '../../providers/wire-fakes/plan.ts';
 import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
 import type { TurnBlock, WireTurn } from '../../providers/wire-fakes/turn.ts';
-import type { ModelClient } from '../kernel/index.ts';
+import type { ModelClient, ModelResult } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
 import type { VirtualClock } from './virtual-clock.ts';
 
@@ -40,7 +40,7 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
         name: c.name,
         args: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}),
       });
-    return turn(blocks, 'tool_use');
+    return turn(blocks, 'tool_use', step.interleaved ? { interleaved: true } : {});
   }
   if (step.max_tokens) {
     const blocks: TurnBlock[] = step.max_tokens.text ? [{ type: 'text', text: step.max_tokens.text }] : [];
@@ -93,6 +93,8 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
 export interface WireProviderHandle {
   readonly client: ModelClient;
   release(): void;
+  /** The adapter's result for each step of the script the fake served, in order (undefined: never settled with one). */
+  results(): (ModelResult | undefined)[];
 }
 
 /** A ModelClient for `provider` whose answers are the scenario's script, over the wire fake. */
@@ -101,13 +103,41 @@ export function wireProvider(provider: WireProvider, steps: readonly ProviderSte
   const callIds = { next: 1 };
   const plans: WirePlan[] = steps.map((step, i) => wirePlanFor(kit, behaviourFor(step, i, callIds)));
   const fake = acquireWireFake();
+  /** Script steps served, in order: a call that never reached the fake (cancelled before it was sent) serves none. */
+  const served: number[] = [];
   const scenario = fake.scenario((_request, index) => {
-    const plan = plans[index];
-    if (!plan) throw new Error(`scenario provider script exhausted at request ${index + 1}: add a step`);
-    return plan;
+    served.push(index);
+    // A script that runs out answers as the scripted provider does: an invalid request (400), which fails the turn at once.
+    return plans[index] ?? jsonPlan(400, exhausted(provider, index));
   });
-  const client = createAdapter(provider, { apiKey: 'wire-fake-key', baseURL: scenario.baseURL(provider), model });
-  return { client, release: () => fake.release() };
+  const adapter = createAdapter(provider, { apiKey: 'wire-fake-key', baseURL: scenario.baseURL(provider), model });
+  const results: (ModelResult | undefined)[] = [];
+  // The loop asks one model call at a time, so the step the fake serves during a call is that call's.
+  const client: ModelClient = {
+    name: adapter.name,
+    ...(adapter.model !== undefined ? { model: adapter.model } : {}),
+    call: (request, onDelta) => {
+      const before = served.length;
+      const call = adapter.call(request, onDelta);
+      void Promise.resolve(call).then(
+        (result) => {
+          const step = served[before];
+          if (step !== undefined && served.length === before + 1) results[step] = result;
+        },
+        () => undefined,
+      );
+      return call;
+    },
+  };
+  return { client, release: () => fake.release(), results: () => Array.from({ length: served.length }, (_, i) => results[i]) };
+}
+
+/** The provider's 400 body saying the scenario's script ran out. */
+function exhausted(provider: WireProvider, index: number): unknown {
+  const message = `scenario provider script exhausted at request ${index + 1}: add a step`;
+  return provider === 'anthropic'
+    ? { type: 'error', error: { type: 'invalid_request_error', message } }
+    : { error: { message, type: 'invalid_request_error', param: null, code: null } };
 }
 
 /**

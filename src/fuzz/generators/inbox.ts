@@ -2,9 +2,10 @@
  * Inbox interleavings, model-based (fc.commands over InboxModel): follow-ups,
  * steers, injects and cancels from every source, each either in order (when the
  * loop is idle) or at a moment — while the n-th model request is in flight, at a
- * virtual time, when a tool starts — including the window between a message being
- * taken into a step and the model answering it (a steer at request n, a cancel at
- * request n + 1).
+ * virtual time, when a tool starts, as the n-th streamed delta arrives, as the log
+ * appends event k — including the window between a message being taken into a
+ * step and the model answering it (a steer at request n, a cancel at request
+ * n + 1).
  */
 import fc from 'fast-check';
 import { CANCEL_SOURCES, type CancelSource } from '../../kernel/index.ts';
@@ -23,6 +24,8 @@ function describeAt(at: Trigger | undefined): string {
   if (!at) return '';
   if (at.request !== undefined) return ` at request ${at.request}`;
   if (at.toolStart !== undefined) return ` at toolStart ${at.toolStart}`;
+  if (at.delta !== undefined) return ` at delta ${at.delta}`;
+  if (at.event !== undefined) return ` at event ${at.event}`;
   return ` at ${at.time} ms`;
 }
 
@@ -101,6 +104,9 @@ function triggerArb(tools: readonly FuzzTool[]): fc.Arbitrary<Trigger | undefine
     { weight: 3, arbitrary: fc.integer({ min: 1, max: 6 }).map((request): Trigger => ({ request })) },
     { weight: 2, arbitrary: fc.integer({ min: 0, max: 60_000 }).map((time): Trigger => ({ time })) },
     { weight: 1, arbitrary: fc.constantFrom(...tools.map((t) => t.name)).map((toolStart): Trigger => ({ toolStart })) },
+    // Mid-stream, and between any two records of the log (a steer landing between a call's start and its result).
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 12 }).map((delta): Trigger => ({ delta })) },
+    { weight: 1, arbitrary: fc.integer({ min: 2, max: 60 }).map((event): Trigger => ({ event })) },
   );
 }
 

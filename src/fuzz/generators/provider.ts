@@ -91,6 +91,14 @@ export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<Provid
     }));
 }
 
+/** Two overflows in a row: the step compacts twice, the second time re-summarising what the first replaced. */
+const overflowTwiceArb: fc.Arbitrary<ProviderStep[]> = fc.constant([{ overflow: 'request' }, { overflow: 'request' }]);
+
 export function providerScriptArb(tools: readonly FuzzTool[], maxLength = 10): fc.Arbitrary<ProviderStep[]> {
-  return fc.array(providerStepArb(tools), { minLength: 0, maxLength });
+  const chunk = fc.oneof(
+    { withCrossShrink: true },
+    { weight: 20, arbitrary: providerStepArb(tools).map((step) => [step]) },
+    { weight: 1, arbitrary: overflowTwiceArb },
+  );
+  return fc.array(chunk, { minLength: 0, maxLength }).map((chunks) => chunks.flat().slice(0, maxLength));
 }

@@ -12,6 +12,8 @@ import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
 import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
+import { promptArb } from './prompt.ts';
+import { wireCaseArb } from './wire.ts';
 import { crashAtArb, failAppendsArb } from './store.ts';
 import { PROBE_TOOL, toolOverridesArb, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
@@ -29,6 +31,8 @@ export interface FuzzCaseOptions {
   readonly maxInbox?: number;
   /** Generate crash points (the SQLite reopen property). Default true. */
   readonly crashes?: boolean;
+  /** Percent of cases whose provider is a real SDK adapter over the wire fake (any of the three). Default 5. */
+  readonly wire?: number;
 }
 
 /** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
@@ -60,6 +64,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       compaction: sometimes(compactionArb, 50),
       checkpoints: sometimes(checkpointsArb, 10),
       claim: sometimes(claimArb, 10),
+      prompt: sometimes(promptArb, 25),
+      wire: sometimes(wireCaseArb(tools), options.wire ?? 5),
       failAppends: sometimes(failAppendsArb, 15),
       secret: fc.boolean(),
       crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 5),
@@ -71,13 +77,17 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(options.agent !== undefined ? { agent: options.agent } : {}),
         config: withoutJitter(p.config),
         tools: p.tools,
-        provider: { kind: 'scripted' as const, script: p.script, ...(p.fallback ? { fallback: p.fallback } : {}) },
+        provider: {
+          ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),
+          ...(p.fallback ? { fallback: p.fallback } : {}),
+        },
         ...(p.policy ? { policy: p.policy } : {}),
         ...(p.approver ? { approver: p.approver } : {}),
         ...(p.visibility ? { visibility: p.visibility } : {}),
         ...(p.compaction ? { compaction: p.compaction } : {}),
         ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
         ...(p.claim ? { claim: p.claim } : {}),
+        ...(p.prompt ? { prompt: p.prompt } : {}),
         ...(p.failAppends ? { store: { failAppends: p.failAppends } } : {}),
         ...(p.secret ? { secrets: [FUZZ_SECRET] } : {}),
         expect: {},

@@ -7,7 +7,7 @@
  * same generators serve the example agent and a user's own tools.
  */
 import fc from 'fast-check';
-import type { Behaviour, ScenarioTool } from '../../harness/scenario/schema.ts';
+import { EXECUTOR_FAULTS, type Behaviour, type ScenarioTool } from '../../harness/scenario/schema.ts';
 import { sometimes } from './optional.ts';
 
 export const SIDE_EFFECTS = ['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'] as const;
@@ -33,6 +33,16 @@ export const PROBE_TOOL: FuzzTool = {
 /** A name no agent declares: calls to it must be refused as not available. */
 export const UNKNOWN_TOOL = 'no_such_tool';
 
+/**
+ * Output longer than the model may read — past a generated `toolMaxOutputChars`,
+ * or past the 20,000-character default — as text or as JSON, with a surrogate
+ * pair where a cut may fall; `tool-output-capped` checks what the model got.
+ */
+const longOutputArb: fc.Arbitrary<unknown> = fc.record({ size: fc.constantFrom(300, 2_500, 21_000), json: fc.boolean() }).map(({ size, json }) => {
+  const text = [...'order event 0001 shipped; 🚚 '.repeat(Math.ceil(size / 27))].slice(0, size).join(''); // whole characters only
+  return json ? { events: text.match(/.{1,40}/gu) } : text;
+});
+
 /** One execution attempt's behaviour. `ok` first: it shrinks towards a tool that just works. */
 export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { withCrossShrink: true },
@@ -42,6 +52,7 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 30_000 }).map((slow): Behaviour => ({ slow })) },
   { weight: 1, arbitrary: fc.constant<Behaviour>('hang') },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ return: { ok: true, note: 'scripted output' } }) },
+  { weight: 1, arbitrary: longOutputArb.map((text): Behaviour => ({ return: text })) },
 );
 
 /**
@@ -52,7 +63,10 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
  */
 export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<ScenarioTool[]> {
   const behaviour = fc.array(behaviourArb, { minLength: 1, maxLength: 3 });
-  const ownScript = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> => behaviour.map((b) => ({ name: tool.name, behaviour: b }));
+  // Now and then the tool executor breaks its contract for the tool's calls (executor: drops-result | throws-after-start).
+  const executor = sometimes(fc.constantFrom(...EXECUTOR_FAULTS), 4);
+  const ownScript = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> =>
+    fc.tuple(behaviour, executor).map(([b, fault]) => ({ name: tool.name, behaviour: b, ...(fault ? { executor: fault } : {}) }));
   const declared = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> =>
     fc
       .record(
@@ -77,11 +91,13 @@ export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<Scena
           ...retries,
         };
       });
+  const withExecutor = (tool: fc.Arbitrary<ScenarioTool>): fc.Arbitrary<ScenarioTool> =>
+    fc.tuple(tool, executor).map(([t, fault]) => (fault ? { ...t, executor: fault } : t));
   // The agent's own tools are scripted only sometimes. A scripted tool is always declared: policy rules,
   // visibility layers and toolStart triggers name it, and a name that names no tool is refused (fail
   // closed). Calls to a tool nobody declares are UNKNOWN_TOOL's (see provider.ts).
   const own = tools.filter((t) => !t.scripted).map((t) => sometimes(ownScript(t), 50));
-  const scripted = tools.filter((t) => t.scripted).map((t) => declared(t));
+  const scripted = tools.filter((t) => t.scripted).map((t) => withExecutor(declared(t)));
   return fc
     .tuple(fc.tuple(...own), fc.tuple(...scripted))
     .map(([overridden, declaredOnes]) => [...overridden, ...declaredOnes].filter((o): o is ScenarioTool => o !== undefined));

@@ -41,6 +41,8 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     const request = run.requests[run.requests.length - 1];
     out.push(...matchLines('last request', request ? renderMessages(request.messages) : [], expect.lastRequest));
   }
+  // What the model received, not what the log says was assembled.
+  if (expect.system) out.push(...matchLines('system prompt', systemLines(run.requests[run.requests.length - 1]), expect.system));
   if (expect.toolCalls) {
     const started = events(run, 'tool.started')
       .filter((e) => e.payload.attempt === 1)
@@ -184,6 +186,7 @@ function turnChecks(run: ScenarioRun, turn: number, want: TurnExpectation): Chec
     const request = run.requests[indexes[indexes.length - 1] ?? -1];
     out.push(...matchLines(`${name} last request`, request ? renderMessages(request.messages) : [], want.lastRequest));
   }
+  if (want.system) out.push(...matchLines(`${name} system prompt`, systemLines(run.requests[indexes[indexes.length - 1] ?? -1]), want.system));
   if (want.toolResults)
     out.push(
       toolResultsCheck(
@@ -193,6 +196,11 @@ function turnChecks(run: ScenarioRun, turn: number, want: TurnExpectation): Chec
       ),
     );
   return out;
+}
+
+/** The system prompt a request carried, one line per line of it (fragments are joined by a blank line); none without a request. */
+export function systemLines(request: { readonly system: string } | undefined): string[] {
+  return request ? request.system.split('\n') : [];
 }
 
 function replyCheck(name: string, want: NonNullable<Expectation['reply']>, reply: string | undefined): CheckResult {

@@ -6,6 +6,10 @@
  */
 import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
+import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
+import { argumentsValidated } from './arguments-validated.ts';
+import { toolOutputCapped } from './tool-output-capped.ts';
+import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
 import { isPeerRun } from '../loop-port/peer-run.ts';
 import type { AnyRun, Invariant, InvariantContext } from './invariant.ts';
 import { requestsRecomputable } from './invariant-01-requests-recomputable.ts';
@@ -25,6 +29,8 @@ import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
 import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
+import { promptFollowsFragments } from './prompt-follows-fragments.ts';
+import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -37,15 +43,21 @@ export const INVARIANTS: readonly Invariant[] = [
   failedTurnsAddNothing,
   toolPairing,
   denyNeverLifted,
+  argumentsValidated,
+  toolOutputCapped,
   noOpenSpans,
   inboxDeliveredOnce,
   overflowRetryOnlyIfShrank,
+  compactionKeepsTurnsWhole,
   budgetsBeforeWork,
   sideEffectsOnce,
+  startedCallsStayUnknown,
   sideEffectsTold,
   secretsNeverLeave,
   projectionEqualsReplay,
+  promptFollowsFragments,
   outcomeFollowsTable,
+  adapterFollowsTheWire,
   crashRecovery,
 ];
 

@@ -40,7 +40,10 @@ function closedInPairs(run: ScenarioRun): string | undefined {
     if (e.type === 'turn.opened') opened.push(e.payload.turn);
     if (e.type === 'turn.closed') closed.push(e.payload.turn);
   }
-  if (JSON.stringify(opened) !== JSON.stringify(closed)) return `turns opened ${JSON.stringify(opened)} but closed ${JSON.stringify(closed)}`;
+  // A store no process could read back after a crash (run.unreadable): the turn the crash left open stays open — no
+  // recovery may run over a log with a gap. Only the last turn, and only then.
+  const leftOpen = run.unreadable !== undefined && opened.length === closed.length + 1 ? opened.slice(0, -1) : opened;
+  if (JSON.stringify(leftOpen) !== JSON.stringify(closed)) return `turns opened ${JSON.stringify(opened)} but closed ${JSON.stringify(closed)}`;
   // A turn a crash left open is closed by recovery, not by a loop: it returns no result, and it is always `interrupted`.
   const turns = viewOf(run).turns;
   const recovered = turns.filter((t) => t.recovered);
@@ -48,7 +51,7 @@ function closedInPairs(run: ScenarioRun): string | undefined {
   if (wrong) return `turn ${wrong.turn} was closed by recovery as ${label(wrong.outcome)}: recovery closes a turn as interrupted`;
   const interrupted = turns.find((t) => !t.recovered && t.outcome?.kind === 'interrupted');
   if (interrupted) return `turn ${interrupted.turn} was closed interrupted by a loop: only crash recovery closes a turn so`;
-  const byLoop = opened.length - recovered.length;
+  const byLoop = closed.length - recovered.length;
   if (run.results.length !== byLoop)
     return `${byLoop} turn(s) in the log closed by a loop${recovered.length ? ` (and ${recovered.length} by recovery)` : ''}, ${run.results.length} results returned`;
   return undefined;

@@ -10,7 +10,8 @@
  * The loop must also record each result as the provider returned it.
  *
  * `failed{internal}` is accepted only where the table has it for a reason the
- * scenario can cause (a model client sending arguments that are not JSON data).
+ * scenario can cause (a model client sending arguments that are not JSON data, a
+ * tool executor dropping a call's result).
  */
 import { toFrozenPlainData, type LogEvent, type ModelResult } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -113,6 +114,8 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
       allowed.add('failed{max_steps}');
       allowed.add('failed{budget_exhausted}');
       if (response && notPlainArgs(response)) allowed.add('failed{internal}');
+      // A tool executor that broke its contract (a scenario's `executor: drops-result`) leaves the step without a result.
+      if (droppedResult(run, turn)) allowed.add('failed{internal}');
       break;
     case 'max_tokens':
       allowed.add('failed{max_tokens}');
@@ -148,6 +151,14 @@ function everyClientWaitsTooLong(run: ScenarioRun, turn: TurnView): boolean {
   if (until.size < (run.scenario.provider.fallback ? 2 : 1)) return false; // a client never asked has no window
   const soonest = Math.min(...until.values());
   return soonest - closedAt > run.config.retry.maxRetryAfterMs;
+}
+
+/** Was a call made in this turn to a tool whose executor the scenario breaks (`drops-result`: no result, whatever the call's fate)? */
+function droppedResult(run: ScenarioRun, turn: TurnView): boolean {
+  const broken = new Set(run.scenario.tools.filter((t) => t.executor === 'drops-result').map((t) => t.name));
+  return (
+    broken.size > 0 && turn.events.some((e) => e.type === 'assistant.message' && e.payload.content.some((b) => b.type === 'tool_call' && broken.has(b.name)))
+  );
 }
 
 function notPlainArgs(result: ModelResult): boolean {

@@ -1,19 +1,30 @@
 /**
- * The projection equals a replay of the whole log: the loop's own incremental
- * projection at the end, the pure `project` of every event, and a fresh
- * incremental projection fed event by event all agree.
+ * The projection equals a replay of the whole log — and a reference: the loop's
+ * own incremental projection at the end, the pure `project` of every event, a
+ * fresh incremental projection fed event by event, and the naive reference
+ * projection (support/reference-projection.ts, written without the kernel's
+ * projection code) all agree; so do the messages of every request the model
+ * received and the reference projection of the log prefix recorded with it.
+ * Without the reference, the first three share one implementation and a bug in
+ * it would agree with itself.
  */
 import { project, ProjectionCache } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant, loopgateOnly } from './invariant.ts';
+import { defineInvariant, firstViolation, loopgateOnly } from './invariant.ts';
 import { GrowingLog } from './support/growing-log.ts';
-import { sameJson } from './support/log-view.ts';
+import { sameJson, viewOf } from './support/log-view.ts';
+import { referenceProjection } from './support/reference-projection.ts';
+import { sameData } from './support/same-data.ts';
 
 export const projectionEqualsReplay = defineInvariant({
   id: 'projection-equals-replay',
-  title: "the loop's incremental projection equals a replay of the whole log",
+  title: "the loop's incremental projection equals a replay of the whole log, and a naive reference projection of it",
   appliesTo: loopgateOnly('no log to replay: a peer keeps none'),
-  check: (run) => equalsReplay(run),
+  check: (run) =>
+    firstViolation(
+      () => equalsReplay(run),
+      () => equalsReference(run),
+    ),
 });
 
 function equalsReplay(run: ScenarioRun): string | undefined {
@@ -29,4 +40,27 @@ function equalsReplay(run: ScenarioRun): string | undefined {
   }
   if (!sameJson(cache.current(), replayed)) return 'an incremental projection fed the log event by event differs from a replay of the whole log';
   return undefined;
+}
+
+function equalsReference(run: ScenarioRun): string | undefined {
+  const events = run.log.events;
+  const reference = referenceProjection(events);
+  if (!sameData(project(events), reference))
+    return `the projection of the whole log differs from the reference projection: ${firstDifference(project(events), reference)}`;
+  for (const r of viewOf(run).requests) {
+    const sent = run.requests[r.index];
+    if (!sent) continue;
+    const expected = referenceProjection(events.slice(0, r.event.payload.upTo));
+    if (!sameData(sent.messages, expected))
+      return `request ${r.index + 1} (seq ${r.event.seq}): the messages sent differ from the reference projection of the log up to seq ${r.event.payload.upTo}: ${firstDifference(sent.messages, expected)}`;
+  }
+  return undefined;
+}
+
+function firstDifference(actual: readonly unknown[], expected: readonly unknown[]): string {
+  for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
+    if (!sameData(actual[i], expected[i]))
+      return `message ${i} is ${JSON.stringify(actual[i]) ?? 'missing'}, the reference has ${JSON.stringify(expected[i]) ?? 'nothing'}`;
+  }
+  return 'they differ';
 }

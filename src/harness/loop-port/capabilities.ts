@@ -25,6 +25,8 @@ export const CAPABILITIES = {
   'model-timeout': 'a per-call model timeout',
   'side-effect-notice': "loopgate's side-effect notice (and switching it off)",
   'output-truncation': 'tool output truncated for the model',
+  'prompt-fragments': 'a system prompt assembled per request from fragments (priorities, dynamic texts, exclusive)',
+  'executor-faults': "a tool executor the harness can swap for one that breaks its contract (loopgate's loop dependencies)",
   'lenient-args': 'lenient repair of malformed tool arguments',
   'non-json-args': 'an in-process model client handing over arguments JSON cannot carry (NaN): a peer only ever receives JSON text',
   'stream-triggers': 'triggers on deltas streamed over the wire (`at: { delta }`): the harness sees a peer’s stream only through its model',

@@ -11,6 +11,7 @@
 import { outcomeLabel } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { equalCheck, matchLines } from '../checks/lines.ts';
+import { systemLines } from '../checks/expectations.ts';
 import { renderMessages, spanShape } from '../render.ts';
 import type { Expectation } from '../scenario/schema.ts';
 import { finalHistory, type PeerRun } from './peer-run.ts';
@@ -43,6 +44,7 @@ export function checkPeerExpectations(run: PeerRun, expect: Expectation): CheckR
     const request = run.requests[run.requests.length - 1];
     diffs.push(...matchLines('last request', request ? renderMessages(request.messages) : [], expect.lastRequest));
   }
+  if (expect.system) diffs.push(...matchLines('system prompt', systemLines(run.requests[run.requests.length - 1]), expect.system));
   if (expect.trace) {
     const trace = run.traces[run.traces.length - 1];
     diffs.push(...matchLines('trace', trace ? spanShape(trace) : [], expect.trace));

@@ -26,6 +26,8 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (scenario.claim) needs.add('claim');
   if (scenario.provider.fallback) needs.add('fallback');
   if (scenario.store) needs.add('store-faults');
+  if (scenario.prompt) needs.add('prompt-fragments');
+  if (scenario.tools.some((t) => t.executor !== undefined)) needs.add('executor-faults');
   const c = scenario.config;
   if (c.maxToolCallsPerTurn !== undefined || c.maxToolCallsPerSession !== undefined) needs.add('budget:tool-calls');
   if (c.maxTokensPerTurn !== undefined || c.maxTokensPerSession !== undefined) needs.add('budget:tokens');

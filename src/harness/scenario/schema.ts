@@ -32,6 +32,12 @@ export const providerStepSchema = z
     reply: z.string().optional().describe('The model answers with this text'),
     tool_use: z.array(toolCallSchema).min(1).optional().describe('The model calls these tools (in parallel, in order)'),
     text: z.string().optional().describe('Text before the tool calls (tool_use) '),
+    interleaved: z
+      .boolean()
+      .optional()
+      .describe(
+        "tool_use with several calls, on the wire (openai-chat): the calls' argument chunks arrive interleaved by index, as the real API may send them",
+      ),
     max_tokens: z
       .strictObject({ text: z.string().default(''), partial: z.boolean().default(false) })
       .optional()
@@ -63,12 +69,20 @@ export const providerStepSchema = z
     }
     if (step.text !== undefined && step.tool_use === undefined)
       ctx.addIssue({ code: 'custom', path: ['text'], message: 'text goes with tool_use (use reply for a text answer)' });
+    if (step.interleaved && (step.tool_use?.length ?? 0) < 2)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['interleaved'],
+        message: 'interleaved goes with tool_use of two or more calls (their argument chunks interleave)',
+      });
     if (step.error?.midStream && step.error.kind !== 'overloaded')
       ctx.addIssue({ code: 'custom', path: ['error', 'midStream'], message: 'midStream goes with kind: overloaded (an error event inside a 200 stream)' });
   });
 export type ProviderStep = z.infer<typeof providerStepSchema>;
 
 export const WIRE_PROVIDERS = ['anthropic', 'openai-chat', 'openai-responses'] as const;
+/** The wire fakes that can interleave parallel calls' argument chunks (Chat Completions routes each chunk by the call's index). */
+export const INTERLEAVING_PROVIDERS: readonly (typeof WIRE_PROVIDERS)[number][] = ['openai-chat'];
 
 const providerSchema = z
   .strictObject({
@@ -83,6 +97,18 @@ const providerSchema = z
     if (p.kind === 'wire' && !p.provider)
       ctx.addIssue({ code: 'custom', path: ['provider'], message: `kind: wire needs provider: one of ${WIRE_PROVIDERS.join(', ')}` });
     if (p.kind === 'scripted' && p.provider) ctx.addIssue({ code: 'custom', path: ['provider'], message: 'provider is only for kind: wire' });
+    p.script.forEach((step, i) => {
+      if (step.interleaved && !(p.kind === 'wire' && INTERLEAVING_PROVIDERS.includes(p.provider!)))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['script', i, 'interleaved'],
+          message: `interleaved is a wire-level detail: kind: wire with provider ${INTERLEAVING_PROVIDERS.join(' or ')} (the others stream one call after another)`,
+        });
+    });
+    p.fallback?.forEach((step, i) => {
+      if (step.interleaved)
+        ctx.addIssue({ code: 'custom', path: ['fallback', i, 'interleaved'], message: 'interleaved is a wire-level detail; the fallback client is scripted' });
+    });
   });
 
 // ---------------------------------------------------------------------------
@@ -100,6 +126,10 @@ export const behaviourSchema = z.union([
 ]);
 export type Behaviour = z.infer<typeof behaviourSchema>;
 
+/** Ways a tool executor can break its contract (every call settles with exactly one result). */
+export const EXECUTOR_FAULTS = ['drops-result', 'throws-after-start'] as const;
+export type ExecutorFault = (typeof EXECUTOR_FAULTS)[number];
+
 const FIELD_TYPE = /^(string|number|integer|boolean|object|array|any)\??$/;
 
 const toolSchema = z.strictObject({
@@ -114,6 +144,12 @@ const toolSchema = z.strictObject({
   timeoutMs: positiveInt.optional(),
   maxRetries: z.number().int().nonnegative().optional(),
   behaviour: z.array(behaviourSchema).optional().describe('One entry per execution attempt; the last repeats'),
+  executor: z
+    .enum(EXECUTOR_FAULTS)
+    .optional()
+    .describe(
+      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws",
+    ),
 });
 export type ScenarioTool = z.infer<typeof toolSchema>;
 
@@ -218,9 +254,22 @@ const configSchema = z.strictObject({
 });
 
 const compactionDelay = ms.optional().describe('Virtual time the compactor takes (it stops early when the turn is cancelled)');
+/** Ranges a misbehaving compactor proposes instead of the valid candidate. */
+export const COMPACTION_RANGES = ['cuts-turn', 'splits-batch', 'overlaps', 'empty', 'outside'] as const;
+export type CompactionRange = (typeof COMPACTION_RANGES)[number];
+
 const compactionStepSchema = z.union([
   z.enum(['none', 'fail', 'grow']).describe('none: nothing to compact; fail: the compactor throws; grow: a summary bigger than what it replaces'),
-  z.strictObject({ summary: z.string().min(1), delayMs: compactionDelay }),
+  z.strictObject({
+    summary: z.string().min(1),
+    delayMs: compactionDelay,
+    range: z
+      .enum(COMPACTION_RANGES)
+      .optional()
+      .describe(
+        'A misbehaving compactor: the range it proposes instead of whole closed turns. cuts-turn: ends inside the last closed turn; splits-batch: ends between the results of a parallel batch; overlaps: starts inside an earlier compaction; empty: starts after it ends; outside: ends beyond the log',
+      ),
+  }),
   z.strictObject({ fail: z.string().min(1).describe('The compactor throws this, after delayMs'), delayMs: compactionDelay }),
 ]);
 
@@ -238,6 +287,27 @@ const claimDecisionSchema = z.union([
 ]);
 export type ClaimDecisionSpec = z.infer<typeof claimDecisionSchema>;
 const claimSchema = z.union([claimDecisionSchema, z.array(claimDecisionSchema).min(1).describe('One decision per turn, in order; the last repeats')]);
+
+const fragmentSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .min(1)
+      .refine((id) => id !== 'identity', { message: 'identity is the agent’s system prompt: set it with system:' })
+      .describe('Unique; an id the agent already uses replaces its fragment'),
+    priority: z.number().describe('Smaller first: identity −100, deployment 0, tool guidance 100+'),
+    text: z.string().optional().describe('A static fragment'),
+    dynamic: z
+      .array(z.union([z.string(), z.strictObject({ throw: z.string().min(1) })]))
+      .min(1)
+      .optional()
+      .describe('A dynamic fragment: its text at each assembly, in order (the last repeats); { throw: message } makes that assembly of it throw'),
+    exclusive: z.boolean().optional().describe('Drops every fragment after this one in priority order'),
+  })
+  .superRefine((f, ctx) => {
+    if ((f.text === undefined) === (f.dynamic === undefined)) ctx.addIssue({ code: 'custom', message: 'a prompt fragment needs exactly one of text, dynamic' });
+  });
+export type ScenarioFragment = z.infer<typeof fragmentSchema>;
 
 // ---------------------------------------------------------------------------
 // Expectations
@@ -271,6 +341,7 @@ export const turnExpectationSchema = z.strictObject({
     .describe("This turn's reply"),
   trace: linesMatcher.optional().describe("This turn's spans as `kind > kind:status` paths"),
   lastRequest: linesMatcher.optional().describe('The last request of this turn, one message per line'),
+  system: linesMatcher.optional().describe('The system prompt the last request of this turn carried, one line per line of it'),
   requests: z.number().int().nonnegative().optional().describe('Model requests this turn made (as the log records them)'),
   toolResults: z
     .array(
@@ -288,6 +359,7 @@ export const expectationSchema = z.strictObject({
   assert: replyAssertionsSchema.optional(),
   history: linesMatcher.optional().describe('The final projected history, rendered one message per line'),
   lastRequest: linesMatcher.optional().describe('The last request the model received, one message per line'),
+  system: linesMatcher.optional().describe('The system prompt the model received with the last request, one line per line of it'),
   toolCalls: z.array(z.string()).optional().describe('Names of the calls that started executing, in order'),
   executions: z.record(z.string(), z.number().int().nonnegative()).optional().describe('How many times each tool body actually ran'),
   toolResults: z
@@ -381,6 +453,10 @@ export const scenarioSchema = z
         'loop: the loop driven directly; production: through a real AgentHost (lock, recovery, flush, envelope); default: the run decides (both in loopgate run). A scenario with crash or reopen runs through the production host',
       ),
     system: z.string().optional().describe("Replaces the agent's system prompt"),
+    prompt: z
+      .array(fragmentSchema)
+      .optional()
+      .describe("Prompt fragments added to the agent's (assembled per request by priority); an id the agent uses replaces its fragment"),
     config: configSchema.default({}),
     tools: z.array(toolSchema).default([]),
     policy: policySchema.optional(),
@@ -400,6 +476,11 @@ export const scenarioSchema = z
           )
           .optional()
           .describe('Torn writes: the first keep records of the append land, then it fails'),
+        loseOnCrash: z
+          .array(z.number().int().nonnegative())
+          .min(1)
+          .optional()
+          .describe('Records (by seq) the store loses when the process crashes: read back after a reopen, the conversation has a gap'),
       })
       .optional(),
     secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),
@@ -424,6 +505,13 @@ export const scenarioSchema = z
     });
     if (crashed !== undefined)
       ctx.addIssue({ code: 'custom', path: ['inbox', crashed, 'crash'], message: 'a crash needs a reopen after it, or nothing checks what the crash left' });
+    if (scenario.store?.loseOnCrash && !scenario.inbox.some((e) => e.crash))
+      ctx.addIssue({ code: 'custom', path: ['store', 'loseOnCrash'], message: 'records are lost in a crash: add a crash (and a reopen) to the inbox' });
+    const ids = new Set<string>();
+    scenario.prompt?.forEach((f, i) => {
+      if (ids.has(f.id)) ctx.addIssue({ code: 'custom', path: ['prompt', i, 'id'], message: `prompt fragment "${f.id}" is declared twice` });
+      ids.add(f.id);
+    });
     if (scenario.expect.responses !== undefined && scenario.host !== 'production' && !crashes(scenario))
       ctx.addIssue({ code: 'custom', path: ['expect', 'responses'], message: 'responses are the production host’s answers: add host: production' });
   });

@@ -2,7 +2,7 @@
  * `loopgate run --update`: a scenario's recorded expectations rewritten from
  * what its run actually did — as `vitest -u` accepts new snapshots. Rewritten,
  * where the file has them: `outcome`, `outcomes`, and the `exact` lines and
- * `count` of `history`, `lastRequest` and `trace`. Only for a case whose
+ * `count` of `history`, `lastRequest`, `system` and `trace`. Only for a case whose
  * invariants all hold (a run that broke one is not a behaviour to accept).
  *
  * The file keeps its comments and formatting (yaml-edit.ts edits the nodes in
@@ -15,6 +15,7 @@ import { writeFileAtomic, readInputFile } from '../../files/index.ts';
 import { YAML_LIMITS } from '../../yaml/limits.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { renderMessages, spanShape } from '../render.ts';
+import { systemLines } from '../checks/expectations.ts';
 import { parseScenario, type LoadedScenario } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -25,7 +26,7 @@ export type UpdateResult =
   | { readonly kind: 'unchanged'; readonly file: string }
   | { readonly kind: 'refused'; readonly file: string; readonly reason: string };
 
-const LINE_KEYS = ['history', 'lastRequest', 'trace'] as const;
+const LINE_KEYS = ['history', 'lastRequest', 'system', 'trace'] as const;
 
 /** What the run did, for each key `--update` rewrites. */
 function actuals(run: ScenarioRun) {
@@ -37,6 +38,7 @@ function actuals(run: ScenarioRun) {
     lines: {
       history: renderMessages(project(run.log.events)),
       lastRequest: request ? renderMessages(request.messages) : [],
+      system: systemLines(request),
       trace: trace ? spanShape(trace) : [],
     },
   };

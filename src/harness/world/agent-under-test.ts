@@ -9,7 +9,9 @@
  * its approver, compactor, checkpoint hooks and claim policy replace the agent's;
  * its policy rules and visibility layers are added after the agent's (a deny
  * still always wins, so a scenario can restrict but never lift); its `system`
- * replaces the agent's one-text prompt; its config and secrets go on top.
+ * replaces the agent's one-text prompt and its prompt fragments join the
+ * agent's (an id they share replaces the agent's); its config and secrets go on
+ * top. Every dynamic fragment is recorded (scripted-prompt.ts).
  */
 import {
   closestName,
@@ -28,6 +30,7 @@ import type { Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor } from './scripted-hooks.ts';
 import { scriptedTools, type ToolCounters } from './scripted-tools.ts';
+import { scenarioPrompt, type PromptRecorder } from './scripted-prompt.ts';
 
 export const NO_AGENT = 'none';
 
@@ -111,6 +114,8 @@ export interface ScenarioAgentOptions {
   readonly faults: FaultLog;
   /** Runs the first time a tool's body starts (for `at: { toolStart }` triggers). */
   readonly onFirstStart: (tool: string) => void;
+  /** Records the prompt's fragments and what each dynamic one gave at each request (loopgate's own loop). */
+  readonly prompt?: PromptRecorder;
   /** Parts a scenario file cannot express (state-table fixtures use them): they replace the scenario's and the agent's. */
   readonly claim?: ClaimPolicy;
   readonly errorHandlers?: readonly ModelErrorHandler[];
@@ -131,10 +136,20 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
   const { tools, counters } = scriptedTools(own.tools ?? [], scenario.tools, { clock, faults, onFirstStart: options.onFirstStart }, options.name);
   const policy = mergedPolicy(own.policy, scenarioPolicy(scenario.policy));
   const visibility = [...(own.visibility ?? []), ...(scenario.visibility ?? [])];
+  const fragments = scenarioPrompt(own.prompt, scenario.prompt, faults);
+  const prompt = options.prompt
+    ? options.prompt.recorded({
+        ...(scenario.system !== undefined ? { system: scenario.system } : own.system !== undefined ? { system: own.system } : {}),
+        ...(fragments ? { prompt: fragments } : {}),
+      })
+    : fragments
+      ? { prompt: fragments }
+      : {};
   const agent: Agent = {
     ...own,
     tools,
     ...(scenario.system !== undefined ? { system: scenario.system } : {}),
+    ...prompt,
     ...(policy ? { policy } : {}),
     ...(visibility.length > 0 ? { visibility } : {}),
     ...(scenario.approver ? { approver: scriptedApprover(scenario.approver, clock) } : {}),

@@ -16,7 +16,7 @@
  * Invariants then judge one consistent story: the final log, the requests and
  * turns recorded in it, and the store.
  */
-import { isKnown, type AgentLoop, type EventLog, type LogEvent, type Message, type TraceRecord, type TurnResult } from '../../kernel/index.ts';
+import { EventLog, isKnown, type AgentLoop, type LogEvent, type Message, type TraceRecord, type TurnResult } from '../../kernel/index.ts';
 import type { ProviderCall, RequestOrigin, SentRequest } from './recording-model.ts';
 
 interface Life {
@@ -49,6 +49,8 @@ export interface RecordedCase {
   readonly lost: LostWork;
   /** Logs the case opened: 1 without a crash or a dropped log. */
   readonly lives: number;
+  /** After a crash, why no process could read the conversation back from the store. */
+  readonly unreadable?: string;
 }
 
 export interface LostWork {
@@ -62,6 +64,8 @@ export class CaseRecording {
   readonly #traces: Placed<TraceRecord>[] = [];
   readonly #store: () => number;
   readonly #onEvent: (seq: number) => void;
+  /** After a crash, the store could not be read back: the dead life is the last, ending at what the store held. */
+  #unreadable: string | undefined;
 
   /** `storeCount` is how many events the store holds now; `onEvent(seq)` runs as any life appends an event. */
   constructor(storeCount: () => number, onEvent: (seq: number) => void = () => undefined) {
@@ -89,6 +93,17 @@ export class CaseRecording {
       // A dead process's log may still grow in memory: only the running life's events trigger anything.
       if (this.#lives[this.#lives.length - 1] === life) this.#onEvent(event.seq);
     });
+  }
+
+  /**
+   * After a crash no new process could read the conversation back (a store with a
+   * gap): the dead life ends at what the store held when it died, and the case is
+   * judged on that — nothing a process did beyond it survives, and no recovery ran.
+   */
+  unreadable(reason: string): void {
+    const life = this.#lives[this.#lives.length - 1];
+    if (life && life.ended === undefined) life.ended = Math.min(this.#store(), life.log.length);
+    this.#unreadable ??= reason;
   }
 
   /** The loop over the current life's log. */
@@ -144,9 +159,12 @@ export class CaseRecording {
       keptResponses.push(responses[i]!);
     });
     const results = this.#results.filter((r) => kept(r.life, r.seq)).map((r) => r.value);
+    const cut = final.ended !== undefined && final.ended < final.log.length;
     return {
-      log: final.log,
-      loop: final.loop,
+      // A life cut short by an unreadable store: its log as the store held it (no loop ran over that).
+      log: cut ? new EventLog({ now: () => 0 }, final.log.events.slice(0, final.ended)) : final.log,
+      loop: cut ? undefined : final.loop,
+      ...(this.#unreadable !== undefined ? { unreadable: this.#unreadable } : {}),
       durableBefore,
       requests: keptRequests,
       responses: keptResponses,

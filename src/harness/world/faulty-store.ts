@@ -9,7 +9,11 @@
  * - `store.tornAppends`: which appends are torn — the first `keep` records of the
  *   batch land, then the write fails (a store that breaks the atomic-batch rule);
  * - a crash severs the dead process's connection: it writes nothing more (a write
- *   already handed to the store may still land, as on a real disk).
+ *   already handed to the store may still land, as on a real disk);
+ * - `store.loseOnCrash`: records (by seq) the crash loses, as a disk that drops a
+ *   page: every process reading the conversation afterwards gets it with a gap
+ *   there (a store breaking its gapless rule), which must be refused, not read
+ *   as a shorter history.
  *
  * It counts every batch append asked for and which of them failed.
  */
@@ -39,6 +43,11 @@ export class WorldStore {
   readonly #faults: FaultLog;
   readonly #failAppends: ReadonlySet<number>;
   readonly #tornAppends: ReadonlyMap<number, number>;
+  readonly #loseOnCrash: ReadonlySet<number>;
+  /** Seqs lost to a crash so far: reads leave them out. */
+  readonly #lost = new Set<number>();
+  /** Conversations written to. */
+  readonly #written = new Set<string>();
   #attempts = 0;
   readonly #failed: number[] = [];
   readonly #torn: number[] = [];
@@ -48,6 +57,7 @@ export class WorldStore {
     this.#faults = faults;
     this.#failAppends = new Set(spec?.failAppends ?? []);
     this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
+    this.#loseOnCrash = new Set(spec?.loseOnCrash ?? []);
     this.store = make ? make({}) : new MemoryEventStore();
   }
 
@@ -70,6 +80,7 @@ export class WorldStore {
         return inner.describe;
       },
       sever: () => {
+        if (!severed) world.#crashed();
         severed = true;
         for (const release of held) void release().catch(() => undefined);
         held.clear();
@@ -80,7 +91,8 @@ export class WorldStore {
       },
       read: async (conversationId: string, fromSeq?: number) => {
         alive();
-        return inner.read(conversationId, fromSeq);
+        const records = await inner.read(conversationId, fromSeq);
+        return world.#lost.size === 0 ? records : records.filter((r) => !world.#lost.has(r.seq));
       },
       listConversations: async () => {
         alive();
@@ -104,8 +116,19 @@ export class WorldStore {
     };
   }
 
+  /** A process died: the records the scenario loses in a crash go, if the store holds them. */
+  #crashed(): void {
+    for (const seq of this.#loseOnCrash) {
+      const stored = Math.max(0, ...[...this.#written].map((c) => this.store.count(c)));
+      if (this.#lost.has(seq) || seq >= stored) continue;
+      this.#lost.add(seq);
+      this.#faults.record(`store loses record ${seq} in the crash`);
+    }
+  }
+
   async #append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
     const attempt = ++this.#attempts;
+    this.#written.add(conversationId);
     if (this.#failAppends.has(attempt)) {
       this.#faults.record(`store append ${attempt} fails`);
       this.#failed.push(attempt);

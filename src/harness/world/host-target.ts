@@ -118,7 +118,12 @@ export class HostTarget implements LoopUnderTest {
     const process = this.#start();
     this.#processes.push(process);
     const sweep = await process.host.recoverAll();
-    if (sweep.failed.length > 0) throw new Error(`reopen: the recovery sweep failed: ${sweep.failed.map((f) => f.error).join('; ')}`);
+    // A store the new host refuses to read (a record lost in the crash) is an outcome of the case, not a harness failure.
+    if (sweep.failed.length > 0) {
+      const why = sweep.failed.map((f) => f.error).join('; ');
+      this.refusals.push(why);
+      this.#world.recording.unreadable(why);
+    }
   }
 
   async settled(): Promise<void> {
@@ -129,6 +134,9 @@ export class HostTarget implements LoopUnderTest {
       if (this.#outstanding.size === 0) return;
     }
   }
+
+  /** Why each recovery sweep after a reopen refused the conversation (the store could not be read back). */
+  readonly refusals: string[] = [];
 
   reports(): readonly TurnReport[] {
     return this.#reports;

@@ -33,6 +33,8 @@ export interface RecordingHooks {
   readonly onDelta?: (n: number) => void;
   /** Where the request sits in the case: which life of the log, and the seq of its `model.request` (the last event appended). */
   readonly origin?: () => RequestOrigin;
+  /** Runs with each request as it goes out (the object kept in `requests`). */
+  readonly onSent?: (request: SentRequest) => void;
 }
 
 export interface RequestOrigin {
@@ -65,6 +67,7 @@ export class ModelRecording {
         const { signal: _signal, ...sent } = request;
         this.requests.push(sent);
         this.origins.push(this.#hooks.origin?.() ?? { life: 0, seq: -1 });
+        this.#hooks.onSent?.(sent);
         const response: OpenCall = { settled: 'pending', lateDeltas: 0 };
         this.#responses.push(response);
         this.#hooks.onRequest?.(this.requests.length);

@@ -6,6 +6,15 @@
 import type { Approver, CheckpointHook, ClaimPolicy, Clock, Compactor } from '../../kernel/index.ts';
 import type { ClaimDecisionSpec, Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
+import { misbehavingRange } from './misbehaving-ranges.ts';
+
+const RANGE_FAULT = {
+  'cuts-turn': 'cuts a turn',
+  'splits-batch': 'splits a parallel batch',
+  overlaps: 'overlaps an earlier compaction',
+  empty: 'is empty',
+  outside: 'ends outside the log',
+} as const;
 
 export function scriptedApprover(spec: NonNullable<Scenario['approver']>, clock: Clock): Approver {
   let asked = 0;
@@ -22,7 +31,7 @@ export function scriptedApprover(spec: NonNullable<Scenario['approver']>, clock:
 export function scriptedCompactor(steps: NonNullable<Scenario['compaction']>, clock: Clock, faults: FaultLog): Compactor {
   let n = 0;
   return {
-    async compact({ candidate, messages, signal }) {
+    async compact({ log, candidate, messages, signal }) {
       const step = steps[Math.min(n, steps.length - 1)]!;
       n++;
       if (step === 'none') return null;
@@ -45,7 +54,11 @@ export function scriptedCompactor(steps: NonNullable<Scenario['compaction']>, cl
         throw new Error(step.fail);
       }
       if (!candidate) return null;
-      return { ...candidate, summary: step.summary };
+      if (step.range === undefined) return { ...candidate, summary: step.summary };
+      const range = misbehavingRange(step.range, log, candidate);
+      if (!range) return null;
+      faults.record(`compactor proposes a range that ${RANGE_FAULT[step.range]}: [${range.from}, ${range.to}]`);
+      return { ...range, summary: step.summary };
     },
   };
 }

@@ -118,7 +118,8 @@ export class AgentLoop {
   /** Cancels the running turn; the first reason wins. Returns whether a turn was cancelled by this call. */
   cancel(by: CancelSource, reason = `cancelled by ${by}`): boolean {
     const turn = this.#turn;
-    if (!turn || !turn.scope.cancel(by, reason)) return false;
+    // A turn whose close is written has ended: nothing can cancel it any more (it is let go of just after).
+    if (!turn || this.#log.positions.openTurn !== turn.turn || !turn.scope.cancel(by, reason)) return false;
     this.#recordCancel(by, this.#deps.redact(reason));
     return true;
   }
@@ -356,6 +357,8 @@ export class AgentLoop {
   async #awaitingModel(s: TurnState): Promise<StepResult> {
     const first = await this.#clientForStep(s);
     if ('outcome' in first) return first;
+    // Steers and injects that arrived while the step was prepared (after its input was taken) join it too.
+    this.#takeStepInput(s);
     let client = first.client;
     const counters = new Map<string, number>();
     for (let attempt = 1; ; attempt++) {
@@ -754,11 +757,18 @@ export class AgentLoop {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
       s.journal.closeOpen(s.steps, outcome);
       returned = messagesToReturn(outcome, s.taken);
+      // Cancelled, then a write failed before the turn could say so: what the model never read goes back as for the cancel.
+      if (s.scope.cancelled && outcome.kind === 'failed' && outcome.reason === 'persistence') {
+        const unread = messagesToReturn(this.#cancelled(s), s.taken);
+        returned = s.taken.filter((m) => returned.includes(m.id) || unread.includes(m.id)).map((m) => m.id);
+      }
       if (returned.length > 0) {
         const reason =
           outcome.kind === 'cancelled'
             ? `turn cancelled by ${outcome.by} before the model saw them`
-            : `the turn ended ${outcomeLabel(outcome)}; the loop's own messages go back until a kept history holds them`;
+            : s.scope.cancelled && outcome.kind === 'failed' && outcome.reason === 'persistence'
+              ? `turn cancelled by ${s.scope.cancelled.by} before the model saw them, then a write failed`
+              : `the turn ended ${outcomeLabel(outcome)}; the loop's own messages go back until a kept history holds them`;
         this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason });
       }
       try {

@@ -94,17 +94,19 @@ export class ToolJournal {
   /** The result of a pipeline that broke its contract and threw: `unknown` if the call may have started. */
   pipelineError(call: ToolCall, error: unknown): SettledToolCall {
     const started = this.#log.positions.call(call.id)?.started === true;
+    const failure = {
+      failed_tool: call.name,
+      error_code: 'PIPELINE_ERROR',
+      error_message: `tool pipeline error: ${describeError(error)}`,
+      suggestion: started ? 'It may have run; check before retrying.' : 'Try again later.',
+    };
     return {
       callId: call.id,
       name: call.name,
       status: started ? 'unknown' : 'failed',
-      content: `tool pipeline error: ${describeError(error)}`,
-      error: {
-        failed_tool: call.name,
-        error_code: 'PIPELINE_ERROR',
-        error_message: describeError(error),
-        suggestion: started ? 'It may have run; check before retrying.' : 'Try again later.',
-      },
+      // The model reads the structured error, as for any other failed call: "it may have run" included.
+      content: renderError(failure),
+      error: failure,
       durationMs: 0,
       attempts: started ? 1 : 0,
     };

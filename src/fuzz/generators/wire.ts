@@ -1,0 +1,95 @@
+/**
+ * Fuzz cases over the wire: a provider script written in a real provider's
+ * HTTP/SSE protocol by the wire fake and parsed by the provider's own SDK inside
+ * loopgate's adapter (Anthropic, OpenAI Chat, OpenAI Responses) — so stop
+ * reasons, retry-after headers, error bodies and streamed tool calls go through
+ * the adapters' code, and `adapter-follows-the-wire` checks each result against
+ * the step it came from.
+ *
+ * A wire step is a real HTTP exchange through an SDK, far dearer than a scripted
+ * answer, so wire scripts are short and weighted towards what an adapter must
+ * translate: tool calls (parallel, their argument chunks interleaved by index on
+ * OpenAI Chat), refusals, max_tokens with and without a cut call, unknown stop
+ * reasons, overflows, 429s with retry-after headers, overloads inside a stream,
+ * server errors, resets and malformed streams. Nothing the wire cannot say is
+ * generated (an invalid request or an abort is the loop's own; a stalled stream
+ * would only wait), and an overflow during generation only where the protocol
+ * has a stop reason for it (Anthropic).
+ */
+import fc from 'fast-check';
+import { WIRE_PROVIDERS, type ProviderStep } from '../../harness/scenario/schema.ts';
+import type { FuzzTool } from './tools.ts';
+
+export type WireProviderName = (typeof WIRE_PROVIDERS)[number];
+
+export interface WireCase {
+  readonly provider: WireProviderName;
+  readonly script: ProviderStep[];
+}
+
+/** Steps of a wire case. */
+export const MAX_WIRE_STEPS = 5;
+
+type ErrorSpec = NonNullable<ProviderStep['error']>;
+
+/** One to three calls of the agent's tools, with the arguments the model may send each (ids: the wire fake's call_<n>). */
+function callsArb(tools: readonly FuzzTool[]) {
+  const call = fc.oneof({ withCrossShrink: true }, ...tools.map((tool) => tool.args.map((args) => ({ name: tool.name, args }))));
+  return fc.array(call, { minLength: 1, maxLength: 3 });
+}
+
+const errorArb: fc.Arbitrary<ErrorSpec> = fc.oneof(
+  { withCrossShrink: true },
+  {
+    weight: 4,
+    arbitrary: fc
+      .option(fc.integer({ min: 0, max: 90_000 }), { nil: undefined, freq: 5 })
+      .map((ms): ErrorSpec => ({ kind: 'rate_limited', status: 429, ...(ms !== undefined ? { retryAfterMs: ms } : {}) })),
+  },
+  { weight: 2, arbitrary: fc.boolean().map((midStream): ErrorSpec => ({ kind: 'overloaded', ...(midStream ? { midStream } : {}) })) },
+  { weight: 2, arbitrary: fc.constantFrom(500, 502, 503).map((status): ErrorSpec => ({ kind: 'server_error', status })) },
+  { weight: 1, arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'network' }, { kind: 'malformed_stream' }, { kind: 'auth' }) },
+);
+
+/** A wire step, for any provider (`forProvider` then makes it one that provider can write). */
+function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
+  return fc.oneof(
+    { withCrossShrink: true },
+    { weight: 3, arbitrary: fc.constantFrom('Done.', 'Here is what I found.', '').map((reply): ProviderStep => ({ reply })) },
+    {
+      weight: 5,
+      arbitrary: fc.record({ calls: callsArb(tools), text: fc.option(fc.constant('Let me check.'), { nil: undefined }), interleaved: fc.boolean() }).map(
+        ({ calls, text, interleaved }): ProviderStep => ({
+          tool_use: calls,
+          ...(text !== undefined ? { text } : {}),
+          ...(interleaved && calls.length > 1 ? { interleaved } : {}),
+        }),
+      ),
+    },
+    { weight: 2, arbitrary: fc.constant<ProviderStep>({ refusal: 'I cannot help with that.' }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ text: fc.constantFrom('', 'The answer is'), partial: fc.boolean() }).map((max_tokens): ProviderStep => ({ max_tokens })),
+    },
+    { weight: 1, arbitrary: fc.constantFrom('pause_turn', 'model_context_window_exceeded').map((unknown): ProviderStep => ({ unknown })) },
+    { weight: 1, arbitrary: fc.constantFrom<'request' | 'generation'>('request', 'generation').map((overflow): ProviderStep => ({ overflow })) },
+    { weight: 4, arbitrary: errorArb.map((error): ProviderStep => ({ error })) },
+  );
+}
+
+/** The step as `provider` can write it: interleaved chunks only on OpenAI Chat, an overflow during generation only on Anthropic. */
+function forProvider(step: ProviderStep, provider: WireProviderName): ProviderStep {
+  if (step.interleaved && provider !== 'openai-chat') {
+    const { interleaved: _interleaved, ...rest } = step;
+    return rest;
+  }
+  if (step.overflow === 'generation' && provider !== 'anthropic') return { ...step, overflow: 'request' };
+  return step;
+}
+
+/** A wire case: one of the three providers, and a short script it can write. */
+export function wireCaseArb(tools: readonly FuzzTool[]): fc.Arbitrary<WireCase> {
+  return fc
+    .record({ provider: fc.constantFrom(...WIRE_PROVIDERS), script: fc.array(stepArb(tools), { minLength: 1, maxLength: MAX_WIRE_STEPS }) })
+    .map(({ provider, script }) => ({ provider, script: script.map((step) => forProvider(step, provider)) }));
+}

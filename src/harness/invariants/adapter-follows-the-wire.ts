@@ -1,0 +1,133 @@
+/**
+ * Over the wire (`provider.kind: wire`), the adapter answers what the bytes said:
+ * for every step of the script the wire fake served, the adapter's normalized
+ * result is the one that step stands for — a reply with its text, the tool calls
+ * with their ids, names and arguments (also when their argument chunks arrived
+ * interleaved), max_tokens with or without a cut call, a refusal, an overflow at
+ * the request or during generation, the unknown stop reason by name, and each
+ * HTTP error as its kind with the retry-after the header carried.
+ *
+ * `outcome-follows-table` judges the loop by what the adapter returned, so an
+ * adapter that turns a refusal into a reply, reads retry-after seconds as
+ * milliseconds or glues one call's argument chunk onto another is consistent
+ * there; it is not here. Results the loop caused (a cancel aborting the call, its
+ * own timeout) are not judged.
+ */
+import type { ModelResult } from '../../kernel/index.ts';
+import type { ProviderStep } from '../scenario/schema.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+
+export const adapterFollowsTheWire = defineInvariant({
+  id: 'adapter-follows-the-wire',
+  title: "over the wire, the adapter's result for each step is the one the bytes it parsed stand for",
+  appliesTo: loopgateOnly("a peer's loop parses the wire with its own provider package"),
+  check: (run) => adapterFollowsWire(run),
+});
+
+function adapterFollowsWire(run: ScenarioRun): string | undefined {
+  const wire = run.wire;
+  if (!wire) return undefined; // no wire-level provider in this case: nothing to compare
+  const script = run.scenario.provider.script;
+  for (let i = 0; i < wire.results.length; i++) {
+    const result = wire.results[i];
+    const step = script[i];
+    if (!result || !step) continue;
+    if (result.type === 'transport_error' && (result.kind === 'aborted' || result.kind === 'timeout')) continue; // the loop gave up waiting
+    const problem = mismatch(wire.provider, step, result);
+    if (problem) return `${wire.provider} step ${i + 1} (${describe(step)}): ${problem}`;
+  }
+  return undefined;
+}
+
+function describe(step: ProviderStep): string {
+  if (step.reply !== undefined) return 'reply';
+  if (step.tool_use) return `tool_use of ${step.tool_use.length}${step.interleaved ? ', interleaved' : ''}`;
+  if (step.max_tokens) return `max_tokens${step.max_tokens.partial ? ' inside a call' : ''}`;
+  if (step.refusal !== undefined) return 'refusal';
+  if (step.overflow) return `overflow at ${step.overflow}`;
+  if (step.unknown !== undefined) return `stop reason ${step.unknown}`;
+  return `error ${step.error!.kind}${step.error!.status !== undefined ? ` ${step.error!.status}` : ''}`;
+}
+
+function got(result: ModelResult): string {
+  return result.type === 'transport_error' ? `transport_error{${result.kind}}: ${result.message}` : result.type;
+}
+
+function mismatch(provider: string, step: ProviderStep, result: ModelResult): string | undefined {
+  if (step.reply !== undefined) {
+    if (result.type !== 'reply') return `expected a reply, the adapter returned ${got(result)}`;
+    return result.text === step.reply ? undefined : `the reply reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(step.reply)}`;
+  }
+  if (step.tool_use) {
+    if (result.type !== 'tool_use') return `expected tool_use, the adapter returned ${got(result)}`;
+    if (result.text !== (step.text ?? ''))
+      return `the text before the calls reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(step.text ?? '')}`;
+    if (result.calls.length !== step.tool_use.length) return `${result.calls.length} call(s) returned, the wire sent ${step.tool_use.length}`;
+    for (let k = 0; k < step.tool_use.length; k++) {
+      const sent = step.tool_use[k]!;
+      const call = result.calls[k]!;
+      if (sent.id !== undefined && call.id !== sent.id) return `call ${k} has id ${call.id}, the wire sent ${sent.id}`;
+      if (call.name !== sent.name) return `call ${k} (${call.id}) is ${call.name}, the wire sent ${sent.name}`;
+      const text = typeof sent.args === 'string' ? sent.args : JSON.stringify(sent.args ?? {});
+      const parsed = strictJson(text);
+      // The same text parsed keeps its keys' order; JSON.stringify also copes with the 3,000-level nesting a model may send.
+      if (parsed.ok && JSON.stringify(call.args) !== JSON.stringify(parsed.value))
+        return `call ${k} (${call.id}) has arguments ${clip(JSON.stringify(call.args))}, the wire sent ${clip(text)}`;
+    }
+    return undefined;
+  }
+  if (step.max_tokens) {
+    if (result.type !== 'max_tokens') return `expected max_tokens, the adapter returned ${got(result)}`;
+    if (result.partialToolCall !== step.max_tokens.partial)
+      return `partialToolCall is ${result.partialToolCall}, but the wire ${step.max_tokens.partial ? 'cut' : 'did not cut'} a call`;
+    return result.text === step.max_tokens.text
+      ? undefined
+      : `the text reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(step.max_tokens.text)}`;
+  }
+  if (step.refusal !== undefined) return result.type === 'refusal' ? undefined : `expected a refusal, the adapter returned ${got(result)}`;
+  if (step.overflow) {
+    if (result.type !== 'context_window_exceeded') return `expected context_window_exceeded, the adapter returned ${got(result)}`;
+    return result.at === step.overflow ? undefined : `the overflow is at ${result.at}, the wire said ${step.overflow}`;
+  }
+  if (step.unknown !== undefined) {
+    // Anthropic has a stop reason of its own for a context window filled during generation.
+    if (provider === 'anthropic' && step.unknown === 'model_context_window_exceeded')
+      return result.type === 'context_window_exceeded' && result.at === 'generation'
+        ? undefined
+        : `Anthropic's model_context_window_exceeded is an overflow during generation, the adapter returned ${got(result)}`;
+    if (result.type !== 'unknown') return `expected the unknown stop reason ${step.unknown}, the adapter returned ${got(result)}`;
+    return result.stopReason === step.unknown ? undefined : `the stop reason reads ${result.stopReason}, the wire said ${step.unknown}`;
+  }
+  const error = step.error!;
+  if (result.type !== 'transport_error') return `expected transport_error{${error.kind}}, the adapter returned ${got(result)}`;
+  const kinds = expectedKinds(error);
+  if (!kinds.includes(result.kind)) return `expected transport_error{${kinds.join(' or ')}}, the adapter returned ${got(result)}`;
+  if (error.kind === 'rate_limited' && !error.midStream) {
+    // The header carries whole seconds (rounded up); the adapter reports milliseconds.
+    const header = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) * 1000 : undefined;
+    if (result.retryAfterMs !== header)
+      return `retry-after is ${String(result.retryAfterMs)} ms, the header said ${header === undefined ? 'nothing' : `${header / 1000} s`}`;
+  }
+  return undefined;
+}
+
+/** The kinds an HTTP answer of this scripted error is classified as (a 503 says "overloaded" whatever the script called it). */
+function expectedKinds(error: NonNullable<ProviderStep['error']>): string[] {
+  if (error.kind === 'server_error' && (error.status === 503 || error.status === 529)) return ['overloaded'];
+  if (error.kind === 'overloaded' && error.status !== undefined && error.status !== 503 && error.status !== 529)
+    return [error.status >= 500 ? 'server_error' : 'invalid_request'];
+  return [error.kind];
+}
+
+function strictJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function clip(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}

@@ -1,0 +1,44 @@
+/**
+ * Tool output the model reads is capped (seed 000 §5, after stage): every `ok`
+ * result's text is at most the case's `toolMaxOutputChars` (20,000 by default),
+ * or that many characters followed by the marker that says it was cut — with
+ * numbers that add up (shown + cut = the full length, recorded as
+ * `truncatedFrom`). Checked from the log, whatever the pipeline did: a cap that is
+ * off, a marker missing or lying about what was cut fails.
+ */
+import { DEFAULT_MAX_OUTPUT_CHARS, type LogEvent } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+import { viewOf } from './support/log-view.ts';
+
+const MARKER = /\n\n\[output truncated: showing the first (\d+) of (\d+) characters; (\d+) characters were cut\. The full output is kept in the log\.\]$/;
+
+export const toolOutputCapped = defineInvariant({
+  id: 'tool-output-capped',
+  title: 'the tool output the model reads is capped, and a cut is marked with numbers that add up',
+  appliesTo: loopgateOnly('tool results as the model reads them are in loopgate’s event log'),
+  check: (run) => outputsCapped(run),
+});
+
+function outputsCapped(run: ScenarioRun): string | undefined {
+  const limit = run.scenario.config.toolMaxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+  for (const e of viewOf(run).known) {
+    if (e.type !== 'tool.result' || e.payload.status !== 'ok') continue;
+    const { content, truncatedFrom, callId } = (e as Extract<LogEvent, { type: 'tool.result' }>).payload;
+    const where = `the result of ${callId} (seq ${e.seq})`;
+    const marker = MARKER.exec(content);
+    if (!marker) {
+      if (content.length > limit) return `${where} is ${content.length} characters, over the ${limit} the model may read, and not marked as cut`;
+      if (truncatedFrom !== undefined) return `${where} says it was cut from ${truncatedFrom} characters, but its text carries no marker`;
+      continue;
+    }
+    const [first, total, cut] = marker.slice(1).map(Number) as [number, number, number];
+    const shown = content.length - marker[0].length;
+    if (shown !== first) return `${where} says it shows the first ${first} characters, but shows ${shown}`;
+    if (first > limit || first < limit - 1) return `${where} shows ${first} characters of a cut output, not the ${limit} the cap allows`;
+    if (first + cut !== total) return `${where}: ${first} shown + ${cut} cut is not the ${total} it says the output had`;
+    if (truncatedFrom !== total) return `${where} was cut from ${total} characters, but records truncatedFrom ${String(truncatedFrom)}`;
+    if (total <= limit) return `${where} was cut although its ${total} characters fit the ${limit} cap`;
+  }
+  return undefined;
+}
