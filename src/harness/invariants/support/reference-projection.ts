@@ -116,8 +116,8 @@ function whatTheTurnKeeps(items: readonly Item[], outcome: { readonly kind: stri
   ];
 }
 
-function how(outcome: { readonly kind: string; readonly by?: string }): string {
-  if (outcome.kind === 'interrupted') return 'interrupted because the process stopped';
+function how(outcome: { readonly kind: string; readonly by?: string; readonly cause?: string }): string {
+  if (outcome.kind === 'interrupted') return `interrupted because ${outcome.cause === 'store' ? 'the store refused a write' : 'the process stopped'}`;
   if (outcome.by === 'user') return 'cancelled by the user';
   if (outcome.by === 'parent') return 'cancelled by its parent task';
   return 'stopped because the service was shutting down';
