@@ -238,6 +238,14 @@ const CASES: readonly BadInput[] = [
     setup: () => ['fuzz', '--runs', '1', '--out', 'notes.txt'],
     names: /^loopgate: notes\.txt: is a regular file; the report directory must be a directory$/,
   },
+  {
+    name: 'a --grep that backtracks without end over a long case id',
+    setup: (w) => (
+      writeFileSync(join(w, 'a-scenario-with-a-rather-long-file-name-to-match.yaml'), SCENARIO),
+      ['run', 'a-scenario-with-a-rather-long-file-name-to-match.yaml', '--grep', '^(([a-z:/_-])+)+X$']
+    ),
+    names: /^loopgate: --grep "\^\(\(\[a-z:\/_-\]\)\+\)\+X\$": did not finish matching the case ids within \d+ ms/,
+  },
   { name: 'tables with a seed that is no number', setup: () => ['tables', '--seed', 'x'], names: /^loopgate: --seed NaN: expected a non-negative integer$/ },
 ];
 

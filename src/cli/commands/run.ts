@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { Case } from '../../harness/cases.ts';
+import { RegexTimeoutError } from '../../harness/bounded-regex.ts';
 import { runCases, selectCases } from '../../harness/runner.ts';
 import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, type SuiteContext } from '../../harness/suites.ts';
 import type { LiveOptions } from '../../harness/live.ts';
@@ -76,6 +77,18 @@ export function parseGrep(text: string): RegExp {
     return new RegExp(text);
   } catch (error) {
     throw new UsageError(`--grep ${JSON.stringify(text)}: not a regular expression: ${(error as Error).message}`);
+  }
+}
+
+/** The cases --grep and --shard select; a --grep that backtracks without end is named as typed. */
+function selectGrepped(all: readonly Case[], text: string | undefined, grep: RegExp | undefined, shard: { index: number; total: number } | undefined): Case[] {
+  try {
+    return selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
+  } catch (error) {
+    if (!(error instanceof RegexTimeoutError)) throw error;
+    throw new UsageError(
+      `--grep ${JSON.stringify(text)}: did not finish matching the case ids within ${error.limitMs} ms (it backtracks without end: simplify the pattern)`,
+    );
   }
 }
 
@@ -202,7 +215,7 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   const all = peer
     ? await collectPeer(args, config, peer, io)
     : await collect(args, config, hosts, args.update ? { record: (r) => updates.push(r) } : undefined);
-  const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
+  const cases = selectGrepped(all, args.grep, grep, shard);
   if (cases.length === 0) {
     // A gate that checked nothing has not passed.
     const where = args.paths && args.paths.length > 0 ? args.paths.join(', ') : `the scenarios of ${config.file}`;
