@@ -68,16 +68,21 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
   }
   const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => {
-    const path = issue.path as PropertyKey[];
-    // Point at the deepest node that exists on the path (a missing key points at its parent).
+  // Point at the deepest node that exists on the path (a missing key points at its parent).
+  const locate = (path: readonly PropertyKey[]) => {
     let node: unknown;
     for (let depth = path.length; depth >= 0; depth--) {
       node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth) as (string | number)[], true);
       if (isNode(node)) break;
     }
-    const range = isNode(node) ? (node as Node).range : undefined;
-    return { file, ...position(range?.[0]), field: formatPath(path), message: issue.message };
+    return position(isNode(node) ? (node as Node).range?.[0] : undefined);
+  };
+  const issues = parsed.error.issues.map((issue) => {
+    const path = issue.path as PropertyKey[];
+    // A clash names the other place too: `params: { firstAt: path }` on a custom issue.
+    const firstAt = issue.code === 'custom' ? (issue.params?.firstAt as PropertyKey[] | undefined) : undefined;
+    const message = firstAt ? `${issue.message} (first at line ${locate(firstAt).line}, ${formatPath(firstAt)})` : issue.message;
+    return { file, ...locate(path), field: formatPath(path), message };
   });
   throw new YamlValidationError(issues);
 }

@@ -246,6 +246,17 @@ const CASES: readonly BadInput[] = [
     ),
     names: /^loopgate: --grep "\^\(\(\[a-z:\/_-\]\)\+\)\+X\$": did not finish matching the case ids within \d+ ms/,
   },
+  {
+    name: 'two tools of one name in a scenario (the later silently won)',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'dup-tool.yaml'),
+        SCENARIO.replace(/^provider:/m, 'tools:\n  - name: newt\n    description: a\n  - name: newt\n    description: b\nprovider:'),
+      ),
+      ['run', 'dup-tool.yaml']
+    ),
+    names: /^loopgate: dup-tool\.yaml:\d+:\d+: tools\[1\]\.name: the tool "newt" is declared twice \(first at line \d+, tools\[0\]\)$/,
+  },
   { name: 'tables with a seed that is no number', setup: () => ['tables', '--seed', 'x'], names: /^loopgate: --seed NaN: expected a non-negative integer$/ },
 ];
 
