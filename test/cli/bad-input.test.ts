@@ -257,7 +257,58 @@ const CASES: readonly BadInput[] = [
     ),
     names: /^loopgate: dup-tool\.yaml:\d+:\d+: tools\[1\]\.name: the tool "newt" is declared twice \(first at line \d+, tools\[0\]\)$/,
   },
-  { name: 'tables with a seed that is no number', setup: () => ['tables', '--seed', 'x'], names: /^loopgate: --seed NaN: expected a non-negative integer$/ },
+  // Counts past a stated bound (1e99 was taken as an integer).
+  { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
+  {
+    name: 'run --concurrency 1e99',
+    setup: () => ['run', 's.yaml', '--concurrency', '1e99'],
+    names: /^loopgate: --concurrency 1e99: expected an integer from 1 to 256$/,
+  },
+  { name: 'fuzz --runs 1e99', setup: () => ['fuzz', '--runs', '1e99'], names: /^loopgate: --runs 1e99: expected an integer from 1 to 10000000$/ },
+  // A flag without its value (the default was used silently), or with an empty one.
+  { name: 'run --seed without a value', setup: () => ['run', 's.yaml', '--seed'], names: /^loopgate: --seed: needs a value$/ },
+  { name: 'run --seed= (empty)', setup: () => ['run', 's.yaml', '--seed='], names: /^loopgate: --seed "": needs a value, not an empty string$/ },
+  { name: 'tables --seed without a value', setup: () => ['tables', '--seed'], names: /^loopgate: --seed: needs a value$/ },
+  { name: 'replay --at without a value', setup: () => ['replay', 'store.db', '--at'], names: /^loopgate: --at: needs a value$/ },
+  { name: 'fuzz --invariant without a value', setup: () => ['fuzz', '--invariant'], names: /^loopgate: --invariant: needs a value$/ },
+  { name: 'contract --model without a value', setup: () => ['contract', '--model'], names: /^loopgate: --model: needs a value$/ },
+  { name: 'contract --provider without a value', setup: () => ['contract', '--provider'], names: /^loopgate: --provider: needs a value$/ },
+  { name: 'run --reporter= (ran everything, wrote nothing)', setup: () => ['run', 's.yaml', '--reporter='], names: /^loopgate: --reporter: needs a value$/ },
+  {
+    name: "run --reporter '' (ran everything, wrote nothing)",
+    setup: () => ['run', 's.yaml', '--reporter', ''],
+    names: /^loopgate: --reporter "": needs a value, not an empty string$/,
+  },
+  {
+    name: 'a switch given a value',
+    setup: () => ['tables', '--markdown=maybe'],
+    names: /^loopgate: --markdown=maybe: a switch takes no value \(or =true, =false\)$/,
+  },
+  // What was typed, quoted (these said NaN).
+  {
+    name: 'tables with a seed that is no number',
+    setup: () => ['tables', '--seed', 'x'],
+    names: /^loopgate: --seed "x": expected an integer from 0 to 4294967295$/,
+  },
+  { name: 'run --seed abc', setup: () => ['run', 's.yaml', '--seed', 'abc'], names: /^loopgate: --seed "abc": expected an integer from 0 to 4294967295$/ },
+  { name: 'replay --at abc', setup: () => ['replay', 'store.db', '--at', 'abc'], names: /^loopgate: --at "abc": expected an integer ≥ 0$/ },
+  {
+    name: 'decode --status abc',
+    setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--status', 'abc'],
+    names: /^loopgate: --status "abc": expected an integer from 100 to 599$/,
+  },
+  {
+    name: 'decode --timeout abc',
+    setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--timeout', 'abc'],
+    names: /^loopgate: --timeout "abc": expected a positive number of seconds$/,
+  },
+  {
+    name: 'merge-reports --steps-threshold abc',
+    setup: () => ['merge-reports', 'reports/results.json', '--steps-threshold', 'abc'],
+    names: /^loopgate: --steps-threshold "abc": expected a number ≥ 0$/,
+  },
+  { name: 'an unknown flag and no command', setup: () => ['--bogus'], names: /^loopgate: Unknown argument: bogus; name a command \(see loopgate --help\)$/ },
+  { name: 'a mistyped command', setup: () => ['runn'], names: /^loopgate: Unknown command: runn; did you mean run\? \(see loopgate --help\)$/ },
 ];
 
 describe('every bad input: exit 2, one line naming it, nothing written, no hang', () => {

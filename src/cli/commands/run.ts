@@ -27,7 +27,8 @@ import { parseReporters, writeReports } from '../../report/write.ts';
 import type { UpdateSink } from '../../harness/update/update-case.ts';
 import type { UpdateResult } from '../../harness/update/update-scenario.ts';
 import { EXIT } from '../exit-codes.ts';
-import { UsageError } from '../usage-error.ts';
+import { BOUNDS } from '../arguments.ts';
+import { numberArg, UsageError } from '../usage-error.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { VERSION } from '../version.ts';
 
@@ -189,11 +190,9 @@ async function collectPeer(args: RunArgs, config: ResolvedConfig, loop: LoopUnde
 }
 
 export async function run(args: RunArgs, io: { out: (text: string) => void; err: (text: string) => void; tty: boolean; columns?: number }): Promise<number> {
-  if (!Number.isInteger(args.seed) || args.seed < 0 || args.seed > 0xffffffff)
-    throw new UsageError(`--seed ${String(args.seed)}: expected an integer from 0 to 4294967295`);
-  if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1))
-    throw new UsageError(`--concurrency ${String(args.concurrency)}: expected a positive integer`);
-  if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat ${String(args.repeat)}: expected a positive integer`);
+  numberArg('seed', args.seed, BOUNDS.seed);
+  if (args.concurrency !== undefined) numberArg('concurrency', args.concurrency, BOUNDS.concurrency);
+  numberArg('repeat', args.repeat, BOUNDS.repeat);
   // Everything the user gave is checked before anything runs or is written: the flags,
   // then the inputs (baseline, scenario files), then the places the outputs go.
   const config = await loadConfig({ path: args.config });
