@@ -81,10 +81,10 @@ export function parseGrep(text: string): RegExp {
   }
 }
 
-/** The cases --grep and --shard select; a --grep that backtracks without end is named as typed. */
-function selectGrepped(all: readonly Case[], text: string | undefined, grep: RegExp | undefined, shard: { index: number; total: number } | undefined): Case[] {
+/** The cases --grep selects; a --grep that backtracks without end is named as typed. */
+function selectGrepped(all: readonly Case[], text: string | undefined, grep: RegExp | undefined): Case[] {
   try {
-    return selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
+    return selectCases(all, grep ? { grep } : {});
   } catch (error) {
     if (!(error instanceof RegexTimeoutError)) throw error;
     throw new UsageError(
@@ -214,16 +214,19 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   const all = peer
     ? await collectPeer(args, config, peer, io)
     : await collect(args, config, hosts, args.update ? { record: (r) => updates.push(r) } : undefined);
-  const cases = selectGrepped(all, args.grep, grep, shard);
+  const grepped = selectGrepped(all, args.grep, grep);
+  const cases = shard ? selectCases(grepped, { shard }) : grepped;
   if (cases.length === 0) {
     // A gate that checked nothing has not passed.
     const where = args.paths && args.paths.length > 0 ? args.paths.join(', ') : `the scenarios of ${config.file}`;
     io.err(
-      grep
+      grep && grepped.length === 0
         ? `loopgate: nothing was checked: --grep ${args.grep} matches none of the ${all.length} case(s)\n`
-        : args.live
-          ? `loopgate: nothing was checked: no live scenario (one with live:) under ${where}\n`
-          : `loopgate: nothing was checked: no scenario files under ${where}\n`,
+        : shard && grepped.length > 0
+          ? `loopgate: nothing was checked: shard ${args.shard} is empty: ${grepped.length} case${grepped.length === 1 ? '' : 's'} over ${shard.total} shards\n`
+          : args.live
+            ? `loopgate: nothing was checked: no live scenario (one with live:) under ${where}\n`
+            : `loopgate: nothing was checked: no scenario files under ${where}\n`,
     );
     return EXIT.failed;
   }

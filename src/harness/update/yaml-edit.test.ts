@@ -100,6 +100,11 @@ description: >
 
   it('refuses a path the file does not have, or a node of another shape', () => {
     expect(() => editYaml(TEXT, [{ path: ['expect', 'lastRequest', 'exact'], value: [] }])).toThrow(YamlEditError);
-    expect(() => editYaml(TEXT, [{ path: ['expect', 'history'], value: ['x'] }])).toThrow(/expected a list, found a block-map/);
+    expect(() => editYaml(TEXT, [{ path: ['expect', 'history'], value: ['x'] }])).toThrow(/^expected a list, found a mapping$/);
+    const aliased = 'base: &o replied\nexpect:\n  outcome: *o\n  history: { exact: *o }\n';
+    expect(() => editYaml(aliased, [{ path: ['expect', 'outcome'], value: 'failed' }])).toThrow(
+      /^expected a scalar, found an alias \(\*o\); write the value out to update it$/,
+    );
+    expect(() => editYaml(aliased, [{ path: ['expect', 'history', 'exact'], value: ['x'] }])).toThrow(/^expected a list, found an alias \(\*o\)/);
   });
 });

@@ -60,12 +60,22 @@ function isMap(token: Token): token is CST.BlockMap | CST.FlowCollection {
   return token.type === 'block-map' || (token.type === 'flow-collection' && token.start.source === '{');
 }
 
+/** A node's shape in words, for a refusal (`found an alias (*o)`, not `found a alias`). */
+function shapeOf(token: Token): string {
+  if (token.type === 'alias') return `an alias (${token.source}); write the value out to update it`;
+  if (token.type === 'flow-collection') return token.start.source === '{' ? 'a mapping' : 'a list';
+  if (token.type === 'block-map') return 'a mapping';
+  if (token.type === 'block-seq') return 'a list';
+  if (isScalar(token)) return 'a scalar';
+  return `${/^[aeiou]/.test(token.type) ? 'an' : 'a'} ${token.type}`;
+}
+
 function isScalar(token: Token): token is CST.FlowScalar | CST.BlockScalar {
   return token.type === 'scalar' || token.type === 'single-quoted-scalar' || token.type === 'double-quoted-scalar' || token.type === 'block-scalar';
 }
 
 function setScalar(token: Token, value: string | number, inFlow: boolean): void {
-  if (!isScalar(token)) throw new YamlEditError(`expected a scalar, found a ${token.type}`);
+  if (!isScalar(token)) throw new YamlEditError(`expected a scalar, found ${shapeOf(token)}`);
   const current = CST.resolveAsScalar(token)?.type ?? Scalar.PLAIN;
   if (typeof value === 'number') {
     CST.setScalarValue(token, String(value), { inFlow, type: Scalar.PLAIN });
@@ -117,7 +127,7 @@ function setList(item: Item, values: readonly string[]): void {
   const list = item.value!;
   if (list.type === 'block-seq') setBlockList(item, list, values);
   else if (list.type === 'flow-collection' && list.start.source === '[') setFlowList(list, values);
-  else throw new YamlEditError(`expected a list, found a ${list.type}`);
+  else throw new YamlEditError(`expected a list, found ${shapeOf(list)}`);
 }
 
 function setBlockList(item: Item, list: CST.BlockSequence, values: readonly string[]): void {
