@@ -257,6 +257,35 @@ const CASES: readonly BadInput[] = [
     ),
     names: /^loopgate: dup-tool\.yaml:\d+:\d+: tools\[1\]\.name: the tool "newt" is declared twice \(first at line \d+, tools\[0\]\)$/,
   },
+  // A config with a syntax error: the file, line and column (the location was dropped).
+  {
+    name: 'a config with a syntax error',
+    setup: (w) => (
+      writeFileSync(join(w, 'caret.config.ts'), 'export default {\n  agents: {},\n  out: )\n};\n'), ['run', 's.yaml', '--config', 'caret.config.ts']
+    ),
+    names: /^loopgate: \/.*\/caret\.config\.ts:3:8: could not be loaded: SyntaxError: Expression expected$/,
+  },
+  {
+    name: 'a config cut short (the error at its end)',
+    setup: (w) => (writeFileSync(join(w, 'eof.config.ts'), 'export default defineConfig({ agents: {\n'), ['run', 's.yaml', '--config', 'eof.config.ts']),
+    names: /^loopgate: \/.*\/eof\.config\.ts:1:40: could not be loaded: SyntaxError: Unexpected token `<eof>`/,
+  },
+  {
+    name: 'a syntax error in a file the config imports',
+    setup: (w) => {
+      writeFileSync(join(w, 'helper.ts'), 'export const x = {\n  y: ]\n};\n');
+      writeFileSync(join(w, 'imports.config.ts'), "import { x } from './helper.ts';\nexport default { x };\n");
+      return ['run', 's.yaml', '--config', 'imports.config.ts'];
+    },
+    names: /^loopgate: \/.*\/imports\.config\.ts: could not be loaded: \/.*\/helper\.ts:2:6: SyntaxError: Expression expected$/,
+  },
+  {
+    name: 'a JavaScript config with a syntax error',
+    setup: (w) => (
+      writeFileSync(join(w, 'plain.config.mjs'), 'const a = 1;\nexport default {\n  out: )\n};\n'), ['run', 's.yaml', '--config', 'plain.config.mjs']
+    ),
+    names: /^loopgate: \/.*\/plain\.config\.mjs:3:8: could not be loaded: SyntaxError: Unexpected token '\)'$/,
+  },
   // Counts past a stated bound (1e99 was taken as an integer).
   { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
   {
