@@ -8,7 +8,8 @@ import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
 import type { z } from 'zod';
 import { InputError } from '../kernel/index.ts';
 import { expansionProblem } from './expansion.ts';
-import { YAML_LIMITS } from './limits.ts';
+import { flowDepthProblem } from './flow-depth.ts';
+import { depthMessage, YAML_LIMITS } from './limits.ts';
 
 export interface YamlIssue {
   readonly file: string;
@@ -49,11 +50,21 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
     ]);
   }
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const position = (offset: number | undefined) => {
     const pos = lineCounter.linePos(offset ?? 0);
     return { line: pos.line, column: pos.col };
   };
+  const deep = flowDepthProblem(text, YAML_LIMITS.depth);
+  if (deep) {
+    // Not parsed: count the lines up to the place by hand.
+    const before = text.slice(0, deep.offset);
+    const line = before.split('\n').length;
+    throw new YamlValidationError([{ file, line, column: deep.offset - before.lastIndexOf('\n'), field: '', message: `YAML: ${deep.message}` }]);
+  }
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // The composer catches its own stack overflow (nesting past what it can recurse) as this code.
+  const exhausted = doc.errors.find((e) => e.code === 'RESOURCE_EXHAUSTION');
+  if (exhausted) throw new YamlValidationError([{ file, ...position(exhausted.pos[0]), field: '', message: `YAML: ${depthMessage(YAML_LIMITS.depth)}` }]);
   if (doc.errors.length > 0) {
     throw new YamlValidationError(doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: `YAML syntax: ${e.message.split('\n')[0]}` })));
   }

@@ -286,6 +286,30 @@ const CASES: readonly BadInput[] = [
     ),
     names: /^loopgate: \/.*\/plain\.config\.mjs:3:8: could not be loaded: SyntaxError: Unexpected token '\)'$/,
   },
+  // Nesting past the depth limit, deep enough to overflow the parser's stack ("Maximum call stack size exceeded" before).
+  {
+    name: 'a scenario nested 5,000 flow levels deep',
+    setup: (w) => (writeFileSync(join(w, 'deep.yaml'), `${SCENARIO}x: ${'['.repeat(5000)}${']'.repeat(5000)}\n`), ['run', 'deep.yaml']),
+    names: /^loopgate: deep\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
+  },
+  {
+    name: 'a scenario nested 1,000,000 flow levels deep (in bounded time)',
+    setup: (w) => (writeFileSync(join(w, 'deeper.yaml'), `${SCENARIO}x: ${'{'.repeat(1_000_000)}\n`), ['run', 'deeper.yaml']),
+    names: /^loopgate: deeper\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
+  },
+  {
+    name: 'a scenario nested 5,000 block sequences deep',
+    setup: (w) => (writeFileSync(join(w, 'dashes.yaml'), `${SCENARIO}x:\n${'- '.repeat(5000)}1\n`), ['run', 'dashes.yaml']),
+    names: /^loopgate: dashes\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
+  },
+  {
+    name: 'a host config nested 5,000 levels deep (check-host)',
+    setup: (w) => (
+      writeFileSync(join(w, 'deep-host.yaml'), `model:\n  provider: anthropic\n  name: claude-sonnet-4-6\nx: ${'['.repeat(5000)}${']'.repeat(5000)}\n`),
+      ['check-host', 'deep-host.yaml', '--agent', 'support']
+    ),
+    names: /^loopgate: deep-host\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
+  },
   // Counts past a stated bound (1e99 was taken as an integer).
   { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
   {

@@ -9,6 +9,7 @@
 import { loadConfig } from '../../config/load-config.ts';
 import { VirtualClock } from '../../harness/virtual-clock.ts';
 import { seededRandom } from '../../harness/world/seeded-random.ts';
+import { ConfigError } from '../../host/config.ts';
 import { checkHostConfig } from '../../host/from-config.ts';
 import { printable } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -28,7 +29,14 @@ export async function checkHost(args: CheckHostArgs, out: (line: string) => void
   const factory = config.registry.agents.get(name);
   if (!factory) throw new UsageError(`--agent ${name}: no such agent in ${config.file}; defined: ${defined.join(', ') || 'none'}`);
   const agent = await factory({ clock: new VirtualClock(), random: seededRandom(0) });
-  const parsed = checkHostConfig(args.file, { agent });
+  let parsed;
+  try {
+    parsed = checkHostConfig(args.file, { agent });
+  } catch (error) {
+    // Each problem names its file, line and key: the host's "invalid config:" heading adds a line and nothing else.
+    if (error instanceof ConfigError) throw new UsageError(error.message.replace(/^invalid config:\n/, ''));
+    throw error;
+  }
   const tools = agent.tools ?? [];
   out(
     printable(
