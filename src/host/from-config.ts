@@ -20,6 +20,7 @@ import type { EventStore } from '../stores/event-store.ts';
 import { openStore } from '../stores/from-config.ts';
 import { ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
 import { AgentHost, type HostOptions, type RecoverySweep } from './host.ts';
+import { checkDeniedAndAsked } from './denied-and-asked.ts';
 import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
 import { OtelTraceExporter } from './otel/otel-exporter.ts';
 import { FanOutExporter, JsonlFileExporter } from './trace-export.ts';
@@ -71,8 +72,15 @@ export interface HostFromConfigOptions extends Omit<HostOptions, 'config' | 'sto
  */
 export function checkHostConfig(config: string | HostConfig, options: Pick<HostOptions, 'agent' | 'tools'> = {}): HostConfig {
   const parsed = typeof config === 'string' ? loadHostConfig(config) : config;
-  checkConfiguredToolNames(parsed, new ToolRegistry([...(options.agent?.tools ?? []), ...(options.tools ?? [])]).names());
+  const registered = new ToolRegistry([...(options.agent?.tools ?? []), ...(options.tools ?? [])]).names();
+  checkConfiguredToolNames(parsed, registered);
+  checkDeniedAndAsked(parsed, registered);
   selectedMode(parsed);
+  // A file that names no provider would serve the scripted fake: a deploy needs it said (provider: fake) or a real one.
+  if (configSource(parsed)?.has(['model', 'provider']) === false)
+    throw new ConfigError(
+      `${configKey(parsed, ['model', 'provider'])}: not set: the host would serve loopgate's scripted fake model; name the provider (anthropic, openai-chat or openai-responses), or write provider: fake if your code passes its own modelClient`,
+    );
   modelSpecs(parsed, {}, { adapters: false });
   return parsed;
 }
@@ -87,7 +95,9 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   const agent = typeof options.agent === 'function' ? await options.agent({ clock: options.clock ?? systemClock, random: Math.random }) : options.agent;
 
   // Everything that can be wrong with the config is found before anything is opened.
-  checkConfiguredToolNames(parsed, new ToolRegistry([...(agent?.tools ?? []), ...(options.tools ?? [])]).names());
+  const registered = new ToolRegistry([...(agent?.tools ?? []), ...(options.tools ?? [])]).names();
+  checkConfiguredToolNames(parsed, registered);
+  checkDeniedAndAsked(parsed, registered);
   selectedMode(parsed);
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
   const build = options.modelClient ?? ((spec: ModelSpec) => adapterFor(spec, options.fetch));

@@ -310,6 +310,24 @@ const CASES: readonly BadInput[] = [
     ),
     names: /^loopgate: deep-host\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
   },
+  // check-host: a config that would serve the scripted fake, and a tool both denied and asked (both passed "OK").
+  {
+    name: 'check-host: a config naming no model (it would serve the fake)',
+    setup: (w) => (writeFileSync(join(w, 'no-model.yaml'), 'tools:\n  deny: [issue_refund]\n'), ['check-host', 'no-model.yaml', '--agent', 'support']),
+    names: /^loopgate: no-model\.yaml:1:1: model\.provider: not set: the host would serve loopgate's scripted fake model; name the provider/,
+  },
+  {
+    name: 'check-host: a tool both denied and asked',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'both.yaml'),
+        'model:\n  provider: anthropic\n  name: claude-sonnet-4-6\ntools:\n  deny: [issue_refund]\n  ask: [notify_customer, issue_refund]\n',
+      ),
+      ['check-host', 'both.yaml', '--agent', 'support']
+    ),
+    names:
+      /^loopgate: both\.yaml:6:26: tools\.ask\[1\]: issue_refund is also denied by tools\.deny\[0\] \(both\.yaml:5:10\): a denied tool is never asked for; keep it in one list$/,
+  },
   // Counts past a stated bound (1e99 was taken as an integer).
   { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
   {
