@@ -4,8 +4,8 @@
  *
  * - Every flag that takes a value must be given one: `run --seed` or
  *   `--reporter=` is an error naming the flag, never the default used silently.
- * - An empty value (`--reporter ''`) is an error too, and a switch takes no
- *   value but `=true` or `=false` (`--markdown=maybe` was read as false).
+ * - An empty value (`--reporter ''`, `run ''`) is an error too, and a switch
+ *   takes no value but `=true` or `=false` (`--markdown=maybe` was read as false).
  * - A number is checked against its stated range as it is parsed, and a bad one
  *   is quoted as typed (`--seed "abc"`), never as `NaN`.
  */
@@ -135,6 +135,11 @@ export function withCheckedValues<T, U>(command: CommandModule<T, U>, argv: read
         for (const key of valued) {
           const value = (parsed as Record<string, unknown>)[key];
           if (value === '' || (Array.isArray(value) && value.includes(''))) throw new ArgumentError(`--${key} "": needs a value, not an empty string`);
+        }
+        // An empty path is no path (`run ''` took the working directory).
+        for (const key of skip) {
+          const value = (parsed as Record<string, unknown>)[key];
+          if (value === '' || (Array.isArray(value) && value.includes(''))) throw new ArgumentError(`"": an empty ${key} argument; give a path`);
         }
         return true;
       }) as Argv<U>;

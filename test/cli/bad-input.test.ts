@@ -351,6 +351,11 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: --reporter "": needs a value, not an empty string$/,
   },
   {
+    name: "an empty path (run '' took the working directory)",
+    setup: () => ['run', ''],
+    names: /^loopgate: "": an empty paths argument; give a path \(see loopgate --help\)$/,
+  },
+  {
     name: 'a switch given a value',
     setup: () => ['tables', '--markdown=maybe'],
     names: /^loopgate: --markdown=maybe: a switch takes no value \(or =true, =false\)$/,
