@@ -18,6 +18,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { printable, printableLines } from '../report/terminal-text.ts';
+import { ArgumentError, argumentMessage, withCheckedValues } from './arguments.ts';
 import { checkHostCommand } from './commands/check-host-command.ts';
 import { contractCommand } from './commands/contract-command.ts';
 import { decodeCommand } from './commands/decode-command.ts';
@@ -32,47 +33,50 @@ import { guardProcess } from './guard-process.ts';
 import { redactOutput } from './redacted-output.ts';
 import { VERSION } from './version.ts';
 
-/** What yargs refused (an unknown flag, a missing option): a usage error found before anything ran. */
-class ArgumentError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ArgumentError';
-  }
-}
-
 /** `loopgate: ` and one escaped line per line of the message. */
 export function errorLines(message: string): string {
   const lines = message.split('\n').filter((line) => line.trim() !== '');
   return lines.map((line) => `loopgate: ${printable(line)}\n`).join('');
 }
 
+const COMMANDS = [runCommand, tablesCommand, contractCommand, decodeCommand, replayCommand, mergeReportsCommand, fuzzCommand, checkHostCommand];
+const NO_COMMAND = 'name a command';
+
+/** What yargs refused, in one line that names what was typed. */
+function refusal(message: string, argv: readonly string[]): string {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  const recommended = /^Did you mean (.+)\?$/.exec(message);
+  if (recommended) return `Unknown command: ${words[0]}; did you mean ${recommended[1]}?`;
+  if (message === NO_COMMAND) {
+    const flags = argv.filter((a) => a.startsWith('-')).map((a) => a.replace(/^-+/, '').split('=')[0]);
+    if (flags.length > 0) return `Unknown argument${flags.length === 1 ? '' : 's'}: ${flags.join(', ')}; ${NO_COMMAND}`;
+  }
+  return argumentMessage(message);
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const parser = yargs(argv)
-    .scriptName('loopgate')
-    .usage('$0 <command> [options]')
-    .command(runCommand as never)
-    .command(tablesCommand as never)
-    .command(contractCommand as never)
-    .command(decodeCommand as never)
-    .command(replayCommand as never)
-    .command(mergeReportsCommand as never)
-    .command(fuzzCommand as never)
-    .command(checkHostCommand as never)
-    .demandCommand(1, 'name a command (see --help)')
+  let parser = yargs(argv).scriptName('loopgate').usage('$0 <command> [options]');
+  for (const command of COMMANDS) parser = parser.command(withCheckedValues(command as never, argv) as never);
+  parser = parser
+    .demandCommand(1, NO_COMMAND)
+    .recommendCommands()
     .strict()
     .help()
     .version(VERSION)
     // --help and --version answer and return: only loopgate ends its process (guard-process.ts).
     .exitProcess(false)
     .fail((message, error) => {
-      // Throwing stops yargs here: the command's handler never runs.
-      throw error ?? new ArgumentError(message);
+      // Throwing stops yargs here: the command's handler never runs. yargs' own
+      // complaints (and what a flag's check threw, which yargs wraps) are argument errors.
+      if (error && error.name !== 'YError') throw error;
+      throw new ArgumentError(refusal(message ?? error?.message ?? '', argv));
     });
   try {
     await parser.parseAsync();
   } catch (error) {
     if (error instanceof ArgumentError) {
-      process.stderr.write(errorLines(`${error.message} (see loopgate --help)`));
+      // A message that starts by naming the flag says what to fix; the others point at --help.
+      process.stderr.write(errorLines(error.message.startsWith('--') ? error.message : `${error.message} (see loopgate --help)`));
       return EXIT.usage;
     }
     // The kernel (and so InputError) loads only when something went wrong.

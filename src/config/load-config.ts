@@ -23,6 +23,7 @@ import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts'
 import { importUserModule } from './import-module.ts';
 import { inspectConfigAgents } from './inspect-agents.ts';
 import { lineOfKey } from './locate-key.ts';
+import { sameFile, syntaxLocation } from './syntax-location.ts';
 
 export const CONFIG_NAMES = ['loopgate.config.ts', 'loopgate.config.mts', 'loopgate.config.js', 'loopgate.config.mjs'] as const;
 
@@ -115,7 +116,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       process.exitCode = 2;
     });
   } catch (error) {
-    throw new ConfigFileError(`${file}: could not be loaded: ${firstLine(error)}`, { cause: error });
+    // A syntax error names its place: in the config itself, or in the file it imports.
+    const at = syntaxLocation(error, file);
+    const where = at ? `${at.file}:${at.line}:${at.column}` : undefined;
+    if (at && sameFile(at.file, file)) throw new ConfigFileError(`${where}: could not be loaded: ${firstLine(error)}`, { cause: error });
+    throw new ConfigFileError(`${file}: could not be loaded: ${where ? `${where}: ` : ''}${firstLine(error)}`, { cause: error });
   }
   return inspectConfigAgents(resolveConfig(module['default'], file, file === BUNDLED_CONFIG));
 }

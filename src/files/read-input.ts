@@ -14,6 +14,8 @@ export interface ReadInputOptions {
   /** What the file is, for messages: "scenario file", "baseline", … */
   readonly what: string;
   readonly maxBytes: number;
+  /** Keep a leading byte-order mark in the text (for a file that is rewritten, so it keeps it). */
+  readonly keepBom?: boolean;
 }
 
 // Opening never waits for a writer (a FIFO swapped in after the check) or takes a terminal.
@@ -64,11 +66,13 @@ export function readInputBytes(path: string, options: ReadInputOptions): Buffer 
   }
 }
 
-/** The file's text (UTF-8, a leading byte-order mark dropped), checked as described above. */
+/** The file's text (UTF-8, a leading byte-order mark dropped unless `keepBom`), checked as described above. */
 export function readInputFile(path: string, options: ReadInputOptions): string {
-  const decoded = decodeUtf8(readInputBytes(path, options));
+  const bytes = readInputBytes(path, options);
+  const decoded = decodeUtf8(bytes);
   if ('invalidAt' in decoded) {
     throw new InputFileError(path, `is not valid UTF-8: invalid byte sequence at byte offset ${decoded.invalidAt}`);
   }
-  return decoded.text;
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return options.keepBom && bom ? `\ufeff${decoded.text}` : decoded.text;
 }

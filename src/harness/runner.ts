@@ -5,6 +5,7 @@
  */
 import { InputError } from '../kernel/index.ts';
 import type { CaseResult } from '../report/results.ts';
+import { testAllWithin } from './bounded-regex.ts';
 import { caseSeed, type Case } from './cases.ts';
 
 export interface RunOptions {
@@ -28,7 +29,14 @@ export function selectCases(cases: readonly Case[], options: Pick<RunOptions, 'g
     }
     seen.set(c.id, c);
   }
-  const grepped = options.grep ? sorted.filter((c) => options.grep!.test(c.id) || options.grep!.test(c.title)) : sorted;
+  // The user's pattern, bounded: one that backtracks without end is a RegexTimeoutError, not a hang.
+  const hits = options.grep
+    ? testAllWithin(
+        options.grep,
+        sorted.flatMap((c) => [c.id, c.title]),
+      )
+    : undefined;
+  const grepped = hits ? sorted.filter((_, i) => hits[2 * i] || hits[2 * i + 1]) : sorted;
   const shard = options.shard;
   return shard ? grepped.filter((_, i) => i % shard.total === shard.index - 1) : grepped;
 }

@@ -3,7 +3,7 @@
  * validated at startup. Startup validation is one of the two places that fail
  * fast (seed 004): an error names the file, the line and the key.
  */
-import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
+import { LineCounter, parseDocument, isNode, type Document, type Node } from 'yaml';
 import { z } from 'zod';
 import { checkPriceTable } from '../report/cost/price-table.ts';
 import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, InputError, type LoopConfig } from '../kernel/index.ts';
@@ -199,6 +199,8 @@ export interface ConfigSource {
   readonly file: string;
   /** `file:line:column` of the value at `path`, or of its nearest existing parent. */
   locate(path: readonly (string | number)[]): string;
+  /** Whether the file itself sets the value at `path` (not a default). */
+  has(path: readonly (string | number)[]): boolean;
 }
 
 const SOURCES = new WeakMap<HostConfig, ConfigSource>();
@@ -229,26 +231,29 @@ export function parseHostConfig(text: string, file: string): HostConfig {
 }
 
 function sourceOf(text: string, file: string): ConfigSource {
-  let located: ((path: readonly (string | number)[]) => string) | undefined;
+  // Parsed again only when an error needs a position (the text already parsed once).
+  let parsed: { doc: Document; lineCounter: LineCounter } | undefined;
+  const source = () => {
+    if (parsed) return parsed;
+    const lineCounter = new LineCounter();
+    parsed = { doc: parseDocument(text, { lineCounter, uniqueKeys: true }), lineCounter };
+    return parsed;
+  };
   return {
     file,
     locate(path) {
-      // Parsed again only when an error needs a position (the text already parsed once).
-      located ??= (() => {
-        const lineCounter = new LineCounter();
-        const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
-        return (at) => {
-          let node: unknown;
-          for (let depth = at.length; depth >= 0; depth--) {
-            node = depth === 0 ? doc.contents : doc.getIn(at.slice(0, depth), true);
-            if (isNode(node)) break;
-          }
-          const range = isNode(node) ? (node as Node).range : undefined;
-          const pos = lineCounter.linePos(range?.[0] ?? 0);
-          return `${file}:${pos.line}:${pos.col}`;
-        };
-      })();
-      return located(path);
+      const { doc, lineCounter } = source();
+      let node: unknown;
+      for (let depth = path.length; depth >= 0; depth--) {
+        node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+        if (isNode(node)) break;
+      }
+      const range = isNode(node) ? (node as Node).range : undefined;
+      const pos = lineCounter.linePos(range?.[0] ?? 0);
+      return `${file}:${pos.line}:${pos.col}`;
+    },
+    has(path) {
+      return source().doc.hasIn(path);
     },
   };
 }

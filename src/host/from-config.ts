@@ -74,6 +74,11 @@ export function checkHostConfig(config: string | HostConfig, options: Pick<HostO
   const parsed = typeof config === 'string' ? loadHostConfig(config) : config;
   checkToolPipeline(parsed, options);
   selectedMode(parsed);
+  // A file that names no provider would serve the scripted fake: a deploy needs it said (provider: fake) or a real one.
+  if (configSource(parsed)?.has(['model', 'provider']) === false)
+    throw new ConfigError(
+      `${configKey(parsed, ['model', 'provider'])}: not set: the host would serve loopgate's scripted fake model; name the provider (anthropic, openai-chat or openai-responses), or write provider: fake if your code passes its own modelClient`,
+    );
   modelSpecs(parsed, {}, { adapters: false });
   return parsed;
 }

@@ -42,6 +42,7 @@ import {
   type VisibilityLayer,
 } from '../kernel/index.ts';
 import type { HostConfig } from './config.ts';
+import { checkDeniedAndAsked } from './denied-and-asked.ts';
 import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
 
 /** The host options that name a part of the agent (HostOptions has them). */
@@ -104,6 +105,7 @@ export function hostPolicy(config: HostConfig, agent: Agent, extraRules: readonl
 export function hostToolExecutor(config: HostConfig, agent: Agent, redact: Redactor, extraRules?: readonly PolicyRule[]): ToolExecutor {
   const registry = new ToolRegistry(agent.tools ?? []);
   checkConfiguredToolNames(config, registry.names());
+  checkDeniedAndAsked(config, registry.names());
   return createToolExecutor({
     registry,
     visibility: hostVisibility(config, agent),

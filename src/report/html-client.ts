@@ -19,10 +19,14 @@ export const REPORT_SCRIPT = String.raw`
   var KIND_LABEL = { inbox: 'inbox', turn: 'turn', step: 'step', model_call: 'model call', model_result: 'model result', retry: 'retry',
     tool_call: 'tool call', tool_result: 'tool result', policy: 'policy', compaction: 'compaction', cancel: 'cancel', fault: 'fault', outcome: 'outcome' };
 
-  // Control characters from case data (ESC, BEL, ...) are shown as \xNN instead of invisible boxes; line breaks and tabs stay.
-  var CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+  // Control characters from case data (ESC, BEL, C1, and the bidi overrides that reorder what is shown) are shown
+  // as \xNN / \uNNNN, as on the terminal (terminal-text.ts), instead of acting; line breaks and tabs stay.
+  var CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
   function visible(text) {
-    return String(text).replace(CONTROL, function (c) { var h = c.charCodeAt(0).toString(16); return '\\x' + (h.length < 2 ? '0' : '') + h; });
+    return String(text).replace(CONTROL, function (c) {
+      var h = c.charCodeAt(0).toString(16);
+      return h.length <= 2 ? '\\x' + (h.length < 2 ? '0' : '') + h : '\\u' + ('000' + h).slice(-4);
+    });
   }
   function el(tag, attrs) {
     var node = document.createElement(tag);

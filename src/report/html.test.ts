@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HOSTILE, sampleResults } from '../../test/report/sample-results.ts';
 import { REPORT_SCRIPT } from './html-client.ts';
 import { escapeHtml, renderHtml, scriptJson } from './html.ts';
+import { printableLines } from './terminal-text.ts';
 
 const embedded = (html: string): string => {
   const m = /<script type="application\/json" id="loopgate-results">([\s\S]*?)<\/script>/.exec(html);
@@ -33,6 +34,14 @@ describe('HTML report (static checks; html.browser.test.ts runs it in Chromium)'
     for (const href of page.matchAll(/href="([^"]*)"/g)) expect(href[1]).toMatch(/^data:/);
     expect(page).not.toMatch(/@import|url\(/);
     expect(page).toContain(`Content-Security-Policy" content="default-src &#39;none&#39;;`);
+  });
+
+  it('shows control characters as the terminal does, bidi overrides included (the page script)', () => {
+    const source = /\n  var CONTROL = [^\n]*\n  function visible\(text\) \{[\s\S]*?\n  \}\n/.exec(REPORT_SCRIPT)?.[0];
+    expect(source).toBeDefined();
+    const visible = new Function(`${source}\nreturn visible;`)() as (text: string) => string;
+    const tricky = 'a\u202eevil\u2066b\u200fc\u2028d\u009be\u001bf\u061cg\nh\ti';
+    expect(visible(tricky)).toBe(printableLines(tricky));
   });
 
   it('escapes the title', () => {

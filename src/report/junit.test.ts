@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseXml, type XmlElement } from '../../test/report/parse-xml.ts';
-import { HOSTILE, sampleResults } from '../../test/report/sample-results.ts';
+import { HOSTILE, sampleCases, sampleResults } from '../../test/report/sample-results.ts';
 import { renderJunit, xmlAttr, xmlText } from './junit.ts';
+import { renderMarkdown } from './markdown.ts';
 
 const all = (el: XmlElement, name: string): XmlElement[] => [...(el.name === name ? [el] : []), ...el.children.flatMap((c) => all(c, name))];
 const testcase = (root: XmlElement, name: string) => all(root, 'testcase').find((t) => t.attributes.name === name)!;
@@ -81,6 +82,20 @@ describe('JUnit XML', () => {
     for (const text of ['\u0000\u0001\u001f', '\ud83d', 'x\uffffy', HOSTILE]) {
       expect(() => parseXml(`<a b="${xmlAttr(text)}">${xmlText(text)}</a>`)).not.toThrow();
     }
+  });
+
+  it('shows bidi and other format controls visibly, in ids and text, as the console and Markdown do', () => {
+    const tricky = 'a\u202eevil\u2066b\u200fc\u2028d\u009be\u001bf\u061cg';
+    const shown = 'a\\u202eevil\\u2066b\\u200fc\\u2028d\\x9be\\x1bf\\u061cg';
+    expect(xmlText(tricky)).toBe(shown);
+    expect(xmlAttr(tricky)).toBe(shown);
+    const [first, ...rest] = sampleCases();
+    const xml = renderJunit(sampleResults([{ ...first!, id: `scenario:${tricky}`, title: tricky }, ...rest]));
+    expect(xml).not.toMatch(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    expect(all(parseXml(xml), 'testcase').map((t) => t.attributes.name)).toContain(`scenario:${shown}`);
+    expect(renderMarkdown(sampleResults([{ ...first!, id: `scenario:${tricky}`, status: 'failed' }, ...rest]))).not.toMatch(
+      /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/,
+    );
   });
 
   it('is well-formed for an empty run', () => {

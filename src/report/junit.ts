@@ -3,18 +3,21 @@
  * testcase per case (classname = kind, name = id, time in seconds), failures
  * carrying every failing check with expected and actual, skips their reason.
  * Regressions against a baseline get a `baseline` suite so the view shows why
- * the gate failed. Every string is escaped, and characters XML 1.0 cannot hold
- * (most control characters) are written as visible `\xNN`.
+ * the gate failed. Every string is escaped; control characters — those XML 1.0
+ * cannot hold, C1, and the bidi overrides that would reorder an id on screen —
+ * are written as visible `\xNN` / `\uNNNN`, as on the terminal.
  */
 import { CASE_KINDS, compareIds, failingChecks, failingRequest, failureText, oneLine, showValue, stepName, timelineLine } from './format.ts';
 import { costText } from './cost/format-cost.ts';
 import type { CaseResult, RunResults } from './results.ts';
+import { printableLines } from './terminal-text.ts';
 
 // eslint-disable-next-line no-control-regex
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** Controls (bidi overrides and C1 included) shown as the terminal and Markdown show them; then what XML cannot hold. */
 function visible(text: string): string {
-  return text.replace(NOT_XML, (c) => {
+  return printableLines(text).replace(NOT_XML, (c) => {
     const code = c.charCodeAt(0);
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : code >= 0xd800 && code <= 0xdfff ? '\ufffd' : `\\u${code.toString(16)}`;
   });

@@ -56,4 +56,20 @@ describe('YAML alias expansion is bounded', () => {
     expect(problem(`${'- '.repeat(depth)}x\n`)).toMatch(`YAML: nested deeper than ${YAML_LIMITS.depth} levels`);
     expect(problem(`a: "${'y'.repeat(YAML_LIMITS.bytes)}"\n`)).toMatch(/a YAML file may be at most/);
   });
+
+  it('refuses nesting far past the limit (past where the parser overflows its stack) the same way, quickly', () => {
+    const started = performance.now();
+    expect(problem(`x: ${'['.repeat(5000)}${']'.repeat(5000)}\n`)).toBe(
+      `bomb.yaml:1:${4 + YAML_LIMITS.depth}: YAML: nested deeper than ${YAML_LIMITS.depth} levels`,
+    );
+    expect(problem(`x: ${'{'.repeat(1_000_000)}\n`)).toMatch(/^bomb\.yaml:1:\d+: YAML: nested deeper than 500 levels$/);
+    expect(performance.now() - started).toBeLessThan(5_000); // the parser alone took 25 s over the second
+    expect(problem(`x:\n${'- '.repeat(5000)}1\n`)).toMatch(/^bomb\.yaml:2:\d+: YAML: nested deeper than 500 levels$/);
+  });
+
+  it('counts only brackets that nest: none in quoted text, block scalars or comments', () => {
+    const many = '['.repeat(YAML_LIMITS.depth + 100);
+    const text = `a: "${many}"\nb: '${many}'\nc: |\n  ${many}\n# ${many}\nd: x ${many}\ne: [[1], {k: [2]}]\n`;
+    expect(loadYaml(text, anything, 'ok.yaml')).toMatchObject({ a: many, b: many, c: `${many}\n`, d: `x ${many}`, e: [[1], { k: [2] }] });
+  });
 });

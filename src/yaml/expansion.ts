@@ -6,6 +6,7 @@
  * milliseconds instead of growing to gigabytes. Also finds what `toJS` would
  * throw on: an alias with no anchor before it, and one inside its own anchor.
  */
+import { depthMessage } from './limits.ts';
 import { isAlias, isMap, isPair, isScalar, isSeq, type Alias, type Document, type Node } from 'yaml';
 
 export interface ExpansionLimits {
@@ -54,7 +55,7 @@ export function expansionProblem(doc: Document, limits: ExpansionLimits): Expans
       targets.set(value, target);
       return;
     }
-    if (depth > limits.depth) throw new Stop({ offset: offsetOf(value), message: `nested deeper than ${limits.depth} levels` });
+    if (depth > limits.depth) throw new Stop({ offset: offsetOf(value), message: depthMessage(limits.depth) });
     const node = value as Node;
     if (node.anchor) {
       anchors.set(node.anchor, node);

@@ -14,3 +14,8 @@ export const YAML_LIMITS = {
   /** Nesting depth. */
   depth: 500,
 } as const;
+
+/** What a text nested past `limit` is told, wherever it is found. */
+export function depthMessage(limit: number): string {
+  return `nested deeper than ${limit} levels`;
+}

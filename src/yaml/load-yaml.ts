@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import { closestName, InputError } from '../kernel/index.ts';
 import { knownKeysAt } from './known-keys.ts';
 import { expansionProblem } from './expansion.ts';
-import { YAML_LIMITS } from './limits.ts';
+import { flowDepthProblem } from './flow-depth.ts';
+import { depthMessage, YAML_LIMITS } from './limits.ts';
 
 export interface YamlIssue {
   readonly file: string;
@@ -50,11 +51,21 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
     ]);
   }
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const position = (offset: number | undefined) => {
     const pos = lineCounter.linePos(offset ?? 0);
     return { line: pos.line, column: pos.col };
   };
+  const deep = flowDepthProblem(text, YAML_LIMITS.depth);
+  if (deep) {
+    // Not parsed: count the lines up to the place by hand.
+    const before = text.slice(0, deep.offset);
+    const line = before.split('\n').length;
+    throw new YamlValidationError([{ file, line, column: deep.offset - before.lastIndexOf('\n'), field: '', message: `YAML: ${deep.message}` }]);
+  }
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // The composer catches its own stack overflow (nesting past what it can recurse) as this code.
+  const exhausted = doc.errors.find((e) => e.code === 'RESOURCE_EXHAUSTION');
+  if (exhausted) throw new YamlValidationError([{ file, ...position(exhausted.pos[0]), field: '', message: `YAML: ${depthMessage(YAML_LIMITS.depth)}` }]);
   if (doc.errors.length > 0) {
     throw new YamlValidationError(doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: `YAML syntax: ${e.message.split('\n')[0]}` })));
   }
@@ -69,17 +80,22 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
   }
   const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.flatMap((issue) => {
-    const path = issue.path as PropertyKey[];
-    if (issue.code === 'unrecognized_keys') return unknownKeys(doc, schema, path, issue.keys, file, position);
-    // Point at the deepest node that exists on the path (a missing key points at its parent).
+  // Point at the deepest node that exists on the path (a missing key points at its parent).
+  const locate = (path: readonly PropertyKey[]) => {
     let node: unknown;
     for (let depth = path.length; depth >= 0; depth--) {
       node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth) as (string | number)[], true);
       if (isNode(node)) break;
     }
-    const range = isNode(node) ? (node as Node).range : undefined;
-    return { file, ...position(range?.[0]), field: formatPath(path), message: issue.message };
+    return position(isNode(node) ? (node as Node).range?.[0] : undefined);
+  };
+  const issues = parsed.error.issues.flatMap((issue) => {
+    const path = issue.path as PropertyKey[];
+    if (issue.code === 'unrecognized_keys') return unknownKeys(doc, schema, path, issue.keys, file, position);
+    // A clash names the other place too: `params: { firstAt: path }` on a custom issue.
+    const firstAt = issue.code === 'custom' ? (issue.params?.firstAt as PropertyKey[] | undefined) : undefined;
+    const message = firstAt ? `${issue.message} (first at line ${locate(firstAt).line}, ${formatPath(firstAt)})` : issue.message;
+    return { file, ...locate(path), field: formatPath(path), message };
   });
   throw new YamlValidationError(issues);
 }

@@ -264,7 +264,153 @@ const CASES: readonly BadInput[] = [
     setup: () => ['fuzz', '--runs', '1', '--out', 'notes.txt'],
     names: /^loopgate: notes\.txt: is a regular file; the report directory must be a directory$/,
   },
-  { name: 'tables with a seed that is no number', setup: () => ['tables', '--seed', 'x'], names: /^loopgate: --seed NaN: expected a non-negative integer$/ },
+  {
+    name: 'a --grep that backtracks without end over a long case id',
+    setup: (w) => (
+      writeFileSync(join(w, 'a-scenario-with-a-rather-long-file-name-to-match.yaml'), SCENARIO),
+      ['run', 'a-scenario-with-a-rather-long-file-name-to-match.yaml', '--grep', '^(([a-z:/_-])+)+X$']
+    ),
+    names: /^loopgate: --grep "\^\(\(\[a-z:\/_-\]\)\+\)\+X\$": did not finish matching the case ids within \d+ ms/,
+  },
+  {
+    name: 'two tools of one name in a scenario (the later silently won)',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'dup-tool.yaml'),
+        SCENARIO.replace(/^provider:/m, 'tools:\n  - name: newt\n    description: a\n  - name: newt\n    description: b\nprovider:'),
+      ),
+      ['run', 'dup-tool.yaml']
+    ),
+    names: /^loopgate: dup-tool\.yaml:\d+:\d+: tools\[1\]\.name: the tool "newt" is declared twice \(first at line \d+, tools\[0\]\)$/,
+  },
+  // A config with a syntax error: the file, line and column (the location was dropped).
+  {
+    name: 'a config with a syntax error',
+    setup: (w) => (
+      writeFileSync(join(w, 'caret.config.ts'), 'export default {\n  agents: {},\n  out: )\n};\n'), ['run', 's.yaml', '--config', 'caret.config.ts']
+    ),
+    names: /^loopgate: \/.*\/caret\.config\.ts:3:8: could not be loaded: SyntaxError: Expression expected$/,
+  },
+  {
+    name: 'a config cut short (the error at its end)',
+    setup: (w) => (writeFileSync(join(w, 'eof.config.ts'), 'export default defineConfig({ agents: {\n'), ['run', 's.yaml', '--config', 'eof.config.ts']),
+    names: /^loopgate: \/.*\/eof\.config\.ts:1:40: could not be loaded: SyntaxError: Unexpected token `<eof>`/,
+  },
+  {
+    name: 'a syntax error in a file the config imports',
+    setup: (w) => {
+      writeFileSync(join(w, 'helper.ts'), 'export const x = {\n  y: ]\n};\n');
+      writeFileSync(join(w, 'imports.config.ts'), "import { x } from './helper.ts';\nexport default { x };\n");
+      return ['run', 's.yaml', '--config', 'imports.config.ts'];
+    },
+    names: /^loopgate: \/.*\/imports\.config\.ts: could not be loaded: \/.*\/helper\.ts:2:6: SyntaxError: Expression expected$/,
+  },
+  {
+    name: 'a JavaScript config with a syntax error',
+    setup: (w) => (
+      writeFileSync(join(w, 'plain.config.mjs'), 'const a = 1;\nexport default {\n  out: )\n};\n'), ['run', 's.yaml', '--config', 'plain.config.mjs']
+    ),
+    names: /^loopgate: \/.*\/plain\.config\.mjs:3:8: could not be loaded: SyntaxError: Unexpected token '\)'$/,
+  },
+  // Nesting past the depth limit, deep enough to overflow the parser's stack ("Maximum call stack size exceeded" before).
+  {
+    name: 'a scenario nested 5,000 flow levels deep',
+    setup: (w) => (writeFileSync(join(w, 'deep.yaml'), `${SCENARIO}x: ${'['.repeat(5000)}${']'.repeat(5000)}\n`), ['run', 'deep.yaml']),
+    names: /^loopgate: deep\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
+  },
+  {
+    name: 'a scenario nested 1,000,000 flow levels deep (in bounded time)',
+    setup: (w) => (writeFileSync(join(w, 'deeper.yaml'), `${SCENARIO}x: ${'{'.repeat(1_000_000)}\n`), ['run', 'deeper.yaml']),
+    names: /^loopgate: deeper\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
+  },
+  {
+    name: 'a scenario nested 5,000 block sequences deep',
+    setup: (w) => (writeFileSync(join(w, 'dashes.yaml'), `${SCENARIO}x:\n${'- '.repeat(5000)}1\n`), ['run', 'dashes.yaml']),
+    names: /^loopgate: dashes\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
+  },
+  {
+    name: 'a host config nested 5,000 levels deep (check-host)',
+    setup: (w) => (
+      writeFileSync(join(w, 'deep-host.yaml'), `model:\n  provider: anthropic\n  name: claude-sonnet-4-6\nx: ${'['.repeat(5000)}${']'.repeat(5000)}\n`),
+      ['check-host', 'deep-host.yaml', '--agent', 'support']
+    ),
+    names: /^loopgate: deep-host\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
+  },
+  // check-host: a config that would serve the scripted fake, and a tool both denied and asked (both passed "OK").
+  {
+    name: 'check-host: a config naming no model (it would serve the fake)',
+    setup: (w) => (writeFileSync(join(w, 'no-model.yaml'), 'tools:\n  deny: [issue_refund]\n'), ['check-host', 'no-model.yaml', '--agent', 'support']),
+    names: /^loopgate: no-model\.yaml:1:1: model\.provider: not set: the host would serve loopgate's scripted fake model; name the provider/,
+  },
+  {
+    name: 'check-host: a tool both denied and asked',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'both.yaml'),
+        'model:\n  provider: anthropic\n  name: claude-sonnet-4-6\ntools:\n  deny: [issue_refund]\n  ask: [notify_customer, issue_refund]\n',
+      ),
+      ['check-host', 'both.yaml', '--agent', 'support']
+    ),
+    names:
+      /^loopgate: both\.yaml:6:26: tools\.ask\[1\]: issue_refund is also denied by tools\.deny\[0\] \(both\.yaml:5:10\): a denied tool is never asked for; keep it in one list$/,
+  },
+  // Counts past a stated bound (1e99 was taken as an integer).
+  { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
+  {
+    name: 'run --concurrency 1e99',
+    setup: () => ['run', 's.yaml', '--concurrency', '1e99'],
+    names: /^loopgate: --concurrency 1e99: expected an integer from 1 to 256$/,
+  },
+  { name: 'fuzz --runs 1e99', setup: () => ['fuzz', '--runs', '1e99'], names: /^loopgate: --runs 1e99: expected an integer from 1 to 10000000$/ },
+  // A flag without its value (the default was used silently), or with an empty one.
+  { name: 'run --seed without a value', setup: () => ['run', 's.yaml', '--seed'], names: /^loopgate: --seed: needs a value$/ },
+  { name: 'run --seed= (empty)', setup: () => ['run', 's.yaml', '--seed='], names: /^loopgate: --seed "": needs a value, not an empty string$/ },
+  { name: 'tables --seed without a value', setup: () => ['tables', '--seed'], names: /^loopgate: --seed: needs a value$/ },
+  { name: 'replay --at without a value', setup: () => ['replay', 'store.db', '--at'], names: /^loopgate: --at: needs a value$/ },
+  { name: 'fuzz --invariant without a value', setup: () => ['fuzz', '--invariant'], names: /^loopgate: --invariant: needs a value$/ },
+  { name: 'contract --model without a value', setup: () => ['contract', '--model'], names: /^loopgate: --model: needs a value$/ },
+  { name: 'contract --provider without a value', setup: () => ['contract', '--provider'], names: /^loopgate: --provider: needs a value$/ },
+  { name: 'run --reporter= (ran everything, wrote nothing)', setup: () => ['run', 's.yaml', '--reporter='], names: /^loopgate: --reporter: needs a value$/ },
+  {
+    name: "run --reporter '' (ran everything, wrote nothing)",
+    setup: () => ['run', 's.yaml', '--reporter', ''],
+    names: /^loopgate: --reporter "": needs a value, not an empty string$/,
+  },
+  {
+    name: "an empty path (run '' took the working directory)",
+    setup: () => ['run', ''],
+    names: /^loopgate: "": an empty paths argument; give a path \(see loopgate --help\)$/,
+  },
+  {
+    name: 'a switch given a value',
+    setup: () => ['tables', '--markdown=maybe'],
+    names: /^loopgate: --markdown=maybe: a switch takes no value \(or =true, =false\)$/,
+  },
+  // What was typed, quoted (these said NaN).
+  {
+    name: 'tables with a seed that is no number',
+    setup: () => ['tables', '--seed', 'x'],
+    names: /^loopgate: --seed "x": expected an integer from 0 to 4294967295$/,
+  },
+  { name: 'run --seed abc', setup: () => ['run', 's.yaml', '--seed', 'abc'], names: /^loopgate: --seed "abc": expected an integer from 0 to 4294967295$/ },
+  { name: 'replay --at abc', setup: () => ['replay', 'store.db', '--at', 'abc'], names: /^loopgate: --at "abc": expected an integer ≥ 0$/ },
+  {
+    name: 'decode --status abc',
+    setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--status', 'abc'],
+    names: /^loopgate: --status "abc": expected an integer from 100 to 599$/,
+  },
+  {
+    name: 'decode --timeout abc',
+    setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--timeout', 'abc'],
+    names: /^loopgate: --timeout "abc": expected a positive number of seconds$/,
+  },
+  {
+    name: 'merge-reports --steps-threshold abc',
+    setup: () => ['merge-reports', 'reports/results.json', '--steps-threshold', 'abc'],
+    names: /^loopgate: --steps-threshold "abc": expected a number ≥ 0$/,
+  },
+  { name: 'an unknown flag and no command', setup: () => ['--bogus'], names: /^loopgate: Unknown argument: bogus; name a command \(see loopgate --help\)$/ },
+  { name: 'a mistyped command', setup: () => ['runn'], names: /^loopgate: Unknown command: runn; did you mean run\? \(see loopgate --help\)$/ },
 ];
 
 describe('every bad input: exit 2, one line naming it, nothing written, no hang', () => {

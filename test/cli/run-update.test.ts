@@ -67,6 +67,14 @@ describe('loopgate run --update', () => {
     expect(again.join('')).toContain('rewrote 0 scenario files, 1 already up to date');
   });
 
+  it('keeps a byte-order mark and CRLF line ends', async () => {
+    const crlf = (text: string) => text.replace(/\n/g, '\r\n');
+    const file = join(dir, 'bom-crlf.yaml');
+    writeFileSync(file, `\ufeff${crlf(STALE)}`);
+    expect(await run(args({ paths: [file], update: true }), quiet)).toBe(EXIT.passed);
+    expect(readFileSync(file, 'utf8')).toBe(`\ufeff${crlf(CURRENT.replace('  outcome: replied\n', '  outcome: replied # stale\n'))}`);
+  });
+
   it('does not update a case whose invariants do not all hold, and leaves its file untouched', async () => {
     const file = join(dir, 'broken-invariant.yaml');
     writeFileSync(file, STALE);

@@ -119,6 +119,13 @@ describe('loopgate run: shards', () => {
     expect(shape(merged)).toEqual(shape(all));
     expect(merged.summary).toEqual(all.summary);
   });
+
+  it('a shard left empty says so (it said "no scenario files under" a file that has some)', async () => {
+    const scenario = join(ROOT, 'scenarios/bundled/outcomes/empty-reply-fails.yaml');
+    const err: string[] = [];
+    expect(await run(args({ paths: [scenario], shard: '500/500' }), { ...quiet, err: (t) => err.push(t) })).toBe(EXIT.failed);
+    expect(err.join('')).toBe('loopgate: nothing was checked: shard 500/500 is empty: 2 cases over 500 shards\n');
+  });
 });
 
 describe('loopgate run: the baseline gate', () => {

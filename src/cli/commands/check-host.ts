@@ -8,6 +8,7 @@
  */
 import { loadConfig } from '../../config/load-config.ts';
 import { inspectAgent } from '../../harness/world/inspect-agent.ts';
+import { ConfigError } from '../../host/config.ts';
 import { checkHostConfig } from '../../host/from-config.ts';
 import { printable } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -27,7 +28,14 @@ export async function checkHost(args: CheckHostArgs, out: (line: string) => void
   if (!config.registry.agents.has(name)) throw new UsageError(`--agent ${name}: no such agent in ${config.file}; defined: ${defined.join(', ') || 'none'}`);
   // Built once, and checked, when the config loaded.
   const agent = (await inspectAgent(name, config.registry)).agent ?? {};
-  const parsed = checkHostConfig(args.file, { agent });
+  let parsed;
+  try {
+    parsed = checkHostConfig(args.file, { agent });
+  } catch (error) {
+    // Each problem names its file, line and key: the host's "invalid config:" heading adds a line and nothing else.
+    if (error instanceof ConfigError) throw new UsageError(error.message.replace(/^invalid config:\n/, ''));
+    throw error;
+  }
   const tools = agent.tools ?? [];
   out(
     printable(

@@ -1,5 +1,6 @@
 /** `loopgate decode`: the definition `--help` reads; the SDKs and the wire fake are loaded when the command runs (decode.ts). */
 import type { Argv, CommandModule } from 'yargs';
+import { BOUNDS, numberOption } from '../arguments.ts';
 import { PROVIDER_NAMES } from '../../../providers/names.ts';
 import type { DecodeArgs } from './decode.ts';
 
@@ -10,14 +11,16 @@ export const decodeCommand: CommandModule<object, DecodeArgs> = {
     y
       .positional('file', { type: 'string', demandOption: true, describe: 'the recorded response' })
       .option('provider', { type: 'string', demandOption: true, describe: `whose response it is: ${PROVIDER_NAMES.join(', ')}` })
-      .option('status', {
-        type: 'number',
-        describe: 'serve it with this HTTP status (default 200, or the usual status for an error body)',
-      })
-      .option('timeout', {
-        type: 'number',
-        describe: 'give up after this many seconds (default: no limit; a large recording takes as long as it takes)',
-      }) as Argv<DecodeArgs>,
+      .option(
+        'status',
+        numberOption('status', BOUNDS.httpStatus, { describe: 'serve it with this HTTP status (default 200, or the usual status for an error body)' }),
+      )
+      .option(
+        'timeout',
+        numberOption('timeout', BOUNDS.seconds, {
+          describe: 'give up after this many seconds (default: no limit; a large recording takes as long as it takes)',
+        }),
+      ) as Argv<DecodeArgs>,
   handler: async (args) => {
     const { decode } = await import('./decode.ts');
     process.exitCode = await decode(args, {

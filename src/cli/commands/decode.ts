@@ -16,7 +16,8 @@ import { INPUT_LIMITS, readInputFile } from '../../files/index.ts';
 import { InputError } from '../../kernel/index.ts';
 import { jsonForTerminal, printable } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
-import { UsageError } from '../usage-error.ts';
+import { BOUNDS } from '../arguments.ts';
+import { numberArg, UsageError } from '../usage-error.ts';
 
 export interface DecodeArgs {
   provider: string;
@@ -35,12 +36,8 @@ export async function decode(args: DecodeArgs, io: DecodeIO): Promise<number> {
   if (!isProviderName(args.provider)) {
     throw new UsageError(`unknown provider "${args.provider}"; known providers: ${PROVIDER_NAMES.join(', ')}`);
   }
-  if (args.status !== undefined && !(Number.isInteger(args.status) && args.status >= 100 && args.status <= 599)) {
-    throw new UsageError(`--status ${args.status}: expected an HTTP status from 100 to 599`);
-  }
-  if (args.timeout !== undefined && !(Number.isFinite(args.timeout) && args.timeout > 0)) {
-    throw new UsageError(`--timeout ${args.timeout}: expected a positive number of seconds`);
-  }
+  if (args.status !== undefined) numberArg('status', args.status, BOUNDS.httpStatus);
+  if (args.timeout !== undefined) numberArg('timeout', args.timeout, BOUNDS.seconds);
   const text = readInputFile(args.file, { what: 'recorded response', maxBytes: INPUT_LIMITS.recordingBytes });
   let outcome;
   try {

@@ -1,5 +1,6 @@
 /** `loopgate fuzz`: the definition `--help` reads; fast-check and the generators are loaded when the command runs (fuzz.ts). */
 import type { Argv, CommandModule } from 'yargs';
+import { BOUNDS, numberOption } from '../arguments.ts';
 import { REPORTERS } from '../../report/reporters.ts';
 import type { FuzzArgs } from './fuzz.ts';
 import { DEFAULT_FUZZ_RUNS } from './fuzz-defaults.ts';
@@ -9,8 +10,11 @@ export const fuzzCommand: CommandModule<object, FuzzArgs> = {
   describe: 'Fuzz the loop: generated scenarios checked against every invariant; a violation is shrunk to a scenario file',
   builder: (y: Argv) =>
     y
-      .option('runs', { type: 'string', describe: `cases to generate (default ${DEFAULT_FUZZ_RUNS}; with --time alone: until the time is up)` })
-      .option('seed', { type: 'string', describe: 'fast-check seed (default: random; printed at the end)' })
+      .option(
+        'runs',
+        numberOption('runs', BOUNDS.fuzzRuns, { describe: `cases to generate (default ${DEFAULT_FUZZ_RUNS}; with --time alone: until the time is up)` }),
+      )
+      .option('seed', numberOption('seed', BOUNDS.seed, { describe: 'fast-check seed (default: random; printed at the end)' }))
       .option('time', { type: 'string', describe: 'stop generating after this long, e.g. 30s, 5m (a shrink under way finishes)' })
       .option('path', { type: 'string', describe: "replay fast-check's path to a counterexample (with its --seed)" })
       .option('invariant', { type: 'string', array: true, describe: 'check only these invariants, by id (default: all)' })

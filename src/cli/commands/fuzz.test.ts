@@ -33,8 +33,8 @@ const args = (over: Partial<FuzzArgs>): FuzzArgs => ({ reporter: ['json'], out: 
 describe('loopgate fuzz: bad input exits 2 with a clear message', () => {
   it('--runs 0 and a bad --seed, through the real command line', () => {
     for (const [argv, message] of [
-      [['fuzz', '--runs', '0'], /--runs 0: expected a positive integer/],
-      [['fuzz', '--seed', 'banana'], /--seed banana: expected an integer from 0 to 4294967295/],
+      [['fuzz', '--runs', '0'], /--runs 0: expected an integer from 1 to 10000000/],
+      [['fuzz', '--seed', 'banana'], /--seed "banana": expected an integer from 0 to 4294967295/],
     ] as const) {
       const result = spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), ...argv], { cwd: dir, encoding: 'utf8' });
       expect(result.status, result.stderr).toBe(EXIT.usage);
@@ -44,12 +44,12 @@ describe('loopgate fuzz: bad input exits 2 with a clear message', () => {
 
   it('every flag is checked before anything runs', async () => {
     const cases: [Partial<FuzzArgs>, RegExp][] = [
-      [{ runs: 0 }, /--runs 0: expected a positive integer/],
+      [{ runs: 0 }, /--runs 0: expected an integer from 1 to 10000000/],
       [{ runs: '-5' }, /--runs -5/],
       [{ runs: '2.5' }, /--runs 2\.5/],
       [{ seed: -1 }, /--seed -1: expected an integer from 0 to 4294967295/],
       [{ seed: '4294967296' }, /--seed 4294967296/],
-      [{ seed: '12abc' }, /--seed 12abc/],
+      [{ seed: '12abc' }, /--seed "12abc"/],
       [{ time: 'soon' }, /--time soon: expected a duration such as 30s, 5m or 1h/],
       [{ time: '0s' }, /--time 0s/],
       [{ path: '3:1' }, /--path needs the --seed it was found with/],

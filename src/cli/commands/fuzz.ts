@@ -23,7 +23,8 @@ import { ensureDirectory } from '../../files/index.ts';
 import { printableLines } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
 import { DEFAULT_FUZZ_RUNS } from './fuzz-defaults.ts';
-import { UsageError } from '../usage-error.ts';
+import { BOUNDS } from '../arguments.ts';
+import { numberArg, UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
 
 export interface FuzzArgs {
@@ -51,22 +52,9 @@ export interface FuzzIo {
 
 export { DEFAULT_FUZZ_RUNS };
 
-/** An integer as typed (`12`, not `12abc`, `1.5` or an empty string). */
-function integer(value: number | string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = typeof value === 'number' ? value : /^\s*-?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-  return Number.isSafeInteger(n) ? n : Number.NaN;
-}
-
 function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
-  const runsArg = integer(args.runs);
-  if (runsArg !== undefined && !(runsArg >= 1)) {
-    throw new UsageError(`--runs ${String(args.runs)}: expected a positive integer (the number of cases to generate)`);
-  }
-  const seed = integer(args.seed);
-  if (seed !== undefined && !(seed >= 0 && seed <= 0xffffffff)) {
-    throw new UsageError(`--seed ${String(args.seed)}: expected an integer from 0 to 4294967295`);
-  }
+  const runsArg = args.runs !== undefined ? numberArg('runs', args.runs, BOUNDS.fuzzRuns) : undefined;
+  const seed = args.seed !== undefined ? numberArg('seed', args.seed, BOUNDS.seed) : undefined;
   let timeLimitMs: number | undefined;
   if (args.time !== undefined) {
     timeLimitMs = parseDuration(String(args.time));

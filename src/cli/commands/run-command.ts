@@ -1,5 +1,6 @@
 /** `loopgate run`: the definition `--help` reads; the gate itself is loaded when the command runs (run.ts). */
 import type { Argv, CommandModule } from 'yargs';
+import { BOUNDS, numberOption } from '../arguments.ts';
 import { REPORTERS } from '../../report/reporters.ts';
 import type { RunArgs } from './run.ts';
 
@@ -23,14 +24,14 @@ export const runCommand: CommandModule<object, RunArgs> = {
         describe:
           "the loop your agents run in: loopgate (default), ai-sdk (Vercel AI SDK generateText) or openai-agents (OpenAI Agents run); a peer runs the scenarios and table cells it can, the rest skipped with the reason (default: the config's loop)",
       })
-      .option('concurrency', { type: 'number', describe: 'cases run at once (default: the number of CPUs)' })
+      .option('concurrency', numberOption('concurrency', BOUNDS.concurrency, { describe: 'cases run at once (default: the number of CPUs)' }))
       .option('shard', { type: 'string', describe: 'run shard i of n (i/n); merge the shards with merge-reports' })
-      .option('seed', { type: 'number', default: 1, describe: 'seed for everything random in the cases' })
+      .option('seed', numberOption('seed', BOUNDS.seed, { default: 1, describe: 'seed for everything random in the cases' }))
       .option('baseline', { type: 'string', describe: 'fail on regressions against this baseline file' })
       .option('update-baseline', { type: 'boolean', default: false, describe: 'write this run as the new baseline (to --baseline FILE)' })
       .option('live', { type: 'boolean', default: false, describe: 'run the live scenarios against a real provider (API key from the environment)' })
       .option('provider', { type: 'string', describe: 'for --live: anthropic, openai-chat or openai-responses' })
-      .option('repeat', { type: 'number', default: 1, describe: 'for --live: runs per scenario; its pass rate decides' })
+      .option('repeat', numberOption('repeat', BOUNDS.repeat, { default: 1, describe: 'for --live: runs per scenario; its pass rate decides' }))
       .option('update', {
         type: 'boolean',
         default: false,

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { Case } from '../../harness/cases.ts';
+import { RegexTimeoutError } from '../../harness/bounded-regex.ts';
 import { runCases, selectCases } from '../../harness/runner.ts';
 import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, type SuiteContext } from '../../harness/suites.ts';
 import type { LiveOptions } from '../../harness/live.ts';
@@ -27,7 +28,8 @@ import { parseReporters, writeReports } from '../../report/write.ts';
 import type { UpdateSink } from '../../harness/update/update-case.ts';
 import type { UpdateResult } from '../../harness/update/update-scenario.ts';
 import { EXIT } from '../exit-codes.ts';
-import { UsageError } from '../usage-error.ts';
+import { BOUNDS } from '../arguments.ts';
+import { numberArg, UsageError } from '../usage-error.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { VERSION } from '../version.ts';
 
@@ -77,6 +79,18 @@ export function parseGrep(text: string): RegExp {
     return new RegExp(text);
   } catch (error) {
     throw new UsageError(`--grep ${JSON.stringify(text)}: not a regular expression: ${(error as Error).message}`);
+  }
+}
+
+/** The cases --grep selects; a --grep that backtracks without end is named as typed. */
+function selectGrepped(all: readonly Case[], text: string | undefined, grep: RegExp | undefined): Case[] {
+  try {
+    return selectCases(all, grep ? { grep } : {});
+  } catch (error) {
+    if (!(error instanceof RegexTimeoutError)) throw error;
+    throw new UsageError(
+      `--grep ${JSON.stringify(text)}: did not finish matching the case ids within ${error.limitMs} ms (it backtracks without end: simplify the pattern)`,
+    );
   }
 }
 
@@ -193,11 +207,9 @@ async function collectPeer(args: RunArgs, config: ResolvedConfig, loop: LoopUnde
 }
 
 export async function run(args: RunArgs, io: { out: (text: string) => void; err: (text: string) => void; tty: boolean; columns?: number }): Promise<number> {
-  if (!Number.isInteger(args.seed) || args.seed < 0 || args.seed > 0xffffffff)
-    throw new UsageError(`--seed ${String(args.seed)}: expected an integer from 0 to 4294967295`);
-  if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1))
-    throw new UsageError(`--concurrency ${String(args.concurrency)}: expected a positive integer`);
-  if (!Number.isInteger(args.repeat) || args.repeat < 1) throw new UsageError(`--repeat ${String(args.repeat)}: expected a positive integer`);
+  numberArg('seed', args.seed, BOUNDS.seed);
+  if (args.concurrency !== undefined) numberArg('concurrency', args.concurrency, BOUNDS.concurrency);
+  numberArg('repeat', args.repeat, BOUNDS.repeat);
   // Everything the user gave is checked before anything runs or is written: the flags,
   // then the inputs (baseline, scenario files), then the places the outputs go.
   const config = await loadConfig({ path: args.config });
@@ -223,16 +235,19 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   const all = peer
     ? await collectPeer(args, config, peer, io)
     : await collect(args, config, hosts, args.update ? { record: (r) => updates.push(r) } : undefined);
-  const cases = selectCases(all, { ...(grep ? { grep } : {}), ...(shard ? { shard } : {}) });
+  const grepped = selectGrepped(all, args.grep, grep);
+  const cases = shard ? selectCases(grepped, { shard }) : grepped;
   if (cases.length === 0) {
     // A gate that checked nothing has not passed.
     const where = args.paths && args.paths.length > 0 ? args.paths.join(', ') : `the scenarios of ${config.file}`;
     io.err(
-      grep
+      grep && grepped.length === 0
         ? `loopgate: nothing was checked: --grep ${args.grep} matches none of the ${all.length} case(s)\n`
-        : args.live
-          ? `loopgate: nothing was checked: no live scenario (one with live:) under ${where}\n`
-          : `loopgate: nothing was checked: no scenario files under ${where}\n`,
+        : shard && grepped.length > 0
+          ? `loopgate: nothing was checked: shard ${args.shard} is empty: ${grepped.length} case${grepped.length === 1 ? '' : 's'} over ${shard.total} shards\n`
+          : args.live
+            ? `loopgate: nothing was checked: no live scenario (one with live:) under ${where}\n`
+            : `loopgate: nothing was checked: no scenario files under ${where}\n`,
     );
     return EXIT.failed;
   }

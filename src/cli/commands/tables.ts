@@ -7,7 +7,8 @@ import { possibleCells, runCell } from '../../../state-tables/cell-case.ts';
 import { cellLabel, LOOP_TABLE, STATE_DESCRIPTIONS, STATES, type State } from '../../../state-tables/loop-table.ts';
 import { caseSeed } from '../../harness/cases.ts';
 import { EXIT } from '../exit-codes.ts';
-import { UsageError } from '../usage-error.ts';
+import { BOUNDS } from '../arguments.ts';
+import { numberArg } from '../usage-error.ts';
 
 export interface TablesArgs {
   markdown: boolean;
@@ -15,7 +16,7 @@ export interface TablesArgs {
 }
 
 export async function tables(args: TablesArgs, out: (line: string) => void): Promise<number> {
-  if (!Number.isInteger(args.seed) || args.seed < 0) throw new UsageError(`--seed ${String(args.seed)}: expected a non-negative integer`);
+  numberArg('seed', args.seed, BOUNDS.seed);
   const results = new Map<string, { passed: boolean; failure?: string }>();
   for (const { event, state, cell } of possibleCells()) {
     const outcome = await runCell(event, state, cell, caseSeed(args.seed, `table:${event}@${state}`));

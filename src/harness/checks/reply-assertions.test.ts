@@ -43,6 +43,17 @@ describe('each assertion kind fails when the reply does not hold', () => {
     expect(passed!.passed).toBe(true);
   });
 
+  it('matches: a pattern that backtracks without end is a failed check naming it, in bounded time', async () => {
+    const started = performance.now();
+    const [timedOut] = await check(`${'a'.repeat(40)}!`, "    - matches: '^(a+)+$'\n");
+    expect(timedOut).toMatchObject({
+      name: 'assert[0] matches',
+      passed: false,
+      message: expect.stringMatching(/^the pattern \/\^\(a\+\)\+\$\/ did not finish matching the reply within \d+ ms/),
+    });
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
   it('json: the reply is not JSON, or JSON the schema rejects (every problem named)', async () => {
     const schema = '    - json: { type: object, required: [status], additionalProperties: false, properties: { status: { enum: [ok] } } }\n';
     const [notJson] = await check('status: ok', schema);

@@ -9,6 +9,7 @@ import { createRedactor, outcomeLabel, project, type LogEvent, type Redactor } f
 import type { CheckResult } from '../../report/results.ts';
 import { grade } from '../judge/grade.ts';
 import { resolveJudge } from '../judge/judge-client.ts';
+import { RegexTimeoutError, testWithin } from '../bounded-regex.ts';
 import { renderMessages } from '../render.ts';
 import type { ReplyAssertion } from '../scenario/reply-assertions-schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -52,7 +53,15 @@ async function checkOne(
   if (a.matches !== undefined) {
     const pattern = new RegExp(a.matches, a.flags); // compiled once already, when the file loaded
     const shown = `/${a.matches}/${a.flags ?? ''}`;
-    return pattern.test(reply)
+    let matched: boolean;
+    try {
+      matched = testWithin(pattern, reply);
+    } catch (error) {
+      if (!(error instanceof RegexTimeoutError)) throw error;
+      const message = `the pattern ${shown} did not finish matching the reply within ${error.limitMs} ms (it backtracks without end: simplify it)`;
+      return { name, passed: false, message, expected: shown, actual: reply };
+    }
+    return matched
       ? { name, passed: true, message: `matches ${shown}` }
       : { name, passed: false, message: `the reply does not match ${shown}`, expected: shown, actual: reply };
   }

@@ -487,6 +487,19 @@ export const scenarioSchema = z
     expect: expectationSchema,
   })
   .superRefine((scenario, ctx) => {
+    // One behaviour per tool name: a second entry would silently replace the first.
+    const firstTool = new Map<string, number>();
+    scenario.tools.forEach((tool, index) => {
+      const first = firstTool.get(tool.name);
+      if (first === undefined) firstTool.set(tool.name, index);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tools', index, 'name'],
+          message: `the tool ${JSON.stringify(tool.name)} is declared twice`,
+          params: { firstAt: ['tools', first] },
+        });
+    });
     // A crash is a production-host event, and what it leaves must be reopened to be checked.
     let crashed: number | undefined;
     scenario.inbox.forEach((entry, index) => {

@@ -28,6 +28,9 @@ export type UpdateResult =
 
 const LINE_KEYS = ['history', 'lastRequest', 'system', 'trace'] as const;
 
+/** The file as it is, byte-order mark included, so the rewrite keeps it (as it keeps CRLF line ends). */
+const SCENARIO_TEXT = { what: 'scenario file', maxBytes: YAML_LIMITS.bytes, keepBom: true } as const;
+
 /** What the run did, for each key `--update` rewrites. */
 function actuals(run: ScenarioRun) {
   const outcomes = run.results.map((r) => outcomeLabel(r.outcome));
@@ -96,7 +99,7 @@ export function updateScenarioFile(loaded: LoadedScenario, run: ScenarioRun, inv
   let next: string;
   let scenario: Scenario;
   try {
-    text = readInputFile(file, { what: 'scenario file', maxBytes: YAML_LIMITS.bytes });
+    text = readInputFile(file, SCENARIO_TEXT);
     next = editYaml(text, edits);
     scenario = parseScenario(next, file);
   } catch (error) {
@@ -107,8 +110,7 @@ export function updateScenarioFile(loaded: LoadedScenario, run: ScenarioRun, inv
   for (const edit of edits) setIn(meant as unknown as Record<string, unknown>, edit.path, edit.value);
   if (!isDeepStrictEqual(meant, scenario))
     return { kind: 'refused', file, reason: 'not updated: the edited file would not read back as meant (left as it was)' };
-  if (text !== readInputFile(file, { what: 'scenario file', maxBytes: YAML_LIMITS.bytes }))
-    return { kind: 'refused', file, reason: 'not updated: the file changed while the case ran' };
+  if (text !== readInputFile(file, SCENARIO_TEXT)) return { kind: 'refused', file, reason: 'not updated: the file changed while the case ran' };
   writeFileAtomic(file, next, 'scenario file');
   return { kind: 'updated', file, changes, scenario };
 }

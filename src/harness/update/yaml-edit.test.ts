@@ -92,6 +92,13 @@ description: >
     expect(editYaml(text, [{ path: ['exact'], value: ['b', 'd'] }])).toBe('exact:\n  - b # kept\n  - d # last\nafter: 1\n');
   });
 
+  it('ends the lines it adds as the file ends its lines (CRLF)', () => {
+    const text = 'a:\r\n  exact:\r\n    - one\r\n  # c\r\n  n: 1\r\n';
+    expect(editYaml(text, [{ path: ['a', 'exact'], value: ['one', 'two', 'line\nbreak'] }])).toBe(
+      'a:\r\n  exact:\r\n    - one\r\n    - two\r\n    - "line\\nbreak"\r\n  # c\r\n  n: 1\r\n',
+    );
+  });
+
   it('appends to a list that ends the file without a newline', () => {
     expect(editYaml('expect:\n  trace:\n    exact:\n      - turn:ok', [{ path: ['expect', 'trace', 'exact'], value: ['turn:ok', 'turn > tool:ok'] }])).toBe(
       'expect:\n  trace:\n    exact:\n      - turn:ok\n      - turn > tool:ok\n',
@@ -100,6 +107,11 @@ description: >
 
   it('refuses a path the file does not have, or a node of another shape', () => {
     expect(() => editYaml(TEXT, [{ path: ['expect', 'lastRequest', 'exact'], value: [] }])).toThrow(YamlEditError);
-    expect(() => editYaml(TEXT, [{ path: ['expect', 'history'], value: ['x'] }])).toThrow(/expected a list, found a block-map/);
+    expect(() => editYaml(TEXT, [{ path: ['expect', 'history'], value: ['x'] }])).toThrow(/^expected a list, found a mapping$/);
+    const aliased = 'base: &o replied\nexpect:\n  outcome: *o\n  history: { exact: *o }\n';
+    expect(() => editYaml(aliased, [{ path: ['expect', 'outcome'], value: 'failed' }])).toThrow(
+      /^expected a scalar, found an alias \(\*o\); write the value out to update it$/,
+    );
+    expect(() => editYaml(aliased, [{ path: ['expect', 'history', 'exact'], value: ['x'] }])).toThrow(/^expected a list, found an alias \(\*o\)/);
   });
 });

@@ -33,13 +33,15 @@ export class YamlEditError extends Error {
 /** The text with every edit applied; throws YamlEditError when a path does not name an editable node. */
 export function editYaml(text: string, edits: readonly YamlEdit[]): string {
   const tokens = [...new Parser().parse(text)];
+  // New lines end as the file's lines do (CRLF stays CRLF).
+  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
   const doc = tokens.find((t): t is CST.Document => t.type === 'document');
   if (!doc?.value) throw new YamlEditError('the file holds no YAML document');
   for (const edit of edits) {
     const item = itemAt(doc.value, edit.path);
     if (!item?.value) throw new YamlEditError(`${edit.path.join('.')}: not in the file`);
     if (typeof edit.value === 'string' || typeof edit.value === 'number') setScalar(item.value, edit.value, false);
-    else setList(item, edit.value);
+    else setList(item, edit.value, eol);
   }
   return tokens.map((t) => CST.stringify(t)).join('');
 }
@@ -60,12 +62,22 @@ function isMap(token: Token): token is CST.BlockMap | CST.FlowCollection {
   return token.type === 'block-map' || (token.type === 'flow-collection' && token.start.source === '{');
 }
 
+/** A node's shape in words, for a refusal (`found an alias (*o)`, not `found a alias`). */
+function shapeOf(token: Token): string {
+  if (token.type === 'alias') return `an alias (${token.source}); write the value out to update it`;
+  if (token.type === 'flow-collection') return token.start.source === '{' ? 'a mapping' : 'a list';
+  if (token.type === 'block-map') return 'a mapping';
+  if (token.type === 'block-seq') return 'a list';
+  if (isScalar(token)) return 'a scalar';
+  return `${/^[aeiou]/.test(token.type) ? 'an' : 'a'} ${token.type}`;
+}
+
 function isScalar(token: Token): token is CST.FlowScalar | CST.BlockScalar {
   return token.type === 'scalar' || token.type === 'single-quoted-scalar' || token.type === 'double-quoted-scalar' || token.type === 'block-scalar';
 }
 
 function setScalar(token: Token, value: string | number, inFlow: boolean): void {
-  if (!isScalar(token)) throw new YamlEditError(`expected a scalar, found a ${token.type}`);
+  if (!isScalar(token)) throw new YamlEditError(`expected a scalar, found ${shapeOf(token)}`);
   const current = CST.resolveAsScalar(token)?.type ?? Scalar.PLAIN;
   if (typeof value === 'number') {
     CST.setScalarValue(token, String(value), { inFlow, type: Scalar.PLAIN });
@@ -113,14 +125,14 @@ function readsBackPlain(value: string, inFlow: boolean): boolean {
   }
 }
 
-function setList(item: Item, values: readonly string[]): void {
+function setList(item: Item, values: readonly string[], eol: string): void {
   const list = item.value!;
-  if (list.type === 'block-seq') setBlockList(item, list, values);
+  if (list.type === 'block-seq') setBlockList(item, list, values, eol);
   else if (list.type === 'flow-collection' && list.start.source === '[') setFlowList(list, values);
-  else throw new YamlEditError(`expected a list, found a ${list.type}`);
+  else throw new YamlEditError(`expected a list, found ${shapeOf(list)}`);
 }
 
-function setBlockList(item: Item, list: CST.BlockSequence, values: readonly string[]): void {
+function setBlockList(item: Item, list: CST.BlockSequence, values: readonly string[], eol: string): void {
   if (values.length === 0) {
     // A block list cannot be empty: it becomes `[]` after the key.
     item.sep = [
@@ -135,7 +147,7 @@ function setBlockList(item: Item, list: CST.BlockSequence, values: readonly stri
       items: [],
       end: [
         { type: 'flow-seq-end', offset: 0, indent: 0, source: ']' },
-        { type: 'newline', offset: 0, indent: 0, source: '\n' },
+        { type: 'newline', offset: 0, indent: 0, source: eol },
       ],
     };
     return;
@@ -155,7 +167,12 @@ function setBlockList(item: Item, list: CST.BlockSequence, values: readonly stri
         { type: 'seq-item-ind', offset: 0, indent: list.indent, source: '-' },
         { type: 'space', offset: 0, indent: list.indent, source: ' ' },
       ],
-      value: scalarToken(value, { indent: list.indent + 2, inFlow: false, type: scalarType(value, style, false) }),
+      value: scalarToken(value, {
+        indent: list.indent + 2,
+        inFlow: false,
+        type: scalarType(value, style, false),
+        end: [{ type: 'newline', offset: 0, indent: 0, source: eol }],
+      }),
     };
   });
   items.forEach((it, k) => {
@@ -163,7 +180,7 @@ function setBlockList(item: Item, list: CST.BlockSequence, values: readonly stri
     // The first item's indentation is the key's separator's; every other item brings its own.
     if (k === 0 && marker > 0) it.start.splice(0, marker);
     else if (k > 0 && marker === 0) it.start.unshift({ type: 'space', offset: 0, indent: list.indent, source: ' '.repeat(list.indent) });
-    if (k < items.length - 1 && it.value && it.value.type !== 'block-scalar') ensureNewline(it.value as CST.FlowScalar);
+    if (k < items.length - 1 && it.value && it.value.type !== 'block-scalar') ensureNewline(it.value as CST.FlowScalar, eol);
   });
   list.items = items;
 }
@@ -231,7 +248,7 @@ function lastScalarType(items: readonly Item[]): Scalar.Type | undefined {
   return undefined;
 }
 
-function ensureNewline(token: CST.FlowScalar): void {
+function ensureNewline(token: CST.FlowScalar, eol: string): void {
   const end = (token.end ??= []);
-  if (!end.some((t) => t.type === 'newline')) end.push({ type: 'newline', offset: 0, indent: 0, source: '\n' });
+  if (!end.some((t) => t.type === 'newline')) end.push({ type: 'newline', offset: 0, indent: 0, source: eol });
 }

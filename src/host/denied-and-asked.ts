@@ -1,0 +1,27 @@
+/**
+ * A tool both denied (`tools.deny`) and asked (`tools.ask`) in a host config:
+ * the deny hides it, so the ask is never put — the config says two things and
+ * only one holds. A config error naming both places. A deny pattern counts by
+ * the registered tools it matches (`deny: [issue_*]` with `ask: [issue_refund]`);
+ * an ask pattern may reach past a deny (`ask: ["*refund*"]` stays for the refund
+ * tools to come), so only a tool the ask names outright is checked.
+ */
+import { nameMatcher } from '../kernel/index.ts';
+import { ConfigError, configKey, configSource, type HostConfig } from './config.ts';
+
+export function checkDeniedAndAsked(config: HostConfig, registered: readonly string[]): void {
+  const { deny, ask } = config.tools;
+  if (deny.length === 0 || ask.length === 0) return;
+  const tools = (name: string) => (name.includes('*') ? registered.filter(nameMatcher([name])) : [name]);
+  const problems: string[] = [];
+  ask.forEach((tool, a) => {
+    if (tool.includes('*')) return;
+    const d = deny.findIndex((denied) => tools(denied).includes(tool));
+    if (d === -1) return;
+    const where = configSource(config)?.locate(['tools', 'deny', d]);
+    problems.push(
+      `${configKey(config, ['tools', 'ask', a])}: ${tool} is also denied by tools.deny[${d}]${where ? ` (${where})` : ''}: a denied tool is never asked for; keep it in one list`,
+    );
+  });
+  if (problems.length > 0) throw new ConfigError(`invalid config:\n${problems.join('\n')}`);
+}
