@@ -32,14 +32,14 @@ export function recordPromptAndTools(
   lastTools: { specs: readonly ToolSpec[] | undefined },
 ): { prompt: number; tools: number; errors: readonly { readonly id: string; readonly message: string }[] } {
   const assembled = prompt.assemble();
-  const errors = (assembled.errors ?? []).map((e) => ({ id: e.id, message: e.message }));
+  const errors = assembled.errors && assembled.errors.length > 0 ? assembled.errors.map((e) => ({ id: e.id, message: e.message })) : NO_ERRORS;
   let promptSeq = log.positions.lastPrompt;
   const previous = promptSeq === undefined ? undefined : (log.at(promptSeq) as Extract<LogEvent, { type: 'prompt.assembled' }>);
-  if (!previous || previous.payload.system !== assembled.system || JSON.stringify(previous.payload.errors ?? []) !== JSON.stringify(errors)) {
+  if (!previous || previous.payload.system !== assembled.system || !sameErrors(previous.payload.errors, errors)) {
     promptSeq = log.append('prompt.assembled', {
       system: assembled.system,
       fragments: assembled.fragments.map((f) => ({ id: f.id, priority: f.priority })),
-      ...(errors.length > 0 ? { errors } : {}),
+      ...(errors.length > 0 ? { errors: errors.slice() } : {}),
     }).seq;
   }
   let toolsSeq = log.positions.lastTools;
@@ -48,6 +48,16 @@ export function recordPromptAndTools(
   }
   lastTools.specs = tools;
   return { prompt: promptSeq!, tools: toolsSeq, errors };
+}
+
+const NO_ERRORS: readonly { readonly id: string; readonly message: string }[] = Object.freeze([]);
+
+function sameErrors(
+  recorded: readonly { readonly id: string; readonly message: string }[] | undefined,
+  errors: readonly { readonly id: string; readonly message: string }[],
+): boolean {
+  if ((recorded ?? NO_ERRORS).length === 0 && errors.length === 0) return true;
+  return JSON.stringify(recorded ?? []) === JSON.stringify(errors);
 }
 
 function sameSpecs(event: Extract<LogEvent, { type: 'tools.declared' }>, tools: readonly ToolSpec[]): boolean {

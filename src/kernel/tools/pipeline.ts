@@ -44,7 +44,7 @@ import { afterReturn } from './after.ts';
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './argument-depth.ts';
 import { lenientParse } from './lenient-parse.ts';
 import { toPlainJson } from './plain-json.ts';
-import { checkPolicy, decide, openPolicySpan, reportDecision, type PolicyOutcome, type ToolPolicy } from './policy.ts';
+import { checkPolicy, decideNow, openPolicySpan, reportDecision, type PolicyOutcome, type ToolPolicy } from './policy.ts';
 import type { ToolRegistry } from './registry.ts';
 import { asToolFailure, DEFAULT_MAX_RETRIES, maxAttempts, wantsRetry } from './retry-policy.ts';
 import { runAttempt, type AttemptOutcome } from './run-attempt.ts';
@@ -92,7 +92,14 @@ interface CallState {
   readonly startedAt: number;
   readonly span: SpanHandle | undefined;
   attempts: number;
+  // Set by the around stage:
+  stateful: boolean;
+  limit: number;
+  timeoutMs: number;
+  idempotencyKey: string;
 }
+
+type Settling = SettledToolCall | Promise<SettledToolCall>;
 
 class Pipeline implements ToolExecutor {
   readonly #registry: ToolRegistry;
@@ -134,44 +141,76 @@ class Pipeline implements ToolExecutor {
     return this.#visibility.isVisible(name) && this.#registry.get(name)?.declaration.parallelSafe === true;
   }
 
-  async execute(call: ToolCall, ctx: ToolExecutionContext): Promise<SettledToolCall> {
+  execute(call: ToolCall, ctx: ToolExecutionContext): Promise<SettledToolCall> {
+    return Promise.resolve(this.executeNow(call, ctx));
+  }
+
+  /**
+   * `execute`, settled at once when nothing in the call waits — no approver asked,
+   * no write-ahead record persisted, a tool that returns synchronously, no retry
+   * backoff: the common call costs no promise. Never throws; a promise it returns
+   * never rejects.
+   */
+  executeNow(call: ToolCall, ctx: ToolExecutionContext): Settling {
     const registered = this.#registry.get(call.name);
     const state: CallState = {
       call,
       ctx,
       startedAt: safeNow(ctx),
-      span: safely(() =>
-        ctx.trace?.child('tool', call.name, {
-          tool: call.name,
-          callId: call.id,
-          sideEffect: registered?.declaration.sideEffect ?? 'unknown',
-        }),
-      ),
+      span: this.#toolSpan(call, ctx, registered?.declaration),
       attempts: 0,
+      stateful: false,
+      limit: 0,
+      timeoutMs: 0,
+      idempotencyKey: '',
     };
-    let settled: SettledToolCall;
+    let settled: Settling;
     try {
-      settled = await this.#stages(state, registered?.declaration);
+      settled = this.#stages(state, registered?.declaration);
     } catch (error) {
-      // A throwing recorder or a bug here: still settle, and say "may have run" if it might have.
-      const mayHaveRun = state.attempts > 0;
-      settled = this.#settleError(state, mayHaveRun ? 'unknown' : 'failed', toolErrors.internal(call.name, describe(error), mayHaveRun));
+      settled = this.#internalError(state, error);
     }
+    if (settled instanceof Promise) {
+      return settled.then(
+        (s) => this.#finish(state, s),
+        (error: unknown) => this.#finish(state, this.#internalError(state, error)),
+      );
+    }
+    return this.#finish(state, settled);
+  }
+
+  #toolSpan(call: ToolCall, ctx: ToolExecutionContext, declaration: AnyToolDeclaration | undefined): SpanHandle | undefined {
+    try {
+      return ctx.trace?.child('tool', call.name, { tool: call.name, callId: call.id, sideEffect: declaration?.sideEffect ?? 'unknown' });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A throwing recorder or a bug here: still settle, and say "may have run" if it might have. */
+  #internalError(state: CallState, error: unknown): SettledToolCall {
+    const mayHaveRun = state.attempts > 0;
+    return this.#settleError(state, mayHaveRun ? 'unknown' : 'failed', toolErrors.internal(state.call.name, describe(error), mayHaveRun));
+  }
+
+  #finish(state: CallState, settled: SettledToolCall): SettledToolCall {
     const span = state.span;
     if (span) {
-      safely(() =>
+      try {
         span.end(spanStatus(settled), {
           status: settled.status,
           attempts: settled.attempts,
           ...(settled.error ? { errorCode: settled.error.error_code } : {}),
           ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
-        }),
-      );
+        });
+      } catch {
+        // Dev-mode trace misuse: recorded by the tracer; the call still settles.
+      }
     }
     return settled;
   }
 
-  async #stages(state: CallState, declaration: AnyToolDeclaration | undefined): Promise<SettledToolCall> {
+  #stages(state: CallState, declaration: AnyToolDeclaration | undefined): Settling {
     const { call, ctx } = state;
 
     // Ledger first (see the file comment): a started STATEFUL/CRITICAL call, or a
@@ -208,11 +247,22 @@ class Pipeline implements ToolExecutor {
     if (!validated.ok) return this.#settleError(state, 'failed', validated.error);
     const args = validated.args;
     const loggedArgs = this.#loggable(args);
-    safely(() => state.span?.setAttributes({ args: truncateForModel(JSON.stringify(loggedArgs) ?? '', SPAN_ARGS_CHARS).content }));
+    if (state.span) {
+      try {
+        state.span.setAttributes({ args: truncateForModel(JSON.stringify(loggedArgs) ?? '', SPAN_ARGS_CHARS).content });
+      } catch {
+        // as above
+      }
+    }
 
     // Before: policy and approval.
-    const policySpan = safely(() => openPolicySpan(state.span, { callId: call.id, tool: call.name }));
-    const decision: PolicyOutcome = await decide({
+    let policySpan: SpanHandle | undefined;
+    try {
+      policySpan = openPolicySpan(state.span, { callId: call.id, tool: call.name });
+    } catch {
+      policySpan = undefined;
+    }
+    const decision = decideNow({
       policy: this.#policy,
       approver: this.#approver,
       clock: ctx.clock,
@@ -220,6 +270,19 @@ class Pipeline implements ToolExecutor {
       request: { callId: call.id, tool: call.name, args: loggedArgs, sideEffect: declaration.sideEffect },
       args,
     });
+    if (decision instanceof Promise) return decision.then((d) => this.#decided(state, declaration, args, loggedArgs, policySpan, d));
+    return this.#decided(state, declaration, args, loggedArgs, policySpan, decision);
+  }
+
+  #decided(
+    state: CallState,
+    declaration: AnyToolDeclaration,
+    args: unknown,
+    loggedArgs: unknown,
+    policySpan: SpanHandle | undefined,
+    decision: PolicyOutcome,
+  ): Settling {
+    const { call, ctx } = state;
     reportDecision(ctx.recorder, policySpan, { callId: call.id, tool: call.name }, decision);
     if (decision.decision === 'deny') {
       // Cancelled while waiting for the approver: the record says deny/cancelled, the
@@ -228,65 +291,100 @@ class Pipeline implements ToolExecutor {
       return this.#settleError(state, 'failed', toolErrors.denied(call.name, decision.by, decision.rule, decision.reason));
     }
 
-    return this.#around(state, declaration, args, loggedArgs);
+    // Around: started record, run, retry as the side-effect level allows; then after.
+    state.stateful = STATEFUL_LEVELS.has(declaration.sideEffect);
+    state.limit = maxAttempts(declaration, this.#defaultMaxRetries);
+    state.timeoutMs = declaration.timeoutMs ?? this.#defaultTimeoutMs;
+    // A repeat keeps the key of the call it repeats: the backend sees one request.
+    state.idempotencyKey = `${call.name}:${ctx.repeatOf ?? call.id}`;
+    return this.#attempt(state, declaration, args, loggedArgs, 1, undefined);
   }
 
-  /** Around: started record, run, retry as the side-effect level allows; then after. */
-  async #around(state: CallState, declaration: AnyToolDeclaration, args: unknown, loggedArgs: unknown): Promise<SettledToolCall> {
+  /** One attempt: the start record (awaited only when the recorder persists it), then the run. */
+  #attempt(
+    state: CallState,
+    declaration: AnyToolDeclaration,
+    args: unknown,
+    loggedArgs: unknown,
+    attempt: number,
+    last: SettledToolCall | undefined,
+  ): Settling {
     const { call, ctx } = state;
-    const stateful = STATEFUL_LEVELS.has(declaration.sideEffect);
-    const limit = maxAttempts(declaration, this.#defaultMaxRetries);
-    const timeoutMs = declaration.timeoutMs ?? this.#defaultTimeoutMs;
-    // A repeat keeps the key of the call it repeats: the backend sees one request.
-    const idempotencyKey = `${call.name}:${ctx.repeatOf ?? call.id}`;
-    let last: SettledToolCall | undefined;
-
-    for (let attempt = 1; attempt <= limit; attempt++) {
-      if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
-      if (stateful) {
-        // Checked again right before the start record, after any wait for approval.
-        if (this.#hasStarted(call.id, ctx)) return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration.sideEffect));
-        const repeated = this.#repeatOfStarted(call, ctx, declaration);
-        if (repeated) return this.#settleError(state, 'unknown', repeated);
-        this.#claimed.add(call.id);
-        if (ctx.repeatOf !== undefined) this.#claimed.add(ctx.repeatOf);
-      }
-      try {
-        await ctx.recorder.started({ callId: call.id, name: call.name, args: loggedArgs, sideEffect: declaration.sideEffect, attempt, idempotencyKey });
-      } catch (error) {
-        // Not recorded, so not run: an execution the log does not know about could be
-        // repeated after a crash. Released, since this attempt certainly did not run.
-        if (stateful) {
-          this.#claimed.delete(call.id);
-          if (ctx.repeatOf !== undefined && !ctx.recorder.alreadyStarted(ctx.repeatOf)) this.#claimed.delete(ctx.repeatOf);
-        }
-        return this.#settleError(
-          state,
-          last?.status === 'unknown' ? 'unknown' : 'failed',
-          toolErrors.notRecorded(call.name, this.#redact(describe(error)), state.attempts > 0),
-        );
-      }
-      if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
-
-      state.attempts++;
-      const outcome = await runAttempt({
-        declaration,
-        args,
-        clock: ctx.clock,
-        signal: ctx.signal,
-        timeoutMs,
-        callId: call.id,
-        attempt,
-        idempotencyKey,
-        traceparent: state.span?.traceparent,
-      });
-      last = this.#settleAttempt(state, declaration, outcome, timeoutMs);
-      if (attempt >= limit || !wantsRetry(outcome, declaration.sideEffect)) return last;
-
-      const backoff = this.#retryBackoffMs * 2 ** (attempt - 1);
-      if (backoff > 0) await ctx.clock.sleep(backoff, ctx.signal);
+    if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
+    if (state.stateful) {
+      // Checked again right before the start record, after any wait for approval.
+      if (this.#hasStarted(call.id, ctx)) return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration.sideEffect));
+      const repeated = this.#repeatOfStarted(call, ctx, declaration);
+      if (repeated) return this.#settleError(state, 'unknown', repeated);
+      this.#claimed.add(call.id);
+      if (ctx.repeatOf !== undefined) this.#claimed.add(ctx.repeatOf);
     }
-    return last!;
+    let recorded: unknown;
+    try {
+      recorded = ctx.recorder.started({
+        callId: call.id,
+        name: call.name,
+        args: loggedArgs,
+        sideEffect: declaration.sideEffect,
+        attempt,
+        idempotencyKey: state.idempotencyKey,
+      });
+    } catch (error) {
+      return this.#notRecorded(state, error, last);
+    }
+    if (isThenable(recorded)) {
+      return Promise.resolve(recorded).then(
+        () => this.#run(state, declaration, args, loggedArgs, attempt, last),
+        (error: unknown) => this.#notRecorded(state, error, last),
+      );
+    }
+    return this.#run(state, declaration, args, loggedArgs, attempt, last);
+  }
+
+  /**
+   * Not recorded, so not run: an execution the log does not know about could be
+   * repeated after a crash. Released, since this attempt certainly did not run.
+   */
+  #notRecorded(state: CallState, error: unknown, last: SettledToolCall | undefined): SettledToolCall {
+    const { call, ctx } = state;
+    if (state.stateful) {
+      this.#claimed.delete(call.id);
+      if (ctx.repeatOf !== undefined && !ctx.recorder.alreadyStarted(ctx.repeatOf)) this.#claimed.delete(ctx.repeatOf);
+    }
+    return this.#settleError(
+      state,
+      last?.status === 'unknown' ? 'unknown' : 'failed',
+      toolErrors.notRecorded(call.name, this.#redact(describe(error)), state.attempts > 0),
+    );
+  }
+
+  #run(state: CallState, declaration: AnyToolDeclaration, args: unknown, loggedArgs: unknown, attempt: number, last: SettledToolCall | undefined): Settling {
+    const { call, ctx } = state;
+    if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
+    state.attempts++;
+    const outcome = runAttempt({
+      declaration,
+      args,
+      clock: ctx.clock,
+      signal: ctx.signal,
+      timeoutMs: state.timeoutMs,
+      callId: call.id,
+      attempt,
+      idempotencyKey: state.idempotencyKey,
+      traceparent: state.span?.traceparent,
+    });
+    if (outcome instanceof Promise) return outcome.then((o) => this.#attempted(state, declaration, args, loggedArgs, attempt, o));
+    return this.#attempted(state, declaration, args, loggedArgs, attempt, outcome);
+  }
+
+  /** After an attempt: settled, or another attempt (after its backoff) as the side-effect level allows. */
+  #attempted(state: CallState, declaration: AnyToolDeclaration, args: unknown, loggedArgs: unknown, attempt: number, outcome: AttemptOutcome): Settling {
+    const last = this.#settleAttempt(state, declaration, outcome, state.timeoutMs);
+    if (attempt >= state.limit || !wantsRetry(outcome, declaration.sideEffect)) return last;
+    const next = () => this.#attempt(state, declaration, args, loggedArgs, attempt + 1, last);
+    const backoff = this.#retryBackoffMs * 2 ** (attempt - 1);
+    if (backoff > 0) return state.ctx.clock.sleep(backoff, state.ctx.signal).then(next);
+    return next();
   }
 
   #settleAttempt(state: CallState, declaration: AnyToolDeclaration, outcome: AttemptOutcome, timeoutMs: number): SettledToolCall {
@@ -362,6 +460,10 @@ class Pipeline implements ToolExecutor {
       attempts: state.attempts,
     };
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function spanStatus(settled: SettledToolCall): SpanStatus {
