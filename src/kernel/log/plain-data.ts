@@ -25,6 +25,26 @@ export function toFrozenPlainData(value: unknown, path = 'payload', redact?: (te
 }
 
 /**
+ * `toFrozenPlainData` for a value inside a payload a builder writes (log/builders.ts):
+ * the same checks and copy, with its path given as a root and the keys below it
+ * (turned into text only for an error), and not remembered on its own — the
+ * builder remembers the whole payload.
+ */
+export function frozenPlainAt(value: unknown, root: string, keys: (string | number)[], redact: ((text: string) => string) | undefined): unknown {
+  return copy(value, { root, keys, ancestors: [], redact });
+}
+
+/**
+ * For log/builders.ts: a payload a builder wrote and froze, every field checked
+ * as `toFrozenPlainData` checks it, is remembered like one this function returned
+ * (a store re-checking the batch gets it back as it is).
+ */
+export function rememberChecked(value: object): void {
+  recent[recentNext] = value;
+  recentNext = (recentNext + 1) % RECENT_SIZE;
+}
+
+/**
  * The last values this function returned. Each is a frozen deep copy that passed
  * every check, so it cannot have changed: handed back (a store re-checking the
  * batch the log just produced), it is returned as it is — an equal copy would be

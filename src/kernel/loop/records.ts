@@ -4,25 +4,10 @@
  * is written down.
  */
 import type { EventLog } from '../log/event-log.ts';
-import type { AssistantBlock, ModelResult } from '../model/client.ts';
+import type { ModelResult } from '../model/client.ts';
 import { assertNever, outcomeLabel, type Outcome } from '../outcome.ts';
 
 type Redact = (text: string) => string;
-
-/** Assistant content as plain data for the log (which redacts it): the fields of each block, nothing else. */
-export function plainContent(content: readonly AssistantBlock[]) {
-  return content.map((b) =>
-    b.type === 'text'
-      ? { type: 'text' as const, text: b.text }
-      : {
-          type: 'tool_call' as const,
-          id: b.id,
-          name: b.name,
-          args: b.args ?? {},
-          ...('repeatOf' in b && typeof b.repeatOf === 'string' ? { repeatOf: b.repeatOf } : {}),
-        },
-  );
-}
 
 /** An outcome with only the alphabet's fields, its texts redacted. */
 export function plainOutcome(outcome: Outcome, redact: Redact): Outcome {

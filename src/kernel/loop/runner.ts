@@ -36,7 +36,17 @@ import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelError
 import { PersistenceError } from './persistence-error.ts';
 import { RetryAfterWindows } from './retry-after-windows.ts';
 import { DeltaStreams } from './delta-streams.ts';
-import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult } from './records.ts';
+import { countable, describeError, plainOutcome, sideEffectNotice, summarizeResult } from './records.ts';
+import {
+  appendAssistantMessage,
+  appendInboxReceived,
+  appendModelDelta,
+  appendModelRequest,
+  appendModelResult,
+  appendTurnClosed,
+  appendTurnOpened,
+  appendUserMessage,
+} from '../log/builders.ts';
 import { recordPromptAndTools } from './request.ts';
 import { isLoopWritten, LOOP_SOURCE, messagesToReturn } from './returns.ts';
 import { planStepCalls, type PlannedCall } from './step-calls.ts';
@@ -96,6 +106,7 @@ export class AgentLoop {
   readonly #handlers;
   readonly #random: () => number;
   readonly #windows: RetryAfterWindows;
+  readonly #summarize: (result: ModelResult) => ReturnType<typeof summarizeResult>;
   #running: Promise<TurnResult[]> | undefined;
   #turn: TurnState | undefined;
   #stopped: { by: CancelSource; reason: string } | undefined;
@@ -107,6 +118,7 @@ export class AgentLoop {
     this.#handlers = [...(deps.errorHandlers ?? []), ...BUILT_IN_HANDLERS];
     this.#random = deps.random ?? Math.random;
     this.#windows = new RetryAfterWindows(deps.log);
+    this.#summarize = (result) => summarizeResult(result, deps.redact);
     // Redaction is the log's: whatever appends, no secret the redactor knows is stored.
     deps.log.redactWith(deps.redact);
   }
@@ -124,7 +136,7 @@ export class AgentLoop {
   send(text: string, options: SendOptions = {}): string {
     const id = options.id ?? this.#deps.newId();
     // Secrets never reach the log (the log redacts), nor, therefore, the model.
-    this.#log.append('inbox.received', { id, intent: options.intent ?? 'follow_up', text, source: options.source ?? 'user' });
+    appendInboxReceived(this.#log, id, options.intent ?? 'follow_up', text, options.source ?? 'user');
     return id;
   }
 
@@ -269,7 +281,7 @@ export class AgentLoop {
   /** Opens the turn, takes its input and asks the claim policy. */
   async #claiming(s: TurnState): Promise<Next> {
     const claimed = takeForTurnStart(this.#log.positions.pending());
-    this.#log.append('turn.opened', { turn: s.turn, trigger: claimed[0]?.id ?? '' });
+    appendTurnOpened(this.#log, s.turn, claimed[0]?.id ?? '');
 
     // The claim policy filters what people sent; what the loop wrote itself passes untouched.
     const decided = await this.#claim(
@@ -284,13 +296,7 @@ export class AgentLoop {
       const loopWritten = isLoopWritten(message.source);
       const rewritten = decision.decision === 'allow' && !loopWritten ? decision.rewrite?.get(message.id) : undefined;
       const dropped = rewritten === null || (rewritten ?? message.text).length === 0;
-      this.#log.append('user.message', {
-        turn: s.turn,
-        id: message.id,
-        intent: message.intent,
-        text: dropped ? '' : (rewritten ?? message.text),
-        ...(dropped ? { dropped: true } : {}),
-      });
+      appendUserMessage(this.#log, s.turn, message.id, message.intent, dropped ? '' : (rewritten ?? message.text), dropped);
       s.taken.push({ id: message.id, source: message.source, seen: false });
       // A notice alone is no work: the turn is for what people sent.
       if (!dropped && !loopWritten) delivered++;
@@ -318,7 +324,7 @@ export class AgentLoop {
   /** Takes the steers and injects waiting in the inbox into the current step. */
   #takeStepInput(s: TurnState): void {
     for (const message of takeForNextStep(this.#log.positions.pending())) {
-      this.#log.append('user.message', { turn: s.turn, id: message.id, intent: message.intent, text: message.text });
+      appendUserMessage(this.#log, s.turn, message.id, message.intent, message.text, false);
       s.taken.push({ id: message.id, source: message.source, seen: false });
     }
   }
@@ -461,7 +467,7 @@ export class AgentLoop {
     const system = (this.#log.at(refs.prompt) as Extract<LogEvent, { type: 'prompt.assembled' }>).payload.system;
     // Each client is asked for its own model; one that names none, for the configured one.
     const model = client.model ?? config.model;
-    this.#log.append('model.request', {
+    appendModelRequest(this.#log, {
       turn: s.turn,
       step: s.steps,
       attempt,
@@ -471,7 +477,7 @@ export class AgentLoop {
       prompt: refs.prompt,
       tools: refs.tools,
       maxTokens: config.maxTokens,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      temperature: config.temperature,
     });
     const request: ModelRequest = {
       model,
@@ -522,7 +528,7 @@ export class AgentLoop {
   }
 
   #storeDeltas(s: TurnState, attempt: number, deltas: readonly ModelDelta[]): void {
-    for (const delta of deltas) this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: { ...delta } });
+    for (const delta of deltas) appendModelDelta(this.#log, s.turn, s.steps, attempt, delta);
   }
 
   /** The model's answer came back: what the stream still held, the span, usage and the `model.result` record. */
@@ -541,7 +547,7 @@ export class AgentLoop {
       s.inputTokens += countable(result.usage.inputTokens);
       s.outputTokens += countable(result.usage.outputTokens);
     }
-    this.#log.append('model.result', { turn: s.turn, step: s.steps, attempt, result: summarizeResult(result, this.#deps.redact) });
+    appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#summarize);
     return result;
   }
 
@@ -573,7 +579,7 @@ export class AgentLoop {
     if (result.text.trim().length === 0 && !result.content.some((b) => b.type === 'text' && b.text.trim())) {
       return { kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' };
     }
-    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content) });
+    appendAssistantMessage(this.#log, s.turn, s.steps, result.content);
     markSeen(s);
     s.reply = result.text;
     await this.#persist();
@@ -591,7 +597,7 @@ export class AgentLoop {
     const { config } = this.#deps;
     const plan = planStepCalls(result.calls, result.content, this.#log, this.#deps.redact);
     const calls = plan.calls;
-    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(plan.content) });
+    appendAssistantMessage(this.#log, s.turn, s.steps, plan.content);
     markSeen(s);
     s.journal.planned(calls);
     await this.#persist();
@@ -873,7 +879,7 @@ export class AgentLoop {
       toolCalls: s.toolCalls,
     };
     try {
-      this.#log.append('turn.closed', payload);
+      appendTurnClosed(this.#log, payload);
     } catch (error) {
       this.#log.append('turn.closed', {
         turn: s.turn,

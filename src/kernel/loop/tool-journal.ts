@@ -21,6 +21,7 @@ import { outcomeLabel, type Outcome } from '../outcome.ts';
 import { renderError } from '../tools/tool-errors.ts';
 import type { PolicyDecision, SettledToolCall, SideEffect, ToolCallRecorder } from '../tools/types.ts';
 import { PersistenceError, persistOrThrow } from './persistence-error.ts';
+import { appendPolicyDecision, appendToolResult, appendToolStarted } from '../log/builders.ts';
 import { describeError } from './records.ts';
 
 export class ToolJournal {
@@ -55,7 +56,7 @@ export class ToolJournal {
 
   /** A policy decision of a call of `step`. */
   recordPolicy(step: number, callId: string, tool: string, d: PolicyDecision): void {
-    this.#log.append('policy.decision', { turn: this.#turn, step, callId, tool, decision: d.decision, by: d.by, rule: d.rule });
+    appendPolicyDecision(this.#log, this.#turn, step, callId, tool, d.decision, d.by, d.rule);
   }
 
   /**
@@ -64,7 +65,7 @@ export class ToolJournal {
    * is recorded and returns at once.
    */
   recordStart(step: number, entry: StartEntry): Promise<void> | undefined {
-    this.#log.append('tool.started', {
+    appendToolStarted(this.#log, {
       turn: this.#turn,
       step,
       callId: entry.callId,
@@ -72,7 +73,7 @@ export class ToolJournal {
       args: entry.args,
       sideEffect: entry.sideEffect,
       attempt: entry.attempt,
-      ...(entry.idempotencyKey !== undefined ? { idempotencyKey: entry.idempotencyKey } : {}),
+      idempotencyKey: entry.idempotencyKey,
     });
     if (!writesAhead(entry.sideEffect)) return undefined;
     return this.#writeAhead(entry);
@@ -131,23 +132,24 @@ export class ToolJournal {
   /** Writes the call's one result. */
   settled(step: number, call: ToolCall, settled: SettledToolCall): void {
     if (this.#log.positions.call(call.id)?.result !== undefined) return; // already closed (cannot happen: one result per call)
-    const base = {
+    const fields = {
       turn: this.#turn,
       step,
       callId: call.id,
       name: call.name,
       status: settled.status,
       content: settled.content,
-      ...(settled.error ? { error: settled.error } : {}),
-      ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
+      error: settled.error,
+      truncatedFrom: settled.truncatedFrom,
       durationMs: settled.durationMs,
       attempts: settled.attempts,
+      output: settled.output,
     };
     try {
-      this.#log.append('tool.result', settled.output !== undefined ? { ...base, output: settled.output } : base);
+      appendToolResult(this.#log, fields);
     } catch {
       // Output that is not plain data must not cost the call its result.
-      this.#log.append('tool.result', base);
+      appendToolResult(this.#log, { ...fields, output: undefined });
     }
   }
 

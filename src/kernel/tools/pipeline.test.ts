@@ -754,7 +754,7 @@ describe('tool pipeline: settled at once when nothing waits (executeNow)', () =>
     };
   }
 
-  it('a tool that returns synchronously settles without a promise, records in order, and never makes its signal', () => {
+  it('a tool that returns synchronously settles without a promise, records in order', () => {
     const t = scripted('lookup', 'NONE', () => ({ found: true }));
     const { executor, ctx, call, recorder, tracer } = setup([t.declaration]);
     const settled = executor.executeNow!(call('lookup', { id: 'a' }), { ...ctx, recorder: syncRecorder(recorder) });
@@ -763,7 +763,6 @@ describe('tool pipeline: settled at once when nothing waits (executeNow)', () =>
     expect(recorder.policies).toHaveLength(1);
     expect(recorder.starts).toHaveLength(1);
     expect(tracer.snapshot().filter((s) => s.kind === 'tool')[0]).toMatchObject({ status: 'ok' });
-    // The tool's signal is made only when the tool reads it; read now, it is a live one.
     expect(t.runs[0]!.ctx.signal.aborted).toBe(false);
   });
 
@@ -792,7 +791,7 @@ describe('tool pipeline: settled at once when nothing waits (executeNow)', () =>
     expect(await asyncTool).toMatchObject({ status: 'ok', content: 'y' });
   });
 
-  it('a spread context keeps the signal (an own getter, read on demand)', () => {
+  it('a spread context keeps the signal', () => {
     let seen: AbortSignal | undefined;
     const t = scripted('spread', 'NONE', (_a, c) => {
       seen = { ...c }.signal;

@@ -9,8 +9,7 @@
  * be seen, so the outcome is returned as it is — no promise, no timer, no
  * listener. Only a tool that returns a promise is raced, on the clock's shared
  * timer (`Clock.setTimer`; `sleep` on a clock without one) and a watcher of the
- * turn's signal (abort-watch.ts). The tool's own signal is made the first time
- * the tool reads it: most tools never do.
+ * turn's signal (abort-watch.ts).
  */
 import { unwatchAbort, watchAbort } from '../abort-watch.ts';
 import type { Clock, ClockTimer } from '../clock.ts';
@@ -51,44 +50,28 @@ const RACE_DECIDED = 'the attempt settled';
 const ABORTED: AttemptOutcome = Object.freeze({ kind: 'aborted' });
 const TIMEOUT: AttemptOutcome = Object.freeze({ kind: 'timeout' });
 
-/** The tool's abort signal, made when first read; aborted (with its reason) if the race was lost before that. */
+/** The tool's own abort signal: aborted (with its reason) when the race is lost. */
 class ToolAbort {
-  #controller: AbortController | undefined;
-  #aborted = false;
-  #reason: unknown;
+  readonly #controller = new AbortController();
 
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
-    }
     return this.#controller.signal;
   }
 
   abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
+    if (!this.#controller.signal.aborted) this.#controller.abort(reason);
   }
 }
 
 function contextFor(input: AttemptInput, abort: ToolAbort): ToolRunContext {
-  const context = {
-    // An own getter (not a prototype one), so a tool that spreads its context keeps the signal.
-    get signal(): AbortSignal {
-      return abort.signal;
-    },
+  const context: { -readonly [K in keyof ToolRunContext]: ToolRunContext[K] } = {
+    signal: abort.signal,
     callId: input.callId,
     attempt: input.attempt,
     idempotencyKey: input.idempotencyKey,
   };
-  return input.traceparent !== undefined ? { ...contextGetters(context), traceparent: input.traceparent } : context;
-}
-
-/** The same context with its getter kept as a getter (a spread would read it). */
-function contextGetters(context: ToolRunContext): ToolRunContext {
-  return Object.defineProperties({}, Object.getOwnPropertyDescriptors(context)) as ToolRunContext;
+  if (input.traceparent !== undefined) context.traceparent = input.traceparent;
+  return context;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
