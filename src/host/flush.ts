@@ -5,7 +5,7 @@
  * for while none is running starts at once (the store's append is called before
  * this returns); one asked for meanwhile waits for the one before it.
  */
-import { toRecord, type AnyEvent, type EventLog } from '../kernel/index.ts';
+import { toRecord, type AnyEvent, type EventLog, type EventRecord } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 
 export interface FlushOptions {
@@ -40,7 +40,7 @@ export function serializedFlush(store: Pick<EventStore, 'append'>, conversationI
         done();
         return Promise.resolve();
       }
-      appended = Promise.resolve(store.append(conversationId, batch.map(toRecord)));
+      appended = Promise.resolve(store.append(conversationId, asRecords(batch)));
     } catch (error) {
       done();
       return Promise.reject(error);
@@ -65,4 +65,14 @@ export function serializedFlush(store: Pick<EventStore, 'append'>, conversationI
     tail = next;
     return next;
   };
+}
+
+/**
+ * The batch as store records. A log event is one already (frozen, with the
+ * record's fields); only an opaque event (kept for a newer writer) carries a
+ * field a record has not, and then the batch is rewritten as records.
+ */
+function asRecords(batch: readonly AnyEvent[]): readonly EventRecord[] {
+  for (let i = 0; i < batch.length; i++) if (batch[i]!.opaque) return batch.map(toRecord);
+  return batch;
 }

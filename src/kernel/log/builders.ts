@@ -106,9 +106,10 @@ function buildable(log: EventLog): boolean {
 /**
  * A field as the generic copy would store it: a string redacted, a finite number
  * or a boolean as it is, anything else through the generic copy under the path
- * `root` + `keys` (so refused with the same error).
+ * `root` + the keys given (so refused with the same error). The key list is only
+ * made for that copy.
  */
-function field(value: unknown, r: Redact, root: string, keys: (string | number)[]): unknown {
+function field(value: unknown, r: Redact, root: string, k1: string, k2?: string | number, k3?: string): unknown {
   switch (typeof value) {
     case 'string':
       return r ? r(value) : value;
@@ -118,15 +119,15 @@ function field(value: unknown, r: Redact, root: string, keys: (string | number)[
     case 'boolean':
       return value;
   }
-  return frozenPlainAt(value, root, keys, r);
+  return frozenPlainAt(value, root, k3 !== undefined ? [k1, k2!, k3] : k2 !== undefined ? [k1, k2] : [k1], r);
 }
 
 function str(value: string, r: Redact, root: string, key: string): unknown {
-  return typeof value === 'string' ? (r ? r(value) : value) : field(value, r, root, [key]);
+  return typeof value === 'string' ? (r ? r(value) : value) : field(value, r, root, key);
 }
 
 function num(value: number, r: Redact, root: string, key: string): unknown {
-  return typeof value === 'number' && Number.isFinite(value) ? value : field(value, r, root, [key]);
+  return typeof value === 'number' && Number.isFinite(value) ? value : field(value, r, root, key);
 }
 
 /** Freezes a payload a builder wrote, remembers it as checked, and appends it. */
@@ -218,7 +219,7 @@ export function appendModelDelta(log: EventLog, turn: number, step: number, atte
     turn: num(turn, r, DELTA, 'turn'),
     step: num(step, r, DELTA, 'step'),
     attempt: num(attempt, r, DELTA, 'attempt'),
-    delta: field({ ...delta }, r, DELTA, ['delta']),
+    delta: field({ ...delta }, r, DELTA, 'delta'),
   });
 }
 
@@ -243,17 +244,17 @@ export function appendModelResult(
     turn: num(turn, r, RESULT, 'turn'),
     step: num(step, r, RESULT, 'step'),
     attempt: num(attempt, r, RESULT, 'attempt'),
-    result: result.type === 'reply' || result.type === 'tool_use' ? summaryOf(result, r) : field(summarize(result), r, RESULT, ['result']),
+    result: result.type === 'reply' || result.type === 'tool_use' ? summaryOf(result, r) : field(summarize(result), r, RESULT, 'result'),
   };
   return commitBuilt(log, 'model.result', p);
 }
 
 /** What `summarizeResult` keeps of a reply or a tool use: type, stop reason, usage, and the number of calls. */
 function summaryOf(result: Extract<ModelResult, { type: 'reply' | 'tool_use' }>, r: Redact): object {
-  const s: Record<string, unknown> = { type: field(result.type, r, RESULT, ['result', 'type']) };
-  if (result.stopReason !== undefined) s.stopReason = field(result.stopReason, r, RESULT, ['result', 'stopReason']);
-  if (result.usage) s.usage = field({ ...result.usage }, r, RESULT, ['result', 'usage']);
-  if (result.type === 'tool_use') s.calls = field(result.calls.length, r, RESULT, ['result', 'calls']);
+  const s: Record<string, unknown> = { type: field(result.type, r, RESULT, 'result', 'type') };
+  if (result.stopReason !== undefined) s.stopReason = field(result.stopReason, r, RESULT, 'result', 'stopReason');
+  if (result.usage) s.usage = field({ ...result.usage }, r, RESULT, 'result', 'usage');
+  if (result.type === 'tool_use') s.calls = field(result.calls.length, r, RESULT, 'result', 'calls');
   return Object.freeze(s);
 }
 
@@ -274,16 +275,16 @@ function contentOf(content: readonly AssistantBlock[], r: Redact): readonly obje
   for (let i = 0; i < content.length; i++) {
     const b = content[i]!;
     if (b.type === 'text') {
-      out[i] = Object.freeze({ type: field('text', r, ASSISTANT, ['content', i, 'type']), text: field(b.text, r, ASSISTANT, ['content', i, 'text']) });
+      out[i] = Object.freeze({ type: field('text', r, ASSISTANT, 'content', i, 'type'), text: field(b.text, r, ASSISTANT, 'content', i, 'text') });
       continue;
     }
     const block: Record<string, unknown> = {
-      type: field('tool_call', r, ASSISTANT, ['content', i, 'type']),
-      id: field(b.id, r, ASSISTANT, ['content', i, 'id']),
-      name: field(b.name, r, ASSISTANT, ['content', i, 'name']),
-      args: field(b.args ?? {}, r, ASSISTANT, ['content', i, 'args']),
+      type: field('tool_call', r, ASSISTANT, 'content', i, 'type'),
+      id: field(b.id, r, ASSISTANT, 'content', i, 'id'),
+      name: field(b.name, r, ASSISTANT, 'content', i, 'name'),
+      args: field(b.args ?? {}, r, ASSISTANT, 'content', i, 'args'),
     };
-    if ('repeatOf' in b && typeof b.repeatOf === 'string') block.repeatOf = field(b.repeatOf, r, ASSISTANT, ['content', i, 'repeatOf']);
+    if ('repeatOf' in b && typeof b.repeatOf === 'string') block.repeatOf = field(b.repeatOf, r, ASSISTANT, 'content', i, 'repeatOf');
     out[i] = Object.freeze(block);
   }
   return Object.freeze(out);
@@ -351,7 +352,7 @@ export function appendToolStarted(log: EventLog, f: ToolStartedFields): Envelope
     step: num(f.step, r, STARTED, 'step'),
     callId: str(f.callId, r, STARTED, 'callId'),
     name: str(f.name, r, STARTED, 'name'),
-    args: field(f.args, r, STARTED, ['args']),
+    args: field(f.args, r, STARTED, 'args'),
     sideEffect: str(f.sideEffect, r, STARTED, 'sideEffect'),
     attempt: num(f.attempt, r, STARTED, 'attempt'),
   };
@@ -400,11 +401,11 @@ export function appendToolResult(log: EventLog, f: ToolResultFields): Envelope<'
     status: str(f.status, r, TOOL_RESULT, 'status'),
     content: str(f.content, r, TOOL_RESULT, 'content'),
   };
-  if (f.error) p.error = field(f.error, r, TOOL_RESULT, ['error']);
+  if (f.error) p.error = field(f.error, r, TOOL_RESULT, 'error');
   if (f.truncatedFrom !== undefined) p.truncatedFrom = num(f.truncatedFrom, r, TOOL_RESULT, 'truncatedFrom');
   p.durationMs = num(f.durationMs, r, TOOL_RESULT, 'durationMs');
   p.attempts = num(f.attempts, r, TOOL_RESULT, 'attempts');
-  if (f.output !== undefined) p.output = field(f.output, r, TOOL_RESULT, ['output']);
+  if (f.output !== undefined) p.output = field(f.output, r, TOOL_RESULT, 'output');
   return commitBuilt(log, 'tool.result', p);
 }
 
@@ -422,9 +423,9 @@ export function appendTurnClosed(log: EventLog, f: TurnClosedFields): Envelope<'
   const r = log.redactor;
   return commitBuilt(log, 'turn.closed', {
     turn: num(f.turn, r, CLOSED, 'turn'),
-    outcome: field(f.outcome, r, CLOSED, ['outcome']),
+    outcome: field(f.outcome, r, CLOSED, 'outcome'),
     steps: num(f.steps, r, CLOSED, 'steps'),
-    usage: field(f.usage, r, CLOSED, ['usage']),
+    usage: field(f.usage, r, CLOSED, 'usage'),
     toolCalls: num(f.toolCalls, r, CLOSED, 'toolCalls'),
   });
 }

@@ -175,6 +175,7 @@ export class EventLog {
 
   /** Runs every listener; returns the errors of those that threw. */
   #notify(event: LogEvent): unknown[] | undefined {
+    if (this.#listeners.size === 0) return undefined;
     let failures: unknown[] | undefined;
     for (const listener of this.#listeners) {
       try {

@@ -15,9 +15,9 @@ import { LogAppendError } from './errors.ts';
  * for an error.
  */
 export function toFrozenPlainData(value: unknown, path = 'payload', redact?: (text: string) => string): unknown {
+  if (typeof value === 'object' && value !== null && !redact && recent.includes(value)) return value;
   const walk: Walk = { root: path, keys: [], ancestors: [], redact };
   if (typeof value !== 'object' || value === null) return copy(value, walk);
-  if (!redact && recent.includes(value)) return value;
   const out = copy(value, walk) as object;
   recent[recentNext] = out;
   recentNext = (recentNext + 1) % RECENT_SIZE;

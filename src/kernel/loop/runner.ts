@@ -48,6 +48,7 @@ import {
   appendUserMessage,
 } from '../log/builders.ts';
 import { recordPromptAndTools } from './request.ts';
+import { requestWithMessages } from './request-messages.ts';
 import { isLoopWritten, LOOP_SOURCE, messagesToReturn } from './returns.ts';
 import { planStepCalls, type PlannedCall } from './step-calls.ts';
 import { ToolJournal } from './tool-journal.ts';
@@ -301,7 +302,11 @@ export class AgentLoop {
       // A notice alone is no work: the turn is for what people sent.
       if (!dropped && !loopWritten) delivered++;
     }
-    await this.#persist();
+    try {
+      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
     if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describeError(decided.error)}` };
     if (s.scope.cancelled) return this.#cancelled(s);
@@ -412,10 +417,13 @@ export class AgentLoop {
    */
   #clientForStep(s: TurnState): ClientChoice | Promise<ClientChoice> {
     const chain = this.#chain();
+    // No client ever gave a retry-after (the common case): the primary, without asking the clock.
+    if (!this.#windows.any()) return (this.#primary ??= { client: chain[0]! });
     const now = this.#deps.clock.now();
     for (const c of chain) if (!this.#windows.closed(c.name, now)) return { client: c };
     return this.#waitForWindow(s, chain, now);
   }
+  #primary: ClientChoice | undefined;
 
   /** Every client is inside its retry-after window: wait for the first to end, or fail `rate_limited`. */
   async #waitForWindow(s: TurnState, chain: readonly ModelClient[], now: number): Promise<ClientChoice> {
@@ -444,7 +452,7 @@ export class AgentLoop {
   #send(s: TurnState, client: ModelClient, attempt: number): ModelCall | { readonly outcome: Outcome } {
     const deps = this.#deps;
     const { config } = deps;
-    const messages = this.#projection.current();
+    const messages = this.#projection.currentList();
     const violation = this.#projection.pairingViolation();
     if (violation) {
       return {
@@ -479,16 +487,15 @@ export class AgentLoop {
       maxTokens: config.maxTokens,
       temperature: config.temperature,
     });
-    const request: ModelRequest = {
+    const request = requestWithMessages(messages, {
       model,
       system,
-      messages,
       tools,
       maxTokens: config.maxTokens,
       signal: s.scope.signal,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.modelTimeoutMs !== undefined ? { timeoutMs: config.modelTimeoutMs } : {}),
-    };
+      temperature: config.temperature,
+      timeoutMs: config.modelTimeoutMs,
+    });
     return this.#callModel(s, client, request, attempt);
   }
 
@@ -582,7 +589,11 @@ export class AgentLoop {
     appendAssistantMessage(this.#log, s.turn, s.steps, result.content);
     markSeen(s);
     s.reply = result.text;
-    await this.#persist();
+    try {
+      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
     // The turn ends when no steer waits — checked again after the hooks, which take time.
     const more = s.steps < config.maxSteps;
     if (more && this.#steerWaiting()) return 'next_step';
@@ -600,7 +611,11 @@ export class AgentLoop {
     appendAssistantMessage(this.#log, s.turn, s.steps, plan.content);
     markSeen(s);
     s.journal.planned(calls);
-    await this.#persist();
+    try {
+      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
     // Invariant 11: never run a round whose results the model could not see.
     if (s.steps >= config.maxSteps) {
       return {
@@ -620,7 +635,11 @@ export class AgentLoop {
     const running = this.#runningTools(s, calls);
     if (running !== undefined) await running;
     if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
-    await this.#persist();
+    try {
+      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
     return 'next_step';
   }
 
@@ -918,7 +937,7 @@ function toPersistenceError(error: unknown): never {
 
 /** The model completed a step: every message taken so far is in a step's request. */
 function markSeen(s: TurnState): void {
-  for (const m of s.taken) m.seen = true;
+  for (let i = 0; i < s.taken.length; i++) s.taken[i]!.seen = true;
 }
 
 function linkSignals(signals: NonNullable<LoopDeps['signals']>): { signal: AbortSignal; by: CancelSource }[] {

@@ -43,7 +43,7 @@ export class ToolJournal {
 
   /** The calls of a step the model made, in order (before any of them runs). */
   planned(calls: readonly { readonly call: ToolCall }[]): void {
-    for (const c of calls) this.callIds.push(c.call.id);
+    for (let i = 0; i < calls.length; i++) this.callIds.push(calls[i]!.call.id);
   }
 
   #recorder: StepRecorder | undefined;

@@ -243,7 +243,13 @@ class Pipeline implements ToolExecutor {
     if (!parsed.ok) return this.#settleError(state, 'failed', toolErrors.unparseable(call.name, parsed.reason, parsed.raw));
     // Before any recursive walk (validation, copying, freezing) sees them.
     if (nestedDeeperThan(parsed.value)) return this.#settleError(state, 'failed', toolErrors.tooDeep(call.name, MAX_ARGUMENT_DEPTH));
-    const validated = validateArgs(call.name, declaration.input, cloneArgs(parsed.value));
+    // The schema's output is frozen, so it must not be the model's object: parsed
+    // from a copy — or, for flat arguments (no nested objects, the common case),
+    // from the original, copied only if the schema hands it back as it is.
+    const input = parsed.value;
+    const validated = isFlatObject(input)
+      ? validateArgs(call.name, declaration.input, input, cloneArgs)
+      : validateArgs(call.name, declaration.input, cloneArgs(input));
     if (!validated.ok) return this.#settleError(state, 'failed', validated.error);
     const args = validated.args;
     const loggedArgs = this.#loggable(args);
@@ -488,6 +494,18 @@ function cloneArgs(value: unknown): unknown {
 }
 
 const NOT_PLAIN = Symbol('not plain');
+
+/** A plain object whose own values are all primitives (and no `__proto__` key): a schema's output can share nothing with it but itself. */
+function isFlatObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key === '__proto__') return false;
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== null && (typeof v === 'object' || typeof v === 'function')) return false;
+  }
+  return true;
+}
 
 /**
  * What `structuredClone` returns for JSON-shaped data — plain objects, dense plain

@@ -19,6 +19,21 @@ export type SpanStatus = 'ok' | 'error' | 'cancelled' | 'undetermined';
 export type AttributeValue = string | number | boolean | null | readonly string[];
 export type Attributes = Readonly<Record<string, AttributeValue>>;
 
+/**
+ * An attribute value worked out when the span's record is built rather than when
+ * it is set (the arguments of a tool call, as text): `compute` must give the same
+ * answer then as now — it may only read values that cannot change (frozen).
+ */
+export class Deferred {
+  readonly compute: () => AttributeValue;
+  constructor(compute: () => AttributeValue) {
+    this.compute = compute;
+  }
+}
+
+/** What span handles take: attribute values, or values deferred to the record. */
+export type SpanAttributes = Readonly<Record<string, AttributeValue | Deferred>>;
+
 export interface SpanRecord {
   readonly id: string;
   readonly parentId: string | undefined;
@@ -57,10 +72,10 @@ export class TraceLifecycleError extends Error {
 export interface SpanHandle {
   readonly id: string;
   readonly kind: SpanKind;
-  setAttributes(attributes: Attributes): void;
+  setAttributes(attributes: SpanAttributes): void;
   /** First completion wins; later calls are ignored. */
-  end(status: SpanStatus, attributes?: Attributes): void;
-  child(kind: SpanKind, name: string, attributes?: Attributes): SpanHandle;
+  end(status: SpanStatus, attributes?: SpanAttributes): void;
+  child(kind: SpanKind, name: string, attributes?: SpanAttributes): SpanHandle;
   readonly ended: boolean;
   /** The W3C `traceparent` naming this span, to pass on to downstream calls (undefined without a trace context). */
   readonly traceparent: string | undefined;
@@ -120,7 +135,7 @@ export class Tracer {
     return this.#ended !== undefined;
   }
 
-  startSpan(kind: SpanKind, spanName: string, parent?: SpanHandle, attributes?: Attributes): SpanHandle {
+  startSpan(kind: SpanKind, spanName: string, parent?: SpanHandle, attributes?: SpanAttributes): SpanHandle {
     if (this.#ended) this.#misuse(`span "${this.#redact(spanName)}" (${kind}) started after the trace ended`);
     const span = new SpanNode(this.#ops, this.#spans.length, kind, spanName, parent, this.#clock.now(), attributes, this.#w3c?.newSpanId());
     // A span started after the trace ended is not added: the exported record is final.
@@ -147,18 +162,45 @@ export class Tracer {
     if (this.#ended) return this.#ended;
     const now = this.#clock.now();
     const open: string[] = [];
-    for (const span of this.#spans) {
+    for (let i = 0; i < this.#spans.length; i++) {
+      const span = this.#spans[i]!;
       if (span.closeUndetermined(now)) open.push(`${span.kind}:${this.#redact(span.rawName)}`);
     }
     if (open.length > 0) this.#violations.push(`spans left open at trace end: ${open.join(', ')}`);
-    const records = new Array<SpanRecord>(this.#spans.length);
-    for (let i = 0; i < records.length; i++) records[i] = this.#spans[i]!.record(this.#redact, true);
-    this.#ended = Object.freeze({
-      traceId: this.traceId,
-      ...(this.#context ? { context: this.#context } : {}),
-      spans: Object.freeze(records),
-      violations: Object.freeze([...this.#violations]),
-    });
+    // Nothing about a span can change once the trace has ended (late ends and
+    // attributes are refused), so the span records are built when first read: a
+    // host that exports or keeps the trace pays for them then, one that never
+    // reads it not at all. The record is the same either way.
+    const spans = this.#spans;
+    const redact = this.#redact;
+    let records: readonly SpanRecord[] | undefined;
+    const built = (): readonly SpanRecord[] => {
+      if (records === undefined) {
+        const out = new Array<SpanRecord>(spans.length);
+        for (let i = 0; i < out.length; i++) out[i] = spans[i]!.record(redact, true);
+        records = Object.freeze(out);
+      }
+      return records;
+    };
+    const violations = Object.freeze([...this.#violations]);
+    this.#ended = Object.freeze(
+      this.#context
+        ? {
+            traceId: this.traceId,
+            context: this.#context,
+            get spans() {
+              return built();
+            },
+            violations,
+          }
+        : {
+            traceId: this.traceId,
+            get spans() {
+              return built();
+            },
+            violations,
+          },
+    );
     if (open.length > 0 && this.#mode === 'dev') {
       throw new TraceLifecycleError(this.#violations[this.#violations.length - 1]!);
     }
@@ -187,7 +229,7 @@ interface TraceOps {
   ended(): boolean;
   /** A span ended after the trace ended: misuse (dev mode throws). */
   lateEnd(span: SpanNode): void;
-  start(kind: SpanKind, name: string, parent: SpanHandle, attributes: Attributes | undefined): SpanHandle;
+  start(kind: SpanKind, name: string, parent: SpanHandle, attributes: SpanAttributes | undefined): SpanHandle;
   traceparent(spanId: string | undefined): string | undefined;
 }
 
@@ -203,7 +245,7 @@ class SpanNode implements SpanHandle {
   #end: number | undefined;
   #status: SpanStatus | undefined;
   /** The attribute sets given, in order (start, setAttributes..., end). */
-  #attributes: Attributes | Attributes[] | undefined;
+  #attributes: SpanAttributes | SpanAttributes[] | undefined;
   readonly #spanId: string | undefined;
   #lateEndSeen = false;
 
@@ -214,7 +256,7 @@ class SpanNode implements SpanHandle {
     name: string,
     parent: SpanHandle | undefined,
     start: number,
-    attributes: Attributes | undefined,
+    attributes: SpanAttributes | undefined,
     spanId: string | undefined,
   ) {
     this.#ops = ops;
@@ -244,12 +286,12 @@ class SpanNode implements SpanHandle {
     return this.#ops.traceparent(this.#spanId);
   }
 
-  setAttributes(attributes: Attributes): void {
+  setAttributes(attributes: SpanAttributes): void {
     if (this.#status !== undefined) return;
     this.#add(attributes);
   }
 
-  end(status: SpanStatus, attributes?: Attributes): void {
+  end(status: SpanStatus, attributes?: SpanAttributes): void {
     if (this.#status === 'undetermined' && !this.#lateEndSeen && this.#ops.ended()) {
       this.#lateEndSeen = true;
       this.#ops.lateEnd(this);
@@ -261,7 +303,7 @@ class SpanNode implements SpanHandle {
     this.#end = this.#ops.now();
   }
 
-  child(kind: SpanKind, name: string, attributes?: Attributes): SpanHandle {
+  child(kind: SpanKind, name: string, attributes?: SpanAttributes): SpanHandle {
     return this.#ops.start(kind, name, this, attributes);
   }
 
@@ -273,19 +315,19 @@ class SpanNode implements SpanHandle {
     return true;
   }
 
-  #add(attributes: Attributes): void {
+  #add(attributes: SpanAttributes): void {
     const held = this.#attributes;
     if (held === undefined) this.#attributes = attributes;
     else if (Array.isArray(held)) held.push(attributes);
-    else this.#attributes = [held as Attributes, attributes];
+    else this.#attributes = [held as SpanAttributes, attributes];
   }
 
   /** The span's record: name and string attributes redacted, attribute sets merged; frozen when final. */
   record(redact: (text: string) => string, final: boolean): SpanRecord {
     const attributes: Record<string, AttributeValue> = {};
     const held = this.#attributes;
-    if (Array.isArray(held)) for (const set of held as Attributes[]) clean(attributes, set, redact);
-    else if (held !== undefined) clean(attributes, held as Attributes, redact);
+    if (Array.isArray(held)) for (const set of held as SpanAttributes[]) clean(attributes, set, redact);
+    else if (held !== undefined) clean(attributes, held as SpanAttributes, redact);
     const record: { -readonly [K in keyof SpanRecord]: SpanRecord[K] } = {
       id: this.id,
       parentId: this.#parent?.id,
@@ -301,11 +343,12 @@ class SpanNode implements SpanHandle {
   }
 }
 
-/** Copies `attributes` into `into`, strings redacted. */
-function clean(into: Record<string, AttributeValue>, attributes: Attributes, redact: (text: string) => string): void {
+/** Copies `attributes` into `into`, deferred values worked out, strings redacted. */
+function clean(into: Record<string, AttributeValue>, attributes: SpanAttributes, redact: (text: string) => string): void {
   for (const key in attributes) {
     if (!Object.hasOwn(attributes, key)) continue;
-    const value = attributes[key];
+    const given = attributes[key];
+    const value = given instanceof Deferred ? given.compute() : given;
     if (typeof value === 'string') into[key] = redact(value);
     else if (Array.isArray(value)) into[key] = value.map((v: string) => redact(v));
     else into[key] = value as AttributeValue;
