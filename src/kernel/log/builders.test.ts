@@ -12,6 +12,7 @@ import {
   appendPolicyDecision,
   appendToolResult,
   appendToolStarted,
+  appendToolsDeclared,
   appendTurnClosed,
   appendTurnOpened,
   appendUserMessage,
@@ -284,6 +285,21 @@ describe('event builders: the event append would store, without the generic copy
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('tools.declared: the payload append would store, made once per tool list and redactor and shared', () => {
+    const specs = Object.freeze([{ name: 't', description: `d ${SECRET}`, inputSchema: { type: 'object', properties: { [SECRET]: { type: 'string' } } } }]);
+    for (const r of [undefined, createRedactor({ secrets: [SECRET] })]) {
+      same(
+        r,
+        (log) => appendToolsDeclared(log, specs),
+        'tools.declared',
+        () => ({ tools: specs.map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.inputSchema } })) }),
+      );
+      const a = appendToolsDeclared(prepared(r), specs);
+      const b = appendToolsDeclared(prepared(r), specs);
+      expect(b.payload).toBe(a.payload);
+    }
   });
 
   it('falls back to the copying append when the redactor would change a key (a secret spelled like a field)', () => {

@@ -24,13 +24,13 @@
  * load: see `takeCommit` in event-log.ts), so nothing else can append a payload
  * that did not pass a builder or the generic copy.
  */
-import type { AssistantBlock, ModelDelta, ModelResult } from '../model/client.ts';
+import type { AssistantBlock, ModelDelta, ModelResult, ToolSpec } from '../model/client.ts';
 import type { Outcome } from '../outcome.ts';
 import type { Redactor } from '../redact/index.ts';
 import type { EventPayload, EventType, Intent } from './catalogue.ts';
 import type { Envelope } from './envelope.ts';
 import { takeCommit, type EventLog } from './event-log.ts';
-import { frozenPlainAt, rememberChecked } from './plain-data.ts';
+import { frozenPlainAt, rememberChecked, toFrozenPlainData } from './plain-data.ts';
 
 const commit = takeCommit();
 
@@ -429,3 +429,25 @@ export function appendTurnClosed(log: EventLog, f: TurnClosedFields): Envelope<'
     toolCalls: num(f.toolCalls, r, CLOSED, 'toolCalls'),
   });
 }
+
+/**
+ * `tools.declared` for a tool list: the payload `append` would store, made once
+ * per list and redactor and shared by every log that declares the same list (the
+ * executor's spec list is frozen and outlives its conversations).
+ */
+export function appendToolsDeclared(log: EventLog, tools: readonly ToolSpec[]): Envelope<'tools.declared'> {
+  const literal = () => ({ tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.inputSchema } })) });
+  if (!Object.isFrozen(tools)) return log.append('tools.declared', literal());
+  const r = log.redactor;
+  let byRedactor = declaredPayloads.get(tools);
+  if (byRedactor === undefined) declaredPayloads.set(tools, (byRedactor = new Map()));
+  let payload = byRedactor.get(r);
+  if (payload === undefined) {
+    payload = toFrozenPlainData(literal(), 'tools.declared.payload', r) as object;
+    byRedactor.set(r, payload);
+  }
+  rememberChecked(payload);
+  return commit(log, 'tools.declared', payload) as Envelope<'tools.declared'>;
+}
+
+const declaredPayloads = new WeakMap<readonly ToolSpec[], Map<Redact, object>>();

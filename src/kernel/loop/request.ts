@@ -9,6 +9,7 @@ import type { Message, ToolSpec } from '../model/client.ts';
 import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { InputError } from '../input-error.ts';
+import { appendToolsDeclared } from '../log/builders.ts';
 import { project } from '../projection/projection.ts';
 import type { PromptSource } from './types.ts';
 
@@ -44,7 +45,7 @@ export function recordPromptAndTools(
   }
   let toolsSeq = log.positions.lastTools;
   if (toolsSeq === undefined || (lastTools.specs !== tools && !sameSpecs(log.at(toolsSeq) as Extract<LogEvent, { type: 'tools.declared' }>, tools))) {
-    toolsSeq = log.append('tools.declared', { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.inputSchema } })) }).seq;
+    toolsSeq = appendToolsDeclared(log, tools).seq;
   }
   lastTools.specs = tools;
   return { prompt: promptSeq!, tools: toolsSeq, errors };

@@ -38,13 +38,13 @@
  * the model it never ran — the field failure "interrupted tool reported as denied".
  */
 import type { ToolCall, ToolResultStatus, ToolSpec } from '../model/client.ts';
-import { createRedactor, redactDeep, type Redactor } from '../redact/index.ts';
-import type { SpanHandle, SpanStatus } from '../trace/tracer.ts';
+import { createRedactor, type Redactor } from '../redact/index.ts';
+import { Deferred, type SpanHandle, type SpanStatus } from '../trace/tracer.ts';
+import { toFrozenLoggable } from '../log/plain-data.ts';
 import { afterReturn } from './after.ts';
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './argument-depth.ts';
 import { lenientParse } from './lenient-parse.ts';
-import { toPlainJson } from './plain-json.ts';
-import { checkPolicy, decideNow, openPolicySpan, reportDecision, type PolicyOutcome, type ToolPolicy } from './policy.ts';
+import { checkPolicy, decideNow, fixedDecision, openPolicySpan, reportDecision, type PolicyOutcome, type ToolPolicy } from './policy.ts';
 import type { ToolRegistry } from './registry.ts';
 import { asToolFailure, DEFAULT_MAX_RETRIES, maxAttempts, wantsRetry } from './retry-policy.ts';
 import { runAttempt, type AttemptOutcome } from './run-attempt.ts';
@@ -106,6 +106,8 @@ class Pipeline implements ToolExecutor {
   readonly #visibility: Visibility;
   readonly #specs: readonly ToolSpec[];
   readonly #policy: ToolPolicy;
+  /** The policy's answer for every call, when it has no rules to weigh. */
+  readonly #fixedDecision: PolicyOutcome | undefined;
   readonly #approver: Approver | undefined;
   readonly #redact: Redactor;
   readonly #maxOutputChars: number;
@@ -125,6 +127,7 @@ class Pipeline implements ToolExecutor {
     this.#specs = Object.freeze(this.#visibility.visible.map((name) => options.registry.get(name)!.spec));
     this.#policy = options.policy ?? {};
     checkPolicy(this.#policy);
+    this.#fixedDecision = fixedDecision(this.#policy);
     this.#approver = options.approver;
     this.#redact = options.redact ?? createRedactor();
     this.#maxOutputChars = positive(options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS, 'maxOutputChars');
@@ -255,7 +258,7 @@ class Pipeline implements ToolExecutor {
     const loggedArgs = this.#loggable(args);
     if (state.span) {
       try {
-        state.span.setAttributes({ args: truncateForModel(JSON.stringify(loggedArgs) ?? '', SPAN_ARGS_CHARS).content });
+        state.span.setAttributes({ args: new Deferred(() => truncateForModel(JSON.stringify(loggedArgs) ?? '', SPAN_ARGS_CHARS).content) });
       } catch {
         // as above
       }
@@ -268,14 +271,16 @@ class Pipeline implements ToolExecutor {
     } catch {
       policySpan = undefined;
     }
-    const decision = decideNow({
-      policy: this.#policy,
-      approver: this.#approver,
-      clock: ctx.clock,
-      signal: ctx.signal,
-      request: { callId: call.id, tool: call.name, args: loggedArgs, sideEffect: declaration.sideEffect },
-      args,
-    });
+    const decision =
+      this.#fixedDecision ??
+      decideNow({
+        policy: this.#policy,
+        approver: this.#approver,
+        clock: ctx.clock,
+        signal: ctx.signal,
+        request: { callId: call.id, tool: call.name, args: loggedArgs, sideEffect: declaration.sideEffect },
+        args,
+      });
     if (decision instanceof Promise) return decision.then((d) => this.#decided(state, declaration, args, loggedArgs, policySpan, d));
     return this.#decided(state, declaration, args, loggedArgs, policySpan, decision);
   }
@@ -433,8 +438,9 @@ class Pipeline implements ToolExecutor {
 
   /** Arguments as records and spans may keep them: plain JSON, secrets redacted. */
   #loggable(args: unknown): unknown {
-    const plain = toPlainJson(args);
-    return plain.ok ? redactDeep(plain.value ?? {}, this.#redact) : `[arguments not JSON data: ${plain.reason}]`;
+    // Frozen, so the log keeps it without a copy and the span can render it when the trace is read.
+    const logged = toFrozenLoggable(args, this.#redact);
+    return logged.ok ? (logged.value ?? Object.freeze({})) : `[arguments not JSON data: ${logged.reason}]`;
   }
 
   #settleError(state: CallState, status: Exclude<ToolResultStatus, 'ok'>, error: ToolError): SettledToolCall {

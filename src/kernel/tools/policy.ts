@@ -117,6 +117,18 @@ export interface DecideInput {
   readonly args: unknown;
 }
 
+/**
+ * The decision for every call when the policy has no rules and its default is not
+ * `ask`: the same for all (frozen), so a pipeline can take it without deciding.
+ * Undefined when calls must be decided one by one.
+ */
+export function fixedDecision(policy: ToolPolicy): PolicyOutcome | undefined {
+  if ((policy.rules ?? []).length > 0) return undefined;
+  const verdict = policy.default ?? 'allow';
+  if (verdict === 'ask') return undefined;
+  return Object.freeze({ decision: verdict, by: 'default', rule: 'no_matching_rule' });
+}
+
 /** Rules, then (for ask) the approver. Never rejects. */
 export async function decide(input: DecideInput): Promise<PolicyOutcome> {
   return decideNow(input);
@@ -210,7 +222,9 @@ export function reportDecision(
   call: { callId: string; tool: string },
   decision: PolicyOutcome,
 ): void {
-  const record: PolicyDecision = { decision: decision.decision, by: decision.by, rule: decision.rule };
-  span?.end(decision.cancelled ? 'cancelled' : 'ok', { decision: record.decision, by: record.by, rule: record.rule });
+  // A decision with nothing more than its three fields is its own record (and span attributes).
+  const record: PolicyDecision =
+    decision.reason === undefined && decision.cancelled === undefined ? decision : { decision: decision.decision, by: decision.by, rule: decision.rule };
+  span?.end(decision.cancelled ? 'cancelled' : 'ok', record === decision ? record : { decision: record.decision, by: record.by, rule: record.rule });
   recorder.policy(call.callId, call.tool, record);
 }
