@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AssistantBlock, ModelDelta, ModelResult } from '../model/client.ts';
 import { createRedactor, type Redactor } from '../redact/index.ts';
-import { summarizeResult } from '../loop/records.ts';
 import {
   appendAssistantMessage,
   appendInboxReceived,
@@ -17,6 +16,7 @@ import {
   appendTurnOpened,
   appendUserMessage,
   plainBlocks,
+  summarizeResult,
 } from './builders.ts';
 import type { EventPayload, EventType } from './catalogue.ts';
 import { LogAppendError } from './errors.ts';
@@ -144,12 +144,12 @@ describe('event builders: the event append would store, without the generic copy
           { type: 'refusal', text: client as never, stopReason: 'x' } as never,
         ];
         for (const result of results) {
-          const summarize = (x: ModelResult) => summarizeResult(x, r ?? ((s) => s));
+          const redact = r ?? ((s: string) => s);
           same(
             r,
-            (log) => appendModelResult(log, 0, 1, 1, result, summarize),
+            (log) => appendModelResult(log, 0, 1, 1, result, redact),
             'model.result',
-            () => ({ turn: 0, step: 1, attempt: 1, result: summarize(result) }) as never,
+            () => ({ turn: 0, step: 1, attempt: 1, result: summarizeResult(result, redact) }) as never,
           );
         }
       }),

@@ -25,7 +25,7 @@
  * that did not pass a builder or the generic copy.
  */
 import type { AssistantBlock, ModelDelta, ModelResult, ToolSpec } from '../model/client.ts';
-import type { Outcome } from '../outcome.ts';
+import { assertNever, type Outcome } from '../outcome.ts';
 import type { Redactor } from '../redact/index.ts';
 import type { EventPayload, EventType, Intent } from './catalogue.ts';
 import type { Envelope } from './envelope.ts';
@@ -223,12 +223,46 @@ export function appendModelDelta(log: EventLog, turn: number, step: number, atte
   });
 }
 
-type ResultSummary = EventPayload<'model.result'>['result'];
+/** What `model.result` keeps of a result: its shape and usage, not the content (that is in assistant.message). */
+export function summarizeResult(result: ModelResult, redact: (text: string) => string) {
+  const base = {
+    type: result.type,
+    ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
+    ...(result.usage ? { usage: { ...result.usage } } : {}),
+  };
+  switch (result.type) {
+    case 'reply':
+      return base;
+    case 'tool_use':
+      return { ...base, calls: result.calls.length };
+    case 'max_tokens':
+      return { ...base, partialToolCall: result.partialToolCall, text: redact(result.text) };
+    case 'refusal':
+      return { ...base, text: redact(result.text) };
+    case 'unknown':
+      return { ...base, stopReason: result.stopReason, text: redact(result.text) };
+    case 'context_window_exceeded':
+      return { ...base, at: result.at, message: redact(result.message) };
+    case 'transport_error':
+      return {
+        ...base,
+        kind: result.kind,
+        message: redact(result.message),
+        ...(result.status !== undefined ? { status: result.status } : {}),
+        ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+      };
+    default:
+      return assertNever(result, 'model result');
+  }
+}
 
 const RESULT = 'model.result.payload';
 /**
- * `model.result`, with the summary `summarize` gives (records.ts). A reply or a
- * tool use — every step's — is summarized here directly, to the same fields.
+ * `model.result`, with the summary `summarizeResult` gives (its texts redacted
+ * with `redact`). A reply or a tool use — every step's — is summarized here
+ * directly, to the same fields. (`redact` is passed, not a summarizing closure:
+ * a closure per conversation handed to this shared function was kept alive by the
+ * engine's optimized code, and every conversation with it.)
  */
 export function appendModelResult(
   log: EventLog,
@@ -236,15 +270,15 @@ export function appendModelResult(
   step: number,
   attempt: number,
   result: ModelResult,
-  summarize: (result: ModelResult) => ResultSummary,
+  redact: (text: string) => string,
 ): Envelope<'model.result'> {
-  if (!buildable(log)) return log.append('model.result', { turn, step, attempt, result: summarize(result) });
+  if (!buildable(log)) return log.append('model.result', { turn, step, attempt, result: summarizeResult(result, redact) });
   const r = log.redactor;
   const p = {
     turn: num(turn, r, RESULT, 'turn'),
     step: num(step, r, RESULT, 'step'),
     attempt: num(attempt, r, RESULT, 'attempt'),
-    result: result.type === 'reply' || result.type === 'tool_use' ? summaryOf(result, r) : field(summarize(result), r, RESULT, 'result'),
+    result: result.type === 'reply' || result.type === 'tool_use' ? summaryOf(result, r) : field(summarizeResult(result, redact), r, RESULT, 'result'),
   };
   return commitBuilt(log, 'model.result', p);
 }

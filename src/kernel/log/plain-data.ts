@@ -41,17 +41,28 @@ export function frozenPlainAt(value: unknown, root: string, keys: (string | numb
 type Redact = (text: string) => string;
 
 /**
- * Values made by `toFrozenLoggable`, with the redactor their strings passed: frozen
- * plain JSON data, every string and key redacted once — what the copy would
- * return for them under that redactor. Shared as they are instead of copied (a
- * tool call's arguments and output, logged and traced).
+ * The last values made by `toFrozenLoggable`, with the redactor their strings
+ * passed: frozen plain JSON data, every string and key redacted once — what the
+ * copy would return for them under that redactor. Shared as they are instead of
+ * copied (a tool call's arguments and output, logged right after they are made).
+ * A small ring, as `recent`: a WeakMap costs more per value than the copies it
+ * saves, and the log asks for them moments after they were made.
  */
-const loggables = new WeakMap<object, Redact>();
+const LOGGABLE_SIZE = 32;
+const loggables: (object | undefined)[] = new Array(LOGGABLE_SIZE).fill(undefined);
+const loggableRedactors: (Redact | undefined)[] = new Array(LOGGABLE_SIZE).fill(undefined);
+let loggableNext = 0;
+
+function rememberLoggable(value: object, redact: Redact): void {
+  loggables[loggableNext] = value;
+  loggableRedactors[loggableNext] = redact;
+  loggableNext = (loggableNext + 1) % LOGGABLE_SIZE;
+}
 
 /** May `value` be kept as it is where a copy redacted with `redact` (or not redacted) was asked for? */
 function sharable(value: object, redact: Redact | undefined): boolean {
-  const made = loggables.get(value);
-  return made !== undefined && (redact === undefined || made === redact);
+  const i = loggables.indexOf(value);
+  return i >= 0 && (redact === undefined || loggableRedactors[i] === redact);
 }
 
 export type Loggable = { readonly ok: true; readonly value: unknown; readonly plain: unknown } | { readonly ok: false; readonly reason: string };
@@ -70,7 +81,7 @@ export function toFrozenLoggable(value: unknown, redact: Redact): Loggable {
   if (value === undefined) return { ok: true, value: undefined, plain: undefined };
   const direct = frozenJsonShaped(value, redact, []);
   if (direct !== NOT_JSON_SHAPED) {
-    if (typeof direct === 'object' && direct !== null) loggables.set(direct, redact);
+    if (typeof direct === 'object' && direct !== null) rememberLoggable(direct, redact);
     return { ok: true, value: direct, plain: value };
   }
   let parsed: unknown;
@@ -83,7 +94,7 @@ export function toFrozenLoggable(value: unknown, redact: Redact): Loggable {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
   const frozen = copy(parsed, { root: 'value', keys: [], ancestors: [], redact });
-  if (typeof frozen === 'object' && frozen !== null) loggables.set(frozen, redact);
+  if (typeof frozen === 'object' && frozen !== null) rememberLoggable(frozen, redact);
   return { ok: true, value: frozen, plain: parsed };
 }
 

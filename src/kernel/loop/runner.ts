@@ -36,7 +36,7 @@ import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelError
 import { PersistenceError } from './persistence-error.ts';
 import { RetryAfterWindows } from './retry-after-windows.ts';
 import { DeltaStreams } from './delta-streams.ts';
-import { countable, describeError, plainOutcome, sideEffectNotice, summarizeResult } from './records.ts';
+import { countable, describeError, plainOutcome, sideEffectNotice } from './records.ts';
 import {
   appendAssistantMessage,
   appendInboxReceived,
@@ -107,7 +107,6 @@ export class AgentLoop {
   readonly #handlers;
   readonly #random: () => number;
   readonly #windows: RetryAfterWindows;
-  readonly #summarize: (result: ModelResult) => ReturnType<typeof summarizeResult>;
   #running: Promise<TurnResult[]> | undefined;
   #turn: TurnState | undefined;
   #stopped: { by: CancelSource; reason: string } | undefined;
@@ -119,7 +118,6 @@ export class AgentLoop {
     this.#handlers = [...(deps.errorHandlers ?? []), ...BUILT_IN_HANDLERS];
     this.#random = deps.random ?? Math.random;
     this.#windows = new RetryAfterWindows(deps.log);
-    this.#summarize = (result) => summarizeResult(result, deps.redact);
     // Redaction is the log's: whatever appends, no secret the redactor knows is stored.
     deps.log.redactWith(deps.redact);
   }
@@ -554,7 +552,7 @@ export class AgentLoop {
       s.inputTokens += countable(result.usage.inputTokens);
       s.outputTokens += countable(result.usage.outputTokens);
     }
-    appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#summarize);
+    appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#deps.redact);
     return result;
   }
 

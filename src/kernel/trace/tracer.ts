@@ -167,40 +167,19 @@ export class Tracer {
       if (span.closeUndetermined(now)) open.push(`${span.kind}:${this.#redact(span.rawName)}`);
     }
     if (open.length > 0) this.#violations.push(`spans left open at trace end: ${open.join(', ')}`);
-    // Nothing about a span can change once the trace has ended (late ends and
-    // attributes are refused), so the span records are built when first read: a
-    // host that exports or keeps the trace pays for them then, one that never
-    // reads it not at all. The record is the same either way.
-    const spans = this.#spans;
-    const redact = this.#redact;
-    let records: readonly SpanRecord[] | undefined;
-    const built = (): readonly SpanRecord[] => {
-      if (records === undefined) {
-        const out = new Array<SpanRecord>(spans.length);
-        for (let i = 0; i < out.length; i++) out[i] = spans[i]!.record(redact, true);
-        records = Object.freeze(out);
-      }
-      return records;
-    };
-    const violations = Object.freeze([...this.#violations]);
-    this.#ended = Object.freeze(
-      this.#context
-        ? {
-            traceId: this.traceId,
-            context: this.#context,
-            get spans() {
-              return built();
-            },
-            violations,
-          }
-        : {
-            traceId: this.traceId,
-            get spans() {
-              return built();
-            },
-            violations,
-          },
-    );
+    // Each span's record is built here, once: name and attributes cleaned, the
+    // attribute sets merged. (Built when first read instead, with a getter on the
+    // record, the getter's closure — the whole trace — stayed reachable from the
+    // engine's hidden classes until the next full collection: every turn's objects
+    // outlived the young generation.)
+    const records = new Array<SpanRecord>(this.#spans.length);
+    for (let i = 0; i < records.length; i++) records[i] = this.#spans[i]!.record(this.#redact, true);
+    this.#ended = Object.freeze({
+      traceId: this.traceId,
+      ...(this.#context ? { context: this.#context } : {}),
+      spans: Object.freeze(records),
+      violations: Object.freeze([...this.#violations]),
+    });
     if (open.length > 0 && this.#mode === 'dev') {
       throw new TraceLifecycleError(this.#violations[this.#violations.length - 1]!);
     }
