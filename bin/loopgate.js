@@ -6,6 +6,8 @@
 // no build is needed and a stale one is never run. Node's module compile cache is
 // on either way (NODE_DISABLE_COMPILE_CACHE=1 turns it off): a second start reads
 // compiled code instead of compiling (and stripping) every module again.
+// LOOPGATE_RUN_SOURCES=1 runs the sources whatever the build (for tools that hook
+// the sources as they load).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import module from 'node:module';
 
@@ -28,7 +30,7 @@ function buildIsCurrent() {
   }
 }
 
-const fromSource = hasSource && !(hasBuilt && buildIsCurrent());
+const fromSource = hasSource && (process.env.LOOPGATE_RUN_SOURCES === '1' || !(hasBuilt && buildIsCurrent()));
 
 // Built: node:sqlite without a flag (22.13). Sources: type stripping without a flag (22.18).
 const [needMajor, needMinor] = fromSource ? [22, 18] : [22, 13];

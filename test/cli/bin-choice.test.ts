@@ -31,7 +31,8 @@ function build(root: string): void {
   writeFileSync(join(root, 'dist', 'build-stamp.json'), JSON.stringify({ sources }));
 }
 
-const ran = (root: string) => spawnSync(process.execPath, [join(root, 'bin', 'loopgate.js')], { encoding: 'utf8' }).stdout;
+const ran = (root: string, env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [join(root, 'bin', 'loopgate.js')], { encoding: 'utf8', env: { ...process.env, LOOPGATE_RUN_SOURCES: '', ...env } }).stdout;
 
 describe('bin/loopgate.js: the build when current, else the sources', () => {
   it('runs the sources when there is no build', () => {
@@ -54,6 +55,12 @@ describe('bin/loopgate.js: the build when current, else the sources', () => {
     expect(ran(root)).toBe('build');
     rmSync(join(root, 'dist', 'build-stamp.json'));
     expect(ran(root)).toBe('sources');
+  });
+
+  it('LOOPGATE_RUN_SOURCES=1 runs the sources whatever the build (tools that hook the sources)', () => {
+    const root = checkout();
+    build(root);
+    expect(ran(root, { LOOPGATE_RUN_SOURCES: '1' })).toBe('sources');
   });
 
   it('a package without sources runs its build', () => {
