@@ -13,7 +13,7 @@
  * prints goes to stderr.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -56,6 +56,29 @@ if (leftovers.length > 0) {
   process.stderr.write(`build: relative .ts imports left in:\n${leftovers.map((f) => `  ${f}`).join('\n')}\n`);
   process.exit(1);
 }
+// The sources this build was made from, with their modification times: bin/loopgate.js
+// runs the build in a checkout only while every one of them is unchanged.
+const sources: Record<string, number> = {};
+for (const entry of readdirSync(DIST, { withFileTypes: true, recursive: true })) {
+  if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+  const built = relative(DIST, join(entry.parentPath, entry.name));
+  const source = built.replace(/\.js$/, '.ts');
+  try {
+    sources[source] = statSync(join(ROOT, source)).mtimeMs;
+  } catch {
+    // A .js with no .ts beside it in the sources: nothing to compare.
+  }
+}
+// The data folders copied as they are: every file and folder (a file added or removed changes its folder).
+for (const folder of DATA) {
+  sources[folder] = statSync(join(ROOT, folder)).mtimeMs;
+  for (const entry of readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true })) {
+    const path = relative(ROOT, join(entry.parentPath, entry.name));
+    sources[path] ??= statSync(join(ROOT, path)).mtimeMs;
+  }
+}
+writeFileSync(join(DIST, 'build-stamp.json'), `${JSON.stringify({ sources }, null, 1)}\n`);
+
 // Progress on stderr: stdout stays clean for `npm pack --json`, which runs this script.
 process.stderr.write(
   `build: ${files} files in ${relative(ROOT, DIST)}/ (${rewritten} declaration files' imports rewritten to .js) in ${Math.round(performance.now() - started)} ms\n`,

@@ -9,7 +9,6 @@
 import type { ModelClient, ModelRequest, ModelResult } from '../../src/kernel/model/client.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
 import type { AnyEvent } from '../../src/kernel/log/envelope.ts';
-import { toRecord } from '../../src/kernel/log/envelope.ts';
 import { EventLog } from '../../src/kernel/log/event-log.ts';
 import { loopDeps } from '../../src/kernel/loop/deps.ts';
 import { AgentLoop } from '../../src/kernel/loop/runner.ts';
@@ -23,6 +22,7 @@ import type { ToolExecutor } from '../../src/kernel/tools/types.ts';
 import { Tracer, type TraceRecord } from '../../src/kernel/trace/tracer.ts';
 import type { EventStore } from '../../src/stores/event-store.ts';
 import { MemoryEventStore } from '../../src/stores/memory-store.ts';
+import { serializedFlush } from '../../src/host/flush.ts';
 import { add, addInput, addOutput, argsAt, FINAL_TEXT, PROMPT, STEPS_PER_RUN, SYSTEM, TOOL_DESCRIPTION, TOOL_NAME } from './scenario.ts';
 
 const USAGE = Object.freeze({ inputTokens: 20, outputTokens: 10 });
@@ -123,19 +123,8 @@ export function createConversation(shared: Shared, options: ConversationOptions 
     ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
     ...(options.idPrefix ? { idPrefix: options.idPrefix } : {}),
   });
-  let flushing: Promise<void> = Promise.resolve();
   // The host's serialized flush: one store append per persist, carrying the new events.
-  const persist = () => {
-    const next = flushing.then(async () => {
-      const batch = log.unflushed();
-      if (batch.length === 0) return;
-      const upTo = log.flushedUpTo + batch.length;
-      await store.append(id, batch.map(toRecord));
-      log.markFlushed(upTo);
-    });
-    flushing = next.catch(() => undefined);
-    return next;
-  };
+  const persist = serializedFlush(store, id, log);
   let ids = 0;
   const loop = new AgentLoop(
     loopDeps({

@@ -7,13 +7,16 @@ import type { ContractHarness } from '../../providers/contract-suite/harness.ts'
 import { CONTRACT_CASES } from '../../providers/contract-suite/cases.ts';
 import { runContract } from '../../providers/contract-suite/runner.ts';
 import { createScriptedHarness } from '../../providers/contract-suite/scripted-harness.ts';
-import { createWireHarness } from '../../providers/contract-suite/wire-harness.ts';
 import { WIRE_PROVIDERS } from '../../providers/names.ts';
 import type { Case } from './cases.ts';
 
-const HARNESSES: readonly { readonly provider: string; readonly make: () => ContractHarness }[] = [
-  { provider: 'fake', make: createScriptedHarness },
-  ...WIRE_PROVIDERS.map((provider) => ({ provider, make: () => createWireHarness(provider) })),
+/** The wire harnesses load the SDKs and msw: only when a wire contract case runs. */
+const HARNESSES: readonly { readonly provider: string; readonly make: () => Promise<ContractHarness> }[] = [
+  { provider: 'fake', make: async () => createScriptedHarness() },
+  ...WIRE_PROVIDERS.map((provider) => ({
+    provider,
+    make: async () => (await import('../../providers/contract-suite/wire-harness.ts')).createWireHarness(provider),
+  })),
 ];
 
 export function contractCases(): Case[] {
@@ -26,7 +29,7 @@ export function contractCases(): Case[] {
         title: `${provider}: ${testCase.title}`,
         file: 'providers/contract-suite/cases.ts',
         async run() {
-          const [report] = await runContract(make(), { only: [testCase.id] });
+          const [report] = await runContract(await make(), { only: [testCase.id] });
           if (!report) return { status: 'failed', checks: [{ name: 'contract', passed: false, message: 'the case did not run' }] };
           const checks = [
             {

@@ -229,7 +229,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // A wire-level provider: the real SDK parses the provider's protocol, written by the wire fake.
   const wire =
     !options.model && scenario.provider.kind === 'wire'
-      ? wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model')
+      ? await wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model')
       : undefined;
   const real = options.model ?? wire?.client;
   const model = models.wrap(

@@ -4,13 +4,11 @@
  * inside loopgate's adapter — parses the bytes. Faults become what they are on
  * the wire: error statuses with the provider's bodies, resets, malformed lines.
  */
-import { createAdapter } from '../../providers/clients.ts';
 import type { Behaviour } from '../../providers/contract-suite/behaviours.ts';
 import { wirePlanFor } from '../../providers/contract-suite/wire-plan.ts';
 import type { WireProvider } from '../../providers/names.ts';
 import { WIRE_KITS } from '../../providers/wire-fakes/kits.ts';
 import { jsonPlan, type WirePlan } from '../../providers/wire-fakes/plan.ts';
-import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
 import type { TurnBlock, WireTurn } from '../../providers/wire-fakes/turn.ts';
 import type { ModelClient, ModelResult } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
@@ -97,11 +95,16 @@ export interface WireProviderHandle {
   results(): (ModelResult | undefined)[];
 }
 
-/** A ModelClient for `provider` whose answers are the scenario's script, over the wire fake. */
-export function wireProvider(provider: WireProvider, steps: readonly ProviderStep[], model: string): WireProviderHandle {
+/**
+ * A ModelClient for `provider` whose answers are the scenario's script, over the
+ * wire fake. The SDKs and msw load here, for the first wire case: a run without
+ * one never loads them.
+ */
+export async function wireProvider(provider: WireProvider, steps: readonly ProviderStep[], model: string): Promise<WireProviderHandle> {
   const kit = WIRE_KITS[provider];
   const callIds = { next: 1 };
   const plans: WirePlan[] = steps.map((step, i) => wirePlanFor(kit, behaviourFor(step, i, callIds)));
+  const [{ acquireWireFake }, { createAdapter }] = await Promise.all([import('../../providers/wire-fakes/server.ts'), import('../../providers/clients.ts')]);
   const fake = acquireWireFake();
   /** Script steps served, in order: a call that never reached the fake (cancelled before it was sent) serves none. */
   const served: number[] = [];

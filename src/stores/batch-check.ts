@@ -24,21 +24,28 @@ export function checkRecordShapes(store: string, conversationId: string, records
   }
   for (let i = 0; i < records.length; i++) {
     const r = records[i] as EventRecord | null | undefined;
-    const bad = (field: string, why: string): StoreError =>
-      new StoreError(`${store}: conversation "${conversationId}": batch record ${i}${typeof r?.seq === 'number' ? ` (seq ${r.seq})` : ''}: ${field} ${why}`);
-    if (typeof r !== 'object' || r === null) throw bad('record', `must be an object, got ${describeValue(r)}`);
-    if (!Number.isSafeInteger(r.seq) || r.seq < 0) throw bad('seq', `must be a non-negative integer, got ${describeValue(r.seq)}`);
-    if (typeof r.type !== 'string' || r.type.length === 0) throw bad('type', `must be a non-empty string, got ${describeValue(r.type)}`);
-    if (!Number.isSafeInteger(r.v) || r.v < 1) throw bad('v', `must be a positive integer, got ${describeValue(r.v)}`);
-    if (typeof r.at !== 'number' || !Number.isFinite(r.at)) throw bad('at', `must be a finite number, got ${describeValue(r.at)}`);
-    if (typeof r.ignorable !== 'boolean') throw bad('ignorable', `must be a boolean, got ${describeValue(r.ignorable)}`);
+    if (typeof r !== 'object' || r === null) throw badRecord(store, conversationId, i, r, 'record', `must be an object, got ${describeValue(r)}`);
+    if (!Number.isSafeInteger(r.seq) || r.seq < 0)
+      throw badRecord(store, conversationId, i, r, 'seq', `must be a non-negative integer, got ${describeValue(r.seq)}`);
+    if (typeof r.type !== 'string' || r.type.length === 0)
+      throw badRecord(store, conversationId, i, r, 'type', `must be a non-empty string, got ${describeValue(r.type)}`);
+    if (!Number.isSafeInteger(r.v) || r.v < 1) throw badRecord(store, conversationId, i, r, 'v', `must be a positive integer, got ${describeValue(r.v)}`);
+    if (typeof r.at !== 'number' || !Number.isFinite(r.at))
+      throw badRecord(store, conversationId, i, r, 'at', `must be a finite number, got ${describeValue(r.at)}`);
+    if (typeof r.ignorable !== 'boolean') throw badRecord(store, conversationId, i, r, 'ignorable', `must be a boolean, got ${describeValue(r.ignorable)}`);
     if (r.sources !== undefined) {
-      if (!Array.isArray(r.sources)) throw bad('sources', `must be an array of seqs, got ${describeValue(r.sources)}`);
-      r.sources.forEach((s, j) => {
-        if (!Number.isSafeInteger(s) || s < 0 || s >= r.seq) throw bad(`sources[${j}]`, `must be a seq before ${r.seq}, got ${describeValue(s)}`);
-      });
+      if (!Array.isArray(r.sources)) throw badRecord(store, conversationId, i, r, 'sources', `must be an array of seqs, got ${describeValue(r.sources)}`);
+      for (let j = 0; j < r.sources.length; j++) {
+        const s = r.sources[j];
+        if (!Number.isSafeInteger(s) || s < 0 || s >= r.seq)
+          throw badRecord(store, conversationId, i, r, `sources[${j}]`, `must be a seq before ${r.seq}, got ${describeValue(s)}`);
+      }
     }
   }
+}
+
+function badRecord(store: string, conversationId: string, i: number, r: EventRecord | null | undefined, field: string, why: string): StoreError {
+  return new StoreError(`${store}: conversation "${conversationId}": batch record ${i}${typeof r?.seq === 'number' ? ` (seq ${r.seq})` : ''}: ${field} ${why}`);
 }
 
 /** The batch must continue the stored sequence: first seq == stored count, then consecutive. */

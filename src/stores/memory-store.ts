@@ -55,8 +55,11 @@ export class MemoryEventStore implements EventStore {
     checkRecordShapes(this.describe, conversationId, records);
     const injected = this.#appendFailures.shift();
     if (injected) throw injected;
-    await this.#faults.beforeAppend?.(conversationId, records);
-    this.#checkOpen();
+    const before = this.#faults.beforeAppend;
+    if (before) {
+      await before(conversationId, records);
+      this.#checkOpen();
+    }
 
     // From here on everything is synchronous: the batch is checked whole, then
     // stored whole, with no await in between for another append to slip into.

@@ -21,7 +21,8 @@ function loopgate(args: string[], hook?: string) {
   return spawnSync(process.execPath, [...(hook ? ['--import', hook] : []), join(ROOT, 'bin/loopgate.js'), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: { ...process.env, CI: 'true' },
+    // The hook rewrites the loop's TypeScript source: the sources must run, not a build.
+    env: { ...process.env, CI: 'true', LOOPGATE_RUN_SOURCES: '1' },
   });
 }
 

@@ -94,7 +94,7 @@ async function checkOne(
   }
   // rubric
   const rubric = redact(a.rubric!);
-  const judge = resolveJudge(a, context);
+  const judge = await resolveJudge(a, context);
   if (judge instanceof Error) return { name, passed: false, message: `could not grade: ${judge.message}`, expected: rubric };
   const history = renderMessages(project(run.log.events)).map((line) => redact(line));
   const result = await grade(judge.client, judge.model, { rubric, history: history.slice(0, -1), reply: redact(reply) });

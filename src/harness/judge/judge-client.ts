@@ -4,7 +4,7 @@
  * to ask for. Provider judges are built through the adapters with the API key
  * from the environment (live runs only: the loader refuses them elsewhere).
  */
-import { API_KEY_ENV, BASE_URL_ENV, createAdapter } from '../../../providers/clients.ts';
+import { API_KEY_ENV, BASE_URL_ENV } from '../../../providers/env.ts';
 import type { ModelClient } from '../../kernel/index.ts';
 import { isProviderJudge, type JudgeSpec, type ReplyAssertionContext } from '../checks/reply-assertion-types.ts';
 import type { ReplyAssertion } from '../scenario/reply-assertions-schema.ts';
@@ -25,7 +25,8 @@ export function judgeNameOf(assertion: ReplyAssertion, context: Pick<ReplyAssert
   return context.judges.size === 1 ? [...context.judges.keys()][0] : undefined;
 }
 
-export function resolveJudge(assertion: ReplyAssertion, context: ReplyAssertionContext): ResolvedJudge | Error {
+/** The judge of `assertion`; a provider judge's SDK loads here (only live runs have one). */
+export async function resolveJudge(assertion: ReplyAssertion, context: ReplyAssertionContext): Promise<ResolvedJudge | Error> {
   if (typeof assertion.judge === 'object') return { name: 'scripted', client: scriptedJudge(assertion.judge.script), model: 'scripted-judge' };
   const name = judgeNameOf(assertion, context);
   const spec = name === undefined ? undefined : context.judges.get(name);
@@ -34,11 +35,12 @@ export function resolveJudge(assertion: ReplyAssertion, context: ReplyAssertionC
   return clientOf(name, spec, context.env ?? process.env);
 }
 
-function clientOf(name: string, spec: JudgeSpec, env: NodeJS.ProcessEnv): ResolvedJudge | Error {
+async function clientOf(name: string, spec: JudgeSpec, env: NodeJS.ProcessEnv): Promise<ResolvedJudge | Error> {
   if (isProviderJudge(spec)) {
     const apiKey = env[API_KEY_ENV[spec.provider]];
     if (!apiKey) return new Error(`judge ${name}: ${API_KEY_ENV[spec.provider]} is not set`);
     const baseURL = env[BASE_URL_ENV[spec.provider]];
+    const { createAdapter } = await import('../../../providers/clients.ts');
     return { name, client: createAdapter(spec.provider, { apiKey, model: spec.model, ...(baseURL ? { baseURL } : {}) }), model: spec.model };
   }
   if ('client' in spec && typeof (spec as { client?: unknown }).client === 'object') {

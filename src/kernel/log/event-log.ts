@@ -34,6 +34,23 @@ export interface EventLogOptions {
   readonly redact?: Redactor;
 }
 
+type Commit = (log: EventLog, type: EventType, payload: object) => Envelope<EventType>;
+
+/** The log's entry for built payloads, handed to log/builders.ts once (`takeCommit`). */
+let builtCommit: Commit | undefined;
+
+/**
+ * Hands over the log's entry for payloads written by a builder — once: the first
+ * caller, log/builders.ts at its load, holds it; any later call throws. So no
+ * other module can append a payload that did not pass a builder's checks.
+ */
+export function takeCommit(): Commit {
+  const taken = builtCommit;
+  if (taken === undefined) throw new Error("the log's commit for built payloads was already taken (only log/builders.ts may hold it)");
+  builtCommit = undefined;
+  return taken;
+}
+
 export class EventLog {
   readonly #events: AnyEvent[];
   readonly #listeners = new Set<LogListener>();
@@ -107,19 +124,7 @@ export class EventLog {
           }
         }
       }
-      event = {
-        type,
-        seq,
-        v: EVENT_VERSIONS[type],
-        at: this.#clock.now(),
-        payload: frozenPayload,
-        ignorable: options.ignorable ?? IGNORABLE_BY_DEFAULT.has(type),
-        ...(sources ? { sources } : {}),
-      } as Envelope<T>;
-      this.#positions.check(event as LogEvent, this.#events);
-      Object.freeze(event);
-      this.#events.push(event as LogEvent);
-      this.#positions.observe(event as LogEvent);
+      event = this.#store(type, frozenPayload, options.ignorable ?? IGNORABLE_BY_DEFAULT.has(type), sources);
       failures = this.#notify(event as LogEvent);
     } finally {
       this.#appending = false;
@@ -128,8 +133,49 @@ export class EventLog {
     return event;
   }
 
+  /**
+   * Appends a payload a builder wrote (log/builders.ts): checked field by field as
+   * `append` checks it, redacted with this log's redactor, frozen. The same path
+   * from there on: re-entrancy refused, positions checked, stored, listeners told.
+   */
+  #appendBuilt<T extends EventType>(type: T, payload: Readonly<EventPayload<T>>): Envelope<T> {
+    if (this.#appending) {
+      throw new LogAppendError('append', `re-entrant append of "${type}" from inside an append's listener`);
+    }
+    this.#appending = true;
+    let event: Envelope<T>;
+    let failures: unknown[] | undefined;
+    try {
+      event = this.#store(type, payload, IGNORABLE_BY_DEFAULT.has(type), undefined);
+      failures = this.#notify(event as LogEvent);
+    } finally {
+      this.#appending = false;
+    }
+    if (failures) this.#recordListenerFailures(event as LogEvent, failures);
+    return event;
+  }
+
+  /** Envelope, position check, freeze, store, index: the one place an event enters the log. */
+  #store<T extends EventType>(type: T, payload: Readonly<EventPayload<T>>, ignorable: boolean, sources: readonly number[] | undefined): Envelope<T> {
+    const seq = this.#events.length;
+    const at = this.#clock.now();
+    const event = (
+      sources ? { type, seq, v: EVENT_VERSIONS[type], at, payload, ignorable, sources } : { type, seq, v: EVENT_VERSIONS[type], at, payload, ignorable }
+    ) as Envelope<T>;
+    this.#positions.check(event as LogEvent, this.#events);
+    Object.freeze(event);
+    this.#events.push(event as LogEvent);
+    this.#positions.observe(event as LogEvent);
+    return event;
+  }
+
+  static {
+    builtCommit = (log, type, payload) => log.#appendBuilt(type, payload as never);
+  }
+
   /** Runs every listener; returns the errors of those that threw. */
   #notify(event: LogEvent): unknown[] | undefined {
+    if (this.#listeners.size === 0) return undefined;
     let failures: unknown[] | undefined;
     for (const listener of this.#listeners) {
       try {

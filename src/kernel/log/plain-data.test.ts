@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LogAppendError } from './errors.ts';
-import { toFrozenPlainData } from './plain-data.ts';
+import fc from 'fast-check';
+import { createRedactor, redactDeep } from '../redact/index.ts';
+import { toPlainJson } from '../tools/plain-json.ts';
+import { toFrozenLoggable, toFrozenPlainData } from './plain-data.ts';
 
 function rejection(value: unknown): { field: string; message: string } {
   try {
@@ -94,5 +97,50 @@ describe('toFrozenPlainData on its own recent results', () => {
 
   it('still checks a frozen value it did not produce', () => {
     expect(() => toFrozenPlainData(Object.freeze({ d: new Date(0) }))).toThrow(/instance of Date/);
+  });
+});
+
+describe('toFrozenLoggable: how tool arguments and output are logged', () => {
+  const SECRET = 'hunter2-very-secret-value';
+  const anything = fc.oneof(
+    fc.anything({ withBigInt: true, withDate: true, withMap: true, withNullPrototype: true, withSparseArray: true, withUnicodeString: true }),
+    fc.dictionary(fc.constantFrom('a', SECRET, `x ${SECRET}`, '__proto__', '1'), fc.oneof(fc.string(), fc.constant(SECRET), fc.double()), { maxKeys: 4 }),
+  );
+
+  it('is redactDeep of the JSON round trip (toPlainJson), frozen all the way down', () => {
+    const redact = createRedactor({ secrets: [SECRET] });
+    fc.assert(
+      fc.property(anything, (value) => {
+        const logged = toFrozenLoggable(value, redact);
+        const plain = toPlainJson(value);
+        if (!plain.ok) {
+          expect(logged).toEqual({ ok: false, reason: plain.reason });
+          return;
+        }
+        expect(logged.ok).toBe(true);
+        if (!logged.ok) return;
+        const expected = plain.value === undefined ? undefined : redactDeep(plain.value, redact);
+        expect(JSON.stringify(logged.value)).toBe(JSON.stringify(expected));
+        expect(logged.value).toEqual(expected);
+        expect(JSON.stringify(logged.plain)).toBe(JSON.stringify(plain.value));
+        const frozenDeep = (v: unknown): boolean => v === null || typeof v !== 'object' || (Object.isFrozen(v) && Object.values(v).every(frozenDeep));
+        expect(frozenDeep(logged.value)).toBe(true);
+      }),
+      { numRuns: 1_500 },
+    );
+  });
+
+  it('is kept as it is where a copy under the same redactor (or none) is asked for, and copied under another', () => {
+    const redact = createRedactor({ secrets: [SECRET] });
+    const logged = toFrozenLoggable({ a: [1, { b: 'x' }] }, redact);
+    if (!logged.ok) throw new Error('expected ok');
+    expect(toFrozenPlainData(logged.value, 'p', redact)).toBe(logged.value);
+    expect(toFrozenPlainData(logged.value, 'p')).toBe(logged.value);
+    const other = toFrozenPlainData(logged.value, 'p', createRedactor({ secrets: ['x-other-secret'] }));
+    expect(other).not.toBe(logged.value);
+    expect(other).toEqual(logged.value);
+    // An equal value not made by toFrozenLoggable is copied.
+    const lookalike = Object.freeze({ a: Object.freeze([1, Object.freeze({ b: 'x' })]) });
+    expect(toFrozenPlainData(lookalike, 'p', redact)).not.toBe(lookalike);
   });
 });

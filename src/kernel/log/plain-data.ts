@@ -15,13 +15,144 @@ import { LogAppendError } from './errors.ts';
  * for an error.
  */
 export function toFrozenPlainData(value: unknown, path = 'payload', redact?: (text: string) => string): unknown {
+  if (typeof value === 'object' && value !== null) {
+    if (!redact && recent.includes(value)) return value;
+    if (sharable(value, redact)) return value;
+  }
   const walk: Walk = { root: path, keys: [], ancestors: [], redact };
   if (typeof value !== 'object' || value === null) return copy(value, walk);
-  if (!redact && recent.includes(value)) return value;
   const out = copy(value, walk) as object;
   recent[recentNext] = out;
   recentNext = (recentNext + 1) % RECENT_SIZE;
   return out;
+}
+
+/**
+ * `toFrozenPlainData` for a value inside a payload a builder writes (log/builders.ts):
+ * the same checks and copy, with its path given as a root and the keys below it
+ * (turned into text only for an error), and not remembered on its own — the
+ * builder remembers the whole payload.
+ */
+export function frozenPlainAt(value: unknown, root: string, keys: (string | number)[], redact: ((text: string) => string) | undefined): unknown {
+  if (typeof value === 'object' && value !== null && sharable(value, redact)) return value;
+  return copy(value, { root, keys, ancestors: [], redact });
+}
+
+type Redact = (text: string) => string;
+
+/**
+ * The last values made by `toFrozenLoggable`, with the redactor their strings
+ * passed: frozen plain JSON data, every string and key redacted once — what the
+ * copy would return for them under that redactor. Shared as they are instead of
+ * copied (a tool call's arguments and output, logged right after they are made).
+ * A small ring, as `recent`: a WeakMap costs more per value than the copies it
+ * saves, and the log asks for them moments after they were made.
+ */
+const LOGGABLE_SIZE = 32;
+const loggables: (object | undefined)[] = new Array(LOGGABLE_SIZE).fill(undefined);
+const loggableRedactors: (Redact | undefined)[] = new Array(LOGGABLE_SIZE).fill(undefined);
+let loggableNext = 0;
+
+function rememberLoggable(value: object, redact: Redact): void {
+  loggables[loggableNext] = value;
+  loggableRedactors[loggableNext] = redact;
+  loggableNext = (loggableNext + 1) % LOGGABLE_SIZE;
+}
+
+/** May `value` be kept as it is where a copy redacted with `redact` (or not redacted) was asked for? */
+function sharable(value: object, redact: Redact | undefined): boolean {
+  const i = loggables.indexOf(value);
+  return i >= 0 && (redact === undefined || loggableRedactors[i] === redact);
+}
+
+export type Loggable = { readonly ok: true; readonly value: unknown; readonly plain: unknown } | { readonly ok: false; readonly reason: string };
+
+/**
+ * What a JSON round trip of `value` gives — the plain form a reader expects (Dates
+ * become ISO strings, undefined fields go, what JSON cannot hold is refused) — with
+ * every string and key redacted, frozen: how a tool call's arguments and output
+ * are logged and traced. In one pass for data that is JSON-shaped already (plain
+ * objects, dense arrays, strings, finite numbers, booleans, null — nothing the
+ * round trip would change); the round trip otherwise. `plain` is the round trip
+ * unredacted (for data already JSON-shaped, `value` itself: it serializes the
+ * same). The result may be logged without a copy (`sharable`).
+ */
+export function toFrozenLoggable(value: unknown, redact: Redact): Loggable {
+  if (value === undefined) return { ok: true, value: undefined, plain: undefined };
+  const direct = frozenJsonShaped(value, redact, []);
+  if (direct !== NOT_JSON_SHAPED) {
+    if (typeof direct === 'object' && direct !== null) rememberLoggable(direct, redact);
+    return { ok: true, value: direct, plain: value };
+  }
+  let parsed: unknown;
+  try {
+    const text = JSON.stringify(value);
+    // A function or symbol at the top level stringifies to undefined.
+    if (text === undefined) return { ok: false, reason: `a ${typeof value} is not JSON data` };
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+  const frozen = copy(parsed, { root: 'value', keys: [], ancestors: [], redact });
+  if (typeof frozen === 'object' && frozen !== null) rememberLoggable(frozen, redact);
+  return { ok: true, value: frozen, plain: parsed };
+}
+
+const NOT_JSON_SHAPED = Symbol('not JSON-shaped');
+
+/** The JSON-shaped fast path of `toFrozenLoggable`: NOT_JSON_SHAPED for anything the round trip would change. */
+function frozenJsonShaped(value: unknown, redact: Redact, ancestors: object[]): unknown {
+  switch (typeof value) {
+    case 'string':
+      return redact(value);
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : NOT_JSON_SHAPED;
+    case 'object':
+      break;
+    default:
+      return NOT_JSON_SHAPED;
+  }
+  if (value === null) return null;
+  if (ancestors.includes(value) || (value as { toJSON?: unknown }).toJSON !== undefined) return NOT_JSON_SHAPED;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Array.prototype) {
+    const array = value as unknown[];
+    if (Object.keys(array).length !== array.length) return NOT_JSON_SHAPED;
+    ancestors.push(array);
+    const out = new Array<unknown>(array.length);
+    for (let i = 0; i < array.length; i++) {
+      const v = frozenJsonShaped(array[i], redact, ancestors);
+      if (v === NOT_JSON_SHAPED) return NOT_JSON_SHAPED;
+      out[i] = v;
+    }
+    ancestors.pop();
+    return Object.freeze(out);
+  }
+  if (proto !== Object.prototype && proto !== null) return NOT_JSON_SHAPED;
+  ancestors.push(value);
+  const out: Record<string, unknown> = {};
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    // JSON.parse makes `__proto__` an own key, plain assignment would not: the round trip keeps it right.
+    if (key === '__proto__') return NOT_JSON_SHAPED;
+    const v = frozenJsonShaped((value as Record<string, unknown>)[key], redact, ancestors);
+    if (v === NOT_JSON_SHAPED) return NOT_JSON_SHAPED;
+    out[redact(key)] = v;
+  }
+  ancestors.pop();
+  return Object.freeze(out);
+}
+
+/**
+ * For log/builders.ts: a payload a builder wrote and froze, every field checked
+ * as `toFrozenPlainData` checks it, is remembered like one this function returned
+ * (a store re-checking the batch gets it back as it is).
+ */
+export function rememberChecked(value: object): void {
+  recent[recentNext] = value;
+  recentNext = (recentNext + 1) % RECENT_SIZE;
 }
 
 /**

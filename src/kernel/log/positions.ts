@@ -99,75 +99,79 @@ export class PositionIndex {
 
   /** Throws `LogAppendError` if `event` (not yet stored) refers to something that does not exist. */
   check(event: LogEvent, events: readonly AnyEvent[]): void {
-    const where = `${event.type}.payload`;
     switch (event.type) {
       case 'inbox.received':
-        if (this.#inbox.has(event.payload.id)) throw new LogAppendError(`${where}.id`, `inbox message "${event.payload.id}" already received`);
+        if (this.#inbox.has(event.payload.id)) throw new LogAppendError(`${event.type}.payload.id`, `inbox message "${event.payload.id}" already received`);
         return;
       case 'user.message': {
         const state = this.#inbox.get(event.payload.id)?.state;
-        if (state === undefined) throw new LogAppendError(`${where}.id`, `no inbox message "${event.payload.id}" was received`);
-        if (state === 'taken') throw new LogAppendError(`${where}.id`, `inbox message "${event.payload.id}" is already taken (it would be delivered twice)`);
-        this.#expectOpen(event.payload.turn, where);
+        if (state === undefined) throw new LogAppendError(`${event.type}.payload.id`, `no inbox message "${event.payload.id}" was received`);
+        if (state === 'taken')
+          throw new LogAppendError(`${event.type}.payload.id`, `inbox message "${event.payload.id}" is already taken (it would be delivered twice)`);
+        this.#expectOpen(event.payload.turn, event.type);
         return;
       }
       case 'inbox.returned':
-        event.payload.ids.forEach((id, i) => {
+        for (let i = 0; i < event.payload.ids.length; i++) {
+          const id = event.payload.ids[i]!;
           if (this.#inbox.get(id)?.state !== 'taken')
-            throw new LogAppendError(`${where}.ids[${i}]`, `inbox message "${id}" is not taken, so it cannot be returned`);
-        });
+            throw new LogAppendError(`${event.type}.payload.ids[${i}]`, `inbox message "${id}" is not taken, so it cannot be returned`);
+        }
         return;
       case 'turn.opened':
-        if (this.#openTurn !== undefined) throw new LogAppendError(`${where}.turn`, `turn ${this.#openTurn} is still open`);
-        if (event.payload.turn !== this.#nextTurn) throw new LogAppendError(`${where}.turn`, `expected turn ${this.#nextTurn}, got ${event.payload.turn}`);
+        if (this.#openTurn !== undefined) throw new LogAppendError(`${event.type}.payload.turn`, `turn ${this.#openTurn} is still open`);
+        if (event.payload.turn !== this.#nextTurn)
+          throw new LogAppendError(`${event.type}.payload.turn`, `expected turn ${this.#nextTurn}, got ${event.payload.turn}`);
         return;
       case 'turn.closed':
-        if (this.#openTurn === undefined) throw new LogAppendError(`${where}.turn`, `no turn is open (turn ${event.payload.turn} closed twice?)`);
-        this.#expectOpen(event.payload.turn, where);
+        if (this.#openTurn === undefined) throw new LogAppendError(`${event.type}.payload.turn`, `no turn is open (turn ${event.payload.turn} closed twice?)`);
+        this.#expectOpen(event.payload.turn, event.type);
         return;
       case 'model.request': {
         const { upTo, prompt, tools } = event.payload;
-        if (upTo > event.seq) throw new LogAppendError(`${where}.upTo`, `seq ${upTo} is beyond the log (${event.seq})`);
-        if (events[prompt]?.type !== 'prompt.assembled') throw new LogAppendError(`${where}.prompt`, `seq ${prompt} is not a prompt.assembled event`);
-        if (events[tools]?.type !== 'tools.declared') throw new LogAppendError(`${where}.tools`, `seq ${tools} is not a tools.declared event`);
-        this.#expectOpen(event.payload.turn, where);
+        if (upTo > event.seq) throw new LogAppendError(`${event.type}.payload.upTo`, `seq ${upTo} is beyond the log (${event.seq})`);
+        if (events[prompt]?.type !== 'prompt.assembled')
+          throw new LogAppendError(`${event.type}.payload.prompt`, `seq ${prompt} is not a prompt.assembled event`);
+        if (events[tools]?.type !== 'tools.declared') throw new LogAppendError(`${event.type}.payload.tools`, `seq ${tools} is not a tools.declared event`);
+        this.#expectOpen(event.payload.turn, event.type);
         return;
       }
       case 'assistant.message':
-        event.payload.content.forEach((block, i) => {
+        for (let i = 0; i < event.payload.content.length; i++) {
+          const block = event.payload.content[i]!;
           if (block.type === 'tool_call' && this.#calls.has(block.id)) {
-            throw new LogAppendError(`${where}.content[${i}].id`, `tool call id "${block.id}" is already used in this conversation`);
+            throw new LogAppendError(`${event.type}.payload.content[${i}].id`, `tool call id "${block.id}" is already used in this conversation`);
           }
-        });
-        this.#expectOpen(event.payload.turn, where);
+        }
+        this.#expectOpen(event.payload.turn, event.type);
         return;
       case 'tool.started': {
         const call = this.#calls.get(event.payload.callId);
-        if (!call) throw new LogAppendError(`${where}.callId`, `no tool call "${event.payload.callId}" was made`);
-        if (call.result !== undefined) throw new LogAppendError(`${where}.callId`, `tool call "${event.payload.callId}" already has a result`);
+        if (!call) throw new LogAppendError(`${event.type}.payload.callId`, `no tool call "${event.payload.callId}" was made`);
+        if (call.result !== undefined) throw new LogAppendError(`${event.type}.payload.callId`, `tool call "${event.payload.callId}" already has a result`);
         return;
       }
       case 'tool.result':
       case 'policy.decision': {
         const call = this.#calls.get(event.payload.callId);
-        if (!call) throw new LogAppendError(`${where}.callId`, `no tool call "${event.payload.callId}" was made`);
+        if (!call) throw new LogAppendError(`${event.type}.payload.callId`, `no tool call "${event.payload.callId}" was made`);
         if (event.type === 'tool.result' && call.result !== undefined) {
-          throw new LogAppendError(`${where}.callId`, `tool call "${event.payload.callId}" already has a result (seq ${call.result})`);
+          throw new LogAppendError(`${event.type}.payload.callId`, `tool call "${event.payload.callId}" already has a result (seq ${call.result})`);
         }
         return;
       }
       case 'projection.replaced': {
         const { from, to } = event.payload;
-        if (from > to) throw new LogAppendError(`${where}.from`, `range [${from}, ${to}] is empty`);
-        if (to >= event.seq) throw new LogAppendError(`${where}.to`, `seq ${to} does not exist (log has ${event.seq} events)`);
+        if (from > to) throw new LogAppendError(`${event.type}.payload.from`, `range [${from}, ${to}] is empty`);
+        if (to >= event.seq) throw new LogAppendError(`${event.type}.payload.to`, `seq ${to} does not exist (log has ${event.seq} events)`);
         return;
       }
       case 'projection.restored': {
         const target = events[event.payload.replacement];
         if (target?.type !== 'projection.replaced')
-          throw new LogAppendError(`${where}.replacement`, `seq ${event.payload.replacement} is not a projection.replaced event`);
+          throw new LogAppendError(`${event.type}.payload.replacement`, `seq ${event.payload.replacement} is not a projection.replaced event`);
         if (!this.#activeReplacements.has(event.payload.replacement))
-          throw new LogAppendError(`${where}.replacement`, `replacement ${event.payload.replacement} was already restored`);
+          throw new LogAppendError(`${event.type}.payload.replacement`, `replacement ${event.payload.replacement} was already restored`);
         return;
       }
       case 'prompt.assembled':
@@ -181,10 +185,10 @@ export class PositionIndex {
     }
   }
 
-  #expectOpen(turn: number, where: string): void {
+  #expectOpen(turn: number, type: string): void {
     if (this.#openTurn !== turn) {
       throw new LogAppendError(
-        `${where}.turn`,
+        `${type}.payload.turn`,
         this.#openTurn === undefined ? `turn ${turn} is not open` : `turn ${turn} is not the open turn (${this.#openTurn})`,
       );
     }
@@ -224,7 +228,8 @@ export class PositionIndex {
         this.#openTurn = undefined;
         return;
       case 'assistant.message':
-        for (const block of event.payload.content) {
+        for (let k = 0; k < event.payload.content.length; k++) {
+          const block = event.payload.content[k]!;
           if (block.type === 'tool_call')
             this.#calls.set(block.id, {
               assistantSeq: event.seq,

@@ -4,6 +4,8 @@
  * which source asked, and "the user pressed stop" and "the process is exiting" are
  * handled differently (logs, UI, whether to save state).
  */
+import { unwatchAbort, watchAbort } from '../abort-watch.ts';
+import type { Clock, ClockTimer } from '../clock.ts';
 import type { CancelSource } from '../outcome.ts';
 
 export interface CancelReason {
@@ -58,24 +60,52 @@ function reasonText(reason: unknown, by: CancelSource): string {
 /**
  * Settles with the promise's value, or with `onAbort()` as soon as `signal` aborts,
  * whichever is first; a rejection becomes `onReject(error)`. Never rejects.
+ *
+ * With `timeout`, also with `timeout.value()` once `timeout.ms` have passed on
+ * `timeout.clock` — unless that returns undefined, in which case the race goes on.
+ * The signal is watched through abort-watch.ts and the timeout set with
+ * `Clock.setTimer` when the clock has it: no listener records, no `Event` objects,
+ * no promise per timer.
  */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => T, onReject: (error: unknown) => T): Promise<T> {
+export function raceAbort<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  onAbort: () => T,
+  onReject: (error: unknown) => T,
+  timeout?: { readonly clock: Clock; readonly ms: number; readonly value: () => T | undefined },
+): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => undefined); // settled or not, nobody waits for it now
     return Promise.resolve(onAbort());
   }
   return new Promise<T>((resolve) => {
-    const listener = () => resolve(onAbort());
-    signal.addEventListener('abort', listener, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', listener);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', listener);
-        resolve(onReject(error));
-      },
-    );
+    let done = false;
+    let timer: ClockTimer | undefined;
+    let sleeping: AbortController | undefined;
+    const settle = (value: T) => {
+      if (done) return;
+      done = true;
+      unwatchAbort(signal, aborted);
+      timer?.cancel();
+      sleeping?.abort('settled');
+      resolve(value);
+    };
+    const aborted = () => settle(onAbort());
+    watchAbort(signal, aborted);
+    if (timeout) {
+      const fire = () => {
+        if (done) return;
+        const value = timeout.value();
+        if (value !== undefined) settle(value);
+      };
+      if (timeout.clock.setTimer) timer = timeout.clock.setTimer(timeout.ms, fire);
+      else {
+        sleeping = new AbortController();
+        timeout.clock.sleep(timeout.ms, sleeping.signal).then(() => {
+          if (!sleeping!.signal.aborted) fire();
+        });
+      }
+    }
+    promise.then(settle, (error: unknown) => settle(onReject(error)));
   });
 }

@@ -121,5 +121,7 @@ function keepNowhere(clock: Clock, redact: Redactor): TurnTracing {
 }
 
 function defined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  for (const key in o)
+    if (Object.hasOwn(o, key) && o[key] === undefined) return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return o; // nothing undefined: spread as it is
 }

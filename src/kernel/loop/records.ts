@@ -4,25 +4,9 @@
  * is written down.
  */
 import type { EventLog } from '../log/event-log.ts';
-import type { AssistantBlock, ModelResult } from '../model/client.ts';
 import { assertNever, outcomeLabel, type Outcome } from '../outcome.ts';
 
 type Redact = (text: string) => string;
-
-/** Assistant content as plain data for the log (which redacts it): the fields of each block, nothing else. */
-export function plainContent(content: readonly AssistantBlock[]) {
-  return content.map((b) =>
-    b.type === 'text'
-      ? { type: 'text' as const, text: b.text }
-      : {
-          type: 'tool_call' as const,
-          id: b.id,
-          name: b.name,
-          args: b.args ?? {},
-          ...('repeatOf' in b && typeof b.repeatOf === 'string' ? { repeatOf: b.repeatOf } : {}),
-        },
-  );
-}
 
 /** An outcome with only the alphabet's fields, its texts redacted. */
 export function plainOutcome(outcome: Outcome, redact: Redact): Outcome {
@@ -43,38 +27,7 @@ export function plainOutcome(outcome: Outcome, redact: Redact): Outcome {
   }
 }
 
-/** What `model.result` keeps of a result: its shape and usage, not the content (that is in assistant.message). */
-export function summarizeResult(result: ModelResult, redact: Redact) {
-  const base = {
-    type: result.type,
-    ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
-    ...(result.usage ? { usage: { ...result.usage } } : {}),
-  };
-  switch (result.type) {
-    case 'reply':
-      return base;
-    case 'tool_use':
-      return { ...base, calls: result.calls.length };
-    case 'max_tokens':
-      return { ...base, partialToolCall: result.partialToolCall, text: redact(result.text) };
-    case 'refusal':
-      return { ...base, text: redact(result.text) };
-    case 'unknown':
-      return { ...base, stopReason: result.stopReason, text: redact(result.text) };
-    case 'context_window_exceeded':
-      return { ...base, at: result.at, message: redact(result.message) };
-    case 'transport_error':
-      return {
-        ...base,
-        kind: result.kind,
-        message: redact(result.message),
-        ...(result.status !== undefined ? { status: result.status } : {}),
-        ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
-      };
-    default:
-      return assertNever(result, 'model result');
-  }
-}
+export { summarizeResult } from '../log/builders.ts';
 
 /** The notice a failed turn that ran side effects leaves for the next turn. */
 export function sideEffectNotice(outcome: Outcome, effects: readonly { callId: string; name: string }[], log: EventLog): string {

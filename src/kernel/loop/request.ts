@@ -9,6 +9,7 @@ import type { Message, ToolSpec } from '../model/client.ts';
 import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { InputError } from '../input-error.ts';
+import { appendToolsDeclared } from '../log/builders.ts';
 import { project } from '../projection/projection.ts';
 import type { PromptSource } from './types.ts';
 
@@ -32,22 +33,32 @@ export function recordPromptAndTools(
   lastTools: { specs: readonly ToolSpec[] | undefined },
 ): { prompt: number; tools: number; errors: readonly { readonly id: string; readonly message: string }[] } {
   const assembled = prompt.assemble();
-  const errors = (assembled.errors ?? []).map((e) => ({ id: e.id, message: e.message }));
+  const errors = assembled.errors && assembled.errors.length > 0 ? assembled.errors.map((e) => ({ id: e.id, message: e.message })) : NO_ERRORS;
   let promptSeq = log.positions.lastPrompt;
   const previous = promptSeq === undefined ? undefined : (log.at(promptSeq) as Extract<LogEvent, { type: 'prompt.assembled' }>);
-  if (!previous || previous.payload.system !== assembled.system || JSON.stringify(previous.payload.errors ?? []) !== JSON.stringify(errors)) {
+  if (!previous || previous.payload.system !== assembled.system || !sameErrors(previous.payload.errors, errors)) {
     promptSeq = log.append('prompt.assembled', {
       system: assembled.system,
       fragments: assembled.fragments.map((f) => ({ id: f.id, priority: f.priority })),
-      ...(errors.length > 0 ? { errors } : {}),
+      ...(errors.length > 0 ? { errors: errors.slice() } : {}),
     }).seq;
   }
   let toolsSeq = log.positions.lastTools;
   if (toolsSeq === undefined || (lastTools.specs !== tools && !sameSpecs(log.at(toolsSeq) as Extract<LogEvent, { type: 'tools.declared' }>, tools))) {
-    toolsSeq = log.append('tools.declared', { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.inputSchema } })) }).seq;
+    toolsSeq = appendToolsDeclared(log, tools).seq;
   }
   lastTools.specs = tools;
   return { prompt: promptSeq!, tools: toolsSeq, errors };
+}
+
+const NO_ERRORS: readonly { readonly id: string; readonly message: string }[] = Object.freeze([]);
+
+function sameErrors(
+  recorded: readonly { readonly id: string; readonly message: string }[] | undefined,
+  errors: readonly { readonly id: string; readonly message: string }[],
+): boolean {
+  if ((recorded ?? NO_ERRORS).length === 0 && errors.length === 0) return true;
+  return JSON.stringify(recorded ?? []) === JSON.stringify(errors);
 }
 
 function sameSpecs(event: Extract<LogEvent, { type: 'tools.declared' }>, tools: readonly ToolSpec[]): boolean {

@@ -17,16 +17,26 @@ export class RetryAfterWindows {
   #upTo = 0;
   /** turn/step/attempt → the client a request went to, until its result is read. */
   readonly #open = new Map<string, string>();
+  /** The last request, while unanswered. */
+  #last: { readonly turn: number; readonly step: number; readonly attempt: number; readonly client: string } | undefined;
   readonly #until = new Map<string, number>();
 
+  /** Folds the log as it is now: a reopened conversation pays for its history here, once, not in its first step. */
   constructor(log: EventLog) {
     this.#log = log;
+    this.#fold();
   }
 
   /** When the client's window ends (ms on the log's clock), or undefined if it never gave one. */
   until(client: string): number | undefined {
     this.#fold();
     return this.#until.get(client);
+  }
+
+  /** Has any client ever given a retry-after (so that some window may be open)? */
+  any(): boolean {
+    this.#fold();
+    return this.#until.size > 0;
   }
 
   /** Is the client inside its window at `now`? */
@@ -40,11 +50,23 @@ export class RetryAfterWindows {
       const e = events[i]!;
       if (e.opaque) continue;
       const event = e as LogEvent;
-      if (event.type === 'model.request') this.#open.set(key(event.payload), event.payload.client);
-      else if (event.type === 'model.result') {
-        const client = this.#open.get(key(event.payload));
-        this.#open.delete(key(event.payload));
-        const retryAfter = event.payload.result.retryAfterMs;
+      if (event.type === 'model.request') {
+        // A request is answered before the next is sent: the last one is kept as is,
+        // and only one still unanswered when another comes goes to the map.
+        if (this.#last) this.#open.set(key(this.#last), this.#last.client);
+        this.#last = event.payload;
+      } else if (event.type === 'model.result') {
+        const p = event.payload;
+        let client: string | undefined;
+        if (this.#last && this.#last.turn === p.turn && this.#last.step === p.step && this.#last.attempt === p.attempt) {
+          client = this.#last.client;
+          this.#last = undefined;
+          if (this.#open.size > 0) this.#open.delete(key(p));
+        } else if (this.#open.size > 0) {
+          client = this.#open.get(key(p));
+          this.#open.delete(key(p));
+        }
+        const retryAfter = p.result.retryAfterMs;
         if (client !== undefined && retryAfter !== undefined) this.#until.set(client, Math.max(this.#until.get(client) ?? 0, event.at + retryAfter));
       }
     }

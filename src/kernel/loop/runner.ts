@@ -33,15 +33,27 @@ import { CancelScope, raceAbort } from './cancellation.ts';
 import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
-import { PersistenceError, persistOrThrow } from './persistence-error.ts';
+import { PersistenceError } from './persistence-error.ts';
 import { RetryAfterWindows } from './retry-after-windows.ts';
 import { DeltaStreams } from './delta-streams.ts';
-import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult } from './records.ts';
+import { countable, describeError, plainOutcome, sideEffectNotice } from './records.ts';
+import {
+  appendAssistantMessage,
+  appendInboxReceived,
+  appendModelDelta,
+  appendModelRequest,
+  appendModelResult,
+  appendTurnClosed,
+  appendTurnOpened,
+  appendUserMessage,
+} from '../log/builders.ts';
 import { recordPromptAndTools } from './request.ts';
+import { requestWithMessages } from './request-messages.ts';
 import { isLoopWritten, LOOP_SOURCE, messagesToReturn } from './returns.ts';
 import { planStepCalls, type PlannedCall } from './step-calls.ts';
 import { ToolJournal } from './tool-journal.ts';
 import type { ClaimDecision, LoopDeps, SendOptions, TurnResult } from './types.ts';
+import type { SettledToolCall, ToolExecutionContext } from '../tools/types.ts';
 
 /** The source of the side-effect notice the loop writes. */
 const SIDE_EFFECT_NOTICE_SOURCE = `${LOOP_SOURCE}side-effects`;
@@ -67,6 +79,18 @@ interface TurnState {
 
 /** What a state hands back: the turn goes on (to the next step), or it ends with an outcome. */
 type Next = 'next_step' | Outcome;
+
+/** The client a step starts with, or the outcome when every client is inside a retry-after window too long to wait. */
+type ClientChoice = { readonly client: ModelClient } | { readonly outcome: Outcome };
+
+/** A model request in flight: its span, its delta streams, and its answer (raced against cancel and timeout; never rejects). */
+interface ModelCall {
+  readonly span: SpanHandle;
+  readonly attempt: number;
+  open: boolean;
+  streams: DeltaStreams | undefined;
+  answer: Promise<ModelResult>;
+}
 
 /** How a model step ended: with a result the turn acts on, or with an outcome (the error chain gave up, or a cancel). */
 type StepResult = { readonly result: Exclude<ModelResult, ModelErrorResult> } | { readonly outcome: Outcome };
@@ -111,7 +135,7 @@ export class AgentLoop {
   send(text: string, options: SendOptions = {}): string {
     const id = options.id ?? this.#deps.newId();
     // Secrets never reach the log (the log redacts), nor, therefore, the model.
-    this.#log.append('inbox.received', { id, intent: options.intent ?? 'follow_up', text, source: options.source ?? 'user' });
+    appendInboxReceived(this.#log, id, options.intent ?? 'follow_up', text, options.source ?? 'user');
     return id;
   }
 
@@ -244,7 +268,8 @@ export class AgentLoop {
       s.steps++;
       const step = await this.#awaitingModel(s);
       if ('outcome' in step) return step.outcome;
-      const next = await this.#onResult(s, step.result);
+      const acted = this.#onResult(s, step.result);
+      const next = acted instanceof Promise ? await acted : acted;
       if (next !== 'next_step') return next;
     }
   }
@@ -256,7 +281,7 @@ export class AgentLoop {
   /** Opens the turn, takes its input and asks the claim policy. */
   async #claiming(s: TurnState): Promise<Next> {
     const claimed = takeForTurnStart(this.#log.positions.pending());
-    this.#log.append('turn.opened', { turn: s.turn, trigger: claimed[0]?.id ?? '' });
+    appendTurnOpened(this.#log, s.turn, claimed[0]?.id ?? '');
 
     // The claim policy filters what people sent; what the loop wrote itself passes untouched.
     const decided = await this.#claim(
@@ -271,18 +296,16 @@ export class AgentLoop {
       const loopWritten = isLoopWritten(message.source);
       const rewritten = decision.decision === 'allow' && !loopWritten ? decision.rewrite?.get(message.id) : undefined;
       const dropped = rewritten === null || (rewritten ?? message.text).length === 0;
-      this.#log.append('user.message', {
-        turn: s.turn,
-        id: message.id,
-        intent: message.intent,
-        text: dropped ? '' : (rewritten ?? message.text),
-        ...(dropped ? { dropped: true } : {}),
-      });
+      appendUserMessage(this.#log, s.turn, message.id, message.intent, dropped ? '' : (rewritten ?? message.text), dropped);
       s.taken.push({ id: message.id, source: message.source, seen: false });
       // A notice alone is no work: the turn is for what people sent.
       if (!dropped && !loopWritten) delivered++;
     }
-    await this.#persist();
+    try {
+      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
     if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describeError(decided.error)}` };
     if (s.scope.cancelled) return this.#cancelled(s);
@@ -305,7 +328,7 @@ export class AgentLoop {
   /** Takes the steers and injects waiting in the inbox into the current step. */
   #takeStepInput(s: TurnState): void {
     for (const message of takeForNextStep(this.#log.positions.pending())) {
-      this.#log.append('user.message', { turn: s.turn, id: message.id, intent: message.intent, text: message.text });
+      appendUserMessage(this.#log, s.turn, message.id, message.intent, message.text, false);
       s.taken.push({ id: message.id, source: message.source, seen: false });
     }
   }
@@ -355,22 +378,24 @@ export class AgentLoop {
 
   /** One step's request, through as many attempts as the error chain allows. */
   async #awaitingModel(s: TurnState): Promise<StepResult> {
-    const first = await this.#clientForStep(s);
+    const chosen = this.#clientForStep(s);
+    const first = chosen instanceof Promise ? await chosen : chosen;
     if ('outcome' in first) return first;
     // Steers and injects that arrived while the step was prepared (after its input was taken) join it too.
     this.#takeStepInput(s);
     let client = first.client;
-    const counters = new Map<string, number>();
+    let counters: Map<string, number> | undefined;
     for (let attempt = 1; ; attempt++) {
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
       if (attempt > MAX_ATTEMPTS_PER_STEP) {
         return { outcome: { kind: 'failed', reason: 'provider_unavailable', detail: `gave up after ${MAX_ATTEMPTS_PER_STEP} attempts` } };
       }
-      const sent = await this.#send(s, client, attempt);
+      const sent = this.#send(s, client, attempt);
       if ('outcome' in sent) return sent;
-      const result = sent.result;
+      const result = this.#answered(s, sent, await sent.answer);
       if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+      counters ??= new Map<string, number>();
       const recovery = await this.#recovering(s, result, attempt, counters, client);
       // A cancel that landed while the chain worked (a compaction it cut short) wins over the chain's verdict.
       if ('outcome' in recovery) return s.scope.cancelled ? { outcome: this.#cancelled(s) } : recovery;
@@ -380,8 +405,9 @@ export class AgentLoop {
 
   /** The clients in the order the loop tries them: the primary, then the fallbacks. */
   #chain(): readonly ModelClient[] {
-    return [this.#deps.model, ...(this.#deps.fallbackModels ?? [])];
+    return (this.#clients ??= Object.freeze([this.#deps.model, ...(this.#deps.fallbackModels ?? [])]));
   }
+  #clients: readonly ModelClient[] | undefined;
 
   /**
    * The client a step starts with: the first of the chain outside its retry-after
@@ -390,12 +416,19 @@ export class AgentLoop {
    * (`retry.maxRetryAfterMs`); otherwise the turn fails `rate_limited`, as the error
    * chain decides for a retry-after it will not wait.
    */
-  async #clientForStep(s: TurnState): Promise<{ readonly client: ModelClient } | { readonly outcome: Outcome }> {
-    const { clock, config } = this.#deps;
+  #clientForStep(s: TurnState): ClientChoice | Promise<ClientChoice> {
     const chain = this.#chain();
-    const now = clock.now();
-    const free = chain.find((c) => !this.#windows.closed(c.name, now));
-    if (free) return { client: free };
+    // No client ever gave a retry-after (the common case): the primary, without asking the clock.
+    if (!this.#windows.any()) return (this.#primary ??= { client: chain[0]! });
+    const now = this.#deps.clock.now();
+    for (const c of chain) if (!this.#windows.closed(c.name, now)) return { client: c };
+    return this.#waitForWindow(s, chain, now);
+  }
+  #primary: ClientChoice | undefined;
+
+  /** Every client is inside its retry-after window: wait for the first to end, or fail `rate_limited`. */
+  async #waitForWindow(s: TurnState, chain: readonly ModelClient[], now: number): Promise<ClientChoice> {
+    const { clock, config } = this.#deps;
     let soonest = chain[0]!;
     for (const c of chain) if ((this.#windows.until(c.name) ?? 0) < (this.#windows.until(soonest.name) ?? 0)) soonest = c;
     const waitMs = (this.#windows.until(soonest.name) ?? now) - now;
@@ -417,10 +450,10 @@ export class AgentLoop {
   }
 
   /** Records the request (prompt, tools, messages by reference to the log) and sends it. */
-  async #send(s: TurnState, client: ModelClient, attempt: number): Promise<{ readonly result: ModelResult } | { readonly outcome: Outcome }> {
+  #send(s: TurnState, client: ModelClient, attempt: number): ModelCall | { readonly outcome: Outcome } {
     const deps = this.#deps;
     const { config } = deps;
-    const messages = this.#projection.current();
+    const messages = this.#projection.currentList();
     const violation = this.#projection.pairingViolation();
     if (violation) {
       return {
@@ -443,7 +476,7 @@ export class AgentLoop {
     const system = (this.#log.at(refs.prompt) as Extract<LogEvent, { type: 'prompt.assembled' }>).payload.system;
     // Each client is asked for its own model; one that names none, for the configured one.
     const model = client.model ?? config.model;
-    this.#log.append('model.request', {
+    appendModelRequest(this.#log, {
       turn: s.turn,
       step: s.steps,
       attempt,
@@ -453,31 +486,29 @@ export class AgentLoop {
       prompt: refs.prompt,
       tools: refs.tools,
       maxTokens: config.maxTokens,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      temperature: config.temperature,
     });
-    const request: ModelRequest = {
+    const request = requestWithMessages(messages, {
       model,
       system,
-      messages,
       tools,
       maxTokens: config.maxTokens,
       signal: s.scope.signal,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.modelTimeoutMs !== undefined ? { timeoutMs: config.modelTimeoutMs } : {}),
-    };
-    return { result: await this.#callModel(s, client, request, attempt) };
+      temperature: config.temperature,
+      timeoutMs: config.modelTimeoutMs,
+    });
+    return this.#callModel(s, client, request, attempt);
   }
 
-  async #callModel(s: TurnState, client: ModelClient, request: ModelRequest, attempt: number): Promise<ModelResult> {
+  /** Sends the request: the call's answer races the turn's cancel signal (and the model timeout, when configured). */
+  #callModel(s: TurnState, client: ModelClient, request: ModelRequest, attempt: number): ModelCall {
     const span = s.span.child('model_call', client.name, { step: s.steps, attempt, model: request.model });
-    let open = true;
-    // Each stream is redacted across its deltas: a key split between two is held back until it can be redacted whole.
-    const streams = new DeltaStreams(this.#deps.redact, this.#deps.streamRedaction ?? streamRedactor);
-    const store = (deltas: readonly ModelDelta[]) => {
-      for (const delta of deltas) this.#log.append('model.delta', { turn: s.turn, step: s.steps, attempt, delta: { ...delta } });
-    };
+    const pending: ModelCall = { span, attempt, open: true, streams: undefined, answer: undefined as unknown as Promise<ModelResult> };
     const onDelta = (delta: ModelDelta) => {
-      if (open) store(streams.push(delta));
+      if (!pending.open) return;
+      // Each stream is redacted across its deltas: a key split between two is held back until it can be redacted whole.
+      pending.streams ??= new DeltaStreams(this.#deps.redact, this.#deps.streamRedaction ?? streamRedactor);
+      this.#storeDeltas(s, attempt, pending.streams.push(delta));
     };
     let call: Promise<ModelResult>;
     try {
@@ -486,26 +517,33 @@ export class AgentLoop {
       call = Promise.reject(error);
     }
     const timeoutMs = request.timeoutMs;
-    if (timeoutMs !== undefined) {
-      // Providers honour the timeout themselves; this is the backstop for one that hangs.
-      const stop = new AbortController();
-      const timedOut = this.#deps.clock
-        .sleep(timeoutMs, AbortSignal.any([stop.signal, s.scope.signal]))
-        .then((): ModelResult | undefined =>
-          s.scope.cancelled ? undefined : { type: 'transport_error', kind: 'timeout', message: `no result within ${timeoutMs} ms` },
-        );
-      const raced = call;
-      call = Promise.race([raced, timedOut.then((r) => r ?? raced)]).finally(() => stop.abort());
-    }
-    const result = await raceAbort<ModelResult>(
+    pending.answer = raceAbort<ModelResult>(
       call,
       s.scope.signal,
       () => ({ type: 'transport_error', kind: 'aborted', message: 'the turn was cancelled' }),
       // Providers never reject; one that does broke its contract. Keep going as a transport failure.
       (error) => ({ type: 'transport_error', kind: 'network', message: `model client rejected (contract violation): ${describeError(error)}` }),
+      // Providers honour the timeout themselves; this is the backstop for one that hangs.
+      timeoutMs === undefined
+        ? undefined
+        : {
+            clock: this.#deps.clock,
+            ms: timeoutMs,
+            value: () => (s.scope.cancelled ? undefined : { type: 'transport_error', kind: 'timeout', message: `no result within ${timeoutMs} ms` }),
+          },
     );
-    open = false;
-    store(streams.end());
+    return pending;
+  }
+
+  #storeDeltas(s: TurnState, attempt: number, deltas: readonly ModelDelta[]): void {
+    for (const delta of deltas) appendModelDelta(this.#log, s.turn, s.steps, attempt, delta);
+  }
+
+  /** The model's answer came back: what the stream still held, the span, usage and the `model.result` record. */
+  #answered(s: TurnState, pending: ModelCall, result: ModelResult): ModelResult {
+    const { span, attempt } = pending;
+    pending.open = false;
+    if (pending.streams) this.#storeDeltas(s, attempt, pending.streams.end());
     const ok = result.type === 'reply' || result.type === 'tool_use';
     span.end(result.type === 'transport_error' && result.kind === 'aborted' ? 'cancelled' : ok ? 'ok' : 'error', {
       result: result.type,
@@ -517,12 +555,12 @@ export class AgentLoop {
       s.inputTokens += countable(result.usage.inputTokens);
       s.outputTokens += countable(result.usage.outputTokens);
     }
-    this.#log.append('model.result', { turn: s.turn, step: s.steps, attempt, result: summarizeResult(result, this.#deps.redact) });
+    appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#deps.redact);
     return result;
   }
 
   /** Where the model's answer leads: CHECKPOINT (reply), TOOLS (tool use), or an outcome. */
-  async #onResult(s: TurnState, result: Exclude<ModelResult, ModelErrorResult>): Promise<Next> {
+  #onResult(s: TurnState, result: Exclude<ModelResult, ModelErrorResult>): Next | Promise<Next> {
     switch (result.type) {
       case 'reply':
         return this.#replied(s, result);
@@ -549,10 +587,14 @@ export class AgentLoop {
     if (result.text.trim().length === 0 && !result.content.some((b) => b.type === 'text' && b.text.trim())) {
       return { kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' };
     }
-    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content) });
+    appendAssistantMessage(this.#log, s.turn, s.steps, result.content);
     markSeen(s);
     s.reply = result.text;
-    await this.#persist();
+    try {
+      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
     // The turn ends when no steer waits — checked again after the hooks, which take time.
     const more = s.steps < config.maxSteps;
     if (more && this.#steerWaiting()) return 'next_step';
@@ -567,10 +609,14 @@ export class AgentLoop {
     const { config } = this.#deps;
     const plan = planStepCalls(result.calls, result.content, this.#log, this.#deps.redact);
     const calls = plan.calls;
-    this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(plan.content) });
+    appendAssistantMessage(this.#log, s.turn, s.steps, plan.content);
     markSeen(s);
-    s.journal.planned(calls.map((p) => p.call));
-    await this.#persist();
+    s.journal.planned(calls);
+    try {
+      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
     // Invariant 11: never run a round whose results the model could not see.
     if (s.steps >= config.maxSteps) {
       return {
@@ -587,9 +633,14 @@ export class AgentLoop {
       return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per session (${config.maxToolCallsPerSession}) would be exceeded` };
     }
     s.toolCalls += calls.length;
-    await this.#runningTools(s, calls);
+    const running = this.#runningTools(s, calls);
+    if (running !== undefined) await running;
     if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
-    await this.#persist();
+    try {
+      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
     return 'next_step';
   }
 
@@ -671,7 +722,14 @@ export class AgentLoop {
   // TOOLS
   // ---------------------------------------------------------------------------
 
-  async #runningTools(s: TurnState, calls: readonly PlannedCall[]): Promise<void> {
+  /** The step's calls: one runs at once (settled without a promise when nothing in it waits), several in batches. */
+  #runningTools(s: TurnState, calls: readonly PlannedCall[]): Promise<void> | undefined {
+    if (calls.length !== 1) return this.#runningBatches(s, calls);
+    if (s.scope.cancelled) return undefined; // the call gets a "not run" result when the turn closes
+    return this.#runTool(s, calls[0]!);
+  }
+
+  async #runningBatches(s: TurnState, calls: readonly PlannedCall[]): Promise<void> {
     const tools = this.#deps.tools;
     // Consecutive parallel-safe calls run together; anything else runs alone, in order.
     let i = 0;
@@ -679,27 +737,54 @@ export class AgentLoop {
       if (s.scope.cancelled) return; // the rest get "not run" results when the turn closes
       let j = i + 1;
       if (tools.parallelSafe(calls[i]!.call.name)) while (j < calls.length && tools.parallelSafe(calls[j]!.call.name)) j++;
-      await Promise.all(calls.slice(i, j).map((c) => this.#runTool(s, c)));
+      await Promise.all(calls.slice(i, j).map((c) => this.#runToolAwaited(s, c)));
       i = j;
     }
   }
 
-  async #runTool(s: TurnState, { call, repeatOf }: PlannedCall): Promise<void> {
+  /** One call of a batch: its result is written after it settles, so the batch's records come in the order they always did. */
+  async #runToolAwaited(s: TurnState, planned: PlannedCall): Promise<void> {
     const step = s.steps;
     let settled;
     try {
-      settled = await this.#deps.tools.execute(call, {
-        signal: s.scope.signal,
-        clock: this.#deps.clock,
-        recorder: s.journal.recorder(step),
-        trace: s.span,
-        ...(repeatOf !== undefined ? { repeatOf } : {}),
-        ...(this.#deps.conversation !== undefined ? { conversation: this.#deps.conversation } : {}),
-      });
+      settled = await this.#deps.tools.execute(planned.call, this.#toolContext(s, step, planned));
+    } catch (error) {
+      settled = s.journal.pipelineError(planned.call, error);
+    }
+    s.journal.settled(step, planned.call, settled);
+  }
+
+  /** A step's one call: its result is written as soon as it settles (at once when the pipeline settles it synchronously). */
+  #runTool(s: TurnState, planned: PlannedCall): Promise<void> | undefined {
+    const step = s.steps;
+    const { call } = planned;
+    const tools = this.#deps.tools;
+    let settled: SettledToolCall | Promise<SettledToolCall>;
+    try {
+      const ctx = this.#toolContext(s, step, planned);
+      settled = tools.executeNow ? tools.executeNow(call, ctx) : tools.execute(call, ctx);
     } catch (error) {
       settled = s.journal.pipelineError(call, error);
     }
-    s.journal.settled(step, call, settled);
+    if (!(settled instanceof Promise)) {
+      s.journal.settled(step, call, settled);
+      return undefined;
+    }
+    return settled.then(
+      (done) => s.journal.settled(step, call, done),
+      (error: unknown) => s.journal.settled(step, call, s.journal.pipelineError(call, error)),
+    );
+  }
+
+  #toolContext(s: TurnState, step: number, { repeatOf }: PlannedCall): ToolExecutionContext {
+    return {
+      signal: s.scope.signal,
+      clock: this.#deps.clock,
+      recorder: s.journal.recorder(step),
+      trace: s.span,
+      ...(repeatOf !== undefined ? { repeatOf } : {}),
+      ...(this.#deps.conversation !== undefined ? { conversation: this.#deps.conversation } : {}),
+    };
   }
 
   // ---------------------------------------------------------------------------
@@ -822,7 +907,7 @@ export class AgentLoop {
       toolCalls: s.toolCalls,
     };
     try {
-      this.#log.append('turn.closed', payload);
+      appendTurnClosed(this.#log, payload);
     } catch (error) {
       this.#log.append('turn.closed', {
         turn: s.turn,
@@ -834,8 +919,15 @@ export class AgentLoop {
     }
   }
 
+  /** The host's persist; a failure (a rejection, or a throw) becomes a PersistenceError. */
   #persist(): Promise<void> {
-    return persistOrThrow(this.#deps.persist);
+    let written: Promise<void>;
+    try {
+      written = Promise.resolve(this.#deps.persist());
+    } catch (error) {
+      return Promise.reject(new PersistenceError(error));
+    }
+    return written.then(undefined, toPersistenceError);
   }
 
   /** Recording a cancel is best effort: the cancel itself has already taken effect. */
@@ -848,9 +940,13 @@ export class AgentLoop {
   }
 }
 
+function toPersistenceError(error: unknown): never {
+  throw new PersistenceError(error);
+}
+
 /** The model completed a step: every message taken so far is in a step's request. */
 function markSeen(s: TurnState): void {
-  for (const m of s.taken) m.seen = true;
+  for (let i = 0; i < s.taken.length; i++) s.taken[i]!.seen = true;
 }
 
 function linkSignals(signals: NonNullable<LoopDeps['signals']>): { signal: AbortSignal; by: CancelSource }[] {

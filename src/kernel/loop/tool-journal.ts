@@ -19,8 +19,9 @@ import type { LogEvent } from '../log/envelope.ts';
 import type { ToolCall } from '../model/client.ts';
 import { outcomeLabel, type Outcome } from '../outcome.ts';
 import { renderError } from '../tools/tool-errors.ts';
-import type { SettledToolCall, SideEffect, ToolCallRecorder } from '../tools/types.ts';
+import type { PolicyDecision, SettledToolCall, SideEffect, ToolCallRecorder } from '../tools/types.ts';
 import { PersistenceError, persistOrThrow } from './persistence-error.ts';
+import { appendPolicyDecision, appendToolResult, appendToolStarted } from '../log/builders.ts';
 import { describeError } from './records.ts';
 
 export class ToolJournal {
@@ -41,42 +42,60 @@ export class ToolJournal {
   }
 
   /** The calls of a step the model made, in order (before any of them runs). */
-  planned(calls: readonly ToolCall[]): void {
-    for (const c of calls) this.callIds.push(c.id);
+  planned(calls: readonly { readonly call: ToolCall }[]): void {
+    for (let i = 0; i < calls.length; i++) this.callIds.push(calls[i]!.call.id);
   }
 
-  /** What the tool pipeline records through, for a call of `step`. */
+  #recorder: StepRecorder | undefined;
+
+  /** What the tool pipeline records through, for a call of `step` (one recorder per step). */
   recorder(step: number): ToolCallRecorder {
-    return {
-      policy: (callId, tool, d) => {
-        this.#log.append('policy.decision', { turn: this.#turn, step, callId, tool, decision: d.decision, by: d.by, rule: d.rule });
-      },
-      started: async (entry) => {
-        this.#log.append('tool.started', {
-          turn: this.#turn,
-          step,
-          callId: entry.callId,
-          name: entry.name,
-          args: entry.args,
-          sideEffect: entry.sideEffect,
-          attempt: entry.attempt,
-          ...(entry.idempotencyKey !== undefined ? { idempotencyKey: entry.idempotencyKey } : {}),
-        });
-        if (!writesAhead(entry.sideEffect)) return;
-        try {
-          await persistOrThrow(this.#persist); // write-ahead: a crash after this point can never re-run the call
-        } catch (error) {
-          this.writeAheadFailure ??= error as PersistenceError; // the pipeline settles the call; the turn then stops
-          throw error;
-        }
-        if (entry.attempt === 1) this.sideEffects.push({ callId: entry.callId, name: entry.name });
-      },
-      alreadyStarted: (callId) => {
-        const call = this.#log.positions.call(callId);
-        return call !== undefined && (call.started || call.repeatStarted);
-      },
-      describe: (callId) => this.#describe(callId),
-    };
+    if (this.#recorder?.step !== step) this.#recorder = new StepRecorder(this, step);
+    return this.#recorder;
+  }
+
+  /** A policy decision of a call of `step`. */
+  recordPolicy(step: number, callId: string, tool: string, d: PolicyDecision): void {
+    appendPolicyDecision(this.#log, this.#turn, step, callId, tool, d.decision, d.by, d.rule);
+  }
+
+  /**
+   * The start of an execution. A STATEFUL or CRITICAL start is written ahead (the
+   * promise settles once it is persisted, rejecting if it could not be); any other
+   * is recorded and returns at once.
+   */
+  recordStart(step: number, entry: StartEntry): Promise<void> | undefined {
+    appendToolStarted(this.#log, {
+      turn: this.#turn,
+      step,
+      callId: entry.callId,
+      name: entry.name,
+      args: entry.args,
+      sideEffect: entry.sideEffect,
+      attempt: entry.attempt,
+      idempotencyKey: entry.idempotencyKey,
+    });
+    if (!writesAhead(entry.sideEffect)) return undefined;
+    return this.#writeAhead(entry);
+  }
+
+  async #writeAhead(entry: StartEntry): Promise<void> {
+    try {
+      await persistOrThrow(this.#persist); // write-ahead: a crash after this point can never re-run the call
+    } catch (error) {
+      this.writeAheadFailure ??= error as PersistenceError; // the pipeline settles the call; the turn then stops
+      throw error;
+    }
+    if (entry.attempt === 1) this.sideEffects.push({ callId: entry.callId, name: entry.name });
+  }
+
+  alreadyStarted(callId: string): boolean {
+    const call = this.#log.positions.call(callId);
+    return call !== undefined && (call.started || call.repeatStarted);
+  }
+
+  describe(callId: string): string {
+    return this.#describe(callId);
   }
 
   /** What is known of a call, for the model: its arguments, and its result so far. */
@@ -115,23 +134,24 @@ export class ToolJournal {
   /** Writes the call's one result. */
   settled(step: number, call: ToolCall, settled: SettledToolCall): void {
     if (this.#log.positions.call(call.id)?.result !== undefined) return; // already closed (cannot happen: one result per call)
-    const base = {
+    const fields = {
       turn: this.#turn,
       step,
       callId: call.id,
       name: call.name,
       status: settled.status,
       content: settled.content,
-      ...(settled.error ? { error: settled.error } : {}),
-      ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
+      error: settled.error,
+      truncatedFrom: settled.truncatedFrom,
       durationMs: settled.durationMs,
       attempts: settled.attempts,
+      output: settled.output,
     };
     try {
-      this.#log.append('tool.result', settled.output !== undefined ? { ...base, output: settled.output } : base);
+      appendToolResult(this.#log, fields);
     } catch {
       // Output that is not plain data must not cost the call its result.
-      this.#log.append('tool.result', base);
+      appendToolResult(this.#log, { ...fields, output: undefined });
     }
   }
 
@@ -167,6 +187,35 @@ export class ToolJournal {
         attempts: call.started ? 1 : 0,
       });
     }
+  }
+}
+
+type StartEntry = Parameters<ToolCallRecorder['started']>[0];
+
+/** The recorder the pipeline is given for the calls of one step. */
+class StepRecorder implements ToolCallRecorder {
+  readonly #journal: ToolJournal;
+  readonly step: number;
+
+  constructor(journal: ToolJournal, step: number) {
+    this.#journal = journal;
+    this.step = step;
+  }
+
+  policy(callId: string, tool: string, decision: PolicyDecision): void {
+    this.#journal.recordPolicy(this.step, callId, tool, decision);
+  }
+
+  started(entry: StartEntry): Promise<void> | undefined {
+    return this.#journal.recordStart(this.step, entry);
+  }
+
+  alreadyStarted(callId: string): boolean {
+    return this.#journal.alreadyStarted(callId);
+  }
+
+  describe(callId: string): string {
+    return this.#journal.describe(callId);
   }
 }
 

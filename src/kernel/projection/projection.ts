@@ -14,6 +14,7 @@ import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { contributionOf } from './invariants/atomic-turns.ts';
 import { checkToolPairingFrom, normalizeAssistantContent, type PairingViolation } from './invariants/tool-pairing.ts';
+import { MessageList } from './message-list.ts';
 
 interface Replacement {
   readonly from: number;
@@ -41,7 +42,8 @@ export const SUMMARY_PREFIX = '[Summary of the earlier conversation]\n';
 
 /** Folds events into messages. One instance per (log, replace generation). */
 class Folder {
-  readonly messages: Message[] = [];
+  /** The messages so far: a persistent list, so a snapshot costs nothing and a change what it changes. */
+  list: MessageList = MessageList.EMPTY;
   touched = 0;
   /** Lowest message index written or removed since `takeChangedFrom` was last called. */
   #changedFrom = 0;
@@ -74,8 +76,8 @@ class Folder {
       case 'turn.opened':
         this.#turn = {
           turn: event.payload.turn,
-          startLength: this.messages.length,
-          startLast: this.messages[this.messages.length - 1],
+          startLength: this.list.length,
+          startLast: this.list.at(this.list.length - 1),
           events: [],
         };
         return;
@@ -105,11 +107,14 @@ class Folder {
         const content = normalizeAssistantContent(event.payload.content);
         if (content.length === 0) return;
         const message: AssistantMessage = Object.freeze({ role: 'assistant', content: Object.freeze(content) });
-        const index = this.messages.length;
+        const index = this.list.length;
         this.#changed(index);
-        this.messages.push(message);
+        this.list = this.list.push(message);
         let order = 0;
-        for (const block of content) if (block.type === 'tool_call') this.#calls.set(block.id, { messageIndex: index, order: order++ });
+        for (let k = 0; k < content.length; k++) {
+          const block = content[k]!;
+          if (block.type === 'tool_call') this.#calls.set(block.id, { messageIndex: index, order: order++ });
+        }
         return;
       }
       case 'tool.result':
@@ -129,8 +134,8 @@ class Folder {
     const contribution = contributionOf(closed.payload.outcome, turn.events);
     if (contribution.keep === 'all') return;
     this.#changed(turn.startLast ? turn.startLength - 1 : turn.startLength);
-    this.messages.length = turn.startLength;
-    if (turn.startLast) this.messages[turn.startLength - 1] = turn.startLast;
+    this.list = this.list.truncate(turn.startLength);
+    if (turn.startLast) this.list = this.list.set(turn.startLength - 1, turn.startLast);
     if (contribution.keep === 'nothing') return;
     for (const event of contribution.events) this.#project(event);
     this.#appendUserBlock({ type: 'text', text: contribution.notice });
@@ -138,13 +143,14 @@ class Folder {
 
   /** Adds a block to the trailing user message, or starts one. */
   #appendUserBlock(block: UserBlock): void {
-    const last = this.messages[this.messages.length - 1];
+    const lastIndex = this.list.length - 1;
+    const last = this.list.at(lastIndex);
     if (last?.role === 'user') {
-      this.#changed(this.messages.length - 1);
-      this.messages[this.messages.length - 1] = userMessage([...last.content, block]);
+      this.#changed(lastIndex);
+      this.list = this.list.set(lastIndex, userMessage([...last.content, block]));
     } else {
-      this.#changed(this.messages.length);
-      this.messages.push(userMessage([block]));
+      this.#changed(this.list.length);
+      this.list = this.list.push(userMessage([block]));
     }
   }
 
@@ -153,10 +159,10 @@ class Folder {
     const position = this.#calls.get(callId);
     if (!position) return; // the log refuses results without calls; a hand-made log is caught by checkToolPairing
     const at = position.messageIndex + 1;
-    const existing = this.messages[at];
+    const existing = this.list.at(at);
     if (existing === undefined) {
-      this.#changed(this.messages.length);
-      this.messages.push(userMessage([block]));
+      this.#changed(this.list.length);
+      this.list = this.list.push(userMessage([block]));
       return;
     }
     if (existing.role !== 'user') return;
@@ -170,7 +176,7 @@ class Folder {
     }
     blocks.splice(insertAt, 0, block);
     this.#changed(at);
-    this.messages[at] = userMessage(blocks);
+    this.list = this.list.set(at, userMessage(blocks));
   }
 
   #changed(index: number): void {
@@ -179,8 +185,8 @@ class Folder {
 
   /** The lowest message index changed since the last call (the count if none), and resets it. */
   takeChangedFrom(): number {
-    const from = Math.min(this.#changedFrom, this.messages.length);
-    this.#changedFrom = this.messages.length;
+    const from = Math.min(this.#changedFrom, this.list.length);
+    this.#changedFrom = this.list.length;
     return from;
   }
 }
@@ -215,19 +221,19 @@ function replacementsIn(events: readonly AnyEvent[]): Replacement[] {
 export function project(events: readonly AnyEvent[]): readonly Message[] {
   const folder = new Folder(replacementsIn(events));
   for (const event of events) folder.apply(event);
-  return Object.freeze(folder.messages.slice());
+  return folder.list.toArray();
 }
 
 /**
- * The incremental projection of a live log. `current()` costs the events appended
- * since the previous call, except after a compaction (one rebuild).
+ * The incremental projection of a live log. `currentList()` costs the events
+ * appended since the previous call, except after a compaction (one rebuild);
+ * `current()` also makes the messages an array, once per change.
  */
 export class ProjectionCache {
   readonly #log: EventLog;
   #folder: Folder;
   #cursor = 0;
   #generation: number;
-  #snapshot: readonly Message[] | undefined;
   /** Events folded so far, across rebuilds: the cost measure (events touched). */
   #touchedBefore = 0;
   /** Leading messages that passed the pairing check and have not changed since. */
@@ -249,23 +255,27 @@ export class ProjectionCache {
     return this.#pairingLooks;
   }
 
+  /** The messages as an array (frozen; the same array until the projection changes). */
   current(): readonly Message[] {
+    return this.currentList().toArray();
+  }
+
+  /** The messages as a persistent list: what a step needs, at the cost of what changed. */
+  currentList(): MessageList {
     const log = this.#log;
     if (log.positions.generation !== this.#generation) {
       this.#touchedBefore += this.#folder.touched;
       this.#generation = log.positions.generation;
       this.#folder = new Folder(replacementsIn(log.events));
       this.#cursor = 0;
-      this.#snapshot = undefined;
       this.#pairedUpTo = 0;
     }
     if (this.#cursor < log.length) {
       const events = log.events;
       for (let i = this.#cursor; i < events.length; i++) this.#folder.apply(events[i]!);
       this.#cursor = events.length;
-      this.#snapshot = undefined;
     }
-    return (this.#snapshot ??= Object.freeze(this.#folder.messages.slice()));
+    return this.#folder.list;
   }
 
   /**
@@ -274,7 +284,7 @@ export class ProjectionCache {
    * not the length of the history.
    */
   pairingViolation(): PairingViolation | undefined {
-    const messages = this.current();
+    const messages = this.currentList();
     const from = Math.min(this.#pairedUpTo, this.#folder.takeChangedFrom());
     this.#pairingLooks += messages.length - from;
     const { violation, checkedUpTo } = checkToolPairingFrom(messages, from);

@@ -57,6 +57,8 @@ export class PromptAssembler {
   readonly #entries = new Map<string, Entry>();
   #nextOrder = 0;
   #sorted: Entry[] | undefined;
+  /** The assembly while every fragment is static (it cannot change until a fragment comes or goes). */
+  #static: AssembledPrompt | undefined;
 
   /** Adds a fragment; returns its unregister (idempotent, and it never removes a later fragment with the same id). */
   register(fragment: PromptFragment): () => void {
@@ -66,11 +68,13 @@ export class PromptAssembler {
     }
     this.#entries.set(entry.fragment.id, entry);
     this.#sorted = undefined;
+    this.#static = undefined;
     return () => {
       // Only this registration: after unregister + re-register, the old handle is inert.
       if (this.#entries.get(entry.fragment.id) === entry) {
         this.#entries.delete(entry.fragment.id);
         this.#sorted = undefined;
+        this.#static = undefined;
       }
     };
   }
@@ -80,7 +84,15 @@ export class PromptAssembler {
     return this.#ordered().map((e) => e.fragment.id);
   }
 
+  /** The prompt as of now. Frozen; while every fragment is static, the same object each time. */
   assemble(): AssembledPrompt {
+    if (this.#static) return this.#static;
+    const assembled = this.#assemble();
+    if (this.#ordered().every((e) => typeof e.fragment.text === 'string')) this.#static = assembled;
+    return assembled;
+  }
+
+  #assemble(): AssembledPrompt {
     const texts: string[] = [];
     const fragments: { id: string; priority: number }[] = [];
     const dropped: string[] = [];
@@ -99,7 +111,12 @@ export class PromptAssembler {
       texts.push(text);
       fragments.push({ id: fragment.id, priority: fragment.priority });
     }
-    return { system: texts.join('\n\n'), fragments, dropped, errors };
+    return Object.freeze({
+      system: texts.join('\n\n'),
+      fragments: Object.freeze(fragments.map((f) => Object.freeze(f))),
+      dropped: Object.freeze(dropped),
+      errors: Object.freeze(errors.map((e) => Object.freeze(e))),
+    });
   }
 
   #ordered(): Entry[] {

@@ -3,8 +3,8 @@
  * its declaration, render it for the model, redact secrets in both the text and
  * the structured output kept for the log, and cap the text the model reads.
  */
-import { redactDeep, type Redactor } from '../redact/index.ts';
-import { toPlainJson } from './plain-json.ts';
+import type { Redactor } from '../redact/index.ts';
+import { toFrozenLoggable } from '../log/plain-data.ts';
 import { toolErrors } from './tool-errors.ts';
 import { truncateForModel } from './truncate.ts';
 import type { AnyToolDeclaration, ToolError } from './types.ts';
@@ -21,14 +21,15 @@ export function afterReturn(declaration: AnyToolDeclaration, returned: unknown, 
     if (!checked.success) return { ok: false, error: toolErrors.invalidOutput(declaration.name, describeIssues(checked.error.issues, returned).join('; ')) };
     output = checked.data;
   }
-  const plain = toPlainJson(output);
-  if (!plain.ok) return { ok: false, error: toolErrors.invalidOutput(declaration.name, `the output is not JSON data (${plain.reason})`) };
+  // The output as the log keeps it (plain, redacted, frozen: logged without a copy) and, unredacted, as it renders.
+  const logged = toFrozenLoggable(output, redact);
+  if (!logged.ok) return { ok: false, error: toolErrors.invalidOutput(declaration.name, `the output is not JSON data (${logged.reason})`) };
 
-  const rendered = render(declaration, output, plain.value);
+  const rendered = render(declaration, output, logged.plain);
   const { content, truncatedFrom } = truncateForModel(redact(rendered), maxOutputChars);
   const result: { ok: true; content: string; output?: unknown; truncatedFrom?: number } = { ok: true, content };
   // Fields are omitted rather than set to undefined: the log takes plain JSON only.
-  if (plain.value !== undefined) result.output = redactDeep(plain.value, redact);
+  if (logged.value !== undefined) result.output = logged.value;
   if (truncatedFrom !== undefined) result.truncatedFrom = truncatedFrom;
   return result;
 }

@@ -21,7 +21,30 @@ export const TOO_DEEP = `[nested deeper than ${MAX_ARGUMENT_DEPTH} levels: not k
  * and an object reached again no deeper than before is not walked again.
  */
 export function nestedDeeperThan(value: unknown, limit = MAX_ARGUMENT_DEPTH): boolean {
+  // Almost always a small tree: a plain walk bounded by the limit (and by a
+  // budget of objects, against shared subtrees that would make it exponential)
+  // answers "no" without any bookkeeping. A "yes" or a spent budget — which a
+  // cycle or heavy sharing also gives — is settled by the exact walk.
+  const budget = { left: QUICK_WALK_BUDGET };
+  if (!boundedDeeper(value, 1, limit, budget)) return false;
   return deeper(value, 1, limit, new Set(), new Map());
+}
+
+/** Objects the quick walk may visit before it leaves the answer to the exact one. */
+const QUICK_WALK_BUDGET = 10_000;
+
+/** Does a walk from `value` (at `depth`) pass `limit` levels, or run out of budget? Cycles count as deep. */
+function boundedDeeper(value: unknown, depth: number, limit: number, budget: { left: number }): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > limit || --budget.left < 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (boundedDeeper(value[i], depth + 1, limit, budget)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && boundedDeeper((value as Record<string, unknown>)[key], depth + 1, limit, budget)) return true;
+  }
+  return false;
 }
 
 function deeper(value: unknown, depth: number, limit: number, path: Set<object>, passed: Map<object, number>): boolean {

@@ -4,16 +4,24 @@
  * others see. Freezes plain objects and arrays in place; returns the same value.
  */
 export function deepFreeze<T>(value: T): T {
-  freeze(value, new Set());
+  freeze(value, undefined);
   return value;
 }
 
-function freeze(value: unknown, seen: Set<object>): void {
-  if (value === null || typeof value !== 'object' || seen.has(value)) return;
-  seen.add(value);
+/** `seen` (the objects already met, against cycles and shared objects) is only made once an object holds another. */
+function freeze(value: unknown, seen: Set<object> | undefined): void {
+  if (value === null || typeof value !== 'object' || seen?.has(value)) return;
   for (const key of Reflect.ownKeys(value)) {
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor && 'value' in descriptor) freeze(descriptor.value, seen);
+    if (descriptor === undefined || !('value' in descriptor)) continue;
+    const child: unknown = descriptor.value;
+    if (child === null || typeof child !== 'object') continue;
+    if (seen === undefined) {
+      seen = new Set();
+      seen.add(value);
+    }
+    seen.add(value);
+    freeze(child, seen);
   }
   Object.freeze(value);
 }

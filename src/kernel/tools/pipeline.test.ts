@@ -740,3 +740,65 @@ describe('tool pipeline: arguments are data whatever their keys or depth', () =>
     expect(t.runs).toHaveLength(1);
   });
 });
+
+describe('tool pipeline: settled at once when nothing waits (executeNow)', () => {
+  /** A recorder that records synchronously (no write-ahead to wait for), as the loop's journal does for NONE tools. */
+  function syncRecorder(base: ReturnType<typeof setup>['recorder']) {
+    return {
+      ...base,
+      policy: base.policy.bind(base),
+      started: (entry: Parameters<typeof base.started>[0]) => {
+        base.starts.push(entry);
+      },
+      alreadyStarted: base.alreadyStarted.bind(base),
+    };
+  }
+
+  it('a tool that returns synchronously settles without a promise, records in order', () => {
+    const t = scripted('lookup', 'NONE', () => ({ found: true }));
+    const { executor, ctx, call, recorder, tracer } = setup([t.declaration]);
+    const settled = executor.executeNow!(call('lookup', { id: 'a' }), { ...ctx, recorder: syncRecorder(recorder) });
+    expect(settled).not.toBeInstanceOf(Promise);
+    expect(settled).toMatchObject({ status: 'ok', attempts: 1, content: '{"found":true}' });
+    expect(recorder.policies).toHaveLength(1);
+    expect(recorder.starts).toHaveLength(1);
+    expect(tracer.snapshot().filter((s) => s.kind === 'tool')[0]).toMatchObject({ status: 'ok' });
+    expect(t.runs[0]!.ctx.signal.aborted).toBe(false);
+  });
+
+  it('a tool whose run sets off the cancel settles INTERRUPTED, as if the abort had been seen first', () => {
+    const controller = new AbortController();
+    const t = scripted('refund', 'NONE', () => {
+      controller.abort('stop');
+      return { refunded: true };
+    });
+    const { executor, ctx, call, recorder } = setup([t.declaration]);
+    const settled = executor.executeNow!(call('refund'), { ...ctx, signal: controller.signal, recorder: syncRecorder(recorder) });
+    expect(settled).toMatchObject({ status: 'unknown', error: { error_code: 'INTERRUPTED' } });
+    expect(t.runs[0]!.ctx.signal.aborted).toBe(true);
+    expect(t.runs[0]!.ctx.signal.reason).toBe('stop');
+  });
+
+  it('a write-ahead recorder (a promise) or an asynchronous tool makes it a promise, settled the same', async () => {
+    const sync = scripted('lookup', 'NONE', () => 'x');
+    const slow = scripted('later', 'NONE', async () => 'y');
+    const { executor, ctx, call } = setup([sync.declaration, slow.declaration]);
+    const viaPromise = executor.executeNow!(call('lookup'), ctx); // memoryRecorder.started is async
+    expect(viaPromise).toBeInstanceOf(Promise);
+    expect(await viaPromise).toMatchObject({ status: 'ok', content: 'x' });
+    const asyncTool = executor.executeNow!(call('later', {}, 'call-2'), ctx);
+    expect(asyncTool).toBeInstanceOf(Promise);
+    expect(await asyncTool).toMatchObject({ status: 'ok', content: 'y' });
+  });
+
+  it('a spread context keeps the signal', () => {
+    let seen: AbortSignal | undefined;
+    const t = scripted('spread', 'NONE', (_a, c) => {
+      seen = { ...c }.signal;
+      return 'ok';
+    });
+    const { executor, ctx, call, recorder } = setup([t.declaration]);
+    executor.executeNow!(call('spread'), { ...ctx, recorder: syncRecorder(recorder) });
+    expect(seen).toBeInstanceOf(AbortSignal);
+  });
+});

@@ -41,18 +41,18 @@
  * the model it never ran — the field failure "interrupted tool reported as denied".
  */
 import type { ToolCall, ToolResultStatus, ToolSpec } from '../model/client.ts';
-import { createRedactor, redactDeep, type Redactor } from '../redact/index.ts';
-import type { SpanHandle, SpanStatus } from '../trace/tracer.ts';
+import { createRedactor, type Redactor } from '../redact/index.ts';
+import { Deferred, type SpanHandle, type SpanStatus } from '../trace/tracer.ts';
+import { toFrozenLoggable } from '../log/plain-data.ts';
 import { afterReturn } from './after.ts';
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './argument-depth.ts';
 import { lenientParse } from './lenient-parse.ts';
-import { toPlainJson } from './plain-json.ts';
-import { checkPolicy, decide, openPolicySpan, reportDecision, type PolicyOutcome, type ToolPolicy } from './policy.ts';
+import { checkPolicy, decideNow, fixedDecision, openPolicySpan, reportDecision, type PolicyOutcome, type ToolPolicy } from './policy.ts';
 import type { ToolRegistry } from './registry.ts';
 import { asToolFailure, DEFAULT_MAX_RETRIES, maxAttempts, wantsRetry } from './retry-policy.ts';
 import { runAttempt, type AttemptOutcome } from './run-attempt.ts';
-import { checkToolNames } from './tool-names.ts';
 import { renderError, toolErrors } from './tool-errors.ts';
+import { checkToolNames } from './tool-names.ts';
 import { truncateForModel } from './truncate.ts';
 import type { AnyToolDeclaration, Approver, SettledToolCall, ToolError, ToolExecutionContext, ToolExecutor } from './types.ts';
 import { validateArgs } from './validate.ts';
@@ -96,13 +96,22 @@ interface CallState {
   readonly startedAt: number;
   readonly span: SpanHandle | undefined;
   attempts: number;
+  // Set by the around stage:
+  stateful: boolean;
+  limit: number;
+  timeoutMs: number;
+  idempotencyKey: string;
 }
+
+type Settling = SettledToolCall | Promise<SettledToolCall>;
 
 class Pipeline implements ToolExecutor {
   readonly #registry: ToolRegistry;
   readonly #visibility: Visibility;
   readonly #specs: readonly ToolSpec[];
   readonly #policy: ToolPolicy;
+  /** The policy's answer for every call, when it has no rules to weigh. */
+  readonly #fixedDecision: PolicyOutcome | undefined;
   readonly #approver: Approver | undefined;
   readonly #redact: Redactor;
   readonly #maxOutputChars: number;
@@ -128,6 +137,7 @@ class Pipeline implements ToolExecutor {
     checkPolicy(this.#policy);
     // Fail closed: a rule or layer naming no registered tool would silently deny (or allow) nothing.
     checkToolNames(options.registry.names(), this.#policy, options.visibility ?? []);
+    this.#fixedDecision = fixedDecision(this.#policy);
     this.#approver = options.approver;
     this.#redact = options.redact ?? createRedactor();
     this.#maxOutputChars = positive(options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS, 'maxOutputChars');
@@ -144,44 +154,76 @@ class Pipeline implements ToolExecutor {
     return this.#visibility.isVisible(name) && this.#registry.get(name)?.declaration.parallelSafe === true;
   }
 
-  async execute(call: ToolCall, ctx: ToolExecutionContext): Promise<SettledToolCall> {
+  execute(call: ToolCall, ctx: ToolExecutionContext): Promise<SettledToolCall> {
+    return Promise.resolve(this.executeNow(call, ctx));
+  }
+
+  /**
+   * `execute`, settled at once when nothing in the call waits — no approver asked,
+   * no write-ahead record persisted, a tool that returns synchronously, no retry
+   * backoff: the common call costs no promise. Never throws; a promise it returns
+   * never rejects.
+   */
+  executeNow(call: ToolCall, ctx: ToolExecutionContext): Settling {
     const registered = this.#registry.get(call.name);
     const state: CallState = {
       call,
       ctx,
       startedAt: safeNow(ctx),
-      span: safely(() =>
-        ctx.trace?.child('tool', call.name, {
-          tool: call.name,
-          callId: call.id,
-          sideEffect: registered?.declaration.sideEffect ?? 'unknown',
-        }),
-      ),
+      span: this.#toolSpan(call, ctx, registered?.declaration),
       attempts: 0,
+      stateful: false,
+      limit: 0,
+      timeoutMs: 0,
+      idempotencyKey: '',
     };
-    let settled: SettledToolCall;
+    let settled: Settling;
     try {
-      settled = await this.#stages(state, registered?.declaration);
+      settled = this.#stages(state, registered?.declaration);
     } catch (error) {
-      // A throwing recorder or a bug here: still settle, and say "may have run" if it might have.
-      const mayHaveRun = state.attempts > 0;
-      settled = this.#settleError(state, mayHaveRun ? 'unknown' : 'failed', toolErrors.internal(call.name, describe(error), mayHaveRun));
+      settled = this.#internalError(state, error);
     }
+    if (settled instanceof Promise) {
+      return settled.then(
+        (s) => this.#finish(state, s),
+        (error: unknown) => this.#finish(state, this.#internalError(state, error)),
+      );
+    }
+    return this.#finish(state, settled);
+  }
+
+  #toolSpan(call: ToolCall, ctx: ToolExecutionContext, declaration: AnyToolDeclaration | undefined): SpanHandle | undefined {
+    try {
+      return ctx.trace?.child('tool', call.name, { tool: call.name, callId: call.id, sideEffect: declaration?.sideEffect ?? 'unknown' });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A throwing recorder or a bug here: still settle, and say "may have run" if it might have. */
+  #internalError(state: CallState, error: unknown): SettledToolCall {
+    const mayHaveRun = state.attempts > 0;
+    return this.#settleError(state, mayHaveRun ? 'unknown' : 'failed', toolErrors.internal(state.call.name, describe(error), mayHaveRun));
+  }
+
+  #finish(state: CallState, settled: SettledToolCall): SettledToolCall {
     const span = state.span;
     if (span) {
-      safely(() =>
+      try {
         span.end(spanStatus(settled), {
           status: settled.status,
           attempts: settled.attempts,
           ...(settled.error ? { errorCode: settled.error.error_code } : {}),
           ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
-        }),
-      );
+        });
+      } catch {
+        // Dev-mode trace misuse: recorded by the tracer; the call still settles.
+      }
     }
     return settled;
   }
 
-  async #stages(state: CallState, declaration: AnyToolDeclaration | undefined): Promise<SettledToolCall> {
+  #stages(state: CallState, declaration: AnyToolDeclaration | undefined): Settling {
     const { call, ctx } = state;
 
     // Ledger first (see the file comment): a started STATEFUL/CRITICAL call, or a
@@ -214,22 +256,54 @@ class Pipeline implements ToolExecutor {
     if (!parsed.ok) return this.#settleError(state, 'failed', toolErrors.unparseable(call.name, parsed.reason, parsed.raw));
     // Before any recursive walk (validation, copying, freezing) sees them.
     if (nestedDeeperThan(parsed.value)) return this.#settleError(state, 'failed', toolErrors.tooDeep(call.name, MAX_ARGUMENT_DEPTH));
-    const validated = validateArgs(call.name, declaration.input, cloneArgs(parsed.value));
+    // The schema's output is frozen, so it must not be the model's object: parsed
+    // from a copy — or, for flat arguments (no nested objects, the common case),
+    // from the original, copied only if the schema hands it back as it is.
+    const input = parsed.value;
+    const validated = isFlatObject(input)
+      ? validateArgs(call.name, declaration.input, input, cloneArgs)
+      : validateArgs(call.name, declaration.input, cloneArgs(input));
     if (!validated.ok) return this.#settleError(state, 'failed', validated.error);
     const args = validated.args;
     const loggedArgs = this.#loggable(args);
-    safely(() => state.span?.setAttributes({ args: truncateForModel(JSON.stringify(loggedArgs) ?? '', SPAN_ARGS_CHARS).content }));
+    if (state.span) {
+      try {
+        state.span.setAttributes({ args: new Deferred(() => truncateForModel(JSON.stringify(loggedArgs) ?? '', SPAN_ARGS_CHARS).content) });
+      } catch {
+        // as above
+      }
+    }
 
     // Before: policy and approval.
-    const policySpan = safely(() => openPolicySpan(state.span, { callId: call.id, tool: call.name }));
-    const decision: PolicyOutcome = await decide({
-      policy: this.#policy,
-      approver: this.#approver,
-      clock: ctx.clock,
-      signal: ctx.signal,
-      request: { callId: call.id, tool: call.name, args: loggedArgs, sideEffect: declaration.sideEffect },
-      args,
-    });
+    let policySpan: SpanHandle | undefined;
+    try {
+      policySpan = openPolicySpan(state.span, { callId: call.id, tool: call.name });
+    } catch {
+      policySpan = undefined;
+    }
+    const decision =
+      this.#fixedDecision ??
+      decideNow({
+        policy: this.#policy,
+        approver: this.#approver,
+        clock: ctx.clock,
+        signal: ctx.signal,
+        request: { callId: call.id, tool: call.name, args: loggedArgs, sideEffect: declaration.sideEffect },
+        args,
+      });
+    if (decision instanceof Promise) return decision.then((d) => this.#decided(state, declaration, args, loggedArgs, policySpan, d));
+    return this.#decided(state, declaration, args, loggedArgs, policySpan, decision);
+  }
+
+  #decided(
+    state: CallState,
+    declaration: AnyToolDeclaration,
+    args: unknown,
+    loggedArgs: unknown,
+    policySpan: SpanHandle | undefined,
+    decision: PolicyOutcome,
+  ): Settling {
+    const { call, ctx } = state;
     reportDecision(ctx.recorder, policySpan, { callId: call.id, tool: call.name }, decision);
     if (decision.decision === 'deny') {
       // Cancelled while waiting for the approver: the record says deny/cancelled, the
@@ -238,67 +312,102 @@ class Pipeline implements ToolExecutor {
       return this.#settleError(state, 'failed', toolErrors.denied(call.name, decision.by, decision.rule, decision.reason));
     }
 
-    return this.#around(state, declaration, args, loggedArgs);
-  }
-
-  /** Around: started record, run, retry as the side-effect level allows; then after. */
-  async #around(state: CallState, declaration: AnyToolDeclaration, args: unknown, loggedArgs: unknown): Promise<SettledToolCall> {
-    const { call, ctx } = state;
-    const stateful = STATEFUL_LEVELS.has(declaration.sideEffect);
-    const limit = maxAttempts(declaration, this.#defaultMaxRetries);
-    const timeoutMs = declaration.timeoutMs ?? this.#defaultTimeoutMs;
+    // Around: started record, run, retry as the side-effect level allows; then after.
+    state.stateful = STATEFUL_LEVELS.has(declaration.sideEffect);
+    state.limit = maxAttempts(declaration, this.#defaultMaxRetries);
+    state.timeoutMs = declaration.timeoutMs ?? this.#defaultTimeoutMs;
     // A repeat keeps the key of the call it repeats: the backend sees one request.
     // Call ids are unique within a conversation only: the key names it.
-    const idempotencyKey = `${ctx.conversation !== undefined ? `${ctx.conversation}/` : ''}${call.name}:${ctx.repeatOf ?? call.id}`;
-    let last: SettledToolCall | undefined;
+    state.idempotencyKey = `${ctx.conversation !== undefined ? `${ctx.conversation}/` : ''}${call.name}:${ctx.repeatOf ?? call.id}`;
+    return this.#attempt(state, declaration, args, loggedArgs, 1, undefined);
+  }
 
-    for (let attempt = 1; attempt <= limit; attempt++) {
-      if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
-      if (stateful) {
-        // Checked again right before the start record, after any wait for approval.
-        if (this.#hasStarted(call.id, ctx)) return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration.sideEffect));
-        const repeated = this.#repeatOfStarted(call, ctx, declaration);
-        if (repeated) return this.#settleError(state, 'unknown', repeated);
-        this.#claimed.add(claimKey(ctx, call.id));
-        if (ctx.repeatOf !== undefined) this.#claimed.add(claimKey(ctx, ctx.repeatOf));
-      }
-      try {
-        await ctx.recorder.started({ callId: call.id, name: call.name, args: loggedArgs, sideEffect: declaration.sideEffect, attempt, idempotencyKey });
-      } catch (error) {
-        // Not recorded, so not run: an execution the log does not know about could be
-        // repeated after a crash. Released, since this attempt certainly did not run.
-        if (stateful) {
-          this.#claimed.delete(claimKey(ctx, call.id));
-          if (ctx.repeatOf !== undefined && !ctx.recorder.alreadyStarted(ctx.repeatOf)) this.#claimed.delete(claimKey(ctx, ctx.repeatOf));
-        }
-        return this.#settleError(
-          state,
-          last?.status === 'unknown' ? 'unknown' : 'failed',
-          toolErrors.notRecorded(call.name, this.#redact(describe(error)), state.attempts > 0),
-        );
-      }
-      if (stateful) this.#releaseRecorded(call, ctx);
-      if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
-
-      state.attempts++;
-      const outcome = await runAttempt({
-        declaration,
-        args,
-        clock: ctx.clock,
-        signal: ctx.signal,
-        timeoutMs,
-        callId: call.id,
-        attempt,
-        idempotencyKey,
-        traceparent: state.span?.traceparent,
-      });
-      last = this.#settleAttempt(state, declaration, outcome, timeoutMs);
-      if (attempt >= limit || !wantsRetry(outcome, declaration.sideEffect)) return last;
-
-      const backoff = this.#retryBackoffMs * 2 ** (attempt - 1);
-      if (backoff > 0) await ctx.clock.sleep(backoff, ctx.signal);
+  /** One attempt: the start record (awaited only when the recorder persists it), then the run. */
+  #attempt(
+    state: CallState,
+    declaration: AnyToolDeclaration,
+    args: unknown,
+    loggedArgs: unknown,
+    attempt: number,
+    last: SettledToolCall | undefined,
+  ): Settling {
+    const { call, ctx } = state;
+    if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
+    if (state.stateful) {
+      // Checked again right before the start record, after any wait for approval.
+      if (this.#hasStarted(call.id, ctx)) return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration.sideEffect));
+      const repeated = this.#repeatOfStarted(call, ctx, declaration);
+      if (repeated) return this.#settleError(state, 'unknown', repeated);
+      this.#claimed.add(claimKey(ctx, call.id));
+      if (ctx.repeatOf !== undefined) this.#claimed.add(claimKey(ctx, ctx.repeatOf));
     }
-    return last!;
+    let recorded: unknown;
+    try {
+      recorded = ctx.recorder.started({
+        callId: call.id,
+        name: call.name,
+        args: loggedArgs,
+        sideEffect: declaration.sideEffect,
+        attempt,
+        idempotencyKey: state.idempotencyKey,
+      });
+    } catch (error) {
+      return this.#notRecorded(state, error, last);
+    }
+    if (isThenable(recorded)) {
+      return Promise.resolve(recorded).then(
+        () => this.#run(state, declaration, args, loggedArgs, attempt, last),
+        (error: unknown) => this.#notRecorded(state, error, last),
+      );
+    }
+    return this.#run(state, declaration, args, loggedArgs, attempt, last);
+  }
+
+  /**
+   * Not recorded, so not run: an execution the log does not know about could be
+   * repeated after a crash. Released, since this attempt certainly did not run.
+   */
+  #notRecorded(state: CallState, error: unknown, last: SettledToolCall | undefined): SettledToolCall {
+    const { call, ctx } = state;
+    if (state.stateful) {
+      this.#claimed.delete(claimKey(ctx, call.id));
+      if (ctx.repeatOf !== undefined && !ctx.recorder.alreadyStarted(ctx.repeatOf)) this.#claimed.delete(claimKey(ctx, ctx.repeatOf));
+    }
+    return this.#settleError(
+      state,
+      last?.status === 'unknown' ? 'unknown' : 'failed',
+      toolErrors.notRecorded(call.name, this.#redact(describe(error)), state.attempts > 0),
+    );
+  }
+
+  #run(state: CallState, declaration: AnyToolDeclaration, args: unknown, loggedArgs: unknown, attempt: number, last: SettledToolCall | undefined): Settling {
+    const { call, ctx } = state;
+    if (state.stateful) this.#releaseRecorded(call, ctx);
+    if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
+    state.attempts++;
+    const outcome = runAttempt({
+      declaration,
+      args,
+      clock: ctx.clock,
+      signal: ctx.signal,
+      timeoutMs: state.timeoutMs,
+      callId: call.id,
+      attempt,
+      idempotencyKey: state.idempotencyKey,
+      traceparent: state.span?.traceparent,
+    });
+    if (outcome instanceof Promise) return outcome.then((o) => this.#attempted(state, declaration, args, loggedArgs, attempt, o));
+    return this.#attempted(state, declaration, args, loggedArgs, attempt, outcome);
+  }
+
+  /** After an attempt: settled, or another attempt (after its backoff) as the side-effect level allows. */
+  #attempted(state: CallState, declaration: AnyToolDeclaration, args: unknown, loggedArgs: unknown, attempt: number, outcome: AttemptOutcome): Settling {
+    const last = this.#settleAttempt(state, declaration, outcome, state.timeoutMs);
+    if (attempt >= state.limit || !wantsRetry(outcome, declaration.sideEffect)) return last;
+    const next = () => this.#attempt(state, declaration, args, loggedArgs, attempt + 1, last);
+    const backoff = this.#retryBackoffMs * 2 ** (attempt - 1);
+    if (backoff > 0) return state.ctx.clock.sleep(backoff, state.ctx.signal).then(next);
+    return next();
   }
 
   #settleAttempt(state: CallState, declaration: AnyToolDeclaration, outcome: AttemptOutcome, timeoutMs: number): SettledToolCall {
@@ -347,8 +456,9 @@ class Pipeline implements ToolExecutor {
 
   /** Arguments as records and spans may keep them: plain JSON, secrets redacted. */
   #loggable(args: unknown): unknown {
-    const plain = toPlainJson(args);
-    return plain.ok ? redactDeep(plain.value ?? {}, this.#redact) : `[arguments not JSON data: ${plain.reason}]`;
+    // Frozen, so the log keeps it without a copy and the span can render it when the trace is read.
+    const logged = toFrozenLoggable(args, this.#redact);
+    return logged.ok ? (logged.value ?? Object.freeze({})) : `[arguments not JSON data: ${logged.reason}]`;
   }
 
   #settleError(state: CallState, status: Exclude<ToolResultStatus, 'ok'>, error: ToolError): SettledToolCall {
@@ -382,6 +492,10 @@ class Pipeline implements ToolExecutor {
   }
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
 function spanStatus(settled: SettledToolCall): SpanStatus {
   if (settled.status === 'ok') return 'ok';
   const code = settled.error?.error_code;
@@ -405,17 +519,24 @@ function cloneArgs(value: unknown): unknown {
 
 const NOT_PLAIN = Symbol('not plain');
 
+/** A plain object whose own values are all primitives (and no `__proto__` key): a schema's output can share nothing with it but itself. */
+function isFlatObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key === '__proto__') return false;
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== null && (typeof v === 'object' || typeof v === 'function')) return false;
+  }
+  return true;
+}
+
 /**
  * What `structuredClone` returns for JSON-shaped data — plain objects, dense plain
  * arrays, primitives — built directly, several times faster (this runs for every
  * call). Anything else (class instances, sparse arrays, functions, an object
  * reached twice, a `__proto__` key) answers NOT_PLAIN and goes to structuredClone.
  */
-/** A claim's key: call ids are unique within a conversation only. */
-function claimKey(ctx: ToolExecutionContext, callId: string): string {
-  return ctx.conversation === undefined ? callId : `${ctx.conversation}\u0000${callId}`;
-}
-
 function clonePlain(value: unknown, seen: object[]): unknown {
   if (typeof value === 'function' || typeof value === 'symbol') return NOT_PLAIN;
   if (typeof value !== 'object' || value === null) return value;
@@ -482,4 +603,9 @@ function nonNegativeInteger(value: number | undefined, fallback: number, name: s
   if (value === undefined) return fallback;
   if (!(Number.isInteger(value) && value >= 0)) throw new Error(`tool executor option ${name} must be a non-negative integer (got ${String(value)})`);
   return value;
+}
+
+/** A claim's key: call ids are unique within a conversation only. */
+function claimKey(ctx: ToolExecutionContext, callId: string): string {
+  return ctx.conversation === undefined ? callId : `${ctx.conversation}\u0000${callId}`;
 }

@@ -117,8 +117,29 @@ export interface DecideInput {
   readonly args: unknown;
 }
 
+/**
+ * The decision for every call when the policy has no rules and its default is not
+ * `ask`: the same for all (frozen), so a pipeline can take it without deciding.
+ * Undefined when calls must be decided one by one.
+ */
+export function fixedDecision(policy: ToolPolicy): PolicyOutcome | undefined {
+  if ((policy.rules ?? []).length > 0) return undefined;
+  const verdict = policy.default ?? 'allow';
+  if (verdict === 'ask') return undefined;
+  return Object.freeze({ decision: verdict, by: 'default', rule: 'no_matching_rule' });
+}
+
 /** Rules, then (for ask) the approver. Never rejects. */
 export async function decide(input: DecideInput): Promise<PolicyOutcome> {
+  return decideNow(input);
+}
+
+/**
+ * `decide`, answered at once when no approver is asked (the rules decide, or
+ * there is none to ask): a promise only while an approver is being waited for.
+ * Never throws, never rejects.
+ */
+export function decideNow(input: DecideInput): PolicyOutcome | Promise<PolicyOutcome> {
   const { policy, request } = input;
   const verdict = evaluateRules(policy, { tool: request.tool, sideEffect: request.sideEffect, args: input.args });
   const by = verdict.rule === 'no_matching_rule' ? 'default' : 'policy';
@@ -130,21 +151,22 @@ export async function decide(input: DecideInput): Promise<PolicyOutcome> {
   if (input.signal.aborted) return cancelled();
 
   const reason = verdict.reason ?? `rule "${verdict.rule}" requires approval`;
-  const answer = await askApprover(input.approver, { ...request, reason }, input.clock, input.signal, policy.approvalTimeoutMs);
-  switch (answer.kind) {
-    case 'approve':
-      return { decision: 'allow', by: 'approver', rule: verdict.rule };
-    case 'deny':
-      return { decision: 'deny', by: 'approver', rule: verdict.rule, reason: 'the approver denied this call' };
-    case 'cancelled':
-      return cancelled();
-    case 'timeout':
-      return { decision: fallback, by: 'default', rule: 'approval_timeout', reason: 'no answer from the approver in time' };
-    case 'invalid':
-      return { decision: 'deny', by: 'approver', rule: 'approver_invalid_answer', reason: `the approver answered ${answer.detail}` };
-    case 'error':
-      return { decision: 'deny', by: 'approver', rule: 'approver_error', reason: `the approver failed: ${answer.detail}` };
-  }
+  return askApprover(input.approver, { ...request, reason }, input.clock, input.signal, policy.approvalTimeoutMs).then((answer): PolicyOutcome => {
+    switch (answer.kind) {
+      case 'approve':
+        return { decision: 'allow', by: 'approver', rule: verdict.rule };
+      case 'deny':
+        return { decision: 'deny', by: 'approver', rule: verdict.rule, reason: 'the approver denied this call' };
+      case 'cancelled':
+        return cancelled();
+      case 'timeout':
+        return { decision: fallback, by: 'default', rule: 'approval_timeout', reason: 'no answer from the approver in time' };
+      case 'invalid':
+        return { decision: 'deny', by: 'approver', rule: 'approver_invalid_answer', reason: `the approver answered ${answer.detail}` };
+      case 'error':
+        return { decision: 'deny', by: 'approver', rule: 'approver_error', reason: `the approver failed: ${answer.detail}` };
+    }
+  });
 }
 
 function cancelled(): PolicyOutcome {
@@ -200,7 +222,9 @@ export function reportDecision(
   call: { callId: string; tool: string },
   decision: PolicyOutcome,
 ): void {
-  const record: PolicyDecision = { decision: decision.decision, by: decision.by, rule: decision.rule };
-  span?.end(decision.cancelled ? 'cancelled' : 'ok', { decision: record.decision, by: record.by, rule: record.rule });
+  // A decision with nothing more than its three fields is its own record (and span attributes).
+  const record: PolicyDecision =
+    decision.reason === undefined && decision.cancelled === undefined ? decision : { decision: decision.decision, by: decision.by, rule: decision.rule };
+  span?.end(decision.cancelled ? 'cancelled' : 'ok', record === decision ? record : { decision: record.decision, by: record.by, rule: record.rule });
   recorder.policy(call.callId, call.tool, record);
 }

@@ -97,10 +97,11 @@ export interface ToolCallRecorder {
   policy(callId: string, tool: string, decision: PolicyDecision): void;
   /**
    * Records (and, for STATEFUL and CRITICAL tools, durably persists) that an
-   * execution is about to start. Rejects if it could not be persisted: the tool
-   * must then not run.
+   * execution is about to start. Rejects (or throws) if it could not be
+   * persisted: the tool must then not run. A recorder with nothing to wait for
+   * (no write-ahead) may return at once instead of a promise.
    */
-  started(entry: { callId: string; name: string; args: unknown; sideEffect: SideEffect; attempt: number; idempotencyKey?: string }): Promise<void>;
+  started(entry: { callId: string; name: string; args: unknown; sideEffect: SideEffect; attempt: number; idempotencyKey?: string }): Promise<void> | void;
   /** Has an execution of this call id already started (in this process or before a crash)? For a call other calls repeat: of it or of any of them. */
   alreadyStarted(callId: string): boolean;
   /** What is known of an earlier call, in one line for the model (its arguments and result so far). */
@@ -149,4 +150,10 @@ export interface ToolExecutor {
   /** Is the call's tool parallel-safe? Unknown tools count as not. */
   parallelSafe(name: string): boolean;
   execute(call: ToolCall, ctx: ToolExecutionContext): Promise<SettledToolCall>;
+  /**
+   * Optional: `execute`, but settled at once (not a promise) when nothing in the
+   * call waits. Never throws; a promise it returns never rejects. The loop uses it
+   * when present.
+   */
+  executeNow?(call: ToolCall, ctx: ToolExecutionContext): SettledToolCall | Promise<SettledToolCall>;
 }

@@ -13,10 +13,14 @@ export type ValidationResult =
   | { readonly ok: true; readonly args: unknown }
   | { readonly ok: false; readonly error: ToolError; readonly problems: readonly string[] };
 
-/** Validates, and on success returns the parsed arguments deep-frozen. */
-export function validateArgs(tool: string, schema: z.ZodType, args: unknown): ValidationResult {
+/**
+ * Validates, and on success returns the parsed arguments deep-frozen. `copy`, when
+ * given, is called for parsed arguments that are `args` itself (a schema that hands
+ * its input back, such as `z.unknown()`): the caller's object is never frozen.
+ */
+export function validateArgs(tool: string, schema: z.ZodType, args: unknown, copy?: (value: unknown) => unknown): ValidationResult {
   const result = schema.safeParse(args);
-  if (result.success) return { ok: true, args: deepFreeze(result.data) };
+  if (result.success) return { ok: true, args: deepFreeze(copy && result.data === args ? copy(args) : result.data) };
   const problems = describeIssues(result.error.issues, args);
   return {
     ok: false,

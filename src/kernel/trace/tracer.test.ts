@@ -72,6 +72,23 @@ describe('Tracer', () => {
     expect(prod.violations.join('\n')).toMatch(/ended after the trace ended[\s\S]*started after the trace ended/);
   });
 
+  it("merges attribute sets in the order given (start, setAttributes, end): a later value wins, in the first one's place", () => {
+    const tracer = new Tracer({ clock: clock(), traceId: 't', redact: createRedactor({ secrets: ['hunter22'] }) });
+    const span = tracer.startSpan('tool', 'x hunter22', undefined, { a: 1, b: 'x' });
+    span.setAttributes({ b: 'y hunter22', c: 2 });
+    expect(tracer.snapshot()[0]).toMatchObject({ name: 'x [REDACTED]', attributes: { a: 1, b: 'y [REDACTED]', c: 2 }, status: undefined });
+    span.end('ok', { a: 3 });
+    span.setAttributes({ d: 4 }); // after the end: ignored
+    const [record] = tracer.end().spans;
+    expect(Object.entries(record!.attributes)).toEqual([
+      ['a', 3],
+      ['b', 'y [REDACTED]'],
+      ['c', 2],
+    ]);
+    expect(Object.isFrozen(record)).toBe(true);
+    expect(Object.isFrozen(record!.attributes)).toBe(true);
+  });
+
   it('redacts string attributes', () => {
     const tracer = new Tracer({ clock: clock(), traceId: 't', redact: createRedactor({ secrets: ['hunter22'] }) });
     tracer.startSpan('tool', 'x', undefined, { args: 'password=hunter22', list: ['hunter22'] }).end('ok');

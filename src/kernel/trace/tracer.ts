@@ -19,6 +19,21 @@ export type SpanStatus = 'ok' | 'error' | 'cancelled' | 'undetermined';
 export type AttributeValue = string | number | boolean | null | readonly string[];
 export type Attributes = Readonly<Record<string, AttributeValue>>;
 
+/**
+ * An attribute value worked out when the span's record is built rather than when
+ * it is set (the arguments of a tool call, as text): `compute` must give the same
+ * answer then as now — it may only read values that cannot change (frozen).
+ */
+export class Deferred {
+  readonly compute: () => AttributeValue;
+  constructor(compute: () => AttributeValue) {
+    this.compute = compute;
+  }
+}
+
+/** What span handles take: attribute values, or values deferred to the record. */
+export type SpanAttributes = Readonly<Record<string, AttributeValue | Deferred>>;
+
 export interface SpanRecord {
   readonly id: string;
   readonly parentId: string | undefined;
@@ -57,25 +72,13 @@ export class TraceLifecycleError extends Error {
 export interface SpanHandle {
   readonly id: string;
   readonly kind: SpanKind;
-  setAttributes(attributes: Attributes): void;
+  setAttributes(attributes: SpanAttributes): void;
   /** First completion wins; later calls are ignored. */
-  end(status: SpanStatus, attributes?: Attributes): void;
-  child(kind: SpanKind, name: string, attributes?: Attributes): SpanHandle;
+  end(status: SpanStatus, attributes?: SpanAttributes): void;
+  child(kind: SpanKind, name: string, attributes?: SpanAttributes): SpanHandle;
   readonly ended: boolean;
   /** The W3C `traceparent` naming this span, to pass on to downstream calls (undefined without a trace context). */
   readonly traceparent: string | undefined;
-}
-
-interface MutableSpan {
-  id: string;
-  parentId: string | undefined;
-  kind: SpanKind;
-  name: string;
-  start: number;
-  end: number | undefined;
-  status: SpanStatus | undefined;
-  attributes: Record<string, AttributeValue>;
-  spanId?: string;
 }
 
 export interface TracerOptions {
@@ -89,17 +92,24 @@ export interface TracerOptions {
   readonly w3c?: W3cTracing;
 }
 
+/**
+ * Spans are stored compactly: one object per span, which is also its handle,
+ * holding the attributes as they were given (the callers' own frozen-by-contract
+ * literals, `Attributes` is read-only) and its name as given. Nothing is copied
+ * or redacted while the turn runs; `end()` (and `snapshot()`) build each span's
+ * record once — name and string attributes redacted, the attribute sets merged
+ * in the order they were given (start, `setAttributes`, end; a later value wins,
+ * in the first one's place) — and the record is what it always was.
+ */
 export class Tracer {
   readonly traceId: string;
   readonly #clock: Pick<Clock, 'now'>;
   readonly #mode: 'dev' | 'production';
   readonly #redact: (text: string) => string;
-  readonly #spans: MutableSpan[] = [];
+  readonly #spans: SpanNode[] = [];
   readonly #violations: string[] = [];
-  readonly #lateEnds = new Set<string>();
   readonly #w3c: W3cTracing | undefined;
   readonly #context: TraceContext | undefined;
-  #nextId = 0;
   #ended: TraceRecord | undefined;
 
   constructor(options: TracerOptions) {
@@ -125,45 +135,22 @@ export class Tracer {
     return this.#ended !== undefined;
   }
 
-  startSpan(kind: SpanKind, spanName: string, parent?: SpanHandle, attributes: Attributes = {}): SpanHandle {
-    // A span's name may come from the model (a tool's name): redacted like its attributes.
-    const name = this.#redact(spanName);
-    if (this.#ended) this.#misuse(`span "${name}" (${kind}) started after the trace ended`);
-    const span: MutableSpan = {
-      id: `${this.traceId}.${this.#nextId++}`,
-      parentId: parent?.id,
-      kind,
-      name,
-      start: this.#clock.now(),
-      end: undefined,
-      status: undefined,
-      attributes: this.#clean({}, attributes),
-    };
-    if (this.#w3c) span.spanId = this.#w3c.newSpanId();
+  startSpan(kind: SpanKind, spanName: string, parent?: SpanHandle, attributes?: SpanAttributes): SpanHandle {
+    if (this.#ended) this.#misuse(`span "${this.#redact(spanName)}" (${kind}) started after the trace ended`);
+    const span = new SpanNode(this.#ops, this.#spans.length, kind, spanName, parent, this.#clock.now(), attributes, this.#w3c?.newSpanId());
     // A span started after the trace ended is not added: the exported record is final.
     if (!this.#ended) this.#spans.push(span);
-    return new Span(span, this.#ops);
+    return span;
   }
 
-  /** What every span handle of this trace calls back into (one object per trace, not per span). */
-  readonly #ops: SpanOps = {
-    setAttributes: (span, attributes) => {
-      if (span.status !== undefined) return;
-      this.#clean(span.attributes, attributes);
-    },
-    end: (span, status, attributes) => {
-      if (this.#ended && span.status === 'undetermined' && !this.#lateEnds.has(span.id)) {
-        this.#lateEnds.add(span.id);
-        this.#misuse(`span "${span.name}" ended after the trace ended (it was recorded as undetermined)`);
-        return;
-      }
-      if (span.status !== undefined) return; // first completion wins
-      if (attributes) this.#clean(span.attributes, attributes);
-      span.status = status;
-      span.end = this.#clock.now();
-    },
-    child: (parent, kind, name, attributes) => this.startSpan(kind, name, parent, attributes),
-    traceparent: (span) => (this.#context && span.spanId !== undefined ? formatTraceparent(this.#context, span.spanId) : undefined),
+  /** What every span of this trace calls back into (one object per trace, not per span). */
+  readonly #ops: TraceOps = {
+    traceId: () => this.traceId,
+    now: () => this.#clock.now(),
+    ended: () => this.#ended !== undefined,
+    lateEnd: (span) => this.#misuse(`span "${this.#redact(span.rawName)}" ended after the trace ended (it was recorded as undetermined)`),
+    start: (kind, name, parent, attributes) => this.startSpan(kind, name, parent, attributes),
+    traceparent: (spanId) => (this.#context && spanId !== undefined ? formatTraceparent(this.#context, spanId) : undefined),
   };
 
   /**
@@ -173,25 +160,24 @@ export class Tracer {
    */
   end(): TraceRecord {
     if (this.#ended) return this.#ended;
-    const open = this.#spans.filter((s) => s.status === undefined);
     const now = this.#clock.now();
-    for (const span of open) {
-      span.status = 'undetermined';
-      span.end = now;
+    const open: string[] = [];
+    for (let i = 0; i < this.#spans.length; i++) {
+      const span = this.#spans[i]!;
+      if (span.closeUndetermined(now)) open.push(`${span.kind}:${this.#redact(span.rawName)}`);
     }
-    if (open.length > 0) {
-      this.#violations.push(`spans left open at trace end: ${open.map((s) => `${s.kind}:${s.name}`).join(', ')}`);
-    }
-    // Nothing writes a span once the trace has ended (late ends and attributes are
-    // refused), so the spans are frozen as they are instead of copied.
-    for (const span of this.#spans) {
-      Object.freeze(span.attributes);
-      Object.freeze(span);
-    }
+    if (open.length > 0) this.#violations.push(`spans left open at trace end: ${open.join(', ')}`);
+    // Each span's record is built here, once: name and attributes cleaned, the
+    // attribute sets merged. (Built when first read instead, with a getter on the
+    // record, the getter's closure — the whole trace — stayed reachable from the
+    // engine's hidden classes until the next full collection: every turn's objects
+    // outlived the young generation.)
+    const records = new Array<SpanRecord>(this.#spans.length);
+    for (let i = 0; i < records.length; i++) records[i] = this.#spans[i]!.record(this.#redact, true);
     this.#ended = Object.freeze({
       traceId: this.traceId,
       ...(this.#context ? { context: this.#context } : {}),
-      spans: Object.freeze(this.#spans.slice()),
+      spans: Object.freeze(records),
       violations: Object.freeze([...this.#violations]),
     });
     if (open.length > 0 && this.#mode === 'dev') {
@@ -207,65 +193,144 @@ export class Tracer {
 
   /** A snapshot of the spans so far (for tests and live views). */
   snapshot(): readonly SpanRecord[] {
-    return this.#spans.map((s) => ({ ...s, attributes: { ...s.attributes } }));
+    return this.#spans.map((s) => s.record(this.#redact, false));
   }
 
   #misuse(message: string): void {
     this.#violations.push(message);
     if (this.#mode === 'dev') throw new TraceLifecycleError(message);
   }
-
-  /** Copies `attributes` into `into`, strings redacted; returns `into`. */
-  #clean(into: Record<string, AttributeValue>, attributes: Attributes): Record<string, AttributeValue> {
-    for (const key of Object.keys(attributes)) {
-      const value = attributes[key];
-      if (typeof value === 'string') into[key] = this.#redact(value);
-      else if (Array.isArray(value)) into[key] = value.map((v: string) => this.#redact(v));
-      else into[key] = value as AttributeValue;
-    }
-    return into;
-  }
 }
 
-interface SpanOps {
-  setAttributes(span: MutableSpan, attributes: Attributes): void;
-  end(span: MutableSpan, status: SpanStatus, attributes: Attributes | undefined): void;
-  child(parent: SpanHandle, kind: SpanKind, name: string, attributes: Attributes | undefined): SpanHandle;
-  traceparent(span: MutableSpan): string | undefined;
+interface TraceOps {
+  traceId(): string;
+  now(): number;
+  ended(): boolean;
+  /** A span ended after the trace ended: misuse (dev mode throws). */
+  lateEnd(span: SpanNode): void;
+  start(kind: SpanKind, name: string, parent: SpanHandle, attributes: SpanAttributes | undefined): SpanHandle;
+  traceparent(spanId: string | undefined): string | undefined;
 }
 
-/** A span handle: a small object over the span's record and its trace's callbacks. */
-class Span implements SpanHandle {
-  readonly id: string;
+/** One span: its handle and its data, attributes kept as given until its record is built. */
+class SpanNode implements SpanHandle {
   readonly kind: SpanKind;
-  readonly #span: MutableSpan;
-  readonly #ops: SpanOps;
+  readonly #ops: TraceOps;
+  readonly #n: number;
+  #id: string | undefined;
+  readonly #parent: SpanHandle | undefined;
+  readonly #name: string;
+  readonly #start: number;
+  #end: number | undefined;
+  #status: SpanStatus | undefined;
+  /** The attribute sets given, in order (start, setAttributes..., end). */
+  #attributes: SpanAttributes | SpanAttributes[] | undefined;
+  readonly #spanId: string | undefined;
+  #lateEndSeen = false;
 
-  constructor(span: MutableSpan, ops: SpanOps) {
-    this.id = span.id;
-    this.kind = span.kind;
-    this.#span = span;
+  constructor(
+    ops: TraceOps,
+    n: number,
+    kind: SpanKind,
+    name: string,
+    parent: SpanHandle | undefined,
+    start: number,
+    attributes: SpanAttributes | undefined,
+    spanId: string | undefined,
+  ) {
     this.#ops = ops;
+    this.#n = n;
+    this.kind = kind;
+    this.#name = name;
+    this.#parent = parent;
+    this.#start = start;
+    this.#attributes = attributes;
+    this.#spanId = spanId;
+  }
+
+  get id(): string {
+    return (this.#id ??= `${this.#ops.traceId()}.${this.#n}`);
+  }
+
+  /** The name as given (redact before showing it). */
+  get rawName(): string {
+    return this.#name;
   }
 
   get ended(): boolean {
-    return this.#span.status !== undefined;
-  }
-
-  setAttributes(attributes: Attributes): void {
-    this.#ops.setAttributes(this.#span, attributes);
-  }
-
-  end(status: SpanStatus, attributes?: Attributes): void {
-    this.#ops.end(this.#span, status, attributes);
-  }
-
-  child(kind: SpanKind, name: string, attributes?: Attributes): SpanHandle {
-    return this.#ops.child(this, kind, name, attributes);
+    return this.#status !== undefined;
   }
 
   get traceparent(): string | undefined {
-    return this.#ops.traceparent(this.#span);
+    return this.#ops.traceparent(this.#spanId);
+  }
+
+  setAttributes(attributes: SpanAttributes): void {
+    if (this.#status !== undefined) return;
+    this.#add(attributes);
+  }
+
+  end(status: SpanStatus, attributes?: SpanAttributes): void {
+    if (this.#status === 'undetermined' && !this.#lateEndSeen && this.#ops.ended()) {
+      this.#lateEndSeen = true;
+      this.#ops.lateEnd(this);
+      return;
+    }
+    if (this.#status !== undefined) return; // first completion wins
+    if (attributes) this.#add(attributes);
+    this.#status = status;
+    this.#end = this.#ops.now();
+  }
+
+  child(kind: SpanKind, name: string, attributes?: SpanAttributes): SpanHandle {
+    return this.#ops.start(kind, name, this, attributes);
+  }
+
+  /** At trace end: an open span becomes undetermined (returns whether it was open). */
+  closeUndetermined(now: number): boolean {
+    if (this.#status !== undefined) return false;
+    this.#status = 'undetermined';
+    this.#end = now;
+    return true;
+  }
+
+  #add(attributes: SpanAttributes): void {
+    const held = this.#attributes;
+    if (held === undefined) this.#attributes = attributes;
+    else if (Array.isArray(held)) held.push(attributes);
+    else this.#attributes = [held as SpanAttributes, attributes];
+  }
+
+  /** The span's record: name and string attributes redacted, attribute sets merged; frozen when final. */
+  record(redact: (text: string) => string, final: boolean): SpanRecord {
+    const attributes: Record<string, AttributeValue> = {};
+    const held = this.#attributes;
+    if (Array.isArray(held)) for (const set of held as SpanAttributes[]) clean(attributes, set, redact);
+    else if (held !== undefined) clean(attributes, held as SpanAttributes, redact);
+    const record: { -readonly [K in keyof SpanRecord]: SpanRecord[K] } = {
+      id: this.id,
+      parentId: this.#parent?.id,
+      kind: this.kind,
+      name: redact(this.#name),
+      start: this.#start,
+      end: this.#end,
+      status: this.#status,
+      attributes: final ? Object.freeze(attributes) : attributes,
+    };
+    if (this.#spanId !== undefined) record.spanId = this.#spanId;
+    return final ? Object.freeze(record) : record;
+  }
+}
+
+/** Copies `attributes` into `into`, deferred values worked out, strings redacted. */
+function clean(into: Record<string, AttributeValue>, attributes: SpanAttributes, redact: (text: string) => string): void {
+  for (const key in attributes) {
+    if (!Object.hasOwn(attributes, key)) continue;
+    const given = attributes[key];
+    const value = given instanceof Deferred ? given.compute() : given;
+    if (typeof value === 'string') into[key] = redact(value);
+    else if (Array.isArray(value)) into[key] = value.map((v: string) => redact(v));
+    else into[key] = value as AttributeValue;
   }
 }
 

@@ -14,7 +14,8 @@ import type { AssistantBlock, Message } from '../../model/client.ts';
 export function normalizeAssistantContent(content: readonly AssistantBlock[]): AssistantBlock[] {
   const text: AssistantBlock[] = [];
   const calls: AssistantBlock[] = [];
-  for (const block of content) {
+  for (let k = 0; k < content.length; k++) {
+    const block = content[k]!;
     if (block.type === 'text') {
       if (block.text.length > 0) text.push(block);
     } else calls.push('repeatOf' in block ? { type: 'tool_call', id: block.id, name: block.name, args: block.args } : block); // the log's link is not the model's
@@ -27,7 +28,13 @@ export interface PairingViolation {
   readonly problem: string;
 }
 
-export function checkToolPairing(messages: readonly Message[]): PairingViolation | undefined {
+/** Messages by index: an array, or the projection's persistent list. */
+export interface MessageSource {
+  readonly length: number;
+  at(index: number): Message | undefined;
+}
+
+export function checkToolPairing(messages: readonly Message[] | MessageSource): PairingViolation | undefined {
   return checkToolPairingFrom(messages, 0).violation;
 }
 
@@ -40,17 +47,18 @@ export function checkToolPairing(messages: readonly Message[]): PairingViolation
  * answer as checking from the start.
  */
 export function checkToolPairingFrom(
-  messages: readonly Message[],
+  messages: readonly Message[] | MessageSource,
   from: number,
 ): { readonly violation: PairingViolation | undefined; readonly checkedUpTo: number } {
-  let expected: string[] = from > 0 ? callIdsOf(messages[from - 1]!) : [];
+  let expected: string[] = from > 0 ? callIdsOf(messages.at(from - 1)!) : [];
   for (let i = from; i < messages.length; i++) {
-    const message = messages[i]!;
+    const message = messages.at(i)!;
     if (message.role === 'assistant') {
       if (expected.length > 0) return failed(i, `tool calls ${expected.join(', ')} have no result before the next assistant message`);
       let seenCall = false;
       const calls: string[] = [];
-      for (const block of message.content) {
+      for (let k = 0; k < message.content.length; k++) {
+        const block = message.content[k]!;
         if (block.type === 'tool_call') {
           seenCall = true;
           calls.push(block.id);
@@ -64,7 +72,8 @@ export function checkToolPairingFrom(
     // user message
     const results: string[] = [];
     let seenText = false;
-    for (const block of message.content) {
+    for (let k = 0; k < message.content.length; k++) {
+      const block = message.content[k]!;
       if (block.type === 'tool_result') {
         if (seenText) return failed(i, `tool result ${block.callId} after text in the same user message`);
         results.push(block.callId);
@@ -91,6 +100,9 @@ function failed(messageIndex: number, problem: string) {
 function callIdsOf(message: Message): string[] {
   if (message.role !== 'assistant') return [];
   const ids: string[] = [];
-  for (const block of message.content) if (block.type === 'tool_call') ids.push(block.id);
+  for (let k = 0; k < message.content.length; k++) {
+    const block = message.content[k]!;
+    if (block.type === 'tool_call') ids.push(block.id);
+  }
   return ids;
 }

@@ -1,0 +1,43 @@
+import { describe, expect, it, vi } from 'vitest';
+import { unwatchAbort, watchAbort } from './abort-watch.ts';
+
+describe('abort-watch: many watchers, one listener', () => {
+  it('calls each watcher once, in the order added, and not one that was unwatched', () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const a = () => seen.push('a');
+    const b = () => seen.push('b');
+    const c = () => seen.push('c');
+    watchAbort(controller.signal, a);
+    watchAbort(controller.signal, b);
+    watchAbort(controller.signal, c);
+    unwatchAbort(controller.signal, b);
+    controller.abort();
+    controller.abort();
+    expect(seen).toEqual(['a', 'c']);
+  });
+
+  it('adds one listener to a signal however many watch it', () => {
+    const controller = new AbortController();
+    const spy = vi.spyOn(controller.signal, 'addEventListener');
+    for (let i = 0; i < 50; i++) {
+      const w = () => undefined;
+      watchAbort(controller.signal, w);
+      unwatchAbort(controller.signal, w);
+    }
+    expect(spy).toHaveBeenCalledTimes(1);
+  });
+
+  it('a watcher that unwatches another during the abort stops it from running', () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const second = () => seen.push('second');
+    watchAbort(controller.signal, () => {
+      seen.push('first');
+      unwatchAbort(controller.signal, second);
+    });
+    watchAbort(controller.signal, second);
+    controller.abort();
+    expect(seen).toEqual(['first']);
+  });
+});
