@@ -23,6 +23,7 @@ import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts'
 import { importUserModule } from './import-module.ts';
 import { inspectConfigAgents } from './inspect-agents.ts';
 import { lineOfKey } from './locate-key.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { sameFile, syntaxLocation } from './syntax-location.ts';
 
 export const CONFIG_NAMES = ['loopgate.config.ts', 'loopgate.config.mts', 'loopgate.config.js', 'loopgate.config.mjs'] as const;
@@ -64,11 +65,13 @@ export interface ResolvedConfig {
  */
 export function caseIdRoot(config: ResolvedConfig, paths: readonly string[] | undefined): string {
   if (!config.bundled || paths === undefined) return config.root;
-  const inside = (p: string) => {
-    const rel = relative(config.root, resolve(p));
+  // The bundled suite's files, where the config was read from (dist/ when the build runs) or in the sources.
+  const roots = [config.root, join(PACKAGE_ROOT, 'scenarios', 'bundled')];
+  const inside = (root: string) => (p: string) => {
+    const rel = relative(root, resolve(p));
     return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   };
-  return paths.every(inside) ? config.root : process.cwd();
+  return roots.find((root) => paths.every(inside(root))) ?? process.cwd();
 }
 
 /** Where reports go when neither `--out` nor the config's `out` says: `reports/` beside the user's config, else in the working directory. */
