@@ -198,6 +198,39 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
       });
     });
 
+    describe('appends in flight together (group commit)', () => {
+      it('stores the batches of many conversations appended at once, each whole', async () => {
+        const store = await fresh();
+        const ids = Array.from({ length: 12 }, (_, i) => `g${i}`);
+        await Promise.all(ids.map((id, i) => store.append(id, records(0, 1 + (i % 4)))));
+        for (const [i, id] of ids.entries()) expect((await store.read(id)).map((r) => r.seq)).toEqual(Array.from({ length: 1 + (i % 4) }, (_, k) => k));
+      });
+
+      it('applies batches of one conversation appended without waiting in call order', async () => {
+        const store = await fresh();
+        await Promise.all([store.append('c', records(0, 2)), store.append('c', records(2, 3)), store.append('c', records(5, 1))]);
+        expect((await store.read('c')).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+      });
+
+      it('refuses only the batch that conflicts; the others appended with it are stored', async () => {
+        const store = await fresh();
+        await store.append('b', records(0, 2));
+        const results = await Promise.allSettled([store.append('a', records(0, 2)), store.append('b', records(5, 1)), store.append('c', records(0, 1))]);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+        expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(StoreConflictError);
+        expect((await store.read('a')).length).toBe(2);
+        expect((await store.read('b')).length).toBe(2);
+        expect((await store.read('c')).length).toBe(1);
+      });
+
+      it('refuses a batch that follows a refused one of the same conversation, storing neither', async () => {
+        const store = await fresh();
+        const results = await Promise.allSettled([store.append('c', records(1, 2)), store.append('c', records(3, 1))]);
+        expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+        expect(await store.read('c')).toEqual([]);
+      });
+    });
+
     describe('conversations', () => {
       it('keeps conversations isolated', async () => {
         const store = await fresh();

@@ -41,7 +41,7 @@ import { recordPromptAndTools } from './request.ts';
 import { isLoopWritten, LOOP_SOURCE, messagesToReturn } from './returns.ts';
 import { planStepCalls, type PlannedCall } from './step-calls.ts';
 import { ToolJournal } from './tool-journal.ts';
-import type { ClaimDecision, LoopDeps, SendOptions, TurnResult } from './types.ts';
+import type { ClaimDecision, Durability, LoopDeps, SendOptions, TurnResult } from './types.ts';
 
 /** The source of the side-effect notice the loop writes. */
 const SIDE_EFFECT_NOTICE_SOURCE = `${LOOP_SOURCE}side-effects`;
@@ -281,7 +281,7 @@ export class AgentLoop {
       // A notice alone is no work: the turn is for what people sent.
       if (!dropped && !loopWritten) delivered++;
     }
-    await this.#persist();
+    await this.#persist('step');
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
     if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describeError(decided.error)}` };
     if (s.scope.cancelled) return this.#cancelled(s);
@@ -549,7 +549,7 @@ export class AgentLoop {
     this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(result.content) });
     markSeen(s);
     s.reply = result.text;
-    await this.#persist();
+    await this.#persist('step');
     // The turn ends when no steer waits — checked again after the hooks, which take time.
     const more = s.steps < config.maxSteps;
     if (more && this.#steerWaiting()) return 'next_step';
@@ -567,7 +567,7 @@ export class AgentLoop {
     this.#log.append('assistant.message', { turn: s.turn, step: s.steps, content: plainContent(plan.content) });
     markSeen(s);
     s.journal.planned(calls.map((p) => p.call));
-    await this.#persist();
+    await this.#persist('step');
     // Invariant 11: never run a round whose results the model could not see.
     if (s.steps >= config.maxSteps) {
       return {
@@ -586,7 +586,7 @@ export class AgentLoop {
     s.toolCalls += calls.length;
     await this.#runningTools(s, calls);
     if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
-    await this.#persist();
+    await this.#persist('step');
     return 'next_step';
   }
 
@@ -761,7 +761,7 @@ export class AgentLoop {
         this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason });
       }
       try {
-        await this.#persist();
+        await this.#persist('barrier');
       } catch (error) {
         outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
         // A turn that would have kept its steps now keeps none: the loop's own messages the model read in it go back too.
@@ -785,7 +785,7 @@ export class AgentLoop {
       }
       if (outcome.kind !== 'failed' || outcome.reason !== 'persistence') {
         try {
-          await this.#persist();
+          await this.#persist('barrier');
         } catch (error) {
           outcome = {
             kind: 'failed',
@@ -823,8 +823,8 @@ export class AgentLoop {
     }
   }
 
-  #persist(): Promise<void> {
-    return persistOrThrow(this.#deps.persist);
+  #persist(durability: Durability): Promise<void> {
+    return persistOrThrow(this.#deps.persist, durability);
   }
 
   /** Recording a cancel is best effort: the cancel itself has already taken effect. */
