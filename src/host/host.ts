@@ -10,7 +10,12 @@
  *   log exactly once, and stored before its request is answered;
  * - open the conversation's log from the store, recovering a turn a crash left
  *   open (and, at start, every such turn: `recoverAll`);
- * - persist every event the loop writes (one batch per flush, serialized);
+ * - persist every event the loop writes: write-behind between durability
+ *   barriers (conversation-writer.ts) — a step's events are handed to the store's
+ *   group commit and the loop goes on; before a STATEFUL or CRITICAL call runs,
+ *   when a turn closes and before a request is answered, everything is stored
+ *   first. A failed write fails the turn `failed{persistence}` and the host
+ *   reopens the conversation from the store (docs/storage.md);
  * - end and export each turn's trace in a `finally`;
  * - answer each request with the envelope of the turn(s) that took its message
  *   (envelope.ts says which, and when a request answers 202);
@@ -59,11 +64,12 @@ import {
   outcomeLabel,
   type TraceContext,
   type W3cTracing,
+  type Durability,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
 import { httpStatusFor, summarizeLoggedTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './envelope.ts';
-import { serializedFlush } from './flush.ts';
+import { ConversationWriter } from './conversation-writer.ts';
 import { followConversation, FollowError, type FollowOptions } from './follow.ts';
 import { FollowerRegistry } from './followers.ts';
 import { hostAgent, hostPrompt, hostToolExecutor } from './host-agent.ts';
@@ -170,7 +176,8 @@ export interface RecoverAllOptions {
 interface Session {
   readonly log: EventLog;
   readonly loop: AgentLoop;
-  readonly flush: () => Promise<void>;
+  /** The conversation's writer: a barrier by default (see conversation-writer.ts). */
+  readonly flush: (durability?: Durability) => Promise<void>;
 }
 
 /** One `handle` call waiting for its answer. */
@@ -668,15 +675,15 @@ export class AgentHost {
     return this.#agent.tools?.find((t) => t.name === name)?.sideEffect;
   }
 
-  #flushFor(conversationId: string, log: EventLog): () => Promise<void> {
-    const write = serializedFlush(this.#options.store, conversationId, log, {
-      stopAfterFailure: true,
+  #flushFor(conversationId: string, log: EventLog): (durability?: Durability) => Promise<void> {
+    const writer = new ConversationWriter(this.#options.store, conversationId, log, {
       guard: () => {
         if (this.#halted) throw new Error('the host was halted: it writes nothing more');
       },
+      // What is stored is told to the conversation's followers (follow.ts).
+      onStored: () => this.#followers.notify(conversationId, log),
     });
-    // What is stored is told to the conversation's followers (follow.ts).
-    const flush = () => write().then(() => this.#followers.notify(conversationId, log));
+    const flush = (durability?: Durability) => writer.persist(durability);
     // While someone follows, what the loop appends (streamed deltas) is stored at the next tick, not at the step's end.
     let scheduled = false;
     log.subscribe(() => {
@@ -684,7 +691,7 @@ export class AgentHost {
       scheduled = true;
       setImmediate(() => {
         scheduled = false;
-        flush().catch(() => undefined); // a failed write surfaces through the loop's own next write
+        flush('step').catch(() => undefined); // a failed write surfaces through the loop's own next write
       });
     });
     return flush;
@@ -729,7 +736,7 @@ export class AgentHost {
     return claim;
   }
 
-  #loop(c: Conversation, log: EventLog, flush: () => Promise<void>): AgentLoop {
+  #loop(c: Conversation, log: EventLog, flush: Session['flush']): AgentLoop {
     const o = this.#options;
     const turns = new WeakMap<Tracer, number>();
     const tracing: TurnTracing = {

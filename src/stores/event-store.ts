@@ -1,6 +1,26 @@
 /**
  * Where conversations' events live. The kernel never touches a store directly;
- * the host flushes the log's new events here, one batch per step.
+ * the host writes the log's new events here, at most one batch per step and per
+ * conversation, behind the loop between durability barriers (the turn's claim,
+ * a STATEFUL/CRITICAL call's write-ahead record, the turn's close; see
+ * docs/storage.md and host/conversation-writer.ts).
+ *
+ * The persistence-failure contract, in the design's terms:
+ * - `append` resolves only once its batch is durably stored, and a batch is
+ *   stored whole or not at all. Durable stores commit the batches of many
+ *   conversations appended together in one transaction (group commit); batches
+ *   are applied in the order `append` was called.
+ * - A batch refused on its own (its seqs do not continue the conversation, or
+ *   the database refuses its rows) rejects alone; the rest of its group is stored.
+ * - A group whose transaction cannot start or commit stores nothing of any of its
+ *   batches, and every `append` of the group rejects.
+ * - The host takes a rejected `append` as the end of that log: nothing it appended
+ *   after the failed batch is written, the running turn ends
+ *   `failed{persistence}` at its next persist (its callers get 503), and the
+ *   conversation is reopened from the store, where recovery closes the turn
+ *   `interrupted`. What a failure can take with it never reaches past the
+ *   conversation's last barrier: no closed turn, no answered request, no
+ *   write-ahead record of a call that ran.
  */
 import { InputError, type EventRecord } from '../kernel/index.ts';
 

@@ -281,7 +281,8 @@ export class AgentLoop {
       // A notice alone is no work: the turn is for what people sent.
       if (!dropped && !loopWritten) delivered++;
     }
-    await this.#persist('step');
+    // A barrier: the turn's claim is stored before any model request is spent on it.
+    await this.#persist('barrier');
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
     if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describeError(decided.error)}` };
     if (s.scope.cancelled) return this.#cancelled(s);

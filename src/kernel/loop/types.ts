@@ -76,8 +76,10 @@ export interface TurnTracing {
  * What a persist call must guarantee when it resolves.
  *
  * - `barrier`: everything the log holds is durably stored. The loop asks for it
- *   before a `STATEFUL` or `CRITICAL` tool call runs (the write-ahead record) and
- *   when a turn closes (before its outcome and reply are returned).
+ *   when a turn has taken its messages (before the first model request is spent
+ *   on a turn the store may not hold), before a `STATEFUL` or `CRITICAL` tool
+ *   call runs (the write-ahead record) and when a turn closes (before its
+ *   outcome and reply are returned).
  * - `step`: the events are handed to the store; they may still be in flight (a
  *   host's group commit writes them with other conversations' events). If that
  *   write fails, a later persist of the same log rejects, at the latest the
