@@ -26,7 +26,7 @@ import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
 import { assertNever, keepsCompletedSteps, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
-import { ProjectionCache } from '../projection/projection.ts';
+import { ProjectionCache, type ProjectionState } from '../projection/projection.ts';
 import { streamRedactor } from '../redact/index.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
 import { CancelScope, raceAbort } from './cancellation.ts';
@@ -34,7 +34,8 @@ import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
 import { PersistenceError, persistOrThrow } from './persistence-error.ts';
-import { RetryAfterWindows } from './retry-after-windows.ts';
+import { RetryAfterWindows, type WindowsState } from './retry-after-windows.ts';
+import { SessionTokens, type SessionTokensState } from './session-tokens.ts';
 import { DeltaStreams } from './delta-streams.ts';
 import { countable, describeError, plainContent, plainOutcome, sideEffectNotice, summarizeResult } from './records.ts';
 import { recordPromptAndTools } from './request.ts';
@@ -83,6 +84,7 @@ export class AgentLoop {
   readonly #handlers;
   readonly #random: () => number;
   readonly #windows: RetryAfterWindows;
+  readonly #tokens: SessionTokens;
   #running: Promise<TurnResult[]> | undefined;
   #turn: TurnState | undefined;
   #stopped: { by: CancelSource; reason: string } | undefined;
@@ -94,6 +96,7 @@ export class AgentLoop {
     this.#handlers = [...(deps.errorHandlers ?? []), ...BUILT_IN_HANDLERS];
     this.#random = deps.random ?? Math.random;
     this.#windows = new RetryAfterWindows(deps.log);
+    this.#tokens = new SessionTokens(deps.log);
     // Redaction is the log's: whatever appends, no secret the redactor knows is stored.
     deps.log.redactWith(deps.redact);
   }
@@ -101,6 +104,11 @@ export class AgentLoop {
   /** The incremental projection the loop sends (for hosts, tests and the harness). */
   get projection(): ProjectionCache {
     return this.#projection;
+  }
+
+  /** The loop's incremental folds of the log as plain data, at the log's current length (for a snapshot: snapshot.ts). */
+  derivedState(): { readonly projection: ProjectionState; readonly windows: WindowsState; readonly sessionTokens: SessionTokensState } {
+    return { projection: this.#projection.state(), windows: this.#windows.state(), sessionTokens: this.#tokens.state() };
   }
 
   get busy(): boolean {
@@ -333,20 +341,9 @@ export class AgentLoop {
     return undefined;
   }
 
-  #sessionTokensCache: { upTo: number; total: number } = { upTo: 0, total: 0 };
   /** Tokens of closed turns, folded incrementally. */
   #sessionTokens(): number {
-    const events = this.#log.events;
-    const cache = this.#sessionTokensCache;
-    for (let i = cache.upTo; i < events.length; i++) {
-      const e = events[i]!;
-      if (e.type === 'turn.closed' && !e.opaque) {
-        const u = (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.usage;
-        cache.total += u.inputTokens + u.outputTokens;
-      }
-    }
-    cache.upTo = events.length;
-    return cache.total;
+    return this.#tokens.total();
   }
 
   // ---------------------------------------------------------------------------

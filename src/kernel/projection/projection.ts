@@ -39,6 +39,24 @@ interface CallPosition {
 
 export const SUMMARY_PREFIX = '[Summary of the earlier conversation]\n';
 
+/**
+ * The incremental projection as plain data, at the log's length `upTo`: for a
+ * snapshot of the conversation's derived state (loop/snapshot.ts). The events of
+ * a turn still open are named by seq (the log holds them).
+ */
+export interface ProjectionState {
+  readonly upTo: number;
+  /** The replace generation it was folded under. */
+  readonly generation: number;
+  readonly messages: readonly Message[];
+  /** [call id, index of the assistant message that made it, position among its calls] */
+  readonly calls: readonly (readonly [string, number, number])[];
+  readonly replacements: readonly Replacement[];
+  readonly next: number;
+  readonly skipTo: number;
+  readonly turn: { readonly turn: number; readonly startLength: number; readonly startLast: Message | null; readonly events: readonly number[] } | null;
+}
+
 /** Folds events into messages. One instance per (log, replace generation). */
 class Folder {
   readonly messages: Message[] = [];
@@ -53,6 +71,61 @@ class Folder {
 
   constructor(replacements: Replacement[]) {
     this.#replacements = replacements;
+  }
+
+  state(upTo: number, generation: number): ProjectionState {
+    const turn = this.#turn;
+    return {
+      upTo,
+      generation,
+      messages: this.messages.slice(),
+      calls: [...this.#calls].map(([id, p]) => [id, p.messageIndex, p.order] as const),
+      replacements: this.#replacements,
+      next: this.#next,
+      skipTo: this.#skipTo,
+      turn: turn ? { turn: turn.turn, startLength: turn.startLength, startLast: turn.startLast ?? null, events: turn.events.map((e) => e.seq) } : null,
+    };
+  }
+
+  /** The folder `state` described; the open turn's events read from `log`. Throws (saying what) when `state` does not describe one. */
+  static restore(state: ProjectionState, log: Pick<EventLog, 'at'>): Folder {
+    const bad = (what: string): Error => new Error(`the projection state is malformed: ${what}`);
+    const int = (v: unknown, min = 0): v is number => Number.isSafeInteger(v) && (v as number) >= min;
+    if (typeof state !== 'object' || state === null) throw bad('not an object');
+    if (!Array.isArray(state.replacements)) throw bad('replacements');
+    const replacements: Replacement[] = state.replacements.map((r, i) => {
+      if (typeof r !== 'object' || r === null || !int(r.from) || !int(r.to) || !int(r.seq) || typeof r.summary !== 'string') throw bad(`replacement ${i}`);
+      return { from: r.from, to: r.to, summary: r.summary, seq: r.seq };
+    });
+    const folder = new Folder(replacements);
+    if (!Array.isArray(state.messages)) throw bad('messages');
+    for (let i = 0; i < state.messages.length; i++) folder.messages.push(restoredMessage(state.messages[i], `message ${i}`, bad));
+    if (!Array.isArray(state.calls)) throw bad('calls');
+    for (const row of state.calls) {
+      if (!Array.isArray(row) || row.length !== 3 || typeof row[0] !== 'string' || !int(row[1]) || !int(row[2])) throw bad('a call');
+      folder.#calls.set(row[0], { messageIndex: row[1], order: row[2] });
+    }
+    if (!int(state.next) || state.next > replacements.length || !int(state.skipTo, -1)) throw bad('cursor');
+    folder.#next = state.next;
+    folder.#skipTo = state.skipTo;
+    if (state.turn !== null) {
+      const t = state.turn;
+      if (typeof t !== 'object' || !int(t.turn) || !int(t.startLength) || t.startLength > folder.messages.length || !Array.isArray(t.events))
+        throw bad('open turn');
+      const events = t.events.map((seq) => {
+        const event = int(seq) ? log.at(seq) : undefined;
+        if (!event || event.opaque || event.seq !== seq) throw bad(`open turn event ${String(seq)}`);
+        return event;
+      });
+      folder.#turn = {
+        turn: t.turn,
+        startLength: t.startLength,
+        startLast: t.startLast === null ? undefined : restoredMessage(t.startLast, 'open turn start', bad),
+        events,
+      };
+    }
+    folder.#changedFrom = 0;
+    return folder;
   }
 
   apply(event: AnyEvent): void {
@@ -185,6 +258,50 @@ class Folder {
   }
 }
 
+/** A message read back from a snapshot: its shape checked, frozen through. */
+function restoredMessage(value: unknown, where: string, bad: (what: string) => Error): Message {
+  const m = value as { role?: unknown; content?: unknown };
+  if (typeof m !== 'object' || m === null || (m.role !== 'user' && m.role !== 'assistant') || !Array.isArray(m.content)) throw bad(where);
+  for (const block of m.content as unknown[]) {
+    const b = block as Record<string, unknown>;
+    const ok =
+      typeof b === 'object' &&
+      b !== null &&
+      ((b.type === 'text' && typeof b.text === 'string') ||
+        (m.role === 'assistant' && b.type === 'tool_call' && typeof b.id === 'string' && typeof b.name === 'string' && 'args' in b) ||
+        (m.role === 'user' &&
+          b.type === 'tool_result' &&
+          typeof b.callId === 'string' &&
+          typeof b.content === 'string' &&
+          ['ok', 'failed', 'unknown'].includes(b.status as string)));
+    if (!ok) throw bad(`${where}: a block`);
+  }
+  return deepFreeze(m) as Message;
+}
+
+function deepFreeze(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Folders restored from snapshots, waiting for the log's ProjectionCache (taken once). */
+const seeds = new WeakMap<EventLog, { readonly folder: Folder; readonly upTo: number; readonly generation: number }>();
+
+/**
+ * Seeds the projection of a log resumed from a snapshot: the first ProjectionCache
+ * built over `log` starts from `state` instead of folding from seq 0. Throws
+ * (saying what) when `state` is malformed; nothing is seeded then.
+ */
+export function seedProjection(log: EventLog, state: ProjectionState): void {
+  if (!Number.isSafeInteger(state?.upTo) || state.upTo < 0 || state.upTo > log.length || !Number.isSafeInteger(state.generation)) {
+    throw new Error('the projection state is malformed: upTo or generation');
+  }
+  seeds.set(log, { folder: Folder.restore(state, log), upTo: state.upTo, generation: state.generation });
+}
+
 function userMessage(content: UserBlock[]): UserMessage {
   return Object.freeze({ role: 'user', content: Object.freeze(content) });
 }
@@ -237,7 +354,21 @@ export class ProjectionCache {
   constructor(log: EventLog) {
     this.#log = log;
     this.#generation = log.positions.generation;
-    this.#folder = new Folder(replacementsIn(log.events));
+    const seed = seeds.get(log);
+    seeds.delete(log);
+    if (seed && seed.generation === this.#generation) {
+      // Resumed from a snapshot: the fold goes on from there (a compaction since then folds from 0).
+      this.#folder = seed.folder;
+      this.#cursor = seed.upTo;
+    } else {
+      this.#folder = new Folder(replacementsIn(log.events));
+    }
+  }
+
+  /** The projection as plain data at the log's current length (for a snapshot). */
+  state(): ProjectionState {
+    this.current();
+    return this.#folder.state(this.#cursor, this.#generation);
   }
 
   get eventsTouched(): number {
@@ -260,9 +391,9 @@ export class ProjectionCache {
       this.#pairedUpTo = 0;
     }
     if (this.#cursor < log.length) {
-      const events = log.events;
-      for (let i = this.#cursor; i < events.length; i++) this.#folder.apply(events[i]!);
-      this.#cursor = events.length;
+      const length = log.length;
+      for (let i = this.#cursor; i < length; i++) this.#folder.apply(log.at(i)!);
+      this.#cursor = length;
       this.#snapshot = undefined;
     }
     return (this.#snapshot ??= Object.freeze(this.#folder.messages.slice()));
