@@ -34,9 +34,21 @@ export interface EventStore {
    * record's seq must equal the number of events already stored for the
    * conversation, and seqs must be consecutive; otherwise `StoreConflictError`.
    */
-  append(conversationId: string, records: readonly EventRecord[]): Promise<void>;
+  append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void>;
   /** Records from `fromSeq` on, in seq order. Corrupt records raise `StoreCorruptionError`. */
   read(conversationId: string, fromSeq?: number): Promise<EventRecord[]>;
+  /**
+   * Optional, for stores that keep snapshots (`StoreAppendOptions.snapshot`): the
+   * conversation's latest stored snapshot, as stored (the host checks it).
+   */
+  readSnapshot?(conversationId: string): Promise<StoredSnapshot | undefined>;
+  /**
+   * Optional, for stores that keep snapshots and can read synchronously (SQLite,
+   * memory): records `[from, to)` (fewer if the store holds fewer), as `read`
+   * would return them. A log resumed from a snapshot reads its prefix through it,
+   * on demand. Throws as `read` rejects.
+   */
+  readRangeSync?(conversationId: string, from: number, to: number): EventRecord[];
   listConversations(): Promise<string[]>;
   /**
    * The conversation lock: one turn at a time per conversation, granted in FIFO
@@ -54,6 +66,27 @@ export interface EventStore {
    */
   claimWriter?(options?: WriterClaimOptions): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A snapshot of a conversation's derived state (kernel loop/snapshot.ts), encoded
+ * by the host (host/snapshots.ts). Opaque to the store.
+ */
+export interface StoredSnapshot {
+  /** It is the state after events `[0, upTo)`. */
+  readonly upTo: number;
+  /** Checked by the host on read: a snapshot whose body does not match is not used. */
+  readonly digest: string;
+  readonly body: string;
+}
+
+export interface StoreAppendOptions {
+  /**
+   * Stored with the batch, atomically (both or neither), replacing the
+   * conversation's previous snapshot. Its `upTo` must be the seq after the
+   * batch's last record. A store without snapshots (no `readSnapshot`) ignores it.
+   */
+  readonly snapshot?: StoredSnapshot;
 }
 
 export interface WriterClaimOptions {

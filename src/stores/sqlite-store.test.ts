@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreConflictError, StoreCorruptionError, StoreError } from './event-store.ts';
 import { SqliteEventStore } from './sqlite-store.ts';
-import { describeEventStoreContract, records, sampleRecord } from './store-conformance.ts';
+import { describeEventStoreContract, describeSnapshotStoreContract, records, sampleRecord } from './store-conformance.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopgate-sqlite-'));
 let files = 0;
@@ -13,6 +13,7 @@ const freshPath = () => join(dir, `store-${files++}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeEventStoreContract('sqlite', () => new SqliteEventStore(freshPath()));
+describeSnapshotStoreContract('sqlite', () => new SqliteEventStore(freshPath()));
 
 describe('SqliteEventStore', () => {
   it('keeps what it stored across close and reopen', async () => {

@@ -27,10 +27,19 @@
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
-import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
+import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs, checkSnapshotOption } from './batch-check.ts';
 import { ConversationLocks } from './conversation-lock.ts';
 import { checkStoreSchema, openSqliteReadOnly } from './sqlite-read-only.ts';
-import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release, type WriterClaimOptions } from './event-store.ts';
+import {
+  StoreConflictError,
+  StoreCorruptionError,
+  StoreError,
+  type EventStore,
+  type Release,
+  type StoreAppendOptions,
+  type StoredSnapshot,
+  type WriterClaimOptions,
+} from './event-store.ts';
 import { SqliteWriterClaim, type WriterClaimTiming } from './sqlite-writer-claim.ts';
 
 /** The schema version this code writes (`PRAGMA user_version`). */
@@ -74,6 +83,7 @@ interface Queued {
   readonly conversationId: string;
   readonly records: readonly EventRecord[];
   readonly rows: readonly SerializedRow[];
+  readonly snapshot: StoredSnapshot | undefined;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
@@ -88,7 +98,10 @@ export class SqliteEventStore implements EventStore {
   readonly #maxSeq: StatementSync;
   readonly #insert: StatementSync;
   readonly #readFrom: StatementSync;
+  readonly #readRange: StatementSync;
   readonly #conversations: StatementSync;
+  /** Snapshot statements; undefined for a read-only file without the snapshots table. */
+  readonly #snapshotSql: { readonly read: StatementSync; readonly write: StatementSync | undefined } | undefined;
   readonly #arrays: boolean;
   readonly #readOnly: boolean;
   readonly #writer: SqliteWriterClaim;
@@ -136,8 +149,25 @@ export class SqliteEventStore implements EventStore {
       this.#readFrom = db.prepare('SELECT seq, type, v, at, ignorable, sources, payload FROM events WHERE conversation = ? AND seq >= ? ORDER BY seq');
       // Rows as arrays: several times faster than objects for long reads (Node >= 24;
       // older Nodes return objects, which #rowsFrom converts).
+      this.#readRange = db.prepare(
+        'SELECT seq, type, v, at, ignorable, sources, payload FROM events WHERE conversation = ? AND seq >= ? AND seq < ? ORDER BY seq',
+      );
       this.#arrays = typeof this.#readFrom.setReturnArrays === 'function';
-      if (this.#arrays) this.#readFrom.setReturnArrays(true);
+      if (this.#arrays) {
+        this.#readFrom.setReturnArrays(true);
+        this.#readRange.setReturnArrays(true);
+      }
+      const snapshots = db.prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'snapshots'").get() !== undefined;
+      this.#snapshotSql = snapshots
+        ? {
+            read: db.prepare('SELECT up_to, digest, body FROM snapshots WHERE conversation = ?'),
+            write: this.#readOnly
+              ? undefined
+              : db.prepare(
+                  'INSERT INTO snapshots (conversation, up_to, digest, body) VALUES (?, ?, ?, ?) ON CONFLICT (conversation) DO UPDATE SET up_to = excluded.up_to, digest = excluded.digest, body = excluded.body',
+                ),
+          }
+        : undefined;
       this.#conversations = db.prepare('SELECT DISTINCT conversation FROM events ORDER BY conversation');
       this.#tx = this.#readOnly
         ? undefined
@@ -194,6 +224,14 @@ export class SqliteEventStore implements EventStore {
         payload TEXT NOT NULL,
         PRIMARY KEY (conversation, seq)
       );
+      -- The latest snapshot of each conversation's derived state (added without a version
+      -- change: an older loopgate ignores the table).
+      CREATE TABLE IF NOT EXISTS snapshots (
+        conversation TEXT NOT NULL PRIMARY KEY,
+        up_to INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        body TEXT NOT NULL
+      );
       PRAGMA user_version = ${SCHEMA_VERSION};
     `);
   }
@@ -202,16 +240,17 @@ export class SqliteEventStore implements EventStore {
    * Checks and serializes the batch now, then queues it for the next group
    * commit; resolves once the group's transaction has committed (see the header).
    */
-  async append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
+  async append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     this.#checkOpen();
     if (this.#readOnly) throw new StoreError(`${this.describe}: opened read-only; nothing was stored`);
     checkConversationId(this.describe, conversationId);
     checkRecordShapes(this.describe, conversationId, records);
+    const snapshot = checkSnapshotOption(this.describe, conversationId, records, options);
     if (records.length === 0) return;
     // Serialize before the transaction: a bad payload fails the batch without touching the file.
     const rows = records.map((r, i) => this.#serialize(conversationId, i, r));
     const { promise, resolve, reject } = Promise.withResolvers<void>();
-    this.#queue.push({ conversationId, records, rows, resolve, reject });
+    this.#queue.push({ conversationId, records, rows, snapshot, resolve, reject });
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.#commitGroup());
@@ -255,6 +294,7 @@ export class SqliteEventStore implements EventStore {
           tx.savepoint.run();
           savepoint = true;
           for (const row of rows) insert.run(conversationId, row.seq, row.type, row.v, row.at, row.ignorable, row.sources, row.payload);
+          if (batch.snapshot) this.#snapshotSql!.write!.run(conversationId, batch.snapshot.upTo, batch.snapshot.digest, batch.snapshot.body);
           tx.release.run();
           next.set(conversationId, expected + records.length);
           written.push(batch);
@@ -315,6 +355,38 @@ export class SqliteEventStore implements EventStore {
     }
     const out = new Array<EventRecord>(rows.length);
     for (let i = 0; i < rows.length; i++) out[i] = this.#parse(conversationId, fromSeq + i, rows[i]!);
+    return out;
+  }
+
+  async readSnapshot(conversationId: string): Promise<StoredSnapshot | undefined> {
+    this.#checkOpen();
+    checkConversationId(this.describe, conversationId);
+    if (!this.#snapshotSql) return undefined;
+    let row: Row | undefined;
+    try {
+      row = this.#snapshotSql.read.get(conversationId) as Row | undefined;
+    } catch (error) {
+      throw new StoreError(`${this.describe}: conversation "${conversationId}": reading its snapshot failed: ${(error as Error).message}`, { cause: error });
+    }
+    if (!row) return undefined;
+    const { up_to: upTo, digest, body } = row;
+    // A malformed row is handed back as it is: the host's checks refuse it and read the whole log.
+    return { upTo: Number(upTo), digest: String(digest), body: typeof body === 'string' ? body : String(body) };
+  }
+
+  readRangeSync(conversationId: string, from: number, to: number): EventRecord[] {
+    this.#checkOpen();
+    checkConversationId(this.describe, conversationId);
+    checkFromSeq(this.describe, from);
+    let rows: StoredRow[];
+    try {
+      const result = this.#readRange.all(conversationId, from, Math.max(from, to));
+      rows = this.#arrays ? (result as unknown as StoredRow[]) : result.map((r) => [r.seq, r.type, r.v, r.at, r.ignorable, r.sources, r.payload] as const);
+    } catch (error) {
+      throw new StoreError(`${this.describe}: conversation "${conversationId}": read failed: ${(error as Error).message}`, { cause: error });
+    }
+    const out = new Array<EventRecord>(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = this.#parse(conversationId, from + i, rows[i]!);
     return out;
   }
 

@@ -422,3 +422,55 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
     });
   });
 }
+
+/**
+ * The snapshot part of the contract, for stores that keep snapshots
+ * (`readSnapshot`, `readRangeSync`): a snapshot goes in with its batch or not at
+ * all, the latest replaces the one before, and records read synchronously are
+ * those `read` returns.
+ */
+export function describeSnapshotStoreContract(name: string, factory: EventStoreFactory): void {
+  describe(`EventStore snapshot contract: ${name}`, () => {
+    const opened: EventStore[] = [];
+    async function fresh(): Promise<Required<Pick<EventStore, 'readSnapshot' | 'readRangeSync'>> & EventStore> {
+      const store = await factory();
+      opened.push(store);
+      if (!store.readSnapshot || !store.readRangeSync) throw new Error(`${name} keeps no snapshots`);
+      return store as Required<Pick<EventStore, 'readSnapshot' | 'readRangeSync'>> & EventStore;
+    }
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+    });
+    const snap = (upTo: number, body = `state ${upTo}`) => ({ upTo, digest: `d${upTo}`, body });
+
+    it('stores a snapshot with its batch and hands back the latest one', async () => {
+      const store = await fresh();
+      expect(await store.readSnapshot('c')).toBeUndefined();
+      await store.append('c', records(0, 3), { snapshot: snap(3) });
+      expect(await store.readSnapshot('c')).toEqual(snap(3));
+      await store.append('c', records(3, 2));
+      expect(await store.readSnapshot('c')).toEqual(snap(3));
+      await store.append('c', records(5, 1), { snapshot: snap(6, 'x'.repeat(100_000)) });
+      expect(await store.readSnapshot('c')).toEqual(snap(6, 'x'.repeat(100_000)));
+      expect(await store.readSnapshot('other')).toBeUndefined();
+    });
+
+    it('stores no snapshot with a batch it refuses, and refuses a snapshot that is not at the end of its batch', async () => {
+      const store = await fresh();
+      await store.append('c', records(0, 2), { snapshot: snap(2) });
+      await expect(store.append('c', records(5, 1), { snapshot: snap(6) })).rejects.toThrow(StoreConflictError);
+      await expect(store.append('c', records(2, 2), { snapshot: snap(3) })).rejects.toThrow(/not at the end of the batch/);
+      expect(await store.readSnapshot('c')).toEqual(snap(2));
+      expect((await store.read('c')).length).toBe(2);
+    });
+
+    it('reads a range of records synchronously, as read returns them', async () => {
+      const store = await fresh();
+      await store.append('c', records(0, 10));
+      expect(store.readRangeSync('c', 3, 7)).toStrictEqual((await store.read('c', 3)).slice(0, 4));
+      expect(store.readRangeSync('c', 8, 20)).toStrictEqual(await store.read('c', 8));
+      expect(store.readRangeSync('c', 5, 5)).toEqual([]);
+      expect(store.readRangeSync('nobody', 0, 5)).toEqual([]);
+    });
+  });
+}
