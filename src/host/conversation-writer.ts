@@ -22,13 +22,26 @@
  *   closed turn, never the write-ahead record of a call that ran.
  */
 import { toRecord, type Durability, type EventLog } from '../kernel/index.ts';
-import type { EventStore } from '../stores/event-store.ts';
+import type { EventStore, StoredSnapshot } from '../stores/event-store.ts';
+
+export interface SnapshotSchedule {
+  /** A snapshot goes with the first write that reaches this many events past the last one (0: never). */
+  readonly every: number;
+  /** Where the last snapshot stands (the one the log was resumed from), else 0. */
+  readonly from: number;
+  /** The snapshot of the log at its current length; undefined while there is none to take. */
+  readonly take: () => StoredSnapshot | undefined;
+  /** Taking one threw (it is skipped: a write never fails for a snapshot). */
+  readonly failed?: (error: unknown) => void;
+}
 
 export interface ConversationWriterOptions {
   /** Runs at each persist and before each write; throwing refuses them (a halted host writes nothing more). */
   readonly guard?: () => void;
   /** After each write the store committed (the conversation's followers are told). */
   readonly onStored?: () => void;
+  /** Snapshots of derived state written with the events (stores with `readSnapshot` only). */
+  readonly snapshots?: SnapshotSchedule;
 }
 
 interface Barrier {
@@ -49,6 +62,8 @@ export class ConversationWriter {
   #inFlight = false;
   #failed: Error | undefined;
   #barriers: Barrier[] = [];
+  /** Where the last snapshot handed to the store stands. */
+  #snapshotAt: number;
 
   constructor(store: Pick<EventStore, 'append'>, conversationId: string, log: EventLog, options: ConversationWriterOptions = {}) {
     this.#store = store;
@@ -57,6 +72,7 @@ export class ConversationWriter {
     this.#options = options;
     this.#handedUpTo = log.flushedUpTo;
     this.#wanted = log.flushedUpTo;
+    this.#snapshotAt = options.snapshots?.from ?? 0;
   }
 
   /** The failure that stopped the writer, if one did. */
@@ -100,11 +116,12 @@ export class ConversationWriter {
     const from = this.#handedUpTo;
     const upTo = log.length; // everything the log holds: whatever came since the persist call rides along
     const batch = log.readFrom(from).map(toRecord);
+    const snapshot = this.#snapshotDue(upTo);
     this.#inFlight = true;
     this.#handedUpTo = upTo;
     let written: Promise<void>;
     try {
-      written = this.#store.append(this.#conversationId, batch);
+      written = this.#store.append(this.#conversationId, batch, snapshot ? { snapshot } : undefined);
     } catch (error) {
       written = Promise.reject(error); // a store that throws instead of rejecting
     }
@@ -126,6 +143,22 @@ export class ConversationWriter {
         this.#settleBarriers(this.#failed);
       },
     );
+  }
+
+  /** The snapshot to write with the batch ending at `upTo`, when one is due. */
+  #snapshotDue(upTo: number): StoredSnapshot | undefined {
+    const schedule = this.#options.snapshots;
+    if (!schedule || schedule.every <= 0 || upTo - this.#snapshotAt < schedule.every) return undefined;
+    let snapshot: StoredSnapshot | undefined;
+    try {
+      snapshot = schedule.take();
+    } catch (error) {
+      schedule.failed?.(error);
+      return undefined;
+    }
+    if (snapshot?.upTo !== upTo) return undefined;
+    this.#snapshotAt = upTo;
+    return snapshot;
   }
 
   /** Resolves the barriers the store now covers; with `error`, rejects every one waiting. */
