@@ -246,6 +246,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       newId: () => `m${++ids}`,
       recording,
       ...(options.seams?.wrapDeps ? { wrapLoopDeps: options.seams.wrapDeps } : {}),
+      problem: (error) => {
+        thrown ??= error;
+      },
     });
     target = hostTarget;
     stopRunaway = () => hostTarget!.stop();

@@ -11,10 +11,14 @@
  * - a crash severs the dead process's connection: it writes nothing more (a write
  *   already handed to the store may still land, as on a real disk).
  *
+ * Snapshots of derived state (the production host writes one with the events
+ * every few events, see host-config.ts) go through with their batch: a failed or
+ * torn append stores none.
+ *
  * It counts every batch append asked for and which of them failed.
  */
 import type { EventRecord } from '../../kernel/index.ts';
-import type { EventStore, Release } from '../../stores/event-store.ts';
+import type { EventStore, Release, StoreAppendOptions } from '../../stores/event-store.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../stores/memory-store.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
@@ -74,13 +78,21 @@ export class WorldStore {
         for (const release of held) void release().catch(() => undefined);
         held.clear();
       },
-      append: async (conversationId: string, records: readonly EventRecord[]) => {
+      append: async (conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions) => {
         alive();
-        await world.#append(conversationId, records);
+        await world.#append(conversationId, records, options);
       },
       read: async (conversationId: string, fromSeq?: number) => {
         alive();
         return inner.read(conversationId, fromSeq);
+      },
+      readSnapshot: async (conversationId: string) => {
+        alive();
+        return inner.readSnapshot(conversationId);
+      },
+      readRangeSync: (conversationId: string, from: number, to: number) => {
+        alive();
+        return inner.readRangeSync(conversationId, from, to);
       },
       listConversations: async () => {
         alive();
@@ -104,7 +116,7 @@ export class WorldStore {
     };
   }
 
-  async #append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
+  async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     const attempt = ++this.#attempts;
     if (this.#failAppends.has(attempt)) {
       this.#faults.record(`store append ${attempt} fails`);
@@ -119,6 +131,6 @@ export class WorldStore {
       if (keep > 0) await this.store.append(conversationId, records.slice(0, keep));
       throw new Error(`injected torn write on append ${attempt}: ${keep} of ${records.length} record(s) stored, then the write failed`);
     }
-    await this.store.append(conversationId, records);
+    await this.store.append(conversationId, records, options);
   }
 }
