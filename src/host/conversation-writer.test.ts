@@ -20,18 +20,18 @@ class HeldStore {
     return promise;
   }
 
-  /** Commits (or, with `failNext`, fails) what was handed over. */
+  /** Commits what was handed over in one group — or, with `failNext`, fails the whole group. */
   async commit(): Promise<void> {
     const held = this.#held;
     this.#held = [];
+    const failure = this.failNext;
+    this.failNext = undefined;
     for (const h of held) {
-      if (this.failNext) {
-        h.reject(this.failNext);
-        this.failNext = undefined;
-        continue;
+      if (failure) h.reject(failure);
+      else {
+        await this.inner.append('c', h.records);
+        h.resolve();
       }
-      await this.inner.append('c', h.records);
-      h.resolve();
     }
     await settle();
   }
@@ -65,7 +65,7 @@ describe('ConversationWriter', () => {
     expect(log.flushedUpTo).toBe(2);
   });
 
-  it('keeps one append in flight and writes what came meanwhile in the next one', async () => {
+  it('hands the new events of each persist over at once, in order, and counts them stored in that order', async () => {
     const store = new HeldStore();
     const log = logWith(1);
     const writer = new ConversationWriter(store, 'c', log);
@@ -73,13 +73,11 @@ describe('ConversationWriter', () => {
     add(log, 2);
     await writer.persist('step');
     add(log, 1);
-    await writer.persist('step');
-    expect(store.batches).toEqual([[0]]);
     const barrier = writer.persist();
-    await store.commit(); // the first; the writer hands over the rest in one append
+    expect(store.batches).toEqual([[0], [1, 2], [3]]); // all in flight together: one group commit
     await store.commit();
     await barrier;
-    expect(store.batches).toEqual([[0], [1, 2, 3]]);
+    expect(log.flushedUpTo).toBe(4);
     expect(await store.inner.read('c')).toHaveLength(4);
   });
 
@@ -96,7 +94,7 @@ describe('ConversationWriter', () => {
     add(log, 1);
     await expect(writer.persist('step')).rejects.toThrow(/an earlier write failed \(disk full\)/);
     await expect(writer.persist('barrier')).rejects.toThrow(/an earlier write failed/);
-    expect(store.batches).toEqual([[0, 1]]); // the batch after the failure was never handed over
+    expect(store.batches).toEqual([[0, 1], [2]]); // the one handed over with it; none after the failure was known
     expect(log.flushedUpTo).toBe(0);
     expect(writer.failure?.message).toBe('disk full');
   });

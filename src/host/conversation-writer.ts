@@ -2,24 +2,25 @@
  * Writes one conversation's log to its store, as the production host does:
  * write-behind between durability barriers (docs/storage.md).
  *
- * - At most one append of the conversation is in flight. `persist('step')` hands
- *   what the log holds to the store (or, while an append is in flight, leaves it
- *   for the next one) and resolves at once: the loop goes on while the store's
- *   group commit writes this conversation's events together with other
- *   conversations'. Whatever was appended meanwhile goes in the next append, so a
- *   conversation costs at most one store write per step, often fewer.
+ * - `persist('step')` hands the events appended since the last hand-over to the
+ *   store and resolves at once: the loop goes on while the store's group commit
+ *   writes them, with other conversations' events and with this conversation's
+ *   next hand-overs, in one transaction (stores apply batches in the order they
+ *   were handed over). A conversation costs at most one store transaction per
+ *   step, often fewer.
  * - `persist('barrier')` (and `persist()`) resolves only when everything the log
- *   held at the call is stored: the loop asks for it before a `STATEFUL` or
- *   `CRITICAL` call runs and when a turn closes, the host before it answers a
- *   request whose message must be stored.
- * - A failed write stops the writer: its batch and everything appended after it
- *   stay out of the store, every barrier waiting rejects with the failure, and so
- *   does every later persist, `step` ones included. The loop then ends the turn
- *   `failed{persistence}` at its next persist — at the latest the turn's closing
- *   barrier — and the host drops the log and reopens the conversation from the
- *   store, where the turn is still open (recovery closes it `interrupted`). What
- *   a failure can take with it is therefore bounded by the last barrier: never a
- *   closed turn, never the write-ahead record of a call that ran.
+ *   held at the call is stored: the loop asks for it when a turn has claimed its
+ *   messages, before a `STATEFUL` or `CRITICAL` call runs and when a turn closes;
+ *   the host before it answers a request whose message must be stored.
+ * - A failed write stops the writer: its batch and everything after it stay out
+ *   of the store (a batch handed over after it fails its seq check), every barrier
+ *   waiting rejects with the failure, and so does every later persist, `step` ones
+ *   included. The loop then ends the turn `failed{persistence}` at its next
+ *   persist — at the latest the turn's closing barrier — and the host drops the
+ *   log and reopens the conversation from the store, where the turn is still open
+ *   (recovery closes it `interrupted`). What a failure can take with it is bounded
+ *   by the last barrier: never a closed turn, never the write-ahead record of a
+ *   call that ran.
  */
 import { toRecord, type Durability, type EventLog } from '../kernel/index.ts';
 import type { EventStore, StoredSnapshot } from '../stores/event-store.ts';
@@ -44,6 +45,12 @@ export interface ConversationWriterOptions {
   readonly snapshots?: SnapshotSchedule;
 }
 
+/** A batch handed to the store, not answered yet. */
+interface InFlight {
+  readonly upTo: number;
+  done: boolean;
+}
+
 interface Barrier {
   readonly upTo: number;
   readonly resolve: () => void;
@@ -57,9 +64,8 @@ export class ConversationWriter {
   readonly #options: ConversationWriterOptions;
   /** Events handed to the store: stored, or in the append in flight. */
   #handedUpTo: number;
-  /** The log's length at the latest persist call: what the writer has been asked to store. */
-  #wanted: number;
-  #inFlight = false;
+  /** Batches handed over and not yet answered, in hand-over order. */
+  readonly #inFlight: InFlight[] = [];
   #failed: Error | undefined;
   #barriers: Barrier[] = [];
   /** Where the last snapshot handed to the store stands. */
@@ -71,7 +77,6 @@ export class ConversationWriter {
     this.#log = log;
     this.#options = options;
     this.#handedUpTo = log.flushedUpTo;
-    this.#wanted = log.flushedUpTo;
     this.#snapshotAt = options.snapshots?.from ?? 0;
   }
 
@@ -90,8 +95,7 @@ export class ConversationWriter {
     }
     const log = this.#log;
     const upTo = log.length;
-    if (upTo > this.#wanted) this.#wanted = upTo;
-    this.#pump();
+    this.#handOver();
     if (this.#failed) return Promise.reject(this.#stopped());
     if (durability === 'step' || log.flushedUpTo >= upTo) return Promise.resolve();
     const { promise, resolve, reject } = Promise.withResolvers<void>();
@@ -103,21 +107,16 @@ export class ConversationWriter {
     return new Error(`an earlier write failed (${this.#failed!.message}); nothing more is written until the conversation is reopened`);
   }
 
-  /** Starts the next append when none is in flight and something asked for is not handed over yet. */
-  #pump(): void {
-    if (this.#inFlight || this.#failed || this.#wanted <= this.#handedUpTo) return;
+  /** Hands the events appended since the last hand-over to the store. */
+  #handOver(): void {
     const log = this.#log;
-    try {
-      this.#options.guard?.();
-    } catch (error) {
-      this.#settleBarriers(error as Error); // refused, not failed: nothing was written
-      return;
-    }
     const from = this.#handedUpTo;
-    const upTo = log.length; // everything the log holds: whatever came since the persist call rides along
+    const upTo = log.length;
+    if (this.#failed || upTo <= from) return;
     const batch = log.readFrom(from).map(toRecord);
     const snapshot = this.#snapshotDue(upTo);
-    this.#inFlight = true;
+    const entry: InFlight = { upTo, done: false };
+    this.#inFlight.push(entry);
     this.#handedUpTo = upTo;
     let written: Promise<void>;
     try {
@@ -127,22 +126,29 @@ export class ConversationWriter {
     }
     written.then(
       () => {
-        this.#inFlight = false;
-        log.markFlushed(upTo);
-        this.#settleBarriers();
-        try {
-          this.#options.onStored?.();
-        } catch {
-          // Telling followers never fails a write.
-        }
-        this.#pump();
+        entry.done = true;
+        this.#stored();
       },
       (error: unknown) => {
-        this.#inFlight = false;
-        this.#failed = error instanceof Error ? error : new Error(String(error));
+        this.#failed ??= error instanceof Error ? error : new Error(String(error));
         this.#settleBarriers(this.#failed);
       },
     );
+  }
+
+  /** Marks stored what the store has answered for, in hand-over order, and resolves the barriers it covers. */
+  #stored(): void {
+    if (this.#failed) return; // a batch after a failed one is never counted as stored
+    let stored: number | undefined;
+    while (this.#inFlight.length > 0 && this.#inFlight[0]!.done) stored = this.#inFlight.shift()!.upTo;
+    if (stored === undefined) return;
+    this.#log.markFlushed(stored);
+    this.#settleBarriers();
+    try {
+      this.#options.onStored?.();
+    } catch {
+      // Telling followers never fails a write.
+    }
   }
 
   /** The snapshot to write with the batch ending at `upTo`, when one is due. */

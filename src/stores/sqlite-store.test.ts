@@ -162,6 +162,15 @@ describe('SqliteEventStore', () => {
     await store.close();
   });
 
+  it('commits the batches appended together, of many conversations, in one transaction', async () => {
+    const store = new SqliteEventStore(freshPath());
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(`c${i}`, records(0, 3))));
+    expect(store.commits).toEqual({ groups: 1, batches: 20 });
+    await Promise.all([store.append('c0', records(3, 1)), store.append('c0', records(4, 2)), store.append('c1', records(3, 1))]);
+    expect(store.commits).toEqual({ groups: 2, batches: 23 });
+    await store.close();
+  });
+
   it('rolls back only the batch whose rows SQLite refuses; the rest of its group commits', async () => {
     const path = freshPath();
     const store = new SqliteEventStore(path);

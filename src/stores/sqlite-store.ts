@@ -117,6 +117,8 @@ export class SqliteEventStore implements EventStore {
     | undefined;
   /** Batches waiting for the next group commit, in arrival order. */
   #queue: Queued[] = [];
+  #groups = 0;
+  #batches = 0;
   #scheduled = false;
   #closed = false;
 
@@ -191,6 +193,11 @@ export class SqliteEventStore implements EventStore {
     }
     this.#db = db;
     this.#writer = new SqliteWriterClaim(db, this.describe, options.writerClaim);
+  }
+
+  /** Write transactions committed (groups) and the batches they carried, since this store was opened: for metrics. */
+  get commits(): { readonly groups: number; readonly batches: number } {
+    return { groups: this.#groups, batches: this.#batches };
   }
 
   /** Claims the file for this store object's writers: a second process's host refuses or waits (see sqlite-writer-claim.ts). */
@@ -322,6 +329,8 @@ export class SqliteEventStore implements EventStore {
       );
       return;
     }
+    this.#groups++;
+    this.#batches += written.length;
     for (const b of written) b.resolve();
   }
 
