@@ -97,7 +97,7 @@ describe('snapshots through the production host', () => {
   });
 
   for (const [what, change, reason] of [
-    ['a damaged body', (r: { body: string }) => ({ body: r.body.replace('"role":"user"', '"role":"usr"') }), /does not match its digest/],
+    ['a damaged body', (r: { body: string }) => ({ body: r.body.replace('"toolExecutions":', '"toolExecutions": ') }), /does not match its digest/],
     [
       'another format',
       (r: { body: string }) => {

@@ -66,8 +66,10 @@ export async function openLog(store: EventStore, conversationId: string, clock: 
       try {
         const snapshot = decodeSnapshot(stored);
         const upTo = stored.upTo;
-        const tail = decodeRecords(await store.read(conversationId, upTo), where, upTo);
-        const prefix: LogPrefix = { upTo, load: (from, to) => decodeRecords(readRange(conversationId, from, to), where, from) };
+        // From the event the snapshot was taken after: it is checked against the snapshot, the rest is the tail.
+        const [last, ...tail] = decodeRecords(await store.read(conversationId, upTo - 1), where, upTo - 1);
+        if (!last) throw new SnapshotMismatch(`the store holds fewer than ${upTo} events`);
+        const prefix: LogPrefix = { upTo, last, load: (from, to) => decodeRecords(readRange(conversationId, from, to), where, from) };
         return { log: resumeFromSnapshot(clock, snapshot, prefix, tail), restoredFrom: upTo };
       } catch (error) {
         if (!(error instanceof SnapshotMismatch)) throw error; // the tail itself cannot be read: as a whole read would fail

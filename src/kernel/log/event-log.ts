@@ -45,10 +45,12 @@ export interface LogPrefix {
   readonly upTo: number;
   /** Events `[from, to)` of the prefix, decoded and frozen, in seq order (all of them). Throws when they cannot be read. */
   load(from: number, to: number): readonly AnyEvent[];
+  /** The prefix's last event (`upTo - 1`), when the caller has read it already: asked for, it costs no load. */
+  readonly last?: AnyEvent;
 }
 
 /** Events of the prefix loaded at a time. */
-const PREFIX_CHUNK = 512;
+const PREFIX_CHUNK = 256;
 
 export class EventLog {
   /** Events `[#base, length)`. A log with no prefix in the store has `#base` 0: all of them. */
@@ -112,6 +114,8 @@ export class EventLog {
   at(seq: number): AnyEvent | undefined {
     if (seq >= this.#base) return this.#events[seq - this.#base];
     if (!(seq >= 0) || !Number.isInteger(seq)) return undefined;
+    const last = this.#prefix?.last;
+    if (last !== undefined && seq === last.seq && seq === this.#base - 1) return last;
     return this.#prefixChunk(Math.floor(seq / PREFIX_CHUNK))[seq % PREFIX_CHUNK];
   }
 

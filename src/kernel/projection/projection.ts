@@ -9,7 +9,7 @@
  * step, and a compaction (which changes earlier content without changing the
  * length) bumps the replace generation and forces one rebuild.
  */
-import type { AssistantMessage, Message, ToolResultBlock, UserBlock, UserMessage } from '../model/client.ts';
+import type { AssistantBlock, AssistantMessage, Message, ToolResultBlock, UserBlock, UserMessage } from '../model/client.ts';
 import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { contributionOf } from './invariants/atomic-turns.ts';
@@ -40,6 +40,15 @@ interface CallPosition {
 export const SUMMARY_PREFIX = '[Summary of the earlier conversation]\n';
 
 /**
+ * A message as compact plain data (a snapshot holds every message of the history
+ * in force, so its size matters): `[0 | 1, ...blocks]` for user | assistant, a
+ * block being a string (text), `[callId, status, content]` (a tool result),
+ * `[id, name, args]` (a tool call), or the block itself when it carries more
+ * fields than those (a record written by a newer version keeps them).
+ */
+export type CompactMessage = readonly [0 | 1, ...(string | readonly [string, string, unknown] | Readonly<Record<string, unknown>>)[]];
+
+/**
  * The incremental projection as plain data, at the log's length `upTo`: for a
  * snapshot of the conversation's derived state (loop/snapshot.ts). The events of
  * a turn still open are named by seq (the log holds them).
@@ -48,13 +57,50 @@ export interface ProjectionState {
   readonly upTo: number;
   /** The replace generation it was folded under. */
   readonly generation: number;
-  readonly messages: readonly Message[];
+  readonly messages: readonly CompactMessage[];
   /** [call id, index of the assistant message that made it, position among its calls] */
   readonly calls: readonly (readonly [string, number, number])[];
   readonly replacements: readonly Replacement[];
   readonly next: number;
   readonly skipTo: number;
-  readonly turn: { readonly turn: number; readonly startLength: number; readonly startLast: Message | null; readonly events: readonly number[] } | null;
+  readonly turn: { readonly turn: number; readonly startLength: number; readonly startLast: CompactMessage | null; readonly events: readonly number[] } | null;
+}
+
+const BLOCK_KEYS = { text: 2, tool_result: 4, tool_call: 4 } as const;
+
+function compactMessage(m: Message): CompactMessage {
+  const out: unknown[] = [m.role === 'user' ? 0 : 1];
+  for (const b of m.content) {
+    if (Object.keys(b).length !== BLOCK_KEYS[b.type]) out.push(b);
+    else out.push(b.type === 'text' ? b.text : b.type === 'tool_result' ? [b.callId, b.status, b.content] : [b.id, b.name, b.args]);
+  }
+  return out as unknown as CompactMessage;
+}
+
+const RESULT_STATUSES: ReadonlySet<unknown> = new Set(['ok', 'failed', 'unknown']);
+
+/** A message read back from a snapshot: its shape checked, built and frozen as the projection builds its own. */
+function restoredMessage(value: unknown, where: string, bad: (what: string) => Error): Message {
+  if (!Array.isArray(value) || (value[0] !== 0 && value[0] !== 1)) throw bad(where);
+  const user = value[0] === 0;
+  const content = new Array<UserBlock | AssistantBlock>(value.length - 1);
+  for (let i = 1; i < value.length; i++) {
+    const b = value[i] as unknown;
+    if (typeof b === 'string') content[i - 1] = Object.freeze({ type: 'text', text: b });
+    else if (typeof b === 'object' && b !== null && !Array.isArray(b)) {
+      const type = (b as { type?: unknown }).type;
+      if (type !== 'text' && type !== (user ? 'tool_result' : 'tool_call')) throw bad(`${where}: block ${i - 1}`);
+      content[i - 1] = deepFreeze(b) as UserBlock | AssistantBlock;
+    } else if (!Array.isArray(b) || b.length !== 3 || typeof b[0] !== 'string') throw bad(`${where}: block ${i - 1}`);
+    else if (user) {
+      if (!RESULT_STATUSES.has(b[1]) || typeof b[2] !== 'string') throw bad(`${where}: block ${i - 1}`);
+      content[i - 1] = Object.freeze({ type: 'tool_result', callId: b[0], status: b[1] as ToolResultBlock['status'], content: b[2] });
+    } else {
+      if (typeof b[1] !== 'string') throw bad(`${where}: block ${i - 1}`);
+      content[i - 1] = Object.freeze({ type: 'tool_call', id: b[0], name: b[1], args: deepFreeze(b[2]) });
+    }
+  }
+  return Object.freeze({ role: user ? 'user' : 'assistant', content: Object.freeze(content) }) as Message;
 }
 
 /** Folds events into messages. One instance per (log, replace generation). */
@@ -78,12 +124,19 @@ class Folder {
     return {
       upTo,
       generation,
-      messages: this.messages.slice(),
+      messages: this.messages.map(compactMessage),
       calls: [...this.#calls].map(([id, p]) => [id, p.messageIndex, p.order] as const),
       replacements: this.#replacements,
       next: this.#next,
       skipTo: this.#skipTo,
-      turn: turn ? { turn: turn.turn, startLength: turn.startLength, startLast: turn.startLast ?? null, events: turn.events.map((e) => e.seq) } : null,
+      turn: turn
+        ? {
+            turn: turn.turn,
+            startLength: turn.startLength,
+            startLast: turn.startLast ? compactMessage(turn.startLast) : null,
+            events: turn.events.map((e) => e.seq),
+          }
+        : null,
     };
   }
 
@@ -256,27 +309,6 @@ class Folder {
     this.#changedFrom = this.messages.length;
     return from;
   }
-}
-
-/** A message read back from a snapshot: its shape checked, frozen through. */
-function restoredMessage(value: unknown, where: string, bad: (what: string) => Error): Message {
-  const m = value as { role?: unknown; content?: unknown };
-  if (typeof m !== 'object' || m === null || (m.role !== 'user' && m.role !== 'assistant') || !Array.isArray(m.content)) throw bad(where);
-  for (const block of m.content as unknown[]) {
-    const b = block as Record<string, unknown>;
-    const ok =
-      typeof b === 'object' &&
-      b !== null &&
-      ((b.type === 'text' && typeof b.text === 'string') ||
-        (m.role === 'assistant' && b.type === 'tool_call' && typeof b.id === 'string' && typeof b.name === 'string' && 'args' in b) ||
-        (m.role === 'user' &&
-          b.type === 'tool_result' &&
-          typeof b.callId === 'string' &&
-          typeof b.content === 'string' &&
-          ['ok', 'failed', 'unknown'].includes(b.status as string)));
-    if (!ok) throw bad(`${where}: a block`);
-  }
-  return deepFreeze(m) as Message;
 }
 
 function deepFreeze(value: unknown): unknown {
