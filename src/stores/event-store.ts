@@ -1,7 +1,7 @@
 /**
  * Where conversations' events live. The kernel never touches a store directly;
- * the host writes the log's new events here, at most one batch per step and per
- * conversation, behind the loop between durability barriers (the turn's claim,
+ * the host writes the log's new events here behind the loop (at most one
+ * transaction per step: batches share a group commit), between durability barriers (the turn's claim,
  * a STATEFUL/CRITICAL call's write-ahead record, the turn's close; see
  * docs/storage.md and host/conversation-writer.ts).
  *
