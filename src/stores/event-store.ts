@@ -1,9 +1,9 @@
 /**
  * Where conversations' events live. The kernel never touches a store directly;
- * the host writes the log's new events here behind the loop (at most one
- * transaction per step: batches share a group commit), between durability barriers (the turn's claim,
- * a STATEFUL/CRITICAL call's write-ahead record, the turn's close; see
- * docs/storage.md and host/conversation-writer.ts).
+ * the host writes the log's new events here behind the loop (batches share a
+ * group commit: at most one transaction per step), between durability barriers
+ * (the turn's claim, a STATEFUL/CRITICAL call's write-ahead record, the turn's
+ * close; see docs/storage.md and host/conversation-writer.ts).
  *
  * The persistence-failure contract, in the design's terms:
  * - `append` resolves only once its batch is durably stored, and a batch is
