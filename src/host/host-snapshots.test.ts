@@ -130,6 +130,18 @@ describe('snapshots through the production host', () => {
     });
   }
 
+  it('encodes a snapshot as the JSON of its parts, whatever the messages hold', async () => {
+    const path = join(dir, 'agent.db');
+    const first = host(path, 1);
+    await first.agent.handle('c1', '\u0000messages\u0000'); // the encoder's own stand-in, as a message
+    await first.agent.handle('c1', '"}}]');
+    const stored = (await first.store.readSnapshot('c1'))!;
+    const snapshot = decodeSnapshot(stored);
+    expect(JSON.parse(encodeSnapshot(snapshot).body)).toEqual(JSON.parse(JSON.stringify(snapshot)));
+    expect(JSON.stringify(snapshot.projection.messages)).toContain('\\u0000messages\\u0000');
+    await first.agent.close();
+  });
+
   it('writes no snapshot with a batch the store refuses', async () => {
     const path = join(dir, 'agent.db');
     const first = host(path, 1, 0);

@@ -68,13 +68,24 @@ export interface ProjectionState {
 
 const BLOCK_KEYS = { text: 2, tool_result: 4, tool_call: 4 } as const;
 
+/**
+ * The compact form of each message a snapshot has held: messages are frozen and
+ * replaced, never changed, so the next snapshot reuses the form (and an encoder
+ * may cache its text by it) — a snapshot costs what changed, not the history.
+ */
+const compacted = new WeakMap<Message, CompactMessage>();
+
 function compactMessage(m: Message): CompactMessage {
+  const known = compacted.get(m);
+  if (known) return known;
   const out: unknown[] = [m.role === 'user' ? 0 : 1];
   for (const b of m.content) {
     if (Object.keys(b).length !== BLOCK_KEYS[b.type]) out.push(b);
     else out.push(b.type === 'text' ? b.text : b.type === 'tool_result' ? [b.callId, b.status, b.content] : [b.id, b.name, b.args]);
   }
-  return out as unknown as CompactMessage;
+  const compact = Object.freeze(out) as unknown as CompactMessage;
+  if (Object.isFrozen(m)) compacted.set(m, compact);
+  return compact;
 }
 
 const RESULT_STATUSES: ReadonlySet<unknown> = new Set(['ok', 'failed', 'unknown']);
