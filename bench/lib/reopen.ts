@@ -25,7 +25,8 @@ export interface ReopenCase {
   readonly snapshotBytes: number | undefined;
   /** Taking and encoding the snapshot, once (ms): what the host pays every `snapshots.every` events. */
   readonly takeMs: number | undefined;
-  readonly ms: { readonly open: Summary; readonly ready: Summary; readonly total: Summary };
+  /** Wall time of each phase, and CPU time (user + system) of the whole reopen. */
+  readonly ms: { readonly open: Summary; readonly ready: Summary; readonly total: Summary; readonly cpu: Summary };
   readonly restored: boolean;
 }
 
@@ -72,24 +73,27 @@ export async function measureReopen(
   const files = tails.map((tail, i) => ({ tail, path: join(dir, `reopen-${i}.db`) }));
   const built: { bytes?: number; takeMs?: number }[] = [];
   for (const f of files) built.push(await storeWith(f.path, records, f.tail));
-  const samples = files.map(() => ({ open: [] as number[], ready: [] as number[], total: [] as number[], restored: false }));
+  const samples = files.map(() => ({ open: [] as number[], ready: [] as number[], total: [] as number[], cpu: [] as number[], restored: false }));
   try {
     for (let r = 0; r < rounds + 1; r++) {
       for (let k = 0; k < files.length; k++) {
         const i = (r + k) % files.length;
         const store = new SqliteEventStore(files[i]!.path);
         try {
+          const cpu0 = process.cpuUsage();
           const t0 = performance.now();
           const opened = await openLog(store, CONVERSATION, systemClock);
           const t1 = performance.now();
           const loop = loopOver(opened.log);
           loop.projection.pairingViolation(); // folds the projection and checks it: the next request can be built
           const t2 = performance.now();
+          const cpu = process.cpuUsage(cpu0);
           if (opened.log.length !== records.length) throw new Error(`bench: reopened ${opened.log.length} events, expected ${records.length}`);
           if (r === 0) continue; // warm-up round
           samples[i]!.open.push(t1 - t0);
           samples[i]!.ready.push(t2 - t1);
           samples[i]!.total.push(t2 - t0);
+          samples[i]!.cpu.push((cpu.user + cpu.system) / 1000);
           samples[i]!.restored = opened.restoredFrom !== undefined;
         } finally {
           await store.close();
@@ -103,7 +107,7 @@ export async function measureReopen(
     tail: f.tail,
     snapshotBytes: built[i]!.bytes,
     takeMs: built[i]!.takeMs,
-    ms: { open: summarize(samples[i]!.open), ready: summarize(samples[i]!.ready), total: summarize(samples[i]!.total) },
+    ms: { open: summarize(samples[i]!.open), ready: summarize(samples[i]!.ready), total: summarize(samples[i]!.total), cpu: summarize(samples[i]!.cpu) },
     restored: samples[i]!.restored,
   }));
 }
