@@ -14,7 +14,7 @@ import { verdict, writeResults } from './lib/results.ts';
 import { median, round, summarize } from './lib/stats.ts';
 
 const QUICK = process.env.LOOPGATE_BENCH_QUICK === '1';
-const OPTIONS = { warmupRounds: QUICK ? 3 : 10, rounds: QUICK ? 10 : 60, batch: 10 };
+const OPTIONS = { warmupRounds: QUICK ? 3 : 10, rounds: QUICK ? 10 : 60, batch: QUICK ? 10 : 40 };
 const TARGET_RATIO = 3;
 
 async function main(): Promise<void> {
