@@ -2,7 +2,7 @@
  * The machine a result was measured on: numbers from different machines are not
  * comparable, so every results file carries this.
  */
-import { cpus, totalmem, platform, arch, release } from 'node:os';
+import { cpus, totalmem, platform, arch, release, loadavg } from 'node:os';
 
 export interface Machine {
   readonly cpu: string;
@@ -11,6 +11,8 @@ export interface Machine {
   readonly os: string;
   readonly node: string;
   readonly date: string;
+  /** 1, 5 and 15-minute load averages when the results were written: how busy the machine was (other processes share its cores). */
+  readonly loadAverage: readonly number[];
 }
 
 export function machine(): Machine {
@@ -22,9 +24,11 @@ export function machine(): Machine {
     os: `${platform()} ${release()} ${arch()}`,
     node: process.version,
     date: new Date().toISOString(),
+    loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
   };
 }
 
 export function machineLine(m: Machine): string {
-  return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}, ${m.date}`;
+  const load = m.loadAverage ? `, load average ${m.loadAverage.join(' / ')}` : '';
+  return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}, ${m.date}${load}`;
 }

@@ -264,6 +264,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       newId: () => `m${++ids}`,
       recording,
       ...(wrapDeps ? { wrapLoopDeps: wrapDeps } : {}),
+      problem: (error) => {
+        thrown ??= error;
+      },
     });
     target = hostTarget;
     stopRunaway = () => hostTarget!.stop();

@@ -144,6 +144,13 @@ export const hostConfigSchema = z.strictObject({
     .default({ maxCompactionsPerStep: 2, maxCheckpointExtensions: 3, sideEffectNotice: true }),
   store: storeConfigSchema.default({ kind: 'sqlite', path: '.loopgate/loopgate.db' }),
   /**
+   * Snapshots of each conversation's derived state, stored with the events every
+   * `every` events (0: never), so a long conversation reopens from its latest
+   * snapshot and the events after it (docs/storage.md). Stores without snapshots
+   * (PostgreSQL) always read the whole conversation.
+   */
+  snapshots: z.strictObject({ every: nonNegativeInt.default(10_000) }).default({ every: 10_000 }),
+  /**
    * Conversations the host keeps open in memory while nobody is talking to them
    * (a bound on memory): the least recently used beyond `maxIdle`, and any idle
    * for `idleTimeoutMs`, are closed and reopened from the store on the next message.

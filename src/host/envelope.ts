@@ -117,7 +117,6 @@ export function summarizeTurn(result: TurnResult, redact: Redactor = (text) => t
  * differ from the logged one when the close itself could not be stored).
  */
 export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcome, redact: Redactor, prices?: PriceTable): TurnSummary {
-  const events = log.events;
   const calls: LogEvent[] = []; // the turn's model.request and model.result events, newest first
   let steps = 0;
   let toolCalls = 0;
@@ -125,8 +124,8 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
   let reply: string | undefined;
   let lastAssistantSeen = false;
   const returned: string[] = [];
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!;
+  for (let i = log.length - 1; i >= 0; i--) {
+    const event = log.at(i)!;
     if (!isKnown(event)) continue;
     const e = event as LogEvent;
     if (e.type === 'turn.opened' && e.payload.turn === turn) break;

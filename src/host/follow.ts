@@ -102,7 +102,7 @@ export async function followConversation(source: FollowSource, conversationId: s
         // What the host stored since: from the log it wrote (no read), else from the store.
         pending = false;
         const log = latest;
-        const fresh = log && log.flushedUpTo >= next ? log.events.slice(next, log.flushedUpTo) : await source.read(conversationId, next);
+        const fresh = log && log.flushedUpTo >= next ? log.range(next, log.flushedUpTo) : await source.read(conversationId, next);
         let yielded = 0;
         for (const event of fresh) {
           if (event.seq !== next) break; // only ever the next seq: no gap, no repeat

@@ -10,7 +10,12 @@
  *   log exactly once, and stored before its request is answered;
  * - open the conversation's log from the store, recovering a turn a crash left
  *   open (and, at start, every such turn: `recoverAll`);
- * - persist every event the loop writes (one batch per flush, serialized);
+ * - persist every event the loop writes: write-behind between durability
+ *   barriers (conversation-writer.ts) — a step's events are handed to the store's
+ *   group commit and the loop goes on; before a STATEFUL or CRITICAL call runs,
+ *   when a turn closes and before a request is answered, everything is stored
+ *   first. A failed write fails the turn `failed{persistence}` and the host
+ *   reopens the conversation from the store (docs/storage.md);
  * - end and export each turn's trace in a `finally`;
  * - answer each request with the envelope of the turn(s) that took its message
  *   (envelope.ts says which, and when a request answers 202);
@@ -59,15 +64,18 @@ import {
   outcomeLabel,
   type TraceContext,
   type W3cTracing,
+  type Durability,
+  snapshotOf,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
 import { httpStatusFor, summarizeLoggedTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './envelope.ts';
-import { serializedFlush } from './flush.ts';
+import { ConversationWriter } from './conversation-writer.ts';
 import { followConversation, FollowError, type FollowOptions } from './follow.ts';
 import { FollowerRegistry } from './followers.ts';
 import { hostAgent, hostPrompt, hostToolExecutor } from './host-agent.ts';
 import { recoverConversation, type RecoveryReport } from './recovery.ts';
+import { encodeSnapshot, openLog } from './snapshots.ts';
 import { randomSpanId, randomTraceId } from './span-ids.ts';
 import { parseTraceparent } from './traceparent.ts';
 
@@ -127,6 +135,15 @@ export interface HostObserver {
   started?(conversationId: string, loop: AgentLoop): void;
   /** A turn closed and the host has its result (the envelope is built from it). */
   turnClosed?(conversationId: string, result: TurnResult): void;
+  /**
+   * Snapshots of derived state (snapshots.ts): the log was `restored` from the one
+   * at that seq, or a stored one was `rejected` (and the log read whole); one was
+   * `written` with the events up to that seq, or taking one `failed` (skipped).
+   */
+  snapshot?(
+    conversationId: string,
+    what: { readonly restored: number } | { readonly rejected: string } | { readonly written: number } | { readonly failed: string },
+  ): void;
 }
 
 export interface HandleOptions {
@@ -170,7 +187,8 @@ export interface RecoverAllOptions {
 interface Session {
   readonly log: EventLog;
   readonly loop: AgentLoop;
-  readonly flush: () => Promise<void>;
+  /** The conversation's writer: a barrier by default (see conversation-writer.ts). */
+  readonly flush: (durability?: Durability) => Promise<void>;
 }
 
 /** One `handle` call waiting for its answer. */
@@ -660,14 +678,19 @@ export class AgentHost {
     // appended since this one last held the lock, the cached log is stale; reopen.
     if (cached && (await store.read(c.id, cached.log.flushedUpTo)).length === 0) return { session: cached, recovery: undefined };
     c.session = undefined;
-    const records = await store.read(c.id);
-    const log = new EventLog(this.#clock, decodeRecords(records, `${store.describe} conversation "${c.id}"`));
+    // From the latest snapshot and the events after it, when the store keeps one that checks out; else whole.
+    const opened = await openLog(store, c.id, this.#clock);
+    const log = opened.log;
+    if (opened.restoredFrom !== undefined) this.#observe((o) => o.snapshot?.(c.id, { restored: opened.restoredFrom! }));
+    if (opened.rejected !== undefined) this.#observe((o) => o.snapshot?.(c.id, { rejected: opened.rejected! }));
     this.#observe((o) => o.opened?.(c.id, log));
-    const flush = this.#flushFor(c.id, log);
+    let loop: AgentLoop | undefined;
+    const flush = this.#flushFor(c.id, log, opened.restoredFrom ?? 0, () => loop);
     const refused = this.#storeRefused.delete(c.id);
     const recovery = recoverConversation(log, { sideEffectOf: (name) => this.#sideEffectOf(name), ...(refused ? { cause: 'store' as const } : {}) });
     await flush();
-    const session: Session = { log, loop: this.#loop(c, log, flush), flush };
+    loop = this.#loop(c, log, flush);
+    const session: Session = { log, loop, flush };
     c.session = session;
     this.#observe((o) => o.started?.(c.id, session.loop));
     return { session, recovery };
@@ -687,15 +710,33 @@ export class AgentHost {
     return this.#agent.tools?.find((t) => t.name === name)?.sideEffect;
   }
 
-  #flushFor(conversationId: string, log: EventLog): () => Promise<void> {
-    const write = serializedFlush(this.#options.store, conversationId, log, {
-      stopAfterFailure: true,
+  #flushFor(conversationId: string, log: EventLog, snapshotAt: number, loopOf: () => AgentLoop | undefined): (durability?: Durability) => Promise<void> {
+    const store = this.#options.store;
+    const every = this.#options.config.snapshots?.every ?? 0;
+    const writer = new ConversationWriter(store, conversationId, log, {
       guard: () => {
         if (this.#halted) throw new Error('the host was halted: it writes nothing more');
       },
+      // What is stored is told to the conversation's followers (follow.ts).
+      onStored: () => this.#followers.notify(conversationId, log),
+      ...(store.readSnapshot && every > 0
+        ? {
+            snapshots: {
+              every,
+              from: snapshotAt,
+              take: () => {
+                const loop = loopOf();
+                if (!loop) return undefined; // recovery's own write: the loop is not built yet
+                const snapshot = encodeSnapshot(snapshotOf(loop, log));
+                this.#observe((o) => o.snapshot?.(conversationId, { written: snapshot.upTo }));
+                return snapshot;
+              },
+              failed: (error: unknown) => this.#observe((o) => o.snapshot?.(conversationId, { failed: (error as Error)?.message ?? String(error) })),
+            },
+          }
+        : {}),
     });
-    // What is stored is told to the conversation's followers (follow.ts).
-    const flush = () => write().then(() => this.#followers.notify(conversationId, log));
+    const flush = (durability?: Durability) => writer.persist(durability);
     // While someone follows, what the loop appends (streamed deltas) is stored at the next tick, not at the step's end.
     let scheduled = false;
     log.subscribe(() => {
@@ -703,7 +744,7 @@ export class AgentHost {
       scheduled = true;
       setImmediate(() => {
         scheduled = false;
-        flush().catch(() => undefined); // a failed write surfaces through the loop's own next write
+        flush('step').catch(() => undefined); // a failed write surfaces through the loop's own next write
       });
     });
     return flush;
@@ -748,7 +789,7 @@ export class AgentHost {
     return claim;
   }
 
-  #loop(c: Conversation, log: EventLog, flush: () => Promise<void>): AgentLoop {
+  #loop(c: Conversation, log: EventLog, flush: Session['flush']): AgentLoop {
     const o = this.#options;
     const turns = new WeakMap<Tracer, number>();
     const tracing: TurnTracing = {
@@ -908,17 +949,17 @@ export class AgentHost {
 
 /** Messages a turn took, with how: at its start (`turn`) or into a later step of the running turn (`joined`). */
 function messagesTakenBy(log: EventLog, turn: number): Map<string, Delivery> {
-  const events = log.events;
-  let start = events.length - 1;
+  const length = log.length;
+  let start = length - 1;
   for (; start >= 0; start--) {
-    const e = events[start]!;
+    const e = log.at(start)!;
     if (isKnown(e) && e.type === 'turn.opened' && (e as Extract<LogEvent, { type: 'turn.opened' }>).payload.turn === turn) break;
   }
   const taken = new Map<string, Delivery>();
   if (start < 0) return taken;
   let stepped = false;
-  for (let i = start; i < events.length; i++) {
-    const e = events[i]!;
+  for (let i = start; i < length; i++) {
+    const e = log.at(i)!;
     if (!isKnown(e)) continue;
     const event = e as LogEvent;
     if (event.type === 'model.request' && event.payload.turn === turn) stepped = true;

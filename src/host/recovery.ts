@@ -89,15 +89,16 @@ export function recoverConversation(log: EventLog, options: RecoveryOptions = {}
 
 /** The open turn's events, from its `turn.opened` on (opaque events skipped). */
 function turnEvents(log: EventLog, turn: number): LogEvent[] {
-  const all = log.events;
-  let start = all.length - 1;
+  // Backwards from the end, event by event: a log resumed from a snapshot reads no more of its prefix than the turn.
+  const length = log.length;
+  let start = length - 1;
   for (; start >= 0; start--) {
-    const event = all[start]!;
+    const event = log.at(start)!;
     if (isKnown(event) && event.type === 'turn.opened' && event.payload.turn === turn) break;
   }
   const out: LogEvent[] = [];
-  for (let i = Math.max(start, 0); i < all.length; i++) {
-    const event = all[i]!;
+  for (let i = Math.max(start, 0); i < length; i++) {
+    const event = log.at(i)!;
     if (isKnown(event)) out.push(event);
   }
   return out;

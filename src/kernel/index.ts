@@ -26,7 +26,7 @@ export {
 } from './redact/index.ts';
 
 // The log
-export { EventLog, type AppendOptions, type LogListener } from './log/event-log.ts';
+export { EventLog, type AppendOptions, type LogListener, type LogPrefix } from './log/event-log.ts';
 export {
   EVENT_SCHEMAS,
   EVENT_VERSIONS,
@@ -52,6 +52,7 @@ export { estimateTokens } from './projection/estimate.ts';
 
 // The loop
 export { AgentLoop } from './loop/runner.ts';
+export { SNAPSHOT_FORMAT, SnapshotMismatch, resumeFromSnapshot, snapshotOf, type LoopSnapshot } from './loop/snapshot.ts';
 export { loopDeps, loopConfig, agentTools, agentToolOptions, agentPrompt, type LoopDepsInput } from './loop/deps.ts';
 export * from './loop/types.ts';
 export { CancelScope, raceAbort, type CancelReason } from './loop/cancellation.ts';

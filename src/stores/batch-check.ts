@@ -3,7 +3,7 @@
  * accept and refuse the same batches with the same errors.
  */
 import type { EventRecord } from '../kernel/index.ts';
-import { StoreConflictError, StoreError } from './event-store.ts';
+import { StoreConflictError, StoreError, type StoreAppendOptions, type StoredSnapshot } from './event-store.ts';
 
 export function checkConversationId(store: string, conversationId: unknown): asserts conversationId is string {
   if (typeof conversationId !== 'string' || conversationId.length === 0) {
@@ -46,6 +46,24 @@ export function checkRecordShapes(store: string, conversationId: string, records
 
 function badRecord(store: string, conversationId: string, i: number, r: EventRecord | null | undefined, field: string, why: string): StoreError {
   return new StoreError(`${store}: conversation "${conversationId}": batch record ${i}${typeof r?.seq === 'number' ? ` (seq ${r.seq})` : ''}: ${field} ${why}`);
+}
+
+/** The snapshot an append carries, if any: it must describe the state right after the batch. */
+export function checkSnapshotOption(
+  store: string,
+  conversationId: string,
+  records: readonly EventRecord[],
+  options: StoreAppendOptions | undefined,
+): StoredSnapshot | undefined {
+  const snapshot = options?.snapshot;
+  if (snapshot === undefined) return undefined;
+  const end = records.length > 0 ? records[records.length - 1]!.seq + 1 : undefined;
+  const bad = (why: string): StoreError => new StoreError(`${store}: conversation "${conversationId}": the snapshot with the batch ${why}; nothing was stored`);
+  if (typeof snapshot !== 'object' || snapshot === null) throw bad('is not an object');
+  if (end === undefined) throw bad('comes with no records');
+  if (snapshot.upTo !== end) throw bad(`is at ${String(snapshot.upTo)}, not at the end of the batch (${end})`);
+  if (typeof snapshot.digest !== 'string' || typeof snapshot.body !== 'string') throw bad('has no digest or body text');
+  return snapshot;
 }
 
 /** The batch must continue the stored sequence: first seq == stored count, then consecutive. */

@@ -1,6 +1,26 @@
 /**
  * Where conversations' events live. The kernel never touches a store directly;
- * the host flushes the log's new events here, one batch per step.
+ * the host writes the log's new events here behind the loop (batches share a
+ * group commit: at most one transaction per step), between durability barriers
+ * (the turn's claim, a STATEFUL/CRITICAL call's write-ahead record, the turn's
+ * close; see docs/storage.md and host/conversation-writer.ts).
+ *
+ * The persistence-failure contract, in the design's terms:
+ * - `append` resolves only once its batch is durably stored, and a batch is
+ *   stored whole or not at all. Durable stores commit the batches of many
+ *   conversations appended together in one transaction (group commit); batches
+ *   are applied in the order `append` was called.
+ * - A batch refused on its own (its seqs do not continue the conversation, or
+ *   the database refuses its rows) rejects alone; the rest of its group is stored.
+ * - A group whose transaction cannot start or commit stores nothing of any of its
+ *   batches, and every `append` of the group rejects.
+ * - The host takes a rejected `append` as the end of that log: nothing it appended
+ *   after the failed batch is written, the running turn ends
+ *   `failed{persistence}` at its next persist (its callers get 503), and the
+ *   conversation is reopened from the store, where recovery closes the turn
+ *   `interrupted`. What a failure can take with it never reaches past the
+ *   conversation's last barrier: no closed turn, no answered request, no
+ *   write-ahead record of a call that ran.
  */
 import { InputError, type EventRecord } from '../kernel/index.ts';
 
@@ -14,9 +34,21 @@ export interface EventStore {
    * record's seq must equal the number of events already stored for the
    * conversation, and seqs must be consecutive; otherwise `StoreConflictError`.
    */
-  append(conversationId: string, records: readonly EventRecord[]): Promise<void>;
+  append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void>;
   /** Records from `fromSeq` on, in seq order. Corrupt records raise `StoreCorruptionError`. */
   read(conversationId: string, fromSeq?: number): Promise<EventRecord[]>;
+  /**
+   * Optional, for stores that keep snapshots (`StoreAppendOptions.snapshot`): the
+   * conversation's latest stored snapshot, as stored (the host checks it).
+   */
+  readSnapshot?(conversationId: string): Promise<StoredSnapshot | undefined>;
+  /**
+   * Optional, for stores that keep snapshots and can read synchronously (SQLite,
+   * memory): records `[from, to)` (fewer if the store holds fewer), as `read`
+   * would return them. A log resumed from a snapshot reads its prefix through it,
+   * on demand. Throws as `read` rejects.
+   */
+  readRangeSync?(conversationId: string, from: number, to: number): EventRecord[];
   listConversations(): Promise<string[]>;
   /**
    * The conversation lock: one turn at a time per conversation, granted in FIFO
@@ -34,6 +66,27 @@ export interface EventStore {
    */
   claimWriter?(options?: WriterClaimOptions): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A snapshot of a conversation's derived state (kernel loop/snapshot.ts), encoded
+ * by the host (host/snapshots.ts). Opaque to the store.
+ */
+export interface StoredSnapshot {
+  /** It is the state after events `[0, upTo)`. */
+  readonly upTo: number;
+  /** Checked by the host on read: a snapshot whose body does not match is not used. */
+  readonly digest: string;
+  readonly body: string;
+}
+
+export interface StoreAppendOptions {
+  /**
+   * Stored with the batch, atomically (both or neither), replacing the
+   * conversation's previous snapshot. Its `upTo` must be the seq after the
+   * batch's last record. A store without snapshots (no `readSnapshot`) ignores it.
+   */
+  readonly snapshot?: StoredSnapshot;
 }
 
 export interface WriterClaimOptions {

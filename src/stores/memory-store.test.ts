@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { StoreError } from './event-store.ts';
 import { MemoryEventStore } from './memory-store.ts';
-import { describeEventStoreContract, records, sampleRecord } from './store-conformance.ts';
+import { describeEventStoreContract, describeSnapshotStoreContract, records, sampleRecord } from './store-conformance.ts';
 
 describeEventStoreContract('memory', () => new MemoryEventStore());
+describeSnapshotStoreContract('memory', () => new MemoryEventStore());
 
 describe('MemoryEventStore', () => {
   it('stores deep-frozen copies', async () => {

@@ -4,9 +4,9 @@
  * a persistence call fail and check the failure surfaces instead of vanishing.
  */
 import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
-import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
+import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs, checkSnapshotOption } from './batch-check.ts';
 import { ConversationLocks } from './conversation-lock.ts';
-import { StoreError, type EventStore, type Release } from './event-store.ts';
+import { StoreError, type StoreAppendOptions, type EventStore, type Release, type StoredSnapshot } from './event-store.ts';
 
 /** Hooks run before an operation touches the data; throwing (or rejecting) fails it with nothing changed. */
 export interface MemoryStoreFaults {
@@ -23,6 +23,7 @@ export interface MemoryEventStoreOptions {
 export class MemoryEventStore implements EventStore {
   readonly describe: string;
   readonly #conversations = new Map<string, EventRecord[]>();
+  readonly #snapshots = new Map<string, StoredSnapshot>();
   readonly #locks = new ConversationLocks();
   readonly #faults: MemoryStoreFaults;
   readonly #appendFailures: Error[] = [];
@@ -49,10 +50,11 @@ export class MemoryEventStore implements EventStore {
     return this.#conversations.get(conversationId)?.length ?? 0;
   }
 
-  async append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
+  async append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     this.#checkOpen();
     checkConversationId(this.describe, conversationId);
     checkRecordShapes(this.describe, conversationId, records);
+    const snapshot = checkSnapshotOption(this.describe, conversationId, records, options);
     const injected = this.#appendFailures.shift();
     if (injected) throw injected;
     const before = this.#faults.beforeAppend;
@@ -69,6 +71,26 @@ export class MemoryEventStore implements EventStore {
     if (frozen.length === 0) return;
     if (stored.length === 0) this.#conversations.set(conversationId, stored);
     for (const record of frozen) stored.push(record);
+    if (snapshot) this.#snapshots.set(conversationId, Object.freeze({ upTo: snapshot.upTo, digest: snapshot.digest, body: snapshot.body }));
+  }
+
+  async readSnapshot(conversationId: string): Promise<StoredSnapshot | undefined> {
+    this.#checkOpen();
+    checkConversationId(this.describe, conversationId);
+    return this.#snapshots.get(conversationId);
+  }
+
+  readRangeSync(conversationId: string, from: number, to: number): EventRecord[] {
+    this.#checkOpen();
+    checkConversationId(this.describe, conversationId);
+    checkFromSeq(this.describe, from);
+    return (this.#conversations.get(conversationId) ?? []).slice(from, Math.max(from, to));
+  }
+
+  /** Replaces a conversation's stored snapshot (tests: a damaged or stale one). */
+  putSnapshot(conversationId: string, snapshot: StoredSnapshot | undefined): void {
+    if (snapshot === undefined) this.#snapshots.delete(conversationId);
+    else this.#snapshots.set(conversationId, snapshot);
   }
 
   async read(conversationId: string, fromSeq = 0): Promise<EventRecord[]> {

@@ -76,6 +76,27 @@ describeWithPostgres('PostgresEventStore', (url) => {
     for (const s of stores) await s.close();
   });
 
+  it('gives each batch of a group its own answer when the database refuses a row of the group', async () => {
+    const schema = fresh('group');
+    const store = await open(schema);
+    await store.append('warm', records(0, 1));
+    // As a writer that skipped the append lock would: a key violation in the middle of the group's INSERT.
+    await raw((c) =>
+      c.query(`
+        CREATE FUNCTION "${schema}".refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.type = 'boom' THEN RAISE EXCEPTION 'boom collides' USING ERRCODE = 'unique_violation'; END IF; RETURN NEW; END $$;
+        CREATE TRIGGER refuse_boom BEFORE INSERT ON "${schema}".loopgate_events FOR EACH ROW EXECUTE FUNCTION "${schema}".refuse_boom();`),
+    );
+    const boom = [sampleRecord(0), sampleRecord(1, { type: 'boom' })];
+    const results = await Promise.allSettled([store.append('a', records(0, 2)), store.append('b', boom), store.append('c', records(0, 1))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(StoreConflictError);
+    expect((await store.read('a')).length).toBe(2);
+    expect(await store.read('b')).toEqual([]);
+    expect((await store.read('c')).length).toBe(1);
+    await store.close();
+  });
+
   it('enforces gapless seqs in the database itself, for any writer', async () => {
     const schema = fresh('rules');
     const store = await open(schema);

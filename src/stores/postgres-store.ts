@@ -1,9 +1,11 @@
 /**
  * The shared EventStore for many hosts: PostgreSQL through `pg`.
  *
- * - One transaction per appended batch. Inside it, the conversation's append lock
- *   (`pg_advisory_xact_lock`) is taken, the batch is checked against the stored
- *   `max(seq) + 1`, and the rows go in with one INSERT.
+ * - Group commit (postgres-group-commit.ts): batches appended while a group is
+ *   being written — of any conversations — go in together, in one transaction.
+ *   Inside it, each conversation's append lock (`pg_advisory_xact_lock`) is taken,
+ *   each batch is checked against the stored `max(seq) + 1`, and the rows go in
+ *   with one INSERT. What a failure takes with it is said there.
  * - Gapless seqs are the database's rule too, whoever writes: the primary key
  *   (conversation, seq) refuses duplicates, and a foreign key from each row to its
  *   predecessor (conversation, seq - 1) refuses a row after a gap (and refuses
@@ -22,6 +24,7 @@ import pg from 'pg';
 import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
 import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
 import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release } from './event-store.ts';
+import { PgGroupCommit, type PgBatch } from './postgres-group-commit.ts';
 import { AdvisoryLocks, advisoryKey } from './postgres-store-lock.ts';
 import { checkPostgresUrl, describeConnectError, passwordOf, scrub } from './postgres-store-url.ts';
 
@@ -61,7 +64,15 @@ export class PostgresEventStore implements EventStore {
   readonly #connectTimeoutMs: number;
   readonly #poolSize: number;
   readonly #secret: string | undefined;
-  readonly #sql: { readonly maxSeq: string; readonly insert: string; readonly read: string; readonly conversations: string };
+  readonly #sql: {
+    readonly maxSeq: string;
+    readonly maxSeqs: string;
+    readonly insert: string;
+    readonly insertMany: string;
+    readonly read: string;
+    readonly conversations: string;
+  };
+  readonly #group: PgGroupCommit;
   #closed = false;
 
   /**
@@ -112,8 +123,11 @@ export class PostgresEventStore implements EventStore {
     const events = `${quoteIdent(schema)}.loopgate_events`;
     this.#sql = {
       maxSeq: `SELECT max(seq) AS m FROM ${events} WHERE conversation = $1`,
+      maxSeqs: `SELECT conversation, max(seq) AS m FROM ${events} WHERE conversation = ANY($1::text[]) GROUP BY conversation`,
       insert: `INSERT INTO ${events} (conversation, seq, type, v, at, ignorable, sources, payload)
                SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::integer[], $5::float8[], $6::boolean[], $7::text[], $8::text[])`,
+      insertMany: `INSERT INTO ${events} (conversation, seq, type, v, at, ignorable, sources, payload)
+               SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::integer[], $5::float8[], $6::boolean[], $7::text[], $8::text[])`,
       read: `SELECT seq, type, v, at, ignorable, sources, payload FROM ${events} WHERE conversation = $1 AND seq >= $2 ORDER BY seq`,
       // Every conversation has a row at seq 0 (the predecessor key guarantees it), and a
       // partial index holds exactly those rows: no scan over all events.
@@ -131,8 +145,19 @@ export class PostgresEventStore implements EventStore {
         await this.#pool.query('SELECT pg_cancel_backend($1)', [pid]);
       },
     });
+    this.#group = new PgGroupCommit({
+      connect: (what) => this.#connect(what),
+      appendKey: (conversationId) => advisoryKey(schema, 'append', conversationId).toString(),
+      sql: this.#sql,
+      appendAlone: (batch) => this.#appendAlone(batch),
+      writeError: (batch, stage, error) => this.#writeError(batch, stage, error),
+    });
   }
 
+  /**
+   * Checks and serializes the batch now, then hands it to the group commit;
+   * resolves once the group's transaction has committed.
+   */
   async append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
     this.#checkOpen();
     this.#checkId(conversationId);
@@ -140,7 +165,12 @@ export class PostgresEventStore implements EventStore {
     if (records.length === 0) return;
     // Serialize before the transaction: a bad payload fails the batch without a round trip.
     const columns = this.#serialize(conversationId, records);
+    return this.#group.append({ conversationId, records, columns });
+  }
 
+  /** One batch in a transaction of its own: the group's fallback when the database refused the group's rows. */
+  async #appendAlone(batch: PgBatch): Promise<void> {
+    const { conversationId, records, columns } = batch;
     const client = await this.#connect(`conversation "${conversationId}": append failed, nothing was stored`);
     const ignore = (): void => undefined;
     client.on('error', ignore);
@@ -165,31 +195,39 @@ export class PostgresEventStore implements EventStore {
       } else {
         broken = error as Error;
       }
-      if (error instanceof StoreError) throw error;
-      const code = (error as { code?: unknown }).code;
-      if (code === '23505' || code === '23503') {
-        // The database's own rule (primary key or predecessor key) refused the batch.
-        throw new StoreConflictError(
-          conversationId,
-          records[0]!.seq,
-          records[0]!.seq,
-          `append at seq ${records[0]!.seq} refused by the database (${this.#clean(error)}); nothing was stored`,
-        );
-      }
-      if (stage === 'commit') {
-        throw new StoreError(
-          `${this.describe}: conversation "${conversationId}": append failed at commit, the batch may or may not be stored (read the conversation back to know): ${this.#clean(error)}`,
-          { cause: error },
-        );
-      }
-      throw new StoreError(
-        `${this.describe}: conversation "${conversationId}": append failed, the batch was rolled back, nothing was stored: ${this.#clean(error)}`,
-        { cause: error },
-      );
+      throw this.#writeError(batch, stage === 'commit' ? 'commit' : 'write', error);
     } finally {
       client.off('error', ignore);
       client.release(broken ?? false);
     }
+  }
+
+  /** A failed write as the error its `append` rejects with. */
+  #writeError(batch: PgBatch, stage: 'write' | 'commit', error: unknown): StoreError {
+    if (error instanceof StoreError) return error;
+    const { conversationId, records } = batch;
+    const code = (error as { code?: unknown }).code;
+    if (code === '23505' || code === '23503') {
+      // The database's own rule (primary key or predecessor key) refused the batch.
+      return new StoreConflictError(
+        conversationId,
+        records[0]!.seq,
+        records[0]!.seq,
+        `append at seq ${records[0]!.seq} refused by the database (${this.#clean(error)}); nothing was stored`,
+      );
+    }
+    if (stage === 'commit') {
+      return new StoreError(
+        `${this.describe}: conversation "${conversationId}": append failed at commit, the batch may or may not be stored (read the conversation back to know): ${this.#clean(error)}`,
+        { cause: error },
+      );
+    }
+    return new StoreError(
+      `${this.describe}: conversation "${conversationId}": append failed, the batch was rolled back, nothing was stored: ${this.#clean(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   async read(conversationId: string, fromSeq = 0): Promise<EventRecord[]> {
@@ -235,6 +273,7 @@ export class PostgresEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#group.drained(); // appends handed over before the close get their answers
     await this.#locks.close(`${this.describe}: the store is closed`);
     await Promise.allSettled([this.#lockPool.end(), this.#pool.end()]);
   }

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreConflictError, StoreCorruptionError, StoreError } from './event-store.ts';
 import { SqliteEventStore } from './sqlite-store.ts';
-import { describeEventStoreContract, records, sampleRecord } from './store-conformance.ts';
+import { describeEventStoreContract, describeSnapshotStoreContract, records, sampleRecord } from './store-conformance.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopgate-sqlite-'));
 let files = 0;
@@ -13,6 +13,7 @@ const freshPath = () => join(dir, `store-${files++}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeEventStoreContract('sqlite', () => new SqliteEventStore(freshPath()));
+describeSnapshotStoreContract('sqlite', () => new SqliteEventStore(freshPath()));
 
 describe('SqliteEventStore', () => {
   it('keeps what it stored across close and reopen', async () => {
@@ -141,6 +142,61 @@ describe('SqliteEventStore', () => {
     await store.append('c', records(0, 1));
     expect(await store.read('c')).toHaveLength(1);
     await store.close();
+  });
+
+  it('writes batches appended together in one transaction: when it cannot start, every batch of the group fails', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path, { busyTimeoutMs: 0 });
+    await store.append('a', records(0, 1));
+    const blocker = new DatabaseSync(path);
+    blocker.exec('BEGIN IMMEDIATE');
+    const results = await Promise.allSettled([store.append('a', records(1, 2)), store.append('b', records(0, 1)), store.append('c', records(0, 3))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const r of results) expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/could not start the write transaction/);
+    blocker.exec('ROLLBACK');
+    blocker.close();
+    expect((await store.read('a')).length).toBe(1);
+    expect(await store.listConversations()).toEqual(['a']);
+    await Promise.all([store.append('a', records(1, 2)), store.append('b', records(0, 1))]);
+    expect((await store.read('a')).length).toBe(3);
+    await store.close();
+  });
+
+  it('commits the batches appended together, of many conversations, in one transaction', async () => {
+    const store = new SqliteEventStore(freshPath());
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(`c${i}`, records(0, 3))));
+    expect(store.commits).toEqual({ groups: 1, batches: 20 });
+    await Promise.all([store.append('c0', records(3, 1)), store.append('c0', records(4, 2)), store.append('c1', records(3, 1))]);
+    expect(store.commits).toEqual({ groups: 2, batches: 23 });
+    await store.close();
+  });
+
+  it('rolls back only the batch whose rows SQLite refuses; the rest of its group commits', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path);
+    await store.append('warm', records(0, 1)); // creates the table
+    const setup = new DatabaseSync(path);
+    setup.exec("CREATE TRIGGER refuse_boom BEFORE INSERT ON events WHEN NEW.type = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END");
+    setup.close();
+    const boom = [sampleRecord(0), sampleRecord(1, { type: 'boom' })];
+    const results = await Promise.allSettled([store.append('a', records(0, 2)), store.append('b', boom), store.append('c', records(0, 1))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason.message)).toMatch(/boom refused.*|rolled back, nothing was stored/);
+    expect((await store.read('a')).length).toBe(2);
+    expect(await store.read('b')).toEqual([]); // not even its first record
+    expect((await store.read('c')).length).toBe(1);
+    await store.close();
+  });
+
+  it('commits what was queued when it closes', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path);
+    const pending = store.append('c', records(0, 3));
+    await store.close();
+    await pending;
+    const reopened = new SqliteEventStore(path);
+    expect((await reopened.read('c')).length).toBe(3);
+    await reopened.close();
   });
 
   it('accepts synchronous FULL and refuses an unknown level', async () => {

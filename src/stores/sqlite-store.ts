@@ -1,18 +1,45 @@
 /**
  * The embedded default EventStore: one SQLite file through Node's built-in
- * `node:sqlite`, in WAL mode, one write transaction per appended batch.
+ * `node:sqlite`, in WAL mode.
+ *
+ * Group commit: `append` checks and serializes its batch at once, then queues it;
+ * every batch queued before the event loop's next check phase (`setImmediate`) —
+ * from any number of conversations — is written in ONE transaction, and each
+ * `append` resolves when that transaction has committed. The transaction costs
+ * (write lock, WAL commit) are paid once per group instead of once per batch.
+ *
+ * What a failure takes with it (the contract of `EventStore.append` holds for
+ * every batch of a group; docs/storage.md says it in the design's terms):
+ * - a batch that does not continue its conversation (`StoreConflictError`), or
+ *   whose rows SQLite refuses, is rolled back to a savepoint of its own and only
+ *   its `append` rejects; the other batches of the group are committed;
+ * - if the transaction cannot start or cannot commit (disk full, I/O error, the
+ *   writer claim lost), every batch of the group is rolled back and every
+ *   `append` of the group rejects: nothing of the group is stored.
+ * A batch is never partly stored, and no `append` resolves before its batch is
+ * committed. Closing the store commits what is queued first.
  *
  * Gapless seqs are enforced twice: the batch is checked against the stored
- * `MAX(seq) + 1` inside a `BEGIN IMMEDIATE` transaction (which holds the write lock,
- * so a second process cannot slip a batch in between check and insert), and the
- * primary key (conversation, seq) refuses a duplicate outright.
+ * `MAX(seq) + 1` (and, within a group, against the batches of the same
+ * conversation before it) inside a `BEGIN IMMEDIATE` transaction (which holds the
+ * write lock, so a second process cannot slip a batch in between check and
+ * insert), and the primary key (conversation, seq) refuses a duplicate outright.
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
-import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
+import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs, checkSnapshotOption } from './batch-check.ts';
 import { ConversationLocks } from './conversation-lock.ts';
 import { checkStoreSchema, openSqliteReadOnly } from './sqlite-read-only.ts';
-import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release, type WriterClaimOptions } from './event-store.ts';
+import {
+  StoreConflictError,
+  StoreCorruptionError,
+  StoreError,
+  type EventStore,
+  type Release,
+  type StoreAppendOptions,
+  type StoredSnapshot,
+  type WriterClaimOptions,
+} from './event-store.ts';
 import { SqliteWriterClaim, type WriterClaimTiming } from './sqlite-writer-claim.ts';
 
 /** The schema version this code writes (`PRAGMA user_version`). */
@@ -40,6 +67,26 @@ export interface SqliteEventStoreOptions {
 }
 
 type Row = Record<string, unknown>;
+/** A record as the columns of its row. */
+interface SerializedRow {
+  readonly seq: number;
+  readonly type: string;
+  readonly v: number;
+  readonly at: number;
+  readonly ignorable: 0 | 1;
+  readonly sources: string | null;
+  readonly payload: string;
+}
+
+/** A batch waiting for its group's transaction. */
+interface Queued {
+  readonly conversationId: string;
+  readonly records: readonly EventRecord[];
+  readonly rows: readonly SerializedRow[];
+  readonly snapshot: StoredSnapshot | undefined;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
 /** A row of the read statement: seq, type, v, at, ignorable, sources, payload. */
 type StoredRow = readonly [unknown, unknown, unknown, unknown, unknown, unknown, unknown];
 
@@ -51,10 +98,28 @@ export class SqliteEventStore implements EventStore {
   readonly #maxSeq: StatementSync;
   readonly #insert: StatementSync;
   readonly #readFrom: StatementSync;
+  readonly #readRange: StatementSync;
   readonly #conversations: StatementSync;
+  /** Snapshot statements; undefined for a read-only file without the snapshots table. */
+  readonly #snapshotSql: { readonly read: StatementSync; readonly write: StatementSync | undefined } | undefined;
   readonly #arrays: boolean;
   readonly #readOnly: boolean;
   readonly #writer: SqliteWriterClaim;
+  readonly #tx:
+    | {
+        readonly begin: StatementSync;
+        readonly commit: StatementSync;
+        readonly rollback: StatementSync;
+        readonly savepoint: StatementSync;
+        readonly release: StatementSync;
+        readonly rollbackTo: StatementSync;
+      }
+    | undefined;
+  /** Batches waiting for the next group commit, in arrival order. */
+  #queue: Queued[] = [];
+  #groups = 0;
+  #batches = 0;
+  #scheduled = false;
   #closed = false;
 
   constructor(path: string, options: SqliteEventStoreOptions = {}) {
@@ -86,9 +151,36 @@ export class SqliteEventStore implements EventStore {
       this.#readFrom = db.prepare('SELECT seq, type, v, at, ignorable, sources, payload FROM events WHERE conversation = ? AND seq >= ? ORDER BY seq');
       // Rows as arrays: several times faster than objects for long reads (Node >= 24;
       // older Nodes return objects, which #rowsFrom converts).
+      this.#readRange = db.prepare(
+        'SELECT seq, type, v, at, ignorable, sources, payload FROM events WHERE conversation = ? AND seq >= ? AND seq < ? ORDER BY seq',
+      );
       this.#arrays = typeof this.#readFrom.setReturnArrays === 'function';
-      if (this.#arrays) this.#readFrom.setReturnArrays(true);
+      if (this.#arrays) {
+        this.#readFrom.setReturnArrays(true);
+        this.#readRange.setReturnArrays(true);
+      }
+      const snapshots = db.prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'snapshots'").get() !== undefined;
+      this.#snapshotSql = snapshots
+        ? {
+            read: db.prepare('SELECT up_to, digest, body FROM snapshots WHERE conversation = ?'),
+            write: this.#readOnly
+              ? undefined
+              : db.prepare(
+                  'INSERT INTO snapshots (conversation, up_to, digest, body) VALUES (?, ?, ?, ?) ON CONFLICT (conversation) DO UPDATE SET up_to = excluded.up_to, digest = excluded.digest, body = excluded.body',
+                ),
+          }
+        : undefined;
       this.#conversations = db.prepare('SELECT DISTINCT conversation FROM events ORDER BY conversation');
+      this.#tx = this.#readOnly
+        ? undefined
+        : {
+            begin: db.prepare('BEGIN IMMEDIATE'),
+            commit: db.prepare('COMMIT'),
+            rollback: db.prepare('ROLLBACK'),
+            savepoint: db.prepare('SAVEPOINT batch'),
+            release: db.prepare('RELEASE batch'),
+            rollbackTo: db.prepare('ROLLBACK TO batch'),
+          };
     } catch (error) {
       try {
         db.close();
@@ -101,6 +193,11 @@ export class SqliteEventStore implements EventStore {
     }
     this.#db = db;
     this.#writer = new SqliteWriterClaim(db, this.describe, options.writerClaim);
+  }
+
+  /** Write transactions committed (groups) and the batches they carried, since this store was opened: for metrics. */
+  get commits(): { readonly groups: number; readonly batches: number } {
+    return { groups: this.#groups, batches: this.#batches };
   }
 
   /** Claims the file for this store object's writers: a second process's host refuses or waits (see sqlite-writer-claim.ts). */
@@ -134,51 +231,124 @@ export class SqliteEventStore implements EventStore {
         payload TEXT NOT NULL,
         PRIMARY KEY (conversation, seq)
       );
+      -- The latest snapshot of each conversation's derived state (added without a version
+      -- change: an older loopgate ignores the table).
+      CREATE TABLE IF NOT EXISTS snapshots (
+        conversation TEXT NOT NULL PRIMARY KEY,
+        up_to INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        body TEXT NOT NULL
+      );
       PRAGMA user_version = ${SCHEMA_VERSION};
     `);
   }
 
-  async append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
+  /**
+   * Checks and serializes the batch now, then queues it for the next group
+   * commit; resolves once the group's transaction has committed (see the header).
+   */
+  async append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     this.#checkOpen();
     if (this.#readOnly) throw new StoreError(`${this.describe}: opened read-only; nothing was stored`);
     checkConversationId(this.describe, conversationId);
     checkRecordShapes(this.describe, conversationId, records);
+    const snapshot = checkSnapshotOption(this.describe, conversationId, records, options);
     if (records.length === 0) return;
     // Serialize before the transaction: a bad payload fails the batch without touching the file.
     const rows = records.map((r, i) => this.#serialize(conversationId, i, r));
-
-    const db = this.#db;
-    try {
-      db.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      throw this.#writeError(conversationId, 'could not start the write transaction', error);
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    this.#queue.push({ conversationId, records, rows, snapshot, resolve, reject });
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#commitGroup());
     }
+    return promise;
+  }
+
+  /** Writes every queued batch in one transaction (see the header for what a failure takes with it). */
+  #commitGroup(): void {
+    this.#scheduled = false;
+    const group = this.#queue;
+    this.#queue = [];
+    if (group.length === 0) return;
+    const tx = this.#tx!;
+    const failAll = (batches: readonly Queued[], what: string, error: unknown): void => {
+      for (const b of batches) b.reject(error instanceof StoreError ? error : this.#writeError(b.conversationId, what, error));
+    };
+    try {
+      tx.begin.run();
+    } catch (error) {
+      failAll(group, 'could not start the write transaction', error);
+      return;
+    }
+    const written: Queued[] = [];
+    const refused = new Set<Queued>();
+    /** Next seq of each conversation, as this transaction has it so far. */
+    const next = new Map<string, number>();
     try {
       this.#writer.checkHeld(); // fencing: a claim taken over by another process writes nothing more
-      const max = (this.#maxSeq.get(conversationId) as Row).m;
-      checkSeqs(conversationId, max === null ? 0 : Number(max) + 1, records);
       const insert = this.#insert;
-      for (const row of rows) insert.run(conversationId, row.seq, row.type, row.v, row.at, row.ignorable, row.sources, row.payload);
-      db.exec('COMMIT');
+      for (const batch of group) {
+        const { conversationId, records, rows } = batch;
+        let savepoint = false;
+        try {
+          let expected = next.get(conversationId);
+          if (expected === undefined) {
+            const max = (this.#maxSeq.get(conversationId) as Row).m;
+            expected = max === null ? 0 : Number(max) + 1;
+          }
+          checkSeqs(conversationId, expected, records);
+          tx.savepoint.run();
+          savepoint = true;
+          for (const row of rows) insert.run(conversationId, row.seq, row.type, row.v, row.at, row.ignorable, row.sources, row.payload);
+          if (batch.snapshot) this.#snapshotSql!.write!.run(conversationId, batch.snapshot.upTo, batch.snapshot.digest, batch.snapshot.body);
+          tx.release.run();
+          next.set(conversationId, expected + records.length);
+          written.push(batch);
+        } catch (error) {
+          if (savepoint) {
+            tx.rollbackTo.run(); // this batch only; throws if the whole transaction is gone (caught below)
+            tx.release.run();
+          }
+          refused.add(batch);
+          batch.reject(this.#batchError(batch, error));
+        }
+      }
+      tx.commit.run();
     } catch (error) {
       try {
-        db.exec('ROLLBACK');
+        tx.rollback.run();
       } catch {
         // SQLite may already have rolled back (e.g. after SQLITE_FULL); the original error matters.
       }
-      if (error instanceof StoreError) throw error;
-      if (isConstraintViolation(error)) {
-        // Another connection stored these seqs between our check and insert (cannot
-        // happen under BEGIN IMMEDIATE, but the primary key is the last word).
-        throw new StoreConflictError(
-          conversationId,
-          records[0]!.seq,
-          records[0]!.seq,
-          `append at seq ${records[0]!.seq} collides with stored events (${(error as Error).message}); nothing was stored`,
-        );
-      }
-      throw this.#writeError(conversationId, 'the batch was rolled back, nothing was stored', error);
+      // Every batch not already refused on its own: those written are rolled back, those after the failure were never written.
+      failAll(
+        group.filter((b) => !refused.has(b)),
+        'the group commit failed and was rolled back, nothing of this batch was stored',
+        error,
+      );
+      return;
     }
+    this.#groups++;
+    this.#batches += written.length;
+    for (const b of written) b.resolve();
+  }
+
+  /** Why one batch of a group was refused (rolled back to its savepoint; the rest of the group goes on). */
+  #batchError(batch: Queued, error: unknown): StoreError {
+    if (error instanceof StoreError) return error;
+    const first = batch.records[0]!.seq;
+    if (isConstraintViolation(error)) {
+      // Another connection stored these seqs between our check and insert (cannot
+      // happen under BEGIN IMMEDIATE, but the primary key is the last word).
+      return new StoreConflictError(
+        batch.conversationId,
+        first,
+        first,
+        `append at seq ${first} collides with stored events (${(error as Error).message}); nothing was stored`,
+      );
+    }
+    return this.#writeError(batch.conversationId, 'the batch was rolled back, nothing was stored', error);
   }
 
   async read(conversationId: string, fromSeq = 0): Promise<EventRecord[]> {
@@ -194,6 +364,38 @@ export class SqliteEventStore implements EventStore {
     }
     const out = new Array<EventRecord>(rows.length);
     for (let i = 0; i < rows.length; i++) out[i] = this.#parse(conversationId, fromSeq + i, rows[i]!);
+    return out;
+  }
+
+  async readSnapshot(conversationId: string): Promise<StoredSnapshot | undefined> {
+    this.#checkOpen();
+    checkConversationId(this.describe, conversationId);
+    if (!this.#snapshotSql) return undefined;
+    let row: Row | undefined;
+    try {
+      row = this.#snapshotSql.read.get(conversationId) as Row | undefined;
+    } catch (error) {
+      throw new StoreError(`${this.describe}: conversation "${conversationId}": reading its snapshot failed: ${(error as Error).message}`, { cause: error });
+    }
+    if (!row) return undefined;
+    const { up_to: upTo, digest, body } = row;
+    // A malformed row is handed back as it is: the host's checks refuse it and read the whole log.
+    return { upTo: Number(upTo), digest: String(digest), body: typeof body === 'string' ? body : String(body) };
+  }
+
+  readRangeSync(conversationId: string, from: number, to: number): EventRecord[] {
+    this.#checkOpen();
+    checkConversationId(this.describe, conversationId);
+    checkFromSeq(this.describe, from);
+    let rows: StoredRow[];
+    try {
+      const result = this.#readRange.all(conversationId, from, Math.max(from, to));
+      rows = this.#arrays ? (result as unknown as StoredRow[]) : result.map((r) => [r.seq, r.type, r.v, r.at, r.ignorable, r.sources, r.payload] as const);
+    } catch (error) {
+      throw new StoreError(`${this.describe}: conversation "${conversationId}": read failed: ${(error as Error).message}`, { cause: error });
+    }
+    const out = new Array<EventRecord>(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = this.#parse(conversationId, from + i, rows[i]!);
     return out;
   }
 
@@ -218,6 +420,7 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#commitGroup(); // what was handed to the store is written, not dropped
     this.#closed = true;
     this.#locks.close(`${this.describe}: the store is closed`);
     this.#writer.release();
@@ -228,7 +431,7 @@ export class SqliteEventStore implements EventStore {
     if (this.#closed) throw new StoreError(`${this.describe}: the store is closed`);
   }
 
-  #serialize(conversationId: string, index: number, r: EventRecord) {
+  #serialize(conversationId: string, index: number, r: EventRecord): SerializedRow {
     let payload: string;
     try {
       // Plain JSON data only: JSON.stringify would silently turn NaN into null and drop

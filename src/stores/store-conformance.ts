@@ -198,6 +198,39 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
       });
     });
 
+    describe('appends in flight together (group commit)', () => {
+      it('stores the batches of many conversations appended at once, each whole', async () => {
+        const store = await fresh();
+        const ids = Array.from({ length: 12 }, (_, i) => `g${i}`);
+        await Promise.all(ids.map((id, i) => store.append(id, records(0, 1 + (i % 4)))));
+        for (const [i, id] of ids.entries()) expect((await store.read(id)).map((r) => r.seq)).toEqual(Array.from({ length: 1 + (i % 4) }, (_, k) => k));
+      });
+
+      it('applies batches of one conversation appended without waiting in call order', async () => {
+        const store = await fresh();
+        await Promise.all([store.append('c', records(0, 2)), store.append('c', records(2, 3)), store.append('c', records(5, 1))]);
+        expect((await store.read('c')).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+      });
+
+      it('refuses only the batch that conflicts; the others appended with it are stored', async () => {
+        const store = await fresh();
+        await store.append('b', records(0, 2));
+        const results = await Promise.allSettled([store.append('a', records(0, 2)), store.append('b', records(5, 1)), store.append('c', records(0, 1))]);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+        expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(StoreConflictError);
+        expect((await store.read('a')).length).toBe(2);
+        expect((await store.read('b')).length).toBe(2);
+        expect((await store.read('c')).length).toBe(1);
+      });
+
+      it('refuses a batch that follows a refused one of the same conversation, storing neither', async () => {
+        const store = await fresh();
+        const results = await Promise.allSettled([store.append('c', records(1, 2)), store.append('c', records(3, 1))]);
+        expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+        expect(await store.read('c')).toEqual([]);
+      });
+    });
+
     describe('conversations', () => {
       it('keeps conversations isolated', async () => {
         const store = await fresh();
@@ -386,6 +419,58 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         await expect(store.append('c', records(0, 1))).rejects.toThrow(/closed/);
         await a.state.release!();
       });
+    });
+  });
+}
+
+/**
+ * The snapshot part of the contract, for stores that keep snapshots
+ * (`readSnapshot`, `readRangeSync`): a snapshot goes in with its batch or not at
+ * all, the latest replaces the one before, and records read synchronously are
+ * those `read` returns.
+ */
+export function describeSnapshotStoreContract(name: string, factory: EventStoreFactory): void {
+  describe(`EventStore snapshot contract: ${name}`, () => {
+    const opened: EventStore[] = [];
+    async function fresh(): Promise<Required<Pick<EventStore, 'readSnapshot' | 'readRangeSync'>> & EventStore> {
+      const store = await factory();
+      opened.push(store);
+      if (!store.readSnapshot || !store.readRangeSync) throw new Error(`${name} keeps no snapshots`);
+      return store as Required<Pick<EventStore, 'readSnapshot' | 'readRangeSync'>> & EventStore;
+    }
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+    });
+    const snap = (upTo: number, body = `state ${upTo}`) => ({ upTo, digest: `d${upTo}`, body });
+
+    it('stores a snapshot with its batch and hands back the latest one', async () => {
+      const store = await fresh();
+      expect(await store.readSnapshot('c')).toBeUndefined();
+      await store.append('c', records(0, 3), { snapshot: snap(3) });
+      expect(await store.readSnapshot('c')).toEqual(snap(3));
+      await store.append('c', records(3, 2));
+      expect(await store.readSnapshot('c')).toEqual(snap(3));
+      await store.append('c', records(5, 1), { snapshot: snap(6, 'x'.repeat(100_000)) });
+      expect(await store.readSnapshot('c')).toEqual(snap(6, 'x'.repeat(100_000)));
+      expect(await store.readSnapshot('other')).toBeUndefined();
+    });
+
+    it('stores no snapshot with a batch it refuses, and refuses a snapshot that is not at the end of its batch', async () => {
+      const store = await fresh();
+      await store.append('c', records(0, 2), { snapshot: snap(2) });
+      await expect(store.append('c', records(5, 1), { snapshot: snap(6) })).rejects.toThrow(StoreConflictError);
+      await expect(store.append('c', records(2, 2), { snapshot: snap(3) })).rejects.toThrow(/not at the end of the batch/);
+      expect(await store.readSnapshot('c')).toEqual(snap(2));
+      expect((await store.read('c')).length).toBe(2);
+    });
+
+    it('reads a range of records synchronously, as read returns them', async () => {
+      const store = await fresh();
+      await store.append('c', records(0, 10));
+      expect(store.readRangeSync('c', 3, 7)).toStrictEqual((await store.read('c', 3)).slice(0, 4));
+      expect(store.readRangeSync('c', 8, 20)).toStrictEqual(await store.read('c', 8));
+      expect(store.readRangeSync('c', 5, 5)).toEqual([]);
+      expect(store.readRangeSync('nobody', 0, 5)).toEqual([]);
     });
   });
 }

@@ -259,7 +259,7 @@ describe('the score', () => {
     files: [],
     wallSeconds: 10,
     strykerVersion: 'x',
-    machine: { cpu: 'c', cores: 2, memoryGiB: 1, os: 'o', node: 'n', date: 'd' },
+    machine: { cpu: 'c', cores: 2, memoryGiB: 1, os: 'o', node: 'n', date: 'd', loadAverage: [0.5] },
     population: { kernel: { sites: 10, mutants: 30 }, adapters: { sites: 0, mutants: 0 }, recovery: { sites: 5, mutants: 10 } },
     sampledSites: { kernel: 2, adapters: 0, recovery: 1 },
   };

@@ -15,10 +15,14 @@
  *   there (a store breaking its gapless rule), which must be refused, not read
  *   as a shorter history.
  *
+ * Snapshots of derived state (the production host writes one with the events
+ * every few events, see host-config.ts) go through with their batch: a failed or
+ * torn append stores none.
+ *
  * It counts every batch append asked for and which of them failed.
  */
 import type { EventRecord } from '../../kernel/index.ts';
-import type { EventStore, Release } from '../../stores/event-store.ts';
+import type { EventStore, Release, StoreAppendOptions } from '../../stores/event-store.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../stores/memory-store.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
@@ -85,13 +89,22 @@ export class WorldStore {
         for (const release of held) void release().catch(() => undefined);
         held.clear();
       },
-      append: async (conversationId: string, records: readonly EventRecord[]) => {
+      append: async (conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions) => {
         alive();
-        await world.#append(conversationId, records);
+        await world.#append(conversationId, records, options);
       },
       read: async (conversationId: string, fromSeq?: number) => {
         alive();
         const records = await inner.read(conversationId, fromSeq);
+        return world.#lost.size === 0 ? records : records.filter((r) => !world.#lost.has(r.seq));
+      },
+      readSnapshot: async (conversationId: string) => {
+        alive();
+        return inner.readSnapshot(conversationId);
+      },
+      readRangeSync: (conversationId: string, from: number, to: number) => {
+        alive();
+        const records = inner.readRangeSync(conversationId, from, to);
         return world.#lost.size === 0 ? records : records.filter((r) => !world.#lost.has(r.seq));
       },
       listConversations: async () => {
@@ -126,7 +139,7 @@ export class WorldStore {
     }
   }
 
-  async #append(conversationId: string, records: readonly EventRecord[]): Promise<void> {
+  async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     const attempt = ++this.#attempts;
     this.#written.add(conversationId);
     if (this.#failAppends.has(attempt)) {
@@ -142,6 +155,6 @@ export class WorldStore {
       if (keep > 0) await this.store.append(conversationId, records.slice(0, keep));
       throw new Error(`injected torn write on append ${attempt}: ${keep} of ${records.length} record(s) stored, then the write failed`);
     }
-    await this.store.append(conversationId, records);
+    await this.store.append(conversationId, records, options);
   }
 }

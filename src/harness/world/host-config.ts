@@ -4,7 +4,15 @@
  * set, so the host reads them back through `loopConfigFrom` and the loop gets the
  * same limits as when the harness drives it directly. The tool pipeline gets the
  * pipeline's own defaults (the host's YAML defaults are stricter).
+ *
+ * Snapshots of derived state are taken every SNAPSHOT_EVERY events (production:
+ * every 10,000), so every case that reopens a conversation — a crash, a refused
+ * write — resumes from a snapshot and the events after it: a restore that got
+ * anything wrong shows in the requests, the history and the invariants.
  */
+
+/** Events between snapshots through the production host in the harness. */
+export const SNAPSHOT_EVERY = 8;
 import { DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_MS, type LoopConfig } from '../../kernel/index.ts';
 import { defaultHostConfig, type HostConfig } from '../../host/config.ts';
 
@@ -28,6 +36,8 @@ export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | und
     },
     retry: { ...loop.retry },
     tools: { ...base.tools, maxOutputChars: toolMaxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS, defaultTimeoutMs: DEFAULT_TIMEOUT_MS },
+    snapshots: { every: SNAPSHOT_EVERY },
+    sessions: { ...base.sessions, maxIdle: 0 },
     thresholds: {
       maxCompactionsPerStep: loop.maxCompactionsPerStep,
       maxCheckpointExtensions: loop.maxCheckpointExtensions,

@@ -46,6 +46,8 @@ export interface HostWorld {
   readonly recording: CaseRecording;
   /** A test seam: rewrites each loop's dependencies (a broken loop variant). */
   readonly wrapLoopDeps?: (deps: LoopDeps) => LoopDeps;
+  /** A fault of the host the case must fail for, though no turn shows it (a snapshot it wrote and then refused). */
+  readonly problem: (error: Error) => void;
 }
 
 /** A message a client posted, and how the host answered (undefined while it has not). */
@@ -186,6 +188,12 @@ export class HostTarget implements LoopUnderTest {
         turnClosed: (_id, result) => {
           this.#reports.push(reportOf(result));
           if (process?.log) w.recording.turnClosed(process.log, result);
+        },
+        // The case's store is only ever damaged by the scenario's own faults, which store no
+        // snapshot: one refused on reopen, or one the host could not take, is a bug in snapshots.
+        snapshot: (_id, what) => {
+          if ('rejected' in what) w.problem(new Error(`a snapshot the production host wrote was refused when the conversation reopened: ${what.rejected}`));
+          if ('failed' in what) w.problem(new Error(`the production host could not take a snapshot: ${what.failed}`));
         },
       },
     });

@@ -8,6 +8,11 @@
  * and notifies listeners. Redaction is a property of the log, not of each call
  * site: no secret the redactor knows is stored, whoever appends.
  *
+ * A log reopened from a snapshot (`EventLog.resume`) holds only the events after
+ * the snapshot in memory; the earlier ones are read from the store when asked for
+ * (`at`, `readFrom`, `events`), in chunks, and kept. Its position index is the
+ * snapshot's, restored.
+ *
  * A listener that appends from inside that notification is refused: seq
  * assignment and notification order would interleave. A listener that throws
  * does not undo the append nor escape it (the event is stored): the failure is
@@ -51,10 +56,29 @@ export function takeCommit(): Commit {
   return taken;
 }
 
+/** Where the events before a resumed log's tail come from: the store, read synchronously. */
+export interface LogPrefix {
+  /** The events `[0, upTo)` are the prefix. */
+  readonly upTo: number;
+  /** Events `[from, to)` of the prefix, decoded and frozen, in seq order (all of them). Throws when they cannot be read. */
+  load(from: number, to: number): readonly AnyEvent[];
+  /** The prefix's last event (`upTo - 1`), when the caller has read it already: asked for, it costs no load. */
+  readonly last?: AnyEvent;
+}
+
+/** Events of the prefix loaded at a time. */
+const PREFIX_CHUNK = 256;
+
 export class EventLog {
-  readonly #events: AnyEvent[];
+  /** Events `[#base, length)`. A log with no prefix in the store has `#base` 0: all of them. */
+  #events: AnyEvent[];
+  /** Seq of `#events[0]`. */
+  #base = 0;
+  #prefix: LogPrefix | undefined;
+  /** Prefix chunks loaded so far, by chunk index. */
+  #chunks: (readonly AnyEvent[] | undefined)[] = [];
   readonly #listeners = new Set<LogListener>();
-  readonly #positions = new PositionIndex();
+  #positions: PositionIndex;
   readonly #clock: Pick<Clock, 'now'>;
   #appending = false;
   #redact: Redactor | undefined;
@@ -68,26 +92,91 @@ export class EventLog {
     this.#clock = clock;
     this.#redact = options.redact;
     this.#events = existing.slice();
+    this.#positions = new PositionIndex();
     for (const event of this.#events) this.#positions.observe(event);
     this.#flushedUpTo = this.#events.length;
   }
 
-  get length(): number {
-    return this.#events.length;
+  /**
+   * A log reopened from a snapshot taken at `prefix.upTo`: `positions` is the
+   * index as it stood there (restored from the snapshot), `tail` the stored events
+   * from `prefix.upTo` on (decoded), observed on top of it. (The loop's own folds
+   * are seeded from the same snapshot: loop/snapshot.ts.)
+   */
+  static resume(clock: Pick<Clock, 'now'>, prefix: LogPrefix, positions: PositionIndex, tail: readonly AnyEvent[], options: EventLogOptions = {}): EventLog {
+    const log = new EventLog(clock, [], options);
+    log.#events = tail.slice();
+    log.#base = prefix.upTo;
+    log.#prefix = prefix.upTo > 0 ? prefix : undefined;
+    log.#positions = positions;
+    for (let i = 0; i < log.#events.length; i++) {
+      const event = log.#events[i]!;
+      if (event.seq !== prefix.upTo + i) throw new LogAppendError('resume', `tail event ${i} has seq ${event.seq}, expected ${prefix.upTo + i}`);
+      positions.observe(event);
+    }
+    log.#flushedUpTo = log.length;
+    return log;
   }
 
-  /** All events, in seq order. The array is a live read-only view. */
+  get length(): number {
+    return this.#base + this.#events.length;
+  }
+
+  /** All events, in seq order. The array is a live read-only view. (A resumed log reads its whole prefix first.) */
   get events(): readonly AnyEvent[] {
+    if (this.#base > 0) this.#materialize();
     return this.#events;
   }
 
   at(seq: number): AnyEvent | undefined {
-    return this.#events[seq];
+    if (seq >= this.#base) return this.#events[seq - this.#base];
+    if (!(seq >= 0) || !Number.isInteger(seq)) return undefined;
+    const last = this.#prefix?.last;
+    if (last !== undefined && seq === last.seq && seq === this.#base - 1) return last;
+    return this.#prefixChunk(Math.floor(seq / PREFIX_CHUNK))[seq % PREFIX_CHUNK];
   }
 
   /** Events from `fromSeq` on (a copy). */
   readFrom(fromSeq: number): AnyEvent[] {
-    return this.#events.slice(fromSeq);
+    if (fromSeq >= this.#base) return this.#events.slice(fromSeq - this.#base);
+    return this.range(fromSeq, this.length);
+  }
+
+  /** Events `[from, to)` (a copy; clamped to the log). */
+  range(from: number, to: number): AnyEvent[] {
+    const start = Math.max(0, from);
+    const end = Math.min(to, this.length);
+    if (start >= this.#base) return this.#events.slice(start - this.#base, end - this.#base);
+    const out: AnyEvent[] = [];
+    for (let seq = start; seq < end; seq++) out.push(this.at(seq)!);
+    return out;
+  }
+
+  /** The prefix chunk `index`, read from the store on first use. */
+  #prefixChunk(index: number): readonly AnyEvent[] {
+    const loaded = this.#chunks[index];
+    if (loaded) return loaded;
+    const prefix = this.#prefix!;
+    const from = index * PREFIX_CHUNK;
+    const to = Math.min(from + PREFIX_CHUNK, prefix.upTo);
+    const events = prefix.load(from, to);
+    if (events.length !== to - from || events.some((e, i) => e.seq !== from + i)) {
+      throw new LogAppendError('prefix', `the store gave ${events.length} event(s) for seqs [${from}, ${to}) of the log's prefix, not those`);
+    }
+    this.#chunks[index] = events;
+    return events;
+  }
+
+  /** Reads the whole prefix: from now on the log holds every event in memory. */
+  #materialize(): void {
+    const all: AnyEvent[] = [];
+    const chunks = Math.ceil(this.#base / PREFIX_CHUNK);
+    for (let i = 0; i < chunks; i++) for (const event of this.#prefixChunk(i)) all.push(event);
+    for (const event of this.#events) all.push(event);
+    this.#events = all;
+    this.#base = 0;
+    this.#prefix = undefined;
+    this.#chunks = [];
   }
 
   get positions(): PositionIndex {
@@ -113,7 +202,7 @@ export class EventLog {
     let failures: unknown[] | undefined;
     try {
       const frozenPayload = toFrozenPlainData(payload, `${type}.payload`, this.#redact) as Readonly<EventPayload<T>>;
-      const seq = this.#events.length;
+      const seq = this.length;
       let sources: readonly number[] | undefined;
       if (options.sources !== undefined) {
         sources = toFrozenPlainData(options.sources, `${type}.sources`) as readonly number[];
@@ -157,12 +246,12 @@ export class EventLog {
 
   /** Envelope, position check, freeze, store, index: the one place an event enters the log. */
   #store<T extends EventType>(type: T, payload: Readonly<EventPayload<T>>, ignorable: boolean, sources: readonly number[] | undefined): Envelope<T> {
-    const seq = this.#events.length;
+    const seq = this.length;
     const at = this.#clock.now();
     const event = (
       sources ? { type, seq, v: EVENT_VERSIONS[type], at, payload, ignorable, sources } : { type, seq, v: EVENT_VERSIONS[type], at, payload, ignorable }
     ) as Envelope<T>;
-    this.#positions.check(event as LogEvent, this.#events);
+    this.#positions.check(event as LogEvent, this);
     Object.freeze(event);
     this.#events.push(event as LogEvent);
     this.#positions.observe(event as LogEvent);
@@ -206,7 +295,7 @@ export class EventLog {
 
   /** Events appended since the last `markFlushed`, for the store. */
   unflushed(): readonly AnyEvent[] {
-    return this.#events.slice(this.#flushedUpTo);
+    return this.readFrom(this.#flushedUpTo);
   }
 
   get flushedUpTo(): number {
@@ -214,8 +303,8 @@ export class EventLog {
   }
 
   markFlushed(upTo: number): void {
-    if (upTo < this.#flushedUpTo || upTo > this.#events.length) {
-      throw new LogAppendError('flush', `cannot mark ${upTo} flushed (flushed ${this.#flushedUpTo}, length ${this.#events.length})`);
+    if (upTo < this.#flushedUpTo || upTo > this.length) {
+      throw new LogAppendError('flush', `cannot mark ${upTo} flushed (flushed ${this.#flushedUpTo}, length ${this.length})`);
     }
     this.#flushedUpTo = upTo;
   }

@@ -31,6 +31,23 @@ type CallState = {
   repeatStarted: boolean;
 };
 
+/** The index as plain data, for a snapshot of the log's derived state (see `PositionIndex.restore`). */
+export interface PositionsState {
+  /** [id, assistantSeq, started, result (-1: none), name, repeatOf (null: none), startedSeq (-1: none), repeatStarted] */
+  readonly calls: readonly (readonly [string, number, boolean, number, string, string | null, number, boolean])[];
+  /** [id, intent, text, source, seq, taken] */
+  readonly inbox: readonly (readonly [string, Intent, string, string, number, boolean])[];
+  /** Ids of the pending messages, in inbox order. */
+  readonly pending: readonly string[];
+  readonly openTurn: number | null;
+  readonly nextTurn: number;
+  readonly activeReplacements: readonly number[];
+  readonly generation: number;
+  readonly lastPrompt: number | null;
+  readonly lastTools: number | null;
+  readonly toolExecutions: number;
+}
+
 export class PositionIndex {
   /** callId -> the assistant message that made the call, and its result. */
   readonly #calls = new Map<string, CallState>();
@@ -97,8 +114,83 @@ export class PositionIndex {
     return this.#inbox.get(id)?.state;
   }
 
-  /** Throws `LogAppendError` if `event` (not yet stored) refers to something that does not exist. */
-  check(event: LogEvent, events: readonly AnyEvent[]): void {
+  /** The index as plain data (JSON), to restore with `PositionIndex.restore`. */
+  state(): PositionsState {
+    const calls: [string, number, boolean, number, string, string | null, number, boolean][] = [];
+    for (const [id, c] of this.#calls)
+      calls.push([id, c.assistantSeq, c.started, c.result ?? -1, c.name, c.repeatOf ?? null, c.startedSeq ?? -1, c.repeatStarted]);
+    const inbox: [string, Intent, string, string, number, boolean][] = [];
+    for (const [id, { message, state }] of this.#inbox) inbox.push([id, message.intent, message.text, message.source, message.seq, state === 'taken']);
+    return {
+      calls,
+      inbox,
+      pending: this.pending().map((m) => m.id),
+      openTurn: this.#openTurn ?? null,
+      nextTurn: this.#nextTurn,
+      activeReplacements: this.activeReplacements(),
+      generation: this.#generation,
+      lastPrompt: this.#lastPrompt ?? null,
+      lastTools: this.#lastTools ?? null,
+      toolExecutions: this.#toolExecutions,
+    };
+  }
+
+  /** The index `state()` described. Throws (a plain Error saying what) when `state` is not such a description. */
+  static restore(state: PositionsState): PositionIndex {
+    const bad = (what: string): Error => new Error(`the positions state is malformed: ${what}`);
+    const seq = (v: unknown, none?: number | null): v is number => v === none || (Number.isSafeInteger(v) && (v as number) >= 0);
+    if (typeof state !== 'object' || state === null) throw bad('not an object');
+    const index = new PositionIndex();
+    if (!Array.isArray(state.calls)) throw bad('calls');
+    for (const row of state.calls) {
+      if (!Array.isArray(row) || row.length !== 8) throw bad('a call');
+      const [id, assistantSeq, started, result, name, repeatOf, startedSeq, repeatStarted] = row;
+      if (typeof id !== 'string' || !seq(assistantSeq) || typeof started !== 'boolean' || !seq(result, -1) || typeof name !== 'string')
+        throw bad(`call ${String(id)}`);
+      if ((repeatOf !== null && typeof repeatOf !== 'string') || !seq(startedSeq, -1) || typeof repeatStarted !== 'boolean') throw bad(`call ${id}`);
+      if (index.#calls.has(id)) throw bad(`call ${id} twice`);
+      index.#calls.set(id, {
+        assistantSeq,
+        started,
+        result: result === -1 ? undefined : result,
+        name,
+        repeatOf: repeatOf ?? undefined,
+        startedSeq: startedSeq === -1 ? undefined : startedSeq,
+        repeatStarted,
+      });
+    }
+    if (!Array.isArray(state.inbox)) throw bad('inbox');
+    for (const row of state.inbox) {
+      if (!Array.isArray(row) || row.length !== 6) throw bad('an inbox message');
+      const [id, intent, text, source, at, taken] = row;
+      if (typeof id !== 'string' || (intent !== 'follow_up' && intent !== 'steer' && intent !== 'inject') || typeof text !== 'string')
+        throw bad(`message ${String(id)}`);
+      if (typeof source !== 'string' || !seq(at) || typeof taken !== 'boolean' || index.#inbox.has(id)) throw bad(`message ${id}`);
+      index.#inbox.set(id, { message: { id, intent, text, source, seq: at }, state: taken ? 'taken' : 'pending' });
+    }
+    if (!Array.isArray(state.pending)) throw bad('pending');
+    for (const id of state.pending) {
+      const entry = index.#inbox.get(id);
+      if (entry?.state !== 'pending') throw bad(`pending message ${String(id)}`);
+      index.#pendingOrder.push(entry.message);
+    }
+    if (index.#pendingOrder.length !== [...index.#inbox.values()].filter((e) => e.state === 'pending').length)
+      throw bad('pending messages missing from the order');
+    if (!seq(state.openTurn, null) || !seq(state.nextTurn) || !seq(state.generation) || !seq(state.toolExecutions)) throw bad('counters');
+    if (!seq(state.lastPrompt, null) || !seq(state.lastTools, null)) throw bad('last prompt or tools');
+    if (!Array.isArray(state.activeReplacements) || !state.activeReplacements.every((r) => seq(r))) throw bad('replacements');
+    index.#openTurn = state.openTurn ?? undefined;
+    index.#nextTurn = state.nextTurn;
+    index.#generation = state.generation;
+    index.#lastPrompt = state.lastPrompt ?? undefined;
+    index.#lastTools = state.lastTools ?? undefined;
+    index.#toolExecutions = state.toolExecutions;
+    index.#activeReplacements = new Set(state.activeReplacements);
+    return index;
+  }
+
+  /** Throws `LogAppendError` if `event` (not yet stored) refers to something that does not exist. `log.at` reads the events before it. */
+  check(event: LogEvent, log: { at(seq: number): AnyEvent | undefined }): void {
     switch (event.type) {
       case 'inbox.received':
         if (this.#inbox.has(event.payload.id)) throw new LogAppendError(`${event.type}.payload.id`, `inbox message "${event.payload.id}" already received`);
@@ -130,9 +222,9 @@ export class PositionIndex {
       case 'model.request': {
         const { upTo, prompt, tools } = event.payload;
         if (upTo > event.seq) throw new LogAppendError(`${event.type}.payload.upTo`, `seq ${upTo} is beyond the log (${event.seq})`);
-        if (events[prompt]?.type !== 'prompt.assembled')
+        if (log.at(prompt)?.type !== 'prompt.assembled')
           throw new LogAppendError(`${event.type}.payload.prompt`, `seq ${prompt} is not a prompt.assembled event`);
-        if (events[tools]?.type !== 'tools.declared') throw new LogAppendError(`${event.type}.payload.tools`, `seq ${tools} is not a tools.declared event`);
+        if (log.at(tools)?.type !== 'tools.declared') throw new LogAppendError(`${event.type}.payload.tools`, `seq ${tools} is not a tools.declared event`);
         this.#expectOpen(event.payload.turn, event.type);
         return;
       }
@@ -167,7 +259,7 @@ export class PositionIndex {
         return;
       }
       case 'projection.restored': {
-        const target = events[event.payload.replacement];
+        const target = log.at(event.payload.replacement);
         if (target?.type !== 'projection.replaced')
           throw new LogAppendError(`${event.type}.payload.replacement`, `seq ${event.payload.replacement} is not a projection.replaced event`);
         if (!this.#activeReplacements.has(event.payload.replacement))

@@ -24,8 +24,8 @@ export interface LoopDepsInput {
   readonly agent?: Agent;
   /** Default: the system clock. */
   readonly clock?: Clock;
-  /** Writes the log's unflushed events to the store. Default: nothing is stored (in-memory only). */
-  readonly persist?: () => Promise<void>;
+  /** Writes the log's unflushed events to the store (see `LoopDeps.persist`). Default: nothing is stored (in-memory only). */
+  readonly persist?: LoopDeps['persist'];
   /** Default: a production-mode tracer per turn, its record kept nowhere but the turn's result. */
   readonly tracing?: TurnTracing;
   /** Default: the agent's secrets and the common credential patterns. */

@@ -1,3 +1,5 @@
+import type { Durability } from './types.ts';
+
 /** A store write failed: the turn stops with failed{persistence}. */
 export class PersistenceError extends Error {
   constructor(cause: unknown) {
@@ -7,9 +9,9 @@ export class PersistenceError extends Error {
 }
 
 /** Calls the host's persist, turning a failure into a PersistenceError. */
-export async function persistOrThrow(persist: () => Promise<void>): Promise<void> {
+export async function persistOrThrow(persist: (durability?: Durability) => Promise<void>, durability: Durability): Promise<void> {
   try {
-    await persist();
+    await persist(durability);
   } catch (error) {
     throw new PersistenceError(error);
   }

@@ -12,6 +12,34 @@
 import type { EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 
+/** The windows as plain data at the log's length `upTo` (for a snapshot of derived state). */
+export interface WindowsState {
+  readonly upTo: number;
+  /** [turn/step/attempt, client] of requests whose result is not read yet */
+  readonly open: readonly (readonly [string, string])[];
+  /** [client, until (ms)] */
+  readonly until: readonly (readonly [string, number])[];
+}
+
+/** Windows restored from snapshots, waiting for the log's RetryAfterWindows (taken once). */
+const seeds = new WeakMap<EventLog, WindowsState>();
+
+/** Seeds the windows of a log resumed from a snapshot. Throws (saying what) when `state` is malformed. */
+export function seedWindows(log: EventLog, state: WindowsState): void {
+  const ok =
+    typeof state === 'object' &&
+    state !== null &&
+    Number.isSafeInteger(state.upTo) &&
+    state.upTo >= 0 &&
+    state.upTo <= log.length &&
+    Array.isArray(state.open) &&
+    state.open.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'string') &&
+    Array.isArray(state.until) &&
+    state.until.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && Number.isFinite(e[1]));
+  if (!ok) throw new Error('the retry-after windows state is malformed');
+  seeds.set(log, state);
+}
+
 export class RetryAfterWindows {
   readonly #log: EventLog;
   #upTo = 0;
@@ -24,7 +52,22 @@ export class RetryAfterWindows {
   /** Folds the log as it is now: a reopened conversation pays for its history here, once, not in its first step. */
   constructor(log: EventLog) {
     this.#log = log;
+    const seed = seeds.get(log);
+    seeds.delete(log);
+    if (seed) {
+      this.#upTo = seed.upTo;
+      for (const [k, client] of seed.open) this.#open.set(k, client);
+      for (const [client, until] of seed.until) this.#until.set(client, until);
+    }
     this.#fold();
+  }
+
+  /** The windows as plain data at the log's current length. */
+  state(): WindowsState {
+    this.#fold();
+    const open: (readonly [string, string])[] = [...this.#open];
+    if (this.#last) open.push([key(this.#last), this.#last.client]);
+    return { upTo: this.#upTo, open, until: [...this.#until] };
   }
 
   /** When the client's window ends (ms on the log's clock), or undefined if it never gave one. */
@@ -45,9 +88,10 @@ export class RetryAfterWindows {
   }
 
   #fold(): void {
-    const events = this.#log.events;
-    for (let i = this.#upTo; i < events.length; i++) {
-      const e = events[i]!;
+    const log = this.#log;
+    const length = log.length;
+    for (let i = this.#upTo; i < length; i++) {
+      const e = log.at(i)!;
       if (e.opaque) continue;
       const event = e as LogEvent;
       if (event.type === 'model.request') {
@@ -70,7 +114,7 @@ export class RetryAfterWindows {
         if (client !== undefined && retryAfter !== undefined) this.#until.set(client, Math.max(this.#until.get(client) ?? 0, event.at + retryAfter));
       }
     }
-    this.#upTo = events.length;
+    this.#upTo = length;
   }
 }
 

@@ -26,7 +26,7 @@ import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
 import { assertNever, keepsCompletedSteps, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
-import { ProjectionCache } from '../projection/projection.ts';
+import { ProjectionCache, type ProjectionState } from '../projection/projection.ts';
 import { streamRedactor } from '../redact/index.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
 import { CancelScope, raceAbort } from './cancellation.ts';
@@ -34,7 +34,8 @@ import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
 import { PersistenceError } from './persistence-error.ts';
-import { RetryAfterWindows } from './retry-after-windows.ts';
+import { RetryAfterWindows, type WindowsState } from './retry-after-windows.ts';
+import { SessionTokens, type SessionTokensState } from './session-tokens.ts';
 import { DeltaStreams } from './delta-streams.ts';
 import { countable, describeError, plainOutcome, sideEffectNotice } from './records.ts';
 import {
@@ -52,7 +53,7 @@ import { requestWithMessages } from './request-messages.ts';
 import { isLoopWritten, LOOP_SOURCE, messagesToReturn } from './returns.ts';
 import { planStepCalls, type PlannedCall } from './step-calls.ts';
 import { ToolJournal } from './tool-journal.ts';
-import type { ClaimDecision, LoopDeps, SendOptions, TurnResult } from './types.ts';
+import type { ClaimDecision, Durability, LoopDeps, SendOptions, TurnResult } from './types.ts';
 import type { SettledToolCall, ToolExecutionContext } from '../tools/types.ts';
 
 /** The source of the side-effect notice the loop writes. */
@@ -107,6 +108,7 @@ export class AgentLoop {
   readonly #handlers;
   readonly #random: () => number;
   readonly #windows: RetryAfterWindows;
+  readonly #tokens: SessionTokens;
   #running: Promise<TurnResult[]> | undefined;
   #turn: TurnState | undefined;
   #stopped: { by: CancelSource; reason: string } | undefined;
@@ -118,6 +120,7 @@ export class AgentLoop {
     this.#handlers = [...(deps.errorHandlers ?? []), ...BUILT_IN_HANDLERS];
     this.#random = deps.random ?? Math.random;
     this.#windows = new RetryAfterWindows(deps.log);
+    this.#tokens = new SessionTokens(deps.log);
     // Redaction is the log's: whatever appends, no secret the redactor knows is stored.
     deps.log.redactWith(deps.redact);
   }
@@ -125,6 +128,11 @@ export class AgentLoop {
   /** The incremental projection the loop sends (for hosts, tests and the harness). */
   get projection(): ProjectionCache {
     return this.#projection;
+  }
+
+  /** The loop's incremental folds of the log as plain data, at the log's current length (for a snapshot: snapshot.ts). */
+  derivedState(): { readonly projection: ProjectionState; readonly windows: WindowsState; readonly sessionTokens: SessionTokensState } {
+    return { projection: this.#projection.state(), windows: this.#windows.state(), sessionTokens: this.#tokens.state() };
   }
 
   get busy(): boolean {
@@ -301,8 +309,9 @@ export class AgentLoop {
       // A notice alone is no work: the turn is for what people sent.
       if (!dropped && !loopWritten) delivered++;
     }
+    // A barrier: the turn's claim is stored before any model request is spent on it.
     try {
-      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+      await this.#deps.persist('barrier'); // a failure (a rejection, or a throw) becomes a PersistenceError
     } catch (error) {
       throw new PersistenceError(error);
     }
@@ -356,20 +365,9 @@ export class AgentLoop {
     return undefined;
   }
 
-  #sessionTokensCache: { upTo: number; total: number } = { upTo: 0, total: 0 };
   /** Tokens of closed turns, folded incrementally. */
   #sessionTokens(): number {
-    const events = this.#log.events;
-    const cache = this.#sessionTokensCache;
-    for (let i = cache.upTo; i < events.length; i++) {
-      const e = events[i]!;
-      if (e.type === 'turn.closed' && !e.opaque) {
-        const u = (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.usage;
-        cache.total += u.inputTokens + u.outputTokens;
-      }
-    }
-    cache.upTo = events.length;
-    return cache.total;
+    return this.#tokens.total();
   }
 
   // ---------------------------------------------------------------------------
@@ -591,7 +589,7 @@ export class AgentLoop {
     markSeen(s);
     s.reply = result.text;
     try {
-      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+      await this.#deps.persist('step'); // a failure (a rejection, or a throw) becomes a PersistenceError
     } catch (error) {
       throw new PersistenceError(error);
     }
@@ -613,7 +611,7 @@ export class AgentLoop {
     markSeen(s);
     s.journal.planned(calls);
     try {
-      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+      await this.#deps.persist('step'); // a failure (a rejection, or a throw) becomes a PersistenceError
     } catch (error) {
       throw new PersistenceError(error);
     }
@@ -637,7 +635,7 @@ export class AgentLoop {
     if (running !== undefined) await running;
     if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
     try {
-      await this.#deps.persist(); // a failure (a rejection, or a throw) becomes a PersistenceError
+      await this.#deps.persist('step'); // a failure (a rejection, or a throw) becomes a PersistenceError
     } catch (error) {
       throw new PersistenceError(error);
     }
@@ -857,7 +855,7 @@ export class AgentLoop {
         this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason });
       }
       try {
-        await this.#persist();
+        await this.#persist('barrier');
       } catch (error) {
         outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
         // A turn that would have kept its steps now keeps none: the loop's own messages the model read in it go back too.
@@ -881,7 +879,7 @@ export class AgentLoop {
       }
       if (outcome.kind !== 'failed' || outcome.reason !== 'persistence') {
         try {
-          await this.#persist();
+          await this.#persist('barrier');
         } catch (error) {
           outcome = {
             kind: 'failed',
@@ -920,10 +918,10 @@ export class AgentLoop {
   }
 
   /** The host's persist; a failure (a rejection, or a throw) becomes a PersistenceError. */
-  #persist(): Promise<void> {
+  #persist(durability: Durability): Promise<void> {
     let written: Promise<void>;
     try {
-      written = Promise.resolve(this.#deps.persist());
+      written = Promise.resolve(this.#deps.persist(durability));
     } catch (error) {
       return Promise.reject(new PersistenceError(error));
     }

@@ -23,11 +23,12 @@ import type { PolicyDecision, SettledToolCall, SideEffect, ToolCallRecorder } fr
 import { PersistenceError, persistOrThrow } from './persistence-error.ts';
 import { appendPolicyDecision, appendToolResult, appendToolStarted } from '../log/builders.ts';
 import { describeError } from './records.ts';
+import type { LoopDeps } from './types.ts';
 
 export class ToolJournal {
   readonly #log: EventLog;
   readonly #turn: number;
-  readonly #persist: () => Promise<void>;
+  readonly #persist: LoopDeps['persist'];
   /** Tool calls made in this turn, in order. */
   readonly callIds: string[] = [];
   /** STATEFUL / CRITICAL executions started in this turn. */
@@ -35,7 +36,7 @@ export class ToolJournal {
   /** A write-ahead record that could not be stored: the turn stops after the tools settle. */
   writeAheadFailure: PersistenceError | undefined;
 
-  constructor(log: EventLog, turn: number, persist: () => Promise<void>) {
+  constructor(log: EventLog, turn: number, persist: LoopDeps['persist']) {
     this.#log = log;
     this.#turn = turn;
     this.#persist = persist;
@@ -81,7 +82,7 @@ export class ToolJournal {
 
   async #writeAhead(entry: StartEntry): Promise<void> {
     try {
-      await persistOrThrow(this.#persist); // write-ahead: a crash after this point can never re-run the call
+      await persistOrThrow(this.#persist, 'barrier'); // write-ahead: a crash after this point can never re-run the call
     } catch (error) {
       this.writeAheadFailure ??= error as PersistenceError; // the pipeline settles the call; the turn then stops
       throw error;

@@ -72,6 +72,23 @@ export interface TurnTracing {
   finish(tracer: Tracer, outcome: Outcome): TraceRecord;
 }
 
+/**
+ * What a persist call must guarantee when it resolves.
+ *
+ * - `barrier`: everything the log holds is durably stored. The loop asks for it
+ *   when a turn has taken its messages (before the first model request is spent
+ *   on a turn the store may not hold), before a `STATEFUL` or `CRITICAL` tool
+ *   call runs (the write-ahead record) and when a turn closes (before its
+ *   outcome and reply are returned).
+ * - `step`: the events are handed to the store; they may still be in flight (a
+ *   host's group commit writes them with other conversations' events). If that
+ *   write fails, a later persist of the same log rejects, at the latest the
+ *   turn's closing barrier: the turn then ends `failed{persistence}`.
+ *
+ * Omitted: `barrier`.
+ */
+export type Durability = 'step' | 'barrier';
+
 export interface LoopDeps {
   readonly log: EventLog;
   readonly model: ModelClient;
@@ -80,8 +97,13 @@ export interface LoopDeps {
   readonly tools: ToolExecutor;
   readonly prompt: PromptSource;
   readonly clock: Clock;
-  /** Writes the log's unflushed events to the store. Rejects on failure. */
-  readonly persist: () => Promise<void>;
+  /**
+   * Writes the log's unflushed events to the store. Rejects on failure — this
+   * write's, or an earlier one's that had not been reported yet. `durability` says
+   * what the loop is about to do next (see `Durability`); a host that stores every
+   * write before resolving may ignore it.
+   */
+  readonly persist: (durability?: Durability) => Promise<void>;
   readonly tracing: TurnTracing;
   /** Applied to everything the loop stores (the log's own redactor when it has none), returns and traces. */
   readonly redact: Redactor;

@@ -9,7 +9,7 @@
  * step, and a compaction (which changes earlier content without changing the
  * length) bumps the replace generation and forces one rebuild.
  */
-import type { AssistantMessage, Message, ToolResultBlock, UserBlock, UserMessage } from '../model/client.ts';
+import type { AssistantBlock, AssistantMessage, Message, ToolResultBlock, UserBlock, UserMessage } from '../model/client.ts';
 import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { contributionOf } from './invariants/atomic-turns.ts';
@@ -40,6 +40,81 @@ interface CallPosition {
 
 export const SUMMARY_PREFIX = '[Summary of the earlier conversation]\n';
 
+/**
+ * A message as compact plain data (a snapshot holds every message of the history
+ * in force, so its size matters): `[0 | 1, ...blocks]` for user | assistant, a
+ * block being a string (text), `[callId, status, content]` (a tool result),
+ * `[id, name, args]` (a tool call), or the block itself when it carries more
+ * fields than those (a record written by a newer version keeps them).
+ */
+export type CompactMessage = readonly [0 | 1, ...(string | readonly [string, string, unknown] | Readonly<Record<string, unknown>>)[]];
+
+/**
+ * The incremental projection as plain data, at the log's length `upTo`: for a
+ * snapshot of the conversation's derived state (loop/snapshot.ts). The events of
+ * a turn still open are named by seq (the log holds them).
+ */
+export interface ProjectionState {
+  readonly upTo: number;
+  /** The replace generation it was folded under. */
+  readonly generation: number;
+  readonly messages: readonly CompactMessage[];
+  /** [call id, index of the assistant message that made it, position among its calls] */
+  readonly calls: readonly (readonly [string, number, number])[];
+  readonly replacements: readonly Replacement[];
+  readonly next: number;
+  readonly skipTo: number;
+  readonly turn: { readonly turn: number; readonly startLength: number; readonly startLast: CompactMessage | null; readonly events: readonly number[] } | null;
+}
+
+const BLOCK_KEYS = { text: 2, tool_result: 4, tool_call: 4 } as const;
+
+/**
+ * The compact form of each message a snapshot has held: messages are frozen and
+ * replaced, never changed, so the next snapshot reuses the form (and an encoder
+ * may cache its text by it) — a snapshot costs what changed, not the history.
+ */
+const compacted = new WeakMap<Message, CompactMessage>();
+
+function compactMessage(m: Message): CompactMessage {
+  const known = compacted.get(m);
+  if (known) return known;
+  const out: unknown[] = [m.role === 'user' ? 0 : 1];
+  for (const b of m.content) {
+    if (Object.keys(b).length !== BLOCK_KEYS[b.type]) out.push(b);
+    else out.push(b.type === 'text' ? b.text : b.type === 'tool_result' ? [b.callId, b.status, b.content] : [b.id, b.name, b.args]);
+  }
+  const compact = Object.freeze(out) as unknown as CompactMessage;
+  if (Object.isFrozen(m)) compacted.set(m, compact);
+  return compact;
+}
+
+const RESULT_STATUSES: ReadonlySet<unknown> = new Set(['ok', 'failed', 'unknown']);
+
+/** A message read back from a snapshot: its shape checked, built and frozen as the projection builds its own. */
+function restoredMessage(value: unknown, where: string, bad: (what: string) => Error): Message {
+  if (!Array.isArray(value) || (value[0] !== 0 && value[0] !== 1)) throw bad(where);
+  const user = value[0] === 0;
+  const content = new Array<UserBlock | AssistantBlock>(value.length - 1);
+  for (let i = 1; i < value.length; i++) {
+    const b = value[i] as unknown;
+    if (typeof b === 'string') content[i - 1] = Object.freeze({ type: 'text', text: b });
+    else if (typeof b === 'object' && b !== null && !Array.isArray(b)) {
+      const type = (b as { type?: unknown }).type;
+      if (type !== 'text' && type !== (user ? 'tool_result' : 'tool_call')) throw bad(`${where}: block ${i - 1}`);
+      content[i - 1] = deepFreeze(b) as UserBlock | AssistantBlock;
+    } else if (!Array.isArray(b) || b.length !== 3 || typeof b[0] !== 'string') throw bad(`${where}: block ${i - 1}`);
+    else if (user) {
+      if (!RESULT_STATUSES.has(b[1]) || typeof b[2] !== 'string') throw bad(`${where}: block ${i - 1}`);
+      content[i - 1] = Object.freeze({ type: 'tool_result', callId: b[0], status: b[1] as ToolResultBlock['status'], content: b[2] });
+    } else {
+      if (typeof b[1] !== 'string') throw bad(`${where}: block ${i - 1}`);
+      content[i - 1] = Object.freeze({ type: 'tool_call', id: b[0], name: b[1], args: deepFreeze(b[2]) });
+    }
+  }
+  return Object.freeze({ role: user ? 'user' : 'assistant', content: Object.freeze(content) }) as Message;
+}
+
 /** Folds events into messages. One instance per (log, replace generation). */
 class Folder {
   /** The messages so far: a persistent list, so a snapshot costs nothing and a change what it changes. */
@@ -55,6 +130,70 @@ class Folder {
 
   constructor(replacements: Replacement[]) {
     this.#replacements = replacements;
+  }
+
+  state(upTo: number, generation: number): ProjectionState {
+    const turn = this.#turn;
+    return {
+      upTo,
+      generation,
+      messages: this.list.toArray().map(compactMessage),
+      calls: [...this.#calls].map(([id, p]) => [id, p.messageIndex, p.order] as const),
+      replacements: this.#replacements,
+      next: this.#next,
+      skipTo: this.#skipTo,
+      turn: turn
+        ? {
+            turn: turn.turn,
+            startLength: turn.startLength,
+            startLast: turn.startLast ? compactMessage(turn.startLast) : null,
+            events: turn.events.map((e) => e.seq),
+          }
+        : null,
+    };
+  }
+
+  /** The folder `state` described; the open turn's events read from `log`. Throws (saying what) when `state` does not describe one. */
+  static restore(state: ProjectionState, log: Pick<EventLog, 'at'>): Folder {
+    const bad = (what: string): Error => new Error(`the projection state is malformed: ${what}`);
+    const int = (v: unknown, min = 0): v is number => Number.isSafeInteger(v) && (v as number) >= min;
+    if (typeof state !== 'object' || state === null) throw bad('not an object');
+    if (!Array.isArray(state.replacements)) throw bad('replacements');
+    const replacements: Replacement[] = state.replacements.map((r, i) => {
+      if (typeof r !== 'object' || r === null || !int(r.from) || !int(r.to) || !int(r.seq) || typeof r.summary !== 'string') throw bad(`replacement ${i}`);
+      return { from: r.from, to: r.to, summary: r.summary, seq: r.seq };
+    });
+    const folder = new Folder(replacements);
+    if (!Array.isArray(state.messages)) throw bad('messages');
+    let list = MessageList.EMPTY;
+    for (let i = 0; i < state.messages.length; i++) list = list.push(restoredMessage(state.messages[i], `message ${i}`, bad));
+    folder.list = list;
+    if (!Array.isArray(state.calls)) throw bad('calls');
+    for (const row of state.calls) {
+      if (!Array.isArray(row) || row.length !== 3 || typeof row[0] !== 'string' || !int(row[1]) || !int(row[2])) throw bad('a call');
+      folder.#calls.set(row[0], { messageIndex: row[1], order: row[2] });
+    }
+    if (!int(state.next) || state.next > replacements.length || !int(state.skipTo, -1)) throw bad('cursor');
+    folder.#next = state.next;
+    folder.#skipTo = state.skipTo;
+    if (state.turn !== null) {
+      const t = state.turn;
+      if (typeof t !== 'object' || !int(t.turn) || !int(t.startLength) || t.startLength > folder.list.length || !Array.isArray(t.events))
+        throw bad('open turn');
+      const events = t.events.map((seq) => {
+        const event = int(seq) ? log.at(seq) : undefined;
+        if (!event || event.opaque || event.seq !== seq) throw bad(`open turn event ${String(seq)}`);
+        return event;
+      });
+      folder.#turn = {
+        turn: t.turn,
+        startLength: t.startLength,
+        startLast: t.startLast === null ? undefined : restoredMessage(t.startLast, 'open turn start', bad),
+        events,
+      };
+    }
+    folder.#changedFrom = 0;
+    return folder;
   }
 
   apply(event: AnyEvent): void {
@@ -191,6 +330,29 @@ class Folder {
   }
 }
 
+function deepFreeze(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Folders restored from snapshots, waiting for the log's ProjectionCache (taken once). */
+const seeds = new WeakMap<EventLog, { readonly folder: Folder; readonly upTo: number; readonly generation: number }>();
+
+/**
+ * Seeds the projection of a log resumed from a snapshot: the first ProjectionCache
+ * built over `log` starts from `state` instead of folding from seq 0. Throws
+ * (saying what) when `state` is malformed; nothing is seeded then.
+ */
+export function seedProjection(log: EventLog, state: ProjectionState): void {
+  if (!Number.isSafeInteger(state?.upTo) || state.upTo < 0 || state.upTo > log.length || !Number.isSafeInteger(state.generation)) {
+    throw new Error('the projection state is malformed: upTo or generation');
+  }
+  seeds.set(log, { folder: Folder.restore(state, log), upTo: state.upTo, generation: state.generation });
+}
+
 function userMessage(content: UserBlock[]): UserMessage {
   return Object.freeze({ role: 'user', content: Object.freeze(content) });
 }
@@ -243,7 +405,21 @@ export class ProjectionCache {
   constructor(log: EventLog) {
     this.#log = log;
     this.#generation = log.positions.generation;
-    this.#folder = new Folder(replacementsIn(log.events));
+    const seed = seeds.get(log);
+    seeds.delete(log);
+    if (seed && seed.generation === this.#generation) {
+      // Resumed from a snapshot: the fold goes on from there (a compaction since then folds from 0).
+      this.#folder = seed.folder;
+      this.#cursor = seed.upTo;
+    } else {
+      this.#folder = new Folder(replacementsIn(log.events));
+    }
+  }
+
+  /** The projection as plain data at the log's current length (for a snapshot). */
+  state(): ProjectionState {
+    this.currentList();
+    return this.#folder.state(this.#cursor, this.#generation);
   }
 
   get eventsTouched(): number {
@@ -271,9 +447,9 @@ export class ProjectionCache {
       this.#pairedUpTo = 0;
     }
     if (this.#cursor < log.length) {
-      const events = log.events;
-      for (let i = this.#cursor; i < events.length; i++) this.#folder.apply(events[i]!);
-      this.#cursor = events.length;
+      const length = log.length;
+      for (let i = this.#cursor; i < length; i++) this.#folder.apply(log.at(i)!);
+      this.#cursor = length;
     }
     return this.#folder.list;
   }

@@ -1,7 +1,7 @@
 /** A log grown one event at a time, for folding projections as a live loop does. */
 import type { AnyEvent, EventLog } from '../../../kernel/index.ts';
 
-/** A log as ProjectionCache reads it (events, length, replace generation), grown one event at a time. */
+/** A log as ProjectionCache reads it (events, `at`, length, replace generation), grown one event at a time. */
 export class GrowingLog {
   readonly events: AnyEvent[] = [];
   #generation = 0;
@@ -12,6 +12,9 @@ export class GrowingLog {
   }
   get length(): number {
     return this.events.length;
+  }
+  at(seq: number): AnyEvent | undefined {
+    return this.events[seq];
   }
   asLog(): EventLog {
     return this as unknown as EventLog;

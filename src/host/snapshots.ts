@@ -1,0 +1,106 @@
+/**
+ * Snapshots of a conversation's derived state in the store (docs/storage.md):
+ * written with the events every `snapshots.every` events, read when the
+ * conversation is reopened — the snapshot, then only the events after it.
+ *
+ * A stored snapshot is used only when every check passes: its digest matches its
+ * body (damage), it parses, its format and event catalogue are this code's, every
+ * part is well formed, and the stored event it was taken after is still there
+ * (kernel loop/snapshot.ts). Otherwise the conversation is read whole, as if there
+ * were no snapshot, and the reason is told to the host's observer: a snapshot can
+ * cost a slower open, never a wrong history.
+ */
+import { createHash } from 'node:crypto';
+import { type Clock, decodeRecords, EventLog, type LogPrefix, type LoopSnapshot, resumeFromSnapshot, SnapshotMismatch } from '../kernel/index.ts';
+import type { EventStore, StoredSnapshot } from '../stores/event-store.ts';
+
+/** A snapshot as the store keeps it: JSON, with its digest. */
+export function encodeSnapshot(snapshot: LoopSnapshot): StoredSnapshot {
+  // The projection's messages are most of a long conversation's snapshot, and each (frozen) message
+  // keeps its compact form from one snapshot to the next: their JSON text is cached by that form.
+  const { projection: whole, ...others } = snapshot;
+  const { messages, ...projection } = whole;
+  // The messages go last, in place of a stand-in at the very end of the text: no other text can be taken for it.
+  const rest = JSON.stringify({ ...others, projection: { ...projection, messages: MESSAGES } });
+  const end = `${MESSAGES_JSON}}}`;
+  if (!rest.endsWith(end)) throw new Error('snapshot encoding: the messages are not last');
+  const texts = new Array<string>(messages.length);
+  for (let i = 0; i < messages.length; i++) texts[i] = messageJson(messages[i]!);
+  const body = `${rest.slice(0, rest.length - end.length)}[${texts.join(',')}]}}`;
+  return { upTo: snapshot.upTo, digest: digestOf(body), body };
+}
+
+/** Stands in for the messages while the rest is encoded. */
+const MESSAGES = '\u0000messages\u0000';
+const MESSAGES_JSON = JSON.stringify(MESSAGES);
+const messageTexts = new WeakMap<object, string>();
+
+function messageJson(message: LoopSnapshot['projection']['messages'][number]): string {
+  let text = messageTexts.get(message);
+  if (text === undefined) {
+    text = JSON.stringify(message);
+    if (Object.isFrozen(message)) messageTexts.set(message, text);
+  }
+  return text;
+}
+
+/** The snapshot a stored one holds; `SnapshotMismatch` when it is damaged or not one. */
+export function decodeSnapshot(stored: StoredSnapshot): LoopSnapshot {
+  if (typeof stored?.body !== 'string' || typeof stored.digest !== 'string') throw new SnapshotMismatch('the stored snapshot has no body or digest');
+  if (digestOf(stored.body) !== stored.digest) throw new SnapshotMismatch('the stored snapshot does not match its digest (damaged)');
+  let snapshot: LoopSnapshot;
+  try {
+    snapshot = JSON.parse(stored.body) as LoopSnapshot;
+  } catch (error) {
+    throw new SnapshotMismatch(`the stored snapshot is not JSON: ${(error as Error).message}`);
+  }
+  if (snapshot?.upTo !== stored.upTo) throw new SnapshotMismatch(`the stored snapshot says upTo ${String(snapshot?.upTo)}, its row ${stored.upTo}`);
+  return snapshot;
+}
+
+function digestOf(body: string): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
+export interface OpenedLog {
+  readonly log: EventLog;
+  /** The snapshot's `upTo` when the log was resumed from one. */
+  readonly restoredFrom?: number;
+  /** Why a stored snapshot was not used (the log was read whole). */
+  readonly rejected?: string;
+}
+
+/**
+ * A conversation's log from the store: resumed from its snapshot when the store
+ * keeps one that passes every check (the prefix then read on demand, synchronously),
+ * else read whole. Rejects as `store.read` and `decodeRecords` do.
+ */
+export async function openLog(store: EventStore, conversationId: string, clock: Pick<Clock, 'now'>): Promise<OpenedLog> {
+  const where = `${store.describe} conversation "${conversationId}"`;
+  let rejected: string | undefined;
+  const readRange = store.readRangeSync?.bind(store);
+  if (store.readSnapshot && readRange) {
+    let stored: StoredSnapshot | undefined;
+    try {
+      stored = await store.readSnapshot(conversationId);
+    } catch (error) {
+      rejected = `reading the snapshot failed: ${(error as Error).message}`;
+    }
+    if (stored && stored.upTo > 0) {
+      try {
+        const snapshot = decodeSnapshot(stored);
+        const upTo = stored.upTo;
+        // From the event the snapshot was taken after: it is checked against the snapshot, the rest is the tail.
+        const [last, ...tail] = decodeRecords(await store.read(conversationId, upTo - 1), where, upTo - 1);
+        if (!last) throw new SnapshotMismatch(`the store holds fewer than ${upTo} events`);
+        const prefix: LogPrefix = { upTo, last, load: (from, to) => decodeRecords(readRange(conversationId, from, to), where, from) };
+        return { log: resumeFromSnapshot(clock, snapshot, prefix, tail), restoredFrom: upTo };
+      } catch (error) {
+        if (!(error instanceof SnapshotMismatch)) throw error; // the tail itself cannot be read: as a whole read would fail
+        rejected = error.message;
+      }
+    }
+  }
+  const log = new EventLog(clock, decodeRecords(await store.read(conversationId), where));
+  return rejected === undefined ? { log } : { log, rejected };
+}
