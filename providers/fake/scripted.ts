@@ -19,6 +19,8 @@ export interface ScriptedEntry {
   readonly deltaIntervalMs?: number;
   /** Time between the last delta and the result, e.g. a stream that stalls mid-way. */
   readonly tailLatencyMs?: number;
+  /** The client does not honour the request's timeout (a hung client): its waits run to the end, and only the loop's own backstop ends the call. */
+  readonly ignoresTimeout?: boolean;
 }
 
 export type ScriptItem = ModelResult | ScriptedEntry | ((request: ModelRequest, index: number) => ModelResult | ScriptedEntry);
@@ -87,7 +89,7 @@ export class ScriptedModelClient implements ModelClient {
       }
       const entry = toEntry(typeof item === 'function' ? item(request, index) : item);
       // Waits spend one budget: the request's timeout covers the whole call.
-      let budget = request.timeoutMs;
+      let budget = entry.ignoresTimeout ? undefined : request.timeoutMs;
       const wait = async (ms: number | undefined): Promise<ModelResult | undefined> => {
         if (!ms || ms <= 0) return undefined;
         const slept = budget !== undefined ? Math.min(budget, ms) : ms;

@@ -130,6 +130,15 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(turns.message).toContain('"first" is not a turn number');
   });
 
+  it('a hung client (ignoresTimeout) is a scripted provider: a wire SDK keeps its timeout itself', () => {
+    const wire = errorOf(
+      minimal('provider:\n  kind: wire\n  provider: anthropic\n  script:\n    - { reply: late, ignoresTimeout: true }\ninbox:\n  - say: hi\nexpect: {}\n'),
+      'bad/hung-wire.yaml',
+    );
+    expect(wire.issues).toEqual([expect.objectContaining({ field: 'provider.script[0].ignoresTimeout' })]);
+    expect(wire.message).toContain('ignoresTimeout is for scripted providers');
+  });
+
   it('a good file parses, with defaults filled in', () => {
     const scenario = parseScenario(minimal('inbox:\n  - say: hi\nexpect: { outcome: replied }\n'), 'good.yaml');
     expect(scenario).toMatchObject({ tags: [], config: {}, tools: [], provider: { kind: 'scripted', script: [] } });

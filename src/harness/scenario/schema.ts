@@ -57,6 +57,10 @@ export const providerStepSchema = z
       .describe('A transport error'),
     latencyMs: ms.optional().describe('Virtual time the call takes'),
     deltaMs: ms.optional().describe('Virtual time each streamed delta takes (on the wire: each chunk the SDK parses)'),
+    ignoresTimeout: z
+      .boolean()
+      .optional()
+      .describe("A hung client: it does not honour the request's timeout, so only the loop's own backstop ends the call (scripted providers only)"),
     usage: usageSchema.optional(),
   })
   .superRefine((step, ctx) => {
@@ -105,6 +109,15 @@ const providerSchema = z
           message: `interleaved is a wire-level detail: kind: wire with provider ${INTERLEAVING_PROVIDERS.join(' or ')} (the others stream one call after another)`,
         });
     });
+    if (p.kind === 'wire')
+      p.script.forEach((step, i) => {
+        if (step.ignoresTimeout)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['script', i, 'ignoresTimeout'],
+            message: "ignoresTimeout is for scripted providers: a wire provider's SDK honours its timeout itself",
+          });
+      });
     p.fallback?.forEach((step, i) => {
       if (step.interleaved)
         ctx.addIssue({ code: 'custom', path: ['fallback', i, 'interleaved'], message: 'interleaved is a wire-level detail; the fallback client is scripted' });

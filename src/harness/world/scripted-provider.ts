@@ -72,6 +72,7 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
     deltas,
     ...(step.latencyMs ? { latencyMs: step.latencyMs } : {}),
     ...(step.deltaMs ? { deltaIntervalMs: step.deltaMs } : {}),
+    ...(step.ignoresTimeout ? { ignoresTimeout: true } : {}),
   };
 }
 
