@@ -215,6 +215,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'content_filter',
+    title: "a content filter's stop ends as refusal, not a reply, with usage",
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Here is how to' }], stop: 'content_filter', usage: USAGE },
+    },
+    check({ result }) {
+      expectType(result, 'refusal');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'unknown_stop_reason',
     title: 'a stop reason nobody has seen yet ends as unknown, naming it, text kept',
     behaviour: {

@@ -21,12 +21,20 @@ const STALL_MS = 60_000;
 
 function stopCategory(stop: WireTurn['stop']): StopCategory {
   if (typeof stop === 'object') return 'unknown';
+  if (stop === 'content_filter') return 'refusal';
   return stop === 'end' ? 'reply' : stop;
 }
 
 function stopRaw(stop: WireTurn['stop']): string {
   if (typeof stop === 'object') return stop.unknown;
-  return { end: 'end_turn', tool_use: 'tool_use', max_tokens: 'max_tokens', refusal: 'refusal', overflow: 'model_context_window_exceeded' }[stop];
+  return {
+    end: 'end_turn',
+    tool_use: 'tool_use',
+    max_tokens: 'max_tokens',
+    refusal: 'refusal',
+    content_filter: 'content_filter',
+    overflow: 'model_context_window_exceeded',
+  }[stop];
 }
 
 /** The result an adapter produces for this turn, built by the same assembly code. */

@@ -6,7 +6,7 @@ import type { Frame } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ErrorAnswer, ProtocolKit } from './protocol.ts';
 import type { ErrorKind, TurnStop, WireTurn } from './turn.ts';
-import { pieces } from './turn.ts';
+import { UnsupportedOnWire, pieces } from './turn.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 
@@ -21,6 +21,8 @@ function stopReason(stop: TurnStop): string {
       return 'max_tokens';
     case 'refusal':
       return 'refusal';
+    case 'content_filter':
+      throw new UnsupportedOnWire('the Messages API has no content-filter stop: what its filter stops ends with stop_reason "refusal"');
     case 'overflow':
       return 'model_context_window_exceeded';
   }

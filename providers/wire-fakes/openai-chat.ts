@@ -22,6 +22,8 @@ function finishReason(stop: TurnStop): string {
       return 'tool_calls';
     case 'max_tokens':
       return 'length';
+    case 'content_filter':
+      return 'content_filter';
     case 'overflow':
       throw new UnsupportedOnWire(
         'OpenAI Chat Completions has no stop reason for a context window filled during generation: it rejects the request up front, or stops with finish_reason "length"',

@@ -25,6 +25,8 @@ function ending(stop: TurnStop): { status: 'completed' | 'incomplete'; reason?: 
       return { status: 'completed' };
     case 'max_tokens':
       return { status: 'incomplete', reason: 'max_output_tokens' };
+    case 'content_filter':
+      return { status: 'incomplete', reason: 'content_filter' };
     case 'overflow':
       throw new UnsupportedOnWire(
         'the OpenAI Responses API has no ending for a context window filled during generation: it rejects the request up front, or ends incomplete with max_output_tokens',

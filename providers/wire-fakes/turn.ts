@@ -12,6 +12,8 @@ export type TurnStop =
   | 'tool_use'
   | 'max_tokens'
   | 'refusal'
+  /** The provider's content filter cut the output (OpenAI's `content_filter`; Anthropic has none: it refuses). */
+  | 'content_filter'
   /** The context window filled during generation. */
   | 'overflow'
   | { readonly unknown: string };
