@@ -32,7 +32,8 @@ const KERNEL_ENTRY = 'src/kernel/index.ts';
  * than double what `loopgate --help` costs.
  */
 const KERNEL_ENTRIES: readonly string[] = [KERNEL_ENTRY, 'src/kernel/redact/index.ts'];
-const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+/** `import … from`, `export … from`, a dynamic `import(…)`, and an import for its side effects only (`import '…'`). */
+const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
 function isProduct(file: string): boolean {
   return file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.endsWith('.browser.test.ts');
@@ -61,7 +62,7 @@ function partOf(file: string): { part: string; floor: number } | undefined {
 function importsOf(file: string, text: string): string[] {
   const out: string[] = [];
   for (const match of text.matchAll(IMPORT)) {
-    const spec = match[1] ?? match[2]!;
+    const spec = match[1] ?? match[2] ?? match[3]!;
     if (spec.startsWith('.')) out.push(relative(ROOT, resolve(ROOT, file, '..', spec)));
   }
   return out;
@@ -165,15 +166,17 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('fails on a planted upward import, a deep kernel import and a cycle (the checks can fail)', () => {
+  it('fails on a planted upward import (also one for its side effects only), a deep kernel import and a cycle (the checks can fail)', () => {
     const planted = new Map(sources);
     planted.set('src/kernel/loop/planted.ts', "import { AgentHost } from '../../host/host.ts';\n");
     planted.set('src/stores/planted.ts', "import { AgentLoop } from '../kernel/loop/runner.ts';\n");
     planted.set('src/harness/planted-a.ts', "import { b } from './planted-b.ts';\n");
     planted.set('src/harness/planted-b.ts', "export { a } from './planted-a.ts';\n");
+    planted.set('src/stores/planted-side-effect.ts', "import '../host/host.ts';\n");
     const problems = layeringViolations(planted);
     expect(problems).toContainEqual(expect.stringContaining('src/kernel/loop/planted.ts (src/kernel, floor 0) imports src/host/host.ts'));
     expect(problems).toContainEqual(expect.stringContaining('src/stores/planted.ts imports src/kernel/loop/runner.ts: outside the kernel'));
+    expect(problems).toContainEqual(expect.stringContaining('src/stores/planted-side-effect.ts (src/stores, floor 2) imports src/host/host.ts'));
     expect(importCycles(planted)).toContainEqual(['src/harness/planted-a.ts', 'src/harness/planted-b.ts']);
   });
 });

@@ -43,3 +43,23 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour): WirePlan {
     }
   }
 }
+
+/**
+ * The plan for a request that did not ask to stream (`"stream": true` absent),
+ * as a server answers one: a turn as one complete JSON body, and an overload
+ * that would have arrived inside the stream as the HTTP error it is then. Every
+ * other behaviour is what `wirePlanFor` gives (errors and resets do not depend
+ * on streaming; a stream fault other than an overload has no non-streaming form
+ * and is sent as the stream it is). loopgate's own adapters always stream; a
+ * peer's model may not (OpenAI Agents' `run()` asks without streaming).
+ */
+export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body: unknown): WirePlan {
+  const streams = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
+  if (streams) return wirePlanFor(kit, behaviour);
+  if (behaviour.kind === 'turn') return jsonPlan(200, kit.completeBody(behaviour.turn));
+  if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'error_event') {
+    const answer = kit.errorAnswer('overloaded');
+    return jsonPlan(answer.status, answer.body, { ...answer.headers });
+  }
+  return wirePlanFor(kit, behaviour);
+}

@@ -31,6 +31,18 @@ describe('the OpenAI Agents run loop behind the port', () => {
     expect(run.reports[0]!.ending).toMatchObject({ kind: 'threw', errorClass: 'SessionWriteFault' });
   });
 
+  it('over the wire, its OpenAI models get what they ask for — a JSON body for a request that does not stream — and the turn replies', async () => {
+    // The runner's run() asks without streaming (getResponse); a stream sent back is no answer a real server gives.
+    for (const file of ['bundled/wire/openai-responses-odd-and-deep-arguments.yaml', 'bundled/wire/openai-chat-interleaved-parallel-calls.yaml']) {
+      const { run, violations } = await runFile(file, openAiAgentsLoop());
+      expect(
+        run.reports.map((r) => outcomeLabel(r.outcome)),
+        file,
+      ).toEqual(['replied']);
+      expect([...violations], file).toEqual([]);
+    }
+  });
+
   it('cuts a hung tool at its declared timeoutMs, in virtual time', async () => {
     const { run } = await runFile('bundled/cancel/hanging-tool-cut-loose-on-cancel.yaml', openAiAgentsLoop());
     expect(run.unsettled).toBeUndefined();

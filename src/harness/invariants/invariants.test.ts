@@ -314,6 +314,15 @@ describe('the invariants', () => {
     expect(noSecretLeaves(faults)).toBeUndefined(); // the timeline passes the run's redactor before any report renders it
   });
 
+  it('invariant 15: the envelopes the production host answered with, not a summary rebuilt from the results', async () => {
+    const r = await runScenario(parseScenario(SECRET, 'test.yaml'), { seed: 1, agents: registry, host: 'production' });
+    expect(r.posts?.[0]?.envelope?.status).toBe(200);
+    expect(noSecretLeaves(r)).toBeUndefined();
+    const key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    const posts = r.posts!.map((p) => ({ ...p, envelope: p.envelope && { ...p.envelope, error: `store said ${key}` } }));
+    expect(noSecretLeaves({ ...r, posts })).toMatch(/can be read back from the production host's answers/);
+  });
+
   it('the projection, and every request, agree with a replay of the log', async () => {
     const r = await run(REFUND);
     expect(projectionEqualsReplay({ ...r, finalProjection: r.finalProjection!.slice(1) })).toMatch(/incremental projection at the end differs/);

@@ -8,7 +8,7 @@
  */
 import { loopConfig, type LoopConfig, type Message, type ModelClient } from '../../kernel/index.ts';
 import { WIRE_KITS } from '../../../providers/wire-fakes/kits.ts';
-import { wirePlanFor } from '../../../providers/contract-suite/wire-plan.ts';
+import { wirePlanFor, wirePlanForRequest } from '../../../providers/contract-suite/wire-plan.ts';
 import { acquireWireFake } from '../../../providers/wire-fakes/server.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { VirtualClock, VirtualClockStallError } from '../virtual-clock.ts';
@@ -160,12 +160,14 @@ function wireFor(scenario: Scenario) {
   const provider = scenario.provider.provider!;
   const kit = WIRE_KITS[provider];
   const callIds = { next: 1 };
-  const plans = scenario.provider.script.map((step, i) => wirePlanFor(kit, behaviourFor(step, i, callIds)));
+  const behaviours = scenario.provider.script.map((step, i) => behaviourFor(step, i, callIds));
+  for (const b of behaviours) wirePlanFor(kit, b); // a step the provider cannot say fails the case here, before anything runs
   const fake = acquireWireFake();
-  const served = fake.scenario((_request, index) => {
-    const plan = plans[index];
-    if (!plan) throw new Error(`scenario provider script exhausted at request ${index + 1}: add a step`);
-    return plan;
+  // Each request is answered as it asked: a peer's model may ask without streaming.
+  const served = fake.scenario((request, index) => {
+    const behaviour = behaviours[index];
+    if (!behaviour) throw new Error(`scenario provider script exhausted at request ${index + 1}: add a step`);
+    return wirePlanForRequest(kit, behaviour, request.body);
   });
   return {
     address: { provider, baseURL: served.baseURL(provider), apiKey: 'wire-fake-key', model: scenario.provider.model ?? 'scenario-model' },

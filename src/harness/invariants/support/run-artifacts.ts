@@ -3,7 +3,8 @@
  * invariant 15 searches for secrets: the log (also each model call's streamed
  * deltas joined back into the text the model sent), the store, the traces, the
  * requests that left for the provider, the turn results, the host's response
- * envelopes, and the case's report in every format.
+ * envelopes (rebuilt from the results, and as the production host answered),
+ * and the case's report in every format.
  */
 import { type LogEvent } from '../../../kernel/index.ts';
 import { summarizeTurn } from '../../../host/envelope.ts';
@@ -29,6 +30,8 @@ export function runArtifacts(run: ScenarioRun): Artifact[] {
     ['the requests sent to the provider', () => JSON.stringify(run.requests)],
     ['the turn results', () => JSON.stringify(run.results.map(({ trace: _trace, ...rest }) => rest))],
     ['the host response envelopes', () => JSON.stringify(run.results.map((r) => summarizeTurn(r)))],
+    // Through the production host: what AgentHost.handle answered, as the client got it.
+    ["the production host's answers", () => JSON.stringify(run.posts?.map((p) => p.envelope) ?? [])],
     ...reportArtifacts(run),
   ];
 }
