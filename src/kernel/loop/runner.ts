@@ -56,6 +56,16 @@ import { ToolJournal } from './tool-journal.ts';
 import type { ClaimDecision, Durability, LoopDeps, SendOptions, TurnResult } from './types.ts';
 import type { SettledToolCall, ToolExecutionContext } from '../tools/types.ts';
 
+/**
+ * Waits for every promise of a batch, then rejects with the first rejection, if
+ * any: a call that broke its contract ends the turn only once its siblings have
+ * settled, so none of them runs on, or writes its result, after the close.
+ */
+async function allSettledOrFirstError(running: readonly Promise<void>[]): Promise<void> {
+  const settled = await Promise.allSettled(running);
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
+}
+
 /** The source of the side-effect notice the loop writes. */
 const SIDE_EFFECT_NOTICE_SOURCE = `${LOOP_SOURCE}side-effects`;
 
@@ -735,7 +745,8 @@ export class AgentLoop {
       if (s.scope.cancelled) return; // the rest get "not run" results when the turn closes
       let j = i + 1;
       if (tools.parallelSafe(calls[i]!.call.name)) while (j < calls.length && tools.parallelSafe(calls[j]!.call.name)) j++;
-      await Promise.all(calls.slice(i, j).map((c) => this.#runToolAwaited(s, c)));
+      if (j === i + 1) await this.#runToolAwaited(s, calls[i]!);
+      else await allSettledOrFirstError(calls.slice(i, j).map((c) => this.#runToolAwaited(s, c)));
       i = j;
     }
   }
