@@ -69,3 +69,20 @@ describe('live runs grade rubrics with a provider judge, with pass rates over th
     ]);
   });
 });
+
+describe('a live run without its key', () => {
+  const file = join(dir, 'keyless.yaml');
+  const cases = (env: NodeJS.ProcessEnv) => {
+    writeFileSync(file, 'name: a live check\nlive: { passRate: 1 }\ninbox:\n  - say: hi\nexpect:\n  outcome: replied\n');
+    return liveCases({ provider: 'anthropic', repeat: 1, scenarios: [loadScenarioFile(file, dir)], context: contextFromOptions({ root: dir }), env });
+  };
+
+  it.each(['true', '1', 'yes'])('under CI (CI=%s) is exit 2 naming the variable', (ci) => {
+    expect(() => cases({ CI: ci })).toThrow(/ANTHROPIC_API_KEY is not set; under CI/);
+  });
+
+  it.each(['false', '0', ''])('outside CI (CI=%j, as people write to turn CI behaviour off) is skipped saying why', async (ci) => {
+    const [live] = cases({ CI: ci });
+    expect(await live!.run({ seed: 1 })).toMatchObject({ status: 'skipped', skipReason: expect.stringMatching(/ANTHROPIC_API_KEY is not set/) });
+  });
+});

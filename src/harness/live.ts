@@ -11,6 +11,7 @@ import { isWireProvider, WIRE_PROVIDERS, type WireProvider } from '../../provide
 import { InputError } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { caseSeed, type Case } from './cases.ts';
+import { underCi } from './ci.ts';
 import { checkExpectations } from './checks/expectations.ts';
 import { checkReplyAssertions, NO_REPLY_ASSERTIONS } from './checks/reply-assertions.ts';
 import { checkInvariants } from './invariants/index.ts';
@@ -44,7 +45,7 @@ export function liveCases(options: LiveOptions): Case[] {
   const keyName = API_KEY_ENV[provider];
   const apiKey = options.env[keyName];
   // Under CI a live gate without its key must not pass by skipping everything.
-  if (!apiKey && options.env.CI && loaded.length > 0) {
+  if (!apiKey && underCi(options.env) && loaded.length > 0) {
     throw new InputError(`--live --provider ${provider}: ${keyName} is not set; under CI a live run needs its key (set it as a secret of the job)`);
   }
   const model = options.env.LOOPGATE_LIVE_MODEL ?? DEFAULT_LIVE_MODELS[provider];

@@ -68,6 +68,13 @@ describe('loopgate contract --live', () => {
     expect(out).toBe('');
   });
 
+  it.each(['false', '0'])('with CI=%s (CI turned off), skips the keyless providers as outside CI', async (ci) => {
+    const { code, out, err } = await run({ live: true, provider: ['anthropic'] }, { CI: ci });
+    expect(out).toContain('anthropic: skipped 5 live cases: ANTHROPIC_API_KEY is not set');
+    expect(err).toMatch(/nothing was checked/);
+    expect(code).toBe(1);
+  });
+
   it('refuses --replay together with --live or --record', async () => {
     expect((await run({ live: true, replay: '/tmp' })).code).toBe(2);
     expect((await run({ record: '/tmp/x', replay: '/tmp' })).err).toContain('cannot be combined');

@@ -23,6 +23,7 @@ import { recordLive, writeRecording } from '../../../providers/recording/record.
 import { RecordingError, readRecording, recordedProviders, requireDirectory } from '../../../providers/recording/recording-file.ts';
 import { replayRecording } from '../../../providers/recording/replay.ts';
 import { ensureDirectory } from '../../files/index.ts';
+import { underCi } from '../../harness/ci.ts';
 import { InputError } from '../../kernel/index.ts';
 import { jsonForTerminal, printable, printableLines } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -131,7 +132,7 @@ export async function contract(args: ContractArgs, io: ContractIO): Promise<numb
   } else if (args.live || args.record !== undefined) {
     // Under CI a live gate without its keys must not pass by skipping everything.
     const missing = [...new Set((requested ?? PROVIDER_NAMES).flatMap((p) => (isWireProvider(p) ? [API_KEY_ENV[p]] : [])).filter((k) => !io.env[k]))];
-    if (io.env.CI && missing.length > 0) {
+    if (underCi(io.env) && missing.length > 0) {
       throw new UsageError(`--live: ${missing.join(', ')} not set; under CI a live contract run needs its keys (set them as secrets of the job)`);
     }
     for (const provider of requested ?? PROVIDER_NAMES) {
