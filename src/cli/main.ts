@@ -96,6 +96,21 @@ endQuietlyOnClosedOutput(process.stdout, guard.exitNow);
 endQuietlyOnClosedOutput(process.stderr, guard.exitNow);
 redactOutput(process.stdout);
 redactOutput(process.stderr);
+// The event loop emptied with the command still waiting: something it awaits (a promise of the code under
+// test: an agent factory, a tool, a hook) never settles. Node would end with exit 13 and a warning; say so, exit 2.
+// (A more precise message already given — a config whose top-level await never settles — is kept.)
+process.on('beforeExit', () => {
+  setImmediate(() => {
+    if (process.exitCode !== EXIT.usage) {
+      process.stderr.write(
+        errorLines(
+          'the command cannot finish: it waits on a promise that never settles, and nothing is left to run — an agent factory, tool, hook or config export of the code under test that never resolves or rejects',
+        ),
+      );
+    }
+    guard.exitNow(EXIT.usage);
+  });
+});
 let code = await main(hideBin(process.argv));
 const strays = guard.strays();
 if (strays.length > 0) {

@@ -6,7 +6,7 @@
  * a tool left behind does not hold the process after the run, and a config whose
  * top-level await never settles is exit 2 naming it (not Node's exit 13).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,5 +87,17 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     const result = await loopgate(['run'], where);
     expect(result.status).toBe(EXIT.usage);
     expect(result.stderr).toBe(`loopgate: ${join(where, 'loopgate.config.ts')}: never finished loading: a top-level await that never settles\n`);
+  });
+
+  it('an agent factory that never settles is exit 2 saying what cannot finish (not Node exit 13)', async () => {
+    const where = project('factory', "() => 'ok'");
+    const config = join(where, 'loopgate.config.ts');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('agents: { a: () => ({ tools: [t] }) }', 'agents: { a: () => new Promise(() => {}) }'));
+    const result = await loopgate(['run'], where);
+    expect(result.hung).toBe(false);
+    expect(result.status, result.stderr).toBe(EXIT.usage);
+    expect(result.stderr).toContain('loopgate: the command cannot finish: it waits on a promise that never settles');
+    expect(result.stderr).toContain('agent factory');
+    expect(result.stderr).not.toContain('Warning');
   });
 });
