@@ -4,6 +4,7 @@ import { BOUNDS, numberOption } from '../arguments.ts';
 import { REPORTERS } from '../../report/reporters.ts';
 import type { FuzzArgs } from './fuzz.ts';
 import { DEFAULT_FUZZ_RUNS } from './fuzz-defaults.ts';
+import { underCi } from '../../harness/ci.ts';
 
 export const fuzzCommand: CommandModule<object, FuzzArgs> = {
   command: 'fuzz',
@@ -34,7 +35,7 @@ export const fuzzCommand: CommandModule<object, FuzzArgs> = {
     process.exitCode = await fuzz(args, {
       out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
       err: (t) => process.stderr.write(t),
-      tty: Boolean(process.stderr.isTTY) && !process.env.CI,
+      tty: Boolean(process.stderr.isTTY) && !underCi(process.env),
     });
   },
 };

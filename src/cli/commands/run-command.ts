@@ -3,6 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { BOUNDS, numberOption } from '../arguments.ts';
 import { REPORTERS } from '../../report/reporters.ts';
 import type { RunArgs } from './run.ts';
+import { underCi } from '../../harness/ci.ts';
 
 export const runCommand: CommandModule<object, RunArgs> = {
   command: 'run [paths..]',
@@ -43,7 +44,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     process.exitCode = await run(args, {
       out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
       err: (t) => process.stderr.write(t),
-      tty: Boolean(process.stderr.isTTY) && !process.env.CI,
+      tty: Boolean(process.stderr.isTTY) && !underCi(process.env),
       ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
     });
   },
