@@ -15,6 +15,8 @@ export interface CallOutcome {
   readonly deltas: readonly ModelDelta[];
   /** Requests the provider received, when the harness can tell. */
   readonly requestCount?: number;
+  /** What the last request said, read back from the wire, beside what the loop's request says (one line each), when the harness can tell. */
+  readonly sent?: { readonly got: readonly string[]; readonly want: readonly string[] };
 }
 
 export type Drive =
@@ -224,6 +226,44 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     check({ result }) {
       expectType(result, 'refusal');
       expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'history_sent_as_given',
+    title: 'the history goes out as the loop gave it: each call with its arguments, each result under its call id, in order',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'Tomorrow it will rain.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({
+      ...base,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather and time in Paris?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Let me check both.' },
+            { type: 'tool_call', id: 'call_w', name: 'get_weather', args: { unit: 'celsius', city: 'Paris', hourly: [9, 12], detail: { wind: true } } },
+            { type: 'tool_call', id: 'call_t', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', callId: 'call_w', status: 'ok', content: '{"temp":21,"sky":"clear"}' },
+            { type: 'tool_result', callId: 'call_t', status: 'failed', content: 'Error: the time service is down' },
+            { type: 'text', text: 'And tomorrow?' },
+          ],
+        },
+      ],
+    }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      if (sent === undefined) return;
+      const i = sent.want.findIndex((line, k) => sent.got[k] !== line);
+      const at = i >= 0 ? i : sent.want.length;
+      assert.deepEqual(
+        sent.got,
+        sent.want,
+        `the request body read back from the wire differs from the loop's request at line ${at + 1}: sent ${JSON.stringify(sent.got[at] ?? '(nothing)')}, expected ${JSON.stringify(sent.want[at] ?? '(nothing)')}`,
+      );
     },
   },
   {

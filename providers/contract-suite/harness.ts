@@ -2,7 +2,7 @@
  * How a provider takes part in the contract suite: for each case, a client whose
  * provider will behave as the case needs, or a reason it cannot.
  */
-import type { ModelClient } from '../../src/kernel/index.ts';
+import type { ModelClient, ModelRequest } from '../../src/kernel/index.ts';
 import type { Behaviour } from './behaviours.ts';
 
 export interface ContractScenario {
@@ -14,6 +14,8 @@ export interface HarnessClient {
   readonly client: ModelClient;
   /** How many requests reached the provider so far (lets cases check "nothing was sent"). */
   readonly requestCount?: () => number;
+  /** The last request as the provider received it and the lines the loop's request should read as (wire-fakes/conversation.ts), when the harness can tell. */
+  readonly sent?: (request: ModelRequest) => { readonly got: readonly string[]; readonly want: readonly string[] } | undefined;
 }
 
 export interface Unsupported {

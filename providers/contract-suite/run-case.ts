@@ -14,7 +14,7 @@ import type { HarnessClient } from './harness.ts';
 import { resultProblems } from './result-schema.ts';
 
 export async function runContractCase(testCase: ContractCase, harnessClient: HarnessClient): Promise<ModelResult> {
-  const { client, requestCount } = harnessClient;
+  const { client, requestCount, sent: sentBy } = harnessClient;
   const controller = new AbortController();
   let request: ModelRequest = testCase.request ? testCase.request(BASE_REQUEST) : BASE_REQUEST;
   if (testCase.drive === 'abort_before_call') controller.abort();
@@ -46,6 +46,7 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
   // One call, at most one request: retrying is the loop's decision (its tiers, retry-after, fallback), never the SDK's on its own.
   const sent = requestCount?.();
   if (sent !== undefined) assert.ok(sent <= 1, `one call sent ${sent} requests: the client retried on its own`);
-  testCase.check({ result, deltas, ...(sent !== undefined ? { requestCount: sent } : {}) });
+  const said = sentBy?.(request);
+  testCase.check({ result, deltas, ...(sent !== undefined ? { requestCount: sent } : {}), ...(said !== undefined ? { sent: said } : {}) });
   return result;
 }

@@ -9,6 +9,7 @@ import type { WireProvider } from '../names.ts';
 import { WIRE_KITS } from '../wire-fakes/kits.ts';
 import type { WireFake } from '../wire-fakes/server.ts';
 import { acquireWireFake } from '../wire-fakes/server.ts';
+import { requestConversation, sentConversation } from '../wire-fakes/conversation.ts';
 import { UnsupportedOnWire } from '../wire-fakes/turn.ts';
 import { CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';
@@ -63,7 +64,14 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
         apiKey: 'wire-fake-key',
         baseURL: scenario.baseURL(provider),
       });
-      return { client, requestCount: () => scenario.requests.length };
+      return {
+        client,
+        requestCount: () => scenario.requests.length,
+        sent: (request) => {
+          const last = scenario.requests.at(-1);
+          return last === undefined ? undefined : { got: sentConversation(provider, last.body), want: requestConversation(request, provider) };
+        },
+      };
     },
   };
 }

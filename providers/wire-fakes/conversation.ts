@@ -1,0 +1,148 @@
+/**
+ * What a request body said to the model, read back from the wire: the system
+ * prompt, the declared tools and the conversation, one short line each, in the
+ * same form for every protocol — so the contract suite can check that an adapter
+ * sent the loop's request as it was (each call's arguments, each result under
+ * its call's id, nothing dropped, nothing reordered).
+ *
+ *   system: <text>
+ *   tool <name>: <description> <schema as canonical JSON>
+ *   user: <text>                       assistant: <text>
+ *   call <name>#<id> <arguments as canonical JSON>
+ *   result#<call id>[ (error)]: <content>
+ *
+ * A body the protocol would not produce reads as a line saying what is off
+ * (`?: …`), never a throw: the comparison then fails, naming it.
+ */
+import type { Message, ModelRequest } from '../../src/kernel/index.ts';
+import type { WireProvider } from '../names.ts';
+
+/** Keys sorted at every level: the same arguments give the same text, whatever their order. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/** Arguments sent as a JSON string (OpenAI) read as the value they hold. */
+function parsedArgs(text: unknown): string {
+  if (typeof text !== 'string') return `?: arguments not a string (${canonical(text)})`;
+  try {
+    return canonical(JSON.parse(text));
+  } catch {
+    return `?: arguments not JSON (${text})`;
+  }
+}
+
+/**
+ * The lines the loop's request should read as on `provider`'s wire. Only the
+ * Messages API marks a result that is not `ok` (`is_error`); OpenAI's protocols
+ * carry that in the content alone.
+ */
+export function requestConversation(request: ModelRequest, provider: WireProvider): string[] {
+  const lines: string[] = [];
+  if (request.system !== '') lines.push(`system: ${request.system}`);
+  for (const t of request.tools) lines.push(`tool ${t.name}: ${t.description} ${canonical(t.inputSchema)}`);
+  for (const m of request.messages) lines.push(...messageLines(m, provider === 'anthropic'));
+  return lines;
+}
+
+function messageLines(message: Message, marksErrors: boolean): string[] {
+  const lines: string[] = [];
+  if (message.role === 'user') {
+    // Every protocol sends a message's tool results before its text.
+    for (const b of message.content)
+      if (b.type === 'tool_result') lines.push(`result#${b.callId}${b.status !== 'ok' && marksErrors ? ' (error)' : ''}: ${b.content}`);
+    for (const b of message.content) if (b.type === 'text' && b.text !== '') lines.push(`user: ${b.text}`);
+    return lines;
+  }
+  for (const b of message.content) {
+    if (b.type === 'text') {
+      if (b.text !== '') lines.push(`assistant: ${b.text}`);
+    } else lines.push(`call ${b.name}#${b.id} ${canonical(b.args ?? {})}`);
+  }
+  return lines;
+}
+
+/** The lines a request body of `provider`'s protocol reads as. */
+export function sentConversation(provider: WireProvider, body: unknown): string[] {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  switch (provider) {
+    case 'anthropic':
+      return anthropicLines(b);
+    case 'openai-chat':
+      return chatLines(b);
+    case 'openai-responses':
+      return responsesLines(b);
+  }
+}
+
+type Obj = Record<string, unknown>;
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
+const texts = (content: unknown, type: string): string[] =>
+  typeof content === 'string' ? [content] : list(content).map((p) => (p.type === type && typeof p.text === 'string' ? p.text : `?: a ${String(p.type)} part`));
+
+function anthropicLines(b: Obj): string[] {
+  const lines: string[] = [];
+  for (const s of typeof b.system === 'string' ? [b.system] : texts(b.system, 'text')) lines.push(`system: ${s}`);
+  for (const t of list(b.tools)) lines.push(`tool ${String(t.name)}: ${String(t.description)} ${canonical(t.input_schema)}`);
+  for (const m of list(b.messages)) {
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    if (typeof m.content === 'string') {
+      lines.push(`${role}: ${m.content}`);
+      continue;
+    }
+    for (const block of list(m.content)) {
+      if (block.type === 'text') lines.push(`${role}: ${String(block.text)}`);
+      else if (block.type === 'tool_use') lines.push(`call ${String(block.name)}#${String(block.id)} ${canonical(block.input)}`);
+      else if (block.type === 'tool_result') {
+        const content = typeof block.content === 'string' ? block.content : texts(block.content, 'text').join('');
+        lines.push(`result#${String(block.tool_use_id)}${block.is_error === true ? ' (error)' : ''}: ${content}`);
+      } else lines.push(`?: a ${String(block.type)} block`);
+    }
+  }
+  return lines;
+}
+
+function chatLines(b: Obj): string[] {
+  const lines: string[] = [];
+  for (const t of list(b.tools)) {
+    const f = (t.function ?? {}) as Obj;
+    lines.push(`tool ${String(f.name)}: ${String(f.description)} ${canonical(f.parameters)}`);
+  }
+  const conversation: string[] = [];
+  for (const m of list(b.messages)) {
+    if (m.role === 'system' || m.role === 'developer') lines.push(...texts(m.content, 'text').map((t) => `system: ${t}`));
+    else if (m.role === 'user') conversation.push(...texts(m.content, 'text').map((t) => `user: ${t}`));
+    else if (m.role === 'tool') conversation.push(`result#${String(m.tool_call_id)}: ${texts(m.content, 'text').join('')}`);
+    else if (m.role === 'assistant') {
+      if (m.content !== null && m.content !== undefined) conversation.push(...texts(m.content, 'text').map((t) => `assistant: ${t}`));
+      for (const c of list(m.tool_calls)) {
+        const f = (c.function ?? {}) as Obj;
+        conversation.push(`call ${String(f.name)}#${String(c.id)} ${parsedArgs(f.arguments)}`);
+      }
+    } else conversation.push(`?: a ${String(m.role)} message`);
+  }
+  // The system prompt first, as the other protocols carry it apart from the messages.
+  return [...lines.filter((l) => l.startsWith('system: ')), ...lines.filter((l) => !l.startsWith('system: ')), ...conversation];
+}
+
+function responsesLines(b: Obj): string[] {
+  const lines: string[] = [];
+  if (typeof b.instructions === 'string') lines.push(`system: ${b.instructions}`);
+  for (const t of list(b.tools)) lines.push(`tool ${String(t.name)}: ${String(t.description)} ${canonical(t.parameters)}`);
+  for (const item of list(b.input)) {
+    if (item.type === 'function_call') lines.push(`call ${String(item.name)}#${String(item.call_id)} ${parsedArgs(item.arguments)}`);
+    else if (item.type === 'function_call_output') lines.push(`result#${String(item.call_id)}: ${String(item.output)}`);
+    else if (item.role === 'user' || item.role === 'assistant') {
+      const type = item.role === 'user' ? 'input_text' : 'output_text';
+      lines.push(...texts(item.content, type).map((t) => `${String(item.role)}: ${t}`));
+    } else lines.push(`?: a ${String(item.type ?? item.role)} item`);
+  }
+  return lines;
+}
