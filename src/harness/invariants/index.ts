@@ -10,6 +10,7 @@ import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
 import { argumentsValidated } from './arguments-validated.ts';
 import { toolOutputCapped } from './tool-output-capped.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
+import { fallbackMovesDownTheChain } from './fallback-moves-down-the-chain.ts';
 import { isPeerRun } from '../loop-port/peer-run.ts';
 import type { AnyRun, Invariant, InvariantContext } from './invariant.ts';
 import { requestsRecomputable } from './invariant-01-requests-recomputable.ts';
@@ -48,6 +49,7 @@ export const INVARIANTS: readonly Invariant[] = [
   noOpenSpans,
   inboxDeliveredOnce,
   overflowRetryOnlyIfShrank,
+  fallbackMovesDownTheChain,
   compactionKeepsTurnsWhole,
   budgetsBeforeWork,
   sideEffectsOnce,
