@@ -32,6 +32,7 @@ import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
+import { toolsToldToStop } from './tools-told-to-stop.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -54,6 +55,7 @@ export const INVARIANTS: readonly Invariant[] = [
   budgetsBeforeWork,
   sideEffectsOnce,
   startedCallsStayUnknown,
+  toolsToldToStop,
   sideEffectsTold,
   secretsNeverLeave,
   projectionEqualsReplay,
