@@ -55,6 +55,7 @@ import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.
 import { seededRandom } from './world/seeded-random.ts';
 import { PromptRecorder, type CasePrompt } from './world/scripted-prompt.ts';
 import { withExecutorFaults } from './world/faulty-executor.ts';
+import type { ToolBodyRun } from './world/scripted-tools.ts';
 
 export { seededRandom } from './world/seeded-random.ts';
 export { describeStep } from './world/scripted-provider.ts';
@@ -82,6 +83,8 @@ export interface ScenarioRun {
   /** Tool bodies that actually ran, by tool name, and by call id — over every process of the case. */
   readonly executions: ReadonlyMap<string, number>;
   readonly executionsByCall: ReadonlyMap<string, number>;
+  /** Each body run of a call, in order: its signal, when it started and when it ended (undefined: still running, or never ends). */
+  readonly toolBodies?: ReadonlyMap<string, readonly ToolBodyRun[]>;
   /** Each tool's declared side-effect level. */
   readonly sideEffectLevels: ReadonlyMap<string, string>;
   /** The permissions in force: the agent's visibility layers and policy with the scenario's added, and whether an approver answered. */
@@ -323,6 +326,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     traces: recorded.traces,
     executions: counters.byTool,
     executionsByCall: counters.byCall,
+    toolBodies: counters.bodies,
     sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
     permissions: { visibility, policy, approver: agent.approver !== undefined },
     secrets: agent.secrets ?? [],

@@ -10,6 +10,7 @@ import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
 import { argumentsValidated } from './arguments-validated.ts';
 import { toolOutputCapped } from './tool-output-capped.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
+import { fallbackMovesDownTheChain } from './fallback-moves-down-the-chain.ts';
 import { isPeerRun } from '../loop-port/peer-run.ts';
 import type { AnyRun, Invariant, InvariantContext } from './invariant.ts';
 import { requestsRecomputable } from './invariant-01-requests-recomputable.ts';
@@ -31,6 +32,7 @@ import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
+import { toolsToldToStop } from './tools-told-to-stop.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -48,10 +50,12 @@ export const INVARIANTS: readonly Invariant[] = [
   noOpenSpans,
   inboxDeliveredOnce,
   overflowRetryOnlyIfShrank,
+  fallbackMovesDownTheChain,
   compactionKeepsTurnsWhole,
   budgetsBeforeWork,
   sideEffectsOnce,
   startedCallsStayUnknown,
+  toolsToldToStop,
   sideEffectsTold,
   secretsNeverLeave,
   projectionEqualsReplay,

@@ -3,7 +3,9 @@
  * rules, evaluated here independently of the pipeline. A tool a layer denies (or
  * an earlier allow list leaves out) is never offered to the model and never runs,
  * whatever a later layer allows; a call a deny rule matches never runs, whatever
- * other rules allow. Calls to tools that do not exist never run either.
+ * other rules allow; a call an ask rule matches is allowed only by the approver (or
+ * the no-approver fallback), whatever other rules allow. Calls to tools that do
+ * not exist never run either.
  */
 import type { LogEvent, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -49,6 +51,24 @@ export function hiddenBy(layers: readonly VisibilityLayer[] | undefined, name: s
  * approver to answer it and the fallback set to deny.
  */
 export function deniedByPolicy(policy: ToolPolicy | undefined, hasApprover: boolean, name: string, sideEffect: string | undefined): string | undefined {
+  const verdict = referenceVerdict(policy, name, sideEffect);
+  if (verdict === undefined || typeof verdict === 'object') return verdict?.deniedBy;
+  if (verdict === 'deny') return 'the policy default denies it';
+  if (verdict === 'ask' && !hasApprover && (policy?.onAskWithoutApprover ?? 'deny') === 'deny')
+    return 'it needs approval, there is no approver, and the fallback is deny';
+  return undefined;
+}
+
+/**
+ * The rules' verdict by the reference: a matching deny rule (as `deniedBy`), else
+ * ask if any matching rule asks, allow if any allows, the default if none matches.
+ * Undefined when there is no policy, or a predicate on the arguments must judge.
+ */
+function referenceVerdict(
+  policy: ToolPolicy | undefined,
+  name: string,
+  sideEffect: string | undefined,
+): 'allow' | 'deny' | 'ask' | { deniedBy: string } | undefined {
   if (!policy) return undefined;
   const applies = (rule: NonNullable<ToolPolicy['rules']>[number]) =>
     (!rule.tools || anyMatch(rule.tools, name)) &&
@@ -57,13 +77,26 @@ export function deniedByPolicy(policy: ToolPolicy | undefined, hasApprover: bool
   // A rule with a predicate on the arguments cannot be judged from outside: past a plain deny, the reference abstains.
   const judgedInside = (policy.rules ?? []).some((rule) => rule.when !== undefined && applies(rule));
   const deny = matching.find(({ rule }) => rule.decision === 'deny');
-  if (deny) return `rule ${deny.id} denies it`;
+  if (deny) return { deniedBy: `rule ${deny.id} denies it` };
   if (judgedInside) return undefined;
-  const verdict = matching.some(({ rule }) => rule.decision === 'ask') ? 'ask' : matching.length > 0 ? 'allow' : (policy.default ?? 'allow');
-  if (verdict === 'deny') return 'the policy default denies it';
-  if (verdict === 'ask' && !hasApprover && (policy.onAskWithoutApprover ?? 'deny') === 'deny')
-    return 'it needs approval, there is no approver, and the fallback is deny';
-  return undefined;
+  return matching.some(({ rule }) => rule.decision === 'ask') ? 'ask' : matching.length > 0 ? 'allow' : (policy.default ?? 'allow');
+}
+
+/**
+ * An ask is never lifted by an allow either: a call some rule (or the default)
+ * says must be asked about is allowed only by the approver — or, with no approver
+ * or none answering in time, by the configured fallback — never by a rule.
+ */
+function allowedWithoutAsking(
+  policy: ToolPolicy | undefined,
+  name: string,
+  sideEffect: string | undefined,
+  allowed: { by: string; rule: string },
+): string | undefined {
+  if (referenceVerdict(policy, name, sideEffect) !== 'ask') return undefined;
+  if (allowed.by === 'approver') return undefined;
+  if (allowed.by === 'default' && (allowed.rule === 'no_approver' || allowed.rule === 'approval_timeout')) return undefined;
+  return `it needs approval, but it was allowed by ${allowed.by} (${allowed.rule}) without asking`;
 }
 
 function neverOfferedOrRun(run: ScenarioRun): string | undefined {
@@ -76,16 +109,19 @@ function neverOfferedOrRun(run: ScenarioRun): string | undefined {
     }
   }
   const started = new Set<string>();
-  const allowed = new Set<string>();
+  const allowed = new Map<string, { by: string; rule: string }>();
   const known = viewOf(run).known;
   for (const e of known) {
     if (e.type === 'tool.started') started.add(e.payload.callId);
-    if (e.type === 'policy.decision' && e.payload.decision === 'allow') allowed.add(e.payload.callId);
+    if (e.type === 'policy.decision' && e.payload.decision === 'allow') allowed.set(e.payload.callId, { by: e.payload.by, rule: e.payload.rule });
   }
   for (const e of known) {
     if (e.type !== 'assistant.message') continue;
     for (const block of (e as Extract<LogEvent, { type: 'assistant.message' }>).payload.content) {
       if (block.type !== 'tool_call') continue;
+      const decision = allowed.get(block.id);
+      const unasked = decision && registered.has(block.name) ? allowedWithoutAsking(policy, block.name, registered.get(block.name), decision) : undefined;
+      if (unasked) return `call ${block.id} to ${block.name}: ${unasked}`;
       const why = !registered.has(block.name)
         ? 'no such tool is registered'
         : (hiddenBy(visibility, block.name) ?? deniedByPolicy(policy, approver, block.name, registered.get(block.name)));

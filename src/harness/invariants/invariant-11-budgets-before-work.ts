@@ -2,7 +2,10 @@
  * Invariant 11 and the other budgets, checked before the work they pay for: no
  * tool runs in the last allowed step (the model could never see its result), no
  * turn makes more steps than allowed, tool calls stay within the per-turn and
- * per-session budgets, and no step starts once the token budget is spent.
+ * per-session budgets, and no step starts once the token budget is spent. And
+ * the other way round: a turn refused for a tool-call budget had a step whose
+ * calls really would have passed it (a batch that only reaches the budget runs;
+ * a retry is not another call).
  */
 import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -26,8 +29,15 @@ function checkedBeforeWork(run: ScenarioRun): string | undefined {
   for (const turn of view.turns) {
     const turnCalls = new Set<string>();
     let turnTokens = 0;
+    /** Tool calls the model made in the turn's steps before the latest, and in the latest. */
+    let madeBefore = 0;
+    let madeLast = 0;
     for (const e of turn.events) {
       switch (e.type) {
+        case 'assistant.message':
+          madeBefore += madeLast;
+          madeLast = e.payload.content.filter((b) => b.type === 'tool_call').length;
+          break;
         case 'tool.started':
           if (e.payload.step >= config.maxSteps) {
             return `turn ${turn.turn}: ${e.payload.name} (call ${e.payload.callId}) ran in step ${e.payload.step}, but the step limit is ${config.maxSteps}: the model could never see its result`;
@@ -53,13 +63,40 @@ function checkedBeforeWork(run: ScenarioRun): string | undefined {
         case 'model.result':
           turnTokens += tokens(e);
           break;
-        case 'turn.closed':
+        case 'turn.closed': {
+          const refused = refusedWithinBudget(e.payload.outcome, config, madeBefore, madeLast, sessionCalls.size);
+          if (refused) return `turn ${turn.turn}: ${refused}`;
           closedTokens += countable(e.payload.usage.inputTokens) + countable(e.payload.usage.outputTokens);
           break;
+        }
         default:
           break;
       }
     }
+  }
+  return undefined;
+}
+
+/**
+ * A turn that failed budget_exhausted for a tool-call budget: did its last step's
+ * calls really exceed it? Per turn, the calls made in the turn's earlier steps
+ * plus the last step's; per session, the calls that started (each counted once,
+ * however many attempts it took) plus the last step's.
+ */
+function refusedWithinBudget(
+  outcome: Extract<LogEvent, { type: 'turn.closed' }>['payload']['outcome'],
+  config: ScenarioRun['config'],
+  madeBefore: number,
+  madeLast: number,
+  sessionStarted: number,
+): string | undefined {
+  if (outcome.kind !== 'failed' || outcome.reason !== 'budget_exhausted') return undefined;
+  const detail = outcome.detail ?? '';
+  if (detail.startsWith('tool-call budget per turn') && madeBefore + madeLast <= config.maxToolCallsPerTurn) {
+    return `failed budget_exhausted (${detail}), but its ${madeBefore} earlier and ${madeLast} last tool call(s) fit the budget of ${config.maxToolCallsPerTurn}`;
+  }
+  if (detail.startsWith('tool-call budget per session') && sessionStarted + madeLast <= config.maxToolCallsPerSession) {
+    return `failed budget_exhausted (${detail}), but ${sessionStarted} call(s) had run in the session and ${madeLast} more fit the budget of ${config.maxToolCallsPerSession}`;
   }
   return undefined;
 }

@@ -47,6 +47,15 @@ export interface ToolCounters {
   /** Tool bodies that actually ran, by tool name, and by call id. */
   readonly byTool: Map<string, number>;
   readonly byCall: Map<string, number>;
+  /** Each body run of a call, in order: the signal it was given, and when (virtual ms) it started and ended. */
+  readonly bodies: Map<string, ToolBodyRun[]>;
+}
+
+/** One run of a tool's body: `endedAt` stays undefined while it runs (or if it never ends). */
+export interface ToolBodyRun {
+  readonly signal: AbortSignal;
+  readonly startedAt: number;
+  endedAt?: number;
 }
 
 export interface ToolHooks {
@@ -70,17 +79,20 @@ export function scriptedTools(
     if (tools.some((t) => t.name === entry.name)) continue;
     tools.push(stub(entry));
   }
-  const counters: ToolCounters = { byTool: new Map(), byCall: new Map() };
+  const counters: ToolCounters = { byTool: new Map(), byCall: new Map(), bodies: new Map() };
   const started = new Set<string>();
   const behaviours = new Map(entries.filter((e) => e.behaviour).map((e) => [e.name, e.behaviour!]));
   const counted = tools.map((tool) =>
-    withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId) => {
+    withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId, signal) => {
       counters.byTool.set(tool.name, (counters.byTool.get(tool.name) ?? 0) + 1);
       counters.byCall.set(callId, (counters.byCall.get(callId) ?? 0) + 1);
+      const body: ToolBodyRun = { signal, startedAt: hooks.clock.now() };
+      counters.bodies.set(callId, [...(counters.bodies.get(callId) ?? []), body]);
       if (!started.has(tool.name)) {
         started.add(tool.name);
         hooks.onFirstStart(tool.name);
       }
+      return body;
     }),
   );
   return { tools: counted, counters };
@@ -100,36 +112,52 @@ function stub(entry: ScenarioTool): AnyToolDeclaration {
   };
 }
 
-function withBehaviour(tool: AnyToolDeclaration, script: readonly Behaviour[], hooks: ToolHooks, ran: (callId: string) => void): AnyToolDeclaration {
-  let runs = 0;
-  const original = tool.run;
+function withBehaviour(
+  tool: AnyToolDeclaration,
+  script: readonly Behaviour[],
+  hooks: ToolHooks,
+  ran: (callId: string, signal: AbortSignal) => ToolBodyRun,
+): AnyToolDeclaration {
+  const run = scriptedRun(tool, script, hooks);
   return {
     ...tool,
     run: async (args, ctx) => {
-      ran(ctx.callId);
-      const behaviour: Behaviour = script.length === 0 ? 'ok' : script[Math.min(runs, script.length - 1)]!;
-      runs++;
-      if (behaviour === 'ok') return original(args, ctx);
-      if (behaviour === 'hang') {
-        hooks.faults.record(`tool ${tool.name} hangs`);
-        return new Promise(() => {}); // ignores even the abort: the pipeline must still settle
+      const body = ran(ctx.callId, ctx.signal);
+      try {
+        return await run(args, ctx);
+      } finally {
+        body.endedAt = hooks.clock.now();
       }
-      if ('return' in behaviour) return behaviour.return;
-      if ('fail' in behaviour) {
-        hooks.faults.record(`tool ${tool.name} fails ${behaviour.fail.code}`);
-        throw new ToolFailure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
-          ...(behaviour.fail.suggestion ? { suggestion: behaviour.fail.suggestion } : {}),
-          ...(behaviour.fail.retryable !== undefined ? { retryable: behaviour.fail.retryable } : {}),
-        });
-      }
-      if ('throw' in behaviour) {
-        hooks.faults.record(`tool ${tool.name} throws`);
-        throw new Error(behaviour.throw);
-      }
-      hooks.faults.record(`tool ${tool.name} takes ${behaviour.slow} ms`);
-      await hooks.clock.sleep(behaviour.slow, ctx.signal);
-      return behaviour.then !== undefined ? behaviour.then : original(args, ctx);
     },
+  };
+}
+
+function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hooks: ToolHooks): AnyToolDeclaration['run'] {
+  let runs = 0;
+  const original = tool.run;
+  return async (args, ctx) => {
+    const behaviour: Behaviour = script.length === 0 ? 'ok' : script[Math.min(runs, script.length - 1)]!;
+    runs++;
+    if (behaviour === 'ok') return original(args, ctx);
+    if (behaviour === 'hang') {
+      hooks.faults.record(`tool ${tool.name} hangs`);
+      return new Promise(() => {}); // ignores even the abort: the pipeline must still settle
+    }
+    if ('return' in behaviour) return behaviour.return;
+    if ('fail' in behaviour) {
+      hooks.faults.record(`tool ${tool.name} fails ${behaviour.fail.code}`);
+      throw new ToolFailure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
+        ...(behaviour.fail.suggestion ? { suggestion: behaviour.fail.suggestion } : {}),
+        ...(behaviour.fail.retryable !== undefined ? { retryable: behaviour.fail.retryable } : {}),
+      });
+    }
+    if ('throw' in behaviour) {
+      hooks.faults.record(`tool ${tool.name} throws`);
+      throw new Error(behaviour.throw);
+    }
+    hooks.faults.record(`tool ${tool.name} takes ${behaviour.slow} ms`);
+    await hooks.clock.sleep(behaviour.slow, ctx.signal);
+    return behaviour.then !== undefined ? behaviour.then : original(args, ctx);
   };
 }
 

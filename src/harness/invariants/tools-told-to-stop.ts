@@ -1,0 +1,43 @@
+/**
+ * A tool call the loop gives up on is told to stop: when a call is answered
+ * `unknown` / `INTERRUPTED` (a cancel, a shutdown) or `unknown` / `TIMEOUT`, the
+ * body still running for it has its abort signal aborted — the only way a
+ * well-behaved tool (an HTTP request, a long export) learns that nobody waits for
+ * it, and stops instead of finishing its side effect after the turn moved on.
+ * Checked on the scripted tools' own signals: the last body run of each such call
+ * either ended by the time the result was written, or saw its signal aborted.
+ * Results crash recovery wrote are left out: the process that ran those bodies is
+ * gone.
+ */
+import type { LogEvent } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+import { viewOf } from './support/log-view.ts';
+
+const GIVEN_UP = new Set(['INTERRUPTED', 'TIMEOUT']);
+
+export const toolsToldToStop = defineInvariant({
+  id: 'tools-told-to-stop',
+  title: 'a tool call answered INTERRUPTED or TIMEOUT has its still-running body’s signal aborted',
+  appliesTo: loopgateOnly('the signals the scripted tools were given are recorded by loopgate’s own host'),
+  check: (run) => toldToStop(run),
+});
+
+function toldToStop(run: ScenarioRun): string | undefined {
+  const bodies = run.toolBodies;
+  if (!bodies || bodies.size === 0) return undefined;
+  const known = viewOf(run).known;
+  const recovered = new Set<number>();
+  for (const e of known) if (e.type === 'turn.closed' && e.payload.recovered === true) recovered.add(e.payload.turn);
+  for (const e of known) {
+    if (e.type !== 'tool.result' || e.payload.status !== 'unknown' || recovered.has(e.payload.turn)) continue;
+    const { callId, name, error } = (e as Extract<LogEvent, { type: 'tool.result' }>).payload;
+    if (!error || !GIVEN_UP.has(error.error_code)) continue;
+    const last = (bodies.get(callId) ?? []).filter((b) => b.startedAt <= e.at).at(-1);
+    if (!last || last.signal.aborted) continue;
+    if (last.endedAt !== undefined && last.endedAt <= e.at) continue;
+    const still = last.endedAt === undefined ? 'it never ended' : `it ran on until ${last.endedAt} ms`;
+    return `call ${callId} to ${name} was answered unknown/${error.error_code} at ${e.at} ms, but its tool's signal was never aborted: ${still}`;
+  }
+  return undefined;
+}
