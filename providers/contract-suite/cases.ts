@@ -349,6 +349,15 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'quota_exhausted',
+    title: 'an account out of quota or credit ends as transport_error{auth}, never a rate limit to retry (even sent as a 429 with retry-after)',
+    behaviour: { kind: 'http_error', error: 'quota' },
+    check({ result }) {
+      const error = expectTransport(result, 'auth');
+      assert.equal(error.retryAfterMs, undefined, 'no retry-after: waiting does not bring credit back');
+    },
+  },
+  {
     id: 'auth_401',
     title: 'HTTP 401 ends as transport_error{auth}',
     behaviour: { kind: 'http_error', error: 'auth', status: 401 },

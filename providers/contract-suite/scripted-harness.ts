@@ -84,6 +84,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
         status: status ?? 429,
         ...(behaviour.retryAfterSeconds !== undefined ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 } : {}),
       });
+    case 'quota':
+      return transportError('auth', { status: status ?? 429 });
     case 'server_error':
       return transportError('server_error', { status: status ?? 500 });
     case 'overloaded':

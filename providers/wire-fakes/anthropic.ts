@@ -133,6 +133,14 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
         status: status ?? 429,
         body: errorBody('rate_limit_error', 'This request would exceed the rate limit for your organization of 50,000 input tokens per minute.'),
       };
+    case 'quota':
+      return {
+        status: status ?? 402,
+        body: errorBody(
+          'billing_error',
+          'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
+        ),
+      };
     case 'server_error':
       return { status: status ?? 500, body: errorBody('api_error', 'Internal server error') };
     case 'overloaded':

@@ -160,6 +160,13 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
           'rate_limit_exceeded',
         ),
       };
+    case 'quota':
+      // Sent as a 429, like a rate limit, with a retry-after: only the error's type says retrying cannot help.
+      return {
+        status: status ?? 429,
+        headers: { 'retry-after': '1' },
+        body: openAIErrorBody('You exceeded your current quota, please check your plan and billing details.', 'insufficient_quota', 'insufficient_quota'),
+      };
     case 'server_error':
       return {
         status: status ?? 500,
