@@ -132,15 +132,7 @@ export class PgGroupCommit {
       stage = 'commit';
       await client.query('COMMIT');
     } catch (error) {
-      if (stage !== 'commit') {
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          broken = rollbackError as Error; // the connection is unusable: do not return it to the pool
-        }
-      } else {
-        broken = error as Error;
-      }
+      broken = await undoFailed(client, stage, error);
       client.off('error', ignore);
       client.release(broken ?? false);
       const code = (error as { code?: unknown }).code;
@@ -156,5 +148,20 @@ export class PgGroupCommit {
     client.off('error', ignore);
     client.release();
     for (const batch of written) batch.resolve();
+  }
+}
+
+/**
+ * After a failed transaction: rolls back what began, and gives the error that
+ * makes the connection unusable (not to go back to the pool), if any — a failed
+ * ROLLBACK, or a failed COMMIT, whose fate the connection cannot tell.
+ */
+export async function undoFailed(client: pg.PoolClient, stage: 'begin' | 'write' | 'commit', error: unknown): Promise<Error | undefined> {
+  if (stage === 'commit') return error as Error;
+  try {
+    await client.query('ROLLBACK');
+    return undefined;
+  } catch (rollbackError) {
+    return rollbackError as Error;
   }
 }

@@ -24,7 +24,7 @@ import pg from 'pg';
 import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
 import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from './batch-check.ts';
 import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release } from './event-store.ts';
-import { PgGroupCommit, type PgBatch } from './postgres-group-commit.ts';
+import { PgGroupCommit, undoFailed, type PgBatch } from './postgres-group-commit.ts';
 import { AdvisoryLocks, advisoryKey } from './postgres-store-lock.ts';
 import { checkPostgresUrl, describeConnectError, passwordOf, scrub } from './postgres-store-url.ts';
 
@@ -186,15 +186,7 @@ export class PostgresEventStore implements EventStore {
       stage = 'commit';
       await client.query('COMMIT');
     } catch (error) {
-      if (stage !== 'commit') {
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          broken = rollbackError as Error; // the connection is unusable: do not return it to the pool
-        }
-      } else {
-        broken = error as Error;
-      }
+      broken = await undoFailed(client, stage, error);
       throw this.#writeError(batch, stage === 'commit' ? 'commit' : 'write', error);
     } finally {
       client.off('error', ignore);
