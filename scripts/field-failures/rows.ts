@@ -171,4 +171,12 @@ export const FINDINGS: readonly Finding[] = [
     loops: ['openai-agents'],
     shows: (r) => evidence(r, /never ended the trace/),
   },
+  {
+    id: 'F8',
+    claim:
+      'The AI SDK throws instead of ending the turn when the model sends tool arguments nested 3,000 levels deep: its own structuredClone of the step overflows the stack (RangeError), and nothing tells the model the call was refused.',
+    file: `${B}/wire/openai-chat-odd-and-deep-arguments.yaml`,
+    loops: ['ai-sdk'],
+    shows: (r) => r.timeline?.find((t) => /threw RangeError/.test(t.detail ?? ''))?.detail,
+  },
 ];
