@@ -44,7 +44,7 @@ describe('output paths', () => {
   });
 
   // Root may write anywhere; the /proc case above covers the refusal path there.
-  it.skipIf(process.getuid?.() === 0)('refuses a directory it may not write to', () => {
+  it.skipIf(process.getuid?.() === 0)('refuses a directory it may not write to (skipped as root, who may write anywhere)', () => {
     const locked = join(dir, 'locked');
     ensureDirectory(locked, 'report directory');
     chmodSync(locked, 0o555);

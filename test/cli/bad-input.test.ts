@@ -435,7 +435,7 @@ describe('every bad input: exit 2, one line naming it, nothing written, no hang'
   });
 
   // Root may write anywhere; the /proc and /sys rows cover the refusal there.
-  it.skipIf(process.getuid?.() === 0)('--out in a directory without write permission', async () => {
+  it.skipIf(process.getuid?.() === 0)('--out in a directory without write permission (skipped as root, who may write anywhere)', async () => {
     const work = mkdtempSync(join(tmpdir(), 'loopgate-bad-case-'));
     try {
       writeFileSync(join(work, 's.yaml'), SCENARIO);

@@ -22,5 +22,8 @@ export function describeWithWireFixtures(name: string, body: () => void): void {
   else describe.skip(`${name} (skipped: ${WIRE_FIXTURES_PROBLEM}; in CI this fails)`, body);
 }
 
-/** `it` for a single test that reads the fixtures. */
-export const fixtureIt: typeof it.skip = runThem ? it : it.skip;
+/** `it` for a single test that reads the fixtures: the reason in the title when skipped. */
+export function fixtureIt(name: string, body: () => unknown): void {
+  if (runThem) it(name, body);
+  else it.skip(`${name} (skipped: ${WIRE_FIXTURES_PROBLEM}; in CI this fails)`, body);
+}

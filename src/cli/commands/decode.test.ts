@@ -25,13 +25,15 @@ async function tempFile(name: string, text: string): Promise<string> {
 }
 
 describe('loopgate decode', () => {
-  fixtureIt.each(FIXTURE_EXPECTATIONS.map((e) => [`${e.provider}/${e.file}`, e] as const))('prints the normalized result for %s', async (_name, entry) => {
-    const path = join(WIRE_FIXTURES_DIR, entry.provider, entry.file);
-    const { code, out, err } = await run({ provider: entry.provider, file: path });
-    expect(code).toBe(0);
-    expect(JSON.parse(out)).toEqual(expectedSummary(entry, await readFile(path, 'utf8')));
-    if (entry.status !== undefined) expect(err).toContain(`served with status ${entry.status}`);
-  });
+  for (const entry of FIXTURE_EXPECTATIONS) {
+    fixtureIt(`prints the normalized result for ${entry.provider}/${entry.file}`, async () => {
+      const path = join(WIRE_FIXTURES_DIR, entry.provider, entry.file);
+      const { code, out, err } = await run({ provider: entry.provider, file: path });
+      expect(code).toBe(0);
+      expect(JSON.parse(out)).toEqual(expectedSummary(entry, await readFile(path, 'utf8')));
+      if (entry.status !== undefined) expect(err).toContain(`served with status ${entry.status}`);
+    });
+  }
 
   fixtureIt('serves the file with the status given', async () => {
     const path = join(WIRE_FIXTURES_DIR, 'anthropic', 'anthropic-issue-17366-error.json');
