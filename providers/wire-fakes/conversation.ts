@@ -14,20 +14,11 @@
  * A body the protocol would not produce reads as a line saying what is off
  * (`?: …`), never a throw: the comparison then fails, naming it.
  */
-import type { Message, ModelRequest } from '../../src/kernel/index.ts';
+import { canonicalJson, type Message, type ModelRequest } from '../../src/kernel/index.ts';
 import type { WireProvider } from '../names.ts';
 
-/** Keys sorted at every level: the same arguments give the same text, whatever their order. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'undefined';
-}
+/** Keys sorted at every level: the same arguments give the same text, whatever their order (`undefined` as a word). */
+const canonical = (value: unknown): string => canonicalJson(value) ?? 'undefined';
 
 /** Arguments sent as a JSON string (OpenAI) read as the value they hold. */
 function parsedArgs(text: unknown): string {
