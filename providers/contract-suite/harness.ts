@@ -12,6 +12,8 @@ export interface ContractScenario {
 
 export interface HarnessClient {
   readonly client: ModelClient;
+  /** False when the client was asked not to stream; delta checks then allow no deltas. Default true. */
+  readonly streams?: boolean;
   /** How many requests reached the provider so far (lets cases check "nothing was sent"). */
   readonly requestCount?: () => number;
   /** The last request as the provider received it and the lines the loop's request should read as (wire-fakes/conversation.ts), when the harness can tell. */

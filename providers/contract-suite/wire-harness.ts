@@ -13,7 +13,7 @@ import { requestConversation, sentConversation } from '../wire-fakes/conversatio
 import { UnsupportedOnWire } from '../wire-fakes/turn.ts';
 import { CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';
-import { wirePlanFor } from './wire-plan.ts';
+import { nonStreamingPlanFor, wirePlanFor } from './wire-plan.ts';
 
 export interface WireHarnessOptions {
   /** Adapter options to test (model, stream…); apiKey and baseURL are the fake's. */
@@ -28,10 +28,12 @@ const DEFAULT_MODELS: Readonly<Record<WireProvider, string>> = {
 
 export function createWireHarness(provider: WireProvider, options: WireHarnessOptions = {}): ContractHarness {
   const kit = WIRE_KITS[provider];
+  const streaming = options.adapter?.stream ?? true;
+  const planFor = streaming ? wirePlanFor : nonStreamingPlanFor;
   const unsupported: Record<string, string> = {};
   for (const testCase of CONTRACT_CASES) {
     try {
-      wirePlanFor(kit, testCase.behaviour);
+      planFor(kit, testCase.behaviour);
     } catch (error) {
       if (error instanceof UnsupportedOnWire) unsupported[testCase.id] = error.message;
       else throw error;
@@ -39,7 +41,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
   }
   let fake: WireFake | undefined;
   return {
-    name: `${provider} (wire fake)`,
+    name: streaming ? `${provider} (wire fake)` : `${provider} (wire fake, no streaming)`,
     unsupported,
     start() {
       fake ??= acquireWireFake();
@@ -52,7 +54,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
       fake ??= acquireWireFake();
       let plan;
       try {
-        plan = wirePlanFor(kit, behaviour);
+        plan = planFor(kit, behaviour);
       } catch (error) {
         if (error instanceof UnsupportedOnWire) return { unsupported: error.message };
         throw error;
@@ -66,6 +68,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
       });
       return {
         client,
+        streams: streaming,
         requestCount: () => scenario.requests.length,
         sent: (request) => {
           const last = scenario.requests.at(-1);

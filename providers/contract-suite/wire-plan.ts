@@ -1,6 +1,7 @@
 /** A contract behaviour as the bytes a provider sends: a wire plan in its protocol. */
 import type { Behaviour } from './behaviours.ts';
 import { duplicated, insertAfter, upToNth, withoutTags } from '../wire-fakes/faults.ts';
+import { UnsupportedOnWire } from '../wire-fakes/turn.ts';
 import type { WirePlan } from '../wire-fakes/plan.ts';
 import { jsonPlan, streamPlan } from '../wire-fakes/plan.ts';
 import type { ProtocolKit } from '../wire-fakes/protocol.ts';
@@ -62,4 +63,37 @@ export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body:
     return jsonPlan(answer.status, answer.body, { ...answer.headers });
   }
   return wirePlanFor(kit, behaviour);
+}
+
+/**
+ * A contract behaviour as a server answers a request that did not ask to stream:
+ * a turn as one complete JSON body, an overload as the HTTP error it is then,
+ * broken JSON as the body cut off halfway; errors and resets as `wirePlanFor`
+ * gives them. A fault that only a stream can have (a stall, a cut connection, a
+ * missing or repeated event, no events) has no such answer:
+ * UnsupportedOnWire, with the reason; the streaming harness runs those.
+ */
+export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour): WirePlan {
+  const streamOnly = streamOnlyReason(behaviour);
+  if (streamOnly !== undefined) throw new UnsupportedOnWire(streamOnly);
+  if (behaviour.kind === 'turn') return jsonPlan(200, kit.completeBody(behaviour.turn));
+  if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'malformed') {
+    // The body's JSON cut off halfway: what a broken proxy or a truncated read gives.
+    const whole = JSON.stringify(kit.completeBody(behaviour.turn));
+    return { kind: 'body', status: 200, body: whole.slice(0, Math.floor(whole.length / 2)), contentType: 'application/json' };
+  }
+  if (behaviour.kind === 'stream_fault') {
+    const answer = kit.errorAnswer('overloaded');
+    return jsonPlan(answer.status, answer.body, { ...answer.headers });
+  }
+  return wirePlanFor(kit, behaviour);
+}
+
+/** Why a behaviour has no non-streaming form, or undefined when it has one. */
+export function streamOnlyReason(behaviour: Behaviour): string | undefined {
+  if (behaviour.kind === 'empty_stream') return 'a non-streaming answer has no stream to leave empty; the streaming harness runs this case';
+  if (behaviour.kind === 'stream_fault' && behaviour.fault.type !== 'error_event' && behaviour.fault.type !== 'malformed') {
+    return `a non-streaming answer has no stream to fault (${behaviour.fault.type}); the streaming harness runs this case`;
+  }
+  return undefined;
 }

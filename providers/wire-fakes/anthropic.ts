@@ -98,6 +98,18 @@ function streamFrames(turn: WireTurn): Frame[] {
   return frames;
 }
 
+/** A complete Messages body carries a call's input as an object: arguments cut off mid-JSON have no form there. */
+function completeInput(args: string): unknown {
+  if (args === '') return {};
+  try {
+    return JSON.parse(args);
+  } catch {
+    throw new UnsupportedOnWire(
+      'a complete Messages body carries tool input as a JSON object; arguments cut off mid-JSON have no form there (the streaming harness runs this case)',
+    );
+  }
+}
+
 function completeBody(turn: WireTurn): unknown {
   return {
     id: 'msg_01WireFake0000000000000002',
@@ -105,9 +117,7 @@ function completeBody(turn: WireTurn): unknown {
     role: 'assistant',
     model: turn.model ?? MODEL,
     content: turn.blocks.map((block) =>
-      block.type === 'text'
-        ? { type: 'text', text: block.text }
-        : { type: 'tool_use', id: block.id, name: block.name, input: block.args ? JSON.parse(block.args) : {} },
+      block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', id: block.id, name: block.name, input: completeInput(block.args) },
     ),
     stop_reason: stopReason(turn.stop),
     stop_sequence: null,

@@ -7,22 +7,40 @@ import type { ContractHarness } from '../../providers/contract-suite/harness.ts'
 import { CONTRACT_CASES } from '../../providers/contract-suite/cases.ts';
 import { runContract } from '../../providers/contract-suite/runner.ts';
 import { createScriptedHarness } from '../../providers/contract-suite/scripted-harness.ts';
+import { streamOnlyReason } from '../../providers/contract-suite/wire-plan.ts';
 import { WIRE_PROVIDERS } from '../../providers/names.ts';
 import type { Case } from './cases.ts';
 
-/** The wire harnesses load the SDKs and msw: only when a wire contract case runs. */
-const HARNESSES: readonly { readonly provider: string; readonly make: () => Promise<ContractHarness> }[] = [
+interface HarnessEntry {
+  readonly provider: string;
+  readonly make: () => Promise<ContractHarness>;
+  /** Only the cases whose behaviour a non-streaming answer can carry (a stream fault has none). */
+  readonly nonStreaming?: true;
+}
+
+/**
+ * The wire harnesses load the SDKs and msw: only when a wire contract case runs.
+ * Each adapter runs twice: streaming (the default) and asked not to stream
+ * (`stream: false`, one JSON body), which is its own parsing path.
+ */
+const HARNESSES: readonly HarnessEntry[] = [
   { provider: 'fake', make: async () => createScriptedHarness() },
   ...WIRE_PROVIDERS.map((provider) => ({
     provider,
     make: async () => (await import('../../providers/contract-suite/wire-harness.ts')).createWireHarness(provider),
   })),
+  ...WIRE_PROVIDERS.map((provider) => ({
+    provider: `${provider}-json`,
+    nonStreaming: true as const,
+    make: async () => (await import('../../providers/contract-suite/wire-harness.ts')).createWireHarness(provider, { adapter: { stream: false } }),
+  })),
 ];
 
 export function contractCases(): Case[] {
   const out: Case[] = [];
-  for (const { provider, make } of HARNESSES) {
+  for (const { provider, make, nonStreaming } of HARNESSES) {
     for (const testCase of CONTRACT_CASES) {
+      if (nonStreaming && streamOnlyReason(testCase.behaviour) !== undefined) continue;
       out.push({
         id: `contract:${provider}/${testCase.id}`,
         kind: 'contract',
