@@ -1,7 +1,8 @@
 /**
- * What each shared wire fixture (../shared/fixtures/wire, see its README) must
- * normalize to, written by reading the files. Used by the fixture replay test
- * and the `loopgate decode` test, so both give the same answer for each file.
+ * What each shared wire fixture (../shared/fixtures/wire, see its README; copied
+ * into providers/fixtures/wire) must normalize to, written by reading the files.
+ * Used by `loopgate run` (contract:recorded/… cases), the fixture replay test and
+ * the `loopgate decode` test, so all give the same answer for each file.
  *
  * Error bodies (.json with an `error` object) carry no status in the files; they
  * are served with the status the provider sends for that error type or code:
@@ -12,7 +13,16 @@ import { fileURLToPath } from 'node:url';
 import type { ResultSummary } from './shared/summary.ts';
 import type { WireProvider } from './names.ts';
 
-export const WIRE_FIXTURES_DIR = process.env.LOOPGATE_WIRE_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures/wire/', import.meta.url));
+/**
+ * The recorded responses the gate replays: a verbatim copy of the shared
+ * fixtures, shipped with the package (providers/fixtures/wire; a test checks
+ * the copy byte for byte against the shared folder where it is present).
+ * LOOPGATE_WIRE_FIXTURES points at another copy.
+ */
+export const WIRE_FIXTURES_DIR = process.env.LOOPGATE_WIRE_FIXTURES ?? fileURLToPath(new URL('./fixtures/wire/', import.meta.url));
+
+/** The shared folder the copy is taken from (../shared/fixtures/wire beside the repository). */
+export const SHARED_WIRE_FIXTURES_DIR = fileURLToPath(new URL('../../shared/fixtures/wire/', import.meta.url));
 
 export interface FixtureExpectation {
   readonly provider: WireProvider;

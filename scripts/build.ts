@@ -24,7 +24,7 @@ const started = performance.now();
 execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'tsconfig.build.json')], { stdio: ['ignore', process.stderr, process.stderr] });
 
 /** Folders whose files (all but TypeScript, which tsc compiled) the code reads at run time. */
-const DATA = ['scenarios/bundled'];
+const DATA = ['scenarios/bundled', 'providers/fixtures/wire'];
 for (const folder of DATA) {
   cpSync(join(ROOT, folder), join(DIST, folder), { recursive: true, filter: (from) => !from.endsWith('.ts') });
 }

@@ -1,7 +1,8 @@
 /**
  * The provider contract suite as cases of `loopgate run`: every contract case for
  * the in-process fake and for each adapter over its wire-level fake (the real SDK
- * parsing real bytes). Cases a provider cannot produce are visible skips.
+ * parsing real bytes), then every recorded real response (recorded-cases.ts).
+ * Cases a provider cannot produce are visible skips.
  */
 import type { ContractHarness } from '../../providers/contract-suite/harness.ts';
 import { CONTRACT_CASES } from '../../providers/contract-suite/cases.ts';
@@ -10,6 +11,7 @@ import { createScriptedHarness } from '../../providers/contract-suite/scripted-h
 import { streamOnlyReason } from '../../providers/contract-suite/wire-plan.ts';
 import { WIRE_PROVIDERS } from '../../providers/names.ts';
 import type { Case } from './cases.ts';
+import { recordedCases } from './recorded-cases.ts';
 
 interface HarnessEntry {
   readonly provider: string;
@@ -63,5 +65,6 @@ export function contractCases(): Case[] {
       });
     }
   }
+  out.push(...recordedCases());
   return out;
 }

@@ -1,29 +1,24 @@
 /**
- * The shared wire fixtures (recorded provider responses) are not in this
- * repository: they sit in the shared folder beside it (../shared/fixtures/wire,
- * or LOOPGATE_WIRE_FIXTURES), which CI has and a clone alone does not. Tests that
- * read them are skipped, with the reason, where the folder is missing — and run
- * (so fail) under CI.
+ * The shared wire fixtures (recorded provider responses) live in the shared
+ * folder beside this repository (../shared/fixtures/wire), which CI has and a
+ * clone alone does not; the package ships a verbatim copy
+ * (providers/fixtures/wire). The test that compares the copy with the shared
+ * folder is skipped, with the reason, where the folder is missing — and runs (so
+ * fails) under CI.
  */
 import { existsSync } from 'node:fs';
-import { describe, it } from 'vitest';
-import { WIRE_FIXTURES_DIR } from '../../providers/recorded-fixtures.expected.ts';
+import { describe } from 'vitest';
+import { SHARED_WIRE_FIXTURES_DIR } from '../../providers/recorded-fixtures.expected.ts';
 import { inCi } from '../../src/stores/postgres-store-testing.ts';
 
-export const WIRE_FIXTURES_PROBLEM: string | undefined = existsSync(WIRE_FIXTURES_DIR)
+export const SHARED_FIXTURES_PROBLEM: string | undefined = existsSync(SHARED_WIRE_FIXTURES_DIR)
   ? undefined
-  : `no shared wire fixtures at ${WIRE_FIXTURES_DIR} (the shared folder beside the repository; or set LOOPGATE_WIRE_FIXTURES)`;
+  : `no shared wire fixtures at ${SHARED_WIRE_FIXTURES_DIR} (the shared folder beside the repository)`;
 
-const runThem = WIRE_FIXTURES_PROBLEM === undefined || inCi();
+const runThem = SHARED_FIXTURES_PROBLEM === undefined || inCi();
 
-/** `describe` for tests that read the fixtures: the reason in the title when skipped. */
-export function describeWithWireFixtures(name: string, body: () => void): void {
+/** `describe` for tests that read the shared folder: the reason in the title when skipped. */
+export function describeWithSharedFixtures(name: string, body: () => void): void {
   if (runThem) describe(name, body);
-  else describe.skip(`${name} (skipped: ${WIRE_FIXTURES_PROBLEM}; in CI this fails)`, body);
-}
-
-/** `it` for a single test that reads the fixtures: the reason in the title when skipped. */
-export function fixtureIt(name: string, body: () => unknown): void {
-  if (runThem) it(name, body);
-  else it.skip(`${name} (skipped: ${WIRE_FIXTURES_PROBLEM}; in CI this fails)`, body);
+  else describe.skip(`${name} (skipped: ${SHARED_FIXTURES_PROBLEM}; in CI this fails)`, body);
 }

@@ -8,7 +8,6 @@ import { reply } from '../../../providers/fake/results.ts';
 import { decodeCommand } from './decode-command.ts';
 import { runDecodeCommand, type DecodeArgs } from './decode.ts';
 import { UsageError } from '../usage-error.ts';
-import { fixtureIt } from '../../../test/support/wire-fixtures.ts';
 
 async function run(args: DecodeArgs) {
   const out: string[] = [];
@@ -26,7 +25,7 @@ async function tempFile(name: string, text: string): Promise<string> {
 
 describe('loopgate decode', () => {
   for (const entry of FIXTURE_EXPECTATIONS) {
-    fixtureIt(`prints the normalized result for ${entry.provider}/${entry.file}`, async () => {
+    it(`prints the normalized result for ${entry.provider}/${entry.file}`, async () => {
       const path = join(WIRE_FIXTURES_DIR, entry.provider, entry.file);
       const { code, out, err } = await run({ provider: entry.provider, file: path });
       expect(code).toBe(0);
@@ -35,7 +34,7 @@ describe('loopgate decode', () => {
     });
   }
 
-  fixtureIt('serves the file with the status given', async () => {
+  it('serves the file with the status given', async () => {
     const path = join(WIRE_FIXTURES_DIR, 'anthropic', 'anthropic-issue-17366-error.json');
     const { code, out } = await run({ provider: 'anthropic', file: path, status: 529 });
     expect(code).toBe(0);
@@ -88,7 +87,7 @@ describe('decodeCommand', () => {
     vi.restoreAllMocks();
   });
 
-  fixtureIt('sets process.exitCode and writes the result to stdout', async () => {
+  it('sets process.exitCode and writes the result to stdout', async () => {
     const written: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
