@@ -6,6 +6,7 @@
  * and the arguments the model may send it — valid, invalid and raw text — so the
  * same generators serve the example agent and a user's own tools.
  */
+import { CREDENTIAL_SAMPLES } from '../../harness/invariants/support/credential-samples.ts';
 import fc from 'fast-check';
 import { EXECUTOR_FAULTS, type Behaviour, type ScenarioTool } from '../../harness/scenario/schema.ts';
 import { sometimes } from './optional.ts';
@@ -53,6 +54,8 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Behaviour>('hang') },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ return: { ok: true, note: 'scripted output' } }) },
   { weight: 1, arbitrary: longOutputArb.map((text): Behaviour => ({ return: text })) },
+  // A credential nobody configured, of a shape the default rules know: `credential-shapes-redacted` checks it never leaves.
+  { weight: 1, arbitrary: fc.constantFrom(...CREDENTIAL_SAMPLES).map((s): Behaviour => ({ return: `settings in use: ${s.text}` })) },
 );
 
 /**

@@ -1,0 +1,59 @@
+/**
+ * One made-up credential of each shape loopgate redacts by default (the kernel's
+ * secret rules), written out by hand rather than generated from the rules' own
+ * patterns, so a rule that stops matching its shape shows. `tell` is the part
+ * that must never be readable again once redacted: the key itself, not the
+ * prefix every key of the kind shares (or, in a URL, the password).
+ *
+ * Planted by the bundled scenario `safety/credential-shapes-redacted-unconfigured`
+ * and by fuzz tool outputs; checked by the invariant `credential-shapes-redacted`.
+ */
+export interface CredentialSample {
+  /** The secret rule (kernel redact/secret-rules.ts) that must catch it. */
+  readonly rule: string;
+  readonly text: string;
+  readonly tell: string;
+}
+
+export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = [
+  { rule: 'anthropic-api-key', text: 'sk-ant-api03-Xq7vB2mN9pL4kR8tW1yZ3cF6hJ0dG5sA', tell: 'Xq7vB2mN9pL4kR8tW1yZ3cF6hJ0dG5sA' },
+  { rule: 'openai-api-key', text: 'sk-proj-Tz8Qw4Er6Ty2Ui9Op1As3Df5Gh7Jk0Lz', tell: 'Tz8Qw4Er6Ty2Ui9Op1As3Df5Gh7Jk0Lz' },
+  { rule: 'stripe-access-token', text: 'rk_live_51HqLyjWDarjtT1zdp7dcXy', tell: '51HqLyjWDarjtT1zdp7dcXy' },
+  { rule: 'gcp-api-key', text: 'AIzaSyD4xQ9vL2mN7pK1rT8wZ3cF6hJ0dG5sA9b', tell: 'SyD4xQ9vL2mN7pK1rT8wZ3cF6hJ0dG5sA9b' },
+  { rule: 'gcp-oauth-client-secret', text: 'GOCSPX-9fK2mQ7xL4vT1nB8wR3yZ6cH', tell: '9fK2mQ7xL4vT1nB8wR3yZ6cH' },
+  {
+    rule: 'jwt',
+    text: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjdXN0XzQyIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1rwW1gFWFOEjXk',
+    tell: 'dBjftJeZ4CVPmB92K27uhbUJU1p1rwW1gFWFOEjXk',
+  },
+  { rule: 'aws-access-key-id', text: 'AKIAIOSFODNN7QX2M4PB', tell: 'IOSFODNN7QX2M4PB' },
+  { rule: 'aws-secret-access-key', text: 'aws_secret_access_key = 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', tell: 'wJalrXUtnFEMIK7MDENGbPxRfiCYzQ8rT4kL2mN6' },
+  { rule: 'github-pat', text: 'ghp_R4nD0mT0k3nV4lu3F0rT3st1ngAbCdEf12', tell: 'R4nD0mT0k3nV4lu3F0rT3st1ngAbCdEf12' },
+  {
+    rule: 'github-fine-grained-pat',
+    text: 'github_pat_11ABCDEFG0aBcDeFgHiJkLmN_oPqRsTuVwXyZ0123456789',
+    tell: '11ABCDEFG0aBcDeFgHiJkLmN_oPqRsTuVwXyZ0123456789',
+  },
+  { rule: 'gitlab-pat', text: 'glpat-xY9zQ2wE4rT6yU8iO0pA', tell: 'xY9zQ2wE4rT6yU8iO0pA' },
+  { rule: 'slack-token', text: 'xoxb-2048-1024-Zq8Wx7Vc6Bn5', tell: '2048-1024-Zq8Wx7Vc6Bn5' },
+  {
+    rule: 'slack-webhook-url',
+    text: 'https://hooks.slack.com/services/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',
+    tell: 'T0A1B2C3D/B4E5F6G7H/Xy9Zq8Wx7Vc6Bn5Mm4Ll3Kk2',
+  },
+  { rule: 'npm-access-token', text: 'npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8', tell: 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8' },
+  {
+    rule: 'sendgrid-api-token',
+    text: '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',
+    tell: 'Pq8Rs9Tu0Vw1Xy2Za3Bc4De5Fg6Hi7Jk8Lm9No0Pq1R',
+  },
+  { rule: 'huggingface-access-token', text: 'hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh', tell: 'AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh' },
+  { rule: 'bearer-token', text: 'Authorization: Bearer 9f8e7d6c5b4a3f2e1d0c9b8a', tell: '9f8e7d6c5b4a3f2e1d0c9b8a' },
+  { rule: 'basic-auth', text: 'Authorization: Basic dXNlcjpzM2NyM3RwNHNzdzByZA==', tell: 'dXNlcjpzM2NyM3RwNHNzdzByZA' },
+  { rule: 'url-credentials', text: 'postgres://app:Hunter2Secret@db.internal:5432/app', tell: 'Hunter2Secret' },
+  {
+    rule: 'private-key',
+    text: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----',
+    tell: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
+  },
+];
