@@ -18,7 +18,7 @@ import type { WirePlan } from './plan.ts';
 import { planResponse } from './serve.ts';
 import { providerOfPath, requestProblems } from './request-rules.ts';
 
-export const WIRE_FAKE_ORIGIN = 'https://wire-fake.loopgate.test';
+export const WIRE_FAKE_ORIGIN = 'http://wire-fake.loopgate.test';
 
 /** A request as the fake received it (auth headers redacted). */
 export interface ReceivedRequest {

@@ -12,6 +12,7 @@ export type { Agent, AgentContext, AgentFactory, AgentLoopConfig } from './agent
 export {
   createRedactor,
   containsSecret,
+  secretFinder,
   redactDeep,
   redactEncodedForms,
   secretsFromEnv,

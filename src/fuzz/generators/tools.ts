@@ -39,10 +39,23 @@ export const UNKNOWN_TOOL = 'no_such_tool';
  * or past the 20,000-character default — as text or as JSON, with a surrogate
  * pair where a cut may fall; `tool-output-capped` checks what the model got.
  */
-const longOutputArb: fc.Arbitrary<unknown> = fc.record({ size: fc.constantFrom(300, 2_500, 21_000), json: fc.boolean() }).map(({ size, json }) => {
-  const text = [...'order event 0001 shipped; 🚚 '.repeat(Math.ceil(size / 27))].slice(0, size).join(''); // whole characters only
-  return json ? { events: text.match(/.{1,40}/gu) } : text;
-});
+const longOutputArb: fc.Arbitrary<unknown> = fc
+  .record({ size: fc.constantFrom(300, 2_500, 21_000), json: fc.boolean() })
+  .map(({ size, json }) => (json ? { events: [...longOutputChunks(size)] } : longOutputText(size)));
+
+/** The texts, built once per size (three sizes; the array of chunks is copied per case). */
+const longTexts = new Map<number, { text: string; chunks: readonly string[] }>();
+function longOutput(size: number): { text: string; chunks: readonly string[] } {
+  let built = longTexts.get(size);
+  if (!built) {
+    const text = [...'order event 0001 shipped; 🚚 '.repeat(Math.ceil(size / 27))].slice(0, size).join(''); // whole characters only
+    built = { text, chunks: text.match(/.{1,40}/gu) ?? [] };
+    longTexts.set(size, built);
+  }
+  return built;
+}
+const longOutputText = (size: number): string => longOutput(size).text;
+const longOutputChunks = (size: number): readonly string[] => longOutput(size).chunks;
 
 /** One execution attempt's behaviour. `ok` first: it shrinks towards a tool that just works. */
 export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(

@@ -8,7 +8,7 @@
  * to the provider, the turn results, the host's response envelopes, and the
  * case's report in every format.
  */
-import { containsSecret } from '../../kernel/index.ts';
+import { secretFinder } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { runArtifacts } from './support/run-artifacts.ts';
@@ -25,9 +25,10 @@ export const secretsNeverLeave = defineInvariant({
 function secretsKeptOut(run: ScenarioRun): string | undefined {
   const secrets = run.secrets;
   if (secrets.length === 0) return undefined;
+  const finders = secrets.map((secret) => ({ secret, found: secretFinder(secret) }));
   for (const [where, text] of runArtifacts(run)) {
     const haystack = text();
-    for (const secret of secrets) if (containsSecret(haystack, secret)) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}`;
+    for (const { secret, found } of finders) if (found(haystack)) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}`;
   }
   return undefined;
 }

@@ -161,7 +161,26 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
   };
 }
 
+/**
+ * Schemas already built, by their fields in order: zod schemas are immutable, and
+ * one object per field list lets the kernel's registry reuse the JSON Schema it
+ * computed for it (the fuzzer builds the same scripted tools for every case).
+ */
+const schemas = new Map<string, z.ZodType>();
+const MAX_SCHEMAS = 256;
+
 function inputSchema(fields: Readonly<Record<string, string>>): z.ZodType {
+  const key = JSON.stringify(Object.entries(fields));
+  let schema = schemas.get(key);
+  if (!schema) {
+    if (schemas.size >= MAX_SCHEMAS) schemas.clear();
+    schema = buildInputSchema(fields);
+    schemas.set(key, schema);
+  }
+  return schema;
+}
+
+function buildInputSchema(fields: Readonly<Record<string, string>>): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, type] of Object.entries(fields)) {
     const optional = type.endsWith('?');

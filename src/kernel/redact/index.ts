@@ -1,6 +1,6 @@
 /** Secret redaction: the redactor, its rule set, the encoded forms of a secret, structured data and streams. */
 export { createRedactor, DEFAULT_SECRET_PATTERNS, REDACTED, secretsFromEnv, type Redactor, type RedactorOptions, type Span } from './redactor.ts';
 export { SECRET_RULES, type SecretRule } from './secret-rules.ts';
-export { containsSecret, redactEncodedForms } from './secret-forms.ts';
+export { containsSecret, redactEncodedForms, secretFinder } from './secret-forms.ts';
 export { redactDeep, setOwn } from './redact-deep.ts';
 export { streamRedactor, type StreamRedactor } from './stream.ts';

@@ -29,7 +29,7 @@ export interface Redactor {
 }
 
 /** Credential shapes common enough to catch by pattern (the patterns of SECRET_RULES). */
-export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = SECRET_RULES.map((r) => r.pattern);
+export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = Object.freeze(SECRET_RULES.map((r) => r.pattern));
 
 /** The shortest text any default rule matches. */
 const DEFAULT_MIN_LENGTH = Math.min(...SECRET_RULES.map((r) => r.minLength));
@@ -63,7 +63,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const forms: SecretForms[] = secrets.map(formsOf);
   const escaped = forms.flatMap((f) => (f.escaped ? [f.escaped] : []));
   const cores = [...new Set(forms.flatMap((f) => f.base64))].sort((a, b) => b.length - a.length);
-  const anyPattern = unionOf(patterns);
+  const anyPattern = sharedUnionOf(patterns);
   // Texts shorter than every secret and every shape need no scan at all.
   const shortest = Math.min(
     secrets.length ? secrets[secrets.length - 1]!.length : Number.POSITIVE_INFINITY,
@@ -116,6 +116,20 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   // An escaped character takes up to 6 characters (`\u00HH`); base64 takes 4 for 3.
   const longest = secrets.length ? secrets[0]!.length * 6 : 0;
   return Object.assign(redact, { find, longest });
+}
+
+/**
+ * The union of the default patterns, built once: a host or harness builds a
+ * redactor per conversation (or per case), and compiling the union is most of
+ * what that costs. Only for the default list, which nothing can change (a list
+ * passed in is read afresh each time). The union has no `g` or `y` flag, so
+ * sharing it shares no `lastIndex` state.
+ */
+let defaultUnion: { readonly union: RegExp | undefined } | undefined;
+function sharedUnionOf(patterns: readonly RegExp[]): RegExp | undefined {
+  if (patterns !== DEFAULT_SECRET_PATTERNS) return unionOf(patterns);
+  defaultUnion ??= { union: unionOf(patterns) };
+  return defaultUnion.union;
 }
 
 function globalOf(pattern: RegExp): RegExp {

@@ -92,11 +92,27 @@ function unescapeAll(text: string): string {
   return out;
 }
 
+/** Is there an escape `unescapeAll` would undo? Without one it returns the text as it is. */
+function holdsAnEscape(text: string): boolean {
+  return /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}/.test(text);
+}
+
 /** Whether any form of `secret` is in `text`: literal, unescaped, or base64 at any alignment. */
 export function containsSecret(text: string, secret: string): boolean {
-  if (secret.length < MIN_SECRET_LENGTH) return false;
-  if (text.includes(secret)) return true;
-  if (secret.length < MIN_ENCODED_LENGTH) return false;
-  if (mayHoldEscapes(text) && unescapeAll(text).includes(secret)) return true;
-  return base64Cores(secret).some((core) => text.includes(core));
+  return secretFinder(secret)(text);
+}
+
+/**
+ * `containsSecret` for one secret, its encoded forms computed once: for looking
+ * through many texts for the same secret.
+ */
+export function secretFinder(secret: string): (text: string) => boolean {
+  if (secret.length < MIN_SECRET_LENGTH) return () => false;
+  if (secret.length < MIN_ENCODED_LENGTH) return (text) => text.includes(secret);
+  const cores = base64Cores(secret);
+  return (text) => {
+    if (text.includes(secret)) return true;
+    if (mayHoldEscapes(text) && holdsAnEscape(text) && unescapeAll(text).includes(secret)) return true;
+    return cores.some((core) => text.includes(core));
+  };
 }
