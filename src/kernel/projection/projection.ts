@@ -165,9 +165,9 @@ class Folder {
     });
     const folder = new Folder(replacements);
     if (!Array.isArray(state.messages)) throw bad('messages');
-    let list = MessageList.EMPTY;
-    for (let i = 0; i < state.messages.length; i++) list = list.push(restoredMessage(state.messages[i], `message ${i}`, bad));
-    folder.list = list;
+    const messages = new Array<Message>(state.messages.length);
+    for (let i = 0; i < messages.length; i++) messages[i] = restoredMessage(state.messages[i], `message ${i}`, bad);
+    folder.list = MessageList.from(messages);
     if (!Array.isArray(state.calls)) throw bad('calls');
     for (const row of state.calls) {
       if (!Array.isArray(row) || row.length !== 3 || typeof row[0] !== 'string' || !int(row[1]) || !int(row[2])) throw bad('a call');
