@@ -77,6 +77,7 @@ export interface OpenedLog {
  */
 export async function openLog(store: EventStore, conversationId: string, clock: Pick<Clock, 'now'>): Promise<OpenedLog> {
   const where = `${store.describe} conversation "${conversationId}"`;
+  const decode = { ownedJson: store.readsOwnedJson === true };
   let rejected: string | undefined;
   const readRange = store.readRangeSync?.bind(store);
   if (store.readSnapshot && readRange) {
@@ -91,9 +92,9 @@ export async function openLog(store: EventStore, conversationId: string, clock: 
         const snapshot = decodeSnapshot(stored);
         const upTo = stored.upTo;
         // From the event the snapshot was taken after: it is checked against the snapshot, the rest is the tail.
-        const [last, ...tail] = decodeRecords(await store.read(conversationId, upTo - 1), where, upTo - 1);
+        const [last, ...tail] = decodeRecords(await store.read(conversationId, upTo - 1), where, upTo - 1, decode);
         if (!last) throw new SnapshotMismatch(`the store holds fewer than ${upTo} events`);
-        const prefix: LogPrefix = { upTo, last, load: (from, to) => decodeRecords(readRange(conversationId, from, to), where, from) };
+        const prefix: LogPrefix = { upTo, last, load: (from, to) => decodeRecords(readRange(conversationId, from, to), where, from, decode) };
         return { log: resumeFromSnapshot(clock, snapshot, prefix, tail), restoredFrom: upTo };
       } catch (error) {
         if (!(error instanceof SnapshotMismatch)) throw error; // the tail itself cannot be read: as a whole read would fail
@@ -101,6 +102,6 @@ export async function openLog(store: EventStore, conversationId: string, clock: 
       }
     }
   }
-  const log = new EventLog(clock, decodeRecords(await store.read(conversationId), where));
+  const log = new EventLog(clock, decodeRecords(await store.read(conversationId), where, 0, decode));
   return rejected === undefined ? { log } : { log, rejected };
 }
