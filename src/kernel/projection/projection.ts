@@ -172,28 +172,20 @@ class Folder {
   state(upTo: number, generation: number): ProjectionState {
     const turn = this.#turn;
     const messages = this.list.toArray();
-    const stream: unknown[] = [];
+    const compacts = new Array<CompactMessage>(messages.length);
+    let values = 0;
+    for (let i = 0; i < messages.length; i++) values += (compacts[i] = compactMessage(messages[i]!)).length;
+    const stream = new Array<unknown>(values);
+    let at = 0;
+    for (const compact of compacts) for (let k = 0; k < compact.length; k++) stream[at++] = compact[k];
     // The calls the messages place as this folder has them need not be listed: restoring the messages places them.
-    const placed = new Set<string>();
-    const unlisted = new Set<string>();
-    for (let index = 0; index < messages.length; index++) {
-      const compact = compactMessage(messages[index]!);
-      for (let k = 0; k < compact.length; k++) stream.push(compact[k]);
-      const m = messages[index]!;
-      if (m.role !== 'assistant') continue;
-      let order = 0;
-      for (const b of m.content) {
-        if (b.type !== 'tool_call') continue;
-        const p = this.#calls.get(b.id);
-        if (p !== undefined && p.messageIndex === index && p.order === order) placed.add(b.id);
-        else unlisted.add(b.id);
-        order++;
-      }
-    }
     const calls: (readonly [string, number, number])[] = [];
-    for (const [id, p] of this.#calls) if (!placed.has(id) || unlisted.has(id)) calls.push([id, p.messageIndex, p.order]);
+    for (const [id, p] of this.#calls) if (!placesCall(messages[p.messageIndex], p.order, id)) calls.push([id, p.messageIndex, p.order]);
     // A call the messages place that this folder has no place for: restoring must not give it one.
-    for (const id of unlisted) if (!this.#calls.has(id)) calls.push([id, -1, 0]);
+    for (const m of messages) {
+      if (m.role !== 'assistant') continue;
+      for (const b of m.content) if (b.type === 'tool_call' && !this.#calls.has(b.id)) calls.push([b.id, -1, 0]);
+    }
     return {
       upTo,
       generation,
@@ -387,6 +379,18 @@ class Folder {
     this.#changedFrom = this.list.length;
     return from;
   }
+}
+
+/** Is the call at position `order` among the calls of `message` the call `id`? */
+function placesCall(message: Message | undefined, order: number, id: string): boolean {
+  if (message?.role !== 'assistant') return false;
+  let k = 0;
+  for (const b of message.content) {
+    if (b.type !== 'tool_call') continue;
+    if (k === order) return b.id === id;
+    k++;
+  }
+  return false;
 }
 
 function onlyMessage(messages: readonly Message[], bad: (what: string) => Error): Message {
