@@ -16,32 +16,10 @@ import type { EventStore, StoredSnapshot } from '../stores/event-store.ts';
 
 /** A snapshot as the store keeps it: JSON, with its digest. */
 export function encodeSnapshot(snapshot: LoopSnapshot): StoredSnapshot {
-  // The projection's messages are most of a long conversation's snapshot, and each (frozen) message
-  // keeps its compact form from one snapshot to the next: their JSON text is cached by that form.
-  const { projection: whole, ...others } = snapshot;
-  const { messages, ...projection } = whole;
-  // The messages go last, in place of a stand-in at the very end of the text: no other text can be taken for it.
-  const rest = JSON.stringify({ ...others, projection: { ...projection, messages: MESSAGES } });
-  const end = `${MESSAGES_JSON}}}`;
-  if (!rest.endsWith(end)) throw new Error('snapshot encoding: the messages are not last');
-  const texts = new Array<string>(messages.length);
-  for (let i = 0; i < messages.length; i++) texts[i] = messageJson(messages[i]!);
-  const body = `${rest.slice(0, rest.length - end.length)}[${texts.join(',')}]}}`;
+  // Flat arrays of primitives for the most part (the projection's messages, the calls' columns): one
+  // JSON.stringify, and the reader's JSON.parse, cost little per value.
+  const body = JSON.stringify(snapshot);
   return { upTo: snapshot.upTo, digest: digestOf(body), body };
-}
-
-/** Stands in for the messages while the rest is encoded. */
-const MESSAGES = '\u0000messages\u0000';
-const MESSAGES_JSON = JSON.stringify(MESSAGES);
-const messageTexts = new WeakMap<object, string>();
-
-function messageJson(message: LoopSnapshot['projection']['messages'][number]): string {
-  let text = messageTexts.get(message);
-  if (text === undefined) {
-    text = JSON.stringify(message);
-    if (Object.isFrozen(message)) messageTexts.set(message, text);
-  }
-  return text;
 }
 
 /** The snapshot a stored one holds; `SnapshotMismatch` when it is damaged or not one. */
@@ -77,6 +55,7 @@ export interface OpenedLog {
  */
 export async function openLog(store: EventStore, conversationId: string, clock: Pick<Clock, 'now'>): Promise<OpenedLog> {
   const where = `${store.describe} conversation "${conversationId}"`;
+  const decode = { ownedJson: store.readsOwnedJson === true };
   let rejected: string | undefined;
   const readRange = store.readRangeSync?.bind(store);
   if (store.readSnapshot && readRange) {
@@ -91,9 +70,9 @@ export async function openLog(store: EventStore, conversationId: string, clock: 
         const snapshot = decodeSnapshot(stored);
         const upTo = stored.upTo;
         // From the event the snapshot was taken after: it is checked against the snapshot, the rest is the tail.
-        const [last, ...tail] = decodeRecords(await store.read(conversationId, upTo - 1), where, upTo - 1);
+        const [last, ...tail] = decodeRecords(await store.read(conversationId, upTo - 1), where, upTo - 1, decode);
         if (!last) throw new SnapshotMismatch(`the store holds fewer than ${upTo} events`);
-        const prefix: LogPrefix = { upTo, last, load: (from, to) => decodeRecords(readRange(conversationId, from, to), where, from) };
+        const prefix: LogPrefix = { upTo, last, load: (from, to) => decodeRecords(readRange(conversationId, from, to), where, from, decode) };
         return { log: resumeFromSnapshot(clock, snapshot, prefix, tail), restoredFrom: upTo };
       } catch (error) {
         if (!(error instanceof SnapshotMismatch)) throw error; // the tail itself cannot be read: as a whole read would fail
@@ -101,6 +80,6 @@ export async function openLog(store: EventStore, conversationId: string, clock: 
       }
     }
   }
-  const log = new EventLog(clock, decodeRecords(await store.read(conversationId), where));
+  const log = new EventLog(clock, decodeRecords(await store.read(conversationId), where, 0, decode));
   return rejected === undefined ? { log } : { log, rejected };
 }

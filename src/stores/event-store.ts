@@ -38,6 +38,14 @@ export interface EventStore {
   /** Records from `fromSeq` on, in seq order. Corrupt records raise `StoreCorruptionError`. */
   read(conversationId: string, fromSeq?: number): Promise<EventRecord[]>;
   /**
+   * True when every record `read` (and `readRangeSync`) returns has a payload that
+   * `JSON.parse` made of the stored text for that call alone: plain JSON data that
+   * nothing else holds (SQLite, PostgreSQL). A reader may then freeze it in place
+   * instead of copying it (kernel `decodeRecords`, option `ownedJson`). A store that
+   * hands out records it keeps (memory) must not say so.
+   */
+  readonly readsOwnedJson?: boolean;
+  /**
    * Optional, for stores that keep snapshots (`StoreAppendOptions.snapshot`): the
    * conversation's latest stored snapshot, as stored (the host checks it).
    */

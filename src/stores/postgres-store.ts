@@ -57,6 +57,8 @@ type StoredRow = readonly [unknown, unknown, unknown, unknown, unknown, unknown,
 export class PostgresEventStore implements EventStore {
   /** The URL with the password masked, e.g. `postgres://loopgate:****@db:5432/agents`. */
   readonly describe: string;
+  /** Each read parses its payloads from their stored text (`#parse`): they are the reader's own. */
+  readonly readsOwnedJson = true;
   readonly schema: string;
   readonly #pool: pg.Pool;
   readonly #lockPool: pg.Pool;

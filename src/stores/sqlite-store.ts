@@ -92,6 +92,8 @@ type StoredRow = readonly [unknown, unknown, unknown, unknown, unknown, unknown,
 
 export class SqliteEventStore implements EventStore {
   readonly describe: string;
+  /** Each read parses its payloads from their stored text (`#parse`): they are the reader's own. */
+  readonly readsOwnedJson = true;
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #locks = new ConversationLocks();

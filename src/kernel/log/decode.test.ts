@@ -63,3 +63,32 @@ describe('decodeRecords: reading back from a store (invariant 3)', () => {
     expect(error.message).toMatch(/seq gap: expected seq 1, found 2/);
   });
 });
+
+describe('decodeRecords with ownedJson: payloads a store just parsed, frozen in place', () => {
+  const parsed = (records: EventRecord[]): EventRecord[] => JSON.parse(JSON.stringify(records)) as EventRecord[];
+  const nested = (seq: number): EventRecord => ({
+    seq,
+    type: 'assistant.message',
+    v: 1,
+    at: 7,
+    payload: { turn: 0, step: 1, content: [{ type: 'tool_call', id: `c${seq}`, name: 'add', args: { a: [1, { b: 2 }], c: null } }] },
+    ignorable: false,
+  });
+
+  it('gives the events the copying decode gives, every object in them frozen, the payload itself kept', () => {
+    const records = parsed([received(0), nested(1), { seq: 2, type: 'ui.highlight', v: 3, at: 5, payload: { color: ['red'] }, ignorable: true }]);
+    const copied = decodeRecords(parsed(records), 'store:c1');
+    const owned = decodeRecords(records, 'store:c1', 0, { ownedJson: true });
+    expect(owned).toEqual(copied);
+    expect(owned[1]!.payload).toBe(records[1]!.payload);
+    const frozen = (v: unknown): boolean => typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(frozen));
+    for (const event of owned) expect(frozen(event)).toBe(true);
+  });
+
+  it('refuses what the copying decode refuses: a corrupt payload, a seq gap, an unknown type not ignorable', () => {
+    const decode = (records: EventRecord[]) => () => decodeRecords(parsed(records), 'store:c1', 0, { ownedJson: true });
+    expect(decode([received(0, { payload: { id: 'm0', intent: 'shout', text: 'x', source: 'user' } })])).toThrow(/corrupt "inbox.received" payload at intent/);
+    expect(decode([received(0), received(2)])).toThrow(/seq gap: expected seq 1, found 2/);
+    expect(decode([{ seq: 0, type: 'memory.recalled', v: 1, at: 5, payload: {}, ignorable: false }])).toThrow(LogReadError);
+  });
+});

@@ -8,17 +8,25 @@ import type { AnyEvent, EventRecord, OpaqueEvent } from './envelope.ts';
 import { LogReadError } from './errors.ts';
 import { toFrozenPlainData } from './plain-data.ts';
 
-export function decodeRecords(records: readonly EventRecord[], where: string, fromSeq = 0): AnyEvent[] {
-  const out: AnyEvent[] = [];
-  let expected = fromSeq;
-  for (const record of records) {
-    out.push(decodeRecord(record, where, expected));
-    expected++;
-  }
+export interface DecodeOptions {
+  /**
+   * The records' payloads are what `JSON.parse` made of the stored text, for this
+   * read alone — nothing else holds them (a store that parses each read, such as
+   * SQLite: `EventStore.readsOwnedJson`). They are plain JSON data by construction,
+   * so each is frozen in place instead of copied: the same checks on the record and
+   * its payload's schema, the same frozen event, one allocation of the payload less.
+   */
+  readonly ownedJson?: boolean;
+}
+
+export function decodeRecords(records: readonly EventRecord[], where: string, fromSeq = 0, options?: DecodeOptions): AnyEvent[] {
+  const out = new Array<AnyEvent>(records.length);
+  const owned = options?.ownedJson === true;
+  for (let i = 0; i < records.length; i++) out[i] = decodeRecord(records[i]!, where, fromSeq + i, owned);
   return out;
 }
 
-export function decodeRecord(record: EventRecord, where: string, expectedSeq: number): AnyEvent {
+export function decodeRecord(record: EventRecord, where: string, expectedSeq: number, ownedJson = false): AnyEvent {
   if (typeof record !== 'object' || record === null) throw new LogReadError(where, expectedSeq, 'not an object');
   if (record.seq !== expectedSeq) {
     throw new LogReadError(where, expectedSeq, `seq gap: expected seq ${expectedSeq}, found ${String(record.seq)}`);
@@ -46,7 +54,7 @@ export function decodeRecord(record: EventRecord, where: string, expectedSeq: nu
       seq: record.seq,
       v: record.v,
       at: record.at,
-      payload: safeFreeze(record.payload),
+      payload: ownedJson ? freezeParsed(record.payload) : safeFreeze(record.payload),
       ignorable: true,
       ...(record.sources ? { sources: Object.freeze([...record.sources]) } : {}),
       opaque: true,
@@ -68,10 +76,21 @@ export function decodeRecord(record: EventRecord, where: string, expectedSeq: nu
     at: record.at,
     // Freeze the record's payload as stored (zod's output drops unknown keys, which
     // would lose data written by a newer compatible writer).
-    payload: safeFreeze(record.payload),
+    payload: ownedJson ? freezeParsed(record.payload) : safeFreeze(record.payload),
     ignorable: record.ignorable,
     ...(record.sources ? { sources: Object.freeze([...record.sources]) } : {}),
   }) as AnyEvent;
+}
+
+/** A value `JSON.parse` made (plain data, no cycles, held by no one else), frozen in place, every object and array in it. */
+function freezeParsed(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  for (let i = 0; i < children.length; i++) {
+    const v = children[i];
+    if (typeof v === 'object' && v !== null) freezeParsed(v);
+  }
+  return Object.freeze(value);
 }
 
 function safeFreeze(value: unknown): unknown {

@@ -79,6 +79,29 @@ describe('snapshots of derived state', () => {
     }
   });
 
+  it('lists only the calls its messages do not place (a call a failed turn took back), and restores them all', async () => {
+    const world = createWorld({
+      tools: supportTools(new SupportBackend()),
+      script: [
+        toolUse([call('gone', 'lookup_order', { order_id: 'ORD-1001' })]),
+        { type: 'refusal', text: '', usage: { inputTokens: 1, outputTokens: 1 }, stopReason: 'refusal' },
+        toolUse([call('kept', 'lookup_order', { order_id: 'ORD-1002' })]),
+        reply('Shipped.'),
+      ],
+    });
+    await world.turn('Where is ORD-1001?');
+    await world.turn('And ORD-1002?');
+    const events = world.log.events.slice();
+    const whole = snapshotAt(events, events.length);
+    expect(whole.projection.calls.map((c) => c[0])).toEqual(['gone']);
+    expect(JSON.stringify(whole.projection.messages)).toContain('"kept"');
+    const wholeState = derived(new EventLog(clock, events));
+    for (let k = 1; k <= events.length; k++) {
+      const resumed = resumeFromSnapshot(clock, snapshotAt(events, k), prefixOf(events, k), events.slice(k));
+      expect(derived(resumed), `resumed at ${k}`).toEqual(wholeState);
+    }
+  });
+
   it('reads no more of the prefix than asked for, and all of it, in order, when the whole log is asked for', async () => {
     const world = createWorld({ script: Array.from({ length: 200 }, (_, i) => reply(`Answer ${i}.`)) });
     for (let i = 0; i < 200; i++) await world.turn(`Question ${i}?`);
@@ -148,6 +171,18 @@ describe('snapshots of derived state', () => {
     expect(resume(good, k + 1, events.slice(k + 1))).toThrow(SnapshotMismatch);
     expect(resume({ ...good, positions: { ...good.positions, pending: ['nobody'] } })).toThrow(/positions state is malformed/);
     expect(resume({ ...good, projection: { ...good.projection, messages: [{ role: 'robot', content: [] }] } })).toThrow(/projection state is malformed/);
+    const stream = good.projection.messages;
+    expect(stream.length).toBeGreaterThan(4);
+    expect(resume({ ...good, projection: { ...good.projection, messages: stream.slice(0, -1) } })).toThrow(/projection state is malformed/); // a message cut short
+    expect(resume({ ...good, projection: { ...good.projection, messages: [...stream, 7] } })).toThrow(/projection state is malformed/); // blocks missing
+    expect(resume({ ...good, projection: { ...good.projection, messages: [...stream, 3, 0, 'id', 'name'] } })).toThrow(/projection state is malformed/);
+    expect(resume({ ...good, projection: { ...good.projection, messages: [...stream, 2, 0, 'id', 'maybe', 'x'] } })).toThrow(/projection state is malformed/); // a result's status
+    expect(resume({ ...good, projection: { ...good.projection, calls: [['x', -2, 0]] } })).toThrow(/projection state is malformed/);
+    const columns = good.positions.calls;
+    expect(resume({ ...good, positions: { ...good.positions, calls: [...columns.slice(0, 7), [...columns[7], true]] } })).toThrow(
+      /positions state is malformed/,
+    );
+    expect(resume({ ...good, positions: { ...good.positions, calls: columns.slice(0, 7) } })).toThrow(/positions state is malformed/);
     expect(resume({ ...good, windows: { ...good.windows, until: [['x', 'soon']] } })).toThrow(/windows state is malformed/);
     expect(resume({ ...good, sessionTokens: { upTo: k, total: -1 } })).toThrow(/session tokens state is malformed/);
     expect(resume(null)).toThrow(SnapshotMismatch);
@@ -164,6 +199,6 @@ describe('snapshots of derived state', () => {
       .update(JSON.stringify(snapshotOf(loopOver(log), log)))
       .digest('hex')
       .slice(0, 16);
-    expect({ format: SNAPSHOT_FORMAT, digest }).toEqual({ format: 1, digest: '902b899843a62b1c' });
+    expect({ format: SNAPSHOT_FORMAT, digest }).toEqual({ format: 2, digest: '39ccf72b01dfeb92' });
   });
 });

@@ -29,7 +29,7 @@ import type { AgentLoop } from './runner.ts';
 import { seedSessionTokens, type SessionTokensState } from './session-tokens.ts';
 
 /** The version of what a snapshot holds and how each fold computes it. */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 
 export interface LoopSnapshot {
   readonly format: number;

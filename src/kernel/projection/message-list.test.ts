@@ -16,14 +16,16 @@ describe('MessageList: a persistent list of messages', () => {
       { weight: 1, arbitrary: fc.nat(5_000).map((n): Op => ({ truncate: n })) },
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 400 }), fc.nat(3_000), (ops, prefill) => {
+      fc.property(fc.array(op, { maxLength: 400 }), fc.nat(3_000), fc.boolean(), (ops, prefill, bulk) => {
         let list = MessageList.EMPTY;
         let model: Message[] = [];
         for (let i = 0; i < prefill; i++) {
           const m = msg(i);
-          list = list.push(m);
+          if (!bulk) list = list.push(m);
           model.push(m);
         }
+        // Prefilled one push at a time, or built at once (`from`, as a restored snapshot is): the same list either way.
+        if (bulk) list = MessageList.from(model);
         const versions: [MessageList, Message[]][] = [];
         for (const o of ops) {
           if ('push' in o) {
@@ -74,6 +76,10 @@ describe('MessageList: a persistent list of messages', () => {
     for (let i = 0; i < 33_000; i++) list = list.push(msg(i));
     expect(list.at(32_767)).toBe(list.toArray()[32_767]);
     expect(list.truncate(1_056).length).toBe(1_056);
+    const bulk = MessageList.from(list.toArray());
+    expect(bulk.toArray()).toEqual(list.toArray());
+    for (const i of [0, 31, 32, 1_023, 1_024, 1_055, 32_767, 32_768, 32_999]) expect(bulk.at(i)).toBe(list.at(i));
+    expect(bulk.push(msg(1)).pop().truncate(32_768).push(msg(2)).toArray()).toEqual([...list.toArray().slice(0, 32_768), msg(2)]);
     const back = list.truncate(1_000);
     expect(back.toArray().map((m) => (m.content[0] as { text: string }).text)).toEqual(Array.from({ length: 1_000 }, (_, i) => `m${i}`));
   });

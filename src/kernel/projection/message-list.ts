@@ -38,11 +38,26 @@ export class MessageList {
     this.#tail = tail;
   }
 
-  /** A list of the messages of `array`, in order. */
+  /**
+   * A list of the messages of `array`, in order: the list `push` would build one
+   * message at a time (the same trie and tail), built a leaf and a level at a
+   * time — a snapshot's history restored costs one pass, not a tail copy per message.
+   */
   static from(array: readonly Message[]): MessageList {
-    let list = MessageList.EMPTY;
-    for (const m of array) list = list.push(m);
-    return list;
+    const length = array.length;
+    if (length === 0) return MessageList.EMPTY;
+    const tailOffset = length < WIDTH ? 0 : ((length - 1) >>> BITS) << BITS;
+    let nodes: Node[] = [];
+    for (let i = 0; i < tailOffset; i += WIDTH) nodes.push(Object.freeze(array.slice(i, i + WIDTH)));
+    let shift = BITS;
+    while (nodes.length > WIDTH) {
+      const up: Node[] = [];
+      for (let i = 0; i < nodes.length; i += WIDTH) up.push(Object.freeze(nodes.slice(i, i + WIDTH)));
+      nodes = up;
+      shift += BITS;
+    }
+    const root = nodes.length === 0 ? EMPTY_NODE : Object.freeze(nodes);
+    return new MessageList(length, shift, root, Object.freeze(array.slice(tailOffset)));
   }
 
   /** Index of the first message in the tail. */

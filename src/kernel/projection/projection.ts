@@ -41,13 +41,18 @@ interface CallPosition {
 export const SUMMARY_PREFIX = '[Summary of the earlier conversation]\n';
 
 /**
- * A message as compact plain data (a snapshot holds every message of the history
- * in force, so its size matters): `[0 | 1, ...blocks]` for user | assistant, a
- * block being a string (text), `[callId, status, content]` (a tool result),
- * `[id, name, args]` (a tool call), or the block itself when it carries more
- * fields than those (a record written by a newer version keeps them).
+ * Messages as compact plain data, one flat array (a snapshot holds every message
+ * of the history in force and is parsed whole on every reopen: its size and its
+ * count of little arrays matter). Each message is a head `role + 2 × blocks`
+ * (role 0: user, 1: assistant), then each block: a string (text), `0, callId,
+ * status, content` (a tool result) or `0, id, name, args` (a tool call), or the
+ * block itself when it carries more fields than those (a record written by a
+ * newer version keeps them).
  */
-export type CompactMessage = readonly [0 | 1, ...(string | readonly [string, string, unknown] | Readonly<Record<string, unknown>>)[]];
+export type MessageStream = readonly unknown[];
+
+/** One message of a `MessageStream`, as its own array. */
+type CompactMessage = readonly unknown[];
 
 /**
  * The incremental projection as plain data, at the log's length `upTo`: for a
@@ -58,61 +63,93 @@ export interface ProjectionState {
   readonly upTo: number;
   /** The replace generation it was folded under. */
   readonly generation: number;
-  readonly messages: readonly CompactMessage[];
-  /** [call id, index of the assistant message that made it, position among its calls] */
+  readonly messages: MessageStream;
+  /**
+   * Where each call's result goes is where its call is in `messages` (the index of
+   * its assistant message, its position among that message's calls): only the
+   * calls for which that is not so are listed, [call id, message index (-1: none
+   * kept), position] — a call whose message a failed turn took back.
+   */
   readonly calls: readonly (readonly [string, number, number])[];
   readonly replacements: readonly Replacement[];
   readonly next: number;
   readonly skipTo: number;
-  readonly turn: { readonly turn: number; readonly startLength: number; readonly startLast: CompactMessage | null; readonly events: readonly number[] } | null;
+  readonly turn: { readonly turn: number; readonly startLength: number; readonly startLast: MessageStream | null; readonly events: readonly number[] } | null;
 }
 
 const BLOCK_KEYS = { text: 2, tool_result: 4, tool_call: 4 } as const;
 
 /**
  * The compact form of each message a snapshot has held: messages are frozen and
- * replaced, never changed, so the next snapshot reuses the form (and an encoder
- * may cache its text by it) — a snapshot costs what changed, not the history.
+ * replaced, never changed, so the next snapshot reuses the form — a snapshot costs
+ * what changed, not the history.
  */
 const compacted = new WeakMap<Message, CompactMessage>();
 
 function compactMessage(m: Message): CompactMessage {
   const known = compacted.get(m);
   if (known) return known;
-  const out: unknown[] = [m.role === 'user' ? 0 : 1];
+  const out: unknown[] = [(m.role === 'user' ? 0 : 1) + 2 * m.content.length];
   for (const b of m.content) {
     if (Object.keys(b).length !== BLOCK_KEYS[b.type]) out.push(b);
-    else out.push(b.type === 'text' ? b.text : b.type === 'tool_result' ? [b.callId, b.status, b.content] : [b.id, b.name, b.args]);
+    else if (b.type === 'text') out.push(b.text);
+    else if (b.type === 'tool_result') out.push(0, b.callId, b.status, b.content);
+    else out.push(0, b.id, b.name, b.args);
   }
-  const compact = Object.freeze(out) as unknown as CompactMessage;
+  const compact = Object.freeze(out);
   if (Object.isFrozen(m)) compacted.set(m, compact);
   return compact;
 }
 
 const RESULT_STATUSES: ReadonlySet<unknown> = new Set(['ok', 'failed', 'unknown']);
 
-/** A message read back from a snapshot: its shape checked, built and frozen as the projection builds its own. */
-function restoredMessage(value: unknown, where: string, bad: (what: string) => Error): Message {
-  if (!Array.isArray(value) || (value[0] !== 0 && value[0] !== 1)) throw bad(where);
-  const user = value[0] === 0;
-  const content = new Array<UserBlock | AssistantBlock>(value.length - 1);
-  for (let i = 1; i < value.length; i++) {
-    const b = value[i] as unknown;
-    if (typeof b === 'string') content[i - 1] = Object.freeze({ type: 'text', text: b });
-    else if (typeof b === 'object' && b !== null && !Array.isArray(b)) {
-      const type = (b as { type?: unknown }).type;
-      if (type !== 'text' && type !== (user ? 'tool_result' : 'tool_call')) throw bad(`${where}: block ${i - 1}`);
-      content[i - 1] = deepFreeze(b) as UserBlock | AssistantBlock;
-    } else if (!Array.isArray(b) || b.length !== 3 || typeof b[0] !== 'string') throw bad(`${where}: block ${i - 1}`);
-    else if (user) {
-      if (!RESULT_STATUSES.has(b[1]) || typeof b[2] !== 'string') throw bad(`${where}: block ${i - 1}`);
-      content[i - 1] = Object.freeze({ type: 'tool_result', callId: b[0], status: b[1] as ToolResultBlock['status'], content: b[2] });
-    } else {
-      if (typeof b[1] !== 'string') throw bad(`${where}: block ${i - 1}`);
-      content[i - 1] = Object.freeze({ type: 'tool_call', id: b[0], name: b[1], args: deepFreeze(b[2]) });
+/**
+ * The messages a `MessageStream` holds, each checked, built and frozen as the
+ * projection builds its own; `calls` (when given) gets the place of every tool
+ * call, as folding those messages would set it.
+ */
+function restoredMessages(stream: unknown, where: string, bad: (what: string) => Error, calls?: Map<string, CallPosition>): Message[] {
+  if (!Array.isArray(stream)) throw bad(where);
+  const out: Message[] = [];
+  const end = stream.length;
+  let i = 0;
+  while (i < end) {
+    const index = out.length;
+    const head = stream[i++] as unknown;
+    if (typeof head !== 'number' || !Number.isSafeInteger(head) || head < 0) throw bad(`${where}: message ${index}`);
+    const user = (head & 1) === 0;
+    const content = new Array<UserBlock | AssistantBlock>(head >>> 1);
+    let order = 0;
+    for (let k = 0; k < content.length; k++) {
+      if (i >= end) throw bad(`${where}: message ${index} ends early`);
+      const b = stream[i++] as unknown;
+      let block: UserBlock | AssistantBlock;
+      if (typeof b === 'string') block = Object.freeze({ type: 'text', text: b });
+      else if (b === 0) {
+        if (i + 3 > end) throw bad(`${where}: message ${index} ends early`);
+        const id = stream[i];
+        const second = stream[i + 1];
+        const third = stream[i + 2];
+        i += 3;
+        if (typeof id !== 'string' || typeof second !== 'string') throw bad(`${where}: message ${index} block ${k}`);
+        if (user) {
+          if (!RESULT_STATUSES.has(second) || typeof third !== 'string') throw bad(`${where}: message ${index} block ${k}`);
+          block = Object.freeze({ type: 'tool_result', callId: id, status: second as ToolResultBlock['status'], content: third });
+        } else block = Object.freeze({ type: 'tool_call', id, name: second, args: deepFreeze(third) });
+      } else if (typeof b === 'object' && b !== null && !Array.isArray(b)) {
+        const type = (b as { type?: unknown }).type;
+        if (type !== 'text' && type !== (user ? 'tool_result' : 'tool_call')) throw bad(`${where}: message ${index} block ${k}`);
+        block = deepFreeze(b) as UserBlock | AssistantBlock;
+      } else throw bad(`${where}: message ${index} block ${k}`);
+      if (calls && block.type === 'tool_call') {
+        if (typeof block.id !== 'string') throw bad(`${where}: message ${index} block ${k}`);
+        calls.set(block.id, { messageIndex: index, order: order++ });
+      }
+      content[k] = block;
     }
+    out.push(Object.freeze({ role: user ? 'user' : 'assistant', content: Object.freeze(content) }) as Message);
   }
-  return Object.freeze({ role: user ? 'user' : 'assistant', content: Object.freeze(content) }) as Message;
+  return out;
 }
 
 /** Folds events into messages. One instance per (log, replace generation). */
@@ -134,11 +171,26 @@ class Folder {
 
   state(upTo: number, generation: number): ProjectionState {
     const turn = this.#turn;
+    const messages = this.list.toArray();
+    const compacts = new Array<CompactMessage>(messages.length);
+    let values = 0;
+    for (let i = 0; i < messages.length; i++) values += (compacts[i] = compactMessage(messages[i]!)).length;
+    const stream = new Array<unknown>(values);
+    let at = 0;
+    for (const compact of compacts) for (let k = 0; k < compact.length; k++) stream[at++] = compact[k];
+    // The calls the messages place as this folder has them need not be listed: restoring the messages places them.
+    const calls: (readonly [string, number, number])[] = [];
+    for (const [id, p] of this.#calls) if (!placesCall(messages[p.messageIndex], p.order, id)) calls.push([id, p.messageIndex, p.order]);
+    // A call the messages place that this folder has no place for: restoring must not give it one.
+    for (const m of messages) {
+      if (m.role !== 'assistant') continue;
+      for (const b of m.content) if (b.type === 'tool_call' && !this.#calls.has(b.id)) calls.push([b.id, -1, 0]);
+    }
     return {
       upTo,
       generation,
-      messages: this.list.toArray().map(compactMessage),
-      calls: [...this.#calls].map(([id, p]) => [id, p.messageIndex, p.order] as const),
+      messages: stream,
+      calls,
       replacements: this.#replacements,
       next: this.#next,
       skipTo: this.#skipTo,
@@ -165,13 +217,12 @@ class Folder {
     });
     const folder = new Folder(replacements);
     if (!Array.isArray(state.messages)) throw bad('messages');
-    let list = MessageList.EMPTY;
-    for (let i = 0; i < state.messages.length; i++) list = list.push(restoredMessage(state.messages[i], `message ${i}`, bad));
-    folder.list = list;
+    folder.list = MessageList.from(restoredMessages(state.messages, 'messages', bad, folder.#calls));
     if (!Array.isArray(state.calls)) throw bad('calls');
     for (const row of state.calls) {
-      if (!Array.isArray(row) || row.length !== 3 || typeof row[0] !== 'string' || !int(row[1]) || !int(row[2])) throw bad('a call');
-      folder.#calls.set(row[0], { messageIndex: row[1], order: row[2] });
+      if (!Array.isArray(row) || row.length !== 3 || typeof row[0] !== 'string' || !int(row[1], -1) || !int(row[2])) throw bad('a call');
+      if (row[1] === -1) folder.#calls.delete(row[0]);
+      else folder.#calls.set(row[0], { messageIndex: row[1], order: row[2] });
     }
     if (!int(state.next) || state.next > replacements.length || !int(state.skipTo, -1)) throw bad('cursor');
     folder.#next = state.next;
@@ -188,7 +239,7 @@ class Folder {
       folder.#turn = {
         turn: t.turn,
         startLength: t.startLength,
-        startLast: t.startLast === null ? undefined : restoredMessage(t.startLast, 'open turn start', bad),
+        startLast: t.startLast === null ? undefined : onlyMessage(restoredMessages(t.startLast, 'open turn start', bad), bad),
         events,
       };
     }
@@ -328,6 +379,23 @@ class Folder {
     this.#changedFrom = this.list.length;
     return from;
   }
+}
+
+/** Is the call at position `order` among the calls of `message` the call `id`? */
+function placesCall(message: Message | undefined, order: number, id: string): boolean {
+  if (message?.role !== 'assistant') return false;
+  let k = 0;
+  for (const b of message.content) {
+    if (b.type !== 'tool_call') continue;
+    if (k === order) return b.id === id;
+    k++;
+  }
+  return false;
+}
+
+function onlyMessage(messages: readonly Message[], bad: (what: string) => Error): Message {
+  if (messages.length !== 1) throw bad(`open turn start: ${messages.length} messages`);
+  return messages[0]!;
 }
 
 function deepFreeze(value: unknown): unknown {
