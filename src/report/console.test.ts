@@ -79,3 +79,20 @@ describe('wrap and printable', () => {
     expect(printable('a\u0000b\u009bc')).toBe('a\\x00b\\x9bc');
   });
 });
+
+describe('console report of a broken build', () => {
+  it('draws many failed cases with long failures (each cut at 2,000 characters), each line within the width, every id listed', () => {
+    const long = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+    const failed = Array.from({ length: 30 }, (_, i) => ({
+      ...sampleCases()[0]!,
+      id: `scenario:broken/case-${i}`,
+      status: 'failed' as const,
+      checks: [{ name: 'crash-recovery', passed: false, message: long }],
+    }));
+    const results = { ...sampleResults(failed), summary: summarize(failed) };
+    const out = renderConsole(results, { width: 100 });
+    for (const line of out.split('\n')) if (line.startsWith('│')) expect(line.length).toBe(100);
+    for (const c of failed) expect(out).toContain(c.id);
+    expect(out.trimEnd().endsWith('FAILED: 30 failed')).toBe(true);
+  });
+});

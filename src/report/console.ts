@@ -5,9 +5,9 @@
  * it goes. Control characters from case data are made visible, never sent to the
  * terminal as escapes.
  */
-import Table from 'cli-table3';
 import { costliest } from './cost/costliest.ts';
 import { caseCostText, suiteCostText } from './cost/format-cost.ts';
+import { boxTable } from './box-table.ts';
 import { CASE_KINDS, casesForReading, failingRequest, failureText, formatDuration, oneLine, stepName } from './format.ts';
 import { judgeVerdicts } from './judge-verdicts.ts';
 import { fuzzSubjectText, type CaseResult, type CaseStatus, type KindSummary, type RunResults } from './results.ts';
@@ -135,19 +135,16 @@ function caseTable(cases: readonly CaseResult[], verbose: boolean, width: number
   const idWidth = Math.max(10, Math.min(longest(['failed case', ...cases.map((c) => printable(c.id))], Math.floor(width * 0.4)), shared - 20));
   const rest = Math.max(12, shared - idWidth);
   const fixed = verbose ? [3, idWidth, outcomeWidth, 12] : [idWidth, outcomeWidth];
-  const table = new Table({
-    head: verbose ? ['', 'case', 'outcome', 'time', 'failure / reason'] : ['failed case', 'outcome', 'failure'],
-    colWidths: [...fixed, rest],
-    style: { head: [], border: [] },
-  });
+  const head = verbose ? ['', 'case', 'outcome', 'time', 'failure / reason'] : ['failed case', 'outcome', 'failure'];
+  const rows: string[][] = [];
   for (const c of cases) {
     const why = c.status === 'failed' ? failureText(c) : c.status === 'skipped' ? (c.skipReason ?? 'skipped') : '';
     const row = [wrap(cell(c.id), idWidth - 2), wrap(cell(c.outcome ?? '—'), outcomeWidth - 2), wrap(cell(why), rest - 2)];
     const mark =
       c.status === 'failed' ? paint.red(STATUS_MARK.failed) : c.status === 'skipped' ? paint.yellow(STATUS_MARK.skipped) : paint.green(STATUS_MARK.passed);
-    table.push(verbose ? [mark, row[0]!, row[1]!, formatDuration(c.durationMs), row[2]!] : row);
+    rows.push(verbose ? [mark, row[0]!, row[1]!, formatDuration(c.durationMs), row[2]!] : row);
   }
-  return table.toString();
+  return boxTable(head, [...fixed, rest], rows);
 }
 
 /** Wraps at spaces to `width` columns; a word longer than a line is split, never cut off. */
