@@ -94,7 +94,7 @@ export async function verdictOf(invariant: Invariant, run: AnyRun, context: Inva
 export async function checkInvariants(
   run: AnyRun,
   invariants: readonly Invariant[] = INVARIANTS,
-  context: InvariantContext = { crashPoints: RUN_CRASH_POINTS },
+  context: InvariantContext = { crashPoints: RUN_CRASH_POINTS, reopenFromSqlite: true },
 ): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
   for (const invariant of invariants) {

@@ -29,6 +29,8 @@ export interface InvariantContext {
   readonly crashAt?: number;
   /** Crash points checked in memory when there is no crash point. */
   readonly crashPoints?: number;
+  /** With `crashPoints`: also write the whole log to a real SQLite file, reopen it and resume (the production store, once per case). */
+  readonly reopenFromSqlite?: boolean;
 }
 
 export interface Invariant {
