@@ -369,6 +369,14 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'forbidden_403',
+    title: 'HTTP 403 (the key may not use this model, or not from here) ends as transport_error{auth}, never retried as a server fault',
+    behaviour: { kind: 'http_error', error: 'forbidden' },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'auth').status, 403);
+    },
+  },
+  {
     id: 'network_before_response',
     title: 'a connection reset before any response ends as transport_error{network}',
     behaviour: { kind: 'reset_before_response' },

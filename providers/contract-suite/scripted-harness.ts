@@ -79,6 +79,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
       return overflow('request', 'prompt is too long');
     case 'auth':
       return transportError('auth', { status: status ?? 401 });
+    case 'forbidden':
+      return transportError('auth', { status: status ?? 403 });
     case 'rate_limited':
       return transportError('rate_limited', {
         status: status ?? 429,

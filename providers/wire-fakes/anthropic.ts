@@ -138,6 +138,8 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
       return { status: status ?? 400, body: errorBody('invalid_request_error', ANTHROPIC_OVERFLOW_MESSAGE) };
     case 'auth':
       return { status: status ?? 401, body: errorBody('authentication_error', 'invalid x-api-key') };
+    case 'forbidden':
+      return { status: status ?? 403, body: errorBody('permission_error', 'Your API key does not have permission to use the specified resource.') };
     case 'rate_limited':
       return {
         status: status ?? 429,

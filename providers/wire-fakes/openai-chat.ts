@@ -151,6 +151,12 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
           'invalid_api_key',
         ),
       };
+    case 'forbidden':
+      // What OpenAI answers from a country it does not serve: only the status says the key cannot be used.
+      return {
+        status: status ?? 403,
+        body: openAIErrorBody('Country, region, or territory not supported', 'request_forbidden', 'unsupported_country_region_territory'),
+      };
     case 'rate_limited':
       return {
         status: status ?? 429,

@@ -42,7 +42,7 @@ export interface WireTurn {
 
 /** The kinds of failure a provider answers with an error body. */
 /** `quota`: the account is out of credit or quota — a 429 on OpenAI (`insufficient_quota`), a 402 `billing_error` on Anthropic. */
-export type ErrorKind = 'overflow' | 'auth' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded';
+export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded';
 
 /** Thrown by a protocol module for a turn its provider cannot produce. */
 export class UnsupportedOnWire extends Error {
