@@ -12,3 +12,9 @@ export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET}; please rotate
 
 /** A call id that carries the secret (a model choosing ids from what it read). */
 export const SECRET_CALL_ID = `key-${FUZZ_SECRET}`;
+
+/** A tool output carrying the secret encoded, as integrations do: base64 inside a basic-auth value, URL-encoded in a query string. */
+export const SECRET_ENCODED_OUTPUT = {
+  auth: Buffer.from(`u:${FUZZ_SECRET}`).toString('base64'),
+  callback: `https://example.test/hook?key=${encodeURIComponent(FUZZ_SECRET).replaceAll('_', '%5F')}`,
+};

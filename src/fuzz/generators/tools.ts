@@ -10,6 +10,7 @@ import { CREDENTIAL_SAMPLES } from '../../harness/invariants/support/credential-
 import fc from 'fast-check';
 import { EXECUTOR_FAULTS, type Behaviour, type ScenarioTool } from '../../harness/scenario/schema.ts';
 import { sometimes } from './optional.ts';
+import { SECRET_ENCODED_OUTPUT } from './secret.ts';
 
 export const SIDE_EFFECTS = ['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'] as const;
 export type SideEffectLevel = (typeof SIDE_EFFECTS)[number];
@@ -67,8 +68,14 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Behaviour>('hang') },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ return: { ok: true, note: 'scripted output' } }) },
   { weight: 1, arbitrary: longOutputArb.map((text): Behaviour => ({ return: text })) },
-  // A credential nobody configured, of a shape the default rules know: `credential-shapes-redacted` checks it never leaves.
-  { weight: 1, arbitrary: fc.constantFrom(...CREDENTIAL_SAMPLES).map((s): Behaviour => ({ return: `settings in use: ${s.text}` })) },
+  // A credential nobody configured, of a shape the default rules know (`credential-shapes-redacted` checks it never
+  // leaves), or the case's own secret encoded (invariant 15, when the case lists it).
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Behaviour>(...CREDENTIAL_SAMPLES.map((s): Behaviour => ({ return: `settings in use: ${s.text}` })), {
+      return: SECRET_ENCODED_OUTPUT,
+    }),
+  },
 );
 
 /**

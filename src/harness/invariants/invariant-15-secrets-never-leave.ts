@@ -7,6 +7,12 @@
  * streamed deltas joined back together, the store, the traces, the requests sent
  * to the provider, the turn results, the host's response envelopes, and the
  * case's report in every format.
+ *
+ * Two searches: the kernel's own (`containsSecret`, the same forms redaction
+ * removes) and a naive one written here that shares nothing with it — every run
+ * of base64 characters in the text decoded at each of its four offsets, and the
+ * text with its `%HH` and `\uHHHH` escapes undone — so a form the redactor
+ * stopped recognising is not also missed by the check.
  */
 import { secretFinder } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -28,7 +34,35 @@ function secretsKeptOut(run: ScenarioRun): string | undefined {
   const finders = secrets.map((secret) => ({ secret, found: secretFinder(secret) }));
   for (const [where, text] of runArtifacts(run)) {
     const haystack = text();
-    for (const { secret, found } of finders) if (found(haystack)) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}`;
+    for (const { secret, found } of finders) {
+      if (found(haystack)) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}`;
+      const form = naiveForm(haystack, secret);
+      if (form) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}, ${form}`;
+    }
+  }
+  return undefined;
+}
+
+const BASE64_RUN = /[A-Za-z0-9+/_-]{12,}/g;
+const AN_ESCAPE = /%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}/;
+
+/** How a naive decoding of `text` finds `secret` in it (base64 at any offset, or unescaped), else undefined. */
+function naiveForm(text: string, secret: string): string | undefined {
+  if (secret.length < 8) return undefined;
+  if (AN_ESCAPE.test(text)) {
+    let plain = text;
+    for (let round = 0; round < 3; round++) {
+      plain = plain
+        .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+        .replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+    }
+    if (plain.includes(secret)) return 'escaped (%HH or \\uHHHH)';
+  }
+  for (const [run] of text.matchAll(BASE64_RUN)) {
+    const standard = run.replaceAll('-', '+').replaceAll('_', '/');
+    for (let offset = 0; offset < 4; offset++) {
+      if (Buffer.from(standard.slice(offset), 'base64').toString('latin1').includes(secret)) return 'base64-encoded';
+    }
   }
   return undefined;
 }
