@@ -494,6 +494,11 @@ export const scenarioSchema = z
           .min(1)
           .optional()
           .describe('Records (by seq) the store loses when the process crashes: read back after a reopen, the conversation has a gap'),
+        corruptOnCrash: z
+          .array(z.number().int().nonnegative())
+          .min(1)
+          .optional()
+          .describe('Records (by seq) the store garbles when the process crashes: read back after a reopen, each has a payload of the wrong shape'),
       })
       .optional(),
     secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),
@@ -533,6 +538,8 @@ export const scenarioSchema = z
       ctx.addIssue({ code: 'custom', path: ['inbox', crashed, 'crash'], message: 'a crash needs a reopen after it, or nothing checks what the crash left' });
     if (scenario.store?.loseOnCrash && !scenario.inbox.some((e) => e.crash))
       ctx.addIssue({ code: 'custom', path: ['store', 'loseOnCrash'], message: 'records are lost in a crash: add a crash (and a reopen) to the inbox' });
+    if (scenario.store?.corruptOnCrash && !scenario.inbox.some((e) => e.crash))
+      ctx.addIssue({ code: 'custom', path: ['store', 'corruptOnCrash'], message: 'records are garbled in a crash: add a crash (and a reopen) to the inbox' });
     const ids = new Set<string>();
     scenario.prompt?.forEach((f, i) => {
       if (ids.has(f.id)) ctx.addIssue({ code: 'custom', path: ['prompt', i, 'id'], message: `prompt fragment "${f.id}" is declared twice` });

@@ -13,7 +13,11 @@
  * - `store.loseOnCrash`: records (by seq) the crash loses, as a disk that drops a
  *   page: every process reading the conversation afterwards gets it with a gap
  *   there (a store breaking its gapless rule), which must be refused, not read
- *   as a shorter history.
+ *   as a shorter history;
+ * - `store.corruptOnCrash`: records (by seq) the crash garbles, as a torn page
+ *   or bit rot: read back afterwards, each has its type and seq but a payload
+ *   that is not what that type holds — which must be refused, not decoded into
+ *   a history.
  *
  * Snapshots of derived state (the production host writes one with the events
  * every few events, see host-config.ts) go through with their batch: a failed or
@@ -48,8 +52,11 @@ export class WorldStore {
   readonly #failAppends: ReadonlySet<number>;
   readonly #tornAppends: ReadonlyMap<number, number>;
   readonly #loseOnCrash: ReadonlySet<number>;
+  readonly #corruptOnCrash: ReadonlySet<number>;
   /** Seqs lost to a crash so far: reads leave them out. */
   readonly #lost = new Set<number>();
+  /** Seqs a crash garbled so far: reads return them with a payload of the wrong shape. */
+  readonly #garbled = new Set<number>();
   /** Conversations written to. */
   readonly #written = new Set<string>();
   #attempts = 0;
@@ -62,6 +69,7 @@ export class WorldStore {
     this.#failAppends = new Set(spec?.failAppends ?? []);
     this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
     this.#loseOnCrash = new Set(spec?.loseOnCrash ?? []);
+    this.#corruptOnCrash = new Set(spec?.corruptOnCrash ?? []);
     this.store = make ? make({}) : new MemoryEventStore();
   }
 
@@ -95,8 +103,7 @@ export class WorldStore {
       },
       read: async (conversationId: string, fromSeq?: number) => {
         alive();
-        const records = await inner.read(conversationId, fromSeq);
-        return world.#lost.size === 0 ? records : records.filter((r) => !world.#lost.has(r.seq));
+        return world.#asRead(await inner.read(conversationId, fromSeq));
       },
       readSnapshot: async (conversationId: string) => {
         alive();
@@ -104,8 +111,7 @@ export class WorldStore {
       },
       readRangeSync: (conversationId: string, from: number, to: number) => {
         alive();
-        const records = inner.readRangeSync(conversationId, from, to);
-        return world.#lost.size === 0 ? records : records.filter((r) => !world.#lost.has(r.seq));
+        return world.#asRead(inner.readRangeSync(conversationId, from, to));
       },
       listConversations: async () => {
         alive();
@@ -129,14 +135,26 @@ export class WorldStore {
     };
   }
 
-  /** A process died: the records the scenario loses in a crash go, if the store holds them. */
+  /** A process died: the records the scenario loses or garbles in a crash go, if the store holds them. */
   #crashed(): void {
+    const stored = Math.max(0, ...[...this.#written].map((c) => this.store.count(c)));
     for (const seq of this.#loseOnCrash) {
-      const stored = Math.max(0, ...[...this.#written].map((c) => this.store.count(c)));
       if (this.#lost.has(seq) || seq >= stored) continue;
       this.#lost.add(seq);
       this.#faults.record(`store loses record ${seq} in the crash`);
     }
+    for (const seq of this.#corruptOnCrash) {
+      if (this.#garbled.has(seq) || seq >= stored) continue;
+      this.#garbled.add(seq);
+      this.#faults.record(`store garbles record ${seq} in the crash`);
+    }
+  }
+
+  /** Records as a process reads them back: without the lost ones, the garbled ones with a payload of the wrong shape. */
+  #asRead(records: readonly EventRecord[]): EventRecord[] {
+    const out = this.#lost.size === 0 ? [...records] : records.filter((r) => !this.#lost.has(r.seq));
+    if (this.#garbled.size === 0) return out;
+    return out.map((r) => (this.#garbled.has(r.seq) ? { ...r, payload: { turn: 'garbled', torn: true } } : r));
   }
 
   async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
