@@ -90,6 +90,18 @@ describe('loopgate run --update', () => {
     expect(readFileSync(file, 'utf8')).toBe(STALE);
   });
 
+  it('writes the outcomes the check reads: a turn a crash left open and recovery closed counts too', async () => {
+    // The crash scenario's first turn is closed `interrupted` by the reopened host's recovery, not returned by a loop.
+    const current = readFileSync(join(BUNDLED_ROOT, 'crash/crash-before-refund-starts-not-run.yaml'), 'utf8');
+    expect(current).toContain('  outcomes: [interrupted, replied]\n');
+    const file = join(dir, 'crash-not-run.yaml');
+    writeFileSync(file, current.replace('  outcomes: [interrupted, replied]\n', '  outcomes: [replied]\n'));
+    expect(await run(args({ paths: [file] }), quiet)).toBe(EXIT.failed);
+    expect(await run(args({ paths: [file], update: true }), quiet)).toBe(EXIT.passed);
+    expect(readFileSync(file, 'utf8')).toBe(current);
+    expect(await run(args({ paths: [file] }), quiet)).toBe(EXIT.passed);
+  });
+
   it('cannot be combined with --live', async () => {
     await expect(run(args({ update: true, live: true, provider: 'anthropic' }), quiet)).rejects.toThrow(/--update .* cannot take a live run/);
   });
