@@ -32,9 +32,18 @@ export const inboxDeliveredOnce = defineInvariant({
   check: (run) =>
     firstViolation(
       () => injectNeverWakes(run),
+      () => returnsReturnSomething(run),
       () => inboxFollowsReference(run),
     ),
 });
+
+/** An `inbox.returned` gives back at least one message: an empty one records nothing that happened. */
+function returnsReturnSomething(run: ScenarioRun): string | undefined {
+  for (const e of viewOf(run).known) {
+    if (e.type === 'inbox.returned' && e.payload.ids.length === 0) return `event seq ${e.seq}: an inbox.returned that returns no message (turn ${e.payload.turn})`;
+  }
+  return undefined;
+}
 
 function inboxFollowsReference(run: ScenarioRun): string | undefined {
   const view = viewOf(run);
