@@ -12,6 +12,12 @@
  * milliseconds or glues one call's argument chunk onto another is consistent
  * there; it is not here. Results the loop caused (a cancel aborting the call, its
  * own timeout) are not judged.
+ *
+ * One rewrite is expected: the OpenAI adapters unwrap a call to an undeclared
+ * `multi_tool_use.parallel` (or `parallel`) wrapper into the calls its
+ * `tool_uses` list (ids `<wrapper id>_<n>`, the `functions.` prefix dropped); a
+ * wrapper that cannot be read so comes back as it was sent. `expectedCalls`
+ * says that here, on its own.
  */
 import type { ModelResult } from '../../kernel/index.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
@@ -34,7 +40,7 @@ function adapterFollowsWire(run: ScenarioRun): string | undefined {
     const step = script[i];
     if (!result || !step) continue;
     if (result.type === 'transport_error' && (result.kind === 'aborted' || result.kind === 'timeout')) continue; // the loop gave up waiting
-    const problem = mismatch(wire.provider, step, result);
+    const problem = mismatch(wire.provider, step, result, new Set(run.sideEffectLevels.keys()));
     if (problem) return `${wire.provider} step ${i + 1} (${describe(step)}): ${problem}`;
   }
   return undefined;
@@ -54,7 +60,27 @@ function got(result: ModelResult): string {
   return result.type === 'transport_error' ? `transport_error{${result.kind}}: ${result.message}` : result.type;
 }
 
-function mismatch(provider: string, step: ProviderStep, result: ModelResult): string | undefined {
+type SentCall = NonNullable<ProviderStep['tool_use']>[number];
+
+/** The calls an adapter should return for the calls the wire sent (see the header on parallel wrappers). */
+function expectedCalls(provider: string, sent: readonly SentCall[], declared: ReadonlySet<string>): SentCall[] {
+  if (provider !== 'openai-chat' && provider !== 'openai-responses') return [...sent];
+  return sent.flatMap((call): SentCall[] => {
+    if ((call.name !== 'multi_tool_use.parallel' && call.name !== 'parallel') || declared.has(call.name)) return [call];
+    const uses = typeof call.args === 'object' && call.args !== null ? (call.args as { tool_uses?: unknown }).tool_uses : undefined;
+    if (!Array.isArray(uses) || uses.length === 0) return [call];
+    const out: SentCall[] = [];
+    for (let n = 0; n < uses.length; n++) {
+      const use = uses[n] as { recipient_name?: unknown; parameters?: unknown } | null;
+      if (typeof use !== 'object' || use === null || typeof use.recipient_name !== 'string' || use.recipient_name === '') return [call];
+      const name = use.recipient_name.replace(/^functions\./, '');
+      out.push({ ...(call.id !== undefined ? { id: `${call.id}_${n}` } : {}), name, args: (use.parameters ?? {}) as SentCall['args'] });
+    }
+    return out;
+  });
+}
+
+function mismatch(provider: string, step: ProviderStep, result: ModelResult, declared: ReadonlySet<string>): string | undefined {
   if (step.reply !== undefined) {
     if (result.type !== 'reply') return `expected a reply, the adapter returned ${got(result)}`;
     return result.text === step.reply ? undefined : `the reply reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(step.reply)}`;
@@ -63,9 +89,11 @@ function mismatch(provider: string, step: ProviderStep, result: ModelResult): st
     if (result.type !== 'tool_use') return `expected tool_use, the adapter returned ${got(result)}`;
     if (result.text !== (step.text ?? ''))
       return `the text before the calls reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(step.text ?? '')}`;
-    if (result.calls.length !== step.tool_use.length) return `${result.calls.length} call(s) returned, the wire sent ${step.tool_use.length}`;
-    for (let k = 0; k < step.tool_use.length; k++) {
-      const sent = step.tool_use[k]!;
+    const calls = expectedCalls(provider, step.tool_use, declared);
+    if (result.calls.length !== calls.length)
+      return `${result.calls.length} call(s) returned, the wire sent ${step.tool_use.length}${calls.length !== step.tool_use.length ? ` (${calls.length} once unwrapped)` : ''}`;
+    for (let k = 0; k < calls.length; k++) {
+      const sent = calls[k]!;
       const call = result.calls[k]!;
       if (sent.id !== undefined && call.id !== sent.id) return `call ${k} has id ${call.id}, the wire sent ${sent.id}`;
       if (call.name !== sent.name) return `call ${k} (${call.id}) is ${call.name}, the wire sent ${sent.name}`;
