@@ -40,7 +40,8 @@ export const inboxDeliveredOnce = defineInvariant({
 /** An `inbox.returned` gives back at least one message: an empty one records nothing that happened. */
 function returnsReturnSomething(run: ScenarioRun): string | undefined {
   for (const e of viewOf(run).known) {
-    if (e.type === 'inbox.returned' && e.payload.ids.length === 0) return `event seq ${e.seq}: an inbox.returned that returns no message (turn ${e.payload.turn})`;
+    if (e.type === 'inbox.returned' && e.payload.ids.length === 0)
+      return `event seq ${e.seq}: an inbox.returned that returns no message (turn ${e.payload.turn})`;
   }
   return undefined;
 }
