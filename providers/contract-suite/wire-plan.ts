@@ -68,9 +68,10 @@ export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body:
 /**
  * A contract behaviour as a server answers a request that did not ask to stream:
  * a turn as one complete JSON body, an overload as the HTTP error it is then,
- * broken JSON as the body cut off halfway; errors and resets as `wirePlanFor`
+ * broken JSON as the body cut off halfway, a stream without its end as a body
+ * without the part that carries the answer; errors and resets as `wirePlanFor`
  * gives them. A fault that only a stream can have (a stall, a cut connection, a
- * missing or repeated event, no events) has no such answer:
+ * repeated event, no events) has no such answer:
  * UnsupportedOnWire, with the reason; the streaming harness runs those.
  */
 export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour): WirePlan {
@@ -82,6 +83,11 @@ export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour): Wir
     const whole = JSON.stringify(kit.completeBody(behaviour.turn));
     return { kind: 'body', status: 200, body: whole.slice(0, Math.floor(whole.length / 2)), contentType: 'application/json' };
   }
+  if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'drop_end') {
+    // A complete body without the part that carries the answer: a proxy's or a gateway's half-answer.
+    const { [kit.answerKey]: _answer, ...rest } = kit.completeBody(behaviour.turn) as Record<string, unknown>;
+    return jsonPlan(200, rest);
+  }
   if (behaviour.kind === 'stream_fault') {
     const answer = kit.errorAnswer('overloaded');
     return jsonPlan(answer.status, answer.body, { ...answer.headers });
@@ -89,10 +95,13 @@ export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour): Wir
   return wirePlanFor(kit, behaviour);
 }
 
+/** Stream faults a complete body can also have: an overload, broken JSON, a body without its answer. */
+const NON_STREAMING_FAULTS: ReadonlySet<string> = new Set(['error_event', 'malformed', 'drop_end']);
+
 /** Why a behaviour has no non-streaming form, or undefined when it has one. */
 export function streamOnlyReason(behaviour: Behaviour): string | undefined {
   if (behaviour.kind === 'empty_stream') return 'a non-streaming answer has no stream to leave empty; the streaming harness runs this case';
-  if (behaviour.kind === 'stream_fault' && behaviour.fault.type !== 'error_event' && behaviour.fault.type !== 'malformed') {
+  if (behaviour.kind === 'stream_fault' && !NON_STREAMING_FAULTS.has(behaviour.fault.type)) {
     return `a non-streaming answer has no stream to fault (${behaviour.fault.type}); the streaming harness runs this case`;
   }
   return undefined;

@@ -165,6 +165,7 @@ export const anthropicWire: ProtocolKit = {
   path: '/v1/messages',
   streamFrames,
   completeBody,
+  answerKey: 'content',
   errorAnswer,
   overloadedEventFrame: () => sseFrame('error', errorBody('overloaded_error', 'Overloaded'), 'error'),
   malformedFrame: () => ({

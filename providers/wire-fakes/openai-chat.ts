@@ -188,6 +188,7 @@ export const openAIChatWire: ProtocolKit = {
   path: '/v1/chat/completions',
   streamFrames,
   completeBody,
+  answerKey: 'choices',
   errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages', status),
   overloadedEventFrame: () => sseFrame(null, openAIErrorBody('The server is overloaded or not ready yet.', 'server_error', null), 'error'),
   malformedFrame: () => ({

@@ -203,6 +203,7 @@ export const openAIResponsesWire: ProtocolKit = {
   path: '/v1/responses',
   streamFrames,
   completeBody,
+  answerKey: 'output',
   errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_RESPONSES_OVERFLOW_MESSAGE, 'input', status),
   overloadedEventFrame: () =>
     sseFrame(

@@ -21,6 +21,8 @@ export interface ProtocolKit {
   streamFrames(turn: WireTurn): Frame[];
   /** The turn as a non-streaming JSON body. */
   completeBody(turn: WireTurn): unknown;
+  /** The key of a complete body that carries the answer (`content`, `choices`, `output`): a body without it ends nothing. */
+  readonly answerKey: string;
   /** The error answer for a kind; `status` overrides the usual one (e.g. 503 vs 529). */
   errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer;
   /** An error event inside a 200 stream, saying the service is overloaded. */
