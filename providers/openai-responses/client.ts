@@ -36,9 +36,12 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
           const requestOptions = { signal: ctx.signal, maxRetries: 0, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) };
           if (!streaming) {
             options.onRequest?.(body);
-            const response = await sdk.responses.create(body, requestOptions);
+            // The raw answer, read here: the SDK's own parse post-processes the body
+            // (output_text) and throws a TypeError on one without `output`, which
+            // would read as a request that could not be sent.
+            const raw = await sdk.responses.create(body, requestOptions).asResponse();
             ctx.phase = 'stream';
-            return resultFromResponse(response, finish);
+            return resultFromResponse(await raw.json(), finish);
           }
           const streamBody = { ...body, stream: true as const };
           options.onRequest?.(streamBody);
