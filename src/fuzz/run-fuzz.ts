@@ -9,7 +9,6 @@
 import fc from 'fast-check';
 import { runScenario, type RunOptions, type ScenarioRun } from '../harness/second-host.ts';
 import type { Scenario } from '../harness/scenario/schema.ts';
-import { removeCrashScratch } from '../harness/invariants/support/crash-reopen.ts';
 import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
 import { fuzzCaseArb, type FuzzCase, type FuzzCaseOptions } from './generators/scenario.ts';
 import { minimizeScenario } from './minimize.ts';
@@ -179,7 +178,6 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     });
   } finally {
     wire.release();
-    removeCrashScratch();
   }
   progress(performance.now());
   const durationMs = performance.now() - started;
@@ -200,7 +198,6 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   const minimized = await minimizeScenario(shrunk.scenario, async (scenario) => (await evaluateCase({ ...shrunk, scenario })).violation !== undefined);
   const fuzzCase: FuzzCase = { ...shrunk, scenario: minimized.scenario };
   const { violation } = await evaluateCase(fuzzCase);
-  removeCrashScratch();
   const failed = violation ?? {
     invariant: invariants.find((i) => i.id === target) ?? invariants[0]!,
     message: `failed during the search but not on its own (flaky?): ${String(details.errorInstance ?? 'the predicate returned false')}`,

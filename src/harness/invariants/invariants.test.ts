@@ -25,7 +25,7 @@ import { sideEffectsOnce } from './invariant-13-side-effects-once.ts';
 import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
 import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { projectionEqualsReplay as projectionReplay } from './projection-equals-replay.ts';
-import { crashReopenResume, removeCrashScratch } from './support/crash-reopen.ts';
+import { crashReopenResume } from './support/crash-reopen.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
 
 /** An invariant's check as a plain function of a run (the synchronous ones). */
@@ -350,11 +350,7 @@ describe('the invariants', () => {
   it('a crash at every event recovers; a real SQLite reopen at one event resumes the loop', async () => {
     const r = await run(CANCELLED);
     expect(crashRecoveryAtEveryEvent(r, 500)).toBeUndefined();
-    try {
-      for (let k = 0; k <= r.log.length; k += 3) expect(await crashReopenResume(r, k)).toBeUndefined();
-    } finally {
-      removeCrashScratch();
-    }
+    for (let k = 0; k <= r.log.length; k += 3) expect(await crashReopenResume(r, k)).toBeUndefined();
   });
 });
 

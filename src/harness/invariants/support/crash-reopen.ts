@@ -18,18 +18,9 @@ import type { ScenarioRun } from '../../second-host.ts';
 import { durableAt, recoverAndCheck, sideEffectOf } from './recover-and-check.ts';
 import { sameJson } from './log-view.ts';
 
-let directory: string | undefined;
-let files = 0;
-
-/** One directory per process, on tmpfs where there is one (the crash property opens many small databases). */
+/** A directory of its own for one check, on tmpfs where there is one (the crash property opens many small databases); removed, files and all, when the check ends. */
 function scratch(): string {
-  directory ??= mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'loopgate-fuzz-crash-'));
-  return directory;
-}
-
-export function removeCrashScratch(): void {
-  if (directory) rmSync(directory, { recursive: true, force: true });
-  directory = undefined;
+  return mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'loopgate-fuzz-crash-'));
 }
 
 const CONVERSATION = 'case';
@@ -39,7 +30,8 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
   const durable = durableAt(run, k);
   const where = `a crash before event ${k} (${durable} event(s) committed), reopened from SQLite`;
   const records = run.store.peek(CONVERSATION).slice(0, durable);
-  const path = join(scratch(), `crash-${process.pid}-${++files}.db`);
+  const directory = scratch();
+  const path = join(directory, 'crash.db');
   try {
     // The batches exactly as they were committed.
     const first = new SqliteEventStore(path);
@@ -99,6 +91,6 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
   } catch (error) {
     return `${where}: ${(error as Error).stack ?? String(error)}`;
   } finally {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    rmSync(directory, { recursive: true, force: true });
   }
 }
