@@ -11,6 +11,7 @@
  */
 import type { EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
+import { foldSeed } from './fold-seed.ts';
 
 /** The windows as plain data at the log's length `upTo` (for a snapshot of derived state). */
 export interface WindowsState {
@@ -22,22 +23,18 @@ export interface WindowsState {
 }
 
 /** Windows restored from snapshots, waiting for the log's RetryAfterWindows (taken once). */
-const seeds = new WeakMap<EventLog, WindowsState>();
-
-/** Seeds the windows of a log resumed from a snapshot. Throws (saying what) when `state` is malformed. */
-export function seedWindows(log: EventLog, state: WindowsState): void {
-  const ok =
-    typeof state === 'object' &&
-    state !== null &&
-    Number.isSafeInteger(state.upTo) &&
-    state.upTo >= 0 &&
-    state.upTo <= log.length &&
+const seeds = foldSeed<WindowsState>(
+  'retry-after windows',
+  (state) =>
     Array.isArray(state.open) &&
     state.open.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'string') &&
     Array.isArray(state.until) &&
-    state.until.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && Number.isFinite(e[1]));
-  if (!ok) throw new Error('the retry-after windows state is malformed');
-  seeds.set(log, state);
+    state.until.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && Number.isFinite(e[1])),
+);
+
+/** Seeds the windows of a log resumed from a snapshot. Throws (saying what) when `state` is malformed. */
+export function seedWindows(log: EventLog, state: WindowsState): void {
+  seeds.put(log, state);
 }
 
 export class RetryAfterWindows {
@@ -52,8 +49,7 @@ export class RetryAfterWindows {
   /** Folds the log as it is now: a reopened conversation pays for its history here, once, not in its first step. */
   constructor(log: EventLog) {
     this.#log = log;
-    const seed = seeds.get(log);
-    seeds.delete(log);
+    const seed = seeds.take(log);
     if (seed) {
       this.#upTo = seed.upTo;
       for (const [k, client] of seed.open) this.#open.set(k, client);

@@ -5,6 +5,7 @@
  */
 import type { EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
+import { foldSeed } from './fold-seed.ts';
 
 /** The fold as plain data at the log's length `upTo` (for a snapshot of derived state). */
 export interface SessionTokensState {
@@ -12,20 +13,11 @@ export interface SessionTokensState {
   readonly total: number;
 }
 
-const seeds = new WeakMap<EventLog, SessionTokensState>();
+const seeds = foldSeed<SessionTokensState>('session tokens', (state) => Number.isSafeInteger(state.total) && state.total >= 0);
 
 /** Seeds the fold of a log resumed from a snapshot. Throws when `state` is malformed. */
 export function seedSessionTokens(log: EventLog, state: SessionTokensState): void {
-  const ok =
-    typeof state === 'object' &&
-    state !== null &&
-    Number.isSafeInteger(state.upTo) &&
-    state.upTo >= 0 &&
-    state.upTo <= log.length &&
-    Number.isSafeInteger(state.total) &&
-    state.total >= 0;
-  if (!ok) throw new Error('the session tokens state is malformed');
-  seeds.set(log, state);
+  seeds.put(log, state);
 }
 
 export class SessionTokens {
@@ -35,8 +27,7 @@ export class SessionTokens {
 
   constructor(log: EventLog) {
     this.#log = log;
-    const seed = seeds.get(log);
-    seeds.delete(log);
+    const seed = seeds.take(log);
     if (seed) {
       this.#upTo = seed.upTo;
       this.#total = seed.total;
