@@ -16,6 +16,7 @@
  * `npm run mutate -- --judge gate` through bench/mutation/vitest.gate.config.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { agentRefusalCases } from '../../src/harness/agent-refusals/refusal-cases.ts';
 import { contractCases } from '../../src/harness/contract-cases.ts';
 import { caseSeed, type Case } from '../../src/harness/cases.ts';
 import { checkScenarioAgents } from '../../src/harness/scenario/check-agents.ts';
@@ -38,6 +39,7 @@ checkReplyAssertionNames(loaded, config.replies);
 const cases: Case[] = await defaultCases({
   tables: tableCases,
   contract: contractCases,
+  refusals: agentRefusalCases,
   scenarios: async () =>
     loaded.flatMap((l) =>
       scenarioCases(l, context).map((c) => ({

@@ -35,9 +35,11 @@ export async function scenarioCasesFrom(paths: readonly string[], context: Suite
 export interface SuiteSources {
   readonly tables: () => Case[];
   readonly contract: () => Case[];
+  /** The agent refusal table (agent-refusals/): bad agents every build path must refuse with their line. */
+  readonly refusals?: () => Case[];
   readonly scenarios: () => Promise<Case[]>;
 }
 
 export async function defaultCases(sources: SuiteSources): Promise<Case[]> {
-  return [...sources.tables(), ...sources.contract(), ...(await sources.scenarios())];
+  return [...sources.tables(), ...sources.contract(), ...(sources.refusals?.() ?? []), ...(await sources.scenarios())];
 }

@@ -118,8 +118,12 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     return liveCases(options);
   }
   if (!config.bundled || given) return scenarioCasesFrom(paths, context);
-  const [{ tableCases }, { contractCases }] = await Promise.all([import('../../../state-tables/cell-case.ts'), import('../../harness/contract-cases.ts')]);
-  return defaultCases({ tables: tableCases, contract: contractCases, scenarios: () => scenarioCasesFrom(paths, context) });
+  const [{ tableCases }, { contractCases }, { agentRefusalCases }] = await Promise.all([
+    import('../../../state-tables/cell-case.ts'),
+    import('../../harness/contract-cases.ts'),
+    import('../../harness/agent-refusals/refusal-cases.ts'),
+  ]);
+  return defaultCases({ tables: tableCases, contract: contractCases, refusals: agentRefusalCases, scenarios: () => scenarioCasesFrom(paths, context) });
 }
 
 /**

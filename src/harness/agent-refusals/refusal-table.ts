@@ -1,0 +1,278 @@
+/**
+ * The agent refusal table: agents a user could write that the kernel must refuse
+ * before anything runs, each with the one line it must be refused with (what is
+ * wrong and where, with the name meant when one is near). A control row is an
+ * agent that must be accepted, so a kernel that refuses everything fails too.
+ *
+ * Rows are data: an edit of a small, valid agent (`BASE_AGENT`), and the exact
+ * line expected. refusal-cases.ts runs each row through every path that builds
+ * an agent (what `loopgate run` checks first, the loop's own build, the
+ * production host's build) and checks that each refuses it with that line and
+ * runs none of its tools.
+ */
+import { z } from 'zod';
+import { z as z3 } from 'zod/v3';
+import type { Agent, AnyToolDeclaration, PromptFragment, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
+
+/** How many times any tool of any agent built from the table has run: always 0. */
+export const toolRuns = { count: 0 };
+
+const tool = (name: string, sideEffect: AnyToolDeclaration['sideEffect'], extra: Partial<AnyToolDeclaration> = {}): AnyToolDeclaration =>
+  ({
+    name,
+    description: `The ${name.replace('_', ' ')} tool.`,
+    input: z.object({ order: z.string() }),
+    sideEffect,
+    run: () => {
+      toolRuns.count++;
+      return { ok: true };
+    },
+    ...extra,
+  }) as AnyToolDeclaration;
+
+/** Three tools, one of each common level, a policy rule, a visibility layer and a prompt fragment: accepted as it is. */
+export function baseAgent(): Agent {
+  return {
+    system: 'You help customers with their orders.',
+    tools: [tool('lookup_order', 'NONE'), tool('send_receipt', 'IDEMPOTENT', { maxRetries: 2 }), tool('issue_refund', 'STATEFUL')],
+    policy: { rules: [{ id: 'refunds-need-approval', tools: ['issue_refund'], decision: 'ask' }] },
+    visibility: [{ name: 'global', deny: ['send_receipt'] }],
+    prompt: [{ id: 'tone', priority: 50, text: 'Be brief.' }],
+  };
+}
+
+export interface RefusalRow {
+  /** The case id's last part. */
+  readonly id: string;
+  readonly title: string;
+  readonly agent: () => Agent;
+  /** The line the agent is refused with; undefined: the agent is accepted. */
+  readonly refused?: string;
+}
+
+type Edit = (a: Agent & { tools: AnyToolDeclaration[] }) => Agent;
+const edit = (change: Edit) => (): Agent => change(baseAgent() as Agent & { tools: AnyToolDeclaration[] });
+const withTool = (extra: AnyToolDeclaration) => edit((a) => ({ ...a, tools: [...a.tools, extra] }));
+const withPolicy = (policy: ToolPolicy) => edit((a) => ({ ...a, policy }));
+const withLayers = (visibility: VisibilityLayer[]) => edit((a) => ({ ...a, visibility }));
+const withFragment = (fragment: PromptFragment) => edit((a) => ({ ...a, prompt: [...(a.prompt ?? []), fragment] }));
+const odd = <T>(value: unknown): T => value as T;
+
+export const REFUSAL_TABLE: readonly RefusalRow[] = [
+  { id: 'accepted/base-agent', title: 'the base agent is accepted', agent: baseAgent },
+  {
+    id: 'accepted/pattern-and-priorities',
+    title: 'a pattern that matches a tool, and fragments at any finite priority, are accepted',
+    agent: edit((a) => ({
+      ...a,
+      visibility: [{ name: 'global', allow: ['lookup_*', 'issue_*'] }],
+      prompt: [
+        { id: 'late', priority: 1e9, text: () => 'Sign off politely.' },
+        { id: 'early', priority: -3.5, text: 'Answer in English.', exclusive: false },
+      ],
+    })),
+  },
+  // --- tool declarations (registry.ts) ---
+  {
+    id: 'tool/declared-twice',
+    title: 'two tools with one name',
+    agent: edit((a) => ({ ...a, tools: [...a.tools, a.tools[0]!] })),
+    refused: 'tool "lookup_order": declared twice (tools[0] and tools[3]); tool names must be unique: rename or remove one',
+  },
+  {
+    id: 'tool/name-with-a-space',
+    title: 'a tool name providers refuse',
+    agent: withTool(tool('lookup order', 'NONE')),
+    refused: 'tool "lookup order": name must be 1-64 characters of letters, digits, "_" or "-" (what providers accept)',
+  },
+  {
+    id: 'tool/name-too-long',
+    title: 'a tool name of 65 characters',
+    agent: withTool(tool('t'.repeat(65), 'NONE')),
+    refused: `tool "${'t'.repeat(65)}": name must be 1-64 characters of letters, digits, "_" or "-" (what providers accept)`,
+  },
+  {
+    id: 'tool/not-an-object',
+    title: 'a tool list holding null',
+    agent: edit((a) => ({ ...a, tools: [...a.tools, odd<AnyToolDeclaration>(null)] })),
+    refused: 'tool "#3": declaration is not an object',
+  },
+  {
+    id: 'tool/blank-description',
+    title: 'a description of spaces',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { description: '   ' })),
+    refused: 'tool "cancel_order": description is empty; it is what the model reads to decide whether to call the tool',
+  },
+  {
+    id: 'tool/no-input',
+    title: 'no input schema',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { input: undefined as never })),
+    refused: 'tool "cancel_order": input is missing: declare the arguments as a zod schema, e.g. input: z.object({ … })',
+  },
+  {
+    id: 'tool/zod3-input',
+    title: 'a zod 3 input schema',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { input: odd(z3.object({ order: z3.string() })) })),
+    refused: `tool "cancel_order": input is a zod 3 schema: loopgate needs zod 4 (import { z } from 'zod' with zod@4)`,
+  },
+  {
+    id: 'tool/json-schema-output',
+    title: 'an output given as JSON Schema',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { output: odd({ type: 'object' }) })),
+    refused: `tool "cancel_order": output must be a zod schema, e.g. z.object({ … }) (import { z } from 'zod' with zod@4) (or leave output out)`,
+  },
+  {
+    id: 'tool/unknown-side-effect',
+    title: 'a side-effect level that does not exist',
+    agent: withTool(tool('cancel_order', odd('WRITE'))),
+    refused: 'tool "cancel_order": sideEffect must be one of NONE, IDEMPOTENT, STATEFUL, CRITICAL (got "WRITE")',
+  },
+  {
+    id: 'tool/run-not-a-function',
+    title: 'run given as a string',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { run: odd('cancel') })),
+    refused: 'tool "cancel_order": run must be a function',
+  },
+  {
+    id: 'tool/zero-timeout',
+    title: 'a timeout of 0 ms',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { timeoutMs: 0 })),
+    refused: 'tool "cancel_order": timeoutMs must be a positive number of milliseconds (got 0)',
+  },
+  {
+    id: 'tool/fractional-retries',
+    title: 'maxRetries of 1.5',
+    agent: withTool(tool('track_parcel', 'NONE', { maxRetries: 1.5 })),
+    refused: 'tool "track_parcel": maxRetries must be a non-negative integer (got 1.5)',
+  },
+  {
+    id: 'tool/stateful-retried',
+    title: 'automatic retries of a STATEFUL tool',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { maxRetries: 1 })),
+    refused: 'tool "cancel_order": is STATEFUL: such tools are never retried automatically, so maxRetries must be 0 or absent',
+  },
+  {
+    id: 'tool/critical-retried',
+    title: 'automatic retries of a CRITICAL tool',
+    agent: withTool(tool('close_account', 'CRITICAL', { maxRetries: 3 })),
+    refused: 'tool "close_account": is CRITICAL: such tools are never retried automatically, so maxRetries must be 0 or absent',
+  },
+  {
+    id: 'tool/render-not-a-function',
+    title: 'renderForModel given as text',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { renderForModel: odd('as json') })),
+    refused: 'tool "cancel_order": renderForModel must be a function when given',
+  },
+  // --- names in policy rules and visibility layers (tool-names.ts, closest-name.ts) ---
+  {
+    id: 'names/policy-typo',
+    title: 'a policy rule naming a tool one letter off',
+    agent: withPolicy({ rules: [{ id: 'no-refunds', tools: ['issue_refnd'], decision: 'deny' }] }),
+    refused: 'policy rule "no-refunds": tools[0]: "issue_refnd" is not a registered tool; did you mean "issue_refund"?',
+  },
+  {
+    id: 'names/deny-far-from-any-tool',
+    title: 'a deny naming nothing near any tool: no guess',
+    agent: withLayers([{ name: 'global', deny: ['wire_transfer'] }]),
+    refused: 'visibility layer "global": deny[0]: "wire_transfer" is not a registered tool',
+  },
+  {
+    id: 'names/allow-pattern-matching-nothing',
+    title: 'an allow pattern that matches no tool',
+    agent: withLayers([{ name: 'mode:read', allow: ['issue_*', 'lookup_ordr*'] }]),
+    refused: 'visibility layer "mode:read": allow[1]: pattern "lookup_ordr*" matches no registered tool; did you mean "lookup_order"?',
+  },
+  {
+    id: 'names/closest-of-several',
+    title: 'the nearest of several tools is named, not the last one tried',
+    agent: edit((a) => ({
+      ...a,
+      tools: [tool('refund_order', 'STATEFUL'), ...a.tools, tool('refund_orders_all', 'CRITICAL')],
+      visibility: [{ name: 'global', deny: ['refund_ordr'] }],
+    })),
+    refused: 'visibility layer "global": deny[0]: "refund_ordr" is not a registered tool; did you mean "refund_order"?',
+  },
+  {
+    id: 'names/closest-of-a-tie',
+    title: 'of two tools equally near, the first declared is named',
+    agent: edit((a) => ({
+      ...a,
+      tools: [...a.tools, tool('get_a', 'NONE'), tool('get_b', 'NONE')],
+      visibility: [{ name: 'global', deny: ['get_c'] }],
+    })),
+    refused: 'visibility layer "global": deny[0]: "get_c" is not a registered tool; did you mean "get_a"?',
+  },
+  // --- policy and visibility shapes (policy.ts, visibility.ts) ---
+  {
+    id: 'policy/rule-ids-repeat',
+    title: 'two rules with one id',
+    agent: withPolicy({
+      rules: [
+        { id: 'r', tools: ['issue_refund'], decision: 'ask' },
+        { id: 'r', tools: ['lookup_order'], decision: 'allow' },
+      ],
+    }),
+    refused: 'policy rule "r": id is used by another rule; ids must be unique (they name decisions in the log)',
+  },
+  {
+    id: 'policy/unknown-decision',
+    title: 'a decision that is not allow, deny or ask',
+    agent: withPolicy({ rules: [{ id: 'r', tools: ['issue_refund'], decision: odd('block') }] }),
+    refused: 'policy rule "r": decision must be allow, deny or ask (got "block")',
+  },
+  {
+    id: 'policy/zero-approval-timeout',
+    title: 'an approval timeout of 0 ms',
+    agent: withPolicy({ approvalTimeoutMs: 0 }),
+    refused: 'policy approvalTimeoutMs must be a positive number of milliseconds (got 0)',
+  },
+  {
+    id: 'visibility/layer-without-name',
+    title: 'a visibility layer without a name',
+    agent: withLayers([{ name: 'global', deny: ['send_receipt'] }, odd({ deny: ['issue_refund'] })]),
+    refused: 'visibility layer #1: name must be a non-empty string',
+  },
+  {
+    id: 'visibility/deny-not-a-list',
+    title: 'a deny given as one string',
+    agent: withLayers([odd({ name: 'global', deny: 'send_receipt' })]),
+    refused: 'visibility layer "global": deny must be a list of non-empty tool names or patterns',
+  },
+  // --- prompt fragments (assembler.ts) ---
+  {
+    id: 'prompt/priority-not-a-number',
+    title: 'a priority given as text',
+    agent: withFragment(odd({ id: 'rules', priority: 'high', text: 'Never promise dates.' })),
+    refused: 'prompt fragment "rules": priority must be a finite number (identity -100, deployment 0, tool guidance 100+)',
+  },
+  {
+    id: 'prompt/priority-not-finite',
+    title: 'a priority of NaN',
+    agent: withFragment({ id: 'rules', priority: Number.NaN, text: 'Never promise dates.' }),
+    refused: 'prompt fragment "rules": priority must be a finite number (identity -100, deployment 0, tool guidance 100+)',
+  },
+  {
+    id: 'prompt/blank-id',
+    title: 'a fragment id of spaces',
+    agent: withFragment({ id: '  ', priority: 40, text: 'Never promise dates.' }),
+    refused: 'prompt fragment "  ": id must be a non-empty string',
+  },
+  {
+    id: 'prompt/text-not-text',
+    title: 'a fragment whose text is a number',
+    agent: withFragment(odd({ id: 'rules', priority: 40, text: 42 })),
+    refused: 'prompt fragment "rules": text must be a string or a function returning one',
+  },
+  {
+    id: 'prompt/exclusive-not-boolean',
+    title: 'exclusive given as text',
+    agent: withFragment(odd({ id: 'rules', priority: 40, text: 'x', exclusive: 'yes' })),
+    refused: 'prompt fragment "rules": exclusive must be a boolean',
+  },
+  {
+    id: 'prompt/id-twice',
+    title: 'two fragments with one id',
+    agent: withFragment({ id: 'tone', priority: 60, text: 'Be warm.' }),
+    refused: 'prompt fragment "tone" is already registered; unregister it first or use another id',
+  },
+];
