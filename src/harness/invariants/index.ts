@@ -34,6 +34,7 @@ import { projectionEqualsReplay } from './projection-equals-replay.ts';
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
+import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -49,6 +50,7 @@ export const INVARIANTS: readonly Invariant[] = [
   argumentsValidated,
   toolOutputCapped,
   noOpenSpans,
+  traceAgreesWithLog,
   inboxDeliveredOnce,
   overflowRetryOnlyIfShrank,
   fallbackMovesDownTheChain,

@@ -26,6 +26,7 @@ import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
 import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { projectionEqualsReplay as projectionReplay } from './projection-equals-replay.ts';
 import { crashReopenResume } from './support/crash-reopen.ts';
+import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
 
 /** An invariant's check as a plain function of a run (the synchronous ones). */
@@ -39,6 +40,7 @@ const tracesCarryOutcomes = verdict(turnsClosedOnce);
 const outcomesInAlphabet = verdict(turnsClosedOnce);
 const denyNeverLifted = verdict(denyNotLifted);
 const spansWellFormed = verdict(noOpenSpans);
+const traceMatchesLog = verdict(traceAgreesWithLog);
 const injectNeverWakes = verdict(inboxDeliveredOnce);
 const inboxFollowsReference = verdict(inboxDeliveredOnce);
 const overflowRetriesOnlyIfShrank = verdict(overflowRetryOnlyIfShrank);
@@ -143,6 +145,7 @@ describe('the invariants', () => {
         tracesCarryOutcomes,
         denyNeverLifted,
         spansWellFormed,
+        traceMatchesLog,
         injectNeverWakes,
         overflowRetriesOnlyIfShrank,
         budgetsCheckedBeforeWork,
@@ -171,6 +174,37 @@ describe('the invariants', () => {
       /turn 1 returned failed\{refusal\} but the log says replied/,
     );
     expect(tracesCarryOutcomes({ ...r, traces: r.traces.slice(1) })).toMatch(/2 turn\(s\) returned but 1 trace\(s\) ended/);
+  });
+
+  it('trace agrees with log: a span attribute that is not what the log records is caught, naming span, key and record', async () => {
+    const r = await run(REFUND);
+    /** The run with the first span of `kind` in its first trace given other attributes. */
+    const respan = (kind: string, attributes: (a: Record<string, unknown>) => Record<string, unknown>): ScenarioRun => {
+      const [first, ...rest] = r.traces;
+      let done = false;
+      const spans = first!.spans.map((span) => {
+        if (done || span.kind !== kind) return span;
+        done = true;
+        return { ...span, attributes: attributes({ ...span.attributes }) };
+      });
+      return { ...r, traces: [{ ...first!, spans }, ...rest] };
+    };
+    expect(traceMatchesLog(respan('turn', (a) => ({ ...a, steps: (a.steps as number) + 1 })))).toMatch(
+      /^trace \S+ \(turn 0\): turn span has steps \d+, but the turn's result records \d+$/,
+    );
+    expect(traceMatchesLog(respan('turn', (a) => ({ ...a, outcome: 'failed{internal}' })))).toMatch(
+      /turn span has outcome "failed\{internal\}", but the turn's result records "replied"/,
+    );
+    expect(traceMatchesLog(respan('model_call', (a) => ({ ...a, outputTokens: 0 })))).toMatch(
+      /model call span \(step 1, attempt 1\) has outputTokens 0, but model\.result \(seq \d+\) records \d+/,
+    );
+    expect(traceMatchesLog(respan('tool', (a) => ({ ...a, status: 'failed' })))).toMatch(
+      /tool span of call \S+ has status "failed", but tool\.result \(seq \d+\) records "ok"/,
+    );
+    expect(traceMatchesLog(respan('tool', ({ attempts: _, ...a }) => a))).toMatch(/has attempts absent, but tool\.result/);
+    expect(traceMatchesLog(respan('policy', (a) => ({ ...a, by: 'approver' })))).toMatch(
+      /policy span of call \S+ has by "approver", but policy\.decision \(seq \d+\) records "(policy|default)"/,
+    );
   });
 
   it('invariant 7: a denied tool that ran, or was offered', async () => {

@@ -1,0 +1,155 @@
+/**
+ * The trace tells what the log tells (DESIGN: "the turn span always completes
+ * and carries the outcome"). People read a turn from its spans — in the HTML
+ * report, in the OpenTelemetry backend the production host exports to — and
+ * must read the same story the log records:
+ *
+ * - the turn span of a turn the loop closed carries that close's outcome, step
+ *   count and tool-call count;
+ * - each model-call span carries the result kind and token counts of the
+ *   `model.result` of its step and attempt;
+ * - each tool span carries the status, attempts and error code of its call's
+ *   `tool.result`; each policy span the decision, deciding layer and rule of its
+ *   call's `policy.decision`.
+ *
+ * The outcome label is written here, not borrowed from the kernel, so a wrong
+ * label in the kernel shows as a disagreement rather than agreeing with itself.
+ */
+import type { LogEvent, SpanRecord, TraceRecord, TurnResult } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+import { viewOf } from './support/log-view.ts';
+
+type Of<T extends LogEvent['type']> = Extract<LogEvent, { type: T }>;
+
+export const traceAgreesWithLog = defineInvariant({
+  id: 'trace-agrees-with-log',
+  title: "each turn's spans carry what the log records: outcome, steps, model results, tool results and policy decisions",
+  appliesTo: loopgateOnly('spans are compared with loopgate’s event log'),
+  check: (run) => disagreement(run),
+});
+
+/** `failed{max_steps}`, `cancelled{user}`, `replied`: the label reports and spans use. */
+function label(outcome: TurnResult['outcome']): string {
+  const o = outcome as { kind: string; reason?: string; by?: string };
+  if (o.kind === 'failed') return `failed{${o.reason}}`;
+  if (o.kind === 'cancelled') return `cancelled{${o.by}}`;
+  return o.kind;
+}
+
+interface TurnRecords {
+  closed?: Of<'turn.closed'>;
+  results: Map<string, Of<'model.result'>>;
+  tools: Map<string, Of<'tool.result'>>;
+  policy: Map<string, Of<'policy.decision'>>;
+}
+
+function byTurn(run: ScenarioRun): Map<number, TurnRecords> {
+  const turns = new Map<number, TurnRecords>();
+  const of = (turn: number) => {
+    let t = turns.get(turn);
+    if (!t) turns.set(turn, (t = { results: new Map(), tools: new Map(), policy: new Map() }));
+    return t;
+  };
+  for (const e of viewOf(run).known) {
+    if (e.type === 'turn.closed') of(e.payload.turn).closed = e as Of<'turn.closed'>;
+    else if (e.type === 'model.result') of(e.payload.turn).results.set(`${e.payload.step}/${e.payload.attempt}`, e as Of<'model.result'>);
+    else if (e.type === 'tool.result') of(e.payload.turn).tools.set(e.payload.callId, e as Of<'tool.result'>);
+    else if (e.type === 'policy.decision') of(e.payload.turn).policy.set(e.payload.callId, e as Of<'policy.decision'>);
+  }
+  return turns;
+}
+
+function disagreement(run: ScenarioRun): string | undefined {
+  const turns = byTurn(run);
+  for (const trace of run.traces) {
+    const root = trace.spans.find((s) => s.kind === 'turn' && s.parentId === undefined);
+    const turn = root?.attributes.turn;
+    if (!root || typeof turn !== 'number') continue; // invariant 8 judges a trace without its turn span
+    const records = turns.get(turn);
+    if (!records) continue; // a turn whose records a crash lost
+    const told = run.results.find((r) => r.turn === turn);
+    const found = turnSpan(root, records, told) ?? childSpans(trace, records, brokenExecutors(run));
+    if (found) return `trace ${trace.traceId} (turn ${turn}): ${found}`;
+  }
+  return undefined;
+}
+
+/**
+ * The turn span says what the caller was told (the loop's result); without a
+ * result (a turn of an earlier process), what the log's close records. The two
+ * differ only where the close itself could not be stored (failed{persistence}),
+ * and invariant 4 holds them together otherwise.
+ */
+function turnSpan(root: SpanRecord, records: TurnRecords, told: TurnResult | undefined): string | undefined {
+  if (root.status === 'undetermined') return undefined; // invariant 8's
+  if (told) return differ('turn span', root.attributes, { outcome: label(told.outcome), steps: told.steps, toolCalls: told.toolCalls }, `the turn's result`);
+  const closed = records.closed?.payload;
+  if (!closed) return undefined; // closed by recovery, or never: no span of the loop carries it
+  return differ(
+    'turn span',
+    root.attributes,
+    { outcome: label(closed.outcome), steps: closed.steps, toolCalls: closed.toolCalls },
+    `turn.closed (seq ${records.closed!.seq})`,
+  );
+}
+
+/**
+ * Tools whose executor the scenario breaks (`executor:`): the pipeline settles
+ * and ends the call's span, then the broken executor loses the result, and the
+ * loop writes the result it is owed. The span tells the pipeline's story there.
+ */
+function brokenExecutors(run: ScenarioRun): ReadonlySet<string> {
+  return new Set((run.scenario.tools ?? []).filter((t) => t.executor !== undefined).map((t) => t.name));
+}
+
+function childSpans(trace: TraceRecord, records: TurnRecords, broken: ReadonlySet<string>): string | undefined {
+  for (const span of trace.spans) {
+    if (span.status === undefined || span.status === 'undetermined') continue;
+    const a = span.attributes;
+    if (span.kind === 'model_call') {
+      const result = records.results.get(`${String(a.step)}/${String(a.attempt)}`);
+      if (!result) continue; // an attempt whose result was never written (a crash)
+      const r = result.payload.result as { type: string; usage?: { inputTokens?: number; outputTokens?: number } };
+      const found = differ(
+        `model call span (step ${String(a.step)}, attempt ${String(a.attempt)})`,
+        a,
+        { result: r.type, inputTokens: r.usage?.inputTokens ?? null, outputTokens: r.usage?.outputTokens ?? null },
+        `model.result (seq ${result.seq})`,
+      );
+      if (found) return found;
+    } else if (span.kind === 'tool') {
+      const result = records.tools.get(String(a.callId));
+      if (!result || broken.has(result.payload.name)) continue;
+      const p = result.payload;
+      const found = differ(
+        `tool span of call ${String(a.callId)}`,
+        a,
+        { tool: p.name, status: p.status, attempts: p.attempts, errorCode: p.error?.error_code },
+        `tool.result (seq ${result.seq})`,
+      );
+      if (found) return found;
+    } else if (span.kind === 'policy') {
+      const decision = records.policy.get(String(a.callId));
+      if (!decision) continue;
+      const p = decision.payload;
+      const found = differ(
+        `policy span of call ${String(a.callId)}`,
+        a,
+        { tool: p.tool, decision: p.decision, by: p.by, rule: p.rule },
+        `policy.decision (seq ${decision.seq})`,
+      );
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** The first attribute whose value differs from the log's (an absent one differs from any value but undefined). */
+function differ(what: string, attributes: Readonly<Record<string, unknown>>, logged: Readonly<Record<string, unknown>>, source: string): string | undefined {
+  for (const [key, value] of Object.entries(logged)) {
+    if (attributes[key] !== value)
+      return `${what} has ${key} ${JSON.stringify(attributes[key]) ?? 'absent'}, but ${source} records ${JSON.stringify(value) ?? 'none'}`;
+  }
+  return undefined;
+}
