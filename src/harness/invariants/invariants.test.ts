@@ -185,7 +185,7 @@ describe('the invariants', () => {
       const spans = first!.spans.map((span) => {
         if (done || span.kind !== kind) return span;
         done = true;
-        return { ...span, attributes: attributes({ ...span.attributes }) };
+        return { ...span, attributes: attributes({ ...span.attributes }) as typeof span.attributes };
       });
       return { ...r, traces: [{ ...first!, spans }, ...rest] };
     };
@@ -202,6 +202,16 @@ describe('the invariants', () => {
       /tool span of call \S+ has status "failed", but tool\.result \(seq \d+\) records "ok"/,
     );
     expect(traceMatchesLog(respan('tool', ({ attempts: _, ...a }) => a))).toMatch(/has attempts absent, but tool\.result/);
+    expect(traceMatchesLog(respan('tool', (a) => ({ ...a, truncatedFrom: 30_000 })))).toMatch(
+      /has truncatedFrom 30000, but tool\.result \(seq \d+\) records none/,
+    );
+    expect(traceMatchesLog(respan('tool', ({ args: _, ...a }) => a))).toMatch(
+      /tool span of call \S+ shows no arguments, but tool\.started \(seq \d+\) records \{/,
+    );
+    expect(traceMatchesLog(respan('tool', (a) => ({ ...a, args: '{}' })))).toMatch(/shows arguments \{\}, but tool\.started/);
+    expect(traceMatchesLog(respan('tool', (a) => ({ ...a, sideEffect: 'CRITICAL' })))).toMatch(
+      /has sideEffect "CRITICAL", but tool\.started \(seq \d+\) records "NONE"/,
+    );
     expect(traceMatchesLog(respan('policy', (a) => ({ ...a, by: 'approver' })))).toMatch(
       /policy span of call \S+ has by "approver", but policy\.decision \(seq \d+\) records "(policy|default)"/,
     );

@@ -1,6 +1,8 @@
 /**
- * Tool output the model reads is capped (seed 000 §5, after stage): every `ok`
- * result's text is at most the case's `toolMaxOutputChars` (20,000 by default),
+ * Tool output the model reads is capped (seed 000 §5, after stage): every
+ * result's text — an `ok` output, or the rendered error of a failed or unknown
+ * call, which carries the tool's own text (what it threw, its error message) —
+ * is at most the case's `toolMaxOutputChars` (20,000 by default),
  * or that many characters followed by the marker that says it was cut — with
  * numbers that add up (shown + cut = the full length, recorded as
  * `truncatedFrom`). Checked from the log, whatever the pipeline did: a cap that is
@@ -11,11 +13,19 @@ import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
 
+/**
+ * Codes of the results the loop (or crash recovery) writes itself, outside the
+ * tool pipeline that applies the cap: a call still open when its turn ends
+ * (NOT_RUN, INTERRUPTED) and one whose tool executor broke its contract
+ * (PIPELINE_ERROR). The pipeline's own INTERRUPTED is a fixed sentence too.
+ */
+const LOOP_NOTICES = new Set(['NOT_RUN', 'INTERRUPTED', 'PIPELINE_ERROR']);
+
 const MARKER = /\n\n\[output truncated: showing the first (\d+) of (\d+) characters; (\d+) characters were cut\. The full output is kept in the log\.\]$/;
 
 export const toolOutputCapped = defineInvariant({
   id: 'tool-output-capped',
-  title: 'the tool output the model reads is capped, and a cut is marked with numbers that add up',
+  title: 'the tool output (or error) the model reads is capped, and a cut is marked with numbers that add up',
   appliesTo: loopgateOnly('tool results as the model reads them are in loopgate’s event log'),
   check: (run) => outputsCapped(run),
 });
@@ -23,7 +33,7 @@ export const toolOutputCapped = defineInvariant({
 function outputsCapped(run: ScenarioRun): string | undefined {
   const limit = run.scenario.config.toolMaxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   for (const e of viewOf(run).known) {
-    if (e.type !== 'tool.result' || e.payload.status !== 'ok') continue;
+    if (e.type !== 'tool.result' || LOOP_NOTICES.has(e.payload.error?.error_code ?? '')) continue;
     const { content, truncatedFrom, callId } = (e as Extract<LogEvent, { type: 'tool.result' }>).payload;
     const where = `the result of ${callId} (seq ${e.seq})`;
     const marker = MARKER.exec(content);

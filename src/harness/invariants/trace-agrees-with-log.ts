@@ -8,8 +8,9 @@
  *   count and tool-call count;
  * - each model-call span carries the result kind and token counts of the
  *   `model.result` of its step and attempt;
- * - each tool span carries the status, attempts and error code of its call's
- *   `tool.result`; each policy span the decision, deciding layer and rule of its
+ * - each tool span carries the status, attempts, error code and cut of its
+ *   call's `tool.result`, and a started call's span the arguments and
+ *   side-effect level of its `tool.started`; each policy span the decision, deciding layer and rule of its
  *   call's `policy.decision`.
  *
  * The outcome label is written here, not borrowed from the kernel, so a wrong
@@ -41,6 +42,7 @@ interface TurnRecords {
   closed?: Of<'turn.closed'>;
   results: Map<string, Of<'model.result'>>;
   tools: Map<string, Of<'tool.result'>>;
+  started: Map<string, Of<'tool.started'>>;
   policy: Map<string, Of<'policy.decision'>>;
 }
 
@@ -48,13 +50,14 @@ function byTurn(run: ScenarioRun): Map<number, TurnRecords> {
   const turns = new Map<number, TurnRecords>();
   const of = (turn: number) => {
     let t = turns.get(turn);
-    if (!t) turns.set(turn, (t = { results: new Map(), tools: new Map(), policy: new Map() }));
+    if (!t) turns.set(turn, (t = { results: new Map(), tools: new Map(), started: new Map(), policy: new Map() }));
     return t;
   };
   for (const e of viewOf(run).known) {
     if (e.type === 'turn.closed') of(e.payload.turn).closed = e as Of<'turn.closed'>;
     else if (e.type === 'model.result') of(e.payload.turn).results.set(`${e.payload.step}/${e.payload.attempt}`, e as Of<'model.result'>);
     else if (e.type === 'tool.result') of(e.payload.turn).tools.set(e.payload.callId, e as Of<'tool.result'>);
+    else if (e.type === 'tool.started') of(e.payload.turn).started.set(e.payload.callId, e as Of<'tool.started'>);
     else if (e.type === 'policy.decision') of(e.payload.turn).policy.set(e.payload.callId, e as Of<'policy.decision'>);
   }
   return turns;
@@ -125,10 +128,13 @@ function childSpans(trace: TraceRecord, records: TurnRecords, broken: ReadonlySe
       const found = differ(
         `tool span of call ${String(a.callId)}`,
         a,
-        { tool: p.name, status: p.status, attempts: p.attempts, errorCode: p.error?.error_code },
+        { tool: p.name, status: p.status, attempts: p.attempts, errorCode: p.error?.error_code, truncatedFrom: p.truncatedFrom },
         `tool.result (seq ${result.seq})`,
       );
       if (found) return found;
+      const started = records.started.get(p.callId);
+      const ran = started && startedAgrees(a, started);
+      if (ran) return `tool span of call ${p.callId} ${ran}`;
     } else if (span.kind === 'policy') {
       const decision = records.policy.get(String(a.callId));
       if (!decision) continue;
@@ -143,6 +149,19 @@ function childSpans(trace: TraceRecord, records: TurnRecords, broken: ReadonlySe
     }
   }
   return undefined;
+}
+
+/** A started call's span shows the arguments and side-effect level the start record holds (the arguments cut at some length). */
+function startedAgrees(a: Readonly<Record<string, unknown>>, started: Of<'tool.started'>): string | undefined {
+  const where = `tool.started (seq ${started.seq})`;
+  if (a.sideEffect !== started.payload.sideEffect)
+    return `has sideEffect ${JSON.stringify(a.sideEffect) ?? 'absent'}, but ${where} records ${JSON.stringify(started.payload.sideEffect)}`;
+  const json = JSON.stringify(started.payload.args) ?? '';
+  const shown = a.args;
+  if (typeof shown !== 'string') return `shows no arguments, but ${where} records ${json.slice(0, 80)}`;
+  // Short arguments are shown whole; long ones start the same way, then a cut marker.
+  const same = shown === json || (json.length > 1_000 && shown.startsWith(json.slice(0, 1_000)));
+  return same ? undefined : `shows arguments ${shown.slice(0, 80)}, but ${where} records ${json.slice(0, 80)}`;
 }
 
 /** The first attribute whose value differs from the log's (an absent one differs from any value but undefined). */
