@@ -125,6 +125,7 @@ function responsesCheck(run: ScenarioRun, expected: NonNullable<Expectation['res
       status: e?.status ?? 'none',
       ...(want?.delivery !== undefined ? { delivery: e ? (e.delivery ?? 'none') : '(no answer)' } : {}),
       ...(want?.turn !== undefined ? { turn: e?.turns[e.turns.length - 1]?.turn ?? '(none)' } : {}),
+      ...(want?.error !== undefined ? { error: e?.error?.includes(want.error) ? want.error : (e?.error ?? '(no error)') } : {}),
     };
   });
   return equalCheck('responses', expected, actual);
@@ -167,6 +168,11 @@ function turnChecks(run: ScenarioRun, turn: number, want: TurnExpectation): Chec
   if (want.outcome !== undefined) {
     const actual = result ? outcomeLabel(result.outcome) : closed && isOutcome(closed.payload.outcome) ? outcomeLabel(closed.payload.outcome) : '(open)';
     out.push(equalCheck(`${name} outcome`, want.outcome, actual));
+  }
+  if (want.detail !== undefined) {
+    const outcome = result?.outcome ?? (closed && isOutcome(closed.payload.outcome) ? closed.payload.outcome : undefined);
+    const detail = outcome?.kind === 'failed' ? outcome.detail : outcome?.kind === 'rejected' ? outcome.reason : undefined;
+    out.push(equalCheck(`${name} detail`, want.detail, detail?.includes(want.detail) ? want.detail : (detail ?? '(no detail)')));
   }
   if (want.reply !== undefined) out.push(replyCheck(`${name} reply`, want.reply, result?.reply));
   if (want.trace) {

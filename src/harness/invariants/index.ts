@@ -32,6 +32,7 @@ import { credentialShapesRedacted } from './credential-shapes-redacted.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
+import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
@@ -63,6 +64,7 @@ export const INVARIANTS: readonly Invariant[] = [
   secretsNeverLeave,
   credentialShapesRedacted,
   projectionEqualsReplay,
+  snapshotResumesTheFold,
   promptFollowsFragments,
   outcomeFollowsTable,
   adapterFollowsTheWire,

@@ -16,8 +16,22 @@
  * when it was appended, so what is left to find is a store that loses, reorders
  * or alters records — and only the last one is decoded, so the check stays cheap
  * enough to run on every fuzz case.
+ *
+ * Positions are checked on read too: the run's last stored record, read back
+ * with `sources` that do not precede it (a negative seq, its own seq) must be
+ * refused, and with sources that do (seq 0, the seq before it) read as written.
  */
-import { decodeRecord, EventLog, LogAppendError, toRecord, type EventPayload, type EventType, type LogEvent } from '../../kernel/index.ts';
+import {
+  decodeRecord,
+  EventLog,
+  LogAppendError,
+  LogReadError,
+  toRecord,
+  type EventPayload,
+  type EventRecord,
+  type EventType,
+  type LogEvent,
+} from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation, loopgateOnly } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
@@ -183,10 +197,41 @@ function storeEqualsLog(run: ScenarioRun): string | undefined {
     } catch (error) {
       return `the last stored record does not decode: ${(error as Error).message}`;
     }
+    const sources = readSourcesProbe(stored[stored.length - 1]!);
+    if (sources) return sources;
   }
   const persistenceFailed = run.results.some((r) => r.outcome.kind === 'failed' && r.outcome.reason === 'persistence');
   // The host's own last write (of a message posted after the last turn) may be the one that failed: no turn could report it.
   const lastWriteFailed = run.storeWrites.attempts > 0 && run.storeWrites.failed.includes(run.storeWrites.attempts);
   if (!persistenceFailed && !lastWriteFailed && stored.length !== events.length) return `${events.length - stored.length} event(s) never reached the store`;
   return undefined;
+}
+
+/** `record` read back with sources that do not precede it (refused) and with sources that do (read, sources as written). */
+function readSourcesProbe(record: EventRecord): string | undefined {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0; // the refusals throw on purpose
+  try {
+    const what = (sources: readonly number[]) => `stored record seq ${record.seq} (${record.type}) read back with sources [${sources.join(', ')}]`;
+    for (const sources of [[-1], [record.seq]]) {
+      try {
+        decodeRecord({ ...record, sources }, 'sources probe', record.seq);
+        return `${what(sources)}, which do not precede it, was accepted`;
+      } catch (error) {
+        if (!(error instanceof LogReadError)) return `${what(sources)}: decoding threw ${(error as Error)?.name} instead of LogReadError`;
+      }
+    }
+    if (record.seq === 0) return undefined;
+    for (const sources of [[0], [0, record.seq - 1]]) {
+      try {
+        const read = decodeRecord({ ...record, sources }, 'sources probe', record.seq);
+        if (JSON.stringify(read.sources) !== JSON.stringify(sources)) return `${what(sources)} was read with sources ${JSON.stringify(read.sources)}`;
+      } catch (error) {
+        return `${what(sources)}, which precede it, was refused: ${(error as Error).message}`;
+      }
+    }
+    return undefined;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }

@@ -2,6 +2,11 @@
  * Invariant 3 on the run's stored records: a record of a type this reader does
  * not know — or a newer version of a known one — is refused unless it is marked
  * ignorable; an ignorable one is kept opaque and changes nothing in the history.
+ *
+ * The newer version is the run's own last stored record with its version raised,
+ * its payload as written: one the schema of the known version accepts, so only
+ * the version can refuse it (a made-up payload would be refused by the schema
+ * whatever the version check did).
  */
 import { decodeRecord, EVENT_VERSIONS, LogReadError, project, type AnyEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -41,6 +46,8 @@ function probe(run: ScenarioRun): string | undefined {
     refused('an unknown event type not marked ignorable', { ...base, type: 'fuzz.unknown', ignorable: false }) ??
     refused('a newer version of turn.closed not marked ignorable', { ...base, type: 'turn.closed', v: EVENT_VERSIONS['turn.closed'] + 1, ignorable: false });
   if (problem) return problem;
+  const newer = newerVersionProbe(run);
+  if (newer) return newer;
   let opaque: AnyEvent;
   try {
     opaque = decodeRecord({ ...base, type: 'fuzz.unknown', ignorable: true }, 'fuzz probe', seq);
@@ -51,4 +58,26 @@ function probe(run: ScenarioRun): string | undefined {
   const events = run.log.events.slice(0, seq);
   if (!sameJson(project([...events, opaque]), project(events))) return 'an ignorable unknown event changed the projected history';
   return undefined;
+}
+
+/** The run's last stored record, one version newer than this reader knows: refused, or opaque when ignorable. */
+function newerVersionProbe(run: ScenarioRun): string | undefined {
+  const stored = run.store.peek('case');
+  const last = stored[stored.length - 1];
+  if (last === undefined || !(last.type in EVENT_VERSIONS)) return undefined;
+  const v = EVENT_VERSIONS[last.type as keyof typeof EVENT_VERSIONS] + 1;
+  const what = `stored record seq ${last.seq} (${last.type}) as version ${v}, newer than this reader's`;
+  try {
+    decodeRecord({ ...last, v, ignorable: false }, 'newer version probe', last.seq);
+    return `${what}, not marked ignorable, was accepted`;
+  } catch (error) {
+    if (!(error instanceof LogReadError)) return `${what}: decoding threw ${(error as Error)?.name} instead of LogReadError`;
+  }
+  let read: AnyEvent;
+  try {
+    read = decodeRecord({ ...last, v, ignorable: true }, 'newer version probe', last.seq);
+  } catch (error) {
+    return `${what}, marked ignorable, was refused: ${(error as Error).message}`;
+  }
+  return read.opaque === true ? undefined : `${what}, marked ignorable, was read as a known event instead of kept opaque`;
 }

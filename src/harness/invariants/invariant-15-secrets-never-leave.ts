@@ -13,6 +13,12 @@
  * of base64 characters in the text decoded at each of its four offsets, and the
  * text with its `%HH` and `\uHHHH` escapes undone — so a form the redactor
  * stopped recognising is not also missed by the check.
+ *
+ * The kernel's search is checked first on copies planted here (literal,
+ * URL-encoded, base64 inside a longer value): a search that stopped finding a
+ * form would otherwise pass every run, since a correct run leaks nothing for it
+ * to find — and it is the one `providers/recording` trusts to refuse a leaking
+ * recording.
  */
 import { secretFinder } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -32,6 +38,11 @@ function secretsKeptOut(run: ScenarioRun): string | undefined {
   const secrets = run.secrets;
   if (secrets.length === 0) return undefined;
   const finders = secrets.map((secret) => ({ secret, found: secretFinder(secret) }));
+  for (const { secret, found } of finders) {
+    const blind = plantedCopies(secret).find(([, text]) => !found(text));
+    if (blind)
+      return `the kernel's secret search does not find a ${blind[0]} copy of a configured secret (${secret.slice(0, 4)}…): a leak in that form would go unseen`;
+  }
   for (const [where, text] of runArtifacts(run)) {
     const haystack = text();
     for (const { secret, found } of finders) {
@@ -48,6 +59,7 @@ const AN_ESCAPE = /%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}/;
 
 /** How a naive decoding of `text` finds `secret` in it (base64 at any offset, or unescaped), else undefined. */
 function naiveForm(text: string, secret: string): string | undefined {
+  if (text.includes(secret)) return 'as it is';
   if (secret.length < 8) return undefined;
   if (AN_ESCAPE.test(text)) {
     let plain = text;
@@ -65,4 +77,14 @@ function naiveForm(text: string, secret: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Copies of `secret` in forms any search must find (the encoded ones from 8 characters, as the redactor's). */
+function plantedCopies(secret: string): [string, string][] {
+  const copies: [string, string][] = [['literal', `before ${secret} after`]];
+  if (secret.length < 8) return copies;
+  if (/^[\x20-\x7e]+$/.test(secret))
+    copies.push(['URL-encoded', `q=${[...secret].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')}&x=1`]);
+  copies.push(['base64', Buffer.from(`id:${secret}:end`, 'utf8').toString('base64')]);
+  return copies;
 }

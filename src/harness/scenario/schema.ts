@@ -348,6 +348,7 @@ const linesMatcher = z.strictObject({
 
 export const turnExpectationSchema = z.strictObject({
   outcome: outcomeLabel.optional().describe("This turn's outcome"),
+  detail: z.string().min(1).optional().describe("Text this turn's outcome detail must contain (a failure's detail, a rejection's reason)"),
   reply: z
     .union([z.string(), z.strictObject({ contains: z.string() })])
     .optional()
@@ -417,6 +418,7 @@ export const expectationSchema = z.strictObject({
           .describe('The HTTP status the host answered; none: no answer (the process died with the request open)'),
         delivery: z.enum(['turn', 'joined', 'queued', 'none']).optional().describe('How the message reached the loop; none: it was not stored'),
         turn: z.number().int().nonnegative().optional().describe('The turn the answer reports (its last)'),
+        error: z.string().min(1).optional().describe('Text the answer’s error must contain (what a client is told went wrong)'),
       }),
     )
     .optional()

@@ -1,0 +1,172 @@
+/**
+ * A conversation reopened from a snapshot of its derived state is the
+ * conversation read whole (DESIGN.md, Storage: "reopening reads a snapshot and
+ * the tail"). For each run, snapshots are taken of prefixes of its own log —
+ * just before each compaction or restore (so the tail changes the replace
+ * generation the snapshot was folded under), and at the middle — written as
+ * JSON and read back as the host does, and the log resumed from each with the
+ * rest as its tail must:
+ *
+ * - project to the naive reference projection of the whole log
+ *   (support/reference-projection.ts, no kernel projection code);
+ * - hold the position index a log folded from seq 0 holds (open turn, calls,
+ *   inbox, compactions in force);
+ * - refuse a prefix the store reads back wrongly (a record short, a record
+ *   repeated in place of the next) instead of reading it as the log's history;
+ * - refuse a snapshot whose inbox rows are malformed (a source that is not a
+ *   string, a negative seq, a taken flag that is not a boolean): a snapshot
+ *   may cost a slower open, never a wrong history.
+ */
+import { ScriptedModelClient } from '../../../providers/fake/scripted.ts';
+import {
+  AgentLoop,
+  EventLog,
+  loopDeps,
+  ProjectionCache,
+  resumeFromSnapshot,
+  SnapshotMismatch,
+  snapshotOf,
+  type AnyEvent,
+  type LogPrefix,
+  type LoopSnapshot,
+  type Message,
+} from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+import { referenceProjection } from './support/reference-projection.ts';
+import { sameData } from './support/same-data.ts';
+
+export const snapshotResumesTheFold = defineInvariant({
+  id: 'snapshot-resumes-the-fold',
+  title: 'a log resumed from a snapshot of any prefix reads, indexes and projects as the whole log; a damaged snapshot or prefix is refused',
+  appliesTo: loopgateOnly('no derived state to snapshot: a peer keeps no event log'),
+  check: (run) => snapshotsResume(run),
+});
+
+/** Compaction points probed per run, besides the middle. */
+const MAX_GENERATION_POINTS = 2;
+
+const CLOCK = { now: () => 0 };
+
+function snapshotsResume(run: ScenarioRun): string | undefined {
+  const events = run.log.events;
+  if (events.length < 2) return undefined;
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0; // the damaged reads throw on purpose
+  try {
+    const reference = referenceProjection(events);
+    const wholeIndex = JSON.stringify(new EventLog(CLOCK, events).positions.state());
+    for (const upTo of snapshotPoints(events)) {
+      const snapshot = snapshotAt(events, upTo);
+      const problem =
+        resumesWhole(events, snapshot, reference, wholeIndex) ?? damagedPrefixRefused(events, snapshot) ?? malformedInboxRefused(events, snapshot);
+      if (problem) return problem;
+    }
+    return undefined;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/** Seqs to snapshot before: each compaction or restore (a few), and the middle of the log. */
+function snapshotPoints(events: readonly AnyEvent[]): number[] {
+  const points = new Set<number>();
+  for (const event of events) {
+    if (points.size >= MAX_GENERATION_POINTS) break;
+    if (!event.opaque && event.seq > 0 && (event.type === 'projection.replaced' || event.type === 'projection.restored')) points.add(event.seq);
+  }
+  points.add(Math.floor(events.length / 2));
+  return [...points];
+}
+
+/** The derived state of a loop over the log's first `upTo` events, as the host stores it (JSON) and reads it back. */
+function snapshotAt(events: readonly AnyEvent[], upTo: number): LoopSnapshot {
+  const prefix = new EventLog(CLOCK, events.slice(0, upTo));
+  const loop = new AgentLoop(loopDeps({ log: prefix, model: new ScriptedModelClient([], { name: 'snapshot' }) }));
+  return JSON.parse(JSON.stringify(snapshotOf(loop, prefix))) as LoopSnapshot;
+}
+
+function prefixOf(events: readonly AnyEvent[], upTo: number, load: LogPrefix['load'] = (from, to) => events.slice(from, to)): LogPrefix {
+  return { upTo, last: events[upTo - 1], load };
+}
+
+function resumesWhole(events: readonly AnyEvent[], snapshot: LoopSnapshot, reference: readonly Message[], wholeIndex: string): string | undefined {
+  const where = `resumed from a snapshot at seq ${snapshot.upTo} (of ${events.length})`;
+  let log: EventLog;
+  try {
+    log = resumeFromSnapshot(CLOCK, snapshot, prefixOf(events, snapshot.upTo), events.slice(snapshot.upTo));
+  } catch (error) {
+    return `${where}: the snapshot was refused: ${(error as Error).message}`;
+  }
+  const projected = new ProjectionCache(log).current();
+  if (!sameData(projected, reference))
+    return `${where}: the projection differs from the reference projection of the whole log: ${firstDifference(projected, reference)}`;
+  const index = JSON.stringify(log.positions.state());
+  if (index !== wholeIndex) return `${where}: the position index differs from the one folded from seq 0: ${firstKeyDifference(index, wholeIndex)}`;
+  if (!sameData(log.events, events)) return `${where}: the log reads back other events than the ones stored`;
+  return undefined;
+}
+
+/** A store that reads part of the prefix back wrongly: the resumed log must refuse it, not read it as its history. */
+function damagedPrefixRefused(events: readonly AnyEvent[], snapshot: LoopSnapshot): string | undefined {
+  const damages: [string, number, LogPrefix['load']][] = [
+    ['one record short', 1, (from, to) => events.slice(from, to - 1)],
+    [
+      'with a record repeated in place of the next',
+      2,
+      (from, to) => (to - from < 2 ? events.slice(from, to) : [...events.slice(from, to - 1), events[to - 2]!]),
+    ],
+  ];
+  for (const [what, least, load] of damages) {
+    if (snapshot.upTo < least) continue;
+    let read: readonly AnyEvent[];
+    try {
+      const log = resumeFromSnapshot(CLOCK, snapshot, prefixOf(events, snapshot.upTo, load), events.slice(snapshot.upTo));
+      read = log.events;
+    } catch {
+      continue; // refused: as it must be
+    }
+    if (!sameData(read, events))
+      return `resumed from a snapshot at seq ${snapshot.upTo}, a store reading the prefix back ${what} was read as the log's history (${read.length} events, ${events.length} stored)`;
+  }
+  return undefined;
+}
+
+/** A snapshot with a malformed inbox row must be refused (SnapshotMismatch), so the host reads the log whole. */
+function malformedInboxRefused(events: readonly AnyEvent[], snapshot: LoopSnapshot): string | undefined {
+  const rows = snapshot.positions.inbox;
+  if (rows.length === 0) return undefined;
+  const damages: [string, number, unknown][] = [
+    ['a source that is not a string', 3, 7],
+    ['a negative seq', 4, -1],
+    ['a taken flag that is not a boolean', 5, 'yes'],
+  ];
+  for (const [what, column, value] of damages) {
+    const row: unknown[] = [...rows[0]!];
+    row[column] = value;
+    const damaged = { ...snapshot, positions: { ...snapshot.positions, inbox: [row, ...rows.slice(1)] } } as unknown as LoopSnapshot;
+    try {
+      resumeFromSnapshot(CLOCK, damaged, prefixOf(events, snapshot.upTo), events.slice(snapshot.upTo));
+    } catch (error) {
+      if (error instanceof SnapshotMismatch) continue;
+      return `a snapshot at seq ${snapshot.upTo} whose inbox row has ${what}: resuming threw ${(error as Error)?.name} instead of SnapshotMismatch`;
+    }
+    return `a snapshot at seq ${snapshot.upTo} whose inbox row has ${what} was restored instead of refused`;
+  }
+  return undefined;
+}
+
+function firstDifference(actual: readonly unknown[], expected: readonly unknown[]): string {
+  for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
+    if (!sameData(actual[i], expected[i]))
+      return `message ${i} is ${JSON.stringify(actual[i]) ?? 'missing'}, the reference has ${JSON.stringify(expected[i]) ?? 'nothing'}`;
+  }
+  return 'they differ';
+}
+
+function firstKeyDifference(actual: string, expected: string): string {
+  const a = JSON.parse(actual) as Record<string, unknown>;
+  const e = JSON.parse(expected) as Record<string, unknown>;
+  const key = Object.keys(e).find((k) => JSON.stringify(a[k]) !== JSON.stringify(e[k]));
+  return key === undefined ? 'they differ' : `${key} is ${JSON.stringify(a[key])}, folded from 0 ${JSON.stringify(e[key])}`;
+}
