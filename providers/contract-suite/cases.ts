@@ -270,6 +270,15 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'stop_reason_missing',
+    title: 'a response that ends without any stop reason ends as transport_error{malformed_stream}, not a reply, with the usage that was sent',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'The capital of France is' }], stop: 'missing', usage: USAGE } },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'unknown_stop_reason',
     title: 'a stop reason nobody has seen yet ends as unknown, naming it, text kept',
     behaviour: {

@@ -12,7 +12,7 @@ import { UnsupportedOnWire, pieces } from './turn.ts';
 const MODEL = 'gpt-4o-2024-08-06';
 const ID = 'chatcmpl-WireFake000000000000000001';
 
-function finishReason(stop: TurnStop): string {
+function finishReason(stop: TurnStop): string | null {
   if (typeof stop === 'object') return stop.unknown;
   switch (stop) {
     case 'end':
@@ -24,6 +24,8 @@ function finishReason(stop: TurnStop): string {
       return 'length';
     case 'content_filter':
       return 'content_filter';
+    case 'missing':
+      return null;
     case 'overflow':
       throw new UnsupportedOnWire(
         'OpenAI Chat Completions has no stop reason for a context window filled during generation: it rejects the request up front, or stops with finish_reason "length"',

@@ -31,6 +31,10 @@ function ending(stop: TurnStop): { status: 'completed' | 'incomplete'; reason?: 
       throw new UnsupportedOnWire(
         'the OpenAI Responses API has no ending for a context window filled during generation: it rejects the request up front, or ends incomplete with max_output_tokens',
       );
+    case 'missing':
+      throw new UnsupportedOnWire(
+        'the OpenAI Responses API has no stop reason to leave out: its final event (response.completed, response.incomplete, response.failed) is the ending',
+      );
   }
 }
 

@@ -16,6 +16,12 @@ export type TurnStop =
   | 'content_filter'
   /** The context window filled during generation. */
   | 'overflow'
+  /**
+   * No stop reason at all: the stream's stop event (or the complete body) says
+   * nothing about how the response ended — what a proxy or gateway that drops
+   * the field sends. Nothing says the answer is whole.
+   */
+  | 'missing'
   | { readonly unknown: string };
 
 export interface TurnUsage {
