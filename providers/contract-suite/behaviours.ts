@@ -32,5 +32,10 @@ export type Behaviour =
   | { readonly kind: 'stream_fault'; readonly turn: WireTurn; readonly fault: StreamFault }
   /** The connection is reset before any response. */
   | { readonly kind: 'reset_before_response' }
+  /**
+   * The connection attempt itself times out: no server answers, and the
+   * client's fetch fails as undici's does after its connect timeout.
+   */
+  | { readonly kind: 'connect_timeout' }
   /** A 200 stream with no events at all. */
   | { readonly kind: 'empty_stream' };

@@ -394,6 +394,14 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'connect_timeout',
+    title: 'a connection attempt that times out before any response (packets dropped, no route) ends as transport_error{timeout}, not network',
+    behaviour: { kind: 'connect_timeout' },
+    check({ result }) {
+      expectTransport(result, 'timeout');
+    },
+  },
+  {
     id: 'network_during_stream',
     title: 'a connection reset mid-stream ends as transport_error{network}, not a short reply',
     behaviour: {

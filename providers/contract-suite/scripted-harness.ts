@@ -109,6 +109,8 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
       return { result: httpErrorResult(behaviour) };
     case 'reset_before_response':
       return { result: transportError('network', { message: 'connection reset' }) };
+    case 'connect_timeout':
+      return { result: transportError('timeout', { message: 'connect timeout' }) };
     case 'empty_stream':
       return { unsupported: NO_WIRE };
     case 'stream_fault': {

@@ -19,6 +19,10 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour): WirePlan {
     }
     case 'reset_before_response':
       return { kind: 'reset' };
+    case 'connect_timeout':
+      // No server ever answers. The wire harness also makes the client's fetch fail as undici's
+      // connect timeout does (wire-fakes/connect-timeout.ts); without it the call's own deadline ends it.
+      return { kind: 'hang' };
     case 'empty_stream':
       return streamPlan([]);
     case 'stream_fault': {
