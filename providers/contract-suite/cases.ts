@@ -466,6 +466,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limit_event_in_stream',
+    title: 'a rate-limit error event inside a 200 stream ends as transport_error{rate_limited}, not a server error',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'rate_limited' },
+    },
+    check({ result }) {
+      expectTransport(result, 'rate_limited');
+    },
+  },
+  {
     id: 'abort_during_stream',
     title: 'aborting the signal mid-stream ends as transport_error{aborted}',
     behaviour: {

@@ -122,7 +122,9 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'reset':
           return { result: transportError('network', { message: 'connection reset mid-stream' }), deltas: first };
         case 'error_event':
-          return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
+          return behaviour.fault.error === 'rate_limited'
+            ? { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first }
+            : { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
         case 'stall_after_end':
           return { result: resultForTurn(behaviour.turn), deltas };
         case 'malformed':

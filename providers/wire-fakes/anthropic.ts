@@ -170,7 +170,8 @@ export const anthropicWire: ProtocolKit = {
   completeBody,
   answerKey: 'content',
   errorAnswer,
-  overloadedEventFrame: () => sseFrame('error', errorBody('overloaded_error', 'Overloaded'), 'error'),
+  // The stream's error event carries the same body as the HTTP error.
+  errorEventFrame: (kind) => sseFrame('error', errorAnswer(kind).body, 'error'),
   malformedFrame: () => ({
     text: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel\n\n',
     tag: 'malformed',

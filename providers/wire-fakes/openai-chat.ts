@@ -192,7 +192,8 @@ export const openAIChatWire: ProtocolKit = {
   completeBody,
   answerKey: 'choices',
   errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages', status),
-  overloadedEventFrame: () => sseFrame(null, openAIErrorBody('The server is overloaded or not ready yet.', 'server_error', null), 'error'),
+  // A data chunk holding the error body, as the API sends an error that happens mid-stream.
+  errorEventFrame: (kind) => sseFrame(null, openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages').body, 'error'),
   malformedFrame: () => ({
     text: `data: {"id":"${ID}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hel\n\n`,
     tag: 'malformed',

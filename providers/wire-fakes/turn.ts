@@ -50,6 +50,9 @@ export interface WireTurn {
 /** `quota`: the account is out of credit or quota — a 429 on OpenAI (`insufficient_quota`), a 402 `billing_error` on Anthropic. */
 export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded';
 
+/** The failures a provider may report inside a 200 stream, as an error event. */
+export type StreamErrorKind = 'overloaded' | 'rate_limited';
+
 /** Thrown by a protocol module for a turn its provider cannot produce. */
 export class UnsupportedOnWire extends Error {
   constructor(message: string) {
