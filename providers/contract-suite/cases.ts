@@ -155,6 +155,33 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'parallel_calls_without_index',
+    title: 'parallel tool calls streamed whole, one chunk each with no index (as some OpenAI-compatible servers send them), stay separate calls',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'tool_call', id: 'call_p1', name: 'get_weather', args: '{"city":"Lyon"}' },
+          { type: 'tool_call', id: 'call_p2', name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        unindexed: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_p1', name: 'get_weather', args: { city: 'Lyon' } },
+          { id: 'call_p2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+        ],
+      );
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'tool_call_no_arguments',
     title: 'a tool call with no argument text at all has arguments {}',
     behaviour: {

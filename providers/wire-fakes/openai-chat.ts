@@ -66,6 +66,12 @@ function streamFrames(turn: WireTurn): Frame[] {
       continue;
     }
     const index = callFrames.length;
+    if (turn.unindexed) {
+      const whole = { id: block.id, type: 'function', function: { name: block.name, arguments: block.args } };
+      frames.push(sseFrame(null, chunk({ tool_calls: [whole] }, null, model), 'block_start'));
+      callFrames.push([]);
+      continue;
+    }
     const own: Frame[] = [
       sseFrame(
         null,

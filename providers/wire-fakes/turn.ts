@@ -44,6 +44,12 @@ export interface WireTurn {
    * output items arrive one after another ignore it.
    */
   readonly interleaved?: boolean;
+  /**
+   * Each tool call sent whole in one chunk (id, name, all its arguments) with no
+   * `index`, as some OpenAI-compatible servers stream Chat Completions calls.
+   * Protocols that always say which item a delta belongs to ignore it.
+   */
+  readonly unindexed?: boolean;
 }
 
 /** The kinds of failure a provider answers with an error body. */
