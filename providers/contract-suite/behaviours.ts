@@ -3,7 +3,7 @@
  * A harness makes it happen (on the wire, or in a script) or says it cannot.
  */
 import type { FrameTag } from '../wire-fakes/plan.ts';
-import type { ErrorKind, WireTurn } from '../wire-fakes/turn.ts';
+import type { ErrorKind, StreamErrorKind, WireTurn } from '../wire-fakes/turn.ts';
 
 export type { ErrorKind, WireTurn } from '../wire-fakes/turn.ts';
 
@@ -14,8 +14,8 @@ export type StreamFault =
   | { readonly type: 'reset'; readonly after: FrameTag; readonly nth?: number }
   /** A data line with cut-off JSON after the first frame tagged `after`. */
   | { readonly type: 'malformed'; readonly after: FrameTag }
-  /** An error event saying the service is overloaded, after the first frame tagged `after`. */
-  | { readonly type: 'error_event'; readonly after: FrameTag }
+  /** An error event (the service is overloaded, unless `error` says otherwise) after the first frame tagged `after`. */
+  | { readonly type: 'error_event'; readonly after: FrameTag; readonly error?: StreamErrorKind }
   /** The stream closes without the frames that end the response. */
   | { readonly type: 'drop_end' }
   /** Framing events (and, where sequence numbers allow, every event) sent twice. */
@@ -32,5 +32,10 @@ export type Behaviour =
   | { readonly kind: 'stream_fault'; readonly turn: WireTurn; readonly fault: StreamFault }
   /** The connection is reset before any response. */
   | { readonly kind: 'reset_before_response' }
+  /**
+   * The connection attempt itself times out: no server answers, and the
+   * client's fetch fails as undici's does after its connect timeout.
+   */
+  | { readonly kind: 'connect_timeout' }
   /** A 200 stream with no events at all. */
   | { readonly kind: 'empty_stream' };

@@ -155,6 +155,33 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'parallel_calls_without_index',
+    title: 'parallel tool calls streamed whole, one chunk each with no index (as some OpenAI-compatible servers send them), stay separate calls',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'tool_call', id: 'call_p1', name: 'get_weather', args: '{"city":"Lyon"}' },
+          { type: 'tool_call', id: 'call_p2', name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        unindexed: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_p1', name: 'get_weather', args: { city: 'Lyon' } },
+          { id: 'call_p2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+        ],
+      );
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'tool_call_no_arguments',
     title: 'a tool call with no argument text at all has arguments {}',
     behaviour: {
@@ -267,6 +294,15 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         sent.want,
         `the request body read back from the wire differs from the loop's request at line ${at + 1}: sent ${JSON.stringify(sent.got[at] ?? '(nothing)')}, expected ${JSON.stringify(sent.want[at] ?? '(nothing)')}`,
       );
+    },
+  },
+  {
+    id: 'stop_reason_missing',
+    title: 'a response that ends without any stop reason ends as transport_error{malformed_stream}, not a reply, with the usage that was sent',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'The capital of France is' }], stop: 'missing', usage: USAGE } },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+      expectUsage(result, USAGE.input, USAGE.output);
     },
   },
   {
@@ -385,6 +421,14 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'connect_timeout',
+    title: 'a connection attempt that times out before any response (packets dropped, no route) ends as transport_error{timeout}, not network',
+    behaviour: { kind: 'connect_timeout' },
+    check({ result }) {
+      expectTransport(result, 'timeout');
+    },
+  },
+  {
     id: 'network_during_stream',
     title: 'a connection reset mid-stream ends as transport_error{network}, not a short reply',
     behaviour: {
@@ -446,6 +490,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
     check({ result }) {
       expectTransport(result, 'overloaded');
+    },
+  },
+  {
+    id: 'rate_limit_event_in_stream',
+    title: 'a rate-limit error event inside a 200 stream ends as transport_error{rate_limited}, not a server error',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'rate_limited' },
+    },
+    check({ result }) {
+      expectTransport(result, 'rate_limited');
     },
   },
   {

@@ -9,6 +9,7 @@ import { ScriptedModelClient, type ScriptedEntry } from '../fake/scripted.ts';
 import { transportError, overflow } from '../fake/results.ts';
 import type { Collected, StopCategory } from '../shared/assemble.ts';
 import { finishResult } from '../shared/assemble.ts';
+import { transportFailure } from '../shared/results.ts';
 import { pieces, type WireTurn } from '../wire-fakes/turn.ts';
 import type { Behaviour } from './behaviours.ts';
 import type { ContractHarness, HarnessClient, Unsupported } from './harness.ts';
@@ -19,13 +20,15 @@ const NO_SERIALIZATION = 'the in-process fake does not serialize requests';
 /** How long a stall lasts in the script: far beyond any case's timeout. */
 const STALL_MS = 60_000;
 
-function stopCategory(stop: WireTurn['stop']): StopCategory {
+type EndingStop = Exclude<WireTurn['stop'], 'missing'>;
+
+function stopCategory(stop: EndingStop): StopCategory {
   if (typeof stop === 'object') return 'unknown';
   if (stop === 'content_filter') return 'refusal';
   return stop === 'end' ? 'reply' : stop;
 }
 
-function stopRaw(stop: WireTurn['stop']): string {
+function stopRaw(stop: EndingStop): string {
   if (typeof stop === 'object') return stop.unknown;
   return {
     end: 'end_turn',
@@ -39,15 +42,18 @@ function stopRaw(stop: WireTurn['stop']): string {
 
 /** The result an adapter produces for this turn, built by the same assembly code. */
 export function resultForTurn(turn: WireTurn): ModelResult {
+  const usage = {
+    inputTokens: turn.usage.input,
+    outputTokens: turn.usage.output,
+    ...(turn.usage.cacheRead !== undefined ? { cacheReadTokens: turn.usage.cacheRead } : {}),
+  };
+  // Nothing says the answer is whole: the adapters' malformed_stream, with the usage that was sent.
+  if (turn.stop === 'missing') return transportFailure('malformed_stream', 'the response ended without a stop reason', { usage });
   const collected: Collected = {
     blocks: turn.blocks.map((b) =>
       b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_call', id: b.id, name: b.name, argsText: b.args, finished: true },
     ),
-    usage: {
-      inputTokens: turn.usage.input,
-      outputTokens: turn.usage.output,
-      ...(turn.usage.cacheRead !== undefined ? { cacheReadTokens: turn.usage.cacheRead } : {}),
-    },
+    usage,
     ...(turn.stop === 'refusal' && turn.refusal?.text ? { refusalText: turn.refusal.text } : {}),
   };
   return finishResult(collected, {
@@ -103,6 +109,8 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
       return { result: httpErrorResult(behaviour) };
     case 'reset_before_response':
       return { result: transportError('network', { message: 'connection reset' }) };
+    case 'connect_timeout':
+      return { result: transportError('timeout', { message: 'connect timeout' }) };
     case 'empty_stream':
       return { unsupported: NO_WIRE };
     case 'stream_fault': {
@@ -114,7 +122,9 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'reset':
           return { result: transportError('network', { message: 'connection reset mid-stream' }), deltas: first };
         case 'error_event':
-          return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
+          return behaviour.fault.error === 'rate_limited'
+            ? { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first }
+            : { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
         case 'stall_after_end':
           return { result: resultForTurn(behaviour.turn), deltas };
         case 'malformed':

@@ -8,7 +8,8 @@ import { createAdapter, type AdapterOptions } from '../clients.ts';
 import type { WireProvider } from '../names.ts';
 import { WIRE_KITS } from '../wire-fakes/kits.ts';
 import type { WireFake } from '../wire-fakes/server.ts';
-import { acquireWireFake } from '../wire-fakes/server.ts';
+import { WIRE_FAKE_ORIGIN, acquireWireFake } from '../wire-fakes/server.ts';
+import { connectTimeoutFetch } from '../wire-fakes/connect-timeout.ts';
 import { requestConversation, sentConversation } from '../wire-fakes/conversation.ts';
 import { UnsupportedOnWire } from '../wire-fakes/turn.ts';
 import { CONTRACT_CASES } from './cases.ts';
@@ -63,6 +64,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
       const client = createAdapter(provider, {
         model: DEFAULT_MODELS[provider],
         ...options.adapter,
+        ...(behaviour.kind === 'connect_timeout' ? { fetch: connectTimeoutFetch(new URL(WIRE_FAKE_ORIGIN).host) } : {}),
         apiKey: 'wire-fake-key',
         baseURL: scenario.baseURL(provider),
       });

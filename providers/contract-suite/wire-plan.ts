@@ -19,6 +19,10 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour): WirePlan {
     }
     case 'reset_before_response':
       return { kind: 'reset' };
+    case 'connect_timeout':
+      // No server ever answers. The wire harness also makes the client's fetch fail as undici's
+      // connect timeout does (wire-fakes/connect-timeout.ts); without it the call's own deadline ends it.
+      return { kind: 'hang' };
     case 'empty_stream':
       return streamPlan([]);
     case 'stream_fault': {
@@ -33,7 +37,7 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour): WirePlan {
           return streamPlan(insertAfter(frames, fault.after, kit.malformedFrame()));
         case 'error_event':
           // After the error event the server closes the stream, as the APIs do.
-          return streamPlan([...upToNth(frames, fault.after), kit.overloadedEventFrame()]);
+          return streamPlan([...upToNth(frames, fault.after), kit.errorEventFrame(fault.error ?? 'overloaded')]);
         case 'drop_end':
           return streamPlan(withoutTags(frames, kit.endTags));
         case 'duplicate':
@@ -59,7 +63,7 @@ export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body:
   if (streams) return wirePlanFor(kit, behaviour);
   if (behaviour.kind === 'turn') return jsonPlan(200, kit.completeBody(behaviour.turn));
   if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'error_event') {
-    const answer = kit.errorAnswer('overloaded');
+    const answer = kit.errorAnswer(behaviour.fault.error ?? 'overloaded');
     return jsonPlan(answer.status, answer.body, { ...answer.headers });
   }
   return wirePlanFor(kit, behaviour);
@@ -89,7 +93,7 @@ export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour): Wir
     return jsonPlan(200, rest);
   }
   if (behaviour.kind === 'stream_fault') {
-    const answer = kit.errorAnswer('overloaded');
+    const answer = kit.errorAnswer(behaviour.fault.type === 'error_event' ? (behaviour.fault.error ?? 'overloaded') : 'overloaded');
     return jsonPlan(answer.status, answer.body, { ...answer.headers });
   }
   return wirePlanFor(kit, behaviour);

@@ -10,7 +10,7 @@ import { UnsupportedOnWire, pieces } from './turn.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 
-function stopReason(stop: TurnStop): string {
+function stopReason(stop: TurnStop): string | null {
   if (typeof stop === 'object') return stop.unknown;
   switch (stop) {
     case 'end':
@@ -25,6 +25,8 @@ function stopReason(stop: TurnStop): string {
       throw new UnsupportedOnWire('the Messages API has no content-filter stop: what its filter stops ends with stop_reason "refusal"');
     case 'overflow':
       return 'model_context_window_exceeded';
+    case 'missing':
+      return null;
   }
 }
 
@@ -119,7 +121,8 @@ function completeBody(turn: WireTurn): unknown {
     content: turn.blocks.map((block) =>
       block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', id: block.id, name: block.name, input: completeInput(block.args) },
     ),
-    stop_reason: stopReason(turn.stop),
+    // A missing stop reason is a body without the field (a gateway's), where the stream above sends it null.
+    ...(turn.stop !== 'missing' ? { stop_reason: stopReason(turn.stop) } : {}),
     stop_sequence: null,
     ...(turn.stop === 'refusal' ? { stop_details: turn.refusal?.details ?? null } : {}),
     usage: { ...usageStart(turn), output_tokens: turn.usage.output },
@@ -167,7 +170,8 @@ export const anthropicWire: ProtocolKit = {
   completeBody,
   answerKey: 'content',
   errorAnswer,
-  overloadedEventFrame: () => sseFrame('error', errorBody('overloaded_error', 'Overloaded'), 'error'),
+  // The stream's error event carries the same body as the HTTP error.
+  errorEventFrame: (kind) => sseFrame('error', errorAnswer(kind).body, 'error'),
   malformedFrame: () => ({
     text: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel\n\n',
     tag: 'malformed',

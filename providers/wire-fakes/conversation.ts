@@ -10,6 +10,11 @@
  *   user: <text>                       assistant: <text>
  *   call <name>#<id> <arguments as canonical JSON>
  *   result#<call id>[ (error)]: <content>
+ *   store: <value>                     (Responses only, last)
+ *
+ * The Responses API keeps what it is sent unless the body says `store: false`;
+ * loopgate's log is the record, so its adapter says false (a body without the
+ * field reads `store: (absent)`).
  *
  * A body the protocol would not produce reads as a line saying what is off
  * (`?: …`), never a throw: the comparison then fails, naming it.
@@ -40,6 +45,7 @@ export function requestConversation(request: ModelRequest, provider: WireProvide
   if (request.system !== '') lines.push(`system: ${request.system}`);
   for (const t of request.tools) lines.push(`tool ${t.name}: ${t.description} ${canonical(t.inputSchema)}`);
   for (const m of request.messages) lines.push(...messageLines(m, provider === 'anthropic'));
+  if (provider === 'openai-responses') lines.push('store: false');
   return lines;
 }
 
@@ -135,5 +141,6 @@ function responsesLines(b: Obj): string[] {
       lines.push(...texts(item.content, type).map((t) => `${String(item.role)}: ${t}`));
     } else lines.push(`?: a ${String(item.type ?? item.role)} item`);
   }
+  lines.push(`store: ${'store' in b ? canonical(b.store) : '(absent)'}`);
   return lines;
 }

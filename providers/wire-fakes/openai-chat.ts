@@ -12,7 +12,7 @@ import { UnsupportedOnWire, pieces } from './turn.ts';
 const MODEL = 'gpt-4o-2024-08-06';
 const ID = 'chatcmpl-WireFake000000000000000001';
 
-function finishReason(stop: TurnStop): string {
+function finishReason(stop: TurnStop): string | null {
   if (typeof stop === 'object') return stop.unknown;
   switch (stop) {
     case 'end':
@@ -24,6 +24,8 @@ function finishReason(stop: TurnStop): string {
       return 'length';
     case 'content_filter':
       return 'content_filter';
+    case 'missing':
+      return null;
     case 'overflow':
       throw new UnsupportedOnWire(
         'OpenAI Chat Completions has no stop reason for a context window filled during generation: it rejects the request up front, or stops with finish_reason "length"',
@@ -64,6 +66,12 @@ function streamFrames(turn: WireTurn): Frame[] {
       continue;
     }
     const index = callFrames.length;
+    if (turn.unindexed) {
+      const whole = { id: block.id, type: 'function', function: { name: block.name, arguments: block.args } };
+      frames.push(sseFrame(null, chunk({ tool_calls: [whole] }, null, model), 'block_start'));
+      callFrames.push([]);
+      continue;
+    }
     const own: Frame[] = [
       sseFrame(
         null,
@@ -190,7 +198,8 @@ export const openAIChatWire: ProtocolKit = {
   completeBody,
   answerKey: 'choices',
   errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages', status),
-  overloadedEventFrame: () => sseFrame(null, openAIErrorBody('The server is overloaded or not ready yet.', 'server_error', null), 'error'),
+  // A data chunk holding the error body, as the API sends an error that happens mid-stream.
+  errorEventFrame: (kind) => sseFrame(null, openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages').body, 'error'),
   malformedFrame: () => ({
     text: `data: {"id":"${ID}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hel\n\n`,
     tag: 'malformed',

@@ -6,7 +6,7 @@
 import type { Frame, FrameTag } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ProtocolKit } from './protocol.ts';
-import type { TurnStop, WireTurn } from './turn.ts';
+import type { StreamErrorKind, TurnStop, WireTurn } from './turn.ts';
 import { UnsupportedOnWire, pieces } from './turn.ts';
 import { openAIErrorAnswer } from './openai-chat.ts';
 
@@ -30,6 +30,10 @@ function ending(stop: TurnStop): { status: 'completed' | 'incomplete'; reason?: 
     case 'overflow':
       throw new UnsupportedOnWire(
         'the OpenAI Responses API has no ending for a context window filled during generation: it rejects the request up front, or ends incomplete with max_output_tokens',
+      );
+    case 'missing':
+      throw new UnsupportedOnWire(
+        'the OpenAI Responses API has no stop reason to leave out: its final event (response.completed, response.incomplete, response.failed) is the ending',
       );
   }
 }
@@ -198,15 +202,15 @@ function completeBody(turn: WireTurn): unknown {
   });
 }
 
-export const openAIResponsesWire: ProtocolKit = {
-  provider: 'openai-responses',
-  path: '/v1/responses',
-  streamFrames,
-  completeBody,
-  answerKey: 'output',
-  errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_RESPONSES_OVERFLOW_MESSAGE, 'input', status),
-  overloadedEventFrame: () =>
-    sseFrame(
+/**
+ * An `error` event in both shapes the API sends: the fields nested under
+ * `error` (as the recorded streams carry them) for an overload, and top-level
+ * `code`, `message`, `param` (as the API reference documents the event) for a
+ * rate limit — there the code alone says what failed.
+ */
+function errorEventFrame(kind: StreamErrorKind): Frame {
+  if (kind === 'overloaded') {
+    return sseFrame(
       'error',
       {
         type: 'error',
@@ -214,7 +218,22 @@ export const openAIResponsesWire: ProtocolKit = {
         error: { type: 'server_error', code: 'server_error', message: 'The server is overloaded or not ready yet.', param: null },
       },
       'error',
-    ),
+    );
+  }
+  const { error } = openAIErrorAnswer(kind, OPENAI_RESPONSES_OVERFLOW_MESSAGE, 'input').body as {
+    error: { message: string; code: string | null; param: string | null };
+  };
+  return sseFrame('error', { type: 'error', sequence_number: 9_999, code: error.code, message: error.message, param: error.param }, 'error');
+}
+
+export const openAIResponsesWire: ProtocolKit = {
+  provider: 'openai-responses',
+  path: '/v1/responses',
+  streamFrames,
+  completeBody,
+  answerKey: 'output',
+  errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_RESPONSES_OVERFLOW_MESSAGE, 'input', status),
+  errorEventFrame,
   malformedFrame: () => ({
     text: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":3,"delta":"Hel\n\n',
     tag: 'malformed',

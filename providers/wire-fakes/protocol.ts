@@ -5,7 +5,7 @@
  */
 import type { WireProvider } from '../names.ts';
 import type { Frame, FrameTag } from './plan.ts';
-import type { ErrorKind, WireTurn } from './turn.ts';
+import type { ErrorKind, StreamErrorKind, WireTurn } from './turn.ts';
 
 export interface ErrorAnswer {
   readonly status: number;
@@ -25,8 +25,8 @@ export interface ProtocolKit {
   readonly answerKey: string;
   /** The error answer for a kind; `status` overrides the usual one (e.g. 503 vs 529). */
   errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer;
-  /** An error event inside a 200 stream, saying the service is overloaded. */
-  overloadedEventFrame(): Frame;
+  /** An error event inside a 200 stream, saying the service is overloaded or the rate limit was hit. */
+  errorEventFrame(kind: StreamErrorKind): Frame;
   /** A data line whose JSON is cut off. */
   malformedFrame(): Frame;
   /** Frames that carry the end of the response; dropping them leaves a stream without its end. */

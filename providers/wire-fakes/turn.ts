@@ -16,6 +16,12 @@ export type TurnStop =
   | 'content_filter'
   /** The context window filled during generation. */
   | 'overflow'
+  /**
+   * No stop reason at all: the stream's stop event (or the complete body) says
+   * nothing about how the response ended — what a proxy or gateway that drops
+   * the field sends. Nothing says the answer is whole.
+   */
+  | 'missing'
   | { readonly unknown: string };
 
 export interface TurnUsage {
@@ -38,11 +44,20 @@ export interface WireTurn {
    * output items arrive one after another ignore it.
    */
   readonly interleaved?: boolean;
+  /**
+   * Each tool call sent whole in one chunk (id, name, all its arguments) with no
+   * `index`, as some OpenAI-compatible servers stream Chat Completions calls.
+   * Protocols that always say which item a delta belongs to ignore it.
+   */
+  readonly unindexed?: boolean;
 }
 
 /** The kinds of failure a provider answers with an error body. */
 /** `quota`: the account is out of credit or quota — a 429 on OpenAI (`insufficient_quota`), a 402 `billing_error` on Anthropic. */
 export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded';
+
+/** The failures a provider may report inside a 200 stream, as an error event. */
+export type StreamErrorKind = 'overloaded' | 'rate_limited';
 
 /** Thrown by a protocol module for a turn its provider cannot produce. */
 export class UnsupportedOnWire extends Error {
