@@ -35,6 +35,12 @@ export class ToolJournal {
   readonly sideEffects: { callId: string; name: string }[] = [];
   /** A write-ahead record that could not be stored: the turn stops after the tools settle. */
   writeAheadFailure: PersistenceError | undefined;
+  /**
+   * Calls whose write-ahead record the store refused. The pipeline does not run
+   * them, and they are never retried (only STATEFUL and CRITICAL calls write
+   * ahead): their start is in the log, but they never ran.
+   */
+  readonly #refusedStarts = new Set<string>();
 
   constructor(log: EventLog, turn: number, persist: LoopDeps['persist']) {
     this.#log = log;
@@ -85,9 +91,15 @@ export class ToolJournal {
       await persistOrThrow(this.#persist, 'barrier'); // write-ahead: a crash after this point can never re-run the call
     } catch (error) {
       this.writeAheadFailure ??= error as PersistenceError; // the pipeline settles the call; the turn then stops
+      this.#refusedStarts.add(entry.callId);
       throw error;
     }
     if (entry.attempt === 1) this.sideEffects.push({ callId: entry.callId, name: entry.name });
+  }
+
+  /** Did the call start for real: a start record that the store took (or that needed no write-ahead)? */
+  #mayHaveRun(callId: string): boolean {
+    return this.#log.positions.call(callId)?.started === true && !this.#refusedStarts.has(callId);
   }
 
   alreadyStarted(callId: string): boolean {
@@ -113,7 +125,7 @@ export class ToolJournal {
 
   /** The result of a pipeline that broke its contract and threw: `unknown` if the call may have started. */
   pipelineError(call: ToolCall, error: unknown): SettledToolCall {
-    const started = this.#log.positions.call(call.id)?.started === true;
+    const started = this.#mayHaveRun(call.id);
     const failure = {
       failed_tool: call.name,
       error_code: 'PIPELINE_ERROR',
@@ -163,7 +175,9 @@ export class ToolJournal {
       const call = this.#log.positions.call(callId);
       if (!call || call.result !== undefined) continue;
       // The model reads the same structured error as for any other failed call.
-      const error = call.started
+      const refused = this.#refusedStarts.has(callId);
+      const ran = this.#mayHaveRun(callId);
+      const error = ran
         ? {
             failed_tool: call.name,
             error_code: 'INTERRUPTED',
@@ -173,7 +187,9 @@ export class ToolJournal {
         : {
             failed_tool: call.name,
             error_code: 'NOT_RUN',
-            error_message: `${call.name} was not run: ${why} before it started.`,
+            error_message: refused
+              ? `${call.name} was not run: the store refused the record of its start, so it never started.`
+              : `${call.name} was not run: ${why} before it started.`,
             suggestion: 'It never ran; call it again if it is still needed.',
           };
       this.#log.append('tool.result', {
@@ -181,11 +197,11 @@ export class ToolJournal {
         step,
         callId,
         name: call.name,
-        status: call.started ? 'unknown' : 'failed',
+        status: ran ? 'unknown' : 'failed',
         content: renderError(error),
         error,
         durationMs: 0,
-        attempts: call.started ? 1 : 0,
+        attempts: ran ? 1 : 0,
       });
     }
   }
