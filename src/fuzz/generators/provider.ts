@@ -14,7 +14,17 @@ import { oddArgumentsArb } from './odd-arguments.ts';
 import { SECRET_CALL_ID, SECRET_ECHO_REPLY } from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
-const usageArb = fc.record({ input: fc.integer({ min: 0, max: 4_000 }), output: fc.integer({ min: 0, max: 1_500 }) });
+/** Input and output tokens, and now and then the cache reads and writes and reasoning tokens some providers report. */
+const usageArb = fc.record(
+  {
+    input: fc.integer({ min: 0, max: 4_000 }),
+    output: fc.integer({ min: 0, max: 1_500 }),
+    cacheRead: fc.integer({ min: 0, max: 3_000 }),
+    cacheWrite: fc.integer({ min: 0, max: 1_000 }),
+    reasoning: fc.integer({ min: 0, max: 500 }),
+  },
+  { requiredKeys: ['input', 'output'] },
+);
 /** Mostly quick; sometimes long enough to cross a model timeout, a cancel or a backoff. */
 const latencyArb = fc.oneof({ withCrossShrink: true }, fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 2_000, max: 200_000 }));
 

@@ -107,6 +107,9 @@ function outcomesInAlphabet(run: ScenarioRun): string | undefined {
   return undefined;
 }
 
+/** The usage only some providers report (cache reads and writes, reasoning): a close sums each one its results reported. */
+const DETAIL = ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const;
+
 const countable = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
 
 /** Each `turn.closed` counts its own turn's events, and the returned result repeats what was logged. */
@@ -119,17 +122,24 @@ function closesCountTheirTurn(run: ScenarioRun): string | undefined {
     const fallback = close.payload.outcome.kind === 'failed' && close.payload.outcome.reason === 'internal';
     let inputTokens = 0;
     let outputTokens = 0;
+    const detail: Partial<Record<(typeof DETAIL)[number], number>> = {};
     const started = new Set<string>();
     let made = 0;
     for (const e of t.events) {
       if (e.type === 'model.result') {
-        inputTokens += countable(e.payload.result.usage?.inputTokens);
-        outputTokens += countable(e.payload.result.usage?.outputTokens);
+        const u = e.payload.result.usage;
+        inputTokens += countable(u?.inputTokens);
+        outputTokens += countable(u?.outputTokens);
+        for (const key of DETAIL) if (u?.[key] !== undefined) detail[key] = (detail[key] ?? 0) + countable(u[key]);
       } else if (e.type === 'tool.started') started.add(e.payload.callId);
       else if (e.type === 'assistant.message') made += e.payload.content.filter((b) => b.type === 'tool_call').length;
     }
     if (!fallback && (usage.inputTokens !== inputTokens || usage.outputTokens !== outputTokens))
       return `turn ${t.turn} closed with usage ${usage.inputTokens}/${usage.outputTokens} tokens, but its model results reported ${inputTokens}/${outputTokens}`;
+    for (const key of DETAIL) {
+      if (!fallback && usage[key] !== detail[key])
+        return `turn ${t.turn} closed with ${key} ${usage[key] ?? 'absent'}, but its model results reported ${detail[key] ?? 'none'}`;
+    }
     if (toolCalls < started.size || toolCalls > made)
       return `turn ${t.turn} closed counting ${toolCalls} tool call(s), but ${started.size} started and the model made ${made}`;
   }
@@ -143,7 +153,8 @@ function closesCountTheirTurn(run: ScenarioRun): string | undefined {
       r.steps !== logged.steps ||
       r.toolCalls !== logged.toolCalls ||
       r.usage.inputTokens !== logged.usage.inputTokens ||
-      r.usage.outputTokens !== logged.usage.outputTokens
+      r.usage.outputTokens !== logged.usage.outputTokens ||
+      DETAIL.some((key) => r.usage[key] !== logged.usage[key])
     )
       return `turn ${r.turn} returned ${r.steps} step(s), ${r.toolCalls} tool call(s), ${r.usage.inputTokens}/${r.usage.outputTokens} tokens, but logged ${logged.steps}, ${logged.toolCalls}, ${logged.usage.inputTokens}/${logged.usage.outputTokens}`;
   }

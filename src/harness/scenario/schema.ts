@@ -14,7 +14,13 @@ const positiveInt = z.number().int().positive();
 // The provider: a script of normalized results and faults
 // ---------------------------------------------------------------------------
 
-const usageSchema = z.strictObject({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() });
+const usageSchema = z.strictObject({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cacheRead: z.number().int().nonnegative().optional().describe('Of input, tokens read from the prompt cache'),
+  cacheWrite: z.number().int().nonnegative().optional().describe('Of input, tokens written to the prompt cache'),
+  reasoning: z.number().int().nonnegative().optional().describe('Of output, reasoning tokens'),
+});
 
 const toolCallSchema = z.strictObject({
   id: z.string().min(1).optional().describe('Call id; default call_<n>'),

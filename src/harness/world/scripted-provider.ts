@@ -43,7 +43,16 @@ export function scriptedProvider(
 }
 
 function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
-  const usage: Usage | undefined = step.usage ? { inputTokens: step.usage.input, outputTokens: step.usage.output } : undefined;
+  const u = step.usage;
+  const usage: Usage | undefined = u
+    ? {
+        inputTokens: u.input,
+        outputTokens: u.output,
+        ...(u.cacheRead !== undefined ? { cacheReadTokens: u.cacheRead } : {}),
+        ...(u.cacheWrite !== undefined ? { cacheWriteTokens: u.cacheWrite } : {}),
+        ...(u.reasoning !== undefined ? { reasoningTokens: u.reasoning } : {}),
+      }
+    : undefined;
   const withUsage = (r: ModelResult): ModelResult => (usage ? { ...r, usage } : r);
   let result: ModelResult;
   if (step.reply !== undefined) result = withUsage(reply(step.reply));

@@ -24,7 +24,7 @@
  * load: see `takeCommit` in event-log.ts), so nothing else can append a payload
  * that did not pass a builder or the generic copy.
  */
-import type { AssistantBlock, ModelDelta, ModelResult, ToolSpec } from '../model/client.ts';
+import type { AssistantBlock, ModelDelta, ModelResult, ToolSpec, Usage } from '../model/client.ts';
 import { assertNever, type Outcome } from '../outcome.ts';
 import type { Redactor } from '../redact/index.ts';
 import type { EventPayload, EventType, Intent } from './catalogue.ts';
@@ -447,7 +447,7 @@ export interface TurnClosedFields {
   readonly turn: number;
   readonly outcome: Outcome;
   readonly steps: number;
-  readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+  readonly usage: Usage;
   readonly toolCalls: number;
 }
 

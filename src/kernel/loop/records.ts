@@ -5,6 +5,7 @@
  */
 import type { EventLog } from '../log/event-log.ts';
 import { assertNever, outcomeLabel, type Outcome } from '../outcome.ts';
+import type { Usage } from '../model/client.ts';
 
 type Redact = (text: string) => string;
 
@@ -42,6 +43,21 @@ export function sideEffectNotice(outcome: Outcome, effects: readonly { callId: s
 /** Token counts a broken client reports as NaN or negative count as zero. */
 export function countable(n: number): number {
   return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/** The parts of a turn's usage only some providers report: present in the close when any result reported them. */
+export type UsageDetail = { -readonly [K in 'cacheReadTokens' | 'cacheWriteTokens' | 'reasoningTokens']?: number };
+
+/** Adds a model result's cache and reasoning tokens to the turn's (crash recovery sums a turn's the same way). */
+export function addUsageDetail(into: UsageDetail, usage: Usage): void {
+  if (usage.cacheReadTokens !== undefined) into.cacheReadTokens = (into.cacheReadTokens ?? 0) + countable(usage.cacheReadTokens);
+  if (usage.cacheWriteTokens !== undefined) into.cacheWriteTokens = (into.cacheWriteTokens ?? 0) + countable(usage.cacheWriteTokens);
+  if (usage.reasoningTokens !== undefined) into.reasoningTokens = (into.reasoningTokens ?? 0) + countable(usage.reasoningTokens);
+}
+
+/** What a turn spent, as its close records it and its result reports it. */
+export function turnUsage(s: { readonly inputTokens: number; readonly outputTokens: number; readonly usageDetail: UsageDetail }): Usage {
+  return { inputTokens: s.inputTokens, outputTokens: s.outputTokens, ...s.usageDetail };
 }
 
 export function describeError(error: unknown): string {

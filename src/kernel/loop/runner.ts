@@ -37,7 +37,7 @@ import { PersistenceError } from './persistence-error.ts';
 import { RetryAfterWindows, type WindowsState } from './retry-after-windows.ts';
 import { SessionTokens, type SessionTokensState } from './session-tokens.ts';
 import { DeltaStreams } from './delta-streams.ts';
-import { countable, describeError, plainOutcome, sideEffectNotice } from './records.ts';
+import { addUsageDetail, countable, describeError, plainOutcome, sideEffectNotice, turnUsage, type UsageDetail } from './records.ts';
 import {
   appendAssistantMessage,
   appendInboxReceived,
@@ -82,6 +82,8 @@ interface TurnState {
   toolCalls: number;
   inputTokens: number;
   outputTokens: number;
+  /** Cache and reasoning tokens of the turn's model results, where a provider reported them. */
+  usageDetail: UsageDetail;
   /** Inbox messages taken by the turn, in order; `seen` once the model completed a step after it was taken. */
   taken: { id: string; source: string; seen: boolean }[];
   reply: string | undefined;
@@ -232,6 +234,7 @@ export class AgentLoop {
       toolCalls: 0,
       inputTokens: 0,
       outputTokens: 0,
+      usageDetail: {},
       taken: [],
       reply: undefined,
       extensions: 0,
@@ -267,7 +270,7 @@ export class AgentLoop {
       ...(outcome.kind === 'replied' && state.reply !== undefined ? { reply: deps.redact(state.reply) } : {}),
       steps: state.steps,
       toolCalls: state.toolCalls,
-      usage: { inputTokens: state.inputTokens, outputTokens: state.outputTokens },
+      usage: turnUsage(state),
       returnedToInbox: returned,
       trace,
     };
@@ -562,6 +565,7 @@ export class AgentLoop {
     if (result.usage) {
       s.inputTokens += countable(result.usage.inputTokens);
       s.outputTokens += countable(result.usage.outputTokens);
+      addUsageDetail(s.usageDetail, result.usage);
     }
     appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#deps.redact);
     return result;
@@ -912,7 +916,7 @@ export class AgentLoop {
       turn: s.turn,
       outcome: plainOutcome(outcome, this.#deps.redact),
       steps: s.steps,
-      usage: { inputTokens: s.inputTokens, outputTokens: s.outputTokens },
+      usage: turnUsage(s),
       toolCalls: s.toolCalls,
     };
     try {

@@ -2,7 +2,7 @@
  * What the loop runner is given (its dependencies and config) and what it returns.
  * The host — production or harness — supplies all of it (seed 004 rule 2).
  */
-import type { Message, ModelClient } from '../model/client.ts';
+import type { Message, ModelClient, Usage } from '../model/client.ts';
 import type { Clock } from '../clock.ts';
 import type { Intent } from '../log/catalogue.ts';
 import type { EventLog } from '../log/event-log.ts';
@@ -136,7 +136,8 @@ export interface TurnResult {
   readonly reply?: string;
   readonly steps: number;
   readonly toolCalls: number;
-  readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+  /** Tokens of the turn's model results; cache and reasoning tokens where the provider reported them. */
+  readonly usage: Usage;
   /** Inbox messages taken by this turn that never reached the model, returned in order. */
   readonly returnedToInbox: readonly string[];
   readonly trace: TraceRecord;
