@@ -36,6 +36,7 @@ import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
+import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -53,6 +54,7 @@ export const INVARIANTS: readonly Invariant[] = [
   noOpenSpans,
   traceAgreesWithLog,
   inboxDeliveredOnce,
+  hostAnswersFollowOutcomes,
   overflowRetryOnlyIfShrank,
   fallbackMovesDownTheChain,
   compactionKeepsTurnsWhole,

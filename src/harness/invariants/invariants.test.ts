@@ -27,6 +27,7 @@ import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { projectionEqualsReplay as projectionReplay } from './projection-equals-replay.ts';
 import { crashReopenResume } from './support/crash-reopen.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
+import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
 
 /** An invariant's check as a plain function of a run (the synchronous ones). */
@@ -215,6 +216,28 @@ describe('the invariants', () => {
     expect(traceMatchesLog(respan('policy', (a) => ({ ...a, by: 'approver' })))).toMatch(
       /policy span of call \S+ has by "approver", but policy\.decision \(seq \d+\) records "(policy|default)"/,
     );
+  });
+
+  it('host answers follow outcomes: a status, reply or summary the turn does not give is caught', async () => {
+    const r = await runScenario(parseScenario(REFUND, 'test.yaml'), { seed: 1, agents: registry, host: 'production' });
+    const check = (posts: ScenarioRun['posts']) => hostAnswersFollowOutcomes.check({ ...r, posts }, {});
+    expect(check(r.posts)).toBeUndefined();
+    const first = r.posts![0]!;
+    const withFirst = (envelope: NonNullable<typeof first.envelope>) => [{ ...first, envelope }, ...r.posts!.slice(1)];
+    expect(check(withFirst({ ...first.envelope!, status: 500 }))).toMatch(
+      /^the answer to message 1 \(follow_up "Refund ORD-1001\."\) has status 500, but its last turn \(0\) ended replied, which is answered 200$/,
+    );
+    const { reply: _, ...noReply } = first.envelope!;
+    expect(check(withFirst(noReply))).toMatch(/carries no reply, but its last turn \(0\) replied/);
+    const turns = [{ ...first.envelope!.turns[0]!, toolCalls: 9 }];
+    expect(check(withFirst({ ...first.envelope!, turns }))).toMatch(/summarizes turn 0 with toolCalls 9, but the log's close records 3/);
+    expect([
+      documentedStatus('replied'),
+      documentedStatus('cancelled{shutdown}'),
+      documentedStatus('failed{persistence}'),
+      documentedStatus('failed{max_tokens}'),
+    ]).toEqual([200, 499, 503, 422]);
+    expect(documentedStatus('failed{made_up}')).toBeUndefined();
   });
 
   it('invariant 7: a denied tool that ran, or was offered', async () => {

@@ -1,0 +1,103 @@
+/**
+ * The production host answers each message with what became of it: the HTTP
+ * status of a request a turn answered is the one documented for that turn's
+ * outcome (README, "Running the production host"), the reply is there exactly
+ * when the turn replied, and the turn's summary repeats what the log's close
+ * records — outcome, steps, tool calls and tokens. A client (a web app, a
+ * queue worker) decides on the status alone whether to show the reply, retry
+ * later or give up; a failed turn answered 200 is a failure shown as a success.
+ *
+ * The status table is written here, from the documentation, not taken from the
+ * host's code.
+ */
+import type { LogEvent } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+import { label, viewOf } from './support/log-view.ts';
+
+/** The documented status of a request answered by a turn that ended so (by outcome kind, then by failure reason). */
+const STATUS_BY_KIND: Readonly<Record<string, number>> = {
+  replied: 200,
+  nothing_to_do: 200,
+  cancelled: 499,
+  rejected: 403,
+  conversation_full: 409,
+  interrupted: 503,
+};
+const STATUS_BY_FAILURE: Readonly<Record<string, number>> = {
+  rate_limited: 429,
+  provider_unavailable: 502,
+  auth: 502,
+  persistence: 503,
+  internal: 500,
+  max_steps: 422,
+  budget_exhausted: 422,
+  refusal: 422,
+  max_tokens: 422,
+  unknown_stop_reason: 422,
+  empty_reply: 422,
+  invalid_request: 422,
+};
+
+/** The status for an outcome label (`replied`, `failed{max_steps}`, `cancelled{user}`), or undefined for a label outside the alphabet. */
+export function documentedStatus(outcome: string): number | undefined {
+  const failed = /^failed\{(.+)\}$/.exec(outcome);
+  if (failed) return STATUS_BY_FAILURE[failed[1]!];
+  return STATUS_BY_KIND[outcome.replace(/\{.*\}$/, '')];
+}
+
+export const hostAnswersFollowOutcomes = defineInvariant({
+  id: 'host-answers-follow-outcomes',
+  title: 'the production host answers a message with the status, reply and summary of the turn that took it',
+  appliesTo: loopgateOnly('the production host’s answers are compared with loopgate’s event log'),
+  check: (run) => answersFollowOutcomes(run),
+});
+
+function answersFollowOutcomes(run: ScenarioRun): string | undefined {
+  if (!run.posts) return undefined;
+  const closes = new Map<number, Extract<LogEvent, { type: 'turn.closed' }>>();
+  for (const t of viewOf(run).turns) {
+    const close = t.events.at(-1);
+    if (close?.type === 'turn.closed') closes.set(t.turn, close as Extract<LogEvent, { type: 'turn.closed' }>);
+  }
+  for (const [i, post] of run.posts.entries()) {
+    const envelope = post.envelope;
+    if (!envelope || envelope.turns.length === 0) continue;
+    const where = `the answer to message ${i + 1} (${post.intent} "${post.text.slice(0, 40)}")`;
+    const last = envelope.turns.at(-1)!;
+    const status = documentedStatus(last.outcome);
+    if (status === undefined) return `${where} names turn ${last.turn}'s outcome "${last.outcome}", which is not in the outcome alphabet`;
+    if (envelope.status !== status)
+      return `${where} has status ${envelope.status}, but its last turn (${last.turn}) ended ${last.outcome}, which is answered ${status}`;
+    const replied = last.outcome === 'replied';
+    if (replied !== (envelope.reply !== undefined))
+      return replied
+        ? `${where} carries no reply, but its last turn (${last.turn}) replied`
+        : `${where} carries a reply, but its last turn (${last.turn}) ended ${last.outcome}`;
+    for (const summary of envelope.turns) {
+      // A close the store refused is not in the log read back; crash recovery's stands there instead.
+      if (summary.outcome === 'failed{persistence}') continue;
+      const close = closes.get(summary.turn)?.payload;
+      if (!close) continue; // a turn of a process whose records a crash lost
+      const logged = {
+        outcome: label(close.outcome),
+        steps: close.steps,
+        toolCalls: close.toolCalls,
+        inputTokens: close.usage.inputTokens,
+        outputTokens: close.usage.outputTokens,
+      };
+      const told = {
+        outcome: summary.outcome,
+        steps: summary.steps,
+        toolCalls: summary.toolCalls,
+        inputTokens: summary.usage.inputTokens,
+        outputTokens: summary.usage.outputTokens,
+      };
+      for (const key of Object.keys(logged) as (keyof typeof logged)[]) {
+        if (told[key] !== logged[key])
+          return `${where} summarizes turn ${summary.turn} with ${key} ${JSON.stringify(told[key])}, but the log's close records ${JSON.stringify(logged[key])}`;
+      }
+    }
+  }
+  return undefined;
+}
