@@ -23,6 +23,7 @@
  */
 import {
   agentPrompt,
+  checkAgentSettings,
   createToolExecutor,
   PRIORITY,
   standardLayers,
@@ -103,6 +104,7 @@ export function hostPolicy(config: HostConfig, agent: Agent, extraRules: readonl
 
 /** The tool pipeline of the host's agent. Throws a ConfigError for a config tool list naming no tool (fail closed). */
 export function hostToolExecutor(config: HostConfig, agent: Agent, redact: Redactor, extraRules?: readonly PolicyRule[]): ToolExecutor {
+  checkAgentSettings(agent);
   const registry = new ToolRegistry(agent.tools ?? []);
   checkConfiguredToolNames(config, registry.names());
   checkDeniedAndAsked(config, registry.names());

@@ -4,6 +4,7 @@
  * the second host and tests all build `LoopDeps` here.
  */
 import type { Agent } from '../agent.ts';
+import { checkAgentSettings } from '../agent-settings.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { ModelClient } from '../model/client.ts';
@@ -49,6 +50,7 @@ const DEFAULT_SYSTEM = 'You are a helpful assistant.';
 
 export function loopDeps(input: LoopDepsInput): LoopDeps {
   const agent = input.agent ?? {};
+  checkAgentSettings(agent);
   const clock = input.clock ?? systemClock;
   const redact = input.redact ?? createRedactor({ secrets: agent.secrets ?? [] });
   let ids = 0;

@@ -1,0 +1,153 @@
+/**
+ * What the kernel refuses in an agent beyond its tools, policy rules, visibility
+ * layers and prompt fragments (each checked where it is built): its loop limits
+ * (`config`), its hooks and its secrets. Checked once, when an agent is built
+ * into a loop or a host, so a mistyped limit or an unset secret is one line
+ * naming the setting — never a limit silently ignored, a hook that throws on its
+ * first turn, or a secret too short to redact that is left in every record.
+ */
+import type { Agent } from './agent.ts';
+import { closestName } from './closest-name.ts';
+import type { RetryConfig } from './loop/config.ts';
+import { MIN_SECRET_LENGTH } from './redact/secret-forms.ts';
+
+export class AgentSettingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AgentSettingError';
+  }
+}
+
+type Check = (value: unknown) => string | undefined;
+
+const wholeFrom =
+  (min: number): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isSafeInteger(v) && v >= min ? undefined : `must be a whole number of at least ${min}`;
+const msFrom0: Check = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? undefined : 'must be a number of milliseconds, 0 or more');
+const msAbove0: Check = (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? undefined : 'must be a positive number of milliseconds');
+const between =
+  (min: number, max: number): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? undefined : `must be a number from ${min} to ${max}`;
+const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
+
+/** The loop limits an agent may set, and what each must be. */
+const CONFIG_CHECKS: Readonly<Record<string, Check>> = {
+  maxTokens: wholeFrom(1),
+  temperature: between(0, 2),
+  maxSteps: wholeFrom(1),
+  maxToolCallsPerTurn: wholeFrom(0),
+  maxToolCallsPerSession: wholeFrom(0),
+  maxTokensPerTurn: wholeFrom(1),
+  maxTokensPerSession: wholeFrom(1),
+  modelTimeoutMs: msAbove0,
+  maxCompactionsPerStep: wholeFrom(0),
+  maxCheckpointExtensions: wholeFrom(0),
+  sideEffectNotice: boolean,
+};
+
+const RETRY_CHECKS: Readonly<Record<keyof RetryConfig, Check>> = {
+  immediateRetries: wholeFrom(0),
+  immediateDelayMs: msFrom0,
+  backoffRetries: wholeFrom(0),
+  backoffBaseMs: msFrom0,
+  backoffMaxMs: msFrom0,
+  jitter: between(0, 1),
+  maxRetryAfterMs: msFrom0,
+};
+
+/** Hooks: what each must hold (a name to show in traces and records, and the function the loop calls). */
+const HOOKS: readonly { readonly key: 'checkpoints' | 'errorHandlers'; readonly method: string }[] = [
+  { key: 'checkpoints', method: 'run' },
+  { key: 'errorHandlers', method: 'handle' },
+];
+const OBJECTS: readonly { readonly key: 'compactor' | 'claim' | 'approver'; readonly method: string }[] = [
+  { key: 'compactor', method: 'compact' },
+  { key: 'claim', method: 'claim' },
+  { key: 'approver', method: 'approve' },
+];
+
+/** Every problem of the agent's settings, one line each (empty when none). */
+export function agentSettingProblems(agent: Agent): string[] {
+  const problems: string[] = [];
+  const a = agent as Record<string, unknown>;
+  const config = a.config;
+  if (config !== undefined) {
+    if (!isRecord(config)) problems.push(`config must be an object of loop limits (got ${describe(config)})`);
+    else {
+      for (const [key, value] of Object.entries(config)) {
+        if (value === undefined) continue;
+        if (key === 'retry') {
+          if (!isRecord(value)) problems.push(`config.retry must be an object (got ${describe(value)})`);
+          else problems.push(...settings(`config.retry`, value, RETRY_CHECKS));
+          continue;
+        }
+        problems.push(...settings('config', { [key]: value }, CONFIG_CHECKS));
+      }
+    }
+  }
+  for (const { key, method } of HOOKS) {
+    const list = a[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) {
+      problems.push(`${key} must be a list (got ${describe(list)})`);
+      continue;
+    }
+    list.forEach((hook: unknown, i) => {
+      if (!isRecord(hook) || typeof hook.name !== 'string' || hook.name === '' || typeof hook[method] !== 'function')
+        problems.push(`${key}[${i}] must be an object with a name and a ${method} function (got ${describe(hook)})`);
+    });
+  }
+  for (const { key, method } of OBJECTS) {
+    const value = a[key];
+    if (value !== undefined && (!isRecord(value) || typeof value[method] !== 'function'))
+      problems.push(`${key} must be an object with a ${method} function (got ${describe(value)})`);
+  }
+  const secrets = a.secrets;
+  if (secrets !== undefined) {
+    if (!Array.isArray(secrets)) problems.push(`secrets must be a list of strings (got ${describe(secrets)})`);
+    else
+      secrets.forEach((secret: unknown, i) => {
+        if (typeof secret !== 'string') problems.push(`secrets[${i}] must be a string (got ${describe(secret)})`);
+        else if (secret.length < MIN_SECRET_LENGTH)
+          problems.push(
+            `secrets[${i}] is ${secret.length === 0 ? 'empty' : `${secret.length} character${secret.length === 1 ? '' : 's'} long`}: a secret must be at least ${MIN_SECRET_LENGTH} characters to be redacted (is the environment variable it comes from set?)`,
+          );
+      });
+  }
+  return problems;
+}
+
+/** Throws an AgentSettingError naming the first problem of the agent's settings. */
+export function checkAgentSettings(agent: Agent): void {
+  const [first] = agentSettingProblems(agent);
+  if (first !== undefined) throw new AgentSettingError(first);
+}
+
+function settings(where: string, values: Record<string, unknown>, checks: Readonly<Record<string, Check>>): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined) continue;
+    const check = checks[key];
+    if (!check) {
+      const near = closestName(key, Object.keys(checks));
+      out.push(`${where}.${key} is not a loop setting${near ? `; did you mean "${near}"?` : ` (the settings: ${Object.keys(checks).join(', ')})`}`);
+      continue;
+    }
+    const why = check(value);
+    if (why) out.push(`${where}.${key} ${why} (got ${describe(value)})`);
+  }
+  return out;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (typeof value === 'function') return 'a function';
+  return Array.isArray(value) ? 'a list' : 'an object';
+}
