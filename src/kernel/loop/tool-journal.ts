@@ -19,7 +19,7 @@ import type { LogEvent } from '../log/envelope.ts';
 import type { ToolCall } from '../model/client.ts';
 import { outcomeLabel, type Outcome } from '../outcome.ts';
 import { renderError } from '../tools/tool-errors.ts';
-import type { PolicyDecision, SettledToolCall, SideEffect, ToolCallRecorder } from '../tools/types.ts';
+import type { PolicyDecision, SettledToolCall, SideEffect, ToolCallRecorder, ToolError } from '../tools/types.ts';
 import { PersistenceError, persistOrThrow } from './persistence-error.ts';
 import { appendPolicyDecision, appendToolResult, appendToolStarted } from '../log/builders.ts';
 import { describeError } from './records.ts';
@@ -126,12 +126,15 @@ export class ToolJournal {
   /** The result of a pipeline that broke its contract and threw: `unknown` if the call may have started. */
   pipelineError(call: ToolCall, error: unknown): SettledToolCall {
     const started = this.#mayHaveRun(call.id);
-    const failure = {
-      failed_tool: call.name,
-      error_code: 'PIPELINE_ERROR',
-      error_message: `tool pipeline error: ${describeError(error)}`,
-      suggestion: started ? 'It may have run; check before retrying.' : 'Try again later.',
-    };
+    // A start the store refused: the pipeline never ran the call, whatever its executor did after.
+    const failure = this.#refusedStarts.has(call.id)
+      ? refusedStartError(call.name)
+      : {
+          failed_tool: call.name,
+          error_code: 'PIPELINE_ERROR',
+          error_message: `tool pipeline error: ${describeError(error)}`,
+          suggestion: started ? 'It may have run; check before retrying.' : 'Try again later.',
+        };
     return {
       callId: call.id,
       name: call.name,
@@ -184,14 +187,14 @@ export class ToolJournal {
             error_message: `${call.name} was interrupted: ${why} while it was running. It may or may not have taken effect.`,
             suggestion: 'Check whether it took effect before calling it again.',
           }
-        : {
-            failed_tool: call.name,
-            error_code: 'NOT_RUN',
-            error_message: refused
-              ? `${call.name} was not run: the store refused the record of its start, so it never started.`
-              : `${call.name} was not run: ${why} before it started.`,
-            suggestion: 'It never ran; call it again if it is still needed.',
-          };
+        : refused
+          ? refusedStartError(call.name)
+          : {
+              failed_tool: call.name,
+              error_code: 'NOT_RUN',
+              error_message: `${call.name} was not run: ${why} before it started.`,
+              suggestion: 'It never ran; call it again if it is still needed.',
+            };
       this.#log.append('tool.result', {
         turn: this.#turn,
         step,
@@ -205,6 +208,16 @@ export class ToolJournal {
       });
     }
   }
+}
+
+/** What the model reads of a call whose write-ahead record the store refused: it never ran. */
+function refusedStartError(tool: string): ToolError {
+  return {
+    failed_tool: tool,
+    error_code: 'NOT_RUN',
+    error_message: `${tool} was not run: the store refused the record of its start, so it never started.`,
+    suggestion: 'It never ran; call it again if it is still needed.',
+  };
 }
 
 type StartEntry = Parameters<ToolCallRecorder['started']>[0];
