@@ -64,7 +64,7 @@ describe('bad scenario files name the file, the line and the field', () => {
     const text = minimal('provider:\n  script:\n    - reply: hello\n    - reply: hi\n      refusal: no\ninbox:\n  - say: hi\nexpect: { outcome: replied }\n');
     const error = errorOf(text, 'bad/two-results.yaml');
     expect(error.issues).toEqual([expect.objectContaining({ file: 'bad/two-results.yaml', line: 5, field: 'provider.script[1]' })]);
-    expect(error.message).toContain('exactly one of reply, tool_use, max_tokens, refusal, overflow, unknown, error (got reply, refusal)');
+    expect(error.message).toContain('exactly one of reply, tool_use, max_tokens, refusal, overflow, unknown, error, reject (got reply, refusal)');
   });
 
   it('a provider step with no result', () => {

@@ -25,7 +25,7 @@ const toolCallSchema = z.strictObject({
 /** The transport error kinds a scenario may script: the model port's own list. */
 export const TRANSPORT_KINDS = TRANSPORT_ERROR_KINDS;
 
-const RESULT_KEYS = ['reply', 'tool_use', 'max_tokens', 'refusal', 'overflow', 'unknown', 'error'] as const;
+const RESULT_KEYS = ['reply', 'tool_use', 'max_tokens', 'refusal', 'overflow', 'unknown', 'error', 'reject'] as const;
 
 export const providerStepSchema = z
   .strictObject({
@@ -55,6 +55,12 @@ export const providerStepSchema = z
       })
       .optional()
       .describe('A transport error'),
+    reject: z
+      .string()
+      .optional()
+      .describe(
+        "A broken client: the call's promise rejects with an error of this message instead of settling with a result (providers never reject); the loop must turn it into a transport error (scripted providers only)",
+      ),
     latencyMs: ms.optional().describe('Virtual time the call takes'),
     deltaMs: ms.optional().describe('Virtual time each streamed delta takes (on the wire: each chunk the SDK parses)'),
     ignoresTimeout: z
@@ -116,6 +122,12 @@ const providerSchema = z
             code: 'custom',
             path: ['script', i, 'ignoresTimeout'],
             message: "ignoresTimeout is for scripted providers: a wire provider's SDK honours its timeout itself",
+          });
+        if (step.reject !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['script', i, 'reject'],
+            message: "reject is for scripted providers: loopgate's adapters settle every call with a result",
           });
       });
     p.fallback?.forEach((step, i) => {
