@@ -230,7 +230,7 @@ const triggerSchema = z
   });
 export type Trigger = z.infer<typeof triggerSchema>;
 
-export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen'] as const;
+export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction'] as const;
 
 export const inboxEntrySchema = z
   .strictObject({
@@ -240,12 +240,17 @@ export const inboxEntrySchema = z
     cancel: z.enum(CANCEL_SOURCES).optional(),
     crash: z.literal(true).optional().describe('The process dies: the host and its loop stop, with nothing written beyond what the store holds'),
     reopen: z.literal(true).optional().describe("A new production host over the same store and the agent's same tools; it runs the recovery sweep"),
+    undoCompaction: z
+      .literal(true)
+      .optional()
+      .describe('An operator undoes the compaction last applied (the kernel’s undoCompaction): the next request sees the original turns again (host: loop)'),
     at: triggerSchema.optional().describe('When; without it the entry waits until the loop is idle'),
   })
   .superRefine((entry, ctx) => {
     const n = INBOX_ACTIONS.filter((k) => entry[k] !== undefined).length;
     if (n !== 1) ctx.addIssue({ code: 'custom', message: `an inbox entry needs exactly one of ${INBOX_ACTIONS.join(', ')}` });
     if (entry.reopen && entry.at) ctx.addIssue({ code: 'custom', path: ['at'], message: 'reopen runs once the crashed host has stopped: it takes no at' });
+    if (entry.undoCompaction && entry.at) ctx.addIssue({ code: 'custom', path: ['at'], message: 'undoCompaction runs between turns: it takes no at' });
   });
 export type InboxEntry = z.infer<typeof inboxEntrySchema>;
 
@@ -550,6 +555,14 @@ export const scenarioSchema = z
     });
     if (crashed !== undefined)
       ctx.addIssue({ code: 'custom', path: ['inbox', crashed, 'crash'], message: 'a crash needs a reopen after it, or nothing checks what the crash left' });
+    scenario.inbox.forEach((entry, index) => {
+      if (entry.undoCompaction && (scenario.host !== 'loop' || !scenario.compaction))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inbox', index, 'undoCompaction'],
+          message: 'undoCompaction needs host: loop (the production host offers no undo) and a compaction to undo',
+        });
+    });
     if (scenario.store?.loseOnCrash && !scenario.inbox.some((e) => e.crash))
       ctx.addIssue({ code: 'custom', path: ['store', 'loseOnCrash'], message: 'records are lost in a crash: add a crash (and a reopen) to the inbox' });
     if (scenario.store?.corruptOnCrash && !scenario.inbox.some((e) => e.crash))
