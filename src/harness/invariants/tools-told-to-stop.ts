@@ -8,6 +8,10 @@
  * either ended by the time the result was written, or saw its signal aborted.
  * Results crash recovery wrote are left out: the process that ran those bodies is
  * gone.
+ *
+ * And the converse: a body is never told it timed out (its signal aborted with a
+ * `ToolTimeoutError`) after it had already ended — a tool that cleans up or
+ * reports on abort would undo, or misreport, work that finished in time.
  */
 import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -20,7 +24,7 @@ export const toolsToldToStop = defineInvariant({
   id: 'tools-told-to-stop',
   title: 'a tool call answered INTERRUPTED or TIMEOUT has its still-running body’s signal aborted',
   appliesTo: loopgateOnly('the signals the scripted tools were given are recorded by loopgate’s own host'),
-  check: (run) => toldToStop(run),
+  check: (run) => toldToStop(run) ?? toldTimedOutWhenDone(run),
 });
 
 function toldToStop(run: ScenarioRun): string | undefined {
@@ -38,6 +42,17 @@ function toldToStop(run: ScenarioRun): string | undefined {
     if (last.endedAt !== undefined && last.endedAt <= e.at) continue;
     const still = last.endedAt === undefined ? 'it never ended' : `it ran on until ${last.endedAt} ms`;
     return `call ${callId} to ${name} was answered unknown/${error.error_code} at ${e.at} ms, but its tool's signal was never aborted: ${still}`;
+  }
+  return undefined;
+}
+
+function toldTimedOutWhenDone(run: ScenarioRun): string | undefined {
+  for (const [callId, bodies] of run.toolBodies ?? []) {
+    for (const [i, body] of bodies.entries()) {
+      const reason = body.signal.reason as { name?: unknown; message?: unknown } | undefined;
+      if (body.abortedAfterEnd !== true || reason?.name !== 'ToolTimeoutError') continue;
+      return `call ${callId}: run ${i + 1} of its tool's body ended at ${String(body.endedAt)} ms, then its signal was aborted as timed out (${String(reason.message)})`;
+    }
   }
   return undefined;
 }

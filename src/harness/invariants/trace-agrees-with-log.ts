@@ -11,7 +11,15 @@
  * - each tool span carries the status, attempts, error code and cut of its
  *   call's `tool.result`, and a started call's span the arguments and
  *   side-effect level of its `tool.started`; each policy span the decision, deciding layer and rule of its
- *   call's `policy.decision`.
+ *   call's `policy.decision`;
+ * - every span has a name (what a trace viewer lists);
+ * - in a turn whose close is stored, each backoff span (a retry's wait) is one
+ *   `model.error_handled` retry with a delay, in order: its handler and delay, and
+ *   its name `wait <delay> ms`; each compaction span is one decision of the
+ *   compaction handler, in order: it shrank exactly when the decision is a retry,
+ *   and the decision's detail repeats the span's numbers or its detail; the
+ *   checkpoint spans that say they extended the turn are the steers the log
+ *   received from checkpoints, by hook, in order.
  *
  * The outcome label is written here, not borrowed from the kernel, so a wrong
  * label in the kernel shows as a disagreement rather than agreeing with itself.
@@ -65,6 +73,7 @@ function byTurn(run: ScenarioRun): Map<number, TurnRecords> {
 
 function disagreement(run: ScenarioRun): string | undefined {
   const turns = byTurn(run);
+  const view = viewOf(run);
   for (const trace of run.traces) {
     const root = trace.spans.find((s) => s.kind === 'turn' && s.parentId === undefined);
     const turn = root?.attributes.turn;
@@ -72,7 +81,11 @@ function disagreement(run: ScenarioRun): string | undefined {
     const records = turns.get(turn);
     if (!records) continue; // a turn whose records a crash lost
     const told = run.results.find((r) => r.turn === turn);
-    const found = turnSpan(root, records, told) ?? childSpans(trace, records, brokenExecutors(run));
+    const found =
+      turnSpan(root, records, told) ??
+      childSpans(trace, records, brokenExecutors(run)) ??
+      unnamedSpan(trace) ??
+      (records.closed ? stepsOfTheTurn(trace, view.turns.find((t) => t.turn === turn)?.events ?? []) : undefined);
     if (found) return `trace ${trace.traceId} (turn ${turn}): ${found}`;
   }
   return undefined;
@@ -148,6 +161,64 @@ function childSpans(trace: TraceRecord, records: TurnRecords, broken: ReadonlySe
       if (found) return found;
     }
   }
+  return undefined;
+}
+
+function unnamedSpan(trace: TraceRecord): string | undefined {
+  const span = trace.spans.find((s) => typeof s.name !== 'string' || s.name.trim().length === 0);
+  return span ? `a ${span.kind} span has no name (${JSON.stringify(span.name)})` : undefined;
+}
+
+const CHECKPOINT_SOURCE = 'checkpoint:';
+
+/**
+ * The waits, compactions and checkpoint extensions of a turn whose close is
+ * stored (so every record of it is): the spans and the records pair up in order.
+ */
+function stepsOfTheTurn(trace: TraceRecord, events: readonly LogEvent[]): string | undefined {
+  const handled = events.filter((e): e is Of<'model.error_handled'> => e.type === 'model.error_handled');
+  const waits = handled.filter((e) => e.payload.action === 'retry' && (e.payload.delayMs ?? 0) > 0);
+  const compactions = handled.filter((e) => e.payload.handler === 'compact-on-overflow' && !e.payload.detail.startsWith('still overflowing'));
+  const extensions = events
+    .filter((e): e is Of<'inbox.received'> => e.type === 'inbox.received' && e.payload.source.startsWith(CHECKPOINT_SOURCE))
+    .map((e) => e.payload.source.slice(CHECKPOINT_SOURCE.length));
+  const spans = (kind: string) => trace.spans.filter((s) => s.kind === kind && s.status !== undefined && s.status !== 'undetermined');
+
+  const backoffs = spans('backoff').filter((s) => s.attributes.handler !== 'retry-after-window');
+  for (const span of spans('backoff')) {
+    if (span.name !== `wait ${String(span.attributes.delayMs)} ms`)
+      return `backoff span "${span.name}" does not name its wait of ${String(span.attributes.delayMs)} ms`;
+  }
+  if (backoffs.length !== waits.length) return `${backoffs.length} backoff span(s) for the ${waits.length} retry wait(s) the log records`;
+  for (const [i, span] of backoffs.entries()) {
+    const found = differ(
+      `backoff span ${i + 1}`,
+      span.attributes,
+      { handler: waits[i]!.payload.handler, delayMs: waits[i]!.payload.delayMs },
+      `model.error_handled (seq ${waits[i]!.seq})`,
+    );
+    if (found) return found;
+  }
+
+  const compacting = spans('compaction');
+  if (compacting.length !== compactions.length)
+    return `${compacting.length} compaction span(s) for the ${compactions.length} compaction(s) the log records a decision on`;
+  for (const [i, span] of compacting.entries()) {
+    const a = span.attributes;
+    const record = compactions[i]!.payload;
+    const retried = record.action === 'retry';
+    const said = retried
+      ? `compacted ${String(a.tokensBefore)} → ${String(a.tokensAfter)} tokens (estimated)`
+      : `compaction did not shrink the projection: ${String(a.detail)}`;
+    if (a.shrank !== retried || record.detail !== said)
+      return `compaction span ${i + 1} (shrank ${String(a.shrank)}, detail ${JSON.stringify(a.detail)}) disagrees with model.error_handled (seq ${compactions[i]!.seq}): ${record.action}, ${JSON.stringify(record.detail)}`;
+  }
+
+  const extended = spans('checkpoint')
+    .filter((s) => s.attributes.extended === true)
+    .map((s) => s.name);
+  if (extended.join('\n') !== extensions.join('\n'))
+    return `checkpoint spans say ${JSON.stringify(extended)} extended the turn, but the log received steers from checkpoints ${JSON.stringify(extensions)}`;
   return undefined;
 }
 

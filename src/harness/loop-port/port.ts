@@ -44,6 +44,8 @@ export interface LoopUnderTest {
   crash(): void;
   /** A new process over the same store, after a crash. */
   reopen(): Promise<void>;
+  /** An operator undoes the compaction last applied, between turns (loopgate's loop driven directly only). */
+  undoCompaction?(): Promise<void>;
   /** Resolves when everything posted so far has settled: turns closed, requests answered. Never rejects. */
   settled(): Promise<void>;
   /** One report per turn that closed, in order. */

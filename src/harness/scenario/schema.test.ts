@@ -52,7 +52,7 @@ describe('bad scenario files name the file, the line and the field', () => {
     const error = errorOf(minimal('inbox:\n  - say: hi\n    colour: blue\nexpect: { outcome: replied }\n'), 'bad/unknown-key.yaml');
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatchObject({ file: 'bad/unknown-key.yaml', line: 4, field: 'inbox[0].colour' });
-    expect(error.message).toMatch(/inbox\[0\]\.colour: unknown key; known: at, cancel, crash, inject, reopen, say, steer$/);
+    expect(error.message).toMatch(/inbox\[0\]\.colour: unknown key; known: at, cancel, crash, inject, reopen, say, steer, undoCompaction$/);
   });
 
   it('an unknown top-level key, e.g. `expects` for `expect`', () => {
@@ -64,7 +64,7 @@ describe('bad scenario files name the file, the line and the field', () => {
     const text = minimal('provider:\n  script:\n    - reply: hello\n    - reply: hi\n      refusal: no\ninbox:\n  - say: hi\nexpect: { outcome: replied }\n');
     const error = errorOf(text, 'bad/two-results.yaml');
     expect(error.issues).toEqual([expect.objectContaining({ file: 'bad/two-results.yaml', line: 5, field: 'provider.script[1]' })]);
-    expect(error.message).toContain('exactly one of reply, tool_use, max_tokens, refusal, overflow, unknown, error (got reply, refusal)');
+    expect(error.message).toContain('exactly one of reply, tool_use, max_tokens, refusal, overflow, unknown, error, reject (got reply, refusal)');
   });
 
   it('a provider step with no result', () => {
@@ -137,6 +137,19 @@ describe('bad scenario files name the file, the line and the field', () => {
     );
     expect(wire.issues).toEqual([expect.objectContaining({ field: 'provider.script[0].ignoresTimeout' })]);
     expect(wire.message).toContain('ignoresTimeout is for scripted providers');
+  });
+
+  it('a rejecting client is a scripted provider; undoCompaction needs host: loop and a compaction, and no at', () => {
+    const wire = errorOf(
+      minimal('provider:\n  kind: wire\n  provider: anthropic\n  script:\n    - reject: boom\ninbox:\n  - say: hi\nexpect: {}\n'),
+      'bad/reject-wire.yaml',
+    );
+    expect(wire.issues).toEqual([expect.objectContaining({ field: 'provider.script[0].reject' })]);
+    const undo = errorOf(minimal('inbox:\n  - say: hi\n  - undoCompaction: true\n    at: { time: 5 }\nexpect: {}\n'), 'bad/undo.yaml');
+    expect(undo.issues.map((i) => i.field).sort()).toEqual(['inbox[1].at', 'inbox[1].undoCompaction']);
+    expect(undo.message).toContain('undoCompaction needs host: loop');
+    const fine = parseScenario(minimal('host: loop\ncompaction: [none]\ninbox:\n  - say: hi\n  - undoCompaction: true\nexpect: {}\n'), 'undo.yaml');
+    expect(fine.inbox[1]).toEqual({ undoCompaction: true });
   });
 
   it('a good file parses, with defaults filled in', () => {

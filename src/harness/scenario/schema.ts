@@ -31,7 +31,7 @@ const toolCallSchema = z.strictObject({
 /** The transport error kinds a scenario may script: the model port's own list. */
 export const TRANSPORT_KINDS = TRANSPORT_ERROR_KINDS;
 
-const RESULT_KEYS = ['reply', 'tool_use', 'max_tokens', 'refusal', 'overflow', 'unknown', 'error'] as const;
+const RESULT_KEYS = ['reply', 'tool_use', 'max_tokens', 'refusal', 'overflow', 'unknown', 'error', 'reject'] as const;
 
 export const providerStepSchema = z
   .strictObject({
@@ -61,6 +61,12 @@ export const providerStepSchema = z
       })
       .optional()
       .describe('A transport error'),
+    reject: z
+      .string()
+      .optional()
+      .describe(
+        "A broken client: the call's promise rejects with an error of this message instead of settling with a result (providers never reject); the loop must turn it into a transport error (scripted providers only)",
+      ),
     latencyMs: ms.optional().describe('Virtual time the call takes'),
     deltaMs: ms.optional().describe('Virtual time each streamed delta takes (on the wire: each chunk the SDK parses)'),
     ignoresTimeout: z
@@ -122,6 +128,12 @@ const providerSchema = z
             code: 'custom',
             path: ['script', i, 'ignoresTimeout'],
             message: "ignoresTimeout is for scripted providers: a wire provider's SDK honours its timeout itself",
+          });
+        if (step.reject !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['script', i, 'reject'],
+            message: "reject is for scripted providers: loopgate's adapters settle every call with a result",
           });
       });
     p.fallback?.forEach((step, i) => {
@@ -224,7 +236,7 @@ const triggerSchema = z
   });
 export type Trigger = z.infer<typeof triggerSchema>;
 
-export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen'] as const;
+export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction'] as const;
 
 export const inboxEntrySchema = z
   .strictObject({
@@ -234,12 +246,17 @@ export const inboxEntrySchema = z
     cancel: z.enum(CANCEL_SOURCES).optional(),
     crash: z.literal(true).optional().describe('The process dies: the host and its loop stop, with nothing written beyond what the store holds'),
     reopen: z.literal(true).optional().describe("A new production host over the same store and the agent's same tools; it runs the recovery sweep"),
+    undoCompaction: z
+      .literal(true)
+      .optional()
+      .describe('An operator undoes the compaction last applied (the kernel’s undoCompaction): the next request sees the original turns again (host: loop)'),
     at: triggerSchema.optional().describe('When; without it the entry waits until the loop is idle'),
   })
   .superRefine((entry, ctx) => {
     const n = INBOX_ACTIONS.filter((k) => entry[k] !== undefined).length;
     if (n !== 1) ctx.addIssue({ code: 'custom', message: `an inbox entry needs exactly one of ${INBOX_ACTIONS.join(', ')}` });
     if (entry.reopen && entry.at) ctx.addIssue({ code: 'custom', path: ['at'], message: 'reopen runs once the crashed host has stopped: it takes no at' });
+    if (entry.undoCompaction && entry.at) ctx.addIssue({ code: 'custom', path: ['at'], message: 'undoCompaction runs between turns: it takes no at' });
   });
 export type InboxEntry = z.infer<typeof inboxEntrySchema>;
 
@@ -544,6 +561,14 @@ export const scenarioSchema = z
     });
     if (crashed !== undefined)
       ctx.addIssue({ code: 'custom', path: ['inbox', crashed, 'crash'], message: 'a crash needs a reopen after it, or nothing checks what the crash left' });
+    scenario.inbox.forEach((entry, index) => {
+      if (entry.undoCompaction && (scenario.host !== 'loop' || !scenario.compaction))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inbox', index, 'undoCompaction'],
+          message: 'undoCompaction needs host: loop (the production host offers no undo) and a compaction to undo',
+        });
+    });
     if (scenario.store?.loseOnCrash && !scenario.inbox.some((e) => e.crash))
       ctx.addIssue({ code: 'custom', path: ['store', 'loseOnCrash'], message: 'records are lost in a crash: add a crash (and a reopen) to the inbox' });
     if (scenario.store?.corruptOnCrash && !scenario.inbox.some((e) => e.crash))

@@ -17,7 +17,7 @@ import type { FaultLog } from './fault-log.ts';
 export type { MessageIntent } from '../loop-port/port.ts';
 
 /** What the driver talks to: the loop-under-test port (loopgate's loop, its production host, or a peer's loop). */
-export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled'>;
+export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled' | 'undoCompaction'>;
 
 type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta';
 
@@ -163,6 +163,10 @@ export class InboxDriver {
     } else if (entry.reopen) {
       this.#faults.record('a new host reopens the store');
       await target.reopen();
+    } else if (entry.undoCompaction) {
+      this.#faults.record('an operator undoes the last compaction');
+      if (!target.undoCompaction) throw new Error('undoCompaction: this host cannot undo a compaction');
+      await target.undoCompaction();
     }
   }
 }

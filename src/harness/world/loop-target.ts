@@ -26,6 +26,7 @@ import {
   type ToolExecutor,
   type ToolExecutorOptions,
   type TurnResult,
+  undoCompaction,
 } from '../../kernel/index.ts';
 import { serializedFlush } from '../../host/flush.ts';
 import { traceTurn, type CaseRecording } from './case-recording.ts';
@@ -81,7 +82,7 @@ export function directLoop(w: LoopWorld): LoopTarget {
   });
   const loop = new AgentLoop(w.wrapDeps ? w.wrapDeps(deps) : deps);
   w.recording.started(loop);
-  return new LoopTarget(loop, persist, (result) => w.recording.turnClosed(log, result));
+  return new LoopTarget(loop, persist, (result) => w.recording.turnClosed(log, result), log);
 }
 
 export class LoopTarget implements LoopUnderTest {
@@ -91,12 +92,23 @@ export class LoopTarget implements LoopUnderTest {
   readonly #persist: () => Promise<void>;
   readonly #closed: (result: TurnResult) => void;
   #drains: Promise<void> = Promise.resolve();
+  readonly #log: EventLog | undefined;
 
   /** `closed` is told each turn's result, in order. */
-  constructor(loop: AgentLoop, persist: () => Promise<void>, closed: (result: TurnResult) => void) {
+  constructor(loop: AgentLoop, persist: () => Promise<void>, closed: (result: TurnResult) => void, log?: EventLog) {
     this.#loop = loop;
     this.#persist = persist;
     this.#closed = closed;
+    this.#log = log;
+  }
+
+  /** An operator undoes the compaction last applied (the kernel's `undoCompaction`), then the log is stored. */
+  async undoCompaction(): Promise<void> {
+    const log = this.#log;
+    const last = log?.positions.activeReplacements().at(-1);
+    if (!log || last === undefined) throw new Error('undoCompaction: no compaction in force to undo');
+    undoCompaction(log, last);
+    await this.#persist();
   }
 
   send(text: string, intent: MessageIntent): void {

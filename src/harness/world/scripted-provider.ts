@@ -23,11 +23,18 @@ export function scriptedProvider(
   callIds: CallIdCounter,
   model?: string,
 ): ModelClient {
-  return new ScriptedModelClient(
+  const client = new ScriptedModelClient(
     steps.map((step) => (): ScriptedEntry => {
       const entry = toEntry(step, callIds);
       const type = entry.result.type;
-      if (type === 'transport_error' || type === 'context_window_exceeded' || type === 'refusal' || type === 'unknown' || type === 'max_tokens') {
+      if (
+        step.reject !== undefined ||
+        type === 'transport_error' ||
+        type === 'context_window_exceeded' ||
+        type === 'refusal' ||
+        type === 'unknown' ||
+        type === 'max_tokens'
+      ) {
         faults.record(`provider: ${describeStep(step)}`);
       }
       return entry;
@@ -40,6 +47,25 @@ export function scriptedProvider(
         transportError('invalid_request', { message: `scenario provider script exhausted at request ${index + 1}: add a step` }),
     },
   );
+  return steps.some((step) => step.reject !== undefined) ? rejecting(client, steps) : client;
+}
+
+/**
+ * A client the script breaks (`reject`): at such a step the call runs as scripted
+ * — its latency, its abort — and then rejects instead of settling with a result,
+ * as a team's own client with a bug would.
+ */
+function rejecting(inner: ScriptedModelClient, steps: readonly ProviderStep[]): ModelClient {
+  return {
+    name: inner.name,
+    ...(inner.model !== undefined ? { model: inner.model } : {}),
+    call: (request, onDelta) => {
+      const message = steps[inner.calls]?.reject;
+      const answer = inner.call(request, onDelta);
+      if (message === undefined) return answer;
+      return answer.then(() => Promise.reject(new Error(message)));
+    },
+  };
 }
 
 function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
@@ -67,6 +93,8 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
   else if (step.refusal !== undefined) result = withUsage(refusal(step.refusal));
   else if (step.overflow) result = withUsage(overflow(step.overflow));
   else if (step.unknown !== undefined) result = withUsage(unknownStop(step.unknown));
+  else if (step.reject !== undefined)
+    result = reply(''); // never seen: the call rejects once it settles (`rejecting`)
   else if (step.error) {
     result = transportError(step.error.kind, {
       ...(step.error.status !== undefined ? { status: step.error.status } : {}),
@@ -95,6 +123,7 @@ function streamedPieces(result: ModelResult): ModelDelta[] {
 export function describeStep(step: ProviderStep): string {
   if (step.error)
     return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}${step.error.midStream ? ' inside a 200 stream' : ''}`;
+  if (step.reject !== undefined) return `the client rejects: ${step.reject}`;
   if (step.overflow) return `context overflow at ${step.overflow}`;
   if (step.max_tokens) return `max_tokens${step.max_tokens.partial ? ' inside a tool call' : ''}`;
   if (step.refusal !== undefined) return 'refusal';

@@ -56,6 +56,8 @@ export interface ToolBodyRun {
   readonly signal: AbortSignal;
   readonly startedAt: number;
   endedAt?: number;
+  /** Whether the body had already ended when its signal was aborted (undefined: never aborted). */
+  abortedAfterEnd?: boolean;
 }
 
 export interface ToolHooks {
@@ -87,6 +89,8 @@ export function scriptedTools(
       counters.byTool.set(tool.name, (counters.byTool.get(tool.name) ?? 0) + 1);
       counters.byCall.set(callId, (counters.byCall.get(callId) ?? 0) + 1);
       const body: ToolBodyRun = { signal, startedAt: hooks.clock.now() };
+      if (signal.aborted) body.abortedAfterEnd = false;
+      else signal.addEventListener('abort', () => (body.abortedAfterEnd = body.endedAt !== undefined), { once: true });
       counters.bodies.set(callId, [...(counters.bodies.get(callId) ?? []), body]);
       if (!started.has(tool.name)) {
         started.add(tool.name);
