@@ -8,8 +8,19 @@
 import { existsSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TIMED_OUT, withinRealTime } from '../harness/world/load-limit.ts';
 
 let registered = false;
+
+/** The module did not finish loading within the limit (its import goes on, unawaited). */
+export class LoadTimeout extends Error {
+  readonly limitMs: number;
+  constructor(limitMs: number) {
+    super(`did not finish loading within ${limitMs} ms`);
+    this.name = 'LoadTimeout';
+    this.limitMs = limitMs;
+  }
+}
 
 const TS_FOR: Readonly<Record<string, readonly string[]>> = { '.js': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'], '': ['.ts', '.tsx', '/index.ts'] };
 
@@ -51,7 +62,7 @@ function ensureHook(): void {
  * process with its own warning and exit code 13. Here that is an error naming
  * the file (`onNeverSettles`, told once the event loop is empty).
  */
-export async function importUserModule(file: string, onNeverSettles?: () => void): Promise<Record<string, unknown>> {
+export async function importUserModule(file: string, onNeverSettles?: () => void, limitMs?: number): Promise<Record<string, unknown>> {
   ensureHook();
   let settled = false;
   const watch = () => {
@@ -59,7 +70,12 @@ export async function importUserModule(file: string, onNeverSettles?: () => void
   };
   process.once('beforeExit', watch);
   try {
-    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    const loading = import(pathToFileURL(file).href) as Promise<Record<string, unknown>>;
+    if (limitMs === undefined) return await loading;
+    // A top-level await on a timer or socket keeps the event loop alive: only a real-time limit ends the wait.
+    const loaded = await withinRealTime(loading, limitMs);
+    if (loaded === TIMED_OUT) throw new LoadTimeout(limitMs);
+    return loaded;
   } finally {
     settled = true;
     process.off('beforeExit', watch);

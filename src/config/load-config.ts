@@ -20,7 +20,8 @@ import { checkPriceTable, type PriceTable } from '../report/cost/price-table.ts'
 import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
-import { importUserModule } from './import-module.ts';
+import { importUserModule, LoadTimeout } from './import-module.ts';
+import { LOAD_LIMIT_ENV, loadLimitMs, showLimit } from '../harness/world/load-limit.ts';
 import { inspectConfigAgents } from './inspect-agents.ts';
 import { lineOfKey } from './locate-key.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
@@ -112,13 +113,22 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     file = findConfigFile(cwd) ?? BUNDLED_CONFIG;
   }
   let module: Record<string, unknown>;
+  const limitMs = loadLimitMs();
   try {
-    module = await importUserModule(file, () => {
-      // Nothing left to run and the module still loading: exit 2 naming it (not Node's exit 13).
-      process.stderr.write(`loopgate: ${file}: never finished loading: a top-level await that never settles\n`);
-      process.exitCode = 2;
-    });
+    module = await importUserModule(
+      file,
+      () => {
+        // Nothing left to run and the module still loading: exit 2 naming it (not Node's exit 13).
+        process.stderr.write(`loopgate: ${file}: never finished loading: a top-level await that never settles\n`);
+        process.exitCode = 2;
+      },
+      limitMs,
+    );
   } catch (error) {
+    if (error instanceof LoadTimeout)
+      throw new ConfigFileError(
+        `${file}: did not finish loading within ${showLimit(limitMs)}: a top-level await waits on a timer, socket or promise that does not settle (${LOAD_LIMIT_ENV} sets the limit)`,
+      );
     // A syntax error names its place: in the config itself, or in the file it imports.
     const at = syntaxLocation(error, file);
     const where = at ? `${at.file}:${at.line}:${at.column}` : undefined;

@@ -100,4 +100,42 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     expect(result.stderr).toContain('agent factory');
     expect(result.stderr).not.toContain('Warning');
   });
+
+  // A timer or socket keeps the event loop alive, so "nothing left to run" never comes: a real-time limit does.
+  const LIMIT = { LOOPGATE_LOAD_TIMEOUT_MS: '1500' };
+
+  it('a config whose top-level await waits on a timer that never fires is exit 2 naming it, within the load limit', async () => {
+    const where = project('tla-timer', "() => 'ok'", '', 'await new Promise((r) => setTimeout(r, 1e9));');
+    const result = await loopgate(['run'], where, LIMIT);
+    expect(result.hung).toBe(false);
+    expect(result.status, result.stderr).toBe(EXIT.usage);
+    expect(result.stderr).toBe(
+      `loopgate: ${join(where, 'loopgate.config.ts')}: did not finish loading within 1.5 s: a top-level await waits on a timer, socket or promise that does not settle (LOOPGATE_LOAD_TIMEOUT_MS sets the limit)\n`,
+    );
+    expect(() => readFileSync(join(where, 'reports', 'results.json'))).toThrow();
+  });
+
+  it('an agent factory waiting on a timer is exit 2 naming the agent, in run and fuzz', async () => {
+    const where = project('factory-timer', "() => 'ok'");
+    const config = join(where, 'loopgate.config.ts');
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace('agents: { a: () => ({ tools: [t] }) }', 'agents: { a: () => new Promise((r) => setTimeout(r, 1e9)) }'),
+    );
+    for (const args of [['run'], ['fuzz', '--runs', '3']]) {
+      const result = await loopgate(args, where, LIMIT);
+      expect(result.hung, args[0]).toBe(false);
+      expect(result.status, result.stderr).toBe(EXIT.usage);
+      expect(result.stderr).toMatch(
+        /^loopgate: \S+loopgate\.config\.ts:\d+: agents\.a: the factory did not finish within 1\.5 s: it waits on a timer, socket or promise that does not settle \(LOOPGATE_LOAD_TIMEOUT_MS sets the limit\)\n$/,
+      );
+    }
+  });
+
+  it('a load limit that is not a whole number of milliseconds is exit 2 naming the variable', async () => {
+    const where = project('limit-bad', "() => 'ok'");
+    const result = await loopgate(['run'], where, { LOOPGATE_LOAD_TIMEOUT_MS: 'soon' });
+    expect(result.status).toBe(EXIT.usage);
+    expect(result.stderr).toBe('loopgate: LOOPGATE_LOAD_TIMEOUT_MS=soon: expected a whole number of milliseconds, at least 1\n');
+  });
 });

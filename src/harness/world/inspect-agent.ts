@@ -8,6 +8,7 @@
  */
 import { agentPrompt, agentSettingProblems, agentTools, createRedactor, ToolNameError, type Agent, type AgentFactory } from '../../kernel/index.ts';
 import { VirtualClock } from '../virtual-clock.ts';
+import { LOAD_LIMIT_ENV, loadLimitMs, showLimit, TIMED_OUT, withinRealTime } from './load-limit.ts';
 import { NO_AGENT, UnknownAgentError, type AgentInspection, type AgentRegistry } from './agent-under-test.ts';
 import { seededRandom } from './seeded-random.ts';
 
@@ -24,8 +25,21 @@ export async function inspectAgent(name: string, registry: AgentRegistry): Promi
 /** Builds the agent once and lists, one line each, what the kernel refuses in it. */
 export async function inspectFactory(factory: AgentFactory): Promise<AgentInspection> {
   let agent: Agent;
+  const limitMs = loadLimitMs();
   try {
-    agent = await factory({ clock: new VirtualClock(), random: seededRandom(0) });
+    const built = await withinRealTime(
+      Promise.resolve().then(() => factory({ clock: new VirtualClock(), random: seededRandom(0) })),
+      limitMs,
+    );
+    if (built === TIMED_OUT) {
+      return {
+        tools: [],
+        problems: [
+          `the factory did not finish within ${showLimit(limitMs)}: it waits on a timer, socket or promise that does not settle (${LOAD_LIMIT_ENV} sets the limit)`,
+        ],
+      };
+    }
+    agent = built;
   } catch (error) {
     return { tools: [], problems: [`the factory threw: ${firstLine(error)}`] };
   }

@@ -1,0 +1,38 @@
+/**
+ * How long loopgate waits, in real time, for the code under test to finish
+ * loading — a config module's top-level await, an agent factory built before
+ * anything runs. A promise that never settles with nothing else to run is told
+ * when the event loop empties; one waiting on a timer or a socket keeps the loop
+ * alive, and without a limit the command would hang until CI kills it.
+ */
+import { InputError } from '../../kernel/index.ts';
+
+export const LOAD_LIMIT_ENV = 'LOOPGATE_LOAD_TIMEOUT_MS';
+const DEFAULT_LOAD_LIMIT_MS = 60_000;
+
+/** The limit: LOOPGATE_LOAD_TIMEOUT_MS, or 60 s. Throws an InputError for a value that is not a whole number of milliseconds. */
+export function loadLimitMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[LOAD_LIMIT_ENV];
+  if (raw === undefined || raw === '') return DEFAULT_LOAD_LIMIT_MS;
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(ms) || ms < 1)
+    throw new InputError(`${LOAD_LIMIT_ENV}=${raw}: expected a whole number of milliseconds, at least 1`);
+  return ms;
+}
+
+/** `1.5 s`, `60 s`, `250 ms`. */
+export function showLimit(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${Number((ms / 1_000).toFixed(1))} s`;
+}
+
+export const TIMED_OUT: unique symbol = Symbol('timed out');
+
+/** The work's value, or TIMED_OUT once `ms` of real time passed first. The timer never holds the process. */
+export function withinRealTime<T>(work: PromiseLike<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+    timer.unref();
+  });
+  return Promise.race([Promise.resolve(work), limit]).finally(() => clearTimeout(timer));
+}
