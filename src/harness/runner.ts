@@ -7,6 +7,7 @@ import { InputError } from '../kernel/index.ts';
 import type { CaseResult } from '../report/results.ts';
 import { testAllWithin } from './bounded-regex.ts';
 import { caseSeed, type Case } from './cases.ts';
+import { AgentBuildError } from './world/agent-under-test.ts';
 
 export interface RunOptions {
   readonly seed: number;
@@ -81,7 +82,8 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
       ...(outcome.repeats ? { repeats: outcome.repeats } : {}),
     };
   } catch (error) {
-    const message = `the case threw: ${(error as Error)?.stack ?? String(error)}`;
+    // The code under test failing to build its agent is its own failure, told in its words; anything else is a bug, with its stack.
+    const message = error instanceof AgentBuildError ? error.message : `the case threw: ${(error as Error)?.stack ?? String(error)}`;
     return {
       ...base,
       status: 'failed',

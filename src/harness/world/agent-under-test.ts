@@ -15,6 +15,7 @@
  */
 import {
   closestName,
+  InputError,
   type Agent,
   type AgentContext,
   type AgentFactory,
@@ -76,7 +77,34 @@ export async function buildAgent(name: string, registry: AgentRegistry, context:
   if (name === NO_AGENT && !registry.agents.has(NO_AGENT)) return {};
   const factory = registry.agents.get(name);
   if (!factory) throw new UnknownAgentError(name, registry);
-  return await factory(context);
+  let agent: unknown;
+  try {
+    agent = await factory(context);
+  } catch (error) {
+    throw new AgentBuildError(`agent ${name}: the factory threw: ${firstLine(error)}`, { cause: error });
+  }
+  // Checked on every build, not only the first (the config's inspection): a factory may fail later.
+  if (agent === null || typeof agent !== 'object' || Array.isArray(agent))
+    throw new AgentBuildError(
+      `agent ${name}: the factory returned ${agent === null ? 'null' : Array.isArray(agent) ? 'a list' : typeof agent}, not an agent ({ tools, system, … })`,
+    );
+  return agent as Agent;
+}
+
+/**
+ * The code under test could not build its agent for a case: the case fails with
+ * this one line (no stack of loopgate's); a command it stops is exit 2 with it.
+ */
+export class AgentBuildError extends InputError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'AgentBuildError';
+  }
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.split('\n')[0]!;
 }
 
 /** The scenario's policy rules as the kernel's (ids numbered as the file lists them). */
