@@ -31,8 +31,9 @@ export async function openEvents(path: string, conversation: string | undefined)
   if (/\.(db|sqlite3?)$/i.test(path)) return eventsFromStore(new SqliteEventStore(path, { readOnly: true }), path, conversation);
   const text = readInputFile(path, { what: 'events file', maxBytes: INPUT_LIMITS.eventsBytes });
   let records: EventRecord[];
+  const trimmed = text.trim();
+  if (trimmed === '') throw new UsageError(`${path}: empty: not a SQLite store (.db) or an events file (.json / .jsonl) of event records`);
   try {
-    const trimmed = text.trim();
     records = trimmed.startsWith('[')
       ? JSON.parse(trimmed)
       : trimmed

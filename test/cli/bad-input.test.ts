@@ -203,6 +203,22 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: sqlite:gap\.db: conversation "conv-1" record seq 2 is corrupt: the record is missing/,
   },
   {
+    name: 'replay: an empty file (no extension)',
+    setup: (w) => {
+      writeFileSync(join(w, 'afile'), '');
+      return ['replay', 'afile', '--conversation', 'c1'];
+    },
+    names: /^loopgate: afile: empty: not a SQLite store \(\.db\) or an events file \(\.json \/ \.jsonl\) of event records$/,
+  },
+  {
+    name: 'replay: a file of blank lines',
+    setup: (w) => {
+      writeFileSync(join(w, 'blank.jsonl'), '\n  \n\n');
+      return ['replay', 'blank.jsonl'];
+    },
+    names: /^loopgate: blank\.jsonl: empty: not a SQLite store \(\.db\) or an events file \(\.json \/ \.jsonl\) of event records$/,
+  },
+  {
     name: 'replay: a payload that is not JSON',
     setup: (w) => ['replay', alteredStore(w, 'torn.db', `UPDATE events SET payload = '{"text": "hi' WHERE seq = 2`)],
     names: /^loopgate: sqlite:torn\.db: conversation "conv-1" record seq 2 is corrupt: payload is not valid JSON/,
