@@ -4,7 +4,7 @@
  * with the error as its check — the runner itself never stops early.
  */
 import { InputError } from '../kernel/index.ts';
-import type { CaseResult } from '../report/results.ts';
+import type { CaseResult, CheckResult } from '../report/results.ts';
 import { testAllWithin } from './bounded-regex.ts';
 import { caseSeed, type Case } from './cases.ts';
 import { AgentBuildError } from './world/agent-under-test.ts';
@@ -61,6 +61,12 @@ export async function runCases(cases: readonly Case[], options: RunOptions): Pro
   return results;
 }
 
+/** The first failing check, and the names of the others (an invariant broken beside a failed expectation is worth reading). */
+function failureLine(first: CheckResult, checks: readonly CheckResult[]): string {
+  const others = [...new Set(checks.filter((check) => !check.passed && check !== first).map((check) => check.name))].filter((name) => name !== first.name);
+  return `${first.name}: ${first.message}${others.length > 0 ? ` (also failed: ${others.join(', ')})` : ''}`;
+}
+
 async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
   const started = performance.now();
   const base = { id: c.id, kind: c.kind, title: c.title, ...(c.file ? { file: c.file } : {}), ...(c.tags?.length ? { tags: c.tags } : {}) };
@@ -73,7 +79,7 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
       ...(outcome.outcome !== undefined ? { outcome: outcome.outcome } : {}),
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       ...(outcome.virtualMs !== undefined ? { virtualMs: outcome.virtualMs } : {}),
-      ...(failing ? { failure: `${failing.name}: ${failing.message}` } : {}),
+      ...(failing ? { failure: failureLine(failing, outcome.checks) } : {}),
       ...(outcome.skipReason ? { skipReason: outcome.skipReason } : {}),
       checks: outcome.checks,
       ...(outcome.metrics ? { metrics: outcome.metrics } : {}),
