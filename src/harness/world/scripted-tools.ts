@@ -125,13 +125,24 @@ function withBehaviour(
   const run = scriptedRun(tool, script, hooks);
   return {
     ...tool,
-    run: async (args, ctx) => {
+    // As a user's tool may: a value or a throw at once, or a promise.
+    run: (args, ctx) => {
       const body = ran(ctx.callId, ctx.signal);
-      try {
-        return await run(args, ctx);
-      } finally {
+      const ended = () => {
         body.endedAt = hooks.clock.now();
+      };
+      let value: unknown;
+      try {
+        value = run(args, ctx);
+      } catch (error) {
+        ended();
+        throw error;
       }
+      if (value === null || typeof (value as { then?: unknown } | undefined)?.then !== 'function') {
+        ended();
+        return value;
+      }
+      return Promise.resolve(value).finally(ended);
     },
   };
 }
@@ -139,7 +150,8 @@ function withBehaviour(
 function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hooks: ToolHooks): AnyToolDeclaration['run'] {
   let runs = 0;
   const original = tool.run;
-  return async (args, ctx) => {
+  // `throw` throws at once and `return` returns at once, as a plain function does; `fail` rejects, as an async one does.
+  return (args, ctx) => {
     const behaviour: Behaviour = script.length === 0 ? 'ok' : script[Math.min(runs, script.length - 1)]!;
     runs++;
     if (behaviour === 'ok') return original(args, ctx);
@@ -150,18 +162,19 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
     if ('return' in behaviour) return behaviour.return;
     if ('fail' in behaviour) {
       hooks.faults.record(`tool ${tool.name} fails ${behaviour.fail.code}`);
-      throw new ToolFailure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
-        ...(behaviour.fail.suggestion ? { suggestion: behaviour.fail.suggestion } : {}),
-        ...(behaviour.fail.retryable !== undefined ? { retryable: behaviour.fail.retryable } : {}),
-      });
+      return Promise.reject(
+        new ToolFailure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
+          ...(behaviour.fail.suggestion ? { suggestion: behaviour.fail.suggestion } : {}),
+          ...(behaviour.fail.retryable !== undefined ? { retryable: behaviour.fail.retryable } : {}),
+        }),
+      );
     }
     if ('throw' in behaviour) {
       hooks.faults.record(`tool ${tool.name} throws`);
       throw new Error(behaviour.throw);
     }
     hooks.faults.record(`tool ${tool.name} takes ${behaviour.slow} ms`);
-    await hooks.clock.sleep(behaviour.slow, ctx.signal);
-    return behaviour.then !== undefined ? behaviour.then : original(args, ctx);
+    return hooks.clock.sleep(behaviour.slow, ctx.signal).then(() => (behaviour.then !== undefined ? behaviour.then : original(args, ctx)));
   };
 }
 
