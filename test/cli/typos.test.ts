@@ -203,6 +203,16 @@ describe('a scenario is checked against its agent’s tools: exit 2 naming file:
     );
   });
 
+  it('a config with no agents (agents: {}) says so where a scenario names a tool', () => {
+    writeFileSync(join(dir, 'no-agents.config.ts'), `export default { agents: {}, scenarios: ['scenarios/ok.yaml'] };\n`);
+    const result = loopgate(['run', '--config', join(dir, 'no-agents.config.ts'), '--out', 'out-no-agents']);
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(
+      /^loopgate: scenarios\/ok\.yaml:\d+:\d+: [^\n]*"transfer_funds" is not a tool of agent none \(the config defines no agents\) or of this scenario/m,
+    );
+    expect(existsSync(join(dir, 'out-no-agents'))).toBe(false);
+  });
+
   it('an expect.events key that is not a log event type is a schema error', () => {
     const [, yaml, problem] = cases.find(([name]) => name === 'events-key')!;
     writeFileSync(join(dir, 'scenarios', 'events-key.yaml'), yaml);

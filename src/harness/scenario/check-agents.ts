@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { AnyToolDeclaration } from '../../kernel/index.ts';
 import { locateInYaml } from '../../yaml/locate.ts';
-import { agentNameOf, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
+import { agentNameOf, NO_AGENT, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
 import { inspectAgent } from '../world/inspect-agent.ts';
 import { toolScriptProblems } from '../world/scripted-tools.ts';
 import { scenarioToolNameProblems } from './check-tool-names.ts';
@@ -44,7 +44,9 @@ export async function checkScenarioAgents(loaded: readonly LoadedScenario[], reg
     }
     for (const p of toolScriptProblems(own, l.scenario.tools, name))
       problems.push(`${at(['tools', p.index, p.key])}: tools[${p.index}].${p.key}: ${p.message}`);
-    for (const p of scenarioToolNameProblems(l.scenario, own, name)) problems.push(`${at([...p.path])}: ${p.field}: ${p.message}`);
+    // `agents: {}` leaves every scenario with no agent: say so where a tool is missing, or the lines read as typos.
+    const label = name === NO_AGENT && registry.agents.size === 0 ? `${NO_AGENT} (the config defines no agents)` : name;
+    for (const p of scenarioToolNameProblems(l.scenario, own, label)) problems.push(`${at([...p.path])}: ${p.field}: ${p.message}`);
   }
   if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
 }
