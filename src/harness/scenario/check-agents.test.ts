@@ -99,7 +99,9 @@ describe('scenarios checked against their agents', () => {
         'declared',
         'tools:\n  - name: notify\n    description: Sends a note.\npolicy:\n  rules: [{ tools: [notify, "issue_*"], decision: ask }]\n',
       ]),
-    ).rejects.toThrow(/declared\.yaml:6:\d+: policy\.rules\[0\]\.tools\[1\]: pattern "issue_\*" matches no tool of agent none or of this scenario$/);
+    ).rejects.toThrow(
+      /declared\.yaml:6:\d+: policy\.rules\[0\]\.tools\[1\]: pattern "issue_\*" matches no tool of agent none \(the config defines no agents\) or of this scenario$/,
+    );
     await expect(
       check(registry, [
         'fine',
