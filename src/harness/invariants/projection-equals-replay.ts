@@ -14,7 +14,7 @@ import { defineInvariant, firstViolation, loopgateOnly } from './invariant.ts';
 import { GrowingLog } from './support/growing-log.ts';
 import { sameJson, viewOf } from './support/log-view.ts';
 import { referenceProjection } from './support/reference-projection.ts';
-import { sameData } from './support/same-data.ts';
+import { firstDifference, sameData } from './support/same-data.ts';
 
 export const projectionEqualsReplay = defineInvariant({
   id: 'projection-equals-replay',
@@ -65,12 +65,4 @@ function equalsReference(run: ScenarioRun, replayed: readonly Message[]): string
       return `request ${r.index + 1} (seq ${r.event.seq}): the messages sent differ from the reference projection of the log up to seq ${r.event.payload.upTo}: ${firstDifference(sent.messages, expected)}`;
   }
   return undefined;
-}
-
-function firstDifference(actual: readonly unknown[], expected: readonly unknown[]): string {
-  for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
-    if (!sameData(actual[i], expected[i]))
-      return `message ${i} is ${JSON.stringify(actual[i]) ?? 'missing'}, the reference has ${JSON.stringify(expected[i]) ?? 'nothing'}`;
-  }
-  return 'they differ';
 }

@@ -34,7 +34,7 @@ import {
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { referenceProjection } from './support/reference-projection.ts';
-import { sameData } from './support/same-data.ts';
+import { firstDifference, sameData } from './support/same-data.ts';
 
 export const snapshotResumesTheFold = defineInvariant({
   id: 'snapshot-resumes-the-fold',
@@ -154,14 +154,6 @@ function malformedInboxRefused(events: readonly AnyEvent[], snapshot: LoopSnapsh
     return `a snapshot at seq ${snapshot.upTo} whose inbox row has ${what} was restored instead of refused`;
   }
   return undefined;
-}
-
-function firstDifference(actual: readonly unknown[], expected: readonly unknown[]): string {
-  for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
-    if (!sameData(actual[i], expected[i]))
-      return `message ${i} is ${JSON.stringify(actual[i]) ?? 'missing'}, the reference has ${JSON.stringify(expected[i]) ?? 'nothing'}`;
-  }
-  return 'they differ';
 }
 
 function firstKeyDifference(actual: string, expected: string): string {
