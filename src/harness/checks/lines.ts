@@ -18,7 +18,7 @@ export function matchLines(name: string, lines: readonly string[], matcher: Line
         : {
             name,
             passed: false,
-            message: `line ${firstDiff + 1} differs: expected ${shown(matcher.exact[firstDiff])}, got ${shown(lines[firstDiff])}`,
+            message: `line ${firstDiff + 1} differs${shownPair(matcher.exact[firstDiff], lines[firstDiff])}`,
             expected: matcher.exact,
             actual: lines,
           },
@@ -62,8 +62,29 @@ export function equalCheck(name: string, expected: unknown, actual: unknown, des
     : { name, passed, message: `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`, expected, actual };
 }
 
-/** A line for a message: quoted and cut, or what stands where there is none. */
-function shown(line: string | undefined): string {
+const SHOWN = 120;
+/** Characters shown before the first one that differs, when a long line is cut to show where. */
+const LEAD = 30;
+
+/**
+ * Two lines that differ, for a message: quoted and cut. When both are long and the
+ * difference lies past what would be shown, both are shown from a little before
+ * the first character that differs (and say where that is): two cuts that read
+ * alike would hide it.
+ */
+function shownPair(expected: string | undefined, actual: string | undefined): string {
+  if (expected === undefined || actual === undefined) return `: expected ${shown(expected, 0)}, got ${shown(actual, 0)}`;
+  let at = 0;
+  while (at < expected.length && at < actual.length && expected[at] === actual[at]) at++;
+  const from = at < SHOWN - 20 ? 0 : at - LEAD;
+  const where = from === 0 ? '' : ` at character ${at + 1}`;
+  return `${where}: expected ${shown(expected, from)}, got ${shown(actual, from)}`;
+}
+
+/** A line for a message, from character `from`: quoted and cut, or what stands where there is none. */
+function shown(line: string | undefined, from: number): string {
   if (line === undefined) return '(no line)';
-  return JSON.stringify(line.length > 120 ? `${line.slice(0, 119)}…` : line);
+  const head = from > 0 ? '…' : '';
+  const rest = line.slice(from);
+  return JSON.stringify(rest.length > SHOWN ? `${head}${rest.slice(0, SHOWN - 1)}…` : `${head}${rest}`);
 }
