@@ -9,6 +9,11 @@ export interface Order {
   readonly status: 'processing' | 'shipped' | 'delivered' | 'cancelled';
   readonly total: number;
   readonly items: readonly string[];
+  /**
+   * Status changes, oldest first, as an order system hands them back: real `Date`s,
+   * which the log keeps as JSON keeps them (ISO strings).
+   */
+  readonly timeline?: readonly { readonly status: Order['status']; readonly at: Date }[];
 }
 
 export interface BackendFaults {
@@ -41,4 +46,15 @@ export const DEFAULT_ORDERS: readonly Order[] = [
   { id: 'ORD-1001', customer: 'ada@example.com', status: 'delivered', total: 120, items: ['kettle'] },
   { id: 'ORD-1002', customer: 'grace@example.com', status: 'shipped', total: 45.5, items: ['mug', 'tea'] },
   { id: 'ORD-1003', customer: 'alan@example.com', status: 'processing', total: 300, items: ['espresso machine'] },
+  {
+    id: 'ORD-1004',
+    customer: 'ada@example.com',
+    status: 'delivered',
+    total: 60,
+    items: ['teapot'],
+    timeline: [
+      { status: 'shipped', at: new Date('2026-10-29T16:40:00Z') },
+      { status: 'delivered', at: new Date('2026-10-31T11:05:00Z') },
+    ],
+  },
 ];

@@ -8,7 +8,8 @@
  * position that does not exist (a second result for a call, a result for no
  * call, a close with no open turn, returning a message that is not taken), and an
  * append from inside an append's listener — leaving the log unchanged. Every
- * stored event must be frozen all the way down, and seqs gapless.
+ * stored event must be frozen plain JSON data all the way down (no symbol, Date,
+ * undefined or NaN a copy let through), and seqs gapless.
  *
  * The store holds exactly the log, record for record (a shorter prefix only
  * after a refused write). The records are compared with the events rather than
@@ -64,8 +65,8 @@ function probe(run: ScenarioRun): string | undefined {
   for (let i = 0; i < events.length; i++) {
     if (events[i]!.seq !== i) return `event ${i} has seq ${events[i]!.seq}: seqs must be gapless from 0`;
     if (!Object.isFrozen(events[i])) return `event seq ${i} (${events[i]!.type}) is not frozen`;
-    const thawed = firstThawed(events[i]!.payload, 'payload');
-    if (thawed) return `event seq ${i} (${events[i]!.type}): ${thawed} is not frozen`;
+    const thawed = firstNotPlainFrozen(events[i]!.payload, 'payload');
+    if (thawed) return `event seq ${i} (${events[i]!.type}): ${thawed}`;
   }
   const copy = new EventLog({ now: () => 0 }, events);
   const refuse = (what: string, append: () => void): string | undefined => {
@@ -173,11 +174,31 @@ function reentrant(copy: EventLog): string | undefined {
   return undefined;
 }
 
-function firstThawed(value: unknown, path: string): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  if (!Object.isFrozen(value)) return path;
+/**
+ * The first place in a stored payload that is not frozen plain JSON data: a
+ * thawed object, or a value JSON would change or drop (a symbol, a function,
+ * undefined, a non-finite number, a Date or any other class instance, a hole).
+ */
+function firstNotPlainFrozen(value: unknown, path: string): string | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : `${path} is ${String(value)}, not JSON data`;
+    case 'object':
+      break;
+    default:
+      return `${path} is ${typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`}, not JSON data`;
+  }
+  if (value === null) return undefined;
+  if (!Object.isFrozen(value)) return `${path} is not frozen`;
+  const proto = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) {
+    if (proto !== Array.prototype || Object.keys(value).length !== value.length) return `${path} is an array with holes or extra keys, not JSON data`;
+  } else if (proto !== Object.prototype && proto !== null) return `${path} is a ${proto?.constructor?.name ?? 'class'} instance, not JSON data`;
   for (const [k, v] of Object.entries(value)) {
-    const thawed = firstThawed(v, `${path}.${k}`);
+    const thawed = firstNotPlainFrozen(v, Array.isArray(value) ? `${path}[${k}]` : `${path}.${k}`);
     if (thawed) return thawed;
   }
   return undefined;

@@ -169,6 +169,19 @@ describe('the invariants', () => {
     expect(appendProbes(withEvents(r, events))).toMatch(/event seq 3 .* is not frozen/);
   });
 
+  it('invariant 2: a stored payload holding what JSON would change or drop is caught, with its path', async () => {
+    const r = await run(REFUND);
+    const at = (value: unknown) =>
+      r.log.events.map((e, i) =>
+        i === 3 ? Object.freeze({ ...e, payload: Object.freeze({ ...(e.payload as object), extra: Object.freeze([1, value]) }) }) : e,
+      ) as AnyEvent[];
+    expect(appendProbes(withEvents(r, at(Symbol('x'))))).toMatch(/event seq 3 \(.*\): payload\.extra\[1\] is a symbol, not JSON data/);
+    expect(appendProbes(withEvents(r, at(Object.freeze(new Date(0)))))).toMatch(/payload\.extra\[1\] is a Date instance, not JSON data/);
+    expect(appendProbes(withEvents(r, at(Number.NaN)))).toMatch(/payload\.extra\[1\] is NaN, not JSON data/);
+    expect(appendProbes(withEvents(r, at(undefined)))).toMatch(/payload\.extra\[1\] is undefined, not JSON data/);
+    expect(appendProbes(withEvents(r, at(Object.freeze({ ok: 'plain' }))))).not.toMatch(/not JSON data/);
+  });
+
   it('invariant 4: an outcome returned or traced that is not the one logged', async () => {
     const r = await run(REFUND);
     expect(tracesCarryOutcomes({ ...r, results: [r.results[0]!, { ...r.results[1]!, outcome: { kind: 'failed', reason: 'refusal' } }] })).toMatch(
