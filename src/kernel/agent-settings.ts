@@ -10,6 +10,7 @@ import type { Agent } from './agent.ts';
 import { closestName } from './closest-name.ts';
 import type { RetryConfig } from './loop/config.ts';
 import { MIN_SECRET_LENGTH } from './redact/secret-forms.ts';
+import { loopVocabulary } from './vocabulary.ts';
 
 export class AgentSettingError extends Error {
   constructor(message: string) {
@@ -114,9 +115,30 @@ export function agentSettingProblems(agent: Agent): string[] {
           problems.push(
             `secrets[${i}] is ${secret.length === 0 ? 'empty' : `${secret.length} character${secret.length === 1 ? '' : 's'} long`}: a secret must be at least ${MIN_SECRET_LENGTH} characters to be redacted (is the environment variable it comes from set?)`,
           );
+        else {
+          const garbles = secretGarbles(secret, toolNames(a.tools));
+          if (garbles) problems.push(`secrets[${i}] (${secret.length} characters) occurs in ${garbles}; a secret must be the credential itself`);
+        }
       });
   }
   return problems;
+}
+
+/**
+ * What a secret would garble, were every occurrence redacted: a word the loop
+ * writes into its records, or a tool's name (never the secret itself: the line
+ * gives neither it nor the word it is in).
+ */
+export function secretGarbles(secret: string, tools: readonly string[]): string | undefined {
+  if (loopVocabulary().some((word) => word.includes(secret)))
+    return 'a word the loop writes into its records (a field name, status or event type): redacting it would garble every record';
+  const name = tools.find((t) => t.includes(secret));
+  return name === undefined ? undefined : `the name of the tool ${JSON.stringify(name)}: redacting it would garble every call of it`;
+}
+
+function toolNames(tools: unknown): string[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((tool) => (isRecord(tool) && typeof tool.name === 'string' ? [tool.name] : []));
 }
 
 /** Throws an AgentSettingError naming the first problem of the agent's settings. */

@@ -36,7 +36,12 @@ export interface Agent {
   readonly errorHandlers?: readonly ModelErrorHandler[];
   /** Loop limits and budgets beyond the defaults. */
   readonly config?: AgentLoopConfig;
-  /** Exact values never to be written anywhere (API keys the tools hold, customer secrets). */
+  /**
+   * Exact values never to be written anywhere (API keys the tools hold, customer
+   * secrets). Each at least 4 characters, and none inside a word the loop writes
+   * into its records or inside a tool's name: a build refuses those, since
+   * redacting them would garble every record.
+   */
   readonly secrets?: readonly string[];
 }
 

@@ -148,6 +148,20 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     agent: edit((a) => ({ ...a, secrets: ['ab'] })),
     refused: 'secrets[0] is 2 characters long: a secret must be at least 4 characters to be redacted (is the environment variable it comes from set?)',
   },
+  {
+    id: 'settings/secret-a-word-of-the-log',
+    title: "a secret that is one of the loop's own words",
+    agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'status'] })),
+    refused:
+      'secrets[1] (6 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
+  },
+  {
+    id: 'settings/secret-inside-a-tool-name',
+    title: "a secret that is part of a tool's name",
+    agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'refund'] })),
+    refused:
+      'secrets[1] (6 characters) occurs in the name of the tool "issue_refund": redacting it would garble every call of it; a secret must be the credential itself',
+  },
   // --- tool declarations (registry.ts) ---
   {
     id: 'tool/declared-twice',

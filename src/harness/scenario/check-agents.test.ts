@@ -47,6 +47,15 @@ describe('scenarios checked against their agents', () => {
     ).rejects.toThrow(/downgrade\.yaml:4:\d+: tools\[0\]\.sideEffect: issue_refund is agent shop's own tool/);
   });
 
+  it('refuses a secret that is a word of the log or part of a tool name, never printing it', async () => {
+    const registry = { agents: new Map([['shop', shop]]), defaultAgent: 'shop' };
+    const refused = check(registry, ['word', 'secrets: [sk_live_4eC39HqLyjWD, callId]\n'], ['tool', 'secrets: [refund]\n']);
+    await expect(refused).rejects.toThrow(/word\.yaml:2:\d+: secrets\[1\]: 6 characters, occurs in a word the loop writes into its records/);
+    await expect(refused).rejects.toThrow(/tool\.yaml:2:\d+: secrets\[0\]: 6 characters, occurs in the name of the tool "issue_refund"/);
+    await expect(refused).rejects.not.toThrow(/callId/);
+    await expect(check(registry, ['fine', 'secrets: [sk_live_4eC39HqLyjWD]\n'])).resolves.toBeUndefined();
+  });
+
   it('refuses an agent the config does not define, and a factory that throws', async () => {
     await expect(check({ agents: new Map([['shop', shop]]) }, ['typo', 'agent: shpo\n'])).rejects.toThrow(
       /typo\.yaml:2:\d+: agent: agent "shpo" is not defined \(known: shop, none\)/,

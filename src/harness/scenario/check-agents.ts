@@ -2,11 +2,12 @@
  * Before anything runs: every scenario names an agent the config defines,
  * scripts only the behaviour of that agent's own tools — never their declared
  * side-effect level, schema, timeout or retries — and names only tools that
- * exist wherever it names one (check-tool-names.ts). A problem is a file error
+ * exist wherever it names one (check-tool-names.ts), and lists no secret that
+ * would garble the log (a word of its records, part of a tool's name). A problem is a file error
  * naming the file, the line and the field, with the closest name.
  */
 import { readFileSync } from 'node:fs';
-import type { AnyToolDeclaration } from '../../kernel/index.ts';
+import { secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
 import { locateInYaml } from '../../yaml/locate.ts';
 import { agentNameOf, NO_AGENT, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
 import { inspectAgent } from '../world/inspect-agent.ts';
@@ -47,6 +48,13 @@ export async function checkScenarioAgents(loaded: readonly LoadedScenario[], reg
     // `agents: {}` leaves every scenario with no agent: say so where a tool is missing, or the lines read as typos.
     const label = name === NO_AGENT && registry.agents.size === 0 ? `${NO_AGENT} (the config defines no agents)` : name;
     for (const p of scenarioToolNameProblems(l.scenario, own, label)) problems.push(`${at([...p.path])}: ${p.field}: ${p.message}`);
+    // The scenario's secrets join the agent's: one that is a word of the log or inside a tool's name garbles every record.
+    const names = [...own.map((t) => t.name), ...l.scenario.tools.map((t) => t.name)];
+    l.scenario.secrets?.forEach((secret, i) => {
+      const garbles = secretGarbles(secret, names);
+      if (garbles)
+        problems.push(`${at(['secrets', i])}: secrets[${i}]: ${secret.length} characters, occurs in ${garbles}; a secret must be the credential itself`);
+    });
   }
   if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
 }
