@@ -176,14 +176,18 @@ export class CaseRecording {
   }
 }
 
-/** The seq of turn `turn`'s `turn.closed` in `log` (its last one), or the log's length when it has none. */
+/**
+ * The seq of turn `turn`'s `turn.closed` in `log` (its last one), or the log's length
+ * when it has none. Read back from the end, event by event: the close is near it, and
+ * `log.events` would read the whole prefix of a log the host resumed from a snapshot
+ * (every turn, as the host reopens a conversation for each).
+ */
 function closedSeq(log: EventLog, turn: number): number {
-  const events = log.events;
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!;
+  for (let i = log.length - 1; i >= 0; i--) {
+    const e = log.at(i)!;
     if (isKnown(e) && e.type === 'turn.closed' && (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.turn === turn) return i;
   }
-  return events.length;
+  return log.length;
 }
 
 /**
