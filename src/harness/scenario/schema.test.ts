@@ -52,7 +52,7 @@ describe('bad scenario files name the file, the line and the field', () => {
     const error = errorOf(minimal('inbox:\n  - say: hi\n    colour: blue\nexpect: { outcome: replied }\n'), 'bad/unknown-key.yaml');
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatchObject({ file: 'bad/unknown-key.yaml', line: 4, field: 'inbox[0].colour' });
-    expect(error.message).toMatch(/inbox\[0\]\.colour: unknown key; known: at, cancel, crash, inject, reopen, say, steer, undoCompaction$/);
+    expect(error.message).toMatch(/inbox\[0\]\.colour: unknown key; known: at, cancel, crash, inject, reopen, say, steer, times, undoCompaction$/);
   });
 
   it('an unknown top-level key, e.g. `expects` for `expect`', () => {
@@ -156,5 +156,28 @@ describe('bad scenario files name the file, the line and the field', () => {
     const scenario = parseScenario(minimal('inbox:\n  - say: hi\nexpect: { outcome: replied }\n'), 'good.yaml');
     expect(scenario).toMatchObject({ tags: [], config: {}, tools: [], provider: { kind: 'scripted', script: [] } });
     expect(scenario.agent).toBeUndefined(); // the config's default agent
+  });
+});
+
+describe('times: a step or a say written out', () => {
+  const base = (inbox: string, script: string) => `name: t\ninbox:\n${inbox}provider:\n  script:\n${script}expect: { outcome: replied }\n`;
+
+  it('writes a repeated provider step and say out in place, without their times', () => {
+    const scenario = parseScenario(
+      base('  - say: hi\n    times: 3\n  - say: bye\n', '    - { reply: a, times: 2 }\n    - reply: b\n    - { reply: c, times: 2 }\n'),
+      'repeat.yaml',
+    );
+    expect(scenario.inbox).toEqual([{ say: 'hi' }, { say: 'hi' }, { say: 'hi' }, { say: 'bye' }]);
+    expect(scenario.provider.script.map((s) => s.reply)).toEqual(['a', 'a', 'b', 'c', 'c']);
+    expect(scenario.provider.script.every((s) => !('times' in s))).toBe(true);
+  });
+
+  it('refuses times on anything but a say that waits, and past 5,000', () => {
+    expect(errorOf(base('  - say: hi\n    times: 2\n    at: { request: 1 }\n', '    - reply: a\n'), 'timed.yaml').message).toMatch(
+      /inbox\[0\]\.times.*times repeats a say that waits for the loop to be idle/,
+    );
+    expect(errorOf(base('  - cancel: user\n    times: 2\n', '    - reply: a\n'), 'cancel.yaml').message).toMatch(/times repeats a say/);
+    expect(errorOf(base('  - say: hi\n', '    - { reply: a, times: 5001 }\n'), 'many.yaml').message).toMatch(/times/);
+    expect(errorOf(base('  - say: hi\n', '    - { reply: a, times: 0 }\n'), 'none.yaml').message).toMatch(/times/);
   });
 });

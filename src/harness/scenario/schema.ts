@@ -10,6 +10,17 @@ import { replyAssertionsSchema } from './reply-assertions-schema.ts';
 const ms = z.number().int().nonnegative();
 const positiveInt = z.number().int().positive();
 
+/** How many times an entry repeats: a long conversation (thousands of messages) in a few lines. */
+const MAX_TIMES = 5_000;
+const timesSchema = positiveInt.max(MAX_TIMES).optional();
+
+/** A list with each entry that says `times: n` written out n times (without its `times`). */
+function expanded<T extends { readonly times?: number | undefined }>(entries: readonly T[]): Omit<T, 'times'>[] {
+  const out: Omit<T, 'times'>[] = [];
+  for (const { times, ...entry } of entries) for (let i = 0; i < (times ?? 1); i++) out.push(entry);
+  return out;
+}
+
 // ---------------------------------------------------------------------------
 // The provider: a script of normalized results and faults
 // ---------------------------------------------------------------------------
@@ -74,6 +85,7 @@ export const providerStepSchema = z
       .optional()
       .describe("A hung client: it does not honour the request's timeout, so only the loop's own backstop ends the call (scripted providers only)"),
     usage: usageSchema.optional(),
+    times: timesSchema.describe('This step, this many times in a row (a long conversation without a long file); default 1'),
   })
   .superRefine((step, ctx) => {
     const keys = RESULT_KEYS.filter((k) => step[k] !== undefined);
@@ -104,8 +116,8 @@ const providerSchema = z
   .strictObject({
     kind: z.enum(['scripted', 'wire']).default('scripted').describe('scripted: in-process fake; wire: the real SDK over HTTP against a wire-level fake'),
     provider: z.enum(WIRE_PROVIDERS).optional().describe('For kind: wire'),
-    script: z.array(providerStepSchema).default([]),
-    fallback: z.array(providerStepSchema).optional().describe('Script of a fallback client (retry tier 3)'),
+    script: z.array(providerStepSchema).default([]).transform(expanded),
+    fallback: z.array(providerStepSchema).transform(expanded).optional().describe('Script of a fallback client (retry tier 3)'),
     model: z.string().min(1).optional().describe("The model the primary client is asked for; default: the loop's model name, scenario-model"),
     fallbackModel: z.string().min(1).optional().describe('The model the fallback client is asked for; default: fallback-model'),
   })
@@ -251,12 +263,15 @@ export const inboxEntrySchema = z
       .optional()
       .describe('An operator undoes the compaction last applied (the kernel’s undoCompaction): the next request sees the original turns again (host: loop)'),
     at: triggerSchema.optional().describe('When; without it the entry waits until the loop is idle'),
+    times: timesSchema.describe('say only: this message, this many times, each a turn of its own (a long conversation); default 1'),
   })
   .superRefine((entry, ctx) => {
     const n = INBOX_ACTIONS.filter((k) => entry[k] !== undefined).length;
     if (n !== 1) ctx.addIssue({ code: 'custom', message: `an inbox entry needs exactly one of ${INBOX_ACTIONS.join(', ')}` });
     if (entry.reopen && entry.at) ctx.addIssue({ code: 'custom', path: ['at'], message: 'reopen runs once the crashed host has stopped: it takes no at' });
     if (entry.undoCompaction && entry.at) ctx.addIssue({ code: 'custom', path: ['at'], message: 'undoCompaction runs between turns: it takes no at' });
+    if (entry.times !== undefined && (entry.say === undefined || entry.at !== undefined))
+      ctx.addIssue({ code: 'custom', path: ['times'], message: 'times repeats a say that waits for the loop to be idle (no at)' });
   });
 export type InboxEntry = z.infer<typeof inboxEntrySchema>;
 
@@ -501,7 +516,7 @@ export const scenarioSchema = z
     approver: approverSchema.optional(),
     visibility: z.array(layerSchema).optional(),
     provider: providerSchema.default({ kind: 'scripted', script: [] }),
-    inbox: z.array(inboxEntrySchema).min(1),
+    inbox: z.array(inboxEntrySchema).min(1).transform(expanded),
     compaction: z.array(compactionStepSchema).optional().describe('The compactor, one entry per compaction; absent: no compactor'),
     checkpoints: z.array(checkpointSchema).optional(),
     claim: claimSchema.optional(),
