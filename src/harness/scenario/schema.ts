@@ -535,10 +535,23 @@ export const scenarioSchema = z
           .optional()
           .describe('Records (by seq) the store loses when the process crashes: read back after a reopen, the conversation has a gap'),
         corruptOnCrash: z
-          .array(z.number().int().nonnegative())
+          .array(
+            z.union([
+              z.number().int().nonnegative(),
+              z.strictObject({
+                seq: z.number().int().nonnegative(),
+                field: z
+                  .string()
+                  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'a dotted path of field names, e.g. result.usage.inputTokens')
+                  .describe('A number inside the payload (a dotted path) that comes back as text: the rest of the record is intact'),
+              }),
+            ]),
+          )
           .min(1)
           .optional()
-          .describe('Records (by seq) the store garbles when the process crashes: read back after a reopen, each has a payload of the wrong shape'),
+          .describe(
+            'Records the store garbles when the process crashes: a seq comes back with a payload of the wrong shape; { seq, field } with one number deep inside it turned to text',
+          ),
       })
       .optional(),
     secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),

@@ -52,7 +52,8 @@ export class WorldStore {
   readonly #failAppends: ReadonlySet<number>;
   readonly #tornAppends: ReadonlyMap<number, number>;
   readonly #loseOnCrash: ReadonlySet<number>;
-  readonly #corruptOnCrash: ReadonlySet<number>;
+  /** Seq → the field garbled (a dotted path), or undefined for the whole payload. */
+  readonly #corruptOnCrash: ReadonlyMap<number, string | undefined>;
   /** Seqs lost to a crash so far: reads leave them out. */
   readonly #lost = new Set<number>();
   /** Seqs a crash garbled so far: reads return them with a payload of the wrong shape. */
@@ -69,7 +70,7 @@ export class WorldStore {
     this.#failAppends = new Set(spec?.failAppends ?? []);
     this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
     this.#loseOnCrash = new Set(spec?.loseOnCrash ?? []);
-    this.#corruptOnCrash = new Set(spec?.corruptOnCrash ?? []);
+    this.#corruptOnCrash = new Map((spec?.corruptOnCrash ?? []).map((c) => (typeof c === 'number' ? [c, undefined] : [c.seq, c.field])));
     this.store = make ? make({}) : new MemoryEventStore();
   }
 
@@ -143,10 +144,10 @@ export class WorldStore {
       this.#lost.add(seq);
       this.#faults.record(`store loses record ${seq} in the crash`);
     }
-    for (const seq of this.#corruptOnCrash) {
+    for (const [seq, field] of this.#corruptOnCrash) {
       if (this.#garbled.has(seq) || seq >= stored) continue;
       this.#garbled.add(seq);
-      this.#faults.record(`store garbles record ${seq} in the crash`);
+      this.#faults.record(`store garbles record ${seq}${field === undefined ? '' : `'s ${field}`} in the crash`);
     }
   }
 
@@ -154,7 +155,7 @@ export class WorldStore {
   #asRead(records: readonly EventRecord[]): EventRecord[] {
     const out = this.#lost.size === 0 ? [...records] : records.filter((r) => !this.#lost.has(r.seq));
     if (this.#garbled.size === 0) return out;
-    return out.map((r) => (this.#garbled.has(r.seq) ? { ...r, payload: { turn: 'garbled', torn: true } } : r));
+    return out.map((r) => (this.#garbled.has(r.seq) ? garbled(r, this.#corruptOnCrash.get(r.seq)) : r));
   }
 
   async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
@@ -175,4 +176,27 @@ export class WorldStore {
     }
     await this.store.append(conversationId, records, options);
   }
+}
+
+/**
+ * A record as a crash garbled it: the whole payload of the wrong shape, or one
+ * number deep inside it turned to text (the rest intact, as a torn field leaves
+ * it). A field that is not a number in that record fails the case: the scenario
+ * would not test what it says.
+ */
+function garbled(record: EventRecord, field: string | undefined): EventRecord {
+  if (field === undefined) return { ...record, payload: { turn: 'garbled', torn: true } };
+  const payload = structuredClone(record.payload) as Record<string, unknown>;
+  const keys = field.split('.');
+  let holder: Record<string, unknown> = payload;
+  for (const key of keys.slice(0, -1)) {
+    const next = holder[key];
+    if (next === null || typeof next !== 'object') throw new Error(`store.corruptOnCrash: record ${record.seq} (${record.type}) has no field ${field}`);
+    holder = next as Record<string, unknown>;
+  }
+  const last = keys[keys.length - 1]!;
+  const value = holder[last];
+  if (typeof value !== 'number') throw new Error(`store.corruptOnCrash: record ${record.seq} (${record.type}) has no number at ${field}`);
+  holder[last] = String(value);
+  return { ...record, payload };
 }
