@@ -51,6 +51,7 @@ import { HostTarget, type HostPost } from './world/host-target.ts';
 import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-driver.ts';
 import { directLoop } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
+import type { ApprovalAnswer } from './world/recorded-approver.ts';
 import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.ts';
 import { seededRandom } from './world/seeded-random.ts';
 import { PromptRecorder, type CasePrompt } from './world/scripted-prompt.ts';
@@ -89,6 +90,8 @@ export interface ScenarioRun {
   readonly sideEffectLevels: ReadonlyMap<string, string>;
   /** The permissions in force: the agent's visibility layers and policy with the scenario's added, and whether an approver answered. */
   readonly permissions: { readonly visibility: readonly VisibilityLayer[]; readonly policy: ToolPolicy | undefined; readonly approver: boolean };
+  /** Every answer the approver gave (the scenario's or the agent's own), in order. */
+  readonly approvals: readonly ApprovalAnswer[];
   /** The values that must never be written anywhere: the agent's and the scenario's. */
   readonly secrets: readonly string[];
   readonly virtualMs: number;
@@ -204,7 +207,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const agentName = agentNameOf(scenario, registry);
   const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed) });
   const prompt = new PromptRecorder();
-  const { agent, counters, policy, visibility } = scenarioAgent(own, scenario, {
+  const { agent, counters, policy, visibility, approvals } = scenarioAgent(own, scenario, {
     name: agentName,
     clock,
     faults,
@@ -329,6 +332,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     toolBodies: counters.bodies,
     sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
     permissions: { visibility, policy, approver: agent.approver !== undefined },
+    approvals,
     secrets: agent.secrets ?? [],
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),

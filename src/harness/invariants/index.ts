@@ -20,6 +20,7 @@ import { turnsClosedOnce } from './invariant-04-turns-closed-once.ts';
 import { failedTurnsAddNothing } from './invariant-05-failed-turns-add-nothing.ts';
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
+import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { noOpenSpans } from './invariant-08-no-open-spans.ts';
 import { inboxDeliveredOnce } from './invariant-09-inbox-delivered-once.ts';
 import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if-shrank.ts';
@@ -49,6 +50,7 @@ export const INVARIANTS: readonly Invariant[] = [
   failedTurnsAddNothing,
   toolPairing,
   denyNeverLifted,
+  approverAnswersFollowed,
   argumentsValidated,
   toolOutputCapped,
   noOpenSpans,

@@ -27,6 +27,7 @@ import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { projectionEqualsReplay as projectionReplay } from './projection-equals-replay.ts';
 import { crashReopenResume } from './support/crash-reopen.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
+import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
 
@@ -180,6 +181,29 @@ describe('the invariants', () => {
     expect(appendProbes(withEvents(r, at(Number.NaN)))).toMatch(/payload\.extra\[1\] is NaN, not JSON data/);
     expect(appendProbes(withEvents(r, at(undefined)))).toMatch(/payload\.extra\[1\] is undefined, not JSON data/);
     expect(appendProbes(withEvents(r, at(Object.freeze({ ok: 'plain' }))))).not.toMatch(/not JSON data/);
+  });
+
+  it('approver answers followed: a decision put on the approver that is not its answer, or a denied call that started', async () => {
+    const followed = verdict(approverAnswersFollowed);
+    const r = await run(`
+name: approved refund
+policy: { rules: [{ id: refunds-need-approval, tools: [issue_refund], decision: ask, reason: refunds move money }] }
+approver: { answers: [approve] }
+provider:
+  script:
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 10, reason: late } }]
+    - reply: Refunded.
+inbox:
+  - say: Refund ORD-1001.
+expect: {}
+`);
+    expect(r.approvals.map((a) => a.answer)).toEqual(['approve']);
+    expect(followed(r)).toBeUndefined();
+    const callId = r.approvals[0]!.callId;
+    expect(followed({ ...r, approvals: [{ ...r.approvals[0]!, answer: 'deny' }] })).toMatch(
+      new RegExp(`call ${callId} \\(issue_refund, seq \\d+\\): the approver answered deny, but the log records allow by the approver`),
+    );
+    expect(followed({ ...r, approvals: [] })).toMatch(/the log records allow by the approver, but the approver never answered for this call/);
   });
 
   it('invariant 4: an outcome returned or traced that is not the one logged', async () => {

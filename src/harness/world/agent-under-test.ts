@@ -31,6 +31,7 @@ import type { Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor } from './scripted-hooks.ts';
 import { scriptedTools, type ToolCounters } from './scripted-tools.ts';
+import { recordedApprover, type ApprovalAnswer } from './recorded-approver.ts';
 import { scenarioPrompt, type PromptRecorder } from './scripted-prompt.ts';
 
 export const NO_AGENT = 'none';
@@ -156,6 +157,8 @@ export interface ScenarioAgent {
   readonly counters: ToolCounters;
   readonly policy: ToolPolicy | undefined;
   readonly visibility: readonly VisibilityLayer[];
+  /** Every answer the approver gave, in order (filled as the case runs). */
+  readonly approvals: readonly ApprovalAnswer[];
 }
 
 /** The agent under test with the scenario's scripts applied (see the top of this file for how they combine). */
@@ -173,6 +176,8 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     : fragments
       ? { prompt: fragments }
       : {};
+  const approvals: ApprovalAnswer[] = [];
+  const approver = scenario.approver ? scriptedApprover(scenario.approver, clock) : own.approver;
   const agent: Agent = {
     ...own,
     tools,
@@ -180,12 +185,12 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     ...prompt,
     ...(policy ? { policy } : {}),
     ...(visibility.length > 0 ? { visibility } : {}),
-    ...(scenario.approver ? { approver: scriptedApprover(scenario.approver, clock) } : {}),
+    ...(approver ? { approver: recordedApprover(approver, clock, approvals) } : {}),
     ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, clock, faults) } : {}),
     ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
     ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),
     ...(options.errorHandlers ? { errorHandlers: [...options.errorHandlers, ...(own.errorHandlers ?? [])] } : {}),
     secrets: [...(own.secrets ?? []), ...(scenario.secrets ?? [])],
   };
-  return { agent, counters, policy, visibility };
+  return { agent, counters, policy, visibility, approvals };
 }
