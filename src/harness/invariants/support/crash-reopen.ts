@@ -69,7 +69,8 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
         }),
       );
       loop.send('I am back: where were we?');
-      const results = await clock.run(loop.drain(), { realWaitLimitMs: 1_000 });
+      // Real time only matters for a hang: a loaded machine (SQLite, two workers) can pause a second.
+      const results = await clock.run(loop.drain(), { realWaitLimitMs: 10_000 });
       const notAnswered = results.find((r) => r.outcome.kind !== 'replied');
       if (notAnswered) return `${where}: after recovery, turn ${notAnswered.turn} ended ${outcomeLabel(notAnswered.outcome)} instead of being answered`;
       if (loop.hasWork()) return `${where}: after recovery and a new message, waking messages are still waiting`;
