@@ -38,6 +38,19 @@ describe('VirtualClock', () => {
     await expect(clock.run(new Promise(() => {}), { realWaitLimitMs: 50 })).rejects.toBeInstanceOf(VirtualClockStallError);
   });
 
+  it('does not count a pause of the event loop held by other work as waiting (another case’s long synchronous checks)', async () => {
+    const clock = new VirtualClock();
+    // Real I/O that answers after ~40 ms; meanwhile other work holds the event loop for 300 ms.
+    const io = new Promise<string>((resolve) => setTimeout(() => resolve('answered'), 40));
+    setTimeout(() => {
+      const until = Date.now() + 300;
+      while (Date.now() < until) {
+        // another case's synchronous invariant checks
+      }
+    }, 5);
+    await expect(clock.run(io, { realWaitLimitMs: 200 })).resolves.toBe('answered');
+  });
+
   it('elapse: time passes during real I/O, firing the timers due on the way, in order', async () => {
     const clock = new VirtualClock();
     const seen: string[] = [];
