@@ -6,10 +6,12 @@
  */
 import type { AgentFactory } from '../../src/kernel/index.ts';
 import { SupportBackend } from './backend.ts';
+import { cardNumbersMasked } from './claim.ts';
 import { SUPPORT_SYSTEM_PROMPT } from './prompt.ts';
 import { supportTools } from './tools.ts';
 
 export const supportAgent: AgentFactory = () => ({
   tools: supportTools(new SupportBackend()),
   system: SUPPORT_SYSTEM_PROMPT,
+  claim: cardNumbersMasked,
 });

@@ -40,7 +40,16 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
     };
     if (!failure || failure.invariant.id !== invariant.id) {
       // After a failure the search stops: the others held only over the runs before it.
-      return { ...base, status: 'passed', checks: [{ name: invariant.id, passed: true, message: held }] };
+      const tally = result.judged.get(invariant.id);
+      if (tally && tally.runs === 0 && result.runs > 0) {
+        const why = `not judged in any of the ${result.runs} run(s): ${tally.notJudged ?? 'not applicable'}`;
+        return { ...base, status: 'skipped', skipReason: why, checks: [{ name: invariant.id, passed: true, message: why }] };
+      }
+      const message =
+        tally && tally.runs < result.runs
+          ? `${held.replace(`held over ${result.runs} run(s)`, `held over ${tally.runs} of ${result.runs} run(s)`)}; not judged in the other ${result.runs - tally.runs}: ${tally.notJudged}`
+          : held;
+      return { ...base, status: 'passed', checks: [{ name: invariant.id, passed: true, message }] };
     }
     const run = failure.run;
     const replay = `loopgate fuzz --seed ${result.seed} --path ${failure.path}`;

@@ -74,6 +74,12 @@ export interface FuzzResult {
   /** Generation stopped at the time limit. */
   readonly interrupted: boolean;
   readonly invariants: readonly Invariant[];
+  /**
+   * Per invariant id: in how many generated runs it was judged, and the first reason
+   * it was not (a part the agent supplies in place of the scenario's, say). An
+   * invariant judged in no run held nothing, and the report says so.
+   */
+  readonly judged: ReadonlyMap<string, { readonly runs: number; readonly notJudged?: string }>;
   readonly failure?: FuzzFailure;
 }
 
@@ -108,6 +114,8 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   let firstFailureAt: number | undefined;
   let foundAtRun = 0;
   let lastProgress = started;
+  const judged = new Map<string, { runs: number; notJudged?: string }>(invariants.map((i) => [i.id, { runs: 0 }]));
+  let counting = true; // generated runs are counted; shrink attempts are not
 
   const evaluateCase = async (fuzzCase: FuzzCase): Promise<{ violation: Violation | undefined; turns: number }> => {
     let run: ScenarioRun;
@@ -123,7 +131,13 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     }
     for (const invariant of invariants) {
       if (target !== undefined && invariant.id !== target) continue;
-      if (notApplicable(invariant, run) !== undefined) continue;
+      const why = notApplicable(invariant, run);
+      const tally = judged.get(invariant.id)!;
+      if (why !== undefined) {
+        if (counting) tally.notJudged ??= why;
+        continue;
+      }
+      if (counting) tally.runs++;
       const verdict = await verdictOf(invariant, run, context(fuzzCase.crashAt));
       if (verdict !== undefined) return { violation: { invariant, message: verdict, run }, turns: run.results.length };
     }
@@ -160,6 +174,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     }
     if (!violation) return true;
     if (firstFailureAt === undefined) {
+      counting = false;
       firstFailureAt = performance.now();
       foundAtRun = generated;
       target = violation.invariant.id;
@@ -190,6 +205,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     turnsPerSecond: turns / Math.max(durationMs / 1000, 1e-9),
     interrupted: details.interrupted && !details.failed,
     invariants,
+    judged,
   };
   if (!details.failed || !details.counterexample) return base;
 

@@ -96,8 +96,9 @@ export async function verdictOf(invariant: Invariant, run: AnyRun, context: Inva
 
 /**
  * Every applicable invariant as a check result (named by its id), in registry
- * order. On a peer's run, an invariant that cannot judge it is listed as such,
- * with the reason (a skip always says why).
+ * order. An invariant that cannot judge the run (a peer's, or a part the agent
+ * or the host supplies in place of the scenario's) is listed as such, with the
+ * reason (a skip always says why).
  */
 export async function checkInvariants(
   run: AnyRun,
@@ -108,7 +109,8 @@ export async function checkInvariants(
   for (const invariant of invariants) {
     const why = notApplicable(invariant, run);
     if (why !== undefined) {
-      if (isPeerRun(run)) out.push({ name: invariant.id, passed: true, message: `not judged: ${why}` });
+      // Listed with its reason, on every run: an invariant that quietly drops out reads as one that held.
+      out.push({ name: invariant.id, passed: true, message: `not judged: ${why}` });
       continue;
     }
     const violation = await verdictOf(invariant, run, context);

@@ -11,7 +11,9 @@
  *
  * `failed{internal}` is accepted only where the table has it for a reason the
  * scenario can cause (a model client sending arguments that are not JSON data, a
- * tool executor dropping a call's result).
+ * tool executor dropping a call's result, the agent's own claim policy throwing).
+ * The agent's own claim policy may end a turn before any request `rejected` or
+ * `nothing_to_do`; everything after the claim is judged as for any agent.
  */
 import { toFrozenPlainData, type LogEvent, type ModelResult } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -21,10 +23,7 @@ import { label, viewOf, type RequestView, type TurnView } from './support/log-vi
 export const outcomeFollowsTable = defineInvariant({
   id: 'outcome-follows-table',
   title: 'each turn ends, and each model error is handled, as the transition table says',
-  appliesTo: loopgateOnly(
-    "the table is loopgate's loop's; a peer is judged on the scenario's outcome classes",
-    unlessHostSupplied('model', 'claim', 'errorHandlers'),
-  ),
+  appliesTo: loopgateOnly("the table is loopgate's loop's; a peer is judged on the scenario's outcome classes", unlessHostSupplied('model', 'errorHandlers')),
   check: (run) =>
     firstViolation(
       () => errorChainFollowsTable(run),
@@ -84,10 +83,15 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
   if (!last) {
     const claim = run.scenario.claim;
     const decisions = claim === undefined ? [] : Array.isArray(claim) ? claim : [claim];
+    // The agent's own claim policy (or the host's) decides what it decides: it may deny or drop anything.
+    const ownClaim = run.hostParts.includes('claim');
     const taken = turn.events.filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message');
-    if (decisions.some((d) => 'deny' in d)) allowed.add('rejected');
-    if (decisions.some((d) => 'drop' in d) || (taken.length > 0 && taken.every((e) => e.payload.dropped || e.payload.text.length === 0)))
+    if (ownClaim || decisions.some((d) => 'deny' in d)) allowed.add('rejected');
+    if (ownClaim || decisions.some((d) => 'drop' in d) || (taken.length > 0 && taken.every((e) => e.payload.dropped || e.payload.text.length === 0)))
       allowed.add('nothing_to_do');
+    // A claim policy that throws (the agent's code) fails the turn before any request, and says so.
+    const outcome = turn.outcome as { readonly detail?: unknown } | undefined;
+    if (ownClaim && typeof outcome?.detail === 'string' && outcome.detail.startsWith('the claim policy threw')) allowed.add('failed{internal}');
     if (budgets) allowed.add('failed{budget_exhausted}');
     if (everyClientWaitsTooLong(run, turn)) allowed.add('failed{rate_limited}');
     return { allowed, because: 'it never asked the model' };
