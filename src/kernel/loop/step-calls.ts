@@ -21,7 +21,7 @@ import { canonicalJson } from '../canonical-json.ts';
 import { isKnown } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { AssistantBlock, ToolCall } from '../model/client.ts';
-import type { Redactor } from '../redact/index.ts';
+import { redactDeep, type Redactor } from '../redact/index.ts';
 import { cutAtDepth, nestedDeeperThan } from '../tools/argument-depth.ts';
 
 export interface PlannedCall {
@@ -43,7 +43,8 @@ export function planStepCalls(calls: readonly ToolCall[], content: readonly Assi
     const given = c.id ? redact(c.id) : '';
     const name = redact(c.name);
     const earlier = given ? log.positions.call(given) : undefined;
-    const repeatOf = earlier && earlier.name === name && sameArguments(log, earlier.assistantSeq, given, c.args) ? (earlier.repeatOf ?? given) : undefined;
+    const repeatOf =
+      earlier && earlier.name === name && sameArguments(log, earlier.assistantSeq, given, c.args, redact) ? (earlier.repeatOf ?? given) : undefined;
     let id = given || `call_${log.length}_${i}`;
     for (let n = 2; taken.has(id) || log.positions.call(id); n++) id = `${given || 'call'}_${n}`;
     taken.add(id);
@@ -54,14 +55,16 @@ export function planStepCalls(calls: readonly ToolCall[], content: readonly Assi
 
 /**
  * Whether the call `id` recorded in the assistant message at `seq` had these
- * arguments, compared as the log keeps them (cut at the depth limit) and
- * whatever the order of their keys.
+ * arguments, compared as the log keeps them — cut at the depth limit, redacted —
+ * and whatever the order of their keys. (Compared as the model sent them, a
+ * secret in the arguments would never match its redacted record: a repeated
+ * refund would run again under a fresh idempotency key.)
  */
-function sameArguments(log: EventLog, seq: number, id: string, args: unknown): boolean {
+function sameArguments(log: EventLog, seq: number, id: string, args: unknown, redact: Redactor): boolean {
   const event = log.at(seq);
   if (event === undefined || !isKnown(event) || event.type !== 'assistant.message') return false;
   const sent = args ?? {};
-  const kept = canonicalJson(nestedDeeperThan(sent) ? cutAtDepth(sent) : sent);
+  const kept = canonicalJson(redactDeep(nestedDeeperThan(sent) ? cutAtDepth(sent) : sent, redact));
   return event.payload.content.some((b) => b.type === 'tool_call' && b.id === id && canonicalJson(b.args ?? {}) === kept);
 }
 
