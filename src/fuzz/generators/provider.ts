@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schema.ts';
 import { oddArgumentsArb } from './odd-arguments.ts';
-import { SECRET_CALL_ID, SECRET_ECHO_REPLY } from './secret.ts';
+import { SECRET_CALL_ID, SECRET_ECHO_ARGUMENT, SECRET_ECHO_REPLY } from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
 /** Input and output tokens, and now and then the cache reads and writes and reasoning tokens some providers report. */
@@ -30,11 +30,15 @@ const latencyArb = fc.oneof({ withCrossShrink: true }, fc.integer({ min: 0, max:
 
 function callArb(tools: readonly FuzzTool[]) {
   const known = tools.map((tool) =>
-    fc.record({
-      name: fc.constant(tool.name),
-      args: oddArgumentsArb(tool.args),
-      id: fc.option(fc.constantFrom('a', 'b', SECRET_CALL_ID), { nil: undefined, freq: 4 }),
-    }),
+    fc
+      .record({
+        name: fc.constant(tool.name),
+        args: oddArgumentsArb(tool.args),
+        // Now and then the model copies what it read into an extra argument: the passphrase, split across argument deltas.
+        echo: fc.nat(5).map((n) => n === 0),
+        id: fc.option(fc.constantFrom('a', 'b', SECRET_CALL_ID), { nil: undefined, freq: 4 }),
+      })
+      .map(({ echo, ...c }) => (echo && isRecord(c.args) ? { ...c, args: { ...c.args, remark: SECRET_ECHO_ARGUMENT } } : c)),
   );
   const unknown = fc.record({ name: fc.constant(UNKNOWN_TOOL), args: fc.constant<unknown>({}), id: fc.constant(undefined) });
   return fc
@@ -111,4 +115,8 @@ export function providerScriptArb(tools: readonly FuzzTool[], maxLength = 10): f
     { weight: 1, arbitrary: overflowTwiceArb },
   );
   return fc.array(chunk, { minLength: 0, maxLength }).map((chunks) => chunks.flat().slice(0, maxLength));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

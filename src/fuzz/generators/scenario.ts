@@ -18,7 +18,7 @@ import { crashAtArb, failAppendsArb } from './store.ts';
 import { PROBE_TOOL, toolOverridesArb, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
-import { FUZZ_SECRET } from './secret.ts';
+import { FUZZ_PASSPHRASE, FUZZ_SECRET } from './secret.ts';
 
 export { FUZZ_SECRET } from './secret.ts';
 
@@ -89,7 +89,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(p.claim ? { claim: p.claim } : {}),
         ...(p.prompt ? { prompt: p.prompt } : {}),
         ...(p.failAppends ? { store: { failAppends: p.failAppends } } : {}),
-        ...(p.secret ? { secrets: [FUZZ_SECRET] } : {}),
+        ...(p.secret ? { secrets: [FUZZ_SECRET, FUZZ_PASSPHRASE] } : {}),
         expect: {},
       },
       inbox: p.inbox,
@@ -103,7 +103,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
   let inbox: InboxEntry[] = buildInbox(parts.inbox);
   if (parts.secret) {
     // The first message carries the secret: redaction must keep it out of the log, the model's requests and the traces.
-    inbox = inbox.map((e, i) => (i === 0 && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET})` } : e));
+    inbox = inbox.map((e, i) => (i === 0 && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e));
   }
   return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt };
 }

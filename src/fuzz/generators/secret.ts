@@ -7,8 +7,19 @@
  */
 export const FUZZ_SECRET = 'sk_live_FUZZ0123456789abcdef';
 
-/** A reply that echoes the secret: streamed in pieces, the key is split across deltas. */
-export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET}; please rotate it.`;
+/**
+ * A second planted secret of no credential shape: no default rule matches it, or
+ * any part of it. The key above is also caught by a rule (a Stripe-like shape),
+ * which hides a stream redactor that lets a split secret through: only the
+ * configured value itself can catch that, so this one must be found by it alone.
+ */
+export const FUZZ_PASSPHRASE = 'orchard-FUZZ-7731-teal-quill-0042';
+
+/** A reply that echoes both secrets: streamed in pieces, each is split across deltas. */
+export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET} and passphrase ${FUZZ_PASSPHRASE}; please rotate them.`;
+
+/** An argument a model fills from what it read: the passphrase, streamed inside the call's argument text. */
+export const SECRET_ECHO_ARGUMENT = `customer gave passphrase ${FUZZ_PASSPHRASE}`;
 
 /** A call id that carries the secret (a model choosing ids from what it read). */
 export const SECRET_CALL_ID = `key-${FUZZ_SECRET}`;

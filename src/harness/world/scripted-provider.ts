@@ -113,10 +113,22 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
   };
 }
 
-/** The result's text streamed as a provider streams it: in pieces (three, as the wire fakes write it), so a text is never stored in one delta. */
+/**
+ * The result streamed as a provider streams it: its text in pieces (three, as the
+ * wire fakes write it), so a text is never stored in one delta; then each tool
+ * call's start and its argument text in pieces, so a value inside the arguments
+ * (a secret the model copied) is split across deltas too.
+ */
 function streamedPieces(result: ModelResult): ModelDelta[] {
   const text = 'text' in result && typeof result.text === 'string' ? result.text : '';
-  return text.length > 0 ? pieces(text).map((piece) => ({ kind: 'text', text: piece })) : [];
+  const out: ModelDelta[] = text.length > 0 ? pieces(text).map((piece) => ({ kind: 'text', text: piece })) : [];
+  if (result.type !== 'tool_use') return out;
+  result.calls.forEach((call, index) => {
+    out.push({ kind: 'tool_call_start', index, id: call.id, name: call.name });
+    const json = call.rawArgs ?? JSON.stringify(call.args ?? {});
+    for (const piece of pieces(json)) out.push({ kind: 'tool_args', index, json: piece });
+  });
+  return out;
 }
 
 /** One line for people: what a provider step does. */
