@@ -231,6 +231,13 @@ describe('the invariants', () => {
     expect(check(withFirst(noReply))).toMatch(/carries no reply, but its last turn \(0\) replied/);
     const turns = [{ ...first.envelope!.turns[0]!, toolCalls: 9 }];
     expect(check(withFirst({ ...first.envelope!, turns }))).toMatch(/summarizes turn 0 with toolCalls 9, but the log's close records 3/);
+    const earlier = [{ ...first.envelope!.turns[0]!, reply: 'Let me look.' }];
+    expect(check(withFirst({ ...first.envelope!, turns: earlier, reply: 'Let me look.' }))).toMatch(
+      /gives turn 0's reply as "Let me look\.", but the turn's last assistant message says/,
+    );
+    expect(check(withFirst({ ...first.envelope!, reply: 'Something else.' }))).toMatch(/answers the reply "Something else\.", its last turn's summary/);
+    const returned = [{ ...first.envelope!.turns[0]!, returnedToInbox: ['m9'] }];
+    expect(check(withFirst({ ...first.envelope!, turns: returned }))).toMatch(/lists \["m9"\] as returned to the inbox by turn 0, but the log returns \[\]/);
     expect([
       documentedStatus('replied'),
       documentedStatus('cancelled{shutdown}'),
