@@ -28,6 +28,7 @@ import { projectionEqualsReplay as projectionReplay } from './projection-equals-
 import { crashReopenResume } from './support/crash-reopen.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
+import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
 
 /** An invariant's check as a plain function of a run (the synchronous ones). */
@@ -245,6 +246,19 @@ describe('the invariants', () => {
       documentedStatus('failed{max_tokens}'),
     ]).toEqual([200, 499, 503, 422]);
     expect(documentedStatus('failed{made_up}')).toBeUndefined();
+  });
+
+  it('host answers only what is stored: an answer given before its message or its turn’s close was stored is caught', async () => {
+    const r = await runScenario(parseScenario(REFUND, 'test.yaml'), { seed: 1, agents: registry, host: 'production' });
+    const check = (posts: ScenarioRun['posts']) => hostAnswersOnlyWhatIsStored.check({ ...r, posts }, {});
+    expect(check(r.posts)).toBeUndefined();
+    const first = r.posts![0]!;
+    const storedAt = (stored: number) => [{ ...first, answered: { stored, at: first.answered!.at } }, ...r.posts!.slice(1)];
+    expect(check(storedAt(0))).toMatch(
+      /says the message was stored \(delivery turn\), but the store held no inbox\.received of message \S+ when it was answered \(0 record\(s\)\)/,
+    );
+    const received = r.store.peek('case').findIndex((e) => e.type === 'inbox.received');
+    expect(check(storedAt(received + 1))).toMatch(/reports turn 0 replied, but the store held no close of that turn when it was answered/);
   });
 
   it('invariant 7: a denied tool that ran, or was offered', async () => {
