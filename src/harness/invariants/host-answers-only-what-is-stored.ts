@@ -9,7 +9,8 @@
  *   message's `inbox.received` in the store;
  * - an answer that reports a turn (`turns`) finds that turn's `turn.closed` in
  *   the store — except a turn that failed `persistence`, whose close the store
- *   refused (crash recovery closes it instead).
+ *   refused (crash recovery closes it instead) — and the answer comes when that
+ *   turn closes, not after later turns of the same drain (virtual time).
  *
  * Checked against what the case's store held for the conversation at the moment
  * each answer reached the client (host-target.ts records it).
@@ -40,8 +41,12 @@ function answersOnlyWhatIsStored(run: ScenarioRun): string | undefined {
     }
     for (const summary of envelope.turns) {
       if (summary.outcome === 'failed{persistence}') continue;
-      if (!stored.some((r) => r.type === 'turn.closed' && turnOf(r) === summary.turn))
+      const close = stored.find((r) => r.type === 'turn.closed' && turnOf(r) === summary.turn);
+      if (!close)
         return `${where} reports turn ${summary.turn} ${summary.outcome}, but the store held no close of that turn when it was answered (${post.answered.stored} record(s))`;
+      // Answered as the turn closes, not when the drain that ran it ends (a later turn may take minutes).
+      if (summary === envelope.turns.at(-1) && post.answered.at > close.at)
+        return `${where} was answered at ${post.answered.at} ms, but turn ${summary.turn}, which it reports, closed at ${close.at} ms: the client waited for later work`;
     }
   }
   return undefined;

@@ -259,6 +259,8 @@ describe('the invariants', () => {
     );
     const received = r.store.peek('case').findIndex((e) => e.type === 'inbox.received');
     expect(check(storedAt(received + 1))).toMatch(/reports turn 0 replied, but the store held no close of that turn when it was answered/);
+    const late = [{ ...first, answered: { stored: first.answered!.stored, at: first.answered!.at + 60_000 } }, ...r.posts!.slice(1)];
+    expect(check(late)).toMatch(/was answered at \d+ ms, but turn 0, which it reports, closed at \d+ ms: the client waited for later work/);
   });
 
   it('invariant 7: a denied tool that ran, or was offered', async () => {
