@@ -47,6 +47,7 @@ import { CaseRecording, finalProjection, type LostWork } from './world/case-reco
 import { FaultLog, type Fault } from './world/fault-log.ts';
 import { WorldStore, type StoreWrites } from './world/faulty-store.ts';
 import { hostConfigFor } from './world/host-config.ts';
+import { operatorParts, withOperator, withOperatorLayer, withOperatorRule } from './world/operator-settings.ts';
 import { HostTarget, type HostPost } from './world/host-target.ts';
 import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-driver.ts';
 import { directLoop } from './world/loop-target.ts';
@@ -217,6 +218,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });
   const redact = createRedactor({ secrets: agent.secrets ?? [] });
+  const operator = operatorParts(scenario.operator);
 
   // --- the provider, recorded --------------------------------------------------------
   const models = new ModelRecording({
@@ -260,7 +262,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     let ids = 0;
     hostTarget = new HostTarget({
       conversation: CASE_CONVERSATION,
-      config: hostConfigFor(config, toolOptions.maxOutputChars),
+      config: hostConfigFor(config, toolOptions.maxOutputChars, scenario.operator),
       store: world,
       agent,
       model,
@@ -280,7 +282,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     const direct = directLoop({
       conversation: CASE_CONVERSATION,
       store: world,
-      agent,
+      agent: withOperator(agent, operator),
       model,
       ...(fallbackModels ? { fallbackModels } : {}),
       clock,
@@ -331,7 +333,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     executionsByCall: counters.byCall,
     toolBodies: counters.bodies,
     sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
-    permissions: { visibility, policy, approver: agent.approver !== undefined },
+    permissions: { visibility: withOperatorLayer(visibility, operator), policy: withOperatorRule(policy, operator), approver: agent.approver !== undefined },
     approvals,
     secrets: agent.secrets ?? [],
     virtualMs: clock.now(),

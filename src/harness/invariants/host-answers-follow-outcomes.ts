@@ -2,8 +2,10 @@
  * The production host answers each message with what became of it: the HTTP
  * status of a request a turn answered is the one documented for that turn's
  * outcome (README, "Running the production host"), the reply is there exactly
- * when the turn replied, and the turn's summary repeats what the log's close
- * records — outcome, steps, tool calls and tokens. A client (a web app, a
+ * when the turn replied — and it is the text of the turn's last assistant
+ * message — and the turn's summary repeats what the log records: the close's
+ * outcome, steps, tool calls and tokens, and the messages the turn returned to
+ * the inbox. A client (a web app, a
  * queue worker) decides on the status alone whether to show the reply, retry
  * later or give up; a failed turn answered 200 is a failure shown as a success.
  *
@@ -60,6 +62,7 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
     const close = t.events.at(-1);
     if (close?.type === 'turn.closed') closes.set(t.turn, close as Extract<LogEvent, { type: 'turn.closed' }>);
   }
+  const view = viewOf(run);
   for (const [i, post] of run.posts.entries()) {
     const envelope = post.envelope;
     if (!envelope || envelope.turns.length === 0) continue;
@@ -97,7 +100,31 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
         if (told[key] !== logged[key])
           return `${where} summarizes turn ${summary.turn} with ${key} ${JSON.stringify(told[key])}, but the log's close records ${JSON.stringify(logged[key])}`;
       }
+      const said = logged.outcome === 'replied' ? lastReplyOf(view.known, summary.turn) : undefined;
+      if (summary.reply !== said)
+        return `${where} gives turn ${summary.turn}'s reply as ${JSON.stringify(summary.reply?.slice(0, 80))}, but the turn's last assistant message says ${JSON.stringify(said?.slice(0, 80))}`;
+      const returned = returnedBy(view.known, summary.turn);
+      if (JSON.stringify(summary.returnedToInbox) !== JSON.stringify(returned))
+        return `${where} lists ${JSON.stringify(summary.returnedToInbox)} as returned to the inbox by turn ${summary.turn}, but the log returns ${JSON.stringify(returned)}`;
     }
+    if (envelope.reply !== last.reply)
+      return `${where} answers the reply ${JSON.stringify(envelope.reply?.slice(0, 80))}, its last turn's summary ${JSON.stringify(last.reply?.slice(0, 80))}`;
   }
   return undefined;
+}
+
+/** The text of the turn's last assistant message (the reply the loop reports), if it has text. */
+function lastReplyOf(known: readonly LogEvent[], turn: number): string | undefined {
+  for (let i = known.length - 1; i >= 0; i--) {
+    const e = known[i]!;
+    if (e.type !== 'assistant.message' || e.payload.turn !== turn) continue;
+    const text = e.payload.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
+    return text.length > 0 ? text.join('') : undefined;
+  }
+  return undefined;
+}
+
+/** The inbox message ids the turn gave back (a cancel before the model saw them), in order. */
+function returnedBy(known: readonly LogEvent[], turn: number): string[] {
+  return known.flatMap((e) => (e.type === 'inbox.returned' && e.payload.turn === turn ? e.payload.ids : []));
 }

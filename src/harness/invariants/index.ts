@@ -38,6 +38,7 @@ import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
+import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -57,6 +58,7 @@ export const INVARIANTS: readonly Invariant[] = [
   traceAgreesWithLog,
   inboxDeliveredOnce,
   hostAnswersFollowOutcomes,
+  hostAnswersOnlyWhatIsStored,
   overflowRetryOnlyIfShrank,
   fallbackMovesDownTheChain,
   compactionKeepsTurnsWhole,

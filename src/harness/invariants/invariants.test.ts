@@ -29,6 +29,7 @@ import { crashReopenResume } from './support/crash-reopen.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
+import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
 
 /** An invariant's check as a plain function of a run (the synchronous ones). */
@@ -268,6 +269,13 @@ expect: {}
     expect(check(withFirst(noReply))).toMatch(/carries no reply, but its last turn \(0\) replied/);
     const turns = [{ ...first.envelope!.turns[0]!, toolCalls: 9 }];
     expect(check(withFirst({ ...first.envelope!, turns }))).toMatch(/summarizes turn 0 with toolCalls 9, but the log's close records 3/);
+    const earlier = [{ ...first.envelope!.turns[0]!, reply: 'Let me look.' }];
+    expect(check(withFirst({ ...first.envelope!, turns: earlier, reply: 'Let me look.' }))).toMatch(
+      /gives turn 0's reply as "Let me look\.", but the turn's last assistant message says/,
+    );
+    expect(check(withFirst({ ...first.envelope!, reply: 'Something else.' }))).toMatch(/answers the reply "Something else\.", its last turn's summary/);
+    const returned = [{ ...first.envelope!.turns[0]!, returnedToInbox: ['m9'] }];
+    expect(check(withFirst({ ...first.envelope!, turns: returned }))).toMatch(/lists \["m9"\] as returned to the inbox by turn 0, but the log returns \[\]/);
     expect([
       documentedStatus('replied'),
       documentedStatus('cancelled{shutdown}'),
@@ -275,6 +283,21 @@ expect: {}
       documentedStatus('failed{max_tokens}'),
     ]).toEqual([200, 499, 503, 422]);
     expect(documentedStatus('failed{made_up}')).toBeUndefined();
+  });
+
+  it('host answers only what is stored: an answer given before its message or its turn’s close was stored is caught', async () => {
+    const r = await runScenario(parseScenario(REFUND, 'test.yaml'), { seed: 1, agents: registry, host: 'production' });
+    const check = (posts: ScenarioRun['posts']) => hostAnswersOnlyWhatIsStored.check({ ...r, posts }, {});
+    expect(check(r.posts)).toBeUndefined();
+    const first = r.posts![0]!;
+    const storedAt = (stored: number) => [{ ...first, answered: { stored, at: first.answered!.at } }, ...r.posts!.slice(1)];
+    expect(check(storedAt(0))).toMatch(
+      /says the message was stored \(delivery turn\), but the store held no inbox\.received of message \S+ when it was answered \(0 record\(s\)\)/,
+    );
+    const received = r.store.peek('case').findIndex((e) => e.type === 'inbox.received');
+    expect(check(storedAt(received + 1))).toMatch(/reports turn 0 replied, but the store held no close of that turn when it was answered/);
+    const late = [{ ...first, answered: { stored: first.answered!.stored, at: first.answered!.at + 60_000 } }, ...r.posts!.slice(1)];
+    expect(check(late)).toMatch(/was answered at \d+ ms, but turn 0, which it reports, closed at \d+ ms: the client waited for later work/);
   });
 
   it('invariant 7: a denied tool that ran, or was offered', async () => {

@@ -19,7 +19,8 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (inbox.some((e) => e.at?.event !== undefined)) needs.add('event-triggers');
   if (scenario.host === 'production' || scenario.expect.responses !== undefined) needs.add('host:production');
   if (scenario.policy) needs.add('policy');
-  if (scenario.visibility) needs.add('visibility');
+  if (scenario.visibility || scenario.operator?.allow !== undefined || (scenario.operator?.deny?.length ?? 0) > 0) needs.add('visibility');
+  if ((scenario.operator?.ask?.length ?? 0) > 0) needs.add('policy');
   if (scenario.approver) needs.add('approver');
   if (scenario.compaction) needs.add('compaction');
   if (scenario.checkpoints) needs.add('checkpoints');

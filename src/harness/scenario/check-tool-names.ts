@@ -53,6 +53,7 @@ export function scenarioToolNameProblems(scenario: Scenario, own: readonly AnyTo
   };
 
   scenario.policy?.rules.forEach((rule, i) => rule.tools?.forEach((name, j) => pattern(['policy', 'rules', i, 'tools', j], name)));
+  for (const list of ['allow', 'deny', 'ask'] as const) scenario.operator?.[list]?.forEach((name, j) => pattern(['operator', list, j], name));
   scenario.visibility?.forEach((layer, i) => {
     for (const list of ['allow', 'deny'] as const) layer[list]?.forEach((name, j) => pattern(['visibility', i, list, j], name));
   });

@@ -227,6 +227,14 @@ const approverSchema = z.strictObject({
 
 const layerSchema = z.strictObject({ name: z.string().min(1), allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() });
 
+/** The host operator's tool settings: what the production host's YAML config says under `tools`. */
+const operatorSchema = z.strictObject({
+  allow: z.array(z.string()).optional().describe('tools.allow: only these tools (or patterns) stay visible'),
+  deny: z.array(z.string()).optional().describe('tools.deny: hidden, whatever the agent allows'),
+  ask: z.array(z.string()).optional().describe("tools.ask: a human's approval before they run"),
+});
+export type OperatorSettings = z.infer<typeof operatorSchema>;
+
 // ---------------------------------------------------------------------------
 // The inbox script
 // ---------------------------------------------------------------------------
@@ -515,6 +523,11 @@ export const scenarioSchema = z
     policy: policySchema.optional(),
     approver: approverSchema.optional(),
     visibility: z.array(layerSchema).optional(),
+    operator: operatorSchema
+      .optional()
+      .describe(
+        "The host operator's tool settings (the production host's config tools.allow, tools.deny, tools.ask): through the production host they are its config; driven directly, the same layer and rule the host would add, before the agent's",
+      ),
     provider: providerSchema.default({ kind: 'scripted', script: [] }),
     inbox: z.array(inboxEntrySchema).min(1).transform(expanded),
     compaction: z.array(compactionStepSchema).optional().describe('The compactor, one entry per compaction; absent: no compactor'),

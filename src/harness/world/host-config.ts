@@ -15,8 +15,9 @@
 export const SNAPSHOT_EVERY = 8;
 import { DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_MS, type LoopConfig } from '../../kernel/index.ts';
 import { defaultHostConfig, type HostConfig } from '../../host/config.ts';
+import type { OperatorSettings } from '../scenario/schema.ts';
 
-export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | undefined): HostConfig {
+export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | undefined, operator?: OperatorSettings): HostConfig {
   const base = defaultHostConfig();
   return {
     ...base,
@@ -35,7 +36,15 @@ export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | und
       ...(loop.maxTokensPerSession !== undefined ? { maxTokensPerSession: loop.maxTokensPerSession } : {}),
     },
     retry: { ...loop.retry },
-    tools: { ...base.tools, maxOutputChars: toolMaxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS, defaultTimeoutMs: DEFAULT_TIMEOUT_MS },
+    tools: {
+      ...base.tools,
+      // The operator's tool settings are the config's own (the loop driven directly gets them as operator-settings.ts says).
+      ...(operator?.allow !== undefined ? { allow: operator.allow } : {}),
+      deny: operator?.deny ?? [],
+      ask: operator?.ask ?? [],
+      maxOutputChars: toolMaxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+      defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+    },
     snapshots: { every: SNAPSHOT_EVERY },
     sessions: { ...base.sessions, maxIdle: 0 },
     thresholds: {

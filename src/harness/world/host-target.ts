@@ -57,6 +57,8 @@ export interface HostPost {
   /** The process it was sent to (0 for the first). */
   readonly process: number;
   envelope: ResponseEnvelope | undefined;
+  /** When it was answered: the records the store held for the conversation, and the virtual time. */
+  answered?: { readonly stored: number; readonly at: number };
 }
 
 interface Process {
@@ -97,7 +99,9 @@ export class HostTarget implements LoopUnderTest {
     this.#track(
       process.host.handle(this.#world.conversation, text, { intent }).then((envelope) => {
         // A process that died answers nobody: what its halted host says afterwards never reaches the client.
-        if (!process.dead) post.envelope = envelope;
+        if (process.dead) return;
+        post.envelope = envelope;
+        post.answered = { stored: this.#world.store.store.count(this.#world.conversation), at: this.#world.clock.now() };
       }),
     );
   }

@@ -1,0 +1,61 @@
+/**
+ * The production host answers a request only with what the store already holds
+ * (DESIGN.md, Storage: a durability barrier before a reply is returned). When a
+ * client gets its answer, a process crash one instant later must not take back
+ * what it was told:
+ *
+ * - an answer that says the message was stored (`delivery` `turn`, `joined` or
+ *   `queued`: 202, or a 503 whose error says the next turn takes it) finds the
+ *   message's `inbox.received` in the store;
+ * - an answer that reports a turn (`turns`) finds that turn's `turn.closed` in
+ *   the store — except a turn that failed `persistence`, whose close the store
+ *   refused (crash recovery closes it instead) — and the answer comes when that
+ *   turn closes, not after later turns of the same drain (virtual time).
+ *
+ * Checked against what the case's store held for the conversation at the moment
+ * each answer reached the client (host-target.ts records it).
+ */
+import type { EventRecord } from '../../kernel/index.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+
+export const hostAnswersOnlyWhatIsStored = defineInvariant({
+  id: 'host-answers-only-what-is-stored',
+  title: 'the production host answers a request only after the message and the turn it reports are stored',
+  appliesTo: loopgateOnly('what a peer stores, and when, is not loopgate’s event log'),
+  check: (run) => answersOnlyWhatIsStored(run),
+});
+
+function answersOnlyWhatIsStored(run: ScenarioRun): string | undefined {
+  if (!run.posts) return undefined;
+  const records = run.store.peek('case');
+  for (const [i, post] of run.posts.entries()) {
+    const envelope = post.envelope;
+    if (!envelope || !post.answered) continue;
+    const stored = records.slice(0, post.answered.stored);
+    const where = `the answer to message ${i + 1} (${post.intent} "${post.text.slice(0, 40)}", status ${envelope.status})`;
+    if (envelope.delivery !== undefined) {
+      const id = envelope.messageId;
+      if (!stored.some((r) => r.type === 'inbox.received' && idOf(r) === id))
+        return `${where} says the message was stored (delivery ${envelope.delivery}), but the store held no inbox.received of message ${String(id)} when it was answered (${post.answered.stored} record(s))`;
+    }
+    for (const summary of envelope.turns) {
+      if (summary.outcome === 'failed{persistence}') continue;
+      const close = stored.find((r) => r.type === 'turn.closed' && turnOf(r) === summary.turn);
+      if (!close)
+        return `${where} reports turn ${summary.turn} ${summary.outcome}, but the store held no close of that turn when it was answered (${post.answered.stored} record(s))`;
+      // Answered as the turn closes, not when the drain that ran it ends (a later turn may take minutes).
+      if (summary === envelope.turns.at(-1) && post.answered.at > close.at)
+        return `${where} was answered at ${post.answered.at} ms, but turn ${summary.turn}, which it reports, closed at ${close.at} ms: the client waited for later work`;
+    }
+  }
+  return undefined;
+}
+
+function idOf(record: EventRecord): unknown {
+  return (record.payload as { id?: unknown } | null)?.id;
+}
+
+function turnOf(record: EventRecord): unknown {
+  return (record.payload as { turn?: unknown } | null)?.turn;
+}
