@@ -134,10 +134,17 @@ export class CaseRecording {
     return { life: life < 0 ? this.#lives.length - 1 : life, seq, value };
   }
 
+  #emptyLife(): Life {
+    const life: Life = { log: new EventLog({ now: () => 0 }, []), opened: 0, durableBefore: [], loop: undefined, ended: undefined };
+    this.#lives.push(life);
+    return life;
+  }
+
   /** Keeps what the final log holds; `requests`/`responses`/`origins` are the model recording's, aligned. */
   finish(requests: readonly SentRequest[], responses: readonly ProviderCall[], origins: readonly RequestOrigin[]): RecordedCase {
-    const final = this.#lives[this.#lives.length - 1];
-    if (!final) throw new Error('the case never opened a log');
+    // No message ever reached a host that opens the conversation on its first one (a cancel
+    // alone, through the production host): the case ran over an empty conversation.
+    const final = this.#lives[this.#lives.length - 1] ?? this.#emptyLife();
     const kept = (life: number, seq: number): boolean => {
       const ended = this.#lives[life]?.ended;
       return ended === undefined || seq < ended;
