@@ -33,6 +33,11 @@ export interface FuzzCaseOptions {
   readonly crashes?: boolean;
   /** Percent of cases whose provider is a real SDK adapter over the wire fake (any of the three). Default 5. */
   readonly wire?: number;
+  /**
+   * Percent of cases driven through the production host (AgentHost: its lock,
+   * recovery, durable writes and answers) instead of the loop directly. Default 25.
+   */
+  readonly production?: number;
 }
 
 /** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
@@ -69,12 +74,14 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       failAppends: sometimes(failAppendsArb, 15),
       secret: fc.boolean(),
       crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 5),
+      production: sometimes(fc.constant(true), options.production ?? 25),
     })
     .map((p) => ({
       scenario: {
         name: 'fuzz case',
         tags: ['fuzz'],
         ...(options.agent !== undefined ? { agent: options.agent } : {}),
+        ...(p.production ? { host: 'production' as const } : {}),
         config: withoutJitter(p.config),
         tools: p.tools,
         provider: {
