@@ -33,6 +33,7 @@ export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): R
     tags: ['fuzz-counterexample', info.invariant],
   };
   if (scenario.agent !== undefined) out['agent'] = scenario.agent;
+  if (scenario.host !== undefined) out['host'] = scenario.host;
   if (scenario.system !== undefined) out['system'] = scenario.system;
   if (scenario.prompt !== undefined) out['prompt'] = scenario.prompt;
   if (Object.keys(scenario.config).length > 0) out['config'] = scenario.config;

@@ -186,7 +186,9 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   // Wire cases start and stop the wire fake; one kept for the whole run starts it once.
   const wire = acquireWireFake();
   try {
-    details = await fc.check(fc.asyncProperty(fuzzCaseArb(options.cases), predicate), {
+    // A seam that wraps the loop's tools reaches the loop only when the harness drives it directly.
+    const cases = options.host?.seams?.wrapTools ? { ...options.cases, production: 0 } : options.cases;
+    details = await fc.check(fc.asyncProperty(fuzzCaseArb(cases), predicate), {
       seed,
       numRuns: runs,
       ...(options.path ? { path: options.path, endOnFailure: true } : {}),

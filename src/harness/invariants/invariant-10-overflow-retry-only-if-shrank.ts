@@ -56,7 +56,15 @@ function overflowRetriedOnlyIfShrank(run: ScenarioRun): string | undefined {
     } else if (r.handled.payload.action === 'fail') {
       // A cancel that cut the compaction short wins: the turn ends cancelled.
       const cancelledMeanwhile = outcome?.kind === 'cancelled' && view.turns.find((t) => t.turn === turn)?.events.some((x) => x.type === 'cancel.requested');
-      if (outcome && outcome.kind !== 'conversation_full' && !cancelledMeanwhile && !(outcome.kind === 'failed' && outcome.reason === 'persistence')) {
+      // A store that refused the close's write: the turn fails persistence, or the host's recovery closes it interrupted.
+      const closedByRecovery = outcome?.kind === 'interrupted' && view.turns.find((t) => t.turn === turn)?.recovered === true;
+      if (
+        outcome &&
+        outcome.kind !== 'conversation_full' &&
+        !cancelledMeanwhile &&
+        !closedByRecovery &&
+        !(outcome.kind === 'failed' && outcome.reason === 'persistence')
+      ) {
         return `${where}: the overflow could not be fixed, so the turn must end conversation_full, but it ended ${label(outcome)}`;
       }
     } else {
