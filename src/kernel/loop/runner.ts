@@ -854,7 +854,22 @@ export class AgentLoop {
     try {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
       s.journal.closeOpen(s.steps, outcome);
+      // The turn's steps are stored first: a store that refuses them makes it a persistence failure.
+      // What goes back to the inbox is written with the close, in one write: stored without it, a
+      // return would outlive a close the store refused (recovery then keeps the turn's steps, the
+      // returned messages among them: read twice).
+      const decided = outcome;
+      try {
+        await this.#persist('barrier');
+      } catch (error) {
+        outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
+      }
       returned = messagesToReturn(outcome, s.taken);
+      // A turn that would have kept its steps now keeps none: what it returns as decided goes back too.
+      if (outcome !== decided) {
+        const asDecided = messagesToReturn(decided, s.taken);
+        returned = s.taken.filter((m) => returned.includes(m.id) || asDecided.includes(m.id)).map((m) => m.id);
+      }
       // Cancelled, then a write failed before the turn could say so: what the model never read goes back as for the cancel.
       if (s.scope.cancelled && outcome.kind === 'failed' && outcome.reason === 'persistence') {
         const unread = messagesToReturn(this.#cancelled(s), s.taken);
@@ -866,19 +881,10 @@ export class AgentLoop {
             ? `turn cancelled by ${outcome.by} before the model saw them`
             : s.scope.cancelled && outcome.kind === 'failed' && outcome.reason === 'persistence'
               ? `turn cancelled by ${s.scope.cancelled.by} before the model saw them, then a write failed`
-              : `the turn ended ${outcomeLabel(outcome)}; the loop's own messages go back until a kept history holds them`;
+              : outcome !== decided
+                ? "the turn's steps could not be stored; the loop's own messages go back"
+                : `the turn ended ${outcomeLabel(outcome)}; the loop's own messages go back until a kept history holds them`;
         this.#log.append('inbox.returned', { turn: s.turn, ids: returned, reason });
-      }
-      try {
-        await this.#persist('barrier');
-      } catch (error) {
-        outcome = { kind: 'failed', reason: 'persistence', detail: (error as Error).message };
-        // A turn that would have kept its steps now keeps none: the loop's own messages the model read in it go back too.
-        const more = messagesToReturn(outcome, s.taken).filter((id) => !returned.includes(id));
-        if (more.length > 0) {
-          this.#log.append('inbox.returned', { turn: s.turn, ids: more, reason: "the turn's close could not be stored; the loop's own messages go back" });
-          returned = [...returned, ...more];
-        }
       }
       this.#appendClosed(s, outcome);
       if (!keepsCompletedSteps(outcome) && this.#deps.config.sideEffectNotice && s.journal.sideEffects.length > 0) {
