@@ -46,6 +46,8 @@ export interface LoopUnderTest {
   reopen(): Promise<void>;
   /** An operator undoes the compaction last applied, between turns (loopgate's loop driven directly only). */
   undoCompaction?(): Promise<void>;
+  /** The client of the n-th message posted (1-based) goes away: its request's signal aborts (loopgate's production host only). */
+  disconnect?(post: number): void;
   /** Resolves when everything posted so far has settled: turns closed, requests answered. Never rejects. */
   settled(): Promise<void>;
   /** One report per turn that closed, in order. */

@@ -52,7 +52,7 @@ describe('bad scenario files name the file, the line and the field', () => {
     const error = errorOf(minimal('inbox:\n  - say: hi\n    colour: blue\nexpect: { outcome: replied }\n'), 'bad/unknown-key.yaml');
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatchObject({ file: 'bad/unknown-key.yaml', line: 4, field: 'inbox[0].colour' });
-    expect(error.message).toMatch(/inbox\[0\]\.colour: unknown key; known: at, cancel, crash, inject, reopen, say, steer, times, undoCompaction$/);
+    expect(error.message).toMatch(/inbox\[0\]\.colour: unknown key; known: at, cancel, crash, disconnect, inject, reopen, say, steer, times, undoCompaction$/);
   });
 
   it('an unknown top-level key, e.g. `expects` for `expect`', () => {
@@ -179,5 +179,19 @@ describe('times: a step or a say written out', () => {
     expect(errorOf(base('  - cancel: user\n    times: 2\n', '    - reply: a\n'), 'cancel.yaml').message).toMatch(/times repeats a say/);
     expect(errorOf(base('  - say: hi\n', '    - { reply: a, times: 5001 }\n'), 'many.yaml').message).toMatch(/times/);
     expect(errorOf(base('  - say: hi\n', '    - { reply: a, times: 0 }\n'), 'none.yaml').message).toMatch(/times/);
+  });
+});
+
+describe('disconnect: a client that goes away', () => {
+  const base = (host: string, inbox: string) => `name: d\n${host}inbox:\n${inbox}provider:\n  script:\n    - reply: a\nexpect: { outcome: replied }\n`;
+
+  it('needs the production host and a message posted before it', () => {
+    expect(errorOf(base('', '  - say: hi\n  - disconnect: 1\n'), 'loop.yaml').message).toMatch(/inbox\[1\]\.disconnect: disconnect needs host: production/);
+    expect(errorOf(base('host: production\n', '  - say: hi\n  - disconnect: 2\n'), 'two.yaml').message).toMatch(
+      /inbox\[1\]\.disconnect: disconnect 2: only 1 message\(s\) are posted before this entry/,
+    );
+    expect(parseScenario(base('host: production\n', '  - say: hi\n  - disconnect: 1\n    at: { request: 1 }\n'), 'ok.yaml').inbox[1]).toMatchObject({
+      disconnect: 1,
+    });
   });
 });

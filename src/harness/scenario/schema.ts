@@ -256,7 +256,7 @@ const triggerSchema = z
   });
 export type Trigger = z.infer<typeof triggerSchema>;
 
-export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction'] as const;
+export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction', 'disconnect'] as const;
 
 export const inboxEntrySchema = z
   .strictObject({
@@ -270,6 +270,11 @@ export const inboxEntrySchema = z
       .literal(true)
       .optional()
       .describe('An operator undoes the compaction last applied (the kernel’s undoCompaction): the next request sees the original turns again (host: loop)'),
+    disconnect: positiveInt
+      .optional()
+      .describe(
+        'The client of the n-th message posted (say, steer or inject; 1-based) goes away: its request is aborted, as an HTTP client that disconnects (host: production)',
+      ),
     at: triggerSchema.optional().describe('When; without it the entry waits until the loop is idle'),
     times: timesSchema.describe('say only: this message, this many times, each a turn of its own (a long conversation); default 1'),
   })
@@ -603,6 +608,21 @@ export const scenarioSchema = z
     if (crashed !== undefined)
       ctx.addIssue({ code: 'custom', path: ['inbox', crashed, 'crash'], message: 'a crash needs a reopen after it, or nothing checks what the crash left' });
     scenario.inbox.forEach((entry, index) => {
+      if (entry.disconnect !== undefined && scenario.host !== 'production')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inbox', index, 'disconnect'],
+          message: 'disconnect needs host: production (only the production host answers requests a client can abort)',
+        });
+      if (entry.disconnect !== undefined) {
+        const posted = scenario.inbox.slice(0, index).filter((e) => e.say !== undefined || e.steer !== undefined || e.inject !== undefined).length;
+        if (entry.disconnect > posted)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['inbox', index, 'disconnect'],
+            message: `disconnect ${entry.disconnect}: only ${posted} message(s) are posted before this entry`,
+          });
+      }
       if (entry.undoCompaction && (scenario.host !== 'loop' || !scenario.compaction))
         ctx.addIssue({
           code: 'custom',

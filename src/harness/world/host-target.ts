@@ -77,6 +77,8 @@ export class HostTarget implements LoopUnderTest {
   readonly #processes: Process[] = [];
   readonly #outstanding = new Set<Promise<unknown>>();
   readonly posts: HostPost[] = [];
+  /** One per message posted: aborting it is its client going away. */
+  readonly #clients: AbortController[] = [];
 
   constructor(world: HostWorld) {
     this.#world = world;
@@ -96,8 +98,10 @@ export class HostTarget implements LoopUnderTest {
     const process = this.#current;
     const post: HostPost = { intent, text, process: this.#processes.length - 1, envelope: undefined };
     this.posts.push(post);
+    const client = new AbortController();
+    this.#clients.push(client);
     this.#track(
-      process.host.handle(this.#world.conversation, text, { intent }).then((envelope) => {
+      process.host.handle(this.#world.conversation, text, { intent, signal: client.signal }).then((envelope) => {
         // A process that died answers nobody: what its halted host says afterwards never reaches the client.
         if (process.dead) return;
         post.envelope = envelope;
@@ -108,6 +112,13 @@ export class HostTarget implements LoopUnderTest {
 
   cancel(by: CancelSource): void {
     this.#current.host.cancel(this.#world.conversation, by, `scenario: cancel by ${by}`);
+  }
+
+  /** The client of the n-th message posted (1-based) goes away: its request's signal aborts. */
+  disconnect(post: number): void {
+    const client = this.#clients[post - 1];
+    if (!client) throw new Error(`disconnect ${post}: only ${this.#clients.length} message(s) were posted`);
+    client.abort(new Error('the client went away'));
   }
 
   crash(): void {

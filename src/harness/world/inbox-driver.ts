@@ -17,7 +17,7 @@ import type { FaultLog } from './fault-log.ts';
 export type { MessageIntent } from '../loop-port/port.ts';
 
 /** What the driver talks to: the loop-under-test port (loopgate's loop, its production host, or a peer's loop). */
-export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled' | 'undoCompaction'>;
+export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled' | 'undoCompaction' | 'disconnect'>;
 
 type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta';
 
@@ -167,6 +167,10 @@ export class InboxDriver {
       this.#faults.record('an operator undoes the last compaction');
       if (!target.undoCompaction) throw new Error('undoCompaction: this host cannot undo a compaction');
       await target.undoCompaction();
+    } else if (entry.disconnect !== undefined) {
+      this.#faults.record(`the client of message ${entry.disconnect} goes away (its request is aborted)`);
+      if (!target.disconnect) throw new Error('disconnect: this host answers no requests');
+      target.disconnect(entry.disconnect);
     }
   }
 }
