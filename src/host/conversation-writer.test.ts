@@ -125,3 +125,41 @@ describe('ConversationWriter', () => {
     expect(told).toBe(1);
   });
 });
+
+describe('a store that answers batches out of hand-over order', () => {
+  /** Appends answered by hand, in any order. */
+  class ManualStore {
+    readonly held: { resolve: () => void; reject: (e: Error) => void }[] = [];
+    append(): Promise<void> {
+      const { promise, resolve, reject } = Promise.withResolvers<void>();
+      this.held.push({ resolve, reject });
+      return promise;
+    }
+  }
+
+  it('counts a batch stored before the failed one, even when the failure is answered first; rejects later persists only then', async () => {
+    const store = new ManualStore();
+    const log = logWith(2);
+    const writer = new ConversationWriter(store, 'c', log);
+    void writer.persist('step'); // batch 1: seqs 0–1
+    add(log, 2);
+    const second = writer.persist('barrier'); // batch 2: seqs 2–3, waits for it
+    second.catch(() => undefined);
+    store.held[1]!.reject(new Error('disk full')); // the store answers batch 2 first: failed
+    await settle();
+    const later = writer.persist('barrier');
+    later.catch(() => undefined);
+    let laterSettled = false;
+    void later.then(
+      () => (laterSettled = true),
+      () => (laterSettled = true),
+    );
+    await settle();
+    expect(laterSettled).toBe(false); // batch 1 is not answered yet: what is stored is not known
+    store.held[0]!.resolve(); // then batch 1: stored
+    await settle();
+    expect(log.flushedUpTo).toBe(2);
+    await expect(second).rejects.toThrow(/disk full/);
+    await expect(later).rejects.toThrow(/an earlier write failed \(disk full\)/);
+  });
+});

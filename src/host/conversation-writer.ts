@@ -13,9 +13,10 @@
  *   messages, before a `STATEFUL` or `CRITICAL` call runs and when a turn closes;
  *   the host before it answers a request whose message must be stored.
  * - A failed write stops the writer: its batch and everything after it stay out
- *   of the store (a batch handed over after it fails its seq check), every barrier
- *   waiting rejects with the failure, and so does every later persist, `step` ones
- *   included. The loop then ends the turn `failed{persistence}` at its next
+ *   of the store (a batch handed over after it fails its seq check). Batches handed
+ *   over before it still count as stored when the store commits them, whatever
+ *   order the store answers in; then every barrier they do not cover rejects with
+ *   the failure, and so does every later persist, `step` ones included. The loop then ends the turn `failed{persistence}` at its next
  *   persist — at the latest the turn's closing barrier — and the host drops the
  *   log and reopens the conversation from the store, where the turn is still open
  *   (recovery closes it `interrupted`). What a failure can take with it is bounded
@@ -48,7 +49,8 @@ export interface ConversationWriterOptions {
 /** A batch handed to the store, not answered yet. */
 interface InFlight {
   readonly upTo: number;
-  done: boolean;
+  /** How the store answered; stores may answer batches out of hand-over order. */
+  state: 'pending' | 'stored' | 'failed';
 }
 
 interface Barrier {
@@ -87,7 +89,7 @@ export class ConversationWriter {
 
   /** The loop's `persist` (see the header). Rejects when an earlier write failed. */
   persist(durability: Durability = 'barrier'): Promise<void> {
-    if (this.#failed) return Promise.reject(this.#stopped());
+    if (this.#failed) return this.#afterFailure();
     try {
       this.#options.guard?.();
     } catch (error) {
@@ -96,7 +98,7 @@ export class ConversationWriter {
     const log = this.#log;
     const upTo = log.length;
     this.#handOver();
-    if (this.#failed) return Promise.reject(this.#stopped());
+    if (this.#failed) return this.#afterFailure();
     if (durability === 'step' || log.flushedUpTo >= upTo) return Promise.resolve();
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     this.#barriers.push({ upTo, resolve, reject });
@@ -107,6 +109,19 @@ export class ConversationWriter {
     return new Error(`an earlier write failed (${this.#failed!.message}); nothing more is written until the conversation is reopened`);
   }
 
+  /**
+   * A persist after the writer stopped rejects — once every batch handed over
+   * before the failed one has been answered, so `flushedUpTo` says what the store
+   * holds when the caller learns of the failure (the host answers "stored" or
+   * "not stored" from it).
+   */
+  #afterFailure(): Promise<void> {
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    this.#barriers.push({ upTo: Number.POSITIVE_INFINITY, resolve, reject: () => reject(this.#stopped()) });
+    this.#settle();
+    return promise;
+  }
+
   /** Hands the events appended since the last hand-over to the store. */
   #handOver(): void {
     const log = this.#log;
@@ -115,7 +130,7 @@ export class ConversationWriter {
     if (this.#failed || upTo <= from) return;
     const batch = log.readFrom(from).map(toRecord);
     const snapshot = this.#snapshotDue(upTo);
-    const entry: InFlight = { upTo, done: false };
+    const entry: InFlight = { upTo, state: 'pending' };
     this.#inFlight.push(entry);
     this.#handedUpTo = upTo;
     let written: Promise<void>;
@@ -126,29 +141,37 @@ export class ConversationWriter {
     }
     written.then(
       () => {
-        entry.done = true;
-        this.#stored();
+        entry.state = 'stored';
+        this.#settle();
       },
       (error: unknown) => {
+        entry.state = 'failed';
+        // Nothing more is handed over from now on; what was stored before it still counts.
         this.#failed ??= error instanceof Error ? error : new Error(String(error));
-        this.#settleBarriers(this.#failed);
+        this.#settle();
       },
     );
   }
 
-  /** Marks stored what the store has answered for, in hand-over order, and resolves the barriers it covers. */
-  #stored(): void {
-    if (this.#failed) return; // a batch after a failed one is never counted as stored
+  /**
+   * Takes the store's answers in hand-over order: batches answered stored mark the
+   * log flushed up to them; a failed batch stops the count there (a batch after it
+   * is never counted as stored, whatever the store answered). Then resolves the
+   * barriers the store covers, and — once the failed batch is next — rejects the rest.
+   */
+  #settle(): void {
     let stored: number | undefined;
-    while (this.#inFlight.length > 0 && this.#inFlight[0]!.done) stored = this.#inFlight.shift()!.upTo;
-    if (stored === undefined) return;
-    this.#log.markFlushed(stored);
-    this.#settleBarriers();
-    try {
-      this.#options.onStored?.();
-    } catch {
-      // Telling followers never fails a write.
+    while (this.#inFlight.length > 0 && this.#inFlight[0]!.state === 'stored') stored = this.#inFlight.shift()!.upTo;
+    if (stored !== undefined) {
+      this.#log.markFlushed(stored);
+      try {
+        this.#options.onStored?.();
+      } catch {
+        // Telling followers never fails a write.
+      }
     }
+    const blocked = this.#failed !== undefined && (this.#inFlight.length === 0 || this.#inFlight[0]!.state === 'failed');
+    this.#settleBarriers(blocked ? this.#failed : undefined);
   }
 
   /** The snapshot to write with the batch ending at `upTo`, when one is due. */
@@ -167,14 +190,14 @@ export class ConversationWriter {
     return snapshot;
   }
 
-  /** Resolves the barriers the store now covers; with `error`, rejects every one waiting. */
+  /** Resolves the barriers the store now covers; with `error`, rejects every other one waiting. */
   #settleBarriers(error?: Error): void {
     if (this.#barriers.length === 0) return;
     const stored = this.#log.flushedUpTo;
     const waiting: Barrier[] = [];
     for (const barrier of this.#barriers) {
-      if (error) barrier.reject(error);
-      else if (barrier.upTo <= stored) barrier.resolve();
+      if (barrier.upTo <= stored) barrier.resolve();
+      else if (error) barrier.reject(error);
       else waiting.push(barrier);
     }
     this.#barriers = waiting;
