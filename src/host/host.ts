@@ -581,6 +581,12 @@ export class AgentHost {
     for (const [id, delivery] of taken) {
       const waiter = c.waiting.get(id);
       if (!waiter) continue;
+      // The turn took it before the store refused the write that held it: it is not stored anywhere.
+      if (waiter.seq !== undefined && waiter.seq >= log.flushedUpTo && outcome.kind === 'failed' && outcome.reason === 'persistence') {
+        c.waiting.delete(id);
+        this.#settle(waiter, { status: 503, error: `${this.#redact(outcome.detail ?? 'the store refused a write')}; the message was not stored` });
+        continue;
+      }
       summary ??= summarizeLoggedTurn(log, turn, outcome, this.#redact, this.#options.config.prices);
       c.waiting.delete(id);
       this.#settle(waiter, {
