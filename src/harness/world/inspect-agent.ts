@@ -6,7 +6,7 @@
  * still be one line naming the agent, instead of a case that throws. Every case
  * still builds its own fresh agent; this one only answers questions.
  */
-import { agentPrompt, agentSettingProblems, agentTools, createRedactor, ToolNameError, type Agent, type AgentFactory } from '../../kernel/index.ts';
+import { agentPrompt, agentSettingProblems, agentToolProblems, type Agent, type AgentFactory } from '../../kernel/index.ts';
 import { VirtualClock } from '../virtual-clock.ts';
 import { LOAD_LIMIT_ENV, loadLimitMs, showLimit, TIMED_OUT, withinRealTime } from './load-limit.ts';
 import { NO_AGENT, UnknownAgentError, type AgentInspection, type AgentRegistry } from './agent-under-test.ts';
@@ -52,13 +52,8 @@ export async function inspectFactory(factory: AgentFactory): Promise<AgentInspec
   if (agent.tools !== undefined && !Array.isArray(agent.tools))
     return { tools: [], problems: ['tools must be a list of tool declarations (defineTool({ … }))'] };
   const problems: string[] = [...agentSettingProblems(agent)];
-  try {
-    // What every host builds from the agent: the registry, the policy and visibility checks included.
-    agentTools(agent, createRedactor());
-  } catch (error) {
-    if (error instanceof ToolNameError) problems.push(...error.problems.map((p) => p.message));
-    else problems.push(firstLine(error));
-  }
+  // What every host builds from the agent: the registry, the policy and visibility checks included.
+  problems.push(...agentToolProblems(agent));
   try {
     agentPrompt(agent);
   } catch (error) {
