@@ -45,6 +45,82 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** Parses and validates; throws `YamlValidationError` listing every problem found. */
 export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: string): z.infer<S> {
+  const { data, error } = loadYamlPartly(text, schema, file);
+  if (error) throw error;
+  return data as z.infer<S>;
+}
+
+/**
+ * What a file's schema problems leave checkable: the problems (`error`) and,
+ * when the document read as YAML and leaving out the keys at fault makes it
+ * valid, that valid remainder (`data`) — so a caller's own checks (a tool
+ * name, an assertion) can report their problems in the same pass. Nothing is
+ * left out of a list (the positions of what follows would shift), and a missing
+ * key cannot be left out: then `data` is undefined. Without problems, `data` is
+ * the document's value and `error` undefined.
+ */
+export function loadYamlPartly<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  file: string,
+): { readonly data: z.infer<S> | undefined; readonly error: YamlValidationError | undefined } {
+  let read: ReturnType<typeof readYaml>;
+  try {
+    read = readYaml(text, file);
+  } catch (error) {
+    if (error instanceof YamlValidationError) return { data: undefined, error };
+    throw error;
+  }
+  const { doc, data, position } = read;
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return { data: parsed.data, error: undefined };
+  // Point at the deepest node that exists on the path (a missing key points at its parent).
+  const locate = (path: readonly PropertyKey[]) => {
+    let node: unknown;
+    for (let depth = path.length; depth >= 0; depth--) {
+      node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth) as (string | number)[], true);
+      if (isNode(node)) break;
+    }
+    return position(isNode(node) ? (node as Node).range?.[0] : undefined);
+  };
+  const issues = parsed.error.issues.flatMap((issue) => {
+    const path = issue.path as PropertyKey[];
+    if (issue.code === 'unrecognized_keys') return unknownKeys(doc, schema, path, issue.keys, file, position);
+    // A clash names the other place too: `params: { firstAt: path }` on a custom issue.
+    const firstAt = issue.code === 'custom' ? (issue.params?.firstAt as PropertyKey[] | undefined) : undefined;
+    const message = firstAt ? `${issue.message} (first at line ${locate(firstAt).line}, ${formatPath(firstAt)})` : issue.message;
+    return { file, ...locate(path), field: formatPath(path), message };
+  });
+  return { data: withoutFaults(data, parsed.error.issues, schema), error: new YamlValidationError(issues) };
+}
+
+/** The document's value with the keys at fault left out, when that makes it valid; else undefined. */
+function withoutFaults<S extends z.ZodType>(data: unknown, issues: readonly z.core.$ZodIssue[], schema: S): z.infer<S> | undefined {
+  const copy = structuredClone(data);
+  for (const issue of issues) {
+    const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
+    for (const path of paths) if (!leaveOut(copy, path)) return undefined;
+  }
+  const again = schema.safeParse(copy);
+  return again.success ? again.data : undefined;
+}
+
+/** Deletes the object key at `path`; false when it is a list item, absent, or the whole document. */
+function leaveOut(value: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  let parent = value;
+  for (const key of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return false;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
+  }
+  const last = path[path.length - 1]!;
+  if (parent === null || typeof parent !== 'object' || Array.isArray(parent) || !Object.hasOwn(parent, last)) return false;
+  delete (parent as Record<PropertyKey, unknown>)[last];
+  return true;
+}
+
+/** The text as YAML: bounded, syntax-checked, aliases counted; throws `YamlValidationError`. */
+function readYaml(text: string, file: string) {
   if (text.length > YAML_LIMITS.bytes) {
     throw new YamlValidationError([
       { file, line: 1, column: 1, field: '', message: `${text.length} characters; a YAML file may be at most ${YAML_LIMITS.bytes} bytes` },
@@ -78,26 +154,7 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
   } catch (error) {
     throw new YamlValidationError([{ file, line: 1, column: 1, field: '', message: `YAML: ${(error as Error).message}` }]);
   }
-  const parsed = schema.safeParse(data);
-  if (parsed.success) return parsed.data;
-  // Point at the deepest node that exists on the path (a missing key points at its parent).
-  const locate = (path: readonly PropertyKey[]) => {
-    let node: unknown;
-    for (let depth = path.length; depth >= 0; depth--) {
-      node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth) as (string | number)[], true);
-      if (isNode(node)) break;
-    }
-    return position(isNode(node) ? (node as Node).range?.[0] : undefined);
-  };
-  const issues = parsed.error.issues.flatMap((issue) => {
-    const path = issue.path as PropertyKey[];
-    if (issue.code === 'unrecognized_keys') return unknownKeys(doc, schema, path, issue.keys, file, position);
-    // A clash names the other place too: `params: { firstAt: path }` on a custom issue.
-    const firstAt = issue.code === 'custom' ? (issue.params?.firstAt as PropertyKey[] | undefined) : undefined;
-    const message = firstAt ? `${issue.message} (first at line ${locate(firstAt).line}, ${formatPath(firstAt)})` : issue.message;
-    return { file, ...locate(path), field: formatPath(path), message };
-  });
-  throw new YamlValidationError(issues);
+  return { doc, data, position };
 }
 
 /** One issue per unknown key, at the key's own line: the closest known key, and every known one. */
