@@ -22,15 +22,30 @@ export async function inspectAgent(name: string, registry: AgentRegistry): Promi
   return inspectFactory(factory);
 }
 
-/** Builds the agent once and lists, one line each, what the kernel refuses in it. */
-export async function inspectFactory(factory: AgentFactory): Promise<AgentInspection> {
+/** What a factory that never settles, with nothing else left to run, is told as (its agent named by the caller). */
+export const NEVER_SETTLES = 'the factory never finished: it returned a promise that never settles, and nothing is left to run';
+
+/**
+ * Builds the agent once and lists, one line each, what the kernel refuses in it.
+ * A factory whose promise never settles leaves the event loop empty: the build
+ * never ends, and `onNeverSettles` is told (once), so the caller can name the agent.
+ */
+export async function inspectFactory(factory: AgentFactory, onNeverSettles?: () => void): Promise<AgentInspection> {
   let agent: Agent;
   const limitMs = loadLimitMs();
+  let settled = false;
+  const watch = () => {
+    if (!settled) onNeverSettles?.();
+  };
+  if (onNeverSettles) process.once('beforeExit', watch);
   try {
     const built = await withinRealTime(
       Promise.resolve().then(() => factory({ clock: new VirtualClock(), random: seededRandom(0) })),
       limitMs,
-    );
+    ).finally(() => {
+      settled = true;
+      process.off('beforeExit', watch);
+    });
     if (built === TIMED_OUT) {
       return {
         tools: [],
