@@ -53,6 +53,12 @@ describe('loadSuiteScenarios', () => {
     ]);
   });
 
+  it('merge keys work in a scenario', async () => {
+    expect(await problemsOf('merge', 'name: m\ninbox: [{ say: hi }]\nprovider: { script: [{ reply: ok }] }\nexpect:\n  <<: { outcome: replied }\n')).toEqual(
+      [],
+    );
+  });
+
   it('a file that cannot be read as a scenario at all is its schema problems alone', async () => {
     const problems = await problemsOf('broken', 'name: x\nexpect: { toolCalls: [freez_card] }\n');
     expect(problems.every((p) => !p.includes('freez_card'))).toBe(true);

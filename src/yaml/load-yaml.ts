@@ -4,7 +4,7 @@
  * size, and what its aliases expand to, are checked against `YAML_LIMITS`
  * before any data is built. Every problem is a `YamlValidationError`.
  */
-import { LineCounter, parseDocument, isMap, isNode, isScalar, type Node } from 'yaml';
+import { LineCounter, parseAllDocuments, parseDocument, isMap, isNode, isScalar, visit, type Node, type YAMLError } from 'yaml';
 import type { z } from 'zod';
 import { closestName, InputError } from '../kernel/index.ts';
 import { knownKeysAt } from './known-keys.ts';
@@ -119,6 +119,45 @@ function leaveOut(value: unknown, path: readonly PropertyKey[]): boolean {
   return true;
 }
 
+/** How every YAML file loopgate reads is parsed: a key given twice is an error, merge keys are read. */
+export const YAML_OPTIONS = { uniqueKeys: true, merge: true } as const;
+
+/** A YAML error as one line in loopgate's words where the library's would puzzle: several documents, a key given twice. */
+function syntaxMessage(
+  error: YAMLError,
+  doc: ReturnType<typeof parseDocument>,
+  text: string,
+  position: (offset: number | undefined) => { line: number; column: number },
+): string {
+  if (error.code === 'MULTIPLE_DOCS') {
+    const count = parseAllDocuments(text, YAML_OPTIONS);
+    const n = Array.isArray(count) ? count.length : 2;
+    return `the file holds ${n} YAML documents (separated by ---); loopgate reads one: keep one per file`;
+  }
+  if (error.code === 'DUPLICATE_KEY') {
+    const twice = keyGivenTwice(doc, error.pos[0]);
+    if (twice) return `YAML: key ${JSON.stringify(twice.key)} is given twice (first at line ${position(twice.first).line}); keep one`;
+  }
+  return `YAML syntax: ${error.message.split('\n')[0]}`;
+}
+
+/** The key that starts at `offset` in some map, and where the same key first is in that map. */
+function keyGivenTwice(doc: ReturnType<typeof parseDocument>, offset: number): { key: string; first: number } | undefined {
+  let found: { key: string; first: number } | undefined;
+  const keyOf = (node: unknown) => (isScalar(node) ? String(node.value) : undefined);
+  visit(doc, {
+    Map(_, map) {
+      const at = map.items.find((pair) => isNode(pair.key) && pair.key.range?.[0] === offset);
+      const key = keyOf(at?.key);
+      if (key === undefined) return undefined;
+      const first = map.items.find((pair) => keyOf(pair.key) === key);
+      found = { key, first: (first?.key as Node | undefined)?.range?.[0] ?? offset };
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
 /** The text as YAML: bounded, syntax-checked, aliases counted; throws `YamlValidationError`. */
 function readYaml(text: string, file: string) {
   if (text.length > YAML_LIMITS.bytes) {
@@ -138,12 +177,13 @@ function readYaml(text: string, file: string) {
     const line = before.split('\n').length;
     throw new YamlValidationError([{ file, line, column: deep.offset - before.lastIndexOf('\n'), field: '', message: `YAML: ${deep.message}` }]);
   }
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // Merge keys (`<<: *base`), as YAML 1.1 reads them: what people mean by them, and what other tools do.
+  const doc = parseDocument(text, { ...YAML_OPTIONS, lineCounter, prettyErrors: false });
   // The composer catches its own stack overflow (nesting past what it can recurse) as this code.
   const exhausted = doc.errors.find((e) => e.code === 'RESOURCE_EXHAUSTION');
   if (exhausted) throw new YamlValidationError([{ file, ...position(exhausted.pos[0]), field: '', message: `YAML: ${depthMessage(YAML_LIMITS.depth)}` }]);
   if (doc.errors.length > 0) {
-    throw new YamlValidationError(doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: `YAML syntax: ${e.message.split('\n')[0]}` })));
+    throw new YamlValidationError(doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: syntaxMessage(e, doc, text, position) })));
   }
   const problem = expansionProblem(doc, YAML_LIMITS);
   if (problem) throw new YamlValidationError([{ file, ...position(problem.offset), field: '', message: `YAML: ${problem.message}` }]);
