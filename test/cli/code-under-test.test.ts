@@ -103,6 +103,16 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     }
   });
 
+  it('a config in a "type": "commonjs" project is one line saying it is ESM and what to change, no Node warning', async () => {
+    const where = project('commonjs', "() => 'ok'");
+    writeFileSync(join(where, 'package.json'), '{ "name": "app", "type": "commonjs" }\n');
+    const result = await loopgate(['run'], where);
+    expect(result.status).toBe(EXIT.usage);
+    expect(result.stderr).toBe(
+      `loopgate: ${join(where, 'loopgate.config.ts')}: could not be loaded: it is an ES module (import/export), but ${join(where, 'package.json')} says "type": "commonjs"; set "type": "module" there, or name the file loopgate.config.mts\n`,
+    );
+  });
+
   // A timer or socket keeps the event loop alive, so "nothing left to run" never comes: a real-time limit does.
   const LIMIT = { LOOPGATE_LOAD_TIMEOUT_MS: '1500' };
 
