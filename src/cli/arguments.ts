@@ -4,6 +4,8 @@
  *
  * - Every flag that takes a value must be given one: `run --seed` or
  *   `--reporter=` is an error naming the flag, never the default used silently.
+ * - A flag of one value given twice (`--host loop --host production`) is
+ *   `--host: given 2 times; give it once`, for every command and flag.
  * - An empty value (`--reporter ''`, `run ''`) is an error too, and a switch
  *   takes no value but `=true` or `=false` (`--markdown=maybe` was read as false).
  * - A number is checked against its stated range as it is parsed, and a bad one
@@ -85,7 +87,7 @@ export function numberOption(flag: string, range: NumberRange, options: { descri
     ...(options.default !== undefined ? { default: options.default } : {}),
     coerce: (value: unknown) => {
       if (value === undefined) return undefined;
-      if (Array.isArray(value)) throw new ArgumentError(`--${flag}: given ${value.length} times; give it once`);
+      if (Array.isArray(value)) throw new ArgumentError(repeated(flag, value.length));
       const read = readNumber(flag, value as number | string, range);
       if ('problem' in read) throw new ArgumentError(read.problem);
       return read.value;
@@ -93,10 +95,16 @@ export function numberOption(flag: string, range: NumberRange, options: { descri
   };
 }
 
+/** What every flag of one value says when it is given more than once. */
+function repeated(flag: string, times: number): string {
+  return `--${flag}: given ${times} times; give it once`;
+}
+
 /** The parts of yargs' option table the checks read (yargs keeps it untyped). */
 interface OptionTable {
   readonly key: Record<string, boolean>;
   readonly boolean: readonly string[];
+  readonly array: readonly string[];
   readonly alias: Record<string, readonly string[]>;
 }
 
@@ -125,12 +133,18 @@ export function withCheckedValues<T, U>(command: CommandModule<T, U>, argv: read
       const skip = positionals(command.command);
       const switches = new Set<string>();
       for (const name of table.boolean) for (const n of [name, ...(table.alias[name] ?? [])]) switches.add(kebab(n));
+      const lists = new Set(table.array);
       const valued = Object.keys(table.key).filter((k) => !switches.has(kebab(k)) && !skip.has(k) && k !== 'help' && k !== 'version');
       return built.requiresArg(valued).check((parsed) => {
         for (const token of argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length)) {
           const match = /^--(?:no-)?([^=]+)=(.*)$/s.exec(token);
           if (match && switches.has(kebab(match[1]!)) && match[2] !== 'true' && match[2] !== 'false')
             throw new ArgumentError(`${token}: a switch takes no value (or =true, =false)`);
+        }
+        // A flag of one value given twice (`--host loop --host production`): yargs makes it a list no command expects.
+        for (const key of valued) {
+          const value = (parsed as Record<string, unknown>)[key];
+          if (Array.isArray(value) && !lists.has(key)) throw new ArgumentError(repeated(key, value.length));
         }
         for (const key of valued) {
           const value = (parsed as Record<string, unknown>)[key];

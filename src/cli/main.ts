@@ -19,14 +19,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { printable, printableLines } from '../report/terminal-text.ts';
 import { ArgumentError, argumentMessage, withCheckedValues } from './arguments.ts';
-import { checkHostCommand } from './commands/check-host-command.ts';
-import { contractCommand } from './commands/contract-command.ts';
-import { decodeCommand } from './commands/decode-command.ts';
-import { fuzzCommand } from './commands/fuzz-command.ts';
-import { mergeReportsCommand } from './commands/merge-reports-command.ts';
-import { replayCommand } from './commands/replay-command.ts';
-import { runCommand } from './commands/run-command.ts';
-import { tablesCommand } from './commands/tables-command.ts';
+import { COMMANDS } from './commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { endQuietlyOnClosedOutput } from './closed-output.ts';
 import { guardProcess } from './guard-process.ts';
@@ -39,7 +32,6 @@ export function errorLines(message: string): string {
   return lines.map((line) => `loopgate: ${printable(line)}\n`).join('');
 }
 
-const COMMANDS = [runCommand, tablesCommand, contractCommand, decodeCommand, replayCommand, mergeReportsCommand, fuzzCommand, checkHostCommand];
 const NO_COMMAND = 'name a command';
 
 /** What yargs refused, in one line that names what was typed. */

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TIMED_OUT, withinRealTime } from '../harness/world/load-limit.ts';
+import { ESM_IN_COMMONJS_WARNING } from './commonjs-package.ts';
 
 let registered = false;
 
@@ -69,6 +70,15 @@ export async function importUserModule(file: string, onNeverSettles?: () => void
     if (!settled) onNeverSettles?.();
   };
   process.once('beforeExit', watch);
+  // Node warns on stderr before a CommonJS project's ES module config fails; loopgate's one line says it better.
+  // While the module loads, that one warning is held back; every other reaches the listeners as before.
+  const listeners = process.listeners('warning');
+  const filter = (warning: Error) => {
+    if (warning?.message?.startsWith(ESM_IN_COMMONJS_WARNING)) return;
+    for (const listener of listeners) listener(warning);
+  };
+  process.removeAllListeners('warning');
+  process.on('warning', filter);
   try {
     const loading = import(pathToFileURL(file).href) as Promise<Record<string, unknown>>;
     if (limitMs === undefined) return await loading;
@@ -78,6 +88,8 @@ export async function importUserModule(file: string, onNeverSettles?: () => void
     return loaded;
   } finally {
     settled = true;
+    process.off('warning', filter);
+    for (const listener of listeners) process.on('warning', listener);
     process.off('beforeExit', watch);
   }
 }

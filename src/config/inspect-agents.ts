@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { AgentInspection, AgentRegistry } from '../harness/world/agent-under-test.ts';
-import { inspectFactory } from '../harness/world/inspect-agent.ts';
+import { inspectFactory, NEVER_SETTLES } from '../harness/world/inspect-agent.ts';
 import { ConfigFileError } from './config-error.ts';
 import { lineOfKey } from './locate-key.ts';
 
@@ -18,13 +18,19 @@ export async function inspectConfigAgents<C extends { readonly file: string; rea
   const inspected = new Map<string, AgentInspection>();
   const problems: string[] = [];
   let source: string | undefined;
-  for (const [name, factory] of config.registry.agents) {
-    const inspection = await inspectFactory(factory);
-    inspected.set(name, inspection);
-    if (inspection.problems.length === 0) continue;
+  const where = (name: string) => {
     source ??= readSource(config.file);
     const line = lineOfKey(source, ['agents', name]);
-    for (const problem of inspection.problems) problems.push(`${config.file}${line !== undefined ? `:${line}` : ''}: agents.${name}: ${problem}`);
+    return `${config.file}${line !== undefined ? `:${line}` : ''}: agents.${name}`;
+  };
+  for (const [name, factory] of config.registry.agents) {
+    const inspection = await inspectFactory(factory, () => {
+      // Nothing left to run and the factory still building: exit 2 naming the agent (not Node's exit 13).
+      process.stderr.write(`loopgate: ${where(name)}: ${NEVER_SETTLES}\n`);
+      process.exitCode = 2;
+    });
+    inspected.set(name, inspection);
+    for (const problem of inspection.problems) problems.push(`${where(name)}: ${problem}`);
   }
   if (problems.length > 0) throw new ConfigFileError(problems.join('\n'));
   return { ...config, registry: { ...config.registry, inspected } };

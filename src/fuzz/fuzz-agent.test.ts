@@ -111,6 +111,9 @@ describe('fuzzAgent', () => {
     await expect(fuzzAgent({ agent, args: { cancel_booking: fc.constant({}) } })).rejects.toThrow(
       /args for "cancel_booking", but agent agent-under-fuzz has no tool of that name/,
     );
+    await expect(fuzzAgent({ agent, args: { book_rooms: fc.constant({}) } })).rejects.toThrow(
+      'fuzz args for "book_rooms", but agent agent-under-fuzz has no tool of that name; did you mean "book_room"? (it has: search_rooms, book_room)',
+    );
     expect(() => defineInvariant({ id: 'Not Kebab', title: '', check: () => undefined })).toThrow(/use lowercase letters, digits and dashes/);
   });
 });

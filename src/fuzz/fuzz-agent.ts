@@ -13,7 +13,7 @@
  * See docs/fuzzing.md.
  */
 import fc from 'fast-check';
-import type { AgentFactory, AnyToolDeclaration } from '../kernel/index.ts';
+import { didYouMean, type AgentFactory, type AnyToolDeclaration } from '../kernel/index.ts';
 import { INVARIANTS, type Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry, RunOptions } from '../harness/second-host.ts';
 import { inspectAgent } from '../harness/world/inspect-agent.ts';
@@ -61,7 +61,12 @@ export async function fuzzCasesFor(registry: AgentRegistry, name: string, args: 
   const tools = inspection.tools;
   for (const tool of Object.keys(args)) {
     if (!tools.some((t) => t.name === tool))
-      throw new Error(`fuzz args for "${tool}", but agent ${name} has no tool of that name (it has: ${tools.map((t) => t.name).join(', ') || 'none'})`);
+      throw new Error(
+        `fuzz args for "${tool}", but agent ${name} has no tool of that name${didYouMean(
+          tool,
+          tools.map((t) => t.name),
+        )} (it has: ${tools.map((t) => t.name).join(', ') || 'none'})`,
+      );
   }
   return { tools: fuzzTools(tools, args), agent: name };
 }

@@ -12,10 +12,8 @@ import { caseSeed } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
 import type { JudgeSpec, ReplyPredicate } from './checks/reply-assertion-types.ts';
 import { checkReplyAssertions, NO_REPLY_ASSERTIONS } from './checks/reply-assertions.ts';
-import { checkReplyAssertionNames } from './scenario/check-reply-assertions.ts';
 import { checkInvariants, type Invariant } from './invariants/index.ts';
-import { checkScenarioAgents } from './scenario/check-agents.ts';
-import { loadScenarioFile } from './scenario/load.ts';
+import { checkedScenarios } from './scenario/checked-scenarios.ts';
 import { outcomeOfRun } from './scenario-case.ts';
 import { runScenario } from './second-host.ts';
 import type { HostMode } from './scenario/schema.ts';
@@ -72,9 +70,7 @@ export async function runScenarioFile(
 ): Promise<CaseOutcome & { readonly id: string; readonly name: string }> {
   const context = 'registry' in options ? options : contextFromOptions(options);
   const file = isAbsolute(path) ? path : resolve(path);
-  const loaded = loadScenarioFile(file, context.root);
-  await checkScenarioAgents([loaded], context.registry);
-  checkReplyAssertionNames([loaded], context.replies ?? NO_REPLY_ASSERTIONS);
+  const [loaded] = await checkedScenarios([file], context.root, context.registry, context.replies ?? NO_REPLY_ASSERTIONS);
   const run = await runScenario(loaded.scenario, {
     seed: caseSeed(seed, `scenario:${loaded.id}`),
     agents: context.registry,

@@ -7,9 +7,8 @@
 import type { Case } from './cases.ts';
 import { INVARIANTS, type Invariant } from './invariants/index.ts';
 import { NO_REPLY_ASSERTIONS } from './checks/reply-assertions.ts';
-import { checkScenarioAgents } from './scenario/check-agents.ts';
-import { checkReplyAssertionNames } from './scenario/check-reply-assertions.ts';
-import { loadScenarios, type LoadedScenario } from './scenario/load.ts';
+import { checkedScenarios } from './scenario/checked-scenarios.ts';
+import { scenarioFilesUnder, type LoadedScenario } from './scenario/load.ts';
 import { scenarioCases } from './scenario-case.ts';
 import type { SuiteContext } from './suite-context.ts';
 
@@ -22,10 +21,7 @@ export function suiteInvariants(extra: readonly Invariant[] = []): readonly Inva
 
 /** The scenario files under `paths`, loaded and checked against the agents before anything runs. */
 export async function loadSuiteScenarios(paths: readonly string[], context: SuiteContext): Promise<LoadedScenario[]> {
-  const loaded = loadScenarios(paths, context.root);
-  await checkScenarioAgents(loaded, context.registry);
-  checkReplyAssertionNames(loaded, context.replies ?? NO_REPLY_ASSERTIONS);
-  return loaded;
+  return checkedScenarios(scenarioFilesUnder(paths), context.root, context.registry, context.replies ?? NO_REPLY_ASSERTIONS);
 }
 
 export async function scenarioCasesFrom(paths: readonly string[], context: SuiteContext): Promise<Case[]> {

@@ -9,7 +9,7 @@ import { checkPriceTable } from '../report/cost/price-table.ts';
 import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, InputError, type LoopConfig } from '../kernel/index.ts';
 import { storeConfigSchema } from '../stores/store-config.ts';
 import { readInputFile } from '../files/index.ts';
-import { formatPath, loadYaml, YamlValidationError } from '../yaml/load-yaml.ts';
+import { formatPath, loadYaml, YAML_OPTIONS, YamlValidationError } from '../yaml/load-yaml.ts';
 import { YAML_LIMITS } from '../yaml/limits.ts';
 
 const positiveInt = z.number().int().positive();
@@ -243,7 +243,7 @@ function sourceOf(text: string, file: string): ConfigSource {
   const source = () => {
     if (parsed) return parsed;
     const lineCounter = new LineCounter();
-    parsed = { doc: parseDocument(text, { lineCounter, uniqueKeys: true }), lineCounter };
+    parsed = { doc: parseDocument(text, { ...YAML_OPTIONS, lineCounter }), lineCounter };
     return parsed;
   };
   return {

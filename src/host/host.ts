@@ -78,6 +78,7 @@ import { recoverConversation, type RecoveryReport } from './recovery.ts';
 import { encodeSnapshot, openLog } from './snapshots.ts';
 import { randomSpanId, randomTraceId } from './span-ids.ts';
 import { parseTraceparent } from './traceparent.ts';
+import { shownId } from './shown-id.ts';
 
 export interface HostOptions {
   readonly config: HostConfig;
@@ -286,8 +287,14 @@ export class AgentHost {
 
   async #handle(conversationId: string, text: string, options: HandleOptions): Promise<ResponseEnvelope> {
     const fail = (status: number, error: string): ResponseEnvelope => ({ conversationId, messageId: undefined, status, turns: [], error: this.#redact(error) });
-    if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId))
-      return fail(400, `invalid conversation id ${JSON.stringify(String(conversationId).slice(0, 80))}: use 1-200 letters, digits, ".", "_", ":" or "-"`);
+    if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId)) {
+      // Whatever the client sent: shown escaped and cut, in the text and the envelope alike.
+      const shown = shownId(conversationId);
+      return {
+        ...fail(400, `invalid conversation id "${shown}": use 1-200 letters, digits, ".", "_", ":" or "-"`),
+        conversationId: shown,
+      };
+    }
     if (typeof text !== 'string') return fail(400, `the message text must be a string, got ${typeof text}`);
     const intent = options.intent ?? 'follow_up';
     if (!INTENTS.includes(intent)) return fail(400, `invalid intent ${JSON.stringify(intent)}: use follow_up, steer or inject`);
@@ -891,7 +898,7 @@ export class AgentHost {
    */
   follow(conversationId: string, options: FollowOptions = {}): Promise<AsyncIterable<AnyEvent>> {
     if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId))
-      return Promise.reject(new FollowError(`invalid conversation id ${JSON.stringify(String(conversationId).slice(0, 80))}`));
+      return Promise.reject(new FollowError(`invalid conversation id "${shownId(conversationId)}"`));
     const store = this.#options.store;
     return followConversation(
       {

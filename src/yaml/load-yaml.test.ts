@@ -45,6 +45,43 @@ describe('loadYaml', () => {
     expect(issue!.line).toBeGreaterThanOrEqual(2);
   });
   it('refuses duplicate keys', () => {
-    expect(issues('name: a\nname: b\nbudgets: { maxSteps: 1 }\n')[0]!.message).toMatch(/YAML syntax/);
+    expect(issues('name: a\nname: b\nbudgets: { maxSteps: 1 }\n')[0]!.message).toMatch(/^YAML: key "name" is given twice/);
+  });
+});
+
+describe('loadYaml: merge keys, several documents, a key given twice', () => {
+  const merged = z.strictObject({ name: z.string(), budgets: z.strictObject({ maxSteps: z.number(), maxTokens: z.number().optional() }) });
+
+  it('reads a merge key (<<: *anchor) as YAML 1.1 does: the anchored map’s keys, the own keys winning', () => {
+    const text = 'name: &n a\nbudgets:\n  <<: &b { maxSteps: 3, maxTokens: 9 }\n  maxSteps: 5\n';
+    expect(loadYaml(text, merged, 'agent.yaml')).toEqual({ name: 'a', budgets: { maxSteps: 5, maxTokens: 9 } });
+    expect(loadYaml('name: a\nbudgets: { <<: [{ maxSteps: 1 }, { maxTokens: 2 }] }\n', merged, 'agent.yaml')).toEqual({
+      name: 'a',
+      budgets: { maxSteps: 1, maxTokens: 2 },
+    });
+  });
+
+  it('a merged key the schema does not know is still an unknown key', () => {
+    const [issue] = issues('name: a\nbudgets:\n  <<: { maxSteps: 3, maxStep: 4 }\n');
+    expect(issue).toMatchObject({ field: 'budgets.maxStep' });
+    expect(issue!.message).toMatch(/^unknown key \(did you mean maxSteps\?\)/);
+  });
+
+  it('a file of several documents says how many, and that one is read', () => {
+    const found = issues('name: a\n---\nname: b\n---\nname: c\n');
+    expect(found).toEqual([
+      {
+        file: 'agent.yaml',
+        line: 2,
+        column: 1,
+        field: '',
+        message: 'the file holds 3 YAML documents (separated by ---); loopgate reads one: keep one per file',
+      },
+    ]);
+  });
+
+  it('a key given twice is named, with the line of its first', () => {
+    const found = issues('name: a\nbudgets:\n  maxSteps: 3\nname: b\n');
+    expect(found).toEqual([{ file: 'agent.yaml', line: 4, column: 1, field: '', message: 'YAML: key "name" is given twice (first at line 1); keep one' }]);
   });
 });

@@ -4,7 +4,7 @@
  * size, and what its aliases expand to, are checked against `YAML_LIMITS`
  * before any data is built. Every problem is a `YamlValidationError`.
  */
-import { LineCounter, parseDocument, isMap, isNode, isScalar, type Node } from 'yaml';
+import { LineCounter, parseAllDocuments, parseDocument, isMap, isNode, isScalar, visit, type Node, type YAMLError } from 'yaml';
 import type { z } from 'zod';
 import { closestName, InputError } from '../kernel/index.ts';
 import { knownKeysAt } from './known-keys.ts';
@@ -45,41 +45,35 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** Parses and validates; throws `YamlValidationError` listing every problem found. */
 export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: string): z.infer<S> {
-  if (text.length > YAML_LIMITS.bytes) {
-    throw new YamlValidationError([
-      { file, line: 1, column: 1, field: '', message: `${text.length} characters; a YAML file may be at most ${YAML_LIMITS.bytes} bytes` },
-    ]);
-  }
-  const lineCounter = new LineCounter();
-  const position = (offset: number | undefined) => {
-    const pos = lineCounter.linePos(offset ?? 0);
-    return { line: pos.line, column: pos.col };
-  };
-  const deep = flowDepthProblem(text, YAML_LIMITS.depth);
-  if (deep) {
-    // Not parsed: count the lines up to the place by hand.
-    const before = text.slice(0, deep.offset);
-    const line = before.split('\n').length;
-    throw new YamlValidationError([{ file, line, column: deep.offset - before.lastIndexOf('\n'), field: '', message: `YAML: ${deep.message}` }]);
-  }
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  // The composer catches its own stack overflow (nesting past what it can recurse) as this code.
-  const exhausted = doc.errors.find((e) => e.code === 'RESOURCE_EXHAUSTION');
-  if (exhausted) throw new YamlValidationError([{ file, ...position(exhausted.pos[0]), field: '', message: `YAML: ${depthMessage(YAML_LIMITS.depth)}` }]);
-  if (doc.errors.length > 0) {
-    throw new YamlValidationError(doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: `YAML syntax: ${e.message.split('\n')[0]}` })));
-  }
-  const problem = expansionProblem(doc, YAML_LIMITS);
-  if (problem) throw new YamlValidationError([{ file, ...position(problem.offset), field: '', message: `YAML: ${problem.message}` }]);
-  let data: unknown;
+  const { data, error } = loadYamlPartly(text, schema, file);
+  if (error) throw error;
+  return data as z.infer<S>;
+}
+
+/**
+ * What a file's schema problems leave checkable: the problems (`error`) and,
+ * when the document read as YAML and leaving out the keys at fault makes it
+ * valid, that valid remainder (`data`) — so a caller's own checks (a tool
+ * name, an assertion) can report their problems in the same pass. Nothing is
+ * left out of a list (the positions of what follows would shift), and a missing
+ * key cannot be left out: then `data` is undefined. Without problems, `data` is
+ * the document's value and `error` undefined.
+ */
+export function loadYamlPartly<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  file: string,
+): { readonly data: z.infer<S> | undefined; readonly error: YamlValidationError | undefined } {
+  let read: ReturnType<typeof readYaml>;
   try {
-    // Aliases were counted above, as what they expand to; yaml's own count (per alias, not per node) is not needed.
-    data = doc.toJS({ maxAliasCount: -1 }) ?? {};
+    read = readYaml(text, file);
   } catch (error) {
-    throw new YamlValidationError([{ file, line: 1, column: 1, field: '', message: `YAML: ${(error as Error).message}` }]);
+    if (error instanceof YamlValidationError) return { data: undefined, error };
+    throw error;
   }
+  const { doc, data, position } = read;
   const parsed = schema.safeParse(data);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return { data: parsed.data, error: undefined };
   // Point at the deepest node that exists on the path (a missing key points at its parent).
   const locate = (path: readonly PropertyKey[]) => {
     let node: unknown;
@@ -97,7 +91,110 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
     const message = firstAt ? `${issue.message} (first at line ${locate(firstAt).line}, ${formatPath(firstAt)})` : issue.message;
     return { file, ...locate(path), field: formatPath(path), message };
   });
-  throw new YamlValidationError(issues);
+  return { data: withoutFaults(data, parsed.error.issues, schema), error: new YamlValidationError(issues) };
+}
+
+/** The document's value with the keys at fault left out, when that makes it valid; else undefined. */
+function withoutFaults<S extends z.ZodType>(data: unknown, issues: readonly z.core.$ZodIssue[], schema: S): z.infer<S> | undefined {
+  const copy = structuredClone(data);
+  for (const issue of issues) {
+    const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
+    for (const path of paths) if (!leaveOut(copy, path)) return undefined;
+  }
+  const again = schema.safeParse(copy);
+  return again.success ? again.data : undefined;
+}
+
+/** Deletes the object key at `path`; false when it is a list item, absent, or the whole document. */
+function leaveOut(value: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  let parent = value;
+  for (const key of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return false;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
+  }
+  const last = path[path.length - 1]!;
+  if (parent === null || typeof parent !== 'object' || Array.isArray(parent) || !Object.hasOwn(parent, last)) return false;
+  delete (parent as Record<PropertyKey, unknown>)[last];
+  return true;
+}
+
+/** How every YAML file loopgate reads is parsed: a key given twice is an error, merge keys are read. */
+export const YAML_OPTIONS = { uniqueKeys: true, merge: true } as const;
+
+/** A YAML error as one line in loopgate's words where the library's would puzzle: several documents, a key given twice. */
+function syntaxMessage(
+  error: YAMLError,
+  doc: ReturnType<typeof parseDocument>,
+  text: string,
+  position: (offset: number | undefined) => { line: number; column: number },
+): string {
+  if (error.code === 'MULTIPLE_DOCS') {
+    const count = parseAllDocuments(text, YAML_OPTIONS);
+    const n = Array.isArray(count) ? count.length : 2;
+    return `the file holds ${n} YAML documents (separated by ---); loopgate reads one: keep one per file`;
+  }
+  if (error.code === 'DUPLICATE_KEY') {
+    const twice = keyGivenTwice(doc, error.pos[0]);
+    if (twice) return `YAML: key ${JSON.stringify(twice.key)} is given twice (first at line ${position(twice.first).line}); keep one`;
+  }
+  return `YAML syntax: ${error.message.split('\n')[0]}`;
+}
+
+/** The key that starts at `offset` in some map, and where the same key first is in that map. */
+function keyGivenTwice(doc: ReturnType<typeof parseDocument>, offset: number): { key: string; first: number } | undefined {
+  let found: { key: string; first: number } | undefined;
+  const keyOf = (node: unknown) => (isScalar(node) ? String(node.value) : undefined);
+  visit(doc, {
+    Map(_, map) {
+      const at = map.items.find((pair) => isNode(pair.key) && pair.key.range?.[0] === offset);
+      const key = keyOf(at?.key);
+      if (key === undefined) return undefined;
+      const first = map.items.find((pair) => keyOf(pair.key) === key);
+      found = { key, first: (first?.key as Node | undefined)?.range?.[0] ?? offset };
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/** The text as YAML: bounded, syntax-checked, aliases counted; throws `YamlValidationError`. */
+function readYaml(text: string, file: string) {
+  if (text.length > YAML_LIMITS.bytes) {
+    throw new YamlValidationError([
+      { file, line: 1, column: 1, field: '', message: `${text.length} characters; a YAML file may be at most ${YAML_LIMITS.bytes} bytes` },
+    ]);
+  }
+  const lineCounter = new LineCounter();
+  const position = (offset: number | undefined) => {
+    const pos = lineCounter.linePos(offset ?? 0);
+    return { line: pos.line, column: pos.col };
+  };
+  const deep = flowDepthProblem(text, YAML_LIMITS.depth);
+  if (deep) {
+    // Not parsed: count the lines up to the place by hand.
+    const before = text.slice(0, deep.offset);
+    const line = before.split('\n').length;
+    throw new YamlValidationError([{ file, line, column: deep.offset - before.lastIndexOf('\n'), field: '', message: `YAML: ${deep.message}` }]);
+  }
+  // Merge keys (`<<: *base`), as YAML 1.1 reads them: what people mean by them, and what other tools do.
+  const doc = parseDocument(text, { ...YAML_OPTIONS, lineCounter, prettyErrors: false });
+  // The composer catches its own stack overflow (nesting past what it can recurse) as this code.
+  const exhausted = doc.errors.find((e) => e.code === 'RESOURCE_EXHAUSTION');
+  if (exhausted) throw new YamlValidationError([{ file, ...position(exhausted.pos[0]), field: '', message: `YAML: ${depthMessage(YAML_LIMITS.depth)}` }]);
+  if (doc.errors.length > 0) {
+    throw new YamlValidationError(doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: syntaxMessage(e, doc, text, position) })));
+  }
+  const problem = expansionProblem(doc, YAML_LIMITS);
+  if (problem) throw new YamlValidationError([{ file, ...position(problem.offset), field: '', message: `YAML: ${problem.message}` }]);
+  let data: unknown;
+  try {
+    // Aliases were counted above, as what they expand to; yaml's own count (per alias, not per node) is not needed.
+    data = doc.toJS({ maxAliasCount: -1 }) ?? {};
+  } catch (error) {
+    throw new YamlValidationError([{ file, line: 1, column: 1, field: '', message: `YAML: ${(error as Error).message}` }]);
+  }
+  return { doc, data, position };
 }
 
 /** One issue per unknown key, at the key's own line: the closest known key, and every known one. */

@@ -89,16 +89,28 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     expect(result.stderr).toBe(`loopgate: ${join(where, 'loopgate.config.ts')}: never finished loading: a top-level await that never settles\n`);
   });
 
-  it('an agent factory that never settles is exit 2 saying what cannot finish (not Node exit 13)', async () => {
+  it('an agent factory that never settles is exit 2 naming the agent (not Node exit 13), in run and fuzz', async () => {
     const where = project('factory', "() => 'ok'");
     const config = join(where, 'loopgate.config.ts');
     writeFileSync(config, readFileSync(config, 'utf8').replace('agents: { a: () => ({ tools: [t] }) }', 'agents: { a: () => new Promise(() => {}) }'));
+    for (const args of [['run'], ['fuzz', '--runs', '3']]) {
+      const result = await loopgate(args, where);
+      expect(result.hung).toBe(false);
+      expect(result.status, result.stderr).toBe(EXIT.usage);
+      expect(result.stderr).toMatch(
+        /^loopgate: \S+loopgate\.config\.ts:\d+: agents\.a: the factory never finished: it returned a promise that never settles, and nothing is left to run\n$/,
+      );
+    }
+  });
+
+  it('a config in a "type": "commonjs" project is one line saying it is ESM and what to change, no Node warning', async () => {
+    const where = project('commonjs', "() => 'ok'");
+    writeFileSync(join(where, 'package.json'), '{ "name": "app", "type": "commonjs" }\n');
     const result = await loopgate(['run'], where);
-    expect(result.hung).toBe(false);
-    expect(result.status, result.stderr).toBe(EXIT.usage);
-    expect(result.stderr).toContain('loopgate: the command cannot finish: it waits on a promise that never settles');
-    expect(result.stderr).toContain('agent factory');
-    expect(result.stderr).not.toContain('Warning');
+    expect(result.status).toBe(EXIT.usage);
+    expect(result.stderr).toBe(
+      `loopgate: ${join(where, 'loopgate.config.ts')}: could not be loaded: it is an ES module (import/export), but ${join(where, 'package.json')} says "type": "commonjs"; set "type": "module" there, or name the file loopgate.config.mts\n`,
+    );
   });
 
   // A timer or socket keeps the event loop alive, so "nothing left to run" never comes: a real-time limit does.

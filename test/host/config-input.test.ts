@@ -26,6 +26,21 @@ const refusal = (fn: () => unknown): Error => {
 };
 
 describe('host config input', () => {
+  it('merge keys (<<: *anchor) are read, the own keys winning', () => {
+    const config = parseHostConfig(
+      'model: { provider: anthropic, name: x }\ntools:\n  <<: &base { deny: [close_account], ask: [wire] }\n  ask: [transfer_funds]\n',
+      'agent.yaml',
+    );
+    expect(config.tools.deny).toEqual(['close_account']);
+    expect(config.tools.ask).toEqual(['transfer_funds']);
+  });
+
+  it('a file of several documents is one line saying how many', () => {
+    expect(refusal(() => parseHostConfig('model: { provider: anthropic, name: x }\n---\nmodel: { provider: fake }\n', 'agent.yaml')).message).toBe(
+      'invalid config:\nagent.yaml:2:1: the file holds 2 YAML documents (separated by ---); loopgate reads one: keep one per file',
+    );
+  });
+
   it('an alias bomb is a ConfigError naming file and line', () => {
     const bomb = [
       'prompt:',

@@ -93,7 +93,10 @@ describe('merge-reports', () => {
     const [one, two] = writeShards(dir, sampleCases(), 2) as [string, string];
     const out = join(dir, 'out');
     await expect(mergeReports(args([one], out), () => {})).rejects.toThrow(new UsageError('missing shard 2/2: the merged results would leave their cases out'));
-    await expect(mergeReports(args([one, one, two], out), () => {})).rejects.toThrow(/shard 1\/2 given twice/);
+    await expect(mergeReports(args([one, one, two], out), () => {})).rejects.toThrow(new UsageError(`${one}: given twice; give each shard's results once`));
+    await expect(mergeReports(args([one, two, join(one, 'results.json')], out), () => {})).rejects.toThrow(
+      new UsageError(`${one} and ${join(one, 'results.json')} are the same file, given twice; give each shard's results once`),
+    );
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, readFileSync(join(two, 'results.json'), 'utf8').replace('"status": "passed"', '"status": "ok"'));
     await expect(mergeReports(args([one, broken], out), () => {})).rejects.toThrow(UsageError);

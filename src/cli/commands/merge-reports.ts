@@ -6,7 +6,7 @@
  * Exit 0 all passed, 1 failures or regressions, 2 bad input (a file that is not
  * a results file, overlapping or missing shards, different seeds).
  */
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { compareWithBaseline, readBaselineFile } from '../../report/baseline.ts';
 import { ReportFileError } from '../../report/file-error.ts';
@@ -37,12 +37,29 @@ function resultsPath(path: string): string {
   }
 }
 
+/** What a path is, whatever way it was written (a dangling one: its absolute path). */
+function identity(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 export async function mergeReports(args: MergeReportsArgs, out: (text: string) => void): Promise<number> {
   try {
     const reporters = parseReporters(args.reporter);
     if (args.files.length === 0) throw new UsageError('merge-reports: give the results.json files (or their directories) of every shard');
     const parts = [];
     const inputs = args.files.map(resultsPath);
+    // One file named twice (`merge-reports a a`, `a` and `a/results.json`) would read as a shard run twice.
+    const identities = inputs.map(identity);
+    identities.forEach((id, i) => {
+      const first = identities.indexOf(id);
+      if (first === i) return;
+      const [a, b] = [args.files[first]!, args.files[i]!];
+      throw new UsageError(`${a === b ? `${a}: given twice` : `${a} and ${b} are the same file, given twice`}; give each shard's results once`);
+    });
     // Writing the merged reports must not replace a shard's results before it is merged again.
     const targets = reporters.filter((r) => r !== 'console').map((r) => resolve(args.out, REPORT_FILES[r as keyof typeof REPORT_FILES]));
     const clash = inputs.find((file) => targets.includes(resolve(file)));

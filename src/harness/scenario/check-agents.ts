@@ -16,6 +16,12 @@ import { scenarioToolNameProblems } from './check-tool-names.ts';
 import { ScenarioFileError, type LoadedScenario } from './load.ts';
 
 export async function checkScenarioAgents(loaded: readonly LoadedScenario[], registry: AgentRegistry): Promise<void> {
+  const problems = await scenarioAgentProblems(loaded, registry);
+  if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
+}
+
+/** What checkScenarioAgents refuses, one line each (empty when nothing). */
+export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], registry: AgentRegistry): Promise<string[]> {
   const tools = new Map<string, readonly AnyToolDeclaration[] | Error>();
   const problems: string[] = [];
   for (const l of loaded) {
@@ -56,7 +62,7 @@ export async function checkScenarioAgents(loaded: readonly LoadedScenario[], reg
         problems.push(`${at(['secrets', i])}: secrets[${i}]: ${secret.length} characters, occurs in ${garbles}; a secret must be the credential itself`);
     });
   }
-  if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
+  return problems;
 }
 
 /** The tools an agent declares (built once, or as the config built it), or an Error naming what is wrong with the agent. */

@@ -12,6 +12,12 @@ import { judgeNameOf } from '../judge/judge-client.ts';
 import { ScenarioFileError, type LoadedScenario } from './load.ts';
 
 export function checkReplyAssertionNames(loaded: readonly LoadedScenario[], context: ReplyAssertionContext): void {
+  const problems = replyAssertionNameProblems(loaded, context);
+  if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
+}
+
+/** What checkReplyAssertionNames refuses, one line each (empty when nothing). */
+export function replyAssertionNameProblems(loaded: readonly LoadedScenario[], context: ReplyAssertionContext): string[] {
   const problems: string[] = [];
   for (const l of loaded) {
     const assertions = l.scenario.expect.assert ?? [];
@@ -53,5 +59,5 @@ export function checkReplyAssertionNames(loaded: readonly LoadedScenario[], cont
       }
     }
   }
-  if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
+  return problems;
 }

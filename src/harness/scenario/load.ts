@@ -9,7 +9,7 @@ import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileKind, readInputFile } from '../../files/index.ts';
 import { InputError } from '../../kernel/index.ts';
-import { loadYaml } from '../../yaml/load-yaml.ts';
+import { loadYaml, loadYamlPartly } from '../../yaml/load-yaml.ts';
 import { YAML_LIMITS } from '../../yaml/limits.ts';
 import { scenarioSchema, type Scenario } from './schema.ts';
 
@@ -99,16 +99,44 @@ export function scenarioFilesUnder(paths: readonly string[]): string[] {
 
 /** Loads every scenario under the paths; all problems are collected and thrown together, one line each. */
 export function loadScenarios(paths: readonly string[], root: string): LoadedScenario[] {
-  const out: LoadedScenario[] = [];
+  const { loaded, problems } = readScenarios(scenarioFilesUnder(paths), root);
+  if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
+  return [...loaded];
+}
+
+/** Scenario files read for checking: their problems, one line each, and what of each is a valid scenario (see readScenarioFile). */
+export interface ReadScenarios {
+  readonly loaded: readonly LoadedScenario[];
+  readonly problems: readonly string[];
+}
+
+/**
+ * Reads every file: each one's problems, and the scenario — or, when the file
+ * has problems, the valid remainder of it (its faulty keys left out), so the
+ * checks against the agents and the config can still report theirs in the same
+ * pass. A file with problems is never run: its remainder is for checking only.
+ */
+export function readScenarios(files: readonly string[], root: string): ReadScenarios {
+  const loaded: LoadedScenario[] = [];
   const problems: string[] = [];
-  for (const file of scenarioFilesUnder(paths)) {
+  for (const file of files) {
     try {
-      out.push(loadScenarioFile(file, root));
+      const read = readScenarioFile(file, root);
+      if (read.loaded) loaded.push(read.loaded);
+      if (read.problems) problems.push(read.problems);
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       problems.push(error.message);
     }
   }
-  if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
-  return out;
+  return { loaded, problems };
+}
+
+/** One file read for checking: its schema problems (one string, a line each) and the scenario or its valid remainder. */
+function readScenarioFile(file: string, root: string): { loaded: LoadedScenario | undefined; problems: string | undefined } {
+  const shown = relative(process.cwd(), file) || file;
+  const text = readInputFile(shown, { what: 'scenario file', maxBytes: YAML_LIMITS.bytes });
+  const { data, error } = loadYamlPartly(text, scenarioSchema, shown);
+  const rel = relative(root, file).split(sep).join('/');
+  return { loaded: data ? { id: rel.replace(/\.ya?ml$/, ''), file: shown, scenario: data } : undefined, problems: error?.message };
 }

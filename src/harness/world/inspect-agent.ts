@@ -6,7 +6,7 @@
  * still be one line naming the agent, instead of a case that throws. Every case
  * still builds its own fresh agent; this one only answers questions.
  */
-import { agentPrompt, agentSettingProblems, agentTools, createRedactor, ToolNameError, type Agent, type AgentFactory } from '../../kernel/index.ts';
+import { agentPrompt, agentSettingProblems, agentToolProblems, type Agent, type AgentFactory } from '../../kernel/index.ts';
 import { VirtualClock } from '../virtual-clock.ts';
 import { LOAD_LIMIT_ENV, loadLimitMs, showLimit, TIMED_OUT, withinRealTime } from './load-limit.ts';
 import { NO_AGENT, UnknownAgentError, type AgentInspection, type AgentRegistry } from './agent-under-test.ts';
@@ -22,15 +22,30 @@ export async function inspectAgent(name: string, registry: AgentRegistry): Promi
   return inspectFactory(factory);
 }
 
-/** Builds the agent once and lists, one line each, what the kernel refuses in it. */
-export async function inspectFactory(factory: AgentFactory): Promise<AgentInspection> {
+/** What a factory that never settles, with nothing else left to run, is told as (its agent named by the caller). */
+export const NEVER_SETTLES = 'the factory never finished: it returned a promise that never settles, and nothing is left to run';
+
+/**
+ * Builds the agent once and lists, one line each, what the kernel refuses in it.
+ * A factory whose promise never settles leaves the event loop empty: the build
+ * never ends, and `onNeverSettles` is told (once), so the caller can name the agent.
+ */
+export async function inspectFactory(factory: AgentFactory, onNeverSettles?: () => void): Promise<AgentInspection> {
   let agent: Agent;
   const limitMs = loadLimitMs();
+  let settled = false;
+  const watch = () => {
+    if (!settled) onNeverSettles?.();
+  };
+  if (onNeverSettles) process.once('beforeExit', watch);
   try {
     const built = await withinRealTime(
       Promise.resolve().then(() => factory({ clock: new VirtualClock(), random: seededRandom(0) })),
       limitMs,
-    );
+    ).finally(() => {
+      settled = true;
+      process.off('beforeExit', watch);
+    });
     if (built === TIMED_OUT) {
       return {
         tools: [],
@@ -52,13 +67,8 @@ export async function inspectFactory(factory: AgentFactory): Promise<AgentInspec
   if (agent.tools !== undefined && !Array.isArray(agent.tools))
     return { tools: [], problems: ['tools must be a list of tool declarations (defineTool({ … }))'] };
   const problems: string[] = [...agentSettingProblems(agent)];
-  try {
-    // What every host builds from the agent: the registry, the policy and visibility checks included.
-    agentTools(agent, createRedactor());
-  } catch (error) {
-    if (error instanceof ToolNameError) problems.push(...error.problems.map((p) => p.message));
-    else problems.push(firstLine(error));
-  }
+  // What every host builds from the agent: the registry, the policy and visibility checks included.
+  problems.push(...agentToolProblems(agent));
   try {
     agentPrompt(agent);
   } catch (error) {

@@ -11,7 +11,10 @@ import type { ModelClient } from '../model/client.ts';
 import { PRIORITY, PromptAssembler, type PromptFragment } from '../prompt/assembler.ts';
 import { createRedactor, type Redactor } from '../redact/index.ts';
 import { createToolExecutor, type ToolExecutorOptions } from '../tools/pipeline.ts';
-import { ToolRegistry } from '../tools/registry.ts';
+import { checkPolicy } from '../tools/policy.ts';
+import { ToolRegistry, toolDeclarationProblems } from '../tools/registry.ts';
+import { ToolNameError, toolNameProblems } from '../tools/tool-names.ts';
+import { resolveVisibility } from '../tools/visibility.ts';
 import type { ToolExecutor } from '../tools/types.ts';
 import { Tracer, type TraceRecord } from '../trace/tracer.ts';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from './config.ts';
@@ -90,6 +93,47 @@ export function loopConfig(agent: Agent, host: Partial<LoopConfig> = {}): LoopCo
 /** The agent's tool pipeline: its tools, visibility layers, policy and approver. */
 export function agentTools(agent: Agent, redact: Redactor, options: LoopDepsInput['toolOptions'] = {}): ToolExecutor {
   return createToolExecutor(agentToolOptions(agent, redact, options));
+}
+
+/**
+ * Every problem `agentTools` would refuse in the agent, one line each (empty
+ * when none): each broken tool declaration — every problem of each — and, beside
+ * them, the policy's and the visibility layers' (their names checked against
+ * every name the agent declares, so a rule naming a broken tool is not a second
+ * problem). `agentTools` stops at the first; a config check lists them all.
+ */
+export function agentToolProblems(agent: Agent): string[] {
+  const tools = agent.tools ?? [];
+  const declared = toolDeclarationProblems(tools);
+  if (declared.length === 0) {
+    try {
+      agentTools(agent, createRedactor());
+      return [];
+    } catch (error) {
+      if (error instanceof ToolNameError) return error.problems.map((p) => p.message);
+      return [firstLine(error)];
+    }
+  }
+  const problems = declared.map((e) => e.message);
+  const names = tools.flatMap((t) => (typeof t?.name === 'string' ? [t.name] : []));
+  const layers = agent.visibility ?? [];
+  const shape = (check: () => void) => {
+    try {
+      check();
+      return true;
+    } catch (error) {
+      problems.push(firstLine(error));
+      return false;
+    }
+  };
+  const policyShaped = shape(() => checkPolicy(agent.policy ?? {}));
+  const layersShaped = shape(() => resolveVisibility(names, layers));
+  if (policyShaped && layersShaped) problems.push(...toolNameProblems(names, agent.policy, layers).map((p) => p.message));
+  return problems;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }
 
 /** What the agent's tool pipeline is built from. */

@@ -1,7 +1,7 @@
 /** The tool pipeline's public surface (the loop's contract is in types.ts). */
 export * from './types.ts';
 export { defineTool } from './define-tool.ts';
-export { ToolRegistry, ToolDeclarationError, type RegisteredTool } from './registry.ts';
+export { ToolRegistry, ToolDeclarationError, toolDeclarationProblems, type RegisteredTool } from './registry.ts';
 export { resolveVisibility, standardLayers, type VisibilityLayer, type Visibility, type HiddenReason } from './visibility.ts';
 export { lenientParse, type LenientParseResult, type Repair } from './lenient-parse.ts';
 export { validateArgs, describeIssues, type ValidationResult } from './validate.ts';

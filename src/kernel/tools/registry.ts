@@ -32,12 +32,11 @@ export class ToolRegistry {
   constructor(declarations: readonly AnyToolDeclaration[]) {
     const indexOf = new Map<string, number>();
     declarations.forEach((declaration, index) => {
-      const name = typeof declaration?.name === 'string' ? declaration.name : `#${index}`;
-      checkDeclaration(name, declaration);
-      const first = indexOf.get(name);
-      if (first !== undefined)
-        throw new ToolDeclarationError(name, `declared twice (tools[${first}] and tools[${index}]); tool names must be unique: rename or remove one`);
-      indexOf.set(name, index);
+      const name = nameOf(declaration, index);
+      const [first] = declarationProblems(name, declaration);
+      if (first !== undefined) throw new ToolDeclarationError(name, first);
+      const duplicate = duplicateOf(name, index, indexOf);
+      if (duplicate !== undefined) throw new ToolDeclarationError(name, duplicate);
       this.#tools.set(name, Object.freeze({ declaration, spec: toSpec(declaration) }));
     });
   }
@@ -56,35 +55,72 @@ export class ToolRegistry {
   }
 }
 
-function checkDeclaration(name: string, d: AnyToolDeclaration): void {
-  if (d === null || typeof d !== 'object') throw new ToolDeclarationError(name, 'declaration is not an object');
+/**
+ * Every problem of every declaration, in declaration order, each tool's in the
+ * order the registry checks them (what the constructor would refuse first is
+ * first): for a config check that lists them all, one line each.
+ */
+export function toolDeclarationProblems(declarations: readonly AnyToolDeclaration[]): ToolDeclarationError[] {
+  const errors: ToolDeclarationError[] = [];
+  const indexOf = new Map<string, number>();
+  declarations.forEach((declaration, index) => {
+    const name = nameOf(declaration, index);
+    const problems = declarationProblems(name, declaration);
+    for (const problem of problems) errors.push(new ToolDeclarationError(name, problem));
+    const duplicate = duplicateOf(name, index, indexOf);
+    if (duplicate !== undefined) errors.push(new ToolDeclarationError(name, duplicate));
+    if (problems.length > 0) return;
+    try {
+      toSpec(declaration);
+    } catch (error) {
+      if (error instanceof ToolDeclarationError) errors.push(error);
+      else throw error;
+    }
+  });
+  return errors;
+}
+
+function nameOf(declaration: AnyToolDeclaration, index: number): string {
+  return typeof declaration?.name === 'string' ? declaration.name : `#${index}`;
+}
+
+/** Why `name` at `index` is a duplicate (remembering it when it is not). */
+function duplicateOf(name: string, index: number, indexOf: Map<string, number>): string | undefined {
+  const first = indexOf.get(name);
+  if (first !== undefined) return `declared twice (tools[${first}] and tools[${index}]); tool names must be unique: rename or remove one`;
+  indexOf.set(name, index);
+  return undefined;
+}
+
+/** Every problem of one declaration, in the order they are checked (empty when none). */
+function declarationProblems(name: string, d: AnyToolDeclaration): string[] {
+  if (d === null || typeof d !== 'object') return ['declaration is not an object'];
+  const problems: string[] = [];
   if (typeof d.name !== 'string' || !TOOL_NAME.test(d.name)) {
-    throw new ToolDeclarationError(name, 'name must be 1-64 characters of letters, digits, "_" or "-" (what providers accept)');
+    problems.push('name must be 1-64 characters of letters, digits, "_" or "-" (what providers accept)');
   }
   if (typeof d.description !== 'string' || d.description.trim() === '') {
-    throw new ToolDeclarationError(name, 'description is empty; it is what the model reads to decide whether to call the tool');
+    problems.push('description is empty; it is what the model reads to decide whether to call the tool');
   }
-  if (d.input === undefined) throw new ToolDeclarationError(name, 'input is missing: declare the arguments as a zod schema, e.g. input: z.object({ … })');
-  if (!isZodSchema(d.input)) throw new ToolDeclarationError(name, `input ${notZod4(d.input)}`);
-  if (d.output !== undefined && !isZodSchema(d.output)) throw new ToolDeclarationError(name, `output ${notZod4(d.output)} (or leave output out)`);
-  if (!SIDE_EFFECTS.includes(d.sideEffect)) {
-    throw new ToolDeclarationError(name, `sideEffect must be one of ${SIDE_EFFECTS.join(', ')} (got ${JSON.stringify(d.sideEffect)})`);
-  }
-  if (typeof d.run !== 'function') throw new ToolDeclarationError(name, 'run must be a function');
+  if (d.input === undefined) problems.push('input is missing: declare the arguments as a zod schema, e.g. input: z.object({ … })');
+  else if (!isZodSchema(d.input)) problems.push(`input ${notZod4(d.input)}`);
+  if (d.output !== undefined && !isZodSchema(d.output)) problems.push(`output ${notZod4(d.output)} (or leave output out)`);
+  if (!SIDE_EFFECTS.includes(d.sideEffect)) problems.push(`sideEffect must be one of ${SIDE_EFFECTS.join(', ')} (got ${JSON.stringify(d.sideEffect)})`);
+  if (typeof d.run !== 'function') problems.push('run must be a function');
   if (d.timeoutMs !== undefined && !(Number.isFinite(d.timeoutMs) && d.timeoutMs > 0)) {
-    throw new ToolDeclarationError(name, `timeoutMs must be a positive number of milliseconds (got ${String(d.timeoutMs)})`);
+    problems.push(`timeoutMs must be a positive number of milliseconds (got ${String(d.timeoutMs)})`);
   }
   if (d.maxRetries !== undefined) {
     if (!(Number.isInteger(d.maxRetries) && d.maxRetries >= 0)) {
-      throw new ToolDeclarationError(name, `maxRetries must be a non-negative integer (got ${String(d.maxRetries)})`);
-    }
-    if ((d.sideEffect === 'STATEFUL' || d.sideEffect === 'CRITICAL') && d.maxRetries > 0) {
-      throw new ToolDeclarationError(name, `is ${d.sideEffect}: such tools are never retried automatically, so maxRetries must be 0 or absent`);
+      problems.push(`maxRetries must be a non-negative integer (got ${String(d.maxRetries)})`);
+    } else if ((d.sideEffect === 'STATEFUL' || d.sideEffect === 'CRITICAL') && d.maxRetries > 0) {
+      problems.push(`is ${d.sideEffect}: such tools are never retried automatically, so maxRetries must be 0 or absent`);
     }
   }
   for (const key of ['renderForModel', 'renderForPeople'] as const) {
-    if (d[key] !== undefined && typeof d[key] !== 'function') throw new ToolDeclarationError(name, `${key} must be a function when given`);
+    if (d[key] !== undefined && typeof d[key] !== 'function') problems.push(`${key} must be a function when given`);
   }
+  return problems;
 }
 
 function isZodSchema(value: unknown): boolean {

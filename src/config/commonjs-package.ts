@@ -1,0 +1,38 @@
+/**
+ * A config (or a file it imports) written as an ES module in a project whose
+ * package.json says `"type": "commonjs"` — what `npm init -y` writes. Node
+ * loads such a `.ts` or `.js` file as CommonJS and fails on its first
+ * `import`; the fix is the project's, and this names it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+const ESM_IN_COMMONJS = /Cannot use import statement outside a module|Unexpected token 'export'/;
+
+/** Node's own warning for it, which loopgate's one line replaces. */
+export const ESM_IN_COMMONJS_WARNING = 'Failed to load the ES module';
+
+/** The package.json that made `file` CommonJS, when `error` is Node refusing its ES module syntax; else undefined. */
+export function commonjsPackageOf(error: unknown, file: string): string | undefined {
+  if (!(error instanceof SyntaxError) || !ESM_IN_COMMONJS.test(error.message)) return undefined;
+  if (!/\.(ts|tsx|js)$/.test(file)) return undefined; // .mts and .mjs are ES modules whatever the package says
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      // The nearest package.json decides; one without "type" lets Node detect ES module syntax.
+      try {
+        return (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type === 'commonjs' ? pkg : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The one line: what the file is, what the package says, the two ways out. */
+export function commonjsMessage(file: string, pkg: string): string {
+  const name = file.replace(/^.*[\\/]/, '');
+  const esm = name.replace(/\.(ts|tsx)$/, '.mts').replace(/\.js$/, '.mjs');
+  return `it is an ES module (import/export), but ${pkg} says "type": "commonjs"; set "type": "module" there, or name the file ${esm}`;
+}
