@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../redact/index.ts';
-import type { AnyEvent } from './envelope.ts';
-import { EventLog, type LogPrefix } from './event-log.ts';
+import { EventLog } from './event-log.ts';
 import { LogAppendError } from './errors.ts';
 
 const clock = { now: () => 1_000 };
@@ -249,36 +248,5 @@ describe('EventLog.append: the single validated entry point (invariant 2)', () =
       log.append('turn.closed', closed);
       expectRejected(() => log.append('turn.closed', closed), 'turn.closed.payload.turn', /no turn is open/);
     });
-  });
-});
-
-describe('a resumed log reads its prefix as it is used', () => {
-  it('reads the first two events asked of a chunk alone, a third reads the chunk, and a range reads chunks', () => {
-    const events: AnyEvent[] = [];
-    const source = new EventLog({ now: () => 0 });
-    for (let i = 0; i < 600; i++) source.append('inbox.received', { id: `m${i}`, intent: 'inject', text: 'x', source: 'user' });
-    events.push(...source.events);
-    const loads: [number, number][] = [];
-    const prefix: LogPrefix = {
-      upTo: 590,
-      load: (from, to) => {
-        loads.push([from, to]);
-        return events.slice(from, to);
-      },
-    };
-    const positions = new EventLog({ now: () => 0 }, events.slice(0, 590)).positions;
-    const log = EventLog.resume({ now: () => 0 }, prefix, positions, events.slice(590));
-    expect(log.at(3)).toBe(events[3]);
-    expect(log.at(3)).toBe(events[3]); // kept: not read again
-    expect(log.at(4)).toBe(events[4]);
-    expect(loads).toEqual([
-      [3, 4],
-      [4, 5],
-    ]);
-    expect(log.at(5)).toBe(events[5]); // a third of chunk 0: the chunk
-    expect(loads[2]).toEqual([0, 256]);
-    expect(log.range(300, 310)).toEqual(events.slice(300, 310));
-    expect(loads[3]).toEqual([256, 512]);
-    expect(log.events).toEqual(events);
   });
 });

@@ -68,10 +68,6 @@ export interface LogPrefix {
 
 /** Events of the prefix loaded at a time. */
 const PREFIX_CHUNK = 256;
-/** Prefix events read one at a time that are kept (a few: the records the loop points at). */
-const MAX_SINGLES = 64;
-/** Events of one chunk read alone before `at` reads the whole chunk. */
-const SINGLES_PER_CHUNK = 2;
 
 export class EventLog {
   /** Events `[#base, length)`. A log with no prefix in the store has `#base` 0: all of them. */
@@ -81,10 +77,6 @@ export class EventLog {
   #prefix: LogPrefix | undefined;
   /** Prefix chunks loaded so far, by chunk index. */
   #chunks: (readonly AnyEvent[] | undefined)[] = [];
-  /** Prefix events read one at a time (`at`), by seq: the loop's look-ups of a record it points at. */
-  #singles = new Map<number, AnyEvent>();
-  /** Per chunk, how many of its events were read alone: past SINGLES_PER_CHUNK, `at` reads the chunk. */
-  #singled = new Map<number, number>();
   readonly #listeners = new Set<LogListener>();
   #positions: PositionIndex;
   readonly #clock: Pick<Clock, 'now'>;
@@ -141,28 +133,7 @@ export class EventLog {
     if (!(seq >= 0) || !Number.isInteger(seq)) return undefined;
     const last = this.#prefix?.last;
     if (last !== undefined && seq === last.seq && seq === this.#base - 1) return last;
-    const index = Math.floor(seq / PREFIX_CHUNK);
-    const chunk = this.#chunks[index];
-    if (chunk) return chunk[seq % PREFIX_CHUNK];
-    const known = this.#singles.get(seq);
-    if (known) return known;
-    // The first events asked of a chunk not read yet are read alone: the loop looks up a record
-    // or two per turn (its last prompt and tool list), and a whole chunk would be decoded for
-    // each. A third one asked of the same chunk reads the chunk (a scan).
-    const singled = this.#singled.get(index) ?? 0;
-    if (singled >= SINGLES_PER_CHUNK) return this.#prefixChunk(index)[seq % PREFIX_CHUNK];
-    this.#singled.set(index, singled + 1);
-    return this.#single(seq);
-  }
-
-  /** The prefix event `seq`, read alone from the store (see `at`). */
-  #single(seq: number): AnyEvent {
-    const [event, ...more] = this.#prefix!.load(seq, seq + 1);
-    if (!event || more.length > 0 || event.seq !== seq)
-      throw new LogAppendError('prefix', `the store gave ${event ? 1 + more.length : 0} event(s) for seq ${seq} of the log's prefix, not that one`);
-    if (this.#singles.size >= MAX_SINGLES) this.#singles.clear();
-    this.#singles.set(seq, event);
-    return event;
+    return this.#prefixChunk(Math.floor(seq / PREFIX_CHUNK))[seq % PREFIX_CHUNK];
   }
 
   /** Events from `fromSeq` on (a copy). */
@@ -177,9 +148,7 @@ export class EventLog {
     const end = Math.min(to, this.length);
     if (start >= this.#base) return this.#events.slice(start - this.#base, end - this.#base);
     const out: AnyEvent[] = [];
-    // A run of events is read a chunk at a time.
-    for (let seq = start; seq < end; seq++)
-      out.push(seq >= this.#base ? this.#events[seq - this.#base]! : this.#prefixChunk(Math.floor(seq / PREFIX_CHUNK))[seq % PREFIX_CHUNK]!);
+    for (let seq = start; seq < end; seq++) out.push(this.at(seq)!);
     return out;
   }
 
@@ -208,8 +177,6 @@ export class EventLog {
     this.#base = 0;
     this.#prefix = undefined;
     this.#chunks = [];
-    this.#singles.clear();
-    this.#singled.clear();
   }
 
   get positions(): PositionIndex {

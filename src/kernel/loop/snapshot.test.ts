@@ -114,11 +114,9 @@ describe('snapshots of derived state', () => {
     loop.send('One more', { id: 'more' });
     const [result] = await loop.drain();
     expect(result?.outcome.kind).toBe('replied');
-    // The records the loop points at, each read alone — the last events before the snapshot's
-    // point, and the prompt and tool list the next request reuses — no chunk of the prefix
-    // decoded for them (it was 2 chunks, up to 512 events).
-    expect(reads.length).toBeLessThanOrEqual(4);
-    expect(reads.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(4);
+    // The chunk holding the snapshot's last event, and the one holding the prompt the next request reuses.
+    expect(reads.length).toBeLessThanOrEqual(2);
+    expect(reads.reduce((a, b) => a + b, 0)).toBeLessThan(k);
     expect(resumed.events.slice(0, events.length)).toEqual(events); // asked for whole: all of the prefix, read once more in order
     expect(resumed.events.length).toBe(resumed.length);
   });
