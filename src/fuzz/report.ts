@@ -29,7 +29,8 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
   const failure = result.failure;
   const subject = input.subject;
   const over = subject ? `, fuzzing agent ${subject.agent} (${subject.tools.join(', ') || 'no tools of its own'}) and the scripted probe` : '';
-  const held = `held over ${result.runs} run(s), ${result.turns} turn(s) (seed ${result.seed}${result.interrupted ? ', stopped at the time limit' : ''})${over}`;
+  const held = (runs: string) =>
+    `held over ${runs} run(s), ${result.turns} turn(s) (seed ${result.seed}${result.interrupted ? ', stopped at the time limit' : ''})${over}`;
   const cases: CaseResult[] = result.invariants.map((invariant): CaseResult => {
     const base = {
       id: `fuzz:${invariant.id}`,
@@ -47,8 +48,8 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
       }
       const message =
         tally && tally.runs < result.runs
-          ? `${held.replace(`held over ${result.runs} run(s)`, `held over ${tally.runs} of ${result.runs} run(s)`)}; not judged in the other ${result.runs - tally.runs}: ${tally.notJudged}`
-          : held;
+          ? `${held(`${tally.runs} of ${result.runs}`)}; not judged in the other ${result.runs - tally.runs}: ${tally.notJudged}`
+          : held(`${result.runs}`);
       return { ...base, status: 'passed', checks: [{ name: invariant.id, passed: true, message }] };
     }
     const run = failure.run;
