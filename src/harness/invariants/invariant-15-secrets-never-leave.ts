@@ -9,10 +9,10 @@
  * case's report in every format.
  *
  * Two searches: the kernel's own (`containsSecret`, the same forms redaction
- * removes) and a naive one written here that shares nothing with it — every run
- * of base64 characters in the text decoded at each of its four offsets, and the
- * text with its `%HH` and `\uHHHH` escapes undone — so a form the redactor
- * stopped recognising is not also missed by the check.
+ * removes) and a naive one (support/naive-decodings.ts) that shares nothing
+ * with it — every run of base64 characters in the text decoded at each of its
+ * four offsets, and the text with its `%HH` and `\uHHHH` escapes undone — so a
+ * form the redactor stopped recognising is not also missed by the check.
  *
  * The kernel's search is checked first on copies planted here (literal,
  * URL-encoded, base64 inside a longer value): a search that stopped finding a
@@ -23,6 +23,7 @@
 import { secretFinder } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
+import { MIN_ENCODED_SECRET, NaiveDecodings } from './support/naive-decodings.ts';
 import { runArtifacts } from './support/run-artifacts.ts';
 import { secretsKeptOutObservably } from './observable/secrets-kept-out.ts';
 
@@ -45,35 +46,11 @@ function secretsKeptOut(run: ScenarioRun): string | undefined {
   }
   for (const [where, text] of runArtifacts(run)) {
     const haystack = text();
+    const naive = new NaiveDecodings(haystack);
     for (const { secret, found } of finders) {
       if (found(haystack)) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}`;
-      const form = naiveForm(haystack, secret);
+      const form = naive.formOf(secret);
       if (form) return `a configured secret (${secret.slice(0, 4)}…) can be read back from ${where}, ${form}`;
-    }
-  }
-  return undefined;
-}
-
-const BASE64_RUN = /[A-Za-z0-9+/_-]{12,}/g;
-const AN_ESCAPE = /%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}/;
-
-/** How a naive decoding of `text` finds `secret` in it (base64 at any offset, or unescaped), else undefined. */
-function naiveForm(text: string, secret: string): string | undefined {
-  if (text.includes(secret)) return 'as it is';
-  if (secret.length < 8) return undefined;
-  if (AN_ESCAPE.test(text)) {
-    let plain = text;
-    for (let round = 0; round < 3; round++) {
-      plain = plain
-        .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
-        .replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
-    }
-    if (plain.includes(secret)) return 'escaped (%HH or \\uHHHH)';
-  }
-  for (const [run] of text.matchAll(BASE64_RUN)) {
-    const standard = run.replaceAll('-', '+').replaceAll('_', '/');
-    for (let offset = 0; offset < 4; offset++) {
-      if (Buffer.from(standard.slice(offset), 'base64').toString('latin1').includes(secret)) return 'base64-encoded';
     }
   }
   return undefined;
@@ -82,7 +59,7 @@ function naiveForm(text: string, secret: string): string | undefined {
 /** Copies of `secret` in forms any search must find (the encoded ones from 8 characters, as the redactor's). */
 function plantedCopies(secret: string): [string, string][] {
   const copies: [string, string][] = [['literal', `before ${secret} after`]];
-  if (secret.length < 8) return copies;
+  if (secret.length < MIN_ENCODED_SECRET) return copies;
   if (/^[\x20-\x7e]+$/.test(secret))
     copies.push(['URL-encoded', `q=${[...secret].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')}&x=1`]);
   copies.push(['base64', Buffer.from(`id:${secret}:end`, 'utf8').toString('base64')]);

@@ -5,6 +5,10 @@
  * requests that left for the provider, the turn results, the host's response
  * envelopes (rebuilt from the results, and as the production host answered),
  * and the case's report in every format.
+ *
+ * Each text is made once per run, when first asked, and shared by the
+ * invariants that search them (invariant 15, credential shapes): a run is not
+ * changed once it is judged.
  */
 import { type LogEvent } from '../../../kernel/index.ts';
 import { summarizeTurn } from '../../../host/envelope.ts';
@@ -21,7 +25,23 @@ import { viewOf } from './log-view.ts';
 /** One artifact: where it is, and its text (computed when asked). */
 export type Artifact = readonly [where: string, text: () => string];
 
+const made = new WeakMap<ScenarioRun, Artifact[]>();
+
 export function runArtifacts(run: ScenarioRun): Artifact[] {
+  let artifacts = made.get(run);
+  if (!artifacts) {
+    artifacts = artifactsOf(run).map(([where, text]) => [where, once(text)] as const);
+    made.set(run, artifacts);
+  }
+  return artifacts;
+}
+
+function once(text: () => string): () => string {
+  let value: string | undefined;
+  return () => (value ??= text());
+}
+
+function artifactsOf(run: ScenarioRun): Artifact[] {
   return [
     ['the log', () => JSON.stringify(run.log.events)],
     ['the streamed deltas of a model call, joined', () => joinedDeltas(viewOf(run).known).join('\n')],

@@ -1,0 +1,108 @@
+/**
+ * Invariant 15's own search for a secret in a text, written to share nothing
+ * with the kernel's (`secretFinder`): the text as it is, the text with its
+ * `%HH` and `\uHHHH` escapes undone, and every run of 12 or more base64
+ * characters (standard or URL-safe) decoded at each of its four offsets.
+ *
+ * The decodings are made once per text, when first asked, and then searched
+ * for any number of secrets: a run's cost is the size of what it wrote, not
+ * that times the number of secrets. A base64 run is decoded once however often
+ * it occurs (JSON keys, ids and the reports' own markup repeat in every text
+ * of every run): its decodings are kept, up to `KEPT_RUNS` distinct runs.
+ */
+
+/** Shortest secret looked for in an encoded form (as the redactor: shorter ones only as they are). */
+export const MIN_ENCODED_SECRET = 8;
+/** Shortest run of base64 characters decoded. */
+export const MIN_BASE64_RUN = 12;
+
+const AN_ESCAPE = /%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}/;
+/** Characters of standard and URL-safe base64, by char code. */
+const BASE64_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_') BASE64_CHAR[c.charCodeAt(0)] = 1;
+/** Between decoded pieces: a secret holding it is searched piece by piece. */
+const SEPARATOR = '\u0000';
+/** Distinct base64 runs whose decodings are kept between texts (then forgotten, all at once). */
+const KEPT_RUNS = 50_000;
+const decodedRuns = new Map<string, string>();
+
+export class NaiveDecodings {
+  readonly #text: string;
+  /** The text with its escapes undone; null when it holds none. */
+  #unescaped: string | null | undefined;
+  #runs: Set<string> | undefined;
+  #pieces: string[] | undefined;
+  #joined: string | undefined;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  /** How `secret` can be read from the text ('as it is', 'escaped …', 'base64-encoded'), else undefined. */
+  formOf(secret: string): string | undefined {
+    if (this.#text.includes(secret)) return 'as it is';
+    if (secret.length < MIN_ENCODED_SECRET) return undefined;
+    const plain = this.#plain();
+    if (plain !== null && plain.includes(secret)) return 'escaped (%HH or \\uHHHH)';
+    const found = secret.includes(SEPARATOR)
+      ? this.#decodedPiecesApart().some((p) => p.includes(secret))
+      : (this.#joined ??= this.#decodedPieces().join(SEPARATOR)).includes(secret);
+    return found ? 'base64-encoded' : undefined;
+  }
+
+  #plain(): string | null {
+    if (this.#unescaped !== undefined) return this.#unescaped;
+    if (!AN_ESCAPE.test(this.#text)) return (this.#unescaped = null);
+    // Up to three rounds (an escape escaped again, twice), until a round undoes nothing.
+    let plain = this.#text;
+    for (let round = 0; round < 3; round++) {
+      const next = plain
+        .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+        .replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+      if (next === plain) break;
+      plain = next;
+    }
+    return (this.#unescaped = plain);
+  }
+
+  /** Each distinct base64 run of the text decoded at offsets 0–3, as latin1 text (the four joined). */
+  #decodedPieces(): string[] {
+    if (this.#pieces) return this.#pieces;
+    const runs = (this.#runs = new Set<string>());
+    const text = this.#text;
+    let start = -1;
+    for (let i = 0; i <= text.length; i++) {
+      const code = i < text.length ? text.charCodeAt(i) : 0;
+      if (code < 128 && BASE64_CHAR[code] === 1) {
+        if (start < 0) start = i;
+        continue;
+      }
+      if (start >= 0 && i - start >= MIN_BASE64_RUN) runs.add(text.slice(start, i));
+      start = -1;
+    }
+    const pieces: string[] = [];
+    for (const run of runs) {
+      let decoded = decodedRuns.get(run);
+      if (decoded === undefined) {
+        decoded = decodeAtEachOffset(run).join(SEPARATOR);
+        if (decodedRuns.size >= KEPT_RUNS) decodedRuns.clear();
+        decodedRuns.set(run, decoded);
+      }
+      pieces.push(decoded);
+    }
+    return (this.#pieces = pieces);
+  }
+
+  /** Each distinct base64 run decoded at offsets 0–3, one piece each (not joined): for a secret holding the separator. */
+  #decodedPiecesApart(): string[] {
+    this.#decodedPieces();
+    return [...this.#runs!].flatMap(decodeAtEachOffset);
+  }
+}
+
+/** A base64 run (standard or URL-safe: Node's decoder reads both) decoded from each of its first four characters. */
+function decodeAtEachOffset(run: string): string[] {
+  const out: string[] = [];
+  for (let offset = 0; offset < 4; offset++) out.push(Buffer.from(run.slice(offset), 'base64').toString('latin1'));
+  return out;
+}
