@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { scenarioSchema } from '../src/harness/scenario/schema.ts';
+import { EXTENSION_KEY } from '../src/yaml/load-yaml.ts';
 
 export const SCENARIO_SCHEMA_PATH = join(import.meta.dirname, '..', 'scenarios', 'scenario.schema.json');
 
@@ -24,6 +25,8 @@ export function generateScenarioSchema(): string {
   const schema = z.toJSONSchema(scenarioSchema, { io: 'input', unrepresentable: 'any', target: 'draft-07' });
   const document = {
     ...schema,
+    // Top-level x-… keys are the file's own, for YAML anchors to reuse (src/yaml/load-yaml.ts: EXTENSION_KEY).
+    patternProperties: { [EXTENSION_KEY.source]: {} },
     $id: 'https://loopgate.dev/scenario.schema.json',
     title: 'loopgate scenario',
     description: 'A loopgate scenario file: the world, the inbox script, the scripted provider and what to expect. See scenarios/README.md.',

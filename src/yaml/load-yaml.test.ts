@@ -61,6 +61,24 @@ describe('loadYaml: merge keys, several documents, a key given twice', () => {
     });
   });
 
+  it('top-level keys starting with x- are the file’s own: anchors to reuse, then left out', () => {
+    const text = 'x-steps: &steps { maxSteps: 3 }\nx-note: anything at all\nname: a\nbudgets:\n  <<: *steps\n';
+    expect(loadYaml(text, merged, 'agent.yaml')).toEqual({ name: 'a', budgets: { maxSteps: 3 } });
+    expect(loadYaml('x-tool: &t { name: look }\nname: a\nbudgets: { maxSteps: 1 }\ntools: [*t, *t]\n', schema, 'agent.yaml')).toEqual({
+      name: 'a',
+      budgets: { maxSteps: 1 },
+      tools: [{ name: 'look' }, { name: 'look' }],
+    });
+    // Only at the top, and only x- with something after it: elsewhere an unknown key is still one.
+    expect(issues('name: a\nbudgets: { maxSteps: 1, x-steps: 2 }\n')[0]).toMatchObject({
+      field: 'budgets.x-steps',
+      message: expect.stringMatching(/^unknown key/),
+    });
+    expect(issues('name: a\nbudgets: { maxSteps: 1 }\nx-: 1\n')[0]).toMatchObject({ field: 'x-', message: expect.stringMatching(/^unknown key/) });
+    // A problem after an x- key is still named at its own line.
+    expect(issues('x-a: 1\nx-b: 2\nname: a\nbudgets:\n  maxSteps: "ten"\n')[0]).toMatchObject({ line: 5, field: 'budgets.maxSteps' });
+  });
+
   it('a merged key the schema does not know is still an unknown key', () => {
     const [issue] = issues('name: a\nbudgets:\n  <<: { maxSteps: 3, maxStep: 4 }\n');
     expect(issue).toMatchObject({ field: 'budgets.maxStep' });

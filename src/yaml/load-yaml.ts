@@ -71,7 +71,8 @@ export function loadYamlPartly<S extends z.ZodType>(
     if (error instanceof YamlValidationError) return { data: undefined, error };
     throw error;
   }
-  const { doc, data, position } = read;
+  const { doc, position } = read;
+  const data = withoutExtensions(read.data);
   const parsed = schema.safeParse(data);
   if (parsed.success) return { data: parsed.data, error: undefined };
   // Point at the deepest node that exists on the path (a missing key points at its parent).
@@ -92,6 +93,16 @@ export function loadYamlPartly<S extends z.ZodType>(
     return { file, ...locate(path), field: formatPath(path), message };
   });
   return { data: withoutFaults(data, parsed.error.issues, schema), error: new YamlValidationError(issues) };
+}
+
+/** A top-level key `x-…` is the file's own (a place for anchors to reuse, as in compose files): left out before the schema sees the data. */
+export const EXTENSION_KEY = /^x-./;
+
+function withoutExtensions(data: unknown): unknown {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return data;
+  const keys = Object.keys(data);
+  if (!keys.some((key) => EXTENSION_KEY.test(key))) return data;
+  return Object.fromEntries(Object.entries(data).filter(([key]) => !EXTENSION_KEY.test(key)));
 }
 
 /** The document's value with the keys at fault left out, when that makes it valid; else undefined. */
