@@ -18,7 +18,7 @@ import type { ReplyAssertionContext } from '../harness/checks/reply-assertion-ty
 import { checkReplyConfig } from './reply-config.ts';
 import { checkPriceTable, type PriceTable } from '../report/cost/price-table.ts';
 import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
-import { commonjsMessage, commonjsPackageOf } from './commonjs-package.ts';
+import { commonjsImportOf, commonjsMessage, commonjsPackageOf } from './commonjs-package.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
 import { importUserModule, LoadTimeout } from './import-module.ts';
@@ -133,8 +133,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     // A syntax error names its place: in the config itself, or in the file it imports.
     const at = syntaxLocation(error, file);
     // ES module syntax in a "type": "commonjs" project: the project's package.json is what to change.
-    const target = at?.file ?? file;
-    const pkg = commonjsPackageOf(error, target);
+    const imported = commonjsImportOf(error, at?.file);
+    const target = imported?.file ?? at?.file ?? file;
+    const pkg = imported?.pkg ?? commonjsPackageOf(error, target);
     if (pkg) {
       const which = sameFile(target, file) ? '' : `${target}: `;
       throw new ConfigFileError(`${file}: could not be loaded: ${which}${commonjsMessage(target, pkg)}`, { cause: error });

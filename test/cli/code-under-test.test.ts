@@ -113,6 +113,25 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     );
   });
 
+  it('an .mts config importing a .ts module of a "type": "commonjs" project names that module and what to change', async () => {
+    const where = project('commonjs-import', "() => 'ok'");
+    writeFileSync(join(where, 'package.json'), '{ "name": "app", "type": "commonjs" }\n');
+    const config = readFileSync(join(where, 'loopgate.config.ts'), 'utf8');
+    rmSync(join(where, 'loopgate.config.ts'));
+    // The tool moves to tool.ts, written as an ES module; the config (an .mts, an ES module whatever the package says) imports it.
+    const [imports, tool] = [config.split('\n').slice(0, 2).join('\n'), config.split('\n').find((l) => l.startsWith('const t'))!];
+    writeFileSync(join(where, 'tool.ts'), `${imports}\nexport ${tool}\n`);
+    writeFileSync(
+      join(where, 'loopgate.config.mts'),
+      `${config.split('\n')[0]}\nimport { t } from './tool.ts';\nexport default defineConfig({ agents: { a: () => ({ tools: [t] }) }, host: "loop" });\n`,
+    );
+    const result = await loopgate(['run'], where);
+    expect(result.status, result.stderr).toBe(EXIT.usage);
+    expect(result.stderr).toBe(
+      `loopgate: ${join(where, 'loopgate.config.mts')}: could not be loaded: ${join(where, 'tool.ts')}: it is an ES module (import/export), but ${join(where, 'package.json')} says "type": "commonjs"; set "type": "module" there, or name the file tool.mts\n`,
+    );
+  });
+
   // A timer or socket keeps the event loop alive, so "nothing left to run" never comes: a real-time limit does.
   const LIMIT = { LOOPGATE_LOAD_TIMEOUT_MS: '1500' };
 
