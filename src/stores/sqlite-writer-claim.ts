@@ -7,7 +7,9 @@
  *
  * - Claiming runs in a write transaction: it succeeds when the row is absent,
  *   is this store object's own, or is stale — its heartbeat older than the time to
- *   live, or its pid gone on this machine (a killed process is taken over at once).
+ *   live, or its pid gone on this machine (a killed process is taken over at once),
+ *   or its pid this process's own but claimed before this process started (a
+ *   container restarted after a crash runs as pid 1 again: taken over at once).
  *   Otherwise it refuses with `StoreInUseError` naming the owner, or retries until
  *   `waitMs` has passed.
  * - The owner renews its heartbeat on a timer (unref'd), and every append checks,
@@ -39,6 +41,9 @@ interface Owner {
 }
 
 const RETRY_MS = 100;
+
+/** When this process started (ms since the epoch): a claim made earlier with this pid was another process's. */
+const PROCESS_STARTED_AT = performance.timeOrigin;
 
 export class SqliteWriterClaim {
   readonly #db: DatabaseSync;
@@ -150,7 +155,11 @@ export class SqliteWriterClaim {
 
   #stale(owner: Owner): boolean {
     if (Date.now() - owner.heartbeatAt > this.#ttlMs) return true;
-    return owner.host === hostname() && owner.pid !== process.pid && !pidAlive(owner.pid);
+    if (owner.host !== hostname()) return false;
+    // This pid, but claimed before this process started: an earlier process that had the pid (a container's pid 1
+    // before a restart) and is gone — this process cannot have claimed before it existed.
+    if (owner.pid === process.pid) return owner.claimedAt < PROCESS_STARTED_AT;
+    return !pidAlive(owner.pid);
   }
 
   #startHeartbeat(): void {
