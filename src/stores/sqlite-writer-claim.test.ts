@@ -3,8 +3,9 @@
  * in for two processes; test/many-hosts/sqlite-two-processes.test.ts does it with
  * real ones).
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -97,6 +98,27 @@ describe('SqliteEventStore.claimWriter', () => {
     const other = new SqliteEventStore(path);
     await expect(other.claimWriter()).rejects.toThrow(StoreInUseError);
     for (const store of [owner, restarted, other]) await store.close();
+  });
+
+  it.runIf(process.platform === 'linux')('takes over at once a claim whose process was killed and awaits reaping (a zombie)', async () => {
+    // `sleep 0` exits at once; its parent execs into `sleep 5`, which never reaps it: a zombie for 5 s, as a killed
+    // host stays while the process that should reap it (a container's or sandbox's pid 1) has not got to it yet.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+      const zombie = Number(line.toString().trim());
+      for (let i = 0; i < 50 && !/\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8')); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /);
+      const path = freshPath();
+      const owner = new SqliteEventStore(path);
+      await owner.claimWriter();
+      setOwner(path, { pid: zombie, host: hostname(), heartbeatAt: Date.now() });
+      const next = new SqliteEventStore(path);
+      await next.claimWriter();
+      for (const store of [owner, next]) await store.close();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('the owner renews its heartbeat, so a live claim never goes stale', async () => {
