@@ -1,7 +1,7 @@
 /**
  * Invariant 15: no configured secret can be read back from anything the process
  * stores, exports, writes or returns — in any form: joined stream chunks,
- * encodings (URL-encoded, `\u`-escaped, base64), ids, error texts.
+ * encodings (URL-encoded, `\u`-escaped, base64, hex), ids, error texts.
  *
  * Looked for (support/run-artifacts.ts) in the log and in each model call's
  * streamed deltas joined back together, the store, the traces, the requests sent
@@ -10,12 +10,13 @@
  *
  * Two searches: the kernel's own (`containsSecret`, the same forms redaction
  * removes) and a naive one written here that shares nothing with it — every run
- * of base64 characters in the text decoded at each of its four offsets, and the
- * text with its `%HH` and `\uHHHH` escapes undone — so a form the redactor
+ * of base64 characters in the text decoded at each of its four offsets, every run
+ * of hex digits decoded at both, and the text with its `%HH` and `\uHHHH` escapes
+ * undone — so a form the redactor
  * stopped recognising is not also missed by the check.
  *
  * The kernel's search is checked first on copies planted here (literal,
- * URL-encoded, base64 inside a longer value): a search that stopped finding a
+ * URL-encoded, base64 and hex inside a longer value): a search that stopped finding a
  * form would otherwise pass every run, since a correct run leaks nothing for it
  * to find — and it is the one `providers/recording` trusts to refuse a leaking
  * recording.
@@ -55,9 +56,10 @@ function secretsKeptOut(run: ScenarioRun): string | undefined {
 }
 
 const BASE64_RUN = /[A-Za-z0-9+/_-]{12,}/g;
+const HEX_RUN = /[0-9a-fA-F]{16,}/g;
 const AN_ESCAPE = /%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}/;
 
-/** How a naive decoding of `text` finds `secret` in it (base64 at any offset, or unescaped), else undefined. */
+/** How a naive decoding of `text` finds `secret` in it (base64 or hex at any offset, or unescaped), else undefined. */
 function naiveForm(text: string, secret: string): string | undefined {
   if (text.includes(secret)) return 'as it is';
   if (secret.length < 8) return undefined;
@@ -76,6 +78,13 @@ function naiveForm(text: string, secret: string): string | undefined {
       if (Buffer.from(standard.slice(offset), 'base64').toString('latin1').includes(secret)) return 'base64-encoded';
     }
   }
+  const bytes = Buffer.from(secret, 'utf8').toString('latin1');
+  for (const [run] of text.matchAll(HEX_RUN)) {
+    for (let offset = 0; offset < 2; offset++) {
+      const digits = run.slice(offset, offset + ((run.length - offset) & ~1));
+      if (Buffer.from(digits, 'hex').toString('latin1').includes(bytes)) return 'hex-encoded';
+    }
+  }
   return undefined;
 }
 
@@ -86,5 +95,7 @@ function plantedCopies(secret: string): [string, string][] {
   if (/^[\x20-\x7e]+$/.test(secret))
     copies.push(['URL-encoded', `q=${[...secret].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')}&x=1`]);
   copies.push(['base64', Buffer.from(`id:${secret}:end`, 'utf8').toString('base64')]);
+  copies.push(['hex', `sig=${Buffer.from(`7;${secret}`, 'utf8').toString('hex')}`]);
+  copies.push(['upper-case hex', Buffer.from(secret, 'utf8').toString('hex').toUpperCase()]);
   return copies;
 }
