@@ -1,7 +1,7 @@
 /**
  * Makes recorded exchanges safe to commit: no request headers at all (that is
  * where keys travel), no auth or cookie response headers, every occurrence of a
- * known secret — in any form: literal, URL-encoded, JSON `\u`-escaped, base64 —
+ * known secret — in any form: literal, URL-encoded, JSON `\u`-escaped, base64, hex —
  * or of a credential-shaped string redacted, and bodies stored decoded (the SDKs
  * ask for gzip: a compressed body could neither be scrubbed nor checked, so it
  * is decompressed first, and served decoded on replay).

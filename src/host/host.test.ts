@@ -199,6 +199,21 @@ describe('AgentHost', () => {
     await agent.close();
   });
 
+  it('refuses a conversation id that holds a secret (configured or key-shaped): 400, redacted, nothing stored, traced or followed', async () => {
+    const secret = 'opstok-9f3a77c2e1d4b5a6';
+    const { agent, store } = host([reply('never'), reply('never')], { secrets: [secret] });
+    for (const id of [secret, `user-${secret}`, 'ghp_abcdefghijklmnopqrstuvwxyz0123456789']) {
+      const envelope = await agent.handle(id, 'hi');
+      expect(envelope.status).toBe(400);
+      expect(envelope.error).toMatch(/^the conversation id holds a secret/);
+      expect(JSON.stringify(envelope)).not.toContain(id);
+      await expect(agent.follow(id)).rejects.toThrow(/the conversation id holds a secret/);
+    }
+    expect(await store.listConversations()).toEqual([]);
+    expect(readFileSync(join(dir, 'traces.jsonl'), { encoding: 'utf8', flag: 'a+' })).not.toContain(secret);
+    await agent.close();
+  });
+
   it('refuses a bad conversation id with 400 and names it', async () => {
     const { agent } = host([]);
     const envelope = await agent.handle('../etc/passwd', 'hi');

@@ -295,6 +295,8 @@ export class AgentHost {
         conversationId: shown,
       };
     }
+    const secretInId = this.#secretInId(conversationId);
+    if (secretInId) return { ...fail(400, secretInId), conversationId: this.#redact(conversationId) };
     if (typeof text !== 'string') return fail(400, `the message text must be a string, got ${typeof text}`);
     const intent = options.intent ?? 'follow_up';
     if (!INTENTS.includes(intent)) return fail(400, `invalid intent ${JSON.stringify(intent)}: use follow_up, steer or inject`);
@@ -890,6 +892,16 @@ export class AgentHost {
   }
 
   /**
+   * Why a conversation id cannot be used, when it holds a secret (a configured one, in any form, or a key
+   * shape): the id is the store's key and every span's, so it would be stored and exported as it is.
+   */
+  #secretInId(conversationId: string): string | undefined {
+    const redacted = this.#redact(conversationId);
+    if (redacted === conversationId) return undefined;
+    return `the conversation id holds a secret ("${redacted}"): use an id that names no credential; nothing was stored`;
+  }
+
+  /**
    * Follows a conversation: its stored events from `from` as an async iterable,
    * then each new one as soon as it is stored, until this host has no more work in
    * flight for it (or `signal` aborts; `keepOpen` waits for later turns too).
@@ -899,6 +911,8 @@ export class AgentHost {
   follow(conversationId: string, options: FollowOptions = {}): Promise<AsyncIterable<AnyEvent>> {
     if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId))
       return Promise.reject(new FollowError(`invalid conversation id "${shownId(conversationId)}"`));
+    const secretInId = this.#secretInId(conversationId);
+    if (secretInId) return Promise.reject(new FollowError(secretInId));
     const store = this.#options.store;
     return followConversation(
       {

@@ -3,8 +3,9 @@
  * in for two processes; test/many-hosts/sqlite-two-processes.test.ts does it with
  * real ones).
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -18,11 +19,11 @@ let files = 0;
 const freshPath = () => join(dir, `store-${files++}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function setOwner(path: string, owner: { pid: number; host: string; heartbeatAt: number }): void {
+function setOwner(path: string, owner: { pid: number; host: string; heartbeatAt: number; claimedAt?: number }): void {
   const raw = new DatabaseSync(path);
   raw
-    .prepare('UPDATE writer_claim SET token = ?, pid = ?, host = ?, heartbeat_at = ? WHERE id = 1')
-    .run('someone-else', owner.pid, owner.host, owner.heartbeatAt);
+    .prepare('UPDATE writer_claim SET token = ?, pid = ?, host = ?, heartbeat_at = ?, claimed_at = ? WHERE id = 1')
+    .run('someone-else', owner.pid, owner.host, owner.heartbeatAt, owner.claimedAt ?? owner.heartbeatAt);
   raw.close();
 }
 
@@ -79,6 +80,45 @@ describe('SqliteEventStore.claimWriter', () => {
     setOwner(path, { pid: 1, host: 'elsewhere.example', heartbeatAt: Date.now() - 1_000 });
     await waiting.claimWriter();
     for (const store of [owner, next, waiting]) await store.close();
+  });
+
+  it('takes over at once a claim an earlier process with this same pid left (a container restarted after a crash: pid 1 again)', async () => {
+    const path = freshPath();
+    const owner = new SqliteEventStore(path);
+    await owner.claimWriter();
+    // The row a process killed a moment ago left: this machine, this pid (pid 1 in a container, again pid 1 after the
+    // restart), a fresh heartbeat — but claimed before this process started, so it cannot be this process's.
+    const started = performance.timeOrigin;
+    setOwner(path, { pid: process.pid, host: hostname(), heartbeatAt: Date.now(), claimedAt: started - 2_000 });
+    const restarted = new SqliteEventStore(path);
+    await restarted.claimWriter();
+    await restarted.append('c', records(0, 1));
+
+    // A claim this process made (another store object on the file, claimed after the process started) still holds.
+    const other = new SqliteEventStore(path);
+    await expect(other.claimWriter()).rejects.toThrow(StoreInUseError);
+    for (const store of [owner, restarted, other]) await store.close();
+  });
+
+  it.runIf(process.platform === 'linux')('takes over at once a claim whose process was killed and awaits reaping (a zombie)', async () => {
+    // `sleep 0` exits at once; its parent execs into `sleep 5`, which never reaps it: a zombie for 5 s, as a killed
+    // host stays while the process that should reap it (a container's or sandbox's pid 1) has not got to it yet.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+      const zombie = Number(line.toString().trim());
+      for (let i = 0; i < 50 && !/\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8')); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /);
+      const path = freshPath();
+      const owner = new SqliteEventStore(path);
+      await owner.claimWriter();
+      setOwner(path, { pid: zombie, host: hostname(), heartbeatAt: Date.now() });
+      const next = new SqliteEventStore(path);
+      await next.claimWriter();
+      for (const store of [owner, next]) await store.close();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('the owner renews its heartbeat, so a live claim never goes stale', async () => {

@@ -7,7 +7,10 @@
  *
  * - Claiming runs in a write transaction: it succeeds when the row is absent,
  *   is this store object's own, or is stale — its heartbeat older than the time to
- *   live, or its pid gone on this machine (a killed process is taken over at once).
+ *   live, or its pid gone on this machine (a killed process is taken over at once,
+ *   also while it waits to be reaped: a zombie on Linux),
+ *   or its pid this process's own but claimed before this process started (a
+ *   container restarted after a crash runs as pid 1 again: taken over at once).
  *   Otherwise it refuses with `StoreInUseError` naming the owner, or retries until
  *   `waitMs` has passed.
  * - The owner renews its heartbeat on a timer (unref'd), and every append checks,
@@ -18,6 +21,7 @@
  * The table is created on the first claim, so a store opened only to read (the
  * CLI's replay) never writes to the file.
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
@@ -39,6 +43,9 @@ interface Owner {
 }
 
 const RETRY_MS = 100;
+
+/** When this process started (ms since the epoch): a claim made earlier with this pid was another process's. */
+const PROCESS_STARTED_AT = performance.timeOrigin;
 
 export class SqliteWriterClaim {
   readonly #db: DatabaseSync;
@@ -150,7 +157,11 @@ export class SqliteWriterClaim {
 
   #stale(owner: Owner): boolean {
     if (Date.now() - owner.heartbeatAt > this.#ttlMs) return true;
-    return owner.host === hostname() && owner.pid !== process.pid && !pidAlive(owner.pid);
+    if (owner.host !== hostname()) return false;
+    // This pid, but claimed before this process started: an earlier process that had the pid (a container's pid 1
+    // before a restart) and is gone — this process cannot have claimed before it existed.
+    if (owner.pid === process.pid) return owner.claimedAt < PROCESS_STARTED_AT;
+    return !pidAlive(owner.pid);
   }
 
   #startHeartbeat(): void {
@@ -201,9 +212,24 @@ function pidAlive(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by another user
+    return (error as NodeJS.ErrnoException).code === 'EPERM' && !zombie(pid); // alive, owned by another user
+  }
+  return !zombie(pid);
+}
+
+/**
+ * A killed process answers signals until its parent reaps it (a zombie): seconds, or for
+ * good under a pid 1 that never reaps. On Linux its state says so; elsewhere it counts as alive.
+ */
+function zombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Invariant 15: no configured secret can be read back from anything the process
  * stores, exports, writes or returns — in any form: joined stream chunks,
- * encodings (URL-encoded, `\u`-escaped, base64), ids, error texts.
+ * encodings (URL-encoded, `\u`-escaped, base64, hex), ids, error texts.
  *
  * Looked for (support/run-artifacts.ts) in the log and in each model call's
  * streamed deltas joined back together, the store, the traces, the requests sent
@@ -11,11 +11,12 @@
  * Two searches: the kernel's own (`containsSecret`, the same forms redaction
  * removes) and a naive one (support/naive-decodings.ts) that shares nothing
  * with it — every run of base64 characters in the text decoded at each of its
- * four offsets, and the text with its `%HH` and `\uHHHH` escapes undone — so a
- * form the redactor stopped recognising is not also missed by the check.
+ * four offsets, every run of hex digits at both of its own, and the text with
+ * its `%HH` and `\uHHHH` escapes undone — so a form the redactor stopped
+ * recognising is not also missed by the check.
  *
  * The kernel's search is checked first on copies planted here (literal,
- * URL-encoded, base64 inside a longer value): a search that stopped finding a
+ * URL-encoded, base64 and hex inside a longer value): a search that stopped finding a
  * form would otherwise pass every run, since a correct run leaks nothing for it
  * to find — and it is the one `providers/recording` trusts to refuse a leaking
  * recording.
@@ -63,5 +64,7 @@ function plantedCopies(secret: string): [string, string][] {
   if (/^[\x20-\x7e]+$/.test(secret))
     copies.push(['URL-encoded', `q=${[...secret].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')}&x=1`]);
   copies.push(['base64', Buffer.from(`id:${secret}:end`, 'utf8').toString('base64')]);
+  copies.push(['hex', `sig=${Buffer.from(`7;${secret}`, 'utf8').toString('hex')}`]);
+  copies.push(['upper-case hex', Buffer.from(secret, 'utf8').toString('hex').toUpperCase()]);
   return copies;
 }

@@ -5,7 +5,7 @@
  * Two sources: credential shapes common enough to catch by pattern (the rule set
  * in secret-rules.ts), and exact values the host knows are secret (the provider
  * API key, values a scenario or an agent names) — those also in their encoded
- * forms (secret-forms.ts: URL-encoded, `\u`-escaped, base64).
+ * forms (secret-forms.ts: URL-encoded, `\u`-escaped, base64, hex).
  *
  * A redactor is a function of one text. The ones made here also say where the
  * secrets are (`find`) and how long the longest form is (`longest`): what a stream
@@ -62,7 +62,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const secrets = [...new Set(options.secrets ?? [])].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
   const forms: SecretForms[] = secrets.map(formsOf);
   const escaped = forms.flatMap((f) => (f.escaped ? [f.escaped] : []));
-  const cores = [...new Set(forms.flatMap((f) => f.base64))].sort((a, b) => b.length - a.length);
+  const cores = [...new Set(forms.flatMap((f) => [...f.base64, ...f.hex]))].sort((a, b) => b.length - a.length);
   const anyPattern = sharedUnionOf(patterns);
   // Texts shorter than every secret and every shape need no scan at all.
   const shortest = Math.min(

@@ -1,7 +1,8 @@
 /**
  * The forms a secret takes besides its literal one — URL-encoded (whole or
  * character by character), JSON `\u`-escaped, base64 inside a longer value (at
- * each of the three byte alignments, standard and URL-safe) — for the redactor to
+ * each of the three byte alignments, standard and URL-safe), hex (its UTF-8 bytes,
+ * lower or upper case) — for the redactor to
  * replace and for the leak checks to find. One definition for both: what the
  * checks look for is exactly what redaction removes.
  */
@@ -23,10 +24,19 @@ export interface SecretForms {
   readonly escaped: RegExp | undefined;
   /** The base64 characters that depend on the secret alone, at each alignment and alphabet. */
   readonly base64: readonly string[];
+  /** Its UTF-8 bytes in hex, lower and upper case (empty when too short). */
+  readonly hex: readonly string[];
 }
 
 export function formsOf(secret: string): SecretForms {
-  return { secret, escaped: escapedPattern(secret), base64: base64Cores(secret) };
+  return { secret, escaped: escapedPattern(secret), base64: base64Cores(secret), hex: hexForms(secret) };
+}
+
+/** The secret's UTF-8 bytes as hex digits, as a Buffer, a key or a debug dump prints them. */
+function hexForms(secret: string): string[] {
+  if (secret.length < MIN_ENCODED_LENGTH) return [];
+  const lower = Buffer.from(secret, 'utf8').toString('hex');
+  return [lower, lower.toUpperCase()];
 }
 
 /**
@@ -72,9 +82,9 @@ export function mayHoldEscapes(text: string): boolean {
 export function redactEncodedForms(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    const { escaped, base64 } = formsOf(secret);
+    const { escaped, base64, hex } = formsOf(secret);
     if (escaped) out = out.replace(escaped, REDACTED);
-    for (const core of base64) if (out.includes(core)) out = out.split(core).join(REDACTED);
+    for (const core of [...base64, ...hex]) if (out.includes(core)) out = out.split(core).join(REDACTED);
   }
   return out;
 }
@@ -97,7 +107,7 @@ function holdsAnEscape(text: string): boolean {
   return /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}/.test(text);
 }
 
-/** Whether any form of `secret` is in `text`: literal, unescaped, or base64 at any alignment. */
+/** Whether any form of `secret` is in `text`: literal, unescaped, base64 at any alignment, or hex. */
 export function containsSecret(text: string, secret: string): boolean {
   return secretFinder(secret)(text);
 }
@@ -109,7 +119,7 @@ export function containsSecret(text: string, secret: string): boolean {
 export function secretFinder(secret: string): (text: string) => boolean {
   if (secret.length < MIN_SECRET_LENGTH) return () => false;
   if (secret.length < MIN_ENCODED_LENGTH) return (text) => text.includes(secret);
-  const cores = base64Cores(secret);
+  const cores = [...base64Cores(secret), ...hexForms(secret)];
   return (text) => {
     if (text.includes(secret)) return true;
     if (mayHoldEscapes(text) && holdsAnEscape(text) && unescapeAll(text).includes(secret)) return true;

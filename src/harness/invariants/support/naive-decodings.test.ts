@@ -33,6 +33,16 @@ describe('invariant 15: the naive search of a text', () => {
     }
   });
 
+  it('reads hex, lower and upper case, at either offset of a run, and not a run of fewer than 16 digits', () => {
+    const hex = Buffer.from(`7;${SECRET}`, 'utf8').toString('hex');
+    expect(new NaiveDecodings(`sig=${hex}`).formOf(SECRET)).toBe('hex-encoded');
+    expect(new NaiveDecodings(`sig=${hex.toUpperCase()}`).formOf(SECRET)).toBe('hex-encoded');
+    expect(new NaiveDecodings(`sig=a${hex}`).formOf(SECRET)).toBe('hex-encoded'); // one digit before: offset 1
+    const short = Buffer.from('12345678', 'utf8').toString('hex'); // exactly 16 digits
+    expect(new NaiveDecodings(`(${short})`).formOf('12345678')).toBe('hex-encoded');
+    expect(new NaiveDecodings(`(${short.slice(0, 15)})`).formOf('12345678')).toBeUndefined();
+  });
+
   it('finds nothing in a text that does not hold the secret, and several secrets in one text', () => {
     const decodings = new NaiveDecodings(`${b64('hello there, nothing here')} %41%42 \\u0041 ${b64('second:passphrase-42')}`);
     expect(decodings.formOf(SECRET)).toBeUndefined();

@@ -1,8 +1,9 @@
 /**
  * Invariant 15's own search for a secret in a text, written to share nothing
  * with the kernel's (`secretFinder`): the text as it is, the text with its
- * `%HH` and `\uHHHH` escapes undone, and every run of 12 or more base64
- * characters (standard or URL-safe) decoded at each of its four offsets.
+ * `%HH` and `\uHHHH` escapes undone, every run of 12 or more base64
+ * characters (standard or URL-safe) decoded at each of its four offsets, and
+ * every run of 16 or more hex digits decoded at both of its offsets.
  *
  * The decodings are made once per text, when first asked, and then searched
  * for any number of secrets: a run's cost is the size of what it wrote, not
@@ -15,6 +16,9 @@
 export const MIN_ENCODED_SECRET = 8;
 /** Shortest run of base64 characters decoded. */
 export const MIN_BASE64_RUN = 12;
+/** Shortest run of hex digits decoded (8 bytes: the shortest secret looked for encoded). */
+export const MIN_HEX_RUN = 16;
+const HEX_RUN = new RegExp(`[0-9a-fA-F]{${MIN_HEX_RUN},}`, 'g');
 
 const AN_ESCAPE = /%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}/;
 /** Characters of standard and URL-safe base64, by char code. */
@@ -33,6 +37,7 @@ export class NaiveDecodings {
   #runs: Set<string> | undefined;
   #pieces: string[] | undefined;
   #joined: string | undefined;
+  #hex: string | undefined;
 
   constructor(text: string) {
     this.#text = text;
@@ -47,7 +52,21 @@ export class NaiveDecodings {
     const found = secret.includes(SEPARATOR)
       ? this.#decodedPiecesApart().some((p) => p.includes(secret))
       : (this.#joined ??= this.#decodedPieces().join(SEPARATOR)).includes(secret);
-    return found ? 'base64-encoded' : undefined;
+    if (found) return 'base64-encoded';
+    return this.#hexDecoded().includes(Buffer.from(secret, 'utf8').toString('latin1')) ? 'hex-encoded' : undefined;
+  }
+
+  /** Each run of hex digits decoded at offsets 0 and 1, as latin1 text, the pieces joined. */
+  #hexDecoded(): string {
+    if (this.#hex !== undefined) return this.#hex;
+    const pieces: string[] = [];
+    for (const [run] of this.#text.matchAll(HEX_RUN)) {
+      for (let offset = 0; offset < 2; offset++) {
+        const digits = run.slice(offset, offset + ((run.length - offset) & ~1));
+        pieces.push(Buffer.from(digits, 'hex').toString('latin1'));
+      }
+    }
+    return (this.#hex = pieces.join(SEPARATOR));
   }
 
   #plain(): string | null {
