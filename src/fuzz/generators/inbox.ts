@@ -29,26 +29,31 @@ function describeAt(at: Trigger | undefined): string {
   return ` at ${at.time} ms`;
 }
 
+/** A message that says nothing: a stray Enter and some spaces (never sent to the model; a provider refuses it). */
+export const BLANK_MESSAGE = ' \n  ';
+
 class PostCommand implements InboxCommand {
   readonly intent: MessageIntent;
   readonly at: Trigger | undefined;
-  constructor(intent: MessageIntent, at: Trigger | undefined) {
+  readonly blank: boolean;
+  constructor(intent: MessageIntent, at: Trigger | undefined, blank = false) {
     this.intent = intent;
     this.at = at;
+    this.blank = blank;
   }
   check(model: Readonly<InboxModel>): boolean {
     // A timed follow-up before anything was said would race the first turn for no reason of its own.
     return this.intent !== 'follow_up' || this.at === undefined || model.waking > 0;
   }
   run(model: InboxModel, real: InboxBuilder): void {
-    const text = model.text(this.intent);
+    const text = this.blank ? BLANK_MESSAGE : model.text(this.intent);
     const key = this.intent === 'follow_up' ? 'say' : this.intent;
     const entry: InboxEntry = { [key]: text, ...(this.at ? { at: this.at } : {}) } as InboxEntry;
     model.add(entry);
     real.entries.push(entry);
   }
   toString(): string {
-    return `${this.intent}${describeAt(this.at)}`;
+    return `${this.blank ? 'blank ' : ''}${this.intent}${describeAt(this.at)}`;
   }
 }
 
@@ -120,6 +125,9 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
       triggerArb(tools).map((at) => new PostCommand('follow_up', at)),
       triggerArb(tools).map((at) => new PostCommand('steer', at)),
       triggerArb(tools).map((at) => new PostCommand('inject', at)),
+      fc
+        .tuple(fc.constantFrom<MessageIntent>('follow_up', 'steer', 'inject'), fc.option(triggerArb(tools), { nil: undefined }))
+        .map(([intent, at]) => new PostCommand(intent, intent === 'follow_up' ? at : (at ?? { request: 1 }), true)),
       fc.tuple(source, triggerArb(tools)).map(([by, at]) => new CancelCommand(by, at)),
       fc.tuple(fc.integer({ min: 1, max: 5 }), source).map(([request, by]) => new TakenThenCancelledCommand(request, by)),
     ],

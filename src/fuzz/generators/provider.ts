@@ -82,7 +82,10 @@ export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<Provid
     {
       weight: 8,
       arbitrary: fc
-        .record({ calls: fc.array(callArb(tools), { minLength: 1, maxLength: 3 }), text: fc.option(fc.constant('Let me check.'), { nil: undefined }) })
+        .record({
+          calls: fc.array(callArb(tools), { minLength: 1, maxLength: 3 }),
+          text: fc.option(fc.constantFrom('Let me check.', '\n\n'), { nil: undefined }),
+        })
         .map(({ calls, text }): ProviderStep => ({ tool_use: calls, ...(text !== undefined ? { text } : {}) })),
     },
     { weight: 3, arbitrary: errorArb().map((error): ProviderStep => ({ error })) },

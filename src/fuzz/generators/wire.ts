@@ -58,13 +58,15 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
     { weight: 3, arbitrary: fc.constantFrom('Done.', 'Here is what I found.', '').map((reply): ProviderStep => ({ reply })) },
     {
       weight: 5,
-      arbitrary: fc.record({ calls: callsArb(tools), text: fc.option(fc.constant('Let me check.'), { nil: undefined }), interleaved: fc.boolean() }).map(
-        ({ calls, text, interleaved }): ProviderStep => ({
-          tool_use: calls,
-          ...(text !== undefined ? { text } : {}),
-          ...(interleaved && calls.length > 1 ? { interleaved } : {}),
-        }),
-      ),
+      arbitrary: fc
+        .record({ calls: callsArb(tools), text: fc.option(fc.constantFrom('Let me check.', '\n\n'), { nil: undefined }), interleaved: fc.boolean() })
+        .map(
+          ({ calls, text, interleaved }): ProviderStep => ({
+            tool_use: calls,
+            ...(text !== undefined ? { text } : {}),
+            ...(interleaved && calls.length > 1 ? { interleaved } : {}),
+          }),
+        ),
     },
     { weight: 2, arbitrary: fc.constant<ProviderStep>({ refusal: 'I cannot help with that.' }) },
     {

@@ -32,6 +32,7 @@ import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { credentialShapesRedacted } from './credential-shapes-redacted.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
+import { requestsHoldNoBlankText } from './requests-hold-no-blank-text.ts';
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
@@ -46,6 +47,7 @@ export const INVARIANTS: readonly Invariant[] = [
   nothingThrows, // first: a run that threw makes every other verdict noise
   turnsClosedOnce,
   requestsRecomputable,
+  requestsHoldNoBlankText,
   oneAppendFrozen,
   unknownTypesRejected,
   failedTurnsAddNothing,

@@ -15,7 +15,7 @@
  * The agent's own claim policy may end a turn before any request `rejected` or
  * `nothing_to_do`; everything after the claim is judged as for any agent.
  */
-import { toFrozenPlainData, type LogEvent, type ModelResult } from '../../kernel/index.ts';
+import { isLoopWritten, toFrozenPlainData, type LogEvent, type ModelResult } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation, loopgateOnly, unlessHostSupplied } from './invariant.ts';
 import { label, viewOf, type RequestView, type TurnView } from './support/log-view.ts';
@@ -87,8 +87,11 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
     const ownClaim = run.hostParts.includes('claim');
     const taken = turn.events.filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message');
     if (ownClaim || decisions.some((d) => 'deny' in d)) allowed.add('rejected');
-    if (ownClaim || decisions.some((d) => 'drop' in d) || (taken.length > 0 && taken.every((e) => e.payload.dropped || e.payload.text.length === 0)))
-      allowed.add('nothing_to_do');
+    // What people sent (the loop's own notices are no work): each dropped, or posted saying nothing (empty or whitespace).
+    const posted = postedMessages(run);
+    const fromPeople = taken.filter((e) => !isLoopWritten(posted.get(e.payload.id)?.source ?? ''));
+    const saidNothing = (e: (typeof taken)[number]) => e.payload.dropped || (posted.get(e.payload.id)?.text ?? e.payload.text).trim() === '';
+    if (ownClaim || decisions.some((d) => 'drop' in d) || (taken.length > 0 && fromPeople.every(saidNothing))) allowed.add('nothing_to_do');
     // A claim policy that throws (the agent's code) fails the turn before any request, and says so.
     const outcome = turn.outcome as { readonly detail?: unknown } | undefined;
     if (ownClaim && typeof outcome?.detail === 'string' && outcome.detail.startsWith('the claim policy threw')) allowed.add('failed{internal}');
@@ -141,6 +144,13 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
  * the first of them ending later than the loop waits? Then the step cannot start:
  * failed{rate_limited}, as the chain decides for a retry-after it will not wait.
  */
+/** Each inbox message as posted (its text and source), by id. */
+function postedMessages(run: ScenarioRun): Map<string, { readonly text: string; readonly source: string }> {
+  const posted = new Map<string, { readonly text: string; readonly source: string }>();
+  for (const e of viewOf(run).known) if (e.type === 'inbox.received') posted.set(e.payload.id, { text: e.payload.text, source: e.payload.source });
+  return posted;
+}
+
 function everyClientWaitsTooLong(run: ScenarioRun, turn: TurnView): boolean {
   const closedAt = turn.events[turn.events.length - 1]?.at ?? 0;
   const until = new Map<string, number>();

@@ -10,8 +10,17 @@
  *
  * A turn starts with the first waking message and takes, in arrival order,
  * everything before the next follow-up (each follow-up is its own turn).
+ *
+ * A message that says nothing — empty, or only whitespace — is taken and
+ * recorded as dropped: it is never sent (a provider may refuse a text block of
+ * only whitespace), and a turn with nothing else is `nothing_to_do`.
  */
 import type { PendingMessage } from '../log/positions.ts';
+
+/** Whether a message's text says nothing: empty, or only whitespace. */
+export function saysNothing(text: string): boolean {
+  return text.trim().length === 0;
+}
 
 /** Does the inbox hold work that may start a turn? Inject alone never does. */
 export function hasWakingWork(pending: readonly PendingMessage[]): boolean {

@@ -31,7 +31,7 @@ import { streamRedactor } from '../redact/index.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
 import { CancelScope, raceAbort } from './cancellation.ts';
 import { applyCompaction } from './compaction.ts';
-import { hasWakingWork, takeForNextStep, takeForTurnStart } from './inbox.ts';
+import { hasWakingWork, saysNothing, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
 import { PersistenceError } from './persistence-error.ts';
 import { RetryAfterWindows, type WindowsState } from './retry-after-windows.ts';
@@ -316,7 +316,7 @@ export class AgentLoop {
     for (const message of claimed) {
       const loopWritten = isLoopWritten(message.source);
       const rewritten = decision.decision === 'allow' && !loopWritten ? decision.rewrite?.get(message.id) : undefined;
-      const dropped = rewritten === null || (rewritten ?? message.text).length === 0;
+      const dropped = rewritten === null || saysNothing(rewritten ?? message.text);
       appendUserMessage(this.#log, s.turn, message.id, message.intent, dropped ? '' : (rewritten ?? message.text), dropped);
       s.taken.push({ id: message.id, source: message.source, seen: false });
       // A notice alone is no work: the turn is for what people sent.
@@ -350,7 +350,8 @@ export class AgentLoop {
   /** Takes the steers and injects waiting in the inbox into the current step. */
   #takeStepInput(s: TurnState): void {
     for (const message of takeForNextStep(this.#log.positions.pending())) {
-      appendUserMessage(this.#log, s.turn, message.id, message.intent, message.text, false);
+      const nothing = saysNothing(message.text);
+      appendUserMessage(this.#log, s.turn, message.id, message.intent, nothing ? '' : message.text, nothing);
       s.taken.push({ id: message.id, source: message.source, seen: false });
     }
   }

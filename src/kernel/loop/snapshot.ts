@@ -29,7 +29,8 @@ import type { AgentLoop } from './runner.ts';
 import { seedSessionTokens, type SessionTokensState } from './session-tokens.ts';
 
 /** The version of what a snapshot holds and how each fold computes it. */
-export const SNAPSHOT_FORMAT = 2;
+// 3: the projection leaves out assistant text that is only whitespace (a snapshot of format 2 may hold it).
+export const SNAPSHOT_FORMAT = 3;
 
 export interface LoopSnapshot {
   readonly format: number;

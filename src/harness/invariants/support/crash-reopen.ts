@@ -10,7 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScriptedModelClient } from '../../../../providers/fake/scripted.ts';
 import { reply } from '../../../../providers/fake/results.ts';
-import { AgentLoop, checkToolPairing, decodeRecords, loopDeps, outcomeLabel, recomputeRequest, requestSeqs } from '../../../kernel/index.ts';
+import {
+  AgentLoop,
+  checkToolPairing,
+  decodeRecords,
+  type AnyEvent,
+  type LogEvent,
+  loopDeps,
+  outcomeLabel,
+  recomputeRequest,
+  requestSeqs,
+} from '../../../kernel/index.ts';
 import { serializedFlush } from '../../../host/flush.ts';
 import { SqliteEventStore } from '../../../stores/sqlite-store.ts';
 import { VirtualClock } from '../../virtual-clock.ts';
@@ -71,7 +81,8 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
       loop.send('I am back: where were we?');
       // Real time only matters for a hang: a loaded machine (SQLite, two workers) can pause a second.
       const results = await clock.run(loop.drain(), { realWaitLimitMs: 10_000 });
-      const notAnswered = results.find((r) => r.outcome.kind !== 'replied');
+      // A turn that took only messages saying nothing (as posted: empty or whitespace) has nothing to answer.
+      const notAnswered = results.find((r) => r.outcome.kind !== 'replied' && !(r.outcome.kind === 'nothing_to_do' && tookOnlyBlanks(log.events, r.turn)));
       if (notAnswered) return `${where}: after recovery, turn ${notAnswered.turn} ended ${outcomeLabel(notAnswered.outcome)} instead of being answered`;
       if (loop.hasWork()) return `${where}: after recovery and a new message, waking messages are still waiting`;
       const seqs = requestSeqs(log.events);
@@ -94,4 +105,13 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/** Whether every message turn `turn` took was posted as empty or only whitespace (read from the inbox as received). */
+function tookOnlyBlanks(events: readonly AnyEvent[], turn: number): boolean {
+  const known = events.filter((e): e is LogEvent => !('opaque' in e));
+  const posted = new Map<string, string>();
+  for (const e of known) if (e.type === 'inbox.received') posted.set(e.payload.id, e.payload.text);
+  const taken = known.filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message' && e.payload.turn === turn);
+  return taken.length > 0 && taken.every((e) => (posted.get(e.payload.id) ?? 'unknown').trim() === '');
 }

@@ -139,7 +139,7 @@ function render(items: readonly Item[]): Message[] {
       const made: Block[] = [];
       for (const block of item.event.payload.content) {
         if (block.type === 'text') {
-          if (block.text !== '') texts.push({ type: 'text', text: block.text });
+          if (block.text.trim() !== '') texts.push({ type: 'text', text: block.text }); // whitespace alone is never sent back
         } else made.push({ type: 'tool_call', id: block.id, name: block.name, args: block.args });
       }
       if (texts.length + made.length === 0) continue;

@@ -10,14 +10,18 @@
  */
 import type { AssistantBlock, Message } from '../../model/client.ts';
 
-/** Text first, then tool calls in their original order; empty text dropped. */
+/**
+ * Text first, then tool calls in their original order; text that is empty or
+ * only whitespace dropped (the "\n\n" a model writes before a call): a provider
+ * refuses such a block, and the history would carry it to every later request.
+ */
 export function normalizeAssistantContent(content: readonly AssistantBlock[]): AssistantBlock[] {
   const text: AssistantBlock[] = [];
   const calls: AssistantBlock[] = [];
   for (let k = 0; k < content.length; k++) {
     const block = content[k]!;
     if (block.type === 'text') {
-      if (block.text.length > 0) text.push(block);
+      if (block.text.trim().length > 0) text.push(block);
     } else calls.push('repeatOf' in block ? { type: 'tool_call', id: block.id, name: block.name, args: block.args } : block); // the log's link is not the model's
   }
   return calls.length === 0 ? text : [...text, ...calls];
