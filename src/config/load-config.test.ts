@@ -82,6 +82,17 @@ describe('finding and loading the config', () => {
     await expect(loadConfig({ path: 'missing.ts', cwd: dir })).rejects.toThrow(/--config missing\.ts: no such file/);
     await expect(loadConfig({ path: '.', cwd: dir })).rejects.toThrow(/--config \.: not a file/);
   });
+
+  it('a --config that is not a JavaScript or TypeScript module (a JSON or YAML file) says what a config is, loading nothing', async () => {
+    for (const name of ['settings.json', 'host.yaml', 'config']) {
+      writeFileSync(join(dir, name), name.endsWith('.json') ? '{"agents": {}}\n' : 'agents: {}\n');
+      await expect(loadConfig({ path: name, cwd: dir })).rejects.toThrow(
+        new RegExp(
+          `^--config ${name.replace('.', '\\.')}: a config is a JavaScript or TypeScript module \\(\\.ts, \\.mts, \\.js or \\.mjs\\) whose default export is defineConfig\\(\\{ … \\}\\)`,
+        ),
+      );
+    }
+  });
 });
 
 describe('each agent is built once as the config loads, and checked', () => {

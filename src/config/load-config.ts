@@ -110,6 +110,12 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       throw new ConfigFileError(`--config ${options.path}: no such file`);
     }
     if (!stat.isFile()) throw new ConfigFileError(`--config ${options.path}: not a file`);
+    if (!/\.[cm]?[jt]s$/.test(file)) {
+      const yaml = /\.ya?ml$/.test(file) ? "; a production host's YAML config is checked with `loopgate check-host`" : '';
+      throw new ConfigFileError(
+        `--config ${options.path}: a config is a JavaScript or TypeScript module (.ts, .mts, .js or .mjs) whose default export is defineConfig({ … })${yaml}`,
+      );
+    }
   } else {
     file = findConfigFile(cwd) ?? BUNDLED_CONFIG;
   }
