@@ -64,6 +64,37 @@ describe('what the wire fakes refuse', () => {
     ]);
   });
 
+  it('anthropic: refuses an empty text block, and a message whose text is only whitespace (as the real API: 400)', () => {
+    const body = (messages: unknown[]) => ({ model: 'claude', max_tokens: 10, messages });
+    expect(requestProblems('anthropic', body([{ role: 'user', content: '  \n' }]))).toEqual([
+      'messages.0: text content blocks must contain non-whitespace text',
+    ]);
+    expect(requestProblems('anthropic', body([{ role: 'user', content: [{ type: 'text', text: '' }] }]))).toEqual([
+      'messages.0.content.0.text: text content blocks must be non-empty',
+    ]);
+    const call = { type: 'tool_use', id: 't1', name: 'look', input: {} };
+    const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] };
+    expect(
+      requestProblems('anthropic', body([{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'text', text: '\n\n' }, call] }, result])),
+    ).toEqual(['messages.1: text content blocks must contain non-whitespace text']);
+    // Whitespace beside real text is accepted; so is a message of calls or results alone.
+    expect(
+      requestProblems(
+        'anthropic',
+        body([
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: ' ' },
+              { type: 'text', text: 'hi' },
+            ],
+          },
+        ]),
+      ),
+    ).toEqual([]);
+    expect(requestProblems('anthropic', body([{ role: 'user', content: 'hi' }, { role: 'assistant', content: [call] }, result]))).toEqual([]);
+  });
+
   it('knows each provider by its path', () => {
     expect(providerOfPath('/v1/messages')).toBe('anthropic');
     expect(providerOfPath('/v1/chat/completions?x=1')).toBe('openai-chat');

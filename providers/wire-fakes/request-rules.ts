@@ -66,6 +66,7 @@ function anthropic(body: Json, problems: string[]): void {
       problems.push(`${at}.content: expected text or a non-empty list of blocks`);
       return;
     }
+    textRules(blocks, at, problems);
     const results = blocks.filter((b) => isObject(b) && b.type === 'tool_result').map((b) => String((b as Json).tool_use_id));
     if (m.role === 'assistant' && results.length > 0) problems.push(`${at}: tool_result blocks belong in a user message`);
     if (m.role === 'user') {
@@ -82,7 +83,6 @@ function anthropic(body: Json, problems: string[]): void {
       open = [];
       blocks.forEach((b, j) => {
         if (!isObject(b) || typeof b.type !== 'string') problems.push(`${at}.content.${j}: expected a content block`);
-        else if (b.type === 'text' && !nonEmptyString(b.text)) problems.push(`${at}.content.${j}.text: text content blocks must be non-empty`);
         else if (b.type === 'tool_use') {
           if (!nonEmptyString(b.id) || !nonEmptyString(b.name) || !isObject(b.input))
             problems.push(`${at}.content.${j}: a tool_use needs an id, a name and an input object`);
@@ -92,6 +92,23 @@ function anthropic(body: Json, problems: string[]): void {
     }
   });
   if (open.length > 0) problems.push(`messages.${messages.length - 1}: the last message holds tool_use blocks without their tool_result blocks`);
+}
+
+/**
+ * Anthropic's text rules, in either role: an empty text block is refused, and so
+ * is a message whose text blocks hold only whitespace (whitespace beside real
+ * text passes). Field reports: claude-code #23369, LibreChat agents #124.
+ */
+function textRules(blocks: readonly unknown[], at: string, problems: string[]): void {
+  let blank = false;
+  let text = false;
+  blocks.forEach((b, j) => {
+    if (!isObject(b) || b.type !== 'text') return;
+    if (!nonEmptyString(b.text)) problems.push(`${at}.content.${j}.text: text content blocks must be non-empty`);
+    else if (b.text.trim() === '') blank = true;
+    else text = true;
+  });
+  if (blank && !text) problems.push(`${at}: text content blocks must contain non-whitespace text`);
 }
 
 function chat(body: Json, problems: string[]): void {
