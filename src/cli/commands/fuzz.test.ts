@@ -55,6 +55,14 @@ describe('loopgate fuzz: bad input exits 2 with a clear message', () => {
       [{ path: '3:1' }, /--path needs the --seed it was found with/],
       [{ path: 'x', seed: 1 }, /--path x: expected fast-check's path/],
       [{ invariant: ['no-such-invariant'] }, /--invariant no-such-invariant: no such invariant; known: invariant-12/],
+      [
+        { invariant: ['invariant-15-secret-never-leave'] },
+        /--invariant invariant-15-secret-never-leave: no such invariant \(did you mean invariant-15-secrets-never-leave\?\); known: /,
+      ],
+      [
+        { invariant: ['secrets-never-leave'] },
+        /--invariant secrets-never-leave: no such invariant \(did you mean invariant-15-secrets-never-leave\?\); known: /,
+      ],
       [{ reporter: ['pdf'] }, /unknown reporter "pdf"/],
     ];
     for (const [over, message] of cases) {
@@ -77,6 +85,13 @@ describe('loopgate fuzz: runs', () => {
     expect(results.cases.every((c) => c.kind === 'fuzz' && c.id.startsWith('fuzz:'))).toBe(true);
     expect(results.cases[0]!.checks[0]!.message).toMatch(/held over 60 run\(s\), \d+ turn\(s\) \(seed 7\)/);
     expect(err.join('')).toMatch(/fuzz: 60 runs, \d+ turns in [\d.]+ s \(\d+ runs\/s, \d+ turns\/s\), seed 7/);
+  });
+
+  it('a replay that finds nothing says what it replayed, not only how many runs passed', async () => {
+    const { io, err } = collect();
+    const code = await fuzz(args({ runs: '3', seed: '7', path: '5', out: join(dir, 'replayed') }), io);
+    expect(code).toBe(EXIT.passed);
+    expect(err.join('')).toMatch(/replayed from --path 5: no violation in the 3 run\(s\) from there/);
   });
 
   it('--time alone stops generating when the time is up', async () => {

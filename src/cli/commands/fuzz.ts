@@ -16,6 +16,7 @@ import { suiteInvariants } from '../../harness/suites.ts';
 import { defaultReportDir, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
 import { fuzzCasesFor } from '../../fuzz/fuzz-agent.ts';
 import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
+import { closestName } from '../../kernel/index.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
 import { REPORTERS } from '../../report/reporters.ts';
 import { parseReporters, UnknownReporterError, writeReports } from '../../report/write.ts';
@@ -70,7 +71,12 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
     args.invariant && args.invariant.length > 0
       ? args.invariant.map((id) => {
           const found = all.find((i) => i.id === id);
-          if (!found) throw new UsageError(`--invariant ${id}: no such invariant; known: ${all.map((i) => i.id).join(', ')}`);
+          if (!found) {
+            const ids = all.map((i) => i.id);
+            // Ids are long: a fragment of one (its name without the number) counts as meant too.
+            const near = closestName(id, ids) ?? (id.length >= 4 ? ids.find((known) => known.includes(id)) : undefined);
+            throw new UsageError(`--invariant ${id}: no such invariant${near ? ` (did you mean ${near}?)` : ''}; known: ${ids.join(', ')}`);
+          }
           return found;
         })
       : all;
@@ -187,6 +193,11 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
   io.err(
     `${progressLine({ runs: result.runs, turns: result.turns, elapsedMs: result.durationMs, runsPerSecond: result.runsPerSecond, turnsPerSecond: result.turnsPerSecond, shrinking: false, shrinks: 0 })}, seed ${result.seed}${result.interrupted ? ' (time limit reached)' : ''}\n`,
   );
+  // A replay goes on from the path (fast-check tries what follows it): say what the path itself gave.
+  if (args.path !== undefined && !failure)
+    io.err(
+      `replayed from --path ${String(args.path)}: no violation in the ${result.runs} run(s) from there (fast-check goes on past the path; a counterexample fixed since it was found holds now)\n`,
+    );
   if (failure) {
     // The message quotes generated text (model replies, tool output): shown escaped, never sent to the terminal.
     io.err(`violation of ${failure.invariant.id}: ${printableLines(failure.message)}\n`);
