@@ -17,6 +17,8 @@ export interface CallOutcome {
   readonly streams: boolean;
   /** Requests the provider received, when the harness can tell. */
   readonly requestCount?: number;
+  /** The credentials the harness gave the client (`HarnessClient.secrets`); the runner has checked that no result or delta carries one. */
+  readonly secrets: readonly string[];
   /** What the last request said, read back from the wire, beside what the loop's request says (one line each), when the harness can tell. */
   readonly sent?: { readonly got: readonly string[]; readonly want: readonly string[] };
 }
@@ -401,6 +403,16 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     title: 'HTTP 401 ends as transport_error{auth}',
     behaviour: { kind: 'http_error', error: 'auth', status: 401 },
     check({ result }) {
+      assert.equal(expectTransport(result, 'auth').status, 401);
+    },
+  },
+  {
+    id: 'auth_401_quotes_the_key',
+    title: 'a 401 whose message quotes the API key the request carried (as some gateways answer) ends as transport_error{auth}, the key in none of the result',
+    behaviour: { kind: 'http_error', error: 'auth', status: 401, quotesCredential: true },
+    check({ result, secrets }) {
+      // The runner has already failed any result or delta that carries a declared credential.
+      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
       assert.equal(expectTransport(result, 'auth').status, 401);
     },
   },
