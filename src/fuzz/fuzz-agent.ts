@@ -20,6 +20,7 @@ import { inspectAgent } from '../harness/world/inspect-agent.ts';
 import { counterexampleYaml } from './counterexample.ts';
 import type { FuzzCaseOptions } from './generators/scenario.ts';
 import type { FuzzTool } from './generators/tools.ts';
+import { checkFuzzOptions } from './fuzz-options.ts';
 import { runFuzz, type FuzzOptions, type FuzzResult } from './run-fuzz.ts';
 
 /** The name your agent has in the fuzz cases (and in a counterexample file). */
@@ -59,6 +60,12 @@ export async function fuzzCasesFor(registry: AgentRegistry, name: string, args: 
   const inspection = await inspectAgent(name, registry);
   if (inspection.problems.length > 0) throw new Error(inspection.problems.map((p) => `agent ${name}: ${p}`).join('\n'));
   const tools = inspection.tools;
+  for (const [tool, arb] of Object.entries(args)) {
+    if (typeof (arb as { generate?: unknown } | null)?.generate !== 'function')
+      throw new Error(
+        `fuzz args for "${tool}": expected a fast-check arbitrary (fc.record(…), fc.constant(…)), got ${Array.isArray(arb) ? 'a list' : arb === null || arb === undefined ? String(arb) : typeof arb === 'object' ? 'an object' : `a ${typeof arb}`}`,
+      );
+  }
   for (const tool of Object.keys(args)) {
     if (!tools.some((t) => t.name === tool))
       throw new Error(
@@ -74,6 +81,8 @@ export async function fuzzCasesFor(registry: AgentRegistry, name: string, args: 
 export async function fuzzAgent(options: FuzzAgentOptions): Promise<FuzzResult> {
   if (typeof options.agent !== 'function') throw new Error('fuzzAgent: agent must be a factory, () => ({ tools, system, … })');
   const { agent, args, invariants, builtIns, cases, host, ...rest } = options;
+  // Before the agent is built or anything runs: the same checks runFuzz makes, on the list it will get.
+  checkFuzzOptions({ ...rest, invariants: [...(builtIns === false ? [] : INVARIANTS), ...(invariants ?? [])] });
   const registry: AgentRegistry = { agents: new Map([[AGENT, agent]]), defaultAgent: AGENT };
   const generated = await fuzzCasesFor(registry, AGENT, args);
   if ((generated.tools ?? []).length === 0) throw new Error('fuzzAgent: the agent has no tools to fuzz');
