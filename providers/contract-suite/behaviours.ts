@@ -32,6 +32,8 @@ export type Behaviour =
       readonly error: ErrorKind;
       readonly status?: number;
       readonly retryAfterSeconds?: number;
+      /** `retry-after` written as an HTTP date that many seconds ahead (RFC 9110 allows either; gateways and CDNs send dates). */
+      readonly retryAfterAsDate?: boolean;
       /**
        * The error message quotes the credential the request carried, as some
        * gateways' 401s do ("Invalid API key provided: …", "Received API Key = …").

@@ -390,6 +390,20 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limited_429_retry_after_date',
+    title: 'HTTP 429 whose retry-after is an HTTP date ends as transport_error{rate_limited} with retryAfterMs until that date',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 30, retryAfterAsDate: true },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      // The date has whole seconds, and the call took some time: about 29 to 30 s are left.
+      assert.ok(
+        error.retryAfterMs !== undefined && error.retryAfterMs >= 25_000 && error.retryAfterMs <= 30_000,
+        `retryAfterMs ${error.retryAfterMs}: expected the time until the date in retry-after (about 30 000 ms)`,
+      );
+    },
+  },
+  {
     id: 'quota_exhausted',
     title: 'an account out of quota or credit ends as transport_error{auth}, never a rate limit to retry (even sent as a 429 with retry-after)',
     behaviour: { kind: 'http_error', error: 'quota' },

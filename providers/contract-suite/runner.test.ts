@@ -88,6 +88,12 @@ describe('runContract', () => {
     expect(report!.reason).not.toContain(key);
   });
 
+  it('fails a client that reads retry-after only as seconds, not as an HTTP date', async () => {
+    const numbersOnly: ModelClient = { name: 'numbers-only', call: async () => transportError('rate_limited', { status: 429 }) };
+    const [report] = await runContract(harnessOf(numbersOnly), { only: ['rate_limited_429_retry_after_date'] });
+    expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('retryAfterMs undefined: expected the time until the date') });
+  });
+
   it('skips a case the harness declares unsupported, with the reason', async () => {
     const client: ModelClient = { name: 'any', call: async () => reply('x') };
     const [report] = await runContract(harnessOf(client, { refusal: 'cannot refuse' }), { only: ['refusal'] });

@@ -26,7 +26,10 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
     case 'http_error': {
       const answer = kit.errorAnswer(behaviour.error, behaviour.status);
       const headers: Record<string, string> = { ...answer.headers };
-      if (behaviour.retryAfterSeconds !== undefined) headers['retry-after'] = String(behaviour.retryAfterSeconds);
+      if (behaviour.retryAfterSeconds !== undefined)
+        headers['retry-after'] = behaviour.retryAfterAsDate
+          ? new Date(Date.now() + behaviour.retryAfterSeconds * 1000).toUTCString()
+          : String(behaviour.retryAfterSeconds);
       if (!behaviour.quotesCredential) return jsonPlan(answer.status, answer.body, headers);
       if (options.credential === undefined) throw new UnsupportedOnWire('no credential was given to quote');
       return jsonPlan(answer.status, quoting(answer.body, options.credential), headers);
