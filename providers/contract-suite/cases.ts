@@ -157,6 +157,33 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'text_after_tool_call',
+    title: 'text the model writes after a tool call is kept, not only the text before it',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool_call', id: 'call_t1', name: 'get_weather', args: '{"city":"Rome"}' },
+          { type: 'text', text: ' I will answer once it returns.' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_t1', name: 'get_weather', args: { city: 'Rome' } }],
+      );
+      assert.equal(result.text, 'Let me check. I will answer once it returns.', 'both texts, in order');
+      const contentText = result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      assert.equal(contentText, result.text, 'the content holds the same text as result.text');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'parallel_calls_without_index',
     title: 'parallel tool calls streamed whole, one chunk each with no index (as some OpenAI-compatible servers send them), stay separate calls',
     behaviour: {

@@ -94,6 +94,22 @@ describe('runContract', () => {
     expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('retryAfterMs undefined: expected the time until the date') });
   });
 
+  it('fails a client that drops the text written after a tool call', async () => {
+    const call = { type: 'tool_call', id: 'call_t1', name: 'get_weather', args: { city: 'Rome' } } as const;
+    const client: ModelClient = {
+      name: 'text-before-calls-only',
+      call: async () => ({
+        type: 'tool_use',
+        content: [{ type: 'text', text: 'Let me check.' }, call],
+        calls: [{ id: call.id, name: call.name, args: call.args }],
+        text: 'Let me check.',
+        usage: { inputTokens: 321, outputTokens: 45 },
+      }),
+    };
+    const [report] = await runContract(harnessOf(client), { only: ['text_after_tool_call'] });
+    expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('both texts, in order') });
+  });
+
   it('skips a case the harness declares unsupported, with the reason', async () => {
     const client: ModelClient = { name: 'any', call: async () => reply('x') };
     const [report] = await runContract(harnessOf(client, { refusal: 'cannot refuse' }), { only: ['refusal'] });
