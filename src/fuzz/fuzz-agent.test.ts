@@ -118,6 +118,21 @@ describe('fuzzAgent', () => {
     expect(() => defineInvariant({ id: 'Not Kebab', title: '', check: () => undefined })).toThrow(/use lowercase letters, digits and dashes/);
   });
 
+  it('names the agent as your config does, so `loopgate run FILE` replays the counterexample', async () => {
+    const { agent, args } = hotel();
+    const neverBooks = defineInvariant({
+      id: 'never-books',
+      title: 'demo: no booking ever runs',
+      check: (run) => ((run.executions.get('book_room') ?? 0) > 0 ? 'a room was booked' : undefined),
+    });
+    const result = await fuzzAgent({ agent, name: 'hotel', args, invariants: [neverBooks], builtIns: false, runs: 500, seed: 3 });
+    expect(result.failure!.scenario.agent).toBe('hotel');
+    expect(() => assertNoViolation(result)).toThrow(
+      /Reproduce: loopgate run <this file> \(with agents: \{ hotel \} in loopgate\.config\.ts and your invariants\)[\s\S]*\nagent: hotel\n/,
+    );
+    await expect(fuzzAgent({ agent, name: 'not a name', args, runs: 5, seed: 1 })).rejects.toThrow(/^fuzz: name: "not a name" is not an agent name/);
+  });
+
   it('refuses options that would check nothing or could not be replayed, each named, before any case runs', async () => {
     const { agent, args } = hotel();
     const escaped = (value: unknown) => (typeof value === 'string' ? `"${value}"` : String(value)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
