@@ -89,8 +89,10 @@ export async function fuzzAgent(options: FuzzAgentOptions): Promise<FuzzResult> 
   const { agent, name = AGENT, args, invariants, builtIns, cases, host, ...rest } = options;
   if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name) || name === 'none')
     throw new FuzzOptionError(`name: ${JSON.stringify(name)} is not an agent name: letters, digits, _ or - (at most 64), not "none"`);
-  // Before the agent is built or anything runs: the same checks runFuzz makes, on the list it will get.
-  checkFuzzOptions({ ...rest, invariants: [...(builtIns === false ? [] : INVARIANTS), ...(invariants ?? [])] });
+  // Before the agent is built or anything runs: the same checks runFuzz makes — your list first, so an
+  // index names your entry — then the list it will get.
+  checkFuzzOptions({ ...rest, invariants: invariants ?? [] });
+  checkFuzzOptions({ invariants: [...(builtIns === false ? [] : INVARIANTS), ...(invariants ?? [])] });
   const registry: AgentRegistry = { agents: new Map([[name, agent]]), defaultAgent: name };
   const generated = await fuzzCasesFor(registry, name, args);
   if ((generated.tools ?? []).length === 0) throw new Error('fuzzAgent: the agent has no tools to fuzz');
