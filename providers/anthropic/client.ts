@@ -69,6 +69,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           return collector.result();
         },
         classifyAnthropicError,
+        [options.apiKey],
       );
     },
   };

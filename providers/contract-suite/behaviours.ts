@@ -27,7 +27,20 @@ export type Behaviour =
   /** The model produces this turn over a well-formed stream. */
   | { readonly kind: 'turn'; readonly turn: WireTurn }
   /** The provider answers with an error status and its error body. */
-  | { readonly kind: 'http_error'; readonly error: ErrorKind; readonly status?: number; readonly retryAfterSeconds?: number }
+  | {
+      readonly kind: 'http_error';
+      readonly error: ErrorKind;
+      readonly status?: number;
+      readonly retryAfterSeconds?: number;
+      /** `retry-after` written as an HTTP date that many seconds ahead (RFC 9110 allows either; gateways and CDNs send dates). */
+      readonly retryAfterAsDate?: boolean;
+      /**
+       * The error message quotes the credential the request carried, as some
+       * gateways' 401s do ("Invalid API key provided: …", "Received API Key = …").
+       * Only a harness that knows the credential can produce it.
+       */
+      readonly quotesCredential?: boolean;
+    }
   /** The turn's stream, with a fault. */
   | { readonly kind: 'stream_fault'; readonly turn: WireTurn; readonly fault: StreamFault }
   /** The connection is reset before any response. */

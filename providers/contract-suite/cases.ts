@@ -17,6 +17,8 @@ export interface CallOutcome {
   readonly streams: boolean;
   /** Requests the provider received, when the harness can tell. */
   readonly requestCount?: number;
+  /** The credentials the harness gave the client (`HarnessClient.secrets`); the runner has checked that no result or delta carries one. */
+  readonly secrets: readonly string[];
   /** What the last request said, read back from the wire, beside what the loop's request says (one line each), when the harness can tell. */
   readonly sent?: { readonly got: readonly string[]; readonly want: readonly string[] };
 }
@@ -152,6 +154,33 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       const argsOf = (index: number) => deltas.map((d) => (d.kind === 'tool_args' && d.index === index ? d.json : '')).join('');
       assert.equal(argsOf(0), '{"city":"Paris","unit":"celsius"}');
       assert.equal(argsOf(1), '{"timezone":"Europe/Paris"}');
+    },
+  },
+  {
+    id: 'text_after_tool_call',
+    title: 'text the model writes after a tool call is kept, not only the text before it',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool_call', id: 'call_t1', name: 'get_weather', args: '{"city":"Rome"}' },
+          { type: 'text', text: ' I will answer once it returns.' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_t1', name: 'get_weather', args: { city: 'Rome' } }],
+      );
+      assert.equal(result.text, 'Let me check. I will answer once it returns.', 'both texts, in order');
+      const contentText = result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      assert.equal(contentText, result.text, 'the content holds the same text as result.text');
+      expectUsage(result, USAGE.input, USAGE.output);
     },
   },
   {
@@ -388,6 +417,20 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limited_429_retry_after_date',
+    title: 'HTTP 429 whose retry-after is an HTTP date ends as transport_error{rate_limited} with retryAfterMs until that date',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 30, retryAfterAsDate: true },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      // The date has whole seconds, and the call took some time: about 29 to 30 s are left.
+      assert.ok(
+        error.retryAfterMs !== undefined && error.retryAfterMs >= 25_000 && error.retryAfterMs <= 30_000,
+        `retryAfterMs ${error.retryAfterMs}: expected the time until the date in retry-after (about 30 000 ms)`,
+      );
+    },
+  },
+  {
     id: 'quota_exhausted',
     title: 'an account out of quota or credit ends as transport_error{auth}, never a rate limit to retry (even sent as a 429 with retry-after)',
     behaviour: { kind: 'http_error', error: 'quota' },
@@ -401,6 +444,16 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     title: 'HTTP 401 ends as transport_error{auth}',
     behaviour: { kind: 'http_error', error: 'auth', status: 401 },
     check({ result }) {
+      assert.equal(expectTransport(result, 'auth').status, 401);
+    },
+  },
+  {
+    id: 'auth_401_quotes_the_key',
+    title: 'a 401 whose message quotes the API key the request carried (as some gateways answer) ends as transport_error{auth}, the key in none of the result',
+    behaviour: { kind: 'http_error', error: 'auth', status: 401, quotesCredential: true },
+    check({ result, secrets }) {
+      // The runner has already failed any result or delta that carries a declared credential.
+      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
       assert.equal(expectTransport(result, 'auth').status, 401);
     },
   },

@@ -16,6 +16,12 @@ export interface HarnessClient {
   readonly streams?: boolean;
   /** How many requests reached the provider so far (lets cases check "nothing was sent"). */
   readonly requestCount?: () => number;
+  /**
+   * The credentials the client was given (its API key, a bearer token): no result
+   * or delta may carry one in any form (literal, URL-encoded, escaped, base64, hex),
+   * and no failure message of the suite prints one.
+   */
+  readonly secrets?: readonly string[];
   /** The last request as the provider received it and the lines the loop's request should read as (wire-fakes/conversation.ts), when the harness can tell. */
   readonly sent?: (request: ModelRequest) => { readonly got: readonly string[]; readonly want: readonly string[] } | undefined;
 }

@@ -11,10 +11,11 @@ import { describeError } from '../shared/call-runner.ts';
 import type { ContractCase } from './cases.ts';
 import { BASE_REQUEST } from './cases.ts';
 import type { HarnessClient } from './harness.ts';
+import { credentialLeak, withoutCredentials } from './credential-check.ts';
 import { resultProblems } from './result-schema.ts';
 
 export async function runContractCase(testCase: ContractCase, harnessClient: HarnessClient): Promise<ModelResult> {
-  const { client, requestCount, sent: sentBy } = harnessClient;
+  const { client, requestCount, sent: sentBy, secrets = [] } = harnessClient;
   const controller = new AbortController();
   let request: ModelRequest = testCase.request ? testCase.request(BASE_REQUEST) : BASE_REQUEST;
   if (testCase.drive === 'abort_before_call') controller.abort();
@@ -34,12 +35,15 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
   try {
     result = await client.call(request, onDelta);
   } catch (error) {
-    assert.fail(`the client rejected instead of settling with a result: ${describeError(error)}`);
+    assert.fail(`the client rejected instead of settling with a result: ${withoutCredentials(describeError(error), secrets)}`);
   }
   settled = true;
   // Let anything still in flight run, then make sure nothing reached the listener.
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(late, 0, `${late} delta(s) arrived after the call settled`);
+  // First, so that no later message quotes a result that carries the key.
+  const leak = credentialLeak(result, deltas, secrets);
+  if (leak !== undefined) assert.fail(leak);
 
   const problems = resultProblems(result);
   assert.deepEqual(problems, [], `the result does not have the contract's shape: ${JSON.stringify(result)}`);
@@ -51,6 +55,7 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
     result,
     deltas,
     streams: harnessClient.streams ?? true,
+    secrets,
     ...(sent !== undefined ? { requestCount: sent } : {}),
     ...(said !== undefined ? { sent: said } : {}),
   });

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelClient, ModelResult } from '../../src/kernel/model/client.ts';
-import { reply } from '../fake/results.ts';
+import { reply, transportError } from '../fake/results.ts';
 import { CONTRACT_CASE_LIST, CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';
 import { runContract } from './runner.ts';
@@ -59,6 +59,55 @@ describe('runContract', () => {
     const client: ModelClient = { name: 'trusting', call: async () => reply('The capital of France is Paris.') };
     const [report] = await runContract(harnessOf(client), { only: ['stream_without_final_event'] });
     expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('expected a transport_error result, got {"type":"reply"') });
+  });
+
+  it('fails a client whose result carries its API key, in any form, without printing the key', async () => {
+    const key = 'acme-sk-live-7f3a9c2e41b8d6057';
+    const leaks = (message: string): ModelClient => ({ name: 'leaky', call: async () => transportError('server_error', { status: 500, message }) });
+    const harness = (client: ModelClient): ContractHarness => ({ name: 'leaky', clientFor: () => ({ client, secrets: [key] }) });
+    for (const message of [`POST /v1/generate (authorization: Bearer ${key}) failed`, `headers: ${Buffer.from(`Bearer ${key}`).toString('base64')}`]) {
+      const [report] = await runContract(harness(leaks(message)), { only: ['server_error_500'] });
+      expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('carries a credential the client was given') });
+      expect(report!.reason).not.toContain(key);
+    }
+    const clean = await runContract(harness(leaks('POST /v1/generate failed: boom')), { only: ['server_error_500'] });
+    expect(clean[0]).toMatchObject({ status: 'pass' });
+  });
+
+  it('fails a client that streams its API key in a delta', async () => {
+    const key = 'acme-sk-live-7f3a9c2e41b8d6057';
+    const client: ModelClient = {
+      name: 'leaky-delta',
+      async call(_request, onDelta) {
+        onDelta?.({ kind: 'text', text: `debug: key=${key}` });
+        return reply('The capital of France is Paris.');
+      },
+    };
+    const [report] = await runContract({ name: 'leaky', clientFor: () => ({ client, secrets: [key] }) }, { only: ['reply_text'] });
+    expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('delta 0.text carries a credential') });
+    expect(report!.reason).not.toContain(key);
+  });
+
+  it('fails a client that reads retry-after only as seconds, not as an HTTP date', async () => {
+    const numbersOnly: ModelClient = { name: 'numbers-only', call: async () => transportError('rate_limited', { status: 429 }) };
+    const [report] = await runContract(harnessOf(numbersOnly), { only: ['rate_limited_429_retry_after_date'] });
+    expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('retryAfterMs undefined: expected the time until the date') });
+  });
+
+  it('fails a client that drops the text written after a tool call', async () => {
+    const call = { type: 'tool_call', id: 'call_t1', name: 'get_weather', args: { city: 'Rome' } } as const;
+    const client: ModelClient = {
+      name: 'text-before-calls-only',
+      call: async () => ({
+        type: 'tool_use',
+        content: [{ type: 'text', text: 'Let me check.' }, call],
+        calls: [{ id: call.id, name: call.name, args: call.args }],
+        text: 'Let me check.',
+        usage: { inputTokens: 321, outputTokens: 45 },
+      }),
+    };
+    const [report] = await runContract(harnessOf(client), { only: ['text_after_tool_call'] });
+    expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining('both texts, in order') });
   });
 
   it('skips a case the harness declares unsupported, with the reason', async () => {

@@ -16,6 +16,7 @@ import type { ContractHarness, HarnessClient, Unsupported } from './harness.ts';
 
 const NO_WIRE = 'byte-level stream fault: the in-process fake has no wire to corrupt (script the normalized result to simulate its outcome)';
 const NO_SERIALIZATION = 'the in-process fake does not serialize requests';
+const NO_CREDENTIAL = 'the in-process fake is given no credential to quote';
 
 /** How long a stall lasts in the script: far beyond any case's timeout. */
 const STALL_MS = 60_000;
@@ -141,6 +142,7 @@ export function createScriptedHarness(): ContractHarness {
     name: 'fake (in-process scripted)',
     unsupported: {
       never_rejects_unsendable_request: NO_SERIALIZATION,
+      auth_401_quotes_the_key: NO_CREDENTIAL,
       malformed_stream: NO_WIRE,
       stream_without_final_event: NO_WIRE,
       duplicate_events: NO_WIRE,

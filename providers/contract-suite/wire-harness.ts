@@ -27,6 +27,9 @@ const DEFAULT_MODELS: Readonly<Record<WireProvider, string>> = {
   'openai-responses': 'gpt-5.4',
 };
 
+/** The key every adapter under test is given; no result or delta may carry it. */
+const WIRE_FAKE_KEY = 'wire-fake-key-7c1e93ab';
+
 export function createWireHarness(provider: WireProvider, options: WireHarnessOptions = {}): ContractHarness {
   const kit = WIRE_KITS[provider];
   const streaming = options.adapter?.stream ?? true;
@@ -34,7 +37,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
   const unsupported: Record<string, string> = {};
   for (const testCase of CONTRACT_CASES) {
     try {
-      planFor(kit, testCase.behaviour);
+      planFor(kit, testCase.behaviour, { credential: WIRE_FAKE_KEY });
     } catch (error) {
       if (error instanceof UnsupportedOnWire) unsupported[testCase.id] = error.message;
       else throw error;
@@ -55,7 +58,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
       fake ??= acquireWireFake();
       let plan;
       try {
-        plan = planFor(kit, behaviour);
+        plan = planFor(kit, behaviour, { credential: WIRE_FAKE_KEY });
       } catch (error) {
         if (error instanceof UnsupportedOnWire) return { unsupported: error.message };
         throw error;
@@ -65,12 +68,13 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
         model: DEFAULT_MODELS[provider],
         ...options.adapter,
         ...(behaviour.kind === 'connect_timeout' ? { fetch: connectTimeoutFetch(new URL(WIRE_FAKE_ORIGIN).host) } : {}),
-        apiKey: 'wire-fake-key',
+        apiKey: WIRE_FAKE_KEY,
         baseURL: scenario.baseURL(provider),
       });
       return {
         client,
         streams: streaming,
+        secrets: [WIRE_FAKE_KEY],
         requestCount: () => scenario.requests.length,
         sent: (request) => {
           const last = scenario.requests.at(-1);

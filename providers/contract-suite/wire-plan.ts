@@ -6,16 +6,33 @@ import type { WirePlan } from '../wire-fakes/plan.ts';
 import { jsonPlan, streamPlan } from '../wire-fakes/plan.ts';
 import type { ProtocolKit } from '../wire-fakes/protocol.ts';
 
+export interface PlanOptions {
+  /** The credential the client under test sends, for an error that quotes it. */
+  readonly credential?: string;
+}
+
+/** The error body with its message quoting the credential, as a gateway's 401 may. */
+function quoting(body: unknown, credential: string): unknown {
+  const error = (body as { error?: { message?: unknown } }).error;
+  if (typeof error !== 'object' || error === null) throw new UnsupportedOnWire('this error body has no message to quote the credential in');
+  return { ...(body as object), error: { ...error, message: `Invalid API key provided: ${credential}. Received API Key = ${credential}` } };
+}
+
 /** Throws UnsupportedOnWire when the provider cannot produce the behaviour. */
-export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour): WirePlan {
+export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: PlanOptions = {}): WirePlan {
   switch (behaviour.kind) {
     case 'turn':
       return streamPlan(kit.streamFrames(behaviour.turn));
     case 'http_error': {
       const answer = kit.errorAnswer(behaviour.error, behaviour.status);
       const headers: Record<string, string> = { ...answer.headers };
-      if (behaviour.retryAfterSeconds !== undefined) headers['retry-after'] = String(behaviour.retryAfterSeconds);
-      return jsonPlan(answer.status, answer.body, headers);
+      if (behaviour.retryAfterSeconds !== undefined)
+        headers['retry-after'] = behaviour.retryAfterAsDate
+          ? new Date(Date.now() + behaviour.retryAfterSeconds * 1000).toUTCString()
+          : String(behaviour.retryAfterSeconds);
+      if (!behaviour.quotesCredential) return jsonPlan(answer.status, answer.body, headers);
+      if (options.credential === undefined) throw new UnsupportedOnWire('no credential was given to quote');
+      return jsonPlan(answer.status, quoting(answer.body, options.credential), headers);
     }
     case 'reset_before_response':
       return { kind: 'reset' };
@@ -78,7 +95,7 @@ export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body:
  * repeated event, no events) has no such answer:
  * UnsupportedOnWire, with the reason; the streaming harness runs those.
  */
-export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour): WirePlan {
+export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour, options: PlanOptions = {}): WirePlan {
   const streamOnly = streamOnlyReason(behaviour);
   if (streamOnly !== undefined) throw new UnsupportedOnWire(streamOnly);
   if (behaviour.kind === 'turn') return jsonPlan(200, kit.completeBody(behaviour.turn));
@@ -96,7 +113,7 @@ export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour): Wir
     const answer = kit.errorAnswer(behaviour.fault.type === 'error_event' ? (behaviour.fault.error ?? 'overloaded') : 'overloaded');
     return jsonPlan(answer.status, answer.body, { ...answer.headers });
   }
-  return wirePlanFor(kit, behaviour);
+  return wirePlanFor(kit, behaviour, options);
 }
 
 /** Stream faults a complete body can also have: an overload, broken JSON, a body without its answer. */

@@ -53,6 +53,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions): ModelC
           return collector.result(finish);
         },
         classifyOpenAIError,
+        [options.apiKey],
       );
     },
   };

@@ -56,6 +56,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
           return collector.result(finish);
         },
         classifyOpenAIError,
+        [options.apiKey],
       );
     },
   };

@@ -9,6 +9,7 @@
  *   response headers, and they end a stream silently when it is aborted).
  */
 import type { ModelDelta, ModelRequest, ModelResult, Usage } from '../../src/kernel/index.ts';
+import { withoutCredentials } from './credentials.ts';
 import { transportFailure } from './results.ts';
 
 export type CallPhase = 'request' | 'stream';
@@ -49,6 +50,8 @@ export async function runModelCall(
   onDelta: ((delta: ModelDelta) => void) | undefined,
   execute: (ctx: CallContext) => Promise<ModelResult>,
   classify: (error: unknown, ctx: CallContext) => ModelResult,
+  /** The client's own credentials (its API key): kept out of the result, wherever the provider quoted them. */
+  credentials: readonly string[] = [],
 ): Promise<ModelResult> {
   if (request.signal?.aborted) return transportFailure('aborted', 'aborted before the request was sent');
 
@@ -112,7 +115,7 @@ export async function runModelCall(
     const usage = ctx.usageSoFar?.();
     if (usage) result = { ...result, usage };
   }
-  return result;
+  return withoutCredentials(result, credentials);
 }
 
 function fromInterruption(interruption: Interruption): ModelResult {

@@ -5,12 +5,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../kernel/index.ts';
+import { defineInvariant } from '../harness/invariants/index.ts';
 import { BUNDLED_CONFIG, findConfigFile, loadConfig, resolveConfig } from './load-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopgate-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const FILE = join(dir, 'loopgate.config.ts');
 const agent = () => ({});
+const mine = defineInvariant({ id: 'mine-holds', title: 'mine', check: () => undefined });
+const clash = defineInvariant({ id: 'invariant-13-side-effects-once', title: 'mine, under a built-in id', check: () => undefined });
 
 describe('resolveConfig', () => {
   it('resolves agents, the default agent, and paths from the config’s folder', () => {
@@ -34,6 +37,8 @@ describe('resolveConfig', () => {
       [{ agents: { shop: agent }, defaultAgent: 'shpo' }, /defaultAgent: no agent "shpo" \(did you mean shop\?\)/],
       [{ scenarios: 7 }, /scenarios: expected a path or a list of paths, got 7/],
       [{ invariants: [{ id: 'x' }] }, /invariants\[0\]: expected an invariant/],
+      [{ invariants: [mine, mine] }, /invariants: two invariants have the id "mine-holds": give yours an id of its own/],
+      [{ invariants: [clash] }, /invariants: two invariants have the id "invariant-13-side-effects-once" \(one of loopgate's\)/],
       [{ fuzz: { agent: 'ghost' } }, /fuzz\.agent: no agent "ghost"/],
       [{ fuzz: { args: { book: { not: 'an arbitrary' } } } }, /fuzz\.args\.book: expected a fast-check arbitrary/],
       [{ fuzz: { runs: 5 } }, /fuzz\.runs: unknown key/],

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type fc from 'fast-check';
 import { closestName, type AgentFactory } from '../kernel/index.ts';
-import type { Invariant } from '../harness/invariants/index.ts';
+import { INVARIANTS, invariantListProblem, type Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry } from '../harness/second-host.ts';
 import type { HostMode } from '../harness/scenario/schema.ts';
 import { DEFAULT_HOSTS } from '../harness/suite-context.ts';
@@ -210,6 +210,9 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
       fail(`invariants[${i}]`, 'expected an invariant: defineInvariant({ id, title, check(run) })');
     }
   });
+  // Checked beside loopgate's own: a report names each check by its id, so two with one id could not be told apart.
+  const clash = invariantListProblem([...INVARIANTS, ...invariants.filter((i: Invariant) => !INVARIANTS.includes(i))]);
+  if (clash !== undefined) fail('invariants', clash.replace(/^invariants: /, ''));
 
   let hosts: readonly HostMode[] | undefined;
   if (config.host !== undefined) {

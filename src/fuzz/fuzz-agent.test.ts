@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../kernel/index.ts';
 import { assertNoViolation, fuzzAgent } from './fuzz-agent.ts';
-import { defineInvariant } from '../harness/invariants/index.ts';
+import { runFuzz } from './run-fuzz.ts';
+import { INVARIANTS, defineInvariant, type Invariant } from '../harness/invariants/index.ts';
 
 let hotels = 0;
 
@@ -115,5 +116,80 @@ describe('fuzzAgent', () => {
       'fuzz args for "book_rooms", but agent agent-under-fuzz has no tool of that name; did you mean "book_room"? (it has: search_rooms, book_room)',
     );
     expect(() => defineInvariant({ id: 'Not Kebab', title: '', check: () => undefined })).toThrow(/use lowercase letters, digits and dashes/);
+  });
+
+  it('names the agent as your config does, so `loopgate run FILE` replays the counterexample', async () => {
+    const { agent, args } = hotel();
+    const neverBooks = defineInvariant({
+      id: 'never-books',
+      title: 'demo: no booking ever runs',
+      check: (run) => ((run.executions.get('book_room') ?? 0) > 0 ? 'a room was booked' : undefined),
+    });
+    const result = await fuzzAgent({ agent, name: 'hotel', args, invariants: [neverBooks], builtIns: false, runs: 500, seed: 3 });
+    expect(result.failure!.scenario.agent).toBe('hotel');
+    expect(() => assertNoViolation(result)).toThrow(
+      /Reproduce: loopgate run <this file> \(with agents: \{ hotel \} in loopgate\.config\.ts and your invariants\)[\s\S]*\nagent: hotel\n/,
+    );
+    await expect(fuzzAgent({ agent, name: 'not a name', args, runs: 5, seed: 1 })).rejects.toThrow(/^fuzz: name: "not a name" is not an agent name/);
+  });
+
+  it('refuses options that would check nothing or could not be replayed, each named, before any case runs', async () => {
+    const { agent, args } = hotel();
+    const escaped = (value: unknown) => (typeof value === 'string' ? `"${value}"` : String(value)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const refused = async (options: Record<string, unknown>, message: RegExp) => {
+      let ran = 0;
+      const counting = () => {
+        ran++;
+        return agent();
+      };
+      await expect(fuzzAgent({ agent: counting, args, ...options } as Parameters<typeof fuzzAgent>[0])).rejects.toThrow(message);
+      expect(ran, `a case ran before ${JSON.stringify(options)} was refused`).toBeLessThanOrEqual(1); // built once to read its tools
+    };
+    // runs: 0, negative or NaN checked nothing and passed assertNoViolation; 2.5 ran until a failure (4,508 runs).
+    for (const runs of [0, -3, 2.5, Number.NaN, 1e99, '5'])
+      await refused({ runs, seed: 1 }, new RegExp(`^fuzz: runs: expected an integer from 1 to 10000000, got ${escaped(runs)}$`));
+    // A seed fast-check reads some other way cannot be replayed as printed.
+    for (const seed of [-1, 1.5, Number.NaN, 2 ** 40, '7'])
+      await refused({ runs: 5, seed }, new RegExp(`^fuzz: seed: expected an integer from 0 to 4294967295, got ${escaped(seed)}$`));
+    for (const timeLimitMs of [0, -5, Number.NaN, 'soon']) await refused({ timeLimitMs }, /^fuzz: timeLimitMs: expected a positive number of milliseconds/);
+    await refused({ runs: 5, seed: 1, path: 'x:y' }, /^fuzz: path: expected fast-check's path, numbers separated by colons \(e\.g\. 41:2:0\), got "x:y"/);
+    await refused({ runs: 5, path: '1:0' }, /^fuzz: path needs the seed it was found with/);
+    await refused(
+      { runs: 5, seed: 1, args: { ...args, book_room: { room: 'A', nights: 1 } } },
+      /^fuzz args for "book_room": expected a fast-check arbitrary \(fc\.record\(…\), fc\.constant\(…\)\), got an object/,
+    );
+  });
+
+  it('refuses invariant lists with a repeated id or an entry that is no invariant', async () => {
+    const { agent, args } = hotel();
+    const mine = defineInvariant({ id: 'never-books', title: 'no booking', check: () => undefined });
+    await expect(fuzzAgent({ agent, args, runs: 5, seed: 1, invariants: [mine, mine] })).rejects.toThrow(
+      /^fuzz: invariants: two invariants have the id "never-books"/,
+    );
+    const clash = defineInvariant({ id: 'invariant-12-nothing-throws', title: 'mine', check: () => undefined });
+    await expect(fuzzAgent({ agent, args, runs: 5, seed: 1, invariants: [clash] })).rejects.toThrow(
+      /^fuzz: invariants: two invariants have the id "invariant-12-nothing-throws" \(one of loopgate's\)/,
+    );
+    await expect(fuzzAgent({ agent, args, runs: 5, seed: 1, invariants: [{ id: 'x', title: 'y' } as unknown as Invariant] })).rejects.toThrow(
+      /^fuzz: invariants\[0\]: expected an invariant: defineInvariant\(\{ id, title, check\(run\) \}\)/,
+    );
+    await expect(runFuzz({ runs: 5, seed: 1, invariants: [...INVARIANTS, INVARIANTS[0]!] })).rejects.toThrow(
+      /two invariants have the id "invariant-12-nothing-throws"/,
+    );
+  });
+
+  it('reports a verdict that is neither undefined nor a sentence as what it is', async () => {
+    const { agent, args } = hotel();
+    for (const [value, said] of [
+      [42, 'returned 42'],
+      ['', 'returned an empty string'],
+      [null, 'returned null'],
+    ] as const) {
+      const odd = defineInvariant({ id: 'odd-verdict', title: 'odd', check: () => value as unknown as string });
+      const result = await fuzzAgent({ agent, args, runs: 3, seed: 1, builtIns: false, invariants: [odd] });
+      expect(result.failure?.message).toMatch(
+        new RegExp(`^the check ${said}: return undefined when the invariant holds, a sentence saying what went wrong when it does not`),
+      );
+    }
   });
 });

@@ -20,6 +20,7 @@ import { inspectAgent } from '../harness/world/inspect-agent.ts';
 import { counterexampleYaml } from './counterexample.ts';
 import type { FuzzCaseOptions } from './generators/scenario.ts';
 import type { FuzzTool } from './generators/tools.ts';
+import { checkFuzzOptions, FuzzOptionError } from './fuzz-options.ts';
 import { runFuzz, type FuzzOptions, type FuzzResult } from './run-fuzz.ts';
 
 /** The name your agent has in the fuzz cases (and in a counterexample file). */
@@ -28,6 +29,12 @@ const AGENT = 'agent-under-fuzz';
 export interface FuzzAgentOptions extends Omit<FuzzOptions, 'invariants' | 'cases' | 'host'> {
   /** Your agent's factory: called for every generated case, so its tools start with fresh state each time. */
   readonly agent: AgentFactory;
+  /**
+   * The agent's name in the cases and the counterexample: the name your
+   * loopgate.config.ts gives it, so `loopgate run FILE` replays the file as it
+   * stands (default `agent-under-fuzz`).
+   */
+  readonly name?: string;
   /** The arguments the model sends each tool, by name (default: `{}` and a string that is not JSON). Put valid arguments first: fast-check shrinks towards them. */
   readonly args?: Readonly<Record<string, fc.Arbitrary<unknown>>>;
   /** Your invariants, checked after the registry's. */
@@ -59,6 +66,12 @@ export async function fuzzCasesFor(registry: AgentRegistry, name: string, args: 
   const inspection = await inspectAgent(name, registry);
   if (inspection.problems.length > 0) throw new Error(inspection.problems.map((p) => `agent ${name}: ${p}`).join('\n'));
   const tools = inspection.tools;
+  for (const [tool, arb] of Object.entries(args)) {
+    if (typeof (arb as { generate?: unknown } | null)?.generate !== 'function')
+      throw new Error(
+        `fuzz args for "${tool}": expected a fast-check arbitrary (fc.record(…), fc.constant(…)), got ${Array.isArray(arb) ? 'a list' : arb === null || arb === undefined ? String(arb) : typeof arb === 'object' ? 'an object' : `a ${typeof arb}`}`,
+      );
+  }
   for (const tool of Object.keys(args)) {
     if (!tools.some((t) => t.name === tool))
       throw new Error(
@@ -73,9 +86,15 @@ export async function fuzzCasesFor(registry: AgentRegistry, name: string, args: 
 
 export async function fuzzAgent(options: FuzzAgentOptions): Promise<FuzzResult> {
   if (typeof options.agent !== 'function') throw new Error('fuzzAgent: agent must be a factory, () => ({ tools, system, … })');
-  const { agent, args, invariants, builtIns, cases, host, ...rest } = options;
-  const registry: AgentRegistry = { agents: new Map([[AGENT, agent]]), defaultAgent: AGENT };
-  const generated = await fuzzCasesFor(registry, AGENT, args);
+  const { agent, name = AGENT, args, invariants, builtIns, cases, host, ...rest } = options;
+  if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name) || name === 'none')
+    throw new FuzzOptionError(`name: ${JSON.stringify(name)} is not an agent name: letters, digits, _ or - (at most 64), not "none"`);
+  // Before the agent is built or anything runs: the same checks runFuzz makes — your list first, so an
+  // index names your entry — then the list it will get.
+  checkFuzzOptions({ ...rest, invariants: invariants ?? [] });
+  checkFuzzOptions({ invariants: [...(builtIns === false ? [] : INVARIANTS), ...(invariants ?? [])] });
+  const registry: AgentRegistry = { agents: new Map([[name, agent]]), defaultAgent: name };
+  const generated = await fuzzCasesFor(registry, name, args);
   if ((generated.tools ?? []).length === 0) throw new Error('fuzzAgent: the agent has no tools to fuzz');
   return runFuzz({
     ...rest,
@@ -97,7 +116,11 @@ export function assertNoViolation(result: FuzzResult): void {
     runs: failure.foundAtRun,
     shrinks: failure.shrinks,
     crashAt: failure.crashAt,
-    reproduce: `Reproduce: runScenarioFile(<this file>, { agents: { '${AGENT}': yourAgent } }) and your invariants, or replay the search: fuzzAgent({ ...same options, seed: ${result.seed}, path: '${failure.path}' })`,
+    reproduce: `${
+      failure.scenario.agent === AGENT
+        ? `Reproduce: runScenarioFile(<this file>, { agents: { '${AGENT}': yourAgent } }) and your invariants`
+        : `Reproduce: loopgate run <this file> (with agents: { ${failure.scenario.agent} } in loopgate.config.ts and your invariants)`
+    }, or replay the search: fuzzAgent({ ...same options, seed: ${result.seed}, path: '${failure.path}' })`,
   });
   throw new Error(`invariant ${failure.invariant.id} failed: ${failure.message}\nreplay with { seed: ${result.seed}, path: '${failure.path}' }\n\n${yaml}`);
 }

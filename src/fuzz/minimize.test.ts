@@ -33,4 +33,26 @@ describe('minimizeScenario', () => {
     expect(scenario.claim).toBeUndefined();
     expect(removals).toBeGreaterThan(5);
   });
+
+  it("drops the arguments of a call that the failure does not need (the fuzzer's planted passphrase among them)", async () => {
+    const found = parseScenario(
+      [
+        'name: found',
+        'provider:',
+        '  script:',
+        '    - tool_use:',
+        '        - { name: transfer, args: { to: alice, amount: 25, remark: customer gave passphrase orchard-FUZZ-7731 } }',
+        '        - { name: transfer, args: { to: alice, amount: 76, remark: customer gave passphrase orchard-FUZZ-7731 } }',
+        'inbox:',
+        '  - say: a',
+        'expect: {}',
+      ].join('\n'),
+      'found.yaml',
+    );
+    // The "bug": the amounts overdraw a balance of 100 (the recipient and the remark play no part).
+    const total = (s: typeof found) =>
+      s.provider.script.flatMap((p) => p.tool_use ?? []).reduce((n, c) => n + Number((c.args as { amount?: number }).amount ?? 0), 0);
+    const { scenario } = await minimizeScenario(found, async (s) => total(s) > 100);
+    expect(scenario.provider.script[0]!.tool_use!.map((c) => c.args)).toEqual([{ amount: 25 }, { amount: 76 }]);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * A last pass over a counterexample fast-check has shrunk: greedy removal of
  * single parts of the scenario — an inbox entry, a provider step, a tool
- * override, a config key, a rule, an optional section — kept whenever the same
+ * override, a config key, a rule, an optional section, a key of a call's
+ * arguments — kept whenever the same
  * property still fails. fast-check's command shrinker cannot drop trailing inbox
  * commands that ran (they all "run" when the inbox is built), and its record
  * shrinking keeps keys it never needed; this pass removes them. Deterministic:
@@ -50,6 +51,21 @@ export function* smaller(s: Scenario): Generator<Candidate> {
     for (const key of ['latencyMs', 'usage', 'text'] as const) {
       if (step[key] !== undefined && !(key === 'text' && step.tool_use === undefined)) {
         yield { ...s, provider: { ...s.provider, script: s.provider.script.map((x, j) => (j === i ? dropKey(x, key) : x)) } };
+      }
+    }
+    // A call's argument keys, one at a time (the fuzzer adds keys such as a planted passphrase that most failures never need).
+    for (let c = 0; c < (step.tool_use ?? []).length; c++) {
+      const args = step.tool_use![c]!.args;
+      if (args === null || typeof args !== 'object' || Array.isArray(args)) continue;
+      for (const key of Object.keys(args)) {
+        const call = { ...step.tool_use![c]!, args: dropKey(args as Record<string, unknown>, key) };
+        yield {
+          ...s,
+          provider: {
+            ...s.provider,
+            script: s.provider.script.map((x, j) => (j === i ? { ...x, tool_use: x.tool_use!.map((y, k) => (k === c ? call : y)) } : x)),
+          },
+        };
       }
     }
     if (step.tool_use && step.tool_use.length > 1) {

@@ -11,6 +11,7 @@ import { runScenario, type RunOptions, type ScenarioRun } from '../harness/secon
 import type { Scenario } from '../harness/scenario/schema.ts';
 import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
 import { fuzzCaseArb, type FuzzCase, type FuzzCaseOptions } from './generators/scenario.ts';
+import { checkFuzzOptions } from './fuzz-options.ts';
 import { minimizeScenario } from './minimize.ts';
 import { INVARIANTS, notApplicable, verdictOf, type Invariant, type InvariantContext } from '../harness/invariants/index.ts';
 
@@ -97,6 +98,7 @@ const WIRE_WAIT_LIMIT_MS = 5_000;
 const MAX_EVENTS = 4_000;
 
 export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
+  checkFuzzOptions(options);
   const invariants = options.invariants ?? INVARIANTS;
   if (invariants.length === 0) throw new Error('runFuzz: no invariants to check');
   const seed = options.seed ?? (Math.random() * 0x1_0000_0000) >>> 0;

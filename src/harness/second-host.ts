@@ -85,6 +85,12 @@ export interface ScenarioRun {
   /** Tool bodies that actually ran, by tool name, and by call id — over every process of the case. */
   readonly executions: ReadonlyMap<string, number>;
   readonly executionsByCall: ReadonlyMap<string, number>;
+  /**
+   * Tool bodies that ran, by tool name and then call id. Count a call's runs here:
+   * `executionsByCall` adds up the runs of every tool under one id, and a model
+   * may give calls of different tools the same id in different turns.
+   */
+  readonly executionsByToolCall: ReadonlyMap<string, ReadonlyMap<string, number>>;
   /** Each body run of a call, in order: its signal, when it started and when it ended (undefined: still running, or never ends). */
   readonly toolBodies?: ReadonlyMap<string, readonly ToolBodyRun[]>;
   /** Each tool's declared side-effect level. */
@@ -331,6 +337,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     traces: recorded.traces,
     executions: counters.byTool,
     executionsByCall: counters.byCall,
+    executionsByToolCall: counters.byToolCall,
     toolBodies: counters.bodies,
     sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
     permissions: { visibility: withOperatorLayer(visibility, operator), policy: withOperatorRule(policy, operator), approver: agent.approver !== undefined },

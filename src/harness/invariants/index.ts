@@ -91,11 +91,41 @@ export function notApplicable(invariant: Invariant, run: AnyRun): string | undef
 
 /** Runs one invariant; a check that throws is a violation naming the error. */
 export async function verdictOf(invariant: Invariant, run: AnyRun, context: InvariantContext): Promise<string | undefined> {
+  let verdict: unknown;
   try {
-    return isPeerRun(run) ? invariant.checkObservable?.(run) : await invariant.check(run, context);
+    verdict = isPeerRun(run) ? await invariant.checkObservable?.(run) : await invariant.check(run, context);
   } catch (error) {
     return `the check threw: ${(error as Error)?.stack ?? String(error)}`;
   }
+  if (verdict === undefined || (typeof verdict === 'string' && verdict !== '')) return verdict;
+  // A verdict that says nothing is a bug of the check, reported as what it is (not as a violation with a blank message).
+  const said =
+    verdict === ''
+      ? 'an empty string'
+      : typeof verdict === 'object' && verdict !== null
+        ? `an object (${JSON.stringify(verdict)?.slice(0, 80)})`
+        : String(verdict);
+  return `the check returned ${said}: return undefined when the invariant holds, a sentence saying what went wrong when it does not`;
+}
+
+/**
+ * What is wrong with a list of invariants to check (an entry that is no
+ * invariant, two with one id — a report could not tell them apart), or
+ * undefined. `label` names the list in the message.
+ */
+export function invariantListProblem(list: readonly unknown[], label = 'invariants'): string | undefined {
+  const seen = new Set<string>();
+  for (const [i, entry] of list.entries()) {
+    const x = entry as Partial<Invariant> | null;
+    if (x === null || typeof x !== 'object' || typeof x.id !== 'string' || typeof x.check !== 'function')
+      return `${label}[${i}]: expected an invariant: defineInvariant({ id, title, check(run) })`;
+    if (seen.has(x.id)) {
+      const builtIn = INVARIANTS.some((b) => b.id === x.id && b !== entry);
+      return `${label}: two invariants have the id "${x.id}"${builtIn ? " (one of loopgate's)" : ''}: give yours an id of its own`;
+    }
+    seen.add(x.id);
+  }
+  return undefined;
 }
 
 /**

@@ -38,13 +38,12 @@ function startedAndRunOnce(run: ScenarioRun): string | undefined {
     starts.set(e.payload.callId, n);
     if (n > 1) return `${e.payload.name} (${e.payload.sideEffect}) call ${e.payload.callId} was started ${n} times`;
   }
-  // The level the tool was declared with (the world's truth), not the one the loop logged.
-  const toolOf = new Map<string, string>();
-  for (const e of viewOf(run).known) if (e.type === 'tool.started') toolOf.set(e.payload.callId, e.payload.name);
-  for (const [callId, count] of run.executionsByCall) {
-    const tool = toolOf.get(callId);
-    const level = tool === undefined ? undefined : run.sideEffectLevels.get(tool);
-    if ((level === 'STATEFUL' || level === 'CRITICAL') && count > 1) return `${tool} (${level}) ran ${count} times for call ${callId}`;
+  // The level the tool was declared with (the world's truth), not the one the loop logged; the
+  // runs counted per tool, since one id may name calls of different tools (a lost turn's, a reused one).
+  for (const [tool, calls] of run.executionsByToolCall) {
+    const level = run.sideEffectLevels.get(tool);
+    if (level !== 'STATEFUL' && level !== 'CRITICAL') continue;
+    for (const [callId, count] of calls) if (count > 1) return `${tool} (${level}) ran ${count} times for call ${callId}`;
   }
   return undefined;
 }
@@ -76,20 +75,21 @@ function repeatsRunOnceWithOneKey(run: ScenarioRun): string | undefined {
       return `${name} (${level}) started as call ${before} and again as call ${callId}, which repeats it (the model sent the same id): a repeated call ran twice`;
     started.set(chain, callId);
   }
-  // The bodies that ran, counted by the world around the tools, per chain.
-  const nameOf = new Map<string, string>();
-  for (const e of viewOf(run).known)
-    if (e.type === 'assistant.message') for (const b of e.payload.content) if (b.type === 'tool_call') nameOf.set(b.id, b.name);
-  const ran = new Map<string, number>();
-  for (const [callId, count] of run.executionsByCall) {
-    const chain = chains.get(callId) ?? callId;
-    ran.set(chain, (ran.get(chain) ?? 0) + count);
+  // The bodies that ran, counted by the world around the tools, per tool and chain.
+  const ran = new Map<string, { tool: string; chain: string; count: number }>();
+  for (const [tool, calls] of run.executionsByToolCall) {
+    for (const [callId, count] of calls) {
+      const chain = chains.get(callId) ?? callId;
+      const key = `${tool}\u0000${chain}`;
+      const seen = ran.get(key) ?? { tool, chain, count: 0 };
+      seen.count += count;
+      ran.set(key, seen);
+    }
   }
-  for (const [chain, count] of ran) {
-    const name = nameOf.get(chain) ?? '';
-    const level = run.sideEffectLevels.get(name);
+  for (const { tool, chain, count } of ran.values()) {
+    const level = run.sideEffectLevels.get(tool);
     if ((level === 'STATEFUL' || level === 'CRITICAL') && count > 1)
-      return `${name} (${level}) ran ${count} times for call ${chain} and the calls that repeat it`;
+      return `${tool} (${level}) ran ${count} times for call ${chain} and the calls that repeat it`;
   }
   return undefined;
 }

@@ -394,6 +394,18 @@ expect: {}
     expect(sideEffectsStartedOnce(withEvents(r, twice))).toMatch(/issue_refund \(STATEFUL\) call refund was started 2 times/);
   });
 
+  it('invariant 13: a STATEFUL body run twice for one call, counted per tool: another tool under the same id is another call', async () => {
+    const r = await run(REFUND);
+    const counts = (entries: Record<string, Record<string, number>>) =>
+      new Map(Object.entries(entries).map(([tool, calls]) => [tool, new Map(Object.entries(calls))]));
+    expect(sideEffectsStartedOnce(r)).toBeUndefined();
+    expect(sideEffectsStartedOnce({ ...r, executionsByToolCall: counts({ issue_refund: { refund: 2 } }) })).toMatch(
+      /issue_refund \(STATEFUL\) ran 2 times for call refund/,
+    );
+    // A lookup that ran under the refund's id (in a turn the store lost, or a reused id) is not a second refund.
+    expect(sideEffectsStartedOnce({ ...r, executionsByToolCall: counts({ lookup_order: { refund: 1 }, issue_refund: { refund: 1 } }) })).toBeUndefined();
+  });
+
   it('invariant 14: a notice never written, and a notice taken into a failed turn and not given back', async () => {
     const r = await run(FAILED_AFTER_REFUND);
     expect(sideEffectsToldToTheModel(r)).toBeUndefined();

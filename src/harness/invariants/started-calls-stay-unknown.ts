@@ -36,7 +36,7 @@ function startedCallsHonest(run: ScenarioRun): string | undefined {
     const code = e.payload.error?.error_code;
     if (code === undefined) continue;
     // The tool's body ran (the world counted it): whatever came of it, it may have taken effect.
-    const ran = (run.executionsByCall.get(callId) ?? 0) > 0;
+    const ran = (run.executionsByToolCall.get(name)?.get(callId) ?? 0) > 0;
     const where = `call ${callId} to ${name} (seq ${e.seq})`;
     if (ran && NEVER_RAN.has(code)) return `${where} ran — it may have taken effect — but its result says ${code}: that it never ran`;
     if ((ran || started.has(callId)) && MAY_HAVE_RUN.has(code) && status !== 'unknown')

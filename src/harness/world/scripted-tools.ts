@@ -47,6 +47,8 @@ export interface ToolCounters {
   /** Tool bodies that actually ran, by tool name, and by call id. */
   readonly byTool: Map<string, number>;
   readonly byCall: Map<string, number>;
+  /** By tool name, then call id: one id may name calls of different tools (a model may reuse ids across turns). */
+  readonly byToolCall: Map<string, Map<string, number>>;
   /** Each body run of a call, in order: the signal it was given, and when (virtual ms) it started and ended. */
   readonly bodies: Map<string, ToolBodyRun[]>;
 }
@@ -81,13 +83,16 @@ export function scriptedTools(
     if (tools.some((t) => t.name === entry.name)) continue;
     tools.push(stub(entry));
   }
-  const counters: ToolCounters = { byTool: new Map(), byCall: new Map(), bodies: new Map() };
+  const counters: ToolCounters = { byTool: new Map(), byCall: new Map(), byToolCall: new Map(), bodies: new Map() };
   const started = new Set<string>();
   const behaviours = new Map(entries.filter((e) => e.behaviour).map((e) => [e.name, e.behaviour!]));
   const counted = tools.map((tool) =>
     withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId, signal) => {
       counters.byTool.set(tool.name, (counters.byTool.get(tool.name) ?? 0) + 1);
       counters.byCall.set(callId, (counters.byCall.get(callId) ?? 0) + 1);
+      const calls = counters.byToolCall.get(tool.name) ?? new Map<string, number>();
+      calls.set(callId, (calls.get(callId) ?? 0) + 1);
+      counters.byToolCall.set(tool.name, calls);
       const body: ToolBodyRun = { signal, startedAt: hooks.clock.now() };
       if (signal.aborted) body.abortedAfterEnd = false;
       else signal.addEventListener('abort', () => (body.abortedAfterEnd = body.endedAt !== undefined), { once: true });

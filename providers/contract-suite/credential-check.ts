@@ -1,0 +1,36 @@
+/**
+ * No result and no delta of a call carries a credential the client was given
+ * (its API key) in any form the redactor knows: an adapter that writes the
+ * request's headers, its URL with a key parameter, or a provider body echoing
+ * the key into an error message hands the key to every log, trace and report
+ * the result reaches. The problem names where, never the key.
+ */
+import type { ModelDelta, ModelResult } from '../../src/kernel/index.ts';
+import { redactEncodedForms, secretFinder } from '../../src/kernel/index.ts';
+
+function* strings(value: unknown, path: string): Generator<[string, string]> {
+  if (typeof value === 'string') yield [path, value];
+  else if (Array.isArray(value)) for (const [i, item] of value.entries()) yield* strings(item, `${path}[${i}]`);
+  else if (value !== null && typeof value === 'object')
+    for (const [key, item] of Object.entries(value)) {
+      yield [`${path}.${key} (a key)`, key];
+      yield* strings(item, `${path}.${key}`);
+    }
+}
+
+/** Where the first credential is, with the text around it redacted; undefined when there is none. */
+export function credentialLeak(result: ModelResult, deltas: readonly ModelDelta[], secrets: readonly string[]): string | undefined {
+  const finders = secrets.map(secretFinder);
+  const found = (text: string) => finders.some((has) => has(text));
+  const shown = (text: string) => JSON.stringify(redactEncodedForms(text, secrets).slice(0, 200));
+  for (const [path, text] of strings(result, 'result')) if (found(text)) return `${path} carries a credential the client was given: ${shown(text)}`;
+  for (const [i, delta] of deltas.entries())
+    for (const [path, text] of strings(delta, `delta ${i}`)) if (found(text)) return `${path} carries a credential the client was given: ${shown(text)}`;
+  if (found(JSON.stringify(result))) return 'the result carries a credential the client was given (across its fields)';
+  return undefined;
+}
+
+/** `text` with every form of the secrets redacted (for messages that quote what the client said). */
+export function withoutCredentials(text: string, secrets: readonly string[]): string {
+  return secrets.length === 0 ? text : redactEncodedForms(text, secrets);
+}
