@@ -105,9 +105,10 @@ export class HostTarget implements LoopUnderTest {
     return this.#processes[this.#processes.length - 1]!;
   }
 
-  /** The process a client talks to: the one `via` names (1-based) among those started together, else the latest. */
+  /** The process a client talks to: the one `via` names (1-based, default the first) of several started together, else the latest (after a reopen). */
   #via(via: number | undefined): Process {
-    if (via === undefined) return this.#current;
+    if ((this.#world.hosts ?? 1) === 1) return this.#current;
+    if (via === undefined) return this.#processes[0]!;
     const process = this.#processes[via - 1];
     if (!process) throw new Error(`via ${via}: only ${this.#processes.length} host(s) were started`);
     return process;
