@@ -8,7 +8,7 @@
  * The resumed loop's first two writes carry a snapshot of its derived state,
  * as the production host's writes do (the second replaces the first): the file
  * reopened must then resume from the last one — not refuse it — and the events
- * after it, into the same history.
+ * after it.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,6 @@ import {
   decodeRecords,
   loopDeps,
   outcomeLabel,
-  project,
   recomputeRequest,
   requestSeqs,
   snapshotOf,
@@ -133,8 +132,8 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
       if (opened.rejected !== undefined) return `${where}: the snapshot stored at ${snapshotUpTo} was refused when the file was reopened: ${opened.rejected}`;
       if (opened.restoredFrom !== snapshotUpTo)
         return `${where}: the file reopened from ${opened.restoredFrom === undefined ? 'no snapshot' : `the snapshot at ${opened.restoredFrom}`}, but the last one written was at ${snapshotUpTo}`;
-      if (opened.log.length !== resumed.length || !sameJson(project(opened.log.events), project(resumed.events)))
-        return `${where}: resumed from its snapshot, the log does not project to the history written`;
+      // What a restored log holds is snapshot-resumes-the-fold's to judge (through the production host); here, that SQLite gave it back.
+      if (opened.log.length !== resumed.length) return `${where}: resumed from its snapshot, the log holds ${opened.log.length} events, not ${resumed.length}`;
       return undefined;
     } finally {
       await again.close();
