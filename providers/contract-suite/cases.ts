@@ -258,6 +258,28 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'max_tokens_mid_tool_call_in_progress',
+    title: 'a call the token limit cut, left in progress, is partial even when its arguments so far parse',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_call', id: 'call_cut', name: 'search', args: '{"query":"weather in Paris"}' },
+        ],
+        stop: 'max_tokens',
+        usage: USAGE,
+        cutCallStatus: 'in_progress',
+      },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, true, 'the call the provider never finished is flagged');
+      assert.ok(!callIds(result.content).includes('call_cut'), 'the unfinished call is not in the content');
+      assert.equal(result.text, 'Let me look.');
+    },
+  },
+  {
     id: 'refusal',
     title: 'a refusal ends as refusal, with usage',
     behaviour: {

@@ -84,7 +84,7 @@ function outputItems(turn: WireTurn, cutLastCall: boolean): unknown[] {
       items.push({
         id: `fc_wirefake${i}`,
         type: 'function_call',
-        status: cut ? 'incomplete' : 'completed',
+        status: cut ? (turn.cutCallStatus ?? 'incomplete') : 'completed',
         call_id: block.id,
         name: block.name,
         arguments: block.args,

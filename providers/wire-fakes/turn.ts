@@ -50,6 +50,22 @@ export interface WireTurn {
    * Protocols that always say which item a delta belongs to ignore it.
    */
   readonly unindexed?: boolean;
+  /**
+   * The status the OpenAI Responses API gives, in the response's final output,
+   * a tool call the token limit cut (`max_tokens`, the call last):
+   * `incomplete` (the default), or `in_progress` — an item it never finished.
+   * Either way the call is not finished, even if its arguments so far parse.
+   * Protocols with no status per call cannot say it (UnsupportedOnWire).
+   */
+  readonly cutCallStatus?: 'incomplete' | 'in_progress';
+}
+
+/** For protocols with no status per tool call: a turn that sets one cannot be sent. */
+export function refuseCutCallStatus(turn: WireTurn, api: string): void {
+  if (turn.cutCallStatus === undefined) return;
+  throw new UnsupportedOnWire(
+    `${api} has no status per tool call: a call the token limit cut is told only by its arguments (the OpenAI Responses harness runs this case)`,
+  );
 }
 
 /** The kinds of failure a provider answers with an error body. */

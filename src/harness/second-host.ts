@@ -268,7 +268,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     let ids = 0;
     hostTarget = new HostTarget({
       conversation: CASE_CONVERSATION,
-      config: hostConfigFor(config, toolOptions.maxOutputChars, scenario.operator),
+      config: hostConfigFor(config, toolOptions.maxOutputChars, scenario.operator, scenario.hosts !== undefined),
+      ...(scenario.hosts !== undefined ? { hosts: scenario.hosts } : {}),
       store: world,
       agent,
       model,

@@ -28,8 +28,18 @@ export interface FuzzTool {
 /** A scripted tool the fuzzer adds to every agent: a stub at a generated side-effect level, whatever the agent's own tools are. */
 export const PROBE_TOOL: FuzzTool = {
   name: 'probe',
-  args: fc.constant({}),
-  scripted: { description: 'A scripted tool the fuzzer adds: it does nothing unless its behaviour says so.' },
+  // Now and then a nested `detail` (objects, an array, a null): `arguments-validated` checks the body gets it frozen all the way down.
+  args: fc.oneof(
+    { withCrossShrink: true },
+    { weight: 3, arbitrary: fc.constant({}) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        detail: fc.record({ note: fc.constantFrom(null, 'fragile'), items: fc.array(fc.record({ kg: fc.integer({ min: 1, max: 9 }) }), { maxLength: 2 }) }),
+      }),
+    },
+  ),
+  scripted: { description: 'A scripted tool the fuzzer adds: it does nothing unless its behaviour says so.', input: { detail: 'object?' } },
 };
 
 /** A name no agent declares: calls to it must be refused as not available. */

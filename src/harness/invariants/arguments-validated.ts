@@ -5,6 +5,10 @@
  * Schema in the `tools.declared` in force). Checked with a JSON Schema validator
  * of its own (Ajv), not the pipeline's zod: a validation step that is skipped or
  * lets a field through fails here.
+ *
+ * And each run of a scripted tool's body got those arguments frozen all the way
+ * down (seed 000 §5: the pipeline, the log and a retry read the same object, so a
+ * tool that changes its arguments must be refused, not change what they see).
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { LogEvent } from '../../kernel/index.ts';
@@ -35,10 +39,18 @@ function validatorOf(schema: unknown): ValidateFunction | undefined {
 
 export const argumentsValidated = defineInvariant({
   id: 'arguments-validated',
-  title: 'a tool only starts with arguments valid against the input schema the model was offered',
+  title: 'a tool only starts with arguments valid against the input schema the model was offered, and gets them frozen',
   appliesTo: loopgateOnly('started calls and declared schemas are in loopgate’s event log'),
-  check: (run) => startedWithValidArguments(run),
+  check: (run) => startedWithValidArguments(run) ?? givenFrozenArguments(run),
 });
+
+function givenFrozenArguments(run: ScenarioRun): string | undefined {
+  for (const [callId, bodies] of run.toolBodies ?? []) {
+    const i = bodies.findIndex((b) => b.unfrozenArgs !== undefined);
+    if (i >= 0) return `call ${callId}: run ${i + 1} of its tool's body got arguments it could change: ${bodies[i]!.unfrozenArgs} is not frozen`;
+  }
+  return undefined;
+}
 
 function startedWithValidArguments(run: ScenarioRun): string | undefined {
   let declared = new Map<string, unknown>();

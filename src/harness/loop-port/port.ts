@@ -36,10 +36,13 @@ export interface TurnReport {
 
 export interface LoopUnderTest {
   readonly capabilities: Capabilities;
-  /** Posts a message as a client would; a follow-up queues a turn and wakes the loop. Steer and inject only where the capabilities have them. */
-  send(text: string, intent: MessageIntent): void;
+  /**
+   * Posts a message as a client would; a follow-up queues a turn and wakes the loop. Steer and inject only where the capabilities have them.
+   * `via` (here and in `cancel`): the host, 1-based, of a case that runs several (loopgate's production host; the others run one).
+   */
+  send(text: string, intent: MessageIntent, via?: number): void;
   /** Cancels the running turn (the first source wins); ignored when idle. */
-  cancel(by: CancelSource): void;
+  cancel(by: CancelSource, via?: number): void;
   /** The process dies, with nothing written beyond what the store holds (loopgate's production host only). */
   crash(): void;
   /** A new process over the same store, after a crash. */

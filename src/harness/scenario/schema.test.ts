@@ -52,7 +52,9 @@ describe('bad scenario files name the file, the line and the field', () => {
     const error = errorOf(minimal('inbox:\n  - say: hi\n    colour: blue\nexpect: { outcome: replied }\n'), 'bad/unknown-key.yaml');
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatchObject({ file: 'bad/unknown-key.yaml', line: 4, field: 'inbox[0].colour' });
-    expect(error.message).toMatch(/inbox\[0\]\.colour: unknown key; known: at, cancel, crash, disconnect, inject, reopen, say, steer, times, undoCompaction$/);
+    expect(error.message).toMatch(
+      /inbox\[0\]\.colour: unknown key; known: at, cancel, crash, disconnect, inject, reopen, say, steer, times, undoCompaction, via$/,
+    );
   });
 
   it('an unknown top-level key, e.g. `expects` for `expect`', () => {
@@ -192,6 +194,25 @@ describe('disconnect: a client that goes away', () => {
     );
     expect(parseScenario(base('host: production\n', '  - say: hi\n  - disconnect: 1\n    at: { request: 1 }\n'), 'ok.yaml').inbox[1]).toMatchObject({
       disconnect: 1,
+    });
+  });
+});
+
+describe('hosts and via: several hosts over one store', () => {
+  const base = (top: string, inbox: string) => `name: h\n${top}inbox:\n${inbox}provider:\n  script:\n    - reply: a\nexpect: { outcome: replied }\n`;
+
+  it('needs the production host without a crash, and a via within the hosts, on what a client sends', () => {
+    expect(errorOf(base('hosts: 2\n', '  - say: hi\n'), 'loop.yaml').message).toMatch(/hosts: hosts needs host: production/);
+    expect(
+      errorOf(base('host: production\nhosts: 2\n', '  - say: hi\n  - crash: true\n    at: { request: 1 }\n  - reopen: true\n'), 'crash.yaml').message,
+    ).toMatch(/hosts: hosts needs host: production and no crash or reopen/);
+    expect(errorOf(base('host: production\n', '  - say: hi\n    via: 2\n'), 'one.yaml').message).toMatch(/inbox\[0\]\.via: via 2: the scenario runs 1 host/);
+    expect(errorOf(base('host: production\nhosts: 2\n', '  - say: hi\n  - reopen: true\n    via: 2\n'), 'what.yaml').message).toMatch(
+      /inbox\[1\]\.via: via goes with say, steer, inject or cancel/,
+    );
+    expect(parseScenario(base('host: production\nhosts: 2\n', '  - say: hi\n  - say: again\n    via: 2\n'), 'ok.yaml')).toMatchObject({
+      hosts: 2,
+      inbox: [{ say: 'hi' }, { say: 'again', via: 2 }],
     });
   });
 });

@@ -276,6 +276,9 @@ export const inboxEntrySchema = z
         'The client of the n-th message posted (say, steer or inject; 1-based) goes away: its request is aborted, as an HTTP client that disconnects (host: production)',
       ),
     at: triggerSchema.optional().describe('When; without it the entry waits until the loop is idle'),
+    via: positiveInt
+      .optional()
+      .describe('say, steer, inject or cancel: the production host (1-based, of the scenario’s `hosts`) the client sends it to; default 1'),
     times: timesSchema.describe('say only: this message, this many times, each a turn of its own (a long conversation); default 1'),
   })
   .superRefine((entry, ctx) => {
@@ -518,6 +521,15 @@ export const scenarioSchema = z
       .describe(
         'loop: the loop driven directly; production: through a real AgentHost (lock, recovery, flush, envelope); default: the run decides (both in loopgate run). A scenario with crash or reopen runs through the production host',
       ),
+    hosts: z
+      .number()
+      .int()
+      .min(2)
+      .max(4)
+      .optional()
+      .describe(
+        'Production hosts serving the conversation over the one store at once (as on a shared PostgreSQL), each keeping idle sessions for reuse; an inbox entry names its host with via. Needs host: production; no crash or reopen',
+      ),
     system: z.string().optional().describe("Replaces the agent's system prompt"),
     prompt: z
       .array(fragmentSchema)
@@ -623,6 +635,14 @@ export const scenarioSchema = z
             message: `disconnect ${entry.disconnect}: only ${posted} message(s) are posted before this entry`,
           });
       }
+      if (entry.via !== undefined && (entry.say ?? entry.steer ?? entry.inject ?? entry.cancel) === undefined)
+        ctx.addIssue({ code: 'custom', path: ['inbox', index, 'via'], message: 'via goes with say, steer, inject or cancel (what a client sends to a host)' });
+      if (entry.via !== undefined && entry.via > (scenario.hosts ?? 1))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inbox', index, 'via'],
+          message: `via ${entry.via}: the scenario runs ${scenario.hosts ?? 1} host(s) (set hosts)`,
+        });
       if (entry.undoCompaction && (scenario.host !== 'loop' || !scenario.compaction))
         ctx.addIssue({
           code: 'custom',
@@ -639,6 +659,12 @@ export const scenarioSchema = z
       if (ids.has(f.id)) ctx.addIssue({ code: 'custom', path: ['prompt', i, 'id'], message: `prompt fragment "${f.id}" is declared twice` });
       ids.add(f.id);
     });
+    if (scenario.hosts !== undefined && (scenario.host !== 'production' || crashes(scenario)))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['hosts'],
+        message: 'hosts needs host: production and no crash or reopen (each host is a live process over the one store)',
+      });
     if (scenario.expect.responses !== undefined && scenario.host !== 'production' && !crashes(scenario))
       ctx.addIssue({ code: 'custom', path: ['expect', 'responses'], message: 'responses are the production host’s answers: add host: production' });
   });

@@ -17,7 +17,12 @@ import { DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_MS, type LoopConfig } from '.
 import { defaultHostConfig, type HostConfig } from '../../host/config.ts';
 import type { OperatorSettings } from '../scenario/schema.ts';
 
-export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | undefined, operator?: OperatorSettings): HostConfig {
+/**
+ * `keepSessions`: idle sessions are kept for reuse as the host's defaults say (a
+ * case with several hosts); otherwise none is (maxIdle 0): every message reopens
+ * the conversation from the store, through its snapshot.
+ */
+export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | undefined, operator?: OperatorSettings, keepSessions = false): HostConfig {
   const base = defaultHostConfig();
   return {
     ...base,
@@ -46,7 +51,7 @@ export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | und
       defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
     },
     snapshots: { every: SNAPSHOT_EVERY },
-    sessions: { ...base.sessions, maxIdle: 0 },
+    sessions: keepSessions ? base.sessions : { ...base.sessions, maxIdle: 0 },
     thresholds: {
       maxCompactionsPerStep: loop.maxCompactionsPerStep,
       maxCheckpointExtensions: loop.maxCheckpointExtensions,

@@ -11,6 +11,12 @@
  * same store, serving the same agent — the tools' external state (a backend of
  * refunds) is the world and survives; only the process is new — and runs the
  * recovery sweep a host runs at start.
+ *
+ * A scenario with `hosts: n` starts n processes at once over the one store (as
+ * hosts sharing a PostgreSQL database): each entry's `via` says which one a client
+ * talks to. They take turns on the conversation through the store's lock, and
+ * each keeps its idle sessions (the case's config says how), so a host coming back
+ * to the conversation must notice what the others appended meanwhile.
  */
 import {
   project,
@@ -44,6 +50,8 @@ export interface HostWorld {
   readonly random: () => number;
   readonly newId: () => string;
   readonly recording: CaseRecording;
+  /** Processes started together (the scenario's `hosts`; default 1). */
+  readonly hosts?: number;
   /** A test seam: rewrites each loop's dependencies (a broken loop variant). */
   readonly wrapLoopDeps?: (deps: LoopDeps) => LoopDeps;
   /** A fault of the host the case must fail for, though no turn shows it (a snapshot it wrote and then refused). */
@@ -80,9 +88,12 @@ export class HostTarget implements LoopUnderTest {
   /** One per message posted: aborting it is its client going away. */
   readonly #clients: AbortController[] = [];
 
+  /** The process whose log was opened last (the conversation's latest life). */
+  #lastOpened: Process | undefined;
+
   constructor(world: HostWorld) {
     this.#world = world;
-    this.#processes.push(this.#start());
+    for (let i = 0; i < (world.hosts ?? 1); i++) this.#processes.push(this.#start());
   }
 
   /** Processes started (1 without a reopen). */
@@ -94,9 +105,18 @@ export class HostTarget implements LoopUnderTest {
     return this.#processes[this.#processes.length - 1]!;
   }
 
-  send(text: string, intent: MessageIntent): void {
-    const process = this.#current;
-    const post: HostPost = { intent, text, process: this.#processes.length - 1, envelope: undefined };
+  /** The process a client talks to: the one `via` names (1-based, default the first) of several started together, else the latest (after a reopen). */
+  #via(via: number | undefined): Process {
+    if ((this.#world.hosts ?? 1) === 1) return this.#current;
+    if (via === undefined) return this.#processes[0]!;
+    const process = this.#processes[via - 1];
+    if (!process) throw new Error(`via ${via}: only ${this.#processes.length} host(s) were started`);
+    return process;
+  }
+
+  send(text: string, intent: MessageIntent, via?: number): void {
+    const process = this.#via(via);
+    const post: HostPost = { intent, text, process: this.#processes.indexOf(process), envelope: undefined };
     this.posts.push(post);
     const client = new AbortController();
     this.#clients.push(client);
@@ -110,8 +130,8 @@ export class HostTarget implements LoopUnderTest {
     );
   }
 
-  cancel(by: CancelSource): void {
-    this.#current.host.cancel(this.#world.conversation, by, `scenario: cancel by ${by}`);
+  cancel(by: CancelSource, via?: number): void {
+    this.#via(via).host.cancel(this.#world.conversation, by, `scenario: cancel by ${by}`);
   }
 
   /** The client of the n-th message posted (1-based) goes away: its request's signal aborts. */
@@ -160,7 +180,8 @@ export class HostTarget implements LoopUnderTest {
   }
 
   persistedHistory(): readonly Message[] {
-    const log = this.#current.log;
+    // Several live hosts: the latest life is the one last opened, whichever host opened it.
+    const log = ((this.#world.hosts ?? 1) > 1 ? this.#lastOpened : this.#current)?.log;
     return log ? project(log.events) : [];
   }
 
@@ -197,6 +218,7 @@ export class HostTarget implements LoopUnderTest {
       observer: {
         opened: (_id, log) => {
           process!.log = log;
+          this.#lastOpened = process;
           w.recording.opened(log);
         },
         started: (_id, loop) => w.recording.started(loop),

@@ -60,6 +60,8 @@ export interface ToolBodyRun {
   endedAt?: number;
   /** Whether the body had already ended when its signal was aborted (undefined: never aborted). */
   abortedAfterEnd?: boolean;
+  /** Where the arguments the body was given were not frozen (a path, `args` for the whole), if anywhere. */
+  readonly unfrozenArgs?: string;
 }
 
 export interface ToolHooks {
@@ -87,13 +89,14 @@ export function scriptedTools(
   const started = new Set<string>();
   const behaviours = new Map(entries.filter((e) => e.behaviour).map((e) => [e.name, e.behaviour!]));
   const counted = tools.map((tool) =>
-    withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId, signal) => {
+    withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId, signal, args) => {
       counters.byTool.set(tool.name, (counters.byTool.get(tool.name) ?? 0) + 1);
       counters.byCall.set(callId, (counters.byCall.get(callId) ?? 0) + 1);
       const calls = counters.byToolCall.get(tool.name) ?? new Map<string, number>();
       calls.set(callId, (calls.get(callId) ?? 0) + 1);
       counters.byToolCall.set(tool.name, calls);
-      const body: ToolBodyRun = { signal, startedAt: hooks.clock.now() };
+      const unfrozen = unfrozenPath(args, 'args');
+      const body: ToolBodyRun = { signal, startedAt: hooks.clock.now(), ...(unfrozen !== undefined ? { unfrozenArgs: unfrozen } : {}) };
       if (signal.aborted) body.abortedAfterEnd = false;
       else signal.addEventListener('abort', () => (body.abortedAfterEnd = body.endedAt !== undefined), { once: true });
       counters.bodies.set(callId, [...(counters.bodies.get(callId) ?? []), body]);
@@ -105,6 +108,21 @@ export function scriptedTools(
     }),
   );
   return { tools: counted, counters };
+}
+
+/**
+ * The first object or array inside `value` (itself included) that is not frozen:
+ * a tool gets its arguments frozen all the way down (seed 000 §5), so a body that
+ * changes them cannot change what a retry, the log or another reader sees.
+ */
+function unfrozenPath(value: unknown, path: string): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (!Object.isFrozen(value)) return path;
+  for (const [key, child] of Object.entries(value)) {
+    const found = unfrozenPath(child, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** A tool the scenario declares: it returns `{ ok: true }` unless its behaviour says otherwise. */
@@ -125,14 +143,14 @@ function withBehaviour(
   tool: AnyToolDeclaration,
   script: readonly Behaviour[],
   hooks: ToolHooks,
-  ran: (callId: string, signal: AbortSignal) => ToolBodyRun,
+  ran: (callId: string, signal: AbortSignal, args: unknown) => ToolBodyRun,
 ): AnyToolDeclaration {
   const run = scriptedRun(tool, script, hooks);
   return {
     ...tool,
     // As a user's tool may: a value or a throw at once, or a promise.
     run: (args, ctx) => {
-      const body = ran(ctx.callId, ctx.signal);
+      const body = ran(ctx.callId, ctx.signal, args);
       const ended = () => {
         body.endedAt = hooks.clock.now();
       };

@@ -4,6 +4,11 @@
  * restarted process does), the records decoded, the conversation recovered and
  * flushed, and then the loop resumes on it — a new message, answered — before
  * the file is reopened once more and must read back exactly the log.
+ *
+ * The resumed loop's first two writes carry a snapshot of its derived state,
+ * as the production host's writes do (the second replaces the first): the file
+ * reopened must then resume from the last one — not refuse it — and the events
+ * after it.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +25,11 @@ import {
   outcomeLabel,
   recomputeRequest,
   requestSeqs,
+  snapshotOf,
+  type EventLog,
 } from '../../../kernel/index.ts';
-import { serializedFlush } from '../../../host/flush.ts';
+import { ConversationWriter } from '../../../host/conversation-writer.ts';
+import { encodeSnapshot, openLog } from '../../../host/snapshots.ts';
 import { SqliteEventStore } from '../../../stores/sqlite-store.ts';
 import { VirtualClock } from '../../virtual-clock.ts';
 import type { ScenarioRun } from '../../second-host.ts';
@@ -42,6 +50,9 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
   const records = run.store.peek(CONVERSATION).slice(0, durable);
   const directory = scratch();
   const path = join(directory, 'crash.db');
+  let snapshotUpTo: number | undefined;
+  let snapshots = 0;
+  let resumed: EventLog | undefined;
   try {
     // The batches exactly as they were committed.
     const first = new SqliteEventStore(path);
@@ -59,7 +70,24 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
       if (!sameJson(read, records)) return `${where}: the records read back differ from the ones committed`;
       const { problem, log } = recoverAndCheck(decodeRecords(read, where), where, sideEffectOf(run));
       if (problem) return problem;
-      const persist = serializedFlush(reopened, CONVERSATION, log);
+      let loop: AgentLoop | undefined;
+      const writer = new ConversationWriter(reopened, CONVERSATION, log, {
+        snapshots: {
+          every: 1,
+          from: 0,
+          // Two snapshots, with the first two writes the resumed loop makes (the second replaces the first; the rest
+          // of the log is its tail): a snapshot with every write costs the gate seconds.
+          take: () => {
+            if (!loop || snapshots >= 2) return undefined; // recovery's own write: no loop yet
+            snapshots++;
+            const snapshot = encodeSnapshot(snapshotOf(loop, log));
+            snapshotUpTo = snapshot.upTo;
+            return snapshot;
+          },
+        },
+      });
+      // Every write awaited (a barrier), as before: write-behind costs each case real waits for the store.
+      const persist = () => writer.persist('barrier');
       await persist();
 
       // Resume: the next message is answered on the recovered history — by a model
@@ -68,7 +96,7 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
       const clock = new VirtualClock(log.events[log.length - 1]?.at ?? 0);
       const model = new ScriptedModelClient([], { name: 'resumed', clock, onExhausted: () => reply('Picking up where we left off.') });
       let ids = 0;
-      const loop = new AgentLoop(
+      loop = new AgentLoop(
         loopDeps({
           log,
           model,
@@ -96,9 +124,22 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
       const final = await reopened.read(CONVERSATION);
       if (final.length !== log.length) return `${where}: after resuming, the store holds ${final.length} events and the log ${log.length}`;
       decodeRecords(final, where);
-      return undefined;
+      resumed = log;
     } finally {
       await reopened.close();
+    }
+    if (!resumed || snapshotUpTo === undefined) return undefined;
+    const again = new SqliteEventStore(path);
+    try {
+      const opened = await openLog(again, CONVERSATION, { now: () => 0 });
+      if (opened.rejected !== undefined) return `${where}: the snapshot stored at ${snapshotUpTo} was refused when the file was reopened: ${opened.rejected}`;
+      if (opened.restoredFrom !== snapshotUpTo)
+        return `${where}: the file reopened from ${opened.restoredFrom === undefined ? 'no snapshot' : `the snapshot at ${opened.restoredFrom}`}, but the last one written was at ${snapshotUpTo}`;
+      // What a restored log holds is snapshot-resumes-the-fold's to judge (through the production host); here, that SQLite gave it back.
+      if (opened.log.length !== resumed.length) return `${where}: resumed from its snapshot, the log holds ${opened.log.length} events, not ${resumed.length}`;
+      return undefined;
+    } finally {
+      await again.close();
     }
   } catch (error) {
     return `${where}: ${(error as Error).stack ?? String(error)}`;
