@@ -51,6 +51,8 @@ export async function openEvents(path: string, conversation: string | undefined)
     throw new UsageError(`${path}: not JSON: ${(error as Error).message}`);
   }
   if (!Array.isArray(records)) throw new UsageError(`${path}: expected an array of event records`);
+  // As an empty .jsonl, or a store with no conversation: nothing to show is an input error, not "0 events".
+  if (records.length === 0) throw new UsageError(`${path}: holds no event records (an empty list); a conversation's events file starts at seq 0`);
   return { conversation: conversation ?? path, events: decodeRecords(records, path) };
 }
 

@@ -219,6 +219,14 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: blank\.jsonl: empty: not a SQLite store \(\.db\) or an events file \(\.json \/ \.jsonl\) of event records$/,
   },
   {
+    name: 'replay: an events file holding an empty list (as an empty .jsonl or a store with no conversation)',
+    setup: (w) => {
+      writeFileSync(join(w, 'none.json'), '[ ]\n');
+      return ['replay', 'none.json'];
+    },
+    names: /^loopgate: none\.json: holds no event records \(an empty list\); a conversation's events file starts at seq 0$/,
+  },
+  {
     name: 'replay: a payload that is not JSON',
     setup: (w) => ['replay', alteredStore(w, 'torn.db', `UPDATE events SET payload = '{"text": "hi' WHERE seq = 2`)],
     names: /^loopgate: sqlite:torn\.db: conversation "conv-1" record seq 2 is corrupt: payload is not valid JSON/,
