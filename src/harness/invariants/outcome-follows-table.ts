@@ -18,7 +18,7 @@
 import { isLoopWritten, toFrozenPlainData, type LogEvent, type ModelResult } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation, loopgateOnly, unlessHostSupplied } from './invariant.ts';
-import { label, viewOf, type RequestView, type TurnView } from './support/log-view.ts';
+import { label, postedMessages, viewOf, type RequestView, type TurnView } from './support/log-view.ts';
 
 export const outcomeFollowsTable = defineInvariant({
   id: 'outcome-follows-table',
@@ -88,7 +88,7 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
     const taken = turn.events.filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message');
     if (ownClaim || decisions.some((d) => 'deny' in d)) allowed.add('rejected');
     // What people sent (the loop's own notices are no work): each dropped, or posted saying nothing (empty or whitespace).
-    const posted = postedMessages(run);
+    const posted = postedMessages(viewOf(run).known);
     const fromPeople = taken.filter((e) => !isLoopWritten(posted.get(e.payload.id)?.source ?? ''));
     const saidNothing = (e: (typeof taken)[number]) => e.payload.dropped || (posted.get(e.payload.id)?.text ?? e.payload.text).trim() === '';
     if (ownClaim || decisions.some((d) => 'drop' in d) || (taken.length > 0 && fromPeople.every(saidNothing))) allowed.add('nothing_to_do');
@@ -144,13 +144,6 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
  * the first of them ending later than the loop waits? Then the step cannot start:
  * failed{rate_limited}, as the chain decides for a retry-after it will not wait.
  */
-/** Each inbox message as posted (its text and source), by id. */
-function postedMessages(run: ScenarioRun): Map<string, { readonly text: string; readonly source: string }> {
-  const posted = new Map<string, { readonly text: string; readonly source: string }>();
-  for (const e of viewOf(run).known) if (e.type === 'inbox.received') posted.set(e.payload.id, { text: e.payload.text, source: e.payload.source });
-  return posted;
-}
-
 function everyClientWaitsTooLong(run: ScenarioRun, turn: TurnView): boolean {
   const closedAt = turn.events[turn.events.length - 1]?.at ?? 0;
   const until = new Map<string, number>();

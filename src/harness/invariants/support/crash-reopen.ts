@@ -34,7 +34,7 @@ import { SqliteEventStore } from '../../../stores/sqlite-store.ts';
 import { VirtualClock } from '../../virtual-clock.ts';
 import type { ScenarioRun } from '../../second-host.ts';
 import { durableAt, recoverAndCheck, sideEffectOf } from './recover-and-check.ts';
-import { sameJson } from './log-view.ts';
+import { postedMessages, sameJson } from './log-view.ts';
 
 /** A directory of its own for one check, on tmpfs where there is one (the crash property opens many small databases); removed, files and all, when the check ends. */
 function scratch(): string {
@@ -150,9 +150,9 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
 
 /** Whether every message turn `turn` took was posted as empty or only whitespace (read from the inbox as received). */
 function tookOnlyBlanks(events: readonly AnyEvent[], turn: number): boolean {
-  const known = events.filter((e): e is LogEvent => !('opaque' in e));
-  const posted = new Map<string, string>();
-  for (const e of known) if (e.type === 'inbox.received') posted.set(e.payload.id, e.payload.text);
-  const taken = known.filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message' && e.payload.turn === turn);
-  return taken.length > 0 && taken.every((e) => (posted.get(e.payload.id) ?? 'unknown').trim() === '');
+  const posted = postedMessages(events);
+  const taken = events.filter(
+    (e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message' && !('opaque' in e) && e.payload.turn === turn,
+  );
+  return taken.length > 0 && taken.every((e) => (posted.get(e.payload.id)?.text ?? 'unknown').trim() === '');
 }

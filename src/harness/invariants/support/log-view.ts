@@ -3,7 +3,7 @@
  * requests with their results and error handling, the inbox replayed. Computed
  * once per run (the checks run on every fuzz case, so they must stay cheap).
  */
-import { isOutcome, outcomeLabel, type LogEvent, type Outcome } from '../../../kernel/index.ts';
+import { isOutcome, outcomeLabel, type AnyEvent, type LogEvent, type Outcome } from '../../../kernel/index.ts';
 import type { ScenarioRun } from '../../second-host.ts';
 
 type Event<T extends LogEvent['type']> = Extract<LogEvent, { type: T }>;
@@ -101,6 +101,13 @@ function buildView(run: ScenarioRun): LogView {
     perTurn.set(r.event.payload.turn, list);
   }
   return { known, turns, requests, requestsOf: (turn) => perTurn.get(turn) ?? [] };
+}
+
+/** Each inbox message as it was posted — its text and source — by id (opaque events passed over). */
+export function postedMessages(events: readonly AnyEvent[]): Map<string, { readonly text: string; readonly source: string }> {
+  const posted = new Map<string, { readonly text: string; readonly source: string }>();
+  for (const e of events) if (e.type === 'inbox.received' && !('opaque' in e)) posted.set(e.payload.id, { text: e.payload.text, source: e.payload.source });
+  return posted;
 }
 
 export function label(outcome: Outcome | undefined): string {
