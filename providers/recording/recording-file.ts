@@ -14,23 +14,47 @@ const exchangeSchema = z
     scope: z.string().min(1),
     method: z.string().min(1),
     path: z.string().min(1),
-    status: z.number().int(),
+    status: z.number().int().min(100, 'expected an HTTP status (100–599)').max(599, 'expected an HTTP status (100–599)'),
     body: z.unknown().optional(),
     response: z.unknown().optional(),
     rawHeaders: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional(),
   })
   .loose();
 
-export const recordingSchema = z.object({
-  format: z.literal(RECORDING_FORMAT),
-  version: z.literal(1),
-  provider: z.enum(WIRE_PROVIDERS),
-  model: z.string().min(1),
-  baseURL: z.string().min(1),
-  recordedAt: z.string(),
-  cases: z.array(z.object({ id: z.string().min(1), status: z.enum(['pass', 'fail']), result: z.record(z.string(), z.unknown()) })),
-  exchanges: z.array(exchangeSchema),
-});
+export const recordingSchema = z
+  .object({
+    format: z.literal(RECORDING_FORMAT),
+    version: z.literal(1),
+    provider: z.enum(WIRE_PROVIDERS),
+    model: z.string().min(1),
+    baseURL: z.string().refine((url) => originOf(url) !== undefined, 'expected an http(s) URL'),
+    recordedAt: z.string(),
+    cases: z.array(z.object({ id: z.string().min(1), status: z.enum(['pass', 'fail']), result: z.record(z.string(), z.unknown()) })),
+    exchanges: z.array(exchangeSchema),
+  })
+  .superRefine((recording, ctx) => {
+    // Replay serves each exchange at its scope; one for another host than the cases call is never reached.
+    const origin = originOf(recording.baseURL);
+    if (origin === undefined) return;
+    recording.exchanges.forEach((exchange, index) => {
+      if (originOf(exchange.scope) !== origin) {
+        ctx.addIssue({ code: 'custom', path: ['exchanges', index, 'scope'], message: `${exchange.scope} is not the origin of baseURL (${origin})` });
+      }
+    });
+  });
+
+/** `scheme://host:port` with the port spelled out, as nock writes scopes; undefined for anything but http(s). */
+function originOf(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  return `${parsed.protocol}//${parsed.hostname}:${port}`;
+}
 
 export type Recording = z.infer<typeof recordingSchema>;
 

@@ -17,6 +17,10 @@ export async function replayRecording(recording: Recording, onCase?: (report: Li
   nock.cleanAll();
   nock.disableNetConnect();
   const reports: LiveCaseReport[] = [];
+  // A request no exchange answers reaches the adapter as "fetch failed"; say which it was.
+  let unmatched: string[] = [];
+  const noMatch = (request: { method: string; url: string }) => unmatched.push(`${request.method} ${request.url}`);
+  nock.emitter.on('no match', noMatch);
   try {
     nock.define(recording.exchanges as unknown as Parameters<typeof nock.define>[0]);
     const target = { provider: recording.provider, model: recording.model, apiKey: REPLAY_KEY, baseURL: recording.baseURL };
@@ -26,7 +30,8 @@ export async function replayRecording(recording: Recording, onCase?: (report: Li
       if (!recorded) {
         report = { id: testCase.id, title: testCase.title, status: 'skip', reason: 'not in the recording' };
       } else {
-        const run = await runLiveCase(target, testCase);
+        unmatched = [];
+        const run = withUnmatched(await runLiveCase(target, testCase), unmatched);
         const same = isDeepStrictEqual(JSON.parse(JSON.stringify(run.result)), recorded.result);
         report =
           run.status === 'fail'
@@ -43,9 +48,16 @@ export async function replayRecording(recording: Recording, onCase?: (report: Li
       onCase?.(report);
     }
   } finally {
+    nock.emitter.removeListener('no match', noMatch);
     nock.cleanAll();
     nock.enableNetConnect();
     nock.restore();
   }
   return reports;
+}
+
+function withUnmatched(report: LiveCaseReport, unmatched: readonly string[]): LiveCaseReport {
+  if (unmatched.length === 0) return report;
+  const reason = `the recording holds no exchange for this request: ${[...new Set(unmatched)].join(', ')} (edited, or made by another version; record it again)`;
+  return { ...report, status: 'fail', reason };
 }

@@ -94,4 +94,43 @@ describe('loopgate contract --record / --replay', () => {
     expect(code).toBe(1);
     expect(out).toMatch(/FAIL live_reply — .*\n\s+replayed result differs from the recorded one/);
   });
+
+  it('names the request no recorded exchange answers, not a network failure', async () => {
+    const path = join(dir, 'anthropic.recording.json');
+    const recording = JSON.parse(await readFile(path, 'utf8')) as { exchanges: { path: string }[] };
+    recording.exchanges.splice(0, 1); // the first case's exchange, gone
+    await writeFile(path, JSON.stringify(recording));
+    const { code, out } = await run({ replay: dir, provider: 'anthropic' }, {});
+    expect(code).toBe(1);
+    expect(out).toMatch(/FAIL live_reply — .*\n\s+the recording holds no exchange for this request: POST http:\/\/127\.0\.0\.1:\d+\/v1\/messages/);
+    expect(out).not.toContain('fetch failed');
+  });
+
+  it.each([
+    ['a baseURL that is no http(s) URL', (r: Record<string, unknown>) => (r.baseURL = 'not a url'), /baseURL: expected an http\(s\) URL/],
+    [
+      'an exchange with status 9999',
+      (r: Record<string, unknown>) => ((r.exchanges as { status: number }[])[0]!.status = 9999),
+      /exchanges\.0\.status: expected an HTTP status \(100–599\)/,
+    ],
+    [
+      'an exchange for another host than baseURL',
+      (r: Record<string, unknown>) => ((r.exchanges as { scope: string }[])[0]!.scope = 'https://elsewhere.example:443'),
+      /exchanges\.0\.scope: https:\/\/elsewhere\.example:443 is not the origin of baseURL/,
+    ],
+  ])('refuses a recording with %s (exit 2, naming the field)', async (_name, spoil, names) => {
+    const path = join(dir, 'openai-responses.recording.json');
+    const original = await readFile(path, 'utf8');
+    const recording = JSON.parse(original) as Record<string, unknown>;
+    spoil(recording);
+    await writeFile(path, JSON.stringify(recording));
+    try {
+      const { code, err, out } = await run({ replay: dir, provider: 'openai-responses' }, {});
+      expect(code).toBe(2);
+      expect(err).toMatch(names);
+      expect(out).not.toContain('PASS');
+    } finally {
+      await writeFile(path, original);
+    }
+  });
 });
