@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CancelScope, raceAbort } from './cancellation.ts';
+import { systemClock } from '../clock.ts';
+import { answerAfterAbort, CancelScope, raceAbort } from './cancellation.ts';
 
 describe('CancelScope: several sources, the first reason kept', () => {
   it('keeps the first source and reason; later cancels change nothing', () => {
@@ -56,5 +57,34 @@ describe('raceAbort', () => {
         (e) => `rejected: ${(e as Error).message}`,
       ),
     ).toBe('rejected: x');
+  });
+});
+
+describe('answerAfterAbort', () => {
+  const keep = (answer: { usage?: number }) => ({ usage: answer.usage, kept: true });
+  const aborted = { usage: undefined, kept: false };
+
+  it("takes from the client's own answer when it settles at once on the abort (the usage its stream reported)", async () => {
+    const controller = new AbortController();
+    const call = new Promise<{ usage?: number }>((resolve) => controller.signal.addEventListener('abort', () => queueMicrotask(() => resolve({ usage: 250 }))));
+    const answer = raceAbort(
+      call,
+      controller.signal,
+      () => answerAfterAbort(call, systemClock, aborted, keep),
+      () => aborted,
+    );
+    controller.abort();
+    expect(await answer).toEqual({ usage: 250, kept: true });
+  });
+
+  it('gives the aborted value to a client that hangs, and to one that rejects, at the next timer turn', async () => {
+    const hangs = new Promise<{ usage?: number }>(() => {});
+    expect(await answerAfterAbort(hangs, systemClock, aborted, keep)).toBe(aborted);
+    expect(await answerAfterAbort(Promise.reject(new Error('broke')), systemClock, aborted, keep)).toBe(aborted);
+  });
+
+  it('falls back to sleep(0) on a clock without setTimer', async () => {
+    const clock = { now: () => 0, sleep: () => Promise.resolve() };
+    expect(await answerAfterAbort(new Promise<{ usage?: number }>(() => {}), clock, aborted, keep)).toBe(aborted);
   });
 });

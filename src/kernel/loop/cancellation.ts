@@ -59,7 +59,8 @@ function reasonText(reason: unknown, by: CancelSource): string {
 
 /**
  * Settles with the promise's value, or with `onAbort()` as soon as `signal` aborts,
- * whichever is first; a rejection becomes `onReject(error)`. Never rejects.
+ * whichever is first; a rejection becomes `onReject(error)`. Never rejects (an
+ * `onAbort` that returns a promise must not reject either).
  *
  * With `timeout`, also with `timeout.value()` once `timeout.ms` have passed on
  * `timeout.clock` — unless that returns undefined, in which case the race goes on.
@@ -70,7 +71,7 @@ function reasonText(reason: unknown, by: CancelSource): string {
 export function raceAbort<T>(
   promise: Promise<T>,
   signal: AbortSignal,
-  onAbort: () => T,
+  onAbort: () => T | Promise<T>,
   onReject: (error: unknown) => T,
   timeout?: { readonly clock: Clock; readonly ms: number; readonly value: () => T | undefined },
 ): Promise<T> {
@@ -82,7 +83,7 @@ export function raceAbort<T>(
     let done = false;
     let timer: ClockTimer | undefined;
     let sleeping: AbortController | undefined;
-    const settle = (value: T) => {
+    const settle = (value: T | Promise<T>) => {
       if (done) return;
       done = true;
       unwatchAbort(signal, aborted);
@@ -107,5 +108,31 @@ export function raceAbort<T>(
       }
     }
     promise.then(settle, (error: unknown) => settle(onReject(error)));
+  });
+}
+
+/**
+ * What a call its turn's cancel cut short settles with. A client that keeps its
+ * contract settles at once when aborted — with the usage its stream had already
+ * reported, tokens the provider bills whether or not the answer finished — so its
+ * own answer is waited for until the clock's next timer turn (no time passes) and
+ * `keep(answer)` taken from it; a client that hangs gets `aborted`.
+ */
+export function answerAfterAbort<T>(call: Promise<T>, clock: Clock, aborted: T, keep: (answer: T) => T): Promise<T> {
+  return new Promise<T>((resolve) => {
+    let done = false;
+    const give = (value: T) => {
+      if (done) return;
+      done = true;
+      timer?.cancel();
+      resolve(value);
+    };
+    let timer: ClockTimer | undefined;
+    if (clock.setTimer) timer = clock.setTimer(0, () => give(aborted));
+    else void clock.sleep(0).then(() => give(aborted));
+    call.then(
+      (answer) => give(keep(answer)),
+      () => give(aborted),
+    );
   });
 }

@@ -29,7 +29,7 @@ import { assertNever, keepsCompletedSteps, outcomeLabel, type CancelSource, type
 import { ProjectionCache, type ProjectionState } from '../projection/projection.ts';
 import { streamRedactor } from '../redact/index.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
-import { CancelScope, raceAbort } from './cancellation.ts';
+import { answerAfterAbort, CancelScope, raceAbort } from './cancellation.ts';
 import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, saysNothing, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
@@ -532,7 +532,7 @@ export class AgentLoop {
     pending.answer = raceAbort<ModelResult>(
       call,
       s.scope.signal,
-      () => ({ type: 'transport_error', kind: 'aborted', message: 'the turn was cancelled' }),
+      () => answerAfterAbort<ModelResult>(call, this.#deps.clock, CANCELLED_CALL, usageOnly),
       // Providers never reject; one that does broke its contract. Keep going as a transport failure.
       (error) => ({ type: 'transport_error', kind: 'network', message: `model client rejected (contract violation): ${describeError(error)}` }),
       // Providers honour the timeout themselves; this is the backstop for one that hangs.
@@ -974,4 +974,12 @@ function linkSignals(signals: NonNullable<LoopDeps['signals']>): { signal: Abort
   if (signals.parent) out.push({ signal: signals.parent, by: 'parent' });
   if (signals.shutdown) out.push({ signal: signals.shutdown, by: 'shutdown' });
   return out;
+}
+
+/** What a model call the turn's cancel cut short records. */
+const CANCELLED_CALL: ModelResult = Object.freeze({ type: 'transport_error', kind: 'aborted', message: 'the turn was cancelled' });
+
+/** Of a cut-short call's own answer, only the usage counts: the cancel decided how the step ends. */
+function usageOnly(answer: ModelResult): ModelResult {
+  return answer.usage ? { ...CANCELLED_CALL, usage: answer.usage } : CANCELLED_CALL;
 }
