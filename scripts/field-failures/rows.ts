@@ -179,4 +179,12 @@ export const FINDINGS: readonly Finding[] = [
     loops: ['ai-sdk'],
     shows: (r) => r.timeline?.find((t) => /threw RangeError/.test(t.detail ?? ''))?.detail,
   },
+  {
+    id: 'F9',
+    claim:
+      'The AI SDK sends the "\\n\\n" Claude writes before a tool call back to Anthropic as a text block of its own; the API refuses a whitespace-only block with a 400, so the turn fails at its second step (an app that stores that history sends the block again on every later turn).',
+    file: `${P}/anthropic-blank-text-before-a-call.yaml`,
+    loops: ['ai-sdk'],
+    shows: (r) => r.timeline?.find((t) => /non-whitespace text/.test(t.detail ?? ''))?.detail,
+  },
 ];

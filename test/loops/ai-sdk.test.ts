@@ -51,4 +51,11 @@ describe('the AI SDK generateText loop behind the port', () => {
     expect(run.wireRequests).toBe(4);
     expect(run.executions.get('issue_refund') ?? 0).toBe(0);
   });
+
+  it('sends the "\\n\\n" Claude writes before a call back over the wire, which Anthropic refuses (400), failing the turn (finding F9)', async () => {
+    const { run } = await runFile('peers/anthropic-blank-text-before-a-call.yaml', aiSdkLoop());
+    expect(run.wire).toBe(true);
+    expect(run.reports.map((r) => outcomeLabel(r.outcome))).toEqual(['failed{invalid_request}', 'replied']);
+    expect(run.executions.get('lookup_order')).toBe(1);
+  });
 });
