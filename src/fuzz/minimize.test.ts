@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../harness/scenario/load.ts';
+import { scenarioSchema, type Scenario } from '../harness/scenario/schema.ts';
 import { minimizeScenario } from './minimize.ts';
 
 describe('minimizeScenario', () => {
@@ -54,5 +55,34 @@ describe('minimizeScenario', () => {
       s.provider.script.flatMap((p) => p.tool_use ?? []).reduce((n, c) => n + Number((c.args as { amount?: number }).amount ?? 0), 0);
     const { scenario } = await minimizeScenario(found, async (s) => total(s) > 100);
     expect(scenario.provider.script[0]!.tool_use!.map((c) => c.args)).toEqual([{ amount: 25 }, { amount: 76 }]);
+  });
+
+  it('keeps no removal that leaves an invalid scenario (a disconnect naming a message no longer posted, a crash without its reopen)', async () => {
+    const found = parseScenario(
+      [
+        'name: found',
+        'host: production',
+        'provider:',
+        '  script:',
+        '    - reply: one',
+        '    - reply: two',
+        'inbox:',
+        '  - say: a',
+        '  - say: b',
+        '  - disconnect: 2',
+        '  - crash: true',
+        '  - reopen: true',
+        'expect: {}',
+      ].join('\n'),
+      'found.yaml',
+    );
+    // A "bug" any scenario shows: every removal would be kept if validity were not checked.
+    const seen: Scenario[] = [];
+    const { scenario, removals } = await minimizeScenario(found, async (s) => (seen.push(s), true));
+    expect(removals).toBeGreaterThan(0);
+    for (const candidate of [...seen, scenario]) {
+      const problems = scenarioSchema.safeParse(candidate).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+      expect(problems, JSON.stringify(candidate.inbox)).toBeUndefined();
+    }
   });
 });

@@ -8,7 +8,7 @@
  * shrinking keeps keys it never needed; this pass removes them. Deterministic:
  * replaying fast-check's path ends in the same scenario.
  */
-import type { Scenario } from '../harness/scenario/schema.ts';
+import { scenarioSchema, type Scenario } from '../harness/scenario/schema.ts';
 
 type Candidate = Scenario;
 
@@ -77,7 +77,11 @@ export function* smaller(s: Scenario): Generator<Candidate> {
   for (let i = 0; i < s.inbox.length; i++) if (s.inbox[i]!.at !== undefined) yield { ...s, inbox: s.inbox.map((e, j) => (j === i ? dropKey(e, 'at') : e)) };
 }
 
-/** Removes parts while `stillFails` holds, up to `budget` tries. Returns the smallest scenario found and the removals kept. */
+/**
+ * Removes parts while `stillFails` holds, up to `budget` tries. Returns the smallest scenario found and the removals kept.
+ * A removal that leaves no valid scenario (a disconnect naming a message no longer posted, a crash without its reopen)
+ * is never tried: such a case fails to build, which is not the failure being minimized.
+ */
 export async function minimizeScenario(
   scenario: Scenario,
   stillFails: (candidate: Scenario) => Promise<boolean>,
@@ -90,6 +94,7 @@ export async function minimizeScenario(
     progress = false;
     for (const candidate of smaller(current)) {
       if (tries >= budget) break;
+      if (!scenarioSchema.safeParse(candidate).success) continue;
       tries++;
       if (await stillFails(candidate)) {
         current = candidate;
