@@ -25,6 +25,7 @@ describe('inbox triggers that never fire', () => {
   const scenario = (inbox: string) =>
     [
       'name: a trigger',
+      ...(inbox.includes('disconnect') ? ['host: production'] : []),
       'provider:',
       '  script:',
       '    - tool_use: [{ id: l1, name: lookup_order, args: { order_id: ORD-1001 } }]',
@@ -55,6 +56,15 @@ describe('inbox triggers that never fire', () => {
     const crash = await outcome('  - crash: true\n    at: { toolStart: issue_refund }\n  - reopen: true');
     expect(crash.checks.filter((c) => !c.passed).map((c) => c.message)).toEqual([
       'inbox[1]: crash at {toolStart: issue_refund} never happened (the case ended first; ifReached: true if it may not); inbox[2]: reopen never happened (what it follows never did)',
+    ]);
+  });
+
+  it('a disconnect of a message its trigger has not posted yet fails the case, naming it (no error from the host)', async () => {
+    // The schema counts messages in inbox order; the steer is posted only if request 9 is ever sent (it is not).
+    const early = await outcome('  - steer: Only the first one.\n    at: { request: 9, ifReached: true }\n  - disconnect: 2');
+    expect(early.status).toBe('failed');
+    expect(early.checks.filter((c) => !c.passed).map((c) => c.message)).toEqual([
+      'inbox[2]: disconnect 2 never happened (message 2 was not posted yet: a message with a trigger is posted when it fires)',
     ]);
   });
 

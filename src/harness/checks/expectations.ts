@@ -226,8 +226,12 @@ function replyCheck(name: string, want: NonNullable<Expectation['reply']>, reply
 function triggersCheck(run: ScenarioRun): CheckResult[] {
   const missed = run.unfired.filter(({ entry }) => entry.at?.ifReached !== true);
   if (missed.length === 0) return [];
-  const describe = ({ index, entry }: ScenarioRun['unfired'][number]) => {
+  const describe = ({ index, entry, skipped }: ScenarioRun['unfired'][number]) => {
     const action = INBOX_ACTIONS.find((k) => entry[k] !== undefined) ?? 'entry';
+    if (entry.disconnect !== undefined && skipped) {
+      const n = entry.disconnect;
+      return `inbox[${index}]: disconnect ${n} never happened (message ${n} was not posted yet: a message with a trigger is posted when it fires)`;
+    }
     if (!entry.at) return `inbox[${index}]: ${action} never happened (what it follows never did)`;
     const key = TRIGGER_KEYS.find((k) => entry.at![k] !== undefined)!;
     return `inbox[${index}]: ${action} at {${key}: ${String(entry.at[key])}} never happened (the case ended first; ifReached: true if it may not)`;

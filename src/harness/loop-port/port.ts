@@ -49,8 +49,11 @@ export interface LoopUnderTest {
   reopen(): Promise<void>;
   /** An operator undoes the compaction last applied, between turns (loopgate's loop driven directly only). */
   undoCompaction?(): Promise<void>;
-  /** The client of the n-th message posted (1-based) goes away: its request's signal aborts (loopgate's production host only). */
-  disconnect?(post: number): void;
+  /**
+   * The client of the n-th message posted (1-based) goes away: its request's signal aborts (loopgate's production host only).
+   * False when that message is not posted (yet): a message with a trigger is posted when it fires.
+   */
+  disconnect?(post: number): boolean;
   /** Resolves when everything posted so far has settled: turns closed, requests answered. Never rejects. */
   settled(): Promise<void>;
   /** One report per turn that closed, in order. */

@@ -134,11 +134,12 @@ export class HostTarget implements LoopUnderTest {
     this.#via(via).host.cancel(this.#world.conversation, by, `scenario: cancel by ${by}`);
   }
 
-  /** The client of the n-th message posted (1-based) goes away: its request's signal aborts. */
-  disconnect(post: number): void {
+  /** The client of the n-th message posted (1-based) goes away: its request's signal aborts. False: that message is not posted (yet). */
+  disconnect(post: number): boolean {
     const client = this.#clients[post - 1];
-    if (!client) throw new Error(`disconnect ${post}: only ${this.#clients.length} message(s) were posted`);
+    if (!client) return false;
     client.abort(new Error('the client went away'));
+    return true;
   }
 
   crash(): void {

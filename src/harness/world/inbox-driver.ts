@@ -26,6 +26,8 @@ export interface UnfiredEntry {
   /** Its index in the scenario's inbox. */
   readonly index: number;
   readonly entry: InboxEntry;
+  /** Its trigger fired (or it had none), but what it follows never happened (see `#skipped`). */
+  readonly skipped?: true;
 }
 
 export class InboxDriver {
@@ -36,7 +38,10 @@ export class InboxDriver {
   readonly #timed: InboxEntry[] = [];
   readonly #untimed: InboxEntry[] = [];
   readonly #index = new Map<InboxEntry, number>();
-  /** Untimed entries not performed because what they follow never happened (a reopen after a crash that never fired). */
+  /**
+   * Entries not performed because what they follow never happened: a reopen after a crash that never fired,
+   * a disconnect of a message not posted yet.
+   */
   readonly #skipped: InboxEntry[] = [];
   readonly #onError: (error: unknown) => void;
 
@@ -112,7 +117,10 @@ export class InboxDriver {
    */
   unfired(): UnfiredEntry[] {
     const waiting = [...this.#triggered.values()].flat();
-    return [...waiting, ...this.#skipped].map((entry) => ({ index: this.#index.get(entry)!, entry })).sort((a, b) => a.index - b.index);
+    return [
+      ...waiting.map((entry): UnfiredEntry => ({ index: this.#index.get(entry)!, entry })),
+      ...this.#skipped.map((entry): UnfiredEntry => ({ index: this.#index.get(entry)!, entry, skipped: true })),
+    ].sort((a, b) => a.index - b.index);
   }
 
   /** Plays the script: untimed entries one at a time, each once everything before it settled; timed ones at their time. */
@@ -168,9 +176,9 @@ export class InboxDriver {
       if (!target.undoCompaction) throw new Error('undoCompaction: this host cannot undo a compaction');
       await target.undoCompaction();
     } else if (entry.disconnect !== undefined) {
-      this.#faults.record(`the client of message ${entry.disconnect} goes away (its request is aborted)`);
       if (!target.disconnect) throw new Error('disconnect: this host answers no requests');
-      target.disconnect(entry.disconnect);
+      if (target.disconnect(entry.disconnect)) this.#faults.record(`the client of message ${entry.disconnect} goes away (its request is aborted)`);
+      else this.#skipped.push(entry); // that message is not posted (yet): nobody to go away
     }
   }
 }
