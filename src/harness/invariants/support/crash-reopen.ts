@@ -19,6 +19,7 @@ import {
   AgentLoop,
   checkToolPairing,
   decodeRecords,
+  isLoopWritten,
   type AnyEvent,
   type LogEvent,
   loopDeps,
@@ -148,11 +149,13 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
   }
 }
 
-/** Whether every message turn `turn` took was posted as empty or only whitespace (read from the inbox as received). */
+/** Whether every message people sent that turn `turn` took was posted as empty or only whitespace (read from the inbox as received). */
 function tookOnlyBlanks(events: readonly AnyEvent[], turn: number): boolean {
   const posted = postedMessages(events);
   const taken = events.filter(
     (e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message' && !('opaque' in e) && e.payload.turn === turn,
   );
-  return taken.length > 0 && taken.every((e) => (posted.get(e.payload.id)?.text ?? 'unknown').trim() === '');
+  // The loop's own notices (what a failed turn already did) are context, not work: they never need an answer.
+  const fromPeople = taken.filter((e) => !isLoopWritten(posted.get(e.payload.id)?.source ?? ''));
+  return taken.length > 0 && fromPeople.every((e) => (posted.get(e.payload.id)?.text ?? 'unknown').trim() === '');
 }
