@@ -50,7 +50,7 @@ import { hostConfigFor } from './world/host-config.ts';
 import { operatorParts, withOperator, withOperatorLayer, withOperatorRule } from './world/operator-settings.ts';
 import { HostTarget, type HostPost } from './world/host-target.ts';
 import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-driver.ts';
-import { directLoop } from './world/loop-target.ts';
+import { directLoop, type LoopTarget } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
 import type { ApprovalAnswer } from './world/recorded-approver.ts';
 import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.ts';
@@ -126,6 +126,8 @@ export interface ScenarioRun {
   readonly reached: { readonly events: number; readonly deltas: number };
   /** Inbox entries whose trigger never fired (and a reopen whose crash never came), in inbox order. */
   readonly unfired: readonly UnfiredEntry[];
+  /** The loop driven directly: drains that returned with waking work they should have run (invariant 9). */
+  readonly drainsLeftWork?: readonly string[];
   /** Through the production host: every message posted, and the envelope the host answered with. */
   readonly posts?: readonly HostPost[];
   /** The agent's prompt fragments, and what each dynamic one gave while each request (in `requests`) was assembled. */
@@ -260,6 +262,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let target: InboxTarget;
   let finish: () => Promise<void> = async () => undefined;
   let hostTarget: HostTarget | undefined;
+  let directTarget: LoopTarget | undefined;
   // A scenario's contract-breaking tool executor, inside any test seam's loop variant.
   const executorFaults = withExecutorFaults(scenario, faults);
   const seamDeps = options.seams?.wrapDeps;
@@ -302,6 +305,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       ...(wrapDeps ? { wrapDeps } : {}),
     });
     target = direct;
+    directTarget = direct;
     finish = () => direct.finish();
     stopRunaway = () => direct.stop();
   }
@@ -358,6 +362,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     lost: recorded.lost,
     reached: { ...reached },
     unfired: inbox.unfired(),
+    ...(directTarget && directTarget.drainsLeftWork.length > 0 ? { drainsLeftWork: directTarget.drainsLeftWork } : {}),
     ...(hostTarget ? { posts: hostTarget.posts } : {}),
     prompt: prompt.result(),
     ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),

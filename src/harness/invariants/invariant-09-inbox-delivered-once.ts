@@ -34,6 +34,7 @@ export const inboxDeliveredOnce = defineInvariant({
       () => injectNeverWakes(run),
       () => returnsReturnSomething(run),
       () => inboxFollowsReference(run),
+      () => run.drainsLeftWork?.[0],
     ),
 });
 

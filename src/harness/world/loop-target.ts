@@ -93,6 +93,8 @@ export class LoopTarget implements LoopUnderTest {
   readonly #closed: (result: TurnResult) => void;
   #drains: Promise<void> = Promise.resolve();
   readonly #log: EventLog | undefined;
+  /** Drains that returned with waking work they should have run (see `#drainedWhatItCould`). */
+  readonly drainsLeftWork: string[] = [];
 
   /** `closed` is told each turn's result, in order. */
   constructor(loop: AgentLoop, persist: () => Promise<void>, closed: (result: TurnResult) => void, log?: EventLog) {
@@ -144,6 +146,29 @@ export class LoopTarget implements LoopUnderTest {
     return this.#loop.projection.current();
   }
 
+  /**
+   * The drain's contract: it runs turns while the inbox holds waking work. It may stop early only at a cancel, when
+   * the store refused a write, when the loop is shut down, or when its last turn used up nothing it started with
+   * (everything pending again: another turn would repeat it). Otherwise no waking message may be left waiting — this
+   * host wakes the loop again for every message posted, which would hide a drain that gave up early from every other
+   * check.
+   */
+  #drainedWhatItCould(results: readonly TurnResult[]): string | undefined {
+    const log = this.#log;
+    const last = results.at(-1);
+    if (!log || !last || this.#loop.busy) return undefined;
+    const outcome = last.outcome;
+    if (outcome.kind === 'cancelled' || (outcome.kind === 'failed' && outcome.reason === 'persistence')) return undefined;
+    const positions = log.positions;
+    const took = log.events
+      .filter((e) => e.type === 'user.message' && (e.payload as { turn?: number }).turn === last.turn)
+      .map((e) => (e.payload as { id: string }).id);
+    if (took.length > 0 && took.every((id) => positions.inboxState(id) === 'pending')) return undefined;
+    const stranded = positions.pending().filter((m) => m.intent !== 'inject');
+    if (stranded.length === 0) return undefined;
+    return `a drain returned after turn ${last.turn} (${outcome.kind}) with ${stranded.map((m) => `${m.intent} ${m.id}`).join(', ')} still waiting for a turn`;
+  }
+
   /** Stops the loop as a runaway case. */
   stop(): void {
     this.#loop.shutdown('runaway case');
@@ -158,10 +183,13 @@ export class LoopTarget implements LoopUnderTest {
   #wake(): void {
     this.#drains = this.#drains.then(async () => {
       await this.#persist().catch(() => undefined);
-      for (const result of await this.#loop.drain()) {
+      const results = await this.#loop.drain();
+      for (const result of results) {
         this.#reports.push(reportOf(result));
         this.#closed(result);
       }
+      const left = this.#drainedWhatItCould(results);
+      if (left) this.drainsLeftWork.push(left);
     });
   }
 }

@@ -29,6 +29,21 @@ describe('inbox rules', () => {
 });
 
 describe('inbox in the loop', () => {
+  it("drains until no waking work is left, even when a turn hands the loop's own notice back", async () => {
+    // The loop's notice (what a failed turn did) comes first, then a blank follow-up, then a question: the first turn
+    // takes the notice and the blank message, has nothing to answer and returns the notice — the question still needs its turn.
+    const world = createWorld({ script: [reply('Your refund went through.')] });
+    world.loop.send('[The previous turn failed, but issue_refund (call r) was done.]', { intent: 'inject', source: 'loop:side-effects' });
+    world.send(' \n  ');
+    world.send('Did it go through?');
+    const results = await world.drain();
+    expect(results.map((r) => r.outcome.kind)).toEqual(['nothing_to_do', 'replied']);
+    expect(world.loop.hasWork()).toBe(false);
+    expect(renderMessages(world.scripted!.requests[0]!.messages)).toEqual([
+      'user: [The previous turn failed, but issue_refund (call r) was done.] | Did it go through?',
+    ]);
+  });
+
   it('an inject into an idle loop starts no turn, and is delivered with the next turn', async () => {
     const world = createWorld({ script: [reply('hello Ada')] });
     world.send('The customer is Ada (from the CRM).', 'inject');

@@ -198,13 +198,15 @@ export class AgentLoop {
   async #drainTurns(): Promise<TurnResult[]> {
     const results: TurnResult[] = [];
     while (!this.#stopped && this.#log.positions.openTurn === undefined && this.hasWork()) {
-      const trigger = takeForTurnStart(this.#log.positions.pending())[0]?.id;
+      const starts = takeForTurnStart(this.#log.positions.pending());
       const result = await this.#runTurn();
       results.push(result);
-      // A turn always takes its trigger; if it is still pending, another turn would
-      // only repeat this one. Stop rather than spin.
-      if (trigger !== undefined && this.#log.positions.inboxState(trigger) === 'pending' && result.outcome.kind !== 'cancelled') break;
       if (result.outcome.kind === 'cancelled') break;
+      // A turn takes what it starts with; if all of it is pending again (a claim that deferred it), another turn
+      // would only repeat this one: stop rather than spin. A turn that used up any of it (a blank message dropped,
+      // the loop's own notice handed back) made progress: what waits behind it gets its turn in this drain.
+      const positions = this.#log.positions;
+      if (starts.length > 0 && starts.every((m) => positions.inboxState(m.id) === 'pending')) break;
       if (result.outcome.kind === 'failed' && result.outcome.reason === 'persistence') break;
     }
     return results;
