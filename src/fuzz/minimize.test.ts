@@ -85,4 +85,28 @@ describe('minimizeScenario', () => {
       expect(problems, JSON.stringify(candidate.inbox)).toBeUndefined();
     }
   });
+
+  it('removes an inbox entry and a provider step together when neither alone keeps the failure', async () => {
+    const found = parseScenario(
+      [
+        'name: found',
+        'provider:',
+        '  script:',
+        '    - reply: one',
+        '    - reply: two',
+        '    - refusal: no',
+        'inbox:',
+        '  - say: a',
+        '  - say: b',
+        '  - say: c',
+        'expect: {}',
+      ].join('\n'),
+      'found.yaml',
+    );
+    // The "bug" needs the refusal and as many messages as answers: one removal alone always loses it.
+    const fails = async (s: Scenario) => s.provider.script.some((p) => p.refusal !== undefined) && s.inbox.length === s.provider.script.length;
+    const { scenario } = await minimizeScenario(found, fails);
+    expect(scenario.inbox).toEqual([{ say: 'a' }]);
+    expect(scenario.provider.script).toEqual([{ refusal: 'no' }]);
+  });
 });

@@ -77,6 +77,16 @@ export function* smaller(s: Scenario): Generator<Candidate> {
   for (let i = 0; i < s.inbox.length; i++) if (s.inbox[i]!.at !== undefined) yield { ...s, inbox: s.inbox.map((e, j) => (j === i ? dropKey(e, 'at') : e)) };
 }
 
+/** Smaller variants of a scenario with an inbox entry and a provider step removed together. */
+export function* pairsSmaller(s: Scenario): Generator<Candidate> {
+  if (s.inbox.length < 2) return;
+  for (let i = s.inbox.length - 1; i >= 0; i--) {
+    for (let j = s.provider.script.length - 1; j >= 0; j--) {
+      yield { ...s, inbox: without(s.inbox, i), provider: { ...s.provider, script: without(s.provider.script, j) } };
+    }
+  }
+}
+
 /**
  * Removes parts while `stillFails` holds, up to `budget` tries. Returns the smallest scenario found and the removals kept.
  * A removal that leaves no valid scenario (a disconnect naming a message no longer posted, a crash without its reopen)
@@ -90,19 +100,23 @@ export async function minimizeScenario(
   let current = scenario;
   let removals = 0;
   let tries = 0;
-  for (let progress = true; progress && tries < budget; ) {
-    progress = false;
-    for (const candidate of smaller(current)) {
-      if (tries >= budget) break;
+  /** The first of `candidates` that is valid and still fails, within the budget. */
+  const firstFailing = async (candidates: Iterable<Candidate>): Promise<Candidate | undefined> => {
+    for (const candidate of candidates) {
+      if (tries >= budget) return undefined;
       if (!scenarioSchema.safeParse(candidate).success) continue;
       tries++;
-      if (await stillFails(candidate)) {
-        current = candidate;
-        removals++;
-        progress = true;
-        break;
-      }
+      if (await stillFails(candidate)) return candidate;
     }
+    return undefined;
+  };
+  while (tries < budget) {
+    // One part at a time; when no single removal keeps the failure, an inbox entry and a provider step together
+    // (a cancel and the answer it cut short: either alone changes which request reaches the bug).
+    const next = (await firstFailing(smaller(current))) ?? (await firstFailing(pairsSmaller(current)));
+    if (next === undefined) break;
+    current = next;
+    removals++;
   }
   return { scenario: current, removals, tries };
 }

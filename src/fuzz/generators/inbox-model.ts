@@ -17,6 +17,8 @@ export class InboxModel {
   readonly entries: InboxEntry[] = [];
   /** Waking messages (follow-ups and steers) posted so far. */
   waking = 0;
+  /** Messages posted so far (say, steer or inject): what a disconnect can name. */
+  posted = 0;
   cancels = 0;
   #texts = 0;
 
@@ -37,6 +39,7 @@ export class InboxModel {
   add(entry: InboxEntry): void {
     this.entries.push(entry);
     if (entry.say !== undefined || entry.steer !== undefined) this.waking++;
+    if (entry.say !== undefined || entry.steer !== undefined || entry.inject !== undefined) this.posted++;
     if (entry.cancel !== undefined) this.cancels++;
   }
 }

@@ -78,6 +78,31 @@ class CancelCommand implements InboxCommand {
   }
 }
 
+/**
+ * The client of an earlier message goes away (its HTTP request aborted): at once,
+ * or at a moment. Only the production host answers requests a client can abort;
+ * cases through the loop drop these entries (toFuzzCase).
+ */
+class DisconnectCommand implements InboxCommand {
+  readonly pick: number;
+  readonly at: Trigger | undefined;
+  constructor(pick: number, at: Trigger | undefined) {
+    this.pick = pick;
+    this.at = at;
+  }
+  check(model: Readonly<InboxModel>): boolean {
+    return model.posted > 0;
+  }
+  run(model: InboxModel, real: InboxBuilder): void {
+    const entry: InboxEntry = { disconnect: ((this.pick - 1) % model.posted) + 1, ...(this.at ? { at: this.at } : {}) };
+    model.add(entry);
+    real.entries.push(entry);
+  }
+  toString(): string {
+    return `disconnect the client of message ${this.pick}${describeAt(this.at)}`;
+  }
+}
+
 /** A steer posted while request n is in flight — taken into step n + 1 — and a cancel landing as request n + 1 is sent. */
 class TakenThenCancelledCommand implements InboxCommand {
   readonly request: number;
@@ -130,6 +155,7 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
         .map(([intent, at]) => new PostCommand(intent, intent === 'follow_up' ? at : (at ?? { request: 1 }), true)),
       fc.tuple(source, triggerArb(tools)).map(([by, at]) => new CancelCommand(by, at)),
       fc.tuple(fc.integer({ min: 1, max: 5 }), source).map(([request, by]) => new TakenThenCancelledCommand(request, by)),
+      fc.tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined })).map(([pick, at]) => new DisconnectCommand(pick, at)),
     ],
     { maxCommands },
   );

@@ -46,6 +46,8 @@ export interface FuzzParts {
   readonly inbox: Iterable<InboxCommand>;
   readonly secret: boolean;
   readonly crashAt: number | undefined;
+  /** With several hosts: the host each message or cancel goes to, in turn (cycled over the inbox). */
+  readonly vias: readonly number[] | undefined;
 }
 
 export interface FuzzCase {
@@ -75,39 +77,53 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       secret: fc.boolean(),
       crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 5),
       production: sometimes(fc.constant(true), options.production ?? 25),
+      // Two live hosts over the one store (as on a shared PostgreSQL), each client choosing one.
+      vias: sometimes(fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 1, maxLength: 6 }), 30),
     })
-    .map((p) => ({
-      scenario: {
-        name: 'fuzz case',
-        tags: ['fuzz'],
-        ...(options.agent !== undefined ? { agent: options.agent } : {}),
-        ...(p.production ? { host: 'production' as const } : {}),
-        config: withoutJitter(p.config),
-        tools: p.tools,
-        provider: {
-          ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),
-          ...(p.fallback ? { fallback: p.fallback } : {}),
+    .map((p) => {
+      const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
+      return {
+        scenario: {
+          name: 'fuzz case',
+          tags: ['fuzz'],
+          ...(options.agent !== undefined ? { agent: options.agent } : {}),
+          ...(p.production ? { host: 'production' as const } : {}),
+          ...(hosts ? { hosts: 2 } : {}),
+          config: withoutJitter(p.config),
+          tools: p.tools,
+          provider: {
+            ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),
+            ...(p.fallback ? { fallback: p.fallback } : {}),
+          },
+          ...(p.policy ? { policy: p.policy } : {}),
+          ...(p.approver ? { approver: p.approver } : {}),
+          ...(p.visibility ? { visibility: p.visibility } : {}),
+          ...(p.compaction ? { compaction: p.compaction } : {}),
+          ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
+          ...(p.claim ? { claim: p.claim } : {}),
+          ...(p.prompt ? { prompt: p.prompt } : {}),
+          ...(p.failAppends ? { store: { failAppends: p.failAppends } } : {}),
+          ...(p.secret ? { secrets: [FUZZ_SECRET, FUZZ_PASSPHRASE] } : {}),
+          expect: {},
         },
-        ...(p.policy ? { policy: p.policy } : {}),
-        ...(p.approver ? { approver: p.approver } : {}),
-        ...(p.visibility ? { visibility: p.visibility } : {}),
-        ...(p.compaction ? { compaction: p.compaction } : {}),
-        ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
-        ...(p.claim ? { claim: p.claim } : {}),
-        ...(p.prompt ? { prompt: p.prompt } : {}),
-        ...(p.failAppends ? { store: { failAppends: p.failAppends } } : {}),
-        ...(p.secret ? { secrets: [FUZZ_SECRET, FUZZ_PASSPHRASE] } : {}),
-        expect: {},
-      },
-      inbox: p.inbox,
-      secret: p.secret,
-      crashAt: p.crashAt,
-    }));
+        inbox: p.inbox,
+        secret: p.secret,
+        crashAt: p.crashAt,
+        vias: hosts ? p.vias : undefined,
+      };
+    });
 }
 
 /** The scenario and crash point the parts stand for (runs the inbox commands against their model). */
 export function toFuzzCase(parts: FuzzParts): FuzzCase {
   let inbox: InboxEntry[] = buildInbox(parts.inbox);
+  // Only the production host answers requests a client can abort.
+  if (parts.scenario.host !== 'production') inbox = inbox.filter((e) => e.disconnect === undefined);
+  const vias = parts.vias;
+  if (vias !== undefined) {
+    let k = 0;
+    inbox = inbox.map((e) => ((e.say ?? e.steer ?? e.inject ?? e.cancel) !== undefined ? { ...e, via: vias[k++ % vias.length]! } : e));
+  }
   if (parts.secret) {
     // The first message carries the secret: redaction must keep it out of the log, the model's requests and the traces.
     inbox = inbox.map((e, i) => (i === 0 && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e));
