@@ -8,6 +8,7 @@
  */
 import { CREDENTIAL_SAMPLES } from '../../harness/invariants/support/credential-samples.ts';
 import fc from 'fast-check';
+import { DEFAULT_MAX_OUTPUT_CHARS } from '../../kernel/index.ts';
 import { EXECUTOR_FAULTS, type Behaviour, type ScenarioTool } from '../../harness/scenario/schema.ts';
 import { sometimes } from './optional.ts';
 import { SECRET_ENCODED_OUTPUT } from './secret.ts';
@@ -48,11 +49,27 @@ export const UNKNOWN_TOOL = 'no_such_tool';
 /**
  * Output longer than the model may read — past a generated `toolMaxOutputChars`,
  * or past the 20,000-character default — as text or as JSON, with a surrogate
- * pair where a cut may fall; `tool-output-capped` checks what the model got.
+ * pair where a cut may fall; and text exactly as long as the default cap, and
+ * one character longer (an off-by-one in the cap passed everything else);
+ * `tool-output-capped` checks what the model got.
  */
-const longOutputArb: fc.Arbitrary<unknown> = fc
-  .record({ size: fc.constantFrom(300, 2_500, 21_000), json: fc.boolean() })
-  .map(({ size, json }) => (json ? { events: [...longOutputChunks(size)] } : longOutputText(size)));
+const longOutputArb: fc.Arbitrary<unknown> = fc.oneof(
+  fc
+    .record({ size: fc.constantFrom(300, 2_500, 21_000), json: fc.boolean() })
+    .map(({ size, json }) => (json ? { events: [...longOutputChunks(size)] } : longOutputText(size))),
+  fc.constantFrom(DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_MAX_OUTPUT_CHARS + 1).map(boundaryText),
+);
+
+/** Plain ASCII text of exactly `length` UTF-16 units (the unit the cap counts). */
+const boundaryTexts = new Map<number, string>();
+function boundaryText(length: number): string {
+  let text = boundaryTexts.get(length);
+  if (text === undefined) {
+    text = 'order event 0001 shipped; '.repeat(Math.ceil(length / 26)).slice(0, length);
+    boundaryTexts.set(length, text);
+  }
+  return text;
+}
 
 /** The texts, built once per size (three sizes; the array of chunks is copied per case). */
 const longTexts = new Map<number, { text: string; chunks: readonly string[] }>();
