@@ -12,6 +12,11 @@
  * And the converse: a body is never told it timed out (its signal aborted with a
  * `ToolTimeoutError`) after it had already ended — a tool that cleans up or
  * reports on abort would undo, or misreport, work that finished in time.
+ *
+ * And before: once its turn is cancelled no call starts — no `tool.started`
+ * record follows the turn's `cancel.requested`, and no body starts with its
+ * signal already aborted (the second call of a batch run one by one, after a
+ * cancel that landed while the first ran: a notify_customer the user stopped).
  */
 import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -22,10 +27,33 @@ const GIVEN_UP = new Set(['INTERRUPTED', 'TIMEOUT']);
 
 export const toolsToldToStop = defineInvariant({
   id: 'tools-told-to-stop',
-  title: 'a tool call answered INTERRUPTED or TIMEOUT has its still-running body’s signal aborted',
+  title: 'a tool call answered INTERRUPTED or TIMEOUT has its still-running body’s signal aborted; no body starts once told to stop',
   appliesTo: loopgateOnly('the signals the scripted tools were given are recorded by loopgate’s own host'),
-  check: (run) => toldToStop(run) ?? toldTimedOutWhenDone(run),
+  check: (run) => neverStartedStopped(run) ?? toldToStop(run) ?? toldTimedOutWhenDone(run),
 });
+
+/**
+ * Once its turn is cancelled, no call starts: no `tool.started` record follows the turn's `cancel.requested`
+ * (the loop checks before each start record), and no body starts with its signal already aborted.
+ */
+function neverStartedStopped(run: ScenarioRun): string | undefined {
+  for (const turn of viewOf(run).turns) {
+    if (turn.recovered) continue;
+    const cancel = turn.events.find((e) => e.type === 'cancel.requested');
+    if (!cancel) continue;
+    const late = turn.events.find((e) => e.type === 'tool.started' && e.seq > cancel.seq) as Extract<LogEvent, { type: 'tool.started' }> | undefined;
+    if (late)
+      return `turn ${turn.turn}: call ${late.payload.callId} to ${late.payload.name} started (seq ${late.seq}) after the turn was cancelled (cancel.requested, seq ${cancel.seq})`;
+  }
+  for (const [callId, bodies] of run.toolBodies ?? []) {
+    const body = bodies.find((b) => b.startedStopped);
+    if (body) {
+      const reason = body.signal.reason as { message?: unknown } | undefined;
+      return `call ${callId}: the body of ${body.tool} started at ${body.startedAt} ms with its signal already aborted (${String(reason?.message ?? reason)}): a tool ran after it was told to stop`;
+    }
+  }
+  return undefined;
+}
 
 function toldToStop(run: ScenarioRun): string | undefined {
   const bodies = run.toolBodies;

@@ -55,8 +55,12 @@ export interface ToolCounters {
 
 /** One run of a tool's body: `endedAt` stays undefined while it runs (or if it never ends). */
 export interface ToolBodyRun {
+  /** The tool whose body this is (a model may give calls of different tools one id). */
+  readonly tool: string;
   readonly signal: AbortSignal;
   readonly startedAt: number;
+  /** Its signal was aborted already when the body started: the loop ran a tool it had told to stop. */
+  readonly startedStopped?: true;
   endedAt?: number;
   /** Whether the body had already ended when its signal was aborted (undefined: never aborted). */
   abortedAfterEnd?: boolean;
@@ -96,7 +100,13 @@ export function scriptedTools(
       calls.set(callId, (calls.get(callId) ?? 0) + 1);
       counters.byToolCall.set(tool.name, calls);
       const unfrozen = unfrozenPath(args, 'args');
-      const body: ToolBodyRun = { signal, startedAt: hooks.clock.now(), ...(unfrozen !== undefined ? { unfrozenArgs: unfrozen } : {}) };
+      const body: ToolBodyRun = {
+        tool: tool.name,
+        signal,
+        startedAt: hooks.clock.now(),
+        ...(signal.aborted ? { startedStopped: true as const } : {}),
+        ...(unfrozen !== undefined ? { unfrozenArgs: unfrozen } : {}),
+      };
       if (signal.aborted) body.abortedAfterEnd = false;
       else signal.addEventListener('abort', () => (body.abortedAfterEnd = body.endedAt !== undefined), { once: true });
       counters.bodies.set(callId, [...(counters.bodies.get(callId) ?? []), body]);
