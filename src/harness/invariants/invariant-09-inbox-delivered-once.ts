@@ -34,6 +34,7 @@ export const inboxDeliveredOnce = defineInvariant({
       () => injectNeverWakes(run),
       () => returnsReturnSomething(run),
       () => inboxFollowsReference(run),
+      () => steersJoinTheirTurn(run),
       () => run.drainsLeftWork?.[0],
     ),
 });
@@ -43,6 +44,30 @@ function returnsReturnSomething(run: ScenarioRun): string | undefined {
   for (const e of viewOf(run).known) {
     if (e.type === 'inbox.returned' && e.payload.ids.length === 0)
       return `event seq ${e.seq}: an inbox.returned that returns no message (turn ${e.payload.turn})`;
+  }
+  return undefined;
+}
+
+/**
+ * A steer posted while a turn's model was still at work joins that turn (seed 000 §6): a turn that ends replied,
+ * with steps left, has taken every steer received before its final answer was recorded. (One received after the
+ * answer may fall into the close and wait for the next turn; with several hosts, another host's steer reaches this
+ * one's log only when it next reads the store.)
+ */
+function steersJoinTheirTurn(run: ScenarioRun): string | undefined {
+  if ((run.scenario.hosts ?? 1) > 1) return undefined;
+  for (const turn of viewOf(run).turns) {
+    if (turn.recovered || turn.outcome?.kind !== 'replied') continue;
+    const closed = turn.events.find((e) => e.type === 'turn.closed') as Extract<LogEvent, { type: 'turn.closed' }> | undefined;
+    if (!closed || closed.payload.steps >= run.config.maxSteps) continue;
+    const answer = turn.events.findLast((e) => e.type === 'assistant.message');
+    if (!answer) continue;
+    const taken = new Set(turn.events.filter((e) => e.type === 'user.message').map((e) => (e as Extract<LogEvent, { type: 'user.message' }>).payload.id));
+    for (const e of turn.events) {
+      if (e.seq >= answer.seq) break;
+      if (e.type !== 'inbox.received' || e.payload.intent !== 'steer' || taken.has(e.payload.id)) continue;
+      return `turn ${turn.turn} ended replied after ${closed.payload.steps} of ${run.config.maxSteps} steps without the steer ${e.payload.id} (seq ${e.seq}), received before its final answer (seq ${answer.seq}): a steer joins the running turn`;
+    }
   }
   return undefined;
 }
