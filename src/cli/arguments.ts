@@ -50,6 +50,7 @@ export const BOUNDS = {
 } as const satisfies Record<string, NumberRange>;
 
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+const DIGITS = /^[+-]?\d+$/;
 
 function expectedOf(range: NumberRange): string {
   if (range.expected) return range.expected;
@@ -76,7 +77,11 @@ export function readNumber(flag: string, value: number | string, range: NumberRa
     (!range.integer || Number.isInteger(n)) &&
     (range.minExclusive ? n > range.min : n >= range.min) &&
     (range.max === undefined || n <= range.max);
-  return fits ? { value: n } : { problem: `--${flag} ${shown(text)}: expected ${expectedOf(range)}` };
+  if (!fits) return { problem: `--${flag} ${shown(text)}: expected ${expectedOf(range)}` };
+  // A count or a seed is written in digits: 1e3, 1.0 or " 7" would run as 1000, 1 and 7 while 0x10 is refused.
+  if (range.integer && typeof value === 'string' && !DIGITS.test(text))
+    return { problem: `--${flag} ${shown(text)}: expected ${expectedOf(range)}, written in digits` };
+  return { value: n };
 }
 
 /** A numeric flag: declared as a string, so what was typed can be quoted; read and range-checked as it is parsed. */
@@ -165,5 +170,16 @@ export function withCheckedValues<T, U>(command: CommandModule<T, U>, argv: read
 export function argumentMessage(message: string): string {
   const missing = /^Not enough arguments following: (.+)$/.exec(message);
   if (missing) return `--${missing[1]}: needs a value`;
+  const unknown = /^Unknown arguments?: (.+)$/.exec(message);
+  if (unknown) {
+    // yargs lists a kebab-case flag twice, as typed and in camelCase: name it once, as typed.
+    const names = unknown[1]!.split(', ');
+    const once = [...new Set(names.filter((name) => !names.some((other) => other !== name && camelCase(other) === name)))];
+    return `Unknown argument${once.length === 1 ? '' : 's'}: ${once.join(', ')}`;
+  }
   return message;
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }

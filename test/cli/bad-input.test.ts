@@ -386,6 +386,27 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: --concurrency 1e99: expected an integer from 1 to 256$/,
   },
   { name: 'fuzz --runs 1e99', setup: () => ['fuzz', '--runs', '1e99'], names: /^loopgate: --runs 1e99: expected an integer from 1 to 10000000$/ },
+  // An integer written some other way ran as if typed plainly (1e3 as seed 1000) while 0x10 was refused: written as digits only.
+  {
+    name: 'run --seed 1e3',
+    setup: () => ['run', 's.yaml', '--seed', '1e3'],
+    names: /^loopgate: --seed 1e3: expected an integer from 0 to 4294967295, written in digits$/,
+  },
+  {
+    name: 'run --seed 1.0',
+    setup: () => ['run', 's.yaml', '--seed', '1.0'],
+    names: /^loopgate: --seed 1\.0: expected an integer from 0 to 4294967295, written in digits$/,
+  },
+  {
+    name: 'run --seed " 7"',
+    setup: () => ['run', 's.yaml', '--seed', ' 7'],
+    names: /^loopgate: --seed " 7": expected an integer from 0 to 4294967295, written in digits$/,
+  },
+  {
+    name: 'fuzz --runs 1e1',
+    setup: () => ['fuzz', '--runs', '1e1'],
+    names: /^loopgate: --runs 1e1: expected an integer from 1 to 10000000, written in digits$/,
+  },
   // A flag without its value (the default was used silently), or with an empty one.
   { name: 'run --seed without a value', setup: () => ['run', 's.yaml', '--seed'], names: /^loopgate: --seed: needs a value$/ },
   { name: 'run --seed= (empty)', setup: () => ['run', 's.yaml', '--seed='], names: /^loopgate: --seed "": needs a value, not an empty string$/ },
@@ -434,6 +455,12 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: --steps-threshold "abc": expected a number ≥ 0$/,
   },
   { name: 'an unknown flag and no command', setup: () => ['--bogus'], names: /^loopgate: Unknown argument: bogus; name a command \(see loopgate --help\)$/ },
+  // yargs names a kebab-case flag twice, as typed and in camelCase.
+  {
+    name: 'an unknown kebab-case flag',
+    setup: () => ['run', 's.yaml', '--bogus-flag'],
+    names: /^loopgate: Unknown argument: bogus-flag \(see loopgate --help\)$/,
+  },
   { name: 'a mistyped command', setup: () => ['runn'], names: /^loopgate: Unknown command: runn; did you mean run\? \(see loopgate --help\)$/ },
 ];
 
