@@ -276,6 +276,17 @@ export function loadHostConfig(path: string): HostConfig {
   return parseHostConfig(text, path);
 }
 
+/**
+ * A config built in code (plain JavaScript has no types to hold it to the shape): checked against the schema and
+ * given its defaults, as a file would be. Throws `ConfigError` naming each key that is wrong.
+ */
+export function checkedHostConfig(config: unknown): HostConfig {
+  const result = hostConfigSchema.safeParse(config);
+  if (result.success) return result.data;
+  const problems = result.error.issues.slice(0, 5).map((issue) => `config ${formatPath(issue.path as (string | number)[]) || '(root)'}: ${issue.message}`);
+  throw new ConfigError(`invalid config:\n${problems.join('\n')}`);
+}
+
 /** The defaults, as if from an empty file. */
 export function defaultHostConfig(): HostConfig {
   return hostConfigSchema.parse({});

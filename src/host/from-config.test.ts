@@ -20,7 +20,7 @@ import { call, reply, toolUse, transportError } from '../../providers/fake/resul
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { InputError } from '../kernel/index.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
-import { ConfigError } from './config.ts';
+import { ConfigError, type HostConfig } from './config.ts';
 import { createHostFromConfig } from './from-config.ts';
 
 const fake = acquireWireFake();
@@ -195,6 +195,18 @@ describe('createHostFromConfig', () => {
     expect(primaryModel.requests.map((r) => r.model)).toEqual(['primary-model']);
     expect(backup.requests.map((r) => r.model)).toEqual(['backup-model']); // the loop asks each client for its own model
     await host.close();
+  });
+
+  it('a config given as a plain object (from JavaScript, not parsed from YAML) gets its defaults, or a ConfigError naming the key', async () => {
+    const plain = { model: { provider: 'fake', name: 'plain-model' }, store: { kind: 'memory' } } as unknown as HostConfig;
+    const host = await createHostFromConfig(plain, { modelClient: () => new ScriptedModelClient([reply('from a plain config')], { name: 'plain' }) });
+    expect((await host.handle('c', 'hi')).reply).toBe('from a plain config');
+    await host.close();
+
+    const wrong = { model: { provider: 'fake', name: 'm' }, store: { kind: 'sqlite' }, budgets: { maxSteps: 'ten' } } as unknown as HostConfig;
+    const refused = createHostFromConfig(wrong, { modelClient: () => new ScriptedModelClient([], { name: 'never' }) });
+    await expect(refused).rejects.toBeInstanceOf(ConfigError);
+    await expect(refused).rejects.toThrow(/budgets\.maxSteps/);
   });
 
   it('takes the agent factory of a loopgate.config.ts, builds it once, and runs its tools', async () => {

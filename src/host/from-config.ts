@@ -18,7 +18,7 @@ import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
 import { type Agent, type AgentFactory, createRedactor, type ModelClient, systemClock, type TraceExporter } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { openStore } from '../stores/from-config.ts';
-import { ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
+import { checkedHostConfig, ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
 import { AgentHost, type HostOptions, type RecoverySweep } from './host.ts';
 import { hostAgent, hostToolExecutor } from './host-agent.ts';
 import { selectedMode } from './tool-names.ts';
@@ -71,7 +71,7 @@ export interface HostFromConfigOptions extends Omit<HostOptions, 'config' | 'sto
  * (`loopgate check-host`, a CI step before a deploy). Returns the parsed config.
  */
 export function checkHostConfig(config: string | HostConfig, options: Pick<HostOptions, 'agent' | 'tools' | 'policyRules'> = {}): HostConfig {
-  const parsed = typeof config === 'string' ? loadHostConfig(config) : config;
+  const parsed = typeof config === 'string' ? loadHostConfig(config) : configSource(config) ? config : checkedHostConfig(config);
   checkToolPipeline(parsed, options);
   selectedMode(parsed);
   // A file that names no provider would serve the scripted fake: a deploy needs it said (provider: fake) or a real one.
@@ -85,7 +85,7 @@ export function checkHostConfig(config: string | HostConfig, options: Pick<HostO
 
 /** Builds the host a config describes; `config` is a path to a YAML file or a parsed config. */
 export async function createHostFromConfig(config: string | HostConfig, options: HostFromConfigOptions = {}): Promise<AgentHost> {
-  const parsed = typeof config === 'string' ? loadHostConfig(config) : config;
+  const parsed = typeof config === 'string' ? loadHostConfig(config) : configSource(config) ? config : checkedHostConfig(config);
   const source = configSource(parsed);
   const base = source ? dirname(resolve(source.file)) : process.cwd();
   const at = (path: string) => (isAbsolute(path) ? path : resolve(base, path));
