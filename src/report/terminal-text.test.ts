@@ -13,6 +13,14 @@ describe('terminal text', () => {
     expect(printableLines('one\n\ttwo\u001b[0m')).toBe('one\n\ttwo\\x1b[0m');
   });
 
+  it('shows a lone surrogate as its escape (a terminal would print U+FFFD), and keeps pairs whole', () => {
+    expect(printable('x \ud800 y \udc00 z 🙂')).toBe('x \\ud800 y \\udc00 z 🙂');
+    expect(printableLines('a\n\udbff')).toBe('a\n\\udbff');
+    const text = jsonForTerminal({ text: 'x \ud800 y' });
+    expect(text).toBe('{"text":"x \\ud800 y"}');
+    expect(JSON.parse(text)).toEqual({ text: 'x \ud800 y' });
+  });
+
   it('leaves ordinary text, accents and emoji alone', () => {
     expect(printable('Café ✓ — 日本語 🙂')).toBe('Café ✓ — 日本語 🙂');
   });
