@@ -84,7 +84,7 @@ export function agentSettingProblems(agent: Agent): string[] {
           else problems.push(...settings(`config.retry`, value, RETRY_CHECKS));
           continue;
         }
-        problems.push(...settings('config', { [key]: value }, CONFIG_CHECKS));
+        problems.push(...settings('config', { [key]: value }, CONFIG_CHECKS, ['retry']));
       }
     }
   }
@@ -147,14 +147,16 @@ export function checkAgentSettings(agent: Agent): void {
   if (first !== undefined) throw new AgentSettingError(first);
 }
 
-function settings(where: string, values: Record<string, unknown>, checks: Readonly<Record<string, Check>>): string[] {
+/** `sections`: the settings checked on their own (`retry`), named with the rest when a key is unknown. */
+function settings(where: string, values: Record<string, unknown>, checks: Readonly<Record<string, Check>>, sections: readonly string[] = []): string[] {
   const out: string[] = [];
   for (const [key, value] of Object.entries(values)) {
     if (value === undefined) continue;
     const check = checks[key];
     if (!check) {
-      const near = closestName(key, Object.keys(checks));
-      out.push(`${where}.${key} is not a loop setting${near ? `; did you mean "${near}"?` : ` (the settings: ${Object.keys(checks).join(', ')})`}`);
+      const names = [...Object.keys(checks), ...sections];
+      const near = closestName(key, names);
+      out.push(`${where}.${key} is not a loop setting${near ? `; did you mean "${near}"?` : ` (the settings: ${names.join(', ')})`}`);
       continue;
     }
     const why = check(value);

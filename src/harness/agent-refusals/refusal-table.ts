@@ -119,6 +119,19 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'config.maxStep is not a loop setting; did you mean "maxSteps"?',
   },
   {
+    id: 'settings/unknown-setting-lists-retry',
+    title: 'a setting with no near name: the list of settings includes retry',
+    agent: edit((a) => ({ ...a, config: odd({ toolMaxOutputChars: 300 }) })),
+    refused:
+      'config.toolMaxOutputChars is not a loop setting (the settings: maxTokens, temperature, maxSteps, maxToolCallsPerTurn, maxToolCallsPerSession, maxTokensPerTurn, maxTokensPerSession, modelTimeoutMs, maxCompactionsPerStep, maxCheckpointExtensions, sideEffectNotice, retry)',
+  },
+  {
+    id: 'settings/misspelled-retry',
+    title: 'retry one letter off: did you mean "retry"',
+    agent: edit((a) => ({ ...a, config: odd({ retyr: { jitter: 0 } }) })),
+    refused: 'config.retyr is not a loop setting; did you mean "retry"?',
+  },
+  {
     id: 'settings/jitter-above-one',
     title: 'a backoff jitter of 7',
     agent: edit((a) => ({ ...a, config: { retry: { jitter: 7 } } })),
