@@ -11,6 +11,7 @@ import { argumentsValidated } from './arguments-validated.ts';
 import { toolOutputCapped } from './tool-output-capped.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
 import { fallbackMovesDownTheChain } from './fallback-moves-down-the-chain.ts';
+import { retryAfterHonoured } from './retry-after-honoured.ts';
 import { isPeerRun } from '../loop-port/peer-run.ts';
 import type { AnyRun, Invariant, InvariantContext } from './invariant.ts';
 import { requestsRecomputable } from './invariant-01-requests-recomputable.ts';
@@ -63,6 +64,7 @@ export const INVARIANTS: readonly Invariant[] = [
   hostAnswersOnlyWhatIsStored,
   overflowRetryOnlyIfShrank,
   fallbackMovesDownTheChain,
+  retryAfterHonoured,
   compactionKeepsTurnsWhole,
   budgetsBeforeWork,
   sideEffectsOnce,
