@@ -11,9 +11,10 @@
  * notice lost on the way — never written, or taken into a turn that failed and
  * not given back — breaks it. Not checked for failed turns when the notice is
  * switched off (`sideEffectNotice: false`), nor for calls a compaction summary
- * replaced (the summary answers for them).
+ * replaced (the summary answers for them). And the notice tells the truth of
+ * each call: done, may have taken effect, or failed, as its result says.
  */
-import { keepsCompletedSteps, project } from '../../kernel/index.ts';
+import { isLoopWritten, keepsCompletedSteps, project } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { label, viewOf } from './support/log-view.ts';
@@ -25,8 +26,34 @@ export const sideEffectsTold = defineInvariant({
   title: 'a side effect of a turn that did not reply is told to the model at its next turn',
   invariant: 14,
   checkObservable: sideEffectsToldObservably,
-  check: (run) => sideEffectsToldToTheModel(run),
+  check: (run) => sideEffectsToldToTheModel(run) ?? noticesTellTheTruth(run),
 });
+
+/** How the loop's notice words each call's result (records.ts): what the model reads. */
+const NOTICE_WORDS: Record<string, string> = { ok: 'done', unknown: 'may have taken effect', failed: 'failed' };
+const NOTICE_LINE = /^- (.+) \(call (.+)\): (done|may have taken effect|failed)$/gm;
+
+/**
+ * And what the notice says of each call is its result: `done` only for a call that
+ * ended ok, `may have taken effect` for one whose outcome nobody knows (or that
+ * has no result), `failed` for one that failed. A refund told "done" that may not
+ * have happened, or "failed" that may have, invites the model to act on a lie.
+ */
+function noticesTellTheTruth(run: ScenarioRun): string | undefined {
+  const known = viewOf(run).known;
+  const status = new Map<string, string>();
+  for (const e of known) {
+    if (e.type === 'tool.result') status.set(`${e.payload.name}/${e.payload.callId}`, e.payload.status);
+    if (e.type !== 'inbox.received' || !isLoopWritten(e.payload.source)) continue;
+    for (const [, name, callId, said] of e.payload.text.matchAll(NOTICE_LINE)) {
+      const result = status.get(`${name}/${callId}`) ?? 'unknown';
+      const truth = NOTICE_WORDS[result] ?? 'may have taken effect';
+      if (said !== truth)
+        return `the loop's notice (seq ${e.seq}) tells the model ${name} (call ${callId}) "${said}", but its result is ${result}: it should say "${truth}"`;
+    }
+  }
+  return undefined;
+}
 
 function sideEffectsToldToTheModel(run: ScenarioRun): string | undefined {
   if (run.thrown !== undefined) return undefined; // invariant 12 reports it; what follows is noise
