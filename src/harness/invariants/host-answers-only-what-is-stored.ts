@@ -13,7 +13,8 @@
  *   turn closes, not after later turns of the same drain (virtual time).
  *
  * Checked against what the case's store held for the conversation at the moment
- * each answer reached the client (host-target.ts records it).
+ * each answer reached the client (host-target.ts records it). And before any of
+ * that, a message is stored before the turn it starts opens.
  */
 import type { EventRecord } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -23,8 +24,28 @@ export const hostAnswersOnlyWhatIsStored = defineInvariant({
   id: 'host-answers-only-what-is-stored',
   title: 'the production host answers a request only after the message and the turn it reports are stored',
   appliesTo: loopgateOnly('what a peer stores, and when, is not loopgate’s event log'),
-  check: (run) => answersOnlyWhatIsStored(run),
+  check: (run) => answersOnlyWhatIsStored(run) ?? storedBeforeItsTurn(run),
 });
+
+/**
+ * And a message is stored before the turn it starts opens (DESIGN.md, Storage: never lost): a crash in that
+ * turn must not take back a message the client was never told was lost. Read from what the store held when
+ * each `turn.opened` was appended.
+ */
+function storedBeforeItsTurn(run: ScenarioRun): string | undefined {
+  if (!run.posts) return undefined;
+  const received = new Map<string, number>();
+  for (const e of run.log.events) {
+    if (e.type === 'inbox.received') received.set((e.payload as { id: string }).id, e.seq);
+    if (e.type !== 'turn.opened') continue;
+    const { turn, trigger } = e.payload as { turn: number; trigger?: string };
+    const at = trigger === undefined ? undefined : received.get(trigger);
+    const held = run.durableBefore[e.seq];
+    if (at === undefined || held === undefined || held > at) continue;
+    return `turn ${turn} opened (seq ${e.seq}) on message ${trigger} (seq ${at}) while the store held ${held} record(s): the message was not stored before its turn started`;
+  }
+  return undefined;
+}
 
 function answersOnlyWhatIsStored(run: ScenarioRun): string | undefined {
   if (!run.posts) return undefined;
