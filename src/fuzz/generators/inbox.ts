@@ -140,6 +140,12 @@ function triggerArb(tools: readonly FuzzTool[]): fc.Arbitrary<Trigger | undefine
   );
 }
 
+/** The tools a cancel lands on as they start: those that change the world (run one by one), else any. */
+function stopPoints(tools: readonly FuzzTool[]): string[] {
+  const changing = tools.filter((t) => t.sideEffect === 'STATEFUL' || t.sideEffect === 'CRITICAL').map((t) => t.name);
+  return changing.length > 0 ? changing : tools.map((t) => t.name);
+}
+
 /** fc.commands over the inbox model; the first command is always an untimed follow-up. */
 export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): fc.Arbitrary<Iterable<InboxCommand>> {
   const source = fc.constantFrom(...CANCEL_SOURCES);
@@ -155,6 +161,8 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
         .map(([intent, at]) => new PostCommand(intent, intent === 'follow_up' ? at : (at ?? { request: 1 }), true)),
       fc.tuple(source, triggerArb(tools)).map(([by, at]) => new CancelCommand(by, at)),
       fc.tuple(fc.integer({ min: 1, max: 5 }), source).map(([request, by]) => new TakenThenCancelledCommand(request, by)),
+      // A cancel as a tool that changes the world starts: the calls after it in the step (run one by one) must not start.
+      fc.tuple(source, fc.constantFrom(...stopPoints(tools))).map(([by, toolStart]) => new CancelCommand(by, { toolStart })),
       fc.tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined })).map(([pick, at]) => new DisconnectCommand(pick, at)),
     ],
     { maxCommands },
