@@ -31,6 +31,11 @@ export type Drive =
   /** The delta listener throws on every delta. */
   | 'throwing_listener';
 
+/** What a case may ask of the adapter it runs against. */
+export interface ContractAdapterOptions {
+  readonly defaultTimeoutMs?: number;
+}
+
 export interface ContractCase {
   readonly id: string;
   readonly title: string;
@@ -38,6 +43,11 @@ export interface ContractCase {
   readonly drive?: Drive;
   /** Changes to the base request this case needs. */
   readonly request?: (base: ModelRequest) => ModelRequest;
+  /**
+   * Options the client must be built with (an adapter's own default deadline):
+   * run only by harnesses that build adapters (`adapterOptions`), a visible skip elsewhere.
+   */
+  readonly adapter?: ContractAdapterOptions;
   check(outcome: CallOutcome): void;
 }
 
@@ -400,6 +410,20 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       fault: { type: 'stall', after: 'text_delta' },
     },
     request: (base) => ({ ...base, timeoutMs: 150 }),
+    check({ result }) {
+      expectTransport(result, 'timeout');
+    },
+  },
+  {
+    id: 'default_timeout',
+    title: "a stream that stalls past the adapter's own default deadline (the request names none) ends as transport_error{timeout}",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'stall', after: 'text_delta' },
+    },
+    adapter: { defaultTimeoutMs: 150 },
+    request: ({ timeoutMs: _none, ...base }) => base,
     check({ result }) {
       expectTransport(result, 'timeout');
     },

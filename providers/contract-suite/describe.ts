@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ContractCase } from './cases.ts';
 import { CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';
-import { isUnsupported } from './harness.ts';
+import { isUnsupported, skippedUpFront } from './harness.ts';
 import { runContractCase } from './run-case.ts';
 
 export interface DescribeContractOptions {
@@ -27,14 +27,18 @@ export function describeModelClientContract(name: string, harness: ContractHarne
     });
     for (const testCase of cases) {
       const title = `${testCase.id}: ${testCase.title}`;
-      const reason = harness.unsupported?.[testCase.id];
+      const reason = skippedUpFront(harness, testCase);
       if (reason) {
         // Skipped on purpose: the provider cannot produce this case; the reason is in the title.
         it.skip(`${title} — unsupported: ${reason}`, () => {});
         continue;
       }
       it(title, async (ctx) => {
-        const client = await harness.clientFor({ caseId: testCase.id, behaviour: testCase.behaviour });
+        const client = await harness.clientFor({
+          caseId: testCase.id,
+          behaviour: testCase.behaviour,
+          ...(testCase.adapter ? { adapter: testCase.adapter } : {}),
+        });
         if (isUnsupported(client)) ctx.skip(`unsupported: ${client.unsupported}`);
         else await runContractCase(testCase, client);
       });

@@ -4,10 +4,13 @@
  */
 import type { ModelClient, ModelRequest } from '../../src/kernel/index.ts';
 import type { Behaviour } from './behaviours.ts';
+import type { ContractAdapterOptions } from './cases.ts';
 
 export interface ContractScenario {
   readonly caseId: string;
   readonly behaviour: Behaviour;
+  /** Options the case needs the client built with; given only to a harness with `adapterOptions`. */
+  readonly adapter?: ContractAdapterOptions;
 }
 
 export interface HarnessClient {
@@ -35,9 +38,20 @@ export interface ContractHarness {
   readonly name: string;
   /** Cases known up front to be impossible, with the reason (shown as visible skips). */
   readonly unsupported?: Readonly<Record<string, string>>;
+  /** Builds its clients with a case's adapter options (ContractScenario.adapter); cases that need them are skipped elsewhere. */
+  readonly adapterOptions?: boolean;
   start?(): void | Promise<void>;
   stop?(): void | Promise<void>;
   clientFor(scenario: ContractScenario): HarnessClient | Unsupported | Promise<HarnessClient | Unsupported>;
+}
+
+/** Why `harness` cannot run `testCase` before any client is built, if it cannot. */
+export function skippedUpFront(harness: ContractHarness, testCase: { readonly id: string; readonly adapter?: ContractAdapterOptions }): string | undefined {
+  const known = harness.unsupported?.[testCase.id];
+  if (known) return known;
+  if (testCase.adapter !== undefined && !harness.adapterOptions)
+    return "the harness does not build its client with adapter options (an adapter's own default deadline)";
+  return undefined;
 }
 
 export function isUnsupported(value: HarnessClient | Unsupported): value is Unsupported {

@@ -1,6 +1,7 @@
 /**
  * Runs one contract case against one client and checks what every case checks:
- * the call resolves (never rejects), the result has the contract's shape, and
+ * the call resolves (never rejects) within its deadline and a little more,
+ * the result has the contract's shape, and
  * no delta arrives after it settled, and (where the harness can tell) at most
  * one request went out. Then the case's own check. Throws an
  * AssertionError on failure; framework-free, so the CLI can use it too.
@@ -13,6 +14,9 @@ import { BASE_REQUEST } from './cases.ts';
 import type { HarnessClient } from './harness.ts';
 import { credentialLeak, withoutCredentials } from './credential-check.ts';
 import { resultProblems } from './result-schema.ts';
+
+/** How long past its deadline a call may take to settle before its case fails. */
+const SETTLE_SLACK_MS = 5_000;
 
 export async function runContractCase(testCase: ContractCase, harnessClient: HarnessClient): Promise<ModelResult> {
   const { client, requestCount, sent: sentBy, secrets = [] } = harnessClient;
@@ -31,11 +35,22 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
     if (testCase.drive === 'throwing_listener') throw new Error('listener failure (thrown on purpose by the contract suite)');
   };
 
+  // A client that never settles fails its case (a real timer: the suite's clock is the wall's), not the whole run.
+  const deadline = request.timeoutMs ?? testCase.adapter?.defaultTimeoutMs ?? BASE_REQUEST.timeoutMs!;
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const never = new Promise<'never'>((resolve) => {
+    guard = setTimeout(() => resolve('never'), deadline + SETTLE_SLACK_MS);
+  });
   let result: ModelResult;
   try {
-    result = await client.call(request, onDelta);
+    const settledFirst = await Promise.race([client.call(request, onDelta), never]);
+    if (settledFirst === 'never') assert.fail(`the client had not settled ${deadline + SETTLE_SLACK_MS} ms into a call whose deadline is ${deadline} ms`);
+    result = settledFirst;
   } catch (error) {
+    if (error instanceof assert.AssertionError) throw error;
     assert.fail(`the client rejected instead of settling with a result: ${withoutCredentials(describeError(error), secrets)}`);
+  } finally {
+    clearTimeout(guard);
   }
   settled = true;
   // Let anything still in flight run, then make sure nothing reached the listener.

@@ -8,7 +8,7 @@ import { summarizeResult } from '../shared/summary.ts';
 import type { ContractCase } from './cases.ts';
 import { CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';
-import { isUnsupported } from './harness.ts';
+import { isUnsupported, skippedUpFront } from './harness.ts';
 import { runContractCase } from './run-case.ts';
 
 export type CaseStatus = 'pass' | 'fail' | 'skip';
@@ -41,13 +41,13 @@ export async function runContract(harness: ContractHarness, options: RunContract
   try {
     for (const testCase of cases) {
       const { id, title } = testCase;
-      const known = harness.unsupported?.[id];
+      const known = skippedUpFront(harness, testCase);
       if (known) {
         report({ id, title, status: 'skip', reason: known });
         continue;
       }
       try {
-        const client = await harness.clientFor({ caseId: id, behaviour: testCase.behaviour });
+        const client = await harness.clientFor({ caseId: id, behaviour: testCase.behaviour, ...(testCase.adapter ? { adapter: testCase.adapter } : {}) });
         if (isUnsupported(client)) {
           report({ id, title, status: 'skip', reason: client.unsupported });
           continue;

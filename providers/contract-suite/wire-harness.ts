@@ -47,6 +47,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
   return {
     name: streaming ? `${provider} (wire fake)` : `${provider} (wire fake, no streaming)`,
     unsupported,
+    adapterOptions: true,
     start() {
       fake ??= acquireWireFake();
     },
@@ -54,7 +55,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
       fake?.release();
       fake = undefined;
     },
-    clientFor({ behaviour }) {
+    clientFor({ behaviour, adapter }) {
       fake ??= acquireWireFake();
       let plan;
       try {
@@ -67,6 +68,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
       const client = createAdapter(provider, {
         model: DEFAULT_MODELS[provider],
         ...options.adapter,
+        ...adapter,
         ...(behaviour.kind === 'connect_timeout' ? { fetch: connectTimeoutFetch(new URL(WIRE_FAKE_ORIGIN).host) } : {}),
         apiKey: WIRE_FAKE_KEY,
         baseURL: scenario.baseURL(provider),

@@ -14,7 +14,13 @@ describe('the agent refusal table as cases', () => {
   it('every row passes on this kernel: each build path refuses with the row line (or accepts), and runs no tool', async () => {
     for (const c of cases) {
       const outcome = await c.run({ seed: 1 });
-      expect(outcome.checks.map((check) => check.name)).toEqual(['built by check', 'built by loop', 'built by host', 'runs nothing']);
+      expect(outcome.checks.map((check) => check.name)).toEqual([
+        'built by check',
+        'built by loop',
+        'built by host',
+        'check lists only its line',
+        'runs nothing',
+      ]);
       expect(
         outcome.checks.filter((check) => !check.passed),
         c.id,
@@ -33,6 +39,28 @@ describe('the agent refusal table as cases', () => {
       expect(outcome.checks[0]!.message).toBe(
         'expected refused: tool "cancel_order": timeoutMs is wrong; got refused: tool "cancel_order": timeoutMs must be a positive number of milliseconds (got 0)',
       );
+    } finally {
+      (REFUSAL_TABLE as unknown as (typeof row)[]).splice(original, 1, row);
+    }
+  });
+
+  it('a second line beside the row line fails the case, listing both', async () => {
+    const row = REFUSAL_TABLE.find((r) => r.id === 'tool/zero-timeout')!;
+    // The same agent with a policy rule naming a tool it does not have: two problems, the row's line first.
+    const twice = {
+      ...row,
+      agent: () => ({ ...row.agent(), policy: { rules: [{ id: 'ghost', tools: ['no_such_tool'], decision: 'deny' as const }] } }),
+    };
+    const original = REFUSAL_TABLE.indexOf(row);
+    (REFUSAL_TABLE as unknown as (typeof row)[]).splice(original, 1, twice);
+    try {
+      const outcome = await agentRefusalCases()[original]!.run({ seed: 1 });
+      expect(outcome.status).toBe('failed');
+      const listed = outcome.checks.find((check) => check.name === 'check lists only its line')!;
+      expect(listed.passed).toBe(false);
+      expect(listed.message).toContain('timeoutMs must be a positive number');
+      expect(listed.actual).toBe(JSON.stringify([row.refused, 'policy rule "ghost": tools[0]: "no_such_tool" is not a registered tool']));
+      expect(outcome.checks.filter((check) => !check.passed).map((check) => check.name)).toEqual(['check lists only its line']);
     } finally {
       (REFUSAL_TABLE as unknown as (typeof row)[]).splice(original, 1, row);
     }

@@ -10,7 +10,10 @@
  * - `host`: the production host's tool pipeline and prompt (host-agent.ts).
  *
  * Every path must refuse a refused row with exactly its line, accept an accepted
- * one, and run none of its tools.
+ * one, and run none of its tools. What `loopgate run` prints is every line the
+ * check finds, not only the first: that list must hold the row's line and no
+ * other (a line about a tool that is there, say, sends the user after a
+ * problem the agent does not have).
  */
 import { EventLog, loopDeps, type Agent, type ModelClient } from '../../kernel/index.ts';
 import { defaultHostConfig } from '../../host/config.ts';
@@ -86,6 +89,16 @@ async function checkRow(row: RefusalRow): Promise<CheckResult[]> {
     const actual = got === undefined ? 'accepted' : `refused: ${got}`;
     checks.push({ name: `built by ${path.name}`, passed, message: passed ? actual : `expected ${expected}; got ${actual}`, expected, actual });
   }
+  const lines = (await inspectFactory(() => row.agent())).problems;
+  const only = row.refused === undefined ? [] : [row.refused];
+  const listed = JSON.stringify(lines) === JSON.stringify(only);
+  checks.push({
+    name: 'check lists only its line',
+    passed: listed,
+    message: listed ? `${lines.length} line(s)` : `expected ${JSON.stringify(only)}; got ${JSON.stringify(lines)}`,
+    expected: JSON.stringify(only),
+    actual: JSON.stringify(lines),
+  });
   const ran = toolRuns.count - runsBefore;
   checks.push({ name: 'runs nothing', passed: ran === 0, message: `${ran} tool run(s) while the agent was built` });
   return checks;

@@ -261,6 +261,16 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'tool "close_account": is CRITICAL: such tools are never retried automatically, so maxRetries must be 0 or absent',
   },
   {
+    id: 'accepted/render-functions',
+    title: 'a tool with renderForModel and renderForPeople, each a function, is accepted',
+    agent: withTool(
+      tool('cancel_order', 'STATEFUL', {
+        renderForModel: (output: unknown) => `cancelled: ${JSON.stringify(output)}`,
+        renderForPeople: () => 'Order cancelled.',
+      }),
+    ),
+  },
+  {
     id: 'tool/render-not-a-function',
     title: 'renderForModel given as text',
     agent: withTool(tool('cancel_order', 'STATEFUL', { renderForModel: odd('as json') })),

@@ -142,6 +142,10 @@ function toolResultsCheck(name: string, results: readonly ToolResultEvent[], exp
       ...(want?.tool !== undefined ? { tool: e.payload.name } : {}),
       status: e.payload.status,
       ...(want?.code !== undefined ? { code: e.payload.error?.error_code } : {}),
+      // The text holds the words asked for: shown as asked when it does, else as it is.
+      ...(want?.message !== undefined
+        ? { message: e.payload.error?.error_message.includes(want.message) ? want.message : (e.payload.error?.error_message ?? null) }
+        : {}),
     };
   });
   return equalCheck(name, expected, trimmed);

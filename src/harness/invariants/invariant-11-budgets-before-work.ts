@@ -5,7 +5,7 @@
  * per-session budgets, and no step starts once the token budget is spent. And
  * the other way round: a turn refused for a tool-call budget had a step whose
  * calls really would have passed it (a batch that only reaches the budget runs;
- * a retry is not another call).
+ * a retry is not another call), and says which budget it was.
  */
 import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -78,10 +78,12 @@ function checkedBeforeWork(run: ScenarioRun): string | undefined {
 }
 
 /**
- * A turn that failed budget_exhausted for a tool-call budget: did its last step's
- * calls really exceed it? Per turn, the calls made in the turn's earlier steps
- * plus the last step's; per session, the calls that started (each counted once,
- * however many attempts it took) plus the last step's.
+ * A turn that failed budget_exhausted: does its detail name the budget, with
+ * the limit this run set (what the user reads to know which limit to raise)?
+ * For a tool-call budget: did its last step's calls really exceed it? Per
+ * turn, the calls made in the turn's earlier steps plus the last step's; per
+ * session, the calls that started (each counted once, however many attempts it
+ * took) plus the last step's.
  */
 function refusedWithinBudget(
   outcome: Extract<LogEvent, { type: 'turn.closed' }>['payload']['outcome'],
@@ -92,6 +94,15 @@ function refusedWithinBudget(
 ): string | undefined {
   if (outcome.kind !== 'failed' || outcome.reason !== 'budget_exhausted') return undefined;
   const detail = outcome.detail ?? '';
+  const budgets = [
+    ...(config.maxTokensPerTurn === undefined ? [] : [`token budget per turn (${config.maxTokensPerTurn}) spent`]),
+    ...(config.maxTokensPerSession === undefined ? [] : [`token budget per session (${config.maxTokensPerSession}) spent`]),
+    `tool-call budget per turn (${config.maxToolCallsPerTurn}) would be exceeded`,
+    `tool-call budget per session (${config.maxToolCallsPerSession}) would be exceeded`,
+  ];
+  if (!budgets.some((budget) => detail.startsWith(budget))) {
+    return `failed budget_exhausted with the detail ${JSON.stringify(detail)}, which names none of this run's budgets (${budgets.join('; ')}): the user cannot tell which limit was reached`;
+  }
   if (detail.startsWith('tool-call budget per turn') && madeBefore + madeLast <= config.maxToolCallsPerTurn) {
     return `failed budget_exhausted (${detail}), but its ${madeBefore} earlier and ${madeLast} last tool call(s) fit the budget of ${config.maxToolCallsPerTurn}`;
   }

@@ -382,6 +382,26 @@ expect: {}
     expect(budgetsCheckedBeforeWork({ ...r, config: { ...r.config, maxTokensPerTurn: 10 } })).toMatch(/step 2 started with 15 tokens spent/);
   });
 
+  it('invariant 11: a turn refused for a budget must say which budget, with the limit this run set', async () => {
+    const r = await run(`
+name: session budget
+config: { maxToolCallsPerSession: 1 }
+provider:
+  script:
+    - tool_use: [{ id: look, name: lookup_order, args: { order_id: ORD-1001 } }, { id: again, name: lookup_order, args: { order_id: ORD-1002 } }]
+inbox:
+  - say: Where are ORD-1001 and ORD-1002?
+expect: { outcomes: ["failed{budget_exhausted}"] }
+`);
+    expect(budgetsCheckedBeforeWork(r)).toBeUndefined();
+    const closed = find(r, 'turn.closed');
+    expect(closed.payload).toMatchObject({ outcome: { reason: 'budget_exhausted', detail: 'tool-call budget per session (1) would be exceeded' } });
+    const detail = (text: string) => edit(r.log.events, closed.seq, (p) => ({ ...p, outcome: Object.freeze({ ...(p.outcome as object), detail: text }) }));
+    expect(budgetsCheckedBeforeWork(withEvents(r, detail('')))).toMatch(/failed budget_exhausted with the detail "", which names none of this run's budgets/);
+    expect(budgetsCheckedBeforeWork(withEvents(r, detail('tool-call budget per session (5) would be exceeded')))).toMatch(/names none/);
+    expect(budgetsCheckedBeforeWork(withEvents(r, detail('tool-call budget per session (1) would be exceeded')))).toBeUndefined();
+  });
+
   it('invariant 12: a provider call that never settled', async () => {
     const r = await run(REFUND);
     expect(everythingSettles({ ...r, responses: [{ settled: 'pending', lateDeltas: 0 }, ...r.responses.slice(1)] })).toMatch(/provider call 1 never settled/);

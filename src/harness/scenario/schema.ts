@@ -400,6 +400,15 @@ const linesMatcher = z.strictObject({
   count: z.number().int().nonnegative().optional(),
 });
 
+/** One tool result as an expectation names it: `status`, and `call`, `tool`, `code`, `message` when given. */
+const toolResultExpectation = z.strictObject({
+  call: z.string().optional(),
+  tool: z.string().optional(),
+  status: z.enum(['ok', 'failed', 'unknown']),
+  code: z.string().optional(),
+  message: z.string().min(1).optional().describe("Text the result's error message must contain (what a failed or unknown result tells the model)"),
+});
+
 export const turnExpectationSchema = z.strictObject({
   outcome: outcomeLabel.optional().describe("This turn's outcome"),
   detail: z.string().min(1).optional().describe("Text this turn's outcome detail must contain (a failure's detail, a rejection's reason)"),
@@ -411,12 +420,7 @@ export const turnExpectationSchema = z.strictObject({
   lastRequest: linesMatcher.optional().describe('The last request of this turn, one message per line'),
   system: linesMatcher.optional().describe('The system prompt the last request of this turn carried, one line per line of it'),
   requests: z.number().int().nonnegative().optional().describe('Model requests this turn made (as the log records them)'),
-  toolResults: z
-    .array(
-      z.strictObject({ call: z.string().optional(), tool: z.string().optional(), status: z.enum(['ok', 'failed', 'unknown']), code: z.string().optional() }),
-    )
-    .optional()
-    .describe("This turn's tool results, in log order"),
+  toolResults: z.array(toolResultExpectation).optional().describe("This turn's tool results, in log order"),
 });
 export type TurnExpectation = z.infer<typeof turnExpectationSchema>;
 
@@ -430,12 +434,7 @@ export const expectationSchema = z.strictObject({
   system: linesMatcher.optional().describe('The system prompt the model received with the last request, one line per line of it'),
   toolCalls: z.array(z.string()).optional().describe('Names of the calls that started executing, in order'),
   executions: z.record(z.string(), z.number().int().nonnegative()).optional().describe('How many times each tool body actually ran'),
-  toolResults: z
-    .array(
-      z.strictObject({ call: z.string().optional(), tool: z.string().optional(), status: z.enum(['ok', 'failed', 'unknown']), code: z.string().optional() }),
-    )
-    .optional()
-    .describe('Tool results in log order (all of them)'),
+  toolResults: z.array(toolResultExpectation).optional().describe('Tool results in log order (all of them)'),
   policy: z.array(z.strictObject({ tool: z.string(), decision: z.enum(['allow', 'deny']), by: z.string().optional() })).optional(),
   trace: linesMatcher.optional().describe("The last turn's spans as `kind > kind:status` paths"),
   requests: z.number().int().nonnegative().optional().describe('Model requests made'),
