@@ -47,6 +47,7 @@ import {
   PromptAssembler,
   createRedactor,
   loopDeps,
+  secretGarbles,
   secretsFromEnv,
   type Redactor,
   type PolicyRule,
@@ -255,7 +256,7 @@ export class AgentHost {
     this.#agent = hostAgent(options);
     this.prompt = options.prompt ?? hostPrompt(options.config, this.#agent);
     this.#clock = options.clock ?? systemClock;
-    this.#redact = createRedactor({ secrets: [...secretsFromEnv(), ...(this.#agent.secrets ?? [])] });
+    this.#redact = createRedactor({ secrets: [...credentialsFromEnv(this.#agent), ...(this.#agent.secrets ?? [])] });
     this.#tools = hostToolExecutor(options.config, this.#agent, this.#redact, options.policyRules);
     this.#newId = options.newId ?? (() => randomUUID());
   }
@@ -1003,4 +1004,14 @@ export function configPrompt(config: HostConfig): PromptAssembler {
   prompt.register({ id: 'identity', priority: PRIORITY.identity, text: config.prompt.identity });
   if (config.prompt.deployment) prompt.register({ id: 'deployment', priority: PRIORITY.deployment, text: config.prompt.deployment });
   return prompt;
+}
+
+/**
+ * Values of environment variables named like credentials — less any that is a word the loop writes into its
+ * records or a tool's name (EXAMPLE_TOKEN=maxTokens): no credential is one, and redacting it would garble every
+ * record. The agent's own secrets are refused for the same reason when it is built (agent-settings.ts).
+ */
+function credentialsFromEnv(agent: Agent): string[] {
+  const tools = (agent.tools ?? []).map((t) => t.name);
+  return secretsFromEnv().filter((value) => secretGarbles(value, tools) === undefined);
 }
