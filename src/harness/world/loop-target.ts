@@ -95,6 +95,8 @@ export class LoopTarget implements LoopUnderTest {
   readonly #log: EventLog | undefined;
   /** Drains that returned with waking work they should have run (see `#drainedWhatItCould`). */
   readonly drainsLeftWork: string[] = [];
+  /** Shut down as a runaway case: its drains end with work left, as they must. */
+  #stopped = false;
 
   /** `closed` is told each turn's result, in order. */
   constructor(loop: AgentLoop, persist: () => Promise<void>, closed: (result: TurnResult) => void, log?: EventLog) {
@@ -156,13 +158,18 @@ export class LoopTarget implements LoopUnderTest {
   #drainedWhatItCould(results: readonly TurnResult[]): string | undefined {
     const log = this.#log;
     const last = results.at(-1);
-    if (!log || !last || this.#loop.busy) return undefined;
+    if (!log || !last || this.#loop.busy || this.#stopped) return undefined;
     const outcome = last.outcome;
     if (outcome.kind === 'cancelled' || (outcome.kind === 'failed' && outcome.reason === 'persistence')) return undefined;
     const positions = log.positions;
-    const took = log.events
-      .filter((e) => e.type === 'user.message' && (e.payload as { turn?: number }).turn === last.turn)
-      .map((e) => (e.payload as { id: string }).id);
+    // The last turn's messages, read back from the log's end to its turn.opened (not the whole log after every drain).
+    const took: string[] = [];
+    for (let i = log.length - 1; i >= 0; i--) {
+      const e = log.events[i]!;
+      const payload = e.payload as { turn?: number; id?: string };
+      if (e.type === 'turn.opened' && payload.turn === last.turn) break;
+      if (e.type === 'user.message' && payload.turn === last.turn) took.push(payload.id!);
+    }
     if (took.length > 0 && took.every((id) => positions.inboxState(id) === 'pending')) return undefined;
     const stranded = positions.pending().filter((m) => m.intent !== 'inject');
     if (stranded.length === 0) return undefined;
@@ -171,6 +178,7 @@ export class LoopTarget implements LoopUnderTest {
 
   /** Stops the loop as a runaway case. */
   stop(): void {
+    this.#stopped = true;
     this.#loop.shutdown('runaway case');
   }
 
