@@ -136,6 +136,28 @@ export function secretGarbles(secret: string, tools: readonly string[]): string 
   return name === undefined ? undefined : `the name of the tool ${JSON.stringify(name)}: redacting it would garble every call of it`;
 }
 
+/**
+ * What a redactor of the caller's would garble: the first word the loop writes
+ * into its records, or tool name, that it changes. A redactor is a function, so
+ * it is asked word by word (once per redactor for the loop's words).
+ */
+export function redactorGarbles(redact: (text: string) => string, tools: readonly string[]): string | undefined {
+  let word = checkedRedactors.get(redact);
+  if (word === undefined) {
+    word = loopVocabulary().find((w) => redact(w) !== w) ?? '';
+    checkedRedactors.set(redact, word);
+  }
+  if (word !== '')
+    return `redact changes ${JSON.stringify(word)}, a word the loop writes into its records (a field name, status or event type): it would garble every record; redact credentials only`;
+  const name = tools.find((t) => redact(t) !== t);
+  return name === undefined
+    ? undefined
+    : `redact changes the name of the tool ${JSON.stringify(name)}: it would garble every call of it; redact credentials only`;
+}
+
+/** Redactors already asked about the loop's words: the first word each changes, or ''. */
+const checkedRedactors = new WeakMap<(text: string) => string, string>();
+
 function toolNames(tools: unknown): string[] {
   if (!Array.isArray(tools)) return [];
   return tools.flatMap((tool) => (isRecord(tool) && typeof tool.name === 'string' ? [tool.name] : []));

@@ -9,7 +9,7 @@ export { InputError } from './input-error.ts';
 export { closestName, editDistance } from './closest-name.ts';
 export { canonicalJson } from './canonical-json.ts';
 export type { Agent, AgentContext, AgentFactory, AgentLoopConfig } from './agent.ts';
-export { AgentSettingError, agentSettingProblems, checkAgentSettings, secretGarbles } from './agent-settings.ts';
+export { AgentSettingError, agentSettingProblems, checkAgentSettings, redactorGarbles, secretGarbles } from './agent-settings.ts';
 export {
   createRedactor,
   containsSecret,

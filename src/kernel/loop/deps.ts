@@ -4,7 +4,7 @@
  * the second host and tests all build `LoopDeps` here.
  */
 import type { Agent } from '../agent.ts';
-import { checkAgentSettings } from '../agent-settings.ts';
+import { AgentSettingError, checkAgentSettings, redactorGarbles } from '../agent-settings.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { ModelClient } from '../model/client.ts';
@@ -56,6 +56,13 @@ export function loopDeps(input: LoopDepsInput): LoopDeps {
   checkAgentSettings(agent);
   const clock = input.clock ?? systemClock;
   const redact = input.redact ?? createRedactor({ secrets: agent.secrets ?? [] });
+  if (input.redact) {
+    const garbles = redactorGarbles(
+      input.redact,
+      (agent.tools ?? []).map((t) => t.name),
+    );
+    if (garbles) throw new AgentSettingError(garbles);
+  }
   let ids = 0;
   return {
     log: input.log,
