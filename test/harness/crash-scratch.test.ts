@@ -4,17 +4,17 @@
  * the files live in a scratch directory on tmpfs. Nothing may be left there once
  * a check is done — a CI machine runs the gate thousands of times.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkInvariants, INVARIANTS } from '../../src/harness/invariants/index.ts';
+import { scratchPrefix } from '../../src/harness/invariants/support/crash-reopen.ts';
 import { loadScenarioFile } from '../../src/harness/scenario/load.ts';
 import { runScenario } from '../../src/harness/second-host.ts';
 import { BUNDLED_ROOT, bundledContext } from '../support/bundled.ts';
 
-const ROOT = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-const scratchDirs = () => new Set(readdirSync(ROOT).filter((d) => d.startsWith('loopgate-fuzz-crash-')));
+// This process's directories only: other test files and other gates share the scratch root.
+const scratchDirs = () => new Set(readdirSync(dirname(scratchPrefix())).filter((d) => d.startsWith(basename(scratchPrefix()))));
 
 describe('the crash-recovery scratch files', () => {
   it('are all gone once the invariants of a case are checked', async () => {

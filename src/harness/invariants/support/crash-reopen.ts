@@ -37,9 +37,14 @@ import type { ScenarioRun } from '../../second-host.ts';
 import { durableAt, recoverAndCheck, sideEffectOf } from './recover-and-check.ts';
 import { postedMessages, sameJson } from './log-view.ts';
 
-/** A directory of its own for one check, on tmpfs where there is one (the crash property opens many small databases); removed, files and all, when the check ends. */
+/** Where this process's scratch directories go: on tmpfs where there is one (the crash property opens many small databases), named for the process. */
+export function scratchPrefix(): string {
+  return join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), `loopgate-fuzz-crash-${process.pid}-`);
+}
+
+/** A directory of its own for one check; removed, files and all, when the check ends. */
 function scratch(): string {
-  return mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'loopgate-fuzz-crash-'));
+  return mkdtempSync(scratchPrefix());
 }
 
 const CONVERSATION = 'case';
