@@ -30,6 +30,7 @@ import { nothingThrows } from './invariant-12-nothing-throws.ts';
 import { sideEffectsOnce } from './invariant-13-side-effects-once.ts';
 import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
 import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
+import { secretFragmentsNeverLeave } from './secret-fragments-never-leave.ts';
 import { credentialShapesRedacted } from './credential-shapes-redacted.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
@@ -72,6 +73,7 @@ export const INVARIANTS: readonly Invariant[] = [
   toolsToldToStop,
   sideEffectsTold,
   secretsNeverLeave,
+  secretFragmentsNeverLeave,
   credentialShapesRedacted,
   projectionEqualsReplay,
   snapshotResumesTheFold,
