@@ -39,6 +39,7 @@ import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
+import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
@@ -71,6 +72,7 @@ export const INVARIANTS: readonly Invariant[] = [
   sideEffectsOnce,
   startedCallsStayUnknown,
   toolsToldToStop,
+  failuresNotRetriedWhenTold,
   sideEffectsTold,
   secretsNeverLeave,
   secretFragmentsNeverLeave,
