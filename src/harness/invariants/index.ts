@@ -22,6 +22,7 @@ import { failedTurnsAddNothing } from './invariant-05-failed-turns-add-nothing.t
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
+import { denialsSayWhy } from './denials-say-why.ts';
 import { noOpenSpans } from './invariant-08-no-open-spans.ts';
 import { inboxDeliveredOnce } from './invariant-09-inbox-delivered-once.ts';
 import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if-shrank.ts';
@@ -57,6 +58,7 @@ export const INVARIANTS: readonly Invariant[] = [
   toolPairing,
   denyNeverLifted,
   approverAnswersFollowed,
+  denialsSayWhy,
   argumentsValidated,
   toolOutputCapped,
   noOpenSpans,
