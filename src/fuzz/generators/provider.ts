@@ -11,6 +11,7 @@
 import fc from 'fast-check';
 import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schema.ts';
 import { oddArgumentsArb } from './odd-arguments.ts';
+import { sometimes } from './optional.ts';
 import { SECRET_CALL_ID, SECRET_ECHO_ARGUMENT, SECRET_ECHO_REPLY } from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
@@ -38,6 +39,12 @@ const usageArb = fc.oneof(
 /** Mostly quick; sometimes long enough to cross a model timeout, a cancel or a backoff. */
 const latencyArb = fc.oneof({ withCrossShrink: true }, fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 2_000, max: 200_000 }));
 
+/** The call with its arguments as text holding them and `second`, when both are objects. */
+function twoObjects<C extends { readonly args: unknown }>(call: C, second: unknown): C {
+  if (second === undefined || !isRecord(call.args) || !isRecord(second)) return call;
+  return { ...call, args: `Using ${JSON.stringify(call.args)} - no, rather ${JSON.stringify(second)}` };
+}
+
 function callArb(tools: readonly FuzzTool[]) {
   const known = tools.map((tool) =>
     fc
@@ -47,8 +54,10 @@ function callArb(tools: readonly FuzzTool[]) {
         // Now and then the model copies what it read into an extra argument: the passphrase, split across argument deltas.
         echo: fc.nat(5).map((n) => n === 0),
         id: fc.option(fc.constantFrom('a', 'b', SECRET_CALL_ID), { nil: undefined, freq: 4 }),
+        // Now and then two objects in the argument text, the second a correction: refused, never run with one (two-objects-never-run).
+        second: sometimes(tool.args, 8),
       })
-      .map(({ echo, ...c }) => (echo && isRecord(c.args) ? { ...c, args: { ...c.args, remark: SECRET_ECHO_ARGUMENT } } : c)),
+      .map(({ echo, second, ...c }) => (echo && isRecord(c.args) ? { ...c, args: { ...c.args, remark: SECRET_ECHO_ARGUMENT } } : twoObjects(c, second))),
   );
   const unknown = fc.record({ name: fc.constant(UNKNOWN_TOOL), args: fc.constant<unknown>({}), id: fc.constant(undefined) });
   return fc

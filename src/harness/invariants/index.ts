@@ -8,6 +8,7 @@ import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
 import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
 import { argumentsValidated } from './arguments-validated.ts';
+import { twoObjectsNeverRun } from './two-objects-never-run.ts';
 import { toolOutputCapped } from './tool-output-capped.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
 import { fallbackMovesDownTheChain } from './fallback-moves-down-the-chain.ts';
@@ -60,6 +61,7 @@ export const INVARIANTS: readonly Invariant[] = [
   approverAnswersFollowed,
   denialsSayWhy,
   argumentsValidated,
+  twoObjectsNeverRun,
   toolOutputCapped,
   noOpenSpans,
   traceAgreesWithLog,
