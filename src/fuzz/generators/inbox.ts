@@ -167,6 +167,7 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
       // A cancel in the first seconds, while a call of the first step may wait for its (slow) approver: it is answered
       // CANCELLED, not DENIED — no one said no (denials-say-why).
       fc.tuple(source, fc.integer({ min: 1, max: 3_000 })).map(([by, time]) => new CancelCommand(by, { time })),
+      fc.tuple(source, fc.integer({ min: 1, max: 3_000 })).map(([by, time]) => new CancelCommand(by, { time })), // twice as likely
     ],
     { maxCommands },
   );
