@@ -21,6 +21,8 @@ import { SqliteEventStore } from '../../src/stores/sqlite-store.ts';
 import { loopgate, snapshot } from '../support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+/** check-host against the bundled example agent, named outright (without a config it says it fell back to it). */
+const BUNDLED = join(ROOT, 'scenarios/bundled/loopgate.config.ts');
 
 const SCENARIO = readFileSync(join(ROOT, 'scenarios/bundled/outcomes/empty-reply-fails.yaml'), 'utf8');
 const BASELINE = `${JSON.stringify({
@@ -356,14 +358,16 @@ const CASES: readonly BadInput[] = [
     name: 'a host config nested 5,000 levels deep (check-host)',
     setup: (w) => (
       writeFileSync(join(w, 'deep-host.yaml'), `model:\n  provider: anthropic\n  name: claude-sonnet-4-6\nx: ${'['.repeat(5000)}${']'.repeat(5000)}\n`),
-      ['check-host', 'deep-host.yaml', '--agent', 'support']
+      ['check-host', 'deep-host.yaml', '--agent', 'support', '--config', BUNDLED]
     ),
     names: /^loopgate: deep-host\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
   },
   // check-host: a config that would serve the scripted fake, and a tool both denied and asked (both passed "OK").
   {
     name: 'check-host: a config naming no model (it would serve the fake)',
-    setup: (w) => (writeFileSync(join(w, 'no-model.yaml'), 'tools:\n  deny: [issue_refund]\n'), ['check-host', 'no-model.yaml', '--agent', 'support']),
+    setup: (w) => (
+      writeFileSync(join(w, 'no-model.yaml'), 'tools:\n  deny: [issue_refund]\n'), ['check-host', 'no-model.yaml', '--agent', 'support', '--config', BUNDLED]
+    ),
     names: /^loopgate: no-model\.yaml:1:1: model\.provider: not set: the host would serve loopgate's scripted fake model; name the provider/,
   },
   {
@@ -373,11 +377,24 @@ const CASES: readonly BadInput[] = [
         join(w, 'both.yaml'),
         'model:\n  provider: anthropic\n  name: claude-sonnet-4-6\ntools:\n  deny: [issue_refund]\n  ask: [notify_customer, issue_refund]\n',
       ),
-      ['check-host', 'both.yaml', '--agent', 'support']
+      ['check-host', 'both.yaml', '--agent', 'support', '--config', BUNDLED]
     ),
     names:
       /^loopgate: both\.yaml:6:26: tools\.ask\[1\]: issue_refund is also denied by tools\.deny\[0\] \(both\.yaml:5:10\): a denied tool is never asked for; keep it in one list$/,
   },
+  {
+    name: 'check-host: a tool asked that the allow list hides (passed "OK" before: outside probe 6)',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'allow-ask.yaml'),
+        'model:\n  provider: anthropic\n  name: claude-sonnet-4-6\ntools:\n  allow: [lookup_order]\n  ask: [issue_refund]\n',
+      ),
+      ['check-host', 'allow-ask.yaml', '--agent', 'support', '--config', BUNDLED]
+    ),
+    names:
+      /^loopgate: allow-ask\.yaml:6:9: tools\.ask\[0\]: issue_refund is not in tools\.allow \(allow-ask\.yaml:5:10\): a tool the allow list hides is never asked for; allow it or drop the ask$/,
+  },
+
   // Counts past a stated bound (1e99 was taken as an integer).
   { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
   {
