@@ -87,6 +87,17 @@ const CASES: readonly BadInput[] = [
     setup: () => ['run', 's.yaml', '--baseline', 'b.json', '--update-baseline', '--verbos'],
     names: /^loopgate: Unknown argument: verbos/,
   },
+  // Flags for live runs given to a scripted run were ignored without a word (outside probe 6).
+  {
+    name: 'run --repeat without --live',
+    setup: () => ['run', 's.yaml', '--repeat', '5'],
+    names: /^loopgate: --repeat is for --live runs \(runs per live scenario\); add --live or drop it$/,
+  },
+  {
+    name: 'run --provider without --live',
+    setup: () => ['run', 's.yaml', '--provider', 'anthropic'],
+    names: /^loopgate: --provider is for --live runs \(the scripted run needs no provider\); add --live or drop it$/,
+  },
   { name: 'decode without --provider', setup: () => ['decode', 's.yaml'], names: /Missing required argument: provider/ },
   { name: 'an unknown command', setup: () => ['frobnicate'], names: /frobnicate/ },
   { name: 'run /dev/null (a device given as a path)', setup: () => ['run', '/dev/null'], names: /^loopgate: \/dev\/null: is a character device/ },
@@ -229,6 +240,14 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: none\.json: holds no event records \(an empty list\); a conversation's events file starts at seq 0$/,
   },
   {
+    name: 'replay: a JSON object that is not an event record (said "seq gap: expected seq 0, found undefined": outside probe 6)',
+    setup: (w) => {
+      writeFileSync(join(w, 'wrongtype.json'), '{"events": 5}\n');
+      return ['replay', 'wrongtype.json'];
+    },
+    names: /^loopgate: wrongtype\.json record seq 0: not an event record: it has no seq \(a record has seq, type, v, at, ignorable and payload\)$/,
+  },
+  {
     name: 'replay: a payload that is not JSON',
     setup: (w) => ['replay', alteredStore(w, 'torn.db', `UPDATE events SET payload = '{"text": "hi' WHERE seq = 2`)],
     names: /^loopgate: sqlite:torn\.db: conversation "conv-1" record seq 2 is corrupt: payload is not valid JSON/,
@@ -274,7 +293,7 @@ const CASES: readonly BadInput[] = [
   {
     name: 'decode: a bad --timeout',
     setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--timeout', '0'],
-    names: /^loopgate: --timeout 0: expected a positive number of seconds$/,
+    names: /^loopgate: --timeout 0: expected a number of seconds, at least 0\.001 \(a millisecond\)$/,
   },
   {
     name: 'contract --replay: a recording that is a FIFO',
@@ -455,16 +474,30 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: --seed "x": expected an integer from 0 to 4294967295$/,
   },
   { name: 'run --seed abc', setup: () => ['run', 's.yaml', '--seed', 'abc'], names: /^loopgate: --seed "abc": expected an integer from 0 to 4294967295$/ },
-  { name: 'replay --at abc', setup: () => ['replay', 'store.db', '--at', 'abc'], names: /^loopgate: --at "abc": expected an integer ≥ 0$/ },
+  {
+    name: 'replay --at abc',
+    setup: () => ['replay', 'store.db', '--at', 'abc'],
+    names: /^loopgate: --at "abc": expected an integer from 0 to 9007199254740991$/,
+  },
   {
     name: 'decode --status abc',
     setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--status', 'abc'],
     names: /^loopgate: --status "abc": expected an integer from 100 to 599$/,
   },
   {
+    name: 'decode --timeout below a millisecond (ran as "no complete response within 0 ms": outside probe 6)',
+    setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--timeout', '0.0000001'],
+    names: /^loopgate: --timeout 0\.0000001: expected a number of seconds, at least 0\.001 \(a millisecond\)$/,
+  },
+  {
+    name: 'replay --at past the safe integers (said "expected an integer ≥ 0": outside probe 6)',
+    setup: () => ['replay', 's.yaml', '--at', '99999999999999999999'],
+    names: /^loopgate: --at 99999999999999999999: expected an integer from 0 to 9007199254740991$/,
+  },
+  {
     name: 'decode --timeout abc',
     setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--timeout', 'abc'],
-    names: /^loopgate: --timeout "abc": expected a positive number of seconds$/,
+    names: /^loopgate: --timeout "abc": expected a number of seconds, at least 0\.001 \(a millisecond\)$/,
   },
   {
     name: 'merge-reports --steps-threshold abc',
