@@ -8,6 +8,7 @@ import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
 import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
 import { argumentsValidated } from './arguments-validated.ts';
+import { argumentsReadAsSent } from './arguments-read-as-sent.ts';
 import { callRecordsKeepTheirStep } from './call-records-keep-their-step.ts';
 import { toolOutputCapped } from './tool-output-capped.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
@@ -58,6 +59,7 @@ export const INVARIANTS: readonly Invariant[] = [
   denyNeverLifted,
   approverAnswersFollowed,
   argumentsValidated,
+  argumentsReadAsSent,
   toolOutputCapped,
   noOpenSpans,
   traceAgreesWithLog,
