@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import type { InboxEntry, Scenario } from '../../harness/scenario/schema.ts';
-import { configArb, withoutJitter } from './budgets.ts';
+import { atScriptBoundary, configArb, withoutJitter } from './budgets.ts';
 import { compactionArb } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
@@ -65,6 +65,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       fallback: sometimes(providerScriptArb(tools, 3), 25),
       inbox: inboxCommandsArb(tools, options.maxInbox ?? 8),
       config: configArb,
+      boundary: sometimes(fc.constant(true), 35),
       policy: sometimes(policyArb(tools), 35),
       approver: sometimes(approverArb, 40),
       visibility: sometimes(visibilityArb(tools), 20),
@@ -89,7 +90,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(options.agent !== undefined ? { agent: options.agent } : {}),
           ...(p.production ? { host: 'production' as const } : {}),
           ...(hosts ? { hosts: 2 } : {}),
-          config: withoutJitter(p.config),
+          config: withoutJitter(p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...(p.fallback ?? [])]) : p.config),
           tools: p.tools,
           provider: {
             ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),
