@@ -66,7 +66,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       inbox: inboxCommandsArb(tools, options.maxInbox ?? 8),
       config: configArb,
       boundary: sometimes(fc.constant(true), 35),
-      policy: sometimes(policyArb(tools), 35),
+      policy: sometimes(policyArb(tools), 50),
       approver: sometimes(approverArb, 40),
       visibility: sometimes(visibilityArb(tools), 20),
       compaction: sometimes(compactionArb, 50),
