@@ -46,6 +46,8 @@ export interface FuzzParts {
   readonly inbox: Iterable<InboxCommand>;
   readonly secret: boolean;
   readonly crashAt: number | undefined;
+  /** Without a crash point: also write the whole log to a real SQLite file, reopen it and resume. */
+  readonly reopen: boolean;
   /** With several hosts: the host each message or cancel goes to, in turn (cycled over the inbox). */
   readonly vias: readonly number[] | undefined;
 }
@@ -54,6 +56,12 @@ export interface FuzzCase {
   readonly scenario: Scenario;
   /** Crash before this event (reduced modulo the run's length + 1), or no crash. */
   readonly crashAt: number | undefined;
+  /**
+   * Without a crash point: the whole log also goes through a real SQLite file,
+   * reopened and resumed, as `loopgate run` does for every case (a store that
+   * reads a record back wrong is otherwise met only in the 5% with a crash point).
+   */
+  readonly reopen?: boolean;
 }
 
 export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzParts> {
@@ -77,6 +85,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       failAppends: sometimes(failAppendsArb, 15),
       secret: fc.boolean(),
       crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 5),
+      reopen: options.crashes === false ? fc.constant(false) : sometimes(fc.constant(true), 20).map((r) => r === true),
       production: sometimes(fc.constant(true), options.production ?? 25),
       // Two live hosts over the one store (as on a shared PostgreSQL), each client choosing one.
       vias: sometimes(fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 1, maxLength: 6 }), 30),
@@ -110,6 +119,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         inbox: p.inbox,
         secret: p.secret,
         crashAt: p.crashAt,
+        reopen: p.crashAt === undefined && p.reopen,
         vias: hosts ? p.vias : undefined,
       };
     });
@@ -129,7 +139,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     // The first message carries the secret: redaction must keep it out of the log, the model's requests and the traces.
     inbox = inbox.map((e, i) => (i === 0 && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e));
   }
-  return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt };
+  return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt, ...(parts.reopen ? { reopen: true } : {}) };
 }
 
 /**
