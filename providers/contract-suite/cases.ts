@@ -523,6 +523,15 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'request_timeout_408',
+    title:
+      'HTTP 408 (the server, or a gateway in front of it, gave up waiting for the request) ends as transport_error{timeout}: retried as a timeout, not refused as a bad request',
+    behaviour: { kind: 'http_error', error: 'request_timeout' },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'timeout').status, 408);
+    },
+  },
+  {
     id: 'network_before_response',
     title: 'a connection reset before any response ends as transport_error{network}',
     behaviour: { kind: 'reset_before_response' },

@@ -105,6 +105,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
       return transportError('server_error', { status: status ?? 500 });
     case 'overloaded':
       return transportError('overloaded', { status: status ?? 529 });
+    case 'request_timeout':
+      return transportError('timeout', { status: status ?? 408 });
   }
 }
 

@@ -8,6 +8,8 @@ import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
 import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
 import { argumentsValidated } from './arguments-validated.ts';
+import { argumentsReadAsSent } from './arguments-read-as-sent.ts';
+import { callRecordsKeepTheirStep } from './call-records-keep-their-step.ts';
 import { toolOutputCapped } from './tool-output-capped.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
 import { fallbackMovesDownTheChain } from './fallback-moves-down-the-chain.ts';
@@ -53,9 +55,11 @@ export const INVARIANTS: readonly Invariant[] = [
   unknownTypesRejected,
   failedTurnsAddNothing,
   toolPairing,
+  callRecordsKeepTheirStep,
   denyNeverLifted,
   approverAnswersFollowed,
   argumentsValidated,
+  argumentsReadAsSent,
   toolOutputCapped,
   noOpenSpans,
   traceAgreesWithLog,
