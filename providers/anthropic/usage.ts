@@ -8,6 +8,7 @@
  * are added here.
  */
 import type { Usage } from '../../src/kernel/index.ts';
+import { tokenCount } from '../shared/token-count.ts';
 
 export interface AnthropicUsageLike {
   input_tokens?: number | null;
@@ -19,7 +20,8 @@ export interface AnthropicUsageLike {
 /** Merges a later usage report over an earlier one (message_delta over message_start). */
 export function mergeAnthropicUsage(previous: Usage | undefined, next: AnthropicUsageLike | null | undefined): Usage | undefined {
   if (!next || typeof next !== 'object') return previous;
-  const pick = (value: number | null | undefined, fallback: number | undefined) => (typeof value === 'number' ? value : fallback);
+  // A count the wire sends that is not one (negative, fractional, past the safe integers) counts as not sent (shared/token-count.ts).
+  const pick = (value: number | null | undefined, fallback: number | undefined) => tokenCount(value) ?? fallback;
   // What `previous` counted as uncached input (its total less its cache fields).
   const previousUncached = previous ? previous.inputTokens - (previous.cacheReadTokens ?? 0) - (previous.cacheWriteTokens ?? 0) : undefined;
   const uncached = pick(next.input_tokens, previousUncached);

@@ -121,6 +121,17 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'usage_not_a_count',
+    title: 'usage the wire reports as no count (negative, past the safe integers) is left out, and the reply comes through',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: { input: -7, output: 1e300 } } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      for (const [key, value] of Object.entries(result.usage ?? {}))
+        assert.ok(Number.isSafeInteger(value) && (value as number) >= 0, `usage.${key} is ${String(value)}: not a token count`);
+    },
+  },
+  {
     id: 'parallel_tool_calls',
     title: 'parallel tool calls come back in order, with ids, names, parsed arguments and text before them',
     behaviour: {
@@ -509,6 +520,15 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     behaviour: { kind: 'http_error', error: 'forbidden' },
     check({ result }) {
       assert.equal(expectTransport(result, 'auth').status, 403);
+    },
+  },
+  {
+    id: 'request_timeout_408',
+    title:
+      'HTTP 408 (the server, or a gateway in front of it, gave up waiting for the request) ends as transport_error{timeout}: retried as a timeout, not refused as a bad request',
+    behaviour: { kind: 'http_error', error: 'request_timeout' },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'timeout').status, 408);
     },
   },
   {

@@ -10,6 +10,7 @@ import { transportError, overflow } from '../fake/results.ts';
 import type { Collected, StopCategory } from '../shared/assemble.ts';
 import { finishResult } from '../shared/assemble.ts';
 import { transportFailure } from '../shared/results.ts';
+import { tokenCount } from '../shared/token-count.ts';
 import { pieces, type WireTurn } from '../wire-fakes/turn.ts';
 import type { Behaviour } from './behaviours.ts';
 import type { ContractHarness, HarnessClient, Unsupported } from './harness.ts';
@@ -43,11 +44,14 @@ function stopRaw(stop: EndingStop): string {
 
 /** The result an adapter produces for this turn, built by the same assembly code. */
 export function resultForTurn(turn: WireTurn): ModelResult {
-  const usage = {
-    inputTokens: turn.usage.input,
-    outputTokens: turn.usage.output,
-    ...(turn.usage.cacheRead !== undefined ? { cacheReadTokens: turn.usage.cacheRead } : {}),
-  };
+  // As the adapters read usage: a count that is not one is left out (shared/token-count.ts).
+  const input = tokenCount(turn.usage.input);
+  const output = tokenCount(turn.usage.output);
+  const cacheRead = tokenCount(turn.usage.cacheRead);
+  const usage =
+    input === undefined && output === undefined
+      ? undefined
+      : { inputTokens: input ?? 0, outputTokens: output ?? 0, ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}) };
   // Nothing says the answer is whole: the adapters' malformed_stream, with the usage that was sent.
   if (turn.stop === 'missing') return transportFailure('malformed_stream', 'the response ended without a stop reason', { usage });
   // A call the token limit cut is never finished (as every wire fake sends it), whatever its arguments so far.
@@ -56,7 +60,7 @@ export function resultForTurn(turn: WireTurn): ModelResult {
     blocks: turn.blocks.map((b) =>
       b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_call', id: b.id, name: b.name, argsText: b.args, finished: b !== cut },
     ),
-    usage,
+    ...(usage ? { usage } : {}),
     ...(turn.stop === 'refusal' && turn.refusal?.text ? { refusalText: turn.refusal.text } : {}),
   };
   return finishResult(collected, {
@@ -101,6 +105,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
       return transportError('server_error', { status: status ?? 500 });
     case 'overloaded':
       return transportError('overloaded', { status: status ?? 529 });
+    case 'request_timeout':
+      return transportError('timeout', { status: status ?? 408 });
   }
 }
 

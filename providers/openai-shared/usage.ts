@@ -1,5 +1,6 @@
 /** OpenAI usage (Chat Completions or Responses field names) → normalized usage. */
 import type { Usage } from '../../src/kernel/index.ts';
+import { tokenCount } from '../shared/token-count.ts';
 
 interface UsageLike {
   prompt_tokens?: unknown;
@@ -12,9 +13,8 @@ interface UsageLike {
   output_tokens_details?: { reasoning_tokens?: unknown } | null;
 }
 
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
+// A count the wire sends that is not one (negative, fractional, past the safe integers) is left out (shared/token-count.ts).
+const num = tokenCount;
 
 export function openAIUsage(raw: unknown): Usage | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;

@@ -162,6 +162,8 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
       return { status: status ?? 500, body: errorBody('api_error', 'Internal server error') };
     case 'overloaded':
       return { status: status ?? 529, body: errorBody('overloaded_error', 'Overloaded') };
+    case 'request_timeout':
+      return { status: status ?? 408, body: errorBody('api_error', 'Request Timeout') };
   }
 }
 

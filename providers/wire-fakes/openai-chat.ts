@@ -190,6 +190,8 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
       };
     case 'overloaded':
       return { status: status ?? 503, body: openAIErrorBody('The server is overloaded or not ready yet.', 'server_error', null) };
+    case 'request_timeout':
+      return { status: status ?? 408, body: openAIErrorBody('Request Timeout', 'server_error', null) };
   }
 }
 

@@ -70,7 +70,8 @@ export function refuseCutCallStatus(turn: WireTurn, api: string): void {
 
 /** The kinds of failure a provider answers with an error body. */
 /** `quota`: the account is out of credit or quota — a 429 on OpenAI (`insufficient_quota`), a 402 `billing_error` on Anthropic. */
-export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded';
+/** `request_timeout`: HTTP 408, the server (or a gateway in front of it) gave up waiting for the request. */
+export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded' | 'request_timeout';
 
 /** The failures a provider may report inside a 200 stream, as an error event. */
 export type StreamErrorKind = 'overloaded' | 'rate_limited';

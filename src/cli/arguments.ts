@@ -44,7 +44,8 @@ export const BOUNDS = {
   /** A seq of a conversation's log. */
   seq: { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER },
   httpStatus: { integer: true, min: 100, max: 599 },
-  seconds: { min: 0, minExclusive: true, max: 365 * 24 * 3600, expected: 'a positive number of seconds' },
+  /** A time limit: a millisecond at least (0.0000001 s ran as "within 0 ms"). */
+  seconds: { min: 0.001, max: 365 * 24 * 3600, expected: 'a number of seconds, at least 0.001 (a millisecond)' },
   /** A relative increase tolerated against a baseline (0.2 = 20 %). */
   threshold: { min: 0 },
 } as const satisfies Record<string, NumberRange>;
@@ -55,7 +56,7 @@ const DIGITS = /^[+-]?\d+$/;
 function expectedOf(range: NumberRange): string {
   if (range.expected) return range.expected;
   const kind = range.integer ? 'an integer' : 'a number';
-  if (range.max === undefined || range.max >= Number.MAX_SAFE_INTEGER) return `${kind} ${range.minExclusive ? '>' : '≥'} ${range.min}`;
+  if (range.max === undefined) return `${kind} ${range.minExclusive ? '>' : '≥'} ${range.min}`;
   return range.minExclusive ? `${kind} above ${range.min}, at most ${range.max}` : `${kind} from ${range.min} to ${range.max}`;
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../harness/scenario/load.ts';
-import { counterexampleYaml, minimalScenario } from './counterexample.ts';
+import { scenarioSchema } from '../harness/scenario/schema.ts';
+import { counterexampleYaml, minimalScenario, SCENARIO_KEYS_WRITTEN } from './counterexample.ts';
 
 const scenario = parseScenario(
   ['name: x', 'config: { retry: { jitter: 0 } }', 'provider:', '  script:', '    - refusal: no', 'inbox:', '  - say: hi', 'expect: {}'].join('\n'),
@@ -47,6 +48,34 @@ describe('counterexample files', () => {
     );
     const back = parseScenario(counterexampleYaml(wire, info), 'back.yaml');
     expect({ ...back, name: wire.name, description: undefined, tags: [] }).toEqual({ ...wire, description: undefined });
+  });
+
+  it('keep several hosts and the operator settings: a two-host counterexample loads back as the case that failed', () => {
+    const twoHosts = parseScenario(
+      [
+        'name: x',
+        'host: production',
+        'hosts: 2',
+        'operator: { deny: [notify_customer] }',
+        'provider:',
+        '  script:',
+        '    - reply: ok',
+        '    - reply: ok again',
+        'store: { failAppends: [9] }',
+        'inbox:',
+        '  - say: hi',
+        '  - say: again',
+        '    via: 2',
+        'expect: {}',
+      ].join('\n'),
+      'two-hosts.yaml',
+    );
+    const back = parseScenario(counterexampleYaml(twoHosts, info), 'back.yaml');
+    expect({ ...back, name: twoHosts.name, description: undefined, tags: [] }).toEqual({ ...twoHosts, description: undefined });
+  });
+
+  it('know every key of the scenario schema: each is carried or set by the writer (a key added later is not lost)', () => {
+    expect([...SCENARIO_KEYS_WRITTEN].sort()).toEqual(Object.keys(scenarioSchema.shape).sort());
   });
 
   it('load back as the same scenario (the writer refuses anything that would not)', () => {

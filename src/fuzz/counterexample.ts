@@ -25,6 +25,36 @@ export interface CounterexampleInfo {
   readonly reproduce?: string;
 }
 
+/** Every key of the scenario format, as minimalScenario writes it: the writer's own, then what the run depended on (the schema test keeps this whole). */
+export const SCENARIO_KEYS_WRITTEN: readonly string[] = Object.freeze([
+  // set by the writer, or never part of a fuzz case
+  '$schema',
+  'name',
+  'description',
+  'tags',
+  'live',
+  // carried when they differ from the default
+  'agent',
+  'host',
+  'hosts',
+  'system',
+  'prompt',
+  'config',
+  'tools',
+  'policy',
+  'approver',
+  'visibility',
+  'operator',
+  'provider',
+  'inbox',
+  'compaction',
+  'checkpoints',
+  'claim',
+  'store',
+  'secrets',
+  'expect',
+]);
+
 /** The scenario without the keys that only repeat defaults, in the order people read a scenario file. */
 export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -34,11 +64,12 @@ export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): R
   };
   if (scenario.agent !== undefined) out['agent'] = scenario.agent;
   if (scenario.host !== undefined) out['host'] = scenario.host;
+  if (scenario.hosts !== undefined) out['hosts'] = scenario.hosts;
   if (scenario.system !== undefined) out['system'] = scenario.system;
   if (scenario.prompt !== undefined) out['prompt'] = scenario.prompt;
   if (Object.keys(scenario.config).length > 0) out['config'] = scenario.config;
   if (scenario.tools.length > 0) out['tools'] = scenario.tools;
-  for (const key of ['policy', 'approver', 'visibility'] as const) if (scenario[key] !== undefined) out[key] = scenario[key];
+  for (const key of ['policy', 'approver', 'visibility', 'operator'] as const) if (scenario[key] !== undefined) out[key] = scenario[key];
   const { kind, provider, model, fallbackModel, script, fallback } = scenario.provider;
   out['provider'] = {
     ...(kind === 'wire' ? { kind, provider } : {}),

@@ -107,7 +107,8 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   const deadline = options.timeLimitMs !== undefined ? started + options.timeLimitMs : undefined;
   const maxShrinkMs = options.maxShrinkMs ?? 120_000;
   const everyMs = options.progressEveryMs ?? 1_000;
-  const context = (crashAt: number | undefined): InvariantContext => (crashAt !== undefined ? { crashAt } : { crashPoints: options.crashPoints ?? 4 });
+  const context = (c: FuzzCase): InvariantContext =>
+    c.crashAt !== undefined ? { crashAt: c.crashAt } : { crashPoints: options.crashPoints ?? 4, ...(c.reopen ? { reopenFromSqlite: true } : {}) };
 
   let generated = 0;
   let turns = 0;
@@ -140,7 +141,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
         continue;
       }
       if (counting) tally.runs++;
-      const verdict = await verdictOf(invariant, run, context(fuzzCase.crashAt));
+      const verdict = await verdictOf(invariant, run, context(fuzzCase));
       if (verdict !== undefined) return { violation: { invariant, message: verdict, run }, turns: run.results.length };
     }
     return { violation: undefined, turns: run.results.length };

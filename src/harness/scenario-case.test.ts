@@ -68,6 +68,45 @@ describe('inbox triggers that never fire', () => {
     ]);
   });
 
+  it('an undoCompaction with no compaction in force fails the case, naming it; the rest of the inbox is performed', async () => {
+    // The overflow's compaction does not shrink the conversation, so none is in force when the operator undoes (probe 6, finding 8).
+    const file = join(mkdtempSync(join(tmpdir(), 'loopgate-undo-')), 'case.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: an undo with nothing to undo',
+        'host: loop',
+        'compaction:',
+        '  - summary: "Looked up an order."',
+        'provider:',
+        '  script:',
+        '    - reply: one',
+        '    - reply: two',
+        '    - overflow: request',
+        '    - reply: three',
+        'inbox:',
+        '  - say: first',
+        '  - say: second',
+        '  - say: third',
+        '  - undoCompaction: true',
+        '  - say: fourth',
+        'expect:',
+        '  outcomes: [replied, replied, conversation_full, replied]',
+        '',
+      ].join('\n'),
+    );
+    const [loaded] = loadScenarios([file], dirname(file));
+    const undo = await scenarioCase(loaded!, await bundledContext()).run({ seed: 1 });
+    expect(undo.status).toBe('failed');
+    expect(undo.checks.filter((c) => !c.passed)).toEqual([
+      {
+        name: 'triggers',
+        passed: false,
+        message: 'inbox[3]: undoCompaction found no compaction in force, so it undid nothing (did the compaction before it shrink the conversation?)',
+      },
+    ]);
+  });
+
   it('pass with ifReached: true', async () => {
     const maybe = await outcome('  - cancel: user\n    at: { request: 99, ifReached: true }');
     expect(maybe.checks.filter((c) => !c.passed)).toEqual([]);

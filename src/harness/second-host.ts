@@ -209,6 +209,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         stopRunaway();
       }
     },
+    { takenUpAgain: (scenario.hosts ?? 1) > 1 },
   );
 
   // --- the agent under test, with the scenario's scripts ---------------------------

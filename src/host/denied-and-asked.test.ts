@@ -16,6 +16,13 @@ describe('checkDeniedAndAsked', () => {
     );
   });
 
+  it('refuses a tool asked by name that the allow list leaves out (hidden just the same), naming both lines', () => {
+    expect(check('  allow: [notify_customer]\n  ask: [issue_refund]\n')).toThrow(
+      'invalid config:\nagent.yaml:3:9: tools.ask[0]: issue_refund is not in tools.allow (agent.yaml:2:10): a tool the allow list hides is never asked for; allow it or drop the ask',
+    );
+    expect(check('  allow: [notify_customer, "issue_*"]\n  ask: [issue_refund]\n')).not.toThrow();
+  });
+
   it('passes lists that do not overlap, and an ask pattern reaching past a deny (it stays for tools to come)', () => {
     expect(check('  deny: [issue_refund]\n  ask: ["*_refund"]\n')).not.toThrow();
     expect(check('  deny: [issue_refund]\n  ask: [notify_customer, "issue_v*"]\n')).not.toThrow();

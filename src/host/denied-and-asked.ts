@@ -4,18 +4,27 @@
  * only one holds. A config error naming both places. A deny pattern counts by
  * the registered tools it matches (`deny: [issue_*]` with `ask: [issue_refund]`);
  * an ask pattern may reach past a deny (`ask: ["*refund*"]` stays for the refund
- * tools to come), so only a tool the ask names outright is checked.
+ * tools to come), so only a tool the ask names outright is checked. A tool asked
+ * by name that an allow list leaves out is hidden just the same.
  */
 import { nameMatcher } from '../kernel/index.ts';
 import { ConfigError, configKey, configSource, type HostConfig } from './config.ts';
 
 export function checkDeniedAndAsked(config: HostConfig, registered: readonly string[]): void {
-  const { deny, ask } = config.tools;
-  if (deny.length === 0 || ask.length === 0) return;
+  const { deny, ask, allow } = config.tools;
+  if (ask.length === 0 || (deny.length === 0 && allow === undefined)) return;
   const tools = (name: string) => (name.includes('*') ? registered.filter(nameMatcher([name])) : [name]);
   const problems: string[] = [];
+  const allowed = allow === undefined ? undefined : nameMatcher(allow);
   ask.forEach((tool, a) => {
     if (tool.includes('*')) return;
+    if (allowed && !allowed(tool)) {
+      const where = configSource(config)?.locate(['tools', 'allow']);
+      problems.push(
+        `${configKey(config, ['tools', 'ask', a])}: ${tool} is not in tools.allow${where ? ` (${where})` : ''}: a tool the allow list hides is never asked for; allow it or drop the ask`,
+      );
+      return;
+    }
     const d = deny.findIndex((denied) => tools(denied).includes(tool));
     if (d === -1) return;
     const where = configSource(config)?.locate(['tools', 'deny', d]);

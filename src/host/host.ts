@@ -205,6 +205,8 @@ interface Waiter {
   seq: number | undefined;
   readonly resolve: (envelope: ResponseEnvelope) => void;
   settled: boolean;
+  /** Its client went away before the message was stored: answered 499 once the write that holds it settles. */
+  aborted?: boolean;
 }
 
 /** A conversation this host is serving or keeps open while idle. */
@@ -664,15 +666,26 @@ export class AgentHost {
     if (state === 'taken') {
       // The running turn took it: cancel that turn as the user; the request answers when it closes.
       c.session!.loop.cancel('user', 'the request was aborted');
-    } else if (state === 'pending') {
+    } else if (state === 'pending' && waiter.seq < log.flushedUpTo) {
       c.waiting.delete(waiter.id);
       this.#settle(waiter, { status: 499, delivery: 'queued', error: 'the request was aborted; the message is stored and the next turn takes it' });
+    } else if (state === 'pending') {
+      // Not stored yet: whether it will be is the write's to say (queued once stored, not stored if refused).
+      waiter.aborted = true;
     }
   }
 
   #settle(waiter: Waiter, answer: { status: number; delivery?: Delivery; turns?: readonly TurnSummary[]; reply?: string; error?: string }): void {
     if (waiter.settled) return;
     waiter.settled = true;
+    if (waiter.aborted) {
+      const stored = answer.delivery !== undefined;
+      answer = {
+        ...answer,
+        status: 499,
+        error: `the request was aborted; ${stored ? 'the message is stored and the next turn takes it' : (answer.error ?? 'the message was not stored')}`,
+      };
+    }
     waiter.resolve({
       conversationId: waiter.conversationId,
       ...answer,

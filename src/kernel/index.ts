@@ -44,6 +44,7 @@ export { decodeRecords, decodeRecord } from './log/decode.ts';
 export { LogAppendError, LogReadError } from './log/errors.ts';
 export { toFrozenPlainData } from './log/plain-data.ts';
 export type { PendingMessage, PositionIndex } from './log/positions.ts';
+export { startRefused } from './log/positions.ts';
 
 // History
 export { project, ProjectionCache, SUMMARY_PREFIX } from './projection/projection.ts';

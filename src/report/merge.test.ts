@@ -54,6 +54,20 @@ describe('mergeResults', () => {
     expect(() => mergeResults([{ source: 'x.json', results: twice }])).toThrow('case "table:tool_use@MODEL_CALL" appears twice in x.json');
   });
 
+  it('refuses a fuzz run’s results: it is no shard of a gate run (merged as 80 cases before: outside probe 6)', () => {
+    const fuzz = { ...b, fuzz: { runs: 1000 } } as unknown as typeof b;
+    expect(() =>
+      mergeResults([
+        { source: 'run/results.json', results: a },
+        { source: 'fuzz/results.json', results: fuzz },
+      ]),
+    ).toThrow(
+      new MergeError(
+        'fuzz/results.json: the results of loopgate fuzz, not of a loopgate run shard; merge-reports merges the shards of one run (report the fuzz run on its own)',
+      ),
+    );
+  });
+
   it('refuses shards of different runs', () => {
     expect(() =>
       mergeResults([

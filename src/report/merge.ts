@@ -29,6 +29,11 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
   const [first] = parts as [ResultsPart, ...ResultsPart[]];
 
   for (const part of parts) {
+    if (part.results.fuzz !== undefined) {
+      throw new MergeError(
+        `${part.source}: the results of loopgate fuzz, not of a loopgate run shard; merge-reports merges the shards of one run (report the fuzz run on its own)`,
+      );
+    }
     if (part.results.seed !== first.results.seed) {
       throw new MergeError(
         `seeds differ: ${first.source} has seed ${first.results.seed}, ${part.source} has seed ${part.results.seed}; shards of one run share a seed (give every shard the same --seed)`,

@@ -21,6 +21,8 @@ import { SqliteEventStore } from '../../src/stores/sqlite-store.ts';
 import { loopgate, snapshot } from '../support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+/** check-host against the bundled example agent, named outright (without a config it says it fell back to it). */
+const BUNDLED = join(ROOT, 'scenarios/bundled/loopgate.config.ts');
 
 const SCENARIO = readFileSync(join(ROOT, 'scenarios/bundled/outcomes/empty-reply-fails.yaml'), 'utf8');
 const BASELINE = `${JSON.stringify({
@@ -84,6 +86,17 @@ const CASES: readonly BadInput[] = [
     name: 'a mistyped flag: stops before running, keeps the baseline and the reports',
     setup: () => ['run', 's.yaml', '--baseline', 'b.json', '--update-baseline', '--verbos'],
     names: /^loopgate: Unknown argument: verbos/,
+  },
+  // Flags for live runs given to a scripted run were ignored without a word (outside probe 6).
+  {
+    name: 'run --repeat without --live',
+    setup: () => ['run', 's.yaml', '--repeat', '5'],
+    names: /^loopgate: --repeat is for --live runs \(runs per live scenario\); add --live or drop it$/,
+  },
+  {
+    name: 'run --provider without --live',
+    setup: () => ['run', 's.yaml', '--provider', 'anthropic'],
+    names: /^loopgate: --provider is for --live runs \(the scripted run needs no provider\); add --live or drop it$/,
   },
   { name: 'decode without --provider', setup: () => ['decode', 's.yaml'], names: /Missing required argument: provider/ },
   { name: 'an unknown command', setup: () => ['frobnicate'], names: /frobnicate/ },
@@ -227,6 +240,14 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: none\.json: holds no event records \(an empty list\); a conversation's events file starts at seq 0$/,
   },
   {
+    name: 'replay: a JSON object that is not an event record (said "seq gap: expected seq 0, found undefined": outside probe 6)',
+    setup: (w) => {
+      writeFileSync(join(w, 'wrongtype.json'), '{"events": 5}\n');
+      return ['replay', 'wrongtype.json'];
+    },
+    names: /^loopgate: wrongtype\.json record seq 0: not an event record: it has no seq \(a record has seq, type, v, at, ignorable and payload\)$/,
+  },
+  {
     name: 'replay: a payload that is not JSON',
     setup: (w) => ['replay', alteredStore(w, 'torn.db', `UPDATE events SET payload = '{"text": "hi' WHERE seq = 2`)],
     names: /^loopgate: sqlite:torn\.db: conversation "conv-1" record seq 2 is corrupt: payload is not valid JSON/,
@@ -272,7 +293,7 @@ const CASES: readonly BadInput[] = [
   {
     name: 'decode: a bad --timeout',
     setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--timeout', '0'],
-    names: /^loopgate: --timeout 0: expected a positive number of seconds$/,
+    names: /^loopgate: --timeout 0: expected a number of seconds, at least 0\.001 \(a millisecond\)$/,
   },
   {
     name: 'contract --replay: a recording that is a FIFO',
@@ -356,14 +377,16 @@ const CASES: readonly BadInput[] = [
     name: 'a host config nested 5,000 levels deep (check-host)',
     setup: (w) => (
       writeFileSync(join(w, 'deep-host.yaml'), `model:\n  provider: anthropic\n  name: claude-sonnet-4-6\nx: ${'['.repeat(5000)}${']'.repeat(5000)}\n`),
-      ['check-host', 'deep-host.yaml', '--agent', 'support']
+      ['check-host', 'deep-host.yaml', '--agent', 'support', '--config', BUNDLED]
     ),
     names: /^loopgate: deep-host\.yaml:\d+:\d+: YAML: nested deeper than 500 levels$/,
   },
   // check-host: a config that would serve the scripted fake, and a tool both denied and asked (both passed "OK").
   {
     name: 'check-host: a config naming no model (it would serve the fake)',
-    setup: (w) => (writeFileSync(join(w, 'no-model.yaml'), 'tools:\n  deny: [issue_refund]\n'), ['check-host', 'no-model.yaml', '--agent', 'support']),
+    setup: (w) => (
+      writeFileSync(join(w, 'no-model.yaml'), 'tools:\n  deny: [issue_refund]\n'), ['check-host', 'no-model.yaml', '--agent', 'support', '--config', BUNDLED]
+    ),
     names: /^loopgate: no-model\.yaml:1:1: model\.provider: not set: the host would serve loopgate's scripted fake model; name the provider/,
   },
   {
@@ -373,11 +396,24 @@ const CASES: readonly BadInput[] = [
         join(w, 'both.yaml'),
         'model:\n  provider: anthropic\n  name: claude-sonnet-4-6\ntools:\n  deny: [issue_refund]\n  ask: [notify_customer, issue_refund]\n',
       ),
-      ['check-host', 'both.yaml', '--agent', 'support']
+      ['check-host', 'both.yaml', '--agent', 'support', '--config', BUNDLED]
     ),
     names:
       /^loopgate: both\.yaml:6:26: tools\.ask\[1\]: issue_refund is also denied by tools\.deny\[0\] \(both\.yaml:5:10\): a denied tool is never asked for; keep it in one list$/,
   },
+  {
+    name: 'check-host: a tool asked that the allow list hides (passed "OK" before: outside probe 6)',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'allow-ask.yaml'),
+        'model:\n  provider: anthropic\n  name: claude-sonnet-4-6\ntools:\n  allow: [lookup_order]\n  ask: [issue_refund]\n',
+      ),
+      ['check-host', 'allow-ask.yaml', '--agent', 'support', '--config', BUNDLED]
+    ),
+    names:
+      /^loopgate: allow-ask\.yaml:6:9: tools\.ask\[0\]: issue_refund is not in tools\.allow \(allow-ask\.yaml:5:10\): a tool the allow list hides is never asked for; allow it or drop the ask$/,
+  },
+
   // Counts past a stated bound (1e99 was taken as an integer).
   { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
   {
@@ -438,16 +474,30 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: --seed "x": expected an integer from 0 to 4294967295$/,
   },
   { name: 'run --seed abc', setup: () => ['run', 's.yaml', '--seed', 'abc'], names: /^loopgate: --seed "abc": expected an integer from 0 to 4294967295$/ },
-  { name: 'replay --at abc', setup: () => ['replay', 'store.db', '--at', 'abc'], names: /^loopgate: --at "abc": expected an integer ≥ 0$/ },
+  {
+    name: 'replay --at abc',
+    setup: () => ['replay', 'store.db', '--at', 'abc'],
+    names: /^loopgate: --at "abc": expected an integer from 0 to 9007199254740991$/,
+  },
   {
     name: 'decode --status abc',
     setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--status', 'abc'],
     names: /^loopgate: --status "abc": expected an integer from 100 to 599$/,
   },
   {
+    name: 'decode --timeout below a millisecond (ran as "no complete response within 0 ms": outside probe 6)',
+    setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--timeout', '0.0000001'],
+    names: /^loopgate: --timeout 0\.0000001: expected a number of seconds, at least 0\.001 \(a millisecond\)$/,
+  },
+  {
+    name: 'replay --at past the safe integers (said "expected an integer ≥ 0": outside probe 6)',
+    setup: () => ['replay', 's.yaml', '--at', '99999999999999999999'],
+    names: /^loopgate: --at 99999999999999999999: expected an integer from 0 to 9007199254740991$/,
+  },
+  {
     name: 'decode --timeout abc',
     setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--timeout', 'abc'],
-    names: /^loopgate: --timeout "abc": expected a positive number of seconds$/,
+    names: /^loopgate: --timeout "abc": expected a number of seconds, at least 0\.001 \(a millisecond\)$/,
   },
   {
     name: 'merge-reports --steps-threshold abc',

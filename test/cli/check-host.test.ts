@@ -37,6 +37,10 @@ describe('loopgate check-host', () => {
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/agent\.yaml: OK for agent support/);
     expect(existsSync(join(dir, 'data'))).toBe(false); // the store was not opened
+    // No config of the user's here: the agent judged against is loopgate's bundled example, and the command says so.
+    expect(ok.stderr).toMatch(
+      /^loopgate: no loopgate\.config\.ts found from .* upwards: checking against loopgate's bundled example agents \(give --config for yours\)$/m,
+    );
   });
 
   it('exits 2 naming a misspelled tool in tools.deny, its line, and the tool meant', () => {

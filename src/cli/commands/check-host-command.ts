@@ -12,6 +12,10 @@ export const checkHostCommand: CommandModule<object, CheckHostArgs> = {
       .option('config', { type: 'string', describe: 'the loopgate config file (default: loopgate.config.ts found upward from here)' }) as Argv<CheckHostArgs>,
   handler: async (args) => {
     const { checkHost } = await import('./check-host.ts');
-    process.exitCode = await checkHost(args, (line) => process.stdout.write(`${line}\n`));
+    process.exitCode = await checkHost(
+      args,
+      (line) => process.stdout.write(`${line}\n`),
+      (line) => process.stderr.write(`${line}\n`),
+    );
   },
 };

@@ -6,7 +6,7 @@
  * misspelled deny cannot fail open. Nothing is opened: no store, no model client,
  * no collector; no API key is needed. Exit 0, or 2 naming file, line and key.
  */
-import { loadConfig } from '../../config/load-config.ts';
+import { BUNDLED_CONFIG, loadConfig } from '../../config/load-config.ts';
 import { inspectAgent } from '../../harness/world/inspect-agent.ts';
 import { ConfigError } from '../../host/config.ts';
 import { checkHostConfig } from '../../host/from-config.ts';
@@ -20,8 +20,13 @@ export interface CheckHostArgs {
   config?: string;
 }
 
-export async function checkHost(args: CheckHostArgs, out: (line: string) => void): Promise<number> {
+export async function checkHost(args: CheckHostArgs, out: (line: string) => void, err: (line: string) => void = () => undefined): Promise<number> {
   const config = await loadConfig({ path: args.config });
+  // Without a config of the user's, the agents are loopgate's bundled example: say so before anything is judged against them.
+  if (args.config === undefined && config.file === BUNDLED_CONFIG)
+    err(
+      `loopgate: no loopgate.config.ts found from ${printable(process.cwd())} upwards: checking against loopgate's bundled example agents (give --config for yours)`,
+    );
   const name = args.agent ?? config.registry.defaultAgent;
   const defined = [...config.registry.agents.keys()];
   if (name === undefined) throw new UsageError(`name the agent the host serves (--agent NAME); ${config.file} defines: ${defined.join(', ') || 'none'}`);

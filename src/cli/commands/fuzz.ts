@@ -152,6 +152,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
   let reproduces: { ok: boolean; detail: string } | undefined;
   const failure = result.failure;
   if (failure) {
+    // The violation is the finding: a counterexample that cannot be written is reported with it, never instead of it.
     const file = await writeCounterexample(join(out, 'counterexamples'), failure.scenario, {
       invariant: failure.invariant.id,
       title: failure.invariant.title,
@@ -166,17 +167,25 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
             reproduce: `Reproduce: through the same host parts the fuzz run had, reproduce(<this file>, { host, invariants }) (src/fuzz/reproduce.ts); loopgate run alone does not have them. Replay the search: --seed ${result.seed} --path ${failure.path}`,
           }
         : {}),
+    }).catch((error: unknown) => {
+      reproduces = {
+        ok: false,
+        detail: `the counterexample could not be written (a loopgate bug; please report it): ${(error as Error)?.message ?? String(error)}; replay with --seed ${result.seed} --path ${failure.path}`,
+      };
+      return undefined;
     });
-    counterexampleFile = relative(process.cwd(), file) || file;
-    const failing = await reproduce(file, { host, invariants: [...config.invariants, ...(testing.host ? [failure.invariant] : [])] });
-    const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `loopgate run ${counterexampleFile}`;
-    reproduces =
-      failing.length > 0
-        ? { ok: true, detail: `${how} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
-        : {
-            ok: false,
-            detail: `loopgate run ${counterexampleFile} passes: ${failure.invariant.id} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}`,
-          };
+    if (file !== undefined) {
+      counterexampleFile = relative(process.cwd(), file) || file;
+      const failing = await reproduce(file, { host, invariants: [...config.invariants, ...(testing.host ? [failure.invariant] : [])] });
+      const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `loopgate run ${counterexampleFile}`;
+      reproduces =
+        failing.length > 0
+          ? { ok: true, detail: `${how} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
+          : {
+              ok: false,
+              detail: `loopgate run ${counterexampleFile} passes: ${failure.invariant.id} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}`,
+            };
+    }
   }
   const results = fuzzResults({
     result,

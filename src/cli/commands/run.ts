@@ -214,6 +214,10 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   numberArg('seed', args.seed, BOUNDS.seed);
   if (args.concurrency !== undefined) numberArg('concurrency', args.concurrency, BOUNDS.concurrency);
   numberArg('repeat', args.repeat, BOUNDS.repeat);
+  if (!args.live && args.repeat !== undefined && Number(args.repeat) !== 1)
+    throw new UsageError('--repeat is for --live runs (runs per live scenario); add --live or drop it');
+  if (!args.live && args.provider !== undefined)
+    throw new UsageError('--provider is for --live runs (the scripted run needs no provider); add --live or drop it');
   // Everything the user gave is checked before anything runs or is written: the flags,
   // then the inputs (baseline, scenario files), then the places the outputs go.
   const config = await loadConfig({ path: args.config });

@@ -48,6 +48,18 @@ export const configArb: fc.Arbitrary<Config> = fc
   .tuple(budgetsArb, sometimes(retryArb, 35))
   .map(([budgets, retry]) => ({ ...budgets, ...(retry ? { retry } : {}) }));
 
+/**
+ * The per-session tool-call budget set to the number of calls the script has the
+ * model make (all its turns, fallback included): the boundary, where a correct
+ * loop runs every call it reaches and a budget counted one off — by attempts
+ * instead of calls, or with `>=` — refuses one. Drawn independently, a budget
+ * lands there too rarely to be met in a few hundred cases.
+ */
+export function atScriptBoundary(config: Config, steps: readonly { readonly tool_use?: readonly unknown[] }[]): Config {
+  const calls = steps.reduce((n, step) => n + (step.tool_use?.length ?? 0), 0);
+  return calls > 0 ? { ...config, maxToolCallsPerSession: calls } : config;
+}
+
 /** The config with backoff jitter switched off, so the run does not depend on the seed. */
 export function withoutJitter(config: Config): Config {
   return { ...config, retry: { ...config.retry, jitter: 0 } };

@@ -4,7 +4,9 @@
  * far deeper than any schema (which overflows a recursive walker). The loop must
  * answer with the tool's result or INVALID_ARGUMENTS — never failed{internal}.
  * Deep nesting is sent as the raw argument text, as a provider sends it (a
- * scenario file cannot nest 3,000 levels).
+ * scenario file cannot nest 3,000 levels). And the tool's own arguments as the
+ * text a model writes, with a trailing comma before every closing bracket: the
+ * lenient layer must repair it to the same call (arguments-read-as-sent).
  */
 import fc from 'fast-check';
 
@@ -19,12 +21,35 @@ export function deeplyNested(depth: number): string {
   return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
-/** Arguments as the tool's generator makes them, or — rarely — with odd keys, or nested past the limit. */
+/** `args` as JSON text with a comma before each `}` or `]` that closes a non-empty object or array. */
+export function withTrailingCommas(args: unknown): unknown {
+  const text = JSON.stringify(args);
+  if (text === undefined) return args;
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (inString) {
+      if (ch === '\\') {
+        out += ch + text[i + 1];
+        i++;
+        continue;
+      }
+      if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if ((ch === '}' || ch === ']') && text[i - 1] !== '{' && text[i - 1] !== '[') out += ',';
+    out += ch;
+  }
+  return out;
+}
+
+/** Arguments as the tool's generator makes them, or — rarely — with odd keys, as text with trailing commas, or nested past the limit. */
 export function oddArgumentsArb(args: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
   return fc.oneof(
     { withCrossShrink: true },
     { weight: 20, arbitrary: args },
     { weight: 1, arbitrary: args.map(withOddKeys) },
+    { weight: 1, arbitrary: args.map(withTrailingCommas) },
     { weight: 1, arbitrary: fc.constantFrom(65, 3_000).map(deeplyNested) },
   );
 }

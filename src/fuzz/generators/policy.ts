@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import type { Scenario } from '../../harness/scenario/schema.ts';
+import { sometimes } from './optional.ts';
 import { SIDE_EFFECTS, type FuzzTool } from './tools.ts';
 
 type Policy = NonNullable<Scenario['policy']>;
@@ -29,6 +30,8 @@ export function visibilityArb(tools: readonly FuzzTool[]): fc.Arbitrary<Layer[]>
   return fc.array(layer, { minLength: 1, maxLength: 3 }).map((layers) => layers.map((l, i): Layer => ({ name: names[i]!, ...l })));
 }
 
+const DECISIONS = ['deny', 'ask', 'allow'] as const;
+
 export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
   const rule = fc.record(
     {
@@ -39,9 +42,18 @@ export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
     },
     { requiredKeys: ['decision'] },
   );
+  // Sometimes a rule's twin: the same match with another decision, before or after it. Rules combine
+  // most-restrictive-first whatever their order, so only rules that match the same calls test that.
+  const twin = fc.record({ of: fc.nat(), shift: fc.constantFrom(1, 2), before: fc.boolean() });
+  const rules = fc.tuple(fc.array(rule, { minLength: 0, maxLength: 3 }), sometimes(twin, 50)).map(([list, t]) => {
+    if (!t || list.length === 0) return list;
+    const i = t.of % list.length;
+    const copy = { ...list[i]!, decision: DECISIONS[(DECISIONS.indexOf(list[i]!.decision) + t.shift) % 3]! };
+    return t.before ? [...list.slice(0, i), copy, ...list.slice(i)] : [...list.slice(0, i + 1), copy, ...list.slice(i + 1)];
+  });
   return fc.record(
     {
-      rules: fc.array(rule, { minLength: 0, maxLength: 3 }),
+      rules,
       default: fc.constantFrom<'allow' | 'deny' | 'ask'>('allow', 'ask', 'deny'),
       onAskWithoutApprover: fc.constantFrom<'allow' | 'deny'>('deny', 'allow'),
       approvalTimeoutMs: fc.integer({ min: 1, max: 60_000 }),

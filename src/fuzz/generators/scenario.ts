@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import type { InboxEntry, Scenario } from '../../harness/scenario/schema.ts';
-import { configArb, withoutJitter } from './budgets.ts';
+import { atScriptBoundary, configArb, withoutJitter } from './budgets.ts';
 import { compactionArb } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
@@ -46,6 +46,8 @@ export interface FuzzParts {
   readonly inbox: Iterable<InboxCommand>;
   readonly secret: boolean;
   readonly crashAt: number | undefined;
+  /** Without a crash point: also write the whole log to a real SQLite file, reopen it and resume. */
+  readonly reopen: boolean;
   /** With several hosts: the host each message or cancel goes to, in turn (cycled over the inbox). */
   readonly vias: readonly number[] | undefined;
 }
@@ -54,6 +56,12 @@ export interface FuzzCase {
   readonly scenario: Scenario;
   /** Crash before this event (reduced modulo the run's length + 1), or no crash. */
   readonly crashAt: number | undefined;
+  /**
+   * Without a crash point: the whole log also goes through a real SQLite file,
+   * reopened and resumed, as `loopgate run` does for every case (a store that
+   * reads a record back wrong is otherwise met only in the 5% with a crash point).
+   */
+  readonly reopen?: boolean;
 }
 
 export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzParts> {
@@ -65,7 +73,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       fallback: sometimes(providerScriptArb(tools, 3), 25),
       inbox: inboxCommandsArb(tools, options.maxInbox ?? 8),
       config: configArb,
-      policy: sometimes(policyArb(tools), 35),
+      boundary: sometimes(fc.constant(true), 35),
+      policy: sometimes(policyArb(tools), 50),
       approver: sometimes(approverArb, 40),
       visibility: sometimes(visibilityArb(tools), 20),
       compaction: sometimes(compactionArb, 50),
@@ -76,6 +85,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       failAppends: sometimes(failAppendsArb, 15),
       secret: fc.boolean(),
       crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 5),
+      reopen: options.crashes === false ? fc.constant(false) : sometimes(fc.constant(true), 20).map((r) => r === true),
       production: sometimes(fc.constant(true), options.production ?? 25),
       // Two live hosts over the one store (as on a shared PostgreSQL), each client choosing one.
       vias: sometimes(fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 1, maxLength: 6 }), 30),
@@ -89,7 +99,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(options.agent !== undefined ? { agent: options.agent } : {}),
           ...(p.production ? { host: 'production' as const } : {}),
           ...(hosts ? { hosts: 2 } : {}),
-          config: withoutJitter(p.config),
+          config: withoutJitter(p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...(p.fallback ?? [])]) : p.config),
           tools: p.tools,
           provider: {
             ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),
@@ -109,6 +119,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         inbox: p.inbox,
         secret: p.secret,
         crashAt: p.crashAt,
+        reopen: p.crashAt === undefined && p.reopen,
         vias: hosts ? p.vias : undefined,
       };
     });
@@ -128,7 +139,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     // The first message carries the secret: redaction must keep it out of the log, the model's requests and the traces.
     inbox = inbox.map((e, i) => (i === 0 && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e));
   }
-  return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt };
+  return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt, ...(parts.reopen ? { reopen: true } : {}) };
 }
 
 /**

@@ -225,6 +225,45 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: `tool "cancel_order": output must be a zod schema, e.g. z.object({ … }) (import { z } from 'zod' with zod@4) (or leave output out)`,
   },
   {
+    id: 'tool/transformed-input',
+    title: 'an input schema whose .transform() changes what the tool gets (probe 6, finding 5)',
+    agent: withTool(tool('count_items', 'NONE', { input: z.object({ items: z.string().transform((s) => s.split(',').length) }) })),
+    refused:
+      'tool "count_items": input schema changes the arguments it validates (a .transform() at items): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
+    id: 'tool/transform-piped-on',
+    title: 'a transform piped into another schema, nested in an array',
+    agent: withTool(tool('count_items', 'NONE', { input: z.object({ lines: z.array(z.object({ qty: z.string().transform(Number).pipe(z.number()) })) }) })),
+    refused:
+      'tool "count_items": input schema changes the arguments it validates (a .transform() at lines[].qty): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
+    id: 'tool/codec-input',
+    title: "a codec that decodes the model's string into a number",
+    agent: withTool(
+      tool('count_items', 'NONE', {
+        input: z.object({ n: z.codec(z.string(), z.number(), { decode: (s: string) => s.length, encode: (n: number) => 'x'.repeat(n) }) }),
+      }),
+    ),
+    refused:
+      'tool "count_items": input schema changes the arguments it validates (a codec at n): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
+    id: 'accepted/preprocess-default-coerce-lazy',
+    title: 'schemas whose parsed value still matches what the model is offered are accepted: preprocess, default, coerce, trim, a recursive lazy',
+    agent: withTool(
+      tool('count_items', 'NONE', {
+        input: z.object({
+          n: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string()),
+          unit: z.string().trim().default('pcs'),
+          qty: z.coerce.number(),
+          tree: z.lazy(() => z.object({ name: z.string(), children: z.array(z.object({ name: z.string() })) })),
+        }),
+      }),
+    ),
+  },
+  {
     id: 'tool/unknown-side-effect',
     title: 'a side-effect level that does not exist',
     agent: withTool(tool('cancel_order', odd('WRITE'))),

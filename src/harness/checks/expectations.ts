@@ -225,7 +225,9 @@ function replyCheck(name: string, want: NonNullable<Expectation['reply']>, reply
  * Every inbox entry with a trigger fired: an entry whose trigger never happened
  * (the case ended first — a typo in `request: 7`, a tool that never starts) did
  * nothing, and the scenario checks a case it did not mean. `ifReached: true`
- * says the entry may not fire.
+ * says the entry may not fire. So does an entry whose occasion never came: a
+ * reopen with no crash, a disconnect of a message not posted, an undo with no
+ * compaction in force (the rest of the inbox is played all the same).
  */
 function triggersCheck(run: ScenarioRun): CheckResult[] {
   const missed = run.unfired.filter(({ entry }) => entry.at?.ifReached !== true);
@@ -236,6 +238,8 @@ function triggersCheck(run: ScenarioRun): CheckResult[] {
       const n = entry.disconnect;
       return `inbox[${index}]: disconnect ${n} never happened (message ${n} was not posted yet: a message with a trigger is posted when it fires)`;
     }
+    if (entry.undoCompaction && skipped)
+      return `inbox[${index}]: undoCompaction found no compaction in force, so it undid nothing (did the compaction before it shrink the conversation?)`;
     if (!entry.at) return `inbox[${index}]: ${action} never happened (what it follows never did)`;
     const key = TRIGGER_KEYS.find((k) => entry.at![k] !== undefined)!;
     return `inbox[${index}]: ${action} at {${key}: ${String(entry.at[key])}} never happened (the case ended first; ifReached: true if it may not)`;

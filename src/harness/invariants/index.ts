@@ -9,6 +9,8 @@ import { crashRecovery } from './crash-recovery.ts';
 import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
 import { argumentsValidated } from './arguments-validated.ts';
 import { twoObjectsNeverRun } from './two-objects-never-run.ts';
+import { argumentsReadAsSent } from './arguments-read-as-sent.ts';
+import { callRecordsKeepTheirStep } from './call-records-keep-their-step.ts';
 import { toolOutputCapped } from './tool-output-capped.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
 import { fallbackMovesDownTheChain } from './fallback-moves-down-the-chain.ts';
@@ -57,10 +59,12 @@ export const INVARIANTS: readonly Invariant[] = [
   unknownTypesRejected,
   failedTurnsAddNothing,
   toolPairing,
+  callRecordsKeepTheirStep,
   denyNeverLifted,
   approverAnswersFollowed,
   denialsSayWhy,
   argumentsValidated,
+  argumentsReadAsSent,
   twoObjectsNeverRun,
   toolOutputCapped,
   noOpenSpans,

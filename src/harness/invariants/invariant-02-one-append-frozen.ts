@@ -222,8 +222,10 @@ function storeEqualsLog(run: ScenarioRun): string | undefined {
     if (sources) return sources;
   }
   const persistenceFailed = run.results.some((r) => r.outcome.kind === 'failed' && r.outcome.reason === 'persistence');
-  // The host's own last write (of a message posted after the last turn) may be the one that failed: no turn could report it.
-  const lastWriteFailed = run.storeWrites.attempts > 0 && run.storeWrites.failed.includes(run.storeWrites.attempts);
+  // The host's own last write (of a message posted after the last turn) may be the one that failed: no turn could report it
+  // (or the store refused it for following a failed one in flight: write-behind).
+  const last = run.storeWrites.attempts;
+  const lastWriteFailed = last > 0 && (run.storeWrites.failed.includes(last) || run.storeWrites.refusedBehind.includes(last));
   if (!persistenceFailed && !lastWriteFailed && stored.length !== events.length) return `${events.length - stored.length} event(s) never reached the store`;
   return undefined;
 }

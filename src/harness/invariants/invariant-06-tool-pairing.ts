@@ -2,12 +2,14 @@
  * Invariant 6: in every request sent, each tool call has exactly one result, in
  * one user message, in call order; no result without its call; no text after a
  * tool call in the same assistant message. Checked on every request the provider
- * received and on the final projected history.
+ * received and on the final projected history, by the gate's own reading
+ * (support/reference-pairing.ts), not the kernel's `checkToolPairing`.
  */
-import { checkToolPairing, project } from '../../kernel/index.ts';
+import { project } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
 import { pairedObservably } from './observable/tool-pairing.ts';
+import { referencePairing } from './support/reference-pairing.ts';
 
 export const toolPairing = defineInvariant({
   id: 'invariant-06-tool-pairing',
@@ -19,10 +21,10 @@ export const toolPairing = defineInvariant({
 
 function pairedInEveryRequest(run: ScenarioRun): string | undefined {
   for (let i = 0; i < run.requests.length; i++) {
-    const violation = checkToolPairing(run.requests[i]!.messages);
+    const violation = referencePairing(run.requests[i]!.messages);
     if (violation) return `request ${i + 1}, message ${violation.messageIndex}: ${violation.problem}`;
   }
-  const final = checkToolPairing(project(run.log.events));
+  const final = referencePairing(project(run.log.events));
   if (final) return `the final history, message ${final.messageIndex}: ${final.problem}`;
   return undefined;
 }

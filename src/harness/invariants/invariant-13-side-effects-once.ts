@@ -11,6 +11,7 @@
  *   execution of the chain, whatever its level, used one idempotency key — and
  *   no other call used it (a backend would drop that call as a repeat).
  */
+import { startRefused } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
@@ -50,6 +51,9 @@ function startedAndRunOnce(run: ScenarioRun): string | undefined {
 
 function repeatsRunOnceWithOneKey(run: ScenarioRun): string | undefined {
   const chains = repeatChains(run);
+  // A start the store refused never ran (its result takes it back): a repeat of it may run.
+  const refused = new Set<string>();
+  for (const e of viewOf(run).known) if (e.type === 'tool.result' && startRefused(e.payload)) refused.add(e.payload.callId);
   const started = new Map<string, string>(); // chain → the call of it that started (STATEFUL / CRITICAL)
   const keys = new Map<string, { key: string; callId: string }>(); // chain → the first idempotency key used
   const chainOfKey = new Map<string, string>(); // idempotency key → the chain that used it
@@ -69,7 +73,7 @@ function repeatsRunOnceWithOneKey(run: ScenarioRun): string | undefined {
         return `${name} call ${callId} repeats call ${chain} but ran with the idempotency key ${idempotencyKey}, not ${first.key} (call ${first.callId}'s): the backend sees two requests`;
     }
     const level = run.sideEffectLevels.get(name) ?? sideEffect;
-    if ((level !== 'STATEFUL' && level !== 'CRITICAL') || e.payload.attempt !== 1) continue;
+    if ((level !== 'STATEFUL' && level !== 'CRITICAL') || e.payload.attempt !== 1 || refused.has(callId)) continue;
     const before = started.get(chain);
     if (before !== undefined && before !== callId)
       return `${name} (${level}) started as call ${before} and again as call ${callId}, which repeats it (the model sent the same id): a repeated call ran twice`;

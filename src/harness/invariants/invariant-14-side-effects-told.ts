@@ -5,19 +5,23 @@
  * For every STATEFUL or CRITICAL call started in a turn that did not end
  * `replied`, the first request of every later turn must tell the model of it —
  * its result in the kept steps of a cancelled or interrupted turn, or the loop's
- * notice naming it — until a turn that was told ends `replied` (its history
- * keeps what it was told). If the run ends before that, what the next turn would
- * read must still tell it: the history, or a notice waiting in the inbox. A
- * notice lost on the way — never written, or taken into a turn that failed and
- * not given back — breaks it. Not checked for failed turns when the notice is
- * switched off (`sideEffectNotice: false`), nor for calls a compaction summary
- * replaced (the summary answers for them). And the notice tells the truth of
- * each call: done, may have taken effect, or failed, as its result says.
+ * notice naming it — and so must the first request of that turn the model
+ * answered (not one the provider refused unread: a context overflow at the
+ * request, a transport error), until a turn that was told ends `replied` (its
+ * history keeps what it was told). A compaction in between does not excuse it:
+ * when the overflowed request is compacted, the request the model reads instead
+ * must still tell (the loop restates such calls in the summary). If the run ends
+ * before that, what the next turn would read must still tell it: the history, or
+ * a notice waiting in the inbox. A notice lost on the way — never written, or
+ * taken into a turn that failed and not given back — breaks it. Not checked for
+ * failed turns when the notice is switched off (`sideEffectNotice: false`). And
+ * the notice tells the truth of each call: done, may have taken effect, or
+ * failed, as its result says.
  */
 import { isLoopWritten, keepsCompletedSteps, project } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant } from './invariant.ts';
-import { label, viewOf } from './support/log-view.ts';
+import { label, viewOf, type RequestView } from './support/log-view.ts';
 import { compactedAway, noticeLine, sideEffectsOfUnrepliedTurns, tells } from './support/side-effects.ts';
 import { sideEffectsToldObservably } from './observable/side-effects-told.ts';
 
@@ -61,15 +65,20 @@ function sideEffectsToldToTheModel(run: ScenarioRun): string | undefined {
   const pending = run.log.positions.pending();
   for (const { effect, outcome } of sideEffectsOfUnrepliedTurns(view.known)) {
     if (!keepsCompletedSteps(outcome) && !run.config.sideEffectNotice) continue;
-    if (compactedAway(view.known, effect)) continue;
     const what = `${noticeLine(effect)} started in turn ${effect.turn}, which ended ${label(outcome)}`;
     let discharged = false;
     for (const turn of view.turns) {
       if (turn.turn <= effect.turn) continue;
-      const first = view.requestsOf(turn.turn)[0];
+      const requests = view.requestsOf(turn.turn);
+      const first = requests[0];
       if (!first) continue;
       const sent = run.requests[first.index];
       if (!sent || !tells(sent.messages, effect)) return `${what}, but the first request of turn ${turn.turn} did not tell the model`;
+      const read = requests.find(answered);
+      if (read && read !== first && !tells(run.requests[read.index]?.messages ?? [], effect)) {
+        const how = compactedAway(view.known, effect) ? ' (a compaction replaced the call, and its summary does not name it)' : '';
+        return `${what}, but request ${read.index + 1}, the first of turn ${turn.turn} the model answered, did not tell the model${how}`;
+      }
       if (turn.outcome?.kind === 'replied') {
         discharged = true;
         break;
@@ -81,4 +90,12 @@ function sideEffectsToldToTheModel(run: ScenarioRun): string | undefined {
       return `${what}, and nothing the next turn would read tells the model: no notice waits in the inbox and the history does not show it`;
   }
   return undefined;
+}
+
+/** Did the model read this request: it has a result, and not one the provider gave without reading it (an overflow at the request, a transport error)? */
+function answered(r: RequestView): boolean {
+  const result = r.result?.payload.result;
+  if (!result) return false;
+  if (result.type === 'transport_error') return false;
+  return !(result.type === 'context_window_exceeded' && result.at === 'request');
 }

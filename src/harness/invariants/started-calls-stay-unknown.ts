@@ -8,11 +8,18 @@
  * through "failed" invites it to refund again; it is what an executor that
  * breaks its contract (a started call left without a result when the turn
  * closes, or a throw after the call ran) must never turn into.
+ *
+ * And the other way round: a call is refused as already started (ALREADY_STARTED:
+ * "it may have run") only if its chain of repeats holds a start that counts — one
+ * whose write-ahead record the store took. A start the store refused (its result:
+ * failed after 0 attempts, NOT_RECORDED or NOT_RUN) never ran; refusing its repeat
+ * would leave the work undone while the model is told it may be done.
  */
-import type { LogEvent } from '../../kernel/index.ts';
+import { startRefused, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
+import { repeatChains } from './support/model-call-ids.ts';
 
 /** Codes that say the call never ran. */
 const NEVER_RAN = new Set(['NOT_RUN', 'CANCELLED', 'DENIED', 'INVALID_ARGUMENTS', 'TOOL_NOT_AVAILABLE']);
@@ -23,7 +30,7 @@ export const startedCallsStayUnknown = defineInvariant({
   id: 'started-calls-stay-unknown',
   title: 'a tool call that ran is never reported as not run, and one whose outcome is unknown is reported unknown',
   appliesTo: loopgateOnly('result codes and start records are in loopgate’s event log'),
-  check: (run) => startedCallsHonest(run),
+  check: (run) => startedCallsHonest(run) ?? refusedOnlyIfStarted(run),
 });
 
 function startedCallsHonest(run: ScenarioRun): string | undefined {
@@ -41,6 +48,34 @@ function startedCallsHonest(run: ScenarioRun): string | undefined {
     if (ran && NEVER_RAN.has(code)) return `${where} ran — it may have taken effect — but its result says ${code}: that it never ran`;
     if ((ran || started.has(callId)) && MAY_HAVE_RUN.has(code) && status !== 'unknown')
       return `${where} started and ended ${code}, but its result is ${status}: a call that may have taken effect is unknown, never failed`;
+  }
+  return undefined;
+}
+
+function refusedOnlyIfStarted(run: ScenarioRun): string | undefined {
+  const known = viewOf(run).known;
+  const chains = repeatChains(run);
+  const refusedStart = new Set<string>();
+  for (const e of known) {
+    if (e.type !== 'tool.result') continue;
+    if (startRefused(e.payload)) refusedStart.add(e.payload.callId);
+  }
+  const counted = new Set<string>(); // chains holding a start that counts
+  // The store holds what a reopened log reads: a refused start it holds must come with the result that takes it back.
+  const stored = run.store.peek('case');
+  const storedResults = new Set(stored.filter((r) => r.type === 'tool.result').map((r) => (r.payload as { callId: string }).callId));
+  for (const r of stored) {
+    const callId = (r.payload as { callId?: string }).callId;
+    if (r.type === 'tool.started' && callId !== undefined && refusedStart.has(callId) && !storedResults.has(callId))
+      return `the store holds the start of call ${callId} (seq ${r.seq}), whose start record it refused, without the result saying so: reopened, the log claims a start that never ran`;
+  }
+  for (const e of known) {
+    if (e.type === 'tool.started' && !refusedStart.has(e.payload.callId)) counted.add(chains.get(e.payload.callId) ?? e.payload.callId);
+    if (e.type !== 'tool.result' || e.payload.error?.error_code !== 'ALREADY_STARTED') continue;
+    const { callId, name } = e.payload;
+    const chain = chains.get(callId) ?? callId;
+    if (!counted.has(chain) && !counted.has(callId))
+      return `call ${callId} to ${name} (seq ${e.seq}) was refused ALREADY_STARTED, but no call of its chain (${chain}) has a start the store took: it never ran, and the model is told it may have`;
   }
   return undefined;
 }

@@ -47,8 +47,11 @@ export interface LoopUnderTest {
   crash(): void;
   /** A new process over the same store, after a crash. */
   reopen(): Promise<void>;
-  /** An operator undoes the compaction last applied, between turns (loopgate's loop driven directly only). */
-  undoCompaction?(): Promise<void>;
+  /**
+   * An operator undoes the compaction last applied, between turns (loopgate's loop driven directly only).
+   * False when no compaction is in force: there is nothing to undo (the case names the entry; the script goes on).
+   */
+  undoCompaction?(): Promise<boolean>;
   /**
    * The client of the n-th message posted (1-based) goes away: its request's signal aborts (loopgate's production host only).
    * False when that message is not posted (yet): a message with a trigger is posted when it fires.

@@ -70,4 +70,38 @@ describe('CaseRecording', () => {
     expect(recorded.traces).toEqual([]); // the first life's trace closed a turn the store never held
     expect(recorded.durableBefore).toEqual([0, 0, 2, 2]);
   });
+
+  it('several live hosts: a kept log taken up again is the conversation again, and the log opened between ends where it began', () => {
+    let stored = 0;
+    const recording = new CaseRecording(() => stored, undefined, { takenUpAgain: true });
+    const kept = new EventLog(clock);
+    recording.opened(kept); // host 2
+    kept.append('inbox.received', { id: 'm1', intent: 'follow_up', text: 'hi', source: 'user' });
+    stored = 1;
+    const other = new EventLog(clock, kept.events.slice());
+    recording.opened(other); // host 1 opens; the store refuses its message
+    other.append('inbox.received', { id: 'm2', intent: 'follow_up', text: 'refused', source: 'user' });
+    kept.append('turn.opened', { turn: 0, trigger: 'm1' }); // host 2 answers on from its kept log
+    const origin = recording.origin();
+    kept.append('turn.closed', { turn: 0, outcome: { kind: 'replied' }, steps: 0, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 });
+    stored = 3;
+    recording.turnClosed(kept, result(0));
+
+    const recorded = recording.finish([sent(1)], [settled], [origin]);
+    expect(recorded.log).toBe(kept);
+    expect(recorded.lives).toBe(3);
+    expect(recorded.requests).toHaveLength(1);
+    expect(recorded.results).toHaveLength(1);
+    expect(recorded.durableBefore).toEqual([0, 1, 1]);
+  });
+
+  it('one host: a dead process’s log growing in memory is not taken up again', () => {
+    const recording = new CaseRecording(() => 0);
+    const dead = new EventLog(clock);
+    recording.opened(dead);
+    const reopened = new EventLog(clock);
+    recording.opened(reopened);
+    dead.append('inbox.received', { id: 'm1', intent: 'follow_up', text: 'late', source: 'user' });
+    expect(recording.current).toBe(reopened);
+  });
 });

@@ -15,6 +15,12 @@
  * reached the store before that life ended — and sets the rest aside as lost.
  * Invariants then judge one consistent story: the final log, the requests and
  * turns recorded in it, and the store.
+ *
+ * With several live hosts over one store, a host that kept its session takes it
+ * up again when the store holds nothing newer (another host's write was
+ * refused, say): that log is the conversation's again, so its next event starts a
+ * life of its own over the same log (`takenUpAgain`). A dead process's log may
+ * also grow in memory, but a crash ends its lives for good.
  */
 import { EventLog, isKnown, type AgentLoop, type LogEvent, type Message, type TraceRecord, type TurnResult } from '../../kernel/index.ts';
 import type { ProviderCall, RequestOrigin, SentRequest } from './recording-model.ts';
@@ -67,10 +73,16 @@ export class CaseRecording {
   /** After a crash, the store could not be read back: the dead life is the last, ending at what the store held. */
   #unreadable: string | undefined;
 
-  /** `storeCount` is how many events the store holds now; `onEvent(seq)` runs as any life appends an event. */
-  constructor(storeCount: () => number, onEvent: (seq: number) => void = () => undefined) {
+  readonly #takenUpAgain: boolean;
+
+  /**
+   * `storeCount` is how many events the store holds now; `onEvent(seq)` runs as any life appends an event;
+   * `takenUpAgain`: several live hosts, whose kept logs may become the conversation's again.
+   */
+  constructor(storeCount: () => number, onEvent: (seq: number) => void = () => undefined, options: { readonly takenUpAgain?: boolean } = {}) {
     this.#store = storeCount;
     this.#onEvent = onEvent;
+    this.#takenUpAgain = options.takenUpAgain === true;
   }
 
   get lives(): number {
@@ -84,15 +96,29 @@ export class CaseRecording {
 
   /** A log was opened (before anything is appended to it): a new life. Returns its unsubscribe. */
   opened(log: EventLog): () => void {
-    const previous = this.#lives[this.#lives.length - 1];
-    if (previous && previous.ended === undefined) previous.ended = log.length;
-    const life: Life = { log, opened: log.length, durableBefore: [], loop: undefined, ended: undefined };
-    this.#lives.push(life);
+    this.#begin(log, log.length, undefined);
     return log.subscribe((event) => {
+      let life = this.#lives[this.#lastLifeOf(log)]!;
+      if (this.#takenUpAgain && life !== this.#lives[this.#lives.length - 1]) life = this.#begin(log, event.seq, life.loop);
       life.durableBefore.push(this.#store());
       // A dead process's log may still grow in memory: only the running life's events trigger anything.
       if (this.#lives[this.#lives.length - 1] === life) this.#onEvent(event.seq);
     });
+  }
+
+  /** A new life over `log` from seq `from` (what the store held then): the one running ends there. */
+  #begin(log: EventLog, from: number, loop: AgentLoop | undefined): Life {
+    const previous = this.#lives[this.#lives.length - 1];
+    if (previous && previous.ended === undefined) previous.ended = from;
+    const life: Life = { log, opened: from, durableBefore: [], loop, ended: undefined };
+    this.#lives.push(life);
+    return life;
+  }
+
+  /** The index of the latest life over `log` (-1: none). */
+  #lastLifeOf(log: EventLog): number {
+    for (let i = this.#lives.length - 1; i >= 0; i--) if (this.#lives[i]!.log === log) return i;
+    return -1;
   }
 
   /**
@@ -130,7 +156,7 @@ export class CaseRecording {
   }
 
   #placed<T>(log: EventLog, value: T, seq: number): Placed<T> {
-    const life = this.#lives.findIndex((l) => l.log === log);
+    const life = this.#lastLifeOf(log);
     return { life: life < 0 ? this.#lives.length - 1 : life, seq, value };
   }
 

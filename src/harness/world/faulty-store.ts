@@ -37,6 +37,12 @@ export interface StoreWrites {
   readonly failed: readonly number[];
   /** Which attempts (1-based) were torn: part of the batch stored, then failed. */
   readonly torn: readonly number[];
+  /**
+   * Which attempts (1-based) the store itself refused after an injected failure: a
+   * batch handed over behind a failed one fails its seq check (docs/storage.md). A
+   * refusal with no injected failure before it is a bug, and is not listed.
+   */
+  readonly refusedBehind: readonly number[];
 }
 
 /** A process's connection to the case's store. */
@@ -63,6 +69,7 @@ export class WorldStore {
   #attempts = 0;
   readonly #failed: number[] = [];
   readonly #torn: number[] = [];
+  readonly #refusedBehind: number[] = [];
 
   /** `make` builds the store in place of the in-memory one (a test seam); the world's faults are injected around it. */
   constructor(spec: Scenario['store'], faults: FaultLog, make?: (hooks: MemoryStoreFaults) => MemoryEventStore) {
@@ -75,7 +82,7 @@ export class WorldStore {
   }
 
   writes(): StoreWrites {
-    return { attempts: this.#attempts, failed: [...this.#failed], torn: [...this.#torn] };
+    return { attempts: this.#attempts, failed: [...this.#failed], torn: [...this.#torn], refusedBehind: [...this.#refusedBehind] };
   }
 
   /** A new connection for a process. */
@@ -174,7 +181,12 @@ export class WorldStore {
       if (keep > 0) await this.store.append(conversationId, records.slice(0, keep));
       throw new Error(`injected torn write on append ${attempt}: ${keep} of ${records.length} record(s) stored, then the write failed`);
     }
-    await this.store.append(conversationId, records, options);
+    try {
+      await this.store.append(conversationId, records, options);
+    } catch (error) {
+      if (this.#failed.length > 0) this.#refusedBehind.push(attempt);
+      throw error;
+    }
   }
 }
 

@@ -88,9 +88,6 @@ export class HostTarget implements LoopUnderTest {
   /** One per message posted: aborting it is its client going away. */
   readonly #clients: AbortController[] = [];
 
-  /** The process whose log was opened last (the conversation's latest life). */
-  #lastOpened: Process | undefined;
-
   constructor(world: HostWorld) {
     this.#world = world;
     for (let i = 0; i < (world.hosts ?? 1); i++) this.#processes.push(this.#start());
@@ -181,8 +178,8 @@ export class HostTarget implements LoopUnderTest {
   }
 
   persistedHistory(): readonly Message[] {
-    // Several live hosts: the latest life is the one last opened, whichever host opened it.
-    const log = ((this.#world.hosts ?? 1) > 1 ? this.#lastOpened : this.#current)?.log;
+    // Several live hosts: the latest life, whichever host opened it or took its kept log up again.
+    const log = (this.#world.hosts ?? 1) > 1 ? this.#world.recording.current : this.#current.log;
     return log ? project(log.events) : [];
   }
 
@@ -219,7 +216,6 @@ export class HostTarget implements LoopUnderTest {
       observer: {
         opened: (_id, log) => {
           process!.log = log;
-          this.#lastOpened = process;
           w.recording.opened(log);
         },
         started: (_id, loop) => w.recording.started(loop),

@@ -28,6 +28,8 @@ export function decodeRecords(records: readonly EventRecord[], where: string, fr
 
 export function decodeRecord(record: EventRecord, where: string, expectedSeq: number, ownedJson = false): AnyEvent {
   if (typeof record !== 'object' || record === null) throw new LogReadError(where, expectedSeq, 'not an object');
+  if (record.seq === undefined)
+    throw new LogReadError(where, expectedSeq, 'not an event record: it has no seq (a record has seq, type, v, at, ignorable and payload)');
   if (record.seq !== expectedSeq) {
     throw new LogReadError(where, expectedSeq, `seq gap: expected seq ${expectedSeq}, found ${String(record.seq)}`);
   }

@@ -250,3 +250,39 @@ describe('EventLog.append: the single validated entry point (invariant 2)', () =
     });
   });
 });
+
+describe('positions: a start the store refused is taken back by its result (probe 6, finding 3)', () => {
+  function startedThenSettled(result: { status: 'ok' | 'failed' | 'unknown'; attempts: number; code?: string }) {
+    const log = newLog();
+    log.append('inbox.received', { id: 'm', intent: 'follow_up', text: 'x', source: 'user' });
+    log.append('turn.opened', { turn: 0, trigger: 'm' });
+    log.append('assistant.message', { turn: 0, step: 1, content: [{ type: 'tool_call', id: 'c1', name: 't', args: {} }] });
+    log.append('tool.started', { turn: 0, step: 1, callId: 'c1', name: 't', args: {}, sideEffect: 'STATEFUL', attempt: 1 });
+    log.append('assistant.message', { turn: 0, step: 2, content: [{ type: 'tool_call', id: 'c1_2', name: 't', args: {}, repeatOf: 'c1' }] });
+    log.append('tool.started', { turn: 0, step: 2, callId: 'c1_2', name: 't', args: {}, sideEffect: 'STATEFUL', attempt: 1 });
+    expect(log.positions.call('c1')).toMatchObject({ started: true, repeatStarted: true });
+    const error = result.code ? { failed_tool: 't', error_code: result.code, error_message: 'm', suggestion: 's' } : undefined;
+    log.append('tool.result', { turn: 0, step: 2, callId: 'c1_2', name: 't', content: '', durationMs: 0, ...result, ...(error ? { error } : {}) });
+    return log;
+  }
+  it('failed / NOT_RECORDED after 0 attempts: neither the call nor its chain counts as started, also in a snapshot', () => {
+    const log = startedThenSettled({ status: 'failed', attempts: 0, code: 'NOT_RECORDED' });
+    expect(log.positions.call('c1_2')?.started).toBe(false);
+    expect(log.positions.call('c1')?.repeatStarted).toBe(false);
+    expect(log.positions.call('c1')?.started).toBe(true); // the first call's own start stands
+    const restored = JSON.parse(JSON.stringify(log.positions.state())) as ReturnType<typeof log.positions.state>;
+    expect(restored.calls[2]).toEqual([true, false]);
+  });
+  it('a result after the call ran, or with another code, leaves the start standing', () => {
+    for (const result of [
+      { status: 'failed' as const, attempts: 1, code: 'NOT_RECORDED' },
+      { status: 'failed' as const, attempts: 0, code: 'CANCELLED' },
+      { status: 'unknown' as const, attempts: 0, code: 'NOT_RECORDED' },
+      { status: 'ok' as const, attempts: 0 },
+    ]) {
+      const log = startedThenSettled(result);
+      expect(log.positions.call('c1_2')?.started, JSON.stringify(result)).toBe(true);
+      expect(log.positions.call('c1')?.repeatStarted).toBe(true);
+    }
+  });
+});

@@ -20,6 +20,7 @@ export interface PendingMessage {
 
 type CallState = {
   readonly assistantSeq: number;
+  /** A start record was written and not taken back by a result saying the store refused it (`startRefused`). */
   started: boolean;
   result: number | undefined;
   readonly name: string;
@@ -390,7 +391,9 @@ export class PositionIndex {
       }
       case 'tool.result': {
         const call = this.#calls.get(event.payload.callId);
-        if (call) call.result = event.seq;
+        if (!call) return;
+        call.result = event.seq;
+        if (call.started && startRefused(event.payload)) this.#unstart(event.payload.callId, call);
         return;
       }
       case 'projection.replaced':
@@ -411,4 +414,33 @@ export class PositionIndex {
         return;
     }
   }
+
+  /**
+   * A start the store refused never ran: the call is not started, and the first call of its
+   * chain counts a repeat as started only if another repeat's start stands.
+   */
+  #unstart(callId: string, call: CallState): void {
+    call.started = false;
+    if (call.repeatOf === undefined) return;
+    const first = this.#calls.get(call.repeatOf);
+    if (!first) return;
+    first.repeatStarted = false;
+    for (const [id, other] of this.#calls) if (id !== callId && other.repeatOf === call.repeatOf && other.started) first.repeatStarted = true;
+  }
+}
+
+/**
+ * Does this result say the call's start record was refused by the store (the
+ * write-ahead of a STATEFUL or CRITICAL call), so that it never ran? The pipeline
+ * answers such a call failed / NOT_RECORDED after 0 attempts; the loop, closing a
+ * call it had to answer itself, failed / NOT_RUN after 0 attempts. The start record
+ * stays in the log (and reaches the store with a later write); this result takes
+ * it back: a later turn must not refuse a repeat of the call as already started.
+ */
+export function startRefused(result: {
+  readonly status: string;
+  readonly attempts: number;
+  readonly error?: { readonly error_code: string } | undefined;
+}): boolean {
+  return result.status === 'failed' && result.attempts === 0 && (result.error?.error_code === 'NOT_RECORDED' || result.error?.error_code === 'NOT_RUN');
 }

@@ -10,6 +10,7 @@ import { checkCompactionRange } from '../projection/invariants/compaction-bounda
 import { estimateTokens } from '../projection/estimate.ts';
 import { project, type ProjectionCache } from '../projection/projection.ts';
 import type { CompactionReport } from './model-errors.ts';
+import { restatedSideEffects } from './compaction-notice.ts';
 import type { Compactor } from './types.ts';
 
 /** The widest replaceable range: the first turn not inside a compaction, to the last closed turn. */
@@ -53,6 +54,9 @@ export async function applyCompaction(
   if (!proposal) return { shrank: false, tokensBefore: before, tokensAfter: before, detail: 'nothing to compact' };
   const problem = checkCompactionRange(log.events, activeRanges(log), proposal.from, proposal.to);
   if (problem) return { shrank: false, tokensBefore: before, tokensAfter: before, detail: `refused: ${problem}` };
+  // Side effects the range alone told the model of are restated after the summary (invariant 14).
+  const restated = restatedSideEffects(log, proposal.from, proposal.to);
+  const summary = restated === undefined ? proposal.summary : `${proposal.summary}\n${restated}`;
 
   // Measure the projection with the replacement before writing it: only a
   // compaction that shrinks the history is worth recording and retrying on.
@@ -62,7 +66,7 @@ export async function applyCompaction(
     v: 1,
     at: 0,
     ignorable: false,
-    payload: { from: proposal.from, to: proposal.to, summary: proposal.summary, tokensBefore: before, tokensAfter: 0 },
+    payload: { from: proposal.from, to: proposal.to, summary, tokensBefore: before, tokensAfter: 0 },
   } as const;
   const after = estimateTokens(project([...log.events, hypothetical]));
   if (after >= before) {
@@ -70,7 +74,7 @@ export async function applyCompaction(
   }
   const replaced = log.append(
     'projection.replaced',
-    { from: proposal.from, to: proposal.to, summary: proposal.summary, tokensBefore: before, tokensAfter: after },
+    { from: proposal.from, to: proposal.to, summary, tokensBefore: before, tokensAfter: after },
     { sources: [proposal.from, proposal.to] },
   );
   return { shrank: true, tokensBefore: before, tokensAfter: after, detail: `replaced [${proposal.from}, ${proposal.to}] (seq ${replaced.seq})` };

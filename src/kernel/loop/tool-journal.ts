@@ -38,7 +38,10 @@ export class ToolJournal {
   /**
    * Calls whose write-ahead record the store refused. The pipeline does not run
    * them, and they are never retried (only STATEFUL and CRITICAL calls write
-   * ahead): their start is in the log, but they never ran.
+   * ahead): their start is in the log, but they never ran. Until their result is
+   * written this set says so; after, the result does (`startRefused`: failed after
+   * 0 attempts, NOT_RECORDED or NOT_RUN), for this turn and every later one, so a
+   * repeat of the call is run, not refused as already started.
    */
   readonly #refusedStarts = new Set<string>();
 

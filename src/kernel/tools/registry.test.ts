@@ -79,3 +79,21 @@ describe('ToolRegistry', () => {
     expect(() => new ToolRegistry([tool({ sideEffect: 'STATEFUL', maxRetries: 0 })])).not.toThrow();
   });
 });
+
+describe('input schemas that change what they validate (probe 6, finding 5)', () => {
+  const declare = (input: z.ZodType) => new ToolRegistry([{ name: 't', description: 'd', input, sideEffect: 'NONE', run: () => 1 } as AnyToolDeclaration]);
+  it('a transform anywhere the parsed value comes from is refused, naming where', () => {
+    expect(() => declare(z.object({ a: z.optional(z.union([z.number(), z.string().transform((s) => s.length)])) }))).toThrow(
+      /^tool "t": input schema changes the arguments it validates \(a \.transform\(\) at a\)/,
+    );
+    expect(() => declare(z.object({ m: z.record(z.string(), z.string().transform(Number)) }))).toThrow(/a \.transform\(\) at m\[\*\]/);
+    expect(() => declare(z.object({ a: z.string() }).transform((o) => o.a))).toThrow(/a \.transform\(\) at the top level/);
+  });
+  it('a recursive schema without transforms is accepted (the walk ends), one with a transform deep inside refused', () => {
+    type Node = { name: string; children: Node[] };
+    const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) }));
+    expect(() => declare(z.object({ root: node }))).not.toThrow();
+    const deep: z.ZodType = z.lazy(() => z.object({ name: z.string().transform((s) => s.trim()), children: z.array(deep) }));
+    expect(() => declare(z.object({ root: deep }))).toThrow(/a \.transform\(\) at root\.name/);
+  });
+});

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { JsonSchema, ToolSpec } from '../model/client.ts';
+import { inputTransform } from './schema-transforms.ts';
 import type { AnyToolDeclaration, SideEffect } from './types.ts';
 
 /** What Anthropic and OpenAI both accept as a tool name. */
@@ -144,6 +145,13 @@ const jsonSchemas = new WeakMap<object, JsonSchema>();
 function toSpec(d: AnyToolDeclaration): ToolSpec {
   let inputSchema = jsonSchemas.get(d.input);
   if (!inputSchema) {
+    const transform = inputTransform(d.input);
+    if (transform !== undefined) {
+      throw new ToolDeclarationError(
+        d.name,
+        `input schema changes the arguments it validates (${transform}): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()`,
+      );
+    }
     let schema: Record<string, unknown>;
     try {
       // `io: 'input'`: the model writes the input side (defaults make fields optional).

@@ -89,6 +89,7 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'function') return 'a function';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value); // JSON would print null
   if (typeof value === 'object') return 'an object';
   return JSON.stringify(value) ?? String(value);
 }

@@ -1,14 +1,14 @@
 /** Invariant 6 from outside a loop: every request the model received, and every persisted history, pairs each call with one result. */
-import { checkToolPairing } from '../../../kernel/index.ts';
+import { referencePairing } from '../support/reference-pairing.ts';
 import type { PeerRun } from '../../loop-port/peer-run.ts';
 
 export function pairedObservably(run: PeerRun): string | undefined {
   for (let i = 0; i < run.requests.length; i++) {
-    const v = checkToolPairing(run.requests[i]!.messages);
+    const v = referencePairing(run.requests[i]!.messages);
     if (v) return `request ${i + 1}, message ${v.messageIndex}: ${v.problem}`;
   }
   for (let t = 0; t < run.histories.length; t++) {
-    const v = checkToolPairing(run.histories[t]!);
+    const v = referencePairing(run.histories[t]!);
     const when = t < run.histories.length - 1 ? `when turn ${t} started` : 'at the end';
     if (v) return `the persisted history ${when}, message ${v.messageIndex}: ${v.problem} (the next request would carry it)`;
   }

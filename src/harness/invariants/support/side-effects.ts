@@ -57,7 +57,7 @@ export function tells(messages: readonly Message[], effect: SideEffect): boolean
   return false;
 }
 
-/** Was the call's record replaced by a compaction summary (the compactor then answers for telling it)? */
+/** Was the call's record replaced by a compaction summary (the loop then restates it after the summary while it is unresolved)? */
 export function compactedAway(known: readonly LogEvent[], effect: SideEffect): boolean {
   return known.some((e) => e.type === 'projection.replaced' && e.payload.from <= effect.seq && effect.seq <= e.payload.to);
 }

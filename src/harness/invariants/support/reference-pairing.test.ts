@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../../kernel/index.ts';
+import { checkToolPairing } from '../../../kernel/index.ts';
+import { referencePairing } from './reference-pairing.ts';
+
+const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
+const calls = (...ids: string[]): Message => ({ role: 'assistant', content: ids.map((id) => ({ type: 'tool_call', id, name: 't', args: {} })) });
+const results = (...ids: string[]): Message => ({ role: 'user', content: ids.map((callId) => ({ type: 'tool_result', callId, status: 'ok', content: 'x' })) });
+
+describe('referencePairing (invariant 6, apart from the kernel)', () => {
+  const cases: [string, Message[], boolean][] = [
+    ['paired', [user('q'), calls('a', 'b'), results('a', 'b'), { role: 'assistant', content: [{ type: 'text', text: 'done' }] }], true],
+    ['the second of two calls unanswered in the next message', [user('q'), calls('a', 'b'), results('a')], false],
+    ['results out of order', [user('q'), calls('a', 'b'), results('b', 'a')], false],
+    ['a result without its call', [user('q'), results('a')], false],
+    [
+      'text after a call',
+      [
+        user('q'),
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_call', id: 'a', name: 't', args: {} },
+            { type: 'text', text: 'x' },
+          ],
+        },
+      ],
+      false,
+    ],
+    ['a call never answered', [user('q'), calls('a')], false],
+  ];
+  it.each(cases)('%s', (_name, messages, paired) => {
+    expect(referencePairing(messages) === undefined).toBe(paired);
+    // The kernel's own check agrees on each of them (the reference is a second reading, not another rule).
+    expect(checkToolPairing(messages) === undefined).toBe(paired);
+  });
+});

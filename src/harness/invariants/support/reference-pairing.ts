@@ -1,0 +1,38 @@
+/**
+ * Invariant 6's own reading of a message list, written apart from the kernel's
+ * `checkToolPairing` (which the loop runs before each request): a gate that judged
+ * pairing with the function under test would pass whatever that function let
+ * through, for loopgate's loop and for a peer's alike. Deliberately plain: the
+ * calls of each assistant message, then the results of the message after it.
+ */
+import type { Message } from '../../../kernel/index.ts';
+
+export interface ReferencePairingViolation {
+  readonly messageIndex: number;
+  readonly problem: string;
+}
+
+export function referencePairing(messages: readonly Message[]): ReferencePairingViolation | undefined {
+  let open: string[] = []; // calls of the message before, waiting for their results
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    const blocks = message.content as readonly { readonly type: string; readonly id?: string; readonly callId?: string }[];
+    if (message.role === 'assistant') {
+      if (open.length > 0) return { messageIndex: i, problem: `tool calls ${open.join(', ')} have no result before the next assistant message` };
+      const firstCall = blocks.findIndex((b) => b.type === 'tool_call');
+      if (firstCall >= 0 && blocks.slice(firstCall).some((b) => b.type !== 'tool_call'))
+        return { messageIndex: i, problem: 'text after a tool call in the same assistant message' };
+      open = blocks.filter((b) => b.type === 'tool_call').map((b) => b.id!);
+      continue;
+    }
+    const firstText = blocks.findIndex((b) => b.type !== 'tool_result');
+    if (firstText >= 0 && blocks.slice(firstText).some((b) => b.type === 'tool_result'))
+      return { messageIndex: i, problem: 'a tool result after text in the same user message' };
+    const results = blocks.filter((b) => b.type === 'tool_result').map((b) => b.callId!);
+    if (results.join('\u0000') !== open.join('\u0000'))
+      return { messageIndex: i, problem: `tool results [${results.join(', ')}] do not answer the calls [${open.join(', ')}] one each, in order` };
+    open = [];
+  }
+  if (open.length > 0) return { messageIndex: messages.length - 1, problem: `tool calls ${open.join(', ')} have no result` };
+  return undefined;
+}
