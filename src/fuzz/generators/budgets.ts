@@ -30,8 +30,9 @@ const budgetsArb = sparseRecord<Required<Omit<Config, 'retry'>>>(
     maxSteps: fc.integer({ min: 1, max: 6 }),
     maxToolCallsPerTurn: fc.integer({ min: 1, max: 6 }),
     maxToolCallsPerSession: fc.integer({ min: 1, max: 12 }),
-    maxTokensPerTurn: fc.integer({ min: 1, max: 3_000 }),
-    maxTokensPerSession: fc.integer({ min: 1, max: 8_000 }),
+    // Two times in three a multiple of the round 500-token step (provider.ts): spent exactly after a step or two.
+    maxTokensPerTurn: fc.oneof(fc.integer({ min: 1, max: 3_000 }), fc.constantFrom(500, 1_000), fc.constantFrom(500, 1_000)),
+    maxTokensPerSession: fc.oneof(fc.integer({ min: 1, max: 8_000 }), fc.constantFrom(500, 1_000, 1_500), fc.constantFrom(500, 1_000, 1_500)),
     modelTimeoutMs: fc.integer({ min: 1_000, max: 60_000 }),
     maxCompactionsPerStep: fc.integer({ min: 0, max: 3 }),
     maxCheckpointExtensions: fc.integer({ min: 0, max: 3 }),

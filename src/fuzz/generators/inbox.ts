@@ -164,6 +164,10 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
       // A cancel as a tool that changes the world starts: the calls after it in the step (run one by one) must not start.
       fc.tuple(source, fc.constantFrom(...stopPoints(tools))).map(([by, toolStart]) => new CancelCommand(by, { toolStart })),
       fc.tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined })).map(([pick, at]) => new DisconnectCommand(pick, at)),
+      // A cancel in the first seconds, while a call of the first step may wait for its (slow) approver: it is answered
+      // CANCELLED, not DENIED — no one said no (denials-say-why).
+      fc.tuple(source, fc.integer({ min: 1, max: 3_000 })).map(([by, time]) => new CancelCommand(by, { time })),
+      fc.tuple(source, fc.integer({ min: 1, max: 3_000 })).map(([by, time]) => new CancelCommand(by, { time })), // twice as likely
     ],
     { maxCommands },
   );

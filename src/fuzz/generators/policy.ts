@@ -64,5 +64,6 @@ export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
 
 export const approverArb: fc.Arbitrary<Approver> = fc.record({
   answers: fc.array(fc.constantFrom<'approve' | 'deny'>('approve', 'deny'), { minLength: 1, maxLength: 3 }),
-  delayMs: fc.oneof({ withCrossShrink: true }, fc.constant(0), fc.integer({ min: 1, max: 120_000 })),
+  // A third of the time slower than the 3 s in which fuzz sends an early cancel (inbox.ts): the call waits, cancelled.
+  delayMs: fc.oneof({ withCrossShrink: true }, fc.constant(0), fc.integer({ min: 1, max: 120_000 }), fc.integer({ min: 3_000, max: 120_000 })),
 });

@@ -11,22 +11,39 @@
 import fc from 'fast-check';
 import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schema.ts';
 import { oddArgumentsArb } from './odd-arguments.ts';
+import { sometimes } from './optional.ts';
 import { SECRET_CALL_ID, SECRET_ECHO_ARGUMENT, SECRET_ECHO_REPLY } from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
-/** Input and output tokens, and now and then the cache reads and writes and reasoning tokens some providers report. */
-const usageArb = fc.record(
+/**
+ * Input and output tokens, and now and then the cache reads and writes and reasoning tokens some providers report.
+ * Half the time a round 400 in + 100 out: with a token budget of 500, 1,000 or 1,500 (budgets.ts) a turn or a
+ * session spends its budget exactly, the boundary where the next step must not start (a `>` for `>=` passed otherwise).
+ */
+const usageArb = fc.oneof(
   {
-    input: fc.integer({ min: 0, max: 4_000 }),
-    output: fc.integer({ min: 0, max: 1_500 }),
-    cacheRead: fc.integer({ min: 0, max: 3_000 }),
-    cacheWrite: fc.integer({ min: 0, max: 1_000 }),
-    reasoning: fc.integer({ min: 0, max: 500 }),
+    weight: 1,
+    arbitrary: fc.record(
+      {
+        input: fc.integer({ min: 0, max: 4_000 }),
+        output: fc.integer({ min: 0, max: 1_500 }),
+        cacheRead: fc.integer({ min: 0, max: 3_000 }),
+        cacheWrite: fc.integer({ min: 0, max: 1_000 }),
+        reasoning: fc.integer({ min: 0, max: 500 }),
+      },
+      { requiredKeys: ['input', 'output'] },
+    ),
   },
-  { requiredKeys: ['input', 'output'] },
+  { weight: 1, arbitrary: fc.constant({ input: 400, output: 100 }) },
 );
 /** Mostly quick; sometimes long enough to cross a model timeout, a cancel or a backoff. */
 const latencyArb = fc.oneof({ withCrossShrink: true }, fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 2_000, max: 200_000 }));
+
+/** The call with its arguments as text holding them and `second`, when both are objects. */
+function twoObjects<C extends { readonly args: unknown }>(call: C, second: unknown): C {
+  if (second === undefined || !isRecord(call.args) || !isRecord(second)) return call;
+  return { ...call, args: `Using ${JSON.stringify(call.args)} - no, rather ${JSON.stringify(second)}` };
+}
 
 function callArb(tools: readonly FuzzTool[]) {
   const known = tools.map((tool) =>
@@ -37,8 +54,10 @@ function callArb(tools: readonly FuzzTool[]) {
         // Now and then the model copies what it read into an extra argument: the passphrase, split across argument deltas.
         echo: fc.nat(5).map((n) => n === 0),
         id: fc.option(fc.constantFrom('a', 'b', SECRET_CALL_ID), { nil: undefined, freq: 4 }),
+        // Now and then two objects in the argument text, the second a correction: refused, never run with one (two-objects-never-run).
+        second: sometimes(tool.args, 8),
       })
-      .map(({ echo, ...c }) => (echo && isRecord(c.args) ? { ...c, args: { ...c.args, remark: SECRET_ECHO_ARGUMENT } } : c)),
+      .map(({ echo, second, ...c }) => (echo && isRecord(c.args) ? { ...c, args: { ...c.args, remark: SECRET_ECHO_ARGUMENT } } : twoObjects(c, second))),
   );
   const unknown = fc.record({ name: fc.constant(UNKNOWN_TOOL), args: fc.constant<unknown>({}), id: fc.constant(undefined) });
   return fc

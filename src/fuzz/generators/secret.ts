@@ -29,3 +29,15 @@ export const SECRET_ENCODED_OUTPUT = {
   auth: Buffer.from(`u:${FUZZ_SECRET}`).toString('base64'),
   callback: `https://example.test/hook?key=${encodeURIComponent(FUZZ_SECRET).replaceAll('_', '%5F')}`,
 };
+
+/**
+ * Log lines each holding the passphrase, at least `size` characters after a
+ * `lead` of other text, whole lines only (a piece of the secret in the output
+ * itself would leak whatever the loop does): wherever a cap between 20 and
+ * `size` falls, it most likely falls inside a copy (a line is 41 characters, 33
+ * of them the passphrase).
+ */
+export function secretNearCut(size: number, lead: number): string {
+  const line = `key=${FUZZ_PASSPHRASE};\n  `;
+  return '.'.repeat(lead) + line.repeat(Math.ceil(size / line.length));
+}

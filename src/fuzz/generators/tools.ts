@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../kernel/index.ts';
 import { EXECUTOR_FAULTS, type Behaviour, type ScenarioTool } from '../../harness/scenario/schema.ts';
 import { sometimes } from './optional.ts';
-import { SECRET_ENCODED_OUTPUT } from './secret.ts';
+import { SECRET_ENCODED_OUTPUT, secretNearCut } from './secret.ts';
 
 export const SIDE_EFFECTS = ['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'] as const;
 export type SideEffectLevel = (typeof SIDE_EFFECTS)[number];
@@ -95,6 +95,14 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Behaviour>('hang') },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ return: { ok: true, note: 'scripted output' } }) },
   { weight: 1, arbitrary: longOutputArb.map((text): Behaviour => ({ return: text })) },
+  // The passphrase over and over, past the generated cap and past the default one: the cut falls inside a copy
+  // (output cut before it is redacted leaks the copy's head: `secret-fragments-never-leave`, when the case lists it).
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ size: fc.constantFrom(440, DEFAULT_MAX_OUTPUT_CHARS + 40), lead: fc.integer({ min: 0, max: 40 }) })
+      .map(({ size, lead }): Behaviour => ({ return: secretNearCut(size, lead) })),
+  },
   // A credential nobody configured, of a shape the default rules know (`credential-shapes-redacted` checks it never
   // leaves), or the case's own secret encoded (invariant 15, when the case lists it).
   {

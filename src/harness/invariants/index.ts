@@ -8,6 +8,7 @@ import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
 import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
 import { argumentsValidated } from './arguments-validated.ts';
+import { twoObjectsNeverRun } from './two-objects-never-run.ts';
 import { argumentsReadAsSent } from './arguments-read-as-sent.ts';
 import { callRecordsKeepTheirStep } from './call-records-keep-their-step.ts';
 import { toolOutputCapped } from './tool-output-capped.ts';
@@ -24,6 +25,7 @@ import { failedTurnsAddNothing } from './invariant-05-failed-turns-add-nothing.t
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
+import { denialsSayWhy } from './denials-say-why.ts';
 import { noOpenSpans } from './invariant-08-no-open-spans.ts';
 import { inboxDeliveredOnce } from './invariant-09-inbox-delivered-once.ts';
 import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if-shrank.ts';
@@ -32,6 +34,7 @@ import { nothingThrows } from './invariant-12-nothing-throws.ts';
 import { sideEffectsOnce } from './invariant-13-side-effects-once.ts';
 import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
 import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
+import { secretFragmentsNeverLeave } from './secret-fragments-never-leave.ts';
 import { credentialShapesRedacted } from './credential-shapes-redacted.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
@@ -40,6 +43,7 @@ import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
+import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
@@ -58,8 +62,10 @@ export const INVARIANTS: readonly Invariant[] = [
   callRecordsKeepTheirStep,
   denyNeverLifted,
   approverAnswersFollowed,
+  denialsSayWhy,
   argumentsValidated,
   argumentsReadAsSent,
+  twoObjectsNeverRun,
   toolOutputCapped,
   noOpenSpans,
   traceAgreesWithLog,
@@ -74,8 +80,10 @@ export const INVARIANTS: readonly Invariant[] = [
   sideEffectsOnce,
   startedCallsStayUnknown,
   toolsToldToStop,
+  failuresNotRetriedWhenTold,
   sideEffectsTold,
   secretsNeverLeave,
+  secretFragmentsNeverLeave,
   credentialShapesRedacted,
   projectionEqualsReplay,
   snapshotResumesTheFold,

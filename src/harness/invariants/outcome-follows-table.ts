@@ -9,6 +9,9 @@
  * cancelled by the first source) or the store refused a write (failed{persistence}).
  * The loop must also record each result as the provider returned it.
  *
+ * A transient error is retried while the step has tiers left, each retry waiting
+ * what its tier says (support/retry-tiers-reference.ts).
+ *
  * `failed{internal}` is accepted only where the table has it for a reason the
  * scenario can cause (a model client sending arguments that are not JSON data, a
  * tool executor dropping a call's result, the agent's own claim policy throwing).
@@ -19,6 +22,7 @@ import { isLoopWritten, toFrozenPlainData, type LogEvent, type ModelResult } fro
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation, loopgateOnly, unlessHostSupplied } from './invariant.ts';
 import { label, postedMessages, viewOf, type RequestView, type TurnView } from './support/log-view.ts';
+import { retryTiersFollowed } from './support/retry-tiers-reference.ts';
 
 export const outcomeFollowsTable = defineInvariant({
   id: 'outcome-follows-table',
@@ -27,6 +31,7 @@ export const outcomeFollowsTable = defineInvariant({
   check: (run) =>
     firstViolation(
       () => errorChainFollowsTable(run),
+      () => retryTiersFollowed(run),
       () => turnsEndAsTableSays(run),
     ),
 });

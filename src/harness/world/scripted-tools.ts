@@ -58,6 +58,8 @@ export interface ToolBodyRun {
   /** The tool whose body this is (a model may give calls of different tools one id). */
   readonly tool: string;
   readonly signal: AbortSignal;
+  /** The attempt of the call this run was (1 for the first). */
+  readonly attempt: number;
   readonly startedAt: number;
   /** Its signal was aborted already when the body started: the loop ran a tool it had told to stop. */
   readonly startedStopped?: true;
@@ -66,6 +68,8 @@ export interface ToolBodyRun {
   abortedAfterEnd?: boolean;
   /** Where the arguments the body was given were not frozen (a path, `args` for the whole), if anywhere. */
   readonly unfrozenArgs?: string;
+  /** It failed with a ToolFailure that does not say `retryable: true`, before its signal was aborted: the call must not be run again. */
+  failedForGood?: true;
 }
 
 export interface ToolHooks {
@@ -93,7 +97,7 @@ export function scriptedTools(
   const started = new Set<string>();
   const behaviours = new Map(entries.filter((e) => e.behaviour).map((e) => [e.name, e.behaviour!]));
   const counted = tools.map((tool) =>
-    withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId, signal, args) => {
+    withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId, signal, args, attempt) => {
       counters.byTool.set(tool.name, (counters.byTool.get(tool.name) ?? 0) + 1);
       counters.byCall.set(callId, (counters.byCall.get(callId) ?? 0) + 1);
       const calls = counters.byToolCall.get(tool.name) ?? new Map<string, number>();
@@ -103,6 +107,7 @@ export function scriptedTools(
       const body: ToolBodyRun = {
         tool: tool.name,
         signal,
+        attempt,
         startedAt: hooks.clock.now(),
         ...(signal.aborted ? { startedStopped: true as const } : {}),
         ...(unfrozen !== undefined ? { unfrozenArgs: unfrozen } : {}),
@@ -153,31 +158,42 @@ function withBehaviour(
   tool: AnyToolDeclaration,
   script: readonly Behaviour[],
   hooks: ToolHooks,
-  ran: (callId: string, signal: AbortSignal, args: unknown) => ToolBodyRun,
+  ran: (callId: string, signal: AbortSignal, args: unknown, attempt: number) => ToolBodyRun,
 ): AnyToolDeclaration {
   const run = scriptedRun(tool, script, hooks);
   return {
     ...tool,
     // As a user's tool may: a value or a throw at once, or a promise.
     run: (args, ctx) => {
-      const body = ran(ctx.callId, ctx.signal, args);
+      const body = ran(ctx.callId, ctx.signal, args, ctx.attempt);
       const ended = () => {
         body.endedAt = hooks.clock.now();
+      };
+      const failed = (error: unknown): void => {
+        if (!ctx.signal.aborted && saysNoRetry(error)) body.failedForGood = true;
       };
       let value: unknown;
       try {
         value = run(args, ctx);
       } catch (error) {
         ended();
+        failed(error);
         throw error;
       }
       if (value === null || typeof (value as { then?: unknown } | undefined)?.then !== 'function') {
         ended();
         return value;
       }
-      return Promise.resolve(value).finally(ended);
+      const settled = Promise.resolve(value);
+      settled.catch(failed); // beside the chain, registered first: noted before the loop sees the rejection, in the same tick as before
+      return settled.finally(ended);
     },
   };
+}
+
+/** A ToolFailure (or a look-alike from another copy of the module) that does not allow a retry: `retryable` is false unless said. */
+function saysNoRetry(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ToolFailure' && (error as { retryable?: unknown }).retryable !== true;
 }
 
 function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hooks: ToolHooks): AnyToolDeclaration['run'] {

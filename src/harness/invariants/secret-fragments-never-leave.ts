@@ -1,0 +1,79 @@
+/**
+ * No long piece of a configured secret can be read back from anything the run
+ * stores, exports, writes or returns (invariant 15 looks for whole secrets).
+ *
+ * A secret can leave in part: tool output cut for the model before it is
+ * redacted keeps the head of a secret that straddles the cut (the redactor
+ * no longer sees the whole value), and a clip of an error text or an excerpt
+ * keeps a head, a tail or a middle. "Long" is at least half the secret and at
+ * least 8 characters (`fragmentLength`):
+ * - half: a piece of half the secret gives away half of it, and a piece this
+ *   long cannot be a credential's public prefix alone (`sk_live_`, `ghp_`,
+ *   `dpl_tok_` are at most a third of the keys they start) — text that names the
+ *   kind of key is not a leak;
+ * - 8: the length from which the kernel looks for a secret's encoded forms too;
+ *   shorter runs of characters turn up in ordinary text (a word, a number), so
+ *   a secret of 8 characters or fewer is looked for whole only (invariant 15).
+ * Looked for literally and JSON-escaped (the artifacts are mostly JSON), in the
+ * same artifacts as invariant 15 (support/run-artifacts.ts). The verdict names
+ * the piece's length and place in the secret, never the piece.
+ */
+import type { PeerRun } from '../loop-port/peer-run.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant } from './invariant.ts';
+import { runArtifacts, type Artifact } from './support/run-artifacts.ts';
+
+export const MIN_FRAGMENT = 8;
+
+/** The shortest piece of `secret` counted as a leak, or undefined when only the whole secret is (8 characters or fewer). */
+export function fragmentLength(secret: string): number | undefined {
+  const length = Math.max(MIN_FRAGMENT, Math.ceil(secret.length / 2));
+  return length < secret.length ? length : undefined;
+}
+
+/** The longest piece of `secret` (at least `fragmentLength` long) found in `text`, as [start, length]; else undefined — also when the whole secret is there (invariant 15's verdict). */
+export function longestFragment(text: string, secret: string): readonly [start: number, length: number] | undefined {
+  const min = fragmentLength(secret);
+  if (min === undefined) return undefined;
+  const holds = (piece: string): boolean => text.includes(piece) || text.includes(JSON.stringify(piece).slice(1, -1));
+  if (holds(secret)) return undefined; // the whole secret: invariant 15's verdict
+  let best: [number, number] | undefined;
+  for (let start = 0; start + min <= secret.length; start++) {
+    if (!holds(secret.slice(start, start + min))) continue;
+    let end = start + min;
+    while (end < secret.length && holds(secret.slice(start, end + 1))) end++;
+    if (!best || end - start > best[1]) best = [start, end - start];
+  }
+  return best;
+}
+
+export const secretFragmentsNeverLeave = defineInvariant({
+  id: 'secret-fragments-never-leave',
+  title: 'no long piece of a configured secret (half of it, at least 8 characters) can be read back from anything the run stores, exports, writes or returns',
+  check: (run: ScenarioRun) => fragmentsKeptOut(run.secrets, runArtifacts(run)),
+  checkObservable: (run: PeerRun) =>
+    fragmentsKeptOut(run.secrets, [
+      ['the persisted history', () => JSON.stringify(run.histories)],
+      ['the spans', () => JSON.stringify(run.traces)],
+      ['the requests sent to the model', () => JSON.stringify(run.requests)],
+      ['the turn replies', () => JSON.stringify(run.reports)],
+    ]),
+});
+
+function fragmentsKeptOut(secrets: readonly string[], artifacts: readonly Artifact[]): string | undefined {
+  const judged = secrets.filter((s) => fragmentLength(s) !== undefined);
+  if (judged.length === 0) return undefined;
+  for (const [where, text] of artifacts) {
+    const haystack = text();
+    for (const secret of judged) {
+      const found = longestFragment(haystack, secret);
+      if (!found) continue;
+      const [start, length] = found;
+      const place = start === 0 ? 'its first' : start + length === secret.length ? 'its last' : `${length} from character ${start + 1}, of`;
+      const said =
+        start === 0 || start + length === secret.length ? `${place} ${length} of ${secret.length} characters` : `${place} ${secret.length} characters`;
+      return `a piece of a configured secret (${secret.slice(0, 4)}…): ${said}, can be read back from ${where}`;
+    }
+  }
+  return undefined;
+}
