@@ -73,8 +73,8 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
           const found = all.find((i) => i.id === id);
           if (!found) {
             const ids = all.map((i) => i.id);
-            // Ids are long: a fragment of one (its name without the number) counts as meant too.
-            const near = closestName(id, ids) ?? (id.length >= 4 ? ids.find((known) => known.includes(id)) : undefined);
+            // Ids are long: an id holding what was typed (its name without the number) is meant first, then the nearest spelling.
+            const near = (id.length >= 4 ? ids.find((known) => known.includes(id)) : undefined) ?? closestName(id, ids);
             throw new UsageError(`--invariant ${id}: no such invariant${near ? ` (did you mean ${near}?)` : ''}; known: ${ids.join(', ')}`);
           }
           return found;
