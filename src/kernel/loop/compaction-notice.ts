@@ -11,6 +11,7 @@
 import type { EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import { keepsCompletedSteps, type Outcome } from '../outcome.ts';
+import { sideEffectLine } from './records.ts';
 
 /** The lines restating the range's unresolved side effects, to follow the summary; undefined when there are none. */
 export function restatedSideEffects(log: EventLog, from: number, to: number): string | undefined {
@@ -47,12 +48,10 @@ export function restatedSideEffects(log: EventLog, from: number, to: number): st
     }
   }
   const lines: string[] = [];
-  for (const { callId, name } of effects) {
-    const line = `${name} (call ${callId})`;
-    if (!results.has(callId) && !told.some((t) => t.includes(line))) continue; // told elsewhere (a notice still waiting), or not at all
-    const result = log.positions.call(callId)?.result;
-    const status = result === undefined ? 'unknown' : ((log.at(result)?.payload as { status?: string }).status ?? 'unknown');
-    lines.push(`- ${line}: ${status === 'ok' ? 'done' : status === 'unknown' ? 'may have taken effect' : 'failed'}`);
+  for (const effect of effects) {
+    // Told elsewhere (a notice still waiting), or not at all.
+    if (!results.has(effect.callId) && !told.some((t) => t.includes(`${effect.name} (call ${effect.callId})`))) continue;
+    lines.push(sideEffectLine(effect, log)); // in the notice's words (records.ts)
   }
   if (lines.length === 0) return undefined;
   return `[Turns summarized here ended without a reply after these actions were already carried out or may have been:\n${lines.join('\n')}\nDo not repeat them without checking.]`;

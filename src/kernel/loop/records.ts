@@ -32,12 +32,15 @@ export { summarizeResult } from '../log/builders.ts';
 
 /** The notice a failed turn that ran side effects leaves for the next turn. */
 export function sideEffectNotice(outcome: Outcome, effects: readonly { callId: string; name: string }[], log: EventLog): string {
-  const lines = effects.map((e) => {
-    const result = log.positions.call(e.callId)?.result;
-    const status = result === undefined ? 'unknown' : ((log.at(result)?.payload as { status?: string }).status ?? 'unknown');
-    return `- ${e.name} (call ${e.callId}): ${status === 'ok' ? 'done' : status === 'unknown' ? 'may have taken effect' : 'failed'}`;
-  });
+  const lines = effects.map((e) => sideEffectLine(e, log));
   return `[The previous turn ended with ${outcomeLabel(outcome)} and its messages were not kept, but these actions were already carried out or may have been:\n${lines.join('\n')}\nDo not repeat them without checking.]`;
+}
+
+/** One call's line in a notice: its name and id, and what its result says (done, may have taken effect, failed). */
+export function sideEffectLine(e: { readonly callId: string; readonly name: string }, log: EventLog): string {
+  const result = log.positions.call(e.callId)?.result;
+  const status = result === undefined ? 'unknown' : ((log.at(result)?.payload as { status?: string }).status ?? 'unknown');
+  return `- ${e.name} (call ${e.callId}): ${status === 'ok' ? 'done' : status === 'unknown' ? 'may have taken effect' : 'failed'}`;
 }
 
 /** Token counts a broken client reports as NaN or negative count as zero. */
