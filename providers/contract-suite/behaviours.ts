@@ -25,7 +25,18 @@ export type StreamFault =
 
 export type Behaviour =
   /** The model produces this turn over a well-formed stream. */
-  | { readonly kind: 'turn'; readonly turn: WireTurn }
+  | {
+      readonly kind: 'turn';
+      readonly turn: WireTurn;
+      /**
+       * The turn's text and arguments quote the credential the request carried
+       * (a model echoing a key a user pasted, a gateway that writes it into the
+       * reply): the harness writes it where they say `{{credential}}`, and its
+       * base64 where they say `{{credential:base64}}`. Only a harness that knows
+       * the credential can produce it.
+       */
+      readonly quotesCredential?: boolean;
+    }
   /** The provider answers with an error status and its error body. */
   | {
       readonly kind: 'http_error';

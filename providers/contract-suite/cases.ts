@@ -515,6 +515,38 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'streamed_reply_quotes_the_key',
+    title:
+      'a streamed reply whose text quotes the API key, split across deltas, and whose tool arguments carry it base64-encoded, keeps the key out of every delta, their joined text and the result; the rest arrives',
+    behaviour: {
+      kind: 'turn',
+      quotesCredential: true,
+      turn: {
+        blocks: [
+          { type: 'text', text: 'The key you pasted, {{credential}}, is now stored.' },
+          { type: 'tool_call', id: 'call_key', name: 'search', args: '{"query":"revoke {{credential:base64}} now"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result, deltas, secrets, streams }) {
+      // The runner has already failed any result or delta — or the deltas' joined text — that carries a declared credential.
+      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
+      expectType(result, 'tool_use');
+      assert.match(result.text, /^The key you pasted, .+, is now stored\.$/, 'the text around the key arrives');
+      assert.deepEqual(
+        result.calls.map((c) => c.name),
+        ['search'],
+        'the tool call arrives',
+      );
+      if (!streams) return;
+      assert.equal(streamedText(deltas), result.text, 'the streamed text, joined, is the reply text: nothing held back is lost');
+      const args = deltas.flatMap((d) => (d.kind === 'tool_args' ? [d.json] : [])).join('');
+      assert.match(args, /^\{"query":"revoke .+ now"\}$/, 'the streamed arguments arrive whole around the key');
+    },
+  },
+  {
     id: 'forbidden_403',
     title: 'HTTP 403 (the key may not use this model, or not from here) ends as transport_error{auth}, never retried as a server fault',
     behaviour: { kind: 'http_error', error: 'forbidden' },

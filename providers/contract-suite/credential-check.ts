@@ -26,8 +26,21 @@ export function credentialLeak(result: ModelResult, deltas: readonly ModelDelta[
   for (const [path, text] of strings(result, 'result')) if (found(text)) return `${path} carries a credential the client was given: ${shown(text)}`;
   for (const [i, delta] of deltas.entries())
     for (const [path, text] of strings(delta, `delta ${i}`)) if (found(text)) return `${path} carries a credential the client was given: ${shown(text)}`;
+  for (const [stream, text] of joinedStreams(deltas))
+    if (found(text)) return `the ${stream}, joined, carries a credential the client was given (split across deltas): ${shown(text)}`;
   if (found(JSON.stringify(result))) return 'the result carries a credential the client was given (across its fields)';
   return undefined;
+}
+
+/** Each stream of the deltas as the listener puts it back together: the text, and each tool call's arguments. */
+function joinedStreams(deltas: readonly ModelDelta[]): [string, string][] {
+  let text = '';
+  const args = new Map<number, string>();
+  for (const delta of deltas) {
+    if (delta.kind === 'text') text += delta.text;
+    else if (delta.kind === 'tool_args') args.set(delta.index, (args.get(delta.index) ?? '') + delta.json);
+  }
+  return [['streamed text', text], ...[...args].map(([index, json]): [string, string] => [`streamed arguments of call ${index}`, json])];
 }
 
 /** `text` with every form of the secrets redacted (for messages that quote what the client said). */

@@ -1,7 +1,7 @@
 /** A contract behaviour as the bytes a provider sends: a wire plan in its protocol. */
 import type { Behaviour } from './behaviours.ts';
 import { duplicated, insertAfter, upToNth, withoutTags } from '../wire-fakes/faults.ts';
-import { UnsupportedOnWire } from '../wire-fakes/turn.ts';
+import { UnsupportedOnWire, type WireTurn } from '../wire-fakes/turn.ts';
 import type { WirePlan } from '../wire-fakes/plan.ts';
 import { jsonPlan, streamPlan } from '../wire-fakes/plan.ts';
 import type { ProtocolKit } from '../wire-fakes/protocol.ts';
@@ -18,11 +18,22 @@ function quoting(body: unknown, credential: string): unknown {
   return { ...(body as object), error: { ...error, message: `Invalid API key provided: ${credential}. Received API Key = ${credential}` } };
 }
 
+/** The turn with the credential written where its text and arguments say `{{credential}}` (or its base64 where `{{credential:base64}}`). */
+function quotingIn(turn: WireTurn, credential: string | undefined): WireTurn {
+  if (credential === undefined) throw new UnsupportedOnWire('no credential was given to quote');
+  const base64 = Buffer.from(credential, 'utf8').toString('base64');
+  const write = (text: string) => text.replaceAll('{{credential:base64}}', base64).replaceAll('{{credential}}', credential);
+  return {
+    ...turn,
+    blocks: turn.blocks.map((block) => (block.type === 'text' ? { ...block, text: write(block.text) } : { ...block, args: write(block.args) })),
+  };
+}
+
 /** Throws UnsupportedOnWire when the provider cannot produce the behaviour. */
 export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: PlanOptions = {}): WirePlan {
   switch (behaviour.kind) {
     case 'turn':
-      return streamPlan(kit.streamFrames(behaviour.turn));
+      return streamPlan(kit.streamFrames(behaviour.quotesCredential ? quotingIn(behaviour.turn, options.credential) : behaviour.turn));
     case 'http_error': {
       const answer = kit.errorAnswer(behaviour.error, behaviour.status);
       const headers: Record<string, string> = { ...answer.headers };
@@ -78,7 +89,7 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
 export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body: unknown): WirePlan {
   const streams = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
   if (streams) return wirePlanFor(kit, behaviour);
-  if (behaviour.kind === 'turn') return jsonPlan(200, kit.completeBody(behaviour.turn));
+  if (behaviour.kind === 'turn') return jsonPlan(200, kit.completeBody(behaviour.quotesCredential ? quotingIn(behaviour.turn, undefined) : behaviour.turn));
   if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'error_event') {
     const answer = kit.errorAnswer(behaviour.fault.error ?? 'overloaded');
     return jsonPlan(answer.status, answer.body, { ...answer.headers });
@@ -98,7 +109,8 @@ export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body:
 export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour, options: PlanOptions = {}): WirePlan {
   const streamOnly = streamOnlyReason(behaviour);
   if (streamOnly !== undefined) throw new UnsupportedOnWire(streamOnly);
-  if (behaviour.kind === 'turn') return jsonPlan(200, kit.completeBody(behaviour.turn));
+  if (behaviour.kind === 'turn')
+    return jsonPlan(200, kit.completeBody(behaviour.quotesCredential ? quotingIn(behaviour.turn, options.credential) : behaviour.turn));
   if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'malformed') {
     // The body's JSON cut off halfway: what a broken proxy or a truncated read gives.
     const whole = JSON.stringify(kit.completeBody(behaviour.turn));

@@ -4,12 +4,14 @@
  *
  * - it never rejects: anything thrown becomes a result through `classify`;
  * - it settles once, and no delta reaches the listener after it settled;
+ * - the client's own credential reaches neither a delta nor the result, even
+ *   quoted by the provider, split across deltas or encoded;
  * - the caller's abort signal and `timeoutMs` end the call even when the SDK is
  *   stuck reading a stalled body (the SDKs' own timeout only covers the wait for
  *   response headers, and they end a stream silently when it is aborted).
  */
 import type { ModelDelta, ModelRequest, ModelResult, Usage } from '../../src/kernel/index.ts';
-import { withoutCredentials } from './credentials.ts';
+import { credentialDeltas, withoutCredentials } from './credentials.ts';
 import { transportFailure } from './results.ts';
 
 export type CallPhase = 'request' | 'stream';
@@ -79,6 +81,15 @@ export async function runModelCall(
       ? setTimeout(() => interrupt({ kind: 'timeout', message: `no complete response within ${timeoutMs} ms` }), Math.max(0, timeoutMs))
       : undefined;
 
+  const deliver = (delta: ModelDelta) => {
+    try {
+      onDelta?.(delta);
+    } catch {
+      // A throwing listener is the caller's bug; the call itself goes on.
+    }
+  };
+  // A reply may quote the key (split across deltas, encoded): each stream is held back only where a key may begin.
+  const scrubbed = onDelta ? credentialDeltas(credentials) : undefined;
   const ctx: CallContext = {
     signal: controller.signal,
     phase: 'request',
@@ -87,11 +98,8 @@ export async function runModelCall(
     },
     emit(delta) {
       if (settled || interruption || !onDelta) return;
-      try {
-        onDelta(delta);
-      } catch {
-        // A throwing listener is the caller's bug; the call itself goes on.
-      }
+      if (scrubbed) for (const out of scrubbed.push(delta)) deliver(out);
+      else deliver(delta);
     },
   };
 
@@ -110,6 +118,7 @@ export async function runModelCall(
   // An interruption that landed before settlement wins: the SDKs end an aborted
   // stream quietly, which would otherwise look like a short but complete one.
   if (interruption) result = fromInterruption(interruption);
+  else if (scrubbed) for (const out of scrubbed.end()) deliver(out);
   settled = true;
   if (result.usage === undefined && result.type === 'transport_error') {
     const usage = ctx.usageSoFar?.();

@@ -4,10 +4,11 @@
  * provided: …"); the SDK puts that body into its error message, and the
  * message into the result — from where it would reach the log, the traces and
  * every report. Each string that holds the key, in any form the redactor knows,
- * has it replaced; a result without one is returned as it is.
+ * has it replaced; a result without one is returned as it is. The same holds
+ * for the deltas streamed before it (`credentialDeltas`).
  */
-import type { ModelResult } from '../../src/kernel/index.ts';
-import { redactEncodedForms, secretFinder } from '../../src/kernel/index.ts';
+import type { ModelDelta, ModelResult } from '../../src/kernel/index.ts';
+import { createRedactor, DeltaStreams, exactSecretStream, redactEncodedForms, secretFinder } from '../../src/kernel/index.ts';
 
 export function withoutCredentials(result: ModelResult, credentials: readonly string[]): ModelResult {
   const keys = credentials.filter((c) => c.length > 0);
@@ -32,4 +33,27 @@ export function withoutCredentials(result: ModelResult, credentials: readonly st
     return value;
   };
   return scrub(result) as ModelResult;
+}
+
+/**
+ * The call's deltas with the client's credentials kept out: the text and each
+ * call's arguments go through their own stream, held back only where a form of
+ * a key may begin (so a key split across deltas is let out whole, redacted);
+ * a call's id and name are redacted as they come. `end()` lets out the rest.
+ * Undefined without credentials: the deltas pass as they are.
+ */
+export function credentialDeltas(credentials: readonly string[]): { push(delta: ModelDelta): ModelDelta[]; end(): ModelDelta[] } | undefined {
+  const keys = credentials.filter((c) => c.length > 0);
+  if (keys.length === 0) return undefined;
+  const redact = createRedactor({ secrets: keys, patterns: [] });
+  const streams = new DeltaStreams(redact, () => exactSecretStream(keys));
+  return {
+    push(delta) {
+      if (delta.kind !== 'tool_call_start') return streams.push(delta);
+      const id = redact(delta.id);
+      const name = redact(delta.name);
+      return streams.push(id === delta.id && name === delta.name ? delta : { ...delta, id, name });
+    },
+    end: () => streams.end(),
+  };
 }

@@ -18,6 +18,7 @@ export {
   redactEncodedForms,
   secretsFromEnv,
   streamRedactor,
+  exactSecretStream,
   DEFAULT_SECRET_PATTERNS,
   REDACTED,
   SECRET_RULES,
@@ -59,6 +60,7 @@ export { SNAPSHOT_FORMAT, SnapshotMismatch, resumeFromSnapshot, snapshotOf, type
 export { loopDeps, loopConfig, agentTools, agentToolOptions, agentToolProblems, agentPrompt, type LoopDepsInput } from './loop/deps.ts';
 export * from './loop/types.ts';
 export { CancelScope, raceAbort, type CancelReason } from './loop/cancellation.ts';
+export { DeltaStreams } from './loop/delta-streams.ts';
 export { hasWakingWork, takeForNextStep, takeForTurnStart } from './loop/inbox.ts';
 export { isLoopWritten, LOOP_SOURCE, messagesToReturn, type TakenMessage } from './loop/returns.ts';
 export {

@@ -89,6 +89,45 @@ export function redactEncodedForms(text: string, secrets: readonly string[]): st
   return out;
 }
 
+/**
+ * Could `tail` be the start of a form of the secret — of the literal, the
+ * escaped pattern (any character as itself, `%HH` or `\\…uHHHH`, case aside),
+ * a base64 core or the hex? True also for a whole form. For a stream that lets
+ * text out as soon as no secret can reach back into it: only a tail this says
+ * yes to needs holding back.
+ */
+export function mayBeginAForm(tail: string, forms: SecretForms): boolean {
+  if (tail.length === 0) return false;
+  if (forms.secret.startsWith(tail)) return true;
+  for (const core of forms.base64) if (core.startsWith(tail)) return true;
+  for (const core of forms.hex) if (core.startsWith(tail)) return true;
+  return forms.escaped !== undefined && beginsEscaped(tail, forms.secret);
+}
+
+/** `mayBeginAForm` for the escaped pattern: walks the secret's characters against the tail, each written any of its three ways. */
+function beginsEscaped(tail: string, secret: string): boolean {
+  const from = (i: number, j: number): boolean => {
+    if (j >= tail.length) return true; // the tail is used up: the rest of a form may follow
+    if (i >= secret.length) return false; // a whole form with more after it: found whole, not held
+    const c = secret[i]!;
+    const h = hex2(c.charCodeAt(0));
+    const at = tail[j]!;
+    if (at.toLowerCase() === c.toLowerCase() && from(i + 1, j + 1)) return true;
+    if (at === '%') {
+      const digits = tail.slice(j + 1, j + 3).toLowerCase();
+      if (h.startsWith(digits) && (j + 3 > tail.length || from(i + 1, j + 3))) return true;
+    }
+    if (at === '\\') {
+      let k = j;
+      while (k < tail.length && tail[k] === '\\') k++;
+      const rest = tail.slice(k, k + 5).toLowerCase();
+      if (`u00${h}`.startsWith(rest) && (k + 5 > tail.length || from(i + 1, k + 5))) return true;
+    }
+    return false;
+  };
+  return from(0, 0);
+}
+
 /** Undoes `%HH` and `\uHHHH` escapes, repeatedly (a value encoded twice is still that value). */
 function unescapeAll(text: string): string {
   let out = text;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { containsSecret, createRedactor, REDACTED } from './index.ts';
-import { streamRedactor } from './stream.ts';
+import { exactSecretStream, streamRedactor } from './stream.ts';
 
 const SECRET = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
 
@@ -59,5 +59,42 @@ describe('streamRedactor', () => {
     const pieces = ['my key is sk_live_4eC39Hq', 'LyjWDarjtT1zdp7dc ok'];
     expect(pieces.map(redact).join('')).toContain(SECRET);
     expect(stream(pieces, redact).join('')).toBe(`my key is ${REDACTED} ok`);
+  });
+});
+
+describe('exactSecretStream', () => {
+  const KEY = 'wire-fake-key-7c1e93ab';
+  const redact = createRedactor({ secrets: [KEY], patterns: [] });
+  const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
+  const run = (pieces: readonly string[]) => {
+    const s = exactSecretStream([KEY]);
+    return [...pieces.map((p) => s.push(p)), s.end()];
+  };
+
+  it('never lets a form of the key out in pieces, wherever the stream is cut, and loses nothing else', () => {
+    const texts = fc.constantFrom(
+      `The key you pasted, ${KEY}, is now stored.`,
+      `${KEY}${KEY} twice, then ${KEY.toUpperCase()} shouting`,
+      `query=${encodeURIComponent(`x ${KEY}`)}&half=${KEY.slice(0, 9)}%${hex(KEY.slice(9, 10))}${KEY.slice(10)}`,
+      `{"note":"revoke ${b64(KEY)} now","pad":"${b64(`ab${KEY}`)}"}`,
+      `json: ${[...KEY].map((c) => `\\\\u00${hex(c)}`).join('')} and ${hex(KEY).toUpperCase()}`,
+      `almost: ${KEY.slice(0, -1)}! and w and wire- and ${'%77'.repeat(3)}`,
+    );
+    fc.assert(
+      fc.property(texts, fc.array(fc.nat(), { maxLength: 12 }), (text, cuts) => {
+        const out = run(cutAt(text, cuts));
+        const joined = out.join('');
+        expect(containsSecret(joined, KEY)).toBe(false);
+        expect(joined).toBe(redact(text));
+      }),
+    );
+  });
+
+  it('lets text that cannot begin the key out as it comes, holding back only a tail that may', () => {
+    expect(run(['The answer is 42.', ' Nothing more.'])).toEqual(['The answer is 42.', ' Nothing more.', '']);
+    // "wi" may begin the key: held until the next piece shows it does not.
+    expect(run(['Ask the wi', 'zard.'])).toEqual(['Ask the ', 'wizard.', '']);
+    expect(run(['my key: wire-fake', '-key-7c1e93ab.'])).toEqual(['my key: ', `${REDACTED}.`, '']);
   });
 });

@@ -18,7 +18,8 @@
  * With a redactor that cannot say where its secrets are (a plain function), the
  * stream holds everything until `end()`: one redacted piece.
  */
-import type { Redactor } from './redactor.ts';
+import { createRedactor, type Redactor } from './redactor.ts';
+import { formsOf, MIN_SECRET_LENGTH, mayBeginAForm } from './secret-forms.ts';
 
 export interface StreamRedactor {
   /** Takes the next piece; returns the redacted text that may be let out now (possibly empty). */
@@ -50,6 +51,43 @@ export function streamRedactor(redact: Redactor, options: { readonly maxHold?: n
     const out = buffer.slice(0, cut);
     buffer = buffer.slice(cut);
     return redact(out);
+  };
+  return { push, end };
+}
+
+/**
+ * A stream redactor for exact secrets alone — the API key an adapter was given —
+ * with no credential shapes to wait for. It holds back only a tail that could
+ * be the start of a form of one of them (usually nothing: a streamed reply is
+ * let out as it comes), and never cuts through a form it can already see. Same
+ * guarantee as `streamRedactor`: joining what it lets out never rebuilds a form
+ * of a secret. A tail is looked for in the last 8 characters per character of
+ * the longest secret (each may be escaped with up to three backslashes).
+ */
+export function exactSecretStream(secrets: readonly string[]): StreamRedactor {
+  const redact = createRedactor({ secrets, patterns: [] });
+  const forms = [...new Set(secrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).map(formsOf);
+  const window = Math.max(0, ...forms.map((f) => f.secret.length * 8));
+  let buffer = '';
+  const heldFrom = (): number => {
+    for (let i = Math.max(0, buffer.length - window); i < buffer.length; i++) {
+      const tail = buffer.slice(i);
+      if (forms.some((f) => mayBeginAForm(tail, f))) return i;
+    }
+    return buffer.length;
+  };
+  const push = (piece: string): string => {
+    buffer += piece;
+    const cut = safeCut(heldFrom(), redact.find?.(buffer) ?? []);
+    if (cut <= 0) return '';
+    const out = buffer.slice(0, cut);
+    buffer = buffer.slice(cut);
+    return redact(out);
+  };
+  const end = (): string => {
+    const out = buffer;
+    buffer = '';
+    return out.length > 0 ? redact(out) : '';
   };
   return { push, end };
 }
