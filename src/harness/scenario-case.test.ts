@@ -112,3 +112,34 @@ describe('inbox triggers that never fire', () => {
     expect(maybe.checks.filter((c) => !c.passed)).toEqual([]);
   });
 });
+
+describe('store.corruptSnapshotOnCrash', () => {
+  it('a case whose crash comes before any snapshot was stored tests nothing, and fails saying so', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'loopgate-snapshot-')), 'case.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: a snapshot never stored',
+        'store: { corruptSnapshotOnCrash: true }',
+        'provider:',
+        '  script:',
+        '    - { reply: never answered, latencyMs: 10000 }',
+        '    - reply: Here again.',
+        'inbox:',
+        '  - say: Where is ORD-1001?',
+        '  - crash: true',
+        '    at: { request: 1 }',
+        '  - reopen: true',
+        '  - say: Hello?',
+        'expect:',
+        '  outcome: replied',
+        '',
+      ].join('\n'),
+    );
+    const [loaded] = loadScenarios([file], dirname(file));
+    const outcome = await scenarioCase(loaded!, await bundledContext(), 'production').run({ seed: 1 });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.checks.filter((c) => !c.passed).map((c) => c.name)).toContain('store');
+    expect(outcome.checks.find((c) => c.name === 'store')?.message).toMatch(/no snapshot was read back garbled/);
+  });
+});

@@ -29,7 +29,7 @@ export function turnOutcomes(run: ScenarioRun): string[] {
 }
 
 export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckResult[] {
-  const out: CheckResult[] = [...triggersCheck(run)];
+  const out: CheckResult[] = [...triggersCheck(run), ...storeFaultsCheck(run)];
   const outcomes = turnOutcomes(run);
   const last = run.results[run.results.length - 1];
 
@@ -219,6 +219,23 @@ function replyCheck(name: string, want: NonNullable<Expectation['reply']>, reply
   return text.includes(want.contains)
     ? { name, passed: true, message: `contains ${JSON.stringify(want.contains)}` }
     : { name, passed: false, message: `the reply does not contain ${JSON.stringify(want.contains)}`, expected: want.contains, actual: text };
+}
+
+/**
+ * `store.corruptSnapshotOnCrash` garbled a snapshot that was read back: with no
+ * snapshot stored before the crash (the production host writes one every few
+ * events), or none read after it, the case does not test what it says.
+ */
+function storeFaultsCheck(run: ScenarioRun): CheckResult[] {
+  if (run.scenario.store?.corruptSnapshotOnCrash !== true || run.storeWrites.garbledSnapshotsRead > 0) return [];
+  return [
+    {
+      name: 'store',
+      passed: false,
+      message:
+        'store.corruptSnapshotOnCrash: no snapshot was read back garbled (none was stored before the crash, or no host reopened the conversation after it): the case tests nothing',
+    },
+  ];
 }
 
 /**

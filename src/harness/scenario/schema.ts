@@ -581,6 +581,12 @@ export const scenarioSchema = z
           .describe(
             'Records the store garbles when the process crashes: a seq comes back with a payload of the wrong shape; { seq, field } with one number deep inside it turned to text',
           ),
+        corruptSnapshotOnCrash: z
+          .literal(true)
+          .optional()
+          .describe(
+            "The crash garbles the conversation's stored snapshot (production host): one character of its body changes, its JSON stays valid; the host must see it no longer matches its digest and read the conversation whole",
+          ),
       })
       .optional(),
     secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),
@@ -653,6 +659,12 @@ export const scenarioSchema = z
       ctx.addIssue({ code: 'custom', path: ['store', 'loseOnCrash'], message: 'records are lost in a crash: add a crash (and a reopen) to the inbox' });
     if (scenario.store?.corruptOnCrash && !scenario.inbox.some((e) => e.crash))
       ctx.addIssue({ code: 'custom', path: ['store', 'corruptOnCrash'], message: 'records are garbled in a crash: add a crash (and a reopen) to the inbox' });
+    if (scenario.store?.corruptSnapshotOnCrash && !scenario.inbox.some((e) => e.crash))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['store', 'corruptSnapshotOnCrash'],
+        message: 'the snapshot is garbled in a crash: add a crash (and a reopen) to the inbox',
+      });
     const ids = new Set<string>();
     scenario.prompt?.forEach((f, i) => {
       if (ids.has(f.id)) ctx.addIssue({ code: 'custom', path: ['prompt', i, 'id'], message: `prompt fragment "${f.id}" is declared twice` });

@@ -19,6 +19,11 @@
  *   that is not what that type holds — which must be refused, not decoded into
  *   a history.
  *
+ * - `store.corruptSnapshotOnCrash`: the crash garbles the conversation's stored
+ *   snapshot — one character of its body changes, its JSON stays valid — as bit
+ *   rot would: read back afterwards it no longer matches its digest, which the
+ *   host must see (and read the conversation whole), not resume from.
+ *
  * Snapshots of derived state (the production host writes one with the events
  * every few events, see host-config.ts) go through with their batch: a failed or
  * torn append stores none.
@@ -26,7 +31,7 @@
  * It counts every batch append asked for and which of them failed.
  */
 import type { EventRecord } from '../../kernel/index.ts';
-import type { EventStore, Release, StoreAppendOptions } from '../../stores/event-store.ts';
+import type { EventStore, Release, StoreAppendOptions, StoredSnapshot } from '../../stores/event-store.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../stores/memory-store.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
@@ -43,6 +48,8 @@ export interface StoreWrites {
    * refusal with no injected failure before it is a bug, and is not listed.
    */
   readonly refusedBehind: readonly number[];
+  /** Snapshots read back garbled (`store.corruptSnapshotOnCrash`), over every conversation. */
+  readonly garbledSnapshotsRead: number;
 }
 
 /** A process's connection to the case's store. */
@@ -66,6 +73,11 @@ export class WorldStore {
   readonly #garbled = new Set<number>();
   /** Conversations written to. */
   readonly #written = new Set<string>();
+  /** Per conversation, how many records the store held at the crash that garbles its snapshot: a snapshot up to there comes back garbled. */
+  readonly #snapshotGarbledUpTo = new Map<string, number>();
+  /** Garbled snapshots read back: conversation → the `upTo` of each. */
+  readonly #garbledSnapshotsRead = new Map<string, Set<number>>();
+  readonly #corruptSnapshotOnCrash: boolean;
   #attempts = 0;
   readonly #failed: number[] = [];
   readonly #torn: number[] = [];
@@ -78,11 +90,19 @@ export class WorldStore {
     this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
     this.#loseOnCrash = new Set(spec?.loseOnCrash ?? []);
     this.#corruptOnCrash = new Map((spec?.corruptOnCrash ?? []).map((c) => (typeof c === 'number' ? [c, undefined] : [c.seq, c.field])));
+    this.#corruptSnapshotOnCrash = spec?.corruptSnapshotOnCrash === true;
     this.store = make ? make({}) : new MemoryEventStore();
   }
 
+  /** The `upTo` of every garbled snapshot of `conversationId` read back so far (a host that resumed from one failed the case). */
+  garbledSnapshotsRead(conversationId: string): ReadonlySet<number> {
+    return this.#garbledSnapshotsRead.get(conversationId) ?? new Set();
+  }
+
   writes(): StoreWrites {
-    return { attempts: this.#attempts, failed: [...this.#failed], torn: [...this.#torn], refusedBehind: [...this.#refusedBehind] };
+    let garbledSnapshotsRead = 0;
+    for (const read of this.#garbledSnapshotsRead.values()) garbledSnapshotsRead += read.size;
+    return { attempts: this.#attempts, failed: [...this.#failed], torn: [...this.#torn], refusedBehind: [...this.#refusedBehind], garbledSnapshotsRead };
   }
 
   /** A new connection for a process. */
@@ -115,7 +135,7 @@ export class WorldStore {
       },
       readSnapshot: async (conversationId: string) => {
         alive();
-        return inner.readSnapshot(conversationId);
+        return world.#asReadSnapshot(conversationId, await inner.readSnapshot(conversationId));
       },
       readRangeSync: (conversationId: string, from: number, to: number) => {
         alive();
@@ -151,11 +171,25 @@ export class WorldStore {
       this.#lost.add(seq);
       this.#faults.record(`store loses record ${seq} in the crash`);
     }
+    if (this.#corruptSnapshotOnCrash)
+      for (const conversation of this.#written)
+        if (!this.#snapshotGarbledUpTo.has(conversation)) this.#snapshotGarbledUpTo.set(conversation, this.store.count(conversation));
     for (const [seq, field] of this.#corruptOnCrash) {
       if (this.#garbled.has(seq) || seq >= stored) continue;
       this.#garbled.add(seq);
       this.#faults.record(`store garbles record ${seq}${field === undefined ? '' : `'s ${field}`} in the crash`);
     }
+  }
+
+  /** A stored snapshot as a process reads it back: garbled when a crash garbled it (one written since is read as it is). */
+  #asReadSnapshot(conversationId: string, stored: StoredSnapshot | undefined): StoredSnapshot | undefined {
+    const upTo = this.#snapshotGarbledUpTo.get(conversationId);
+    if (stored === undefined || upTo === undefined || stored.upTo > upTo) return stored;
+    let read = this.#garbledSnapshotsRead.get(conversationId);
+    if (!read) this.#garbledSnapshotsRead.set(conversationId, (read = new Set()));
+    if (!read.has(stored.upTo)) this.#faults.record(`the stored snapshot (up to event ${stored.upTo}) comes back garbled: one character of its body changed`);
+    read.add(stored.upTo);
+    return { ...stored, body: garbledBody(stored.body) };
   }
 
   /** Records as a process reads them back: without the lost ones, the garbled ones with a payload of the wrong shape. */
@@ -211,4 +245,21 @@ function garbled(record: EventRecord, field: string | undefined): EventRecord {
   if (typeof value !== 'number') throw new Error(`store.corruptOnCrash: record ${record.seq} (${record.type}) has no number at ${field}`);
   holder[last] = String(value);
   return { ...record, payload };
+}
+
+/**
+ * A snapshot's body with one character changed, its JSON still valid: the first
+ * letter of the first string among its projection's messages — a message the
+ * model would be sent — turned to another letter. A body without one (no
+ * message yet) gets a space before its last brace: still JSON, another body.
+ */
+function garbledBody(body: string): string {
+  const messages = body.indexOf('"messages":[', body.indexOf('"projection"'));
+  const text = messages < 0 ? -1 : body.indexOf('"', messages + '"messages":['.length);
+  if (text >= 0)
+    for (let i = text + 1; i < body.length && body[i] !== '"'; i++) {
+      const c = body[i]!;
+      if (/[A-Za-z]/.test(c)) return `${body.slice(0, i)}${c === 'Q' ? 'Z' : 'Q'}${body.slice(i + 1)}`;
+    }
+  return `${body.slice(0, -1)} }`;
 }

@@ -223,10 +223,18 @@ export class HostTarget implements LoopUnderTest {
           this.#reports.push(reportOf(result));
           if (process?.log) w.recording.turnClosed(process.log, result);
         },
-        // The case's store is only ever damaged by the scenario's own faults, which store no
-        // snapshot: one refused on reopen, or one the host could not take, is a bug in snapshots.
-        snapshot: (_id, what) => {
-          if ('rejected' in what) w.problem(new Error(`a snapshot the production host wrote was refused when the conversation reopened: ${what.rejected}`));
+        // The case's store damages a snapshot only by the scenario's own fault (store.corruptSnapshotOnCrash):
+        // refusing that one is right, resuming from it is a bug; refusing any other, or failing to take one, is a bug.
+        snapshot: (id, what) => {
+          const garbled = w.store.garbledSnapshotsRead(id);
+          if ('rejected' in what && garbled.size === 0)
+            w.problem(new Error(`a snapshot the production host wrote was refused when the conversation reopened: ${what.rejected}`));
+          if ('restored' in what && garbled.has(what.restored))
+            w.problem(
+              new Error(
+                `the production host resumed from the snapshot up to event ${what.restored}, which the crash garbled, instead of reading the conversation whole`,
+              ),
+            );
           if ('failed' in what) w.problem(new Error(`the production host could not take a snapshot: ${what.failed}`));
         },
       },
