@@ -678,7 +678,9 @@ export class AgentHost {
   #settle(waiter: Waiter, answer: { status: number; delivery?: Delivery; turns?: readonly TurnSummary[]; reply?: string; error?: string }): void {
     if (waiter.settled) return;
     waiter.settled = true;
-    if (waiter.aborted) {
+    // A client gone before its message was stored hears what became of it: 499, stored or not. A turn that
+    // took the message meanwhile is its answer, as for any request (host-answers-follow-outcomes).
+    if (waiter.aborted && answer.turns === undefined) {
       const stored = answer.delivery !== undefined;
       answer = {
         ...answer,
