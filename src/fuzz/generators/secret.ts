@@ -12,8 +12,10 @@ export const FUZZ_SECRET = 'sk_live_FUZZ0123456789abcdef';
  * any part of it. The key above is also caught by a rule (a Stripe-like shape),
  * which hides a stream redactor that lets a split secret through: only the
  * configured value itself can catch that, so this one must be found by it alone.
+ * It holds a character outside ASCII (é), so its URL-encoded form is UTF-8 bytes
+ * and its JSON-escaped one `\u00e9`, as browsers and Python write them.
  */
-export const FUZZ_PASSPHRASE = 'orchard-FUZZ-7731-teal-quill-0042';
+export const FUZZ_PASSPHRASE = 'orchard-FUZZ-7731-téal-quill-0042';
 
 /** A reply that echoes both secrets: streamed in pieces, each is split across deltas. */
 export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET} and passphrase ${FUZZ_PASSPHRASE}; please rotate them.`;
@@ -24,10 +26,15 @@ export const SECRET_ECHO_ARGUMENT = `customer gave passphrase ${FUZZ_PASSPHRASE}
 /** A call id that carries the secret (a model choosing ids from what it read). */
 export const SECRET_CALL_ID = `key-${FUZZ_SECRET}`;
 
-/** A tool output carrying the secret encoded, as integrations do: base64 inside a basic-auth value, URL-encoded in a query string. */
+/**
+ * A tool output carrying the secrets encoded, as integrations do: base64 inside a basic-auth value,
+ * URL-encoded in a query string, the passphrase URL-encoded as UTF-8 and JSON-escaped outside ASCII.
+ */
 export const SECRET_ENCODED_OUTPUT = {
   auth: Buffer.from(`u:${FUZZ_SECRET}`).toString('base64'),
   callback: `https://example.test/hook?key=${encodeURIComponent(FUZZ_SECRET).replaceAll('_', '%5F')}`,
+  login: `https://example.test/login?pw=${encodeURIComponent(FUZZ_PASSPHRASE)}`,
+  escaped: FUZZ_PASSPHRASE.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
 };
 
 /**

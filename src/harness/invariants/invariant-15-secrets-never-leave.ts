@@ -63,6 +63,10 @@ function plantedCopies(secret: string): [string, string][] {
   if (secret.length < MIN_ENCODED_SECRET) return copies;
   if (/^[\x20-\x7e]+$/.test(secret))
     copies.push(['URL-encoded', `q=${[...secret].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')}&x=1`]);
+  else {
+    copies.push(['URL-encoded (UTF-8)', `q=${encodeURIComponent(secret)}&x=1`]);
+    copies.push(['JSON-escaped', JSON.stringify({ v: secret }).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)]);
+  }
   copies.push(['base64', Buffer.from(`id:${secret}:end`, 'utf8').toString('base64')]);
   copies.push(['hex', `sig=${Buffer.from(`7;${secret}`, 'utf8').toString('hex')}`]);
   copies.push(['upper-case hex', Buffer.from(secret, 'utf8').toString('hex').toUpperCase()]);

@@ -82,6 +82,35 @@ describe('exact secrets in their encoded forms', () => {
   });
 });
 
+describe('a secret with characters outside ASCII, in its encoded forms', () => {
+  const secrets = ['Pw~~>>??-9f8e7d6c-Ωmega', 'Größe-Passwort-2024', 'key-🔑-0f3a9c2e'];
+  const escapeAll = (s: string) =>
+    [...s].flatMap((c) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`)).join('');
+  const asciiOnly = (s: string) =>
+    JSON.stringify(s)
+      .slice(1, -1)
+      .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+  it('redacts it URL-encoded (its UTF-8 bytes, either case), \\u-escaped (Python ensure_ascii, every character) and base64', () => {
+    for (const secret of secrets) {
+      const redact = createRedactor({ secrets: [secret], patterns: [] });
+      const forms = [
+        encodeURIComponent(secret),
+        encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+        asciiOnly(secret),
+        escapeAll(secret),
+        Buffer.from(`user:${secret}`).toString('base64'),
+      ];
+      for (const form of forms) {
+        expect(containsSecret(`x ${form} y`, secret), `${secret}: ${form} is found`).toBe(true);
+        const out = redact(`x ${form} y`);
+        expect(out, `${secret}: ${form}`).toContain(REDACTED);
+        expect(containsSecret(out, secret), `${secret}: ${form}`).toBe(false);
+      }
+    }
+  });
+});
+
 describe('redactDeep keeps keys as data', () => {
   it('copies __proto__ and constructor as own keys, never as a prototype', () => {
     const input = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":1},"a":"sk-proj-abcdefghijklmnopqrstuvwxyz012345"}');

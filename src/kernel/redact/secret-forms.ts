@@ -20,7 +20,7 @@ const hex2 = (code: number) => code.toString(16).padStart(2, '0');
 /** The encoded forms of one secret, precomputed. */
 export interface SecretForms {
   readonly secret: string;
-  /** The secret with any character written as itself, `%HH` or `\uHHHH`; undefined when too short or not printable ASCII. */
+  /** The secret with any character written as itself, its UTF-8 bytes `%HH` or its UTF-16 units `\uHHHH`; undefined when too short. */
   readonly escaped: RegExp | undefined;
   /** The base64 characters that depend on the secret alone, at each alignment and alphabet. */
   readonly base64: readonly string[];
@@ -60,17 +60,26 @@ function base64Cores(secret: string): string[] {
 }
 
 /**
- * A pattern for the secret with any of its characters written as itself, `%HH`
- * or `\uHHHH` (with any number of backslashes): a partly or wholly URL-encoded
- * or JSON-escaped copy.
+ * A pattern for the secret with any of its characters written as itself, as
+ * its UTF-8 bytes `%HH` each, or as its UTF-16 units `\uHHHH` each (with any
+ * number of backslashes): a partly or wholly URL-encoded or JSON-escaped copy
+ * (Go escapes `<>&`, Python's `ensure_ascii` everything outside ASCII).
  */
 function escapedPattern(secret: string): RegExp | undefined {
-  if (secret.length < MIN_ENCODED_LENGTH || /[^\x20-\x7e]/.test(secret)) return undefined;
+  if (secret.length < MIN_ENCODED_LENGTH) return undefined;
   const parts = [...secret].map((c) => {
-    const h = hex2(c.charCodeAt(0));
-    return `(?:${escapeRegex(c)}|%${h}|\\\\+u00${h})`;
+    const { percent, units } = encodingsOf(c);
+    return `(?:${escapeRegex(c)}|${percent}|${units.map((u) => `\\\\+u${u}`).join('')})`;
   });
   return new RegExp(parts.join(''), 'gi');
+}
+
+/** One character's escaped spellings: its UTF-8 bytes as `%hh…` and its UTF-16 units as 4 hex digits each (lower case). */
+function encodingsOf(c: string): { readonly percent: string; readonly units: readonly string[] } {
+  const percent = [...Buffer.from(c, 'utf8')].map((b) => `%${hex2(b)}`).join('');
+  const units: string[] = [];
+  for (let i = 0; i < c.length; i++) units.push(c.charCodeAt(i).toString(16).padStart(4, '0'));
+  return { percent, units };
 }
 
 /** Could `text` hold an escaped form (a `%` or a backslash)? */
@@ -106,22 +115,32 @@ export function mayBeginAForm(tail: string, forms: SecretForms): boolean {
 
 /** `mayBeginAForm` for the escaped pattern: walks the secret's characters against the tail, each written any of its three ways. */
 function beginsEscaped(tail: string, secret: string): boolean {
+  const chars = [...secret];
+  /** Where `want` (lower case) ends if the tail spells it from `j`, case aside; `tail.length` when the tail ends inside it; -1 if not. */
+  const spelled = (j: number, want: string): number => {
+    const got = tail.slice(j, j + want.length).toLowerCase();
+    return want.startsWith(got) ? j + want.length : -1;
+  };
+  /** Where the `\uHHHH` units end from `j` (each after one or more backslashes); as `spelled`. */
+  const unitsFrom = (j: number, units: readonly string[]): number => {
+    let k = j;
+    for (const unit of units) {
+      if (k >= tail.length) return k;
+      if (tail[k] !== '\\') return -1;
+      while (k < tail.length && tail[k] === '\\') k++;
+      k = spelled(k, `u${unit}`);
+      if (k < 0) return -1;
+    }
+    return k;
+  };
   const from = (i: number, j: number): boolean => {
     if (j >= tail.length) return true; // the tail is used up: the rest of a form may follow
-    if (i >= secret.length) return false; // a whole form with more after it: found whole, not held
-    const c = secret[i]!;
-    const h = hex2(c.charCodeAt(0));
-    const at = tail[j]!;
-    if (at.toLowerCase() === c.toLowerCase() && from(i + 1, j + 1)) return true;
-    if (at === '%') {
-      const digits = tail.slice(j + 1, j + 3).toLowerCase();
-      if (h.startsWith(digits) && (j + 3 > tail.length || from(i + 1, j + 3))) return true;
-    }
-    if (at === '\\') {
-      let k = j;
-      while (k < tail.length && tail[k] === '\\') k++;
-      const rest = tail.slice(k, k + 5).toLowerCase();
-      if (`u00${h}`.startsWith(rest) && (k + 5 > tail.length || from(i + 1, k + 5))) return true;
+    if (i >= chars.length) return false; // a whole form with more after it: found whole, not held
+    const c = chars[i]!;
+    const { percent, units } = encodingsOf(c);
+    for (const end of [spelled(j, c.toLowerCase()), tail[j] === '%' ? spelled(j, percent) : -1, unitsFrom(j, units)]) {
+      if (end < 0) continue;
+      if (end >= tail.length || from(i + 1, end)) return true;
     }
     return false;
   };
@@ -134,11 +153,20 @@ function unescapeAll(text: string): string {
   for (let round = 0; round < 3; round++) {
     const next = out
       .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
-      .replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+      .replace(/(?:%[0-9a-fA-F]{2})+/g, percentDecoded);
     if (next === out) break;
     out = next;
   }
   return out;
+}
+
+/** A run of `%HH` escapes undone: as UTF-8 when its bytes are UTF-8, else one character per byte. */
+function percentDecoded(run: string): string {
+  try {
+    return decodeURIComponent(run);
+  } catch {
+    return run.replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+  }
 }
 
 /** Is there an escape `unescapeAll` would undo? Without one it returns the text as it is. */

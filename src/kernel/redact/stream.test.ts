@@ -91,6 +91,26 @@ describe('exactSecretStream', () => {
     );
   });
 
+  it('holds a key outside ASCII the same way, in every form, wherever the stream is cut', () => {
+    const key = 'Größe-Passwort-🔑';
+    const plain = createRedactor({ secrets: [key], patterns: [] });
+    const units = (s: string) => [...Array(s.length).keys()].map((i) => `\\u${s.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+    const texts = fc.constantFrom(
+      `it is ${key}.`,
+      `pw=${encodeURIComponent(key)}&x=1`,
+      `{"pw":"${units(key)}"} and ${b64(`:${key}`)}`,
+      `Grö and Gr%C3 and \\u0047 near-misses, then ${key}`,
+    );
+    fc.assert(
+      fc.property(texts, fc.array(fc.nat(), { maxLength: 12 }), (text, cuts) => {
+        const s = exactSecretStream([key]);
+        const joined = [...cutAt(text, cuts).map((p) => s.push(p)), s.end()].join('');
+        expect(containsSecret(joined, key)).toBe(false);
+        expect(joined).toBe(plain(text));
+      }),
+    );
+  });
+
   it('lets text that cannot begin the key out as it comes, holding back only a tail that may', () => {
     expect(run(['The answer is 42.', ' Nothing more.'])).toEqual(['The answer is 42.', ' Nothing more.', '']);
     // "wi" may begin the key: held until the next piece shows it does not.

@@ -24,6 +24,15 @@ describe('invariant 15: the naive search of a text', () => {
     }
   });
 
+  it('finds a secret outside ASCII URL-encoded as UTF-8 (or latin1), \\u-escaped, base64- and hex-encoded', () => {
+    const secret = 'Pw~~>>??-9f8e7d6c-Ωmega';
+    expect(new NaiveDecodings(`pw=${encodeURIComponent(secret)}&x`).formOf(secret)).toBe('escaped (%HH or \\uHHHH)');
+    expect(new NaiveDecodings(`pw=Gr%F6%DFe-Passwort`).formOf('Größe-Passwort')).toBe('escaped (%HH or \\uHHHH)');
+    expect(new NaiveDecodings(`{"pw":"Pw~~>>??-9f8e7d6c-\\u03a9mega"}`).formOf(secret)).toBe('escaped (%HH or \\uHHHH)');
+    expect(new NaiveDecodings(Buffer.from(`user:${secret}`, 'utf8').toString('base64')).formOf(secret)).toBe('base64-encoded');
+    expect(new NaiveDecodings(Buffer.from(secret, 'utf8').toString('hex')).formOf(secret)).toBe('hex-encoded');
+  });
+
   it('reads URL-safe base64 (- and _ for + and /) as well as the standard alphabet', () => {
     const secret = 'pass?word~key>>?end'; // its base64 holds + and / at every offset
     for (const before of ['', 'a', 'ab']) {

@@ -21,6 +21,17 @@ export const MIN_HEX_RUN = 16;
 const HEX_RUN = new RegExp(`[0-9a-fA-F]{${MIN_HEX_RUN},}`, 'g');
 
 const AN_ESCAPE = /%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}/;
+/**
+ * A run of `%HH` escapes undone: its bytes read as UTF-8 when they are UTF-8
+ * (what a browser or `encodeURIComponent` writes for a character outside
+ * ASCII), else one character per byte (latin1, as older code writes).
+ */
+function percentRun(run: string): string {
+  const bytes = Buffer.from(run.replaceAll('%', ''), 'hex');
+  const utf8 = bytes.toString('utf8');
+  return Buffer.from(utf8, 'utf8').equals(bytes) ? utf8 : bytes.toString('latin1');
+}
+
 /** Characters of standard and URL-safe base64, by char code. */
 const BASE64_CHAR = new Uint8Array(128);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_') BASE64_CHAR[c.charCodeAt(0)] = 1;
@@ -49,11 +60,13 @@ export class NaiveDecodings {
     if (secret.length < MIN_ENCODED_SECRET) return undefined;
     const plain = this.#plain();
     if (plain !== null && plain.includes(secret)) return 'escaped (%HH or \\uHHHH)';
-    const found = secret.includes(SEPARATOR)
-      ? this.#decodedPiecesApart().some((p) => p.includes(secret))
-      : (this.#joined ??= this.#decodedPieces().join(SEPARATOR)).includes(secret);
+    // Decoded bytes are read as latin1: a secret is looked for as its UTF-8 bytes read the same way.
+    const bytes = Buffer.from(secret, 'utf8').toString('latin1');
+    const found = bytes.includes(SEPARATOR)
+      ? this.#decodedPiecesApart().some((p) => p.includes(bytes))
+      : (this.#joined ??= this.#decodedPieces().join(SEPARATOR)).includes(bytes);
     if (found) return 'base64-encoded';
-    return this.#hexDecoded().includes(Buffer.from(secret, 'utf8').toString('latin1')) ? 'hex-encoded' : undefined;
+    return this.#hexDecoded().includes(bytes) ? 'hex-encoded' : undefined;
   }
 
   /** Each run of hex digits decoded at offsets 0 and 1, as latin1 text, the pieces joined. */
@@ -77,7 +90,7 @@ export class NaiveDecodings {
     for (let round = 0; round < 3; round++) {
       const next = plain
         .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
-        .replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+        .replace(/(?:%[0-9a-fA-F]{2})+/g, percentRun);
       if (next === plain) break;
       plain = next;
     }
