@@ -102,6 +102,18 @@ describe('PromptAssembler', () => {
     expect(p.assemble().system).toBe('A');
   });
 
+  it('an exclusive fragment whose text is blank takes nothing over (a dynamic take-over that is off for now)', () => {
+    const p = new PromptAssembler();
+    let freeze = '';
+    p.register({ id: 'guidance', priority: 100, text: 'guidance' });
+    p.register({ id: 'freeze', priority: 0, text: () => freeze, exclusive: true });
+    expect(p.assemble()).toMatchObject({ system: 'guidance', dropped: [] });
+    freeze = 'Code freeze.';
+    expect(p.assemble()).toMatchObject({ system: 'Code freeze.', dropped: ['guidance'] });
+    p.register({ id: 'blank', priority: -10, text: '  ', exclusive: true });
+    expect(p.assemble()).toMatchObject({ system: 'Code freeze.', dropped: ['guidance'] });
+  });
+
   it('a throwing or non-text dynamic fragment is left out and reported, and assembly goes on', () => {
     const p = new PromptAssembler();
     p.register({ id: 'a', priority: 0, text: 'A' });

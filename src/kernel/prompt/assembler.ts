@@ -10,7 +10,8 @@
  * - `register` returns its unregister: contributors come and go with sessions,
  *   sub-agents and plugins, and pairing the two stops leftovers piling up.
  * - An exclusive fragment drops every fragment after it in priority order — the
- *   "take over" exit for evals, reproductions and minimal sub-agents.
+ *   "take over" exit for evals, reproductions and minimal sub-agents — unless its
+ *   text is blank at that assembly (a dynamic take-over that is off for now).
  *
  * A dynamic fragment that throws does not crash assembly: it is left out and
  * reported in `errors`, and the caller decides whether that is fatal. Failing the
@@ -26,7 +27,7 @@ export interface PromptFragment {
   readonly priority: number;
   /** Static text, or a function called at each assembly. Empty text is skipped. */
   readonly text: string | (() => string);
-  /** Drops every fragment after this one in priority order. */
+  /** Drops every fragment after this one in priority order (not while its text is blank). */
   readonly exclusive?: boolean;
 }
 
@@ -103,11 +104,13 @@ export class PromptAssembler {
         dropped.push(fragment.id);
         continue;
       }
-      // An exclusive fragment takes over even if its own text fails: the take-over
-      // is the registration's promise, not its text's.
-      if (fragment.exclusive) exclusiveSeen = true;
       const text = resolve(fragment, errors);
-      if (text === undefined || text.trim() === '') continue;
+      // An exclusive fragment takes over even if its own text fails: the take-over
+      // is the registration's promise, not its text's. A blank text says it has
+      // nothing to say now ("take over while a freeze is on"): it takes nothing over.
+      const blank = text !== undefined && text.trim() === '';
+      if (fragment.exclusive && !blank) exclusiveSeen = true;
+      if (text === undefined || blank) continue;
       texts.push(text);
       fragments.push({ id: fragment.id, priority: fragment.priority });
     }

@@ -5,7 +5,8 @@
  * PromptAssembler: smaller priority first (registration order breaks ties), empty
  * texts skipped, a dynamic fragment that threw (or gave no text) left out, and an
  * exclusive fragment dropping every fragment after it — even when its own text
- * failed. Fragments it drops must not even be asked for their text.
+ * failed, but not when it is blank (a fragment with nothing to say takes nothing
+ * over). Fragments it drops must not even be asked for their text.
  */
 import type { FragmentCall, PromptPart } from '../../world/scripted-prompt.ts';
 
@@ -28,8 +29,10 @@ export function referenceSystem(parts: readonly PromptPart[], calls: ReadonlyMap
       if (call === undefined) return { problem: `dynamic fragment "${part.id}" was not asked for its text` };
       text = 'text' in call ? call.text : undefined;
     }
-    if (text !== undefined && text.trim() !== '') texts.push(text);
-    if (part.exclusive) takenOverBy = part.id;
+    const blank = text !== undefined && text.trim() === '';
+    if (text !== undefined && !blank) texts.push(text);
+    // Blank text means "nothing from me now", so nothing is taken over; a text that failed still takes over.
+    if (part.exclusive && !blank) takenOverBy = part.id;
   }
   return { system: texts.join('\n\n') };
 }
