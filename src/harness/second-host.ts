@@ -25,6 +25,7 @@ import {
   EventLog,
   loopConfig,
   type ClaimPolicy,
+  type AgentLoopConfig,
   type LoopConfig,
   type LoopDeps,
   type Message,
@@ -272,10 +273,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     let ids = 0;
     hostTarget = new HostTarget({
       conversation: CASE_CONVERSATION,
-      config: hostConfigFor(config, toolOptions.maxOutputChars, scenario.operator, scenario.hosts !== undefined),
+      config: hostConfigFor(config.model, toolOptions.maxOutputChars, scenario.operator, scenario.hosts !== undefined),
       ...(scenario.hosts !== undefined ? { hosts: scenario.hosts } : {}),
       store: world,
-      agent,
+      // The case's loop limits travel with the agent, as a team's own agent carries them (host-config.ts).
+      agent: { ...agent, config: withoutModel(config) },
       model,
       ...(fallbackModels ? { fallbackModels } : {}),
       clock,
@@ -368,6 +370,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     prompt: prompt.result(),
     ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),
   };
+}
+
+/** The loop limits as an agent carries them (the model is the host's to name). */
+function withoutModel(config: LoopConfig): AgentLoopConfig {
+  const { model: _model, ...limits } = config;
+  return limits;
 }
 
 /** The scenario's `config:` as loop limits (on top of the agent's). */

@@ -6,7 +6,7 @@
 import { LineCounter, parseDocument, isNode, type Document, type Node } from 'yaml';
 import { z } from 'zod';
 import { checkPriceTable } from '../report/cost/price-table.ts';
-import { DEFAULT_LOOP_CONFIG, DEFAULT_RETRY, InputError, type LoopConfig } from '../kernel/index.ts';
+import { DEFAULT_LOOP_CONFIG, DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, InputError, type LoopConfig } from '../kernel/index.ts';
 import { storeConfigSchema } from '../stores/store-config.ts';
 import { readInputFile } from '../files/index.ts';
 import { formatPath, loadYaml, YAML_OPTIONS, YamlValidationError } from '../yaml/load-yaml.ts';
@@ -131,10 +131,10 @@ export const hostConfigSchema = z.strictObject({
       ask: z.array(z.string()).default([]),
       /** What happens to an `ask` when no approver is connected. */
       onAskWithoutApprover: z.enum(['deny', 'allow']).default('deny'),
-      maxOutputChars: positiveInt.default(8_000),
-      defaultTimeoutMs: positiveInt.default(30_000),
+      maxOutputChars: positiveInt.default(DEFAULT_MAX_OUTPUT_CHARS),
+      defaultTimeoutMs: positiveInt.default(DEFAULT_TIMEOUT_MS),
     })
-    .default({ deny: [], modes: {}, ask: [], onAskWithoutApprover: 'deny', maxOutputChars: 8_000, defaultTimeoutMs: 30_000 }),
+    .default({ deny: [], modes: {}, ask: [], onAskWithoutApprover: 'deny', maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS, defaultTimeoutMs: DEFAULT_TIMEOUT_MS }),
   thresholds: z
     .strictObject({
       maxCompactionsPerStep: nonNegativeInt.default(DEFAULT_LOOP_CONFIG.maxCompactionsPerStep),
@@ -282,30 +282,60 @@ export function loadHostConfig(path: string): HostConfig {
  */
 export function checkedHostConfig(config: unknown): HostConfig {
   const result = hostConfigSchema.safeParse(config);
-  if (result.success) return result.data;
+  if (result.success) {
+    WRITTEN.set(result.data, config);
+    return result.data;
+  }
   const problems = result.error.issues.slice(0, 5).map((issue) => `config ${formatPath(issue.path as (string | number)[]) || '(root)'}: ${issue.message}`);
   throw new ConfigError(`invalid config:\n${problems.join('\n')}`);
 }
 
 /** The defaults, as if from an empty file. */
 export function defaultHostConfig(): HostConfig {
-  return hostConfigSchema.parse({});
+  return checkedHostConfig({});
 }
 
-export function loopConfigFrom(config: HostConfig): LoopConfig {
-  return {
-    model: config.model.name,
-    maxTokens: config.model.maxTokens,
-    ...(config.model.temperature !== undefined ? { temperature: config.model.temperature } : {}),
-    ...(config.model.timeoutMs !== undefined ? { modelTimeoutMs: config.model.timeoutMs } : {}),
-    maxSteps: config.budgets.maxSteps,
-    maxToolCallsPerTurn: config.budgets.maxToolCallsPerTurn,
-    maxToolCallsPerSession: config.budgets.maxToolCallsPerSession,
-    ...(config.budgets.maxTokensPerTurn !== undefined ? { maxTokensPerTurn: config.budgets.maxTokensPerTurn } : {}),
-    ...(config.budgets.maxTokensPerSession !== undefined ? { maxTokensPerSession: config.budgets.maxTokensPerSession } : {}),
-    retry: config.retry,
-    maxCompactionsPerStep: config.thresholds.maxCompactionsPerStep,
-    maxCheckpointExtensions: config.thresholds.maxCheckpointExtensions,
-    sideEffectNotice: config.thresholds.sideEffectNotice,
+/** The object a config built in code was checked from (before the schema's defaults). */
+const WRITTEN = new WeakMap<HostConfig, unknown>();
+
+/**
+ * Whether the config's author wrote the key at `path` (in the file, or the
+ * object checked by `checkedHostConfig`), rather than the schema filling in its
+ * default. A config built in code that never went through the schema is typed
+ * whole: every value is its author's.
+ */
+export function configWrites(config: HostConfig, path: readonly string[]): boolean {
+  const source = SOURCES.get(config);
+  if (source) return source.has(path);
+  if (!WRITTEN.has(config)) return true;
+  let node: unknown = WRITTEN.get(config);
+  for (const key of path) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return false;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node !== undefined;
+}
+
+/**
+ * The loop limits the config sets: only the keys it writes. Where it says
+ * nothing, the agent's own limits hold, then the loop's defaults (`loopDeps`
+ * merges them): a YAML that never mentions `budgets` must not run an agent
+ * built for 6 tool calls a turn with 20. `retry` is merged key by key.
+ */
+export function loopConfigFrom(config: HostConfig): Partial<LoopConfig> {
+  const out: Record<string, unknown> = {};
+  const take = (path: readonly string[], key: string, value: unknown) => {
+    if (value !== undefined && configWrites(config, path)) out[key] = value;
   };
+  take(['model', 'name'], 'model', config.model.name);
+  take(['model', 'maxTokens'], 'maxTokens', config.model.maxTokens);
+  take(['model', 'temperature'], 'temperature', config.model.temperature);
+  take(['model', 'timeoutMs'], 'modelTimeoutMs', config.model.timeoutMs);
+  for (const key of ['maxSteps', 'maxToolCallsPerTurn', 'maxToolCallsPerSession', 'maxTokensPerTurn', 'maxTokensPerSession'] as const)
+    take(['budgets', key], key, config.budgets[key]);
+  for (const key of ['maxCompactionsPerStep', 'maxCheckpointExtensions', 'sideEffectNotice'] as const) take(['thresholds', key], key, config.thresholds[key]);
+  const retry: Record<string, unknown> = {};
+  for (const key of Object.keys(config.retry) as (keyof HostConfig['retry'])[]) if (configWrites(config, ['retry', key])) retry[key] = config.retry[key];
+  if (Object.keys(retry).length > 0) out['retry'] = retry;
+  return out as Partial<LoopConfig>;
 }

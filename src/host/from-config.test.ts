@@ -229,3 +229,32 @@ describe('createHostFromConfig', () => {
     await host.close();
   });
 });
+
+describe("createHostFromConfig: the agent's own limits", () => {
+  const lookups = (n: number) => toolUse(Array.from({ length: n }, (_, i) => call(`l${i}`, 'lookup_order', { order_id: 'ORD-1001' })));
+  const agent = () => ({ tools: supportTools(new SupportBackend()), config: { maxToolCallsPerTurn: 2, retry: { immediateRetries: 0, backoffRetries: 0 } } });
+
+  it('hold where the YAML writes no limit: no YAML default overrides them (outside probe 7, F1)', async () => {
+    const { file } = writeConfig(['model: {provider: fake, name: m}', 'store: {kind: memory}', ''].join('\n'));
+    const model = new ScriptedModelClient([lookups(3), reply('never asked')]);
+    const host = await createHostFromConfig(file, { agent: agent(), modelClient: () => model });
+    const answer = await host.handle('c', 'Where is ORD-1001?');
+    expect(answer.turns[0]).toMatchObject({ outcome: 'failed{budget_exhausted}', toolCalls: 0 });
+    expect(model.requests).toHaveLength(1);
+    await host.close();
+
+    const overloaded = new ScriptedModelClient([transportError('overloaded', { status: 529 }), reply('never asked')]);
+    const strict = await createHostFromConfig(file, { agent: agent(), modelClient: () => overloaded });
+    expect((await strict.handle('c', 'hi')).turns[0]?.outcome).toBe('failed{provider_unavailable}');
+    expect(overloaded.requests).toHaveLength(1); // the agent asked for no retries
+    await strict.close();
+  });
+
+  it('give way to the limits the YAML writes, key by key', async () => {
+    const { file } = writeConfig(['model: {provider: fake, name: m}', 'store: {kind: memory}', 'budgets: {maxToolCallsPerTurn: 3}', ''].join('\n'));
+    const model = new ScriptedModelClient([lookups(3), reply('Delivered.')]);
+    const host = await createHostFromConfig(file, { agent: agent(), modelClient: () => model });
+    expect((await host.handle('c', 'Where is ORD-1001?')).reply).toBe('Delivered.');
+    await host.close();
+  });
+});

@@ -18,8 +18,10 @@
  * - the prompt: `prompt` if given; else the agent's (`system`, fragments), with the
  *   config's `prompt.identity` as the identity when the agent has no prompt of its
  *   own, and the config's `prompt.deployment` added;
- * - loop limits: the config's (its budgets, retry, thresholds and model settings)
- *   apply over the agent's own `config`.
+ * - loop limits: the ones the config writes (its budgets, retry, thresholds and
+ *   model settings) apply over the agent's own `config`; where it writes none,
+ *   the agent's hold, then the loop's defaults. The tool output cap and default
+ *   tool timeout likewise: the config's when it writes them, else the pipeline's.
  */
 import {
   agentPrompt,
@@ -42,7 +44,7 @@ import {
   type ToolPolicy,
   type VisibilityLayer,
 } from '../kernel/index.ts';
-import type { HostConfig } from './config.ts';
+import { configWrites, type HostConfig } from './config.ts';
 import { checkDeniedAndAsked } from './denied-and-asked.ts';
 import { checkConfiguredToolNames, selectedMode } from './tool-names.ts';
 
@@ -114,8 +116,9 @@ export function hostToolExecutor(config: HostConfig, agent: Agent, redact: Redac
     policy: hostPolicy(config, agent, extraRules),
     ...(agent.approver ? { approver: agent.approver } : {}),
     redact,
-    maxOutputChars: config.tools.maxOutputChars,
-    defaultTimeoutMs: config.tools.defaultTimeoutMs,
+    // Only what the config writes: else the pipeline's own defaults, the ones the gate runs with.
+    ...(configWrites(config, ['tools', 'maxOutputChars']) ? { maxOutputChars: config.tools.maxOutputChars } : {}),
+    ...(configWrites(config, ['tools', 'defaultTimeoutMs']) ? { defaultTimeoutMs: config.tools.defaultTimeoutMs } : {}),
   });
 }
 

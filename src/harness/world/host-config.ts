@@ -1,9 +1,13 @@
 /**
- * The production host's YAML config for a case: the loop limits the case runs
- * with (the agent's, then the scenario's), written as the keys an operator would
- * set, so the host reads them back through `loopConfigFrom` and the loop gets the
- * same limits as when the harness drives it directly. The tool pipeline gets the
- * pipeline's own defaults (the host's YAML defaults are stricter).
+ * The production host's YAML config for a case, written as an operator writes
+ * agent.yaml: the model it names, the operator's tool settings (the scenario's
+ * `operator`), a tool output cap when the scenario sets one, and the harness's
+ * own snapshot and session settings — no loop limits. The loop limits the case
+ * runs with (the agent's, then the scenario's) travel with the agent, as a
+ * team's agent carries its own: the host must apply them where its YAML says
+ * nothing, as it does in production (a YAML default that overrode them would
+ * run a turn past the limits the gate certified). Everything else is the
+ * host's own defaults, the ones a deploy gets.
  *
  * Snapshots of derived state are taken every SNAPSHOT_EVERY events (production:
  * every 10,000), so every case that reopens a conversation — a crash, a refused
@@ -13,8 +17,7 @@
 
 /** Events between snapshots through the production host in the harness. */
 export const SNAPSHOT_EVERY = 8;
-import { DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_MS, type LoopConfig } from '../../kernel/index.ts';
-import { defaultHostConfig, type HostConfig } from '../../host/config.ts';
+import { checkedHostConfig, type HostConfig } from '../../host/config.ts';
 import type { OperatorSettings } from '../scenario/schema.ts';
 
 /**
@@ -22,40 +25,17 @@ import type { OperatorSettings } from '../scenario/schema.ts';
  * case with several hosts); otherwise none is (maxIdle 0): every message reopens
  * the conversation from the store, through its snapshot.
  */
-export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | undefined, operator?: OperatorSettings, keepSessions = false): HostConfig {
-  const base = defaultHostConfig();
-  return {
-    ...base,
-    model: {
-      ...base.model,
-      name: loop.model,
-      maxTokens: loop.maxTokens,
-      ...(loop.temperature !== undefined ? { temperature: loop.temperature } : {}),
-      ...(loop.modelTimeoutMs !== undefined ? { timeoutMs: loop.modelTimeoutMs } : {}),
-    },
-    budgets: {
-      maxSteps: loop.maxSteps,
-      maxToolCallsPerTurn: loop.maxToolCallsPerTurn,
-      maxToolCallsPerSession: loop.maxToolCallsPerSession,
-      ...(loop.maxTokensPerTurn !== undefined ? { maxTokensPerTurn: loop.maxTokensPerTurn } : {}),
-      ...(loop.maxTokensPerSession !== undefined ? { maxTokensPerSession: loop.maxTokensPerSession } : {}),
-    },
-    retry: { ...loop.retry },
+export function hostConfigFor(model: string, toolMaxOutputChars: number | undefined, operator?: OperatorSettings, keepSessions = false): HostConfig {
+  return checkedHostConfig({
+    model: { name: model },
     tools: {
-      ...base.tools,
       // The operator's tool settings are the config's own (the loop driven directly gets them as operator-settings.ts says).
       ...(operator?.allow !== undefined ? { allow: operator.allow } : {}),
-      deny: operator?.deny ?? [],
-      ask: operator?.ask ?? [],
-      maxOutputChars: toolMaxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
-      defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+      ...(operator?.deny !== undefined ? { deny: operator.deny } : {}),
+      ...(operator?.ask !== undefined ? { ask: operator.ask } : {}),
+      ...(toolMaxOutputChars !== undefined ? { maxOutputChars: toolMaxOutputChars } : {}),
     },
     snapshots: { every: SNAPSHOT_EVERY },
-    sessions: keepSessions ? base.sessions : { ...base.sessions, maxIdle: 0 },
-    thresholds: {
-      maxCompactionsPerStep: loop.maxCompactionsPerStep,
-      maxCheckpointExtensions: loop.maxCheckpointExtensions,
-      sideEffectNotice: loop.sideEffectNotice,
-    },
-  };
+    ...(keepSessions ? {} : { sessions: { maxIdle: 0 } }),
+  });
 }
