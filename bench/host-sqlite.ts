@@ -14,7 +14,8 @@ import { verdict, writeResults } from './lib/results.ts';
 import { median, round, summarize } from './lib/stats.ts';
 
 const QUICK = process.env.LOOPGATE_BENCH_QUICK === '1';
-const OPTIONS = { warmupRounds: QUICK ? 3 : 10, rounds: QUICK ? 10 : 60, batch: QUICK ? 10 : 40 };
+// 25 warm-up rounds: 1,000 runs of each contender before anything is timed (see loop-overhead.ts).
+const OPTIONS = { warmupRounds: QUICK ? 3 : 25, rounds: QUICK ? 10 : 60, batch: QUICK ? 10 : 40 };
 const TARGET_RATIO = 3;
 
 async function main(): Promise<void> {

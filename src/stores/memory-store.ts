@@ -20,6 +20,9 @@ export interface MemoryEventStoreOptions {
   readonly describe?: string;
 }
 
+/** What a finished append returns (settled, shared: awaiting it changes nothing). */
+const APPENDED: Promise<void> = Promise.resolve();
+
 export class MemoryEventStore implements EventStore {
   readonly describe: string;
   readonly #conversations = new Map<string, EventRecord[]>();
@@ -50,21 +53,44 @@ export class MemoryEventStore implements EventStore {
     return this.#conversations.get(conversationId)?.length ?? 0;
   }
 
-  async append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
-    this.#checkOpen();
-    checkConversationId(this.describe, conversationId);
-    checkRecordShapes(this.describe, conversationId, records);
-    const snapshot = checkSnapshotOption(this.describe, conversationId, records, options);
-    const injected = this.#appendFailures.shift();
-    if (injected) throw injected;
-    const before = this.#faults.beforeAppend;
-    if (before) {
-      await before(conversationId, records);
+  /**
+   * Without a `beforeAppend` hook the append is done before this returns (the
+   * promise is one already settled: no async function, no promise of its own per
+   * call); with the hook, it waits for the hook first. Either way a refusal is a
+   * rejection, never a throw.
+   */
+  append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
+    let snapshot: StoredSnapshot | undefined;
+    try {
       this.#checkOpen();
+      checkConversationId(this.describe, conversationId);
+      checkRecordShapes(this.describe, conversationId, records);
+      snapshot = checkSnapshotOption(this.describe, conversationId, records, options);
+      const injected = this.#appendFailures.shift();
+      if (injected) throw injected;
+      if (this.#faults.beforeAppend === undefined) {
+        this.#store(conversationId, records, snapshot);
+        return APPENDED;
+      }
+    } catch (error) {
+      return Promise.reject(error);
     }
+    return this.#appendAfterHook(this.#faults.beforeAppend, conversationId, records, snapshot);
+  }
 
-    // From here on everything is synchronous: the batch is checked whole, then
-    // stored whole, with no await in between for another append to slip into.
+  async #appendAfterHook(
+    before: NonNullable<MemoryStoreFaults['beforeAppend']>,
+    conversationId: string,
+    records: readonly EventRecord[],
+    snapshot: StoredSnapshot | undefined,
+  ): Promise<void> {
+    await before(conversationId, records);
+    this.#checkOpen();
+    this.#store(conversationId, records, snapshot);
+  }
+
+  /** Checked whole, then stored whole, synchronously: no other append can slip in between. */
+  #store(conversationId: string, records: readonly EventRecord[], snapshot: StoredSnapshot | undefined): void {
     const stored = this.#conversations.get(conversationId) ?? [];
     checkSeqs(conversationId, stored.length, records);
     const frozen = records.map((r, i) => freezeRecord(this.describe, conversationId, i, r));

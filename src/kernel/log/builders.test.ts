@@ -141,6 +141,9 @@ describe('event builders: the event append would store, without the generic copy
         const results: ModelResult[] = [
           { type: 'reply', content: [], text: 'x', stopReason: client as never, usage: { inputTokens: n as never, outputTokens: deltaText as never } },
           { type: 'tool_use', content: [], calls: [], text: '', usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: n } } as never,
+          // Usage built without the generic copy: other keys (a secret one among them: redacted), a symbol key.
+          { type: 'reply', content: [], text: 'x', usage: { inputTokens: 1, outputTokens: 2, reasoningTokens: n, [SECRET]: n } } as never,
+          { type: 'reply', content: [], text: 'x', usage: { inputTokens: 1, outputTokens: 2, [Symbol.for('usage')]: 3 } } as never,
           { type: 'refusal', text: client as never, stopReason: 'x' } as never,
         ];
         for (const result of results) {

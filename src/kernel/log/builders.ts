@@ -287,9 +287,27 @@ export function appendModelResult(
 function summaryOf(result: Extract<ModelResult, { type: 'reply' | 'tool_use' }>, r: Redact): object {
   const s: Record<string, unknown> = { type: field(result.type, r, RESULT, 'result', 'type') };
   if (result.stopReason !== undefined) s.stopReason = field(result.stopReason, r, RESULT, 'result', 'stopReason');
-  if (result.usage) s.usage = field({ ...result.usage }, r, RESULT, 'result', 'usage');
+  if (result.usage) s.usage = usageOf(result.usage, r);
   if (result.type === 'tool_use') s.calls = field(result.calls.length, r, RESULT, 'result', 'calls');
   return Object.freeze(s);
+}
+
+/**
+ * `field({ ...usage })` — the usage as the generic copy stores it — built directly
+ * when every value is a finite number (what a provider reports), no key is a
+ * symbol and the redactor keeps every key (`inputTokens` and `outputTokens` are
+ * builder keys, checked once per redactor); anything else takes the generic copy
+ * of the same spread, so it is stored or refused exactly as before.
+ */
+function usageOf(usage: object, r: Redact): unknown {
+  const u: Record<string, unknown> = { ...usage }; // one read per property, as before
+  for (const key in u) {
+    const v = u[key];
+    if (typeof v !== 'number' || !Number.isFinite(v)) return field(u, r, RESULT, 'result', 'usage');
+    if (r && key !== 'inputTokens' && key !== 'outputTokens' && r(key) !== key) return field(u, r, RESULT, 'result', 'usage');
+  }
+  if (Object.getOwnPropertySymbols(u).length > 0) return field(u, r, RESULT, 'result', 'usage');
+  return Object.freeze(u);
 }
 
 const ASSISTANT = 'assistant.message.payload';

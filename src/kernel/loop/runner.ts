@@ -25,6 +25,7 @@ import type { EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
+import { holdTime, releaseTime, resumeTime, suspendTime } from '../clock.ts';
 import { assertNever, keepsCompletedSteps, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
 import { ProjectionCache, type ProjectionState } from '../projection/projection.ts';
 import { streamRedactor } from '../redact/index.ts';
@@ -463,8 +464,17 @@ export class AgentLoop {
     return { client: soonest };
   }
 
-  /** Records the request (prompt, tools, messages by reference to the log) and sends it. */
+  /** Records the request (prompt, tools, messages by reference to the log) and sends it: its records and span on one timestamp (clock.ts). */
   #send(s: TurnState, client: ModelClient, attempt: number): ModelCall | { readonly outcome: Outcome } {
+    holdTime();
+    try {
+      return this.#sendHeld(s, client, attempt);
+    } finally {
+      releaseTime();
+    }
+  }
+
+  #sendHeld(s: TurnState, client: ModelClient, attempt: number): ModelCall | { readonly outcome: Outcome } {
     const deps = this.#deps;
     const { config } = deps;
     const messages = this.#projection.currentList();
@@ -525,10 +535,13 @@ export class AgentLoop {
       this.#storeDeltas(s, attempt, pending.streams.push(delta));
     };
     let call: Promise<ModelResult>;
+    const held = suspendTime(); // the client's own work runs on the real clock
     try {
       call = client.call(request, onDelta);
     } catch (error) {
       call = Promise.reject(error);
+    } finally {
+      resumeTime(held);
     }
     const timeoutMs = request.timeoutMs;
     pending.answer = raceAbort<ModelResult>(
@@ -553,8 +566,17 @@ export class AgentLoop {
     for (const delta of deltas) appendModelDelta(this.#log, s.turn, s.steps, attempt, delta);
   }
 
-  /** The model's answer came back: what the stream still held, the span, usage and the `model.result` record. */
+  /** The model's answer came back: what the stream still held, the span, usage and the `model.result` record (on one timestamp, clock.ts). */
   #answered(s: TurnState, pending: ModelCall, result: ModelResult): ModelResult {
+    holdTime();
+    try {
+      return this.#answeredHeld(s, pending, result);
+    } finally {
+      releaseTime();
+    }
+  }
+
+  #answeredHeld(s: TurnState, pending: ModelCall, result: ModelResult): ModelResult {
     const { span, attempt } = pending;
     pending.open = false;
     if (pending.streams) this.#storeDeltas(s, attempt, pending.streams.end());
@@ -770,8 +792,22 @@ export class AgentLoop {
     s.journal.settled(step, planned.call, settled);
   }
 
-  /** A step's one call: its result is written as soon as it settles (at once when the pipeline settles it synchronously). */
+  /**
+   * A step's one call: its result is written as soon as it settles (at once when
+   * the pipeline settles it synchronously). Its synchronous part on one timestamp
+   * (clock.ts); the pipeline lets the clock run free around the tool's run and
+   * the policy's decision.
+   */
   #runTool(s: TurnState, planned: PlannedCall): Promise<void> | undefined {
+    holdTime();
+    try {
+      return this.#runToolHeld(s, planned);
+    } finally {
+      releaseTime();
+    }
+  }
+
+  #runToolHeld(s: TurnState, planned: PlannedCall): Promise<void> | undefined {
     const step = s.steps;
     const { call } = planned;
     const tools = this.#deps.tools;

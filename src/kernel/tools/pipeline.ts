@@ -40,6 +40,7 @@
  * as "not available" or "denied" because configuration changed since would tell
  * the model it never ran — the field failure "interrupted tool reported as denied".
  */
+import { resumeTime, suspendTime } from '../clock.ts';
 import type { ToolCall, ToolResultStatus, ToolSpec } from '../model/client.ts';
 import { createRedactor, type Redactor } from '../redact/index.ts';
 import { Deferred, type SpanHandle, type SpanStatus } from '../trace/tracer.ts';
@@ -281,9 +282,22 @@ class Pipeline implements ToolExecutor {
     } catch {
       policySpan = undefined;
     }
-    const decision =
-      this.#fixedDecision ??
-      decideNow({
+    const decision = this.#fixedDecision ?? this.#decide(ctx, call, declaration, args, loggedArgs);
+    if (decision instanceof Promise) return decision.then((d) => this.#decided(state, declaration, args, loggedArgs, policySpan, d));
+    return this.#decided(state, declaration, args, loggedArgs, policySpan, decision);
+  }
+
+  /** The policy (and approver) asked: their own work on the real clock, whatever holds the kernel's timestamp (clock.ts). */
+  #decide(
+    ctx: ToolExecutionContext,
+    call: ToolCall,
+    declaration: AnyToolDeclaration,
+    args: unknown,
+    loggedArgs: unknown,
+  ): PolicyOutcome | Promise<PolicyOutcome> {
+    const held = suspendTime();
+    try {
+      return decideNow({
         policy: this.#policy,
         approver: this.#approver,
         clock: ctx.clock,
@@ -291,8 +305,9 @@ class Pipeline implements ToolExecutor {
         request: { callId: call.id, tool: call.name, args: loggedArgs, sideEffect: declaration.sideEffect },
         args,
       });
-    if (decision instanceof Promise) return decision.then((d) => this.#decided(state, declaration, args, loggedArgs, policySpan, d));
-    return this.#decided(state, declaration, args, loggedArgs, policySpan, decision);
+    } finally {
+      resumeTime(held);
+    }
   }
 
   #decided(

@@ -12,7 +12,7 @@
  * turn's signal (abort-watch.ts).
  */
 import { unwatchAbort, watchAbort } from '../abort-watch.ts';
-import type { Clock, ClockTimer } from '../clock.ts';
+import { resumeTime, suspendTime, type Clock, type ClockTimer } from '../clock.ts';
 import type { AnyToolDeclaration, ToolRunContext } from './types.ts';
 
 export type AttemptOutcome =
@@ -88,11 +88,14 @@ export function runAttempt(input: AttemptInput): AttemptOutcome | Promise<Attemp
   }
   let value: unknown;
   let threw = false;
+  const held = suspendTime(); // the tool's run on the real clock, whatever holds the kernel's timestamp
   try {
     value = declaration.run(input.args, contextFor(input, abort));
   } catch (error) {
     value = error;
     threw = true;
+  } finally {
+    resumeTime(held);
   }
   // Aborted while the tool's body ran (a cancel it set off itself, say): the abort
   // is seen first, as a listener attached before the run would have seen it.
