@@ -16,7 +16,7 @@ export const fuzzCommand: CommandModule<object, FuzzArgs> = {
         numberOption('runs', BOUNDS.fuzzRuns, { describe: `cases to generate (default ${DEFAULT_FUZZ_RUNS}; with --time alone: until the time is up)` }),
       )
       .option('seed', numberOption('seed', BOUNDS.seed, { describe: 'fast-check seed (default: random; printed at the end)' }))
-      .option('time', { type: 'string', describe: 'stop generating after this long, e.g. 30s, 5m (a shrink under way finishes)' })
+      .option('time', { type: 'string', describe: 'stop generating after this long, e.g. 30s, 5m, at most 24h (a shrink under way finishes)' })
       .option('path', { type: 'string', describe: "replay fast-check's path to a counterexample (with its --seed)" })
       .option('invariant', { type: 'string', array: true, describe: 'check only these invariants, by id (default: all)' })
       .option('config', { type: 'string', describe: 'the loopgate config file (default: loopgate.config.ts found upward from here; else the bundled suite)' })

@@ -52,6 +52,8 @@ describe('loopgate fuzz: bad input exits 2 with a clear message', () => {
       [{ seed: '12abc' }, /--seed "12abc"/],
       [{ time: 'soon' }, /--time soon: expected a duration such as 30s, 5m or 1h/],
       [{ time: '0s' }, /--time 0s/],
+      [{ time: '99999999999h' }, /--time 99999999999h: at most 24h/],
+      [{ time: '25h' }, /--time 25h: at most 24h/],
       [{ path: '3:1' }, /--path needs the --seed it was found with/],
       [{ path: 'x', seed: 1 }, /--path x: expected fast-check's path/],
       [{ invariant: ['no-such-invariant'] }, /--invariant no-such-invariant: no such invariant; known: invariant-12/],
@@ -85,6 +87,15 @@ describe('loopgate fuzz: runs', () => {
     expect(results.cases.every((c) => c.kind === 'fuzz' && c.id.startsWith('fuzz:'))).toBe(true);
     expect(results.cases[0]!.checks[0]!.message).toMatch(/held over 60 run\(s\), \d+ turn\(s\) \(seed 7\)/);
     expect(err.join('')).toMatch(/fuzz: 60 runs, \d+ turns in [\d.]+ s \(\d+ runs\/s, \d+ turns\/s\), seed 7/);
+  });
+
+  it('an --invariant given twice is checked once (not "two invariants have the id")', async () => {
+    const out = join(dir, 'twice');
+    const { io } = collect();
+    const code = await fuzz(args({ runs: '5', seed: '7', out, invariant: ['invariant-12-nothing-throws', 'invariant-12-nothing-throws'] }), io);
+    expect(code).toBe(EXIT.passed);
+    const results = await readResultsFile(join(out, 'results.json'));
+    expect(results.cases.map((c) => c.id)).toEqual(['fuzz:invariant-12-nothing-throws']);
   });
 
   it('a replay that finds nothing says what it replayed, not only how many runs passed', async () => {

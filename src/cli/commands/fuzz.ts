@@ -53,6 +53,9 @@ export interface FuzzIo {
 
 export { DEFAULT_FUZZ_RUNS };
 
+/** The longest `--time`: a day. */
+const MAX_FUZZ_TIME_MS = 24 * 3_600_000;
+
 function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
   const runsArg = args.runs !== undefined ? numberArg('runs', args.runs, BOUNDS.fuzzRuns) : undefined;
   const seed = args.seed !== undefined ? numberArg('seed', args.seed, BOUNDS.seed) : undefined;
@@ -60,6 +63,8 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
   if (args.time !== undefined) {
     timeLimitMs = parseDuration(String(args.time));
     if (timeLimitMs === undefined) throw new UsageError(`--time ${String(args.time)}: expected a duration such as 30s, 5m or 1h`);
+    if (timeLimitMs > MAX_FUZZ_TIME_MS)
+      throw new UsageError(`--time ${String(args.time)}: at most 24h (a longer search is several runs, each with its own --seed)`);
   }
   if (args.path !== undefined) {
     if (!/^\d+(:\d+)*$/.test(String(args.path)))
@@ -69,7 +74,7 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
   const all = suiteInvariants(config.invariants);
   const invariants =
     args.invariant && args.invariant.length > 0
-      ? args.invariant.map((id) => {
+      ? [...new Set(args.invariant)].map((id) => {
           const found = all.find((i) => i.id === id);
           if (!found) {
             const ids = all.map((i) => i.id);
