@@ -122,8 +122,11 @@ export interface ScenarioRun {
   readonly lives: number;
   /** What earlier lives did that the final log does not hold (lost with a crash, or with a refused write). */
   readonly lost: LostWork;
-  /** How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed. */
-  readonly reached: { readonly events: number; readonly deltas: number };
+  /**
+   * How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed,
+   * the approval requests put to the approver.
+   */
+  readonly reached: { readonly events: number; readonly deltas: number; readonly approvals: number };
   /** Inbox entries whose trigger never fired (and a reopen whose crash never came), in inbox order. */
   readonly unfired: readonly UnfiredEntry[];
   /** The loop driven directly: drains that returned with waking work they should have run (invariant 9). */
@@ -198,7 +201,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const maxEvents = options.maxEvents ?? 20_000;
   let thrown: unknown;
   let stopRunaway: () => void = () => undefined;
-  const reached = { events: 0, deltas: 0 };
+  const reached = { events: 0, deltas: 0, approvals: 0 };
   const recording = new CaseRecording(
     () => store.count(CASE_CONVERSATION),
     (seq) => {
@@ -223,6 +226,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     faults,
     prompt,
     onFirstStart: (name) => inbox?.onToolStart(name),
+    onApproval: (n) => {
+      reached.approvals = n;
+      inbox?.onApproval(n);
+    },
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });

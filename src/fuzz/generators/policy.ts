@@ -69,7 +69,7 @@ export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
   return fc.record(
     {
       rules,
-      default: fc.constantFrom<'allow' | 'deny' | 'ask'>('allow', 'ask', 'deny'),
+      default: fc.constantFrom<'allow' | 'deny' | 'ask'>('allow', 'ask', 'deny', 'ask'),
       onAskWithoutApprover: fc.constantFrom<'allow' | 'deny'>('deny', 'allow'),
       approvalTimeoutMs: fc.integer({ min: 1, max: 60_000 }),
     },

@@ -75,7 +75,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       config: configArb,
       boundary: sometimes(fc.constant(true), 35),
       policy: sometimes(policyArb(tools), 50),
-      approver: sometimes(approverArb, 40),
+      approver: sometimes(approverArb, 60),
       visibility: sometimes(visibilityArb(tools), 20),
       compaction: sometimes(compactionArb, 50),
       checkpoints: sometimes(checkpointsArb, 10),

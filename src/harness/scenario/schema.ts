@@ -239,7 +239,7 @@ export type OperatorSettings = z.infer<typeof operatorSchema>;
 // The inbox script
 // ---------------------------------------------------------------------------
 
-export const TRIGGER_KEYS = ['request', 'time', 'toolStart', 'event', 'delta'] as const;
+export const TRIGGER_KEYS = ['request', 'time', 'toolStart', 'event', 'delta', 'approval'] as const;
 
 const triggerSchema = z
   .strictObject({
@@ -248,6 +248,7 @@ const triggerSchema = z
     toolStart: z.string().optional().describe('When this tool starts executing'),
     event: z.number().int().nonnegative().optional().describe('When the log appends the event with this seq (0-based)'),
     delta: positiveInt.optional().describe('When the n-th streamed delta (1-based, whole scenario) arrives'),
+    approval: positiveInt.optional().describe('When the n-th approval request (1-based, whole scenario) is put to the approver, before it answers'),
     ifReached: z.literal(true).optional().describe('The case may end before this trigger happens; without it, a trigger that never fires fails the case'),
   })
   .superRefine((at, ctx) => {
