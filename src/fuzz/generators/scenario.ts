@@ -5,7 +5,7 @@
  * scenario file (and, for a crash, the event it crashed at).
  */
 import fc from 'fast-check';
-import type { InboxEntry, Scenario } from '../../harness/scenario/schema.ts';
+import { EXECUTOR_FAULTS, type InboxEntry, type Scenario } from '../../harness/scenario/schema.ts';
 import { atScriptBoundary, configArb, withoutJitter } from './budgets.ts';
 import { compactionArb } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
@@ -14,8 +14,8 @@ import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
 import { wireCaseArb } from './wire.ts';
-import { crashAtArb, failAppendsArb } from './store.ts';
-import { PROBE_TOOL, toolOverridesArb, type FuzzTool } from './tools.ts';
+import { crashAtArb, failAppendsArb, failWriteAheadsArb } from './store.ts';
+import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
 import { FUZZ_PASSPHRASE, FUZZ_SECRET } from './secret.ts';
@@ -83,6 +83,9 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       prompt: sometimes(promptArb, 25),
       wire: sometimes(wireCaseArb(tools), options.wire ?? 5),
       failAppends: sometimes(failAppendsArb, 15),
+      // A refused write-ahead, half the time with an executor that breaks its contract for every tool: the loop must
+      // then answer the call itself, and it never ran (NOT_RUN, not "may have run").
+      failWriteAheads: sometimes(fc.tuple(failWriteAheadsArb, sometimes(fc.constantFrom(...EXECUTOR_FAULTS), 60)), 20),
       secret: fc.boolean(),
       crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 5),
       reopen: options.crashes === false ? fc.constant(false) : sometimes(fc.constant(true), 20).map((r) => r === true),
@@ -100,7 +103,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(p.production ? { host: 'production' as const } : {}),
           ...(hosts ? { hosts: 2 } : {}),
           config: withoutJitter(p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...(p.fallback ?? [])]) : p.config),
-          tools: p.tools,
+          tools: p.failWriteAheads?.[1] ? withBrokenExecutor(p.tools, tools, p.failWriteAheads[1]) : p.tools,
           provider: {
             ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),
             ...(p.fallback ? { fallback: p.fallback } : {}),
@@ -112,7 +115,9 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
           ...(p.claim ? { claim: p.claim } : {}),
           ...(p.prompt ? { prompt: p.prompt } : {}),
-          ...(p.failAppends ? { store: { failAppends: p.failAppends } } : {}),
+          ...(p.failAppends || p.failWriteAheads
+            ? { store: { failAppends: p.failAppends ?? [], ...(p.failWriteAheads ? { failWriteAheads: p.failWriteAheads[0] } : {}) } }
+            : {}),
           ...(p.secret ? { secrets: [FUZZ_SECRET, FUZZ_PASSPHRASE] } : {}),
           expect: {},
         },

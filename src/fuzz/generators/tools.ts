@@ -160,3 +160,9 @@ export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<Scena
     .tuple(fc.tuple(...own), fc.tuple(...scripted))
     .map(([overridden, declaredOnes]) => [...overridden, ...declaredOnes].filter((o): o is ScenarioTool => o !== undefined));
 }
+
+/** The scripts with every tool's calls going through an executor that breaks its contract the same way (one executor serves them all). */
+export function withBrokenExecutor(scripts: readonly ScenarioTool[], tools: readonly FuzzTool[], fault: ScenarioTool['executor']): ScenarioTool[] {
+  const named = new Set(scripts.map((t) => t.name));
+  return [...scripts.map((t) => ({ ...t, executor: fault })), ...tools.filter((t) => !named.has(t.name)).map((t) => ({ name: t.name, executor: fault }))];
+}

@@ -553,6 +553,12 @@ export const scenarioSchema = z
     store: z
       .strictObject({
         failAppends: z.array(positiveInt).default([]).describe('Which appends (1-based) fail'),
+        failWriteAheads: z
+          .array(positiveInt)
+          .optional()
+          .describe(
+            'Which write-aheads (1-based, whole scenario) the store refuses: the append holding the n-th start record of a STATEFUL or CRITICAL call fails',
+          ),
         tornAppends: z
           .array(
             z.strictObject({ append: positiveInt, keep: z.number().int().nonnegative().describe('Records of the batch that land before the write fails') }),
