@@ -35,6 +35,7 @@ import {
   type ToolExecutorOptions,
   type ToolPolicy,
   type TraceRecord,
+  type Tracer,
   type TurnResult,
   type VisibilityLayer,
 } from '../kernel/index.ts';
@@ -56,7 +57,7 @@ import type { ApprovalAnswer } from './world/recorded-approver.ts';
 import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.ts';
 import { seededRandom } from './world/seeded-random.ts';
 import { PromptRecorder, type CasePrompt } from './world/scripted-prompt.ts';
-import { withExecutorFaults } from './world/faulty-executor.ts';
+import { SpanMisuse, withExecutorFaults, type SpanMisuseAct } from './world/faulty-executor.ts';
 import type { ToolBodyRun } from './world/scripted-tools.ts';
 
 export { seededRandom } from './world/seeded-random.ts';
@@ -126,6 +127,10 @@ export interface ScenarioRun {
    * How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed,
    * the approval requests put to the approver.
    */
+  /** A `misuses-span` executor's late acts (see faulty-executor.ts). */
+  readonly spanMisuse?: readonly SpanMisuseAct[];
+  /** The trace mode the case ran with (`operator.traceMode`; default production). */
+  readonly traceMode?: 'dev' | 'production';
   readonly reached: { readonly events: number; readonly deltas: number; readonly approvals: number };
   /** Inbox entries whose trigger never fired (and a reopen whose crash never came), in inbox order. */
   readonly unfired: readonly UnfiredEntry[];
@@ -272,7 +277,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let hostTarget: HostTarget | undefined;
   let directTarget: LoopTarget | undefined;
   // A scenario's contract-breaking tool executor, inside any test seam's loop variant.
-  const executorFaults = withExecutorFaults(scenario, faults);
+  const misuse = scenario.tools.some((t) => t.executor === 'misuses-span') ? new SpanMisuse() : undefined;
+  const executorFaults = withExecutorFaults(scenario, faults, misuse);
   const seamDeps = options.seams?.wrapDeps;
   const wrapDeps = executorFaults && seamDeps ? (deps: LoopDeps) => seamDeps(executorFaults(deps)) : (executorFaults ?? seamDeps);
   if (mode === 'production') {
@@ -311,6 +317,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       recording,
       ...(options.seams?.wrapTools ? { wrapTools: options.seams.wrapTools } : {}),
       ...(wrapDeps ? { wrapDeps } : {}),
+      ...(scenario.operator?.traceMode ? { traceMode: scenario.operator.traceMode } : {}),
+      ...(misuse
+        ? {
+            onTracer: (tracer: Tracer) => {
+              misuse.current = tracer;
+            },
+          }
+        : {}),
     });
     target = direct;
     directTarget = direct;
@@ -332,6 +346,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   } finally {
     wire?.release();
   }
+  misuse?.actLate(faults);
   for (const why of hostTarget?.refusals ?? []) faults.record(`the new host refuses the store: ${why}`);
   const recorded = recording.finish(models.requests, models.responses, models.origins);
   const hostParts: HostPart[] = [];
@@ -369,6 +384,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(recorded.unreadable !== undefined ? { unreadable: recorded.unreadable } : {}),
     lost: recorded.lost,
     reached: { ...reached },
+    ...(misuse ? { spanMisuse: misuse.acts } : {}),
+    ...(scenario.operator?.traceMode ? { traceMode: scenario.operator.traceMode } : {}),
     unfired: inbox.unfired(),
     ...(directTarget && directTarget.drainsLeftWork.length > 0 ? { drainsLeftWork: directTarget.drainsLeftWork } : {}),
     ...(hostTarget ? { posts: hostTarget.posts } : {}),

@@ -170,8 +170,10 @@ export const behaviourSchema = z.union([
 export type Behaviour = z.infer<typeof behaviourSchema>;
 
 /** Ways a tool executor can break its contract (every call settles with exactly one result). */
-export const EXECUTOR_FAULTS = ['drops-result', 'throws-after-start'] as const;
+export const EXECUTOR_FAULTS = ['drops-result', 'throws-after-start', 'misuses-span'] as const;
 export type ExecutorFault = (typeof EXECUTOR_FAULTS)[number];
+/** The executor faults that lose a call's result (the loop must answer the call itself). */
+export const RESULT_LOSING_FAULTS = ['drops-result', 'throws-after-start'] as const satisfies readonly ExecutorFault[];
 
 const FIELD_TYPE = /^(string|number|integer|boolean|object|array|any)\??$/;
 
@@ -191,7 +193,7 @@ const toolSchema = z.strictObject({
     .enum(EXECUTOR_FAULTS)
     .optional()
     .describe(
-      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws",
+      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws; misuses-span answers it, but keeps the call's trace span and opens a child under it once the case is over (after its trace ended)",
     ),
 });
 export type ScenarioTool = z.infer<typeof toolSchema>;
@@ -232,6 +234,10 @@ const operatorSchema = z.strictObject({
   allow: z.array(z.string()).optional().describe('tools.allow: only these tools (or patterns) stay visible'),
   deny: z.array(z.string()).optional().describe('tools.deny: hidden, whatever the agent allows'),
   ask: z.array(z.string()).optional().describe("tools.ask: a human's approval before they run"),
+  traceMode: z
+    .enum(['dev', 'production'])
+    .optional()
+    .describe('trace.mode: dev throws lifecycle misuse (a span started or ended after its trace ended) at the caller; production (the default) records it'),
 });
 export type OperatorSettings = z.infer<typeof operatorSchema>;
 

@@ -50,6 +50,7 @@ export function hostConfigFor(loop: LoopConfig, toolMaxOutputChars: number | und
       maxOutputChars: toolMaxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
       defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
     },
+    ...(operator?.traceMode !== undefined ? { trace: { ...base.trace, mode: operator.traceMode } } : {}),
     snapshots: { every: SNAPSHOT_EVERY },
     sessions: keepSessions ? base.sessions : { ...base.sessions, maxIdle: 0 },
     thresholds: {
