@@ -61,6 +61,7 @@ export * from './loop/types.ts';
 export { CancelScope, raceAbort, type CancelReason } from './loop/cancellation.ts';
 export { hasWakingWork, takeForNextStep, takeForTurnStart } from './loop/inbox.ts';
 export { isLoopWritten, LOOP_SOURCE, messagesToReturn, type TakenMessage } from './loop/returns.ts';
+export { countable } from './loop/records.ts';
 export {
   BUILT_IN_HANDLERS,
   compactionHandler,

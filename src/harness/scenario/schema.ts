@@ -25,9 +25,15 @@ function expanded<T extends { readonly times?: number | undefined }>(entries: re
 // The provider: a script of normalized results and faults
 // ---------------------------------------------------------------------------
 
+/**
+ * Token counts as the model client reports them: whole numbers, possibly past 2^53
+ * (a team's own client that reports 1e308 — the SDK adapters leave such usage out).
+ */
+const tokens = z.number().nonnegative().refine(Number.isInteger, 'a whole number of tokens');
+
 const usageSchema = z.strictObject({
-  input: z.number().int().nonnegative(),
-  output: z.number().int().nonnegative(),
+  input: tokens,
+  output: tokens,
   cacheRead: z.number().int().nonnegative().optional().describe('Of input, tokens read from the prompt cache'),
   cacheWrite: z.number().int().nonnegative().optional().describe('Of input, tokens written to the prompt cache'),
   reasoning: z.number().int().nonnegative().optional().describe('Of output, reasoning tokens'),
