@@ -87,6 +87,11 @@ function expectType<T extends ModelResult['type']>(result: ModelResult, type: T)
 function expectTransport(result: ModelResult, kind: string): Extract<ModelResult, { type: 'transport_error' }> {
   expectType(result, 'transport_error');
   assert.equal(result.kind, kind, `expected transport_error{${kind}}, got ${JSON.stringify(result)}`);
+  // What went wrong, in words: the operator reads it in the turn's outcome and the trace.
+  assert.ok(
+    typeof result.message === 'string' && result.message.trim() !== '',
+    `transport_error{${kind}} says nothing of what went wrong: ${JSON.stringify(result)}`,
+  );
   return result;
 }
 

@@ -36,6 +36,7 @@ import {
   type ToolExecutorOptions,
   type ToolPolicy,
   type TraceRecord,
+  type Tracer,
   type TurnResult,
   type VisibilityLayer,
 } from '../kernel/index.ts';
@@ -57,7 +58,7 @@ import type { ApprovalAnswer } from './world/recorded-approver.ts';
 import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.ts';
 import { seededRandom } from './world/seeded-random.ts';
 import { PromptRecorder, type CasePrompt } from './world/scripted-prompt.ts';
-import { withExecutorFaults } from './world/faulty-executor.ts';
+import { SpanMisuse, withExecutorFaults, type SpanMisuseAct } from './world/faulty-executor.ts';
 import type { ToolBodyRun } from './world/scripted-tools.ts';
 
 export { seededRandom } from './world/seeded-random.ts';
@@ -123,8 +124,15 @@ export interface ScenarioRun {
   readonly lives: number;
   /** What earlier lives did that the final log does not hold (lost with a crash, or with a refused write). */
   readonly lost: LostWork;
-  /** How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed. */
-  readonly reached: { readonly events: number; readonly deltas: number };
+  /**
+   * How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed,
+   * the approval requests put to the approver.
+   */
+  /** A `misuses-span` executor's late acts (see faulty-executor.ts). */
+  readonly spanMisuse?: readonly SpanMisuseAct[];
+  /** The trace mode the case ran with (`operator.traceMode`; default production). */
+  readonly traceMode?: 'dev' | 'production';
+  readonly reached: { readonly events: number; readonly deltas: number; readonly approvals: number };
   /** Inbox entries whose trigger never fired (and a reopen whose crash never came), in inbox order. */
   readonly unfired: readonly UnfiredEntry[];
   /** The loop driven directly: drains that returned with waking work they should have run (invariant 9). */
@@ -199,7 +207,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const maxEvents = options.maxEvents ?? 20_000;
   let thrown: unknown;
   let stopRunaway: () => void = () => undefined;
-  const reached = { events: 0, deltas: 0 };
+  const reached = { events: 0, deltas: 0, approvals: 0 };
   const recording = new CaseRecording(
     () => store.count(CASE_CONVERSATION),
     (seq) => {
@@ -224,6 +232,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     faults,
     prompt,
     onFirstStart: (name) => inbox?.onToolStart(name),
+    onApproval: (n) => {
+      reached.approvals = n;
+      inbox?.onApproval(n);
+    },
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });
@@ -266,7 +278,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let hostTarget: HostTarget | undefined;
   let directTarget: LoopTarget | undefined;
   // A scenario's contract-breaking tool executor, inside any test seam's loop variant.
-  const executorFaults = withExecutorFaults(scenario, faults);
+  const misuse = scenario.tools.some((t) => t.executor === 'misuses-span') ? new SpanMisuse() : undefined;
+  const executorFaults = withExecutorFaults(scenario, faults, misuse);
   const seamDeps = options.seams?.wrapDeps;
   const wrapDeps = executorFaults && seamDeps ? (deps: LoopDeps) => seamDeps(executorFaults(deps)) : (executorFaults ?? seamDeps);
   if (mode === 'production') {
@@ -306,6 +319,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       recording,
       ...(options.seams?.wrapTools ? { wrapTools: options.seams.wrapTools } : {}),
       ...(wrapDeps ? { wrapDeps } : {}),
+      ...(scenario.operator?.traceMode ? { traceMode: scenario.operator.traceMode } : {}),
+      ...(misuse
+        ? {
+            onTracer: (tracer: Tracer) => {
+              misuse.current = tracer;
+            },
+          }
+        : {}),
     });
     target = direct;
     directTarget = direct;
@@ -327,6 +348,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   } finally {
     wire?.release();
   }
+  misuse?.actLate(faults);
   for (const why of hostTarget?.refusals ?? []) faults.record(`the new host refuses the store: ${why}`);
   const recorded = recording.finish(models.requests, models.responses, models.origins);
   const hostParts: HostPart[] = [];
@@ -364,6 +386,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(recorded.unreadable !== undefined ? { unreadable: recorded.unreadable } : {}),
     lost: recorded.lost,
     reached: { ...reached },
+    ...(misuse ? { spanMisuse: misuse.acts } : {}),
+    ...(scenario.operator?.traceMode ? { traceMode: scenario.operator.traceMode } : {}),
     unfired: inbox.unfired(),
     ...(directTarget && directTarget.drainsLeftWork.length > 0 ? { drainsLeftWork: directTarget.drainsLeftWork } : {}),
     ...(hostTarget ? { posts: hostTarget.posts } : {}),

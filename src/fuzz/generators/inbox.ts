@@ -25,6 +25,7 @@ function describeAt(at: Trigger | undefined): string {
   if (at.request !== undefined) return ` at request ${at.request}`;
   if (at.toolStart !== undefined) return ` at toolStart ${at.toolStart}`;
   if (at.delta !== undefined) return ` at delta ${at.delta}`;
+  if (at.approval !== undefined) return ` at approval ${at.approval}`;
   if (at.event !== undefined) return ` at event ${at.event}`;
   return ` at ${at.time} ms`;
 }
@@ -168,6 +169,9 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
       // CANCELLED, not DENIED — no one said no (denials-say-why).
       fc.tuple(source, fc.integer({ min: 1, max: 3_000 })).map(([by, time]) => new CancelCommand(by, { time })),
       fc.tuple(source, fc.integer({ min: 1, max: 3_000 })).map(([by, time]) => new CancelCommand(by, { time })), // twice as likely
+      // The same for sure: a cancel as the first (or second) approval request is put to the approver, before it answers.
+      fc.tuple(source, fc.integer({ min: 1, max: 2 })).map(([by, approval]) => new CancelCommand(by, { approval })),
+      fc.tuple(source, fc.integer({ min: 1, max: 2 })).map(([by, approval]) => new CancelCommand(by, { approval })), // twice as likely
     ],
     { maxCommands },
   );

@@ -42,19 +42,34 @@ export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
     },
     { requiredKeys: ['decision'] },
   );
-  // Sometimes a rule's twin: the same match with another decision, before or after it. Rules combine
-  // most-restrictive-first whatever their order, so only rules that match the same calls test that.
-  const twin = fc.record({ of: fc.nat(), shift: fc.constantFrom(1, 2), before: fc.boolean() });
-  const rules = fc.tuple(fc.array(rule, { minLength: 0, maxLength: 3 }), sometimes(twin, 50)).map(([list, t]) => {
+  // Often a rule's twins: the same match with one or both other decisions, each at its own place in the list.
+  // Rules combine most-restrictive-first whatever their order, so only rules that match the same calls test
+  // that; with all three decisions on one match, any two ranks swapped change a decision (invariant 7 reads it).
+  const twins = fc.record({
+    of: fc.nat(),
+    // Two thirds of the time both other decisions: all three on one match.
+    shifts: fc.constantFrom([1], [2], [1, 2], [2, 1], [1, 2], [2, 1]),
+    at: fc.array(fc.nat(), { minLength: 2, maxLength: 2 }),
+    // Half the time at every side-effect level, and a quarter of the time for every tool too: more of the
+    // calls the script makes meet the twins (a call with bad arguments, or hidden by a layer, is never decided).
+    wider: fc.constantFrom('no', 'no', 'levels', 'all'),
+  });
+  const rules = fc.tuple(fc.array(rule, { minLength: 0, maxLength: 3 }), sometimes(twins, 85)).map(([list, t]) => {
     if (!t || list.length === 0) return list;
     const i = t.of % list.length;
-    const copy = { ...list[i]!, decision: DECISIONS[(DECISIONS.indexOf(list[i]!.decision) + t.shift) % 3]! };
-    return t.before ? [...list.slice(0, i), copy, ...list.slice(i)] : [...list.slice(0, i + 1), copy, ...list.slice(i + 1)];
+    const { sideEffects, tools: named, ...everything } = list[i]!;
+    const base = t.wider === 'all' ? everything : t.wider === 'levels' && named ? { ...everything, tools: named } : list[i]!;
+    const out = list.map((r, k) => (k === i ? base : r));
+    t.shifts.forEach((shift, k) => {
+      const copy = { ...base, decision: DECISIONS[(DECISIONS.indexOf(base.decision) + shift) % 3]! };
+      out.splice(t.at[k]! % (out.length + 1), 0, copy);
+    });
+    return out;
   });
   return fc.record(
     {
       rules,
-      default: fc.constantFrom<'allow' | 'deny' | 'ask'>('allow', 'ask', 'deny'),
+      default: fc.constantFrom<'allow' | 'deny' | 'ask'>('allow', 'ask', 'deny', 'ask'),
       onAskWithoutApprover: fc.constantFrom<'allow' | 'deny'>('deny', 'allow'),
       approvalTimeoutMs: fc.integer({ min: 1, max: 60_000 }),
     },

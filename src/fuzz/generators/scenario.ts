@@ -5,7 +5,7 @@
  * scenario file (and, for a crash, the event it crashed at).
  */
 import fc from 'fast-check';
-import type { InboxEntry, Scenario } from '../../harness/scenario/schema.ts';
+import { RESULT_LOSING_FAULTS, type InboxEntry, type Scenario } from '../../harness/scenario/schema.ts';
 import { atScriptBoundary, configArb, withoutJitter } from './budgets.ts';
 import { compactionArb } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
@@ -14,8 +14,8 @@ import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
 import { wireCaseArb } from './wire.ts';
-import { crashAtArb, failAppendsArb } from './store.ts';
-import { PROBE_TOOL, toolOverridesArb, type FuzzTool } from './tools.ts';
+import { crashAtArb, failAppendsArb, failWriteAheadsArb } from './store.ts';
+import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSpanMisuse, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
 import { FUZZ_PASSPHRASE, FUZZ_SECRET } from './secret.ts';
@@ -75,7 +75,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       config: configArb,
       boundary: sometimes(fc.constant(true), 35),
       policy: sometimes(policyArb(tools), 50),
-      approver: sometimes(approverArb, 40),
+      approver: sometimes(approverArb, 60),
       visibility: sometimes(visibilityArb(tools), 20),
       compaction: sometimes(compactionArb, 50),
       checkpoints: sometimes(checkpointsArb, 10),
@@ -83,10 +83,18 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       prompt: sometimes(promptArb, 25),
       wire: sometimes(wireCaseArb(tools), options.wire ?? 5),
       failAppends: sometimes(failAppendsArb, 15),
+      // A refused write-ahead, half the time with an executor that breaks its contract for every tool: the loop must
+      // then answer the call itself, and it never ran (NOT_RUN, not "may have run").
+      failWriteAheads: sometimes(fc.tuple(failWriteAheadsArb, sometimes(fc.constantFrom(...RESULT_LOSING_FAULTS), 60)), 20),
       secret: fc.boolean(),
       crashAt: options.crashes === false ? fc.constant(undefined) : sometimes(crashAtArb, 5),
       reopen: options.crashes === false ? fc.constant(false) : sometimes(fc.constant(true), 20).map((r) => r === true),
       production: sometimes(fc.constant(true), options.production ?? 25),
+      // The host's trace mode dev now and then: lifecycle misuse (a misuses-span executor's late span) throws at the caller.
+      devTrace: sometimes(fc.constant(true), 15),
+      // An executor that keeps the spans of every call it answers and opens a child under each once the case is over.
+      // Half the time in trace mode dev, where the misuse must throw at it instead.
+      spanMisuse: sometimes(fc.boolean(), 12),
       // Two live hosts over the one store (as on a shared PostgreSQL), each client choosing one.
       vias: sometimes(fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 1, maxLength: 6 }), 30),
     })
@@ -100,7 +108,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(p.production ? { host: 'production' as const } : {}),
           ...(hosts ? { hosts: 2 } : {}),
           config: withoutJitter(p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...(p.fallback ?? [])]) : p.config),
-          tools: p.tools,
+          tools: withSpanMisuse(p.failWriteAheads?.[1] ? withBrokenExecutor(p.tools, tools, p.failWriteAheads[1]) : p.tools, tools, p.spanMisuse !== undefined),
           provider: {
             ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),
             ...(p.fallback ? { fallback: p.fallback } : {}),
@@ -108,11 +116,14 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(p.policy ? { policy: p.policy } : {}),
           ...(p.approver ? { approver: p.approver } : {}),
           ...(p.visibility ? { visibility: p.visibility } : {}),
+          ...(p.devTrace || p.spanMisuse ? { operator: { traceMode: 'dev' as const } } : {}),
           ...(p.compaction ? { compaction: p.compaction } : {}),
           ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
           ...(p.claim ? { claim: p.claim } : {}),
           ...(p.prompt ? { prompt: p.prompt } : {}),
-          ...(p.failAppends ? { store: { failAppends: p.failAppends } } : {}),
+          ...(p.failAppends || p.failWriteAheads
+            ? { store: { failAppends: p.failAppends ?? [], ...(p.failWriteAheads ? { failWriteAheads: p.failWriteAheads[0] } : {}) } }
+            : {}),
           ...(p.secret ? { secrets: [FUZZ_SECRET, FUZZ_PASSPHRASE] } : {}),
           expect: {},
         },

@@ -160,3 +160,19 @@ export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<Scena
     .tuple(fc.tuple(...own), fc.tuple(...scripted))
     .map(([overridden, declaredOnes]) => [...overridden, ...declaredOnes].filter((o): o is ScenarioTool => o !== undefined));
 }
+
+/** The scripts with every tool's calls going through an executor that breaks its contract the same way (one executor serves them all). */
+export function withBrokenExecutor(scripts: readonly ScenarioTool[], tools: readonly FuzzTool[], fault: ScenarioTool['executor']): ScenarioTool[] {
+  const named = new Set(scripts.map((t) => t.name));
+  return [...scripts.map((t) => ({ ...t, executor: fault })), ...tools.filter((t) => !named.has(t.name)).map((t) => ({ name: t.name, executor: fault }))];
+}
+
+/** With `misuse`, every tool whose executor is not broken otherwise goes through one that misuses its span (misuses-span). */
+export function withSpanMisuse(scripts: readonly ScenarioTool[], tools: readonly FuzzTool[], misuse: boolean): ScenarioTool[] {
+  if (!misuse) return [...scripts];
+  const named = new Set(scripts.map((t) => t.name));
+  return [
+    ...scripts.map((t) => (t.executor ? t : { ...t, executor: 'misuses-span' as const })),
+    ...tools.filter((t) => !named.has(t.name)).map((t) => ({ name: t.name, executor: 'misuses-span' as const })),
+  ];
+}

@@ -26,6 +26,7 @@ import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { denialsSayWhy } from './denials-say-why.ts';
+import { spanMisuseRecorded } from './span-misuse-recorded.ts';
 import { noOpenSpans } from './invariant-08-no-open-spans.ts';
 import { inboxDeliveredOnce } from './invariant-09-inbox-delivered-once.ts';
 import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if-shrank.ts';
@@ -68,6 +69,7 @@ export const INVARIANTS: readonly Invariant[] = [
   twoObjectsNeverRun,
   toolOutputCapped,
   noOpenSpans,
+  spanMisuseRecorded,
   traceAgreesWithLog,
   inboxDeliveredOnce,
   hostAnswersFollowOutcomes,

@@ -110,7 +110,7 @@ function outcomesInAlphabet(run: ScenarioRun): string | undefined {
 /** The usage only some providers report (cache reads and writes, reasoning): a close sums each one its results reported. */
 const DETAIL = ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const;
 
-const countable = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
+const countable = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 && n <= Number.MAX_SAFE_INTEGER ? n : 0);
 
 /** Each `turn.closed` counts its own turn's events, and the returned result repeats what was logged. */
 function closesCountTheirTurn(run: ScenarioRun): string | undefined {

@@ -4,7 +4,8 @@
  * an earlier allow list leaves out) is never offered to the model and never runs,
  * whatever a later layer allows; a call a deny rule matches never runs, whatever
  * other rules allow; a call an ask rule matches is allowed only by the approver (or
- * the no-approver fallback), whatever other rules allow. Calls to tools that do
+ * the no-approver fallback), whatever other rules allow; a call a deny rule matches
+ * is denied by a rule, never put to the approver. Calls to tools that do
  * not exist never run either.
  */
 import type { LogEvent, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
@@ -59,6 +60,12 @@ export function deniedByPolicy(policy: ToolPolicy | undefined, hasApprover: bool
   return undefined;
 }
 
+/** Which deny rule the reference says refuses the call outright, if one does. */
+function deniedByRule(policy: ToolPolicy | undefined, name: string, sideEffect: string | undefined): string | undefined {
+  const verdict = referenceVerdict(policy, name, sideEffect);
+  return typeof verdict === 'object' ? verdict.deniedBy : undefined;
+}
+
 /**
  * The rules' verdict by the reference: a matching deny rule (as `deniedBy`), else
  * ask if any matching rule asks, allow if any allows, the default if none matches.
@@ -110,10 +117,13 @@ function neverOfferedOrRun(run: ScenarioRun): string | undefined {
   }
   const started = new Set<string>();
   const allowed = new Map<string, { by: string; rule: string }>();
+  const decided = new Map<string, { decision: string; by: string; rule: string }>();
   const known = viewOf(run).known;
   for (const e of known) {
     if (e.type === 'tool.started') started.add(e.payload.callId);
-    if (e.type === 'policy.decision' && e.payload.decision === 'allow') allowed.set(e.payload.callId, { by: e.payload.by, rule: e.payload.rule });
+    if (e.type !== 'policy.decision') continue;
+    decided.set(`${e.payload.turn}/${e.payload.step}/${e.payload.callId}`, e.payload);
+    if (e.payload.decision === 'allow') allowed.set(e.payload.callId, { by: e.payload.by, rule: e.payload.rule });
   }
   for (const e of known) {
     if (e.type !== 'assistant.message') continue;
@@ -122,6 +132,14 @@ function neverOfferedOrRun(run: ScenarioRun): string | undefined {
       const decision = allowed.get(block.id);
       const unasked = decision && registered.has(block.name) ? allowedWithoutAsking(policy, block.name, registered.get(block.name), decision) : undefined;
       if (unasked) return `call ${block.id} to ${block.name}: ${unasked}`;
+      const ruled = registered.has(block.name) && !hiddenBy(visibility, block.name) ? deniedByRule(policy, block.name, registered.get(block.name)) : undefined;
+      // Keyed by turn and step too: a model may give calls in different steps the same id.
+      const by = decided.get(`${e.payload.turn}/${e.payload.step}/${block.id}`);
+      // A deny rule decides alone: the call is never put to the approver (nor to the no-approver fallback), whatever it would
+      // answer. (A layer or a budget may refuse it first.)
+      if (ruled && by && by.by !== 'visibility' && by.by !== 'budget' && (by.decision !== 'deny' || by.by !== 'policy')) {
+        return `call ${block.id} to ${block.name}: ${ruled}, but it was decided ${by.decision} by ${by.by} (${by.rule}), not denied by a rule`;
+      }
       const why = !registered.has(block.name)
         ? 'no such tool is registered'
         : (hiddenBy(visibility, block.name) ?? deniedByPolicy(policy, approver, block.name, registered.get(block.name)));

@@ -79,7 +79,13 @@ function inboxFollowsReference(run: ScenarioRun): string | undefined {
     .filter((e): e is Extract<LogEvent, { type: 'inbox.received' }> => e.type === 'inbox.received' && e.payload.source === 'user')
     .map((e) => `${e.payload.intent}: ${e.payload.text}`);
   // Requests the final log no longer records (lost with a crash) still went out: they count for `at: { request }`.
-  const facts = { requests: run.requests.length + run.lost.requests, executions: run.executions, events: run.reached.events, deltas: run.reached.deltas };
+  const facts = {
+    requests: run.requests.length + run.lost.requests,
+    executions: run.executions,
+    events: run.reached.events,
+    deltas: run.reached.deltas,
+    approvals: run.reached.approvals,
+  };
   const expected = expectedMessages(run.scenario.inbox, facts).map((m) => `${m.intent}: ${redact(m.text)}`);
   if (run.thrown === undefined) {
     // Through the production host, "stored" means in the store: the final log may be ahead of it (a write the store refused last).

@@ -117,6 +117,7 @@ function tokens(e: Extract<LogEvent, { type: 'model.result' }>): number {
   return usage ? countable(usage.inputTokens) + countable(usage.outputTokens) : 0;
 }
 
+/** A token count as the loop counts it: NaN, negative or past 2^53 is none. */
 function countable(n: number): number {
-  return Number.isFinite(n) && n > 0 ? n : 0;
+  return Number.isFinite(n) && n > 0 && n <= Number.MAX_SAFE_INTEGER ? n : 0;
 }

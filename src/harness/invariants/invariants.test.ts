@@ -328,6 +328,12 @@ expect: {}
       },
     };
     expect(denyNeverLifted(hidden)).toMatch(/offered lookup_order to the model, but layer global denies it/);
+    // A deny rule decides alone: the same call denied, but put to the approver first (an ask ranked above the deny).
+    const mail = r.log.events.find((e) => e.type === 'policy.decision' && (e.payload as { callId: string }).callId === 'mail')!;
+    const asked = edit(r.log.events, mail.seq, (p) => ({ ...p, by: 'approver', rule: 'rule-2' }));
+    expect(denyNeverLifted(withEvents(r, asked))).toMatch(
+      /call mail to notify_customer: rule rule-1 denies it, but it was decided deny by approver \(rule-2\), not denied by a rule/,
+    );
   });
 
   it('invariant 8: a span outside the turn tree', async () => {

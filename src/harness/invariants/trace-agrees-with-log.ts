@@ -116,7 +116,7 @@ function turnSpan(root: SpanRecord, records: TurnRecords, told: TurnResult | und
  * loop writes the result it is owed. The span tells the pipeline's story there.
  */
 function brokenExecutors(run: ScenarioRun): ReadonlySet<string> {
-  return new Set((run.scenario.tools ?? []).filter((t) => t.executor !== undefined).map((t) => t.name));
+  return new Set((run.scenario.tools ?? []).filter((t) => t.executor === 'drops-result' || t.executor === 'throws-after-start').map((t) => t.name));
 }
 
 function childSpans(trace: TraceRecord, records: TurnRecords, broken: ReadonlySet<string>): string | undefined {

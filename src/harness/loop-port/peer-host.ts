@@ -45,7 +45,13 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
   const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed) });
-  const { agent, counters } = scenarioAgent(own, scenario, { name: agentName, clock, faults, onFirstStart: (name) => inbox?.onToolStart(name) });
+  const { agent, counters } = scenarioAgent(own, scenario, {
+    name: agentName,
+    clock,
+    faults,
+    onFirstStart: (name) => inbox?.onToolStart(name),
+    onApproval: (n) => inbox?.onApproval(n),
+  });
   const config = loopConfig(agent, { model: scenario.provider.model ?? 'scenario-model', ...limits(scenario) });
 
   const requestTurns: number[] = [];

@@ -25,9 +25,15 @@ function expanded<T extends { readonly times?: number | undefined }>(entries: re
 // The provider: a script of normalized results and faults
 // ---------------------------------------------------------------------------
 
+/**
+ * Token counts as the model client reports them: whole numbers, possibly past 2^53
+ * (a team's own client that reports 1e308 — the SDK adapters leave such usage out).
+ */
+const tokens = z.number().nonnegative().refine(Number.isInteger, 'a whole number of tokens');
+
 const usageSchema = z.strictObject({
-  input: z.number().int().nonnegative(),
-  output: z.number().int().nonnegative(),
+  input: tokens,
+  output: tokens,
   cacheRead: z.number().int().nonnegative().optional().describe('Of input, tokens read from the prompt cache'),
   cacheWrite: z.number().int().nonnegative().optional().describe('Of input, tokens written to the prompt cache'),
   reasoning: z.number().int().nonnegative().optional().describe('Of output, reasoning tokens'),
@@ -170,8 +176,10 @@ export const behaviourSchema = z.union([
 export type Behaviour = z.infer<typeof behaviourSchema>;
 
 /** Ways a tool executor can break its contract (every call settles with exactly one result). */
-export const EXECUTOR_FAULTS = ['drops-result', 'throws-after-start'] as const;
+export const EXECUTOR_FAULTS = ['drops-result', 'throws-after-start', 'misuses-span'] as const;
 export type ExecutorFault = (typeof EXECUTOR_FAULTS)[number];
+/** The executor faults that lose a call's result (the loop must answer the call itself). */
+export const RESULT_LOSING_FAULTS = ['drops-result', 'throws-after-start'] as const satisfies readonly ExecutorFault[];
 
 const FIELD_TYPE = /^(string|number|integer|boolean|object|array|any)\??$/;
 
@@ -191,7 +199,7 @@ const toolSchema = z.strictObject({
     .enum(EXECUTOR_FAULTS)
     .optional()
     .describe(
-      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws",
+      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws; misuses-span answers it, but keeps the call's trace span and opens a child under it once the case is over (after its trace ended)",
     ),
 });
 export type ScenarioTool = z.infer<typeof toolSchema>;
@@ -232,6 +240,10 @@ const operatorSchema = z.strictObject({
   allow: z.array(z.string()).optional().describe('tools.allow: only these tools (or patterns) stay visible'),
   deny: z.array(z.string()).optional().describe('tools.deny: hidden, whatever the agent allows'),
   ask: z.array(z.string()).optional().describe("tools.ask: a human's approval before they run"),
+  traceMode: z
+    .enum(['dev', 'production'])
+    .optional()
+    .describe('trace.mode: dev throws lifecycle misuse (a span started or ended after its trace ended) at the caller; production (the default) records it'),
 });
 export type OperatorSettings = z.infer<typeof operatorSchema>;
 
@@ -239,7 +251,7 @@ export type OperatorSettings = z.infer<typeof operatorSchema>;
 // The inbox script
 // ---------------------------------------------------------------------------
 
-export const TRIGGER_KEYS = ['request', 'time', 'toolStart', 'event', 'delta'] as const;
+export const TRIGGER_KEYS = ['request', 'time', 'toolStart', 'event', 'delta', 'approval'] as const;
 
 const triggerSchema = z
   .strictObject({
@@ -248,6 +260,7 @@ const triggerSchema = z
     toolStart: z.string().optional().describe('When this tool starts executing'),
     event: z.number().int().nonnegative().optional().describe('When the log appends the event with this seq (0-based)'),
     delta: positiveInt.optional().describe('When the n-th streamed delta (1-based, whole scenario) arrives'),
+    approval: positiveInt.optional().describe('When the n-th approval request (1-based, whole scenario) is put to the approver, before it answers'),
     ifReached: z.literal(true).optional().describe('The case may end before this trigger happens; without it, a trigger that never fires fails the case'),
   })
   .superRefine((at, ctx) => {
@@ -552,6 +565,12 @@ export const scenarioSchema = z
     store: z
       .strictObject({
         failAppends: z.array(positiveInt).default([]).describe('Which appends (1-based) fail'),
+        failWriteAheads: z
+          .array(positiveInt)
+          .optional()
+          .describe(
+            'Which write-aheads (1-based, whole scenario) the store refuses: the append holding the n-th start record of a STATEFUL or CRITICAL call fails',
+          ),
         tornAppends: z
           .array(
             z.strictObject({ append: positiveInt, keep: z.number().int().nonnegative().describe('Records of the batch that land before the write fails') }),

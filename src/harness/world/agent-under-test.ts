@@ -143,6 +143,8 @@ export interface ScenarioAgentOptions {
   readonly faults: FaultLog;
   /** Runs the first time a tool's body starts (for `at: { toolStart }` triggers). */
   readonly onFirstStart: (tool: string) => void;
+  /** Runs as the n-th approval request (1-based) is put to the approver, before it answers (for `at: { approval }` triggers). */
+  readonly onApproval?: (n: number) => void;
   /** Records the prompt's fragments and what each dynamic one gave at each request (loopgate's own loop). */
   readonly prompt?: PromptRecorder;
   /** Parts a scenario file cannot express (state-table fixtures use them): they replace the scenario's and the agent's. */
@@ -177,6 +179,7 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
       ? { prompt: fragments }
       : {};
   const approvals: ApprovalAnswer[] = [];
+  let asked = 0;
   const approver = scenario.approver ? scriptedApprover(scenario.approver, clock) : own.approver;
   const agent: Agent = {
     ...own,
@@ -185,7 +188,7 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     ...prompt,
     ...(policy ? { policy } : {}),
     ...(visibility.length > 0 ? { visibility } : {}),
-    ...(approver ? { approver: recordedApprover(approver, clock, approvals) } : {}),
+    ...(approver ? { approver: recordedApprover(approver, clock, approvals, () => options.onApproval?.(++asked)) } : {}),
     ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, clock, faults) } : {}),
     ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
     ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),

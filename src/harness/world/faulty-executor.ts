@@ -6,13 +6,18 @@
  *
  * - `drops-result`: runs the call (it starts, its body runs), then resolves with
  *   no result at all;
- * - `throws-after-start`: runs the call, then throws.
+ * - `throws-after-start`: runs the call, then throws;
+ * - `misuses-span`: answers the call as it should, but keeps the span the loop
+ *   handed it (`ctx.trace`) and, once the case is over, opens a child span under
+ *   it — work that outlived its turn. The turn's trace has ended by then: the
+ *   tracer must record the misuse among its violations and, in production mode,
+ *   not throw it into the executor.
  *
  * Either way the call may have taken effect, so the loop must answer it `unknown`
  * (it may have run; never "failed", which tells the model a refund that happened
  * did not) — whether the loop notices at once or only when the turn closes.
  */
-import type { LoopDeps, SettledToolCall, ToolExecutor } from '../../kernel/index.ts';
+import type { LoopDeps, SettledToolCall, SpanHandle, ToolExecutor, Tracer } from '../../kernel/index.ts';
 import type { ExecutorFault, Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 
@@ -21,13 +26,61 @@ export function executorFaults(scenario: Scenario): ReadonlyMap<string, Executor
   return new Map(scenario.tools.flatMap((t) => (t.executor ? [[t.name, t.executor] as const] : [])));
 }
 
-export function faultyExecutor(inner: ToolExecutor, faults: ReadonlyMap<string, ExecutorFault>, log: FaultLog): ToolExecutor {
+/** One late act of a `misuses-span` executor: a child span opened under a span it kept. */
+export interface SpanMisuseAct {
+  readonly callId: string;
+  /** Whether the kept span's trace had ended (known only when the harness sees the tracer: the loop driven directly). */
+  readonly traceEnded?: boolean;
+  /** Violations the tracer recorded for the act (same condition). */
+  readonly recorded?: readonly string[];
+  /** What the act threw into the executor, if anything. */
+  readonly threw?: string;
+}
+
+/** The spans a `misuses-span` executor kept (with the tracer of their turn, when known), and its late acts. */
+export class SpanMisuse {
+  readonly #kept: { callId: string; span: SpanHandle; tracer: Tracer | undefined }[] = [];
+  readonly #acts: SpanMisuseAct[] = [];
+  /** The tracer of the turn running now (the loop driven directly begins one per turn). */
+  current: Tracer | undefined;
+
+  keep(callId: string, span: SpanHandle): void {
+    this.#kept.push({ callId, span, tracer: this.current });
+  }
+
+  /** Once the case is over: a child span under each kept span. Never throws. */
+  actLate(log: FaultLog): void {
+    for (const { callId, span, tracer } of this.#kept.splice(0)) {
+      log.record(`tool executor opens a span under ${callId}'s after its turn`);
+      const ended = tracer?.ended;
+      const before = tracer?.violations.length ?? 0;
+      let threw: string | undefined;
+      try {
+        span.child('tool', `late work of ${callId}`).end('ok');
+      } catch (error) {
+        threw = error instanceof Error ? error.message : String(error);
+      }
+      this.#acts.push({
+        callId,
+        ...(tracer ? { traceEnded: ended === true, recorded: tracer.violations.slice(before) } : {}),
+        ...(threw !== undefined ? { threw } : {}),
+      });
+    }
+  }
+
+  get acts(): readonly SpanMisuseAct[] {
+    return this.#acts;
+  }
+}
+
+export function faultyExecutor(inner: ToolExecutor, faults: ReadonlyMap<string, ExecutorFault>, log: FaultLog, misuse?: SpanMisuse): ToolExecutor {
   return {
     specs: () => inner.specs(),
     parallelSafe: (name) => inner.parallelSafe(name),
     execute: async (call, ctx) => {
       const settled = await inner.execute(call, ctx);
       const fault = faults.get(call.name);
+      if (fault === 'misuses-span' && ctx.trace) misuse?.keep(call.id, ctx.trace);
       if (fault === 'drops-result') {
         log.record(`tool executor drops the result of ${call.id}`);
         return undefined as unknown as SettledToolCall;
@@ -42,8 +95,8 @@ export function faultyExecutor(inner: ToolExecutor, faults: ReadonlyMap<string, 
 }
 
 /** The loop's dependencies with the faulty executor, when the scenario names one. */
-export function withExecutorFaults(scenario: Scenario, log: FaultLog): ((deps: LoopDeps) => LoopDeps) | undefined {
+export function withExecutorFaults(scenario: Scenario, log: FaultLog, misuse?: SpanMisuse): ((deps: LoopDeps) => LoopDeps) | undefined {
   const faults = executorFaults(scenario);
   if (faults.size === 0) return undefined;
-  return (deps) => ({ ...deps, tools: faultyExecutor(deps.tools, faults, log) });
+  return (deps) => ({ ...deps, tools: faultyExecutor(deps.tools, faults, log, misuse) });
 }

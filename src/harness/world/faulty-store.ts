@@ -6,6 +6,10 @@
  *
  * - `store.failAppends`: which batch appends (1-based, counted over the whole
  *   case) fail, storing nothing;
+ * - `store.failWriteAheads`: which write-aheads (1-based, counted over the whole
+ *   case) fail — the append holding the n-th `tool.started` of a STATEFUL or
+ *   CRITICAL call (the record the loop waits for before it runs the call),
+ *   storing nothing;
  * - `store.tornAppends`: which appends are torn — the first `keep` records of the
  *   batch land, then the write fails (a store that breaks the atomic-batch rule);
  * - a crash severs the dead process's connection: it writes nothing more (a write
@@ -63,6 +67,10 @@ export class WorldStore {
   readonly store: MemoryEventStore;
   readonly #faults: FaultLog;
   readonly #failAppends: ReadonlySet<number>;
+  readonly #failWriteAheads: ReadonlySet<number>;
+  /** Start records of STATEFUL or CRITICAL calls handed to the store so far (each counted once, in the first batch holding it). */
+  #writeAheads = 0;
+  readonly #writeAheadsSeen = new Set<string>();
   readonly #tornAppends: ReadonlyMap<number, number>;
   readonly #loseOnCrash: ReadonlySet<number>;
   /** Seq → the field garbled (a dotted path), or undefined for the whole payload. */
@@ -87,6 +95,7 @@ export class WorldStore {
   constructor(spec: Scenario['store'], faults: FaultLog, make?: (hooks: MemoryStoreFaults) => MemoryEventStore) {
     this.#faults = faults;
     this.#failAppends = new Set(spec?.failAppends ?? []);
+    this.#failWriteAheads = new Set(spec?.failWriteAheads ?? []);
     this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
     this.#loseOnCrash = new Set(spec?.loseOnCrash ?? []);
     this.#corruptOnCrash = new Map((spec?.corruptOnCrash ?? []).map((c) => (typeof c === 'number' ? [c, undefined] : [c.seq, c.field])));
@@ -199,6 +208,20 @@ export class WorldStore {
     return out.map((r) => (this.#garbled.has(r.seq) ? garbled(r, this.#corruptOnCrash.get(r.seq)) : r));
   }
 
+  /** The write-ahead number this batch must fail on, if it holds a start record the scenario refuses (new ones counted). */
+  #refusedWriteAhead(records: readonly EventRecord[]): number | undefined {
+    let refused: number | undefined;
+    for (const record of records) {
+      // A batch handed over again (a retried write) holds the same records: counted once, by seq and call.
+      const key = `${record.seq}/${(record.payload as { callId?: unknown }).callId}`;
+      if (!isWriteAhead(record) || this.#writeAheadsSeen.has(key)) continue;
+      this.#writeAheadsSeen.add(key);
+      this.#writeAheads++;
+      if (this.#failWriteAheads.has(this.#writeAheads)) refused ??= this.#writeAheads;
+    }
+    return refused;
+  }
+
   async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     const attempt = ++this.#attempts;
     this.#written.add(conversationId);
@@ -206,6 +229,12 @@ export class WorldStore {
       this.#faults.record(`store append ${attempt} fails`);
       this.#failed.push(attempt);
       throw new Error(`injected store failure on append ${attempt}`);
+    }
+    const writeAhead = this.#failWriteAheads.size > 0 ? this.#refusedWriteAhead(records) : undefined;
+    if (writeAhead !== undefined) {
+      this.#faults.record(`store append ${attempt} fails (write-ahead ${writeAhead})`);
+      this.#failed.push(attempt);
+      throw new Error(`injected store failure on append ${attempt}: write-ahead ${writeAhead}`);
     }
     const keep = this.#tornAppends.get(attempt);
     if (keep !== undefined && keep < records.length) {
@@ -222,6 +251,13 @@ export class WorldStore {
       throw error;
     }
   }
+}
+
+/** A call's start record the loop must store before it runs the call. */
+function isWriteAhead(record: EventRecord): boolean {
+  if (record.type !== 'tool.started') return false;
+  const level = (record.payload as { sideEffect?: unknown } | null)?.sideEffect;
+  return level === 'STATEFUL' || level === 'CRITICAL';
 }
 
 /**

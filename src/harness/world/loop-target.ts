@@ -50,6 +50,10 @@ export interface LoopWorld {
   /** Test seams: a broken tool pipeline, a loop variant. */
   readonly wrapTools?: (executor: ToolExecutor, options: ToolExecutorOptions) => ToolExecutor;
   readonly wrapDeps?: (deps: LoopDeps) => LoopDeps;
+  /** Hears each turn's tracer as it is begun (a `misuses-span` executor judges its late acts by it). */
+  readonly onTracer?: (tracer: Tracer) => void;
+  /** The trace mode, as the production host's `trace.mode` (default production). */
+  readonly traceMode?: 'dev' | 'production';
 }
 
 /** The loop over a fresh log, wired to the world, every part recorded; and the target that drives it. */
@@ -69,7 +73,11 @@ export function directLoop(w: LoopWorld): LoopTarget {
     persist,
     conversation: w.conversation,
     tracing: {
-      begin: (turn) => new Tracer({ clock: w.clock, traceId: `${w.conversation}:${turn}`, mode: 'production', redact: w.redact }),
+      begin: (turn) => {
+        const tracer = new Tracer({ clock: w.clock, traceId: `${w.conversation}:${turn}`, mode: w.traceMode ?? 'production', redact: w.redact });
+        w.onTracer?.(tracer);
+        return tracer;
+      },
       finish: (tracer) => {
         const record = tracer.end();
         w.recording.traced(log, record, traceTurn(record));

@@ -16,9 +16,11 @@ export interface ApprovalAnswer {
   readonly at: number;
 }
 
-export function recordedApprover(approver: Approver, clock: Pick<Clock, 'now'>, answers: ApprovalAnswer[]): Approver {
+/** `asked` hears each request as it is put to the approver, before it answers (for `at: { approval }` triggers). */
+export function recordedApprover(approver: Approver, clock: Pick<Clock, 'now'>, answers: ApprovalAnswer[], asked?: () => void): Approver {
   return {
     approve: async (request: ApprovalRequest, signal: AbortSignal) => {
+      asked?.();
       const note = (answer: string) => answers.push({ callId: request.callId, tool: request.tool, answer, at: clock.now() });
       try {
         const answer = await approver.approve(request, signal);

@@ -43,9 +43,12 @@ export function sideEffectLine(e: { readonly callId: string; readonly name: stri
   return `- ${e.name} (call ${e.callId}): ${status === 'ok' ? 'done' : status === 'unknown' ? 'may have taken effect' : 'failed'}`;
 }
 
-/** Token counts a broken client reports as NaN or negative count as zero. */
+/**
+ * Token counts a broken client reports as NaN, negative or past 2^53 (not a count:
+ * summed, two such overflow to Infinity, which no record may hold) count as zero.
+ */
 export function countable(n: number): number {
-  return Number.isFinite(n) && n > 0 ? n : 0;
+  return n > 0 && n <= Number.MAX_SAFE_INTEGER ? n : 0;
 }
 
 /** The parts of a turn's usage only some providers report: present in the close when any result reported them. */

@@ -28,6 +28,8 @@ export interface TriggerFacts {
   readonly events?: number;
   /** Deltas streamed over the whole case. */
   readonly deltas?: number;
+  /** Approval requests put to the approver over the whole case. */
+  readonly approvals?: number;
 }
 
 /** Whether an entry's trigger fired: untimed and timed entries always run; the others only if their moment came. */
@@ -37,6 +39,7 @@ export function fired(at: Trigger | undefined, facts: TriggerFacts): boolean {
   if (at.toolStart !== undefined) return (facts.executions.get(at.toolStart) ?? 0) > 0;
   if (at.event !== undefined) return (facts.events ?? 0) > at.event;
   if (at.delta !== undefined) return (facts.deltas ?? 0) >= at.delta;
+  if (at.approval !== undefined) return (facts.approvals ?? 0) >= at.approval;
   return true;
 }
 
