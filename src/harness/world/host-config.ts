@@ -35,7 +35,7 @@ export function hostConfigFor(model: string, toolMaxOutputChars: number | undefi
       ...(operator?.ask !== undefined ? { ask: operator.ask } : {}),
       ...(toolMaxOutputChars !== undefined ? { maxOutputChars: toolMaxOutputChars } : {}),
     },
-    ...(operator?.traceMode !== undefined ? { trace: { ...base.trace, mode: operator.traceMode } } : {}),
+    ...(operator?.traceMode !== undefined ? { trace: { mode: operator.traceMode } } : {}),
     snapshots: { every: SNAPSHOT_EVERY },
     ...(keepSessions ? {} : { sessions: { maxIdle: 0 } }),
   });
