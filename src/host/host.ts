@@ -36,6 +36,7 @@ import {
   type ModelErrorHandler,
   AgentLoop,
   type Agent,
+  type AgentFactory,
   type CheckpointHook,
   type ClaimPolicy,
   type Compactor,
@@ -92,8 +93,16 @@ export interface HostOptions {
    * The config's operator settings go around it (host-agent.ts says how). The
    * options below that name an agent part are shorthands for it: each adds to, or
    * stands in for, the agent's.
+   *
+   * A factory (`AgentFactory`, as in loopgate.config.ts) is called per
+   * conversation, as `loopgate run` builds one per case: each time the host opens
+   * a conversation (its first message here, or again after it was closed idle or
+   * the process restarted), with that conversation's id — so state kept in the
+   * factory's closure is one conversation's, never shared between users. An
+   * `Agent` object is shared by every conversation. A factory that throws or
+   * returns no agent: that conversation's requests answer 500, nothing stored.
    */
-  readonly agent?: Agent;
+  readonly agent?: Agent | AgentFactory;
   /** Added after the agent's tools. */
   readonly tools?: readonly AnyToolDeclaration[];
   /** Policy rules beyond the agent's and the config's `tools.ask`. */
@@ -186,6 +195,13 @@ export interface RecoverAllOptions {
   readonly concurrency?: number;
 }
 
+/** The agent a conversation is served, with what the host builds from it. */
+interface Served {
+  readonly agent: Agent;
+  readonly tools: ToolExecutor;
+  readonly prompt: PromptSource;
+}
+
 interface Session {
   readonly log: EventLog;
   readonly loop: AgentLoop;
@@ -233,10 +249,15 @@ const INTENTS: readonly Intent[] = ['follow_up', 'steer', 'inject'];
 export class AgentHost {
   readonly #options: HostOptions;
   readonly #clock: Clock;
-  readonly #redact: Redactor;
-  /** The agent served: the given one with the shorthand options folded in. */
-  readonly #agent: Agent;
-  readonly #tools: ToolExecutor;
+  /** Redacts every secret of every agent this host has built, and the credentials in its environment. */
+  #redactor: Redactor;
+  /** The agent served to every conversation (an `Agent` given), or undefined: a factory builds one per conversation. */
+  readonly #shared: Served | undefined;
+  readonly #factory: AgentFactory | undefined;
+  /** Secrets and tool names of the agents built so far (the redactor covers them all). */
+  readonly #secrets = new Set<string>();
+  readonly #toolNames = new Set<string>();
+  readonly #envCredentials = secretsFromEnv();
   readonly #newId: () => string;
   /** Every conversation with work in flight or an open idle session. */
   readonly #conversations = new Map<string, Conversation>();
@@ -250,21 +271,63 @@ export class AgentHost {
   #storeClaim: Promise<void> | undefined;
   #halted = false;
   #closing: Promise<void> | undefined;
-  /** The system prompt's fragments: register more (tool guidance, dynamic context) at any time. */
-  readonly prompt: PromptSource;
+  /**
+   * The system prompt served to every conversation: the `prompt` option, or the
+   * given `Agent`'s with the config's (register more fragments on it at any time).
+   * Undefined when a factory builds each conversation's agent: each brings its own.
+   */
+  readonly prompt: PromptSource | undefined;
 
   constructor(options: HostOptions) {
     this.#options = options;
-    this.#agent = hostAgent(options);
-    this.prompt = options.prompt ?? hostPrompt(options.config, this.#agent);
     this.#clock = options.clock ?? systemClock;
-    this.#redact = createRedactor({ secrets: [...credentialsFromEnv(this.#agent), ...(this.#agent.secrets ?? [])] });
-    this.#tools = hostToolExecutor(options.config, this.#agent, this.#redact, options.policyRules);
     this.#newId = options.newId ?? (() => randomUUID());
+    this.#factory = typeof options.agent === 'function' ? options.agent : undefined;
+    this.#redactor = this.#learn(hostAgent({ ...options, agent: undefined }));
+    this.#shared = this.#factory ? undefined : this.#serve(hostAgent({ ...options, agent: options.agent as Agent | undefined }));
+    this.prompt = options.prompt ?? this.#shared?.prompt;
   }
 
   get redact(): Redactor {
-    return this.#redact;
+    return this.#redactor;
+  }
+
+  get #redact(): Redactor {
+    return this.#redactor;
+  }
+
+  /** The redactor, widened to an agent's secrets and tool names (an environment value that is a tool's name is no credential). */
+  #learn(agent: Agent): Redactor {
+    const before = this.#secrets.size + this.#toolNames.size;
+    for (const secret of agent.secrets ?? []) this.#secrets.add(secret);
+    for (const tool of agent.tools ?? []) this.#toolNames.add(tool.name);
+    if (this.#redactor !== undefined && this.#secrets.size + this.#toolNames.size === before) return this.#redactor;
+    const tools = [...this.#toolNames];
+    const fromEnv = this.#envCredentials.filter((value) => secretGarbles(value, tools) === undefined);
+    this.#redactor = createRedactor({ secrets: [...fromEnv, ...this.#secrets] });
+    return this.#redactor;
+  }
+
+  /** The host's parts around one agent (the shorthand options already folded in); throws for an agent the config or the kernel refuses. */
+  #serve(agent: Agent): Served {
+    const redact = this.#learn(agent);
+    const tools = hostToolExecutor(this.#options.config, agent, redact, this.#options.policyRules);
+    return { agent, tools, prompt: this.#options.prompt ?? hostPrompt(this.#options.config, agent) };
+  }
+
+  /** The agent for a conversation being opened: the shared one, or the factory's, built for it. */
+  async #agentFor(conversationId: string): Promise<Served> {
+    if (this.#shared) return this.#shared;
+    const factory = this.#factory!;
+    let built: unknown;
+    try {
+      built = await factory({ clock: this.#clock, random: this.#options.random ?? Math.random, conversationId });
+    } catch (error) {
+      throw new Error(`the agent factory threw: ${(error as Error)?.message ?? String(error)}`);
+    }
+    if (built === null || typeof built !== 'object' || Array.isArray(built))
+      throw new Error(`the agent factory returned ${built === null ? 'null' : Array.isArray(built) ? 'a list' : typeof built}, not an agent`);
+    return this.#serve(hostAgent({ ...this.#options, agent: built as Agent }));
   }
 
   /**
@@ -717,10 +780,12 @@ export class AgentHost {
     this.#observe((o) => o.opened?.(c.id, log));
     let loop: AgentLoop | undefined;
     const flush = this.#flushFor(c.id, log, opened.restoredFrom ?? 0, () => loop);
+    const served = await this.#agentFor(c.id);
     const refused = this.#storeRefused.delete(c.id);
-    const recovery = recoverConversation(log, { sideEffectOf: (name) => this.#sideEffectOf(name), ...(refused ? { cause: 'store' as const } : {}) });
+    const sideEffectOf = (name: string): SideEffect | undefined => served.agent.tools?.find((t) => t.name === name)?.sideEffect;
+    const recovery = recoverConversation(log, { sideEffectOf, ...(refused ? { cause: 'store' as const } : {}) });
     await flush();
-    loop = this.#loop(c, log, flush);
+    loop = this.#loop(c, log, flush, served);
     const session: Session = { log, loop, flush };
     c.session = session;
     this.#observe((o) => o.started?.(c.id, session.loop));
@@ -735,10 +800,6 @@ export class AgentHost {
     } catch {
       // An observer never breaks the host.
     }
-  }
-
-  #sideEffectOf(name: string): SideEffect | undefined {
-    return this.#agent.tools?.find((t) => t.name === name)?.sideEffect;
   }
 
   #flushFor(conversationId: string, log: EventLog, snapshotAt: number, loopOf: () => AgentLoop | undefined): (durability?: Durability) => Promise<void> {
@@ -820,7 +881,7 @@ export class AgentHost {
     return claim;
   }
 
-  #loop(c: Conversation, log: EventLog, flush: Session['flush']): AgentLoop {
+  #loop(c: Conversation, log: EventLog, flush: Session['flush'], served: Served): AgentLoop {
     const o = this.#options;
     const turns = new WeakMap<Tracer, number>();
     const tracing: TurnTracing = {
@@ -869,9 +930,9 @@ export class AgentHost {
           log,
           model: o.model,
           ...(o.fallbackModels ? { fallbackModels: o.fallbackModels } : {}),
-          agent: this.#agent,
-          tools: this.#tools,
-          prompt: this.prompt,
+          agent: served.agent,
+          tools: served.tools,
+          prompt: served.prompt,
           clock: this.#clock,
           persist: flush,
           tracing,
@@ -1019,14 +1080,4 @@ export function configPrompt(config: HostConfig): PromptAssembler {
   prompt.register({ id: 'identity', priority: PRIORITY.identity, text: config.prompt.identity });
   if (config.prompt.deployment) prompt.register({ id: 'deployment', priority: PRIORITY.deployment, text: config.prompt.deployment });
   return prompt;
-}
-
-/**
- * Values of environment variables named like credentials — less any that is a word the loop writes into its
- * records or a tool's name (EXAMPLE_TOKEN=maxTokens): no credential is one, and redacting it would garble every
- * record. The agent's own secrets are refused for the same reason when it is built (agent-settings.ts).
- */
-function credentialsFromEnv(agent: Agent): string[] {
-  const tools = (agent.tools ?? []).map((t) => t.name);
-  return secretsFromEnv().filter((value) => secretGarbles(value, tools) === undefined);
 }
