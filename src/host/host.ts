@@ -174,6 +174,17 @@ export interface HandleOptions {
    * get traceparents in that trace to pass on. Malformed: 400, nothing stored.
    */
   readonly traceparent?: string;
+  /**
+   * The client's id for this message (an HTTP `Idempotency-Key`): 1-200 letters,
+   * digits, `.`, `_`, `:` or `-`, naming no secret (else 400). It becomes the
+   * message's id in the log, so it survives a crash. A request whose id the
+   * conversation already holds is a retry: nothing is stored again and no turn
+   * runs for it — it is answered with what became of the message: the turn that
+   * took it, if that turn has closed; else when the turn that takes it closes (as
+   * the first request would have been), or 202 while it waits. The same id with
+   * another text or intent is refused: 422, nothing stored.
+   */
+  readonly messageId?: string;
 }
 
 /** What `recoverAll` found. */
@@ -213,6 +224,12 @@ interface Session {
 interface Waiter {
   readonly conversationId: string;
   readonly id: string;
+  /** The id is the client's (`HandleOptions.messageId`): a message the log holds already is not posted again. */
+  readonly given: boolean;
+  /** Requests that repeated this one's message while it waited (the same client message id): answered with it. */
+  readonly retries: Waiter[];
+  /** This one repeats the message of that waiting request. */
+  retryOf?: Waiter;
   readonly intent: Intent;
   readonly text: string;
   /** The caller's trace (`HandleOptions.traceparent`). */
@@ -368,6 +385,13 @@ export class AgentHost {
     if (!INTENTS.includes(intent)) return fail(400, `invalid intent ${JSON.stringify(intent)}: use follow_up, steer or inject`);
     const traced = options.traceparent === undefined ? undefined : parseTraceparent(options.traceparent);
     if (traced && 'error' in traced) return fail(400, traced.error);
+    const messageId = options.messageId;
+    if (messageId !== undefined) {
+      if (typeof messageId !== 'string' || !CONVERSATION_ID.test(messageId))
+        return fail(400, `invalid message id "${shownId(messageId)}": use 1-200 letters, digits, ".", "_", ":" or "-"`);
+      if (this.#redact(messageId) !== messageId)
+        return fail(400, `the message id holds a secret ("${this.#redact(messageId)}"): use an id that names no credential; nothing was stored`);
+    }
     if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down; the message was not stored');
     // A store any process may write needs no claim: the message is posted in this same call (a steer
     // reaches a running turn before anything else runs).
@@ -385,7 +409,18 @@ export class AgentHost {
     this.#expireIdle();
     const c = this.#activate(conversationId);
     const { promise, resolve } = Promise.withResolvers<ResponseEnvelope>();
-    const waiter: Waiter = { conversationId, id: this.#newId(), intent, text, caller: traced?.context, seq: undefined, resolve, settled: false };
+    const waiter: Waiter = {
+      conversationId,
+      id: messageId ?? this.#newId(),
+      given: messageId !== undefined,
+      retries: [],
+      intent,
+      text,
+      caller: traced?.context,
+      seq: undefined,
+      resolve,
+      settled: false,
+    };
     if (c.holding && c.session) {
       // A turn of this conversation is running here: the message joins it now.
       this.#post(c, c.session, waiter);
@@ -509,8 +544,9 @@ export class AgentHost {
     return c;
   }
 
-  /** Appends the message to the log (once) and waits for its turn. */
+  /** Appends the message to the log (once) and waits for its turn. A client's retry of a message already posted is not appended. */
   #post(c: Conversation, session: Session, waiter: Waiter): void {
+    if (waiter.given && this.#repeated(c, session, waiter)) return;
     try {
       session.loop.send(waiter.text, { intent: waiter.intent, id: waiter.id });
     } catch (error) {
@@ -519,6 +555,50 @@ export class AgentHost {
     }
     waiter.seq = session.log.length - 1;
     c.waiting.set(waiter.id, waiter);
+  }
+
+  /**
+   * A request whose client message id the conversation holds already (a retry): it
+   * waits with the request still waiting on that message, waits for the turn that
+   * takes it, or is answered with the closed turn that took it. False: a new message.
+   */
+  #repeated(c: Conversation, session: Session, waiter: Waiter): boolean {
+    const live = c.waiting.get(waiter.id);
+    const stored = session.log.positions.message(waiter.id);
+    if (!live && !stored) return false;
+    const same = live ?? stored!;
+    if (stored?.source !== undefined && stored.source !== 'user') {
+      this.#settle(waiter, { status: 422, error: `the message id "${waiter.id}" names a message the loop wrote, not a client's; nothing was stored` });
+      return true;
+    }
+    if (same.intent !== waiter.intent || this.#redact(same.text) !== this.#redact(waiter.text)) {
+      this.#settle(waiter, {
+        status: 422,
+        error: `the message id "${waiter.id}" names another message in this conversation (its text or intent differ); nothing was stored`,
+      });
+      return true;
+    }
+    waiter.seq = live?.seq ?? stored!.seq;
+    if (live) {
+      waiter.retryOf = live;
+      live.retries.push(waiter);
+      return true;
+    }
+    const taken = session.log.positions.inboxState(waiter.id) === 'taken' ? lastTaking(session.log, waiter.id) : undefined;
+    if (taken?.outcome !== undefined) {
+      // Its turn has closed (and is stored: a turn's close is, before anything is answered): that turn is the answer.
+      const summary = summarizeLoggedTurn(session.log, taken.turn, taken.outcome, this.#redact, this.#options.config.prices);
+      this.#settle(waiter, {
+        status: httpStatusFor(taken.outcome),
+        delivery: taken.delivery,
+        turns: [summary],
+        ...(summary.reply !== undefined ? { reply: summary.reply } : {}),
+      });
+      return true;
+    }
+    // Waiting in the inbox, or taken by the turn running now: answered as the first request would have been.
+    c.waiting.set(waiter.id, waiter);
+    return true;
   }
 
   #startPump(c: Conversation): void {
@@ -716,6 +796,32 @@ export class AgentHost {
 
   #abortWaiter(c: Conversation, waiter: Waiter): void {
     if (waiter.settled) return;
+    const log = c.session?.log;
+    if (waiter.retryOf) {
+      // A retry waiting with the request that posted the message: only this request goes.
+      const others = waiter.retryOf.retries;
+      others.splice(others.indexOf(waiter), 1);
+      this.#settle(waiter, {
+        status: 499,
+        delivery: deliveryNow(log, waiter.id),
+        error: 'the request was aborted; the message is stored (posted by an earlier request)',
+      });
+      return;
+    }
+    if (waiter.retries.length > 0 && c.waiting.get(waiter.id) === waiter) {
+      // Another request for the same message still waits: it takes this one's place; the turn goes on.
+      const [next, ...rest] = waiter.retries.splice(0);
+      next!.retryOf = undefined;
+      next!.retries.push(...rest);
+      for (const r of rest) r.retryOf = next;
+      c.waiting.set(waiter.id, next!);
+      this.#settle(waiter, {
+        status: 499,
+        delivery: deliveryNow(log, waiter.id),
+        error: 'the request was aborted; the message is stored (a retry of it waits for its answer)',
+      });
+      return;
+    }
     const queued = c.queue.indexOf(waiter);
     if (queued >= 0) {
       c.queue.splice(queued, 1);
@@ -723,7 +829,6 @@ export class AgentHost {
       this.#settle(waiter, { status: 499, error: 'the request was aborted before the message was posted; nothing was stored' });
       return;
     }
-    const log = c.session?.log;
     if (!log || waiter.seq === undefined) return;
     const state = log.positions.inboxState(waiter.id);
     if (state === 'taken') {
@@ -741,6 +846,8 @@ export class AgentHost {
   #settle(waiter: Waiter, answer: { status: number; delivery?: Delivery; turns?: readonly TurnSummary[]; reply?: string; error?: string }): void {
     if (waiter.settled) return;
     waiter.settled = true;
+    // Requests that repeated this one's message hear the same (each its own 499 if its client went away).
+    for (const retry of waiter.retries.splice(0)) this.#settle(retry, answer);
     // A client gone before its message was stored hears what became of it: 499, stored or not. A turn that
     // took the message meanwhile is its answer, as for any request (host-answers-follow-outcomes).
     if (waiter.aborted && answer.turns === undefined) {
@@ -1080,4 +1187,41 @@ export function configPrompt(config: HostConfig): PromptAssembler {
   prompt.register({ id: 'identity', priority: PRIORITY.identity, text: config.prompt.identity });
   if (config.prompt.deployment) prompt.register({ id: 'deployment', priority: PRIORITY.deployment, text: config.prompt.deployment });
   return prompt;
+}
+
+/** The last turn that took a message, how, and its outcome once it has closed. */
+function lastTaking(log: EventLog, id: string): { turn: number; delivery: Delivery; outcome: Outcome | undefined } | undefined {
+  let taken: number | undefined;
+  for (let i = log.length - 1; i >= 0; i--) {
+    const e = log.at(i)!;
+    if (isKnown(e) && e.type === 'user.message' && (e as Extract<LogEvent, { type: 'user.message' }>).payload.id === id) {
+      taken = i;
+      break;
+    }
+  }
+  if (taken === undefined) return undefined;
+  const turn = (log.at(taken) as Extract<LogEvent, { type: 'user.message' }>).payload.turn;
+  let stepped = false;
+  for (let i = taken - 1; i >= 0; i--) {
+    const e = log.at(i)!;
+    if (!isKnown(e)) continue;
+    const event = e as LogEvent;
+    if (event.type === 'model.request' && event.payload.turn === turn) stepped = true;
+    if (event.type === 'turn.opened' && event.payload.turn === turn) break;
+  }
+  let outcome: Outcome | undefined;
+  for (let i = taken + 1; i < log.length; i++) {
+    const e = log.at(i)!;
+    if (isKnown(e) && e.type === 'turn.closed' && (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.turn === turn) {
+      outcome = (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.outcome as Outcome;
+      break;
+    }
+  }
+  return { turn, delivery: stepped ? 'joined' : 'turn', outcome };
+}
+
+/** How a stored message stands for a request that goes away: waiting (queued), or taken by a turn. */
+function deliveryNow(log: EventLog | undefined, id: string): Delivery {
+  if (!log || log.positions.inboxState(id) !== 'taken') return 'queued';
+  return lastTaking(log, id)?.delivery ?? 'queued';
 }

@@ -64,6 +64,8 @@ export interface HostWorld {
 export interface HostPost {
   readonly intent: MessageIntent;
   readonly text: string;
+  /** The client's id for the message (the same on a retry), if it gave one. */
+  readonly messageId?: string;
   /** The process it was sent to (0 for the first). */
   readonly process: number;
   envelope: ResponseEnvelope | undefined;
@@ -113,19 +115,27 @@ export class HostTarget implements LoopUnderTest {
     return process;
   }
 
-  send(text: string, intent: MessageIntent, via?: number): void {
+  send(text: string, intent: MessageIntent, via?: number, messageId?: string): void {
     const process = this.#via(via);
-    const post: HostPost = { intent, text, process: this.#processes.indexOf(process), envelope: undefined };
+    const post: HostPost = {
+      intent,
+      text,
+      ...(messageId !== undefined ? { messageId } : {}),
+      process: this.#processes.indexOf(process),
+      envelope: undefined,
+    };
     this.posts.push(post);
     const client = new AbortController();
     this.#clients.push(client);
     this.#track(
-      process.host.handle(this.#world.conversation, text, { intent, signal: client.signal }).then((envelope) => {
-        // A process that died answers nobody: what its halted host says afterwards never reaches the client.
-        if (process.dead) return;
-        post.envelope = envelope;
-        post.answered = { stored: this.#world.store.store.count(this.#world.conversation), at: this.#world.clock.now() };
-      }),
+      process.host
+        .handle(this.#world.conversation, text, { intent, signal: client.signal, ...(messageId !== undefined ? { messageId } : {}) })
+        .then((envelope) => {
+          // A process that died answers nobody: what its halted host says afterwards never reaches the client.
+          if (process.dead) return;
+          post.envelope = envelope;
+          post.answered = { stored: this.#world.store.store.count(this.#world.conversation), at: this.#world.clock.now() };
+        }),
     );
   }
 
