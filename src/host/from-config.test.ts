@@ -229,4 +229,14 @@ describe('createHostFromConfig', () => {
     expect([builds, backend.refunds.length, model.requests[0]!.system]).toEqual([[undefined, 'a', 'b'], 1, 'You are the support agent.']);
     await host.close();
   });
+
+  it("redacts a factory's secrets from the first request on, before it builds an agent for a conversation", async () => {
+    const { file } = writeConfig(['model: {provider: fake, name: m}', 'store: {kind: memory}', ''].join('\n'));
+    const secret = 'tenant-Key-5a4b3c2d1e';
+    const host = await createHostFromConfig(file, { agent: () => ({ system: 'ok', secrets: [secret] }), modelClient: () => new ScriptedModelClient([]) });
+    const refused = await host.handle(`conv-${secret}`, 'hi');
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused)).not.toContain(secret);
+    await host.close();
+  });
 });

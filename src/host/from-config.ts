@@ -117,7 +117,9 @@ export async function createHostFromConfig(config: string | HostConfig, options:
     ...rest
   } = options;
   // The keys and the collector's header values are secrets whatever their variables are called.
-  const secrets = [...(options.secrets ?? []), ...specs.flatMap((s) => (s.apiKey ? [s.apiKey] : [])), ...Object.values(headers)];
+  // The checked build's secrets too: the host redacts them from its first request on, before it builds an agent of its own.
+  const built = typeof options.agent === 'function' ? (agent?.secrets ?? []) : [];
+  const secrets = [...(options.secrets ?? []), ...built, ...specs.flatMap((s) => (s.apiKey ? [s.apiKey] : [])), ...Object.values(headers)];
   const exporter = givenExporter ?? traceExporter(parsed, { at, headers, secrets });
   const stopExporter = () => (givenExporter ? Promise.resolve() : Promise.resolve(exporter?.shutdown?.()).catch(() => undefined));
   let store: EventStore;

@@ -101,6 +101,9 @@ export interface HostOptions {
    * factory's closure is one conversation's, never shared between users. An
    * `Agent` object is shared by every conversation. A factory that throws or
    * returns no agent: that conversation's requests answer 500, nothing stored.
+   * A factory's secrets are redacted once it has built an agent declaring them;
+   * name them in `secrets` to have them redacted before (createHostFromConfig
+   * passes those of the agent it checks).
    */
   readonly agent?: Agent | AgentFactory;
   /** Added after the agent's tools. */
