@@ -224,7 +224,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // --- the agent under test, with the scenario's scripts ---------------------------
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
-  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed) });
+  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: CASE_CONVERSATION });
   const prompt = new PromptRecorder();
   const { agent, counters, policy, visibility, approvals } = scenarioAgent(own, scenario, {
     name: agentName,

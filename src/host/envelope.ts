@@ -41,7 +41,7 @@ export type Delivery = 'turn' | 'joined' | 'queued';
 
 export interface ResponseEnvelope {
   readonly conversationId: string;
-  /** Id of the inbox message this request posted. */
+  /** Id of the inbox message this request posted — the client's `messageId` when it gave one — or that its retry repeated. */
   readonly messageId: string | undefined;
   /** HTTP status for the request as a whole: from the last turn's outcome; 202 when queued. */
   readonly status: number;

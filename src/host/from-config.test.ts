@@ -18,7 +18,7 @@ import { SupportBackend } from '../../scenarios/example-agent/backend.ts';
 import { supportTools } from '../../scenarios/example-agent/tools.ts';
 import { call, reply, toolUse, transportError } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { InputError } from '../kernel/index.ts';
+import { InputError, type AgentContext } from '../kernel/index.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { ConfigError, type HostConfig } from './config.ts';
 import { createHostFromConfig } from './from-config.ts';
@@ -209,12 +209,12 @@ describe('createHostFromConfig', () => {
     await expect(refused).rejects.toThrow(/budgets\.maxSteps/);
   });
 
-  it('takes the agent factory of a loopgate.config.ts, builds it once, and runs its tools', async () => {
+  it('takes the agent factory of a loopgate.config.ts, builds it to check it and once per conversation, and runs its tools', async () => {
     const { file } = writeConfig(['model: {provider: fake, name: m}', 'store: {kind: memory}', ''].join('\n'));
     const backend = new SupportBackend();
-    let builds = 0;
-    const factory = () => {
-      builds++;
+    const builds: (string | undefined)[] = [];
+    const factory = (context: AgentContext) => {
+      builds.push(context.conversationId);
       return { tools: supportTools(backend), system: 'You are the support agent.' };
     };
     const model = new ScriptedModelClient([
@@ -225,7 +225,18 @@ describe('createHostFromConfig', () => {
     const host = await createHostFromConfig(file, { agent: factory, modelClient: () => model });
     expect((await host.handle('a', 'Refund ORD-1001')).reply).toBe('Refunded.');
     expect((await host.handle('b', 'Hello')).reply).toBe('Anything else?');
-    expect([builds, backend.refunds.length, model.requests[0]!.system]).toEqual([1, 1, 'You are the support agent.']);
+    // Once to check against the config before anything opens (no conversation), then once per conversation.
+    expect([builds, backend.refunds.length, model.requests[0]!.system]).toEqual([[undefined, 'a', 'b'], 1, 'You are the support agent.']);
+    await host.close();
+  });
+
+  it("redacts a factory's secrets from the first request on, before it builds an agent for a conversation", async () => {
+    const { file } = writeConfig(['model: {provider: fake, name: m}', 'store: {kind: memory}', ''].join('\n'));
+    const secret = 'tenant-Key-5a4b3c2d1e';
+    const host = await createHostFromConfig(file, { agent: () => ({ system: 'ok', secrets: [secret] }), modelClient: () => new ScriptedModelClient([]) });
+    const refused = await host.handle(`conv-${secret}`, 'hi');
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused)).not.toContain(secret);
     await host.close();
   });
 });

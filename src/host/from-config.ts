@@ -39,9 +39,10 @@ export interface ModelSpec {
 
 export interface HostFromConfigOptions extends Omit<HostOptions, 'config' | 'store' | 'model' | 'fallbackModels' | 'exporter' | 'agent'> {
   /**
-   * The agent the host serves: an `Agent`, or the factory from your
-   * loopgate.config.ts — built once here, on the host's clock (the production
-   * host serves one agent to all its conversations).
+   * The agent the host serves: the factory from your loopgate.config.ts — built
+   * once here, with no conversation, to check it against the config before
+   * anything is opened, then once per conversation the host opens (HostOptions.agent)
+   * — or an `Agent`, shared by every conversation.
    */
   readonly agent?: Agent | AgentFactory;
   /** A store instead of the one `store` names (tests, the harness). */
@@ -70,7 +71,10 @@ export interface HostFromConfigOptions extends Omit<HostOptions, 'config' | 'sto
  * agent's — without opening a store, building a client or reading a key
  * (`loopgate check-host`, a CI step before a deploy). Returns the parsed config.
  */
-export function checkHostConfig(config: string | HostConfig, options: Pick<HostOptions, 'agent' | 'tools' | 'policyRules'> = {}): HostConfig {
+export function checkHostConfig(
+  config: string | HostConfig,
+  options: Pick<HostOptions, 'tools' | 'policyRules'> & { readonly agent?: Agent } = {},
+): HostConfig {
   const parsed = typeof config === 'string' ? loadHostConfig(config) : configSource(config) ? config : checkedHostConfig(config);
   checkToolPipeline(parsed, options);
   selectedMode(parsed);
@@ -90,7 +94,9 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   const base = source ? dirname(resolve(source.file)) : process.cwd();
   const at = (path: string) => (isAbsolute(path) ? path : resolve(base, path));
   const env = options.env ?? process.env;
-  const agent = typeof options.agent === 'function' ? await options.agent({ clock: options.clock ?? systemClock, random: Math.random }) : options.agent;
+  // A factory is built here only to be checked; the host builds it per conversation.
+  const agent =
+    typeof options.agent === 'function' ? await options.agent({ clock: options.clock ?? systemClock, random: options.random ?? Math.random }) : options.agent;
 
   // Everything that can be wrong with the config is found before anything is opened.
   checkToolPipeline(parsed, { ...options, agent });
@@ -111,7 +117,9 @@ export async function createHostFromConfig(config: string | HostConfig, options:
     ...rest
   } = options;
   // The keys and the collector's header values are secrets whatever their variables are called.
-  const secrets = [...(options.secrets ?? []), ...specs.flatMap((s) => (s.apiKey ? [s.apiKey] : [])), ...Object.values(headers)];
+  // The checked build's secrets too: the host redacts them from its first request on, before it builds an agent of its own.
+  const built = typeof options.agent === 'function' ? (agent?.secrets ?? []) : [];
+  const secrets = [...(options.secrets ?? []), ...built, ...specs.flatMap((s) => (s.apiKey ? [s.apiKey] : [])), ...Object.values(headers)];
   const exporter = givenExporter ?? traceExporter(parsed, { at, headers, secrets });
   const stopExporter = () => (givenExporter ? Promise.resolve() : Promise.resolve(exporter?.shutdown?.()).catch(() => undefined));
   let store: EventStore;
@@ -125,7 +133,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   try {
     host = new AgentHost({
       ...rest,
-      ...(agent ? { agent } : {}),
+      ...(options.agent ? { agent: options.agent } : {}),
       config: parsed,
       store,
       model: primary!,
@@ -269,6 +277,6 @@ export function withModel(client: ModelClient, model: string): ModelClient {
  * agent's own tools, rules and layers (the kernel refuses a broken declaration
  * or a name that names no tool) — all before anything is opened.
  */
-function checkToolPipeline(config: HostConfig, options: Pick<HostOptions, 'agent' | 'tools' | 'policyRules'>): void {
+function checkToolPipeline(config: HostConfig, options: Pick<HostOptions, 'tools' | 'policyRules'> & { readonly agent?: Agent | undefined }): void {
   hostToolExecutor(config, hostAgent(options), createRedactor(), options.policyRules);
 }

@@ -36,6 +36,7 @@ import {
   type ModelErrorHandler,
   AgentLoop,
   type Agent,
+  type AgentFactory,
   type CheckpointHook,
   type ClaimPolicy,
   type Compactor,
@@ -92,8 +93,19 @@ export interface HostOptions {
    * The config's operator settings go around it (host-agent.ts says how). The
    * options below that name an agent part are shorthands for it: each adds to, or
    * stands in for, the agent's.
+   *
+   * A factory (`AgentFactory`, as in loopgate.config.ts) is called per
+   * conversation, as `loopgate run` builds one per case: each time the host opens
+   * a conversation (its first message here, or again after it was closed idle or
+   * the process restarted), with that conversation's id — so state kept in the
+   * factory's closure is one conversation's, never shared between users. An
+   * `Agent` object is shared by every conversation. A factory that throws or
+   * returns no agent: that conversation's requests answer 500, nothing stored.
+   * A factory's secrets are redacted once it has built an agent declaring them;
+   * name them in `secrets` to have them redacted before (createHostFromConfig
+   * passes those of the agent it checks).
    */
-  readonly agent?: Agent;
+  readonly agent?: Agent | AgentFactory;
   /** Added after the agent's tools. */
   readonly tools?: readonly AnyToolDeclaration[];
   /** Policy rules beyond the agent's and the config's `tools.ask`. */
@@ -165,6 +177,17 @@ export interface HandleOptions {
    * get traceparents in that trace to pass on. Malformed: 400, nothing stored.
    */
   readonly traceparent?: string;
+  /**
+   * The client's id for this message (an HTTP `Idempotency-Key`): 1-200 letters,
+   * digits, `.`, `_`, `:` or `-`, naming no secret (else 400). It becomes the
+   * message's id in the log, so it survives a crash. A request whose id the
+   * conversation already holds is a retry: nothing is stored again and no turn
+   * runs for it — it is answered with what became of the message: the turn that
+   * took it, if that turn has closed; else when the turn that takes it closes (as
+   * the first request would have been), or 202 while it waits. The same id with
+   * another text or intent is refused: 422, nothing stored.
+   */
+  readonly messageId?: string;
 }
 
 /** What `recoverAll` found. */
@@ -186,6 +209,13 @@ export interface RecoverAllOptions {
   readonly concurrency?: number;
 }
 
+/** The agent a conversation is served, with what the host builds from it. */
+interface Served {
+  readonly agent: Agent;
+  readonly tools: ToolExecutor;
+  readonly prompt: PromptSource;
+}
+
 interface Session {
   readonly log: EventLog;
   readonly loop: AgentLoop;
@@ -197,6 +227,12 @@ interface Session {
 interface Waiter {
   readonly conversationId: string;
   readonly id: string;
+  /** The id is the client's (`HandleOptions.messageId`): a message the log holds already is not posted again. */
+  readonly given: boolean;
+  /** Requests that repeated this one's message while it waited (the same client message id): answered with it. */
+  readonly retries: Waiter[];
+  /** This one repeats the message of that waiting request. */
+  retryOf?: Waiter;
   readonly intent: Intent;
   readonly text: string;
   /** The caller's trace (`HandleOptions.traceparent`). */
@@ -233,10 +269,15 @@ const INTENTS: readonly Intent[] = ['follow_up', 'steer', 'inject'];
 export class AgentHost {
   readonly #options: HostOptions;
   readonly #clock: Clock;
-  readonly #redact: Redactor;
-  /** The agent served: the given one with the shorthand options folded in. */
-  readonly #agent: Agent;
-  readonly #tools: ToolExecutor;
+  /** Redacts every secret of every agent this host has built, and the credentials in its environment. */
+  #redactor: Redactor;
+  /** The agent served to every conversation (an `Agent` given), or undefined: a factory builds one per conversation. */
+  readonly #shared: Served | undefined;
+  readonly #factory: AgentFactory | undefined;
+  /** Secrets and tool names of the agents built so far (the redactor covers them all). */
+  readonly #secrets = new Set<string>();
+  readonly #toolNames = new Set<string>();
+  readonly #envCredentials = secretsFromEnv();
   readonly #newId: () => string;
   /** Every conversation with work in flight or an open idle session. */
   readonly #conversations = new Map<string, Conversation>();
@@ -250,21 +291,63 @@ export class AgentHost {
   #storeClaim: Promise<void> | undefined;
   #halted = false;
   #closing: Promise<void> | undefined;
-  /** The system prompt's fragments: register more (tool guidance, dynamic context) at any time. */
-  readonly prompt: PromptSource;
+  /**
+   * The system prompt served to every conversation: the `prompt` option, or the
+   * given `Agent`'s with the config's (register more fragments on it at any time).
+   * Undefined when a factory builds each conversation's agent: each brings its own.
+   */
+  readonly prompt: PromptSource | undefined;
 
   constructor(options: HostOptions) {
     this.#options = options;
-    this.#agent = hostAgent(options);
-    this.prompt = options.prompt ?? hostPrompt(options.config, this.#agent);
     this.#clock = options.clock ?? systemClock;
-    this.#redact = createRedactor({ secrets: [...credentialsFromEnv(this.#agent), ...(this.#agent.secrets ?? [])] });
-    this.#tools = hostToolExecutor(options.config, this.#agent, this.#redact, options.policyRules);
     this.#newId = options.newId ?? (() => randomUUID());
+    this.#factory = typeof options.agent === 'function' ? options.agent : undefined;
+    this.#redactor = this.#learn(hostAgent({ ...options, agent: undefined }));
+    this.#shared = this.#factory ? undefined : this.#serve(hostAgent({ ...options, agent: options.agent as Agent | undefined }));
+    this.prompt = options.prompt ?? this.#shared?.prompt;
   }
 
   get redact(): Redactor {
-    return this.#redact;
+    return this.#redactor;
+  }
+
+  get #redact(): Redactor {
+    return this.#redactor;
+  }
+
+  /** The redactor, widened to an agent's secrets and tool names (an environment value that is a tool's name is no credential). */
+  #learn(agent: Agent): Redactor {
+    const before = this.#secrets.size + this.#toolNames.size;
+    for (const secret of agent.secrets ?? []) this.#secrets.add(secret);
+    for (const tool of agent.tools ?? []) this.#toolNames.add(tool.name);
+    if (this.#redactor !== undefined && this.#secrets.size + this.#toolNames.size === before) return this.#redactor;
+    const tools = [...this.#toolNames];
+    const fromEnv = this.#envCredentials.filter((value) => secretGarbles(value, tools) === undefined);
+    this.#redactor = createRedactor({ secrets: [...fromEnv, ...this.#secrets] });
+    return this.#redactor;
+  }
+
+  /** The host's parts around one agent (the shorthand options already folded in); throws for an agent the config or the kernel refuses. */
+  #serve(agent: Agent): Served {
+    const redact = this.#learn(agent);
+    const tools = hostToolExecutor(this.#options.config, agent, redact, this.#options.policyRules);
+    return { agent, tools, prompt: this.#options.prompt ?? hostPrompt(this.#options.config, agent) };
+  }
+
+  /** The agent for a conversation being opened: the shared one, or the factory's, built for it. */
+  async #agentFor(conversationId: string): Promise<Served> {
+    if (this.#shared) return this.#shared;
+    const factory = this.#factory!;
+    let built: unknown;
+    try {
+      built = await factory({ clock: this.#clock, random: this.#options.random ?? Math.random, conversationId });
+    } catch (error) {
+      throw new Error(`the agent factory threw: ${(error as Error)?.message ?? String(error)}`);
+    }
+    if (built === null || typeof built !== 'object' || Array.isArray(built))
+      throw new Error(`the agent factory returned ${built === null ? 'null' : Array.isArray(built) ? 'a list' : typeof built}, not an agent`);
+    return this.#serve(hostAgent({ ...this.#options, agent: built as Agent }));
   }
 
   /**
@@ -305,6 +388,13 @@ export class AgentHost {
     if (!INTENTS.includes(intent)) return fail(400, `invalid intent ${JSON.stringify(intent)}: use follow_up, steer or inject`);
     const traced = options.traceparent === undefined ? undefined : parseTraceparent(options.traceparent);
     if (traced && 'error' in traced) return fail(400, traced.error);
+    const messageId = options.messageId;
+    if (messageId !== undefined) {
+      if (typeof messageId !== 'string' || !CONVERSATION_ID.test(messageId))
+        return fail(400, `invalid message id "${shownId(messageId)}": use 1-200 letters, digits, ".", "_", ":" or "-"`);
+      if (this.#redact(messageId) !== messageId)
+        return fail(400, `the message id holds a secret ("${this.#redact(messageId)}"): use an id that names no credential; nothing was stored`);
+    }
     if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down; the message was not stored');
     // A store any process may write needs no claim: the message is posted in this same call (a steer
     // reaches a running turn before anything else runs).
@@ -322,7 +412,18 @@ export class AgentHost {
     this.#expireIdle();
     const c = this.#activate(conversationId);
     const { promise, resolve } = Promise.withResolvers<ResponseEnvelope>();
-    const waiter: Waiter = { conversationId, id: this.#newId(), intent, text, caller: traced?.context, seq: undefined, resolve, settled: false };
+    const waiter: Waiter = {
+      conversationId,
+      id: messageId ?? this.#newId(),
+      given: messageId !== undefined,
+      retries: [],
+      intent,
+      text,
+      caller: traced?.context,
+      seq: undefined,
+      resolve,
+      settled: false,
+    };
     if (c.holding && c.session) {
       // A turn of this conversation is running here: the message joins it now.
       this.#post(c, c.session, waiter);
@@ -446,8 +547,9 @@ export class AgentHost {
     return c;
   }
 
-  /** Appends the message to the log (once) and waits for its turn. */
+  /** Appends the message to the log (once) and waits for its turn. A client's retry of a message already posted is not appended. */
   #post(c: Conversation, session: Session, waiter: Waiter): void {
+    if (waiter.given && this.#repeated(c, session, waiter)) return;
     try {
       session.loop.send(waiter.text, { intent: waiter.intent, id: waiter.id });
     } catch (error) {
@@ -456,6 +558,50 @@ export class AgentHost {
     }
     waiter.seq = session.log.length - 1;
     c.waiting.set(waiter.id, waiter);
+  }
+
+  /**
+   * A request whose client message id the conversation holds already (a retry): it
+   * waits with the request still waiting on that message, waits for the turn that
+   * takes it, or is answered with the closed turn that took it. False: a new message.
+   */
+  #repeated(c: Conversation, session: Session, waiter: Waiter): boolean {
+    const live = c.waiting.get(waiter.id);
+    const stored = session.log.positions.message(waiter.id);
+    if (!live && !stored) return false;
+    const same = live ?? stored!;
+    if (stored?.source !== undefined && stored.source !== 'user') {
+      this.#settle(waiter, { status: 422, error: `the message id "${waiter.id}" names a message the loop wrote, not a client's; nothing was stored` });
+      return true;
+    }
+    if (same.intent !== waiter.intent || this.#redact(same.text) !== this.#redact(waiter.text)) {
+      this.#settle(waiter, {
+        status: 422,
+        error: `the message id "${waiter.id}" names another message in this conversation (its text or intent differ); nothing was stored`,
+      });
+      return true;
+    }
+    waiter.seq = live?.seq ?? stored!.seq;
+    if (live) {
+      waiter.retryOf = live;
+      live.retries.push(waiter);
+      return true;
+    }
+    const taken = session.log.positions.inboxState(waiter.id) === 'taken' ? lastTaking(session.log, waiter.id) : undefined;
+    if (taken?.outcome !== undefined) {
+      // Its turn has closed (and is stored: a turn's close is, before anything is answered): that turn is the answer.
+      const summary = summarizeLoggedTurn(session.log, taken.turn, taken.outcome, this.#redact, this.#options.config.prices);
+      this.#settle(waiter, {
+        status: httpStatusFor(taken.outcome),
+        delivery: taken.delivery,
+        turns: [summary],
+        ...(summary.reply !== undefined ? { reply: summary.reply } : {}),
+      });
+      return true;
+    }
+    // Waiting in the inbox, or taken by the turn running now: answered as the first request would have been.
+    c.waiting.set(waiter.id, waiter);
+    return true;
   }
 
   #startPump(c: Conversation): void {
@@ -653,6 +799,32 @@ export class AgentHost {
 
   #abortWaiter(c: Conversation, waiter: Waiter): void {
     if (waiter.settled) return;
+    const log = c.session?.log;
+    if (waiter.retryOf) {
+      // A retry waiting with the request that posted the message: only this request goes.
+      const others = waiter.retryOf.retries;
+      others.splice(others.indexOf(waiter), 1);
+      this.#settle(waiter, {
+        status: 499,
+        delivery: deliveryNow(log, waiter.id),
+        error: 'the request was aborted; the message is stored (posted by an earlier request)',
+      });
+      return;
+    }
+    if (waiter.retries.length > 0 && c.waiting.get(waiter.id) === waiter) {
+      // Another request for the same message still waits: it takes this one's place; the turn goes on.
+      const [next, ...rest] = waiter.retries.splice(0);
+      next!.retryOf = undefined;
+      next!.retries.push(...rest);
+      for (const r of rest) r.retryOf = next;
+      c.waiting.set(waiter.id, next!);
+      this.#settle(waiter, {
+        status: 499,
+        delivery: deliveryNow(log, waiter.id),
+        error: 'the request was aborted; the message is stored (a retry of it waits for its answer)',
+      });
+      return;
+    }
     const queued = c.queue.indexOf(waiter);
     if (queued >= 0) {
       c.queue.splice(queued, 1);
@@ -660,7 +832,6 @@ export class AgentHost {
       this.#settle(waiter, { status: 499, error: 'the request was aborted before the message was posted; nothing was stored' });
       return;
     }
-    const log = c.session?.log;
     if (!log || waiter.seq === undefined) return;
     const state = log.positions.inboxState(waiter.id);
     if (state === 'taken') {
@@ -678,6 +849,8 @@ export class AgentHost {
   #settle(waiter: Waiter, answer: { status: number; delivery?: Delivery; turns?: readonly TurnSummary[]; reply?: string; error?: string }): void {
     if (waiter.settled) return;
     waiter.settled = true;
+    // Requests that repeated this one's message hear the same (each its own 499 if its client went away).
+    for (const retry of waiter.retries.splice(0)) this.#settle(retry, answer);
     // A client gone before its message was stored hears what became of it: 499, stored or not. A turn that
     // took the message meanwhile is its answer, as for any request (host-answers-follow-outcomes).
     if (waiter.aborted && answer.turns === undefined) {
@@ -717,10 +890,12 @@ export class AgentHost {
     this.#observe((o) => o.opened?.(c.id, log));
     let loop: AgentLoop | undefined;
     const flush = this.#flushFor(c.id, log, opened.restoredFrom ?? 0, () => loop);
+    const served = await this.#agentFor(c.id);
     const refused = this.#storeRefused.delete(c.id);
-    const recovery = recoverConversation(log, { sideEffectOf: (name) => this.#sideEffectOf(name), ...(refused ? { cause: 'store' as const } : {}) });
+    const sideEffectOf = (name: string): SideEffect | undefined => served.agent.tools?.find((t) => t.name === name)?.sideEffect;
+    const recovery = recoverConversation(log, { sideEffectOf, ...(refused ? { cause: 'store' as const } : {}) });
     await flush();
-    loop = this.#loop(c, log, flush);
+    loop = this.#loop(c, log, flush, served);
     const session: Session = { log, loop, flush };
     c.session = session;
     this.#observe((o) => o.started?.(c.id, session.loop));
@@ -735,10 +910,6 @@ export class AgentHost {
     } catch {
       // An observer never breaks the host.
     }
-  }
-
-  #sideEffectOf(name: string): SideEffect | undefined {
-    return this.#agent.tools?.find((t) => t.name === name)?.sideEffect;
   }
 
   #flushFor(conversationId: string, log: EventLog, snapshotAt: number, loopOf: () => AgentLoop | undefined): (durability?: Durability) => Promise<void> {
@@ -820,7 +991,7 @@ export class AgentHost {
     return claim;
   }
 
-  #loop(c: Conversation, log: EventLog, flush: Session['flush']): AgentLoop {
+  #loop(c: Conversation, log: EventLog, flush: Session['flush'], served: Served): AgentLoop {
     const o = this.#options;
     const turns = new WeakMap<Tracer, number>();
     const tracing: TurnTracing = {
@@ -869,9 +1040,9 @@ export class AgentHost {
           log,
           model: o.model,
           ...(o.fallbackModels ? { fallbackModels: o.fallbackModels } : {}),
-          agent: this.#agent,
-          tools: this.#tools,
-          prompt: this.prompt,
+          agent: served.agent,
+          tools: served.tools,
+          prompt: served.prompt,
           clock: this.#clock,
           persist: flush,
           tracing,
@@ -1021,12 +1192,39 @@ export function configPrompt(config: HostConfig): PromptAssembler {
   return prompt;
 }
 
-/**
- * Values of environment variables named like credentials — less any that is a word the loop writes into its
- * records or a tool's name (EXAMPLE_TOKEN=maxTokens): no credential is one, and redacting it would garble every
- * record. The agent's own secrets are refused for the same reason when it is built (agent-settings.ts).
- */
-function credentialsFromEnv(agent: Agent): string[] {
-  const tools = (agent.tools ?? []).map((t) => t.name);
-  return secretsFromEnv().filter((value) => secretGarbles(value, tools) === undefined);
+/** The last turn that took a message, how, and its outcome once it has closed. */
+function lastTaking(log: EventLog, id: string): { turn: number; delivery: Delivery; outcome: Outcome | undefined } | undefined {
+  let taken: number | undefined;
+  for (let i = log.length - 1; i >= 0; i--) {
+    const e = log.at(i)!;
+    if (isKnown(e) && e.type === 'user.message' && (e as Extract<LogEvent, { type: 'user.message' }>).payload.id === id) {
+      taken = i;
+      break;
+    }
+  }
+  if (taken === undefined) return undefined;
+  const turn = (log.at(taken) as Extract<LogEvent, { type: 'user.message' }>).payload.turn;
+  let stepped = false;
+  for (let i = taken - 1; i >= 0; i--) {
+    const e = log.at(i)!;
+    if (!isKnown(e)) continue;
+    const event = e as LogEvent;
+    if (event.type === 'model.request' && event.payload.turn === turn) stepped = true;
+    if (event.type === 'turn.opened' && event.payload.turn === turn) break;
+  }
+  let outcome: Outcome | undefined;
+  for (let i = taken + 1; i < log.length; i++) {
+    const e = log.at(i)!;
+    if (isKnown(e) && e.type === 'turn.closed' && (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.turn === turn) {
+      outcome = (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.outcome as Outcome;
+      break;
+    }
+  }
+  return { turn, delivery: stepped ? 'joined' : 'turn', outcome };
+}
+
+/** How a stored message stands for a request that goes away: waiting (queued), or taken by a turn. */
+function deliveryNow(log: EventLog | undefined, id: string): Delivery {
+  if (!log || log.positions.inboxState(id) !== 'taken') return 'queued';
+  return lastTaking(log, id)?.delivery ?? 'queued';
 }

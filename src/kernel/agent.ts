@@ -4,10 +4,11 @@
  * checkpoint hooks and claim policy, and its loop limits. A host supplies the
  * rest (the log and its store, the model clients, the clock, tracing).
  *
- * Agents are built by a factory, once per conversation under test, so a tool
- * that keeps state (a booking table, a payment ledger) starts fresh in every case
- * and every fuzz run. The same factory serves the production host and both of
- * loopgate's runners (`loopgate run`, `loopgate/vitest`).
+ * Agents are built by a factory, once per conversation: a tool that keeps state
+ * (a booking table, a payment ledger) starts fresh in every case and every fuzz
+ * run, and in production one conversation's state never reaches another's. The
+ * same factory serves the production host (built each time it opens a
+ * conversation) and both of loopgate's runners (`loopgate run`, `loopgate/vitest`).
  */
 import type { Clock } from './clock.ts';
 import type { RetryConfig, LoopConfig } from './loop/config.ts';
@@ -51,7 +52,18 @@ export type AgentLoopConfig = Partial<Omit<LoopConfig, 'retry' | 'model'>> & { r
 export interface AgentContext {
   readonly clock: Clock;
   readonly random: () => number;
+  /**
+   * The conversation the agent will serve (load that user's state by it). Absent
+   * when the agent is built only to be checked (a config being read, a host
+   * checking its YAML against it), never to run.
+   */
+  readonly conversationId?: string;
 }
 
-/** Builds a fresh agent: called once per case, per fuzz run, per conversation. */
+/**
+ * Builds a fresh agent: called once per case, per fuzz run, per conversation —
+ * the production host calls it each time it opens a conversation (again after
+ * closing it idle, or in a new process), so keep what must outlive that in your
+ * own store, not the closure.
+ */
 export type AgentFactory = (context: AgentContext) => Agent | Promise<Agent>;

@@ -212,7 +212,8 @@ function storedReceived(run: ScenarioRun): string[] {
  * Through the production host a client learns from the envelope whether its message
  * was stored: one the host said it stored must be in the store, once; one it said it
  * did not store must not be; one it never answered (a crash cut the request off)
- * may or may not be.
+ * may or may not be. Posts that give the same client message id are one message (a
+ * client retrying it): stored once at most, whichever of its requests was answered.
  */
 function receivedAsAnswered(
   posts: NonNullable<ScenarioRun['posts']>,
@@ -223,23 +224,38 @@ function receivedAsAnswered(
   const sent = posts.map((p) => `${p.intent}: ${redact(p.text)}`);
   if (JSON.stringify([...expected].sort()) !== JSON.stringify([...sent].sort()))
     return `the scenario should have posted ${expected.length} message(s) through the host, but ${sent.length} were: ${sent.join(' | ') || 'none'}`;
+  // One message per client message id (its first post says what it is), one per post without an id.
+  const groups = new Map<string, { message: string; id: string | undefined; posts: (typeof posts)[number][] }>();
+  for (const [i, post] of posts.entries()) {
+    const key = post.messageId !== undefined ? `id:${post.messageId}` : `post:${i}`;
+    const group = groups.get(key) ?? { message: sent[i]!, id: post.messageId, posts: [] };
+    group.posts.push(post);
+    groups.set(key, group);
+  }
   const left = [...received];
   const take = (m: string) => {
     const i = left.indexOf(m);
     if (i >= 0) left.splice(i, 1);
     return i >= 0;
   };
-  for (const [i, post] of posts.entries()) {
-    if (post.envelope?.delivery === undefined) continue;
-    if (!take(sent[i]!))
-      return `the host answered ${post.envelope.status} (${post.envelope.delivery}: stored) for "${sent[i]}", but the store never received it`;
+  const said = (g: { posts: (typeof posts)[number][] }) =>
+    g.posts.some((p) => p.envelope?.delivery !== undefined) ? 'stored' : g.posts.some((p) => p.envelope === undefined) ? 'unknown' : 'not stored';
+  for (const group of groups.values()) {
+    if (said(group) !== 'stored') continue;
+    if (!take(group.message)) {
+      const post = group.posts.find((p) => p.envelope?.delivery !== undefined)!;
+      return `the host answered ${post.envelope!.status} (${post.envelope!.delivery}: stored) for "${group.message}", but the store never received it`;
+    }
   }
-  for (const [i, post] of posts.entries()) {
-    if (post.envelope === undefined) take(sent[i]!); // never answered: either way
+  for (const group of groups.values()) if (said(group) === 'unknown') take(group.message); // never answered: either way
+  for (const group of groups.values()) {
+    if (said(group) !== 'not stored' || !left.includes(group.message)) continue;
+    const post = group.posts.at(-1)!;
+    return `the host answered ${post.envelope!.status} for "${group.message}" saying it was not stored (${post.envelope!.error ?? 'no error'}), but the store holds it`;
   }
-  for (const [i, post] of posts.entries()) {
-    if (post.envelope !== undefined && post.envelope.delivery === undefined && left.includes(sent[i]!))
-      return `the host answered ${post.envelope.status} for "${sent[i]}" saying it was not stored (${post.envelope.error ?? 'no error'}), but the store holds it`;
+  for (const group of groups.values()) {
+    if (group.id === undefined || group.posts.length < 2 || !left.includes(group.message)) continue;
+    return `the store holds "${group.message}" more than once, though the client posted it ${group.posts.length} times with one message id (${group.id}): a retry must not store the message again`;
   }
   if (left.length > 0) return `the log received message(s) nobody posted: ${left.join(' | ')}`;
   return undefined;

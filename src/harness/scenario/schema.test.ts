@@ -53,7 +53,7 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatchObject({ file: 'bad/unknown-key.yaml', line: 4, field: 'inbox[0].colour' });
     expect(error.message).toMatch(
-      /inbox\[0\]\.colour: unknown key; known: at, cancel, crash, disconnect, inject, reopen, say, steer, times, undoCompaction, via$/,
+      /inbox\[0\]\.colour: unknown key; known: at, cancel, crash, disconnect, inject, messageId, reopen, say, steer, times, undoCompaction, via$/,
     );
   });
 
@@ -214,5 +214,19 @@ describe('hosts and via: several hosts over one store', () => {
       hosts: 2,
       inbox: [{ say: 'hi' }, { say: 'again', via: 2 }],
     });
+  });
+});
+
+describe('messageId: the client names its message (a retry repeats the id)', () => {
+  const base = (host: string, inbox: string) => `name: m\n${host}inbox:\n${inbox}provider:\n  script:\n    - reply: a\nexpect: { outcome: replied }\n`;
+
+  it('needs the production host, a message to name, one message, and an id the host takes', () => {
+    expect(errorOf(base('', '  - say: hi\n    messageId: m-1\n'), 'loop.yaml').message).toMatch(/inbox\[0\]\.messageId: messageId needs host: production/);
+    expect(errorOf(base('host: production\n', '  - say: hi\n  - cancel: user\n    messageId: m-1\n'), 'cancel.yaml').message).toMatch(
+      /messageId goes with say, steer or inject/,
+    );
+    expect(errorOf(base('host: production\n', '  - say: hi\n    messageId: m-1\n    times: 2\n'), 'times.yaml').message).toMatch(/cannot go with times/);
+    expect(errorOf(base('host: production\n', '  - say: hi\n    messageId: a b\n'), 'bad.yaml').message).toMatch(/a message id is 1-200 letters/);
+    expect(() => parseScenario(base('host: production\n', '  - say: hi\n    messageId: m-1\n  - say: hi\n    messageId: m-1\n'), 'ok.yaml')).not.toThrow();
   });
 });

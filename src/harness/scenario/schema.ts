@@ -293,6 +293,13 @@ export const inboxEntrySchema = z
       .optional()
       .describe('say, steer, inject or cancel: the production host (1-based, of the scenario’s `hosts`) the client sends it to; default 1'),
     times: timesSchema.describe('say only: this message, this many times, each a turn of its own (a long conversation); default 1'),
+    messageId: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'a message id is 1-200 letters, digits, ".", "_", ":" or "-"')
+      .optional()
+      .describe(
+        "say, steer or inject: the client's id for the message (handle's messageId, an HTTP Idempotency-Key); a later entry with the same id is the client retrying it — the host stores it once and answers the retry with what became of it (host: production)",
+      ),
   })
   .superRefine((entry, ctx) => {
     const n = INBOX_ACTIONS.filter((k) => entry[k] !== undefined).length;
@@ -301,6 +308,10 @@ export const inboxEntrySchema = z
     if (entry.undoCompaction && entry.at) ctx.addIssue({ code: 'custom', path: ['at'], message: 'undoCompaction runs between turns: it takes no at' });
     if (entry.times !== undefined && (entry.say === undefined || entry.at !== undefined))
       ctx.addIssue({ code: 'custom', path: ['times'], message: 'times repeats a say that waits for the loop to be idle (no at)' });
+    if (entry.messageId !== undefined && (entry.say ?? entry.steer ?? entry.inject) === undefined)
+      ctx.addIssue({ code: 'custom', path: ['messageId'], message: 'messageId goes with say, steer or inject (a message a client posts)' });
+    if (entry.messageId !== undefined && entry.times !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['messageId'], message: 'messageId names one message: it cannot go with times' });
   });
 export type InboxEntry = z.infer<typeof inboxEntrySchema>;
 
@@ -644,6 +655,12 @@ export const scenarioSchema = z
     if (crashed !== undefined)
       ctx.addIssue({ code: 'custom', path: ['inbox', crashed, 'crash'], message: 'a crash needs a reopen after it, or nothing checks what the crash left' });
     scenario.inbox.forEach((entry, index) => {
+      if (entry.messageId !== undefined && scenario.host !== 'production')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inbox', index, 'messageId'],
+          message: 'messageId needs host: production (the production host takes a client message id; the loop has none)',
+        });
       if (entry.disconnect !== undefined && scenario.host !== 'production')
         ctx.addIssue({
           code: 'custom',

@@ -10,7 +10,9 @@
  * nothing more (its locks die with it). `reopen` starts a new process over the
  * same store, serving the same agent — the tools' external state (a backend of
  * refunds) is the world and survives; only the process is new — and runs the
- * recovery sweep a host runs at start.
+ * recovery sweep a host runs at start. The host is given the agent as a factory
+ * and must build it for the case's conversation each time it opens it (the case
+ * fails if it serves one it did not build for it).
  *
  * A scenario with `hosts: n` starts n processes at once over the one store (as
  * hosts sharing a PostgreSQL database): each entry's `via` says which one a client
@@ -62,6 +64,8 @@ export interface HostWorld {
 export interface HostPost {
   readonly intent: MessageIntent;
   readonly text: string;
+  /** The client's id for the message (the same on a retry), if it gave one. */
+  readonly messageId?: string;
   /** The process it was sent to (0 for the first). */
   readonly process: number;
   envelope: ResponseEnvelope | undefined;
@@ -111,19 +115,27 @@ export class HostTarget implements LoopUnderTest {
     return process;
   }
 
-  send(text: string, intent: MessageIntent, via?: number): void {
+  send(text: string, intent: MessageIntent, via?: number, messageId?: string): void {
     const process = this.#via(via);
-    const post: HostPost = { intent, text, process: this.#processes.indexOf(process), envelope: undefined };
+    const post: HostPost = {
+      intent,
+      text,
+      ...(messageId !== undefined ? { messageId } : {}),
+      process: this.#processes.indexOf(process),
+      envelope: undefined,
+    };
     this.posts.push(post);
     const client = new AbortController();
     this.#clients.push(client);
     this.#track(
-      process.host.handle(this.#world.conversation, text, { intent, signal: client.signal }).then((envelope) => {
-        // A process that died answers nobody: what its halted host says afterwards never reaches the client.
-        if (process.dead) return;
-        post.envelope = envelope;
-        post.answered = { stored: this.#world.store.store.count(this.#world.conversation), at: this.#world.clock.now() };
-      }),
+      process.host
+        .handle(this.#world.conversation, text, { intent, signal: client.signal, ...(messageId !== undefined ? { messageId } : {}) })
+        .then((envelope) => {
+          // A process that died answers nobody: what its halted host says afterwards never reaches the client.
+          if (process.dead) return;
+          post.envelope = envelope;
+          post.answered = { stored: this.#world.store.store.count(this.#world.conversation), at: this.#world.clock.now() };
+        }),
     );
   }
 
@@ -202,12 +214,19 @@ export class HostTarget implements LoopUnderTest {
         if (process?.log) w.recording.traced(process.log, trace, traceTurn(trace));
       },
     };
+    // Whether the host built the agent for the conversation since it last opened it (AgentFactory: per conversation).
+    let built = false;
     const host = new AgentHost({
       config: w.config,
       store: connection,
       model: w.model,
       ...(w.fallbackModels ? { fallbackModels: w.fallbackModels } : {}),
-      agent: w.agent,
+      // The host is given a factory, as from loopgate.config.ts; it serves the case's agent, whose tools' state is
+      // the world's and outlives a process (as a real backend does).
+      agent: (context) => {
+        if (context.conversationId === w.conversation) built = true;
+        return w.agent;
+      },
       clock: w.clock,
       random: w.random,
       newId: w.newId,
@@ -216,9 +235,18 @@ export class HostTarget implements LoopUnderTest {
       observer: {
         opened: (_id, log) => {
           process!.log = log;
+          built = false;
           w.recording.opened(log);
         },
-        started: (_id, loop) => w.recording.started(loop),
+        started: (id, loop) => {
+          if (!built)
+            w.problem(
+              new Error(
+                `the production host opened conversation "${id}" without building its agent for it (the factory is called per conversation, with its id): state one conversation's agent keeps would reach another's`,
+              ),
+            );
+          w.recording.started(loop);
+        },
         turnClosed: (_id, result) => {
           this.#reports.push(reportOf(result));
           if (process?.log) w.recording.turnClosed(process.log, result);

@@ -165,9 +165,9 @@ export class InboxDriver {
 
   async #perform(entry: InboxEntry): Promise<void> {
     const target = this.#target;
-    if (entry.say !== undefined) target.send(entry.say, 'follow_up', entry.via);
-    else if (entry.steer !== undefined) target.send(entry.steer, 'steer', entry.via);
-    else if (entry.inject !== undefined) target.send(entry.inject, 'inject', entry.via);
+    if (entry.say !== undefined) target.send(entry.say, 'follow_up', entry.via, entry.messageId);
+    else if (entry.steer !== undefined) target.send(entry.steer, 'steer', entry.via, entry.messageId);
+    else if (entry.inject !== undefined) target.send(entry.inject, 'inject', entry.via, entry.messageId);
     else if (entry.cancel !== undefined) {
       this.#faults.record(`cancel by ${entry.cancel}${entry.via !== undefined ? ` via host ${entry.via}` : ''}`);
       target.cancel(entry.cancel, entry.via);
