@@ -104,6 +104,47 @@ class DisconnectCommand implements InboxCommand {
   }
 }
 
+/**
+ * The client of an earlier message posts it again with the same message id (its
+ * request timed out, or the host died under it): the host must store and run it
+ * once and answer the retry with what became of it (invariant 9). The earlier
+ * message gets the id if it had none. Only the production host takes message
+ * ids; cases through the loop drop the retries and the ids (toFuzzCase).
+ */
+class RetryCommand implements InboxCommand {
+  readonly pick: number;
+  readonly at: Trigger | undefined;
+  constructor(pick: number, at: Trigger | undefined) {
+    this.pick = pick;
+    this.at = at;
+  }
+  check(model: Readonly<InboxModel>): boolean {
+    return model.posted > 0;
+  }
+  run(model: InboxModel, real: InboxBuilder): void {
+    const posts = real.entries.filter(isPost);
+    const index = (this.pick - 1) % posts.length;
+    const original = posts[index]! as { -readonly [K in keyof InboxEntry]: InboxEntry[K] };
+    original.messageId ??= `client-msg-${index + 1}`;
+    const { say, steer, inject, messageId } = original;
+    const entry: InboxEntry = {
+      ...(say !== undefined ? { say } : steer !== undefined ? { steer } : { inject: inject! }),
+      messageId,
+      ...(this.at ? { at: this.at } : {}),
+    };
+    model.add(entry);
+    real.entries.push(entry);
+  }
+  toString(): string {
+    return `the client of message ${this.pick} posts it again with its id${describeAt(this.at)}`;
+  }
+}
+
+/** A message a client posts (say, steer or inject). */
+export function isPost(entry: InboxEntry): boolean {
+  return entry.say !== undefined || entry.steer !== undefined || entry.inject !== undefined;
+}
+
 /** A steer posted while request n is in flight — taken into step n + 1 — and a cancel landing as request n + 1 is sent. */
 class TakenThenCancelledCommand implements InboxCommand {
   readonly request: number;
@@ -165,6 +206,7 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
       // A cancel as a tool that changes the world starts: the calls after it in the step (run one by one) must not start.
       fc.tuple(source, fc.constantFrom(...stopPoints(tools))).map(([by, toolStart]) => new CancelCommand(by, { toolStart })),
       fc.tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined })).map(([pick, at]) => new DisconnectCommand(pick, at)),
+      fc.tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined })).map(([pick, at]) => new RetryCommand(pick, at)),
       // A cancel in the first seconds, while a call of the first step may wait for its (slow) approver: it is answered
       // CANCELLED, not DENIED — no one said no (denials-say-why).
       fc.tuple(source, fc.integer({ min: 1, max: 3_000 })).map(([by, time]) => new CancelCommand(by, { time })),

@@ -136,11 +136,28 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
     });
 }
 
+/** The inbox without client message ids: a retry (a later post with an id already used) dropped, the ids left out. */
+function withoutClientIds(inbox: readonly InboxEntry[]): InboxEntry[] {
+  const seen = new Set<string>();
+  const out: InboxEntry[] = [];
+  for (const entry of inbox) {
+    if (entry.messageId === undefined) {
+      out.push(entry);
+      continue;
+    }
+    if (seen.has(entry.messageId)) continue;
+    seen.add(entry.messageId);
+    const { messageId: _id, ...rest } = entry;
+    out.push(rest as InboxEntry);
+  }
+  return out;
+}
+
 /** The scenario and crash point the parts stand for (runs the inbox commands against their model). */
 export function toFuzzCase(parts: FuzzParts): FuzzCase {
   let inbox: InboxEntry[] = buildInbox(parts.inbox);
-  // Only the production host answers requests a client can abort.
-  if (parts.scenario.host !== 'production') inbox = inbox.filter((e) => e.disconnect === undefined);
+  // Only the production host answers requests a client can abort, and takes a client's message ids (a retry).
+  if (parts.scenario.host !== 'production') inbox = withoutClientIds(inbox.filter((e) => e.disconnect === undefined));
   const vias = parts.vias;
   if (vias !== undefined) {
     let k = 0;
@@ -148,7 +165,12 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
   }
   if (parts.secret) {
     // The first message carries the secret: redaction must keep it out of the log, the model's requests and the traces.
-    inbox = inbox.map((e, i) => (i === 0 && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e));
+    // A retry of it is the same message: it carries the secret too.
+    const first = inbox[0];
+    const same = (e: InboxEntry, i: number) => i === 0 || (first?.messageId !== undefined && e.messageId === first.messageId);
+    inbox = inbox.map((e, i) =>
+      same(e, i) && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e,
+    );
   }
   return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt, ...(parts.reopen ? { reopen: true } : {}) };
 }

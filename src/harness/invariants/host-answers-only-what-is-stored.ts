@@ -65,9 +65,11 @@ function answersOnlyWhatIsStored(run: ScenarioRun): string | undefined {
       const close = stored.find((r) => r.type === 'turn.closed' && turnOf(r) === summary.turn);
       if (!close)
         return `${where} reports turn ${summary.turn} ${summary.outcome}, but the store held no close of that turn when it was answered (${post.answered.stored} record(s))`;
-      // Answered as the turn closes, not when the drain that ran it ends (a later turn may take minutes).
-      if (summary === envelope.turns.at(-1) && post.answered.at > close.at)
-        return `${where} was answered at ${post.answered.at} ms, but turn ${summary.turn}, which it reports, closed at ${close.at} ms: the client waited for later work`;
+      // Answered as the turn closes, not when the drain that ran it ends (a later turn may take minutes) —
+      // or, for a request sent after that (a client's retry of a message a turn already answered), as it is sent.
+      const due = Math.max(close.at, post.sentAt);
+      if (summary === envelope.turns.at(-1) && post.answered.at > due)
+        return `${where} was answered at ${post.answered.at} ms, but turn ${summary.turn}, which it reports, closed at ${close.at} ms${post.sentAt > close.at ? ` and the request was sent at ${post.sentAt} ms` : ''}: the client waited for later work`;
     }
   }
   return undefined;

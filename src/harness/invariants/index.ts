@@ -48,6 +48,7 @@ import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts'
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
+import { retriesAnsweredAsTheirMessage } from './retries-answered-as-their-message.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -74,6 +75,7 @@ export const INVARIANTS: readonly Invariant[] = [
   inboxDeliveredOnce,
   hostAnswersFollowOutcomes,
   hostAnswersOnlyWhatIsStored,
+  retriesAnsweredAsTheirMessage,
   overflowRetryOnlyIfShrank,
   fallbackMovesDownTheChain,
   retryAfterHonoured,

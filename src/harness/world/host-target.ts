@@ -71,6 +71,8 @@ export interface HostPost {
   envelope: ResponseEnvelope | undefined;
   /** When it was answered: the records the store held for the conversation, and the virtual time. */
   answered?: { readonly stored: number; readonly at: number };
+  /** The virtual time it was sent. */
+  readonly sentAt: number;
 }
 
 interface Process {
@@ -123,6 +125,7 @@ export class HostTarget implements LoopUnderTest {
       ...(messageId !== undefined ? { messageId } : {}),
       process: this.#processes.indexOf(process),
       envelope: undefined,
+      sentAt: this.#world.clock.now(),
     };
     this.posts.push(post);
     const client = new AbortController();
