@@ -25,6 +25,7 @@ import { failedTurnsAddNothing } from './invariant-05-failed-turns-add-nothing.t
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
+import { approverSawTheCall } from './approver-saw-the-call.ts';
 import { denialsSayWhy } from './denials-say-why.ts';
 import { noOpenSpans } from './invariant-08-no-open-spans.ts';
 import { inboxDeliveredOnce } from './invariant-09-inbox-delivered-once.ts';
@@ -62,6 +63,7 @@ export const INVARIANTS: readonly Invariant[] = [
   callRecordsKeepTheirStep,
   denyNeverLifted,
   approverAnswersFollowed,
+  approverSawTheCall,
   denialsSayWhy,
   argumentsValidated,
   argumentsReadAsSent,
