@@ -33,6 +33,7 @@ import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if
 import { budgetsBeforeWork } from './invariant-11-budgets-before-work.ts';
 import { nothingThrows } from './invariant-12-nothing-throws.ts';
 import { sideEffectsOnce } from './invariant-13-side-effects-once.ts';
+import { toolsGetOneKeyPerCall } from './tools-get-one-key-per-call.ts';
 import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
 import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { secretFragmentsNeverLeave } from './secret-fragments-never-leave.ts';
@@ -80,6 +81,7 @@ export const INVARIANTS: readonly Invariant[] = [
   compactionKeepsTurnsWhole,
   budgetsBeforeWork,
   sideEffectsOnce,
+  toolsGetOneKeyPerCall,
   startedCallsStayUnknown,
   toolsToldToStop,
   failuresNotRetriedWhenTold,
