@@ -39,6 +39,7 @@ import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { secretFragmentsNeverLeave } from './secret-fragments-never-leave.ts';
 import { credentialShapesRedacted } from './credential-shapes-redacted.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
+import { costFollowsPriceTable } from './cost-follows-price-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
 import { requestsHoldNoBlankText } from './requests-hold-no-blank-text.ts';
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
@@ -93,6 +94,7 @@ export const INVARIANTS: readonly Invariant[] = [
   snapshotResumesTheFold,
   promptFollowsFragments,
   outcomeFollowsTable,
+  costFollowsPriceTable,
   adapterFollowsTheWire,
   crashRecovery,
 ];
