@@ -48,6 +48,7 @@ import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
 import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
+import { otelGenAiFollowsLog } from './otel-genai-follows-log.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 
@@ -73,6 +74,7 @@ export const INVARIANTS: readonly Invariant[] = [
   toolOutputCapped,
   noOpenSpans,
   traceAgreesWithLog,
+  otelGenAiFollowsLog,
   inboxDeliveredOnce,
   hostAnswersFollowOutcomes,
   hostAnswersOnlyWhatIsStored,
