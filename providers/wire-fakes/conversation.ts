@@ -5,6 +5,8 @@
  * sent the loop's request as it was (each call's arguments, each result under
  * its call's id, nothing dropped, nothing reordered).
  *
+ *   max tokens: <n>                    (the protocol's output limit: max_tokens,
+ *                                       max_completion_tokens, max_output_tokens)
  *   system: <text>
  *   tool <name>: <description> <schema as canonical JSON>
  *   user: <text>                       assistant: <text>
@@ -41,7 +43,7 @@ function parsedArgs(text: unknown): string {
  * carry that in the content alone.
  */
 export function requestConversation(request: ModelRequest, provider: WireProvider): string[] {
-  const lines: string[] = [];
+  const lines: string[] = [`max tokens: ${request.maxTokens}`];
   if (request.system !== '') lines.push(`system: ${request.system}`);
   for (const t of request.tools) lines.push(`tool ${t.name}: ${t.description} ${canonical(t.inputSchema)}`);
   for (const m of request.messages) lines.push(...messageLines(m, provider === 'anthropic'));
@@ -84,8 +86,11 @@ const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
 const texts = (content: unknown, type: string): string[] =>
   typeof content === 'string' ? [content] : list(content).map((p) => (p.type === type && typeof p.text === 'string' ? p.text : `?: a ${String(p.type)} part`));
 
+/** The output limit as the body says it (`(absent)` when it does not). */
+const maxTokensLine = (value: unknown): string => `max tokens: ${value === undefined ? '(absent)' : canonical(value)}`;
+
 function anthropicLines(b: Obj): string[] {
-  const lines: string[] = [];
+  const lines: string[] = [maxTokensLine(b.max_tokens)];
   for (const s of typeof b.system === 'string' ? [b.system] : texts(b.system, 'text')) lines.push(`system: ${s}`);
   for (const t of list(b.tools)) lines.push(`tool ${String(t.name)}: ${String(t.description)} ${canonical(t.input_schema)}`);
   for (const m of list(b.messages)) {
@@ -125,12 +130,17 @@ function chatLines(b: Obj): string[] {
       }
     } else conversation.push(`?: a ${String(m.role)} message`);
   }
-  // The system prompt first, as the other protocols carry it apart from the messages.
-  return [...lines.filter((l) => l.startsWith('system: ')), ...lines.filter((l) => !l.startsWith('system: ')), ...conversation];
+  // The limit, then the system prompt, as the other protocols carry it apart from the messages.
+  return [
+    maxTokensLine(b.max_completion_tokens),
+    ...lines.filter((l) => l.startsWith('system: ')),
+    ...lines.filter((l) => !l.startsWith('system: ')),
+    ...conversation,
+  ];
 }
 
 function responsesLines(b: Obj): string[] {
-  const lines: string[] = [];
+  const lines: string[] = [maxTokensLine(b.max_output_tokens)];
   if (typeof b.instructions === 'string') lines.push(`system: ${b.instructions}`);
   for (const t of list(b.tools)) lines.push(`tool ${String(t.name)}: ${String(t.description)} ${canonical(t.parameters)}`);
   for (const item of list(b.input)) {

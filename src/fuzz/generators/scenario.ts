@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { RESULT_LOSING_FAULTS, type InboxEntry, type Scenario } from '../../harness/scenario/schema.ts';
-import { atScriptBoundary, configArb, withoutJitter } from './budgets.ts';
+import { atScriptBoundary, configArb, jitterArb, withJitter } from './budgets.ts';
 import { compactionArb } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
@@ -97,6 +97,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       spanMisuse: sometimes(fc.boolean(), 12),
       // Two live hosts over the one store (as on a shared PostgreSQL), each client choosing one.
       vias: sometimes(fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 1, maxLength: 6 }), 30),
+      // Last, so adding it left every other part of a seed's cases as it was.
+      jitter: sometimes(jitterArb, 25),
     })
     .map((p) => {
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
@@ -107,7 +109,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(options.agent !== undefined ? { agent: options.agent } : {}),
           ...(p.production ? { host: 'production' as const } : {}),
           ...(hosts ? { hosts: 2 } : {}),
-          config: withoutJitter(p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...(p.fallback ?? [])]) : p.config),
+          config: withJitter(p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...(p.fallback ?? [])]) : p.config, p.jitter),
           tools: withSpanMisuse(p.failWriteAheads?.[1] ? withBrokenExecutor(p.tools, tools, p.failWriteAheads[1]) : p.tools, tools, p.spanMisuse !== undefined),
           provider: {
             ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),

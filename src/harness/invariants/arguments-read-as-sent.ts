@@ -69,7 +69,7 @@ function clip(text: string): string {
 }
 
 /** The text as one JSON object: as it is, unfenced, or without trailing commas; else undefined. */
-function referenceRead(text: string): Record<string, unknown> | undefined {
+export function referenceRead(text: string): Record<string, unknown> | undefined {
   const trimmed = text.trim();
   const fence = /^```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```$/.exec(trimmed);
   const inner = fence ? fence[1]!.trim() : trimmed;

@@ -21,7 +21,7 @@ const compiled = new Map<string, ValidateFunction | undefined>();
 /** By the (frozen) schema object a log holds, so a run does not serialize it for every call. */
 const byObject = new WeakMap<object, ValidateFunction | undefined>();
 
-function validatorOf(schema: unknown): ValidateFunction | undefined {
+export function validatorOf(schema: unknown): ValidateFunction | undefined {
   if (schema === null || typeof schema !== 'object') return undefined;
   if (byObject.has(schema)) return byObject.get(schema);
   const key = JSON.stringify(schema);

@@ -25,6 +25,7 @@ import { failedTurnsAddNothing } from './invariant-05-failed-turns-add-nothing.t
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
+import { approverSawTheCall } from './approver-saw-the-call.ts';
 import { denialsSayWhy } from './denials-say-why.ts';
 import { spanMisuseRecorded } from './span-misuse-recorded.ts';
 import { noOpenSpans } from './invariant-08-no-open-spans.ts';
@@ -33,11 +34,13 @@ import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if
 import { budgetsBeforeWork } from './invariant-11-budgets-before-work.ts';
 import { nothingThrows } from './invariant-12-nothing-throws.ts';
 import { sideEffectsOnce } from './invariant-13-side-effects-once.ts';
+import { toolsGetOneKeyPerCall } from './tools-get-one-key-per-call.ts';
 import { sideEffectsTold } from './invariant-14-side-effects-told.ts';
 import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { secretFragmentsNeverLeave } from './secret-fragments-never-leave.ts';
 import { credentialShapesRedacted } from './credential-shapes-redacted.ts';
 import { outcomeFollowsTable } from './outcome-follows-table.ts';
+import { costFollowsPriceTable } from './cost-follows-price-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
 import { requestsHoldNoBlankText } from './requests-hold-no-blank-text.ts';
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
@@ -46,6 +49,7 @@ import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
 import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
+import { otelGenAiFollowsLog } from './otel-genai-follows-log.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 import { retriesAnsweredAsTheirMessage } from './retries-answered-as-their-message.ts';
@@ -64,6 +68,7 @@ export const INVARIANTS: readonly Invariant[] = [
   callRecordsKeepTheirStep,
   denyNeverLifted,
   approverAnswersFollowed,
+  approverSawTheCall,
   denialsSayWhy,
   argumentsValidated,
   argumentsReadAsSent,
@@ -72,6 +77,7 @@ export const INVARIANTS: readonly Invariant[] = [
   noOpenSpans,
   spanMisuseRecorded,
   traceAgreesWithLog,
+  otelGenAiFollowsLog,
   inboxDeliveredOnce,
   hostAnswersFollowOutcomes,
   hostAnswersOnlyWhatIsStored,
@@ -82,6 +88,7 @@ export const INVARIANTS: readonly Invariant[] = [
   compactionKeepsTurnsWhole,
   budgetsBeforeWork,
   sideEffectsOnce,
+  toolsGetOneKeyPerCall,
   startedCallsStayUnknown,
   toolsToldToStop,
   failuresNotRetriedWhenTold,
@@ -93,6 +100,7 @@ export const INVARIANTS: readonly Invariant[] = [
   snapshotResumesTheFold,
   promptFollowsFragments,
   outcomeFollowsTable,
+  costFollowsPriceTable,
   adapterFollowsTheWire,
   crashRecovery,
 ];

@@ -1,15 +1,18 @@
 /**
  * The approver a case runs with (the scenario's scripted one or the agent's own),
- * wrapped so the run keeps every answer it gave: which call, what it said, when.
+ * wrapped so the run keeps every answer it gave: which call, what it was shown,
+ * what it said, when.
  * The invariant `approver-answers-followed` holds the log's decisions to them —
  * the log alone can only say that a decision was "by the approver", not that the
- * approver said so.
+ * approver said so. `approver-saw-the-call` holds what it was shown to the log's call.
  */
 import type { ApprovalRequest, Approver, Clock } from '../../kernel/index.ts';
 
 export interface ApprovalAnswer {
   readonly callId: string;
   readonly tool: string;
+  /** What the approver was shown: the request's arguments and side-effect level, as it got them. */
+  readonly shown: { readonly callId: string; readonly tool: string; readonly args: unknown; readonly sideEffect: string };
   /** 'approve' or 'deny' as answered; anything else (or a rejection) as text. */
   readonly answer: string;
   /** Virtual time of the answer. */
@@ -21,7 +24,8 @@ export function recordedApprover(approver: Approver, clock: Pick<Clock, 'now'>, 
   return {
     approve: async (request: ApprovalRequest, signal: AbortSignal) => {
       asked?.();
-      const note = (answer: string) => answers.push({ callId: request.callId, tool: request.tool, answer, at: clock.now() });
+      const shown = { callId: request.callId, tool: request.tool, args: request.args, sideEffect: request.sideEffect };
+      const note = (answer: string) => answers.push({ callId: request.callId, tool: request.tool, shown, answer, at: clock.now() });
       try {
         const answer = await approver.approve(request, signal);
         note(answer === 'approve' || answer === 'deny' ? answer : `invalid: ${JSON.stringify(answer) ?? String(answer)}`);

@@ -60,6 +60,8 @@ export interface ToolBodyRun {
   readonly signal: AbortSignal;
   /** The attempt of the call this run was (1 for the first). */
   readonly attempt: number;
+  /** The idempotency key the body was given (`ctx.idempotencyKey`). */
+  readonly idempotencyKey: string;
   readonly startedAt: number;
   /** Its signal was aborted already when the body started: the loop ran a tool it had told to stop. */
   readonly startedStopped?: true;
@@ -97,7 +99,7 @@ export function scriptedTools(
   const started = new Set<string>();
   const behaviours = new Map(entries.filter((e) => e.behaviour).map((e) => [e.name, e.behaviour!]));
   const counted = tools.map((tool) =>
-    withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId, signal, args, attempt) => {
+    withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId, signal, args, attempt, idempotencyKey) => {
       counters.byTool.set(tool.name, (counters.byTool.get(tool.name) ?? 0) + 1);
       counters.byCall.set(callId, (counters.byCall.get(callId) ?? 0) + 1);
       const calls = counters.byToolCall.get(tool.name) ?? new Map<string, number>();
@@ -108,6 +110,7 @@ export function scriptedTools(
         tool: tool.name,
         signal,
         attempt,
+        idempotencyKey,
         startedAt: hooks.clock.now(),
         ...(signal.aborted ? { startedStopped: true as const } : {}),
         ...(unfrozen !== undefined ? { unfrozenArgs: unfrozen } : {}),
@@ -158,14 +161,14 @@ function withBehaviour(
   tool: AnyToolDeclaration,
   script: readonly Behaviour[],
   hooks: ToolHooks,
-  ran: (callId: string, signal: AbortSignal, args: unknown, attempt: number) => ToolBodyRun,
+  ran: (callId: string, signal: AbortSignal, args: unknown, attempt: number, idempotencyKey: string) => ToolBodyRun,
 ): AnyToolDeclaration {
   const run = scriptedRun(tool, script, hooks);
   return {
     ...tool,
     // As a user's tool may: a value or a throw at once, or a promise.
     run: (args, ctx) => {
-      const body = ran(ctx.callId, ctx.signal, args, ctx.attempt);
+      const body = ran(ctx.callId, ctx.signal, args, ctx.attempt, ctx.idempotencyKey);
       const ended = () => {
         body.endedAt = hooks.clock.now();
       };

@@ -1,0 +1,83 @@
+/**
+ * What a report says the model calls cost follows the price table: each call is
+ * billed its uncached input, its cache reads, its cache writes and its output,
+ * each at its own price per million tokens (a price left out falls back to the
+ * input price; usage counts every input token, cache reads and writes among
+ * them). Judged on every run with a reference table of its own — every model
+ * the run's requests name gets the same four different prices — so the
+ * arithmetic is checked whether or not the config has prices: the report's
+ * costing (report/cost: per call, per turn, in total) against a computation
+ * written here, from the log's usage.
+ *
+ * Outside probe 7's plant P10 (cache reads billed at the full input price)
+ * passed the gate before this check: costs were reported, never checked.
+ */
+import type { LogEvent, Usage } from '../../kernel/index.ts';
+import { costOfLog } from '../../report/cost/cost-of-log.ts';
+import type { PriceTable } from '../../report/cost/price-table.ts';
+import type { ScenarioRun } from '../second-host.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+
+export const costFollowsPriceTable = defineInvariant({
+  id: 'cost-follows-price-table',
+  title: 'the reported cost of each call, turn and run is its uncached input, cache reads, cache writes and output at their prices',
+  appliesTo: loopgateOnly("a peer's usage is not in a loopgate log"),
+  check: (run) => costFollows(run),
+});
+
+/** Per million tokens: four different prices, so a token billed at another kind's price shows. */
+const PRICES = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 } as const;
+
+function costFollows(run: ScenarioRun): string | undefined {
+  const events = run.log.events.filter((e) => !e.opaque) as LogEvent[];
+  const models = new Set<string>();
+  for (const e of events) if (e.type === 'model.request') models.add(e.payload.model);
+  if (models.size === 0) return undefined;
+  const table: PriceTable = { currency: 'USD', models: Object.fromEntries([...models].map((m) => [m, PRICES])) };
+  const reported = costOfLog(run.log.events, table);
+  // The reference: each model.result with usage, billed here.
+  const expected: { turn: number; step: number; attempt: number; amount: number }[] = [];
+  for (const e of events) {
+    if (e.type !== 'model.result') continue;
+    const { turn, step, attempt, result } = e.payload;
+    expected.push({ turn, step, attempt, amount: result.usage ? billed(result.usage) : 0 });
+  }
+  if (reported.calls.length !== expected.length)
+    return `the report prices ${reported.calls.length} model call(s), the log holds ${expected.length} model.result event(s)`;
+  for (const [i, want] of expected.entries()) {
+    const got = reported.calls[i]!;
+    const where = `model call turn ${want.turn} step ${want.step} attempt ${want.attempt}`;
+    if (got.amount === undefined) return `${where}: reported unpriced, but its model ${got.model} has a price`;
+    if (!close(got.amount, want.amount))
+      return `${where}: reported ${got.amount} USD for usage ${JSON.stringify(got.usage ?? null)} at ${JSON.stringify(PRICES)} per million, but that is ${want.amount} USD`;
+  }
+  const turns = new Map<number, number>();
+  for (const c of expected) turns.set(c.turn, (turns.get(c.turn) ?? 0) + c.amount);
+  for (const t of reported.total.turns) {
+    const want = turns.get(t.turn) ?? 0;
+    if (!close(t.amount, want)) return `turn ${t.turn}: reported ${t.amount} USD, but its calls cost ${want} USD`;
+  }
+  const total = expected.reduce((n, c) => n + c.amount, 0);
+  if (!close(reported.total.amount, total)) return `the run: reported ${reported.total.amount} USD, but its calls cost ${total} USD`;
+  return undefined;
+}
+
+/** One call's bill: every kind of token counted once, at its own price. */
+function billed(usage: Usage): number {
+  const tokens = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
+  const cacheRead = tokens(usage.cacheReadTokens);
+  const cacheWrite = tokens(usage.cacheWriteTokens);
+  const input = tokens(usage.inputTokens);
+  const parts: [number, number][] = [
+    [Math.max(0, input - cacheRead - cacheWrite), PRICES.input],
+    [cacheRead, PRICES.cachedInput],
+    [cacheWrite, PRICES.cacheWrite],
+    [tokens(usage.outputTokens), PRICES.output],
+  ];
+  return parts.reduce((sum, [count, perMillion]) => sum + (count / 1_000_000) * perMillion, 0);
+}
+
+/** Equal to 9 significant digits (the report keeps 12). */
+function close(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
