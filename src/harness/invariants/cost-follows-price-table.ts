@@ -64,7 +64,8 @@ function costFollows(run: ScenarioRun): string | undefined {
 
 /** One call's bill: every kind of token counted once, at its own price. */
 function billed(usage: Usage): number {
-  const tokens = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
+  // A count past 2^53 − 1 (or not a number) is no count, as the turn's close reads it.
+  const tokens = (n: number | undefined) => (typeof n === 'number' && n > 0 && n <= Number.MAX_SAFE_INTEGER ? n : 0);
   const cacheRead = tokens(usage.cacheReadTokens);
   const cacheWrite = tokens(usage.cacheWriteTokens);
   const input = tokens(usage.inputTokens);
@@ -77,7 +78,8 @@ function billed(usage: Usage): number {
   return parts.reduce((sum, [count, perMillion]) => sum + (count / 1_000_000) * perMillion, 0);
 }
 
-/** Equal to 9 significant digits (the report keeps 12). */
+/** Equal to 9 significant digits (the report keeps 12); an amount that is not finite equals nothing. */
 function close(a: number, b: number): boolean {
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
   return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 }

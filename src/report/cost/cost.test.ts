@@ -22,6 +22,11 @@ describe('priceCall', () => {
     expect(priceCall('small', { inputTokens: 1000, outputTokens: 0, cacheReadTokens: 1000 }, table)).toEqual({ amount: 0.0004 });
   });
 
+  it('a count that is no count (past 2^53, negative) bills nothing: never $Infinity', () => {
+    expect(priceCall('small', { inputTokens: 1e308, outputTokens: 1000 }, table)).toEqual(priceCall('small', { inputTokens: 0, outputTokens: 1000 }, table));
+    expect(priceCall('small', { inputTokens: Number.POSITIVE_INFINITY, outputTokens: -3 }, table)).toEqual({ amount: 0 });
+  });
+
   it('a model the table does not name is unpriced, not free', () => {
     expect(priceCall('gpt-5', { inputTokens: 10, outputTokens: 5 }, table)).toEqual({ unpriced: 'gpt-5' });
     expect(priceCall('toString', { inputTokens: 10, outputTokens: 5 }, table)).toEqual({ unpriced: 'toString' });

@@ -4,7 +4,7 @@
  * `cacheReadTokens` and `cacheWriteTokens` say how many of them were read from
  * or written to the prompt cache).
  */
-import type { Usage } from '../../kernel/index.ts';
+import { countable, type Usage } from '../../kernel/index.ts';
 import type { PriceTable } from './price-table.ts';
 
 export type CallPrice =
@@ -19,7 +19,8 @@ export function priceCall(model: string, usage: Usage | undefined, table: PriceT
   const price = Object.hasOwn(table.models, model) ? table.models[model] : undefined;
   if (!price) return { unpriced: model };
   if (!usage) return { amount: 0 }; // nothing reported (a transport error): nothing known to be billed
-  const count = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
+  // A count past 2^53 is no count (the close reads it so, kernel `countable`): a client's 1e308 bills nothing, not $Infinity.
+  const count = (n: number | undefined) => (typeof n === 'number' ? countable(n) : 0);
   const cacheRead = count(usage.cacheReadTokens);
   const cacheWrite = count(usage.cacheWriteTokens);
   const uncached = Math.max(0, count(usage.inputTokens) - cacheRead - cacheWrite);
