@@ -9,8 +9,10 @@
  * up on a message that was answered.
  *
  * Not judged: a request whose own client went away (499) or whose process died
- * (no answer), and a message a cancelled turn gave back to the inbox (a later
- * turn takes it, and answers the requests still waiting).
+ * (no answer), a message a cancelled turn gave back to the inbox (a later turn
+ * takes it, and answers the requests still waiting), and a first answer whose
+ * turn failed{persistence}: the store holds none of that turn, so the stored
+ * message is taken again by a later turn, which answers the retry.
  */
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
@@ -39,7 +41,8 @@ function answeredAlike(run: ScenarioRun): string | undefined {
       continue;
     }
     if (answered === undefined) {
-      if (last !== undefined && envelope.delivery !== undefined)
+      // A turn that failed{persistence} is in no stored record: the message, stored before it, is taken again by a later turn.
+      if (last !== undefined && envelope.delivery !== undefined && last.outcome !== 'failed{persistence}')
         first.set(post.messageId, { index: i, status: envelope.status, turn: last.turn, outcome: last.outcome });
       continue;
     }
