@@ -79,12 +79,8 @@ class CancelCommand implements InboxCommand {
   }
 }
 
-/**
- * The client of an earlier message goes away (its HTTP request aborted): at once,
- * or at a moment. Only the production host answers requests a client can abort;
- * cases through the loop drop these entries (toFuzzCase).
- */
-class DisconnectCommand implements InboxCommand {
+/** What the client of the `pick`-th message posted so far (counted round) does again, at once or at a moment. */
+abstract class ClientCommand implements InboxCommand {
   readonly pick: number;
   readonly at: Trigger | undefined;
   constructor(pick: number, at: Trigger | undefined) {
@@ -94,6 +90,16 @@ class DisconnectCommand implements InboxCommand {
   check(model: Readonly<InboxModel>): boolean {
     return model.posted > 0;
   }
+  abstract run(model: InboxModel, real: InboxBuilder): void;
+  abstract toString(): string;
+}
+
+/**
+ * The client of an earlier message goes away (its HTTP request aborted): at once,
+ * or at a moment. Only the production host answers requests a client can abort;
+ * cases through the loop drop these entries (toFuzzCase).
+ */
+class DisconnectCommand extends ClientCommand {
   run(model: InboxModel, real: InboxBuilder): void {
     const entry: InboxEntry = { disconnect: ((this.pick - 1) % model.posted) + 1, ...(this.at ? { at: this.at } : {}) };
     model.add(entry);
@@ -111,16 +117,7 @@ class DisconnectCommand implements InboxCommand {
  * message gets the id if it had none. Only the production host takes message
  * ids; cases through the loop drop the retries and the ids (toFuzzCase).
  */
-class RetryCommand implements InboxCommand {
-  readonly pick: number;
-  readonly at: Trigger | undefined;
-  constructor(pick: number, at: Trigger | undefined) {
-    this.pick = pick;
-    this.at = at;
-  }
-  check(model: Readonly<InboxModel>): boolean {
-    return model.posted > 0;
-  }
+class RetryCommand extends ClientCommand {
   run(model: InboxModel, real: InboxBuilder): void {
     const posts = real.entries.filter(isPost);
     const index = (this.pick - 1) % posts.length;
