@@ -43,12 +43,12 @@ import {
 import type { MemoryEventStore, MemoryStoreFaults } from '../stores/memory-store.ts';
 import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { VirtualClock } from './virtual-clock.ts';
-import { wireProvider, withTimeOnTheWire } from './wire-provider.ts';
+import { wireProvider, withTimeOnTheWire, type WireProviderHandle } from './wire-provider.ts';
 import { agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegistry } from './world/agent-under-test.ts';
 import { CaseRecording, finalProjection, type LostWork } from './world/case-recording.ts';
 import { FaultLog, type Fault } from './world/fault-log.ts';
 import { WorldStore, type StoreWrites } from './world/faulty-store.ts';
-import { hostConfigFor } from './world/host-config.ts';
+import { hostConfigFor, type ConfigModel } from './world/host-config.ts';
 import { operatorParts, withOperator, withOperatorLayer, withOperatorRule } from './world/operator-settings.ts';
 import { HostTarget, type HostPost } from './world/host-target.ts';
 import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-driver.ts';
@@ -256,19 +256,26 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const wrapModel = options.seams?.wrapModel ?? ((client: ModelClient) => client);
   const scripted = (steps: Scenario['provider']['script'], name: string, model: string | undefined) =>
     wrapModel(scriptedProvider(steps, name, clock, faults, callIds, model));
-  // A wire-level provider: the real SDK parses the provider's protocol, written by the wire fake.
-  const wire =
-    !options.model && scenario.provider.kind === 'wire'
-      ? await wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model')
+  // A wire-level provider: the real SDK parses the provider's protocol, written by the wire fake. Each client
+  // has a key of its own, the only one its fake serves: a host that builds a client with another's key is told 401.
+  const onTheWire = !options.model && scenario.provider.kind === 'wire';
+  const wire = onTheWire
+    ? await wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model', WIRE_KEYS.primary)
+    : undefined;
+  const fallbackWire =
+    onTheWire && scenario.provider.fallback
+      ? await wireProvider(scenario.provider.provider!, scenario.provider.fallback, scenario.provider.fallbackModel ?? 'fallback-model', WIRE_KEYS.fallback)
       : undefined;
   const real = options.model ?? wire?.client;
   const model = models.wrap(
     real ? withTimeOnTheWire(real, clock, wire ? scenario.provider.script : []) : scripted(scenario.provider.script, 'scripted', scenario.provider.model),
   );
   // Each client is asked for its own model (field failure: a fallback asked for the primary's).
-  const fallbackModels = scenario.provider.fallback
-    ? [models.wrap(scripted(scenario.provider.fallback, 'fallback', scenario.provider.fallbackModel ?? 'fallback-model'))]
-    : undefined;
+  const fallbackModels = fallbackWire
+    ? [models.wrap(withTimeOnTheWire(fallbackWire.client, clock, scenario.provider.fallback ?? []))]
+    : scenario.provider.fallback
+      ? [models.wrap(scripted(scenario.provider.fallback, 'fallback', scenario.provider.fallbackModel ?? 'fallback-model'))]
+      : undefined;
 
   // --- the host ------------------------------------------------------------------------
   const toolOptions = { ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}) };
@@ -284,15 +291,56 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const wrapDeps = executorFaults && seamDeps ? (deps: LoopDeps) => seamDeps(executorFaults(deps)) : (executorFaults ?? seamDeps);
   if (mode === 'production') {
     let ids = 0;
-    hostTarget = new HostTarget({
+    // The host builds every client from its YAML, as a deploy does: a wire entry names the fake's address and
+    // the variable holding its key, and the host's own adapter goes on the wire (recorded as the loop host's is).
+    const entries = [
+      { key: 'model', name: scenario.provider.model ?? config.model, wire, script: scenario.provider.script, scripted: model },
+      ...(fallbackModels
+        ? [
+            {
+              key: 'model.fallback[0]',
+              name: scenario.provider.fallbackModel ?? 'fallback-model',
+              wire: fallbackWire,
+              script: scenario.provider.fallback ?? [],
+              scripted: fallbackModels[0]!,
+            },
+          ]
+        : []),
+    ];
+    const onWire = (entry: (typeof entries)[number]) =>
+      entry.wire ? hostWireClient(entry.wire, (client) => models.wrap(withTimeOnTheWire(client, clock, entry.script))) : undefined;
+    const hostClients = new Map(entries.map((entry) => [entry.key, onWire(entry)]));
+    const configModel = (entry: (typeof entries)[number], i: number): ConfigModel =>
+      entry.wire
+        ? {
+            provider: scenario.provider.provider!,
+            name: entry.name,
+            baseURL: entry.wire.baseURL,
+            apiKeyEnv: i === 0 ? WIRE_KEY_ENV.primary : WIRE_KEY_ENV.fallback,
+          }
+        : { provider: 'fake', name: entry.name };
+    hostTarget = await HostTarget.start({
       conversation: CASE_CONVERSATION,
-      config: hostConfigFor(config.model, toolOptions.maxOutputChars, scenario.operator, scenario.hosts !== undefined),
+      config: hostConfigFor(
+        { primary: configModel(entries[0]!, 0), fallbacks: entries.slice(1).map((entry, i) => configModel(entry, i + 1)) },
+        toolOptions.maxOutputChars,
+        scenario.operator,
+        scenario.hosts !== undefined,
+      ),
+      env: {
+        ...(wire ? { [WIRE_KEY_ENV.primary]: wire.apiKey } : {}),
+        ...(fallbackWire ? { [WIRE_KEY_ENV.fallback]: fallbackWire.apiKey } : {}),
+      },
+      modelClient: (spec, build) => {
+        const entry = entries.find((e) => e.key === spec.key);
+        if (!entry) throw new Error(`the production host built a client for ${spec.key}, which the case's config does not name`);
+        const onTheWire = hostClients.get(entry.key);
+        return onTheWire ? onTheWire(build(spec)) : entry.scripted;
+      },
       ...(scenario.hosts !== undefined ? { hosts: scenario.hosts } : {}),
       store: world,
       // The case's loop limits travel with the agent, as a team's own agent carries them (host-config.ts).
       agent: { ...agent, config: withoutModel(config) },
-      model,
-      ...(fallbackModels ? { fallbackModels } : {}),
       clock,
       random,
       newId: () => `m${++ids}`,
@@ -347,6 +395,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     thrown ??= error;
   } finally {
     wire?.release();
+    fallbackWire?.release();
   }
   misuse?.actLate(faults);
   for (const why of hostTarget?.refusals ?? []) faults.record(`the new host refuses the store: ${why}`);
@@ -397,6 +446,31 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
 }
 
 /** The loop limits as an agent carries them (the model is the host's to name). */
+/** The keys the case's wire fakes serve, one per client, and the variables a host's config reads them from. */
+const WIRE_KEYS = { primary: 'wire-fake-key-primary', fallback: 'wire-fake-key-fallback' } as const;
+const WIRE_KEY_ENV = { primary: 'LOOPGATE_CASE_MODEL_KEY', fallback: 'LOOPGATE_CASE_FALLBACK_KEY' } as const;
+
+/**
+ * A wire client the production host builds from its config, once per process:
+ * one recorded client for the case (`wrap`: the recording, time on the wire),
+ * over whichever adapter the host built last.
+ */
+function hostWireClient(handle: WireProviderHandle, wrap: (client: ModelClient) => ModelClient): (built: ModelClient) => ModelClient {
+  let current: ModelClient | undefined;
+  let stable: ModelClient | undefined;
+  return (built) => {
+    current = built;
+    stable ??= wrap(
+      handle.track({
+        name: built.name,
+        ...(built.model !== undefined ? { model: built.model } : {}),
+        call: (request, onDelta) => current!.call(request, onDelta),
+      }),
+    );
+    return stable;
+  };
+}
+
 function withoutModel(config: LoopConfig): AgentLoopConfig {
   const { model: _model, ...limits } = config;
   return limits;

@@ -89,7 +89,13 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
 }
 
 export interface WireProviderHandle {
+  /** The client over the wire fake, built here with the scenario's key (a host built from its YAML builds its own: `track`). */
   readonly client: ModelClient;
+  /** What a host's config names to reach this script: the SDK's base URL and the one key the fake serves. */
+  readonly baseURL: string;
+  readonly apiKey: string;
+  /** A client the host built itself (from its config) for this script, its results recorded as `client`'s are. */
+  track(adapter: ModelClient): ModelClient;
   release(): void;
   /** The adapter's result for each step of the script the fake served, in order (undefined: never settled with one). */
   results(): (ModelResult | undefined)[];
@@ -98,9 +104,15 @@ export interface WireProviderHandle {
 /**
  * A ModelClient for `provider` whose answers are the scenario's script, over the
  * wire fake. The SDKs and msw load here, for the first wire case: a run without
- * one never loads them.
+ * one never loads them. The fake serves only `apiKey`: a request carrying any
+ * other is answered 401, as the provider answers it.
  */
-export async function wireProvider(provider: WireProvider, steps: readonly ProviderStep[], model: string): Promise<WireProviderHandle> {
+export async function wireProvider(
+  provider: WireProvider,
+  steps: readonly ProviderStep[],
+  model: string,
+  apiKey = 'wire-fake-key',
+): Promise<WireProviderHandle> {
   const kit = WIRE_KITS[provider];
   const callIds = { next: 1 };
   const plans: WirePlan[] = steps.map((step, i) => wirePlanFor(kit, behaviourFor(step, i, callIds)));
@@ -108,15 +120,17 @@ export async function wireProvider(provider: WireProvider, steps: readonly Provi
   const fake = acquireWireFake();
   /** Script steps served, in order: a call that never reached the fake (cancelled before it was sent) serves none. */
   const served: number[] = [];
-  const scenario = fake.scenario((_request, index) => {
-    served.push(index);
-    // A script that runs out answers as the scripted provider does: an invalid request (400), which fails the turn at once.
-    return plans[index] ?? jsonPlan(400, exhausted(provider, index));
-  });
-  const adapter = createAdapter(provider, { apiKey: 'wire-fake-key', baseURL: scenario.baseURL(provider), model });
+  const scenario = fake.scenario(
+    (_request, index) => {
+      served.push(index);
+      // A script that runs out answers as the scripted provider does: an invalid request (400), which fails the turn at once.
+      return plans[index] ?? jsonPlan(400, exhausted(provider, index));
+    },
+    { apiKey },
+  );
   const results: (ModelResult | undefined)[] = [];
   // The loop asks one model call at a time, so the step the fake serves during a call is that call's.
-  const client: ModelClient = {
+  const track = (adapter: ModelClient): ModelClient => ({
     name: adapter.name,
     ...(adapter.model !== undefined ? { model: adapter.model } : {}),
     call: (request, onDelta) => {
@@ -131,8 +145,16 @@ export async function wireProvider(provider: WireProvider, steps: readonly Provi
       );
       return call;
     },
+  });
+  const baseURL = scenario.baseURL(provider);
+  return {
+    client: track(createAdapter(provider, { apiKey, baseURL, model })),
+    baseURL,
+    apiKey,
+    track,
+    release: () => fake.release(),
+    results: () => Array.from({ length: served.length }, (_, i) => results[i]),
   };
-  return { client, release: () => fake.release(), results: () => Array.from({ length: served.length }, (_, i) => results[i]) };
 }
 
 /** The provider's 400 body saying the scenario's script ran out. */

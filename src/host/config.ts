@@ -290,6 +290,16 @@ export function checkedHostConfig(config: unknown): HostConfig {
   throw new ConfigError(`invalid config:\n${problems.join('\n')}`);
 }
 
+/**
+ * A config as given: one already checked (read from a file, or by
+ * `checkedHostConfig`) is taken as it is — checking it again would count every
+ * default the schema filled in as written by its author, and those defaults
+ * would override the agent's own limits (configWrites). Anything else is checked.
+ */
+export function asCheckedHostConfig(config: HostConfig): HostConfig {
+  return SOURCES.has(config) || WRITTEN.has(config) ? config : checkedHostConfig(config);
+}
+
 /** The defaults, as if from an empty file. */
 export function defaultHostConfig(): HostConfig {
   return checkedHostConfig({});

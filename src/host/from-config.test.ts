@@ -20,7 +20,7 @@ import { call, reply, toolUse, transportError } from '../../providers/fake/resul
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { InputError, type AgentContext } from '../kernel/index.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
-import { ConfigError, type HostConfig } from './config.ts';
+import { checkedHostConfig, ConfigError, type HostConfig } from './config.ts';
 import { createHostFromConfig } from './from-config.ts';
 
 const fake = acquireWireFake();
@@ -259,6 +259,22 @@ describe("createHostFromConfig: the agent's own limits", () => {
     expect((await strict.handle('c', 'hi')).turns[0]?.outcome).toBe('failed{provider_unavailable}');
     expect(overloaded.requests).toHaveLength(1); // the agent asked for no retries
     await strict.close();
+  });
+
+  it('hold for a config checked in code (checkedHostConfig), as for one read from a file', async () => {
+    // Checked again inside, every default the schema filled in counted as written and overrode the agent's limits.
+    const config = checkedHostConfig({ model: { provider: 'fake', name: 'm' }, store: { kind: 'memory' } });
+    const model = new ScriptedModelClient([lookups(3), reply('never asked')]);
+    const host = await createHostFromConfig(config, { agent: agent(), modelClient: () => model });
+    expect((await host.handle('c', 'Where is ORD-1001?')).turns[0]).toMatchObject({ outcome: 'failed{budget_exhausted}', toolCalls: 0 });
+    expect(model.requests).toHaveLength(1);
+    await host.close();
+
+    const written = checkedHostConfig({ model: { provider: 'fake', name: 'm' }, store: { kind: 'memory' }, budgets: { maxToolCallsPerTurn: 3 } });
+    const obeyed = new ScriptedModelClient([lookups(3), reply('Delivered.')]);
+    const loose = await createHostFromConfig(written, { agent: agent(), modelClient: () => obeyed });
+    expect((await loose.handle('c', 'Where is ORD-1001?')).reply).toBe('Delivered.');
+    await loose.close();
   });
 
   it('give way to the limits the YAML writes, key by key', async () => {

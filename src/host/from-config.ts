@@ -18,7 +18,7 @@ import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
 import { type Agent, type AgentFactory, createRedactor, type ModelClient, systemClock, type TraceExporter } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { openStore } from '../stores/from-config.ts';
-import { checkedHostConfig, ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
+import { asCheckedHostConfig, ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
 import { AgentHost, type HostOptions, type RecoverySweep } from './host.ts';
 import { hostAgent, hostToolExecutor } from './host-agent.ts';
 import { selectedMode } from './tool-names.ts';
@@ -75,7 +75,7 @@ export function checkHostConfig(
   config: string | HostConfig,
   options: Pick<HostOptions, 'tools' | 'policyRules'> & { readonly agent?: Agent } = {},
 ): HostConfig {
-  const parsed = typeof config === 'string' ? loadHostConfig(config) : configSource(config) ? config : checkedHostConfig(config);
+  const parsed = typeof config === 'string' ? loadHostConfig(config) : asCheckedHostConfig(config);
   checkToolPipeline(parsed, options);
   selectedMode(parsed);
   // A file that names no provider would serve the scripted fake: a deploy needs it said (provider: fake) or a real one.
@@ -89,7 +89,7 @@ export function checkHostConfig(
 
 /** Builds the host a config describes; `config` is a path to a YAML file or a parsed config. */
 export async function createHostFromConfig(config: string | HostConfig, options: HostFromConfigOptions = {}): Promise<AgentHost> {
-  const parsed = typeof config === 'string' ? loadHostConfig(config) : configSource(config) ? config : checkedHostConfig(config);
+  const parsed = typeof config === 'string' ? loadHostConfig(config) : asCheckedHostConfig(config);
   const source = configSource(parsed);
   const base = source ? dirname(resolve(source.file)) : process.cwd();
   const at = (path: string) => (isAbsolute(path) ? path : resolve(base, path));
@@ -102,7 +102,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   checkToolPipeline(parsed, { ...options, agent });
   selectedMode(parsed);
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
-  const build = options.modelClient ?? ((spec: ModelSpec) => adapterFor(spec, options.fetch));
+  const build = options.modelClient ?? ((spec: ModelSpec) => configAdapter(spec, options.fetch));
   const [primary, ...fallbacks] = specs.map((spec) => withModel(build(spec), spec.name));
   const headers = otlpHeaders(parsed, env);
   const {
@@ -248,7 +248,8 @@ export function modelSpecs(config: HostConfig, env: Readonly<Record<string, stri
   return specs;
 }
 
-function adapterFor(spec: ModelSpec, fetch: typeof globalThis.fetch | undefined): ModelClient {
+/** The shipped SDK adapter for one config entry (what `createHostFromConfig` builds without a `modelClient`). */
+export function configAdapter(spec: ModelSpec, fetch?: typeof globalThis.fetch): ModelClient {
   if (spec.provider === 'fake' || spec.apiKey === undefined) throw new Error(`${spec.key}: no adapter for provider ${spec.provider} without a key`); // modelSpecs refused it already
   return createAdapter(spec.provider, {
     apiKey: spec.apiKey,

@@ -1,6 +1,7 @@
 /**
  * The production host's YAML config for a case, written as an operator writes
- * agent.yaml: the model it names, the operator's tool settings (the scenario's
+ * agent.yaml: the models it names (the primary and its fallbacks, over the wire
+ * with their own keys where the case's provider is the wire fake), the operator's tool settings (the scenario's
  * `operator`), a tool output cap when the scenario sets one, and the harness's
  * own snapshot and session settings — no loop limits. The loop limits the case
  * runs with (the agent's, then the scenario's) travel with the agent, as a
@@ -18,16 +19,36 @@
 /** Events between snapshots through the production host in the harness. */
 export const SNAPSHOT_EVERY = 8;
 import { checkedHostConfig, type HostConfig } from '../../host/config.ts';
+import type { WireProvider } from '../../../providers/names.ts';
 import type { OperatorSettings } from '../scenario/schema.ts';
 
 /**
- * `keepSessions`: idle sessions are kept for reuse as the host's defaults say (a
- * case with several hosts); otherwise none is (maxIdle 0): every message reopens
- * the conversation from the store, through its snapshot.
+ * A model client as the case's config names it: the scripted fake (the harness
+ * passes the client, as a team's code passes `modelClient`), or a wire provider
+ * at the wire fake's address, its key in the environment variable `apiKeyEnv`.
  */
-export function hostConfigFor(model: string, toolMaxOutputChars: number | undefined, operator?: OperatorSettings, keepSessions = false): HostConfig {
+export interface ConfigModel {
+  readonly provider: 'fake' | WireProvider;
+  readonly name: string;
+  readonly baseURL?: string;
+  readonly apiKeyEnv?: string;
+}
+
+/**
+ * `models`: the primary and its fallbacks, each where the host must build it
+ * from (createHostFromConfig builds every client the YAML names, fallbacks with
+ * their own keys). `keepSessions`: idle sessions are kept for reuse as the
+ * host's defaults say (a case with several hosts); otherwise none is (maxIdle 0):
+ * every message reopens the conversation from the store, through its snapshot.
+ */
+export function hostConfigFor(
+  models: { readonly primary: ConfigModel; readonly fallbacks: readonly ConfigModel[] },
+  toolMaxOutputChars: number | undefined,
+  operator?: OperatorSettings,
+  keepSessions = false,
+): HostConfig {
   return checkedHostConfig({
-    model: { name: model },
+    model: { ...models.primary, ...(models.fallbacks.length > 0 ? { fallback: [...models.fallbacks] } : {}) },
     tools: {
       // The operator's tool settings are the config's own (the loop driven directly gets them as operator-settings.ts says).
       ...(operator?.allow !== undefined ? { allow: operator.allow } : {}),

@@ -5,7 +5,10 @@
  * Each entry is a call a client would make: `handle(id, text, { intent })`,
  * `cancel(id, by)`.
  *
- * A process of the case is one `AgentHost` with its own connection to the store.
+ * A process of the case is one `AgentHost` built as a deploy builds it —
+ * `createHostFromConfig` over the case's YAML config, which names every model
+ * client (the host builds each from its entry, a wire provider with the key its
+ * environment variable holds) — with its own connection to the store.
  * `crash` kills it: the host is halted and its connection severed, so it writes
  * nothing more (its locks die with it). `reopen` starts a new process over the
  * same store, serving the same agent — the tools' external state (a backend of
@@ -34,7 +37,8 @@ import {
 } from '../../kernel/index.ts';
 import type { HostConfig } from '../../host/config.ts';
 import type { ResponseEnvelope } from '../../host/envelope.ts';
-import { AgentHost } from '../../host/host.ts';
+import type { AgentHost } from '../../host/host.ts';
+import { configAdapter, createHostFromConfig, type ModelSpec } from '../../host/from-config.ts';
 import { traceTurn, type CaseRecording } from './case-recording.ts';
 import type { ProcessStore, WorldStore } from './faulty-store.ts';
 import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
@@ -46,8 +50,14 @@ export interface HostWorld {
   readonly config: HostConfig;
   readonly store: WorldStore;
   readonly agent: Agent;
-  readonly model: ModelClient;
-  readonly fallbackModels?: readonly ModelClient[];
+  /**
+   * The client for each model entry the config names (createHostFromConfig's
+   * `modelClient`): the case's scripted client for a `fake` entry, or the case's
+   * recording over the client the host built for a wire entry (`build`).
+   */
+  readonly modelClient: (spec: ModelSpec, build: (spec: ModelSpec) => ModelClient) => ModelClient;
+  /** The environment the host reads its keys from. */
+  readonly env: Readonly<Record<string, string>>;
   readonly clock: Clock;
   readonly random: () => number;
   readonly newId: () => string;
@@ -94,9 +104,15 @@ export class HostTarget implements LoopUnderTest {
   /** One per message posted: aborting it is its client going away. */
   readonly #clients: AbortController[] = [];
 
-  constructor(world: HostWorld) {
+  private constructor(world: HostWorld) {
     this.#world = world;
-    for (let i = 0; i < (world.hosts ?? 1); i++) this.#processes.push(this.#start());
+  }
+
+  /** The case's processes started (the scenario's `hosts`, default one), each host built from the case's config. */
+  static async start(world: HostWorld): Promise<HostTarget> {
+    const target = new HostTarget(world);
+    for (let i = 0; i < (world.hosts ?? 1); i++) target.#processes.push(await target.#start());
+    return target;
   }
 
   /** Processes started (1 without a reopen). */
@@ -165,7 +181,7 @@ export class HostTarget implements LoopUnderTest {
   async reopen(): Promise<void> {
     if (!this.#current.dead) throw new Error('reopen: the host has not crashed (its crash trigger never fired), so there is nothing to reopen');
     await this.settled(); // the dead process's last work has stopped
-    const process = this.#start();
+    const process = await this.#start();
     this.#processes.push(process);
     const sweep = await process.host.recoverAll();
     // A store the new host refuses to read (a record lost in the crash) is an outcome of the case, not a harness failure.
@@ -208,7 +224,7 @@ export class HostTarget implements LoopUnderTest {
     void work.finally(() => this.#outstanding.delete(work));
   }
 
-  #start(): Process {
+  async #start(): Promise<Process> {
     const w = this.#world;
     const connection = w.store.connect();
     let process: Process | undefined;
@@ -219,11 +235,12 @@ export class HostTarget implements LoopUnderTest {
     };
     // Whether the host built the agent for the conversation since it last opened it (AgentFactory: per conversation).
     let built = false;
-    const host = new AgentHost({
-      config: w.config,
+    const host = await createHostFromConfig(w.config, {
       store: connection,
-      model: w.model,
-      ...(w.fallbackModels ? { fallbackModels: w.fallbackModels } : {}),
+      env: w.env,
+      modelClient: (spec) => w.modelClient(spec, (s) => configAdapter(s)),
+      // The harness runs the sweep itself after a reopen, to judge what it found.
+      recover: false,
       // The host is given a factory, as from loopgate.config.ts; it serves the case's agent, whose tools' state is
       // the world's and outlives a process (as a real backend does).
       agent: (context) => {
