@@ -36,6 +36,29 @@ describe('wire fake server', () => {
     expect((await fetch(`${WIRE_FAKE_ORIGIN}/s/nope/v1/messages`, { method: 'POST' })).status).toBe(404);
   });
 
+  it('serves a scenario that names its key only that key, answering any other 401 as the provider does', async () => {
+    const scenario = fake.scenario(jsonPlan(200, { served: true }), { apiKey: 'key-of-this-client' });
+    const post = (provider: 'anthropic' | 'openai-chat', headers: Record<string, string>) =>
+      fetch(provider === 'anthropic' ? `${scenario.baseURL('anthropic')}/v1/messages` : `${scenario.baseURL('openai-chat')}/chat/completions`, {
+        method: 'POST',
+        headers,
+        body: provider === 'anthropic' ? messagesBody() : chatBody(),
+      });
+    const wrongAnthropic = await post('anthropic', { 'x-api-key': 'key-of-another-client' });
+    expect(wrongAnthropic.status).toBe(401);
+    expect(await wrongAnthropic.json()).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+    const wrongOpenAi = await post('openai-chat', { authorization: 'Bearer key-of-another-client' });
+    expect(wrongOpenAi.status).toBe(401);
+    const body = JSON.stringify(await wrongOpenAi.json());
+    expect(body).toContain('invalid_api_key');
+    expect(body).not.toContain('key-of-another-client');
+    expect((await post('openai-chat', {})).status).toBe(401);
+    expect(scenario.requests).toHaveLength(0); // nothing served
+    expect(await (await post('anthropic', { 'x-api-key': 'key-of-this-client' })).json()).toEqual({ served: true });
+    expect(await (await post('openai-chat', { authorization: 'Bearer key-of-this-client' })).json()).toEqual({ served: true });
+    expect(scenario.requests).toHaveLength(2);
+  });
+
   it('resets the connection when planned', async () => {
     const scenario = fake.scenario({ kind: 'reset' });
     await expect(fetch(`${scenario.baseURL('anthropic')}/v1/messages`, { method: 'POST', body: messagesBody() })).rejects.toThrow();

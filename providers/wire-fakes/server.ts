@@ -45,7 +45,7 @@ const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'cookie
 let server: SetupServer | undefined;
 let users = 0;
 let nextId = 0;
-const scenarios = new Map<string, { responder: Responder; requests: ReceivedRequest[] }>();
+const scenarios = new Map<string, { responder: Responder; requests: ReceivedRequest[]; apiKey: string | undefined }>();
 
 async function readBody(request: Request): Promise<unknown> {
   const text = await request.text();
@@ -67,6 +67,8 @@ function startServer(): SetupServer {
       if (!scenario) {
         return Response.json({ error: { type: 'not_found_error', message: `wire fake: no scenario "${id}" (was it disposed?)` } }, { status: 404 });
       }
+      // A scenario that names its key answers any other as the provider does: 401, nothing served.
+      if (scenario.apiKey !== undefined && keyOf(request.headers) !== scenario.apiKey) return unauthorized(providerOfPath(path) ?? 'openai-chat');
       const headers: Record<string, string> = {};
       request.headers.forEach((value, name) => {
         headers[name] = SECRET_HEADERS.has(name.toLowerCase()) ? '[REDACTED]' : value;
@@ -99,9 +101,31 @@ function invalidRequest(provider: WireProvider, message: string): Response {
   return Response.json(body, { status: 400 });
 }
 
+/** The API key a request carries: Anthropic's `x-api-key`, else OpenAI's `Authorization: Bearer`. */
+function keyOf(headers: Headers): string | undefined {
+  const anthropic = headers.get('x-api-key');
+  if (anthropic !== null) return anthropic;
+  const bearer = /^Bearer (.*)$/.exec(headers.get('authorization') ?? '');
+  return bearer?.[1];
+}
+
+/** The provider's own 401 answer to a request without the key it expects (the key is never echoed). */
+function unauthorized(provider: WireProvider): Response {
+  const body =
+    provider === 'anthropic'
+      ? { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }
+      : { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } };
+  return Response.json(body, { status: 401 });
+}
+
+export interface ScenarioOptions {
+  /** The only API key the scenario serves: a request carrying another is answered 401 (and not counted as served). */
+  readonly apiKey?: string;
+}
+
 export interface WireFake {
   /** Registers a scenario: a fixed plan, a plan per request (last one repeats), or a function. */
-  scenario(answer: WirePlan | readonly WirePlan[] | Responder): WireScenario;
+  scenario(answer: WirePlan | readonly WirePlan[] | Responder, options?: ScenarioOptions): WireScenario;
   /** Stops intercepting when the last user releases. */
   release(): void;
 }
@@ -112,7 +136,7 @@ export function acquireWireFake(): WireFake {
   let released = false;
   const own: string[] = [];
   return {
-    scenario(answer) {
+    scenario(answer, options = {}) {
       const id = `w${++nextId}`;
       const responder: Responder =
         typeof answer === 'function'
@@ -121,7 +145,7 @@ export function acquireWireFake(): WireFake {
             ? (_request, index) => (answer as readonly WirePlan[])[Math.min(index, (answer as readonly WirePlan[]).length - 1)]!
             : () => answer as WirePlan;
       const requests: ReceivedRequest[] = [];
-      scenarios.set(id, { responder, requests });
+      scenarios.set(id, { responder, requests, apiKey: options.apiKey });
       own.push(id);
       return {
         id,
