@@ -123,7 +123,13 @@ const providerSchema = z
     kind: z.enum(['scripted', 'wire']).default('scripted').describe('scripted: in-process fake; wire: the real SDK over HTTP against a wire-level fake'),
     provider: z.enum(WIRE_PROVIDERS).optional().describe('For kind: wire'),
     script: z.array(providerStepSchema).default([]).transform(expanded),
-    fallback: z.array(providerStepSchema).transform(expanded).optional().describe('Script of a fallback client (retry tier 3)'),
+    fallback: z
+      .array(providerStepSchema)
+      .transform(expanded)
+      .optional()
+      .describe(
+        'Script of a fallback client (retry tier 3); with kind: wire it is served over the wire too, by the same provider, with a key and address of its own',
+      ),
     model: z.string().min(1).optional().describe("The model the primary client is asked for; default: the loop's model name, scenario-model"),
     fallbackModel: z.string().min(1).optional().describe('The model the fallback client is asked for; default: fallback-model'),
   })
@@ -156,7 +162,11 @@ const providerSchema = z
       });
     p.fallback?.forEach((step, i) => {
       if (step.interleaved)
-        ctx.addIssue({ code: 'custom', path: ['fallback', i, 'interleaved'], message: 'interleaved is a wire-level detail; the fallback client is scripted' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fallback', i, 'interleaved'],
+          message: "interleaved is for the primary's script: the fallback streams its calls one after another",
+        });
     });
   });
 
