@@ -141,6 +141,22 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(wire.message).toContain('ignoresTimeout is for scripted providers');
   });
 
+  it('what the wire cannot say is refused in a wire script and in its fallback (served over the wire too), naming the step', () => {
+    const script = errorOf(
+      minimal('provider:\n  kind: wire\n  provider: openai-chat\n  script:\n    - error: { kind: invalid_request }\ninbox:\n  - say: hi\nexpect: {}\n'),
+      'bad/invalid-on-the-wire.yaml',
+    );
+    expect(script.issues).toEqual([expect.objectContaining({ field: 'provider.script[0].error.kind' })]);
+    expect(script.message).toContain('cannot be produced on the wire');
+    const fallback = errorOf(
+      minimal(
+        'provider:\n  kind: wire\n  provider: anthropic\n  script:\n    - reply: hi\n  fallback:\n    - reply: ok\n    - error: { kind: aborted }\n    - { reply: late, ignoresTimeout: true }\ninbox:\n  - say: hi\nexpect: {}\n',
+      ),
+      'bad/fallback-on-the-wire.yaml',
+    );
+    expect(fallback.issues.map((i) => i.field)).toEqual(['provider.fallback[1].error.kind', 'provider.fallback[2].ignoresTimeout']);
+  });
+
   it('a rejecting client is a scripted provider; undoCompaction needs host: loop and a compaction, and no at', () => {
     const wire = errorOf(
       minimal('provider:\n  kind: wire\n  provider: anthropic\n  script:\n    - reject: boom\ninbox:\n  - say: hi\nexpect: {}\n'),

@@ -145,21 +145,29 @@ const providerSchema = z
           message: `interleaved is a wire-level detail: kind: wire with provider ${INTERLEAVING_PROVIDERS.join(' or ')} (the others stream one call after another)`,
         });
     });
+    // What the wire cannot say, in the script or the fallback's (served over the wire too).
     if (p.kind === 'wire')
-      p.script.forEach((step, i) => {
-        if (step.ignoresTimeout)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['script', i, 'ignoresTimeout'],
-            message: "ignoresTimeout is for scripted providers: a wire provider's SDK honours its timeout itself",
-          });
-        if (step.reject !== undefined)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['script', i, 'reject'],
-            message: "reject is for scripted providers: loopgate's adapters settle every call with a result",
-          });
-      });
+      for (const list of ['script', 'fallback'] as const)
+        p[list]?.forEach((step, i) => {
+          if (step.ignoresTimeout)
+            ctx.addIssue({
+              code: 'custom',
+              path: [list, i, 'ignoresTimeout'],
+              message: "ignoresTimeout is for scripted providers: a wire provider's SDK honours its timeout itself",
+            });
+          if (step.reject !== undefined)
+            ctx.addIssue({
+              code: 'custom',
+              path: [list, i, 'reject'],
+              message: "reject is for scripted providers: loopgate's adapters settle every call with a result",
+            });
+          if (step.error?.kind === 'invalid_request' || step.error?.kind === 'aborted')
+            ctx.addIssue({
+              code: 'custom',
+              path: [list, i, 'error', 'kind'],
+              message: `error kind "${step.error.kind}" cannot be produced on the wire (it is the loop's own); use kind: scripted`,
+            });
+        });
     p.fallback?.forEach((step, i) => {
       if (step.interleaved)
         ctx.addIssue({
