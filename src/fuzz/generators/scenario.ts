@@ -109,11 +109,15 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(options.agent !== undefined ? { agent: options.agent } : {}),
           ...(p.production ? { host: 'production' as const } : {}),
           ...(hosts ? { hosts: 2 } : {}),
-          config: withJitter(p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...(p.fallback ?? [])]) : p.config, p.jitter),
+          config: withJitter(
+            p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...((p.wire ? p.wire.fallback : p.fallback) ?? [])]) : p.config,
+            p.jitter,
+          ),
           tools: withSpanMisuse(p.failWriteAheads?.[1] ? withBrokenExecutor(p.tools, tools, p.failWriteAheads[1]) : p.tools, tools, p.spanMisuse !== undefined),
           provider: {
             ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),
-            ...(p.fallback ? { fallback: p.fallback } : {}),
+            // A wire case's fallback goes over the wire too: only what the wire can say.
+            ...(p.wire ? (p.wire.fallback ? { fallback: p.wire.fallback } : {}) : p.fallback ? { fallback: p.fallback } : {}),
           },
           ...(p.policy ? { policy: p.policy } : {}),
           ...(p.approver ? { approver: p.approver } : {}),

@@ -25,6 +25,8 @@ export type WireProviderName = (typeof WIRE_PROVIDERS)[number];
 export interface WireCase {
   readonly provider: WireProviderName;
   readonly script: ProviderStep[];
+  /** The fallback client's script, served over the wire too (a second fake of the same provider, its own key). */
+  readonly fallback?: ProviderStep[];
 }
 
 /** Steps of a wire case. */
@@ -89,9 +91,24 @@ function forProvider(step: ProviderStep, provider: WireProviderName): ProviderSt
   return step;
 }
 
-/** A wire case: one of the three providers, and a short script it can write. */
+/** A wire case: one of the three providers, and a short script it can write; a quarter of the time a fallback's too. */
 export function wireCaseArb(tools: readonly FuzzTool[]): fc.Arbitrary<WireCase> {
   return fc
-    .record({ provider: fc.constantFrom(...WIRE_PROVIDERS), script: fc.array(stepArb(tools), { minLength: 1, maxLength: MAX_WIRE_STEPS }) })
-    .map(({ provider, script }) => ({ provider, script: script.map((step) => forProvider(step, provider)) }));
+    .record({
+      provider: fc.constantFrom(...WIRE_PROVIDERS),
+      script: fc.array(stepArb(tools), { minLength: 1, maxLength: MAX_WIRE_STEPS }),
+      fallback: fc.option(fc.array(stepArb(tools), { minLength: 1, maxLength: 2 }), { nil: undefined, freq: 4 }),
+    })
+    .map(({ provider, script, fallback }) => ({
+      provider,
+      script: script.map((step) => forProvider(step, provider)),
+      // The fallback streams its calls one after another (interleaving is the primary's, schema.ts).
+      ...(fallback ? { fallback: fallback.map((step) => withoutInterleaving(forProvider(step, provider))) } : {}),
+    }));
+}
+
+function withoutInterleaving(step: ProviderStep): ProviderStep {
+  if (!step.interleaved) return step;
+  const { interleaved: _interleaved, ...rest } = step;
+  return rest;
 }
