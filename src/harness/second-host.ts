@@ -28,6 +28,7 @@ import {
   type AgentLoopConfig,
   type LoopConfig,
   type LoopDeps,
+  type EventRecord,
   type Message,
   type ModelClient,
   type ModelErrorHandler,
@@ -236,6 +237,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       reached.approvals = n;
       inbox?.onApproval(n);
     },
+    storedCall: (callId) => storesCall(world.store.peek(CASE_CONVERSATION), callId),
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });
@@ -446,6 +448,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
 }
 
 /** The loop limits as an agent carries them (the model is the host's to name). */
+/** Whether the records hold the model's call `callId` (an `assistant.message` with it). */
+function storesCall(records: readonly EventRecord[], callId: string): boolean {
+  return records.some(
+    (r) =>
+      r.type === 'assistant.message' &&
+      ((r.payload as { content?: readonly { type: string; id?: string }[] }).content ?? []).some((b) => b.type === 'tool_call' && b.id === callId),
+  );
+}
+
 /** The keys the case's wire fakes serve, one per client, and the variables a host's config reads them from. */
 const WIRE_KEYS = { primary: 'wire-fake-key-primary', fallback: 'wire-fake-key-fallback' } as const;
 const WIRE_KEY_ENV = { primary: 'LOOPGATE_CASE_MODEL_KEY', fallback: 'LOOPGATE_CASE_FALLBACK_KEY' } as const;

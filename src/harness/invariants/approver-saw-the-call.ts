@@ -14,9 +14,9 @@
  * refund of nothing, or of someone else's order, while the real one runs
  * (outside probe 7, plant P12: "blind approval").
  *
- * Not judged: a request about a call no stored record holds, in a run where the
- * store refused a write — the production host asks before the write that holds
- * the call is confirmed, and drops the log when it fails (probe 7, F6).
+ * A request about a call no stored record holds fails here too: the call must be
+ * stored before anyone is asked (`approver-asked-only-about-stored-calls`; probe
+ * 7, F6).
  */
 import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -40,16 +40,14 @@ type Message = Extract<LogEvent, { type: 'assistant.message' }>;
 function sawTheCall(run: ScenarioRun): string | undefined {
   const events = run.log.events.filter((e) => !e.opaque) as LogEvent[];
   const used = new Set<number>(); // seqs of approver decisions already matched to an answer
-  // The store refused a write: the production host then drops its log, and a call it asked about may be in no stored record.
-  const refused = run.storeWrites.failed.length > 0;
   for (const approval of run.approvals) {
-    const problem = checkOne(approval, events, used, refused);
+    const problem = checkOne(approval, events, used);
     if (problem !== undefined) return problem;
   }
   return undefined;
 }
 
-function checkOne(approval: ApprovalAnswer, events: readonly LogEvent[], used: Set<number>, refused: boolean): string | undefined {
+function checkOne(approval: ApprovalAnswer, events: readonly LogEvent[], used: Set<number>): string | undefined {
   const { shown } = approval;
   const where = `the approver's request for call ${approval.callId} (${approval.tool})`;
   if (shown.callId !== approval.callId || shown.tool !== approval.tool) return `${where} named call ${shown.callId} (${shown.tool})`;
@@ -80,7 +78,6 @@ function checkOne(approval: ApprovalAnswer, events: readonly LogEvent[], used: S
       return `${where} showed arguments ${brief(shown.args)}, but the call ran with ${brief(started.payload.args)} (tool.started seq ${started.seq})`;
     return undefined;
   }
-  if (modelArgs === undefined && decision === undefined && refused) return undefined; // asked in a log the store never took
   if (modelArgs === undefined) return `${where}: the log holds no call ${shown.callId} of ${shown.tool} from the model before the decision`;
   const model = asData(modelArgs.args);
   const mismatch = `${where} showed arguments ${brief(shown.args)}, but the model called it with ${brief(modelArgs.args)} (assistant.message seq ${modelArgs.seq})`;

@@ -26,6 +26,7 @@ import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { approverSawTheCall } from './approver-saw-the-call.ts';
+import { approverAskedOnlyAboutStoredCalls } from './approver-asked-only-about-stored-calls.ts';
 import { denialsSayWhy } from './denials-say-why.ts';
 import { spanMisuseRecorded } from './span-misuse-recorded.ts';
 import { noOpenSpans } from './invariant-08-no-open-spans.ts';
@@ -69,6 +70,7 @@ export const INVARIANTS: readonly Invariant[] = [
   denyNeverLifted,
   approverAnswersFollowed,
   approverSawTheCall,
+  approverAskedOnlyAboutStoredCalls,
   denialsSayWhy,
   argumentsValidated,
   argumentsReadAsSent,

@@ -145,6 +145,8 @@ export interface ScenarioAgentOptions {
   readonly onFirstStart: (tool: string) => void;
   /** Runs as the n-th approval request (1-based) is put to the approver, before it answers (for `at: { approval }` triggers). */
   readonly onApproval?: (n: number) => void;
+  /** Whether the case's store holds the model's call with this id (read as each approval request is put). */
+  readonly storedCall?: (callId: string) => boolean;
   /** Records the prompt's fragments and what each dynamic one gave at each request (loopgate's own loop). */
   readonly prompt?: PromptRecorder;
   /** Parts a scenario file cannot express (state-table fixtures use them): they replace the scenario's and the agent's. */
@@ -188,7 +190,7 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     ...prompt,
     ...(policy ? { policy } : {}),
     ...(visibility.length > 0 ? { visibility } : {}),
-    ...(approver ? { approver: recordedApprover(approver, clock, approvals, () => options.onApproval?.(++asked)) } : {}),
+    ...(approver ? { approver: recordedApprover(approver, clock, approvals, () => options.onApproval?.(++asked), options.storedCall) } : {}),
     ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, clock, faults) } : {}),
     ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
     ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),

@@ -17,15 +17,36 @@ export interface ApprovalAnswer {
   readonly answer: string;
   /** Virtual time of the answer. */
   readonly at: number;
+  /** Whether the store held the model's call when the approver was asked (undefined: the run cannot tell). */
+  readonly storedWhenAsked?: boolean;
 }
 
-/** `asked` hears each request as it is put to the approver, before it answers (for `at: { approval }` triggers). */
-export function recordedApprover(approver: Approver, clock: Pick<Clock, 'now'>, answers: ApprovalAnswer[], asked?: () => void): Approver {
+/**
+ * `asked` hears each request as it is put to the approver, before it answers (for
+ * `at: { approval }` triggers); `stored` says whether the store holds the model's
+ * call with that id at that moment.
+ */
+export function recordedApprover(
+  approver: Approver,
+  clock: Pick<Clock, 'now'>,
+  answers: ApprovalAnswer[],
+  asked?: () => void,
+  stored?: (callId: string) => boolean,
+): Approver {
   return {
     approve: async (request: ApprovalRequest, signal: AbortSignal) => {
       asked?.();
+      const storedWhenAsked = stored?.(request.callId);
       const shown = { callId: request.callId, tool: request.tool, args: request.args, sideEffect: request.sideEffect };
-      const note = (answer: string) => answers.push({ callId: request.callId, tool: request.tool, shown, answer, at: clock.now() });
+      const note = (answer: string) =>
+        answers.push({
+          callId: request.callId,
+          tool: request.tool,
+          shown,
+          answer,
+          at: clock.now(),
+          ...(storedWhenAsked !== undefined ? { storedWhenAsked } : {}),
+        });
       try {
         const answer = await approver.approve(request, signal);
         note(answer === 'approve' || answer === 'deny' ? answer : `invalid: ${JSON.stringify(answer) ?? String(answer)}`);

@@ -100,6 +100,19 @@ export class ToolJournal {
     if (entry.attempt === 1) this.sideEffects.push({ callId: entry.callId, name: entry.name });
   }
 
+  /**
+   * Everything recorded so far stored (a barrier), before an approver is asked about
+   * a call of this step. A refusal stops the turn as a refused write-ahead does.
+   */
+  async stored(): Promise<void> {
+    try {
+      await persistOrThrow(this.#persist, 'barrier');
+    } catch (error) {
+      this.writeAheadFailure ??= error as PersistenceError;
+      throw error;
+    }
+  }
+
   /** Did the call start for real: a start record that the store took (or that needed no write-ahead)? */
   #mayHaveRun(callId: string): boolean {
     return this.#log.positions.call(callId)?.started === true && !this.#refusedStarts.has(callId);
@@ -241,6 +254,10 @@ class StepRecorder implements ToolCallRecorder {
 
   started(entry: StartEntry): Promise<void> | undefined {
     return this.#journal.recordStart(this.step, entry);
+  }
+
+  stored(): Promise<void> {
+    return this.#journal.stored();
   }
 
   alreadyStarted(callId: string): boolean {

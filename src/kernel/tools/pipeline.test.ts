@@ -275,6 +275,36 @@ describe('tool pipeline: before stage', () => {
     expect(recorder.policies[0]!.decision).toEqual({ decision: 'allow', by: 'approver', rule: 'confirm' });
   });
 
+  it('asks the approver only once the recorder has the call stored; a refused store asks no one and settles NOT_RECORDED (probe 7, F6)', async () => {
+    const t = scripted('pay', 'CRITICAL', () => 'paid');
+    const order: string[] = [];
+    const approver: Approver = {
+      approve: async () => {
+        order.push('asked');
+        return 'approve';
+      },
+    };
+    const { executor, ctx, call, recorder } = setup([t.declaration], { approver, policy: { rules: [{ id: 'confirm', tools: ['pay'], decision: 'ask' }] } });
+    const stored = {
+      ...recorder,
+      stored: async () => void order.push('stored'),
+      started: recorder.started.bind(recorder),
+      policy: recorder.policy.bind(recorder),
+      alreadyStarted: recorder.alreadyStarted.bind(recorder),
+    };
+    expect((await executor.execute(call('pay'), { ...ctx, recorder: stored })).status).toBe('ok');
+    expect(order).toEqual(['stored', 'asked']);
+
+    const refused = { ...stored, stored: () => Promise.reject(new Error('disk full')) };
+    const settled = await executor.execute(call('pay', {}, 'call-2'), { ...ctx, recorder: refused });
+    expect(settled).toMatchObject({ status: 'failed', attempts: 0 });
+    expect(settled.content).toContain('NOT_RECORDED');
+    expect(settled.content).toContain('no one was asked to approve it');
+    expect(order).toEqual(['stored', 'asked']); // not asked again
+    expect(t.runs).toHaveLength(1);
+    expect(recorder.policies).toHaveLength(1); // nothing decided for the refused one
+  });
+
   it('an abort while waiting for approval settles CANCELLED (did not run), recorded as deny/cancelled', async () => {
     const t = scripted('pay', 'CRITICAL', () => 'paid');
     const approver: Approver = { approve: () => new Promise(() => {}) };

@@ -26,6 +26,8 @@
  *   a repeat (the model reused an earlier call's id, ctx.repeatOf) of a call that
  *   started: told what is known of that call, and not run
  * - arguments nested deeper than MAX_ARGUMENT_DEPTH → failed / INVALID_ARGUMENTS / 0
+ * - an approver was to be asked, and the store refused the records holding the call
+ *   (the recorder's `stored`, awaited first) → failed / NOT_RECORDED / 0, no one asked
  * - the `started` record could not be written → failed / NOT_RECORDED, tool not run.
  *   Not rethrown (execute never rejects); the loop sees the code and can end the
  *   turn with a persistence failure.
@@ -304,6 +306,7 @@ class Pipeline implements ToolExecutor {
         signal: ctx.signal,
         request: { callId: call.id, tool: call.name, args: loggedArgs, sideEffect: declaration.sideEffect },
         args,
+        beforeAsking: ctx.recorder.stored ? () => ctx.recorder.stored!() : undefined,
       });
     } finally {
       resumeTime(held);
@@ -319,6 +322,15 @@ class Pipeline implements ToolExecutor {
     decision: PolicyOutcome,
   ): Settling {
     const { call, ctx } = state;
+    if (decision.notRecorded !== undefined) {
+      // Nothing was decided: the store refused the records that hold the call, so no one was asked and it never runs.
+      try {
+        policySpan?.end('error', { decision: 'none', by: 'default', rule: 'not_recorded' });
+      } catch {
+        // a broken span changes nothing about the call
+      }
+      return this.#settleError(state, 'failed', toolErrors.callNotRecorded(call.name, this.#redact(describe(decision.notRecorded))));
+    }
     reportDecision(ctx.recorder, policySpan, { callId: call.id, tool: call.name }, decision);
     if (decision.decision === 'deny') {
       // Cancelled while waiting for the approver: the record says deny/cancelled, the

@@ -104,6 +104,8 @@ export interface PolicyOutcome extends PolicyDecision {
   readonly reason?: string;
   /** Denied because the call was cancelled while waiting for the approver. */
   readonly cancelled?: boolean;
+  /** Not decided: the call had to be asked about, and the store refused the records that hold it (this error). */
+  readonly notRecorded?: unknown;
 }
 
 export interface DecideInput {
@@ -115,6 +117,8 @@ export interface DecideInput {
   readonly request: Omit<ApprovalRequest, 'reason'>;
   /** The validated arguments, for rule predicates. */
   readonly args: unknown;
+  /** Settles once the call is stored, rejecting if the store refused it: awaited before the approver is asked. */
+  readonly beforeAsking?: (() => Promise<void> | void) | undefined;
 }
 
 /**
@@ -151,22 +155,45 @@ export function decideNow(input: DecideInput): PolicyOutcome | Promise<PolicyOut
   if (input.signal.aborted) return cancelled();
 
   const reason = verdict.reason ?? `rule "${verdict.rule}" requires approval`;
-  return askApprover(input.approver, { ...request, reason }, input.clock, input.signal, policy.approvalTimeoutMs).then((answer): PolicyOutcome => {
-    switch (answer.kind) {
-      case 'approve':
-        return { decision: 'allow', by: 'approver', rule: verdict.rule };
-      case 'deny':
-        return { decision: 'deny', by: 'approver', rule: verdict.rule, reason: 'the approver denied this call' };
-      case 'cancelled':
-        return cancelled();
-      case 'timeout':
-        return { decision: fallback, by: 'default', rule: 'approval_timeout', reason: 'no answer from the approver in time' };
-      case 'invalid':
-        return { decision: 'deny', by: 'approver', rule: 'approver_invalid_answer', reason: `the approver answered ${answer.detail}` };
-      case 'error':
-        return { decision: 'deny', by: 'approver', rule: 'approver_error', reason: `the approver failed: ${answer.detail}` };
-    }
-  });
+  const approver = input.approver;
+  const ask = () =>
+    askApprover(approver, { ...request, reason }, input.clock, input.signal, policy.approvalTimeoutMs).then((answer) =>
+      answered(answer, verdict.rule, fallback),
+    );
+  // No one is asked about a call the store does not hold: the production host stores a step behind the loop.
+  let stored: Promise<void> | void;
+  try {
+    stored = input.beforeAsking?.();
+  } catch (error) {
+    return notRecorded(error);
+  }
+  if (stored === undefined) return ask();
+  return Promise.resolve(stored).then(
+    () => (input.signal.aborted ? cancelled() : ask()),
+    (error: unknown) => notRecorded(error),
+  );
+}
+
+function notRecorded(error: unknown): PolicyOutcome {
+  return { decision: 'deny', by: 'default', rule: 'not_recorded', reason: 'the store refused the record of the call', notRecorded: error };
+}
+
+/** The decision the approver's answer makes for a call an ask rule (`rule`) matched. */
+function answered(answer: ApproverAnswer, rule: string, fallback: 'allow' | 'deny'): PolicyOutcome {
+  switch (answer.kind) {
+    case 'approve':
+      return { decision: 'allow', by: 'approver', rule };
+    case 'deny':
+      return { decision: 'deny', by: 'approver', rule, reason: 'the approver denied this call' };
+    case 'cancelled':
+      return cancelled();
+    case 'timeout':
+      return { decision: fallback, by: 'default', rule: 'approval_timeout', reason: 'no answer from the approver in time' };
+    case 'invalid':
+      return { decision: 'deny', by: 'approver', rule: 'approver_invalid_answer', reason: `the approver answered ${answer.detail}` };
+    case 'error':
+      return { decision: 'deny', by: 'approver', rule: 'approver_error', reason: `the approver failed: ${answer.detail}` };
+  }
 }
 
 function cancelled(): PolicyOutcome {

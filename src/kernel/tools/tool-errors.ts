@@ -88,6 +88,14 @@ export const toolErrors = {
       'This is a system problem, not a problem with your call.',
     );
   },
+  callNotRecorded(tool: string, detail: string): ToolError {
+    return error(
+      tool,
+      'NOT_RECORDED',
+      `${tool} was not run: the call could not be recorded (${detail}), so no one was asked to approve it.`,
+      'This is a system problem, not a problem with your call.',
+    );
+  },
   timeout(tool: string, timeoutMs: number, attempts: number): ToolError {
     return error(
       tool,

@@ -102,6 +102,13 @@ export interface ToolCallRecorder {
    * (no write-ahead) may return at once instead of a promise.
    */
   started(entry: { callId: string; name: string; args: unknown; sideEffect: SideEffect; attempt: number; idempotencyKey?: string }): Promise<void> | void;
+  /**
+   * Settles once everything recorded so far — the step that made the call among
+   * it — is stored; rejects if the store refused it. Asked before a human is put
+   * the call: one the store will not hold never runs, so no one should decide it.
+   * A recorder that stores as it records may leave it out.
+   */
+  stored?(): Promise<void> | void;
   /** Has an execution of this call id already started (in this process or before a crash)? For a call other calls repeat: of it or of any of them. */
   alreadyStarted(callId: string): boolean;
   /** What is known of an earlier call, in one line for the model (its arguments and result so far). */
