@@ -52,6 +52,7 @@ import { WorldStore, type StoreWrites } from './world/faulty-store.ts';
 import { hostConfigFor, type ConfigModel } from './world/host-config.ts';
 import { operatorParts, withOperator, withOperatorLayer, withOperatorRule } from './world/operator-settings.ts';
 import { HostTarget, type HostPost } from './world/host-target.ts';
+import type { FollowRecord } from './world/follow-check.ts';
 import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-driver.ts';
 import { directLoop, type LoopTarget } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
@@ -140,6 +141,8 @@ export interface ScenarioRun {
   readonly drainsLeftWork?: readonly string[];
   /** Through the production host: every message posted, and the envelope the host answered with. */
   readonly posts?: readonly HostPost[];
+  /** Production host: a UI following the conversation after the case, and what the store held (followers-replay-the-log). */
+  readonly followed?: FollowRecord;
   /** The agent's prompt fragments, and what each dynamic one gave while each request (in `requests`) was assembled. */
   readonly prompt: CasePrompt;
   /** After a crash, why the reopened host refused to read the conversation back (a store with a gap); the case is judged on what the store held. */
@@ -401,6 +404,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   }
   misuse?.actLate(faults);
   for (const why of hostTarget?.refusals ?? []) faults.record(`the new host refuses the store: ${why}`);
+  // A UI following the conversation through the production host's event stream, after the case (follow-check.ts).
+  let followed: FollowRecord | undefined;
+  if (hostTarget && thrown === undefined) {
+    try {
+      followed = await hostTarget.followAfterTheCase();
+    } catch (error) {
+      thrown = error;
+    }
+  }
   const recorded = recording.finish(models.requests, models.responses, models.origins);
   const hostParts: HostPart[] = [];
   if (options.model) hostParts.push('model');
@@ -442,12 +454,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     unfired: inbox.unfired(),
     ...(directTarget && directTarget.drainsLeftWork.length > 0 ? { drainsLeftWork: directTarget.drainsLeftWork } : {}),
     ...(hostTarget ? { posts: hostTarget.posts } : {}),
+    ...(followed ? { followed } : {}),
     prompt: prompt.result(),
     ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),
   };
 }
 
-/** The loop limits as an agent carries them (the model is the host's to name). */
 /** Whether the records hold the model's call `callId` (an `assistant.message` with it). */
 function storesCall(records: readonly EventRecord[], callId: string): boolean {
   return records.some(
@@ -482,6 +494,7 @@ function hostWireClient(handle: WireProviderHandle, wrap: (client: ModelClient) 
   };
 }
 
+/** The loop limits as an agent carries them (the model is the host's to name). */
 function withoutModel(config: LoopConfig): AgentLoopConfig {
   const { model: _model, ...limits } = config;
   return limits;

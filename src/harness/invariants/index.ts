@@ -27,6 +27,7 @@ import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { approverSawTheCall } from './approver-saw-the-call.ts';
 import { approverAskedOnlyAboutStoredCalls } from './approver-asked-only-about-stored-calls.ts';
+import { followersReplayTheLog } from './followers-replay-the-log.ts';
 import { denialsSayWhy } from './denials-say-why.ts';
 import { spanMisuseRecorded } from './span-misuse-recorded.ts';
 import { noOpenSpans } from './invariant-08-no-open-spans.ts';
@@ -71,6 +72,7 @@ export const INVARIANTS: readonly Invariant[] = [
   approverAnswersFollowed,
   approverSawTheCall,
   approverAskedOnlyAboutStoredCalls,
+  followersReplayTheLog,
   denialsSayWhy,
   argumentsValidated,
   argumentsReadAsSent,

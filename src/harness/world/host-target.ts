@@ -40,6 +40,7 @@ import type { ResponseEnvelope } from '../../host/envelope.ts';
 import type { AgentHost } from '../../host/host.ts';
 import { configAdapter, createHostFromConfig, type ModelSpec } from '../../host/from-config.ts';
 import { traceTurn, type CaseRecording } from './case-recording.ts';
+import { followAfterTheCase, type FollowRecord } from './follow-check.ts';
 import type { ProcessStore, WorldStore } from './faulty-store.ts';
 import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
 import { reportOf } from '../loop-port/loopgate-report.ts';
@@ -212,6 +213,18 @@ export class HostTarget implements LoopUnderTest {
     // Several live hosts: the latest life, whichever host opened it or took its kept log up again.
     const log = (this.#world.hosts ?? 1) > 1 ? this.#world.recording.current : this.#current.log;
     return log ? project(log.events) : [];
+  }
+
+  /**
+   * A UI follows the conversation after the case, through the host's own event
+   * stream (follow-check.ts): from the first event, then a reconnect. Undefined
+   * when no live process is left to ask (the case ended in a crash).
+   */
+  async followAfterTheCase(): Promise<FollowRecord | undefined> {
+    const process = (this.#world.hosts ?? 1) > 1 ? this.#processes[0] : this.#current;
+    if (!process || process.dead) return undefined;
+    const stored = this.#world.store.store.peek(this.#world.conversation).map((r) => ({ seq: r.seq, type: r.type, payload: r.payload }));
+    return followAfterTheCase(process.host, this.#world.conversation, stored);
   }
 
   /** Stops the running process as a runaway case (nothing more is written). */
