@@ -44,6 +44,22 @@ describe('loadYaml', () => {
     expect(issue!.message).toMatch(/YAML syntax/);
     expect(issue!.line).toBeGreaterThanOrEqual(2);
   });
+  it('refuses a character YAML does not allow (a NUL, an escape, DEL, a C1 control), naming line and column; escaped, it is text (outside probe 8, F5)', () => {
+    for (const [c, name] of [
+      ['\u0000', 'U+0000'],
+      ['\u001b', 'U+001B'],
+      ['\u007f', 'U+007F'],
+      ['\u0090', 'U+0090'],
+      ['\uffff', 'U+FFFF'],
+    ] as const) {
+      const found = issues(`budgets: { maxSteps: 1 }\nname: a${c}b\n`);
+      expect(found).toHaveLength(1);
+      expect(found[0]).toMatchObject({ file: 'agent.yaml', line: 2, column: 8 });
+      expect(found[0]!.message).toContain(`(${name}) is not allowed in YAML`);
+    }
+    expect(loadYaml('budgets: { maxSteps: 1 }\nname: "a\\u0000b\tc"\n', schema, 'agent.yaml').name).toBe('a\u0000b\tc');
+    expect(loadYaml('budgets: { maxSteps: 1 }\r\nname: "café, 日本, 😀"\r\n', schema, 'agent.yaml').name).toBe('café, 日本, 😀');
+  });
   it('refuses duplicate keys', () => {
     expect(issues('name: a\nname: b\nbudgets: { maxSteps: 1 }\n')[0]!.message).toMatch(/^YAML: key "name" is given twice/);
   });

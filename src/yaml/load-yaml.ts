@@ -10,6 +10,7 @@ import { closestName, InputError } from '../kernel/index.ts';
 import { knownKeysAt } from './known-keys.ts';
 import { expansionProblem } from './expansion.ts';
 import { flowDepthProblem } from './flow-depth.ts';
+import { unprintableProblem } from './printable.ts';
 import { depthMessage, YAML_LIMITS } from './limits.ts';
 
 export interface YamlIssue {
@@ -170,6 +171,12 @@ function keyGivenTwice(doc: ReturnType<typeof parseDocument>, offset: number): {
 }
 
 /** The text as YAML: bounded, syntax-checked, aliases counted; throws `YamlValidationError`. */
+/** Line and column (1-based) of an offset in a text not parsed: the lines up to it counted by hand. */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
+}
+
 function readYaml(text: string, file: string) {
   if (text.length > YAML_LIMITS.bytes) {
     throw new YamlValidationError([
@@ -181,12 +188,11 @@ function readYaml(text: string, file: string) {
     const pos = lineCounter.linePos(offset ?? 0);
     return { line: pos.line, column: pos.col };
   };
+  const unprintable = unprintableProblem(text);
+  if (unprintable) throw new YamlValidationError([{ file, ...lineAndColumn(text, unprintable.offset), field: '', message: `YAML: ${unprintable.message}` }]);
   const deep = flowDepthProblem(text, YAML_LIMITS.depth);
   if (deep) {
-    // Not parsed: count the lines up to the place by hand.
-    const before = text.slice(0, deep.offset);
-    const line = before.split('\n').length;
-    throw new YamlValidationError([{ file, line, column: deep.offset - before.lastIndexOf('\n'), field: '', message: `YAML: ${deep.message}` }]);
+    throw new YamlValidationError([{ file, ...lineAndColumn(text, deep.offset), field: '', message: `YAML: ${deep.message}` }]);
   }
   // Merge keys (`<<: *base`), as YAML 1.1 reads them: what people mean by them, and what other tools do.
   const doc = parseDocument(text, { ...YAML_OPTIONS, lineCounter, prettyErrors: false });
