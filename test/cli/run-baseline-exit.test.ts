@@ -1,0 +1,53 @@
+/**
+ * `loopgate run --baseline` fails CI on a regression even when every case still
+ * passes: a case that now takes more steps than the baseline allows is a
+ * regression, exit 1 — through the real `bin/loopgate.js`, as CI calls it
+ * (outside probe 8, plant P17: the exit code looked only at failed cases, and a
+ * run that printed "FAILED: 1 regression" exited 0).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-baseline-exit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function cli(args: string[]) {
+  return spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+}
+
+const scenario = (lookups: number) =>
+  [
+    'name: Where is my order',
+    'provider:',
+    '  script:',
+    ...Array.from({ length: lookups }, (_, i) => `    - tool_use: [{ id: l${i}, name: lookup_order, args: { order_id: ORD-1001 } }]`),
+    '    - reply: It was delivered on Monday.',
+    'inbox:',
+    '  - say: Where is ORD-1001?',
+    'expect:',
+    '  outcome: replied',
+    '',
+  ].join('\n');
+
+describe('loopgate run --baseline: the exit code', () => {
+  it('is 1 for a regression in a run whose cases all pass, 0 when nothing regressed', () => {
+    const file = join(dir, 'order.yaml');
+    const baseline = join(dir, 'baseline.json');
+    writeFileSync(file, scenario(0));
+    const update = cli(['run', file, '--host', 'loop', '--baseline', baseline, '--update-baseline', '--reporter', 'console']);
+    expect(update.status, update.stderr).toBe(EXIT.passed);
+    expect(cli(['run', file, '--host', 'loop', '--baseline', baseline, '--reporter', 'console']).status).toBe(EXIT.passed);
+
+    writeFileSync(file, scenario(4)); // still replies: 1 step becomes 5
+    const regressed = cli(['run', file, '--host', 'loop', '--baseline', baseline, '--reporter', 'console']);
+    expect(regressed.stdout).toMatch(/0 failed|passed/i);
+    expect(regressed.stdout).toMatch(/regression/);
+    expect(regressed.status).toBe(EXIT.failed);
+    expect(JSON.parse(readFileSync(baseline, 'utf8')).cases).toBeDefined(); // the baseline itself is left as it was
+  });
+});
