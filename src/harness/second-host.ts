@@ -53,6 +53,7 @@ import { hostConfigFor, type ConfigModel } from './world/host-config.ts';
 import { operatorParts, withOperator, withOperatorLayer, withOperatorRule } from './world/operator-settings.ts';
 import { HostTarget, type HostPost } from './world/host-target.ts';
 import type { FollowRecord } from './world/follow-check.ts';
+import type { BadRequest } from './world/bad-requests.ts';
 import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-driver.ts';
 import { directLoop, type LoopTarget } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
@@ -143,6 +144,8 @@ export interface ScenarioRun {
   readonly posts?: readonly HostPost[];
   /** Production host: a UI following the conversation after the case, and what the store held (followers-replay-the-log). */
   readonly followed?: FollowRecord;
+  /** Production host: what the README says it refuses, sent after the case, and how it answered (host-refuses-bad-requests). */
+  readonly badRequests?: readonly BadRequest[];
   /** The agent's prompt fragments, and what each dynamic one gave while each request (in `requests`) was assembled. */
   readonly prompt: CasePrompt;
   /** After a crash, why the reopened host refused to read the conversation back (a store with a gap); the case is judged on what the store held. */
@@ -405,10 +408,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   misuse?.actLate(faults);
   for (const why of hostTarget?.refusals ?? []) faults.record(`the new host refuses the store: ${why}`);
   // A UI following the conversation through the production host's event stream, after the case (follow-check.ts).
+  // And a client sending what the README says the host refuses (bad-requests.ts).
   let followed: FollowRecord | undefined;
+  let badRequests: readonly BadRequest[] | undefined;
   if (hostTarget && thrown === undefined) {
     try {
       followed = await hostTarget.followAfterTheCase();
+      badRequests = await hostTarget.sendBadRequests();
     } catch (error) {
       thrown = error;
     }
@@ -455,6 +461,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(directTarget && directTarget.drainsLeftWork.length > 0 ? { drainsLeftWork: directTarget.drainsLeftWork } : {}),
     ...(hostTarget ? { posts: hostTarget.posts } : {}),
     ...(followed ? { followed } : {}),
+    ...(badRequests ? { badRequests } : {}),
     prompt: prompt.result(),
     ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),
   };

@@ -374,11 +374,11 @@ export class AgentHost {
   async #handle(conversationId: string, text: string, options: HandleOptions): Promise<ResponseEnvelope> {
     const fail = (status: number, error: string): ResponseEnvelope => ({ conversationId, messageId: undefined, status, turns: [], error: this.#redact(error) });
     if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId)) {
-      // Whatever the client sent: shown escaped and cut, in the text and the envelope alike.
+      // Whatever the client sent: shown escaped, cut and redacted, in the text and the envelope alike.
       const shown = shownId(conversationId);
       return {
         ...fail(400, `invalid conversation id "${shown}": use 1-200 letters, digits, ".", "_", ":" or "-"`),
-        conversationId: shown,
+        conversationId: this.#redact(shown),
       };
     }
     const secretInId = this.#secretInId(conversationId);

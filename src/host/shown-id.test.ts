@@ -41,6 +41,15 @@ describe('handle() with a bad conversation id', () => {
     expect(JSON.stringify(envelope)).not.toMatch(/[\u202e]/);
   });
 
+  it('an id holding a secret is redacted in the envelope too, not only in the error (a character outside the id syntax: refused before the secret check)', async () => {
+    const secret = 'Pw~~>>??-9f8e7d6c-Ωmega';
+    host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: new ScriptedModelClient([reply('hi')]), secrets: [secret] });
+    const envelope = await host.handle(`conv-${secret}`, 'hi');
+    expect(envelope.status).toBe(400);
+    expect(envelope.conversationId).toBe('conv-[REDACTED]');
+    expect(JSON.stringify(envelope)).not.toContain(secret);
+  });
+
   it('a 5,000-character id is cut, in the error and in the envelope', async () => {
     const envelope = await answer('é'.repeat(5_000));
     expect(envelope.status).toBe(400);

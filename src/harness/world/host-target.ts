@@ -41,6 +41,7 @@ import type { AgentHost } from '../../host/host.ts';
 import { configAdapter, createHostFromConfig, type ModelSpec } from '../../host/from-config.ts';
 import { traceTurn, type CaseRecording } from './case-recording.ts';
 import { followAfterTheCase, type FollowRecord } from './follow-check.ts';
+import { sendBadRequests, type BadRequest } from './bad-requests.ts';
 import type { ProcessStore, WorldStore } from './faulty-store.ts';
 import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
 import { reportOf } from '../loop-port/loopgate-report.ts';
@@ -225,6 +226,11 @@ export class HostTarget implements LoopUnderTest {
     if (!process || process.dead) return undefined;
     const stored = this.#world.store.store.peek(this.#world.conversation).map((r) => ({ seq: r.seq, type: r.type, payload: r.payload }));
     return followAfterTheCase(process.host, this.#world.conversation, stored);
+  }
+
+  /** After the case: what the README says the host refuses, sent to a host built as the case's (bad-requests.ts). */
+  sendBadRequests(): Promise<readonly BadRequest[]> {
+    return sendBadRequests(this.#world.config, this.#world.agent);
   }
 
   /** Stops the running process as a runaway case (nothing more is written). */

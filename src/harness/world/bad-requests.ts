@@ -1,0 +1,95 @@
+/**
+ * After a production-host case, a client sends what the README says the host
+ * refuses (README, "Running the production host"): conversation ids outside
+ * 1–200 letters, digits, ".", "_", ":" or "-", or naming one of the agent's
+ * secrets; a message id outside the same syntax; an unknown intent. Each must
+ * be answered 400 at once, with nothing stored and no secret echoed;
+ * `host-refuses-bad-requests` judges what came back. An id such as `a/b` keys
+ * the store, every span and the tools' idempotency keys (`conversation/tool:call`),
+ * so one the host took would let conversations' keys collide.
+ *
+ * Sent to a host of their own, built as the case's is (`createHostFromConfig`,
+ * the case's config and agent) over a store and a model of its own, so a host
+ * that wrongly takes one runs no turn on the case's store, script or recording.
+ * Each request has a short real-time limit: a host that took one and waits on
+ * something shows as "not answered at once", never as a hang.
+ */
+import { reply } from '../../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../../providers/fake/scripted.ts';
+import type { HostConfig } from '../../host/config.ts';
+import { createHostFromConfig } from '../../host/from-config.ts';
+import type { Agent } from '../../kernel/index.ts';
+import { MemoryEventStore } from '../../stores/memory-store.ts';
+
+export interface BadRequest {
+  /** What was wrong with it, for messages. */
+  readonly what: string;
+  readonly conversationId: string;
+  /** The status answered; undefined: not answered at once (the host took it). */
+  readonly status: number | undefined;
+  /** The answer's text as JSON (checked for the secret). */
+  readonly answer: string;
+  /** Records the store then held for that conversation id. */
+  readonly stored: number;
+}
+
+const AT_ONCE_MS = 2_000;
+
+/** The requests the README says are refused, each sent once to a host built from `config` serving `agent`. */
+export async function sendBadRequests(config: HostConfig, agent: Agent): Promise<readonly BadRequest[]> {
+  const store = new MemoryEventStore();
+  const host = await createHostFromConfig(config, {
+    store,
+    agent: () => agent,
+    modelClient: () => new ScriptedModelClient(Array.from({ length: 20 }, () => reply('taken'))),
+    env: {},
+    recover: false,
+  });
+  try {
+    return await send(host, store, agent.secrets ?? []);
+  } finally {
+    host.halt();
+  }
+}
+
+async function send(
+  host: Awaited<ReturnType<typeof createHostFromConfig>>,
+  store: MemoryEventStore,
+  secrets: readonly string[],
+): Promise<readonly BadRequest[]> {
+  const requests: { what: string; conversationId: string; messageId?: string; intent?: string }[] = [
+    { what: 'an empty conversation id', conversationId: '' },
+    { what: 'a conversation id with "/"', conversationId: 'orders/1001' },
+    { what: 'a conversation id with a space', conversationId: 'order 1001' },
+    { what: 'a conversation id with a path in it', conversationId: '../case' },
+    { what: 'a conversation id of 201 characters', conversationId: 'c'.repeat(201) },
+    { what: 'a conversation id with a letter outside ASCII', conversationId: 'café' },
+    { what: 'a conversation id with a line break', conversationId: 'case\n' },
+    { what: 'a message id with "/"', conversationId: 'bad-request-message-id', messageId: 'm/1' },
+    { what: 'an unknown intent', conversationId: 'bad-request-intent', intent: 'shout' },
+    ...secrets.slice(0, 1).map((secret) => ({ what: "a conversation id holding one of the agent's secrets", conversationId: `conv-${secret}` })),
+  ];
+  const out: BadRequest[] = [];
+  for (const r of requests) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), AT_ONCE_MS);
+    });
+    const answer = await Promise.race([
+      host.handle(r.conversationId, 'Where is ORD-1001?', {
+        ...(r.messageId !== undefined ? { messageId: r.messageId } : {}),
+        ...(r.intent !== undefined ? { intent: r.intent as 'follow_up' } : {}),
+      }),
+      late,
+    ]);
+    clearTimeout(timer);
+    out.push({
+      what: r.what,
+      conversationId: r.conversationId,
+      status: answer?.status,
+      answer: answer ? JSON.stringify(answer) : '',
+      stored: store.count(r.conversationId),
+    });
+  }
+  return out;
+}
