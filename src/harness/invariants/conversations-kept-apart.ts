@@ -4,16 +4,18 @@
  * What a client sends to one conversation — a message, its message id, a cancel —
  * and what the host does for it never reaches the other:
  *
- * - each conversation's store holds only messages its own clients posted: every
- *   client message (`inbox.received` from a user) has a text one of its clients
- *   sent, and an id no client of the other conversation gave without one of its
- *   own giving it too;
+ * - each conversation's store holds no message only the other's clients posted:
+ *   no client message (`inbox.received` from a user) with a text only the other
+ *   conversation's clients sent, or an id only they gave;
  * - each answer the host gives a client names the conversation the client
  *   posted to, with the message id that client gave (or one of the host's, never
  *   one only the other conversation's clients gave), and every turn it reports
  *   closed in that conversation's store, with that reply;
  * - every request each conversation's model client was sent carries only user
- *   messages that conversation's clients posted.
+ *   messages that conversation's clients posted;
+ * - a conversation whose clients never cancelled nor went away has no turn
+ *   cancelled, and a message refused because its id names another message (422)
+ *   has an id its own clients gave to another message.
  *
  * A cancel of one conversation reaching the other, or an agent built once for
  * both, shows in the other conversation's own checks (its outcomes, its
@@ -37,16 +39,25 @@ export const conversationsKeptApart = defineInvariant({
   check: (run) => keptApart(run, run.bystander!) ?? keptApart(run.bystander!, run),
 });
 
-/** What the clients of one conversation sent: texts, and the message ids they gave. */
-function sent(run: ScenarioRun): { texts: Set<string>; ids: Set<string> } {
+/** What the clients of one conversation sent: texts, the message ids they gave (with each id's messages), and whether they ever cancelled or went away. */
+function sent(run: ScenarioRun): { texts: Set<string>; ids: Set<string>; byId: Map<string, Set<string>>; stopped: boolean } {
   const texts = new Set<string>();
   const ids = new Set<string>();
+  const byId = new Map<string, Set<string>>();
+  let stopped = false;
   for (const entry of run.scenario.inbox) {
     const text = entry.say ?? entry.steer ?? entry.inject;
+    const intent = entry.say !== undefined ? 'follow_up' : entry.steer !== undefined ? 'steer' : 'inject';
     if (text !== undefined) texts.add(text);
-    if (entry.messageId !== undefined) ids.add(entry.messageId);
+    if (entry.messageId !== undefined) {
+      ids.add(entry.messageId);
+      const messages = byId.get(entry.messageId) ?? new Set<string>();
+      messages.add(`${intent}:${text}`);
+      byId.set(entry.messageId, messages);
+    }
+    if (entry.cancel !== undefined || entry.disconnect !== undefined) stopped = true;
   }
-  return { texts, ids };
+  return { texts, ids, byId, stopped };
 }
 
 function keptApart(run: ScenarioRun, other: ScenarioRun): string | undefined {
@@ -60,15 +71,28 @@ function keptApart(run: ScenarioRun, other: ScenarioRun): string | undefined {
     if (r.type !== 'inbox.received') continue;
     const { id, text, source } = r.payload as { id?: string; text?: string; source?: string };
     if (source !== undefined && source !== 'user') continue;
-    if (text !== undefined && !own.texts.has(text))
-      return `${name} stores a client message (seq ${r.seq}, "${clip(text)}") none of its clients sent${theirs.texts.has(text) ? ` — conversation "${other.conversation}"'s clients sent it` : ''}`;
+    // (A text of its own may be stored redacted: only a text the other's clients sent, and its own did not, is judged.)
+    if (text !== undefined && theirs.texts.has(text) && !own.texts.has(text))
+      return `${name} stores a client message (seq ${r.seq}, "${clip(text)}") that only conversation "${other.conversation}"'s clients sent`;
     if (foreignId(id)) return `${name} stores a message (seq ${r.seq}) under the id "${id}", which only conversation "${other.conversation}"'s clients gave`;
   }
+
+  if (!own.stopped)
+    for (const result of run.results)
+      if (result.outcome.kind === 'cancelled')
+        return `${name}'s turn ${result.turn} was cancelled (${result.outcome.by}), though none of its clients cancelled or went away`;
 
   for (const [i, post] of (run.posts ?? []).entries()) {
     const envelope = post.envelope;
     if (!envelope) continue;
     const where = `the answer to ${name}'s message ${i + 1} (${post.intent} "${clip(post.text)}", status ${envelope.status})`;
+    if (
+      envelope.status === 422 &&
+      post.messageId !== undefined &&
+      (own.byId.get(post.messageId)?.size ?? 0) < 2 &&
+      /names another message/.test(envelope.error ?? '')
+    )
+      return `${where} refuses its id "${post.messageId}" as another message's, though no other message of ${name} was given that id`;
     if (envelope.conversationId !== run.conversation) return `${where} names conversation "${envelope.conversationId}"`;
     if (envelope.messageId !== undefined && post.messageId !== undefined && envelope.messageId !== post.messageId)
       return `${where} is about message "${envelope.messageId}", not the id "${post.messageId}" its client gave`;
