@@ -24,5 +24,13 @@ export async function reproduce(file: string, options: ReproduceOptions = {}): P
   const run = await runScenario(loaded.scenario, { ...options.host, seed: caseSeed(options.seed ?? 1, loaded.id) });
   const extra = (options.invariants ?? []).filter((i) => !INVARIANTS.includes(i));
   const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run, [...INVARIANTS, ...extra]))];
+  // A bystander's conversation, judged as `loopgate run` judges it.
+  if (run.bystander) {
+    const named = (c: CheckResult): CheckResult => ({ ...c, name: `bystander ${c.name}` });
+    checks.push(
+      ...checkExpectations(run.bystander, run.bystander.scenario.expect).map(named),
+      ...(await checkInvariants(run.bystander, [...INVARIANTS, ...extra])).map(named),
+    );
+  }
   return checks.filter((c) => !c.passed);
 }

@@ -144,6 +144,15 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       const verdict = await verdictOf(invariant, run, context(fuzzCase));
       if (verdict !== undefined) return { violation: { invariant, message: verdict, run }, turns: run.results.length };
     }
+    // A bystander's conversation is judged by the same invariants (its own crash points: it had no crash of its own).
+    const bystander = run.bystander;
+    if (bystander)
+      for (const invariant of invariants) {
+        if (target !== undefined && invariant.id !== target) continue;
+        if (notApplicable(invariant, bystander) !== undefined) continue;
+        const verdict = await verdictOf(invariant, bystander, { crashPoints: options.crashPoints ?? 4 });
+        if (verdict !== undefined) return { violation: { invariant, message: `in the bystander's conversation: ${verdict}`, run }, turns: run.results.length };
+      }
     return { violation: undefined, turns: run.results.length };
   };
 

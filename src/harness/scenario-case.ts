@@ -2,7 +2,7 @@
 import { outcomeLabel } from '../kernel/index.ts';
 import { costOfLog } from '../report/cost/cost-of-log.ts';
 import type { PriceTable } from '../report/cost/price-table.ts';
-import type { CaseMetrics } from '../report/results.ts';
+import type { CaseMetrics, CheckResult } from '../report/results.ts';
 import type { Case, CaseOutcome } from './cases.ts';
 import { statusFromChecks } from './cases.ts';
 import { checkExpectations } from './checks/expectations.ts';
@@ -60,6 +60,15 @@ export function scenarioCases(loaded: LoadedScenario, context: Omit<SuiteContext
   return (context.update ? hosts.slice(0, 1) : hosts).map((host) => scenarioCase(loaded, context, host));
 }
 
+/**
+ * The bystander's conversation judged as the case's is: its expectations (`bystander.expect`) and every
+ * invariant that applies, each check named `bystander <name>`.
+ */
+async function bystanderChecks(run: ScenarioRun, invariants: SuiteContext['invariants']): Promise<CheckResult[]> {
+  const named = (check: CheckResult): CheckResult => ({ ...check, name: `bystander ${check.name}` });
+  return [...checkExpectations(run, run.scenario.expect).map(named), ...(await checkInvariants(run, invariants)).map(named)];
+}
+
 /** The host a scenario itself requires, if any. */
 export function pinnedHost(scenario: Scenario): HostMode | undefined {
   return crashes(scenario) ? 'production' : scenario.host;
@@ -87,6 +96,7 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
         ...(context.update ? updateCase(loaded, run, { expectations, invariants }, context.update) : expectations),
         ...(await checkReplyAssertions(run, scenario.expect.assert, context.replies)),
         ...invariants,
+        ...(run.bystander ? await bystanderChecks(run.bystander, context.invariants) : []),
       ];
       return outcomeOfRun(run, checks, context.prices);
     },

@@ -22,6 +22,7 @@
  */
 import {
   createRedactor,
+  type Agent,
   EventLog,
   loopConfig,
   type ClaimPolicy,
@@ -72,8 +73,16 @@ export type { HostMode } from './scenario/schema.ts';
 
 /** The conversation id of a case in its store. */
 export const CASE_CONVERSATION = 'case';
+/** The conversation id of a scenario's bystander (a second conversation on the same host and store). */
+export const BYSTANDER_CONVERSATION = 'bystander';
 
 export interface ScenarioRun {
+  /** The conversation this run tells of, as the store names it (`case`; a bystander's is `bystander`). */
+  readonly conversation: string;
+  /**
+   * For a bystander's run: the scenario as its conversation saw it (its inbox, its provider script, its expect);
+   * the case's own otherwise.
+   */
   readonly scenario: Scenario;
   /** The agent the case ran with (its name in the registry, or `none`). */
   readonly agent: string;
@@ -152,6 +161,8 @@ export interface ScenarioRun {
   readonly unreadable?: string;
   /** For a wire-level provider: the adapter's result for each step of the script, in order (undefined: the call never settled with one). */
   readonly wire?: { readonly provider: string; readonly results: readonly (ModelResult | undefined)[] };
+  /** The scenario's bystander: the second conversation on the same host, told as a run of its own. */
+  readonly bystander?: ScenarioRun;
 }
 
 export type HostPart = 'model' | 'claim' | 'errorHandlers' | 'seams';
@@ -285,6 +296,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       ? [models.wrap(scripted(scenario.provider.fallback, 'fallback', scenario.provider.fallbackModel ?? 'fallback-model'))]
       : undefined;
 
+  // --- the bystander: a second conversation on the same host and store ------------------
+  const other = scenario.bystander ? await bystanderWorld(scenario, options, { clock, registry, agentName, wrapModel, maxEvents, world }) : undefined;
+
   // --- the host ------------------------------------------------------------------------
   const toolOptions = { ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}) };
   const config = loopConfig(agent, { model: options.modelName ?? 'scenario-model', ...scenarioConfig(scenario) });
@@ -357,8 +371,26 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       problem: (error) => {
         thrown ??= error;
       },
+      ...(other
+        ? {
+            others: [
+              {
+                conversation: BYSTANDER_CONVERSATION,
+                agent: { ...other.agent, config: withoutModel(other.config) },
+                model: other.model,
+                recording: other.recording,
+                problem: other.problem,
+              },
+            ],
+          }
+        : {}),
     });
     target = hostTarget;
+    if (other) {
+      const client = hostTarget.other(BYSTANDER_CONVERSATION);
+      other.target = client;
+      other.posts = () => client.posts;
+    }
     stopRunaway = () => hostTarget!.stop();
   } else {
     const direct = directLoop({
@@ -388,17 +420,39 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     directTarget = direct;
     finish = () => direct.finish();
     stopRunaway = () => direct.stop();
+    if (other) {
+      const bystander = directLoop({
+        conversation: BYSTANDER_CONVERSATION,
+        store: world,
+        agent: withOperator(other.agent, operator),
+        model: other.model,
+        clock,
+        random: other.random,
+        redact,
+        config: other.config,
+        toolOptions,
+        recording: other.recording,
+        ...(scenario.operator?.traceMode ? { traceMode: scenario.operator.traceMode } : {}),
+      });
+      other.target = bystander;
+      other.finish = () => bystander.finish();
+      other.drainsLeftWork = () => bystander.drainsLeftWork;
+      const stopCase = stopRunaway;
+      stopRunaway = () => {
+        stopCase();
+        bystander.stop();
+      };
+    }
   }
+  if (other) other.stopCase = () => stopRunaway();
 
   // --- drive ------------------------------------------------------------------
   inbox = new InboxDriver(scenario.inbox, target, clock, faults, (error) => {
     thrown ??= error;
   });
+  const bystanderInbox = other ? other.drive() : undefined;
   try {
-    await clock.run(
-      inbox.drive().then(() => finish()),
-      { realWaitLimitMs: options.realWaitLimitMs ?? 10_000 },
-    );
+    await clock.run(Promise.all([inbox.drive().then(() => finish()), bystanderInbox]), { realWaitLimitMs: options.realWaitLimitMs ?? 10_000 });
   } catch (error) {
     thrown ??= error;
   } finally {
@@ -425,7 +479,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   if (options.claim || (own.claim && !scenario.claim)) hostParts.push('claim');
   if (options.errorHandlers || (own.errorHandlers ?? []).length > 0) hostParts.push('errorHandlers');
   if (options.seams) hostParts.push('seams');
-  return {
+  const run: ScenarioRun = {
+    conversation: CASE_CONVERSATION,
     scenario,
     agent: agentName,
     host: mode,
@@ -465,6 +520,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     prompt: prompt.result(),
     ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),
   };
+  return other ? { ...run, bystander: other.run(run) } : run;
 }
 
 /** Whether the records hold the model's call `callId` (an `assistant.message` with it). */
@@ -526,4 +582,154 @@ function scenarioConfig(scenario: Scenario): Partial<LoopConfig> {
     }),
     ...(c.retry ? { retry: defined(c.retry) as LoopConfig['retry'] } : {}),
   };
+}
+
+/** What the bystander's conversation brings to the case's world, and how it is driven and told. */
+interface BystanderWorld {
+  readonly agent: Agent;
+  readonly config: LoopConfig;
+  readonly model: ModelClient;
+  readonly recording: CaseRecording;
+  readonly random: () => number;
+  readonly problem: (error: Error) => void;
+  /** Its client: set once the host is built. */
+  target: InboxTarget | undefined;
+  finish: () => Promise<void>;
+  posts: () => readonly HostPost[] | undefined;
+  drainsLeftWork: () => readonly string[];
+  /** Stops the whole case as a runaway. */
+  stopCase: () => void;
+  /** Plays its inbox (alongside the case's). */
+  drive(): Promise<void>;
+  /** Its conversation as a run of its own, beside the case's run (sharing the case's store, clock and settings). */
+  run(caseRun: ScenarioRun): ScenarioRun;
+}
+
+/**
+ * The scenario's bystander: its own agent (built by the registry for its conversation, with the scenario's
+ * scripts, tools counted apart), its own provider script and recordings, its own inbox driver — so its
+ * triggers count its own requests, events and deltas, and the case's own conversation runs exactly as it
+ * would without it.
+ */
+async function bystanderWorld(
+  scenario: Scenario,
+  options: RunOptions,
+  parts: {
+    readonly clock: VirtualClock;
+    readonly registry: AgentRegistry;
+    readonly agentName: string;
+    readonly wrapModel: (client: ModelClient) => ModelClient;
+    readonly maxEvents: number;
+    readonly world: WorldStore;
+  },
+): Promise<BystanderWorld> {
+  const b = scenario.bystander!;
+  const { clock } = parts;
+  const { bystander: _bystander, ...rest } = scenario;
+  const seen: Scenario = {
+    ...rest,
+    inbox: b.inbox,
+    provider: { kind: 'scripted', script: b.provider, ...(scenario.provider.model !== undefined ? { model: scenario.provider.model } : {}) },
+    expect: b.expect,
+  };
+  const faults = new FaultLog(clock);
+  const reached = { events: 0, deltas: 0, approvals: 0 };
+  const store = parts.world.store;
+  let inbox: InboxDriver | undefined;
+  let thrown: unknown;
+  const recording = new CaseRecording(
+    () => store.count(BYSTANDER_CONVERSATION),
+    (seq) => {
+      reached.events = Math.max(reached.events, seq + 1);
+      inbox?.onEvent(seq);
+      if (seq + 1 === parts.maxEvents) {
+        thrown = new Error(`runaway: the bystander's log passed ${parts.maxEvents} events; the case was shut down`);
+        self.stopCase();
+      }
+    },
+  );
+  const own = await buildAgent(parts.agentName, parts.registry, { clock, random: seededRandom(options.seed ^ 0xb157), conversationId: BYSTANDER_CONVERSATION });
+  const prompt = new PromptRecorder();
+  const { agent, counters, approvals } = scenarioAgent(own, seen, {
+    name: parts.agentName,
+    clock,
+    faults,
+    prompt,
+    onFirstStart: (name) => inbox?.onToolStart(name),
+    onApproval: (n) => {
+      reached.approvals = n;
+      inbox?.onApproval(n);
+    },
+    ...(options.claim ? { claim: options.claim } : {}),
+    ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
+  });
+  const models = new ModelRecording({
+    onRequest: (n) => inbox?.onRequest(n),
+    onDelta: (n) => {
+      reached.deltas = n;
+      inbox?.onDelta(n);
+    },
+    origin: () => recording.origin(),
+    onSent: (request) => prompt.sent(request),
+  });
+  const model = models.wrap(parts.wrapModel(scriptedProvider(b.provider, 'scripted', clock, faults, { next: 1 }, scenario.provider.model)));
+  const config = loopConfig(agent, { model: options.modelName ?? 'scenario-model', ...scenarioConfig(scenario) });
+  const self: BystanderWorld = {
+    agent,
+    config,
+    model,
+    recording,
+    random: seededRandom(options.seed ^ 0xb157),
+    problem: (error) => {
+      thrown ??= error;
+    },
+    target: undefined,
+    finish: async () => undefined,
+    posts: () => undefined,
+    drainsLeftWork: () => [],
+    stopCase: () => undefined,
+    async drive() {
+      inbox = new InboxDriver(b.inbox, self.target!, clock, faults, (error) => {
+        thrown ??= error;
+      });
+      await inbox.drive();
+      await self.finish();
+    },
+    run(caseRun) {
+      const recorded = recording.finish(models.requests, models.responses, models.origins);
+      const { thrown: _t, drainsLeftWork: _d, posts: _p, unreadable: _u, spanMisuse: _s, wire: _w, bystander: _b, ...shared } = caseRun;
+      const posts = self.posts();
+      const left = self.drainsLeftWork();
+      return {
+        ...shared,
+        conversation: BYSTANDER_CONVERSATION,
+        scenario: seen,
+        results: recorded.results,
+        log: recorded.log,
+        requests: recorded.requests,
+        traces: recorded.traces,
+        executions: counters.byTool,
+        executionsByCall: counters.byCall,
+        executionsByToolCall: counters.byToolCall,
+        toolBodies: counters.bodies,
+        sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
+        approvals,
+        secrets: agent.secrets ?? [],
+        ...(thrown !== undefined ? { thrown } : {}),
+        faults: faults.entries,
+        responses: recorded.responses,
+        durableBefore: recorded.durableBefore,
+        finalProjection: finalProjection(recorded.loop),
+        config,
+        lives: recorded.lives,
+        lost: recorded.lost,
+        reached: { ...reached },
+        unfired: inbox?.unfired() ?? [],
+        ...(left.length > 0 ? { drainsLeftWork: left } : {}),
+        ...(posts ? { posts } : {}),
+        prompt: prompt.result(),
+      };
+    },
+  };
+  return self;
 }

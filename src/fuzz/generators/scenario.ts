@@ -7,8 +7,9 @@
 import fc from 'fast-check';
 import { RESULT_LOSING_FAULTS, type InboxEntry, type Scenario } from '../../harness/scenario/schema.ts';
 import { atScriptBoundary, configArb, jitterArb, withJitter } from './budgets.ts';
+import { bystanderArb, toBystander, type BystanderParts } from './bystander.ts';
 import { compactionArb } from './compaction.ts';
-import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
+import { buildInbox, inboxCommandsArb, isPost, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
 import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
@@ -38,6 +39,11 @@ export interface FuzzCaseOptions {
    * recovery, durable writes and answers) instead of the loop directly. Default 25.
    */
   readonly production?: number;
+  /**
+   * Percent of cases drawn with a bystander: a second conversation on the same host and store (kept only where a
+   * scenario may have one: no crash, store faults, wire provider, faulty executor or second host). Default 20.
+   */
+  readonly bystander?: number;
 }
 
 /** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
@@ -50,6 +56,8 @@ export interface FuzzParts {
   readonly reopen: boolean;
   /** With several hosts: the host each message or cancel goes to, in turn (cycled over the inbox). */
   readonly vias: readonly number[] | undefined;
+  /** A second conversation beside the case's, where the case may have one. */
+  readonly bystander?: BystanderParts;
 }
 
 export interface FuzzCase {
@@ -99,6 +107,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       vias: sometimes(fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 1, maxLength: 6 }), 30),
       // Last, so adding it left every other part of a seed's cases as it was.
       jitter: sometimes(jitterArb, 25),
+      // After jitter, for the same reason.
+      bystander: sometimes(bystanderArb, options.bystander ?? 20),
     })
     .map((p) => {
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
@@ -138,6 +148,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         crashAt: p.crashAt,
         reopen: p.crashAt === undefined && p.reopen,
         vias: hosts ? p.vias : undefined,
+        ...(p.bystander ? { bystander: p.bystander } : {}),
       };
     });
 }
@@ -178,7 +189,30 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
       same(e, i) && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e,
     );
   }
-  return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt, ...(parts.reopen ? { reopen: true } : {}) };
+  const s = parts.scenario;
+  // A bystander only where a scenario may have one (the schema's rule): one live host, a store without faults, scripted, sound executors.
+  const bystander =
+    parts.bystander &&
+    parts.crashAt === undefined &&
+    !inbox.some((e) => e.crash || e.reopen) &&
+    s.hosts === undefined &&
+    s.store === undefined &&
+    s.provider.kind !== 'wire' &&
+    !s.tools.some((t) => t.executor !== undefined)
+      ? parts.bystander
+      : undefined;
+  let ids: string[] | undefined;
+  if (bystander && s.host === 'production' && bystander.sameIds) {
+    // The same ids in both conversations: the case's, and its first message's if its clients gave none.
+    const first = inbox.findIndex(isPost);
+    if (first >= 0 && !inbox.some((e) => e.messageId !== undefined)) inbox[first] = { ...inbox[first]!, messageId: 'client-msg-1' };
+    ids = [...new Set(inbox.flatMap((e) => (e.messageId !== undefined ? [e.messageId] : [])))];
+  }
+  return {
+    scenario: { ...s, inbox, ...(bystander ? { bystander: toBystander(bystander, ids) } : {}) },
+    crashAt: parts.crashAt,
+    ...(parts.reopen ? { reopen: true } : {}),
+  };
 }
 
 /**

@@ -49,7 +49,7 @@ function storedBeforeItsTurn(run: ScenarioRun): string | undefined {
 
 function answersOnlyWhatIsStored(run: ScenarioRun): string | undefined {
   if (!run.posts) return undefined;
-  const records = run.store.peek('case');
+  const records = run.store.peek(run.conversation);
   for (const [i, post] of run.posts.entries()) {
     const envelope = post.envelope;
     if (!envelope || !post.answered) continue;

@@ -56,6 +56,7 @@ import { otelGenAiFollowsLog } from './otel-genai-follows-log.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 import { retriesAnsweredAsTheirMessage } from './retries-answered-as-their-message.ts';
+import { conversationsKeptApart } from './conversations-kept-apart.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -88,6 +89,7 @@ export const INVARIANTS: readonly Invariant[] = [
   hostAnswersFollowOutcomes,
   hostAnswersOnlyWhatIsStored,
   retriesAnsweredAsTheirMessage,
+  conversationsKeptApart,
   overflowRetryOnlyIfShrank,
   fallbackMovesDownTheChain,
   retryAfterHonoured,

@@ -205,7 +205,7 @@ function firstNotPlainFrozen(value: unknown, path: string): string | undefined {
 }
 
 function storeEqualsLog(run: ScenarioRun): string | undefined {
-  const stored = run.store.peek('case');
+  const stored = run.store.peek(run.conversation);
   const events = run.log.events;
   if (stored.length > events.length) return `the store holds ${stored.length} events, the log ${events.length}`;
   for (let i = 0; i < stored.length; i++) {

@@ -32,7 +32,7 @@ function unknownTypesRefused(run: ScenarioRun): string | undefined {
 }
 
 function probe(run: ScenarioRun): string | undefined {
-  const seq = run.store.peek('case').length;
+  const seq = run.store.peek(run.conversation).length;
   const base = { seq, v: 1, at: 0, payload: { from: 'a newer writer' } };
   const refused = (what: string, record: Parameters<typeof decodeRecord>[0]): string | undefined => {
     try {
@@ -62,7 +62,7 @@ function probe(run: ScenarioRun): string | undefined {
 
 /** The run's last stored record, one version newer than this reader knows: refused, or opaque when ignorable. */
 function newerVersionProbe(run: ScenarioRun): string | undefined {
-  const stored = run.store.peek('case');
+  const stored = run.store.peek(run.conversation);
   const last = stored[stored.length - 1];
   if (last === undefined || !(last.type in EVENT_VERSIONS)) return undefined;
   const v = EVENT_VERSIONS[last.type as keyof typeof EVENT_VERSIONS] + 1;

@@ -202,7 +202,7 @@ function sameMessages(expected: readonly string[], received: readonly string[]):
 
 /** The users' messages the case's store holds, as `intent: text`. */
 function storedReceived(run: ScenarioRun): string[] {
-  return run.store.peek('case').flatMap((r) => {
+  return run.store.peek(run.conversation).flatMap((r) => {
     const p = r.payload as { intent?: string; text?: string; source?: string } | null;
     return r.type === 'inbox.received' && p?.source === 'user' ? [`${p.intent}: ${p.text}`] : [];
   });

@@ -62,7 +62,7 @@ function refusedOnlyIfStarted(run: ScenarioRun): string | undefined {
   }
   const counted = new Set<string>(); // chains holding a start that counts
   // The store holds what a reopened log reads: a refused start it holds must come with the result that takes it back.
-  const stored = run.store.peek('case');
+  const stored = run.store.peek(run.conversation);
   const storedResults = new Set(stored.filter((r) => r.type === 'tool.result').map((r) => (r.payload as { callId: string }).callId));
   for (const r of stored) {
     const callId = (r.payload as { callId?: string }).callId;

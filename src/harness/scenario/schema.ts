@@ -538,6 +538,42 @@ export type Expectation = z.infer<typeof expectationSchema>;
 // A scenario
 // ---------------------------------------------------------------------------
 
+/**
+ * A second conversation on the same host (same store; through the production host, the same host
+ * object and processes), with its own inbox and model script, played at the same time as the
+ * case's own conversation. It is judged like the case's conversation (its expectations, the
+ * invariants that apply), and the two must stay apart: what one does — a cancel, a message id, its
+ * agent's state — never reaches the other.
+ */
+export const bystanderSchema = z
+  .strictObject({
+    provider: z
+      .array(providerStepSchema)
+      .default([])
+      .transform(expanded)
+      .describe("The bystander's own model script (the provider answers each conversation from its own)"),
+    inbox: z
+      .array(inboxEntrySchema)
+      .min(1)
+      .transform(expanded)
+      .describe(
+        'What its clients send: say, steer, inject, cancel, disconnect (with messageId, at) as in the inbox; triggers count its own requests, events, deltas',
+      ),
+    expect: expectationSchema.default({}).describe("What becomes of it, as the case's expect"),
+  })
+  .superRefine((b, ctx) => {
+    b.inbox.forEach((entry, index) => {
+      for (const key of ['crash', 'reopen', 'undoCompaction', 'via'] as const)
+        if (entry[key] !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['inbox', index, key],
+            message: `${key} is the case's own conversation's (the bystander shares its host and store)`,
+          });
+    });
+  });
+export type Bystander = z.infer<typeof bystanderSchema>;
+
 export const HOST_MODES = ['loop', 'production'] as const;
 export type HostMode = (typeof HOST_MODES)[number];
 
@@ -639,6 +675,11 @@ export const scenarioSchema = z
       .optional(),
     secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),
     expect: expectationSchema,
+    bystander: bystanderSchema
+      .optional()
+      .describe(
+        'A second conversation on the same host and store, with its own inbox, model script and expectations, run at the same time; the two must stay apart (no cancel, message id or agent state of one reaches the other)',
+      ),
   })
   .superRefine((scenario, ctx) => {
     // One behaviour per tool name: a second entry would silently replace the first.
@@ -732,6 +773,27 @@ export const scenarioSchema = z
       });
     if (scenario.expect.responses !== undefined && scenario.host !== 'production' && !crashes(scenario))
       ctx.addIssue({ code: 'custom', path: ['expect', 'responses'], message: 'responses are the production host’s answers: add host: production' });
+    const b = scenario.bystander;
+    if (b) {
+      const where = (...path: (string | number)[]) => ['bystander', ...path];
+      if (crashes(scenario) || scenario.hosts !== undefined)
+        ctx.addIssue({ code: 'custom', path: where(), message: 'a bystander shares one live host with the case: no crash, reopen or hosts' });
+      if (scenario.store !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: where(),
+          message: 'a bystander shares the store: its write faults count every append, so give it none (no store:)',
+        });
+      if (scenario.provider.kind === 'wire') ctx.addIssue({ code: 'custom', path: where(), message: 'a bystander needs a scripted provider (kind: scripted)' });
+      if (scenario.tools.some((t) => t.executor !== undefined))
+        ctx.addIssue({ code: 'custom', path: where(), message: 'a bystander runs no faulty tool executor (tools[].executor)' });
+      b.inbox.forEach((entry, index) => {
+        if ((entry.messageId !== undefined || entry.disconnect !== undefined) && scenario.host !== 'production')
+          ctx.addIssue({ code: 'custom', path: where('inbox', index), message: 'messageId and disconnect need host: production' });
+      });
+      if (b.expect.responses !== undefined && scenario.host !== 'production')
+        ctx.addIssue({ code: 'custom', path: where('expect', 'responses'), message: 'responses are the production host’s answers: add host: production' });
+    }
   });
 
 export type Scenario = z.infer<typeof scenarioSchema>;

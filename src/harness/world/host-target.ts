@@ -22,6 +22,12 @@
  * talks to. They take turns on the conversation through the store's lock, and
  * each keeps its idle sessions (the case's config says how), so a host coming back
  * to the conversation must notice what the others appended meanwhile.
+ *
+ * A scenario with a `bystander` has the same processes serve a second conversation at
+ * the same time (`others`): its own agent, built for it by the factory, its own model
+ * script (each loop's requests go to its conversation's client), its own record. Its
+ * client is `bystander(id)`, a target of the same port; the host's observer and
+ * exporter file what the host reports under the conversation it names.
  */
 import {
   project,
@@ -33,6 +39,7 @@ import {
   type Message,
   type ModelClient,
   type TraceExporter,
+  type ToolRunContext,
   type TraceRecord,
 } from '../../kernel/index.ts';
 import type { HostConfig } from '../../host/config.ts';
@@ -70,6 +77,32 @@ export interface HostWorld {
   readonly wrapLoopDeps?: (deps: LoopDeps) => LoopDeps;
   /** A fault of the host the case must fail for, though no turn shows it (a snapshot it wrote and then refused). */
   readonly problem: (error: Error) => void;
+  /** Other conversations the same processes serve at the same time (a scenario's bystander). */
+  readonly others?: readonly OtherConversation[];
+}
+
+/** A second conversation on the case's host: its agent, its model client, its record, where its faults go. */
+export interface OtherConversation {
+  readonly conversation: string;
+  readonly agent: Agent;
+  readonly model: ModelClient;
+  readonly recording: CaseRecording;
+  readonly problem: (error: Error) => void;
+}
+
+/** What the host target keeps per conversation it serves (its methods taking one are for OtherConversationTarget). */
+export interface Line {
+  readonly conversation: string;
+  readonly agent: Agent;
+  readonly recording: CaseRecording;
+  readonly problem: (error: Error) => void;
+  /** Its own model client (a bystander's); undefined: the world's. */
+  readonly model: ModelClient | undefined;
+  readonly reports: TurnReport[];
+  readonly posts: HostPost[];
+  /** One per message posted: aborting it is its client going away. */
+  readonly clients: AbortController[];
+  readonly outstanding: Set<Promise<unknown>>;
 }
 
 /** A message a client posted, and how the host answered (undefined while it has not). */
@@ -90,24 +123,38 @@ export interface HostPost {
 interface Process {
   readonly host: AgentHost;
   readonly connection: ProcessStore;
-  /** The log this process last opened (its turns close there). */
-  log: EventLog | undefined;
+  /** The log this process last opened, per conversation (its turns close there). */
+  readonly logs: Map<string, EventLog>;
   dead: boolean;
 }
 
 /** loopgate's production host as an adapter of the loop-under-test port (loop-port/port.ts). */
 export class HostTarget implements LoopUnderTest {
   readonly capabilities = LOOPGATE_CAPABILITIES;
-  readonly #reports: TurnReport[] = [];
   readonly #world: HostWorld;
   readonly #processes: Process[] = [];
-  readonly #outstanding = new Set<Promise<unknown>>();
-  readonly posts: HostPost[] = [];
-  /** One per message posted: aborting it is its client going away. */
-  readonly #clients: AbortController[] = [];
+  /** Every conversation served, the case's first. */
+  readonly #lines = new Map<string, Line>();
+  readonly #main: Line;
+  readonly posts: HostPost[];
 
   private constructor(world: HostWorld) {
     this.#world = world;
+    const line = (c: Pick<Line, 'conversation' | 'agent' | 'recording' | 'problem'>, model: ModelClient | undefined): Line => ({
+      conversation: c.conversation,
+      agent: (world.others ?? []).length > 0 ? ownedBy(c.agent, c.conversation, (conversation) => this.#lines.get(conversation) ?? this.#main) : c.agent,
+      recording: c.recording,
+      problem: c.problem,
+      model,
+      reports: [],
+      posts: [],
+      clients: [],
+      outstanding: new Set(),
+    });
+    this.#main = line(world, undefined);
+    this.#lines.set(world.conversation, this.#main);
+    for (const other of world.others ?? []) this.#lines.set(other.conversation, line(other, other.model));
+    this.posts = this.#main.posts;
   }
 
   /** The case's processes started (the scenario's `hosts`, default one), each host built from the case's config. */
@@ -115,6 +162,13 @@ export class HostTarget implements LoopUnderTest {
     const target = new HostTarget(world);
     for (let i = 0; i < (world.hosts ?? 1); i++) target.#processes.push(await target.#start());
     return target;
+  }
+
+  /** The client of another conversation the same processes serve (a bystander), as a target of the same port. */
+  other(conversation: string): OtherConversationTarget {
+    const line = this.#lines.get(conversation);
+    if (!line || line === this.#main) throw new Error(`the host target serves no other conversation "${conversation}"`);
+    return new OtherConversationTarget(this, line);
   }
 
   /** Processes started (1 without a reopen). */
@@ -136,6 +190,11 @@ export class HostTarget implements LoopUnderTest {
   }
 
   send(text: string, intent: MessageIntent, via?: number, messageId?: string): void {
+    this.post(this.#main, text, intent, via, messageId);
+  }
+
+  /** A client posts a message to `line`'s conversation through the process `via` names. */
+  post(line: Line, text: string, intent: MessageIntent, via?: number, messageId?: string): void {
     const process = this.#via(via);
     const post: HostPost = {
       intent,
@@ -145,28 +204,35 @@ export class HostTarget implements LoopUnderTest {
       envelope: undefined,
       sentAt: this.#world.clock.now(),
     };
-    this.posts.push(post);
+    line.posts.push(post);
     const client = new AbortController();
-    this.#clients.push(client);
+    line.clients.push(client);
     this.#track(
-      process.host
-        .handle(this.#world.conversation, text, { intent, signal: client.signal, ...(messageId !== undefined ? { messageId } : {}) })
-        .then((envelope) => {
-          // A process that died answers nobody: what its halted host says afterwards never reaches the client.
-          if (process.dead) return;
-          post.envelope = envelope;
-          post.answered = { stored: this.#world.store.store.count(this.#world.conversation), at: this.#world.clock.now() };
-        }),
+      line,
+      process.host.handle(line.conversation, text, { intent, signal: client.signal, ...(messageId !== undefined ? { messageId } : {}) }).then((envelope) => {
+        // A process that died answers nobody: what its halted host says afterwards never reaches the client.
+        if (process.dead) return;
+        post.envelope = envelope;
+        post.answered = { stored: this.#world.store.store.count(line.conversation), at: this.#world.clock.now() };
+      }),
     );
   }
 
   cancel(by: CancelSource, via?: number): void {
-    this.#via(via).host.cancel(this.#world.conversation, by, `scenario: cancel by ${by}`);
+    this.cancelIn(this.#main, by, via);
+  }
+
+  cancelIn(line: Line, by: CancelSource, via?: number): void {
+    this.#via(via).host.cancel(line.conversation, by, `scenario: cancel by ${by}`);
   }
 
   /** The client of the n-th message posted (1-based) goes away: its request's signal aborts. False: that message is not posted (yet). */
   disconnect(post: number): boolean {
-    const client = this.#clients[post - 1];
+    return this.disconnectIn(this.#main, post);
+  }
+
+  disconnectIn(line: Line, post: number): boolean {
+    const client = line.clients[post - 1];
     if (!client) return false;
     client.abort(new Error('the client went away'));
     return true;
@@ -195,11 +261,16 @@ export class HostTarget implements LoopUnderTest {
   }
 
   async settled(): Promise<void> {
+    await this.settledIn(this.#main);
+  }
+
+  /** Everything posted to `line`'s conversation has been answered, and no process has work in flight for it. */
+  async settledIn(line: Line): Promise<void> {
     for (;;) {
-      const waiting = [...this.#outstanding];
+      const waiting = [...line.outstanding];
       await Promise.allSettled(waiting);
-      for (const process of this.#processes) await process.host.idle(this.#world.conversation);
-      if (this.#outstanding.size === 0) return;
+      for (const process of this.#processes) await process.host.idle(line.conversation);
+      if (line.outstanding.size === 0) return;
     }
   }
 
@@ -207,12 +278,16 @@ export class HostTarget implements LoopUnderTest {
   readonly refusals: string[] = [];
 
   reports(): readonly TurnReport[] {
-    return this.#reports;
+    return this.#main.reports;
   }
 
   persistedHistory(): readonly Message[] {
+    return this.historyOf(this.#main);
+  }
+
+  historyOf(line: Line): readonly Message[] {
     // Several live hosts: the latest life, whichever host opened it or took its kept log up again.
-    const log = (this.#world.hosts ?? 1) > 1 ? this.#world.recording.current : this.#current.log;
+    const log = (this.#world.hosts ?? 1) > 1 ? line.recording.current : this.#current.logs.get(line.conversation);
     return log ? project(log.events) : [];
   }
 
@@ -238,75 +313,174 @@ export class HostTarget implements LoopUnderTest {
     this.crash();
   }
 
-  #track(work: Promise<unknown>): void {
-    this.#outstanding.add(work);
-    void work.finally(() => this.#outstanding.delete(work));
+  #track(line: Line, work: Promise<unknown>): void {
+    line.outstanding.add(work);
+    void work.finally(() => line.outstanding.delete(work));
   }
 
   async #start(): Promise<Process> {
     const w = this.#world;
     const connection = w.store.connect();
     let process: Process | undefined;
+    const lineOf = (conversation: string): Line | undefined => this.#lines.get(conversation);
     const exporter: TraceExporter = {
+      // A turn's trace is named `<conversation>:<turn>`: filed with that conversation's log.
       export: (trace: TraceRecord) => {
-        if (process?.log) w.recording.traced(process.log, trace, traceTurn(trace));
+        const line = lineOf(trace.traceId.slice(0, trace.traceId.lastIndexOf(':')));
+        const log = line && process?.logs.get(line.conversation);
+        if (line && log) line.recording.traced(log, trace, traceTurn(trace));
       },
     };
-    // Whether the host built the agent for the conversation since it last opened it (AgentFactory: per conversation).
-    let built = false;
+    // The conversations whose agent the host built since it last opened them (AgentFactory: per conversation).
+    const built = new Set<string>();
+    // Each conversation's loop asks its own conversation's client (the world's for the case's): the provider answers each from its own script.
+    const routed = (deps: LoopDeps): LoopDeps => {
+      const line = lineOf(deps.conversation ?? '');
+      if (!line?.model) return deps;
+      const { fallbackModels: _fallbacks, ...rest } = deps;
+      return { ...rest, model: line.model };
+    };
+    const wrapLoopDeps = (deps: LoopDeps): LoopDeps => {
+      const own = lineOf(deps.conversation ?? '');
+      // The world's loop variant (a test seam, a scenario's faulty executor) is the case's own conversation's.
+      return own === this.#main && w.wrapLoopDeps ? w.wrapLoopDeps(deps) : routed(deps);
+    };
     const host = await createHostFromConfig(w.config, {
       store: connection,
       env: w.env,
       modelClient: (spec) => w.modelClient(spec, (s) => configAdapter(s)),
       // The harness runs the sweep itself after a reopen, to judge what it found.
       recover: false,
-      // The host is given a factory, as from loopgate.config.ts; it serves the case's agent, whose tools' state is
+      // The host is given a factory, as from loopgate.config.ts; it serves each conversation's agent, whose tools' state is
       // the world's and outlives a process (as a real backend does).
+      // Built for a conversation the case does not know (or for none): the case's agent, and the per-open check below says so.
       agent: (context) => {
-        if (context.conversationId === w.conversation) built = true;
-        return w.agent;
+        const line = context.conversationId !== undefined ? lineOf(context.conversationId) : undefined;
+        if (line) built.add(line.conversation);
+        return (line ?? this.#main).agent;
       },
       clock: w.clock,
       random: w.random,
       newId: w.newId,
       exporter,
-      ...(w.wrapLoopDeps ? { wrapLoopDeps: w.wrapLoopDeps } : {}),
+      ...(w.wrapLoopDeps || (w.others ?? []).length > 0 ? { wrapLoopDeps } : {}),
       observer: {
-        opened: (_id, log) => {
-          process!.log = log;
-          built = false;
-          w.recording.opened(log);
+        opened: (id, log) => {
+          process!.logs.set(id, log);
+          built.delete(id);
+          lineOf(id)?.recording.opened(log);
         },
         started: (id, loop) => {
-          if (!built)
-            w.problem(
+          const line = lineOf(id);
+          if (!built.has(id))
+            (line ?? this.#main).problem(
               new Error(
                 `the production host opened conversation "${id}" without building its agent for it (the factory is called per conversation, with its id): state one conversation's agent keeps would reach another's`,
               ),
             );
-          w.recording.started(loop);
+          line?.recording.started(loop);
         },
-        turnClosed: (_id, result) => {
-          this.#reports.push(reportOf(result));
-          if (process?.log) w.recording.turnClosed(process.log, result);
+        turnClosed: (id, result) => {
+          const line = lineOf(id);
+          if (!line) return;
+          line.reports.push(reportOf(result));
+          const log = process?.logs.get(id);
+          if (log) line.recording.turnClosed(log, result);
         },
         // The case's store damages a snapshot only by the scenario's own fault (store.corruptSnapshotOnCrash):
         // refusing that one is right, resuming from it is a bug; refusing any other, or failing to take one, is a bug.
         snapshot: (id, what) => {
+          const problem = (lineOf(id) ?? this.#main).problem;
           const garbled = w.store.garbledSnapshotsRead(id);
           if ('rejected' in what && garbled.size === 0)
-            w.problem(new Error(`a snapshot the production host wrote was refused when the conversation reopened: ${what.rejected}`));
+            problem(new Error(`a snapshot the production host wrote was refused when the conversation reopened: ${what.rejected}`));
           if ('restored' in what && garbled.has(what.restored))
-            w.problem(
+            problem(
               new Error(
                 `the production host resumed from the snapshot up to event ${what.restored}, which the crash garbled, instead of reading the conversation whole`,
               ),
             );
-          if ('failed' in what) w.problem(new Error(`the production host could not take a snapshot: ${what.failed}`));
+          if ('failed' in what) problem(new Error(`the production host could not take a snapshot: ${what.failed}`));
         },
       },
     });
-    process = { host, connection, log: undefined, dead: false };
+    process = { host, connection, logs: new Map(), dead: false };
     return process;
+  }
+}
+
+/**
+ * The agent built for `conversation`, its tools telling the case when they run a call of another conversation
+ * (the idempotency key names the call's: `<conversation>/<tool>:<call id>`): the host served one conversation's
+ * agent — its tools' state, a team's per-user backend — to another, though it built each its own.
+ */
+function ownedBy(agent: Agent, conversation: string, lineOf: (conversation: string) => Line): Agent {
+  if (!agent.tools || agent.tools.length === 0) return agent;
+  return {
+    ...agent,
+    tools: agent.tools.map((tool) => ({
+      ...tool,
+      run: (args: unknown, ctx: ToolRunContext) => {
+        const of = ctx.idempotencyKey.slice(0, ctx.idempotencyKey.indexOf('/'));
+        if (of !== conversation)
+          lineOf(of).problem(
+            new Error(
+              `the production host ran a call of conversation "${of}" (${tool.name}, key ${ctx.idempotencyKey}) with the agent it built for conversation "${conversation}": one conversation's agent state reached another`,
+            ),
+          );
+        return tool.run(args, ctx);
+      },
+    })),
+  };
+}
+
+/**
+ * The client of a second conversation the case's host serves (a bystander): it posts, cancels and
+ * disconnects in that conversation only, through the same processes. It cannot crash or reopen them.
+ */
+export class OtherConversationTarget implements LoopUnderTest {
+  readonly capabilities = LOOPGATE_CAPABILITIES;
+  readonly #host: HostTarget;
+  readonly #line: Line;
+
+  constructor(host: HostTarget, line: Line) {
+    this.#host = host;
+    this.#line = line;
+  }
+
+  get posts(): readonly HostPost[] {
+    return this.#line.posts;
+  }
+
+  send(text: string, intent: MessageIntent, via?: number, messageId?: string): void {
+    this.#host.post(this.#line, text, intent, via, messageId);
+  }
+
+  cancel(by: CancelSource, via?: number): void {
+    this.#host.cancelIn(this.#line, by, via);
+  }
+
+  disconnect(post: number): boolean {
+    return this.#host.disconnectIn(this.#line, post);
+  }
+
+  crash(): void {
+    throw new Error("a bystander cannot crash the host: that is the case's own conversation's");
+  }
+
+  reopen(): Promise<void> {
+    return Promise.reject(new Error("a bystander cannot reopen the host: that is the case's own conversation's"));
+  }
+
+  settled(): Promise<void> {
+    return this.#host.settledIn(this.#line);
+  }
+
+  reports(): readonly TurnReport[] {
+    return this.#line.reports;
+  }
+
+  persistedHistory(): readonly Message[] {
+    return this.#host.historyOf(this.#line);
   }
 }

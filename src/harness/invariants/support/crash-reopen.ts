@@ -53,7 +53,7 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
   const k = crashAt % (run.log.length + 1);
   const durable = durableAt(run, k);
   const where = `a crash before event ${k} (${durable} event(s) committed), reopened from SQLite`;
-  const records = run.store.peek(CONVERSATION).slice(0, durable);
+  const records = run.store.peek(run.conversation).slice(0, durable);
   const directory = scratch();
   const path = join(directory, 'crash.db');
   let snapshotUpTo: number | undefined;

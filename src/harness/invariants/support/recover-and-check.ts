@@ -15,7 +15,7 @@ import { noticeLine, sideEffectsOfUnrepliedTurns, tells } from './side-effects.t
 
 /** The distinct store lengths a crash could leave, in order (at most `limit`, spread evenly, the last always kept). */
 export function crashPoints(run: ScenarioRun, limit: number): number[] {
-  const all = [...new Set([...run.durableBefore, run.store.count('case')])].filter((p) => p > 0).sort((a, b) => a - b);
+  const all = [...new Set([...run.durableBefore, run.store.count(run.conversation)])].filter((p) => p > 0).sort((a, b) => a - b);
   if (all.length <= limit) return all;
   if (limit <= 1) return [all[all.length - 1]!];
   return [...new Set(Array.from({ length: limit }, (_, i) => all[Math.round((i * (all.length - 1)) / (limit - 1))]!))];
@@ -23,7 +23,7 @@ export function crashPoints(run: ScenarioRun, limit: number): number[] {
 
 /** The durable prefix a crash just before event `k` leaves (k past the end: after everything). */
 export function durableAt(run: ScenarioRun, k: number): number {
-  return k < run.durableBefore.length ? run.durableBefore[k]! : run.store.count('case');
+  return k < run.durableBefore.length ? run.durableBefore[k]! : run.store.count(run.conversation);
 }
 
 /** The declared side-effect level of each tool of the run, as the production host's recovery looks it up. */

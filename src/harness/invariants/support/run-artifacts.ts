@@ -45,7 +45,7 @@ function artifactsOf(run: ScenarioRun): Artifact[] {
   return [
     ['the log', () => JSON.stringify(run.log.events)],
     ['the streamed deltas of a model call, joined', () => joinedDeltas(viewOf(run).known).join('\n')],
-    ['the store', () => JSON.stringify(run.store.peek('case'))],
+    ['the store', () => JSON.stringify(run.store.peek(run.conversation))],
     ['the traces', () => JSON.stringify(run.traces)],
     ['the requests sent to the provider', () => JSON.stringify(run.requests)],
     ['the turn results', () => JSON.stringify(run.results.map(({ trace: _trace, ...rest }) => rest))],
