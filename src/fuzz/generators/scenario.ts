@@ -14,7 +14,7 @@ import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
 import { wireCaseArb } from './wire.ts';
-import { crashAtArb, failAppendsArb, failWriteAheadsArb } from './store.ts';
+import { crashAtArb, failAppendsArb, failWriteAheadsArb, storeCrashArb, type StoreCrash } from './store.ts';
 import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSpanMisuse, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
@@ -50,6 +50,8 @@ export interface FuzzParts {
   readonly reopen: boolean;
   /** With several hosts: the host each message or cancel goes to, in turn (cycled over the inbox). */
   readonly vias: readonly number[] | undefined;
+  /** Through one production host with no crash point: the process crashes (the store damaged or not), a new host reopens it and is asked again. */
+  readonly storeCrash?: StoreCrash;
 }
 
 export interface FuzzCase {
@@ -99,9 +101,14 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       vias: sometimes(fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 1, maxLength: 6 }), 30),
       // Last, so adding it left every other part of a seed's cases as it was.
       jitter: sometimes(jitterArb, 25),
+      // After jitter, for the same reason: a crash through the production host, what it did to the store, and a reopen.
+      storeCrash: sometimes(storeCrashArb, 45),
     })
     .map((p) => {
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
+      // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
+      const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
+      const damage = storeCrash?.damage;
       return {
         scenario: {
           name: 'fuzz case',
@@ -123,8 +130,16 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
           ...(p.claim ? { claim: p.claim } : {}),
           ...(p.prompt ? { prompt: p.prompt } : {}),
-          ...(p.failAppends || p.failWriteAheads
-            ? { store: { failAppends: p.failAppends ?? [], ...(p.failWriteAheads ? { failWriteAheads: p.failWriteAheads[0] } : {}) } }
+          ...(p.failAppends || p.failWriteAheads || (damage !== undefined && damage !== 'none')
+            ? {
+                store: {
+                  failAppends: p.failAppends ?? [],
+                  ...(p.failWriteAheads ? { failWriteAheads: p.failWriteAheads[0] } : {}),
+                  ...(storeCrash?.damage === 'lose' ? { loseOnCrash: [...storeCrash.seqs] } : {}),
+                  ...(storeCrash?.damage === 'corrupt' ? { corruptOnCrash: [...storeCrash.seqs] } : {}),
+                  ...(damage === 'snapshot' ? { corruptSnapshotOnCrash: true as const } : {}),
+                },
+              }
             : {}),
           ...(p.secret ? { secrets: [FUZZ_SECRET, FUZZ_PASSPHRASE] } : {}),
           expect: {},
@@ -134,6 +149,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         crashAt: p.crashAt,
         reopen: p.crashAt === undefined && p.reopen,
         vias: hosts ? p.vias : undefined,
+        ...(storeCrash ? { storeCrash } : {}),
       };
     });
 }
@@ -155,6 +171,18 @@ function withoutClientIds(inbox: readonly InboxEntry[]): InboxEntry[] {
   return out;
 }
 
+/**
+ * The inbox with a crash: an idle-time crash at its position (after the first
+ * message), a triggered one anywhere; then, once everything settled, a new host
+ * reopens the store (skipped by the driver when the crash never came) and the
+ * customer writes again — the next request reads what the crash left.
+ */
+function withStoreCrash(inbox: readonly InboxEntry[], crash: StoreCrash): InboxEntry[] {
+  const entry: InboxEntry = { crash: true, ...(crash.at !== undefined ? { at: crash.at } : {}) };
+  const position = 'position' in crash && crash.at === undefined ? 1 + (crash.position % inbox.length) : inbox.length;
+  return [...inbox.slice(0, position), entry, ...inbox.slice(position), { reopen: true }, { say: 'Hello? Are you still there?' }];
+}
+
 /** The scenario and crash point the parts stand for (runs the inbox commands against their model). */
 export function toFuzzCase(parts: FuzzParts): FuzzCase {
   let inbox: InboxEntry[] = buildInbox(parts.inbox);
@@ -165,6 +193,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     let k = 0;
     inbox = inbox.map((e) => ((e.say ?? e.steer ?? e.inject ?? e.cancel) !== undefined ? { ...e, via: vias[k++ % vias.length]! } : e));
   }
+  if (parts.storeCrash) inbox = withStoreCrash(inbox, parts.storeCrash);
   if (parts.secret) {
     // The first message carries the secret: redaction must keep it out of the log, the model's requests and the traces.
     // A retry of it is the same message: it carries the secret too.

@@ -17,7 +17,8 @@
  * - `store.loseOnCrash`: records (by seq) the crash loses, as a disk that drops a
  *   page: every process reading the conversation afterwards gets it with a gap
  *   there (a store breaking its gapless rule), which must be refused, not read
- *   as a shorter history;
+ *   as a shorter history (the last record stored is never lost: that would
+ *   leave no gap, only a store that looks as if the crash came earlier);
  * - `store.corruptOnCrash`: records (by seq) the crash garbles, as a torn page
  *   or bit rot: read back afterwards, each has its type and seq but a payload
  *   that is not what that type holds — which must be refused, not decoded into
@@ -175,8 +176,10 @@ export class WorldStore {
   /** A process died: the records the scenario loses or garbles in a crash go, if the store holds them. */
   #crashed(): void {
     const stored = Math.max(0, ...[...this.#written].map((c) => this.store.count(c)));
+    // A lost record leaves a gap: the last one stored is not lost (without it the store would only look as if the crash
+    // came one write earlier, which no reader can tell, and which is no damage).
     for (const seq of this.#loseOnCrash) {
-      if (this.#lost.has(seq) || seq >= stored) continue;
+      if (this.#lost.has(seq) || seq >= stored - 1) continue;
       this.#lost.add(seq);
       this.#faults.record(`store loses record ${seq} in the crash`);
     }
