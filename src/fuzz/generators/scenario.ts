@@ -8,13 +8,13 @@ import fc from 'fast-check';
 import { RESULT_LOSING_FAULTS, type InboxEntry, type Scenario } from '../../harness/scenario/schema.ts';
 import { atScriptBoundary, configArb, jitterArb, withJitter } from './budgets.ts';
 import { compactionArb } from './compaction.ts';
-import { buildInbox, inboxCommandsArb, type InboxCommand } from './inbox.ts';
+import { buildInbox, inboxCommandsArb, isPost, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
 import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
 import { wireCaseArb } from './wire.ts';
-import { crashAtArb, failAppendsArb, failWriteAheadsArb, storeCrashArb, type StoreCrash } from './store.ts';
+import { crashAtArb, failAppendsArb, failReceiptsArb, failWriteAheadsArb, storeCrashArb, type StoreCrash } from './store.ts';
 import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSpanMisuse, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
@@ -52,6 +52,11 @@ export interface FuzzParts {
   readonly vias: readonly number[] | undefined;
   /** Through one production host with no crash point: the process crashes (the store damaged or not), a new host reopens it and is asked again. */
   readonly storeCrash?: StoreCrash;
+  /**
+   * The store refuses the write (`store.failReceipts`) of the first steer posted at a moment, or of the first whose
+   * client goes away at once, if the inbox has one.
+   */
+  readonly refuseSteer?: 'timed steer' | 'gone steer';
 }
 
 export interface FuzzCase {
@@ -103,6 +108,16 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       jitter: sometimes(jitterArb, 25),
       // After jitter, for the same reason: a crash through the production host, what it did to the store, and a reopen.
       storeCrash: sometimes(storeCrashArb, 45),
+      // The write of a client's message refused (a steer's, mostly: a running turn may take it first).
+      // Mostly the receipt of the first steer posted at a moment (a running turn may take it before its write fails), or
+      // of the first whose client goes away at once (found as the inbox is built).
+      failReceipts: sometimes(
+        fc.oneof(
+          { weight: 2, arbitrary: fc.constantFrom('timed steer' as const, 'gone steer' as const) },
+          { weight: 1, arbitrary: failReceiptsArb },
+        ),
+        35,
+      ),
     })
     .map((p) => {
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
@@ -130,11 +145,12 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
           ...(p.claim ? { claim: p.claim } : {}),
           ...(p.prompt ? { prompt: p.prompt } : {}),
-          ...(p.failAppends || p.failWriteAheads || (damage !== undefined && damage !== 'none')
+          ...(p.failAppends || p.failWriteAheads || Array.isArray(p.failReceipts) || (damage !== undefined && damage !== 'none')
             ? {
                 store: {
                   failAppends: p.failAppends ?? [],
                   ...(p.failWriteAheads ? { failWriteAheads: p.failWriteAheads[0] } : {}),
+                  ...(Array.isArray(p.failReceipts) ? { failReceipts: p.failReceipts } : {}),
                   ...(storeCrash?.damage === 'lose' ? { loseOnCrash: [...storeCrash.seqs] } : {}),
                   ...(storeCrash?.damage === 'corrupt' ? { corruptOnCrash: [...storeCrash.seqs] } : {}),
                   ...(damage === 'snapshot' ? { corruptSnapshotOnCrash: true as const } : {}),
@@ -150,6 +166,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         reopen: p.crashAt === undefined && p.reopen,
         vias: hosts ? p.vias : undefined,
         ...(storeCrash ? { storeCrash } : {}),
+        ...(typeof p.failReceipts === 'string' ? { refuseSteer: p.failReceipts } : {}),
       };
     });
 }
@@ -169,6 +186,22 @@ function withoutClientIds(inbox: readonly InboxEntry[]): InboxEntry[] {
     out.push(rest as InboxEntry);
   }
   return out;
+}
+
+/**
+ * The receipt number (1-based, in inbox order: posts before it are counted as received first) of the first steer
+ * posted at a moment — with `gone`, of the first whose client goes away at the same moment (none through the loop,
+ * where the disconnects went); undefined without one.
+ */
+function steerReceipt(inbox: readonly InboxEntry[], gone: boolean): number | undefined {
+  let posts = 0;
+  for (const [i, e] of inbox.entries()) {
+    if (isPost(e)) posts++;
+    if (e.steer === undefined || e.at === undefined) continue;
+    const next = inbox[i + 1];
+    if (!gone || (next?.disconnect === posts && JSON.stringify(next.at) === JSON.stringify(e.at))) return posts;
+  }
+  return undefined;
 }
 
 /**
@@ -194,6 +227,9 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     inbox = inbox.map((e) => ((e.say ?? e.steer ?? e.inject ?? e.cancel) !== undefined ? { ...e, via: vias[k++ % vias.length]! } : e));
   }
   if (parts.storeCrash) inbox = withStoreCrash(inbox, parts.storeCrash);
+  let scenario: Omit<Scenario, 'inbox'> = parts.scenario;
+  const steer = parts.refuseSteer ? steerReceipt(inbox, parts.refuseSteer === 'gone steer') : undefined;
+  if (steer !== undefined) scenario = { ...scenario, store: { failAppends: [], ...scenario.store, failReceipts: [steer] } };
   if (parts.secret) {
     // The first message carries the secret: redaction must keep it out of the log, the model's requests and the traces.
     // A retry of it is the same message: it carries the secret too.
@@ -203,7 +239,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
       same(e, i) && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e,
     );
   }
-  return { scenario: { ...parts.scenario, inbox }, crashAt: parts.crashAt, ...(parts.reopen ? { reopen: true } : {}) };
+  return { scenario: { ...scenario, inbox }, crashAt: parts.crashAt, ...(parts.reopen ? { reopen: true } : {}) };
 }
 
 /**

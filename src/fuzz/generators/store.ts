@@ -20,6 +20,16 @@ export const failWriteAheadsArb: fc.Arbitrary<number[]> = fc.oneof(
   { weight: 1, arbitrary: fc.uniqueArray(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 2 }).map((a) => a.sort((x, y) => x - y)) },
 );
 
+/**
+ * Which receipts the store refuses (the append holding the n-th client message's `inbox.received`): mostly a
+ * message after the first, one posted while a turn runs — a steer a running turn may take before its write fails.
+ */
+export const failReceiptsArb: fc.Arbitrary<number[]> = fc.oneof(
+  { withCrossShrink: true },
+  { weight: 3, arbitrary: fc.integer({ min: 2, max: 3 }).map((n) => [n]) },
+  { weight: 1, arbitrary: fc.uniqueArray(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 2 }).map((a) => a.sort((x, y) => x - y)) },
+);
+
 /** An event index; reduced modulo the run's length + 1 (the last value: after everything). */
 export const crashAtArb: fc.Arbitrary<number> = fc.nat({ max: 400 });
 

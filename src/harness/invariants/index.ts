@@ -53,6 +53,7 @@ import { otelGenAiFollowsLog } from './otel-genai-follows-log.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 import { retriesAnsweredAsTheirMessage } from './retries-answered-as-their-message.ts';
+import { clientAbortCancelsItsTurn } from './client-abort-cancels-its-turn.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -82,6 +83,7 @@ export const INVARIANTS: readonly Invariant[] = [
   hostAnswersFollowOutcomes,
   hostAnswersOnlyWhatIsStored,
   retriesAnsweredAsTheirMessage,
+  clientAbortCancelsItsTurn,
   overflowRetryOnlyIfShrank,
   fallbackMovesDownTheChain,
   retryAfterHonoured,

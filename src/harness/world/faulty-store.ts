@@ -10,6 +10,10 @@
  *   case) fail — the append holding the n-th `tool.started` of a STATEFUL or
  *   CRITICAL call (the record the loop waits for before it runs the call),
  *   storing nothing;
+ * - `store.failReceipts`: which receipts (1-based, counted over the whole case)
+ *   fail — the append holding the n-th client message's `inbox.received` (a
+ *   message posted while a turn runs: its write, not the turn's), storing
+ *   nothing;
  * - `store.tornAppends`: which appends are torn — the first `keep` records of the
  *   batch land, then the write fails (a store that breaks the atomic-batch rule);
  * - a crash severs the dead process's connection: it writes nothing more (a write
@@ -72,6 +76,10 @@ export class WorldStore {
   /** Start records of STATEFUL or CRITICAL calls handed to the store so far (each counted once, in the first batch holding it). */
   #writeAheads = 0;
   readonly #writeAheadsSeen = new Set<string>();
+  readonly #failReceipts: ReadonlySet<number>;
+  /** Client messages' `inbox.received` records handed to the store so far (each counted once, by seq and id). */
+  #receipts = 0;
+  readonly #receiptsSeen = new Set<string>();
   readonly #tornAppends: ReadonlyMap<number, number>;
   readonly #loseOnCrash: ReadonlySet<number>;
   /** Seq → the field garbled (a dotted path), or undefined for the whole payload. */
@@ -97,6 +105,7 @@ export class WorldStore {
     this.#faults = faults;
     this.#failAppends = new Set(spec?.failAppends ?? []);
     this.#failWriteAheads = new Set(spec?.failWriteAheads ?? []);
+    this.#failReceipts = new Set(spec?.failReceipts ?? []);
     this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
     this.#loseOnCrash = new Set(spec?.loseOnCrash ?? []);
     this.#corruptOnCrash = new Map((spec?.corruptOnCrash ?? []).map((c) => (typeof c === 'number' ? [c, undefined] : [c.seq, c.field])));
@@ -225,6 +234,21 @@ export class WorldStore {
     return refused;
   }
 
+  /** The receipt number this batch must fail on, if it holds a client message's receipt the scenario refuses (new ones counted). */
+  #refusedReceipt(records: readonly EventRecord[]): number | undefined {
+    let refused: number | undefined;
+    for (const record of records) {
+      const payload = record.payload as { id?: unknown; source?: unknown } | null;
+      if (record.type !== 'inbox.received' || payload?.source !== 'user') continue;
+      const key = `${record.seq}/${String(payload.id)}`;
+      if (this.#receiptsSeen.has(key)) continue;
+      this.#receiptsSeen.add(key);
+      this.#receipts++;
+      if (this.#failReceipts.has(this.#receipts)) refused ??= this.#receipts;
+    }
+    return refused;
+  }
+
   async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     const attempt = ++this.#attempts;
     this.#written.add(conversationId);
@@ -238,6 +262,12 @@ export class WorldStore {
       this.#faults.record(`store append ${attempt} fails (write-ahead ${writeAhead})`);
       this.#failed.push(attempt);
       throw new Error(`injected store failure on append ${attempt}: write-ahead ${writeAhead}`);
+    }
+    const receipt = this.#failReceipts.size > 0 ? this.#refusedReceipt(records) : undefined;
+    if (receipt !== undefined) {
+      this.#faults.record(`store append ${attempt} fails (receipt ${receipt})`);
+      this.#failed.push(attempt);
+      throw new Error(`injected store failure on append ${attempt}: receipt ${receipt}`);
     }
     const keep = this.#tornAppends.get(attempt);
     if (keep !== undefined && keep < records.length) {
