@@ -245,6 +245,7 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
       // A steer whose client goes away at once: as a tool that changes the world starts (everything before it
       // stored), or at any moment.
       fc.constantFrom(...stopPoints(tools)).map((toolStart) => new SteerThenGoneCommand({ toolStart })),
+      fc.constantFrom(...stopPoints(tools)).map((toolStart) => new SteerThenGoneCommand({ toolStart })), // twice as likely
       fc
         .oneof(
           fc.integer({ min: 1, max: 6 }).map((request): Trigger => ({ request })),

@@ -113,10 +113,11 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       // of the first whose client goes away at once (found as the inbox is built).
       failReceipts: sometimes(
         fc.oneof(
-          { weight: 2, arbitrary: fc.constantFrom('timed steer' as const, 'gone steer' as const) },
+          { weight: 3, arbitrary: fc.constant('gone steer' as const) },
+          { weight: 2, arbitrary: fc.constant('timed steer' as const) },
           { weight: 1, arbitrary: failReceiptsArb },
         ),
-        35,
+        40,
       ),
     })
     .map((p) => {
@@ -190,18 +191,23 @@ function withoutClientIds(inbox: readonly InboxEntry[]): InboxEntry[] {
 
 /**
  * The receipt number (1-based, in inbox order: posts before it are counted as received first) of the first steer
- * posted at a moment — with `gone`, of the first whose client goes away at the same moment (none through the loop,
- * where the disconnects went); undefined without one.
+ * posted at a moment — with `gone`, of the first whose client goes away at the same moment, one as a tool starts
+ * first (none through the loop, where the disconnects went); undefined without one.
  */
 function steerReceipt(inbox: readonly InboxEntry[], gone: boolean): number | undefined {
   let posts = 0;
+  let found: number | undefined;
   for (const [i, e] of inbox.entries()) {
     if (isPost(e)) posts++;
     if (e.steer === undefined || e.at === undefined) continue;
     const next = inbox[i + 1];
-    if (!gone || (next?.disconnect === posts && JSON.stringify(next.at) === JSON.stringify(e.at))) return posts;
+    if (!gone) return posts;
+    if (next?.disconnect !== posts || JSON.stringify(next.at) !== JSON.stringify(e.at)) continue;
+    // One gone as a tool that changes the world starts first: everything before it is stored then.
+    if (e.at.toolStart !== undefined) return posts;
+    found ??= posts;
   }
-  return undefined;
+  return found;
 }
 
 /**

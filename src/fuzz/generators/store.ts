@@ -66,15 +66,13 @@ const crashTriggerArb: fc.Arbitrary<CrashTrigger> = fc.oneof(
 
 /** A few seqs among the first `event - 2` (so each lies before the last record stored at the crash, when it is stored). */
 const earlyDamageArb = (damage: 'lose' | 'corrupt'): fc.Arbitrary<StoreCrash> =>
-  fc
-    .integer({ min: 3, max: 7 })
-    .chain((event) =>
-      fc.uniqueArray(fc.integer({ min: 0, max: event - 3 }), { minLength: 1, maxLength: 2 }).map((seqs) => ({
-        damage,
-        at: { event },
-        seqs: seqs.sort((x, y) => x - y),
-      })),
-    );
+  fc.integer({ min: 3, max: 7 }).chain((event) =>
+    fc.uniqueArray(fc.integer({ min: 0, max: event - 3 }), { minLength: 1, maxLength: 2 }).map((seqs) => ({
+      damage,
+      at: { event },
+      seqs: seqs.sort((x, y) => x - y),
+    })),
+  );
 
 export const storeCrashArb: fc.Arbitrary<StoreCrash> = fc.oneof(
   { withCrossShrink: true },

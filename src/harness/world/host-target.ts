@@ -181,7 +181,8 @@ export class HostTarget implements LoopUnderTest {
     let takenBy: number | undefined;
     for (const e of log.events) {
       if (e.opaque) continue;
-      if (e.type === 'inbox.received' && e.payload.source === 'user' && e.payload.text === post.text && e.payload.intent === post.intent) ids.push(e.payload.id);
+      if (e.type === 'inbox.received' && e.payload.source === 'user' && e.payload.text === post.text && e.payload.intent === post.intent)
+        ids.push(e.payload.id);
       if (e.type === 'user.message' && ids.length === 1 && e.payload.id === ids[0]) takenBy = e.payload.turn;
     }
     if (ids.length !== 1 || takenBy !== turn || log.positions.inboxState(ids[0]!) !== 'taken') return undefined;
