@@ -800,15 +800,19 @@ export class AgentHost {
   #abortWaiter(c: Conversation, waiter: Waiter): void {
     if (waiter.settled) return;
     const log = c.session?.log;
+    // Stored once the store took the write holding it — not when the log in memory merely holds it (its write may
+    // still be refused): a request that goes away before then says nothing of it; the request that stays learns it.
+    const stored = log !== undefined && waiter.seq !== undefined && waiter.seq < log.flushedUpTo;
     if (waiter.retryOf) {
       // A retry waiting with the request that posted the message: only this request goes.
       const others = waiter.retryOf.retries;
       others.splice(others.indexOf(waiter), 1);
-      this.#settle(waiter, {
-        status: 499,
-        delivery: deliveryNow(log, waiter.id),
-        error: 'the request was aborted; the message is stored (posted by an earlier request)',
-      });
+      this.#settle(
+        waiter,
+        stored
+          ? { status: 499, delivery: deliveryNow(log, waiter.id), error: 'the request was aborted; the message is stored (posted by an earlier request)' }
+          : { status: 499, error: 'the request was aborted; the message is not stored yet (the request that posted it waits for its answer)' },
+      );
       return;
     }
     if (waiter.retries.length > 0 && c.waiting.get(waiter.id) === waiter) {
@@ -818,11 +822,12 @@ export class AgentHost {
       next!.retries.push(...rest);
       for (const r of rest) r.retryOf = next;
       c.waiting.set(waiter.id, next!);
-      this.#settle(waiter, {
-        status: 499,
-        delivery: deliveryNow(log, waiter.id),
-        error: 'the request was aborted; the message is stored (a retry of it waits for its answer)',
-      });
+      this.#settle(
+        waiter,
+        stored
+          ? { status: 499, delivery: deliveryNow(log, waiter.id), error: 'the request was aborted; the message is stored (a retry of it waits for its answer)' }
+          : { status: 499, error: 'the request was aborted; the message is not stored yet (a retry of it waits for its answer)' },
+      );
       return;
     }
     const queued = c.queue.indexOf(waiter);

@@ -166,6 +166,34 @@ class TakenThenCancelledCommand implements InboxCommand {
   }
 }
 
+/**
+ * A steer whose client goes away the moment it is sent (the same trigger): through the production host the host
+ * must answer from what the store holds — queued only once its write is stored (not when it is merely the next
+ * event after everything stored), not stored when the write is refused (`store.failReceipts`), and a turn that
+ * took it cancelled. As a STATEFUL or CRITICAL tool starts, everything before the steer is stored (the write-ahead
+ * barrier). Through the loop the disconnect is dropped (toFuzzCase): a plain steer.
+ */
+class SteerThenGoneCommand implements InboxCommand {
+  readonly at: Trigger;
+  constructor(at: Trigger) {
+    this.at = at;
+  }
+  check(model: Readonly<InboxModel>): boolean {
+    return model.waking > 0;
+  }
+  run(model: InboxModel, real: InboxBuilder): void {
+    const steer: InboxEntry = { steer: model.text('steer'), at: this.at };
+    model.add(steer);
+    real.entries.push(steer);
+    const gone: InboxEntry = { disconnect: model.posted, at: this.at };
+    model.add(gone);
+    real.entries.push(gone);
+  }
+  toString(): string {
+    return `steer${describeAt(this.at)}, its client gone at once`;
+  }
+}
+
 function triggerArb(tools: readonly FuzzTool[]): fc.Arbitrary<Trigger | undefined> {
   return fc.oneof(
     { withCrossShrink: true },
@@ -211,6 +239,20 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
       // The same for sure: a cancel as the first (or second) approval request is put to the approver, before it answers.
       fc.tuple(source, fc.integer({ min: 1, max: 2 })).map(([by, approval]) => new CancelCommand(by, { approval })),
       fc.tuple(source, fc.integer({ min: 1, max: 2 })).map(([by, approval]) => new CancelCommand(by, { approval })), // twice as likely
+      // A steer as the first turn opens, before it takes its input: the turn may take the steer before its write is
+      // stored (or refused: store.failReceipts).
+      fc.integer({ min: 2, max: 4 }).map((event) => new PostCommand('steer', { event })),
+      // A steer whose client goes away at once: as a tool that changes the world starts (everything before it
+      // stored), or at any moment.
+      fc.constantFrom(...stopPoints(tools)).map((toolStart) => new SteerThenGoneCommand({ toolStart })),
+      fc.constantFrom(...stopPoints(tools)).map((toolStart) => new SteerThenGoneCommand({ toolStart })), // twice as likely
+      fc
+        .oneof(
+          fc.integer({ min: 1, max: 6 }).map((request): Trigger => ({ request })),
+          fc.integer({ min: 2, max: 40 }).map((event): Trigger => ({ event })),
+          fc.integer({ min: 0, max: 6_000 }).map((time): Trigger => ({ time })),
+        )
+        .map((at) => new SteerThenGoneCommand(at)),
     ],
     { maxCommands },
   );

@@ -15,7 +15,7 @@ import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
 import { wireCaseArb } from './wire.ts';
-import { crashAtArb, failAppendsArb, failWriteAheadsArb } from './store.ts';
+import { crashAtArb, failAppendsArb, failReceiptsArb, failWriteAheadsArb, storeCrashArb, type StoreCrash } from './store.ts';
 import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSpanMisuse, type FuzzTool } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
@@ -58,6 +58,13 @@ export interface FuzzParts {
   readonly vias: readonly number[] | undefined;
   /** A second conversation beside the case's, where the case may have one. */
   readonly bystander?: BystanderParts;
+  /** Through one production host with no crash point: the process crashes (the store damaged or not), a new host reopens it and is asked again. */
+  readonly storeCrash?: StoreCrash;
+  /**
+   * The store refuses the write (`store.failReceipts`) of the first steer posted at a moment, or of the first whose
+   * client goes away at once, if the inbox has one.
+   */
+  readonly refuseSteer?: 'timed steer' | 'gone steer';
 }
 
 export interface FuzzCase {
@@ -109,9 +116,25 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       jitter: sometimes(jitterArb, 25),
       // After jitter, for the same reason.
       bystander: sometimes(bystanderArb, options.bystander ?? 20),
+      // After jitter, for the same reason: a crash through the production host, what it did to the store, and a reopen.
+      storeCrash: sometimes(storeCrashArb, 45),
+      // The write of a client's message refused (a steer's, mostly: a running turn may take it first).
+      // Mostly the receipt of the first steer posted at a moment (a running turn may take it before its write fails), or
+      // of the first whose client goes away at once (found as the inbox is built).
+      failReceipts: sometimes(
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constant('gone steer' as const) },
+          { weight: 2, arbitrary: fc.constant('timed steer' as const) },
+          { weight: 1, arbitrary: failReceiptsArb },
+        ),
+        40,
+      ),
     })
     .map((p) => {
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
+      // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
+      const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
+      const damage = storeCrash?.damage;
       return {
         scenario: {
           name: 'fuzz case',
@@ -137,8 +160,17 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
           ...(p.claim ? { claim: p.claim } : {}),
           ...(p.prompt ? { prompt: p.prompt } : {}),
-          ...(p.failAppends || p.failWriteAheads
-            ? { store: { failAppends: p.failAppends ?? [], ...(p.failWriteAheads ? { failWriteAheads: p.failWriteAheads[0] } : {}) } }
+          ...(p.failAppends || p.failWriteAheads || Array.isArray(p.failReceipts) || (damage !== undefined && damage !== 'none')
+            ? {
+                store: {
+                  failAppends: p.failAppends ?? [],
+                  ...(p.failWriteAheads ? { failWriteAheads: p.failWriteAheads[0] } : {}),
+                  ...(Array.isArray(p.failReceipts) ? { failReceipts: p.failReceipts } : {}),
+                  ...(storeCrash?.damage === 'lose' ? { loseOnCrash: [...storeCrash.seqs] } : {}),
+                  ...(storeCrash?.damage === 'corrupt' ? { corruptOnCrash: [...storeCrash.seqs] } : {}),
+                  ...(damage === 'snapshot' ? { corruptSnapshotOnCrash: true as const } : {}),
+                },
+              }
             : {}),
           ...(p.secret ? { secrets: [FUZZ_SECRET, FUZZ_PASSPHRASE] } : {}),
           expect: {},
@@ -149,6 +181,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         reopen: p.crashAt === undefined && p.reopen,
         vias: hosts ? p.vias : undefined,
         ...(p.bystander ? { bystander: p.bystander } : {}),
+        ...(storeCrash ? { storeCrash } : {}),
+        ...(typeof p.failReceipts === 'string' ? { refuseSteer: p.failReceipts } : {}),
       };
     });
 }
@@ -170,6 +204,39 @@ function withoutClientIds(inbox: readonly InboxEntry[]): InboxEntry[] {
   return out;
 }
 
+/**
+ * The receipt number (1-based, in inbox order: posts before it are counted as received first) of the first steer
+ * posted at a moment — with `gone`, of the first whose client goes away at the same moment, one as a tool starts
+ * first (none through the loop, where the disconnects went); undefined without one.
+ */
+function steerReceipt(inbox: readonly InboxEntry[], gone: boolean): number | undefined {
+  let posts = 0;
+  let found: number | undefined;
+  for (const [i, e] of inbox.entries()) {
+    if (isPost(e)) posts++;
+    if (e.steer === undefined || e.at === undefined) continue;
+    const next = inbox[i + 1];
+    if (!gone) return posts;
+    if (next?.disconnect !== posts || JSON.stringify(next.at) !== JSON.stringify(e.at)) continue;
+    // One gone as a tool that changes the world starts first: everything before it is stored then.
+    if (e.at.toolStart !== undefined) return posts;
+    found ??= posts;
+  }
+  return found;
+}
+
+/**
+ * The inbox with a crash: an idle-time crash at its position (after the first
+ * message), a triggered one anywhere; then, once everything settled, a new host
+ * reopens the store (skipped by the driver when the crash never came) and the
+ * customer writes again — the next request reads what the crash left.
+ */
+function withStoreCrash(inbox: readonly InboxEntry[], crash: StoreCrash): InboxEntry[] {
+  const entry: InboxEntry = { crash: true, ...(crash.at !== undefined ? { at: crash.at } : {}) };
+  const position = 'position' in crash && crash.at === undefined ? 1 + (crash.position % inbox.length) : inbox.length;
+  return [...inbox.slice(0, position), entry, ...inbox.slice(position), { reopen: true }, { say: 'Hello? Are you still there?' }];
+}
+
 /** The scenario and crash point the parts stand for (runs the inbox commands against their model). */
 export function toFuzzCase(parts: FuzzParts): FuzzCase {
   let inbox: InboxEntry[] = buildInbox(parts.inbox);
@@ -180,6 +247,10 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     let k = 0;
     inbox = inbox.map((e) => ((e.say ?? e.steer ?? e.inject ?? e.cancel) !== undefined ? { ...e, via: vias[k++ % vias.length]! } : e));
   }
+  if (parts.storeCrash) inbox = withStoreCrash(inbox, parts.storeCrash);
+  let scenario: Omit<Scenario, 'inbox'> = parts.scenario;
+  const steer = parts.refuseSteer ? steerReceipt(inbox, parts.refuseSteer === 'gone steer') : undefined;
+  if (steer !== undefined) scenario = { ...scenario, store: { failAppends: [], ...scenario.store, failReceipts: [steer] } };
   if (parts.secret) {
     // The first message carries the secret: redaction must keep it out of the log, the model's requests and the traces.
     // A retry of it is the same message: it carries the secret too.
@@ -189,7 +260,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
       same(e, i) && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e,
     );
   }
-  const s = parts.scenario;
+  const s = scenario;
   // A bystander only where a scenario may have one (the schema's rule): one live host, a store without faults, scripted, sound executors.
   const bystander =
     parts.bystander &&

@@ -57,6 +57,7 @@ import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 import { retriesAnsweredAsTheirMessage } from './retries-answered-as-their-message.ts';
 import { conversationsKeptApart } from './conversations-kept-apart.ts';
+import { clientAbortCancelsItsTurn } from './client-abort-cancels-its-turn.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -90,6 +91,7 @@ export const INVARIANTS: readonly Invariant[] = [
   hostAnswersOnlyWhatIsStored,
   retriesAnsweredAsTheirMessage,
   conversationsKeptApart,
+  clientAbortCancelsItsTurn,
   overflowRetryOnlyIfShrank,
   fallbackMovesDownTheChain,
   retryAfterHonoured,

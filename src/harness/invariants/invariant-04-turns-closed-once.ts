@@ -115,8 +115,37 @@ const countable = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) &
 /** Each `turn.closed` counts its own turn's events, and the returned result repeats what was logged. */
 function closesCountTheirTurn(run: ScenarioRun): string | undefined {
   for (const t of viewOf(run).turns) {
-    const close = t.events.at(-1);
-    if (close?.type !== 'turn.closed') continue;
+    const problem = closeCountsItsTurn(t.turn, t.events);
+    if (problem) return problem;
+  }
+  for (const r of run.results) {
+    const close = viewOf(run)
+      .turns.find((t) => t.turn === r.turn)
+      ?.events.at(-1);
+    if (close?.type !== 'turn.closed' || (outcomeLabel(r.outcome) === 'failed{persistence}' && run.storeWrites.failed.length > 0)) continue;
+    const logged = close.payload;
+    if (
+      r.steps !== logged.steps ||
+      r.toolCalls !== logged.toolCalls ||
+      r.usage.inputTokens !== logged.usage.inputTokens ||
+      r.usage.outputTokens !== logged.usage.outputTokens ||
+      DETAIL.some((key) => r.usage[key] !== logged.usage[key])
+    )
+      return `turn ${r.turn} returned ${r.steps} step(s), ${r.toolCalls} tool call(s), ${r.usage.inputTokens}/${r.usage.outputTokens} tokens, but logged ${logged.steps}, ${logged.toolCalls}, ${logged.usage.inputTokens}/${logged.usage.outputTokens}`;
+  }
+  return undefined;
+}
+
+/**
+ * A turn's close counts the turn's own events: its usage the sum of its model results', its tool calls no fewer than
+ * the calls that started and no more than the calls the model made. For the turns of a run, and for the close crash
+ * recovery writes at each crash point (support/recover-and-check.ts).
+ */
+export function closeCountsItsTurn(turn: number, events: readonly LogEvent[]): string | undefined {
+  const t = { turn, events };
+  const close = t.events.at(-1);
+  if (close?.type !== 'turn.closed') return undefined;
+  {
     const { usage, toolCalls } = close.payload;
     // The fallback close (the real one could not be recorded) keeps no usage.
     const fallback = close.payload.outcome.kind === 'failed' && close.payload.outcome.reason === 'internal';
@@ -142,21 +171,6 @@ function closesCountTheirTurn(run: ScenarioRun): string | undefined {
     }
     if (toolCalls < started.size || toolCalls > made)
       return `turn ${t.turn} closed counting ${toolCalls} tool call(s), but ${started.size} started and the model made ${made}`;
-  }
-  for (const r of run.results) {
-    const close = viewOf(run)
-      .turns.find((t) => t.turn === r.turn)
-      ?.events.at(-1);
-    if (close?.type !== 'turn.closed' || (outcomeLabel(r.outcome) === 'failed{persistence}' && run.storeWrites.failed.length > 0)) continue;
-    const logged = close.payload;
-    if (
-      r.steps !== logged.steps ||
-      r.toolCalls !== logged.toolCalls ||
-      r.usage.inputTokens !== logged.usage.inputTokens ||
-      r.usage.outputTokens !== logged.usage.outputTokens ||
-      DETAIL.some((key) => r.usage[key] !== logged.usage[key])
-    )
-      return `turn ${r.turn} returned ${r.steps} step(s), ${r.toolCalls} tool call(s), ${r.usage.inputTokens}/${r.usage.outputTokens} tokens, but logged ${logged.steps}, ${logged.toolCalls}, ${logged.usage.inputTokens}/${logged.usage.outputTokens}`;
   }
   return undefined;
 }

@@ -74,12 +74,15 @@ function everythingSettles(run: ScenarioRun): string | undefined {
         `${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`,
         (results.get(`${e.payload.turn}/${e.payload.step}/${e.payload.attempt}`) ?? 0) + 1,
       );
-  // A process that died with a request in flight never wrote its result; recovery closed that turn.
+  // A process that died with a request in flight never wrote its result; recovery closed that turn — or, when no
+  // process could read the store back after the crash (run.unreadable: a gap, a garbled record), nothing closed it:
+  // that turn stays open as the crash left it (invariant 4), its request and calls without results.
   const recovered = new Set(view.turns.filter((t) => t.recovered).map((t) => t.turn));
+  const leftOpen = new Set(run.unreadable !== undefined ? view.turns.filter((t) => t.outcome === undefined).map((t) => t.turn) : []);
   for (const r of view.requests) {
     const { turn, step, attempt } = r.event.payload;
     const n = results.get(`${turn}/${step}/${attempt}`) ?? 0;
-    if (n === 0 && recovered.has(turn)) continue;
+    if (n === 0 && (recovered.has(turn) || leftOpen.has(turn))) continue;
     if (n !== 1) return `model request of turn ${turn} step ${step} attempt ${attempt} got ${n} results`;
   }
   const toolResults = new Map<string, number>();
@@ -87,6 +90,7 @@ function everythingSettles(run: ScenarioRun): string | undefined {
   for (const e of view.known) {
     if (e.type !== 'assistant.message') continue;
     for (const b of (e as Extract<LogEvent, { type: 'assistant.message' }>).payload.content) {
+      if (b.type === 'tool_call' && toolResults.get(b.id) === undefined && leftOpen.has(e.payload.turn)) continue;
       if (b.type === 'tool_call' && toolResults.get(b.id) !== 1) return `tool call ${b.id} (${b.name}) got ${toolResults.get(b.id) ?? 0} results`;
     }
   }

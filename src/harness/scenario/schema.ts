@@ -636,6 +636,12 @@ export const scenarioSchema = z
           .describe(
             'Which write-aheads (1-based, whole scenario) the store refuses: the append holding the n-th start record of a STATEFUL or CRITICAL call fails',
           ),
+        failReceipts: z
+          .array(positiveInt)
+          .optional()
+          .describe(
+            "Which receipts (1-based, whole scenario) the store refuses: the append holding the n-th client message's inbox.received record fails (a steer's write a running turn may take first)",
+          ),
         tornAppends: z
           .array(
             z.strictObject({ append: positiveInt, keep: z.number().int().nonnegative().describe('Records of the batch that land before the write fails') }),

@@ -10,6 +10,10 @@
  *   case) fail — the append holding the n-th `tool.started` of a STATEFUL or
  *   CRITICAL call (the record the loop waits for before it runs the call),
  *   storing nothing;
+ * - `store.failReceipts`: which receipts (1-based, counted over the whole case)
+ *   fail — the append holding the n-th client message's `inbox.received` (a
+ *   message posted while a turn runs: its write, not the turn's), storing
+ *   nothing;
  * - `store.tornAppends`: which appends are torn — the first `keep` records of the
  *   batch land, then the write fails (a store that breaks the atomic-batch rule);
  * - a crash severs the dead process's connection: it writes nothing more (a write
@@ -17,7 +21,8 @@
  * - `store.loseOnCrash`: records (by seq) the crash loses, as a disk that drops a
  *   page: every process reading the conversation afterwards gets it with a gap
  *   there (a store breaking its gapless rule), which must be refused, not read
- *   as a shorter history;
+ *   as a shorter history (the last record stored is never lost: that would
+ *   leave no gap, only a store that looks as if the crash came earlier);
  * - `store.corruptOnCrash`: records (by seq) the crash garbles, as a torn page
  *   or bit rot: read back afterwards, each has its type and seq but a payload
  *   that is not what that type holds — which must be refused, not decoded into
@@ -71,6 +76,10 @@ export class WorldStore {
   /** Start records of STATEFUL or CRITICAL calls handed to the store so far (each counted once, in the first batch holding it). */
   #writeAheads = 0;
   readonly #writeAheadsSeen = new Set<string>();
+  readonly #failReceipts: ReadonlySet<number>;
+  /** Client messages' `inbox.received` records handed to the store so far (each counted once, by seq and id). */
+  #receipts = 0;
+  readonly #receiptsSeen = new Set<string>();
   readonly #tornAppends: ReadonlyMap<number, number>;
   readonly #loseOnCrash: ReadonlySet<number>;
   /** Seq → the field garbled (a dotted path), or undefined for the whole payload. */
@@ -96,6 +105,7 @@ export class WorldStore {
     this.#faults = faults;
     this.#failAppends = new Set(spec?.failAppends ?? []);
     this.#failWriteAheads = new Set(spec?.failWriteAheads ?? []);
+    this.#failReceipts = new Set(spec?.failReceipts ?? []);
     this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
     this.#loseOnCrash = new Set(spec?.loseOnCrash ?? []);
     this.#corruptOnCrash = new Map((spec?.corruptOnCrash ?? []).map((c) => (typeof c === 'number' ? [c, undefined] : [c.seq, c.field])));
@@ -175,8 +185,10 @@ export class WorldStore {
   /** A process died: the records the scenario loses or garbles in a crash go, if the store holds them. */
   #crashed(): void {
     const stored = Math.max(0, ...[...this.#written].map((c) => this.store.count(c)));
+    // A lost record leaves a gap: the last one stored is not lost (without it the store would only look as if the crash
+    // came one write earlier, which no reader can tell, and which is no damage).
     for (const seq of this.#loseOnCrash) {
-      if (this.#lost.has(seq) || seq >= stored) continue;
+      if (this.#lost.has(seq) || seq >= stored - 1) continue;
       this.#lost.add(seq);
       this.#faults.record(`store loses record ${seq} in the crash`);
     }
@@ -222,6 +234,21 @@ export class WorldStore {
     return refused;
   }
 
+  /** The receipt number this batch must fail on, if it holds a client message's receipt the scenario refuses (new ones counted). */
+  #refusedReceipt(records: readonly EventRecord[]): number | undefined {
+    let refused: number | undefined;
+    for (const record of records) {
+      const payload = record.payload as { id?: unknown; source?: unknown } | null;
+      if (record.type !== 'inbox.received' || payload?.source !== 'user') continue;
+      const key = `${record.seq}/${String(payload.id)}`;
+      if (this.#receiptsSeen.has(key)) continue;
+      this.#receiptsSeen.add(key);
+      this.#receipts++;
+      if (this.#failReceipts.has(this.#receipts)) refused ??= this.#receipts;
+    }
+    return refused;
+  }
+
   async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     const attempt = ++this.#attempts;
     this.#written.add(conversationId);
@@ -235,6 +262,12 @@ export class WorldStore {
       this.#faults.record(`store append ${attempt} fails (write-ahead ${writeAhead})`);
       this.#failed.push(attempt);
       throw new Error(`injected store failure on append ${attempt}: write-ahead ${writeAhead}`);
+    }
+    const receipt = this.#failReceipts.size > 0 ? this.#refusedReceipt(records) : undefined;
+    if (receipt !== undefined) {
+      this.#faults.record(`store append ${attempt} fails (receipt ${receipt})`);
+      this.#failed.push(attempt);
+      throw new Error(`injected store failure on append ${attempt}: receipt ${receipt}`);
     }
     const keep = this.#tornAppends.get(attempt);
     if (keep !== undefined && keep < records.length) {

@@ -118,6 +118,11 @@ export interface HostPost {
   answered?: { readonly stored: number; readonly at: number };
   /** The virtual time it was sent. */
   readonly sentAt: number;
+  /**
+   * Its client went away (`disconnect`) while the turn running in the process it was sent to had taken it: the
+   * message's id, that turn, and how long that process's log was just before the abort (client-abort-cancels-its-turn).
+   */
+  takenWhenAborted?: { readonly id: string; readonly turn: number; readonly logLength: number };
 }
 
 interface Process {
@@ -234,8 +239,38 @@ export class HostTarget implements LoopUnderTest {
   disconnectIn(line: Line, post: number): boolean {
     const client = line.clients[post - 1];
     if (!client) return false;
+    const record = line.posts[post - 1]!;
+    if (!client.signal.aborted) {
+      const taken = this.#takenByRunningTurn(line, record);
+      if (taken) record.takenWhenAborted = taken;
+    }
     client.abort(new Error('the client went away'));
     return true;
+  }
+
+  /**
+   * The turn running in the process a message was sent to, if that turn has taken it (its `user.message` is in the
+   * open turn), found by the message's text in that process's log. Nothing when the text is ambiguous, the request
+   * is answered already, or another request carries the same client message id (aborting one of several requests
+   * for a message withdraws only that request).
+   */
+  #takenByRunningTurn(line: Line, post: HostPost): HostPost['takenWhenAborted'] {
+    const process = this.#processes[post.process];
+    const log = process?.logs.get(line.conversation);
+    if (!process || process.dead || !log || post.envelope !== undefined) return undefined;
+    if (post.messageId !== undefined && line.posts.some((p) => p !== post && p.messageId === post.messageId)) return undefined;
+    const turn = log.positions.openTurn;
+    if (turn === undefined) return undefined;
+    const ids: string[] = [];
+    let takenBy: number | undefined;
+    for (const e of log.events) {
+      if (e.opaque) continue;
+      if (e.type === 'inbox.received' && e.payload.source === 'user' && e.payload.text === post.text && e.payload.intent === post.intent)
+        ids.push(e.payload.id);
+      if (e.type === 'user.message' && ids.length === 1 && e.payload.id === ids[0]) takenBy = e.payload.turn;
+    }
+    if (ids.length !== 1 || takenBy !== turn || log.positions.inboxState(ids[0]!) !== 'taken') return undefined;
+    return { id: ids[0]!, turn, logLength: log.length };
   }
 
   crash(): void {

@@ -44,6 +44,8 @@ export class InboxDriver {
    * a disconnect of a message not posted yet, an undo with no compaction in force.
    */
   readonly #skipped: InboxEntry[] = [];
+  /** Crashes taken off their trigger when their reopen was skipped (they never fired). */
+  readonly #withdrawn: InboxEntry[] = [];
   readonly #onError: (error: unknown) => void;
 
   /** `onError` hears what a triggered entry threw (a bug in the world or the host: the case reports it). */
@@ -122,7 +124,7 @@ export class InboxDriver {
    * crash never happened. In inbox order.
    */
   unfired(): UnfiredEntry[] {
-    const waiting = [...this.#triggered.values()].flat();
+    const waiting = [...this.#triggered.values()].flat().concat(this.#withdrawn);
     return [
       ...waiting.map((entry): UnfiredEntry => ({ index: this.#index.get(entry)!, entry })),
       ...this.#skipped.map((entry): UnfiredEntry => ({ index: this.#index.get(entry)!, entry, skipped: true })),
@@ -147,7 +149,10 @@ export class InboxDriver {
           await timers[timed];
           await this.#target.settled();
         } else if (this.#crashWaiting()) {
+          // Nothing replaces a process after this point, so the crash is withdrawn with its reopen: firing later, it
+          // would leave the case's last process dead with no host to recover what it left (both are reported unfired).
           this.#skipped.push(entry);
+          this.#withdrawCrashes();
           continue;
         }
       }
@@ -156,6 +161,16 @@ export class InboxDriver {
     }
     await Promise.all(timers);
     await this.#target.settled();
+  }
+
+  /** The crashes still waiting for a trigger, taken off it: they are reported as never fired. */
+  #withdrawCrashes(): void {
+    for (const [id, list] of this.#triggered) {
+      const kept = list.filter((e) => !e.crash);
+      this.#withdrawn.push(...list.filter((e) => e.crash));
+      if (kept.length > 0) this.#triggered.set(id, kept);
+      else this.#triggered.delete(id);
+    }
   }
 
   #crashWaiting(): boolean {

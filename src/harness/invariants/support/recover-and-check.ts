@@ -12,6 +12,7 @@ import { recoverConversation, type RecoveryReport } from '../../../host/recovery
 import type { ScenarioRun } from '../../second-host.ts';
 import { replayInbox } from './inbox-replay.ts';
 import { noticeLine, sideEffectsOfUnrepliedTurns, tells } from './side-effects.ts';
+import { closeCountsItsTurn } from '../invariant-04-turns-closed-once.ts';
 
 /** The distinct store lengths a crash could leave, in order (at most `limit`, spread evenly, the last always kept). */
 export function crashPoints(run: ScenarioRun, limit: number): number[] {
@@ -124,6 +125,11 @@ export function recoverAndCheck(
       if (e.type === 'user.message' && log.positions.inboxState(e.payload.id) !== 'pending')
         return fail(`message ${e.payload.id} was taken by the interrupted turn, never seen by the model, and is not back in the inbox`);
     }
+    // Invariant 4 for the close recovery wrote: its usage, and a tool-call count between the calls that started and
+    // the calls the model made (a retried call is one call).
+    const turnEvents = known.slice(turnStart);
+    const counted = closeCountsItsTurn(report.turn!, turnEvents.slice(0, turnEvents.findIndex((e) => e.type === 'turn.closed') + 1));
+    if (counted) return fail(`recovery's close: ${counted}`);
     try {
       decodeRecords(log.readFrom(report.fromSeq!).map(toRecord), 'recovery', report.fromSeq!);
     } catch (error) {
