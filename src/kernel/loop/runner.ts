@@ -34,7 +34,7 @@ import { answerAfterAbort, CancelScope, raceAbort } from './cancellation.ts';
 import { applyCompaction } from './compaction.ts';
 import { hasWakingWork, saysNothing, takeForNextStep, takeForTurnStart } from './inbox.ts';
 import { BUILT_IN_HANDLERS, handleModelError, type ErrorContext, type ModelErrorResult } from './model-errors.ts';
-import { PersistenceError } from './persistence-error.ts';
+import { PersistenceError, persistOrThrow } from './persistence-error.ts';
 import { RetryAfterWindows, type WindowsState } from './retry-after-windows.ts';
 import { SessionTokens, type SessionTokensState } from './session-tokens.ts';
 import { DeltaStreams } from './delta-streams.ts';
@@ -75,6 +75,8 @@ const MAX_ATTEMPTS_PER_STEP = 50;
 
 interface TurnState {
   readonly turn: number;
+  /** The store refused the messages this turn was to start on: it takes none of them and fails `persistence`. */
+  readonly refused?: PersistenceError;
   readonly scope: CancelScope;
   readonly tracer: Tracer;
   readonly span: SpanHandle;
@@ -200,7 +202,19 @@ export class AgentLoop {
     const results: TurnResult[] = [];
     while (!this.#stopped && this.#log.positions.openTurn === undefined && this.hasWork()) {
       const starts = takeForTurnStart(this.#log.positions.pending());
-      const result = await this.#runTurn();
+      // A message posted after the last turn's last write (as it closed) is stored before a turn starts on it: a
+      // turn must never run on a message the store then refuses. The drain's first turn starts on what its caller
+      // stored; a refused write ends the drain, and the next one stores first too.
+      let refused: PersistenceError | undefined;
+      if (results.length > 0 && starts.some((m) => m.seq >= this.#log.flushedUpTo)) {
+        try {
+          await persistOrThrow(this.#deps.persist, 'barrier');
+        } catch (error) {
+          refused = error as PersistenceError;
+        }
+      }
+      // Refused: the turn opens on nothing, takes nothing and fails `persistence` (the host reopens from its store).
+      const result = await this.#runTurn(refused);
       results.push(result);
       if (result.outcome.kind === 'cancelled') break;
       // A turn takes what it starts with; if all of it is pending again (a claim that deferred it), another turn
@@ -217,7 +231,7 @@ export class AgentLoop {
   // One turn: open, run the states until an outcome, close in `finally`
   // ---------------------------------------------------------------------------
 
-  async #runTurn(): Promise<TurnResult> {
+  async #runTurn(refused?: PersistenceError): Promise<TurnResult> {
     const deps = this.#deps;
     const turn = this.#log.positions.nextTurn;
     let tracer: Tracer;
@@ -241,6 +255,7 @@ export class AgentLoop {
       taken: [],
       reply: undefined,
       extensions: 0,
+      ...(refused ? { refused } : {}),
     };
     this.#turn = state;
     let outcome: Outcome = { kind: 'failed', reason: 'internal', detail: 'the turn ended without an outcome' };
@@ -304,6 +319,10 @@ export class AgentLoop {
 
   /** Opens the turn, takes its input and asks the claim policy. */
   async #claiming(s: TurnState): Promise<Next> {
+    if (s.refused) {
+      appendTurnOpened(this.#log, s.turn, '');
+      throw s.refused;
+    }
     const claimed = takeForTurnStart(this.#log.positions.pending());
     appendTurnOpened(this.#log, s.turn, claimed[0]?.id ?? '');
 
