@@ -298,7 +298,7 @@ export const inboxEntrySchema = z
       .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'a message id is 1-200 letters, digits, ".", "_", ":" or "-"')
       .optional()
       .describe(
-        "say, steer or inject: the client's id for the message (handle's messageId, an HTTP Idempotency-Key); a later entry with the same id is the client retrying it — the host stores it once and answers the retry with what became of it (host: production)",
+        "say, steer or inject: the client's id for the message (handle's messageId, an HTTP Idempotency-Key); a later entry with the same id, text and intent is the client retrying it — the host stores it once and answers the retry with what became of it; the same id with another text or intent is refused 422, nothing stored (host: production)",
       ),
   })
   .superRefine((entry, ctx) => {

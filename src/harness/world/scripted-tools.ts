@@ -68,6 +68,8 @@ export interface ToolBodyRun {
   endedAt?: number;
   /** Whether the body had already ended when its signal was aborted (undefined: never aborted). */
   abortedAfterEnd?: boolean;
+  /** When (virtual ms) its signal was aborted, if it was. */
+  abortedAt?: number;
   /** Where the arguments the body was given were not frozen (a path, `args` for the whole), if anywhere. */
   readonly unfrozenArgs?: string;
   /** It failed with a ToolFailure that does not say `retryable: true`, before its signal was aborted: the call must not be run again. */
@@ -115,8 +117,18 @@ export function scriptedTools(
         ...(signal.aborted ? { startedStopped: true as const } : {}),
         ...(unfrozen !== undefined ? { unfrozenArgs: unfrozen } : {}),
       };
-      if (signal.aborted) body.abortedAfterEnd = false;
-      else signal.addEventListener('abort', () => (body.abortedAfterEnd = body.endedAt !== undefined), { once: true });
+      if (signal.aborted) {
+        body.abortedAfterEnd = false;
+        body.abortedAt = body.startedAt;
+      } else
+        signal.addEventListener(
+          'abort',
+          () => {
+            body.abortedAfterEnd = body.endedAt !== undefined;
+            body.abortedAt = hooks.clock.now();
+          },
+          { once: true },
+        );
       counters.bodies.set(callId, [...(counters.bodies.get(callId) ?? []), body]);
       if (!started.has(tool.name)) {
         started.add(tool.name);
