@@ -181,15 +181,20 @@ export type ExecutorFault = (typeof EXECUTOR_FAULTS)[number];
 /** The executor faults that lose a call's result (the loop must answer the call itself). */
 export const RESULT_LOSING_FAULTS = ['drops-result', 'throws-after-start'] as const satisfies readonly ExecutorFault[];
 
-const FIELD_TYPE = /^(string|number|integer|boolean|object|array|any)\??$/;
+const FIELD_TYPE = /^(?:(?:string|number|integer|boolean|object)(?:\[\])?|array|any)\??$/;
 
 const toolSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -, at most 64'),
   description: z.string().min(1).optional().describe('Required for a tool the agent does not already have'),
   input: z
-    .record(z.string(), z.string().regex(FIELD_TYPE, 'a type: string, number, integer, boolean, object, array or any; end with ? if optional'))
+    .record(
+      z.string(),
+      z
+        .string()
+        .regex(FIELD_TYPE, 'a type: string, number, integer, boolean, object, array or any, or a list of one (string[], integer[], …); end with ? if optional'),
+    )
     .optional()
-    .describe('Fields and their types, e.g. { sku: string, qty: integer? }'),
+    .describe('Fields and their types, e.g. { sku: string, qty: integer?, tags: string[] } (a list of one type is checked item by item)'),
   sideEffect: z.enum(['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL']).optional(),
   parallelSafe: z.boolean().optional(),
   timeoutMs: positiveInt.optional(),

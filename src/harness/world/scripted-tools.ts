@@ -265,8 +265,11 @@ function buildInputSchema(fields: Readonly<Record<string, string>>): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, type] of Object.entries(fields)) {
     const optional = type.endsWith('?');
-    const base = type.replace(/\?$/, '');
-    const schema: z.ZodType =
+    const bare = type.replace(/\?$/, '');
+    // `string[]`: a list whose every item is checked (an item's issue is nested: its path is the field, then the index).
+    const list = bare.endsWith('[]');
+    const base = bare.replace(/\[\]$/, '');
+    const item: z.ZodType =
       base === 'string'
         ? z.string()
         : base === 'number'
@@ -280,6 +283,7 @@ function buildInputSchema(fields: Readonly<Record<string, string>>): z.ZodType {
                 : base === 'array'
                   ? z.array(z.unknown())
                   : z.unknown();
+    const schema = list ? z.array(item) : item;
     shape[name] = optional ? schema.optional() : schema;
   }
   return z.object(shape);
