@@ -23,6 +23,7 @@
 import {
   createRedactor,
   type Agent,
+  DEFAULT_TIMEOUT_MS,
   EventLog,
   loopConfig,
   type ClaimPolicy,
@@ -109,6 +110,11 @@ export interface ScenarioRun {
   readonly toolBodies?: ReadonlyMap<string, readonly ToolBodyRun[]>;
   /** Each tool's declared side-effect level. */
   readonly sideEffectLevels: ReadonlyMap<string, string>;
+  /**
+   * Each tool's timeout in force, read from the declarations: its own `timeoutMs`, else the tool pipeline's default
+   * (DEFAULT_TIMEOUT_MS: neither host the harness drives sets another).
+   */
+  readonly toolTimeouts: ReadonlyMap<string, { readonly ms: number; readonly declared: boolean }>;
   /** The permissions in force: the agent's visibility layers and policy with the scenario's added, and whether an approver answered. */
   readonly permissions: { readonly visibility: readonly VisibilityLayer[]; readonly policy: ToolPolicy | undefined; readonly approver: boolean };
   /** Every answer the approver gave (the scenario's or the agent's own), in order. */
@@ -494,6 +500,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     executionsByToolCall: counters.byToolCall,
     toolBodies: counters.bodies,
     sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
+    toolTimeouts: new Map(
+      (agent.tools ?? []).map((t) => [t.name, t.timeoutMs !== undefined ? { ms: t.timeoutMs, declared: true } : { ms: DEFAULT_TIMEOUT_MS, declared: false }]),
+    ),
     permissions: { visibility: withOperatorLayer(visibility, operator), policy: withOperatorRule(policy, operator), approver: agent.approver !== undefined },
     approvals,
     secrets: agent.secrets ?? [],

@@ -137,6 +137,42 @@ class RetryCommand extends ClientCommand {
   }
 }
 
+/**
+ * A client reuses the id of an earlier message for another message: another text
+ * with the same intent, or the same text with another intent (a bug in its id
+ * scheme, a reused Idempotency-Key). The host compares id, text and intent: this
+ * is not a retry, it is refused 422 and nothing is stored
+ * (retries-answered-as-their-message, invariant 9). The earlier message gets the
+ * id if it had none. Cases through the loop drop it with the ids (toFuzzCase).
+ */
+class ReuseIdCommand extends ClientCommand {
+  readonly otherIntent: boolean;
+  constructor(pick: number, at: Trigger | undefined, otherIntent: boolean) {
+    super(pick, at);
+    this.otherIntent = otherIntent;
+  }
+  run(model: InboxModel, real: InboxBuilder): void {
+    const posts = real.entries.filter(isPost);
+    const index = (this.pick - 1) % posts.length;
+    const original = posts[index]! as { -readonly [K in keyof InboxEntry]: InboxEntry[K] };
+    original.messageId ??= `client-msg-${index + 1}`;
+    const intent = intentOf(original);
+    const next: MessageIntent = this.otherIntent ? (intent === 'follow_up' ? 'steer' : intent === 'steer' ? 'inject' : 'follow_up') : intent;
+    const text = this.otherIntent ? (original.say ?? original.steer ?? original.inject!) : model.text(intent);
+    const key = next === 'follow_up' ? 'say' : next;
+    const entry: InboxEntry = { [key]: text, messageId: original.messageId, ...(this.at ? { at: this.at } : {}) } as InboxEntry;
+    model.add(entry);
+    real.entries.push(entry);
+  }
+  toString(): string {
+    return `the client of message ${this.pick} reuses its id with ${this.otherIntent ? 'another intent' : 'another text'}${describeAt(this.at)}`;
+  }
+}
+
+function intentOf(entry: InboxEntry): MessageIntent {
+  return entry.say !== undefined ? 'follow_up' : entry.steer !== undefined ? 'steer' : 'inject';
+}
+
 /** A message a client posts (say, steer or inject). */
 export function isPost(entry: InboxEntry): boolean {
   return entry.say !== undefined || entry.steer !== undefined || entry.inject !== undefined;
@@ -232,6 +268,9 @@ export function inboxCommandsArb(tools: readonly FuzzTool[], maxCommands = 8): f
       fc.tuple(source, fc.constantFrom(...stopPoints(tools))).map(([by, toolStart]) => new CancelCommand(by, { toolStart })),
       fc.tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined })).map(([pick, at]) => new DisconnectCommand(pick, at)),
       fc.tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined })).map(([pick, at]) => new RetryCommand(pick, at)),
+      fc
+        .tuple(fc.integer({ min: 1, max: 8 }), fc.option(triggerArb(tools), { nil: undefined }), fc.boolean())
+        .map(([pick, at, otherIntent]) => new ReuseIdCommand(pick, at, otherIntent)),
       // A cancel in the first seconds, while a call of the first step may wait for its (slow) approver: it is answered
       // CANCELLED, not DENIED — no one said no (denials-say-why).
       fc.tuple(source, fc.integer({ min: 1, max: 3_000 })).map(([by, time]) => new CancelCommand(by, { time })),

@@ -16,9 +16,10 @@
  * each answer reached the client (host-target.ts records it). And before any of
  * that, a message is stored before the turn it starts opens.
  */
-import type { EventRecord } from '../../kernel/index.ts';
+import { createRedactor, type EventRecord } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
+import { oneMessage } from './support/one-message.ts';
 
 export const hostAnswersOnlyWhatIsStored = defineInvariant({
   id: 'host-answers-only-what-is-stored',
@@ -50,6 +51,7 @@ function storedBeforeItsTurn(run: ScenarioRun): string | undefined {
 function answersOnlyWhatIsStored(run: ScenarioRun): string | undefined {
   if (!run.posts) return undefined;
   const records = run.store.peek(run.conversation);
+  const redact = createRedactor({ secrets: run.secrets });
   for (const [i, post] of run.posts.entries()) {
     const envelope = post.envelope;
     if (!envelope || !post.answered) continue;
@@ -70,7 +72,7 @@ function answersOnlyWhatIsStored(run: ScenarioRun): string | undefined {
       // With several hosts a retry is looked up under the conversation's lock, which another host's turn may hold:
       // it is answered when that turn ends, as any message sent to a host that does not hold the lock is.
       const due = Math.max(close.at, post.sentAt);
-      const retry = post.messageId !== undefined && run.posts.slice(0, i).some((p) => p.messageId === post.messageId);
+      const retry = run.posts.slice(0, i).some((p) => oneMessage(p, post, redact));
       if (summary === envelope.turns.at(-1) && post.answered.at > due && !(retry && (run.scenario.hosts ?? 1) > 1))
         return `${where} was answered at ${post.answered.at} ms, but turn ${summary.turn}, which it reports, closed at ${close.at} ms${post.sentAt > close.at ? ` and the request was sent at ${post.sentAt} ms` : ''}: the client waited for later work`;
     }

@@ -50,6 +50,7 @@ import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
+import { toolsTimeOutAsDeclared } from './tools-time-out-as-declared.ts';
 import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { otelGenAiFollowsLog } from './otel-genai-follows-log.ts';
@@ -101,6 +102,7 @@ export const INVARIANTS: readonly Invariant[] = [
   toolsGetOneKeyPerCall,
   startedCallsStayUnknown,
   toolsToldToStop,
+  toolsTimeOutAsDeclared,
   failuresNotRetriedWhenTold,
   sideEffectsTold,
   secretsNeverLeave,

@@ -102,8 +102,22 @@ function allowedWithoutAsking(
 ): string | undefined {
   if (referenceVerdict(policy, name, sideEffect) !== 'ask') return undefined;
   if (allowed.by === 'approver') return undefined;
-  if (allowed.by === 'default' && (allowed.rule === 'no_approver' || allowed.rule === 'approval_timeout')) return undefined;
+  if (allowed.by === 'default' && FALLBACK_RULES.has(allowed.rule)) {
+    // The fallback decides, and only as configured: an approver that never answers must not open a door the policy keeps shut.
+    const fallback = fallbackOf(policy);
+    return fallback === 'allow'
+      ? undefined
+      : `it needs approval and ${allowed.rule === 'approval_timeout' ? 'the approver did not answer in time' : 'there is no approver'}, so the fallback (onAskWithoutApprover) decides: ${fallback}; but it was allowed by default (${allowed.rule})`;
+  }
   return `it needs approval, but it was allowed by ${allowed.by} (${allowed.rule}) without asking`;
+}
+
+/** The rules under which the no-approver fallback decides: no approver, or none answering in time. */
+const FALLBACK_RULES = new Set(['no_approver', 'approval_timeout']);
+
+/** What the policy says to do with an ask no approver answers (`onAskWithoutApprover`, default deny). */
+function fallbackOf(policy: ToolPolicy | undefined): 'allow' | 'deny' {
+  return policy?.onAskWithoutApprover ?? 'deny';
 }
 
 function neverOfferedOrRun(run: ScenarioRun): string | undefined {
@@ -123,6 +137,9 @@ function neverOfferedOrRun(run: ScenarioRun): string | undefined {
     if (e.type === 'tool.started') started.add(e.payload.callId);
     if (e.type !== 'policy.decision') continue;
     decided.set(`${e.payload.turn}/${e.payload.step}/${e.payload.callId}`, e.payload);
+    // The fallback decides as configured, either way (a deny where the policy says allow refuses work it permits).
+    if (e.payload.by === 'default' && FALLBACK_RULES.has(e.payload.rule) && e.payload.decision !== fallbackOf(policy))
+      return `call ${e.payload.callId} was decided ${e.payload.decision} by default (${e.payload.rule}), but the policy's fallback (onAskWithoutApprover) is ${fallbackOf(policy)}`;
     if (e.payload.decision === 'allow') allowed.set(e.payload.callId, { by: e.payload.by, rule: e.payload.rule });
   }
   for (const e of known) {

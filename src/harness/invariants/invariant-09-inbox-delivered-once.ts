@@ -212,8 +212,9 @@ function storedReceived(run: ScenarioRun): string[] {
  * Through the production host a client learns from the envelope whether its message
  * was stored: one the host said it stored must be in the store, once; one it said it
  * did not store must not be; one it never answered (a crash cut the request off)
- * may or may not be. Posts that give the same client message id are one message (a
- * client retrying it): stored once at most, whichever of its requests was answered.
+ * may or may not be. Posts that give the same client message id, text and intent are
+ * one message (a client retrying it): stored once at most, whichever of its requests
+ * was answered.
  */
 function receivedAsAnswered(
   posts: NonNullable<ScenarioRun['posts']>,
@@ -224,10 +225,11 @@ function receivedAsAnswered(
   const sent = posts.map((p) => `${p.intent}: ${redact(p.text)}`);
   if (JSON.stringify([...expected].sort()) !== JSON.stringify([...sent].sort()))
     return `the scenario should have posted ${expected.length} message(s) through the host, but ${sent.length} were: ${sent.join(' | ') || 'none'}`;
-  // One message per client message id (its first post says what it is), one per post without an id.
+  // One message per client message id, text and intent (the same id with another text or intent is another
+  // message, refused 422), one per post without an id.
   const groups = new Map<string, { message: string; id: string | undefined; posts: (typeof posts)[number][] }>();
   for (const [i, post] of posts.entries()) {
-    const key = post.messageId !== undefined ? `id:${post.messageId}` : `post:${i}`;
+    const key = post.messageId !== undefined ? `id:${post.messageId}\u0000${sent[i]}` : `post:${i}`;
     const group = groups.get(key) ?? { message: sent[i]!, id: post.messageId, posts: [] };
     group.posts.push(post);
     groups.set(key, group);

@@ -199,15 +199,20 @@ export type ExecutorFault = (typeof EXECUTOR_FAULTS)[number];
 /** The executor faults that lose a call's result (the loop must answer the call itself). */
 export const RESULT_LOSING_FAULTS = ['drops-result', 'throws-after-start'] as const satisfies readonly ExecutorFault[];
 
-const FIELD_TYPE = /^(string|number|integer|boolean|object|array|any)\??$/;
+const FIELD_TYPE = /^(?:(?:string|number|integer|boolean|object)(?:\[\])?|array|any)\??$/;
 
 const toolSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -, at most 64'),
   description: z.string().min(1).optional().describe('Required for a tool the agent does not already have'),
   input: z
-    .record(z.string(), z.string().regex(FIELD_TYPE, 'a type: string, number, integer, boolean, object, array or any; end with ? if optional'))
+    .record(
+      z.string(),
+      z
+        .string()
+        .regex(FIELD_TYPE, 'a type: string, number, integer, boolean, object, array or any, or a list of one (string[], integer[], …); end with ? if optional'),
+    )
     .optional()
-    .describe('Fields and their types, e.g. { sku: string, qty: integer? }'),
+    .describe('Fields and their types, e.g. { sku: string, qty: integer?, tags: string[] } (a list of one type is checked item by item)'),
   sideEffect: z.enum(['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL']).optional(),
   parallelSafe: z.boolean().optional(),
   timeoutMs: positiveInt.optional(),
@@ -316,7 +321,7 @@ export const inboxEntrySchema = z
       .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'a message id is 1-200 letters, digits, ".", "_", ":" or "-"')
       .optional()
       .describe(
-        "say, steer or inject: the client's id for the message (handle's messageId, an HTTP Idempotency-Key); a later entry with the same id is the client retrying it — the host stores it once and answers the retry with what became of it (host: production)",
+        "say, steer or inject: the client's id for the message (handle's messageId, an HTTP Idempotency-Key); a later entry with the same id, text and intent is the client retrying it — the host stores it once and answers the retry with what became of it; the same id with another text or intent is refused 422, nothing stored (host: production)",
       ),
   })
   .superRefine((entry, ctx) => {

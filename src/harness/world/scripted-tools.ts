@@ -68,6 +68,8 @@ export interface ToolBodyRun {
   endedAt?: number;
   /** Whether the body had already ended when its signal was aborted (undefined: never aborted). */
   abortedAfterEnd?: boolean;
+  /** When (virtual ms) its signal was aborted, if it was. */
+  abortedAt?: number;
   /** Where the arguments the body was given were not frozen (a path, `args` for the whole), if anywhere. */
   readonly unfrozenArgs?: string;
   /** It failed with a ToolFailure that does not say `retryable: true`, before its signal was aborted: the call must not be run again. */
@@ -115,8 +117,18 @@ export function scriptedTools(
         ...(signal.aborted ? { startedStopped: true as const } : {}),
         ...(unfrozen !== undefined ? { unfrozenArgs: unfrozen } : {}),
       };
-      if (signal.aborted) body.abortedAfterEnd = false;
-      else signal.addEventListener('abort', () => (body.abortedAfterEnd = body.endedAt !== undefined), { once: true });
+      if (signal.aborted) {
+        body.abortedAfterEnd = false;
+        body.abortedAt = body.startedAt;
+      } else
+        signal.addEventListener(
+          'abort',
+          () => {
+            body.abortedAfterEnd = body.endedAt !== undefined;
+            body.abortedAt = hooks.clock.now();
+          },
+          { once: true },
+        );
       counters.bodies.set(callId, [...(counters.bodies.get(callId) ?? []), body]);
       if (!started.has(tool.name)) {
         started.add(tool.name);
@@ -253,8 +265,11 @@ function buildInputSchema(fields: Readonly<Record<string, string>>): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, type] of Object.entries(fields)) {
     const optional = type.endsWith('?');
-    const base = type.replace(/\?$/, '');
-    const schema: z.ZodType =
+    const bare = type.replace(/\?$/, '');
+    // `string[]`: a list whose every item is checked (an item's issue is nested: its path is the field, then the index).
+    const list = bare.endsWith('[]');
+    const base = bare.replace(/\[\]$/, '');
+    const item: z.ZodType =
       base === 'string'
         ? z.string()
         : base === 'number'
@@ -268,6 +283,7 @@ function buildInputSchema(fields: Readonly<Record<string, string>>): z.ZodType {
                 : base === 'array'
                   ? z.array(z.unknown())
                   : z.unknown();
+    const schema = list ? z.array(item) : item;
     shape[name] = optional ? schema.optional() : schema;
   }
   return z.object(shape);
