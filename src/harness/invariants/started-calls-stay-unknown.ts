@@ -37,13 +37,18 @@ function startedCallsHonest(run: ScenarioRun): string | undefined {
   const known = viewOf(run).known;
   const started = new Set<string>();
   for (const e of known) if (e.type === 'tool.started') started.add(e.payload.callId);
+  // A model may give a later call an earlier call's id: the world counts executions per id, so a result is held to
+  // them only when its own occurrence of the id started (a start since the id's previous result).
+  const startedSinceResult = new Set<string>();
   for (const e of known) {
+    if (e.type === 'tool.started') startedSinceResult.add(e.payload.callId);
     if (e.type !== 'tool.result') continue;
     const { callId, name, status } = (e as Extract<LogEvent, { type: 'tool.result' }>).payload;
+    const thisOccurrenceStarted = startedSinceResult.delete(callId);
     const code = e.payload.error?.error_code;
     if (code === undefined) continue;
     // The tool's body ran (the world counted it): whatever came of it, it may have taken effect.
-    const ran = (run.executionsByToolCall.get(name)?.get(callId) ?? 0) > 0;
+    const ran = thisOccurrenceStarted && (run.executionsByToolCall.get(name)?.get(callId) ?? 0) > 0;
     const where = `call ${callId} to ${name} (seq ${e.seq})`;
     if (ran && NEVER_RAN.has(code)) return `${where} ran — it may have taken effect — but its result says ${code}: that it never ran`;
     if ((ran || started.has(callId)) && MAY_HAVE_RUN.has(code) && status !== 'unknown')
