@@ -109,6 +109,8 @@ export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body:
 export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour, options: PlanOptions = {}): WirePlan {
   const streamOnly = streamOnlyReason(behaviour);
   if (streamOnly !== undefined) throw new UnsupportedOnWire(streamOnly);
+  // A 200 with nothing in it: the JSON `null` a gateway's empty answer parses to.
+  if (behaviour.kind === 'empty_stream') return jsonPlan(200, null);
   if (behaviour.kind === 'turn')
     return jsonPlan(200, kit.completeBody(behaviour.quotesCredential ? quotingIn(behaviour.turn, options.credential) : behaviour.turn));
   if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'malformed') {
@@ -133,7 +135,6 @@ const NON_STREAMING_FAULTS: ReadonlySet<string> = new Set(['error_event', 'malfo
 
 /** Why a behaviour has no non-streaming form, or undefined when it has one. */
 export function streamOnlyReason(behaviour: Behaviour): string | undefined {
-  if (behaviour.kind === 'empty_stream') return 'a non-streaming answer has no stream to leave empty; the streaming harness runs this case';
   if (behaviour.kind === 'stream_fault' && !NON_STREAMING_FAULTS.has(behaviour.fault.type)) {
     return `a non-streaming answer has no stream to fault (${behaviour.fault.type}); the streaming harness runs this case`;
   }
