@@ -661,6 +661,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'timeout_event_in_stream',
+    title: 'a timeout error event inside a 200 stream ends as transport_error{timeout}, not a server error',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'request_timeout' },
+    },
+    check({ result }) {
+      expectTransport(result, 'timeout');
+    },
+  },
+  {
     id: 'abort_during_stream',
     title: 'aborting the signal mid-stream ends as transport_error{aborted}',
     behaviour: {
@@ -697,7 +709,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   },
   {
     id: 'empty_stream',
-    title: 'a 200 stream with no events ends as transport_error{malformed_stream}',
+    title: 'a 200 with nothing in it (a stream with no events, a body of JSON null) ends as transport_error{malformed_stream}',
     behaviour: { kind: 'empty_stream' },
     check({ result }) {
       expectTransport(result, 'malformed_stream');

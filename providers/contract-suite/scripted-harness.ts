@@ -131,9 +131,9 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'reset':
           return { result: transportError('network', { message: 'connection reset mid-stream' }), deltas: first };
         case 'error_event':
-          return behaviour.fault.error === 'rate_limited'
-            ? { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first }
-            : { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
+          if (behaviour.fault.error === 'rate_limited') return { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first };
+          if (behaviour.fault.error === 'request_timeout') return { result: transportError('timeout', { message: 'Request timed out' }), deltas: first };
+          return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
         case 'stall_after_end':
           return { result: resultForTurn(behaviour.turn), deltas };
         case 'malformed':

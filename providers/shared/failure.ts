@@ -56,6 +56,6 @@ export function classifyFailure(info: FailureInfo, isOverflow: OverflowDetector)
   if (quota || has(AUTH_TYPES)) return transportFailure('auth', message);
   if (has(RATE_TYPES)) return transportFailure('rate_limited', message, { retryAfterMs: retryAfterMs(info.headers) });
   if (has(INVALID_TYPES)) return transportFailure('invalid_request', message);
-  if (labels.includes('timeout_error') || labels.includes('request_timeout')) return transportFailure('timeout', message);
+  if (labels.includes('timeout_error')) return transportFailure('timeout', message);
   return transportFailure('server_error', message);
 }

@@ -174,8 +174,9 @@ export const anthropicWire: ProtocolKit = {
   completeBody,
   answerKey: 'content',
   errorAnswer,
-  // The stream's error event carries the same body as the HTTP error.
-  errorEventFrame: (kind) => sseFrame('error', errorAnswer(kind).body, 'error'),
+  // The stream's error event carries the same body as the HTTP error; a timeout
+  // inside a stream is the API's documented `timeout_error` (its 504's type).
+  errorEventFrame: (kind) => sseFrame('error', kind === 'request_timeout' ? errorBody('timeout_error', 'Request timed out') : errorAnswer(kind).body, 'error'),
   malformedFrame: () => ({
     text: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel\n\n',
     tag: 'malformed',

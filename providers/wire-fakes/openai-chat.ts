@@ -203,7 +203,10 @@ export const openAIChatWire: ProtocolKit = {
   answerKey: 'choices',
   errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages', status),
   // A data chunk holding the error body, as the API sends an error that happens mid-stream.
-  errorEventFrame: (kind) => sseFrame(null, openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages').body, 'error'),
+  errorEventFrame: (kind) => {
+    if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout error inside a Chat Completions stream');
+    return sseFrame(null, openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages').body, 'error');
+  },
   malformedFrame: () => ({
     text: `data: {"id":"${ID}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hel\n\n`,
     tag: 'malformed',

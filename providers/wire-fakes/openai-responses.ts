@@ -209,6 +209,7 @@ function completeBody(turn: WireTurn): unknown {
  * rate limit — there the code alone says what failed.
  */
 function errorEventFrame(kind: StreamErrorKind): Frame {
+  if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout error inside a Responses stream');
   if (kind === 'overloaded') {
     return sseFrame(
       'error',

@@ -25,7 +25,7 @@ export interface ProtocolKit {
   readonly answerKey: string;
   /** The error answer for a kind; `status` overrides the usual one (e.g. 503 vs 529). */
   errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer;
-  /** An error event inside a 200 stream, saying the service is overloaded or the rate limit was hit. */
+  /** An error event inside a 200 stream, saying the service is overloaded, the rate limit was hit or the request timed out. */
   errorEventFrame(kind: StreamErrorKind): Frame;
   /** A data line whose JSON is cut off. */
   malformedFrame(): Frame;

@@ -73,8 +73,12 @@ export function refuseCutCallStatus(turn: WireTurn, api: string): void {
 /** `request_timeout`: HTTP 408, the server (or a gateway in front of it) gave up waiting for the request. */
 export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded' | 'request_timeout';
 
-/** The failures a provider may report inside a 200 stream, as an error event. */
-export type StreamErrorKind = 'overloaded' | 'rate_limited';
+/**
+ * The failures a provider may report inside a 200 stream, as an error event.
+ * `request_timeout`: the provider gave up on the request mid-answer (Anthropic's
+ * `timeout_error`); OpenAI documents no such event.
+ */
+export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'request_timeout';
 
 /** Thrown by a protocol module for a turn its provider cannot produce. */
 export class UnsupportedOnWire extends Error {
