@@ -10,6 +10,7 @@ import { CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';
 import { isUnsupported, skippedUpFront } from './harness.ts';
 import { runContractCase } from './run-case.ts';
+import { summaryDisagreements } from './summary-check.ts';
 
 export type CaseStatus = 'pass' | 'fail' | 'skip';
 
@@ -53,7 +54,11 @@ export async function runContract(harness: ContractHarness, options: RunContract
           continue;
         }
         const result = await runContractCase(testCase, client);
-        report({ id, title, status: 'pass', result: summarizeResult(result) });
+        const summary = summarizeResult(result);
+        const wrong = summaryDisagreements(result, summary);
+        if (wrong.length > 0)
+          report({ id, title, status: 'fail', reason: `the printed summary disagrees with the ${result.type} result on: ${wrong.join(', ')}` });
+        else report({ id, title, status: 'pass', result: summary });
       } catch (error) {
         report({ id, title, status: 'fail', reason: describeError(error) });
       }
