@@ -88,12 +88,12 @@ describe('createOpenAIChatClient: the request on the wire', () => {
     });
   });
 
-  it('can send the system prompt as a developer message, and non-streaming requests', async () => {
+  it('sends non-streaming requests, the system prompt as a system message', async () => {
     const scenario = fake.scenario(jsonPlan(200, openAIChatWire.completeBody(reply)));
-    const result = await clientFor(scenario, { systemRole: 'developer', stream: false }).call(conversation);
+    const result = await clientFor(scenario, { stream: false }).call(conversation);
     expect(result).toMatchObject({ type: 'reply', text: 'Done.', usage: { inputTokens: 5, outputTokens: 2 } });
     const body = scenario.requests[0]!.body as { messages: { role: string }[]; stream?: unknown };
-    expect(body.messages[0]).toEqual({ role: 'developer', content: 'You are terse.' });
+    expect(body.messages[0]).toEqual({ role: 'system', content: 'You are terse.' });
     expect(body.stream).toBeUndefined();
   });
 });

@@ -12,10 +12,7 @@ import { openAISdk } from '../openai-shared/sdk.ts';
 import { ChatStreamCollector, resultFromCompletion } from './collect.ts';
 import { toChatBody } from './request.ts';
 
-export interface OpenAIChatClientOptions extends OpenAIClientOptions {
-  /** Role of the system prompt message. Default `system`. */
-  readonly systemRole?: 'system' | 'developer';
-}
+export type OpenAIChatClientOptions = OpenAIClientOptions;
 
 export function createOpenAIChatClient(options: OpenAIChatClientOptions): ModelClient {
   const sdk = openAISdk(options);
@@ -32,7 +29,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions): ModelC
         effective,
         onDelta,
         async (ctx) => {
-          const body = toChatBody(request, request.model || options.model, options.systemRole ? { systemRole: options.systemRole } : {});
+          const body = toChatBody(request, request.model || options.model);
           const requestOptions = { signal: ctx.signal, maxRetries: 0, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) };
           if (!streaming) {
             options.onRequest?.(body);

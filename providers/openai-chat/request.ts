@@ -2,7 +2,7 @@
  * ModelRequest → the Chat Completions request body. Exported so the exact body
  * can be logged and tested.
  *
- * - The system prompt is the first message (role `system`, or `developer` when asked).
+ * - The system prompt is the first message (role `system`).
  * - Tool calls become the assistant message's `tool_calls` (arguments as JSON text);
  *   the assistant's text blocks are joined into its `content`.
  * - Tool results become `tool` messages, one per result, in call order, placed
@@ -13,10 +13,6 @@ import type OpenAI from 'openai';
 import type { Message, ModelRequest } from '../../src/kernel/index.ts';
 
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
-
-export interface ChatRequestOptions {
-  readonly systemRole?: 'system' | 'developer';
-}
 
 function toChatMessages(message: Message): ChatMessage[] {
   if (message.role === 'user') {
@@ -37,10 +33,10 @@ function toChatMessages(message: Message): ChatMessage[] {
   return [{ role: 'assistant', content: text === '' ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
 }
 
-export function toChatBody(request: ModelRequest, model: string, options: ChatRequestOptions = {}): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
+export function toChatBody(request: ModelRequest, model: string): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
   const messages: ChatMessage[] = [];
   if (request.system !== '') {
-    messages.push(options.systemRole === 'developer' ? { role: 'developer', content: request.system } : { role: 'system', content: request.system });
+    messages.push({ role: 'system', content: request.system });
   }
   for (const message of request.messages) messages.push(...toChatMessages(message));
   return {
