@@ -55,6 +55,7 @@ import { hostConfigFor, type ConfigModel } from './world/host-config.ts';
 import { operatorParts, withOperator, withOperatorLayer, withOperatorRule } from './world/operator-settings.ts';
 import { HostTarget, type HostPost } from './world/host-target.ts';
 import type { FollowRecord } from './world/follow-check.ts';
+import type { LiveFollowRecord } from './world/live-follower.ts';
 import type { BadRequest } from './world/bad-requests.ts';
 import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-driver.ts';
 import { directLoop, type LoopTarget } from './world/loop-target.ts';
@@ -159,6 +160,8 @@ export interface ScenarioRun {
   readonly posts?: readonly HostPost[];
   /** Production host: a UI following the conversation after the case, and what the store held (followers-replay-the-log). */
   readonly followed?: FollowRecord;
+  /** Production host with `follow: live`: what a UI following the conversation while the case ran was shown (followers-show-only-stored). */
+  readonly followedLive?: LiveFollowRecord;
   /** Production host: what the README says it refuses, sent after the case, and how it answered (host-refuses-bad-requests). */
   readonly badRequests?: readonly BadRequest[];
   /** The agent's prompt fragments, and what each dynamic one gave while each request (in `requests`) was assembled. */
@@ -366,6 +369,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         return onTheWire ? onTheWire(build(spec)) : entry.scripted;
       },
       ...(scenario.hosts !== undefined ? { hosts: scenario.hosts } : {}),
+      ...(scenario.follow === 'live' ? { followLive: true } : {}),
       store: world,
       // The case's loop limits travel with the agent, as a team's own agent carries them (host-config.ts).
       agent: { ...agent, config: withoutModel(config) },
@@ -471,6 +475,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // And a client sending what the README says the host refuses (bad-requests.ts).
   let followed: FollowRecord | undefined;
   let badRequests: readonly BadRequest[] | undefined;
+  let followedLive: LiveFollowRecord | undefined;
+  if (hostTarget) {
+    // The UI that followed while the case ran catches up with the store, then leaves (live-follower.ts).
+    try {
+      followedLive = await hostTarget.finishFollowing();
+    } catch (error) {
+      thrown ??= error;
+    }
+  }
   if (hostTarget && thrown === undefined) {
     try {
       followed = await hostTarget.followAfterTheCase();
@@ -525,6 +538,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(directTarget && directTarget.drainsLeftWork.length > 0 ? { drainsLeftWork: directTarget.drainsLeftWork } : {}),
     ...(hostTarget ? { posts: hostTarget.posts } : {}),
     ...(followed ? { followed } : {}),
+    ...(followedLive ? { followedLive } : {}),
     ...(badRequests ? { badRequests } : {}),
     prompt: prompt.result(),
     ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),

@@ -28,6 +28,7 @@ import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { approverSawTheCall } from './approver-saw-the-call.ts';
 import { approverAskedOnlyAboutStoredCalls } from './approver-asked-only-about-stored-calls.ts';
 import { followersReplayTheLog } from './followers-replay-the-log.ts';
+import { followersShowOnlyStored } from './followers-show-only-stored.ts';
 import { hostRefusesBadRequests } from './host-refuses-bad-requests.ts';
 import { denialsSayWhy } from './denials-say-why.ts';
 import { spanMisuseRecorded } from './span-misuse-recorded.ts';
@@ -77,6 +78,7 @@ export const INVARIANTS: readonly Invariant[] = [
   approverSawTheCall,
   approverAskedOnlyAboutStoredCalls,
   followersReplayTheLog,
+  followersShowOnlyStored,
   hostRefusesBadRequests,
   denialsSayWhy,
   argumentsValidated,

@@ -686,6 +686,12 @@ export const scenarioSchema = z
       .optional(),
     secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),
     expect: expectationSchema,
+    follow: z
+      .literal('live')
+      .optional()
+      .describe(
+        "live: through the production host, a UI follows the conversation's event stream while the case runs (reconnecting with Last-Event-ID after a crash); every event it is shown must be stored already, none twice or out of order, and by the end it has them all. The loop host has no event stream",
+      ),
     bystander: bystanderSchema
       .optional()
       .describe(

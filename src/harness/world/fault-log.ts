@@ -14,6 +14,11 @@ export class FaultLog {
     this.#clock = clock;
   }
 
+  /** The case's virtual time now. */
+  now(): number {
+    return this.#clock.now();
+  }
+
   record(label: string): void {
     this.entries.push({ at: this.#clock.now(), label });
   }

@@ -95,6 +95,8 @@ export class WorldStore {
   /** Garbled snapshots read back: conversation → the `upTo` of each. */
   readonly #garbledSnapshotsRead = new Map<string, Set<number>>();
   readonly #corruptSnapshotOnCrash: boolean;
+  /** Per conversation, the virtual time each record (by seq) was stored by a write that succeeded whole. */
+  readonly #storedAt = new Map<string, number[]>();
   #attempts = 0;
   readonly #failed: number[] = [];
   readonly #torn: number[] = [];
@@ -111,6 +113,15 @@ export class WorldStore {
     this.#corruptOnCrash = new Map((spec?.corruptOnCrash ?? []).map((c) => (typeof c === 'number' ? [c, undefined] : [c.seq, c.field])));
     this.#corruptSnapshotOnCrash = spec?.corruptSnapshotOnCrash === true;
     this.store = make ? make({}) : new MemoryEventStore();
+  }
+
+  /**
+   * The virtual time the record `seq` of `conversationId` was stored, by a write
+   * that succeeded whole; undefined for one a torn write left (its writer was told
+   * the write failed) or none stored.
+   */
+  storedAt(conversationId: string, seq: number): number | undefined {
+    return this.#storedAt.get(conversationId)?.[seq];
   }
 
   /** The `upTo` of every garbled snapshot of `conversationId` read back so far (a host that resumed from one failed the case). */
@@ -279,6 +290,10 @@ export class WorldStore {
     }
     try {
       await this.store.append(conversationId, records, options);
+      let times = this.#storedAt.get(conversationId);
+      if (!times) this.#storedAt.set(conversationId, (times = []));
+      const now = this.#faults.now();
+      for (const record of records) times[record.seq] = now;
     } catch (error) {
       if (this.#failed.length > 0) this.#refusedBehind.push(attempt);
       throw error;

@@ -48,6 +48,7 @@ import type { AgentHost } from '../../host/host.ts';
 import { configAdapter, createHostFromConfig, type ModelSpec } from '../../host/from-config.ts';
 import { traceTurn, type CaseRecording } from './case-recording.ts';
 import { followAfterTheCase, type FollowRecord } from './follow-check.ts';
+import { LiveFollower, type LiveFollowRecord } from './live-follower.ts';
 import { sendBadRequests, type BadRequest } from './bad-requests.ts';
 import type { ProcessStore, WorldStore } from './faulty-store.ts';
 import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
@@ -79,6 +80,8 @@ export interface HostWorld {
   readonly problem: (error: Error) => void;
   /** Other conversations the same processes serve at the same time (a scenario's bystander). */
   readonly others?: readonly OtherConversation[];
+  /** A UI follows the case's conversation while the case runs (the scenario's `follow: live`; live-follower.ts). */
+  readonly followLive?: boolean;
 }
 
 /** A second conversation on the case's host: its agent, its model client, its record, where its faults go. */
@@ -142,6 +145,7 @@ export class HostTarget implements LoopUnderTest {
   readonly #lines = new Map<string, Line>();
   readonly #main: Line;
   readonly posts: HostPost[];
+  readonly #follower: LiveFollower | undefined;
 
   private constructor(world: HostWorld) {
     this.#world = world;
@@ -160,12 +164,22 @@ export class HostTarget implements LoopUnderTest {
     this.#lines.set(world.conversation, this.#main);
     for (const other of world.others ?? []) this.#lines.set(other.conversation, line(other, other.model));
     this.posts = this.#main.posts;
+    this.#follower = world.followLive
+      ? new LiveFollower({
+          conversation: world.conversation,
+          stored: () => world.store.store.count(world.conversation),
+          storedAt: (seq) => world.store.storedAt(world.conversation, seq),
+          now: () => world.clock.now(),
+        })
+      : undefined;
   }
 
   /** The case's processes started (the scenario's `hosts`, default one), each host built from the case's config. */
   static async start(world: HostWorld): Promise<HostTarget> {
     const target = new HostTarget(world);
     for (let i = 0; i < (world.hosts ?? 1); i++) target.#processes.push(await target.#start());
+    // The UI follows the first host (with several started together, the one it was served by).
+    target.#follower?.connect(target.#processes[0]!.host, 0);
     return target;
   }
 
@@ -277,8 +291,20 @@ export class HostTarget implements LoopUnderTest {
     const process = this.#current;
     if (process.dead) return;
     process.dead = true;
+    // The UI's stream dies with the process that served it.
+    if (this.#followed === process) void this.#follower?.drop('crash');
     process.connection.sever();
     process.host.halt();
+  }
+
+  /** The process the live follower is connected to (the first of several started together, else the latest). */
+  get #followed(): Process | undefined {
+    return (this.#world.hosts ?? 1) > 1 ? this.#processes[0] : this.#current;
+  }
+
+  /** The live follower leaves at the end of the case: what it was shown (undefined without `follow: live`). */
+  async finishFollowing(): Promise<LiveFollowRecord | undefined> {
+    return this.#follower?.finish();
   }
 
   async reopen(): Promise<void> {
@@ -286,6 +312,8 @@ export class HostTarget implements LoopUnderTest {
     await this.settled(); // the dead process's last work has stopped
     const process = await this.#start();
     this.#processes.push(process);
+    // The UI reconnects to the new process from the last event it received.
+    this.#follower?.connect(process.host, this.#processes.length - 1);
     const sweep = await process.host.recoverAll();
     // A store the new host refuses to read (a record lost in the crash) is an outcome of the case, not a harness failure.
     if (sweep.failed.length > 0) {
