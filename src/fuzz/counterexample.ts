@@ -53,6 +53,7 @@ export const SCENARIO_KEYS_WRITTEN: readonly string[] = Object.freeze([
   'store',
   'secrets',
   'bystander',
+  'follow',
   'expect',
 ]);
 
@@ -80,7 +81,8 @@ export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): R
     ...(fallback ? { fallback } : {}),
   };
   out['inbox'] = scenario.inbox;
-  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'secrets', 'bystander'] as const) if (scenario[key] !== undefined) out[key] = scenario[key];
+  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'secrets', 'bystander', 'follow'] as const)
+    if (scenario[key] !== undefined) out[key] = scenario[key];
   out['expect'] = scenario.expect;
   return out;
 }

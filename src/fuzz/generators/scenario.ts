@@ -129,6 +129,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ),
         40,
       ),
+      // Last, for the same reason: a UI follows the conversation live through the production host's event stream.
+      followLive: sometimes(fc.constant(true), 35),
     })
     .map((p) => {
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
@@ -142,6 +144,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(options.agent !== undefined ? { agent: options.agent } : {}),
           ...(p.production ? { host: 'production' as const } : {}),
           ...(hosts ? { hosts: 2 } : {}),
+          ...(p.production && p.followLive ? { follow: 'live' as const } : {}),
           config: withJitter(
             p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...((p.wire ? p.wire.fallback : p.fallback) ?? [])]) : p.config,
             p.jitter,
