@@ -227,7 +227,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const clock = new VirtualClock();
   const random = seededRandom(options.seed);
   const faults = new FaultLog(clock);
-  const world = new WorldStore(scenario.store, faults, options.seams?.store);
+  // One production host keeps the case's store in a SQLite file, as a deploy does by default (case-store.ts).
+  const world = new WorldStore(scenario.store, faults, {
+    ...(options.seams?.store ? { make: options.seams.store } : {}),
+    sqlite: mode === 'production' && scenario.hosts === undefined,
+    track: (work) => clock.track(work),
+  });
   const store = world.store;
   let inbox: InboxDriver | undefined;
   // A runaway case (a loop that never settles) is stopped and reported, not left to eat memory.
@@ -469,6 +474,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     wire?.release();
     fallbackWire?.release();
   }
+  // A write handed to the store settles before the case is judged (a SQLite file commits a turn of the event loop later).
+  await world.drained();
   misuse?.actLate(faults);
   for (const why of hostTarget?.refusals ?? []) faults.record(`the new host refuses the store: ${why}`);
   // A UI following the conversation through the production host's event stream, after the case (follow-check.ts).
@@ -505,7 +512,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     host: mode,
     results: recorded.results,
     log: recorded.log,
-    store,
+    store: await world.finish(),
     requests: recorded.requests,
     traces: recorded.traces,
     executions: counters.byTool,

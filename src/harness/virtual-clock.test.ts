@@ -51,6 +51,18 @@ describe('VirtualClock', () => {
     await expect(clock.run(io, { realWaitLimitMs: 200 })).resolves.toBe('answered');
   });
 
+  it('counts each tracked piece of real I/O that settles as progress: many short writes are not a stall', async () => {
+    const clock = new VirtualClock();
+    // 40 writes of ~10 ms each, one after another, with no virtual timer: 400 ms in all, past the 100 ms limit.
+    const writes = (async () => {
+      for (let i = 0; i < 40; i++) await clock.track(new Promise((resolve) => setTimeout(resolve, 10)));
+      return 'written';
+    })();
+    await expect(clock.run(writes, { realWaitLimitMs: 100 })).resolves.toBe('written');
+    // One that never settles still stalls.
+    await expect(clock.run(clock.track(new Promise(() => {})), { realWaitLimitMs: 50 })).rejects.toBeInstanceOf(VirtualClockStallError);
+  });
+
   it('elapse: time passes during real I/O, firing the timers due on the way, in order', async () => {
     const clock = new VirtualClock();
     const seen: string[] = [];

@@ -41,6 +41,8 @@ export class VirtualClock implements Clock {
   #order = 0;
   #timers: Timer[] = [];
   #inflight = 0;
+  /** Tracked work that has settled so far: each is progress (see `run`). */
+  #settledWork = 0;
 
   constructor(start = 0) {
     this.#now = start;
@@ -100,6 +102,7 @@ export class VirtualClock implements Clock {
     this.#inflight++;
     return work.finally(() => {
       this.#inflight--;
+      this.#settledWork++;
     });
   }
 
@@ -146,9 +149,16 @@ export class VirtualClock implements Clock {
     // this run was not waiting on anything — only a run that keeps finding nothing to do stalls.
     let waited = 0;
     let last = 0;
+    let progress = this.#settledWork;
     for (;;) {
       await macrotask();
       if (settled) return work;
+      // Tracked real I/O that settled (a write, a wire response) is progress, as a timer fired is.
+      if (this.#settledWork !== progress) {
+        progress = this.#settledWork;
+        waited = 0;
+        last = 0;
+      }
       if (this.#inflight === 0 && this.fireNext()) {
         waited = 0;
         last = 0;

@@ -42,6 +42,7 @@
 import type { EventRecord } from '../../kernel/index.ts';
 import type { EventStore, Release, StoreAppendOptions, StoredSnapshot } from '../../stores/event-store.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../stores/memory-store.ts';
+import { SqliteCaseStore, type CaseStore } from './case-store.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 
@@ -67,9 +68,20 @@ export interface ProcessStore extends EventStore {
   sever(): void;
 }
 
+/** Where the case's store keeps what it holds (case-store.ts). */
+export interface WorldStoreOptions {
+  /** `make` builds the store in place of the in-memory one (a test seam); the world's faults are injected around it. */
+  readonly make?: (hooks: MemoryStoreFaults) => MemoryEventStore;
+  /** Keep it in a SQLite file (one production host) instead of memory. */
+  readonly sqlite?: boolean;
+  /** Holds the virtual clock while a write is in flight (a SQLite write commits on a later turn of the event loop). */
+  readonly track?: <T>(work: Promise<T>) => Promise<T>;
+}
+
 export class WorldStore {
   /** What is stored: survives every crash of the case. */
-  readonly store: MemoryEventStore;
+  readonly store: CaseStore;
+  readonly #track: (<T>(work: Promise<T>) => Promise<T>) | undefined;
   readonly #faults: FaultLog;
   readonly #failAppends: ReadonlySet<number>;
   readonly #failWriteAheads: ReadonlySet<number>;
@@ -102,8 +114,7 @@ export class WorldStore {
   readonly #torn: number[] = [];
   readonly #refusedBehind: number[] = [];
 
-  /** `make` builds the store in place of the in-memory one (a test seam); the world's faults are injected around it. */
-  constructor(spec: Scenario['store'], faults: FaultLog, make?: (hooks: MemoryStoreFaults) => MemoryEventStore) {
+  constructor(spec: Scenario['store'], faults: FaultLog, options: WorldStoreOptions = {}) {
     this.#faults = faults;
     this.#failAppends = new Set(spec?.failAppends ?? []);
     this.#failWriteAheads = new Set(spec?.failWriteAheads ?? []);
@@ -112,7 +123,8 @@ export class WorldStore {
     this.#loseOnCrash = new Set(spec?.loseOnCrash ?? []);
     this.#corruptOnCrash = new Map((spec?.corruptOnCrash ?? []).map((c) => (typeof c === 'number' ? [c, undefined] : [c.seq, c.field])));
     this.#corruptSnapshotOnCrash = spec?.corruptSnapshotOnCrash === true;
-    this.store = make ? make({}) : new MemoryEventStore();
+    this.store = options.make ? options.make({}) : options.sqlite ? new SqliteCaseStore() : new MemoryEventStore();
+    this.#track = options.sqlite && !options.make ? options.track : undefined;
   }
 
   /**
@@ -122,6 +134,26 @@ export class WorldStore {
    */
   storedAt(conversationId: string, seq: number): number | undefined {
     return this.#storedAt.get(conversationId)?.[seq];
+  }
+
+  /**
+   * The case is over: what the store holds, in memory, for the invariants to read
+   * (a SQLite file is read back whole, every conversation, then removed).
+   */
+  async finish(): Promise<MemoryEventStore> {
+    const store = this.store;
+    if (!(store instanceof SqliteCaseStore)) return store as MemoryEventStore;
+    const copy = new MemoryEventStore();
+    for (const conversation of await store.listConversations()) {
+      const records = store.readRangeSync(conversation, 0, store.count(conversation));
+      // The latest snapshot goes with the batch it ends, as it was stored.
+      const snapshot = await store.readSnapshot(conversation);
+      const upTo = snapshot && snapshot.upTo <= records.length ? snapshot.upTo : 0;
+      if (upTo > 0) await copy.append(conversation, records.slice(0, upTo), { snapshot: snapshot! });
+      if (records.length > upTo) await copy.append(conversation, records.slice(upTo));
+    }
+    await store.freeze(copy);
+    return copy;
   }
 
   /** The `upTo` of every garbled snapshot of `conversationId` read back so far (a host that resumed from one failed the case). */
@@ -260,6 +292,27 @@ export class WorldStore {
     return refused;
   }
 
+  /** Writes handed to the store that have not settled yet. */
+  readonly #writing = new Set<Promise<void>>();
+
+  /** A write in flight: the virtual clock waits for it, as it does for a write to memory, which is done at once. */
+  #inFlight(work: Promise<void>): Promise<void> {
+    this.#writing.add(work);
+    const settled = () => this.#writing.delete(work);
+    work.then(settled, settled);
+    return this.#track ? this.#track(work) : work;
+  }
+
+  /**
+   * Every write handed to the store has settled. A dead process's write that was
+   * handed over lands (or fails) before a new process reads the store, as with
+   * memory, where it is done at once: a SQLite file commits it a turn of the event
+   * loop later.
+   */
+  async drained(): Promise<void> {
+    while (this.#writing.size > 0) await Promise.allSettled([...this.#writing]);
+  }
+
   async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     const attempt = ++this.#attempts;
     this.#written.add(conversationId);
@@ -285,11 +338,11 @@ export class WorldStore {
       this.#faults.record(`store append ${attempt} torn: ${keep} of ${records.length} record(s) stored`);
       this.#failed.push(attempt);
       this.#torn.push(attempt);
-      if (keep > 0) await this.store.append(conversationId, records.slice(0, keep));
+      if (keep > 0) await this.#inFlight(this.store.append(conversationId, records.slice(0, keep)));
       throw new Error(`injected torn write on append ${attempt}: ${keep} of ${records.length} record(s) stored, then the write failed`);
     }
     try {
-      await this.store.append(conversationId, records, options);
+      await this.#inFlight(this.store.append(conversationId, records, options));
       let times = this.#storedAt.get(conversationId);
       if (!times) this.#storedAt.set(conversationId, (times = []));
       const now = this.#faults.now();

@@ -310,6 +310,7 @@ export class HostTarget implements LoopUnderTest {
   async reopen(): Promise<void> {
     if (!this.#current.dead) throw new Error('reopen: the host has not crashed (its crash trigger never fired), so there is nothing to reopen');
     await this.settled(); // the dead process's last work has stopped
+    await this.#world.store.drained(); // and what it handed to the store has landed
     const process = await this.#start();
     this.#processes.push(process);
     // The UI reconnects to the new process from the last event it received.
