@@ -10,13 +10,15 @@ import { join } from 'node:path';
 import { defaultHostConfig } from '../../src/host/config.ts';
 import { AgentHost } from '../../src/host/host.ts';
 import { defineTool } from '../../src/kernel/tools/define-tool.ts';
+import type { EventStore } from '../../src/stores/event-store.ts';
 import { SqliteEventStore } from '../../src/stores/sqlite-store.ts';
 import { BENCH_CONFIG, BenchModel } from './loopgate.ts';
 import { add, addInput, addOutput, PROMPT, STEPS_PER_RUN, SYSTEM, TOOL_DESCRIPTION, TOOL_NAME } from './scenario.ts';
 
-export function loopgateHostContender() {
+/** `makeStore` swaps the SQLite file for another store (profiling: the host's own cost without SQLite's). */
+export function loopgateHostContender<S extends EventStore = SqliteEventStore>(makeStore?: () => S) {
   const dir = mkdtempSync(join(tmpdir(), 'loopgate-bench-host-'));
-  const store = new SqliteEventStore(join(dir, 'events.db'));
+  const store = makeStore ? makeStore() : (new SqliteEventStore(join(dir, 'events.db')) as unknown as S);
   let toolRuns = 0;
   const model = new BenchModel();
   const base = defaultHostConfig();

@@ -188,6 +188,33 @@ describe('SqliteEventStore', () => {
     await store.close();
   });
 
+  it('refuses a row SQLite refuses and a batch off its seqs each alone; the rest of the group commits once', async () => {
+    const path = freshPath();
+    const store = new SqliteEventStore(path);
+    await store.append('warm', records(0, 1));
+    const setup = new DatabaseSync(path);
+    setup.exec("CREATE TRIGGER refuse_boom BEFORE INSERT ON events WHEN NEW.type = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END");
+    setup.close();
+    const before = store.commits;
+    const results = await Promise.allSettled([
+      store.append('a', records(0, 2)),
+      store.append('b', records(0, 1)),
+      store.append('a', [sampleRecord(2), sampleRecord(3, { type: 'boom' })]), // its rows are refused by SQLite
+      store.append('c', records(5, 1)), // does not start at c's next seq (0)
+      store.append('b', records(1, 2)),
+      store.append('a', records(2, 1)), // continues a after the refused batch: seq 2 is free again
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(String((results[2] as PromiseRejectedResult).reason.message)).toMatch(/boom refused/);
+    expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(StoreConflictError);
+    expect((await store.read('a')).map((r) => r.seq)).toEqual([0, 1, 2]);
+    expect((await store.read('a'))[2]!.type).not.toBe('boom');
+    expect((await store.read('b')).map((r) => r.seq)).toEqual([0, 1, 2]);
+    expect(await store.read('c')).toEqual([]);
+    expect(store.commits).toEqual({ groups: before.groups + 1, batches: before.batches + 4 });
+    await store.close();
+  });
+
   it('commits what was queued when it closes', async () => {
     const path = freshPath();
     const store = new SqliteEventStore(path);

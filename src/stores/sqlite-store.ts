@@ -267,20 +267,103 @@ export class SqliteEventStore implements EventStore {
     return promise;
   }
 
-  /** Writes every queued batch in one transaction (see the header for what a failure takes with it). */
+  /**
+   * Writes every queued batch in one transaction (see the header for what a failure
+   * takes with it). First without a savepoint per batch: a batch whose seqs do not
+   * continue its conversation is refused before any of its rows is written, so only
+   * a row SQLite refuses needs one. If that happens the transaction is rolled back
+   * and the group is written again with a savepoint around each batch
+   * (`#commitIsolated`), which refuses that batch alone — the same outcome, paid for
+   * only when a batch fails.
+   */
   #commitGroup(): void {
     this.#scheduled = false;
     const group = this.#queue;
     this.#queue = [];
     if (group.length === 0) return;
     const tx = this.#tx!;
-    const failAll = (batches: readonly Queued[], what: string, error: unknown): void => {
-      for (const b of batches) b.reject(error instanceof StoreError ? error : this.#writeError(b.conversationId, what, error));
-    };
     try {
       tx.begin.run();
     } catch (error) {
-      failAll(group, 'could not start the write transaction', error);
+      this.#failAll(group, 'could not start the write transaction', error);
+      return;
+    }
+    /** Batches refused (their seqs), with why; nothing of them was written. */
+    let refused: Map<Queued, unknown> | undefined;
+    /** A batch's rows or snapshot failed to write (then the group is written again, isolated). */
+    let rowsFailed = false;
+    try {
+      this.#writer.checkHeld(); // fencing: a claim taken over by another process writes nothing more
+      const insert = this.#insert;
+      /** Next seq of each conversation, as this transaction has it so far. */
+      const next = new Map<string, number>();
+      for (const batch of group) {
+        const { conversationId, records, rows } = batch;
+        let expected: number;
+        try {
+          expected = this.#expectedSeq(next, conversationId);
+          checkSeqs(conversationId, expected, records);
+        } catch (error) {
+          (refused ??= new Map()).set(batch, error);
+          continue;
+        }
+        rowsFailed = true;
+        for (const row of rows) insert.run(conversationId, row.seq, row.type, row.v, row.at, row.ignorable, row.sources, row.payload);
+        if (batch.snapshot) this.#snapshotSql!.write!.run(conversationId, batch.snapshot.upTo, batch.snapshot.digest, batch.snapshot.body);
+        rowsFailed = false;
+        next.set(conversationId, expected + records.length);
+      }
+      tx.commit.run();
+    } catch (error) {
+      try {
+        tx.rollback.run();
+      } catch {
+        // SQLite may already have rolled back (e.g. after SQLITE_FULL); the original error matters.
+      }
+      if (rowsFailed) {
+        // Nothing of this attempt stands; which batch SQLite refuses is found batch by batch.
+        this.#commitIsolated(group);
+        return;
+      }
+      // The fencing check or the commit failed: the batches refused on their own say why, every other one fails with the group.
+      const alone = refused;
+      if (alone) for (const [batch, reason] of alone) batch.reject(this.#batchError(batch, reason));
+      this.#failAll(alone ? group.filter((b) => !alone.has(b)) : group, 'the group commit failed and was rolled back, nothing of this batch was stored', error);
+      return;
+    }
+    let written = group.length;
+    if (refused) {
+      written -= refused.size;
+      for (const [batch, error] of refused) batch.reject(this.#batchError(batch, error));
+    }
+    this.#groups++;
+    this.#batches += written;
+    for (const b of group) if (!refused?.has(b)) b.resolve();
+  }
+
+  /** The seq a conversation's next batch must start at, in this transaction. */
+  #expectedSeq(next: Map<string, number>, conversationId: string): number {
+    const known = next.get(conversationId);
+    if (known !== undefined) return known;
+    const max = (this.#maxSeq.get(conversationId) as Row).m;
+    return max === null ? 0 : Number(max) + 1;
+  }
+
+  #failAll(batches: readonly Queued[], what: string, error: unknown): void {
+    for (const b of batches) b.reject(error instanceof StoreError ? error : this.#writeError(b.conversationId, what, error));
+  }
+
+  /**
+   * The group again, each batch in a savepoint of its own: a batch whose rows SQLite
+   * refuses is rolled back alone and only its `append` rejects; if the transaction
+   * cannot start or commit, every batch of the group rejects.
+   */
+  #commitIsolated(group: readonly Queued[]): void {
+    const tx = this.#tx!;
+    try {
+      tx.begin.run();
+    } catch (error) {
+      this.#failAll(group, 'could not start the write transaction', error);
       return;
     }
     const written: Queued[] = [];
@@ -288,17 +371,13 @@ export class SqliteEventStore implements EventStore {
     /** Next seq of each conversation, as this transaction has it so far. */
     const next = new Map<string, number>();
     try {
-      this.#writer.checkHeld(); // fencing: a claim taken over by another process writes nothing more
+      this.#writer.checkHeld();
       const insert = this.#insert;
       for (const batch of group) {
         const { conversationId, records, rows } = batch;
         let savepoint = false;
         try {
-          let expected = next.get(conversationId);
-          if (expected === undefined) {
-            const max = (this.#maxSeq.get(conversationId) as Row).m;
-            expected = max === null ? 0 : Number(max) + 1;
-          }
+          const expected = this.#expectedSeq(next, conversationId);
           checkSeqs(conversationId, expected, records);
           tx.savepoint.run();
           savepoint = true;
@@ -324,7 +403,7 @@ export class SqliteEventStore implements EventStore {
         // SQLite may already have rolled back (e.g. after SQLITE_FULL); the original error matters.
       }
       // Every batch not already refused on its own: those written are rolled back, those after the failure were never written.
-      failAll(
+      this.#failAll(
         group.filter((b) => !refused.has(b)),
         'the group commit failed and was rolled back, nothing of this batch was stored',
         error,
