@@ -71,6 +71,13 @@ export interface FuzzParts {
    * stored: the write-ahead barrier) and its client goes away at once, and the store refuses that steer's write.
    */
   readonly aimedSteer?: boolean;
+  /**
+   * Aimed at a message posted as the host gives up on fruitless turns: the first message's turn and the two after it
+   * are cancelled at their first request (before the model saw it, so it goes back to the inbox and the next turn
+   * takes it again) while a second message waits; a third is posted at this event (the third turn's `turn.closed`,
+   * with the example agent and no retries or compaction), after that turn's closing write, and its write is refused.
+   */
+  readonly aimedFruitless?: number;
 }
 
 export interface FuzzCase {
@@ -137,33 +144,49 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       ),
       // Last, for the same reason: a case aimed at a steer gone at once as a world-changing call starts (aimedSteer).
       aimedSteer: sometimes(fc.constantFrom<SideEffectLevel>('STATEFUL', 'STATEFUL', 'CRITICAL'), 8),
+      // After it: a case aimed at a message posted as the host gives up on fruitless turns (aimedFruitless).
+      aimedFruitless: sometimes(fc.integer({ min: 23, max: 25 }), 5),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
       // probe from starting in the first step (policy, visibility, claim, refused appends, broken executors).
       const aimed = raw.aimedSteer !== undefined && raw.wire === undefined ? raw.aimedSteer : undefined;
-      const p = aimed
+      const fruitless = aimed === undefined && raw.aimedFruitless !== undefined && raw.wire === undefined ? raw.aimedFruitless : undefined;
+      const p = fruitless
         ? {
             ...raw,
             production: true as const,
             crashAt: undefined,
             vias: undefined,
             storeCrash: undefined,
-            failReceipts: 'gone steer' as const,
-            policy: undefined,
-            visibility: undefined,
+            // The third client message's write is refused: the one posted as the third turn closes.
+            failReceipts: [3],
             claim: undefined,
             failAppends: undefined,
             failWriteAheads: undefined,
-            // The registry refuses retries for a tool that must never run twice: the probe's go with its new level.
-            tools: raw.tools.map(({ executor: _executor, ...t }) => {
-              if (t.name !== PROBE_TOOL.name) return t;
-              const { maxRetries: _retries, ...probe } = t;
-              return { ...probe, sideEffect: aimed };
-            }),
-            script: [{ tool_use: [{ name: PROBE_TOOL.name, args: {} }] }, ...raw.script].slice(0, options.maxScript ?? 14),
           }
-        : raw;
+        : aimed
+          ? {
+              ...raw,
+              production: true as const,
+              crashAt: undefined,
+              vias: undefined,
+              storeCrash: undefined,
+              failReceipts: 'gone steer' as const,
+              policy: undefined,
+              visibility: undefined,
+              claim: undefined,
+              failAppends: undefined,
+              failWriteAheads: undefined,
+              // The registry refuses retries for a tool that must never run twice: the probe's go with its new level.
+              tools: raw.tools.map(({ executor: _executor, ...t }) => {
+                if (t.name !== PROBE_TOOL.name) return t;
+                const { maxRetries: _retries, ...probe } = t;
+                return { ...probe, sideEffect: aimed };
+              }),
+              script: [{ tool_use: [{ name: PROBE_TOOL.name, args: {} }] }, ...raw.script].slice(0, options.maxScript ?? 14),
+            }
+          : raw;
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
       // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
@@ -217,6 +240,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(storeCrash ? { storeCrash } : {}),
         ...(typeof p.failReceipts === 'string' ? { refuseSteer: p.failReceipts } : {}),
         ...(aimed ? { aimedSteer: true } : {}),
+        ...(fruitless !== undefined ? { aimedFruitless: fruitless } : {}),
       };
     });
 }
@@ -298,6 +322,25 @@ function withSteerGoneAtProbe(inbox: readonly InboxEntry[], host: 'production' |
   return out;
 }
 
+/**
+ * The inbox of a case aimed at fruitless turns: the first message; a second posted and a cancel as request 1 goes
+ * out, cancels as requests 2 and 3 go out (each turn cancelled before the model saw its message, which goes back to
+ * the inbox); a third message at `event`; then the rest's untimed posts (what they start comes after all that).
+ */
+function withFruitlessTurns(inbox: readonly InboxEntry[], event: number): InboxEntry[] {
+  const first = inbox.find(isPost);
+  if (!first) return [...inbox];
+  return [
+    first,
+    { say: 'And ORD-1002?', at: { request: 1 } },
+    { cancel: 'user', at: { request: 1 } },
+    { cancel: 'user', at: { request: 2 } },
+    { cancel: 'user', at: { request: 3 } },
+    { say: 'And ORD-1003?', at: { event } },
+    ...inbox.filter((e) => e !== first && isPost(e) && e.at === undefined && e.messageId === undefined),
+  ];
+}
+
 /** The scenario and crash point the parts stand for (runs the inbox commands against their model). */
 export function toFuzzCase(parts: FuzzParts): FuzzCase {
   let inbox: InboxEntry[] = buildInbox(parts.inbox);
@@ -309,6 +352,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     inbox = inbox.map((e) => ((e.say ?? e.steer ?? e.inject ?? e.cancel) !== undefined ? { ...e, via: vias[k++ % vias.length]! } : e));
   }
   if (parts.storeCrash) inbox = withStoreCrash(inbox, parts.storeCrash);
+  if (parts.aimedFruitless !== undefined && parts.scenario.host === 'production') inbox = withFruitlessTurns(inbox, parts.aimedFruitless);
   if (parts.aimedSteer) inbox = withSteerGoneAtProbe(inbox, parts.scenario.host === 'production' ? 'production' : 'loop');
   let scenario: Omit<Scenario, 'inbox'> = parts.scenario;
   const steer = parts.refuseSteer ? steerReceipt(inbox, parts.refuseSteer === 'gone steer') : undefined;
