@@ -150,8 +150,10 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
       // probe from starting in the first step (policy, visibility, claim, refused appends, broken executors).
-      const aimed = raw.aimedSteer !== undefined && raw.wire === undefined ? raw.aimedSteer : undefined;
-      const fruitless = aimed === undefined && raw.aimedFruitless !== undefined && raw.wire === undefined ? raw.aimedFruitless : undefined;
+      // Never where the options keep cases off the production host (`production: 0`: a seam only the loop has).
+      const aiming = (options.production ?? 25) > 0 && raw.wire === undefined;
+      const aimed = aiming && raw.aimedSteer !== undefined ? raw.aimedSteer : undefined;
+      const fruitless = aiming && aimed === undefined && raw.aimedFruitless !== undefined ? raw.aimedFruitless : undefined;
       const p = fruitless
         ? {
             ...raw,
