@@ -16,7 +16,7 @@ import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
 import { wireCaseArb } from './wire.ts';
 import { crashAtArb, failAppendsArb, failReceiptsArb, failWriteAheadsArb, storeCrashArb, type StoreCrash } from './store.ts';
-import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSpanMisuse, type FuzzTool } from './tools.ts';
+import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSpanMisuse, type FuzzTool, type SideEffectLevel } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
 import { FUZZ_PASSPHRASE, FUZZ_SECRET } from './secret.ts';
@@ -65,6 +65,19 @@ export interface FuzzParts {
    * client goes away at once, if the inbox has one.
    */
   readonly refuseSteer?: 'timed steer' | 'gone steer';
+  /**
+   * Aimed at a client that goes away as its steer becomes the first event the store lacks: the model's first step
+   * calls the probe (declared STATEFUL or CRITICAL), a steer is posted as the probe starts (everything before it
+   * stored: the write-ahead barrier) and its client goes away at once, and the store refuses that steer's write.
+   */
+  readonly aimedSteer?: boolean;
+  /**
+   * Aimed at a message posted as the host gives up on fruitless turns: the first message's turn and the two after it
+   * are cancelled at their first request (before the model saw it, so it goes back to the inbox and the next turn
+   * takes it again) while a second message waits; a third is posted at this event (the third turn's `turn.closed`,
+   * with the example agent and no retries or compaction), after that turn's closing write, and its write is refused.
+   */
+  readonly aimedFruitless?: number;
 }
 
 export interface FuzzCase {
@@ -129,10 +142,55 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ),
         40,
       ),
-      // Last, for the same reason: a UI follows the conversation live through the production host's event stream.
+      // Last, for the same reason: a case aimed at a steer gone at once as a world-changing call starts (aimedSteer).
+      aimedSteer: sometimes(fc.constantFrom<SideEffectLevel>('STATEFUL', 'STATEFUL', 'CRITICAL'), 8),
+      // After it: a case aimed at a message posted as the host gives up on fruitless turns (aimedFruitless).
+      aimedFruitless: sometimes(fc.integer({ min: 23, max: 25 }), 5),
+      // After those: a UI follows the conversation live through the production host's event stream.
       followLive: sometimes(fc.constant(true), 35),
     })
-    .map((p) => {
+    .map((raw) => {
+      // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
+      // probe from starting in the first step (policy, visibility, claim, refused appends, broken executors).
+      // Never where the options keep cases off the production host (`production: 0`: a seam only the loop has).
+      const aiming = (options.production ?? 25) > 0 && raw.wire === undefined;
+      const aimed = aiming && raw.aimedSteer !== undefined ? raw.aimedSteer : undefined;
+      const fruitless = aiming && aimed === undefined && raw.aimedFruitless !== undefined ? raw.aimedFruitless : undefined;
+      const p = fruitless
+        ? {
+            ...raw,
+            production: true as const,
+            crashAt: undefined,
+            vias: undefined,
+            storeCrash: undefined,
+            // The third client message's write is refused: the one posted as the third turn closes.
+            failReceipts: [3],
+            claim: undefined,
+            failAppends: undefined,
+            failWriteAheads: undefined,
+          }
+        : aimed
+          ? {
+              ...raw,
+              production: true as const,
+              crashAt: undefined,
+              vias: undefined,
+              storeCrash: undefined,
+              failReceipts: 'gone steer' as const,
+              policy: undefined,
+              visibility: undefined,
+              claim: undefined,
+              failAppends: undefined,
+              failWriteAheads: undefined,
+              // The registry refuses retries for a tool that must never run twice: the probe's go with its new level.
+              tools: raw.tools.map(({ executor: _executor, ...t }) => {
+                if (t.name !== PROBE_TOOL.name) return t;
+                const { maxRetries: _retries, ...probe } = t;
+                return { ...probe, sideEffect: aimed };
+              }),
+              script: [{ tool_use: [{ name: PROBE_TOOL.name, args: {} }] }, ...raw.script].slice(0, options.maxScript ?? 14),
+            }
+          : raw;
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
       // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
@@ -186,6 +244,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(p.bystander ? { bystander: p.bystander } : {}),
         ...(storeCrash ? { storeCrash } : {}),
         ...(typeof p.failReceipts === 'string' ? { refuseSteer: p.failReceipts } : {}),
+        ...(aimed ? { aimedSteer: true } : {}),
+        ...(fruitless !== undefined ? { aimedFruitless: fruitless } : {}),
       };
     });
 }
@@ -240,6 +300,52 @@ function withStoreCrash(inbox: readonly InboxEntry[], crash: StoreCrash): InboxE
   return [...inbox.slice(0, position), entry, ...inbox.slice(position), { reopen: true }, { say: 'Hello? Are you still there?' }];
 }
 
+/**
+ * The inbox of an aimed case: its first message, then a steer posted as the probe starts and its client gone at
+ * once (the second message posted), then the rest — without the rest's posts at a moment, which could come first
+ * and take the steer's place among the posts; a disconnect follows its message to its new number, or goes with it.
+ */
+function withSteerGoneAtProbe(inbox: readonly InboxEntry[], host: 'production' | 'loop'): InboxEntry[] {
+  const first = inbox.findIndex(isPost);
+  if (first < 0 || host !== 'production') return [...inbox];
+  const at = { toolStart: PROBE_TOOL.name };
+  const out: InboxEntry[] = [...inbox.slice(0, first + 1), { steer: 'Wait — use the other address for this one.', at }, { disconnect: 2, at }];
+  const renumbered = new Map<number, number>([[1, 1]]);
+  let before = 1;
+  let after = 2;
+  for (const entry of inbox.slice(first + 1)) {
+    if (isPost(entry)) {
+      before++;
+      if (entry.at !== undefined) continue;
+      renumbered.set(before, ++after);
+      out.push(entry);
+    } else if (entry.disconnect !== undefined) {
+      const to = renumbered.get(entry.disconnect);
+      if (to !== undefined) out.push({ ...entry, disconnect: to });
+    } else out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * The inbox of a case aimed at fruitless turns: the first message; a second posted and a cancel as request 1 goes
+ * out, cancels as requests 2 and 3 go out (each turn cancelled before the model saw its message, which goes back to
+ * the inbox); a third message at `event`; then the rest's untimed posts (what they start comes after all that).
+ */
+function withFruitlessTurns(inbox: readonly InboxEntry[], event: number): InboxEntry[] {
+  const first = inbox.find(isPost);
+  if (!first) return [...inbox];
+  return [
+    first,
+    { say: 'And ORD-1002?', at: { request: 1 } },
+    { cancel: 'user', at: { request: 1 } },
+    { cancel: 'user', at: { request: 2 } },
+    { cancel: 'user', at: { request: 3 } },
+    { say: 'And ORD-1003?', at: { event } },
+    ...inbox.filter((e) => e !== first && isPost(e) && e.at === undefined && e.messageId === undefined),
+  ];
+}
+
 /** The scenario and crash point the parts stand for (runs the inbox commands against their model). */
 export function toFuzzCase(parts: FuzzParts): FuzzCase {
   let inbox: InboxEntry[] = buildInbox(parts.inbox);
@@ -251,6 +357,8 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     inbox = inbox.map((e) => ((e.say ?? e.steer ?? e.inject ?? e.cancel) !== undefined ? { ...e, via: vias[k++ % vias.length]! } : e));
   }
   if (parts.storeCrash) inbox = withStoreCrash(inbox, parts.storeCrash);
+  if (parts.aimedFruitless !== undefined && parts.scenario.host === 'production') inbox = withFruitlessTurns(inbox, parts.aimedFruitless);
+  if (parts.aimedSteer) inbox = withSteerGoneAtProbe(inbox, parts.scenario.host === 'production' ? 'production' : 'loop');
   let scenario: Omit<Scenario, 'inbox'> = parts.scenario;
   const steer = parts.refuseSteer ? steerReceipt(inbox, parts.refuseSteer === 'gone steer') : undefined;
   if (steer !== undefined) scenario = { ...scenario, store: { failAppends: [], ...scenario.store, failReceipts: [steer] } };

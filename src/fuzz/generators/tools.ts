@@ -30,6 +30,8 @@ export interface FuzzTool {
 export const PROBE_TOOL: FuzzTool = {
   name: 'probe',
   // Now and then a nested `detail` (objects, an array, a null): `arguments-validated` checks the body gets it frozen all the way down.
+  // And a typed list `labels` (`string[]`): valid, or with one item of the wrong type, an issue whose path is nested
+  // (`labels[i]`), never a top-level one: a validator that ignores nested issues runs the tool on them (P10).
   args: fc.oneof(
     { withCrossShrink: true },
     { weight: 3, arbitrary: fc.constant({}) },
@@ -39,8 +41,26 @@ export const PROBE_TOOL: FuzzTool = {
         detail: fc.record({ note: fc.constantFrom(null, 'fragile'), items: fc.array(fc.record({ kg: fc.integer({ min: 1, max: 9 }) }), { maxLength: 2 }) }),
       }),
     },
+    { weight: 1, arbitrary: fc.record({ labels: fc.array(fc.constantFrom('fragile', 'cold', 'ORD-1001'), { maxLength: 3 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({
+          labels: fc.array(fc.constantFrom('fragile', 'cold'), { maxLength: 2 }),
+          at: fc.nat(),
+          wrong: fc.constantFrom<unknown>(1002, true, null, { id: 'ORD-1002' }, ['cold']),
+        })
+        .map(({ labels, at, wrong }) => {
+          const list: unknown[] = [...labels];
+          list.splice(at % (labels.length + 1), 0, wrong);
+          return { labels: list };
+        }),
+    },
   ),
-  scripted: { description: 'A scripted tool the fuzzer adds: it does nothing unless its behaviour says so.', input: { detail: 'object?' } },
+  scripted: {
+    description: 'A scripted tool the fuzzer adds: it does nothing unless its behaviour says so.',
+    input: { detail: 'object?', labels: 'string[]?' },
+  },
 };
 
 /** A name no agent declares: calls to it must be refused as not available. */
