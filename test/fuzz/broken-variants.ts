@@ -17,7 +17,7 @@ import {
   type ToolExecutor,
 } from '../../src/kernel/index.ts';
 import type { RunOptions, TestSeams } from '../../src/harness/second-host.ts';
-import { PATTERN_HOLD } from '../../src/kernel/redact/stream.ts';
+import { PATTERN_HOLD } from '../../src/kernel/index.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../src/stores/memory-store.ts';
 import type { EventRecord } from '../../src/kernel/index.ts';
 

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schema.ts';
 import { oddArgumentsArb } from './odd-arguments.ts';
 import { sometimes } from './optional.ts';
-import { PATTERN_HOLD } from '../../kernel/redact/stream.ts';
+import { PATTERN_HOLD } from '../../kernel/index.ts';
 import { FUZZ_PASSPHRASE, SECRET_CALL_ID, SECRET_ECHO_ARGUMENT, SECRET_ECHO_REPLY, secretAcrossHoldReply } from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 

@@ -1,4 +1,4 @@
-import { PATTERN_HOLD } from '../../kernel/redact/stream.ts';
+import { PATTERN_HOLD } from '../../kernel/index.ts';
 
 /**
  * The secret the fuzzer plants: a made-up payment key. A case that lists it in
