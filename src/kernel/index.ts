@@ -18,6 +18,7 @@ export {
   redactEncodedForms,
   secretsFromEnv,
   streamRedactor,
+  PATTERN_HOLD,
   exactSecretStream,
   DEFAULT_SECRET_PATTERNS,
   REDACTED,

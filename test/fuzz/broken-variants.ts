@@ -17,6 +17,7 @@ import {
   type ToolExecutor,
 } from '../../src/kernel/index.ts';
 import type { RunOptions, TestSeams } from '../../src/harness/second-host.ts';
+import { PATTERN_HOLD } from '../../src/kernel/index.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../src/stores/memory-store.ts';
 import type { EventRecord } from '../../src/kernel/index.ts';
 
@@ -88,6 +89,33 @@ const retryAuth: ModelErrorHandler = {
 };
 
 /** A tool pipeline that lets a deny through: when the policy denies a call, it runs it with a pipeline that has no policy. */
+/**
+ * A stream redactor that lets out all but the held tail without moving the cut to
+ * the start of a secret that spans it (outside probe 9, plant P06): a secret across
+ * `length - hold` is stored in two deltas, each redacted alone, that rebuild it.
+ */
+const cutThroughSecrets = (deps: LoopDeps): LoopDeps => ({
+  ...deps,
+  streamRedaction: (redact) => {
+    const hold = Math.max(PATTERN_HOLD, redact.longest ?? 0);
+    let buffer = '';
+    return {
+      push: (piece) => {
+        buffer += piece;
+        if (buffer.length <= hold) return '';
+        const out = buffer.slice(0, buffer.length - hold);
+        buffer = buffer.slice(buffer.length - hold);
+        return redact(out);
+      },
+      end: () => {
+        const out = buffer;
+        buffer = '';
+        return out.length > 0 ? redact(out) : '';
+      },
+    };
+  },
+});
+
 const denyLetThrough: TestSeams['wrapTools'] = (real, options): ToolExecutor => {
   const permissive = createToolExecutor({ ...options, policy: { default: 'allow' }, visibility: [] });
   return {
@@ -142,6 +170,13 @@ export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
     bug: 'a loop variant that redacts each streamed delta alone',
     // Each piece passes the redactor; a key split across two pieces is stored in halves.
     host: { seams: { wrapDeps: (deps) => ({ ...deps, streamRedaction: (redact) => ({ push: redact, end: () => '' }) }) } },
+    invariant: 'invariant-15-secrets-never-leave',
+    needs: ['secrets'],
+  },
+  {
+    name: 'stream-cut-through-secret',
+    bug: 'a stream redactor that cuts inside a secret at its hold boundary',
+    host: { seams: { wrapDeps: cutThroughSecrets } },
     invariant: 'invariant-15-secrets-never-leave',
     needs: ['secrets'],
   },

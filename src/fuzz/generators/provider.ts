@@ -12,7 +12,8 @@ import fc from 'fast-check';
 import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schema.ts';
 import { oddArgumentsArb } from './odd-arguments.ts';
 import { sometimes } from './optional.ts';
-import { SECRET_CALL_ID, SECRET_ECHO_ARGUMENT, SECRET_ECHO_REPLY } from './secret.ts';
+import { PATTERN_HOLD } from '../../kernel/index.ts';
+import { FUZZ_PASSPHRASE, SECRET_CALL_ID, SECRET_ECHO_ARGUMENT, SECRET_ECHO_REPLY, secretAcrossHoldReply } from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
 /**
@@ -95,11 +96,26 @@ function errorArb(): fc.Arbitrary<ErrorSpec> {
   );
 }
 
+/**
+ * A long reply (more than the stream redactor's hold) with the passphrase across
+ * the last cut the redactor may make. Half the time its length is near three
+ * holds, so with three deltas that cut also falls where the second delta ends:
+ * the passphrase is split across chunks too. A redactor that cuts inside it
+ * (outside probe 9, plant P06) stores two pieces that rebuild it.
+ */
+const secretAcrossHoldArb: fc.Arbitrary<ProviderStep> = fc
+  .record({
+    length: fc.oneof(fc.integer({ min: 3 * PATTERN_HOLD - 6, max: 3 * PATTERN_HOLD + 6 }), fc.integer({ min: PATTERN_HOLD + 40, max: 5 * PATTERN_HOLD })),
+    into: fc.integer({ min: 1, max: FUZZ_PASSPHRASE.length - 1 }),
+  })
+  .map(({ length, into }): ProviderStep => ({ reply: secretAcrossHoldReply(length, into) }));
+
 /** One provider step (the scenario format's `provider.script` entry). */
 export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
   const result: fc.Arbitrary<ProviderStep> = fc.oneof(
     { withCrossShrink: true },
     { weight: 8, arbitrary: fc.constantFrom('Done.', 'Here is what I found.', SECRET_ECHO_REPLY).map((reply): ProviderStep => ({ reply })) },
+    { weight: 2, arbitrary: secretAcrossHoldArb },
     {
       weight: 8,
       arbitrary: fc

@@ -1,3 +1,5 @@
+import { PATTERN_HOLD } from '../../kernel/index.ts';
+
 /**
  * The secret the fuzzer plants: a made-up payment key. A case that lists it in
  * `secrets` has it in the customer's first message; the provider's script may
@@ -19,6 +21,23 @@ export const FUZZ_PASSPHRASE = 'orchard-FUZZ-7731-téal-quill-0042';
 
 /** A reply that echoes both secrets: streamed in pieces, each is split across deltas. */
 export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET} and passphrase ${FUZZ_PASSPHRASE}; please rotate them.`;
+
+/**
+ * A long streamed reply (`length` characters, more than the stream redactor's
+ * hold) with the passphrase lying across the last cut the redactor may make:
+ * `into` of its characters before `length - hold`, the rest after. With three
+ * deltas of a third each and a length near three holds, that cut is also where
+ * the second delta ends, so the passphrase is split across chunks as well. A
+ * redactor that lets out all but the held tail without moving the cut to the
+ * secret's start stores it in two deltas that rebuild it (outside probe 9,
+ * plant P06). The passphrase has no credential shape: only its value finds it.
+ */
+export function secretAcrossHoldReply(length: number, into: number, hold = PATTERN_HOLD): string {
+  const filler = 'The order shipped on time and the invoice matches the quote. ';
+  const pad = (n: number) => filler.repeat(Math.ceil(n / filler.length) + 1).slice(0, Math.max(0, n));
+  const at = Math.max(0, length - hold - Math.min(Math.max(1, into), FUZZ_PASSPHRASE.length - 1));
+  return `${pad(at)}${FUZZ_PASSPHRASE}${pad(length - at - FUZZ_PASSPHRASE.length)}`;
+}
 
 /** An argument a model fills from what it read: the passphrase, streamed inside the call's argument text. */
 export const SECRET_ECHO_ARGUMENT = `customer gave passphrase ${FUZZ_PASSPHRASE}`;

@@ -7,8 +7,13 @@
  * `gen_ai.request.model` are held to the `model.result` usage and the
  * `model.request` model of the same turn, step and attempt in the log; each
  * `execute_tool` span's `gen_ai.tool.name` to the call its `gen_ai.tool.call.id`
- * names in the log. A model call whose result is not in the final log (lost with
- * a crash) is not judged.
+ * names in the log; and that call id itself to the calls of the span's turn and
+ * step in the log (the assistant message's tool calls, the started and answered
+ * calls): an id the step never had — the tool's name, another step's id —
+ * breaks joining a tool span to the model's call in a collector (outside probe 9, plant P15: `gen_ai.tool.call.id` carrying the
+ * tool name passed the gate). A model call whose result is not in the final log
+ * (lost with a crash) is not judged, nor a tool span of a step the log holds no
+ * calls for (a call resumed after a reopen runs before any model call of its trace).
  *
  * `trace-agrees-with-log` checks loopgate's own trace; nothing checked what
  * reaches a collector — outside probe 7's plant P05 (`gen_ai.usage.input_tokens`
@@ -22,7 +27,7 @@ import { defineInvariant, loopgateOnly } from './invariant.ts';
 
 export const otelGenAiFollowsLog = defineInvariant({
   id: 'otel-genai-follows-log',
-  title: "the OpenTelemetry GenAI spans the host exports carry the log's models, token usage and tool names",
+  title: "the OpenTelemetry GenAI spans the host exports carry the log's models, token usage, tool names and call ids",
   appliesTo: loopgateOnly("a peer's traces are its own"),
   check: (run) => genAiFollows(run),
 });
@@ -33,6 +38,7 @@ const MODEL = 'gen_ai.request.model';
 const OPERATION = 'gen_ai.operation.name';
 const TOOL = 'gen_ai.tool.name';
 const CALL_ID = 'gen_ai.tool.call.id';
+const TOOL_TYPE = 'gen_ai.tool.type';
 
 /**
  * One exporter for every run (a provider per run halved the fuzzer's speed),
@@ -67,17 +73,38 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
   const results = new Map<string, Usage | null>();
   const models = new Map<string, string>();
   const tools = new Map<string, Set<string>>(); // call id → the tools the log started under it
+  const calls = new Map<string, Map<string, Set<string>>>(); // turn/step → call id → the tools the log names under it
+  const callOf = (turn: number, step: number, id: string, name: string) => {
+    const key = `${turn}/${step}`;
+    const ids = calls.get(key) ?? new Map<string, Set<string>>();
+    calls.set(key, ids.set(id, (ids.get(id) ?? new Set()).add(name)));
+  };
   for (const e of run.log.events) {
     if (e.opaque) continue;
     const event = e as LogEvent;
     if (event.type === 'model.request') models.set(keyOf(event.payload), event.payload.model);
     else if (event.type === 'model.result') results.set(keyOf(event.payload), event.payload.result.usage ?? null);
-    else if (event.type === 'tool.started') tools.set(event.payload.callId, (tools.get(event.payload.callId) ?? new Set()).add(event.payload.name));
+    else if (event.type === 'tool.started') {
+      tools.set(event.payload.callId, (tools.get(event.payload.callId) ?? new Set()).add(event.payload.name));
+      callOf(event.payload.turn, event.payload.step, event.payload.callId, event.payload.name);
+    } else if (event.type === 'tool.result') callOf(event.payload.turn, event.payload.step, event.payload.callId, event.payload.name);
+    else if (event.type === 'assistant.message')
+      for (const block of event.payload.content) if (block.type === 'tool_call') callOf(event.payload.turn, event.payload.step, block.id, block.name);
   }
   for (const span of spans) {
     const a = span.attributes;
     if (a[OPERATION] === 'execute_tool') {
       const callId = a[CALL_ID];
+      const where = `span "${span.name}" (turn/step ${String(a['loopgate.turn'])}/${String(a['loopgate.step'])})`;
+      const stepCalls = calls.get(`${String(a['loopgate.turn'])}/${String(a['loopgate.step'])}`);
+      if (stepCalls !== undefined) {
+        if (typeof callId !== 'string') return `${where}: no ${CALL_ID}, but the log's step holds calls ${[...stepCalls.keys()].join(', ')}`;
+        const named = stepCalls.get(callId);
+        if (named === undefined)
+          return `${where}: ${CALL_ID} is ${callId}, but the log's step holds no such call (its calls: ${[...stepCalls.keys()].join(', ')})`;
+        if (!named.has(String(a[TOOL]))) return `${where}: ${TOOL} is ${String(a[TOOL])}, but the log's step calls ${callId} ${[...named].join(', ')}`;
+      }
+      if (a[TOOL_TYPE] !== 'function') return `${where}: ${TOOL_TYPE} is ${String(a[TOOL_TYPE] ?? '(absent)')}, but every tool the log runs is a function`;
       const names = typeof callId === 'string' ? tools.get(callId) : undefined;
       if (names !== undefined && !names.has(String(a[TOOL])))
         return `span "${span.name}": ${TOOL} is ${String(a[TOOL])}, but the log started call ${String(callId)} as ${[...names].join(', ')}`;

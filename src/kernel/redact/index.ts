@@ -3,4 +3,4 @@ export { createRedactor, DEFAULT_SECRET_PATTERNS, REDACTED, secretsFromEnv, type
 export { SECRET_RULES, type SecretRule } from './secret-rules.ts';
 export { containsSecret, redactEncodedForms, secretFinder } from './secret-forms.ts';
 export { redactDeep, setOwn } from './redact-deep.ts';
-export { exactSecretStream, streamRedactor, type StreamRedactor } from './stream.ts';
+export { exactSecretStream, PATTERN_HOLD, streamRedactor, type StreamRedactor } from './stream.ts';

@@ -29,7 +29,7 @@ export interface StreamRedactor {
 }
 
 /** What every credential shape needs to be recognized, at most (see secret-rules.ts). */
-const PATTERN_HOLD = 256;
+export const PATTERN_HOLD = 256;
 const DEFAULT_MAX_HOLD = 64 * 1024;
 
 export function streamRedactor(redact: Redactor, options: { readonly maxHold?: number } = {}): StreamRedactor {
