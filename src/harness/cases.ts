@@ -20,6 +20,8 @@ export interface CaseOutcome {
   readonly virtualMs?: number;
   readonly skipReason?: string;
   readonly repeats?: CaseResult['repeats'];
+  /** The run's secrets (the agent's and the scenario's): the runner redacts the case's whole result with them, title and tags included. */
+  readonly secrets?: readonly string[];
 }
 
 export interface Case {
@@ -30,6 +32,8 @@ export interface Case {
   readonly tags?: readonly string[];
   /** The id its seed derives from, when it is not `id` (the same scenario through another host runs with the same seed). */
   readonly seedId?: string;
+  /** Secrets known before it runs (a scenario's `secrets:`): its title, tags and any error it throws are redacted with them. */
+  readonly secrets?: readonly string[];
   run(context: CaseContext): Promise<CaseOutcome>;
 }
 

@@ -56,6 +56,7 @@ export function liveCases(options: LiveOptions): Case[] {
     title: `${l.scenario.name} (live, ${provider})`,
     file: l.file,
     tags: [...l.scenario.tags, 'live'],
+    ...(l.scenario.secrets ? { secrets: l.scenario.secrets } : {}),
     async run({ seed }) {
       if (!apiKey) return { status: 'skipped', checks: [], skipReason: `live: ${keyName} is not set, so this live scenario was not run against ${provider}` };
       const threshold = l.scenario.live!.passRate;

@@ -3,7 +3,7 @@
  * (--concurrency), each with its own seed. A case that throws is a failed case
  * with the error as its check — the runner itself never stops early.
  */
-import { InputError } from '../kernel/index.ts';
+import { createRedactor, InputError, redactDeep } from '../kernel/index.ts';
 import type { CaseResult, CheckResult } from '../report/results.ts';
 import { testAllWithin } from './bounded-regex.ts';
 import { caseSeed, type Case } from './cases.ts';
@@ -67,35 +67,49 @@ function failureLine(first: CheckResult, checks: readonly CheckResult[]): string
   return `${first.name}: ${first.message}${others.length > 0 ? ` (also failed: ${others.join(', ')})` : ''}`;
 }
 
+/**
+ * The case's result with every string — its title, tags and failure included — passed through the redactor of
+ * its secrets, the same one its checks and timeline passed: no report carries a secret the case was told to keep.
+ */
+function redacted(result: CaseResult, secrets: readonly string[]): CaseResult {
+  return redactDeep(result, createRedactor({ secrets })) as CaseResult;
+}
+
 async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
   const started = performance.now();
   const base = { id: c.id, kind: c.kind, title: c.title, ...(c.file ? { file: c.file } : {}), ...(c.tags?.length ? { tags: c.tags } : {}) };
   try {
     const outcome = await c.run({ seed: caseSeed(runSeed, c.seedId ?? c.id) });
     const failing = outcome.checks.find((check) => !check.passed);
-    return {
-      ...base,
-      status: outcome.status,
-      ...(outcome.outcome !== undefined ? { outcome: outcome.outcome } : {}),
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      ...(outcome.virtualMs !== undefined ? { virtualMs: outcome.virtualMs } : {}),
-      ...(failing ? { failure: failureLine(failing, outcome.checks) } : {}),
-      ...(outcome.skipReason ? { skipReason: outcome.skipReason } : {}),
-      checks: outcome.checks,
-      ...(outcome.metrics ? { metrics: outcome.metrics } : {}),
-      ...(outcome.timeline ? { timeline: outcome.timeline } : {}),
-      ...(outcome.requests ? { requests: outcome.requests } : {}),
-      ...(outcome.repeats ? { repeats: outcome.repeats } : {}),
-    };
+    return redacted(
+      {
+        ...base,
+        status: outcome.status,
+        ...(outcome.outcome !== undefined ? { outcome: outcome.outcome } : {}),
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        ...(outcome.virtualMs !== undefined ? { virtualMs: outcome.virtualMs } : {}),
+        ...(failing ? { failure: failureLine(failing, outcome.checks) } : {}),
+        ...(outcome.skipReason ? { skipReason: outcome.skipReason } : {}),
+        checks: outcome.checks,
+        ...(outcome.metrics ? { metrics: outcome.metrics } : {}),
+        ...(outcome.timeline ? { timeline: outcome.timeline } : {}),
+        ...(outcome.requests ? { requests: outcome.requests } : {}),
+        ...(outcome.repeats ? { repeats: outcome.repeats } : {}),
+      },
+      [...(c.secrets ?? []), ...(outcome.secrets ?? [])],
+    );
   } catch (error) {
     // The code under test failing to build its agent is its own failure, told in its words; anything else is a bug, with its stack.
     const message = error instanceof AgentBuildError ? error.message : `the case threw: ${(error as Error)?.stack ?? String(error)}`;
-    return {
-      ...base,
-      status: 'failed',
-      durationMs: Math.round(performance.now() - started),
-      failure: message,
-      checks: [{ name: 'harness', passed: false, message }],
-    };
+    return redacted(
+      {
+        ...base,
+        status: 'failed',
+        durationMs: Math.round(performance.now() - started),
+        failure: message,
+        checks: [{ name: 'harness', passed: false, message }],
+      },
+      c.secrets ?? [],
+    );
   }
 }

@@ -42,6 +42,7 @@ export function outcomeOfRun(run: ScenarioRun, checks: CaseOutcome['checks'], pr
     timeline: prices ? withCallCosts(buildTimeline(run), costOfLog(run.log.events, prices).calls, prices.currency) : buildTimeline(run),
     requests: stepRequests(run),
     virtualMs: run.virtualMs,
+    secrets: run.secrets,
   };
 }
 
@@ -85,6 +86,7 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
     title: besides ? `${scenario.name} (through the production host)` : scenario.name,
     file: loaded.file,
     tags: scenario.tags,
+    ...(scenario.secrets ? { secrets: scenario.secrets } : {}),
     async run({ seed }) {
       if (scenario.live) {
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };

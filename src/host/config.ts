@@ -43,6 +43,27 @@ const otlpSchema = z.strictObject({
   timeoutMs: positiveInt.optional(),
 });
 
+/** Query parameters that carry a credential (`?key=`, `?api_key=`, `?access_token=`, `?sig=`...). */
+const CREDENTIAL_PARAM = /key|token|secret|passw|pwd|auth|credential|^sig$|signature/i;
+
+/** Whether a model's address carries a credential: a user or password, or a query parameter named like a key. */
+export function urlHasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '' || [...parsed.searchParams.keys()].some((name) => CREDENTIAL_PARAM.test(name));
+  } catch {
+    return /^[a-z][a-z0-9+.-]*:\/\/[^/@]*@/i.test(url);
+  }
+}
+
+/** A model's address (`model.baseURL`, `model.fallback[i].baseURL`): a URL with no credential in it. */
+const modelBaseUrl = z
+  .url()
+  .refine(
+    (url) => !urlHasCredentials(url),
+    'must not carry credentials (config files get committed and shared): put the API key in an environment variable named by apiKeyEnv',
+  );
+
 /** Why `url` cannot be an OTLP endpoint, or undefined. */
 export function otlpEndpointProblem(url: string): string | undefined {
   let parsed: URL;
@@ -84,7 +105,7 @@ export const hostConfigSchema = z.strictObject({
       temperature: z.number().min(0).max(2).optional(),
       timeoutMs: positiveInt.optional(),
       /** The provider's API address (default: the SDK's own, or its *_BASE_URL variable). */
-      baseURL: z.url().optional(),
+      baseURL: modelBaseUrl.optional(),
       /** Name of the environment variable holding the API key (never the key itself). Default: the provider's usual one. */
       apiKeyEnv: envName.optional(),
       /**
@@ -92,7 +113,7 @@ export const hostConfigSchema = z.strictObject({
        * (overload, rate limits, server errors). Each is asked for its own model `name`.
        */
       fallback: z
-        .array(z.strictObject({ provider: providerName, name: z.string().min(1), baseURL: z.url().optional(), apiKeyEnv: envName.optional() }))
+        .array(z.strictObject({ provider: providerName, name: z.string().min(1), baseURL: modelBaseUrl.optional(), apiKeyEnv: envName.optional() }))
         .default([]),
     })
     .default({ provider: 'fake', name: DEFAULT_LOOP_CONFIG.model, maxTokens: DEFAULT_LOOP_CONFIG.maxTokens, fallback: [] }),

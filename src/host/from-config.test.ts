@@ -166,6 +166,57 @@ describe('createHostFromConfig', () => {
     expect(existsSync(join(folder, 'data'))).toBe(false);
   });
 
+  it('a trace.export.jsonl that cannot be written is a ConfigError naming file, line and key, before the store is opened (probe 9, P-2)', async () => {
+    const { file, folder } = writeConfig(
+      ['model: {provider: fake, name: m}', 'store: {kind: sqlite, path: data/agent.db}', 'trace:', '  export:', '    jsonl: blocker/turns.jsonl', ''].join(
+        '\n',
+      ),
+    );
+    writeFileSync(join(folder, 'blocker'), 'a file, not a folder');
+    const modelClient = () => new ScriptedModelClient([reply('unused')]);
+    const error = await createHostFromConfig(file, { modelClient }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(
+      new RegExp(`^${file.replace(/[.]/g, '\\.')}:5:\\d+: trace\\.export\\.jsonl: cannot write .*blocker.* is a file, not a folder`),
+    );
+    expect(existsSync(join(folder, 'data'))).toBe(false);
+  });
+
+  it('a model baseURL carrying a credential is refused as store.url with a password is: config files get committed (probe 9, P-1)', async () => {
+    for (const [baseURL, key] of [
+      ['http://user:sk-ant-api03-in-the-url@proxy.local', 'model.baseURL'],
+      ['https://gateway.local/v1?key=AIzaSyInTheQuery0123', 'model.baseURL'],
+      ['https://gateway.local/v1?api_key=in-the-query-0123', 'model.baseURL'],
+    ] as const) {
+      const { file } = writeConfig(
+        ['model:', '  provider: anthropic', '  name: claude-sonnet-4-6', `  baseURL: "${baseURL}"`, 'store: {kind: memory}', ''].join('\n'),
+      );
+      const error = await createHostFromConfig(file, { env }).catch((e: unknown) => e);
+      expect(error, baseURL).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toContain(`${file}:4:`);
+      expect((error as Error).message).toMatch(
+        new RegExp(`${key.replace('.', '\\.')}: must not carry credentials \\(config files get committed and shared\\)`),
+      );
+      expect((error as Error).message).not.toMatch(/sk-ant-api03-in-the-url|AIzaSyInTheQuery0123|in-the-query-0123/);
+    }
+    const { file } = writeConfig(
+      [
+        'model:',
+        '  provider: anthropic',
+        '  name: claude-sonnet-4-6',
+        '  fallback:',
+        '    - {provider: openai-chat, name: gpt-4.1-mini, baseURL: "https://u:p4ss@gw.local/v1"}',
+        'store: {kind: memory}',
+        '',
+      ].join('\n'),
+    );
+    await expect(createHostFromConfig(file, { env })).rejects.toThrow(/model\.fallback\[0\]\.baseURL: must not carry credentials/);
+    // A plain address (a proxy, a gateway, a test fake) is still fine.
+    const plain = writeConfig(['model:', '  provider: fake', '  baseURL: "http://localhost:8080/v1?region=eu"', 'store: {kind: memory}', ''].join('\n'));
+    const host = await createHostFromConfig(plain.file, { modelClient: () => new ScriptedModelClient([reply('hi')]) });
+    await host.close();
+  });
+
   it('provider "fake" needs a client from code; with modelClient it is built, and the fallback is asked for its own model', async () => {
     const { file } = writeConfig(
       [

@@ -13,6 +13,7 @@
  * relative to the file's folder; in a config given as an object, to the working
  * directory.
  */
+import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
 import { type Agent, type AgentFactory, createRedactor, type ModelClient, systemClock, type TraceExporter } from '../kernel/index.ts';
@@ -84,15 +85,57 @@ export function checkHostConfig(
       `${configKey(parsed, ['model', 'provider'])}: not set: the host would serve loopgate's scripted fake model; name the provider (anthropic, openai-chat or openai-responses), or write provider: fake if your code passes its own modelClient`,
     );
   modelSpecs(parsed, {}, { adapters: false });
+  checkTraceFile(parsed, pathsOf(parsed));
   return parsed;
+}
+
+/** Resolves a config's relative paths: against its file's folder, or the working directory for a config given as an object. */
+function pathsOf(config: HostConfig): (path: string) => string {
+  const source = configSource(config);
+  const base = source ? dirname(resolve(source.file)) : process.cwd();
+  return (path: string) => (isAbsolute(path) ? path : resolve(base, path));
+}
+
+/** `trace.export.jsonl` names a file the host can create or append to: a `ConfigError` naming file, line and key if not. Creates nothing. */
+function checkTraceFile(config: HostConfig, at: (path: string) => string): void {
+  const jsonl = config.trace.export.jsonl;
+  if (jsonl === undefined) return;
+  const problem = traceFileProblem(at(jsonl));
+  if (problem) throw new ConfigError(`${configKey(config, ['trace', 'export', 'jsonl'])}: cannot write ${at(jsonl)}: ${problem}`);
+}
+
+function traceFileProblem(path: string): string | undefined {
+  const kind = (p: string): 'file' | 'folder' | 'other' | undefined => {
+    try {
+      const stat = statSync(p);
+      return stat.isDirectory() ? 'folder' : stat.isFile() ? 'file' : 'other';
+    } catch {
+      return undefined;
+    }
+  };
+  const writable = (p: string): boolean => {
+    try {
+      accessSync(p, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const own = kind(path);
+  if (own === 'folder') return 'it is a folder, not a file';
+  if (own === 'file') return writable(path) ? undefined : 'the file is not writable';
+  // The nearest folder that exists: the exporter creates the ones below it.
+  let parent = dirname(path);
+  while (kind(parent) === undefined && dirname(parent) !== parent) parent = dirname(parent);
+  const found = kind(parent);
+  if (found === 'folder') return writable(parent) ? undefined : `the folder ${parent} is not writable`;
+  return found === undefined ? `${parent} does not exist` : `${parent} is a file, not a folder`;
 }
 
 /** Builds the host a config describes; `config` is a path to a YAML file or a parsed config. */
 export async function createHostFromConfig(config: string | HostConfig, options: HostFromConfigOptions = {}): Promise<AgentHost> {
   const parsed = typeof config === 'string' ? loadHostConfig(config) : asCheckedHostConfig(config);
-  const source = configSource(parsed);
-  const base = source ? dirname(resolve(source.file)) : process.cwd();
-  const at = (path: string) => (isAbsolute(path) ? path : resolve(base, path));
+  const at = pathsOf(parsed);
   const env = options.env ?? process.env;
   // A factory is built here only to be checked; the host builds it per conversation.
   const agent =
@@ -102,6 +145,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   checkToolPipeline(parsed, { ...options, agent });
   selectedMode(parsed);
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
+  if (!options.exporter) checkTraceFile(parsed, at);
   const build = options.modelClient ?? ((spec: ModelSpec) => configAdapter(spec, options.fetch));
   const [primary, ...fallbacks] = specs.map((spec) => withModel(build(spec), spec.name));
   const headers = otlpHeaders(parsed, env);
@@ -165,7 +209,14 @@ function traceExporter(
 ): TraceExporter | undefined {
   const { jsonl, otlp } = config.trace.export;
   const exporters: TraceExporter[] = [];
-  if (jsonl !== undefined) exporters.push(new JsonlFileExporter(context.at(jsonl)));
+  if (jsonl !== undefined) {
+    try {
+      exporters.push(new JsonlFileExporter(context.at(jsonl)));
+    } catch (error) {
+      // Checked before (checkTraceFile); this is what changed since, or what no check can see.
+      throw new ConfigError(`${configKey(config, ['trace', 'export', 'jsonl'])}: cannot write ${context.at(jsonl)}: ${(error as Error).message}`);
+    }
+  }
   if (otlp !== undefined) {
     exporters.push(
       new OtelTraceExporter({

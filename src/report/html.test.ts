@@ -27,6 +27,17 @@ describe('HTML report (static checks; html.browser.test.ts runs it in Chromium)'
     expect(scriptJson({ s: '\u2028' })).toBe('{"s":"\\u2028"}');
   });
 
+  it('a reply holding `</script ` (any case, any space after it) cannot end the data element early', () => {
+    const reply = '<!--<script> x </script  > </SCRIPT\t> </script/';
+    const base = sampleResults();
+    const [first, ...rest] = base.cases;
+    const page = renderHtml({ ...base, cases: [{ ...first!, timeline: [{ at: 0, kind: 'outcome', label: 'replied', detail: reply }] }, ...rest] });
+    // Only the page's own two script elements close: the data one and the code one.
+    expect(page.match(/<\/script/gi)).toHaveLength(2);
+    expect(page).not.toContain('<!--');
+    expect(JSON.stringify(JSON.parse(embedded(page)))).toContain(JSON.stringify(reply).slice(1, -1));
+  });
+
   it('is self-contained: nothing is loaded from anywhere', () => {
     const page = html.replace(embedded(html), '');
     expect(page).not.toMatch(/https?:\/\//);

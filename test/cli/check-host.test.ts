@@ -60,4 +60,23 @@ describe('loopgate check-host', () => {
     expect(extra.status).toBe(2);
     expect(extra.stderr).toMatch(/extra\.yaml:\d+:\d+: .*modle/);
   });
+
+  it('refuses a model baseURL carrying a key, naming file, line and key, as it refuses a password in store.url (probe 9, P-1)', () => {
+    writeFileSync(
+      join(dir, 'keyed.yaml'),
+      `${HOST('issue_refund')}`.replace('  name: claude-sonnet-4-6', '  name: claude-sonnet-4-6\n  baseURL: "http://user:sk-ant-api03-keyinurl@proxy.local"'),
+    );
+    const keyed = checkHost(['keyed.yaml', '--agent', 'support']);
+    expect(keyed.status).toBe(2);
+    expect(keyed.stderr).toMatch(/keyed\.yaml:4:\d+: model\.baseURL: must not carry credentials/);
+    expect(keyed.stderr + keyed.stdout).not.toContain('sk-ant-api03-keyinurl');
+  });
+
+  it('refuses a trace.export.jsonl it could not write, naming file, line and key, and creates nothing (probe 9, P-2)', () => {
+    writeFileSync(join(dir, 'a-file'), 'not a folder');
+    writeFileSync(join(dir, 'traced.yaml'), `${HOST('issue_refund')}trace:\n  export:\n    jsonl: a-file/turns.jsonl\n`);
+    const traced = checkHost(['traced.yaml', '--agent', 'support']);
+    expect(traced.status).toBe(2);
+    expect(traced.stderr).toMatch(/traced\.yaml:10:\d+: trace\.export\.jsonl: cannot write .*a-file.* is a file, not a folder/);
+  });
 });

@@ -48,6 +48,11 @@ describe('loopgate run --baseline: the exit code', () => {
     expect(regressed.stdout).toMatch(/0 failed|passed/i);
     expect(regressed.stdout).toMatch(/regression/);
     expect(regressed.status).toBe(EXIT.failed);
+    // CI test views read the JUnit root: it fails too, counting the regressions (probe 9, plant P14: failures="0" on exit 1).
+    const junit = cli(['run', file, '--host', 'loop', '--baseline', baseline, '--reporter', 'junit', '--out', 'out']);
+    expect(junit.status).toBe(EXIT.failed);
+    const root = /<testsuites\b[^>]*>/.exec(readFileSync(join(dir, 'out', 'junit.xml'), 'utf8'))?.[0] ?? '';
+    expect(root).toMatch(/ failures="[1-9]\d*"/);
     expect(JSON.parse(readFileSync(baseline, 'utf8')).cases).toBeDefined(); // the baseline itself is left as it was
   });
 });

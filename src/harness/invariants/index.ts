@@ -4,6 +4,8 @@
  * `fuzzAgent` — the same list, in this order. One file per invariant; the
  * numbered ones are DESIGN.md's.
  */
+import { isAbsolute, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CheckResult } from '../../report/results.ts';
 import { crashRecovery } from './crash-recovery.ts';
 import { adapterFollowsTheWire } from './adapter-follows-the-wire.ts';
@@ -135,7 +137,9 @@ export async function verdictOf(invariant: Invariant, run: AnyRun, context: Inva
   try {
     verdict = isPeerRun(run) ? await invariant.checkObservable?.(run) : await invariant.check(run, context);
   } catch (error) {
-    return `the check threw: ${(error as Error)?.stack ?? String(error)}`;
+    // loopgate's own check throwing is loopgate's bug: its stack is what to report. A user's is told in one line.
+    if (INVARIANTS.includes(invariant)) return `the check threw: ${(error as Error)?.stack ?? String(error)}`;
+    return userCheckThrew(invariant, error);
   }
   if (verdict === undefined || (typeof verdict === 'string' && verdict !== '')) return verdict;
   // A verdict that says nothing is a bug of the check, reported as what it is (not as a violation with a blank message).
@@ -146,6 +150,32 @@ export async function verdictOf(invariant: Invariant, run: AnyRun, context: Inva
         ? `an object (${JSON.stringify(verdict)?.slice(0, 80)})`
         : String(verdict);
   return `the check returned ${said}: return undefined when the invariant holds, a sentence saying what went wrong when it does not`;
+}
+
+/** `the check threw: Error: <message> (invariant <id>, at <file>:<line>:<column>)`: one line, the user's frame that threw, no stack. */
+function userCheckThrew(invariant: Invariant, error: unknown): string {
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const where = error instanceof Error ? throwSite(error.stack) : undefined;
+  return `the check threw: ${what.replace(/\s*\n\s*/g, ' ')} (invariant ${invariant.id}${where ? `, at ${where}` : ''})`;
+}
+
+/** The first frame of a stack outside Node's own code, as a path relative to the working directory when under it. */
+function throwSite(stack: string | undefined): string | undefined {
+  for (const line of (stack ?? '').split('\n')) {
+    const frame = /^\s+at (?:.*? \()?(.+?):(\d+):(\d+)\)?$/.exec(line);
+    if (!frame || frame[1]!.startsWith('node:') || frame[1] === 'native') continue;
+    let file = frame[1]!;
+    if (file.startsWith('file://')) {
+      try {
+        file = fileURLToPath(file);
+      } catch {
+        // kept as written
+      }
+    }
+    const rel = relative(process.cwd(), file);
+    return `${rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file}:${frame[2]}:${frame[3]}`;
+  }
+  return undefined;
 }
 
 /**

@@ -42,6 +42,7 @@ export function peerScenarioCase(loaded: LoadedScenario, suite: PeerSuite): Case
     title: scenario.name,
     file: loaded.file,
     tags: scenario.tags,
+    ...(scenario.secrets ? { secrets: scenario.secrets } : {}),
     run: ({ seed }) => runPeerCase(scenario, suite, seed),
   };
 }
@@ -75,6 +76,7 @@ export function peerOutcome(run: PeerRun, checks: CaseOutcome['checks']): CaseOu
     },
     timeline: peerTimeline(run),
     virtualMs: run.virtualMs,
+    secrets: run.secrets,
   };
 }
 
