@@ -77,6 +77,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(errorLines(error.message));
       return EXIT.usage;
     }
+    // A report that would tell another verdict than the run (report/verify.ts): nothing was written; the run is not certified.
+    if ((error as Error)?.name === 'ReportDisagreesError') {
+      process.stderr.write(errorLines((error as Error).message));
+      return EXIT.failed;
+    }
     process.stderr.write(`loopgate: internal error: ${printableLines((error as Error)?.stack ?? String(error))}\n`);
     return EXIT.usage;
   }

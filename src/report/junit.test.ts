@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseXml, type XmlElement } from '../../test/report/parse-xml.ts';
+import { parseXml, type XmlElement } from './read-xml.ts';
 import { HOSTILE, sampleCases, sampleResults } from '../../test/report/sample-results.ts';
 import { renderJunit, xmlAttr, xmlText } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';

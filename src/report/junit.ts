@@ -16,7 +16,7 @@ import { printableLines } from './terminal-text.ts';
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Controls (bidi overrides and C1 included) shown as the terminal and Markdown show them; then what XML cannot hold. */
-function visible(text: string): string {
+export function junitText(text: string): string {
   return printableLines(text).replace(NOT_XML, (c) => {
     const code = c.charCodeAt(0);
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : code >= 0xd800 && code <= 0xdfff ? '\ufffd' : `\\u${code.toString(16)}`;
@@ -25,7 +25,7 @@ function visible(text: string): string {
 
 /** Escapes text content. */
 export function xmlText(text: string): string {
-  return visible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return junitText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** Escapes an attribute value (quotes, and line breaks and tabs so parsers keep them). */

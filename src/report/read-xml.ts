@@ -1,8 +1,10 @@
 /**
- * A small strict XML parser for tests: elements, attributes, text, the five
- * entities and numeric references. Throws on anything malformed (a raw `<` or `&`
- * in text, an unquoted or duplicate attribute, mismatched tags, a character XML 1.0
- * forbids), so a test that parses a report proves it is well-formed.
+ * A small strict XML parser: elements, attributes, text, the five entities and
+ * numeric references. Throws on anything malformed (a raw `<` or `&` in text, an
+ * unquoted or duplicate attribute, mismatched tags, a character XML 1.0 forbids),
+ * so a JUnit report that parses is well-formed. Reads back what junit.ts wrote
+ * (verify.ts) and what tests render; not a general XML reader (no comments,
+ * CDATA or doctype: junit.ts writes none).
  */
 export interface XmlElement {
   readonly name: string;
