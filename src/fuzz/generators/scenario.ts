@@ -92,6 +92,20 @@ export interface FuzzCase {
   readonly reopen?: boolean;
 }
 
+/**
+ * What every aimed case (aimedSteer, aimedFruitless) holds: one production host, no crash, no store faults and no
+ * claim, so nothing keeps the probe from starting in the first step.
+ */
+const AIMED_BASE = {
+  production: true as const,
+  crashAt: undefined,
+  vias: undefined,
+  storeCrash: undefined,
+  claim: undefined,
+  failAppends: undefined,
+  failWriteAheads: undefined,
+};
+
 export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzParts> {
   const tools = [...(options.tools ?? []).filter((t) => t.name !== PROBE_TOOL.name), PROBE_TOOL];
   return fc
@@ -159,29 +173,17 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       const p = fruitless
         ? {
             ...raw,
-            production: true as const,
-            crashAt: undefined,
-            vias: undefined,
-            storeCrash: undefined,
+            ...AIMED_BASE,
             // The third client message's write is refused: the one posted as the third turn closes.
             failReceipts: [3],
-            claim: undefined,
-            failAppends: undefined,
-            failWriteAheads: undefined,
           }
         : aimed
           ? {
               ...raw,
-              production: true as const,
-              crashAt: undefined,
-              vias: undefined,
-              storeCrash: undefined,
+              ...AIMED_BASE,
               failReceipts: 'gone steer' as const,
               policy: undefined,
               visibility: undefined,
-              claim: undefined,
-              failAppends: undefined,
-              failWriteAheads: undefined,
               // The registry refuses retries for a tool that must never run twice: the probe's go with its new level.
               tools: raw.tools.map(({ executor: _executor, ...t }) => {
                 if (t.name !== PROBE_TOOL.name) return t;
