@@ -263,11 +263,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     clock,
     faults,
     prompt,
-    onFirstStart: (name) => inbox?.onToolStart(name),
-    onApproval: (n) => {
-      reached.approvals = n;
-      inbox?.onApproval(n);
-    },
+    ...agentTaps(reached, () => inbox),
     storedCall: (callId) => storesCall(world.store.peek(CASE_CONVERSATION), callId),
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
@@ -276,15 +272,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const operator = operatorParts(scenario.operator);
 
   // --- the provider, recorded --------------------------------------------------------
-  const models = new ModelRecording({
-    onRequest: (n) => inbox?.onRequest(n),
-    onDelta: (n) => {
-      reached.deltas = n;
-      inbox?.onDelta(n);
-    },
-    origin: () => recording.origin(),
-    onSent: (request) => prompt.sent(request),
-  });
+  const models = recordedModels(reached, () => inbox, recording, prompt);
   const callIds: CallIdCounter = { next: 1 };
   const wrapModel = options.seams?.wrapModel ?? ((client: ModelClient) => client);
   const scripted = (steps: Scenario['provider']['script'], name: string, model: string | undefined) =>
@@ -614,6 +602,37 @@ function scenarioConfig(scenario: Scenario): Partial<LoopConfig> {
   };
 }
 
+/** What a conversation's run has reached so far (the inbox driver posts at these moments). */
+interface Reached {
+  events: number;
+  deltas: number;
+  approvals: number;
+}
+
+/** The provider's recording of a conversation: each request and delta told to its inbox driver, once it has one. */
+function recordedModels(reached: Reached, inbox: () => InboxDriver | undefined, recording: CaseRecording, prompt: PromptRecorder): ModelRecording {
+  return new ModelRecording({
+    onRequest: (n) => inbox()?.onRequest(n),
+    onDelta: (n) => {
+      reached.deltas = n;
+      inbox()?.onDelta(n);
+    },
+    origin: () => recording.origin(),
+    onSent: (request) => prompt.sent(request),
+  });
+}
+
+/** The agent's moments its inbox driver posts at: a tool's first start, an approval asked. */
+function agentTaps(reached: Reached, inbox: () => InboxDriver | undefined) {
+  return {
+    onFirstStart: (name: string) => inbox()?.onToolStart(name),
+    onApproval: (n: number) => {
+      reached.approvals = n;
+      inbox()?.onApproval(n);
+    },
+  };
+}
+
 /** What the bystander's conversation brings to the case's world, and how it is driven and told. */
 interface BystanderWorld {
   readonly agent: Agent;
@@ -685,23 +704,11 @@ async function bystanderWorld(
     clock,
     faults,
     prompt,
-    onFirstStart: (name) => inbox?.onToolStart(name),
-    onApproval: (n) => {
-      reached.approvals = n;
-      inbox?.onApproval(n);
-    },
+    ...agentTaps(reached, () => inbox),
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });
-  const models = new ModelRecording({
-    onRequest: (n) => inbox?.onRequest(n),
-    onDelta: (n) => {
-      reached.deltas = n;
-      inbox?.onDelta(n);
-    },
-    origin: () => recording.origin(),
-    onSent: (request) => prompt.sent(request),
-  });
+  const models = recordedModels(reached, () => inbox, recording, prompt);
   const model = models.wrap(parts.wrapModel(scriptedProvider(b.provider, 'scripted', clock, faults, { next: 1 }, scenario.provider.model)));
   const config = loopConfig(agent, { model: options.modelName ?? 'scenario-model', ...scenarioConfig(scenario) });
   const self: BystanderWorld = {
