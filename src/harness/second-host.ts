@@ -53,7 +53,7 @@ import { FaultLog, type Fault } from './world/fault-log.ts';
 import { WorldStore, type StoreWrites } from './world/faulty-store.ts';
 import { hostConfigFor, type ConfigModel } from './world/host-config.ts';
 import { operatorParts, withOperator, withOperatorLayer, withOperatorRule } from './world/operator-settings.ts';
-import { HostTarget, type HostPost } from './world/host-target.ts';
+import { HostTarget, type HostPost, type SessionsHeld } from './world/host-target.ts';
 import type { FollowRecord } from './world/follow-check.ts';
 import type { LiveFollowRecord } from './world/live-follower.ts';
 import type { BadRequest } from './world/bad-requests.ts';
@@ -164,6 +164,8 @@ export interface ScenarioRun {
   readonly followedLive?: LiveFollowRecord;
   /** Production host: what the README says it refuses, sent after the case, and how it answered (host-refuses-bad-requests). */
   readonly badRequests?: readonly BadRequest[];
+  /** Production host: each live process's conversations in memory once the case settled (host-keeps-sessions-bounded). */
+  readonly sessionsHeld?: readonly SessionsHeld[];
   /** The agent's prompt fragments, and what each dynamic one gave while each request (in `requests`) was assembled. */
   readonly prompt: CasePrompt;
   /** After a crash, why the reopened host refused to read the conversation back (a store with a gap); the case is judged on what the store held. */
@@ -471,7 +473,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let followed: FollowRecord | undefined;
   let badRequests: readonly BadRequest[] | undefined;
   let followedLive: LiveFollowRecord | undefined;
+  let sessionsHeld: readonly SessionsHeld[] | undefined;
   if (hostTarget) {
+    try {
+      sessionsHeld = await hostTarget.sessionsHeld();
+    } catch (error) {
+      thrown = error;
+    }
     // The UI that followed while the case ran catches up with the store, then leaves (live-follower.ts).
     try {
       followedLive = await hostTarget.finishFollowing();
@@ -535,6 +543,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(followed ? { followed } : {}),
     ...(followedLive ? { followedLive } : {}),
     ...(badRequests ? { badRequests } : {}),
+    ...(sessionsHeld ? { sessionsHeld } : {}),
     prompt: prompt.result(),
     ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),
   };

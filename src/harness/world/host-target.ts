@@ -128,6 +128,16 @@ export interface HostPost {
   takenWhenAborted?: { readonly id: string; readonly turn: number; readonly logLength: number };
 }
 
+/** A live process's conversations in memory after the case (AgentHost.stats), and its config's `sessions.maxIdle`. */
+export interface SessionsHeld {
+  /** 1 for the first process started, and so on. */
+  readonly process: number;
+  readonly open: number;
+  readonly idle: number;
+  readonly busy: number;
+  readonly maxIdle: number;
+}
+
 interface Process {
   readonly host: AgentHost;
   readonly connection: ProcessStore;
@@ -370,6 +380,20 @@ export class HostTarget implements LoopUnderTest {
   /** After the case: what the README says the host refuses, sent to a host built as the case's (bad-requests.ts). */
   sendBadRequests(): Promise<readonly BadRequest[]> {
     return sendBadRequests(this.#world.config, this.#world.agent);
+  }
+
+  /**
+   * After the case, once each live process has nothing in flight: the conversations it holds in memory, and the
+   * bound its config sets on the idle ones (host-keeps-sessions-bounded).
+   */
+  async sessionsHeld(): Promise<readonly SessionsHeld[]> {
+    const held: SessionsHeld[] = [];
+    for (const [index, process] of this.#processes.entries()) {
+      if (process.dead) continue;
+      await process.host.idle();
+      held.push({ process: index + 1, ...process.host.stats(), maxIdle: this.#world.config.sessions.maxIdle });
+    }
+    return held;
   }
 
   /** Stops the running process as a runaway case (nothing more is written). */
