@@ -29,6 +29,9 @@ describe('resolveConfig', () => {
     const bad: [unknown, RegExp][] = [
       [undefined, /has no default export/],
       [42, /the default export must be a config object .*got 42/],
+      // Probe 10 F1: a Promise is an object with no keys — it passed as an empty config and the gate ran without the agent.
+      [Promise.resolve({ agents: { shop: agent } }), /the default export is a promise: loopgate does not await it; export the config itself/],
+      [new Map([['agents', {}]]), /the default export must be a config object .*got a Map/],
       [{ agnets: {} }, /agnets: unknown key \(did you mean agents\?\)/],
       [{ agents: [] }, /agents: expected an object of agent factories by name, got a list/],
       [{ agents: { shop: 1 } }, /agents\.shop: expected a factory/],

@@ -162,7 +162,16 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     throw new ConfigFileError(`${file}${line !== undefined ? `:${line}` : ''}: ${key ? `${key}: ` : ''}${message}`);
   };
   if (value === undefined) fail('', 'has no default export; export default defineConfig({ agents: { … } })');
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
+  if (isThenable(value)) {
+    // Reported here, so not also as a stray rejection of the code under test.
+    Promise.resolve(value).catch(() => undefined);
+    fail(
+      '',
+      'the default export is a promise: loopgate does not await it; export the config itself, awaiting what it needs at the top level (export default defineConfig({ agents: { … }, … }) after `const key = await …`)',
+    );
+  }
+  // Only a plain object: a Map, a class instance or a module namespace has no config keys of its own to read.
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !isPlainObject(value))
     fail('', `the default export must be a config object (defineConfig({ … })), got ${describe(value)}`);
   const config = value as LoopgateConfig & Record<string, unknown>;
   for (const key of Object.keys(config)) {
@@ -291,11 +300,23 @@ function strings(value: unknown, key: string, fail: (key: string, message: strin
   return list as string[];
 }
 
+function isThenable(value: unknown): boolean {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as object | null;
+  return proto === null || proto === Object.prototype;
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'function') return 'a function';
-  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'object') {
+    const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+    return isPlainObject(value) || typeof name !== 'string' || name === '' ? 'an object' : `a ${name}`;
+  }
   return JSON.stringify(value) ?? String(value);
 }
 

@@ -6,7 +6,7 @@
  * a tool left behind does not hold the process after the run, and a config whose
  * top-level await never settles is exit 2 naming it (not Node's exit 13).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,23 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     const result = await loopgate(['run'], where);
     expect(result.hung).toBe(false);
     expect(result.status, result.stderr).toBe(EXIT.passed);
+  });
+
+  it('a config exporting a promise (resolved, rejected, never settling) is exit 2 naming it, nothing run or written', async () => {
+    // Probe 10 F1: a Promise passed as an empty config; the scenarios ran with no agent and the gate passed.
+    for (const [name, exported] of [
+      ['promise-resolved', 'Promise.resolve(config)'],
+      ['promise-rejected', "Promise.reject(new Error('vault unreachable'))"],
+      ['promise-never', 'new Promise(() => {})'],
+    ] as const) {
+      const where = project(name, "() => 'ok'");
+      const file = join(where, 'loopgate.config.ts');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('export default defineConfig(', 'const config = defineConfig(') + `export default ${exported};\n`);
+      const result = await loopgate(['run'], where);
+      expect(result.status, `${name}: ${result.stderr}`).toBe(EXIT.usage);
+      expect(result.stderr).toBe(`loopgate: ${file}: the default export is a promise: loopgate does not await it; export the config itself, awaiting what it needs at the top level (export default defineConfig({ agents: { … }, … }) after \`const key = await …\`)\n`);
+      expect(existsSync(join(where, 'reports'))).toBe(false);
+    }
   });
 
   it('a config whose top-level await never settles is exit 2 naming it', async () => {
