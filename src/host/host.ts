@@ -736,11 +736,12 @@ export class AgentHost {
     const taken = messagesTakenBy(log, turn);
     if (taken.size === 0) return;
     let summary: TurnSummary | undefined;
-    for (const [id, delivery] of taken) {
+    const unstored = outcome.kind === 'failed' && outcome.reason === 'persistence';
+    for (const [id, { delivery, seq }] of taken) {
       const waiter = c.waiting.get(id);
       if (!waiter) continue;
       // The turn took it before the store refused the write that held it: it is not stored anywhere.
-      if (waiter.seq !== undefined && waiter.seq >= log.flushedUpTo && outcome.kind === 'failed' && outcome.reason === 'persistence') {
+      if (unstored && waiter.seq !== undefined && waiter.seq >= log.flushedUpTo) {
         c.waiting.delete(id);
         this.#settle(waiter, { status: 503, error: `${this.#redact(outcome.detail ?? 'the store refused a write')}; the message was not stored` });
         continue;
@@ -752,6 +753,11 @@ export class AgentHost {
         delivery,
         turns: [summary],
         ...(summary.reply !== undefined ? { reply: summary.reply } : {}),
+        // The message is stored, but the store refused the write of its taking: it is still pending there, and the
+        // next turn runs it (docs/storage.md). Said, so a client does not retry the 503 and run it twice.
+        ...(unstored && seq >= log.flushedUpTo
+          ? { error: `${this.#redact(outcome.detail ?? 'the store refused a write')}; the message is stored and the next turn takes it` }
+          : {}),
       });
     }
   }
@@ -1167,14 +1173,14 @@ export class AgentHost {
 }
 
 /** Messages a turn took, with how: at its start (`turn`) or into a later step of the running turn (`joined`). */
-function messagesTakenBy(log: EventLog, turn: number): Map<string, Delivery> {
+function messagesTakenBy(log: EventLog, turn: number): Map<string, { readonly delivery: Delivery; readonly seq: number }> {
   const length = log.length;
   let start = length - 1;
   for (; start >= 0; start--) {
     const e = log.at(start)!;
     if (isKnown(e) && e.type === 'turn.opened' && (e as Extract<LogEvent, { type: 'turn.opened' }>).payload.turn === turn) break;
   }
-  const taken = new Map<string, Delivery>();
+  const taken = new Map<string, { readonly delivery: Delivery; readonly seq: number }>();
   if (start < 0) return taken;
   let stepped = false;
   for (let i = start; i < length; i++) {
@@ -1183,7 +1189,7 @@ function messagesTakenBy(log: EventLog, turn: number): Map<string, Delivery> {
     const event = e as LogEvent;
     if (event.type === 'model.request' && event.payload.turn === turn) stepped = true;
     else if (event.type === 'user.message' && event.payload.turn === turn && !taken.has(event.payload.id))
-      taken.set(event.payload.id, stepped ? 'joined' : 'turn');
+      taken.set(event.payload.id, { delivery: stepped ? 'joined' : 'turn', seq: e.seq });
     else if (event.type === 'turn.closed' && event.payload.turn === turn) break;
   }
   return taken;

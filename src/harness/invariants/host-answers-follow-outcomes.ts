@@ -109,8 +109,35 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
     }
     if (envelope.reply !== last.reply)
       return `${where} answers the reply ${JSON.stringify(envelope.reply?.slice(0, 80))}, its last turn's summary ${JSON.stringify(last.reply?.slice(0, 80))}`;
+    // A turn the store refused to record taking the message: the message is still pending in the store, and the
+    // next turn runs it. The answer must say so (docs/storage.md), or a client retrying a 503 runs it twice.
+    if (last.outcome === 'failed{persistence}' && envelope.messageId !== undefined) {
+      const rerun = ranAgain(view.known, envelope.messageId, last);
+      if (rerun && !(envelope.error ?? '').includes(STORED_NEXT_TURN))
+        return `${where} was answered ${envelope.status} with turn ${last.turn} failed{persistence} (${JSON.stringify(envelope.error ?? 'no error')}), but the store kept the message pending and turn ${rerun.turn} took it and ended ${rerun.outcome}: the answer must say "${STORED_NEXT_TURN}" (a client that retries a 503 runs it twice)`;
+    }
   }
   return undefined;
+}
+
+/** What the host says of a message whose turn failed{persistence} before its taking was stored (docs/storage.md). */
+const STORED_NEXT_TURN = 'the message is stored and the next turn takes it';
+
+/**
+ * The stored turn that took the message and ran to a close of its own — not the answered turn itself: not
+ * recovery's `interrupted` (it closes a turn whose taking was stored before a later write failed), and not a close
+ * with the answered turn's steps and tool calls (its own close, stored by a later write: the faulty store keeps a
+ * refused batch pending for the next write).
+ */
+function ranAgain(known: readonly LogEvent[], messageId: string, answered: { steps: number; toolCalls: number }): { turn: number; outcome: string } | undefined {
+  const taken = known.find((e) => e.type === 'user.message' && e.payload.id === messageId) as Extract<LogEvent, { type: 'user.message' }> | undefined;
+  if (!taken) return undefined;
+  const close = known.find((e) => e.type === 'turn.closed' && e.payload.turn === taken.payload.turn) as Extract<LogEvent, { type: 'turn.closed' }> | undefined;
+  if (!close) return undefined;
+  const outcome = label(close.payload.outcome);
+  if (outcome === 'interrupted' || outcome === 'failed{persistence}') return undefined;
+  if (close.payload.steps === answered.steps && close.payload.toolCalls === answered.toolCalls) return undefined;
+  return { turn: taken.payload.turn, outcome };
 }
 
 /** The text of the turn's last assistant message (the reply the loop reports), if it has text. */
