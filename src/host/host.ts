@@ -588,8 +588,8 @@ export class AgentHost {
       return true;
     }
     const taken = session.log.positions.inboxState(waiter.id) === 'taken' ? lastTaking(session.log, waiter.id) : undefined;
-    if (taken?.outcome !== undefined) {
-      // Its turn has closed (and is stored: a turn's close is, before anything is answered): that turn is the answer.
+    if (taken?.outcome !== undefined && taken.closedAt < session.log.flushedUpTo) {
+      // Its turn has closed and the close is stored: that turn is the answer.
       const summary = summarizeLoggedTurn(session.log, taken.turn, taken.outcome, this.#redact, this.#options.config.prices);
       this.#settle(waiter, {
         status: httpStatusFor(taken.outcome),
@@ -599,7 +599,8 @@ export class AgentHost {
       });
       return true;
     }
-    // Waiting in the inbox, or taken by the turn running now: answered as the first request would have been.
+    // Waiting in the inbox, taken by the turn running now, or by a turn whose close is not stored yet (its write
+    // may still fail): answered as the first request would have been, when the drain reports that turn.
     c.waiting.set(waiter.id, waiter);
     return true;
   }
@@ -1204,7 +1205,7 @@ export function configPrompt(config: HostConfig): PromptAssembler {
 }
 
 /** The last turn that took a message, how, and its outcome once it has closed. */
-function lastTaking(log: EventLog, id: string): { turn: number; delivery: Delivery; outcome: Outcome | undefined } | undefined {
+function lastTaking(log: EventLog, id: string): { turn: number; delivery: Delivery; outcome: Outcome | undefined; closedAt: number } | undefined {
   let taken: number | undefined;
   for (let i = log.length - 1; i >= 0; i--) {
     const e = log.at(i)!;
@@ -1224,14 +1225,16 @@ function lastTaking(log: EventLog, id: string): { turn: number; delivery: Delive
     if (event.type === 'turn.opened' && event.payload.turn === turn) break;
   }
   let outcome: Outcome | undefined;
+  let closedAt = Number.POSITIVE_INFINITY;
   for (let i = taken + 1; i < log.length; i++) {
     const e = log.at(i)!;
     if (isKnown(e) && e.type === 'turn.closed' && (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.turn === turn) {
       outcome = (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.outcome as Outcome;
+      closedAt = e.seq;
       break;
     }
   }
-  return { turn, delivery: stepped ? 'joined' : 'turn', outcome };
+  return { turn, delivery: stepped ? 'joined' : 'turn', outcome, closedAt };
 }
 
 /** How a stored message stands for a request that goes away: waiting (queued), or taken by a turn. */

@@ -126,17 +126,17 @@ const STORED_NEXT_TURN = 'the message is stored and the next turn takes it';
 /**
  * The stored turn that took the message and ran to a close of its own — not the answered turn itself: not
  * recovery's `interrupted` (it closes a turn whose taking was stored before a later write failed), and not a close
- * with the answered turn's steps and tool calls (its own close, stored by a later write: the faulty store keeps a
+ * of the answered turn's number, steps and tool calls (its own close, stored by a later write: the faulty store keeps a
  * refused batch pending for the next write).
  */
-function ranAgain(known: readonly LogEvent[], messageId: string, answered: { steps: number; toolCalls: number }): { turn: number; outcome: string } | undefined {
+function ranAgain(known: readonly LogEvent[], messageId: string, answered: { turn: number; steps: number; toolCalls: number }): { turn: number; outcome: string } | undefined {
   const taken = known.find((e) => e.type === 'user.message' && e.payload.id === messageId) as Extract<LogEvent, { type: 'user.message' }> | undefined;
   if (!taken) return undefined;
   const close = known.find((e) => e.type === 'turn.closed' && e.payload.turn === taken.payload.turn) as Extract<LogEvent, { type: 'turn.closed' }> | undefined;
   if (!close) return undefined;
   const outcome = label(close.payload.outcome);
   if (outcome === 'interrupted' || outcome === 'failed{persistence}') return undefined;
-  if (close.payload.steps === answered.steps && close.payload.toolCalls === answered.toolCalls) return undefined;
+  if (taken.payload.turn === answered.turn && close.payload.steps === answered.steps && close.payload.toolCalls === answered.toolCalls) return undefined;
   return { turn: taken.payload.turn, outcome };
 }
 
