@@ -149,8 +149,12 @@ describe('the bundled suite', () => {
   });
 
   it('checks every scenario three ways: the outcome, the history and the trace (or what the tools did)', () => {
-    for (const { id, scenario } of suite) {
-      const e = scenario.expect;
+    // A bystander's conversation too: it is judged by its own expect (after a crash, on what the new host recovered).
+    const expects = suite.flatMap(({ id, scenario }) => [
+      { id, e: scenario.expect },
+      ...(scenario.bystander ? [{ id: `${id} (bystander)`, e: scenario.bystander.expect }] : []),
+    ]);
+    for (const { id, e } of expects) {
       const turns = Object.values(e.turns ?? {});
       expect(e.outcome !== undefined || e.outcomes !== undefined || turns.some((t) => t.outcome), `${id}: expects an outcome`).toBe(true);
       expect(e.history !== undefined || e.lastRequest !== undefined || turns.some((t) => t.lastRequest), `${id}: expects the history`).toBe(true);

@@ -12,6 +12,7 @@
  */
 import fc from 'fast-check';
 import type { Bystander, InboxEntry } from '../../harness/scenario/schema.ts';
+import type { CrashTrigger } from './store.ts';
 
 export interface BystanderParts {
   /** When its first question is posted (virtual ms). */
@@ -55,3 +56,26 @@ export function toBystander(parts: BystanderParts, ids: readonly string[] | unde
     expect: {},
   };
 }
+
+/**
+ * A crash of the one host process both conversations live in (a bystander and the case's own): mid-turn, at a
+ * virtual time, a model request or an event of the case's, drawn to land while the bystander's turn may run too.
+ * The new host's recovery sweep must close every turn the crash left open, each in its own conversation. Half the
+ * time the case's customer writes nothing after the reopen, so only the sweep closes the case's turn.
+ */
+export interface BystanderCrash {
+  readonly bystander: BystanderParts;
+  readonly at: Exclude<CrashTrigger, undefined>;
+  /** The case's customer writes again after the reopen. */
+  readonly writesAgain: boolean;
+}
+
+export const bystanderCrashArb: fc.Arbitrary<BystanderCrash> = fc.record({
+  bystander: bystanderArb,
+  at: fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min: 0, max: 5_000 }).map((time) => ({ time })) },
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }).map((request) => ({ request })) },
+    { weight: 1, arbitrary: fc.integer({ min: 2, max: 40 }).map((event) => ({ event })) },
+  ),
+  writesAgain: fc.boolean(),
+});

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { RESULT_LOSING_FAULTS, type InboxEntry, type Scenario } from '../../harness/scenario/schema.ts';
 import { atScriptBoundary, configArb, jitterArb, withJitter } from './budgets.ts';
-import { bystanderArb, toBystander, type BystanderParts } from './bystander.ts';
+import { bystanderArb, bystanderCrashArb, toBystander, type BystanderParts } from './bystander.ts';
 import { compactionArb } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, isPost, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
@@ -44,6 +44,12 @@ export interface FuzzCaseOptions {
    * scenario may have one: no crash, store faults, wire provider, faulty executor or second host). Default 20.
    */
   readonly bystander?: number;
+  /**
+   * Percent of cases drawn as a crash with a bystander: the one production host both conversations live in dies
+   * mid-turn, and the new host's recovery sweep must close both (no store damage: a bystander shares a store without
+   * faults). Default 4; never where `crashes: false` or `production: 0`.
+   */
+  readonly bystanderCrash?: number;
 }
 
 /** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
@@ -58,6 +64,11 @@ export interface FuzzParts {
   readonly vias: readonly number[] | undefined;
   /** A second conversation beside the case's, where the case may have one. */
   readonly bystander?: BystanderParts;
+  /**
+   * The crash (storeCrash, damage none) comes while the bystander lives in the same process: it is kept with the crash.
+   * `quiet`: the case's customer writes nothing after the reopen, so only the recovery sweep closes the case's turn.
+   */
+  readonly bystanderCrash?: { readonly quiet: boolean };
   /** Through one production host with no crash point: the process crashes (the store damaged or not), a new host reopens it and is asked again. */
   readonly storeCrash?: StoreCrash;
   /**
@@ -162,6 +173,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       aimedFruitless: sometimes(fc.integer({ min: 23, max: 25 }), 5),
       // After those: a UI follows the conversation live through the production host's event stream.
       followLive: sometimes(fc.constant(true), 35),
+      // Last, for the same reason: a crash of the host process a bystander's conversation lives in too.
+      bystanderCrash: options.crashes === false ? fc.constant(undefined) : sometimes(bystanderCrashArb, options.bystanderCrash ?? 4),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
@@ -170,29 +183,42 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       const aiming = (options.production ?? 25) > 0 && raw.wire === undefined;
       const aimed = aiming && raw.aimedSteer !== undefined ? raw.aimedSteer : undefined;
       const fruitless = aiming && aimed === undefined && raw.aimedFruitless !== undefined ? raw.aimedFruitless : undefined;
-      const p = fruitless
+      // A crash with a bystander: one production host, nothing the schema keeps a bystander from (store faults, broken
+      // executors), the crash mid-turn with the store left whole.
+      const bystanderCrash = aiming && aimed === undefined && fruitless === undefined ? raw.bystanderCrash : undefined;
+      const p = bystanderCrash
         ? {
             ...raw,
             ...AIMED_BASE,
-            // The third client message's write is refused: the one posted as the third turn closes.
-            failReceipts: [3],
+            failReceipts: undefined,
+            spanMisuse: undefined,
+            bystander: bystanderCrash.bystander,
+            storeCrash: { damage: 'none' as const, at: bystanderCrash.at, position: 0 },
+            tools: raw.tools.map(({ executor: _executor, ...t }) => t),
           }
-        : aimed
+        : fruitless
           ? {
               ...raw,
               ...AIMED_BASE,
-              failReceipts: 'gone steer' as const,
-              policy: undefined,
-              visibility: undefined,
-              // The registry refuses retries for a tool that must never run twice: the probe's go with its new level.
-              tools: raw.tools.map(({ executor: _executor, ...t }) => {
-                if (t.name !== PROBE_TOOL.name) return t;
-                const { maxRetries: _retries, ...probe } = t;
-                return { ...probe, sideEffect: aimed };
-              }),
-              script: [{ tool_use: [{ name: PROBE_TOOL.name, args: {} }] }, ...raw.script].slice(0, options.maxScript ?? 14),
+              // The third client message's write is refused: the one posted as the third turn closes.
+              failReceipts: [3],
             }
-          : raw;
+          : aimed
+            ? {
+                ...raw,
+                ...AIMED_BASE,
+                failReceipts: 'gone steer' as const,
+                policy: undefined,
+                visibility: undefined,
+                // The registry refuses retries for a tool that must never run twice: the probe's go with its new level.
+                tools: raw.tools.map(({ executor: _executor, ...t }) => {
+                  if (t.name !== PROBE_TOOL.name) return t;
+                  const { maxRetries: _retries, ...probe } = t;
+                  return { ...probe, sideEffect: aimed };
+                }),
+                script: [{ tool_use: [{ name: PROBE_TOOL.name, args: {} }] }, ...raw.script].slice(0, options.maxScript ?? 14),
+              }
+            : raw;
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
       // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
@@ -245,6 +271,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         vias: hosts ? p.vias : undefined,
         ...(p.bystander ? { bystander: p.bystander } : {}),
         ...(storeCrash ? { storeCrash } : {}),
+        ...(bystanderCrash ? { bystanderCrash: { quiet: !bystanderCrash.writesAgain } } : {}),
         ...(typeof p.failReceipts === 'string' ? { refuseSteer: p.failReceipts } : {}),
         ...(aimed ? { aimedSteer: true } : {}),
         ...(fruitless !== undefined ? { aimedFruitless: fruitless } : {}),
@@ -294,12 +321,14 @@ function steerReceipt(inbox: readonly InboxEntry[], gone: boolean): number | und
  * The inbox with a crash: an idle-time crash at its position (after the first
  * message), a triggered one anywhere; then, once everything settled, a new host
  * reopens the store (skipped by the driver when the crash never came) and the
- * customer writes again — the next request reads what the crash left.
+ * customer writes again — the next request reads what the crash left. `quiet`:
+ * nobody writes again, so only the new host's recovery sweep closes the turn.
  */
-function withStoreCrash(inbox: readonly InboxEntry[], crash: StoreCrash): InboxEntry[] {
+function withStoreCrash(inbox: readonly InboxEntry[], crash: StoreCrash, quiet = false): InboxEntry[] {
   const entry: InboxEntry = { crash: true, ...(crash.at !== undefined ? { at: crash.at } : {}) };
   const position = 'position' in crash && crash.at === undefined ? 1 + (crash.position % inbox.length) : inbox.length;
-  return [...inbox.slice(0, position), entry, ...inbox.slice(position), { reopen: true }, { say: 'Hello? Are you still there?' }];
+  // Quiet: nobody writes after the reopen, so only the new host's recovery sweep closes what the crash left open.
+  return [...inbox.slice(0, position), entry, ...inbox.slice(position), { reopen: true }, ...(quiet ? [] : [{ say: 'Hello? Are you still there?' }])];
 }
 
 /**
@@ -358,7 +387,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     let k = 0;
     inbox = inbox.map((e) => ((e.say ?? e.steer ?? e.inject ?? e.cancel) !== undefined ? { ...e, via: vias[k++ % vias.length]! } : e));
   }
-  if (parts.storeCrash) inbox = withStoreCrash(inbox, parts.storeCrash);
+  if (parts.storeCrash) inbox = withStoreCrash(inbox, parts.storeCrash, parts.bystanderCrash?.quiet === true);
   if (parts.aimedFruitless !== undefined && parts.scenario.host === 'production') inbox = withFruitlessTurns(inbox, parts.aimedFruitless);
   if (parts.aimedSteer) inbox = withSteerGoneAtProbe(inbox, parts.scenario.host === 'production' ? 'production' : 'loop');
   let scenario: Omit<Scenario, 'inbox'> = parts.scenario;
@@ -374,11 +403,12 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     );
   }
   const s = scenario;
-  // A bystander only where a scenario may have one (the schema's rule): one live host, a store without faults, scripted, sound executors.
+  // A bystander only where a scenario may have one (the schema's rule): one live host, a store without faults, scripted, sound
+  // executors — and no crash unless drawn with one (bystanderCrash: the crash kills the process both conversations live in).
   const bystander =
     parts.bystander &&
     parts.crashAt === undefined &&
-    !inbox.some((e) => e.crash || e.reopen) &&
+    (parts.bystanderCrash !== undefined || !inbox.some((e) => e.crash || e.reopen)) &&
     s.hosts === undefined &&
     s.store === undefined &&
     s.provider.kind !== 'wire' &&

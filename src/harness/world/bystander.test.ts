@@ -53,9 +53,34 @@ describe('a bystander', () => {
     });
   }
 
-  it('is refused beside a crash, store faults or several hosts', () => {
-    const crash = TWO('production').replace('    at: { time: 100 }\n', '    at: { time: 100 }\n  - crash: true\n    at: { time: 200 }\n  - reopen: true\n');
-    expect(() => parseScenario(crash, 'c.yaml')).toThrow(/bystander.*no crash, reopen or hosts/);
+  const CRASH = TWO('production').replace('    at: { time: 100 }\n', '    at: { time: 100 }\n  - crash: true\n    at: { time: 200 }\n  - reopen: true\n');
+
+  it('lives in the process a crash kills: the new host recovers both conversations, each in its own log', async () => {
+    const run = await runScenario(parseScenario(CRASH, 'c.yaml'), { seed: 1, agents: registry });
+    const b = run.bystander!;
+    expect(run.lives).toBe(2);
+    expect(b.lives).toBe(2);
+    for (const [conversation, text] of [
+      [CASE_CONVERSATION, 'Where is ORD-1001?'],
+      [BYSTANDER_CONVERSATION, 'Where is ORD-1002?'],
+    ] as const) {
+      const records = run.store.peek(conversation);
+      // Its message was taken into the turn the crash cut short, before the model answered: back in its own inbox.
+      const id = records.find((r) => r.type === 'inbox.received' && (r.payload as { text: string }).text === text)!.payload as { id: string };
+      const returned = records.filter((r) => r.type === 'inbox.returned').map((r) => (r.payload as { ids: string[] }).ids);
+      expect(returned).toEqual([[id.id]]);
+      const closed = records.filter((r) => r.type === 'turn.closed').map((r) => r.payload as { outcome: { kind: string }; recovered?: boolean });
+      expect(closed).toEqual([expect.objectContaining({ outcome: { kind: 'interrupted' }, recovered: true })]);
+    }
+    const checks = [...(await checkInvariants(run)), ...(await checkInvariants(b))];
+    expect(checks.filter((c) => !c.passed)).toEqual([]);
+  });
+
+  it('is refused beside store faults or several hosts', () => {
+    expect(() => parseScenario(CRASH, 'c.yaml')).not.toThrow();
+    expect(() => parseScenario(TWO('production').replace('host: production\n', 'host: production\nhosts: 2\n'), 'h.yaml')).toThrow(
+      /bystander shares one host process with the case: no hosts/,
+    );
     expect(() => parseScenario(`${TWO('production')}store: { failAppends: [1] }\n`, 's.yaml')).toThrow(/bystander shares the store/);
     const via = TWO('production').replace('    - say: Where is ORD-1002?\n', '    - say: Where is ORD-1002?\n      via: 1\n');
     expect(() => parseScenario(via, 'v.yaml')).toThrow(/via is the case's own/);

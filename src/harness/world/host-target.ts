@@ -303,6 +303,16 @@ export class HostTarget implements LoopUnderTest {
     process.dead = true;
     // The UI's stream dies with the process that served it.
     if (this.#followed === process) void this.#follower?.drop('crash');
+    // What the dead process read of the store stays readable to the judge: a log it resumed from a snapshot reads its
+    // prefix lazily, through the connection the crash severs, and a conversation no new process reopens (a sweep that
+    // skipped it) is judged on that log — a failed check, not the harness's error.
+    for (const log of process.logs.values()) {
+      try {
+        void log.events;
+      } catch {
+        // judged as it stands
+      }
+    }
     process.connection.sever();
     process.host.halt();
   }
