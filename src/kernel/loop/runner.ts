@@ -600,12 +600,14 @@ export class AgentLoop {
     pending.open = false;
     if (pending.streams) this.#storeDeltas(s, attempt, pending.streams.end());
     const ok = result.type === 'reply' || result.type === 'tool_use';
-    span.end(result.type === 'transport_error' && result.kind === 'aborted' ? 'cancelled' : ok ? 'ok' : 'error', {
-      result: result.type,
-      ...(result.type === 'transport_error' ? { kind: result.kind } : {}),
-      inputTokens: result.usage?.inputTokens ?? null,
-      outputTokens: result.usage?.outputTokens ?? null,
-    });
+    const inputTokens = result.usage?.inputTokens ?? null;
+    const outputTokens = result.usage?.outputTokens ?? null;
+    span.end(
+      result.type === 'transport_error' && result.kind === 'aborted' ? 'cancelled' : ok ? 'ok' : 'error',
+      result.type === 'transport_error'
+        ? { result: result.type, kind: result.kind, inputTokens, outputTokens }
+        : { result: result.type, inputTokens, outputTokens },
+    );
     if (result.usage) {
       s.inputTokens += countable(result.usage.inputTokens);
       s.outputTokens += countable(result.usage.outputTokens);
@@ -848,14 +850,16 @@ export class AgentLoop {
   }
 
   #toolContext(s: TurnState, step: number, { repeatOf }: PlannedCall): ToolExecutionContext {
-    return {
-      signal: s.scope.signal,
-      clock: this.#deps.clock,
-      recorder: s.journal.recorder(step),
-      trace: s.span,
-      ...(repeatOf !== undefined ? { repeatOf } : {}),
-      ...(this.#deps.conversation !== undefined ? { conversation: this.#deps.conversation } : {}),
-    };
+    const signal = s.scope.signal;
+    const clock = this.#deps.clock;
+    const recorder = s.journal.recorder(step);
+    const trace = s.span;
+    const conversation = this.#deps.conversation;
+    // One literal per shape (no spreads); optional fields omitted, in this order.
+    if (repeatOf === undefined) {
+      return conversation === undefined ? { signal, clock, recorder, trace } : { signal, clock, recorder, trace, conversation };
+    }
+    return conversation === undefined ? { signal, clock, recorder, trace, repeatOf } : { signal, clock, recorder, trace, repeatOf, conversation };
   }
 
   // ---------------------------------------------------------------------------

@@ -303,10 +303,8 @@ class SpanNode implements SpanHandle {
 
   /** The span's record: name and string attributes redacted, attribute sets merged; frozen when final. */
   record(redact: (text: string) => string, final: boolean): SpanRecord {
-    const attributes: Record<string, AttributeValue> = {};
     const held = this.#attributes;
-    if (Array.isArray(held)) for (const set of held as SpanAttributes[]) clean(attributes, set, redact);
-    else if (held !== undefined) clean(attributes, held as SpanAttributes, redact);
+    const attributes = held === undefined ? {} : cleaned(held, redact);
     const record: { -readonly [K in keyof SpanRecord]: SpanRecord[K] } = {
       id: this.id,
       parentId: this.#parent?.id,
@@ -322,16 +320,35 @@ class SpanNode implements SpanHandle {
   }
 }
 
-/** Copies `attributes` into `into`, deferred values worked out, strings redacted. */
-function clean(into: Record<string, AttributeValue>, attributes: SpanAttributes, redact: (text: string) => string): void {
-  for (const key in attributes) {
-    if (!Object.hasOwn(attributes, key)) continue;
-    const given = attributes[key];
-    const value = given instanceof Deferred ? given.compute() : given;
-    if (typeof value === 'string') into[key] = redact(value);
-    else if (Array.isArray(value)) into[key] = value.map((v: string) => redact(v));
-    else into[key] = value as AttributeValue;
+/**
+ * The attribute sets merged (a later value wins, in the first one's place: what
+ * an object spread does), deferred values worked out, strings redacted — a new
+ * object, the sets given are not touched. Merged with spreads first and fixed up
+ * in place after: far cheaper than adding the keys one by one to an empty object.
+ * (Attribute keys are strings: a symbol key, outside the type, would now be copied.)
+ */
+function cleaned(held: SpanAttributes | SpanAttributes[], redact: (text: string) => string): Record<string, AttributeValue> {
+  let into: Record<string, AttributeValue | Deferred>;
+  if (!Array.isArray(held)) into = { ...(held as SpanAttributes) };
+  else if (held.length === 2) into = { ...held[0], ...held[1] };
+  else if (held.length === 3) into = { ...held[0], ...held[1], ...held[2] };
+  else {
+    into = {};
+    for (const set of held as SpanAttributes[]) into = { ...into, ...set };
   }
+  for (const key in into) {
+    const given = into[key];
+    if (typeof given === 'string') {
+      const text = redact(given);
+      if (text !== given) into[key] = text;
+    } else if (typeof given === 'object' && given !== null) {
+      const value = given instanceof Deferred ? given.compute() : given;
+      if (typeof value === 'string') into[key] = redact(value);
+      else if (Array.isArray(value)) into[key] = value.map((v: string) => redact(v));
+      else into[key] = value as AttributeValue;
+    }
+  }
+  return into as Record<string, AttributeValue>;
 }
 
 /** A span handle that records nothing, for code paths run without a tracer. */
