@@ -3,7 +3,7 @@
  * durable stores (see store-conformance.ts), plus fault hooks so a test can make
  * a persistence call fail and check the failure surfaces instead of vanishing.
  */
-import { type EventRecord, isRecentlyLogged, toFrozenPlainData } from '../kernel/index.ts';
+import { type EventRecord, isRecentlyLogged, toFrozenPlainData, WRITTEN } from '../kernel/index.ts';
 import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs, checkSnapshotOption } from './batch-check.ts';
 import { ConversationLocks } from './conversation-lock.ts';
 import { StoreError, type StoreAppendOptions, type EventStore, type Release, type StoredSnapshot } from './event-store.ts';
@@ -20,8 +20,8 @@ export interface MemoryEventStoreOptions {
   readonly describe?: string;
 }
 
-/** What a finished append returns (settled, shared: awaiting it changes nothing). */
-const APPENDED: Promise<void> = Promise.resolve();
+/** What a finished append returns (settled, shared: the kernel's `WRITTEN`, so a flush knows the batch is stored). */
+const APPENDED: Promise<void> = WRITTEN;
 
 export class MemoryEventStore implements EventStore {
   readonly describe: string;

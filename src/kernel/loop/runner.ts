@@ -54,7 +54,7 @@ import { requestWithMessages } from './request-messages.ts';
 import { isLoopWritten, LOOP_SOURCE, messagesToReturn } from './returns.ts';
 import { planStepCalls, type PlannedCall } from './step-calls.ts';
 import { ToolJournal } from './tool-journal.ts';
-import type { ClaimDecision, Durability, LoopDeps, SendOptions, TurnResult } from './types.ts';
+import { WRITTEN, type ClaimDecision, type Durability, type LoopDeps, type SendOptions, type TurnResult } from './types.ts';
 import type { SettledToolCall, ToolExecutionContext } from '../tools/types.ts';
 
 /**
@@ -649,7 +649,9 @@ export class AgentLoop {
     markSeen(s);
     s.reply = result.text;
     try {
-      await this.#deps.persist('step'); // a failure (a rejection, or a throw) becomes a PersistenceError
+      // A failure (a rejection, or a throw) becomes a PersistenceError; a write done at once (`WRITTEN`) is not waited for.
+      const written = this.#deps.persist('step');
+      if (written !== WRITTEN) await written;
     } catch (error) {
       throw new PersistenceError(error);
     }
@@ -662,19 +664,83 @@ export class AgentLoop {
     return { kind: 'replied' };
   }
 
-  /** Tool calls: recorded, then run unless a budget forbids it (invariant 11: checked before any runs). */
-  async #toolUse(s: TurnState, result: ToolUseResult): Promise<Next> {
-    const { config } = this.#deps;
+  /**
+   * Tool calls: recorded, then run unless a budget forbids it (invariant 11: checked
+   * before any runs). Without a promise when nothing in it waits: the step's writes
+   * done at once (the persist returned `WRITTEN`) and the call settled synchronously.
+   * Otherwise awaited exactly as always (the same turns of the microtask queue: a
+   * host's writer interleaves with the loop as it did).
+   */
+  #toolUse(s: TurnState, result: ToolUseResult): Next | Promise<Next> {
     const plan = planStepCalls(result.calls, result.content, this.#log, this.#deps.redact);
     const calls = plan.calls;
     appendAssistantMessage(this.#log, s.turn, s.steps, plan.content);
     markSeen(s);
     s.journal.planned(calls);
+    let written: Promise<void>;
+    try {
+      written = this.#deps.persist('step');
+    } catch (error) {
+      return Promise.reject(new PersistenceError(error));
+    }
+    if (written !== WRITTEN) return this.#toolUseAfterWrite(s, calls, written);
+    const refused = this.#callsRefused(s, calls);
+    if (refused) return refused;
+    const running = this.#runningTools(s, calls);
+    if (running !== undefined) return this.#callsRunning(s, running);
+    if (s.journal.writeAheadFailure) return Promise.reject(s.journal.writeAheadFailure);
+    try {
+      written = this.#deps.persist('step');
+    } catch (error) {
+      return Promise.reject(new PersistenceError(error));
+    }
+    return written === WRITTEN ? 'next_step' : this.#stepWritten(written);
+  }
+
+  /** `#toolUse` once its first write is not done at once: as it always ran. */
+  async #toolUseAfterWrite(s: TurnState, calls: readonly PlannedCall[], written: Promise<void>): Promise<Next> {
+    try {
+      await written; // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
+    const refused = this.#callsRefused(s, calls);
+    if (refused) return refused;
+    const running = this.#runningTools(s, calls);
+    if (running !== undefined) await running;
+    if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
     try {
       await this.#deps.persist('step'); // a failure (a rejection, or a throw) becomes a PersistenceError
     } catch (error) {
       throw new PersistenceError(error);
     }
+    return 'next_step';
+  }
+
+  /** The step's calls still running after a first write done at once. */
+  async #callsRunning(s: TurnState, running: Promise<void>): Promise<Next> {
+    await running;
+    if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
+    try {
+      await this.#deps.persist('step');
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
+    return 'next_step';
+  }
+
+  async #stepWritten(written: Promise<void>): Promise<Next> {
+    try {
+      await written;
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
+    return 'next_step';
+  }
+
+  /** The budgets a step's calls must fit in (invariant 11: checked before any runs); counts them in when they fit. */
+  #callsRefused(s: TurnState, calls: readonly PlannedCall[]): Outcome | undefined {
+    const { config } = this.#deps;
     // Invariant 11: never run a round whose results the model could not see.
     if (s.steps >= config.maxSteps) {
       return {
@@ -691,15 +757,7 @@ export class AgentLoop {
       return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per session (${config.maxToolCallsPerSession}) would be exceeded` };
     }
     s.toolCalls += calls.length;
-    const running = this.#runningTools(s, calls);
-    if (running !== undefined) await running;
-    if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
-    try {
-      await this.#deps.persist('step'); // a failure (a rejection, or a throw) becomes a PersistenceError
-    } catch (error) {
-      throw new PersistenceError(error);
-    }
-    return 'next_step';
+    return undefined;
   }
 
   #steerWaiting(): boolean {
