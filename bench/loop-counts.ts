@@ -38,4 +38,6 @@ for (const s of result?.statistics ?? []) {
   last = s.afterGC.heapStatistics.usedHeapSize;
 }
 allocated += endUsed - last;
-process.stdout.write(`${root}: ${promisesPerStep.toFixed(2)} promises/step, ${(allocated / steps / 1024).toFixed(2)} KiB allocated/step (${result?.statistics.length ?? 0} GCs over ${steps} steps)\n`);
+process.stdout.write(
+  `${root}: ${promisesPerStep.toFixed(2)} promises/step, ${(allocated / steps / 1024).toFixed(2)} KiB allocated/step (${result?.statistics.length ?? 0} GCs over ${steps} steps)\n`,
+);

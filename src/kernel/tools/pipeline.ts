@@ -509,9 +509,7 @@ class Pipeline implements ToolExecutor {
     // The common shapes as one literal each; the rest field by field.
     if (truncatedFrom === undefined) {
       if (error === undefined) {
-        return output !== undefined
-          ? { callId, name, status, content, output, durationMs, attempts }
-          : { callId, name, status, content, durationMs, attempts };
+        return output !== undefined ? { callId, name, status, content, output, durationMs, attempts } : { callId, name, status, content, durationMs, attempts };
       }
       if (output === undefined) return { callId, name, status, content, error, durationMs, attempts };
     }
