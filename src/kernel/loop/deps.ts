@@ -51,9 +51,12 @@ export interface LoopDepsInput {
 
 const DEFAULT_SYSTEM = 'You are a helpful assistant.';
 
+/** The agent of a loop given none: no settings, so none to check. */
+const NO_AGENT: Agent = Object.freeze({});
+
 export function loopDeps(input: LoopDepsInput): LoopDeps {
-  const agent = input.agent ?? {};
-  checkAgentSettings(agent);
+  const agent = input.agent ?? NO_AGENT;
+  if (agent !== NO_AGENT) checkAgentSettings(agent);
   const clock = input.clock ?? systemClock;
   const redact = input.redact ?? createRedactor({ secrets: agent.secrets ?? [] });
   if (input.redact) {

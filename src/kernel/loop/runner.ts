@@ -371,6 +371,7 @@ export class AgentLoop {
 
   /** Takes the steers and injects waiting in the inbox into the current step. */
   #takeStepInput(s: TurnState): void {
+    if (!this.#log.positions.hasPending()) return; // the common step: nothing waits
     for (const message of takeForNextStep(this.#log.positions.pending())) {
       const nothing = saysNothing(message.text);
       appendUserMessage(this.#log, s.turn, message.id, message.intent, nothing ? '' : message.text, nothing);
