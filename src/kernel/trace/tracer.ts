@@ -223,8 +223,11 @@ class SpanNode implements SpanHandle {
   readonly #start: number;
   #end: number | undefined;
   #status: SpanStatus | undefined;
-  /** The attribute sets given, in order (start, setAttributes..., end). */
-  #attributes: SpanAttributes | SpanAttributes[] | undefined;
+  /** The attribute sets given, in order (start, setAttributes..., end): the first three in fields, any more in a list. */
+  #attributes: SpanAttributes | undefined;
+  #second: SpanAttributes | undefined = undefined;
+  #third: SpanAttributes | undefined = undefined;
+  #more: SpanAttributes[] | undefined = undefined;
   readonly #spanId: string | undefined;
   #lateEndSeen = false;
 
@@ -295,16 +298,15 @@ class SpanNode implements SpanHandle {
   }
 
   #add(attributes: SpanAttributes): void {
-    const held = this.#attributes;
-    if (held === undefined) this.#attributes = attributes;
-    else if (Array.isArray(held)) held.push(attributes);
-    else this.#attributes = [held as SpanAttributes, attributes];
+    if (this.#attributes === undefined) this.#attributes = attributes;
+    else if (this.#second === undefined) this.#second = attributes;
+    else if (this.#third === undefined) this.#third = attributes;
+    else (this.#more ??= []).push(attributes);
   }
 
   /** The span's record: name and string attributes redacted, attribute sets merged; frozen when final. */
   record(redact: (text: string) => string, final: boolean): SpanRecord {
-    const held = this.#attributes;
-    const attributes = held === undefined ? {} : cleaned(held, redact);
+    const attributes = this.#attributes === undefined ? {} : cleaned(this.#attributes, this.#second, this.#third, this.#more, redact);
     const record: { -readonly [K in keyof SpanRecord]: SpanRecord[K] } = {
       id: this.id,
       parentId: this.#parent?.id,
@@ -327,15 +329,18 @@ class SpanNode implements SpanHandle {
  * in place after: far cheaper than adding the keys one by one to an empty object.
  * (Attribute keys are strings: a symbol key, outside the type, would now be copied.)
  */
-function cleaned(held: SpanAttributes | SpanAttributes[], redact: (text: string) => string): Record<string, AttributeValue> {
+function cleaned(
+  first: SpanAttributes,
+  second: SpanAttributes | undefined,
+  third: SpanAttributes | undefined,
+  more: readonly SpanAttributes[] | undefined,
+  redact: (text: string) => string,
+): Record<string, AttributeValue> {
   let into: Record<string, AttributeValue | Deferred>;
-  if (!Array.isArray(held)) into = { ...(held as SpanAttributes) };
-  else if (held.length === 2) into = { ...held[0], ...held[1] };
-  else if (held.length === 3) into = { ...held[0], ...held[1], ...held[2] };
-  else {
-    into = {};
-    for (const set of held as SpanAttributes[]) into = { ...into, ...set };
-  }
+  if (second === undefined) into = { ...first };
+  else if (third === undefined) into = { ...first, ...second };
+  else into = { ...first, ...second, ...third };
+  if (more !== undefined) for (const set of more) into = { ...into, ...set };
   for (const key in into) {
     const given = into[key];
     if (typeof given === 'string') {

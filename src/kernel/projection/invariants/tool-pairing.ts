@@ -16,6 +16,17 @@ import type { AssistantBlock, Message } from '../../model/client.ts';
  * refuses such a block, and the history would carry it to every later request.
  */
 export function normalizeAssistantContent(content: readonly AssistantBlock[]): AssistantBlock[] {
+  // The common shapes — only calls, or only text — with nothing to drop or rewrite: the blocks as they are, in one copy.
+  let texts = 0;
+  let asGiven = true;
+  for (let k = 0; k < content.length; k++) {
+    const block = content[k]!;
+    if (block.type === 'text') {
+      texts++;
+      if (block.text.trim().length === 0) asGiven = false;
+    } else if ('repeatOf' in block) asGiven = false;
+  }
+  if (asGiven && (texts === 0 || texts === content.length)) return content.slice();
   const text: AssistantBlock[] = [];
   const calls: AssistantBlock[] = [];
   for (let k = 0; k < content.length; k++) {
