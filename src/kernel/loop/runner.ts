@@ -307,7 +307,7 @@ export class AgentLoop {
       s.steps++;
       const step = await this.#awaitingModel(s);
       if ('outcome' in step) return step.outcome;
-      const acted = this.#onResult(s, step.result);
+      const acted = this.#onResultHeld(s, step.result);
       const next = acted instanceof Promise ? await acted : acted;
       if (next !== 'next_step') return next;
     }
@@ -616,6 +616,20 @@ export class AgentLoop {
     }
     appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#deps.redact);
     return result;
+  }
+
+  /**
+   * `#onResult`'s synchronous part on one timestamp (clock.ts): the assistant
+   * message, its write and — when that is done at once — the step's call, up to
+   * the tool's run (which runs on the real clock, as always).
+   */
+  #onResultHeld(s: TurnState, result: Exclude<ModelResult, ModelErrorResult>): Next | Promise<Next> {
+    holdTime();
+    try {
+      return this.#onResult(s, result);
+    } finally {
+      releaseTime();
+    }
   }
 
   /** Where the model's answer leads: CHECKPOINT (reply), TOOLS (tool use), or an outcome. */
