@@ -5,7 +5,7 @@
  * for while none is running starts at once (the store's append is called before
  * this returns); one asked for meanwhile waits for the one before it.
  */
-import { toRecord, type AnyEvent, type EventLog, type EventRecord } from '../kernel/index.ts';
+import { toRecord, WRITTEN, type AnyEvent, type EventLog, type EventRecord } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 
 export interface FlushOptions {
@@ -38,15 +38,21 @@ export function serializedFlush(store: Pick<EventStore, 'append'>, conversationI
       batch = log.unflushed();
       if (batch.length === 0) {
         done();
-        return Promise.resolve();
+        return WRITTEN;
       }
-      appended = Promise.resolve(store.append(conversationId, asRecords(batch)));
+      appended = store.append(conversationId, asRecords(batch));
     } catch (error) {
       done();
       return Promise.reject(error);
     }
     const upTo = log.flushedUpTo + batch.length;
-    return appended.then(
+    // A store that stored the batch before returning says so with `WRITTEN`: the write is over now.
+    if (appended === WRITTEN) {
+      done();
+      log.markFlushed(upTo);
+      return WRITTEN;
+    }
+    return Promise.resolve(appended).then(
       () => {
         done();
         log.markFlushed(upTo);
@@ -62,7 +68,8 @@ export function serializedFlush(store: Pick<EventStore, 'append'>, conversationI
     running++;
     // Idle: the write starts now. Otherwise it waits for the one before it, whatever that one's fate.
     const next = tail === undefined ? write() : tail.then(write, write);
-    tail = next;
+    // A write already over (done at once, or refused at once) leaves the flush idle.
+    if (running > 0) tail = next;
     return next;
   };
 }

@@ -30,7 +30,7 @@ export {
 } from './redact/index.ts';
 
 // The log
-export { EventLog, type AppendOptions, type LogListener, type LogPrefix } from './log/event-log.ts';
+export { EventLog, isRecentlyLogged, type AppendOptions, type LogListener, type LogPrefix } from './log/event-log.ts';
 export {
   EVENT_SCHEMAS,
   EVENT_VERSIONS,

@@ -3,7 +3,7 @@
  * durable stores (see store-conformance.ts), plus fault hooks so a test can make
  * a persistence call fail and check the failure surfaces instead of vanishing.
  */
-import { type EventRecord, toFrozenPlainData } from '../kernel/index.ts';
+import { type EventRecord, isRecentlyLogged, toFrozenPlainData, WRITTEN } from '../kernel/index.ts';
 import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs, checkSnapshotOption } from './batch-check.ts';
 import { ConversationLocks } from './conversation-lock.ts';
 import { StoreError, type StoreAppendOptions, type EventStore, type Release, type StoredSnapshot } from './event-store.ts';
@@ -20,8 +20,8 @@ export interface MemoryEventStoreOptions {
   readonly describe?: string;
 }
 
-/** What a finished append returns (settled, shared: awaiting it changes nothing). */
-const APPENDED: Promise<void> = Promise.resolve();
+/** What a finished append returns (settled, shared: the kernel's `WRITTEN`, so a flush knows the batch is stored). */
+const APPENDED: Promise<void> = WRITTEN;
 
 export class MemoryEventStore implements EventStore {
   readonly describe: string;
@@ -93,8 +93,13 @@ export class MemoryEventStore implements EventStore {
   #store(conversationId: string, records: readonly EventRecord[], snapshot: StoredSnapshot | undefined): void {
     const stored = this.#conversations.get(conversationId) ?? [];
     checkSeqs(conversationId, stored.length, records);
-    const frozen = records.map((r, i) => freezeRecord(this.describe, conversationId, i, r));
-    if (frozen.length === 0) return;
+    if (records.length === 0) return;
+    const frozen = new Array<EventRecord>(records.length);
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
+      // An event a log just stored is what the copy would make of it (frozen, checked, a record's keys in order).
+      frozen[i] = isRecentlyLogged(record) ? record : freezeRecord(this.describe, conversationId, i, record);
+    }
     if (stored.length === 0) this.#conversations.set(conversationId, stored);
     for (const record of frozen) stored.push(record);
     if (snapshot) this.#snapshots.set(conversationId, Object.freeze({ upTo: snapshot.upTo, digest: snapshot.digest, body: snapshot.body }));
@@ -172,14 +177,10 @@ function freezeRecord(store: string, conversationId: string, index: number, r: E
   } catch (error) {
     throw new StoreError(`${store}: conversation "${conversationId}": batch record ${index} (seq ${r.seq}): ${(error as Error).message}`, { cause: error });
   }
-  const record: EventRecord = {
-    seq: r.seq,
-    type: r.type,
-    v: r.v,
-    at: r.at,
-    payload,
-    ignorable: r.ignorable,
-    ...(sources !== undefined ? { sources } : {}),
-  };
+  // Built in one literal either way (no spread): the same keys, in the same order.
+  const record: EventRecord =
+    sources !== undefined
+      ? { seq: r.seq, type: r.type, v: r.v, at: r.at, payload, ignorable: r.ignorable, sources }
+      : { seq: r.seq, type: r.type, v: r.v, at: r.at, payload, ignorable: r.ignorable };
   return Object.freeze(record);
 }

@@ -52,8 +52,8 @@ export function decodeRecord(record: EventRecord, where: string, expectedSeq: nu
       throw new LogReadError(where, record.seq, `${what}, and it is not marked ignorable; refusing to compute a history without it`);
     }
     const opaque: OpaqueEvent = {
-      type: record.type,
       seq: record.seq,
+      type: record.type,
       v: record.v,
       at: record.at,
       payload: ownedJson ? freezeParsed(record.payload) : safeFreeze(record.payload),
@@ -72,8 +72,8 @@ export function decodeRecord(record: EventRecord, where: string, expectedSeq: nu
     throw new LogReadError(where, record.seq, `corrupt "${record.type}" payload at ${field}: ${issue.message}`);
   }
   return Object.freeze({
-    type: record.type,
     seq: record.seq,
+    type: record.type,
     v: record.v,
     at: record.at,
     // Freeze the record's payload as stored (zod's output drops unknown keys, which

@@ -248,11 +248,13 @@ export class EventLog {
   #store<T extends EventType>(type: T, payload: Readonly<EventPayload<T>>, ignorable: boolean, sources: readonly number[] | undefined): Envelope<T> {
     const seq = this.length;
     const at = this.#clock.now();
+    // The keys in a store record's order (envelope.ts `toRecord`): an event is its own record.
     const event = (
-      sources ? { type, seq, v: EVENT_VERSIONS[type], at, payload, ignorable, sources } : { type, seq, v: EVENT_VERSIONS[type], at, payload, ignorable }
+      sources ? { seq, type, v: EVENT_VERSIONS[type], at, payload, ignorable, sources } : { seq, type, v: EVENT_VERSIONS[type], at, payload, ignorable }
     ) as Envelope<T>;
     this.#positions.check(event as LogEvent, this);
     Object.freeze(event);
+    rememberLogged(event);
     this.#events.push(event as LogEvent);
     this.#positions.observe(event as LogEvent);
     return event;
@@ -308,4 +310,25 @@ export class EventLog {
     }
     this.#flushedUpTo = upTo;
   }
+}
+
+/**
+ * The last events any log stored (a ring, as plain-data.ts keeps its own): a
+ * store handed one of them back moments later — the flush — may keep it as it
+ * is instead of a checked frozen copy, which would be equal to it key for key:
+ * it is frozen, its payload (and sources) checked plain JSON data, its keys those
+ * of a record, in a record's order. A WeakSet costs more per event than the copy.
+ */
+const LOGGED_SIZE = 64;
+const logged: (object | undefined)[] = new Array(LOGGED_SIZE).fill(undefined);
+let loggedNext = 0;
+
+function rememberLogged(event: object): void {
+  logged[loggedNext] = event;
+  loggedNext = (loggedNext + 1) & (LOGGED_SIZE - 1);
+}
+
+/** Is `value` one of the last events a log stored (frozen, checked, a record as it is)? */
+export function isRecentlyLogged(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && logged.includes(value);
 }

@@ -114,6 +114,13 @@ export class PositionIndex {
     return this.#activeReplacements.has(seq);
   }
 
+  /** Is any inbox message pending? (`pending().length > 0`, without building the list.) */
+  hasPending(): boolean {
+    const order = this.#pendingOrder;
+    for (let i = 0; i < order.length; i++) if (this.#inbox.get(order[i]!.id)?.state === 'pending') return true;
+    return false;
+  }
+
   /** Pending inbox messages in arrival order. */
   pending(): PendingMessage[] {
     const live = this.#pendingOrder.filter((m) => this.#inbox.get(m.id)?.state === 'pending');

@@ -184,6 +184,26 @@ describe('closing paths: outcome, history and trace together', () => {
     closedExactlyOnce(world);
   });
 
+  it('failed{persistence} — also when the step writes before it were done at once (WRITTEN)', async () => {
+    const { backend, tools: t } = tools();
+    const world = createWorld({ tools: t, script: [toolUse([call('c1', 'lookup_order', { order_id: 'ORD-1001' })]), reply('never')] });
+    world.send('Where is ORD-1001?');
+    // The claim and the tool call's write are done at once; the write of its result is refused.
+    let appends = 0;
+    const original = world.store.append.bind(world.store);
+    world.store.append = (id, records) => {
+      appends++;
+      if (appends === 3) return Promise.reject(new Error('disk full'));
+      return original(id, records);
+    };
+    const [result] = await world.drain();
+    expect(outcomeLabel(result!.outcome)).toBe('failed{persistence}');
+    expect(result!.outcome.kind === 'failed' && result!.outcome.detail).toMatch(/disk full/);
+    expect(backend.executed('lookup_order')).toBe(1);
+    expect(world.projection()).toEqual([]);
+    closedExactlyOnce(world);
+  });
+
   it('failed{internal} — an unexpected exception becomes an outcome, not a throw', async () => {
     // A client that reports NaN tokens breaks the log's plain-data rule: the append throws inside the turn.
     const failing = createWorld({

@@ -51,9 +51,12 @@ export interface LoopDepsInput {
 
 const DEFAULT_SYSTEM = 'You are a helpful assistant.';
 
+/** The agent of a loop given none: no settings, so none to check. */
+const NO_AGENT: Agent = Object.freeze({});
+
 export function loopDeps(input: LoopDepsInput): LoopDeps {
-  const agent = input.agent ?? {};
-  checkAgentSettings(agent);
+  const agent = input.agent ?? NO_AGENT;
+  if (agent !== NO_AGENT) checkAgentSettings(agent);
   const clock = input.clock ?? systemClock;
   const redact = input.redact ?? createRedactor({ secrets: agent.secrets ?? [] });
   if (input.redact) {
@@ -64,26 +67,25 @@ export function loopDeps(input: LoopDepsInput): LoopDeps {
     if (garbles) throw new AgentSettingError(garbles);
   }
   let ids = 0;
-  return {
-    log: input.log,
-    model: input.model,
-    ...(input.fallbackModels && input.fallbackModels.length > 0 ? { fallbackModels: input.fallbackModels } : {}),
-    tools: input.tools ?? agentTools(agent, redact, input.toolOptions),
-    prompt: input.prompt ?? agentPrompt(agent),
-    clock,
-    persist: input.persist ?? (() => Promise.resolve()),
-    tracing: input.tracing ?? keepNowhere(clock, redact),
-    redact,
-    config: loopConfig(agent, input.config),
-    ...(agent.compactor ? { compactor: agent.compactor } : {}),
-    ...(agent.claim ? { claim: agent.claim } : {}),
-    ...(agent.checkpoints && agent.checkpoints.length > 0 ? { checkpoints: agent.checkpoints } : {}),
-    ...(agent.errorHandlers && agent.errorHandlers.length > 0 ? { errorHandlers: agent.errorHandlers } : {}),
-    ...(input.random ? { random: input.random } : {}),
-    newId: input.newId ?? (() => `m${++ids}`),
-    ...(input.signals ? { signals: input.signals } : {}),
-    ...(input.conversation !== undefined ? { conversation: input.conversation } : {}),
-  };
+  // Optional fields omitted, never undefined; set one by one in this order (no spreads: a loop is made per conversation).
+  const deps: { -readonly [K in keyof LoopDeps]?: LoopDeps[K] } = { log: input.log, model: input.model };
+  if (input.fallbackModels && input.fallbackModels.length > 0) deps.fallbackModels = input.fallbackModels;
+  deps.tools = input.tools ?? agentTools(agent, redact, input.toolOptions);
+  deps.prompt = input.prompt ?? agentPrompt(agent);
+  deps.clock = clock;
+  deps.persist = input.persist ?? (() => Promise.resolve());
+  deps.tracing = input.tracing ?? keepNowhere(clock, redact);
+  deps.redact = redact;
+  deps.config = loopConfig(agent, input.config);
+  if (agent.compactor) deps.compactor = agent.compactor;
+  if (agent.claim) deps.claim = agent.claim;
+  if (agent.checkpoints && agent.checkpoints.length > 0) deps.checkpoints = agent.checkpoints;
+  if (agent.errorHandlers && agent.errorHandlers.length > 0) deps.errorHandlers = agent.errorHandlers;
+  if (input.random) deps.random = input.random;
+  deps.newId = input.newId ?? (() => `m${++ids}`);
+  if (input.signals) deps.signals = input.signals;
+  if (input.conversation !== undefined) deps.conversation = input.conversation;
+  return deps as LoopDeps;
 }
 
 /** The loop configuration: defaults, then the agent's limits, then the host's. */

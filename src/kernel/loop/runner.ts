@@ -54,7 +54,7 @@ import { requestWithMessages } from './request-messages.ts';
 import { isLoopWritten, LOOP_SOURCE, messagesToReturn } from './returns.ts';
 import { planStepCalls, type PlannedCall } from './step-calls.ts';
 import { ToolJournal } from './tool-journal.ts';
-import type { ClaimDecision, Durability, LoopDeps, SendOptions, TurnResult } from './types.ts';
+import { WRITTEN, type ClaimDecision, type Durability, type LoopDeps, type SendOptions, type TurnResult } from './types.ts';
 import type { SettledToolCall, ToolExecutionContext } from '../tools/types.ts';
 
 /**
@@ -307,7 +307,7 @@ export class AgentLoop {
       s.steps++;
       const step = await this.#awaitingModel(s);
       if ('outcome' in step) return step.outcome;
-      const acted = this.#onResult(s, step.result);
+      const acted = this.#onResultHeld(s, step.result);
       const next = acted instanceof Promise ? await acted : acted;
       if (next !== 'next_step') return next;
     }
@@ -371,6 +371,7 @@ export class AgentLoop {
 
   /** Takes the steers and injects waiting in the inbox into the current step. */
   #takeStepInput(s: TurnState): void {
+    if (!this.#log.positions.hasPending()) return; // the common step: nothing waits
     for (const message of takeForNextStep(this.#log.positions.pending())) {
       const nothing = saysNothing(message.text);
       appendUserMessage(this.#log, s.turn, message.id, message.intent, nothing ? '' : message.text, nothing);
@@ -600,12 +601,14 @@ export class AgentLoop {
     pending.open = false;
     if (pending.streams) this.#storeDeltas(s, attempt, pending.streams.end());
     const ok = result.type === 'reply' || result.type === 'tool_use';
-    span.end(result.type === 'transport_error' && result.kind === 'aborted' ? 'cancelled' : ok ? 'ok' : 'error', {
-      result: result.type,
-      ...(result.type === 'transport_error' ? { kind: result.kind } : {}),
-      inputTokens: result.usage?.inputTokens ?? null,
-      outputTokens: result.usage?.outputTokens ?? null,
-    });
+    const inputTokens = result.usage?.inputTokens ?? null;
+    const outputTokens = result.usage?.outputTokens ?? null;
+    span.end(
+      result.type === 'transport_error' && result.kind === 'aborted' ? 'cancelled' : ok ? 'ok' : 'error',
+      result.type === 'transport_error'
+        ? { result: result.type, kind: result.kind, inputTokens, outputTokens }
+        : { result: result.type, inputTokens, outputTokens },
+    );
     if (result.usage) {
       s.inputTokens += countable(result.usage.inputTokens);
       s.outputTokens += countable(result.usage.outputTokens);
@@ -613,6 +616,20 @@ export class AgentLoop {
     }
     appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#deps.redact);
     return result;
+  }
+
+  /**
+   * `#onResult`'s synchronous part on one timestamp (clock.ts): the assistant
+   * message, its write and — when that is done at once — the step's call, up to
+   * the tool's run (which runs on the real clock, as always).
+   */
+  #onResultHeld(s: TurnState, result: Exclude<ModelResult, ModelErrorResult>): Next | Promise<Next> {
+    holdTime();
+    try {
+      return this.#onResult(s, result);
+    } finally {
+      releaseTime();
+    }
   }
 
   /** Where the model's answer leads: CHECKPOINT (reply), TOOLS (tool use), or an outcome. */
@@ -647,7 +664,9 @@ export class AgentLoop {
     markSeen(s);
     s.reply = result.text;
     try {
-      await this.#deps.persist('step'); // a failure (a rejection, or a throw) becomes a PersistenceError
+      // A failure (a rejection, or a throw) becomes a PersistenceError; a write done at once (`WRITTEN`) is not waited for.
+      const written = this.#deps.persist('step');
+      if (written !== WRITTEN) await written;
     } catch (error) {
       throw new PersistenceError(error);
     }
@@ -660,19 +679,83 @@ export class AgentLoop {
     return { kind: 'replied' };
   }
 
-  /** Tool calls: recorded, then run unless a budget forbids it (invariant 11: checked before any runs). */
-  async #toolUse(s: TurnState, result: ToolUseResult): Promise<Next> {
-    const { config } = this.#deps;
+  /**
+   * Tool calls: recorded, then run unless a budget forbids it (invariant 11: checked
+   * before any runs). Without a promise when nothing in it waits: the step's writes
+   * done at once (the persist returned `WRITTEN`) and the call settled synchronously.
+   * Otherwise awaited exactly as always (the same turns of the microtask queue: a
+   * host's writer interleaves with the loop as it did).
+   */
+  #toolUse(s: TurnState, result: ToolUseResult): Next | Promise<Next> {
     const plan = planStepCalls(result.calls, result.content, this.#log, this.#deps.redact);
     const calls = plan.calls;
     appendAssistantMessage(this.#log, s.turn, s.steps, plan.content);
     markSeen(s);
     s.journal.planned(calls);
+    let written: Promise<void>;
+    try {
+      written = this.#deps.persist('step');
+    } catch (error) {
+      return Promise.reject(new PersistenceError(error));
+    }
+    if (written !== WRITTEN) return this.#toolUseAfterWrite(s, calls, written);
+    const refused = this.#callsRefused(s, calls);
+    if (refused) return refused;
+    const running = this.#runningTools(s, calls);
+    if (running !== undefined) return this.#callsRunning(s, running);
+    if (s.journal.writeAheadFailure) return Promise.reject(s.journal.writeAheadFailure);
+    try {
+      written = this.#deps.persist('step');
+    } catch (error) {
+      return Promise.reject(new PersistenceError(error));
+    }
+    return written === WRITTEN ? 'next_step' : this.#stepWritten(written);
+  }
+
+  /** `#toolUse` once its first write is not done at once: as it always ran. */
+  async #toolUseAfterWrite(s: TurnState, calls: readonly PlannedCall[], written: Promise<void>): Promise<Next> {
+    try {
+      await written; // a failure (a rejection, or a throw) becomes a PersistenceError
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
+    const refused = this.#callsRefused(s, calls);
+    if (refused) return refused;
+    const running = this.#runningTools(s, calls);
+    if (running !== undefined) await running;
+    if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
     try {
       await this.#deps.persist('step'); // a failure (a rejection, or a throw) becomes a PersistenceError
     } catch (error) {
       throw new PersistenceError(error);
     }
+    return 'next_step';
+  }
+
+  /** The step's calls still running after a first write done at once. */
+  async #callsRunning(s: TurnState, running: Promise<void>): Promise<Next> {
+    await running;
+    if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
+    try {
+      await this.#deps.persist('step');
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
+    return 'next_step';
+  }
+
+  async #stepWritten(written: Promise<void>): Promise<Next> {
+    try {
+      await written;
+    } catch (error) {
+      throw new PersistenceError(error);
+    }
+    return 'next_step';
+  }
+
+  /** The budgets a step's calls must fit in (invariant 11: checked before any runs); counts them in when they fit. */
+  #callsRefused(s: TurnState, calls: readonly PlannedCall[]): Outcome | undefined {
+    const { config } = this.#deps;
     // Invariant 11: never run a round whose results the model could not see.
     if (s.steps >= config.maxSteps) {
       return {
@@ -689,15 +772,7 @@ export class AgentLoop {
       return { kind: 'failed', reason: 'budget_exhausted', detail: `tool-call budget per session (${config.maxToolCallsPerSession}) would be exceeded` };
     }
     s.toolCalls += calls.length;
-    const running = this.#runningTools(s, calls);
-    if (running !== undefined) await running;
-    if (s.journal.writeAheadFailure) throw s.journal.writeAheadFailure;
-    try {
-      await this.#deps.persist('step'); // a failure (a rejection, or a throw) becomes a PersistenceError
-    } catch (error) {
-      throw new PersistenceError(error);
-    }
-    return 'next_step';
+    return undefined;
   }
 
   #steerWaiting(): boolean {
@@ -848,14 +923,16 @@ export class AgentLoop {
   }
 
   #toolContext(s: TurnState, step: number, { repeatOf }: PlannedCall): ToolExecutionContext {
-    return {
-      signal: s.scope.signal,
-      clock: this.#deps.clock,
-      recorder: s.journal.recorder(step),
-      trace: s.span,
-      ...(repeatOf !== undefined ? { repeatOf } : {}),
-      ...(this.#deps.conversation !== undefined ? { conversation: this.#deps.conversation } : {}),
-    };
+    const signal = s.scope.signal;
+    const clock = this.#deps.clock;
+    const recorder = s.journal.recorder(step);
+    const trace = s.span;
+    const conversation = this.#deps.conversation;
+    // One literal per shape (no spreads); optional fields omitted, in this order.
+    if (repeatOf === undefined) {
+      return conversation === undefined ? { signal, clock, recorder, trace } : { signal, clock, recorder, trace, conversation };
+    }
+    return conversation === undefined ? { signal, clock, recorder, trace, repeatOf } : { signal, clock, recorder, trace, repeatOf, conversation };
   }
 
   // ---------------------------------------------------------------------------

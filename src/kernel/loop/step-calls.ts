@@ -38,7 +38,8 @@ export interface PlannedStep {
 }
 
 export function planStepCalls(calls: readonly ToolCall[], content: readonly AssistantBlock[], log: EventLog, redact: Redactor): PlannedStep {
-  const taken = new Set<string>();
+  // The ids given so far in this step, made once a second call needs them.
+  let taken: Set<string> | undefined;
   const planned = calls.map((c, i): PlannedCall => {
     const given = c.id ? redact(c.id) : '';
     const name = redact(c.name);
@@ -46,8 +47,8 @@ export function planStepCalls(calls: readonly ToolCall[], content: readonly Assi
     const repeatOf =
       earlier && earlier.name === name && sameArguments(log, earlier.assistantSeq, given, c.args, redact) ? (earlier.repeatOf ?? given) : undefined;
     let id = given || `call_${log.length}_${i}`;
-    for (let n = 2; taken.has(id) || log.positions.call(id); n++) id = `${given || 'call'}_${n}`;
-    taken.add(id);
+    for (let n = 2; taken?.has(id) || log.positions.call(id); n++) id = `${given || 'call'}_${n}`;
+    if (calls.length > 1) (taken ??= new Set<string>()).add(id);
     return { call: id === c.id && name === c.name ? c : { ...c, id, name }, repeatOf };
   });
   return { calls: planned, content: recordedContent(content, planned) };
@@ -71,13 +72,6 @@ function sameArguments(log: EventLog, seq: number, id: string, args: unknown, re
 /** Content with each call block replaced by its planned call, in order; calls the provider reported without blocks appended. */
 function recordedContent(content: readonly AssistantBlock[], planned: readonly PlannedCall[]): AssistantBlock[] {
   let k = 0;
-  const block = (p: PlannedCall, args: unknown): AssistantBlock => ({
-    type: 'tool_call',
-    id: p.call.id,
-    name: p.call.name,
-    args: nestedDeeperThan(args) ? cutAtDepth(args) : args,
-    ...(p.repeatOf !== undefined ? { repeatOf: p.repeatOf } : {}),
-  });
   const out: AssistantBlock[] = [];
   for (const b of content) {
     if (b.type !== 'tool_call') {
@@ -89,4 +83,12 @@ function recordedContent(content: readonly AssistantBlock[], planned: readonly P
   }
   for (; k < planned.length; k++) out.push(block(planned[k]!, planned[k]!.call.args ?? {}));
   return out;
+}
+
+/** A planned call's block (repeatOf only when it repeats one). */
+function block(p: PlannedCall, given: unknown): AssistantBlock {
+  const args = nestedDeeperThan(given) ? cutAtDepth(given) : given;
+  return p.repeatOf !== undefined
+    ? ({ type: 'tool_call', id: p.call.id, name: p.call.name, args, repeatOf: p.repeatOf } as AssistantBlock)
+    : { type: 'tool_call', id: p.call.id, name: p.call.name, args };
 }

@@ -89,6 +89,14 @@ export interface TurnTracing {
  */
 export type Durability = 'step' | 'barrier';
 
+/**
+ * A promise already fulfilled, shared: a persist (or a store's append) that
+ * returns this very object has finished its write before returning, so the
+ * caller may go on without waiting a turn of the microtask queue for it. Any
+ * other promise is awaited as always.
+ */
+export const WRITTEN: Promise<void> = Promise.resolve();
+
 export interface LoopDeps {
   readonly log: EventLog;
   readonly model: ModelClient;
@@ -101,7 +109,8 @@ export interface LoopDeps {
    * Writes the log's unflushed events to the store. Rejects on failure — this
    * write's, or an earlier one's that had not been reported yet. `durability` says
    * what the loop is about to do next (see `Durability`); a host that stores every
-   * write before resolving may ignore it.
+   * write before resolving may ignore it. Returning `WRITTEN` says the write is
+   * done (synchronously): the loop then goes on without waiting for it.
    */
   readonly persist: (durability?: Durability) => Promise<void>;
   readonly tracing: TurnTracing;

@@ -45,7 +45,7 @@
 import { resumeTime, suspendTime } from '../clock.ts';
 import type { ToolCall, ToolResultStatus, ToolSpec } from '../model/client.ts';
 import { createRedactor, type Redactor } from '../redact/index.ts';
-import { Deferred, type SpanHandle, type SpanStatus } from '../trace/tracer.ts';
+import { Deferred, type SpanAttributes, type SpanHandle, type SpanStatus } from '../trace/tracer.ts';
 import { toFrozenLoggable } from '../log/plain-data.ts';
 import { afterReturn } from './after.ts';
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './argument-depth.ts';
@@ -213,12 +213,7 @@ class Pipeline implements ToolExecutor {
     const span = state.span;
     if (span) {
       try {
-        span.end(spanStatus(settled), {
-          status: settled.status,
-          attempts: settled.attempts,
-          ...(settled.error ? { errorCode: settled.error.error_code } : {}),
-          ...(settled.truncatedFrom !== undefined ? { truncatedFrom: settled.truncatedFrom } : {}),
-        });
+        span.end(spanStatus(settled), settledAttributes(settled));
       } catch {
         // Dev-mode trace misuse: recorded by the tracer; the call still settles.
       }
@@ -443,10 +438,7 @@ class Pipeline implements ToolExecutor {
       case 'returned': {
         const after = afterReturn(declaration, outcome.value, this.#redact, this.#maxOutputChars);
         if (!after.ok) return this.#settleError(state, 'failed', after.error);
-        return this.#settle(state, 'ok', after.content, {
-          ...(after.output !== undefined ? { output: after.output } : {}),
-          ...(after.truncatedFrom !== undefined ? { truncatedFrom: after.truncatedFrom } : {}),
-        });
+        return this.#settle(state, 'ok', after.content, after.output, undefined, after.truncatedFrom);
       }
       case 'timeout':
         return this.#settleError(state, 'unknown', toolErrors.timeout(name, timeoutMs, state.attempts));
@@ -497,25 +489,37 @@ class Pipeline implements ToolExecutor {
       suggestion: this.#redact(error.suggestion),
     };
     const { content, truncatedFrom } = truncateForModel(renderError(redacted), this.#maxOutputChars);
-    return this.#settle(state, status, content, { error: redacted, ...(truncatedFrom !== undefined ? { truncatedFrom } : {}) });
+    return this.#settle(state, status, content, undefined, redacted, truncatedFrom);
   }
 
   #settle(
     state: CallState,
     status: ToolResultStatus,
     content: string,
-    extra: { output?: unknown; error?: ToolError; truncatedFrom?: number },
+    output: unknown,
+    error: ToolError | undefined,
+    truncatedFrom: number | undefined,
   ): SettledToolCall {
-    // Optional fields are omitted, never undefined: the log takes plain JSON only.
-    return {
-      callId: state.call.id,
-      name: state.call.name,
-      status,
-      content,
-      ...extra,
-      durationMs: Math.max(0, safeNow(state.ctx) - state.startedAt),
-      attempts: state.attempts,
-    };
+    // Optional fields are omitted, never undefined: the log takes plain JSON only. Keys in this order:
+    // callId, name, status, content, output, error, truncatedFrom, durationMs, attempts.
+    const callId = state.call.id;
+    const name = state.call.name;
+    const durationMs = Math.max(0, safeNow(state.ctx) - state.startedAt);
+    const attempts = state.attempts;
+    // The common shapes as one literal each; the rest field by field.
+    if (truncatedFrom === undefined) {
+      if (error === undefined) {
+        return output !== undefined ? { callId, name, status, content, output, durationMs, attempts } : { callId, name, status, content, durationMs, attempts };
+      }
+      if (output === undefined) return { callId, name, status, content, error, durationMs, attempts };
+    }
+    const settled: { -readonly [K in keyof SettledToolCall]?: SettledToolCall[K] } = { callId, name, status, content };
+    if (output !== undefined) settled.output = output;
+    if (error !== undefined) settled.error = error;
+    if (truncatedFrom !== undefined) settled.truncatedFrom = truncatedFrom;
+    settled.durationMs = durationMs;
+    settled.attempts = attempts;
+    return settled as SettledToolCall;
   }
 }
 
@@ -635,4 +639,16 @@ function nonNegativeInteger(value: number | undefined, fallback: number, name: s
 /** A claim's key: call ids are unique within a conversation only. */
 function claimKey(ctx: ToolExecutionContext, callId: string): string {
   return ctx.conversation === undefined ? callId : `${ctx.conversation}\u0000${callId}`;
+}
+
+/** The tool span's closing attributes (optional ones omitted): status, attempts, errorCode, truncatedFrom. */
+function settledAttributes(settled: SettledToolCall): SpanAttributes {
+  if (settled.error) {
+    return settled.truncatedFrom !== undefined
+      ? { status: settled.status, attempts: settled.attempts, errorCode: settled.error.error_code, truncatedFrom: settled.truncatedFrom }
+      : { status: settled.status, attempts: settled.attempts, errorCode: settled.error.error_code };
+  }
+  return settled.truncatedFrom !== undefined
+    ? { status: settled.status, attempts: settled.attempts, truncatedFrom: settled.truncatedFrom }
+    : { status: settled.status, attempts: settled.attempts };
 }

@@ -16,6 +16,17 @@ import type { AssistantBlock, Message } from '../../model/client.ts';
  * refuses such a block, and the history would carry it to every later request.
  */
 export function normalizeAssistantContent(content: readonly AssistantBlock[]): AssistantBlock[] {
+  // The common shapes — only calls, or only text — with nothing to drop or rewrite: the blocks as they are, in one copy.
+  let texts = 0;
+  let asGiven = true;
+  for (let k = 0; k < content.length; k++) {
+    const block = content[k]!;
+    if (block.type === 'text') {
+      texts++;
+      if (block.text.trim().length === 0) asGiven = false;
+    } else if ('repeatOf' in block) asGiven = false;
+  }
+  if (asGiven && (texts === 0 || texts === content.length)) return content.slice();
   const text: AssistantBlock[] = [];
   const calls: AssistantBlock[] = [];
   for (let k = 0; k < content.length; k++) {
@@ -54,7 +65,7 @@ export function checkToolPairingFrom(
   messages: readonly Message[] | MessageSource,
   from: number,
 ): { readonly violation: PairingViolation | undefined; readonly checkedUpTo: number } {
-  let expected: string[] = from > 0 ? callIdsOf(messages.at(from - 1)!) : [];
+  let expected: readonly string[] = from > 0 ? callIdsOf(messages.at(from - 1)!) : NONE;
   for (let i = from; i < messages.length; i++) {
     const message = messages.at(i)!;
     if (message.role === 'assistant') {
@@ -73,22 +84,22 @@ export function checkToolPairingFrom(
       expected = calls;
       continue;
     }
-    // user message
-    const results: string[] = [];
+    // user message: its results, in order, must be the calls waiting (compared as they are read; listed only for an error)
+    let results = 0;
+    let matches = true;
     let seenText = false;
     for (let k = 0; k < message.content.length; k++) {
       const block = message.content[k]!;
       if (block.type === 'tool_result') {
         if (seenText) return failed(i, `tool result ${block.callId} after text in the same user message`);
-        results.push(block.callId);
+        if (results >= expected.length || block.callId !== expected[results]) matches = false;
+        results++;
       } else seenText = true;
     }
-    if (expected.length > 0 || results.length > 0) {
-      if (results.length !== expected.length || results.some((id, k) => id !== expected[k])) {
-        return failed(i, `tool results [${results.join(', ')}] do not match the calls [${expected.join(', ')}] in order`);
-      }
+    if (results !== expected.length || !matches) {
+      return failed(i, `tool results [${resultIdsOf(message).join(', ')}] do not match the calls [${expected.join(', ')}] in order`);
     }
-    expected = [];
+    expected = NONE;
   }
   if (expected.length > 0) {
     return { violation: { messageIndex: messages.length - 1, problem: `tool calls ${expected.join(', ')} have no result` }, checkedUpTo: messages.length };
@@ -100,9 +111,22 @@ function failed(messageIndex: number, problem: string) {
   return { violation: { messageIndex, problem }, checkedUpTo: messageIndex };
 }
 
+/** No calls waiting (shared, never written). */
+const NONE: readonly string[] = Object.freeze([]);
+
+/** The call ids a user message's results answer, in order. */
+function resultIdsOf(message: Message): string[] {
+  const ids: string[] = [];
+  for (let k = 0; k < message.content.length; k++) {
+    const block = message.content[k]!;
+    if (block.type === 'tool_result') ids.push(block.callId);
+  }
+  return ids;
+}
+
 /** The calls a message leaves waiting for results: an assistant message's, in order; none after a user message. */
-function callIdsOf(message: Message): string[] {
-  if (message.role !== 'assistant') return [];
+function callIdsOf(message: Message): readonly string[] {
+  if (message.role !== 'assistant') return NONE;
   const ids: string[] = [];
   for (let k = 0; k < message.content.length; k++) {
     const block = message.content[k]!;
