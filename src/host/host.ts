@@ -754,9 +754,10 @@ export class AgentHost {
         delivery,
         turns: [summary],
         ...(summary.reply !== undefined ? { reply: summary.reply } : {}),
-        // The message is stored, but the store refused the write of its taking: it is still pending there, and the
-        // next turn runs it (docs/storage.md). Said, so a client does not retry the 503 and run it twice.
-        ...(unstored && seq >= log.flushedUpTo
+        // The message is stored, and the store holds no answer the model gave after taking it (its taking was
+        // refused, or recovery will give it back as unseen): the next turn runs it (docs/storage.md). Said, so a
+        // client does not retry the 503 and run it twice.
+        ...(unstored && !answeredInStore(log, turn, seq)
           ? { error: `${this.#redact(outcome.detail ?? 'the store refused a write')}; the message is stored and the next turn takes it` }
           : {}),
       });
@@ -1235,6 +1236,20 @@ function lastTaking(log: EventLog, id: string): { turn: number; delivery: Delive
     }
   }
   return { turn, delivery: stepped ? 'joined' : 'turn', outcome, closedAt };
+}
+
+/**
+ * Does the store hold an assistant message of `turn` after the taking at `takenAt`? Recovery gives back the
+ * messages a turn cut short took after its last assistant message (recovery.ts, returnUnseenMessages); a taking the
+ * store never got is pending there anyway.
+ */
+function answeredInStore(log: EventLog, turn: number, takenAt: number): boolean {
+  if (takenAt >= log.flushedUpTo) return false;
+  for (let seq = takenAt + 1; seq < log.flushedUpTo; seq++) {
+    const e = log.at(seq);
+    if (e && isKnown(e) && e.type === 'assistant.message' && (e as Extract<LogEvent, { type: 'assistant.message' }>).payload.turn === turn) return true;
+  }
+  return false;
 }
 
 /** How a stored message stands for a request that goes away: waiting (queued), or taken by a turn. */

@@ -114,7 +114,7 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
     if (last.outcome === 'failed{persistence}' && envelope.messageId !== undefined) {
       const rerun = ranAgain(view.known, envelope.messageId, last);
       if (rerun && !(envelope.error ?? '').includes(STORED_NEXT_TURN))
-        return `${where} was answered ${envelope.status} with turn ${last.turn} failed{persistence} (${JSON.stringify(envelope.error ?? 'no error')}), but the store kept the message pending and turn ${rerun.turn} took it and ended ${rerun.outcome}: the answer must say "${STORED_NEXT_TURN}" (a client that retries a 503 runs it twice)`;
+        return `${where} was answered ${envelope.status} with turn ${last.turn} failed{persistence} (${JSON.stringify(envelope.error ?? 'no error')}), but the store kept the message pending (or gave it back) and turn ${rerun.turn} took it again (${rerun.outcome}): the answer must say "${STORED_NEXT_TURN}" (a client that retries a 503 runs it twice)`;
     }
   }
   return undefined;
@@ -124,20 +124,22 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
 const STORED_NEXT_TURN = 'the message is stored and the next turn takes it';
 
 /**
- * The stored turn that took the message and ran to a close of its own — not the answered turn itself: not
- * recovery's `interrupted` (it closes a turn whose taking was stored before a later write failed), and not a close
- * of the answered turn's number, steps and tool calls (its own close, stored by a later write: the faulty store keeps a
- * refused batch pending for the next write).
+ * The stored turn that took the message again after the answered turn: either the message was taken more than once
+ * (recovery gave it back to the inbox — the model had not seen it — and a later turn took it), or its one stored
+ * taking is by a turn that ran to a close of its own — not recovery's `interrupted`, not `failed{persistence}`, and
+ * not a close with the answered turn's number, steps and tool calls (its own close, stored by a later write: the
+ * faulty store keeps a refused batch pending for the next write).
  */
 function ranAgain(known: readonly LogEvent[], messageId: string, answered: { turn: number; steps: number; toolCalls: number }): { turn: number; outcome: string } | undefined {
-  const taken = known.find((e) => e.type === 'user.message' && e.payload.id === messageId) as Extract<LogEvent, { type: 'user.message' }> | undefined;
-  if (!taken) return undefined;
-  const close = known.find((e) => e.type === 'turn.closed' && e.payload.turn === taken.payload.turn) as Extract<LogEvent, { type: 'turn.closed' }> | undefined;
-  if (!close) return undefined;
-  const outcome = label(close.payload.outcome);
-  if (outcome === 'interrupted' || outcome === 'failed{persistence}') return undefined;
-  if (taken.payload.turn === answered.turn && close.payload.steps === answered.steps && close.payload.toolCalls === answered.toolCalls) return undefined;
-  return { turn: taken.payload.turn, outcome };
+  const takings = known.filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message' && e.payload.id === messageId);
+  const last = takings.at(-1);
+  if (!last) return undefined;
+  const close = known.find((e) => e.type === 'turn.closed' && e.payload.turn === last.payload.turn) as Extract<LogEvent, { type: 'turn.closed' }> | undefined;
+  const outcome = close ? label(close.payload.outcome) : 'open';
+  if (takings.length > 1) return last.payload.turn === answered.turn ? undefined : { turn: last.payload.turn, outcome };
+  if (!close || outcome === 'interrupted' || outcome === 'failed{persistence}') return undefined;
+  if (last.payload.turn === answered.turn && close.payload.steps === answered.steps && close.payload.toolCalls === answered.toolCalls) return undefined;
+  return { turn: last.payload.turn, outcome };
 }
 
 /** The text of the turn's last assistant message (the reply the loop reports), if it has text. */
