@@ -91,7 +91,9 @@ describe('reports read back before they are written', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lg-verify-'));
     const r = hardResults();
     const wrong = { ...r, summary: summarize(r.cases.slice(1)) };
-    await expect(writeReports(wrong, { reporters: ['json', 'junit', 'html', 'markdown'], outDir: join(dir, 'out') })).rejects.toBeInstanceOf(ReportDisagreesError);
+    await expect(writeReports(wrong, { reporters: ['json', 'junit', 'html', 'markdown'], outDir: join(dir, 'out') })).rejects.toBeInstanceOf(
+      ReportDisagreesError,
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 });

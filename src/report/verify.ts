@@ -81,7 +81,8 @@ function compareCounts(where: string, shown: Partial<Counts> | undefined, truth:
 function checkSummary(results: RunResults, truth: Truth): string[] {
   const problems: string[] = [];
   compareCounts('summary', results.summary, truth.all, problems);
-  for (const kind of Object.keys(truth.byKind) as CaseKind[]) compareCounts(`summary.byKind.${kind}`, results.summary.byKind[kind], truth.byKind[kind], problems);
+  for (const kind of Object.keys(truth.byKind) as CaseKind[])
+    compareCounts(`summary.byKind.${kind}`, results.summary.byKind[kind], truth.byKind[kind], problems);
   return problems;
 }
 
@@ -90,7 +91,13 @@ const lineKey = (c: CaseLine) => `${c.kind}\u0000${c.id}\u0000${c.status}`;
 const sortLines = (lines: readonly CaseLine[]) => [...lines].sort((a, b) => (lineKey(a) < lineKey(b) ? -1 : lineKey(a) > lineKey(b) ? 1 : 0));
 
 /** `shown` against the run's cases, ids as `show` renders them (the identity for JSON). */
-function checkCases(where: string, shown: readonly { kind?: unknown; id?: unknown; status?: unknown }[], truth: Truth, problems: string[], show: (id: string) => string = (id) => id): void {
+function checkCases(
+  where: string,
+  shown: readonly { kind?: unknown; id?: unknown; status?: unknown }[],
+  truth: Truth,
+  problems: string[],
+  show: (id: string) => string = (id) => id,
+): void {
   if (shown.length !== truth.cases.length) problems.push(`${where} hold ${shown.length} cases, the run has ${truth.cases.length}`);
   const left = new Map<string, number>();
   for (const c of truth.cases) {
@@ -123,7 +130,8 @@ function checkJson(text: string, truth: Truth): string[] {
   }
   compareCounts('summary', read.summary, truth.all, problems);
   for (const kind of Object.keys(truth.byKind) as CaseKind[]) compareCounts(`summary.byKind.${kind}`, read.summary.byKind[kind], truth.byKind[kind], problems);
-  if ((read.regressions?.length ?? 0) !== truth.regressions) problems.push(`it lists ${read.regressions?.length ?? 0} regressions, the run has ${truth.regressions}`);
+  if ((read.regressions?.length ?? 0) !== truth.regressions)
+    problems.push(`it lists ${read.regressions?.length ?? 0} regressions, the run has ${truth.regressions}`);
   checkCases('the cases', read.cases, truth, problems);
   return problems;
 }

@@ -94,7 +94,9 @@ describe('the code under test cannot end, fake or hold the gate', () => {
       writeFileSync(file, readFileSync(file, 'utf8').replace('export default defineConfig(', 'const config = defineConfig(') + `export default ${exported};\n`);
       const result = await loopgate(['run'], where);
       expect(result.status, `${name}: ${result.stderr}`).toBe(EXIT.usage);
-      expect(result.stderr).toBe(`loopgate: ${file}: the default export is a promise: loopgate does not await it; export the config itself, awaiting what it needs at the top level (export default defineConfig({ agents: { … }, … }) after \`const key = await …\`)\n`);
+      expect(result.stderr).toBe(
+        `loopgate: ${file}: the default export is a promise: loopgate does not await it; export the config itself, awaiting what it needs at the top level (export default defineConfig({ agents: { … }, … }) after \`const key = await …\`)\n`,
+      );
       expect(existsSync(join(where, 'reports'))).toBe(false);
     }
   });

@@ -130,7 +130,11 @@ const STORED_NEXT_TURN = 'the message is stored and the next turn takes it';
  * not a close with the answered turn's number, steps and tool calls (its own close, stored by a later write: the
  * faulty store keeps a refused batch pending for the next write).
  */
-function ranAgain(known: readonly LogEvent[], messageId: string, answered: { turn: number; steps: number; toolCalls: number }): { turn: number; outcome: string } | undefined {
+function ranAgain(
+  known: readonly LogEvent[],
+  messageId: string,
+  answered: { turn: number; steps: number; toolCalls: number },
+): { turn: number; outcome: string } | undefined {
   const takings = known.filter((e): e is Extract<LogEvent, { type: 'user.message' }> => e.type === 'user.message' && e.payload.id === messageId);
   const last = takings.at(-1);
   if (!last) return undefined;
