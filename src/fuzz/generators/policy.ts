@@ -78,7 +78,15 @@ export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
 }
 
 export const approverArb: fc.Arbitrary<Approver> = fc.record({
-  answers: fc.array(fc.constantFrom<'approve' | 'deny'>('approve', 'deny'), { minLength: 1, maxLength: 3 }),
+  // Now and then a broken approver: an answer that is neither approve nor deny, or a throw (both must deny).
+  answers: fc.array(
+    fc.oneof(
+      { withCrossShrink: true },
+      { arbitrary: fc.constantFrom<'approve' | 'deny'>('approve', 'deny'), weight: 12 },
+      { arbitrary: fc.constantFrom<'invalid' | 'throw'>('invalid', 'throw'), weight: 1 },
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
   // A third of the time slower than the 3 s in which fuzz sends an early cancel (inbox.ts): the call waits, cancelled.
   delayMs: fc.oneof({ withCrossShrink: true }, fc.constant(0), fc.integer({ min: 1, max: 120_000 }), fc.integer({ min: 3_000, max: 120_000 })),
 });

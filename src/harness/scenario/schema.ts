@@ -250,9 +250,11 @@ const policySchema = z.strictObject({
 
 const approverSchema = z.strictObject({
   answers: z
-    .array(z.enum(['approve', 'deny']))
+    .array(z.enum(['approve', 'deny', 'invalid', 'throw']))
     .min(1)
-    .describe('One per question; the last repeats'),
+    .describe(
+      'One per question; the last repeats. invalid: the approver answers "approved" (neither approve nor deny: a broken approval UI), throw: the approver throws; the loop must deny both',
+    ),
   delayMs: ms.default(0).describe('Virtual time a human takes to answer'),
 });
 
