@@ -33,15 +33,21 @@ export function visibilityArb(tools: readonly FuzzTool[]): fc.Arbitrary<Layer[]>
 const DECISIONS = ['deny', 'ask', 'allow'] as const;
 
 export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
-  const rule = fc.record(
-    {
-      decision: fc.constantFrom<'allow' | 'deny' | 'ask'>('deny', 'ask', 'allow'),
-      tools: patternsArb(tools).filter((p) => p.length > 0),
-      sideEffects: fc.uniqueArray(fc.constantFrom(...SIDE_EFFECTS), { minLength: 1, maxLength: 2 }),
-      reason: fc.constant('fuzz rule'),
-    },
-    { requiredKeys: ['decision'] },
-  );
+  const rule = fc
+    .tuple(
+      fc.record(
+        {
+          decision: fc.constantFrom<'allow' | 'deny' | 'ask'>('deny', 'ask', 'allow'),
+          tools: patternsArb(tools).filter((p) => p.length > 0),
+          sideEffects: fc.uniqueArray(fc.constantFrom(...SIDE_EFFECTS), { minLength: 1, maxLength: 2 }),
+          reason: fc.constant('fuzz rule'),
+        },
+        { requiredKeys: ['decision'] },
+      ),
+      // One rule in eight has a predicate that throws: it must match as a deny or ask, never as an allow.
+      sometimes(fc.constant<'throws'>('throws'), 12),
+    )
+    .map(([r, when]) => (when ? { ...r, when } : r));
   // Often a rule's twins: the same match with one or both other decisions, each at its own place in the list.
   // Rules combine most-restrictive-first whatever their order, so only rules that match the same calls test
   // that; with all three decisions on one match, any two ranks swapped change a decision (invariant 7 reads it).

@@ -240,6 +240,12 @@ const policySchema = z.strictObject({
         sideEffects: z.array(z.enum(['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'])).optional(),
         decision: z.enum(['allow', 'deny', 'ask']),
         reason: z.string().optional(),
+        when: z
+          .literal('throws')
+          .optional()
+          .describe(
+            "A predicate on the call's arguments that throws (as one reading a field the arguments lack): the rule then matches if it denies or asks, never if it allows",
+          ),
       }),
     )
     .default([]),
