@@ -493,6 +493,17 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limited_429_retry_after_ms',
+    title:
+      'HTTP 429 with retry-after-ms (as OpenAI sends it, next to a rounded-up retry-after) ends as transport_error{rate_limited} with that many milliseconds',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 1, retryAfterMsHeader: 500 },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, 500, 'retry-after-ms is milliseconds, and finer than retry-after: 1');
+    },
+  },
+  {
     id: 'quota_exhausted',
     title: 'an account out of quota or credit ends as transport_error{auth}, never a rate limit to retry (even sent as a 429 with retry-after)',
     behaviour: { kind: 'http_error', error: 'quota' },

@@ -97,7 +97,11 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
     case 'rate_limited':
       return transportError('rate_limited', {
         status: status ?? 429,
-        ...(behaviour.retryAfterSeconds !== undefined ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 } : {}),
+        ...(behaviour.retryAfterMsHeader !== undefined
+          ? { retryAfterMs: behaviour.retryAfterMsHeader }
+          : behaviour.retryAfterSeconds !== undefined
+            ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }
+            : {}),
       });
     case 'quota':
       return transportError('auth', { status: status ?? 429 });

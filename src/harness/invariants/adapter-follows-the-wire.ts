@@ -19,6 +19,7 @@
  * wrapper that cannot be read so comes back as it was sent. `expectedCalls`
  * says that here, on its own.
  */
+import { sendsRetryAfterMs } from '../../../providers/names.ts';
 import type { ModelResult } from '../../kernel/index.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -132,10 +133,11 @@ function mismatch(provider: string, step: ProviderStep, result: ModelResult, dec
   const kinds = expectedKinds(error);
   if (!kinds.includes(result.kind)) return `expected transport_error{${kinds.join(' or ')}}, the adapter returned ${got(result)}`;
   if (error.kind === 'rate_limited' && !error.midStream) {
-    // The header carries whole seconds (rounded up); the adapter reports milliseconds.
-    const header = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) * 1000 : undefined;
+    // OpenAI's retry-after-ms carries the milliseconds and wins; otherwise retry-after carries whole seconds (rounded up).
+    const header =
+      error.retryAfterMs === undefined ? undefined : sendsRetryAfterMs(provider) ? error.retryAfterMs : Math.ceil(error.retryAfterMs / 1000) * 1000;
     if (result.retryAfterMs !== header)
-      return `retry-after is ${String(result.retryAfterMs)} ms, the header said ${header === undefined ? 'nothing' : `${header / 1000} s`}`;
+      return `retry-after is ${String(result.retryAfterMs)} ms, the header${sendsRetryAfterMs(provider) ? 's' : ''} said ${header === undefined ? 'nothing' : sendsRetryAfterMs(provider) ? `${header} ms (retry-after-ms)` : `${header / 1000} s`}`;
   }
   return undefined;
 }

@@ -177,10 +177,10 @@ function neverOfferedOrRun(run: ScenarioRun): string | undefined {
       if (block.type !== 'tool_call') continue;
       const args: CallArgs = { value: block.args };
       const decision = allowed.get(block.id);
-      const unasked =
-        decision && registered.has(block.name) ? allowedWithoutAsking(policy, block.name, registered.get(block.name), decision, args) : undefined;
+      const unasked = decision && registered.has(block.name) ? allowedWithoutAsking(policy, block.name, registered.get(block.name), decision, args) : undefined;
       if (unasked) return `call ${block.id} to ${block.name}: ${unasked}`;
-      const ruled = registered.has(block.name) && !hiddenBy(visibility, block.name) ? deniedByRule(policy, block.name, registered.get(block.name), args) : undefined;
+      const ruled =
+        registered.has(block.name) && !hiddenBy(visibility, block.name) ? deniedByRule(policy, block.name, registered.get(block.name), args) : undefined;
       // Keyed by turn and step too: a model may give calls in different steps the same id.
       const by = decided.get(`${e.payload.turn}/${e.payload.step}/${block.id}`);
       // A deny rule decides alone: the call is never put to the approver (nor to the no-approver fallback), whatever it would
