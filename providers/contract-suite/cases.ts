@@ -740,6 +740,20 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'usage_accounting_cache_write',
+    title: 'usage with prompt-cache writes: the tokens written to the cache count as input, and are reported apart',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'ok' }], stop: 'end', usage: { input: 1312, output: 40, cacheRead: 300, cacheWrite: 1000 } },
+    },
+    check({ result }) {
+      expectType(result, 'reply');
+      expectUsage(result, 1312, 40);
+      assert.equal(result.usage?.cacheReadTokens, 300, 'usage.cacheReadTokens');
+      assert.equal(result.usage?.cacheWriteTokens, 1000, 'usage.cacheWriteTokens');
+    },
+  },
+  {
     id: 'duplicate_events',
     title: 'repeated framing events change nothing: one call, text not doubled',
     behaviour: {

@@ -48,10 +48,16 @@ export function resultForTurn(turn: WireTurn): ModelResult {
   const input = tokenCount(turn.usage.input);
   const output = tokenCount(turn.usage.output);
   const cacheRead = tokenCount(turn.usage.cacheRead);
+  const cacheWrite = tokenCount(turn.usage.cacheWrite);
   const usage =
     input === undefined && output === undefined
       ? undefined
-      : { inputTokens: input ?? 0, outputTokens: output ?? 0, ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}) };
+      : {
+          inputTokens: input ?? 0,
+          outputTokens: output ?? 0,
+          ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+          ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {}),
+        };
   // Nothing says the answer is whole: the adapters' malformed_stream, with the usage that was sent.
   if (turn.stop === 'missing') return transportFailure('malformed_stream', 'the response ended without a stop reason', { usage });
   // A call the token limit cut is never finished (as every wire fake sends it), whatever its arguments so far.

@@ -32,9 +32,9 @@ function stopReason(stop: TurnStop): string | null {
 
 function usageStart(turn: WireTurn) {
   return {
-    // Anthropic counts the uncached input apart from the tokens read from the cache.
-    input_tokens: turn.usage.input - (turn.usage.cacheRead ?? 0),
-    cache_creation_input_tokens: 0,
+    // Anthropic counts the uncached input apart from the tokens read from and written to the cache.
+    input_tokens: turn.usage.input - (turn.usage.cacheRead ?? 0) - (turn.usage.cacheWrite ?? 0),
+    cache_creation_input_tokens: turn.usage.cacheWrite ?? 0,
     cache_read_input_tokens: turn.usage.cacheRead ?? 0,
     output_tokens: 1,
   };

@@ -34,6 +34,7 @@ function finishReason(stop: TurnStop): string | null {
 }
 
 function usage(turn: WireTurn) {
+  if (turn.usage.cacheWrite) throw new UnsupportedOnWire('OpenAI reports no cache-write tokens: its usage cannot say them');
   return {
     prompt_tokens: turn.usage.input,
     completion_tokens: turn.usage.output,

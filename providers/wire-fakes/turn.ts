@@ -29,6 +29,11 @@ export interface TurnUsage {
   readonly input: number;
   readonly output: number;
   readonly cacheRead?: number;
+  /**
+   * Of input, tokens written to the prompt cache. Anthropic reports them apart
+   * (cache_creation_input_tokens); OpenAI reports none, so its fakes cannot say them.
+   */
+  readonly cacheWrite?: number;
 }
 
 export interface WireTurn {

@@ -26,7 +26,13 @@ export class WireStepError extends Error {
  * 429 headers to send). Throws WireStepError when the wire cannot say it.
  */
 export function behaviourFor(step: ProviderStep, index: number, callIds: { next: number }, provider?: WireProvider): Behaviour {
-  const usage = { input: step.usage?.input ?? 10, output: step.usage?.output ?? 5 };
+  // The cache counts too: a fake that dropped them would hide how an adapter reads them (probe 10, F7).
+  const usage = {
+    input: step.usage?.input ?? 10,
+    output: step.usage?.output ?? 5,
+    ...(step.usage?.cacheRead !== undefined ? { cacheRead: step.usage.cacheRead } : {}),
+    ...(step.usage?.cacheWrite !== undefined ? { cacheWrite: step.usage.cacheWrite } : {}),
+  };
   const turn = (blocks: TurnBlock[], stop: WireTurn['stop'], extra: Partial<WireTurn> = {}): Behaviour => ({
     kind: 'turn',
     turn: { blocks, stop, usage, ...extra },
