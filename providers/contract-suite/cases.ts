@@ -324,6 +324,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'stop_sequence_is_a_reply',
+    title: 'output ended by a stop sequence (Anthropic stop_reason "stop_sequence"; OpenAI says stop) is a whole reply, with usage',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'The order has shipped.' }], stop: 'stop_sequence', usage: USAGE },
+    },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, 'The order has shipped.');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'content_filter',
     title: "a content filter's stop ends as refusal, not a reply, with usage",
     behaviour: {

@@ -27,13 +27,14 @@ type EndingStop = Exclude<WireTurn['stop'], 'missing'>;
 function stopCategory(stop: EndingStop): StopCategory {
   if (typeof stop === 'object') return 'unknown';
   if (stop === 'content_filter') return 'refusal';
-  return stop === 'end' ? 'reply' : stop;
+  return stop === 'end' || stop === 'stop_sequence' ? 'reply' : stop;
 }
 
 function stopRaw(stop: EndingStop): string {
   if (typeof stop === 'object') return stop.unknown;
   return {
     end: 'end_turn',
+    stop_sequence: 'stop_sequence',
     tool_use: 'tool_use',
     max_tokens: 'max_tokens',
     refusal: 'refusal',

@@ -16,6 +16,7 @@ function finishReason(stop: TurnStop): string | null {
   if (typeof stop === 'object') return stop.unknown;
   switch (stop) {
     case 'end':
+    case 'stop_sequence':
     case 'refusal':
       return 'stop';
     case 'tool_use':

@@ -20,6 +20,7 @@ function ending(stop: TurnStop): { status: 'completed' | 'incomplete'; reason?: 
   if (typeof stop === 'object') return { status: 'incomplete', reason: stop.unknown };
   switch (stop) {
     case 'end':
+    case 'stop_sequence':
     case 'tool_use':
     case 'refusal':
       return { status: 'completed' };
