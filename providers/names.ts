@@ -13,3 +13,12 @@ export function isProviderName(name: string): name is ProviderName {
 export function isWireProvider(name: string): name is WireProvider {
   return (WIRE_PROVIDERS as readonly string[]).includes(name);
 }
+
+/**
+ * Whether the provider's 429s carry `retry-after-ms` (milliseconds) next to
+ * `retry-after` (whole seconds, rounded up): OpenAI's do, Anthropic's do not.
+ * The wire fakes send what the provider sends.
+ */
+export function sendsRetryAfterMs(provider: string | undefined): boolean {
+  return provider === 'openai-chat' || provider === 'openai-responses';
+}

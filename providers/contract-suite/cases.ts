@@ -324,6 +324,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'stop_sequence_is_a_reply',
+    title: 'output ended by a stop sequence (Anthropic stop_reason "stop_sequence"; OpenAI says stop) is a whole reply, with usage',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'The order has shipped.' }], stop: 'stop_sequence', usage: USAGE },
+    },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, 'The order has shipped.');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'content_filter',
     title: "a content filter's stop ends as refusal, not a reply, with usage",
     behaviour: {
@@ -490,6 +503,17 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         error.retryAfterMs !== undefined && error.retryAfterMs >= 25_000 && error.retryAfterMs <= 30_000,
         `retryAfterMs ${error.retryAfterMs}: expected the time until the date in retry-after (about 30 000 ms)`,
       );
+    },
+  },
+  {
+    id: 'rate_limited_429_retry_after_ms',
+    title:
+      'HTTP 429 with retry-after-ms (as OpenAI sends it, next to a rounded-up retry-after) ends as transport_error{rate_limited} with that many milliseconds',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 1, retryAfterMsHeader: 500 },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, 500, 'retry-after-ms is milliseconds, and finer than retry-after: 1');
     },
   },
   {
@@ -726,6 +750,20 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       expectType(result, 'reply');
       expectUsage(result, 1200, 340);
       assert.equal(result.usage?.cacheReadTokens, 1000, 'usage.cacheReadTokens');
+    },
+  },
+  {
+    id: 'usage_accounting_cache_write',
+    title: 'usage with prompt-cache writes: the tokens written to the cache count as input, and are reported apart',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'ok' }], stop: 'end', usage: { input: 1312, output: 40, cacheRead: 300, cacheWrite: 1000 } },
+    },
+    check({ result }) {
+      expectType(result, 'reply');
+      expectUsage(result, 1312, 40);
+      assert.equal(result.usage?.cacheReadTokens, 300, 'usage.cacheReadTokens');
+      assert.equal(result.usage?.cacheWriteTokens, 1000, 'usage.cacheWriteTokens');
     },
   },
   {

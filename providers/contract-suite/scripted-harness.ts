@@ -27,13 +27,14 @@ type EndingStop = Exclude<WireTurn['stop'], 'missing'>;
 function stopCategory(stop: EndingStop): StopCategory {
   if (typeof stop === 'object') return 'unknown';
   if (stop === 'content_filter') return 'refusal';
-  return stop === 'end' ? 'reply' : stop;
+  return stop === 'end' || stop === 'stop_sequence' ? 'reply' : stop;
 }
 
 function stopRaw(stop: EndingStop): string {
   if (typeof stop === 'object') return stop.unknown;
   return {
     end: 'end_turn',
+    stop_sequence: 'stop_sequence',
     tool_use: 'tool_use',
     max_tokens: 'max_tokens',
     refusal: 'refusal',
@@ -48,10 +49,16 @@ export function resultForTurn(turn: WireTurn): ModelResult {
   const input = tokenCount(turn.usage.input);
   const output = tokenCount(turn.usage.output);
   const cacheRead = tokenCount(turn.usage.cacheRead);
+  const cacheWrite = tokenCount(turn.usage.cacheWrite);
   const usage =
     input === undefined && output === undefined
       ? undefined
-      : { inputTokens: input ?? 0, outputTokens: output ?? 0, ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}) };
+      : {
+          inputTokens: input ?? 0,
+          outputTokens: output ?? 0,
+          ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+          ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {}),
+        };
   // Nothing says the answer is whole: the adapters' malformed_stream, with the usage that was sent.
   if (turn.stop === 'missing') return transportFailure('malformed_stream', 'the response ended without a stop reason', { usage });
   // A call the token limit cut is never finished (as every wire fake sends it), whatever its arguments so far.
@@ -97,7 +104,11 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
     case 'rate_limited':
       return transportError('rate_limited', {
         status: status ?? 429,
-        ...(behaviour.retryAfterSeconds !== undefined ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 } : {}),
+        ...(behaviour.retryAfterMsHeader !== undefined
+          ? { retryAfterMs: behaviour.retryAfterMsHeader }
+          : behaviour.retryAfterSeconds !== undefined
+            ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }
+            : {}),
       });
     case 'quota':
       return transportError('auth', { status: status ?? 429 });

@@ -41,6 +41,7 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
         headers['retry-after'] = behaviour.retryAfterAsDate
           ? new Date(Date.now() + behaviour.retryAfterSeconds * 1000).toUTCString()
           : String(behaviour.retryAfterSeconds);
+      if (behaviour.retryAfterMsHeader !== undefined) headers['retry-after-ms'] = String(behaviour.retryAfterMsHeader);
       if (!behaviour.quotesCredential) return jsonPlan(answer.status, answer.body, headers);
       if (options.credential === undefined) throw new UnsupportedOnWire('no credential was given to quote');
       return jsonPlan(answer.status, quoting(answer.body, options.credential), headers);

@@ -10,11 +10,18 @@ import { UnsupportedOnWire, pieces, refuseCutCallStatus } from './turn.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 
+/** The stop sequence that ended a `stop_sequence` turn, as the Messages API names it (null otherwise). */
+function stopSequence(stop: TurnStop): string | null {
+  return stop === 'stop_sequence' ? '\n\nObservation:' : null;
+}
+
 function stopReason(stop: TurnStop): string | null {
   if (typeof stop === 'object') return stop.unknown;
   switch (stop) {
     case 'end':
       return 'end_turn';
+    case 'stop_sequence':
+      return 'stop_sequence';
     case 'tool_use':
       return 'tool_use';
     case 'max_tokens':
@@ -32,9 +39,9 @@ function stopReason(stop: TurnStop): string | null {
 
 function usageStart(turn: WireTurn) {
   return {
-    // Anthropic counts the uncached input apart from the tokens read from the cache.
-    input_tokens: turn.usage.input - (turn.usage.cacheRead ?? 0),
-    cache_creation_input_tokens: 0,
+    // Anthropic counts the uncached input apart from the tokens read from and written to the cache.
+    input_tokens: turn.usage.input - (turn.usage.cacheRead ?? 0) - (turn.usage.cacheWrite ?? 0),
+    cache_creation_input_tokens: turn.usage.cacheWrite ?? 0,
     cache_read_input_tokens: turn.usage.cacheRead ?? 0,
     output_tokens: 1,
   };
@@ -89,7 +96,7 @@ function streamFrames(turn: WireTurn): Frame[] {
       {
         delta: {
           stop_reason: stop,
-          stop_sequence: null,
+          stop_sequence: stopSequence(turn.stop),
           ...(turn.stop === 'refusal' && turn.refusal?.details !== undefined ? { stop_details: turn.refusal.details } : {}),
         },
         usage: { output_tokens: turn.usage.output },
@@ -125,7 +132,7 @@ function completeBody(turn: WireTurn): unknown {
     ),
     // A missing stop reason is a body without the field (a gateway's), where the stream above sends it null.
     ...(turn.stop !== 'missing' ? { stop_reason: stopReason(turn.stop) } : {}),
-    stop_sequence: null,
+    stop_sequence: stopSequence(turn.stop),
     ...(turn.stop === 'refusal' ? { stop_details: turn.refusal?.details ?? null } : {}),
     usage: { ...usageStart(turn), output_tokens: turn.usage.output },
   };

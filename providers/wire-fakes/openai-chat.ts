@@ -16,6 +16,7 @@ function finishReason(stop: TurnStop): string | null {
   if (typeof stop === 'object') return stop.unknown;
   switch (stop) {
     case 'end':
+    case 'stop_sequence':
     case 'refusal':
       return 'stop';
     case 'tool_use':
@@ -34,6 +35,7 @@ function finishReason(stop: TurnStop): string | null {
 }
 
 function usage(turn: WireTurn) {
+  if (turn.usage.cacheWrite) throw new UnsupportedOnWire('OpenAI reports no cache-write tokens: its usage cannot say them');
   return {
     prompt_tokens: turn.usage.input,
     completion_tokens: turn.usage.output,

@@ -20,6 +20,7 @@ function ending(stop: TurnStop): { status: 'completed' | 'incomplete'; reason?: 
   if (typeof stop === 'object') return { status: 'incomplete', reason: stop.unknown };
   switch (stop) {
     case 'end':
+    case 'stop_sequence':
     case 'tool_use':
     case 'refusal':
       return { status: 'completed' };
@@ -39,6 +40,7 @@ function ending(stop: TurnStop): { status: 'completed' | 'incomplete'; reason?: 
 }
 
 function usage(turn: WireTurn) {
+  if (turn.usage.cacheWrite) throw new UnsupportedOnWire('OpenAI reports no cache-write tokens: its usage cannot say them');
   return {
     input_tokens: turn.usage.input,
     input_tokens_details: { cached_tokens: turn.usage.cacheRead ?? 0 },

@@ -9,6 +9,12 @@ export type TurnBlock =
 
 export type TurnStop =
   | 'end'
+  /**
+   * A stop sequence of the request ended the output: a whole answer. Anthropic
+   * says `stop_sequence` (and which one); OpenAI does not tell it from a natural
+   * end (`stop`, `completed`). loopgate sends none itself, but a gateway may add them.
+   */
+  | 'stop_sequence'
   | 'tool_use'
   | 'max_tokens'
   | 'refusal'
@@ -29,6 +35,11 @@ export interface TurnUsage {
   readonly input: number;
   readonly output: number;
   readonly cacheRead?: number;
+  /**
+   * Of input, tokens written to the prompt cache. Anthropic reports them apart
+   * (cache_creation_input_tokens); OpenAI reports none, so its fakes cannot say them.
+   */
+  readonly cacheWrite?: number;
 }
 
 export interface WireTurn {

@@ -6,7 +6,7 @@
  */
 import type { Behaviour } from '../../providers/contract-suite/behaviours.ts';
 import { wirePlanFor } from '../../providers/contract-suite/wire-plan.ts';
-import type { WireProvider } from '../../providers/names.ts';
+import { sendsRetryAfterMs, type WireProvider } from '../../providers/names.ts';
 import { WIRE_KITS } from '../../providers/wire-fakes/kits.ts';
 import { jsonPlan, type WirePlan } from '../../providers/wire-fakes/plan.ts';
 import type { TurnBlock, WireTurn } from '../../providers/wire-fakes/turn.ts';
@@ -21,9 +21,18 @@ export class WireStepError extends Error {
   }
 }
 
-/** The contract behaviour a scenario step asks of the provider. Throws WireStepError when the wire cannot say it. */
-export function behaviourFor(step: ProviderStep, index: number, callIds: { next: number }): Behaviour {
-  const usage = { input: step.usage?.input ?? 10, output: step.usage?.output ?? 5 };
+/**
+ * The contract behaviour a scenario step asks of the provider (`provider`: whose
+ * 429 headers to send). Throws WireStepError when the wire cannot say it.
+ */
+export function behaviourFor(step: ProviderStep, index: number, callIds: { next: number }, provider?: WireProvider): Behaviour {
+  // The cache counts too: a fake that dropped them would hide how an adapter reads them (probe 10, F7).
+  const usage = {
+    input: step.usage?.input ?? 10,
+    output: step.usage?.output ?? 5,
+    ...(step.usage?.cacheRead !== undefined ? { cacheRead: step.usage.cacheRead } : {}),
+    ...(step.usage?.cacheWrite !== undefined ? { cacheWrite: step.usage.cacheWrite } : {}),
+  };
   const turn = (blocks: TurnBlock[], stop: WireTurn['stop'], extra: Partial<WireTurn> = {}): Behaviour => ({
     kind: 'turn',
     turn: { blocks, stop, usage, ...extra },
@@ -58,6 +67,7 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
         error: 'rate_limited',
         ...(error.status ? { status: error.status } : {}),
         ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+        ...(error.retryAfterMs !== undefined && sendsRetryAfterMs(provider) ? { retryAfterMsHeader: error.retryAfterMs } : {}),
       };
     case 'overloaded':
       // Inside a 200 stream: some text, then the provider's error event (Anthropic's `event: error`, OpenAI's error chunk).
@@ -115,7 +125,7 @@ export async function wireProvider(
 ): Promise<WireProviderHandle> {
   const kit = WIRE_KITS[provider];
   const callIds = { next: 1 };
-  const plans: WirePlan[] = steps.map((step, i) => wirePlanFor(kit, behaviourFor(step, i, callIds)));
+  const plans: WirePlan[] = steps.map((step, i) => wirePlanFor(kit, behaviourFor(step, i, callIds, provider)));
   const [{ acquireWireFake }, { createAdapter }] = await Promise.all([import('../../providers/wire-fakes/server.ts'), import('../../providers/clients.ts')]);
   const fake = acquireWireFake();
   /** Script steps served, in order: a call that never reached the fake (cancelled before it was sent) serves none. */

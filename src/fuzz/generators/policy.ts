@@ -33,15 +33,21 @@ export function visibilityArb(tools: readonly FuzzTool[]): fc.Arbitrary<Layer[]>
 const DECISIONS = ['deny', 'ask', 'allow'] as const;
 
 export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
-  const rule = fc.record(
-    {
-      decision: fc.constantFrom<'allow' | 'deny' | 'ask'>('deny', 'ask', 'allow'),
-      tools: patternsArb(tools).filter((p) => p.length > 0),
-      sideEffects: fc.uniqueArray(fc.constantFrom(...SIDE_EFFECTS), { minLength: 1, maxLength: 2 }),
-      reason: fc.constant('fuzz rule'),
-    },
-    { requiredKeys: ['decision'] },
-  );
+  const rule = fc
+    .tuple(
+      fc.record(
+        {
+          decision: fc.constantFrom<'allow' | 'deny' | 'ask'>('deny', 'ask', 'allow'),
+          tools: patternsArb(tools).filter((p) => p.length > 0),
+          sideEffects: fc.uniqueArray(fc.constantFrom(...SIDE_EFFECTS), { minLength: 1, maxLength: 2 }),
+          reason: fc.constant('fuzz rule'),
+        },
+        { requiredKeys: ['decision'] },
+      ),
+      // One rule in eight has a predicate that throws: it must match as a deny or ask, never as an allow.
+      sometimes(fc.constant<'throws'>('throws'), 12),
+    )
+    .map(([r, when]) => (when ? { ...r, when } : r));
   // Often a rule's twins: the same match with one or both other decisions, each at its own place in the list.
   // Rules combine most-restrictive-first whatever their order, so only rules that match the same calls test
   // that; with all three decisions on one match, any two ranks swapped change a decision (invariant 7 reads it).
@@ -78,7 +84,15 @@ export function policyArb(tools: readonly FuzzTool[]): fc.Arbitrary<Policy> {
 }
 
 export const approverArb: fc.Arbitrary<Approver> = fc.record({
-  answers: fc.array(fc.constantFrom<'approve' | 'deny'>('approve', 'deny'), { minLength: 1, maxLength: 3 }),
+  // Now and then a broken approver: an answer that is neither approve nor deny, or a throw (both must deny).
+  answers: fc.array(
+    fc.oneof(
+      { withCrossShrink: true },
+      { arbitrary: fc.constantFrom<'approve' | 'deny'>('approve', 'deny'), weight: 12 },
+      { arbitrary: fc.constantFrom<'invalid' | 'throw'>('invalid', 'throw'), weight: 1 },
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
   // A third of the time slower than the 3 s in which fuzz sends an early cancel (inbox.ts): the call waits, cancelled.
   delayMs: fc.oneof({ withCrossShrink: true }, fc.constant(0), fc.integer({ min: 1, max: 120_000 }), fc.integer({ min: 3_000, max: 120_000 })),
 });

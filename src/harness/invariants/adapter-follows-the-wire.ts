@@ -5,7 +5,9 @@
  * with their ids, names and arguments (also when their argument chunks arrived
  * interleaved), max_tokens with or without a cut call, a refusal, an overflow at
  * the request or during generation, the unknown stop reason by name, and each
- * HTTP error as its kind with the retry-after the header carried.
+ * HTTP error as its kind with the retry-after the header carried; and a reply's
+ * or tool call's token usage as the step's `usage` gave it (cache reads and
+ * writes included).
  *
  * `outcome-follows-table` judges the loop by what the adapter returned, so an
  * adapter that turns a refusal into a reply, reads retry-after seconds as
@@ -19,6 +21,7 @@
  * wrapper that cannot be read so comes back as it was sent. `expectedCalls`
  * says that here, on its own.
  */
+import { sendsRetryAfterMs } from '../../../providers/names.ts';
 import type { ModelResult } from '../../kernel/index.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -40,9 +43,30 @@ function adapterFollowsWire(run: ScenarioRun): string | undefined {
     const step = script[i];
     if (!result || !step) continue;
     if (result.type === 'transport_error' && (result.kind === 'aborted' || result.kind === 'timeout')) continue; // the loop gave up waiting
-    const problem = mismatch(wire.provider, step, result, new Set(run.sideEffectLevels.keys()));
+    const problem = mismatch(wire.provider, step, result, new Set(run.sideEffectLevels.keys())) ?? usageMismatch(step, result);
     if (problem) return `${wire.provider} step ${i + 1} (${describe(step)}): ${problem}`;
   }
+  return undefined;
+}
+
+/**
+ * The token counts a step's `usage` put on the wire, as the adapter reports them:
+ * input (every input token, cached ones included), output, and the cache reads
+ * and writes the step gives (reasoning tokens are not on the fakes' wire).
+ */
+function usageMismatch(step: ProviderStep, result: ModelResult): string | undefined {
+  const sent = step.usage;
+  if (!sent || (result.type !== 'reply' && result.type !== 'tool_use')) return undefined;
+  const usage = result.usage;
+  if (!usage) return `the wire sent usage ${JSON.stringify(sent)}, the adapter reported none`;
+  const pairs: [string, number | undefined, number | undefined][] = [
+    ['inputTokens', usage.inputTokens, sent.input],
+    ['outputTokens', usage.outputTokens, sent.output],
+    ['cacheReadTokens', usage.cacheReadTokens, sent.cacheRead],
+    ['cacheWriteTokens', usage.cacheWriteTokens, sent.cacheWrite],
+  ];
+  for (const [field, reported, wire] of pairs)
+    if (wire !== undefined && (reported ?? 0) !== wire) return `usage.${field} is ${String(reported)}, the wire said ${wire} (usage ${JSON.stringify(sent)})`;
   return undefined;
 }
 
@@ -132,10 +156,11 @@ function mismatch(provider: string, step: ProviderStep, result: ModelResult, dec
   const kinds = expectedKinds(error);
   if (!kinds.includes(result.kind)) return `expected transport_error{${kinds.join(' or ')}}, the adapter returned ${got(result)}`;
   if (error.kind === 'rate_limited' && !error.midStream) {
-    // The header carries whole seconds (rounded up); the adapter reports milliseconds.
-    const header = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) * 1000 : undefined;
+    // OpenAI's retry-after-ms carries the milliseconds and wins; otherwise retry-after carries whole seconds (rounded up).
+    const header =
+      error.retryAfterMs === undefined ? undefined : sendsRetryAfterMs(provider) ? error.retryAfterMs : Math.ceil(error.retryAfterMs / 1000) * 1000;
     if (result.retryAfterMs !== header)
-      return `retry-after is ${String(result.retryAfterMs)} ms, the header said ${header === undefined ? 'nothing' : `${header / 1000} s`}`;
+      return `retry-after is ${String(result.retryAfterMs)} ms, the header${sendsRetryAfterMs(provider) ? 's' : ''} said ${header === undefined ? 'nothing' : sendsRetryAfterMs(provider) ? `${header} ms (retry-after-ms)` : `${header / 1000} s`}`;
   }
   return undefined;
 }

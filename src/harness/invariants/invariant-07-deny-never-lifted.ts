@@ -51,8 +51,14 @@ export function hiddenBy(layers: readonly VisibilityLayer[] | undefined, name: s
  * deny beats every allow), the default when no rule matches, or an ask with no
  * approver to answer it and the fallback set to deny.
  */
-export function deniedByPolicy(policy: ToolPolicy | undefined, hasApprover: boolean, name: string, sideEffect: string | undefined): string | undefined {
-  const verdict = referenceVerdict(policy, name, sideEffect);
+export function deniedByPolicy(
+  policy: ToolPolicy | undefined,
+  hasApprover: boolean,
+  name: string,
+  sideEffect: string | undefined,
+  args?: CallArgs,
+): string | undefined {
+  const verdict = referenceVerdict(policy, name, sideEffect, args);
   if (verdict === undefined || typeof verdict === 'object') return verdict?.deniedBy;
   if (verdict === 'deny') return 'the policy default denies it';
   if (verdict === 'ask' && !hasApprover && (policy?.onAskWithoutApprover ?? 'deny') === 'deny')
@@ -61,28 +67,50 @@ export function deniedByPolicy(policy: ToolPolicy | undefined, hasApprover: bool
 }
 
 /** Which deny rule the reference says refuses the call outright, if one does. */
-function deniedByRule(policy: ToolPolicy | undefined, name: string, sideEffect: string | undefined): string | undefined {
-  const verdict = referenceVerdict(policy, name, sideEffect);
+function deniedByRule(policy: ToolPolicy | undefined, name: string, sideEffect: string | undefined, args?: CallArgs): string | undefined {
+  const verdict = referenceVerdict(policy, name, sideEffect, args);
   return typeof verdict === 'object' ? verdict.deniedBy : undefined;
+}
+
+/** A call's arguments as the model gave them (boxed: undefined arguments are arguments too). */
+type CallArgs = { readonly value: unknown };
+type Rule = NonNullable<ToolPolicy['rules']>[number];
+
+/**
+ * Whether a rule's predicate holds for the call's arguments, as the policy
+ * documents it: true only for `true`, and a predicate that throws matches a deny
+ * or ask rule and never an allow rule (an error never opens a door).
+ */
+function predicateMatches(rule: Rule, args: CallArgs): boolean {
+  try {
+    return rule.when!(args.value) === true;
+  } catch {
+    return rule.decision !== 'allow';
+  }
 }
 
 /**
  * The rules' verdict by the reference: a matching deny rule (as `deniedBy`), else
  * ask if any matching rule asks, allow if any allows, the default if none matches.
- * Undefined when there is no policy, or a predicate on the arguments must judge.
+ * A rule's predicate is asked about the call's arguments (it is a function of
+ * them alone); undefined when there is no policy, or a predicate must judge and
+ * the arguments are not given.
  */
 function referenceVerdict(
   policy: ToolPolicy | undefined,
   name: string,
   sideEffect: string | undefined,
+  args?: CallArgs,
 ): 'allow' | 'deny' | 'ask' | { deniedBy: string } | undefined {
   if (!policy) return undefined;
-  const applies = (rule: NonNullable<ToolPolicy['rules']>[number]) =>
+  const applies = (rule: Rule) =>
     (!rule.tools || anyMatch(rule.tools, name)) &&
     (!rule.sideEffects || (sideEffect !== undefined && (rule.sideEffects as readonly string[]).includes(sideEffect)));
-  const matching = (policy.rules ?? []).filter((rule) => rule.when === undefined && applies(rule)).map((rule) => ({ rule, id: rule.id }));
-  // A rule with a predicate on the arguments cannot be judged from outside: past a plain deny, the reference abstains.
-  const judgedInside = (policy.rules ?? []).some((rule) => rule.when !== undefined && applies(rule));
+  const matching = (policy.rules ?? [])
+    .filter((rule) => applies(rule) && (rule.when === undefined || (args !== undefined && predicateMatches(rule, args))))
+    .map((rule) => ({ rule, id: rule.id }));
+  // Without the arguments a rule with a predicate cannot be judged from outside: past a plain deny, the reference abstains.
+  const judgedInside = args === undefined && (policy.rules ?? []).some((rule) => rule.when !== undefined && applies(rule));
   const deny = matching.find(({ rule }) => rule.decision === 'deny');
   if (deny) return { deniedBy: `rule ${deny.id} denies it` };
   if (judgedInside) return undefined;
@@ -99,8 +127,9 @@ function allowedWithoutAsking(
   name: string,
   sideEffect: string | undefined,
   allowed: { by: string; rule: string },
+  args?: CallArgs,
 ): string | undefined {
-  if (referenceVerdict(policy, name, sideEffect) !== 'ask') return undefined;
+  if (referenceVerdict(policy, name, sideEffect, args) !== 'ask') return undefined;
   if (allowed.by === 'approver') return undefined;
   if (allowed.by === 'default' && FALLBACK_RULES.has(allowed.rule)) {
     // The fallback decides, and only as configured: an approver that never answers must not open a door the policy keeps shut.
@@ -146,10 +175,12 @@ function neverOfferedOrRun(run: ScenarioRun): string | undefined {
     if (e.type !== 'assistant.message') continue;
     for (const block of (e as Extract<LogEvent, { type: 'assistant.message' }>).payload.content) {
       if (block.type !== 'tool_call') continue;
+      const args: CallArgs = { value: block.args };
       const decision = allowed.get(block.id);
-      const unasked = decision && registered.has(block.name) ? allowedWithoutAsking(policy, block.name, registered.get(block.name), decision) : undefined;
+      const unasked = decision && registered.has(block.name) ? allowedWithoutAsking(policy, block.name, registered.get(block.name), decision, args) : undefined;
       if (unasked) return `call ${block.id} to ${block.name}: ${unasked}`;
-      const ruled = registered.has(block.name) && !hiddenBy(visibility, block.name) ? deniedByRule(policy, block.name, registered.get(block.name)) : undefined;
+      const ruled =
+        registered.has(block.name) && !hiddenBy(visibility, block.name) ? deniedByRule(policy, block.name, registered.get(block.name), args) : undefined;
       // Keyed by turn and step too: a model may give calls in different steps the same id.
       const by = decided.get(`${e.payload.turn}/${e.payload.step}/${block.id}`);
       // A deny rule decides alone: the call is never put to the approver (nor to the no-approver fallback), whatever it would
@@ -159,7 +190,7 @@ function neverOfferedOrRun(run: ScenarioRun): string | undefined {
       }
       const why = !registered.has(block.name)
         ? 'no such tool is registered'
-        : (hiddenBy(visibility, block.name) ?? deniedByPolicy(policy, approver, block.name, registered.get(block.name)));
+        : (hiddenBy(visibility, block.name) ?? deniedByPolicy(policy, approver, block.name, registered.get(block.name), args));
       if (!why) continue;
       if (started.has(block.id)) return `call ${block.id} to ${block.name} ran, but ${why}`;
       if (allowed.has(block.id)) return `call ${block.id} to ${block.name} was allowed, but ${why}`;

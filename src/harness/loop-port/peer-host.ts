@@ -166,7 +166,7 @@ function wireFor(scenario: Scenario) {
   const provider = scenario.provider.provider!;
   const kit = WIRE_KITS[provider];
   const callIds = { next: 1 };
-  const behaviours = scenario.provider.script.map((step, i) => behaviourFor(step, i, callIds));
+  const behaviours = scenario.provider.script.map((step, i) => behaviourFor(step, i, callIds, provider));
   for (const b of behaviours) wirePlanFor(kit, b); // a step the provider cannot say fails the case here, before anything runs
   const fake = acquireWireFake();
   // Each request is answered as it asked: a peer's model may ask without streaming.

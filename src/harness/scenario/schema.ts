@@ -240,6 +240,12 @@ const policySchema = z.strictObject({
         sideEffects: z.array(z.enum(['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'])).optional(),
         decision: z.enum(['allow', 'deny', 'ask']),
         reason: z.string().optional(),
+        when: z
+          .literal('throws')
+          .optional()
+          .describe(
+            "A predicate on the call's arguments that throws (as one reading a field the arguments lack): the rule then matches if it denies or asks, never if it allows",
+          ),
       }),
     )
     .default([]),
@@ -250,9 +256,11 @@ const policySchema = z.strictObject({
 
 const approverSchema = z.strictObject({
   answers: z
-    .array(z.enum(['approve', 'deny']))
+    .array(z.enum(['approve', 'deny', 'invalid', 'throw']))
     .min(1)
-    .describe('One per question; the last repeats'),
+    .describe(
+      'One per question; the last repeats. invalid: the approver answers "approved" (neither approve nor deny: a broken approval UI), throw: the approver throws; the loop must deny both',
+    ),
   delayMs: ms.default(0).describe('Virtual time a human takes to answer'),
 });
 

@@ -108,6 +108,11 @@ function firstLine(error: unknown): string {
   return text.split('\n')[0]!;
 }
 
+/** A rule's `when: throws`: a predicate that fails on the arguments, as one reading a field they lack. */
+function throwingPredicate(args: unknown): boolean {
+  throw new TypeError(`scripted predicate failure: cannot read limits.max of ${JSON.stringify(args)}`);
+}
+
 /** The scenario's policy rules as the kernel's (ids numbered as the file lists them). */
 export function scenarioPolicy(spec: Scenario['policy']): ToolPolicy | undefined {
   if (!spec) return undefined;
@@ -119,6 +124,7 @@ export function scenarioPolicy(spec: Scenario['policy']): ToolPolicy | undefined
         ...(r.tools ? { tools: r.tools } : {}),
         ...(r.sideEffects ? { sideEffects: r.sideEffects } : {}),
         ...(r.reason ? { reason: r.reason } : {}),
+        ...(r.when === 'throws' ? { when: throwingPredicate } : {}),
       }),
     ),
     ...(spec.default ? { default: spec.default } : {}),

@@ -16,6 +16,9 @@ const RANGE_FAULT = {
   outside: 'ends outside the log',
 } as const;
 
+/** What a scripted approver answered `invalid` says: close to a yes, and neither approve nor deny. */
+export const INVALID_ANSWER = 'approved';
+
 export function scriptedApprover(spec: NonNullable<Scenario['approver']>, clock: Clock): Approver {
   let asked = 0;
   return {
@@ -23,6 +26,9 @@ export function scriptedApprover(spec: NonNullable<Scenario['approver']>, clock:
       const answer = spec.answers[Math.min(asked, spec.answers.length - 1)]!;
       asked++;
       if (spec.delayMs > 0) await clock.sleep(spec.delayMs, signal);
+      // A broken approver: an answer the Approver type does not allow (a UI's "approved"), or a failure.
+      if (answer === 'invalid') return INVALID_ANSWER as unknown as 'approve';
+      if (answer === 'throw') throw new Error('scripted approver failure');
       return answer;
     },
   };
