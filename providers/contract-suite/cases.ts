@@ -716,6 +716,15 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'gateway_502_without_provider_error',
+    title:
+      "a 502 from a gateway in front of the provider, its JSON body not the provider's error (AWS API Gateway's {\"message\":\"Internal server error\"}), ends as transport_error{server_error} with the status",
+    behaviour: { kind: 'gateway_answer', status: 502, body: '{"message":"Internal server error"}', contentType: 'application/json' },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'server_error').status, 502);
+    },
+  },
+  {
     id: 'usage_accounting',
     title: 'usage is reported as sent: input, output and cache-read tokens',
     behaviour: {
