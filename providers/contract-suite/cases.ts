@@ -725,6 +725,15 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'gateway_redirect_without_location',
+    title:
+      'a redirect the client cannot follow (a proxy\'s 307 with no location) ends as transport_error{server_error} with the status, not a reply or an unclassified failure',
+    behaviour: { kind: 'gateway_answer', status: 307, body: 'Temporary Redirect', contentType: 'text/plain' },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'server_error').status, 307);
+    },
+  },
+  {
     id: 'usage_accounting',
     title: 'usage is reported as sent: input, output and cache-read tokens',
     behaviour: {

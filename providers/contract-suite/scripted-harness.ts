@@ -160,6 +160,7 @@ export function createScriptedHarness(): ContractHarness {
       duplicate_events: NO_WIRE,
       empty_stream: NO_WIRE,
       gateway_502_without_provider_error: NO_GATEWAY,
+      gateway_redirect_without_location: NO_GATEWAY,
     },
     clientFor({ behaviour }): HarnessClient | Unsupported {
       const entry = entryFor(behaviour);
