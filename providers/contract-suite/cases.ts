@@ -383,6 +383,30 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'final_event_without_status_reply',
+    title: "a stream whose final event's response carries no status field ends as that event says: response.completed is a reply, text and usage kept",
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE, finalWithoutStatus: true } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'final_event_without_status_max_tokens',
+    title:
+      "a stream whose final event's response carries no status field ends as that event says: response.incomplete for the token limit is max_tokens, never a whole reply",
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Once upon a time, in a' }], stop: 'max_tokens', usage: USAGE, finalWithoutStatus: true },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.text, 'Once upon a time, in a');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'unknown_stop_reason',
     title: 'a stop reason nobody has seen yet ends as unknown, naming it, text kept',
     behaviour: {
