@@ -101,6 +101,18 @@ function expectUsage(result: ModelResult, input: number, output: number): void {
   assert.equal(result.usage.outputTokens, output, 'usage.outputTokens');
 }
 
+/** The request read back from the wire says what the loop's request says, line by line (when the harness can tell). */
+function expectSentAsGiven(sent: CallOutcome['sent']): void {
+  if (sent === undefined) return;
+  const i = sent.want.findIndex((line, k) => sent.got[k] !== line);
+  const at = i >= 0 ? i : sent.want.length;
+  assert.deepEqual(
+    sent.got,
+    sent.want,
+    `the request body read back from the wire differs from the loop's request at line ${at + 1}: sent ${JSON.stringify(sent.got[at] ?? '(nothing)')}, expected ${JSON.stringify(sent.want[at] ?? '(nothing)')}`,
+  );
+}
+
 function streamedText(deltas: readonly ModelDelta[]): string {
   return deltas.map((d) => (d.kind === 'text' ? d.text : '')).join('');
 }
@@ -363,14 +375,31 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     }),
     check({ result, sent }) {
       expectType(result, 'reply');
-      if (sent === undefined) return;
-      const i = sent.want.findIndex((line, k) => sent.got[k] !== line);
-      const at = i >= 0 ? i : sent.want.length;
-      assert.deepEqual(
-        sent.got,
-        sent.want,
-        `the request body read back from the wire differs from the loop's request at line ${at + 1}: sent ${JSON.stringify(sent.got[at] ?? '(nothing)')}, expected ${JSON.stringify(sent.want[at] ?? '(nothing)')}`,
-      );
+      expectSentAsGiven(sent);
+    },
+  },
+  {
+    id: 'history_empty_text_not_sent',
+    title:
+      'an empty text block in the history (beside tool results, or beside other text) is not sent: the model is shown no empty user turn or part (the Messages API refuses empty text)',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({
+      ...base,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }, { type: 'text', text: '' }, { type: 'text', text: 'In celsius.' }] },
+        { role: 'assistant', content: [{ type: 'tool_call', id: 'call_e', name: 'get_weather', args: { city: 'Paris', unit: 'celsius' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', callId: 'call_e', status: 'ok', content: '{"temp":21}' },
+            { type: 'text', text: '' },
+          ],
+        },
+      ],
+    }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
     },
   },
   {
