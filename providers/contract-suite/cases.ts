@@ -249,6 +249,32 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'empty_text_block_before_call',
+    title: 'an empty text block before a tool call (its text block opened and closed with no text) leaves no text in the content and sends no empty text delta',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: '' },
+          { type: 'tool_call', id: 'call_e1', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result, deltas }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.content.map((b) => (b.type === 'text' ? `text:${b.text}` : `call:${b.id}`)),
+        ['call:call_e1'],
+        'no empty text block in the content',
+      );
+      assert.equal(result.text, '');
+      const empty = deltas.filter((d) => d.kind === 'text' && d.text === '');
+      assert.equal(empty.length, 0, `${empty.length} text delta(s) with no text: a streaming UI or trace is sent nothing to show`);
+    },
+  },
+  {
     id: 'tool_call_no_arguments',
     title: 'a tool call with no argument text at all has arguments {}',
     behaviour: {

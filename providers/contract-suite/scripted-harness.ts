@@ -76,7 +76,8 @@ export function deltasForTurn(turn: WireTurn): ModelDelta[] {
   let ordinal = 0;
   for (const block of turn.blocks) {
     if (block.type === 'text') {
-      for (const text of pieces(block.text)) deltas.push({ kind: 'text', text });
+      // As the adapters stream it: an empty text block sends no text delta.
+      for (const text of pieces(block.text)) if (text !== '') deltas.push({ kind: 'text', text });
     } else {
       const index = ordinal++;
       deltas.push({ kind: 'tool_call_start', index, id: block.id, name: block.name });
