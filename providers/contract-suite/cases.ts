@@ -275,6 +275,32 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'call_named_after_its_first_chunk',
+    title: "parallel tool calls whose names arrive in a chunk after the call's first (as some OpenAI-compatible servers stream them) keep those names",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'tool_call', id: 'call_n1', name: 'get_weather', args: '{"city":"Nice"}' },
+          { type: 'tool_call', id: 'call_n2', name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        lateCallNames: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_n1', name: 'get_weather', args: { city: 'Nice' } },
+          { id: 'call_n2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+        ],
+      );
+    },
+  },
+  {
     id: 'tool_call_no_arguments',
     title: 'a tool call with no argument text at all has arguments {}',
     behaviour: {

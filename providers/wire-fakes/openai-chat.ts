@@ -74,13 +74,18 @@ function streamFrames(turn: WireTurn): Frame[] {
       callFrames.push([]);
       continue;
     }
-    const own: Frame[] = [
-      sseFrame(
-        null,
-        chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model),
-        'block_start',
-      ),
-    ];
+    const own: Frame[] = turn.lateCallNames
+      ? [
+          sseFrame(null, chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model), 'block_start'),
+          sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model), 'block_start'),
+        ]
+      : [
+          sseFrame(
+            null,
+            chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model),
+            'block_start',
+          ),
+        ];
     for (const piece of block.args ? pieces(block.args) : []) {
       own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null, model), 'args_delta'));
     }

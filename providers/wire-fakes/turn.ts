@@ -66,6 +66,13 @@ export interface WireTurn {
    * (`missing` leaves it out) cannot say it (UnsupportedOnWire).
    */
   readonly finalWithoutStatus?: boolean;
+  /**
+   * Chat Completions: each call's first chunk carries its index and id but no
+   * function name; the name follows in the call's next chunk (as some
+   * OpenAI-compatible servers stream it). Protocols that name a call in the
+   * event that opens it ignore it.
+   */
+  readonly lateCallNames?: boolean;
 }
 
 /** For protocols (or bodies) with no final event whose type says the ending apart from a status field. */
