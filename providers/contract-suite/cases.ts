@@ -438,7 +438,14 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     request: (base) => ({
       ...base,
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }, { type: 'text', text: '' }, { type: 'text', text: 'In celsius.' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather in Paris?' },
+            { type: 'text', text: '' },
+            { type: 'text', text: 'In celsius.' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'tool_call', id: 'call_e', name: 'get_weather', args: { city: 'Paris', unit: 'celsius' } }] },
         {
           role: 'user',
@@ -823,7 +830,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   {
     id: 'gateway_502_without_provider_error',
     title:
-      "a 502 from a gateway in front of the provider, its JSON body not the provider's error (AWS API Gateway's {\"message\":\"Internal server error\"}), ends as transport_error{server_error} with the status",
+      'a 502 from a gateway in front of the provider, its JSON body not the provider\'s error (AWS API Gateway\'s {"message":"Internal server error"}), ends as transport_error{server_error} with the status',
     behaviour: { kind: 'gateway_answer', status: 502, body: '{"message":"Internal server error"}', contentType: 'application/json' },
     check({ result }) {
       assert.equal(expectTransport(result, 'server_error').status, 502);
@@ -832,7 +839,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   {
     id: 'gateway_redirect_without_location',
     title:
-      'a redirect the client cannot follow (a proxy\'s 307 with no location) ends as transport_error{server_error} with the status, not a reply or an unclassified failure',
+      "a redirect the client cannot follow (a proxy's 307 with no location) ends as transport_error{server_error} with the status, not a reply or an unclassified failure",
     behaviour: { kind: 'gateway_answer', status: 307, body: 'Temporary Redirect', contentType: 'text/plain' },
     check({ result }) {
       assert.equal(expectTransport(result, 'server_error').status, 307);
