@@ -64,4 +64,10 @@ export type Behaviour =
    */
   | { readonly kind: 'connect_timeout' }
   /** A 200 stream with no events at all. */
-  | { readonly kind: 'empty_stream' };
+  | { readonly kind: 'empty_stream' }
+  /**
+   * Something in front of the provider (an API gateway, a proxy) answers for it:
+   * this status and body, the same for every provider, not in any provider's
+   * error format. Only a harness with a wire can produce it.
+   */
+  | { readonly kind: 'gateway_answer'; readonly status: number; readonly body: string; readonly contentType: string };

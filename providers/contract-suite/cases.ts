@@ -101,6 +101,18 @@ function expectUsage(result: ModelResult, input: number, output: number): void {
   assert.equal(result.usage.outputTokens, output, 'usage.outputTokens');
 }
 
+/** The request read back from the wire says what the loop's request says, line by line (when the harness can tell). */
+function expectSentAsGiven(sent: CallOutcome['sent']): void {
+  if (sent === undefined) return;
+  const i = sent.want.findIndex((line, k) => sent.got[k] !== line);
+  const at = i >= 0 ? i : sent.want.length;
+  assert.deepEqual(
+    sent.got,
+    sent.want,
+    `the request body read back from the wire differs from the loop's request at line ${at + 1}: sent ${JSON.stringify(sent.got[at] ?? '(nothing)')}, expected ${JSON.stringify(sent.want[at] ?? '(nothing)')}`,
+  );
+}
+
 function streamedText(deltas: readonly ModelDelta[]): string {
   return deltas.map((d) => (d.kind === 'text' ? d.text : '')).join('');
 }
@@ -234,6 +246,58 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         ],
       );
       expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'empty_text_block_before_call',
+    title: 'an empty text block before a tool call (its text block opened and closed with no text) leaves no text in the content and sends no empty text delta',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: '' },
+          { type: 'tool_call', id: 'call_e1', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result, deltas }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.content.map((b) => (b.type === 'text' ? `text:${b.text}` : `call:${b.id}`)),
+        ['call:call_e1'],
+        'no empty text block in the content',
+      );
+      assert.equal(result.text, '');
+      const empty = deltas.filter((d) => d.kind === 'text' && d.text === '');
+      assert.equal(empty.length, 0, `${empty.length} text delta(s) with no text: a streaming UI or trace is sent nothing to show`);
+    },
+  },
+  {
+    id: 'call_named_after_its_first_chunk',
+    title: "parallel tool calls whose names arrive in a chunk after the call's first (as some OpenAI-compatible servers stream them) keep those names",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'tool_call', id: 'call_n1', name: 'get_weather', args: '{"city":"Nice"}' },
+          { type: 'tool_call', id: 'call_n2', name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        lateCallNames: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_n1', name: 'get_weather', args: { city: 'Nice' } },
+          { id: 'call_n2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+        ],
+      );
     },
   },
   {
@@ -376,14 +440,38 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     }),
     check({ result, sent }) {
       expectType(result, 'reply');
-      if (sent === undefined) return;
-      const i = sent.want.findIndex((line, k) => sent.got[k] !== line);
-      const at = i >= 0 ? i : sent.want.length;
-      assert.deepEqual(
-        sent.got,
-        sent.want,
-        `the request body read back from the wire differs from the loop's request at line ${at + 1}: sent ${JSON.stringify(sent.got[at] ?? '(nothing)')}, expected ${JSON.stringify(sent.want[at] ?? '(nothing)')}`,
-      );
+      expectSentAsGiven(sent);
+    },
+  },
+  {
+    id: 'history_empty_text_not_sent',
+    title:
+      'an empty text block in the history (beside tool results, or beside other text) is not sent: the model is shown no empty user turn or part (the Messages API refuses empty text)',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({
+      ...base,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather in Paris?' },
+            { type: 'text', text: '' },
+            { type: 'text', text: 'In celsius.' },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'tool_call', id: 'call_e', name: 'get_weather', args: { city: 'Paris', unit: 'celsius' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', callId: 'call_e', status: 'ok', content: '{"temp":21}' },
+            { type: 'text', text: '' },
+          ],
+        },
+      ],
+    }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
     },
   },
   {
@@ -392,6 +480,30 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'The capital of France is' }], stop: 'missing', usage: USAGE } },
     check({ result }) {
       expectTransport(result, 'malformed_stream');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'final_event_without_status_reply',
+    title: "a stream whose final event's response carries no status field ends as that event says: response.completed is a reply, text and usage kept",
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE, finalWithoutStatus: true } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'final_event_without_status_max_tokens',
+    title:
+      "a stream whose final event's response carries no status field ends as that event says: response.incomplete for the token limit is max_tokens, never a whole reply",
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Once upon a time, in a' }], stop: 'max_tokens', usage: USAGE, finalWithoutStatus: true },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.text, 'Once upon a time, in a');
       expectUsage(result, USAGE.input, USAGE.output);
     },
   },
@@ -737,6 +849,24 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     behaviour: { kind: 'empty_stream' },
     check({ result }) {
       expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
+    id: 'gateway_502_without_provider_error',
+    title:
+      'a 502 from a gateway in front of the provider, its JSON body not the provider\'s error (AWS API Gateway\'s {"message":"Internal server error"}), ends as transport_error{server_error} with the status',
+    behaviour: { kind: 'gateway_answer', status: 502, body: '{"message":"Internal server error"}', contentType: 'application/json' },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'server_error').status, 502);
+    },
+  },
+  {
+    id: 'gateway_redirect_without_location',
+    title:
+      "a redirect the client cannot follow (a proxy's 307 with no location) ends as transport_error{server_error} with the status, not a reply or an unclassified failure",
+    behaviour: { kind: 'gateway_answer', status: 307, body: 'Temporary Redirect', contentType: 'text/plain' },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'server_error').status, 307);
     },
   },
   {

@@ -17,6 +17,7 @@ import type { ContractHarness, HarnessClient, Unsupported } from './harness.ts';
 
 const NO_WIRE = 'byte-level stream fault: the in-process fake has no wire to corrupt (script the normalized result to simulate its outcome)';
 const NO_SERIALIZATION = 'the in-process fake does not serialize requests';
+const NO_GATEWAY = 'the in-process fake has no HTTP answer for a gateway to stand in for';
 const NO_CREDENTIAL = 'the in-process fake is given no credential to quote';
 
 /** How long a stall lasts in the script: far beyond any case's timeout. */
@@ -82,7 +83,8 @@ export function deltasForTurn(turn: WireTurn): ModelDelta[] {
   let ordinal = 0;
   for (const block of turn.blocks) {
     if (block.type === 'text') {
-      for (const text of pieces(block.text)) deltas.push({ kind: 'text', text });
+      // As the adapters stream it: an empty text block sends no text delta.
+      for (const text of pieces(block.text)) if (text !== '') deltas.push({ kind: 'text', text });
     } else {
       const index = ordinal++;
       deltas.push({ kind: 'tool_call_start', index, id: block.id, name: block.name });
@@ -133,6 +135,8 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
       return { result: transportError('timeout', { message: 'connect timeout' }) };
     case 'empty_stream':
       return { unsupported: NO_WIRE };
+    case 'gateway_answer':
+      return { unsupported: NO_GATEWAY };
     case 'stream_fault': {
       const deltas = deltasForTurn(behaviour.turn);
       const first = deltas.slice(0, 1);
@@ -167,6 +171,8 @@ export function createScriptedHarness(): ContractHarness {
       stream_without_final_event: NO_WIRE,
       duplicate_events: NO_WIRE,
       empty_stream: NO_WIRE,
+      gateway_502_without_provider_error: NO_GATEWAY,
+      gateway_redirect_without_location: NO_GATEWAY,
     },
     clientFor({ behaviour }): HarnessClient | Unsupported {
       const entry = entryFor(behaviour);

@@ -54,6 +54,8 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
       return { kind: 'hang' };
     case 'empty_stream':
       return streamPlan([]);
+    case 'gateway_answer':
+      return { kind: 'body', status: behaviour.status, body: behaviour.body, contentType: behaviour.contentType };
     case 'stream_fault': {
       const frames = kit.streamFrames(behaviour.turn);
       const fault = behaviour.fault;

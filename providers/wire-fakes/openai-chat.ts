@@ -7,7 +7,7 @@ import type { Frame } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ErrorAnswer, ProtocolKit } from './protocol.ts';
 import type { ErrorKind, TurnStop, WireTurn } from './turn.ts';
-import { UnsupportedOnWire, pieces, refuseCutCallStatus } from './turn.ts';
+import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseFinalWithoutStatus } from './turn.ts';
 
 const MODEL = 'gpt-4o-2024-08-06';
 const ID = 'chatcmpl-WireFake000000000000000001';
@@ -58,6 +58,7 @@ function chunk(delta: Record<string, unknown>, finish: string | null, model: str
 
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallStatus(turn, 'OpenAI Chat Completions');
+  refuseFinalWithoutStatus(turn, 'OpenAI Chat Completions');
   const finish = finishReason(turn.stop);
   const model = turn.model ?? MODEL;
   const frames: Frame[] = [sseFrame(null, chunk({ role: 'assistant', content: '', refusal: null }, null, model), 'start')];
@@ -75,13 +76,18 @@ function streamFrames(turn: WireTurn): Frame[] {
       callFrames.push([]);
       continue;
     }
-    const own: Frame[] = [
-      sseFrame(
-        null,
-        chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model),
-        'block_start',
-      ),
-    ];
+    const own: Frame[] = turn.lateCallNames
+      ? [
+          sseFrame(null, chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model), 'block_start'),
+          sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model), 'block_start'),
+        ]
+      : [
+          sseFrame(
+            null,
+            chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model),
+            'block_start',
+          ),
+        ];
     for (const piece of block.args ? pieces(block.args) : []) {
       own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null, model), 'args_delta'));
     }
@@ -112,6 +118,7 @@ function streamFrames(turn: WireTurn): Frame[] {
 
 function completeBody(turn: WireTurn): unknown {
   refuseCutCallStatus(turn, 'OpenAI Chat Completions');
+  refuseFinalWithoutStatus(turn, 'OpenAI Chat Completions');
   const text = turn.blocks
     .filter((b) => b.type === 'text')
     .map((b) => b.text)

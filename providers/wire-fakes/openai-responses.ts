@@ -188,15 +188,20 @@ function streamFrames(turn: WireTurn): Frame[] {
     );
   }
 
-  const final = responseObject(turn, end.status, outputItems(turn, cutLastCall), {
+  const { status: _status, ...statusless } = responseObject(turn, end.status, outputItems(turn, cutLastCall), {
     usage: usage(turn),
     ...(end.reason ? { incomplete_details: { reason: end.reason } } : {}),
   });
+  const final = turn.finalWithoutStatus ? statusless : { ...statusless, status: end.status };
   push(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: final }, 'final');
   return frames;
 }
 
 function completeBody(turn: WireTurn): unknown {
+  if (turn.finalWithoutStatus)
+    throw new UnsupportedOnWire(
+      'a complete OpenAI Responses body has no final event: its status is its only ending, and without it nothing says how it ended; the streaming harness runs this case',
+    );
   const end = ending(turn.stop);
   return responseObject(turn, end.status, outputItems(turn, turn.stop === 'max_tokens' && turn.blocks.at(-1)?.type === 'tool_call'), {
     usage: usage(turn),

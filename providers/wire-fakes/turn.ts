@@ -69,6 +69,29 @@ export interface WireTurn {
    * Protocols with no status per call cannot say it (UnsupportedOnWire).
    */
   readonly cutCallStatus?: 'incomplete' | 'in_progress';
+  /**
+   * The OpenAI Responses stream's final event (`response.completed`,
+   * `response.incomplete`) carries a response object with no `status` field, as
+   * a gateway that re-serializes the stream may send it: the event's type alone
+   * says how the response ended. Protocols whose ending is the stop reason itself
+   * (`missing` leaves it out) cannot say it (UnsupportedOnWire).
+   */
+  readonly finalWithoutStatus?: boolean;
+  /**
+   * Chat Completions: each call's first chunk carries its index and id but no
+   * function name; the name follows in the call's next chunk (as some
+   * OpenAI-compatible servers stream it). Protocols that name a call in the
+   * event that opens it ignore it.
+   */
+  readonly lateCallNames?: boolean;
+}
+
+/** For protocols (or bodies) with no final event whose type says the ending apart from a status field. */
+export function refuseFinalWithoutStatus(turn: WireTurn, api: string): void {
+  if (!turn.finalWithoutStatus) return;
+  throw new UnsupportedOnWire(
+    `${api} has no final event that says the ending apart from its status or stop reason (stop_reason_missing leaves that out); the streaming OpenAI Responses harness runs this case`,
+  );
 }
 
 /** For protocols with no status per tool call: a turn that sets one cannot be sent. */

@@ -11,7 +11,8 @@
  * - each tool span carries the status, attempts, error code and cut of its
  *   call's `tool.result`, and a started call's span the arguments and
  *   side-effect level of its `tool.started`; each policy span the decision, deciding layer and rule of its
- *   call's `policy.decision`;
+ *   call's `policy.decision` (with none, because the store refused the call's record before anyone was asked:
+ *   decision `none`, layer `default`, rule `not_recorded`);
  * - every span has a name (what a trace viewer lists);
  * - in a turn whose close is stored, each backoff span (a retry's wait) is one
  *   `model.error_handled` retry with a delay, in order: its handler and delay, and
@@ -150,7 +151,20 @@ function childSpans(trace: TraceRecord, records: TurnRecords, broken: ReadonlySe
       if (ran) return `tool span of call ${p.callId} ${ran}`;
     } else if (span.kind === 'policy') {
       const decision = records.policy.get(String(a.callId));
-      if (!decision) continue;
+      if (!decision) {
+        // Nothing was decided: the store refused the call's record before anyone was asked (NOT_RECORDED, never
+        // started). The span says so, in the layer alphabet every other policy span uses.
+        const result = records.tools.get(String(a.callId));
+        if (result?.payload.error?.error_code !== 'NOT_RECORDED' || records.started.has(result.payload.callId)) continue;
+        const found = differ(
+          `policy span of call ${String(a.callId)}`,
+          a,
+          { decision: 'none', by: 'default', rule: 'not_recorded' },
+          `tool.result (seq ${result.seq}: NOT_RECORDED before any decision)`,
+        );
+        if (found) return found;
+        continue;
+      }
       const p = decision.payload;
       const found = differ(
         `policy span of call ${String(a.callId)}`,
