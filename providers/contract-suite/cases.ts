@@ -594,6 +594,46 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'overloaded_503_retry_after',
+    title: 'HTTP 503 with retry-after ends as transport_error{overloaded} with retryAfterMs: the wait is honoured on any retryable status',
+    behaviour: { kind: 'http_error', error: 'overloaded', status: 503, retryAfterSeconds: 3 },
+    check({ result }) {
+      const error = expectTransport(result, 'overloaded');
+      assert.equal(error.status, 503);
+      assert.equal(error.retryAfterMs, 3000, 'the 503 said retry-after: 3');
+    },
+  },
+  {
+    id: 'overloaded_529_retry_after',
+    title: "Anthropic's 529 overloaded with retry-after ends as transport_error{overloaded} with retryAfterMs",
+    behaviour: { kind: 'http_error', error: 'overloaded', status: 529, retryAfterSeconds: 12 },
+    check({ result }) {
+      const error = expectTransport(result, 'overloaded');
+      assert.equal(error.status, 529);
+      assert.equal(error.retryAfterMs, 12_000, 'the 529 said retry-after: 12');
+    },
+  },
+  {
+    id: 'overloaded_503_retry_after_ms',
+    title: 'HTTP 503 with retry-after-ms next to a rounded-up retry-after ends as transport_error{overloaded} with that many milliseconds',
+    behaviour: { kind: 'http_error', error: 'overloaded', status: 503, retryAfterSeconds: 1, retryAfterMsHeader: 750 },
+    check({ result }) {
+      const error = expectTransport(result, 'overloaded');
+      assert.equal(error.status, 503);
+      assert.equal(error.retryAfterMs, 750, 'retry-after-ms is milliseconds, and finer than retry-after: 1');
+    },
+  },
+  {
+    id: 'server_error_500_retry_after',
+    title: 'HTTP 500 with retry-after ends as transport_error{server_error} with retryAfterMs (a server error is retried too)',
+    behaviour: { kind: 'http_error', error: 'server_error', status: 500, retryAfterSeconds: 2 },
+    check({ result }) {
+      const error = expectTransport(result, 'server_error');
+      assert.equal(error.status, 500);
+      assert.equal(error.retryAfterMs, 2000, 'the 500 said retry-after: 2');
+    },
+  },
+  {
     id: 'rate_limited_429',
     title: 'HTTP 429 with retry-after ends as transport_error{rate_limited} with retryAfterMs',
     behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 7 },

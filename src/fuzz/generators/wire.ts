@@ -10,8 +10,8 @@
  * answer, so wire scripts are short and weighted towards what an adapter must
  * translate: tool calls (parallel, their argument chunks interleaved by index on
  * OpenAI Chat), refusals, max_tokens with and without a cut call, unknown stop
- * reasons, overflows, 429s with retry-after headers, overloads inside a stream,
- * server errors, resets and malformed streams. Nothing the wire cannot say is
+ * reasons, overflows, 429s, 503s, 529s and 5xx with retry-after headers, overloads
+ * inside a stream, server errors, resets and malformed streams. Nothing the wire cannot say is
  * generated (an invalid request or an abort is the loop's own; a stalled stream
  * would only wait), and an overflow during generation only where the protocol
  * has a stop reason for it (Anthropic).
@@ -40,6 +40,9 @@ function callsArb(tools: readonly FuzzTool[]) {
   return fc.array(call, { minLength: 1, maxLength: 3 });
 }
 
+/** A retry-after some 5xx answers carry too (providers send it on 503s and Anthropic's 529s, not only on 429s); often none. */
+const retryAfterArb = fc.option(fc.integer({ min: 0, max: 20_000 }), { nil: undefined, freq: 2 });
+
 const errorArb: fc.Arbitrary<ErrorSpec> = fc.oneof(
   { withCrossShrink: true },
   {
@@ -48,8 +51,22 @@ const errorArb: fc.Arbitrary<ErrorSpec> = fc.oneof(
       .option(fc.integer({ min: 0, max: 90_000 }), { nil: undefined, freq: 5 })
       .map((ms): ErrorSpec => ({ kind: 'rate_limited', status: 429, ...(ms !== undefined ? { retryAfterMs: ms } : {}) })),
   },
-  { weight: 2, arbitrary: fc.boolean().map((midStream): ErrorSpec => ({ kind: 'overloaded', ...(midStream ? { midStream } : {}) })) },
-  { weight: 2, arbitrary: fc.constantFrom(500, 502, 503).map((status): ErrorSpec => ({ kind: 'server_error', status })) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ midStream: fc.boolean(), status: fc.constantFrom(undefined, 503, 529), retryAfterMs: retryAfterArb }).map(
+      ({ midStream, status, retryAfterMs }): ErrorSpec =>
+        // Inside a 200 stream there is no status and no header; as an HTTP error, an overload may say how long to wait.
+        midStream
+          ? { kind: 'overloaded', midStream }
+          : { kind: 'overloaded', ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ status: fc.constantFrom(500, 502, 503), retryAfterMs: retryAfterArb })
+      .map(({ status, retryAfterMs }): ErrorSpec => ({ kind: 'server_error', status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })),
+  },
   { weight: 1, arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'network' }, { kind: 'malformed_stream' }, { kind: 'auth' }) },
 );
 
