@@ -139,13 +139,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   },
   {
     id: 'usage_not_a_count',
-    title: 'usage the wire reports as no count (negative, past the safe integers) is left out, and the reply comes through',
+    title:
+      'usage the wire reports as no count (negative) is left out, one past the safe integers reads as the largest safe count (never as unsent: a budget fails closed), and the reply comes through',
     behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: { input: -7, output: 1e300 } } },
     check({ result }) {
       expectType(result, 'reply');
       assert.equal(result.text, TEXT);
       for (const [key, value] of Object.entries(result.usage ?? {}))
         assert.ok(Number.isSafeInteger(value) && (value as number) >= 0, `usage.${key} is ${String(value)}: not a token count`);
+      assert.equal(
+        result.usage?.outputTokens,
+        Number.MAX_SAFE_INTEGER,
+        'output 1e300 is more than any safe integer holds: it reads as 2^53 − 1, not as unsent (which budgets would count as 0)',
+      );
     },
   },
   {

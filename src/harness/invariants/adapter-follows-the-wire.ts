@@ -65,8 +65,12 @@ function usageMismatch(step: ProviderStep, result: ModelResult): string | undefi
     ['cacheReadTokens', usage.cacheReadTokens, sent.cacheRead],
     ['cacheWriteTokens', usage.cacheWriteTokens, sent.cacheWrite],
   ];
-  for (const [field, reported, wire] of pairs)
-    if (wire !== undefined && (reported ?? 0) !== wire) return `usage.${field} is ${String(reported)}, the wire said ${wire} (usage ${JSON.stringify(sent)})`;
+  for (const [field, reported, wire] of pairs) {
+    // A count past 2^53 − 1 reads as 2^53 − 1: never left out as unsent, never 0 (a budget fails closed).
+    const expected = wire === undefined ? undefined : Math.min(wire, Number.MAX_SAFE_INTEGER);
+    if (expected !== undefined && (reported ?? 0) !== expected)
+      return `usage.${field} is ${String(reported)}, the wire said ${wire}${expected !== wire ? ` (read as ${expected})` : ''} (usage ${JSON.stringify(sent)})`;
+  }
   return undefined;
 }
 
