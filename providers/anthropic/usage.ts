@@ -20,7 +20,8 @@ export interface AnthropicUsageLike {
 /** Merges a later usage report over an earlier one (message_delta over message_start). */
 export function mergeAnthropicUsage(previous: Usage | undefined, next: AnthropicUsageLike | null | undefined): Usage | undefined {
   if (!next || typeof next !== 'object') return previous;
-  // A count the wire sends that is not one (negative, fractional, past the safe integers) counts as not sent (shared/token-count.ts).
+  // A count the wire sends that is not one (negative, fractional) counts as not sent; one past the safe integers reads as
+  // Number.MAX_SAFE_INTEGER, never as unsent (shared/token-count.ts).
   const pick = (value: number | null | undefined, fallback: number | undefined) => tokenCount(value) ?? fallback;
   // What `previous` counted as uncached input (its total less its cache fields).
   const previousUncached = previous ? previous.inputTokens - (previous.cacheReadTokens ?? 0) - (previous.cacheWriteTokens ?? 0) : undefined;

@@ -139,13 +139,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   },
   {
     id: 'usage_not_a_count',
-    title: 'usage the wire reports as no count (negative, past the safe integers) is left out, and the reply comes through',
+    title:
+      'usage the wire reports as no count (negative) is left out, one past the safe integers reads as the largest safe count (never as unsent: a budget fails closed), and the reply comes through',
     behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: { input: -7, output: 1e300 } } },
     check({ result }) {
       expectType(result, 'reply');
       assert.equal(result.text, TEXT);
       for (const [key, value] of Object.entries(result.usage ?? {}))
         assert.ok(Number.isSafeInteger(value) && (value as number) >= 0, `usage.${key} is ${String(value)}: not a token count`);
+      assert.equal(
+        result.usage?.outputTokens,
+        Number.MAX_SAFE_INTEGER,
+        'output 1e300 is more than any safe integer holds: it reads as 2^53 − 1, not as unsent (which budgets would count as 0)',
+      );
     },
   },
   {
@@ -591,6 +597,46 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     behaviour: { kind: 'http_error', error: 'overloaded', status: 529 },
     check({ result }) {
       assert.equal(expectTransport(result, 'overloaded').status, 529);
+    },
+  },
+  {
+    id: 'overloaded_503_retry_after',
+    title: 'HTTP 503 with retry-after ends as transport_error{overloaded} with retryAfterMs: the wait is honoured on any retryable status',
+    behaviour: { kind: 'http_error', error: 'overloaded', status: 503, retryAfterSeconds: 3 },
+    check({ result }) {
+      const error = expectTransport(result, 'overloaded');
+      assert.equal(error.status, 503);
+      assert.equal(error.retryAfterMs, 3000, 'the 503 said retry-after: 3');
+    },
+  },
+  {
+    id: 'overloaded_529_retry_after',
+    title: "Anthropic's 529 overloaded with retry-after ends as transport_error{overloaded} with retryAfterMs",
+    behaviour: { kind: 'http_error', error: 'overloaded', status: 529, retryAfterSeconds: 12 },
+    check({ result }) {
+      const error = expectTransport(result, 'overloaded');
+      assert.equal(error.status, 529);
+      assert.equal(error.retryAfterMs, 12_000, 'the 529 said retry-after: 12');
+    },
+  },
+  {
+    id: 'overloaded_503_retry_after_ms',
+    title: 'HTTP 503 with retry-after-ms next to a rounded-up retry-after ends as transport_error{overloaded} with that many milliseconds',
+    behaviour: { kind: 'http_error', error: 'overloaded', status: 503, retryAfterSeconds: 1, retryAfterMsHeader: 750 },
+    check({ result }) {
+      const error = expectTransport(result, 'overloaded');
+      assert.equal(error.status, 503);
+      assert.equal(error.retryAfterMs, 750, 'retry-after-ms is milliseconds, and finer than retry-after: 1');
+    },
+  },
+  {
+    id: 'server_error_500_retry_after',
+    title: 'HTTP 500 with retry-after ends as transport_error{server_error} with retryAfterMs (a server error is retried too)',
+    behaviour: { kind: 'http_error', error: 'server_error', status: 500, retryAfterSeconds: 2 },
+    check({ result }) {
+      const error = expectTransport(result, 'server_error');
+      assert.equal(error.status, 500);
+      assert.equal(error.retryAfterMs, 2000, 'the 500 said retry-after: 2');
     },
   },
   {

@@ -96,6 +96,13 @@ export function deltasForTurn(turn: WireTurn): ModelDelta[] {
 
 function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>): ModelResult {
   const status = behaviour.status;
+  // As the adapters read it: retry-after-ms wins, else retry-after; on every status worth retrying.
+  const retryAfter =
+    behaviour.retryAfterMsHeader !== undefined
+      ? { retryAfterMs: behaviour.retryAfterMsHeader }
+      : behaviour.retryAfterSeconds !== undefined
+        ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }
+        : {};
   switch (behaviour.error) {
     case 'overflow':
       return overflow('request', 'prompt is too long');
@@ -104,22 +111,15 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
     case 'forbidden':
       return transportError('auth', { status: status ?? 403 });
     case 'rate_limited':
-      return transportError('rate_limited', {
-        status: status ?? 429,
-        ...(behaviour.retryAfterMsHeader !== undefined
-          ? { retryAfterMs: behaviour.retryAfterMsHeader }
-          : behaviour.retryAfterSeconds !== undefined
-            ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }
-            : {}),
-      });
+      return transportError('rate_limited', { status: status ?? 429, ...retryAfter });
     case 'quota':
       return transportError('auth', { status: status ?? 429 });
     case 'server_error':
-      return transportError('server_error', { status: status ?? 500 });
+      return transportError('server_error', { status: status ?? 500, ...retryAfter });
     case 'overloaded':
-      return transportError('overloaded', { status: status ?? 529 });
+      return transportError('overloaded', { status: status ?? 529, ...retryAfter });
     case 'request_timeout':
-      return transportError('timeout', { status: status ?? 408 });
+      return transportError('timeout', { status: status ?? 408, ...retryAfter });
   }
 }
 

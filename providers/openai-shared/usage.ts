@@ -13,7 +13,8 @@ interface UsageLike {
   output_tokens_details?: { reasoning_tokens?: unknown } | null;
 }
 
-// A count the wire sends that is not one (negative, fractional, past the safe integers) is left out (shared/token-count.ts).
+// A count the wire sends that is not one (negative, fractional) is left out; one past the safe integers reads as
+// Number.MAX_SAFE_INTEGER, never as unsent (shared/token-count.ts).
 const num = tokenCount;
 
 export function openAIUsage(raw: unknown): Usage | undefined {

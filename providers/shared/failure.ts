@@ -43,10 +43,13 @@ export function classifyFailure(info: FailureInfo, isOverflow: OverflowDetector)
   if (status !== undefined) {
     const extra = { status };
     if (status === 401 || status === 403 || status === 402 || quota) return transportFailure('auth', message, extra);
-    if (status === 429) return transportFailure('rate_limited', message, { status, retryAfterMs: retryAfterMs(info.headers) });
-    if (status === 408) return transportFailure('timeout', message, extra);
-    if (status === 503 || status === 529 || info.type === 'overloaded_error') return transportFailure('overloaded', message, extra);
-    if (status >= 500) return transportFailure('server_error', message, extra);
+    // Every status worth retrying keeps the wait its answer asked for: providers send retry-after (and OpenAI
+    // retry-after-ms) on 503s and Anthropic's 529s as on 429s, and the loop honours it on any retryable kind.
+    const retryable = { status, retryAfterMs: retryAfterMs(info.headers) };
+    if (status === 429) return transportFailure('rate_limited', message, retryable);
+    if (status === 408) return transportFailure('timeout', message, retryable);
+    if (status === 503 || status === 529 || info.type === 'overloaded_error') return transportFailure('overloaded', message, retryable);
+    if (status >= 500) return transportFailure('server_error', message, retryable);
     if (status >= 400) return transportFailure('invalid_request', message, extra);
     return transportFailure('server_error', `unexpected status ${status}: ${message}`, extra);
   }

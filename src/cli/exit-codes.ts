@@ -6,4 +6,8 @@ export const EXIT = {
   failed: 1,
   /** Usage, config or input errors. */
   usage: 2,
+  /** Stopped by SIGINT (Ctrl-C), as a shell reports it (128 + 2): the command did not finish; `run` leaves no report. */
+  interrupted: 130,
+  /** Stopped by SIGTERM (a CI runner cancelling the job), 128 + 15: as `interrupted`. */
+  terminated: 143,
 } as const;

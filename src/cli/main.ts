@@ -1,6 +1,7 @@
 /**
  * The `loopgate` command. Exit codes: 0 passed, 1 failures or regressions,
- * 2 usage, config or input errors.
+ * 2 usage, config or input errors, 130 interrupted (SIGINT), 143 terminated
+ * (SIGTERM).
  *
  * - A bad argument (unknown flag, missing option, wrong positional) stops here,
  *   before any command runs or writes anything.
@@ -14,6 +15,9 @@
  * - A closed stdout (`loopgate tables | head`) ends the process quietly.
  * - The code under test can neither end the run nor keep the process alive
  *   (guard-process.ts).
+ * - SIGINT (Ctrl-C) or SIGTERM ends the command at once with 130 or 143 and one
+ *   line saying what it left: `run` leaves no report in its directory, neither a
+ *   new one nor one an earlier run wrote that could pass for this run's (interrupt.ts).
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
@@ -23,6 +27,7 @@ import { COMMANDS } from './commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { endQuietlyOnClosedOutput } from './closed-output.ts';
 import { guardProcess } from './guard-process.ts';
+import { cleanUpAfterInterrupt } from './interrupt.ts';
 import { redactOutput } from './redacted-output.ts';
 import { VERSION } from './version.ts';
 
@@ -93,6 +98,16 @@ endQuietlyOnClosedOutput(process.stdout, guard.exitNow);
 endQuietlyOnClosedOutput(process.stderr, guard.exitNow);
 redactOutput(process.stdout);
 redactOutput(process.stderr);
+for (const [signal, code] of [
+  ['SIGINT', EXIT.interrupted],
+  ['SIGTERM', EXIT.terminated],
+] as const) {
+  process.once(signal, () => {
+    const left = cleanUpAfterInterrupt();
+    process.stderr.write(errorLines(`interrupted (${signal})${left ? `: ${left}` : ''}`));
+    guard.exitNow(code);
+  });
+}
 // The event loop emptied with the command still waiting: something it awaits (a promise of the code under
 // test: an agent factory, a tool, a hook) never settles. Node would end with exit 13 and a warning; say so, exit 2.
 // (A more precise message already given — a config whose top-level await never settles — is kept.)

@@ -60,15 +60,14 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
   if (step.unknown !== undefined) return turn([], { unknown: step.unknown });
   const error = step.error!;
   const retryAfterSeconds = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) : undefined;
+  // The headers an HTTP error of any status carries when the step gives retryAfterMs (providers send them on 429s, 503s and 529s alike).
+  const retryHeaders = {
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    ...(error.retryAfterMs !== undefined && sendsRetryAfterMs(provider) ? { retryAfterMsHeader: error.retryAfterMs } : {}),
+  };
   switch (error.kind) {
     case 'rate_limited':
-      return {
-        kind: 'http_error',
-        error: 'rate_limited',
-        ...(error.status ? { status: error.status } : {}),
-        ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-        ...(error.retryAfterMs !== undefined && sendsRetryAfterMs(provider) ? { retryAfterMsHeader: error.retryAfterMs } : {}),
-      };
+      return { kind: 'http_error', error: 'rate_limited', ...(error.status ? { status: error.status } : {}), ...retryHeaders };
     case 'overloaded':
       // Inside a 200 stream: some text, then the provider's error event (Anthropic's `event: error`, OpenAI's error chunk).
       if (error.midStream)
@@ -77,9 +76,9 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
           turn: { blocks: [{ type: 'text', text: 'Let me check that for you' }], stop: 'end', usage },
           fault: { type: 'error_event', after: 'text_delta' },
         };
-      return { kind: 'http_error', error: 'overloaded', ...(error.status ? { status: error.status } : {}) };
+      return { kind: 'http_error', error: 'overloaded', ...(error.status ? { status: error.status } : {}), ...retryHeaders };
     case 'server_error':
-      return { kind: 'http_error', error: 'server_error', ...(error.status ? { status: error.status } : {}) };
+      return { kind: 'http_error', error: 'server_error', ...(error.status ? { status: error.status } : {}), ...retryHeaders };
     case 'auth':
       return { kind: 'http_error', error: 'auth' };
     case 'network':

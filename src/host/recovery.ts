@@ -19,7 +19,7 @@
  * every open (and again if the process dies while flushing what it appended).
  */
 import {
-  countable,
+  addTokens,
   type EventPayload,
   type InterruptionCause,
   interruptionText,
@@ -182,10 +182,10 @@ function returnUnseenMessages(log: EventLog, turn: number, events: readonly LogE
 
 function addUsage(sum: { -readonly [K in keyof Usage]: Usage[K] }, usage: Usage | undefined): void {
   if (usage === undefined) return;
-  // As the loop counts them (a count a broken client reported negative or past 2^53 is none: two such overflow).
-  sum.inputTokens += countable(usage.inputTokens);
-  sum.outputTokens += countable(usage.outputTokens);
-  if (usage.cacheReadTokens !== undefined) sum.cacheReadTokens = (sum.cacheReadTokens ?? 0) + countable(usage.cacheReadTokens);
-  if (usage.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (sum.cacheWriteTokens ?? 0) + countable(usage.cacheWriteTokens);
-  if (usage.reasoningTokens !== undefined) sum.reasoningTokens = (sum.reasoningTokens ?? 0) + countable(usage.reasoningTokens);
+  // As the loop counts them: past 2^53 − 1 a count is 2^53 − 1 (never 0: budgets fail closed), negative none; sums held there.
+  sum.inputTokens = addTokens(sum.inputTokens, usage.inputTokens);
+  sum.outputTokens = addTokens(sum.outputTokens, usage.outputTokens);
+  if (usage.cacheReadTokens !== undefined) sum.cacheReadTokens = addTokens(sum.cacheReadTokens ?? 0, usage.cacheReadTokens);
+  if (usage.cacheWriteTokens !== undefined) sum.cacheWriteTokens = addTokens(sum.cacheWriteTokens ?? 0, usage.cacheWriteTokens);
+  if (usage.reasoningTokens !== undefined) sum.reasoningTokens = addTokens(sum.reasoningTokens ?? 0, usage.reasoningTokens);
 }

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleResults } from '../../test/report/sample-results.ts';
 import { parseResultsJson } from './json.ts';
-import { parseReporters, UnknownReporterError, writeReports } from './write.ts';
+import { parseReporters, removeReports, UnknownReporterError, writeReports } from './write.ts';
 
 const fresh = () => join(mkdtempSync(join(tmpdir(), 'loopgate-write-')), 'reports', 'nested');
 
@@ -59,5 +59,28 @@ describe('parseReporters', () => {
     expect(parseReporters(['junit,html', 'console', 'html'])).toEqual(['junit', 'html', 'console']);
     expect(parseReporters('json')).toEqual(['json']);
     expect(() => parseReporters(['junit,HTML'])).toThrow(UnknownReporterError);
+  });
+});
+
+describe('removeReports', () => {
+  it("removes the reports the run writes and this process's leftover temp files, keeps the rest and the baseline it reads", () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'loopgate-remove-'));
+    for (const name of ['results.json', 'junit.xml', 'summary.md', 'report.html', `junit.xml.${process.pid}.tmp`, 'notes.txt'])
+      writeFileSync(join(outDir, name), 'earlier');
+    expect(removeReports(outDir, ['console', 'json', 'junit', 'html'], [join(outDir, 'results.json')])).toEqual([
+      'junit.xml',
+      `junit.xml.${process.pid}.tmp`,
+      'report.html',
+    ]);
+    expect(readdirSync(outDir).sort()).toEqual(['notes.txt', 'results.json', 'summary.md']);
+    expect(removeReports(join(outDir, 'missing'), ['json'])).toEqual([]);
+  });
+
+  it('refuses a report path that is a directory, before removing anything', () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'loopgate-remove-'));
+    writeFileSync(join(outDir, 'results.json'), 'earlier');
+    mkdirSync(join(outDir, 'junit.xml'));
+    expect(() => removeReports(outDir, ['json', 'junit'])).toThrow(/junit\.xml: is not a file/);
+    expect(readdirSync(outDir).sort()).toEqual(['junit.xml', 'results.json']);
   });
 });

@@ -5,9 +5,10 @@
  * then rename), so a CI step never picks up half a report, and only once every
  * report read back tells the run's verdict (verify.ts).
  */
-import { join } from 'node:path';
+import { lstatSync, unlinkSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { createRedactor, redactDeep, secretsFromEnv, type Redactor } from '../kernel/index.ts';
-import { ensureDirectory, writeFileAtomic } from '../files/index.ts';
+import { ensureDirectory, errnoText, OutputPathError, writeFileAtomic } from '../files/index.ts';
 import { renderConsole, type ConsoleOptions } from './console.ts';
 import { renderHtml } from './html.ts';
 import { renderResultsJson } from './json.ts';
@@ -55,6 +56,51 @@ export async function writeReports(given: RunResults, options: WriteReportsOptio
     files[reporter] = path;
   }
   return reporters.includes('console') ? { console: renderConsole(results, options.console), files } : { files };
+}
+
+/**
+ * Removes the reports `reporters` write under `outDir`, and the temporary files
+ * this process's writes left beside them — all but `keep` (paths the run reads,
+ * such as its baseline). What an earlier run left there must not pass for this
+ * run's while it runs, nor once it was interrupted or died before writing its
+ * own. Returns the file names removed (missing ones are skipped). A report path
+ * that is not a file (a directory) is an OutputPathError, before anything is removed.
+ */
+export function removeReports(outDir: string, reporters: readonly string[], keep: readonly string[] = []): string[] {
+  const kept = new Set(keep.map((path) => resolve(path)));
+  const paths: string[] = [];
+  for (const reporter of parseReporters(reporters)) {
+    if (reporter === 'console') continue;
+    const path = join(outDir, REPORT_FILES[reporter]);
+    if (kept.has(resolve(path))) continue;
+    for (const candidate of [path, `${path}.${process.pid}.tmp`]) {
+      const stat = lstatOrMissing(candidate);
+      if (!stat) continue;
+      if (!stat.isFile() && !stat.isSymbolicLink())
+        throw new OutputPathError(candidate, `is not a file: it cannot be replaced by the ${reporter} report (remove it, or choose another --out)`);
+      paths.push(candidate);
+    }
+  }
+  const removed: string[] = [];
+  for (const path of paths) {
+    try {
+      unlinkSync(path);
+      removed.push(basename(path));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new OutputPathError(path, `cannot remove the earlier run's report: ${errnoText(error)}`);
+    }
+  }
+  return removed;
+}
+
+function lstatOrMissing(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new OutputPathError(path, `cannot read it: ${errnoText(error)}`);
+  }
 }
 
 function render(reporter: FileReporter, results: RunResults, all: readonly ReporterName[], options: WriteReportsOptions): string {

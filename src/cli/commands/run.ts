@@ -5,7 +5,10 @@
  * the scenario files given. With no config of the user's it runs everything
  * bundled: the state-table fixtures, the provider contract suite on the fakes and
  * the example agent's scenarios. Writes the reports; exit 0 all passed, 1
- * failures or regressions — or nothing checked — 2 bad input.
+ * failures or regressions — or nothing checked — 2 bad input. The reports an
+ * earlier run left in the report directory are removed before the cases run, so
+ * a run that is interrupted (exit 130/143, main.ts) or dies leaves none there
+ * that could pass for its own.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -24,10 +27,11 @@ import { createProgress } from '../../report/progress.ts';
 import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results.ts';
 import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
 import { REPORT_FILES, REPORTERS } from '../../report/reporters.ts';
-import { parseReporters, writeReports } from '../../report/write.ts';
+import { parseReporters, removeReports, writeReports } from '../../report/write.ts';
 import type { UpdateSink } from '../../harness/update/update-case.ts';
 import type { UpdateResult } from '../../harness/update/update-scenario.ts';
 import { EXIT } from '../exit-codes.ts';
+import { whenInterrupted } from '../interrupt.ts';
 import { BOUNDS } from '../arguments.ts';
 import { numberArg, UsageError } from '../usage-error.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
@@ -210,7 +214,18 @@ async function collectPeer(args: RunArgs, config: ResolvedConfig, loop: LoopUnde
   return [...peerTableCases(suite), ...cases];
 }
 
-export async function run(args: RunArgs, io: { out: (text: string) => void; err: (text: string) => void; tty: boolean; columns?: number }): Promise<number> {
+type RunIo = { out: (text: string) => void; err: (text: string) => void; tty: boolean; columns?: number };
+
+export async function run(args: RunArgs, io: RunIo): Promise<number> {
+  const interrupt = { stop: () => {} };
+  try {
+    return await gate(args, io, interrupt);
+  } finally {
+    interrupt.stop();
+  }
+}
+
+async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): Promise<number> {
   numberArg('seed', args.seed, BOUNDS.seed);
   if (args.concurrency !== undefined) numberArg('concurrency', args.concurrency, BOUNDS.concurrency);
   numberArg('repeat', args.repeat, BOUNDS.repeat);
@@ -223,6 +238,17 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   const config = await loadConfig({ path: args.config });
   const out = args.out ?? config.out ?? defaultReportDir(config);
   const reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
+  // From here until its reports are written, an interrupted run (SIGINT, SIGTERM) leaves no report in `out`: neither
+  // its own nor one an earlier run left, which would pass for this run's (probe 31). The baseline it reads is kept.
+  const earlier = new Set<string>();
+  const removeEarlier = () => {
+    for (const name of removeReports(out, reporters, args.baseline ? [args.baseline] : [])) earlier.add(name);
+  };
+  interrupt.stop = whenInterrupted(() => {
+    if (reporters.every((r) => r === 'console')) return 'no report was written';
+    removeEarlier();
+    return `no report was written to ${out}${earlier.size > 0 ? `; the reports an earlier run left there were removed (${[...earlier].join(', ')})` : ''}`;
+  });
   const shard = args.shard !== undefined ? parseShard(args.shard) : undefined;
   const grep = args.grep !== undefined ? parseGrep(args.grep) : undefined;
   const hosts = args.host !== undefined ? parseHosts(args.host) : (config.hosts ?? DEFAULT_HOSTS);
@@ -265,6 +291,8 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
   if (writesFiles) checkOutputPath(out, 'report directory', 'directory');
   if (args.updateBaseline && args.baseline) ensureDirectory(dirname(resolve(args.baseline)), 'baseline directory');
   if (writesFiles) ensureDirectory(out, 'report directory');
+  // The reports an earlier run left are gone before any case runs: whatever stops this run, none passes for its own.
+  if (writesFiles) removeEarlier();
 
   const startedAt = new Date();
   const progress = createProgress({ tty: io.tty, write: io.err, total: cases.length, ...(io.columns ? { columns: io.columns } : {}) });
@@ -298,6 +326,7 @@ export async function run(args: RunArgs, io: { out: (text: string) => void; err:
     outDir: out,
     console: { verbose: args.verbose ?? false, ...(io.columns ? { width: io.columns } : {}) },
   });
+  interrupt.stop(); // the reports are this run's, whole
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
   if (args.update) io.err(updateReport(updates));

@@ -36,7 +36,7 @@ const usageArb = fc.oneof(
     ),
   },
   { weight: 10, arbitrary: fc.constant({ input: 400, output: 100 }) },
-  // Rarely a count no adapter sends but a team's own client might: 1e308 (two in a turn overflow to Infinity).
+  // Rarely a count no number holds exactly, as a team's own client might report it: 1e308 (read as 2^53 − 1, never 0).
   { weight: 1, arbitrary: fc.constant({ input: 1e308, output: 100 }) },
 );
 /** Mostly quick; sometimes long enough to cross a model timeout, a cancel or a backoff. */

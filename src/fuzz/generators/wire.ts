@@ -10,8 +10,9 @@
  * answer, so wire scripts are short and weighted towards what an adapter must
  * translate: tool calls (parallel, their argument chunks interleaved by index on
  * OpenAI Chat), refusals, max_tokens with and without a cut call, unknown stop
- * reasons, overflows, 429s with retry-after headers, overloads inside a stream,
- * server errors, resets and malformed streams. Nothing the wire cannot say is
+ * reasons, overflows, 429s, 503s, 529s and 5xx with retry-after headers, overloads
+ * inside a stream, server errors, resets and malformed streams, and usage with
+ * prompt-cache reads and (Anthropic) writes. Nothing the wire cannot say is
  * generated (an invalid request or an abort is the loop's own; a stalled stream
  * would only wait), and an overflow during generation only where the protocol
  * has a stop reason for it (Anthropic).
@@ -40,6 +41,32 @@ function callsArb(tools: readonly FuzzTool[]) {
   return fc.array(call, { minLength: 1, maxLength: 3 });
 }
 
+/** A retry-after some 5xx answers carry too (providers send it on 503s and Anthropic's 529s, not only on 429s); often none. */
+const retryAfterArb = fc.option(fc.integer({ min: 0, max: 20_000 }), { nil: undefined, freq: 2 });
+
+/**
+ * What a reply or tool call reports it spent, now and then with prompt-cache
+ * reads and (Anthropic only: `forProvider`) writes — `cache_creation_input_tokens`
+ * on the wire — so an adapter that drops a cache count fails `adapter-follows-the-wire`.
+ * Input counts every input token, cached ones included.
+ */
+const usageArb: fc.Arbitrary<ProviderStep['usage']> = fc.option(
+  fc
+    .record({
+      uncached: fc.integer({ min: 0, max: 3_000 }),
+      output: fc.integer({ min: 0, max: 1_500 }),
+      cacheRead: fc.option(fc.integer({ min: 0, max: 2_000 }), { nil: undefined }),
+      cacheWrite: fc.option(fc.integer({ min: 1, max: 1_500 }), { nil: undefined }),
+    })
+    .map(({ uncached, output, cacheRead, cacheWrite }) => ({
+      input: uncached + (cacheRead ?? 0) + (cacheWrite ?? 0),
+      output,
+      ...(cacheRead !== undefined ? { cacheRead } : {}),
+      ...(cacheWrite !== undefined ? { cacheWrite } : {}),
+    })),
+  { nil: undefined, freq: 3 },
+);
+
 const errorArb: fc.Arbitrary<ErrorSpec> = fc.oneof(
   { withCrossShrink: true },
   {
@@ -48,8 +75,22 @@ const errorArb: fc.Arbitrary<ErrorSpec> = fc.oneof(
       .option(fc.integer({ min: 0, max: 90_000 }), { nil: undefined, freq: 5 })
       .map((ms): ErrorSpec => ({ kind: 'rate_limited', status: 429, ...(ms !== undefined ? { retryAfterMs: ms } : {}) })),
   },
-  { weight: 2, arbitrary: fc.boolean().map((midStream): ErrorSpec => ({ kind: 'overloaded', ...(midStream ? { midStream } : {}) })) },
-  { weight: 2, arbitrary: fc.constantFrom(500, 502, 503).map((status): ErrorSpec => ({ kind: 'server_error', status })) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ midStream: fc.boolean(), status: fc.constantFrom(undefined, 503, 529), retryAfterMs: retryAfterArb }).map(
+      ({ midStream, status, retryAfterMs }): ErrorSpec =>
+        // Inside a 200 stream there is no status and no header; as an HTTP error, an overload may say how long to wait.
+        midStream
+          ? { kind: 'overloaded', midStream }
+          : { kind: 'overloaded', ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ status: fc.constantFrom(500, 502, 503), retryAfterMs: retryAfterArb })
+      .map(({ status, retryAfterMs }): ErrorSpec => ({ kind: 'server_error', status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })),
+  },
   { weight: 1, arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'network' }, { kind: 'malformed_stream' }, { kind: 'auth' }) },
 );
 
@@ -57,16 +98,27 @@ const errorArb: fc.Arbitrary<ErrorSpec> = fc.oneof(
 function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
   return fc.oneof(
     { withCrossShrink: true },
-    { weight: 3, arbitrary: fc.constantFrom('Done.', 'Here is what I found.', '').map((reply): ProviderStep => ({ reply })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({ reply: fc.constantFrom('Done.', 'Here is what I found.', ''), usage: usageArb })
+        .map(({ reply, usage }): ProviderStep => ({ reply, ...(usage ? { usage } : {}) })),
+    },
     {
       weight: 5,
       arbitrary: fc
-        .record({ calls: callsArb(tools), text: fc.option(fc.constantFrom('Let me check.', '\n\n'), { nil: undefined }), interleaved: fc.boolean() })
+        .record({
+          calls: callsArb(tools),
+          text: fc.option(fc.constantFrom('Let me check.', '\n\n'), { nil: undefined }),
+          interleaved: fc.boolean(),
+          usage: usageArb,
+        })
         .map(
-          ({ calls, text, interleaved }): ProviderStep => ({
+          ({ calls, text, interleaved, usage }): ProviderStep => ({
             tool_use: calls,
             ...(text !== undefined ? { text } : {}),
             ...(interleaved && calls.length > 1 ? { interleaved } : {}),
+            ...(usage ? { usage } : {}),
           }),
         ),
     },
@@ -81,8 +133,16 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
   );
 }
 
-/** The step as `provider` can write it: interleaved chunks only on OpenAI Chat, an overflow during generation only on Anthropic. */
+/**
+ * The step as `provider` can write it: interleaved chunks only on OpenAI Chat, an
+ * overflow during generation and cache writes only on Anthropic (OpenAI's usage has
+ * no field for them; the input total stays as it was).
+ */
 function forProvider(step: ProviderStep, provider: WireProviderName): ProviderStep {
+  if (step.usage?.cacheWrite !== undefined && provider !== 'anthropic') {
+    const { cacheWrite: _cacheWrite, ...usage } = step.usage;
+    return forProvider({ ...step, usage }, provider);
+  }
   if (step.interleaved && provider !== 'openai-chat') {
     const { interleaved: _interleaved, ...rest } = step;
     return rest;

@@ -65,8 +65,12 @@ function usageMismatch(step: ProviderStep, result: ModelResult): string | undefi
     ['cacheReadTokens', usage.cacheReadTokens, sent.cacheRead],
     ['cacheWriteTokens', usage.cacheWriteTokens, sent.cacheWrite],
   ];
-  for (const [field, reported, wire] of pairs)
-    if (wire !== undefined && (reported ?? 0) !== wire) return `usage.${field} is ${String(reported)}, the wire said ${wire} (usage ${JSON.stringify(sent)})`;
+  for (const [field, reported, wire] of pairs) {
+    // A count past 2^53 − 1 reads as 2^53 − 1: never left out as unsent, never 0 (a budget fails closed).
+    const expected = wire === undefined ? undefined : Math.min(wire, Number.MAX_SAFE_INTEGER);
+    if (expected !== undefined && (reported ?? 0) !== expected)
+      return `usage.${field} is ${String(reported)}, the wire said ${wire}${expected !== wire ? ` (read as ${expected})` : ''} (usage ${JSON.stringify(sent)})`;
+  }
   return undefined;
 }
 
@@ -155,15 +159,24 @@ function mismatch(provider: string, step: ProviderStep, result: ModelResult, dec
   if (result.type !== 'transport_error') return `expected transport_error{${error.kind}}, the adapter returned ${got(result)}`;
   const kinds = expectedKinds(error);
   if (!kinds.includes(result.kind)) return `expected transport_error{${kinds.join(' or ')}}, the adapter returned ${got(result)}`;
-  if (error.kind === 'rate_limited' && !error.midStream) {
+  if (HTTP_ERRORS.has(error.kind) && !error.midStream) {
+    // The wait is the provider's on any status worth retrying (a 429, a 503, Anthropic's 529, a 500), none on one that is not.
     // OpenAI's retry-after-ms carries the milliseconds and wins; otherwise retry-after carries whole seconds (rounded up).
+    const retryable = result.kind !== 'invalid_request' && result.kind !== 'auth';
     const header =
-      error.retryAfterMs === undefined ? undefined : sendsRetryAfterMs(provider) ? error.retryAfterMs : Math.ceil(error.retryAfterMs / 1000) * 1000;
+      error.retryAfterMs === undefined || !retryable
+        ? undefined
+        : sendsRetryAfterMs(provider)
+          ? error.retryAfterMs
+          : Math.ceil(error.retryAfterMs / 1000) * 1000;
     if (result.retryAfterMs !== header)
       return `retry-after is ${String(result.retryAfterMs)} ms, the header${sendsRetryAfterMs(provider) ? 's' : ''} said ${header === undefined ? 'nothing' : sendsRetryAfterMs(provider) ? `${header} ms (retry-after-ms)` : `${header / 1000} s`}`;
   }
   return undefined;
 }
+
+/** The scripted errors the wire fake sends as an HTTP error status (with the step's retry-after headers). */
+const HTTP_ERRORS: ReadonlySet<string> = new Set(['rate_limited', 'overloaded', 'server_error']);
 
 /** The kinds an HTTP answer of this scripted error is classified as (a 503 says "overloaded" whatever the script called it). */
 function expectedKinds(error: NonNullable<ProviderStep['error']>): string[] {

@@ -64,8 +64,9 @@ function costFollows(run: ScenarioRun): string | undefined {
 
 /** One call's bill: every kind of token counted once, at its own price. */
 function billed(usage: Usage): number {
-  // A count past 2^53 − 1 (or not a number) is no count, as the turn's close reads it.
-  const tokens = (n: number | undefined) => (typeof n === 'number' && n > 0 && n <= Number.MAX_SAFE_INTEGER ? n : 0);
+  // As the turn's close reads a count: past 2^53 − 1 it is 2^53 − 1 (never 0), NaN or negative none.
+  const tokens = (n: number | undefined) =>
+    typeof n !== 'number' ? 0 : n > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : Number.isFinite(n) && n > 0 ? n : 0;
   const cacheRead = tokens(usage.cacheReadTokens);
   const cacheWrite = tokens(usage.cacheWriteTokens);
   const input = tokens(usage.inputTokens);

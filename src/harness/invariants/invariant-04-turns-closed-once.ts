@@ -110,7 +110,10 @@ function outcomesInAlphabet(run: ScenarioRun): string | undefined {
 /** The usage only some providers report (cache reads and writes, reasoning): a close sums each one its results reported. */
 const DETAIL = ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const;
 
-const countable = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 && n <= Number.MAX_SAFE_INTEGER ? n : 0);
+/** A count as the close sums it: past 2^53 − 1 (Infinity included) it is 2^53 − 1, never 0 (a budget fails closed); NaN or negative is none. */
+const countable = (n: unknown) => (typeof n !== 'number' ? 0 : n > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : Number.isFinite(n) && n > 0 ? n : 0);
+/** A sum of counts, held at 2^53 − 1 as the close holds it. */
+const add = (sum: number, n: unknown) => Math.min(Number.MAX_SAFE_INTEGER, sum + countable(n));
 
 /** Each `turn.closed` counts its own turn's events, and the returned result repeats what was logged. */
 function closesCountTheirTurn(run: ScenarioRun): string | undefined {
@@ -157,9 +160,9 @@ export function closeCountsItsTurn(turn: number, events: readonly LogEvent[]): s
     for (const e of t.events) {
       if (e.type === 'model.result') {
         const u = e.payload.result.usage;
-        inputTokens += countable(u?.inputTokens);
-        outputTokens += countable(u?.outputTokens);
-        for (const key of DETAIL) if (u?.[key] !== undefined) detail[key] = (detail[key] ?? 0) + countable(u[key]);
+        inputTokens = add(inputTokens, u?.inputTokens);
+        outputTokens = add(outputTokens, u?.outputTokens);
+        for (const key of DETAIL) if (u?.[key] !== undefined) detail[key] = add(detail[key] ?? 0, u[key]);
       } else if (e.type === 'tool.started') started.add(e.payload.callId);
       else if (e.type === 'assistant.message') made += e.payload.content.filter((b) => b.type === 'tool_call').length;
     }

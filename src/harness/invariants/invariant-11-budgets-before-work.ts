@@ -117,7 +117,12 @@ function tokens(e: Extract<LogEvent, { type: 'model.result' }>): number {
   return usage ? countable(usage.inputTokens) + countable(usage.outputTokens) : 0;
 }
 
-/** A token count as the loop counts it: NaN, negative or past 2^53 is none. */
+/**
+ * A token count as a budget must read it: one past 2^53 − 1 (Infinity included) is
+ * 2^53 − 1 — a count no number holds exactly was not zero, and a budget fails
+ * closed; NaN or negative is none.
+ */
 function countable(n: number): number {
-  return Number.isFinite(n) && n > 0 && n <= Number.MAX_SAFE_INTEGER ? n : 0;
+  if (n > Number.MAX_SAFE_INTEGER) return Number.MAX_SAFE_INTEGER;
+  return Number.isFinite(n) && n > 0 ? n : 0;
 }

@@ -44,11 +44,19 @@ export function sideEffectLine(e: { readonly callId: string; readonly name: stri
 }
 
 /**
- * Token counts a broken client reports as NaN, negative or past 2^53 (not a count:
- * summed, two such overflow to Infinity, which no record may hold) count as zero.
+ * A token count as budgets, the close and prices read it. One past 2^53 − 1
+ * (1e308, Infinity: no number holds it exactly, but it was certainly not zero)
+ * is 2^53 − 1, so a token budget trips — budgets fail closed. NaN or negative
+ * (what a broken client reports, not a count) counts nothing.
  */
 export function countable(n: number): number {
-  return n > 0 && n <= Number.MAX_SAFE_INTEGER ? n : 0;
+  if (n > Number.MAX_SAFE_INTEGER) return Number.MAX_SAFE_INTEGER;
+  return n > 0 ? n : 0;
+}
+
+/** `sum` plus the count `n`, held at 2^53 − 1: no record holds Infinity or an inexact count. */
+export function addTokens(sum: number, n: number): number {
+  return Math.min(Number.MAX_SAFE_INTEGER, sum + countable(n));
 }
 
 /** The parts of a turn's usage only some providers report: present in the close when any result reported them. */
@@ -56,9 +64,9 @@ export type UsageDetail = { -readonly [K in 'cacheReadTokens' | 'cacheWriteToken
 
 /** Adds a model result's cache and reasoning tokens to the turn's (crash recovery sums a turn's the same way). */
 export function addUsageDetail(into: UsageDetail, usage: Usage): void {
-  if (usage.cacheReadTokens !== undefined) into.cacheReadTokens = (into.cacheReadTokens ?? 0) + countable(usage.cacheReadTokens);
-  if (usage.cacheWriteTokens !== undefined) into.cacheWriteTokens = (into.cacheWriteTokens ?? 0) + countable(usage.cacheWriteTokens);
-  if (usage.reasoningTokens !== undefined) into.reasoningTokens = (into.reasoningTokens ?? 0) + countable(usage.reasoningTokens);
+  if (usage.cacheReadTokens !== undefined) into.cacheReadTokens = addTokens(into.cacheReadTokens ?? 0, usage.cacheReadTokens);
+  if (usage.cacheWriteTokens !== undefined) into.cacheWriteTokens = addTokens(into.cacheWriteTokens ?? 0, usage.cacheWriteTokens);
+  if (usage.reasoningTokens !== undefined) into.reasoningTokens = addTokens(into.reasoningTokens ?? 0, usage.reasoningTokens);
 }
 
 /** What a turn spent, as its close records it and its result reports it. */

@@ -38,7 +38,7 @@ import { PersistenceError, persistOrThrow } from './persistence-error.ts';
 import { RetryAfterWindows, type WindowsState } from './retry-after-windows.ts';
 import { SessionTokens, type SessionTokensState } from './session-tokens.ts';
 import { DeltaStreams } from './delta-streams.ts';
-import { addUsageDetail, countable, describeError, plainOutcome, sideEffectNotice, turnUsage, type UsageDetail } from './records.ts';
+import { addTokens, addUsageDetail, describeError, plainOutcome, sideEffectNotice, turnUsage, type UsageDetail } from './records.ts';
 import {
   appendAssistantMessage,
   appendInboxReceived,
@@ -610,8 +610,8 @@ export class AgentLoop {
         : { result: result.type, inputTokens, outputTokens },
     );
     if (result.usage) {
-      s.inputTokens += countable(result.usage.inputTokens);
-      s.outputTokens += countable(result.usage.outputTokens);
+      s.inputTokens = addTokens(s.inputTokens, result.usage.inputTokens);
+      s.outputTokens = addTokens(s.outputTokens, result.usage.outputTokens);
       addUsageDetail(s.usageDetail, result.usage);
     }
     appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#deps.redact);

@@ -42,7 +42,8 @@ export class SessionTokens {
       const e = log.at(i)!;
       if (e.type === 'turn.closed' && !e.opaque) {
         const u = (e as Extract<LogEvent, { type: 'turn.closed' }>).payload.usage;
-        this.#total += u.inputTokens + u.outputTokens;
+        // Held at 2^53 − 1, as each close's counts are: a spent budget stays spent, and a snapshot can hold the total.
+        this.#total = Math.min(Number.MAX_SAFE_INTEGER, this.#total + u.inputTokens + u.outputTokens);
       }
     }
     this.#upTo = length;

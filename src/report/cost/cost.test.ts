@@ -22,9 +22,12 @@ describe('priceCall', () => {
     expect(priceCall('small', { inputTokens: 1000, outputTokens: 0, cacheReadTokens: 1000 }, table)).toEqual({ amount: 0.0004 });
   });
 
-  it('a count that is no count (past 2^53, negative) bills nothing: never $Infinity', () => {
-    expect(priceCall('small', { inputTokens: 1e308, outputTokens: 1000 }, table)).toEqual(priceCall('small', { inputTokens: 0, outputTokens: 1000 }, table));
-    expect(priceCall('small', { inputTokens: Number.POSITIVE_INFINITY, outputTokens: -3 }, table)).toEqual({ amount: 0 });
+  it('a count past 2^53 − 1 bills as 2^53 − 1 (never $Infinity, never nothing); a negative count bills nothing', () => {
+    const most = priceCall('small', { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: 1000 }, table);
+    expect(priceCall('small', { inputTokens: 1e308, outputTokens: 1000 }, table)).toEqual(most);
+    expect(priceCall('small', { inputTokens: Number.POSITIVE_INFINITY, outputTokens: 1000 }, table)).toEqual(most);
+    expect(Number.isFinite((most as { amount: number }).amount) && (most as { amount: number }).amount > 0).toBe(true);
+    expect(priceCall('small', { inputTokens: -5, outputTokens: -3 }, table)).toEqual({ amount: 0 });
   });
 
   it('a model the table does not name is unpriced, not free', () => {

@@ -19,7 +19,8 @@ export function priceCall(model: string, usage: Usage | undefined, table: PriceT
   const price = Object.hasOwn(table.models, model) ? table.models[model] : undefined;
   if (!price) return { unpriced: model };
   if (!usage) return { amount: 0 }; // nothing reported (a transport error): nothing known to be billed
-  // A count past 2^53 is no count (the close reads it so, kernel `countable`): a client's 1e308 bills nothing, not $Infinity.
+  // As the close reads a count (kernel `countable`): past 2^53 − 1 it is 2^53 − 1 — a client's 1e308 bills that, never
+  // $Infinity and never nothing; a negative count bills nothing.
   const count = (n: number | undefined) => (typeof n === 'number' ? countable(n) : 0);
   const cacheRead = count(usage.cacheReadTokens);
   const cacheWrite = count(usage.cacheWriteTokens);
