@@ -700,6 +700,22 @@ export const scenarioSchema = z
       .describe(
         "live: through the production host, a UI follows the conversation's event stream while the case runs (reconnecting with Last-Event-ID after a crash); every event it is shown must be stored already, none twice or out of order, and by the end it has them all. The loop host has no event stream",
       ),
+    listener: z
+      .strictObject({
+        throwsOn: z
+          .array(z.string())
+          .min(1)
+          .superRefine((types, ctx) => {
+            types.forEach((type, i) => {
+              if (!isKnownType(type)) ctx.addIssue({ code: 'custom', path: [i], message: `"${type}" is not a log event type${eventHint(type)}` });
+            });
+          })
+          .describe('The event types at which it throws (the kernel’s catalogue: tool.result, model.request, …)'),
+      })
+      .optional()
+      .describe(
+        "A team's listener on the conversation's log (the production host hands its observer each log it opens; a team's own loop is its log) that throws at every event of the types named. The append must stand, the other listeners still run, and each failure is recorded right after as a log.listener_failed naming the event and the error (never for a log.listener_failed itself). No crash, no hosts: its throws are judged on the one log",
+      ),
     bystander: bystanderSchema
       .optional()
       .describe(
@@ -784,6 +800,12 @@ export const scenarioSchema = z
         code: 'custom',
         path: ['store', 'corruptSnapshotOnCrash'],
         message: 'the snapshot is garbled in a crash: add a crash (and a reopen) to the inbox',
+      });
+    if (scenario.listener && (crashes(scenario) || scenario.hosts !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['listener'],
+        message: 'a listener is judged on the one log it listens to: no crash, reopen or hosts',
       });
     const ids = new Set<string>();
     scenario.prompt?.forEach((f, i) => {
