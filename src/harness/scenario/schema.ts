@@ -685,10 +685,18 @@ export const scenarioSchema = z
             'Records the store garbles when the process crashes: a seq comes back with a payload of the wrong shape; { seq, field } with one number deep inside it turned to text',
           ),
         corruptSnapshotOnCrash: z
-          .literal(true)
+          .union([
+            z.literal(true),
+            z.strictObject({
+              field: z
+                .string()
+                .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'a dotted path of field names and array indexes, e.g. projection.replacements.0.summary')
+                .describe('The value at this path of the snapshot comes back of another type (a string its length, a number its text), and the digest matches'),
+            }),
+          ])
           .optional()
           .describe(
-            "The crash garbles the conversation's stored snapshot (production host): one character of its body changes, its JSON stays valid; the host must see it no longer matches its digest and read the conversation whole",
+            "The crash garbles the conversation's stored snapshot (production host): true: one character of its body changes, its JSON stays valid, and the host must see it no longer matches its digest; { field }: one value deep inside it comes back of another type with a digest that matches (a snapshot written by other code), and the host must find the part malformed. Either way it reads the conversation whole",
           ),
       })
       .optional(),
