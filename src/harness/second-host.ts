@@ -314,7 +314,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let hostTarget: HostTarget | undefined;
   let directTarget: LoopTarget | undefined;
   // A scenario's contract-breaking tool executor, inside any test seam's loop variant.
-  const misuse = scenario.tools.some((t) => t.executor === 'misuses-span') ? new SpanMisuse() : undefined;
+  const misuse = scenario.tools.some((t) => t.executor === 'misuses-span' || t.executor === 'leaves-span-open') ? new SpanMisuse() : undefined;
   const executorFaults = withExecutorFaults(scenario, faults, misuse);
   // A team's listener on the case's log that throws (the scenario's listener).
   const listener = scenario.listener ? new TeamListener(scenario.listener.throwsOn, faults) : undefined;

@@ -194,7 +194,7 @@ export const behaviourSchema = z.union([
 export type Behaviour = z.infer<typeof behaviourSchema>;
 
 /** Ways a tool executor can break its contract (every call settles with exactly one result). */
-export const EXECUTOR_FAULTS = ['drops-result', 'throws-after-start', 'misuses-span'] as const;
+export const EXECUTOR_FAULTS = ['drops-result', 'throws-after-start', 'misuses-span', 'leaves-span-open'] as const;
 export type ExecutorFault = (typeof EXECUTOR_FAULTS)[number];
 /** The executor faults that lose a call's result (the loop must answer the call itself). */
 export const RESULT_LOSING_FAULTS = ['drops-result', 'throws-after-start'] as const satisfies readonly ExecutorFault[];
@@ -222,7 +222,7 @@ const toolSchema = z.strictObject({
     .enum(EXECUTOR_FAULTS)
     .optional()
     .describe(
-      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws; misuses-span answers it, but keeps the call's trace span and opens a child under it once the case is over (after its trace ended)",
+      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws; misuses-span answers it, but keeps the call's trace span and opens a child under it once the case is over (after its trace ended); leaves-span-open answers it, but opens a span of its own under the call's trace span and leaves it open past the turn (the trace records it undetermined), ending it twice once the case is over",
     ),
 });
 export type ScenarioTool = z.infer<typeof toolSchema>;

@@ -83,7 +83,13 @@ export function directLoop(w: LoopWorld): LoopTarget {
         return tracer;
       },
       finish: (tracer) => {
-        const record = tracer.end();
+        let record;
+        try {
+          record = tracer.end();
+        } catch {
+          // Dev mode throws at a span left open (an executor's), after the record is complete: as the production host's finish.
+          record = tracer.end();
+        }
         w.recording.traced(log, record, traceTurn(record));
         return record;
       },
