@@ -169,6 +169,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'secrets[1] (6 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
   },
   {
+    id: 'settings/secret-an-event-type',
+    title: 'a secret that is the name of one of the log’s event types (found in no field name or status)',
+    agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'turn.opened'] })),
+    refused:
+      'secrets[1] (11 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
+  },
+  {
     id: 'settings/secret-inside-a-tool-name',
     title: "a secret that is part of a tool's name",
     agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'refund'] })),
