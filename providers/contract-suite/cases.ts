@@ -370,6 +370,29 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'max_tokens_cut_call_given_whole',
+    title:
+      'a tool call last in a complete body the token limit ended is never executable, though it comes as a whole object (its input may hold only part of what the model meant)',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_call', id: 'call_cut', name: 'search', args: '{"query":"weather in Paris"}' },
+        ],
+        stop: 'max_tokens',
+        usage: USAGE,
+        cutCallWhole: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, true, 'the call the token limit may have cut is flagged');
+      assert.ok(!callIds(result.content).includes('call_cut'), 'the call is not in the content');
+      assert.equal(result.text, 'Let me look.');
+    },
+  },
+  {
     id: 'refusal',
     title: 'a refusal ends as refusal, with usage',
     behaviour: {
