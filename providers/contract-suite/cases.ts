@@ -404,10 +404,12 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         refusal: { text: "I can't help with that.", details: { type: 'refusal', category: 'cyber' } },
       },
     },
-    check({ result }) {
+    check({ result, deltas, streams }) {
       expectType(result, 'refusal');
       assert.equal(typeof result.text, 'string');
       expectUsage(result, USAGE.input, USAGE.output);
+      // A UI shows the refusal as it streams: the streamed text, joined, is the result's.
+      if (streams) assert.equal(streamedText(deltas), result.text, 'the streamed text, joined, is the refusal as the result gives it');
     },
   },
   {
