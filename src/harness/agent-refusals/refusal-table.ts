@@ -399,6 +399,18 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
   },
   // --- prompt fragments (assembler.ts) ---
   {
+    id: 'prompt/fragment-a-string',
+    title: 'a fragment given as its text alone (a string, not an object)',
+    agent: withFragment(odd('Never promise dates.')),
+    refused: 'a prompt fragment must be an object with id, priority and text',
+  },
+  {
+    id: 'prompt/fragment-null',
+    title: 'a fragment that is null (an entry left empty in a list)',
+    agent: withFragment(odd(null)),
+    refused: 'a prompt fragment must be an object with id, priority and text',
+  },
+  {
     id: 'prompt/priority-not-a-number',
     title: 'a priority given as text',
     agent: withFragment(odd({ id: 'rules', priority: 'high', text: 'Never promise dates.' })),
