@@ -376,6 +376,29 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'max_tokens_cut_call_given_whole',
+    title:
+      'a tool call last in a complete body the token limit ended is never executable, though it comes as a whole object (its input may hold only part of what the model meant)',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_call', id: 'call_cut', name: 'search', args: '{"query":"weather in Paris"}' },
+        ],
+        stop: 'max_tokens',
+        usage: USAGE,
+        cutCallWhole: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, true, 'the call the token limit may have cut is flagged');
+      assert.ok(!callIds(result.content).includes('call_cut'), 'the call is not in the content');
+      assert.equal(result.text, 'Let me look.');
+    },
+  },
+  {
     id: 'refusal',
     title: 'a refusal ends as refusal, with usage',
     behaviour: {
@@ -387,10 +410,12 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         refusal: { text: "I can't help with that.", details: { type: 'refusal', category: 'cyber' } },
       },
     },
-    check({ result }) {
+    check({ result, deltas, streams }) {
       expectType(result, 'refusal');
       assert.equal(typeof result.text, 'string');
       expectUsage(result, USAGE.input, USAGE.output);
+      // A UI shows the refusal as it streams: the streamed text, joined, is the result's.
+      if (streams) assert.equal(streamedText(deltas), result.text, 'the streamed text, joined, is the refusal as the result gives it');
     },
   },
   {

@@ -91,6 +91,8 @@ export function deltasForTurn(turn: WireTurn): ModelDelta[] {
       for (const json of block.args ? pieces(block.args) : []) deltas.push({ kind: 'tool_args', index, json });
     }
   }
+  // As the adapters stream it: a refusal's text streams as text, as a UI shows it.
+  if (turn.stop === 'refusal' && turn.refusal?.text) for (const text of pieces(turn.refusal.text)) deltas.push({ kind: 'text', text });
   return deltas;
 }
 

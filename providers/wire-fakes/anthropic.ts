@@ -6,7 +6,7 @@ import type { Frame } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ErrorAnswer, ProtocolKit } from './protocol.ts';
 import type { ErrorKind, TurnStop, WireTurn } from './turn.ts';
-import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseFinalWithoutStatus } from './turn.ts';
+import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseCutCallWhole, refuseFinalWithoutStatus } from './turn.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 
@@ -53,6 +53,7 @@ function event(type: string, data: Record<string, unknown>, tag: Frame['tag']): 
 
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallStatus(turn, 'the Messages API');
+  refuseCutCallWhole(turn, 'A Messages stream');
   refuseFinalWithoutStatus(turn, 'the Messages API');
   const frames: Frame[] = [];
   const id = 'msg_01WireFake0000000000000001';

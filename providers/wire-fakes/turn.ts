@@ -70,6 +70,14 @@ export interface WireTurn {
    */
   readonly cutCallStatus?: 'incomplete' | 'in_progress';
   /**
+   * The call the token limit cut (`max_tokens`, the call last) comes as a whole
+   * object whose arguments parse, as only a complete Anthropic Messages body can
+   * give it: a `tool_use`'s `input` is an object there, so a cut cannot be told
+   * from it. Streams send arguments as JSON text and OpenAI as a string, where a
+   * cut shows in the arguments; they cannot say it (UnsupportedOnWire).
+   */
+  readonly cutCallWhole?: boolean;
+  /**
    * The OpenAI Responses stream's final event (`response.completed`,
    * `response.incomplete`) carries a response object with no `status` field, as
    * a gateway that re-serializes the stream may send it: the event's type alone
@@ -99,6 +107,14 @@ export function refuseCutCallStatus(turn: WireTurn, api: string): void {
   if (turn.cutCallStatus === undefined) return;
   throw new UnsupportedOnWire(
     `${api} has no status per tool call: a call the token limit cut is told only by its arguments (the OpenAI Responses harness runs this case)`,
+  );
+}
+
+/** For protocols (and streams) that give a call's arguments as text: a cut call cannot come as a whole object. */
+export function refuseCutCallWhole(turn: WireTurn, api: string): void {
+  if (!turn.cutCallWhole) return;
+  throw new UnsupportedOnWire(
+    `${api} gives a call's arguments as text, where a cut shows; only a complete Anthropic Messages body gives a cut call as a whole object (the anthropic-json harness runs this case)`,
   );
 }
 

@@ -65,6 +65,7 @@ import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.
 import { seededRandom } from './world/seeded-random.ts';
 import { PromptRecorder, type CasePrompt } from './world/scripted-prompt.ts';
 import { SpanMisuse, withExecutorFaults, type SpanMisuseAct } from './world/faulty-executor.ts';
+import { TeamListener, type ListenerThrow } from './world/team-listener.ts';
 import type { ToolBodyRun } from './world/scripted-tools.ts';
 
 export { seededRandom } from './world/seeded-random.ts';
@@ -151,6 +152,8 @@ export interface ScenarioRun {
   readonly spanMisuse?: readonly SpanMisuseAct[];
   /** The trace mode the case ran with (`operator.traceMode`; default production). */
   readonly traceMode?: 'dev' | 'production';
+  /** The scenario's `listener`: each event a team's log listener threw at (see team-listener.ts). */
+  readonly listenerThrows?: readonly ListenerThrow[];
   readonly reached: { readonly events: number; readonly deltas: number; readonly approvals: number };
   /** Inbox entries whose trigger never fired (and a reopen whose crash never came), in inbox order. */
   readonly unfired: readonly UnfiredEntry[];
@@ -311,8 +314,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let hostTarget: HostTarget | undefined;
   let directTarget: LoopTarget | undefined;
   // A scenario's contract-breaking tool executor, inside any test seam's loop variant.
-  const misuse = scenario.tools.some((t) => t.executor === 'misuses-span') ? new SpanMisuse() : undefined;
+  const misuse = scenario.tools.some((t) => t.executor === 'misuses-span' || t.executor === 'leaves-span-open') ? new SpanMisuse() : undefined;
   const executorFaults = withExecutorFaults(scenario, faults, misuse);
+  // A team's listener on the case's log that throws (the scenario's listener).
+  const listener = scenario.listener ? new TeamListener(scenario.listener.throwsOn, faults) : undefined;
   const seamDeps = options.seams?.wrapDeps;
   const wrapDeps = executorFaults && seamDeps ? (deps: LoopDeps) => seamDeps(executorFaults(deps)) : (executorFaults ?? seamDeps);
   if (mode === 'production') {
@@ -365,6 +370,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       },
       ...(scenario.hosts !== undefined ? { hosts: scenario.hosts } : {}),
       ...(scenario.follow === 'live' ? { followLive: true } : {}),
+      ...(listener ? { listener } : {}),
       store: world,
       // The case's loop limits travel with the agent, as a team's own agent carries them (host-config.ts).
       agent: { ...agent, config: withoutModel(config) },
@@ -413,6 +419,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       ...(options.seams?.wrapTools ? { wrapTools: options.seams.wrapTools } : {}),
       ...(wrapDeps ? { wrapDeps } : {}),
       ...(scenario.operator?.traceMode ? { traceMode: scenario.operator.traceMode } : {}),
+      ...(listener ? { listener } : {}),
       ...(misuse
         ? {
             onTracer: (tracer: Tracer) => {
@@ -536,6 +543,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     lost: recorded.lost,
     reached: { ...reached },
     ...(misuse ? { spanMisuse: misuse.acts } : {}),
+    ...(listener ? { listenerThrows: listener.thrown } : {}),
     ...(scenario.operator?.traceMode ? { traceMode: scenario.operator.traceMode } : {}),
     unfired: inbox.unfired(),
     ...(directTarget && directTarget.drainsLeftWork.length > 0 ? { drainsLeftWork: directTarget.drainsLeftWork } : {}),
@@ -743,7 +751,7 @@ async function bystanderWorld(
     },
     run(caseRun) {
       const recorded = recording.finish(models.requests, models.responses, models.origins);
-      const { thrown: _t, drainsLeftWork: _d, posts: _p, unreadable: _u, spanMisuse: _s, wire: _w, bystander: _b, ...shared } = caseRun;
+      const { thrown: _t, drainsLeftWork: _d, posts: _p, unreadable: _u, spanMisuse: _s, listenerThrows: _l, wire: _w, bystander: _b, ...shared } = caseRun;
       const posts = self.posts();
       const left = self.drainsLeftWork();
       return {

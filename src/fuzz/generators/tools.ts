@@ -142,7 +142,8 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
 export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<ScenarioTool[]> {
   const behaviour = fc.array(behaviourArb, { minLength: 1, maxLength: 3 });
   // Now and then the tool executor breaks its contract for the tool's calls (executor: drops-result | throws-after-start).
-  const executor = sometimes(fc.constantFrom(...EXECUTOR_FAULTS), 4);
+  // The first three faults only: drawing from a longer list would redraw every seed's cases (leaves-span-open is drawn by withSpanMisuse).
+  const executor = sometimes(fc.constantFrom(...EXECUTOR_FAULTS.slice(0, 3)), 4);
   const ownScript = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> =>
     fc.tuple(behaviour, executor).map(([b, fault]) => ({ name: tool.name, behaviour: b, ...(fault ? { executor: fault } : {}) }));
   const declared = (tool: FuzzTool): fc.Arbitrary<ScenarioTool> =>
@@ -187,12 +188,18 @@ export function withBrokenExecutor(scripts: readonly ScenarioTool[], tools: read
   return [...scripts.map((t) => ({ ...t, executor: fault })), ...tools.filter((t) => !named.has(t.name)).map((t) => ({ name: t.name, executor: fault }))];
 }
 
-/** With `misuse`, every tool whose executor is not broken otherwise goes through one that misuses its span (misuses-span). */
+/**
+ * With `misuse`, every tool whose executor is not broken otherwise goes through one that misuses its span: the
+ * first such tool `misuses-span`, the next `leaves-span-open`, and so on by turns (no draw of its own, so every
+ * other part of a seed's cases stays as it was).
+ */
 export function withSpanMisuse(scripts: readonly ScenarioTool[], tools: readonly FuzzTool[], misuse: boolean): ScenarioTool[] {
   if (!misuse) return [...scripts];
   const named = new Set(scripts.map((t) => t.name));
+  let n = 0;
+  const fault = () => (n++ % 2 === 0 ? ('misuses-span' as const) : ('leaves-span-open' as const));
   return [
-    ...scripts.map((t) => (t.executor ? t : { ...t, executor: 'misuses-span' as const })),
-    ...tools.filter((t) => !named.has(t.name)).map((t) => ({ name: t.name, executor: 'misuses-span' as const })),
+    ...scripts.map((t) => (t.executor ? t : { ...t, executor: fault() })),
+    ...tools.filter((t) => !named.has(t.name)).map((t) => ({ name: t.name, executor: fault() })),
   ];
 }

@@ -169,6 +169,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'secrets[1] (6 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
   },
   {
+    id: 'settings/secret-an-event-type',
+    title: 'a secret that is the name of one of the log’s event types (found in no field name or status)',
+    agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'turn.opened'] })),
+    refused:
+      'secrets[1] (11 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
+  },
+  {
     id: 'settings/secret-inside-a-tool-name',
     title: "a secret that is part of a tool's name",
     agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'refund'] })),
@@ -391,6 +398,18 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'visibility layer "global": deny must be a list of non-empty tool names or patterns',
   },
   // --- prompt fragments (assembler.ts) ---
+  {
+    id: 'prompt/fragment-a-string',
+    title: 'a fragment given as its text alone (a string, not an object)',
+    agent: withFragment(odd('Never promise dates.')),
+    refused: 'a prompt fragment must be an object with id, priority and text',
+  },
+  {
+    id: 'prompt/fragment-null',
+    title: 'a fragment that is null (an entry left empty in a list)',
+    agent: withFragment(odd(null)),
+    refused: 'a prompt fragment must be an object with id, priority and text',
+  },
   {
     id: 'prompt/priority-not-a-number',
     title: 'a priority given as text',

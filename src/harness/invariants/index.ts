@@ -35,6 +35,7 @@ import { hostRefusesBadRequests } from './host-refuses-bad-requests.ts';
 import { hostKeepsSessionsBounded } from './host-keeps-sessions-bounded.ts';
 import { denialsSayWhy } from './denials-say-why.ts';
 import { spanMisuseRecorded } from './span-misuse-recorded.ts';
+import { listenerFailuresRecorded } from './listener-failures-recorded.ts';
 import { noOpenSpans } from './invariant-08-no-open-spans.ts';
 import { inboxDeliveredOnce } from './invariant-09-inbox-delivered-once.ts';
 import { overflowRetryOnlyIfShrank } from './invariant-10-overflow-retry-only-if-shrank.ts';
@@ -72,6 +73,7 @@ export const INVARIANTS: readonly Invariant[] = [
   requestsRecomputable,
   requestsHoldNoBlankText,
   oneAppendFrozen,
+  listenerFailuresRecorded,
   unknownTypesRejected,
   failedTurnsAddNothing,
   toolPairing,

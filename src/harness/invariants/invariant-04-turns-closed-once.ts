@@ -11,7 +11,10 @@
  * of its turn is the turn's own: the usage its model results reported, a
  * tool-call count no smaller than the calls that started and no larger than the
  * calls the model made — by a loop or by crash recovery — and the result the
- * loop returned says the same.
+ * loop returned says the same. A result carries a reply only for `replied`
+ * (TurnResult.reply: "the final reply text, for replied"): a turn that replied,
+ * was extended by a checkpoint and then failed or was cancelled hands its
+ * caller no reply — the words it said before are not the turn's answer.
  */
 import { isOutcome, outcomeLabel, type LogEvent, type Outcome } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -30,6 +33,7 @@ export const turnsClosedOnce = defineInvariant({
       () => outcomesInAlphabet(run),
       () => tracesCarryOutcomes(run),
       () => closesCountTheirTurn(run),
+      () => repliesOnlyWhenReplied(run),
     ),
 });
 
@@ -116,6 +120,14 @@ const countable = (n: unknown) => (typeof n !== 'number' ? 0 : n > Number.MAX_SA
 const add = (sum: number, n: unknown) => Math.min(Number.MAX_SAFE_INTEGER, sum + countable(n));
 
 /** Each `turn.closed` counts its own turn's events, and the returned result repeats what was logged. */
+function repliesOnlyWhenReplied(run: ScenarioRun): string | undefined {
+  for (const r of run.results) {
+    if (r.outcome.kind !== 'replied' && r.reply !== undefined)
+      return `turn ${r.turn} ended ${outcomeLabel(r.outcome)}, but its result carries a reply (${JSON.stringify(r.reply.slice(0, 60))}): a reply is the answer of a replied turn only`;
+  }
+  return undefined;
+}
+
 function closesCountTheirTurn(run: ScenarioRun): string | undefined {
   for (const t of viewOf(run).turns) {
     const problem = closeCountsItsTurn(t.turn, t.events);

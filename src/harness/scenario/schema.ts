@@ -194,7 +194,7 @@ export const behaviourSchema = z.union([
 export type Behaviour = z.infer<typeof behaviourSchema>;
 
 /** Ways a tool executor can break its contract (every call settles with exactly one result). */
-export const EXECUTOR_FAULTS = ['drops-result', 'throws-after-start', 'misuses-span'] as const;
+export const EXECUTOR_FAULTS = ['drops-result', 'throws-after-start', 'misuses-span', 'leaves-span-open'] as const;
 export type ExecutorFault = (typeof EXECUTOR_FAULTS)[number];
 /** The executor faults that lose a call's result (the loop must answer the call itself). */
 export const RESULT_LOSING_FAULTS = ['drops-result', 'throws-after-start'] as const satisfies readonly ExecutorFault[];
@@ -222,7 +222,7 @@ const toolSchema = z.strictObject({
     .enum(EXECUTOR_FAULTS)
     .optional()
     .describe(
-      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws; misuses-span answers it, but keeps the call's trace span and opens a child under it once the case is over (after its trace ended)",
+      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws; misuses-span answers it, but keeps the call's trace span and opens a child under it once the case is over (after its trace ended); leaves-span-open answers it, but opens a span of its own under the call's trace span and leaves it open past the turn (the trace records it undetermined), ending it twice once the case is over",
     ),
 });
 export type ScenarioTool = z.infer<typeof toolSchema>;
@@ -685,10 +685,18 @@ export const scenarioSchema = z
             'Records the store garbles when the process crashes: a seq comes back with a payload of the wrong shape; { seq, field } with one number deep inside it turned to text',
           ),
         corruptSnapshotOnCrash: z
-          .literal(true)
+          .union([
+            z.literal(true),
+            z.strictObject({
+              field: z
+                .string()
+                .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'a dotted path of field names and array indexes, e.g. projection.replacements.0.summary')
+                .describe('The value at this path of the snapshot comes back of another type (a string its length, a number its text), and the digest matches'),
+            }),
+          ])
           .optional()
           .describe(
-            "The crash garbles the conversation's stored snapshot (production host): one character of its body changes, its JSON stays valid; the host must see it no longer matches its digest and read the conversation whole",
+            "The crash garbles the conversation's stored snapshot (production host): true: one character of its body changes, its JSON stays valid, and the host must see it no longer matches its digest; { field }: one value deep inside it comes back of another type with a digest that matches (a snapshot written by other code), and the host must find the part malformed. Either way it reads the conversation whole",
           ),
       })
       .optional(),
@@ -699,6 +707,22 @@ export const scenarioSchema = z
       .optional()
       .describe(
         "live: through the production host, a UI follows the conversation's event stream while the case runs (reconnecting with Last-Event-ID after a crash); every event it is shown must be stored already, none twice or out of order, and by the end it has them all. The loop host has no event stream",
+      ),
+    listener: z
+      .strictObject({
+        throwsOn: z
+          .array(z.string())
+          .min(1)
+          .superRefine((types, ctx) => {
+            types.forEach((type, i) => {
+              if (!isKnownType(type)) ctx.addIssue({ code: 'custom', path: [i], message: `"${type}" is not a log event type${eventHint(type)}` });
+            });
+          })
+          .describe('The event types at which it throws (the kernel’s catalogue: tool.result, model.request, …)'),
+      })
+      .optional()
+      .describe(
+        "A team's listener on the conversation's log (the production host hands its observer each log it opens; a team's own loop is its log) that throws at every event of the types named. The append must stand, the other listeners still run, and each failure is recorded right after as a log.listener_failed naming the event and the error (never for a log.listener_failed itself). No crash, no hosts: its throws are judged on the one log",
       ),
     bystander: bystanderSchema
       .optional()
@@ -784,6 +808,12 @@ export const scenarioSchema = z
         code: 'custom',
         path: ['store', 'corruptSnapshotOnCrash'],
         message: 'the snapshot is garbled in a crash: add a crash (and a reopen) to the inbox',
+      });
+    if (scenario.listener && (crashes(scenario) || scenario.hosts !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['listener'],
+        message: 'a listener is judged on the one log it listens to: no crash, reopen or hosts',
       });
     const ids = new Set<string>();
     scenario.prompt?.forEach((f, i) => {

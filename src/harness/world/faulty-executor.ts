@@ -11,7 +11,13 @@
  *   handed it (`ctx.trace`) and, once the case is over, opens a child span under
  *   it — work that outlived its turn. The turn's trace has ended by then: the
  *   tracer must record the misuse among its violations and, in production mode,
- *   not throw it into the executor.
+ *   not throw it into the executor;
+ * - `leaves-span-open`: answers the call as it should, but opens a span of its
+ *   own under the span the loop handed it and leaves it open past the turn (work it left
+ *   running), ending it once the case is over — twice, as a retrying cleanup
+ *   would. The trace records that span `undetermined` when it ends (the
+ *   executor's fault, not the loop's); the late end is misuse the tracer must
+ *   record once (a second end is not news) and, in production mode, not throw.
  *
  * Either way the call may have taken effect, so the loop must answer it `unknown`
  * (it may have run; never "failed", which tells the model a refund that happened
@@ -26,9 +32,12 @@ export function executorFaults(scenario: Scenario): ReadonlyMap<string, Executor
   return new Map(scenario.tools.flatMap((t) => (t.executor ? [[t.name, t.executor] as const] : [])));
 }
 
-/** One late act of a `misuses-span` executor: a child span opened under a span it kept. */
+/** One late act of a span-misusing executor: a child span opened under a span it kept (`misuses-span`), or its own span ended after its turn (`leaves-span-open`). */
 export interface SpanMisuseAct {
   readonly callId: string;
+  readonly act: 'child' | 'end';
+  /** For `end`: the span's id and name in its trace (the one the trace records undetermined). */
+  readonly span?: { readonly id: string; readonly name: string };
   /** Whether the kept span's trace had ended (known only when the harness sees the tracer: the loop driven directly). */
   readonly traceEnded?: boolean;
   /** Violations the tracer recorded for the act (same condition). */
@@ -37,31 +46,43 @@ export interface SpanMisuseAct {
   readonly threw?: string;
 }
 
-/** The spans a `misuses-span` executor kept (with the tracer of their turn, when known), and its late acts. */
+/** The spans a span-misusing executor kept or left open (with the tracer of their turn, when known), and its late acts. */
 export class SpanMisuse {
-  readonly #kept: { callId: string; span: SpanHandle; tracer: Tracer | undefined }[] = [];
+  readonly #kept: { callId: string; span: SpanHandle; tracer: Tracer | undefined; act: 'child' | 'end'; name: string }[] = [];
   readonly #acts: SpanMisuseAct[] = [];
   /** The tracer of the turn running now (the loop driven directly begins one per turn). */
   current: Tracer | undefined;
 
   keep(callId: string, span: SpanHandle): void {
-    this.#kept.push({ callId, span, tracer: this.current });
+    this.#kept.push({ callId, span, tracer: this.current, act: 'child', name: '' });
   }
 
-  /** Once the case is over: a child span under each kept span. Never throws. */
+  /** Opens a span of the executor's own under the `span` the loop handed it for the call (naming the call, as OpenTelemetry's tool spans do), and leaves it open until the case is over. */
+  leaveOpen(call: { readonly id: string; readonly name: string }, span: SpanHandle): void {
+    const name = `work of ${call.id}`;
+    this.#kept.push({ callId: call.id, span: span.child('tool', name, { tool: call.name, callId: call.id }), tracer: this.current, act: 'end', name });
+  }
+
+  /** Once the case is over: a child span under each kept span, and each span left open ended (twice). Never throws. */
   actLate(log: FaultLog): void {
-    for (const { callId, span, tracer } of this.#kept.splice(0)) {
-      log.record(`tool executor opens a span under ${callId}'s after its turn`);
+    for (const { callId, span, tracer, act, name } of this.#kept.splice(0)) {
+      log.record(act === 'child' ? `tool executor opens a span under ${callId}'s after its turn` : `tool executor ends its span "${name}" after its turn`);
       const ended = tracer?.ended;
       const before = tracer?.violations.length ?? 0;
       let threw: string | undefined;
       try {
-        span.child('tool', `late work of ${callId}`).end('ok');
+        if (act === 'child') span.child('tool', `late work of ${callId}`).end('ok');
+        else {
+          span.end('ok');
+          span.end('error');
+        }
       } catch (error) {
         threw = error instanceof Error ? error.message : String(error);
       }
       this.#acts.push({
         callId,
+        act,
+        ...(act === 'end' ? { span: { id: span.id, name } } : {}),
         ...(tracer ? { traceEnded: ended === true, recorded: tracer.violations.slice(before) } : {}),
         ...(threw !== undefined ? { threw } : {}),
       });
@@ -81,6 +102,7 @@ export function faultyExecutor(inner: ToolExecutor, faults: ReadonlyMap<string, 
       const settled = await inner.execute(call, ctx);
       const fault = faults.get(call.name);
       if (fault === 'misuses-span' && ctx.trace) misuse?.keep(call.id, ctx.trace);
+      if (fault === 'leaves-span-open' && ctx.trace) misuse?.leaveOpen(call, ctx.trace);
       if (fault === 'drops-result') {
         log.record(`tool executor drops the result of ${call.id}`);
         return undefined as unknown as SettledToolCall;

@@ -31,7 +31,11 @@
  * - `store.corruptSnapshotOnCrash`: the crash garbles the conversation's stored
  *   snapshot — one character of its body changes, its JSON stays valid — as bit
  *   rot would: read back afterwards it no longer matches its digest, which the
- *   host must see (and read the conversation whole), not resume from.
+ *   host must see (and read the conversation whole), not resume from. With
+ *   `{ field }` the value at that dotted path of the snapshot (names, or array
+ *   indexes) comes back of another type and the digest is made to match, as a
+ *   snapshot written by other code (a migration tool, another version's writer)
+ *   would read: the digest is no MAC, so the host must find the part malformed.
  *
  * Snapshots of derived state (the production host writes one with the events
  * every few events, see host-config.ts) go through with their batch: a failed or
@@ -39,6 +43,7 @@
  *
  * It counts every batch append asked for and which of them failed.
  */
+import { createHash } from 'node:crypto';
 import type { EventRecord } from '../../kernel/index.ts';
 import type { EventStore, Release, StoreAppendOptions, StoredSnapshot } from '../../stores/event-store.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../stores/memory-store.ts';
@@ -107,6 +112,8 @@ export class WorldStore {
   /** Garbled snapshots read back: conversation → the `upTo` of each. */
   readonly #garbledSnapshotsRead = new Map<string, Set<number>>();
   readonly #corruptSnapshotOnCrash: boolean;
+  /** With `corruptSnapshotOnCrash: { field }`: the dotted path whose value comes back of another type, the digest matching. */
+  readonly #snapshotField: string | undefined;
   /** Per conversation, the virtual time each record (by seq) was stored by a write that succeeded whole. */
   readonly #storedAt = new Map<string, number[]>();
   #attempts = 0;
@@ -122,7 +129,9 @@ export class WorldStore {
     this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
     this.#loseOnCrash = new Set(spec?.loseOnCrash ?? []);
     this.#corruptOnCrash = new Map((spec?.corruptOnCrash ?? []).map((c) => (typeof c === 'number' ? [c, undefined] : [c.seq, c.field])));
-    this.#corruptSnapshotOnCrash = spec?.corruptSnapshotOnCrash === true;
+    const snapshotDamage = spec?.corruptSnapshotOnCrash;
+    this.#corruptSnapshotOnCrash = snapshotDamage !== undefined;
+    this.#snapshotField = typeof snapshotDamage === 'object' ? snapshotDamage.field : undefined;
     this.store = options.make ? options.make({}) : options.sqlite ? new SqliteCaseStore() : new MemoryEventStore();
     this.#track = options.sqlite && !options.make ? options.track : undefined;
   }
@@ -249,11 +258,20 @@ export class WorldStore {
   #asReadSnapshot(conversationId: string, stored: StoredSnapshot | undefined): StoredSnapshot | undefined {
     const upTo = this.#snapshotGarbledUpTo.get(conversationId);
     if (stored === undefined || upTo === undefined || stored.upTo > upTo) return stored;
+    const field = this.#snapshotField;
+    const body = field === undefined ? garbledBody(stored.body) : retypedBody(stored.body, field);
+    // A snapshot without the field comes back as it is: not garbled (and a case none of whose snapshots had it tests nothing).
+    if (body === undefined) return stored;
     let read = this.#garbledSnapshotsRead.get(conversationId);
     if (!read) this.#garbledSnapshotsRead.set(conversationId, (read = new Set()));
-    if (!read.has(stored.upTo)) this.#faults.record(`the stored snapshot (up to event ${stored.upTo}) comes back garbled: one character of its body changed`);
+    if (!read.has(stored.upTo))
+      this.#faults.record(
+        field === undefined
+          ? `the stored snapshot (up to event ${stored.upTo}) comes back garbled: one character of its body changed`
+          : `the stored snapshot (up to event ${stored.upTo}) comes back with ${field} of another type, its digest matching`,
+      );
     read.add(stored.upTo);
-    return { ...stored, body: garbledBody(stored.body) };
+    return field === undefined ? { ...stored, body } : { ...stored, body, digest: createHash('sha256').update(body).digest('hex') };
   }
 
   /** Records as a process reads them back: without the lost ones, the garbled ones with a payload of the wrong shape. */
@@ -390,6 +408,28 @@ function garbled(record: EventRecord, field: string | undefined): EventRecord {
  * model would be sent — turned to another letter. A body without one (no
  * message yet) gets a space before its last brace: still JSON, another body.
  */
+/** The snapshot body with the value at `field` (a dotted path of names and array indexes) of another type; undefined when it has no such value. */
+function retypedBody(body: string, field: string): string | undefined {
+  let snapshot: unknown;
+  try {
+    snapshot = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const path = field.split('.');
+  let parent: unknown = snapshot;
+  for (const key of path.slice(0, -1)) {
+    if (typeof parent !== 'object' || parent === null || !Object.hasOwn(parent, key)) return undefined;
+    parent = (parent as Record<string, unknown>)[key];
+  }
+  const last = path[path.length - 1]!;
+  if (typeof parent !== 'object' || parent === null || !Object.hasOwn(parent, last)) return undefined;
+  const value = (parent as Record<string, unknown>)[last];
+  // A string becomes its length, a number its text, anything else text.
+  (parent as Record<string, unknown>)[last] = typeof value === 'string' ? value.length : typeof value === 'number' ? String(value) : JSON.stringify(value);
+  return JSON.stringify(snapshot);
+}
+
 function garbledBody(body: string): string {
   const messages = body.indexOf('"messages":[', body.indexOf('"projection"'));
   const text = messages < 0 ? -1 : body.indexOf('"', messages + '"messages":['.length);

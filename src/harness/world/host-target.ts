@@ -51,6 +51,7 @@ import { followAfterTheCase, type FollowRecord } from './follow-check.ts';
 import { LiveFollower, type LiveFollowRecord } from './live-follower.ts';
 import { sendBadRequests, type BadRequest } from './bad-requests.ts';
 import type { ProcessStore, WorldStore } from './faulty-store.ts';
+import type { TeamListener } from './team-listener.ts';
 import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
 import { reportOf } from '../loop-port/loopgate-report.ts';
 import type { LoopUnderTest, MessageIntent, TurnReport } from '../loop-port/port.ts';
@@ -82,6 +83,8 @@ export interface HostWorld {
   readonly others?: readonly OtherConversation[];
   /** A UI follows the case's conversation while the case runs (the scenario's `follow: live`; live-follower.ts). */
   readonly followLive?: boolean;
+  /** A team's listener on the case's conversation's log, given each log the host opens (the scenario's `listener`). */
+  readonly listener?: TeamListener;
 }
 
 /** A second conversation on the case's host: its agent, its model client, its record, where its faults go. */
@@ -467,6 +470,8 @@ export class HostTarget implements LoopUnderTest {
           process!.logs.set(id, log);
           built.delete(id);
           lineOf(id)?.recording.opened(log);
+          // A team's observer listens to the log it is handed (after the harness's own recording).
+          if (w.listener && lineOf(id) === this.#main) w.listener.attach(log);
         },
         started: (id, loop) => {
           const line = lineOf(id);

@@ -31,6 +31,7 @@ import {
 import { serializedFlush } from '../../host/flush.ts';
 import { traceTurn, type CaseRecording } from './case-recording.ts';
 import type { WorldStore } from './faulty-store.ts';
+import type { TeamListener } from './team-listener.ts';
 import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
 import type { LoopUnderTest, MessageIntent, TurnReport } from '../loop-port/port.ts';
 import { reportOf } from '../loop-port/loopgate-report.ts';
@@ -54,6 +55,8 @@ export interface LoopWorld {
   readonly onTracer?: (tracer: Tracer) => void;
   /** The trace mode, as the production host's `trace.mode` (default production). */
   readonly traceMode?: 'dev' | 'production';
+  /** A team's listener on the loop's log (the scenario's `listener`), subscribed after the harness's recording. */
+  readonly listener?: TeamListener;
 }
 
 /** The loop over a fresh log, wired to the world, every part recorded; and the target that drives it. */
@@ -61,6 +64,7 @@ export function directLoop(w: LoopWorld): LoopTarget {
   const log = new EventLog(w.clock);
   const persist = serializedFlush(w.store.connect(), w.conversation, log);
   w.recording.opened(log);
+  w.listener?.attach(log);
   const executorOptions = agentToolOptions(w.agent, w.redact, w.toolOptions);
   const tools = createToolExecutor(executorOptions);
   const deps = loopDeps({
@@ -79,7 +83,13 @@ export function directLoop(w: LoopWorld): LoopTarget {
         return tracer;
       },
       finish: (tracer) => {
-        const record = tracer.end();
+        let record;
+        try {
+          record = tracer.end();
+        } catch {
+          // Dev mode throws at a span left open (an executor's), after the record is complete: as the production host's finish.
+          record = tracer.end();
+        }
         w.recording.traced(log, record, traceTurn(record));
         return record;
       },
