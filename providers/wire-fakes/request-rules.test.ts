@@ -95,6 +95,29 @@ describe('what the wire fakes refuse', () => {
     expect(requestProblems('anthropic', body([{ role: 'user', content: 'hi' }, { role: 'assistant', content: [call] }, result]))).toEqual([]);
   });
 
+  it('refuses a strict function tool whose schema strict mode cannot take (OpenAI, both protocols)', () => {
+    const loose = { type: 'object', properties: { id: { type: 'string' }, limit: { type: 'integer' } }, required: ['id'] };
+    const tight = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false };
+    const responses = (schema: object, strict: boolean) => ({
+      model: 'gpt',
+      input: 'hi',
+      tools: [{ type: 'function', name: 'lookup_order', description: 'd', parameters: schema, strict }],
+    });
+    expect(requestProblems('openai-responses', responses(loose, false))).toEqual([]);
+    expect(requestProblems('openai-responses', responses(tight, true))).toEqual([]);
+    expect(requestProblems('openai-responses', responses(loose, true))).toEqual([
+      expect.stringMatching(/'additionalProperties' is required to be supplied and to be false/),
+      expect.stringMatching(/Missing 'limit'/),
+    ]);
+    const chat = (schema: object, strict: boolean) => ({
+      model: 'gpt',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ type: 'function', function: { name: 'lookup_order', description: 'd', parameters: schema, strict } }],
+    });
+    expect(requestProblems('openai-chat', chat(tight, true))).toEqual([]);
+    expect(requestProblems('openai-chat', chat(loose, true))).toHaveLength(2);
+  });
+
   it('knows each provider by its path', () => {
     expect(providerOfPath('/v1/messages')).toBe('anthropic');
     expect(providerOfPath('/v1/chat/completions?x=1')).toBe('openai-chat');

@@ -113,7 +113,9 @@ function textRules(blocks: readonly unknown[], at: string, problems: string[]): 
 
 function chat(body: Json, problems: string[]): void {
   tools(body.tools, problems, (t) =>
-    t.type === 'function' && isObject(t.function) ? { name: t.function.name, schema: t.function.parameters } : { name: undefined, schema: undefined },
+    t.type === 'function' && isObject(t.function)
+      ? { name: t.function.name, schema: t.function.parameters, strict: t.function.strict }
+      : { name: undefined, schema: undefined },
   );
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) {
@@ -166,7 +168,9 @@ function chat(body: Json, problems: string[]): void {
 }
 
 function responses(body: Json, problems: string[]): void {
-  tools(body.tools, problems, (t) => (t.type === 'function' ? { name: t.name, schema: t.parameters } : { name: undefined, schema: undefined }));
+  tools(body.tools, problems, (t) =>
+    t.type === 'function' ? { name: t.name, schema: t.parameters, strict: t.strict } : { name: undefined, schema: undefined },
+  );
   if (body.instructions !== undefined && typeof body.instructions !== 'string') problems.push('instructions: expected text');
   const input = body.input;
   if (typeof input === 'string') return;
@@ -201,7 +205,7 @@ function responses(body: Json, problems: string[]): void {
   if (unanswered.length > 0) problems.push(`input: no tool output found for function call ${unanswered.join(', ')}`);
 }
 
-function tools(list: unknown, problems: string[], read: (tool: Json) => { name: unknown; schema: unknown }): void {
+function tools(list: unknown, problems: string[], read: (tool: Json) => { name: unknown; schema: unknown; strict?: unknown }): void {
   if (list === undefined) return;
   if (!Array.isArray(list)) {
     problems.push('tools: expected a list');
@@ -209,11 +213,42 @@ function tools(list: unknown, problems: string[], read: (tool: Json) => { name: 
   }
   const names = new Set<string>();
   list.forEach((t, i) => {
-    const { name, schema } = isObject(t) ? read(t) : { name: undefined, schema: undefined };
+    const { name, schema, strict } = isObject(t) ? read(t) : { name: undefined, schema: undefined, strict: undefined };
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) problems.push(`tools.${i}.name: expected a name of letters, digits, _ and - (at most 64)`);
     else if (names.has(name)) problems.push(`tools.${i}.name: tool names must be unique (${name})`);
     else names.add(name);
     if (schema !== undefined && !(isObject(schema) && schema.type === 'object'))
       problems.push(`tools.${i}: the input schema must be a JSON Schema of type object`);
+    else if (strict === true && isObject(schema)) strictSchema(schema, String(name), '()', problems);
   });
+}
+
+/**
+ * OpenAI's strict function calling (`strict: true`, Chat and Responses alike) takes
+ * only the subset of JSON Schema its structured outputs support, and refuses the
+ * request (400) otherwise: every object must say `additionalProperties: false` and
+ * list every property in `required` (an optional field is a nullable required one).
+ * A tool loopgate declares with an optional field is such a schema: an adapter that
+ * sent it strict would fail every request that offers that tool.
+ */
+function strictSchema(schema: Json, tool: string, context: string, problems: string[]): void {
+  const properties = isObject(schema.properties) ? schema.properties : undefined;
+  if (schema.type === 'object' || properties) {
+    const where = `Invalid schema for function '${tool}': In context=${context}`;
+    if (schema.additionalProperties !== false) problems.push(`${where}, 'additionalProperties' is required to be supplied and to be false.`);
+    const keys = Object.keys(properties ?? {});
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    const missing = keys.filter((k) => !required.includes(k));
+    if (missing.length > 0)
+      problems.push(`${where}, 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing[0]}'.`);
+    for (const key of keys) {
+      const child = properties![key];
+      if (isObject(child)) strictSchema(child, tool, `${context === '()' ? '' : context}('properties', '${key}')`, problems);
+    }
+  }
+  if (isObject(schema.items)) strictSchema(schema.items, tool, `${context === '()' ? '' : context}('items')`, problems);
+  for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const list = schema[k];
+    if (Array.isArray(list)) list.forEach((s, j) => isObject(s) && strictSchema(s, tool, `${context === '()' ? '' : context}('${k}', ${j})`, problems));
+  }
 }

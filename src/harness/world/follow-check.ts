@@ -3,8 +3,11 @@
  * server-sent events handler (src/host/sse.ts), once the case's work is done:
  * `GET /conversations/{id}/events` from the first event, then a reconnect with
  * `Last-Event-ID` set to a seq in the middle of what it got, as a browser's
- * EventSource does after a drop. Each stream's messages are kept as the client
- * parsed them; `followers-replay-the-log` holds them to the store.
+ * EventSource does after a drop. An EventSource reconnects to the URL it was
+ * opened with, query and all: the reconnect's URL still says `?from=0`, and the
+ * header must win over it (sse.ts), or the UI is shown the conversation again
+ * from the start. Each stream's messages are kept as the client parsed them;
+ * `followers-replay-the-log` holds them to the store.
  *
  * Only after the case: a follower attached while turns run makes the host store
  * promptly (follow.ts), which would change the writes the case's store faults
@@ -65,7 +68,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 function get(handler: Handler, conversation: string, lastEventId?: string): Promise<FollowStream> {
   const req = Object.assign(new EventEmitter(), {
     method: 'GET',
-    url: `/conversations/${encodeURIComponent(conversation)}/events`,
+    // A reconnect keeps the URL the UI opened (`?from=0`: from the first event); only the header says where it was.
+    url: `/conversations/${encodeURIComponent(conversation)}/events${lastEventId !== undefined ? '?from=0' : ''}`,
     headers: lastEventId !== undefined ? { 'last-event-id': lastEventId } : {},
   });
   return new Promise<FollowStream>((resolve) => {
