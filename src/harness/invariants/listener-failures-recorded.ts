@@ -7,12 +7,15 @@
  * must not make the log grow without end.
  *
  * Judged on the scenario's `listener` (world/team-listener.ts), which throws at
- * every event of the types it names: each event it threw at is in the final log,
- * followed at once by its failure record; a `log.listener_failed` it threw at is
- * followed by none; and the log holds no failure record for anything else.
+ * every event of the types it names: each event it threw at is in the log it was
+ * appended to, followed at once by its failure record (a log the production host
+ * dropped after a refused write, to open the conversation again from the store,
+ * is judged as it was); a `log.listener_failed` it threw at is followed by none;
+ * and the stored log holds no failure record for anything else.
  */
-import type { AnyEvent } from '../../kernel/index.ts';
+import type { AnyEvent, EventLog } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
+import type { ListenerThrow } from '../world/team-listener.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 
 export const listenerFailuresRecorded = defineInvariant({
@@ -25,29 +28,49 @@ export const listenerFailuresRecorded = defineInvariant({
 });
 
 function recorded(run: ScenarioRun): string | undefined {
-  const log = run.log;
+  const throws = run.listenerThrows ?? [];
+  // Each log the listener was on, judged by its own events: the stored one, and any the production host dropped
+  // after a refused write (the conversation opened again from the store), whose unstored tail is gone with it.
+  const logs = [...new Set(throws.map((t) => t.on))];
+  for (const [i, log] of logs.entries()) {
+    const where = logs.length > 1 ? ` (on log ${i + 1} of the ${logs.length} the case opened)` : '';
+    const verdict = onLog(
+      log,
+      throws.filter((t) => t.on === log),
+      where,
+    );
+    if (verdict) return verdict;
+  }
+  // The stored log: every failure it records answers a throw at the event it holds there.
+  for (const event of run.log.events) {
+    if (event.type !== 'log.listener_failed') continue;
+    const seq = (event.payload as { seq: number }).seq;
+    const at = run.log.at(seq);
+    if (!throws.some((t) => t.seq === seq && t.type === at?.type && t.type !== 'log.listener_failed'))
+      return `the log records a listener failure at seq ${seq} (seq ${event.seq}), but no listener threw there`;
+  }
+  return undefined;
+}
+
+function onLog(log: EventLog, throws: readonly ListenerThrow[], where: string): string | undefined {
   const told = new Map<number, AnyEvent>();
   for (const event of log.events) if (event.type === 'log.listener_failed') told.set((event.payload as { seq: number }).seq, event);
-  const threwAt = new Set<number>();
-  for (const thrown of run.listenerThrows ?? []) {
-    threwAt.add(thrown.seq);
+  for (const thrown of throws) {
     const event = log.at(thrown.seq);
     if (event?.type !== thrown.type)
-      return `the listener threw at ${thrown.type} (seq ${thrown.seq}), which the log does not hold there (${event?.type ?? 'no event'})`;
+      return `the listener threw at ${thrown.type} (seq ${thrown.seq}), which the log does not hold there (${event?.type ?? 'no event'})${where}`;
     const failure = told.get(thrown.seq);
     if (thrown.type === 'log.listener_failed') {
       if (failure)
-        return `the listener threw at the failure record seq ${thrown.seq}, and the log recorded that failure too (seq ${failure.seq}): a listener that always throws would grow the log without end`;
+        return `the listener threw at the failure record seq ${thrown.seq}, and the log recorded that failure too (seq ${failure.seq}): a listener that always throws would grow the log without end${where}`;
       continue;
     }
     const next = log.at(thrown.seq + 1);
     if (next?.type !== 'log.listener_failed' || (next.payload as { seq: number }).seq !== thrown.seq)
-      return `the listener threw at ${thrown.type} (seq ${thrown.seq}), but the next event is ${next ? `${next.type} (seq ${next.seq})` : 'none'}, not the log.listener_failed telling it`;
+      return `the listener threw at ${thrown.type} (seq ${thrown.seq}), but the next event is ${next ? `${next.type} (seq ${next.seq})` : 'none'}, not the log.listener_failed telling it${where}`;
     const error = (next.payload as { error: string }).error;
     if (error !== thrown.error)
-      return `the log.listener_failed for seq ${thrown.seq} says ${JSON.stringify(error)}, but the listener threw ${JSON.stringify(thrown.error)}`;
+      return `the log.listener_failed for seq ${thrown.seq} says ${JSON.stringify(error)}, but the listener threw ${JSON.stringify(thrown.error)}${where}`;
   }
-  for (const [seq, failure] of told)
-    if (!threwAt.has(seq)) return `the log records a listener failure at seq ${seq} (seq ${failure.seq}), but no listener threw there`;
   return undefined;
 }

@@ -10,7 +10,7 @@
  * recorded right after as a `log.listener_failed` naming the event and the error
  * — but not for a `log.listener_failed` itself (a listener that always throws
  * must not make the log grow without end). The listener records what it threw
- * at, for `listener-failures-recorded` to judge against the final log.
+ * at and on which log, for `listener-failures-recorded` to judge.
  */
 import type { EventLog } from '../../kernel/index.ts';
 import type { FaultLog } from './fault-log.ts';
@@ -21,6 +21,12 @@ export interface ListenerThrow {
   readonly type: string;
   /** The error as the log records it (`name: message`). */
   readonly error: string;
+  /**
+   * The log it was thrown on. After a refused write the production host drops its
+   * in-memory log and opens the conversation again from the store, so a throw on
+   * the dropped log is judged on that log, not on the stored one.
+   */
+  readonly on: EventLog;
 }
 
 export class TeamListener {
@@ -38,7 +44,7 @@ export class TeamListener {
     return log.subscribe((event) => {
       if (!this.#types.has(event.type)) return;
       const message = `team listener failed at ${event.type} ${event.seq}`;
-      this.#thrown.push({ seq: event.seq, type: event.type, error: `Error: ${message}` });
+      this.#thrown.push({ seq: event.seq, type: event.type, error: `Error: ${message}`, on: log });
       this.#faults.record(`a team's log listener throws at ${event.type} (seq ${event.seq})`);
       throw new Error(message);
     });
