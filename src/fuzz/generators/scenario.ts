@@ -117,6 +117,16 @@ const AIMED_BASE = {
   failWriteAheads: undefined,
 };
 
+/** A team's log listener with a bug: it throws at the event types drawn (the failure record itself among them now and then). */
+const listenerArb = fc.record({
+  throwsOn: fc.subarray(
+    ['model.request', 'model.result', 'tool.started', 'tool.result', 'user.message', 'turn.opened', 'turn.closed', 'log.listener_failed'] as const,
+    {
+      minLength: 1,
+    },
+  ),
+});
+
 export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzParts> {
   const tools = [...(options.tools ?? []).filter((t) => t.name !== PROBE_TOOL.name), PROBE_TOOL];
   return fc
@@ -175,6 +185,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       followLive: sometimes(fc.constant(true), 35),
       // Last, for the same reason: a crash of the host process a bystander's conversation lives in too.
       bystanderCrash: options.crashes === false ? fc.constant(undefined) : sometimes(bystanderCrashArb, options.bystanderCrash ?? 4),
+      // Last, for the same reason: a team's log listener that throws at some event types (never with a crash).
+      listener: sometimes(listenerArb, 12),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
@@ -262,6 +274,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
               }
             : {}),
           ...(p.secret ? { secrets: [FUZZ_SECRET, FUZZ_PASSPHRASE] } : {}),
+          // A listener is judged on the one log it listens to: no crash of any kind, one host.
+          ...(p.listener && p.crashAt === undefined && storeCrash === undefined && !hosts && bystanderCrash === undefined ? { listener: p.listener } : {}),
           expect: {},
         },
         inbox: p.inbox,
