@@ -51,7 +51,25 @@ function refusal(message: string, argv: readonly string[]): string {
   return argumentMessage(message);
 }
 
+/**
+ * `--version` answers alone. yargs answers it before it checks anything else, so
+ * `loopgate --version --bogus` would print the version and exit 0, the mistyped
+ * flag ignored: anything typed with it is refused instead.
+ */
+function versionWithOthers(argv: readonly string[]): string | undefined {
+  const end = argv.indexOf('--'); // after `--`, words are values, not flags
+  const flags = end === -1 ? argv : argv.slice(0, end);
+  if (!flags.includes('--version')) return undefined;
+  const others = argv.filter((a) => a !== '--version');
+  return others.length === 0 ? undefined : `--version takes nothing else: got ${others.join(' ')}`;
+}
+
 export async function main(argv: string[]): Promise<number> {
+  const refused = versionWithOthers(argv);
+  if (refused !== undefined) {
+    process.stderr.write(errorLines(refused));
+    return EXIT.usage;
+  }
   let parser = yargs(argv).scriptName('loopgate').usage('$0 <command> [options]');
   for (const command of COMMANDS) parser = parser.command(withCheckedValues(command as never, argv) as never);
   parser = parser

@@ -86,6 +86,7 @@ export function checkHostConfig(
     );
   modelSpecs(parsed, {}, { adapters: false });
   checkTraceFile(parsed, pathsOf(parsed));
+  checkStoreFile(parsed, pathsOf(parsed));
   return parsed;
 }
 
@@ -100,11 +101,24 @@ function pathsOf(config: HostConfig): (path: string) => string {
 function checkTraceFile(config: HostConfig, at: (path: string) => string): void {
   const jsonl = config.trace.export.jsonl;
   if (jsonl === undefined) return;
-  const problem = traceFileProblem(at(jsonl));
+  const problem = writableFileProblem(at(jsonl));
   if (problem) throw new ConfigError(`${configKey(config, ['trace', 'export', 'jsonl'])}: cannot write ${at(jsonl)}: ${problem}`);
 }
 
-function traceFileProblem(path: string): string | undefined {
+/**
+ * A SQLite `store.path` names a file the host can create or open for writing (the
+ * store creates missing folders): a `ConfigError` naming file, line and key if it
+ * is a folder or sits under a file. Opens and creates nothing.
+ */
+function checkStoreFile(config: HostConfig, at: (path: string) => string): void {
+  if (config.store.kind !== 'sqlite') return;
+  const path = at(config.store.path);
+  const problem = writableFileProblem(path);
+  if (problem) throw new ConfigError(`${configKey(config, ['store', 'path'])}: cannot write ${path}: ${problem}`);
+}
+
+/** Why a file could not be created or appended to at `path` (its missing folders created first), or undefined. */
+function writableFileProblem(path: string): string | undefined {
   const kind = (p: string): 'file' | 'folder' | 'other' | undefined => {
     try {
       const stat = statSync(p);

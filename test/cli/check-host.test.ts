@@ -6,7 +6,7 @@
  * opens nothing: no store, no model client, no collector.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,5 +78,25 @@ describe('loopgate check-host', () => {
     const traced = checkHost(['traced.yaml', '--agent', 'support']);
     expect(traced.status).toBe(2);
     expect(traced.stderr).toMatch(/traced\.yaml:10:\d+: trace\.export\.jsonl: cannot write .*a-file.* is a file, not a folder/);
+  });
+
+  it('refuses a sqlite store.path that is a folder or sits under a file, naming file, line, key and path, creating nothing (probe 11, F1)', () => {
+    writeFileSync(join(dir, 'a-file'), 'not a folder');
+    mkdirSync(join(dir, 'a-folder'), { recursive: true });
+    for (const [name, path, problem] of [
+      ['under-file', 'a-file/agent.db', /a-file.* is a file, not a folder/],
+      ['deep-under-file', 'a-file/sub/agent.db', /a-file.* is a file, not a folder/],
+      ['is-folder', 'a-folder', /it is a folder, not a file/],
+    ] as const) {
+      writeFileSync(join(dir, `${name}.yaml`), HOST('issue_refund').replace('path: data/agent.db', `path: ${path}`));
+      const result = checkHost([`${name}.yaml`, '--agent', 'support']);
+      expect(result.status, `${name}: ${result.stdout}${result.stderr}`).toBe(2);
+      expect(result.stderr, name).toMatch(
+        new RegExp(`${name}\\.yaml:7:\\d+: store\\.path: cannot write ${join(dir, path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
+      );
+      expect(result.stderr, name).toMatch(problem);
+      expect(result.stderr, name).not.toMatch(/\n\s+at /); // no stack
+    }
+    expect(readdirSync(join(dir, 'a-folder'))).toEqual([]); // nothing created in it
   });
 });

@@ -127,6 +127,21 @@ describe('the command itself', () => {
     expect(result.stdout).toBe(`${version}\n`);
   });
 
+  it('--version answers alone: with anything else (--bogus, a command, a word) it is exit 2 naming what was typed, nothing printed', async () => {
+    for (const args of [
+      ['--version', '--bogus'],
+      ['--bogus', '--version'],
+      ['--version', 'extra'],
+      ['run', '--version', '--grpe', 'x'],
+    ]) {
+      const result = await loopgate(args, dir);
+      expect(result.status, args.join(' ')).toBe(EXIT.usage);
+      expect(result.stdout, args.join(' ')).toBe('');
+      expect(result.stderr, args.join(' ')).toMatch(/^loopgate: --version takes nothing else: got .+\n$/);
+      for (const word of args.filter((a) => a !== '--version')) expect(result.stderr, args.join(' ')).toContain(word);
+    }
+  });
+
   it('ends quietly when the reader has closed the pipe (loopgate tables | true: EPIPE on the first write)', () => {
     const bin = `"${process.execPath}" "${join(ROOT, 'bin/loopgate.js')}"`;
     for (const reader of ['true', 'head -1']) {

@@ -57,11 +57,19 @@ export const configArb: fc.Arbitrary<Config> = fc
  * model make (all its turns, fallback included): the boundary, where a correct
  * loop runs every call it reaches and a budget counted one off — by attempts
  * instead of calls, or with `>=` — refuses one. Drawn independently, a budget
- * lands there too rarely to be met in a few hundred cases.
+ * lands there too rarely to be met in a few hundred cases. Likewise
+ * `maxRetryAfterMs` is set to the script's first retry-after, when it has one.
  */
-export function atScriptBoundary(config: Config, steps: readonly { readonly tool_use?: readonly unknown[] }[]): Config {
+export function atScriptBoundary(
+  config: Config,
+  steps: readonly { readonly tool_use?: readonly unknown[]; readonly error?: { readonly retryAfterMs?: number } }[],
+): Config {
   const calls = steps.reduce((n, step) => n + (step.tool_use?.length ?? 0), 0);
-  return calls > 0 ? { ...config, maxToolCallsPerSession: calls } : config;
+  const atCalls = calls > 0 ? { ...config, maxToolCallsPerSession: calls } : config;
+  // The same for the retry-after limit: the script's first retry-after is exactly the longest the loop
+  // will wait, which it must still wait (outside probe 11, P20: a limit checked with >= refused it).
+  const retryAfterMs = steps.find((step) => step.error?.retryAfterMs !== undefined)?.error?.retryAfterMs;
+  return retryAfterMs === undefined ? atCalls : { ...atCalls, retry: { ...atCalls.retry, maxRetryAfterMs: retryAfterMs } };
 }
 
 /** A backoff jitter other than 0, in hundredths (a case reads as it is written). */

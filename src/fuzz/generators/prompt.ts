@@ -1,10 +1,11 @@
 /**
  * Prompt fragments (`prompt:`): several at once, at distinct or equal priorities
  * (registration order then breaks the tie), static or dynamic — a dynamic one's
- * text changing between assemblies, empty at times, or throwing — and now and
- * then an exclusive fragment that takes the prompt over. `prompt-follows-fragments`
- * assembles each request's system prompt on its own and compares it with the one
- * the model received, so a wrong order or an ignored take-over fails.
+ * text changing between assemblies, blank at times (empty or only spaces), or
+ * throwing — and now and then an exclusive fragment that takes the prompt over.
+ * `prompt-follows-fragments` assembles each request's system prompt on its own
+ * and compares it with the one the model received, so a wrong order or an
+ * ignored take-over fails.
  */
 import fc from 'fast-check';
 import type { Scenario } from '../../harness/scenario/schema.ts';
@@ -16,7 +17,8 @@ const TEXTS = ['Be brief.', 'Orders on file: ORD-1001.', 'Refunds need a reason.
 const dynamicStepArb = fc.oneof(
   { withCrossShrink: true },
   { weight: 4, arbitrary: fc.constantFrom<string | { throw: string }>(...TEXTS) },
-  { weight: 1, arbitrary: fc.constant<string | { throw: string }>('') },
+  // Blank at times: empty, or only spaces (outside probe 11, P06: a blank test of text === '' took "   " for text).
+  { weight: 1, arbitrary: fc.constantFrom<string | { throw: string }>('', '   ') },
   { weight: 2, arbitrary: fc.constant<string | { throw: string }>({ throw: 'context service timed out' }) },
 );
 
