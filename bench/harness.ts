@@ -75,7 +75,7 @@ async function main(): Promise<void> {
           : [
               `fuzzed turns per second (${FUZZ_SECONDS} s, seed ${String(fuzz.seed)}, ${String(fuzz.properties)} properties, ${String(fuzz.runs)} cases)`,
               `${Number(fuzz.turnsPerSecond).toLocaleString('en')} turns/s (${Number(fuzz.runsPerSecond).toLocaleString('en')} cases/s)`,
-              verdict(Number(fuzz.turnsPerSecond) >= 1000, '≥ 1,000'),
+              verdict(Number(fuzz.turnsPerSecond) >= 5000, '≥ 5,000'),
             ],
         [
           `peak heap, ${CONVERSATIONS.toLocaleString('en')} concurrent conversations in one AgentHost (memory store)`,
