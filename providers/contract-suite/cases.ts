@@ -155,6 +155,17 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'usage_only_at_end',
+    title: 'a stream that reports usage only at its end (no counts when it opens, the output tokens alone when it stops) still counts its output tokens',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE, usageOnlyAtEnd: true } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      assert.ok(result.usage, `the output tokens were sent but no usage reported: ${JSON.stringify(result)}`);
+      assert.equal(result.usage.outputTokens, USAGE.output, 'usage.outputTokens (a budget counts them)');
+    },
+  },
+  {
     id: 'parallel_tool_calls',
     title: 'parallel tool calls come back in order, with ids, names, parsed arguments and text before them',
     behaviour: {

@@ -69,7 +69,7 @@ function streamFrames(turn: WireTurn): Frame[] {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: usageStart(turn),
+          ...(turn.usageOnlyAtEnd ? {} : { usage: usageStart(turn) }),
         },
       },
       'start',

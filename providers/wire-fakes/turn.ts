@@ -92,6 +92,13 @@ export interface WireTurn {
    * event that opens it ignore it.
    */
   readonly lateCallNames?: boolean;
+  /**
+   * The Anthropic stream's `message_start` carries no `usage` (as some
+   * Messages-compatible servers send it): the counts come only with
+   * `message_delta` at the end, which says the output tokens alone. Protocols
+   * and bodies that report usage once, at the end, ignore it.
+   */
+  readonly usageOnlyAtEnd?: boolean;
 }
 
 /** For protocols (or bodies) with no final event whose type says the ending apart from a status field. */
