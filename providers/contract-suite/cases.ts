@@ -387,6 +387,29 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'max_tokens_after_whole_call',
+    title:
+      'a tool call the model finished, whole, just before the token limit ended the turn is returned executable (nothing of it was cut), and the turn is not flagged partial',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_call', id: 'call_whole', name: 'search', args: '{"query":"weather in Paris"}' },
+        ],
+        stop: 'max_tokens',
+        usage: USAGE,
+        limitAfterWholeCall: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, false, 'the whole call is not flagged partial');
+      assert.ok(callIds(result.content).includes('call_whole'), 'the whole call is in the content, executable');
+      assert.equal(result.text, 'Let me look.');
+    },
+  },
+  {
     id: 'max_tokens_cut_call_given_whole',
     title:
       'a tool call last in a complete body the token limit ended is never executable, though it comes as a whole object (its input may hold only part of what the model meant)',
