@@ -155,6 +155,17 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'usage_only_at_end',
+    title: 'a stream that reports usage only at its end (no counts when it opens, the output tokens alone when it stops) still counts its output tokens',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE, usageOnlyAtEnd: true } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      assert.ok(result.usage, `the output tokens were sent but no usage reported: ${JSON.stringify(result)}`);
+      assert.equal(result.usage.outputTokens, USAGE.output, 'usage.outputTokens (a budget counts them)');
+    },
+  },
+  {
     id: 'parallel_tool_calls',
     title: 'parallel tool calls come back in order, with ids, names, parsed arguments and text before them',
     behaviour: {
@@ -372,6 +383,29 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       expectType(result, 'max_tokens');
       assert.equal(result.partialToolCall, true, 'the call the provider never finished is flagged');
       assert.ok(!callIds(result.content).includes('call_cut'), 'the unfinished call is not in the content');
+      assert.equal(result.text, 'Let me look.');
+    },
+  },
+  {
+    id: 'max_tokens_after_whole_call',
+    title:
+      'a tool call the model finished, whole, just before the token limit ended the turn is returned executable (nothing of it was cut), and the turn is not flagged partial',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_call', id: 'call_whole', name: 'search', args: '{"query":"weather in Paris"}' },
+        ],
+        stop: 'max_tokens',
+        usage: USAGE,
+        limitAfterWholeCall: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, false, 'the whole call is not flagged partial');
+      assert.ok(callIds(result.content).includes('call_whole'), 'the whole call is in the content, executable');
       assert.equal(result.text, 'Let me look.');
     },
   },

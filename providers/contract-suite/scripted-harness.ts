@@ -63,7 +63,8 @@ export function resultForTurn(turn: WireTurn): ModelResult {
   // Nothing says the answer is whole: the adapters' malformed_stream, with the usage that was sent.
   if (turn.stop === 'missing') return transportFailure('malformed_stream', 'the response ended without a stop reason', { usage });
   // A call the token limit cut is never finished (as every wire fake sends it), whatever its arguments so far.
-  const cut = turn.stop === 'max_tokens' ? turn.blocks.at(-1) : undefined;
+  // Unless the turn says the limit came just after the last call was whole (limitAfterWholeCall).
+  const cut = turn.stop === 'max_tokens' && !turn.limitAfterWholeCall ? turn.blocks.at(-1) : undefined;
   const collected: Collected = {
     blocks: turn.blocks.map((b) =>
       b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_call', id: b.id, name: b.name, argsText: b.args, finished: b !== cut },

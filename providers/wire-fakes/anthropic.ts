@@ -6,7 +6,7 @@ import type { Frame } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ErrorAnswer, ProtocolKit } from './protocol.ts';
 import type { ErrorKind, TurnStop, WireTurn } from './turn.ts';
-import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseCutCallWhole, refuseFinalWithoutStatus } from './turn.ts';
+import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseCutCallWhole, refuseFinalWithoutStatus, refuseLimitAfterWholeCall } from './turn.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 
@@ -69,7 +69,7 @@ function streamFrames(turn: WireTurn): Frame[] {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: usageStart(turn),
+          ...(turn.usageOnlyAtEnd ? {} : { usage: usageStart(turn) }),
         },
       },
       'start',
@@ -123,6 +123,7 @@ function completeInput(args: string): unknown {
 }
 
 function completeBody(turn: WireTurn): unknown {
+  refuseLimitAfterWholeCall(turn, 'A complete Messages body');
   refuseCutCallStatus(turn, 'the Messages API');
   refuseFinalWithoutStatus(turn, 'the Messages API');
   return {

@@ -7,7 +7,7 @@ import type { Frame, FrameTag } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ProtocolKit } from './protocol.ts';
 import type { StreamErrorKind, TurnStop, WireTurn } from './turn.ts';
-import { UnsupportedOnWire, pieces, refuseCutCallWhole } from './turn.ts';
+import { UnsupportedOnWire, pieces, refuseCutCallWhole, refuseLimitAfterWholeCall } from './turn.ts';
 import { openAIErrorAnswer } from './openai-chat.ts';
 
 const MODEL = 'gpt-4.1-2025-04-14';
@@ -107,6 +107,7 @@ function outputItems(turn: WireTurn, cutLastCall: boolean): unknown[] {
 
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallWhole(turn, 'OpenAI Responses');
+  refuseLimitAfterWholeCall(turn, 'OpenAI Responses');
   const end = ending(turn.stop);
   const frames: Frame[] = [];
   let seq = 0;
@@ -200,6 +201,7 @@ function streamFrames(turn: WireTurn): Frame[] {
 
 function completeBody(turn: WireTurn): unknown {
   refuseCutCallWhole(turn, 'OpenAI Responses');
+  refuseLimitAfterWholeCall(turn, 'OpenAI Responses');
   if (turn.finalWithoutStatus)
     throw new UnsupportedOnWire(
       'a complete OpenAI Responses body has no final event: its status is its only ending, and without it nothing says how it ended; the streaming harness runs this case',

@@ -92,6 +92,31 @@ export interface WireTurn {
    * event that opens it ignore it.
    */
   readonly lateCallNames?: boolean;
+  /**
+   * The Anthropic stream's `message_start` carries no `usage` (as some
+   * Messages-compatible servers send it): the counts come only with
+   * `message_delta` at the end, which says the output tokens alone. Protocols
+   * and bodies that report usage once, at the end, ignore it.
+   */
+  readonly usageOnlyAtEnd?: boolean;
+  /**
+   * The token limit (`max_tokens`) ended the turn just after its last call's
+   * arguments were whole: the call was finished (an Anthropic stream's
+   * `content_block_stop`, Chat's finish chunk) with complete JSON as its
+   * argument text, so nothing of it was cut. Where a call comes as a whole
+   * object (the complete Messages body) or carries a status of its own (OpenAI
+   * Responses, where the limit leaves it `incomplete`), a call at the limit
+   * cannot be told whole from cut: they cannot say it (UnsupportedOnWire).
+   */
+  readonly limitAfterWholeCall?: boolean;
+}
+
+/** For protocols (or bodies) where a call last at the token limit cannot be told whole. */
+export function refuseLimitAfterWholeCall(turn: WireTurn, api: string): void {
+  if (!turn.limitAfterWholeCall) return;
+  throw new UnsupportedOnWire(
+    `${api} cannot tell a call last at the token limit whole from cut (a whole object, or a status of its own): only argument text whose JSON is complete can (streams, Chat Completions)`,
+  );
 }
 
 /** For protocols (or bodies) with no final event whose type says the ending apart from a status field. */

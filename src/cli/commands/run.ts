@@ -122,12 +122,18 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     return liveCases(options);
   }
   if (!config.bundled || given) return scenarioCasesFrom(paths, context);
-  const [{ tableCases }, { contractCases }, { agentRefusalCases }] = await Promise.all([
+  const [{ tableCases }, { contractCases }, { agentRefusalCases }, { logRedactionCases }] = await Promise.all([
     import('../../../state-tables/cell-case.ts'),
     import('../../harness/contract-cases.ts'),
     import('../../harness/agent-refusals/refusal-cases.ts'),
+    import('../../harness/log-redaction-cases.ts'),
   ]);
-  return defaultCases({ tables: tableCases, contract: contractCases, refusals: agentRefusalCases, scenarios: () => scenarioCasesFrom(paths, context) });
+  return defaultCases({
+    tables: tableCases,
+    contract: () => [...contractCases(), ...logRedactionCases()],
+    refusals: agentRefusalCases,
+    scenarios: () => scenarioCasesFrom(paths, context),
+  });
 }
 
 /**

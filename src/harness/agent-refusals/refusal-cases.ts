@@ -35,14 +35,22 @@ const UNUSED_MODEL = {
 
 type Build = (agent: Agent) => Promise<string | undefined>;
 
-/** The first line of what building `agent` threw, or undefined when it built. */
+/**
+ * The first line of what building `agent` threw, or undefined when it built. An
+ * error whose `name` is not its class's (a class that forgot to set it, or set
+ * it wrong) is told apart: `String(error)` and the stack a team logs lead with
+ * the name, and code that tells refusals apart matches on it.
+ */
 const firstLineThrown = (build: (agent: Agent) => unknown): Build => {
   return async (agent) => {
     try {
       await build(agent);
       return undefined;
     } catch (error) {
-      return (error instanceof Error ? error.message : String(error)).split('\n')[0];
+      const line = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+      if (error instanceof Error && error.name !== error.constructor.name)
+        return `${line} (thrown named ${JSON.stringify(error.name)}, not as its class ${error.constructor.name})`;
+      return line;
     }
   };
 };

@@ -1,0 +1,83 @@
+/**
+ * A log's own redactor as a case of `loopgate run`: `contract:log/<id>`.
+ *
+ * An `EventLog` given a `redact` keeps it (the loop's `redactWith` only fills
+ * a log that has none): "no secret the redactor knows is stored, whoever
+ * appends". The tool pipeline redacts a call's arguments and output with the
+ * loop's redactor and hands the log that copy, which the log may keep as it is
+ * only when its own redactor made it. Here the two differ — the log's knows a
+ * secret the agent's does not, as when a team opens the log with its own
+ * redactor, or the production host has learned another agent's secrets since
+ * it built this conversation's tools — and the tool's arguments and output
+ * hold both secrets. Neither may be stored.
+ */
+import { z } from 'zod';
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { AgentLoop, createRedactor, EventLog, loopDeps, type Agent } from '../kernel/index.ts';
+import { defineTool } from '../kernel/tools/define-tool.ts';
+import type { CheckResult } from '../report/results.ts';
+import { statusFromChecks, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+const LOG_SECRET = 'pk_team_LogOnly7Qx2Zr9Vb3NmK8';
+const AGENT_SECRET = 'sk_live_AgentOnly4eC39HqLyjWD';
+
+async function ownRedactorKeptForToolData(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock, [], { redact: createRedactor({ secrets: [LOG_SECRET, AGENT_SECRET] }) });
+  const agent: Agent = {
+    secrets: [AGENT_SECRET],
+    tools: [
+      defineTool({
+        name: 'read_settings',
+        description: 'Read a setting.',
+        input: z.object({ key: z.string() }),
+        sideEffect: 'NONE',
+        run: ({ key }) => ({ setting: key, value: `team token ${LOG_SECRET}, payment key ${AGENT_SECRET}` }),
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient([toolUse([call('read', 'read_settings', { key: `token ${LOG_SECRET}` })]), reply('The settings are read.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent }));
+  loop.send('Read my settings.', { id: 'ask' });
+  const [result] = await loop.drain();
+  const stored = JSON.stringify(log.events);
+  const outputs = log.events.filter((e) => e.type === 'tool.result' || e.type === 'tool.call.started' || e.type === 'assistant.message');
+  const checks: CheckResult[] = [];
+  const kind = result?.outcome.kind;
+  checks.push({ name: 'replied', passed: kind === 'replied', message: `outcome ${String(kind)}`, expected: 'replied', actual: String(kind) });
+  const ran = stored.includes('read_settings') && stored.includes('team token [REDACTED]');
+  checks.push({
+    name: 'the tool ran and its output was stored',
+    passed: ran,
+    message: ran ? `${outputs.length} event(s) of the call` : 'no stored output of read_settings (the case would test nothing)',
+  });
+  const logOnly = stored.includes(LOG_SECRET);
+  checks.push({
+    name: "no secret only the log's redactor knows is stored",
+    passed: !logOnly,
+    message: logOnly
+      ? "the log stored the tool's arguments or output with a secret its own redactor knows (shared as the agent's redactor left them)"
+      : 'none stored',
+  });
+  const agentOnly = stored.includes(AGENT_SECRET);
+  checks.push({ name: 'no agent secret is stored', passed: !agentOnly, message: agentOnly ? 'the log stored an agent secret' : 'none stored' });
+  return checks;
+}
+
+export function logRedactionCases(): Case[] {
+  return [
+    {
+      id: 'contract:log/own-redactor-applies-to-tool-data',
+      kind: 'contract',
+      title: "log: a log's own redactor applies to a tool's arguments and output the loop redacted with another",
+      file: 'src/harness/log-redaction-cases.ts',
+      secrets: [LOG_SECRET, AGENT_SECRET],
+      run: async () => {
+        const checks = await ownRedactorKeptForToolData();
+        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+      },
+    },
+  ];
+}
