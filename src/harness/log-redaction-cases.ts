@@ -14,8 +14,7 @@
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, createRedactor, EventLog, loopDeps, type Agent } from '../kernel/index.ts';
-import { defineTool } from '../kernel/tools/define-tool.ts';
+import { AgentLoop, createRedactor, defineTool, EventLog, loopDeps, type Agent } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { statusFromChecks, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
