@@ -54,6 +54,12 @@ describe('streamRedactor', () => {
     expect(out).toEqual(['', '', `my key is ${REDACTED}`]);
   });
 
+  it('with a plain-function redactor, holds everything until the end, however long', () => {
+    const pad = 'x'.repeat(600);
+    const out = stream([`${pad} my key is sk_live_4eC39Hq`, `LyjWDarjtT1zdp7dc ${pad}`], (t) => t.replaceAll(SECRET, REDACTED));
+    expect(out).toEqual(['', '', `${pad} my key is ${REDACTED} ${pad}`]);
+  });
+
   it('a per-piece redactor would leak the same stream (what the stream exists for)', () => {
     const redact = createRedactor({ secrets: [SECRET] });
     const pieces = ['my key is sk_live_4eC39Hq', 'LyjWDarjtT1zdp7dc ok'];
