@@ -81,7 +81,14 @@ const started = performance.now();
 try {
   process.chdir(ROOT);
   await new Stryker(
-    strykerOptions({ root: ROOT, judge: args.judge, patterns: sample.map(sitePattern), concurrency: args.concurrency, incremental: args.incremental }),
+    strykerOptions({
+      root: ROOT,
+      judge: args.judge,
+      patterns: sample.map(sitePattern),
+      concurrency: args.concurrency,
+      coverage: args.coverage,
+      incremental: args.incremental,
+    }),
   ).runMutationTest();
 } catch (error) {
   fail(`Stryker did not finish: ${(error as Error)?.message ?? String(error)}`, 1);
@@ -94,6 +101,7 @@ const summary = summarize(report, {
   sample: args.sample,
   seed: args.seed,
   concurrency: args.concurrency,
+  coverage: args.coverage,
   incremental: args.incremental,
   files: args.files,
   wallSeconds,

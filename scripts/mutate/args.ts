@@ -7,12 +7,17 @@ import { parseArgs } from 'node:util';
 export const JUDGES = ['gate', 'suite'] as const;
 export type Judge = (typeof JUDGES)[number];
 
+/** Which tests Stryker runs for a mutant: those it saw reach the mutant (perTest), or every test of the judge (all). */
+export const COVERAGES = ['perTest', 'all'] as const;
+export type Coverage = (typeof COVERAGES)[number];
+
 export interface MutateArgs {
   readonly judge: Judge;
   /** Sites per area, or every site. */
   readonly sample: number | 'all';
   readonly seed: number;
   readonly concurrency: number;
+  readonly coverage: Coverage;
   /** Reuse the results of the last run of this judge for mutants whose code and tests did not change (Stryker's incremental mode). */
   readonly incremental: boolean;
   /** Only these files (repository-relative), each in one of the areas. */
@@ -27,13 +32,20 @@ export class MutateUsageError extends Error {}
 
 export const DEFAULTS = { judge: 'gate', sample: 15, seed: 1, concurrency: 2, out: 'bench/results' } as const;
 
-export const USAGE = `npm run mutate -- [--judge gate|suite] [--sample N|all] [--seed S] [--concurrency C] [--incremental] [--file PATH]... [--out DIR] [--dry-run]
+/** The gate judge runs in about a minute, so every mutant can run all of it; the whole suite cannot (a quarter of an hour). */
+export const DEFAULT_COVERAGE: Record<Judge, Coverage> = { gate: 'all', suite: 'perTest' };
+
+export const USAGE = `npm run mutate -- [--judge gate|suite] [--sample N|all] [--seed S] [--concurrency C] [--coverage perTest|all] [--incremental] [--file PATH]... [--out DIR] [--dry-run]
 
   --judge        gate: only \`loopgate run\` (bundled suite) and a bounded \`loopgate fuzz\` decide (bench/mutation/gate.judge.ts);
                  suite: the whole vitest suite of \`npm test\`. Default ${DEFAULTS.judge}.
   --sample       mutation sites per area (kernel, adapters, recovery), drawn by --seed; \`all\` mutates everything. Default ${DEFAULTS.sample}.
   --seed         the sample's seed (an integer 0..4294967295). Default ${DEFAULTS.seed}.
   --concurrency  Stryker's test-runner processes. Default ${DEFAULTS.concurrency}.
+  --coverage     perTest: a mutant runs only the tests Stryker saw reach it while measuring coverage (fast; misses a test
+                 that reaches the mutant only through a value another test computed and a module cached);
+                 all: every mutant runs the judge's every test, stopping at the first failure (slower, exact).
+                 Default: all for the gate judge, perTest for the suite.
   --incremental  reuse the previous run's verdicts for unchanged mutants (reports/mutation/<judge>/incremental.json).
   --file         only mutate this file (repeatable); it must be in one of the areas.
   --out          where mutation-<judge>.md and .json go. Default ${DEFAULTS.out}.
@@ -58,6 +70,7 @@ export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
         sample: { type: 'string' },
         seed: { type: 'string' },
         concurrency: { type: 'string' },
+        coverage: { type: 'string' },
         incremental: { type: 'boolean' },
         file: { type: 'string', multiple: true },
         out: { type: 'string' },
@@ -75,6 +88,8 @@ export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
   const sample = v.sample === undefined ? DEFAULTS.sample : v.sample === 'all' ? 'all' : integer('sample', v.sample, 1, 1_000_000);
   const seed = v.seed === undefined ? DEFAULTS.seed : integer('seed', v.seed, 0, 0xffffffff);
   const concurrency = v.concurrency === undefined ? DEFAULTS.concurrency : integer('concurrency', v.concurrency, 1, 64);
+  const coverage = v.coverage ?? DEFAULT_COVERAGE[judge as Judge];
+  if (!(COVERAGES as readonly string[]).includes(coverage)) throw new MutateUsageError(`--coverage ${JSON.stringify(coverage)}: expected perTest or all`);
   const out = v.out ?? DEFAULTS.out;
   if (out.trim() === '') throw new MutateUsageError('--out "": expected a directory');
   return {
@@ -82,6 +97,7 @@ export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
     sample,
     seed,
     concurrency,
+    coverage: coverage as Coverage,
     incremental: v.incremental ?? false,
     files: v.file ?? [],
     out,

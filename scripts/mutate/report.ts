@@ -69,6 +69,8 @@ export interface RunInfo {
   readonly sample: number | 'all';
   readonly seed: number;
   readonly concurrency: number;
+  /** Absent in reports written before the flag existed: perTest. */
+  readonly coverage?: 'perTest' | 'all';
   readonly incremental: boolean;
   readonly files: readonly string[];
   readonly wallSeconds: number;
@@ -191,7 +193,7 @@ export function renderMarkdown(s: MutationSummary): string {
     '',
   );
   out.push(
-    `Stryker ${s.strykerVersion} (vitest runner, perTest coverage), concurrency ${s.concurrency}${s.incremental ? ', incremental' : ''}; wall time ${minutes(s.wallSeconds)}.`,
+    `Stryker ${s.strykerVersion} (vitest runner, ${s.coverage ?? 'perTest'} coverage), concurrency ${s.concurrency}${s.incremental ? ', incremental' : ''}; wall time ${minutes(s.wallSeconds)}.`,
     '',
   );
   out.push(`Machine: ${machineLine(s.machine)}`, '');

@@ -5,7 +5,9 @@
  *   `suite` every test of `npm test` (vitest.config.ts, with longer time limits).
  * - perTest coverage: a mutant runs only the tests that reach it (all of them if
  *   it is reached while modules load: a "static" mutant); `related: false`, since
- *   vitest's import graph does not see the CLI's lazy imports.
+ *   vitest's import graph does not see the CLI's lazy imports. A test that
+ *   reaches a line only through a value cached by an earlier test is not seen
+ *   as reaching it: `--coverage all` runs every test of the judge per mutant.
  * - `tsconfigFile` names no file: Stryker's tsconfig preprocessor calls
  *   TypeScript's JavaScript API (`parseConfigFileTextToJson`), which the native
  *   TypeScript 7 of this repository no longer has; our tsconfig has no `extends`
@@ -13,7 +15,7 @@
  */
 import { join } from 'node:path';
 import type { LogLevel, PartialStrykerOptions } from '@stryker-mutator/api/core';
-import type { Judge } from './args.ts';
+import type { Coverage, Judge } from './args.ts';
 import { IGNORER_NAME } from './sample-ignorer.ts';
 
 export const VITEST_CONFIG: Record<Judge, string> = {
@@ -29,6 +31,7 @@ export function strykerOptions(options: {
   readonly judge: Judge;
   readonly patterns: readonly string[];
   readonly concurrency: number;
+  readonly coverage?: Coverage;
   readonly incremental: boolean;
 }): PartialStrykerOptions {
   const dir = workDir(options.root, options.judge);
@@ -36,7 +39,7 @@ export function strykerOptions(options: {
     testRunner: 'vitest',
     plugins: ['@stryker-mutator/vitest-runner', join(options.root, 'scripts', 'mutate', 'sample-ignorer.ts')],
     vitest: { configFile: VITEST_CONFIG[options.judge], related: false },
-    coverageAnalysis: 'perTest',
+    coverageAnalysis: options.coverage ?? 'perTest',
     mutate: [...options.patterns],
     ignorers: [IGNORER_NAME],
     concurrency: options.concurrency,

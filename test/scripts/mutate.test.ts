@@ -13,6 +13,7 @@ import { areaFiles, areaOf } from '../../scripts/mutate/areas.ts';
 import { DEFAULTS, MutateUsageError, parseMutateArgs } from '../../scripts/mutate/args.ts';
 import { summarize, snippet, type RunInfo, type StrykerReport } from '../../scripts/mutate/report.ts';
 import { population, sampleSites } from '../../scripts/mutate/sample.ts';
+import { strykerOptions } from '../../scripts/mutate/stryker-options.ts';
 import { encloses, ignoreReason, NOT_SAMPLED, type SitesFile } from '../../scripts/mutate/sample-ignorer.ts';
 import { enumerateSites, siteKey, type Site } from '../../scripts/mutate/sites.ts';
 
@@ -35,6 +36,7 @@ describe('the command line', () => {
       sample: DEFAULTS.sample,
       seed: DEFAULTS.seed,
       concurrency: DEFAULTS.concurrency,
+      coverage: 'all',
       incremental: false,
       files: [],
       out: DEFAULTS.out,
@@ -53,6 +55,8 @@ describe('the command line', () => {
         '4294967295',
         '--concurrency',
         '1',
+        '--coverage',
+        'all',
         '--incremental',
         '--file',
         'src/host/recovery.ts',
@@ -67,12 +71,14 @@ describe('the command line', () => {
       sample: 'all',
       seed: 4_294_967_295,
       concurrency: 1,
+      coverage: 'all',
       incremental: true,
       files: ['src/host/recovery.ts', 'src/kernel/clock.ts'],
       out: '/tmp/x',
       dryRun: true,
     });
     expect(parseMutateArgs(['--sample', '7'])).toMatchObject({ sample: 7 });
+    expect(parseMutateArgs(['--judge', 'suite'])).toMatchObject({ coverage: 'perTest' });
     expect(parseMutateArgs(['--help'])).toBe('help');
   });
 
@@ -86,6 +92,7 @@ describe('the command line', () => {
       [['--seed', '1.5'], /^--seed "1.5"/],
       [['--concurrency', '0'], /^--concurrency 0/],
       [['--out', ''], /^--out ""/],
+      [['--coverage', 'pertest'], /^--coverage "pertest": expected perTest or all$/],
       [['--bogus'], /bogus/],
       [['extra'], /extra/],
     ];
@@ -94,6 +101,12 @@ describe('the command line', () => {
       expect(message, argv.join(' ')).toMatch(pattern);
       expect(message).not.toContain('\n');
     }
+  });
+
+  it('hands --coverage to Stryker as its coverage analysis', () => {
+    const base = { root: ROOT, judge: 'gate', patterns: [], concurrency: 1, incremental: false } as const;
+    expect(strykerOptions({ ...base, coverage: 'all' }).coverageAnalysis).toBe('all');
+    expect(strykerOptions({ ...base, coverage: 'perTest' }).coverageAnalysis).toBe('perTest');
   });
 });
 
