@@ -57,14 +57,56 @@ function refusal(message: string, argv: readonly string[]): string {
  * flag ignored: anything typed with it is refused instead.
  */
 function versionWithOthers(argv: readonly string[]): string | undefined {
-  const end = argv.indexOf('--'); // after `--`, words are values, not flags
-  const flags = end === -1 ? argv : argv.slice(0, end);
-  if (!flags.includes('--version')) return undefined;
+  if (!flagsOf(argv).includes('--version')) return undefined;
   const others = argv.filter((a) => a !== '--version');
   return others.length === 0 ? undefined : `--version takes nothing else: got ${others.join(' ')}`;
 }
 
+/** The flags typed before `--` (after it, words are values). */
+function flagsOf(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  return end === -1 ? argv : argv.slice(0, end);
+}
+
+/**
+ * `--help` answers after the rest is checked. yargs answers it before it checks
+ * anything, so `loopgate run --help --bogus` printed help and exited 0, the
+ * mistyped flag ignored. The words without `--help` are parsed first with every
+ * handler a no-op, and what that parse refuses is refused, except what only
+ * a run needs (a missing path or command: help is how to learn them).
+ */
+async function helpWithBadArguments(argv: readonly string[]): Promise<string | undefined> {
+  const isHelp = (a: string) => a === '--help';
+  if (!flagsOf(argv).some(isHelp)) return undefined;
+  const end = argv.indexOf('--');
+  const rest = end === -1 ? argv.filter((a) => !isHelp(a)) : [...argv.slice(0, end).filter((a) => !isHelp(a)), ...argv.slice(end)];
+  let parser = yargs(rest).scriptName('loopgate');
+  for (const command of COMMANDS) parser = parser.command({ ...withCheckedValues(command as never, rest), handler: () => {} } as never);
+  parser = parser
+    .strict()
+    .help(false)
+    .version(false)
+    .exitProcess(false)
+    .fail((message, error) => {
+      if (error && error.name !== 'YError' && !(error instanceof ArgumentError)) throw error;
+      throw new ArgumentError(error instanceof ArgumentError ? error.message : argumentMessage(message ?? error?.message ?? ''));
+    });
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    if (!(error instanceof ArgumentError)) throw error;
+    if (/^(Not enough non-option arguments|Missing required argument)/.test(error.message)) return undefined;
+    return error.message;
+  }
+  return undefined;
+}
+
 export async function main(argv: string[]): Promise<number> {
+  const badWithHelp = await helpWithBadArguments(argv);
+  if (badWithHelp !== undefined) {
+    process.stderr.write(errorLines(badWithHelp.startsWith('--') ? badWithHelp : `${badWithHelp} (see loopgate --help)`));
+    return EXIT.usage;
+  }
   const refused = versionWithOthers(argv);
   if (refused !== undefined) {
     process.stderr.write(errorLines(refused));
