@@ -1,5 +1,5 @@
 /**
- * `loopgate run --out DIR` stopped by Ctrl-C (SIGINT) or a CI runner's SIGTERM
+ * `loopgate run --out DIR` (and `loopgate fuzz --out DIR`) stopped by Ctrl-C (SIGINT) or a CI runner's SIGTERM
  * leaves no report in DIR for anything to take as the run's: the reports a
  * previous run left there are gone (a CI step that collects junit.xml finds
  * none, never the last green one), nothing new is written, and the process ends
@@ -116,4 +116,45 @@ describe('loopgate run, interrupted', () => {
       expect(readdirSync(join(where, 'out'))).toEqual([]);
     }, 60_000);
   }
+});
+
+/** Runs `loopgate fuzz` (the bundled agent, far more cases than it can finish) in `where`, and sends `signal` once it reports progress. */
+function interruptFuzz(where: string, signal: NodeJS.Signals): Promise<Interrupted> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/loopgate.js'), 'fuzz', '--runs', '10000000', '--seed', '1', '--out', 'out'], {
+      cwd: where,
+      env: { ...process.env, CI: 'true' },
+    });
+    let stderr = '';
+    let reachedTheCase = false;
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // The first progress line (every 5 s off a terminal): cases are running.
+      if (!reachedTheCase && /runs/.test(stderr)) {
+        reachedTheCase = true;
+        child.kill(signal);
+      }
+    });
+    child.stdout.resume();
+    const hang = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    child.on('close', (status, killedBy) => {
+      clearTimeout(hang);
+      done({ status, signal: killedBy, stderr, reachedTheCase });
+    });
+  });
+}
+
+describe('loopgate fuzz, interrupted', () => {
+  it("SIGINT mid-search: exit 130, one line saying so, and no report in --out (the previous run's removed)", async () => {
+    const where = join(dir, 'fuzz');
+    mkdirSync(join(where, 'out'), { recursive: true });
+    for (const file of REPORTS) writeFileSync(join(where, 'out', file), `previous run's ${file}`);
+    const result = await interruptFuzz(where, 'SIGINT');
+    expect(result.reachedTheCase, result.stderr).toBe(true);
+    expect({ status: result.status, signal: result.signal }, result.stderr).toEqual({ status: EXIT.interrupted, signal: null });
+    expect(result.stderr).toContain(
+      'loopgate: interrupted (SIGINT): no report was written to out; the reports an earlier run left there were removed (results.json, junit.xml, summary.md, report.html)\n',
+    );
+    expect(readdirSync(join(where, 'out'))).toEqual([]);
+  }, 60_000);
 });

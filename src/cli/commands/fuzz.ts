@@ -19,10 +19,11 @@ import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
 import { closestName } from '../../kernel/index.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
 import { REPORTERS } from '../../report/reporters.ts';
-import { parseReporters, UnknownReporterError, writeReports } from '../../report/write.ts';
+import { parseReporters, removeReports, UnknownReporterError, writeReports } from '../../report/write.ts';
 import { ensureDirectory } from '../../files/index.ts';
 import { printableLines } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
+import { whenInterrupted } from '../interrupt.ts';
 import { DEFAULT_FUZZ_RUNS } from './fuzz-defaults.ts';
 import { BOUNDS } from '../arguments.ts';
 import { numberArg, UsageError } from '../usage-error.ts';
@@ -118,6 +119,15 @@ export interface FuzzTesting {
 }
 
 export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}): Promise<number> {
+  const interrupt = { stop: () => {} };
+  try {
+    return await search(args, io, testing, interrupt);
+  } finally {
+    interrupt.stop();
+  }
+}
+
+async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrupt: { stop: () => void }): Promise<number> {
   const config = await loadConfig({ path: args.config });
   const parsed = parseArgs(args, config);
   const { runs, seed, timeLimitMs, reporters, out } = parsed;
@@ -131,6 +141,18 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
   const host = { agents: config.registry, ...testing.host };
   // Where reports and counterexamples go is settled before the first case runs.
   ensureDirectory(out, 'report directory');
+  // From here until its reports are written, an interrupted search (SIGINT, SIGTERM) leaves no report in `out`:
+  // neither its own nor one an earlier run left, which would pass for this one's (as `run` does).
+  const earlier = new Set<string>();
+  const removeEarlier = () => {
+    for (const name of removeReports(out, reporters)) earlier.add(name);
+  };
+  interrupt.stop = whenInterrupted(() => {
+    if (reporters.every((r) => r === 'console')) return 'no report was written';
+    removeEarlier();
+    return `no report was written to ${out}${earlier.size > 0 ? `; the reports an earlier run left there were removed (${[...earlier].join(', ')})` : ''}`;
+  });
+  removeEarlier();
   const startedAt = new Date();
   let lastLine = 0;
   const result = await runFuzz({
@@ -202,6 +224,7 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
     subject: { agent: parsed.agent, tools: (cases.tools ?? []).map((t) => t.name) },
   });
   const written = await writeReports(results, { reporters, outDir: out, console: { verbose: args.verbose ?? false } });
+  interrupt.stop(); // the reports are this search's, whole
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
   io.err(
