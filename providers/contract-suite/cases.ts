@@ -19,6 +19,8 @@ export interface CallOutcome {
   readonly requestCount?: number;
   /** The credentials the harness gave the client (`HarnessClient.secrets`); the runner has checked that no result or delta carries one. */
   readonly secrets: readonly string[];
+  /** How the provider streamed a text block (`HarnessClient.pieces`), when the harness can tell. */
+  readonly pieces?: (text: string) => readonly string[];
   /** What the last request said, read back from the wire, beside what the loop's request says (one line each), when the harness can tell. */
   readonly sent?: { readonly got: readonly string[]; readonly want: readonly string[] };
 }
@@ -790,6 +792,22 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       assert.equal(streamedText(deltas), result.text, 'the streamed text, joined, is the reply text: nothing held back is lost');
       const args = deltas.flatMap((d) => (d.kind === 'tool_args' ? [d.json] : [])).join('');
       assert.match(args, /^\{"query":"revoke .+ now"\}$/, 'the streamed arguments arrive whole around the key');
+    },
+  },
+  {
+    id: 'streamed_reply_let_out_as_it_comes',
+    title:
+      'a streamed reply in which no form of the API key can begin is let out piece by piece as the provider sends it: the credential scrubber holds nothing back to the end',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE } },
+    check({ result, deltas, streams, secrets, pieces }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      // Only where the harness says how the provider split the text, and gave a key (else nothing is scrubbed).
+      if (!streams || pieces === undefined || secrets.length === 0) return;
+      const texts = deltas.flatMap((d) => (d.kind === 'text' ? [d.text] : []));
+      // No piece of TEXT ends in a tail that begins a form of the harness's key (none holds a `%`, a backslash, a digit or the key's first letters):
+      // a UI shows each as it arrives, not one character late.
+      assert.deepEqual(texts, pieces(TEXT), 'the text deltas are the pieces the provider sent, each let out as it came');
     },
   },
   {

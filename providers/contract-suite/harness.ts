@@ -25,6 +25,12 @@ export interface HarnessClient {
    * and no failure message of the suite prints one.
    */
   readonly secrets?: readonly string[];
+  /**
+   * How the provider streams a text block, piece by piece in order, when the harness
+   * knows it (the wire fakes send `pieces` of wire-fakes/turn.ts): cases then check
+   * that a piece nothing of a credential can begin in is let out as it comes.
+   */
+  readonly pieces?: (text: string) => readonly string[];
   /** The last request as the provider received it and the lines the loop's request should read as (wire-fakes/conversation.ts), when the harness can tell. */
   readonly sent?: (request: ModelRequest) => { readonly got: readonly string[]; readonly want: readonly string[] } | undefined;
 }

@@ -73,6 +73,7 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
     secrets,
     ...(sent !== undefined ? { requestCount: sent } : {}),
     ...(said !== undefined ? { sent: said } : {}),
+    ...(harnessClient.pieces ? { pieces: harnessClient.pieces } : {}),
   });
   return result;
 }

@@ -11,7 +11,7 @@ import type { WireFake } from '../wire-fakes/server.ts';
 import { WIRE_FAKE_ORIGIN, acquireWireFake } from '../wire-fakes/server.ts';
 import { connectTimeoutFetch } from '../wire-fakes/connect-timeout.ts';
 import { requestConversation, sentConversation } from '../wire-fakes/conversation.ts';
-import { UnsupportedOnWire } from '../wire-fakes/turn.ts';
+import { pieces, UnsupportedOnWire } from '../wire-fakes/turn.ts';
 import { CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';
 import { nonStreamingPlanFor, wirePlanFor } from './wire-plan.ts';
@@ -77,6 +77,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
         client,
         streams: streaming,
         secrets: [WIRE_FAKE_KEY],
+        ...(streaming ? { pieces } : {}),
         requestCount: () => scenario.requests.length,
         sent: (request) => {
           const last = scenario.requests.at(-1);

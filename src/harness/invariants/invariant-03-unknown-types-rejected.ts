@@ -6,7 +6,9 @@
  * The newer version is the run's own last stored record with its version raised,
  * its payload as written: one the schema of the known version accepts, so only
  * the version can refuse it (a made-up payload would be refused by the schema
- * whatever the version check did).
+ * whatever the version check did). The same for the run's last stored message
+ * (user, assistant, tool result): read as an ignorable newer version, it must
+ * leave the projected history as the records before it make it.
  */
 import { decodeRecord, EVENT_VERSIONS, LogReadError, project, type AnyEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -79,5 +81,33 @@ function newerVersionProbe(run: ScenarioRun): string | undefined {
   } catch (error) {
     return `${what}, marked ignorable, was refused: ${(error as Error).message}`;
   }
-  return read.opaque === true ? undefined : `${what}, marked ignorable, was read as a known event instead of kept opaque`;
+  if (read.opaque !== true) return `${what}, marked ignorable, was read as a known event instead of kept opaque`;
+  return newerMessageProbe(run);
+}
+
+/** Types whose events the projection makes messages of: a newer, ignorable version of one must still add nothing. */
+const PROJECTED = new Set(['user.message', 'assistant.message', 'tool.result']);
+
+/**
+ * The run's last stored message record (a user or assistant message, a tool
+ * result), one version newer and marked ignorable, read after the records before
+ * it: the history projected is theirs alone (an opaque event is skipped, even one
+ * of a type the projection knows, whose payload the known schema accepts).
+ */
+function newerMessageProbe(run: ScenarioRun): string | undefined {
+  const stored = run.store.peek(run.conversation);
+  let last: (typeof stored)[number] | undefined;
+  for (let i = stored.length - 1; i >= 0 && last === undefined; i--) if (PROJECTED.has(stored[i]!.type)) last = stored[i];
+  if (last === undefined) return undefined;
+  const v = EVENT_VERSIONS[last.type as keyof typeof EVENT_VERSIONS] + 1;
+  let read: AnyEvent;
+  try {
+    read = decodeRecord({ ...last, v, ignorable: true }, 'newer version probe', last.seq);
+  } catch (error) {
+    return `stored record seq ${last.seq} (${last.type}) as version ${v}, marked ignorable, was refused: ${(error as Error).message}`;
+  }
+  const before = run.log.events.slice(0, last.seq);
+  if (!sameJson(project([...before, read]), project(before)))
+    return `stored record seq ${last.seq} (${last.type}) as version ${v}, marked ignorable, changed the projected history (an opaque event must add nothing)`;
+  return undefined;
 }

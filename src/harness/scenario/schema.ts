@@ -186,7 +186,18 @@ export const behaviourSchema = z.union([
   z.enum(['ok', 'hang']).describe('ok: run normally (or return {}); hang: never settle (the timeout applies)'),
   z.strictObject({ return: z.unknown() }),
   z.strictObject({
-    fail: z.strictObject({ code: z.string().min(1), message: z.string().optional(), suggestion: z.string().optional(), retryable: z.boolean().optional() }),
+    fail: z.strictObject({
+      code: z.string().min(1),
+      message: z.string().optional(),
+      suggestion: z.string().optional(),
+      retryable: z.boolean().optional(),
+      fromAnotherCopy: z
+        .boolean()
+        .optional()
+        .describe(
+          "The ToolFailure comes from another copy of loopgate's module (a tool package with its own copy): instanceof does not hold, the loop must know it by its name and fields",
+        ),
+    }),
   }),
   z.strictObject({ throw: z.string() }),
   z.strictObject({ slow: ms, then: z.unknown().optional().describe('What to return after the wait (default: run normally)') }),

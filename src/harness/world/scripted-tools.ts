@@ -206,6 +206,20 @@ function withBehaviour(
   };
 }
 
+/**
+ * `ToolFailure` as another copy of the kernel's module defines it — what a tool
+ * package with its own copy of loopgate throws (a second instance of the same
+ * source, loaded under another URL): the same class text, so not `instanceof`
+ * the loop's, which must know it by its name and fields.
+ */
+const ForeignToolFailure: typeof ToolFailure = (
+  (await import(
+    new URL(`../../kernel/tools/types${new URL(import.meta.url).pathname.endsWith('.ts') ? '.ts' : '.js'}?another-copy`, import.meta.url).href
+  )) as {
+    ToolFailure: typeof ToolFailure;
+  }
+).ToolFailure;
+
 /** A ToolFailure (or a look-alike from another copy of the module) that does not allow a retry: `retryable` is false unless said. */
 function saysNoRetry(error: unknown): boolean {
   return error instanceof Error && error.name === 'ToolFailure' && (error as { retryable?: unknown }).retryable !== true;
@@ -225,9 +239,11 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
     }
     if ('return' in behaviour) return behaviour.return;
     if ('fail' in behaviour) {
-      hooks.faults.record(`tool ${tool.name} fails ${behaviour.fail.code}`);
+      const copy = behaviour.fail.fromAnotherCopy === true;
+      hooks.faults.record(`tool ${tool.name} fails ${behaviour.fail.code}${copy ? " (a ToolFailure of another copy of loopgate's module)" : ''}`);
+      const Failure = copy ? ForeignToolFailure : ToolFailure;
       return Promise.reject(
-        new ToolFailure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
+        new Failure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
           ...(behaviour.fail.suggestion ? { suggestion: behaviour.fail.suggestion } : {}),
           ...(behaviour.fail.retryable !== undefined ? { retryable: behaviour.fail.retryable } : {}),
         }),
