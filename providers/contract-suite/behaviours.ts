@@ -45,8 +45,11 @@ export type Behaviour =
       readonly retryAfterSeconds?: number;
       /** `retry-after` written as an HTTP date that many seconds ahead (RFC 9110 allows either; gateways and CDNs send dates). */
       readonly retryAfterAsDate?: boolean;
-      /** A `retry-after-ms` header (milliseconds, as OpenAI sends it next to `retry-after`): it is the finer of the two and wins. */
-      readonly retryAfterMsHeader?: number;
+      /**
+       * A `retry-after-ms` header (milliseconds, as OpenAI sends it next to `retry-after`): it is the finer of the two and wins.
+       * `''`: the header is sent blank (a gateway that copies an absent value through), which says no wait: `retry-after` decides.
+       */
+      readonly retryAfterMsHeader?: number | '';
       /**
        * The error message quotes the credential the request carried, as some
        * gateways' 401s do ("Invalid API key provided: …", "Received API Key = …").

@@ -734,6 +734,27 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limited_429_retry_after_ms_blank',
+    title:
+      'HTTP 429 whose retry-after-ms header is blank, next to retry-after: 3, ends as transport_error{rate_limited} waiting 3 s (a blank header is no value, never 0 ms)',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 3, retryAfterMsHeader: '' },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, 3000, 'retry-after-ms was blank: retry-after: 3 decides (read as 0 ms, the loop would retry at once)');
+    },
+  },
+  {
+    id: 'quota_exhausted_billing_429',
+    title:
+      'a billing error (Anthropic `billing_error`) sent as HTTP 429 with retry-after, as a gateway may relay it, ends as transport_error{auth}: waiting does not bring credit back',
+    behaviour: { kind: 'http_error', error: 'quota', status: 429, retryAfterSeconds: 5 },
+    check({ result }) {
+      const error = expectTransport(result, 'auth');
+      assert.equal(error.retryAfterMs, undefined, 'an account problem is not retried, whatever retry-after says');
+    },
+  },
+  {
     id: 'quota_exhausted',
     title: 'an account out of quota or credit ends as transport_error{auth}, never a rate limit to retry (even sent as a 429 with retry-after)',
     behaviour: { kind: 'http_error', error: 'quota' },

@@ -99,9 +99,9 @@ export function deltasForTurn(turn: WireTurn): ModelDelta[] {
 
 function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>): ModelResult {
   const status = behaviour.status;
-  // As the adapters read it: retry-after-ms wins, else retry-after; on every status worth retrying.
+  // As the adapters read it: retry-after-ms wins (a blank one says nothing), else retry-after; on every status worth retrying.
   const retryAfter =
-    behaviour.retryAfterMsHeader !== undefined
+    behaviour.retryAfterMsHeader !== undefined && behaviour.retryAfterMsHeader !== ''
       ? { retryAfterMs: behaviour.retryAfterMsHeader }
       : behaviour.retryAfterSeconds !== undefined
         ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }
