@@ -10,8 +10,12 @@ export type { ErrorKind, WireTurn } from '../wire-fakes/turn.ts';
 export type StreamFault =
   /** The stream sends up to the `nth` frame tagged `after`, then nothing more (connection open). */
   | { readonly type: 'stall'; readonly after: FrameTag; readonly nth?: number }
-  /** The stream sends up to the `nth` frame tagged `after`, then the connection drops. */
-  | { readonly type: 'reset'; readonly after: FrameTag; readonly nth?: number }
+  /**
+   * The stream sends up to the `nth` frame tagged `after`, then the connection drops.
+   * `failsWith`: the adapter is given a fetch of its own (a wrapper, a polyfill) whose body read then fails
+   * with this value, not an Error (wire-fakes/body-fails-with.ts). Only a harness that builds adapters can.
+   */
+  | { readonly type: 'reset'; readonly after: FrameTag; readonly nth?: number; readonly failsWith?: { readonly value: unknown } }
   /** A data line with cut-off JSON after the first frame tagged `after`. */
   | { readonly type: 'malformed'; readonly after: FrameTag }
   /** An error event (the service is overloaded, unless `error` says otherwise) after the first frame tagged `after`. */

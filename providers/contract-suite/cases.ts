@@ -95,6 +95,16 @@ function expectTransport(result: ModelResult, kind: string): Extract<ModelResult
   return result;
 }
 
+/**
+ * A network failure's message says what failed below the SDK, as the operator reads it: the cause the
+ * fetch gave ("fetch failed", "closed") after the SDK's own words, and no error class name in front
+ * ("Error: ", "TypeError: ", as `String(error)` writes it).
+ */
+function expectNetworkCause(error: Extract<ModelResult, { type: 'transport_error' }>): void {
+  assert.doesNotMatch(error.message, /(^|: )[A-Z]\w*(Error|Exception): /, `the message leads with an error class name: ${error.message}`);
+  assert.doesNotMatch(error.message, /(Connection error\.|terminated)$/, `the message drops the cause below the SDK's words: ${error.message}`);
+}
+
 function expectUsage(result: ModelResult, input: number, output: number): void {
   assert.ok(result.usage, `usage was sent but not reported: ${JSON.stringify(result)}`);
   assert.equal(result.usage.inputTokens, input, 'usage.inputTokens');
@@ -835,7 +845,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     title: 'a connection reset before any response ends as transport_error{network}',
     behaviour: { kind: 'reset_before_response' },
     check({ result }) {
-      expectTransport(result, 'network');
+      expectNetworkCause(expectTransport(result, 'network'));
     },
   },
   {
@@ -855,6 +865,34 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       fault: { type: 'reset', after: 'text_delta' },
     },
     check({ result }) {
+      expectNetworkCause(expectTransport(result, 'network'));
+    },
+  },
+  {
+    id: 'network_during_stream_fails_with_string',
+    title:
+      "a stream whose body read fails with a string, not an Error (the adapter's own fetch: a wrapper, a polyfill), ends as transport_error{network} saying it",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'reset', after: 'text_delta', failsWith: { value: 'upstream proxy closed the stream' } },
+    },
+    check({ result }) {
+      const error = expectTransport(result, 'network');
+      assert.match(error.message, /upstream proxy closed the stream/, `the message does not say what the read failed with: ${error.message}`);
+      assert.doesNotMatch(error.message, /undefined/, `the message says undefined: ${error.message}`);
+    },
+  },
+  {
+    id: 'network_during_stream_fails_with_undefined',
+    title:
+      "a stream whose body read fails with undefined (a stream errored with no reason, by the adapter's own fetch) ends as transport_error{network}, the call never rejecting",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'reset', after: 'text_delta', failsWith: { value: undefined } },
+    },
+    check({ result }) {
       expectTransport(result, 'network');
     },
   },
@@ -871,7 +909,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       fault: { type: 'reset', after: 'args_delta', nth: 2 },
     },
     check({ result }) {
-      expectTransport(result, 'network');
+      expectNetworkCause(expectTransport(result, 'network'));
     },
   },
   {

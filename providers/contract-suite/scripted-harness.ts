@@ -19,6 +19,7 @@ const NO_WIRE = 'byte-level stream fault: the in-process fake has no wire to cor
 const NO_SERIALIZATION = 'the in-process fake does not serialize requests';
 const NO_GATEWAY = 'the in-process fake has no HTTP answer for a gateway to stand in for';
 const NO_CREDENTIAL = 'the in-process fake is given no credential to quote';
+const NO_FETCH = 'the in-process fake reads no body through a fetch of its own';
 
 /** How long a stall lasts in the script: far beyond any case's timeout. */
 const STALL_MS = 60_000;
@@ -147,6 +148,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'stall':
           return { result: resultForTurn(behaviour.turn), deltas: first, tailLatencyMs: STALL_MS };
         case 'reset':
+          if (behaviour.fault.failsWith) return { unsupported: NO_FETCH };
           return { result: transportError('network', { message: 'connection reset mid-stream' }), deltas: first };
         case 'error_event':
           if (behaviour.fault.error === 'rate_limited') return { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first };
