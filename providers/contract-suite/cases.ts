@@ -302,6 +302,35 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'deltas_by_output_index_alone',
+    title:
+      'a stream whose items carry no id and whose deltas no item_id (each says its item by output_index alone) streams the text and the arguments as they come',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Oslo.' },
+          { type: 'tool_call', id: 'call_o1', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        withoutItemIds: true,
+      },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Oslo.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_o1', name: 'get_weather', args: { city: 'Oslo' } }],
+      );
+      if (!streams && deltas.length === 0) return;
+      assert.equal(streamedText(deltas), 'Checking Oslo.', 'the text deltas add up to the text');
+      const args = deltas.map((d) => (d.kind === 'tool_args' ? d.json : '')).join('');
+      assert.equal(args, '{"city":"Oslo"}', "the argument deltas add up to the call's arguments");
+    },
+  },
+  {
     id: 'call_named_after_its_first_chunk',
     title: "parallel tool calls whose names arrive in a chunk after the call's first (as some OpenAI-compatible servers stream them) keep those names",
     behaviour: {
