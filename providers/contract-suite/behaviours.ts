@@ -25,7 +25,9 @@ export type StreamFault =
   /** Framing events (and, where sequence numbers allow, every event) sent twice. */
   | { readonly type: 'duplicate' }
   /** The whole response, then the connection stays open. */
-  | { readonly type: 'stall_after_end' };
+  | { readonly type: 'stall_after_end' }
+  /** Every frame tagged `tag` left out (a proxy that drops events it does not pass on); the rest as sent. */
+  | { readonly type: 'without'; readonly tag: FrameTag };
 
 export type Behaviour =
   /** The model produces this turn over a well-formed stream. */

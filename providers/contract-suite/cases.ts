@@ -966,6 +966,31 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'tool_call_never_closed',
+    title:
+      'a stream that leaves out the events closing each block: where the ending vouches for the calls they come whole, else it ends as transport_error{malformed_stream} naming the call left open',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_open', name: 'get_weather', args: '{"city":"Bern"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+      fault: { type: 'without', tag: 'block_stop' },
+    },
+    check({ result }) {
+      if (result.type === 'tool_use') {
+        assert.deepEqual(
+          result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+          [{ id: 'call_open', name: 'get_weather', args: { city: 'Bern' } }],
+        );
+        return;
+      }
+      const error = expectTransport(result, 'malformed_stream');
+      assert.match(error.message, /get_weather/, `the message does not name the call left open: ${error.message}`);
+    },
+  },
+  {
     id: 'error_event_in_stream',
     title: 'an overloaded error event inside a 200 stream ends as transport_error{overloaded}',
     behaviour: {

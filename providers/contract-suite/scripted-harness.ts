@@ -158,6 +158,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
           return { result: resultForTurn(behaviour.turn), deltas };
         case 'malformed':
         case 'drop_end':
+        case 'without':
         case 'duplicate':
           return { unsupported: NO_WIRE };
       }
@@ -175,6 +176,7 @@ export function createScriptedHarness(): ContractHarness {
       malformed_stream: NO_WIRE,
       stream_without_final_event: NO_WIRE,
       duplicate_events: NO_WIRE,
+      tool_call_never_closed: NO_WIRE,
       empty_stream: NO_WIRE,
       gateway_502_without_provider_error: NO_GATEWAY,
       gateway_redirect_without_location: NO_GATEWAY,
