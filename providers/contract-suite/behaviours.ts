@@ -10,8 +10,12 @@ export type { ErrorKind, WireTurn } from '../wire-fakes/turn.ts';
 export type StreamFault =
   /** The stream sends up to the `nth` frame tagged `after`, then nothing more (connection open). */
   | { readonly type: 'stall'; readonly after: FrameTag; readonly nth?: number }
-  /** The stream sends up to the `nth` frame tagged `after`, then the connection drops. */
-  | { readonly type: 'reset'; readonly after: FrameTag; readonly nth?: number }
+  /**
+   * The stream sends up to the `nth` frame tagged `after`, then the connection drops.
+   * `failsWith`: the adapter is given a fetch of its own (a wrapper, a polyfill) whose body read then fails
+   * with this value, not an Error (wire-fakes/body-fails-with.ts). Only a harness that builds adapters can.
+   */
+  | { readonly type: 'reset'; readonly after: FrameTag; readonly nth?: number; readonly failsWith?: { readonly value: unknown } }
   /** A data line with cut-off JSON after the first frame tagged `after`. */
   | { readonly type: 'malformed'; readonly after: FrameTag }
   /** An error event (the service is overloaded, unless `error` says otherwise) after the first frame tagged `after`. */
@@ -21,7 +25,9 @@ export type StreamFault =
   /** Framing events (and, where sequence numbers allow, every event) sent twice. */
   | { readonly type: 'duplicate' }
   /** The whole response, then the connection stays open. */
-  | { readonly type: 'stall_after_end' };
+  | { readonly type: 'stall_after_end' }
+  /** Every frame tagged `tag` left out (a proxy that drops events it does not pass on); the rest as sent. */
+  | { readonly type: 'without'; readonly tag: FrameTag };
 
 export type Behaviour =
   /** The model produces this turn over a well-formed stream. */
@@ -45,8 +51,11 @@ export type Behaviour =
       readonly retryAfterSeconds?: number;
       /** `retry-after` written as an HTTP date that many seconds ahead (RFC 9110 allows either; gateways and CDNs send dates). */
       readonly retryAfterAsDate?: boolean;
-      /** A `retry-after-ms` header (milliseconds, as OpenAI sends it next to `retry-after`): it is the finer of the two and wins. */
-      readonly retryAfterMsHeader?: number;
+      /**
+       * A `retry-after-ms` header (milliseconds, as OpenAI sends it next to `retry-after`): it is the finer of the two and wins.
+       * `''`: the header is sent blank (a gateway that copies an absent value through), which says no wait: `retry-after` decides.
+       */
+      readonly retryAfterMsHeader?: number | '';
       /**
        * The error message quotes the credential the request carried, as some
        * gateways' 401s do ("Invalid API key provided: …", "Received API Key = …").

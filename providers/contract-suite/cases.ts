@@ -97,6 +97,16 @@ function expectTransport(result: ModelResult, kind: string): Extract<ModelResult
   return result;
 }
 
+/**
+ * A network failure's message says what failed below the SDK, as the operator reads it: the cause the
+ * fetch gave ("fetch failed", "closed") after the SDK's own words, and no error class name in front
+ * ("Error: ", "TypeError: ", as `String(error)` writes it).
+ */
+function expectNetworkCause(error: Extract<ModelResult, { type: 'transport_error' }>): void {
+  assert.doesNotMatch(error.message, /(^|: )[A-Z]\w*(Error|Exception): /, `the message leads with an error class name: ${error.message}`);
+  assert.doesNotMatch(error.message, /(Connection error\.|terminated)$/, `the message drops the cause below the SDK's words: ${error.message}`);
+}
+
 function expectUsage(result: ModelResult, input: number, output: number): void {
   assert.ok(result.usage, `usage was sent but not reported: ${JSON.stringify(result)}`);
   assert.equal(result.usage.inputTokens, input, 'usage.inputTokens');
@@ -291,6 +301,35 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       assert.equal(result.text, '');
       const empty = deltas.filter((d) => d.kind === 'text' && d.text === '');
       assert.equal(empty.length, 0, `${empty.length} text delta(s) with no text: a streaming UI or trace is sent nothing to show`);
+    },
+  },
+  {
+    id: 'deltas_by_output_index_alone',
+    title:
+      'a stream whose items carry no id and whose deltas no item_id (each says its item by output_index alone) streams the text and the arguments as they come',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Oslo.' },
+          { type: 'tool_call', id: 'call_o1', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        withoutItemIds: true,
+      },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Oslo.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_o1', name: 'get_weather', args: { city: 'Oslo' } }],
+      );
+      if (!streams && deltas.length === 0) return;
+      assert.equal(streamedText(deltas), 'Checking Oslo.', 'the text deltas add up to the text');
+      const args = deltas.map((d) => (d.kind === 'tool_args' ? d.json : '')).join('');
+      assert.equal(args, '{"city":"Oslo"}', "the argument deltas add up to the call's arguments");
     },
   },
   {
@@ -736,6 +775,27 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limited_429_retry_after_ms_blank',
+    title:
+      'HTTP 429 whose retry-after-ms header is blank, next to retry-after: 3, ends as transport_error{rate_limited} waiting 3 s (a blank header is no value, never 0 ms)',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 3, retryAfterMsHeader: '' },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, 3000, 'retry-after-ms was blank: retry-after: 3 decides (read as 0 ms, the loop would retry at once)');
+    },
+  },
+  {
+    id: 'quota_exhausted_billing_429',
+    title:
+      'a billing error (Anthropic `billing_error`) sent as HTTP 429 with retry-after, as a gateway may relay it, ends as transport_error{auth}: waiting does not bring credit back',
+    behaviour: { kind: 'http_error', error: 'quota', status: 429, retryAfterSeconds: 5 },
+    check({ result }) {
+      const error = expectTransport(result, 'auth');
+      assert.equal(error.retryAfterMs, undefined, 'an account problem is not retried, whatever retry-after says');
+    },
+  },
+  {
     id: 'quota_exhausted',
     title: 'an account out of quota or credit ends as transport_error{auth}, never a rate limit to retry (even sent as a 429 with retry-after)',
     behaviour: { kind: 'http_error', error: 'quota' },
@@ -832,7 +892,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     title: 'a connection reset before any response ends as transport_error{network}',
     behaviour: { kind: 'reset_before_response' },
     check({ result }) {
-      expectTransport(result, 'network');
+      expectNetworkCause(expectTransport(result, 'network'));
     },
   },
   {
@@ -852,6 +912,34 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       fault: { type: 'reset', after: 'text_delta' },
     },
     check({ result }) {
+      expectNetworkCause(expectTransport(result, 'network'));
+    },
+  },
+  {
+    id: 'network_during_stream_fails_with_string',
+    title:
+      "a stream whose body read fails with a string, not an Error (the adapter's own fetch: a wrapper, a polyfill), ends as transport_error{network} saying it",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'reset', after: 'text_delta', failsWith: { value: 'upstream proxy closed the stream' } },
+    },
+    check({ result }) {
+      const error = expectTransport(result, 'network');
+      assert.match(error.message, /upstream proxy closed the stream/, `the message does not say what the read failed with: ${error.message}`);
+      assert.doesNotMatch(error.message, /undefined/, `the message says undefined: ${error.message}`);
+    },
+  },
+  {
+    id: 'network_during_stream_fails_with_undefined',
+    title:
+      "a stream whose body read fails with undefined (a stream errored with no reason, by the adapter's own fetch) ends as transport_error{network}, the call never rejecting",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'reset', after: 'text_delta', failsWith: { value: undefined } },
+    },
+    check({ result }) {
       expectTransport(result, 'network');
     },
   },
@@ -868,7 +956,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       fault: { type: 'reset', after: 'args_delta', nth: 2 },
     },
     check({ result }) {
-      expectTransport(result, 'network');
+      expectNetworkCause(expectTransport(result, 'network'));
     },
   },
   {
@@ -893,6 +981,31 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
     check({ result }) {
       expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
+    id: 'tool_call_never_closed',
+    title:
+      'a stream that leaves out the events closing each block: where the ending vouches for the calls they come whole, else it ends as transport_error{malformed_stream} naming the call left open',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_open', name: 'get_weather', args: '{"city":"Bern"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+      fault: { type: 'without', tag: 'block_stop' },
+    },
+    check({ result }) {
+      if (result.type === 'tool_use') {
+        assert.deepEqual(
+          result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+          [{ id: 'call_open', name: 'get_weather', args: { city: 'Bern' } }],
+        );
+        return;
+      }
+      const error = expectTransport(result, 'malformed_stream');
+      assert.match(error.message, /get_weather/, `the message does not name the call left open: ${error.message}`);
     },
   },
   {

@@ -19,6 +19,7 @@ const NO_WIRE = 'byte-level stream fault: the in-process fake has no wire to cor
 const NO_SERIALIZATION = 'the in-process fake does not serialize requests';
 const NO_GATEWAY = 'the in-process fake has no HTTP answer for a gateway to stand in for';
 const NO_CREDENTIAL = 'the in-process fake is given no credential to quote';
+const NO_FETCH = 'the in-process fake reads no body through a fetch of its own';
 
 /** How long a stall lasts in the script: far beyond any case's timeout. */
 const STALL_MS = 60_000;
@@ -99,9 +100,9 @@ export function deltasForTurn(turn: WireTurn): ModelDelta[] {
 
 function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>): ModelResult {
   const status = behaviour.status;
-  // As the adapters read it: retry-after-ms wins, else retry-after; on every status worth retrying.
+  // As the adapters read it: retry-after-ms wins (a blank one says nothing), else retry-after; on every status worth retrying.
   const retryAfter =
-    behaviour.retryAfterMsHeader !== undefined
+    behaviour.retryAfterMsHeader !== undefined && behaviour.retryAfterMsHeader !== ''
       ? { retryAfterMs: behaviour.retryAfterMsHeader }
       : behaviour.retryAfterSeconds !== undefined
         ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }
@@ -147,6 +148,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'stall':
           return { result: resultForTurn(behaviour.turn), deltas: first, tailLatencyMs: STALL_MS };
         case 'reset':
+          if (behaviour.fault.failsWith) return { unsupported: NO_FETCH };
           return { result: transportError('network', { message: 'connection reset mid-stream' }), deltas: first };
         case 'error_event':
           if (behaviour.fault.error === 'rate_limited') return { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first };
@@ -156,6 +158,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
           return { result: resultForTurn(behaviour.turn), deltas };
         case 'malformed':
         case 'drop_end':
+        case 'without':
         case 'duplicate':
           return { unsupported: NO_WIRE };
       }
@@ -173,6 +176,7 @@ export function createScriptedHarness(): ContractHarness {
       malformed_stream: NO_WIRE,
       stream_without_final_event: NO_WIRE,
       duplicate_events: NO_WIRE,
+      tool_call_never_closed: NO_WIRE,
       empty_stream: NO_WIRE,
       gateway_502_without_provider_error: NO_GATEWAY,
       gateway_redirect_without_location: NO_GATEWAY,

@@ -9,6 +9,7 @@ import type { WireProvider } from '../names.ts';
 import { WIRE_KITS } from '../wire-fakes/kits.ts';
 import type { WireFake } from '../wire-fakes/server.ts';
 import { WIRE_FAKE_ORIGIN, acquireWireFake } from '../wire-fakes/server.ts';
+import { bodyFailsWithFetch } from '../wire-fakes/body-fails-with.ts';
 import { connectTimeoutFetch } from '../wire-fakes/connect-timeout.ts';
 import { requestConversation, sentConversation } from '../wire-fakes/conversation.ts';
 import { pieces, UnsupportedOnWire } from '../wire-fakes/turn.ts';
@@ -70,6 +71,9 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
         ...options.adapter,
         ...adapter,
         ...(behaviour.kind === 'connect_timeout' ? { fetch: connectTimeoutFetch(new URL(WIRE_FAKE_ORIGIN).host) } : {}),
+        ...(behaviour.kind === 'stream_fault' && behaviour.fault.type === 'reset' && behaviour.fault.failsWith
+          ? { fetch: bodyFailsWithFetch(behaviour.fault.failsWith.value) }
+          : {}),
         apiKey: WIRE_FAKE_KEY,
         baseURL: scenario.baseURL(provider),
       });

@@ -75,6 +75,8 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
           return streamPlan(duplicated(frames, kit.duplicableTags));
         case 'stall_after_end':
           return streamPlan(frames, 'stall');
+        case 'without':
+          return streamPlan(withoutTags(frames, [fault.tag]));
       }
     }
   }

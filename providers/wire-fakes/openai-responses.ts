@@ -105,13 +105,22 @@ function outputItems(turn: WireTurn, cutLastCall: boolean): unknown[] {
   return items;
 }
 
+/** An event with no `item_id`, its item (if any) with no `id`: the item is told by `output_index` alone. */
+function withoutIds(data: Record<string, unknown>): Record<string, unknown> {
+  const { item_id: _itemId, ...rest } = data;
+  if (typeof rest.item !== 'object' || rest.item === null) return rest;
+  const { id: _id, ...item } = rest.item as Record<string, unknown>;
+  return { ...rest, item };
+}
+
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallWhole(turn, 'OpenAI Responses');
   refuseLimitAfterWholeCall(turn, 'OpenAI Responses');
   const end = ending(turn.stop);
   const frames: Frame[] = [];
   let seq = 0;
-  const push = (type: string, data: Record<string, unknown>, tag: FrameTag) => frames.push(sseFrame(type, { type, sequence_number: seq++, ...data }, tag));
+  const push = (type: string, data: Record<string, unknown>, tag: FrameTag) =>
+    frames.push(sseFrame(type, { type, sequence_number: seq++, ...(turn.withoutItemIds ? withoutIds(data) : data) }, tag));
 
   push('response.created', { response: responseObject(turn, 'in_progress', []) }, 'start');
   push('response.in_progress', { response: responseObject(turn, 'in_progress', []) }, 'start');

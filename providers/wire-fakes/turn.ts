@@ -109,6 +109,12 @@ export interface WireTurn {
    * cannot be told whole from cut: they cannot say it (UnsupportedOnWire).
    */
   readonly limitAfterWholeCall?: boolean;
+  /**
+   * OpenAI Responses: the output items carry no `id` and the events no `item_id`, so each
+   * delta says its item by `output_index` alone (as some Responses-compatible servers
+   * stream it). Protocols with no item ids ignore it.
+   */
+  readonly withoutItemIds?: boolean;
 }
 
 /** For protocols (or bodies) where a call last at the token limit cannot be told whole. */
