@@ -21,7 +21,9 @@ export type StreamFault =
   /** Framing events (and, where sequence numbers allow, every event) sent twice. */
   | { readonly type: 'duplicate' }
   /** The whole response, then the connection stays open. */
-  | { readonly type: 'stall_after_end' };
+  | { readonly type: 'stall_after_end' }
+  /** The response's first block (its start, deltas and end) comes before the event that opens the response, which follows it. */
+  | { readonly type: 'content_before_start' };
 
 export type Behaviour =
   /** The model produces this turn over a well-formed stream. */

@@ -157,6 +157,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'malformed':
         case 'drop_end':
         case 'duplicate':
+        case 'content_before_start':
           return { unsupported: NO_WIRE };
       }
     }
@@ -173,6 +174,7 @@ export function createScriptedHarness(): ContractHarness {
       malformed_stream: NO_WIRE,
       stream_without_final_event: NO_WIRE,
       duplicate_events: NO_WIRE,
+      content_before_response_start: NO_WIRE,
       empty_stream: NO_WIRE,
       gateway_502_without_provider_error: NO_GATEWAY,
       gateway_redirect_without_location: NO_GATEWAY,
