@@ -34,6 +34,12 @@ export type Drive =
 /** What a case may ask of the adapter it runs against. */
 export interface ContractAdapterOptions {
   readonly defaultTimeoutMs?: number;
+  /**
+   * The client is given no credential (`apiKey: ''`), as for a gateway in front
+   * of the provider that adds the key itself; nothing then passes through the
+   * credential scrubber. A harness whose SDK refuses such a client skips the case.
+   */
+  readonly keyless?: boolean;
 }
 
 export interface ContractCase {
@@ -287,6 +293,32 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         'no empty text block in the content',
       );
       assert.equal(result.text, '');
+      const empty = deltas.filter((d) => d.kind === 'text' && d.text === '');
+      assert.equal(empty.length, 0, `${empty.length} text delta(s) with no text: a streaming UI or trace is sent nothing to show`);
+    },
+  },
+  {
+    id: 'empty_text_block_without_credential',
+    title:
+      'an empty text block before a tool call sends no empty text delta from a client given no key either (a gateway that adds the key itself), where no credential scrubber stands between the adapter and the listener',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: '' },
+          { type: 'tool_call', id: 'call_k1', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    adapter: { keyless: true },
+    check({ result, deltas }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_k1', name: 'get_weather', args: { city: 'Oslo' } }],
+      );
       const empty = deltas.filter((d) => d.kind === 'text' && d.text === '');
       assert.equal(empty.length, 0, `${empty.length} text delta(s) with no text: a streaming UI or trace is sent nothing to show`);
     },
