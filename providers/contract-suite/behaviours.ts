@@ -27,7 +27,9 @@ export type StreamFault =
   /** The whole response, then the connection stays open. */
   | { readonly type: 'stall_after_end' }
   /** Every frame tagged `tag` left out (a proxy that drops events it does not pass on); the rest as sent. */
-  | { readonly type: 'without'; readonly tag: FrameTag };
+  | { readonly type: 'without'; readonly tag: FrameTag }
+  /** The response's first block (its start, deltas and end) comes before the event that opens the response, which follows it. */
+  | { readonly type: 'content_before_start' };
 
 export type Behaviour =
   /** The model produces this turn over a well-formed stream. */

@@ -36,6 +36,12 @@ export type Drive =
 /** What a case may ask of the adapter it runs against. */
 export interface ContractAdapterOptions {
   readonly defaultTimeoutMs?: number;
+  /**
+   * The client is given no credential (`apiKey: ''`), as for a gateway in front
+   * of the provider that adds the key itself; nothing then passes through the
+   * credential scrubber. A harness whose SDK refuses such a client skips the case.
+   */
+  readonly keyless?: boolean;
 }
 
 export interface ContractCase {
@@ -333,6 +339,83 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'empty_text_block_without_credential',
+    title:
+      'an empty text block before a tool call sends no empty text delta from a client given no key either (a gateway that adds the key itself), where no credential scrubber stands between the adapter and the listener',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: '' },
+          { type: 'tool_call', id: 'call_k1', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    adapter: { keyless: true },
+    check({ result, deltas }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_k1', name: 'get_weather', args: { city: 'Oslo' } }],
+      );
+      const empty = deltas.filter((d) => d.kind === 'text' && d.text === '');
+      assert.equal(empty.length, 0, `${empty.length} text delta(s) with no text: a streaming UI or trace is sent nothing to show`);
+    },
+  },
+  {
+    id: 'text_in_block_start',
+    title:
+      'text that comes in the event opening its block (an Anthropic content_block_start with text, as a compatible server or a re-serializing gateway may send it) is kept and streamed as text, before the deltas that follow it',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE, textInBlockStart: true } },
+    check({ result, deltas, streams }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      assert.deepEqual(result.content, [{ type: 'text', text: TEXT }]);
+      if (!streams && deltas.length === 0) return;
+      const odd = deltas.filter((d) => d.kind !== 'text');
+      assert.deepEqual(odd, [], 'a text reply streams text deltas only');
+      assert.equal(streamedText(deltas), TEXT, 'the text deltas add up to the text, its first piece included');
+    },
+  },
+  {
+    id: 'delta_for_another_block_type',
+    title:
+      'a delta of the wrong type for its block (arguments inside a text block, text inside a tool call, as a compatible server or a proxy that renumbers blocks may send them) is ignored: the text, the call and the deltas are what the matching deltas say',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_call', id: 'call_s1', name: 'get_weather', args: '{"city":"Bern"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        strayDeltas: true,
+      },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking.');
+      assert.deepEqual(
+        result.content.map((b) => (b.type === 'text' ? `text:${b.text}` : `call:${b.id}`)),
+        ['text:Checking.', 'call:call_s1'],
+        'content: the text, then the call',
+      );
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_s1', name: 'get_weather', args: { city: 'Bern' } }],
+      );
+      if (!streams && deltas.length === 0) return;
+      assert.equal(streamedText(deltas), 'Checking.', 'the text deltas add up to the text, and nothing else');
+      const started = new Set(deltas.flatMap((d) => (d.kind === 'tool_call_start' ? [d.index] : [])));
+      const orphans = deltas.filter((d) => d.kind === 'tool_args' && !started.has(d.index));
+      assert.deepEqual(orphans, [], 'argument deltas for a call that never started');
+      assert.equal(deltas.map((d) => (d.kind === 'tool_args' ? d.json : '')).join(''), '{"city":"Bern"}', "the argument deltas add up to the call's arguments");
+    },
+  },
+  {
     id: 'call_named_after_its_first_chunk',
     title: "parallel tool calls whose names arrive in a chunk after the call's first (as some OpenAI-compatible servers stream them) keep those names",
     behaviour: {
@@ -571,6 +654,38 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
           content: [
             { type: 'tool_result', callId: 'call_e', status: 'ok', content: '{"temp":21}' },
             { type: 'text', text: '' },
+          ],
+        },
+      ],
+    }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
+    },
+  },
+  {
+    id: 'history_arguments_not_an_object',
+    title:
+      'arguments in the history that are not an object (text a model cut off, null, a list: what the loop keeps when a model\'s arguments do not parse to one) go out as the protocol takes them: an Anthropic tool_use input wraps them as {"value": …}, never null',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'Done.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({
+      ...base,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Search three times.' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_call', id: 'call_cut', name: 'search', args: '{"query":"weather in Par' },
+            { type: 'tool_call', id: 'call_null', name: 'search', args: null },
+            { type: 'tool_call', id: 'call_list', name: 'search', args: ['weather', 'Paris'] },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', callId: 'call_cut', status: 'failed', content: 'Error: the arguments are not JSON' },
+            { type: 'tool_result', callId: 'call_null', status: 'failed', content: 'Error: the arguments are not an object' },
+            { type: 'tool_result', callId: 'call_list', status: 'failed', content: 'Error: the arguments are not an object' },
           ],
         },
       ],
@@ -1130,6 +1245,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       expectUsage(result, 1312, 40);
       assert.equal(result.usage?.cacheReadTokens, 300, 'usage.cacheReadTokens');
       assert.equal(result.usage?.cacheWriteTokens, 1000, 'usage.cacheWriteTokens');
+    },
+  },
+  {
+    id: 'content_before_response_start',
+    title:
+      "a stream whose first block comes before the event that opens the response (Anthropic's message_start, which every real stream sends first) ends as transport_error{malformed_stream}, not a reply",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'content_before_start' },
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
     },
   },
   {

@@ -56,7 +56,7 @@ export function skippedUpFront(harness: ContractHarness, testCase: { readonly id
   const known = harness.unsupported?.[testCase.id];
   if (known) return known;
   if (testCase.adapter !== undefined && !harness.adapterOptions)
-    return "the harness does not build its client with adapter options (an adapter's own default deadline)";
+    return "the harness does not build its client with adapter options (an adapter's own default deadline, no credential)";
   return undefined;
 }
 

@@ -160,6 +160,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'drop_end':
         case 'without':
         case 'duplicate':
+        case 'content_before_start':
           return { unsupported: NO_WIRE };
       }
     }
@@ -177,6 +178,7 @@ export function createScriptedHarness(): ContractHarness {
       stream_without_final_event: NO_WIRE,
       duplicate_events: NO_WIRE,
       tool_call_never_closed: NO_WIRE,
+      content_before_response_start: NO_WIRE,
       empty_stream: NO_WIRE,
       gateway_502_without_provider_error: NO_GATEWAY,
       gateway_redirect_without_location: NO_GATEWAY,

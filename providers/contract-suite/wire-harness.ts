@@ -56,8 +56,10 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
       fake?.release();
       fake = undefined;
     },
-    clientFor({ behaviour, adapter }) {
+    clientFor({ behaviour, adapter: caseOptions }) {
       fake ??= acquireWireFake();
+      const { keyless, ...adapter } = caseOptions ?? {};
+      const key = keyless ? '' : WIRE_FAKE_KEY;
       let plan;
       try {
         plan = planFor(kit, behaviour, { credential: WIRE_FAKE_KEY });
@@ -66,21 +68,28 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
         throw error;
       }
       const scenario = fake.scenario(plan);
-      const client = createAdapter(provider, {
-        model: DEFAULT_MODELS[provider],
-        ...options.adapter,
-        ...adapter,
-        ...(behaviour.kind === 'connect_timeout' ? { fetch: connectTimeoutFetch(new URL(WIRE_FAKE_ORIGIN).host) } : {}),
-        ...(behaviour.kind === 'stream_fault' && behaviour.fault.type === 'reset' && behaviour.fault.failsWith
-          ? { fetch: bodyFailsWithFetch(behaviour.fault.failsWith.value) }
-          : {}),
-        apiKey: WIRE_FAKE_KEY,
-        baseURL: scenario.baseURL(provider),
-      });
+      let client;
+      try {
+        client = createAdapter(provider, {
+          model: DEFAULT_MODELS[provider],
+          ...options.adapter,
+          ...adapter,
+          ...(behaviour.kind === 'connect_timeout' ? { fetch: connectTimeoutFetch(new URL(WIRE_FAKE_ORIGIN).host) } : {}),
+          ...(behaviour.kind === 'stream_fault' && behaviour.fault.type === 'reset' && behaviour.fault.failsWith
+            ? { fetch: bodyFailsWithFetch(behaviour.fault.failsWith.value) }
+            : {}),
+          apiKey: key,
+          baseURL: scenario.baseURL(provider),
+        });
+      } catch (error) {
+        // The OpenAI SDK refuses a client with no key ("Missing credentials"); the Anthropic SDK sends without one.
+        if (keyless) return { unsupported: `the ${provider} SDK refuses a client with no key: ${error instanceof Error ? error.message : String(error)}` };
+        throw error;
+      }
       return {
         client,
         streams: streaming,
-        secrets: [WIRE_FAKE_KEY],
+        secrets: keyless ? [] : [WIRE_FAKE_KEY],
         ...(streaming ? { pieces } : {}),
         requestCount: () => scenario.requests.length,
         sent: (request) => {

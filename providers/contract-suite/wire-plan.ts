@@ -1,6 +1,6 @@
 /** A contract behaviour as the bytes a provider sends: a wire plan in its protocol. */
 import type { Behaviour } from './behaviours.ts';
-import { duplicated, insertAfter, upToNth, withoutTags } from '../wire-fakes/faults.ts';
+import { duplicated, insertAfter, movedAfter, upToNth, withoutTags } from '../wire-fakes/faults.ts';
 import { UnsupportedOnWire, type WireTurn } from '../wire-fakes/turn.ts';
 import type { WirePlan } from '../wire-fakes/plan.ts';
 import { jsonPlan, streamPlan } from '../wire-fakes/plan.ts';
@@ -77,6 +77,9 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
           return streamPlan(frames, 'stall');
         case 'without':
           return streamPlan(withoutTags(frames, [fault.tag]));
+        case 'content_before_start':
+          if (kit.contentBeforeStart !== undefined) throw new UnsupportedOnWire(kit.contentBeforeStart);
+          return streamPlan(movedAfter(frames, 'start', 'block_stop'));
       }
     }
   }

@@ -78,16 +78,23 @@ function streamFrames(turn: WireTurn): Frame[] {
   frames.push(event('ping', {}, 'ping'));
   turn.blocks.forEach((block, index) => {
     if (block.type === 'text') {
-      frames.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }, 'block_start'));
-      for (const piece of pieces(block.text)) {
+      const [first = '', ...rest] = pieces(block.text);
+      const opening = turn.textInBlockStart ? first : '';
+      frames.push(event('content_block_start', { index, content_block: { type: 'text', text: opening } }, 'block_start'));
+      for (const piece of turn.textInBlockStart ? rest : [first, ...rest]) {
         frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }, 'text_delta'));
       }
+      // Arguments in a text block: nothing a text block holds.
+      if (turn.strayDeltas)
+        frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '{"stray":1}' } }, 'args_delta'));
     } else {
       frames.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }, 'block_start'));
       // Like the API: a first empty fragment, then the JSON in pieces.
       for (const piece of ['', ...(block.args ? pieces(block.args) : [])]) {
         frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }, 'args_delta'));
       }
+      // Text in a tool_use block: nothing a call holds.
+      if (turn.strayDeltas) frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: 'stray text' } }, 'text_delta'));
     }
     frames.push(event('content_block_stop', { index }, 'block_stop'));
   });

@@ -51,19 +51,30 @@ export function requestConversation(request: ModelRequest, provider: WireProvide
   return lines;
 }
 
-function messageLines(message: Message, marksErrors: boolean): string[] {
+/**
+ * A call's arguments as the protocol carries them: OpenAI sends the JSON text of
+ * any value (`{}` for none or null); a Messages `tool_use` input must be an
+ * object, so anything else goes as `{"value": …}` there (none as `{}`).
+ */
+function sentArgs(args: unknown, anthropic: boolean): unknown {
+  if (args === undefined) return {};
+  if (!anthropic || (typeof args === 'object' && args !== null && !Array.isArray(args))) return args ?? {};
+  return { value: args };
+}
+
+function messageLines(message: Message, anthropic: boolean): string[] {
   const lines: string[] = [];
   if (message.role === 'user') {
     // Every protocol sends a message's tool results before its text.
     for (const b of message.content)
-      if (b.type === 'tool_result') lines.push(`result#${b.callId}${b.status !== 'ok' && marksErrors ? ' (error)' : ''}: ${b.content}`);
+      if (b.type === 'tool_result') lines.push(`result#${b.callId}${b.status !== 'ok' && anthropic ? ' (error)' : ''}: ${b.content}`);
     for (const b of message.content) if (b.type === 'text' && b.text !== '') lines.push(`user: ${b.text}`);
     return lines;
   }
   for (const b of message.content) {
     if (b.type === 'text') {
       if (b.text !== '') lines.push(`assistant: ${b.text}`);
-    } else lines.push(`call ${b.name}#${b.id} ${canonical(b.args ?? {})}`);
+    } else lines.push(`call ${b.name}#${b.id} ${canonical(sentArgs(b.args, anthropic))}`);
   }
   return lines;
 }

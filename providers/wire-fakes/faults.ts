@@ -23,6 +23,14 @@ export function upToNth(frames: readonly Frame[], tag: FrameTag, n = 1): Frame[]
   return [...frames];
 }
 
+/** The frames tagged `tag` moved to just after the first frame tagged `after` (left where they are when there is none). */
+export function movedAfter(frames: readonly Frame[], tag: FrameTag, after: FrameTag): Frame[] {
+  const rest = frames.filter((f) => f.tag !== tag);
+  const i = rest.findIndex((f) => f.tag === after);
+  if (i < 0) return [...frames];
+  return [...rest.slice(0, i + 1), ...frames.filter((f) => f.tag === tag), ...rest.slice(i + 1)];
+}
+
 /** `extra` inserted right after the first frame tagged `tag` (at the end when there is none). */
 export function insertAfter(frames: readonly Frame[], tag: FrameTag, extra: Frame): Frame[] {
   const i = frames.findIndex((f) => f.tag === tag);

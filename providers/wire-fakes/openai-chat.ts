@@ -224,4 +224,6 @@ export const openAIChatWire: ProtocolKit = {
   }),
   endTags: ['stop', 'usage', 'final'],
   duplicableTags: ['start', 'stop', 'usage', 'final'],
+  contentBeforeStart:
+    'a Chat Completions stream has no event that opens the response: its first chunk (the role) is a content chunk like the others, so no order of them is refused',
 };

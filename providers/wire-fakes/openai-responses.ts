@@ -262,4 +262,6 @@ export const openAIResponsesWire: ProtocolKit = {
   endTags: ['final'],
   // Every event carries a sequence number, so any of them may arrive twice.
   duplicableTags: ['start', 'block_start', 'text_delta', 'args_delta', 'refusal_delta', 'block_stop', 'other', 'final'],
+  contentBeforeStart:
+    'the Responses adapter reads a first output item (response.output_item.added) as the start of the response, so content before response.created is read, not refused; only the Anthropic stream must open with its start event',
 };

@@ -33,4 +33,10 @@ export interface ProtocolKit {
   readonly endTags: readonly FrameTag[];
   /** Frames that can be sent twice without changing meaning for a correct client. */
   readonly duplicableTags: readonly FrameTag[];
+  /**
+   * Why content before the event that opens the response (`start`) breaks nothing
+   * in this protocol; absent where that event must come first (Anthropic's
+   * `message_start`), so such a stream is malformed.
+   */
+  readonly contentBeforeStart?: string;
 }

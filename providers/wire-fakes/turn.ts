@@ -115,6 +115,24 @@ export interface WireTurn {
    * stream it). Protocols with no item ids ignore it.
    */
   readonly withoutItemIds?: boolean;
+  /**
+   * The Anthropic stream opens each text block with its first piece already in
+   * `content_block_start` (`content_block.text`), the rest following as deltas,
+   * as a Messages-compatible server or a gateway that re-serializes the stream
+   * may send it. The Messages API itself opens every text block with `"text": ""`
+   * (each recorded stream with a text block does). Protocols with no event that
+   * opens a block with text in it send the turn as usual.
+   */
+  readonly textInBlockStart?: boolean;
+  /**
+   * The Anthropic stream also sends, inside each block, a delta of the other
+   * block type, which that block cannot hold: an `input_json_delta` in a text
+   * block and a `text_delta` in a `tool_use` block (as a compatible server or a
+   * proxy that renumbers blocks may). The Messages API never does (in every
+   * recorded stream each delta matches its block). Protocols whose deltas do not
+   * name a block of another type send the turn as usual.
+   */
+  readonly strayDeltas?: boolean;
 }
 
 /** For protocols (or bodies) where a call last at the token limit cannot be told whole. */
