@@ -42,9 +42,16 @@ export class SupportBackend {
   }
 }
 
+/**
+ * A list as an order system's client library hands it back: its own subclass of
+ * Array (as ORMs return collections), which JSON writes as a plain list and the
+ * log must keep as one. ORD-1002's items are one.
+ */
+export class ItemList extends Array<string> {}
+
 export const DEFAULT_ORDERS: readonly Order[] = [
   { id: 'ORD-1001', customer: 'ada@example.com', status: 'delivered', total: 120, items: ['kettle'] },
-  { id: 'ORD-1002', customer: 'grace@example.com', status: 'shipped', total: 45.5, items: ['mug', 'tea'] },
+  { id: 'ORD-1002', customer: 'grace@example.com', status: 'shipped', total: 45.5, items: ItemList.of('mug', 'tea') },
   { id: 'ORD-1003', customer: 'alan@example.com', status: 'processing', total: 300, items: ['espresso machine'] },
   {
     id: 'ORD-1004',

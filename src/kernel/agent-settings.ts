@@ -107,7 +107,11 @@ export function agentSettingProblems(agent: Agent): string[] {
   }
   const secrets = a.secrets;
   if (secrets !== undefined) {
-    if (!Array.isArray(secrets)) problems.push(`secrets must be a list of strings (got ${describe(secrets)})`);
+    // A string given alone is most likely the secret itself (`secrets: process.env.KEY`): its length only, never its text.
+    if (!Array.isArray(secrets))
+      problems.push(
+        `secrets must be a list of strings (got ${typeof secrets === 'string' ? `a string of ${secrets.length} characters, not shown: it may be the secret itself` : describe(secrets)})`,
+      );
     else
       secrets.forEach((secret: unknown, i) => {
         if (typeof secret !== 'string') problems.push(`secrets[${i}] must be a string (got ${describe(secret)})`);

@@ -138,6 +138,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'config.retry.jitter must be a number from 0 to 1 (got 7)',
   },
   {
+    id: 'settings/temperature-as-text',
+    title: 'a temperature given as text (as read from an environment variable): never sent as a string',
+    agent: edit((a) => ({ ...a, config: { temperature: odd('0.7') } })),
+    refused: 'config.temperature must be a number from 0 to 2 (got "0.7")',
+  },
+  {
     id: 'settings/checkpoint-not-a-hook',
     title: 'a checkpoint that is a number',
     agent: edit((a) => ({ ...a, checkpoints: [odd(5)] })),
@@ -148,6 +154,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a compactor without its compact function',
     agent: edit((a) => ({ ...a, compactor: odd({ summarize: () => 'x' }) })),
     refused: 'compactor must be an object with a compact function (got an object)',
+  },
+  {
+    id: 'settings/secrets-one-string',
+    title: 'a secret (of no credential shape) given alone, not in a list: the line names the mistake and never shows the secret',
+    agent: edit((a) => ({ ...a, secrets: odd('tulip-orbit-7731-quay') })),
+    refused: 'secrets must be a list of strings (got a string of 21 characters, not shown: it may be the secret itself)',
   },
   {
     id: 'settings/secret-empty',

@@ -146,6 +146,8 @@ function toolResultsCheck(name: string, results: readonly ToolResultEvent[], exp
       ...(want?.message !== undefined
         ? { message: e.payload.error?.error_message.includes(want.message) ? want.message : (e.payload.error?.error_message ?? null) }
         : {}),
+      // What a reader of the stored history gets, beside the text the model read.
+      ...(want?.output !== undefined ? { output: e.payload.output === undefined ? '(none)' : JSON.stringify(e.payload.output) } : {}),
     };
   });
   return equalCheck(name, expected, trimmed);

@@ -6,7 +6,8 @@
  * Probed on the run's own final state: on a copy of its log, the one
  * append entry point must refuse a payload that is not plain JSON data, a
  * position that does not exist (a second result for a call, a result for no
- * call, a close with no open turn, returning a message that is not taken), and an
+ * call, a close with no open turn, returning a message that is not taken, a
+ * second call with one id), and an
  * append from inside an append's listener — leaving the log unchanged. Every
  * stored event must be frozen plain JSON data all the way down (no symbol, Date,
  * undefined or NaN a copy let through), and seqs gapless.
@@ -102,6 +103,7 @@ function probe(run: ScenarioRun): string | undefined {
     secondResult(view.known, refuse, append),
     ...positionProbes(view.known, refuse, append),
     pendingReturned(copy, refuse, append),
+    reusedCallId(copy, view.known, refuse, append),
     reentrant(copy),
   ];
   return problems.find((p) => p !== undefined);
@@ -152,6 +154,29 @@ function pendingReturned(copy: EventLog, refuse: Refuse, append: Append): string
   const pending = copy.positions.pending()[0];
   if (!pending) return undefined;
   return refuse(`returning message ${pending.id}, which is not taken`, () => append('inbox.returned', { turn: 0, ids: [pending.id], reason: 'probe' }));
+}
+
+/**
+ * An assistant message making a call under the id of a call already made (the
+ * loop gives a call whose id the model repeated a fresh one, `repeatOf`): one
+ * id for two calls would pair a result with either. Appended in the open turn,
+ * or in one opened for it, so that only the id rule can refuse it.
+ */
+function reusedCallId(copy: EventLog, known: readonly LogEvent[], refuse: Refuse, append: Append): string | undefined {
+  let call: Extract<Extract<LogEvent, { type: 'assistant.message' }>['payload']['content'][number], { type: 'tool_call' }> | undefined;
+  for (const e of known) {
+    if (e.type !== 'assistant.message') continue;
+    call = e.payload.content.find((b) => b.type === 'tool_call');
+    if (call) break;
+  }
+  if (!call) return undefined;
+  let turn = copy.positions.openTurn;
+  if (turn === undefined) {
+    turn = copy.positions.nextTurn;
+    append('turn.opened', { turn, trigger: 'probe' });
+  }
+  const made = call;
+  return refuse(`a second call with id ${made.id}`, () => append('assistant.message', { turn, step: 0, content: [made] }));
 }
 
 function reentrant(copy: EventLog): string | undefined {

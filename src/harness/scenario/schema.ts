@@ -473,6 +473,7 @@ const toolResultExpectation = z.strictObject({
   status: z.enum(['ok', 'failed', 'unknown']),
   code: z.string().optional(),
   message: z.string().min(1).optional().describe("Text the result's error message must contain (what a failed or unknown result tells the model)"),
+  output: z.string().min(1).optional().describe('The structured output the log keeps (redacted), as compact JSON; "(none)" when the result keeps none'),
 });
 
 export const turnExpectationSchema = z.strictObject({
