@@ -7,7 +7,18 @@
  * model never saw back in the inbox, a well-paired history, and recovery must be
  * idempotent and its events readable back from a store.
  */
-import { checkToolPairing, decodeRecords, EventLog, project, toRecord, type AnyEvent, type LogEvent, type SideEffect } from '../../../kernel/index.ts';
+import {
+  checkToolPairing,
+  decodeRecord,
+  decodeRecords,
+  EVENT_VERSIONS,
+  EventLog,
+  project,
+  toRecord,
+  type AnyEvent,
+  type LogEvent,
+  type SideEffect,
+} from '../../../kernel/index.ts';
 import { recoverConversation, type RecoveryReport } from '../../../host/recovery.ts';
 import type { ScenarioRun } from '../../second-host.ts';
 import { replayInbox } from './inbox-replay.ts';
@@ -140,11 +151,38 @@ export function recoverAndCheck(
   return { problem: undefined, log };
 }
 
-/** In memory, at up to `limit` crash points (the stored records equal the log's prefix; the persisted-history check holds that). */
+/**
+ * In memory, at up to `limit` crash points (the stored records equal the log's
+ * prefix; the persisted-history check holds that). At the last point that leaves
+ * a turn open with a model result in it, once more with that result written by a
+ * newer writer (one version newer, marked ignorable, as a rolling deploy leaves
+ * it): this reader keeps it opaque, so recovery must close the turn on the events
+ * it knows — counting the opaque result's tokens would close it with usage its
+ * known results never reported.
+ */
 export function crashRecoveryAtEveryEvent(run: ScenarioRun, limit = 24): string | undefined {
+  let newer: readonly AnyEvent[] | undefined;
   for (const p of crashPoints(run, limit)) {
-    const { problem } = recoverAndCheck(run.log.events.slice(0, p), `a crash leaving ${p} stored event(s)`, sideEffectOf(run));
+    const prefix = run.log.events.slice(0, p);
+    const { problem } = recoverAndCheck(prefix, `a crash leaving ${p} stored event(s)`, sideEffectOf(run));
     if (problem) return problem;
+    newer = withNewerOpenModelResult(prefix) ?? newer;
+  }
+  if (newer === undefined) return undefined;
+  return recoverAndCheck(newer, `a crash leaving ${newer.length} stored event(s), the open turn's last model result from a newer writer`, sideEffectOf(run))
+    .problem;
+}
+
+/** `prefix` with its open turn's last `model.result` read as one version newer and ignorable (opaque); undefined when no turn is open or it has none. */
+function withNewerOpenModelResult(prefix: readonly AnyEvent[]): readonly AnyEvent[] | undefined {
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    const e = prefix[i]!;
+    if (e.opaque) continue;
+    if (e.type === 'turn.closed') return undefined;
+    if (e.type === 'turn.opened') return undefined;
+    if (e.type !== 'model.result') continue;
+    const record = { ...toRecord(e), v: EVENT_VERSIONS['model.result'] + 1, ignorable: true };
+    return [...prefix.slice(0, i), decodeRecord(record, 'newer writer', e.seq), ...prefix.slice(i + 1)];
   }
   return undefined;
 }
