@@ -128,6 +128,8 @@ export interface ScenarioRun {
   readonly thrown?: unknown;
   /** Faults the scenario injected, for the report's timeline. */
   readonly faults: readonly Fault[];
+  /** Where each event of the final log was appended among the faults (`Fault.order`); absent for a peer loop's run. */
+  readonly eventOrder?: ReadonlyMap<number, number>;
   /** How each provider call settled, aligned with `requests` (for provider-contract checks). */
   readonly responses: readonly ProviderCall[];
   /** `durableBefore[k]`: events the store held when event k of the final log was appended — what a crash at event k leaves. */
@@ -249,6 +251,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     () => store.count(CASE_CONVERSATION),
     (seq) => {
       reached.events = Math.max(reached.events, seq + 1);
+      faults.appended(seq);
       inbox?.onEvent(seq);
       if (seq + 1 === maxEvents) {
         thrown = new Error(`runaway: the log passed ${maxEvents} events; the case was shut down`);
@@ -532,6 +535,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
     faults: faults.entries,
+    eventOrder: faults.eventOrder,
     responses: recorded.responses,
     durableBefore: recorded.durableBefore,
     finalProjection: finalProjection(recorded.loop),
@@ -707,6 +711,7 @@ async function bystanderWorld(
     () => store.count(BYSTANDER_CONVERSATION),
     (seq) => {
       reached.events = Math.max(reached.events, seq + 1);
+      faults.appended(seq);
       inbox?.onEvent(seq);
       if (seq + 1 === parts.maxEvents) {
         thrown = new Error(`runaway: the bystander's log passed ${parts.maxEvents} events; the case was shut down`);
@@ -771,6 +776,7 @@ async function bystanderWorld(
         secrets: agent.secrets ?? [],
         ...(thrown !== undefined ? { thrown } : {}),
         faults: faults.entries,
+        eventOrder: faults.eventOrder,
         responses: recorded.responses,
         durableBefore: recorded.durableBefore,
         finalProjection: finalProjection(recorded.loop),

@@ -9,14 +9,28 @@ import { redactForRun } from './run-redactor.ts';
 import type { ScenarioRun } from './second-host.ts';
 
 export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
-  const out: TimelineEntry[] = [];
+  const entries: TimelineEntry[] = [];
+  // Each entry's place among the case's happenings, for entries at the same virtual time: a fault the
+  // world injected sits between the events appended before and after it (a crash before the turn it cut).
+  const order = new Map<TimelineEntry, number>();
+  const placeOf = (seq: number): number => run.eventOrder?.get(seq) ?? Number.POSITIVE_INFINITY;
+  let current = -1;
+  const out = {
+    push(entry: TimelineEntry) {
+      entries.push(entry);
+      order.set(entry, placeOf(current));
+    },
+  };
   const requestAt = new Map<string, number>();
   const requestIndex = new Map<string, number>(); // the n-th model.request: its index in the case's `requests` (step-requests.ts)
   let requests = 0;
   const toolAt = new Map<string, { at: number; args: unknown }>();
+  const requestSeq = new Map<string, number>();
+  const toolSeq = new Map<string, number>();
   for (const e of run.log.events) {
     if (e.opaque) continue;
     const event = e as LogEvent;
+    current = event.seq;
     switch (event.type) {
       case 'inbox.received':
         out.push({ at: event.at, kind: 'inbox', label: `${event.payload.intent}: ${event.payload.text}`, detail: `from ${event.payload.source}` });
@@ -27,12 +41,14 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
       case 'model.request': {
         const key = `${event.payload.turn}:${event.payload.step}:${event.payload.attempt}`;
         requestAt.set(key, event.at);
+        requestSeq.set(key, event.seq);
         requestIndex.set(key, requests++);
         break;
       }
       case 'model.result': {
         const key = `${event.payload.turn}:${event.payload.step}:${event.payload.attempt}`;
         const start = requestAt.get(key) ?? event.at;
+        current = requestSeq.get(key) ?? event.seq; // placed where it started, as its time is
         const r = event.payload.result;
         const ok = r.type === 'reply' || r.type === 'tool_use';
         out.push({
@@ -85,10 +101,14 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
         });
         break;
       case 'tool.started':
-        if (!toolAt.has(event.payload.callId)) toolAt.set(event.payload.callId, { at: event.at, args: event.payload.args });
+        if (!toolAt.has(event.payload.callId)) {
+          toolAt.set(event.payload.callId, { at: event.at, args: event.payload.args });
+          toolSeq.set(event.payload.callId, event.seq);
+        }
         break;
       case 'tool.result': {
         const start = toolAt.get(event.payload.callId);
+        current = toolSeq.get(event.payload.callId) ?? event.seq;
         out.push({
           at: start?.at ?? event.at,
           kind: 'tool_call',
@@ -129,10 +149,14 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
         break;
     }
   }
-  for (const f of run.faults) out.push({ at: f.at, kind: 'fault', label: f.label });
+  for (const f of run.faults) {
+    const entry: TimelineEntry = { at: f.at, kind: 'fault', label: f.label };
+    entries.push(entry);
+    order.set(entry, f.order ?? Number.POSITIVE_INFINITY);
+  }
   // The log holds no secret; the faults and anything a future entry adds pass the run's redactor all the same.
   return redactForRun(
     run,
-    out.sort((a, b) => a.at - b.at),
+    entries.sort((a, b) => a.at - b.at || (order.get(a)! < order.get(b)! ? -1 : order.get(a)! > order.get(b)! ? 1 : 0)),
   );
 }
