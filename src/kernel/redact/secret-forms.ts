@@ -147,17 +147,24 @@ function beginsEscaped(tail: string, secret: string): boolean {
   return from(0, 0);
 }
 
-/** Undoes `%HH` and `\uHHHH` escapes, repeatedly (a value encoded twice is still that value). */
-function unescapeAll(text: string): string {
+/**
+ * Whether `secret` appears in `text` once its `%HH` and `\uHHHH` escapes are
+ * undone, round by round (a value encoded twice is still that value): looked
+ * for after every round, not only after the last, since a secret may itself
+ * hold what reads as an escape (a password `ab%2Acd…`): one more round would
+ * undo that too, and the secret would be gone from the text it is in.
+ */
+function unescapedHolds(text: string, secret: string): boolean {
   let out = text;
   for (let round = 0; round < 3; round++) {
     const next = out
       .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
       .replace(/(?:%[0-9a-fA-F]{2})+/g, percentDecoded);
-    if (next === out) break;
+    if (next === out) return false;
+    if (next.includes(secret)) return true;
     out = next;
   }
-  return out;
+  return false;
 }
 
 /** A run of `%HH` escapes undone: as UTF-8 when its bytes are UTF-8, else one character per byte. */
@@ -169,7 +176,7 @@ function percentDecoded(run: string): string {
   }
 }
 
-/** Is there an escape `unescapeAll` would undo? Without one it returns the text as it is. */
+/** Is there an escape `unescapedHolds` would undo? Without one the text is all it would look at. */
 function holdsAnEscape(text: string): boolean {
   return /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}/.test(text);
 }
@@ -189,7 +196,7 @@ export function secretFinder(secret: string): (text: string) => boolean {
   const cores = [...base64Cores(secret), ...hexForms(secret)];
   return (text) => {
     if (text.includes(secret)) return true;
-    if (mayHoldEscapes(text) && holdsAnEscape(text) && unescapeAll(text).includes(secret)) return true;
+    if (mayHoldEscapes(text) && holdsAnEscape(text) && unescapedHolds(text, secret)) return true;
     return cores.some((core) => text.includes(core));
   };
 }

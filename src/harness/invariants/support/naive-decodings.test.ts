@@ -33,6 +33,13 @@ describe('invariant 15: the naive search of a text', () => {
     expect(new NaiveDecodings(Buffer.from(secret, 'utf8').toString('hex')).formOf(secret)).toBe('hex-encoded');
   });
 
+  it('finds a secret that itself holds a %HH sequence, URL-encoded once or twice (the round that reveals it kept)', () => {
+    const secret = 'harbor%2Aquay-5521-fern';
+    expect(new NaiveDecodings(`key=${encodeURIComponent(secret)}&v=2`).formOf(secret)).toBe('escaped (%HH or \\uHHHH)');
+    expect(new NaiveDecodings(`key=${encodeURIComponent(encodeURIComponent(secret))}`).formOf(secret)).toBe('escaped (%HH or \\uHHHH)');
+    expect(new NaiveDecodings('key=harbor*quay-5521-fern').formOf(secret)).toBeUndefined();
+  });
+
   it('reads URL-safe base64 (- and _ for + and /) as well as the standard alphabet', () => {
     const secret = 'pass?word~key>>?end'; // its base64 holds + and / at every offset
     for (const before of ['', 'a', 'ab']) {

@@ -43,8 +43,8 @@ const decodedRuns = new Map<string, string>();
 
 export class NaiveDecodings {
   readonly #text: string;
-  /** The text with its escapes undone; null when it holds none. */
-  #unescaped: string | null | undefined;
+  /** The text after each round of undoing its escapes; null when it holds none. */
+  #unescaped: readonly string[] | null | undefined;
   #runs: Set<string> | undefined;
   #pieces: string[] | undefined;
   #joined: string | undefined;
@@ -59,7 +59,7 @@ export class NaiveDecodings {
     if (this.#text.includes(secret)) return 'as it is';
     if (secret.length < MIN_ENCODED_SECRET) return undefined;
     const plain = this.#plain();
-    if (plain !== null && plain.includes(secret)) return 'escaped (%HH or \\uHHHH)';
+    if (plain !== null && plain.some((round) => round.includes(secret))) return 'escaped (%HH or \\uHHHH)';
     // Decoded bytes are read as latin1: a secret is looked for as its UTF-8 bytes read the same way.
     const bytes = Buffer.from(secret, 'utf8').toString('latin1');
     const found = bytes.includes(SEPARATOR)
@@ -82,19 +82,26 @@ export class NaiveDecodings {
     return (this.#hex = pieces.join(SEPARATOR));
   }
 
-  #plain(): string | null {
+  /**
+   * The text after each round of undoing its escapes, up to three (an escape
+   * escaped again, twice), until a round undoes nothing: every round is kept,
+   * since a secret may itself hold what reads as an escape (`ab%2Acd…`), which
+   * the round after the one that reveals it undoes too.
+   */
+  #plain(): readonly string[] | null {
     if (this.#unescaped !== undefined) return this.#unescaped;
     if (!AN_ESCAPE.test(this.#text)) return (this.#unescaped = null);
-    // Up to three rounds (an escape escaped again, twice), until a round undoes nothing.
+    const rounds: string[] = [];
     let plain = this.#text;
     for (let round = 0; round < 3; round++) {
       const next = plain
         .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
         .replace(/(?:%[0-9a-fA-F]{2})+/g, percentRun);
       if (next === plain) break;
+      rounds.push(next);
       plain = next;
     }
-    return (this.#unescaped = plain);
+    return (this.#unescaped = rounds);
   }
 
   /** Each distinct base64 run of the text decoded at offsets 0–3, as latin1 text (the four joined). */
