@@ -29,7 +29,12 @@ export type StreamFault =
   /** Every frame tagged `tag` left out (a proxy that drops events it does not pass on); the rest as sent. */
   | { readonly type: 'without'; readonly tag: FrameTag }
   /** The response's first block (its start, deltas and end) comes before the event that opens the response, which follows it. */
-  | { readonly type: 'content_before_start' };
+  | { readonly type: 'content_before_start' }
+  /**
+   * After the first frame tagged `after`, an event of the same name whose data is the JSON `null` (a gateway that
+   * writes an empty event so): the SDKs parse it and hand the adapter `null`. The rest as sent.
+   */
+  | { readonly type: 'null_data'; readonly after: FrameTag };
 
 export type Behaviour =
   /** The model produces this turn over a well-formed stream. */
