@@ -19,7 +19,11 @@ export type StreamFault =
   /** A data line with cut-off JSON after the first frame tagged `after`. */
   | { readonly type: 'malformed'; readonly after: FrameTag }
   /** An error event (the service is overloaded, unless `error` says otherwise) after the first frame tagged `after`. */
-  | { readonly type: 'error_event'; readonly after: FrameTag; readonly error?: StreamErrorKind }
+  /**
+   * `asFailedResponse`: the failure comes as the response's own failed ending, not an error event (OpenAI
+   * Responses' `response.failed`, the error in `response.error`); only a protocol with such an ending can.
+   */
+  | { readonly type: 'error_event'; readonly after: FrameTag; readonly error?: StreamErrorKind; readonly asFailedResponse?: boolean }
   /** The stream closes without the frames that end the response. */
   | { readonly type: 'drop_end' }
   /** Framing events (and, where sequence numbers allow, every event) sent twice. */

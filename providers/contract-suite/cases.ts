@@ -1206,6 +1206,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limit_failure_told_by_type_alone',
+    title:
+      'a response that ends failed mid-stream (OpenAI Responses response.failed) with a rate-limit error told by its type alone (`tokens`, no code) ends as transport_error{rate_limited}, not a server error',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'rate_limited_by_type', asFailedResponse: true },
+    },
+    check({ result }) {
+      expectTransport(result, 'rate_limited');
+    },
+  },
+  {
     id: 'timeout_event_in_stream',
     title: 'a timeout error event inside a 200 stream ends as transport_error{timeout}, not a server error',
     behaviour: {

@@ -74,6 +74,11 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
           return streamPlan(insertAfter(frames, fault.after, kit.malformedFrame()));
         case 'error_event':
           // After the error event the server closes the stream, as the APIs do.
+          if (fault.asFailedResponse) {
+            if (kit.failedResponseFrame === undefined)
+              throw new UnsupportedOnWire(`${kit.provider} has no failed ending of a response: a failure mid-stream comes as an error event`);
+            return streamPlan([...upToNth(frames, fault.after), kit.failedResponseFrame(fault.error ?? 'overloaded')]);
+          }
           return streamPlan([...upToNth(frames, fault.after), kit.errorEventFrame(fault.error ?? 'overloaded')]);
         case 'drop_end':
           return streamPlan(withoutTags(frames, kit.endTags));

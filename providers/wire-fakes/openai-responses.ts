@@ -272,6 +272,24 @@ function errorEventFrame(kind: StreamErrorKind): Frame {
   return sseFrame('error', { type: 'error', sequence_number: 9_999, code: error.code, message: error.message, param: error.param }, 'error');
 }
 
+/**
+ * A `response.failed` ending: the error in `response.error`, with the code the API gives it
+ * (`rate_limit_exceeded`, `server_error`). For `rate_limited_by_type`, its type (`tokens`) and
+ * no code: the API's own ResponseError has a code and no type; a compatible server that copies
+ * Chat's error object into it sends the type.
+ */
+function failedResponseFrame(kind: StreamErrorKind): Frame {
+  if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout failure of a Responses response');
+  const error =
+    kind === 'rate_limited_by_type'
+      ? { type: 'tokens', code: null, message: OPENAI_TPM_MESSAGE }
+      : kind === 'overloaded'
+        ? { code: 'server_error', message: 'The server is overloaded or not ready yet.' }
+        : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
+  const turn: WireTurn = { blocks: [], stop: 'end', usage: { input: 0, output: 0 } };
+  return sseFrame('response.failed', { type: 'response.failed', sequence_number: 9_999, response: responseObject(turn, 'failed', [], { error }) }, 'error');
+}
+
 export const openAIResponsesWire: ProtocolKit = {
   provider: 'openai-responses',
   path: '/v1/responses',
@@ -280,6 +298,7 @@ export const openAIResponsesWire: ProtocolKit = {
   answerKey: 'output',
   errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_RESPONSES_OVERFLOW_MESSAGE, 'input', status),
   errorEventFrame,
+  failedResponseFrame,
   malformedFrame: () => ({
     text: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":3,"delta":"Hel\n\n',
     tag: 'malformed',
