@@ -19,7 +19,11 @@ export type StreamFault =
   /** A data line with cut-off JSON after the first frame tagged `after`. */
   | { readonly type: 'malformed'; readonly after: FrameTag }
   /** An error event (the service is overloaded, unless `error` says otherwise) after the first frame tagged `after`. */
-  | { readonly type: 'error_event'; readonly after: FrameTag; readonly error?: StreamErrorKind }
+  /**
+   * `asFailedResponse`: the failure comes as the response's own failed ending, not an error event (OpenAI
+   * Responses' `response.failed`, the error in `response.error`); only a protocol with such an ending can.
+   */
+  | { readonly type: 'error_event'; readonly after: FrameTag; readonly error?: StreamErrorKind; readonly asFailedResponse?: boolean }
   /** The stream closes without the frames that end the response. */
   | { readonly type: 'drop_end' }
   /** Framing events (and, where sequence numbers allow, every event) sent twice. */
@@ -29,7 +33,12 @@ export type StreamFault =
   /** Every frame tagged `tag` left out (a proxy that drops events it does not pass on); the rest as sent. */
   | { readonly type: 'without'; readonly tag: FrameTag }
   /** The response's first block (its start, deltas and end) comes before the event that opens the response, which follows it. */
-  | { readonly type: 'content_before_start' };
+  | { readonly type: 'content_before_start' }
+  /**
+   * After the first frame tagged `after`, an event of the same name whose data is the JSON `null` (a gateway that
+   * writes an empty event so): the SDKs parse it and hand the adapter `null`. The rest as sent.
+   */
+  | { readonly type: 'null_data'; readonly after: FrameTag };
 
 export type Behaviour =
   /** The model produces this turn over a well-formed stream. */

@@ -339,6 +339,35 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'deltas_by_item_id_alone',
+    title:
+      'a stream whose deltas say their item by item_id alone (no output_index, as a compatible server or a gateway that trims events may send them) streams the text and the arguments as they come',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Lima.' },
+          { type: 'tool_call', id: 'call_i1', name: 'get_weather', args: '{"city":"Lima"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        deltasByItemIdAlone: true,
+      },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Lima.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_i1', name: 'get_weather', args: { city: 'Lima' } }],
+      );
+      if (!streams && deltas.length === 0) return;
+      assert.equal(streamedText(deltas), 'Checking Lima.', 'the text deltas add up to the text');
+      const args = deltas.map((d) => (d.kind === 'tool_args' ? d.json : '')).join('');
+      assert.equal(args, '{"city":"Lima"}', "the argument deltas add up to the call's arguments");
+    },
+  },
+  {
     id: 'empty_text_block_without_credential',
     title:
       'an empty text block before a tool call sends no empty text delta from a client given no key either (a gateway that adds the key itself), where no credential scrubber stands between the adapter and the listener',
@@ -1087,6 +1116,22 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'null_event_in_stream',
+    title:
+      'an event whose data is JSON null in the middle of a stream (a gateway writing an empty event so; the SDK hands it on as null) is skipped: the reply and its deltas are what the other events say',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'null_data', after: 'text_delta' },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      if (!streams && deltas.length === 0) return;
+      assert.equal(streamedText(deltas), TEXT, 'the text deltas add up to the text');
+    },
+  },
+  {
     id: 'stream_without_final_event',
     title: 'a stream that closes without its final event ends as transport_error{malformed_stream}, not a reply',
     behaviour: {
@@ -1142,6 +1187,32 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       kind: 'stream_fault',
       turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
       fault: { type: 'error_event', after: 'text_delta', error: 'rate_limited' },
+    },
+    check({ result }) {
+      expectTransport(result, 'rate_limited');
+    },
+  },
+  {
+    id: 'rate_limit_event_told_by_type_alone',
+    title:
+      'a rate-limit error event inside a 200 stream told by its type alone (OpenAI `tokens`, code null) ends as transport_error{rate_limited}, not a server error',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'rate_limited_by_type' },
+    },
+    check({ result }) {
+      expectTransport(result, 'rate_limited');
+    },
+  },
+  {
+    id: 'rate_limit_failure_told_by_type_alone',
+    title:
+      'a response that ends failed mid-stream (OpenAI Responses response.failed) with a rate-limit error told by its type alone (`tokens`, no code) ends as transport_error{rate_limited}, not a server error',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'rate_limited_by_type', asFailedResponse: true },
     },
     check({ result }) {
       expectTransport(result, 'rate_limited');

@@ -151,7 +151,8 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
           if (behaviour.fault.failsWith) return { unsupported: NO_FETCH };
           return { result: transportError('network', { message: 'connection reset mid-stream' }), deltas: first };
         case 'error_event':
-          if (behaviour.fault.error === 'rate_limited') return { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first };
+          if (behaviour.fault.error === 'rate_limited' || behaviour.fault.error === 'rate_limited_by_type')
+            return { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first };
           if (behaviour.fault.error === 'request_timeout') return { result: transportError('timeout', { message: 'Request timed out' }), deltas: first };
           return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
         case 'stall_after_end':
@@ -161,6 +162,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'without':
         case 'duplicate':
         case 'content_before_start':
+        case 'null_data':
           return { unsupported: NO_WIRE };
       }
     }

@@ -1,7 +1,7 @@
 /** A contract behaviour as the bytes a provider sends: a wire plan in its protocol. */
 import type { Behaviour } from './behaviours.ts';
-import { duplicated, insertAfter, movedAfter, upToNth, withoutTags } from '../wire-fakes/faults.ts';
-import { UnsupportedOnWire, type WireTurn } from '../wire-fakes/turn.ts';
+import { duplicated, insertAfter, movedAfter, nullDataAfter, upToNth, withoutTags } from '../wire-fakes/faults.ts';
+import { type ErrorKind, type StreamErrorKind, UnsupportedOnWire, type WireTurn } from '../wire-fakes/turn.ts';
 import type { WirePlan } from '../wire-fakes/plan.ts';
 import { jsonPlan, streamPlan } from '../wire-fakes/plan.ts';
 import type { ProtocolKit } from '../wire-fakes/protocol.ts';
@@ -27,6 +27,12 @@ function quotingIn(turn: WireTurn, credential: string | undefined): WireTurn {
     ...turn,
     blocks: turn.blocks.map((block) => (block.type === 'text' ? { ...block, text: write(block.text) } : { ...block, args: write(block.args) })),
   };
+}
+
+/** The HTTP error a stream's error event is when the request did not stream: a rate limit told by its type alone is the 429 it is. */
+function answeredAs(error: StreamErrorKind | undefined): ErrorKind {
+  if (error === undefined) return 'overloaded';
+  return error === 'rate_limited_by_type' ? 'rate_limited' : error;
 }
 
 /** Throws UnsupportedOnWire when the provider cannot produce the behaviour. */
@@ -68,6 +74,11 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
           return streamPlan(insertAfter(frames, fault.after, kit.malformedFrame()));
         case 'error_event':
           // After the error event the server closes the stream, as the APIs do.
+          if (fault.asFailedResponse) {
+            if (kit.failedResponseFrame === undefined)
+              throw new UnsupportedOnWire(`${kit.provider} has no failed ending of a response: a failure mid-stream comes as an error event`);
+            return streamPlan([...upToNth(frames, fault.after), kit.failedResponseFrame(fault.error ?? 'overloaded')]);
+          }
           return streamPlan([...upToNth(frames, fault.after), kit.errorEventFrame(fault.error ?? 'overloaded')]);
         case 'drop_end':
           return streamPlan(withoutTags(frames, kit.endTags));
@@ -77,6 +88,8 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
           return streamPlan(frames, 'stall');
         case 'without':
           return streamPlan(withoutTags(frames, [fault.tag]));
+        case 'null_data':
+          return streamPlan(nullDataAfter(frames, fault.after));
         case 'content_before_start':
           if (kit.contentBeforeStart !== undefined) throw new UnsupportedOnWire(kit.contentBeforeStart);
           return streamPlan(movedAfter(frames, 'start', 'block_stop'));
@@ -99,7 +112,7 @@ export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body:
   if (streams) return wirePlanFor(kit, behaviour);
   if (behaviour.kind === 'turn') return jsonPlan(200, kit.completeBody(behaviour.quotesCredential ? quotingIn(behaviour.turn, undefined) : behaviour.turn));
   if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'error_event') {
-    const answer = kit.errorAnswer(behaviour.fault.error ?? 'overloaded');
+    const answer = kit.errorAnswer(answeredAs(behaviour.fault.error));
     return jsonPlan(answer.status, answer.body, { ...answer.headers });
   }
   return wirePlanFor(kit, behaviour);
@@ -132,7 +145,7 @@ export function nonStreamingPlanFor(kit: ProtocolKit, behaviour: Behaviour, opti
     return jsonPlan(200, rest);
   }
   if (behaviour.kind === 'stream_fault') {
-    const answer = kit.errorAnswer(behaviour.fault.type === 'error_event' ? (behaviour.fault.error ?? 'overloaded') : 'overloaded');
+    const answer = kit.errorAnswer(behaviour.fault.type === 'error_event' ? answeredAs(behaviour.fault.error) : 'overloaded');
     return jsonPlan(answer.status, answer.body, { ...answer.headers });
   }
   return wirePlanFor(kit, behaviour, options);

@@ -37,3 +37,13 @@ export function insertAfter(frames: readonly Frame[], tag: FrameTag, extra: Fram
   if (i < 0) return [...frames, extra];
   return [...frames.slice(0, i + 1), extra, ...frames.slice(i + 1)];
 }
+
+/**
+ * A frame like the first tagged `tag` (its SSE event name, if any) whose data is the JSON `null`, inserted right
+ * after it (at the end when there is none): what a gateway that writes an empty event as `data: null` sends.
+ */
+export function nullDataAfter(frames: readonly Frame[], tag: FrameTag): Frame[] {
+  const like = frames.find((f) => f.tag === tag) ?? frames.at(-1);
+  const eventLine = like?.text.split('\n').find((line) => line.startsWith('event: '));
+  return insertAfter(frames, tag, { text: `${eventLine ? `${eventLine}\n` : ''}data: null\n\n`, tag: 'other' });
+}

@@ -153,6 +153,10 @@ export function openAIErrorBody(message: string, type: string, code: string | nu
   return { error: { message, type, param, code } };
 }
 
+/** OpenAI's words for a tokens-per-minute rate limit. */
+export const OPENAI_TPM_MESSAGE =
+  'Rate limit reached for gpt-4o in organization org-wirefake on tokens per min (TPM): Limit 30000, Used 30000, Requested 512. Please try again in 1.024s.';
+
 export const OPENAI_CHAT_OVERFLOW_MESSAGE =
   "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.";
 
@@ -181,11 +185,7 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
     case 'rate_limited':
       return {
         status: status ?? 429,
-        body: openAIErrorBody(
-          'Rate limit reached for gpt-4o in organization org-wirefake on tokens per min (TPM): Limit 30000, Used 30000, Requested 512. Please try again in 1.024s.',
-          'tokens',
-          'rate_limit_exceeded',
-        ),
+        body: openAIErrorBody(OPENAI_TPM_MESSAGE, 'tokens', 'rate_limit_exceeded'),
       };
     case 'quota':
       // Sent as a 429, like a rate limit, with a retry-after: only the error's type says retrying cannot help.
@@ -216,6 +216,7 @@ export const openAIChatWire: ProtocolKit = {
   // A data chunk holding the error body, as the API sends an error that happens mid-stream.
   errorEventFrame: (kind) => {
     if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout error inside a Chat Completions stream');
+    if (kind === 'rate_limited_by_type') return sseFrame(null, openAIErrorBody(OPENAI_TPM_MESSAGE, 'tokens', null), 'error');
     return sseFrame(null, openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages').body, 'error');
   },
   malformedFrame: () => ({

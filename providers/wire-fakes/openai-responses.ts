@@ -8,7 +8,7 @@ import { sseFrame } from './plan.ts';
 import type { ProtocolKit } from './protocol.ts';
 import type { StreamErrorKind, TurnStop, WireTurn } from './turn.ts';
 import { UnsupportedOnWire, pieces, refuseCutCallWhole, refuseLimitAfterWholeCall } from './turn.ts';
-import { openAIErrorAnswer } from './openai-chat.ts';
+import { OPENAI_TPM_MESSAGE, openAIErrorAnswer } from './openai-chat.ts';
 
 const MODEL = 'gpt-4.1-2025-04-14';
 const RESPONSE_ID = 'resp_wirefake000000000000000001';
@@ -113,6 +113,13 @@ function withoutIds(data: Record<string, unknown>): Record<string, unknown> {
   return { ...rest, item };
 }
 
+/** An event that names its item by `item_id` with no `output_index`; the item events (which carry no `item_id`) keep theirs. */
+function byItemIdAlone(data: Record<string, unknown>): Record<string, unknown> {
+  if (!('item_id' in data)) return data;
+  const { output_index: _outputIndex, ...rest } = data;
+  return rest;
+}
+
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallWhole(turn, 'OpenAI Responses');
   refuseLimitAfterWholeCall(turn, 'OpenAI Responses');
@@ -120,7 +127,13 @@ function streamFrames(turn: WireTurn): Frame[] {
   const frames: Frame[] = [];
   let seq = 0;
   const push = (type: string, data: Record<string, unknown>, tag: FrameTag) =>
-    frames.push(sseFrame(type, { type, sequence_number: seq++, ...(turn.withoutItemIds ? withoutIds(data) : data) }, tag));
+    frames.push(
+      sseFrame(
+        type,
+        { type, sequence_number: seq++, ...(turn.withoutItemIds ? withoutIds(data) : turn.deltasByItemIdAlone ? byItemIdAlone(data) : data) },
+        tag,
+      ),
+    );
 
   push('response.created', { response: responseObject(turn, 'in_progress', []) }, 'start');
   push('response.in_progress', { response: responseObject(turn, 'in_progress', []) }, 'start');
@@ -138,6 +151,8 @@ function streamFrames(turn: WireTurn): Frame[] {
       for (const delta of pieces(block.text)) {
         push('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] }, 'text_delta');
       }
+      // Arguments for a message item, which cannot hold them.
+      if (turn.strayDeltas) push('response.function_call_arguments.delta', { item_id, output_index, delta: '{"stray":' }, 'other');
       push('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }, 'other');
       push(
         'response.content_part.done',
@@ -169,6 +184,8 @@ function streamFrames(turn: WireTurn): Frame[] {
     for (const delta of block.args ? pieces(block.args) : []) {
       push('response.function_call_arguments.delta', { item_id, output_index, delta }, 'args_delta');
     }
+    // Text for a function_call item, which cannot hold it.
+    if (turn.strayDeltas) push('response.output_text.delta', { item_id, output_index, content_index: 0, delta: 'stray text', logprobs: [] }, 'other');
     if (cutLastCall && output_index === turn.blocks.length - 1) return; // cut by the token limit: never done
     push('response.function_call_arguments.done', { item_id, output_index, arguments: block.args }, 'other');
     push(
@@ -241,10 +258,36 @@ function errorEventFrame(kind: StreamErrorKind): Frame {
       'error',
     );
   }
+  if (kind === 'rate_limited_by_type') {
+    // Nested under `error`, its type said and its code null: only the type says a rate limit.
+    return sseFrame(
+      'error',
+      { type: 'error', sequence_number: 9_999, error: { type: 'tokens', code: null, message: OPENAI_TPM_MESSAGE, param: null } },
+      'error',
+    );
+  }
   const { error } = openAIErrorAnswer(kind, OPENAI_RESPONSES_OVERFLOW_MESSAGE, 'input').body as {
     error: { message: string; code: string | null; param: string | null };
   };
   return sseFrame('error', { type: 'error', sequence_number: 9_999, code: error.code, message: error.message, param: error.param }, 'error');
+}
+
+/**
+ * A `response.failed` ending: the error in `response.error`, with the code the API gives it
+ * (`rate_limit_exceeded`, `server_error`). For `rate_limited_by_type`, its type (`tokens`) and
+ * no code: the API's own ResponseError has a code and no type; a compatible server that copies
+ * Chat's error object into it sends the type.
+ */
+function failedResponseFrame(kind: StreamErrorKind): Frame {
+  if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout failure of a Responses response');
+  const error =
+    kind === 'rate_limited_by_type'
+      ? { type: 'tokens', code: null, message: OPENAI_TPM_MESSAGE }
+      : kind === 'overloaded'
+        ? { code: 'server_error', message: 'The server is overloaded or not ready yet.' }
+        : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
+  const turn: WireTurn = { blocks: [], stop: 'end', usage: { input: 0, output: 0 } };
+  return sseFrame('response.failed', { type: 'response.failed', sequence_number: 9_999, response: responseObject(turn, 'failed', [], { error }) }, 'error');
 }
 
 export const openAIResponsesWire: ProtocolKit = {
@@ -255,6 +298,7 @@ export const openAIResponsesWire: ProtocolKit = {
   answerKey: 'output',
   errorAnswer: (kind, status) => openAIErrorAnswer(kind, OPENAI_RESPONSES_OVERFLOW_MESSAGE, 'input', status),
   errorEventFrame,
+  failedResponseFrame,
   malformedFrame: () => ({
     text: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":3,"delta":"Hel\n\n',
     tag: 'malformed',

@@ -27,6 +27,11 @@ export interface ProtocolKit {
   errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer;
   /** An error event inside a 200 stream, saying the service is overloaded, the rate limit was hit or the request timed out. */
   errorEventFrame(kind: StreamErrorKind): Frame;
+  /**
+   * The failure as the response's own failed ending (OpenAI Responses' `response.failed`, the error in
+   * `response.error`), where the protocol has one; absent where it has none.
+   */
+  failedResponseFrame?(kind: StreamErrorKind): Frame;
   /** A data line whose JSON is cut off. */
   malformedFrame(): Frame;
   /** Frames that carry the end of the response; dropping them leaves a stream without its end. */

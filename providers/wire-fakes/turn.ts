@@ -129,10 +129,21 @@ export interface WireTurn {
    * block type, which that block cannot hold: an `input_json_delta` in a text
    * block and a `text_delta` in a `tool_use` block (as a compatible server or a
    * proxy that renumbers blocks may). The Messages API never does (in every
-   * recorded stream each delta matches its block). Protocols whose deltas do not
-   * name a block of another type send the turn as usual.
+   * recorded stream each delta matches its block). The OpenAI Responses stream
+   * likewise sends a `function_call_arguments.delta` naming each message item
+   * and an `output_text.delta` naming each function_call item (no recorded
+   * stream does). Protocols whose deltas do not name a block of another type
+   * send the turn as usual.
    */
   readonly strayDeltas?: boolean;
+  /**
+   * OpenAI Responses: each event about part of an item (text, arguments,
+   * content parts) names its item by `item_id` alone, with no `output_index`;
+   * the events that add and finish an item keep theirs (as a Responses-compatible
+   * server or a gateway that trims events may send them; every recorded stream
+   * carries both). Protocols with no item ids ignore it.
+   */
+  readonly deltasByItemIdAlone?: boolean;
 }
 
 /** For protocols (or bodies) where a call last at the token limit cannot be told whole. */
@@ -176,8 +187,13 @@ export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'qu
  * The failures a provider may report inside a 200 stream, as an error event.
  * `request_timeout`: the provider gave up on the request mid-answer (Anthropic's
  * `timeout_error`); OpenAI documents no such event.
+ * `rate_limited_by_type`: a rate limit told by the error's type alone: OpenAI's
+ * rate-limit type (`tokens`, a tokens-per-minute limit) with `code: null`, as a
+ * compatible server or a gateway that drops the code may send it (OpenAI itself
+ * also sends `code: rate_limit_exceeded`; its server errors carry `code: null`).
+ * Anthropic's rate limits are always told by their type: the same as `rate_limited`.
  */
-export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'request_timeout';
+export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout';
 
 /** Thrown by a protocol module for a turn its provider cannot produce. */
 export class UnsupportedOnWire extends Error {
