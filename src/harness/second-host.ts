@@ -239,6 +239,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(options.seams?.store ? { make: options.seams.store } : {}),
     sqlite: mode === 'production' && scenario.hosts === undefined,
     track: (work) => clock.track(work),
+    sleep: (ms) => clock.sleep(ms),
   });
   const store = world.store;
   let inbox: InboxDriver | undefined;

@@ -11,8 +11,8 @@
  *
  * Every path must refuse a refused row with exactly its line, accept an accepted
  * one, and run none of its tools. What `loopgate run` prints is every line the
- * check finds, not only the first: that list must hold the row's line and no
- * other (a line about a tool that is there, say, sends the user after a
+ * check finds, not only the first: that list must hold the row's line (or, for
+ * an agent with several problems, the row's `listed` lines) and no other (a line about a tool that is there, say, sends the user after a
  * problem the agent does not have).
  */
 import { EventLog, loopDeps, type Agent, type ModelClient } from '../../kernel/index.ts';
@@ -98,7 +98,7 @@ async function checkRow(row: RefusalRow): Promise<CheckResult[]> {
     checks.push({ name: `built by ${path.name}`, passed, message: passed ? actual : `expected ${expected}; got ${actual}`, expected, actual });
   }
   const lines = (await inspectFactory(() => row.agent())).problems;
-  const only = row.refused === undefined ? [] : [row.refused];
+  const only = row.listed ?? (row.refused === undefined ? [] : [row.refused]);
   const listed = JSON.stringify(lines) === JSON.stringify(only);
   checks.push({
     name: 'check lists only its line',

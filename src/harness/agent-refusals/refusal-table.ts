@@ -48,6 +48,12 @@ export interface RefusalRow {
   readonly agent: () => Agent;
   /** The line the agent is refused with; undefined: the agent is accepted. */
   readonly refused?: string;
+  /**
+   * Every line the check lists, for an agent with more than one problem (a
+   * config check lists them all, the refused line first); absent: the refused
+   * line alone.
+   */
+  readonly listed?: readonly string[];
 }
 
 type Edit = (a: Agent & { tools: AnyToolDeclaration[] }) => Agent;
@@ -408,6 +414,32 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a deny given as one string',
     agent: withLayers([odd({ name: 'global', deny: 'send_receipt' })]),
     refused: 'visibility layer "global": deny must be a list of non-empty tool names or patterns',
+  },
+  // --- more than one problem: the check lists each (deps.ts agentToolProblems) ---
+  {
+    id: 'listed/broken-tool-and-broken-policy',
+    title: 'a broken tool and a policy rule of an unknown decision: the check lists both',
+    agent: edit((a) => ({
+      ...a,
+      tools: [...a.tools, tool('cancel_order', 'STATEFUL', { run: odd('cancel') })],
+      policy: { rules: [{ id: 'r', tools: ['issue_refund'], decision: odd('block') }] },
+    })),
+    refused: 'tool "cancel_order": run must be a function',
+    listed: ['tool "cancel_order": run must be a function', 'policy rule "r": decision must be allow, deny or ask (got "block")'],
+  },
+  {
+    id: 'listed/broken-tool-and-a-layer-typo',
+    title: 'a broken tool and a visibility layer naming a tool one letter off: the check lists both',
+    agent: edit((a) => ({
+      ...a,
+      tools: [...a.tools, tool('cancel_order', 'STATEFUL', { run: odd('cancel') })],
+      visibility: [{ name: 'global', deny: ['send_reciept', 'cancel_order'] }],
+    })),
+    refused: 'tool "cancel_order": run must be a function',
+    listed: [
+      'tool "cancel_order": run must be a function',
+      'visibility layer "global": deny[0]: "send_reciept" is not a registered tool; did you mean "send_receipt"?',
+    ],
   },
   // --- prompt fragments (assembler.ts) ---
   {

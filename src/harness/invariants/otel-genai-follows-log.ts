@@ -5,7 +5,9 @@
  * OpenTelemetry's `InMemorySpanExporter`, and each `chat` span's
  * `gen_ai.usage.input_tokens` / `gen_ai.usage.output_tokens` and
  * `gen_ai.request.model` are held to the `model.result` usage and the
- * `model.request` model of the same turn, step and attempt in the log; each
+ * `model.request` model of the same turn, step and attempt in the log (a chat
+ * span must carry the model, `loopgate.step` and `loopgate.attempt`: without them
+ * it is joined to nothing and judged on nothing — seed 12, `runner.ts:549`); each
  * `execute_tool` span's `gen_ai.tool.name` to the call its `gen_ai.tool.call.id`
  * names in the log; and that call id itself to the calls of the span's turn and
  * step in the log (the assistant message's tool calls, the started and answered
@@ -113,9 +115,13 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
     if (a[OPERATION] !== 'chat') continue;
     const key = `${String(a['loopgate.turn'])}/${String(a['loopgate.step'])}/${String(a['loopgate.attempt'])}`;
     const where = `span "${span.name}" (turn/step/attempt ${key})`;
+    // Every model call is sent to a named model at a known step and attempt: a chat span without them
+    // cannot be joined to its request (nor told from a retry of it), and a GenAI consumer groups by the model.
+    for (const attribute of ['loopgate.step', 'loopgate.attempt'])
+      if (typeof a[attribute] !== 'number') return `${where}: no ${attribute}, so the call cannot be joined to the log's model.request`;
+    if (typeof a[MODEL] !== 'string') return `${where}: no ${MODEL}, but every model call the loop makes names its model`;
     const model = models.get(key);
-    if (model !== undefined && a[MODEL] !== undefined && a[MODEL] !== model)
-      return `${where}: ${MODEL} is ${String(a[MODEL])}, but the log's request went to ${model}`;
+    if (model !== undefined && a[MODEL] !== model) return `${where}: ${MODEL} is ${String(a[MODEL])}, but the log's request went to ${model}`;
     if (!results.has(key)) continue;
     const usage = results.get(key);
     for (const [attribute, logged] of [

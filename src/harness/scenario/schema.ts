@@ -655,6 +655,11 @@ export const scenarioSchema = z
     store: z
       .strictObject({
         failAppends: z.array(positiveInt).default([]).describe('Which appends (1-based) fail'),
+        slowAppends: z
+          .array(z.strictObject({ append: positiveInt, ms: ms.describe('Virtual time the write takes before it lands (or fails)') }))
+          .min(1)
+          .optional()
+          .describe('Slow writes: the append (1-based, whole case) is in flight this long, so a cancel or a message can arrive while the loop waits for it'),
         failWriteAheads: z
           .array(positiveInt)
           .optional()

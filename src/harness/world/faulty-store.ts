@@ -14,6 +14,8 @@
  *   fail — the append holding the n-th client message's `inbox.received` (a
  *   message posted while a turn runs: its write, not the turn's), storing
  *   nothing;
+ * - `store.slowAppends`: which appends are in flight for a while (virtual time)
+ *   before they land or fail, so a cancel or a message can arrive meanwhile;
  * - `store.tornAppends`: which appends are torn — the first `keep` records of the
  *   batch land, then the write fails (a store that breaks the atomic-batch rule);
  * - a crash severs the dead process's connection: it writes nothing more (a write
@@ -81,6 +83,8 @@ export interface WorldStoreOptions {
   readonly sqlite?: boolean;
   /** Holds the virtual clock while a write is in flight (a SQLite write commits on a later turn of the event loop). */
   readonly track?: <T>(work: Promise<T>) => Promise<T>;
+  /** Waits this much virtual time (for `store.slowAppends`). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export class WorldStore {
@@ -89,6 +93,9 @@ export class WorldStore {
   readonly #track: (<T>(work: Promise<T>) => Promise<T>) | undefined;
   readonly #faults: FaultLog;
   readonly #failAppends: ReadonlySet<number>;
+  /** Append (1-based) → the virtual time it is in flight. */
+  readonly #slowAppends: ReadonlyMap<number, number>;
+  readonly #sleep: ((ms: number) => Promise<void>) | undefined;
   readonly #failWriteAheads: ReadonlySet<number>;
   /** Start records of STATEFUL or CRITICAL calls handed to the store so far (each counted once, in the first batch holding it). */
   #writeAheads = 0;
@@ -124,6 +131,8 @@ export class WorldStore {
   constructor(spec: Scenario['store'], faults: FaultLog, options: WorldStoreOptions = {}) {
     this.#faults = faults;
     this.#failAppends = new Set(spec?.failAppends ?? []);
+    this.#slowAppends = new Map((spec?.slowAppends ?? []).map((a) => [a.append, a.ms]));
+    this.#sleep = options.sleep;
     this.#failWriteAheads = new Set(spec?.failWriteAheads ?? []);
     this.#failReceipts = new Set(spec?.failReceipts ?? []);
     this.#tornAppends = new Map((spec?.tornAppends ?? []).map((t) => [t.append, t.keep]));
@@ -334,6 +343,11 @@ export class WorldStore {
   async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     const attempt = ++this.#attempts;
     this.#written.add(conversationId);
+    const slow = this.#slowAppends.get(attempt);
+    if (slow !== undefined && this.#sleep) {
+      this.#faults.record(`store append ${attempt} in flight for ${slow} ms`);
+      await this.#sleep(slow); // on its way to the store: not yet handed over
+    }
     if (this.#failAppends.has(attempt)) {
       this.#faults.record(`store append ${attempt} fails`);
       this.#failed.push(attempt);
