@@ -370,6 +370,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       },
       ...(scenario.hosts !== undefined ? { hosts: scenario.hosts } : {}),
       ...(scenario.follow === 'live' ? { followLive: true } : {}),
+      ...(scenario.secretsOnReopen ? { secretsOnReopen: scenario.secretsOnReopen } : {}),
       ...(listener ? { listener } : {}),
       store: world,
       // The case's loop limits travel with the agent, as a team's own agent carries them (host-config.ts).
