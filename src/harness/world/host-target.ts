@@ -51,6 +51,7 @@ import { traceTurn, type CaseRecording } from './case-recording.ts';
 import { followAfterTheCase, type FollowRecord } from './follow-check.ts';
 import { LiveFollower, type LiveFollowRecord } from './live-follower.ts';
 import { sendBadRequests, type BadRequest } from './bad-requests.ts';
+import { followWithFailingRead, type SseReadFailure } from './sse-read-failure.ts';
 import type { ProcessStore, WorldStore } from './faulty-store.ts';
 import type { TeamListener } from './team-listener.ts';
 import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
@@ -398,6 +399,11 @@ export class HostTarget implements LoopUnderTest {
   /** After the case: what the README says the host refuses, sent to a host built as the case's (bad-requests.ts). */
   sendBadRequests(): Promise<readonly BadRequest[]> {
     return sendBadRequests(this.#world.config, this.#world.agent);
+  }
+
+  /** After the case, with the agent's secrets: a follow whose store read fails mid-stream (sse-read-failure.ts). */
+  followWithFailingRead(): Promise<SseReadFailure | undefined> {
+    return followWithFailingRead(this.#world.config, this.#world.agent);
   }
 
   /**
