@@ -1,10 +1,11 @@
 /**
  * After a production-host case whose agent has secrets, a UI follows a
  * conversation over the host's own SSE handler (`eventsHandler`) while the store
- * fails a read in the middle of the follow — after the catch-up read, when the
- * follower goes to the store for what came since — with an error whose message
- * names one of the agent's secrets (a driver error that prints its connection
- * URL with the password, a damaged record quoted in a parse error). The stream
+ * fails a read in the middle of the follow — after the catch-up read (of a
+ * conversation with nothing stored), when the follower goes to the store for
+ * what came since — with an error whose message names one of the agent's
+ * secrets (a driver error that prints its connection URL with the password, a
+ * damaged record quoted in a parse error). The stream
  * must end with an `event: error` message, redacted like everything else the
  * host serves; `sse-errors-redacted` judges the text the client received.
  *
@@ -54,25 +55,15 @@ class FailingReads extends MemoryEventStore {
 export async function followWithFailingRead(config: HostConfig, agent: Agent): Promise<SseReadFailure | undefined> {
   const secret = (agent.secrets ?? []).find((s) => s.length > 0);
   if (secret === undefined) return undefined;
-  const writer = new FailingReads(Number.POSITIVE_INFINITY, secret);
-  const build = (store: MemoryEventStore) =>
-    createHostFromConfig(config, {
-      store,
-      agent: () => agent,
-      modelClient: () => new ScriptedModelClient(Array.from({ length: 5 }, () => reply('Noted.'))),
-      env: {},
-      recover: false,
-    });
-  // A conversation with something stored, written by one host; followed through another whose store fails the second read.
-  const first = await build(writer);
-  try {
-    await first.handle(CONVERSATION, 'Hello.');
-  } finally {
-    first.halt();
-  }
-  const failing = new FailingReads(2, secret);
-  await failing.append(CONVERSATION, await writer.read(CONVERSATION));
-  const host = await build(failing);
+  // No turn is run (the case's agent may wait on the case's own clock): the catch-up read finds nothing stored, and the
+  // follower's next read, for what came since, is the one that fails.
+  const host = await createHostFromConfig(config, {
+    store: new FailingReads(2, secret),
+    agent: () => agent,
+    modelClient: () => new ScriptedModelClient([reply('Noted.')]),
+    env: {},
+    recover: false,
+  });
   const server = createServer(eventsHandler(host, { heartbeatMs: 0 }));
   try {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
