@@ -57,6 +57,7 @@ import { HostTarget, type HostPost, type SessionsHeld } from './world/host-targe
 import type { FollowRecord } from './world/follow-check.ts';
 import type { LiveFollowRecord } from './world/live-follower.ts';
 import type { BadRequest } from './world/bad-requests.ts';
+import type { SseReadFailure } from './world/sse-read-failure.ts';
 import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-driver.ts';
 import { directLoop, type LoopTarget } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
@@ -169,6 +170,8 @@ export interface ScenarioRun {
   readonly followedLive?: LiveFollowRecord;
   /** Production host: what the README says it refuses, sent after the case, and how it answered (host-refuses-bad-requests). */
   readonly badRequests?: readonly BadRequest[];
+  /** Production host with secrets: a follow whose store read failed mid-stream, as the client received it (sse-errors-redacted). */
+  readonly sseReadFailure?: SseReadFailure;
   /** Production host: each live process's conversations in memory once the case settled (host-keeps-sessions-bounded). */
   readonly sessionsHeld?: readonly SessionsHeld[];
   /** The agent's prompt fragments, and what each dynamic one gave while each request (in `requests`) was assembled. */
@@ -374,6 +377,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       },
       ...(scenario.hosts !== undefined ? { hosts: scenario.hosts } : {}),
       ...(scenario.follow === 'live' ? { followLive: true } : {}),
+      ...(scenario.secretsOnReopen ? { secretsOnReopen: scenario.secretsOnReopen } : {}),
       ...(listener ? { listener } : {}),
       store: world,
       // The case's loop limits travel with the agent, as a team's own agent carries them (host-config.ts).
@@ -483,6 +487,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // And a client sending what the README says the host refuses (bad-requests.ts).
   let followed: FollowRecord | undefined;
   let badRequests: readonly BadRequest[] | undefined;
+  let sseReadFailure: SseReadFailure | undefined;
   let followedLive: LiveFollowRecord | undefined;
   let sessionsHeld: readonly SessionsHeld[] | undefined;
   if (hostTarget) {
@@ -502,6 +507,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     try {
       followed = await hostTarget.followAfterTheCase();
       badRequests = await hostTarget.sendBadRequests();
+      sseReadFailure = await hostTarget.followWithFailingRead();
     } catch (error) {
       thrown = error;
     }
@@ -556,6 +562,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     ...(followed ? { followed } : {}),
     ...(followedLive ? { followedLive } : {}),
     ...(badRequests ? { badRequests } : {}),
+    ...(sseReadFailure ? { sseReadFailure } : {}),
     ...(sessionsHeld ? { sessionsHeld } : {}),
     prompt: prompt.result(),
     ...(wire ? { wire: { provider: scenario.provider.provider!, results: wire.results() } } : {}),

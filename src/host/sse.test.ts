@@ -4,8 +4,12 @@
  * `Last-Event-ID`, and receive every stored event exactly once, in order, with no
  * gap — each redacted — then an `end` message when the turn is over.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
@@ -14,7 +18,9 @@ import { supportTools } from '../../scenarios/example-agent/tools.ts';
 import { GatedModel } from '../../test/support/gated-model.ts';
 import { type SseMessage, sseMessages } from '../../test/support/sse-client.ts';
 import type { ModelClient } from '../kernel/index.ts';
+import type { EventStore } from '../stores/event-store.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
+import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { defaultHostConfig } from './config.ts';
 import { AgentHost } from './host.ts';
 import { eventsHandler } from './sse.ts';
@@ -27,7 +33,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-function hostOn(store: MemoryEventStore, model: ModelClient, secrets: string[] = []) {
+function hostOn(store: EventStore, model: ModelClient, secrets: string[] = []) {
   const prefix = Math.random().toString(36).slice(2, 8);
   let ids = 0;
   return new AgentHost({ config: defaultHostConfig(), store, model, tools: supportTools(new SupportBackend()), newId: () => `${prefix}-${ids++}`, secrets });
@@ -141,5 +147,32 @@ describe('GET /conversations/{id}/events (SSE)', () => {
     expect(await refused('/elsewhere')).toEqual([404, 'not found: GET /conversations/{id}/events']);
     expect(await refused('/conversations/c1/events', { method: 'POST' })).toEqual([405, 'POST is not allowed: GET /conversations/{id}/events']);
     await host.close();
+  });
+
+  it('a stored log with a hole is a server fault: SSE answers 500 naming the gap, as a POST does', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'loopgate-sse-hole-'));
+    try {
+      const path = join(folder, 'agent.db');
+      const first = new SqliteEventStore(path);
+      const writer = hostOn(first, new ScriptedModelClient([reply('Hi.')]));
+      await writer.handle('c1', 'hello');
+      await writer.close();
+      await first.close();
+      const raw = new DatabaseSync(path);
+      raw.prepare('DELETE FROM events WHERE conversation = ? AND seq = ?').run('c1', 2);
+      raw.close();
+
+      const store = new SqliteEventStore(path);
+      const host = hostOn(store, new ScriptedModelClient([reply('Hi again.')]));
+      const url = await serve(host);
+      const res = await fetch(`${url}/conversations/c1/events`);
+      const body = (await res.text()).trim();
+      expect([res.status, body]).toEqual([500, expect.stringContaining('record seq 2 is corrupt: the record is missing')]);
+      expect(await host.handle('c1', 'still there?')).toMatchObject({ status: 500 });
+      await host.close();
+      await store.close();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -14,6 +14,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InputError, type AnyEvent, type Redactor } from '../kernel/index.ts';
+import { StoreError } from '../stores/event-store.ts';
 import type { FollowOptions } from './follow.ts';
 
 /** What the handler needs from the host (an `AgentHost`). */
@@ -74,7 +75,9 @@ export async function streamEvents(
   } catch (error) {
     req.off('close', onClose);
     res.off('close', onClose);
-    return plain(res, error instanceof InputError ? 400 : 500, host.redact((error as Error)?.message ?? String(error)));
+    // A bad request is the client's (400); a store that cannot be read (a hole, a damaged record) is the server's, as a POST answers it.
+    const status = error instanceof InputError && !(error instanceof StoreError) ? 400 : 500;
+    return plain(res, status, host.redact((error as Error)?.message ?? String(error)));
   }
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',

@@ -24,6 +24,11 @@ export const followersReplayTheLog = defineInvariant({
   check: (run: ScenarioRun) => {
     const followed = run.followed;
     if (!followed || run.unreadable !== undefined) return undefined;
+    // Secrets the agent gained on a reopen (secretsOnReopen) are never shown, though stored before as plain text.
+    for (const [what, got] of [['the stream from the first event', followed.full] as const, ['the reconnect', followed.resumed] as const]) {
+      const message = got?.messages.find((m) => (run.scenario.secretsOnReopen ?? []).some((secret) => (m.data ?? '').includes(secret)));
+      if (message) return `${what} showed event id ${message.id ?? '?'} (${message.event ?? 'message'}) with a secret the host reopened with, unredacted`;
+    }
     const full = stream('the stream from the first event', followed.full, followed.stored);
     if (full !== undefined || !followed.resumed) return full;
     const after = Number(followed.resumed.lastEventId);

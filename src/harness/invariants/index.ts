@@ -32,6 +32,7 @@ import { approverAskedOnlyAboutStoredCalls } from './approver-asked-only-about-s
 import { followersReplayTheLog } from './followers-replay-the-log.ts';
 import { followersShowOnlyStored } from './followers-show-only-stored.ts';
 import { hostRefusesBadRequests } from './host-refuses-bad-requests.ts';
+import { sseErrorsRedacted } from './sse-errors-redacted.ts';
 import { hostKeepsSessionsBounded } from './host-keeps-sessions-bounded.ts';
 import { denialsSayWhy } from './denials-say-why.ts';
 import { spanMisuseRecorded } from './span-misuse-recorded.ts';
@@ -85,6 +86,7 @@ export const INVARIANTS: readonly Invariant[] = [
   followersReplayTheLog,
   followersShowOnlyStored,
   hostRefusesBadRequests,
+  sseErrorsRedacted,
   hostKeepsSessionsBounded,
   denialsSayWhy,
   argumentsValidated,

@@ -718,6 +718,12 @@ export const scenarioSchema = z
       })
       .optional(),
     secrets: z.array(z.string().min(4)).optional().describe('Values that must never reach the log or the trace'),
+    secretsOnReopen: z
+      .array(z.string().min(4))
+      .optional()
+      .describe(
+        "Values the agent's secrets gain when the host reopens after a crash (the secrets grow between processes; host: production): stored before as plain text, they must never be shown to a follower of the new process",
+      ),
     expect: expectationSchema,
     follow: z
       .literal('live')
@@ -779,6 +785,12 @@ export const scenarioSchema = z
     });
     if (crashed !== undefined)
       ctx.addIssue({ code: 'custom', path: ['inbox', crashed, 'crash'], message: 'a crash needs a reopen after it, or nothing checks what the crash left' });
+    if (scenario.secretsOnReopen !== undefined && (scenario.host !== 'production' || !scenario.inbox.some((e) => e.reopen)))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['secretsOnReopen'],
+        message: 'secretsOnReopen needs host: production and a reopen (the secrets a new host process starts with)',
+      });
     scenario.inbox.forEach((entry, index) => {
       if (entry.messageId !== undefined && scenario.host !== 'production')
         ctx.addIssue({

@@ -31,6 +31,7 @@
  */
 import {
   project,
+  redactDeep,
   type Agent,
   type CancelSource,
   type Clock,
@@ -50,6 +51,7 @@ import { traceTurn, type CaseRecording } from './case-recording.ts';
 import { followAfterTheCase, type FollowRecord } from './follow-check.ts';
 import { LiveFollower, type LiveFollowRecord } from './live-follower.ts';
 import { sendBadRequests, type BadRequest } from './bad-requests.ts';
+import { followWithFailingRead, type SseReadFailure } from './sse-read-failure.ts';
 import type { ProcessStore, WorldStore } from './faulty-store.ts';
 import type { TeamListener } from './team-listener.ts';
 import { LOOPGATE_CAPABILITIES } from '../loop-port/capabilities.ts';
@@ -83,6 +85,8 @@ export interface HostWorld {
   readonly others?: readonly OtherConversation[];
   /** A UI follows the case's conversation while the case runs (the scenario's `follow: live`; live-follower.ts). */
   readonly followLive?: boolean;
+  /** Secrets the agent gains from the first reopen on (the scenario's `secretsOnReopen`): values stored before as plain text. */
+  readonly secretsOnReopen?: readonly string[];
   /** A team's listener on the case's conversation's log, given each log the host opens (the scenario's `listener`). */
   readonly listener?: TeamListener;
 }
@@ -386,13 +390,20 @@ export class HostTarget implements LoopUnderTest {
   async followAfterTheCase(): Promise<FollowRecord | undefined> {
     const process = (this.#world.hosts ?? 1) > 1 ? this.#processes[0] : this.#current;
     if (!process || process.dead) return undefined;
-    const stored = this.#world.store.store.peek(this.#world.conversation).map((r) => ({ seq: r.seq, type: r.type, payload: r.payload }));
+    // Secrets gained on a reopen cover events stored before as plain text: a follower is shown them redacted.
+    const shown = (payload: unknown) => ((this.#world.secretsOnReopen ?? []).length > 0 ? redactDeep(payload, process.host.redact) : payload);
+    const stored = this.#world.store.store.peek(this.#world.conversation).map((r) => ({ seq: r.seq, type: r.type, payload: shown(r.payload) }));
     return followAfterTheCase(process.host, this.#world.conversation, stored);
   }
 
   /** After the case: what the README says the host refuses, sent to a host built as the case's (bad-requests.ts). */
   sendBadRequests(): Promise<readonly BadRequest[]> {
     return sendBadRequests(this.#world.config, this.#world.agent);
+  }
+
+  /** After the case, with the agent's secrets: a follow whose store read fails mid-stream (sse-read-failure.ts). */
+  followWithFailingRead(): Promise<SseReadFailure | undefined> {
+    return followWithFailingRead(this.#world.config, this.#world.agent);
   }
 
   /**
@@ -421,6 +432,9 @@ export class HostTarget implements LoopUnderTest {
 
   async #start(): Promise<Process> {
     const w = this.#world;
+    // A reopened process's agent declares the secrets it gained since the first process started.
+    const grown = this.#processes.length > 0 ? (w.secretsOnReopen ?? []) : [];
+    const withGrown = (agent: Agent): Agent => (grown.length > 0 ? { ...agent, secrets: [...(agent.secrets ?? []), ...grown] } : agent);
     const connection = w.store.connect();
     let process: Process | undefined;
     const lineOf = (conversation: string): Line | undefined => this.#lines.get(conversation);
@@ -458,7 +472,7 @@ export class HostTarget implements LoopUnderTest {
       agent: (context) => {
         const line = context.conversationId !== undefined ? lineOf(context.conversationId) : undefined;
         if (line) built.add(line.conversation);
-        return (line ?? this.#main).agent;
+        return withGrown((line ?? this.#main).agent);
       },
       clock: w.clock,
       random: w.random,

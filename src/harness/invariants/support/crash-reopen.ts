@@ -10,9 +10,10 @@
  * reopened must then resume from the last one — not refuse it — and the events
  * after it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { ScriptedModelClient } from '../../../../providers/fake/scripted.ts';
 import { reply } from '../../../../providers/fake/results.ts';
 import {
@@ -69,6 +70,8 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
       from = boundary;
     }
     await first.close();
+    const hole = await holeRefused(path, join(directory, 'hole.db'), durable, where);
+    if (hole) return hole;
 
     const reopened = new SqliteEventStore(path);
     try {
@@ -151,6 +154,35 @@ export async function crashReopenResume(run: ScenarioRun, crashAt: number): Prom
     return `${where}: ${(error as Error).stack ?? String(error)}`;
   } finally {
     rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The same file with one middle row deleted behind the store's back (a lost page,
+ * a hand edit): reading it must refuse, naming the missing seq — never renumber
+ * the rows after the hole into a history that looks whole.
+ */
+async function holeRefused(path: string, copy: string, durable: number, where: string): Promise<string | undefined> {
+  if (durable < 2) return undefined; // no middle row: a lost last row is a shorter log, which no read can tell
+  const missing = Math.floor((durable - 1) / 2);
+  copyFileSync(path, copy);
+  const raw = new DatabaseSync(copy);
+  try {
+    raw.prepare('DELETE FROM events WHERE conversation = ? AND seq = ?').run(CONVERSATION, missing);
+  } finally {
+    raw.close();
+  }
+  const store = new SqliteEventStore(copy);
+  try {
+    const read = await store.read(CONVERSATION);
+    return `${where}: with stored row ${missing} deleted from the file, the store read ${read.length} records instead of refusing the gap`;
+  } catch (error) {
+    const message = (error as Error).message;
+    if (!message.includes(`seq ${missing}`) || !message.includes('missing'))
+      return `${where}: with stored row ${missing} deleted from the file, the read failed without naming the missing seq: ${message}`;
+    return undefined;
+  } finally {
+    await store.close();
   }
 }
 
