@@ -52,6 +52,7 @@ export const SCENARIO_KEYS_WRITTEN: readonly string[] = Object.freeze([
   'claim',
   'store',
   'secrets',
+  'secretsOnReopen',
   'listener',
   'bystander',
   'follow',
@@ -82,7 +83,7 @@ export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): R
     ...(fallback ? { fallback } : {}),
   };
   out['inbox'] = scenario.inbox;
-  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'secrets', 'listener', 'bystander', 'follow'] as const)
+  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'secrets', 'secretsOnReopen', 'listener', 'bystander', 'follow'] as const)
     if (scenario[key] !== undefined) out[key] = scenario[key];
   out['expect'] = scenario.expect;
   return out;
