@@ -19,11 +19,11 @@ import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
 import { closestName } from '../../kernel/index.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
 import { REPORTERS } from '../../report/reporters.ts';
-import { parseReporters, removeReports, UnknownReporterError, writeReports } from '../../report/write.ts';
+import { parseReporters, UnknownReporterError, writeReports } from '../../report/write.ts';
 import { ensureDirectory } from '../../files/index.ts';
 import { printableLines } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
-import { whenInterrupted } from '../interrupt.ts';
+import { earlierReports } from '../earlier-reports.ts';
 import { DEFAULT_FUZZ_RUNS } from './fuzz-defaults.ts';
 import { BOUNDS } from '../arguments.ts';
 import { numberArg, UsageError } from '../usage-error.ts';
@@ -141,18 +141,10 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   const host = { agents: config.registry, ...testing.host };
   // Where reports and counterexamples go is settled before the first case runs.
   ensureDirectory(out, 'report directory');
-  // From here until its reports are written, an interrupted search (SIGINT, SIGTERM) leaves no report in `out`:
-  // neither its own nor one an earlier run left, which would pass for this one's (as `run` does).
-  const earlier = new Set<string>();
-  const removeEarlier = () => {
-    for (const name of removeReports(out, reporters)) earlier.add(name);
-  };
-  interrupt.stop = whenInterrupted(() => {
-    if (reporters.every((r) => r === 'console')) return 'no report was written';
-    removeEarlier();
-    return `no report was written to ${out}${earlier.size > 0 ? `; the reports an earlier run left there were removed (${[...earlier].join(', ')})` : ''}`;
-  });
-  removeEarlier();
+  // From here until its reports are written, an interrupt leaves no report in `out` (as `run`).
+  const earlier = earlierReports(out, reporters);
+  interrupt.stop = earlier.stop;
+  earlier.remove();
   const startedAt = new Date();
   let lastLine = 0;
   const result = await runFuzz({

@@ -27,11 +27,11 @@ import { createProgress } from '../../report/progress.ts';
 import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results.ts';
 import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
 import { REPORT_FILES, REPORTERS } from '../../report/reporters.ts';
-import { parseReporters, removeReports, writeReports } from '../../report/write.ts';
+import { parseReporters, writeReports } from '../../report/write.ts';
 import type { UpdateSink } from '../../harness/update/update-case.ts';
 import type { UpdateResult } from '../../harness/update/update-scenario.ts';
 import { EXIT } from '../exit-codes.ts';
-import { whenInterrupted } from '../interrupt.ts';
+import { earlierReports } from '../earlier-reports.ts';
 import { BOUNDS } from '../arguments.ts';
 import { numberArg, UsageError } from '../usage-error.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
@@ -244,17 +244,9 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   const config = await loadConfig({ path: args.config });
   const out = args.out ?? config.out ?? defaultReportDir(config);
   const reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
-  // From here until its reports are written, an interrupted run (SIGINT, SIGTERM) leaves no report in `out`: neither
-  // its own nor one an earlier run left, which would pass for this run's (probe 31). The baseline it reads is kept.
-  const earlier = new Set<string>();
-  const removeEarlier = () => {
-    for (const name of removeReports(out, reporters, args.baseline ? [args.baseline] : [])) earlier.add(name);
-  };
-  interrupt.stop = whenInterrupted(() => {
-    if (reporters.every((r) => r === 'console')) return 'no report was written';
-    removeEarlier();
-    return `no report was written to ${out}${earlier.size > 0 ? `; the reports an earlier run left there were removed (${[...earlier].join(', ')})` : ''}`;
-  });
+  // From here until its reports are written, an interrupt leaves no report in `out`; the baseline it reads is kept.
+  const earlier = earlierReports(out, reporters, args.baseline ? [args.baseline] : []);
+  interrupt.stop = earlier.stop;
   const shard = args.shard !== undefined ? parseShard(args.shard) : undefined;
   const grep = args.grep !== undefined ? parseGrep(args.grep) : undefined;
   const hosts = args.host !== undefined ? parseHosts(args.host) : (config.hosts ?? DEFAULT_HOSTS);
@@ -298,7 +290,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   if (args.updateBaseline && args.baseline) ensureDirectory(dirname(resolve(args.baseline)), 'baseline directory');
   if (writesFiles) ensureDirectory(out, 'report directory');
   // The reports an earlier run left are gone before any case runs: whatever stops this run, none passes for its own.
-  if (writesFiles) removeEarlier();
+  if (writesFiles) earlier.remove();
 
   const startedAt = new Date();
   const progress = createProgress({ tty: io.tty, write: io.err, total: cases.length, ...(io.columns ? { columns: io.columns } : {}) });
