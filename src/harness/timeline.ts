@@ -21,12 +21,10 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
       order.set(entry, placeOf(current));
     },
   };
-  const requestAt = new Map<string, number>();
+  const requestAt = new Map<string, { at: number; seq: number }>();
   const requestIndex = new Map<string, number>(); // the n-th model.request: its index in the case's `requests` (step-requests.ts)
   let requests = 0;
-  const toolAt = new Map<string, { at: number; args: unknown }>();
-  const requestSeq = new Map<string, number>();
-  const toolSeq = new Map<string, number>();
+  const toolAt = new Map<string, { at: number; args: unknown; seq: number }>();
   for (const e of run.log.events) {
     if (e.opaque) continue;
     const event = e as LogEvent;
@@ -40,15 +38,15 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
         break;
       case 'model.request': {
         const key = `${event.payload.turn}:${event.payload.step}:${event.payload.attempt}`;
-        requestAt.set(key, event.at);
-        requestSeq.set(key, event.seq);
+        requestAt.set(key, { at: event.at, seq: event.seq });
         requestIndex.set(key, requests++);
         break;
       }
       case 'model.result': {
         const key = `${event.payload.turn}:${event.payload.step}:${event.payload.attempt}`;
-        const start = requestAt.get(key) ?? event.at;
-        current = requestSeq.get(key) ?? event.seq; // placed where it started, as its time is
+        const request = requestAt.get(key);
+        const start = request?.at ?? event.at;
+        current = request?.seq ?? event.seq; // placed where it started, as its time is
         const r = event.payload.result;
         const ok = r.type === 'reply' || r.type === 'tool_use';
         out.push({
@@ -101,14 +99,11 @@ export function buildTimeline(run: ScenarioRun): TimelineEntry[] {
         });
         break;
       case 'tool.started':
-        if (!toolAt.has(event.payload.callId)) {
-          toolAt.set(event.payload.callId, { at: event.at, args: event.payload.args });
-          toolSeq.set(event.payload.callId, event.seq);
-        }
+        if (!toolAt.has(event.payload.callId)) toolAt.set(event.payload.callId, { at: event.at, args: event.payload.args, seq: event.seq });
         break;
       case 'tool.result': {
         const start = toolAt.get(event.payload.callId);
-        current = toolSeq.get(event.payload.callId) ?? event.seq;
+        current = start?.seq ?? event.seq;
         out.push({
           at: start?.at ?? event.at,
           kind: 'tool_call',
