@@ -39,11 +39,16 @@ export const inboxDeliveredOnce = defineInvariant({
     ),
 });
 
-/** An `inbox.returned` gives back at least one message: an empty one records nothing that happened. */
+/**
+ * An `inbox.returned` gives back at least one message (an empty one records nothing that happened) and says why:
+ * its reason is what `loopgate replay` prints beside the ids, the one record of why a customer's message went back.
+ */
 function returnsReturnSomething(run: ScenarioRun): string | undefined {
   for (const e of viewOf(run).known) {
-    if (e.type === 'inbox.returned' && e.payload.ids.length === 0)
-      return `event seq ${e.seq}: an inbox.returned that returns no message (turn ${e.payload.turn})`;
+    if (e.type !== 'inbox.returned') continue;
+    if (e.payload.ids.length === 0) return `event seq ${e.seq}: an inbox.returned that returns no message (turn ${e.payload.turn})`;
+    if (e.payload.reason.trim() === '')
+      return `event seq ${e.seq}: an inbox.returned of ${e.payload.ids.join(', ')} that does not say why (blank reason; turn ${e.payload.turn})`;
   }
   return undefined;
 }
