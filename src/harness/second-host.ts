@@ -135,6 +135,8 @@ export interface ScenarioRun {
   readonly responses: readonly ProviderCall[];
   /** `durableBefore[k]`: events the store held when event k of the final log was appended — what a crash at event k leaves. */
   readonly durableBefore: readonly number[];
+  /** The virtual time record `seq` of this run's conversation was stored by a write that succeeded whole (a slow write lands late); undefined if none did. */
+  readonly storedAt?: (seq: number) => number | undefined;
   /** The loop's own incremental projection when the run ended; undefined when no loop ran over the final log (the host could not open it). */
   readonly finalProjection: readonly Message[] | undefined;
   /** The loop configuration the scenario ran with. */
@@ -545,6 +547,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     eventOrder: faults.eventOrder,
     responses: recorded.responses,
     durableBefore: recorded.durableBefore,
+    storedAt: (seq) => world.storedAt(CASE_CONVERSATION, seq),
     finalProjection: finalProjection(recorded.loop),
     config,
     storeWrites: world.writes(),
@@ -787,6 +790,7 @@ async function bystanderWorld(
         eventOrder: faults.eventOrder,
         responses: recorded.responses,
         durableBefore: recorded.durableBefore,
+        storedAt: (seq) => parts.world.storedAt(BYSTANDER_CONVERSATION, seq),
         finalProjection: finalProjection(recorded.loop),
         config,
         lives: recorded.lives,

@@ -71,10 +71,12 @@ function answersOnlyWhatIsStored(run: ScenarioRun): string | undefined {
       // or, for a request sent after that (a client's retry of a message a turn already answered), as it is sent.
       // With several hosts a retry is looked up under the conversation's lock, which another host's turn may hold:
       // it is answered when that turn ends, as any message sent to a host that does not hold the lock is.
-      const due = Math.max(close.at, post.sentAt);
+      // "Closes" is when the close is stored (a slow write lands after the loop appended it), as the answer must wait for that.
+      const closedAt = (typeof close.seq === 'number' ? run.storedAt?.(close.seq) : undefined) ?? close.at;
+      const due = Math.max(closedAt, post.sentAt);
       const retry = run.posts.slice(0, i).some((p) => oneMessage(p, post, redact));
       if (summary === envelope.turns.at(-1) && post.answered.at > due && !(retry && (run.scenario.hosts ?? 1) > 1))
-        return `${where} was answered at ${post.answered.at} ms, but turn ${summary.turn}, which it reports, closed at ${close.at} ms${post.sentAt > close.at ? ` and the request was sent at ${post.sentAt} ms` : ''}: the client waited for later work`;
+        return `${where} was answered at ${post.answered.at} ms, but turn ${summary.turn}, which it reports, closed at ${closedAt} ms${post.sentAt > closedAt ? ` and the request was sent at ${post.sentAt} ms` : ''}: the client waited for later work`;
     }
   }
   return undefined;
