@@ -20,6 +20,7 @@
  */
 import {
   addTokens,
+  addUsageDetail,
   type EventPayload,
   type InterruptionCause,
   interruptionText,
@@ -185,7 +186,5 @@ function addUsage(sum: { -readonly [K in keyof Usage]: Usage[K] }, usage: Usage 
   // As the loop counts them: past 2^53 − 1 a count is 2^53 − 1 (never 0: budgets fail closed), negative none; sums held there.
   sum.inputTokens = addTokens(sum.inputTokens, usage.inputTokens);
   sum.outputTokens = addTokens(sum.outputTokens, usage.outputTokens);
-  if (usage.cacheReadTokens !== undefined) sum.cacheReadTokens = addTokens(sum.cacheReadTokens ?? 0, usage.cacheReadTokens);
-  if (usage.cacheWriteTokens !== undefined) sum.cacheWriteTokens = addTokens(sum.cacheWriteTokens ?? 0, usage.cacheWriteTokens);
-  if (usage.reasoningTokens !== undefined) sum.reasoningTokens = addTokens(sum.reasoningTokens ?? 0, usage.reasoningTokens);
+  addUsageDetail(sum, usage);
 }
