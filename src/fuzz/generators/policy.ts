@@ -16,12 +16,17 @@ type Layer = NonNullable<Scenario['visibility']>[number];
 /**
  * Names and patterns a list may hold: the tools, a prefix pattern, everything —
  * each matching at least one of the tools (every tool given is declared in the
- * case: a name that matches none is refused before anything runs).
+ * case: a name that matches none is refused before anything runs). And patterns
+ * held by one letter at one end (`l*`, `*e`) or floating (`*o*`): each matches
+ * some names, and a matcher that forgets an anchor matches more (`*e`, unanchored
+ * at the end, takes every name holding an `e`) — over-denying that
+ * `policy-decides-as-written` reads (P21).
  */
 function patternsArb(tools: readonly FuzzTool[]): fc.Arbitrary<string[]> {
   const names = tools.map((t) => t.name);
   const prefixes = [...new Set(names.filter((n) => n.includes('_')).map((n) => `${n.split('_')[0]}_*`))];
-  return fc.uniqueArray(fc.constantFrom(...names, ...prefixes, '*'), { minLength: 0, maxLength: 3 });
+  const anchored = [...new Set(names.flatMap((n) => [`${n[0]}*`, `*${n.at(-1)}`, `*${n[Math.floor(n.length / 2)]}*`]))];
+  return fc.uniqueArray(fc.constantFrom(...names, ...prefixes, ...anchored, '*'), { minLength: 0, maxLength: 3 });
 }
 
 export function visibilityArb(tools: readonly FuzzTool[]): fc.Arbitrary<Layer[]> {

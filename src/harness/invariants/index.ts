@@ -26,6 +26,7 @@ import { turnsClosedOnce } from './invariant-04-turns-closed-once.ts';
 import { failedTurnsAddNothing } from './invariant-05-failed-turns-add-nothing.ts';
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
+import { policyDecidesAsWritten } from './policy-decides-as-written.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { approverSawTheCall } from './approver-saw-the-call.ts';
 import { approverAskedOnlyAboutStoredCalls } from './approver-asked-only-about-stored-calls.ts';
@@ -80,6 +81,7 @@ export const INVARIANTS: readonly Invariant[] = [
   toolPairing,
   callRecordsKeepTheirStep,
   denyNeverLifted,
+  policyDecidesAsWritten,
   approverAnswersFollowed,
   approverSawTheCall,
   approverAskedOnlyAboutStoredCalls,

@@ -8,10 +8,13 @@
  * is denied by a rule, never put to the approver. Calls to tools that do
  * not exist never run either.
  */
-import type { LogEvent, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
+import type { LogEvent, ToolPolicy } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
+import { hiddenBy, referenceVerdict, type CallArgs } from './support/policy-reference.ts';
+
+export { matchesPattern } from './support/policy-reference.ts';
 
 export const denyNeverLifted = defineInvariant({
   id: 'invariant-07-deny-never-lifted',
@@ -20,31 +23,6 @@ export const denyNeverLifted = defineInvariant({
   appliesTo: loopgateOnly('no layered tool policy: nothing can be denied or lifted'),
   check: (run) => neverOfferedOrRun(run),
 });
-
-/** `*` matches any run of characters; nothing else is special (as in the kernel's lists). */
-export function matchesPattern(pattern: string, name: string): boolean {
-  if (!pattern.includes('*')) return pattern === name;
-  const parts = pattern.split('*');
-  if (!name.startsWith(parts[0]!) || !name.endsWith(parts[parts.length - 1]!)) return false;
-  let at = parts[0]!.length;
-  for (const part of parts.slice(1, -1)) {
-    const found = name.indexOf(part, at);
-    if (found < 0) return false;
-    at = found + part.length;
-  }
-  return at <= name.length - parts[parts.length - 1]!.length;
-}
-
-const anyMatch = (patterns: readonly string[] | undefined, name: string) => (patterns ?? []).some((p) => matchesPattern(p, name));
-
-/** Why a layer hides the tool, or undefined if every layer leaves it visible. */
-export function hiddenBy(layers: readonly VisibilityLayer[] | undefined, name: string): string | undefined {
-  for (const layer of layers ?? []) {
-    if (anyMatch(layer.deny, name)) return `layer ${layer.name} denies it`;
-    if (layer.allow && !anyMatch(layer.allow, name)) return `layer ${layer.name}'s allow list leaves it out`;
-  }
-  return undefined;
-}
 
 /**
  * Why the policy must refuse the call, if it must: a matching deny rule (any
@@ -70,51 +48,6 @@ export function deniedByPolicy(
 function deniedByRule(policy: ToolPolicy | undefined, name: string, sideEffect: string | undefined, args?: CallArgs): string | undefined {
   const verdict = referenceVerdict(policy, name, sideEffect, args);
   return typeof verdict === 'object' ? verdict.deniedBy : undefined;
-}
-
-/** A call's arguments as the model gave them (boxed: undefined arguments are arguments too). */
-type CallArgs = { readonly value: unknown };
-type Rule = NonNullable<ToolPolicy['rules']>[number];
-
-/**
- * Whether a rule's predicate holds for the call's arguments, as the policy
- * documents it: true only for `true`, and a predicate that throws matches a deny
- * or ask rule and never an allow rule (an error never opens a door).
- */
-function predicateMatches(rule: Rule, args: CallArgs): boolean {
-  try {
-    return rule.when!(args.value) === true;
-  } catch {
-    return rule.decision !== 'allow';
-  }
-}
-
-/**
- * The rules' verdict by the reference: a matching deny rule (as `deniedBy`), else
- * ask if any matching rule asks, allow if any allows, the default if none matches.
- * A rule's predicate is asked about the call's arguments (it is a function of
- * them alone); undefined when there is no policy, or a predicate must judge and
- * the arguments are not given.
- */
-function referenceVerdict(
-  policy: ToolPolicy | undefined,
-  name: string,
-  sideEffect: string | undefined,
-  args?: CallArgs,
-): 'allow' | 'deny' | 'ask' | { deniedBy: string } | undefined {
-  if (!policy) return undefined;
-  const applies = (rule: Rule) =>
-    (!rule.tools || anyMatch(rule.tools, name)) &&
-    (!rule.sideEffects || (sideEffect !== undefined && (rule.sideEffects as readonly string[]).includes(sideEffect)));
-  const matching = (policy.rules ?? [])
-    .filter((rule) => applies(rule) && (rule.when === undefined || (args !== undefined && predicateMatches(rule, args))))
-    .map((rule) => ({ rule, id: rule.id }));
-  // Without the arguments a rule with a predicate cannot be judged from outside: past a plain deny, the reference abstains.
-  const judgedInside = args === undefined && (policy.rules ?? []).some((rule) => rule.when !== undefined && applies(rule));
-  const deny = matching.find(({ rule }) => rule.decision === 'deny');
-  if (deny) return { deniedBy: `rule ${deny.id} denies it` };
-  if (judgedInside) return undefined;
-  return matching.some(({ rule }) => rule.decision === 'ask') ? 'ask' : matching.length > 0 ? 'allow' : (policy.default ?? 'allow');
 }
 
 /**
