@@ -76,6 +76,24 @@ const search: ToolSpec = {
   inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
 };
 
+/** An agent's own tool that runs several of its tools at once, named as OpenAI's undeclared wrapper is. */
+const parallelTool: ToolSpec = {
+  name: 'parallel',
+  description: 'Runs several tools at once.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      tool_uses: {
+        type: 'array',
+        items: { type: 'object', properties: { recipient_name: { type: 'string' }, parameters: { type: 'object' } }, required: ['recipient_name'] },
+      },
+    },
+    required: ['tool_uses'],
+  },
+};
+const PARALLEL_ARGS =
+  '{"tool_uses":[{"recipient_name":"functions.get_weather","parameters":{"city":"Paris"}},{"recipient_name":"functions.get_time","parameters":{"timezone":"Europe/Paris"}}]}';
+
 /** Every case starts from this request; a 10 s deadline keeps a broken client from hanging the suite. */
 export const BASE_REQUEST: ModelRequest = {
   model: '',
@@ -365,6 +383,158 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       assert.equal(streamedText(deltas), 'Checking Lima.', 'the text deltas add up to the text');
       const args = deltas.map((d) => (d.kind === 'tool_args' ? d.json : '')).join('');
       assert.equal(args, '{"city":"Lima"}', "the argument deltas add up to the call's arguments");
+    },
+  },
+  {
+    id: 'thinking_before_the_answer',
+    title:
+      "a response that opens with the model's thinking (Anthropic extended thinking: a thinking block and its signature) gives the text and the calls after it; the thinking is neither text nor a call",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Oslo.' },
+          { type: 'tool_call', id: 'call_th1', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        thinkingFirst: true,
+      },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Oslo.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_th1', name: 'get_weather', args: { city: 'Oslo' } }],
+      );
+      assert.deepEqual(callIds(result.content), ['call_th1'], 'the content holds the one call, and nothing made of the thinking');
+      if (streams || deltas.length > 0) assert.equal(streamedText(deltas), 'Checking Oslo.', 'the text deltas add up to the text, without the thinking');
+    },
+  },
+  {
+    id: 'output_only_in_final_event',
+    title:
+      'a stream whose final event alone carries the output (no item events, as a Responses-compatible server that does not stream a model answers a streamed request) gives that text and those calls',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Riga.' },
+          { type: 'tool_call', id: 'call_f1', name: 'get_weather', args: '{"city":"Riga"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        outputOnlyInFinal: true,
+      },
+    },
+    check({ result, deltas }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Riga.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_f1', name: 'get_weather', args: { city: 'Riga' } }],
+      );
+      expectUsage(result, USAGE.input, USAGE.output);
+      if (deltas.some((d) => d.kind === 'text')) assert.equal(streamedText(deltas), 'Checking Riga.', 'the text deltas add up to the text');
+    },
+  },
+  {
+    id: 'text_part_without_text',
+    title: 'a message whose content also holds an output_text part with no text (`text: null`) gives the text of the other parts, nothing written for that one',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE, nullTextPart: true } },
+    check({ result, deltas, streams }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      assert.deepEqual(result.content, [{ type: 'text', text: TEXT }]);
+      if (streams || deltas.length > 0) assert.equal(streamedText(deltas), TEXT, 'the text deltas add up to the text');
+    },
+  },
+  {
+    id: 'arguments_only_in_their_done_event',
+    title:
+      "a stream that gives a call's arguments only in their done event (no argument deltas, the finished item without them) gives the call those arguments",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'tool_call', id: 'call_d1', name: 'get_weather', args: '{"city":"Kyiv"}' },
+          { type: 'tool_call', id: 'call_d2', name: 'get_time', args: '{"timezone":"Europe/Kyiv"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        argumentsOnlyInDone: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_d1', name: 'get_weather', args: { city: 'Kyiv' } },
+          { id: 'call_d2', name: 'get_time', args: { timezone: 'Europe/Kyiv' } },
+        ],
+      );
+    },
+  },
+  {
+    id: 'call_without_function_object',
+    title:
+      'a completion whose tool call has an id but no function object keeps the call, nameless (the loop tells the model no such tool exists), rather than failing the whole response',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_nf', name: 'get_weather', args: '{"city":"Oslo"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+        callsWithoutFunction: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => c.id),
+        ['call_nf'],
+      );
+      const [call] = result.calls;
+      // Where the wire said the function, the call is as sent; where it did not, the call has no name.
+      if (call!.name !== '') assert.deepEqual({ name: call!.name, args: call!.args }, { name: 'get_weather', args: { city: 'Oslo' } });
+    },
+  },
+  {
+    id: 'content_filter_with_blank_refusal_field',
+    title:
+      'a content filter\'s stop from a server that writes "refusal": "" for none ends as refusal whose text is what the model wrote before the filter, as with "refusal": null',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Here is how to' }], stop: 'content_filter', usage: USAGE, blankRefusal: true },
+    },
+    check({ result }) {
+      expectType(result, 'refusal');
+      assert.equal(result.text, 'Here is how to', 'a blank refusal field says no refusal text: the text is the output the filter cut');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'declared_tool_named_parallel_kept',
+    title:
+      "a call of the agent's own tool named `parallel` (a name OpenAI's undeclared wrapper also uses) is that tool's call, its arguments as sent, not unwrapped",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_par', name: 'parallel', args: PARALLEL_ARGS }],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    request: (base) => ({ ...base, tools: [...base.tools, parallelTool] }),
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_par', name: 'parallel', args: JSON.parse(PARALLEL_ARGS) }],
+        'the declared parallel tool was called: its call must not be unwrapped',
+      );
     },
   },
   {

@@ -55,9 +55,23 @@ export const modelResultSchema = z.discriminatedUnion('type', [
     .strict(),
 ]);
 
-/** Problems with a result's shape, one line each; empty when it is well-formed. */
+/**
+ * Problems with a result's shape, one line each; empty when it is well-formed.
+ * An optional field is left out, never present with the value `undefined`: such a
+ * key is still listed by `Object.keys`, `in` and a logger's print of the result,
+ * and it does not survive a JSON round trip (a recorded or replayed result would
+ * differ from the live one).
+ */
 export function resultProblems(value: unknown): string[] {
   const parsed = modelResultSchema.safeParse(value);
-  if (parsed.success) return [];
-  return parsed.error.issues.map((issue) => `${issue.path.join('.') || '(result)'}: ${issue.message}`);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || '(result)'}: ${issue.message}`);
+  return [...problems, ...undefinedFields(value, '')];
+}
+
+function undefinedFields(value: unknown, at: string): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => {
+    const path = at === '' ? key : `${at}.${key}`;
+    return item === undefined ? [`${path}: present but undefined (leave an optional field out)`] : undefinedFields(item, path);
+  });
 }

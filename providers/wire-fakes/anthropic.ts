@@ -10,6 +10,10 @@ import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseCutCallWhole, ref
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 
+/** A thinking block's text and signature (`thinkingFirst`). */
+const THINKING = 'The user wants the weather; I should call the tool.';
+const THINKING_SIGNATURE = 'EqQBCkYIBxgCKkBwireFakeSignature0000000000000000';
+
 /** The stop sequence that ended a `stop_sequence` turn, as the Messages API names it (null otherwise). */
 function stopSequence(stop: TurnStop): string | null {
   return stop === 'stop_sequence' ? '\n\nObservation:' : null;
@@ -76,7 +80,16 @@ function streamFrames(turn: WireTurn): Frame[] {
     ),
   );
   frames.push(event('ping', {}, 'ping'));
-  turn.blocks.forEach((block, index) => {
+  // Extended thinking: the thinking block at index 0, as the recorded anthropic-fallback-mid-output stream sends it.
+  const offset = turn.thinkingFirst ? 1 : 0;
+  if (turn.thinkingFirst) {
+    frames.push(event('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }, 'other'));
+    for (const piece of pieces(THINKING)) frames.push(event('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: piece } }, 'other'));
+    frames.push(event('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: THINKING_SIGNATURE } }, 'other'));
+    frames.push(event('content_block_stop', { index: 0 }, 'other'));
+  }
+  turn.blocks.forEach((block, at) => {
+    const index = at + offset;
     if (block.type === 'text') {
       const [first = '', ...rest] = pieces(block.text);
       const opening = turn.textInBlockStart ? first : '';
@@ -138,9 +151,12 @@ function completeBody(turn: WireTurn): unknown {
     type: 'message',
     role: 'assistant',
     model: turn.model ?? MODEL,
-    content: turn.blocks.map((block) =>
-      block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', id: block.id, name: block.name, input: completeInput(block.args) },
-    ),
+    content: [
+      ...(turn.thinkingFirst ? [{ type: 'thinking', thinking: THINKING, signature: THINKING_SIGNATURE }] : []),
+      ...turn.blocks.map((block) =>
+        block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', id: block.id, name: block.name, input: completeInput(block.args) },
+      ),
+    ],
     // A missing stop reason is a body without the field (a gateway's), where the stream above sends it null.
     ...(turn.stop !== 'missing' ? { stop_reason: stopReason(turn.stop) } : {}),
     stop_sequence: stopSequence(turn.stop),

@@ -62,12 +62,14 @@ function streamFrames(turn: WireTurn): Frame[] {
   refuseFinalWithoutStatus(turn, 'OpenAI Chat Completions');
   const finish = finishReason(turn.stop);
   const model = turn.model ?? MODEL;
-  const frames: Frame[] = [sseFrame(null, chunk({ role: 'assistant', content: '', refusal: null }, null, model), 'start')];
+  const none = turn.blankRefusal ? '' : null;
+  const frames: Frame[] = [sseFrame(null, chunk({ role: 'assistant', content: '', refusal: none }, null, model), 'start')];
   // Each call's frames: its first chunk (index, id, name), then its argument pieces.
   const callFrames: Frame[][] = [];
   for (const block of turn.blocks) {
     if (block.type === 'text') {
-      for (const piece of pieces(block.text)) frames.push(sseFrame(null, chunk({ content: piece }, null, model), 'text_delta'));
+      for (const piece of pieces(block.text))
+        frames.push(sseFrame(null, chunk({ content: piece, ...(turn.blankRefusal ? { refusal: '' } : {}) }, null, model), 'text_delta'));
       continue;
     }
     const index = callFrames.length;
@@ -125,7 +127,13 @@ function completeBody(turn: WireTurn): unknown {
     .filter((b) => b.type === 'text')
     .map((b) => b.text)
     .join('');
-  const calls = turn.blocks.flatMap((b) => (b.type === 'tool_call' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: b.args } }] : []));
+  const calls = turn.blocks.flatMap((b) =>
+    b.type !== 'tool_call'
+      ? []
+      : turn.callsWithoutFunction
+        ? [{ id: b.id, type: 'function' }]
+        : [{ id: b.id, type: 'function', function: { name: b.name, arguments: b.args } }],
+  );
   return {
     id: ID,
     object: 'chat.completion',
@@ -137,7 +145,7 @@ function completeBody(turn: WireTurn): unknown {
         message: {
           role: 'assistant',
           content: text === '' ? null : text,
-          refusal: turn.stop === 'refusal' ? (turn.refusal?.text ?? "I'm sorry, I can't help with that.") : null,
+          refusal: turn.stop === 'refusal' ? (turn.refusal?.text ?? "I'm sorry, I can't help with that.") : turn.blankRefusal ? '' : null,
           ...(calls.length > 0 ? { tool_calls: calls } : {}),
           annotations: [],
         },

@@ -69,6 +69,12 @@ function responseObject(turn: WireTurn, status: string, output: unknown[], extra
   };
 }
 
+/** A message item's content: its text, and (`nullTextPart`) a part whose text is null. */
+function messageContent(turn: WireTurn, text: string): unknown[] {
+  const part = { type: 'output_text', text, annotations: [], logprobs: [] };
+  return turn.nullTextPart ? [part, { type: 'output_text', text: null, annotations: [], logprobs: [] }] : [part];
+}
+
 /** Output items as they stand at the end, for `response.completed` and complete bodies. */
 function outputItems(turn: WireTurn, cutLastCall: boolean): unknown[] {
   const items: unknown[] = [];
@@ -79,7 +85,7 @@ function outputItems(turn: WireTurn, cutLastCall: boolean): unknown[] {
         type: 'message',
         status: 'completed',
         role: 'assistant',
-        content: [{ type: 'output_text', text: block.text, annotations: [], logprobs: [] }],
+        content: messageContent(turn, block.text),
       });
     } else {
       const cut = cutLastCall && i === turn.blocks.length - 1;
@@ -140,6 +146,7 @@ function streamFrames(turn: WireTurn): Frame[] {
   const cutLastCall = turn.stop === 'max_tokens' && turn.blocks.at(-1)?.type === 'tool_call';
 
   turn.blocks.forEach((block, output_index) => {
+    if (turn.outputOnlyInFinal) return; // no item events: the final response object carries the output
     if (block.type === 'text') {
       const item_id = `msg_wirefake${output_index}`;
       push(
@@ -168,7 +175,7 @@ function streamFrames(turn: WireTurn): Frame[] {
             type: 'message',
             status: 'completed',
             role: 'assistant',
-            content: [{ type: 'output_text', text: block.text, annotations: [], logprobs: [] }],
+            content: messageContent(turn, block.text),
           },
         },
         'block_stop',
@@ -181,7 +188,7 @@ function streamFrames(turn: WireTurn): Frame[] {
       { output_index, item: { id: item_id, type: 'function_call', status: 'in_progress', call_id: block.id, name: block.name, arguments: '' } },
       'block_start',
     );
-    for (const delta of block.args ? pieces(block.args) : []) {
+    for (const delta of block.args && !turn.argumentsOnlyInDone ? pieces(block.args) : []) {
       push('response.function_call_arguments.delta', { item_id, output_index, delta }, 'args_delta');
     }
     // Text for a function_call item, which cannot hold it.
@@ -190,12 +197,22 @@ function streamFrames(turn: WireTurn): Frame[] {
     push('response.function_call_arguments.done', { item_id, output_index, arguments: block.args }, 'other');
     push(
       'response.output_item.done',
-      { output_index, item: { id: item_id, type: 'function_call', status: 'completed', call_id: block.id, name: block.name, arguments: block.args } },
+      {
+        output_index,
+        item: {
+          id: item_id,
+          type: 'function_call',
+          status: 'completed',
+          call_id: block.id,
+          name: block.name,
+          ...(turn.argumentsOnlyInDone ? {} : { arguments: block.args }),
+        },
+      },
       'block_stop',
     );
   });
 
-  if (turn.stop === 'refusal') {
+  if (turn.stop === 'refusal' && !turn.outputOnlyInFinal) {
     const output_index = turn.blocks.length;
     const item_id = `msg_wirefake${output_index}`;
     const refusal = turn.refusal?.text ?? "I'm sorry, I can't help with that.";

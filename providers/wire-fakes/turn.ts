@@ -144,6 +144,57 @@ export interface WireTurn {
    * carries both). Protocols with no item ids ignore it.
    */
   readonly deltasByItemIdAlone?: boolean;
+  /**
+   * The model thought before it answered (extended thinking): an Anthropic
+   * response opens with a `thinking` block (its text, then its signature), as
+   * the recorded anthropic-fallback-mid-output stream does, in a stream and in
+   * a complete body alike. Thinking is not assistant content. OpenAI Responses
+   * gives reasoning as items of its own (the recorded issue-7082 body and
+   * openai-issue-11239 stream carry them); Chat Completions gives none: both
+   * send the turn as usual.
+   */
+  readonly thinkingFirst?: boolean;
+  /**
+   * OpenAI Responses stream: no event about an item (no `output_item.added`,
+   * no deltas, no `output_item.done`); the final event's response object alone
+   * carries the output, as a Responses-compatible server that does not stream
+   * a model's output (it answers the streamed request with the opening and the
+   * finished response) sends it. Protocols whose final event carries no output
+   * (Anthropic's `message_stop`, Chat's `[DONE]`) and complete bodies send the
+   * turn as usual.
+   */
+  readonly outputOnlyInFinal?: boolean;
+  /**
+   * OpenAI Chat Completions: every message and delta that refuses nothing
+   * carries `"refusal": ""` rather than `null` (OpenAI writes null), as a
+   * compatible server whose message type writes an empty string for none
+   * sends it. The other protocols have no such field: they send the turn as usual.
+   */
+  readonly blankRefusal?: boolean;
+  /**
+   * OpenAI Chat Completions, complete body: each tool call comes with its `id`
+   * and `type` but no `function` object (as a compatible server that drops a
+   * call's function it could not write sends it). Streams and the other
+   * protocols send the turn as usual.
+   */
+  readonly callsWithoutFunction?: boolean;
+  /**
+   * OpenAI Responses: each message item's content also holds, after its text,
+   * an `output_text` part whose `text` is `null` (as a compatible server that
+   * writes an empty part so may; no recorded response does), in the stream's
+   * finished item, the final output and a complete body. The other protocols
+   * have no content parts: they send the turn as usual.
+   */
+  readonly nullTextPart?: boolean;
+  /**
+   * OpenAI Responses stream: a call's arguments come whole in its
+   * `response.function_call_arguments.done` event alone: no argument deltas,
+   * and the finished item (`output_item.done`) without an `arguments` field
+   * (as a Responses-compatible server that does not stream arguments may send
+   * it; the API itself streams them and repeats them in the finished item).
+   * The other protocols, and complete bodies, send the turn as usual.
+   */
+  readonly argumentsOnlyInDone?: boolean;
 }
 
 /** For protocols (or bodies) where a call last at the token limit cannot be told whole. */
