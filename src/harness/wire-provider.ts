@@ -9,7 +9,7 @@ import { wirePlanFor } from '../../providers/contract-suite/wire-plan.ts';
 import { sendsRetryAfterMs, type WireProvider } from '../../providers/names.ts';
 import { WIRE_KITS } from '../../providers/wire-fakes/kits.ts';
 import { jsonPlan, type WirePlan } from '../../providers/wire-fakes/plan.ts';
-import type { TurnBlock, WireTurn } from '../../providers/wire-fakes/turn.ts';
+import { type TurnBlock, UnsupportedOnWire, type WireTurn } from '../../providers/wire-fakes/turn.ts';
 import type { ModelClient, ModelResult } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
 import type { VirtualClock } from './virtual-clock.ts';
@@ -94,6 +94,21 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
     case 'invalid_request':
     case 'aborted':
       throw new WireStepError(`provider step ${index + 1}: error kind "${error.kind}" cannot be produced on the wire (use kind: scripted)`);
+  }
+}
+
+/**
+ * Why `provider`'s wire cannot say the script step `index` (as its fake would
+ * write it), or undefined when it can. Read when a scenario is loaded, so a step
+ * the wire cannot say is an input error naming it, not a case that throws.
+ */
+export function unsayableOnWire(provider: WireProvider, step: ProviderStep, index: number): string | undefined {
+  try {
+    wirePlanFor(WIRE_KITS[provider], behaviourFor(step, index, { next: 1 }, provider));
+    return undefined;
+  } catch (error) {
+    if (error instanceof UnsupportedOnWire || error instanceof WireStepError) return error.message;
+    throw error;
   }
 }
 

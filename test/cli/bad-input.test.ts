@@ -401,6 +401,19 @@ const CASES: readonly BadInput[] = [
     names:
       /^loopgate: both\.yaml:6:26: tools\.ask\[1\]: issue_refund is also denied by tools\.deny\[0\] \(both\.yaml:5:10\): a denied tool is never asked for; keep it in one list$/,
   },
+  // What the wire cannot say was found only when the case ran: exit 1, a stack trace, four reports written (outside probe 13, C1).
+  {
+    name: 'a wire step the provider cannot say (OpenAI reports no cache writes)',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'cache-write.yaml'),
+        'name: cache write on OpenAI\nprovider:\n  kind: wire\n  provider: openai-responses\n  script:\n    - reply: ok\n      usage: { input: 10, output: 1, cacheWrite: 5 }\ninbox:\n  - say: hi\nexpect:\n  outcome: replied\n',
+      ),
+      ['run', 'cache-write.yaml']
+    ),
+    names:
+      /^loopgate: cache-write\.yaml:6:7: provider\.script\[0\]: openai-responses cannot say this step: OpenAI reports no cache-write tokens: its usage cannot say them$/,
+  },
   {
     name: 'check-host: a tool asked that the allow list hides (passed "OK" before: outside probe 6)',
     setup: (w) => (
