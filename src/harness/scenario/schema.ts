@@ -200,6 +200,11 @@ export const behaviourSchema = z.union([
     }),
   }),
   z.strictObject({ throw: z.string() }),
+  z
+    .strictObject({ returnNotJson: z.enum(['bigint', 'cycle']) })
+    .describe(
+      "Returns a value JSON cannot hold, as a tool's own data can be: bigint, an object with a BigInt (a 64-bit count from a database driver); cycle, an object that refers back to itself (an ORM record with a back-reference). The tool ran; the loop answers the call failed INVALID_OUTPUT",
+    ),
   z.strictObject({ slow: ms, then: z.unknown().optional().describe('What to return after the wait (default: run normally)') }),
 ]);
 export type Behaviour = z.infer<typeof behaviourSchema>;
