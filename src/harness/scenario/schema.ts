@@ -54,7 +54,12 @@ export const providerStepSchema = z
   .strictObject({
     reply: z.string().optional().describe('The model answers with this text'),
     tool_use: z.array(toolCallSchema).min(1).optional().describe('The model calls these tools (in parallel, in order)'),
-    text: z.string().optional().describe('Text before the tool calls (tool_use) '),
+    text: z
+      .string()
+      .optional()
+      .describe(
+        "Text before the tool calls (tool_use), or a text block of its own before the reply's (reply): a provider may send an answer as several text blocks — Anthropic one per citation — some only white space",
+      ),
     interleaved: z
       .boolean()
       .optional()
@@ -101,8 +106,8 @@ export const providerStepSchema = z
         message: `a provider step needs exactly one of ${RESULT_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})`,
       });
     }
-    if (step.text !== undefined && step.tool_use === undefined)
-      ctx.addIssue({ code: 'custom', path: ['text'], message: 'text goes with tool_use (use reply for a text answer)' });
+    if (step.text !== undefined && step.tool_use === undefined && step.reply === undefined)
+      ctx.addIssue({ code: 'custom', path: ['text'], message: 'text goes with tool_use or reply (a block before the calls, or before the reply)' });
     if (step.interleaved && (step.tool_use?.length ?? 0) < 2)
       ctx.addIssue({
         code: 'custom',
