@@ -37,7 +37,11 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
     kind: 'turn',
     turn: { blocks, stop, usage, ...extra },
   });
-  if (step.reply !== undefined) return turn(step.reply ? [{ type: 'text', text: step.reply }] : [], 'end');
+  if (step.reply !== undefined)
+    return turn(
+      [step.text, step.reply].flatMap((text): TurnBlock[] => (text ? [{ type: 'text', text }] : [])),
+      'end',
+    );
   if (step.tool_use) {
     const blocks: TurnBlock[] = step.text ? [{ type: 'text', text: step.text }] : [];
     for (const c of step.tool_use)

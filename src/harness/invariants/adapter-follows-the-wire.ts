@@ -111,7 +111,8 @@ function expectedCalls(provider: string, sent: readonly SentCall[], declared: Re
 function mismatch(provider: string, step: ProviderStep, result: ModelResult, declared: ReadonlySet<string>): string | undefined {
   if (step.reply !== undefined) {
     if (result.type !== 'reply') return `expected a reply, the adapter returned ${got(result)}`;
-    return result.text === step.reply ? undefined : `the reply reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(step.reply)}`;
+    const said = (step.text ?? '') + step.reply; // every text block, in order
+    return result.text === said ? undefined : `the reply reads ${JSON.stringify(result.text)}, the wire said ${JSON.stringify(said)}`;
   }
   if (step.tool_use) {
     if (result.type !== 'tool_use') return `expected tool_use, the adapter returned ${got(result)}`;

@@ -29,6 +29,7 @@ export const CAPABILITIES = {
   'executor-faults': "a tool executor the harness can swap for one that breaks its contract (loopgate's loop dependencies)",
   'lenient-args': 'lenient repair of malformed tool arguments',
   'non-json-args': 'an in-process model client handing over arguments JSON cannot carry (NaN): a peer only ever receives JSON text',
+  'non-json-output': 'a tool output JSON cannot hold (a BigInt, a record that refers back to itself) answered as a failed call (INVALID_OUTPUT)',
   'stream-triggers': 'triggers on deltas streamed over the wire (`at: { delta }`): the harness sees a peer’s stream only through its model',
   'wire:anthropic': 'the Anthropic wire fake under its own provider package',
   'wire:openai-chat': 'the OpenAI Chat Completions wire fake under its own provider package',

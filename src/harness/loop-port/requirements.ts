@@ -45,6 +45,7 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
     if (outlasts && !cancelled) needs.add('tool-timeout');
     if (behaviours.some((b) => typeof b === 'object' && 'fail' in b && b.fail.retryable === true)) needs.add('tool-retry');
     if (outlasts && scenario.tags.includes('retry')) needs.add('tool-retry');
+    if (behaviours.some((b) => typeof b === 'object' && 'returnNotJson' in b)) needs.add('non-json-output');
   }
   if (scenario.provider.kind === 'wire' && inbox.some((e) => e.at?.delta !== undefined)) needs.add('stream-triggers');
   const notJson = scenario.provider.script.some((s) => s.tool_use?.some((call) => !jsonSafe(call.args)));

@@ -55,7 +55,12 @@ export const providerStepSchema = z
   .strictObject({
     reply: z.string().optional().describe('The model answers with this text'),
     tool_use: z.array(toolCallSchema).min(1).optional().describe('The model calls these tools (in parallel, in order)'),
-    text: z.string().optional().describe('Text before the tool calls (tool_use) '),
+    text: z
+      .string()
+      .optional()
+      .describe(
+        "Text before the tool calls (tool_use), or a text block of its own before the reply's (reply): a provider may send an answer as several text blocks — Anthropic one per citation — some only white space",
+      ),
     interleaved: z
       .boolean()
       .optional()
@@ -102,8 +107,8 @@ export const providerStepSchema = z
         message: `a provider step needs exactly one of ${RESULT_KEYS.join(', ')} (got ${keys.length ? keys.join(', ') : 'none'})`,
       });
     }
-    if (step.text !== undefined && step.tool_use === undefined)
-      ctx.addIssue({ code: 'custom', path: ['text'], message: 'text goes with tool_use (use reply for a text answer)' });
+    if (step.text !== undefined && step.tool_use === undefined && step.reply === undefined)
+      ctx.addIssue({ code: 'custom', path: ['text'], message: 'text goes with tool_use or reply (a block before the calls, or before the reply)' });
     if (step.interleaved && (step.tool_use?.length ?? 0) < 2)
       ctx.addIssue({
         code: 'custom',
@@ -208,6 +213,11 @@ export const behaviourSchema = z.union([
     }),
   }),
   z.strictObject({ throw: z.string() }),
+  z
+    .strictObject({ returnNotJson: z.enum(['bigint', 'cycle']) })
+    .describe(
+      "Returns a value JSON cannot hold, as a tool's own data can be: bigint, an object with a BigInt (a 64-bit count from a database driver); cycle, an object that refers back to itself (an ORM record with a back-reference). The tool ran; the loop answers the call failed INVALID_OUTPUT",
+    ),
   z.strictObject({ slow: ms, then: z.unknown().optional().describe('What to return after the wait (default: run normally)') }),
 ]);
 export type Behaviour = z.infer<typeof behaviourSchema>;

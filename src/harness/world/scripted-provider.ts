@@ -81,7 +81,7 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
     : undefined;
   const withUsage = (r: ModelResult): ModelResult => (usage ? { ...r, usage } : r);
   let result: ModelResult;
-  if (step.reply !== undefined) result = withUsage(reply(step.reply));
+  if (step.reply !== undefined) result = withUsage(step.text ? replyInBlocks(step.text, step.reply) : reply(step.reply));
   else if (step.tool_use)
     result = withUsage(
       toolUse(
@@ -111,6 +111,13 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
     ...(step.deltaMs ? { deltaIntervalMs: step.deltaMs } : {}),
     ...(step.ignoresTimeout ? { ignoresTimeout: true } : {}),
   };
+}
+
+/** A reply sent as two text blocks (`text`, then `reply`), as a provider may send one: the text is both, in order. */
+function replyInBlocks(text: string, answer: string): ModelResult {
+  const result = reply(answer);
+  if (result.type !== 'reply') return result;
+  return { ...result, content: [{ type: 'text', text }, ...result.content], text: text + answer };
 }
 
 /**

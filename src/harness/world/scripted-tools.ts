@@ -253,9 +253,23 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
       hooks.faults.record(`tool ${tool.name} throws`);
       throw new Error(behaviour.throw);
     }
+    if ('returnNotJson' in behaviour) {
+      hooks.faults.record(
+        `tool ${tool.name} returns ${behaviour.returnNotJson === 'bigint' ? 'a BigInt' : 'an object that refers back to itself'} (not JSON data)`,
+      );
+      return notJsonOutput(behaviour.returnNotJson);
+    }
     hooks.faults.record(`tool ${tool.name} takes ${behaviour.slow} ms`);
     return hooks.clock.sleep(behaviour.slow, ctx.signal).then(() => (behaviour.then !== undefined ? behaviour.then : original(args, ctx)));
   };
+}
+
+/** What a tool's own data can be that JSON cannot hold: a BigInt (a 64-bit count), or a record with a back-reference. */
+function notJsonOutput(kind: 'bigint' | 'cycle'): unknown {
+  if (kind === 'bigint') return { order_id: 'ORD-1002', rows: 2n ** 64n };
+  const order: Record<string, unknown> = { id: 'ORD-1002', customer: { email: 'grace@example.com' } };
+  (order.customer as Record<string, unknown>).orders = [order];
+  return order;
 }
 
 /**
