@@ -16,6 +16,7 @@ export const CAPABILITIES = {
   compaction: 'a compactor for context overflow',
   checkpoints: 'pre-close checkpoint hooks',
   claim: 'a claim policy deciding what a turn takes',
+  'error-handlers': "the agent's own model-error handlers, asked before the loop's",
   fallback: 'a fallback model client',
   'store-faults': 'an event store with injected write faults',
   'budget:tool-calls': 'tool-call budgets per turn and per session',

@@ -25,6 +25,7 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (scenario.compaction) needs.add('compaction');
   if (scenario.checkpoints) needs.add('checkpoints');
   if (scenario.claim) needs.add('claim');
+  if (scenario.errorHandlers) needs.add('error-handlers');
   if (scenario.provider.fallback) needs.add('fallback');
   if (scenario.store) needs.add('store-faults');
   if (scenario.prompt) needs.add('prompt-fragments');

@@ -412,6 +412,14 @@ const checkpointSchema = z.strictObject({
   delayMs: ms.default(0).describe('Virtual time the hook takes'),
 });
 
+const errorHandlerSchema = z.strictObject({
+  name: z.string().min(1),
+  throws: z
+    .string()
+    .min(1)
+    .describe("The handler throws an Error with this message for every model error it is asked about (a bug in the agent's own handler)"),
+});
+
 const claimDelay = ms.default(0).describe('Virtual time the claim policy takes');
 const claimDecisionSchema = z.union([
   z.strictObject({ deny: z.string().min(1).describe('Deny the claim with this reason'), delayMs: claimDelay }),
@@ -651,6 +659,11 @@ export const scenarioSchema = z
     inbox: z.array(inboxEntrySchema).min(1).transform(expanded),
     compaction: z.array(compactionStepSchema).optional().describe('The compactor, one entry per compaction; absent: no compactor'),
     checkpoints: z.array(checkpointSchema).optional(),
+    errorHandlers: z
+      .array(errorHandlerSchema)
+      .min(1)
+      .optional()
+      .describe("The agent's own model-error handlers, asked in order before the loop's built-in ones"),
     claim: claimSchema.optional(),
     store: z
       .strictObject({
