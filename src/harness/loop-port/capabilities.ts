@@ -8,6 +8,7 @@ export const CAPABILITIES = {
   steer: 'a steer reaches the running turn at its next step',
   inject: 'an inject joins the next step and never wakes an idle loop',
   crash: 'a process crash and a reopen over the same store (recovery)',
+  shutdown: 'a loop shut down mid-conversation: the running turn cancelled, no new turn started',
   'host:production': "loopgate's production host (lock, envelope)",
   'event-triggers': 'triggers on event seqs of an event log (`at: { event }`)',
   policy: 'a layered tool policy (allow, deny, ask)',

@@ -311,7 +311,7 @@ const triggerSchema = z
   });
 export type Trigger = z.infer<typeof triggerSchema>;
 
-export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction', 'disconnect'] as const;
+export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction', 'shutdown', 'disconnect'] as const;
 
 export const inboxEntrySchema = z
   .strictObject({
@@ -325,6 +325,12 @@ export const inboxEntrySchema = z
       .literal(true)
       .optional()
       .describe('An operator undoes the compaction last applied (the kernel’s undoCompaction): the next request sees the original turns again (host: loop)'),
+    shutdown: z
+      .literal(true)
+      .optional()
+      .describe(
+        'The host shuts the loop down (the kernel’s AgentLoop.shutdown): a running turn is cancelled{shutdown}, no new turn starts, and what waits in the inbox stays there, stored (host: loop)',
+      ),
     disconnect: positiveInt
       .optional()
       .describe(
@@ -596,7 +602,7 @@ export const bystanderSchema = z
   })
   .superRefine((b, ctx) => {
     b.inbox.forEach((entry, index) => {
-      for (const key of ['crash', 'reopen', 'undoCompaction', 'via'] as const)
+      for (const key of ['crash', 'reopen', 'undoCompaction', 'shutdown', 'via'] as const)
         if (entry[key] !== undefined)
           ctx.addIssue({
             code: 'custom',
@@ -833,6 +839,12 @@ export const scenarioSchema = z
           code: 'custom',
           path: ['inbox', index, 'via'],
           message: `via ${entry.via}: the scenario runs ${scenario.hosts ?? 1} host(s) (set hosts)`,
+        });
+      if (entry.shutdown && scenario.host !== 'loop')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inbox', index, 'shutdown'],
+          message: 'shutdown needs host: loop (the production host shuts its loops down only as it closes)',
         });
       if (entry.undoCompaction && (scenario.host !== 'loop' || !scenario.compaction))
         ctx.addIssue({
