@@ -49,6 +49,7 @@ export const SCENARIO_KEYS_WRITTEN: readonly string[] = Object.freeze([
   'inbox',
   'compaction',
   'checkpoints',
+  'errorHandlers',
   'claim',
   'store',
   'secrets',
@@ -83,7 +84,7 @@ export function minimalScenario(scenario: Scenario, info: CounterexampleInfo): R
     ...(fallback ? { fallback } : {}),
   };
   out['inbox'] = scenario.inbox;
-  for (const key of ['compaction', 'checkpoints', 'claim', 'store', 'secrets', 'secretsOnReopen', 'listener', 'bystander', 'follow'] as const)
+  for (const key of ['compaction', 'checkpoints', 'errorHandlers', 'claim', 'store', 'secrets', 'secretsOnReopen', 'listener', 'bystander', 'follow'] as const)
     if (scenario[key] !== undefined) out[key] = scenario[key];
   out['expect'] = scenario.expect;
   return out;

@@ -14,7 +14,8 @@
  *
  * `failed{internal}` is accepted only where the table has it for a reason the
  * scenario can cause (a model client sending arguments that are not JSON data, a
- * tool executor dropping a call's result, the agent's own claim policy throwing).
+ * tool executor dropping a call's result, the agent's own claim policy or
+ * model-error handler throwing).
  * The agent's own claim policy may end a turn before any request `rejected` or
  * `nothing_to_do`; everything after the claim is judged as for any agent.
  */
@@ -109,8 +110,12 @@ function expected(run: ScenarioRun, turn: TurnView, requests: readonly RequestVi
   const because = `its last request (${last.index + 1}) ended ${result ? `${result.type}${result.type === 'transport_error' ? `{${result.kind}}` : ''}` : 'without a result'}`;
   if (!result) return { allowed, because };
   if (last.handled) {
-    const { action } = last.handled.payload;
+    const { action, handler } = last.handled.payload;
     if (action === 'fail') allowed.add(result.type === 'context_window_exceeded' ? 'conversation_full' : failureForTransport(result.kind ?? ''));
+    // A model-error handler that throws (the agent's code: the scenario's `errorHandlers`) fails the turn, and says so.
+    const outcome = turn.outcome as { readonly detail?: unknown } | undefined;
+    const threw = handler === 'error-chain' && run.scenario.errorHandlers !== undefined;
+    if (threw && typeof outcome?.detail === 'string' && outcome.detail.startsWith('error handler threw')) allowed.add('failed{internal}');
     else if (last.event.payload.attempt >= MAX_ATTEMPTS_PER_STEP) allowed.add('failed{provider_unavailable}');
     return { allowed, because: `${because} and the error chain decided ${action}` };
   }

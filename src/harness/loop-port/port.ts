@@ -53,6 +53,8 @@ export interface LoopUnderTest {
    * False when no compaction is in force: there is nothing to undo (the case names the entry; the script goes on).
    */
   undoCompaction?(): Promise<boolean>;
+  /** The loop is shut down: a running turn is cancelled, no new turn starts (loopgate's loop driven directly only). */
+  shutdown?(): void;
   /**
    * The client of the n-th message posted (1-based) goes away: its request's signal aborts (loopgate's production host only).
    * False when that message is not posted (yet): a message with a trigger is posted when it fires.

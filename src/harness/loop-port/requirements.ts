@@ -16,6 +16,7 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (inbox.some((e) => e.steer !== undefined)) needs.add('steer');
   if (inbox.some((e) => e.inject !== undefined)) needs.add('inject');
   if (inbox.some((e) => e.crash || e.reopen)) needs.add('crash');
+  if (inbox.some((e) => e.shutdown)) needs.add('shutdown');
   if (inbox.some((e) => e.at?.event !== undefined)) needs.add('event-triggers');
   if (scenario.host === 'production' || scenario.expect.responses !== undefined) needs.add('host:production');
   if (scenario.policy) needs.add('policy');
@@ -25,6 +26,7 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (scenario.compaction) needs.add('compaction');
   if (scenario.checkpoints) needs.add('checkpoints');
   if (scenario.claim) needs.add('claim');
+  if (scenario.errorHandlers) needs.add('error-handlers');
   if (scenario.provider.fallback) needs.add('fallback');
   if (scenario.store) needs.add('store-faults');
   if (scenario.prompt) needs.add('prompt-fragments');

@@ -329,7 +329,7 @@ const triggerSchema = z
   });
 export type Trigger = z.infer<typeof triggerSchema>;
 
-export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction', 'disconnect'] as const;
+export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction', 'shutdown', 'disconnect'] as const;
 
 export const inboxEntrySchema = z
   .strictObject({
@@ -343,6 +343,12 @@ export const inboxEntrySchema = z
       .literal(true)
       .optional()
       .describe('An operator undoes the compaction last applied (the kernel’s undoCompaction): the next request sees the original turns again (host: loop)'),
+    shutdown: z
+      .literal(true)
+      .optional()
+      .describe(
+        'The host shuts the loop down (the kernel’s AgentLoop.shutdown): a running turn is cancelled{shutdown}, no new turn starts, and what waits in the inbox stays there, stored (host: loop)',
+      ),
     disconnect: positiveInt
       .optional()
       .describe(
@@ -428,6 +434,14 @@ const checkpointSchema = z.strictObject({
   name: z.string().min(1),
   extend: z.array(z.string().nullable()).min(1).describe('Per run: a message that extends the turn, or null; the last repeats'),
   delayMs: ms.default(0).describe('Virtual time the hook takes'),
+});
+
+const errorHandlerSchema = z.strictObject({
+  name: z.string().min(1),
+  throws: z
+    .string()
+    .min(1)
+    .describe("The handler throws an Error with this message for every model error it is asked about (a bug in the agent's own handler)"),
 });
 
 const claimDelay = ms.default(0).describe('Virtual time the claim policy takes');
@@ -606,7 +620,7 @@ export const bystanderSchema = z
   })
   .superRefine((b, ctx) => {
     b.inbox.forEach((entry, index) => {
-      for (const key of ['crash', 'reopen', 'undoCompaction', 'via'] as const)
+      for (const key of ['crash', 'reopen', 'undoCompaction', 'shutdown', 'via'] as const)
         if (entry[key] !== undefined)
           ctx.addIssue({
             code: 'custom',
@@ -669,6 +683,11 @@ export const scenarioSchema = z
     inbox: z.array(inboxEntrySchema).min(1).transform(expanded),
     compaction: z.array(compactionStepSchema).optional().describe('The compactor, one entry per compaction; absent: no compactor'),
     checkpoints: z.array(checkpointSchema).optional(),
+    errorHandlers: z
+      .array(errorHandlerSchema)
+      .min(1)
+      .optional()
+      .describe("The agent's own model-error handlers, asked in order before the loop's built-in ones"),
     claim: claimSchema.optional(),
     store: z
       .strictObject({
@@ -838,6 +857,12 @@ export const scenarioSchema = z
           code: 'custom',
           path: ['inbox', index, 'via'],
           message: `via ${entry.via}: the scenario runs ${scenario.hosts ?? 1} host(s) (set hosts)`,
+        });
+      if (entry.shutdown && scenario.host !== 'loop')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inbox', index, 'shutdown'],
+          message: 'shutdown needs host: loop (the production host shuts its loops down only as it closes)',
         });
       if (entry.undoCompaction && (scenario.host !== 'loop' || !scenario.compaction))
         ctx.addIssue({

@@ -8,7 +8,8 @@
  * The scenario's scripted parts then stand in for the agent's where it has them:
  * its approver, compactor, checkpoint hooks and claim policy replace the agent's;
  * its policy rules and visibility layers are added after the agent's (a deny
- * still always wins, so a scenario can restrict but never lift); its `system`
+ * still always wins, so a scenario can restrict but never lift); its model-error
+ * handlers go ahead of the agent's (the loop asks its built-in ones last); its `system`
  * replaces the agent's one-text prompt and its prompt fragments join the
  * agent's (an id they share replaces the agent's); its config and secrets go on
  * top. Every dynamic fragment is recorded (scripted-prompt.ts).
@@ -29,7 +30,7 @@ import {
 } from '../../kernel/index.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
-import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor } from './scripted-hooks.ts';
+import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor, scriptedErrorHandler } from './scripted-hooks.ts';
 import { scriptedTools, type ToolCounters } from './scripted-tools.ts';
 import { recordedApprover, type ApprovalAnswer } from './recorded-approver.ts';
 import { scenarioPrompt, type PromptRecorder } from './scripted-prompt.ts';
@@ -200,7 +201,9 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, clock, faults) } : {}),
     ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
     ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),
-    ...(options.errorHandlers ? { errorHandlers: [...options.errorHandlers, ...(own.errorHandlers ?? [])] } : {}),
+    ...(options.errorHandlers || scenario.errorHandlers
+      ? { errorHandlers: [...(options.errorHandlers ?? []), ...(scenario.errorHandlers ?? []).map(scriptedErrorHandler), ...(own.errorHandlers ?? [])] }
+      : {}),
     secrets: [...(own.secrets ?? []), ...(scenario.secrets ?? [])],
   };
   return { agent, counters, policy, visibility, approvals };

@@ -18,7 +18,7 @@ import type { FaultLog } from './fault-log.ts';
 export type { MessageIntent } from '../loop-port/port.ts';
 
 /** What the driver talks to: the loop-under-test port (loopgate's loop, its production host, or a peer's loop). */
-export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled' | 'undoCompaction' | 'disconnect'>;
+export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled' | 'undoCompaction' | 'shutdown' | 'disconnect'>;
 
 type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta' | 'approval';
 
@@ -196,6 +196,10 @@ export class InboxDriver {
       if (!target.undoCompaction) throw new Error('undoCompaction: this host cannot undo a compaction');
       if (await target.undoCompaction()) this.#faults.record('an operator undoes the last compaction');
       else this.#skipped.push(entry); // no compaction in force: nothing to undo (the case names it; the script goes on)
+    } else if (entry.shutdown) {
+      if (!target.shutdown) throw new Error('shutdown: this host cannot shut its loop down');
+      this.#faults.record('the host shuts the loop down');
+      target.shutdown();
     } else if (entry.disconnect !== undefined) {
       if (!target.disconnect) throw new Error('disconnect: this host answers no requests');
       if (target.disconnect(entry.disconnect)) this.#faults.record(`the client of message ${entry.disconnect} goes away (its request is aborted)`);

@@ -199,6 +199,12 @@ export class LoopTarget implements LoopUnderTest {
     return `a drain returned after turn ${last.turn} (${outcome.kind}) with ${stranded.map((m) => `${m.intent} ${m.id}`).join(', ')} still waiting for a turn`;
   }
 
+  /** The scenario shuts the loop down: a running turn is cancelled{shutdown}, and no new turn may start. */
+  shutdown(): void {
+    this.#stopped = true;
+    this.#loop.shutdown('scenario: shutdown');
+  }
+
   /** Stops the loop as a runaway case. */
   stop(): void {
     this.#stopped = true;

@@ -3,7 +3,7 @@
  * compactor, checkpoint hooks and a claim policy, each answering from the script
  * (the last answer repeats) after the virtual time it is told to take.
  */
-import type { Approver, CheckpointHook, ClaimPolicy, Clock, Compactor } from '../../kernel/index.ts';
+import type { Approver, CheckpointHook, ClaimPolicy, Clock, Compactor, ModelErrorHandler } from '../../kernel/index.ts';
 import type { ClaimDecisionSpec, Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 import { misbehavingRange } from './misbehaving-ranges.ts';
@@ -78,6 +78,16 @@ export function scriptedCheckpoint(spec: NonNullable<Scenario['checkpoints']>[nu
       runs++;
       if (spec.delayMs > 0) await clock.sleep(spec.delayMs, signal);
       return extend ? { extend } : undefined;
+    },
+  };
+}
+
+/** The agent's own model-error handler: one that throws (a bug in the agent's code), whatever the error. */
+export function scriptedErrorHandler(spec: NonNullable<Scenario['errorHandlers']>[number]): ModelErrorHandler {
+  return {
+    name: spec.name,
+    handle: () => {
+      throw new Error(spec.throws);
     },
   };
 }

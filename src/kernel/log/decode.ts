@@ -5,7 +5,7 @@
  */
 import { EVENT_SCHEMAS, EVENT_VERSIONS, isKnownType } from './catalogue.ts';
 import type { AnyEvent, EventRecord, OpaqueEvent } from './envelope.ts';
-import { LogReadError } from './errors.ts';
+import { LogAppendError, LogReadError } from './errors.ts';
 import { toFrozenPlainData } from './plain-data.ts';
 
 export interface DecodeOptions {
@@ -56,7 +56,7 @@ export function decodeRecord(record: EventRecord, where: string, expectedSeq: nu
       type: record.type,
       v: record.v,
       at: record.at,
-      payload: ownedJson ? freezeParsed(record.payload) : safeFreeze(record.payload),
+      payload: ownedJson ? freezeParsed(record.payload) : safeFreeze(record.payload, where, record.seq),
       ignorable: true,
       ...(record.sources ? { sources: Object.freeze([...record.sources]) } : {}),
       opaque: true,
@@ -78,7 +78,7 @@ export function decodeRecord(record: EventRecord, where: string, expectedSeq: nu
     at: record.at,
     // Freeze the record's payload as stored (zod's output drops unknown keys, which
     // would lose data written by a newer compatible writer).
-    payload: ownedJson ? freezeParsed(record.payload) : safeFreeze(record.payload),
+    payload: ownedJson ? freezeParsed(record.payload) : safeFreeze(record.payload, where, record.seq),
     ignorable: record.ignorable,
     ...(record.sources ? { sources: Object.freeze([...record.sources]) } : {}),
   }) as AnyEvent;
@@ -95,10 +95,13 @@ function freezeParsed(value: unknown): unknown {
   return Object.freeze(value);
 }
 
-function safeFreeze(value: unknown): unknown {
+/** A payload a store handed over as objects (not JSON it parsed for this read), copied and frozen; refused naming the record and field. */
+function safeFreeze(value: unknown, where: string, seq: number): unknown {
   try {
     return toFrozenPlainData(value, 'payload');
   } catch (error) {
-    throw new LogReadError('payload', undefined, (error as Error).message);
+    // The copy words its refusal for an append ("cannot append event: <field>: <reason>"); a read names the record.
+    if (error instanceof LogAppendError) throw new LogReadError(where, seq, `${error.field}: ${error.reason}`);
+    throw new LogReadError(where, seq, (error as Error).message);
   }
 }

@@ -40,6 +40,8 @@ export function retryTiersFollowed(run: ScenarioRun): string | undefined {
     const result = r.result?.payload.result;
     const handled = r.handled?.payload;
     if (!result || !handled || result.type !== 'transport_error' || !TRANSIENT_KINDS.has(result.kind ?? '')) continue;
+    // The agent's own handler (the scenario's `errorHandlers`) threw before the tiers were asked: the loop failed the turn.
+    if (handled.handler === 'error-chain' && run.scenario.errorHandlers !== undefined) continue;
     const after = result.retryAfterMs ?? 0;
     let owed: Owed;
     if (result.retryAfterMs !== undefined && result.retryAfterMs > retry.maxRetryAfterMs) {

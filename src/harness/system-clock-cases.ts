@@ -1,0 +1,95 @@
+/**
+ * The system clock as a case of `loopgate run`: `contract:clock/<id>`.
+ *
+ * Every scenario runs on the harness's virtual clock, so the timers of the clock
+ * a production agent gets by default (`systemClock`, kernel/clock.ts: one shared
+ * Node timer behind `setTimer`) would never be exercised by the gate: a system
+ * clock whose timers never fired would leave every tool and model timeout of a
+ * real deployment dead, with the whole suite green. Here a loop built with no
+ * clock — the default a library user gets — runs a tool that never settles,
+ * declared with a short timeout: the call must end TIMEOUT after about that
+ * long, in real time, and the turn carry on.
+ */
+import { z } from 'zod';
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { AgentLoop, defineTool, EventLog, loopDeps, systemClock, type Agent, type TurnResult } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { statusFromChecks, type Case } from './cases.ts';
+
+const TIMEOUT_MS = 40;
+/** Real time the case waits for the turn before it calls the tool's timeout dead. */
+const GIVE_UP_MS = 5_000;
+
+async function hungToolTimesOutOnTheSystemClock(): Promise<CheckResult[]> {
+  const log = new EventLog(systemClock);
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'read_sensor',
+        description: 'Read the sensor (its driver hangs).',
+        input: z.object({ id: z.string() }),
+        sideEffect: 'NONE',
+        timeoutMs: TIMEOUT_MS,
+        run: () => new Promise<never>(() => undefined),
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient([toolUse([call('read', 'read_sensor', { id: 's1' })]), reply('The sensor did not answer.')]);
+  // No clock given: the loop runs on the system clock, as a deployed agent does.
+  const loop = new AgentLoop(loopDeps({ log, model, agent }));
+  loop.send('Read sensor s1.', { id: 'ask' });
+  const started = Date.now();
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<'hung'>((resolve) => {
+    guard = setTimeout(() => resolve('hung'), GIVE_UP_MS);
+  });
+  const settled = await Promise.race([loop.drain(), hung]);
+  clearTimeout(guard);
+  const took = Date.now() - started;
+  const checks: CheckResult[] = [];
+  if (settled === 'hung') {
+    loop.shutdown('the case gave up');
+    checks.push({
+      name: "the tool's timeout fired",
+      passed: false,
+      message: `the turn was still running after ${GIVE_UP_MS} ms of real time: the system clock never fired the tool's ${TIMEOUT_MS} ms timeout`,
+    });
+    return checks;
+  }
+  const [result] = settled as TurnResult[];
+  const kind = result?.outcome.kind;
+  checks.push({ name: 'replied', passed: kind === 'replied', message: `outcome ${String(kind)}`, expected: 'replied', actual: String(kind) });
+  const stored = log.events.find((e) => e.type === 'tool.result')?.payload as
+    | { status?: string; output?: unknown; error?: { error_code?: string } }
+    | undefined;
+  const code = stored?.error?.error_code;
+  checks.push({
+    name: 'the call ended TIMEOUT',
+    passed: code === 'TIMEOUT',
+    message: stored ? `tool.result ${String(stored.status)} ${String(code)}` : 'no tool.result stored',
+    expected: 'TIMEOUT',
+    actual: String(code),
+  });
+  checks.push({
+    name: 'after about its timeout',
+    passed: took >= TIMEOUT_MS - 5,
+    message: `the turn took ${took} ms for a ${TIMEOUT_MS} ms timeout`,
+  });
+  return checks;
+}
+
+export function systemClockCases(): Case[] {
+  return [
+    {
+      id: 'contract:clock/system-clock-times-out-a-hung-tool',
+      kind: 'contract',
+      title: 'clock: on the default system clock, a tool that never settles ends TIMEOUT after its declared timeout',
+      file: 'src/harness/system-clock-cases.ts',
+      run: async () => {
+        const checks = await hungToolTimesOutOnTheSystemClock();
+        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+      },
+    },
+  ];
+}
