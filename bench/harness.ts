@@ -1,6 +1,7 @@
 /**
  * The harness at scale: wall time of `loopgate run` on the bundled suite (target
- * < 30 s on a 2-core machine), fuzzed turns per second (target ≥ 1,000), and the
+ * < 30 s on a 2-core machine), fuzzed turns per second (target ≥ 5,000, DESIGN.md's
+ * performance targets), and the
  * peak memory of 1,000 concurrent conversations in one host. Each part runs in a
  * process of its own, so one cannot warm or fill the heap of another.
  */
@@ -18,6 +19,9 @@ const NODE = join(ROOT, 'node_modules', '.bin', 'node');
 const SUITE_RUNS = QUICK ? 1 : 3;
 const FUZZ_SECONDS = QUICK ? 3 : 10;
 const CONVERSATIONS = 1_000;
+/** DESIGN.md, performance targets: fuzzing ≥ 5,000 turns per second. */
+const FUZZ_TARGET_TURNS_PER_SECOND = 5_000;
+const FUZZ_TARGET = `≥ ${FUZZ_TARGET_TURNS_PER_SECOND.toLocaleString('en')}`;
 
 function run(args: readonly string[], what: string): string {
   const child = spawnSync(NODE, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, env: { ...process.env, NO_COLOR: '1' } });
@@ -71,11 +75,11 @@ async function main(): Promise<void> {
           verdict(suiteSeconds < 30, '< 30 s'),
         ],
         fuzz.skipped
-          ? ['fuzzed turns per second', `skipped: ${String(fuzz.skipped)}`, '≥ 1,000']
+          ? ['fuzzed turns per second', `skipped: ${String(fuzz.skipped)}`, FUZZ_TARGET]
           : [
               `fuzzed turns per second (${FUZZ_SECONDS} s, seed ${String(fuzz.seed)}, ${String(fuzz.properties)} properties, ${String(fuzz.runs)} cases)`,
-              `${Number(fuzz.turnsPerSecond).toLocaleString('en')} turns/s (${Number(fuzz.runsPerSecond).toLocaleString('en')} cases/s)`,
-              verdict(Number(fuzz.turnsPerSecond) >= 5000, '≥ 5,000'),
+              `${Number(fuzz.turnsPerSecond).toLocaleString('en')} turns/s wall, ${Number(fuzz.turnsPerCpuSecond).toLocaleString('en')} per CPU-second (${Number(fuzz.runsPerSecond).toLocaleString('en')} cases/s)`,
+              verdict(Number(fuzz.turnsPerSecond) >= FUZZ_TARGET_TURNS_PER_SECOND, FUZZ_TARGET),
             ],
         [
           `peak heap, ${CONVERSATIONS.toLocaleString('en')} concurrent conversations in one AgentHost (memory store)`,

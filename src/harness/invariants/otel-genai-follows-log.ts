@@ -2,7 +2,7 @@
  * What the production host sends to OpenTelemetry says what the log says: the
  * run's traces are exported through the host's own exporter (host/otel:
  * `OtelTraceExporter`, GenAI semantic conventions, on the official SDK) into
- * OpenTelemetry's `InMemorySpanExporter`, and each `chat` span's
+ * a span exporter that keeps them in memory, and each `chat` span's
  * `gen_ai.usage.input_tokens` / `gen_ai.usage.output_tokens` and
  * `gen_ai.request.model` are held to the `model.result` usage and the
  * `model.request` model of the same turn, step and attempt in the log (a chat
@@ -21,7 +21,8 @@
  * reaches a collector — outside probe 7's plant P05 (`gen_ai.usage.input_tokens`
  * carrying the output tokens) passed the gate.
  */
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import type { LogEvent, Usage } from '../../kernel/index.ts';
 import { OtelTraceExporter } from '../../host/otel/otel-exporter.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -43,25 +44,43 @@ const CALL_ID = 'gen_ai.tool.call.id';
 const TOOL_TYPE = 'gen_ai.tool.type';
 
 /**
+ * What the host's batch processor hands its span exporter, kept in memory. Like
+ * OpenTelemetry's `InMemorySpanExporter`, but it answers the export at once:
+ * that one answers on a `setTimeout(0)`, a millisecond of real time per judged
+ * run (with the 1 ms sleeps of the virtual clock, a tenth of a fuzzed case's
+ * wall time). The spans are the same objects either way.
+ */
+class CollectingSpanExporter implements SpanExporter {
+  spans: ReadableSpan[] = [];
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.spans.push(...spans);
+    resultCallback({ code: ExportResultCode.SUCCESS });
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
  * One exporter for every run (a provider per run halved the fuzzer's speed),
  * used by one run at a time: each exports its traces, flushes, takes the spans
  * and clears the memory. Nothing leaves the process; the check's own sentences
  * are redacted with the run's secrets like every other.
  */
-let shared: { readonly memory: InMemorySpanExporter; readonly exporter: OtelTraceExporter } | undefined;
+let shared: { readonly memory: CollectingSpanExporter; readonly exporter: OtelTraceExporter } | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 
 function exportedSpans(run: ScenarioRun): Promise<ReadableSpan[]> {
   const next = queue.then(async () => {
     shared ??= (() => {
-      const memory = new InMemorySpanExporter();
+      const memory = new CollectingSpanExporter();
       return { memory, exporter: new OtelTraceExporter({ spanExporter: memory }) };
     })();
-    shared.memory.reset();
+    shared.memory.spans = [];
     for (const trace of run.traces) shared.exporter.export(trace);
     await shared.exporter.flush();
-    const spans = shared.memory.getFinishedSpans();
-    shared.memory.reset();
+    const spans = shared.memory.spans;
+    shared.memory.spans = [];
     return spans;
   });
   queue = next.catch(() => undefined);
