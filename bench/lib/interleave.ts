@@ -1,7 +1,11 @@
 /**
  * Runs contenders interleaved: each round runs every contender once (in a rotated
  * order), so drift in the machine (other load, thermal, GC pressure) spreads over
- * all of them instead of landing on whichever ran last.
+ * all of them instead of landing on whichever ran last. Every other cycle of
+ * rotations runs in reverse, so each contender follows each other one equally
+ * often: the garbage a heavy contender leaves (the AI SDK's) is collected during
+ * whoever runs next, and with rotation alone, of three contenders A B C, A would
+ * follow C twice as often as B does (an A/B's base would pay for it).
  *
  * Each sample records wall time and the process's CPU time. On a shared machine
  * wall time also counts the time other processes held the CPU; CPU time does not,
@@ -42,8 +46,10 @@ export async function timed(work: () => Promise<number>): Promise<{ wall: number
 export async function interleave(contenders: readonly Contender[], options: InterleaveOptions): Promise<Map<string, Samples>> {
   const samples = new Map<string, Samples>(contenders.map((c) => [c.name, { wall: [], cpu: [] }]));
   for (let round = 0; round < options.warmupRounds + options.rounds; round++) {
-    for (let k = 0; k < contenders.length; k++) {
-      const contender = contenders[(round + k) % contenders.length]!;
+    const n = contenders.length;
+    const reversed = Math.floor(round / n) % 2 === 1;
+    for (let k = 0; k < n; k++) {
+      const contender = contenders[(round + (reversed ? n - 1 - k : k)) % n]!;
       const sample = await timed(async () => {
         let steps = 0;
         for (let i = 0; i < options.batch; i++) steps += await contender.run();
