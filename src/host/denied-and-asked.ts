@@ -4,7 +4,8 @@
  * only one holds. A config error naming both places. A deny pattern counts by
  * the registered tools it matches (`deny: [issue_*]` with `ask: [issue_refund]`);
  * an ask pattern may reach past a deny (`ask: ["*refund*"]` stays for the refund
- * tools to come), so only a tool the ask names outright is checked. A tool asked
+ * tools to come), so only a tool the ask names outright is checked — or an ask
+ * pattern the deny list holds as it is (or `*`): nothing it matches is ever asked. A tool asked
  * by name that an allow list leaves out is hidden just the same.
  */
 import { nameMatcher } from '../kernel/index.ts';
@@ -17,7 +18,17 @@ export function checkDeniedAndAsked(config: HostConfig, registered: readonly str
   const problems: string[] = [];
   const allowed = allow === undefined ? undefined : nameMatcher(allow);
   ask.forEach((tool, a) => {
-    if (tool.includes('*')) return;
+    // An ask pattern may reach past a deny, but not past the very same pattern (or a deny of everything): nothing it could match is ever asked.
+    if (tool.includes('*')) {
+      const d = deny.findIndex((denied) => denied === tool || denied === '*');
+      if (d !== -1) {
+        const where = configSource(config)?.locate(['tools', 'deny', d]);
+        problems.push(
+          `${configKey(config, ['tools', 'ask', a])}: ${tool} is also denied by tools.deny[${d}]${where ? ` (${where})` : ''}: a denied tool is never asked for; keep it in one list`,
+        );
+      }
+      return;
+    }
     if (allowed && !allowed(tool)) {
       const where = configSource(config)?.locate(['tools', 'allow']);
       problems.push(

@@ -414,6 +414,19 @@ const CASES: readonly BadInput[] = [
     names:
       /^loopgate: cache-write\.yaml:6:7: provider\.script\[0\]: openai-responses cannot say this step: OpenAI reports no cache-write tokens: its usage cannot say them$/,
   },
+  // A pattern in both lists is the same mistake as a name in both: it passed "OK" (outside probe 13, C3).
+  {
+    name: 'check-host: one pattern both denied and asked',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'both-pattern.yaml'),
+        "model:\n  provider: anthropic\n  name: claude-sonnet-4-6\ntools:\n  deny: ['issue_*']\n  ask: ['issue_*']\n",
+      ),
+      ['check-host', 'both-pattern.yaml', '--agent', 'support', '--config', BUNDLED]
+    ),
+    names:
+      /^loopgate: both-pattern\.yaml:6:9: tools\.ask\[0\]: issue_\* is also denied by tools\.deny\[0\] \(both-pattern\.yaml:5:10\): a denied tool is never asked for; keep it in one list$/,
+  },
   {
     name: 'check-host: a tool asked that the allow list hides (passed "OK" before: outside probe 6)',
     setup: (w) => (
