@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { InputError } from '../kernel/index.ts';
 import { formatPath } from '../yaml/load-yaml.ts';
+import { printable } from './terminal-text.ts';
 
 export class ReportFileError extends InputError {
   readonly file: string;
@@ -26,7 +27,8 @@ export function parseTaggedJson<S extends z.ZodType>(text: string, file: string,
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new ReportFileError(file, `not valid JSON (${(error as Error).message}); expected ${what}`);
+    // JSON.parse quotes the text it stopped in: its newlines and escapes are shown, so the problem stays one line.
+    throw new ReportFileError(file, `not valid JSON (${printable((error as Error).message)}); expected ${what}`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new ReportFileError(file, `expected ${what} (a JSON object with "schema": "${tag}"), got ${describe(data)}`);

@@ -288,6 +288,12 @@ const CASES: readonly BadInput[] = [
     setup: () => ['replay', 'store.db', '--at', '999'],
     names: /^loopgate: --at 999: conversation conv-1 has seqs 0\.\.\d+$/,
   },
+  // JSON.parse quotes the text it stopped in, newline and all: the one line broke in two (outside probe 13, C2).
+  {
+    name: 'merge-reports: a file that is not JSON, a newline in it',
+    setup: (w) => (writeFileSync(join(w, 'host.json'), 'vm\nhost\n'), ['merge-reports', 'host.json']),
+    names: /^loopgate: host\.json: not valid JSON \(.*"vm\\x0ahost\\x0a" is not valid JSON\); expected loopgate results file/,
+  },
   { name: 'merge-reports: a FIFO', setup: (w) => (fifo(join(w, 'r.json')), ['merge-reports', 'r.json']), names: /^loopgate: r\.json: is a FIFO/ },
   { name: 'decode: a FIFO', setup: (w) => (fifo(join(w, 'r.sse')), ['decode', '--provider', 'anthropic', 'r.sse']), names: /^loopgate: r\.sse: is a FIFO/ },
   {
