@@ -202,6 +202,19 @@ function readYaml(text: string, file: string) {
   if (doc.errors.length > 0) {
     throw new YamlValidationError(doc.errors.map((e) => ({ file, ...position(e.pos[0]), field: '', message: syntaxMessage(e, doc, text, position) })));
   }
+  // A tag yaml cannot resolve (`!!js/function`, `!custom`) is only a warning there, the value read as plain text:
+  // loopgate's files are plain data, so a tag is a mistake (or a file written for another tool) — said, not dropped.
+  const tags = doc.warnings.filter((w) => w.code === 'TAG_RESOLVE_FAILED');
+  if (tags.length > 0) {
+    throw new YamlValidationError(
+      tags.map((w) => ({
+        file,
+        ...position(w.pos[0]),
+        field: '',
+        message: `YAML: unknown tag ${text.slice(w.pos[0], w.pos[1])}: loopgate reads plain YAML (no tags); drop it`,
+      })),
+    );
+  }
   const problem = expansionProblem(doc, YAML_LIMITS);
   if (problem) throw new YamlValidationError([{ file, ...position(problem.offset), field: '', message: `YAML: ${problem.message}` }]);
   let data: unknown;

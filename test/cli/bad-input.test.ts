@@ -125,6 +125,12 @@ const CASES: readonly BadInput[] = [
     setup: (w) => (writeFileSync(join(w, 'bomb.yaml'), ALIAS_BOMB), ['run', 'bomb.yaml']),
     names: /^loopgate: bomb\.yaml:\d+:\d+: YAML: aliases expand this document to more than 100000 nodes/,
   },
+  // A tag loopgate does not know was dropped without a word, the value read as plain text (outside probe 13, C4).
+  {
+    name: 'an unknown YAML tag in a scenario',
+    setup: (w) => (writeFileSync(join(w, 'tag.yaml'), `${SCENARIO.replace(/^name: .*$/m, 'name: !!js/function "function(){}"')}`), ['run', 'tag.yaml']),
+    names: /^loopgate: tag\.yaml:\d+:7: YAML: unknown tag !!js\/function: loopgate reads plain YAML \(no tags\); drop it$/,
+  },
   {
     name: 'invalid UTF-8 in a scenario',
     setup: (w) => (
