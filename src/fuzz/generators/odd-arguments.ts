@@ -6,7 +6,10 @@
  * Deep nesting is sent as the raw argument text, as a provider sends it (a
  * scenario file cannot nest 3,000 levels). And the tool's own arguments as the
  * text a model writes, with a trailing comma before every closing bracket: the
- * lenient layer must repair it to the same call (arguments-read-as-sent).
+ * lenient layer must repair it to the same call (arguments-read-as-sent). Half
+ * the time that text's last string value ends in an escaped quote, a comma before
+ * a closing bracket or a backslash: a repair scan that took `\"` for the string's
+ * end would drop a comma inside the value (outside probe 13, plant Q13).
  */
 import fc from 'fast-check';
 
@@ -43,13 +46,28 @@ export function withTrailingCommas(args: unknown): unknown {
   return out;
 }
 
+/** Tails for a string value that a trailing-comma repair must read as part of the string. */
+export const STRING_TAILS = ['", }', ',]', '\\', 'LG", }X'] as const;
+
+/** `args` with its last top-level string value ending in `tail` (the other fields kept valid); other args as they are. */
+export function withStringTail(args: unknown, tail: string): unknown {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const last = Object.keys(args).findLast((key) => typeof (args as Record<string, unknown>)[key] === 'string');
+  return last === undefined ? args : { ...args, [last]: `${(args as Record<string, string>)[last]}${tail}` };
+}
+
 /** Arguments as the tool's generator makes them, or — rarely — with odd keys, as text with trailing commas, or nested past the limit. */
 export function oddArgumentsArb(args: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
   return fc.oneof(
     { withCrossShrink: true },
     { weight: 20, arbitrary: args },
     { weight: 1, arbitrary: args.map(withOddKeys) },
-    { weight: 1, arbitrary: args.map(withTrailingCommas) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(args, fc.option(fc.constantFrom(...STRING_TAILS), { nil: undefined, freq: 2 }))
+        .map(([a, tail]) => withTrailingCommas(tail === undefined ? a : withStringTail(a, tail))),
+    },
     { weight: 1, arbitrary: fc.constantFrom(65, 3_000).map(deeplyNested) },
   );
 }
