@@ -58,6 +58,16 @@ describe('reports read back before they are written', () => {
     expect(disagreement(() => verifyReports(r, { junit }))).toMatch(/the testcases show .*: passed, which the run does not have/);
   });
 
+  it('refuses JUnit whose failure keeps only a summary line (outside probe 13, plant Q16: no check names, expected or actual)', () => {
+    const r = hardResults();
+    const summaryOnly = renderJunit(r).replace(/<failure[^>]*>([^\n<]*)[^<]*<\/failure>/, '<failure message="" type="failure">$1</failure>');
+    expect(disagreement(() => verifyReports(r, { junit: summaryOnly }))).toMatch(
+      /junit report disagrees.*does not tell why the case failed: its message is empty/,
+    );
+    const noValues = renderJunit(r).replace(/\n\s*(expected|actual): [^\n<]*/, '');
+    expect(disagreement(() => verifyReports(r, { junit: noValues }))).toMatch(/does not tell why the case failed: its text lacks "(expected|actual): /);
+  });
+
   it('refuses JUnit that is not well-formed', () => {
     const r = hardResults();
     const junit = renderJunit(r).replace('&lt;b&gt;', '<b>');

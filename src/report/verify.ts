@@ -12,17 +12,22 @@
  *             and each case's id, kind and status.
  * - junit:    well-formed XML; the root's tests / failures / skipped; one testcase
  *             per case (and per regression) named by its id, with a failure
- *             element exactly where the case failed and a skipped one where skipped.
+ *             element exactly where the case failed and a skipped one where skipped;
+ *             each failure telling why: a summary message, the type naming a
+ *             failing check, and in its text each failing check's name and
+ *             message, its expected and actual values, and what the model saw
+ *             at the failing step (a CI view shows nothing else of the case).
  * - html:     the embedded results end where the script element ends (nothing in
  *             them can close it or open a comment), parse, and hold each case's
  *             id and status.
  * - markdown: the headline's mark and counts.
  */
+import { failingChecks, failingRequest, failureText, showValue } from './format.ts';
 import { parseResultsJson } from './json.ts';
 import { junitText } from './junit.ts';
 import { parseXml, type XmlElement } from './read-xml.ts';
 import type { FileReporter } from './reporters.ts';
-import type { CaseKind, CaseStatus, RunResults } from './results.ts';
+import type { CaseKind, CaseResult, CaseStatus, RunResults } from './results.ts';
 
 /** A report that would tell another verdict than the run's: a loopgate bug, never the user's. */
 export class ReportDisagreesError extends Error {
@@ -48,6 +53,14 @@ interface Truth {
   /** Each case as `kind id → status`, sorted (ids may repeat across merged shards). */
   readonly cases: readonly CaseLine[];
   readonly regressions: number;
+  /** What each failed case's JUnit failure must tell, by `kind id` as JUnit shows the id (several for ids repeated across shards). */
+  readonly failures: ReadonlyMap<string, readonly FailureTold[]>;
+}
+
+/** What a failed case's JUnit `<failure>` must hold: the types it may have, and the texts its body must contain. */
+interface FailureTold {
+  readonly types: readonly string[];
+  readonly texts: readonly string[];
 }
 
 interface CaseLine {
@@ -68,7 +81,45 @@ function tally(results: RunResults): Truth {
     }
   }
   const cases = results.cases.map((c) => ({ kind: c.kind, id: c.id, status: c.status }));
-  return { all, byKind, cases: sortLines(cases), regressions: results.regressions?.length ?? 0 };
+  const failures = new Map<string, FailureTold[]>();
+  for (const c of results.cases) {
+    if (c.status !== 'failed') continue;
+    const key = `${c.kind}\u0000${junitText(c.id)}`;
+    failures.set(key, [...(failures.get(key) ?? []), failureTold(c)]);
+  }
+  return { all, byKind, cases: sortLines(cases), regressions: results.regressions?.length ?? 0, failures };
+}
+
+/** Each failing check by name and message, with its expected and actual values; else the case's failure text; and the failing request. */
+function failureTold(c: CaseResult): FailureTold {
+  const failing = failingChecks(c);
+  const texts: string[] = [];
+  const value = (label: string, v: unknown) => {
+    const [first = '', ...rest] = showValue(v, 2).split('\n');
+    texts.push(`${label} ${first}`, ...rest);
+  };
+  for (const check of failing) {
+    texts.push(`${check.name}: ${check.message}`);
+    if ('expected' in check) value('expected:', check.expected);
+    if ('actual' in check) value('actual:', check.actual);
+  }
+  if (failing.length === 0) texts.push(failureText(c));
+  const request = failingRequest(c);
+  if (request) texts.push('what the model saw at the failing step', ...request.lines);
+  return { types: failing.length > 0 ? failing.map((check) => junitText(check.name)) : ['failure'], texts: texts.map((t) => spaced(junitText(t))) };
+}
+
+/** Runs of spaces and tabs as one space, ends trimmed: how a value is indented is the renderer's choice. */
+const spaced = (text: string) => text.replace(/[ \t]+/g, ' ').trim();
+
+/** Why `failure` does not tell what `told` says must be told; undefined when it does. */
+function untold(failure: XmlElement, told: FailureTold): string | undefined {
+  if (!failure.attributes.message?.trim()) return 'its message is empty';
+  const type = failure.attributes.type ?? '';
+  if (!told.types.includes(type)) return `its type is "${type}", not a failing check's name (${told.types.join(', ')})`;
+  const body = spaced(failure.text);
+  const missing = told.texts.find((text) => !body.includes(text));
+  return missing === undefined ? undefined : `its text lacks "${missing.length > 120 ? `${missing.slice(0, 120)}…` : missing}"`;
 }
 
 function compareCounts(where: string, shown: Partial<Counts> | undefined, truth: Counts, problems: string[]): void {
@@ -157,6 +208,7 @@ function checkJunit(text: string, truth: Truth): string[] {
   expect('testsuites failures', number(root, 'failures'), truth.all.failed + truth.regressions);
   expect('testsuites skipped', number(root, 'skipped'), truth.all.skipped);
   const cases: { kind: string; id: string; status: CaseStatus }[] = [];
+  const failuresLeft = new Map([...truth.failures].map(([key, told]) => [key, [...told]]));
   let regressions = 0;
   for (const suite of root.children.filter((e) => e.name === 'testsuite')) {
     for (const test of suite.children.filter((e) => e.name === 'testcase')) {
@@ -168,6 +220,14 @@ function checkJunit(text: string, truth: Truth): string[] {
         continue;
       }
       cases.push({ kind: test.attributes.classname ?? '', id: test.attributes.name ?? '', status: failed ? 'failed' : skipped ? 'skipped' : 'passed' });
+      const failure = test.children.find((e) => e.name === 'failure');
+      const left = failure && failuresLeft.get(`${test.attributes.classname ?? ''}\u0000${test.attributes.name ?? ''}`);
+      if (failure && left && left.length > 0) {
+        const reasons = left.map((told) => untold(failure, told));
+        const match = reasons.indexOf(undefined);
+        if (match >= 0) left.splice(match, 1);
+        else problems.push(`the failure of ${test.attributes.classname} ${test.attributes.name} does not tell why the case failed: ${reasons[0]}`);
+      }
     }
   }
   expect('baseline testcases', regressions, truth.regressions);
