@@ -863,6 +863,26 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'history_empty_assistant_message_not_sent',
+    title:
+      'an assistant message with nothing to say in the history (no blocks, or one empty text block: a model that answered nothing) is not sent: Chat Completions refuses an assistant message with neither content nor tool_calls',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'Yes, I am here.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({
+      ...base,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+        { role: 'assistant', content: [] },
+        { role: 'user', content: [{ type: 'text', text: 'Hello?' }] },
+        { role: 'assistant', content: [{ type: 'text', text: '' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Are you there?' }] },
+      ],
+    }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
+    },
+  },
+  {
     id: 'history_arguments_not_an_object',
     title:
       'arguments in the history that are not an object (text a model cut off, null, a list: what the loop keeps when a model\'s arguments do not parse to one) go out as the protocol takes them: an Anthropic tool_use input wraps them as {"value": …}, never null',
@@ -944,6 +964,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     id: 'overflow_at_request',
     title: "the provider's context-overflow 400 ends as context_window_exceeded at request",
     behaviour: { kind: 'http_error', error: 'overflow' },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.ok(result.message.length > 0, 'the provider message is kept');
+    },
+  },
+  {
+    id: 'request_too_large_413',
+    title:
+      "a request over the provider's size limit (Anthropic's 413 request_too_large) ends as context_window_exceeded at request: only a smaller history gets it through, never a request refused as it stands",
+    behaviour: { kind: 'http_error', error: 'request_too_large' },
     check({ result }) {
       expectType(result, 'context_window_exceeded');
       assert.equal(result.at, 'request');
@@ -1190,6 +1222,20 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     behaviour: { kind: 'http_error', error: 'forbidden' },
     check({ result }) {
       assert.equal(expectTransport(result, 'auth').status, 403);
+    },
+  },
+  {
+    id: 'payment_required_402',
+    title:
+      'HTTP 402 with no billing type in its body (OpenRouter\'s {"error":{"code":402,"message":"Insufficient credits…"}}) ends as transport_error{auth}: an account problem, not a request to fix',
+    behaviour: {
+      kind: 'gateway_answer',
+      status: 402,
+      body: '{"error":{"code":402,"message":"Insufficient credits. Add more using https://openrouter.ai/credits"}}',
+      contentType: 'application/json',
+    },
+    check({ result }) {
+      assert.equal(expectTransport(result, 'auth').status, 402);
     },
   },
   {

@@ -124,6 +124,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
       return transportError('overloaded', { status: status ?? 529, ...retryAfter });
     case 'request_timeout':
       return transportError('timeout', { status: status ?? 408, ...retryAfter });
+    case 'request_too_large':
+      return overflow('request', 'Request exceeds the maximum allowed number of bytes.');
   }
 }
 
@@ -184,6 +186,7 @@ export function createScriptedHarness(): ContractHarness {
       empty_stream: NO_WIRE,
       gateway_502_without_provider_error: NO_GATEWAY,
       gateway_redirect_without_location: NO_GATEWAY,
+      payment_required_402: NO_GATEWAY,
     },
     clientFor({ behaviour }): HarnessClient | Unsupported {
       const entry = entryFor(behaviour);

@@ -198,6 +198,8 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
       return { status: status ?? 529, body: errorBody('overloaded_error', 'Overloaded') };
     case 'request_timeout':
       return { status: status ?? 408, body: errorBody('api_error', 'Request Timeout') };
+    case 'request_too_large':
+      return { status: status ?? 413, body: errorBody('request_too_large', 'Request exceeds the maximum allowed number of bytes.') };
   }
 }
 

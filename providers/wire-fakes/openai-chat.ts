@@ -211,6 +211,10 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
       return { status: status ?? 503, body: openAIErrorBody('The server is overloaded or not ready yet.', 'server_error', null) };
     case 'request_timeout':
       return { status: status ?? 408, body: openAIErrorBody('Request Timeout', 'server_error', null) };
+    case 'request_too_large':
+      throw new UnsupportedOnWire(
+        "OpenAI documents no answer for a request over a size limit (a 413 with an error type of its own): only Anthropic's request_too_large says it",
+      );
   }
 }
 

@@ -232,7 +232,12 @@ export function refuseCutCallWhole(turn: WireTurn, api: string): void {
 /** The kinds of failure a provider answers with an error body. */
 /** `quota`: the account is out of credit or quota — a 429 on OpenAI (`insufficient_quota`), a 402 `billing_error` on Anthropic. */
 /** `request_timeout`: HTTP 408, the server (or a gateway in front of it) gave up waiting for the request. */
-export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded' | 'request_timeout';
+/**
+ * `request_too_large`: HTTP 413, the request body is over the provider's size limit (Anthropic's
+ * `request_too_large`, 32 MB): a history too big to send, which only a smaller history fixes, as
+ * an overflow. OpenAI documents no such answer (UnsupportedOnWire).
+ */
+export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded' | 'request_timeout' | 'request_too_large';
 
 /**
  * The failures a provider may report inside a 200 stream, as an error event.
