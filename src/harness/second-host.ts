@@ -118,6 +118,8 @@ export interface ScenarioRun {
    * (DEFAULT_TIMEOUT_MS: neither host the harness drives sets another).
    */
   readonly toolTimeouts: ReadonlyMap<string, { readonly ms: number; readonly declared: boolean }>;
+  /** Each tool's declared `maxRetries` (undefined: it declares none), read from the declarations. */
+  readonly toolMaxRetries?: ReadonlyMap<string, number | undefined>;
   /** The permissions in force: the agent's visibility layers and policy with the scenario's added, and whether an approver answered. */
   readonly permissions: { readonly visibility: readonly VisibilityLayer[]; readonly policy: ToolPolicy | undefined; readonly approver: boolean };
   /** Every answer the approver gave (the scenario's or the agent's own), in order. */
@@ -538,6 +540,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     toolTimeouts: new Map(
       (agent.tools ?? []).map((t) => [t.name, t.timeoutMs !== undefined ? { ms: t.timeoutMs, declared: true } : { ms: DEFAULT_TIMEOUT_MS, declared: false }]),
     ),
+    toolMaxRetries: new Map((agent.tools ?? []).map((t) => [t.name, t.maxRetries])),
     permissions: { visibility: withOperatorLayer(visibility, operator), policy: withOperatorRule(policy, operator), approver: agent.approver !== undefined },
     approvals,
     secrets: agent.secrets ?? [],

@@ -60,16 +60,65 @@ export const configArb: fc.Arbitrary<Config> = fc
  * lands there too rarely to be met in a few hundred cases. Likewise
  * `maxRetryAfterMs` is set to the script's first retry-after, when it has one.
  */
-export function atScriptBoundary(
-  config: Config,
-  steps: readonly { readonly tool_use?: readonly unknown[]; readonly error?: { readonly retryAfterMs?: number } }[],
-): Config {
+export function atScriptBoundary(config: Config, steps: readonly BoundaryStep[], mode: Boundary = 'session'): Config {
   const calls = steps.reduce((n, step) => n + (step.tool_use?.length ?? 0), 0);
   const atCalls = calls > 0 ? { ...config, maxToolCallsPerSession: calls } : config;
   // The same for the retry-after limit: the script's first retry-after is exactly the longest the loop
   // will wait, which it must still wait (outside probe 11, P20: a limit checked with >= refused it).
   const retryAfterMs = steps.find((step) => step.error?.retryAfterMs !== undefined)?.error?.retryAfterMs;
-  return retryAfterMs === undefined ? atCalls : { ...atCalls, retry: { ...atCalls.retry, maxRetryAfterMs: retryAfterMs } };
+  const atSession = retryAfterMs === undefined ? atCalls : { ...atCalls, retry: { ...atCalls.retry, maxRetryAfterMs: retryAfterMs } };
+  return mode === 'session' ? atSession : atTurnBoundary(atSession, steps, mode);
+}
+
+/**
+ * Which boundary a boundary case puts a budget on: the session's (above), or also a turn's (below) — its tool
+ * calls or its tokens, one at a time (a turn that spends its tokens first never reaches the batch that crosses
+ * its call budget).
+ */
+export type Boundary = 'session' | 'turn-calls' | 'turn-tokens';
+export const boundaryArb: fc.Arbitrary<Boundary> = fc.oneof(
+  { weight: 2, arbitrary: fc.constant<Boundary>('session') },
+  { weight: 1, arbitrary: fc.constantFrom<Boundary>('turn-calls', 'turn-tokens') },
+);
+
+type BoundaryStep = {
+  readonly tool_use?: readonly unknown[];
+  readonly error?: { readonly retryAfterMs?: number };
+  readonly usage?: { readonly input?: number; readonly output?: number };
+};
+
+/**
+ * The per-turn budgets set from the script's own steps (outside probe 13, Q01, Q02: drawn independently they
+ * are met too rarely on a user's agent):
+ * - `maxToolCallsPerTurn` one short of the calls up to the first step that makes several, counted from the
+ *   last step that ended a turn (a reply, a refusal…): that batch crosses the budget after the turn's earlier
+ *   calls, and must be refused whole — a loop that only checks the calls already made runs it;
+ * - `maxTokensPerTurn` exactly the input + output tokens the turn has spent when its first tool-call step with
+ *   usage ends: the budget is spent (reached counts, `>=`), so the next step must not start.
+ */
+function atTurnBoundary(config: Config, steps: readonly BoundaryStep[], mode: Exclude<Boundary, 'session'>): Config {
+  let calls = 0;
+  let tokens = 0;
+  let callBudget: number | undefined;
+  let tokenBudget: number | undefined;
+  for (const step of steps) {
+    if (step.error !== undefined) continue; // a failed attempt: the same step again
+    const made = step.tool_use?.length ?? 0;
+    if (made === 0) {
+      calls = 0; // any other answer ends the turn
+      tokens = 0;
+      continue;
+    }
+    if (callBudget === undefined && made > 1) callBudget = calls + made - 1;
+    calls += made;
+    const spent = (step.usage?.input ?? 0) + (step.usage?.output ?? 0);
+    if (!Number.isSafeInteger(spent)) break; // a count read as 2^53 − 1: no exact boundary to put a budget on
+    tokens += spent;
+    if (tokenBudget === undefined && step.usage !== undefined && tokens > 0) tokenBudget = tokens;
+    if (callBudget !== undefined && tokenBudget !== undefined) break;
+  }
+  if (mode === 'turn-calls') return callBudget !== undefined ? { ...config, maxToolCallsPerTurn: callBudget } : config;
+  return tokenBudget !== undefined ? { ...config, maxTokensPerTurn: tokenBudget } : config;
 }
 
 /** A backoff jitter other than 0, in hundredths (a case reads as it is written). */

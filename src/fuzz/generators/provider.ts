@@ -148,11 +148,32 @@ export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<Provid
 /** Two overflows in a row: the step compacts twice, the second time re-summarising what the first replaced. */
 const overflowTwiceArb: fc.Arbitrary<ProviderStep[]> = fc.constant([{ overflow: 'request' }, { overflow: 'request' }]);
 
+/**
+ * A step failed once or twice retryably, then rate-limited with a retry-after longer than a backoff: with the
+ * immediate tier spent, the retry is a tier-2 backoff, which must still wait out the retry-after
+ * (`retry-after-honoured`; outside probe 13, Q06: a backoff that ignored it was met only past 500 cases).
+ */
+const rateLimitedAfterRetriesArb: fc.Arbitrary<ProviderStep[]> = fc
+  .record({
+    before: fc.array(
+      fc.constantFrom<ErrorSpec>(
+        { kind: 'server_error', status: 503 },
+        { kind: 'overloaded', status: 529 },
+        { kind: 'network' },
+        { kind: 'rate_limited', status: 429 },
+      ),
+      { minLength: 1, maxLength: 2 },
+    ),
+    retryAfterMs: fc.integer({ min: 2_500, max: 45_000 }),
+  })
+  .map(({ before, retryAfterMs }): ProviderStep[] => [...before.map((error) => ({ error })), { error: { kind: 'rate_limited', status: 429, retryAfterMs } }]);
+
 export function providerScriptArb(tools: readonly FuzzTool[], maxLength = 10): fc.Arbitrary<ProviderStep[]> {
   const chunk = fc.oneof(
     { withCrossShrink: true },
     { weight: 20, arbitrary: providerStepArb(tools).map((step) => [step]) },
     { weight: 1, arbitrary: overflowTwiceArb },
+    { weight: 1, arbitrary: rateLimitedAfterRetriesArb },
   );
   return fc.array(chunk, { minLength: 0, maxLength }).map((chunks) => chunks.flat().slice(0, maxLength));
 }

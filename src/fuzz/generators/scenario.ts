@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { RESULT_LOSING_FAULTS, type InboxEntry, type Scenario } from '../../harness/scenario/schema.ts';
-import { atScriptBoundary, configArb, jitterArb, withJitter } from './budgets.ts';
+import { atScriptBoundary, boundaryArb, configArb, jitterArb, withJitter } from './budgets.ts';
 import { bystanderArb, bystanderCrashArb, toBystander, type BystanderParts } from './bystander.ts';
 import { compactionArb } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, isPost, type InboxCommand } from './inbox.ts';
@@ -136,7 +136,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       fallback: sometimes(providerScriptArb(tools, 3), 25),
       inbox: inboxCommandsArb(tools, options.maxInbox ?? 8),
       config: configArb,
-      boundary: sometimes(fc.constant(true), 35),
+      boundary: sometimes(boundaryArb, 50),
       policy: sometimes(policyArb(tools), 50),
       approver: sometimes(approverArb, 60),
       visibility: sometimes(visibilityArb(tools), 20),
@@ -244,7 +244,9 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(hosts ? { hosts: 2 } : {}),
           ...(p.production && p.followLive ? { follow: 'live' as const } : {}),
           config: withJitter(
-            p.boundary ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...((p.wire ? p.wire.fallback : p.fallback) ?? [])]) : p.config,
+            p.boundary
+              ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...((p.wire ? p.wire.fallback : p.fallback) ?? [])], p.boundary)
+              : p.config,
             p.jitter,
           ),
           tools: withSpanMisuse(p.failWriteAheads?.[1] ? withBrokenExecutor(p.tools, tools, p.failWriteAheads[1]) : p.tools, tools, p.spanMisuse !== undefined),

@@ -133,6 +133,20 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   },
 );
 
+/** Attempts that each call for a retry: plain throws, now and then a hang (a timeout); sometimes the last one works. */
+const retryableFailuresArb: fc.Arbitrary<Behaviour[]> = fc
+  .record({
+    failures: fc.array(
+      fc.oneof({ weight: 3, arbitrary: fc.constant<Behaviour>({ throw: 'fuzz: the tool threw' }) }, { weight: 1, arbitrary: fc.constant<Behaviour>('hang') }),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    ),
+    thenOk: fc.boolean(),
+  })
+  .map(({ failures, thenOk }): Behaviour[] => (thenOk ? [...failures, 'ok'] : failures));
+
 /**
  * Scripts for some of the tools. An agent's own tool gets a behaviour script only
  * (one entry per attempt; the last repeats): its declaration is what ships, and a
@@ -140,7 +154,14 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
  * scenario, at a generated side-effect level, parallel safety, timeout and retries.
  */
 export function toolOverridesArb(tools: readonly FuzzTool[]): fc.Arbitrary<ScenarioTool[]> {
-  const behaviour = fc.array(behaviourArb, { minLength: 1, maxLength: 3 });
+  // Now and then a tool that fails retryably on every attempt but maybe the last: a plain throw or a timeout
+  // (a hang) again and again, the retries all spent (outside probe 13, Q04, Q05: a loop that ran one attempt
+  // fewer, or never retried a plain throw, passed every invariant; `tool-retries-follow-policy` counts them).
+  const behaviour = fc.oneof(
+    { withCrossShrink: true },
+    { weight: 3, arbitrary: fc.array(behaviourArb, { minLength: 1, maxLength: 3 }) },
+    { weight: 1, arbitrary: retryableFailuresArb },
+  );
   // Now and then the tool executor breaks its contract for the tool's calls (executor: drops-result | throws-after-start).
   // The first three faults only: drawing from a longer list would redraw every seed's cases (leaves-span-open is drawn by withSpanMisuse).
   const executor = sometimes(fc.constantFrom(...EXECUTOR_FAULTS.slice(0, 3)), 4);

@@ -59,6 +59,7 @@ import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
 import { toolsTimeOutAsDeclared } from './tools-time-out-as-declared.ts';
 import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts';
+import { toolRetriesFollowPolicy } from './tool-retries-follow-policy.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { otelGenAiFollowsLog } from './otel-genai-follows-log.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
@@ -116,6 +117,7 @@ export const INVARIANTS: readonly Invariant[] = [
   toolsToldToStop,
   toolsTimeOutAsDeclared,
   failuresNotRetriedWhenTold,
+  toolRetriesFollowPolicy,
   sideEffectsTold,
   secretsNeverLeave,
   secretFragmentsNeverLeave,
