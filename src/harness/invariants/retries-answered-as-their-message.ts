@@ -8,6 +8,9 @@
  * crash, a timeout) unable to learn what happened: it retries again, or gives
  * up on a message that was answered.
  *
+ * Requests are judged in the order they were answered: a request answered
+ * before its message was stored anywhere is not a retry of the one that stored it.
+ *
  * Posts are one message only when their id, text and intent all match (the host
  * compares the text as it stores it, redacted). A post that reuses the id of a
  * stored message with another text or intent is not a retry: it is answered 422
@@ -47,7 +50,15 @@ function answeredAlike(run: ScenarioRun): string | undefined {
   const first = new Map<string, { index: number; status: number; turn: number; outcome: string }>();
   // The message an id names: the first post of it the host said it stored.
   const owner = new Map<string, { index: number; post: HostPost }>();
-  for (const [i, post] of posts.entries()) {
+  // In the order the requests were answered (the script's order where answered at once): a request answered before its
+  // message was stored anywhere cannot report the turn that later took it (outside probe 13: two hosts, a steer sent
+  // to both at once; the host whose store failed answered 503 at once, the other stored it seconds later, when the
+  // conversation's lock came free, and its turn failed 422 — the 503, answered when the store held 3 records and the
+  // 422 when it held 15, was judged a "retry" of the 422).
+  // Within one instant of virtual time, what the store held then orders them (it only grows).
+  const when = (p: HostPost) => [p.answered?.at ?? Infinity, p.answered?.stored ?? Infinity] as const;
+  const answeredOrder = [...posts.entries()].sort(([a, p], [b, q]) => when(p)[0] - when(q)[0] || when(p)[1] - when(q)[1] || a - b);
+  for (const [i, post] of answeredOrder) {
     const envelope = post.envelope;
     if (post.messageId === undefined || !envelope || envelope.status === 499) continue;
     const named = owner.get(post.messageId);
