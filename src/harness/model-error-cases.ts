@@ -8,7 +8,7 @@
  * for it. The loop's own chain never reaches it for every kind (fail-fast
  * answers auth and invalid_request first), so no scenario would notice a wrong
  * mapping; here an agent whose handler fails every transport error with it
- * meets each kind once, and each turn must end with the outcome the kernel
+ * meets each kind once (9), and each turn must end with the outcome the kernel
  * documents for that kind.
  */
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
@@ -19,17 +19,18 @@ import type { CheckResult } from '../report/results.ts';
 import { statusFromChecks, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
-/** Each kind, and the outcome a turn it ends must carry (kind, reason). */
-const EXPECTED: readonly [TransportErrorKind, string][] = [
-  ['auth', 'failed/auth'],
-  ['invalid_request', 'failed/invalid_request'],
-  ['rate_limited', 'failed/rate_limited'],
-  ['timeout', 'failed/provider_unavailable'],
-  ['overloaded', 'failed/provider_unavailable'],
-  ['server_error', 'failed/provider_unavailable'],
-  ['network', 'failed/provider_unavailable'],
-  ['malformed_stream', 'failed/provider_unavailable'],
-];
+/** Each kind (every one: a new kind must be added here), and the outcome a turn it ends must carry (kind/reason). */
+const EXPECTED: Record<TransportErrorKind, string> = {
+  auth: 'failed/auth',
+  invalid_request: 'failed/invalid_request',
+  rate_limited: 'failed/rate_limited',
+  timeout: 'failed/provider_unavailable',
+  overloaded: 'failed/provider_unavailable',
+  server_error: 'failed/provider_unavailable',
+  network: 'failed/provider_unavailable',
+  malformed_stream: 'failed/provider_unavailable',
+  aborted: 'failed/provider_unavailable',
+};
 
 /** The agent's handler: every transport error fails the turn at once, with the kernel's outcome for it. */
 const neverRetry: ModelErrorHandler = {
@@ -43,7 +44,7 @@ const label = (outcome: Outcome | undefined): string =>
 
 async function ownHandlerFailsEachKindWithItsOutcome(): Promise<CheckResult[]> {
   const checks: CheckResult[] = [];
-  for (const [kind, expected] of EXPECTED) {
+  for (const [kind, expected] of Object.entries(EXPECTED) as [TransportErrorKind, string][]) {
     const agent: Agent = { errorHandlers: [neverRetry] };
     const clock = new VirtualClock();
     const model = new ScriptedModelClient([transportError(kind, { message: `the provider said ${kind}` })], { clock });
