@@ -14,6 +14,12 @@ export interface Order {
    * which the log keeps as JSON keeps them (ISO strings).
    */
   readonly timeline?: readonly { readonly status: Order['status']; readonly at: Date }[];
+  /**
+   * The carrier's tracking number, undefined until the order ships: an order
+   * system's client hands the empty column back as a field set to `undefined`,
+   * which JSON drops. ORD-1003's is one.
+   */
+  readonly tracking?: string | undefined;
 }
 
 export interface BackendFaults {
@@ -52,7 +58,7 @@ export class ItemList extends Array<string> {}
 export const DEFAULT_ORDERS: readonly Order[] = [
   { id: 'ORD-1001', customer: 'ada@example.com', status: 'delivered', total: 120, items: ['kettle'] },
   { id: 'ORD-1002', customer: 'grace@example.com', status: 'shipped', total: 45.5, items: ItemList.of('mug', 'tea') },
-  { id: 'ORD-1003', customer: 'alan@example.com', status: 'processing', total: 300, items: ['espresso machine'] },
+  { id: 'ORD-1003', customer: 'alan@example.com', status: 'processing', total: 300, items: ['espresso machine'], tracking: undefined },
   {
     id: 'ORD-1004',
     customer: 'ada@example.com',

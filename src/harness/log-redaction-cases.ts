@@ -65,6 +65,45 @@ async function ownRedactorKeptForToolData(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * A log opened with its own redactor that changes a word the loop writes (a
+ * team's redactor told "sideEffect" is a secret): every `tool.started` would be
+ * stored with a "[REDACTED]" key, and readers of the history would find no side
+ * effect level. The loop refuses the log before anything runs, as it refuses
+ * such a redactor handed to `loopDeps` itself, with the line saying which word.
+ */
+async function garblingLogRedactorRefused(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock, [], { redact: createRedactor({ secrets: ['sideEffect'] }) });
+  const agent: Agent = {
+    tools: [
+      defineTool({ name: 'add_note', description: 'Add a note.', input: z.object({ text: z.string() }), sideEffect: 'IDEMPOTENT', run: () => ({ ok: true }) }),
+    ],
+  };
+  const model = new ScriptedModelClient([toolUse([call('note', 'add_note', { text: 'call back' })]), reply('Noted.')], { clock });
+  const expected =
+    'the log\'s redact changes "sideEffect", a word the loop writes into its records (a field name, status or event type): it would garble every record; redact credentials only';
+  let refused: string | undefined;
+  try {
+    const loop = new AgentLoop(loopDeps({ log, model, agent }));
+    loop.send('Note that the customer wants a call back.', { id: 'ask' });
+    await loop.drain();
+  } catch (error) {
+    refused = error instanceof Error ? error.message : String(error);
+  }
+  const garbled = log.events.filter((e) => JSON.stringify(e.payload).includes('[REDACTED]')).map((e) => e.type);
+  return [
+    {
+      name: 'refused with the word it garbles',
+      passed: refused === expected,
+      message: refused === undefined ? `accepted: ${log.events.length} event(s) stored, garbled: ${garbled.join(', ') || 'none'}` : `refused: ${refused}`,
+      expected,
+      actual: refused ?? 'accepted',
+    },
+    { name: 'nothing stored', passed: log.events.length === 0, message: `${log.events.length} event(s) stored` },
+  ];
+}
+
 export function logRedactionCases(): Case[] {
   return [
     {
@@ -75,6 +114,16 @@ export function logRedactionCases(): Case[] {
       secrets: [LOG_SECRET, AGENT_SECRET],
       run: async () => {
         const checks = await ownRedactorKeptForToolData();
+        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+      },
+    },
+    {
+      id: 'contract:log/own-redactor-garbling-a-log-word-refused',
+      kind: 'contract',
+      title: 'log: a log whose own redactor changes a word the loop writes is refused before anything runs',
+      file: 'src/harness/log-redaction-cases.ts',
+      run: async () => {
+        const checks = await garblingLogRedactorRefused();
         return { status: statusFromChecks(checks), outcome: 'checked', checks };
       },
     },

@@ -122,19 +122,28 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     return liveCases(options);
   }
   if (!config.bundled || given) return scenarioCasesFrom(paths, context);
-  const [{ tableCases }, { contractCases }, { agentRefusalCases }, { logRedactionCases }, { logReadCases }, { systemClockCases }, { reportCases }] =
-    await Promise.all([
-      import('../../../state-tables/cell-case.ts'),
-      import('../../harness/contract-cases.ts'),
-      import('../../harness/agent-refusals/refusal-cases.ts'),
-      import('../../harness/log-redaction-cases.ts'),
-      import('../../harness/log-read-cases.ts'),
-      import('../../harness/system-clock-cases.ts'),
-      import('../../harness/report-cases.ts'),
-    ]);
+  const [
+    { tableCases },
+    { contractCases },
+    { agentRefusalCases },
+    { logRedactionCases },
+    { logReadCases },
+    { systemClockCases },
+    { reportCases },
+    { modelErrorCases },
+  ] = await Promise.all([
+    import('../../../state-tables/cell-case.ts'),
+    import('../../harness/contract-cases.ts'),
+    import('../../harness/agent-refusals/refusal-cases.ts'),
+    import('../../harness/log-redaction-cases.ts'),
+    import('../../harness/log-read-cases.ts'),
+    import('../../harness/system-clock-cases.ts'),
+    import('../../harness/report-cases.ts'),
+    import('../../harness/model-error-cases.ts'),
+  ]);
   return defaultCases({
     tables: tableCases,
-    contract: () => [...contractCases(), ...logRedactionCases(), ...logReadCases(), ...systemClockCases(), ...reportCases()],
+    contract: () => [...contractCases(), ...logRedactionCases(), ...logReadCases(), ...systemClockCases(), ...reportCases(), ...modelErrorCases()],
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),
   });

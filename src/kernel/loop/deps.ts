@@ -66,6 +66,15 @@ export function loopDeps(input: LoopDepsInput): LoopDeps {
     );
     if (garbles) throw new AgentSettingError(garbles);
   }
+  // A log opened with its own redactor keeps it (`redactWith` fills only a log that has none): checked as the caller's.
+  const own = input.log.redactor;
+  if (own !== undefined && own !== input.redact) {
+    const garbles = redactorGarbles(
+      own,
+      (agent.tools ?? []).map((t) => t.name),
+    );
+    if (garbles) throw new AgentSettingError(`the log's ${garbles}`);
+  }
   let ids = 0;
   // Optional fields omitted, never undefined; set one by one in this order (no spreads: a loop is made per conversation).
   const deps: { -readonly [K in keyof LoopDeps]?: LoopDeps[K] } = { log: input.log, model: input.model };
