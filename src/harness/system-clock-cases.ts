@@ -14,11 +14,27 @@
  * (`loopDeps({ toolOptions })`, `createToolExecutor`, both exported). A loop given
  * one must wait `retryBackoffMs · 2^(n-1)` on its clock before retry n of a NONE
  * tool; every host runs with the default 0, so only a case built here reaches it.
+ *
+ * And the tool executor used on its own (`createToolExecutor`, exported): its
+ * context's `trace` is optional, and the loop always passes its turn span, so no
+ * host reaches a call made without one: it must run the tool as any other
+ * (`contract:tools/<id>`).
  */
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, defineTool, EventLog, loopDeps, systemClock, type Agent, type Clock, type TurnResult } from '../kernel/index.ts';
+import {
+  AgentLoop,
+  createToolExecutor,
+  defineTool,
+  EventLog,
+  loopDeps,
+  systemClock,
+  ToolRegistry,
+  type Agent,
+  type Clock,
+  type TurnResult,
+} from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { statusFromChecks, type Case } from './cases.ts';
 
@@ -139,6 +155,41 @@ async function toolRetryBackoffDoubles(): Promise<CheckResult[]> {
   return checks;
 }
 
+async function executorWithoutATraceRunsTheCall(): Promise<CheckResult[]> {
+  let given: string | undefined = 'not run';
+  const tools = createToolExecutor({
+    registry: new ToolRegistry([
+      defineTool({
+        name: 'read_sensor',
+        description: 'Read the sensor.',
+        input: z.object({ id: z.string() }),
+        sideEffect: 'NONE',
+        run: (_args, ctx) => {
+          given = ctx.traceparent;
+          return { celsius: 21 };
+        },
+      }),
+    ]),
+  });
+  const recorder = { policy: () => undefined, started: () => undefined, settled: () => undefined, alreadyStarted: () => false };
+  // No `trace`: a library user running the executor outside the loop, untraced.
+  const settled = await tools.execute(
+    { id: 'read', name: 'read_sensor', args: { id: 's1' } },
+    { signal: new AbortController().signal, clock: systemClock, recorder },
+  );
+  const code = settled.error?.error_code;
+  return [
+    {
+      name: 'the call ran and succeeded',
+      passed: settled.status === 'ok',
+      message: `${settled.status}${code ? ` ${code}: ${settled.error?.error_message ?? ''}` : ''}`,
+      expected: 'ok',
+      actual: String(settled.status),
+    },
+    { name: 'the tool got no traceparent', passed: given === undefined, message: `traceparent ${String(given)}`, expected: 'undefined', actual: String(given) },
+  ];
+}
+
 export function systemClockCases(): Case[] {
   return [
     {
@@ -158,6 +209,16 @@ export function systemClockCases(): Case[] {
       file: 'src/harness/system-clock-cases.ts',
       run: async () => {
         const checks = await toolRetryBackoffDoubles();
+        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+      },
+    },
+    {
+      id: 'contract:tools/executor-without-a-trace-runs-the-call',
+      kind: 'contract',
+      title: 'tools: the tool executor given a context without a trace runs the call as any other (no traceparent)',
+      file: 'src/harness/system-clock-cases.ts',
+      run: async () => {
+        const checks = await executorWithoutATraceRunsTheCall();
         return { status: statusFromChecks(checks), outcome: 'checked', checks };
       },
     },
