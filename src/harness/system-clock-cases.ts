@@ -9,11 +9,32 @@
  * clock — the default a library user gets — runs a tool that never settles,
  * declared with a short timeout: the call must end TIMEOUT after about that
  * long, in real time, and the turn carry on.
+ *
+ * Beside it, the one tool option no host or scenario sets: `retryBackoffMs`
+ * (`loopDeps({ toolOptions })`, `createToolExecutor`, both exported). A loop given
+ * one must wait `retryBackoffMs · 2^(n-1)` on its clock before retry n of a NONE
+ * tool; every host runs with the default 0, so only a case built here reaches it.
+ *
+ * And the tool executor used on its own (`createToolExecutor`, exported): its
+ * context's `trace` is optional, and the loop always passes its turn span, so no
+ * host reaches a call made without one: it must run the tool as any other
+ * (`contract:tools/<id>`).
  */
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, defineTool, EventLog, loopDeps, systemClock, type Agent, type TurnResult } from '../kernel/index.ts';
+import {
+  AgentLoop,
+  createToolExecutor,
+  defineTool,
+  EventLog,
+  loopDeps,
+  systemClock,
+  ToolRegistry,
+  type Agent,
+  type Clock,
+  type TurnResult,
+} from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { statusFromChecks, type Case } from './cases.ts';
 
@@ -79,6 +100,96 @@ async function hungToolTimesOutOnTheSystemClock(): Promise<CheckResult[]> {
   return checks;
 }
 
+const BACKOFF_MS = 10;
+
+async function toolRetryBackoffDoubles(): Promise<CheckResult[]> {
+  // The system clock, with every wait the loop asks of it written down.
+  const waits: number[] = [];
+  const clock: Clock = {
+    now: () => systemClock.now(),
+    sleep: (ms, signal) => {
+      waits.push(ms);
+      return systemClock.sleep(ms, signal);
+    },
+  };
+  const log = new EventLog(clock);
+  let runs = 0;
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'read_sensor',
+        description: 'Read the sensor (it fails twice, then answers).',
+        input: z.object({ id: z.string() }),
+        sideEffect: 'NONE',
+        run: () => {
+          runs++;
+          if (runs < 3) throw new Error(`sensor busy (${runs})`);
+          return { celsius: 21 };
+        },
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient([toolUse([call('read', 'read_sensor', { id: 's1' })]), reply('It is 21 °C.')]);
+  const loop = new AgentLoop(loopDeps({ log, model, agent, clock, toolOptions: { retryBackoffMs: BACKOFF_MS } }));
+  loop.send('Read sensor s1.', { id: 'ask' });
+  const [result] = await loop.drain();
+  const checks: CheckResult[] = [];
+  const kind = result?.outcome.kind;
+  checks.push({ name: 'replied', passed: kind === 'replied', message: `outcome ${String(kind)}`, expected: 'replied', actual: String(kind) });
+  const stored = log.events.find((e) => e.type === 'tool.result')?.payload as { status?: string; attempts?: number } | undefined;
+  checks.push({
+    name: 'the call succeeded on its third attempt',
+    passed: stored?.status === 'ok' && stored.attempts === 3,
+    message: stored ? `tool.result ${String(stored.status)} after ${String(stored.attempts)} attempts` : 'no tool.result stored',
+    expected: 'ok after 3 attempts',
+    actual: stored ? `${String(stored.status)} after ${String(stored.attempts)} attempts` : 'none',
+  });
+  const expected = [BACKOFF_MS, 2 * BACKOFF_MS];
+  checks.push({
+    name: 'retry n waited retryBackoffMs · 2^(n-1)',
+    passed: waits.length === expected.length && waits.every((ms, i) => ms === expected[i]),
+    message: `the loop's waits on its clock: [${waits.join(', ')}] ms for retryBackoffMs ${BACKOFF_MS}`,
+    expected: `[${expected.join(', ')}]`,
+    actual: `[${waits.join(', ')}]`,
+  });
+  return checks;
+}
+
+async function executorWithoutATraceRunsTheCall(): Promise<CheckResult[]> {
+  let given: string | undefined = 'not run';
+  const tools = createToolExecutor({
+    registry: new ToolRegistry([
+      defineTool({
+        name: 'read_sensor',
+        description: 'Read the sensor.',
+        input: z.object({ id: z.string() }),
+        sideEffect: 'NONE',
+        run: (_args, ctx) => {
+          given = ctx.traceparent;
+          return { celsius: 21 };
+        },
+      }),
+    ]),
+  });
+  const recorder = { policy: () => undefined, started: () => undefined, settled: () => undefined, alreadyStarted: () => false };
+  // No `trace`: a library user running the executor outside the loop, untraced.
+  const settled = await tools.execute(
+    { id: 'read', name: 'read_sensor', args: { id: 's1' } },
+    { signal: new AbortController().signal, clock: systemClock, recorder },
+  );
+  const code = settled.error?.error_code;
+  return [
+    {
+      name: 'the call ran and succeeded',
+      passed: settled.status === 'ok',
+      message: `${settled.status}${code ? ` ${code}: ${settled.error?.error_message ?? ''}` : ''}`,
+      expected: 'ok',
+      actual: String(settled.status),
+    },
+    { name: 'the tool got no traceparent', passed: given === undefined, message: `traceparent ${String(given)}`, expected: 'undefined', actual: String(given) },
+  ];
+}
+
 export function systemClockCases(): Case[] {
   return [
     {
@@ -88,6 +199,26 @@ export function systemClockCases(): Case[] {
       file: 'src/harness/system-clock-cases.ts',
       run: async () => {
         const checks = await hungToolTimesOutOnTheSystemClock();
+        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+      },
+    },
+    {
+      id: 'contract:clock/tool-retry-backoff-doubles',
+      kind: 'contract',
+      title: 'clock: a loop given toolOptions.retryBackoffMs waits it, then twice it, before retries 1 and 2 of a NONE tool',
+      file: 'src/harness/system-clock-cases.ts',
+      run: async () => {
+        const checks = await toolRetryBackoffDoubles();
+        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+      },
+    },
+    {
+      id: 'contract:tools/executor-without-a-trace-runs-the-call',
+      kind: 'contract',
+      title: 'tools: the tool executor given a context without a trace runs the call as any other (no traceparent)',
+      file: 'src/harness/system-clock-cases.ts',
+      run: async () => {
+        const checks = await executorWithoutATraceRunsTheCall();
         return { status: statusFromChecks(checks), outcome: 'checked', checks };
       },
     },
