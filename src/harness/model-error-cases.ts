@@ -14,7 +14,7 @@
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { transportError } from '../../providers/fake/results.ts';
 import { AgentLoop, EventLog, loopDeps, outcomeForTransport, type Agent, type ModelErrorHandler, type Outcome } from '../kernel/index.ts';
-import type { TransportErrorKind } from '../kernel/model/client.ts';
+import type { TransportErrorKind } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { statusFromChecks, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';

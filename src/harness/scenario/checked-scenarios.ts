@@ -8,6 +8,7 @@ import type { ReplyAssertionContext } from '../checks/reply-assertion-types.ts';
 import type { AgentRegistry } from '../world/agent-under-test.ts';
 import { scenarioAgentProblems } from './check-agents.ts';
 import { replyAssertionNameProblems } from './check-reply-assertions.ts';
+import { wireStepProblems } from './check-wire-steps.ts';
 import { readScenarios, ScenarioFileError, type LoadedScenario } from './load.ts';
 
 export async function checkedScenarios(
@@ -17,7 +18,7 @@ export async function checkedScenarios(
   replies: ReplyAssertionContext,
 ): Promise<LoadedScenario[]> {
   const { loaded, problems } = readScenarios(files, root);
-  const all = [...problems, ...(await scenarioAgentProblems(loaded, registry)), ...replyAssertionNameProblems(loaded, replies)];
+  const all = [...problems, ...wireStepProblems(loaded), ...(await scenarioAgentProblems(loaded, registry)), ...replyAssertionNameProblems(loaded, replies)];
   if (all.length > 0) throw new ScenarioFileError(all.join('\n'));
   return [...loaded];
 }

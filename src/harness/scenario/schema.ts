@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import { CANCEL_SOURCES, closestName, EVENT_VERSIONS, isKnownType, TRANSPORT_ERROR_KINDS } from '../../kernel/index.ts';
-import { unsayableOnWire } from '../wire-provider.ts';
 import { replyAssertionsSchema } from './reply-assertions-schema.ts';
 
 const ms = z.number().int().nonnegative();
@@ -151,7 +150,8 @@ const providerSchema = z
           message: `interleaved is a wire-level detail: kind: wire with provider ${INTERLEAVING_PROVIDERS.join(' or ')} (the others stream one call after another)`,
         });
     });
-    // What the wire cannot say, in the script or the fallback's (served over the wire too).
+    // What the wire cannot say, in the script or the fallback's (served over the wire too). What the provider's own
+    // protocol has no way to say (cache writes on OpenAI, …) is refused when the file is checked (check-wire-steps.ts).
     if (p.kind === 'wire')
       for (const list of ['script', 'fallback'] as const)
         p[list]?.forEach((step, i) => {
@@ -167,19 +167,12 @@ const providerSchema = z
               path: [list, i, 'reject'],
               message: "reject is for scripted providers: loopgate's adapters settle every call with a result",
             });
-          if (step.error?.kind === 'invalid_request' || step.error?.kind === 'aborted') {
+          if (step.error?.kind === 'invalid_request' || step.error?.kind === 'aborted')
             ctx.addIssue({
               code: 'custom',
               path: [list, i, 'error', 'kind'],
               message: `error kind "${step.error.kind}" cannot be produced on the wire (it is the loop's own); use kind: scripted`,
             });
-            return;
-          }
-          // Anything else the provider's protocol has no way to say (cache writes on OpenAI, a content filter on
-          // Anthropic…), found by writing the step as its wire fake would: refused here, not thrown by the case.
-          const oneResult = RESULT_KEYS.filter((k) => step[k] !== undefined).length === 1;
-          const unsayable = p.provider && oneResult && step.reject === undefined ? unsayableOnWire(p.provider, step, i) : undefined;
-          if (unsayable !== undefined) ctx.addIssue({ code: 'custom', path: [list, i], message: `${p.provider} cannot say this step: ${unsayable}` });
         });
     p.fallback?.forEach((step, i) => {
       if (step.interleaved)
