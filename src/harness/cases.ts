@@ -50,3 +50,18 @@ export function caseSeed(runSeed: number, id: string): number {
 export function statusFromChecks(checks: readonly CheckResult[]): 'passed' | 'failed' {
   return checks.every((c) => c.passed) ? 'passed' : 'failed';
 }
+
+/** A contract case that runs one check function and reports its checks, `outcome: checked`. */
+export function checksCase(
+  spec: { readonly id: string; readonly title: string; readonly file: string; readonly secrets?: readonly string[] },
+  check: () => readonly CheckResult[] | Promise<readonly CheckResult[]>,
+): Case {
+  return {
+    ...spec,
+    kind: 'contract',
+    run: async () => {
+      const checks = [...(await check())];
+      return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    },
+  };
+}

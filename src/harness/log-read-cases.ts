@@ -15,7 +15,7 @@
  */
 import { decodeRecords, LogReadError, type EventRecord } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
-import { statusFromChecks, type Case } from './cases.ts';
+import { checksCase, type Case } from './cases.ts';
 
 const WHERE = 'driver-store conversation "c-42"';
 
@@ -67,15 +67,13 @@ function revivedDateRefusedNamingIt(): CheckResult[] {
 
 export function logReadCases(): Case[] {
   return [
-    {
-      id: 'contract:log/stored-record-not-json-refused-naming-it',
-      kind: 'contract',
-      title: 'log: a stored record whose payload holds data JSON cannot (a revived Date) is refused, naming the conversation, record and field',
-      file: 'src/harness/log-read-cases.ts',
-      run: async () => {
-        const checks = revivedDateRefusedNamingIt();
-        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    checksCase(
+      {
+        id: 'contract:log/stored-record-not-json-refused-naming-it',
+        title: 'log: a stored record whose payload holds data JSON cannot (a revived Date) is refused, naming the conversation, record and field',
+        file: 'src/harness/log-read-cases.ts',
       },
-    },
+      revivedDateRefusedNamingIt,
+    ),
   ];
 }

@@ -16,7 +16,7 @@ import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { AgentLoop, createRedactor, defineTool, EventLog, loopDeps, type Agent } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
-import { statusFromChecks, type Case } from './cases.ts';
+import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
 const LOG_SECRET = 'pk_team_LogOnly7Qx2Zr9Vb3NmK8';
@@ -106,26 +106,22 @@ async function garblingLogRedactorRefused(): Promise<CheckResult[]> {
 
 export function logRedactionCases(): Case[] {
   return [
-    {
-      id: 'contract:log/own-redactor-applies-to-tool-data',
-      kind: 'contract',
-      title: "log: a log's own redactor applies to a tool's arguments and output the loop redacted with another",
-      file: 'src/harness/log-redaction-cases.ts',
-      secrets: [LOG_SECRET, AGENT_SECRET],
-      run: async () => {
-        const checks = await ownRedactorKeptForToolData();
-        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    checksCase(
+      {
+        id: 'contract:log/own-redactor-applies-to-tool-data',
+        title: "log: a log's own redactor applies to a tool's arguments and output the loop redacted with another",
+        file: 'src/harness/log-redaction-cases.ts',
+        secrets: [LOG_SECRET, AGENT_SECRET],
       },
-    },
-    {
-      id: 'contract:log/own-redactor-garbling-a-log-word-refused',
-      kind: 'contract',
-      title: 'log: a log whose own redactor changes a word the loop writes is refused before anything runs',
-      file: 'src/harness/log-redaction-cases.ts',
-      run: async () => {
-        const checks = await garblingLogRedactorRefused();
-        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+      ownRedactorKeptForToolData,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/own-redactor-garbling-a-log-word-refused',
+        title: 'log: a log whose own redactor changes a word the loop writes is refused before anything runs',
+        file: 'src/harness/log-redaction-cases.ts',
       },
-    },
+      garblingLogRedactorRefused,
+    ),
   ];
 }

@@ -16,7 +16,7 @@ import { transportError } from '../../providers/fake/results.ts';
 import { AgentLoop, EventLog, loopDeps, outcomeForTransport, type Agent, type ModelErrorHandler, type Outcome } from '../kernel/index.ts';
 import type { TransportErrorKind } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
-import { statusFromChecks, type Case } from './cases.ts';
+import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
 /** Each kind (every one: a new kind must be added here), and the outcome a turn it ends must carry (kind/reason). */
@@ -65,15 +65,13 @@ async function ownHandlerFailsEachKindWithItsOutcome(): Promise<CheckResult[]> {
 
 export function modelErrorCases(): Case[] {
   return [
-    {
-      id: 'contract:model-errors/own-handler-fails-each-kind-with-its-outcome',
-      kind: 'contract',
-      title: "model errors: an agent's handler that fails every transport error with outcomeForTransport ends each turn with that kind's outcome",
-      file: 'src/harness/model-error-cases.ts',
-      run: async () => {
-        const checks = await ownHandlerFailsEachKindWithItsOutcome();
-        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    checksCase(
+      {
+        id: 'contract:model-errors/own-handler-fails-each-kind-with-its-outcome',
+        title: "model errors: an agent's handler that fails every transport error with outcomeForTransport ends each turn with that kind's outcome",
+        file: 'src/harness/model-error-cases.ts',
       },
-    },
+      ownHandlerFailsEachKindWithItsOutcome,
+    ),
   ];
 }

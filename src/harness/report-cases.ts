@@ -17,7 +17,7 @@ import { renderJunit } from '../report/junit.ts';
 import { parseXml, type XmlElement } from '../report/read-xml.ts';
 import { RESULTS_SCHEMA, summarize } from '../report/results.ts';
 import { verifyReports } from '../report/verify.ts';
-import { statusFromChecks, type Case } from './cases.ts';
+import { checksCase, type Case } from './cases.ts';
 
 const FAILING_ID = 'scenario:refunds/refund-over-the-limit-asks-first';
 
@@ -156,15 +156,13 @@ function junitFailureTellsWhy(): CheckResult[] {
 
 export function reportCases(): Case[] {
   return [
-    {
-      id: 'contract:report/junit-failure-tells-why-the-case-failed',
-      kind: 'contract',
-      title: "report: a failing case's JUnit failure names each failing check, its expected and actual, and what the model saw",
-      file: 'src/harness/report-cases.ts',
-      run: async () => {
-        const checks = junitFailureTellsWhy();
-        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    checksCase(
+      {
+        id: 'contract:report/junit-failure-tells-why-the-case-failed',
+        title: "report: a failing case's JUnit failure names each failing check, its expected and actual, and what the model saw",
+        file: 'src/harness/report-cases.ts',
       },
-    },
+      junitFailureTellsWhy,
+    ),
   ];
 }

@@ -36,7 +36,7 @@ import {
   type TurnResult,
 } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
-import { statusFromChecks, type Case } from './cases.ts';
+import { checksCase, type Case } from './cases.ts';
 
 const TIMEOUT_MS = 40;
 /** Real time the case waits for the turn before it calls the tool's timeout dead. */
@@ -192,35 +192,29 @@ async function executorWithoutATraceRunsTheCall(): Promise<CheckResult[]> {
 
 export function systemClockCases(): Case[] {
   return [
-    {
-      id: 'contract:clock/system-clock-times-out-a-hung-tool',
-      kind: 'contract',
-      title: 'clock: on the default system clock, a tool that never settles ends TIMEOUT after its declared timeout',
-      file: 'src/harness/system-clock-cases.ts',
-      run: async () => {
-        const checks = await hungToolTimesOutOnTheSystemClock();
-        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    checksCase(
+      {
+        id: 'contract:clock/system-clock-times-out-a-hung-tool',
+        title: 'clock: on the default system clock, a tool that never settles ends TIMEOUT after its declared timeout',
+        file: 'src/harness/system-clock-cases.ts',
       },
-    },
-    {
-      id: 'contract:clock/tool-retry-backoff-doubles',
-      kind: 'contract',
-      title: 'clock: a loop given toolOptions.retryBackoffMs waits it, then twice it, before retries 1 and 2 of a NONE tool',
-      file: 'src/harness/system-clock-cases.ts',
-      run: async () => {
-        const checks = await toolRetryBackoffDoubles();
-        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+      hungToolTimesOutOnTheSystemClock,
+    ),
+    checksCase(
+      {
+        id: 'contract:clock/tool-retry-backoff-doubles',
+        title: 'clock: a loop given toolOptions.retryBackoffMs waits it, then twice it, before retries 1 and 2 of a NONE tool',
+        file: 'src/harness/system-clock-cases.ts',
       },
-    },
-    {
-      id: 'contract:tools/executor-without-a-trace-runs-the-call',
-      kind: 'contract',
-      title: 'tools: the tool executor given a context without a trace runs the call as any other (no traceparent)',
-      file: 'src/harness/system-clock-cases.ts',
-      run: async () => {
-        const checks = await executorWithoutATraceRunsTheCall();
-        return { status: statusFromChecks(checks), outcome: 'checked', checks };
+      toolRetryBackoffDoubles,
+    ),
+    checksCase(
+      {
+        id: 'contract:tools/executor-without-a-trace-runs-the-call',
+        title: 'tools: the tool executor given a context without a trace runs the call as any other (no traceparent)',
+        file: 'src/harness/system-clock-cases.ts',
       },
-    },
+      executorWithoutATraceRunsTheCall,
+    ),
   ];
 }
