@@ -74,7 +74,7 @@ let run: readonly Site[] = sample;
 let carried: readonly MutantLine[] = [];
 if (gate) {
   try {
-    ({ sites: run, carried } = sitesToRejudge(sample, gate));
+    ({ sites: run, carried } = sitesToRejudge(sample, sites, gate));
   } catch (error) {
     if (error instanceof MutateUsageError) fail(error.message, 2);
     throw error;

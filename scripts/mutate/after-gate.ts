@@ -66,26 +66,33 @@ export interface Rejudge {
 export const CARRIED_PREFIX = 'gate judge: ';
 
 /** Stryker's report counts columns from 1; sites (Babel positions) from 0. */
-const siteOf = (sample: readonly Site[], m: MutantLine) =>
-  sample.find((s) => s.file === m.file && s.start.line === m.line && s.start.column + 1 === m.column && s.mutators.includes(m.mutator));
+const siteOf = (sites: readonly Site[], m: MutantLine) =>
+  sites.find((s) => s.file === m.file && s.start.line === m.line && s.start.column + 1 === m.column && s.mutators.includes(m.mutator));
 
-export function sitesToRejudge(sample: readonly Site[], gate: GateRun): Rejudge {
+/**
+ * `sample`: the gate run's sample of sites; `all`: every site of this code. A
+ * gate run also mutates the nodes that enclose a sampled site within one line
+ * (sample-ignorer.ts keeps them), so a recorded mutant may be a site outside the
+ * sample: it is judged again at its own site when the gate left it alive.
+ */
+export function sitesToRejudge(sample: readonly Site[], all: readonly Site[], gate: GateRun): Rejudge {
   const bySite = new Map<Site, MutantLine[]>();
   for (const m of gate.mutants) {
-    const site = siteOf(sample, m);
+    const site = siteOf(sample, m) ?? siteOf(all, m);
     if (!site) {
       throw new MutateUsageError(
-        `--after-gate ${gate.path}: ${m.file}:${m.line}:${m.column} (${m.mutator}) is not a site of this code's sample (seed ${gate.seed}): the code changed since that gate run; run the gate judge again`,
+        `--after-gate ${gate.path}: ${m.file}:${m.line}:${m.column} (${m.mutator}) is not a mutation site of this code: the code changed since that gate run; run the gate judge again`,
       );
     }
     bySite.set(site, [...(bySite.get(site) ?? []), m]);
   }
   const sites: Site[] = [];
   const carried: MutantLine[] = [];
-  for (const site of sample) {
+  for (const site of new Set([...sample, ...bySite.keys()])) {
     const mine = bySite.get(site) ?? [];
+    // A sampled site the gate run never mutated: judged now rather than guessed.
     if (mine.length === 0 || mine.some((m) => m.status !== 'Killed')) sites.push(site);
     else for (const m of mine) carried.push({ ...m, killedBy: `${CARRIED_PREFIX}${m.killedBy ?? 'a gate case'}` });
   }
-  return { sites, carried };
+  return { sites: all.filter((s) => sites.includes(s)), carried };
 }

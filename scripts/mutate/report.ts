@@ -92,6 +92,16 @@ export interface MutationSummary extends RunInfo {
   readonly mutants: readonly MutantLine[];
 }
 
+/** The same mutant in two runs: same place, same mutator, same replacement. */
+export const mutantKey = (m: Pick<MutantLine, 'file' | 'line' | 'column' | 'mutator' | 'replacement'>) =>
+  `${m.file}:${m.line}:${m.column}:${m.mutator}:${m.replacement}`;
+
+/** The carried kills the suite run did not judge itself (it also mutates nodes enclosing a re-judged site). */
+export const notJudgedAgain = (carried: readonly MutantLine[], judged: readonly MutantLine[]) => {
+  const seen = new Set(judged.map(mutantKey));
+  return carried.filter((m) => !seen.has(mutantKey(m)));
+};
+
 const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 const ERRORS = new Set(['RuntimeError', 'CompileError']);
@@ -116,9 +126,12 @@ const shorten = (text: string, max: number) => {
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 };
 
-/** `carried`: mutants judged by an earlier run and not run again (--after-gate), counted as they were judged. */
+/**
+ * `carried`: mutants an earlier run judged (--after-gate), counted as it judged
+ * them unless this run judged them too (then this run's verdict stands).
+ */
 export function summarize(report: StrykerReport, info: RunInfo, carried: readonly MutantLine[] = []): MutationSummary {
-  const mutants: MutantLine[] = [...carried];
+  const mutants: MutantLine[] = [];
   for (const [file, { source, mutants: list }] of Object.entries(report.files)) {
     const area = areaOf(file);
     if (!area) continue;
@@ -139,6 +152,9 @@ export function summarize(report: StrykerReport, info: RunInfo, carried: readonl
       });
     }
   }
+  const kept = notJudgedAgain(carried, mutants);
+  mutants.push(...kept);
+  if (info.afterGate) info = { ...info, afterGate: { ...info.afterGate, carried: kept.length } };
   mutants.sort(
     (a, b) => AREA_NAMES.indexOf(a.area) - AREA_NAMES.indexOf(b.area) || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column),
   );

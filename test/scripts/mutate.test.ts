@@ -322,6 +322,9 @@ describe('the suite judge after a gate run (--after-gate)', () => {
     site('src/kernel/a.ts', 7, 0, ['BlockStatement']),
     site('src/host/recovery.ts', 3, 2, ['StringLiteral']),
   ];
+  // A node enclosing the first sampled site: the gate run mutated it too (sample-ignorer.ts keeps it).
+  const enclosing = site('src/kernel/a.ts', 2, 0, ['ObjectLiteral']);
+  const all = [enclosing, ...sample, site('src/kernel/b.ts', 1, 0, ['StringLiteral'])];
   const mutant = (file: string, line: number, column: number, mutator: string, status: string, killedBy?: string): MutantLine => ({
     area: file.startsWith('src/host') ? 'recovery' : 'kernel',
     file,
@@ -338,6 +341,7 @@ describe('the suite judge after a gate run (--after-gate)', () => {
   it('runs again only the sites where the gate left a mutant alive, and carries its other kills over, named as the gate’s', () => {
     const { sites, carried } = sitesToRejudge(
       sample,
+      all,
       gate([
         mutant('src/kernel/a.ts', 2, 5, 'EqualityOperator', 'Killed', 'loopgate run > scenario:x'),
         mutant('src/kernel/a.ts', 2, 5, 'ConditionalExpression', 'Survived'),
@@ -349,11 +353,22 @@ describe('the suite judge after a gate run (--after-gate)', () => {
     expect(carried.map((m) => [m.file, m.line, m.status, m.killedBy])).toEqual([['src/kernel/a.ts', 7, 'Killed', `${CARRIED_PREFIX}loopgate fuzz > seed 1`]]);
   });
 
-  it('refuses a gate run of other code: a mutant that is no site of the sample', () => {
-    expect(() => sitesToRejudge(sample, gate([mutant('src/kernel/a.ts', 2, 4, 'EqualityOperator', 'Killed')]))).toThrow(
-      /^--after-gate g\.json: src\/kernel\/a\.ts:2:4 \(EqualityOperator\) is not a site of this code's sample \(seed 15\): the code changed/,
+  it('judges again a mutant of a node enclosing a sampled site when the gate left it alive, at its own site', () => {
+    const killed = mutant('src/kernel/a.ts', 2, 5, 'EqualityOperator', 'Killed', 't');
+    const alive = sitesToRejudge(sample, all, gate([killed, mutant('src/kernel/a.ts', 2, 1, 'ObjectLiteral', 'Survived')]));
+    // The sampled sites 7:0 and recovery 3:2 have no mutant in this gate run: judged now, never assumed killed.
+    expect(alive.sites).toEqual([enclosing, sample[1], sample[2]]);
+    expect(alive.carried.map((m) => m.mutator)).toEqual(['EqualityOperator']);
+    const dead = sitesToRejudge(sample, all, gate([killed, mutant('src/kernel/a.ts', 2, 1, 'ObjectLiteral', 'Killed', 't')]));
+    expect(dead.sites).toEqual([sample[1], sample[2]]);
+    expect(dead.carried.map((m) => m.mutator)).toEqual(['EqualityOperator', 'ObjectLiteral']);
+  });
+
+  it('refuses a gate run of other code: a mutant that is no mutation site of this code', () => {
+    expect(() => sitesToRejudge(sample, all, gate([mutant('src/kernel/a.ts', 2, 4, 'EqualityOperator', 'Killed')]))).toThrow(
+      /^--after-gate g\.json: src\/kernel\/a\.ts:2:4 \(EqualityOperator\) is not a mutation site of this code: the code changed/,
     );
-    expect(() => sitesToRejudge(sample, gate([mutant('src/kernel/a.ts', 2, 5, 'ArithmeticOperator', 'Killed')]))).toThrow(MutateUsageError);
+    expect(() => sitesToRejudge(sample, all, gate([mutant('src/kernel/a.ts', 2, 5, 'ArithmeticOperator', 'Killed')]))).toThrow(MutateUsageError);
   });
 
   it('reads only a gate judge’s summary, and says what is wrong with any other file', () => {
@@ -410,8 +425,13 @@ describe('the suite judge after a gate run (--after-gate)', () => {
         },
       },
     };
-    const s = summarize(report, info, [{ ...mutant('src/kernel/a.ts', 7, 1, 'BlockStatement', 'Killed'), killedBy: `${CARRIED_PREFIX}t9` }]);
+    const s = summarize(report, info, [
+      { ...mutant('src/kernel/a.ts', 7, 1, 'BlockStatement', 'Killed'), killedBy: `${CARRIED_PREFIX}t9` },
+      // Judged again by this run (it survived here): this run's verdict stands, the carried kill is dropped.
+      { ...mutant('src/kernel/a.ts', 2, 5, 'ConditionalExpression', 'Killed'), replacement: 'true', killedBy: `${CARRIED_PREFIX}t8` },
+    ]);
     expect(s.areas.kernel).toMatchObject({ mutants: 3, killed: 2, survived: 1, score: 66.7 });
+    expect(s.afterGate?.carried).toBe(1);
     const md = renderMarkdown(s);
     expect(md).toContain('npm run mutate -- --judge suite --after-gate g.json');
     expect(md).toContain('the whole suite ran at the 1 sites where the gate left a mutant alive');
