@@ -12,9 +12,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { machine } from '../bench/lib/machine.ts';
+import { readGateRun, sitesToRejudge, type GateRun } from './mutate/after-gate.ts';
 import { areaFiles, areaOf, AREA_NAMES, posix, type AreaName } from './mutate/areas.ts';
 import { MutateUsageError, parseMutateArgs, USAGE } from './mutate/args.ts';
-import { renderMarkdown, summarize, type StrykerReport } from './mutate/report.ts';
+import { renderMarkdown, summarize, type MutantLine, type StrykerReport } from './mutate/report.ts';
 import { population, sampleSites } from './mutate/sample.ts';
 import { SITES_ENV, type SitesFile } from './mutate/sample-ignorer.ts';
 import { enumerateSites, sitePattern, type Site } from './mutate/sites.ts';
@@ -27,7 +28,7 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-let args;
+let args: ReturnType<typeof parseMutateArgs>;
 try {
   args = parseMutateArgs(process.argv.slice(2));
 } catch (error) {
@@ -37,6 +38,17 @@ try {
 if (args === 'help') {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
+}
+
+let gate: GateRun | undefined;
+if (args.afterGate !== undefined) {
+  try {
+    gate = readGateRun(resolve(args.afterGate));
+  } catch (error) {
+    if (error instanceof MutateUsageError) fail(error.message, 2);
+    throw error;
+  }
+  args = { ...args, sample: gate.sample, seed: gate.seed, files: gate.files };
 }
 
 let files = areaFiles(ROOT);
@@ -58,8 +70,22 @@ for (const area of AREA_NAMES) {
   const n = sample.filter((s) => s.area === area).reduce((k, s) => k + s.mutators.length, 0);
   process.stderr.write(`mutate: ${area}: ${sampledSites[area]} of ${all[area].sites} sites, ${n} of ${all[area].mutants} mutants\n`);
 }
+let run: readonly Site[] = sample;
+let carried: readonly MutantLine[] = [];
+if (gate) {
+  try {
+    ({ sites: run, carried } = sitesToRejudge(sample, sites, gate));
+  } catch (error) {
+    if (error instanceof MutateUsageError) fail(error.message, 2);
+    throw error;
+  }
+  const runMutants = run.reduce((k, s) => k + s.mutators.length, 0);
+  process.stderr.write(
+    `mutate: after ${args.afterGate}: ${run.length} sites (${runMutants} mutants) to judge again, ${carried.length} kills of the gate carried over\n`,
+  );
+}
 if (args.dryRun) {
-  for (const s of sample) process.stdout.write(`${s.area}\t${sitePattern(s)}\t${s.mutators.join(',')}\n`);
+  for (const s of run) process.stdout.write(`${s.area}\t${sitePattern(s)}\t${s.mutators.join(',')}\n`);
   process.exit(0);
 }
 if (sample.length === 0) fail('nothing to mutate', 2);
@@ -67,7 +93,7 @@ if (sample.length === 0) fail('nothing to mutate', 2);
 const dir = workDir(ROOT, args.judge);
 mkdirSync(dir, { recursive: true });
 mkdirSync(resolve(ROOT, args.out), { recursive: true });
-const sitesFile: SitesFile = { root: ROOT, sites: groupByFile(sample) };
+const sitesFile: SitesFile = { root: ROOT, sites: groupByFile(run) };
 const sitesPath = join(dir, 'sites.json');
 writeFileSync(sitesPath, `${JSON.stringify(sitesFile)}\n`);
 process.env[SITES_ENV] = sitesPath;
@@ -76,40 +102,48 @@ process.env[SITES_ENV] = sitesPath;
 const fixtures = resolve(ROOT, '..', 'shared', 'fixtures', 'wire');
 if (process.env.LOOPGATE_WIRE_FIXTURES === undefined && existsSync(fixtures)) process.env.LOOPGATE_WIRE_FIXTURES = `${fixtures}/`;
 
-const { Stryker } = await import('@stryker-mutator/core');
 const started = performance.now();
-try {
-  process.chdir(ROOT);
-  await new Stryker(
-    strykerOptions({
-      root: ROOT,
-      judge: args.judge,
-      patterns: sample.map(sitePattern),
-      concurrency: args.concurrency,
-      coverage: args.coverage,
-      incremental: args.incremental,
-    }),
-  ).runMutationTest();
-} catch (error) {
-  fail(`Stryker did not finish: ${(error as Error)?.message ?? String(error)}`, 1);
+let report: StrykerReport = { files: {} };
+if (run.length > 0) {
+  const { Stryker } = await import('@stryker-mutator/core');
+  try {
+    process.chdir(ROOT);
+    await new Stryker(
+      strykerOptions({
+        root: ROOT,
+        judge: args.judge,
+        patterns: run.map(sitePattern),
+        concurrency: args.concurrency,
+        coverage: args.coverage,
+        incremental: args.incremental,
+      }),
+    ).runMutationTest();
+  } catch (error) {
+    fail(`Stryker did not finish: ${(error as Error)?.message ?? String(error)}`, 1);
+  }
+  report = JSON.parse(readFileSync(join(dir, 'mutation.json'), 'utf8')) as StrykerReport;
 }
 const wallSeconds = Math.round((performance.now() - started) / 1000);
 
-const report = JSON.parse(readFileSync(join(dir, 'mutation.json'), 'utf8')) as StrykerReport;
-const summary = summarize(report, {
-  judge: args.judge,
-  sample: args.sample,
-  seed: args.seed,
-  concurrency: args.concurrency,
-  coverage: args.coverage,
-  incremental: args.incremental,
-  files: args.files,
-  wallSeconds,
-  strykerVersion: (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@stryker-mutator', 'core', 'package.json'), 'utf8')) as { version: string }).version,
-  machine: machine(),
-  population: all,
-  sampledSites,
-});
+const summary = summarize(
+  report,
+  {
+    judge: args.judge,
+    sample: args.sample,
+    seed: args.seed,
+    concurrency: args.concurrency,
+    coverage: args.coverage,
+    incremental: args.incremental,
+    files: args.files,
+    wallSeconds,
+    strykerVersion: (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@stryker-mutator', 'core', 'package.json'), 'utf8')) as { version: string }).version,
+    machine: machine(),
+    population: all,
+    sampledSites,
+    ...(gate ? { afterGate: { path: args.afterGate!, rejudgedSites: run.length, carried: carried.length } } : {}),
+  },
+  carried,
+);
 const base = join(resolve(ROOT, args.out), `mutation-${args.judge}`);
 writeFileSync(`${base}.json`, `${JSON.stringify(summary, null, 2)}\n`);
 writeFileSync(`${base}.md`, renderMarkdown(summary));

@@ -4,6 +4,11 @@
  * time on instrumented code, and a test that times out in its first run stops
  * the whole mutation run.
  *
+ * The gate judge's cases (gate.judge.ts) run too: `npm test` runs the same
+ * cases in its own files, and with them here the whole suite contains the gate
+ * exactly, so a suite run after a gate run (`--after-gate`) may carry the gate's
+ * kills over instead of judging them again.
+ *
  * One test file is left out: test/cli/break-a-transition.test.ts reads
  * src/kernel/loop/runner.ts as text to prove its hook rewrites a real line, and
  * in Stryker's sandbox that file holds the instrumented code, so it always fails
@@ -15,6 +20,8 @@ import base from '../../vitest.config.ts';
 export default mergeConfig(base, {
   test: {
     root: new URL('../..', import.meta.url).pathname,
+    // mergeConfig adds to the base's include list.
+    include: ['bench/mutation/gate.judge.ts'],
     testTimeout: 240_000,
     hookTimeout: 240_000,
     exclude: [...configDefaults.exclude, 'test/consumer/fixture-project/**', 'test/cli/break-a-transition.test.ts'],

@@ -26,6 +26,8 @@ export interface MutateArgs {
   readonly out: string;
   /** List the sample and the population, run nothing. */
   readonly dryRun: boolean;
+  /** The suite judge on only what this gate run left alive (its mutation-gate.json); its sample, seed and files. */
+  readonly afterGate?: string;
 }
 
 export class MutateUsageError extends Error {}
@@ -49,7 +51,10 @@ export const USAGE = `npm run mutate -- [--judge gate|suite] [--sample N|all] [-
   --incremental  reuse the previous run's verdicts for unchanged mutants (reports/mutation/<judge>/incremental.json).
   --file         only mutate this file (repeatable); it must be in one of the areas.
   --out          where mutation-<judge>.md and .json go. Default ${DEFAULTS.out}.
-  --dry-run      print the sample and the population; run nothing.`;
+  --dry-run      print the sample and the population; run nothing.
+  --after-gate   (suite judge) a gate run's mutation-gate.json: take its sample, seed and files, run the whole suite
+                 only at the sites where the gate left a mutant alive, and carry the gate's other kills over (the
+                 suite runs the gate's cases too). The gate run must be of the same code.`;
 
 function integer(flag: string, text: string, min: number, max: number): number {
   if (!/^\d+$/.test(text)) throw new MutateUsageError(`--${flag} ${JSON.stringify(text)}: expected an integer from ${min} to ${max}`);
@@ -75,6 +80,7 @@ export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
         file: { type: 'string', multiple: true },
         out: { type: 'string' },
         'dry-run': { type: 'boolean' },
+        'after-gate': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -92,6 +98,13 @@ export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
   if (!(COVERAGES as readonly string[]).includes(coverage)) throw new MutateUsageError(`--coverage ${JSON.stringify(coverage)}: expected perTest or all`);
   const out = v.out ?? DEFAULTS.out;
   if (out.trim() === '') throw new MutateUsageError('--out "": expected a directory');
+  const afterGate = v['after-gate'];
+  if (afterGate !== undefined) {
+    if (afterGate.trim() === '') throw new MutateUsageError('--after-gate "": expected the path of a mutation-gate.json');
+    if (judge !== 'suite') throw new MutateUsageError('--after-gate: only with --judge suite (it re-judges what a gate run left alive)');
+    const clash = (['sample', 'seed', 'file'] as const).find((flag) => v[flag] !== undefined);
+    if (clash) throw new MutateUsageError(`--after-gate takes the sample, seed and files from the gate run: drop --${clash}`);
+  }
   return {
     judge: judge as Judge,
     sample,
@@ -102,5 +115,6 @@ export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
     files: v.file ?? [],
     out,
     dryRun: v['dry-run'] ?? false,
+    ...(afterGate !== undefined ? { afterGate } : {}),
   };
 }

@@ -78,6 +78,8 @@ export interface RunInfo {
   readonly machine: Machine;
   readonly population: Record<AreaName, Population>;
   readonly sampledSites: Record<AreaName, number>;
+  /** A suite run after a gate run (--after-gate): the gate's summary, how many sites ran again, how many kills were carried over. */
+  readonly afterGate?: { readonly path: string; readonly rejudgedSites: number; readonly carried: number };
 }
 
 export interface MutationSummary extends RunInfo {
@@ -89,6 +91,16 @@ export interface MutationSummary extends RunInfo {
   readonly survivors: readonly MutantLine[];
   readonly mutants: readonly MutantLine[];
 }
+
+/** The same mutant in two runs: same place, same mutator, same replacement. */
+export const mutantKey = (m: Pick<MutantLine, 'file' | 'line' | 'column' | 'mutator' | 'replacement'>) =>
+  `${m.file}:${m.line}:${m.column}:${m.mutator}:${m.replacement}`;
+
+/** The carried kills the suite run did not judge itself (it also mutates nodes enclosing a re-judged site). */
+export const notJudgedAgain = (carried: readonly MutantLine[], judged: readonly MutantLine[]) => {
+  const seen = new Set(judged.map(mutantKey));
+  return carried.filter((m) => !seen.has(mutantKey(m)));
+};
 
 const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
@@ -114,7 +126,11 @@ const shorten = (text: string, max: number) => {
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 };
 
-export function summarize(report: StrykerReport, info: RunInfo): MutationSummary {
+/**
+ * `carried`: mutants an earlier run judged (--after-gate), counted as it judged
+ * them unless this run judged them too (then this run's verdict stands).
+ */
+export function summarize(report: StrykerReport, info: RunInfo, carried: readonly MutantLine[] = []): MutationSummary {
   const mutants: MutantLine[] = [];
   for (const [file, { source, mutants: list }] of Object.entries(report.files)) {
     const area = areaOf(file);
@@ -136,6 +152,9 @@ export function summarize(report: StrykerReport, info: RunInfo): MutationSummary
       });
     }
   }
+  const kept = notJudgedAgain(carried, mutants);
+  mutants.push(...kept);
+  if (info.afterGate) info = { ...info, afterGate: { ...info.afterGate, carried: kept.length } };
   mutants.sort(
     (a, b) => AREA_NAMES.indexOf(a.area) - AREA_NAMES.indexOf(b.area) || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column),
   );
@@ -173,7 +192,7 @@ export function summarize(report: StrykerReport, info: RunInfo): MutationSummary
 
 const JUDGE_TEXT: Record<Judge, string> = {
   gate: 'the gate alone: `loopgate run` on the bundled suite (state-table cells, contract suite on the fakes, every bundled scenario through every host) plus a bounded `loopgate fuzz` (bench/mutation/gate.judge.ts)',
-  suite: 'the whole vitest suite of `npm test` (vitest.config.ts)',
+  suite: "the whole vitest suite of `npm test` (vitest.config.ts) with the gate judge's cases (bench/mutation/vitest.suite.config.ts)",
 };
 
 /** Inline code that survives backticks in the code itself. */
@@ -188,10 +207,16 @@ export function renderMarkdown(s: MutationSummary): string {
   out.push(`What decides whether a mutant is caught: ${JUDGE_TEXT[s.judge]}.`, '');
   const sample = s.sample === 'all' ? 'every site' : `${s.sample} mutation sites per area, seed ${s.seed}`;
   const only = s.files.length > 0 ? `; only ${s.files.join(', ')}` : '';
-  out.push(
-    `Sample: ${sample}${only}. Reproduce: \`npm run mutate -- --judge ${s.judge}${s.sample === 'all' ? ' --sample all' : ` --sample ${s.sample} --seed ${s.seed}`}${s.files.map((f) => ` --file ${f}`).join('')}\`.`,
-    '',
-  );
+  const flags = s.afterGate
+    ? ` --after-gate ${s.afterGate.path}`
+    : `${s.sample === 'all' ? ' --sample all' : ` --sample ${s.sample} --seed ${s.seed}`}${s.files.map((f) => ` --file ${f}`).join('')}`;
+  out.push(`Sample: ${sample}${only}. Reproduce: \`npm run mutate -- --judge ${s.judge}${flags}\`.`, '');
+  if (s.afterGate) {
+    out.push(
+      `After the gate run \`${s.afterGate.path}\`: the whole suite ran at the ${s.afterGate.rejudgedSites} sites where the gate left a mutant alive (survived, unreached, timed out or an error); the gate's ${s.afterGate.carried} kills at the other sites are carried over (the suite runs the gate's cases, so it kills them by the same test; "killed by" names them \`gate judge: …\`).`,
+      '',
+    );
+  }
   out.push(
     `Stryker ${s.strykerVersion} (vitest runner, ${s.coverage ?? 'perTest'} coverage), concurrency ${s.concurrency}${s.incremental ? ', incremental' : ''}; wall time ${minutes(s.wallSeconds)}.`,
     '',

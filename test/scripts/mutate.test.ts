@@ -9,9 +9,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Instrumenter } from '@stryker-mutator/instrumenter';
 import type { NodePath } from '@stryker-mutator/api/ignore';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { CARRIED_PREFIX, readGateRun, sitesToRejudge, type GateRun } from '../../scripts/mutate/after-gate.ts';
 import { areaFiles, areaOf } from '../../scripts/mutate/areas.ts';
 import { DEFAULTS, MutateUsageError, parseMutateArgs } from '../../scripts/mutate/args.ts';
-import { summarize, snippet, type RunInfo, type StrykerReport } from '../../scripts/mutate/report.ts';
+import { renderMarkdown, summarize, snippet, type MutantLine, type RunInfo, type StrykerReport } from '../../scripts/mutate/report.ts';
 import { population, sampleSites } from '../../scripts/mutate/sample.ts';
 import { strykerOptions } from '../../scripts/mutate/stryker-options.ts';
 import { encloses, ignoreReason, NOT_SAMPLED, type SitesFile } from '../../scripts/mutate/sample-ignorer.ts';
@@ -80,6 +83,11 @@ describe('the command line', () => {
     expect(parseMutateArgs(['--sample', '7'])).toMatchObject({ sample: 7 });
     expect(parseMutateArgs(['--judge', 'suite'])).toMatchObject({ coverage: 'perTest' });
     expect(parseMutateArgs(['--help'])).toBe('help');
+    expect(parseMutateArgs(['--judge', 'suite', '--after-gate', 'bench/results/mutation-gate.json'])).toMatchObject({
+      judge: 'suite',
+      afterGate: 'bench/results/mutation-gate.json',
+    });
+    expect(parseMutateArgs([])).not.toHaveProperty('afterGate');
   });
 
   it('refuses bad input with one line naming the flag', () => {
@@ -95,6 +103,11 @@ describe('the command line', () => {
       [['--coverage', 'pertest'], /^--coverage "pertest": expected perTest or all$/],
       [['--bogus'], /bogus/],
       [['extra'], /extra/],
+      [['--after-gate', 'g.json'], /^--after-gate: only with --judge suite/],
+      [['--judge', 'suite', '--after-gate', ''], /^--after-gate "": expected the path/],
+      [['--judge', 'suite', '--after-gate', 'g.json', '--seed', '3'], /^--after-gate takes the sample, seed and files from the gate run: drop --seed$/],
+      [['--judge', 'suite', '--after-gate', 'g.json', '--sample', '3'], /drop --sample$/],
+      [['--judge', 'suite', '--after-gate', 'g.json', '--file', 'src/host/recovery.ts'], /drop --file$/],
     ];
     for (const [argv, pattern] of cases) {
       const message = usageError(argv);
@@ -292,5 +305,136 @@ describe('the score', () => {
 
   it('quotes the mutated source on one line', () => {
     expect(snippet('a\n  if (x &&\n    y) {\n', { start: { line: 2, column: 7 }, end: { line: 3, column: 6 } })).toBe('x && y');
+  });
+});
+
+describe('the suite judge after a gate run (--after-gate)', () => {
+  const site = (file: string, line: number, column: number, mutators: string[]): Site => ({
+    area: file.startsWith('src/host') ? 'recovery' : 'kernel',
+    file,
+    start: { line, column },
+    end: { line, column: column + 5 },
+    mutators,
+  });
+  // Sites count columns from 0 (Babel), Stryker's report from 1.
+  const sample = [
+    site('src/kernel/a.ts', 2, 4, ['EqualityOperator', 'ConditionalExpression']),
+    site('src/kernel/a.ts', 7, 0, ['BlockStatement']),
+    site('src/host/recovery.ts', 3, 2, ['StringLiteral']),
+  ];
+  // A node enclosing the first sampled site: the gate run mutated it too (sample-ignorer.ts keeps it).
+  const enclosing = site('src/kernel/a.ts', 2, 0, ['ObjectLiteral']);
+  const all = [enclosing, ...sample, site('src/kernel/b.ts', 1, 0, ['StringLiteral'])];
+  const mutant = (file: string, line: number, column: number, mutator: string, status: string, killedBy?: string): MutantLine => ({
+    area: file.startsWith('src/host') ? 'recovery' : 'kernel',
+    file,
+    line,
+    column,
+    mutator,
+    original: 'x',
+    replacement: 'y',
+    status,
+    ...(killedBy ? { killedBy } : {}),
+  });
+  const gate = (mutants: MutantLine[]): GateRun => ({ path: 'g.json', sample: 3, seed: 15, files: [], mutants });
+
+  it('runs again only the sites where the gate left a mutant alive, and carries its other kills over, named as the gate’s', () => {
+    const { sites, carried } = sitesToRejudge(
+      sample,
+      all,
+      gate([
+        mutant('src/kernel/a.ts', 2, 5, 'EqualityOperator', 'Killed', 'loopgate run > scenario:x'),
+        mutant('src/kernel/a.ts', 2, 5, 'ConditionalExpression', 'Survived'),
+        mutant('src/kernel/a.ts', 7, 1, 'BlockStatement', 'Killed', 'loopgate fuzz > seed 1'),
+        mutant('src/host/recovery.ts', 3, 3, 'StringLiteral', 'Timeout'),
+      ]),
+    );
+    expect(sites).toEqual([sample[0], sample[2]]);
+    expect(carried.map((m) => [m.file, m.line, m.status, m.killedBy])).toEqual([['src/kernel/a.ts', 7, 'Killed', `${CARRIED_PREFIX}loopgate fuzz > seed 1`]]);
+  });
+
+  it('judges again a mutant of a node enclosing a sampled site when the gate left it alive, at its own site', () => {
+    const killed = mutant('src/kernel/a.ts', 2, 5, 'EqualityOperator', 'Killed', 't');
+    const alive = sitesToRejudge(sample, all, gate([killed, mutant('src/kernel/a.ts', 2, 1, 'ObjectLiteral', 'Survived')]));
+    // The sampled sites 7:0 and recovery 3:2 have no mutant in this gate run: judged now, never assumed killed.
+    expect(alive.sites).toEqual([enclosing, sample[1], sample[2]]);
+    expect(alive.carried.map((m) => m.mutator)).toEqual(['EqualityOperator']);
+    const dead = sitesToRejudge(sample, all, gate([killed, mutant('src/kernel/a.ts', 2, 1, 'ObjectLiteral', 'Killed', 't')]));
+    expect(dead.sites).toEqual([sample[1], sample[2]]);
+    expect(dead.carried.map((m) => m.mutator)).toEqual(['EqualityOperator', 'ObjectLiteral']);
+  });
+
+  it('refuses a gate run of other code: a mutant that is no mutation site of this code', () => {
+    expect(() => sitesToRejudge(sample, all, gate([mutant('src/kernel/a.ts', 2, 4, 'EqualityOperator', 'Killed')]))).toThrow(
+      /^--after-gate g\.json: src\/kernel\/a\.ts:2:4 \(EqualityOperator\) is not a mutation site of this code: the code changed/,
+    );
+    expect(() => sitesToRejudge(sample, all, gate([mutant('src/kernel/a.ts', 2, 5, 'ArithmeticOperator', 'Killed')]))).toThrow(MutateUsageError);
+  });
+
+  it('reads only a gate judge’s summary, and says what is wrong with any other file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'after-gate-'));
+    const write = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const ok = { judge: 'gate', sample: 30, seed: 15, files: [], mutants: [mutant('src/kernel/a.ts', 2, 5, 'EqualityOperator', 'Killed')] };
+    expect(readGateRun(write('ok.json', JSON.stringify(ok)))).toMatchObject({ sample: 30, seed: 15, files: [] });
+    const refused: [string, string, RegExp][] = [
+      ['missing.json', '', /missing\.json: no such file$/],
+      ['bad.json', '{', /bad\.json: .*JSON/],
+      ['suite.json', JSON.stringify({ ...ok, judge: 'suite' }), /its judge is "suite", not "gate"/],
+      ['noseed.json', JSON.stringify({ ...ok, seed: 'x' }), /no seed/],
+      ['badmutant.json', JSON.stringify({ ...ok, mutants: [{ file: 'a' }] }), /mutants\[0\] has no file, line, column, mutator and status/],
+    ];
+    for (const [name, text, pattern] of refused) {
+      const path = text === '' ? join(dir, name) : write(name, text);
+      expect(() => readGateRun(path), name).toThrow(pattern);
+      try {
+        readGateRun(path);
+      } catch (error) {
+        expect(error).toBeInstanceOf(MutateUsageError);
+        expect((error as Error).message).not.toContain('\n');
+      }
+    }
+  });
+
+  it('scores the carried kills with the suite’s own verdicts and says so in the report', () => {
+    const info: RunInfo = {
+      judge: 'suite',
+      sample: 3,
+      seed: 15,
+      concurrency: 1,
+      incremental: false,
+      files: [],
+      wallSeconds: 10,
+      strykerVersion: 'x',
+      machine: { cpu: 'c', cores: 2, memoryGiB: 1, os: 'o', node: 'n', date: 'd', loadAverage: [0.5] },
+      population: { kernel: { sites: 10, mutants: 30 }, adapters: { sites: 0, mutants: 0 }, recovery: { sites: 5, mutants: 10 } },
+      sampledSites: { kernel: 2, adapters: 0, recovery: 1 },
+      afterGate: { path: 'g.json', rejudgedSites: 1, carried: 1 },
+    };
+    const loc = { start: { line: 2, column: 5 }, end: { line: 2, column: 10 } };
+    const report: StrykerReport = {
+      files: {
+        'src/kernel/a.ts': {
+          source: 'const a = 1;\nif (x > 0) run();\n',
+          mutants: [
+            { id: '1', mutatorName: 'EqualityOperator', replacement: 'x >= 0', location: loc, status: 'Killed', killedBy: ['t1'] },
+            { id: '2', mutatorName: 'ConditionalExpression', replacement: 'true', location: loc, status: 'Survived' },
+          ],
+        },
+      },
+    };
+    const s = summarize(report, info, [
+      { ...mutant('src/kernel/a.ts', 7, 1, 'BlockStatement', 'Killed'), killedBy: `${CARRIED_PREFIX}t9` },
+      // Judged again by this run (it survived here): this run's verdict stands, the carried kill is dropped.
+      { ...mutant('src/kernel/a.ts', 2, 5, 'ConditionalExpression', 'Killed'), replacement: 'true', killedBy: `${CARRIED_PREFIX}t8` },
+    ]);
+    expect(s.areas.kernel).toMatchObject({ mutants: 3, killed: 2, survived: 1, score: 66.7 });
+    expect(s.afterGate?.carried).toBe(1);
+    const md = renderMarkdown(s);
+    expect(md).toContain('npm run mutate -- --judge suite --after-gate g.json');
+    expect(md).toContain('the whole suite ran at the 1 sites where the gate left a mutant alive');
+    expect(md).toContain("the gate's 1 kills at the other sites are carried over");
   });
 });
