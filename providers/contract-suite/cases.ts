@@ -1418,6 +1418,46 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'network_during_stream_fails_with_bare_object',
+    title:
+      'a stream whose body read fails with an object that has no prototype (no toString: String() of it throws) ends as transport_error{network}, the call never rejecting',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'reset', after: 'text_delta', failsWith: { value: Object.create(null) } },
+    },
+    check({ result }) {
+      expectTransport(result, 'network');
+    },
+  },
+  {
+    id: 'network_during_stream_fails_with_unclassifiable_value',
+    title:
+      'a stream whose body read fails with a value no `instanceof` can be asked of (a Proxy whose getPrototypeOf trap throws), so that sorting the error itself throws, ends as transport_error{network} saying what went wrong, the call never rejecting',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: {
+        type: 'reset',
+        after: 'text_delta',
+        failsWith: {
+          value: new Proxy(
+            {},
+            {
+              getPrototypeOf() {
+                throw new Error('no prototype to tell');
+              },
+            },
+          ),
+        },
+      },
+    },
+    check({ result }) {
+      const error = expectTransport(result, 'network');
+      assert.match(error.message, /no prototype to tell/, `the message does not say why the error could not be sorted: ${error.message}`);
+    },
+  },
+  {
     id: 'network_mid_tool_arguments',
     title: "a stream cut in the middle of a tool call's JSON ends as transport_error{network} with no call",
     behaviour: {
