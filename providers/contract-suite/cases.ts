@@ -538,6 +538,44 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'call_chunks_with_blank_names',
+    title: 'a call whose later chunks say `"name": ""` (a compatible server that writes an empty string for none) keeps the name its first chunk gave',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_w', name: 'get_weather', args: '{"city":"Paris","unit":"celsius"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+        blankCallNames: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_w', name: 'get_weather', args: { city: 'Paris', unit: 'celsius' } }],
+        'a blank name in a later chunk says nothing: the call keeps its name',
+      );
+    },
+  },
+  {
+    id: 'parallel_wrapper_with_null_arguments_kept',
+    title:
+      "a call of OpenAI's undeclared wrapper (`multi_tool_use.parallel`) whose arguments are JSON null wraps nothing: it comes back as the call it is, not a failed call",
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'tool_call', id: 'call_wrap', name: 'multi_tool_use.parallel', args: 'null' }], stop: 'tool_use', usage: USAGE },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name })),
+        [{ id: 'call_wrap', name: 'multi_tool_use.parallel' }],
+        'nothing to unwrap: the call is kept (the loop tells the model no such tool exists)',
+      );
+    },
+  },
+  {
     id: 'empty_text_block_without_credential',
     title:
       'an empty text block before a tool call sends no empty text delta from a client given no key either (a gateway that adds the key itself), where no credential scrubber stands between the adapter and the listener',
@@ -710,6 +748,50 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'max_tokens_mid_tool_call_closed_incomplete',
+    title: 'a call the token limit cut, closed by its provider as incomplete, is partial even when its arguments so far parse',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_call', id: 'call_cut', name: 'search', args: '{"query":"weather in Paris"}' },
+        ],
+        stop: 'max_tokens',
+        usage: USAGE,
+        cutCallDoneIncomplete: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, true, 'the call its provider closed as incomplete is flagged');
+      assert.ok(!callIds(result.content).includes('call_cut'), 'the incomplete call is not in the content');
+      assert.equal(result.text, 'Let me look.');
+    },
+  },
+  {
+    id: 'max_tokens_cut_call_after_a_whole_one',
+    title: 'when the token limit cuts the second of two calls, the first, which the model finished, is kept in the content; only the cut one is partial',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_call', id: 'call_whole', name: 'get_weather', args: '{"city":"Paris"}' },
+          { type: 'tool_call', id: 'call_cut', name: 'search', args: '{"query":"weather in Par' },
+        ],
+        stop: 'max_tokens',
+        usage: USAGE,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, true, 'the cut call is flagged');
+      assert.deepEqual(callIds(result.content), ['call_whole'], 'the finished call is in the content, the cut one is not');
+      assert.equal(result.text, 'Let me look.');
+    },
+  },
+  {
     id: 'max_tokens_after_whole_call',
     title:
       'a tool call the model finished, whole, just before the token limit ended the turn is returned executable (nothing of it was cut), and the turn is not flagged partial',
@@ -826,6 +908,16 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         },
       ],
     }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
+    },
+  },
+  {
+    id: 'temperature_sent_as_given',
+    title: 'a temperature the agent sets goes out in the request body as given (a provider never sent it samples at its own default)',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({ ...base, temperature: 0.25 }),
     check({ result, sent }) {
       expectType(result, 'reply');
       expectSentAsGiven(sent);
@@ -1132,6 +1224,28 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limited_429_retry_after_ms_zero',
+    title:
+      'HTTP 429 with retry-after-ms: 0 next to a rounded-up retry-after: 1 ends as transport_error{rate_limited} with retryAfterMs 0 (the limit has reset: retry now)',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 1, retryAfterMsHeader: 0 },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, 0, 'retry-after-ms: 0 is a value (no wait), finer than retry-after: 1');
+    },
+  },
+  {
+    id: 'rate_limited_429_retry_after_ms_negative',
+    title:
+      'HTTP 429 whose retry-after-ms is negative (a gateway counting to a reset already past), next to retry-after: 2, ends as transport_error{rate_limited} waiting 2 s (no wait is negative)',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 2, retryAfterMsHeader: -250 },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, 2000, 'retry-after-ms was negative, no wait: retry-after: 2 decides');
+    },
+  },
+  {
     id: 'quota_exhausted_billing_429',
     title:
       'a billing error (Anthropic `billing_error`) sent as HTTP 429 with retry-after, as a gateway may relay it, ends as transport_error{auth}: waiting does not bring credit back',
@@ -1301,6 +1415,46 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
     check({ result }) {
       expectTransport(result, 'network');
+    },
+  },
+  {
+    id: 'network_during_stream_fails_with_bare_object',
+    title:
+      'a stream whose body read fails with an object that has no prototype (no toString: String() of it throws) ends as transport_error{network}, the call never rejecting',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'reset', after: 'text_delta', failsWith: { value: Object.create(null) } },
+    },
+    check({ result }) {
+      expectTransport(result, 'network');
+    },
+  },
+  {
+    id: 'network_during_stream_fails_with_unclassifiable_value',
+    title:
+      'a stream whose body read fails with a value no `instanceof` can be asked of (a Proxy whose getPrototypeOf trap throws), so that sorting the error itself throws, ends as transport_error{network} saying what went wrong, the call never rejecting',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: {
+        type: 'reset',
+        after: 'text_delta',
+        failsWith: {
+          value: new Proxy(
+            {},
+            {
+              getPrototypeOf() {
+                throw new Error('no prototype to tell');
+              },
+            },
+          ),
+        },
+      },
+    },
+    check({ result }) {
+      const error = expectTransport(result, 'network');
+      assert.match(error.message, /no prototype to tell/, `the message does not say why the error could not be sorted: ${error.message}`);
     },
   },
   {

@@ -100,9 +100,9 @@ export function deltasForTurn(turn: WireTurn): ModelDelta[] {
 
 function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>): ModelResult {
   const status = behaviour.status;
-  // As the adapters read it: retry-after-ms wins (a blank one says nothing), else retry-after; on every status worth retrying.
+  // As the adapters read it: retry-after-ms wins (a blank or negative one says nothing), else retry-after; on every status worth retrying.
   const retryAfter =
-    behaviour.retryAfterMsHeader !== undefined && behaviour.retryAfterMsHeader !== ''
+    typeof behaviour.retryAfterMsHeader === 'number' && behaviour.retryAfterMsHeader >= 0
       ? { retryAfterMs: behaviour.retryAfterMsHeader }
       : behaviour.retryAfterSeconds !== undefined
         ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }

@@ -68,6 +68,13 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
         throw error;
       }
       const scenario = fake.scenario(plan);
+      // The body the adapter hands its onRequest hook ("the exact body before it is sent", for the user's log).
+      let given: { body: unknown } | undefined;
+      const userHook = options.adapter?.onRequest;
+      const onRequest = (body: unknown) => {
+        given = { body };
+        userHook?.(body);
+      };
       let client;
       try {
         client = createAdapter(provider, {
@@ -80,6 +87,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
             : {}),
           apiKey: key,
           baseURL: scenario.baseURL(provider),
+          onRequest,
         });
       } catch (error) {
         // The OpenAI SDK refuses a client with no key ("Missing credentials"); the Anthropic SDK sends without one.
@@ -94,7 +102,18 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
         requestCount: () => scenario.requests.length,
         sent: (request) => {
           const last = scenario.requests.at(-1);
-          return last === undefined ? undefined : { got: sentConversation(provider, last.body), want: requestConversation(request, provider) };
+          if (last === undefined) return undefined;
+          const got = sentConversation(provider, last.body);
+          // What onRequest was given must read as what went out: a key the wire never carried (one set to
+          // undefined, which JSON leaves out) would show in the user's log of the request.
+          const logged = given === undefined ? got : sentConversation(provider, given.body);
+          const off = logged.findIndex((line, k) => got[k] !== line);
+          const i = off >= 0 ? off : logged.length < got.length ? logged.length : -1;
+          const told =
+            i < 0
+              ? got
+              : [...got, `?: onRequest was given ${JSON.stringify(logged[i] ?? '(nothing)')} where the wire says ${JSON.stringify(got[i] ?? '(nothing)')}`];
+          return { got: told, want: requestConversation(request, provider) };
         },
       };
     },

@@ -139,10 +139,20 @@ function safeClassify(classify: (error: unknown, ctx: CallContext) => ModelResul
   }
 }
 
+/**
+ * What was thrown, in words. Never throws itself: a value may have no text form
+ * (an object with no prototype, whose String() throws) or refuse `instanceof`
+ * (a Proxy whose getPrototypeOf trap throws), and the call must still settle
+ * with a result that says something.
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error && cause.message && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
+  try {
+    if (error instanceof Error) {
+      const cause = (error as { cause?: unknown }).cause;
+      return cause instanceof Error && cause.message && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
+    }
+    return String(error);
+  } catch {
+    return 'a thrown value with no text form';
   }
-  return String(error);
 }

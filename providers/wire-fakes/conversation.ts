@@ -7,6 +7,8 @@
  *
  *   max tokens: <n>                    (the protocol's output limit: max_tokens,
  *                                       max_completion_tokens, max_output_tokens)
+ *   temperature: <n>                   (only when the request sets one, or the body
+ *                                       carries one)
  *   system: <text>
  *   tool <name>: <description> <schema as canonical JSON>
  *   user: <text>                       assistant: <text>
@@ -44,6 +46,7 @@ function parsedArgs(text: unknown): string {
  */
 export function requestConversation(request: ModelRequest, provider: WireProvider): string[] {
   const lines: string[] = [`max tokens: ${request.maxTokens}`];
+  if (request.temperature !== undefined) lines.push(`temperature: ${canonical(request.temperature)}`);
   if (request.system !== '') lines.push(`system: ${request.system}`);
   for (const t of request.tools) lines.push(`tool ${t.name}: ${t.description} ${canonical(t.inputSchema)}`);
   for (const m of request.messages) lines.push(...messageLines(m, provider === 'anthropic'));
@@ -100,8 +103,11 @@ const texts = (content: unknown, type: string): string[] =>
 /** The output limit as the body says it (`(absent)` when it does not). */
 const maxTokensLine = (value: unknown): string => `max tokens: ${value === undefined ? '(absent)' : canonical(value)}`;
 
+/** The sampling temperature, when the body carries one (every protocol calls it `temperature`). */
+const temperatureLines = (b: Obj): string[] => ('temperature' in b ? [`temperature: ${canonical(b.temperature)}`] : []);
+
 function anthropicLines(b: Obj): string[] {
-  const lines: string[] = [maxTokensLine(b.max_tokens)];
+  const lines: string[] = [maxTokensLine(b.max_tokens), ...temperatureLines(b)];
   for (const s of typeof b.system === 'string' ? [b.system] : texts(b.system, 'text')) lines.push(`system: ${s}`);
   for (const t of list(b.tools)) lines.push(`tool ${String(t.name)}: ${String(t.description)} ${canonical(t.input_schema)}`);
   for (const m of list(b.messages)) {
@@ -144,6 +150,7 @@ function chatLines(b: Obj): string[] {
   // The limit, then the system prompt, as the other protocols carry it apart from the messages.
   return [
     maxTokensLine(b.max_completion_tokens),
+    ...temperatureLines(b),
     ...lines.filter((l) => l.startsWith('system: ')),
     ...lines.filter((l) => !l.startsWith('system: ')),
     ...conversation,
@@ -151,7 +158,7 @@ function chatLines(b: Obj): string[] {
 }
 
 function responsesLines(b: Obj): string[] {
-  const lines: string[] = [maxTokensLine(b.max_output_tokens)];
+  const lines: string[] = [maxTokensLine(b.max_output_tokens), ...temperatureLines(b)];
   if (typeof b.instructions === 'string') lines.push(`system: ${b.instructions}`);
   for (const t of list(b.tools)) lines.push(`tool ${String(t.name)}: ${String(t.description)} ${canonical(t.parameters)}`);
   for (const item of list(b.input)) {

@@ -92,7 +92,8 @@ function streamFrames(turn: WireTurn): Frame[] {
           ),
         ];
     for (const piece of block.args ? pieces(block.args) : []) {
-      own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null, model), 'args_delta'));
+      const fn = turn.blankCallNames ? { name: '', arguments: piece } : { arguments: piece };
+      own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: fn }] }, null, model), 'args_delta'));
     }
     callFrames.push(own);
     if (!turn.interleaved) frames.push(...own);

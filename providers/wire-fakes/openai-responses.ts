@@ -193,7 +193,17 @@ function streamFrames(turn: WireTurn): Frame[] {
     }
     // Text for a function_call item, which cannot hold it.
     if (turn.strayDeltas) push('response.output_text.delta', { item_id, output_index, content_index: 0, delta: 'stray text', logprobs: [] }, 'other');
-    if (cutLastCall && output_index === turn.blocks.length - 1) return; // cut by the token limit: never done
+    if (cutLastCall && output_index === turn.blocks.length - 1) {
+      // Cut by the token limit: never done, or closed as incomplete with its arguments so far.
+      if (turn.cutCallDoneIncomplete) {
+        push(
+          'response.output_item.done',
+          { output_index, item: { id: item_id, type: 'function_call', status: 'incomplete', call_id: block.id, name: block.name, arguments: block.args } },
+          'block_stop',
+        );
+      }
+      return;
+    }
     push('response.function_call_arguments.done', { item_id, output_index, arguments: block.args }, 'other');
     push(
       'response.output_item.done',

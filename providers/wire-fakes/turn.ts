@@ -70,6 +70,17 @@ export interface WireTurn {
    */
   readonly cutCallStatus?: 'incomplete' | 'in_progress';
   /**
+   * OpenAI Responses stream: the call the token limit cut (`max_tokens`, the
+   * call last) is closed by a `response.output_item.done` whose item says
+   * `status: "incomplete"`, with its arguments so far, before the final event
+   * (as a Responses server that closes every item it opened sends it; without
+   * the knob the cut call's item is never done). The call is not finished, even
+   * if its arguments so far parse. Complete bodies say the status in the final
+   * output as usual; protocols with no status per call cannot say it
+   * (UnsupportedOnWire).
+   */
+  readonly cutCallDoneIncomplete?: boolean;
+  /**
    * The call the token limit cut (`max_tokens`, the call last) comes as a whole
    * object whose arguments parse, as only a complete Anthropic Messages body can
    * give it: a `tool_use`'s `input` is an object there, so a cut cannot be told
@@ -179,6 +190,14 @@ export interface WireTurn {
    */
   readonly callsWithoutFunction?: boolean;
   /**
+   * OpenAI Chat Completions stream: each call's chunks after its first carry
+   * `"name": ""` in their function object, beside the argument piece (as a
+   * compatible server whose delta type writes an empty string for none sends
+   * it; OpenAI leaves the name out). The name is the first chunk's. Complete
+   * bodies and the other protocols send the turn as usual.
+   */
+  readonly blankCallNames?: boolean;
+  /**
    * OpenAI Responses: each message item's content also holds, after its text,
    * an `output_text` part whose `text` is `null` (as a compatible server that
    * writes an empty part so may; no recorded response does), in the stream's
@@ -215,7 +234,7 @@ export function refuseFinalWithoutStatus(turn: WireTurn, api: string): void {
 
 /** For protocols with no status per tool call: a turn that sets one cannot be sent. */
 export function refuseCutCallStatus(turn: WireTurn, api: string): void {
-  if (turn.cutCallStatus === undefined) return;
+  if (turn.cutCallStatus === undefined && !turn.cutCallDoneIncomplete) return;
   throw new UnsupportedOnWire(
     `${api} has no status per tool call: a call the token limit cut is told only by its arguments (the OpenAI Responses harness runs this case)`,
   );
