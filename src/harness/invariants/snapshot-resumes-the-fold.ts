@@ -14,8 +14,13 @@
  * - refuse a prefix the store reads back wrongly (a record short, a record
  *   repeated in place of the next) instead of reading it as the log's history;
  * - refuse a snapshot whose inbox rows are malformed (a source that is not a
- *   string, a negative seq, a taken flag that is not a boolean): a snapshot
- *   may cost a slower open, never a wrong history.
+ *   string, a negative seq, a taken flag that is not a boolean), or whose
+ *   projection is (its messages ending inside a call, the call's arguments
+ *   missing; an open turn whose number is not an integer): a snapshot may cost
+ *   a slower open, never a wrong history.
+ *
+ * Besides the points above, a snapshot is taken just after the first assistant
+ * message that calls a tool: its projection ends in that call, with its turn open.
  */
 import { ScriptedModelClient } from '../../../providers/fake/scripted.ts';
 import {
@@ -59,7 +64,10 @@ function snapshotsResume(run: ScenarioRun): string | undefined {
     for (const upTo of snapshotPoints(events)) {
       const snapshot = snapshotAt(events, upTo);
       const problem =
-        resumesWhole(events, snapshot, reference, wholeIndex) ?? damagedPrefixRefused(events, snapshot) ?? malformedInboxRefused(events, snapshot);
+        resumesWhole(events, snapshot, reference, wholeIndex) ??
+        damagedPrefixRefused(events, snapshot) ??
+        malformedInboxRefused(events, snapshot) ??
+        malformedProjectionRefused(events, snapshot);
       if (problem) return problem;
     }
     return undefined;
@@ -76,6 +84,10 @@ function snapshotPoints(events: readonly AnyEvent[]): number[] {
     if (!event.opaque && event.seq > 0 && (event.type === 'projection.replaced' || event.type === 'projection.restored')) points.add(event.seq);
   }
   points.add(Math.floor(events.length / 2));
+  const call = events.find(
+    (e) => !e.opaque && e.type === 'assistant.message' && (e.payload as { content?: { type?: unknown }[] }).content?.some((b) => b.type === 'tool_call'),
+  );
+  if (call) points.add(call.seq + 1);
   return [...points];
 }
 
@@ -154,6 +166,55 @@ function malformedInboxRefused(events: readonly AnyEvent[], snapshot: LoopSnapsh
     return `a snapshot at seq ${snapshot.upTo} whose inbox row has ${what} was restored instead of refused`;
   }
   return undefined;
+}
+
+/**
+ * A snapshot whose projection is malformed must be refused (SnapshotMismatch), so the
+ * host reads the log whole: its message stream cut inside its last call (the name
+ * there, the arguments not), and an open turn numbered with text. Each only where the
+ * snapshot has it: a last message ending in a call, an open turn.
+ */
+function malformedProjectionRefused(events: readonly AnyEvent[], snapshot: LoopSnapshot): string | undefined {
+  const projection = snapshot.projection;
+  const damages: [string, LoopSnapshot['projection']][] = [];
+  const argsAt = lastCallArguments(projection.messages);
+  if (argsAt !== undefined)
+    damages.push(['its messages ending inside a call, the arguments missing', { ...projection, messages: projection.messages.slice(0, argsAt) }]);
+  if (projection.turn)
+    damages.push(['an open turn numbered with text', { ...projection, turn: { ...projection.turn, turn: String(projection.turn.turn) as unknown as number } }]);
+  for (const [what, damaged] of damages) {
+    try {
+      resumeFromSnapshot(CLOCK, { ...snapshot, projection: damaged }, prefixOf(events, snapshot.upTo), events.slice(snapshot.upTo));
+    } catch (error) {
+      if (error instanceof SnapshotMismatch) continue;
+      return `a snapshot at seq ${snapshot.upTo} with ${what}: resuming threw ${(error as Error)?.name} instead of SnapshotMismatch`;
+    }
+    return `a snapshot at seq ${snapshot.upTo} with ${what} was restored instead of refused`;
+  }
+  return undefined;
+}
+
+/**
+ * Where the arguments of the stream's last block are, when that block is a call in the
+ * compact form ([0, id, name, arguments]) ending the last message, an assistant one:
+ * a message is its head ((blocks << 1) | 1 for an assistant) and its blocks, each a
+ * text, a compact call or result (0 and three values), or a block object.
+ */
+function lastCallArguments(stream: readonly unknown[]): number | undefined {
+  let last: number | undefined;
+  let i = 0;
+  while (i < stream.length) {
+    const head = stream[i++];
+    if (typeof head !== 'number') return undefined;
+    last = undefined;
+    for (let k = 0; k < head >>> 1; k++) {
+      if (stream[i] === 0) {
+        last = (head & 1) === 1 && k === (head >>> 1) - 1 ? i + 3 : undefined;
+        i += 4;
+      } else i++;
+    }
+  }
+  return last !== undefined && last === stream.length - 1 ? last : undefined;
 }
 
 function firstKeyDifference(actual: string, expected: string): string {

@@ -40,7 +40,10 @@ const usageSchema = z.strictObject({
 });
 
 const toolCallSchema = z.strictObject({
-  id: z.string().min(1).optional().describe('Call id; default call_<n>'),
+  id: z
+    .string()
+    .optional()
+    .describe("Call id; default call_<n>; '' for a call that comes without one, as from some OpenAI-compatible servers (the loop names it)"),
   name: z.string().min(1),
   args: z.unknown().optional().describe('Arguments as the model sends them (object, or a raw string)'),
 });
