@@ -12,7 +12,7 @@
  * documents for that kind.
  */
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { transportError } from '../../providers/fake/results.ts';
+import { overflow, reply, transportError } from '../../providers/fake/results.ts';
 import { AgentLoop, EventLog, loopDeps, outcomeForTransport, type Agent, type ModelErrorHandler, type Outcome } from '../kernel/index.ts';
 import type { TransportErrorKind } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
@@ -63,6 +63,56 @@ async function ownHandlerFailsEachKindWithItsOutcome(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * A context overflow hands the agent's compactor the widest range it may replace:
+ * whole closed turns, from the first turn's opening to the last close, and no
+ * range at all while no turn has closed (the first turn is never summarised out
+ * from under itself). The loop refuses a proposal that cuts the open turn anyway,
+ * so a wrong candidate changes no outcome: only what the compactor is handed (a
+ * compactor that summarises what it is handed pays for a summary that is then
+ * thrown away) and the decision's detail. Checked here on the compactor itself.
+ */
+async function overflowHandsTheCompactorWholeClosedTurns(): Promise<CheckResult[]> {
+  const handed: unknown[] = [];
+  const compactor: NonNullable<Agent['compactor']> = {
+    compact: async ({ candidate }) => {
+      handed.push(candidate === undefined ? undefined : { from: candidate.from, to: candidate.to });
+      return null;
+    },
+  };
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([overflow('request'), reply('ORD-1001 was delivered.'), overflow('request')], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent: { compactor }, clock }));
+  loop.send('Here is my whole email thread with the courier: ...', { id: 'first' });
+  await loop.drain();
+  loop.send('Where is ORD-1001?', { id: 'second' });
+  await loop.drain();
+  loop.send('And here is the thread again: ...', { id: 'third' });
+  await loop.drain();
+  const types = log.events.map((e) => e.type);
+  const lastOpened = types.lastIndexOf('turn.opened');
+  // At the third turn's overflow: from the first turn's opening to the last close before the third turn opened.
+  const expected = [undefined, { from: types.indexOf('turn.opened'), to: types.lastIndexOf('turn.closed', lastOpened) }];
+  const show = (v: unknown) => (v === undefined ? 'no candidate' : JSON.stringify(v));
+  return [
+    {
+      name: 'first turn: no candidate',
+      passed: handed.length >= 1 && handed[0] === undefined,
+      message: `an overflow in the first turn, before any turn closed, handed the compactor ${handed.length >= 1 ? show(handed[0]) : 'nothing (it was not asked)'}`,
+      expected: show(expected[0]),
+      actual: handed.length >= 1 ? show(handed[0]) : 'not asked',
+    },
+    {
+      name: 'later turn: the closed turns before it',
+      passed: handed.length >= 2 && JSON.stringify(handed[1]) === JSON.stringify(expected[1]),
+      message: `an overflow in the third turn handed the compactor ${handed.length >= 2 ? show(handed[1]) : 'nothing (it was not asked)'}`,
+      expected: show(expected[1]),
+      actual: handed.length >= 2 ? show(handed[1]) : 'not asked',
+    },
+  ];
+}
+
 export function modelErrorCases(): Case[] {
   return [
     checksCase(
@@ -72,6 +122,14 @@ export function modelErrorCases(): Case[] {
         file: 'src/harness/model-error-cases.ts',
       },
       ownHandlerFailsEachKindWithItsOutcome,
+    ),
+    checksCase(
+      {
+        id: 'contract:model-errors/overflow-hands-the-compactor-whole-closed-turns',
+        title: 'model errors: a context overflow hands the compactor whole closed turns, and no range while none has closed',
+        file: 'src/harness/model-error-cases.ts',
+      },
+      overflowHandsTheCompactorWholeClosedTurns,
     ),
   ];
 }

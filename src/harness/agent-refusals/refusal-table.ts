@@ -156,6 +156,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'checkpoints[0] must be an object with a name and a run function (got 5)',
   },
   {
+    id: 'settings/error-handler-without-handle',
+    title: 'an error handler whose function is misnamed (handler, not handle): never silently skipped when a model call fails',
+    agent: edit((a) => ({ ...a, errorHandlers: [odd({ name: 'page-on-call', handler: () => undefined })] })),
+    refused: 'errorHandlers[0] must be an object with a name and a handle function (got an object)',
+  },
+  {
     id: 'settings/compactor-without-compact',
     title: 'a compactor without its compact function',
     agent: edit((a) => ({ ...a, compactor: odd({ summarize: () => 'x' }) })),

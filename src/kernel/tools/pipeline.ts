@@ -388,12 +388,17 @@ class Pipeline implements ToolExecutor {
   /**
    * Not recorded, so not run: an execution the log does not know about could be
    * repeated after a crash. Released, since this attempt certainly did not run.
+   * The claim on the first call of a repeat's chain too, whatever the ledger says
+   * now: it still counts this refused start as a start of the chain (the log takes
+   * it back only when the result is recorded), and where the chain did start the
+   * ledger goes on answering for it. Kept, the claim outlived that taking back and
+   * refused every later repeat ALREADY_STARTED, though nothing ran.
    */
   #notRecorded(state: CallState, error: unknown, last: SettledToolCall | undefined): SettledToolCall {
     const { call, ctx } = state;
     if (state.stateful) {
       this.#claimed.delete(claimKey(ctx, call.id));
-      if (ctx.repeatOf !== undefined && !ctx.recorder.alreadyStarted(ctx.repeatOf)) this.#claimed.delete(claimKey(ctx, ctx.repeatOf));
+      if (ctx.repeatOf !== undefined) this.#claimed.delete(claimKey(ctx, ctx.repeatOf));
     }
     return this.#settleError(
       state,
