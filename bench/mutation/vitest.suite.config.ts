@@ -9,10 +9,13 @@
  * exactly, so a suite run after a gate run (`--after-gate`) may carry the gate's
  * kills over instead of judging them again.
  *
- * One test file is left out: test/cli/break-a-transition.test.ts reads
- * src/kernel/loop/runner.ts as text to prove its hook rewrites a real line, and
- * in Stryker's sandbox that file holds the instrumented code, so it always fails
- * there (and it runs the CLI in a child process, where no mutant is active).
+ * Two test files are left out; both run the code in a child process, where no
+ * mutant is active, so neither could kill one:
+ * - test/cli/break-a-transition.test.ts reads src/kernel/loop/runner.ts as text
+ *   to prove its hook rewrites a real line; in Stryker's sandbox that file holds
+ *   the instrumented code, so it always fails there.
+ * - test/consumer/consumer.test.ts packs the package (`npm pack`, whose build
+ *   refuses the instrumented sources) and runs it installed in a new project.
  */
 import { configDefaults, mergeConfig } from 'vitest/config';
 import base from '../../vitest.config.ts';
@@ -24,6 +27,6 @@ export default mergeConfig(base, {
     include: ['bench/mutation/gate.judge.ts'],
     testTimeout: 240_000,
     hookTimeout: 240_000,
-    exclude: [...configDefaults.exclude, 'test/consumer/fixture-project/**', 'test/cli/break-a-transition.test.ts'],
+    exclude: [...configDefaults.exclude, 'test/consumer/fixture-project/**', 'test/cli/break-a-transition.test.ts', 'test/consumer/consumer.test.ts'],
   },
 });
