@@ -11,13 +11,32 @@
  * by the writer's own verification (verify.ts, what `writeReports` runs before
  * it writes a file), and by this case directly, on the failure element of the
  * failing scenario.
+ *
+ * The cost of a call whose client reported a token count ≥ 2^53 − 1 as a
+ * case: `contract:report/uncounted-tokens-leave-the-cost-unknown`. The bundled
+ * suite's three such scenarios were priced at 2^53 − 1 tokens (as a budget
+ * reads the count, and as the wire adapters hold a larger one) and its printed
+ * cost was about $216 billion; here small scenario runs with a price table —
+ * one call of 1e308 input tokens beside a priced call, one of 1e308 and one of
+ * exactly 2^53 − 1 (what an adapter makes of 2^60) alone, one priced in full —
+ * are reported, and every report must name the unknown part instead of
+ * pricing it.
  */
 import type { CaseResult, CheckResult, RunResults } from '../report/results.ts';
+import { baselineFrom } from '../report/baseline.ts';
+import { renderConsole } from '../report/console.ts';
+import { costliest } from '../report/cost/costliest.ts';
+import { caseCostText } from '../report/cost/format-cost.ts';
+import type { PriceTable } from '../report/cost/price-table.ts';
+import { parseResultsJson, renderResultsJson } from '../report/json.ts';
 import { renderJunit } from '../report/junit.ts';
 import { parseXml, type XmlElement } from '../report/read-xml.ts';
 import { RESULTS_SCHEMA, summarize } from '../report/results.ts';
 import { verifyReports } from '../report/verify.ts';
 import { checksCase, type Case } from './cases.ts';
+import { parseScenario } from './scenario/load.ts';
+import { metricsOf } from './scenario-case.ts';
+import { runScenario } from './second-host.ts';
 
 const FAILING_ID = 'scenario:refunds/refund-over-the-limit-asks-first';
 
@@ -154,6 +173,111 @@ function junitFailureTellsWhy(): CheckResult[] {
   return checks;
 }
 
+const PRICES: PriceTable = { currency: 'USD', models: { 'scenario-model': { input: 3, output: 15 } } };
+/** The priced call: 1000 input tokens at $3 and 200 output at $15 per million. */
+const PRICED = 0.006;
+/** A case priced in full that costs more: 100 000 input and 20 000 output tokens. */
+const COSTLIER = 0.6;
+const SUITE = PRICED + COSTLIER;
+const UNCOUNTED_NOTE = 'with a token count ≥ 2^53 − 1';
+
+function uncountedScenario(steps: readonly string[]): string {
+  const script = steps.map((usage, i) => `    - reply: reply ${i + 1}\n      usage: ${usage}`).join('\n');
+  const inbox = steps.map((_, i) => `  - say: message ${i + 1}`).join('\n');
+  return `name: uncounted\nprovider:\n  script:\n${script}\nexpect: { outcome: replied }\ninbox:\n${inbox}\n`;
+}
+
+async function uncountedCase(id: string, steps: readonly string[]): Promise<CaseResult> {
+  const run = await runScenario(parseScenario(uncountedScenario(steps), `${id}.yaml`), { seed: 1 });
+  return { id: `scenario:${id}`, kind: 'scenario', title: id, status: 'passed', durationMs: 1, checks: [], metrics: metricsOf(run, PRICES) };
+}
+
+async function uncountedTokensLeaveTheCostUnknown(): Promise<CheckResult[]> {
+  const beside = await uncountedCase('cost/uncounted-beside-priced', ['{ input: 1e308, output: 20 }', '{ input: 1000, output: 200 }']);
+  const alone = await uncountedCase('cost/uncounted-alone', ['{ input: 1e308, output: 20 }', `{ input: ${Number.MAX_SAFE_INTEGER}, output: 5 }`]);
+  const costlier = await uncountedCase('cost/priced-in-full', ['{ input: 100000, output: 20000 }']);
+  const cases = [beside, alone, costlier];
+  const results: RunResults = { ...fixture(), summary: summarize(cases), cases };
+  const checks: CheckResult[] = [];
+  const cost = beside.metrics?.cost;
+  checks.push({
+    name: "the uncounted call is counted apart, not in the case's amount",
+    passed: cost?.amount === PRICED && cost.uncountedCalls === 1 && cost.unpricedCalls === 0,
+    message: `amount ${cost?.amount}, uncountedCalls ${cost?.uncountedCalls ?? 0}, unpricedCalls ${cost?.unpricedCalls}`,
+    expected: { amount: PRICED, uncountedCalls: 1, unpricedCalls: 0 },
+    actual: { amount: cost?.amount, uncountedCalls: cost?.uncountedCalls, unpricedCalls: cost?.unpricedCalls },
+  });
+  const texts = [
+    {
+      what: 'the case with a priced call',
+      text: beside.metrics?.cost ? caseCostText(beside.metrics.cost) : '',
+      want: [`$${PRICED}`, `1 call ${UNCOUNTED_NOTE}`, 'cost unknown'],
+    },
+    {
+      what: 'the case with only uncounted calls (1e308, and 2^53 − 1 as an adapter holds 2^60)',
+      text: alone.metrics?.cost ? caseCostText(alone.metrics.cost) : '',
+      want: [`unknown: 2 calls ${UNCOUNTED_NOTE}`],
+    },
+  ];
+  for (const t of texts)
+    checks.push({
+      name: `${t.what}: its cost text names the unknown part`,
+      passed: t.want.every((w) => t.text.includes(w)),
+      message: t.text,
+      expected: t.want,
+      actual: t.text,
+    });
+  const suite = results.summary.cost;
+  checks.push({
+    name: 'the suite cost is the priced amount, with the uncounted calls beside it',
+    passed: suite?.amount === SUITE && suite.uncountedCalls === 3,
+    message: `amount ${suite?.amount}, uncountedCalls ${suite?.uncountedCalls ?? 0}`,
+    expected: { amount: SUITE, uncountedCalls: 3 },
+    actual: { amount: suite?.amount, uncountedCalls: suite?.uncountedCalls },
+  });
+  const consoleText = renderConsole(results, { color: false, width: 200 });
+  const suiteLine = consoleText.split('\n').find((line) => /^\s*cost\s/.test(line)) ?? '';
+  const wantSuite = `$${SUITE} + 3 calls ${UNCOUNTED_NOTE} (cost unknown) over 3 cases`;
+  checks.push({
+    name: "the console's suite cost line",
+    passed: suiteLine.includes(wantSuite),
+    message: suiteLine.trim(),
+    expected: wantSuite,
+    actual: suiteLine.trim(),
+  });
+  const listed = costliest(cases).map((c) => c.id);
+  const order = [beside.id, alone.id, costlier.id];
+  checks.push({
+    name: 'the costliest list puts the unknown costs first, as it does unpriced ones',
+    passed: listed.join() === order.join(),
+    message: listed.join(', '),
+    expected: order,
+    actual: listed,
+  });
+  const junit = renderJunit(results);
+  const property = `name="cost" value="$${SUITE} + 3 calls ${UNCOUNTED_NOTE} (cost unknown)"`;
+  checks.push({
+    name: "JUnit's suite cost property",
+    passed: junit.includes(property),
+    message: property,
+    expected: property,
+    actual: junit.match(/name="cost" value="[^"]*"/)?.[0] ?? '',
+  });
+  const read = parseResultsJson(renderResultsJson(results), 'uncounted.json');
+  checks.push({
+    name: 'the JSON results keep the uncounted calls',
+    passed: read.summary.cost?.uncountedCalls === 3 && read.cases[0]?.metrics?.cost?.uncountedCalls === 1,
+    message: JSON.stringify(read.summary.cost),
+  });
+  const baseline = baselineFrom(results).cases[beside.id];
+  checks.push({
+    name: 'a baseline keeps no cost for a case with an uncounted call',
+    passed: baseline !== undefined && baseline.cost === undefined,
+    message: JSON.stringify(baseline),
+  });
+  return checks;
+}
+
 export function reportCases(): Case[] {
   return [
     checksCase(
@@ -163,6 +287,14 @@ export function reportCases(): Case[] {
         file: 'src/harness/report-cases.ts',
       },
       junitFailureTellsWhy,
+    ),
+    checksCase(
+      {
+        id: 'contract:report/uncounted-tokens-leave-the-cost-unknown',
+        title: 'report: a call with a token count ≥ 2^53 − 1 has an unknown cost, named in every report, never a price of 2^53 − 1 tokens',
+        file: 'src/harness/report-cases.ts',
+      },
+      uncountedTokensLeaveTheCostUnknown,
     ),
   ];
 }

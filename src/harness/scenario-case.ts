@@ -1,5 +1,5 @@
 /** A scenario file as a case: run it in the second host, check it three ways and against the invariants. */
-import { outcomeLabel } from '../kernel/index.ts';
+import { addTokens, outcomeLabel } from '../kernel/index.ts';
 import { costOfLog } from '../report/cost/cost-of-log.ts';
 import type { PriceTable } from '../report/cost/price-table.ts';
 import type { CaseMetrics, CheckResult } from '../report/results.ts';
@@ -24,8 +24,9 @@ export function metricsOf(run: ScenarioRun, prices?: PriceTable): CaseMetrics {
     turns: run.results.length,
     steps: run.results.reduce((n, r) => n + r.steps, 0),
     toolCalls: run.results.reduce((n, r) => n + r.toolCalls, 0),
-    inputTokens: run.results.reduce((n, r) => n + r.usage.inputTokens, 0),
-    outputTokens: run.results.reduce((n, r) => n + r.usage.outputTokens, 0),
+    // Summed as a turn sums its counts: held at 2^53 − 1, so a results file stays one loopgate reads back.
+    inputTokens: run.results.reduce((n, r) => addTokens(n, r.usage.inputTokens), 0),
+    outputTokens: run.results.reduce((n, r) => addTokens(n, r.usage.outputTokens), 0),
     modelRequests: run.requests.length,
     ...(prices ? { cost: costOfLog(run.log.events, prices).total } : {}),
   };

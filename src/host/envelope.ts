@@ -32,8 +32,17 @@ export interface TurnSummary {
   readonly steps: number;
   readonly toolCalls: number;
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
-  /** What the turn's model calls cost, when the config has `prices` (calls to a model without a price are counted apart, never as free). */
-  readonly cost?: { readonly currency: string; readonly amount: number; readonly unpricedCalls: number; readonly unpricedModels?: readonly string[] };
+  /**
+   * What the turn's model calls cost, when the config has `prices` (calls to a model without a price are counted apart, never
+   * as free; so are calls whose usage held a token count ≥ 2^53 − 1, `uncountedCalls`, present when > 0).
+   */
+  readonly cost?: {
+    readonly currency: string;
+    readonly amount: number;
+    readonly unpricedCalls: number;
+    readonly unpricedModels?: readonly string[];
+    readonly uncountedCalls?: number;
+  };
   readonly returnedToInbox: readonly string[];
 }
 
@@ -160,6 +169,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
             amount: cost.amount,
             unpricedCalls: cost.unpricedCalls,
             ...(cost.unpricedModels ? { unpricedModels: cost.unpricedModels } : {}),
+            ...(cost.uncountedCalls ? { uncountedCalls: cost.uncountedCalls } : {}),
           },
         }
       : {}),

@@ -15,10 +15,10 @@ prices:
     small-model: { input: 1, output: 2 }
 `;
 
-function agent(yaml: string) {
+function agent(yaml: string, firstInput = 1000) {
   const config = { ...parseHostConfig(yaml, 'agent.yaml'), store: defaultHostConfig().store };
   const model = new ScriptedModelClient([
-    toolUse([call('c1', 'lookup_order', { order_id: 'ORD-1002' })], '', { inputTokens: 1000, outputTokens: 100 }),
+    toolUse([call('c1', 'lookup_order', { order_id: 'ORD-1002' })], '', { inputTokens: firstInput, outputTokens: 100 }),
     reply('It has shipped.', { inputTokens: 2000, outputTokens: 100 }),
   ]);
   return new AgentHost({ config, store: new MemoryEventStore(), model, tools: supportTools(new SupportBackend()) });
@@ -36,6 +36,12 @@ describe('the host prices its turns', () => {
     expect(unpriced.turns[0]?.cost).toEqual({ currency: 'EUR', amount: 0, unpricedCalls: 2, unpricedModels: ['small-model'] });
     const none = await agent('model: { provider: fake, name: small-model }\n').handle('c', 'Where is ORD-1002?');
     expect(none.turns[0]).not.toHaveProperty('cost');
+  });
+
+  it('counts a call with a token count ≥ 2^53 − 1 apart too: its cost is unknown, not the bill of 2^53 − 1 tokens', async () => {
+    const envelope = await agent(PRICED, 1e308).handle('c', 'Where is ORD-1002?');
+    // Only the reply is priced: 2000 × 1 + 100 × 2 per million = 0.0022
+    expect(envelope.turns[0]?.cost).toEqual({ currency: 'EUR', amount: 0.0022, unpricedCalls: 0, uncountedCalls: 1 });
   });
 
   it('a bad price table in the YAML config names the file, the line and the key', () => {

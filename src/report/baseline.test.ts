@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleCases, sampleResults } from '../../test/report/sample-results.ts';
-import { baselineFrom, compareWithBaseline, parseBaselineJson, readBaselineFile, renderBaselineJson, writeBaselineFile } from './baseline.ts';
+import { type Baseline, baselineFrom, compareWithBaseline, parseBaselineJson, readBaselineFile, renderBaselineJson, writeBaselineFile } from './baseline.ts';
 import { ReportFileError } from './file-error.ts';
 import { renderResultsJson } from './json.ts';
 import type { CaseResult, RunResults } from './results.ts';
@@ -117,5 +117,50 @@ describe('baseline files', () => {
       'b.json: written by a different loopgate version (schema "loopgate.baseline/v2"); this loopgate reads "loopgate.baseline/v1"',
     );
     await expect(readBaselineFile(join(dir, 'none.json'))).rejects.toThrow('none.json: no such baseline file (create one with --update-baseline)');
+  });
+});
+
+/** A case whose cost has a call with a token count ≥ 2^53 − 1 beside a priced one. */
+function withUncountedCost(): RunResults {
+  const cases = sampleCases().map((c) =>
+    c.id === 'scenario:refunds/approval-granted' && c.metrics
+      ? {
+          ...c,
+          metrics: {
+            ...c.metrics,
+            cost: {
+              currency: 'USD',
+              amount: 0.0042,
+              unpricedCalls: 0,
+              uncountedCalls: 1,
+              turns: [
+                { turn: 0, amount: 0.0042, unpricedCalls: 0 },
+                { turn: 1, amount: 0, unpricedCalls: 0, uncountedCalls: 1 },
+              ],
+            },
+          },
+        }
+      : c,
+  );
+  return sampleResults(cases);
+}
+
+describe('a cost with calls of 2^53 − 1 tokens or more', () => {
+  it('is no baseline, and no cost regression however large its priced part grows', () => {
+    const results = withUncountedCost();
+    expect(baselineFrom(results).cases['scenario:refunds/approval-granted']).not.toHaveProperty('cost');
+    const priced: Baseline = {
+      ...baselineFrom(sampleResults()),
+      cases: {
+        ...baselineFrom(sampleResults()).cases,
+        'scenario:refunds/approval-granted': { status: 'passed', steps: 3, tokens: 2680, cost: 0.0001, currency: 'USD' },
+      },
+    };
+    expect(compareWithBaseline(results, priced)).toEqual([]);
+    // The same growth with every call priced is a regression: the skip above is the uncounted call's.
+    const complete = sampleResults(
+      results.cases.map((c) => (c.metrics?.cost ? { ...c, metrics: { ...c.metrics, cost: { ...c.metrics.cost, uncountedCalls: undefined } } } : c)),
+    );
+    expect(compareWithBaseline(complete, priced).map((r) => r.kind)).toEqual(['cost']);
   });
 });

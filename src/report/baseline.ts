@@ -11,8 +11,9 @@
  * - `cost`: the same for the cost at the config's prices (`prices`), relative
  *   threshold 0.2 and no absolute minimum by default (`minCost`, in the price
  *   table's currency). Compared only when both runs priced every call of the
- *   case in the same currency: a call to a model without a price makes the
- *   cost unknown, never zero — and never a regression.
+ *   case in the same currency: a call to a model without a price, or one that
+ *   reported a token count ≥ 2^53 − 1, makes the cost unknown, never zero —
+ *   and never a regression.
  * - `missing`: in the baseline, not in this run (a renamed or lost case). A run
  *   that is deliberately partial passes `reportMissing` as the cases it selected
  *   (some paths, one host), or `false` when it cannot tell (`--grep`, `--shard`).
@@ -25,7 +26,7 @@ import { parseTaggedJson, ReportFileError } from './file-error.ts';
 import { compareIds, failureText } from './format.ts';
 import { parseResultsJson } from './json.ts';
 import { formatMoney } from './cost/format-cost.ts';
-import { READABLE_RESULTS_SCHEMAS, type CaseStatus, type Regression, type RunResults } from './results.ts';
+import { READABLE_RESULTS_SCHEMAS, type CaseCost, type CaseStatus, type Regression, type RunResults } from './results.ts';
 import { caseStatusSchema } from './results-schema.ts';
 
 export const BASELINE_SCHEMA = 'loopgate.baseline/v1' as const;
@@ -103,12 +104,17 @@ type ParsedBaseline = z.infer<typeof baselineSchema>;
 const parsedIsBaseline = (value: ParsedBaseline): Baseline => value;
 void parsedIsBaseline;
 
+/** Every call of the case was priced: no call to a model without a price, none with a token count ≥ 2^53 − 1. */
+function complete(cost: CaseCost): boolean {
+  return cost.unpricedCalls === 0 && (cost.uncountedCalls ?? 0) === 0;
+}
+
 export function baselineFrom(results: RunResults): Baseline {
   const cases: Record<string, BaselineCase> = {};
   for (const c of [...results.cases].sort((a, b) => compareIds(a.id, b.id))) {
     const cost = c.metrics?.cost;
-    // Only a complete cost is a baseline: with unpriced calls the amount is a lower bound.
-    const priced = cost && cost.unpricedCalls === 0 ? { cost: cost.amount, currency: cost.currency } : {};
+    // Only a complete cost is a baseline: with unpriced or uncounted calls the amount is a lower bound.
+    const priced = cost && complete(cost) ? { cost: cost.amount, currency: cost.currency } : {};
     cases[c.id] = c.metrics
       ? { status: c.status, steps: c.metrics.steps, tokens: c.metrics.inputTokens + c.metrics.outputTokens, ...priced }
       : { status: c.status };
@@ -201,7 +207,7 @@ export function compareWithBaseline(current: RunResults, baseline: Baseline, opt
     worse('steps', before.steps, c.metrics.steps, o.stepsThreshold, o.minSteps, 'steps');
     worse('tokens', before.tokens, c.metrics.inputTokens + c.metrics.outputTokens, o.tokensThreshold, o.minTokens, 'tokens (input + output)');
     const cost = c.metrics.cost;
-    if (before.cost !== undefined && cost && cost.unpricedCalls === 0 && cost.currency === (before.currency ?? cost.currency)) {
+    if (before.cost !== undefined && cost && complete(cost) && cost.currency === (before.currency ?? cost.currency)) {
       const was = before.cost;
       const is = cost.amount;
       if (is > was * (1 + o.costThreshold) && is - was >= o.minCost && is > was) {

@@ -75,13 +75,19 @@ export const REPORT_SCRIPT = String.raw`
     var text = (amount < 0 ? '-' : '') + (SIGN[currency] || '') + digits;
     return SIGN[currency] ? text : text + ' ' + currency;
   }
-  // A cost that leaves calls unpriced says so: never a plain number.
+  // A cost that leaves calls unpriced, or with a token count ≥ 2^53 − 1, says so: never a plain number.
   function costText(cost) {
     var m = money(cost.amount, cost.currency);
-    if (!cost.unpricedCalls) return m;
-    var calls = cost.unpricedCalls + ' unpriced call' + (cost.unpricedCalls === 1 ? '' : 's');
-    var models = cost.unpricedModels && cost.unpricedModels.length ? ' (no price for ' + cost.unpricedModels.join(', ') + ')' : '';
-    return cost.amount === 0 ? 'unknown: ' + calls + models : m + ' + ' + calls + models;
+    var uncounted = cost.uncountedCalls || 0;
+    if (!cost.unpricedCalls && !uncounted) return m;
+    var parts = [];
+    if (cost.unpricedCalls) {
+      var models = cost.unpricedModels && cost.unpricedModels.length ? ' (no price for ' + cost.unpricedModels.join(', ') + ')' : '';
+      parts.push(cost.unpricedCalls + ' unpriced call' + (cost.unpricedCalls === 1 ? '' : 's') + models);
+    }
+    if (uncounted) parts.push(uncounted + ' call' + (uncounted === 1 ? '' : 's') + ' with a token count \u2265 2^53 \u2212 1');
+    if (cost.amount === 0) return 'unknown: ' + parts.join(' + ');
+    return m + ' + ' + parts.join(' + ') + (uncounted ? ' (cost unknown)' : '');
   }
   function stepName(r) { return 'turn ' + r.turn + ', step ' + r.step + (r.attempt > 1 ? ' (attempt ' + r.attempt + ')' : ''); }
   function byReading(a, b) { return (RANK[a.status] - RANK[b.status]) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0); }
@@ -192,7 +198,7 @@ export const REPORT_SCRIPT = String.raw`
     if (m && m.cost) {
       facts.push(['cost', costText(m.cost)]);
       if (m.cost.turns && m.cost.turns.length > 1) facts.push(['cost per turn', m.cost.turns.map(function (t) {
-        return 'turn ' + t.turn + ' ' + costText({ amount: t.amount, currency: m.cost.currency, unpricedCalls: t.unpricedCalls });
+        return 'turn ' + t.turn + ' ' + costText({ amount: t.amount, currency: m.cost.currency, unpricedCalls: t.unpricedCalls, uncountedCalls: t.uncountedCalls });
       }).join(', ')]);
     }
     if (c.repeats) facts.push(['repeats', c.repeats.passed + ' of ' + c.repeats.runs + ' passed (threshold ' + Math.round(c.repeats.threshold * 100) + '%)']);

@@ -74,3 +74,19 @@ describe('HTML report (static checks; html.browser.test.ts runs it in Chromium)'
     expect(JSON.parse(embedded(empty)).cases).toEqual([]);
   });
 });
+
+describe("the HTML client's cost text", () => {
+  // The client's own copy of costText (report/cost/format-cost.ts), run as the page runs it.
+  const source = REPORT_SCRIPT.slice(REPORT_SCRIPT.indexOf('  var SIGN'), REPORT_SCRIPT.indexOf('  function stepName'));
+  const costText = new Function(`${source}\nreturn costText;`)() as (cost: object) => string;
+
+  it('names calls with a token count ≥ 2^53 − 1 beside the priced amount, or alone as unknown', () => {
+    expect(costText({ amount: 0.0042, currency: 'USD', unpricedCalls: 0, uncountedCalls: 1 })).toBe(
+      '$0.0042 + 1 call with a token count ≥ 2^53 − 1 (cost unknown)',
+    );
+    expect(costText({ amount: 0, currency: 'USD', unpricedCalls: 2, unpricedModels: ['x'], uncountedCalls: 3 })).toBe(
+      'unknown: 2 unpriced calls (no price for x) + 3 calls with a token count ≥ 2^53 − 1',
+    );
+    expect(costText({ amount: 0.5, currency: 'USD', unpricedCalls: 0 })).toBe('$0.5');
+  });
+});

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseXml, type XmlElement } from './read-xml.ts';
 import { HOSTILE, sampleCases, sampleResults } from '../../test/report/sample-results.ts';
+import type { RunResults } from './results.ts';
 import { renderJunit, xmlAttr, xmlText } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 
@@ -108,5 +109,47 @@ describe('JUnit XML', () => {
     for (const bad of ['<a>x < y</a>', '<a>x & y</a>', '<a b="1" b="2"/>', '<a><b></a></b>', '<a>\u0007</a>', "<a b='1'/>", '<a/><b/>']) {
       expect(() => parseXml(bad), bad).toThrow();
     }
+  });
+});
+
+/** A case whose cost has a call with a token count ≥ 2^53 − 1 beside a priced one. */
+function withUncountedCost(): RunResults {
+  const cases = sampleCases().map((c) =>
+    c.id === 'scenario:refunds/approval-granted' && c.metrics
+      ? {
+          ...c,
+          metrics: {
+            ...c.metrics,
+            cost: {
+              currency: 'USD',
+              amount: 0.0042,
+              unpricedCalls: 0,
+              uncountedCalls: 1,
+              turns: [
+                { turn: 0, amount: 0.0042, unpricedCalls: 0 },
+                { turn: 1, amount: 0, unpricedCalls: 0, uncountedCalls: 1 },
+              ],
+            },
+          },
+        }
+      : c,
+  );
+  return sampleResults(cases);
+}
+
+describe('JUnit cost properties', () => {
+  it('name the calls with a token count ≥ 2^53 − 1 beside the priced amount, per case, per turn and for the suite', () => {
+    const root = parseXml(renderJunit(withUncountedCost()));
+    const props = (el: XmlElement) => Object.fromEntries(all(el, 'property').map((p) => [p.attributes.name, p.attributes.value]));
+    const of = props(testcase(root, 'scenario:refunds/approval-granted'));
+    expect(of).toMatchObject({
+      cost: '$0.0042 + 1 call with a token count ≥ 2^53 − 1 (cost unknown)',
+      'cost.amount': '0.0042',
+      'cost.uncountedCalls': '1',
+      'cost.turn.0': '$0.0042',
+      'cost.turn.1': 'unknown: 1 call with a token count ≥ 2^53 − 1',
+    });
+    const suites = root.children.filter((c) => c.name === 'testsuite');
+    expect(suites.map((s) => props(s).cost)).toContain('$0.0042 + 1 call with a token count ≥ 2^53 − 1 (cost unknown)');
   });
 });

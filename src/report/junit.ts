@@ -106,7 +106,8 @@ function caseProperties(c: CaseResult): string {
   if (cost) {
     pairs.push(['cost', costText(cost)], ['cost.amount', String(cost.amount)], ['cost.currency', cost.currency]);
     if (cost.unpricedCalls > 0) pairs.push(['cost.unpricedCalls', String(cost.unpricedCalls)]);
-    for (const t of cost.turns) pairs.push([`cost.turn.${t.turn}`, costText({ amount: t.amount, currency: cost.currency, unpricedCalls: t.unpricedCalls })]);
+    if (cost.uncountedCalls) pairs.push(['cost.uncountedCalls', String(cost.uncountedCalls)]);
+    for (const t of cost.turns) pairs.push([`cost.turn.${t.turn}`, costText({ ...t, currency: cost.currency })]);
   }
   for (const check of c.checks) {
     if (!check.judge) continue;

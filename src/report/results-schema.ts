@@ -63,7 +63,8 @@ export const caseCostSchema = z.looseObject({
   amount,
   unpricedCalls: count,
   unpricedModels: z.array(z.string()).optional(),
-  turns: z.array(z.looseObject({ turn: count, amount, unpricedCalls: count })),
+  uncountedCalls: count.optional(),
+  turns: z.array(z.looseObject({ turn: count, amount, unpricedCalls: count, uncountedCalls: count.optional() })),
 });
 
 export const caseMetricsSchema = z.looseObject({
@@ -118,7 +119,9 @@ export const runResultsSchema = z.looseObject({
   fuzz: z.looseObject({ agent: z.string(), tools: z.array(z.string()) }).optional(),
   summary: kindSummarySchema.extend({
     byKind: z.looseObject({ table: kindSummarySchema, contract: kindSummarySchema, scenario: kindSummarySchema, fuzz: kindSummarySchema }),
-    cost: z.looseObject({ currency, amount, unpricedCalls: count, unpricedModels: z.array(z.string()).optional(), cases: count }).optional(),
+    cost: z
+      .looseObject({ currency, amount, unpricedCalls: count, unpricedModels: z.array(z.string()).optional(), uncountedCalls: count.optional(), cases: count })
+      .optional(),
   }),
   cases: z.array(caseResultSchema),
   regressions: z.array(regressionSchema).optional(),

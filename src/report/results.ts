@@ -101,6 +101,8 @@ export interface CaseCost {
   readonly unpricedCalls: number;
   /** Those models, sorted. */
   readonly unpricedModels?: readonly string[];
+  /** Calls whose usage held a token count ≥ 2^53 − 1 (or not finite): their cost is unknown, and not in `amount` (present when > 0). */
+  readonly uncountedCalls?: number;
   /** Per turn, in turn order. */
   readonly turns: readonly TurnCost[];
 }
@@ -109,6 +111,7 @@ export interface TurnCost {
   readonly turn: number;
   readonly amount: number;
   readonly unpricedCalls: number;
+  readonly uncountedCalls?: number;
 }
 
 /** The cost of the cases that have one, summed (present when every such case uses one currency). */
@@ -117,6 +120,8 @@ export interface SuiteCost {
   readonly amount: number;
   readonly unpricedCalls: number;
   readonly unpricedModels?: readonly string[];
+  /** Calls with a token count ≥ 2^53 − 1, over all cases (present when > 0). */
+  readonly uncountedCalls?: number;
   /** Cases with a cost. */
   readonly cases: number;
 }
@@ -217,11 +222,13 @@ export function suiteCost(cases: readonly CaseResult[]): SuiteCost | undefined {
   if (currency === undefined || costs.some((c) => c.currency !== currency)) return undefined;
   const models = new Set(costs.flatMap((c) => c.unpricedModels ?? []));
   const amount = costs.reduce((sum, c) => sum + c.amount, 0);
+  const uncounted = costs.reduce((n, c) => n + (c.uncountedCalls ?? 0), 0);
   return {
     currency,
     amount: amount === 0 ? 0 : Number(amount.toPrecision(12)),
     unpricedCalls: costs.reduce((n, c) => n + c.unpricedCalls, 0),
     ...(models.size > 0 ? { unpricedModels: [...models].sort() } : {}),
+    ...(uncounted > 0 ? { uncountedCalls: uncounted } : {}),
     cases: costs.length,
   };
 }

@@ -36,17 +36,25 @@ function costFollows(run: ScenarioRun): string | undefined {
   const table: PriceTable = { currency: 'USD', models: Object.fromEntries([...models].map((m) => [m, PRICES])) };
   const reported = costOfLog(run.log.events, table);
   // The reference: each model.result with usage, billed here.
-  const expected: { turn: number; step: number; attempt: number; amount: number }[] = [];
+  // A call whose usage holds a count of 2^53 − 1 or more (or not finite) has no amount: its cost is unknown, never the bill of 2^53 − 1.
+  const expected: { turn: number; step: number; attempt: number; amount: number; uncounted: boolean }[] = [];
   for (const e of events) {
     if (e.type !== 'model.result') continue;
     const { turn, step, attempt, result } = e.payload;
-    expected.push({ turn, step, attempt, amount: result.usage ? billed(result.usage) : 0 });
+    const uncounted = result.usage !== undefined && uncountable(result.usage);
+    expected.push({ turn, step, attempt, amount: result.usage && !uncounted ? billed(result.usage) : 0, uncounted });
   }
   if (reported.calls.length !== expected.length)
     return `the report prices ${reported.calls.length} model call(s), the log holds ${expected.length} model.result event(s)`;
   for (const [i, want] of expected.entries()) {
     const got = reported.calls[i]!;
     const where = `model call turn ${want.turn} step ${want.step} attempt ${want.attempt}`;
+    if (want.uncounted) {
+      if (got.uncounted !== true || got.amount !== undefined)
+        return `${where}: usage ${JSON.stringify(got.usage ?? null)} holds a token count ≥ 2^53 − 1, but the report prices it at ${got.amount ?? 'nothing'} instead of calling its cost unknown`;
+      continue;
+    }
+    if (got.uncounted) return `${where}: reported with a token count ≥ 2^53 − 1, but its usage ${JSON.stringify(got.usage ?? null)} holds none`;
     if (got.amount === undefined) return `${where}: reported unpriced, but its model ${got.model} has a price`;
     if (!close(got.amount, want.amount))
       return `${where}: reported ${got.amount} USD for usage ${JSON.stringify(got.usage ?? null)} at ${JSON.stringify(PRICES)} per million, but that is ${want.amount} USD`;
@@ -59,14 +67,21 @@ function costFollows(run: ScenarioRun): string | undefined {
   }
   const total = expected.reduce((n, c) => n + c.amount, 0);
   if (!close(reported.total.amount, total)) return `the run: reported ${reported.total.amount} USD, but its calls cost ${total} USD`;
+  const uncounted = expected.filter((c) => c.uncounted).length;
+  if ((reported.total.uncountedCalls ?? 0) !== uncounted)
+    return `the run: reported ${reported.total.uncountedCalls ?? 0} call(s) with a token count ≥ 2^53 − 1, the log holds ${uncounted}`;
   return undefined;
 }
 
-/** One call's bill: every kind of token counted once, at its own price. */
+/** A billed count no number holds exactly: 2^53 − 1 or more (where adapters and the kernel hold a larger one), NaN or ±Infinity. */
+function uncountable(usage: Usage): boolean {
+  const counts = [usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
+  return counts.some((n) => typeof n === 'number' && (Number.isNaN(n) || Math.abs(n) === Infinity || n >= Number.MAX_SAFE_INTEGER));
+}
+
+/** One call's bill (every count exact): every kind of token counted once, at its own price. */
 function billed(usage: Usage): number {
-  // As the turn's close reads a count: past 2^53 − 1 it is 2^53 − 1 (never 0), NaN or negative none.
-  const tokens = (n: number | undefined) =>
-    typeof n !== 'number' ? 0 : n > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : Number.isFinite(n) && n > 0 ? n : 0;
+  const tokens = (n: number | undefined) => (typeof n === 'number' && n > 0 ? n : 0);
   const cacheRead = tokens(usage.cacheReadTokens);
   const cacheWrite = tokens(usage.cacheWriteTokens);
   const input = tokens(usage.inputTokens);

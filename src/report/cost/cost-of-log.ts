@@ -9,7 +9,7 @@ import type { CaseCost, TurnCost } from '../results.ts';
 import { priceCall, roundAmount } from './price-call.ts';
 import type { PriceTable } from './price-table.ts';
 
-/** One model call: the model its request named and what it cost (`amount` absent when the model has no price). */
+/** One model call: the model its request named and what it cost (`amount` absent when the model has no price, or the call is `uncounted`). */
 export interface CallCost {
   /** Its request's position among the log's `model.request` events (0-based). */
   readonly request: number;
@@ -19,6 +19,8 @@ export interface CallCost {
   readonly model: string;
   readonly usage?: Usage;
   readonly amount?: number;
+  /** Its usage holds a token count ≥ 2^53 − 1 (or not finite): its cost is unknown. */
+  readonly uncounted?: true;
 }
 
 export interface LogCost {
@@ -50,6 +52,7 @@ export function costOfLog(events: readonly AnyEvent[], table: PriceTable): LogCo
         model,
         ...(result.usage ? { usage: result.usage } : {}),
         ...('amount' in price ? { amount: price.amount } : {}),
+        ...('uncounted' in price ? { uncounted: true as const } : {}),
       });
     }
   }
@@ -58,18 +61,27 @@ export function costOfLog(events: readonly AnyEvent[], table: PriceTable): LogCo
 
 /** A call counts as unpriced when it reported usage for a model without a price; one that reported nothing adds nothing. */
 export function isUnpriced(call: CallCost): boolean {
-  return call.amount === undefined && call.usage !== undefined;
+  return call.amount === undefined && call.usage !== undefined && call.uncounted !== true;
+}
+
+/** A call whose usage holds a token count ≥ 2^53 − 1: its cost is unknown, never the price of 2^53 − 1 tokens. */
+export function isUncounted(call: CallCost): boolean {
+  return call.uncounted === true;
 }
 
 function totalOf(calls: readonly CallCost[], currency: string): CaseCost {
-  const turns = new Map<number, { amount: number; unpricedCalls: number }>();
+  const turns = new Map<number, { amount: number; unpricedCalls: number; uncountedCalls: number }>();
   const unpricedModels = new Set<string>();
   let amount = 0;
   let unpricedCalls = 0;
+  let uncountedCalls = 0;
   for (const call of calls) {
-    const turn = turns.get(call.turn) ?? { amount: 0, unpricedCalls: 0 };
+    const turn = turns.get(call.turn) ?? { amount: 0, unpricedCalls: 0, uncountedCalls: 0 };
     turns.set(call.turn, turn);
-    if (isUnpriced(call)) {
+    if (isUncounted(call)) {
+      uncountedCalls++;
+      turn.uncountedCalls++;
+    } else if (isUnpriced(call)) {
       unpricedCalls++;
       turn.unpricedCalls++;
       unpricedModels.add(call.model);
@@ -80,12 +92,18 @@ function totalOf(calls: readonly CallCost[], currency: string): CaseCost {
   }
   const perTurn: TurnCost[] = [...turns.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([turn, t]) => ({ turn, amount: roundAmount(t.amount), unpricedCalls: t.unpricedCalls }));
+    .map(([turn, t]) => ({
+      turn,
+      amount: roundAmount(t.amount),
+      unpricedCalls: t.unpricedCalls,
+      ...(t.uncountedCalls > 0 ? { uncountedCalls: t.uncountedCalls } : {}),
+    }));
   return {
     currency,
     amount: roundAmount(amount),
     unpricedCalls,
     ...(unpricedModels.size > 0 ? { unpricedModels: [...unpricedModels].sort() } : {}),
+    ...(uncountedCalls > 0 ? { uncountedCalls } : {}),
     turns: perTurn,
   };
 }

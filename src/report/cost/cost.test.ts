@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyEvent } from '../../kernel/index.ts';
 import { costOfLog } from './cost-of-log.ts';
-import { costText, formatMoney } from './format-cost.ts';
+import { caseCostText, costText, formatMoney } from './format-cost.ts';
 import { priceCall } from './price-call.ts';
 import { checkPriceTable, type PriceTable } from './price-table.ts';
 
@@ -22,11 +22,18 @@ describe('priceCall', () => {
     expect(priceCall('small', { inputTokens: 1000, outputTokens: 0, cacheReadTokens: 1000 }, table)).toEqual({ amount: 0.0004 });
   });
 
-  it('a count past 2^53 − 1 bills as 2^53 − 1 (never $Infinity, never nothing); a negative count bills nothing', () => {
-    const most = priceCall('small', { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: 1000 }, table);
-    expect(priceCall('small', { inputTokens: 1e308, outputTokens: 1000 }, table)).toEqual(most);
-    expect(priceCall('small', { inputTokens: Number.POSITIVE_INFINITY, outputTokens: 1000 }, table)).toEqual(most);
-    expect(Number.isFinite((most as { amount: number }).amount) && (most as { amount: number }).amount > 0).toBe(true);
+  it('a count of 2^53 − 1 or more (or not finite) leaves the cost unknown, never the bill of 2^53 − 1 tokens; a negative count bills nothing', () => {
+    // 2^53 − 1 itself is where the adapters and the kernel hold a larger count: it says only "at least this".
+    for (const n of [1e308, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN]) {
+      expect(priceCall('small', { inputTokens: n, outputTokens: 1000 }, table), String(n)).toEqual({ uncounted: 'small' });
+      expect(priceCall('big', { inputTokens: 10, outputTokens: n }, table), String(n)).toEqual({ uncounted: 'big' });
+      expect(priceCall('big', { inputTokens: 10, outputTokens: 1, cacheReadTokens: n }, table), String(n)).toEqual({ uncounted: 'big' });
+      expect(priceCall('big', { inputTokens: 10, outputTokens: 1, cacheWriteTokens: n }, table), String(n)).toEqual({ uncounted: 'big' });
+    }
+    // One less is a count: priced.
+    expect(priceCall('small', { inputTokens: Number.MAX_SAFE_INTEGER - 1, outputTokens: 0 }, table)).toEqual({ amount: 3602879701.9 });
+    // A model without a price stays unpriced, whatever its usage says.
+    expect(priceCall('gpt-5', { inputTokens: 1e308, outputTokens: 0 }, table)).toEqual({ unpriced: 'gpt-5' });
     expect(priceCall('small', { inputTokens: -5, outputTokens: -3 }, table)).toEqual({ amount: 0 });
   });
 
@@ -69,6 +76,39 @@ describe('costOfLog', () => {
     });
     expect(costText(total)).toBe('$0.0065 + 1 unpriced call (no price for mystery)');
     expect(costText({ ...total, amount: 0 })).toBe('unknown: 1 unpriced call (no price for mystery)');
+  });
+
+  it('counts a call with a token count ≥ 2^53 − 1 apart, per turn and per case, never in the amount', () => {
+    events.length = 0;
+    call(1, 1, 'big', { inputTokens: 1000, outputTokens: 100 }); // 0.0045
+    call(1, 2, 'small', { inputTokens: 1e308, outputTokens: 20 });
+    call(2, 1, 'small', { inputTokens: 20, outputTokens: Number.POSITIVE_INFINITY });
+    call(2, 2, 'mystery', { inputTokens: 1e308, outputTokens: 5 }); // no price: unpriced, not uncounted
+    const { calls, total } = costOfLog(events, table);
+    expect(calls.map((c) => [c.model, c.amount, c.uncounted])).toEqual([
+      ['big', 0.0045, undefined],
+      ['small', undefined, true],
+      ['small', undefined, true],
+      ['mystery', undefined, undefined],
+    ]);
+    expect(total).toEqual({
+      currency: 'USD',
+      amount: 0.0045,
+      unpricedCalls: 1,
+      unpricedModels: ['mystery'],
+      uncountedCalls: 2,
+      turns: [
+        { turn: 1, amount: 0.0045, unpricedCalls: 0, uncountedCalls: 1 },
+        { turn: 2, amount: 0, unpricedCalls: 1, uncountedCalls: 1 },
+      ],
+    });
+    expect(caseCostText(total)).toBe(
+      '$0.0045 + 1 unpriced call (no price for mystery) + 2 calls with a token count ≥ 2^53 − 1 (cost unknown)' +
+        ' (turn 1 $0.0045 + 1 call with a token count ≥ 2^53 − 1 (cost unknown), turn 2 unknown: 1 unpriced call + 1 call with a token count ≥ 2^53 − 1)',
+    );
+    expect(costText({ currency: 'USD', amount: 0, unpricedCalls: 0, uncountedCalls: 3 })).toBe('unknown: 3 calls with a token count ≥ 2^53 − 1');
+    // Without one, the text is as before.
+    expect(costText({ currency: 'USD', amount: 0.5, unpricedCalls: 0 })).toBe('$0.5');
   });
 });
 

@@ -24,14 +24,23 @@ function trimZeros(text: string): string {
 /**
  * A case's or a suite's cost as one phrase: `$0.00042`, or when some calls went
  * to a model without a price `$0.00042 + 2 unpriced calls (gpt-x)`, or when
- * none had a price `unknown: 3 calls to unpriced models (gpt-x)`.
+ * none had a price `unknown: 3 calls to unpriced models (gpt-x)`. A call that
+ * reported a token count ≥ 2^53 − 1 is unknown too, and named for that:
+ * `$0.00042 + 1 call with a token count ≥ 2^53 − 1 (cost unknown)`.
  */
-export function costText(cost: Pick<CaseCost, 'amount' | 'currency' | 'unpricedCalls' | 'unpricedModels'>): string {
+export function costText(cost: Pick<CaseCost, 'amount' | 'currency' | 'unpricedCalls' | 'unpricedModels' | 'uncountedCalls'>): string {
   const money = formatMoney(cost.amount, cost.currency);
-  if (cost.unpricedCalls === 0) return money;
-  const calls = `${cost.unpricedCalls} unpriced call${cost.unpricedCalls === 1 ? '' : 's'}`;
-  const models = cost.unpricedModels?.length ? ` (no price for ${cost.unpricedModels.join(', ')})` : '';
-  return cost.amount === 0 ? `unknown: ${calls}${models}` : `${money} + ${calls}${models}`;
+  const uncounted = cost.uncountedCalls ?? 0;
+  if (cost.unpricedCalls === 0 && uncounted === 0) return money;
+  const parts: string[] = [];
+  if (cost.unpricedCalls > 0) {
+    const models = cost.unpricedModels?.length ? ` (no price for ${cost.unpricedModels.join(', ')})` : '';
+    parts.push(`${cost.unpricedCalls} unpriced call${cost.unpricedCalls === 1 ? '' : 's'}${models}`);
+  }
+  if (uncounted > 0) parts.push(`${uncounted} call${uncounted === 1 ? '' : 's'} with a token count ≥ 2^53 − 1`);
+  const unknown = parts.join(' + ');
+  if (cost.amount === 0) return `unknown: ${unknown}`;
+  return `${money} + ${unknown}${uncounted > 0 ? ' (cost unknown)' : ''}`;
 }
 
 /** The suite's line: `cost $0.0123 over 40 cases` (and what is unpriced). */
@@ -42,7 +51,7 @@ export function suiteCostText(cost: SuiteCost): string {
 /** Per turn, when there is more than one: `turn 1 $0.0002, turn 2 $0.0004`. */
 export function turnCostsText(cost: CaseCost): string {
   if (cost.turns.length < 2) return '';
-  return cost.turns.map((t) => `turn ${t.turn} ${costText({ amount: t.amount, currency: cost.currency, unpricedCalls: t.unpricedCalls })}`).join(', ');
+  return cost.turns.map((t) => `turn ${t.turn} ${costText({ ...t, currency: cost.currency })}`).join(', ');
 }
 
 /** A case's cost with its turns: `$0.0006 (turn 1 $0.0002, turn 2 $0.0004)`. */

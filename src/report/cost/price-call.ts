@@ -11,7 +11,15 @@ export type CallPrice =
   /** The amount, in the table's currency. */
   | { readonly amount: number }
   /** The table has no price for the model the call went to. */
-  | { readonly unpriced: string };
+  | { readonly unpriced: string }
+  /**
+   * The call reported a token count no number holds exactly: 2^53 − 1 or more
+   * (the provider adapters and the kernel hold a count past 2^53 − 1 at
+   * 2^53 − 1, so that count says only "at least this"), or not finite. Its cost
+   * is unknown: a budget reads such a count as 2^53 − 1 (fail closed), but a
+   * bill for 2^53 − 1 tokens would be a made-up amount.
+   */
+  | { readonly uncounted: string };
 
 const PER = 1_000_000;
 
@@ -19,8 +27,8 @@ export function priceCall(model: string, usage: Usage | undefined, table: PriceT
   const price = Object.hasOwn(table.models, model) ? table.models[model] : undefined;
   if (!price) return { unpriced: model };
   if (!usage) return { amount: 0 }; // nothing reported (a transport error): nothing known to be billed
-  // As the close reads a count (kernel `countable`): past 2^53 − 1 it is 2^53 − 1 — a client's 1e308 bills that, never
-  // $Infinity and never nothing; a negative count bills nothing.
+  if (hasUncountedTokens(usage)) return { uncounted: model };
+  // Every count is now a safe integer or less; a negative count bills nothing.
   const count = (n: number | undefined) => (typeof n === 'number' ? countable(n) : 0);
   const cacheRead = count(usage.cacheReadTokens);
   const cacheWrite = count(usage.cacheWriteTokens);
@@ -32,6 +40,13 @@ export function priceCall(model: string, usage: Usage | undefined, table: PriceT
       count(usage.outputTokens) * price.output) /
     PER;
   return { amount: roundAmount(amount) };
+}
+
+/** A billed count (input, cache reads or writes, output) of 2^53 − 1 or more, or not finite (NaN, ±Infinity). */
+export function hasUncountedTokens(usage: Usage): boolean {
+  return [usage.inputTokens, usage.cacheReadTokens, usage.cacheWriteTokens, usage.outputTokens].some(
+    (n) => typeof n === 'number' && !(Number.isFinite(n) && n < Number.MAX_SAFE_INTEGER),
+  );
 }
 
 /** Sums of floating-point amounts, kept to 12 significant digits so a report never shows 0.30000000000000004. */
