@@ -452,6 +452,19 @@ const CASES: readonly BadInput[] = [
       /^loopgate: allow-ask\.yaml:6:9: tools\.ask\[0\]: issue_refund is not in tools\.allow \(allow-ask\.yaml:5:10\): a tool the allow list hides is never asked for; allow it or drop the ask$/,
   },
 
+  // A fuzz.args arbitrary that throws was "internal error" and a stack blaming loopgate (outside probe 14, CLI-1).
+  {
+    name: 'fuzz: a fuzz.args arbitrary that throws',
+    setup: (w) => {
+      writeFileSync(
+        join(w, 'gen-throws.config.ts'),
+        `import fc from '${join(ROOT, 'node_modules/fast-check/lib/fast-check.js')}';\nimport bundled from '${BUNDLED}';\nexport default { ...bundled, fuzz: { args: { lookup_order: fc.constant(0).map(() => { throw new Error('gen broke'); }) } } };\n`,
+      );
+      return ['fuzz', '--runs', '5', '--seed', '1', '--config', 'gen-throws.config.ts'];
+    },
+    names: /^loopgate: \/.*\/gen-throws\.config\.ts: fuzz\.args\.lookup_order: the arbitrary threw while drawing a value: Error: gen broke$/,
+  },
+
   // Counts past a stated bound (1e99 was taken as an integer).
   { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
   {
