@@ -426,6 +426,19 @@ const CASES: readonly BadInput[] = [
     names:
       /^loopgate: cache-write\.yaml:6:7: provider\.script\[0\]: openai-responses cannot say this step: OpenAI reports no cache-write tokens: its usage cannot say them$/,
   },
+  // The wire fake cannot write a negative uncached count: the case ran and blamed the adapter (outside probe 14, CLI-6).
+  {
+    name: 'a wire step whose cache tokens exceed its input (input counts them)',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'cache-over-input.yaml'),
+        'name: cache over input\nprovider:\n  kind: wire\n  provider: anthropic\n  script:\n    - reply: ok\n      usage: { input: 100, output: 40, cacheRead: 50, cacheWrite: 900 }\ninbox:\n  - say: hi\nexpect:\n  outcome: replied\n',
+      ),
+      ['run', 'cache-over-input.yaml']
+    ),
+    names:
+      /^loopgate: cache-over-input\.yaml:6:7: provider\.script\[0\]: anthropic cannot say this step: usage\.cacheRead \+ usage\.cacheWrite \(950\) exceed usage\.input \(100\): input is the whole prompt, cache reads and writes included$/,
+  },
   // A pattern in both lists is the same mistake as a name in both: it passed "OK" (outside probe 13, C3).
   {
     name: 'check-host: one pattern both denied and asked',
