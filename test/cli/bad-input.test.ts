@@ -413,6 +413,15 @@ const CASES: readonly BadInput[] = [
     names:
       /^loopgate: both\.yaml:6:26: tools\.ask\[1\]: issue_refund is also denied by tools\.deny\[0\] \(both\.yaml:5:10\): a denied tool is never asked for; keep it in one list$/,
   },
+  // A scheme the SDKs cannot speak passed "OK"; the host failed every turn at its first request (outside probe 14, CLI-3).
+  {
+    name: 'check-host: a model baseURL that is not http(s)',
+    setup: (w) => (
+      writeFileSync(join(w, 'ftp.yaml'), 'model:\n  provider: anthropic\n  name: claude-sonnet-4-6\n  baseURL: "ftp://x"\n'),
+      ['check-host', 'ftp.yaml', '--agent', 'support', '--config', BUNDLED]
+    ),
+    names: /^loopgate: ftp\.yaml:4:\d+: model\.baseURL: ftp: is not supported: the provider SDKs speak http:\/\/ or https:\/\/ only$/,
+  },
   // What the wire cannot say was found only when the case ran: exit 1, a stack trace, four reports written (outside probe 13, C1).
   {
     name: 'a wire step the provider cannot say (OpenAI reports no cache writes)',
