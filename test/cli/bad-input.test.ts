@@ -120,6 +120,22 @@ const CASES: readonly BadInput[] = [
     },
     names: /^loopgate: suite\/zero\.yaml: is a character device, not a regular file/,
   },
+  // A symlink loop was "no such file or directory" for a file `ls` lists (outside probe 14, CLI-2).
+  {
+    name: 'a scenario path that is a symbolic link loop',
+    setup: (w) => (symlinkSync('loopb.yaml', join(w, 'loopa.yaml')), symlinkSync('loopa.yaml', join(w, 'loopb.yaml')), ['run', 'loopa.yaml']),
+    names: /^loopgate: loopa\.yaml: a symbolic link loop: too many levels of symbolic links \(ELOOP\)$/,
+  },
+  {
+    name: 'a symbolic link loop named *.yaml in a scenario folder',
+    setup: (w) => {
+      mkdirSync(join(w, 'suite'));
+      writeFileSync(join(w, 'suite', 'ok.yaml'), SCENARIO);
+      symlinkSync('self.yaml', join(w, 'suite', 'self.yaml'));
+      return ['run', 'suite'];
+    },
+    names: /^loopgate: suite\/self\.yaml: cannot read the scenario file: a symbolic link loop: too many levels of symbolic links \(ELOOP\)$/,
+  },
   {
     name: 'a YAML alias bomb',
     setup: (w) => (writeFileSync(join(w, 'bomb.yaml'), ALIAS_BOMB), ['run', 'bomb.yaml']),
