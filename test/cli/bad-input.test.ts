@@ -136,6 +136,12 @@ const CASES: readonly BadInput[] = [
     },
     names: /^loopgate: suite\/self\.yaml: cannot read the scenario file: a symbolic link loop: too many levels of symbolic links \(ELOOP\)$/,
   },
+  // The scenario README says a name is one line; a line break in it passed (outside probe 14, CLI-4).
+  {
+    name: 'a scenario name with a line break',
+    setup: (w) => (writeFileSync(join(w, 'two-lines.yaml'), SCENARIO.replace(/^name: .*$/m, 'name: "multi\\nline name"')), ['run', 'two-lines.yaml']),
+    names: /^loopgate: two-lines\.yaml:\d+:7: name: one line saying what the scenario proves: it holds a line break$/,
+  },
   {
     name: 'a YAML alias bomb',
     setup: (w) => (writeFileSync(join(w, 'bomb.yaml'), ALIAS_BOMB), ['run', 'bomb.yaml']),
