@@ -32,7 +32,7 @@ export function errnoText(error: unknown): string {
     ENOTDIR: 'a part of the path is not a directory',
     EISDIR: 'is a directory',
     ENOSPC: 'no space left on the device',
-    ELOOP: 'too many levels of symbolic links',
+    ELOOP: 'a symbolic link loop: too many levels of symbolic links',
     ENAMETOOLONG: 'file name too long',
   };
   if (typeof e?.code === 'string') return meaning[e.code] ? `${meaning[e.code]} (${e.code})` : e.code;

@@ -81,8 +81,22 @@ export async function fuzzCasesFor(registry: AgentRegistry, name: string, args: 
         )} (it has: ${tools.map((t) => t.name).join(', ') || 'none'})`,
       );
   }
+  // A generator that throws would stop the search with fast-check's stack, blaming loopgate:
+  // a few draws before anything runs name the arbitrary instead. (One that throws only
+  // rarely can still escape these draws.)
+  for (const [tool, arb] of Object.entries(args)) {
+    try {
+      fc.sample(arb as fc.Arbitrary<unknown>, { numRuns: ARGS_PROBE_DRAWS, seed: 0 });
+    } catch (error) {
+      const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      throw new Error(`fuzz.args.${tool}: the arbitrary threw while drawing a value: ${what.split('\n')[0]}`);
+    }
+  }
   return { tools: fuzzTools(tools, args), agent: name };
 }
+
+/** How many values of each `fuzz.args` arbitrary are drawn before a search, to find one that throws. */
+const ARGS_PROBE_DRAWS = 20;
 
 export async function fuzzAgent(options: FuzzAgentOptions): Promise<FuzzResult> {
   if (typeof options.agent !== 'function') throw new Error('fuzzAgent: agent must be a factory, () => ({ tools, system, … })');

@@ -254,6 +254,45 @@ async function uncountedTokensLeaveTheCostUnknown(): Promise<CheckResult[]> {
     expected: order,
     actual: listed,
   });
+  // "costliest 5 of 506 cases" listed $0.0001 cases with an unpriced call above $54 bn ones (outside probe 14, CLI-5):
+  // the unknown costs come first under a heading of their own, then the costliest of those priced in full.
+  const section = (text: string) => {
+    const lines = text.split('\n');
+    const start = lines.findIndex((line) => line.startsWith('cost unknown in') || line.startsWith('cost, costliest') || line.startsWith('cost by case'));
+    if (start === -1) return [];
+    const end = lines.findIndex((line, i) => i > start && line.trim() === '');
+    return lines.slice(start, end === -1 ? undefined : end).map((line) => line.replace(/ — .*$/, ''));
+  };
+  for (const [maxCosts, want] of [
+    [
+      5,
+      [
+        'cost unknown in 2 cases (an unpriced model, or a token count ≥ 2^53 − 1):',
+        `  ${beside.id}`,
+        `  ${alone.id}`,
+        'cost by case, the rest (1):',
+        `  ${costlier.id}`,
+      ],
+    ],
+    [
+      1,
+      [
+        'cost unknown in 2 cases (an unpriced model, or a token count ≥ 2^53 − 1), the first 1:',
+        `  ${beside.id}`,
+        'cost by case, the rest (1):',
+        `  ${costlier.id}`,
+      ],
+    ],
+  ] as const) {
+    const listedText = section(renderConsole(results, { color: false, width: 200, maxCosts }));
+    checks.push({
+      name: `the console lists the unknown costs apart, then the costliest of the rest (at most ${maxCosts} each)`,
+      passed: listedText.join('\n') === want.join('\n'),
+      message: listedText.join(' | '),
+      expected: want,
+      actual: listedText,
+    });
+  }
   const junit = renderJunit(results);
   const property = `name="cost" value="$${SUITE} + 3 calls ${UNCOUNTED_NOTE} (cost unknown)"`;
   checks.push({

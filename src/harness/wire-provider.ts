@@ -33,6 +33,17 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
     ...(step.usage?.cacheRead !== undefined ? { cacheRead: step.usage.cacheRead } : {}),
     ...(step.usage?.cacheWrite !== undefined ? { cacheWrite: step.usage.cacheWrite } : {}),
   };
+  // `input` is the whole prompt, cache reads and writes included: a step with more cache tokens than
+  // input has no wire form (Anthropic's uncached count would be negative), and ran to blame the adapter.
+  const cached = (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
+  if (cached > usage.input) {
+    const named = [usage.cacheRead !== undefined ? 'usage.cacheRead' : '', usage.cacheWrite !== undefined ? 'usage.cacheWrite' : '']
+      .filter(Boolean)
+      .join(' + ');
+    throw new WireStepError(
+      `${named} (${cached}) exceed${named.includes('+') ? '' : 's'} usage.input (${usage.input}): input is the whole prompt, cache reads and writes included`,
+    );
+  }
   const turn = (blocks: TurnBlock[], stop: WireTurn['stop'], extra: Partial<WireTurn> = {}): Behaviour => ({
     kind: 'turn',
     turn: { blocks, stop, usage, ...extra },

@@ -59,6 +59,12 @@ export function urlHasCredentials(url: string): boolean {
 /** A model's address (`model.baseURL`, `model.fallback[i].baseURL`): a URL with no credential in it. */
 const modelBaseUrl = z
   .url()
+  // Any other scheme passed the check and failed every turn at the first request (outside probe 14, CLI-3).
+  .superRefine((url, ctx) => {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+    if (scheme !== undefined && scheme !== 'http' && scheme !== 'https')
+      ctx.addIssue({ code: 'custom', message: `${scheme}: is not supported: the provider SDKs speak http:// or https:// only` });
+  })
   .refine(
     (url) => !urlHasCredentials(url),
     'must not carry credentials (config files get committed and shared): put the API key in an environment variable named by apiKeyEnv',

@@ -5,7 +5,7 @@
  * it goes. Control characters from case data are made visible, never sent to the
  * terminal as escapes.
  */
-import { costliest } from './cost/costliest.ts';
+import { costliest, unknown } from './cost/costliest.ts';
 import { caseCostText, suiteCostText } from './cost/format-cost.ts';
 import { boxTable } from './box-table.ts';
 import { CASE_KINDS, casesForReading, failingRequest, failureText, formatDuration, oneLine, stepName } from './format.ts';
@@ -110,12 +110,34 @@ function verdicts(cases: readonly CaseResult[], max: number, width: number, pain
   return out;
 }
 
-/** The costliest cases (per turn when a case has several). */
+/**
+ * The cases whose cost is partly unknown (they need a price, or a look), under a
+ * heading of their own, then the costliest of the rest (per turn when a case has
+ * several). One list under "costliest" put $0.0001 cases with an unpriced call above
+ * $54 bn ones (outside probe 14, CLI-5).
+ */
 function costs(cases: readonly CaseResult[], max: number, width: number): string[] {
   const priced = costliest(cases);
   if (priced.length === 0 || max <= 0) return [];
-  const out = ['', priced.length > max ? `cost, costliest ${max} of ${priced.length} cases:` : `cost by case (${priced.length}):`];
-  for (const c of priced.slice(0, max)) out.push(`  ${cell(c.id)} — ${cell(caseCostText(c.metrics.cost), Math.max(40, width - 10))}`);
+  const open = priced.filter((c) => unknown(c.metrics.cost));
+  const rest = priced.filter((c) => !unknown(c.metrics.cost));
+  const line = (c: (typeof priced)[number]) => `  ${cell(c.id)} — ${cell(caseCostText(c.metrics.cost), Math.max(40, width - 10))}`;
+  const out = [''];
+  if (open.length > 0) {
+    out.push(
+      `cost unknown in ${open.length} case${open.length === 1 ? '' : 's'} (an unpriced model, or a token count ≥ 2^53 − 1)${open.length > max ? `, the first ${max}` : ''}:`,
+    );
+    out.push(...open.slice(0, max).map(line));
+  }
+  if (rest.length > 0) {
+    const other = open.length > 0;
+    out.push(
+      rest.length > max
+        ? `cost, costliest ${max} of ${rest.length}${other ? ' other' : ''} cases:`
+        : `cost by case${other ? ', the rest' : ''} (${rest.length}):`,
+    );
+    out.push(...rest.slice(0, max).map(line));
+  }
   return out;
 }
 

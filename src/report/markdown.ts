@@ -18,7 +18,7 @@ import {
   stepName,
   timelineLine,
 } from './format.ts';
-import { costliest } from './cost/costliest.ts';
+import { costliest, unknown } from './cost/costliest.ts';
 import { costText, suiteCostText, turnCostsText } from './cost/format-cost.ts';
 import { judgeVerdicts } from './judge-verdicts.ts';
 import { fuzzSubjectText, type CaseResult, type RunResults } from './results.ts';
@@ -126,7 +126,10 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
 
   const priced = costliest(results.cases);
   if (priced.length > 0) {
-    out.push(`<details><summary>Cost by case (${priced.length})</summary>`, '', '| case | cost | per turn |', '|---|--:|---|');
+    // The unknown costs sort first (they need a price): the heading says so, or the order reads as "costliest" (outside probe 14, CLI-5).
+    const open = priced.filter((c) => unknown(c.metrics.cost)).length;
+    const order = open > 0 ? `; the ${open} with an unknown cost first, then the costliest` : ', costliest first';
+    out.push(`<details><summary>Cost by case (${priced.length}${order})</summary>`, '', '| case | cost | per turn |', '|---|--:|---|');
     for (const c of priced.slice(0, maxFailures))
       out.push(`| ${mdInline(c.id)} | ${mdInline(costText(c.metrics.cost))} | ${mdInline(turnCostsText(c.metrics.cost) || '—')} |`);
     out.push(...more(priced.length, maxFailures), '', '</details>', '');

@@ -120,6 +120,28 @@ const CASES: readonly BadInput[] = [
     },
     names: /^loopgate: suite\/zero\.yaml: is a character device, not a regular file/,
   },
+  // A symlink loop was "no such file or directory" for a file `ls` lists (outside probe 14, CLI-2).
+  {
+    name: 'a scenario path that is a symbolic link loop',
+    setup: (w) => (symlinkSync('loopb.yaml', join(w, 'loopa.yaml')), symlinkSync('loopa.yaml', join(w, 'loopb.yaml')), ['run', 'loopa.yaml']),
+    names: /^loopgate: loopa\.yaml: a symbolic link loop: too many levels of symbolic links \(ELOOP\)$/,
+  },
+  {
+    name: 'a symbolic link loop named *.yaml in a scenario folder',
+    setup: (w) => {
+      mkdirSync(join(w, 'suite'));
+      writeFileSync(join(w, 'suite', 'ok.yaml'), SCENARIO);
+      symlinkSync('self.yaml', join(w, 'suite', 'self.yaml'));
+      return ['run', 'suite'];
+    },
+    names: /^loopgate: suite\/self\.yaml: cannot read the scenario file: a symbolic link loop: too many levels of symbolic links \(ELOOP\)$/,
+  },
+  // The scenario README says a name is one line; a line break in it passed (outside probe 14, CLI-4).
+  {
+    name: 'a scenario name with a line break',
+    setup: (w) => (writeFileSync(join(w, 'two-lines.yaml'), SCENARIO.replace(/^name: .*$/m, 'name: "multi\\nline name"')), ['run', 'two-lines.yaml']),
+    names: /^loopgate: two-lines\.yaml:\d+:7: name: one line saying what the scenario proves: it holds a line break$/,
+  },
   {
     name: 'a YAML alias bomb',
     setup: (w) => (writeFileSync(join(w, 'bomb.yaml'), ALIAS_BOMB), ['run', 'bomb.yaml']),
@@ -413,6 +435,15 @@ const CASES: readonly BadInput[] = [
     names:
       /^loopgate: both\.yaml:6:26: tools\.ask\[1\]: issue_refund is also denied by tools\.deny\[0\] \(both\.yaml:5:10\): a denied tool is never asked for; keep it in one list$/,
   },
+  // A scheme the SDKs cannot speak passed "OK"; the host failed every turn at its first request (outside probe 14, CLI-3).
+  {
+    name: 'check-host: a model baseURL that is not http(s)',
+    setup: (w) => (
+      writeFileSync(join(w, 'ftp.yaml'), 'model:\n  provider: anthropic\n  name: claude-sonnet-4-6\n  baseURL: "ftp://x"\n'),
+      ['check-host', 'ftp.yaml', '--agent', 'support', '--config', BUNDLED]
+    ),
+    names: /^loopgate: ftp\.yaml:4:\d+: model\.baseURL: ftp: is not supported: the provider SDKs speak http:\/\/ or https:\/\/ only$/,
+  },
   // What the wire cannot say was found only when the case ran: exit 1, a stack trace, four reports written (outside probe 13, C1).
   {
     name: 'a wire step the provider cannot say (OpenAI reports no cache writes)',
@@ -425,6 +456,19 @@ const CASES: readonly BadInput[] = [
     ),
     names:
       /^loopgate: cache-write\.yaml:6:7: provider\.script\[0\]: openai-responses cannot say this step: OpenAI reports no cache-write tokens: its usage cannot say them$/,
+  },
+  // The wire fake cannot write a negative uncached count: the case ran and blamed the adapter (outside probe 14, CLI-6).
+  {
+    name: 'a wire step whose cache tokens exceed its input (input counts them)',
+    setup: (w) => (
+      writeFileSync(
+        join(w, 'cache-over-input.yaml'),
+        'name: cache over input\nprovider:\n  kind: wire\n  provider: anthropic\n  script:\n    - reply: ok\n      usage: { input: 100, output: 40, cacheRead: 50, cacheWrite: 900 }\ninbox:\n  - say: hi\nexpect:\n  outcome: replied\n',
+      ),
+      ['run', 'cache-over-input.yaml']
+    ),
+    names:
+      /^loopgate: cache-over-input\.yaml:6:7: provider\.script\[0\]: anthropic cannot say this step: usage\.cacheRead \+ usage\.cacheWrite \(950\) exceed usage\.input \(100\): input is the whole prompt, cache reads and writes included$/,
   },
   // A pattern in both lists is the same mistake as a name in both: it passed "OK" (outside probe 13, C3).
   {
@@ -450,6 +494,19 @@ const CASES: readonly BadInput[] = [
     ),
     names:
       /^loopgate: allow-ask\.yaml:6:9: tools\.ask\[0\]: issue_refund is not in tools\.allow \(allow-ask\.yaml:5:10\): a tool the allow list hides is never asked for; allow it or drop the ask$/,
+  },
+
+  // A fuzz.args arbitrary that throws was "internal error" and a stack blaming loopgate (outside probe 14, CLI-1).
+  {
+    name: 'fuzz: a fuzz.args arbitrary that throws',
+    setup: (w) => {
+      writeFileSync(
+        join(w, 'gen-throws.config.ts'),
+        `import fc from '${join(ROOT, 'node_modules/fast-check/lib/fast-check.js')}';\nimport bundled from '${BUNDLED}';\nexport default { ...bundled, fuzz: { args: { lookup_order: fc.constant(0).map(() => { throw new Error('gen broke'); }) } } };\n`,
+      );
+      return ['fuzz', '--runs', '5', '--seed', '1', '--config', 'gen-throws.config.ts'];
+    },
+    names: /^loopgate: \/.*\/gen-throws\.config\.ts: fuzz\.args\.lookup_order: the arbitrary threw while drawing a value: Error: gen broke$/,
   },
 
   // Counts past a stated bound (1e99 was taken as an integer).

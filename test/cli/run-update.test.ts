@@ -67,6 +67,20 @@ describe('loopgate run --update', () => {
     expect(again.join('')).toContain('rewrote 0 scenario files, 1 already up to date');
   });
 
+  // A file still failing on a key --update leaves alone was counted "already up to date" (outside probe 14, CLI-8).
+  it('says which files still fail on expectations it does not rewrite, never "up to date"', async () => {
+    const file = join(dir, 'requests-stale.yaml');
+    writeFileSync(file, STALE.replace('  requests: 2\n', '  requests: 3 # stale, not rewritten\n'));
+    const first: string[] = [];
+    expect(await run(args({ paths: [file], update: true }), { ...quiet, err: (t) => first.push(t) })).toBe(EXIT.failed);
+    expect(first.join('')).toContain('--update: rewrote 1 scenario file, 0 already up to date, 0 not updated; 1 still failing');
+    expect(first.join('')).toMatch(/✗ .*requests-stale\.yaml: still failing on what --update does not rewrite: requests$/m);
+    const again: string[] = [];
+    expect(await run(args({ paths: [file], update: true }), { ...quiet, err: (t) => again.push(t) })).toBe(EXIT.failed);
+    expect(again.join('')).toContain('--update: rewrote 0 scenario files, 0 already up to date, 0 not updated; 1 still failing');
+    expect(again.join('')).toMatch(/✗ .*requests-stale\.yaml: still failing on what --update does not rewrite: requests$/m);
+  });
+
   it('keeps a byte-order mark and CRLF line ends', async () => {
     const crlf = (text: string) => text.replace(/\n/g, '\r\n');
     const file = join(dir, 'bom-crlf.yaml');

@@ -241,6 +241,19 @@ describe('loopgate fuzz says which agent it fuzzes, and never guesses among seve
     ]);
   });
 
+  // A config that registers no agent fuzzed only loopgate's scripted probe and exited 0: a forgotten agent read as green
+  // (outside probe 14, CLI-7). As `run` with no scenario: exit 1, nothing checked, nothing run or written.
+  it('a config with no agents (agents: {}): exit 1 "nothing was checked", naming the config; nothing written', () => {
+    writeFileSync(join(dir, 'fuzz-no-agents.config.ts'), `export default { agents: {} };\n`);
+    const result = loopgate(['fuzz', '--runs', '3', '--config', join(dir, 'fuzz-no-agents.config.ts'), '--out', 'out-fuzz-none']);
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^loopgate: nothing was checked: \S*fuzz-no-agents\.config\.ts defines no agents to fuzz \(only loopgate's scripted probe would run\); register yours under agents:\n$/,
+    );
+    expect(existsSync(join(dir, 'out-fuzz-none')), 'nothing written').toBe(false);
+  });
+
   it('--agent picks one; the console and every report name the agent and the tools fuzzed', () => {
     const result = loopgate(['fuzz', '--runs', '3', '--seed', '7', '--agent', 'savings', '--config', two, '--out', 'out-fuzz-savings']);
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);

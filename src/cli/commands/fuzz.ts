@@ -89,6 +89,8 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
   const defined = [...config.registry.agents.keys()];
   // Several agents and none named: fuzzing a guess (or the tool-less `none`) would pass on nothing.
   const agent = args.agent ?? config.fuzz.agent ?? config.registry.defaultAgent ?? (defined.length === 0 ? 'none' : undefined);
+  // No agent registered and none named: only the scripted probe would run, and pass on nothing of yours (as `run` with no scenario).
+  const nothing = defined.length === 0 && args.agent === undefined && config.fuzz.agent === undefined;
   if (agent === undefined)
     throw new UsageError(
       `${config.file} defines ${defined.length} agents (${defined.join(', ')}) and names none to fuzz: choose one with --agent NAME, or set fuzz.agent (or defaultAgent) in the config`,
@@ -103,7 +105,7 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
     throw error;
   }
   const runs = runsArg ?? (timeLimitMs === undefined ? DEFAULT_FUZZ_RUNS : undefined);
-  return { runs, seed, timeLimitMs, invariants, reporters, agent, out: args.out ?? config.out ?? defaultReportDir(config) };
+  return { runs, seed, timeLimitMs, invariants, reporters, agent, nothing, out: args.out ?? config.out ?? defaultReportDir(config) };
 }
 
 export function progressLine(p: FuzzProgress): string {
@@ -132,6 +134,12 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   const parsed = parseArgs(args, config);
   const { runs, seed, timeLimitMs, reporters, out } = parsed;
   const invariants = [...parsed.invariants, ...(testing.invariants ?? [])];
+  if (parsed.nothing) {
+    io.err(
+      `loopgate: nothing was checked: ${config.file} defines no agents to fuzz (only loopgate's scripted probe would run); register yours under agents:\n`,
+    );
+    return EXIT.failed;
+  }
   let cases;
   try {
     cases = await fuzzCasesFor(config.registry, parsed.agent, config.fuzz.args);

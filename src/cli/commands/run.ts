@@ -361,11 +361,17 @@ export function updateReport(updates: readonly UpdateResult[]): string {
   const sorted = [...updates].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const updated = sorted.filter((u) => u.kind === 'updated');
   const refused = sorted.filter((u) => u.kind === 'refused');
-  const unchanged = sorted.length - updated.length - refused.length;
+  // Rewritten or not, a file whose case still fails on what --update leaves alone is neither fixed nor up to date.
+  const failing = sorted.filter((u) => u.kind !== 'refused' && (u.stillFailing?.length ?? 0) > 0);
+  const unchanged = sorted.filter((u) => u.kind === 'unchanged' && (u.stillFailing?.length ?? 0) === 0).length;
   const lines = [
-    `--update: rewrote ${updated.length} scenario file${updated.length === 1 ? '' : 's'}, ${unchanged} already up to date, ${refused.length} not updated`,
+    `--update: rewrote ${updated.length} scenario file${updated.length === 1 ? '' : 's'}, ${unchanged} already up to date, ${refused.length} not updated${
+      failing.length > 0 ? `; ${failing.length} still failing on expectations --update does not rewrite` : ''
+    }`,
   ];
   for (const u of updated) for (const change of u.changes) lines.push(`  ✎ ${u.file}: ${change}`);
   for (const u of refused) lines.push(`  ✗ ${u.file}: ${u.reason}`);
+  for (const u of failing)
+    if (u.kind !== 'refused') lines.push(`  ✗ ${u.file}: still failing on what --update does not rewrite: ${u.stillFailing!.join(', ')}`);
   return `${lines.join('\n')}\n`;
 }

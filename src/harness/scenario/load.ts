@@ -7,7 +7,7 @@
  */
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { fileKind, readInputFile } from '../../files/index.ts';
+import { errnoText, fileKind, readInputFile } from '../../files/index.ts';
 import { InputError } from '../../kernel/index.ts';
 import { loadYaml, loadYamlPartly } from '../../yaml/load-yaml.ts';
 import { YAML_LIMITS } from '../../yaml/limits.ts';
@@ -51,8 +51,10 @@ export function findScenarioFiles(path: string): string[] {
   let stat;
   try {
     stat = statSync(abs);
-  } catch {
-    throw new ScenarioFileError(`${path}: no such file or directory`);
+  } catch (error) {
+    // A link loop is listed by `ls`: "no such file" told the user it was not there (outside probe 14, CLI-2).
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ScenarioFileError(`${path}: ${code === undefined || code === 'ENOENT' ? 'no such file or directory' : errnoText(error)}`);
   }
   if (stat.isFile()) return [abs];
   if (!stat.isDirectory()) throw new ScenarioFileError(`${path}: is ${fileKind(stat)}; give scenario files (.yaml) or directories holding them`);

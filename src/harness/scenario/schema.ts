@@ -633,7 +633,10 @@ export type HostMode = (typeof HOST_MODES)[number];
 export const scenarioSchema = z
   .strictObject({
     $schema: z.string().optional(),
-    name: z.string().min(1),
+    name: z
+      .string()
+      .min(1)
+      .refine((name) => !/[\r\n\u2028\u2029]/.test(name), 'one line saying what the scenario proves: it holds a line break'),
     description: z.string().optional(),
     tags: z.array(z.string()).default([]),
     /** Live scenarios run against a real provider with `--live`; otherwise they are skipped. */

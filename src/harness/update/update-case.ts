@@ -22,7 +22,14 @@ export function updateCase(
   sink: UpdateSink,
 ): readonly CheckResult[] {
   const result = updateScenarioFile(loaded, run, checks.invariants);
-  sink.record(result);
-  if (result.kind !== 'updated') return checks.expectations;
-  return [{ name: 'update', passed: true, message: `rewrote ${result.file}: ${result.changes.join('; ')}` }, ...checkExpectations(run, result.scenario.expect)];
+  if (result.kind === 'refused') {
+    sink.record(result);
+    return checks.expectations;
+  }
+  const now = result.kind === 'updated' ? checkExpectations(run, result.scenario.expect) : checks.expectations;
+  // A file that still fails on a key --update leaves alone is not "up to date" (outside probe 14, CLI-8).
+  const stillFailing = [...new Set(now.filter((c) => !c.passed).map((c) => c.name))];
+  sink.record(stillFailing.length > 0 ? { ...result, stillFailing } : result);
+  if (result.kind !== 'updated') return now;
+  return [{ name: 'update', passed: true, message: `rewrote ${result.file}: ${result.changes.join('; ')}` }, ...now];
 }

@@ -22,8 +22,15 @@ import type { ScenarioRun } from '../second-host.ts';
 import { editYaml, type YamlEdit } from './yaml-edit.ts';
 
 export type UpdateResult =
-  | { readonly kind: 'updated'; readonly file: string; readonly changes: readonly string[]; readonly scenario: Scenario }
-  | { readonly kind: 'unchanged'; readonly file: string }
+  | {
+      readonly kind: 'updated';
+      readonly file: string;
+      readonly changes: readonly string[];
+      readonly scenario: Scenario;
+      readonly stillFailing?: readonly string[];
+    }
+  /** `stillFailing`: the expectations that fail on keys --update does not rewrite (names of the checks), set by updateCase. */
+  | { readonly kind: 'unchanged'; readonly file: string; readonly stillFailing?: readonly string[] }
   | { readonly kind: 'refused'; readonly file: string; readonly reason: string };
 
 const LINE_KEYS = ['history', 'lastRequest', 'system', 'trace'] as const;

@@ -11,6 +11,6 @@ export function costliest(cases: readonly CaseResult[]): (CaseResult & { readonl
 }
 
 /** Some of the cost is unknown: calls to a model without a price, or with a token count ≥ 2^53 − 1. */
-function unknown(cost: CaseCost): boolean {
+export function unknown(cost: CaseCost): boolean {
   return cost.unpricedCalls > 0 || (cost.uncountedCalls ?? 0) > 0;
 }
