@@ -22,14 +22,16 @@
  * are reported, and every report must name the unknown part instead of
  * pricing it.
  */
-import type { CaseResult, CheckResult, RunResults } from '../report/results.ts';
-import { baselineFrom } from '../report/baseline.ts';
+import type { CaseResult, CheckResult, Regression, RunResults } from '../report/results.ts';
+import { type Baseline, baselineFrom, compareWithBaseline, parseBaselineJson, renderBaselineJson } from '../report/baseline.ts';
 import { renderConsole } from '../report/console.ts';
 import { costliest } from '../report/cost/costliest.ts';
 import { caseCostText } from '../report/cost/format-cost.ts';
 import type { PriceTable } from '../report/cost/price-table.ts';
 import { parseResultsJson, renderResultsJson } from '../report/json.ts';
+import { renderHtml } from '../report/html.ts';
 import { renderJunit } from '../report/junit.ts';
+import { renderMarkdown } from '../report/markdown.ts';
 import { parseXml, type XmlElement } from '../report/read-xml.ts';
 import { RESULTS_SCHEMA, summarize } from '../report/results.ts';
 import { verifyReports } from '../report/verify.ts';
@@ -278,6 +280,115 @@ async function uncountedTokensLeaveTheCostUnknown(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * One scenario run as a passing case with its metrics: one reply per usage, each to its own message
+ * (so its steps are the number of usages).
+ */
+async function usageCase(id: string, steps: readonly string[]): Promise<CaseResult> {
+  const run = await runScenario(parseScenario(uncountedScenario(steps), `${id}.yaml`), { seed: 1 });
+  return { id, kind: 'scenario', title: id, status: 'passed', durationMs: 1, checks: [], metrics: metricsOf(run, PRICES) };
+}
+
+/** A regression the comparison must report: its case, kind, and the numbers its message must name. */
+interface WantedRegression {
+  readonly id: string;
+  readonly kind: Regression['kind'];
+  readonly says: readonly string[];
+}
+
+async function baselineReportsEveryRegression(): Promise<CheckResult[]> {
+  const was = '{ input: 100, output: 10 }';
+  const half = '{ input: 50, output: 5 }';
+  // Each case as the baseline run saw it, and as this run sees it.
+  const pairs: [string, readonly string[], readonly string[]][] = [
+    ['scenario:baseline/input-tokens-tenfold', [was], ['{ input: 1000, output: 10 }']],
+    ['scenario:baseline/output-tokens-grew', [was], ['{ input: 100, output: 500 }']],
+    ['scenario:baseline/steps-doubled', [was], [half, half]],
+    ['scenario:baseline/within-the-noise', [was], ['{ input: 110, output: 12 }']],
+    ['scenario:baseline/unchanged', [was], [was]],
+  ];
+  const before: CaseResult[] = [];
+  const now: CaseResult[] = [];
+  for (const [id, then, today] of pairs) {
+    before.push(await usageCase(id, then));
+    now.push(await usageCase(id, today));
+  }
+  const broken = await usageCase('scenario:baseline/fails-now', [was]);
+  before.push(broken);
+  now.push({ ...broken, status: 'failed', failure: `outcome: ${OUTCOME_CHECK.message}`, checks: [OUTCOME_CHECK] });
+  before.push(await usageCase('scenario:baseline/gone', [was]));
+  const run = (cases: CaseResult[]): RunResults => ({ ...fixture(), summary: summarize(cases), cases });
+  const checks: CheckResult[] = [];
+  // The baseline as --update-baseline writes it and --baseline reads it back.
+  let baseline: Baseline;
+  try {
+    baseline = parseBaselineJson(renderBaselineJson(baselineFrom(run(before))), 'baseline.json');
+  } catch (error) {
+    checks.push({ name: 'the baseline file reads back', passed: false, message: error instanceof Error ? error.message : String(error) });
+    return checks;
+  }
+  const tokens = baseline.cases['scenario:baseline/input-tokens-tenfold']?.tokens;
+  checks.push({
+    name: 'the baseline counts input and output tokens',
+    passed: tokens === 110,
+    message: `tokens ${tokens}`,
+    expected: 110,
+    actual: tokens,
+  });
+  const found = compareWithBaseline(run(now), baseline);
+  const wanted: WantedRegression[] = [
+    { id: 'scenario:baseline/fails-now', kind: 'status', says: ['passed in the baseline, fails now', OUTCOME_CHECK.message] },
+    { id: 'scenario:baseline/gone', kind: 'missing', says: ['in the baseline (passed), not in this run'] },
+    { id: 'scenario:baseline/input-tokens-tenfold', kind: 'tokens', says: ['110 → 1010', '+818%'] },
+    { id: 'scenario:baseline/input-tokens-tenfold', kind: 'cost', says: ['$0.00045 → $0.00315', '+600%'] },
+    { id: 'scenario:baseline/output-tokens-grew', kind: 'tokens', says: ['110 → 600', '+445%'] },
+    { id: 'scenario:baseline/output-tokens-grew', kind: 'cost', says: ['$0.00045 → $0.0078', '+1633%'] },
+    { id: 'scenario:baseline/steps-doubled', kind: 'steps', says: ['steps 1 → 2', '+100%'] },
+  ];
+  for (const w of wanted) {
+    const r = found.find((f) => f.id === w.id && f.kind === w.kind);
+    checks.push({
+      name: `${w.id}: a ${w.kind} regression with its numbers`,
+      passed: r !== undefined && w.says.every((s) => r.message.includes(s)),
+      message: r ? r.message : `no ${w.kind} regression reported`,
+      expected: w.says,
+      actual: r?.message ?? null,
+    });
+  }
+  const extra = found.filter((f) => !wanted.some((w) => w.id === f.id && w.kind === f.kind));
+  checks.push({
+    name: 'nothing else is a regression (noise under the thresholds, an unchanged case)',
+    passed: extra.length === 0,
+    message: extra.length === 0 ? `${found.length} regressions, all expected` : extra.map((f) => `${f.id} [${f.kind}] ${f.message}`).join('; '),
+  });
+  // Every report of the run lists them.
+  const withRegressions: RunResults = { ...run(now), regressions: found };
+  let verified: string | undefined;
+  try {
+    verifyReports(withRegressions, {
+      json: renderResultsJson(withRegressions),
+      junit: renderJunit(withRegressions),
+      markdown: renderMarkdown(withRegressions),
+      html: renderHtml(withRegressions),
+    });
+  } catch (error) {
+    verified = error instanceof Error ? error.message : String(error);
+  }
+  checks.push({
+    name: "the writer's verification accepts every report of the run with regressions",
+    passed: verified === undefined,
+    message: verified ?? `json, junit, markdown and html each count ${found.length} regressions`,
+  });
+  const consoleText = renderConsole(withRegressions, { color: false, width: 400 });
+  const unlisted = found.filter((f) => !consoleText.includes(f.message));
+  checks.push({
+    name: 'the console lists each regression',
+    passed: found.length > 0 && unlisted.length === 0,
+    message: unlisted.length === 0 ? `${found.length} listed` : `not listed: ${unlisted.map((f) => f.message).join('; ')}`,
+  });
+  return checks;
+}
+
 export function reportCases(): Case[] {
   return [
     checksCase(
@@ -295,6 +406,14 @@ export function reportCases(): Case[] {
         file: 'src/harness/report-cases.ts',
       },
       uncountedTokensLeaveTheCostUnknown,
+    ),
+    checksCase(
+      {
+        id: 'contract:report/baseline-reports-every-regression',
+        title: 'report: --baseline reports a status, steps, tokens (input or output) and cost regression and a missing case, with their numbers',
+        file: 'src/harness/report-cases.ts',
+      },
+      baselineReportsEveryRegression,
     ),
   ];
 }
