@@ -22,6 +22,10 @@
  * are reported, and every report must name the unknown part instead of
  * pricing it.
  */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRedactor } from '../kernel/index.ts';
 import type { CaseResult, CheckResult, Regression, RunResults } from '../report/results.ts';
 import { type Baseline, baselineFrom, compareWithBaseline, parseBaselineJson, renderBaselineJson } from '../report/baseline.ts';
 import { renderConsole } from '../report/console.ts';
@@ -35,6 +39,7 @@ import { renderMarkdown } from '../report/markdown.ts';
 import { parseXml, type XmlElement } from '../report/read-xml.ts';
 import { RESULTS_SCHEMA, summarize } from '../report/results.ts';
 import { verifyReports } from '../report/verify.ts';
+import { writeReports } from '../report/write.ts';
 import { checksCase, type Case } from './cases.ts';
 import { parseScenario } from './scenario/load.ts';
 import { metricsOf } from './scenario-case.ts';
@@ -389,6 +394,74 @@ async function baselineReportsEveryRegression(): Promise<CheckResult[]> {
   return checks;
 }
 
+/** Text that ends a script element, opens a comment, and runs a script, if it reached the HTML unescaped. */
+const MARKUP = '</script><script>alert(1)</script><!-- </SCRIPT > & \u2028';
+const RESULTS_SCRIPT = '<script type="application/json" id="loopgate-results">';
+
+/**
+ * The run's text where a scenario can put it — a title, a failure, a check's message, expected and
+ * actual, what the model saw — holding markup. `report.html` embeds the results as JSON in a script
+ * element: unescaped, the first `</script` ends it (the writer's read-back then refuses every report
+ * of the run, exit 1); escaped, the report is written and reads back as the run.
+ */
+async function htmlReportEscapesMarkup(): Promise<CheckResult[]> {
+  const base = fixture();
+  const [failing, ...rest] = base.cases;
+  const marked: CaseResult = {
+    ...failing!,
+    title: `A reply holding ${MARKUP}`,
+    failure: `outcome: the reply was ${MARKUP}`,
+    checks: [{ ...OUTCOME_CHECK, message: `the reply was ${MARKUP}`, expected: 'replied', actual: MARKUP }, ...failing!.checks.slice(1)],
+    requests: [{ turn: 0, step: 0, attempt: 1, seq: 3, lines: [`assistant: ${MARKUP}`] }],
+  };
+  const cases = [marked, ...rest];
+  const results: RunResults = { ...base, summary: summarize(cases), cases };
+  const checks: CheckResult[] = [];
+  const html = renderHtml(results);
+  const start = html.indexOf(RESULTS_SCRIPT);
+  const end = html.indexOf('</script>', start);
+  const body = start < 0 || end < 0 ? '' : html.slice(start + RESULTS_SCRIPT.length, end);
+  const raw = ['<', '>', '&', '\u2028'].filter((c) => body.includes(c));
+  checks.push({
+    name: 'the embedded results hold no <, >, & or line separator',
+    passed: body !== '' && raw.length === 0,
+    message:
+      body === '' ? 'no embedded results script element' : raw.length === 0 ? 'all escaped' : `unescaped: ${raw.map((c) => JSON.stringify(c)).join(', ')}`,
+  });
+  let title: unknown;
+  try {
+    title = (JSON.parse(body) as { cases?: { title?: unknown }[] }).cases?.[0]?.title;
+  } catch (error) {
+    title = `not JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  checks.push({
+    name: 'the embedded results read back with the text as it was',
+    passed: title === marked.title,
+    message: JSON.stringify(title),
+    expected: marked.title,
+    actual: title,
+  });
+  const outDir = mkdtempSync(join(tmpdir(), 'loopgate-html-markup-'));
+  try {
+    let written: string | undefined;
+    let refused: string | undefined;
+    try {
+      written = (await writeReports(results, { reporters: ['json', 'junit', 'markdown', 'html'], outDir, redact: createRedactor({ secrets: [] }) })).files.html;
+    } catch (error) {
+      refused = error instanceof Error ? error.message : String(error);
+    }
+    const onDisk = written !== undefined && existsSync(written) ? readFileSync(written, 'utf8') : '';
+    checks.push({
+      name: 'the reports of the run are written, report.html with its cases',
+      passed: refused === undefined && onDisk.includes(RESULTS_SCRIPT) && onDisk.includes('\\u003c/script\\u003e'),
+      message: refused ?? (onDisk === '' ? 'no report.html written' : `wrote ${written}`),
+    });
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+  return checks;
+}
+
 export function reportCases(): Case[] {
   return [
     checksCase(
@@ -414,6 +487,14 @@ export function reportCases(): Case[] {
         file: 'src/harness/report-cases.ts',
       },
       baselineReportsEveryRegression,
+    ),
+    checksCase(
+      {
+        id: 'contract:report/html-report-escapes-markup-in-the-run',
+        title: 'report: a run whose text holds </script><script> gets its report.html written, the markup escaped in the embedded results',
+        file: 'src/harness/report-cases.ts',
+      },
+      htmlReportEscapesMarkup,
     ),
   ];
 }
