@@ -22,17 +22,24 @@
  * are reported, and every report must name the unknown part instead of
  * pricing it.
  */
-import type { CaseResult, CheckResult, RunResults } from '../report/results.ts';
-import { baselineFrom } from '../report/baseline.ts';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRedactor } from '../kernel/index.ts';
+import type { CaseResult, CheckResult, Regression, RunResults } from '../report/results.ts';
+import { type Baseline, baselineFrom, compareWithBaseline, parseBaselineJson, renderBaselineJson } from '../report/baseline.ts';
 import { renderConsole } from '../report/console.ts';
 import { costliest } from '../report/cost/costliest.ts';
 import { caseCostText } from '../report/cost/format-cost.ts';
 import type { PriceTable } from '../report/cost/price-table.ts';
 import { parseResultsJson, renderResultsJson } from '../report/json.ts';
+import { renderHtml } from '../report/html.ts';
 import { renderJunit } from '../report/junit.ts';
+import { renderMarkdown } from '../report/markdown.ts';
 import { parseXml, type XmlElement } from '../report/read-xml.ts';
 import { RESULTS_SCHEMA, summarize } from '../report/results.ts';
 import { verifyReports } from '../report/verify.ts';
+import { writeReports } from '../report/write.ts';
 import { checksCase, type Case } from './cases.ts';
 import { parseScenario } from './scenario/load.ts';
 import { metricsOf } from './scenario-case.ts';
@@ -317,6 +324,183 @@ async function uncountedTokensLeaveTheCostUnknown(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * One scenario run as a passing case with its metrics: one reply per usage, each to its own message
+ * (so its steps are the number of usages).
+ */
+async function usageCase(id: string, steps: readonly string[]): Promise<CaseResult> {
+  const run = await runScenario(parseScenario(uncountedScenario(steps), `${id}.yaml`), { seed: 1 });
+  return { id, kind: 'scenario', title: id, status: 'passed', durationMs: 1, checks: [], metrics: metricsOf(run, PRICES) };
+}
+
+/** A regression the comparison must report: its case, kind, and the numbers its message must name. */
+interface WantedRegression {
+  readonly id: string;
+  readonly kind: Regression['kind'];
+  readonly says: readonly string[];
+}
+
+async function baselineReportsEveryRegression(): Promise<CheckResult[]> {
+  const was = '{ input: 100, output: 10 }';
+  const half = '{ input: 50, output: 5 }';
+  // Each case as the baseline run saw it, and as this run sees it.
+  const pairs: [string, readonly string[], readonly string[]][] = [
+    ['scenario:baseline/input-tokens-tenfold', [was], ['{ input: 1000, output: 10 }']],
+    ['scenario:baseline/output-tokens-grew', [was], ['{ input: 100, output: 500 }']],
+    ['scenario:baseline/steps-doubled', [was], [half, half]],
+    ['scenario:baseline/within-the-noise', [was], ['{ input: 110, output: 12 }']],
+    ['scenario:baseline/unchanged', [was], [was]],
+  ];
+  const before: CaseResult[] = [];
+  const now: CaseResult[] = [];
+  for (const [id, then, today] of pairs) {
+    before.push(await usageCase(id, then));
+    now.push(await usageCase(id, today));
+  }
+  const broken = await usageCase('scenario:baseline/fails-now', [was]);
+  before.push(broken);
+  now.push({ ...broken, status: 'failed', failure: `outcome: ${OUTCOME_CHECK.message}`, checks: [OUTCOME_CHECK] });
+  before.push(await usageCase('scenario:baseline/gone', [was]));
+  const run = (cases: CaseResult[]): RunResults => ({ ...fixture(), summary: summarize(cases), cases });
+  const checks: CheckResult[] = [];
+  // The baseline as --update-baseline writes it and --baseline reads it back.
+  let baseline: Baseline;
+  try {
+    baseline = parseBaselineJson(renderBaselineJson(baselineFrom(run(before))), 'baseline.json');
+  } catch (error) {
+    checks.push({ name: 'the baseline file reads back', passed: false, message: error instanceof Error ? error.message : String(error) });
+    return checks;
+  }
+  const tokens = baseline.cases['scenario:baseline/input-tokens-tenfold']?.tokens;
+  checks.push({
+    name: 'the baseline counts input and output tokens',
+    passed: tokens === 110,
+    message: `tokens ${tokens}`,
+    expected: 110,
+    actual: tokens,
+  });
+  const found = compareWithBaseline(run(now), baseline);
+  const wanted: WantedRegression[] = [
+    { id: 'scenario:baseline/fails-now', kind: 'status', says: ['passed in the baseline, fails now', OUTCOME_CHECK.message] },
+    { id: 'scenario:baseline/gone', kind: 'missing', says: ['in the baseline (passed), not in this run'] },
+    { id: 'scenario:baseline/input-tokens-tenfold', kind: 'tokens', says: ['110 → 1010', '+818%'] },
+    { id: 'scenario:baseline/input-tokens-tenfold', kind: 'cost', says: ['$0.00045 → $0.00315', '+600%'] },
+    { id: 'scenario:baseline/output-tokens-grew', kind: 'tokens', says: ['110 → 600', '+445%'] },
+    { id: 'scenario:baseline/output-tokens-grew', kind: 'cost', says: ['$0.00045 → $0.0078', '+1633%'] },
+    { id: 'scenario:baseline/steps-doubled', kind: 'steps', says: ['steps 1 → 2', '+100%'] },
+  ];
+  for (const w of wanted) {
+    const r = found.find((f) => f.id === w.id && f.kind === w.kind);
+    checks.push({
+      name: `${w.id}: a ${w.kind} regression with its numbers`,
+      passed: r !== undefined && w.says.every((s) => r.message.includes(s)),
+      message: r ? r.message : `no ${w.kind} regression reported`,
+      expected: w.says,
+      actual: r?.message ?? null,
+    });
+  }
+  const extra = found.filter((f) => !wanted.some((w) => w.id === f.id && w.kind === f.kind));
+  checks.push({
+    name: 'nothing else is a regression (noise under the thresholds, an unchanged case)',
+    passed: extra.length === 0,
+    message: extra.length === 0 ? `${found.length} regressions, all expected` : extra.map((f) => `${f.id} [${f.kind}] ${f.message}`).join('; '),
+  });
+  // Every report of the run lists them.
+  const withRegressions: RunResults = { ...run(now), regressions: found };
+  let verified: string | undefined;
+  try {
+    verifyReports(withRegressions, {
+      json: renderResultsJson(withRegressions),
+      junit: renderJunit(withRegressions),
+      markdown: renderMarkdown(withRegressions),
+      html: renderHtml(withRegressions),
+    });
+  } catch (error) {
+    verified = error instanceof Error ? error.message : String(error);
+  }
+  checks.push({
+    name: "the writer's verification accepts every report of the run with regressions",
+    passed: verified === undefined,
+    message: verified ?? `json, junit, markdown and html each count ${found.length} regressions`,
+  });
+  const consoleText = renderConsole(withRegressions, { color: false, width: 400 });
+  const unlisted = found.filter((f) => !consoleText.includes(f.message));
+  checks.push({
+    name: 'the console lists each regression',
+    passed: found.length > 0 && unlisted.length === 0,
+    message: unlisted.length === 0 ? `${found.length} listed` : `not listed: ${unlisted.map((f) => f.message).join('; ')}`,
+  });
+  return checks;
+}
+
+/** Text that ends a script element, opens a comment, and runs a script, if it reached the HTML unescaped. */
+const MARKUP = '</script><script>alert(1)</script><!-- </SCRIPT > & \u2028';
+const RESULTS_SCRIPT = '<script type="application/json" id="loopgate-results">';
+
+/**
+ * The run's text where a scenario can put it — a title, a failure, a check's message, expected and
+ * actual, what the model saw — holding markup. `report.html` embeds the results as JSON in a script
+ * element: unescaped, the first `</script` ends it (the writer's read-back then refuses every report
+ * of the run, exit 1); escaped, the report is written and reads back as the run.
+ */
+async function htmlReportEscapesMarkup(): Promise<CheckResult[]> {
+  const base = fixture();
+  const [failing, ...rest] = base.cases;
+  const marked: CaseResult = {
+    ...failing!,
+    title: `A reply holding ${MARKUP}`,
+    failure: `outcome: the reply was ${MARKUP}`,
+    checks: [{ ...OUTCOME_CHECK, message: `the reply was ${MARKUP}`, expected: 'replied', actual: MARKUP }, ...failing!.checks.slice(1)],
+    requests: [{ turn: 0, step: 0, attempt: 1, seq: 3, lines: [`assistant: ${MARKUP}`] }],
+  };
+  const cases = [marked, ...rest];
+  const results: RunResults = { ...base, summary: summarize(cases), cases };
+  const checks: CheckResult[] = [];
+  const html = renderHtml(results);
+  const start = html.indexOf(RESULTS_SCRIPT);
+  const end = html.indexOf('</script>', start);
+  const body = start < 0 || end < 0 ? '' : html.slice(start + RESULTS_SCRIPT.length, end);
+  const raw = ['<', '>', '&', '\u2028'].filter((c) => body.includes(c));
+  checks.push({
+    name: 'the embedded results hold no <, >, & or line separator',
+    passed: body !== '' && raw.length === 0,
+    message:
+      body === '' ? 'no embedded results script element' : raw.length === 0 ? 'all escaped' : `unescaped: ${raw.map((c) => JSON.stringify(c)).join(', ')}`,
+  });
+  let title: unknown;
+  try {
+    title = (JSON.parse(body) as { cases?: { title?: unknown }[] }).cases?.[0]?.title;
+  } catch (error) {
+    title = `not JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  checks.push({
+    name: 'the embedded results read back with the text as it was',
+    passed: title === marked.title,
+    message: JSON.stringify(title),
+    expected: marked.title,
+    actual: title,
+  });
+  const outDir = mkdtempSync(join(tmpdir(), 'loopgate-html-markup-'));
+  try {
+    let written: string | undefined;
+    let refused: string | undefined;
+    try {
+      written = (await writeReports(results, { reporters: ['json', 'junit', 'markdown', 'html'], outDir, redact: createRedactor({ secrets: [] }) })).files.html;
+    } catch (error) {
+      refused = error instanceof Error ? error.message : String(error);
+    }
+    const onDisk = written !== undefined && existsSync(written) ? readFileSync(written, 'utf8') : '';
+    checks.push({
+      name: 'the reports of the run are written, report.html with its cases',
+      passed: refused === undefined && onDisk.includes(RESULTS_SCRIPT) && onDisk.includes('\\u003c/script\\u003e'),
+      message: refused ?? (onDisk === '' ? 'no report.html written' : `wrote ${written}`),
+    });
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+  return checks;
+}
+
 export function reportCases(): Case[] {
   return [
     checksCase(
@@ -334,6 +518,22 @@ export function reportCases(): Case[] {
         file: 'src/harness/report-cases.ts',
       },
       uncountedTokensLeaveTheCostUnknown,
+    ),
+    checksCase(
+      {
+        id: 'contract:report/baseline-reports-every-regression',
+        title: 'report: --baseline reports a status, steps, tokens (input or output) and cost regression and a missing case, with their numbers',
+        file: 'src/harness/report-cases.ts',
+      },
+      baselineReportsEveryRegression,
+    ),
+    checksCase(
+      {
+        id: 'contract:report/html-report-escapes-markup-in-the-run',
+        title: 'report: a run whose text holds </script><script> gets its report.html written, the markup escaped in the embedded results',
+        file: 'src/harness/report-cases.ts',
+      },
+      htmlReportEscapesMarkup,
     ),
   ];
 }

@@ -20,13 +20,52 @@ type Layer = NonNullable<Scenario['visibility']>[number];
  * held by one letter at one end (`l*`, `*e`) or floating (`*o*`): each matches
  * some names, and a matcher that forgets an anchor matches more (`*e`, unanchored
  * at the end, takes every name holding an `e`) — over-denying that
- * `policy-decides-as-written` reads (P21).
+ * `policy-decides-as-written` reads (P21). One draw in three is an anchor
+ * decoy (`anchorDecoys`): a pattern that names one tool and that another tool
+ * holds in its middle, the only kind a matcher that forgets an anchor misreads.
  */
 function patternsArb(tools: readonly FuzzTool[]): fc.Arbitrary<string[]> {
   const names = tools.map((t) => t.name);
   const prefixes = [...new Set(names.filter((n) => n.includes('_')).map((n) => `${n.split('_')[0]}_*`))];
   const anchored = [...new Set(names.flatMap((n) => [`${n[0]}*`, `*${n.at(-1)}`, `*${n[Math.floor(n.length / 2)]}*`]))];
-  return fc.uniqueArray(fc.constantFrom(...names, ...prefixes, ...anchored, '*'), { minLength: 0, maxLength: 3 });
+  const plain = fc.constantFrom(...names, ...prefixes, ...anchored, '*');
+  const decoys = anchorDecoys(names);
+  const pattern = decoys.length > 0 ? fc.oneof({ weight: 2, arbitrary: plain }, { weight: 1, arbitrary: fc.constantFrom(...decoys) }) : plain;
+  return fc.uniqueArray(pattern, { minLength: 0, maxLength: 3 });
+}
+
+/**
+ * Patterns a matcher that forgets an anchor misreads, from the tools' own names
+ * (outside probe 14, P06: `delete_*` denied undelete_snapshot): for each two
+ * tools A and B, the longest start of A that B holds past its start (`p*`,
+ * which names A and, unanchored at the start, B too), and the longest end of A
+ * that B holds before its end (`*s`). With the names of an agent whose tools
+ * share no such text (a user's tools and the scripted probe) the one-letter
+ * patterns above are misread only when some other name holds that letter, and
+ * a run seldom meets that call: fuzz on such an agent passed 500 runs with the
+ * start anchor gone.
+ */
+export function anchorDecoys(names: readonly string[]): string[] {
+  const decoys = new Set<string>();
+  for (const a of names)
+    for (const b of names) {
+      if (a === b) continue;
+      for (let k = a.length; k >= 1; k--) {
+        const start = a.slice(0, k);
+        if (!b.startsWith(start) && b.includes(start)) {
+          decoys.add(`${start}*`);
+          break;
+        }
+      }
+      for (let k = a.length; k >= 1; k--) {
+        const end = a.slice(-k);
+        if (!b.endsWith(end) && b.includes(end)) {
+          decoys.add(`*${end}`);
+          break;
+        }
+      }
+    }
+  return [...decoys].sort();
 }
 
 export function visibilityArb(tools: readonly FuzzTool[]): fc.Arbitrary<Layer[]> {
