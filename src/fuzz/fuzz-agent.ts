@@ -82,17 +82,61 @@ export async function fuzzCasesFor(registry: AgentRegistry, name: string, args: 
       );
   }
   // A generator that throws would stop the search with fast-check's stack, blaming loopgate:
-  // a few draws before anything runs name the arbitrary instead. (One that throws only
-  // rarely can still escape these draws.)
+  // a few draws before anything runs name the arbitrary instead, and one that throws only
+  // later names itself when it does (FuzzArgsThrew).
+  const guarded: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [tool, arb] of Object.entries(args)) {
     try {
       fc.sample(arb as fc.Arbitrary<unknown>, { numRuns: ARGS_PROBE_DRAWS, seed: 0 });
     } catch (error) {
-      const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      throw new Error(`fuzz.args.${tool}: the arbitrary threw while drawing a value: ${what.split('\n')[0]}`);
+      throw argsThrew(tool, error);
+    }
+    guarded[tool] = new GuardedArbitrary(tool, arb as fc.Arbitrary<unknown>);
+  }
+  return { tools: fuzzTools(tools, guarded), agent: name };
+}
+
+/** A user's `fuzz.args` arbitrary threw while fast-check drew or shrank a value: their input, not loopgate's bug. */
+export class FuzzArgsThrew extends Error {
+  override readonly name = 'FuzzArgsThrew';
+}
+
+function argsThrew(tool: string, error: unknown): FuzzArgsThrew {
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new FuzzArgsThrew(`fuzz.args.${tool}: the arbitrary threw while drawing a value: ${what.split('\n')[0]}`);
+}
+
+/** The user's arbitrary, unchanged, except that what it throws names it. */
+class GuardedArbitrary extends fc.Arbitrary<unknown> {
+  private readonly tool: string;
+  private readonly inner: fc.Arbitrary<unknown>;
+  constructor(tool: string, inner: fc.Arbitrary<unknown>) {
+    super();
+    this.tool = tool;
+    this.inner = inner;
+  }
+  generate(random: fc.Random, biasFactor: number | undefined): fc.Value<unknown> {
+    try {
+      return this.inner.generate(random, biasFactor);
+    } catch (error) {
+      throw argsThrew(this.tool, error);
     }
   }
-  return { tools: fuzzTools(tools, args), agent: name };
+  canShrinkWithoutContext(value: unknown): value is unknown {
+    return this.inner.canShrinkWithoutContext(value);
+  }
+  shrink(value: unknown, context: unknown): fc.Stream<fc.Value<unknown>> {
+    const { tool, inner } = this;
+    return new fc.Stream(
+      (function* () {
+        try {
+          yield* inner.shrink(value, context);
+        } catch (error) {
+          throw argsThrew(tool, error);
+        }
+      })(),
+    );
+  }
 }
 
 /** How many values of each `fuzz.args` arbitrary are drawn before a search, to find one that throws. */

@@ -77,6 +77,12 @@ interface BadInput {
   readonly setup: (work: string) => string[];
   /** What the one line must name. */
   readonly names: RegExp;
+  /**
+   * The input showed itself only after the run began (nothing can find it before): as an
+   * interrupt, it leaves no report in `out` — not even the earlier run's, which would pass
+   * for this one's — and writes nothing.
+   */
+  readonly afterStart?: true;
 }
 
 const fifo = (path: string) => execFileSync('mkfifo', [path]);
@@ -509,6 +515,20 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: \/.*\/gen-throws\.config\.ts: fuzz\.args\.lookup_order: the arbitrary threw while drawing a value: Error: gen broke$/,
   },
 
+  // One that throws only after the draws made before the search (CLI-1's rest): it threw mid-search.
+  {
+    name: 'fuzz: a fuzz.args arbitrary that throws only after the first draws',
+    setup: (w) => {
+      writeFileSync(
+        join(w, 'gen-throws-late.config.ts'),
+        `import fc from '${join(ROOT, 'node_modules/fast-check/lib/fast-check.js')}';\nimport bundled from '${BUNDLED}';\nlet draws = 0;\nexport default { ...bundled, fuzz: { args: { lookup_order: fc.constant(0).map(() => { if (++draws > 20) throw new Error('gen broke late'); return { order_id: 'ORD-1001' }; }) } } };\n`,
+      );
+      return ['fuzz', '--runs', '200', '--seed', '1', '--config', 'gen-throws-late.config.ts'];
+    },
+    names: /^loopgate: \/.*\/gen-throws-late\.config\.ts: fuzz\.args\.lookup_order: the arbitrary threw while drawing a value: Error: gen broke late$/,
+    afterStart: true,
+  },
+
   // Counts past a stated bound (1e99 was taken as an integer).
   { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
   {
@@ -628,7 +648,8 @@ describe('every bad input: exit 2, one line naming it, nothing written, no hang'
       expect(lines[0]).toMatch(c.names);
       expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
       expect(result.stdout).toBe('');
-      expect(snapshot(work)).toEqual(before);
+      const { 'reports/results.json': _earlier, ...untouched } = before;
+      expect(snapshot(work)).toEqual(c.afterStart ? untouched : before);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

@@ -14,7 +14,7 @@ import { reproduce } from '../../fuzz/reproduce.ts';
 import type { Invariant } from '../../harness/invariants/index.ts';
 import { suiteInvariants } from '../../harness/suites.ts';
 import { defaultReportDir, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
-import { fuzzCasesFor } from '../../fuzz/fuzz-agent.ts';
+import { FuzzArgsThrew, fuzzCasesFor } from '../../fuzz/fuzz-agent.ts';
 import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
 import { closestName } from '../../kernel/index.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
@@ -171,6 +171,10 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
         io.err(`${progressLine(p)}\n`);
       }
     },
+  }).catch((error: unknown) => {
+    // A fuzz.args arbitrary that throws only after the draws made above: named, exit 2.
+    if (error instanceof FuzzArgsThrew) throw new UsageError(`${config.file}: ${error.message}`);
+    throw error;
   });
   if (io.tty) io.err('\n');
   const finishedAt = new Date();
