@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadScenarios } from './scenario/load.ts';
 import { scenarioCase } from './scenario-case.ts';
+import { runCases } from './runner.ts';
 import { bundledContext } from '../../test/support/bundled.ts';
 
 const root = join(import.meta.dirname, '../../scenarios/bundled');
@@ -141,5 +142,20 @@ describe('store.corruptSnapshotOnCrash', () => {
     expect(outcome.status).toBe('failed');
     expect(outcome.checks.filter((c) => !c.passed).map((c) => c.name)).toContain('store');
     expect(outcome.checks.find((c) => c.name === 'store')?.message).toMatch(/no snapshot was read back garbled/);
+  });
+});
+
+describe('secrets a reopened host gains (secretsOnReopen)', () => {
+  it('are redacted from the case result, as the secrets known before it ran', async () => {
+    const file = join(root, 'crash/secrets-as-argument-keys-never-shown-to-followers.yaml');
+    const [loaded] = loadScenarios([file], root);
+    const context = await bundledContext();
+    const gained = loaded!.scenario.secretsOnReopen![0]!;
+    const c = scenarioCase(loaded!, context, 'production');
+    const [result] = await runCases([c], { seed: 1, concurrency: 1 });
+    expect(result!.status).toBe('passed');
+    // The inbox says it and the history holds it as plain text (stored before it was a secret): no report may.
+    expect(JSON.stringify(result)).not.toContain(gained);
+    expect(JSON.stringify(result)).toContain('[REDACTED]');
   });
 });

@@ -87,7 +87,8 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
     title: besides ? `${scenario.name} (through the production host)` : scenario.name,
     file: loaded.file,
     tags: scenario.tags,
-    ...(scenario.secrets ? { secrets: scenario.secrets } : {}),
+    // Values the host gains as secrets on a reopen are secrets by the time any report is written: redacted there too.
+    ...(scenario.secrets || scenario.secretsOnReopen ? { secrets: [...(scenario.secrets ?? []), ...(scenario.secretsOnReopen ?? [])] } : {}),
     async run({ seed }) {
       if (scenario.live) {
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };

@@ -54,13 +54,18 @@ function callArb(tools: readonly FuzzTool[]) {
       .record({
         name: fc.constant(tool.name),
         args: oddArgumentsArb(tool.args),
-        // Now and then the model copies what it read into an extra argument: the passphrase, split across argument deltas.
-        echo: fc.nat(5).map((n) => n === 0),
+        // Now and then the model copies what it read into an extra argument: the passphrase, split across argument deltas
+        // — as a value, or as a key (a map keyed by tokens), which redaction must reach too.
+        echo: fc.nat(11).map((n) => (n === 0 ? ('value' as const) : n === 1 ? ('key' as const) : undefined)),
         id: fc.option(fc.constantFrom('a', 'b', SECRET_CALL_ID), { nil: undefined, freq: 4 }),
         // Now and then two objects in the argument text, the second a correction: refused, never run with one (two-objects-never-run).
         second: sometimes(tool.args, 8),
       })
-      .map(({ echo, second, ...c }) => (echo && isRecord(c.args) ? { ...c, args: { ...c.args, remark: SECRET_ECHO_ARGUMENT } } : twoObjects(c, second))),
+      .map(({ echo, second, ...c }) =>
+        echo && isRecord(c.args)
+          ? { ...c, args: echo === 'value' ? { ...c.args, remark: SECRET_ECHO_ARGUMENT } : { ...c.args, [FUZZ_PASSPHRASE]: true } }
+          : twoObjects(c, second),
+      ),
   );
   const unknown = fc.record({ name: fc.constant(UNKNOWN_TOOL), args: fc.constant<unknown>({}), id: fc.constant(undefined) });
   return fc

@@ -27,6 +27,7 @@ import { secretsNeverLeave } from './invariant-15-secrets-never-leave.ts';
 import { projectionEqualsReplay as projectionReplay } from './projection-equals-replay.ts';
 import { crashReopenResume } from './support/crash-reopen.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
+import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
@@ -54,6 +55,7 @@ const sideEffectsToldToTheModel = verdict(sideEffectsTold);
 const noSecretLeaves = verdict(secretsNeverLeave);
 const projectionEqualsReplay = verdict(projectionReplay);
 const requestsFromPrefix = verdict(requestsRecomputable);
+const callsPaired = verdict(toolPairing);
 
 const { registry } = await bundledContext();
 const run = (yaml: string) => runScenario(parseScenario(yaml, 'test.yaml'), { seed: 1, agents: registry });
@@ -516,6 +518,48 @@ expect: { outcomes: ["failed{budget_exhausted}"] }
     const r = await run(CANCELLED);
     expect(crashRecoveryAtEveryEvent(r, 500)).toBeUndefined();
     for (let k = 0; k <= r.log.length; k += 3) expect(await crashReopenResume(r, k)).toBeUndefined();
+  });
+});
+
+describe('invariant 6 over a store refused after a crash', () => {
+  // The process dies while a refund runs and the crash loses record 3: the reopened host refuses the store, no recovery
+  // runs, and the turn the crash left open keeps its call in flight without a result (scenarios/README.md, loseOnCrash).
+  const GAP = `
+name: gap while a refund runs
+store: { loseOnCrash: [3] }
+tools: [{ name: issue_refund, behaviour: [{ slow: 5000 }] }]
+provider:
+  script:
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 120, reason: broken } }]
+    - reply: never requested
+inbox:
+  - say: Please refund ORD-1001.
+  - crash: true
+    at: { time: 2000 }
+  - reopen: true
+  - say: Is it done?
+expect:
+  responses: [{ status: none }, { status: 500 }]
+`;
+
+  it("accepts the open turn's call in flight, and only that", async () => {
+    const r = await run(GAP);
+    expect(r.unreadable).toMatch(/seq gap/);
+    expect(callsPaired(r)).toBeUndefined();
+    // A readable store has no such turn: a call without a result is unpaired.
+    const { unreadable: _u, ...readable } = r;
+    expect(callsPaired(readable)).toMatch(/the final history, message 1: tool calls refund have no result/);
+    // A turn closed with its call unanswered is not the open turn.
+    const last = r.log.events.at(-1)!;
+    const close = Object.freeze({
+      type: 'turn.closed',
+      seq: last.seq + 1,
+      at: 0,
+      ignorable: false,
+      sources: [],
+      payload: Object.freeze({ turn: 0, outcome: { kind: 'replied' }, steps: 1, toolCalls: 1, usage: { inputTokens: 0, outputTokens: 0 } }),
+    }) as unknown as AnyEvent;
+    expect(callsPaired(withEvents(r, [...r.log.events, close]))).toMatch(/tool calls refund have no result/);
   });
 });
 

@@ -35,3 +35,13 @@ describe('referencePairing (invariant 6, apart from the kernel)', () => {
     expect(checkToolPairing(messages) === undefined).toBe(paired);
   });
 });
+
+describe('referencePairing with calls left open (a turn an unreadable store keeps open)', () => {
+  it('accepts only the named calls, and only at the end', () => {
+    expect(referencePairing([user('q'), calls('a')], new Set(['a']))).toBeUndefined();
+    expect(referencePairing([user('q'), calls('a', 'b')], new Set(['a']))?.problem).toBe('tool calls b have no result');
+    expect(referencePairing([user('q'), calls('a'), calls('b')], new Set(['a', 'b']))?.problem).toBe(
+      'tool calls a have no result before the next assistant message',
+    );
+  });
+});

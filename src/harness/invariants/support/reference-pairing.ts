@@ -12,7 +12,12 @@ export interface ReferencePairingViolation {
   readonly problem: string;
 }
 
-export function referencePairing(messages: readonly Message[]): ReferencePairingViolation | undefined {
+/**
+ * `leftOpen`: calls that may end the messages without a result — the calls in flight of a turn no process could close (a
+ * store refused after a crash keeps its last turn open, so its calls have no result yet). Only at the very end: a call
+ * followed by another assistant message is unanswered whatever the set says.
+ */
+export function referencePairing(messages: readonly Message[], leftOpen: ReadonlySet<string> = new Set()): ReferencePairingViolation | undefined {
   let open: string[] = []; // calls of the message before, waiting for their results
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
@@ -33,6 +38,7 @@ export function referencePairing(messages: readonly Message[]): ReferencePairing
       return { messageIndex: i, problem: `tool results [${results.join(', ')}] do not answer the calls [${open.join(', ')}] one each, in order` };
     open = [];
   }
-  if (open.length > 0) return { messageIndex: messages.length - 1, problem: `tool calls ${open.join(', ')} have no result` };
+  const unanswered = open.filter((id) => !leftOpen.has(id));
+  if (unanswered.length > 0) return { messageIndex: messages.length - 1, problem: `tool calls ${unanswered.join(', ')} have no result` };
   return undefined;
 }
