@@ -62,6 +62,7 @@ import { InboxDriver, type InboxTarget, type UnfiredEntry } from './world/inbox-
 import { directLoop, type LoopTarget } from './world/loop-target.ts';
 import { ModelRecording, type ProviderCall, type SentRequest } from './world/recording-model.ts';
 import type { ApprovalAnswer } from './world/recorded-approver.ts';
+import type { CompactionCall } from './world/recorded-compactor.ts';
 import { scriptedProvider, type CallIdCounter } from './world/scripted-provider.ts';
 import { seededRandom } from './world/seeded-random.ts';
 import { PromptRecorder, type CasePrompt } from './world/scripted-prompt.ts';
@@ -124,6 +125,8 @@ export interface ScenarioRun {
   readonly permissions: { readonly visibility: readonly VisibilityLayer[]; readonly policy: ToolPolicy | undefined; readonly approver: boolean };
   /** Every answer the approver gave (the scenario's or the agent's own), in order. */
   readonly approvals: readonly ApprovalAnswer[];
+  /** Every compaction the loop asked the compactor for (the scenario's or the agent's own), in order. */
+  readonly compactions?: readonly CompactionCall[];
   /** The values that must never be written anywhere: the agent's and the scenario's. */
   readonly secrets: readonly string[];
   readonly virtualMs: number;
@@ -274,7 +277,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const agentName = agentNameOf(scenario, registry);
   const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: CASE_CONVERSATION });
   const prompt = new PromptRecorder();
-  const { agent, counters, policy, visibility, approvals } = scenarioAgent(own, scenario, {
+  const { agent, counters, policy, visibility, approvals, compactions } = scenarioAgent(own, scenario, {
     name: agentName,
     clock,
     faults,
@@ -543,6 +546,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     toolMaxRetries: new Map((agent.tools ?? []).map((t) => [t.name, t.maxRetries])),
     permissions: { visibility: withOperatorLayer(visibility, operator), policy: withOperatorRule(policy, operator), approver: agent.approver !== undefined },
     approvals,
+    compactions,
     secrets: agent.secrets ?? [],
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
@@ -735,7 +739,7 @@ async function bystanderWorld(
   );
   const own = await buildAgent(parts.agentName, parts.registry, { clock, random: seededRandom(options.seed ^ 0xb157), conversationId: BYSTANDER_CONVERSATION });
   const prompt = new PromptRecorder();
-  const { agent, counters, approvals } = scenarioAgent(own, seen, {
+  const { agent, counters, approvals, compactions } = scenarioAgent(own, seen, {
     name: parts.agentName,
     clock,
     faults,
@@ -787,6 +791,7 @@ async function bystanderWorld(
         toolBodies: counters.bodies,
         sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
         approvals,
+        compactions,
         secrets: agent.secrets ?? [],
         ...(thrown !== undefined ? { thrown } : {}),
         faults: faults.entries,

@@ -173,12 +173,23 @@ const rateLimitedAfterRetriesArb: fc.Arbitrary<ProviderStep[]> = fc
   })
   .map(({ before, retryAfterMs }): ProviderStep[] => [...before.map((error) => ({ error })), { error: { kind: 'rate_limited', status: 429, retryAfterMs } }]);
 
+/**
+ * A 429 whose retry-after is past any `maxRetryAfterMs` the config draws (at most 90 s; default 60 s): the turn
+ * fails `rate_limited` unless a fallback takes over. Drawn only as one error kind among many, such a failure was
+ * too rare for fuzz to put a production host's 429 answer before `host-answers-follow-outcomes` (probe 14, P18:
+ * a host answering `rate_limited` 503 passed 1000 cases).
+ */
+const rateLimitedPastLimitArb: fc.Arbitrary<ProviderStep[]> = fc
+  .integer({ min: 90_001, max: 600_000 })
+  .map((retryAfterMs): ProviderStep[] => [{ error: { kind: 'rate_limited', status: 429, retryAfterMs } }]);
+
 export function providerScriptArb(tools: readonly FuzzTool[], maxLength = 10): fc.Arbitrary<ProviderStep[]> {
   const chunk = fc.oneof(
     { withCrossShrink: true },
     { weight: 20, arbitrary: providerStepArb(tools).map((step) => [step]) },
     { weight: 1, arbitrary: overflowTwiceArb },
     { weight: 1, arbitrary: rateLimitedAfterRetriesArb },
+    { weight: 1, arbitrary: rateLimitedPastLimitArb },
   );
   return fc.array(chunk, { minLength: 0, maxLength }).map((chunks) => chunks.flat().slice(0, maxLength));
 }

@@ -48,9 +48,15 @@ export const SECRET_CALL_ID = `key-${FUZZ_SECRET}`;
 /**
  * A tool output carrying the secrets encoded, as integrations do: base64 inside a basic-auth value,
  * URL-encoded in a query string, the passphrase URL-encoded as UTF-8 and JSON-escaped outside ASCII.
+ * The base64 values put a secret at each byte offset modulo 3 (0, 1 and 2: the encoded characters differ
+ * at each), so a redactor that knows only one alignment lets the others through (probe 14, P15: base64
+ * forms found at offset 0 only passed 1000 cases).
  */
 export const SECRET_ENCODED_OUTPUT = {
   auth: Buffer.from(`u:${FUZZ_SECRET}`).toString('base64'),
+  token: Buffer.from(FUZZ_SECRET).toString('base64'),
+  session: Buffer.from(`a${FUZZ_SECRET}`).toString('base64'),
+  state: Buffer.from(`{"pw":"${FUZZ_PASSPHRASE}"}`).toString('base64url'),
   callback: `https://example.test/hook?key=${encodeURIComponent(FUZZ_SECRET).replaceAll('_', '%5F')}`,
   login: `https://example.test/login?pw=${encodeURIComponent(FUZZ_PASSPHRASE)}`,
   escaped: FUZZ_PASSPHRASE.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),

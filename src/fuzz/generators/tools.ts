@@ -124,13 +124,14 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
       .map(({ size, lead }): Behaviour => ({ return: secretNearCut(size, lead) })),
   },
   // A credential nobody configured, of a shape the default rules know (`credential-shapes-redacted` checks it never
-  // leaves), or the case's own secret encoded (invariant 15, when the case lists it).
+  // leaves).
   {
     weight: 1,
-    arbitrary: fc.constantFrom<Behaviour>(...CREDENTIAL_SAMPLES.map((s): Behaviour => ({ return: `settings in use: ${s.text}` })), {
-      return: SECRET_ENCODED_OUTPUT,
-    }),
+    arbitrary: fc.constantFrom<Behaviour>(...CREDENTIAL_SAMPLES.map((s): Behaviour => ({ return: `settings in use: ${s.text}` }))),
   },
+  // The case's own secrets encoded (invariant 15, when the case lists them): an arm of its own, not one sample among
+  // the credential shapes, where it came up in one behaviour in 300 and fuzz met it too rarely (probe 14, P15).
+  { weight: 1, arbitrary: fc.constant<Behaviour>({ return: SECRET_ENCODED_OUTPUT }) },
 );
 
 /** Attempts that each call for a retry: plain throws, now and then a hang (a timeout); sometimes the last one works. */

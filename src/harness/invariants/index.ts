@@ -15,6 +15,7 @@ import { argumentsReadAsSent } from './arguments-read-as-sent.ts';
 import { callRecordsKeepTheirStep } from './call-records-keep-their-step.ts';
 import { toolOutputCapped } from './tool-output-capped.ts';
 import { compactionKeepsTurnsWhole } from './compaction-keeps-turns-whole.ts';
+import { compactorOfferedWidestRange } from './compactor-offered-widest-range.ts';
 import { fallbackMovesDownTheChain } from './fallback-moves-down-the-chain.ts';
 import { retryAfterHonoured } from './retry-after-honoured.ts';
 import { isPeerRun } from '../loop-port/peer-run.ts';
@@ -110,6 +111,7 @@ export const INVARIANTS: readonly Invariant[] = [
   fallbackMovesDownTheChain,
   retryAfterHonoured,
   compactionKeepsTurnsWhole,
+  compactorOfferedWidestRange,
   budgetsBeforeWork,
   sideEffectsOnce,
   toolsGetOneKeyPerCall,

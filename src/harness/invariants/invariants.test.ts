@@ -29,6 +29,7 @@ import { crashReopenResume } from './support/crash-reopen.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
+import { compactorOfferedWidestRange } from './compactor-offered-widest-range.ts';
 import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 import { crashRecoveryAtEveryEvent } from './support/recover-and-check.ts';
@@ -207,6 +208,35 @@ expect: {}
       new RegExp(`call ${callId} \\(issue_refund, seq \\d+\\): the approver answered deny, but the log records allow by the approver`),
     );
     expect(followed({ ...r, approvals: [] })).toMatch(/the log records allow by the approver, but the approver never answered for this call/);
+  });
+
+  it('compactor offered the widest range: an offer short of the last closed turn is caught', async () => {
+    const offered = verdict(compactorOfferedWidestRange);
+    const r = await run(`
+name: overflow compacts
+compaction: [{ summary: "Earlier: orders." }]
+provider:
+  script:
+    - reply: ORD-1001 was delivered.
+    - overflow: request
+    - reply: Done.
+inbox:
+  - say: Where is ORD-1001?
+  - say: Thanks.
+expect: {}
+`);
+    expect(r.compactions).toHaveLength(1);
+    const call = r.compactions![0]!;
+    expect(call.offered).toEqual(call.widest);
+    expect(r.log.events[call.widest!.to]!.type).toBe('turn.closed');
+    expect(offered(r)).toBeUndefined();
+    const short = { ...call, offered: { from: call.widest!.from, to: call.widest!.to - 1 } };
+    expect(offered({ ...r, compactions: [short] })).toMatch(
+      new RegExp(
+        `compaction 1 \\(log of \\d+ events\\): the loop offered the compactor \\[${call.widest!.from}, ${call.widest!.to - 1}\\], but the widest range`,
+      ),
+    );
+    expect(offered({ ...r, compactions: [{ ...call, offered: undefined }] })).toMatch(/offered the compactor none/);
   });
 
   it('invariant 4: an outcome returned or traced that is not the one logged', async () => {

@@ -33,6 +33,7 @@ import type { FaultLog } from './fault-log.ts';
 import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor, scriptedErrorHandler } from './scripted-hooks.ts';
 import { scriptedTools, type ToolCounters } from './scripted-tools.ts';
 import { recordedApprover, type ApprovalAnswer } from './recorded-approver.ts';
+import { recordedCompactor, type CompactionCall } from './recorded-compactor.ts';
 import { scenarioPrompt, type PromptRecorder } from './scripted-prompt.ts';
 
 export const NO_AGENT = 'none';
@@ -170,6 +171,8 @@ export interface ScenarioAgent {
   readonly visibility: readonly VisibilityLayer[];
   /** Every answer the approver gave, in order (filled as the case runs). */
   readonly approvals: readonly ApprovalAnswer[];
+  /** Every compaction the loop asked for: what it offered, and what the compactor proposed (filled as the case runs). */
+  readonly compactions: readonly CompactionCall[];
 }
 
 /** The agent under test with the scenario's scripts applied (see the top of this file for how they combine). */
@@ -190,6 +193,8 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
   const approvals: ApprovalAnswer[] = [];
   let asked = 0;
   const approver = scenario.approver ? scriptedApprover(scenario.approver, clock) : own.approver;
+  const compactions: CompactionCall[] = [];
+  const compactor = scenario.compaction ? scriptedCompactor(scenario.compaction, clock, faults) : own.compactor;
   const agent: Agent = {
     ...own,
     tools,
@@ -198,7 +203,7 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     ...(policy ? { policy } : {}),
     ...(visibility.length > 0 ? { visibility } : {}),
     ...(approver ? { approver: recordedApprover(approver, clock, approvals, () => options.onApproval?.(++asked), options.storedCall) } : {}),
-    ...(scenario.compaction ? { compactor: scriptedCompactor(scenario.compaction, clock, faults) } : {}),
+    ...(compactor ? { compactor: recordedCompactor(compactor, compactions) } : {}),
     ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
     ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),
     ...(options.errorHandlers || scenario.errorHandlers
@@ -206,5 +211,5 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
       : {}),
     secrets: [...(own.secrets ?? []), ...(scenario.secrets ?? [])],
   };
-  return { agent, counters, policy, visibility, approvals };
+  return { agent, counters, policy, visibility, approvals, compactions };
 }
