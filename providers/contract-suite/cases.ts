@@ -1689,6 +1689,25 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'blocks_never_started',
+    title:
+      'a stream that leaves out the events opening each block (a proxy that drops them): deltas for a block that never started end it as transport_error{malformed_stream}, never as a dropped connection (network), which a retry would repeat',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'without', tag: 'block_start' },
+    },
+    check({ result }) {
+      // Anthropic opens every block with content_block_start; a protocol whose text needs no opening event replies.
+      if (result.type === 'transport_error') {
+        expectTransport(result, 'malformed_stream');
+        return;
+      }
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT, 'the reply text');
+    },
+  },
+  {
     id: 'content_before_response_start',
     title:
       "a stream whose first block comes before the event that opens the response (Anthropic's message_start, which every real stream sends first) ends as transport_error{malformed_stream}, not a reply",
