@@ -128,6 +128,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     { agentRefusalCases },
     { logRedactionCases },
     { logReadCases },
+    { recomputeCases },
     { systemClockCases },
     { reportCases },
     { modelErrorCases },
@@ -137,13 +138,22 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     import('../../harness/agent-refusals/refusal-cases.ts'),
     import('../../harness/log-redaction-cases.ts'),
     import('../../harness/log-read-cases.ts'),
+    import('../../harness/recompute-cases.ts'),
     import('../../harness/system-clock-cases.ts'),
     import('../../harness/report-cases.ts'),
     import('../../harness/model-error-cases.ts'),
   ]);
   return defaultCases({
     tables: tableCases,
-    contract: () => [...contractCases(), ...logRedactionCases(), ...logReadCases(), ...systemClockCases(), ...reportCases(), ...modelErrorCases()],
+    contract: () => [
+      ...contractCases(),
+      ...logRedactionCases(),
+      ...logReadCases(),
+      ...recomputeCases(),
+      ...systemClockCases(),
+      ...reportCases(),
+      ...modelErrorCases(),
+    ],
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),
   });
