@@ -447,6 +447,23 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'visibility layer "global": deny[0]: "send_reciept" is not a registered tool; did you mean "send_receipt"?',
     ],
   },
+  {
+    id: 'listed/broken-tool-and-a-transformed-input',
+    title: 'a broken tool and a tool whose input schema transforms (found only when its JSON Schema is built): the check lists both',
+    agent: edit((a) => ({
+      ...a,
+      tools: [
+        ...a.tools,
+        tool('cancel_order', 'STATEFUL', { run: odd('cancel') }),
+        tool('count_items', 'NONE', { input: z.object({ items: z.string().transform((s) => s.split(',').length) }) }),
+      ],
+    })),
+    refused: 'tool "cancel_order": run must be a function',
+    listed: [
+      'tool "cancel_order": run must be a function',
+      'tool "count_items": input schema changes the arguments it validates (a .transform() at items): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+    ],
+  },
   // --- prompt fragments (assembler.ts) ---
   {
     id: 'prompt/fragment-a-string',
