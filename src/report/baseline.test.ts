@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sampleCases, sampleResults } from '../../test/report/sample-results.ts';
+import { sampleCases, sampleResults, withUncountedCost } from '../../test/report/sample-results.ts';
 import { type Baseline, baselineFrom, compareWithBaseline, parseBaselineJson, readBaselineFile, renderBaselineJson, writeBaselineFile } from './baseline.ts';
 import { ReportFileError } from './file-error.ts';
 import { renderResultsJson } from './json.ts';
@@ -121,30 +121,6 @@ describe('baseline files', () => {
 });
 
 /** A case whose cost has a call with a token count ≥ 2^53 − 1 beside a priced one. */
-function withUncountedCost(): RunResults {
-  const cases = sampleCases().map((c) =>
-    c.id === 'scenario:refunds/approval-granted' && c.metrics
-      ? {
-          ...c,
-          metrics: {
-            ...c.metrics,
-            cost: {
-              currency: 'USD',
-              amount: 0.0042,
-              unpricedCalls: 0,
-              uncountedCalls: 1,
-              turns: [
-                { turn: 0, amount: 0.0042, unpricedCalls: 0 },
-                { turn: 1, amount: 0, unpricedCalls: 0, uncountedCalls: 1 },
-              ],
-            },
-          },
-        }
-      : c,
-  );
-  return sampleResults(cases);
-}
-
 describe('a cost with calls of 2^53 − 1 tokens or more', () => {
   it('is no baseline, and no cost regression however large its priced part grows', () => {
     const results = withUncountedCost();

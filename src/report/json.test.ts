@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sampleCases, sampleResults } from '../../test/report/sample-results.ts';
+import { sampleResults, withUncountedCost } from '../../test/report/sample-results.ts';
 import { ReportFileError } from './file-error.ts';
 import { parseResultsJson, readResultsFile, renderResultsJson } from './json.ts';
 import type { RunResults } from './results.ts';
@@ -148,30 +148,6 @@ describe('results.json', () => {
 });
 
 /** A case whose cost has a call with a token count ≥ 2^53 − 1 beside a priced one. */
-function withUncountedCost(): RunResults {
-  const cases = sampleCases().map((c) =>
-    c.id === 'scenario:refunds/approval-granted' && c.metrics
-      ? {
-          ...c,
-          metrics: {
-            ...c.metrics,
-            cost: {
-              currency: 'USD',
-              amount: 0.0042,
-              unpricedCalls: 0,
-              uncountedCalls: 1,
-              turns: [
-                { turn: 0, amount: 0.0042, unpricedCalls: 0 },
-                { turn: 1, amount: 0, unpricedCalls: 0, uncountedCalls: 1 },
-              ],
-            },
-          },
-        }
-      : c,
-  );
-  return sampleResults(cases);
-}
-
 describe('uncounted calls in results.json', () => {
   it('reads back the case, turn and suite counts of calls with a token count ≥ 2^53 − 1, in key order', () => {
     const results = withUncountedCost();

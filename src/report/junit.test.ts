@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseXml, type XmlElement } from './read-xml.ts';
-import { HOSTILE, sampleCases, sampleResults } from '../../test/report/sample-results.ts';
-import type { RunResults } from './results.ts';
+import { HOSTILE, sampleCases, sampleResults, withUncountedCost } from '../../test/report/sample-results.ts';
 import { renderJunit, xmlAttr, xmlText } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 
@@ -113,30 +112,6 @@ describe('JUnit XML', () => {
 });
 
 /** A case whose cost has a call with a token count ≥ 2^53 − 1 beside a priced one. */
-function withUncountedCost(): RunResults {
-  const cases = sampleCases().map((c) =>
-    c.id === 'scenario:refunds/approval-granted' && c.metrics
-      ? {
-          ...c,
-          metrics: {
-            ...c.metrics,
-            cost: {
-              currency: 'USD',
-              amount: 0.0042,
-              unpricedCalls: 0,
-              uncountedCalls: 1,
-              turns: [
-                { turn: 0, amount: 0.0042, unpricedCalls: 0 },
-                { turn: 1, amount: 0, unpricedCalls: 0, uncountedCalls: 1 },
-              ],
-            },
-          },
-        }
-      : c,
-  );
-  return sampleResults(cases);
-}
-
 describe('JUnit cost properties', () => {
   it('name the calls with a token count ≥ 2^53 − 1 beside the priced amount, per case, per turn and for the suite', () => {
     const root = parseXml(renderJunit(withUncountedCost()));

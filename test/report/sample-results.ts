@@ -252,3 +252,28 @@ export function sampleResults(cases: readonly CaseResult[] = sampleCases()): Run
     cases,
   };
 }
+
+/** The sample results with one case whose second turn made a call of 2^53 − 1 tokens or more: its cost is unknown. */
+export function withUncountedCost(): RunResults {
+  const cases = sampleCases().map((c) =>
+    c.id === 'scenario:refunds/approval-granted' && c.metrics
+      ? {
+          ...c,
+          metrics: {
+            ...c.metrics,
+            cost: {
+              currency: 'USD',
+              amount: 0.0042,
+              unpricedCalls: 0,
+              uncountedCalls: 1,
+              turns: [
+                { turn: 0, amount: 0.0042, unpricedCalls: 0 },
+                { turn: 1, amount: 0, unpricedCalls: 0, uncountedCalls: 1 },
+              ],
+            },
+          },
+        }
+      : c,
+  );
+  return sampleResults(cases);
+}
