@@ -32,6 +32,21 @@ function usageError(argv: string[]): string {
   throw new Error(`no usage error for ${argv.join(' ')}`);
 }
 
+/** A run of the gate judge, as the score tests read it. */
+const GATE_RUN: RunInfo = {
+  judge: 'gate',
+  sample: 2,
+  seed: 1,
+  concurrency: 1,
+  incremental: false,
+  files: [],
+  wallSeconds: 10,
+  strykerVersion: 'x',
+  machine: { cpu: 'c', cores: 2, memoryGiB: 1, os: 'o', node: 'n', date: 'd', loadAverage: [0.5] },
+  population: { kernel: { sites: 10, mutants: 30 }, adapters: { sites: 0, mutants: 0 }, recovery: { sites: 5, mutants: 10 } },
+  sampledSites: { kernel: 2, adapters: 0, recovery: 1 },
+};
+
 describe('the command line', () => {
   it('has defaults that fit a CI run', () => {
     expect(parseMutateArgs([])).toEqual({
@@ -276,22 +291,9 @@ describe('the score', () => {
       'providers/fake/scripted.ts': { source: '', mutants: [{ id: '7', mutatorName: 'X', location: loc(1, 1, 1), status: 'Survived' }] },
     },
   };
-  const info: RunInfo = {
-    judge: 'gate',
-    sample: 2,
-    seed: 1,
-    concurrency: 1,
-    incremental: false,
-    files: [],
-    wallSeconds: 10,
-    strykerVersion: 'x',
-    machine: { cpu: 'c', cores: 2, memoryGiB: 1, os: 'o', node: 'n', date: 'd', loadAverage: [0.5] },
-    population: { kernel: { sites: 10, mutants: 30 }, adapters: { sites: 0, mutants: 0 }, recovery: { sites: 5, mutants: 10 } },
-    sampledSites: { kernel: 2, adapters: 0, recovery: 1 },
-  };
 
   it('counts killed and timed-out as detected, survived and unreached as not, errors and ignored apart, per area', () => {
-    const s = summarize(report, info);
+    const s = summarize(report, GATE_RUN);
     expect(s.areas.kernel).toEqual({ sites: 2, mutants: 3, killed: 1, timeout: 1, survived: 1, noCoverage: 0, errors: 0, score: 66.7 });
     expect(s.areas.recovery).toEqual({ sites: 1, mutants: 2, killed: 0, timeout: 0, survived: 0, noCoverage: 1, errors: 1, score: 0 });
     expect(s.areas.adapters.score).toBeUndefined();
@@ -399,20 +401,7 @@ describe('the suite judge after a gate run (--after-gate)', () => {
   });
 
   it('scores the carried kills with the suite’s own verdicts and says so in the report', () => {
-    const info: RunInfo = {
-      judge: 'suite',
-      sample: 3,
-      seed: 15,
-      concurrency: 1,
-      incremental: false,
-      files: [],
-      wallSeconds: 10,
-      strykerVersion: 'x',
-      machine: { cpu: 'c', cores: 2, memoryGiB: 1, os: 'o', node: 'n', date: 'd', loadAverage: [0.5] },
-      population: { kernel: { sites: 10, mutants: 30 }, adapters: { sites: 0, mutants: 0 }, recovery: { sites: 5, mutants: 10 } },
-      sampledSites: { kernel: 2, adapters: 0, recovery: 1 },
-      afterGate: { path: 'g.json', rejudgedSites: 1, carried: 1 },
-    };
+    const info: RunInfo = { ...GATE_RUN, judge: 'suite', sample: 3, seed: 15, afterGate: { path: 'g.json', rejudgedSites: 1, carried: 1 } };
     const loc = { start: { line: 2, column: 5 }, end: { line: 2, column: 10 } };
     const report: StrykerReport = {
       files: {
