@@ -214,6 +214,11 @@ export const behaviourSchema = z.union([
     .describe(
       "Returns a value JSON cannot hold, as a tool's own data can be: bigint, an object with a BigInt (a 64-bit count from a database driver); cycle, an object that refers back to itself (an ORM record with a back-reference). The tool ran; the loop answers the call failed INVALID_OUTPUT",
     ),
+  z
+    .strictObject({ returnNothing: z.literal(true) })
+    .describe(
+      'Returns nothing (undefined) at once, as a plain function that forgot its return statement does. The tool ran and returned no output: the call is ok with none (the model reads "(no output)"), never taken for a promise or left unsettled',
+    ),
   z.strictObject({ slow: ms, then: z.unknown().optional().describe('What to return after the wait (default: run normally)') }),
 ]);
 export type Behaviour = z.infer<typeof behaviourSchema>;

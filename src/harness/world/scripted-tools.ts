@@ -253,6 +253,10 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
       hooks.faults.record(`tool ${tool.name} throws`);
       throw new Error(behaviour.throw);
     }
+    if ('returnNothing' in behaviour) {
+      hooks.faults.record(`tool ${tool.name} returns nothing (undefined)`);
+      return undefined;
+    }
     if ('returnNotJson' in behaviour) {
       hooks.faults.record(
         `tool ${tool.name} returns ${behaviour.returnNotJson === 'bigint' ? 'a BigInt' : 'an object that refers back to itself'} (not JSON data)`,
