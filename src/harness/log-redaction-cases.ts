@@ -10,11 +10,16 @@
  * redactor, or the production host has learned another agent's secrets since
  * it built this conversation's tools — and the tool's arguments and output
  * hold both secrets. Neither may be stored.
+ *
+ * The stream redactor holds back the tail of a model's streamed text (a secret
+ * may still be arriving); a tool call's start ends the text (loop/delta-streams.ts),
+ * so what it held is stored then, before the call's start: a UI following the
+ * log shows the model's words before the call, as the model streamed them.
  */
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, createRedactor, defineTool, EventLog, loopDeps, type Agent } from '../kernel/index.ts';
+import { AgentLoop, createRedactor, defineTool, EventLog, loopDeps, type Agent, type LogEvent } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -104,6 +109,80 @@ async function garblingLogRedactorRefused(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A model streams a sentence, then a tool call. Everything the stream redactor
+ * held of the sentence must be stored when the call starts: the stored deltas, in
+ * order, are the whole sentence, then the call's start, then its arguments — not
+ * the call first and the sentence's tail only when the model call ends.
+ */
+async function heldTextStoredBeforeTheCall(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const text = 'Let me look that order up for you.';
+  const args = '{"order_id":"ORD-1002"}';
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'lookup_order',
+        description: 'Look an order up.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'NONE',
+        run: ({ order_id }) => ({ id: order_id, status: 'shipped' }),
+      }),
+    ],
+  };
+  const streamed = {
+    result: toolUse([call('look', 'lookup_order', { order_id: 'ORD-1002' })], text),
+    deltas: [
+      { kind: 'text' as const, text: 'Let me look ' },
+      { kind: 'text' as const, text: 'that order up for you.' },
+      { kind: 'tool_call_start' as const, index: 0, id: 'look', name: 'lookup_order' },
+      { kind: 'tool_args' as const, index: 0, json: '{"order_id":' },
+      { kind: 'tool_args' as const, index: 0, json: '"ORD-1002"}' },
+    ],
+  };
+  const model = new ScriptedModelClient([streamed, reply('ORD-1002 has shipped.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent }));
+  loop.send('Where is ORD-1002?', { id: 'ask' });
+  const [result] = await loop.drain();
+  const deltas = log.events
+    .filter((e): e is Extract<LogEvent, { type: 'model.delta' }> => !e.opaque && e.type === 'model.delta')
+    .filter((e) => e.payload.step === 1)
+    .map((e) => e.payload.delta as { kind: string; text?: string; json?: string; name?: string });
+  const start = deltas.findIndex((d) => d.kind === 'tool_call_start');
+  const join = (from: readonly (typeof deltas)[number][], kind: string) =>
+    from
+      .filter((d) => d.kind === kind)
+      .map((d) => d.text ?? d.json ?? '')
+      .join('');
+  const before = start < 0 ? [] : deltas.slice(0, start);
+  const after = start < 0 ? deltas : deltas.slice(start + 1);
+  const order = deltas.map((d) => d.kind).join(', ');
+  const kind = result?.outcome.kind;
+  return [
+    { name: 'replied', passed: kind === 'replied', message: `outcome ${String(kind)}`, expected: 'replied', actual: String(kind) },
+    {
+      name: "the call's start is stored",
+      passed: start >= 0,
+      message: start >= 0 ? `stored deltas: ${order}` : `no tool_call_start among the stored deltas (${order || 'none'})`,
+    },
+    {
+      name: 'the whole sentence is stored before the call starts',
+      passed: start >= 0 && join(before, 'text') === text && join(after, 'text') === '',
+      message: `before the call's start: ${JSON.stringify(join(before, 'text'))}; after it: ${JSON.stringify(join(after, 'text'))} (stored deltas: ${order})`,
+      expected: JSON.stringify(text),
+      actual: JSON.stringify(join(before, 'text')),
+    },
+    {
+      name: "the call's arguments are stored after its start, whole",
+      passed: start >= 0 && join(after, 'tool_args') === args && join(before, 'tool_args') === '',
+      message: `after the call's start: ${JSON.stringify(join(after, 'tool_args'))}`,
+      expected: args,
+      actual: join(after, 'tool_args'),
+    },
+  ];
+}
+
 export function logRedactionCases(): Case[] {
   return [
     checksCase(
@@ -122,6 +201,14 @@ export function logRedactionCases(): Case[] {
         file: 'src/harness/log-redaction-cases.ts',
       },
       garblingLogRedactorRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/held-text-stored-before-the-call-starts',
+        title: "log: a model's streamed text, held back by the stream redactor, is stored whole when a tool call starts, before the call",
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      heldTextStoredBeforeTheCall,
     ),
   ];
 }

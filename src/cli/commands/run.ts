@@ -133,6 +133,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     { systemClockCases },
     { reportCases },
     { modelErrorCases },
+    { argumentCopyCases },
   ] = await Promise.all([
     import('../../../state-tables/cell-case.ts'),
     import('../../harness/contract-cases.ts'),
@@ -144,6 +145,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     import('../../harness/system-clock-cases.ts'),
     import('../../harness/report-cases.ts'),
     import('../../harness/model-error-cases.ts'),
+    import('../../harness/argument-copy-cases.ts'),
   ]);
   return defaultCases({
     tables: tableCases,
@@ -156,6 +158,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
       ...systemClockCases(),
       ...reportCases(),
       ...modelErrorCases(),
+      ...argumentCopyCases(),
     ],
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),

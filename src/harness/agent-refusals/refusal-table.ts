@@ -200,6 +200,14 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'secrets[1] (11 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
   },
   {
+    id: 'settings/secret-a-word-nested-in-the-catalogue',
+    title:
+      'a secret that is a word of the log found only inside a list or union of its schemas (a content block’s type, `tool_call`, in every assistant message that calls a tool)',
+    agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'tool_call'] })),
+    refused:
+      'secrets[1] (9 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
+  },
+  {
     id: 'settings/secret-inside-a-tool-name',
     title: "a secret that is part of a tool's name",
     agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'refund'] })),

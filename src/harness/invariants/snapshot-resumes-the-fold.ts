@@ -13,6 +13,8 @@
  *   inbox, compactions in force);
  * - refuse a prefix the store reads back wrongly (a record short, a record
  *   repeated in place of the next) instead of reading it as the log's history;
+ * - refuse to be resumed over a prefix of another length (one event longer or
+ *   shorter), though the event it was taken after is still there;
  * - refuse a snapshot whose inbox rows are malformed (a source that is not a
  *   string, a negative seq, a taken flag that is not a boolean), or whose
  *   projection is (its messages ending inside a call, the call's arguments
@@ -66,6 +68,7 @@ function snapshotsResume(run: ScenarioRun): string | undefined {
       const problem =
         resumesWhole(events, snapshot, reference, wholeIndex) ??
         damagedPrefixRefused(events, snapshot) ??
+        otherPrefixRefused(events, snapshot) ??
         malformedInboxRefused(events, snapshot) ??
         malformedProjectionRefused(events, snapshot);
       if (problem) return problem;
@@ -140,6 +143,26 @@ function damagedPrefixRefused(events: readonly AnyEvent[], snapshot: LoopSnapsho
     }
     if (!sameData(read, events))
       return `resumed from a snapshot at seq ${snapshot.upTo}, a store reading the prefix back ${what} was read as the log's history (${read.length} events, ${events.length} stored)`;
+  }
+  return undefined;
+}
+
+/**
+ * A snapshot handed with the prefix of another length (one event longer or shorter,
+ * the tail from there) must be refused (SnapshotMismatch): its folds stand after
+ * another event than the prefix's last, even where the event it was taken after
+ * matches (as it does for a prefix one longer).
+ */
+function otherPrefixRefused(events: readonly AnyEvent[], snapshot: LoopSnapshot): string | undefined {
+  for (const upTo of [snapshot.upTo + 1, snapshot.upTo - 1]) {
+    if (upTo < 1 || upTo > events.length) continue;
+    try {
+      resumeFromSnapshot(CLOCK, snapshot, prefixOf(events, upTo), events.slice(upTo));
+    } catch (error) {
+      if (error instanceof SnapshotMismatch) continue;
+      return `a snapshot at seq ${snapshot.upTo} handed the prefix of ${upTo} events: resuming threw ${(error as Error)?.name} instead of SnapshotMismatch`;
+    }
+    return `a snapshot at seq ${snapshot.upTo} handed the prefix of ${upTo} events was restored instead of refused`;
   }
   return undefined;
 }

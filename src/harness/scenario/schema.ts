@@ -219,6 +219,11 @@ export const behaviourSchema = z.union([
     .describe(
       'Returns nothing (undefined) at once, as a plain function that forgot its return statement does. The tool ran and returned no output: the call is ok with none (the model reads "(no output)"), never taken for a promise or left unsettled',
     ),
+  z
+    .strictObject({ returnCallableThenable: z.literal(true) })
+    .describe(
+      "Returns a function with a then method (a callable thenable, as a lazy query builder is) that runs the tool when awaited. A thenable may be a function as well as an object (as await reads it): the loop must wait for it and answer with the tool's own result, not take the function for the output",
+    ),
   z.strictObject({ slow: ms, then: z.unknown().optional().describe('What to return after the wait (default: run normally)') }),
 ]);
 export type Behaviour = z.infer<typeof behaviourSchema>;

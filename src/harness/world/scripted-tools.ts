@@ -201,7 +201,12 @@ function withBehaviour(
       }
       const settled = Promise.resolve(value);
       settled.catch(failed); // beside the chain, registered first: noted before the loop sees the rejection, in the same tick as before
-      return settled.finally(ended);
+      const tracked = settled.finally(ended);
+      if (typeof value !== 'function') return tracked;
+      // A callable thenable reaches the loop as it came, a function with a then method: only its settling is watched.
+      tracked.catch(() => undefined); // a loop that never awaits it leaves no unhandled rejection
+      const callable = value as (...args: unknown[]) => unknown;
+      return Object.assign((...args: unknown[]) => callable(...args), { then: tracked.then.bind(tracked) });
     },
   };
 }
@@ -257,6 +262,10 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
       hooks.faults.record(`tool ${tool.name} returns nothing (undefined)`);
       return undefined;
     }
+    if ('returnCallableThenable' in behaviour) {
+      hooks.faults.record(`tool ${tool.name} returns a callable thenable (a function with a then method)`);
+      return callableThenable(() => original(args, ctx));
+    }
     if ('returnNotJson' in behaviour) {
       hooks.faults.record(
         `tool ${tool.name} returns ${behaviour.returnNotJson === 'bigint' ? 'a BigInt' : 'an object that refers back to itself'} (not JSON data)`,
@@ -266,6 +275,17 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
     hooks.faults.record(`tool ${tool.name} takes ${behaviour.slow} ms`);
     return hooks.clock.sleep(behaviour.slow, ctx.signal).then(() => (behaviour.then !== undefined ? behaviour.then : original(args, ctx)));
   };
+}
+
+/**
+ * A function with a `then` method that runs `work` only when it is awaited, as a
+ * lazy query builder does: a thenable by the rule `await` follows (an object or
+ * a function), though no Promise.
+ */
+function callableThenable(work: () => unknown): PromiseLike<unknown> {
+  const query = () => work();
+  const then: PromiseLike<unknown>['then'] = (onFulfilled, onRejected) => Promise.resolve().then(work).then(onFulfilled, onRejected);
+  return Object.assign(query, { then });
 }
 
 /** What a tool's own data can be that JSON cannot hold: a BigInt (a 64-bit count), or a record with a back-reference. */
