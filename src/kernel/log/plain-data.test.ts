@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LogAppendError } from './errors.ts';
 import fc from 'fast-check';
 import { createRedactor, redactDeep } from '../redact/index.ts';
-import { toPlainJson } from '../tools/plain-json.ts';
+import { toPlainJson } from '../../../test/support/plain-json.ts';
 import { toFrozenLoggable, toFrozenPlainData } from './plain-data.ts';
 
 function rejection(value: unknown): { field: string; message: string } {

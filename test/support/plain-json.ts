@@ -1,4 +1,8 @@
 /**
+ * The reference for `toFrozenLoggable` (src/kernel/log/plain-data.ts), which the
+ * tool pipeline uses: what a JSON round trip gives, written plainly. Kept here,
+ * beside the tests that compare against it; no product code imports it.
+ *
  * What a tool returns is kept in the log, and the log takes plain JSON data only.
  * A JSON round trip is the conversion a reader would expect (Dates become ISO
  * strings via toJSON, `undefined` fields disappear); what JSON cannot express
