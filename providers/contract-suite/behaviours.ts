@@ -59,7 +59,8 @@ export type Behaviour =
       readonly kind: 'http_error';
       readonly error: ErrorKind;
       readonly status?: number;
-      readonly retryAfterSeconds?: number;
+      /** `''`: the header is sent blank (a gateway that copies an absent value through), which says no wait at all. */
+      readonly retryAfterSeconds?: number | '';
       /** `retry-after` written as an HTTP date that many seconds ahead (RFC 9110 allows either; gateways and CDNs send dates). */
       readonly retryAfterAsDate?: boolean;
       /**

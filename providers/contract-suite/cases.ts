@@ -1224,6 +1224,17 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limited_429_retry_after_blank',
+    title:
+      'HTTP 429 whose retry-after header is blank (and no retry-after-ms) ends as transport_error{rate_limited} with no retryAfterMs (a blank header is no value, never 0 ms)',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: '' },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, undefined, 'retry-after was blank: no wait was said (read as 0 ms, the loop would retry at once)');
+    },
+  },
+  {
     id: 'rate_limited_429_retry_after_ms_zero',
     title:
       'HTTP 429 with retry-after-ms: 0 next to a rounded-up retry-after: 1 ends as transport_error{rate_limited} with retryAfterMs 0 (the limit has reset: retry now)',

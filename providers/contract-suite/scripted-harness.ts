@@ -104,7 +104,7 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
   const retryAfter =
     typeof behaviour.retryAfterMsHeader === 'number' && behaviour.retryAfterMsHeader >= 0
       ? { retryAfterMs: behaviour.retryAfterMsHeader }
-      : behaviour.retryAfterSeconds !== undefined
+      : typeof behaviour.retryAfterSeconds === 'number'
         ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }
         : {};
   switch (behaviour.error) {
