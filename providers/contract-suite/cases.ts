@@ -1600,6 +1600,22 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'overflow_failure_before_output',
+    title:
+      'a response that ends failed before any output with a context overflow (OpenAI Responses response.failed, code context_length_exceeded, no HTTP status) ends as context_window_exceeded at request, never a request refused as it stands',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'start', error: 'overflow', asFailedResponse: true },
+    },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.ok(result.message.length > 0, 'the provider message is kept');
+    },
+  },
+  {
     id: 'timeout_event_in_stream',
     title: 'a timeout error event inside a 200 stream ends as transport_error{timeout}, not a server error',
     behaviour: {

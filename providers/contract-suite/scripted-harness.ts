@@ -155,6 +155,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'error_event':
           if (behaviour.fault.error === 'rate_limited' || behaviour.fault.error === 'rate_limited_by_type')
             return { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first };
+          if (behaviour.fault.error === 'overflow') return { result: overflow('request', 'context length exceeded') };
           if (behaviour.fault.error === 'request_timeout') return { result: transportError('timeout', { message: 'Request timed out' }), deltas: first };
           return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
         case 'stall_after_end':

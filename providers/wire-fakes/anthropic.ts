@@ -213,12 +213,14 @@ export const anthropicWire: ProtocolKit = {
   // The stream's error event carries the same body as the HTTP error; a timeout
   // inside a stream is the API's documented `timeout_error` (its 504's type).
   // A rate limit is always told by its type (rate_limit_error), so `rate_limited_by_type` is the same event.
-  errorEventFrame: (kind) =>
-    sseFrame(
+  errorEventFrame: (kind) => {
+    if (kind === 'overflow') throw new UnsupportedOnWire('Anthropic reports a context overflow as a 400 before the stream, never as an error event');
+    return sseFrame(
       'error',
       kind === 'request_timeout' ? errorBody('timeout_error', 'Request timed out') : errorAnswer(kind === 'rate_limited_by_type' ? 'rate_limited' : kind).body,
       'error',
-    ),
+    );
+  },
   malformedFrame: () => ({
     text: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel\n\n',
     tag: 'malformed',

@@ -229,6 +229,7 @@ export const openAIChatWire: ProtocolKit = {
   // A data chunk holding the error body, as the API sends an error that happens mid-stream.
   errorEventFrame: (kind) => {
     if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout error inside a Chat Completions stream');
+    if (kind === 'overflow') throw new UnsupportedOnWire('Chat Completions reports a context overflow as a 400 before the stream, never inside it');
     if (kind === 'rate_limited_by_type') return sseFrame(null, openAIErrorBody(OPENAI_TPM_MESSAGE, 'tokens', null), 'error');
     return sseFrame(null, openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages').body, 'error');
   },

@@ -312,7 +312,9 @@ function failedResponseFrame(kind: StreamErrorKind): Frame {
       ? { type: 'tokens', code: null, message: OPENAI_TPM_MESSAGE }
       : kind === 'overloaded'
         ? { code: 'server_error', message: 'The server is overloaded or not ready yet.' }
-        : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
+        : kind === 'overflow'
+          ? { code: 'context_length_exceeded', message: OPENAI_RESPONSES_OVERFLOW_MESSAGE }
+          : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
   const turn: WireTurn = { blocks: [], stop: 'end', usage: { input: 0, output: 0 } };
   return sseFrame('response.failed', { type: 'response.failed', sequence_number: 9_999, response: responseObject(turn, 'failed', [], { error }) }, 'error');
 }
