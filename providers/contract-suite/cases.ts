@@ -1064,6 +1064,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'overflow_input_and_max_tokens_plain_words',
+    title:
+      'a 400 saying the input and max_tokens together exceed the context limit, in plain words (no Markdown backticks around max_tokens), ends as context_window_exceeded at request',
+    behaviour: { kind: 'http_error', error: 'overflow_input_and_max_tokens' },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.match(result.message, /max_tokens/, 'the provider message is kept');
+    },
+  },
+  {
     id: 'request_too_large_413',
     title:
       "a request over the provider's size limit (Anthropic's 413 request_too_large) ends as context_window_exceeded at request: only a smaller history gets it through, never a request refused as it stands",

@@ -110,6 +110,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
   switch (behaviour.error) {
     case 'overflow':
       return overflow('request', 'prompt is too long');
+    case 'overflow_input_and_max_tokens':
+      return overflow('request', 'input length and max_tokens exceed context limit');
     case 'auth':
       return transportError('auth', { status: status ?? 401 });
     case 'forbidden':

@@ -175,6 +175,14 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
   switch (kind) {
     case 'overflow':
       return { status: status ?? 400, body: errorBody('invalid_request_error', ANTHROPIC_OVERFLOW_MESSAGE) };
+    case 'overflow_input_and_max_tokens':
+      return {
+        status: status ?? 400,
+        body: errorBody(
+          'invalid_request_error',
+          'input length and max_tokens exceed context limit: 187254 + 20000 > 200000, decrease input length or max_tokens and try again',
+        ),
+      };
     case 'auth':
       return { status: status ?? 401, body: errorBody('authentication_error', 'invalid x-api-key') };
     case 'forbidden':

@@ -171,6 +171,8 @@ export const OPENAI_CHAT_OVERFLOW_MESSAGE =
 
 export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, overflowParam: string, status?: number): ErrorAnswer {
   switch (kind) {
+    case 'overflow_input_and_max_tokens':
+      throw new UnsupportedOnWire('OpenAI words every context overflow alike (code context_length_exceeded): overflow_at_request covers it');
     case 'overflow':
       return {
         status: status ?? 400,

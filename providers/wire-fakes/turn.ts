@@ -256,7 +256,22 @@ export function refuseCutCallWhole(turn: WireTurn, api: string): void {
  * `request_too_large`, 32 MB): a history too big to send, which only a smaller history fixes, as
  * an overflow. OpenAI documents no such answer (UnsupportedOnWire).
  */
-export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded' | 'request_timeout' | 'request_too_large';
+/**
+ * The HTTP errors a provider may answer with. `overflow_input_and_max_tokens`: the input fits, but not with the
+ * `max_tokens` asked for on top (Anthropic's "input length and `max_tokens` exceed context limit"), its words in plain
+ * text, without the Markdown backticks (as a gateway or proxy that relays the message as plain text gives it).
+ */
+export type ErrorKind =
+  | 'overflow_input_and_max_tokens'
+  | 'overflow'
+  | 'auth'
+  | 'forbidden'
+  | 'rate_limited'
+  | 'quota'
+  | 'server_error'
+  | 'overloaded'
+  | 'request_timeout'
+  | 'request_too_large';
 
 /**
  * The failures a provider may report inside a 200 stream, as an error event.
