@@ -191,6 +191,31 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'usage_with_no_count_at_all',
+    title:
+      'usage whose input and output counts are both no count (negative) is no usage, never a usage of 0 and 0 tokens (which a cost report would price at $0 rather than count the call as uncounted)',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: { input: -7, output: -3 } } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      // Where a stream also sent counts of its own (Anthropic's message_start says output_tokens: 1), those are kept.
+      assert.ok(
+        result.usage === undefined || result.usage.inputTokens + result.usage.outputTokens > 0,
+        `no input or output count was sent, yet the usage claims the call used none: ${JSON.stringify(result.usage)}`,
+      );
+    },
+  },
+  {
+    id: 'usage_input_without_output_count',
+    title: 'usage whose input count is sent but whose output count is no count (negative) keeps the input count',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: { input: USAGE.input, output: -3 } } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      assert.equal(result.usage?.inputTokens, USAGE.input, `the input count sent was lost: ${JSON.stringify(result.usage)}`);
+    },
+  },
+  {
     id: 'usage_only_at_end',
     title: 'a stream that reports usage only at its end (no counts when it opens, the output tokens alone when it stops) still counts its output tokens',
     behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE, usageOnlyAtEnd: true } },
