@@ -129,6 +129,8 @@ function expectTransport(result: ModelResult, kind: string): Extract<ModelResult
 function expectNetworkCause(error: Extract<ModelResult, { type: 'transport_error' }>): void {
   assert.doesNotMatch(error.message, /(^|: )[A-Z]\w*(Error|Exception): /, `the message leads with an error class name: ${error.message}`);
   assert.doesNotMatch(error.message, /(Connection error\.|terminated)$/, `the message drops the cause below the SDK's words: ${error.message}`);
+  // "connection failed: " with nothing after it says where it failed, never what failed.
+  assert.doesNotMatch(error.message, /:\s*$/, `the message ends where the cause should follow: ${JSON.stringify(error.message)}`);
 }
 
 function expectUsage(result: ModelResult, input: number, output: number): void {
