@@ -8,8 +8,13 @@ import type { ErrorKind, StreamErrorKind, WireTurn } from '../wire-fakes/turn.ts
 export type { ErrorKind, WireTurn } from '../wire-fakes/turn.ts';
 
 export type StreamFault =
-  /** The stream sends up to the `nth` frame tagged `after`, then nothing more (connection open). */
-  | { readonly type: 'stall'; readonly after: FrameTag; readonly nth?: number }
+  /**
+   * The stream sends up to the `nth` frame tagged `after`, then nothing more (connection open).
+   * `fetchDropsSignal`: the adapter is given a fetch of its own (a user's wrapper) that does not pass the
+   * abort signal on (wire-fakes/signal-dropping-fetch.ts): aborting never reaches the connection, so only the
+   * call itself can end on time. Only a harness that builds adapters can.
+   */
+  | { readonly type: 'stall'; readonly after: FrameTag; readonly nth?: number; readonly fetchDropsSignal?: boolean }
   /**
    * The stream sends up to the `nth` frame tagged `after`, then the connection drops.
    * `failsWith`: the adapter is given a fetch of its own (a wrapper, a polyfill) whose body read then fails

@@ -1667,6 +1667,20 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'timeout_with_a_fetch_that_drops_the_signal',
+    title:
+      "a stream that stalls past the timeout, fetched by the user's own fetch that does not pass the abort signal on, still ends as transport_error{timeout} at the deadline",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'stall', after: 'text_delta', fetchDropsSignal: true },
+    },
+    request: (base) => ({ ...base, timeoutMs: 150 }),
+    check({ result }) {
+      expectTransport(result, 'timeout');
+    },
+  },
+  {
     id: 'abort_during_stream',
     title: 'aborting the signal mid-stream ends as transport_error{aborted}',
     behaviour: {

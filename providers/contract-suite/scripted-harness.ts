@@ -150,6 +150,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
       const first = deltas.slice(0, 1);
       switch (behaviour.fault.type) {
         case 'stall':
+          if (behaviour.fault.fetchDropsSignal) return { unsupported: NO_FETCH };
           return { result: resultForTurn(behaviour.turn), deltas: first, tailLatencyMs: STALL_MS };
         case 'reset':
           if (behaviour.fault.failsWith) return { unsupported: NO_FETCH };
