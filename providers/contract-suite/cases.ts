@@ -1126,6 +1126,32 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'overflow_during_generation_two_text_blocks',
+    title:
+      'the context window filling during generation after two text blocks ends as context_window_exceeded at generation with both blocks, and its printed summary reads their text as one',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'A long answer' },
+          { type: 'text', text: ' that' },
+        ],
+        stop: 'overflow',
+        usage: USAGE,
+      },
+    },
+    check({ result }) {
+      // The runner checks the printed summary against the result (summary-check.ts): its text is the blocks' text joined.
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'generation');
+      assert.equal(
+        result.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+        'A long answer that',
+        `the text produced is not kept: ${JSON.stringify(result.content)}`,
+      );
+    },
+  },
+  {
     id: 'timeout',
     title: 'a stream that stalls past the timeout ends as transport_error{timeout}',
     behaviour: {
