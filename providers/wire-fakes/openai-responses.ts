@@ -159,7 +159,10 @@ function streamFrames(turn: WireTurn): Frame[] {
         push('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] }, 'text_delta');
       }
       // Arguments for a message item, which cannot hold them.
-      if (turn.strayDeltas) push('response.function_call_arguments.delta', { item_id, output_index, delta: '{"stray":' }, 'other');
+      if (turn.strayDeltas) {
+        push('response.function_call_arguments.delta', { item_id, output_index, delta: '{"stray":' }, 'other');
+        push('response.function_call_arguments.done', { item_id, output_index, arguments: '{"stray":1}' }, 'other');
+      }
       push('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }, 'other');
       push(
         'response.content_part.done',

@@ -141,7 +141,8 @@ export interface WireTurn {
    * block and a `text_delta` in a `tool_use` block (as a compatible server or a
    * proxy that renumbers blocks may). The Messages API never does (in every
    * recorded stream each delta matches its block). The OpenAI Responses stream
-   * likewise sends a `function_call_arguments.delta` naming each message item
+   * likewise sends a `function_call_arguments.delta` and a
+   * `function_call_arguments.done` naming each message item
    * and an `output_text.delta` naming each function_call item (no recorded
    * stream does). Protocols whose deltas do not name a block of another type
    * send the turn as usual.
