@@ -1681,6 +1681,44 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'overflow_failure_after_an_empty_message_opened',
+    title:
+      'a response that opens its message item, then ends failed with a context overflow before any text (OpenAI Responses response.failed, code context_length_exceeded) ends as context_window_exceeded at request: an empty message is no output',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'block_start', error: 'overflow', asFailedResponse: true },
+    },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request', 'nothing was produced: only a shorter history gets the request through');
+      assert.deepEqual(result.content, []);
+    },
+  },
+  {
+    id: 'overflow_failure_after_text',
+    title:
+      'a response that ends failed with a context overflow after some text (OpenAI Responses response.failed, code context_length_exceeded) ends as context_window_exceeded at generation, the text kept (providers/README.md: handled if it follows output)',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'overflow', asFailedResponse: true },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'context_window_exceeded');
+      // A client that does not stream gets the overflow as the 400 a complete body is: at the request.
+      if (!streams) {
+        assert.equal(result.at, 'request');
+        assert.deepEqual(result.content, []);
+        return;
+      }
+      assert.equal(result.at, 'generation');
+      const streamed = streamedText(deltas);
+      assert.ok(streamed !== '' && TEXT.startsWith(streamed), `the text before the failure did not stream: ${JSON.stringify(streamed)}`);
+      assert.deepEqual(result.content, [{ type: 'text', text: streamed }], 'the text produced before the failure is kept');
+    },
+  },
+  {
     id: 'timeout_event_in_stream',
     title: 'a timeout error event inside a 200 stream ends as transport_error{timeout}, not a server error',
     behaviour: {

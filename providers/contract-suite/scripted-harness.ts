@@ -158,7 +158,18 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'error_event':
           if (behaviour.fault.error === 'rate_limited' || behaviour.fault.error === 'rate_limited_by_type')
             return { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first };
-          if (behaviour.fault.error === 'overflow') return { result: overflow('request', 'context length exceeded') };
+          if (behaviour.fault.error === 'overflow') {
+            // As the Responses adapter reads it: after streamed text, that text is kept and the overflow is at generation.
+            const text = behaviour.fault.after === 'text_delta' && first[0]?.kind === 'text' ? first[0].text : undefined;
+            if (text === undefined) return { result: overflow('request', 'context length exceeded') };
+            const result: ModelResult = {
+              type: 'context_window_exceeded',
+              at: 'generation',
+              content: [{ type: 'text', text }],
+              message: 'context length exceeded',
+            };
+            return { result, deltas: first };
+          }
           if (behaviour.fault.error === 'request_timeout') return { result: transportError('timeout', { message: 'Request timed out' }), deltas: first };
           return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
         case 'stall_after_end':

@@ -283,9 +283,10 @@ export type ErrorKind =
  * compatible server or a gateway that drops the code may send it (OpenAI itself
  * also sends `code: rate_limit_exceeded`; its server errors carry `code: null`).
  * Anthropic's rate limits are always told by their type: the same as `rate_limited`.
- * `overflow`: the input does not fit the context window, told in the stream before
- * any output: OpenAI Responses' `response.failed` with `context_length_exceeded`
- * (providers/README.md); the others report an overflow as a 400 before the stream.
+ * `overflow`: the input does not fit the context window, told in the stream:
+ * OpenAI Responses' `response.failed` with `context_length_exceeded`, which the API
+ * sends before any output; after output, the adapter keeps what was produced
+ * (providers/README.md). The others report an overflow as a 400 before the stream.
  */
 export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout' | 'overflow';
 
