@@ -134,6 +134,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     { reportCases },
     { modelErrorCases },
     { argumentCopyCases },
+    { assistantContentCases },
   ] = await Promise.all([
     import('../../../state-tables/cell-case.ts'),
     import('../../harness/contract-cases.ts'),
@@ -146,6 +147,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     import('../../harness/report-cases.ts'),
     import('../../harness/model-error-cases.ts'),
     import('../../harness/argument-copy-cases.ts'),
+    import('../../harness/assistant-content-cases.ts'),
   ]);
   return defaultCases({
     tables: tableCases,
@@ -159,6 +161,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
       ...reportCases(),
       ...modelErrorCases(),
       ...argumentCopyCases(),
+      ...assistantContentCases(),
     ],
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),
