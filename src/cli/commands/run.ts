@@ -135,6 +135,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     { modelErrorCases },
     { argumentCopyCases },
     { assistantContentCases },
+    { malformedHistoryCases },
   ] = await Promise.all([
     import('../../../state-tables/cell-case.ts'),
     import('../../harness/contract-cases.ts'),
@@ -148,6 +149,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     import('../../harness/model-error-cases.ts'),
     import('../../harness/argument-copy-cases.ts'),
     import('../../harness/assistant-content-cases.ts'),
+    import('../../harness/malformed-history-cases.ts'),
   ]);
   return defaultCases({
     tables: tableCases,
@@ -162,6 +164,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
       ...modelErrorCases(),
       ...argumentCopyCases(),
       ...assistantContentCases(),
+      ...malformedHistoryCases(),
     ],
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),
