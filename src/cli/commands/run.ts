@@ -136,6 +136,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     { argumentCopyCases },
     { assistantContentCases },
     { malformedHistoryCases },
+    { redactorCases },
   ] = await Promise.all([
     import('../../../state-tables/cell-case.ts'),
     import('../../harness/contract-cases.ts'),
@@ -150,6 +151,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     import('../../harness/argument-copy-cases.ts'),
     import('../../harness/assistant-content-cases.ts'),
     import('../../harness/malformed-history-cases.ts'),
+    import('../../harness/redactor-cases.ts'),
   ]);
   return defaultCases({
     tables: tableCases,
@@ -165,6 +167,7 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
       ...argumentCopyCases(),
       ...assistantContentCases(),
       ...malformedHistoryCases(),
+      ...redactorCases(),
     ],
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),
