@@ -134,6 +134,9 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     { reportCases },
     { modelErrorCases },
     { argumentCopyCases },
+    { assistantContentCases },
+    { malformedHistoryCases },
+    { redactorCases },
   ] = await Promise.all([
     import('../../../state-tables/cell-case.ts'),
     import('../../harness/contract-cases.ts'),
@@ -146,6 +149,9 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     import('../../harness/report-cases.ts'),
     import('../../harness/model-error-cases.ts'),
     import('../../harness/argument-copy-cases.ts'),
+    import('../../harness/assistant-content-cases.ts'),
+    import('../../harness/malformed-history-cases.ts'),
+    import('../../harness/redactor-cases.ts'),
   ]);
   return defaultCases({
     tables: tableCases,
@@ -159,6 +165,9 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
       ...reportCases(),
       ...modelErrorCases(),
       ...argumentCopyCases(),
+      ...assistantContentCases(),
+      ...malformedHistoryCases(),
+      ...redactorCases(),
     ],
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),
