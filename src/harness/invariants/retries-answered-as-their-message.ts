@@ -20,6 +20,10 @@
  * stored and no turn is accepted there too: the host could not read the
  * conversation to compare.)
  *
+ * After a crash that left the store unreadable (a record lost: a seq gap), a
+ * retry answered 5xx with no turn and nothing stored is what the host must do:
+ * it cannot read the turn that answered the message.
+ *
  * Not judged: a request whose own client went away (499) or whose process died
  * (no answer), a message a cancelled turn gave back to the inbox (a later turn
  * takes it, and answers the requests still waiting), and a first answer whose
@@ -80,6 +84,10 @@ function answeredAlike(run: ScenarioRun): string | undefined {
         first.set(post.messageId, { index: i, status: envelope.status, turn: last.turn, outcome: last.outcome });
       continue;
     }
+    // A store no process could read back after a crash (run.unreadable: a record lost, a seq gap): the host cannot read
+    // the turn that answered the message, and must refuse the conversation — 5xx, no turn, nothing stored — not
+    // answer from what it cannot read (outside probe 15's agent, fuzz seed 3: the crash lost the message's own record).
+    if (run.unreadable !== undefined && !last && envelope.status >= 500 && envelope.delivery === undefined) continue;
     const told = last
       ? `turn ${last.turn} ${last.outcome}, status ${envelope.status}`
       : `status ${envelope.status} with no turn${envelope.error ? ` (${envelope.error})` : ''}`;
