@@ -87,7 +87,7 @@ function answeredAlike(run: ScenarioRun): string | undefined {
     // A store no process could read back after a crash (run.unreadable: a record lost, a seq gap): the host cannot read
     // the turn that answered the message, and must refuse the conversation — 5xx, no turn, nothing stored — not
     // answer from what it cannot read (outside probe 15's agent, fuzz seed 3: the crash lost the message's own record).
-    if (run.unreadable !== undefined && !last && envelope.status >= 500 && envelope.delivery === undefined) continue;
+    if (!last && envelope.status >= 500 && envelope.delivery === undefined && unreadable(run)) continue;
     const told = last
       ? `turn ${last.turn} ${last.outcome}, status ${envelope.status}`
       : `status ${envelope.status} with no turn${envelope.error ? ` (${envelope.error})` : ''}`;
@@ -95,6 +95,17 @@ function answeredAlike(run: ScenarioRun): string | undefined {
       return `message ${i + 1} retries message ${answered.index + 1} (id ${post.messageId}), answered with turn ${answered.turn} ${answered.outcome}, status ${answered.status}; the retry was answered ${told}`;
   }
   return undefined;
+}
+
+/**
+ * Did a crash leave the conversation's store unreadable? The reopened host's sweep
+ * says so when it had a turn to recover (run.unreadable); with none to recover, the
+ * store itself shows it: its records no longer run gapless from seq 0.
+ */
+function unreadable(run: ScenarioRun): boolean {
+  if (run.unreadable !== undefined) return true;
+  const stored = run.store.peek(run.conversation);
+  return stored.some((record, i) => record.seq !== i);
 }
 
 /** A post reusing the id of stored message `named` with another text or intent: answered 422, no turn, nothing stored. */
