@@ -19,6 +19,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { reportCases },
     { modelErrorCases },
     { argumentCopyCases },
+    { tracerCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -29,6 +30,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./report-cases.ts'),
     import('./model-error-cases.ts'),
     import('./argument-copy-cases.ts'),
+    import('./tracer-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -40,5 +42,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...reportCases(),
     ...modelErrorCases(),
     ...argumentCopyCases(),
+    ...tracerCases(),
   ];
 }
