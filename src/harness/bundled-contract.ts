@@ -20,6 +20,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { modelErrorCases },
     { argumentCopyCases },
     { tracerCases },
+    { snapshotCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -31,6 +32,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./model-error-cases.ts'),
     import('./argument-copy-cases.ts'),
     import('./tracer-cases.ts'),
+    import('./snapshot-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -43,5 +45,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...modelErrorCases(),
     ...argumentCopyCases(),
     ...tracerCases(),
+    ...snapshotCases(),
   ];
 }
