@@ -8,8 +8,13 @@ import type { ErrorKind, StreamErrorKind, WireTurn } from '../wire-fakes/turn.ts
 export type { ErrorKind, WireTurn } from '../wire-fakes/turn.ts';
 
 export type StreamFault =
-  /** The stream sends up to the `nth` frame tagged `after`, then nothing more (connection open). */
-  | { readonly type: 'stall'; readonly after: FrameTag; readonly nth?: number }
+  /**
+   * The stream sends up to the `nth` frame tagged `after`, then nothing more (connection open).
+   * `fetchDropsSignal`: the adapter is given a fetch of its own (a user's wrapper) that does not pass the
+   * abort signal on (wire-fakes/signal-dropping-fetch.ts): aborting never reaches the connection, so only the
+   * call itself can end on time. Only a harness that builds adapters can.
+   */
+  | { readonly type: 'stall'; readonly after: FrameTag; readonly nth?: number; readonly fetchDropsSignal?: boolean }
   /**
    * The stream sends up to the `nth` frame tagged `after`, then the connection drops.
    * `failsWith`: the adapter is given a fetch of its own (a wrapper, a polyfill) whose body read then fails
@@ -59,7 +64,8 @@ export type Behaviour =
       readonly kind: 'http_error';
       readonly error: ErrorKind;
       readonly status?: number;
-      readonly retryAfterSeconds?: number;
+      /** `''`: the header is sent blank (a gateway that copies an absent value through), which says no wait at all. */
+      readonly retryAfterSeconds?: number | '';
       /** `retry-after` written as an HTTP date that many seconds ahead (RFC 9110 allows either; gateways and CDNs send dates). */
       readonly retryAfterAsDate?: boolean;
       /**

@@ -129,6 +129,8 @@ function expectTransport(result: ModelResult, kind: string): Extract<ModelResult
 function expectNetworkCause(error: Extract<ModelResult, { type: 'transport_error' }>): void {
   assert.doesNotMatch(error.message, /(^|: )[A-Z]\w*(Error|Exception): /, `the message leads with an error class name: ${error.message}`);
   assert.doesNotMatch(error.message, /(Connection error\.|terminated)$/, `the message drops the cause below the SDK's words: ${error.message}`);
+  // "connection failed: " with nothing after it says where it failed, never what failed.
+  assert.doesNotMatch(error.message, /:\s*$/, `the message ends where the cause should follow: ${JSON.stringify(error.message)}`);
 }
 
 function expectUsage(result: ModelResult, input: number, output: number): void {
@@ -188,6 +190,31 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         Number.MAX_SAFE_INTEGER,
         'output 1e300 is more than any safe integer holds: it reads as 2^53 − 1, not as unsent (which budgets would count as 0)',
       );
+    },
+  },
+  {
+    id: 'usage_with_no_count_at_all',
+    title:
+      'usage whose input and output counts are both no count (negative) is no usage, never a usage of 0 and 0 tokens (which a cost report would price at $0 rather than count the call as uncounted)',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: { input: -7, output: -3 } } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      // Where a stream also sent counts of its own (Anthropic's message_start says output_tokens: 1), those are kept.
+      assert.ok(
+        result.usage === undefined || result.usage.inputTokens + result.usage.outputTokens > 0,
+        `no input or output count was sent, yet the usage claims the call used none: ${JSON.stringify(result.usage)}`,
+      );
+    },
+  },
+  {
+    id: 'usage_input_without_output_count',
+    title: 'usage whose input count is sent but whose output count is no count (negative) keeps the input count',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: { input: USAGE.input, output: -3 } } },
+    check({ result }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      assert.equal(result.usage?.inputTokens, USAGE.input, `the input count sent was lost: ${JSON.stringify(result.usage)}`);
     },
   },
   {
@@ -1064,6 +1091,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'overflow_input_and_max_tokens_plain_words',
+    title:
+      'a 400 saying the input and max_tokens together exceed the context limit, in plain words (no Markdown backticks around max_tokens), ends as context_window_exceeded at request',
+    behaviour: { kind: 'http_error', error: 'overflow_input_and_max_tokens' },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.match(result.message, /max_tokens/, 'the provider message is kept');
+    },
+  },
+  {
     id: 'request_too_large_413',
     title:
       "a request over the provider's size limit (Anthropic's 413 request_too_large) ends as context_window_exceeded at request: only a smaller history gets it through, never a request refused as it stands",
@@ -1084,6 +1123,32 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       assert.equal(result.at, 'generation');
       assert.deepEqual(result.content, [{ type: 'text', text: 'A long answer that' }]);
       expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
+    id: 'overflow_during_generation_two_text_blocks',
+    title:
+      'the context window filling during generation after two text blocks ends as context_window_exceeded at generation with both blocks, and its printed summary reads their text as one',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'A long answer' },
+          { type: 'text', text: ' that' },
+        ],
+        stop: 'overflow',
+        usage: USAGE,
+      },
+    },
+    check({ result }) {
+      // The runner checks the printed summary against the result (summary-check.ts): its text is the blocks' text joined.
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'generation');
+      assert.equal(
+        result.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+        'A long answer that',
+        `the text produced is not kept: ${JSON.stringify(result.content)}`,
+      );
     },
   },
   {
@@ -1221,6 +1286,17 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       const error = expectTransport(result, 'rate_limited');
       assert.equal(error.status, 429);
       assert.equal(error.retryAfterMs, 3000, 'retry-after-ms was blank: retry-after: 3 decides (read as 0 ms, the loop would retry at once)');
+    },
+  },
+  {
+    id: 'rate_limited_429_retry_after_blank',
+    title:
+      'HTTP 429 whose retry-after header is blank (and no retry-after-ms) ends as transport_error{rate_limited} with no retryAfterMs (a blank header is no value, never 0 ms)',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: '' },
+    check({ result }) {
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, undefined, 'retry-after was blank: no wait was said (read as 0 ms, the loop would retry at once)');
     },
   },
   {
@@ -1589,6 +1665,60 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'overflow_failure_before_output',
+    title:
+      'a response that ends failed before any output with a context overflow (OpenAI Responses response.failed, code context_length_exceeded, no HTTP status) ends as context_window_exceeded at request, never a request refused as it stands',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'start', error: 'overflow', asFailedResponse: true },
+    },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.ok(result.message.length > 0, 'the provider message is kept');
+    },
+  },
+  {
+    id: 'overflow_failure_after_an_empty_message_opened',
+    title:
+      'a response that opens its message item, then ends failed with a context overflow before any text (OpenAI Responses response.failed, code context_length_exceeded) ends as context_window_exceeded at request: an empty message is no output',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'block_start', error: 'overflow', asFailedResponse: true },
+    },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request', 'nothing was produced: only a shorter history gets the request through');
+      assert.deepEqual(result.content, []);
+    },
+  },
+  {
+    id: 'overflow_failure_after_text',
+    title:
+      'a response that ends failed with a context overflow after some text (OpenAI Responses response.failed, code context_length_exceeded) ends as context_window_exceeded at generation, the text kept (providers/README.md: handled if it follows output)',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'overflow', asFailedResponse: true },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'context_window_exceeded');
+      // A client that does not stream gets the overflow as the 400 a complete body is: at the request.
+      if (!streams) {
+        assert.equal(result.at, 'request');
+        assert.deepEqual(result.content, []);
+        return;
+      }
+      assert.equal(result.at, 'generation');
+      const streamed = streamedText(deltas);
+      assert.ok(streamed !== '' && TEXT.startsWith(streamed), `the text before the failure did not stream: ${JSON.stringify(streamed)}`);
+      assert.deepEqual(result.content, [{ type: 'text', text: streamed }], 'the text produced before the failure is kept');
+    },
+  },
+  {
     id: 'timeout_event_in_stream',
     title: 'a timeout error event inside a 200 stream ends as transport_error{timeout}, not a server error',
     behaviour: {
@@ -1596,6 +1726,20 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
       fault: { type: 'error_event', after: 'text_delta', error: 'request_timeout' },
     },
+    check({ result }) {
+      expectTransport(result, 'timeout');
+    },
+  },
+  {
+    id: 'timeout_with_a_fetch_that_drops_the_signal',
+    title:
+      "a stream that stalls past the timeout, fetched by the user's own fetch that does not pass the abort signal on, still ends as transport_error{timeout} at the deadline",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'stall', after: 'text_delta', fetchDropsSignal: true },
+    },
+    request: (base) => ({ ...base, timeoutMs: 150 }),
     check({ result }) {
       expectTransport(result, 'timeout');
     },

@@ -2,13 +2,14 @@
  * Runs one contract case against one client and checks what every case checks:
  * the call resolves (never rejects) within its deadline and a little more,
  * the result has the contract's shape, and
- * no delta arrives after it settled, and (where the harness can tell) at most
+ * no delta arrives after it settled, nothing is written to the console, and (where the harness can tell) at most
  * one request went out. Then the case's own check. Throws an
  * AssertionError on failure; framework-free, so the CLI can use it too.
  */
 import assert from 'node:assert/strict';
 import type { ModelDelta, ModelRequest, ModelResult } from '../../src/kernel/index.ts';
 import { describeError } from '../shared/call-runner.ts';
+import { watchConsole } from './console-watch.ts';
 import type { ContractCase } from './cases.ts';
 import { BASE_REQUEST } from './cases.ts';
 import type { HarnessClient } from './harness.ts';
@@ -42,20 +43,34 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
     guard = setTimeout(() => resolve('never'), deadline + SETTLE_SLACK_MS);
   });
   let result: ModelResult;
+  const consoleWatch = watchConsole();
+  let answered = false;
   try {
-    const settledFirst = await Promise.race([client.call(request, onDelta), never]);
+    const settledFirst = await Promise.race([consoleWatch.run(() => client.call(request, onDelta)), never]);
     if (settledFirst === 'never') assert.fail(`the client had not settled ${deadline + SETTLE_SLACK_MS} ms into a call whose deadline is ${deadline} ms`);
     result = settledFirst;
+    answered = true;
   } catch (error) {
     if (error instanceof assert.AssertionError) throw error;
     assert.fail(`the client rejected instead of settling with a result: ${withoutCredentials(describeError(error), secrets)}`);
   } finally {
     clearTimeout(guard);
+    if (!answered) consoleWatch.stop();
   }
   settled = true;
   // Let anything still in flight run, then make sure nothing reached the listener.
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    consoleWatch.stop();
+  }
   assert.equal(late, 0, `${late} delta(s) arrived after the call settled`);
+  // A library writes nothing to its user's console: the SDKs' own logging stays off (a raw chunk it logs may carry a key).
+  assert.deepEqual(
+    consoleWatch.written.map((line) => withoutCredentials(line, secrets)),
+    [],
+    'the client wrote to the console during the call',
+  );
   // First, so that no later message quotes a result that carries the key.
   const leak = credentialLeak(result, deltas, secrets);
   if (leak !== undefined) assert.fail(leak);

@@ -104,12 +104,14 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
   const retryAfter =
     typeof behaviour.retryAfterMsHeader === 'number' && behaviour.retryAfterMsHeader >= 0
       ? { retryAfterMs: behaviour.retryAfterMsHeader }
-      : behaviour.retryAfterSeconds !== undefined
+      : typeof behaviour.retryAfterSeconds === 'number'
         ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }
         : {};
   switch (behaviour.error) {
     case 'overflow':
       return overflow('request', 'prompt is too long');
+    case 'overflow_input_and_max_tokens':
+      return overflow('request', 'input length and max_tokens exceed context limit');
     case 'auth':
       return transportError('auth', { status: status ?? 401 });
     case 'forbidden':
@@ -148,6 +150,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
       const first = deltas.slice(0, 1);
       switch (behaviour.fault.type) {
         case 'stall':
+          if (behaviour.fault.fetchDropsSignal) return { unsupported: NO_FETCH };
           return { result: resultForTurn(behaviour.turn), deltas: first, tailLatencyMs: STALL_MS };
         case 'reset':
           if (behaviour.fault.failsWith) return { unsupported: NO_FETCH };
@@ -155,6 +158,18 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'error_event':
           if (behaviour.fault.error === 'rate_limited' || behaviour.fault.error === 'rate_limited_by_type')
             return { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first };
+          if (behaviour.fault.error === 'overflow') {
+            // As the Responses adapter reads it: after streamed text, that text is kept and the overflow is at generation.
+            const text = behaviour.fault.after === 'text_delta' && first[0]?.kind === 'text' ? first[0].text : undefined;
+            if (text === undefined) return { result: overflow('request', 'context length exceeded') };
+            const result: ModelResult = {
+              type: 'context_window_exceeded',
+              at: 'generation',
+              content: [{ type: 'text', text }],
+              message: 'context length exceeded',
+            };
+            return { result, deltas: first };
+          }
           if (behaviour.fault.error === 'request_timeout') return { result: transportError('timeout', { message: 'Request timed out' }), deltas: first };
           return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
         case 'stall_after_end':

@@ -10,6 +10,7 @@ import { WIRE_KITS } from '../wire-fakes/kits.ts';
 import type { WireFake } from '../wire-fakes/server.ts';
 import { WIRE_FAKE_ORIGIN, acquireWireFake } from '../wire-fakes/server.ts';
 import { bodyFailsWithFetch } from '../wire-fakes/body-fails-with.ts';
+import { signalDroppingFetch } from '../wire-fakes/signal-dropping-fetch.ts';
 import { connectTimeoutFetch } from '../wire-fakes/connect-timeout.ts';
 import { requestConversation, sentConversation } from '../wire-fakes/conversation.ts';
 import { pieces, UnsupportedOnWire } from '../wire-fakes/turn.ts';
@@ -84,6 +85,9 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
           ...(behaviour.kind === 'connect_timeout' ? { fetch: connectTimeoutFetch(new URL(WIRE_FAKE_ORIGIN).host) } : {}),
           ...(behaviour.kind === 'stream_fault' && behaviour.fault.type === 'reset' && behaviour.fault.failsWith
             ? { fetch: bodyFailsWithFetch(behaviour.fault.failsWith.value) }
+            : {}),
+          ...(behaviour.kind === 'stream_fault' && behaviour.fault.type === 'stall' && behaviour.fault.fetchDropsSignal
+            ? { fetch: signalDroppingFetch() }
             : {}),
           apiKey: key,
           baseURL: scenario.baseURL(provider),

@@ -44,9 +44,10 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
       const answer = kit.errorAnswer(behaviour.error, behaviour.status);
       const headers: Record<string, string> = { ...answer.headers };
       if (behaviour.retryAfterSeconds !== undefined)
-        headers['retry-after'] = behaviour.retryAfterAsDate
-          ? new Date(Date.now() + behaviour.retryAfterSeconds * 1000).toUTCString()
-          : String(behaviour.retryAfterSeconds);
+        headers['retry-after'] =
+          behaviour.retryAfterAsDate && behaviour.retryAfterSeconds !== ''
+            ? new Date(Date.now() + behaviour.retryAfterSeconds * 1000).toUTCString()
+            : String(behaviour.retryAfterSeconds);
       if (behaviour.retryAfterMsHeader !== undefined) headers['retry-after-ms'] = String(behaviour.retryAfterMsHeader);
       if (!behaviour.quotesCredential) return jsonPlan(answer.status, answer.body, headers);
       if (options.credential === undefined) throw new UnsupportedOnWire('no credential was given to quote');

@@ -175,6 +175,14 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
   switch (kind) {
     case 'overflow':
       return { status: status ?? 400, body: errorBody('invalid_request_error', ANTHROPIC_OVERFLOW_MESSAGE) };
+    case 'overflow_input_and_max_tokens':
+      return {
+        status: status ?? 400,
+        body: errorBody(
+          'invalid_request_error',
+          'input length and max_tokens exceed context limit: 187254 + 20000 > 200000, decrease input length or max_tokens and try again',
+        ),
+      };
     case 'auth':
       return { status: status ?? 401, body: errorBody('authentication_error', 'invalid x-api-key') };
     case 'forbidden':
@@ -213,12 +221,14 @@ export const anthropicWire: ProtocolKit = {
   // The stream's error event carries the same body as the HTTP error; a timeout
   // inside a stream is the API's documented `timeout_error` (its 504's type).
   // A rate limit is always told by its type (rate_limit_error), so `rate_limited_by_type` is the same event.
-  errorEventFrame: (kind) =>
-    sseFrame(
+  errorEventFrame: (kind) => {
+    if (kind === 'overflow') throw new UnsupportedOnWire('Anthropic reports a context overflow as a 400 before the stream, never as an error event');
+    return sseFrame(
       'error',
       kind === 'request_timeout' ? errorBody('timeout_error', 'Request timed out') : errorAnswer(kind === 'rate_limited_by_type' ? 'rate_limited' : kind).body,
       'error',
-    ),
+    );
+  },
   malformedFrame: () => ({
     text: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel\n\n',
     tag: 'malformed',

@@ -171,6 +171,8 @@ export const OPENAI_CHAT_OVERFLOW_MESSAGE =
 
 export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, overflowParam: string, status?: number): ErrorAnswer {
   switch (kind) {
+    case 'overflow_input_and_max_tokens':
+      throw new UnsupportedOnWire('OpenAI words every context overflow alike (code context_length_exceeded): overflow_at_request covers it');
     case 'overflow':
       return {
         status: status ?? 400,
@@ -229,6 +231,7 @@ export const openAIChatWire: ProtocolKit = {
   // A data chunk holding the error body, as the API sends an error that happens mid-stream.
   errorEventFrame: (kind) => {
     if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout error inside a Chat Completions stream');
+    if (kind === 'overflow') throw new UnsupportedOnWire('Chat Completions reports a context overflow as a 400 before the stream, never inside it');
     if (kind === 'rate_limited_by_type') return sseFrame(null, openAIErrorBody(OPENAI_TPM_MESSAGE, 'tokens', null), 'error');
     return sseFrame(null, openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages').body, 'error');
   },

@@ -159,7 +159,10 @@ function streamFrames(turn: WireTurn): Frame[] {
         push('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] }, 'text_delta');
       }
       // Arguments for a message item, which cannot hold them.
-      if (turn.strayDeltas) push('response.function_call_arguments.delta', { item_id, output_index, delta: '{"stray":' }, 'other');
+      if (turn.strayDeltas) {
+        push('response.function_call_arguments.delta', { item_id, output_index, delta: '{"stray":' }, 'other');
+        push('response.function_call_arguments.done', { item_id, output_index, arguments: '{"stray":1}' }, 'other');
+      }
       push('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }, 'other');
       push(
         'response.content_part.done',
@@ -312,7 +315,9 @@ function failedResponseFrame(kind: StreamErrorKind): Frame {
       ? { type: 'tokens', code: null, message: OPENAI_TPM_MESSAGE }
       : kind === 'overloaded'
         ? { code: 'server_error', message: 'The server is overloaded or not ready yet.' }
-        : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
+        : kind === 'overflow'
+          ? { code: 'context_length_exceeded', message: OPENAI_RESPONSES_OVERFLOW_MESSAGE }
+          : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
   const turn: WireTurn = { blocks: [], stop: 'end', usage: { input: 0, output: 0 } };
   return sseFrame('response.failed', { type: 'response.failed', sequence_number: 9_999, response: responseObject(turn, 'failed', [], { error }) }, 'error');
 }

@@ -141,7 +141,8 @@ export interface WireTurn {
    * block and a `text_delta` in a `tool_use` block (as a compatible server or a
    * proxy that renumbers blocks may). The Messages API never does (in every
    * recorded stream each delta matches its block). The OpenAI Responses stream
-   * likewise sends a `function_call_arguments.delta` naming each message item
+   * likewise sends a `function_call_arguments.delta` and a
+   * `function_call_arguments.done` naming each message item
    * and an `output_text.delta` naming each function_call item (no recorded
    * stream does). Protocols whose deltas do not name a block of another type
    * send the turn as usual.
@@ -256,7 +257,22 @@ export function refuseCutCallWhole(turn: WireTurn, api: string): void {
  * `request_too_large`, 32 MB): a history too big to send, which only a smaller history fixes, as
  * an overflow. OpenAI documents no such answer (UnsupportedOnWire).
  */
-export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'quota' | 'server_error' | 'overloaded' | 'request_timeout' | 'request_too_large';
+/**
+ * The HTTP errors a provider may answer with. `overflow_input_and_max_tokens`: the input fits, but not with the
+ * `max_tokens` asked for on top (Anthropic's "input length and `max_tokens` exceed context limit"), its words in plain
+ * text, without the Markdown backticks (as a gateway or proxy that relays the message as plain text gives it).
+ */
+export type ErrorKind =
+  | 'overflow_input_and_max_tokens'
+  | 'overflow'
+  | 'auth'
+  | 'forbidden'
+  | 'rate_limited'
+  | 'quota'
+  | 'server_error'
+  | 'overloaded'
+  | 'request_timeout'
+  | 'request_too_large';
 
 /**
  * The failures a provider may report inside a 200 stream, as an error event.
@@ -267,8 +283,12 @@ export type ErrorKind = 'overflow' | 'auth' | 'forbidden' | 'rate_limited' | 'qu
  * compatible server or a gateway that drops the code may send it (OpenAI itself
  * also sends `code: rate_limit_exceeded`; its server errors carry `code: null`).
  * Anthropic's rate limits are always told by their type: the same as `rate_limited`.
+ * `overflow`: the input does not fit the context window, told in the stream:
+ * OpenAI Responses' `response.failed` with `context_length_exceeded`, which the API
+ * sends before any output; after output, the adapter keeps what was produced
+ * (providers/README.md). The others report an overflow as a 400 before the stream.
  */
-export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout';
+export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout' | 'overflow';
 
 /** Thrown by a protocol module for a turn its provider cannot produce. */
 export class UnsupportedOnWire extends Error {

@@ -68,6 +68,12 @@ describe('readInputFile', () => {
   it('names a missing file', () => {
     expect(failure(join(dir, 'nope.yaml'))).toMatch(/nope\.yaml: cannot read the scenario file: no such file or directory \(ENOENT\)/);
   });
+
+  it('names a symbolic link whose target is missing as a dangling link, with its target', () => {
+    const link = join(dir, 'dangling.yaml');
+    symlinkSync(join(dir, 'gone.yaml'), link);
+    expect(failure(link)).toBe(`${link}: cannot read the scenario file: a symbolic link to ${join(dir, 'gone.yaml')}, which does not exist (ENOENT)`);
+  });
 });
 
 describe('firstInvalidUtf8', () => {

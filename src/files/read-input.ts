@@ -4,7 +4,7 @@
  * at most a stated number of bytes, and strictly UTF-8 (an invalid byte is an
  * error naming its offset). Every problem is an `InputFileError` naming the path.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync } from 'node:fs';
 import { errnoText, InputFileError } from './errors.ts';
 import { fileKind } from './file-kind.ts';
 import { formatBytes } from './limits.ts';
@@ -28,7 +28,7 @@ export function readInputBytes(path: string, options: ReadInputOptions): Buffer 
   try {
     stat = statSync(path);
   } catch (error) {
-    throw new InputFileError(path, `cannot read the ${what}: ${errnoText(error)}`, { cause: error });
+    throw new InputFileError(path, `cannot read the ${what}: ${danglingLink(path, error) ?? errnoText(error)}`, { cause: error });
   }
   const notRegular = (kind: string) => new InputFileError(path, `is ${kind}, not a regular file; the ${what} must be a regular file`);
   if (!stat.isFile()) throw notRegular(fileKind(stat));
@@ -75,4 +75,15 @@ export function readInputFile(path: string, options: ReadInputOptions): string {
   }
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   return options.keepBom && bom ? `\ufeff${decoded.text}` : decoded.text;
+}
+
+/** For a path that is a symbolic link to nothing: what it points at ("no such file" alone reads as if the link were missing). */
+function danglingLink(path: string, error: unknown): string | undefined {
+  if ((error as NodeJS.ErrnoException)?.code !== 'ENOENT') return undefined;
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return undefined;
+    return `a symbolic link to ${readlinkSync(path)}, which does not exist (ENOENT)`;
+  } catch {
+    return undefined;
+  }
 }

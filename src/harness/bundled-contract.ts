@@ -21,6 +21,9 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { argumentCopyCases },
     { tracerCases },
     { snapshotCases },
+    { assistantContentCases },
+    { malformedHistoryCases },
+    { redactorCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -33,6 +36,9 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./argument-copy-cases.ts'),
     import('./tracer-cases.ts'),
     import('./snapshot-cases.ts'),
+    import('./assistant-content-cases.ts'),
+    import('./malformed-history-cases.ts'),
+    import('./redactor-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -46,5 +52,8 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...argumentCopyCases(),
     ...tracerCases(),
     ...snapshotCases(),
+    ...assistantContentCases(),
+    ...malformedHistoryCases(),
+    ...redactorCases(),
   ];
 }

@@ -183,6 +183,61 @@ async function heldTextStoredBeforeTheCall(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * Two secrets whose encoded forms overlap: the hex digits of a password of
+ * non-ASCII letters ("Ġ" is C4 A0 in UTF-8) hold the base64 of a shorter-looking
+ * but longer token ("kG8…" encodes as "a0c4…"). The redactor replaces the forms
+ * longest first; replacing the token's base64 first cuts the password's hex
+ * apart, so the hex no longer matches and its ends are stored beside the
+ * marks. A tool that dumps the password as hex (as a key store prints a
+ * Buffer) must have it stored, and read by the model, as one mark.
+ */
+const HEX_PASSWORD = 'Ġ'.repeat(12);
+const BASE64_TOKEN = 'kG8'.repeat(5);
+
+async function overlappingEncodedFormsRedactedWhole(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const hex = Buffer.from(HEX_PASSWORD, 'utf8').toString('hex');
+  const agent: Agent = {
+    secrets: [HEX_PASSWORD, BASE64_TOKEN],
+    tools: [
+      defineTool({
+        name: 'dump_key',
+        description: 'Dump the stored key as hex.',
+        input: z.object({ name: z.string() }),
+        sideEffect: 'NONE',
+        run: () => ({ key: hex }),
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient([toolUse([call('dump', 'dump_key', { name: 'vault' })]), reply('The key is dumped.')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent }));
+  loop.send('Dump the vault key.', { id: 'ask' });
+  const [result] = await loop.drain();
+  const checks: CheckResult[] = [];
+  const kind = result?.outcome.kind;
+  checks.push({ name: 'replied', passed: kind === 'replied', message: `outcome ${String(kind)}`, expected: 'replied', actual: String(kind) });
+  const stored = log.events.find((e): e is Extract<LogEvent, { type: 'tool.result' }> => e.type === 'tool.result');
+  const expected = '{"key":"[REDACTED]"}';
+  const actual = stored === undefined ? 'no tool.result stored' : stored.payload.content;
+  checks.push({
+    name: 'the hex dump is stored as one mark',
+    passed: actual === expected,
+    message: actual === expected ? expected : `expected ${expected}, got ${actual}`,
+    expected,
+    actual,
+  });
+  const read = JSON.stringify(model.requests[1]?.messages ?? 'no second request');
+  const leaked = read.includes('c4a0') || read.includes('a0c4') || !read.includes('[REDACTED]');
+  checks.push({
+    name: 'the model reads it as one mark',
+    passed: !leaked,
+    message: leaked ? `the second request: ${read.slice(0, 400)}` : 'no fragment of the hex',
+  });
+  return checks;
+}
+
 export function logRedactionCases(): Case[] {
   return [
     checksCase(
@@ -209,6 +264,14 @@ export function logRedactionCases(): Case[] {
         file: 'src/harness/log-redaction-cases.ts',
       },
       heldTextStoredBeforeTheCall,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/overlapping-encoded-forms-redacted-whole',
+        title: "log: a secret's hex form holding another secret's base64 form is stored, and read by the model, as one mark",
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      overlappingEncodedFormsRedactedWhole,
     ),
   ];
 }

@@ -329,7 +329,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let directTarget: LoopTarget | undefined;
   // A scenario's contract-breaking tool executor, inside any test seam's loop variant.
   const misuse = scenario.tools.some((t) => t.executor === 'misuses-span' || t.executor === 'leaves-span-open') ? new SpanMisuse() : undefined;
-  const executorFaults = withExecutorFaults(scenario, faults, misuse);
+  const executorFaults = withExecutorFaults(scenario, faults, misuse, agent.secrets ?? []);
   // A team's listener on the case's log that throws (the scenario's listener).
   const listener = scenario.listener ? new TeamListener(scenario.listener.throwsOn, faults) : undefined;
   const seamDeps = options.seams?.wrapDeps;

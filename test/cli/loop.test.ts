@@ -1,6 +1,8 @@
 /** `loopgate run --loop`: through the real command line, peers run what they can, name their violations, and bad input is exit 2. */
-import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loopgate } from '../support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -30,5 +32,64 @@ describe('loopgate run --loop', () => {
     expect(steer.status).toBe(1);
     expect(`${steer.stdout}${steer.stderr}`).toContain('openai-agents has no steer (a steer reaches the running turn at its next step)');
     expect(steer.stderr).toContain('nothing was checked');
+  });
+
+  it("skips, naming the agent's own setting, a case the agent's policy decides: a peer dropping it never passes a call the agent forbids", async () => {
+    // Probe 15: an agent asks before merge_pr (CRITICAL) and its approver denies; the scenario
+    // expects the model to be told no. A peer runs without the agent's policy, so merge_pr ran
+    // and the case passed, the difference only shown.
+    const dir = mkdtempSync(join(tmpdir(), 'loopgate-loop-policy-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const from = (path: string) => JSON.stringify(join(ROOT, path));
+    writeFileSync(
+      join(dir, 'loopgate.config.ts'),
+      `import { z } from ${from('node_modules/zod/index.js')};
+import { defineConfig, defineTool } from ${from('src/index.ts')};
+const tool = (name: string, sideEffect: 'NONE' | 'CRITICAL') =>
+  defineTool({ name, description: name, input: z.object({ pr: z.number() }), sideEffect, run: () => ({ ok: true }) });
+export default defineConfig({
+  agents: {
+    review: () => ({
+      tools: [tool('read_diff', 'NONE'), tool('merge_pr', 'CRITICAL')],
+      system: 'You review pull requests.',
+      policy: { rules: [{ id: 'merge-asks', tools: ['merge_pr'], decision: 'ask' }] },
+      approver: { approve: async () => 'deny' as const },
+    }),
+  },
+  scenarios: ['scenarios'],
+});
+`,
+    );
+    mkdirSync(join(dir, 'scenarios'));
+    const scenario = (name: string, tool: string) => `name: ${name}
+provider:
+  script:
+    - tool_use: [{ id: c1, name: ${tool}, args: { pr: 7 } }]
+    - reply: Done.
+inbox:
+  - say: Merge PR 7.
+expect:
+  outcome: replied
+`;
+    writeFileSync(join(dir, 'scenarios', 'merge-denied.yaml'), scenario('merge denied', 'merge_pr'));
+    writeFileSync(join(dir, 'scenarios', 'read-only.yaml'), scenario('read only', 'read_diff'));
+    const peer = await loopgate(['run', '--reporter', 'console', '--verbose', '--loop', 'ai-sdk', '--out', join(dir, 'out')], dir);
+    const said = `${peer.stdout}${peer.stderr}`;
+    expect(said).toContain(
+      "ai-sdk has no policy (a layered tool policy (allow, deny, ask)): the agent's own — its policy decides merge_pr: ask (rule merge-asks)",
+    );
+    expect(said).toMatch(/1 passed/);
+    expect(said).toMatch(/1 skipped/);
+    expect(peer.status, said).toBe(0);
+  });
+
+  it('a peer told absurd token counts still writes a results file loopgate reads back (counts held at 2^53 − 1)', async () => {
+    // The AI SDK sums the usage a client reports: 1e308 twice is Infinity, which JSON cannot hold.
+    const dir = mkdtempSync(join(tmpdir(), 'loopgate-loop-usage-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const peer = await loopgate(['run', '--loop', 'ai-sdk', '--out', dir, 'scenarios/bundled/loop/client-reporting-absurd-usage-still-replies.yaml'], ROOT);
+    expect(peer.stderr).not.toContain('disagrees with the run');
+    const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as { cases: { metrics?: { inputTokens: number } }[] };
+    expect(results.cases[0]?.metrics?.inputTokens).toBe(Number.MAX_SAFE_INTEGER);
   });
 });

@@ -40,6 +40,11 @@ describe('the generators reach the states that matter', () => {
     const faults = new Set<string>();
     let crashes = 0;
     let multiTurn = 0;
+    // A STATEFUL or CRITICAL call refused as a repeat of one that started, and one answered INTERRUPTED (the process died
+    // while it ran) whose repeat after the reopen was refused too: what a repeat run again (probe 15, P11) or a start not
+    // written ahead (P18) turns into a second run.
+    let refusedRepeats = 0;
+    let refusedAfterCrash = 0;
     const bundled = await bundledFuzzOptions();
     for (const parts of fc.sample(fuzzPartsArb(bundled.cases), { numRuns: 600, seed: 7 })) {
       const fuzzCase = toFuzzCase(parts);
@@ -49,6 +54,14 @@ describe('the generators reach the states that matter', () => {
       for (const f of run.faults) faults.add(f.label.replace(/\d+/g, 'N').split(' ').slice(0, 3).join(' '));
       if (fuzzCase.crashAt !== undefined) crashes++;
       if (run.results.length > 1) multiTurn++;
+      const codes = run.log.events.flatMap((e) => {
+        const error = e.type === 'tool.result' ? (e.payload as { error?: { error_code: string } }).error : undefined;
+        return error ? [error.error_code] : [];
+      });
+      if (codes.includes('ALREADY_STARTED')) {
+        refusedRepeats++;
+        if (codes.includes('INTERRUPTED')) refusedAfterCrash++;
+      }
     }
     for (const outcome of [
       'replied',
@@ -80,5 +93,7 @@ describe('the generators reach the states that matter', () => {
       ).toBe(true);
     expect(crashes).toBeGreaterThan(10);
     expect(multiTurn).toBeGreaterThan(200);
+    expect(refusedRepeats).toBeGreaterThan(10);
+    expect(refusedAfterCrash).toBeGreaterThan(5);
   });
 });

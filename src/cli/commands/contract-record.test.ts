@@ -35,6 +35,18 @@ async function run(args: ContractArgs, env: NodeJS.ProcessEnv) {
 }
 
 describe('loopgate contract --record / --replay', () => {
+  it('with no key for any provider, --record checks nothing (exit 1) and writes nothing: not even the directory', async () => {
+    const own = await mkdtemp(join(tmpdir(), 'loopgate-no-record-'));
+    const recorded = await run({ record: join(own, 'not-made', 'recordings') }, {});
+    expect(recorded.code).toBe(1);
+    expect(recorded.err).toContain('nothing was checked');
+    expect(await readdir(own)).toEqual([]);
+    // The path is still checked: one that cannot be a directory is bad input, as before.
+    await writeFile(join(own, 'a-file'), 'x');
+    const bad = await run({ record: join(own, 'a-file', 'sub') }, {});
+    expect(bad.code).toBe(2);
+  });
+
   it('records the live cases with no API key or Authorization value, then replays them offline with the same results', async () => {
     const env = {
       ANTHROPIC_API_KEY: ANTHROPIC_KEY,

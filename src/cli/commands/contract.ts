@@ -22,7 +22,7 @@ import { runLiveCases } from '../../../providers/recording/live.ts';
 import { recordLive, writeRecording } from '../../../providers/recording/record.ts';
 import { RecordingError, readRecording, recordedProviders, requireDirectory } from '../../../providers/recording/recording-file.ts';
 import { replayRecording } from '../../../providers/recording/replay.ts';
-import { ensureDirectory } from '../../files/index.ts';
+import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
 import { underCi } from '../../harness/ci.ts';
 import { InputError } from '../../kernel/index.ts';
 import { jsonForTerminal, printable, printableLines } from '../../report/terminal-text.ts';
@@ -93,8 +93,13 @@ export async function contract(args: ContractArgs, io: ContractIO): Promise<numb
   if (args.record !== undefined && args.record.trim() === '') throw new UsageError('--record needs a directory');
   if (args.replay !== undefined && args.replay.trim() === '') throw new UsageError('--replay needs a directory');
   const requested = parseProviders(args.provider);
-  // A live run costs money: where its recording goes is settled before the first request.
-  if (args.record !== undefined) ensureDirectory(args.record, 'recording directory');
+  // A live run costs money: where its recording goes is settled before the first request —
+  // made only when some provider will be recorded (one with its key); else only checked.
+  if (args.record !== undefined) {
+    const recordable = (requested ?? PROVIDER_NAMES).some((p) => isWireProvider(p) && io.env[API_KEY_ENV[p]]);
+    if (recordable) ensureDirectory(args.record, 'recording directory');
+    else checkOutputPath(args.record, 'recording directory', 'directory');
+  }
   const sections: Section[] = [];
   const notes: string[] = [];
 

@@ -5,7 +5,7 @@
  * scenario file (and, for a crash, the event it crashed at).
  */
 import fc from 'fast-check';
-import { RESULT_LOSING_FAULTS, type InboxEntry, type Scenario } from '../../harness/scenario/schema.ts';
+import { RESULT_LOSING_FAULTS, type InboxEntry, type ProviderStep, type Scenario } from '../../harness/scenario/schema.ts';
 import { atScriptBoundary, boundaryArb, configArb, jitterArb, withJitter } from './budgets.ts';
 import { bystanderArb, bystanderCrashArb, toBystander, type BystanderParts } from './bystander.ts';
 import { compactionArb } from './compaction.ts';
@@ -50,6 +50,8 @@ export interface FuzzCaseOptions {
    * faults). Default 4; never where `crashes: false` or `production: 0`.
    */
   readonly bystanderCrash?: number;
+  /** Percent of cases aimed at a repeated STATEFUL or CRITICAL call, half of them across a crash (`aimedRepeat`). Default 8. */
+  readonly aimedRepeat?: number;
 }
 
 /** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
@@ -89,6 +91,13 @@ export interface FuzzParts {
    * with the example agent and no retries or compaction), after that turn's closing write, and its write is refused.
    */
   readonly aimedFruitless?: number;
+  /**
+   * Aimed at a STATEFUL or CRITICAL call that ran and is then sent again with its id and arguments (a repeat, which
+   * must never run twice): `repeat` — the model repeats it a step or so later; `crash` — through one production
+   * host, the process dies as the call's body starts, a new host reopens the store, and the model's first step after
+   * the reopen repeats it (the start must have been stored before the body ran: the write-ahead).
+   */
+  readonly aimedRepeat?: 'repeat' | 'crash';
 }
 
 export interface FuzzCase {
@@ -126,6 +135,28 @@ const listenerArb = fc.record({
     },
   ),
 });
+
+/**
+ * A case aimed at a repeated world-changing call: a call of a STATEFUL or CRITICAL tool (one of the agent's own, or
+ * the probe declared at that level) made in the first step, with an id, then the same call again — same id, tool and
+ * arguments — after `between` of the script's other steps, or, with `crash`, after the process died as its body
+ * started and a new host reopened the store. Drawn at random, a repeat needs the same id, tool and arguments twice
+ * and the first call to have run: fuzz met one in a few hundred cases, and never a crash inside a tool's body, so a
+ * repeat run again (outside probe 15, P11) or a start not written ahead (P18) passed every seed.
+ */
+function aimedRepeatArb(tools: readonly FuzzTool[]) {
+  const own = tools.filter((t) => !t.scripted && (t.sideEffect === 'STATEFUL' || t.sideEffect === 'CRITICAL'));
+  const targets = [...own, ...tools.filter((t) => t.name === PROBE_TOOL.name)];
+  return fc.record({
+    call: fc.oneof(...targets.map((t) => fc.record({ name: fc.constant(t.name), args: t.args }))),
+    id: fc.constantFrom('a', 'b'),
+    // The probe's level when it is the tool.
+    level: fc.constantFrom<SideEffectLevel>('STATEFUL', 'CRITICAL'),
+    // Mostly at once (the next step); else after one or two of the script's steps (a reply ends the turn first).
+    between: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
+    crash: fc.boolean(),
+  });
+}
 
 export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzParts> {
   const tools = [...(options.tools ?? []).filter((t) => t.name !== PROBE_TOOL.name), PROBE_TOOL];
@@ -187,6 +218,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       bystanderCrash: options.crashes === false ? fc.constant(undefined) : sometimes(bystanderCrashArb, options.bystanderCrash ?? 4),
       // Last, for the same reason: a team's log listener that throws at some event types (never with a crash).
       listener: sometimes(listenerArb, 12),
+      // Last, for the same reason: a case aimed at a repeated STATEFUL or CRITICAL call, across a crash or not.
+      aimedRepeat: sometimes(aimedRepeatArb(tools), options.aimedRepeat ?? 8),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
@@ -198,6 +231,10 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       // A crash with a bystander: one production host, nothing the schema keeps a bystander from (store faults, broken
       // executors), the crash mid-turn with the store left whole.
       const bystanderCrash = aiming && aimed === undefined && fruitless === undefined ? raw.bystanderCrash : undefined;
+      // A repeated world-changing call (not over the wire); across a crash only where the production host may be used
+      // and crashes are generated.
+      const repeat = raw.wire === undefined && aimed === undefined && fruitless === undefined && bystanderCrash === undefined ? raw.aimedRepeat : undefined;
+      const repeatCrash = repeat !== undefined && repeat.crash && aiming && options.crashes !== false;
       const p = bystanderCrash
         ? {
             ...raw,
@@ -230,7 +267,29 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                 }),
                 script: [{ tool_use: [{ name: PROBE_TOOL.name, args: {} }] }, ...raw.script].slice(0, options.maxScript ?? 14),
               }
-            : raw;
+            : repeat
+              ? {
+                  ...raw,
+                  // Across a crash: one production host whose process dies as the call's body starts (the store left
+                  // whole), then a reopen and a message; nothing else that stops a turn or a write on the way.
+                  ...(repeatCrash
+                    ? {
+                        ...AIMED_BASE,
+                        failReceipts: undefined,
+                        storeCrash: { damage: 'none' as const, at: { toolStart: repeat.call.name }, position: 0 },
+                      }
+                    : { claim: undefined, failWriteAheads: undefined }),
+                  // Nothing that keeps the first call from running: no rule, no hidden tool, its executor sound.
+                  policy: undefined,
+                  visibility: undefined,
+                  tools: raw.tools.map(({ executor: _executor, ...t }) => {
+                    if (t.name !== PROBE_TOOL.name || repeat.call.name !== PROBE_TOOL.name) return t;
+                    const { maxRetries: _retries, ...probe } = t;
+                    return { ...probe, sideEffect: repeat.level };
+                  }),
+                  script: repeatedCallScript(raw.script, { id: repeat.id, ...repeat.call }, repeatCrash ? 0 : repeat.between, options.maxScript ?? 14),
+                }
+              : raw;
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
       // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
@@ -295,8 +354,20 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(typeof p.failReceipts === 'string' ? { refuseSteer: p.failReceipts } : {}),
         ...(aimed ? { aimedSteer: true } : {}),
         ...(fruitless !== undefined ? { aimedFruitless: fruitless } : {}),
+        ...(repeat !== undefined ? { aimedRepeat: repeatCrash ? ('crash' as const) : ('repeat' as const) } : {}),
       };
     });
+}
+
+/** The first step calls `call`; `between` of the script's steps later, the same call again (id, tool, arguments); then the rest. */
+function repeatedCallScript(
+  script: readonly ProviderStep[],
+  call: { readonly id: string; readonly name: string; readonly args: unknown },
+  between: number,
+  max: number,
+): ProviderStep[] {
+  const step: ProviderStep = { tool_use: [{ id: call.id, name: call.name, args: call.args }] };
+  return [step, ...script.slice(0, between), { tool_use: [{ id: call.id, name: call.name, args: call.args }] }, ...script.slice(between)].slice(0, max);
 }
 
 /** The inbox without client message ids: a retry (a later post with an id already used) dropped, the ids left out. */

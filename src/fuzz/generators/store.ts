@@ -53,8 +53,11 @@ export type StoreCrash =
   | { readonly damage: 'snapshot'; readonly at: CrashTrigger; readonly position: number }
   | { readonly damage: 'lose' | 'corrupt'; readonly at: { readonly event: number }; readonly seqs: readonly number[] };
 
-/** When the crash comes: once the host is idle (at that point of the inbox), or mid-turn. */
-export type CrashTrigger = undefined | { readonly request: number } | { readonly event: number } | { readonly time: number };
+/**
+ * When the crash comes: once the host is idle (at that point of the inbox), or mid-turn — at a request, an event, a
+ * time, or as a tool's body starts (aimed cases only: scenario.ts's `aimedRepeat`).
+ */
+export type CrashTrigger = undefined | { readonly request: number } | { readonly event: number } | { readonly time: number } | { readonly toolStart: string };
 
 const crashTriggerArb: fc.Arbitrary<CrashTrigger> = fc.oneof(
   { withCrossShrink: true },

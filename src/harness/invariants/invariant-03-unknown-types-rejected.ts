@@ -1,7 +1,8 @@
 /**
  * Invariant 3 on the run's stored records: a record of a type this reader does
  * not know — or a newer version of a known one — is refused unless it is marked
- * ignorable; an ignorable one is kept opaque and changes nothing in the history.
+ * ignorable; an ignorable one is kept opaque, with the sources it was written
+ * with, and changes nothing in the history.
  *
  * The newer version is the run's own last stored record with its version raised,
  * its payload as written: one the schema of the known version accepts, so only
@@ -50,13 +51,17 @@ function probe(run: ScenarioRun): string | undefined {
   if (problem) return problem;
   const newer = newerVersionProbe(run);
   if (newer) return newer;
+  // Derived from records before it (as a newer writer's summary is): kept opaque, its sources kept as written.
+  const sources = seq > 0 ? [0, seq - 1] : undefined;
   let opaque: AnyEvent;
   try {
-    opaque = decodeRecord({ ...base, type: 'fuzz.unknown', ignorable: true }, 'fuzz probe', seq);
+    opaque = decodeRecord({ ...base, type: 'fuzz.unknown', ignorable: true, ...(sources ? { sources } : {}) }, 'fuzz probe', seq);
   } catch (error) {
     return `an ignorable unknown event was refused: ${(error as Error).message}`;
   }
   if (opaque.opaque !== true) return 'an ignorable unknown event was not kept opaque';
+  if (JSON.stringify(opaque.sources) !== JSON.stringify(sources))
+    return `an ignorable unknown event with sources ${JSON.stringify(sources)} was read with sources ${JSON.stringify(opaque.sources)}`;
   const events = run.log.events.slice(0, seq);
   if (!sameJson(project([...events, opaque]), project(events))) return 'an ignorable unknown event changed the projected history';
   return undefined;

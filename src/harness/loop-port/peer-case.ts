@@ -4,7 +4,7 @@
  * on outcome classes (peer-expectations.ts) and every invariant that can judge a
  * run from outside (the rest say why they cannot).
  */
-import { outcomeLabel } from '../../kernel/index.ts';
+import { addTokens, outcomeLabel } from '../../kernel/index.ts';
 import type { Case, CaseOutcome } from '../cases.ts';
 import { statusFromChecks } from '../cases.ts';
 import { checkInvariants, type Invariant } from '../invariants/index.ts';
@@ -18,6 +18,8 @@ import { checkPeerExpectations } from './peer-expectations.ts';
 import { runPeerScenario } from './peer-host.ts';
 import type { PeerRun } from './peer-run.ts';
 import type { LoopUnderTestFactory } from './peer-world.ts';
+import { agentRequirementsOf } from './agent-requirements.ts';
+import { CAPABILITIES } from './capabilities.ts';
 import { requirementsOf, skipReason } from './requirements.ts';
 
 export interface PeerSuite {
@@ -31,7 +33,13 @@ export async function peerSkipReason(scenario: Scenario, suite: PeerSuite): Prom
   if (scenario.live) return 'a live scenario: runs only with --live (needs a provider and its API key)';
   const agent = await buildAgent(agentNameOf(scenario, suite.registry), suite.registry, { clock: new VirtualClock(), random: seededRandom(1) });
   const timeouts = new Map((agent.tools ?? []).map((t) => [t.name, t.timeoutMs]));
-  return skipReason(suite.loop.id, requirementsOf(scenario, timeouts), suite.loop.capabilities);
+  const own = skipReason(suite.loop.id, requirementsOf(scenario, timeouts), suite.loop.capabilities);
+  if (own) return own;
+  // What the agent itself declares and the peer would drop (its policy, claim, compactor, …), where it changes this run.
+  const supports = suite.loop.capabilities.supports;
+  const missing = (await agentRequirementsOf(agent, scenario)).filter((n) => !supports.includes(n.need));
+  if (missing.length === 0) return undefined;
+  return `${suite.loop.id} has no ${missing.map((m) => `${m.need} (${CAPABILITIES[m.need]}): the agent's own — ${m.why}`).join('; no ')}`;
 }
 
 export function peerScenarioCase(loaded: LoadedScenario, suite: PeerSuite): Case {
@@ -70,8 +78,9 @@ export function peerOutcome(run: PeerRun, checks: CaseOutcome['checks']): CaseOu
       turns: run.reports.length,
       steps: run.reports.reduce((n, r) => n + r.steps, 0),
       toolCalls: run.toolRuns.length,
-      inputTokens: run.reports.reduce((n, r) => n + r.usage.inputTokens, 0),
-      outputTokens: run.reports.reduce((n, r) => n + r.usage.outputTokens, 0),
+      // Held at 2^53 − 1 as loopgate's own counts are: a peer sums what its client reports (1e308 twice is Infinity).
+      inputTokens: run.reports.reduce((n, r) => addTokens(n, r.usage.inputTokens), 0),
+      outputTokens: run.reports.reduce((n, r) => addTokens(n, r.usage.outputTokens), 0),
       modelRequests: run.requests.length,
     },
     timeline: peerTimeline(run),

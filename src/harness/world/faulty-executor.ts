@@ -17,13 +17,17 @@
  *   running), ending it once the case is over — twice, as a retrying cleanup
  *   would. The trace records that span `undetermined` when it ends (the
  *   executor's fault, not the loop's); the late end is misuse the tracer must
- *   record once (a second end is not news) and, in production mode, not throw.
+ *   record once (a second end is not news) and, in production mode, not throw;
+ * - `skips-redaction`: answers the call with the tool's output as the tool
+ *   returned it, secrets in plain text — an executor built without the agent's
+ *   redactor. The log redacts every string of every event itself, so the
+ *   history, the trace and the model's next request must still hold none.
  *
- * Either way the call may have taken effect, so the loop must answer it `unknown`
+ * Where the result is lost, the call may have taken effect, so the loop must answer it `unknown`
  * (it may have run; never "failed", which tells the model a refund that happened
  * did not) — whether the loop notices at once or only when the turn closes.
  */
-import type { LoopDeps, SettledToolCall, SpanHandle, ToolExecutor, Tracer } from '../../kernel/index.ts';
+import { REDACTED, type LoopDeps, type SettledToolCall, type SpanHandle, type ToolExecutor, type Tracer } from '../../kernel/index.ts';
 import type { ExecutorFault, Scenario } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
 
@@ -94,7 +98,13 @@ export class SpanMisuse {
   }
 }
 
-export function faultyExecutor(inner: ToolExecutor, faults: ReadonlyMap<string, ExecutorFault>, log: FaultLog, misuse?: SpanMisuse): ToolExecutor {
+export function faultyExecutor(
+  inner: ToolExecutor,
+  faults: ReadonlyMap<string, ExecutorFault>,
+  log: FaultLog,
+  misuse?: SpanMisuse,
+  secrets: readonly string[] = [],
+): ToolExecutor {
   return {
     specs: () => inner.specs(),
     parallelSafe: (name) => inner.parallelSafe(name),
@@ -107,6 +117,10 @@ export function faultyExecutor(inner: ToolExecutor, faults: ReadonlyMap<string, 
         log.record(`tool executor drops the result of ${call.id}`);
         return undefined as unknown as SettledToolCall;
       }
+      if (fault === 'skips-redaction' && secrets.length > 0) {
+        log.record(`tool executor answers ${call.id} with the tool's output unredacted`);
+        return unredacted(settled, secrets[0]!);
+      }
       if (fault === 'throws-after-start') {
         log.record(`tool executor throws after running ${call.id}`);
         throw new Error(`tool executor failed after running ${call.name}`);
@@ -116,9 +130,25 @@ export function faultyExecutor(inner: ToolExecutor, faults: ReadonlyMap<string, 
   };
 }
 
+/**
+ * The settled call as an executor without the redactor would have handed it over:
+ * what the pipeline redacted put back (the scenario's tool returns `secret`, the
+ * case's first secret, wherever the result reads [REDACTED]).
+ */
+function unredacted(settled: SettledToolCall, secret: string): SettledToolCall {
+  const back = (text: string) => text.split(REDACTED).join(secret);
+  const output = settled.output === undefined ? undefined : JSON.parse(back(JSON.stringify(settled.output)));
+  return { ...settled, content: back(settled.content), ...(output !== undefined ? { output } : {}) };
+}
+
 /** The loop's dependencies with the faulty executor, when the scenario names one. */
-export function withExecutorFaults(scenario: Scenario, log: FaultLog, misuse?: SpanMisuse): ((deps: LoopDeps) => LoopDeps) | undefined {
+export function withExecutorFaults(
+  scenario: Scenario,
+  log: FaultLog,
+  misuse?: SpanMisuse,
+  secrets: readonly string[] = [],
+): ((deps: LoopDeps) => LoopDeps) | undefined {
   const faults = executorFaults(scenario);
   if (faults.size === 0) return undefined;
-  return (deps) => ({ ...deps, tools: faultyExecutor(deps.tools, faults, log, misuse) });
+  return (deps) => ({ ...deps, tools: faultyExecutor(deps.tools, faults, log, misuse, secrets) });
 }

@@ -1,0 +1,62 @@
+/**
+ * The case generator reaches the two double executions of a world-changing call
+ * that a planted bug would hide in (outside probe 15): a STATEFUL or CRITICAL
+ * call that runs and is then sent again with its id, tool and arguments (P11: a
+ * repeat run again), and one whose process dies as its body starts, followed by
+ * a reopen and the model sending it again (P18: a start not written ahead, so the
+ * new host thinks it never ran). Drawn at random, fuzz met the first in a few
+ * hundred cases and the second never.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Scenario } from '../../harness/scenario/schema.ts';
+import { fuzzCaseArb } from './scenario.ts';
+import { PROBE_TOOL, type FuzzTool } from './tools.ts';
+
+const REFUND: FuzzTool = { name: 'issue_refund', sideEffect: 'STATEFUL', args: fc.constantFrom({ order_id: 'ORD-1' }, { order_id: 'ORD-2' }) };
+const LOOKUP: FuzzTool = { name: 'lookup_order', sideEffect: 'NONE', args: fc.constant({ order_id: 'ORD-1' }) };
+const LEVELS = new Map([
+  [REFUND.name, 'STATEFUL'],
+  [LOOKUP.name, 'NONE'],
+]);
+
+const cases = fc.sample(fuzzCaseArb({ tools: [LOOKUP, REFUND] }), { numRuns: 1_000, seed: 15 }).map((c) => c.scenario);
+
+const worldChanging = (s: Scenario, tool: string): boolean => {
+  const level = s.tools.find((t) => t.name === tool)?.sideEffect ?? LEVELS.get(tool) ?? (tool === PROBE_TOOL.name ? 'NONE' : undefined);
+  return level === 'STATEFUL' || level === 'CRITICAL';
+};
+
+/** The first call of a world-changing tool that a later step of the script sends again (same id, tool, arguments). */
+function repeated(s: Scenario): string | undefined {
+  const earlier = new Set<string>();
+  for (const step of s.provider.script) {
+    const here: string[] = [];
+    for (const call of step.tool_use ?? []) {
+      if (call.id === undefined || !worldChanging(s, call.name)) continue;
+      const key = JSON.stringify([call.id, call.name, call.args]);
+      if (earlier.has(key)) return call.name;
+      here.push(key);
+    }
+    for (const key of here) earlier.add(key);
+  }
+  return undefined;
+}
+
+describe('fuzzCaseArb reaches repeated world-changing calls', () => {
+  it('repeats a STATEFUL or CRITICAL call nothing keeps from running (no rule, no hidden tool) in a few percent of cases', () => {
+    const open = cases.filter((s) => repeated(s) !== undefined && s.policy === undefined && s.visibility === undefined);
+    expect(open.length).toBeGreaterThan(30);
+  });
+
+  it('crashes the production host as such a call starts, reopens, and has the model repeat it', () => {
+    const crashed = cases.filter((s) => {
+      const tool = repeated(s);
+      if (tool === undefined || s.host !== 'production') return false;
+      const crash = s.inbox.findIndex((e) => e.crash === true && e.at?.toolStart === tool);
+      const reopen = s.inbox.findIndex((e) => e.reopen === true);
+      return crash >= 0 && reopen > crash && s.inbox.slice(reopen).some((e) => e.say !== undefined);
+    });
+    expect(crashed.length).toBeGreaterThan(15);
+  });
+});

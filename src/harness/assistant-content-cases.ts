@@ -1,0 +1,75 @@
+/**
+ * Ordering an assistant message's blocks as a case of `loopgate run`:
+ * `contract:assistant-content/<id>`.
+ *
+ * `normalizeAssistantContent` is public (the package's index exports it), and it
+ * is how the projection turns the content a model wrote into the message every
+ * later request sends: text first, then the calls in their order, blank text
+ * dropped. A model may write text after its calls (Anthropic streams content
+ * blocks in the order it wrote them); left there, the request breaks invariant 6
+ * (no text after a tool call) and the loop refuses to send it. The scripted
+ * provider writes text only before the calls, so no scenario hands the
+ * projection such a message: this case asks the export.
+ */
+import { checkToolPairing, normalizeAssistantContent, type AssistantBlock } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+
+const call = (id: string): AssistantBlock => ({ type: 'tool_call', id, name: 'lookup_order', args: { order_id: 'ORD-1001' } });
+const text = (t: string): AssistantBlock => ({ type: 'text', text: t });
+const line = (blocks: readonly AssistantBlock[]): string =>
+  blocks.map((b) => (b.type === 'text' ? `text ${JSON.stringify(b.text)}` : `call ${b.id}`)).join(', ');
+
+function ordered(): CheckResult[] {
+  const rows: [string, AssistantBlock[], AssistantBlock[]][] = [
+    ['text after a call', [call('a'), text('Checking it now.')], [text('Checking it now.'), call('a')]],
+    [
+      'text around two calls',
+      [text('Let me look.'), call('a'), call('b'), text('One moment.')],
+      [text('Let me look.'), text('One moment.'), call('a'), call('b')],
+    ],
+    ['text before a call, as given', [text('Let me look.'), call('a')], [text('Let me look.'), call('a')]],
+    ['blank text before a call dropped', [text('\n\n'), call('a')], [call('a')]],
+    ['calls only', [call('a'), call('b')], [call('a'), call('b')]],
+    ['text only', [text('It has shipped.'), text(' Anything else?')], [text('It has shipped.'), text(' Anything else?')]],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [name, given, expected] of rows) {
+    const actual = normalizeAssistantContent(Object.freeze(given.map((b) => Object.freeze(b))));
+    const passed = line(actual) === line(expected);
+    checks.push({
+      name,
+      passed,
+      message: passed ? line(expected) : `expected [${line(expected)}], got [${line(actual)}]`,
+      expected: line(expected),
+      actual: line(actual),
+    });
+    // What the projection sends next: the message, then its results in call order.
+    const ids = expected.flatMap((b) => (b.type === 'tool_call' ? [b.id] : []));
+    const violation = checkToolPairing([
+      { role: 'assistant', content: actual },
+      ...(ids.length > 0
+        ? [{ role: 'user' as const, content: ids.map((id) => ({ type: 'tool_result' as const, callId: id, status: 'ok' as const, content: '{}' })) }]
+        : []),
+    ]);
+    checks.push({
+      name: `${name}: sendable (invariant 6)`,
+      passed: violation === undefined,
+      message: violation === undefined ? 'no pairing violation' : `message ${violation.messageIndex}: ${violation.problem}`,
+    });
+  }
+  return checks;
+}
+
+export function assistantContentCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:assistant-content/text-first-then-calls-in-order',
+        title: 'assistant content: text a model wrote after its calls is moved before them, calls kept in order, blank text dropped',
+        file: 'src/harness/assistant-content-cases.ts',
+      },
+      ordered,
+    ),
+  ];
+}
