@@ -17,7 +17,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { agentRefusalCases } from '../../src/harness/agent-refusals/refusal-cases.ts';
-import { contractCases } from '../../src/harness/contract-cases.ts';
+import { loadBundledContractCases } from '../../src/harness/bundled-contract.ts';
 import { caseSeed, type Case } from '../../src/harness/cases.ts';
 import { checkScenarioAgents } from '../../src/harness/scenario/check-agents.ts';
 import { checkReplyAssertionNames } from '../../src/harness/scenario/check-reply-assertions.ts';
@@ -38,7 +38,7 @@ checkReplyAssertionNames(loaded, config.replies);
 /** Exactly what `loopgate run` (no arguments, bundled config) collects; each scenario case checks its agent first. */
 const cases: Case[] = await defaultCases({
   tables: tableCases,
-  contract: contractCases,
+  contract: await loadBundledContractCases(),
   refusals: agentRefusalCases,
   scenarios: async () =>
     loaded.flatMap((l) =>

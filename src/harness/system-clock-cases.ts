@@ -15,6 +15,10 @@
  * one must wait `retryBackoffMs · 2^(n-1)` on its clock before retry n of a NONE
  * tool; every host runs with the default 0, so only a case built here reaches it.
  *
+ * And a clock of the agent's own without the optional `setTimer` (only `now`
+ * and `sleep`): an async tool's race then waits its timeout with `sleep`, and
+ * must still settle both ways (`contract:clock/<id>`).
+ *
  * And the tool executor used on its own (`createToolExecutor`, exported): its
  * context's `trace` is optional, and the loop always passes its turn span, so no
  * host reaches a call made without one: it must run the tool as any other
@@ -155,6 +159,83 @@ async function toolRetryBackoffDoubles(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * A clock of the agent's own with no `setTimer` (it is optional: `Clock` needs
+ * only `now` and `sleep`): a tool that answers asynchronously must still be
+ * answered, and one that hangs must still end TIMEOUT, its timeout then waited
+ * with `sleep`. Every host and scenario runs on a clock with timers, so only a
+ * case built here reaches the race without one.
+ */
+async function asyncToolsOnAClockWithoutTimers(): Promise<CheckResult[]> {
+  const clock: Clock = { now: () => systemClock.now(), sleep: (ms, signal) => systemClock.sleep(ms, signal) };
+  const log = new EventLog(clock);
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'read_sensor',
+        description: 'Read the sensor (it answers asynchronously).',
+        input: z.object({ id: z.string() }),
+        sideEffect: 'NONE',
+        run: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          return { celsius: 21 };
+        },
+      }),
+      defineTool({
+        name: 'read_gauge',
+        description: 'Read the gauge (its driver hangs).',
+        input: z.object({ id: z.string() }),
+        sideEffect: 'NONE',
+        timeoutMs: TIMEOUT_MS,
+        run: () => new Promise<never>(() => undefined),
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient([
+    toolUse([call('sensor', 'read_sensor', { id: 's1' }), call('gauge', 'read_gauge', { id: 'g1' })]),
+    reply('It is 21 °C; the gauge did not answer.'),
+  ]);
+  const loop = new AgentLoop(loopDeps({ log, model, agent, clock }));
+  loop.send('Read sensor s1 and gauge g1.', { id: 'ask' });
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<'hung'>((resolve) => {
+    guard = setTimeout(() => resolve('hung'), GIVE_UP_MS);
+  });
+  const settled = await Promise.race([loop.drain(), hung]);
+  clearTimeout(guard);
+  if (settled === 'hung') {
+    loop.shutdown('the case gave up');
+    const results = log.events.filter((e) => e.type === 'tool.result').length;
+    return [
+      {
+        name: 'the turn ended',
+        passed: false,
+        message: `the turn was still running after ${GIVE_UP_MS} ms of real time, ${results} of 2 calls answered: a tool's race on a clock without setTimer never settled`,
+      },
+    ];
+  }
+  const [result] = settled as TurnResult[];
+  const kind = result?.outcome.kind;
+  const answers = log.events
+    .filter((e) => e.type === 'tool.result')
+    .map((e) => {
+      const p = e.payload as { callId?: string; status?: string; error?: { error_code?: string } };
+      return `${String(p.callId)} ${String(p.status)}${p.error?.error_code ? ` ${p.error.error_code}` : ''}`;
+    })
+    .sort();
+  const expected = ['gauge unknown TIMEOUT', 'sensor ok'];
+  return [
+    { name: 'replied', passed: kind === 'replied', message: `outcome ${String(kind)}`, expected: 'replied', actual: String(kind) },
+    {
+      name: 'the async tool answered, the hung one ended TIMEOUT',
+      passed: JSON.stringify(answers) === JSON.stringify(expected),
+      message: `tool results: ${answers.join('; ') || 'none'}`,
+      expected: expected.join('; '),
+      actual: answers.join('; '),
+    },
+  ];
+}
+
 async function executorWithoutATraceRunsTheCall(): Promise<CheckResult[]> {
   let given: string | undefined = 'not run';
   const tools = createToolExecutor({
@@ -207,6 +288,14 @@ export function systemClockCases(): Case[] {
         file: 'src/harness/system-clock-cases.ts',
       },
       toolRetryBackoffDoubles,
+    ),
+    checksCase(
+      {
+        id: 'contract:clock/async-tools-on-a-clock-without-timers',
+        title: "clock: on the agent's clock without setTimer, an async tool is answered and a hung one ends TIMEOUT",
+        file: 'src/harness/system-clock-cases.ts',
+      },
+      asyncToolsOnAClockWithoutTimers,
     ),
     checksCase(
       {

@@ -122,53 +122,14 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     return liveCases(options);
   }
   if (!config.bundled || given) return scenarioCasesFrom(paths, context);
-  const [
-    { tableCases },
-    { contractCases },
-    { agentRefusalCases },
-    { logRedactionCases },
-    { logReadCases },
-    { recomputeCases },
-    { visibilityCases },
-    { systemClockCases },
-    { reportCases },
-    { modelErrorCases },
-    { argumentCopyCases },
-    { assistantContentCases },
-    { malformedHistoryCases },
-    { redactorCases },
-  ] = await Promise.all([
+  const [{ tableCases }, { loadBundledContractCases }, { agentRefusalCases }] = await Promise.all([
     import('../../../state-tables/cell-case.ts'),
-    import('../../harness/contract-cases.ts'),
+    import('../../harness/bundled-contract.ts'),
     import('../../harness/agent-refusals/refusal-cases.ts'),
-    import('../../harness/log-redaction-cases.ts'),
-    import('../../harness/log-read-cases.ts'),
-    import('../../harness/recompute-cases.ts'),
-    import('../../harness/visibility-cases.ts'),
-    import('../../harness/system-clock-cases.ts'),
-    import('../../harness/report-cases.ts'),
-    import('../../harness/model-error-cases.ts'),
-    import('../../harness/argument-copy-cases.ts'),
-    import('../../harness/assistant-content-cases.ts'),
-    import('../../harness/malformed-history-cases.ts'),
-    import('../../harness/redactor-cases.ts'),
   ]);
   return defaultCases({
     tables: tableCases,
-    contract: () => [
-      ...contractCases(),
-      ...logRedactionCases(),
-      ...logReadCases(),
-      ...recomputeCases(),
-      ...visibilityCases(),
-      ...systemClockCases(),
-      ...reportCases(),
-      ...modelErrorCases(),
-      ...argumentCopyCases(),
-      ...assistantContentCases(),
-      ...malformedHistoryCases(),
-      ...redactorCases(),
-    ],
+    contract: await loadBundledContractCases(),
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),
   });

@@ -289,6 +289,17 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'tool "count_items": input schema changes the arguments it validates (a codec at n): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
   },
   {
+    id: 'tool/transform-in-an-optional-union-option',
+    title: 'a .transform() in the second option of a union, inside .optional(): every schema a wrapper or combinator holds is looked into, not only its first',
+    agent: withTool(
+      tool('count_items', 'NONE', {
+        input: z.object({ since: z.union([z.string(), z.number().transform((ms) => new Date(ms).toISOString())]).optional() }),
+      }),
+    ),
+    refused:
+      'tool "count_items": input schema changes the arguments it validates (a .transform() at since): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
     id: 'accepted/preprocess-default-coerce-lazy',
     title: 'schemas whose parsed value still matches what the model is offered are accepted: preprocess, default, coerce, trim, a recursive lazy',
     agent: withTool(

@@ -1,0 +1,112 @@
+/**
+ * A conversation reopened from a snapshot of its derived state, as a case of
+ * `loopgate run`: `contract:snapshot/<id>`.
+ *
+ * Reopening reads the snapshot and the tail (docs/storage.md): the log's prefix
+ * is read from the store on demand, and the loop's folds start from the
+ * snapshot, so a turn after the reopen walks only the tail. A fold that ignored
+ * its seed and folded again from seq 0 would compute the same numbers — and
+ * read the whole conversation back from the store at the first step, every
+ * reopen, which is what the snapshot is there to spare. The scenarios' stores
+ * hand the prefix back without counting its reads, so no scenario can tell;
+ * here the prefix is a store that counts them.
+ */
+import { reply } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import {
+  AgentLoop,
+  EventLog,
+  loopDeps,
+  resumeFromSnapshot,
+  snapshotOf,
+  type Agent,
+  type AnyEvent,
+  type LogPrefix,
+  type LoopSnapshot,
+} from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+const AGENT: Agent = { system: 'You track orders.' };
+const BUDGET = 300;
+
+/**
+ * Two turns of 150 tokens spend the session budget; the conversation is reopened
+ * from a snapshot taken after them, and a third question must be refused
+ * budget_exhausted, no request sent, no event of the prefix read.
+ */
+async function sessionBudgetReopenedReadsOnlyTheTail(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const usage = { inputTokens: 120, outputTokens: 30 };
+  const first = new EventLog(clock);
+  const before = new AgentLoop(
+    loopDeps({
+      log: first,
+      agent: AGENT,
+      clock,
+      config: { maxTokensPerSession: BUDGET },
+      model: new ScriptedModelClient([reply('ORD-1001 was delivered.', usage), reply('ORD-1002 has shipped.', usage)], { clock }),
+    }),
+  );
+  before.send('Where is ORD-1001?', { id: 'q1' });
+  before.send('And ORD-1002?', { id: 'q2' });
+  await before.drain();
+  const stored: readonly AnyEvent[] = first.events;
+  const snapshot = JSON.parse(JSON.stringify(snapshotOf(before, first))) as LoopSnapshot;
+
+  const loads: string[] = [];
+  const prefix: LogPrefix = {
+    upTo: snapshot.upTo,
+    last: stored[snapshot.upTo - 1],
+    load: (from, to) => {
+      loads.push(`[${from}, ${to})`);
+      return stored.slice(from, to);
+    },
+  };
+  const log = resumeFromSnapshot(clock, snapshot, prefix, []);
+  const model = new ScriptedModelClient([reply('never requested', usage)], { clock });
+  const after = new AgentLoop(loopDeps({ log, agent: AGENT, clock, config: { maxTokensPerSession: BUDGET }, model }));
+  after.send('And ORD-1003?', { id: 'q3' });
+  const [result] = await after.drain();
+  const outcome = result?.outcome;
+  const label = outcome === undefined ? 'none' : outcome.kind === 'failed' ? `failed{${outcome.reason}}` : outcome.kind;
+  const spent = snapshotOf(after, log).sessionTokens.total;
+  return [
+    {
+      name: 'the third question is refused budget_exhausted',
+      passed: label === 'failed{budget_exhausted}',
+      message: `outcome ${label}`,
+      expected: 'failed{budget_exhausted}',
+      actual: label,
+    },
+    { name: 'no request sent', passed: model.calls === 0, message: `${model.calls} request(s)`, expected: '0', actual: String(model.calls) },
+    {
+      name: 'the tokens spent are remembered',
+      passed: spent === 2 * (usage.inputTokens + usage.outputTokens),
+      message: `session tokens ${spent}`,
+      expected: String(2 * (usage.inputTokens + usage.outputTokens)),
+      actual: String(spent),
+    },
+    {
+      name: "no event of the snapshot's prefix read from the store",
+      passed: loads.length === 0,
+      message: loads.length === 0 ? 'none read' : `the prefix (${snapshot.upTo} events) read back: ${loads.join(', ')}`,
+      expected: 'none read',
+      actual: loads.join(', ') || 'none read',
+    },
+  ];
+}
+
+export function snapshotCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:snapshot/session-budget-reopened-reads-only-the-tail',
+        title: "snapshot: reopened from a snapshot, a spent session budget refuses the next turn without reading the snapshot's prefix back",
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      sessionBudgetReopenedReadsOnlyTheTail,
+    ),
+  ];
+}
