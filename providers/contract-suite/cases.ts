@@ -1091,6 +1091,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'overflow_told_by_code_alone',
+    title:
+      "a 400 whose code says context_length_exceeded (OpenAI's overflow code) in words that never name the context window, as a compatible server or gateway words it, ends as context_window_exceeded at request: the code decides, not the wording",
+    behaviour: { kind: 'http_error', error: 'overflow_by_code' },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.ok(result.message.length > 0, 'the provider message is kept');
+    },
+  },
+  {
     id: 'overflow_input_and_max_tokens_plain_words',
     title:
       'a 400 saying the input and max_tokens together exceed the context limit, in plain words (no Markdown backticks around max_tokens), ends as context_window_exceeded at request',

@@ -112,6 +112,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
       return overflow('request', 'prompt is too long');
     case 'overflow_input_and_max_tokens':
       return overflow('request', 'input length and max_tokens exceed context limit');
+    case 'overflow_by_code':
+      return overflow('request', 'The request has 131072 tokens, over the 128000 this model takes.');
     case 'auth':
       return transportError('auth', { status: status ?? 401 });
     case 'forbidden':

@@ -169,6 +169,9 @@ export const OPENAI_TPM_MESSAGE =
 export const OPENAI_CHAT_OVERFLOW_MESSAGE =
   "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.";
 
+/** An overflow worded without naming the context window: only its code says what it is. */
+export const OPENAI_OVERFLOW_BY_CODE_MESSAGE = 'The request has 131072 tokens, over the 128000 this model takes. Shorten the conversation.';
+
 export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, overflowParam: string, status?: number): ErrorAnswer {
   switch (kind) {
     case 'overflow_input_and_max_tokens':
@@ -177,6 +180,11 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
       return {
         status: status ?? 400,
         body: openAIErrorBody(overflowMessage, 'invalid_request_error', 'context_length_exceeded', overflowParam),
+      };
+    case 'overflow_by_code':
+      return {
+        status: status ?? 400,
+        body: openAIErrorBody(OPENAI_OVERFLOW_BY_CODE_MESSAGE, 'invalid_request_error', 'context_length_exceeded', overflowParam),
       };
     case 'auth':
       return {

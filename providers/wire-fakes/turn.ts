@@ -261,10 +261,13 @@ export function refuseCutCallWhole(turn: WireTurn, api: string): void {
  * The HTTP errors a provider may answer with. `overflow_input_and_max_tokens`: the input fits, but not with the
  * `max_tokens` asked for on top (Anthropic's "input length and `max_tokens` exceed context limit"), its words in plain
  * text, without the Markdown backticks (as a gateway or proxy that relays the message as plain text gives it).
+ * `overflow_by_code`: the input does not fit, told by OpenAI's error code `context_length_exceeded` alone, its words
+ * not naming the context window (as an OpenAI-compatible server or gateway words it). Anthropic has no such code.
  */
 export type ErrorKind =
   | 'overflow_input_and_max_tokens'
   | 'overflow'
+  | 'overflow_by_code'
   | 'auth'
   | 'forbidden'
   | 'rate_limited'
