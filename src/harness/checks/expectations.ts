@@ -65,6 +65,7 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
       tool: e.payload.tool,
       decision: e.payload.decision,
       ...(expect.policy![i]?.by !== undefined ? { by: e.payload.by } : {}),
+      ...(expect.policy![i]?.rule !== undefined ? { rule: e.payload.rule } : {}),
     }));
     out.push(equalCheck('policy', expect.policy, actual));
   }

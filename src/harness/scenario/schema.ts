@@ -540,7 +540,19 @@ export const expectationSchema = z.strictObject({
   toolCalls: z.array(z.string()).optional().describe('Names of the calls that started executing, in order'),
   executions: z.record(z.string(), z.number().int().nonnegative()).optional().describe('How many times each tool body actually ran'),
   toolResults: z.array(toolResultExpectation).optional().describe('Tool results in log order (all of them)'),
-  policy: z.array(z.strictObject({ tool: z.string(), decision: z.enum(['allow', 'deny']), by: z.string().optional() })).optional(),
+  policy: z
+    .array(
+      z.strictObject({
+        tool: z.string(),
+        decision: z.enum(['allow', 'deny']),
+        by: z.string().optional(),
+        rule: z
+          .string()
+          .optional()
+          .describe("The rule that decided, as the log records it (a policy rule's id, `<layer>:deny <pattern>`, `<layer>:not in allow list`, …)"),
+      }),
+    )
+    .optional(),
   trace: linesMatcher.optional().describe("The last turn's spans as `kind > kind:status` paths"),
   requests: z.number().int().nonnegative().optional().describe('Model requests made'),
   models: z.array(z.string()).optional().describe('The client and the model each request went to, in order, as "client: model"'),
