@@ -627,6 +627,7 @@ function scenarioConfig(scenario: Scenario): Partial<LoopConfig> {
   return {
     ...defined({
       maxTokens: c.maxTokens,
+      temperature: c.temperature,
       maxSteps: c.maxSteps,
       maxToolCallsPerTurn: c.maxToolCallsPerTurn,
       maxToolCallsPerSession: c.maxToolCallsPerSession,

@@ -29,7 +29,8 @@ const retryArb = sparseRecord<Required<Omit<Retry, 'jitter'>>>(
   50,
 );
 
-const budgetsArb = sparseRecord<Required<Omit<Config, 'retry'>>>(
+// No temperature: it changes no run of a scripted model (bundled loop/temperature-sent-recorded-and-recomputed keeps it recorded).
+const budgetsArb = sparseRecord<Required<Omit<Config, 'retry' | 'temperature'>>>(
   {
     maxSteps: fc.integer({ min: 1, max: 6 }),
     maxToolCallsPerTurn: fc.integer({ min: 1, max: 6 }),

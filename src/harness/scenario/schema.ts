@@ -393,6 +393,7 @@ export type InboxEntry = z.infer<typeof inboxEntrySchema>;
 
 const configSchema = z.strictObject({
   maxTokens: positiveInt.optional(),
+  temperature: z.number().min(0).max(2).optional().describe('Sent with every model request, and recorded with it in the log'),
   maxSteps: positiveInt.optional(),
   maxToolCallsPerTurn: positiveInt.optional(),
   maxToolCallsPerSession: positiveInt.optional(),
