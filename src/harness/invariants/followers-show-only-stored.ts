@@ -14,7 +14,7 @@
  * record lost or garbled), the host rightly refuses to serve it: only what was
  * shown before is judged, against what the store held when it was shown.
  */
-import type { EventRecord } from '../../kernel/index.ts';
+import { createRedactor, redactDeep, type EventRecord, type Redactor } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import type { LiveStream } from '../world/live-follower.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
@@ -31,6 +31,10 @@ export const followersShowOnlyStored = defineInvariant({
     if (!live) return undefined;
     const readable = run.unreadable === undefined;
     const stored = run.store.peek(live.conversation);
+    // Secrets the agent gained on a reopen (secretsOnReopen) are never shown by the reopened host, though a process that
+    // did not know them stored them as plain text: a later process's stream shows the stored payload with them redacted.
+    const gained = run.scenario.secretsOnReopen ?? [];
+    const gainedRedactor = gained.length > 0 ? createRedactor({ secrets: gained }) : undefined;
     let next = 0;
     for (const [i, stream] of live.streams.entries()) {
       const what = `the live stream's connection ${i + 1} (to host process ${stream.process + 1}${stream.lastEventId !== undefined ? `, Last-Event-ID ${stream.lastEventId}` : ''})`;
@@ -38,7 +42,8 @@ export const followersShowOnlyStored = defineInvariant({
         if (readable) return `${what} was answered ${stream.status}: ${(stream.text ?? '').trim().slice(0, 200)}`;
         continue;
       }
-      const problem = streamProblem(what, stream, next, stored, readable);
+      const redactGained = stream.process > 0 ? gainedRedactor : undefined;
+      const problem = streamProblem(what, stream, next, stored, readable, redactGained);
       if (typeof problem === 'string') return problem;
       next = problem;
       if (stream.endedBy === 'host' && readable)
@@ -62,7 +67,14 @@ export const followersShowOnlyStored = defineInvariant({
 });
 
 /** The seq the stream's successor must start at, or what is wrong with it. */
-function streamProblem(what: string, stream: LiveStream, from: number, stored: readonly EventRecord[], readable: boolean): number | string {
+function streamProblem(
+  what: string,
+  stream: LiveStream,
+  from: number,
+  stored: readonly EventRecord[],
+  readable: boolean,
+  redactGained: Redactor | undefined,
+): number | string {
   let next = stream.lastEventId !== undefined ? Number(stream.lastEventId) + 1 : 0;
   if (next !== from) return `${what} asked for the events from seq ${next}, but the UI had been shown up to seq ${from - 1}`;
   for (const message of stream.messages) {
@@ -87,7 +99,8 @@ function streamProblem(what: string, stream: LiveStream, from: number, stored: r
         return `${what}, event id ${message.id}: its data is not JSON`;
       }
       if (data.seq !== seq || data.type !== record.type) return `${what}, event id ${message.id}, carries event seq ${String(data.seq)} (${String(data.type)})`;
-      if (!sameData(data.payload, record.payload)) return `${what} showed seq ${seq} (${record.type}) with another payload than the store holds`;
+      const shown = redactGained ? redactDeep(record.payload, redactGained) : record.payload;
+      if (!sameData(data.payload, shown)) return `${what} showed seq ${seq} (${record.type}) with another payload than the store holds`;
     }
     next++;
   }
