@@ -284,6 +284,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     prompt,
     ...agentTaps(reached, () => inbox),
     storedCall: (callId) => storesCall(world.store.peek(CASE_CONVERSATION), callId),
+    startStored: (callId) => storesOpenStart(world.store.peek(CASE_CONVERSATION), callId),
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });
@@ -587,6 +588,16 @@ function storesCall(records: readonly EventRecord[], callId: string): boolean {
       r.type === 'assistant.message' &&
       ((r.payload as { content?: readonly { type: string; id?: string }[] }).content ?? []).some((b) => b.type === 'tool_call' && b.id === callId),
   );
+}
+
+/** Whether the last record of call `callId` stored is its start: the call started and has no result yet. */
+function storesOpenStart(records: readonly EventRecord[], callId: string): boolean {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!;
+    if ((r.type !== 'tool.started' && r.type !== 'tool.result') || (r.payload as { callId?: unknown }).callId !== callId) continue;
+    return r.type === 'tool.started';
+  }
+  return false;
 }
 
 /** The keys the case's wire fakes serve, one per client, and the variables a host's config reads them from. */

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoopDeps, ToolExecutor } from '../../src/kernel/index.ts';
 import { checkExpectations } from '../../src/harness/checks/expectations.ts';
-import { loadScenarioFile } from '../../src/harness/scenario/load.ts';
+import { loadScenarioFile, parseScenario } from '../../src/harness/scenario/load.ts';
+import { sideEffectsOnce } from '../../src/harness/invariants/invariant-13-side-effects-once.ts';
 import { runScenario } from '../../src/harness/second-host.ts';
 import { BUNDLED_ROOT, bundledContext } from '../support/bundled.ts';
 
@@ -58,4 +59,30 @@ describe('crash while a refund runs', () => {
     expect(JSON.stringify(failing.find((c) => c.name === 'tool results')?.actual)).toContain('NOT_RUN');
     expect(run.executions.get('issue_refund')).toBe(1); // it did run: the record was what went missing
   });
+});
+
+/** A refund and nothing else: no crash, so only a check made as the body starts can see the missing record. */
+const PLAIN_REFUND = `
+name: a refund, no crash
+provider:
+  script:
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 10, reason: late } }]
+    - reply: Refunded.
+inbox:
+  - say: Please refund ORD-1001.
+expect:
+  outcomes: [replied]
+`;
+
+describe('a refund with no crash (invariant 13 reads the store as the body starts)', () => {
+  for (const host of ['loop', 'production'] as const)
+    it(`${host} host: holds with the write-ahead record, and names the call without it`, async () => {
+      const scenario = parseScenario(PLAIN_REFUND, 'plain-refund.yaml');
+      const agents = (await bundledContext()).registry;
+      const honest = await runScenario(scenario, { seed: 1, agents, host });
+      expect(await sideEffectsOnce.check(honest, {})).toBeUndefined();
+      const skipped = await runScenario(scenario, { seed: 1, agents, host, seams: { wrapDeps: withoutWriteAhead } });
+      expect(skipped.executions.get('issue_refund')).toBe(1);
+      expect(await sideEffectsOnce.check(skipped, {})).toMatch(/issue_refund \(STATEFUL\) call refund ran before the store held its start record/);
+    });
 });

@@ -10,6 +10,11 @@
  *   ran at most once — a renamed `refund_2` running again is caught — and every
  *   execution of the chain, whatever its level, used one idempotency key — and
  *   no other call used it (a backend would drop that call as a repeat).
+ * - Its body ran only once the store held its start record (the write-ahead, seed
+ *   004): read from the case's store as the body starts, so a skipped or unawaited
+ *   barrier is caught with no crash at all. Without it a crash during the call
+ *   leaves no trace that it may have run: the reopened host tells the model it
+ *   never ran, and the model runs it again.
  */
 import { startRefused } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -27,6 +32,7 @@ export const sideEffectsOnce = defineInvariant({
     firstViolation(
       () => startedAndRunOnce(run),
       () => repeatsRunOnceWithOneKey(run),
+      () => ranOnlyOnceStartStored(run),
     ),
 });
 
@@ -95,5 +101,15 @@ function repeatsRunOnceWithOneKey(run: ScenarioRun): string | undefined {
     if ((level === 'STATEFUL' || level === 'CRITICAL') && count > 1)
       return `${tool} (${level}) ran ${count} times for call ${chain} and the calls that repeat it`;
   }
+  return undefined;
+}
+
+function ranOnlyOnceStartStored(run: ScenarioRun): string | undefined {
+  for (const [callId, bodies] of run.toolBodies ?? [])
+    for (const body of bodies) {
+      if (!body.startNotStored) continue;
+      const level = run.sideEffectLevels.get(body.tool) ?? 'STATEFUL';
+      return `${body.tool} (${level}) call ${callId} ran before the store held its start record (the write-ahead): had the process died then, nothing stored would say the call may have run`;
+    }
   return undefined;
 }

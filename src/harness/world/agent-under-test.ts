@@ -155,6 +155,8 @@ export interface ScenarioAgentOptions {
   readonly onApproval?: (n: number) => void;
   /** Whether the case's store holds the model's call with this id (read as each approval request is put). */
   readonly storedCall?: (callId: string) => boolean;
+  /** Whether the case's store holds this call's start with no result after it (read as a STATEFUL or CRITICAL body starts). */
+  readonly startStored?: (callId: string) => boolean;
   /** Records the prompt's fragments and what each dynamic one gave at each request (loopgate's own loop). */
   readonly prompt?: PromptRecorder;
   /** Parts a scenario file cannot express (state-table fixtures use them): they replace the scenario's and the agent's. */
@@ -178,7 +180,17 @@ export interface ScenarioAgent {
 /** The agent under test with the scenario's scripts applied (see the top of this file for how they combine). */
 export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioAgentOptions): ScenarioAgent {
   const { clock, faults } = options;
-  const { tools, counters } = scriptedTools(own.tools ?? [], scenario.tools, { clock, faults, onFirstStart: options.onFirstStart }, options.name);
+  const { tools, counters } = scriptedTools(
+    own.tools ?? [],
+    scenario.tools,
+    {
+      clock,
+      faults,
+      onFirstStart: options.onFirstStart,
+      ...(options.startStored ? { startStored: options.startStored } : {}),
+    },
+    options.name,
+  );
   const policy = mergedPolicy(own.policy, scenarioPolicy(scenario.policy));
   const visibility = [...(own.visibility ?? []), ...(scenario.visibility ?? [])];
   const fragments = scenarioPrompt(own.prompt, scenario.prompt, faults);

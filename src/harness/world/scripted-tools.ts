@@ -8,7 +8,8 @@
  * something other than the agent that ships.
  *
  * Every tool is wrapped so the world counts the bodies that actually ran, by
- * tool and by call id, and fires `at: { toolStart }` triggers.
+ * tool and by call id, notes a STATEFUL or CRITICAL body that started before the
+ * store held its start record, and fires `at: { toolStart }` triggers.
  */
 import { z } from 'zod';
 import { ToolFailure, type AnyToolDeclaration, type Clock } from '../../kernel/index.ts';
@@ -72,6 +73,12 @@ export interface ToolBodyRun {
   abortedAt?: number;
   /** Where the arguments the body was given were not frozen (a path, `args` for the whole), if anywhere. */
   readonly unfrozenArgs?: string;
+  /**
+   * A STATEFUL or CRITICAL body that started while the case's store held no start
+   * record for its call: the write-ahead was skipped or not waited for, so a crash
+   * now would leave no trace that the call may have run.
+   */
+  readonly startNotStored?: true;
   /** It failed with a ToolFailure that does not say `retryable: true`, before its signal was aborted: the call must not be run again. */
   failedForGood?: true;
 }
@@ -81,6 +88,8 @@ export interface ToolHooks {
   readonly faults: FaultLog;
   /** Runs the first time a tool's body starts (for `at: { toolStart }` triggers). */
   readonly onFirstStart: (name: string) => void;
+  /** Whether the case's store holds this call's start with no result after it (read as a STATEFUL or CRITICAL body starts). */
+  readonly startStored?: (callId: string) => boolean;
 }
 
 /** The agent's tools with the scenario's scripts applied, each counted. Throws on an entry that changes an own tool. */
@@ -108,6 +117,8 @@ export function scriptedTools(
       calls.set(callId, (calls.get(callId) ?? 0) + 1);
       counters.byToolCall.set(tool.name, calls);
       const unfrozen = unfrozenPath(args, 'args');
+      const writesAhead = tool.sideEffect === 'STATEFUL' || tool.sideEffect === 'CRITICAL';
+      const unstored = writesAhead && hooks.startStored !== undefined && !hooks.startStored(callId);
       const body: ToolBodyRun = {
         tool: tool.name,
         signal,
@@ -116,6 +127,7 @@ export function scriptedTools(
         startedAt: hooks.clock.now(),
         ...(signal.aborted ? { startedStopped: true as const } : {}),
         ...(unfrozen !== undefined ? { unfrozenArgs: unfrozen } : {}),
+        ...(unstored ? { startNotStored: true as const } : {}),
       };
       if (signal.aborted) {
         body.abortedAfterEnd = false;
