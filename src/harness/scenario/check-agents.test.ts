@@ -56,6 +56,24 @@ describe('scenarios checked against their agents', () => {
     await expect(check(registry, ['fine', 'secrets: [sk_live_4eC39HqLyjWD]\n'])).resolves.toBeUndefined();
   });
 
+  it('refuses skips-redaction where no secret is declared: the case would check nothing', async () => {
+    const registry = { agents: new Map([['shop', shop]]), defaultAgent: 'shop' };
+    await expect(check(registry, ['no-secret', 'tools:\n  - name: issue_refund\n    executor: skips-redaction\n'])).rejects.toThrow(
+      /no-secret\.yaml:4:\d+: tools\[0\]\.executor: skips-redaction hands the log issue_refund's output unredacted, but neither this scenario \(secrets:\) nor agent shop declares a secret/,
+    );
+    // A secret of the scenario's, or of the agent's own, gives the fault something to leak.
+    await expect(
+      check(registry, ['scenario-secret', 'secrets: [sk-test-0123456789abcdef]\ntools:\n  - name: issue_refund\n    executor: skips-redaction\n']),
+    ).resolves.toBeUndefined();
+    const keeper: AgentFactory = () => ({ tools: [refund], secrets: ['sk-test-0123456789abcdef'] });
+    await expect(
+      check({ agents: new Map([['keeper', keeper]]), defaultAgent: 'keeper' }, [
+        'agent-secret',
+        'tools:\n  - name: issue_refund\n    executor: skips-redaction\n',
+      ]),
+    ).resolves.toBeUndefined();
+  });
+
   it('refuses an agent the config does not define, and a factory that throws', async () => {
     await expect(check({ agents: new Map([['shop', shop]]) }, ['typo', 'agent: shpo\n'])).rejects.toThrow(
       /typo\.yaml:2:\d+: agent: agent "shpo" is not defined \(known: shop, none\)/,

@@ -22,12 +22,12 @@ export async function checkScenarioAgents(loaded: readonly LoadedScenario[], reg
 
 /** What checkScenarioAgents refuses, one line each (empty when nothing). */
 export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], registry: AgentRegistry): Promise<string[]> {
-  const tools = new Map<string, readonly AnyToolDeclaration[] | Error>();
+  const tools = new Map<string, DeclaredAgent | Error>();
   const problems: string[] = [];
   for (const l of loaded) {
     const name = agentNameOf(l.scenario, registry);
     if (!tools.has(name)) tools.set(name, await declaredTools(name, registry));
-    const own = tools.get(name)!;
+    const declared = tools.get(name)!;
     const at = (path: (string | number)[]) => {
       let text = '';
       try {
@@ -38,10 +38,11 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
       const { line, column } = text ? locateInYaml(text, path) : { line: 1, column: 1 };
       return `${l.file}:${line}:${column}`;
     };
-    if (own instanceof Error) {
-      for (const line of own.message.split('\n')) problems.push(`${at(['agent'])}: agent: ${line}`);
+    if (declared instanceof Error) {
+      for (const line of declared.message.split('\n')) problems.push(`${at(['agent'])}: agent: ${line}`);
       continue;
     }
+    const own = declared.tools;
     // Several agents and no default: a scenario that names none would silently run without any of them.
     if (l.scenario.agent === undefined && registry.defaultAgent === undefined && registry.agents.size > 1) {
       const names = [...registry.agents.keys()];
@@ -61,16 +62,31 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
       if (garbles)
         problems.push(`${at(['secrets', i])}: secrets[${i}]: ${secret.length} characters, occurs in ${garbles}; a secret must be the credential itself`);
     });
+    // An executor that skips redaction leaks only secrets someone declared: with none, the case would pass whatever the log does.
+    if ((l.scenario.secrets?.length ?? 0) === 0 && declared.secrets === 0)
+      l.scenario.tools.forEach((t, i) => {
+        if (t.executor === 'skips-redaction')
+          problems.push(
+            `${at(['tools', i, 'executor'])}: tools[${i}].executor: skips-redaction hands the log ${t.name}'s output unredacted, but neither this scenario (secrets:) nor agent ${label} declares a secret: with none to leak, the case checks nothing`,
+          );
+      });
   }
   return problems;
 }
 
-/** The tools an agent declares (built once, or as the config built it), or an Error naming what is wrong with the agent. */
-async function declaredTools(name: string, registry: AgentRegistry): Promise<readonly AnyToolDeclaration[] | Error> {
+/** What the scenario checks read of an agent: its tools, and how many secrets it declares. */
+interface DeclaredAgent {
+  readonly tools: readonly AnyToolDeclaration[];
+  readonly secrets: number;
+}
+
+/** The agent as declared (built once, or as the config built it), or an Error naming what is wrong with it. */
+async function declaredTools(name: string, registry: AgentRegistry): Promise<DeclaredAgent | Error> {
   try {
     const inspection = await inspectAgent(name, registry);
     if (inspection.problems.length > 0) return new Error(inspection.problems.map((p) => `agent ${name}: ${p}`).join('\n'));
-    return inspection.tools;
+    const secrets = inspection.agent?.secrets;
+    return { tools: inspection.tools, secrets: Array.isArray(secrets) ? secrets.length : 0 };
   } catch (error) {
     if (error instanceof UnknownAgentError) return error;
     throw error;
