@@ -3,7 +3,7 @@
  * validated at startup. Startup validation is one of the two places that fail
  * fast (seed 004): an error names the file, the line and the key.
  */
-import { LineCounter, parseDocument, isNode, type Document, type Node } from 'yaml';
+import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document, type Node } from 'yaml';
 import { z } from 'zod';
 import { checkPriceTable } from '../report/cost/price-table.ts';
 import { DEFAULT_LOOP_CONFIG, DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, InputError, type LoopConfig } from '../kernel/index.ts';
@@ -235,6 +235,8 @@ export interface ConfigSource {
   locate(path: readonly (string | number)[]): string;
   /** Whether the file itself sets the value at `path` (not a default). */
   has(path: readonly (string | number)[]): boolean;
+  /** Whether the file sets nothing at all: it is empty, only comments, or a null document. */
+  holdsNoSettings(): boolean;
 }
 
 const SOURCES = new WeakMap<HostConfig, ConfigSource>();
@@ -288,6 +290,10 @@ function sourceOf(text: string, file: string): ConfigSource {
     },
     has(path) {
       return source().doc.hasIn(path);
+    },
+    holdsNoSettings() {
+      const contents = source().doc.contents;
+      return contents === null || (isScalar(contents) && contents.value === null) || (isMap(contents) && contents.items.length === 0);
     },
   };
 }

@@ -77,6 +77,12 @@ export function checkHostConfig(
   options: Pick<HostOptions, 'tools' | 'policyRules'> & { readonly agent?: Agent } = {},
 ): HostConfig {
   const parsed = typeof config === 'string' ? loadHostConfig(config) : asCheckedHostConfig(config);
+  // An empty file would be told only the first key it lacks: say what it is.
+  const source = configSource(parsed);
+  if (source?.holdsNoSettings())
+    throw new ConfigError(
+      `${source.file}:1:1: the file holds no settings (it is empty, or only comments): a host config names at least its model (model: { provider: anthropic, name: … }), and usually its store and tools`,
+    );
   checkToolPipeline(parsed, options);
   selectedMode(parsed);
   // A file that names no provider would serve the scripted fake: a deploy needs it said (provider: fake) or a real one.

@@ -51,6 +51,20 @@ describe('loopgate check-host', () => {
     expect(typo.stderr).not.toMatch(/\n\s+at /); // no stack
   });
 
+  it('exits 2 for a file with no settings, saying so rather than naming one missing key', () => {
+    for (const [name, text] of [
+      ['empty.yaml', ''],
+      ['comments.yaml', '# the host for the support agent\n# (to be written)\n'],
+      ['null.yaml', '---\n~\n'],
+    ]) {
+      writeFileSync(join(dir, name), text);
+      const r = checkHost([name, '--agent', 'support']);
+      expect(r.status, name).toBe(2);
+      expect(r.stderr, name).toMatch(new RegExp(`${name.replace('.', '\\.')}:1:1: the file holds no settings \\(it is empty, or only comments\\)`));
+      expect(r.stderr, name).not.toMatch(/model\.provider/);
+    }
+  });
+
   it('exits 2 for an unknown agent, a missing file, and a key the schema does not know', () => {
     writeFileSync(join(dir, 'agent.yaml'), HOST('issue_refund'));
     expect(checkHost(['agent.yaml', '--agent', 'shop']).stderr).toMatch(/--agent shop: no such agent .* defined: support/);
