@@ -19,8 +19,7 @@ import { runPeerScenario } from './peer-host.ts';
 import type { PeerRun } from './peer-run.ts';
 import type { LoopUnderTestFactory } from './peer-world.ts';
 import { agentRequirementsOf } from './agent-requirements.ts';
-import { CAPABILITIES } from './capabilities.ts';
-import { requirementsOf, skipReason } from './requirements.ts';
+import { lacking, requirementsOf, skipReason } from './requirements.ts';
 
 export interface PeerSuite {
   readonly loop: LoopUnderTestFactory;
@@ -39,7 +38,10 @@ export async function peerSkipReason(scenario: Scenario, suite: PeerSuite): Prom
   const supports = suite.loop.capabilities.supports;
   const missing = (await agentRequirementsOf(agent, scenario)).filter((n) => !supports.includes(n.need));
   if (missing.length === 0) return undefined;
-  return `${suite.loop.id} has no ${missing.map((m) => `${m.need} (${CAPABILITIES[m.need]}): the agent's own — ${m.why}`).join('; no ')}`;
+  return lacking(
+    suite.loop.id,
+    missing.map((m) => ({ need: m.need, why: `the agent's own — ${m.why}` })),
+  );
 }
 
 export function peerScenarioCase(loaded: LoadedScenario, suite: PeerSuite): Case {

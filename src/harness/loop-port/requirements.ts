@@ -61,7 +61,15 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
 export function skipReason(loop: string, needs: readonly Capability[], capabilities: Capabilities): string | undefined {
   const missing = needs.filter((n) => !capabilities.supports.includes(n));
   if (missing.length === 0) return undefined;
-  return `${loop} has no ${missing.map((m) => `${m} (${CAPABILITIES[m]})`).join('; no ')}`;
+  return lacking(
+    loop,
+    missing.map((need) => ({ need })),
+  );
+}
+
+/** `<loop> has no <need> (<what it is>)[: why]; no …`: the one wording of a skip for what a loop lacks. */
+export function lacking(loop: string, missing: readonly { readonly need: Capability; readonly why?: string }[]): string {
+  return `${loop} has no ${missing.map((m) => `${m.need} (${CAPABILITIES[m.need]})${m.why === undefined ? '' : `: ${m.why}`}`).join('; no ')}`;
 }
 
 /** Can JSON carry this value as it is (no NaN, no infinities)? */
