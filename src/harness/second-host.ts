@@ -757,6 +757,7 @@ async function bystanderWorld(
     faults,
     prompt,
     ...agentTaps(reached, () => inbox),
+    startStored: (callId) => storesOpenStart(store.peek(BYSTANDER_CONVERSATION), callId),
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });
