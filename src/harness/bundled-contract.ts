@@ -24,6 +24,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { assistantContentCases },
     { malformedHistoryCases },
     { redactorCases },
+    { longHistoryCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -39,6 +40,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./assistant-content-cases.ts'),
     import('./malformed-history-cases.ts'),
     import('./redactor-cases.ts'),
+    import('./long-history-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -55,5 +57,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...assistantContentCases(),
     ...malformedHistoryCases(),
     ...redactorCases(),
+    ...longHistoryCases(),
   ];
 }
