@@ -24,6 +24,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { assistantContentCases },
     { malformedHistoryCases },
     { redactorCases },
+    { cancelSignalCases },
     { longHistoryCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
@@ -40,6 +41,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./assistant-content-cases.ts'),
     import('./malformed-history-cases.ts'),
     import('./redactor-cases.ts'),
+    import('./cancel-signal-cases.ts'),
     import('./long-history-cases.ts'),
   ]);
   return () => [
@@ -57,6 +59,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...assistantContentCases(),
     ...malformedHistoryCases(),
     ...redactorCases(),
+    ...cancelSignalCases(),
     ...longHistoryCases(),
   ];
 }
