@@ -24,6 +24,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { assistantContentCases },
     { malformedHistoryCases },
     { redactorCases },
+    { clientUsageCases },
     { cancelSignalCases },
     { longHistoryCases },
   ] = await Promise.all([
@@ -41,6 +42,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./assistant-content-cases.ts'),
     import('./malformed-history-cases.ts'),
     import('./redactor-cases.ts'),
+    import('./client-usage-cases.ts'),
     import('./cancel-signal-cases.ts'),
     import('./long-history-cases.ts'),
   ]);
@@ -59,6 +61,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...assistantContentCases(),
     ...malformedHistoryCases(),
     ...redactorCases(),
+    ...clientUsageCases(),
     ...cancelSignalCases(),
     ...longHistoryCases(),
   ];
