@@ -24,6 +24,9 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { assistantContentCases },
     { malformedHistoryCases },
     { redactorCases },
+    { clientUsageCases },
+    { cancelSignalCases },
+    { longHistoryCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -39,6 +42,9 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./assistant-content-cases.ts'),
     import('./malformed-history-cases.ts'),
     import('./redactor-cases.ts'),
+    import('./client-usage-cases.ts'),
+    import('./cancel-signal-cases.ts'),
+    import('./long-history-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -55,5 +61,8 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...assistantContentCases(),
     ...malformedHistoryCases(),
     ...redactorCases(),
+    ...clientUsageCases(),
+    ...cancelSignalCases(),
+    ...longHistoryCases(),
   ];
 }

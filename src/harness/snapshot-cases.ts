@@ -18,6 +18,7 @@ import {
   EventLog,
   loopDeps,
   resumeFromSnapshot,
+  SnapshotMismatch,
   snapshotOf,
   type Agent,
   type AnyEvent,
@@ -98,6 +99,49 @@ async function sessionBudgetReopenedReadsOnlyTheTail(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A snapshot whose positions part is not an object (`null`, a number: written
+ * by other code, or handed to `resumeFromSnapshot` by an embedder) is refused
+ * with a `SnapshotMismatch` whose message says which part and why: it is what
+ * the host's `snapshot` observer reports as `rejected`, the only account of why
+ * a conversation was read whole. Nothing is read from the store.
+ */
+async function positionsNotAnObjectRefusedNamingThePart(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
+  loop.send('Where is ORD-1001?', { id: 'q1' });
+  await loop.drain();
+  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  const checks: CheckResult[] = [];
+  for (const positions of [null, 7]) {
+    const loads: string[] = [];
+    const prefix: LogPrefix = {
+      upTo: taken.upTo,
+      last: log.events[taken.upTo - 1]!,
+      load: (from, to) => {
+        loads.push(`[${from}, ${to})`);
+        return log.events.slice(from, to);
+      },
+    };
+    const expected = 'SnapshotMismatch: the snapshot cannot be restored: the positions state is malformed: not an object';
+    let actual = 'resumed';
+    try {
+      resumeFromSnapshot(clock, { ...taken, positions: positions as never }, prefix, []);
+    } catch (error) {
+      actual = error instanceof SnapshotMismatch ? `SnapshotMismatch: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
+    }
+    checks.push({
+      name: `positions ${JSON.stringify(positions)}: refused, naming the part`,
+      passed: actual === expected && loads.length === 0,
+      message: actual === expected ? (loads.length === 0 ? actual : `the prefix read: ${loads.join(', ')}`) : `expected ${expected}, got ${actual}`,
+      expected,
+      actual,
+    });
+  }
+  return checks;
+}
+
 export function snapshotCases(): Case[] {
   return [
     checksCase(
@@ -107,6 +151,14 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       sessionBudgetReopenedReadsOnlyTheTail,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/positions-not-an-object-refused-naming-the-part',
+        title: 'snapshot: a snapshot whose positions part is not an object is refused with a SnapshotMismatch that names the part',
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      positionsNotAnObjectRefusedNamingThePart,
     ),
   ];
 }

@@ -18,10 +18,17 @@ export class CancelScope {
   #first: CancelReason | undefined;
   readonly #detach: (() => void)[] = [];
 
-  /** Links external signals as sources (e.g. a parent's signal, the host's shutdown signal). */
-  constructor(links: readonly { readonly signal: AbortSignal; readonly by: CancelSource }[] = []) {
+  /**
+   * Links external signals as sources (e.g. a parent's signal, the host's shutdown
+   * signal). `onLinked` is told of a cancel a link made (one that won), so the
+   * owner records it as it records its own: at once when a signal aborts later,
+   * from inside this constructor when one is already aborted.
+   */
+  constructor(links: readonly { readonly signal: AbortSignal; readonly by: CancelSource }[] = [], onLinked?: (cancelled: CancelReason) => void) {
     for (const { signal, by } of links) {
-      const onAbort = () => this.cancel(by, reasonText(signal.reason, by));
+      const onAbort = () => {
+        if (this.cancel(by, reasonText(signal.reason, by))) onLinked?.(this.#first!);
+      };
       if (signal.aborted) onAbort();
       else {
         signal.addEventListener('abort', onAbort, { once: true });

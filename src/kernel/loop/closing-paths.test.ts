@@ -273,6 +273,9 @@ describe('closing paths: outcome, history and trace together', () => {
       });
       const [result] = await world.drain();
       expect(result!.outcome).toEqual({ kind: 'cancelled', by });
+      // A signal's cancel is recorded as the loop's own: who and why.
+      const reason = { user: 'pressed stop', parent: 'parent task ended', shutdown: 'deploying' }[by];
+      expect(world.eventsOf('cancel.requested').map((e) => e.payload)).toEqual([{ by, reason }]);
       expect(result!.returnedToInbox).toEqual([id]);
       expect(world.log.positions.inboxState(id)).toBe('pending'); // never lost
       expect(world.projection()).toEqual([]);

@@ -33,6 +33,9 @@ describe('request messages from the persistent list', () => {
     expect({ ...request, timeoutMs: 5 }.messages).toBe(sent.messages);
     expect(JSON.parse(JSON.stringify(request)).messages).toHaveLength(5_000);
     expect(request.messages[4_999]).toEqual(msg(4_999));
+    // Read through another object (a Proxy of the request, an object whose prototype it is): the same array.
+    expect(new Proxy(request, {}).messages).toBe(sent.messages);
+    expect((Object.create(request) as typeof request).messages).toBe(sent.messages);
   });
 
   it('keeps the messages as they were when the request was made, whatever the list becomes', () => {

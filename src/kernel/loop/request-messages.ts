@@ -5,24 +5,17 @@
  * client, a recorder, a spread of the request — so a step costs the loop what
  * changed, not the length of the history; a client that serializes the messages
  * pays for the array together with its own pass over them. Either way the client
- * sees a frozen array of the messages as they were when the request was made.
+ * sees a frozen array of the messages as they were when the request was made —
+ * also when it reads them through another object (a `Proxy` of the request, an
+ * object whose prototype it is): the getter holds its list itself, instead of
+ * looking it up by the object it was read on (which answered such reads with no
+ * messages at all).
  */
 import type { Message, ModelRequest } from '../model/client.ts';
 import type { MessageList } from '../projection/message-list.ts';
 
 /** Up to this many messages, the array is made at once. */
 const EAGER_UP_TO = 256;
-
-const lists = new WeakMap<object, MessageList>();
-
-const LAZY_MESSAGES: PropertyDescriptor = {
-  get(this: object): readonly Message[] {
-    const list = lists.get(this);
-    return list === undefined ? [] : list.toArray();
-  },
-  enumerable: true,
-  configurable: true,
-};
 
 /** A request whose `messages` are `list` (see the file comment). */
 export function requestWithMessages(list: MessageList, fields: Omit<ModelRequest, 'messages'>): ModelRequest {
@@ -36,9 +29,6 @@ export function requestWithMessages(list: MessageList, fields: Omit<ModelRequest
   };
   if (fields.temperature !== undefined) request.temperature = fields.temperature;
   if (fields.timeoutMs !== undefined) request.timeoutMs = fields.timeoutMs;
-  if (list.length > EAGER_UP_TO) {
-    lists.set(request, list);
-    Object.defineProperty(request, 'messages', LAZY_MESSAGES);
-  }
+  if (list.length > EAGER_UP_TO) Object.defineProperty(request, 'messages', { get: () => list.toArray(), enumerable: true, configurable: true });
   return request;
 }

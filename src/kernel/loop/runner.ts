@@ -240,7 +240,11 @@ export class AgentLoop {
     } catch {
       tracer = new Tracer({ clock: deps.clock, traceId: `turn-${turn}`, redact: deps.redact }); // a broken host tracer must not stop the turn
     }
-    const scope = new CancelScope(deps.signals ? linkSignals(deps.signals) : []);
+    // A linked signal's cancel is recorded as `cancel` records one: only in the open turn. One already aborted
+    // cancels the scope here, before the turn opens; `#claiming` records it once `turn.opened` is written.
+    const scope = new CancelScope(deps.signals ? linkSignals(deps.signals) : [], ({ by, reason }) => {
+      if (this.#log.positions.openTurn === turn) this.#recordCancel(by, deps.redact(reason));
+    });
     const state: TurnState = {
       turn,
       scope,
@@ -325,6 +329,9 @@ export class AgentLoop {
     }
     const claimed = takeForTurnStart(this.#log.positions.pending());
     appendTurnOpened(this.#log, s.turn, claimed[0]?.id ?? '');
+    // Only a linked signal already aborted can have cancelled the scope yet (nothing else runs before the open).
+    const early = s.scope.cancelled;
+    if (early) this.#recordCancel(early.by, this.#deps.redact(early.reason));
 
     // The claim policy filters what people sent; what the loop wrote itself passes untouched.
     const decided = await this.#claim(

@@ -1,0 +1,120 @@
+/**
+ * A loop's linked cancel signals (`loopDeps({ signals: { parent, shutdown } })`),
+ * as cases of `loopgate run`: `contract:cancel-signals/<id>`.
+ *
+ * A loop running as a parent's sub-task is handed the parent's `AbortSignal`;
+ * one in a process is handed the process's shutdown signal. Aborting either
+ * cancels the running turn as `cancelled{parent}` / `cancelled{shutdown}`, and
+ * a signal already aborted when a turn opens cancels it before any request.
+ * The scenarios cancel through `loop.cancel` and the host (which aborts its
+ * shutdown signal and then calls `loop.shutdown` as well), so a loop that
+ * ignored its signals passed them all; here the signals are the only way the
+ * turn is told. A cancel from a signal is recorded as any other: a
+ * `cancel.requested` naming the source and the signal's reason (its text, or
+ * its message when it is an Error), inside the turn it cancelled.
+ */
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { z } from 'zod';
+import { AgentLoop, defineTool, EventLog, loopDeps, type Agent } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+const label = (o: { kind: string; by?: string; reason?: string } | undefined): string =>
+  o === undefined ? 'no outcome' : o.kind === 'cancelled' ? `cancelled{${o.by}}` : o.kind === 'failed' ? `failed{${o.reason}}` : o.kind;
+
+/** The `cancel.requested` records of the log, as JSON. */
+function cancelsOf(log: EventLog): string {
+  return JSON.stringify(log.events.filter((e) => e.type === 'cancel.requested').map((e) => e.payload));
+}
+
+/** Whether the log's first `cancel.requested` follows its first `turn.opened` (a cancel belongs to an open turn). */
+function afterOpen(log: EventLog): string {
+  const types = log.events.map((e) => e.type);
+  const opened = types.indexOf('turn.opened');
+  const cancel = types.indexOf('cancel.requested');
+  return opened >= 0 && cancel > opened ? 'after turn.opened' : `at ${cancel}, turn.opened at ${opened}`;
+}
+
+function check(name: string, expected: string, actual: string): CheckResult {
+  return { name, passed: actual === expected, message: actual === expected ? actual : `expected ${expected}, got ${actual}`, expected, actual };
+}
+
+/** The parent aborts while the second request is in flight: the turn ends cancelled{parent}, the lookup kept. */
+async function parentSignalCancelsTheRunningTurn(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const parent = new AbortController();
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'lookup_order',
+        description: 'Look an order up.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'NONE',
+        run: () => ({ status: 'delivered' }),
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient(
+    [toolUse([call('look', 'lookup_order', { order_id: 'ORD-1001' })]), { result: reply('never delivered'), latencyMs: 10_000 }],
+    { clock },
+  );
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent, clock, signals: { parent: parent.signal } }));
+  loop.send('Check ORD-1001 for me.', { id: 'ask' });
+  const running = loop.drain();
+  for (let i = 0; i < 1_000 && model.calls < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+  parent.abort('the parent task was closed');
+  const [result] = await clock.run(running);
+  const history = log.events.filter((e) => e.type === 'tool.result').length;
+  return [
+    check('the log records who cancelled and why', '[{"by":"parent","reason":"the parent task was closed"}]', cancelsOf(log)),
+    check('the turn ends cancelled{parent}', 'cancelled{parent}', label(result?.outcome as never)),
+    check('two requests sent, the second cut short', '2', String(model.calls)),
+    check('the lookup the model completed keeps its result', '1', String(history)),
+    check('the model call span ends cancelled', 'cancelled', result?.trace.spans.filter((s) => s.kind === 'model_call')[1]?.status ?? 'none'),
+  ];
+}
+
+/** The shutdown signal is already aborted when the turn opens: cancelled{shutdown}, no request sent. */
+async function abortedShutdownSignalCancelsBeforeAnyRequest(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const shutdown = new AbortController();
+  shutdown.abort(new Error('the process is exiting'));
+  const model = new ScriptedModelClient([reply('never requested')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock, signals: { shutdown: shutdown.signal } }));
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  const [result] = await loop.drain();
+  return [
+    check(
+      'the log records who cancelled and why, in the turn',
+      '[{"by":"shutdown","reason":"the process is exiting"}] after turn.opened',
+      `${cancelsOf(log)} ${afterOpen(log)}`,
+    ),
+    check('the turn ends cancelled{shutdown}', 'cancelled{shutdown}', label(result?.outcome as never)),
+    check('no request sent', '0', String(model.calls)),
+  ];
+}
+
+export function cancelSignalCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:cancel-signals/parent-signal-cancels-the-running-turn',
+        title: "cancel signals: the parent's signal aborting mid-request ends the turn cancelled{parent}, the completed lookup kept",
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      parentSignalCancelsTheRunningTurn,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/aborted-shutdown-signal-cancels-before-any-request',
+        title: 'cancel signals: a shutdown signal already aborted when the turn opens ends it cancelled{shutdown}, nothing sent',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      abortedShutdownSignalCancelsBeforeAnyRequest,
+    ),
+  ];
+}

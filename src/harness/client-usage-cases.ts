@@ -1,0 +1,72 @@
+/**
+ * A model client's usage that is not JSON data, as a case of `loopgate run`:
+ * `contract:client-usage/<id>`.
+ *
+ * The SDK adapters leave out usage that is not a token count; a team's own
+ * `ModelClient` hands the loop whatever it built. The `model.result` record
+ * stores the usage as the client reported it, and the log holds only JSON data:
+ * a usage with a symbol-keyed property (an SDK object's own metadata spread
+ * into it), a count that is `NaN`, or an optional count present but `undefined`
+ * cannot be stored. The turn then ends `failed{internal}`, and its detail is
+ * all the team has to find the fault by: it must name the field
+ * (`model.result.payload.result.usage…`) and the problem. No scenario can
+ * script such a usage (YAML has no symbols, no `undefined`, no `NaN`).
+ */
+import { reply } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { AgentLoop, EventLog, loopDeps, type Usage } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+const USAGES: readonly { readonly what: string; readonly usage: Usage; readonly detail: string }[] = [
+  {
+    what: 'a symbol-keyed property',
+    usage: { inputTokens: 120, outputTokens: 30, [Symbol('sdk.raw')]: { id: 'resp_1' } } as Usage,
+    detail: 'LogAppendError: cannot append event: model.result.payload.result.usage: symbol-keyed properties are not JSON data',
+  },
+  {
+    what: 'an input count that is NaN',
+    usage: { inputTokens: Number.NaN, outputTokens: 30 },
+    detail: 'LogAppendError: cannot append event: model.result.payload.result.usage.inputTokens: NaN is not JSON data',
+  },
+  {
+    what: 'a cache count present but undefined',
+    usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: undefined },
+    detail: 'LogAppendError: cannot append event: model.result.payload.result.usage.cacheReadTokens: undefined is not JSON data (omit the field instead)',
+  },
+];
+
+async function usageNotJsonNamedInTheOutcome(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  for (const { what, usage, detail } of USAGES) {
+    const clock = new VirtualClock();
+    const model = new ScriptedModelClient([reply('ORD-1001 was delivered.', usage)], { clock });
+    const loop = new AgentLoop(loopDeps({ log: new EventLog(clock), model, agent: {}, clock }));
+    loop.send('Where is ORD-1001?', { id: 'ask' });
+    const [result] = await loop.drain();
+    const expected = JSON.stringify({ kind: 'failed', reason: 'internal', detail });
+    const actual = JSON.stringify(result?.outcome) ?? 'no outcome';
+    checks.push({
+      name: `usage with ${what}: failed{internal}, naming the field`,
+      passed: actual === expected,
+      message: actual === expected ? actual : `expected ${expected}, got ${actual}`,
+      expected,
+      actual,
+    });
+  }
+  return checks;
+}
+
+export function clientUsageCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:client-usage/usage-not-json-fails-internal-naming-the-field',
+        title: "client usage: a client's usage that is not JSON data (a symbol key, NaN, an undefined count) fails the turn internal, naming the field",
+        file: 'src/harness/client-usage-cases.ts',
+      },
+      usageNotJsonNamedInTheOutcome,
+    ),
+  ];
+}

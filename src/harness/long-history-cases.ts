@@ -1,0 +1,95 @@
+/**
+ * A long conversation's request, as a model client reads it, as a case of
+ * `loopgate run`: `contract:long-history/<id>`.
+ *
+ * Past 256 messages the loop hands the model a request whose `messages` is an
+ * own getter that builds the array on first read (request-messages.ts), so a
+ * step costs what changed, not the history. A `ModelClient` is the agent's own
+ * code, and may read the request through another object: a `Proxy` (a
+ * reactive store, a tracing wrapper), or an object made with the request as its
+ * prototype to change one field for an attempt. A getter that found its messages
+ * by the object it was read on (`this`) answered those reads with no messages at
+ * all — the model then asked with an empty history, only once the conversation
+ * was long. No scenario is that long, and none reads the request through
+ * another object; here a client does both on every request of a 130-turn
+ * conversation and must see what a direct read sees.
+ */
+import { reply } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { AgentLoop, EventLog, loopDeps, type ModelClient, type ModelRequest } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+const TURNS = 130;
+
+async function longHistoryReadThroughAnotherObject(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const script = new ScriptedModelClient(
+    Array.from({ length: TURNS }, (_, i) => reply(`Noted item ${i}.`)),
+    { clock },
+  );
+  const mismatches: string[] = [];
+  let longest = 0;
+  const client: ModelClient = {
+    name: 'reads-through-a-wrapper',
+    call(request: ModelRequest, onDelta) {
+      const direct = request.messages;
+      const viaProxy = new Proxy(request, {}).messages;
+      const viaPrototype = (Object.create(request) as ModelRequest).messages;
+      longest = Math.max(longest, direct.length);
+      const last = (messages: ModelRequest['messages']): string => JSON.stringify(messages[messages.length - 1] ?? null);
+      for (const [how, seen] of [
+        ['a Proxy of the request', viaProxy],
+        ['an object whose prototype is the request', viaPrototype],
+      ] as const) {
+        if (seen.length !== direct.length || last(seen) !== last(direct))
+          mismatches.push(`request ${script.calls + 1} read through ${how}: ${seen.length} message(s), directly ${direct.length}`);
+      }
+      return script.call(request, onDelta);
+    },
+  };
+  const loop = new AgentLoop(loopDeps({ log: new EventLog(clock), model: client, agent: {}, clock }));
+  const outcomes: string[] = [];
+  for (let i = 0; i < TURNS; i++) {
+    loop.send(`Please note item ${i}.`, { id: `note-${i}` });
+    for (const result of await loop.drain()) outcomes.push(result.outcome.kind);
+  }
+  const replied = outcomes.filter((o) => o === 'replied').length;
+  return [
+    {
+      name: `${TURNS} turns replied`,
+      passed: replied === TURNS,
+      message: `${replied} of ${outcomes.length} turns replied`,
+      expected: String(TURNS),
+      actual: String(replied),
+    },
+    {
+      name: 'the last request holds the whole history (more than 256 messages)',
+      passed: longest === 2 * TURNS - 1,
+      message: `the longest request held ${longest} message(s)`,
+      expected: String(2 * TURNS - 1),
+      actual: String(longest),
+    },
+    {
+      name: 'read through a Proxy or as a prototype, every request holds the messages a direct read gives',
+      passed: mismatches.length === 0,
+      message: mismatches.length === 0 ? 'the same messages every time' : `${mismatches.length} read(s) differ, first: ${mismatches[0]}`,
+      expected: 'the same messages every time',
+      actual: mismatches.length === 0 ? 'the same messages every time' : mismatches.slice(0, 3).join('; '),
+    },
+  ];
+}
+
+export function longHistoryCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:long-history/request-read-through-a-proxy-or-prototype-keeps-its-messages',
+        title: 'long history: a client reading a request of more than 256 messages through a Proxy, or as a prototype, sees every message',
+        file: 'src/harness/long-history-cases.ts',
+      },
+      longHistoryReadThroughAnotherObject,
+    ),
+  ];
+}
