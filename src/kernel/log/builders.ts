@@ -228,7 +228,7 @@ export function summarizeResult(result: ModelResult, redact: (text: string) => s
   const base = {
     type: result.type,
     ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
-    ...(result.usage ? { usage: { ...result.usage } } : {}),
+    ...(result.usage ? { usage: storedUsage(result.usage) } : {}),
   };
   switch (result.type) {
     case 'reply':
@@ -293,6 +293,18 @@ function summaryOf(result: Extract<ModelResult, { type: 'reply' | 'tool_use' }>,
 }
 
 /**
+ * A client's usage as the log stores it: a copy (symbol keys too, which the log
+ * refuses), without the counts present but `undefined` — `Usage`'s type allows
+ * `cacheReadTokens: undefined` for a count a provider did not report, and the log
+ * reads it as left out rather than failing the turn over it.
+ */
+function storedUsage<U extends object>(usage: U): U {
+  const u = { ...usage } as Record<string, unknown>;
+  for (const key in u) if (u[key] === undefined) delete u[key];
+  return u as U;
+}
+
+/**
  * `field({ ...usage })` — the usage as the generic copy stores it — built directly
  * when every value is a finite number (what a provider reports), no key is a
  * symbol and the redactor keeps every key (`inputTokens` and `outputTokens` are
@@ -300,7 +312,7 @@ function summaryOf(result: Extract<ModelResult, { type: 'reply' | 'tool_use' }>,
  * of the same spread, so it is stored or refused exactly as before.
  */
 function usageOf(usage: object, r: Redact): unknown {
-  const u: Record<string, unknown> = { ...usage }; // one read per property, as before
+  const u = storedUsage(usage) as Record<string, unknown>; // one read per property, as before
   for (const key in u) {
     const v = u[key];
     if (typeof v !== 'number' || !Number.isFinite(v)) return field(u, r, RESULT, 'result', 'usage');
