@@ -951,6 +951,16 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'system_prompt_empty_not_sent',
+    title: 'an empty system prompt (an agent with none) is not sent: no empty system message, instructions or system field goes out, as the loop records none',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({ ...base, system: '' }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
+    },
+  },
+  {
     id: 'history_empty_text_not_sent',
     title:
       'an empty text block in the history (beside tool results, or beside other text) is not sent: the model is shown no empty user turn or part (the Messages API refuses empty text)',
