@@ -505,6 +505,33 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'arguments_only_in_the_finished_item',
+    title:
+      "a stream that gives a call's arguments only in its finished item (no argument deltas, no arguments done event) gives the call those arguments, not the empty ones it opened with",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'tool_call', id: 'call_i1', name: 'get_weather', args: '{"city":"Tallinn"}' },
+          { type: 'tool_call', id: 'call_i2', name: 'get_time', args: '{"timezone":"Europe/Tallinn"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        argumentsOnlyInFinishedItem: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_i1', name: 'get_weather', args: { city: 'Tallinn' } },
+          { id: 'call_i2', name: 'get_time', args: { timezone: 'Europe/Tallinn' } },
+        ],
+      );
+    },
+  },
+  {
     id: 'call_without_function_object',
     title:
       'a completion whose tool call has an id but no function object keeps the call, nameless (the loop tells the model no such tool exists), rather than failing the whole response',
@@ -945,6 +972,16 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     title: 'a temperature the agent sets goes out in the request body as given (a provider never sent it samples at its own default)',
     behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },
     request: (base) => ({ ...base, temperature: 0.25 }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
+    },
+  },
+  {
+    id: 'system_prompt_empty_not_sent',
+    title: 'an empty system prompt (an agent with none) is not sent: no empty system message, instructions or system field goes out, as the loop records none',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({ ...base, system: '' }),
     check({ result, sent }) {
       expectType(result, 'reply');
       expectSentAsGiven(sent);

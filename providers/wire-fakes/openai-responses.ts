@@ -191,7 +191,7 @@ function streamFrames(turn: WireTurn): Frame[] {
       { output_index, item: { id: item_id, type: 'function_call', status: 'in_progress', call_id: block.id, name: block.name, arguments: '' } },
       'block_start',
     );
-    for (const delta of block.args && !turn.argumentsOnlyInDone ? pieces(block.args) : []) {
+    for (const delta of block.args && !turn.argumentsOnlyInDone && !turn.argumentsOnlyInFinishedItem ? pieces(block.args) : []) {
       push('response.function_call_arguments.delta', { item_id, output_index, delta }, 'args_delta');
     }
     // Text for a function_call item, which cannot hold it.
@@ -207,7 +207,7 @@ function streamFrames(turn: WireTurn): Frame[] {
       }
       return;
     }
-    push('response.function_call_arguments.done', { item_id, output_index, arguments: block.args }, 'other');
+    if (!turn.argumentsOnlyInFinishedItem) push('response.function_call_arguments.done', { item_id, output_index, arguments: block.args }, 'other');
     push(
       'response.output_item.done',
       {

@@ -215,6 +215,15 @@ export interface WireTurn {
    * The other protocols, and complete bodies, send the turn as usual.
    */
   readonly argumentsOnlyInDone?: boolean;
+  /**
+   * OpenAI Responses stream: a call's arguments come whole in its finished
+   * item (`output_item.done`) alone: no argument deltas and no
+   * `response.function_call_arguments.done` event (as a Responses-compatible
+   * server that does not stream arguments, or a gateway that drops the events it
+   * does not pass on, may send it; the API itself sends all three). The other
+   * protocols, and complete bodies, send the turn as usual.
+   */
+  readonly argumentsOnlyInFinishedItem?: boolean;
 }
 
 /** For protocols (or bodies) where a call last at the token limit cannot be told whole. */
