@@ -40,29 +40,64 @@ function recordsWithARevivedDate(): EventRecord[] {
   ];
 }
 
-function revivedDateRefusedNamingIt(): CheckResult[] {
+/**
+ * Records a team's own store hands back garbled by its driver, each with the line
+ * it must be refused with: a row whose type column came back empty (a migration
+ * that dropped it), and a row the driver tagged with a symbol-keyed property of
+ * its own (drivers that mark the rows they made). Neither may shape a history,
+ * and an operator must read what is wrong, not an empty reason.
+ */
+function garbledRecords(): { readonly what: string; readonly records: EventRecord[]; readonly expected: string }[] {
+  const [inbox, opened, assistant] = recordsWithARevivedDate() as [EventRecord, EventRecord, EventRecord];
+  const call = { type: 'tool_call', id: 'c1', name: 'book_call', args: { who: { name: 'Ada' } } };
+  Object.defineProperty(call.args, Symbol.for('driver.row'), { value: 7, enumerable: true });
+  return [
+    {
+      what: 'a record whose type came back empty',
+      records: [inbox, { ...opened, type: odd<string>(null) }],
+      expected: `${WHERE} record seq 1: missing type`,
+    },
+    {
+      what: 'arguments the driver tagged with a symbol-keyed property',
+      records: [inbox, opened, { ...assistant, payload: { turn: 0, step: 1, content: [call] } }],
+      expected: `${WHERE} record seq 2: payload.content[0].args: symbol-keyed properties are not JSON data`,
+    },
+  ];
+}
+
+const odd = <T>(value: unknown): T => value as T;
+
+/** `records` decoded as the host reads a store: refused with a LogReadError whose message is `expected` (the check named `what`). */
+function refusedNamingIt(what: string, records: EventRecord[], expected: string): CheckResult[] {
   let error: unknown;
   try {
-    decodeRecords(recordsWithARevivedDate(), WHERE);
+    decodeRecords(records, WHERE);
   } catch (e) {
     error = e;
   }
   const message = error instanceof Error ? error.message : String(error);
   const checks: CheckResult[] = [];
   checks.push({
-    name: 'refused',
+    name: `${what}: refused`,
     passed: error instanceof LogReadError,
     message: error === undefined ? 'the record was decoded into a history' : `${error instanceof Error ? error.name : typeof error}: ${message}`,
   });
-  const expected = `${WHERE} record seq 2: payload.content[0].args.when: an instance of Date is not plain JSON data`;
   checks.push({
-    name: 'the refusal names the conversation, the record and the field',
+    name: `${what}: the refusal names the conversation, the record and the field`,
     passed: message === expected,
     message: message === expected ? expected : `expected "${expected}", got "${message}"`,
     expected,
     actual: message,
   });
   return checks;
+}
+
+function revivedDateRefusedNamingIt(): CheckResult[] {
+  return refusedNamingIt(
+    'a revived Date',
+    recordsWithARevivedDate(),
+    `${WHERE} record seq 2: payload.content[0].args.when: an instance of Date is not plain JSON data`,
+  );
 }
 
 export function logReadCases(): Case[] {
@@ -74,6 +109,14 @@ export function logReadCases(): Case[] {
         file: 'src/harness/log-read-cases.ts',
       },
       revivedDateRefusedNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/stored-records-garbled-by-a-driver-refused-each-naming-why',
+        title: 'log: stored records a driver garbled (a type come back empty, a symbol-keyed property) are refused, each naming the record and what is wrong',
+        file: 'src/harness/log-read-cases.ts',
+      },
+      () => garbledRecords().flatMap((g) => refusedNamingIt(g.what, g.records, g.expected)),
     ),
   ];
 }

@@ -150,6 +150,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'config.temperature must be a number from 0 to 2 (got "0.7")',
   },
   {
+    id: 'settings/side-effect-notice-as-text',
+    title: 'the side-effect notice switched off with the text "false" (as read from an environment variable): never taken as on',
+    agent: edit((a) => ({ ...a, config: { sideEffectNotice: odd('false') } })),
+    refused: 'config.sideEffectNotice must be true or false (got "false")',
+  },
+  {
     id: 'settings/checkpoint-not-a-hook',
     title: 'a checkpoint that is a number',
     agent: edit((a) => ({ ...a, checkpoints: [odd(5)] })),
@@ -238,6 +244,20 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a tool list holding null',
     agent: edit((a) => ({ ...a, tools: [...a.tools, odd<AnyToolDeclaration>(null)] })),
     refused: 'tool "#3": declaration is not an object',
+  },
+  {
+    id: 'tool/given-as-the-function-that-makes-it',
+    title: 'a tool given as the function that makes its declaration, not called: named by the function, never checked as a declaration',
+    agent: edit((a) => ({
+      ...a,
+      tools: [
+        ...a.tools,
+        odd<AnyToolDeclaration>(function cancelOrderTool() {
+          return tool('cancel_order', 'STATEFUL');
+        }),
+      ],
+    })),
+    refused: 'tool "cancelOrderTool": declaration is not an object',
   },
   {
     id: 'tool/blank-description',

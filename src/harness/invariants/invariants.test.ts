@@ -283,6 +283,13 @@ expect: {}
     expect(traceMatchesLog(respan('tool', (a) => ({ ...a, sideEffect: 'CRITICAL' })))).toMatch(
       /has sideEffect "CRITICAL", but tool\.started \(seq \d+\) records "NONE"/,
     );
+    // The tool's declared level, whatever the log holds: `unknown` once the agent does not declare the tool.
+    expect(traceMatchesLog({ ...r, sideEffectLevels: new Map() })).toMatch(
+      /tool span of call \S+ has sideEffect "NONE", but "lookup_order" is not declared: unknown/,
+    );
+    expect(traceMatchesLog({ ...r, sideEffectLevels: new Map([...r.sideEffectLevels, ['lookup_order', 'IDEMPOTENT']]) })).toMatch(
+      /has sideEffect "NONE", but "lookup_order" is declared IDEMPOTENT/,
+    );
     expect(traceMatchesLog(respan('policy', (a) => ({ ...a, by: 'approver' })))).toMatch(
       /policy span of call \S+ has by "approver", but policy\.decision \(seq \d+\) records "(policy|default)"/,
     );

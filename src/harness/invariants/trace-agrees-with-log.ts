@@ -10,7 +10,9 @@
  *   `model.result` of its step and attempt;
  * - each tool span carries the status, attempts, error code and cut of its
  *   call's `tool.result`, and a started call's span the arguments and
- *   side-effect level of its `tool.started`; each policy span the decision, deciding layer and rule of its
+ *   side-effect level of its `tool.started`; every tool span the side-effect
+ *   level its tool is declared with, `unknown` for a tool the agent does not
+ *   declare (a name the model made up); each policy span the decision, deciding layer and rule of its
  *   call's `policy.decision` (with none, because the store refused the call's record before anyone was asked:
  *   decision `none`, layer `default`, rule `not_recorded`);
  * - every span has a name (what a trace viewer lists);
@@ -84,7 +86,7 @@ function disagreement(run: ScenarioRun): string | undefined {
     const told = run.results.find((r) => r.turn === turn);
     const found =
       turnSpan(root, records, told) ??
-      childSpans(trace, records, brokenExecutors(run)) ??
+      childSpans(trace, records, brokenExecutors(run), run.sideEffectLevels) ??
       unnamedSpan(trace) ??
       (records.closed ? stepsOfTheTurn(trace, view.turns.find((t) => t.turn === turn)?.events ?? []) : undefined);
     if (found) return `trace ${trace.traceId} (turn ${turn}): ${found}`;
@@ -120,7 +122,7 @@ function brokenExecutors(run: ScenarioRun): ReadonlySet<string> {
   return new Set((run.scenario.tools ?? []).filter((t) => t.executor === 'drops-result' || t.executor === 'throws-after-start').map((t) => t.name));
 }
 
-function childSpans(trace: TraceRecord, records: TurnRecords, broken: ReadonlySet<string>): string | undefined {
+function childSpans(trace: TraceRecord, records: TurnRecords, broken: ReadonlySet<string>, levels: ReadonlyMap<string, string>): string | undefined {
   for (const span of trace.spans) {
     if (span.status === undefined || span.status === 'undetermined') continue;
     const a = span.attributes;
@@ -149,6 +151,9 @@ function childSpans(trace: TraceRecord, records: TurnRecords, broken: ReadonlySe
       const started = records.started.get(p.callId);
       const ran = started && startedAgrees(a, started);
       if (ran) return `tool span of call ${p.callId} ${ran}`;
+      const level = levels.get(String(a.tool)) ?? 'unknown';
+      if (a.sideEffect !== level)
+        return `tool span of call ${String(a.callId)} has sideEffect ${JSON.stringify(a.sideEffect) ?? 'absent'}, but ${JSON.stringify(a.tool)} is ${levels.has(String(a.tool)) ? 'declared' : 'not declared:'} ${level}`;
     } else if (span.kind === 'policy') {
       const decision = records.policy.get(String(a.callId));
       if (!decision) {
