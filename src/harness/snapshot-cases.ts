@@ -15,13 +15,16 @@ import { reply } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import {
   AgentLoop,
+  decodeRecords,
   EventLog,
   loopDeps,
   resumeFromSnapshot,
   SnapshotMismatch,
   snapshotOf,
+  toRecord,
   type Agent,
   type AnyEvent,
+  type EventRecord,
   type LogPrefix,
   type LoopSnapshot,
 } from '../kernel/index.ts';
@@ -140,6 +143,70 @@ async function positionsNotAnObjectRefusedNamingThePart(): Promise<CheckResult[]
     });
   }
   return checks;
+ * A conversation whose stored history a newer compatible writer wrote: its
+ * assistant text block carries a field this version does not know
+ * (`citations`). The read keeps it (decode.ts), so the projection does, and a
+ * snapshot holds that block whole, as an object in its message stream
+ * (projection.ts, `compactMessage`). Reopened from that snapshot, the
+ * conversation must resume — not be refused as malformed and read whole every
+ * time — and the model must be sent what the whole log projects. Every other
+ * history the gate snapshots is this version's own, whose blocks all take the
+ * compact form.
+ */
+async function newerWritersBlockFieldsResume(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const first = new EventLog(clock);
+  const before = new AgentLoop(loopDeps({ log: first, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
+  before.send('Where is ORD-1001?', { id: 'q1' });
+  await before.drain();
+  // The records as a newer writer stored them: its text block has a field more.
+  const records = JSON.parse(JSON.stringify(first.events.map((e) => toRecord(e)))) as EventRecord[];
+  const answer = records.find((r) => r.type === 'assistant.message')!;
+  (answer.payload as { content: Record<string, unknown>[] }).content[0]!.citations = [{ source: 'orders', id: 'ORD-1001' }];
+  // Opened as a host opens a stored conversation: the records decoded, then a turn taken.
+  const log = new EventLog(clock, decodeRecords(records, 'a store written by a newer version'));
+  const opened = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('It has shipped.')], { clock }) }));
+  opened.send('And ORD-1002?', { id: 'q2' });
+  await opened.drain();
+  const stored: readonly AnyEvent[] = log.events;
+  const snapshot = JSON.parse(JSON.stringify(snapshotOf(opened, log))) as LoopSnapshot;
+  const blockObjects = snapshot.projection.messages.filter((v) => typeof v === 'object' && v !== null).length;
+
+  const ask = async (resumed: EventLog): Promise<string> => {
+    const model = new ScriptedModelClient([reply('It is on its way.')], { clock });
+    const loop = new AgentLoop(loopDeps({ log: resumed, agent: AGENT, clock, model }));
+    loop.send('And ORD-1003?', { id: 'q3' });
+    await loop.drain();
+    return JSON.stringify(model.requests[0]?.messages ?? null);
+  };
+  const whole = await ask(new EventLog(clock, stored));
+  let restored: string;
+  let sent = '';
+  try {
+    const prefix: LogPrefix = { upTo: snapshot.upTo, last: stored[snapshot.upTo - 1], load: (from, to) => stored.slice(from, to) };
+    const resumed = resumeFromSnapshot(clock, snapshot, prefix, []);
+    restored = 'restored';
+    sent = await ask(resumed);
+  } catch (error) {
+    restored = `refused: ${(error as Error).message}`;
+  }
+  return [
+    {
+      name: 'the snapshot holds the block whole',
+      passed: blockObjects === 1,
+      message: `${blockObjects} block object(s) in the snapshot's message stream`,
+      expected: '1',
+      actual: String(blockObjects),
+    },
+    { name: 'the snapshot is restored', passed: restored === 'restored', message: restored, expected: 'restored', actual: restored },
+    {
+      name: "the next request is the whole log's",
+      passed: restored !== 'restored' || sent === whole,
+      message: sent === whole ? `the same messages${whole.includes('"citations"') ? ', the newer field among them' : ''}` : `resumed: ${sent}; whole: ${whole}`,
+      expected: whole,
+      actual: sent,
+    },
+  ];
 }
 
 export function snapshotCases(): Case[] {
@@ -159,6 +226,11 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       positionsNotAnObjectRefusedNamingThePart,
+        id: 'contract:snapshot/newer-writers-block-fields-resume',
+        title: "snapshot: a history whose blocks carry a newer writer's fields is reopened from its snapshot, not refused, and the model sent the same",
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      newerWritersBlockFieldsResume,
     ),
   ];
 }

@@ -37,6 +37,7 @@ import {
   ToolRegistry,
   type Agent,
   type Clock,
+  type ModelClient,
   type TurnResult,
 } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
@@ -236,6 +237,77 @@ async function asyncToolsOnAClockWithoutTimers(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * The same clock without `setTimer`, under the loop's own backstop for a model
+ * call (`modelTimeoutMs`): a client that hangs past the request's timeout must
+ * still be cut there — the wait then taken with `sleep` — as a transport timeout,
+ * and the call retried. Every host and scenario runs on a clock with timers (the
+ * bundled `retries/hung-client-ignores-its-timeout`), so only a case built here
+ * reaches the backstop that sleeps.
+ */
+async function hungModelCallTimesOutOnAClockWithoutTimers(): Promise<CheckResult[]> {
+  const clock: Clock = { now: () => systemClock.now(), sleep: (ms, signal) => systemClock.sleep(ms, signal) };
+  const log = new EventLog(clock);
+  const answers = new ScriptedModelClient([reply('The sensor reads 21 °C.')]);
+  let calls = 0;
+  // A broken client: its first call never settles, whatever the timeout or the signal.
+  const model: ModelClient = {
+    name: 'hangs-once',
+    call: (request, onDelta) => (++calls === 1 ? new Promise<never>(() => undefined) : answers.call(request, onDelta)),
+  };
+  const config = {
+    modelTimeoutMs: TIMEOUT_MS,
+    retry: {
+      // One immediate retry, 1 ms after the timeout; no backoff tier.
+      immediateRetries: 1,
+      immediateDelayMs: 1,
+      backoffRetries: 0,
+      backoffBaseMs: 1,
+      backoffMaxMs: 1,
+      jitter: 0,
+      maxRetryAfterMs: 1_000,
+    },
+  };
+  const loop = new AgentLoop(loopDeps({ log, model, clock, config }));
+  loop.send('Read sensor s1.', { id: 'ask' });
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<'hung'>((resolve) => {
+    guard = setTimeout(() => resolve('hung'), GIVE_UP_MS);
+  });
+  const settled = await Promise.race([loop.drain(), hung]);
+  clearTimeout(guard);
+  if (settled === 'hung') {
+    loop.shutdown('the case gave up');
+    return [
+      {
+        name: 'the turn ended',
+        passed: false,
+        message: `the turn was still running after ${GIVE_UP_MS} ms of real time, ${calls} model call(s) made: the loop's ${TIMEOUT_MS} ms backstop on a clock without setTimer never cut the hung call`,
+      },
+    ];
+  }
+  const [result] = settled as TurnResult[];
+  const kind = result?.outcome.kind;
+  const results = log.events
+    .filter((e) => e.type === 'model.result')
+    .map((e) => {
+      const r = (e.payload as { result?: { type?: string; kind?: string; message?: string } }).result;
+      return `${String(r?.type)}${r?.kind ? ` ${r.kind}` : ''}${r?.message ? `: ${r.message}` : ''}`;
+    });
+  const expected = [`transport_error timeout: no result within ${TIMEOUT_MS} ms`, 'reply'];
+  return [
+    { name: 'replied', passed: kind === 'replied', message: `outcome ${String(kind)}`, expected: 'replied', actual: String(kind) },
+    {
+      name: 'the hung call ended as a timeout, the retry answered',
+      passed: JSON.stringify(results) === JSON.stringify(expected),
+      message: `model results: ${results.join('; ') || 'none'}`,
+      expected: expected.join('; '),
+      actual: results.join('; '),
+    },
+    { name: 'two model calls', passed: calls === 2, message: `${calls} model call(s)`, expected: '2', actual: String(calls) },
+  ];
+}
+
 async function executorWithoutATraceRunsTheCall(): Promise<CheckResult[]> {
   let given: string | undefined = 'not run';
   const tools = createToolExecutor({
@@ -296,6 +368,14 @@ export function systemClockCases(): Case[] {
         file: 'src/harness/system-clock-cases.ts',
       },
       asyncToolsOnAClockWithoutTimers,
+    ),
+    checksCase(
+      {
+        id: 'contract:clock/hung-model-call-cut-on-a-clock-without-timers',
+        title: "clock: on the agent's clock without setTimer, the loop's modelTimeoutMs backstop cuts a hung model call as a timeout",
+        file: 'src/harness/system-clock-cases.ts',
+      },
+      hungModelCallTimesOutOnAClockWithoutTimers,
     ),
     checksCase(
       {
