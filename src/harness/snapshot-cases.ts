@@ -143,6 +143,9 @@ async function positionsNotAnObjectRefusedNamingThePart(): Promise<CheckResult[]
     });
   }
   return checks;
+}
+
+/**
  * A conversation whose stored history a newer compatible writer wrote: its
  * assistant text block carries a field this version does not know
  * (`citations`). The read keeps it (decode.ts), so the projection does, and a
@@ -226,6 +229,9 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       positionsNotAnObjectRefusedNamingThePart,
+    ),
+    checksCase(
+      {
         id: 'contract:snapshot/newer-writers-block-fields-resume',
         title: "snapshot: a history whose blocks carry a newer writer's fields is reopened from its snapshot, not refused, and the model sent the same",
         file: 'src/harness/snapshot-cases.ts',
