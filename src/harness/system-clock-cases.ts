@@ -47,6 +47,19 @@ const TIMEOUT_MS = 40;
 /** Real time the case waits for the turn before it calls the tool's timeout dead. */
 const GIVE_UP_MS = 5_000;
 
+/** The loop's drain, or `hung` when it has not settled after GIVE_UP_MS of real time (the case then shuts it down). */
+async function drainOrGiveUp(loop: AgentLoop): Promise<Awaited<ReturnType<AgentLoop['drain']>> | 'hung'> {
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<'hung'>((resolve) => {
+    guard = setTimeout(() => resolve('hung'), GIVE_UP_MS);
+  });
+  try {
+    return await Promise.race([loop.drain(), hung]);
+  } finally {
+    clearTimeout(guard);
+  }
+}
+
 async function hungToolTimesOutOnTheSystemClock(): Promise<CheckResult[]> {
   const log = new EventLog(systemClock);
   const agent: Agent = {
@@ -66,12 +79,7 @@ async function hungToolTimesOutOnTheSystemClock(): Promise<CheckResult[]> {
   const loop = new AgentLoop(loopDeps({ log, model, agent }));
   loop.send('Read sensor s1.', { id: 'ask' });
   const started = Date.now();
-  let guard: ReturnType<typeof setTimeout> | undefined;
-  const hung = new Promise<'hung'>((resolve) => {
-    guard = setTimeout(() => resolve('hung'), GIVE_UP_MS);
-  });
-  const settled = await Promise.race([loop.drain(), hung]);
-  clearTimeout(guard);
+  const settled = await drainOrGiveUp(loop);
   const took = Date.now() - started;
   const checks: CheckResult[] = [];
   if (settled === 'hung') {
@@ -198,12 +206,7 @@ async function asyncToolsOnAClockWithoutTimers(): Promise<CheckResult[]> {
   ]);
   const loop = new AgentLoop(loopDeps({ log, model, agent, clock }));
   loop.send('Read sensor s1 and gauge g1.', { id: 'ask' });
-  let guard: ReturnType<typeof setTimeout> | undefined;
-  const hung = new Promise<'hung'>((resolve) => {
-    guard = setTimeout(() => resolve('hung'), GIVE_UP_MS);
-  });
-  const settled = await Promise.race([loop.drain(), hung]);
-  clearTimeout(guard);
+  const settled = await drainOrGiveUp(loop);
   if (settled === 'hung') {
     loop.shutdown('the case gave up');
     const results = log.events.filter((e) => e.type === 'tool.result').length;
@@ -270,12 +273,7 @@ async function hungModelCallTimesOutOnAClockWithoutTimers(): Promise<CheckResult
   };
   const loop = new AgentLoop(loopDeps({ log, model, clock, config }));
   loop.send('Read sensor s1.', { id: 'ask' });
-  let guard: ReturnType<typeof setTimeout> | undefined;
-  const hung = new Promise<'hung'>((resolve) => {
-    guard = setTimeout(() => resolve('hung'), GIVE_UP_MS);
-  });
-  const settled = await Promise.race([loop.drain(), hung]);
-  clearTimeout(guard);
+  const settled = await drainOrGiveUp(loop);
   if (settled === 'hung') {
     loop.shutdown('the case gave up');
     return [
