@@ -257,7 +257,7 @@ const toolSchema = z.strictObject({
     .enum(EXECUTOR_FAULTS)
     .optional()
     .describe(
-      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws; misuses-span answers it, but keeps the call's trace span and opens a child under it once the case is over (after its trace ended); leaves-span-open answers it, but opens a span of its own under the call's trace span and leaves it open past the turn (the trace records it undetermined), ending it twice once the case is over; skips-redaction answers it with the tool's output unredacted (every secret the tool returned in plain text, as an executor built without the redactor hands it over): the log's own redaction must keep it out",
+      "A tool executor that breaks its contract for this tool's calls: drops-result runs the call, then returns no result; throws-after-start runs it, then throws; misuses-span answers it, but keeps the call's trace span and opens a child under it once the case is over (after its trace ended); leaves-span-open answers it, but opens a span of its own under the call's trace span and leaves it open past the turn (the trace records it undetermined), ending it twice once the case is over; skips-redaction answers it with the tool's output unredacted (every secret the tool returned in plain text, as an executor built without the redactor hands it over): the log's own redaction must keep it out (it needs a secret declared, by the scenario or the agent)",
     ),
 });
 export type ScenarioTool = z.infer<typeof toolSchema>;
