@@ -329,6 +329,53 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'no_tools_sends_no_tools_field',
+    title:
+      'an agent with no tools is sent no tools field, never an empty list (OpenAI-compatible servers such as vLLM, Azure OpenAI and DeepSeek refuse `tools: []` with a 400)',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({ ...base, tools: [] }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
+    },
+  },
+  {
+    id: 'overflow_during_generation_says_so',
+    title: 'the context window filling during generation is reported in words (the message the log and the trace carry), not as an empty message',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'A long answer that' }], stop: 'overflow', usage: USAGE } },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'generation');
+      assert.match(result.message, /context window/i, `the overflow is not said in its message: ${JSON.stringify(result.message)}`);
+    },
+  },
+  {
+    id: 'invalid_request_event_in_stream',
+    title:
+      'an error event inside a 200 stream that refuses the request as it stands (Anthropic invalid_request_error, OpenAI invalid_prompt) ends as transport_error{invalid_request}, never a server error the loop would retry',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'invalid_request' },
+    },
+    check({ result }) {
+      expectTransport(result, 'invalid_request');
+    },
+  },
+  {
+    id: 'invalid_request_failure_in_stream',
+    title:
+      'a response that ends failed mid-stream (OpenAI Responses response.failed) with code invalid_prompt ends as transport_error{invalid_request}, never a server error the loop would retry',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'invalid_request', asFailedResponse: true },
+    },
+    check({ result }) {
+      expectTransport(result, 'invalid_request');
+    },
+  },
+  {
     id: 'empty_text_block_before_call',
     title: 'an empty text block before a tool call (its text block opened and closed with no text) leaves no text in the content and sends no empty text delta',
     behaviour: {

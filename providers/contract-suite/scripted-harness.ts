@@ -130,6 +130,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
       return transportError('timeout', { status: status ?? 408, ...retryAfter });
     case 'request_too_large':
       return overflow('request', 'Request exceeds the maximum allowed number of bytes.');
+    case 'invalid_request':
+      return transportError('invalid_request', { status: status ?? 400 });
   }
 }
 
@@ -173,6 +175,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
             return { result, deltas: first };
           }
           if (behaviour.fault.error === 'request_timeout') return { result: transportError('timeout', { message: 'Request timed out' }), deltas: first };
+          if (behaviour.fault.error === 'invalid_request') return { result: transportError('invalid_request', { message: 'Invalid prompt' }), deltas: first };
           return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
         case 'stall_after_end':
           return { result: resultForTurn(behaviour.turn), deltas };

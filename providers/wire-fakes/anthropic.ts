@@ -169,6 +169,9 @@ function errorBody(type: string, message: string) {
   return { type: 'error', error: { type, message }, request_id: 'req_011WireFake000000000000' };
 }
 
+const ANTHROPIC_INVALID_REQUEST_MESSAGE =
+  'messages.0.content.1.image.source.base64.data: The image was specified using the image/png media type, but the image appears to be a image/gif image';
+
 export const ANTHROPIC_OVERFLOW_MESSAGE = 'prompt is too long: 215438 tokens > 200000 maximum';
 
 function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
@@ -210,6 +213,8 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
       throw new UnsupportedOnWire('the Messages API has no error code: an overflow is told by its words (overflow, overflow_input_and_max_tokens)');
     case 'request_too_large':
       return { status: status ?? 413, body: errorBody('request_too_large', 'Request exceeds the maximum allowed number of bytes.') };
+    case 'invalid_request':
+      return { status: status ?? 400, body: errorBody('invalid_request_error', ANTHROPIC_INVALID_REQUEST_MESSAGE) };
   }
 }
 

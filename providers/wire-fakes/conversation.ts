@@ -130,6 +130,8 @@ function anthropicLines(b: Obj): string[] {
 
 function chatLines(b: Obj): string[] {
   const lines: string[] = [];
+  // No tools is no `tools` field: OpenAI-compatible servers refuse an empty list (400; vLLM, Azure OpenAI, DeepSeek).
+  if (Array.isArray(b.tools) && b.tools.length === 0) lines.push('?: tools sent as an empty list');
   for (const t of list(b.tools)) {
     const f = (t.function ?? {}) as Obj;
     lines.push(`tool ${String(f.name)}: ${String(f.description)} ${canonical(f.parameters)}`);

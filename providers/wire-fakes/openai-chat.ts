@@ -166,6 +166,10 @@ export function openAIErrorBody(message: string, type: string, code: string | nu
 export const OPENAI_TPM_MESSAGE =
   'Rate limit reached for gpt-4o in organization org-wirefake on tokens per min (TPM): Limit 30000, Used 30000, Requested 512. Please try again in 1.024s.';
 
+/** OpenAI's refusal of a prompt its safety system flagged (code `invalid_prompt`): the same prompt is refused again. */
+export const OPENAI_INVALID_PROMPT_MESSAGE =
+  'Invalid prompt: your prompt was flagged as potentially violating our usage policy. Please try again with a different prompt.';
+
 export const OPENAI_CHAT_OVERFLOW_MESSAGE =
   "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.";
 
@@ -222,6 +226,8 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
       return { status: status ?? 503, body: openAIErrorBody('The server is overloaded or not ready yet.', 'server_error', null) };
     case 'request_timeout':
       return { status: status ?? 408, body: openAIErrorBody('Request Timeout', 'server_error', null) };
+    case 'invalid_request':
+      return { status: status ?? 400, body: openAIErrorBody(OPENAI_INVALID_PROMPT_MESSAGE, 'invalid_request_error', 'invalid_prompt') };
     case 'request_too_large':
       throw new UnsupportedOnWire(
         "OpenAI documents no answer for a request over a size limit (a 413 with an error type of its own): only Anthropic's request_too_large says it",

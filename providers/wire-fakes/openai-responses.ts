@@ -8,7 +8,7 @@ import { sseFrame } from './plan.ts';
 import type { ProtocolKit } from './protocol.ts';
 import type { StreamErrorKind, TurnStop, WireTurn } from './turn.ts';
 import { UnsupportedOnWire, pieces, refuseCutCallWhole, refuseLimitAfterWholeCall } from './turn.ts';
-import { OPENAI_TPM_MESSAGE, openAIErrorAnswer } from './openai-chat.ts';
+import { OPENAI_INVALID_PROMPT_MESSAGE, OPENAI_TPM_MESSAGE, openAIErrorAnswer } from './openai-chat.ts';
 
 const MODEL = 'gpt-4.1-2025-04-14';
 const RESPONSE_ID = 'resp_wirefake000000000000000001';
@@ -317,7 +317,9 @@ function failedResponseFrame(kind: StreamErrorKind): Frame {
         ? { code: 'server_error', message: 'The server is overloaded or not ready yet.' }
         : kind === 'overflow'
           ? { code: 'context_length_exceeded', message: OPENAI_RESPONSES_OVERFLOW_MESSAGE }
-          : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
+          : kind === 'invalid_request'
+            ? { code: 'invalid_prompt', message: OPENAI_INVALID_PROMPT_MESSAGE }
+            : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
   const turn: WireTurn = { blocks: [], stop: 'end', usage: { input: 0, output: 0 } };
   return sseFrame('response.failed', { type: 'response.failed', sequence_number: 9_999, response: responseObject(turn, 'failed', [], { error }) }, 'error');
 }

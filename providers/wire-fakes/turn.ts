@@ -272,6 +272,8 @@ export function refuseCutCallWhole(turn: WireTurn, api: string): void {
  * text, without the Markdown backticks (as a gateway or proxy that relays the message as plain text gives it).
  * `overflow_by_code`: the input does not fit, told by OpenAI's error code `context_length_exceeded` alone, its words
  * not naming the context window (as an OpenAI-compatible server or gateway words it). Anthropic has no such code.
+ * `invalid_request`: HTTP 400, the request refused as it stands (Anthropic's `invalid_request_error`; OpenAI's
+ * `invalid_request_error` with code `invalid_prompt`, a prompt its safety system flagged): sending it again cannot help.
  */
 export type ErrorKind =
   | 'overflow_input_and_max_tokens'
@@ -284,7 +286,8 @@ export type ErrorKind =
   | 'server_error'
   | 'overloaded'
   | 'request_timeout'
-  | 'request_too_large';
+  | 'request_too_large'
+  | 'invalid_request';
 
 /**
  * The failures a provider may report inside a 200 stream, as an error event.
@@ -299,8 +302,13 @@ export type ErrorKind =
  * OpenAI Responses' `response.failed` with `context_length_exceeded`, which the API
  * sends before any output; after output, the adapter keeps what was produced
  * (providers/README.md). The others report an overflow as a 400 before the stream.
+ * `invalid_request`: the request refused as it stands, told in the stream by the
+ * error's type or code alone (no HTTP status): Anthropic's error event of type
+ * `invalid_request_error`, OpenAI's error of type `invalid_request_error` with code
+ * `invalid_prompt` (Responses: an error event, or `response.failed` with that code,
+ * one of its documented ResponseError codes).
  */
-export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout' | 'overflow';
+export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout' | 'overflow' | 'invalid_request';
 
 /** Thrown by a protocol module for a turn its provider cannot produce. */
 export class UnsupportedOnWire extends Error {
