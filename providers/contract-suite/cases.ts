@@ -2021,6 +2021,95 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       assert.equal(result.text, TEXT);
     },
   },
+  {
+    id: 'delta_inside_thinking',
+    title:
+      'text and arguments streamed inside a thinking block (as a compatible server or a proxy that renumbers blocks may send them) are ignored like the thinking itself: the text, the call and the deltas are those of the answer',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Kyiv.' },
+          { type: 'tool_call', id: 'call_tk1', name: 'get_weather', args: '{"city":"Kyiv"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        thinkingFirst: true,
+        strayDeltas: true,
+      },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Kyiv.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_tk1', name: 'get_weather', args: { city: 'Kyiv' } }],
+      );
+      assert.deepEqual(callIds(result.content), ['call_tk1'], 'the content holds the one call, and nothing made of the thinking block');
+      expectUsage(result, USAGE.input, USAGE.output);
+      if (!streams && deltas.length === 0) return;
+      assert.equal(streamedText(deltas), 'Checking Kyiv.', 'the text deltas add up to the text, and nothing else');
+      assert.equal(deltas.map((d) => (d.kind === 'tool_args' ? d.json : '')).join(''), '{"city":"Kyiv"}', "the argument deltas add up to the call's arguments");
+    },
+  },
+  {
+    id: 'call_id_after_its_first_chunk',
+    title: "parallel tool calls whose ids arrive in a chunk after the call's first (its index and name come first) keep those ids",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'tool_call', id: 'call_i1', name: 'get_weather', args: '{"city":"Graz"}' },
+          { type: 'tool_call', id: 'call_i2', name: 'get_time', args: '{"timezone":"Europe/Vienna"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        lateCallIds: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_i1', name: 'get_weather', args: { city: 'Graz' } },
+          { id: 'call_i2', name: 'get_time', args: { timezone: 'Europe/Vienna' } },
+        ],
+      );
+      assert.deepEqual(callIds(result.content), ['call_i1', 'call_i2'], 'the content holds both calls by their ids');
+    },
+  },
+  {
+    id: 'content_as_typed_parts',
+    title:
+      "an answer whose content is an array of typed parts, its thinking first (Mistral's reasoning models, in a complete body and in each chunk), gives the text parts as the text and the calls after them; the thinking is neither text nor a call",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Turin.' },
+          { type: 'tool_call', id: 'call_p1', name: 'get_weather', args: '{"city":"Turin"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        contentAsParts: true,
+      },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Turin.');
+      assert.deepEqual(
+        result.content.map((b) => (b.type === 'text' ? `text:${b.text}` : `call:${b.id}`)),
+        ['text:Checking Turin.', 'call:call_p1'],
+        'content: the text, then the call',
+      );
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_p1', name: 'get_weather', args: { city: 'Turin' } }],
+      );
+      if (streams || deltas.length > 0) assert.equal(streamedText(deltas), 'Checking Turin.', 'the text deltas add up to the text, without the thinking');
+    },
+  },
 ];
 
 export type ContractCaseId = string;

@@ -11,6 +11,21 @@ import { transportFailure } from '../shared/results.ts';
 import { openAIUsage } from '../openai-shared/usage.ts';
 import { chatStop } from './stop.ts';
 
+/**
+ * The text of content given as an array of typed parts, not a string (Mistral's
+ * reasoning models, in a complete message and in each chunk): its `text` parts
+ * in order. A `thinking` part, and any other, is not the answer.
+ */
+function partsText(parts: readonly unknown[]): string {
+  let text = '';
+  for (const part of parts) {
+    if (typeof part !== 'object' || part === null) continue;
+    const { type, text: piece } = part as { type?: unknown; text?: unknown };
+    if (type === 'text' && typeof piece === 'string') text += piece;
+  }
+  return text;
+}
+
 interface ChunkToolCall {
   index?: unknown;
   id?: unknown;
@@ -42,9 +57,10 @@ export class ChatStreamCollector {
     const choice = Array.isArray(c.choices) ? (c.choices.find((x) => x.index === 0) ?? c.choices[0]) : undefined;
     if (choice) {
       const delta = choice.delta ?? {};
-      if (typeof delta.content === 'string' && delta.content !== '') {
-        appendText(this.collected, delta.content);
-        emit({ kind: 'text', text: delta.content });
+      const text = typeof delta.content === 'string' ? delta.content : Array.isArray(delta.content) ? partsText(delta.content) : '';
+      if (text !== '') {
+        appendText(this.collected, text);
+        emit({ kind: 'text', text });
       }
       if (typeof delta.refusal === 'string' && delta.refusal !== '') {
         this.collected.refusalText = (this.collected.refusalText ?? '') + delta.refusal;
@@ -119,6 +135,7 @@ export function resultFromCompletion(body: unknown, options: FinishOptions): Mod
   if (usage) collected.usage = usage;
   const message = choice.message ?? {};
   if (typeof message.content === 'string') appendText(collected, message.content);
+  else if (Array.isArray(message.content)) appendText(collected, partsText(message.content));
   if (typeof message.refusal === 'string' && message.refusal !== '') collected.refusalText = message.refusal;
   for (const tc of message.tool_calls ?? []) {
     if (tc.type !== undefined && tc.type !== 'function') continue;

@@ -86,6 +86,11 @@ function streamFrames(turn: WireTurn): Frame[] {
     frames.push(event('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }, 'other'));
     for (const piece of pieces(THINKING)) frames.push(event('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: piece } }, 'other'));
     frames.push(event('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: THINKING_SIGNATURE } }, 'other'));
+    // Text and arguments in a thinking block: nothing a thinking block holds.
+    if (turn.strayDeltas) {
+      frames.push(event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'stray text' } }, 'other'));
+      frames.push(event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"stray":1}' } }, 'other'));
+    }
     frames.push(event('content_block_stop', { index: 0 }, 'other'));
   }
   turn.blocks.forEach((block, at) => {

@@ -56,6 +56,12 @@ function chunk(delta: Record<string, unknown>, finish: string | null, model: str
   };
 }
 
+/** Mistral's thinking part (`contentAsParts`): the model's thinking, not its answer. */
+const THINKING = 'The user wants the weather; I should call the tool.';
+function thinkingPart(text: string) {
+  return { type: 'thinking', thinking: [{ type: 'text', text }] };
+}
+
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallStatus(turn, 'OpenAI Chat Completions');
   refuseCutCallWhole(turn, 'OpenAI Chat Completions');
@@ -66,10 +72,21 @@ function streamFrames(turn: WireTurn): Frame[] {
   const frames: Frame[] = [sseFrame(null, chunk({ role: 'assistant', content: '', refusal: none }, null, model), 'start')];
   // Each call's frames: its first chunk (index, id, name), then its argument pieces.
   const callFrames: Frame[][] = [];
+  let thoughtSent = false;
   for (const block of turn.blocks) {
     if (block.type === 'text') {
+      if (turn.contentAsParts && !thoughtSent) {
+        thoughtSent = true;
+        for (const piece of pieces(THINKING)) frames.push(sseFrame(null, chunk({ content: [thinkingPart(piece)] }, null, model), 'other'));
+      }
       for (const piece of pieces(block.text))
-        frames.push(sseFrame(null, chunk({ content: piece, ...(turn.blankRefusal ? { refusal: '' } : {}) }, null, model), 'text_delta'));
+        frames.push(
+          sseFrame(
+            null,
+            chunk({ content: turn.contentAsParts ? [{ type: 'text', text: piece }] : piece, ...(turn.blankRefusal ? { refusal: '' } : {}) }, null, model),
+            'text_delta',
+          ),
+        );
       continue;
     }
     const index = callFrames.length;
@@ -79,18 +96,23 @@ function streamFrames(turn: WireTurn): Frame[] {
       callFrames.push([]);
       continue;
     }
-    const own: Frame[] = turn.lateCallNames
+    const own: Frame[] = turn.lateCallIds
       ? [
-          sseFrame(null, chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model), 'block_start'),
-          sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model), 'block_start'),
+          sseFrame(null, chunk({ tool_calls: [{ index, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model), 'block_start'),
+          sseFrame(null, chunk({ tool_calls: [{ index, id: block.id }] }, null, model), 'block_start'),
         ]
-      : [
-          sseFrame(
-            null,
-            chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model),
-            'block_start',
-          ),
-        ];
+      : turn.lateCallNames
+        ? [
+            sseFrame(null, chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model), 'block_start'),
+            sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model), 'block_start'),
+          ]
+        : [
+            sseFrame(
+              null,
+              chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model),
+              'block_start',
+            ),
+          ];
     for (const piece of block.args ? pieces(block.args) : []) {
       const fn = turn.blankCallNames ? { name: '', arguments: piece } : { arguments: piece };
       own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: fn }] }, null, model), 'args_delta'));
@@ -145,7 +167,7 @@ function completeBody(turn: WireTurn): unknown {
         index: 0,
         message: {
           role: 'assistant',
-          content: text === '' ? null : text,
+          content: turn.contentAsParts ? [thinkingPart(THINKING), ...(text === '' ? [] : [{ type: 'text', text }])] : text === '' ? null : text,
           refusal: turn.stop === 'refusal' ? (turn.refusal?.text ?? "I'm sorry, I can't help with that.") : turn.blankRefusal ? '' : null,
           ...(calls.length > 0 ? { tool_calls: calls } : {}),
           annotations: [],

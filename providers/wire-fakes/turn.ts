@@ -104,6 +104,23 @@ export interface WireTurn {
    */
   readonly lateCallNames?: boolean;
   /**
+   * Chat Completions stream: each call's first chunk carries its index and
+   * function name but no id; the id follows in the call's next chunk (the
+   * mirror of `lateCallNames`, as a compatible server that writes a call's
+   * fields as they are ready may stream it). Complete bodies and protocols that
+   * open a call with its id in one event send the turn as usual.
+   */
+  readonly lateCallIds?: boolean;
+  /**
+   * Chat Completions: the assistant's content comes as an array of typed parts,
+   * not a string: a `thinking` part (its text in `thinking: [{type: "text", text}]`)
+   * then a `text` part, as Mistral's reasoning models (Magistral, and others
+   * with `reasoning_effort`) send `message.content` in a complete body and
+   * `delta.content` in each stream chunk. The thinking is not assistant content.
+   * The other protocols send the turn as usual.
+   */
+  readonly contentAsParts?: boolean;
+  /**
    * The Anthropic stream's `message_start` carries no `usage` (as some
    * Messages-compatible servers send it): the counts come only with
    * `message_delta` at the end, which says the output tokens alone. Protocols
@@ -145,7 +162,9 @@ export interface WireTurn {
    * `function_call_arguments.done` naming each message item
    * and an `output_text.delta` naming each function_call item (no recorded
    * stream does). Protocols whose deltas do not name a block of another type
-   * send the turn as usual.
+   * send the turn as usual. With `thinkingFirst`, the Anthropic thinking block
+   * also gets both (a `text_delta` and an `input_json_delta`), which a thinking
+   * block cannot hold either.
    */
   readonly strayDeltas?: boolean;
   /**
