@@ -437,6 +437,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'policy rule "r": id is used by another rule; ids must be unique (they name decisions in the log)',
   },
   {
+    // A YAML config reads `id: 7` as a number: the line names the rule by its place, not by a value that is no id.
+    id: 'policy/rule-id-a-number',
+    title: 'a rule whose id is a number (as YAML reads `id: 7`)',
+    agent: withPolicy({ rules: [{ id: odd(7), tools: ['issue_refund'], decision: 'ask' }] }),
+    refused: 'policy rule #0: id must be a non-empty string',
+  },
+  {
     id: 'policy/unknown-decision',
     title: 'a decision that is not allow, deny or ask',
     agent: withPolicy({ rules: [{ id: 'r', tools: ['issue_refund'], decision: odd('block') }] }),
