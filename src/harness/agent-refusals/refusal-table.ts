@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
+import * as zodCore from 'zod/v4/core';
 import type { Agent, AnyToolDeclaration, PromptFragment, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
 
 /** How many times any tool of any agent built from the table has run: always 0. */
@@ -276,6 +277,17 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a zod 3 input schema',
     agent: withTool(tool('cancel_order', 'STATEFUL', { input: odd(z3.object({ order: z3.string() })) })),
     refused: `tool "cancel_order": input is a zod 3 schema: loopgate needs zod 4 (import { z } from 'zod' with zod@4)`,
+  },
+  {
+    // zod's core classes (what libraries built on zod hand out) carry `_zod` but no `safeParse`, which the loop validates with.
+    id: 'tool/zod-core-input',
+    title: 'an input schema built from zod/v4/core, without safeParse',
+    agent: withTool(
+      tool('cancel_order', 'STATEFUL', {
+        input: odd(new zodCore.$ZodObject({ type: 'object', shape: { order: new zodCore.$ZodString({ type: 'string' }) } })),
+      }),
+    ),
+    refused: `tool "cancel_order": input must be a zod schema, e.g. z.object({ … }) (import { z } from 'zod' with zod@4)`,
   },
   {
     id: 'tool/json-schema-output',
