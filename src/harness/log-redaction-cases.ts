@@ -238,8 +238,83 @@ async function overlappingEncodedFormsRedactedWhole(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * A log whose own redactor throws on a text the loop writes only when a turn
+ * closes (a team's redaction service refusing a sentence): the turn is cancelled
+ * while the first of two STATEFUL calls runs, so the second is closed NOT_RUN at
+ * the close, and that write throws. The loop never throws: the turn fails
+ * `internal` saying closing it failed. What its result lists as returned to the
+ * inbox must be what the log returns (here nothing: no `inbox.returned`), not a
+ * message id that does not exist.
+ */
+async function closeFailingRedactorReturnsWhatTheLogReturns(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const redact = (text: string): string => {
+    if (text.includes(' was not run: ')) throw new Error('the redaction service refused the text');
+    return text;
+  };
+  const log = new EventLog(clock, [], { redact });
+  const loop: { current?: AgentLoop } = {};
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'issue_refund',
+        description: 'Refund an order.',
+        input: z.object({ order: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => {
+          loop.current?.cancel('user'); // the user cancels while the refund runs
+          return { ok: true };
+        },
+      }),
+      defineTool({
+        name: 'send_receipt',
+        description: 'Send a receipt.',
+        input: z.object({ order: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => ({ ok: true }),
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient(
+    [toolUse([call('refund', 'issue_refund', { order: 'A1' }), call('receipt', 'send_receipt', { order: 'A1' })]), reply('Done.')],
+    { clock },
+  );
+  loop.current = new AgentLoop(loopDeps({ log, model, agent }));
+  loop.current.send('Refund A1 and send the receipt.', { id: 'ask' });
+  const [result] = await loop.current.drain();
+  const outcome = result === undefined ? 'no result' : JSON.stringify(result.outcome);
+  const detail = result?.outcome.kind === 'failed' ? result.outcome.detail : undefined;
+  const closedByFallback = detail?.startsWith('closing the turn failed: ') === true;
+  const logged = (log.events as readonly LogEvent[]).flatMap((e) => (e.type === 'inbox.returned' && e.payload.turn === 0 ? e.payload.ids : []));
+  const expected = JSON.stringify(logged);
+  const actual = JSON.stringify(result?.returnedToInbox ?? null);
+  return [
+    {
+      name: 'the turn fails internal, saying closing it failed',
+      passed: closedByFallback,
+      message: closedByFallback ? outcome : `expected failed{internal} "closing the turn failed: …" (the case would test nothing), got ${outcome}`,
+    },
+    {
+      name: 'the result lists as returned to the inbox what the log returns',
+      passed: actual === expected,
+      message: actual === expected ? `returned ${actual}` : `the result lists ${actual}, the log returns ${expected}`,
+      expected,
+      actual,
+    },
+  ];
+}
+
 export function logRedactionCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:log/close-failing-redactor-returns-what-the-log-returns',
+        title: 'log: a log redactor that throws as a turn closes fails the turn internal, and its result returns to the inbox only what the log returns',
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      closeFailingRedactorReturnsWhatTheLogReturns,
+    ),
     checksCase(
       {
         id: 'contract:log/own-redactor-applies-to-tool-data',
