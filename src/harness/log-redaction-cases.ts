@@ -305,8 +305,71 @@ async function closeFailingRedactorReturnsWhatTheLogReturns(): Promise<CheckResu
   ];
 }
 
+/**
+ * A log whose own redactor throws on an empty text (a team's redaction service
+ * refusing empty input). A message posted as a turn closes is stored before the
+ * next turn starts; the store refuses that write, so the next turn opens on
+ * nothing — a `turn.opened` with an empty trigger, which the redactor refuses.
+ * The turn never opened: it must fail `internal` naming what refused it, not
+ * blame a close that never happened ("no turn is open … closed twice?").
+ */
+async function unopenedTurnFailsNamingWhy(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const refusal = 'the redaction service refused an empty text';
+  const redact = (text: string): string => {
+    if (text === '') throw new Error(refusal);
+    return text;
+  };
+  const log = new EventLog(clock, [], { redact });
+  const loop: { current?: AgentLoop } = {};
+  let writes = 0;
+  const persist = async (): Promise<void> => {
+    const last = log.events.at(-1);
+    if (writes === 0 && last?.type === 'turn.closed') {
+      writes++;
+      queueMicrotask(() => loop.current?.send('And the second?', { id: 'm2' })); // posted as turn 0 closes
+      return;
+    }
+    if (writes === 1 && log.positions.openTurn === undefined && last?.type === 'inbox.received') {
+      writes++;
+      throw new Error('the store is down'); // the write before turn 1
+    }
+  };
+  const model = new ScriptedModelClient([reply('First done.'), reply('Second done.')], { clock });
+  loop.current = new AgentLoop(loopDeps({ log, model, agent: {}, persist }));
+  loop.current.send('First.', { id: 'm1' });
+  const results = await loop.current.drain();
+  const second = results[1];
+  const outcome = second === undefined ? 'no second turn' : JSON.stringify(second.outcome);
+  const reached = writes === 2;
+  const detail = second?.outcome.kind === 'failed' && second.outcome.reason === 'internal' ? (second.outcome.detail ?? '') : '';
+  const named = detail.includes(refusal);
+  return [
+    {
+      name: "the store refused the write before turn 1 (the case's path)",
+      passed: reached && second !== undefined,
+      message: reached ? outcome : `the store was written ${writes} time(s) the case counts, not 2 (the case would test nothing)`,
+    },
+    {
+      name: 'the turn that could not open fails internal, naming why',
+      passed: named,
+      message: named ? outcome : `expected failed{internal} naming "${refusal}", got ${outcome}`,
+      expected: refusal,
+      actual: outcome,
+    },
+  ];
+}
+
 export function logRedactionCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:log/unopened-turn-fails-naming-why',
+        title: "log: a turn whose open the log's redactor refuses fails internal naming the refusal, not a close that never happened",
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      unopenedTurnFailsNamingWhy,
+    ),
     checksCase(
       {
         id: 'contract:log/close-failing-redactor-returns-what-the-log-returns',
