@@ -238,8 +238,146 @@ async function overlappingEncodedFormsRedactedWhole(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * A log whose own redactor throws on a text the loop writes only when a turn
+ * closes (a team's redaction service refusing a sentence): the turn is cancelled
+ * while the first of two STATEFUL calls runs, so the second is closed NOT_RUN at
+ * the close, and that write throws. The loop never throws: the turn fails
+ * `internal` saying closing it failed. What its result lists as returned to the
+ * inbox must be what the log returns (here nothing: no `inbox.returned`), not a
+ * message id that does not exist.
+ */
+async function closeFailingRedactorReturnsWhatTheLogReturns(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const redact = (text: string): string => {
+    if (text.includes(' was not run: ')) throw new Error('the redaction service refused the text');
+    return text;
+  };
+  const log = new EventLog(clock, [], { redact });
+  const loop: { current?: AgentLoop } = {};
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'issue_refund',
+        description: 'Refund an order.',
+        input: z.object({ order: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => {
+          loop.current?.cancel('user'); // the user cancels while the refund runs
+          return { ok: true };
+        },
+      }),
+      defineTool({
+        name: 'send_receipt',
+        description: 'Send a receipt.',
+        input: z.object({ order: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => ({ ok: true }),
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient(
+    [toolUse([call('refund', 'issue_refund', { order: 'A1' }), call('receipt', 'send_receipt', { order: 'A1' })]), reply('Done.')],
+    { clock },
+  );
+  loop.current = new AgentLoop(loopDeps({ log, model, agent }));
+  loop.current.send('Refund A1 and send the receipt.', { id: 'ask' });
+  const [result] = await loop.current.drain();
+  const outcome = result === undefined ? 'no result' : JSON.stringify(result.outcome);
+  const detail = result?.outcome.kind === 'failed' ? result.outcome.detail : undefined;
+  const closedByFallback = detail?.startsWith('closing the turn failed: ') === true;
+  const logged = (log.events as readonly LogEvent[]).flatMap((e) => (e.type === 'inbox.returned' && e.payload.turn === 0 ? e.payload.ids : []));
+  const expected = JSON.stringify(logged);
+  const actual = JSON.stringify(result?.returnedToInbox ?? null);
+  return [
+    {
+      name: 'the turn fails internal, saying closing it failed',
+      passed: closedByFallback,
+      message: closedByFallback ? outcome : `expected failed{internal} "closing the turn failed: …" (the case would test nothing), got ${outcome}`,
+    },
+    {
+      name: 'the result lists as returned to the inbox what the log returns',
+      passed: actual === expected,
+      message: actual === expected ? `returned ${actual}` : `the result lists ${actual}, the log returns ${expected}`,
+      expected,
+      actual,
+    },
+  ];
+}
+
+/**
+ * A log whose own redactor throws on an empty text (a team's redaction service
+ * refusing empty input). A message posted as a turn closes is stored before the
+ * next turn starts; the store refuses that write, so the next turn opens on
+ * nothing — a `turn.opened` with an empty trigger, which the redactor refuses.
+ * The turn never opened: it must fail `internal` naming what refused it, not
+ * blame a close that never happened ("no turn is open … closed twice?").
+ */
+async function unopenedTurnFailsNamingWhy(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const refusal = 'the redaction service refused an empty text';
+  const redact = (text: string): string => {
+    if (text === '') throw new Error(refusal);
+    return text;
+  };
+  const log = new EventLog(clock, [], { redact });
+  const loop: { current?: AgentLoop } = {};
+  let writes = 0;
+  const persist = async (): Promise<void> => {
+    const last = log.events.at(-1);
+    if (writes === 0 && last?.type === 'turn.closed') {
+      writes++;
+      queueMicrotask(() => loop.current?.send('And the second?', { id: 'm2' })); // posted as turn 0 closes
+      return;
+    }
+    if (writes === 1 && log.positions.openTurn === undefined && last?.type === 'inbox.received') {
+      writes++;
+      throw new Error('the store is down'); // the write before turn 1
+    }
+  };
+  const model = new ScriptedModelClient([reply('First done.'), reply('Second done.')], { clock });
+  loop.current = new AgentLoop(loopDeps({ log, model, agent: {}, persist }));
+  loop.current.send('First.', { id: 'm1' });
+  const results = await loop.current.drain();
+  const second = results[1];
+  const outcome = second === undefined ? 'no second turn' : JSON.stringify(second.outcome);
+  const reached = writes === 2;
+  const detail = second?.outcome.kind === 'failed' && second.outcome.reason === 'internal' ? (second.outcome.detail ?? '') : '';
+  const named = detail.includes(refusal);
+  return [
+    {
+      name: "the store refused the write before turn 1 (the case's path)",
+      passed: reached && second !== undefined,
+      message: reached ? outcome : `the store was written ${writes} time(s) the case counts, not 2 (the case would test nothing)`,
+    },
+    {
+      name: 'the turn that could not open fails internal, naming why',
+      passed: named,
+      message: named ? outcome : `expected failed{internal} naming "${refusal}", got ${outcome}`,
+      expected: refusal,
+      actual: outcome,
+    },
+  ];
+}
+
 export function logRedactionCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:log/unopened-turn-fails-naming-why',
+        title: "log: a turn whose open the log's redactor refuses fails internal naming the refusal, not a close that never happened",
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      unopenedTurnFailsNamingWhy,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/close-failing-redactor-returns-what-the-log-returns',
+        title: 'log: a log redactor that throws as a turn closes fails the turn internal, and its result returns to the inbox only what the log returns',
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      closeFailingRedactorReturnsWhatTheLogReturns,
+    ),
     checksCase(
       {
         id: 'contract:log/own-redactor-applies-to-tool-data',

@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
+import * as zodCore from 'zod/v4/core';
 import type { Agent, AnyToolDeclaration, PromptFragment, ToolPolicy, VisibilityLayer } from '../../kernel/index.ts';
 
 /** How many times any tool of any agent built from the table has run: always 0. */
@@ -278,6 +279,17 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: `tool "cancel_order": input is a zod 3 schema: loopgate needs zod 4 (import { z } from 'zod' with zod@4)`,
   },
   {
+    // zod's core classes (what libraries built on zod hand out) carry `_zod` but no `safeParse`, which the loop validates with.
+    id: 'tool/zod-core-input',
+    title: 'an input schema built from zod/v4/core, without safeParse',
+    agent: withTool(
+      tool('cancel_order', 'STATEFUL', {
+        input: odd(new zodCore.$ZodObject({ type: 'object', shape: { order: new zodCore.$ZodString({ type: 'string' }) } })),
+      }),
+    ),
+    refused: `tool "cancel_order": input must be a zod schema, e.g. z.object({ … }) (import { z } from 'zod' with zod@4)`,
+  },
+  {
     id: 'tool/json-schema-output',
     title: 'an output given as JSON Schema',
     agent: withTool(tool('cancel_order', 'STATEFUL', { output: odd({ type: 'object' }) })),
@@ -435,6 +447,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       ],
     }),
     refused: 'policy rule "r": id is used by another rule; ids must be unique (they name decisions in the log)',
+  },
+  {
+    // A YAML config reads `id: 7` as a number: the line names the rule by its place, not by a value that is no id.
+    id: 'policy/rule-id-a-number',
+    title: 'a rule whose id is a number (as YAML reads `id: 7`)',
+    agent: withPolicy({ rules: [{ id: odd(7), tools: ['issue_refund'], decision: 'ask' }] }),
+    refused: 'policy rule #0: id must be a non-empty string',
   },
   {
     id: 'policy/unknown-decision',

@@ -992,6 +992,9 @@ export class AgentLoop {
 
   /** The one path out of a turn. Never throws. */
   async #closeTurn(s: TurnState, outcome: Outcome): Promise<{ outcome: Outcome; returned: string[] }> {
+    // The log refused the turn's `turn.opened` (a log redactor that throws): there is no turn to close, and the
+    // outcome already names why. Closing would only fail again ("no turn is open") and hide that.
+    if (this.#log.positions.openTurn !== s.turn) return { outcome, returned: [] };
     let returned: string[] = [];
     try {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
