@@ -10,7 +10,17 @@
  * no scenario sees the order: this case asks `find`. The text holds a
  * configured secret that is also a credential shape (found twice: as the secret
  * and by the pattern), then a second secret.
+ *
+ * A host keeps one redactor for as long as its agents' secrets and tools stay
+ * the same (host.ts `#learn`), and its log passes every string of every event
+ * through it: the redactor's memo of short strings must stay bounded, or a
+ * long-running host keeps every id, timestamp and short text it ever logged.
+ * `contract:redactor/memo-stays-bounded` redacts 60,000 distinct short texts
+ * through one redactor and weighs the heap (after a full collection) with the
+ * redactor still alive.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createRedactor } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
@@ -35,6 +45,44 @@ function findSorted(): CheckResult[] {
   ];
 }
 
+const DISTINCT_TEXTS = 60_000;
+/** 60,000 texts of ~200 characters kept would be over 12 MB; a bounded memo keeps a few thousand (~1 MB). */
+const MAX_GROWTH_BYTES = 6 * 1024 * 1024;
+
+function fullCollection(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+function memoStaysBounded(): CheckResult[] {
+  const gc = fullCollection();
+  const redact = createRedactor({ secrets: [KEY, PASSWORD] });
+  const filler = 'x'.repeat(180);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  let redacted = 0;
+  for (let i = 0; i < DISTINCT_TEXTS; i++) if (redact(`note ${i} ${filler} ${KEY}`).includes(KEY)) redacted++;
+  gc();
+  const growth = process.memoryUsage().heapUsed - before;
+  // Used after the weighing, so the redactor (and its memo) is alive while weighed.
+  const stillRedacts = redact(`last ${KEY}`) === 'last [REDACTED]';
+  const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return [
+    {
+      name: 'every text redacted',
+      passed: redacted === 0 && stillRedacts,
+      message: redacted === 0 && stillRedacts ? `${DISTINCT_TEXTS} texts redacted` : `${redacted} of ${DISTINCT_TEXTS} texts kept the key`,
+    },
+    {
+      name: 'heap growth bounded',
+      passed: growth < MAX_GROWTH_BYTES,
+      message: `heap grew ${mb(growth)} over ${DISTINCT_TEXTS} distinct texts (at most ${mb(MAX_GROWTH_BYTES)})`,
+      expected: `< ${mb(MAX_GROWTH_BYTES)}`,
+      actual: mb(growth),
+    },
+  ];
+}
+
 export function redactorCases(): Case[] {
   return [
     checksCase(
@@ -45,6 +93,15 @@ export function redactorCases(): Case[] {
         secrets: [KEY, PASSWORD],
       },
       findSorted,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/memo-stays-bounded',
+        title: "redactor: one redactor fed 60,000 distinct short texts keeps its memo bounded (a long-running host's memory)",
+        file: 'src/harness/redactor-cases.ts',
+        secrets: [KEY, PASSWORD],
+      },
+      memoStaysBounded,
     ),
   ];
 }
