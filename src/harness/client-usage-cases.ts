@@ -6,7 +6,8 @@
  * `ModelClient` hands the loop whatever it built. The `model.result` record
  * stores the usage as the client reported it, and the log holds only JSON data:
  * a usage with a symbol-keyed property (an SDK object's own metadata spread
- * into it) or a count that is `NaN` cannot be stored. The turn then ends
+ * into it), a count that is `NaN` or a `BigInt` (a client summing with `10n`)
+ * cannot be stored. The turn then ends
  * `failed{internal}`, and its detail is all the team has to find the fault by:
  * it must name the field (`model.result.payload.result.usage…`) and the problem.
  *
@@ -32,6 +33,11 @@ const USAGES: readonly { readonly what: string; readonly usage: Usage; readonly 
     what: 'an input count that is NaN',
     usage: { inputTokens: Number.NaN, outputTokens: 30 },
     detail: 'LogAppendError: cannot append event: model.result.payload.result.usage.inputTokens: NaN is not JSON data',
+  },
+  {
+    what: 'an output count that is a BigInt',
+    usage: { inputTokens: 120, outputTokens: 30n } as unknown as Usage,
+    detail: 'LogAppendError: cannot append event: model.result.payload.result.usage.outputTokens: BigInt is not JSON data (use a string)',
   },
   {
     what: 'a cache count present but undefined',
@@ -69,7 +75,7 @@ export function clientUsageCases(): Case[] {
       {
         id: 'contract:client-usage/usage-not-json-fails-internal-naming-the-field',
         title:
-          "client usage: a client's usage that is not JSON data (a symbol key, NaN) fails the turn internal, naming the field; an undefined count is left out",
+          "client usage: a client's usage that is not JSON data (a symbol key, NaN, a BigInt) fails the turn internal, naming the field; an undefined count is left out",
         file: 'src/harness/client-usage-cases.ts',
       },
       usageNotJsonNamedInTheOutcome,

@@ -616,12 +616,14 @@ export class AgentLoop {
         ? { result: result.type, kind: result.kind, inputTokens, outputTokens }
         : { result: result.type, inputTokens, outputTokens },
     );
+    // Recorded before it is summed: a usage the log cannot hold (a client's NaN or BigInt count) is refused naming
+    // its field, not met first by the sums as a bare TypeError.
+    appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#deps.redact);
     if (result.usage) {
       s.inputTokens = addTokens(s.inputTokens, result.usage.inputTokens);
       s.outputTokens = addTokens(s.outputTokens, result.usage.outputTokens);
       addUsageDetail(s.usageDetail, result.usage);
     }
-    appendModelResult(this.#log, s.turn, s.steps, attempt, result, this.#deps.redact);
     return result;
   }
 
