@@ -1164,6 +1164,21 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'tool_use_stop_without_a_call',
+    title:
+      'a stop reason that says tool use with no call in the response (as a compatible server whose tool-call parser failed sends it) ends as unknown, naming the stop, text kept: never a whole reply',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Let me look that up.' }], stop: 'tool_use', usage: USAGE },
+    },
+    check({ result }) {
+      expectType(result, 'unknown');
+      assert.ok(['tool_use', 'tool_calls'].includes(result.stopReason), `the provider's stop reason is named: got ${JSON.stringify(result.stopReason)}`);
+      assert.equal(result.text, 'Let me look that up.');
+      assert.deepEqual(result.content, [{ type: 'text', text: 'Let me look that up.' }]);
+    },
+  },
+  {
     id: 'overflow_at_request',
     title: "the provider's context-overflow 400 ends as context_window_exceeded at request",
     behaviour: { kind: 'http_error', error: 'overflow' },
@@ -1203,6 +1218,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     title:
       "a request over the provider's size limit (Anthropic's 413 request_too_large) ends as context_window_exceeded at request: only a smaller history gets it through, never a request refused as it stands",
     behaviour: { kind: 'http_error', error: 'request_too_large' },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.ok(result.message.length > 0, 'the provider message is kept');
+    },
+  },
+  {
+    id: 'request_too_large_by_its_type',
+    title:
+      "Anthropic's request_too_large body relayed under another status (400, as a gateway that answers every refused request so) still ends as context_window_exceeded at request: its type says it",
+    behaviour: { kind: 'http_error', error: 'request_too_large', status: 400 },
     check({ result }) {
       expectType(result, 'context_window_exceeded');
       assert.equal(result.at, 'request');
@@ -2108,6 +2135,42 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         [{ id: 'call_p1', name: 'get_weather', args: { city: 'Turin' } }],
       );
       if (streams || deltas.length > 0) assert.equal(streamedText(deltas), 'Checking Turin.', 'the text deltas add up to the text, without the thinking');
+    },
+  },
+  {
+    id: 'only_choice_zero_is_the_answer',
+    title:
+      'a response whose chunks (and complete body) carry a second choice, index 1, listed before choice 0, gives choice 0 alone: its text, its parallel calls, its stop; nothing of choice 1',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Oslo and Bergen.' },
+          { type: 'tool_call', id: 'call_c1', name: 'get_weather', args: '{"city":"Oslo"}' },
+          { type: 'tool_call', id: 'call_c2', name: 'get_weather', args: '{"city":"Bergen"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        otherChoiceFirst: true,
+      },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Oslo and Bergen.');
+      assert.deepEqual(
+        result.content.map((b) => (b.type === 'text' ? `text:${b.text}` : `call:${b.id}`)),
+        ['text:Checking Oslo and Bergen.', 'call:call_c1', 'call:call_c2'],
+        'content: the text, then both calls',
+      );
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_c1', name: 'get_weather', args: { city: 'Oslo' } },
+          { id: 'call_c2', name: 'get_weather', args: { city: 'Bergen' } },
+        ],
+      );
+      expectUsage(result, USAGE.input, USAGE.output);
+      if (streams || deltas.length > 0) assert.equal(streamedText(deltas), 'Checking Oslo and Bergen.', "the text deltas add up to choice 0's text alone");
     },
   },
 ];

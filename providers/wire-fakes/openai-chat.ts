@@ -45,14 +45,25 @@ function usage(turn: WireTurn) {
   };
 }
 
-function chunk(delta: Record<string, unknown>, finish: string | null, model: string): Record<string, unknown> {
+/** The answer of the other choice (`otherChoiceFirst`): not the model's answer to the turn. */
+const OTHER_CHOICE_TEXT = 'Choice 1, not the answer. ';
+
+/**
+ * One chunk of choice 0. With `other` (`otherChoiceFirst`), choice 1's delta comes
+ * first in the same chunk: its role, a piece of its own text, or its finish.
+ */
+function chunk(delta: Record<string, unknown>, finish: string | null, model: string, other = false): Record<string, unknown> {
+  const otherDelta = 'role' in delta ? { role: 'assistant', content: '' } : finish !== null ? {} : { content: OTHER_CHOICE_TEXT };
   return {
     id: ID,
     object: 'chat.completion.chunk',
     created: 1_760_000_000,
     model,
     system_fingerprint: 'fp_wirefake',
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    choices: [
+      ...(other ? [{ index: 1, delta: otherDelta, logprobs: null, finish_reason: finish === null ? null : 'stop' }] : []),
+      { index: 0, delta, logprobs: null, finish_reason: finish },
+    ],
   };
 }
 
@@ -68,8 +79,9 @@ function streamFrames(turn: WireTurn): Frame[] {
   refuseFinalWithoutStatus(turn, 'OpenAI Chat Completions');
   const finish = finishReason(turn.stop);
   const model = turn.model ?? MODEL;
+  const other = turn.otherChoiceFirst === true;
   const none = turn.blankRefusal ? '' : null;
-  const frames: Frame[] = [sseFrame(null, chunk({ role: 'assistant', content: '', refusal: none }, null, model), 'start')];
+  const frames: Frame[] = [sseFrame(null, chunk({ role: 'assistant', content: '', refusal: none }, null, model, other), 'start')];
   // Each call's frames: its first chunk (index, id, name), then its argument pieces.
   const callFrames: Frame[][] = [];
   let thoughtSent = false;
@@ -77,13 +89,18 @@ function streamFrames(turn: WireTurn): Frame[] {
     if (block.type === 'text') {
       if (turn.contentAsParts && !thoughtSent) {
         thoughtSent = true;
-        for (const piece of pieces(THINKING)) frames.push(sseFrame(null, chunk({ content: [thinkingPart(piece)] }, null, model), 'other'));
+        for (const piece of pieces(THINKING)) frames.push(sseFrame(null, chunk({ content: [thinkingPart(piece)] }, null, model, other), 'other'));
       }
       for (const piece of pieces(block.text))
         frames.push(
           sseFrame(
             null,
-            chunk({ content: turn.contentAsParts ? [{ type: 'text', text: piece }] : piece, ...(turn.blankRefusal ? { refusal: '' } : {}) }, null, model),
+            chunk(
+              { content: turn.contentAsParts ? [{ type: 'text', text: piece }] : piece, ...(turn.blankRefusal ? { refusal: '' } : {}) },
+              null,
+              model,
+              other,
+            ),
             'text_delta',
           ),
         );
@@ -92,30 +109,34 @@ function streamFrames(turn: WireTurn): Frame[] {
     const index = callFrames.length;
     if (turn.unindexed) {
       const whole = { id: block.id, type: 'function', function: { name: block.name, arguments: block.args } };
-      frames.push(sseFrame(null, chunk({ tool_calls: [whole] }, null, model), 'block_start'));
+      frames.push(sseFrame(null, chunk({ tool_calls: [whole] }, null, model, other), 'block_start'));
       callFrames.push([]);
       continue;
     }
     const own: Frame[] = turn.lateCallIds
       ? [
-          sseFrame(null, chunk({ tool_calls: [{ index, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model), 'block_start'),
-          sseFrame(null, chunk({ tool_calls: [{ index, id: block.id }] }, null, model), 'block_start'),
+          sseFrame(
+            null,
+            chunk({ tool_calls: [{ index, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other),
+            'block_start',
+          ),
+          sseFrame(null, chunk({ tool_calls: [{ index, id: block.id }] }, null, model, other), 'block_start'),
         ]
       : turn.lateCallNames
         ? [
-            sseFrame(null, chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model), 'block_start'),
-            sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model), 'block_start'),
+            sseFrame(null, chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model, other), 'block_start'),
+            sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model, other), 'block_start'),
           ]
         : [
             sseFrame(
               null,
-              chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model),
+              chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other),
               'block_start',
             ),
           ];
     for (const piece of block.args ? pieces(block.args) : []) {
       const fn = turn.blankCallNames ? { name: '', arguments: piece } : { arguments: piece };
-      own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: fn }] }, null, model), 'args_delta'));
+      own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: fn }] }, null, model, other), 'args_delta'));
     }
     callFrames.push(own);
     if (!turn.interleaved) frames.push(...own);
@@ -127,10 +148,10 @@ function streamFrames(turn: WireTurn): Frame[] {
   }
   if (turn.stop === 'refusal') {
     for (const piece of pieces(turn.refusal?.text ?? "I'm sorry, I can't help with that.")) {
-      frames.push(sseFrame(null, chunk({ refusal: piece }, null, model), 'refusal_delta'));
+      frames.push(sseFrame(null, chunk({ refusal: piece }, null, model, other), 'refusal_delta'));
     }
   }
-  frames.push(sseFrame(null, chunk({}, finish, model), 'stop'));
+  frames.push(sseFrame(null, chunk({}, finish, model, other), 'stop'));
   frames.push(
     sseFrame(
       null,
@@ -163,6 +184,16 @@ function completeBody(turn: WireTurn): unknown {
     created: 1_760_000_000,
     model: turn.model ?? MODEL,
     choices: [
+      ...(turn.otherChoiceFirst
+        ? [
+            {
+              index: 1,
+              message: { role: 'assistant', content: OTHER_CHOICE_TEXT.trim(), refusal: null, annotations: [] },
+              logprobs: null,
+              finish_reason: 'stop',
+            },
+          ]
+        : []),
       {
         index: 0,
         message: {

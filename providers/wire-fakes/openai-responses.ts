@@ -15,8 +15,13 @@ const RESPONSE_ID = 'resp_wirefake000000000000000001';
 
 export const OPENAI_RESPONSES_OVERFLOW_MESSAGE = 'Your input exceeds the context window of this model. Please adjust your input and try again.';
 
-/** The final status and incomplete reason for a stop. */
-function ending(stop: TurnStop): { status: 'completed' | 'incomplete'; reason?: string } {
+/** The final status and incomplete reason for a turn's stop. */
+function ending(turn: WireTurn): { status: 'completed' | 'incomplete'; reason?: string } {
+  const stop: TurnStop = turn.stop;
+  if (stop === 'tool_use' && !turn.blocks.some((b) => b.type === 'tool_call'))
+    throw new UnsupportedOnWire(
+      'the OpenAI Responses API has no stop reason that says "tool use": a completed response is told a call by its function_call items, so one with none is a reply',
+    );
   if (typeof stop === 'object') return { status: 'incomplete', reason: stop.unknown };
   switch (stop) {
     case 'end':
@@ -129,7 +134,7 @@ function byItemIdAlone(data: Record<string, unknown>): Record<string, unknown> {
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallWhole(turn, 'OpenAI Responses');
   refuseLimitAfterWholeCall(turn, 'OpenAI Responses');
-  const end = ending(turn.stop);
+  const end = ending(turn);
   const frames: Frame[] = [];
   let seq = 0;
   const push = (type: string, data: Record<string, unknown>, tag: FrameTag) =>
@@ -262,7 +267,7 @@ function completeBody(turn: WireTurn): unknown {
     throw new UnsupportedOnWire(
       'a complete OpenAI Responses body has no final event: its status is its only ending, and without it nothing says how it ended; the streaming harness runs this case',
     );
-  const end = ending(turn.stop);
+  const end = ending(turn);
   return responseObject(turn, end.status, outputItems(turn, turn.stop === 'max_tokens' && turn.blocks.at(-1)?.type === 'tool_call'), {
     usage: usage(turn),
     ...(end.reason ? { incomplete_details: { reason: end.reason } } : {}),

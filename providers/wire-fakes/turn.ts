@@ -121,6 +121,16 @@ export interface WireTurn {
    */
   readonly contentAsParts?: boolean;
   /**
+   * Chat Completions: every chunk that carries choice 0 (and the complete body)
+   * also carries a second choice, `index: 1`, listed before it, with an answer
+   * of its own (text, then `stop`). The spec names a choice by its `index`, not
+   * by its place in `choices`: a server answering more than one completion (a
+   * gateway's default `n`) may put several in one chunk, in any order. Only
+   * choice 0 is the turn; loopgate requests one completion. The other
+   * protocols send the turn as usual.
+   */
+  readonly otherChoiceFirst?: boolean;
+  /**
    * The Anthropic stream's `message_start` carries no `usage` (as some
    * Messages-compatible servers send it): the counts come only with
    * `message_delta` at the end, which says the output tokens alone. Protocols
