@@ -360,6 +360,66 @@ async function unopenedTurnFailsNamingWhy(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A log whose own redactor throws on a text only a tool's structured output
+ * holds (a team's redaction service refusing an internal audit trail), while
+ * the text the model reads (`renderForModel`) passes. The call ran and its
+ * result is owed: the log keeps it without the output, the model reads the
+ * rendered text, and the turn goes on to its reply.
+ */
+async function outputTheLogRefusesStoredWithout(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const refused = 'AUDIT-TRAIL';
+  const redact = (text: string): string => {
+    if (text.includes(refused)) throw new Error('the redaction service refused the text');
+    return text;
+  };
+  const log = new EventLog(clock, [], { redact });
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'read_setting',
+        description: 'Read a setting.',
+        input: z.object({ key: z.string() }),
+        output: z.object({ key: z.string(), value: z.string(), trail: z.string() }),
+        sideEffect: 'NONE',
+        run: ({ key }) => ({ key, value: 'dark', trail: `${refused} 7 read by support` }),
+        renderForModel: (o) => `${o.key} is ${o.value}`,
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient([toolUse([call('read', 'read_setting', { key: 'theme' })]), reply('Your theme is dark.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent }));
+  loop.send('Which theme do I use?', { id: 'ask' });
+  const [result] = await loop.drain();
+  const outcome = result === undefined ? 'no result' : JSON.stringify(result.outcome);
+  const results = (log.events as readonly LogEvent[]).flatMap((e) => (e.type === 'tool.result' ? [e.payload] : []));
+  const stored = JSON.stringify(results.map(({ callId, name, status, content, output }) => ({ callId, name, status, content, output })));
+  const expected = JSON.stringify([{ callId: 'read', name: 'read_setting', status: 'ok', content: 'theme is dark' }]);
+  const read = JSON.stringify(model.requests[1]?.messages.at(-1) ?? null);
+  return [
+    {
+      name: 'replied',
+      passed: result?.outcome.kind === 'replied',
+      message: outcome,
+      expected: 'replied',
+      actual: String(result?.outcome.kind),
+    },
+    {
+      name: 'the call keeps its one result, stored without the output the redactor refused',
+      passed: stored === expected,
+      message: stored === expected ? stored : `stored ${stored}`,
+      expected,
+      actual: stored,
+    },
+    {
+      name: 'the model read the rendered text',
+      passed: read.includes('theme is dark') && !read.includes(refused),
+      message: read,
+    },
+  ];
+}
+
 export function logRedactionCases(): Case[] {
   return [
     checksCase(
@@ -410,6 +470,14 @@ export function logRedactionCases(): Case[] {
         file: 'src/harness/log-redaction-cases.ts',
       },
       overlappingEncodedFormsRedactedWhole,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/output-the-log-refuses-stored-without',
+        title: "log: a tool output the log's redactor refuses is stored without it; the call keeps its result and the turn replies",
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      outputTheLogRefusesStoredWithout,
     ),
   ];
 }

@@ -81,6 +81,73 @@ async function longHistoryReadThroughAnotherObject(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * The messages as one array until they change. `ProjectionCache.current()`
+ * promises "the same array until the projection changes", and a long request's
+ * `messages` becomes the array on its first read. A UI reading
+ * `loop.projection.current()` as a store's snapshot (React's
+ * `useSyncExternalStore` re-renders until two reads are the same object), or a
+ * client keeping its token counts in a `WeakMap` keyed by the messages, needs
+ * two reads with nothing between them to give the same array, at every length.
+ */
+async function messagesOneArrayUntilTheyChange(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const script = new ScriptedModelClient(
+    Array.from({ length: TURNS }, (_, i) => reply(`Noted item ${i}.`)),
+    { clock },
+  );
+  let long = 0;
+  const requestsRebuilt: number[] = [];
+  const client: ModelClient = {
+    name: 'reads-the-messages-twice',
+    call(request: ModelRequest, onDelta) {
+      const first = request.messages;
+      if (first.length > 256) long++;
+      if (request.messages !== first) requestsRebuilt.push(first.length);
+      return script.call(request, onDelta);
+    },
+  };
+  const loop = new AgentLoop(loopDeps({ log: new EventLog(clock), model: client, agent: {}, clock }));
+  const currentRebuilt: number[] = [];
+  let unchangedAcrossTurns = 0;
+  let previous: readonly unknown[] | undefined;
+  for (let i = 0; i < TURNS; i++) {
+    loop.send(`Please note item ${i}.`, { id: `note-${i}` });
+    await loop.drain();
+    const snapshot = loop.projection.current();
+    if (loop.projection.current() !== snapshot) currentRebuilt.push(snapshot.length);
+    if (snapshot === previous) unchangedAcrossTurns++;
+    previous = snapshot;
+  }
+  const list = (lengths: number[]): string => `${lengths.length} time(s), first at ${lengths.slice(0, 3).join(', ')} message(s)`;
+  return [
+    {
+      name: 'requests of more than 256 messages were made (the getter is read)',
+      passed: long > 0,
+      message: `${long} request(s) of more than 256 messages (the case would test nothing without)`,
+    },
+    {
+      name: "a long request's messages, read twice, are the same array",
+      passed: requestsRebuilt.length === 0,
+      message: requestsRebuilt.length === 0 ? 'the same array' : `a second read gave another array ${list(requestsRebuilt)}`,
+      expected: 'the same array',
+      actual: requestsRebuilt.length === 0 ? 'the same array' : 'another array',
+    },
+    {
+      name: 'projection.current(), read twice with nothing between, is the same array',
+      passed: currentRebuilt.length === 0,
+      message: currentRebuilt.length === 0 ? `the same array after each of ${TURNS} turns` : `a second read gave another array ${list(currentRebuilt)}`,
+      expected: 'the same array',
+      actual: currentRebuilt.length === 0 ? 'the same array' : 'another array',
+    },
+    {
+      name: 'projection.current() is a new array once a turn changed the messages',
+      passed: unchangedAcrossTurns === 0,
+      message: `${unchangedAcrossTurns} turn(s) left the same array`,
+    },
+  ];
+}
+
 export function longHistoryCases(): Case[] {
   return [
     checksCase(
@@ -90,6 +157,14 @@ export function longHistoryCases(): Case[] {
         file: 'src/harness/long-history-cases.ts',
       },
       longHistoryReadThroughAnotherObject,
+    ),
+    checksCase(
+      {
+        id: 'contract:long-history/messages-one-array-until-they-change',
+        title: "long history: a request's messages and projection.current() give the same array on every read until the messages change",
+        file: 'src/harness/long-history-cases.ts',
+      },
+      messagesOneArrayUntilTheyChange,
     ),
   ];
 }

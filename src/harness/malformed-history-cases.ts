@@ -58,6 +58,93 @@ async function orphanCallRefused(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A stored log in which a call is linked as a repeat (`repeatOf`) of a call the
+ * log does not hold — written by another writer, or by hand through the log's
+ * append — and whose start the store refused (failed NOT_RECORDED after 0
+ * attempts). The position check accepts every event, so the log must index each
+ * one without throwing (an event stored but not indexed would never reach the
+ * log's listeners, a store among them), load again from its events as a store
+ * hands them back, and the next turn must reply on that history.
+ */
+async function repeatOfAnUnknownCallLoads(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const written = new EventLog(clock);
+  const told: string[] = [];
+  written.subscribe((e) => told.push(e.type));
+  let appended = 'every event appended';
+  try {
+    written.append('inbox.received', { id: 'm0', intent: 'follow_up', text: 'Refund ORD-1001.', source: 'user' });
+    written.append('turn.opened', { turn: 0, trigger: 'm0' });
+    written.append('user.message', { turn: 0, id: 'm0', intent: 'follow_up', text: 'Refund ORD-1001.' });
+    written.append('assistant.message', {
+      turn: 0,
+      step: 1,
+      content: [{ type: 'tool_call', id: 'refund_2', name: 'issue_refund', args: { order_id: 'ORD-1001' }, repeatOf: 'refund' }],
+    });
+    written.append('tool.started', {
+      turn: 0,
+      step: 1,
+      callId: 'refund_2',
+      name: 'issue_refund',
+      args: { order_id: 'ORD-1001' },
+      sideEffect: 'STATEFUL',
+      attempt: 1,
+    });
+    written.append('tool.result', {
+      turn: 0,
+      step: 1,
+      callId: 'refund_2',
+      name: 'issue_refund',
+      status: 'failed',
+      content: 'issue_refund was not run: its start could not be recorded (the store is down).',
+      error: {
+        failed_tool: 'issue_refund',
+        error_code: 'NOT_RECORDED',
+        error_message: 'issue_refund was not run: its start could not be recorded (the store is down).',
+        suggestion: 'This is a system problem, not a problem with your call.',
+      },
+      durationMs: 0,
+      attempts: 0,
+    });
+    written.append('assistant.message', { turn: 0, step: 2, content: [{ type: 'text', text: 'The refund could not be started.' }] });
+    written.append('turn.closed', { turn: 0, outcome: { kind: 'replied' }, steps: 2, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 1 });
+  } catch (error) {
+    appended = `append ${written.length} threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+  }
+  const allTold = told.length === written.length && written.length === 8;
+  let loaded = 'loaded';
+  let result: Awaited<ReturnType<AgentLoop['drain']>>[number] | undefined;
+  const model = new ScriptedModelClient([reply('Please try the refund again later.')], { clock });
+  try {
+    const log = new EventLog(clock, written.events);
+    const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+    loop.send('Can you try again?', { id: 'm1' });
+    [result] = await loop.drain();
+  } catch (error) {
+    loaded = `threw: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+  }
+  const outcome = JSON.stringify(result?.outcome) ?? 'no outcome';
+  const sent = model.requests[0]?.messages.length;
+  return [
+    {
+      name: "every event is appended, and told to the log's listeners",
+      passed: appended === 'every event appended' && allTold,
+      message: `${appended}; ${told.length} of ${written.length} told`,
+      expected: 'every event appended',
+      actual: appended,
+    },
+    { name: 'the log loads again from its events', passed: loaded === 'loaded', message: loaded, expected: 'loaded', actual: loaded },
+    {
+      name: 'the next turn replies, sending the whole history',
+      passed: result?.outcome.kind === 'replied' && sent === 5,
+      message: `${outcome}, ${String(sent)} message(s) sent`,
+      expected: 'replied, 5 message(s) sent',
+      actual: `${result?.outcome.kind ?? 'no outcome'}, ${String(sent)} message(s) sent`,
+    },
+  ];
+}
+
 export function malformedHistoryCases(): Case[] {
   return [
     checksCase(
@@ -67,6 +154,14 @@ export function malformedHistoryCases(): Case[] {
         file: 'src/harness/malformed-history-cases.ts',
       },
       orphanCallRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:malformed-history/repeat-of-a-call-not-in-the-log-loads',
+        title: 'malformed history: a stored repeat of a call the log does not hold, its start refused, is indexed, loads and the next turn replies',
+        file: 'src/harness/malformed-history-cases.ts',
+      },
+      repeatOfAnUnknownCallLoads,
     ),
   ];
 }

@@ -212,6 +212,55 @@ async function newerWritersBlockFieldsResume(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A snapshot taken by a version whose event catalogue differs from this one's (a
+ * newer writer that bumped an event's version, or an older one without a type
+ * this version knows) is refused with a `SnapshotMismatch` that says so: the
+ * message is what the host's `snapshot` observer reports as `rejected`, an
+ * operator's only account of why the conversation was read whole after an
+ * upgrade or a rollback. Nothing is read from the store.
+ */
+async function otherCatalogueRefusedSayingSo(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
+  loop.send('Where is ORD-1001?', { id: 'q1' });
+  await loop.drain();
+  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  const { 'log.listener_failed': _dropped, ...older } = taken.catalogue;
+  const catalogues: [string, Record<string, number>][] = [
+    ['a newer writer (tool.result at version 2)', { ...taken.catalogue, 'tool.result': 2 }],
+    ['an older writer (no log.listener_failed)', older],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [whose, catalogue] of catalogues) {
+    const loads: string[] = [];
+    const prefix: LogPrefix = {
+      upTo: taken.upTo,
+      last: log.events[taken.upTo - 1]!,
+      load: (from, to) => {
+        loads.push(`[${from}, ${to})`);
+        return log.events.slice(from, to);
+      },
+    };
+    const expected = 'SnapshotMismatch: the snapshot was folded under another event catalogue';
+    let actual = 'resumed';
+    try {
+      resumeFromSnapshot(clock, { ...taken, catalogue }, prefix, []);
+    } catch (error) {
+      actual = error instanceof SnapshotMismatch ? `SnapshotMismatch: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
+    }
+    checks.push({
+      name: `the catalogue of ${whose}: refused, saying so`,
+      passed: actual === expected && loads.length === 0,
+      message: actual === expected ? (loads.length === 0 ? actual : `the prefix read: ${loads.join(', ')}`) : `expected ${expected}, got ${actual}`,
+      expected,
+      actual,
+    });
+  }
+  return checks;
+}
+
 export function snapshotCases(): Case[] {
   return [
     checksCase(
@@ -229,6 +278,14 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       positionsNotAnObjectRefusedNamingThePart,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/other-catalogue-refused-saying-so',
+        title: "snapshot: a snapshot folded under another version's event catalogue is refused with a SnapshotMismatch that says so",
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      otherCatalogueRefusedSayingSo,
     ),
     checksCase(
       {
