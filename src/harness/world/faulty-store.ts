@@ -46,7 +46,7 @@
  * It counts every batch append asked for and which of them failed.
  */
 import { createHash } from 'node:crypto';
-import type { EventRecord } from '../../kernel/index.ts';
+import { WRITTEN, type EventRecord } from '../../kernel/index.ts';
 import type { EventStore, Release, StoreAppendOptions, StoredSnapshot } from '../../stores/event-store.ts';
 import { MemoryEventStore, type MemoryStoreFaults } from '../../stores/memory-store.ts';
 import { SqliteCaseStore, type CaseStore } from './case-store.ts';
@@ -205,9 +205,17 @@ export class WorldStore {
         for (const release of held) void release().catch(() => undefined);
         held.clear();
       },
-      append: async (conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions) => {
-        alive();
-        await world.#append(conversationId, records, options);
+      // A write the store does at once answers `WRITTEN`, as the memory store does, so the loop takes the path
+      // it takes on a deploy's memory store (it goes on without waiting a turn); any other write as always.
+      append: (conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> => {
+        if (!severed) {
+          const done = world.#appendAtOnce(conversationId, records, options);
+          if (done !== undefined) return done;
+        }
+        return (async () => {
+          alive();
+          await world.#append(conversationId, records, options);
+        })();
       },
       read: async (conversationId: string, fromSeq?: number) => {
         alive();
@@ -340,6 +348,47 @@ export class WorldStore {
     while (this.#writing.size > 0) await Promise.allSettled([...this.#writing]);
   }
 
+  /**
+   * A write with no fault of the scenario to inject, to a store that is done with
+   * it before it returns (memory): stored now, answering `WRITTEN`. Undefined when
+   * the write must take `#append`'s way (a fault, a slow write, a SQLite file):
+   * nothing counted, nothing handed over. A refusal of the store itself is
+   * awaited as `#append` awaits it.
+   */
+  #appendAtOnce(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> | undefined {
+    const attempt = this.#attempts + 1;
+    if (this.#track !== undefined || this.#failWriteAheads.size > 0 || this.#failReceipts.size > 0) return undefined;
+    if (this.#failAppends.has(attempt) || this.#slowAppends.has(attempt) || this.#tornAppends.has(attempt)) return undefined;
+    this.#attempts = attempt;
+    this.#written.add(conversationId);
+    const appended = this.store.append(conversationId, records, options);
+    if (appended === WRITTEN) {
+      this.#stored(conversationId, records);
+      return WRITTEN;
+    }
+    return (async () => {
+      await this.#settle(attempt, appended, conversationId, records);
+    })();
+  }
+
+  async #settle(attempt: number, appended: Promise<void>, conversationId: string, records: readonly EventRecord[]): Promise<void> {
+    try {
+      await this.#inFlight(appended);
+      this.#stored(conversationId, records);
+    } catch (error) {
+      if (this.#failed.length > 0) this.#refusedBehind.push(attempt);
+      throw error;
+    }
+  }
+
+  /** When each record of a write that succeeded whole was stored (virtual time). */
+  #stored(conversationId: string, records: readonly EventRecord[]): void {
+    let times = this.#storedAt.get(conversationId);
+    if (!times) this.#storedAt.set(conversationId, (times = []));
+    const now = this.#faults.now();
+    for (const record of records) times[record.seq] = now;
+  }
+
   async #append(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> {
     const attempt = ++this.#attempts;
     this.#written.add(conversationId);
@@ -373,16 +422,7 @@ export class WorldStore {
       if (keep > 0) await this.#inFlight(this.store.append(conversationId, records.slice(0, keep)));
       throw new Error(`injected torn write on append ${attempt}: ${keep} of ${records.length} record(s) stored, then the write failed`);
     }
-    try {
-      await this.#inFlight(this.store.append(conversationId, records, options));
-      let times = this.#storedAt.get(conversationId);
-      if (!times) this.#storedAt.set(conversationId, (times = []));
-      const now = this.#faults.now();
-      for (const record of records) times[record.seq] = now;
-    } catch (error) {
-      if (this.#failed.length > 0) this.#refusedBehind.push(attempt);
-      throw error;
-    }
+    await this.#settle(attempt, this.store.append(conversationId, records, options), conversationId, records);
   }
 }
 
