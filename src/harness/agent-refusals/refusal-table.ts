@@ -133,6 +133,19 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'config.toolMaxOutputChars is not a loop setting (the settings: maxTokens, temperature, maxSteps, maxToolCallsPerTurn, maxToolCallsPerSession, maxTokensPerTurn, maxTokensPerSession, modelTimeoutMs, maxCompactionsPerStep, maxCheckpointExtensions, sideEffectNotice, retry)',
   },
   {
+    id: 'settings/misspelled-agent-key',
+    title: 'policy misspelled polcy: the approval rule is never silently dropped (a CRITICAL tool would run unasked)',
+    agent: edit(({ policy, ...a }) => odd({ ...a, polcy: policy })),
+    refused: 'polcy is not an agent setting; did you mean "policy"?',
+  },
+  {
+    id: 'settings/unknown-agent-key',
+    title: 'a key the agent does not have (a limit written beside config, not in it): never silently ignored',
+    agent: edit((a) => odd({ ...a, maxStepsPerTurn: 3 })),
+    refused:
+      'maxStepsPerTurn is not an agent setting (the settings: tools, system, prompt, policy, visibility, approver, compactor, checkpoints, claim, errorHandlers, config, secrets)',
+  },
+  {
     id: 'settings/misspelled-retry',
     title: 'retry one letter off: did you mean "retry"',
     agent: edit((a) => ({ ...a, config: odd({ retyr: { jitter: 0 } }) })),
@@ -460,6 +473,18 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a decision that is not allow, deny or ask',
     agent: withPolicy({ rules: [{ id: 'r', tools: ['issue_refund'], decision: odd('block') }] }),
     refused: 'policy rule "r": decision must be allow, deny or ask (got "block")',
+  },
+  {
+    id: 'policy/unknown-side-effect',
+    title: 'a deny rule for a side-effect level one letter off (CRITCAL): never a deny that matches nothing',
+    agent: withPolicy({ rules: [{ id: 'no-money', sideEffects: [odd('CRITCAL')], decision: 'deny' }] }),
+    refused: 'policy rule "no-money": sideEffects[0] must be one of NONE, IDEMPOTENT, STATEFUL, CRITICAL (got "CRITCAL")',
+  },
+  {
+    id: 'policy/side-effects-not-a-list',
+    title: 'sideEffects given as one level, not a list',
+    agent: withPolicy({ rules: [{ id: 'no-money', sideEffects: odd('CRITICAL'), decision: 'deny' }] }),
+    refused: 'policy rule "no-money": sideEffects must be a list of side-effect levels (NONE, IDEMPOTENT, STATEFUL, CRITICAL)',
   },
   {
     id: 'policy/zero-approval-timeout',
