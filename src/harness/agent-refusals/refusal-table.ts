@@ -228,6 +228,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'secrets[1] (9 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
   },
   {
+    id: 'settings/secret-a-message-block-type',
+    title: 'a secret that is a word of the messages the model is sent (`tool_result`, the block a tool’s result goes back in), not of the log',
+    agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'tool_result'] })),
+    refused:
+      'secrets[1] (11 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
+  },
+  {
     id: 'settings/secret-inside-a-tool-name',
     title: "a secret that is part of a tool's name",
     agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'refund'] })),
