@@ -217,6 +217,42 @@ async function positionRefusalsNamed(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A team's listener on the loop's log (an audit feed, a notifier) that posts a
+ * message to the loop while it is told of an event — a follow-up queued as the
+ * model's answer is stored. The log is mid-append then: the post must be refused
+ * as a re-entrant append (a `LogAppendError` saying so, to the listener), nothing
+ * of it stored, and the turn must still reply.
+ */
+async function sendFromAListenerRefused(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([reply('ORD-1001 has shipped.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  let refused = 'not posted';
+  log.subscribe((event) => {
+    if (event.type !== 'assistant.message' || refused !== 'not posted') return;
+    try {
+      loop.send('Also, can you add gift wrap?', { id: 'gift' });
+      refused = 'accepted';
+    } catch (error) {
+      refused = error instanceof LogAppendError ? `LogAppendError: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
+    }
+  });
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  const [result] = await loop.drain();
+  const expected = 'LogAppendError: cannot append event: append: re-entrant append of "inbox.received" from inside an append\'s listener';
+  const stored = log.events.filter((e) => e.type === 'inbox.received').map((e) => (e.payload as { id: string }).id);
+  return [
+    { name: 'the post is refused as re-entrant', passed: refused === expected, message: refused, expected, actual: refused },
+    {
+      name: 'nothing of it is stored, and the turn replies',
+      passed: JSON.stringify(stored) === '["ask"]' && result?.outcome.kind === 'replied',
+      message: `inbox ${JSON.stringify(stored)}, ${result ? JSON.stringify(result.outcome) : 'no result'}`,
+    },
+  ];
+}
+
 export function malformedHistoryCases(): Case[] {
   return [
     checksCase(
@@ -242,6 +278,15 @@ export function malformedHistoryCases(): Case[] {
         file: 'src/harness/malformed-history-cases.ts',
       },
       positionRefusalsNamed,
+    ),
+    checksCase(
+      {
+        id: 'contract:malformed-history/send-from-a-log-listener-refused-as-re-entrant',
+        title:
+          'malformed history: a message posted to the loop from inside a log listener is refused as a re-entrant append, nothing stored, and the turn replies',
+        file: 'src/harness/malformed-history-cases.ts',
+      },
+      sendFromAListenerRefused,
     ),
   ];
 }
