@@ -314,6 +314,50 @@ async function malformedInboxRefusedNamingIt(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * A log reopened from a snapshot holds only the tail in memory; what comes
+ * before is read from the store on demand. A team handed that log (the host's
+ * observer hands it each log it opens) reading the conversation from its start
+ * — an audit feed, a transcript — must get every event, the prefix read back
+ * from the store, the same as the log that wrote them, not the tail alone.
+ */
+async function resumedLogReadsFromItsStart(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(
+    loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.'), reply('ORD-1002 ships today.')], { clock }) }),
+  );
+  loop.send('Where is ORD-1001?', { id: 'q1' });
+  await loop.drain();
+  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  loop.send('And ORD-1002?', { id: 'q2' });
+  await loop.drain();
+  const loads: string[] = [];
+  const prefix: LogPrefix = {
+    upTo: taken.upTo,
+    last: log.events[taken.upTo - 1]!,
+    load: (from, to) => {
+      loads.push(`[${from}, ${to})`);
+      return log.events.slice(from, to);
+    },
+  };
+  const resumed = resumeFromSnapshot(clock, taken, prefix, log.events.slice(taken.upTo));
+  const want = JSON.stringify(log.events.slice(2));
+  const got = JSON.stringify(resumed.readFrom(2));
+  return [
+    {
+      name: 'reading from seq 2 gives every event from there, the prefix read from the store',
+      passed: got === want && loads.length > 0,
+      message:
+        got === want
+          ? `${resumed.length - 2} events, prefix read ${loads.join(', ')}`
+          : `expected ${want.length} characters of events, got ${got.length}: ${got.slice(0, 200)}`,
+      expected: want,
+      actual: got,
+    },
+  ];
+}
+
 export function snapshotCases(): Case[] {
   return [
     checksCase(
@@ -356,6 +400,14 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       malformedInboxRefusedNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/resumed-log-reads-from-before-its-snapshot',
+        title: 'snapshot: a log reopened from a snapshot, read from before it, gives every event, the prefix read back from the store',
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      resumedLogReadsFromItsStart,
     ),
   ];
 }
