@@ -176,6 +176,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'checkpoints[0] must be an object with a name and a run function (got 5)',
   },
   {
+    id: 'settings/checkpoint-given-alone',
+    title: 'one checkpoint given alone, not in a list: never silently skipped (the turn would run unchecked)',
+    agent: edit((a) => ({ ...a, checkpoints: odd({ name: 'refund-review', run: () => undefined }) })),
+    refused: 'checkpoints must be a list (got an object)',
+  },
+  {
     id: 'settings/error-handler-without-handle',
     title: 'an error handler whose function is misnamed (handler, not handle): never silently skipped when a model call fails',
     agent: edit((a) => ({ ...a, errorHandlers: [odd({ name: 'page-on-call', handler: () => undefined })] })),
