@@ -165,6 +165,82 @@ async function unknownAnswerOfAClientFailsNamingIt(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * A team's own handler (asked before the built-in ones) that fails the turn
+ * with an outcome outside the closed alphabet — one written in JavaScript, or
+ * cast, is not held to `Outcome`: a kind the loop does not know, a failure
+ * reason or cancel source it does not know, a missing reason, no object at all,
+ * a detail or reason that is not text. The turn must still close exactly once,
+ * failed{internal} naming the handler and what was wrong, the result must say
+ * what the log says, and the log must read back from its records (a close with
+ * a reason the catalogue does not know would leave the conversation unreadable).
+ * An outcome in the alphabet with a secret in its detail stays, redacted.
+ */
+async function ownHandlerOutcomeOutsideTheAlphabetFailsNamingIt(): Promise<CheckResult[]> {
+  const secret = 'sk-team-0451-secret';
+  const outside = (what: string) => ({
+    kind: 'failed',
+    reason: 'internal',
+    detail: `the error handler "team-handler" failed the turn with an outcome outside the alphabet: ${what}`,
+  });
+  const answers: [string, unknown, unknown][] = [
+    ['a kind the loop does not know', { kind: 'exploded' }, outside('kind "exploded" is not an outcome kind')],
+    ['a failure reason the loop does not know', { kind: 'failed', reason: 'quota' }, outside('"quota" is not a failure reason')],
+    ['a failure without a reason', { kind: 'failed' }, outside('a failed outcome has no reason')],
+    ['a cancel source the loop does not know', { kind: 'cancelled', by: 'robot' }, outside('"robot" is not a cancel source')],
+    ['no outcome', undefined, outside('undefined is not an object')],
+    ['null', null, outside('null is not an object')],
+    ['a text, not an object', 'failed', outside('"failed" is not an object')],
+    ['a detail that is not text', { kind: 'failed', reason: 'auth', detail: 42 }, outside('the detail 42 is not text')],
+    ['a rejection reason that is not text', { kind: 'rejected', reason: { why: 'no' } }, outside('the reason {"why":"no"} is not text')],
+    ['an interruption cause the loop does not know', { kind: 'interrupted', cause: 'disk' }, outside('"disk" is not an interruption cause')],
+    ['a failure reason the loop does not know, with a secret', { kind: 'failed', reason: secret }, outside('"[REDACTED]" is not a failure reason')],
+    [
+      'an outcome in the alphabet with a secret in its detail',
+      { kind: 'failed', reason: 'auth', detail: `the key ${secret} was refused` },
+      { kind: 'failed', reason: 'auth', detail: 'the key [REDACTED] was refused' },
+    ],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, outcome, expectedOutcome] of answers) {
+    const handler: ModelErrorHandler = { name: 'team-handler', handle: () => ({ action: 'fail', outcome: outcome as Outcome, detail: 'the team gives up' }) };
+    const clock = new VirtualClock();
+    const log = new EventLog(clock);
+    const model = new ScriptedModelClient([transportError('server_error'), reply('ORD-1001 was delivered.')], { clock });
+    let actual: string;
+    try {
+      const loop = new AgentLoop(loopDeps({ log, model, agent: { errorHandlers: [handler], secrets: [secret] }, clock }));
+      loop.send('Where is ORD-1001?', { id: 'ask' });
+      const results = await clock.run(loop.drain());
+      const closes = log.events.filter((e) => e.type === 'turn.closed').map((e) => JSON.stringify((e.payload as { outcome: unknown }).outcome));
+      const returned = results.map((r) => JSON.stringify(r.outcome));
+      actual =
+        closes.length === 1 && returned.length === 1 && closes[0] === returned[0]
+          ? closes[0]!
+          : `closed ${closes.length} time(s) (${closes.join(', ')}), returned ${returned.join(', ') || 'nothing'}`;
+    } catch (error) {
+      actual = `threw: ${(error as Error).message}`;
+    }
+    const expected = JSON.stringify(expectedOutcome);
+    checks.push({ name: `${what}: closed once, ${expected}`, passed: actual === expected, message: actual, expected, actual });
+    let reads = 'reads back';
+    try {
+      decodeRecords(log.events.map(toRecord), 'the case log');
+    } catch (error) {
+      reads = (error as Error).message;
+    }
+    if (JSON.stringify(log.events).includes(secret)) reads = 'the secret is in the log';
+    checks.push({
+      name: `${what}: the log reads back, no secret in it`,
+      passed: reads === 'reads back',
+      message: reads,
+      expected: 'reads back',
+      actual: reads,
+    });
+  }
+  return checks;
+}
+
 export function modelErrorCases(): Case[] {
   return [
     checksCase(
@@ -190,6 +266,14 @@ export function modelErrorCases(): Case[] {
         file: 'src/harness/model-error-cases.ts',
       },
       unknownAnswerOfAClientFailsNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:model-errors/own-handler-outcome-outside-the-alphabet-fails-naming-it',
+        title: "model errors: an agent's handler failing the turn with an outcome outside the alphabet closes it once failed{internal}, naming it",
+        file: 'src/harness/model-error-cases.ts',
+      },
+      ownHandlerOutcomeOutsideTheAlphabetFailsNamingIt,
     ),
   ];
 }
