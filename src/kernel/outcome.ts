@@ -96,22 +96,46 @@ export function keepsCompletedSteps(outcome: Outcome): boolean {
   }
 }
 
+/** Is `value` an outcome of the alphabet, with text where the alphabet has text? */
 export function isOutcome(value: unknown): value is Outcome {
-  if (typeof value !== 'object' || value === null) return false;
-  const o = value as { kind?: unknown; by?: unknown; reason?: unknown; cause?: unknown };
+  return outcomeProblem(value) === undefined;
+}
+
+/**
+ * What keeps `value` out of the alphabet (as the log's catalogue reads a close),
+ * or undefined when it is an outcome: for an outcome a team's code hands the loop
+ * (an error handler's `fail`), which no type holds when written in JavaScript or cast.
+ */
+export function outcomeProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${shown(value)} is not an object`;
+  const o = value as { kind?: unknown; by?: unknown; reason?: unknown; detail?: unknown; cause?: unknown };
   switch (o.kind) {
     case 'replied':
-    case 'rejected':
     case 'nothing_to_do':
     case 'conversation_full':
-      return true;
+      return undefined;
+    case 'rejected':
+      return o.reason === undefined || typeof o.reason === 'string' ? undefined : `the reason ${shown(o.reason)} is not text`;
     case 'interrupted':
-      return o.cause === undefined || o.cause === 'store';
+      return o.cause === undefined || o.cause === 'store' ? undefined : `${shown(o.cause)} is not an interruption cause`;
     case 'cancelled':
-      return (CANCEL_SOURCES as readonly unknown[]).includes(o.by);
+      return (CANCEL_SOURCES as readonly unknown[]).includes(o.by) ? undefined : `${shown(o.by)} is not a cancel source`;
     case 'failed':
-      return (FAILURE_REASONS as readonly unknown[]).includes(o.reason);
+      if (o.reason === undefined) return 'a failed outcome has no reason';
+      if (!(FAILURE_REASONS as readonly unknown[]).includes(o.reason)) return `${shown(o.reason)} is not a failure reason`;
+      return o.detail === undefined || typeof o.detail === 'string' ? undefined : `the detail ${shown(o.detail)} is not text`;
     default:
-      return false;
+      return `kind ${shown(o.kind)} is not an outcome kind`;
   }
+}
+
+/** A value as a problem names it: JSON, cut short. */
+function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

@@ -13,7 +13,7 @@
  *    each tier bounded by config.
  */
 import type { ContextWindowExceededResult, ModelClient, TransportErrorKind, TransportErrorResult } from '../model/client.ts';
-import { assertNever, type Outcome } from '../outcome.ts';
+import { assertNever, outcomeProblem, type Outcome } from '../outcome.ts';
 import type { LoopConfig } from './config.ts';
 
 export type ModelErrorResult = TransportErrorResult | ContextWindowExceededResult;
@@ -157,8 +157,29 @@ export async function handleModelError(
 ): Promise<{ readonly handler: string; readonly decision: ErrorDecision }> {
   for (const handler of handlers) {
     const decision = await handler.handle(error, context);
-    if (decision) return { handler: handler.name, decision };
+    if (decision) return { handler: handler.name, decision: checkedFail(handler.name, decision) };
   }
   const outcome: Outcome = error.type === 'context_window_exceeded' ? { kind: 'conversation_full' } : outcomeForTransport(error);
   return { handler: 'default', decision: { action: 'fail', outcome, detail: 'no handler retried it' } };
+}
+
+/**
+ * A `fail` whose outcome is outside the alphabet (a handler in JavaScript, or
+ * cast, is held to no type) fails the turn internal, naming the handler and what
+ * was wrong: stored as it is, a close the catalogue does not know would leave the
+ * conversation unreadable from its store.
+ */
+function checkedFail(handler: string, decision: ErrorDecision): ErrorDecision {
+  if (decision.action !== 'fail') return decision;
+  const problem = outcomeProblem(decision.outcome);
+  if (problem === undefined) return decision;
+  return {
+    action: 'fail',
+    outcome: {
+      kind: 'failed',
+      reason: 'internal',
+      detail: `the error handler ${JSON.stringify(handler)} failed the turn with an outcome outside the alphabet: ${problem}`,
+    },
+    detail: typeof decision.detail === 'string' ? decision.detail : 'its outcome is outside the alphabet',
+  };
 }
