@@ -28,6 +28,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { clientUsageCases },
     { cancelSignalCases },
     { longHistoryCases },
+    { outcomeCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -47,6 +48,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./client-usage-cases.ts'),
     import('./cancel-signal-cases.ts'),
     import('./long-history-cases.ts'),
+    import('./outcome-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -67,5 +69,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...clientUsageCases(),
     ...cancelSignalCases(),
     ...longHistoryCases(),
+    ...outcomeCases(),
   ];
 }

@@ -1,0 +1,134 @@
+/**
+ * Outcomes a team's code hands the loop, other than an error handler's `fail`
+ * (contract:model-errors/own-handler-outcome-outside-the-alphabet-fails-naming-it):
+ * `contract:outcomes/<id>`.
+ *
+ * A claim policy's `deny` carries the rejection's reason, and a checkpoint hook
+ * is handed the log, whose `append` is public: neither is held to a type when
+ * written in JavaScript or cast. What either stores must still read back from
+ * the store (the catalogue refuses a close outside the alphabet), the turn must
+ * close exactly once, and the result must say what the log says.
+ */
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { reply } from '../../providers/fake/results.ts';
+import { AgentLoop, decodeRecords, EventLog, loopDeps, toRecord, type Agent, type ClaimDecision, type CheckpointHook } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+/** Runs one turn of `agent` on a reply; what closed it (once, equal to the result) or how not, and whether the log reads back. */
+async function oneTurn(agent: Agent, secret?: string): Promise<{ closed: string; reads: string }> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock });
+  let closed: string;
+  try {
+    const loop = new AgentLoop(loopDeps({ log, model, agent, clock }));
+    loop.send('Where is ORD-1001?', { id: 'ask' });
+    const results = await clock.run(loop.drain());
+    const closes = log.events.filter((e) => e.type === 'turn.closed').map((e) => JSON.stringify((e.payload as { outcome: unknown }).outcome));
+    const returned = results.map((r) => JSON.stringify(r.outcome));
+    closed =
+      closes.length === 1 && returned.length === 1 && closes[0] === returned[0]
+        ? closes[0]!
+        : `closed ${closes.length} time(s) (${closes.join(', ')}), returned ${returned.join(', ') || 'nothing'}`;
+  } catch (error) {
+    closed = `threw: ${(error as Error).message}`;
+  }
+  let reads = 'reads back';
+  try {
+    decodeRecords(log.events.map(toRecord), 'the case log');
+  } catch (error) {
+    reads = (error as Error).message;
+  }
+  if (secret !== undefined && JSON.stringify(log.events).includes(secret)) reads = 'the secret is in the log';
+  return { closed, reads };
+}
+
+function turnChecks(what: string, expected: unknown, run: { closed: string; reads: string }): CheckResult[] {
+  const want = JSON.stringify(expected);
+  return [
+    { name: `${what}: closed once, ${want}`, passed: run.closed === want, message: run.closed, expected: want, actual: run.closed },
+    { name: `${what}: the log reads back`, passed: run.reads === 'reads back', message: run.reads, expected: 'reads back', actual: run.reads },
+  ];
+}
+
+/**
+ * A claim policy that denies with a reason that is not text: the turn is not
+ * rejected with it (a close the catalogue refuses), it fails internal naming the
+ * policy and the reason. A text reason, a secret in it, is the rejection's, redacted.
+ */
+async function claimDenyWithAReasonNotTextFailsNamingIt(): Promise<CheckResult[]> {
+  const secret = 'sk-claim-7731-secret';
+  const denies: [string, unknown, unknown][] = [
+    ['a number', 7, { kind: 'failed', reason: 'internal', detail: 'the claim policy denied the messages with a reason that is not text: 7' }],
+    [
+      'an object',
+      { why: 'spam' },
+      { kind: 'failed', reason: 'internal', detail: 'the claim policy denied the messages with a reason that is not text: {"why":"spam"}' },
+    ],
+    ['no reason', undefined, { kind: 'rejected' }],
+    ['a text with a secret', `looks like ${secret}`, { kind: 'rejected', reason: 'looks like [REDACTED]' }],
+  ];
+  const checks: CheckResult[] = [];
+  // Only the text row's agent has secrets: with none, nothing redacts the reason, and a number is stored as it is.
+  for (const [what, reason, expected] of denies) {
+    const claim = { claim: () => ({ decision: 'deny', reason }) as ClaimDecision };
+    checks.push(...turnChecks(`deny with ${what}`, expected, await oneTurn(typeof reason === 'string' ? { claim, secrets: [secret] } : { claim }, secret)));
+  }
+  return checks;
+}
+
+/**
+ * A checkpoint hook that appends a `turn.closed` outside the alphabet through
+ * the log it is handed: the append is refused, naming what was wrong (stored, the
+ * conversation would no longer read back and the loop's own close would find no
+ * open turn); the hook's failure is its own, and the turn closes once, replied.
+ */
+async function appendOfACloseOutsideTheAlphabetIsRefused(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  const outcomes: [string, unknown, string][] = [
+    ['a failure reason the loop does not know', { kind: 'failed', reason: 'quota' }, '"quota" is not a failure reason'],
+    ['a kind the loop does not know', { kind: 'exploded' }, 'kind "exploded" is not an outcome kind'],
+    ['a rejection reason that is not text', { kind: 'rejected', reason: 7 }, 'the reason 7 is not text'],
+  ];
+  for (const [what, outcome, problem] of outcomes) {
+    let refused = 'the append was taken';
+    const hook: CheckpointHook = {
+      name: 'closer',
+      run: ({ turn, log }) => {
+        try {
+          log.append('turn.closed', { turn, outcome: outcome as never, steps: 1, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 });
+        } catch (error) {
+          refused = (error as Error).message;
+        }
+      },
+    };
+    const run = await oneTurn({ checkpoints: [hook] });
+    const want = `cannot append event: turn.closed.payload.outcome: ${problem}`;
+    checks.push({ name: `${what}: the append is refused`, passed: refused === want, message: refused, expected: want, actual: refused });
+    checks.push(...turnChecks(what, { kind: 'replied' }, run));
+  }
+  return checks;
+}
+
+export function outcomeCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:outcomes/claim-deny-with-a-reason-not-text-fails-naming-it',
+        title: 'outcomes: a claim policy denying with a reason that is not text fails the turn internal, naming it; a text reason is redacted',
+        file: 'src/harness/outcome-cases.ts',
+      },
+      claimDenyWithAReasonNotTextFailsNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/append-of-a-close-outside-the-alphabet-is-refused',
+        title: "outcomes: a hook's append of a turn.closed outside the alphabet is refused, naming why; the turn closes once",
+        file: 'src/harness/outcome-cases.ts',
+      },
+      appendOfACloseOutsideTheAlphabetIsRefused,
+    ),
+  ];
+}
