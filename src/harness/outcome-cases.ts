@@ -61,11 +61,19 @@ function turnChecks(what: string, expected: unknown, run: { closed: string; read
 async function claimDenyWithAReasonNotTextFailsNamingIt(): Promise<CheckResult[]> {
   const secret = 'sk-claim-7731-secret';
   const denies: [string, unknown, unknown][] = [
-    ['a number', 7, { kind: 'failed', reason: 'internal', detail: 'the claim policy denied the messages with a reason that is not text: 7' }],
+    [
+      'a number',
+      7,
+      { kind: 'failed', reason: 'internal', detail: 'the claim policy denied the messages with a rejection outside the alphabet: the reason 7 is not text' },
+    ],
     [
       'an object',
       { why: 'spam' },
-      { kind: 'failed', reason: 'internal', detail: 'the claim policy denied the messages with a reason that is not text: {"why":"spam"}' },
+      {
+        kind: 'failed',
+        reason: 'internal',
+        detail: 'the claim policy denied the messages with a rejection outside the alphabet: the reason {"why":"spam"} is not text',
+      },
     ],
     ['no reason', undefined, { kind: 'rejected' }],
     ['a text with a secret', `looks like ${secret}`, { kind: 'rejected', reason: 'looks like [REDACTED]' }],

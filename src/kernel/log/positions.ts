@@ -7,6 +7,7 @@
  */
 import type { Intent } from './catalogue.ts';
 import type { AnyEvent, LogEvent } from './envelope.ts';
+import { outcomeProblem } from '../outcome.ts';
 import { LogAppendError } from './errors.ts';
 
 export interface PendingMessage {
@@ -269,6 +270,11 @@ export class PositionIndex {
       case 'turn.closed':
         if (this.#openTurn === undefined) throw new LogAppendError(`${event.type}.payload.turn`, `no turn is open (turn ${event.payload.turn} closed twice?)`);
         this.#expectOpen(event.payload.turn, event.type);
+        {
+          // `append` is public: a close outside the alphabet, stored, would leave the conversation unreadable from its store.
+          const problem = outcomeProblem(event.payload.outcome);
+          if (problem !== undefined) throw new LogAppendError(`${event.type}.payload.outcome`, problem);
+        }
         return;
       case 'model.request': {
         const { upTo, prompt, tools } = event.payload;

@@ -26,7 +26,7 @@ import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
 import { holdTime, releaseTime, resumeTime, suspendTime } from '../clock.ts';
-import { assertNever, keepsCompletedSteps, outcomeLabel, type CancelSource, type Outcome } from '../outcome.ts';
+import { assertNever, keepsCompletedSteps, outcomeLabel, outcomeProblem, type CancelSource, type Outcome } from '../outcome.ts';
 import { ProjectionCache, type ProjectionState } from '../projection/projection.ts';
 import { streamRedactor } from '../redact/index.ts';
 import { Tracer, type SpanHandle } from '../trace/tracer.ts';
@@ -360,7 +360,14 @@ export class AgentLoop {
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
     if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describeError(decided.error)}` };
     if (s.scope.cancelled) return this.#cancelled(s);
-    if (decision.decision === 'deny') return { kind: 'rejected', reason: decision.reason };
+    if (decision.decision === 'deny') {
+      // A policy in JavaScript, or cast, is held to no type: a reason that is not text is no rejection the log can store.
+      const rejected: Outcome = { kind: 'rejected', ...(decision.reason !== undefined ? { reason: decision.reason } : {}) };
+      const problem = outcomeProblem(rejected);
+      return problem === undefined
+        ? rejected
+        : { kind: 'failed', reason: 'internal', detail: `the claim policy denied the messages with a rejection outside the alphabet: ${problem}` };
+    }
     if (delivered === 0) return { kind: 'nothing_to_do' };
     return 'next_step';
   }
