@@ -462,6 +462,25 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'policy rule "r": decision must be allow, deny or ask (got "block")',
   },
   {
+    // A YAML rule written `tools: issue_refund` (one string, not a list): matched letter by letter it would match nothing.
+    id: 'policy/rule-tools-not-a-list',
+    title: 'a rule whose tools is one string, not a list',
+    agent: withPolicy({ rules: [{ id: 'r', tools: odd('issue_refund'), decision: 'ask' }] }),
+    refused: 'policy rule "r": tools must be a list of non-empty tool names or patterns',
+  },
+  {
+    id: 'policy/rule-when-not-a-function',
+    title: 'a rule whose when is a value, not a predicate on the arguments',
+    agent: withPolicy({ rules: [{ id: 'big-refunds', tools: ['issue_refund'], decision: 'ask', when: odd({ amount: { gt: 100 } }) }] }),
+    refused: 'policy rule "big-refunds": when must be a function',
+  },
+  {
+    id: 'policy/unknown-default',
+    title: 'a default that is not allow, deny or ask',
+    agent: withPolicy({ default: odd('block') }),
+    refused: 'policy default must be allow, deny or ask (got "block")',
+  },
+  {
     id: 'policy/zero-approval-timeout',
     title: 'an approval timeout of 0 ms',
     agent: withPolicy({ approvalTimeoutMs: 0 }),
@@ -478,6 +497,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a deny given as one string',
     agent: withLayers([odd({ name: 'global', deny: 'send_receipt' })]),
     refused: 'visibility layer "global": deny must be a list of non-empty tool names or patterns',
+  },
+  {
+    // zod builds the JSON Schema the model is offered; a date has none (the model sends text): refused, naming zod's reason.
+    id: 'tool/input-a-date',
+    title: 'a tool whose input holds a z.date(), which no JSON Schema can express',
+    agent: withTool(tool('schedule_pickup', 'STATEFUL', { input: z.object({ order: z.string(), day: z.date() }) })),
+    refused: 'tool "schedule_pickup": input schema cannot be expressed as JSON Schema: Date cannot be represented in JSON Schema',
   },
   // --- more than one problem: the check lists each (deps.ts agentToolProblems) ---
   {
