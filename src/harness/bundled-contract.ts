@@ -27,6 +27,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { clientUsageCases },
     { cancelSignalCases },
     { longHistoryCases },
+    { toolExecutorCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -45,6 +46,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./client-usage-cases.ts'),
     import('./cancel-signal-cases.ts'),
     import('./long-history-cases.ts'),
+    import('./tool-executor-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -64,5 +66,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...clientUsageCases(),
     ...cancelSignalCases(),
     ...longHistoryCases(),
+    ...toolExecutorCases(),
   ];
 }

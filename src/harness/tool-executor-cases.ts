@@ -1,0 +1,261 @@
+/**
+ * The tool pipeline's public contract, as a team that builds its own executor
+ * meets it, as cases of `loopgate run`: `contract:tool-executor/<id>`.
+ *
+ * `createToolExecutor`, `ToolCallRecorder` and `loopDeps({ toolOptions })` are
+ * exported (src/kernel/tools/index.ts): a team wraps the pipeline in an executor
+ * of its own (`LoopDepsInput.tools`) with a recorder of its own — one writing
+ * the start of a STATEFUL call to its database first, one whose ledger knows the
+ * calls a previous process started. The loop's own recorder never throws and
+ * gives every call a fresh id, so no scenario reaches these paths; what the
+ * recorder contract promises there (types.ts) is checked here directly:
+ *
+ * - a recorder whose `started` throws (not only rejects): the tool does not run,
+ *   the call is failed / NOT_RECORDED, with the recorder's reason;
+ * - a recorder whose ledger says the call id already started: a STATEFUL call is
+ *   unknown / ALREADY_STARTED, not run;
+ * - a recorder whose `alreadyStarted` throws: `execute` still settles (never
+ *   rejects), failed / INTERNAL_ERROR, not run;
+ * - a recorder whose `stored` throws before an approver is asked: no one is
+ *   asked, failed / NOT_RECORDED;
+ * - a repeat whose recorder cannot `describe` the first call: still not run,
+ *   and the model is told the first call started;
+ * - a tool that throws an error with no message: the model reads its name;
+ * - `toolOptions.defaultMaxRetries` that is not an integer: refused, naming it.
+ */
+import { z } from 'zod';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import {
+  AgentLoop,
+  createToolExecutor,
+  defineTool,
+  EventLog,
+  loopDeps,
+  ToolRegistry,
+  type AnyToolDeclaration,
+  type SettledToolCall,
+  type ToolCallRecorder,
+  type ToolExecutionContext,
+} from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+const FILE = 'src/harness/tool-executor-cases.ts';
+
+/** A STATEFUL refund tool that counts its runs, and a NONE lookup that throws a bare error. */
+function tools(): { runs: { refund: number; lookup: number }; declarations: AnyToolDeclaration[] } {
+  const runs = { refund: 0, lookup: 0 };
+  const declarations = [
+    defineTool({
+      name: 'issue_refund',
+      description: 'Refund an order.',
+      input: z.object({ order_id: z.string(), amount: z.number() }),
+      sideEffect: 'STATEFUL',
+      run: () => {
+        runs.refund++;
+        return { refunded: true };
+      },
+    }),
+    defineTool({
+      name: 'lookup_order',
+      description: 'Look an order up.',
+      input: z.object({ order_id: z.string() }),
+      sideEffect: 'NONE',
+      maxRetries: 0,
+      run: () => {
+        runs.lookup++;
+        // A library that throws a bare error: no message, only its class.
+        throw new RangeError();
+      },
+    }),
+  ] as AnyToolDeclaration[];
+  return { runs, declarations };
+}
+
+/** A recorder that keeps nothing, with the given parts replaced. */
+function recorder(over: Partial<ToolCallRecorder> = {}): ToolCallRecorder {
+  return { policy: () => {}, started: () => {}, alreadyStarted: () => false, ...over };
+}
+
+const REFUND = { id: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', amount: 120 } };
+
+async function runOne(
+  over: Partial<ToolCallRecorder>,
+  extra: { call?: typeof REFUND; repeatOf?: string; ask?: boolean } = {},
+): Promise<{ settled: SettledToolCall | undefined; rejected: unknown; runs: { refund: number; lookup: number }; asked: number }> {
+  const { runs, declarations } = tools();
+  let asked = 0;
+  const executor = createToolExecutor({
+    registry: new ToolRegistry(declarations),
+    ...(extra.ask
+      ? {
+          policy: { rules: [{ id: 'refunds-ask', tools: ['issue_refund'], decision: 'ask' as const }] },
+          approver: {
+            approve: async () => {
+              asked++;
+              return 'approve' as const;
+            },
+          },
+        }
+      : {}),
+  });
+  const ctx: ToolExecutionContext = {
+    signal: new AbortController().signal,
+    clock: new VirtualClock(),
+    recorder: recorder(over),
+    ...(extra.repeatOf !== undefined ? { repeatOf: extra.repeatOf } : {}),
+  };
+  try {
+    const settled = await executor.execute(extra.call ?? REFUND, ctx);
+    return { settled, rejected: undefined, runs, asked };
+  } catch (error) {
+    return { settled: undefined, rejected: error, runs, asked };
+  }
+}
+
+function resultChecks(
+  got: { settled: SettledToolCall | undefined; rejected: unknown },
+  want: { status: string; code: string; message: string },
+): CheckResult[] {
+  const s = got.settled;
+  const actual = s ? `${s.status} / ${s.error?.error_code ?? '-'}` : `rejected: ${String(got.rejected)}`;
+  const message = s?.error?.error_message ?? '';
+  return [
+    {
+      name: `settled ${want.status} / ${want.code}`,
+      passed: s?.status === want.status && s.error?.error_code === want.code,
+      message: actual,
+      expected: `${want.status} / ${want.code}`,
+      actual,
+    },
+    {
+      name: `the model reads "${want.message}"`,
+      passed: message.includes(want.message),
+      message: message || '(no error message)',
+      expected: want.message,
+      actual: message,
+    },
+  ];
+}
+
+function ranNot(count: number, tool: string): CheckResult {
+  return { name: `${tool} did not run`, passed: count === 0, message: `ran ${count} time(s)`, expected: '0', actual: String(count) };
+}
+
+async function startedThrows(): Promise<CheckResult[]> {
+  const got = await runOne({
+    started: () => {
+      throw new Error('orders database refused the write: disk full');
+    },
+  });
+  return [...resultChecks(got, { status: 'failed', code: 'NOT_RECORDED', message: 'disk full' }), ranNot(got.runs.refund, 'issue_refund')];
+}
+
+async function ledgerKnowsTheCall(): Promise<CheckResult[]> {
+  // Refunds ask a human first: a call that may have run is not put to anyone again.
+  const got = await runOne({ alreadyStarted: (id) => id === 'r1' }, { ask: true });
+  return [
+    ...resultChecks(got, { status: 'unknown', code: 'ALREADY_STARTED', message: 'r1' }),
+    ranNot(got.runs.refund, 'issue_refund'),
+    { name: 'the approver was not asked', passed: got.asked === 0, message: `asked ${got.asked} time(s)`, expected: '0', actual: String(got.asked) },
+  ];
+}
+
+async function ledgerThrows(): Promise<CheckResult[]> {
+  const got = await runOne({
+    alreadyStarted: () => {
+      throw new Error('ledger connection reset');
+    },
+  });
+  return [...resultChecks(got, { status: 'failed', code: 'INTERNAL_ERROR', message: 'ledger connection reset' }), ranNot(got.runs.refund, 'issue_refund')];
+}
+
+async function storedThrowsBeforeAsking(): Promise<CheckResult[]> {
+  const got = await runOne(
+    {
+      stored: () => {
+        throw new Error('step not stored: connection lost');
+      },
+    },
+    { ask: true },
+  );
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'NOT_RECORDED', message: 'connection lost' }),
+    ranNot(got.runs.refund, 'issue_refund'),
+    { name: 'the approver was not asked', passed: got.asked === 0, message: `asked ${got.asked} time(s)`, expected: '0', actual: String(got.asked) },
+  ];
+}
+
+async function repeatUndescribed(): Promise<CheckResult[]> {
+  const got = await runOne(
+    {
+      alreadyStarted: (id) => id === 'r1',
+      describe: () => {
+        throw new Error('history unavailable');
+      },
+    },
+    { call: { ...REFUND, id: 'r1_2' }, repeatOf: 'r1' },
+  );
+  return [
+    ...resultChecks(got, { status: 'unknown', code: 'ALREADY_STARTED', message: 'it started; its result is not known here' }),
+    ranNot(got.runs.refund, 'issue_refund'),
+  ];
+}
+
+async function bareErrorNamed(): Promise<CheckResult[]> {
+  const got = await runOne({}, { call: { id: 'l1', name: 'lookup_order', args: { order_id: 'ORD-1001' } as never } });
+  const ran = got.runs.lookup;
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'TOOL_ERROR', message: 'lookup_order failed: RangeError' }),
+    { name: 'lookup_order ran once', passed: ran === 1, message: `ran ${ran} time(s)`, expected: '1', actual: String(ran) },
+  ];
+}
+
+function fractionalDefaultRetries(): CheckResult[] {
+  const { declarations } = tools();
+  const want = 'tool executor option defaultMaxRetries must be a non-negative integer (got 1.5)';
+  let got = 'accepted';
+  try {
+    new AgentLoop(
+      loopDeps({
+        log: new EventLog(new VirtualClock()),
+        model: new ScriptedModelClient([]),
+        agent: { tools: declarations },
+        toolOptions: { defaultMaxRetries: 1.5 },
+      }),
+    );
+  } catch (error) {
+    got = `refused: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return [{ name: 'refused, naming the option', passed: got === `refused: ${want}`, message: got, expected: `refused: ${want}`, actual: got }];
+}
+
+export function toolExecutorCases(): Case[] {
+  const rows: [string, string, () => CheckResult[] | Promise<CheckResult[]>][] = [
+    [
+      'recorder-started-throws',
+      "a recorder whose started() throws: the STATEFUL tool does not run; failed / NOT_RECORDED with the recorder's reason",
+      startedThrows,
+    ],
+    [
+      'ledger-knows-the-call',
+      'a recorder whose ledger says the call id started: the STATEFUL call is unknown / ALREADY_STARTED, not run, no approver asked',
+      ledgerKnowsTheCall,
+    ],
+    ['ledger-throws', 'a recorder whose alreadyStarted() throws: execute still settles, failed / INTERNAL_ERROR, the tool not run', ledgerThrows],
+    [
+      'stored-throws-before-asking',
+      'a recorder whose stored() throws before an approver is asked: no one is asked, failed / NOT_RECORDED',
+      storedThrowsBeforeAsking,
+    ],
+    [
+      'repeat-of-undescribed-call',
+      'a repeat of a started STATEFUL call whose recorder cannot describe it: not run, the model told it started',
+      repeatUndescribed,
+    ],
+    ['bare-error-named', 'a tool that throws an error with no message: the model reads the error class', bareErrorNamed],
+    ['fractional-default-retries', 'toolOptions.defaultMaxRetries of 1.5: the loop is refused, naming the option', fractionalDefaultRetries],
+  ];
+  return rows.map(([id, title, check]) => checksCase({ id: `contract:tool-executor/${id}`, title: `tool executor: ${title}`, file: FILE }, check));
+}
