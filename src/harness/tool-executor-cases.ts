@@ -44,8 +44,8 @@ import { VirtualClock } from './virtual-clock.ts';
 const FILE = 'src/harness/tool-executor-cases.ts';
 
 /** A STATEFUL refund tool that counts its runs, and a NONE lookup that throws a bare error. */
-function tools(): { runs: { refund: number; lookup: number }; declarations: AnyToolDeclaration[] } {
-  const runs = { refund: 0, lookup: 0 };
+function tools(): { runs: { refund: number; lookup: number; tag: number }; declarations: AnyToolDeclaration[] } {
+  const runs = { refund: 0, lookup: 0, tag: 0 };
   const declarations = [
     defineTool({
       name: 'issue_refund',
@@ -69,6 +69,20 @@ function tools(): { runs: { refund: number; lookup: number }; declarations: AnyT
         throw new RangeError();
       },
     }),
+    defineTool({
+      name: 'tag_orders',
+      description: 'Put a label on many orders at once.',
+      input: z.strictObject({
+        orders: z.array(z.object({ id: z.string() })),
+        label: z.union([z.string(), z.number()]),
+        code: z.union([z.string().regex(/^[A-Z]{3}$/), z.string().regex(/^\d{6}$/)]).optional(),
+      }),
+      sideEffect: 'IDEMPOTENT',
+      run: (args) => {
+        runs.tag++;
+        return { tagged: args.orders.length };
+      },
+    }),
   ] as AnyToolDeclaration[];
   return { runs, declarations };
 }
@@ -82,8 +96,8 @@ const REFUND = { id: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', a
 
 async function runOne(
   over: Partial<ToolCallRecorder>,
-  extra: { call?: typeof REFUND; repeatOf?: string; ask?: boolean } = {},
-): Promise<{ settled: SettledToolCall | undefined; rejected: unknown; runs: { refund: number; lookup: number }; asked: number }> {
+  extra: { call?: { id: string; name: string; args: unknown }; repeatOf?: string; ask?: boolean } = {},
+): Promise<{ settled: SettledToolCall | undefined; rejected: unknown; runs: { refund: number; lookup: number; tag: number }; asked: number }> {
   const { runs, declarations } = tools();
   let asked = 0;
   const executor = createToolExecutor({
@@ -156,7 +170,7 @@ async function ledgerKnowsTheCall(): Promise<CheckResult[]> {
   // Refunds ask a human first: a call that may have run is not put to anyone again.
   const got = await runOne({ alreadyStarted: (id) => id === 'r1' }, { ask: true });
   return [
-    ...resultChecks(got, { status: 'unknown', code: 'ALREADY_STARTED', message: 'r1' }),
+    ...resultChecks(got, { status: 'unknown', code: 'ALREADY_STARTED', message: 'An execution of this call (r1) already started earlier' }),
     ranNot(got.runs.refund, 'issue_refund'),
     { name: 'the approver was not asked', passed: got.asked === 0, message: `asked ${got.asked} time(s)`, expected: '0', actual: String(got.asked) },
   ];
@@ -168,7 +182,14 @@ async function ledgerThrows(): Promise<CheckResult[]> {
       throw new Error('ledger connection reset');
     },
   });
-  return [...resultChecks(got, { status: 'failed', code: 'INTERNAL_ERROR', message: 'ledger connection reset' }), ranNot(got.runs.refund, 'issue_refund')];
+  return [
+    ...resultChecks(got, {
+      status: 'failed',
+      code: 'INTERNAL_ERROR',
+      message: 'The tool pipeline failed while handling issue_refund: ledger connection reset. It did not run.',
+    }),
+    ranNot(got.runs.refund, 'issue_refund'),
+  ];
 }
 
 async function storedThrowsBeforeAsking(): Promise<CheckResult[]> {
@@ -209,6 +230,47 @@ async function bareErrorNamed(): Promise<CheckResult[]> {
   return [
     ...resultChecks(got, { status: 'failed', code: 'TOOL_ERROR', message: 'lookup_order failed: RangeError' }),
     { name: 'lookup_order ran once', passed: ran === 1, message: `ran ${ran} time(s)`, expected: '1', actual: String(ran) },
+  ];
+}
+
+const tag = (args: Record<string, unknown>) => ({ call: { id: 't1', name: 'tag_orders', args: { orders: [{ id: 'ORD-1001' }], label: 'late', ...args } } });
+
+async function unexpectedField(): Promise<CheckResult[]> {
+  const got = await runOne({}, tag({ colour: 'red' }));
+  return [...resultChecks(got, { status: 'failed', code: 'INVALID_ARGUMENTS', message: 'unexpected field "colour"' }), ranNot(got.runs.tag, 'tag_orders')];
+}
+
+async function unionOfTypes(): Promise<CheckResult[]> {
+  const got = await runOne({}, tag({ label: true }));
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'INVALID_ARGUMENTS', message: 'label: expected string | number, received boolean' }),
+    ranNot(got.runs.tag, 'tag_orders'),
+  ];
+}
+
+async function unionOfShapes(): Promise<CheckResult[]> {
+  const got = await runOne({}, tag({ code: 'ab' }));
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'INVALID_ARGUMENTS', message: '(matches none of the allowed shapes)' }),
+    ranNot(got.runs.tag, 'tag_orders'),
+  ];
+}
+
+/** More objects than the quick depth walk visits (10 000): the exact walk must still find them shallow. */
+async function manySmallObjects(): Promise<CheckResult[]> {
+  const orders = Array.from({ length: 12_000 }, (_, i) => ({ id: `ORD-${i}` }));
+  const got = await runOne({}, tag({ orders }));
+  const s = got.settled;
+  const actual = s ? `${s.status} / ${s.error?.error_code ?? '-'}` : `rejected: ${String(got.rejected)}`;
+  return [
+    { name: 'settled ok', passed: s?.status === 'ok', message: `${actual} ${s?.error?.error_message ?? ''}`, expected: 'ok / -', actual },
+    {
+      name: 'tag_orders ran once, with the 12 000 orders',
+      passed: got.runs.tag === 1 && s?.content.includes('12000') === true,
+      message: `ran ${got.runs.tag} time(s): ${s?.content ?? ''}`,
+      expected: '1',
+      actual: String(got.runs.tag),
+    },
   ];
 }
 
@@ -255,6 +317,10 @@ export function toolExecutorCases(): Case[] {
       repeatUndescribed,
     ],
     ['bare-error-named', 'a tool that throws an error with no message: the model reads the error class', bareErrorNamed],
+    ['unexpected-field', 'a strict input given a field it does not declare: INVALID_ARGUMENTS naming the field', unexpectedField],
+    ['union-of-types', 'a union of types given another type: INVALID_ARGUMENTS listing the types allowed', unionOfTypes],
+    ['union-of-shapes', 'a union whose branches failed on more than their type: INVALID_ARGUMENTS saying no shape matched', unionOfShapes],
+    ['many-small-objects', 'arguments holding 12 000 small objects, two levels deep: not too deep, the tool runs', manySmallObjects],
     ['fractional-default-retries', 'toolOptions.defaultMaxRetries of 1.5: the loop is refused, naming the option', fractionalDefaultRetries],
   ];
   return rows.map(([id, title, check]) => checksCase({ id: `contract:tool-executor/${id}`, title: `tool executor: ${title}`, file: FILE }, check));
