@@ -303,6 +303,37 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'tool "count_items": input schema changes the arguments it validates (a .transform() at items): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
   },
   {
+    id: 'tool/transform-in-a-tuple-item',
+    title: 'a transform in the second item of a tuple (a date range given as two strings)',
+    agent: withTool(tool('list_orders', 'NONE', { input: z.object({ range: z.tuple([z.string(), z.string().transform((s) => new Date(s).getTime())]) }) })),
+    refused:
+      'tool "list_orders": input schema changes the arguments it validates (a .transform() at range[1]): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
+    id: 'tool/transform-in-a-tuple-rest',
+    title: "a transform in a tuple's rest items",
+    agent: withTool(
+      tool('list_orders', 'NONE', {
+        input: z.object({
+          ids: z.tuple(
+            [z.string()],
+            z.string().transform((s) => s.toUpperCase()),
+          ),
+        }),
+      }),
+    ),
+    refused:
+      'tool "list_orders": input schema changes the arguments it validates (a .transform() at ids[]): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
+    // A recursive schema whose getter reads a module not loaded yet: the check must name the tool and the error, not crash.
+    id: 'tool/lazy-getter-throws',
+    title: 'an input schema with a z.lazy() whose getter throws',
+    // Built afresh for each build path: zod keeps a lazy's first answer, so a second conversion would report its own error.
+    agent: () => withTool(tool('list_orders', 'NONE', { input: z.object({ filter: z.lazy(() => odd<{ node: z.ZodType }>(undefined).node) }) }))(),
+    refused: 'tool "list_orders": input schema cannot be expressed as JSON Schema: Cannot read properties of undefined (reading \'node\')',
+  },
+  {
     id: 'tool/transform-piped-on',
     title: 'a transform piped into another schema, nested in an array',
     agent: withTool(tool('count_items', 'NONE', { input: z.object({ lines: z.array(z.object({ qty: z.string().transform(Number).pipe(z.number()) })) }) })),
