@@ -28,6 +28,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { cancelSignalCases },
     { longHistoryCases },
     { toolExecutorCases },
+    { promptAssemblerCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -47,6 +48,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./cancel-signal-cases.ts'),
     import('./long-history-cases.ts'),
     import('./tool-executor-cases.ts'),
+    import('./prompt-assembler-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -67,5 +69,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...cancelSignalCases(),
     ...longHistoryCases(),
     ...toolExecutorCases(),
+    ...promptAssemblerCases(),
   ];
 }
