@@ -29,6 +29,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { longHistoryCases },
     { toolExecutorCases },
     { promptAssemblerCases },
+    { loopDepsCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -49,6 +50,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./long-history-cases.ts'),
     import('./tool-executor-cases.ts'),
     import('./prompt-assembler-cases.ts'),
+    import('./loop-deps-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -70,5 +72,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...longHistoryCases(),
     ...toolExecutorCases(),
     ...promptAssemblerCases(),
+    ...loopDepsCases(),
   ];
 }

@@ -1,0 +1,196 @@
+/**
+ * The loop's own dependencies breaking their contract by throwing at once, as
+ * cases of `loopgate run`: `contract:loop-deps/<id>`.
+ *
+ * A `ModelClient`, a tool executor (`LoopDepsInput.tools`), the host's
+ * `persist` and a `TurnTracing` are a team's code handed to `loopDeps`. Each may
+ * be a plain function that throws instead of returning a rejected promise (a
+ * client checking its configuration before its first `await`, a persist that
+ * refuses a closed connection, an exporter whose `begin` fails). The bundled
+ * clients, executor, stores and tracing all reject or never fail, so no scenario
+ * reaches these paths. Checked: the loop never throws, and each ends as its
+ * asynchronous twin does — a client's throw as its rejection, an executor's as
+ * an answered call (PIPELINE_ERROR) and a turn that goes on, a persist's as
+ * `failed{persistence}`, a tracing hook's not at all (the turn replies with a
+ * trace of its own).
+ */
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import {
+  AgentLoop,
+  agentTools,
+  createRedactor,
+  defineTool,
+  EventLog,
+  loopDeps,
+  Tracer,
+  type Agent,
+  type LoopDepsInput,
+  type ModelClient,
+  type ToolExecutor,
+  type TurnResult,
+} from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+import { z } from 'zod';
+
+const FILE = 'src/harness/loop-deps-cases.ts';
+
+const label = (r: TurnResult | undefined): string => {
+  const o = r?.outcome;
+  if (!o) return '(no turn)';
+  return o.kind === 'failed' ? `failed{${o.reason}}: ${o.detail ?? ''}` : o.kind;
+};
+
+async function oneTurn(input: Omit<LoopDepsInput, 'log'>, clock: VirtualClock): Promise<{ result: TurnResult | undefined; log: EventLog; threw: unknown }> {
+  const log = new EventLog(clock);
+  try {
+    const loop = new AgentLoop(loopDeps({ ...input, log, clock }));
+    loop.send('Where is ORD-1001?', { id: 'ask' });
+    const [result] = await loop.drain();
+    return { result, log, threw: undefined };
+  } catch (error) {
+    return { result: undefined, log, threw: error };
+  }
+}
+
+const check = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
+
+async function clientThrowsAtOnce(): Promise<CheckResult[]> {
+  const failure = () => new Error('client misconfigured: no API key');
+  const throwing: ModelClient = {
+    name: 'team:sync',
+    call: () => {
+      throw failure();
+    },
+  };
+  const rejecting: ModelClient = { name: 'team:async', call: async () => Promise.reject(failure()) };
+  // No retries: the retry tiers would wait on the virtual clock, and are the same for both.
+  const config = {
+    retry: { immediateRetries: 0, immediateDelayMs: 1_000, backoffRetries: 0, backoffBaseMs: 2_000, backoffMaxMs: 8_000, jitter: 0, maxRetryAfterMs: 60_000 },
+  };
+  const sync = await oneTurn({ model: throwing, config }, new VirtualClock());
+  const async_ = await oneTurn({ model: rejecting, config }, new VirtualClock());
+  return [
+    check('the loop did not throw', sync.threw === undefined, String(sync.threw ?? 'no throw'), 'no throw'),
+    check('the turn failed', sync.result?.outcome.kind === 'failed', label(sync.result), 'failed'),
+    check('ends as the rejecting client does', label(sync.result) === label(async_.result), label(sync.result), label(async_.result)),
+  ];
+}
+
+async function executorThrowsAtOnce(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'lookup_order',
+        description: 'Look an order up.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'NONE',
+        run: () => ({ status: 'shipped' }),
+      }),
+    ],
+  };
+  const inner = agentTools(agent, createRedactor());
+  // The team's wrapper checks a quota before it hands the call on, and throws instead of rejecting.
+  const tools: ToolExecutor = {
+    specs: () => inner.specs(),
+    parallelSafe: (name) => inner.parallelSafe(name),
+    execute: () => {
+      throw new Error('tool quota service unreachable');
+    },
+  };
+  const model = new ScriptedModelClient([toolUse([call('look', 'lookup_order', { order_id: 'ORD-1001' })]), reply('I could not look it up just now.')], {
+    clock,
+  });
+  const got = await oneTurn({ model, agent, tools }, clock);
+  const results = got.log.events
+    .filter((e) => e.type === 'tool.result')
+    .map((e) => e.payload as { status: string; error?: { error_code: string; error_message: string } });
+  const r = results[0];
+  const line = r ? `${r.status} / ${r.error?.error_code ?? '-'}: ${r.error?.error_message ?? ''}` : '(no result)';
+  return [
+    check('the loop did not throw', got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
+    check('the turn went on and replied', got.result?.outcome.kind === 'replied', label(got.result), 'replied'),
+    check(
+      'the call answered PIPELINE_ERROR with the reason',
+      results.length === 1 && r?.error?.error_code === 'PIPELINE_ERROR' && r.error.error_message.includes('tool quota service unreachable'),
+      line,
+      'one result, PIPELINE_ERROR: tool pipeline error: tool quota service unreachable',
+    ),
+  ];
+}
+
+async function persistThrowsAtOnce(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  // Before the model is asked (the turn's opening barrier), then only when the turn closes.
+  for (const when of ['open', 'close'] as const) {
+    const clock = new VirtualClock();
+    const model = new ScriptedModelClient([reply('It shipped on Monday.')], { clock });
+    const got = await oneTurn(
+      {
+        model,
+        persist: (durability) => {
+          if (when === 'open' || (durability === 'barrier' && model.requests.length > 0)) throw new Error('connection closed');
+          return Promise.resolve();
+        },
+      },
+      clock,
+    );
+    const o = got.result?.outcome;
+    const requests = when === 'open' ? 0 : 1;
+    checks.push(
+      check(`${when}: the loop did not throw`, got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
+      check(
+        `${when}: failed{persistence}, naming the error`,
+        o?.kind === 'failed' && o.reason === 'persistence' && (o.detail ?? '').includes('connection closed'),
+        label(got.result),
+        'failed{persistence}: …connection closed…',
+      ),
+      check(`${when}: ${requests} request(s)`, model.requests.length === requests, `${model.requests.length} request(s)`, `${requests} request(s)`),
+    );
+  }
+  return checks;
+}
+
+async function tracingThrows(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  for (const broken of ['begin', 'finish'] as const) {
+    const clock = new VirtualClock();
+    const model = new ScriptedModelClient([reply('It shipped on Monday.')], { clock });
+    const redact = createRedactor();
+    const tracing = {
+      begin: (turn: number) => {
+        if (broken === 'begin') throw new Error('exporter not started');
+        return new Tracer({ clock, traceId: `team-${turn}`, redact });
+      },
+      finish: (tracer: Tracer) => {
+        if (broken === 'finish') throw new Error('exporter queue full');
+        return tracer.end();
+      },
+    };
+    const got = await oneTurn({ model, tracing }, clock);
+    const spans = got.result?.trace.spans.map((s) => `${s.kind}:${s.status}`).join(', ') ?? '(no trace)';
+    checks.push(
+      check(`${broken} throws: the loop did not throw`, got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
+      check(`${broken} throws: replied`, got.result?.outcome.kind === 'replied' && got.result.reply === 'It shipped on Monday.', label(got.result), 'replied'),
+      check(`${broken} throws: the turn's trace is whole`, spans === 'turn:ok, model_call:ok', spans, 'turn:ok, model_call:ok'),
+    );
+  }
+  return checks;
+}
+
+export function loopDepsCases(): Case[] {
+  const rows: [string, string, () => Promise<CheckResult[]>][] = [
+    ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
+    ['executor-throws-at-once', "a team's tool executor that throws at once: the call is answered PIPELINE_ERROR and the turn goes on", executorThrowsAtOnce],
+    [
+      'persist-throws-at-once',
+      'a persist that throws at once, before the model is asked or only at the close: failed{persistence}, naming the error',
+      persistThrowsAtOnce,
+    ],
+    ['tracing-throws', "a turn tracing whose begin or finish throws: the turn replies with a whole trace of the loop's own", tracingThrows],
+  ];
+  return rows.map(([id, title, run]) => checksCase({ id: `contract:loop-deps/${id}`, title: `loop deps: ${title}`, file: FILE }, run));
+}
