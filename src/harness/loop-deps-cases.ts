@@ -181,6 +181,42 @@ async function tracingThrows(): Promise<CheckResult[]> {
   return checks;
 }
 
+async function checkpointThrows(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  // The agent's checkpoint reads a to-do service that is down: it throws (an async hook rejects, a plain one throws at once).
+  const checks: CheckResult[] = [];
+  for (const kind of ['rejects', 'throws'] as const) {
+    const hook = {
+      name: 'open-todos',
+      run:
+        kind === 'rejects'
+          ? async () => Promise.reject(new Error('todo service down'))
+          : () => {
+              throw new Error('todo service down');
+            },
+    };
+    const m = new ScriptedModelClient([reply('It shipped on Monday.')], { clock });
+    const got = await oneTurn({ model: m, agent: { checkpoints: [hook] } }, clock);
+    const span = got.result?.trace.spans.find((x) => x.kind === 'checkpoint');
+    const seen = span ? `${span.status} ${JSON.stringify(span.attributes['error'] ?? null)}` : '(no checkpoint span)';
+    checks.push(
+      check(
+        `${kind}: replied, not extended`,
+        got.result?.outcome.kind === 'replied' && m.requests.length === 1,
+        `${label(got.result)}, ${m.requests.length} request(s)`,
+        'replied, 1 request(s)',
+      ),
+      check(
+        `${kind}: the checkpoint span is an error naming it`,
+        seen.startsWith('error') && seen.includes('todo service down'),
+        seen,
+        'error "…todo service down…"',
+      ),
+    );
+  }
+  return checks;
+}
+
 export function loopDepsCases(): Case[] {
   const rows: [string, string, () => Promise<CheckResult[]>][] = [
     ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
@@ -190,6 +226,7 @@ export function loopDepsCases(): Case[] {
       'a persist that throws at once, before the model is asked or only at the close: failed{persistence}, naming the error',
       persistThrowsAtOnce,
     ],
+    ['checkpoint-throws', "an agent's checkpoint that rejects or throws: the turn replies, not extended, its span an error naming why", checkpointThrows],
     ['tracing-throws', "a turn tracing whose begin or finish throws: the turn replies with a whole trace of the loop's own", tracingThrows],
   ];
   return rows.map(([id, title, run]) => checksCase({ id: `contract:loop-deps/${id}`, title: `loop deps: ${title}`, file: FILE }, run));
