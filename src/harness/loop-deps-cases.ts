@@ -217,6 +217,30 @@ async function checkpointThrows(): Promise<CheckResult[]> {
   return checks;
 }
 
+/** Outside the types (plain JavaScript, or a cast): a result or a decision the loop has no case for. */
+async function unknownShapes(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const odd = <T>(value: unknown): T => value as T;
+  // A client written against a newer protocol: a result type this loop does not know.
+  const newer: ModelClient = {
+    name: 'team:newer',
+    call: async () => odd({ type: 'reasoning_only', text: 'thinking…', usage: { inputTokens: 3, outputTokens: 2 } }),
+  };
+  // An error handler that answers an action the loop has none of.
+  const pausing = { name: 'pause-on-outage', handle: async () => odd<undefined>({ action: 'pause', detail: 'wait for ops' }) };
+  const failing: ModelClient = { name: 'team:down', call: async () => ({ type: 'transport_error', kind: 'server_error', message: 'upstream 503' }) };
+  const a = await oneTurn({ model: newer }, clock);
+  const b = await oneTurn({ model: failing, agent: { errorHandlers: [pausing] } }, clock);
+  const rows: [string, typeof a, string][] = [
+    ['a result of an unknown type', a, 'failed{internal}: Error: unhandled model result: {"type":"reasoning_only"'],
+    ['an error decision of an unknown action', b, 'failed{internal}: Error: unhandled error decision: {"action":"pause"'],
+  ];
+  return rows.flatMap(([name, got, want]) => [
+    check(`${name}: the loop did not throw`, got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
+    check(`${name}: failed{internal}, naming what came back`, label(got.result).startsWith(want), label(got.result), `${want}…`),
+  ]);
+}
+
 export function loopDepsCases(): Case[] {
   const rows: [string, string, () => Promise<CheckResult[]>][] = [
     ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
@@ -227,6 +251,7 @@ export function loopDepsCases(): Case[] {
       persistThrowsAtOnce,
     ],
     ['checkpoint-throws', "an agent's checkpoint that rejects or throws: the turn replies, not extended, its span an error naming why", checkpointThrows],
+    ['unknown-result-or-decision', 'a client result or an error-handler decision of a kind the loop has none of: failed{internal} naming it', unknownShapes],
     ['tracing-throws', "a turn tracing whose begin or finish throws: the turn replies with a whole trace of the loop's own", tracingThrows],
   ];
   return rows.map(([id, title, run]) => checksCase({ id: `contract:loop-deps/${id}`, title: `loop deps: ${title}`, file: FILE }, run));
