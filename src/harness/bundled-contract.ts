@@ -30,6 +30,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { toolExecutorCases },
     { promptAssemblerCases },
     { loopDepsCases },
+    { traceApiCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -51,6 +52,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./tool-executor-cases.ts'),
     import('./prompt-assembler-cases.ts'),
     import('./loop-deps-cases.ts'),
+    import('./trace-api-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -73,5 +75,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...toolExecutorCases(),
     ...promptAssemblerCases(),
     ...loopDepsCases(),
+    ...traceApiCases(),
   ];
 }
