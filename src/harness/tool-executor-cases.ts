@@ -36,12 +36,16 @@ import {
   type SettledToolCall,
   type ToolCallRecorder,
   type ToolExecutionContext,
+  type SpanHandle,
+  Tracer,
+  decide,
 } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
 const FILE = 'src/harness/tool-executor-cases.ts';
+const check = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
 
 /** A STATEFUL refund tool that counts its runs, and a NONE lookup that throws a bare error. */
 function tools(): { runs: { refund: number; lookup: number; tag: number }; declarations: AnyToolDeclaration[] } {
@@ -96,7 +100,7 @@ const REFUND = { id: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', a
 
 async function runOne(
   over: Partial<ToolCallRecorder>,
-  extra: { call?: { id: string; name: string; args: unknown }; repeatOf?: string; ask?: boolean } = {},
+  extra: { call?: { id: string; name: string; args: unknown }; repeatOf?: string; ask?: boolean; trace?: SpanHandle } = {},
 ): Promise<{ settled: SettledToolCall | undefined; rejected: unknown; runs: { refund: number; lookup: number; tag: number }; asked: number }> {
   const { runs, declarations } = tools();
   let asked = 0;
@@ -119,6 +123,7 @@ async function runOne(
     clock: new VirtualClock(),
     recorder: recorder(over),
     ...(extra.repeatOf !== undefined ? { repeatOf: extra.repeatOf } : {}),
+    ...(extra.trace !== undefined ? { trace: extra.trace } : {}),
   };
   try {
     const settled = await executor.execute(extra.call ?? REFUND, ctx);
@@ -274,6 +279,49 @@ async function manySmallObjects(): Promise<CheckResult[]> {
   ];
 }
 
+/** A dev-mode trace a team's executor ended too early: the span the call gets cannot have children (dev mode throws). */
+async function traceEndedInDevMode(): Promise<CheckResult[]> {
+  const tracer = new Tracer({ clock: new VirtualClock(), traceId: 'turn-0', mode: 'dev' });
+  const root = tracer.startSpan('turn', 'turn 0');
+  root.end('ok');
+  tracer.end();
+  const got = await runOne({}, { ...tag({}), trace: root });
+  const s = got.settled;
+  const actual = s ? `${s.status}: ${s.content}` : `rejected: ${String(got.rejected)}`;
+  return [
+    check('settled ok all the same', s?.status === 'ok' && s.content.includes('"tagged":1'), actual, 'ok: {"tagged":1}'),
+    check('tag_orders ran once', got.runs.tag === 1, `ran ${got.runs.tag} time(s)`, '1'),
+  ];
+}
+
+/** `decide` (exported): the rules, then the approver for an ask. */
+async function decideAsks(): Promise<CheckResult[]> {
+  const asked: string[] = [];
+  const outcome = await decide({
+    policy: { rules: [{ id: 'refunds-ask', tools: ['issue_refund'], decision: 'ask', reason: 'refunds move money' }] },
+    approver: {
+      approve: async (request) => {
+        asked.push(`${request.tool}: ${request.reason}`);
+        return 'deny';
+      },
+    },
+    clock: new VirtualClock(),
+    signal: new AbortController().signal,
+    request: { callId: 'r1', tool: 'issue_refund', args: { order_id: 'ORD-1001', amount: 120 }, sideEffect: 'STATEFUL' },
+    args: { order_id: 'ORD-1001', amount: 120 },
+  });
+  const got = `${outcome.decision} by ${outcome.by}`;
+  return [
+    check(
+      "the approver was asked, with the rule's reason",
+      asked.join('; ') === 'issue_refund: refunds move money',
+      asked.join('; ') || '(not asked)',
+      'issue_refund: refunds move money',
+    ),
+    check('its deny decides', got === 'deny by approver', got, 'deny by approver'),
+  ];
+}
+
 function fractionalDefaultRetries(): CheckResult[] {
   const { declarations } = tools();
   const want = 'tool executor option defaultMaxRetries must be a non-negative integer (got 1.5)';
@@ -321,6 +369,8 @@ export function toolExecutorCases(): Case[] {
     ['union-of-types', 'a union of types given another type: INVALID_ARGUMENTS listing the types allowed', unionOfTypes],
     ['union-of-shapes', 'a union whose branches failed on more than their type: INVALID_ARGUMENTS saying no shape matched', unionOfShapes],
     ['many-small-objects', 'arguments holding 12 000 small objects, two levels deep: not too deep, the tool runs', manySmallObjects],
+    ['trace-ended-in-dev-mode', 'a call handed a span of a dev-mode trace that already ended: the tool still runs and settles ok', traceEndedInDevMode],
+    ['decide-asks-the-approver', 'decide (exported): an ask rule puts the call to the approver, with its reason; its deny decides', decideAsks],
     ['fractional-default-retries', 'toolOptions.defaultMaxRetries of 1.5: the loop is refused, naming the option', fractionalDefaultRetries],
   ];
   return rows.map(([id, title, check]) => checksCase({ id: `contract:tool-executor/${id}`, title: `tool executor: ${title}`, file: FILE }, check));
