@@ -512,6 +512,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'policy default must be allow, deny or ask (got "block")',
   },
   {
+    id: 'policy/unknown-ask-without-approver',
+    title: 'onAskWithoutApprover given as ask (it must settle the call: allow or deny)',
+    agent: withPolicy({ onAskWithoutApprover: odd('ask') }),
+    refused: 'policy onAskWithoutApprover must be allow or deny (got "ask")',
+  },
+  {
     id: 'policy/zero-approval-timeout',
     title: 'an approval timeout of 0 ms',
     agent: withPolicy({ approvalTimeoutMs: 0 }),
@@ -528,6 +534,20 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a deny given as one string',
     agent: withLayers([odd({ name: 'global', deny: 'send_receipt' })]),
     refused: 'visibility layer "global": deny must be a list of non-empty tool names or patterns',
+  },
+  {
+    // One tool for two kinds of change, as a discriminated union: its JSON Schema is an anyOf, not an object.
+    id: 'tool/input-a-union-of-objects',
+    title: 'a tool whose input is a discriminated union of objects, not one object',
+    agent: withTool(
+      tool('change_order', 'STATEFUL', {
+        input: z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('address'), order: z.string() }),
+          z.object({ kind: z.literal('cancel'), order: z.string() }),
+        ]),
+      }),
+    ),
+    refused: 'tool "change_order": input schema must describe an object (providers require object arguments)',
   },
   {
     // zod builds the JSON Schema the model is offered; a date has none (the model sends text): refused, naming zod's reason.
