@@ -24,6 +24,7 @@
  * - `toolOptions.defaultMaxRetries` that is not an integer: refused, naming it.
  */
 import { z } from 'zod';
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import {
   AgentLoop,
@@ -322,6 +323,40 @@ async function decideAsks(): Promise<CheckResult[]> {
   ];
 }
 
+/** `toolOptions.defaultMaxRetries: 0` (a valid value, not only a refused one): a NONE tool that fails runs once. */
+async function zeroDefaultRetries(): Promise<CheckResult[]> {
+  let runs = 0;
+  const flaky = defineTool({
+    name: 'stock_level',
+    description: 'Stock level of a product.',
+    input: z.object({ sku: z.string() }),
+    sideEffect: 'NONE',
+    run: () => {
+      runs++;
+      // A library that throws a string, not an Error.
+      throw 'inventory service: 503';
+    },
+  });
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([toolUse([call('s1', 'stock_level', { sku: 'KETTLE-1' })]), reply('I cannot see the stock right now.')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: { tools: [flaky as AnyToolDeclaration] }, clock, toolOptions: { defaultMaxRetries: 0 } }));
+  loop.send('Is the kettle in stock?', { id: 'ask' });
+  const [result] = await loop.drain();
+  const r = log.events.find((e) => e.type === 'tool.result')?.payload as { status: string; error?: { error_code: string; error_message: string } } | undefined;
+  const line = r ? `${r.status} / ${r.error?.error_code ?? '-'}: ${r.error?.error_message ?? ''}` : '(no result)';
+  return [
+    check('replied', result?.outcome.kind === 'replied', String(result?.outcome.kind), 'replied'),
+    check('the tool ran once (no retry)', runs === 1, `ran ${runs} time(s)`, '1'),
+    check(
+      'the model reads the thrown string',
+      r?.error?.error_code === 'TOOL_ERROR' && r.error.error_message.includes('stock_level failed: inventory service: 503'),
+      line,
+      'failed / TOOL_ERROR: stock_level failed: inventory service: 503',
+    ),
+  ];
+}
+
 function fractionalDefaultRetries(): CheckResult[] {
   const { declarations } = tools();
   const want = 'tool executor option defaultMaxRetries must be a non-negative integer (got 1.5)';
@@ -371,6 +406,11 @@ export function toolExecutorCases(): Case[] {
     ['many-small-objects', 'arguments holding 12 000 small objects, two levels deep: not too deep, the tool runs', manySmallObjects],
     ['trace-ended-in-dev-mode', 'a call handed a span of a dev-mode trace that already ended: the tool still runs and settles ok', traceEndedInDevMode],
     ['decide-asks-the-approver', 'decide (exported): an ask rule puts the call to the approver, with its reason; its deny decides', decideAsks],
+    [
+      'zero-default-retries',
+      'toolOptions.defaultMaxRetries of 0: a NONE tool that throws a string runs once, and the model reads the string',
+      zeroDefaultRetries,
+    ],
     ['fractional-default-retries', 'toolOptions.defaultMaxRetries of 1.5: the loop is refused, naming the option', fractionalDefaultRetries],
   ];
   return rows.map(([id, title, check]) => checksCase({ id: `contract:tool-executor/${id}`, title: `tool executor: ${title}`, file: FILE }, check));
