@@ -241,6 +241,84 @@ async function unknownShapes(): Promise<CheckResult[]> {
   ]);
 }
 
+/**
+ * The loop's own message (a side-effect notice) taken by a turn whose steps the store then refuses:
+ * it goes back to the inbox, the log saying why, and reaches the next turn.
+ */
+async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  let refunds = 0;
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'issue_refund',
+        description: 'Refund an order.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => {
+          refunds++;
+          return { refunded: true };
+        },
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient(
+    [
+      toolUse([call('refund', 'issue_refund', { order_id: 'ORD-1001' })]),
+      { type: 'unknown', stopReason: 'pause_turn', content: [], text: '' },
+      reply('Your refund is done.'),
+      reply('Yes, the refund of ORD-1001 is done.'),
+    ],
+    { clock },
+  );
+  let refused = false;
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(
+    loopDeps({
+      log,
+      model,
+      agent,
+      clock,
+      // The store refuses one write: the first barrier after the second turn's request (that turn's steps, at its close).
+      persist: async (durability) => {
+        if (!refused && durability === 'barrier' && model.requests.length === 3) {
+          refused = true;
+          throw new Error('disk full');
+        }
+      },
+    }),
+  );
+  const outcomes: string[] = [];
+  for (const text of ['Please refund ORD-1001.', 'Hello?', 'Is the refund done?']) {
+    loop.send(text, { id: text });
+    for (const r of await loop.drain()) outcomes.push(label(r));
+  }
+  const returned = log.events.filter((e) => e.type === 'inbox.returned').map((e) => (e.payload as { reason: string }).reason);
+  const lastSystemOrUser = JSON.stringify(model.requests.at(-1)?.messages.at(-1) ?? null);
+  const want = "the turn's steps could not be stored; the loop's own messages go back";
+  return [
+    check(
+      'outcomes',
+      outcomes.join(' | ').startsWith('failed{unknown_stop_reason}') && outcomes[1]?.startsWith('failed{persistence}') === true && outcomes[2] === 'replied',
+      outcomes.join(' | '),
+      'failed{unknown_stop_reason} | failed{persistence} | replied',
+    ),
+    check(
+      'the notice goes back, the log saying the steps were not stored',
+      returned.length === 1 && returned[0] === want,
+      returned.join('; ') || '(none)',
+      want,
+    ),
+    check(
+      'the next turn reads the notice',
+      lastSystemOrUser.includes('issue_refund (call refund)'),
+      lastSystemOrUser,
+      'the notice naming issue_refund (call refund)',
+    ),
+    check('the refund ran once', refunds === 1, `ran ${refunds} time(s)`, '1'),
+  ];
+}
+
 export function loopDepsCases(): Case[] {
   const rows: [string, string, () => Promise<CheckResult[]>][] = [
     ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
@@ -252,6 +330,11 @@ export function loopDepsCases(): Case[] {
     ],
     ['checkpoint-throws', "an agent's checkpoint that rejects or throws: the turn replies, not extended, its span an error naming why", checkpointThrows],
     ['unknown-result-or-decision', 'a client result or an error-handler decision of a kind the loop has none of: failed{internal} naming it', unknownShapes],
+    [
+      'notice-back-when-steps-refused',
+      "the loop's own notice taken by a turn whose steps the store refuses: back to the inbox, the log saying why; the next turn reads it",
+      noticeBackWhenStepsRefused,
+    ],
     ['tracing-throws', "a turn tracing whose begin or finish throws: the turn replies with a whole trace of the loop's own", tracingThrows],
   ];
   return rows.map(([id, title, run]) => checksCase({ id: `contract:loop-deps/${id}`, title: `loop deps: ${title}`, file: FILE }, run));
