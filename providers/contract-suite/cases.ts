@@ -1514,6 +1514,32 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'reply_quotes_the_key_url_encoded_beside_a_latin1_byte',
+    title:
+      'a reply quoting the API key URL-encoded byte by byte, run together with a latin1 escape (`%A0`, a no-break space an old form encoder wrote) that is not UTF-8, keeps the key out of the result and every delta; the text around it arrives',
+    behaviour: {
+      kind: 'turn',
+      quotesCredential: true,
+      turn: {
+        blocks: [{ type: 'text', text: 'Your form sent key={{credential:percent}}%A0&lang=de to the old portal.' }],
+        stop: 'end',
+        usage: USAGE,
+      },
+    },
+    check({ result, deltas, secrets, streams }) {
+      // The runner's own search is the kernel's, which this form must not get past: looked for here as written too.
+      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
+      expectType(result, 'reply');
+      const encoded = secrets.map((s) => [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''));
+      const carries = (text: string) => encoded.some((e) => text.toLowerCase().includes(e));
+      assert.ok(!carries(result.text), `the result's text carries the key URL-encoded: ${JSON.stringify(result.text.slice(0, 40))}…`);
+      assert.match(result.text, /^Your form sent key=.+%A0&lang=de to the old portal\.$/, 'the text around the key arrives');
+      if (!streams) return;
+      assert.ok(!carries(streamedText(deltas)), 'the streamed text, joined, carries the key URL-encoded');
+      assert.equal(streamedText(deltas), result.text, 'the streamed text, joined, is the reply text');
+    },
+  },
+  {
     id: 'streamed_reply_let_out_as_it_comes',
     title:
       'a streamed reply in which no form of the API key can begin is let out piece by piece as the provider sends it: the credential scrubber holds nothing back to the end',

@@ -18,15 +18,25 @@ function quoting(body: unknown, credential: string): unknown {
   return { ...(body as object), error: { ...error, message: `Invalid API key provided: ${credential}. Received API Key = ${credential}` } };
 }
 
-/** The turn with the credential written where its text and arguments say `{{credential}}` (or its base64 where `{{credential:base64}}`). */
+/**
+ * The turn with the credential written where its text and arguments say `{{credential}}` (or its base64 where
+ * `{{credential:base64}}`, every byte of it `%HH` where `{{credential:percent}}`).
+ */
 function quotingIn(turn: WireTurn, credential: string | undefined): WireTurn {
   if (credential === undefined) throw new UnsupportedOnWire('no credential was given to quote');
   const base64 = Buffer.from(credential, 'utf8').toString('base64');
-  const write = (text: string) => text.replaceAll('{{credential:base64}}', base64).replaceAll('{{credential}}', credential);
+  const percent = percentEncoded(credential);
+  const write = (text: string) =>
+    text.replaceAll('{{credential:base64}}', base64).replaceAll('{{credential:percent}}', percent).replaceAll('{{credential}}', credential);
   return {
     ...turn,
     blocks: turn.blocks.map((block) => (block.type === 'text' ? { ...block, text: write(block.text) } : { ...block, args: write(block.args) })),
   };
+}
+
+/** Every UTF-8 byte of `text` written `%HH` (upper case), as a form encoder that escapes every character writes it. */
+function percentEncoded(text: string): string {
+  return [...Buffer.from(text, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 }
 
 /** The HTTP error a stream's error event is when the request did not stream: a rate limit told by its type alone is the 429 it is. */

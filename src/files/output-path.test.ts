@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,18 @@ describe('output paths', () => {
     );
     expect(refusal(() => ensureDirectory(join(file, 'sub', 'deeper'), 'report directory'))).toMatch(/is a regular file, not a directory/);
     expect(readdirSync(dir).sort()).toEqual(['a', 'file.txt']);
+  });
+
+  it('names a dangling symbolic link as one, for a file and for a directory, creating nothing', () => {
+    const links = mkdtempSync(join(dir, 'links-'));
+    const link = join(links, 'out');
+    symlinkSync(join(links, 'gone'), link);
+    const said = `${link}: is a symbolic link to ${join(links, 'gone')}, which does not exist; name the directory itself, or create it`;
+    expect(refusal(() => ensureDirectory(link, 'report directory'))).toBe(said.replace('the directory', 'the report directory'));
+    expect(refusal(() => checkOutputPath(join(link, 'b.json'), 'baseline', 'file'))).toBe(
+      `${join(link, 'b.json')}: is under a symbolic link to ${join(links, 'gone')}, which does not exist (${link}); name the directory itself, or create it`,
+    );
+    expect(readdirSync(links)).toEqual(['out']);
   });
 
   it('gives up on /proc at once instead of spinning like a recursive mkdir', () => {

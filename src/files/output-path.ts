@@ -4,7 +4,7 @@
  * written whole or not at all. Every problem is an `OutputPathError` naming the
  * path as given.
  */
-import { accessSync, constants, mkdirSync, renameSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { errnoText, OutputPathError } from './errors.ts';
 import { fileKind } from './file-kind.ts';
@@ -13,8 +13,27 @@ function statOrMissing(path: string, given: string, what: string): Stats | undef
   try {
     return statSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new OutputPathError(given, `cannot use it for the ${what}: ${errnoText(error)}`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new OutputPathError(given, `cannot use it for the ${what}: ${errnoText(error)}`, { cause: error });
+  }
+  // Missing — unless a symbolic link is there, pointing nowhere: creating the path would fail on it (EEXIST).
+  const target = danglingTarget(path);
+  if (target === undefined) return undefined;
+  throw new OutputPathError(
+    given,
+    path === resolve(given)
+      ? `is a symbolic link to ${target}, which does not exist; name the ${what} itself, or create it`
+      : `is under a symbolic link to ${target}, which does not exist (${path}); name the directory itself, or create it`,
+  );
+}
+
+/** Where a symbolic link at `path` points, when it is one (resolved from its folder); undefined for no link. */
+function danglingTarget(path: string): string | undefined {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return undefined;
+    return resolve(dirname(path), readlinkSync(path));
+  } catch {
+    return undefined;
   }
 }
 

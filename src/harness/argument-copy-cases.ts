@@ -12,11 +12,18 @@
  * can carry a `__proto__` key first (JSON.parse makes it an own key): they are
  * no exception. No scenario holds the client's object after the turn, so this
  * case asks the loop directly.
+ *
+ * `lenientParse`, the layer that reads a model's argument text, is public too (an
+ * adapter or executor of a team's own calls it), and its result names each repair
+ * it made (`Repair`: `code_fence`, `trailing_comma`, `embedded_object`), in the
+ * order made — what such a caller logs to see how often its model needs one. The
+ * loop reads only the value, so `contract:arguments/lenient-parse-names-its-repairs`
+ * asks the function.
  */
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, defineTool, EventLog, loopDeps, type Agent } from '../kernel/index.ts';
+import { AgentLoop, defineTool, EventLog, lenientParse, loopDeps, type Agent } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -82,6 +89,43 @@ async function nestedArgumentsLeftUnfrozen(): Promise<CheckResult[]> {
   ];
 }
 
+/** Argument texts as models send them, and what the lenient layer answers: the value and the repairs named, or a refusal. */
+const LENIENT: readonly { readonly what: string; readonly text: string; readonly value?: unknown; readonly repairs?: readonly string[] }[] = [
+  { what: 'valid JSON', text: '{"order_id":"ORD-7"}', value: { order_id: 'ORD-7' }, repairs: [] },
+  { what: 'in a code fence', text: '```json\n{"order_id":"ORD-7"}\n```', value: { order_id: 'ORD-7' }, repairs: ['code_fence'] },
+  { what: 'a trailing comma', text: '{"order_ids":["ORD-7","ORD-8",],}', value: { order_ids: ['ORD-7', 'ORD-8'] }, repairs: ['trailing_comma'] },
+  {
+    what: 'a trailing comma in a code fence',
+    text: '```\n{"order_id":"ORD-7",}\n```',
+    value: { order_id: 'ORD-7' },
+    repairs: ['code_fence', 'trailing_comma'],
+  },
+  { what: 'one object in prose', text: 'Sure, here you go: {"order_id":"ORD-7"} Thanks!', value: { order_id: 'ORD-7' }, repairs: ['embedded_object'] },
+  {
+    what: 'one object with a trailing comma in prose',
+    text: 'Here are the arguments: {"order_id":"ORD-7", "note":"late",} as asked.',
+    value: { order_id: 'ORD-7', note: 'late' },
+    repairs: ['embedded_object', 'trailing_comma'],
+  },
+  { what: 'two objects in prose (refused)', text: 'Either {"order_id":"ORD-7"} or {"order_id":"ORD-8"}.' },
+  { what: 'cut short (refused)', text: '{"order_id":"ORD-7","note":"la' },
+];
+
+function lenientParseNamesItsRepairs(): CheckResult[] {
+  return LENIENT.map(({ what, text, value, repairs }) => {
+    const parsed = lenientParse(text);
+    const actual = parsed.ok ? JSON.stringify({ value: parsed.value, repairs: parsed.repairs }) : 'refused';
+    const expected = value === undefined ? 'refused' : JSON.stringify({ value, repairs });
+    return {
+      name: `${what}: ${expected === 'refused' ? 'refused' : `repairs ${JSON.stringify(repairs)}`}`,
+      passed: actual === expected,
+      message: actual,
+      expected,
+      actual,
+    };
+  });
+}
+
 export function argumentCopyCases(): Case[] {
   return [
     checksCase(
@@ -91,6 +135,15 @@ export function argumentCopyCases(): Case[] {
         file: 'src/harness/argument-copy-cases.ts',
       },
       nestedArgumentsLeftUnfrozen,
+    ),
+    checksCase(
+      {
+        id: 'contract:arguments/lenient-parse-names-its-repairs',
+        title:
+          'arguments: lenientParse names each repair it made, in order (code fence, trailing comma, one object in prose), and refuses two objects or a cut',
+        file: 'src/harness/argument-copy-cases.ts',
+      },
+      lenientParseNamesItsRepairs,
     ),
   ];
 }

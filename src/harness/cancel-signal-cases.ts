@@ -98,6 +98,27 @@ async function abortedShutdownSignalCancelsBeforeAnyRequest(): Promise<CheckResu
   ];
 }
 
+/**
+ * The shutdown signal aborted with a reason that is neither text nor an Error —
+ * a process manager's structured reason (`{ signal: 'SIGTERM' }`): the cancel
+ * is recorded with a text a person can read (`cancelled by shutdown`), never
+ * `[object Object]`, and the turn ends cancelled{shutdown}.
+ */
+async function structuredShutdownReasonRecordedAsText(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const shutdown = new AbortController();
+  shutdown.abort({ signal: 'SIGTERM' });
+  const model = new ScriptedModelClient([reply('never requested')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock, signals: { shutdown: shutdown.signal } }));
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  const [result] = await loop.drain();
+  return [
+    check('the log records who cancelled, with a readable reason', '[{"by":"shutdown","reason":"cancelled by shutdown"}]', cancelsOf(log)),
+    check('the turn ends cancelled{shutdown}', 'cancelled{shutdown}', label(result?.outcome as never)),
+  ];
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -115,6 +136,15 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       abortedShutdownSignalCancelsBeforeAnyRequest,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/structured-shutdown-reason-recorded-as-text',
+        title:
+          'cancel signals: a shutdown signal aborted with a reason that is neither text nor an Error is recorded "cancelled by shutdown", never [object Object]',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      structuredShutdownReasonRecordedAsText,
     ),
   ];
 }

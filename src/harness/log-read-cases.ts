@@ -65,6 +65,65 @@ function garbledRecords(): { readonly what: string; readonly records: EventRecor
   ];
 }
 
+/**
+ * Records a team's own row mapper hands back wrong, each with the line it must be
+ * refused with: a row mapped without its seq (a select that left the column
+ * out), a NULL column mapped to `undefined`, a driver's sentinel symbol left in a
+ * field, a list the driver tagged with a property of its own, and a lazily
+ * loaded column whose getter throws once the connection is gone. None may shape
+ * a history; the operator reads which record and what is wrong (for the getter,
+ * its own words).
+ */
+function mappedRecords(): { readonly what: string; readonly records: EventRecord[]; readonly expected: string }[] {
+  const [inbox, opened, assistant] = recordsWithARevivedDate() as [EventRecord, EventRecord, EventRecord];
+  const { seq: _seq, ...withoutSeq } = inbox;
+  const withArgs = (args: Record<string, unknown>) => ({ type: 'tool_call', id: 'c1', name: 'book_call', args });
+  const tagged = Object.assign([{ type: 'tool_call', id: 'c1', name: 'book_call', args: { who: { name: 'Ada' } } }], { rowCount: 1 });
+  const lazy = { turn: 0 } as Record<string, unknown>;
+  Object.defineProperty(lazy, 'trigger', {
+    enumerable: true,
+    get: () => {
+      throw new Error('column "trigger" was not loaded and the connection is closed');
+    },
+  });
+  return [
+    {
+      what: 'a row mapped without its seq',
+      records: [odd<EventRecord>(withoutSeq)],
+      expected: `${WHERE} record seq 0: not an event record: it has no seq (a record has seq, type, v, at, ignorable and payload)`,
+    },
+    {
+      what: 'a NULL column mapped to undefined',
+      records: [inbox, opened, { ...assistant, payload: { turn: 0, step: 1, content: [withArgs({ who: { name: 'Ada' }, note: undefined })] } }],
+      expected: `${WHERE} record seq 2: payload.content[0].args.note: undefined is not JSON data (omit the field instead)`,
+    },
+    {
+      what: "a driver's sentinel symbol left in a field",
+      records: [
+        inbox,
+        opened,
+        { ...assistant, payload: { turn: 0, step: 1, content: [withArgs({ who: { name: 'Ada' }, note: Symbol.for('driver.default') })] } },
+      ],
+      expected: `${WHERE} record seq 2: payload.content[0].args.note: a symbol is not JSON data`,
+    },
+    {
+      what: 'a list the driver tagged with a property',
+      records: [inbox, opened, { ...assistant, payload: { turn: 0, step: 1, content: tagged } }],
+      expected: `${WHERE} record seq 2: payload.content: array has holes or extra properties`,
+    },
+    {
+      what: 'a lazily loaded column whose getter throws',
+      records: [inbox, { ...opened, payload: lazy }],
+      expected: `${WHERE} record seq 1: column "trigger" was not loaded and the connection is closed`,
+    },
+    {
+      what: "a newer writer's ignorable record whose lazily loaded column throws",
+      records: [inbox, { ...opened, type: 'audit.noted', ignorable: true, payload: lazy }],
+      expected: `${WHERE} record seq 1: column "trigger" was not loaded and the connection is closed`,
+    },
+  ];
+}
+
 const odd = <T>(value: unknown): T => value as T;
 
 /** `records` decoded as the host reads a store: refused with a LogReadError whose message is `expected` (the check named `what`). */
@@ -117,6 +176,15 @@ export function logReadCases(): Case[] {
         file: 'src/harness/log-read-cases.ts',
       },
       () => garbledRecords().flatMap((g) => refusedNamingIt(g.what, g.records, g.expected)),
+    ),
+    checksCase(
+      {
+        id: 'contract:log/stored-records-a-row-mapper-got-wrong-refused-each-naming-why',
+        title:
+          'log: stored records a row mapper got wrong (no seq, undefined, a symbol, a tagged list, a throwing getter) are refused, each naming the record and what is wrong',
+        file: 'src/harness/log-read-cases.ts',
+      },
+      () => mappedRecords().flatMap((g) => refusedNamingIt(g.what, g.records, g.expected)),
     ),
   ];
 }

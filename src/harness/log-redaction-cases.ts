@@ -420,6 +420,112 @@ async function outputTheLogRefusesStoredWithout(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * Tools whose output is a value JSON writes as a bare string, number or boolean:
+ * a `Date` (the next delivery), a money class whose `toJSON` gives the amount, a
+ * feature-flag SDK's value whose `toJSON` gives the flag, and a connection handle
+ * whose `toJSON` names it — with the database password in it, a secret of
+ * the agent. The log keeps each output as JSON writes it, redacted (the
+ * password `[REDACTED]` in the stored output too, not only in the text the model
+ * reads, though the log was opened with a redactor of its own that knows no
+ * secret of the agent's), never refusing it as not plain data; the model reads
+ * the same text.
+ */
+async function outputsJsonWritesAsALeafKept(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const password = 'pg-Hq7rT2vLx9Wm4Kd8';
+  class Money {
+    readonly cents: number;
+    constructor(cents: number) {
+      this.cents = cents;
+    }
+    toJSON(): number {
+      return this.cents / 100;
+    }
+  }
+  class Flag {
+    readonly key: string;
+    readonly on: boolean;
+    constructor(key: string, on: boolean) {
+      this.key = key;
+      this.on = on;
+    }
+    toJSON(): boolean {
+      return this.on;
+    }
+  }
+  class Connection {
+    readonly url: string;
+    constructor(url: string) {
+      this.url = url;
+    }
+    toJSON(): string {
+      return this.url;
+    }
+  }
+  const leaf = (name: string, run: () => unknown) =>
+    defineTool({ name, description: `Read ${name}.`, input: z.object({ order_id: z.string() }), sideEffect: 'NONE', run });
+  const agent: Agent = {
+    secrets: [password],
+    tools: [
+      leaf('next_delivery', () => new Date(Date.UTC(2026, 10, 2, 9, 0, 0))),
+      leaf('refundable_amount', () => new Money(12050)),
+      leaf('express_enabled', () => new Flag('express', true)),
+      leaf('orders_database', () => new Connection(`orders-db, signed in as app with ${password}`)),
+    ],
+  };
+  const args = { order_id: 'ORD-1001' };
+  const model = new ScriptedModelClient(
+    [
+      toolUse([
+        call('when', 'next_delivery', args),
+        call('much', 'refundable_amount', args),
+        call('flag', 'express_enabled', args),
+        call('db', 'orders_database', args),
+      ]),
+      reply('It arrives on 2 November; 120.50 can be refunded.'),
+    ],
+    { clock },
+  );
+  // The host opens the log with a redactor of its own (e-mail addresses, for its store): the agent's
+  // secrets are then redacted by the tool pipeline alone, as it makes the output the log keeps.
+  const log = new EventLog(clock, [], { redact: (text: string) => text.replace(/[\w.+-]+@[\w-]+\.[\w.]+/g, '[EMAIL]') });
+  const loop = new AgentLoop(loopDeps({ log, model, agent, clock }));
+  loop.send('When does ORD-1001 arrive, and what can be refunded?', { id: 'ask' });
+  const [result] = await loop.drain();
+  const results = (log.events as readonly LogEvent[]).flatMap((e) => (e.type === 'tool.result' ? [e.payload] : []));
+  const stored = JSON.stringify(results.map(({ callId, status, content, output }) => ({ callId, status, content, output })));
+  const url = 'orders-db, signed in as app with [REDACTED]';
+  const expected = JSON.stringify([
+    { callId: 'when', status: 'ok', content: '2026-11-02T09:00:00.000Z', output: '2026-11-02T09:00:00.000Z' },
+    { callId: 'much', status: 'ok', content: '120.5', output: 120.5 },
+    { callId: 'flag', status: 'ok', content: 'true', output: true },
+    { callId: 'db', status: 'ok', content: url, output: url },
+  ]);
+  const read = JSON.stringify(model.requests[1]?.messages.at(-1) ?? null);
+  return [
+    {
+      name: 'replied',
+      passed: result?.outcome.kind === 'replied',
+      message: result === undefined ? 'no result' : JSON.stringify(result.outcome),
+      expected: 'replied',
+      actual: String(result?.outcome.kind),
+    },
+    {
+      name: 'each output is stored as JSON writes it, redacted',
+      passed: stored === expected,
+      message: stored === expected ? stored : `stored ${stored}`,
+      expected,
+      actual: stored,
+    },
+    {
+      name: 'the model read the same texts, the password never',
+      passed: ['2026-11-02T09:00:00.000Z', '120.5', 'true', url].every((t) => read.includes(t)) && !read.includes(password),
+      message: read,
+    },
+  ];
+}
+
 export function logRedactionCases(): Case[] {
   return [
     checksCase(
@@ -478,6 +584,14 @@ export function logRedactionCases(): Case[] {
         file: 'src/harness/log-redaction-cases.ts',
       },
       outputTheLogRefusesStoredWithout,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/output-json-writes-as-a-leaf-kept',
+        title: 'log: a tool output JSON writes as a bare string, number or boolean (a Date, a toJSON) is stored as JSON writes it, redacted',
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      outputsJsonWritesAsALeafKept,
     ),
   ];
 }

@@ -13,7 +13,7 @@
  */
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { reply } from '../../providers/fake/results.ts';
-import { AgentLoop, EventLog, loopDeps } from '../kernel/index.ts';
+import { AgentLoop, EventLog, LogAppendError, loopDeps } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -145,6 +145,116 @@ async function repeatOfAnUnknownCallLoads(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * Appends the log's position check refuses, through the public `EventLog.append`
+ * — as a host of a team's own, an importer of old conversations or another
+ * writer makes them: a message delivered twice, an event for a turn that is not
+ * the open one (or when none is), a turn opened out of order, a request whose
+ * prompt is not a prompt, a restore of what was never a replacement. Each must be
+ * refused with a `LogAppendError` naming the field and the reason, and store
+ * nothing (the loop never makes these appends, so no scenario reaches them).
+ */
+async function positionRefusalsNamed(): Promise<CheckResult[]> {
+  const log = new EventLog(new VirtualClock());
+  log.append('inbox.received', { id: 'm0', intent: 'follow_up', text: 'Look up ORD-1001.', source: 'user' });
+  log.append('turn.opened', { turn: 0, trigger: 'm0' });
+  log.append('user.message', { turn: 0, id: 'm0', intent: 'follow_up', text: 'Look up ORD-1001.' });
+  const refusal = (name: string, append: () => unknown, field: string, reason: string): CheckResult => {
+    const before = log.length;
+    let got: string;
+    try {
+      append();
+      got = 'accepted';
+    } catch (error) {
+      got = error instanceof LogAppendError ? `${error.field}: ${error.reason}` : `${(error as Error).name}: ${(error as Error).message}`;
+    }
+    const expected = `${field}: ${reason}`;
+    const stored = log.length - before;
+    const passed = got === expected && stored === 0;
+    return { name, passed, message: passed ? got : `expected ${expected}, nothing stored; got ${got}, ${stored} event(s) stored`, expected, actual: got };
+  };
+  const open = [
+    refusal(
+      'a message delivered twice is refused',
+      () => log.append('user.message', { turn: 0, id: 'm0', intent: 'follow_up', text: 'Look up ORD-1001.' }),
+      'user.message.payload.id',
+      'inbox message "m0" is already taken (it would be delivered twice)',
+    ),
+    refusal(
+      'an event for a turn other than the open one is refused',
+      () => log.append('assistant.message', { turn: 1, step: 1, content: [{ type: 'text', text: 'It has shipped.' }] }),
+      'assistant.message.payload.turn',
+      'turn 1 is not the open turn (0)',
+    ),
+    refusal(
+      'a request whose prompt is not a prompt.assembled event is refused',
+      () => log.append('model.request', { turn: 0, step: 1, attempt: 1, client: 'fake', model: 'fake', upTo: 2, prompt: 0, tools: 0, maxTokens: 1024 }),
+      'model.request.payload.prompt',
+      'seq 0 is not a prompt.assembled event',
+    ),
+    refusal(
+      'a restore of what is not a replacement is refused',
+      () => log.append('projection.restored', { replacement: 1 }),
+      'projection.restored.payload.replacement',
+      'seq 1 is not a projection.replaced event',
+    ),
+  ];
+  // A team's own host marking more of the log flushed than it holds (a store's count off by a batch).
+  open.push(refusal('marking more flushed than the log holds is refused', () => log.markFlushed(9), 'flush', 'cannot mark 9 flushed (flushed 0, length 3)'));
+  log.append('turn.closed', { turn: 0, outcome: { kind: 'replied' }, steps: 1, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 });
+  return [
+    ...open,
+    refusal(
+      'a turn opened out of order is refused',
+      () => log.append('turn.opened', { turn: 2, trigger: 'm0' }),
+      'turn.opened.payload.turn',
+      'expected turn 1, got 2',
+    ),
+    refusal(
+      'an event for a turn when none is open is refused',
+      () => log.append('assistant.message', { turn: 0, step: 2, content: [{ type: 'text', text: 'It has shipped.' }] }),
+      'assistant.message.payload.turn',
+      'turn 0 is not open',
+    ),
+  ];
+}
+
+/**
+ * A team's listener on the loop's log (an audit feed, a notifier) that posts a
+ * message to the loop while it is told of an event — a follow-up queued as the
+ * model's answer is stored. The log is mid-append then: the post must be refused
+ * as a re-entrant append (a `LogAppendError` saying so, to the listener), nothing
+ * of it stored, and the turn must still reply.
+ */
+async function sendFromAListenerRefused(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([reply('ORD-1001 has shipped.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  let refused = 'not posted';
+  log.subscribe((event) => {
+    if (event.type !== 'assistant.message' || refused !== 'not posted') return;
+    try {
+      loop.send('Also, can you add gift wrap?', { id: 'gift' });
+      refused = 'accepted';
+    } catch (error) {
+      refused = error instanceof LogAppendError ? `LogAppendError: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
+    }
+  });
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  const [result] = await loop.drain();
+  const expected = 'LogAppendError: cannot append event: append: re-entrant append of "inbox.received" from inside an append\'s listener';
+  const stored = log.events.filter((e) => e.type === 'inbox.received').map((e) => (e.payload as { id: string }).id);
+  return [
+    { name: 'the post is refused as re-entrant', passed: refused === expected, message: refused, expected, actual: refused },
+    {
+      name: 'nothing of it is stored, and the turn replies',
+      passed: JSON.stringify(stored) === '["ask"]' && result?.outcome.kind === 'replied',
+      message: `inbox ${JSON.stringify(stored)}, ${result ? JSON.stringify(result.outcome) : 'no result'}`,
+    },
+  ];
+}
+
 export function malformedHistoryCases(): Case[] {
   return [
     checksCase(
@@ -162,6 +272,23 @@ export function malformedHistoryCases(): Case[] {
         file: 'src/harness/malformed-history-cases.ts',
       },
       repeatOfAnUnknownCallLoads,
+    ),
+    checksCase(
+      {
+        id: 'contract:malformed-history/out-of-place-appends-refused-naming-the-field',
+        title: 'malformed history: appends out of place (a message twice, another turn, a prompt that is not one) are refused naming the field, nothing stored',
+        file: 'src/harness/malformed-history-cases.ts',
+      },
+      positionRefusalsNamed,
+    ),
+    checksCase(
+      {
+        id: 'contract:malformed-history/send-from-a-log-listener-refused-as-re-entrant',
+        title:
+          'malformed history: a message posted to the loop from inside a log listener is refused as a re-entrant append, nothing stored, and the turn replies',
+        file: 'src/harness/malformed-history-cases.ts',
+      },
+      sendFromAListenerRefused,
     ),
   ];
 }

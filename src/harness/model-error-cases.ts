@@ -13,7 +13,18 @@
  */
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { overflow, reply, transportError } from '../../providers/fake/results.ts';
-import { AgentLoop, EventLog, loopDeps, outcomeForTransport, type Agent, type ModelErrorHandler, type Outcome } from '../kernel/index.ts';
+import {
+  AgentLoop,
+  decodeRecords,
+  EventLog,
+  loopDeps,
+  outcomeForTransport,
+  toRecord,
+  type Agent,
+  type ModelClient,
+  type ModelErrorHandler,
+  type Outcome,
+} from '../kernel/index.ts';
 import type { TransportErrorKind } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
@@ -113,6 +124,47 @@ async function overflowHandsTheCompactorWholeClosedTurns(): Promise<CheckResult[
   ];
 }
 
+/**
+ * A team's own model client (the `ModelClient` interface is exported; one
+ * written in JavaScript, or cast, is not held to its types) that answers with
+ * what the loop does not know: a result of a newer type (`thinking`), or a
+ * transport error of a kind it invented (`quota`). The turn must end
+ * failed{internal} naming the answer, never take it for a reply or retry it as
+ * a known kind, and store nothing of it a reader would refuse (the
+ * conversation must still read back from its records).
+ */
+async function unknownAnswerOfAClientFailsNamingIt(): Promise<CheckResult[]> {
+  const answers: [string, unknown, string][] = [
+    ['a result of a type the loop does not know', { type: 'thinking', text: 'hm' }, 'Error: unhandled model result: {"type":"thinking","text":"hm"}'],
+    [
+      'a transport error of a kind the loop does not know',
+      { type: 'transport_error', kind: 'quota', message: 'out of credit' },
+      'Error: unhandled transport error kind: "quota"',
+    ],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, answer, detail] of answers) {
+    const clock = new VirtualClock();
+    const log = new EventLog(clock);
+    const model: ModelClient = { name: 'own-client', call: async () => answer as never };
+    const loop = new AgentLoop(loopDeps({ log, agent: {}, clock, model }));
+    loop.send('Where is ORD-1001?', { id: 'ask' });
+    const [result] = await clock.run(loop.drain());
+    const expected = JSON.stringify({ kind: 'failed', reason: 'internal', detail });
+    const actual = `${JSON.stringify(result?.outcome) ?? 'no outcome'}${log.events.some((e) => e.type === 'assistant.message') ? ', an assistant message stored' : ''}`;
+    checks.push({ name: `${what}: failed{internal}, naming it`, passed: actual === expected, message: actual, expected, actual });
+    // Nothing of the answer is stored that a reader would refuse: the conversation reads back from its records.
+    let reads = 'reads back';
+    try {
+      decodeRecords(log.events.map(toRecord), 'the case log');
+    } catch (error) {
+      reads = (error as Error).message;
+    }
+    checks.push({ name: `${what}: the log reads back`, passed: reads === 'reads back', message: reads, expected: 'reads back', actual: reads });
+  }
+  return checks;
+}
+
 export function modelErrorCases(): Case[] {
   return [
     checksCase(
@@ -130,6 +182,14 @@ export function modelErrorCases(): Case[] {
         file: 'src/harness/model-error-cases.ts',
       },
       overflowHandsTheCompactorWholeClosedTurns,
+    ),
+    checksCase(
+      {
+        id: 'contract:model-errors/unknown-answer-of-a-client-fails-naming-it',
+        title: "model errors: a team's client answering a result type or transport error kind the loop does not know fails the turn internal, naming it",
+        file: 'src/harness/model-error-cases.ts',
+      },
+      unknownAnswerOfAClientFailsNamingIt,
     ),
   ];
 }

@@ -18,12 +18,21 @@
  * `contract:redactor/memo-stays-bounded` redacts 60,000 distinct short texts
  * through one redactor and weighs the heap (after a full collection) with the
  * redactor still alive.
+ *
+ * `SECRET_RULES` is public too: each default credential shape with a stable id
+ * after gitleaks' rule names, by which a team picks the rules it keeps (a
+ * redactor's `patterns`): one whose JWTs are public id tokens, not secrets,
+ * drops the rule `jwt` and keeps every other. No scenario reads an id (the
+ * redactor uses the patterns alone), so `contract:redactor/default-rules-by-their-ids`
+ * looks each rule up by the id its known sample (invariants/support/credential-samples.ts)
+ * names, and drops one by its id.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createRedactor } from '../kernel/index.ts';
+import { createRedactor, SECRET_RULES } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { CREDENTIAL_SAMPLES } from './invariants/support/credential-samples.ts';
 
 const KEY = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
 const PASSWORD = 'hunter2-correct-horse';
@@ -83,6 +92,41 @@ function memoStaysBounded(): CheckResult[] {
   ];
 }
 
+function defaultRulesByTheirIds(): CheckResult[] {
+  const ids = SECRET_RULES.map((r) => r.id);
+  const badIds = ids.filter((id, i) => !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(id) || ids.indexOf(id) !== i);
+  // Each sample's rule, found by the id the sample names, matches it once, over its key part.
+  const unmatched = CREDENTIAL_SAMPLES.flatMap((sample) => {
+    const rule = SECRET_RULES.find((r) => r.id === sample.rule);
+    if (!rule) return [`${sample.rule}: no rule has this id`];
+    const matches = [...sample.text.matchAll(new RegExp(rule.pattern.source, 'g'))].map((m) => m[0]);
+    return matches.length === 1 && matches[0]!.includes(sample.tell) ? [] : [`${sample.rule}: its pattern matches ${JSON.stringify(matches)}`];
+  });
+  const unsampled = ids.filter((id) => !CREDENTIAL_SAMPLES.some((s) => s.rule === id));
+  // A team whose JWTs are public id tokens keeps every rule but `jwt`.
+  const redact = createRedactor({ patterns: SECRET_RULES.filter((r) => r.id !== 'jwt').map((r) => r.pattern) });
+  const readable = CREDENTIAL_SAMPLES.filter((sample) => redact(`before ${sample.text} after`).includes(sample.tell)).map((s) => s.rule);
+  return [
+    {
+      name: 'every rule has a unique, non-empty kebab-case id',
+      passed: badIds.length === 0,
+      message: badIds.length === 0 ? `${ids.length} ids` : `bad or repeated ids: ${JSON.stringify(badIds)}`,
+    },
+    {
+      name: "each known credential's rule, found by its id, matches it once over its key part; no rule without a sample",
+      passed: unmatched.length === 0 && unsampled.length === 0,
+      message: [...unmatched, ...unsampled.map((id) => `${id}: no sample names this rule`)].join('; ') || `${CREDENTIAL_SAMPLES.length} samples`,
+    },
+    {
+      name: 'the rule dropped by its id (jwt) alone lets its credential through',
+      passed: JSON.stringify(readable) === JSON.stringify(['jwt']),
+      message: `readable after redaction: ${JSON.stringify(readable)}`,
+      expected: '["jwt"]',
+      actual: JSON.stringify(readable),
+    },
+  ];
+}
+
 export function redactorCases(): Case[] {
   return [
     checksCase(
@@ -102,6 +146,14 @@ export function redactorCases(): Case[] {
         secrets: [KEY, PASSWORD],
       },
       memoStaysBounded,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/default-rules-by-their-ids',
+        title: 'redactor: each default credential rule is found by its stable id and catches its kind; a rule dropped by its id lets only its kind through',
+        file: 'src/harness/redactor-cases.ts',
+      },
+      defaultRulesByTheirIds,
     ),
   ];
 }

@@ -119,6 +119,8 @@ export interface ScenarioRun {
    * (DEFAULT_TIMEOUT_MS: neither host the harness drives sets another).
    */
   readonly toolTimeouts: ReadonlyMap<string, { readonly ms: number; readonly declared: boolean }>;
+  /** The tools declared `parallelSafe` (undefined: not known, e.g. another loop's run). */
+  readonly parallelSafeTools?: ReadonlySet<string>;
   /** Each tool's declared `maxRetries` (undefined: it declares none), read from the declarations. */
   readonly toolMaxRetries?: ReadonlyMap<string, number | undefined>;
   /** The permissions in force: the agent's visibility layers and policy with the scenario's added, and whether an approver answered. */
@@ -545,6 +547,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       (agent.tools ?? []).map((t) => [t.name, t.timeoutMs !== undefined ? { ms: t.timeoutMs, declared: true } : { ms: DEFAULT_TIMEOUT_MS, declared: false }]),
     ),
     toolMaxRetries: new Map((agent.tools ?? []).map((t) => [t.name, t.maxRetries])),
+    parallelSafeTools: new Set((agent.tools ?? []).filter((t) => t.parallelSafe === true).map((t) => t.name)),
     permissions: { visibility: withOperatorLayer(visibility, operator), policy: withOperatorRule(policy, operator), approver: agent.approver !== undefined },
     approvals,
     compactions,

@@ -261,6 +261,103 @@ async function otherCatalogueRefusedSayingSo(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * A snapshot written by other code (a migration tool, another version's writer)
+ * whose inbox part does not hold together: a message's intent not one the loop
+ * knows (`followup`), its text not text, or a message the inbox holds as
+ * pending missing from the pending order (the next turn would never take it).
+ * `resumeFromSnapshot` (exported: a host of a team's own calls it) must refuse
+ * each with a `SnapshotMismatch` naming the message or the part — the account
+ * the host's `snapshot` observer reports as `rejected` — before reading anything
+ * of the prefix, so the caller reads the conversation whole.
+ */
+async function malformedInboxRefusedNamingIt(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
+  loop.send('Where is ORD-1001?', { id: 'q1' });
+  await loop.drain();
+  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  const row = taken.positions.inbox[0]!;
+  const withRow = (changed: unknown[]): LoopSnapshot => ({ ...taken, positions: { ...taken.positions, inbox: [changed as never] } });
+  const variants: [string, LoopSnapshot, string][] = [
+    ['an intent the loop does not know', withRow([row[0], 'followup', ...row.slice(2)]), 'message q1'],
+    ['a text that is not text', withRow([row[0], row[1], 18, ...row.slice(3)]), 'message q1'],
+    ['a pending message missing from the pending order', withRow([...row.slice(0, 5), false]), 'pending messages missing from the order'],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, snapshot, part] of variants) {
+    const loads: string[] = [];
+    const prefix: LogPrefix = {
+      upTo: taken.upTo,
+      last: log.events[taken.upTo - 1]!,
+      load: (from, to) => {
+        loads.push(`[${from}, ${to})`);
+        return log.events.slice(from, to);
+      },
+    };
+    const expected = `SnapshotMismatch: the snapshot cannot be restored: the positions state is malformed: ${part}`;
+    let actual = 'resumed';
+    try {
+      resumeFromSnapshot(clock, snapshot, prefix, []);
+    } catch (error) {
+      actual = error instanceof SnapshotMismatch ? `SnapshotMismatch: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
+    }
+    checks.push({
+      name: `an inbox row with ${what}: refused, naming it`,
+      passed: actual === expected && loads.length === 0,
+      message: actual === expected ? (loads.length === 0 ? actual : `the prefix read: ${loads.join(', ')}`) : `expected ${expected}, got ${actual}`,
+      expected,
+      actual,
+    });
+  }
+  return checks;
+}
+
+/**
+ * A log reopened from a snapshot holds only the tail in memory; what comes
+ * before is read from the store on demand. A team handed that log (the host's
+ * observer hands it each log it opens) reading the conversation from its start
+ * — an audit feed, a transcript — must get every event, the prefix read back
+ * from the store, the same as the log that wrote them, not the tail alone.
+ */
+async function resumedLogReadsFromItsStart(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(
+    loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.'), reply('ORD-1002 ships today.')], { clock }) }),
+  );
+  loop.send('Where is ORD-1001?', { id: 'q1' });
+  await loop.drain();
+  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  loop.send('And ORD-1002?', { id: 'q2' });
+  await loop.drain();
+  const loads: string[] = [];
+  const prefix: LogPrefix = {
+    upTo: taken.upTo,
+    last: log.events[taken.upTo - 1]!,
+    load: (from, to) => {
+      loads.push(`[${from}, ${to})`);
+      return log.events.slice(from, to);
+    },
+  };
+  const resumed = resumeFromSnapshot(clock, taken, prefix, log.events.slice(taken.upTo));
+  const want = JSON.stringify(log.events.slice(2));
+  const got = JSON.stringify(resumed.readFrom(2));
+  return [
+    {
+      name: 'reading from seq 2 gives every event from there, the prefix read from the store',
+      passed: got === want && loads.length > 0,
+      message:
+        got === want
+          ? `${resumed.length - 2} events, prefix read ${loads.join(', ')}`
+          : `expected ${want.length} characters of events, got ${got.length}: ${got.slice(0, 200)}`,
+      expected: want,
+      actual: got,
+    },
+  ];
+}
+
 export function snapshotCases(): Case[] {
   return [
     checksCase(
@@ -294,6 +391,23 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       newerWritersBlockFieldsResume,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/malformed-inbox-refused-naming-it',
+        title:
+          "snapshot: another writer's snapshot whose inbox does not hold together (an unknown intent, a pending message out of the order) is refused naming it",
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      malformedInboxRefusedNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/resumed-log-reads-from-before-its-snapshot',
+        title: 'snapshot: a log reopened from a snapshot, read from before it, gives every event, the prefix read back from the store',
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      resumedLogReadsFromItsStart,
     ),
   ];
 }

@@ -341,6 +341,40 @@ async function executorWithoutATraceRunsTheCall(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * `systemClock.setTimer` (exported: a team's own code and clocks built on it use
+ * it, and every tool call of a deployed agent races its timeout on it): a timer
+ * cancelled before its time must never fire — a tool that answered in time
+ * must not be timed out after — and timers of other delays must each fire once,
+ * the later one too after the earlier has fired and left its lane. Checked in
+ * real time (tens of ms); only which timers fired is judged, not their order.
+ */
+async function systemTimersFireOnceUnlessCancelled(): Promise<CheckResult[]> {
+  const setTimer = systemClock.setTimer!;
+  const fired: string[] = [];
+  const set = (name: string, ms: number) => setTimer(ms, () => fired.push(name));
+  set('soon', 5);
+  const cancelled = set('cancelled', 15);
+  set('later', 30);
+  set('same delay, set after', 15);
+  cancelled.cancel();
+  cancelled.cancel(); // twice: still nothing
+  const deadline = Date.now() + GIVE_UP_MS;
+  while (fired.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  await new Promise((resolve) => setTimeout(resolve, 40)); // past every deadline: a cancelled timer would have fired by now
+  const got = [...fired].sort();
+  const expected = ['later', 'same delay, set after', 'soon'];
+  return [
+    {
+      name: 'each timer not cancelled fired once, the cancelled one never',
+      passed: JSON.stringify(got) === JSON.stringify(expected),
+      message: `fired: ${got.join(', ') || 'none'}`,
+      expected: expected.join(', '),
+      actual: got.join(', '),
+    },
+  ];
+}
+
 export function systemClockCases(): Case[] {
   return [
     checksCase(
@@ -382,6 +416,14 @@ export function systemClockCases(): Case[] {
         file: 'src/harness/system-clock-cases.ts',
       },
       executorWithoutATraceRunsTheCall,
+    ),
+    checksCase(
+      {
+        id: 'contract:clock/system-timers-fire-once-unless-cancelled',
+        title: 'clock: on the system clock, a timer cancelled in time never fires, and timers of other delays each fire once',
+        file: 'src/harness/system-clock-cases.ts',
+      },
+      systemTimersFireOnceUnlessCancelled,
     ),
   ];
 }

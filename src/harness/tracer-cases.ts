@@ -10,8 +10,14 @@
  * lose every clean trace to the first, and never hear of an open span with the
  * second. Here a dev-mode tracer ends one trace whose spans all ended and one
  * with a span left open.
+ *
+ * `snapshot()` is the tracer's live view: the spans so far, while the turn
+ * runs, each built as `end()` would build it (name and string attributes
+ * redacted, attribute sets merged), open ones without status or end. The loop
+ * only ever ends its tracers, so no scenario reads a snapshot:
+ * `contract:trace/snapshot-shows-the-spans-so-far` takes one mid-turn.
  */
-import { Tracer, TraceLifecycleError, type TraceRecord } from '../kernel/index.ts';
+import { createRedactor, Tracer, TraceLifecycleError, type TraceRecord } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 
@@ -76,6 +82,56 @@ async function devTracerThrowsOnlyAtAnOpenSpan(): Promise<CheckResult[]> {
   ];
 }
 
+const TOKEN = 'tok-7Hq2Lm9Xv4Rb';
+
+function snapshotShowsTheSpansSoFar(): CheckResult[] {
+  let now = 0;
+  const clock = { now: () => now++ };
+  const tracer = new Tracer({ clock, traceId: 'live', redact: createRedactor({ secrets: [TOKEN] }) });
+  const turn = tracer.startSpan('turn', 'turn 1', undefined, { trigger: 'Where is my kettle?' });
+  const tool = turn.child('tool', `lookup ${TOKEN}`, { callId: 'look' });
+  tool.setAttributes({ args: `{"token":"${TOKEN}"}` });
+  tool.end('ok', { status: 'ok' });
+  turn.child('model_call', 'model call 2');
+  const live = tracer.snapshot();
+  const shown = (spans: readonly unknown[]) =>
+    JSON.stringify(
+      spans.map((s) => {
+        const span = s as
+          | { id?: unknown; parentId?: unknown; kind?: unknown; name?: unknown; start?: unknown; end?: unknown; status?: unknown; attributes?: unknown }
+          | undefined;
+        return span === undefined
+          ? null
+          : [span.id, span.parentId ?? null, span.kind, span.name, span.start, span.end ?? null, span.status ?? null, span.attributes];
+      }),
+    );
+  const expected = JSON.stringify([
+    ['live.0', null, 'turn', 'turn 1', 0, null, null, { trigger: 'Where is my kettle?' }],
+    ['live.1', 'live.0', 'tool', 'lookup [REDACTED]', 1, 2, 'ok', { callId: 'look', args: '{"token":"[REDACTED]"}', status: 'ok' }],
+    ['live.2', 'live.0', 'model_call', 'model call 2', 3, null, null, {}],
+  ]);
+  const actual = shown(live);
+  turn.end('ok');
+  const record = tracer.end();
+  const after = JSON.stringify(record.spans.map((s) => `${s.kind}:${String(s.status)}`));
+  return [
+    {
+      name: 'a snapshot mid-turn: every span so far, redacted and merged, the open ones without status or end',
+      passed: actual === expected,
+      message: actual,
+      expected,
+      actual,
+    },
+    {
+      name: 'the trace goes on and ends as usual after it',
+      passed: tracer.ended && after === '["turn:ok","tool:ok","model_call:undetermined"]',
+      message: after,
+      expected: '["turn:ok","tool:ok","model_call:undetermined"]',
+      actual: after,
+    },
+  ];
+}
+
 export function tracerCases(): Case[] {
   return [
     checksCase(
@@ -85,6 +141,15 @@ export function tracerCases(): Case[] {
         file: 'src/harness/tracer-cases.ts',
       },
       devTracerThrowsOnlyAtAnOpenSpan,
+    ),
+    checksCase(
+      {
+        id: 'contract:trace/snapshot-shows-the-spans-so-far',
+        title: "trace: a Tracer's snapshot mid-turn shows every span so far, names and attributes redacted, open spans without status",
+        file: 'src/harness/tracer-cases.ts',
+        secrets: [TOKEN],
+      },
+      snapshotShowsTheSpansSoFar,
     ),
   ];
 }

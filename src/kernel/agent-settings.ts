@@ -69,10 +69,32 @@ const OBJECTS: readonly { readonly key: 'compactor' | 'claim' | 'approver'; read
   { key: 'approver', method: 'approve' },
 ];
 
+/** Every key an agent has (the `Agent` type): any other is a typo that would be silently ignored. */
+const AGENT_KEYS: readonly (keyof Agent)[] = [
+  'tools',
+  'system',
+  'prompt',
+  'policy',
+  'visibility',
+  'approver',
+  'compactor',
+  'checkpoints',
+  'claim',
+  'errorHandlers',
+  'config',
+  'secrets',
+];
+
 /** Every problem of the agent's settings, one line each (empty when none). */
 export function agentSettingProblems(agent: Agent): string[] {
   const problems: string[] = [];
   const a = agent as Record<string, unknown>;
+  // A misspelled key (polcy) would drop what it holds without a word: its approval rules, its secrets.
+  for (const key of Object.keys(a)) {
+    if (a[key] === undefined || (AGENT_KEYS as readonly string[]).includes(key)) continue;
+    const near = closestName(key, AGENT_KEYS);
+    problems.push(`${key} is not an agent setting${near ? `; did you mean "${near}"?` : ` (the settings: ${AGENT_KEYS.join(', ')})`}`);
+  }
   const config = a.config;
   if (config !== undefined) {
     if (!isRecord(config)) problems.push(`config must be an object of loop limits (got ${describe(config)})`);

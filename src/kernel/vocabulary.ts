@@ -1,7 +1,9 @@
 /**
  * The words the loop itself writes into its records: every event type, field
  * name, enum value and literal of the event catalogue, the span kinds and
- * statuses, and the error codes the pipeline and the loop put in tool results.
+ * statuses, the error codes the pipeline and the loop put in tool results, and
+ * the block types and roles of the messages a model is sent (the requests the
+ * loop records, and the reports that show them, hold them in every message).
  *
  * Every string of every record passes the redactor, so a secret that occurs in
  * one of these words would garble every record that holds it (a tool result
@@ -11,6 +13,7 @@
  */
 import type { z } from 'zod';
 import { EVENT_SCHEMAS } from './log/catalogue.ts';
+import type { AssistantBlock, Message, UserBlock } from './model/client.ts';
 import { ERROR_CODES } from './tools/tool-errors.ts';
 import type { SpanKind, SpanStatus } from './trace/tracer.ts';
 
@@ -25,6 +28,14 @@ const SPAN_KINDS: Record<SpanKind, true> = {
   prompt: true,
 };
 const SPAN_STATUSES: Record<SpanStatus, true> = { ok: true, error: true, cancelled: true, undetermined: true };
+/** The messages' block types and roles (a tool's result goes back as a `tool_result` block, in no log record). */
+const MESSAGE_WORDS: Record<AssistantBlock['type'] | UserBlock['type'] | Message['role'], true> = {
+  text: true,
+  tool_call: true,
+  tool_result: true,
+  user: true,
+  assistant: true,
+};
 /** The codes the loop writes for calls it settles itself (tool-journal.ts). */
 const LOOP_ERROR_CODES = ['NOT_RUN', 'PIPELINE_ERROR'];
 
@@ -33,7 +44,7 @@ let words: readonly string[] | undefined;
 /** The loop's own words, longest first (built once). */
 export function loopVocabulary(): readonly string[] {
   if (words) return words;
-  const out = new Set<string>([...Object.keys(SPAN_KINDS), ...Object.keys(SPAN_STATUSES), ...ERROR_CODES, ...LOOP_ERROR_CODES]);
+  const out = new Set<string>([...Object.keys(SPAN_KINDS), ...Object.keys(SPAN_STATUSES), ...Object.keys(MESSAGE_WORDS), ...ERROR_CODES, ...LOOP_ERROR_CODES]);
   const seen = new Set<unknown>();
   for (const [type, schema] of Object.entries(EVENT_SCHEMAS)) {
     out.add(type);

@@ -133,6 +133,19 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'config.toolMaxOutputChars is not a loop setting (the settings: maxTokens, temperature, maxSteps, maxToolCallsPerTurn, maxToolCallsPerSession, maxTokensPerTurn, maxTokensPerSession, modelTimeoutMs, maxCompactionsPerStep, maxCheckpointExtensions, sideEffectNotice, retry)',
   },
   {
+    id: 'settings/misspelled-agent-key',
+    title: 'policy misspelled polcy: the approval rule is never silently dropped (a CRITICAL tool would run unasked)',
+    agent: edit(({ policy, ...a }) => odd({ ...a, polcy: policy })),
+    refused: 'polcy is not an agent setting; did you mean "policy"?',
+  },
+  {
+    id: 'settings/unknown-agent-key',
+    title: 'a key the agent does not have (a limit written beside config, not in it): never silently ignored',
+    agent: edit((a) => odd({ ...a, maxStepsPerTurn: 3 })),
+    refused:
+      'maxStepsPerTurn is not an agent setting (the settings: tools, system, prompt, policy, visibility, approver, compactor, checkpoints, claim, errorHandlers, config, secrets)',
+  },
+  {
     id: 'settings/misspelled-retry',
     title: 'retry one letter off: did you mean "retry"',
     agent: edit((a) => ({ ...a, config: odd({ retyr: { jitter: 0 } }) })),
@@ -161,6 +174,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a checkpoint that is a number',
     agent: edit((a) => ({ ...a, checkpoints: [odd(5)] })),
     refused: 'checkpoints[0] must be an object with a name and a run function (got 5)',
+  },
+  {
+    id: 'settings/checkpoint-given-alone',
+    title: 'one checkpoint given alone, not in a list: never silently skipped (the turn would run unchecked)',
+    agent: edit((a) => ({ ...a, checkpoints: odd({ name: 'refund-review', run: () => undefined }) })),
+    refused: 'checkpoints must be a list (got an object)',
   },
   {
     id: 'settings/error-handler-without-handle',
@@ -213,6 +232,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'tool_call'] })),
     refused:
       'secrets[1] (9 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
+  },
+  {
+    id: 'settings/secret-a-message-block-type',
+    title: 'a secret that is a word of the messages the model is sent (`tool_result`, the block a tool’s result goes back in), not of the log',
+    agent: edit((a) => ({ ...a, secrets: ['sk_live_51Hqexample', 'tool_result'] })),
+    refused:
+      'secrets[1] (11 characters) occurs in a word the loop writes into its records (a field name, status or event type): redacting it would garble every record; a secret must be the credential itself',
   },
   {
     id: 'settings/secret-inside-a-tool-name',
@@ -516,6 +542,18 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'onAskWithoutApprover given as ask (it must settle the call: allow or deny)',
     agent: withPolicy({ onAskWithoutApprover: odd('ask') }),
     refused: 'policy onAskWithoutApprover must be allow or deny (got "ask")',
+  },
+  {
+    id: 'policy/unknown-side-effect',
+    title: 'a deny rule for a side-effect level one letter off (CRITCAL): never a deny that matches nothing',
+    agent: withPolicy({ rules: [{ id: 'no-money', sideEffects: [odd('CRITCAL')], decision: 'deny' }] }),
+    refused: 'policy rule "no-money": sideEffects[0] must be one of NONE, IDEMPOTENT, STATEFUL, CRITICAL (got "CRITCAL")',
+  },
+  {
+    id: 'policy/side-effects-not-a-list',
+    title: 'sideEffects given as one level, not a list',
+    agent: withPolicy({ rules: [{ id: 'no-money', sideEffects: odd('CRITICAL'), decision: 'deny' }] }),
+    refused: 'policy rule "no-money": sideEffects must be a list of side-effect levels (NONE, IDEMPOTENT, STATEFUL, CRITICAL)',
   },
   {
     id: 'policy/zero-approval-timeout',

@@ -151,7 +151,20 @@ function toolResultsCheck(name: string, results: readonly ToolResultEvent[], exp
       ...(want?.output !== undefined ? { output: e.payload.output === undefined ? '(none)' : JSON.stringify(e.payload.output) } : {}),
     };
   });
-  return equalCheck(name, expected, trimmed);
+  const check = equalCheck(name, expected, trimmed);
+  if (check.passed) return check;
+  // Shown when it differs: every result with its call, tool and status, and each field any expected entry asks about —
+  // not only those the entry at its index asks about (a result out of place keeps its code; an extra one its call).
+  const asked = new Set(expected.flatMap((want) => Object.keys(want)));
+  const shown = results.map((e) => ({
+    call: e.payload.callId,
+    tool: e.payload.name,
+    status: e.payload.status,
+    ...(asked.has('code') || e.payload.error !== undefined ? { code: e.payload.error?.error_code ?? null } : {}),
+    ...(asked.has('message') ? { message: e.payload.error?.error_message ?? null } : {}),
+    ...(asked.has('output') ? { output: e.payload.output === undefined ? '(none)' : JSON.stringify(e.payload.output) } : {}),
+  }));
+  return { ...check, message: `expected ${JSON.stringify(expected)}, got ${JSON.stringify(shown)}`, actual: shown };
 }
 
 /** One turn of the final log, by its number: its outcome, reply, trace, requests and tool results. */

@@ -59,6 +59,7 @@ import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
 import { toolsTimeOutAsDeclared } from './tools-time-out-as-declared.ts';
+import { toolsAloneUnlessParallelSafe } from './tools-alone-unless-parallel-safe.ts';
 import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts';
 import { toolRetriesFollowPolicy } from './tool-retries-follow-policy.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
@@ -118,6 +119,7 @@ export const INVARIANTS: readonly Invariant[] = [
   startedCallsStayUnknown,
   toolsToldToStop,
   toolsTimeOutAsDeclared,
+  toolsAloneUnlessParallelSafe,
   failuresNotRetriedWhenTold,
   toolRetriesFollowPolicy,
   sideEffectsTold,

@@ -24,7 +24,7 @@
  * load: see `takeCommit` in event-log.ts), so nothing else can append a payload
  * that did not pass a builder or the generic copy.
  */
-import type { AssistantBlock, ModelDelta, ModelResult, ToolSpec, Usage } from '../model/client.ts';
+import { TRANSPORT_ERROR_KINDS, type AssistantBlock, type ModelDelta, type ModelResult, type ToolSpec, type Usage } from '../model/client.ts';
 import { assertNever, type Outcome } from '../outcome.ts';
 import type { Redactor } from '../redact/index.ts';
 import type { EventPayload, EventType, Intent } from './catalogue.ts';
@@ -244,6 +244,8 @@ export function summarizeResult(result: ModelResult, redact: (text: string) => s
     case 'context_window_exceeded':
       return { ...base, at: result.at, message: redact(result.message) };
     case 'transport_error':
+      // A team's own client may answer a kind the loop does not know: refused here, not stored where no reader accepts it.
+      if (!(TRANSPORT_ERROR_KINDS as readonly string[]).includes(result.kind)) return assertNever(result.kind as never, 'transport error kind');
       return {
         ...base,
         kind: result.kind,

@@ -65,7 +65,13 @@ export function decodeRecord(record: EventRecord, where: string, expectedSeq: nu
   }
 
   const schema = EVENT_SCHEMAS[record.type as keyof typeof EVENT_SCHEMAS];
-  const parsed = schema.safeParse(record.payload);
+  let parsed: ReturnType<typeof schema.safeParse>;
+  try {
+    parsed = schema.safeParse(record.payload);
+  } catch (error) {
+    // A store's object that throws as it is read (a lazily loaded column once its connection is gone): named as any refusal.
+    throw new LogReadError(where, record.seq, error instanceof Error ? error.message : String(error));
+  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.length ? issue.path.join('.') : '(payload)';

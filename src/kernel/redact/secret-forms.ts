@@ -61,25 +61,34 @@ function base64Cores(secret: string): string[] {
 
 /**
  * A pattern for the secret with any of its characters written as itself, as
- * its UTF-8 bytes `%HH` each, or as its UTF-16 units `\uHHHH` each (with any
+ * its UTF-8 bytes `%HH` each (or, for a latin1 character outside ASCII, its one
+ * latin1 byte `%HH`), or as its UTF-16 units `\uHHHH` each (with any
  * number of backslashes): a partly or wholly URL-encoded or JSON-escaped copy
- * (Go escapes `<>&`, Python's `ensure_ascii` everything outside ASCII).
+ * (Go escapes `<>&`, Python's `ensure_ascii` everything outside ASCII; PHP's
+ * `urlencode` of an ISO-8859-1 string writes `ü` as `%FC`).
  */
 function escapedPattern(secret: string): RegExp | undefined {
   if (secret.length < MIN_ENCODED_LENGTH) return undefined;
   const parts = [...secret].map((c) => {
-    const { percent, units } = encodingsOf(c);
-    return `(?:${escapeRegex(c)}|${percent}|${units.map((u) => `\\\\+u${u}`).join('')})`;
+    const { percents, units } = encodingsOf(c);
+    return `(?:${escapeRegex(c)}|${percents.join('|')}|${units.map((u) => `\\\\+u${u}`).join('')})`;
   });
   return new RegExp(parts.join(''), 'gi');
 }
 
-/** One character's escaped spellings: its UTF-8 bytes as `%hh…` and its UTF-16 units as 4 hex digits each (lower case). */
-function encodingsOf(c: string): { readonly percent: string; readonly units: readonly string[] } {
-  const percent = [...Buffer.from(c, 'utf8')].map((b) => `%${hex2(b)}`).join('');
+/**
+ * One character's escaped spellings: its UTF-8 bytes as `%hh…` (and, for a
+ * character of latin1 outside ASCII, U+0080–U+00FF, its one latin1 byte `%hh`,
+ * which a run of escapes that is not UTF-8 is read as) and its UTF-16 units as
+ * 4 hex digits each (lower case).
+ */
+function encodingsOf(c: string): { readonly percents: readonly string[]; readonly units: readonly string[] } {
+  const utf8 = [...Buffer.from(c, 'utf8')].map((b) => `%${hex2(b)}`).join('');
+  const code = c.charCodeAt(0);
+  const percents = c.length === 1 && code >= 0x80 && code <= 0xff ? [utf8, `%${hex2(code)}`] : [utf8];
   const units: string[] = [];
   for (let i = 0; i < c.length; i++) units.push(c.charCodeAt(i).toString(16).padStart(4, '0'));
-  return { percent, units };
+  return { percents, units };
 }
 
 /** Could `text` hold an escaped form (a `%` or a backslash)? */
@@ -137,8 +146,9 @@ function beginsEscaped(tail: string, secret: string): boolean {
     if (j >= tail.length) return true; // the tail is used up: the rest of a form may follow
     if (i >= chars.length) return false; // a whole form with more after it: found whole, not held
     const c = chars[i]!;
-    const { percent, units } = encodingsOf(c);
-    for (const end of [spelled(j, c.toLowerCase()), tail[j] === '%' ? spelled(j, percent) : -1, unitsFrom(j, units)]) {
+    const { percents, units } = encodingsOf(c);
+    const escapes = tail[j] === '%' ? percents.map((percent) => spelled(j, percent)) : [];
+    for (const end of [spelled(j, c.toLowerCase()), ...escapes, unitsFrom(j, units)]) {
       if (end < 0) continue;
       if (end >= tail.length || from(i + 1, end)) return true;
     }

@@ -51,6 +51,7 @@ export interface RuleVerdict {
 }
 
 const STRICTNESS: Record<PolicyVerdict, number> = { allow: 0, ask: 1, deny: 2 };
+const LEVELS: readonly SideEffect[] = ['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'];
 
 export function checkPolicy(policy: ToolPolicy): void {
   const verdicts = ['allow', 'deny', 'ask'];
@@ -63,6 +64,13 @@ export function checkPolicy(policy: ToolPolicy): void {
     if (!verdicts.includes(rule.decision)) throw new Error(`${where}: decision must be allow, deny or ask (got ${JSON.stringify(rule.decision)})`);
     if (rule.tools !== undefined && (!Array.isArray(rule.tools) || rule.tools.some((t) => typeof t !== 'string' || t === ''))) {
       throw new Error(`${where}: tools must be a list of non-empty tool names or patterns`);
+    }
+    if (rule.sideEffects !== undefined) {
+      // A level one letter off (CRITCAL) would match no call: a deny that never denies.
+      if (!Array.isArray(rule.sideEffects)) throw new Error(`${where}: sideEffects must be a list of side-effect levels (${LEVELS.join(', ')})`);
+      rule.sideEffects.forEach((level, j) => {
+        if (!LEVELS.includes(level)) throw new Error(`${where}: sideEffects[${j}] must be one of ${LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
+      });
     }
     if (rule.when !== undefined && typeof rule.when !== 'function') throw new Error(`${where}: when must be a function`);
   });
