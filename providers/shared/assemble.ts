@@ -59,10 +59,6 @@ export function appendText(collected: Collected, text: string): void {
   else collected.blocks.push({ type: 'text', text });
 }
 
-export function collectedCalls(collected: Collected): CollectedCall[] {
-  return collected.blocks.filter((b): b is CollectedCall => b.type === 'tool_call');
-}
-
 function strictJson(text: string): boolean {
   try {
     JSON.parse(text);

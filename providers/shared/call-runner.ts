@@ -23,8 +23,6 @@ export interface CallContext {
   emit(delta: ModelDelta): void;
   /** Where the call is: before the response arrived, or reading its stream. */
   phase: CallPhase;
-  /** Set when the caller aborted or the deadline passed, before the call settled. */
-  readonly interruption: Interruption | undefined;
   /**
    * Usage the provider reported so far (e.g. in message_start), kept on a result
    * that ends the call early: those tokens were spent.
@@ -93,9 +91,6 @@ export async function runModelCall(
   const ctx: CallContext = {
     signal: controller.signal,
     phase: 'request',
-    get interruption() {
-      return interruption;
-    },
     emit(delta) {
       if (settled || interruption || !onDelta) return;
       if (scrubbed) for (const out of scrubbed.push(delta)) deliver(out);

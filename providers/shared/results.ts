@@ -22,10 +22,3 @@ export function transportFailure(
 export function overflowAtRequest(message: string): ModelResult {
   return { type: 'context_window_exceeded', at: 'request', content: [], message };
 }
-
-/** Drops keys whose value is undefined (shallow). */
-export function compact<T extends object>(value: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = v;
-  return out as T;
-}

@@ -61,6 +61,34 @@ function ordered(): CheckResult[] {
   return checks;
 }
 
+/** The other side: messages the check must refuse, with the message and the problem a developer reads. */
+function refused(): CheckResult[] {
+  const result = (id: string) => ({ type: 'tool_result' as const, callId: id, status: 'ok' as const, content: '{}' });
+  const rows: [string, Parameters<typeof checkToolPairing>[0], string][] = [
+    [
+      'text left after a call (not normalized)',
+      [
+        { role: 'assistant', content: [call('a'), text('Checking it now.')] },
+        { role: 'user', content: [result('a')] },
+      ],
+      'message 0: text after a tool call in the same assistant message',
+    ],
+    [
+      'calls of the last message with no result',
+      [
+        { role: 'user', content: [{ type: 'text', text: 'Where is ORD-1001?' }] },
+        { role: 'assistant', content: [call('a'), call('b')] },
+      ],
+      'message 1: tool calls a, b have no result',
+    ],
+  ];
+  return rows.map(([name, messages, expected]) => {
+    const violation = checkToolPairing(messages);
+    const actual = violation === undefined ? 'no violation' : `message ${violation.messageIndex}: ${violation.problem}`;
+    return { name, passed: actual === expected, message: actual, expected, actual };
+  });
+}
+
 export function assistantContentCases(): Case[] {
   return [
     checksCase(
@@ -70,6 +98,14 @@ export function assistantContentCases(): Case[] {
         file: 'src/harness/assistant-content-cases.ts',
       },
       ordered,
+    ),
+    checksCase(
+      {
+        id: 'contract:assistant-content/unpaired-messages-refused',
+        title: 'assistant content: checkToolPairing refuses text after a call and calls left without results, naming the message',
+        file: 'src/harness/assistant-content-cases.ts',
+      },
+      refused,
     ),
   ];
 }

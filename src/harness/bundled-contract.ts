@@ -28,6 +28,10 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { clientUsageCases },
     { cancelSignalCases },
     { longHistoryCases },
+    { toolExecutorCases },
+    { promptAssemblerCases },
+    { loopDepsCases },
+    { traceApiCases },
     { outcomeCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
@@ -48,6 +52,10 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./client-usage-cases.ts'),
     import('./cancel-signal-cases.ts'),
     import('./long-history-cases.ts'),
+    import('./tool-executor-cases.ts'),
+    import('./prompt-assembler-cases.ts'),
+    import('./loop-deps-cases.ts'),
+    import('./trace-api-cases.ts'),
     import('./outcome-cases.ts'),
   ]);
   return () => [
@@ -69,6 +77,10 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...clientUsageCases(),
     ...cancelSignalCases(),
     ...longHistoryCases(),
+    ...toolExecutorCases(),
+    ...promptAssemblerCases(),
+    ...loopDepsCases(),
+    ...traceApiCases(),
     ...outcomeCases(),
   ];
 }

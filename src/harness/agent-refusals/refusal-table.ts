@@ -329,6 +329,37 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'tool "count_items": input schema changes the arguments it validates (a .transform() at items): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
   },
   {
+    id: 'tool/transform-in-a-tuple-item',
+    title: 'a transform in the second item of a tuple (a date range given as two strings)',
+    agent: withTool(tool('list_orders', 'NONE', { input: z.object({ range: z.tuple([z.string(), z.string().transform((s) => new Date(s).getTime())]) }) })),
+    refused:
+      'tool "list_orders": input schema changes the arguments it validates (a .transform() at range[1]): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
+    id: 'tool/transform-in-a-tuple-rest',
+    title: "a transform in a tuple's rest items",
+    agent: withTool(
+      tool('list_orders', 'NONE', {
+        input: z.object({
+          ids: z.tuple(
+            [z.string()],
+            z.string().transform((s) => s.toUpperCase()),
+          ),
+        }),
+      }),
+    ),
+    refused:
+      'tool "list_orders": input schema changes the arguments it validates (a .transform() at ids[]): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
+    // A recursive schema whose getter reads a module not loaded yet: the check must name the tool and the error, not crash.
+    id: 'tool/lazy-getter-throws',
+    title: 'an input schema with a z.lazy() whose getter throws',
+    // Built afresh for each build path: zod keeps a lazy's first answer, so a second conversion would report its own error.
+    agent: () => withTool(tool('list_orders', 'NONE', { input: z.object({ filter: z.lazy(() => odd<{ node: z.ZodType }>(undefined).node) }) }))(),
+    refused: 'tool "list_orders": input schema cannot be expressed as JSON Schema: Cannot read properties of undefined (reading \'node\')',
+  },
+  {
     id: 'tool/transform-piped-on',
     title: 'a transform piped into another schema, nested in an array',
     agent: withTool(tool('count_items', 'NONE', { input: z.object({ lines: z.array(z.object({ qty: z.string().transform(Number).pipe(z.number()) })) }) })),
@@ -488,6 +519,31 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'policy rule "r": decision must be allow, deny or ask (got "block")',
   },
   {
+    // A YAML rule written `tools: issue_refund` (one string, not a list): matched letter by letter it would match nothing.
+    id: 'policy/rule-tools-not-a-list',
+    title: 'a rule whose tools is one string, not a list',
+    agent: withPolicy({ rules: [{ id: 'r', tools: odd('issue_refund'), decision: 'ask' }] }),
+    refused: 'policy rule "r": tools must be a list of non-empty tool names or patterns',
+  },
+  {
+    id: 'policy/rule-when-not-a-function',
+    title: 'a rule whose when is a value, not a predicate on the arguments',
+    agent: withPolicy({ rules: [{ id: 'big-refunds', tools: ['issue_refund'], decision: 'ask', when: odd({ amount: { gt: 100 } }) }] }),
+    refused: 'policy rule "big-refunds": when must be a function',
+  },
+  {
+    id: 'policy/unknown-default',
+    title: 'a default that is not allow, deny or ask',
+    agent: withPolicy({ default: odd('block') }),
+    refused: 'policy default must be allow, deny or ask (got "block")',
+  },
+  {
+    id: 'policy/unknown-ask-without-approver',
+    title: 'onAskWithoutApprover given as ask (it must settle the call: allow or deny)',
+    agent: withPolicy({ onAskWithoutApprover: odd('ask') }),
+    refused: 'policy onAskWithoutApprover must be allow or deny (got "ask")',
+  },
+  {
     id: 'policy/unknown-side-effect',
     title: 'a deny rule for a side-effect level one letter off (CRITCAL): never a deny that matches nothing',
     agent: withPolicy({ rules: [{ id: 'no-money', sideEffects: [odd('CRITCAL')], decision: 'deny' }] }),
@@ -516,6 +572,27 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a deny given as one string',
     agent: withLayers([odd({ name: 'global', deny: 'send_receipt' })]),
     refused: 'visibility layer "global": deny must be a list of non-empty tool names or patterns',
+  },
+  {
+    // One tool for two kinds of change, as a discriminated union: its JSON Schema is an anyOf, not an object.
+    id: 'tool/input-a-union-of-objects',
+    title: 'a tool whose input is a discriminated union of objects, not one object',
+    agent: withTool(
+      tool('change_order', 'STATEFUL', {
+        input: z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('address'), order: z.string() }),
+          z.object({ kind: z.literal('cancel'), order: z.string() }),
+        ]),
+      }),
+    ),
+    refused: 'tool "change_order": input schema must describe an object (providers require object arguments)',
+  },
+  {
+    // zod builds the JSON Schema the model is offered; a date has none (the model sends text): refused, naming zod's reason.
+    id: 'tool/input-a-date',
+    title: 'a tool whose input holds a z.date(), which no JSON Schema can express',
+    agent: withTool(tool('schedule_pickup', 'STATEFUL', { input: z.object({ order: z.string(), day: z.date() }) })),
+    refused: 'tool "schedule_pickup": input schema cannot be expressed as JSON Schema: Date cannot be represented in JSON Schema',
   },
   // --- more than one problem: the check lists each (deps.ts agentToolProblems) ---
   {

@@ -357,7 +357,7 @@ export class WorldStore {
    */
   #appendAtOnce(conversationId: string, records: readonly EventRecord[], options?: StoreAppendOptions): Promise<void> | undefined {
     const attempt = this.#attempts + 1;
-    if (this.#track !== undefined || this.#failWriteAheads.size > 0 || this.#failReceipts.size > 0) return undefined;
+    if (this.#track !== undefined || this.#failWriteAheads.size > 0 || this.#failReceipts.size > 0 || this.#ahead.has(conversationId)) return undefined;
     if (this.#failAppends.has(attempt) || this.#slowAppends.has(attempt) || this.#tornAppends.has(attempt)) return undefined;
     this.#attempts = attempt;
     this.#written.add(conversationId);
@@ -393,37 +393,57 @@ export class WorldStore {
     const attempt = ++this.#attempts;
     this.#written.add(conversationId);
     const slow = this.#slowAppends.get(attempt);
-    if (slow !== undefined && this.#sleep) {
-      this.#faults.record(`store append ${attempt} in flight for ${slow} ms`);
-      await this.#sleep(slow); // on its way to the store: not yet handed over
+    // A store applies a conversation's batches in the order they were handed over (docs/storage.md): a write behind
+    // a slow one waits for it to land or fail, as it would in a store's queue — it never overtakes it.
+    const ahead = this.#ahead.get(conversationId);
+    let landed: (() => void) | undefined;
+    if (ahead !== undefined || (slow !== undefined && this.#sleep)) {
+      const gate = Promise.withResolvers<void>();
+      landed = gate.resolve;
+      this.#ahead.set(conversationId, gate.promise);
+      void gate.promise.then(() => {
+        if (this.#ahead.get(conversationId) === gate.promise) this.#ahead.delete(conversationId);
+      });
     }
-    if (this.#failAppends.has(attempt)) {
-      this.#faults.record(`store append ${attempt} fails`);
-      this.#failed.push(attempt);
-      throw new Error(`injected store failure on append ${attempt}`);
+    try {
+      if (ahead !== undefined) await ahead;
+      if (slow !== undefined && this.#sleep) {
+        this.#faults.record(`store append ${attempt} in flight for ${slow} ms`);
+        await this.#sleep(slow); // on its way to the store: not yet handed over
+      }
+      if (this.#failAppends.has(attempt)) {
+        this.#faults.record(`store append ${attempt} fails`);
+        this.#failed.push(attempt);
+        throw new Error(`injected store failure on append ${attempt}`);
+      }
+      const writeAhead = this.#failWriteAheads.size > 0 ? this.#refusedWriteAhead(records) : undefined;
+      if (writeAhead !== undefined) {
+        this.#faults.record(`store append ${attempt} fails (write-ahead ${writeAhead})`);
+        this.#failed.push(attempt);
+        throw new Error(`injected store failure on append ${attempt}: write-ahead ${writeAhead}`);
+      }
+      const receipt = this.#failReceipts.size > 0 ? this.#refusedReceipt(records) : undefined;
+      if (receipt !== undefined) {
+        this.#faults.record(`store append ${attempt} fails (receipt ${receipt})`);
+        this.#failed.push(attempt);
+        throw new Error(`injected store failure on append ${attempt}: receipt ${receipt}`);
+      }
+      const keep = this.#tornAppends.get(attempt);
+      if (keep !== undefined && keep < records.length) {
+        this.#faults.record(`store append ${attempt} torn: ${keep} of ${records.length} record(s) stored`);
+        this.#failed.push(attempt);
+        this.#torn.push(attempt);
+        if (keep > 0) await this.#inFlight(this.store.append(conversationId, records.slice(0, keep)));
+        throw new Error(`injected torn write on append ${attempt}: ${keep} of ${records.length} record(s) stored, then the write failed`);
+      }
+      await this.#settle(attempt, this.store.append(conversationId, records, options), conversationId, records);
+    } finally {
+      landed?.();
     }
-    const writeAhead = this.#failWriteAheads.size > 0 ? this.#refusedWriteAhead(records) : undefined;
-    if (writeAhead !== undefined) {
-      this.#faults.record(`store append ${attempt} fails (write-ahead ${writeAhead})`);
-      this.#failed.push(attempt);
-      throw new Error(`injected store failure on append ${attempt}: write-ahead ${writeAhead}`);
-    }
-    const receipt = this.#failReceipts.size > 0 ? this.#refusedReceipt(records) : undefined;
-    if (receipt !== undefined) {
-      this.#faults.record(`store append ${attempt} fails (receipt ${receipt})`);
-      this.#failed.push(attempt);
-      throw new Error(`injected store failure on append ${attempt}: receipt ${receipt}`);
-    }
-    const keep = this.#tornAppends.get(attempt);
-    if (keep !== undefined && keep < records.length) {
-      this.#faults.record(`store append ${attempt} torn: ${keep} of ${records.length} record(s) stored`);
-      this.#failed.push(attempt);
-      this.#torn.push(attempt);
-      if (keep > 0) await this.#inFlight(this.store.append(conversationId, records.slice(0, keep)));
-      throw new Error(`injected torn write on append ${attempt}: ${keep} of ${records.length} record(s) stored, then the write failed`);
-    }
-    await this.#settle(attempt, this.store.append(conversationId, records, options), conversationId, records);
   }
+
+  /** Per conversation, when the last write that waits (a slow one, or one behind it) has landed or failed. */
+  readonly #ahead = new Map<string, Promise<void>>();
 }
 
 /** A call's start record the loop must store before it runs the call. */

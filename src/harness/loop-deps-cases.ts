@@ -1,0 +1,341 @@
+/**
+ * The loop's own dependencies breaking their contract by throwing at once, as
+ * cases of `loopgate run`: `contract:loop-deps/<id>`.
+ *
+ * A `ModelClient`, a tool executor (`LoopDepsInput.tools`), the host's
+ * `persist` and a `TurnTracing` are a team's code handed to `loopDeps`. Each may
+ * be a plain function that throws instead of returning a rejected promise (a
+ * client checking its configuration before its first `await`, a persist that
+ * refuses a closed connection, an exporter whose `begin` fails). The bundled
+ * clients, executor, stores and tracing all reject or never fail, so no scenario
+ * reaches these paths. Checked: the loop never throws, and each ends as its
+ * asynchronous twin does — a client's throw as its rejection, an executor's as
+ * an answered call (PIPELINE_ERROR) and a turn that goes on, a persist's as
+ * `failed{persistence}`, a tracing hook's not at all (the turn replies with a
+ * trace of its own).
+ */
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import {
+  AgentLoop,
+  agentTools,
+  createRedactor,
+  defineTool,
+  EventLog,
+  loopDeps,
+  Tracer,
+  type Agent,
+  type LoopDepsInput,
+  type ModelClient,
+  type ToolExecutor,
+  type TurnResult,
+} from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+import { z } from 'zod';
+
+const FILE = 'src/harness/loop-deps-cases.ts';
+
+const label = (r: TurnResult | undefined): string => {
+  const o = r?.outcome;
+  if (!o) return '(no turn)';
+  return o.kind === 'failed' ? `failed{${o.reason}}: ${o.detail ?? ''}` : o.kind;
+};
+
+async function oneTurn(input: Omit<LoopDepsInput, 'log'>, clock: VirtualClock): Promise<{ result: TurnResult | undefined; log: EventLog; threw: unknown }> {
+  const log = new EventLog(clock);
+  try {
+    const loop = new AgentLoop(loopDeps({ ...input, log, clock }));
+    loop.send('Where is ORD-1001?', { id: 'ask' });
+    const [result] = await loop.drain();
+    return { result, log, threw: undefined };
+  } catch (error) {
+    return { result: undefined, log, threw: error };
+  }
+}
+
+const check = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
+
+async function clientThrowsAtOnce(): Promise<CheckResult[]> {
+  const failure = () => new Error('client misconfigured: no API key');
+  const throwing: ModelClient = {
+    name: 'team:sync',
+    call: () => {
+      throw failure();
+    },
+  };
+  const rejecting: ModelClient = { name: 'team:async', call: async () => Promise.reject(failure()) };
+  // No retries: the retry tiers would wait on the virtual clock, and are the same for both.
+  const config = {
+    retry: { immediateRetries: 0, immediateDelayMs: 1_000, backoffRetries: 0, backoffBaseMs: 2_000, backoffMaxMs: 8_000, jitter: 0, maxRetryAfterMs: 60_000 },
+  };
+  const sync = await oneTurn({ model: throwing, config }, new VirtualClock());
+  const async_ = await oneTurn({ model: rejecting, config }, new VirtualClock());
+  return [
+    check('the loop did not throw', sync.threw === undefined, String(sync.threw ?? 'no throw'), 'no throw'),
+    check('the turn failed', sync.result?.outcome.kind === 'failed', label(sync.result), 'failed'),
+    check('ends as the rejecting client does', label(sync.result) === label(async_.result), label(sync.result), label(async_.result)),
+  ];
+}
+
+async function executorThrowsAtOnce(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'lookup_order',
+        description: 'Look an order up.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'NONE',
+        run: () => ({ status: 'shipped' }),
+      }),
+    ],
+  };
+  const inner = agentTools(agent, createRedactor());
+  // The team's wrapper checks a quota before it hands the call on, and throws instead of rejecting.
+  const tools: ToolExecutor = {
+    specs: () => inner.specs(),
+    parallelSafe: (name) => inner.parallelSafe(name),
+    execute: () => {
+      throw new Error('tool quota service unreachable');
+    },
+  };
+  const model = new ScriptedModelClient([toolUse([call('look', 'lookup_order', { order_id: 'ORD-1001' })]), reply('I could not look it up just now.')], {
+    clock,
+  });
+  const got = await oneTurn({ model, agent, tools }, clock);
+  const results = got.log.events
+    .filter((e) => e.type === 'tool.result')
+    .map((e) => e.payload as { status: string; error?: { error_code: string; error_message: string } });
+  const r = results[0];
+  const line = r ? `${r.status} / ${r.error?.error_code ?? '-'}: ${r.error?.error_message ?? ''}` : '(no result)';
+  return [
+    check('the loop did not throw', got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
+    check('the turn went on and replied', got.result?.outcome.kind === 'replied', label(got.result), 'replied'),
+    check(
+      'the call answered PIPELINE_ERROR with the reason',
+      results.length === 1 && r?.error?.error_code === 'PIPELINE_ERROR' && r.error.error_message.includes('tool quota service unreachable'),
+      line,
+      'one result, PIPELINE_ERROR: tool pipeline error: tool quota service unreachable',
+    ),
+  ];
+}
+
+async function persistThrowsAtOnce(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  // Before the model is asked (the turn's opening barrier), then only when the turn closes.
+  for (const when of ['open', 'close'] as const) {
+    const clock = new VirtualClock();
+    const model = new ScriptedModelClient([reply('It shipped on Monday.')], { clock });
+    const got = await oneTurn(
+      {
+        model,
+        persist: (durability) => {
+          if (when === 'open' || (durability === 'barrier' && model.requests.length > 0)) throw new Error('connection closed');
+          return Promise.resolve();
+        },
+      },
+      clock,
+    );
+    const o = got.result?.outcome;
+    const requests = when === 'open' ? 0 : 1;
+    checks.push(
+      check(`${when}: the loop did not throw`, got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
+      check(
+        `${when}: failed{persistence}, naming the error`,
+        o?.kind === 'failed' && o.reason === 'persistence' && (o.detail ?? '').includes('connection closed'),
+        label(got.result),
+        'failed{persistence}: …connection closed…',
+      ),
+      check(`${when}: ${requests} request(s)`, model.requests.length === requests, `${model.requests.length} request(s)`, `${requests} request(s)`),
+    );
+  }
+  return checks;
+}
+
+async function tracingThrows(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  for (const broken of ['begin', 'finish'] as const) {
+    const clock = new VirtualClock();
+    const model = new ScriptedModelClient([reply('It shipped on Monday.')], { clock });
+    const redact = createRedactor();
+    const tracing = {
+      begin: (turn: number) => {
+        if (broken === 'begin') throw new Error('exporter not started');
+        return new Tracer({ clock, traceId: `team-${turn}`, redact });
+      },
+      finish: (tracer: Tracer) => {
+        if (broken === 'finish') throw new Error('exporter queue full');
+        return tracer.end();
+      },
+    };
+    const got = await oneTurn({ model, tracing }, clock);
+    const spans = got.result?.trace.spans.map((s) => `${s.kind}:${s.status}`).join(', ') ?? '(no trace)';
+    checks.push(
+      check(`${broken} throws: the loop did not throw`, got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
+      check(`${broken} throws: replied`, got.result?.outcome.kind === 'replied' && got.result.reply === 'It shipped on Monday.', label(got.result), 'replied'),
+      check(`${broken} throws: the turn's trace is whole`, spans === 'turn:ok, model_call:ok', spans, 'turn:ok, model_call:ok'),
+    );
+  }
+  return checks;
+}
+
+async function checkpointThrows(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  // The agent's checkpoint reads a to-do service that is down: it throws (an async hook rejects, a plain one throws at once).
+  const checks: CheckResult[] = [];
+  for (const kind of ['rejects', 'throws'] as const) {
+    const hook = {
+      name: 'open-todos',
+      run:
+        kind === 'rejects'
+          ? async () => Promise.reject(new Error('todo service down'))
+          : () => {
+              throw new Error('todo service down');
+            },
+    };
+    const m = new ScriptedModelClient([reply('It shipped on Monday.')], { clock });
+    const got = await oneTurn({ model: m, agent: { checkpoints: [hook] } }, clock);
+    const span = got.result?.trace.spans.find((x) => x.kind === 'checkpoint');
+    const seen = span ? `${span.status} ${JSON.stringify(span.attributes['error'] ?? null)}` : '(no checkpoint span)';
+    checks.push(
+      check(
+        `${kind}: replied, not extended`,
+        got.result?.outcome.kind === 'replied' && m.requests.length === 1,
+        `${label(got.result)}, ${m.requests.length} request(s)`,
+        'replied, 1 request(s)',
+      ),
+      check(
+        `${kind}: the checkpoint span is an error naming it`,
+        seen.startsWith('error') && seen.includes('todo service down'),
+        seen,
+        'error "…todo service down…"',
+      ),
+    );
+  }
+  return checks;
+}
+
+/** Outside the types (plain JavaScript, or a cast): a result or a decision the loop has no case for. */
+async function unknownShapes(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const odd = <T>(value: unknown): T => value as T;
+  // A client written against a newer protocol: a result type this loop does not know.
+  const newer: ModelClient = {
+    name: 'team:newer',
+    call: async () => odd({ type: 'reasoning_only', text: 'thinking…', usage: { inputTokens: 3, outputTokens: 2 } }),
+  };
+  // An error handler that answers an action the loop has none of.
+  const pausing = { name: 'pause-on-outage', handle: async () => odd<undefined>({ action: 'pause', detail: 'wait for ops' }) };
+  const failing: ModelClient = { name: 'team:down', call: async () => ({ type: 'transport_error', kind: 'server_error', message: 'upstream 503' }) };
+  const a = await oneTurn({ model: newer }, clock);
+  const b = await oneTurn({ model: failing, agent: { errorHandlers: [pausing] } }, clock);
+  const rows: [string, typeof a, string][] = [
+    ['a result of an unknown type', a, 'failed{internal}: Error: unhandled model result: {"type":"reasoning_only"'],
+    ['an error decision of an unknown action', b, 'failed{internal}: Error: unhandled error decision: {"action":"pause"'],
+  ];
+  return rows.flatMap(([name, got, want]) => [
+    check(`${name}: the loop did not throw`, got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
+    check(`${name}: failed{internal}, naming what came back`, label(got.result).startsWith(want), label(got.result), `${want}…`),
+  ]);
+}
+
+/**
+ * The loop's own message (a side-effect notice) taken by a turn whose steps the store then refuses:
+ * it goes back to the inbox, the log saying why, and reaches the next turn.
+ */
+async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  let refunds = 0;
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'issue_refund',
+        description: 'Refund an order.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => {
+          refunds++;
+          return { refunded: true };
+        },
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient(
+    [
+      toolUse([call('refund', 'issue_refund', { order_id: 'ORD-1001' })]),
+      { type: 'unknown', stopReason: 'pause_turn', content: [], text: '' },
+      reply('Your refund is done.'),
+      reply('Yes, the refund of ORD-1001 is done.'),
+    ],
+    { clock },
+  );
+  let refused = false;
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(
+    loopDeps({
+      log,
+      model,
+      agent,
+      clock,
+      // The store refuses one write: the first barrier after the second turn's request (that turn's steps, at its close).
+      persist: async (durability) => {
+        if (!refused && durability === 'barrier' && model.requests.length === 3) {
+          refused = true;
+          throw new Error('disk full');
+        }
+      },
+    }),
+  );
+  const outcomes: string[] = [];
+  for (const text of ['Please refund ORD-1001.', 'Hello?', 'Is the refund done?']) {
+    loop.send(text, { id: text });
+    for (const r of await loop.drain()) outcomes.push(label(r));
+  }
+  const returned = log.events.filter((e) => e.type === 'inbox.returned').map((e) => (e.payload as { reason: string }).reason);
+  const lastSystemOrUser = JSON.stringify(model.requests.at(-1)?.messages.at(-1) ?? null);
+  const want = "the turn's steps could not be stored; the loop's own messages go back";
+  return [
+    check(
+      'outcomes',
+      outcomes.join(' | ').startsWith('failed{unknown_stop_reason}') && outcomes[1]?.startsWith('failed{persistence}') === true && outcomes[2] === 'replied',
+      outcomes.join(' | '),
+      'failed{unknown_stop_reason} | failed{persistence} | replied',
+    ),
+    check(
+      'the notice goes back, the log saying the steps were not stored',
+      returned.length === 1 && returned[0] === want,
+      returned.join('; ') || '(none)',
+      want,
+    ),
+    check(
+      'the next turn reads the notice',
+      lastSystemOrUser.includes('issue_refund (call refund)'),
+      lastSystemOrUser,
+      'the notice naming issue_refund (call refund)',
+    ),
+    check('the refund ran once', refunds === 1, `ran ${refunds} time(s)`, '1'),
+  ];
+}
+
+export function loopDepsCases(): Case[] {
+  const rows: [string, string, () => Promise<CheckResult[]>][] = [
+    ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
+    ['executor-throws-at-once', "a team's tool executor that throws at once: the call is answered PIPELINE_ERROR and the turn goes on", executorThrowsAtOnce],
+    [
+      'persist-throws-at-once',
+      'a persist that throws at once, before the model is asked or only at the close: failed{persistence}, naming the error',
+      persistThrowsAtOnce,
+    ],
+    ['checkpoint-throws', "an agent's checkpoint that rejects or throws: the turn replies, not extended, its span an error naming why", checkpointThrows],
+    ['unknown-result-or-decision', 'a client result or an error-handler decision of a kind the loop has none of: failed{internal} naming it', unknownShapes],
+    [
+      'notice-back-when-steps-refused',
+      "the loop's own notice taken by a turn whose steps the store refuses: back to the inbox, the log saying why; the next turn reads it",
+      noticeBackWhenStepsRefused,
+    ],
+    ['tracing-throws', "a turn tracing whose begin or finish throws: the turn replies with a whole trace of the loop's own", tracingThrows],
+  ];
+  return rows.map(([id, title, run]) => checksCase({ id: `contract:loop-deps/${id}`, title: `loop deps: ${title}`, file: FILE }, run));
+}

@@ -1,0 +1,67 @@
+/**
+ * A team's own prompt assembler, changed between turns, as a case of
+ * `loopgate run`: `contract:prompt/<id>`.
+ *
+ * `PromptAssembler` is exported and `loopDeps({ prompt })` takes one: a team
+ * registers a fragment for a while (an incident notice, a campaign) and removes
+ * it with the handle `register` returned. The loop builds its prompt from the
+ * agent and never unregisters, so no scenario reaches the handle. What the model
+ * receives is checked here: the fragment is in the system prompt while
+ * registered and gone once unregistered — also after the assembler cached its
+ * all-static prompt — and a stale handle (the id registered again since) removes
+ * nothing.
+ */
+import { reply } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { AgentLoop, EventLog, loopDeps, PromptAssembler } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+const FILE = 'src/harness/prompt-assembler-cases.ts';
+const NOTICE = 'Deliveries to the north are delayed by the storm.';
+const NOTICE_AGAIN = 'Deliveries to the north run again.';
+
+async function fragmentComesAndGoes(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const prompt = new PromptAssembler();
+  prompt.register({ id: 'identity', priority: -100, text: 'You help customers with their orders.' });
+  const model = new ScriptedModelClient([reply('One.'), reply('Two.'), reply('Three.'), reply('Four.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log: new EventLog(clock), model, prompt }));
+  const turn = async (text: string) => {
+    loop.send(text, { id: text });
+    await loop.drain();
+    return model.requests.at(-1)?.system ?? '(no request)';
+  };
+  const first = await turn('Where is my parcel?');
+  const unregister = prompt.register({ id: 'incident', priority: 0, text: NOTICE });
+  const order = prompt.ids().join(', ');
+  const second = await turn('And my other parcel?');
+  unregister();
+  const third = await turn('Any news?');
+  // The id registered again: the first handle is stale and must remove nothing.
+  prompt.register({ id: 'incident', priority: 0, text: NOTICE_AGAIN });
+  unregister();
+  const fourth = await turn('And now?');
+  const row = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
+  return [
+    row('turn 1: no notice', !first.includes(NOTICE), first, 'identity only'),
+    row('ids() in assembly order', order === 'identity, incident', order, 'identity, incident'),
+    row('turn 2: the notice, after the identity', second === `You help customers with their orders.\n\n${NOTICE}`, second, `identity, then ${NOTICE}`),
+    row('turn 3: unregistered, the notice is gone', third === 'You help customers with their orders.', third, 'identity only'),
+    row('turn 4: the stale handle removed nothing', fourth.includes(NOTICE_AGAIN), fourth, `identity, then ${NOTICE_AGAIN}`),
+  ];
+}
+
+export function promptAssemblerCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:prompt/fragment-unregistered-between-turns',
+        title: "prompt: a team's fragment registered for a while reaches the model only while registered; a stale handle removes nothing",
+        file: FILE,
+      },
+      fragmentComesAndGoes,
+    ),
+  ];
+}

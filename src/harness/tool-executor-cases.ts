@@ -1,0 +1,417 @@
+/**
+ * The tool pipeline's public contract, as a team that builds its own executor
+ * meets it, as cases of `loopgate run`: `contract:tool-executor/<id>`.
+ *
+ * `createToolExecutor`, `ToolCallRecorder` and `loopDeps({ toolOptions })` are
+ * exported (src/kernel/tools/index.ts): a team wraps the pipeline in an executor
+ * of its own (`LoopDepsInput.tools`) with a recorder of its own — one writing
+ * the start of a STATEFUL call to its database first, one whose ledger knows the
+ * calls a previous process started. The loop's own recorder never throws and
+ * gives every call a fresh id, so no scenario reaches these paths; what the
+ * recorder contract promises there (types.ts) is checked here directly:
+ *
+ * - a recorder whose `started` throws (not only rejects): the tool does not run,
+ *   the call is failed / NOT_RECORDED, with the recorder's reason;
+ * - a recorder whose ledger says the call id already started: a STATEFUL call is
+ *   unknown / ALREADY_STARTED, not run;
+ * - a recorder whose `alreadyStarted` throws: `execute` still settles (never
+ *   rejects), failed / INTERNAL_ERROR, not run;
+ * - a recorder whose `stored` throws before an approver is asked: no one is
+ *   asked, failed / NOT_RECORDED;
+ * - a repeat whose recorder cannot `describe` the first call: still not run,
+ *   and the model is told the first call started;
+ * - a tool that throws an error with no message: the model reads its name;
+ * - `toolOptions.defaultMaxRetries` that is not an integer: refused, naming it.
+ */
+import { z } from 'zod';
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import {
+  AgentLoop,
+  createToolExecutor,
+  defineTool,
+  EventLog,
+  loopDeps,
+  ToolRegistry,
+  type AnyToolDeclaration,
+  type SettledToolCall,
+  type ToolCallRecorder,
+  type ToolExecutionContext,
+  type SpanHandle,
+  Tracer,
+  decide,
+} from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+const FILE = 'src/harness/tool-executor-cases.ts';
+const check = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
+
+/** A STATEFUL refund tool that counts its runs, and a NONE lookup that throws a bare error. */
+function tools(): { runs: { refund: number; lookup: number; tag: number }; declarations: AnyToolDeclaration[] } {
+  const runs = { refund: 0, lookup: 0, tag: 0 };
+  const declarations = [
+    defineTool({
+      name: 'issue_refund',
+      description: 'Refund an order.',
+      input: z.object({ order_id: z.string(), amount: z.number() }),
+      sideEffect: 'STATEFUL',
+      run: () => {
+        runs.refund++;
+        return { refunded: true };
+      },
+    }),
+    defineTool({
+      name: 'lookup_order',
+      description: 'Look an order up.',
+      input: z.object({ order_id: z.string() }),
+      sideEffect: 'NONE',
+      maxRetries: 0,
+      run: () => {
+        runs.lookup++;
+        // A library that throws a bare error: no message, only its class.
+        throw new RangeError();
+      },
+    }),
+    defineTool({
+      name: 'tag_orders',
+      description: 'Put a label on many orders at once.',
+      input: z.strictObject({
+        orders: z.array(z.object({ id: z.string() })),
+        label: z.union([z.string(), z.number()]),
+        code: z.union([z.string().regex(/^[A-Z]{3}$/), z.string().regex(/^\d{6}$/)]).optional(),
+      }),
+      sideEffect: 'IDEMPOTENT',
+      run: (args) => {
+        runs.tag++;
+        return { tagged: args.orders.length };
+      },
+    }),
+  ] as AnyToolDeclaration[];
+  return { runs, declarations };
+}
+
+/** A recorder that keeps nothing, with the given parts replaced. */
+function recorder(over: Partial<ToolCallRecorder> = {}): ToolCallRecorder {
+  return { policy: () => {}, started: () => {}, alreadyStarted: () => false, ...over };
+}
+
+const REFUND = { id: 'r1', name: 'issue_refund', args: { order_id: 'ORD-1001', amount: 120 } };
+
+async function runOne(
+  over: Partial<ToolCallRecorder>,
+  extra: { call?: { id: string; name: string; args: unknown }; repeatOf?: string; ask?: boolean; trace?: SpanHandle } = {},
+): Promise<{ settled: SettledToolCall | undefined; rejected: unknown; runs: { refund: number; lookup: number; tag: number }; asked: number }> {
+  const { runs, declarations } = tools();
+  let asked = 0;
+  const executor = createToolExecutor({
+    registry: new ToolRegistry(declarations),
+    ...(extra.ask
+      ? {
+          policy: { rules: [{ id: 'refunds-ask', tools: ['issue_refund'], decision: 'ask' as const }] },
+          approver: {
+            approve: async () => {
+              asked++;
+              return 'approve' as const;
+            },
+          },
+        }
+      : {}),
+  });
+  const ctx: ToolExecutionContext = {
+    signal: new AbortController().signal,
+    clock: new VirtualClock(),
+    recorder: recorder(over),
+    ...(extra.repeatOf !== undefined ? { repeatOf: extra.repeatOf } : {}),
+    ...(extra.trace !== undefined ? { trace: extra.trace } : {}),
+  };
+  try {
+    const settled = await executor.execute(extra.call ?? REFUND, ctx);
+    return { settled, rejected: undefined, runs, asked };
+  } catch (error) {
+    return { settled: undefined, rejected: error, runs, asked };
+  }
+}
+
+function resultChecks(
+  got: { settled: SettledToolCall | undefined; rejected: unknown },
+  want: { status: string; code: string; message: string },
+): CheckResult[] {
+  const s = got.settled;
+  const actual = s ? `${s.status} / ${s.error?.error_code ?? '-'}` : `rejected: ${String(got.rejected)}`;
+  const message = s?.error?.error_message ?? '';
+  return [
+    {
+      name: `settled ${want.status} / ${want.code}`,
+      passed: s?.status === want.status && s.error?.error_code === want.code,
+      message: actual,
+      expected: `${want.status} / ${want.code}`,
+      actual,
+    },
+    {
+      name: `the model reads "${want.message}"`,
+      passed: message.includes(want.message),
+      message: message || '(no error message)',
+      expected: want.message,
+      actual: message,
+    },
+  ];
+}
+
+function ranNot(count: number, tool: string): CheckResult {
+  return { name: `${tool} did not run`, passed: count === 0, message: `ran ${count} time(s)`, expected: '0', actual: String(count) };
+}
+
+async function startedThrows(): Promise<CheckResult[]> {
+  const got = await runOne({
+    started: () => {
+      throw new Error('orders database refused the write: disk full');
+    },
+  });
+  return [...resultChecks(got, { status: 'failed', code: 'NOT_RECORDED', message: 'disk full' }), ranNot(got.runs.refund, 'issue_refund')];
+}
+
+async function ledgerKnowsTheCall(): Promise<CheckResult[]> {
+  // Refunds ask a human first: a call that may have run is not put to anyone again.
+  const got = await runOne({ alreadyStarted: (id) => id === 'r1' }, { ask: true });
+  return [
+    ...resultChecks(got, { status: 'unknown', code: 'ALREADY_STARTED', message: 'An execution of this call (r1) already started earlier' }),
+    ranNot(got.runs.refund, 'issue_refund'),
+    { name: 'the approver was not asked', passed: got.asked === 0, message: `asked ${got.asked} time(s)`, expected: '0', actual: String(got.asked) },
+  ];
+}
+
+async function ledgerThrows(): Promise<CheckResult[]> {
+  const got = await runOne({
+    alreadyStarted: () => {
+      throw new Error('ledger connection reset');
+    },
+  });
+  return [
+    ...resultChecks(got, {
+      status: 'failed',
+      code: 'INTERNAL_ERROR',
+      message: 'The tool pipeline failed while handling issue_refund: ledger connection reset. It did not run.',
+    }),
+    ranNot(got.runs.refund, 'issue_refund'),
+  ];
+}
+
+async function storedThrowsBeforeAsking(): Promise<CheckResult[]> {
+  const got = await runOne(
+    {
+      stored: () => {
+        throw new Error('step not stored: connection lost');
+      },
+    },
+    { ask: true },
+  );
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'NOT_RECORDED', message: 'connection lost' }),
+    ranNot(got.runs.refund, 'issue_refund'),
+    { name: 'the approver was not asked', passed: got.asked === 0, message: `asked ${got.asked} time(s)`, expected: '0', actual: String(got.asked) },
+  ];
+}
+
+async function repeatUndescribed(): Promise<CheckResult[]> {
+  const got = await runOne(
+    {
+      alreadyStarted: (id) => id === 'r1',
+      describe: () => {
+        throw new Error('history unavailable');
+      },
+    },
+    { call: { ...REFUND, id: 'r1_2' }, repeatOf: 'r1' },
+  );
+  return [
+    ...resultChecks(got, { status: 'unknown', code: 'ALREADY_STARTED', message: 'it started; its result is not known here' }),
+    ranNot(got.runs.refund, 'issue_refund'),
+  ];
+}
+
+async function bareErrorNamed(): Promise<CheckResult[]> {
+  const got = await runOne({}, { call: { id: 'l1', name: 'lookup_order', args: { order_id: 'ORD-1001' } as never } });
+  const ran = got.runs.lookup;
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'TOOL_ERROR', message: 'lookup_order failed: RangeError' }),
+    { name: 'lookup_order ran once', passed: ran === 1, message: `ran ${ran} time(s)`, expected: '1', actual: String(ran) },
+  ];
+}
+
+const tag = (args: Record<string, unknown>) => ({ call: { id: 't1', name: 'tag_orders', args: { orders: [{ id: 'ORD-1001' }], label: 'late', ...args } } });
+
+async function unexpectedField(): Promise<CheckResult[]> {
+  const got = await runOne({}, tag({ colour: 'red' }));
+  return [...resultChecks(got, { status: 'failed', code: 'INVALID_ARGUMENTS', message: 'unexpected field "colour"' }), ranNot(got.runs.tag, 'tag_orders')];
+}
+
+async function unionOfTypes(): Promise<CheckResult[]> {
+  const got = await runOne({}, tag({ label: true }));
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'INVALID_ARGUMENTS', message: 'label: expected string | number, received boolean' }),
+    ranNot(got.runs.tag, 'tag_orders'),
+  ];
+}
+
+async function unionOfShapes(): Promise<CheckResult[]> {
+  const got = await runOne({}, tag({ code: 'ab' }));
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'INVALID_ARGUMENTS', message: '(matches none of the allowed shapes)' }),
+    ranNot(got.runs.tag, 'tag_orders'),
+  ];
+}
+
+/** More objects than the quick depth walk visits (10 000): the exact walk must still find them shallow. */
+async function manySmallObjects(): Promise<CheckResult[]> {
+  const orders = Array.from({ length: 12_000 }, (_, i) => ({ id: `ORD-${i}` }));
+  const got = await runOne({}, tag({ orders }));
+  const s = got.settled;
+  const actual = s ? `${s.status} / ${s.error?.error_code ?? '-'}` : `rejected: ${String(got.rejected)}`;
+  return [
+    { name: 'settled ok', passed: s?.status === 'ok', message: `${actual} ${s?.error?.error_message ?? ''}`, expected: 'ok / -', actual },
+    {
+      name: 'tag_orders ran once, with the 12 000 orders',
+      passed: got.runs.tag === 1 && s?.content.includes('12000') === true,
+      message: `ran ${got.runs.tag} time(s): ${s?.content ?? ''}`,
+      expected: '1',
+      actual: String(got.runs.tag),
+    },
+  ];
+}
+
+/** A dev-mode trace a team's executor ended too early: the span the call gets cannot have children (dev mode throws). */
+async function traceEndedInDevMode(): Promise<CheckResult[]> {
+  const tracer = new Tracer({ clock: new VirtualClock(), traceId: 'turn-0', mode: 'dev' });
+  const root = tracer.startSpan('turn', 'turn 0');
+  root.end('ok');
+  tracer.end();
+  const got = await runOne({}, { ...tag({}), trace: root });
+  const s = got.settled;
+  const actual = s ? `${s.status}: ${s.content}` : `rejected: ${String(got.rejected)}`;
+  return [
+    check('settled ok all the same', s?.status === 'ok' && s.content.includes('"tagged":1'), actual, 'ok: {"tagged":1}'),
+    check('tag_orders ran once', got.runs.tag === 1, `ran ${got.runs.tag} time(s)`, '1'),
+  ];
+}
+
+/** `decide` (exported): the rules, then the approver for an ask. */
+async function decideAsks(): Promise<CheckResult[]> {
+  const asked: string[] = [];
+  const outcome = await decide({
+    policy: { rules: [{ id: 'refunds-ask', tools: ['issue_refund'], decision: 'ask', reason: 'refunds move money' }] },
+    approver: {
+      approve: async (request) => {
+        asked.push(`${request.tool}: ${request.reason}`);
+        return 'deny';
+      },
+    },
+    clock: new VirtualClock(),
+    signal: new AbortController().signal,
+    request: { callId: 'r1', tool: 'issue_refund', args: { order_id: 'ORD-1001', amount: 120 }, sideEffect: 'STATEFUL' },
+    args: { order_id: 'ORD-1001', amount: 120 },
+  });
+  const got = `${outcome.decision} by ${outcome.by}`;
+  return [
+    check(
+      "the approver was asked, with the rule's reason",
+      asked.join('; ') === 'issue_refund: refunds move money',
+      asked.join('; ') || '(not asked)',
+      'issue_refund: refunds move money',
+    ),
+    check('its deny decides', got === 'deny by approver', got, 'deny by approver'),
+  ];
+}
+
+/** `toolOptions.defaultMaxRetries: 0` (a valid value, not only a refused one): a NONE tool that fails runs once. */
+async function zeroDefaultRetries(): Promise<CheckResult[]> {
+  let runs = 0;
+  const flaky = defineTool({
+    name: 'stock_level',
+    description: 'Stock level of a product.',
+    input: z.object({ sku: z.string() }),
+    sideEffect: 'NONE',
+    run: () => {
+      runs++;
+      // A library that throws a string, not an Error.
+      throw 'inventory service: 503';
+    },
+  });
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([toolUse([call('s1', 'stock_level', { sku: 'KETTLE-1' })]), reply('I cannot see the stock right now.')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: { tools: [flaky as AnyToolDeclaration] }, clock, toolOptions: { defaultMaxRetries: 0 } }));
+  loop.send('Is the kettle in stock?', { id: 'ask' });
+  const [result] = await loop.drain();
+  const r = log.events.find((e) => e.type === 'tool.result')?.payload as { status: string; error?: { error_code: string; error_message: string } } | undefined;
+  const line = r ? `${r.status} / ${r.error?.error_code ?? '-'}: ${r.error?.error_message ?? ''}` : '(no result)';
+  return [
+    check('replied', result?.outcome.kind === 'replied', String(result?.outcome.kind), 'replied'),
+    check('the tool ran once (no retry)', runs === 1, `ran ${runs} time(s)`, '1'),
+    check(
+      'the model reads the thrown string',
+      r?.error?.error_code === 'TOOL_ERROR' && r.error.error_message.includes('stock_level failed: inventory service: 503'),
+      line,
+      'failed / TOOL_ERROR: stock_level failed: inventory service: 503',
+    ),
+  ];
+}
+
+function fractionalDefaultRetries(): CheckResult[] {
+  const { declarations } = tools();
+  const want = 'tool executor option defaultMaxRetries must be a non-negative integer (got 1.5)';
+  let got = 'accepted';
+  try {
+    new AgentLoop(
+      loopDeps({
+        log: new EventLog(new VirtualClock()),
+        model: new ScriptedModelClient([]),
+        agent: { tools: declarations },
+        toolOptions: { defaultMaxRetries: 1.5 },
+      }),
+    );
+  } catch (error) {
+    got = `refused: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return [{ name: 'refused, naming the option', passed: got === `refused: ${want}`, message: got, expected: `refused: ${want}`, actual: got }];
+}
+
+export function toolExecutorCases(): Case[] {
+  const rows: [string, string, () => CheckResult[] | Promise<CheckResult[]>][] = [
+    [
+      'recorder-started-throws',
+      "a recorder whose started() throws: the STATEFUL tool does not run; failed / NOT_RECORDED with the recorder's reason",
+      startedThrows,
+    ],
+    [
+      'ledger-knows-the-call',
+      'a recorder whose ledger says the call id started: the STATEFUL call is unknown / ALREADY_STARTED, not run, no approver asked',
+      ledgerKnowsTheCall,
+    ],
+    ['ledger-throws', 'a recorder whose alreadyStarted() throws: execute still settles, failed / INTERNAL_ERROR, the tool not run', ledgerThrows],
+    [
+      'stored-throws-before-asking',
+      'a recorder whose stored() throws before an approver is asked: no one is asked, failed / NOT_RECORDED',
+      storedThrowsBeforeAsking,
+    ],
+    [
+      'repeat-of-undescribed-call',
+      'a repeat of a started STATEFUL call whose recorder cannot describe it: not run, the model told it started',
+      repeatUndescribed,
+    ],
+    ['bare-error-named', 'a tool that throws an error with no message: the model reads the error class', bareErrorNamed],
+    ['unexpected-field', 'a strict input given a field it does not declare: INVALID_ARGUMENTS naming the field', unexpectedField],
+    ['union-of-types', 'a union of types given another type: INVALID_ARGUMENTS listing the types allowed', unionOfTypes],
+    ['union-of-shapes', 'a union whose branches failed on more than their type: INVALID_ARGUMENTS saying no shape matched', unionOfShapes],
+    ['many-small-objects', 'arguments holding 12 000 small objects, two levels deep: not too deep, the tool runs', manySmallObjects],
+    ['trace-ended-in-dev-mode', 'a call handed a span of a dev-mode trace that already ended: the tool still runs and settles ok', traceEndedInDevMode],
+    ['decide-asks-the-approver', 'decide (exported): an ask rule puts the call to the approver, with its reason; its deny decides', decideAsks],
+    [
+      'zero-default-retries',
+      'toolOptions.defaultMaxRetries of 0: a NONE tool that throws a string runs once, and the model reads the string',
+      zeroDefaultRetries,
+    ],
+    ['fractional-default-retries', 'toolOptions.defaultMaxRetries of 1.5: the loop is refused, naming the option', fractionalDefaultRetries],
+  ];
+  return rows.map(([id, title, check]) => checksCase({ id: `contract:tool-executor/${id}`, title: `tool executor: ${title}`, file: FILE }, check));
+}

@@ -1,0 +1,98 @@
+/**
+ * The tracer as a team's own code meets it (`Tracer`, `Deferred`, `NO_SPAN` and
+ * the W3C id checks are exported), as cases of `loopgate run`:
+ * `contract:trace-api/<id>`.
+ *
+ * The loop gives a tracer a W3C context only from a `traceparent` the host has
+ * already parsed, sets at most three attribute sets on a span, never reads a
+ * span's `ended`, and defers only text; a team's executor or exporter does all
+ * of these. Checked: a parent span id that is no W3C span id is refused naming
+ * it (a good one accepted); every attribute set given to a span is in its
+ * record, also a fourth and later; a deferred attribute that computes a number
+ * keeps the number; `ended` says whether the span ended; `NO_SPAN` hands out
+ * itself as a child and records nothing.
+ */
+import { Deferred, isSpanId, NO_SPAN, Tracer } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+const FILE = 'src/harness/trace-api-cases.ts';
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const check = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
+
+function w3cParent(): CheckResult[] {
+  let n = 0;
+  const make = (parentSpanId: string) => {
+    try {
+      new Tracer({
+        clock: new VirtualClock(),
+        traceId: 'turn-0',
+        w3c: { traceId: TRACE_ID, parentSpanId, sampled: true, newSpanId: () => (++n).toString(16).padStart(16, '0') },
+      });
+      return 'accepted';
+    } catch (error) {
+      return `refused: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  };
+  // Upper case (as a proxy may rewrite it) and all zeros (W3C's invalid id) are no span ids.
+  const upper = make('00F067AA0BA902B7');
+  const zeros = make('0000000000000000');
+  const good = make('00f067aa0ba902b7');
+  const want = (id: string) => `refused: trace context: parent span id "${id}" is not 16 lowercase hex digits (not all zero)`;
+  return [
+    check('an upper-case parent span id is refused, naming it', upper === want('00F067AA0BA902B7'), upper, want('00F067AA0BA902B7')),
+    check('an all-zero parent span id is refused', zeros === want('0000000000000000'), zeros, want('0000000000000000')),
+    check('a lowercase one is accepted', good === 'accepted', good, 'accepted'),
+    check(
+      'isSpanId agrees',
+      !isSpanId('00F067AA0BA902B7') && isSpanId('00f067aa0ba902b7'),
+      `${isSpanId('00F067AA0BA902B7')}, ${isSpanId('00f067aa0ba902b7')}`,
+      'false, true',
+    ),
+  ];
+}
+
+function spanRecords(): CheckResult[] {
+  const tracer = new Tracer({ clock: new VirtualClock(), traceId: 'turn-0' });
+  const root = tracer.startSpan('turn', 'turn 0', undefined, { step: 1 });
+  const work = root.child('tool', 'export batch', { batch: 'b1' });
+  work.setAttributes({ rows: 10 });
+  work.setAttributes({ retries: 0 });
+  work.setAttributes({ region: 'eu' });
+  work.setAttributes({ size: new Deferred(() => 4096) });
+  const before = work.ended;
+  work.end('ok', { done: true });
+  const after = work.ended;
+  root.end('ok');
+  const record = tracer.end().spans.find((s) => s.name === 'export batch');
+  const attrs = JSON.stringify(record?.attributes ?? null);
+  const want = '{"batch":"b1","rows":10,"retries":0,"region":"eu","size":4096,"done":true}';
+  const child = NO_SPAN.child('tool', 'nothing');
+  return [
+    check('every attribute set is in the record, the fourth and later too; a deferred number stays a number', attrs === want, attrs, want),
+    check('ended: false before end, true after', before === false && after === true, `${before}, ${after}`, 'false, true'),
+    check('NO_SPAN hands out itself as a child', child === NO_SPAN, child === NO_SPAN ? 'NO_SPAN' : 'another span', 'NO_SPAN'),
+  ];
+}
+
+export function traceApiCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:trace-api/w3c-parent-span-id-checked',
+        title: 'trace api: a W3C parent span id that is not 16 lowercase hex digits is refused, naming it',
+        file: FILE,
+      },
+      w3cParent,
+    ),
+    checksCase(
+      {
+        id: 'contract:trace-api/span-records-keep-every-attribute',
+        title: "trace api: a span's record keeps every attribute set (a fourth, a deferred number); ended; NO_SPAN's child",
+        file: FILE,
+      },
+      spanRecords,
+    ),
+  ];
+}
