@@ -15,6 +15,7 @@ import { EventLog, toRecord, type LogEvent, isKnown, type ModelClient } from '..
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { defaultHostConfig, type HostConfig } from './config.ts';
 import { AgentHost } from './host.ts';
+import { CollectingExporter } from './trace-export.ts';
 
 function config(sessions: Partial<HostConfig['sessions']>): HostConfig {
   const base = defaultHostConfig();
@@ -150,6 +151,34 @@ describe('recoverAll: the sweep at start', () => {
     expect(two.at(-1)).toMatchObject({ type: 'turn.closed', payload: { outcome: { kind: 'interrupted' }, recovered: true } });
     // A second sweep finds nothing.
     expect((await agent.recoverAll()).recovered).toEqual([]);
+    await agent.close();
+  });
+
+  it('exports each recovered turn as a trace: interrupted, recovered, a tool span per call it settled (probe 16, F3)', async () => {
+    const store = new MemoryEventStore();
+    await leftOpen(store, 'two', [
+      { id: 'r2', started: false },
+      { id: 'r3', started: true },
+    ]);
+    const exporter = new CollectingExporter();
+    const agent = new AgentHost({ config: defaultHostConfig(), store, model: echo(), tools: supportTools(new SupportBackend()), exporter });
+    await agent.recoverAll();
+    expect(exporter.traces).toHaveLength(1);
+    const [trace] = exporter.traces;
+    expect(trace!.traceId).toBe('two:0');
+    expect(trace!.violations).toEqual([]);
+    const shape = trace!.spans.map((s) => [s.kind, s.name, s.status, s.attributes.callId ?? null, s.attributes.status ?? null, s.attributes.errorCode ?? null]);
+    expect(shape).toEqual([
+      ['turn', 'turn 0', 'ok', null, null, null],
+      ['tool', 'issue_refund', 'error', 'r2', 'failed', 'NOT_RUN'],
+      ['tool', 'issue_refund', 'cancelled', 'r3', 'unknown', 'INTERRUPTED'],
+    ]);
+    expect(trace!.spans[0]!.attributes).toMatchObject({ turn: 0, outcome: 'interrupted', recovered: true, cause: 'crash', toolCalls: 1 });
+    expect(trace!.spans[2]!.attributes).toMatchObject({ sideEffect: 'STATEFUL', args: JSON.stringify({ order_id: 'ORD-1001', amount: 20, reason: 'late' }) });
+    // Nothing left to recover: nothing exported again, and the next turn is traced by its loop as usual.
+    await agent.recoverAll();
+    await agent.handle('two', 'and now?');
+    expect(exporter.traces.map((t) => t.traceId)).toEqual(['two:0', 'two:1']);
     await agent.close();
   });
 
