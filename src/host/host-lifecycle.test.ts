@@ -182,6 +182,35 @@ describe('recoverAll: the sweep at start', () => {
     await agent.close();
   });
 
+  it('does not export a turn twice: one the store refused to close was traced by its own loop, its recovery is not', async () => {
+    let armed = true;
+    let refuse = false;
+    const store = new MemoryEventStore({
+      faults: {
+        beforeAppend: (_id, records) => {
+          // From the first model request's write on, until the test lets go: the turn's close is never stored.
+          if (armed && records.some((r) => r.type === 'model.request')) [armed, refuse] = [false, true];
+          if (refuse) throw new Error('disk full');
+        },
+      },
+    });
+    const exporter = new CollectingExporter();
+    const agent = new AgentHost({ config: defaultHostConfig(), store, model: echo(), exporter });
+    expect((await agent.handle('c', 'first')).status).not.toBe(200);
+    refuse = false;
+    const open = await store.read('c');
+    expect(open.some((r) => r.type === 'turn.closed')).toBe(false); // the store holds the turn open
+    await agent.handle('c', 'second');
+    const closes = (await store.read('c')).filter((r) => r.type === 'turn.closed').map((r) => r.payload);
+    expect(closes[0]).toMatchObject({ turn: 0, outcome: { kind: 'interrupted', cause: 'store' }, recovered: true });
+    expect(exporter.traces.map((t) => [t.traceId, t.spans[0]!.attributes.outcome])).toEqual([
+      ['c:0', 'failed{persistence}'],
+      ['c:1', 'replied'], // the first message, returned to the inbox by recovery
+      ['c:2', 'replied'],
+    ]);
+    await agent.close();
+  });
+
   it('does not touch a conversation whose lock another host holds (a live turn): it is counted busy', async () => {
     const store = new MemoryEventStore();
     const model = new GatedModel();
