@@ -101,6 +101,11 @@ export interface ScenarioRun {
   /** The model requests the final log records, in order (those of work a crash lost are in `lost`). */
   readonly requests: readonly SentRequest[];
   readonly traces: readonly TraceRecord[];
+  /**
+   * Where each life of the case's log began (the events the store held when a process opened it), in order:
+   * crash recovery writes first in its life. Absent for another loop's run.
+   */
+  readonly opens?: readonly number[];
   /** Tool bodies that actually ran, by tool name, and by call id — over every process of the case. */
   readonly executions: ReadonlyMap<string, number>;
   readonly executionsByCall: ReadonlyMap<string, number>;
@@ -538,6 +543,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     store: await world.finish(),
     requests: recorded.requests,
     traces: recorded.traces,
+    opens: recorded.opens,
     executions: counters.byTool,
     executionsByCall: counters.byCall,
     executionsByToolCall: counters.byToolCall,
@@ -801,6 +807,7 @@ async function bystanderWorld(
         log: recorded.log,
         requests: recorded.requests,
         traces: recorded.traces,
+        opens: recorded.opens,
         executions: counters.byTool,
         executionsByCall: counters.byCall,
         executionsByToolCall: counters.byToolCall,

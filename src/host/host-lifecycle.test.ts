@@ -15,6 +15,7 @@ import { EventLog, toRecord, type LogEvent, isKnown, type ModelClient } from '..
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { defaultHostConfig, type HostConfig } from './config.ts';
 import { AgentHost } from './host.ts';
+import { CollectingExporter } from './trace-export.ts';
 
 function config(sessions: Partial<HostConfig['sessions']>): HostConfig {
   const base = defaultHostConfig();
@@ -150,6 +151,63 @@ describe('recoverAll: the sweep at start', () => {
     expect(two.at(-1)).toMatchObject({ type: 'turn.closed', payload: { outcome: { kind: 'interrupted' }, recovered: true } });
     // A second sweep finds nothing.
     expect((await agent.recoverAll()).recovered).toEqual([]);
+    await agent.close();
+  });
+
+  it('exports each recovered turn as a trace: interrupted, recovered, a tool span per call it settled (probe 16, F3)', async () => {
+    const store = new MemoryEventStore();
+    await leftOpen(store, 'two', [
+      { id: 'r2', started: false },
+      { id: 'r3', started: true },
+    ]);
+    const exporter = new CollectingExporter();
+    const agent = new AgentHost({ config: defaultHostConfig(), store, model: echo(), tools: supportTools(new SupportBackend()), exporter });
+    await agent.recoverAll();
+    expect(exporter.traces).toHaveLength(1);
+    const [trace] = exporter.traces;
+    expect(trace!.traceId).toBe('two:0');
+    expect(trace!.violations).toEqual([]);
+    const shape = trace!.spans.map((s) => [s.kind, s.name, s.status, s.attributes.callId ?? null, s.attributes.status ?? null, s.attributes.errorCode ?? null]);
+    expect(shape).toEqual([
+      ['turn', 'turn 0', 'ok', null, null, null],
+      ['tool', 'issue_refund', 'error', 'r2', 'failed', 'NOT_RUN'],
+      ['tool', 'issue_refund', 'cancelled', 'r3', 'unknown', 'INTERRUPTED'],
+    ]);
+    expect(trace!.spans[0]!.attributes).toMatchObject({ turn: 0, outcome: 'interrupted', recovered: true, cause: 'crash', toolCalls: 1 });
+    expect(trace!.spans[2]!.attributes).toMatchObject({ sideEffect: 'STATEFUL', args: JSON.stringify({ order_id: 'ORD-1001', amount: 20, reason: 'late' }) });
+    // Nothing left to recover: nothing exported again, and the next turn is traced by its loop as usual.
+    await agent.recoverAll();
+    await agent.handle('two', 'and now?');
+    expect(exporter.traces.map((t) => t.traceId)).toEqual(['two:0', 'two:1']);
+    await agent.close();
+  });
+
+  it('does not export a turn twice: one the store refused to close was traced by its own loop, its recovery is not', async () => {
+    let armed = true;
+    let refuse = false;
+    const store = new MemoryEventStore({
+      faults: {
+        beforeAppend: (_id, records) => {
+          // From the first model request's write on, until the test lets go: the turn's close is never stored.
+          if (armed && records.some((r) => r.type === 'model.request')) [armed, refuse] = [false, true];
+          if (refuse) throw new Error('disk full');
+        },
+      },
+    });
+    const exporter = new CollectingExporter();
+    const agent = new AgentHost({ config: defaultHostConfig(), store, model: echo(), exporter });
+    expect((await agent.handle('c', 'first')).status).not.toBe(200);
+    refuse = false;
+    const open = await store.read('c');
+    expect(open.some((r) => r.type === 'turn.closed')).toBe(false); // the store holds the turn open
+    await agent.handle('c', 'second');
+    const closes = (await store.read('c')).filter((r) => r.type === 'turn.closed').map((r) => r.payload);
+    expect(closes[0]).toMatchObject({ turn: 0, outcome: { kind: 'interrupted', cause: 'store' }, recovered: true });
+    expect(exporter.traces.map((t) => [t.traceId, t.spans[0]!.attributes.outcome])).toEqual([
+      ['c:0', 'failed{persistence}'],
+      ['c:1', 'replied'], // the first message, returned to the inbox by recovery
+      ['c:2', 'replied'],
+    ]);
     await agent.close();
   });
 

@@ -77,6 +77,7 @@ import { followConversation, FollowError, type FollowOptions } from './follow.ts
 import { FollowerRegistry } from './followers.ts';
 import { hostAgent, hostPrompt, hostToolExecutor } from './host-agent.ts';
 import { recoverConversation, type RecoveryReport } from './recovery.ts';
+import { recoveryTrace } from './recovery-trace.ts';
 import { encodeSnapshot, openLog } from './snapshots.ts';
 import { randomSpanId, randomTraceId } from './span-ids.ts';
 import { parseTraceparent } from './traceparent.ts';
@@ -908,11 +909,31 @@ export class AgentHost {
     const sideEffectOf = (name: string): SideEffect | undefined => served.agent.tools?.find((t) => t.name === name)?.sideEffect;
     const recovery = recoverConversation(log, { sideEffectOf, ...(refused ? { cause: 'store' as const } : {}) });
     await flush();
+    // A turn a dead process left open never reached its trace's `finally`: its trace is exported now, once its close
+    // is stored. (A turn this host dropped after a refused write was traced when its loop ended it: not twice.)
+    if (recovery.recovered && !refused) this.#exportRecovered(c.id, log, recovery, sideEffectOf);
     loop = this.#loop(c, log, flush, served);
     const session: Session = { log, loop, flush };
     c.session = session;
     this.#observe((o) => o.started?.(c.id, session.loop));
     return { session, recovery };
+  }
+
+  #exportRecovered(conversationId: string, log: EventLog, recovery: RecoveryReport, sideEffectOf: (name: string) => SideEffect | undefined): void {
+    const exporter = this.#options.exporter;
+    if (!exporter) return;
+    try {
+      const trace = recoveryTrace(log, recovery, {
+        conversationId,
+        clock: this.#clock,
+        redact: this.#redact,
+        w3c: { traceId: randomTraceId(), sampled: true, newSpanId: randomSpanId },
+        sideEffectOf,
+      });
+      if (trace) void Promise.resolve(exporter.export(trace)).catch(() => undefined);
+    } catch {
+      // An exporter failure never fails the host.
+    }
   }
 
   #observe(tell: (observer: HostObserver) => void): void {

@@ -64,6 +64,7 @@ import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts'
 import { toolRetriesFollowPolicy } from './tool-retries-follow-policy.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { otelGenAiFollowsLog } from './otel-genai-follows-log.ts';
+import { recoveredTurnsTraced } from './recovered-turns-traced.ts';
 import { hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
 import { retriesAnsweredAsTheirMessage } from './retries-answered-as-their-message.ts';
@@ -102,6 +103,7 @@ export const INVARIANTS: readonly Invariant[] = [
   spanMisuseRecorded,
   traceAgreesWithLog,
   otelGenAiFollowsLog,
+  recoveredTurnsTraced,
   inboxDeliveredOnce,
   hostAnswersFollowOutcomes,
   hostAnswersOnlyWhatIsStored,

@@ -5,7 +5,8 @@
  * In the log, turns open and close in pairs, in order, and each turn returned
  * one result; every outcome returned and logged is in the alphabet, with no field
  * the alphabet does not have. Seen from the trace and the results: one trace per turn, its turn
- * span `ok` and carrying the outcome, and the outcome the loop returned is the one
+ * span `ok` and carrying the outcome (a turn crash recovery closed, traced by the production host
+ * marked `recovered`, carries its close's), and the outcome the loop returned is the one
  * it logged — except `failed{persistence}` returned for a turn whose close the
  * store refused to write (the log keeps what the turn did). What a close records
  * of its turn is the turn's own: the usage its model results reported, a
@@ -63,7 +64,21 @@ function closedInPairs(run: ScenarioRun): string | undefined {
 
 function tracesCarryOutcomes(run: ScenarioRun): string | undefined {
   const turns = viewOf(run).turns;
-  if (run.traces.length !== run.results.length) return `${run.results.length} turn(s) returned but ${run.traces.length} trace(s) ended`;
+  // A turn crash recovery closed returns nothing; the production host exports its trace, marked recovered
+  // (recovered-turns-traced judges that one is there).
+  const recoveredRoot = (t: (typeof run.traces)[number]) =>
+    t.spans.find((s) => s.kind === 'turn' && s.parentId === undefined && s.attributes['recovered'] === true);
+  for (const trace of run.traces) {
+    const root = recoveredRoot(trace);
+    if (!root) continue;
+    const turn = turns.find((t) => t.turn === root.attributes['turn']);
+    if (!turn?.recovered) return `trace ${trace.traceId} says recovery closed turn ${String(root.attributes['turn'])}, but the log has no such close`;
+    if (root.status !== 'ok') return `the turn span of recovered turn ${turn.turn} ended ${String(root.status)}: turns never error`;
+    if (root.attributes['outcome'] !== label(turn.outcome))
+      return `the turn span of recovered turn ${turn.turn} carries ${String(root.attributes['outcome'])}, not ${label(turn.outcome)}`;
+  }
+  const traces = run.traces.filter((t) => !recoveredRoot(t));
+  if (traces.length !== run.results.length) return `${run.results.length} turn(s) returned but ${traces.length} trace(s) ended`;
   for (let i = 0; i < run.results.length; i++) {
     const result = run.results[i]!;
     const logged = turns.find((t) => t.turn === result.turn);
@@ -73,7 +88,7 @@ function tracesCarryOutcomes(run: ScenarioRun): string | undefined {
     // turn did and the caller (and the trace) learn it is not durable.
     const closeNotStored = returned === 'failed{persistence}' && run.storeWrites.failed.length > 0;
     if (label(logged.outcome) !== returned && !closeNotStored) return `turn ${result.turn} returned ${returned} but the log says ${label(logged.outcome)}`;
-    const root = run.traces[i]!.spans.find((s) => s.kind === 'turn');
+    const root = traces[i]!.spans.find((s) => s.kind === 'turn');
     if (!root) return `the trace of turn ${result.turn} has no turn span`;
     if (root.status !== 'ok') return `the turn span of turn ${result.turn} ended ${String(root.status)}: turns never error`;
     if (root.attributes['outcome'] !== returned) return `the turn span of turn ${result.turn} carries ${String(root.attributes['outcome'])}, not ${returned}`;

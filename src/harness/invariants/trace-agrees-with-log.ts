@@ -16,7 +16,7 @@
  *   call's `policy.decision` (with none, because the store refused the call's record before anyone was asked:
  *   decision `none`, layer `default`, rule `not_recorded`);
  * - every span has a name (what a trace viewer lists);
- * - in a turn whose close is stored, each backoff span (a retry's wait) is one
+ * - in a turn whose close is stored (by its loop, not by crash recovery), each backoff span (a retry's wait) is one
  *   `model.error_handled` retry with a delay, in order: its handler and delay, and
  *   its name `wait <delay> ms`; each compaction span is one decision of the
  *   compaction handler, in order: it shrank exactly when the decision is a retry,
@@ -88,7 +88,8 @@ function disagreement(run: ScenarioRun): string | undefined {
       turnSpan(root, records, told) ??
       childSpans(trace, records, brokenExecutors(run), run.sideEffectLevels) ??
       unnamedSpan(trace) ??
-      (records.closed ? stepsOfTheTurn(trace, view.turns.find((t) => t.turn === turn)?.events ?? []) : undefined);
+      // A turn crash recovery closed: the dead process's spans are gone, its trace (recovered-turns-traced) has only the calls recovery settled.
+      (records.closed && records.closed.payload.recovered !== true ? stepsOfTheTurn(trace, view.turns.find((t) => t.turn === turn)?.events ?? []) : undefined);
     if (found) return `trace ${trace.traceId} (turn ${turn}): ${found}`;
   }
   return undefined;

@@ -55,6 +55,8 @@ export interface RecordedCase {
   readonly lost: LostWork;
   /** Logs the case opened: 1 without a crash or a dropped log. */
   readonly lives: number;
+  /** Where each life began in the conversation's log (the events the store held then), in order: recovery writes first in a life. */
+  readonly opens: readonly number[];
   /** After a crash, why no process could read the conversation back from the store. */
   readonly unreadable?: string;
 }
@@ -205,6 +207,7 @@ export class CaseRecording {
       traces: this.#traces.filter((t) => kept(t.life, t.seq)).map((t) => t.value),
       lost: { requests: requests.length - keptRequests.length, turns: this.#results.filter((r) => !kept(r.life, r.seq)).map((r) => r.value) },
       lives: this.#lives.length,
+      opens: this.#lives.map((l) => l.opened),
     };
   }
 }
