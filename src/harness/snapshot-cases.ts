@@ -118,29 +118,16 @@ async function positionsNotAnObjectRefusedNamingThePart(): Promise<CheckResult[]
   const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
   const checks: CheckResult[] = [];
   for (const positions of [null, 7]) {
-    const loads: string[] = [];
-    const prefix: LogPrefix = {
-      upTo: taken.upTo,
-      last: log.events[taken.upTo - 1]!,
-      load: (from, to) => {
-        loads.push(`[${from}, ${to})`);
-        return log.events.slice(from, to);
-      },
-    };
-    const expected = 'SnapshotMismatch: the snapshot cannot be restored: the positions state is malformed: not an object';
-    let actual = 'resumed';
-    try {
-      resumeFromSnapshot(clock, { ...taken, positions: positions as never }, prefix, []);
-    } catch (error) {
-      actual = error instanceof SnapshotMismatch ? `SnapshotMismatch: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
-    }
-    checks.push({
-      name: `positions ${JSON.stringify(positions)}: refused, naming the part`,
-      passed: actual === expected && loads.length === 0,
-      message: actual === expected ? (loads.length === 0 ? actual : `the prefix read: ${loads.join(', ')}`) : `expected ${expected}, got ${actual}`,
-      expected,
-      actual,
-    });
+    checks.push(
+      refusedBeforeThePrefix(
+        clock,
+        log,
+        taken,
+        { ...taken, positions: positions as never },
+        `positions ${JSON.stringify(positions)}: refused, naming the part`,
+        'SnapshotMismatch: the snapshot cannot be restored: the positions state is malformed: not an object',
+      ),
+    );
   }
   return checks;
 }
@@ -234,29 +221,16 @@ async function otherCatalogueRefusedSayingSo(): Promise<CheckResult[]> {
   ];
   const checks: CheckResult[] = [];
   for (const [whose, catalogue] of catalogues) {
-    const loads: string[] = [];
-    const prefix: LogPrefix = {
-      upTo: taken.upTo,
-      last: log.events[taken.upTo - 1]!,
-      load: (from, to) => {
-        loads.push(`[${from}, ${to})`);
-        return log.events.slice(from, to);
-      },
-    };
-    const expected = 'SnapshotMismatch: the snapshot was folded under another event catalogue';
-    let actual = 'resumed';
-    try {
-      resumeFromSnapshot(clock, { ...taken, catalogue }, prefix, []);
-    } catch (error) {
-      actual = error instanceof SnapshotMismatch ? `SnapshotMismatch: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
-    }
-    checks.push({
-      name: `the catalogue of ${whose}: refused, saying so`,
-      passed: actual === expected && loads.length === 0,
-      message: actual === expected ? (loads.length === 0 ? actual : `the prefix read: ${loads.join(', ')}`) : `expected ${expected}, got ${actual}`,
-      expected,
-      actual,
-    });
+    checks.push(
+      refusedBeforeThePrefix(
+        clock,
+        log,
+        taken,
+        { ...taken, catalogue },
+        `the catalogue of ${whose}: refused, saying so`,
+        'SnapshotMismatch: the snapshot was folded under another event catalogue',
+      ),
+    );
   }
   return checks;
 }
@@ -287,29 +261,16 @@ async function malformedInboxRefusedNamingIt(): Promise<CheckResult[]> {
   ];
   const checks: CheckResult[] = [];
   for (const [what, snapshot, part] of variants) {
-    const loads: string[] = [];
-    const prefix: LogPrefix = {
-      upTo: taken.upTo,
-      last: log.events[taken.upTo - 1]!,
-      load: (from, to) => {
-        loads.push(`[${from}, ${to})`);
-        return log.events.slice(from, to);
-      },
-    };
-    const expected = `SnapshotMismatch: the snapshot cannot be restored: the positions state is malformed: ${part}`;
-    let actual = 'resumed';
-    try {
-      resumeFromSnapshot(clock, snapshot, prefix, []);
-    } catch (error) {
-      actual = error instanceof SnapshotMismatch ? `SnapshotMismatch: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
-    }
-    checks.push({
-      name: `an inbox row with ${what}: refused, naming it`,
-      passed: actual === expected && loads.length === 0,
-      message: actual === expected ? (loads.length === 0 ? actual : `the prefix read: ${loads.join(', ')}`) : `expected ${expected}, got ${actual}`,
-      expected,
-      actual,
-    });
+    checks.push(
+      refusedBeforeThePrefix(
+        clock,
+        log,
+        taken,
+        snapshot,
+        `an inbox row with ${what}: refused, naming it`,
+        `SnapshotMismatch: the snapshot cannot be restored: the positions state is malformed: ${part}`,
+      ),
+    );
   }
   return checks;
 }
@@ -410,4 +371,34 @@ export function snapshotCases(): Case[] {
       resumedLogReadsFromItsStart,
     ),
   ];
+}
+
+/**
+ * `resumeFromSnapshot` on `snapshot` over the log `taken` was taken from: refused
+ * with `expected` (a `SnapshotMismatch`'s text) before reading anything of the
+ * prefix, so the caller reads the conversation whole.
+ */
+function refusedBeforeThePrefix(clock: VirtualClock, log: EventLog, taken: LoopSnapshot, snapshot: LoopSnapshot, name: string, expected: string): CheckResult {
+  const loads: string[] = [];
+  const prefix: LogPrefix = {
+    upTo: taken.upTo,
+    last: log.events[taken.upTo - 1]!,
+    load: (from, to) => {
+      loads.push(`[${from}, ${to})`);
+      return log.events.slice(from, to);
+    },
+  };
+  let actual = 'resumed';
+  try {
+    resumeFromSnapshot(clock, snapshot, prefix, []);
+  } catch (error) {
+    actual = error instanceof SnapshotMismatch ? `SnapshotMismatch: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
+  }
+  return {
+    name,
+    passed: actual === expected && loads.length === 0,
+    message: actual === expected ? (loads.length === 0 ? actual : `the prefix read: ${loads.join(', ')}`) : `expected ${expected}, got ${actual}`,
+    expected,
+    actual,
+  };
 }
