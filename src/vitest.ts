@@ -19,10 +19,11 @@ import { possibleCells, runCell } from '../state-tables/cell-case.ts';
 import { cellLabel } from '../state-tables/loop-table.ts';
 import { caseIdRoot, loadConfig } from './config/load-config.ts';
 import { loadSuiteScenarios, suiteInvariants, type SuiteContext } from './harness/suites.ts';
-import { caseSeed } from './harness/cases.ts';
+import { caseSeed, type Case } from './harness/cases.ts';
 import { contextFromOptions, type ScenarioFileOptions } from './harness/scenario-file.ts';
 import { scenarioCases } from './harness/scenario-case.ts';
 import { DEFAULT_HOSTS } from './harness/suite-context.ts';
+import type { LoopUnderTestFactory } from './harness/loop-port/peer-world.ts';
 
 export * from '../providers/vitest.ts';
 export { describeEventStoreContract } from './stores/store-conformance.ts';
@@ -45,22 +46,33 @@ export interface DescribeScenariosOptions extends ScenarioFileOptions {
 export function describeScenarios(title: string, options: DescribeScenariosOptions | readonly string[] = {}, legacy: ScenarioFileOptions = {}): void {
   const opts: DescribeScenariosOptions = Array.isArray(options) ? { ...legacy, paths: options } : (options as DescribeScenariosOptions);
   describe(title, async () => {
-    const { context, paths } = await suiteFor(opts);
-    const hosts = opts.host ? [opts.host] : (context.hosts ?? DEFAULT_HOSTS);
-    for (const loaded of await loadSuiteScenarios(paths, context)) {
-      for (const c of scenarioCases(loaded, { ...context, hosts })) {
-        it(c.id.slice('scenario:'.length), async () => {
-          const outcome = await c.run({ seed: caseSeed(opts.seed ?? 1, c.seedId ?? c.id) });
-          if (outcome.status === 'skipped') return;
-          const failing = outcome.checks.filter((check) => !check.passed).map((check) => `${check.name}: ${check.message}`);
-          expect(failing, `${c.title}\n${failing.join('\n')}`).toEqual([]);
-        });
-      }
+    for (const c of await scenarioCasesFor(opts)) {
+      it(c.id.slice('scenario:'.length), async () => {
+        const outcome = await c.run({ seed: caseSeed(opts.seed ?? 1, c.seedId ?? c.id) });
+        if (outcome.status === 'skipped') return;
+        const failing = outcome.checks.filter((check) => !check.passed).map((check) => `${check.name}: ${check.message}`);
+        expect(failing, `${c.title}\n${failing.join('\n')}`).toEqual([]);
+      });
     }
   });
 }
 
-async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: SuiteContext; paths: readonly string[] }> {
+/** The cases `describeScenarios` makes one test each of: those `loopgate run` runs for the same config and paths. */
+export async function scenarioCasesFor(options: DescribeScenariosOptions = {}): Promise<readonly Case[]> {
+  const { context, paths, loop } = await suiteFor(options);
+  if (loop) {
+    // The config's `loop:` is the loop the agent is served in: its cases, as `loopgate run` makes them.
+    const { peerScenarioCase } = await import('./harness/loop-port/peer-case.ts');
+    const suite = { loop, registry: context.registry, invariants: context.invariants };
+    return (await loadSuiteScenarios(paths, context)).map((loaded) => peerScenarioCase(loaded, suite));
+  }
+  const hosts = options.host ? [options.host] : (context.hosts ?? DEFAULT_HOSTS);
+  const cases: Case[] = [];
+  for (const loaded of await loadSuiteScenarios(paths, context)) cases.push(...scenarioCases(loaded, { ...context, hosts }));
+  return cases;
+}
+
+async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: SuiteContext; paths: readonly string[]; loop?: LoopUnderTestFactory }> {
   if (options.agents !== undefined) {
     const context = contextFromOptions(options);
     return { context, paths: (options.paths ?? ['scenarios']).map((p) => resolve(context.root, p)) };
@@ -74,7 +86,16 @@ async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: S
     ...(config.prices ? { prices: config.prices } : {}),
     replies: config.replies,
   };
-  return { context, paths: options.paths ? options.paths.map((p) => resolve(p)) : config.scenarios };
+  const loop = await configLoop(config.loop, config.file);
+  return { context, paths: options.paths ? options.paths.map((p) => resolve(p)) : config.scenarios, ...(loop ? { loop } : {}) };
+}
+
+/** The peer loop a config's `loop:` names (a name, or an adapter built with the user's options); none for loopgate's own. */
+async function configLoop(loop: string | LoopUnderTestFactory | undefined, file: string): Promise<LoopUnderTestFactory | undefined> {
+  if (loop === undefined || loop === 'loopgate') return undefined;
+  if (typeof loop !== 'string') return loop;
+  const { loadPeerLoop } = await import('./loops/registry.ts');
+  return loadPeerLoop(loop, `${file}: loop`);
 }
 
 /** The loop's state table: every possible cell's fixture, checked three ways. */

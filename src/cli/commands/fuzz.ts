@@ -140,6 +140,10 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     );
     return EXIT.failed;
   }
+  // Fuzzing drives loopgate's own loop; a config that serves its agent in another says so, never reads as fuzzed.
+  const peer = typeof config.loop === 'string' ? config.loop : config.loop?.id;
+  if (peer !== undefined && peer !== 'loopgate')
+    io.err(`loopgate: fuzz drives loopgate's own loop: the config's loop ${peer} is not fuzzed (loopgate run gates it)\n`);
   let cases;
   try {
     cases = await fuzzCasesFor(config.registry, parsed.agent, config.fuzz.args);

@@ -1,0 +1,23 @@
+/**
+ * `loopgate fuzz` drives loopgate's own loop. A config whose `loop:` names a peer
+ * (the AI SDK's, OpenAI Agents') must not read as fuzzed (probe 17, F1: 60/60 held,
+ * "fuzzed agent helpdesk", no word that ai-sdk was never run).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loopgate } from '../support/cli.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+describe('loopgate fuzz with a config that names a peer loop', () => {
+  it("says it fuzzes loopgate's own loop, not the config's", async () => {
+    const out = mkdtempSync(join(tmpdir(), 'loopgate-fuzz-loop-'));
+    afterAll(() => rmSync(out, { recursive: true, force: true }));
+    const config = join(ROOT, 'test/vitest-entry/peer-loop/loopgate.config.ts');
+    const r = await loopgate(['fuzz', '--config', config, '--runs', '3', '--seed', '1', '--reporter', 'console', '--out', out], ROOT);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("loopgate: fuzz drives loopgate's own loop: the config's loop ai-sdk is not fuzzed (loopgate run gates it)");
+  });
+});
