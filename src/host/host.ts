@@ -709,10 +709,17 @@ export class AgentHost {
         continue;
       }
       if (session.log.unflushed().length > 0) {
+        const stored = session.log.flushedUpTo;
         try {
           await session.flush(); // posted messages no turn took are stored before their requests are answered
         } catch (error) {
           this.#dropSession(c, `could not store the message: ${(error as Error).message}`, 'store');
+          return;
+        }
+        // A flush that answered stored but stored nothing would have this loop ask again for ever, on microtasks
+        // alone (no timer or I/O could run): a writer that broke its barrier. Reopen from the store instead.
+        if (session.log.flushedUpTo === stored && session.log.unflushed().length > 0) {
+          this.#dropSession(c, `could not store the message: the write said it was stored, but the store holds ${stored} of ${session.log.length} events`, 'store');
           return;
         }
         continue; // more may have been posted while the flush ran
