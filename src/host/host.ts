@@ -719,7 +719,11 @@ export class AgentHost {
         // A flush that answered stored but stored nothing would have this loop ask again for ever, on microtasks
         // alone (no timer or I/O could run): a writer that broke its barrier. Reopen from the store instead.
         if (session.log.flushedUpTo === stored && session.log.unflushed().length > 0) {
-          this.#dropSession(c, `could not store the message: the write said it was stored, but the store holds ${stored} of ${session.log.length} events`, 'store');
+          this.#dropSession(
+            c,
+            `could not store the message: the write said it was stored, but the store holds ${stored} of ${session.log.length} events`,
+            'store',
+          );
           return;
         }
         continue; // more may have been posted while the flush ran
