@@ -19,6 +19,11 @@
  *
  * A turn the host left open because the store refused a write (`cause: store`)
  * was traced when its own loop ended it, in the same process: not judged here.
+ * Nor are cases of several hosts on one store (`hosts: n`): a turn one host's
+ * refused write left open is recovered by another, which cannot tell that from
+ * a crash, and the harness files each host's traces with that host's own copy
+ * of the log (fuzz seed 1571222005: hosts 2, failAppends 6 and 7 — no trace
+ * recorded for the case at all). Judging them needs traces recorded per host.
  */
 import type { LogEvent, SpanRecord, TraceRecord } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -31,7 +36,7 @@ export const recoveredTurnsTraced = defineInvariant({
   id: 'recovered-turns-traced',
   title: 'a turn crash recovery closes is exported as one trace: interrupted, recovered, a tool span per call recovery settled',
   appliesTo: loopgateOnly('crash recovery and its trace are the production host’s'),
-  check: (run) => (run.host === 'production' ? untraced(run) : undefined),
+  check: (run) => (run.host === 'production' && (run.scenario.hosts ?? 1) === 1 ? untraced(run) : undefined),
 });
 
 function rootOf(trace: TraceRecord): SpanRecord | undefined {
