@@ -48,10 +48,11 @@ describe('fuzz cases over the wire reach retry-after headers', () => {
       const scenarios = fc.sample(fuzzCaseArb({ tools: [LOOKUP] }), { numRuns: 1_000, seed }).map((c) => c.scenario);
       const leading = new Map<string, number>();
       for (const s of scenarios) {
-        if (s.provider.kind !== 'wire') continue;
+        const provider = s.provider.kind === 'wire' ? s.provider.provider : undefined;
+        if (provider === undefined) continue;
         const first = s.provider.script[0]?.error;
         if (first === undefined || first.midStream || first.retryAfterMs === undefined || first.retryAfterMs < 1) continue;
-        leading.set(s.provider.provider, (leading.get(s.provider.provider) ?? 0) + 1);
+        leading.set(provider, (leading.get(provider) ?? 0) + 1);
       }
       for (const provider of WIRE_PROVIDERS) expect(leading.get(provider) ?? 0, provider).toBeGreaterThanOrEqual(5);
     });
