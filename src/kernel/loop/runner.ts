@@ -312,15 +312,19 @@ export class AgentLoop {
       s.steps++;
       // The common step sends at once, and its answer is awaited here: no promise of the step's own.
       const started = this.#startModelStep(s);
-      let step: StepResult;
-      if (started instanceof Promise) step = await started;
-      else if ('outcome' in started) step = started;
-      else {
-        const answered = this.#firstAnswered(s, started, await started.answer);
-        step = answered instanceof Promise ? await answered : answered;
+      let acted: Next | Promise<Next>;
+      if (started instanceof Promise || 'outcome' in started) {
+        const step = started instanceof Promise ? await started : started;
+        if ('outcome' in step) return step.outcome;
+        acted = this.#onResultHeld(s, step.result);
+      } else {
+        const first = this.#firstAnswered(s, started, await started.answer);
+        if (typeof first === 'object' && 'retrying' in first) {
+          const step = await first.retrying;
+          if ('outcome' in step) return step.outcome;
+          acted = this.#onResultHeld(s, step.result);
+        } else acted = first;
       }
-      if ('outcome' in step) return step.outcome;
-      const acted = this.#onResultHeld(s, step.result);
       const next = acted instanceof Promise ? await acted : acted;
       if (next !== 'next_step') return next;
     }
@@ -450,11 +454,22 @@ export class AgentLoop {
     return this.#send(s, chosen.client, 1);
   }
 
-  /** The first attempt's answer: the step's result, or the error chain from there on. */
-  #firstAnswered(s: TurnState, sent: ModelCall, answer: ModelResult): StepResult | Promise<StepResult> {
-    const result = this.#answered(s, sent, answer);
-    if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
-    return this.#attempts(s, sent.client, 1, result);
+  /**
+   * The first attempt's answer. A result, and what it leads to, on one timestamp
+   * (clock.ts): its record and span, then `#onResult`'s synchronous part (the
+   * assistant message, its write, the step's call up to the tool's run). An error:
+   * the error chain from there on (`retrying`).
+   */
+  #firstAnswered(s: TurnState, sent: ModelCall, answer: ModelResult): Next | Promise<Next> | { readonly retrying: Promise<StepResult> } {
+    let result: ModelResult;
+    holdTime();
+    try {
+      result = this.#answeredHeld(s, sent, answer);
+      if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return this.#onResult(s, result);
+    } finally {
+      releaseTime();
+    }
+    return { retrying: this.#attempts(s, sent.client, 1, result) };
   }
 
   /** A step whose client choice waits (a retry-after window): through as many attempts as the error chain allows. */
