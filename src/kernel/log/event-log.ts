@@ -328,7 +328,12 @@ function rememberLogged(event: object): void {
   loggedNext = (loggedNext + 1) & (LOGGED_SIZE - 1);
 }
 
-/** Is `value` one of the last events a log stored (frozen, checked, a record as it is)? */
+/**
+ * Is `value` one of the last events a log stored (frozen, checked, a record as it is)?
+ * Looked for newest first: a store is handed the events a log stored moments ago.
+ */
 export function isRecentlyLogged(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && logged.includes(value);
+  if (typeof value !== 'object' || value === null) return false;
+  for (let i = 1; i <= LOGGED_SIZE; i++) if (logged[(loggedNext - i) & (LOGGED_SIZE - 1)] === value) return true;
+  return false;
 }

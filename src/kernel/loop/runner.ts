@@ -101,6 +101,7 @@ type ClientChoice = { readonly client: ModelClient } | { readonly outcome: Outco
 
 /** A model request in flight: its span, its delta streams, and its answer (raced against cancel and timeout; never rejects). */
 interface ModelCall {
+  readonly client: ModelClient;
   readonly span: SpanHandle;
   readonly attempt: number;
   open: boolean;
@@ -309,9 +310,21 @@ export class AgentLoop {
       const before = this.#beforeStep(s);
       if (before) return before;
       s.steps++;
-      const step = await this.#awaitingModel(s);
-      if ('outcome' in step) return step.outcome;
-      const acted = this.#onResultHeld(s, step.result);
+      // The common step sends at once, and its answer is awaited here: no promise of the step's own.
+      const started = this.#startModelStep(s);
+      let acted: Next | Promise<Next>;
+      if (started instanceof Promise || 'outcome' in started) {
+        const step = started instanceof Promise ? await started : started;
+        if ('outcome' in step) return step.outcome;
+        acted = this.#onResultHeld(s, step.result);
+      } else {
+        const first = this.#firstAnswered(s, started, await started.answer);
+        if (typeof first === 'object' && 'retrying' in first) {
+          const step = await first.retrying;
+          if ('outcome' in step) return step.outcome;
+          acted = this.#onResultHeld(s, step.result);
+        } else acted = first;
+      }
       const next = acted instanceof Promise ? await acted : acted;
       if (next !== 'next_step') return next;
     }
@@ -425,30 +438,74 @@ export class AgentLoop {
   // MODEL: a request in flight, and what its result leads to
   // ---------------------------------------------------------------------------
 
-  /** One step's request, through as many attempts as the error chain allows. */
-  async #awaitingModel(s: TurnState): Promise<StepResult> {
+  /**
+   * A step's request. When the client is chosen at once (no retry-after window
+   * to wait for, the common step), its first attempt is sent synchronously and
+   * returned in flight: the caller awaits its answer and hands it to
+   * `#firstAnswered`. Otherwise the whole step, as a promise (`#awaitingModel`).
+   */
+  #startModelStep(s: TurnState): ModelCall | { readonly outcome: Outcome } | Promise<StepResult> {
     const chosen = this.#clientForStep(s);
-    const first = chosen instanceof Promise ? await chosen : chosen;
+    if (chosen instanceof Promise) return this.#awaitingModel(s, chosen);
+    if ('outcome' in chosen) return chosen;
+    // Steers and injects that arrived while the step was prepared (after its input was taken) join it too.
+    this.#takeStepInput(s);
+    if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+    return this.#send(s, chosen.client, 1);
+  }
+
+  /**
+   * The first attempt's answer. A result, and what it leads to, on one timestamp
+   * (clock.ts): its record and span, then `#onResult`'s synchronous part (the
+   * assistant message, its write, the step's call up to the tool's run). An error:
+   * the error chain from there on (`retrying`).
+   */
+  #firstAnswered(s: TurnState, sent: ModelCall, answer: ModelResult): Next | Promise<Next> | { readonly retrying: Promise<StepResult> } {
+    let result: ModelResult;
+    holdTime();
+    try {
+      result = this.#answeredHeld(s, sent, answer);
+      if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return this.#onResult(s, result);
+    } finally {
+      releaseTime();
+    }
+    return { retrying: this.#attempts(s, sent.client, 1, result) };
+  }
+
+  /** A step whose client choice waits (a retry-after window): through as many attempts as the error chain allows. */
+  async #awaitingModel(s: TurnState, chosen: Promise<ClientChoice>): Promise<StepResult> {
+    const first = await chosen;
     if ('outcome' in first) return first;
     // Steers and injects that arrived while the step was prepared (after its input was taken) join it too.
     this.#takeStepInput(s);
-    let client = first.client;
+    return this.#attempts(s, first.client, 1, undefined);
+  }
+
+  /**
+   * Attempts of one step from `attempt` on, as many as the error chain allows;
+   * `failed` is that attempt's error when it was already sent and answered.
+   */
+  async #attempts(s: TurnState, client: ModelClient, attempt: number, failed: ModelErrorResult | undefined): Promise<StepResult> {
     let counters: Map<string, number> | undefined;
-    for (let attempt = 1; ; attempt++) {
-      if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
-      if (attempt > MAX_ATTEMPTS_PER_STEP) {
-        return { outcome: { kind: 'failed', reason: 'provider_unavailable', detail: `gave up after ${MAX_ATTEMPTS_PER_STEP} attempts` } };
+    for (; ; attempt++) {
+      if (failed === undefined) {
+        if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+        if (attempt > MAX_ATTEMPTS_PER_STEP) {
+          return { outcome: { kind: 'failed', reason: 'provider_unavailable', detail: `gave up after ${MAX_ATTEMPTS_PER_STEP} attempts` } };
+        }
+        const sent = this.#send(s, client, attempt);
+        if ('outcome' in sent) return sent;
+        const result = this.#answered(s, sent, await sent.answer);
+        if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
+        failed = result;
       }
-      const sent = this.#send(s, client, attempt);
-      if ('outcome' in sent) return sent;
-      const result = this.#answered(s, sent, await sent.answer);
-      if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
       counters ??= new Map<string, number>();
-      const recovery = await this.#recovering(s, result, attempt, counters, client);
+      const recovery = await this.#recovering(s, failed, attempt, counters, client);
       // A cancel that landed while the chain worked (a compaction it cut short) wins over the chain's verdict.
       if ('outcome' in recovery) return s.scope.cancelled ? { outcome: this.#cancelled(s) } : recovery;
       client = recovery.retryWith ?? client;
+      failed = undefined;
     }
   }
 
@@ -561,7 +618,7 @@ export class AgentLoop {
   /** Sends the request: the call's answer races the turn's cancel signal (and the model timeout, when configured). */
   #callModel(s: TurnState, client: ModelClient, request: ModelRequest, attempt: number): ModelCall {
     const span = s.span.child('model_call', client.name, { step: s.steps, attempt, model: request.model });
-    const pending: ModelCall = { span, attempt, open: true, streams: undefined, answer: undefined as unknown as Promise<ModelResult> };
+    const pending: ModelCall = { client, span, attempt, open: true, streams: undefined, answer: undefined as unknown as Promise<ModelResult> };
     const onDelta = (delta: ModelDelta) => {
       if (!pending.open) return;
       // Each stream is redacted across its deltas: a key split between two is held back until it can be redacted whole.
