@@ -233,7 +233,11 @@ async function unknownShapes(): Promise<CheckResult[]> {
   const b = await oneTurn({ model: failing, agent: { errorHandlers: [pausing] } }, clock);
   const rows: [string, typeof a, string][] = [
     ['a result of an unknown type', a, 'failed{internal}: Error: unhandled model result: {"type":"reasoning_only"'],
-    ['an error decision of an unknown action', b, 'failed{internal}: Error: unhandled error decision: {"action":"pause"'],
+    [
+      'an error decision of an unknown action',
+      b,
+      'failed{internal}: the error handler "pause-on-outage" answered a decision outside its shape: the action "pause"',
+    ],
   ];
   return rows.flatMap(([name, got, want]) => [
     check(`${name}: the loop did not throw`, got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
