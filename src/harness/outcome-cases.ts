@@ -120,6 +120,153 @@ async function appendOfACloseOutsideTheAlphabetIsRefused(): Promise<CheckResult[
   return checks;
 }
 
+/**
+ * A checkpoint hook that appends a close in the alphabet (failed{auth}) for the
+ * turn the loop is running, through the log it is handed: stored, the log says
+ * the turn failed while the loop returns it replied (its own close finds no open
+ * turn), and the loop's reply stands in a turn the log calls failed. The turn is
+ * the loop's to close: the append is refused, naming why, and the turn closes
+ * once, replied, the result equal to the log.
+ */
+async function appendOfACloseOfTheRunningTurnIsRefused(): Promise<CheckResult[]> {
+  let refused = 'the append was taken';
+  const hook: CheckpointHook = {
+    name: 'closer',
+    run: ({ turn, log }) => {
+      try {
+        log.append('turn.closed', {
+          turn,
+          outcome: { kind: 'failed', reason: 'auth', detail: 'the hook says so' },
+          steps: 1,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          toolCalls: 0,
+        });
+      } catch (error) {
+        refused = (error as Error).message;
+      }
+    },
+  };
+  const run = await oneTurn({ checkpoints: [hook] });
+  const want = 'cannot append event: turn.closed.payload.turn: turn 0 is being run by the loop; only the loop closes it';
+  return [
+    { name: 'a valid close of the running turn: the append is refused', passed: refused === want, message: refused, expected: want, actual: refused },
+    ...turnChecks('a valid close of the running turn', { kind: 'replied' }, run),
+  ];
+}
+
+/**
+ * Payloads the log's reader refuses (each record is checked against the
+ * catalogue's schema for its type, an unknown type without a version is refused)
+ * must be refused by `append` too, which is public: stored, the conversation no
+ * longer reads back from its store. On a log of one message, each append is
+ * refused naming the field and the log stays as it was, reading back; and from a
+ * checkpoint hook during a turn, the hook's failure is its own: the turn closes
+ * once, replied.
+ */
+async function appendOfAPayloadTheReaderRefusesIsRefused(): Promise<CheckResult[]> {
+  const rows: [string, string, unknown, { ignorable?: boolean } | undefined, string][] = [
+    [
+      'a turn.opened without a trigger',
+      'turn.opened',
+      { turn: 0 },
+      undefined,
+      'turn.opened.payload.trigger: Invalid input: expected string, received undefined',
+    ],
+    [
+      'an inbox.received with an intent the loop does not know',
+      'inbox.received',
+      { id: 'm2', intent: 'shout', text: 'Hello?', source: 'user' },
+      undefined,
+      'inbox.received.payload.intent: Invalid option: expected one of "follow_up"|"steer"|"inject"',
+    ],
+    [
+      'a cancel.requested by a source the loop does not know',
+      'cancel.requested',
+      { by: 'robot', reason: 'because' },
+      undefined,
+      'cancel.requested.payload.by: Invalid option: expected one of "user"|"parent"|"shutdown"',
+    ],
+    [
+      'a log.listener_failed whose error is not text',
+      'log.listener_failed',
+      { seq: 0, error: 5 },
+      undefined,
+      'log.listener_failed.payload.error: Invalid input: expected string, received number',
+    ],
+    [
+      'a prompt.assembled without fragments',
+      'prompt.assembled',
+      { system: 'Be brief.' },
+      undefined,
+      'prompt.assembled.payload.fragments: Invalid input: expected array, received undefined',
+    ],
+    [
+      'a tools.declared whose tools are text',
+      'tools.declared',
+      { tools: 'all' },
+      undefined,
+      'tools.declared.payload.tools: Invalid input: expected array, received string',
+    ],
+    [
+      'a model.error_handled with an action the loop does not know',
+      'model.error_handled',
+      { turn: 0, step: 1, attempt: 1, handler: 'h', action: 'explode', detail: 'boom' },
+      undefined,
+      'model.error_handled.payload.action: Invalid option: expected one of "retry"|"fail"|"switch_client"',
+    ],
+    [
+      'a type the catalogue does not know',
+      'team.note',
+      { text: 'hi' },
+      undefined,
+      'type: "team.note" is not an event type of the catalogue; a reader refuses it',
+    ],
+    [
+      'a type the catalogue does not know, marked ignorable',
+      'team.note',
+      { text: 'hi' },
+      { ignorable: true },
+      'type: "team.note" is not an event type of the catalogue; a reader refuses it',
+    ],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, type, payload, options, problem] of rows) {
+    const log = new EventLog(new VirtualClock());
+    log.append('inbox.received', { id: 'm1', intent: 'follow_up', text: 'Where is ORD-1001?', source: 'user' });
+    let actual = 'the append was taken';
+    try {
+      (log.append as (type: string, payload: unknown, options?: object) => unknown)(type, payload, options);
+    } catch (error) {
+      actual = (error as Error).message;
+    }
+    try {
+      decodeRecords(log.events.map(toRecord), 'the case log');
+      if (log.length !== 1) actual += `; the log holds ${log.length} events`;
+    } catch (error) {
+      actual += `; the log does not read back: ${(error as Error).message}`;
+    }
+    const want = `cannot append event: ${problem}`;
+    checks.push({ name: `${what}: refused, the log as it was`, passed: actual === want, message: actual, expected: want, actual });
+  }
+  // From a hook, during a turn.
+  let refused = 'the append was taken';
+  const hook: CheckpointHook = {
+    name: 'noter',
+    run: ({ log }) => {
+      try {
+        log.append('inbox.received', { id: 'note', intent: 'shout' as never, text: 'Noted.', source: 'hook' });
+      } catch (error) {
+        refused = (error as Error).message;
+      }
+    },
+  };
+  const run = await oneTurn({ checkpoints: [hook] });
+  const want = 'cannot append event: inbox.received.payload.intent: Invalid option: expected one of "follow_up"|"steer"|"inject"';
+  checks.push({ name: "a hook's inbox.received with an unknown intent: refused", passed: refused === want, message: refused, expected: want, actual: refused });
+  checks.push(...turnChecks("a hook's inbox.received with an unknown intent", { kind: 'replied' }, run));
+  return checks;
+}
+
 export function outcomeCases(): Case[] {
   return [
     checksCase(
@@ -137,6 +284,22 @@ export function outcomeCases(): Case[] {
         file: 'src/harness/outcome-cases.ts',
       },
       appendOfACloseOutsideTheAlphabetIsRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/append-of-a-close-of-the-running-turn-is-refused',
+        title: "outcomes: a hook's append of a valid turn.closed for the turn the loop runs is refused; the turn closes once, the result equal to the log",
+        file: 'src/harness/outcome-cases.ts',
+      },
+      appendOfACloseOfTheRunningTurnIsRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/append-of-a-payload-the-reader-refuses-is-refused',
+        title: 'outcomes: a public append of a payload the log reader refuses (schema, unknown type) is refused naming the field; the log reads back',
+        file: 'src/harness/outcome-cases.ts',
+      },
+      appendOfAPayloadTheReaderRefusesIsRefused,
     ),
   ];
 }

@@ -21,7 +21,7 @@
  * invariant 9), side effects of a turn whose steps are not kept told to the next
  * turn (invariant 14), the trace ended. Nothing throws out of `drain` (invariant 12).
  */
-import type { EventLog } from '../log/event-log.ts';
+import { holdTurn, type EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
@@ -325,10 +325,13 @@ export class AgentLoop {
   async #claiming(s: TurnState): Promise<Next> {
     if (s.refused) {
       appendTurnOpened(this.#log, s.turn, '');
+      holdTurn(this.#log, s.turn);
       throw s.refused;
     }
     const claimed = takeForTurnStart(this.#log.positions.pending());
     appendTurnOpened(this.#log, s.turn, claimed[0]?.id ?? '');
+    // The turn is the loop's to close: a close appended under it (a hook handed the log) is refused.
+    holdTurn(this.#log, s.turn);
     // Only a linked signal already aborted can have cancelled the scope yet (nothing else runs before the open).
     const early = s.scope.cancelled;
     if (early) this.#recordCancel(early.by, this.#deps.redact(early.reason));
@@ -1003,7 +1006,10 @@ export class AgentLoop {
   async #closeTurn(s: TurnState, outcome: Outcome): Promise<{ outcome: Outcome; returned: string[] }> {
     // The log refused the turn's `turn.opened` (a log redactor that throws): there is no turn to close, and the
     // outcome already names why. Closing would only fail again ("no turn is open") and hide that.
-    if (this.#log.positions.openTurn !== s.turn) return { outcome, returned: [] };
+    if (this.#log.positions.openTurn !== s.turn) {
+      holdTurn(this.#log, undefined);
+      return { outcome, returned: [] };
+    }
     let returned: string[] = [];
     try {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
@@ -1072,6 +1078,7 @@ export class AgentLoop {
 
   /** The turn's one `turn.closed`. Falls back to a minimal record: a turn is never left open. */
   #appendClosed(s: TurnState, outcome: Outcome): void {
+    holdTurn(this.#log, undefined);
     const payload = {
       turn: s.turn,
       outcome: plainOutcome(outcome, this.#deps.redact),
