@@ -7,13 +7,20 @@
  * is handed the log, whose `append` is public: neither is held to a type when
  * written in JavaScript or cast. What either stores must still read back from
  * the store (the catalogue refuses a close outside the alphabet), the turn must
- * close exactly once, and the result must say what the log says.
+ * close exactly once, and the result must say what the log says. A team's own
+ * peer adapter classifies its loop's turns into the alphabet: a report outside
+ * it must fail the case naming it, never throw out of it.
  */
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { reply } from '../../providers/fake/results.ts';
 import { AgentLoop, decodeRecords, EventLog, loopDeps, toRecord, type Agent, type ClaimDecision, type CheckpointHook } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { INVARIANTS } from './invariants/index.ts';
+import { runPeerCase } from './loop-port/peer-case.ts';
+import type { LoopUnderTestFactory, PeerWorld } from './loop-port/peer-world.ts';
+import { parseScenario } from './scenario/load.ts';
+import { EMPTY_REGISTRY } from './world/agent-under-test.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
 /** Runs one turn of `agent` on a reply; what closed it (once, equal to the result) or how not, and whether the log reads back. */
@@ -267,6 +274,75 @@ async function appendOfAPayloadTheReaderRefusesIsRefused(): Promise<CheckResult[
   return checks;
 }
 
+/**
+ * A team's own loop behind the loop-under-test port (`loop:` in the config): its
+ * adapter classifies each turn into the alphabet, and one written in JavaScript,
+ * or cast, is held to no type. A report outside it (a failure reason or a kind
+ * the alphabet does not know, no outcome, a text) must fail the case with checks
+ * that name what was wrong — the outcome it is judged on, the case's outcome —
+ * never throw out of the case, nor pass as a failure of a reason that does not
+ * exist. A report in the alphabet is judged as it is.
+ */
+async function ownPeerAdapterOutcomeOutsideTheAlphabetFailsNamingIt(): Promise<CheckResult[]> {
+  const scenario = parseScenario(
+    [
+      'name: one question',
+      'provider:',
+      '  script:',
+      '    - reply: ORD-1001 was delivered.',
+      'inbox:',
+      '  - say: Where is ORD-1001?',
+      'expect:',
+      '  outcome: replied',
+      '',
+    ].join('\n'),
+    'outcome-cases.ts (inline)',
+  );
+  const reports: [string, unknown, string][] = [
+    ['a failure reason the alphabet does not know', { kind: 'failed', reason: 'quota' }, '(outside the alphabet: "quota" is not a failure reason)'],
+    ['a kind the alphabet does not know', { kind: 'exploded' }, '(outside the alphabet: kind "exploded" is not an outcome kind)'],
+    ['no outcome', undefined, '(outside the alphabet: undefined is not an object)'],
+    ['null', null, '(outside the alphabet: null is not an object)'],
+    ['a text, not an object', 'replied', '(outside the alphabet: "replied" is not an object)'],
+    ['an outcome in the alphabet', { kind: 'replied' }, 'replied'],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, outcome, label] of reports) {
+    const loop: LoopUnderTestFactory = {
+      id: 'team-loop',
+      version: 'team-loop 1.0.0',
+      capabilities: { supports: [], history: 'session', time: 'patched-timers' },
+      create: (world: PeerWorld) => ({
+        runTurn: async ({ turn, text }) => {
+          const answer = await world.model.call({ system: world.system, messages: [{ role: 'user', content: [{ type: 'text', text }] }], tools: [] } as never);
+          const reply = answer.type === 'reply' ? answer.text : '';
+          return {
+            turn,
+            outcome: outcome as never,
+            ending: { kind: 'resolved', finishReason: 'stop' },
+            reply,
+            steps: 1,
+            usage: { inputTokens: 1, outputTokens: 1 },
+          };
+        },
+        persistedHistory: () => [],
+        traces: () => [],
+      }),
+    };
+    let actual: string;
+    try {
+      const out = await runPeerCase(scenario, { loop, registry: EMPTY_REGISTRY, invariants: INVARIANTS }, 1);
+      const judged = out.checks.find((c) => c.name === 'outcome');
+      actual = `case ${out.outcome ?? '(no outcome)'}, judged: ${judged ? (judged.passed ? 'passed' : `${String(judged.actual)} (failed)`) : 'not'}`;
+    } catch (error) {
+      actual = `threw: ${(error as Error).message}`;
+    }
+    const expected = `case ${label}, judged: ${label === 'replied' ? 'passed' : `${label} (failed)`}`;
+    checks.push({ name: `${what}: named, never thrown`, passed: actual === expected, message: actual, expected, actual });
+  }
+  return checks;
+}
+
 export function outcomeCases(): Case[] {
   return [
     checksCase(
@@ -300,6 +376,14 @@ export function outcomeCases(): Case[] {
         file: 'src/harness/outcome-cases.ts',
       },
       appendOfAPayloadTheReaderRefusesIsRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/own-peer-adapter-outcome-outside-the-alphabet-fails-naming-it',
+        title: "outcomes: a team's own peer adapter reporting an outcome outside the alphabet fails the case, naming it; never a throw",
+        file: 'src/harness/outcome-cases.ts',
+      },
+      ownPeerAdapterOutcomeOutsideTheAlphabetFailsNamingIt,
     ),
   ];
 }
