@@ -343,6 +343,36 @@ async function ownPeerAdapterOutcomeOutsideTheAlphabetFailsNamingIt(): Promise<C
   return checks;
 }
 
+/**
+ * A claim policy whose decision is outside its shape (held to no type in
+ * JavaScript, or cast): a decision that is neither allow nor deny, a text, no
+ * decision, a rewrite that is not a Map, a rewrite to a value that is neither
+ * text nor null. Never taken as an allow (the messages reaching the model as if
+ * a policy had passed them), never a TypeError naming nothing: the turn fails
+ * internal once, naming the policy and what was wrong, the result equal to the
+ * log, the log reading back.
+ */
+async function claimDecisionOutsideItsShapeFailsNamingIt(): Promise<CheckResult[]> {
+  const outside = (what: string) => ({
+    kind: 'failed',
+    reason: 'internal',
+    detail: `the claim policy answered a decision outside its shape: ${what}`,
+  });
+  const answers: [string, unknown, string][] = [
+    ['a decision neither allow nor deny', { decision: 'maybe' }, 'the decision "maybe" is not allow or deny'],
+    ['a text, not an object', 'allow', '"allow" is not an object'],
+    ['no decision', undefined, 'undefined is not an object'],
+    ['a rewrite that is not a Map', { decision: 'allow', rewrite: { ask: 'Where is my order?' } }, 'the rewrite {"ask":"Where is my order?"} is not a Map'],
+    ['a rewrite to a number', { decision: 'allow', rewrite: new Map([['ask', 42]]) }, 'the rewrite of message "ask" to 42 is neither text nor null'],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, decision, problem] of answers) {
+    const claim = { claim: () => decision as ClaimDecision };
+    checks.push(...turnChecks(what, outside(problem), await oneTurn({ claim })));
+  }
+  return checks;
+}
+
 export function outcomeCases(): Case[] {
   return [
     checksCase(
@@ -384,6 +414,14 @@ export function outcomeCases(): Case[] {
         file: 'src/harness/outcome-cases.ts',
       },
       ownPeerAdapterOutcomeOutsideTheAlphabetFailsNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/claim-decision-outside-its-shape-fails-naming-it',
+        title: 'outcomes: a claim policy answering a decision outside its shape (decision, rewrite) fails the turn internal, naming it; never an allow',
+        file: 'src/harness/outcome-cases.ts',
+      },
+      claimDecisionOutsideItsShapeFailsNamingIt,
     ),
   ];
 }

@@ -15,6 +15,7 @@
 import type { ContextWindowExceededResult, ModelClient, TransportErrorKind, TransportErrorResult } from '../model/client.ts';
 import { assertNever, outcomeProblem, type Outcome } from '../outcome.ts';
 import type { LoopConfig } from './config.ts';
+import { shown } from './records.ts';
 
 export type ModelErrorResult = TransportErrorResult | ContextWindowExceededResult;
 
@@ -207,15 +208,4 @@ function decisionProblem(value: unknown): string | undefined {
       return `the action ${shown(d.action)} is not retry, switch_client or fail`;
   }
   return typeof d.detail === 'string' ? undefined : `the detail ${shown(d.detail)} is not text`;
-}
-
-/** A value as a problem names it: a number as it is (NaN, Infinity), else JSON, cut short. */
-function shown(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = typeof value === 'object' && value !== null ? '(an object that cannot be shown)' : typeof value;
-  }
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

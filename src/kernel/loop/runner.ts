@@ -38,7 +38,7 @@ import { PersistenceError, persistOrThrow } from './persistence-error.ts';
 import { RetryAfterWindows, type WindowsState } from './retry-after-windows.ts';
 import { SessionTokens, type SessionTokensState } from './session-tokens.ts';
 import { DeltaStreams } from './delta-streams.ts';
-import { addTokens, addUsageDetail, describeError, plainOutcome, sideEffectNotice, turnUsage, type UsageDetail } from './records.ts';
+import { addTokens, addUsageDetail, describeError, plainOutcome, shown, sideEffectNotice, turnUsage, type UsageDetail } from './records.ts';
 import {
   appendAssistantMessage,
   appendInboxReceived,
@@ -343,7 +343,7 @@ export class AgentLoop {
     );
     // Even when the policy broke, the messages are taken: left pending they would
     // start the same failing turn again and again.
-    const decision: ClaimDecision = decided.decision === 'threw' ? { decision: 'allow' } : decided;
+    const decision: ClaimDecision = decided.decision === 'threw' || decided.decision === 'broken' ? { decision: 'allow' } : decided;
     let delivered = 0;
     for (const message of claimed) {
       const loopWritten = isLoopWritten(message.source);
@@ -362,6 +362,9 @@ export class AgentLoop {
     }
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
     if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describeError(decided.error)}` };
+    if (decided.decision === 'broken') {
+      return { kind: 'failed', reason: 'internal', detail: `the claim policy answered a decision outside its shape: ${decided.problem}` };
+    }
     if (s.scope.cancelled) return this.#cancelled(s);
     if (decision.decision === 'deny') {
       // A policy in JavaScript, or cast, is held to no type: a reason that is not text is no rejection the log can store.
@@ -375,11 +378,16 @@ export class AgentLoop {
     return 'next_step';
   }
 
-  #claim(s: TurnState, claimed: readonly PendingMessage[]): Promise<ClaimDecision | { decision: 'threw'; error: unknown }> {
+  #claim(s: TurnState, claimed: readonly PendingMessage[]): Promise<ClaimDecision | ClaimBroke> {
     const policy = this.#deps.claim;
     if (!policy) return Promise.resolve({ decision: 'allow' });
-    return raceAbort<ClaimDecision | { decision: 'threw'; error: unknown }>(
-      Promise.resolve().then(() => policy.claim(claimed, s.scope.signal)),
+    return raceAbort<ClaimDecision | ClaimBroke>(
+      Promise.resolve()
+        .then(() => policy.claim(claimed, s.scope.signal))
+        .then((decided) => {
+          const problem = claimProblem(decided, claimed);
+          return problem === undefined ? decided : { decision: 'broken', problem };
+        }),
       s.scope.signal,
       () => ({ decision: 'allow' }), // the cancel is seen right after
       (error) => ({ decision: 'threw', error }),
@@ -1142,4 +1150,29 @@ const CANCELLED_CALL: ModelResult = Object.freeze({ type: 'transport_error', kin
 /** Of a cut-short call's own answer, only the usage counts: the cancel decided how the step ends. */
 function usageOnly(answer: ModelResult): ModelResult {
   return answer.usage ? { ...CANCELLED_CALL, usage: answer.usage } : CANCELLED_CALL;
+}
+
+/** A claim policy that threw, or answered a decision outside its shape: its messages are taken, and the turn fails internal. */
+type ClaimBroke = { readonly decision: 'threw'; readonly error: unknown } | { readonly decision: 'broken'; readonly problem: string };
+
+/**
+ * What keeps a claim policy's answer from being a decision the loop can carry
+ * out, or undefined (a policy in JavaScript, or cast, is held to no type): taken
+ * as an allow, an unknown decision would pass messages no policy passed. A deny's
+ * reason is checked with the rejection (`outcomeProblem`).
+ */
+function claimProblem(value: unknown, claimed: readonly PendingMessage[]): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${shown(value)} is not an object`;
+  const d = value as { decision?: unknown; rewrite?: unknown };
+  if (d.decision === 'deny') return undefined;
+  if (d.decision !== 'allow') return `the decision ${shown(d.decision)} is not allow or deny`;
+  if (d.rewrite === undefined) return undefined;
+  if (!(d.rewrite instanceof Map)) return `the rewrite ${shown(d.rewrite)} is not a Map`;
+  for (const message of claimed) {
+    const text: unknown = d.rewrite.get(message.id);
+    if (text !== undefined && text !== null && typeof text !== 'string') {
+      return `the rewrite of message ${JSON.stringify(message.id)} to ${shown(text)} is neither text nor null`;
+    }
+  }
+  return undefined;
 }
