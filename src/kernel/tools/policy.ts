@@ -24,8 +24,9 @@ export interface PolicyRule {
   readonly sideEffects?: readonly SideEffect[];
   /**
    * Only when this holds for the (validated, frozen) arguments. A predicate that
-   * throws counts as matching for deny and ask rules and as not matching for allow
-   * rules: an error never opens a door.
+   * throws, or answers other than a boolean (a promise: an async predicate is not
+   * awaited), counts as matching for deny and ask rules and as not matching for
+   * allow rules: an error never opens a door.
    */
   readonly when?: (args: unknown) => boolean;
   readonly decision: PolicyVerdict;
@@ -100,11 +101,17 @@ function matches(rule: PolicyRule, call: { tool: string; sideEffect: SideEffect;
   if (rule.tools && !nameMatcher(rule.tools)(call.tool)) return false;
   if (rule.sideEffects && !rule.sideEffects.includes(call.sideEffect)) return false;
   if (!rule.when) return true;
+  let answer: unknown;
   try {
-    return rule.when(call.args) === true;
+    answer = rule.when(call.args);
   } catch {
     return rule.decision !== 'allow';
   }
+  if (typeof answer === 'boolean') return answer;
+  // Not a boolean (held to no type in JavaScript): a failed predicate too. A promise — an async predicate, never
+  // awaited here — is the likeliest; taken as "no", a deny rule with one would never deny. Its rejection is its own.
+  if (typeof (answer as { then?: unknown } | null)?.then === 'function') Promise.resolve(answer).catch(() => {});
+  return rule.decision !== 'allow';
 }
 
 /** A final decision, plus what the pipeline needs to tell the model. */
