@@ -988,6 +988,11 @@ export class AgentLoop {
           span.end('cancelled');
           return false;
         }
+        if (result && result.extend && typeof result.extend !== 'string') {
+          // Held to no type in JavaScript: stored as a steer, a message that is not text is one the reader refuses.
+          span.end('error', { error: `the checkpoint ${JSON.stringify(hook.name)} answered an extension that is not text: ${shown(result.extend)}` });
+          continue;
+        }
         if (result && result.extend) {
           this.#log.append('inbox.received', { id: this.#deps.newId(), intent: 'steer', text: result.extend, source: `checkpoint:${hook.name}` });
           s.extensions++;
