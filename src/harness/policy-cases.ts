@@ -3,11 +3,12 @@
  *
  * A rule's `when` is a team's predicate on the call's arguments. Typed to answer
  * a boolean, one written in JavaScript, or cast, may answer anything: a promise
- * (an async predicate — `when: async (args) => isFlagged(args)` — the likeliest),
- * a truthy text, a number, nothing. The policy's own rule for a predicate that
+ * (a predicate that calls a service — `when: (args) => flags.check(args)` — the
+ * likeliest; an `async` function is refused when the agent is built), a truthy
+ * text, a number, nothing. The policy's own rule for a predicate that
  * fails is that an error never opens a door: a deny or ask rule matches, an allow
  * rule does not. An answer that is not a boolean is such a failure; taken as "no",
- * a deny rule with an async predicate never denies anything.
+ * a deny rule whose predicate answers a promise never denies anything.
  */
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
@@ -51,8 +52,9 @@ async function oneRefund(policy: ToolPolicy): Promise<string> {
 
 async function predicateAnsweringOtherThanABooleanNeverOpensADoor(): Promise<CheckResult[]> {
   const answers: [string, () => unknown][] = [
-    ['a promise of true (an async predicate)', async () => true],
-    ['a promise of false (an async predicate)', async () => false],
+    // A plain function returning a promise (an `async` one is refused when the agent is built: contract:agent/policy/rule-when-async).
+    ['a promise of true', () => Promise.resolve(true)],
+    ['a promise of false', () => Promise.resolve(false)],
     ['a text', () => 'yes'],
     ['a number', () => 1],
     ['nothing', () => undefined],
@@ -91,7 +93,7 @@ export function policyCases(): Case[] {
       {
         id: 'contract:policy/predicate-answering-other-than-a-boolean-never-opens-a-door',
         title:
-          "policy: a rule predicate answering other than a boolean (an async predicate's promise, a text, nothing) counts as failed: a deny rule matches, an allow rule does not",
+          'policy: a rule predicate answering other than a boolean (a promise, a text, nothing) counts as failed: a deny rule matches, an allow rule does not',
         file: 'src/harness/policy-cases.ts',
       },
       predicateAnsweringOtherThanABooleanNeverOpensADoor,

@@ -24,9 +24,10 @@ export interface PolicyRule {
   readonly sideEffects?: readonly SideEffect[];
   /**
    * Only when this holds for the (validated, frozen) arguments. A predicate that
-   * throws, or answers other than a boolean (a promise: an async predicate is not
-   * awaited), counts as matching for deny and ask rules and as not matching for
-   * allow rules: an error never opens a door.
+   * throws, or answers other than a boolean (a promise is never awaited; an
+   * `async` function is refused when the policy is built), counts as matching
+   * for deny and ask rules and as not matching for allow rules: an error never
+   * opens a door.
    */
   readonly when?: (args: unknown) => boolean;
   readonly decision: PolicyVerdict;
@@ -74,6 +75,10 @@ export function checkPolicy(policy: ToolPolicy): void {
       });
     }
     if (rule.when !== undefined && typeof rule.when !== 'function') throw new Error(`${where}: when must be a function`);
+    // Decided at once, never awaited: an async predicate's promise would count as a failed predicate on every call.
+    if (rule.when?.constructor?.name === 'AsyncFunction') {
+      throw new Error(`${where}: when must answer a boolean at once; an async function answers a promise, which is never awaited`);
+    }
   });
   if (policy.default !== undefined && !verdicts.includes(policy.default)) {
     throw new Error(`policy default must be allow, deny or ask (got ${JSON.stringify(policy.default)})`);
