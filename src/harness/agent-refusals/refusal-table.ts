@@ -532,6 +532,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'policy rule "big-refunds": when must be a function',
   },
   {
+    // `when: async (args) => isFlagged(args)`: the policy decides at once and never awaits it; its promise is no answer.
+    id: 'policy/rule-when-async',
+    title: 'a rule whose when is an async function: it answers a promise, never a boolean',
+    agent: withPolicy({ rules: [{ id: 'flagged-orders', tools: ['issue_refund'], decision: 'deny', when: odd(async () => true) }] }),
+    refused: 'policy rule "flagged-orders": when must answer a boolean at once; an async function answers a promise, which is never awaited',
+  },
+  {
     id: 'policy/unknown-default',
     title: 'a default that is not allow, deny or ask',
     agent: withPolicy({ default: odd('block') }),

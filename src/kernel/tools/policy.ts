@@ -24,8 +24,10 @@ export interface PolicyRule {
   readonly sideEffects?: readonly SideEffect[];
   /**
    * Only when this holds for the (validated, frozen) arguments. A predicate that
-   * throws counts as matching for deny and ask rules and as not matching for allow
-   * rules: an error never opens a door.
+   * throws, or answers other than a boolean (a promise is never awaited; an
+   * `async` function is refused when the policy is built), counts as matching
+   * for deny and ask rules and as not matching for allow rules: an error never
+   * opens a door.
    */
   readonly when?: (args: unknown) => boolean;
   readonly decision: PolicyVerdict;
@@ -73,6 +75,10 @@ export function checkPolicy(policy: ToolPolicy): void {
       });
     }
     if (rule.when !== undefined && typeof rule.when !== 'function') throw new Error(`${where}: when must be a function`);
+    // Decided at once, never awaited: an async predicate's promise would count as a failed predicate on every call.
+    if (rule.when?.constructor?.name === 'AsyncFunction') {
+      throw new Error(`${where}: when must answer a boolean at once; an async function answers a promise, which is never awaited`);
+    }
   });
   if (policy.default !== undefined && !verdicts.includes(policy.default)) {
     throw new Error(`policy default must be allow, deny or ask (got ${JSON.stringify(policy.default)})`);
@@ -100,11 +106,17 @@ function matches(rule: PolicyRule, call: { tool: string; sideEffect: SideEffect;
   if (rule.tools && !nameMatcher(rule.tools)(call.tool)) return false;
   if (rule.sideEffects && !rule.sideEffects.includes(call.sideEffect)) return false;
   if (!rule.when) return true;
+  let answer: unknown;
   try {
-    return rule.when(call.args) === true;
+    answer = rule.when(call.args);
   } catch {
     return rule.decision !== 'allow';
   }
+  if (typeof answer === 'boolean') return answer;
+  // Not a boolean (held to no type in JavaScript): a failed predicate too. A promise — an async predicate, never
+  // awaited here — is the likeliest; taken as "no", a deny rule with one would never deny. Its rejection is its own.
+  if (typeof (answer as { then?: unknown } | null)?.then === 'function') Promise.resolve(answer).catch(() => {});
+  return rule.decision !== 'allow';
 }
 
 /** A final decision, plus what the pipeline needs to tell the model. */
