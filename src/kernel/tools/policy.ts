@@ -9,6 +9,7 @@
  * never re-open what another rule denies (the spirit of invariant 7).
  */
 import type { Clock } from '../clock.ts';
+import { MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG } from '../timer-wheel.ts';
 import type { SpanHandle } from '../trace/tracer.ts';
 import { nameMatcher } from './glob.ts';
 import type { ApprovalRequest, Approver, PolicyDecision, SideEffect, ToolCallRecorder } from './types.ts';
@@ -88,6 +89,9 @@ export function checkPolicy(policy: ToolPolicy): void {
   }
   if (policy.approvalTimeoutMs !== undefined && !(Number.isFinite(policy.approvalTimeoutMs) && policy.approvalTimeoutMs > 0)) {
     throw new Error(`policy approvalTimeoutMs must be a positive number of milliseconds (got ${String(policy.approvalTimeoutMs)})`);
+  }
+  if (policy.approvalTimeoutMs !== undefined && policy.approvalTimeoutMs > MAX_TIMEOUT_MS) {
+    throw new Error(`policy approvalTimeoutMs ${TIMEOUT_TOO_LONG} (got ${String(policy.approvalTimeoutMs)})`);
   }
 }
 
