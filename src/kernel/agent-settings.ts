@@ -33,6 +33,8 @@ const between =
   (v) =>
     typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? undefined : `must be a number from ${min} to ${max}`;
 const timeoutMs: Check = (v) => msAbove0(v) ?? ((v as number) > MAX_TIMEOUT_MS ? TIMEOUT_TOO_LONG : undefined);
+/** A wait the production clock keeps (a retry's delay, the longest retry-after waited): 0 up to what a timer can wait. */
+const delayMs: Check = (v) => msFrom0(v) ?? ((v as number) > MAX_TIMEOUT_MS ? TIMEOUT_TOO_LONG : undefined);
 const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
 
 /** The loop limits an agent may set, and what each must be. */
@@ -52,12 +54,12 @@ const CONFIG_CHECKS: Readonly<Record<string, Check>> = {
 
 const RETRY_CHECKS: Readonly<Record<keyof RetryConfig, Check>> = {
   immediateRetries: wholeFrom(0),
-  immediateDelayMs: msFrom0,
+  immediateDelayMs: delayMs,
   backoffRetries: wholeFrom(0),
-  backoffBaseMs: msFrom0,
-  backoffMaxMs: msFrom0,
+  backoffBaseMs: delayMs,
+  backoffMaxMs: delayMs,
   jitter: between(0, 1),
-  maxRetryAfterMs: msFrom0,
+  maxRetryAfterMs: delayMs,
 };
 
 /** Hooks: what each must hold (a name to show in traces and records, and the function the loop calls). */

@@ -164,6 +164,18 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'config.retry.jitter must be a number from 0 to 1 (got 7)',
   },
   {
+    id: 'settings/retry-delay-past-node-timers',
+    title: 'a backoff capped at 30 days, past the longest delay a timer can wait (the production clock would retry at once)',
+    agent: edit((a) => ({ ...a, config: { retry: { backoffMaxMs: 2_592_000_000 } } })),
+    refused: 'config.retry.backoffMaxMs must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once (got 2592000000)',
+  },
+  {
+    id: 'settings/retry-after-limit-past-node-timers',
+    title: 'a provider retry-after waited up to 30 days: a longer wait than a timer can keep',
+    agent: edit((a) => ({ ...a, config: { retry: { maxRetryAfterMs: 2_592_000_000 } } })),
+    refused: 'config.retry.maxRetryAfterMs must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once (got 2592000000)',
+  },
+  {
     id: 'settings/temperature-as-text',
     title: 'a temperature given as text (as read from an environment variable): never sent as a string',
     agent: edit((a) => ({ ...a, config: { temperature: odd('0.7') } })),
