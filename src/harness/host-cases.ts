@@ -1,0 +1,132 @@
+/**
+ * The production host where no scenario takes it: `contract:host/<id>`.
+ *
+ * Every scenario's production host is given its agent as a factory that builds,
+ * and owns its SQLite file alone, so two things a deploy meets were never run
+ * by the gate:
+ *
+ * - an agent factory (loopgate.config.ts) that throws for one conversation — a
+ *   tenant it cannot find, a secret it cannot read — or returns no agent. The
+ *   host builds the factory once at start with no conversation, then once per
+ *   conversation it opens: the request must be answered 500 with what the
+ *   factory said, nothing stored, and the next request must open the
+ *   conversation again (a host that kept the failure would refuse it for good);
+ * - a second host started on a SQLite file a live host writes: it must refuse
+ *   every message 503 with the store's reason and store nothing (two hosts on
+ *   one file would recover each other's live turns as crashed), and take the
+ *   file once the first host has closed (a host that kept the refused claim
+ *   would refuse for good).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { reply } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { defaultHostConfig } from '../host/config.ts';
+import type { ResponseEnvelope } from '../host/envelope.ts';
+import { AgentHost } from '../host/host.ts';
+import type { Agent, AgentFactory } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { MemoryEventStore } from '../stores/memory-store.ts';
+import { SqliteEventStore } from '../stores/sqlite-store.ts';
+import { checksCase, type Case } from './cases.ts';
+
+const FILE = 'src/harness/host-cases.ts';
+const AGENT: Agent = { system: 'You help customers with their orders.' };
+
+const model = () => new ScriptedModelClient(Array.from({ length: 4 }, () => reply('Your order ships today.')));
+
+function answered(name: string, got: ResponseEnvelope, status: number, text: string | undefined): CheckResult {
+  const shown = `${got.status} ${got.error ?? got.reply ?? ''}`;
+  const passed = got.status === status && (text === undefined ? got.error === undefined : (got.error ?? '').includes(text));
+  return {
+    name,
+    passed,
+    message: passed ? shown : `expected ${status}${text ? ` with "${text}"` : ''}; got ${shown}`,
+    expected: `${status} ${text ?? ''}`,
+    actual: shown,
+  };
+}
+
+function stored(name: string, got: number, want: number): CheckResult {
+  return { name, passed: got === want, message: `${got} record(s) stored`, expected: String(want), actual: String(got) };
+}
+
+async function factoryFails(failure: 'throws' | 'returns null'): Promise<CheckResult[]> {
+  const store = new MemoryEventStore();
+  let builds = 0;
+  // Built once at start with no conversation (accepted), then per conversation: the first build for acme-7 fails.
+  const factory: AgentFactory = (context) => {
+    if (context.conversationId === 'acme-7' && builds++ === 0) {
+      if (failure === 'throws') throw new Error('no tenant "acme" in the directory');
+      return null as unknown as Agent;
+    }
+    return AGENT;
+  };
+  const host = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: factory });
+  try {
+    const first = await host.handle('acme-7', 'Where is ORD-1001?');
+    const kept = store.count('acme-7');
+    const again = await host.handle('acme-7', 'Where is ORD-1001?');
+    const said = failure === 'throws' ? 'the agent factory threw: no tenant "acme" in the directory' : 'the agent factory returned null, not an agent';
+    return [
+      answered('the failed build is answered 500 with what went wrong', first, 500, `${said}; the message was not stored`),
+      stored('nothing stored for the failed build', kept, 0),
+      answered('the next request builds the agent again and is answered', again, 200, undefined),
+      { name: 'the turn replied', passed: again.reply === 'Your order ships today.', message: `reply ${JSON.stringify(again.reply)}` },
+    ];
+  } finally {
+    await host.close();
+  }
+}
+
+async function secondHostOnOneFile(): Promise<CheckResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'loopgate-host-case-'));
+  const file = join(dir, 'conversations.db');
+  const build = () => new AgentHost({ config: defaultHostConfig(), store: new SqliteEventStore(file), model: model(), agent: AGENT });
+  const first = build();
+  const second = build();
+  try {
+    const served = await first.handle('order-1', 'Where is ORD-1001?');
+    const refused = await second.handle('order-2', 'Where is ORD-2002?');
+    const refusedAgain = await second.handle('order-2', 'Where is ORD-2002?');
+    const counted = new SqliteEventStore(file);
+    const kept = (await counted.read('order-2')).length;
+    await counted.close();
+    await first.close();
+    const taken = await second.handle('order-2', 'Where is ORD-2002?');
+    const why = 'the store cannot be written by this host: sqlite:';
+    return [
+      answered('the first host serves', served, 200, undefined),
+      answered('the second host refuses with the store’s reason', refused, 503, why),
+      { name: '…naming the live host', passed: (refused.error ?? '').includes('is in use by another loopgate host'), message: refused.error ?? '' },
+      answered('…and again on the next request while the first host runs', refusedAgain, 503, why),
+      stored('the refused messages are not stored', kept, 0),
+      answered('once the first host closed, the second takes the file', taken, 200, undefined),
+    ];
+  } finally {
+    await Promise.allSettled([first.close(), second.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function hostCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:host/agent-factory-throws-for-a-conversation',
+        title: 'host: an agent factory that throws for a conversation: 500, nothing stored, built again',
+        file: FILE,
+      },
+      () => factoryFails('throws'),
+    ),
+    checksCase(
+      { id: 'contract:host/agent-factory-returns-null', title: 'host: an agent factory that returns null: 500, nothing stored, built again', file: FILE },
+      () => factoryFails('returns null'),
+    ),
+    checksCase(
+      { id: 'contract:host/second-host-on-one-sqlite-file', title: 'host: a second host on a SQLite file a live host writes: 503 until it closes', file: FILE },
+      secondHostOnOneFile,
+    ),
+  ];
+}
