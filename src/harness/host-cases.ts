@@ -20,12 +20,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reply } from '../../providers/fake/results.ts';
+import { z } from 'zod';
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { defaultHostConfig } from '../host/config.ts';
 import type { ResponseEnvelope } from '../host/envelope.ts';
 import { AgentHost } from '../host/host.ts';
-import type { Agent, AgentFactory } from '../kernel/index.ts';
+import { defineTool, type Agent, type AgentFactory } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
@@ -110,6 +111,114 @@ async function secondHostOnOneFile(): Promise<CheckResult[]> {
   }
 }
 
+/** A memory store that records what it held for `watched` when the host closed it. */
+class WatchedStore extends MemoryEventStore {
+  heldAtClose: string[] | undefined;
+  readonly #watched: string;
+  constructor(watched: string) {
+    super();
+    this.#watched = watched;
+  }
+  override async close(): Promise<void> {
+    this.heldAtClose = (await this.read(this.#watched)).map((r) => r.type);
+    return super.close();
+  }
+}
+
+/**
+ * `close()`, what a deploy's graceful shutdown calls (the harness's hosts are
+ * halted, as a crash): a turn running a tool is cancelled, its request answered
+ * with the cancelled turn, the close stored, its trace exported before the
+ * exporter is shut down, the store closed after that; a request after is
+ * refused. And `events()`, the stored events read back decoded.
+ */
+async function closeWhileATurnRuns(): Promise<CheckResult[]> {
+  const store = new WatchedStore('stock-1');
+  let started: () => void = () => undefined;
+  const toolStarted = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const exported: string[] = [];
+  let exportedAtShutdown: number | undefined;
+  const exporter = {
+    export: (trace: { readonly traceId: string }) => {
+      exported.push(trace.traceId);
+    },
+    shutdown: () => {
+      exportedAtShutdown ??= exported.length; // the first call: an exporter shut down sends nothing more
+    },
+  };
+  const agent: Agent = {
+    ...AGENT,
+    tools: [
+      defineTool({
+        name: 'check_stock',
+        description: 'Check the stock of a product.',
+        input: z.object({ sku: z.string() }),
+        sideEffect: 'NONE',
+        // The warehouse never answers: the tool ends only when its call is aborted, a little later (it hangs up).
+        run: (_args, context) =>
+          new Promise<never>((_resolve, reject) => {
+            started();
+            context.signal.addEventListener('abort', () => setTimeout(() => reject(new Error('aborted')), 30));
+          }),
+      }),
+    ],
+  };
+  const script = new ScriptedModelClient([reply('Hello.'), toolUse([call('stock', 'check_stock', { sku: 'KETTLE-2' })]), reply('It is in stock.')]);
+  const host = new AgentHost({ config: defaultHostConfig(), store, model: script, agent, exporter });
+  const greeted = await host.handle('hello-1', 'Hello');
+  const events = (await host.events('hello-1')).map((e) => e.type);
+  const running = host.handle('stock-1', 'Is KETTLE-2 in stock?');
+  await toolStarted;
+  const closing = host.close();
+  const answer = await running;
+  await closing;
+  const after = await host.handle('stock-1', 'Hello?');
+  let storeClosed = false;
+  try {
+    await store.read('stock-1');
+  } catch (error) {
+    storeClosed = /the store is closed/.test((error as Error).message);
+  }
+  const held = store.heldAtClose ?? [];
+  const turn = answer.turns[0];
+  return [
+    answered('a finished turn is answered', greeted, 200, undefined),
+    {
+      name: 'events() reads the stored turn back',
+      passed:
+        JSON.stringify(events) ===
+        JSON.stringify([
+          'inbox.received',
+          'turn.opened',
+          'user.message',
+          'prompt.assembled',
+          'tools.declared',
+          'model.request',
+          'model.delta',
+          'model.result',
+          'assistant.message',
+          'turn.closed',
+        ]),
+      message: events.join(', '),
+    },
+    {
+      name: 'the running turn is answered cancelled by the shutdown',
+      passed: answer.status === 499 && turn?.outcome === 'cancelled{shutdown}' && answer.delivery === 'turn',
+      message: `${answer.status} ${answer.delivery} ${turn?.outcome} ${answer.error ?? ''}`,
+    },
+    { name: 'the cancelled turn’s close is stored before the store closes', passed: held.at(-1) === 'turn.closed', message: held.join(', ') },
+    {
+      name: 'both turns’ traces are exported before the exporter shuts down',
+      passed: exportedAtShutdown === 2,
+      message: `${exportedAtShutdown ?? 'no shutdown'} of ${exported.length} exported at shutdown`,
+    },
+    { name: 'the store is closed', passed: storeClosed, message: storeClosed ? 'closed' : 'still open after close()' },
+    answered('a request after close is refused', after, 503, 'the host is shutting down; the message was not stored'),
+  ];
+}
+
 export function hostCases(): Case[] {
   return [
     checksCase(
@@ -127,6 +236,10 @@ export function hostCases(): Case[] {
     checksCase(
       { id: 'contract:host/second-host-on-one-sqlite-file', title: 'host: a second host on a SQLite file a live host writes: 503 until it closes', file: FILE },
       secondHostOnOneFile,
+    ),
+    checksCase(
+      { id: 'contract:host/close-while-a-turn-runs', title: 'host: close() cancels a running turn, stores and exports it, then closes the store', file: FILE },
+      closeWhileATurnRuns,
     ),
   ];
 }
