@@ -18,6 +18,8 @@
  *   would refuse for good).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -26,11 +28,13 @@ import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { defaultHostConfig } from '../host/config.ts';
 import type { ResponseEnvelope } from '../host/envelope.ts';
 import { AgentHost } from '../host/host.ts';
+import { eventsHandler } from '../host/sse.ts';
 import { defineTool, type Agent, type AgentFactory } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { checksCase, type Case } from './cases.ts';
+import { parseSse } from './world/follow-check.ts';
 
 const FILE = 'src/harness/host-cases.ts';
 const AGENT: Agent = { system: 'You help customers with their orders.' };
@@ -219,6 +223,68 @@ async function closeWhileATurnRuns(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * The SSE handler (`eventsHandler`, what a deploy mounts for its UI) asked what
+ * a client gets wrong: another method, an id that is not percent-encoding or not
+ * a conversation id, a `from` that is not a seq or past the end. Each is
+ * answered at once with its status and line; a `from` inside the conversation
+ * streams from exactly there. Over a real HTTP server on a free local port.
+ */
+async function eventsRequests(): Promise<CheckResult[]> {
+  const host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: model(), agent: AGENT });
+  const server = createServer(eventsHandler(host, { heartbeatMs: 0 }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const ask = async (path: string, method = 'GET') => {
+    const response = await fetch(`${base}${path}`, { method, signal: AbortSignal.timeout(5_000) });
+    return { status: response.status, allow: response.headers.get('allow'), body: await response.text() };
+  };
+  const got = (name: string, answer: { status: number; body: string }, status: number, body: string): CheckResult => {
+    const passed = answer.status === status && answer.body.includes(body);
+    return {
+      name,
+      passed,
+      message: `${answer.status} ${answer.body.slice(0, 200)}`,
+      expected: `${status} ${body}`,
+      actual: `${answer.status} ${answer.body.slice(0, 200)}`,
+    };
+  };
+  try {
+    await host.handle('order-9', 'Where is ORD-1001?');
+    const stored = (await host.events('order-9')).length;
+    const posted = await ask('/conversations/order-9/events', 'POST');
+    const from3 = await ask('/conversations/order-9/events?from=3');
+    const ids = parseSse(from3.body).flatMap((m) => (m.id !== undefined ? [Number(m.id)] : []));
+    const ended = parseSse(from3.body).at(-1);
+    return [
+      got('another method: 405', posted, 405, 'POST is not allowed: GET /conversations/{id}/events'),
+      { name: '…with Allow: GET', passed: posted.allow === 'GET', message: `allow ${posted.allow}` },
+      got(
+        'an id that is not percent-encoding: 400',
+        await ask('/conversations/order%E0%A4%A/events'),
+        400,
+        'the conversation id is not valid percent-encoding',
+      ),
+      got('an id outside the syntax: 400', await ask('/conversations/orders%2F9/events'), 400, 'invalid conversation id "orders/9"'),
+      got('a from that is not a seq: 400', await ask('/conversations/order-9/events?from=3x'), 400, 'from "3x" is not a seq (a non-negative integer)'),
+      got(
+        'a from past the end: 400',
+        await ask(`/conversations/order-9/events?from=${stored + 5}`),
+        400,
+        `from ${stored + 5}: conversation "order-9" has fewer events (seq ${stored + 4} is not stored)`,
+      ),
+      {
+        name: 'a from inside the conversation streams from exactly there',
+        passed: from3.status === 200 && ids[0] === 3 && ids.length === stored - 3 && ended?.event === 'end' && ended.data === JSON.stringify({ next: stored }),
+        message: `${from3.status}: seqs ${ids.join(',')} of ${stored}, last ${JSON.stringify(ended)}`,
+      },
+    ];
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    await host.close();
+  }
+}
+
 export function hostCases(): Case[] {
   return [
     checksCase(
@@ -240,6 +306,14 @@ export function hostCases(): Case[] {
     checksCase(
       { id: 'contract:host/close-while-a-turn-runs', title: 'host: close() cancels a running turn, stores and exports it, then closes the store', file: FILE },
       closeWhileATurnRuns,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/events-stream-bad-requests',
+        title: 'host: the SSE handler answers a bad method, id or from at once; a from streams from there',
+        file: FILE,
+      },
+      eventsRequests,
     ),
   ];
 }
