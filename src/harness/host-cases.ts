@@ -26,6 +26,7 @@ import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { defaultHostConfig } from '../host/config.ts';
+import { createHostFromConfig } from '../host/from-config.ts';
 import type { ResponseEnvelope } from '../host/envelope.ts';
 import { AgentHost } from '../host/host.ts';
 import { eventsHandler } from '../host/sse.ts';
@@ -285,6 +286,53 @@ async function eventsRequests(): Promise<CheckResult[]> {
   }
 }
 
+/**
+ * A host config with `prices` (HostConfig.prices): each turn in the answer
+ * carries its cost — what a deploy bills or meters by. Built as a deploy builds
+ * it (`createHostFromConfig`); the model is the config's `default`. Three
+ * turns: priced (10 input and 5 output tokens at 3 and 15 per million), a
+ * token count of 2^53 − 1 (cost unknown, never a price for it), and a host whose
+ * table does not name the model (unpriced, never free).
+ */
+async function costInTheAnswer(): Promise<CheckResult[]> {
+  const config = (models: Record<string, { input: number; output: number }>) => ({ ...defaultHostConfig(), prices: { currency: 'EUR', models } });
+  const turnsOf = async (models: Record<string, { input: number; output: number }>, results: ReturnType<typeof reply>[]) => {
+    const host = await createHostFromConfig(config(models), {
+      store: new MemoryEventStore(),
+      agent: AGENT,
+      modelClient: () => new ScriptedModelClient(results),
+      env: {},
+      recover: false,
+    });
+    try {
+      const turns = [];
+      for (let i = 0; i < results.length; i++) turns.push((await host.handle('billing-1', `Question ${i + 1}`)).turns[0]?.cost);
+      return turns;
+    } finally {
+      await host.close();
+    }
+  };
+  const [priced, uncounted] = await turnsOf({ default: { input: 3, output: 15 } }, [
+    reply('Yes.', { inputTokens: 10, outputTokens: 5 }),
+    reply('No.', { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: 5 }),
+  ]);
+  const [unpriced] = await turnsOf({ 'claude-sonnet-4-5': { input: 3, output: 15 } }, [reply('Maybe.', { inputTokens: 10, outputTokens: 5 })]);
+  const is = (name: string, got: unknown, want: unknown): CheckResult => {
+    const passed = JSON.stringify(got) === JSON.stringify(want);
+    return { name, passed, message: JSON.stringify(got) ?? 'no cost', expected: JSON.stringify(want), actual: JSON.stringify(got) ?? 'no cost' };
+  };
+  return [
+    is('a priced turn carries its cost', priced, { currency: 'EUR', amount: 0.000105, unpricedCalls: 0 }),
+    is('a turn whose token count is 2^53 − 1 says its cost is unknown', uncounted, { currency: 'EUR', amount: 0, unpricedCalls: 0, uncountedCalls: 1 }),
+    is('a turn on a model the table does not name is unpriced, not free', unpriced, {
+      currency: 'EUR',
+      amount: 0,
+      unpricedCalls: 1,
+      unpricedModels: ['default'],
+    }),
+  ];
+}
+
 export function hostCases(): Case[] {
   return [
     checksCase(
@@ -314,6 +362,10 @@ export function hostCases(): Case[] {
         file: FILE,
       },
       eventsRequests,
+    ),
+    checksCase(
+      { id: 'contract:host/turn-cost-in-the-answer', title: 'host: with prices in its config, each turn in the answer carries its cost', file: FILE },
+      costInTheAnswer,
     ),
   ];
 }
