@@ -333,8 +333,77 @@ async function costInTheAnswer(): Promise<CheckResult[]> {
   ];
 }
 
+/** A team's store whose `append` throws instead of rejecting (EventStore is public): the `failAt`-th append (0-based) throws. */
+class ThrowingStore extends MemoryEventStore {
+  #left: number;
+  constructor(failAt: number) {
+    super();
+    this.#left = failAt;
+  }
+  override append(...args: Parameters<MemoryEventStore['append']>): ReturnType<MemoryEventStore['append']> {
+    if (this.#left-- === 0) throw new Error('disk full (thrown, not rejected)');
+    return super.append(...args);
+  }
+}
+
+/**
+ * A store whose append throws synchronously must be read as a refused write:
+ * the message's own write (flush.ts) answers 503 with nothing stored; a turn's
+ * closing write (conversation-writer.ts) answers the turn failed{persistence};
+ * either way the next request is served from what the store holds.
+ */
+async function storeThatThrows(failAt: number): Promise<CheckResult[]> {
+  const store = new ThrowingStore(failAt);
+  const host = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
+  try {
+    const first = await host.handle('order-5', 'Where is ORD-1001?');
+    const kept = store.count('order-5');
+    const next = await host.handle('order-5', 'And ORD-1002?');
+    const checks: CheckResult[] =
+      failAt === 0
+        ? [
+            answered(
+              'the message’s write threw: 503, not stored',
+              first,
+              503,
+              'could not store the message: disk full (thrown, not rejected); the message was not stored',
+            ),
+            stored('nothing stored', kept, 0),
+          ]
+        : [
+            {
+              name: 'the turn’s closing write threw: the turn failed{persistence}',
+              passed:
+                first.status === 503 &&
+                first.turns[0]?.outcome === 'failed{persistence}' &&
+                (first.turns[0]?.detail ?? '').includes('the close was not persisted: the event store refused a write: disk full (thrown, not rejected)'),
+              message: `${first.status} ${first.turns[0]?.outcome} ${first.turns[0]?.detail ?? ''}`,
+            },
+          ];
+    return [
+      ...checks,
+      answered('the next request is served', next, 200, undefined),
+      {
+        name: '…by a turn of its own',
+        passed: next.reply === 'Your order ships today.' && (next.turns[0]?.turn ?? -1) === (failAt === 0 ? 0 : 1),
+        message: `turn ${next.turns[0]?.turn}`,
+      },
+    ];
+  } finally {
+    await host.close();
+  }
+}
+
 export function hostCases(): Case[] {
   return [
+    checksCase(
+      { id: 'contract:host/store-append-throws-on-the-message', title: 'host: a store whose append throws on the message: 503, nothing stored', file: FILE },
+      () => storeThatThrows(0),
+    ),
+    checksCase(
+      { id: 'contract:host/store-append-throws-on-the-close', title: 'host: a store whose append throws on a turn’s close: failed{persistence}', file: FILE },
+      () => storeThatThrows(3),
+    ),
     checksCase(
       {
         id: 'contract:host/agent-factory-throws-for-a-conversation',
