@@ -34,6 +34,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { traceApiCases },
     { outcomeCases },
     { policyCases },
+    { hostCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -59,6 +60,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./trace-api-cases.ts'),
     import('./outcome-cases.ts'),
     import('./policy-cases.ts'),
+    import('./host-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -85,5 +87,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...traceApiCases(),
     ...outcomeCases(),
     ...policyCases(),
+    ...hostCases(),
   ];
 }

@@ -2,7 +2,7 @@
  * After a production-host case, a client sends what the README says the host
  * refuses (README, "Running the production host"): conversation ids outside
  * 1–200 letters, digits, ".", "_", ":" or "-", or naming one of the agent's
- * secrets; a message id outside the same syntax; an unknown intent. Each must
+ * secrets; a message id outside the same syntax or naming a secret; an unknown intent. Each must
  * be answered 400 at once, with nothing stored and no secret echoed;
  * `host-refuses-bad-requests` judges what came back. An id such as `a/b` keys
  * the store, every span and the tools' idempotency keys (`conversation/tool:call`),
@@ -68,6 +68,10 @@ async function send(
     { what: 'a message id with "/"', conversationId: 'bad-request-message-id', messageId: 'm/1' },
     { what: 'an unknown intent', conversationId: 'bad-request-intent', intent: 'shout' },
     ...secrets.slice(0, 1).map((secret) => ({ what: "a conversation id holding one of the agent's secrets", conversationId: `conv-${secret}` })),
+    // A client that keys its retries by a value holding a credential: the host would store it in the message's id.
+    ...secrets
+      .slice(0, 1)
+      .map((secret) => ({ what: "a message id holding one of the agent's secrets", conversationId: 'bad-request-message-secret', messageId: `msg-${secret}` })),
   ];
   const out: BadRequest[] = [];
   for (const r of requests) {

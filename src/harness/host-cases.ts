@@ -1,0 +1,440 @@
+/**
+ * The production host where no scenario takes it: `contract:host/<id>`.
+ *
+ * Every scenario's production host is given its agent as a factory that builds,
+ * and owns its SQLite file alone, so two things a deploy meets were never run
+ * by the gate:
+ *
+ * - an agent factory (loopgate.config.ts) that throws for one conversation — a
+ *   tenant it cannot find, a secret it cannot read — or returns no agent. The
+ *   host builds the factory once at start with no conversation, then once per
+ *   conversation it opens: the request must be answered 500 with what the
+ *   factory said, nothing stored, and the next request must open the
+ *   conversation again (a host that kept the failure would refuse it for good);
+ * - a second host started on a SQLite file a live host writes: it must refuse
+ *   every message 503 with the store's reason and store nothing (two hosts on
+ *   one file would recover each other's live turns as crashed), and take the
+ *   file once the first host has closed (a host that kept the refused claim
+ *   would refuse for good).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { defaultHostConfig } from '../host/config.ts';
+import { createHostFromConfig } from '../host/from-config.ts';
+import type { ResponseEnvelope } from '../host/envelope.ts';
+import { AgentHost } from '../host/host.ts';
+import { eventsHandler } from '../host/sse.ts';
+import { defineTool, type Agent, type AgentFactory } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { MemoryEventStore } from '../stores/memory-store.ts';
+import { SqliteEventStore } from '../stores/sqlite-store.ts';
+import { checksCase, type Case } from './cases.ts';
+import { parseSse } from './world/follow-check.ts';
+
+const FILE = 'src/harness/host-cases.ts';
+const AGENT: Agent = { system: 'You help customers with their orders.' };
+
+const model = () => new ScriptedModelClient(Array.from({ length: 4 }, () => reply('Your order ships today.')));
+
+function answered(name: string, got: ResponseEnvelope, status: number, text: string | undefined): CheckResult {
+  const shown = `${got.status} ${got.error ?? got.reply ?? ''}`;
+  const passed = got.status === status && (text === undefined ? got.error === undefined : (got.error ?? '').includes(text));
+  return {
+    name,
+    passed,
+    message: passed ? shown : `expected ${status}${text ? ` with "${text}"` : ''}; got ${shown}`,
+    expected: `${status} ${text ?? ''}`,
+    actual: shown,
+  };
+}
+
+function stored(name: string, got: number, want: number): CheckResult {
+  return { name, passed: got === want, message: `${got} record(s) stored`, expected: String(want), actual: String(got) };
+}
+
+async function factoryFails(failure: 'throws' | 'returns null'): Promise<CheckResult[]> {
+  const store = new MemoryEventStore();
+  let builds = 0;
+  // Built once at start with no conversation (accepted), then per conversation: the first build for acme-7 fails.
+  const factory: AgentFactory = (context) => {
+    if (context.conversationId === 'acme-7' && builds++ === 0) {
+      if (failure === 'throws') throw new Error('no tenant "acme" in the directory');
+      return null as unknown as Agent;
+    }
+    return AGENT;
+  };
+  const host = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: factory });
+  try {
+    const first = await host.handle('acme-7', 'Where is ORD-1001?');
+    const kept = store.count('acme-7');
+    const again = await host.handle('acme-7', 'Where is ORD-1001?');
+    const said = failure === 'throws' ? 'the agent factory threw: no tenant "acme" in the directory' : 'the agent factory returned null, not an agent';
+    return [
+      answered('the failed build is answered 500 with what went wrong', first, 500, `${said}; the message was not stored`),
+      stored('nothing stored for the failed build', kept, 0),
+      answered('the next request builds the agent again and is answered', again, 200, undefined),
+      { name: 'the turn replied', passed: again.reply === 'Your order ships today.', message: `reply ${JSON.stringify(again.reply)}` },
+    ];
+  } finally {
+    await host.close();
+  }
+}
+
+async function secondHostOnOneFile(): Promise<CheckResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'loopgate-host-case-'));
+  const file = join(dir, 'conversations.db');
+  const build = () => new AgentHost({ config: defaultHostConfig(), store: new SqliteEventStore(file), model: model(), agent: AGENT });
+  const first = build();
+  const second = build();
+  try {
+    const served = await first.handle('order-1', 'Where is ORD-1001?');
+    const refused = await second.handle('order-2', 'Where is ORD-2002?');
+    const refusedAgain = await second.handle('order-2', 'Where is ORD-2002?');
+    const counted = new SqliteEventStore(file);
+    const kept = (await counted.read('order-2')).length;
+    await counted.close();
+    await first.close();
+    const taken = await second.handle('order-2', 'Where is ORD-2002?');
+    const why = 'the store cannot be written by this host: sqlite:';
+    return [
+      answered('the first host serves', served, 200, undefined),
+      answered('the second host refuses with the store’s reason', refused, 503, why),
+      { name: '…naming the live host', passed: (refused.error ?? '').includes('is in use by another loopgate host'), message: refused.error ?? '' },
+      answered('…and again on the next request while the first host runs', refusedAgain, 503, why),
+      stored('the refused messages are not stored', kept, 0),
+      answered('once the first host closed, the second takes the file', taken, 200, undefined),
+    ];
+  } finally {
+    await Promise.allSettled([first.close(), second.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A memory store that records what it held for `watched` when the host closed it. */
+class WatchedStore extends MemoryEventStore {
+  heldAtClose: string[] | undefined;
+  readonly #watched: string;
+  constructor(watched: string) {
+    super();
+    this.#watched = watched;
+  }
+  override async close(): Promise<void> {
+    this.heldAtClose = (await this.read(this.#watched)).map((r) => r.type);
+    return super.close();
+  }
+}
+
+/**
+ * `close()`, what a deploy's graceful shutdown calls (the harness's hosts are
+ * halted, as a crash): a turn running a tool is cancelled, its request answered
+ * with the cancelled turn, the close stored, its trace exported before the
+ * exporter is shut down, the store closed after that; a request after is
+ * refused. And `events()`, the stored events read back decoded.
+ */
+async function closeWhileATurnRuns(): Promise<CheckResult[]> {
+  const store = new WatchedStore('stock-1');
+  let started: () => void = () => undefined;
+  const toolStarted = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const exported: string[] = [];
+  let exportedAtShutdown: number | undefined;
+  const exporter = {
+    export: (trace: { readonly traceId: string }) => {
+      exported.push(trace.traceId);
+    },
+    shutdown: () => {
+      exportedAtShutdown ??= exported.length; // the first call: an exporter shut down sends nothing more
+    },
+  };
+  const agent: Agent = {
+    ...AGENT,
+    tools: [
+      defineTool({
+        name: 'check_stock',
+        description: 'Check the stock of a product.',
+        input: z.object({ sku: z.string() }),
+        sideEffect: 'NONE',
+        // The warehouse never answers: the tool ends only when its call is aborted, a little later (it hangs up).
+        run: (_args, context) =>
+          new Promise<never>((_resolve, reject) => {
+            started();
+            context.signal.addEventListener('abort', () => setTimeout(() => reject(new Error('aborted')), 30));
+          }),
+      }),
+    ],
+  };
+  const script = new ScriptedModelClient([reply('Hello.'), toolUse([call('stock', 'check_stock', { sku: 'KETTLE-2' })]), reply('It is in stock.')]);
+  const host = new AgentHost({ config: defaultHostConfig(), store, model: script, agent, exporter });
+  const greeted = await host.handle('hello-1', 'Hello');
+  const events = (await host.events('hello-1')).map((e) => e.type);
+  const running = host.handle('stock-1', 'Is KETTLE-2 in stock?');
+  await toolStarted;
+  const closing = host.close();
+  const answer = await running;
+  await closing;
+  const after = await host.handle('stock-1', 'Hello?');
+  let storeClosed = false;
+  try {
+    await store.read('stock-1');
+  } catch (error) {
+    storeClosed = /the store is closed/.test((error as Error).message);
+  }
+  const held = store.heldAtClose ?? [];
+  const turn = answer.turns[0];
+  return [
+    answered('a finished turn is answered', greeted, 200, undefined),
+    {
+      name: 'events() reads the stored turn back',
+      passed:
+        JSON.stringify(events) ===
+        JSON.stringify([
+          'inbox.received',
+          'turn.opened',
+          'user.message',
+          'prompt.assembled',
+          'tools.declared',
+          'model.request',
+          'model.delta',
+          'model.result',
+          'assistant.message',
+          'turn.closed',
+        ]),
+      message: events.join(', '),
+    },
+    {
+      name: 'the running turn is answered cancelled by the shutdown',
+      passed: answer.status === 499 && turn?.outcome === 'cancelled{shutdown}' && answer.delivery === 'turn',
+      message: `${answer.status} ${answer.delivery} ${turn?.outcome} ${answer.error ?? ''}`,
+    },
+    { name: 'the cancelled turn’s close is stored before the store closes', passed: held.at(-1) === 'turn.closed', message: held.join(', ') },
+    {
+      name: 'both turns’ traces are exported before the exporter shuts down',
+      passed: exportedAtShutdown === 2,
+      message: `${exportedAtShutdown ?? 'no shutdown'} of ${exported.length} exported at shutdown`,
+    },
+    { name: 'the store is closed', passed: storeClosed, message: storeClosed ? 'closed' : 'still open after close()' },
+    answered('a request after close is refused', after, 503, 'the host is shutting down; the message was not stored'),
+  ];
+}
+
+/**
+ * The SSE handler (`eventsHandler`, what a deploy mounts for its UI) asked what
+ * a client gets wrong: another method, an id that is not percent-encoding or not
+ * a conversation id, a `from` that is not a seq or past the end. Each is
+ * answered at once with its status and line; a `from` inside the conversation
+ * streams from exactly there. Over a real HTTP server on a free local port.
+ */
+async function eventsRequests(): Promise<CheckResult[]> {
+  const host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: model(), agent: AGENT });
+  const server = createServer(eventsHandler(host, { heartbeatMs: 0 }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const ask = async (path: string, method = 'GET') => {
+    const response = await fetch(`${base}${path}`, { method, signal: AbortSignal.timeout(5_000) });
+    return { status: response.status, allow: response.headers.get('allow'), body: await response.text() };
+  };
+  const got = (name: string, answer: { status: number; body: string }, status: number, body: string): CheckResult => {
+    const passed = answer.status === status && answer.body.includes(body);
+    return {
+      name,
+      passed,
+      message: `${answer.status} ${answer.body.slice(0, 200)}`,
+      expected: `${status} ${body}`,
+      actual: `${answer.status} ${answer.body.slice(0, 200)}`,
+    };
+  };
+  try {
+    await host.handle('order-9', 'Where is ORD-1001?');
+    const stored = (await host.events('order-9')).length;
+    const posted = await ask('/conversations/order-9/events', 'POST');
+    const from3 = await ask('/conversations/order-9/events?from=3');
+    const ids = parseSse(from3.body).flatMap((m) => (m.id !== undefined ? [Number(m.id)] : []));
+    const ended = parseSse(from3.body).at(-1);
+    return [
+      got('another method: 405', posted, 405, 'POST is not allowed: GET /conversations/{id}/events'),
+      { name: '…with Allow: GET', passed: posted.allow === 'GET', message: `allow ${posted.allow}` },
+      got(
+        'an id that is not percent-encoding: 400',
+        await ask('/conversations/order%E0%A4%A/events'),
+        400,
+        'the conversation id is not valid percent-encoding',
+      ),
+      got('an id outside the syntax: 400', await ask('/conversations/orders%2F9/events'), 400, 'invalid conversation id "orders/9"'),
+      got('a from that is not a seq: 400', await ask('/conversations/order-9/events?from=3x'), 400, 'from "3x" is not a seq (a non-negative integer)'),
+      got(
+        'a from past the end: 400',
+        await ask(`/conversations/order-9/events?from=${stored + 5}`),
+        400,
+        `from ${stored + 5}: conversation "order-9" has fewer events (seq ${stored + 4} is not stored)`,
+      ),
+      {
+        name: 'a from inside the conversation streams from exactly there',
+        passed: from3.status === 200 && ids[0] === 3 && ids.length === stored - 3 && ended?.event === 'end' && ended.data === JSON.stringify({ next: stored }),
+        message: `${from3.status}: seqs ${ids.join(',')} of ${stored}, last ${JSON.stringify(ended)}`,
+      },
+    ];
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    await host.close();
+  }
+}
+
+/**
+ * A host config with `prices` (HostConfig.prices): each turn in the answer
+ * carries its cost — what a deploy bills or meters by. Built as a deploy builds
+ * it (`createHostFromConfig`); the model is the config's `default`. Three
+ * turns: priced (10 input and 5 output tokens at 3 and 15 per million), a
+ * token count of 2^53 − 1 (cost unknown, never a price for it), and a host whose
+ * table does not name the model (unpriced, never free).
+ */
+async function costInTheAnswer(): Promise<CheckResult[]> {
+  const config = (models: Record<string, { input: number; output: number }>) => ({ ...defaultHostConfig(), prices: { currency: 'EUR', models } });
+  const turnsOf = async (models: Record<string, { input: number; output: number }>, results: ReturnType<typeof reply>[]) => {
+    const host = await createHostFromConfig(config(models), {
+      store: new MemoryEventStore(),
+      agent: AGENT,
+      modelClient: () => new ScriptedModelClient(results),
+      env: {},
+      recover: false,
+    });
+    try {
+      const turns = [];
+      for (let i = 0; i < results.length; i++) turns.push((await host.handle('billing-1', `Question ${i + 1}`)).turns[0]?.cost);
+      return turns;
+    } finally {
+      await host.close();
+    }
+  };
+  const [priced, uncounted] = await turnsOf({ default: { input: 3, output: 15 } }, [
+    reply('Yes.', { inputTokens: 10, outputTokens: 5 }),
+    reply('No.', { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: 5 }),
+  ]);
+  const [unpriced] = await turnsOf({ 'claude-sonnet-4-5': { input: 3, output: 15 } }, [reply('Maybe.', { inputTokens: 10, outputTokens: 5 })]);
+  const is = (name: string, got: unknown, want: unknown): CheckResult => {
+    const passed = JSON.stringify(got) === JSON.stringify(want);
+    return { name, passed, message: JSON.stringify(got) ?? 'no cost', expected: JSON.stringify(want), actual: JSON.stringify(got) ?? 'no cost' };
+  };
+  return [
+    is('a priced turn carries its cost', priced, { currency: 'EUR', amount: 0.000105, unpricedCalls: 0 }),
+    is('a turn whose token count is 2^53 − 1 says its cost is unknown', uncounted, { currency: 'EUR', amount: 0, unpricedCalls: 0, uncountedCalls: 1 }),
+    is('a turn on a model the table does not name is unpriced, not free', unpriced, {
+      currency: 'EUR',
+      amount: 0,
+      unpricedCalls: 1,
+      unpricedModels: ['default'],
+    }),
+  ];
+}
+
+/** A team's store whose `append` throws instead of rejecting (EventStore is public): the `failAt`-th append (0-based) throws. */
+class ThrowingStore extends MemoryEventStore {
+  #left: number;
+  constructor(failAt: number) {
+    super();
+    this.#left = failAt;
+  }
+  override append(...args: Parameters<MemoryEventStore['append']>): ReturnType<MemoryEventStore['append']> {
+    if (this.#left-- === 0) throw new Error('disk full (thrown, not rejected)');
+    return super.append(...args);
+  }
+}
+
+/**
+ * A store whose append throws synchronously must be read as a refused write:
+ * the message's own write (flush.ts) answers 503 with nothing stored; a turn's
+ * closing write (conversation-writer.ts) answers the turn failed{persistence};
+ * either way the next request is served from what the store holds.
+ */
+async function storeThatThrows(failAt: number): Promise<CheckResult[]> {
+  const store = new ThrowingStore(failAt);
+  const host = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
+  try {
+    const first = await host.handle('order-5', 'Where is ORD-1001?');
+    const kept = store.count('order-5');
+    const next = await host.handle('order-5', 'And ORD-1002?');
+    const checks: CheckResult[] =
+      failAt === 0
+        ? [
+            answered(
+              'the message’s write threw: 503, not stored',
+              first,
+              503,
+              'could not store the message: disk full (thrown, not rejected); the message was not stored',
+            ),
+            stored('nothing stored', kept, 0),
+          ]
+        : [
+            {
+              name: 'the turn’s closing write threw: the turn failed{persistence}',
+              passed:
+                first.status === 503 &&
+                first.turns[0]?.outcome === 'failed{persistence}' &&
+                (first.turns[0]?.detail ?? '').includes('the close was not persisted: the event store refused a write: disk full (thrown, not rejected)'),
+              message: `${first.status} ${first.turns[0]?.outcome} ${first.turns[0]?.detail ?? ''}`,
+            },
+          ];
+    return [
+      ...checks,
+      answered('the next request is served', next, 200, undefined),
+      {
+        name: '…by a turn of its own',
+        passed: next.reply === 'Your order ships today.' && (next.turns[0]?.turn ?? -1) === (failAt === 0 ? 0 : 1),
+        message: `turn ${next.turns[0]?.turn}`,
+      },
+    ];
+  } finally {
+    await host.close();
+  }
+}
+
+export function hostCases(): Case[] {
+  return [
+    checksCase(
+      { id: 'contract:host/store-append-throws-on-the-message', title: 'host: a store whose append throws on the message: 503, nothing stored', file: FILE },
+      () => storeThatThrows(0),
+    ),
+    checksCase(
+      { id: 'contract:host/store-append-throws-on-the-close', title: 'host: a store whose append throws on a turn’s close: failed{persistence}', file: FILE },
+      () => storeThatThrows(3),
+    ),
+    checksCase(
+      {
+        id: 'contract:host/agent-factory-throws-for-a-conversation',
+        title: 'host: an agent factory that throws for a conversation: 500, nothing stored, built again',
+        file: FILE,
+      },
+      () => factoryFails('throws'),
+    ),
+    checksCase(
+      { id: 'contract:host/agent-factory-returns-null', title: 'host: an agent factory that returns null: 500, nothing stored, built again', file: FILE },
+      () => factoryFails('returns null'),
+    ),
+    checksCase(
+      { id: 'contract:host/second-host-on-one-sqlite-file', title: 'host: a second host on a SQLite file a live host writes: 503 until it closes', file: FILE },
+      secondHostOnOneFile,
+    ),
+    checksCase(
+      { id: 'contract:host/close-while-a-turn-runs', title: 'host: close() cancels a running turn, stores and exports it, then closes the store', file: FILE },
+      closeWhileATurnRuns,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/events-stream-bad-requests',
+        title: 'host: the SSE handler answers a bad method, id or from at once; a from streams from there',
+        file: FILE,
+      },
+      eventsRequests,
+    ),
+    checksCase(
+      { id: 'contract:host/turn-cost-in-the-answer', title: 'host: with prices in its config, each turn in the answer carries its cost', file: FILE },
+      costInTheAnswer,
+    ),
+  ];
+}
