@@ -81,6 +81,15 @@ function refused(): CheckResult[] {
       ],
       'message 1: tool calls a, b have no result',
     ],
+    [
+      // The problem lists the results as they came: a developer compares the two lists.
+      'results out of call order',
+      [
+        { role: 'assistant', content: [call('a'), call('b')] },
+        { role: 'user', content: [result('b'), result('a')] },
+      ],
+      'message 1: tool results [b, a] do not match the calls [a, b] in order',
+    ],
   ];
   return rows.map(([name, messages, expected]) => {
     const violation = checkToolPairing(messages);
@@ -102,7 +111,8 @@ export function assistantContentCases(): Case[] {
     checksCase(
       {
         id: 'contract:assistant-content/unpaired-messages-refused',
-        title: 'assistant content: checkToolPairing refuses text after a call and calls left without results, naming the message',
+        title:
+          'assistant content: checkToolPairing refuses text after a call, calls left without results and results out of order, naming the message and each id',
         file: 'src/harness/assistant-content-cases.ts',
       },
       refused,

@@ -276,6 +276,41 @@ async function malformedInboxRefusedNamingIt(): Promise<CheckResult[]> {
 }
 
 /**
+ * A snapshot whose folds hold a row of the wrong shape: a call of the
+ * projection, or a retry-after window, keyed by a number where the fold keys by
+ * a call id or a client's name (another writer's snapshot, or a team's store
+ * that turned the keys into numbers), or a call that is no row at all.
+ * `resumeFromSnapshot` must refuse each with a `SnapshotMismatch` naming the
+ * fold, before reading anything of the prefix, not seed it: a window keyed by a
+ * number is never found by the client's name, so the client it holds off would
+ * be asked again at once.
+ */
+async function malformedFoldRowsRefusedNamingTheFold(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
+  loop.send('Where is ORD-1001?', { id: 'q1' });
+  await loop.drain();
+  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  const variants: [string, LoopSnapshot, string][] = [
+    ['a call keyed by a number', { ...taken, projection: { ...taken.projection, calls: [[7, 0, 0] as never] } }, 'the projection state is malformed: a call'],
+    ['a call that is not a row', { ...taken, projection: { ...taken.projection, calls: [null as never] } }, 'the projection state is malformed: a call'],
+    [
+      'a retry-after window keyed by a number',
+      { ...taken, windows: { ...taken.windows, until: [[7, 60_000] as never] } },
+      'the retry-after windows state is malformed',
+    ],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, snapshot, problem] of variants) {
+    checks.push(
+      refusedBeforeThePrefix(clock, log, taken, snapshot, `${what}: refused, naming the fold`, `SnapshotMismatch: the snapshot cannot be restored: ${problem}`),
+    );
+  }
+  return checks;
+}
+
+/**
  * A log reopened from a snapshot holds only the tail in memory; what comes
  * before is read from the store on demand. A team handed that log (the host's
  * observer hands it each log it opens) reading the conversation from its start
@@ -361,6 +396,14 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       malformedInboxRefusedNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/malformed-fold-rows-refused-naming-the-fold',
+        title: 'snapshot: a snapshot whose projection calls or retry-after windows are keyed by a number, or not rows, is refused naming the fold',
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      malformedFoldRowsRefusedNamingTheFold,
     ),
     checksCase(
       {

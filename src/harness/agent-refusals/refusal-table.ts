@@ -67,6 +67,12 @@ const odd = <T>(value: unknown): T => value as T;
 
 export const REFUSAL_TABLE: readonly RefusalRow[] = [
   { id: 'accepted/base-agent', title: 'the base agent is accepted', agent: baseAgent },
+  // An agent that only talks declares no tools at all: nothing to check, nothing listed.
+  {
+    id: 'accepted/no-tools',
+    title: 'an agent with no tools (no tools key at all) is accepted',
+    agent: () => ({ system: 'You answer questions about our shipping times.' }),
+  },
   {
     id: 'accepted/pattern-and-priorities',
     title: 'a pattern that matches a tool, and fragments at any finite priority, are accepted',
@@ -331,6 +337,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
         input: odd(new zodCore.$ZodObject({ type: 'object', shape: { order: new zodCore.$ZodString({ type: 'string' }) } })),
       }),
     ),
+    refused: `tool "cancel_order": input must be a zod schema, e.g. z.object({ … }) (import { z } from 'zod' with zod@4)`,
+  },
+  {
+    // A type's name where the schema goes: refused as not a schema, not a TypeError of the check itself.
+    id: 'tool/input-a-string',
+    title: "an input given as a type's name (a string), not a schema",
+    agent: withTool(tool('cancel_order', 'STATEFUL', { input: odd('object') })),
     refused: `tool "cancel_order": input must be a zod schema, e.g. z.object({ … }) (import { z } from 'zod' with zod@4)`,
   },
   {
