@@ -285,6 +285,14 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     if (pinned.loop !== peer.id)
       throw new UsageError(`${verdictsFile}: pins the verdicts of ${pinned.loop}, not of ${peer.id} (see verdicts: in ${config.file})`);
   }
+  // The loop is part of a run's identity: another loop's baseline would report its differences as regressions.
+  const runLoop = peer?.id ?? 'loopgate';
+  if (baseline && (baseline.loop?.name ?? 'loopgate') !== runLoop) {
+    const taken = baseline.loop ? '' : ' (written before loopgate recorded the loop: taken as loopgate)';
+    throw new UsageError(
+      `--baseline ${args.baseline}: a baseline of loop ${baseline.loop?.name ?? 'loopgate'}${taken}; this run gates ${runLoop}: compare runs of one loop (keep a baseline per loop)`,
+    );
+  }
   const all = peer
     ? await collectPeer(args, config, peer, io)
     : await collect(args, config, hosts, args.update ? { record: (r) => updates.push(r) } : undefined);
