@@ -75,12 +75,11 @@ export async function inspectFactory(factory: AgentFactory, onNeverSettles?: () 
   } catch (error) {
     problems.push(firstLine(error));
   }
+  if (problems.length > 0) return { agent, tools: agent.tools ?? [], problems };
   const signature = toolSignature(agent.tools);
-  if (problems.length === 0) {
-    // A second build, as a second case or conversation would make it: the same tools, or a problem naming the difference.
-    const difference = await secondBuildDifference(factory, signature, limitMs);
-    if (difference) problems.push(`the factory declares different tools on different builds: ${difference}; ${SAME_TOOLS}`);
-  }
+  // A second build, as a second case or conversation would make it: the same tools, or a problem naming the difference.
+  const difference = await secondBuildDifference(factory, signature, limitMs);
+  if (difference) problems.push(`the factory declares different tools on different builds: ${difference}; ${SAME_TOOLS}`);
   return { agent, tools: agent.tools ?? [], problems, signature };
 }
 

@@ -17,7 +17,14 @@ export interface ToolSignature {
 
 export function toolSignature(tools: readonly AnyToolDeclaration[] | undefined): ToolSignature {
   const byName = new Map<string, { schema: string; sideEffect: string }>();
-  for (const t of tools ?? []) byName.set(t.name, { schema: schemaText(t.input), sideEffect: String(t.sideEffect ?? 'NONE') });
+  (tools ?? []).forEach((t, i) => {
+    // A build's broken declarations are named elsewhere (the kernel's checks); here they only have to differ or not.
+    const declared = t !== null && typeof t === 'object' && typeof t.name === 'string';
+    byName.set(
+      declared ? t.name : `(tools[${i}]: not a tool declaration)`,
+      declared ? { schema: schemaText(t.input), sideEffect: String(t.sideEffect ?? 'NONE') } : { schema: '', sideEffect: '' },
+    );
+  });
   return { names: [...byName.keys()].sort(), tools: byName };
 }
 
