@@ -3,8 +3,9 @@
  * user gates an agent with — `loopgate run` on the bundled suite and
  * `loopgate fuzz` on the mutation gate judge's four seeds (1,000 cases) — from
  * the TypeScript sources under V8 coverage, and lists, for the areas mutation
- * testing scores (the kernel, the provider adapters, the host's crash recovery),
- * every code line no process ran. A bug planted on such a line passes the gate
+ * testing scores (the kernel, the provider adapters, the host's crash recovery)
+ * and for the rest of the production host and the stores, every code line no
+ * process ran. A bug planted on such a line passes the gate
  * whatever it does: each is a case to write or a line to argue unreachable
  * (bench/results/mutation-notes.md). Minutes, not Stryker's quarter hour: run it
  * first. Writes bench/results/gate-coverage.md and .json.
@@ -22,7 +23,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeResults } from '../bench/lib/results.ts';
 import { GATE_FUZZ, GATE_RUN_SEED } from '../bench/mutation/gate-budget.ts';
-import { areaFiles, AREA_NAMES, type AreaName } from './mutate/areas.ts';
+import { areaFiles } from './mutate/areas.ts';
+import { MEASURED_AREA_NAMES, MEASURED_AREAS, type MeasuredAreaName } from './gate-coverage/areas.ts';
 import { lineCoverage, markRan, spans, type ScriptCoverage } from './gate-coverage/lines.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -82,7 +84,7 @@ try {
   }
 
   // Merge every process's coverage per file of the scored areas.
-  const files = areaFiles(ROOT);
+  const files = areaFiles(ROOT, MEASURED_AREAS);
   const byUrl = new Map(files.map((f) => [pathToFileURL(join(ROOT, f.file)).href, f]));
   const sources = new Map<string, string>();
   const ran = new Map<string, Uint8Array>();
@@ -99,7 +101,7 @@ try {
     }
   }
 
-  const perFile: { area: AreaName; file: string; code: number; notRun: readonly number[] }[] = [];
+  const perFile: { area: MeasuredAreaName; file: string; code: number; notRun: readonly number[] }[] = [];
   for (const { area, file } of files) {
     const source = sources.get(file) ?? readFileSync(join(ROOT, file), 'utf8');
     // A file no process loaded ran nothing.
@@ -107,7 +109,7 @@ try {
     perFile.push({ area, file, code: code.length, notRun });
   }
 
-  const areaRows = AREA_NAMES.map((area) => {
+  const areaRows = MEASURED_AREA_NAMES.map((area) => {
     const own = perFile.filter((f) => f.area === area);
     const code = own.reduce((n, f) => n + f.code, 0);
     const notRun = own.reduce((n, f) => n + f.notRun.length, 0);

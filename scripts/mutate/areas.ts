@@ -9,8 +9,8 @@ import { join, relative, sep } from 'node:path';
 export const AREA_NAMES = ['kernel', 'adapters', 'recovery'] as const;
 export type AreaName = (typeof AREA_NAMES)[number];
 
-interface Area {
-  readonly name: AreaName;
+export interface Area<Name extends string = AreaName> {
+  readonly name: Name;
   /** Folders whose .ts files (tests excluded) are mutated, recursively. */
   readonly dirs: readonly string[];
   readonly files: readonly string[];
@@ -31,16 +31,28 @@ const isSource = (name: string) => name.endsWith('.ts') && !name.endsWith('.test
 /** A path relative to the repository, with forward slashes (as Stryker's patterns and reports spell them). */
 export const posix = (path: string) => path.split(sep).join('/');
 
-/** Every file mutated, relative to `root`, sorted (so a seed picks the same sample on every machine). */
-export function areaFiles(root: string): { readonly area: AreaName; readonly file: string }[] {
-  const out: { area: AreaName; file: string }[] = [];
-  for (const area of AREAS) {
+/**
+ * Every file mutated, relative to `root`, sorted (so a seed picks the same sample on every machine). Given other
+ * areas, their files: a file an earlier area already holds stays in that area.
+ */
+export function areaFiles<Name extends string = AreaName>(
+  root: string,
+  areas: readonly Area<Name>[] = AREAS as unknown as readonly Area<Name>[],
+): { readonly area: Name; readonly file: string }[] {
+  const out: { area: Name; file: string }[] = [];
+  const held = new Set<string>();
+  const add = (area: Name, file: string) => {
+    if (held.has(file)) return;
+    held.add(file);
+    out.push({ area, file });
+  };
+  for (const area of areas) for (const file of area.files) add(area.name, file);
+  for (const area of areas) {
     for (const dir of area.dirs) {
       for (const entry of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
-        if (entry.isFile() && isSource(entry.name)) out.push({ area: area.name, file: posix(relative(root, join(entry.parentPath, entry.name))) });
+        if (entry.isFile() && isSource(entry.name)) add(area.name, posix(relative(root, join(entry.parentPath, entry.name))));
       }
     }
-    for (const file of area.files) out.push({ area: area.name, file });
   }
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

@@ -21,7 +21,12 @@ export function earlierReports(out: string, reporters: readonly string[], keep: 
   };
   const stop = whenInterrupted(() => {
     if (reporters.every((r) => r === 'console')) return 'no report was written';
-    remove();
+    try {
+      remove();
+    } catch (error) {
+      // Interrupted before the run's own check: a file that is not loopgate's stays, and the line says why.
+      return `no report was written to ${out}; ${error instanceof Error ? error.message : String(error)}`;
+    }
     return `no report was written to ${out}${removed.size > 0 ? `; the reports an earlier run left there were removed (${[...removed].join(', ')})` : ''}`;
   });
   return { remove, stop };

@@ -33,6 +33,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { loopDepsCases },
     { traceApiCases },
     { outcomeCases },
+    { policyCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -57,6 +58,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./loop-deps-cases.ts'),
     import('./trace-api-cases.ts'),
     import('./outcome-cases.ts'),
+    import('./policy-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -82,5 +84,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...loopDepsCases(),
     ...traceApiCases(),
     ...outcomeCases(),
+    ...policyCases(),
   ];
 }

@@ -20,9 +20,11 @@ import {
   AgentLoop,
   agentTools,
   createRedactor,
+  decodeRecords,
   defineTool,
   EventLog,
   loopDeps,
+  toRecord,
   Tracer,
   type Agent,
   type LoopDepsInput,
@@ -217,6 +219,47 @@ async function checkpointThrows(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * An agent's checkpoint that answers an extension that is not text (held to no
+ * type in JavaScript, or cast): a number, an object. Stored as the steer it asks
+ * for, the message is one the reader refuses and the next step breaks on it
+ * ("text.trim is not a function"). The hook's failure is its own, as for one that
+ * throws: the turn replies, not extended, its span an error naming the hook and
+ * the answer, and the log reads back.
+ */
+async function checkpointExtendsWithNotText(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const checks: CheckResult[] = [];
+  for (const [what, extend] of [
+    ['a number', 42],
+    ['an object', { text: 'Also check ORD-1002.' }],
+  ] as const) {
+    const hook = { name: 'open-todos', run: () => ({ extend: extend as never }) };
+    const m = new ScriptedModelClient([reply('It shipped on Monday.'), reply('And ORD-1002 too.')], { clock });
+    const got = await oneTurn({ model: m, agent: { checkpoints: [hook] } }, clock);
+    const span = got.result?.trace.spans.find((x) => x.kind === 'checkpoint');
+    const seen = span ? `${span.status} ${JSON.stringify(span.attributes['error'] ?? null)}` : '(no checkpoint span)';
+    const named = `error ${JSON.stringify(`the checkpoint "open-todos" answered an extension that is not text: ${JSON.stringify(extend)}`)}`;
+    let reads = 'reads back';
+    try {
+      decodeRecords(got.log.events.map(toRecord), 'the case log');
+    } catch (error) {
+      reads = (error as Error).message;
+    }
+    checks.push(
+      check(
+        `${what}: replied, not extended`,
+        got.threw === undefined && got.result?.outcome.kind === 'replied' && m.requests.length === 1,
+        `${got.threw === undefined ? label(got.result) : `threw ${String(got.threw)}`}, ${m.requests.length} request(s)`,
+        'replied, 1 request(s)',
+      ),
+      check(`${what}: the checkpoint span is an error naming it`, seen === named, seen, named),
+      check(`${what}: the log reads back`, reads === 'reads back', reads, 'reads back'),
+    );
+  }
+  return checks;
+}
+
 /** Outside the types (plain JavaScript, or a cast): a result or a decision the loop has no case for. */
 async function unknownShapes(): Promise<CheckResult[]> {
   const clock = new VirtualClock();
@@ -233,7 +276,11 @@ async function unknownShapes(): Promise<CheckResult[]> {
   const b = await oneTurn({ model: failing, agent: { errorHandlers: [pausing] } }, clock);
   const rows: [string, typeof a, string][] = [
     ['a result of an unknown type', a, 'failed{internal}: Error: unhandled model result: {"type":"reasoning_only"'],
-    ['an error decision of an unknown action', b, 'failed{internal}: Error: unhandled error decision: {"action":"pause"'],
+    [
+      'an error decision of an unknown action',
+      b,
+      'failed{internal}: the error handler "pause-on-outage" answered a decision outside its shape: the action "pause"',
+    ],
   ];
   return rows.flatMap(([name, got, want]) => [
     check(`${name}: the loop did not throw`, got.threw === undefined, String(got.threw ?? 'no throw'), 'no throw'),
@@ -329,6 +376,11 @@ export function loopDepsCases(): Case[] {
       persistThrowsAtOnce,
     ],
     ['checkpoint-throws', "an agent's checkpoint that rejects or throws: the turn replies, not extended, its span an error naming why", checkpointThrows],
+    [
+      'checkpoint-extends-with-not-text',
+      "an agent's checkpoint answering an extension that is not text: the turn replies, not extended, its span an error naming it; the log reads back",
+      checkpointExtendsWithNotText,
+    ],
     ['unknown-result-or-decision', 'a client result or an error-handler decision of a kind the loop has none of: failed{internal} naming it', unknownShapes],
     [
       'notice-back-when-steps-refused',

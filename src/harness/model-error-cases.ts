@@ -241,6 +241,77 @@ async function ownHandlerOutcomeOutsideTheAlphabetFailsNamingIt(): Promise<Check
   return checks;
 }
 
+/**
+ * A team's own handler whose decision is outside the shape the loop reads (one
+ * written in JavaScript, or cast, is held to no type): an action the loop does
+ * not know, no action, a text instead of an object, a retry whose delay is not a
+ * number of milliseconds from 0 up (NaN, negative, Infinity, a text, missing), a
+ * detail that is not text, a switch with no client or with something that is not
+ * one. The turn must close exactly once failed{internal}, naming the handler and
+ * what was wrong — never retry on a delay it cannot honour, never store a
+ * decision the log's reader refuses — the result saying what the log says, and
+ * the log reading back from its records.
+ */
+async function ownHandlerDecisionOutsideItsShapeFailsNamingIt(): Promise<CheckResult[]> {
+  const outside = (what: string) => ({
+    kind: 'failed',
+    reason: 'internal',
+    detail: `the error handler "team-handler" answered a decision outside its shape: ${what}`,
+  });
+  const answers: [string, unknown, string][] = [
+    ['an action the loop does not know', { action: 'explode', detail: 'boom' }, 'the action "explode" is not retry, switch_client or fail'],
+    ['no action', { detail: 'no idea' }, 'the action undefined is not retry, switch_client or fail'],
+    ['a text, not an object', 'retry', '"retry" is not an object'],
+    ['a retry after NaN ms', { action: 'retry', delayMs: Number.NaN, detail: 'later' }, 'the delay NaN is not a number of milliseconds from 0 up'],
+    ['a retry after -5 ms', { action: 'retry', delayMs: -5, detail: 'later' }, 'the delay -5 is not a number of milliseconds from 0 up'],
+    [
+      'a retry after Infinity ms',
+      { action: 'retry', delayMs: Number.POSITIVE_INFINITY, detail: 'later' },
+      'the delay Infinity is not a number of milliseconds from 0 up',
+    ],
+    ['a retry after "10" ms', { action: 'retry', delayMs: '10', detail: 'later' }, 'the delay "10" is not a number of milliseconds from 0 up'],
+    ['a retry with no delay', { action: 'retry', detail: 'later' }, 'the delay undefined is not a number of milliseconds from 0 up'],
+    ['a detail that is not text', { action: 'retry', delayMs: 0, detail: 42 }, 'the detail 42 is not text'],
+    ['no detail', { action: 'retry', delayMs: 0 }, 'the detail undefined is not text'],
+    ['a switch with no client', { action: 'switch_client', detail: 'elsewhere' }, 'the client undefined is not a model client'],
+    ['a switch to something not a client', { action: 'switch_client', client: 5, detail: 'elsewhere' }, 'the client 5 is not a model client'],
+    ['a fail whose detail is not text', { action: 'fail', outcome: { kind: 'failed', reason: 'auth' }, detail: 42 }, 'the detail 42 is not text'],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, decision, problem] of answers) {
+    // Asked once: a decision the loop wrongly carried out (a retry) then reaches the built-in handlers.
+    let asked = 0;
+    const handler: ModelErrorHandler = { name: 'team-handler', handle: () => (asked++ === 0 ? (decision as never) : undefined) };
+    const clock = new VirtualClock();
+    const log = new EventLog(clock);
+    const model = new ScriptedModelClient([transportError('server_error'), reply('ORD-1001 was delivered.')], { clock });
+    let actual: string;
+    try {
+      const loop = new AgentLoop(loopDeps({ log, model, agent: { errorHandlers: [handler] }, clock }));
+      loop.send('Where is ORD-1001?', { id: 'ask' });
+      const results = await clock.run(loop.drain());
+      const closes = log.events.filter((e) => e.type === 'turn.closed').map((e) => JSON.stringify((e.payload as { outcome: unknown }).outcome));
+      const returned = results.map((r) => JSON.stringify(r.outcome));
+      actual =
+        closes.length === 1 && returned.length === 1 && closes[0] === returned[0]
+          ? closes[0]!
+          : `closed ${closes.length} time(s) (${closes.join(', ')}), returned ${returned.join(', ') || 'nothing'}`;
+    } catch (error) {
+      actual = `threw: ${(error as Error).message}`;
+    }
+    const expected = JSON.stringify(outside(problem));
+    checks.push({ name: `${what}: closed once, failed{internal} naming it`, passed: actual === expected, message: actual, expected, actual });
+    let reads = 'reads back';
+    try {
+      decodeRecords(log.events.map(toRecord), 'the case log');
+    } catch (error) {
+      reads = (error as Error).message;
+    }
+    checks.push({ name: `${what}: the log reads back`, passed: reads === 'reads back', message: reads, expected: 'reads back', actual: reads });
+  }
+  return checks;
+}
+
 export function modelErrorCases(): Case[] {
   return [
     checksCase(
@@ -274,6 +345,15 @@ export function modelErrorCases(): Case[] {
         file: 'src/harness/model-error-cases.ts',
       },
       ownHandlerOutcomeOutsideTheAlphabetFailsNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:model-errors/own-handler-decision-outside-its-shape-fails-naming-it',
+        title:
+          "model errors: an agent's handler answering a decision outside its shape (action, delay, detail, client) closes the turn once failed{internal}, naming it",
+        file: 'src/harness/model-error-cases.ts',
+      },
+      ownHandlerDecisionOutsideItsShapeFailsNamingIt,
     ),
   ];
 }

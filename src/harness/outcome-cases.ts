@@ -7,13 +7,20 @@
  * is handed the log, whose `append` is public: neither is held to a type when
  * written in JavaScript or cast. What either stores must still read back from
  * the store (the catalogue refuses a close outside the alphabet), the turn must
- * close exactly once, and the result must say what the log says.
+ * close exactly once, and the result must say what the log says. A team's own
+ * peer adapter classifies its loop's turns into the alphabet: a report outside
+ * it must fail the case naming it, never throw out of it.
  */
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { reply } from '../../providers/fake/results.ts';
 import { AgentLoop, decodeRecords, EventLog, loopDeps, toRecord, type Agent, type ClaimDecision, type CheckpointHook } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { INVARIANTS } from './invariants/index.ts';
+import { runPeerCase } from './loop-port/peer-case.ts';
+import type { LoopUnderTestFactory, PeerWorld } from './loop-port/peer-world.ts';
+import { parseScenario } from './scenario/load.ts';
+import { EMPTY_REGISTRY } from './world/agent-under-test.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
 /** Runs one turn of `agent` on a reply; what closed it (once, equal to the result) or how not, and whether the log reads back. */
@@ -120,6 +127,252 @@ async function appendOfACloseOutsideTheAlphabetIsRefused(): Promise<CheckResult[
   return checks;
 }
 
+/**
+ * A checkpoint hook that appends a close in the alphabet (failed{auth}) for the
+ * turn the loop is running, through the log it is handed: stored, the log says
+ * the turn failed while the loop returns it replied (its own close finds no open
+ * turn), and the loop's reply stands in a turn the log calls failed. The turn is
+ * the loop's to close: the append is refused, naming why, and the turn closes
+ * once, replied, the result equal to the log.
+ */
+async function appendOfACloseOfTheRunningTurnIsRefused(): Promise<CheckResult[]> {
+  let refused = 'the append was taken';
+  const hook: CheckpointHook = {
+    name: 'closer',
+    run: ({ turn, log }) => {
+      try {
+        log.append('turn.closed', {
+          turn,
+          outcome: { kind: 'failed', reason: 'auth', detail: 'the hook says so' },
+          steps: 1,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          toolCalls: 0,
+        });
+      } catch (error) {
+        refused = (error as Error).message;
+      }
+    },
+  };
+  const run = await oneTurn({ checkpoints: [hook] });
+  const want = 'cannot append event: turn.closed.payload.turn: turn 0 is being run by the loop; only the loop closes it';
+  return [
+    { name: 'a valid close of the running turn: the append is refused', passed: refused === want, message: refused, expected: want, actual: refused },
+    ...turnChecks('a valid close of the running turn', { kind: 'replied' }, run),
+  ];
+}
+
+/**
+ * Payloads the log's reader refuses (each record is checked against the
+ * catalogue's schema for its type, an unknown type without a version is refused)
+ * must be refused by `append` too, which is public: stored, the conversation no
+ * longer reads back from its store. On a log of one message, each append is
+ * refused naming the field and the log stays as it was, reading back; and from a
+ * checkpoint hook during a turn, the hook's failure is its own: the turn closes
+ * once, replied.
+ */
+async function appendOfAPayloadTheReaderRefusesIsRefused(): Promise<CheckResult[]> {
+  const rows: [string, string, unknown, { ignorable?: boolean } | undefined, string][] = [
+    [
+      'a turn.opened without a trigger',
+      'turn.opened',
+      { turn: 0 },
+      undefined,
+      'turn.opened.payload.trigger: Invalid input: expected string, received undefined',
+    ],
+    [
+      'an inbox.received with an intent the loop does not know',
+      'inbox.received',
+      { id: 'm2', intent: 'shout', text: 'Hello?', source: 'user' },
+      undefined,
+      'inbox.received.payload.intent: Invalid option: expected one of "follow_up"|"steer"|"inject"',
+    ],
+    [
+      'a cancel.requested by a source the loop does not know',
+      'cancel.requested',
+      { by: 'robot', reason: 'because' },
+      undefined,
+      'cancel.requested.payload.by: Invalid option: expected one of "user"|"parent"|"shutdown"',
+    ],
+    [
+      'a log.listener_failed whose error is not text',
+      'log.listener_failed',
+      { seq: 0, error: 5 },
+      undefined,
+      'log.listener_failed.payload.error: Invalid input: expected string, received number',
+    ],
+    [
+      'a prompt.assembled without fragments',
+      'prompt.assembled',
+      { system: 'Be brief.' },
+      undefined,
+      'prompt.assembled.payload.fragments: Invalid input: expected array, received undefined',
+    ],
+    [
+      'a tools.declared whose tools are text',
+      'tools.declared',
+      { tools: 'all' },
+      undefined,
+      'tools.declared.payload.tools: Invalid input: expected array, received string',
+    ],
+    [
+      'a model.error_handled with an action the loop does not know',
+      'model.error_handled',
+      { turn: 0, step: 1, attempt: 1, handler: 'h', action: 'explode', detail: 'boom' },
+      undefined,
+      'model.error_handled.payload.action: Invalid option: expected one of "retry"|"fail"|"switch_client"',
+    ],
+    [
+      'a type the catalogue does not know',
+      'team.note',
+      { text: 'hi' },
+      undefined,
+      'type: "team.note" is not an event type of the catalogue; a reader refuses it',
+    ],
+    [
+      'a type the catalogue does not know, marked ignorable',
+      'team.note',
+      { text: 'hi' },
+      { ignorable: true },
+      'type: "team.note" is not an event type of the catalogue; a reader refuses it',
+    ],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, type, payload, options, problem] of rows) {
+    const log = new EventLog(new VirtualClock());
+    log.append('inbox.received', { id: 'm1', intent: 'follow_up', text: 'Where is ORD-1001?', source: 'user' });
+    let actual = 'the append was taken';
+    try {
+      (log.append as (type: string, payload: unknown, options?: object) => unknown)(type, payload, options);
+    } catch (error) {
+      actual = (error as Error).message;
+    }
+    try {
+      decodeRecords(log.events.map(toRecord), 'the case log');
+      if (log.length !== 1) actual += `; the log holds ${log.length} events`;
+    } catch (error) {
+      actual += `; the log does not read back: ${(error as Error).message}`;
+    }
+    const want = `cannot append event: ${problem}`;
+    checks.push({ name: `${what}: refused, the log as it was`, passed: actual === want, message: actual, expected: want, actual });
+  }
+  // From a hook, during a turn.
+  let refused = 'the append was taken';
+  const hook: CheckpointHook = {
+    name: 'noter',
+    run: ({ log }) => {
+      try {
+        log.append('inbox.received', { id: 'note', intent: 'shout' as never, text: 'Noted.', source: 'hook' });
+      } catch (error) {
+        refused = (error as Error).message;
+      }
+    },
+  };
+  const run = await oneTurn({ checkpoints: [hook] });
+  const want = 'cannot append event: inbox.received.payload.intent: Invalid option: expected one of "follow_up"|"steer"|"inject"';
+  checks.push({ name: "a hook's inbox.received with an unknown intent: refused", passed: refused === want, message: refused, expected: want, actual: refused });
+  checks.push(...turnChecks("a hook's inbox.received with an unknown intent", { kind: 'replied' }, run));
+  return checks;
+}
+
+/**
+ * A team's own loop behind the loop-under-test port (`loop:` in the config): its
+ * adapter classifies each turn into the alphabet, and one written in JavaScript,
+ * or cast, is held to no type. A report outside it (a failure reason or a kind
+ * the alphabet does not know, no outcome, a text) must fail the case with checks
+ * that name what was wrong — the outcome it is judged on, the case's outcome —
+ * never throw out of the case, nor pass as a failure of a reason that does not
+ * exist. A report in the alphabet is judged as it is.
+ */
+async function ownPeerAdapterOutcomeOutsideTheAlphabetFailsNamingIt(): Promise<CheckResult[]> {
+  const scenario = parseScenario(
+    [
+      'name: one question',
+      'provider:',
+      '  script:',
+      '    - reply: ORD-1001 was delivered.',
+      'inbox:',
+      '  - say: Where is ORD-1001?',
+      'expect:',
+      '  outcome: replied',
+      '',
+    ].join('\n'),
+    'outcome-cases.ts (inline)',
+  );
+  const reports: [string, unknown, string][] = [
+    ['a failure reason the alphabet does not know', { kind: 'failed', reason: 'quota' }, '(outside the alphabet: "quota" is not a failure reason)'],
+    ['a kind the alphabet does not know', { kind: 'exploded' }, '(outside the alphabet: kind "exploded" is not an outcome kind)'],
+    ['no outcome', undefined, '(outside the alphabet: undefined is not an object)'],
+    ['null', null, '(outside the alphabet: null is not an object)'],
+    ['a text, not an object', 'replied', '(outside the alphabet: "replied" is not an object)'],
+    ['an outcome in the alphabet', { kind: 'replied' }, 'replied'],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, outcome, label] of reports) {
+    const loop: LoopUnderTestFactory = {
+      id: 'team-loop',
+      version: 'team-loop 1.0.0',
+      capabilities: { supports: [], history: 'session', time: 'patched-timers' },
+      create: (world: PeerWorld) => ({
+        runTurn: async ({ turn, text }) => {
+          const answer = await world.model.call({ system: world.system, messages: [{ role: 'user', content: [{ type: 'text', text }] }], tools: [] } as never);
+          const reply = answer.type === 'reply' ? answer.text : '';
+          return {
+            turn,
+            outcome: outcome as never,
+            ending: { kind: 'resolved', finishReason: 'stop' },
+            reply,
+            steps: 1,
+            usage: { inputTokens: 1, outputTokens: 1 },
+          };
+        },
+        persistedHistory: () => [],
+        traces: () => [],
+      }),
+    };
+    let actual: string;
+    try {
+      const out = await runPeerCase(scenario, { loop, registry: EMPTY_REGISTRY, invariants: INVARIANTS }, 1);
+      const judged = out.checks.find((c) => c.name === 'outcome');
+      actual = `case ${out.outcome ?? '(no outcome)'}, judged: ${judged ? (judged.passed ? 'passed' : `${String(judged.actual)} (failed)`) : 'not'}`;
+    } catch (error) {
+      actual = `threw: ${(error as Error).message}`;
+    }
+    const expected = `case ${label}, judged: ${label === 'replied' ? 'passed' : `${label} (failed)`}`;
+    checks.push({ name: `${what}: named, never thrown`, passed: actual === expected, message: actual, expected, actual });
+  }
+  return checks;
+}
+
+/**
+ * A claim policy whose decision is outside its shape (held to no type in
+ * JavaScript, or cast): a decision that is neither allow nor deny, a text, no
+ * decision, a rewrite that is not a Map, a rewrite to a value that is neither
+ * text nor null. Never taken as an allow (the messages reaching the model as if
+ * a policy had passed them), never a TypeError naming nothing: the turn fails
+ * internal once, naming the policy and what was wrong, the result equal to the
+ * log, the log reading back.
+ */
+async function claimDecisionOutsideItsShapeFailsNamingIt(): Promise<CheckResult[]> {
+  const outside = (what: string) => ({
+    kind: 'failed',
+    reason: 'internal',
+    detail: `the claim policy answered a decision outside its shape: ${what}`,
+  });
+  const answers: [string, unknown, string][] = [
+    ['a decision neither allow nor deny', { decision: 'maybe' }, 'the decision "maybe" is not allow or deny'],
+    ['a text, not an object', 'allow', '"allow" is not an object'],
+    ['no decision', undefined, 'undefined is not an object'],
+    ['a rewrite that is not a Map', { decision: 'allow', rewrite: { ask: 'Where is my order?' } }, 'the rewrite {"ask":"Where is my order?"} is not a Map'],
+    ['a rewrite to a number', { decision: 'allow', rewrite: new Map([['ask', 42]]) }, 'the rewrite of message "ask" to 42 is neither text nor null'],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, decision, problem] of answers) {
+    const claim = { claim: () => decision as ClaimDecision };
+    checks.push(...turnChecks(what, outside(problem), await oneTurn({ claim })));
+  }
+  return checks;
+}
+
 export function outcomeCases(): Case[] {
   return [
     checksCase(
@@ -137,6 +390,38 @@ export function outcomeCases(): Case[] {
         file: 'src/harness/outcome-cases.ts',
       },
       appendOfACloseOutsideTheAlphabetIsRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/append-of-a-close-of-the-running-turn-is-refused',
+        title: "outcomes: a hook's append of a valid turn.closed for the turn the loop runs is refused; the turn closes once, the result equal to the log",
+        file: 'src/harness/outcome-cases.ts',
+      },
+      appendOfACloseOfTheRunningTurnIsRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/append-of-a-payload-the-reader-refuses-is-refused',
+        title: 'outcomes: a public append of a payload the log reader refuses (schema, unknown type) is refused naming the field; the log reads back',
+        file: 'src/harness/outcome-cases.ts',
+      },
+      appendOfAPayloadTheReaderRefusesIsRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/own-peer-adapter-outcome-outside-the-alphabet-fails-naming-it',
+        title: "outcomes: a team's own peer adapter reporting an outcome outside the alphabet fails the case, naming it; never a throw",
+        file: 'src/harness/outcome-cases.ts',
+      },
+      ownPeerAdapterOutcomeOutsideTheAlphabetFailsNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/claim-decision-outside-its-shape-fails-naming-it',
+        title: 'outcomes: a claim policy answering a decision outside its shape (decision, rewrite) fails the turn internal, naming it; never an allow',
+        file: 'src/harness/outcome-cases.ts',
+      },
+      claimDecisionOutsideItsShapeFailsNamingIt,
     ),
   ];
 }

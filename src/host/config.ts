@@ -6,7 +6,15 @@
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document, type Node } from 'yaml';
 import { z } from 'zod';
 import { checkPriceTable } from '../report/cost/price-table.ts';
-import { DEFAULT_LOOP_CONFIG, DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, InputError, type LoopConfig } from '../kernel/index.ts';
+import {
+  DEFAULT_LOOP_CONFIG,
+  DEFAULT_MAX_OUTPUT_CHARS,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUT_MS,
+  InputError,
+  MAX_TIMEOUT_MS,
+  type LoopConfig,
+} from '../kernel/index.ts';
 import { storeConfigSchema } from '../stores/store-config.ts';
 import { readInputFile } from '../files/index.ts';
 import { formatPath, loadYaml, YAML_OPTIONS, YamlValidationError } from '../yaml/load-yaml.ts';
@@ -14,6 +22,10 @@ import { YAML_LIMITS } from '../yaml/limits.ts';
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
+/** A wait the host keeps on a real timer: Node fires one longer than 2^31 - 1 ms after 1 ms (outside probe 18). */
+const TIMER_MAX = { error: `must be at most ${MAX_TIMEOUT_MS} ms, about 24.8 days: a timer fires a longer wait at once` };
+const timerMs = positiveInt.max(MAX_TIMEOUT_MS, TIMER_MAX);
+const delayMs = nonNegativeInt.max(MAX_TIMEOUT_MS, TIMER_MAX);
 const providerName = z.enum(['anthropic', 'openai-chat', 'openai-responses', 'fake']);
 const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
 
@@ -40,7 +52,7 @@ const otlpSchema = z.strictObject({
   /** `gen_ai.agent.name` on every turn span. */
   agentName: z.string().min(1).optional(),
   /** Longest one export request may take (ms). */
-  timeoutMs: positiveInt.optional(),
+  timeoutMs: timerMs.optional(),
 });
 
 /** Query parameters that carry a credential (`?key=`, `?api_key=`, `?access_token=`, `?sig=`...). */
@@ -109,7 +121,7 @@ export const hostConfigSchema = z.strictObject({
       name: z.string().min(1).default(DEFAULT_LOOP_CONFIG.model),
       maxTokens: positiveInt.default(DEFAULT_LOOP_CONFIG.maxTokens),
       temperature: z.number().min(0).max(2).optional(),
-      timeoutMs: positiveInt.optional(),
+      timeoutMs: timerMs.optional(),
       /** The provider's API address (default: the SDK's own, or its *_BASE_URL variable). */
       baseURL: modelBaseUrl.optional(),
       /** Name of the environment variable holding the API key (never the key itself). Default: the provider's usual one. */
@@ -139,12 +151,12 @@ export const hostConfigSchema = z.strictObject({
   retry: z
     .strictObject({
       immediateRetries: nonNegativeInt.default(DEFAULT_RETRY.immediateRetries),
-      immediateDelayMs: nonNegativeInt.default(DEFAULT_RETRY.immediateDelayMs),
+      immediateDelayMs: delayMs.default(DEFAULT_RETRY.immediateDelayMs),
       backoffRetries: nonNegativeInt.default(DEFAULT_RETRY.backoffRetries),
-      backoffBaseMs: nonNegativeInt.default(DEFAULT_RETRY.backoffBaseMs),
-      backoffMaxMs: nonNegativeInt.default(DEFAULT_RETRY.backoffMaxMs),
+      backoffBaseMs: delayMs.default(DEFAULT_RETRY.backoffBaseMs),
+      backoffMaxMs: delayMs.default(DEFAULT_RETRY.backoffMaxMs),
       jitter: z.number().min(0).max(1).default(DEFAULT_RETRY.jitter),
-      maxRetryAfterMs: nonNegativeInt.default(DEFAULT_RETRY.maxRetryAfterMs),
+      maxRetryAfterMs: delayMs.default(DEFAULT_RETRY.maxRetryAfterMs),
     })
     .default(DEFAULT_RETRY),
   tools: z
@@ -159,7 +171,7 @@ export const hostConfigSchema = z.strictObject({
       /** What happens to an `ask` when no approver is connected. */
       onAskWithoutApprover: z.enum(['deny', 'allow']).default('deny'),
       maxOutputChars: positiveInt.default(DEFAULT_MAX_OUTPUT_CHARS),
-      defaultTimeoutMs: positiveInt.default(DEFAULT_TIMEOUT_MS),
+      defaultTimeoutMs: timerMs.default(DEFAULT_TIMEOUT_MS),
     })
     .default({ deny: [], modes: {}, ask: [], onAskWithoutApprover: 'deny', maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS, defaultTimeoutMs: DEFAULT_TIMEOUT_MS }),
   thresholds: z
@@ -185,7 +197,7 @@ export const hostConfigSchema = z.strictObject({
   sessions: z
     .strictObject({
       maxIdle: nonNegativeInt.default(1_000),
-      idleTimeoutMs: positiveInt.default(600_000),
+      idleTimeoutMs: timerMs.default(600_000),
     })
     .default({ maxIdle: 1_000, idleTimeoutMs: 600_000 }),
   trace: z

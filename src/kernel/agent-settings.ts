@@ -10,6 +10,7 @@ import type { Agent } from './agent.ts';
 import { closestName } from './closest-name.ts';
 import type { RetryConfig } from './loop/config.ts';
 import { MIN_SECRET_LENGTH } from './redact/secret-forms.ts';
+import { MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG } from './timer-wheel.ts';
 import { loopVocabulary } from './vocabulary.ts';
 
 export class AgentSettingError extends Error {
@@ -31,6 +32,9 @@ const between =
   (min: number, max: number): Check =>
   (v) =>
     typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? undefined : `must be a number from ${min} to ${max}`;
+const timeoutMs: Check = (v) => msAbove0(v) ?? ((v as number) > MAX_TIMEOUT_MS ? TIMEOUT_TOO_LONG : undefined);
+/** A wait the production clock keeps (a retry's delay, the longest retry-after waited): 0 up to what a timer can wait. */
+const delayMs: Check = (v) => msFrom0(v) ?? ((v as number) > MAX_TIMEOUT_MS ? TIMEOUT_TOO_LONG : undefined);
 const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
 
 /** The loop limits an agent may set, and what each must be. */
@@ -42,7 +46,7 @@ const CONFIG_CHECKS: Readonly<Record<string, Check>> = {
   maxToolCallsPerSession: wholeFrom(0),
   maxTokensPerTurn: wholeFrom(1),
   maxTokensPerSession: wholeFrom(1),
-  modelTimeoutMs: msAbove0,
+  modelTimeoutMs: timeoutMs,
   maxCompactionsPerStep: wholeFrom(0),
   maxCheckpointExtensions: wholeFrom(0),
   sideEffectNotice: boolean,
@@ -50,12 +54,12 @@ const CONFIG_CHECKS: Readonly<Record<string, Check>> = {
 
 const RETRY_CHECKS: Readonly<Record<keyof RetryConfig, Check>> = {
   immediateRetries: wholeFrom(0),
-  immediateDelayMs: msFrom0,
+  immediateDelayMs: delayMs,
   backoffRetries: wholeFrom(0),
-  backoffBaseMs: msFrom0,
-  backoffMaxMs: msFrom0,
+  backoffBaseMs: delayMs,
+  backoffMaxMs: delayMs,
   jitter: between(0, 1),
-  maxRetryAfterMs: msFrom0,
+  maxRetryAfterMs: delayMs,
 };
 
 /** Hooks: what each must hold (a name to show in traces and records, and the function the loop calls). */

@@ -140,3 +140,14 @@ export class TimerWheel {
 
 /** The longest delay Node's timers take (2^31 - 1 ms); longer ones fire after 1 ms, as in `setTimeout`. */
 const MAX_DELAY = 2_147_483_647;
+
+/**
+ * The longest timeout an agent may declare (a tool's `timeoutMs`, the policy's
+ * `approvalTimeoutMs`, `config.modelTimeoutMs`): a real timer fires a longer delay
+ * after 1 ms, so the production host would end at once what the gate's virtual
+ * clock waits for (probe 18).
+ */
+export const MAX_TIMEOUT_MS = MAX_DELAY;
+
+/** Why a declared timeout longer than MAX_TIMEOUT_MS is refused. */
+export const TIMEOUT_TOO_LONG = `must be at most ${MAX_DELAY} ms, about 24.8 days: a timer fires a longer delay at once`;

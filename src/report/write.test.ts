@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,11 +62,17 @@ describe('parseReporters', () => {
   });
 });
 
+/** The reports an earlier run wrote into a fresh directory (every file format). */
+async function earlierRun(): Promise<string> {
+  const outDir = mkdtempSync(join(tmpdir(), 'loopgate-remove-'));
+  await writeReports(sampleResults(), { reporters: ['json', 'junit', 'markdown', 'html'], outDir });
+  return outDir;
+}
+
 describe('removeReports', () => {
-  it("removes the reports the run writes and this process's leftover temp files, keeps the rest and the baseline it reads", () => {
-    const outDir = mkdtempSync(join(tmpdir(), 'loopgate-remove-'));
-    for (const name of ['results.json', 'junit.xml', 'summary.md', 'report.html', `junit.xml.${process.pid}.tmp`, 'notes.txt'])
-      writeFileSync(join(outDir, name), 'earlier');
+  it("removes the reports the run writes and this process's leftover temp files, keeps the rest and the baseline it reads", async () => {
+    const outDir = await earlierRun();
+    for (const name of [`junit.xml.${process.pid}.tmp`, 'notes.txt']) writeFileSync(join(outDir, name), 'earlier');
     expect(removeReports(outDir, ['console', 'json', 'junit', 'html'], [join(outDir, 'results.json')])).toEqual([
       'junit.xml',
       `junit.xml.${process.pid}.tmp`,
@@ -76,11 +82,46 @@ describe('removeReports', () => {
     expect(removeReports(join(outDir, 'missing'), ['json'])).toEqual([]);
   });
 
-  it('refuses a report path that is a directory, before removing anything', () => {
-    const outDir = mkdtempSync(join(tmpdir(), 'loopgate-remove-'));
-    writeFileSync(join(outDir, 'results.json'), 'earlier');
+  it('refuses a report path that is a directory, before removing anything', async () => {
+    const outDir = await earlierRun();
+    rmSync(join(outDir, 'junit.xml'));
     mkdirSync(join(outDir, 'junit.xml'));
     expect(() => removeReports(outDir, ['json', 'junit'])).toThrow(/junit\.xml: is not a file/);
-    expect(readdirSync(outDir).sort()).toEqual(['junit.xml', 'results.json']);
+    expect(readdirSync(outDir).sort()).toEqual(['junit.xml', 'report.html', 'results.json', 'summary.md']);
+  });
+
+  // Probe 18: `loopgate fuzz --out docs` removed the user's own docs/summary.md, junit.xml and report.html
+  // before it ran ("the reports an earlier run left there were removed"): files loopgate never wrote.
+  it("refuses a file of a report's name that loopgate did not write, before removing anything", async () => {
+    for (const [name, reporter, text] of [
+      ['summary.md', 'markdown', '# Release notes\n\nWritten by hand.\n'],
+      ['junit.xml', 'junit', '<?xml version="1.0"?>\n<testsuites name="jest" tests="3"></testsuites>\n'],
+      ['report.html', 'html', '<!doctype html>\n<title>Quarterly report</title>\n'],
+      ['results.json', 'json', '{"schema":"acme.bench/v1","results":[]}\n'],
+      ['summary.md', 'markdown', ''],
+    ] as const) {
+      const outDir = await earlierRun();
+      writeFileSync(join(outDir, name), text);
+      const before = readdirSync(outDir).sort();
+      expect(() => removeReports(outDir, ['console', 'json', 'junit', 'markdown', 'html'])).toThrow(
+        `${join(outDir, name)}: is not a ${reporter} report of loopgate's: the run would replace it (move it, or choose another --out)`,
+      );
+      expect(readdirSync(outDir).sort()).toEqual(before);
+      expect(readFileSync(join(outDir, name), 'utf8')).toBe(text);
+    }
+  });
+});
+
+describe('writeReports over files it did not write', () => {
+  it("replaces an earlier run's reports, but refuses someone's own file of a report's name and writes nothing", async () => {
+    const outDir = await earlierRun();
+    await writeReports(sampleResults(), { reporters: ['json', 'junit', 'markdown', 'html'], outDir });
+    writeFileSync(join(outDir, 'summary.md'), '# Notes\n');
+    rmSync(join(outDir, 'results.json'));
+    await expect(writeReports(sampleResults(), { reporters: ['json', 'markdown'], outDir })).rejects.toThrow(
+      `${join(outDir, 'summary.md')}: is not a markdown report of loopgate's`,
+    );
+    expect(readFileSync(join(outDir, 'summary.md'), 'utf8')).toBe('# Notes\n');
+    expect(existsSync(join(outDir, 'results.json'))).toBe(false);
   });
 });

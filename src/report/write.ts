@@ -5,7 +5,7 @@
  * then rename), so a CI step never picks up half a report, and only once every
  * report read back tells the run's verdict (verify.ts).
  */
-import { lstatSync, unlinkSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { createRedactor, redactDeep, secretsFromEnv, type Redactor } from '../kernel/index.ts';
 import { ensureDirectory, errnoText, OutputPathError, writeFileAtomic } from '../files/index.ts';
@@ -48,6 +48,11 @@ export async function writeReports(given: RunResults, options: WriteReportsOptio
   for (const reporter of fileReporters) rendered[reporter] = render(reporter, results, reporters, options);
   // Read back before anything is written: a report must tell the run's verdict.
   verifyReports(results, rendered);
+  // A file of a report's name that loopgate did not write is someone's own: refused, never replaced.
+  for (const reporter of fileReporters) {
+    const path = join(options.outDir, REPORT_FILES[reporter]);
+    if (lstatOrMissing(path)?.isFile()) checkOurs(path, reporter);
+  }
   const files: Partial<Record<FileReporter, string>> = {};
   if (fileReporters.length > 0) ensureDirectory(options.outDir, 'report directory');
   for (const reporter of fileReporters) {
@@ -64,7 +69,9 @@ export async function writeReports(given: RunResults, options: WriteReportsOptio
  * such as its baseline). What an earlier run left there must not pass for this
  * run's while it runs, nor once it was interrupted or died before writing its
  * own. Returns the file names removed (missing ones are skipped). A report path
- * that is not a file (a directory) is an OutputPathError, before anything is removed.
+ * that is not a file (a directory), or a file of a report's name that is not a
+ * loopgate report (the user's own `summary.md` in `--out docs`), is an
+ * OutputPathError, before anything is removed.
  */
 export function removeReports(outDir: string, reporters: readonly string[], keep: readonly string[] = []): string[] {
   const kept = new Set(keep.map((path) => resolve(path)));
@@ -78,6 +85,7 @@ export function removeReports(outDir: string, reporters: readonly string[], keep
       if (!stat) continue;
       if (!stat.isFile() && !stat.isSymbolicLink())
         throw new OutputPathError(candidate, `is not a file: it cannot be replaced by the ${reporter} report (remove it, or choose another --out)`);
+      if (candidate === path && stat.isFile()) checkOurs(path, reporter);
       paths.push(candidate);
     }
   }
@@ -91,6 +99,32 @@ export function removeReports(outDir: string, reporters: readonly string[], keep
     }
   }
   return removed;
+}
+
+/** How each report begins (within its first 4 KiB); a file of a report's name that does not is not loopgate's. */
+const REPORT_SIGNATURES: Readonly<Record<FileReporter, RegExp>> = {
+  json: /^\s*\{\s*"schema"\s*:\s*"loopgate\.results\//,
+  junit: /^\s*<\?xml[^>]*\?>\s*<testsuites name="loopgate"/,
+  markdown: /^## (?:✅|❌) loopgate: /,
+  html: /^<!doctype html>[\s\S]*?<meta name="generator" content="loopgate[ "]/i,
+};
+
+/** Refuses the file at `path` unless it is a `reporter` report loopgate wrote: removing or replacing it would lose someone's file. */
+function checkOurs(path: string, reporter: FileReporter): void {
+  let head: string;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(4096);
+      head = buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw new OutputPathError(path, `cannot read it: ${errnoText(error)}`);
+  }
+  if (!REPORT_SIGNATURES[reporter].test(head))
+    throw new OutputPathError(path, `is not a ${reporter} report of loopgate's: the run would replace it (move it, or choose another --out)`);
 }
 
 function lstatOrMissing(path: string): ReturnType<typeof lstatSync> | undefined {

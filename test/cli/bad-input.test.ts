@@ -66,7 +66,7 @@ beforeAll(async () => {
   writeFileSync(join(base, 'b.json'), BASELINE);
   writeFileSync(join(base, 'notes.txt'), 'not a directory\n');
   mkdirSync(join(base, 'reports'));
-  writeFileSync(join(base, 'reports', 'results.json'), '{"from": "the last run"}\n');
+  writeFileSync(join(base, 'reports', 'results.json'), '{"schema": "loopgate.results/v2", "from": "the last run"}\n');
   await writeStore(join(base, 'store.db'));
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -343,6 +343,25 @@ const CASES: readonly BadInput[] = [
       return ['contract', '--replay', 'rec'];
     },
     names: /^loopgate: rec\/anthropic\.recording\.json: is a FIFO/,
+  },
+  // Probe 18: both removed the user's own docs/summary.md (or junit.xml) as "the reports an earlier run left there".
+  {
+    name: 'run --out over a summary.md loopgate did not write',
+    setup: (work) => {
+      mkdirSync(join(work, 'docs'));
+      writeFileSync(join(work, 'docs', 'summary.md'), '# Release notes\n\nWritten by hand.\n');
+      return ['run', 's.yaml', '--out', 'docs'];
+    },
+    names: /^loopgate: docs\/summary\.md: is not a markdown report of loopgate's: the run would replace it \(move it, or choose another --out\)$/,
+  },
+  {
+    name: 'fuzz --out over a junit.xml another tool wrote',
+    setup: (work) => {
+      mkdirSync(join(work, 'ci'));
+      writeFileSync(join(work, 'ci', 'junit.xml'), '<?xml version="1.0"?>\n<testsuites name="jest" tests="3"></testsuites>\n');
+      return ['fuzz', '--runs', '5', '--out', 'ci'];
+    },
+    names: /^loopgate: ci\/junit\.xml: is not a junit report of loopgate's: the run would replace it \(move it, or choose another --out\)$/,
   },
   {
     name: 'fuzz --out pointing at a file',

@@ -186,7 +186,18 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     const where = project('limit-bad', "() => 'ok'");
     const result = await loopgate(['run'], where, { LOOPGATE_LOAD_TIMEOUT_MS: 'soon' });
     expect(result.status).toBe(EXIT.usage);
-    expect(result.stderr).toBe('loopgate: LOOPGATE_LOAD_TIMEOUT_MS=soon: expected a whole number of milliseconds, at least 1\n');
+    expect(result.stderr).toBe('loopgate: LOOPGATE_LOAD_TIMEOUT_MS=soon: expected a whole number of milliseconds from 1 to 2147483647 (about 24.8 days)\n');
+  });
+
+  // Probe 18: 3000000000 was taken, and Node's timer fired it after 1 ms: a config with a 100 ms top-level
+  // await was refused as never finishing, under three lines of TimeoutOverflowWarning.
+  it('a load limit past the longest delay a timer can wait is exit 2 naming the bound, not a 1 ms limit', async () => {
+    const where = project('limit-huge', "() => 'ok'");
+    const result = await loopgate(['run'], where, { LOOPGATE_LOAD_TIMEOUT_MS: '3000000000' });
+    expect(result.status, result.stderr).toBe(EXIT.usage);
+    expect(result.stderr).toBe(
+      'loopgate: LOOPGATE_LOAD_TIMEOUT_MS=3000000000: expected a whole number of milliseconds from 1 to 2147483647 (about 24.8 days)\n',
+    );
   });
 
   it('a factory that builds the agent for the load, then returns null or throws, fails each case with one line naming it, no stack', async () => {

@@ -15,6 +15,13 @@ import { EXIT } from '../../src/cli/exit-codes.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const REPORTS = ['results.json', 'junit.xml', 'summary.md', 'report.html'];
+/** How a previous run's reports begin: loopgate removes only files it wrote (probe 18). */
+const PREVIOUS: Record<string, string> = {
+  'results.json': '{"schema": "loopgate.results/v2", "from": "the previous run"}\n',
+  'junit.xml': '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="loopgate" tests="1"></testsuites>\n',
+  'summary.md': '## ✅ loopgate: 1 passed\n',
+  'report.html': '<!doctype html>\n<html lang="en">\n<meta name="generator" content="loopgate 0.1.0">\n',
+};
 
 let dir = '';
 beforeAll(() => {
@@ -62,7 +69,7 @@ function project(name: string): string {
   );
   // What a previous, finished run left in the report directory.
   mkdirSync(join(where, 'out'));
-  for (const file of REPORTS) writeFileSync(join(where, 'out', file), `previous run's ${file}`);
+  for (const file of REPORTS) writeFileSync(join(where, 'out', file), PREVIOUS[file]!);
   return where;
 }
 
@@ -148,7 +155,7 @@ describe('loopgate fuzz, interrupted', () => {
   it("SIGINT mid-search: exit 130, one line saying so, and no report in --out (the previous run's removed)", async () => {
     const where = join(dir, 'fuzz');
     mkdirSync(join(where, 'out'), { recursive: true });
-    for (const file of REPORTS) writeFileSync(join(where, 'out', file), `previous run's ${file}`);
+    for (const file of REPORTS) writeFileSync(join(where, 'out', file), PREVIOUS[file]!);
     const result = await interruptFuzz(where, 'SIGINT');
     expect(result.reachedTheCase, result.stderr).toBe(true);
     expect({ status: result.status, signal: result.signal }, result.stderr).toEqual({ status: EXIT.interrupted, signal: null });

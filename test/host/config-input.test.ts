@@ -35,6 +35,22 @@ describe('host config input', () => {
     expect(config.tools.ask).toEqual(['transfer_funds']);
   });
 
+  it('a wait past the longest a timer keeps (2^31 - 1 ms) is refused naming its key: Node would fire it at once', () => {
+    // Outside probe 18: a 30-day wait fires after 1 ms in production, while the gate's virtual clock waits it out.
+    for (const [yaml, key] of [
+      ['tools: { defaultTimeoutMs: 2592000000 }', 'tools.defaultTimeoutMs'],
+      ['sessions: { idleTimeoutMs: 2592000000 }', 'sessions.idleTimeoutMs'],
+      ['model: { provider: anthropic, name: x, timeoutMs: 2592000000 }', 'model.timeoutMs'],
+      ['retry: { backoffMaxMs: 2592000000 }', 'retry.backoffMaxMs'],
+      ['retry: { maxRetryAfterMs: 2592000000 }', 'retry.maxRetryAfterMs'],
+    ] as const) {
+      expect(refusal(() => parseHostConfig(`${yaml}\n`, 'agent.yaml')).message, key).toMatch(
+        new RegExp(`^invalid config:\\nagent\\.yaml:1:\\d+: ${key.replace('.', '\\.')}: .*at most 2147483647 ms`),
+      );
+    }
+    expect(parseHostConfig('tools: { defaultTimeoutMs: 2147483647 }\n', 'agent.yaml').tools.defaultTimeoutMs).toBe(2_147_483_647);
+  });
+
   it('a file of several documents is one line saying how many', () => {
     expect(refusal(() => parseHostConfig('model: { provider: anthropic, name: x }\n---\nmodel: { provider: fake }\n', 'agent.yaml')).message).toBe(
       'invalid config:\nagent.yaml:2:1: the file holds 2 YAML documents (separated by ---); loopgate reads one: keep one per file',

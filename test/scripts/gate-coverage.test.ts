@@ -6,7 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MEASURED_AREAS } from '../../scripts/gate-coverage/areas.ts';
 import { lineCoverage, markRan, spans } from '../../scripts/gate-coverage/lines.ts';
+import { areaFiles } from '../../scripts/mutate/areas.ts';
 
 const SOURCE = [
   'import { x } from "./x.ts";', // 1: an import, not code
@@ -75,5 +77,18 @@ describe('gate coverage lines', () => {
       expect(child.stderr).toMatch(/^gate-coverage: /);
       expect(child.stdout).toBe('');
     }
+  });
+
+  it('measures the host and the stores beside the mutated areas, each file in one area', () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const measured = areaFiles(root, MEASURED_AREAS);
+    const areaOf = new Map(measured.map((f) => [f.file, f.area]));
+    expect(measured.length).toBe(areaOf.size);
+    // The mutated areas keep exactly their files; the recovery stays its own.
+    expect(measured.filter((f) => f.area === 'kernel' || f.area === 'adapters' || f.area === 'recovery')).toEqual(areaFiles(root));
+    expect(areaOf.get('src/host/recovery.ts')).toBe('recovery');
+    expect(areaOf.get('src/host/conversation-writer.ts')).toBe('host');
+    expect(areaOf.get('src/stores/sqlite-store.ts')).toBe('stores');
+    expect([...areaOf.keys()].filter((f) => f.endsWith('.test.ts'))).toEqual([]);
   });
 });

@@ -6,8 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ProviderStep } from '../../harness/scenario/schema.ts';
-import { PROBE_TOOL } from './tools.ts';
+import { type ProviderStep, WIRE_PROVIDERS } from '../../harness/scenario/schema.ts';
+import { fuzzCaseArb } from './scenario.ts';
+import { type FuzzTool, PROBE_TOOL } from './tools.ts';
 import { wireCaseArb } from './wire.ts';
 
 const cases = fc.sample(wireCaseArb([PROBE_TOOL]), { numRuns: 2_000, seed: 31 });
@@ -31,4 +32,29 @@ describe('wireCaseArb', () => {
     expect(waited('server_error').length).toBeGreaterThan(20);
     expect(errors.filter((e) => e.midStream && e.retryAfterMs !== undefined)).toEqual([]);
   });
+});
+
+/**
+ * Outside probe 16 (Q6): an adapter reading `retry-after` seconds ×100 passed
+ * 1,000 fuzz runs of a user's agent. Only 22 error answers were read in the run
+ * (each wire step after a reply is never reached), and none from Anthropic
+ * carried a retry-after. Every provider must answer a case's first request with
+ * an HTTP error carrying one, several times in an ordinary run of 1,000 cases.
+ */
+describe('fuzz cases over the wire reach retry-after headers', () => {
+  const LOOKUP: FuzzTool = { name: 'lookup_order', sideEffect: 'NONE', args: fc.constant({ order_id: 'ORD-1' }) };
+  for (const seed of [1, 2, 3]) {
+    it(`answers each provider's first request with an HTTP error carrying a retry-after, seed ${seed}`, () => {
+      const scenarios = fc.sample(fuzzCaseArb({ tools: [LOOKUP] }), { numRuns: 1_000, seed }).map((c) => c.scenario);
+      const leading = new Map<string, number>();
+      for (const s of scenarios) {
+        const provider = s.provider.kind === 'wire' ? s.provider.provider : undefined;
+        if (provider === undefined) continue;
+        const first = s.provider.script[0]?.error;
+        if (first === undefined || first.midStream || first.retryAfterMs === undefined || first.retryAfterMs < 1) continue;
+        leading.set(provider, (leading.get(provider) ?? 0) + 1);
+      }
+      for (const provider of WIRE_PROVIDERS) expect(leading.get(provider) ?? 0, provider).toBeGreaterThanOrEqual(5);
+    });
+  }
 });

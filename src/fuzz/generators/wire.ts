@@ -155,17 +155,41 @@ function forProvider(step: ProviderStep, provider: WireProviderName): ProviderSt
   return step;
 }
 
-/** A wire case: one of the three providers, and a short script it can write; a quarter of the time a fallback's too. */
+/**
+ * An HTTP error with a retry-after, led with: a step after the turn's reply is
+ * never sent, so drawn anywhere in the script such an answer was read by an
+ * adapter a few times in a thousand cases, and Anthropic's `retry-after` seconds
+ * often never (outside probe 16, Q6: seconds read ×100 passed 1,000 runs).
+ */
+const leadingErrorArb: fc.Arbitrary<ProviderStep> = fc
+  .record({
+    kind: fc.constantFrom<{ kind: 'rate_limited' | 'overloaded' | 'server_error'; status: number }>(
+      { kind: 'rate_limited', status: 429 },
+      { kind: 'overloaded', status: 503 },
+      { kind: 'overloaded', status: 529 },
+      { kind: 'server_error', status: 500 },
+      { kind: 'server_error', status: 502 },
+    ),
+    retryAfterMs: fc.integer({ min: 1, max: 20_000 }),
+  })
+  .map(({ kind, retryAfterMs }): ProviderStep => ({ error: { ...kind, retryAfterMs } }));
+
+/**
+ * A wire case: one of the three providers, and a short script it can write,
+ * half the time led by an HTTP error with a retry-after; a quarter of the
+ * time a fallback's too.
+ */
 export function wireCaseArb(tools: readonly FuzzTool[]): fc.Arbitrary<WireCase> {
   return fc
     .record({
       provider: fc.constantFrom(...WIRE_PROVIDERS),
+      lead: fc.option(leadingErrorArb, { nil: undefined, freq: 2 }),
       script: fc.array(stepArb(tools), { minLength: 1, maxLength: MAX_WIRE_STEPS }),
       fallback: fc.option(fc.array(stepArb(tools), { minLength: 1, maxLength: 2 }), { nil: undefined, freq: 4 }),
     })
-    .map(({ provider, script, fallback }) => ({
+    .map(({ provider, lead, script, fallback }) => ({
       provider,
-      script: script.map((step) => forProvider(step, provider)),
+      script: (lead ? [lead, ...script.slice(0, MAX_WIRE_STEPS - 1)] : script).map((step) => forProvider(step, provider)),
       // The fallback streams its calls one after another (interleaving is the primary's, schema.ts).
       ...(fallback ? { fallback: fallback.map((step) => withoutInterleaving(forProvider(step, provider))) } : {}),
     }));

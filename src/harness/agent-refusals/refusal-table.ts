@@ -120,6 +120,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'config.maxSteps must be a whole number of at least 1 (got -1)',
   },
   {
+    id: 'settings/model-timeout-past-node-timers',
+    title: 'a model timeout of 30 days, past the longest delay a timer can wait',
+    agent: edit((a) => ({ ...a, config: { modelTimeoutMs: 2_592_000_000 } })),
+    refused: 'config.modelTimeoutMs must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once (got 2592000000)',
+  },
+  {
     id: 'settings/misspelled-limit',
     title: 'a limit one letter off: never silently ignored',
     agent: edit((a) => ({ ...a, config: odd({ maxStep: 3 }) })),
@@ -156,6 +162,18 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'a backoff jitter of 7',
     agent: edit((a) => ({ ...a, config: { retry: { jitter: 7 } } })),
     refused: 'config.retry.jitter must be a number from 0 to 1 (got 7)',
+  },
+  {
+    id: 'settings/retry-delay-past-node-timers',
+    title: 'a backoff capped at 30 days, past the longest delay a timer can wait (the production clock would retry at once)',
+    agent: edit((a) => ({ ...a, config: { retry: { backoffMaxMs: 2_592_000_000 } } })),
+    refused: 'config.retry.backoffMaxMs must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once (got 2592000000)',
+  },
+  {
+    id: 'settings/retry-after-limit-past-node-timers',
+    title: 'a provider retry-after waited up to 30 days: a longer wait than a timer can keep',
+    agent: edit((a) => ({ ...a, config: { retry: { maxRetryAfterMs: 2_592_000_000 } } })),
+    refused: 'config.retry.maxRetryAfterMs must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once (got 2592000000)',
   },
   {
     id: 'settings/temperature-as-text',
@@ -420,6 +438,14 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     agent: withTool(tool('cancel_order', 'STATEFUL', { timeoutMs: 0 })),
     refused: 'tool "cancel_order": timeoutMs must be a positive number of milliseconds (got 0)',
   },
+  // Probe 18: Node's timers fire a delay past 2^31 - 1 ms after 1 ms. In the production host a tool's 30-day
+  // timeout ended the call at once (TIMEOUT), while the loop case on the virtual clock waited and passed.
+  {
+    id: 'tool/timeout-past-node-timers',
+    title: 'a timeout of 30 days, past the longest delay a timer can wait',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { timeoutMs: 2_592_000_000 })),
+    refused: 'tool "cancel_order": timeoutMs must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once (got 2592000000)',
+  },
   {
     id: 'tool/fractional-retries',
     title: 'maxRetries of 1.5',
@@ -532,6 +558,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'policy rule "big-refunds": when must be a function',
   },
   {
+    // `when: async (args) => isFlagged(args)`: the policy decides at once and never awaits it; its promise is no answer.
+    id: 'policy/rule-when-async',
+    title: 'a rule whose when is an async function: it answers a promise, never a boolean',
+    agent: withPolicy({ rules: [{ id: 'flagged-orders', tools: ['issue_refund'], decision: 'deny', when: odd(async () => true) }] }),
+    refused: 'policy rule "flagged-orders": when must answer a boolean at once; an async function answers a promise, which is never awaited',
+  },
+  {
     id: 'policy/unknown-default',
     title: 'a default that is not allow, deny or ask',
     agent: withPolicy({ default: odd('block') }),
@@ -560,6 +593,14 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     title: 'an approval timeout of 0 ms',
     agent: withPolicy({ approvalTimeoutMs: 0 }),
     refused: 'policy approvalTimeoutMs must be a positive number of milliseconds (got 0)',
+  },
+  // Probe 18: a 30-day approval window timed every approval out after 1 ms in the production host (the call
+  // DENIED, "no answer from the approver in time"), while both of the gate's hosts waited for the approver.
+  {
+    id: 'policy/approval-timeout-past-node-timers',
+    title: 'an approval timeout of 30 days, past the longest delay a timer can wait',
+    agent: withPolicy({ approvalTimeoutMs: 2_592_000_000 }),
+    refused: 'policy approvalTimeoutMs must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once (got 2592000000)',
   },
   {
     id: 'visibility/layer-without-name',

@@ -4,7 +4,7 @@
  * on outcome classes (peer-expectations.ts) and every invariant that can judge a
  * run from outside (the rest say why they cannot).
  */
-import { addTokens, outcomeLabel } from '../../kernel/index.ts';
+import { addTokens } from '../../kernel/index.ts';
 import type { Case, CaseOutcome } from '../cases.ts';
 import { statusFromChecks } from '../cases.ts';
 import { checkInvariants, type Invariant } from '../invariants/index.ts';
@@ -14,7 +14,7 @@ import type { TimelineEntry } from '../../report/results.ts';
 import { buildAgent, agentNameOf, type AgentRegistry } from '../world/agent-under-test.ts';
 import { seededRandom } from '../world/seeded-random.ts';
 import { VirtualClock } from '../virtual-clock.ts';
-import { checkPeerExpectations } from './peer-expectations.ts';
+import { checkPeerExpectations, reportedOutcomeLabel } from './peer-expectations.ts';
 import { runPeerScenario } from './peer-host.ts';
 import type { PeerRun } from './peer-run.ts';
 import type { LoopUnderTestFactory } from './peer-world.ts';
@@ -74,7 +74,7 @@ export function peerOutcome(run: PeerRun, checks: CaseOutcome['checks']): CaseOu
   const last = run.reports[run.reports.length - 1];
   return {
     status: statusFromChecks(checks),
-    ...(run.unsettled ? { outcome: `(turn ${run.unsettled.turn} never ended)` } : last ? { outcome: outcomeLabel(last.outcome) } : {}),
+    ...(run.unsettled ? { outcome: `(turn ${run.unsettled.turn} never ended)` } : last ? { outcome: reportedOutcomeLabel(last.outcome) } : {}),
     checks,
     metrics: {
       turns: run.reports.length,
@@ -102,7 +102,7 @@ function peerTimeline(run: PeerRun): TimelineEntry[] {
         : e.kind === 'threw'
           ? `threw ${e.errorClass}${e.status ? ` ${e.status}` : ''}: ${e.message}`
           : `unsettled: ${e.waitingOn}`;
-    entries.push({ at: 0, kind: 'outcome', turn: r.turn, label: `${run.loop.id} turn ${r.turn}: ${outcomeLabel(r.outcome)}`, detail: ending });
+    entries.push({ at: 0, kind: 'outcome', turn: r.turn, label: `${run.loop.id} turn ${r.turn}: ${reportedOutcomeLabel(r.outcome)}`, detail: ending });
   }
   if (run.unsettled)
     entries.push({

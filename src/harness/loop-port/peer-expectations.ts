@@ -8,7 +8,7 @@
  * (events, policy decisions, inbox, result codes, host responses) are listed as
  * not compared.
  */
-import { outcomeLabel } from '../../kernel/index.ts';
+import { outcomeLabel, outcomeProblem } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { equalCheck, matchLines } from '../checks/lines.ts';
 import { systemLines } from '../checks/expectations.ts';
@@ -18,9 +18,20 @@ import { finalHistory, type PeerRun } from './peer-run.ts';
 
 const LOG_ONLY = ['events', 'policy', 'inbox', 'toolResults', 'models', 'responses'] as const;
 
+/**
+ * A peer turn's outcome as the report names it: its label in the alphabet, or
+ * what keeps it out. The adapter's classifier — a team's own among them, held to
+ * no type in JavaScript — may report anything: named, it fails the outcome check
+ * (and invariant 4 says why), never throws out of the case.
+ */
+export function reportedOutcomeLabel(outcome: unknown): string {
+  const problem = outcomeProblem(outcome);
+  return problem === undefined ? outcomeLabel(outcome as Parameters<typeof outcomeLabel>[0]) : `(outside the alphabet: ${problem})`;
+}
+
 export function checkPeerExpectations(run: PeerRun, expect: Expectation): CheckResult[] {
   const out: CheckResult[] = [];
-  const outcomes = run.reports.map((r) => outcomeLabel(r.outcome));
+  const outcomes = run.reports.map((r) => reportedOutcomeLabel(r.outcome));
   if (run.unsettled) outcomes.push(`(turn ${run.unsettled.turn} never ended)`);
   if (expect.outcome !== undefined) out.push(equalCheck('outcome', expect.outcome, outcomes[outcomes.length - 1] ?? '(no turn ran)'));
   if (expect.outcomes !== undefined) out.push(equalCheck('outcomes', expect.outcomes, outcomes));

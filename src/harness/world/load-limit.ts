@@ -5,7 +5,7 @@
  * when the event loop empties; one waiting on a timer or a socket keeps the loop
  * alive, and without a limit the command would hang until CI kills it.
  */
-import { InputError } from '../../kernel/index.ts';
+import { InputError, MAX_TIMEOUT_MS } from '../../kernel/index.ts';
 
 export const LOAD_LIMIT_ENV = 'LOOPGATE_LOAD_TIMEOUT_MS';
 const DEFAULT_LOAD_LIMIT_MS = 60_000;
@@ -15,8 +15,9 @@ export function loadLimitMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[LOAD_LIMIT_ENV];
   if (raw === undefined || raw === '') return DEFAULT_LOAD_LIMIT_MS;
   const ms = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(ms) || ms < 1)
-    throw new InputError(`${LOAD_LIMIT_ENV}=${raw}: expected a whole number of milliseconds, at least 1`);
+  // A longer limit is no limit at all: Node's timer fires it after 1 ms (probe 18).
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(ms) || ms < 1 || ms > MAX_TIMEOUT_MS)
+    throw new InputError(`${LOAD_LIMIT_ENV}=${raw}: expected a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (about 24.8 days)`);
   return ms;
 }
 

@@ -2,8 +2,11 @@
  * The typed catalogue of event types, each with its version and payload schema.
  *
  * Appends are typed at compile time (the payload type comes from the schema), so
- * the hot path does not run zod. Records read back from a store are checked
- * against the schema, because a store is outside the type system.
+ * the hot path — the loop's builders (log/builders.ts) — does not run zod. Records
+ * read back from a store are checked against the schema, because a store is
+ * outside the type system; so is a payload handed to the public `append` (a hook
+ * handed the log, a host's own code): what the reader would refuse is refused
+ * before it is stored.
  *
  * To add an event type: add it here with version 1. To change a payload in a way
  * old readers cannot read, bump its version. An unknown type or a newer version

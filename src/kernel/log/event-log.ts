@@ -3,8 +3,12 @@
  *
  * `append` is the one entry point. In a single pass it validates the payload as
  * plain JSON data, passes every string in it (keys too) through the log's
- * redactor and freezes a copy, checks positions (sources, replaced ranges, tool
- * results against their calls), assigns the next seq, stores the frozen event
+ * redactor and freezes a copy, checks it against the catalogue's schema for its
+ * type (what the reader checks: a record it would refuse is never stored; the
+ * builders' path, log/builders.ts, checks field by field instead), checks
+ * positions (sources, replaced ranges, tool results against their calls),
+ * refuses a close of the turn a loop is running (`holdTurn`: only the loop
+ * closes it), assigns the next seq, stores the frozen event
  * and notifies listeners. Redaction is a property of the log, not of each call
  * site: no secret the redactor knows is stored, whoever appends.
  *
@@ -21,11 +25,12 @@
  */
 import type { Clock } from '../clock.ts';
 import type { Redactor } from '../redact/index.ts';
-import { EVENT_VERSIONS, IGNORABLE_BY_DEFAULT, type EventPayload, type EventType } from './catalogue.ts';
+import { EVENT_SCHEMAS, EVENT_VERSIONS, IGNORABLE_BY_DEFAULT, isKnownType, type EventPayload, type EventType } from './catalogue.ts';
 import type { AnyEvent, Envelope, LogEvent } from './envelope.ts';
 import { LogAppendError } from './errors.ts';
 import { toFrozenPlainData } from './plain-data.ts';
 import { PositionIndex } from './positions.ts';
+import { outcomeProblem } from '../outcome.ts';
 
 export interface AppendOptions {
   readonly ignorable?: boolean;
@@ -44,6 +49,9 @@ type Commit = (log: EventLog, type: EventType, payload: object) => Envelope<Even
 /** The log's entry for built payloads, handed to log/builders.ts once (`takeCommit`). */
 let builtCommit: Commit | undefined;
 
+/** The log's setter of the turn a loop runs, for `holdTurn`. */
+let turnHold: ((log: EventLog, turn: number | undefined) => void) | undefined;
+
 /**
  * Hands over the log's entry for payloads written by a builder — once: the first
  * caller, log/builders.ts at its load, holds it; any later call throws. So no
@@ -54,6 +62,33 @@ export function takeCommit(): Commit {
   if (taken === undefined) throw new Error("the log's commit for built payloads was already taken (only log/builders.ts may hold it)");
   builtCommit = undefined;
   return taken;
+}
+
+/**
+ * Marks `turn` as run by a loop on `log` (undefined: none): a public append of
+ * its `turn.closed` is refused until the loop lets go — the loop lets go just
+ * before it closes the turn itself. For the loop (loop/runner.ts); not exported
+ * from the package.
+ */
+export function holdTurn(log: EventLog, turn: number | undefined): void {
+  turnHold!(log, turn);
+}
+
+/**
+ * The checks the reader makes of a record's payload (log/decode.ts: the
+ * catalogue's schema for its type), made at the append, naming the field as an
+ * append names it. A close's outcome outside the alphabet is named as the
+ * alphabet names it (`outcomeProblem`).
+ */
+function checkSchema(type: EventType, payload: unknown): void {
+  if (type === 'turn.closed') {
+    const problem = outcomeProblem((payload as { outcome?: unknown }).outcome);
+    if (problem !== undefined) throw new LogAppendError('turn.closed.payload.outcome', problem);
+  }
+  const parsed = EVENT_SCHEMAS[type].safeParse(payload);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0]!;
+  throw new LogAppendError(`${type}.payload${issue.path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('')}`, issue.message);
 }
 
 /** Where the events before a resumed log's tail come from: the store, read synchronously. */
@@ -193,6 +228,15 @@ export class EventLog {
     this.#redact ??= redact;
   }
 
+  /** The turn a loop is running on this log, if any (`holdTurn`): only the loop's own close ends it. */
+  #heldTurn: number | undefined;
+
+  static {
+    turnHold = (log, turn) => {
+      log.#heldTurn = turn;
+    };
+  }
+
   append<T extends EventType>(type: T, payload: EventPayload<T>, options: AppendOptions = {}): Envelope<T> {
     if (this.#appending) {
       throw new LogAppendError('append', `re-entrant append of "${type}" from inside an append's listener`);
@@ -201,7 +245,16 @@ export class EventLog {
     let event: Envelope<T>;
     let failures: unknown[] | undefined;
     try {
+      // `append` is public: a type or payload the reader refuses, stored, would leave the conversation unreadable from its store.
+      if (typeof type !== 'string' || !isKnownType(type)) {
+        throw new LogAppendError('type', `${JSON.stringify(type) ?? String(type)} is not an event type of the catalogue; a reader refuses it`);
+      }
       const frozenPayload = toFrozenPlainData(payload, `${type}.payload`, this.#redact) as Readonly<EventPayload<T>>;
+      checkSchema(type, frozenPayload);
+      if (type === 'turn.closed' && this.#heldTurn !== undefined && (frozenPayload as { turn?: unknown }).turn === this.#heldTurn) {
+        // Closed under the loop (a hook handed the log), the log would tell one outcome and the loop return another.
+        throw new LogAppendError('turn.closed.payload.turn', `turn ${this.#heldTurn} is being run by the loop; only the loop closes it`);
+      }
       const seq = this.length;
       let sources: readonly number[] | undefined;
       if (options.sources !== undefined) {
@@ -328,7 +381,12 @@ function rememberLogged(event: object): void {
   loggedNext = (loggedNext + 1) & (LOGGED_SIZE - 1);
 }
 
-/** Is `value` one of the last events a log stored (frozen, checked, a record as it is)? */
+/**
+ * Is `value` one of the last events a log stored (frozen, checked, a record as it is)?
+ * Looked for newest first: a store is handed the events a log stored moments ago.
+ */
 export function isRecentlyLogged(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && logged.includes(value);
+  if (typeof value !== 'object' || value === null) return false;
+  for (let i = 1; i <= LOGGED_SIZE; i++) if (logged[(loggedNext - i) & (LOGGED_SIZE - 1)] === value) return true;
+  return false;
 }

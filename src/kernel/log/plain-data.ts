@@ -16,7 +16,7 @@ import { LogAppendError } from './errors.ts';
  */
 export function toFrozenPlainData(value: unknown, path = 'payload', redact?: (text: string) => string): unknown {
   if (typeof value === 'object' && value !== null) {
-    if (!redact && recent.includes(value)) return value;
+    if (!redact && isRecent(value)) return value;
     if (sharable(value, redact)) return value;
   }
   const walk: Walk = { root: path, keys: [], ancestors: [], redact };
@@ -61,8 +61,12 @@ function rememberLoggable(value: object, redact: Redact): void {
 
 /** May `value` be kept as it is where a copy redacted with `redact` (or not redacted) was asked for? */
 function sharable(value: object, redact: Redact | undefined): boolean {
-  const i = loggables.indexOf(value);
-  return i >= 0 && (redact === undefined || loggableRedactors[i] === redact);
+  // Newest first: the log asks for a value moments after it was made.
+  for (let n = 1; n <= LOGGABLE_SIZE; n++) {
+    const i = (loggableNext - n + LOGGABLE_SIZE) % LOGGABLE_SIZE;
+    if (loggables[i] === value) return redact === undefined || loggableRedactors[i] === redact;
+  }
+  return false;
 }
 
 export type Loggable = { readonly ok: true; readonly value: unknown; readonly plain: unknown } | { readonly ok: false; readonly reason: string };
@@ -166,6 +170,12 @@ export function rememberChecked(value: object): void {
 const RECENT_SIZE = 64;
 const recent: object[] = [];
 let recentNext = 0;
+
+/** Is `value` in `recent`? Newest first: a store re-checks a batch right after the log made it. */
+function isRecent(value: object): boolean {
+  for (let n = 1; n <= RECENT_SIZE; n++) if (recent[(recentNext - n + RECENT_SIZE) % RECENT_SIZE] === value) return true;
+  return false;
+}
 
 interface Walk {
   readonly root: string;

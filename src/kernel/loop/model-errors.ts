@@ -15,6 +15,7 @@
 import type { ContextWindowExceededResult, ModelClient, TransportErrorKind, TransportErrorResult } from '../model/client.ts';
 import { assertNever, outcomeProblem, type Outcome } from '../outcome.ts';
 import type { LoopConfig } from './config.ts';
+import { shown } from './records.ts';
 
 export type ModelErrorResult = TransportErrorResult | ContextWindowExceededResult;
 
@@ -157,29 +158,54 @@ export async function handleModelError(
 ): Promise<{ readonly handler: string; readonly decision: ErrorDecision }> {
   for (const handler of handlers) {
     const decision = await handler.handle(error, context);
-    if (decision) return { handler: handler.name, decision: checkedFail(handler.name, decision) };
+    if (decision) return { handler: handler.name, decision: checkedDecision(handler.name, decision) };
   }
   const outcome: Outcome = error.type === 'context_window_exceeded' ? { kind: 'conversation_full' } : outcomeForTransport(error);
   return { handler: 'default', decision: { action: 'fail', outcome, detail: 'no handler retried it' } };
 }
 
 /**
- * A `fail` whose outcome is outside the alphabet (a handler in JavaScript, or
- * cast, is held to no type) fails the turn internal, naming the handler and what
- * was wrong: stored as it is, a close the catalogue does not know would leave the
- * conversation unreadable from its store.
+ * A decision outside its shape, or a `fail` whose outcome is outside the
+ * alphabet (a handler in JavaScript, or cast, is held to no type), fails the turn
+ * internal, naming the handler and what was wrong: carried out, an unknown action
+ * or a delay that is not a number of milliseconds from 0 up has no meaning (NaN
+ * never waits, Infinity never ends), and stored as it is, a decision or close the
+ * catalogue does not know would leave the conversation unreadable from its store.
  */
-function checkedFail(handler: string, decision: ErrorDecision): ErrorDecision {
+function checkedDecision(handler: string, decision: ErrorDecision): ErrorDecision {
+  const problem = decisionProblem(decision);
+  if (problem !== undefined) {
+    return internal(`the error handler ${JSON.stringify(handler)} answered a decision outside its shape: ${problem}`, 'its decision is outside its shape');
+  }
   if (decision.action !== 'fail') return decision;
-  const problem = outcomeProblem(decision.outcome);
-  if (problem === undefined) return decision;
-  return {
-    action: 'fail',
-    outcome: {
-      kind: 'failed',
-      reason: 'internal',
-      detail: `the error handler ${JSON.stringify(handler)} failed the turn with an outcome outside the alphabet: ${problem}`,
-    },
-    detail: typeof decision.detail === 'string' ? decision.detail : 'its outcome is outside the alphabet',
-  };
+  const outside = outcomeProblem(decision.outcome);
+  if (outside === undefined) return decision;
+  return internal(`the error handler ${JSON.stringify(handler)} failed the turn with an outcome outside the alphabet: ${outside}`, decision.detail);
+}
+
+function internal(detail: string, decisionDetail: string): ErrorDecision {
+  return { action: 'fail', outcome: { kind: 'failed', reason: 'internal', detail }, detail: decisionDetail };
+}
+
+/** What keeps `value` from being a decision the loop can carry out and store, or undefined. (Its outcome is `outcomeProblem`'s.) */
+function decisionProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${shown(value)} is not an object`;
+  const d = value as { action?: unknown; delayMs?: unknown; client?: unknown; detail?: unknown };
+  switch (d.action) {
+    case 'retry':
+      if (typeof d.delayMs !== 'number' || !Number.isFinite(d.delayMs) || d.delayMs < 0)
+        return `the delay ${shown(d.delayMs)} is not a number of milliseconds from 0 up`;
+      break;
+    case 'switch_client': {
+      const c = d.client as { name?: unknown; call?: unknown } | null | undefined;
+      if (typeof c !== 'object' || c === null || typeof c.name !== 'string' || typeof c.call !== 'function')
+        return `the client ${shown(d.client)} is not a model client`;
+      break;
+    }
+    case 'fail':
+      break;
+    default:
+      return `the action ${shown(d.action)} is not retry, switch_client or fail`;
+  }
+  return typeof d.detail === 'string' ? undefined : `the detail ${shown(d.detail)} is not text`;
 }

@@ -77,3 +77,14 @@ export function turnUsage(s: { readonly inputTokens: number; readonly outputToke
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
+
+/** A value as a problem with a team's answer names it: a number as it is (NaN, Infinity), else JSON, cut short. */
+export function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = typeof value === 'object' && value !== null ? '(an object that cannot be shown)' : typeof value;
+  }
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}

@@ -21,7 +21,7 @@
  * invariant 9), side effects of a turn whose steps are not kept told to the next
  * turn (invariant 14), the trace ended. Nothing throws out of `drain` (invariant 12).
  */
-import type { EventLog } from '../log/event-log.ts';
+import { holdTurn, type EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
@@ -38,7 +38,7 @@ import { PersistenceError, persistOrThrow } from './persistence-error.ts';
 import { RetryAfterWindows, type WindowsState } from './retry-after-windows.ts';
 import { SessionTokens, type SessionTokensState } from './session-tokens.ts';
 import { DeltaStreams } from './delta-streams.ts';
-import { addTokens, addUsageDetail, describeError, plainOutcome, sideEffectNotice, turnUsage, type UsageDetail } from './records.ts';
+import { addTokens, addUsageDetail, describeError, plainOutcome, shown, sideEffectNotice, turnUsage, type UsageDetail } from './records.ts';
 import {
   appendAssistantMessage,
   appendInboxReceived,
@@ -101,6 +101,7 @@ type ClientChoice = { readonly client: ModelClient } | { readonly outcome: Outco
 
 /** A model request in flight: its span, its delta streams, and its answer (raced against cancel and timeout; never rejects). */
 interface ModelCall {
+  readonly client: ModelClient;
   readonly span: SpanHandle;
   readonly attempt: number;
   open: boolean;
@@ -309,9 +310,21 @@ export class AgentLoop {
       const before = this.#beforeStep(s);
       if (before) return before;
       s.steps++;
-      const step = await this.#awaitingModel(s);
-      if ('outcome' in step) return step.outcome;
-      const acted = this.#onResultHeld(s, step.result);
+      // The common step sends at once, and its answer is awaited here: no promise of the step's own.
+      const started = this.#startModelStep(s);
+      let acted: Next | Promise<Next>;
+      if (started instanceof Promise || 'outcome' in started) {
+        const step = started instanceof Promise ? await started : started;
+        if ('outcome' in step) return step.outcome;
+        acted = this.#onResultHeld(s, step.result);
+      } else {
+        const first = this.#firstAnswered(s, started, await started.answer);
+        if (typeof first === 'object' && 'retrying' in first) {
+          const step = await first.retrying;
+          if ('outcome' in step) return step.outcome;
+          acted = this.#onResultHeld(s, step.result);
+        } else acted = first;
+      }
       const next = acted instanceof Promise ? await acted : acted;
       if (next !== 'next_step') return next;
     }
@@ -325,10 +338,13 @@ export class AgentLoop {
   async #claiming(s: TurnState): Promise<Next> {
     if (s.refused) {
       appendTurnOpened(this.#log, s.turn, '');
+      holdTurn(this.#log, s.turn);
       throw s.refused;
     }
     const claimed = takeForTurnStart(this.#log.positions.pending());
     appendTurnOpened(this.#log, s.turn, claimed[0]?.id ?? '');
+    // The turn is the loop's to close: a close appended under it (a hook handed the log) is refused.
+    holdTurn(this.#log, s.turn);
     // Only a linked signal already aborted can have cancelled the scope yet (nothing else runs before the open).
     const early = s.scope.cancelled;
     if (early) this.#recordCancel(early.by, this.#deps.redact(early.reason));
@@ -340,7 +356,7 @@ export class AgentLoop {
     );
     // Even when the policy broke, the messages are taken: left pending they would
     // start the same failing turn again and again.
-    const decision: ClaimDecision = decided.decision === 'threw' ? { decision: 'allow' } : decided;
+    const decision: ClaimDecision = decided.decision === 'threw' || decided.decision === 'broken' ? { decision: 'allow' } : decided;
     let delivered = 0;
     for (const message of claimed) {
       const loopWritten = isLoopWritten(message.source);
@@ -359,6 +375,9 @@ export class AgentLoop {
     }
     // A broken policy is a bug, not a verdict on the user: failed{internal}, not rejected.
     if (decided.decision === 'threw') return { kind: 'failed', reason: 'internal', detail: `the claim policy threw: ${describeError(decided.error)}` };
+    if (decided.decision === 'broken') {
+      return { kind: 'failed', reason: 'internal', detail: `the claim policy answered a decision outside its shape: ${decided.problem}` };
+    }
     if (s.scope.cancelled) return this.#cancelled(s);
     if (decision.decision === 'deny') {
       // A policy in JavaScript, or cast, is held to no type: a reason that is not text is no rejection the log can store.
@@ -372,11 +391,16 @@ export class AgentLoop {
     return 'next_step';
   }
 
-  #claim(s: TurnState, claimed: readonly PendingMessage[]): Promise<ClaimDecision | { decision: 'threw'; error: unknown }> {
+  #claim(s: TurnState, claimed: readonly PendingMessage[]): Promise<ClaimDecision | ClaimBroke> {
     const policy = this.#deps.claim;
     if (!policy) return Promise.resolve({ decision: 'allow' });
-    return raceAbort<ClaimDecision | { decision: 'threw'; error: unknown }>(
-      Promise.resolve().then(() => policy.claim(claimed, s.scope.signal)),
+    return raceAbort<ClaimDecision | ClaimBroke>(
+      Promise.resolve()
+        .then(() => policy.claim(claimed, s.scope.signal))
+        .then((decided) => {
+          const problem = claimProblem(decided, claimed);
+          return problem === undefined ? decided : { decision: 'broken', problem };
+        }),
       s.scope.signal,
       () => ({ decision: 'allow' }), // the cancel is seen right after
       (error) => ({ decision: 'threw', error }),
@@ -425,30 +449,74 @@ export class AgentLoop {
   // MODEL: a request in flight, and what its result leads to
   // ---------------------------------------------------------------------------
 
-  /** One step's request, through as many attempts as the error chain allows. */
-  async #awaitingModel(s: TurnState): Promise<StepResult> {
+  /**
+   * A step's request. When the client is chosen at once (no retry-after window
+   * to wait for, the common step), its first attempt is sent synchronously and
+   * returned in flight: the caller awaits its answer and hands it to
+   * `#firstAnswered`. Otherwise the whole step, as a promise (`#awaitingModel`).
+   */
+  #startModelStep(s: TurnState): ModelCall | { readonly outcome: Outcome } | Promise<StepResult> {
     const chosen = this.#clientForStep(s);
-    const first = chosen instanceof Promise ? await chosen : chosen;
+    if (chosen instanceof Promise) return this.#awaitingModel(s, chosen);
+    if ('outcome' in chosen) return chosen;
+    // Steers and injects that arrived while the step was prepared (after its input was taken) join it too.
+    this.#takeStepInput(s);
+    if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+    return this.#send(s, chosen.client, 1);
+  }
+
+  /**
+   * The first attempt's answer. A result, and what it leads to, on one timestamp
+   * (clock.ts): its record and span, then `#onResult`'s synchronous part (the
+   * assistant message, its write, the step's call up to the tool's run). An error:
+   * the error chain from there on (`retrying`).
+   */
+  #firstAnswered(s: TurnState, sent: ModelCall, answer: ModelResult): Next | Promise<Next> | { readonly retrying: Promise<StepResult> } {
+    let result: ModelResult;
+    holdTime();
+    try {
+      result = this.#answeredHeld(s, sent, answer);
+      if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return this.#onResult(s, result);
+    } finally {
+      releaseTime();
+    }
+    return { retrying: this.#attempts(s, sent.client, 1, result) };
+  }
+
+  /** A step whose client choice waits (a retry-after window): through as many attempts as the error chain allows. */
+  async #awaitingModel(s: TurnState, chosen: Promise<ClientChoice>): Promise<StepResult> {
+    const first = await chosen;
     if ('outcome' in first) return first;
     // Steers and injects that arrived while the step was prepared (after its input was taken) join it too.
     this.#takeStepInput(s);
-    let client = first.client;
+    return this.#attempts(s, first.client, 1, undefined);
+  }
+
+  /**
+   * Attempts of one step from `attempt` on, as many as the error chain allows;
+   * `failed` is that attempt's error when it was already sent and answered.
+   */
+  async #attempts(s: TurnState, client: ModelClient, attempt: number, failed: ModelErrorResult | undefined): Promise<StepResult> {
     let counters: Map<string, number> | undefined;
-    for (let attempt = 1; ; attempt++) {
-      if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
-      if (attempt > MAX_ATTEMPTS_PER_STEP) {
-        return { outcome: { kind: 'failed', reason: 'provider_unavailable', detail: `gave up after ${MAX_ATTEMPTS_PER_STEP} attempts` } };
+    for (; ; attempt++) {
+      if (failed === undefined) {
+        if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
+        if (attempt > MAX_ATTEMPTS_PER_STEP) {
+          return { outcome: { kind: 'failed', reason: 'provider_unavailable', detail: `gave up after ${MAX_ATTEMPTS_PER_STEP} attempts` } };
+        }
+        const sent = this.#send(s, client, attempt);
+        if ('outcome' in sent) return sent;
+        const result = this.#answered(s, sent, await sent.answer);
+        if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
+        failed = result;
       }
-      const sent = this.#send(s, client, attempt);
-      if ('outcome' in sent) return sent;
-      const result = this.#answered(s, sent, await sent.answer);
-      if (result.type !== 'transport_error' && result.type !== 'context_window_exceeded') return { result };
       if (s.scope.cancelled) return { outcome: this.#cancelled(s) };
       counters ??= new Map<string, number>();
-      const recovery = await this.#recovering(s, result, attempt, counters, client);
+      const recovery = await this.#recovering(s, failed, attempt, counters, client);
       // A cancel that landed while the chain worked (a compaction it cut short) wins over the chain's verdict.
       if ('outcome' in recovery) return s.scope.cancelled ? { outcome: this.#cancelled(s) } : recovery;
       client = recovery.retryWith ?? client;
+      failed = undefined;
     }
   }
 
@@ -561,7 +629,7 @@ export class AgentLoop {
   /** Sends the request: the call's answer races the turn's cancel signal (and the model timeout, when configured). */
   #callModel(s: TurnState, client: ModelClient, request: ModelRequest, attempt: number): ModelCall {
     const span = s.span.child('model_call', client.name, { step: s.steps, attempt, model: request.model });
-    const pending: ModelCall = { span, attempt, open: true, streams: undefined, answer: undefined as unknown as Promise<ModelResult> };
+    const pending: ModelCall = { client, span, attempt, open: true, streams: undefined, answer: undefined as unknown as Promise<ModelResult> };
     const onDelta = (delta: ModelDelta) => {
       if (!pending.open) return;
       // Each stream is redacted across its deltas: a key split between two is held back until it can be redacted whole.
@@ -977,6 +1045,11 @@ export class AgentLoop {
           span.end('cancelled');
           return false;
         }
+        if (result && result.extend && typeof result.extend !== 'string') {
+          // Held to no type in JavaScript: stored as a steer, a message that is not text is one the reader refuses.
+          span.end('error', { error: `the checkpoint ${JSON.stringify(hook.name)} answered an extension that is not text: ${shown(result.extend)}` });
+          continue;
+        }
         if (result && result.extend) {
           this.#log.append('inbox.received', { id: this.#deps.newId(), intent: 'steer', text: result.extend, source: `checkpoint:${hook.name}` });
           s.extensions++;
@@ -1003,7 +1076,10 @@ export class AgentLoop {
   async #closeTurn(s: TurnState, outcome: Outcome): Promise<{ outcome: Outcome; returned: string[] }> {
     // The log refused the turn's `turn.opened` (a log redactor that throws): there is no turn to close, and the
     // outcome already names why. Closing would only fail again ("no turn is open") and hide that.
-    if (this.#log.positions.openTurn !== s.turn) return { outcome, returned: [] };
+    if (this.#log.positions.openTurn !== s.turn) {
+      holdTurn(this.#log, undefined);
+      return { outcome, returned: [] };
+    }
     let returned: string[] = [];
     try {
       // Every call of the turn gets a result: unknown if it may have run, failed if it never started.
@@ -1072,6 +1148,7 @@ export class AgentLoop {
 
   /** The turn's one `turn.closed`. Falls back to a minimal record: a turn is never left open. */
   #appendClosed(s: TurnState, outcome: Outcome): void {
+    holdTurn(this.#log, undefined);
     const payload = {
       turn: s.turn,
       outcome: plainOutcome(outcome, this.#deps.redact),
@@ -1135,4 +1212,29 @@ const CANCELLED_CALL: ModelResult = Object.freeze({ type: 'transport_error', kin
 /** Of a cut-short call's own answer, only the usage counts: the cancel decided how the step ends. */
 function usageOnly(answer: ModelResult): ModelResult {
   return answer.usage ? { ...CANCELLED_CALL, usage: answer.usage } : CANCELLED_CALL;
+}
+
+/** A claim policy that threw, or answered a decision outside its shape: its messages are taken, and the turn fails internal. */
+type ClaimBroke = { readonly decision: 'threw'; readonly error: unknown } | { readonly decision: 'broken'; readonly problem: string };
+
+/**
+ * What keeps a claim policy's answer from being a decision the loop can carry
+ * out, or undefined (a policy in JavaScript, or cast, is held to no type): taken
+ * as an allow, an unknown decision would pass messages no policy passed. A deny's
+ * reason is checked with the rejection (`outcomeProblem`).
+ */
+function claimProblem(value: unknown, claimed: readonly PendingMessage[]): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${shown(value)} is not an object`;
+  const d = value as { decision?: unknown; rewrite?: unknown };
+  if (d.decision === 'deny') return undefined;
+  if (d.decision !== 'allow') return `the decision ${shown(d.decision)} is not allow or deny`;
+  if (d.rewrite === undefined) return undefined;
+  if (!(d.rewrite instanceof Map)) return `the rewrite ${shown(d.rewrite)} is not a Map`;
+  for (const message of claimed) {
+    const text: unknown = d.rewrite.get(message.id);
+    if (text !== undefined && text !== null && typeof text !== 'string') {
+      return `the rewrite of message ${JSON.stringify(message.id)} to ${shown(text)} is neither text nor null`;
+    }
+  }
+  return undefined;
 }

@@ -109,6 +109,26 @@ describe('a secret with characters outside ASCII, in its encoded forms', () => {
       }
     }
   });
+
+  it('redacts a latin1 secret base64- and hex-encoded from its latin1 bytes (ü as FC)', () => {
+    const secret = 'Schlüssel-2718-Ahorn';
+    const redact = createRedactor({ secrets: [secret], patterns: [] });
+    for (const pad of ['', 'a', 'ab']) {
+      for (const form of [
+        Buffer.from(`${pad}${secret}!`, 'latin1').toString('base64'),
+        Buffer.from(`${pad}${secret}`, 'latin1').toString('base64url'),
+        Buffer.from(secret, 'latin1').toString('hex'),
+        Buffer.from(secret, 'latin1').toString('hex').toUpperCase(),
+      ]) {
+        expect(containsSecret(`x ${form} y`, secret), form).toBe(true);
+        const out = redact(`x ${form} y`);
+        expect(out, form).toContain(REDACTED);
+        expect(containsSecret(out, secret), form).toBe(false);
+      }
+    }
+    // A secret with a character beyond latin1 has no latin1 form to look for.
+    expect(containsSecret(Buffer.from('Schlüssel-Ωmega-2718', 'latin1').toString('hex'), 'Schlüssel-Ωmega-2718')).toBe(false);
+  });
 });
 
 describe('redactDeep keeps keys as data', () => {

@@ -1,8 +1,9 @@
 /**
  * The forms a secret takes besides its literal one — URL-encoded (whole or
  * character by character), JSON `\u`-escaped, base64 inside a longer value (at
- * each of the three byte alignments, standard and URL-safe), hex (its UTF-8 bytes,
- * lower or upper case) — for the redactor to
+ * each of the three byte alignments, standard and URL-safe), hex (lower or upper
+ * case) — base64 and hex of its UTF-8 bytes, and of its latin1 bytes where each
+ * character fits one — for the redactor to
  * replace and for the leak checks to find. One definition for both: what the
  * checks look for is exactly what redaction removes.
  */
@@ -22,9 +23,9 @@ export interface SecretForms {
   readonly secret: string;
   /** The secret with any character written as itself, its UTF-8 bytes `%HH` or its UTF-16 units `\uHHHH`; undefined when too short. */
   readonly escaped: RegExp | undefined;
-  /** The base64 characters that depend on the secret alone, at each alignment and alphabet. */
+  /** The base64 characters that depend on the secret alone, at each alignment and alphabet, of each byte form. */
   readonly base64: readonly string[];
-  /** Its UTF-8 bytes in hex, lower and upper case (empty when too short). */
+  /** Its UTF-8 bytes (and latin1 bytes, where each character fits one) in hex, lower and upper case (empty when too short). */
   readonly hex: readonly string[];
 }
 
@@ -32,21 +33,45 @@ export function formsOf(secret: string): SecretForms {
   return { secret, escaped: escapedPattern(secret), base64: base64Cores(secret), hex: hexForms(secret) };
 }
 
-/** The secret's UTF-8 bytes as hex digits, as a Buffer, a key or a debug dump prints them. */
+/**
+ * The byte strings a secret is encoded from: its UTF-8 bytes, and, when it holds a
+ * character outside ASCII and every character fits one latin1 byte, its latin1
+ * bytes too (`Buffer.from(s, 'latin1')`, Java's ISO-8859-1 `getBytes`, PHP on a
+ * latin1 string: ü as the one byte FC).
+ */
+function byteForms(secret: string): Buffer[] {
+  const utf8 = Buffer.from(secret, 'utf8');
+  let outsideAscii = false;
+  for (let i = 0; i < secret.length; i++) {
+    const code = secret.charCodeAt(i);
+    if (code > 0xff) return [utf8];
+    if (code >= 0x80) outsideAscii = true;
+  }
+  return outsideAscii ? [utf8, Buffer.from(secret, 'latin1')] : [utf8];
+}
+
+/** The secret's bytes (UTF-8, and latin1 where it fits) as hex digits, as a Buffer, a key or a debug dump prints them. */
 function hexForms(secret: string): string[] {
   if (secret.length < MIN_ENCODED_LENGTH) return [];
-  const lower = Buffer.from(secret, 'utf8').toString('hex');
-  return [lower, lower.toUpperCase()];
+  return byteForms(secret).flatMap((bytes) => {
+    const lower = bytes.toString('hex');
+    return [lower, lower.toUpperCase()];
+  });
 }
 
 /**
  * The characters of base64(`pad` bytes + secret) that depend on the secret alone:
- * what appears wherever the secret sits at that alignment inside a longer value.
+ * what appears wherever the secret sits at that alignment inside a longer value
+ * (for each of its byte forms).
  */
 function base64Cores(secret: string): string[] {
   if (secret.length < MIN_ENCODED_LENGTH) return [];
-  const bytes = Buffer.from(secret, 'utf8');
   const out: string[] = [];
+  for (const bytes of byteForms(secret)) base64CoresOf(bytes, out);
+  return [...new Set(out)];
+}
+
+function base64CoresOf(bytes: Buffer, out: string[]): void {
   for (let pad = 0; pad < 3; pad++) {
     const encoded = Buffer.concat([Buffer.alloc(pad), bytes]);
     const start = Math.ceil((8 * pad) / 6);
@@ -56,7 +81,6 @@ function base64Cores(secret: string): string[] {
       if (core.length >= MIN_ENCODED_LENGTH) out.push(core);
     }
   }
-  return [...new Set(out)];
 }
 
 /**

@@ -9,6 +9,7 @@
  * never re-open what another rule denies (the spirit of invariant 7).
  */
 import type { Clock } from '../clock.ts';
+import { MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG } from '../timer-wheel.ts';
 import type { SpanHandle } from '../trace/tracer.ts';
 import { nameMatcher } from './glob.ts';
 import type { ApprovalRequest, Approver, PolicyDecision, SideEffect, ToolCallRecorder } from './types.ts';
@@ -24,8 +25,10 @@ export interface PolicyRule {
   readonly sideEffects?: readonly SideEffect[];
   /**
    * Only when this holds for the (validated, frozen) arguments. A predicate that
-   * throws counts as matching for deny and ask rules and as not matching for allow
-   * rules: an error never opens a door.
+   * throws, or answers other than a boolean (a promise is never awaited; an
+   * `async` function is refused when the policy is built), counts as matching
+   * for deny and ask rules and as not matching for allow rules: an error never
+   * opens a door.
    */
   readonly when?: (args: unknown) => boolean;
   readonly decision: PolicyVerdict;
@@ -73,6 +76,10 @@ export function checkPolicy(policy: ToolPolicy): void {
       });
     }
     if (rule.when !== undefined && typeof rule.when !== 'function') throw new Error(`${where}: when must be a function`);
+    // Decided at once, never awaited: an async predicate's promise would count as a failed predicate on every call.
+    if (rule.when?.constructor?.name === 'AsyncFunction') {
+      throw new Error(`${where}: when must answer a boolean at once; an async function answers a promise, which is never awaited`);
+    }
   });
   if (policy.default !== undefined && !verdicts.includes(policy.default)) {
     throw new Error(`policy default must be allow, deny or ask (got ${JSON.stringify(policy.default)})`);
@@ -82,6 +89,9 @@ export function checkPolicy(policy: ToolPolicy): void {
   }
   if (policy.approvalTimeoutMs !== undefined && !(Number.isFinite(policy.approvalTimeoutMs) && policy.approvalTimeoutMs > 0)) {
     throw new Error(`policy approvalTimeoutMs must be a positive number of milliseconds (got ${String(policy.approvalTimeoutMs)})`);
+  }
+  if (policy.approvalTimeoutMs !== undefined && policy.approvalTimeoutMs > MAX_TIMEOUT_MS) {
+    throw new Error(`policy approvalTimeoutMs ${TIMEOUT_TOO_LONG} (got ${String(policy.approvalTimeoutMs)})`);
   }
 }
 
@@ -100,11 +110,17 @@ function matches(rule: PolicyRule, call: { tool: string; sideEffect: SideEffect;
   if (rule.tools && !nameMatcher(rule.tools)(call.tool)) return false;
   if (rule.sideEffects && !rule.sideEffects.includes(call.sideEffect)) return false;
   if (!rule.when) return true;
+  let answer: unknown;
   try {
-    return rule.when(call.args) === true;
+    answer = rule.when(call.args);
   } catch {
     return rule.decision !== 'allow';
   }
+  if (typeof answer === 'boolean') return answer;
+  // Not a boolean (held to no type in JavaScript): a failed predicate too. A promise — an async predicate, never
+  // awaited here — is the likeliest; taken as "no", a deny rule with one would never deny. Its rejection is its own.
+  if (typeof (answer as { then?: unknown } | null)?.then === 'function') Promise.resolve(answer).catch(() => {});
+  return rule.decision !== 'allow';
 }
 
 /** A final decision, plus what the pipeline needs to tell the model. */

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { JsonSchema, ToolSpec } from '../model/client.ts';
+import { MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG } from '../timer-wheel.ts';
 import { inputTransform } from './schema-transforms.ts';
 import type { AnyToolDeclaration, SideEffect } from './types.ts';
 
@@ -110,6 +111,8 @@ function declarationProblems(name: string, d: AnyToolDeclaration): string[] {
   if (typeof d.run !== 'function') problems.push('run must be a function');
   if (d.timeoutMs !== undefined && !(Number.isFinite(d.timeoutMs) && d.timeoutMs > 0)) {
     problems.push(`timeoutMs must be a positive number of milliseconds (got ${String(d.timeoutMs)})`);
+  } else if (d.timeoutMs !== undefined && d.timeoutMs > MAX_TIMEOUT_MS) {
+    problems.push(`timeoutMs ${TIMEOUT_TOO_LONG} (got ${String(d.timeoutMs)})`);
   }
   if (d.maxRetries !== undefined) {
     if (!(Number.isInteger(d.maxRetries) && d.maxRetries >= 0)) {

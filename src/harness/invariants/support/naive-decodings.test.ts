@@ -31,6 +31,11 @@ describe('invariant 15: the naive search of a text', () => {
     expect(new NaiveDecodings(`{"pw":"Pw~~>>??-9f8e7d6c-\\u03a9mega"}`).formOf(secret)).toBe('escaped (%HH or \\uHHHH)');
     expect(new NaiveDecodings(Buffer.from(`user:${secret}`, 'utf8').toString('base64')).formOf(secret)).toBe('base64-encoded');
     expect(new NaiveDecodings(Buffer.from(secret, 'utf8').toString('hex')).formOf(secret)).toBe('hex-encoded');
+    // A secret all of whose characters are latin1, encoded from its latin1 bytes (ü as the one byte FC).
+    const latin1 = 'Schlüssel-2718-Ahorn';
+    expect(new NaiveDecodings(Buffer.from(`pw=${latin1}`, 'latin1').toString('base64')).formOf(latin1)).toBe('base64-encoded');
+    expect(new NaiveDecodings(Buffer.from(latin1, 'latin1').toString('hex').toUpperCase()).formOf(latin1)).toBe('hex-encoded');
+    expect(new NaiveDecodings(Buffer.from('Schlussel-2718-Ahorn', 'latin1').toString('base64')).formOf(latin1)).toBeUndefined();
   });
 
   it('finds a secret that itself holds a %HH sequence, URL-encoded once or twice (the round that reveals it kept)', () => {

@@ -60,13 +60,18 @@ export class NaiveDecodings {
     if (secret.length < MIN_ENCODED_SECRET) return undefined;
     const plain = this.#plain();
     if (plain !== null && plain.some((round) => round.includes(secret))) return 'escaped (%HH or \\uHHHH)';
-    // Decoded bytes are read as latin1: a secret is looked for as its UTF-8 bytes read the same way.
-    const bytes = Buffer.from(secret, 'utf8').toString('latin1');
-    const found = bytes.includes(SEPARATOR)
-      ? this.#decodedPiecesApart().some((p) => p.includes(bytes))
-      : (this.#joined ??= this.#decodedPieces().join(SEPARATOR)).includes(bytes);
-    if (found) return 'base64-encoded';
-    return this.#hexDecoded().includes(bytes) ? 'hex-encoded' : undefined;
+    // Decoded bytes are read as latin1: a secret is looked for as its UTF-8 bytes read the same way, and, when each
+    // of its characters is one latin1 byte, as those bytes (what latin1 code encodes: the secret itself, so read).
+    const forms = [Buffer.from(secret, 'utf8').toString('latin1')];
+    const codes = [...secret].map((c) => c.charCodeAt(0));
+    if (codes.some((c) => c >= 0x80) && codes.every((c) => c <= 0xff)) forms.push(secret);
+    for (const bytes of forms) {
+      const found = bytes.includes(SEPARATOR)
+        ? this.#decodedPiecesApart().some((p) => p.includes(bytes))
+        : (this.#joined ??= this.#decodedPieces().join(SEPARATOR)).includes(bytes);
+      if (found) return 'base64-encoded';
+    }
+    return forms.some((bytes) => this.#hexDecoded().includes(bytes)) ? 'hex-encoded' : undefined;
   }
 
   /** Each run of hex digits decoded at offsets 0 and 1, as latin1 text, the pieces joined. */
