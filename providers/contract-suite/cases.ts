@@ -2199,6 +2199,34 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       if (streams || deltas.length > 0) assert.equal(streamedText(deltas), 'Checking Oslo and Bergen.', "the text deltas add up to choice 0's text alone");
     },
   },
+  {
+    id: 'streamed_reply_ending_where_a_key_could_begin',
+    title:
+      'a streamed reply whose last character could begin a form of the API key (a `%`, as "rose by 12%" ends) lets that held-back tail out when the call ends: the streamed text, joined, is the whole reply',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'Sales rose by 12%' }], stop: 'end', usage: USAGE } },
+    check({ result, deltas, streams }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, 'Sales rose by 12%');
+      // With a key, the credential scrubber holds the `%` back (it may begin the key percent-encoded) until the call ends.
+      if (streams)
+        assert.equal(streamedText(deltas), 'Sales rose by 12%', 'the streamed text, joined, is the whole reply: the tail held back is let out at the end');
+    },
+  },
+  {
+    id: 'content_filter_details_name_the_filter',
+    title:
+      "a content filter's refusal that carries the provider's details names the filter in them (OpenAI Chat finish_reason, Responses incomplete_details.reason), not an empty object",
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Here is how to' }], stop: 'content_filter', usage: USAGE },
+    },
+    check({ result }) {
+      expectType(result, 'refusal');
+      // Details are the provider's own words: a harness whose wire has none gives none (the scripted fake).
+      if (result.details === undefined) return;
+      assert.match(JSON.stringify(result.details), /"content_filter"/, 'the details say the content filter stopped the output');
+    },
+  },
 ];
 
 export type ContractCaseId = string;

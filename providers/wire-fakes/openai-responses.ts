@@ -230,6 +230,15 @@ function streamFrames(turn: WireTurn): Frame[] {
     );
   });
 
+  // Events naming an item no output_item.added announced (past every item the turn has), as a proxy that renumbers items may send them.
+  if (turn.strayDeltas && !turn.outputOnlyInFinal) {
+    const output_index = turn.blocks.length + 1;
+    const item_id = 'fc_wirefake_unannounced';
+    push('response.output_text.delta', { item_id, output_index, content_index: 0, delta: 'stray text', logprobs: [] }, 'other');
+    push('response.function_call_arguments.delta', { item_id, output_index, delta: '{"stray":' }, 'other');
+    push('response.function_call_arguments.done', { item_id, output_index, arguments: '{"stray":1}' }, 'other');
+  }
+
   if (turn.stop === 'refusal' && !turn.outputOnlyInFinal) {
     const output_index = turn.blocks.length;
     const item_id = `msg_wirefake${output_index}`;

@@ -170,8 +170,9 @@ export interface WireTurn {
    * recorded stream each delta matches its block). The OpenAI Responses stream
    * likewise sends a `function_call_arguments.delta` and a
    * `function_call_arguments.done` naming each message item
-   * and an `output_text.delta` naming each function_call item (no recorded
-   * stream does). Protocols whose deltas do not name a block of another type
+   * and an `output_text.delta` naming each function_call item, then one of
+   * each of the three naming an item no `output_item.added` announced (no
+   * recorded stream does either). Protocols whose deltas do not name a block of another type
    * send the turn as usual. With `thinkingFirst`, the Anthropic thinking block
    * also gets both (a `text_delta` and an `input_json_delta`), which a thinking
    * block cannot hold either.

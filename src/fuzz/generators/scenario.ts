@@ -52,6 +52,11 @@ export interface FuzzCaseOptions {
   readonly bystanderCrash?: number;
   /** Percent of cases aimed at a repeated STATEFUL or CRITICAL call, half of them across a crash (`aimedRepeat`). Default 8. */
   readonly aimedRepeat?: number;
+  /**
+   * Percent of cases aimed at a world-changing call the model was told of only in a notice that a compaction then
+   * replaces (`aimedTold`). Default 6.
+   */
+  readonly aimedTold?: number;
 }
 
 /** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
@@ -98,6 +103,15 @@ export interface FuzzParts {
    * the reopen repeats it (the start must have been stored before the body ran: the write-ahead).
    */
   readonly aimedRepeat?: 'repeat' | 'crash';
+  /**
+   * Aimed at a world-changing call the model was told of only in the loop's notice, then compacted away: after
+   * `replied` turns that replied, turn A runs a STATEFUL or CRITICAL call and fails (its steps are not kept, so the loop
+   * tells the next turn in a notice); turn B takes the notice with the customer's message and ends without a reply at
+   * model request `request`, after a step or more (its steps, the notice among them, are kept): cancelled by the
+   * user or a parent, or interrupted by a crash of the production host (`crash`: a new host reopens the store); the
+   * next request overflows and the compactor replaces every closed turn with a summary that does not mention the call.
+   */
+  readonly aimedTold?: { readonly replied: number; readonly request: number; readonly ends: 'user' | 'parent' | 'crash' };
 }
 
 export interface FuzzCase {
@@ -156,6 +170,85 @@ function aimedRepeatArb(tools: readonly FuzzTool[]) {
     between: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
     crash: fc.boolean(),
   });
+}
+
+/** Summaries a compactor writes of the turns it replaces: none names the world-changing call. */
+const TOLD_SUMMARIES = ['The customer asked about an order.', 'Earlier: orders.', 'The customer wrote a few times; nothing was settled.'] as const;
+
+/** How turn A fails after its world-changing call (each a failure whose steps are not kept, so the loop tells the next turn). */
+const TOLD_FAILURES = ['refusal', 'unknown stop reason', 'auth', 'invalid request', 'retries spent', 'max steps'] as const;
+type ToldFailure = (typeof TOLD_FAILURES)[number];
+
+/**
+ * A case aimed at a told side effect compacted away (invariant 14): a STATEFUL or CRITICAL call (one of the agent's
+ * own, or the probe declared at that level) runs in turn A, which then fails — a refusal, an unknown stop reason, a
+ * provider error no retry helps, retries spent on a retryable one, or the step budget — so its steps are not kept
+ * and the loop tells the next turn in a notice; turn B reads the notice with the customer's message, completes one to
+ * three steps and ends without a reply (cancelled, or interrupted by a crash); the next request overflows and the
+ * compactor replaces A and B (and the turns that replied before them) with a summary that does not mention the call.
+ * The only word of the call in the replaced range is the notice, in a user message: the loop must restate it.
+ * Drawn at random, a failed turn with a world-changing call, a turn without a reply after it that kept a step, and
+ * an overflow before any reply never came together: restating only calls whose result a kept turn showed passed
+ * every seed (outside probe 17, R11).
+ */
+function aimedToldArb(tools: readonly FuzzTool[]) {
+  const own = tools.filter((t) => !t.scripted && (t.sideEffect === 'STATEFUL' || t.sideEffect === 'CRITICAL'));
+  const anyCall = fc.oneof(...tools.map((t) => fc.record({ name: fc.constant(t.name), args: t.args })));
+  // Half the time the probe with arguments it always takes (an agent's own arguments are now and then ones its tool
+  // refuses: the call then never starts); else one of the agent's own, with arguments as drawn.
+  const probe = fc.record({ name: fc.constant(PROBE_TOOL.name), args: fc.constant<unknown>({}) });
+  const ownCall = own.length > 0 ? fc.oneof(...own.map((t) => fc.record({ name: fc.constant(t.name), args: t.args }))) : probe;
+  return fc.record({
+    call: fc.oneof({ arbitrary: probe, weight: 1 }, { arbitrary: ownCall, weight: 1 }),
+    id: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
+    // The probe's level when it is the tool.
+    level: fc.constantFrom<SideEffectLevel>('STATEFUL', 'CRITICAL'),
+    // Turns that replied before A: the compactor's range then covers more than A and B.
+    replied: fc.integer({ min: 0, max: 2 }),
+    fails: fc.constantFrom<ToldFailure>(...TOLD_FAILURES),
+    // Retries spent (retries spent): immediate ones, then the error once more.
+    retries: fc.integer({ min: 0, max: 2 }),
+    // B's steps before it ends (each a call of any tool: its result kept with the notice), and what they call.
+    steps: fc.array(anyCall, { minLength: 1, maxLength: 3 }),
+    ends: fc.constantFrom<'user' | 'parent' | 'crash'>('user', 'user', 'parent', 'crash'),
+    overflow: fc.constantFrom<'request' | 'generation'>('request', 'generation'),
+    summary: fc.constantFrom(...TOLD_SUMMARIES),
+  });
+}
+
+/** The script of a told case: the replied turns, A (call, failure), B (its steps, a reply never delivered), the overflow; then the rest. */
+function toldScript(
+  told: {
+    readonly call: { readonly name: string; readonly args: unknown };
+    readonly id: string | undefined;
+    readonly replied: number;
+    readonly fails: ToldFailure;
+    readonly retries: number;
+    readonly steps: readonly { readonly name: string; readonly args: unknown }[];
+    readonly overflow: 'request' | 'generation';
+  },
+  rest: readonly ProviderStep[],
+): { script: ProviderStep[]; request: number } {
+  const replies: ProviderStep[] = Array.from({ length: told.replied }, () => ({ reply: 'Here is what I found.' }));
+  const call: ProviderStep = { tool_use: [{ ...(told.id !== undefined ? { id: told.id } : {}), name: told.call.name, args: told.call.args }] };
+  const steps: ProviderStep[] = told.steps.map((c) => ({ tool_use: [{ name: c.name, args: c.args }] }));
+  const failure: ProviderStep[] =
+    told.fails === 'refusal'
+      ? [{ refusal: 'I cannot continue with this request.' }]
+      : told.fails === 'unknown stop reason'
+        ? [{ unknown: 'pause_turn' }]
+        : told.fails === 'auth'
+          ? [{ error: { kind: 'auth', status: 401 } }]
+          : told.fails === 'invalid request'
+            ? [{ error: { kind: 'invalid_request', status: 400 } }]
+            : told.fails === 'retries spent'
+              ? Array.from({ length: told.retries + 1 }, (): ProviderStep => ({ error: { kind: 'server_error', status: 503 } }))
+              : // The step budget (B's steps + 1) spent by A's call and as many steps as B takes: no request after.
+                steps;
+  const a = [call, ...failure];
+  const b = [...steps, { reply: 'never delivered: the turn ends first', latencyMs: 5_000 }];
+  const c: ProviderStep[] = [{ overflow: told.overflow }, { reply: 'Your earlier request may already have gone through; I will check first.' }];
+  return { script: [...replies, ...a, ...b, ...c, ...rest], request: replies.length + a.length + b.length };
 }
 
 export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzParts> {
@@ -220,6 +313,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       listener: sometimes(listenerArb, 12),
       // Last, for the same reason: a case aimed at a repeated STATEFUL or CRITICAL call, across a crash or not.
       aimedRepeat: sometimes(aimedRepeatArb(tools), options.aimedRepeat ?? 8),
+      // Last, for the same reason: a case aimed at a world-changing call told in a notice, then compacted away.
+      aimedTold: sometimes(aimedToldArb(tools), options.aimedTold ?? 6),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
@@ -235,6 +330,14 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       // and crashes are generated.
       const repeat = raw.wire === undefined && aimed === undefined && fruitless === undefined && bystanderCrash === undefined ? raw.aimedRepeat : undefined;
       const repeatCrash = repeat !== undefined && repeat.crash && aiming && options.crashes !== false;
+      // A world-changing call told in a notice, then compacted away (not over the wire, no other aim); interrupted by
+      // a crash only where the production host may be used and crashes are generated (else cancelled by the user).
+      const toldRaw =
+        raw.wire === undefined && aimed === undefined && fruitless === undefined && bystanderCrash === undefined && repeat === undefined
+          ? raw.aimedTold
+          : undefined;
+      const told = toldRaw && toldRaw.ends === 'crash' && !(aiming && options.crashes !== false) ? { ...toldRaw, ends: 'user' as const } : toldRaw;
+      const toldScripted = told ? toldScript(told, raw.script) : undefined;
       const p = bystanderCrash
         ? {
             ...raw,
@@ -289,7 +392,35 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                   }),
                   script: repeatedCallScript(raw.script, { id: repeat.id, ...repeat.call }, repeatCrash ? 0 : repeat.between, options.maxScript ?? 14),
                 }
-              : raw;
+              : told && toldScripted
+                ? {
+                    ...raw,
+                    // One host, no crash point or store faults, no claim or checkpoints, no fallback model (it would
+                    // take over A's failure) and budgets only where the failure needs one: nothing else ends a turn.
+                    ...AIMED_BASE,
+                    production: told.ends === 'crash' ? true : raw.production,
+                    failReceipts: undefined,
+                    spanMisuse: undefined,
+                    checkpoints: undefined,
+                    fallback: undefined,
+                    boundary: undefined,
+                    listener: told.ends === 'crash' ? undefined : raw.listener,
+                    config: {
+                      ...(told.fails === 'max steps' ? { maxSteps: told.steps.length + 1 } : {}),
+                      ...(told.fails === 'retries spent' ? { retry: { immediateRetries: told.retries, backoffRetries: 0 } } : {}),
+                    },
+                    compaction: [{ summary: told.summary }],
+                    // Nothing that keeps the call from running: no rule, no hidden tool, its executor sound.
+                    policy: undefined,
+                    visibility: undefined,
+                    tools: raw.tools.map(({ executor: _executor, ...t }) => {
+                      if (t.name !== PROBE_TOOL.name || told.call.name !== PROBE_TOOL.name) return t;
+                      const { maxRetries: _retries, ...probe } = t;
+                      return { ...probe, sideEffect: told.level };
+                    }),
+                    script: toldScripted.script.slice(0, Math.max(options.maxScript ?? 14, toldScripted.request + 2)),
+                  }
+                : raw;
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
       // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
@@ -355,6 +486,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(aimed ? { aimedSteer: true } : {}),
         ...(fruitless !== undefined ? { aimedFruitless: fruitless } : {}),
         ...(repeat !== undefined ? { aimedRepeat: repeatCrash ? ('crash' as const) : ('repeat' as const) } : {}),
+        ...(told && toldScripted ? { aimedTold: { replied: told.replied, request: toldScripted.request, ends: told.ends } } : {}),
       };
     });
 }
@@ -468,6 +600,23 @@ function withFruitlessTurns(inbox: readonly InboxEntry[], event: number): InboxE
   ];
 }
 
+/**
+ * The inbox of a case aimed at a told side effect: a message for each turn that replies first, then A's, then B's
+ * (it takes the notice of A's call), B ended at `request` — cancelled, or the process crashes and a new host reopens
+ * the store — then the message whose request overflows; then the rest's untimed posts.
+ */
+function withToldTurns(inbox: readonly InboxEntry[], told: NonNullable<FuzzParts['aimedTold']>): InboxEntry[] {
+  const at = { request: told.request };
+  return [
+    ...Array.from({ length: told.replied }, (_, i): InboxEntry => ({ say: `Where is ORD-100${i + 1}?` })),
+    { say: 'ORD-1002 never arrived, sort it out.' },
+    { say: 'So, is it done? I have been waiting for three weeks now and nobody has told me anything about the parcel.' },
+    ...(told.ends === 'crash' ? [{ crash: true, at } as const, { reopen: true } as const] : [{ cancel: told.ends, at }]),
+    { say: 'Hello? Did it go through?' },
+    ...inbox.filter((e) => isPost(e) && e.at === undefined && e.messageId === undefined),
+  ];
+}
+
 /** The scenario and crash point the parts stand for (runs the inbox commands against their model). */
 export function toFuzzCase(parts: FuzzParts): FuzzCase {
   let inbox: InboxEntry[] = buildInbox(parts.inbox);
@@ -480,6 +629,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
   }
   if (parts.storeCrash) inbox = withStoreCrash(inbox, parts.storeCrash, parts.bystanderCrash?.quiet === true);
   if (parts.aimedFruitless !== undefined && parts.scenario.host === 'production') inbox = withFruitlessTurns(inbox, parts.aimedFruitless);
+  if (parts.aimedTold) inbox = withToldTurns(inbox, parts.aimedTold);
   if (parts.aimedSteer) inbox = withSteerGoneAtProbe(inbox, parts.scenario.host === 'production' ? 'production' : 'loop');
   let scenario: Omit<Scenario, 'inbox'> = parts.scenario;
   const steer = parts.refuseSteer ? steerReceipt(inbox, parts.refuseSteer === 'gone steer') : undefined;
