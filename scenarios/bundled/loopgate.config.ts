@@ -7,12 +7,13 @@
 import { defineConfig } from '../../src/config/define-config.ts';
 import { scriptedJudge } from '../../src/harness/judge/scripted-judge.ts';
 import { supportAgent } from '../example-agent/agent.ts';
+import { aiSdkCourierAgent } from '../example-agent/ai-sdk-agent.ts';
 import { flakyContextAgent } from '../example-agent/flaky-context.ts';
 import { SUPPORT_ASSERTIONS } from '../example-agent/reply-assertions.ts';
 import { SUPPORT_FUZZ_ARGS } from '../example-agent/fuzz-args.ts';
 
 export default defineConfig({
-  agents: { support: supportAgent, 'support-flaky-context': flakyContextAgent },
+  agents: { support: supportAgent, 'support-flaky-context': flakyContextAgent, 'support-ai-sdk': aiSdkCourierAgent },
   defaultAgent: 'support',
   scenarios: ['.'],
   // USD per million tokens. `scenario-model` is the name the scripted provider answers to;
@@ -34,4 +35,8 @@ export default defineConfig({
   },
   defaultJudge: 'support',
   fuzz: { args: SUPPORT_FUZZ_ARGS },
+  // What the other loops do on this suite, pinned from real runs: their documented field failures
+  // (docs/field-failures.md). `loopgate run --loop ai-sdk` passes while the AI SDK loop fails exactly
+  // so, and names every case that differs. Re-record: `loopgate run --loop ai-sdk --update-verdicts`.
+  verdicts: { 'ai-sdk': 'verdicts/ai-sdk.json', 'openai-agents': 'verdicts/openai-agents.json' },
 });

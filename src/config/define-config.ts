@@ -41,6 +41,16 @@ export interface LoopgateConfig {
    * `loopgate/loops/ai-sdk`). `--loop` overrides it.
    */
   readonly loop?: 'loopgate' | 'ai-sdk' | 'openai-agents' | LoopUnderTestFactory;
+  /**
+   * The pinned verdicts of other loops on these scenarios, by loop name: a JSON
+   * file recorded from a real run (`loopgate run --loop ai-sdk --update-verdicts`).
+   * With it, `loopgate run --loop ai-sdk` passes (exit 0) when the loop fails
+   * exactly as pinned — its documented failures — and fails (exit 1) naming every
+   * case that newly fails, newly passes or is judged differently.
+   *
+   *   verdicts: { 'ai-sdk': 'verdicts/ai-sdk.json' }
+   */
+  readonly verdicts?: Readonly<Partial<Record<'ai-sdk' | 'openai-agents', string>>>;
   /** Your own invariants, checked on every case by `loopgate run` and on every generated case by `loopgate fuzz`, after loopgate's. */
   readonly invariants?: readonly Invariant[];
   /** Default reporters (console, json, junit, markdown, html). */
@@ -92,6 +102,7 @@ export const CONFIG_KEYS = [
   'scenarios',
   'host',
   'loop',
+  'verdicts',
   'invariants',
   'reporters',
   'out',

@@ -104,7 +104,7 @@ describe('finding and loading the config', () => {
 });
 
 describe('each agent is built once as the config loads, and checked', () => {
-  it('the scenario checks read that build: a factory runs once for the load and the checks together', async () => {
+  it('the scenario checks read that build: a factory runs twice for the load (the second to compare its tools) and the checks together', async () => {
     const project = mkdtempSync(join(dir, 'once-'));
     writeFileSync(
       join(project, 'loopgate.config.ts'),
@@ -116,7 +116,8 @@ describe('each agent is built once as the config loads, and checked', () => {
     const { loadScenarioFile } = await import('../harness/scenario/load.ts');
     await checkScenarioAgents([loadScenarioFile(join(project, 'a.yaml'), project)], config.registry);
     const module = (await import(join(project, 'loopgate.config.ts'))) as { built: { count: number } };
-    expect(module.built.count).toBe(1);
+    // Probe 17, F5: a second build, compared with the first (same tool names, schemas, side effects); the checks build none.
+    expect(module.built.count).toBe(2);
     expect(config.registry.inspected?.get('shop')?.problems).toEqual([]);
   });
 

@@ -56,6 +56,8 @@ export interface ResolvedConfig {
   readonly replies: ReplyAssertionContext;
   /** The loop the agents run in (`loop`), when the config says: a name, or an adapter configured in the file. */
   readonly loop: string | LoopUnderTestFactory | undefined;
+  /** Pinned verdicts files of peer loops (`verdicts`), absolute, by loop name. */
+  readonly verdicts: Readonly<Record<string, string>>;
   readonly fuzz: { readonly agent: string | undefined; readonly args: Readonly<Record<string, fc.Arbitrary<unknown>>> };
 }
 
@@ -256,6 +258,18 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
       fail('loop', `unknown loop ${JSON.stringify(loop)}; known: loopgate, ai-sdk, openai-agents`);
   }
 
+  const verdicts: Record<string, string> = {};
+  const pinned: unknown = config.verdicts;
+  if (pinned !== undefined) {
+    if (pinned === null || typeof pinned !== 'object' || Array.isArray(pinned))
+      fail('verdicts', `expected { 'ai-sdk': 'verdicts/ai-sdk.json' } (a file per loop), got ${describe(pinned)}`);
+    for (const [name, file] of Object.entries(pinned as Record<string, unknown>)) {
+      if (!['ai-sdk', 'openai-agents'].includes(name)) fail(`verdicts.${name}`, 'not a peer loop; known: ai-sdk, openai-agents');
+      if (typeof file !== 'string' || file === '') fail(`verdicts.${name}`, `expected a path, got ${describe(file)}`);
+      verdicts[name] = resolve(root, file as string);
+    }
+  }
+
   const fuzz = config.fuzz ?? {};
   if (fuzz === null || typeof fuzz !== 'object') fail('fuzz', `expected { agent, args }, got ${describe(fuzz)}`);
   for (const key of Object.keys(fuzz)) if (!(FUZZ_KEYS as readonly string[]).includes(key)) fail(`fuzz.${key}`, `unknown key; known: ${FUZZ_KEYS.join(', ')}`);
@@ -281,6 +295,7 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     prices,
     replies,
     loop: loop as ResolvedConfig['loop'],
+    verdicts,
     fuzz: { agent: fuzz.agent, args },
   };
 }

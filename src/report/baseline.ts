@@ -46,6 +46,8 @@ export interface BaselineCase {
 export interface Baseline {
   readonly schema: typeof BASELINE_SCHEMA;
   readonly tool: { readonly name: 'loopgate'; readonly version: string };
+  /** The loop the run gated (`loopgate`, `ai-sdk`, `openai-agents`). Absent in baselines written before it was recorded: those are loopgate's loop. */
+  readonly loop?: { readonly name: string };
   /** When the run the baseline was taken from started. */
   readonly createdAt: string;
   readonly seed: number;
@@ -84,6 +86,7 @@ const count = z.number().int().nonnegative();
 const baselineSchema = z.looseObject({
   schema: z.literal(BASELINE_SCHEMA),
   tool: z.looseObject({ name: z.literal('loopgate'), version: z.string() }),
+  loop: z.looseObject({ name: z.string().min(1) }).optional(),
   createdAt: z.iso.datetime({ offset: true }),
   seed: z.number().int(),
   cases: z.record(
@@ -119,13 +122,21 @@ export function baselineFrom(results: RunResults): Baseline {
       ? { status: c.status, steps: c.metrics.steps, tokens: c.metrics.inputTokens + c.metrics.outputTokens, ...priced }
       : { status: c.status };
   }
-  return { schema: BASELINE_SCHEMA, tool: { name: 'loopgate', version: results.tool.version }, createdAt: results.startedAt, seed: results.seed, cases };
+  return {
+    schema: BASELINE_SCHEMA,
+    tool: { name: 'loopgate', version: results.tool.version },
+    ...(results.loop ? { loop: { name: results.loop.name } } : {}),
+    createdAt: results.startedAt,
+    seed: results.seed,
+    cases,
+  };
 }
 
 /** The baseline file's text: one line per case so a diff of two baselines reads case by case. */
 export function renderBaselineJson(baseline: Baseline): string {
   const ids = Object.keys(baseline.cases).sort(compareIds);
-  const head = `{\n  "schema": ${JSON.stringify(baseline.schema)},\n  "tool": ${JSON.stringify({ name: baseline.tool.name, version: baseline.tool.version })},\n  "createdAt": ${JSON.stringify(baseline.createdAt)},\n  "seed": ${baseline.seed},\n  "cases": {`;
+  const loop = baseline.loop ? `\n  "loop": ${JSON.stringify({ name: baseline.loop.name })},` : '';
+  const head = `{\n  "schema": ${JSON.stringify(baseline.schema)},\n  "tool": ${JSON.stringify({ name: baseline.tool.name, version: baseline.tool.version })},${loop}\n  "createdAt": ${JSON.stringify(baseline.createdAt)},\n  "seed": ${baseline.seed},\n  "cases": {`;
   const rows = ids.map((id) => {
     const c = baseline.cases[id]!;
     const fields = {

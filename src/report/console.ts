@@ -42,7 +42,8 @@ export function renderConsole(results: RunResults, options: ConsoleOptions = {})
 
   const head = [`${summary.total} cases`, `${summary.passed} passed`, `${summary.failed} failed`, `${summary.skipped} skipped`];
   const shard = results.shard ? `, shard ${results.shard.index}/${results.shard.total}` : '';
-  lines.push(`loopgate ${results.tool.version}: ${head.join(', ')} in ${formatDuration(results.durationMs)} (seed ${results.seed}${shard})`);
+  const loop = results.loop && results.loop.name !== 'loopgate' ? `, loop ${results.loop.name} ${results.loop.version}` : '';
+  lines.push(`loopgate ${results.tool.version}: ${head.join(', ')} in ${formatDuration(results.durationMs)} (seed ${results.seed}${shard}${loop})`);
   const kindWidth = Math.max(...CASE_KINDS.map((k) => k.length));
   for (const kind of CASE_KINDS) {
     const k = summary.byKind[kind];

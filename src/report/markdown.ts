@@ -69,7 +69,9 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
   const skipped = ordered.filter((c) => c.status === 'skipped');
   const out: string[] = [];
 
-  const ok = summary.failed === 0 && regressions.length === 0;
+  // A peer run judged against its pinned verdicts passes when it fails exactly as pinned.
+  const differences = results.verdicts?.differences;
+  const ok = (differences ? differences.length === 0 : summary.failed === 0) && regressions.length === 0;
   const counts = [
     `${summary.passed} passed`,
     ...(summary.failed ? [`${summary.failed} failed`] : []),
@@ -78,10 +80,25 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
   const regressionText = regressions.length ? `, ${regressions.length} regression${regressions.length === 1 ? '' : 's'}` : '';
   out.push(`## ${ok ? '✅' : '❌'} loopgate: ${counts.join(', ')}${regressionText}`, '');
   const meta = [`${summary.total} cases in ${formatDuration(results.durationMs)}`, `seed ${results.seed}`, `loopgate ${mdInline(results.tool.version)}`];
+  // The loop is part of the run's identity; a file without it is a run of loopgate's own loop.
+  const loop = results.loop ?? { name: 'loopgate', version: results.tool.version };
+  meta.push(loop.name === 'loopgate' ? 'loop loopgate' : `loop ${mdInline(`${loop.name} (${loop.version})`)}`);
   if (results.shard) meta.push(`shard ${results.shard.index}/${results.shard.total}`);
   if (summary.cost) meta.push(`cost ${mdInline(suiteCostText(summary.cost))}`);
   out.push(meta.join(' · '), '');
   if (results.fuzz) out.push(`fuzzed ${mdInline(fuzzSubjectText(results.fuzz))}`, '');
+  if (results.verdicts) {
+    const { file, differences: diff } = results.verdicts;
+    out.push(
+      diff.length === 0
+        ? `${mdInline(loop.name)} fails exactly as documented: every case judged as pinned in ${mdInline(file)}`
+        : `**${mdInline(loop.name)} differs from the pinned verdicts** in ${mdInline(file)} (${diff.length}): ${diff
+            .slice(0, 20)
+            .map((d) => `${mdInline(d.id)} (${d.kind})`)
+            .join(', ')}${diff.length > 20 ? ', …' : ''}`,
+      '',
+    );
+  }
 
   out.push('| kind | passed | failed | skipped | total |', '|---|--:|--:|--:|--:|');
   for (const kind of CASE_KINDS) {

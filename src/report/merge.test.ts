@@ -119,3 +119,36 @@ describe('mergeResults', () => {
     ).toBe(8);
   });
 });
+
+describe('mergeResults across loops', () => {
+  const all = sampleCases();
+  const ofLoop = (name: string | undefined, cases: CaseResult[], index: number): RunResults => ({
+    ...sampleResults(cases),
+    shard: { index, total: 2 },
+    ...(name !== undefined ? { loop: { name, version: name === 'loopgate' ? '0.1.0' : 'ai 6.0.0' } } : {}),
+  });
+  const one = all.filter((_, i) => i % 2 === 0);
+  const two = all.filter((_, i) => i % 2 === 1);
+
+  it('refuses shards of different loops, naming both (probe 17, F4)', () => {
+    expect(() =>
+      mergeResults([
+        { source: 'ai.json', results: ofLoop('ai-sdk', one, 1) },
+        { source: 'lg.json', results: ofLoop('loopgate', two, 2) },
+      ]),
+    ).toThrow(new MergeError('loops differ: ai.json ran ai-sdk, lg.json ran loopgate; shards of one run gate one loop'));
+  });
+
+  it("keeps the loop; a shard written before the field is loopgate's loop", () => {
+    const merged = mergeResults([
+      { source: 'a.json', results: ofLoop(undefined, one, 1) },
+      { source: 'b.json', results: ofLoop('loopgate', two, 2) },
+    ]);
+    expect(merged.loop?.name).toBe('loopgate');
+    const peer = mergeResults([
+      { source: 'a.json', results: ofLoop('ai-sdk', one, 1) },
+      { source: 'b.json', results: ofLoop('ai-sdk', two, 2) },
+    ]);
+    expect(peer.loop).toEqual({ name: 'ai-sdk', version: 'ai 6.0.0' });
+  });
+});

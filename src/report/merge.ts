@@ -9,7 +9,7 @@
  */
 import { InputError } from '../kernel/index.ts';
 import { compareIds } from './format.ts';
-import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from './results.ts';
+import { loopOf, RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from './results.ts';
 
 export interface ResultsPart {
   /** Where the part came from (a file path), for error messages. */
@@ -44,6 +44,11 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
         `loopgate versions differ: ${first.source} was written by ${first.results.tool.version}, ${part.source} by ${part.results.tool.version}; run every shard with the same loopgate`,
       );
     }
+    if (loopOf(part.results) !== loopOf(first.results)) {
+      throw new MergeError(
+        `loops differ: ${first.source} ran ${loopOf(first.results)}, ${part.source} ran ${loopOf(part.results)}; shards of one run gate one loop`,
+      );
+    }
   }
   checkShards(parts);
 
@@ -72,6 +77,8 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
   return {
     schema: RESULTS_SCHEMA,
     tool: { name: 'loopgate', version: first.results.tool.version },
+    // Shards written before the loop was recorded are loopgate's own loop.
+    loop: parts.find((p) => p.results.loop)?.results.loop ?? { name: 'loopgate', version: first.results.tool.version },
     startedAt,
     finishedAt,
     // Shards run side by side: the merged run took from the first start to the last finish.

@@ -108,6 +108,7 @@ export const runResultsSchema = z.looseObject({
   // A v1 file is read as v2 (v2 only added values to closed sets); the reader returns it tagged v2.
   schema: z.enum(READABLE_RESULTS_SCHEMAS).transform(() => 'loopgate.results/v2' as const),
   tool: z.looseObject({ name: z.literal('loopgate'), version: z.string() }),
+  loop: z.looseObject({ name: z.string().min(1), version: z.string() }).optional(),
   startedAt: z.iso.datetime({ offset: true }),
   finishedAt: z.iso.datetime({ offset: true }),
   durationMs: millis,
@@ -125,6 +126,18 @@ export const runResultsSchema = z.looseObject({
   }),
   cases: z.array(caseResultSchema),
   regressions: z.array(regressionSchema).optional(),
+  verdicts: z
+    .looseObject({
+      file: z.string(),
+      differences: z.array(
+        z.looseObject({
+          id: z.string().min(1),
+          kind: z.enum(['newly fails', 'newly passes', 'status', 'judged differently', 'not run', 'not pinned']),
+          message: z.string(),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 // The schema and the TypeScript model must not drift apart: this fails to compile if they do.

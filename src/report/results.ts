@@ -187,6 +187,12 @@ export function fuzzSubjectText(subject: FuzzSubject): string {
 export interface RunResults {
   readonly schema: typeof RESULTS_SCHEMA;
   readonly tool: { readonly name: 'loopgate'; readonly version: string };
+  /**
+   * The loop the agents ran in: `loopgate` (its own loop), `ai-sdk` or
+   * `openai-agents`, with the version that ran (a peer's package version).
+   * Absent in files written before it was recorded: those are runs of loopgate's loop.
+   */
+  readonly loop?: RunLoop;
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly durationMs: number;
@@ -199,6 +205,24 @@ export interface RunResults {
   readonly cases: readonly CaseResult[];
   /** Present when the run was compared with a baseline. */
   readonly regressions?: readonly Regression[];
+  /** Present when a peer loop's run was compared with its pinned verdicts (`verdicts:` in the config). */
+  readonly verdicts?: { readonly file: string; readonly differences: readonly VerdictDifference[] };
+}
+
+export interface RunLoop {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** The loop a results file ran: files from before the field are of loopgate's own loop. */
+export function loopOf(results: { readonly loop?: RunLoop }): string {
+  return results.loop?.name ?? 'loopgate';
+}
+
+export interface VerdictDifference {
+  readonly id: string;
+  readonly kind: 'newly fails' | 'newly passes' | 'status' | 'judged differently' | 'not run' | 'not pinned';
+  readonly message: string;
 }
 
 export function summarize(cases: readonly CaseResult[]): RunSummary {

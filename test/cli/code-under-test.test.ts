@@ -200,7 +200,7 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     );
   });
 
-  it('a factory that builds the agent once, then returns null or throws, fails each case with one line naming it, no stack', async () => {
+  it('a factory that builds the agent for the load, then returns null or throws, fails each case with one line naming it, no stack', async () => {
     for (const [name, later, line] of [
       ['factory-null-later', 'null', 'agent a: the factory returned null, not an agent ({ tools, system, … })'],
       ['factory-throws-later', "(() => { throw new Error('pool exhausted'); })()", 'agent a: the factory threw: Error: pool exhausted'],
@@ -210,7 +210,7 @@ describe('the code under test cannot end, fake or hold the gate', () => {
       writeFileSync(
         config,
         readFileSync(config, 'utf8')
-          .replace('agents: { a: () => ({ tools: [t] }) }', `agents: { a: () => (++built === 1 ? { tools: [t] } : ${later}) }`)
+          .replace('agents: { a: () => ({ tools: [t] }) }', `agents: { a: () => (++built <= 2 ? { tools: [t] } : ${later}) }`)
           .replace('const t =', 'let built = 0;\nconst t ='),
       );
       const result = await loopgate(['run', '--reporter', 'json'], where);

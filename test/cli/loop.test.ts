@@ -20,9 +20,14 @@ describe('loopgate run --loop', () => {
 
   it('exits 1 where a peer violates an invariant, and names it; loopgate holds on the same file', async () => {
     const file = 'scenarios/bundled/safety/colliding-call-ids-each-run-once.yaml';
-    const peer = await run(['--loop', 'ai-sdk', file]);
+    const peer = await run(['--loop', 'ai-sdk', '--no-verdicts', file]);
     expect(peer.status, peer.stderr).toBe(1);
     expect(peer.stderr).toMatch(/invariant-13-side-effects-once: issue_refund \(STATEFUL\) ran 2 times/);
+    // The bundled config pins that failure (verdicts:): judged against it, the same run fails exactly as documented.
+    const pinned = await run(['--loop', 'ai-sdk', file]);
+    expect(pinned.status, pinned.stdout).toBe(0);
+    expect(pinned.stderr).toMatch(/invariant-13-side-effects-once: issue_refund \(STATEFUL\) ran 2 times/);
+    expect(pinned.stdout).toContain('ai-sdk fails exactly as documented: 1 case(s) judged as pinned in scenarios/bundled/verdicts/ai-sdk.json');
     const own = await run(['--loop', 'loopgate', file]);
     expect(own.status, own.stdout).toBe(0);
   });

@@ -30,6 +30,17 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('seed', numberOption('seed', BOUNDS.seed, { default: 1, describe: 'seed for everything random in the cases' }))
       .option('baseline', { type: 'string', describe: 'fail on regressions against this baseline file' })
       .option('update-baseline', { type: 'boolean', default: false, describe: 'write this run as the new baseline (to --baseline FILE)' })
+      .option('verdicts', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'with a peer loop whose verdicts the config pins (verdicts:): pass when it fails exactly as pinned, fail on any difference; --no-verdicts judges it on its own (exit 1 on any failure)',
+      })
+      .option('update-verdicts', {
+        type: 'boolean',
+        default: false,
+        describe: "with --loop ai-sdk|openai-agents: record this whole run as the loop's pinned verdicts (the file the config's verdicts: names)",
+      })
       .option('live', { type: 'boolean', default: false, describe: 'run the live scenarios against a real provider (API key from the environment)' })
       .option('provider', { type: 'string', describe: 'for --live: anthropic, openai-chat or openai-responses' })
       .option('repeat', numberOption('repeat', BOUNDS.repeat, { default: 1, describe: 'for --live: runs per scenario; its pass rate decides' }))

@@ -36,6 +36,7 @@ import { BOUNDS } from '../arguments.ts';
 import { numberArg, UsageError } from '../usage-error.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { VERSION } from '../version.ts';
+import { compareVerdicts, readVerdictsFile, renderVerdictComparison, verdictsOf, writeVerdictsFile, type PinnedVerdicts } from '../../report/peer-verdicts.ts';
 
 export interface RunArgs {
   paths?: string[];
@@ -54,6 +55,10 @@ export interface RunArgs {
   seed: number;
   baseline?: string;
   updateBaseline?: boolean;
+  /** Compare a peer loop's run with its pinned verdicts (the config's `verdicts:`), when it has some. Default true; `--no-verdicts`. */
+  verdicts?: boolean;
+  /** Record this run of a peer loop as its pinned verdicts (the config's `verdicts:` file for that loop). */
+  updateVerdicts?: boolean;
   live?: boolean;
   provider?: string;
   repeat: number;
@@ -263,6 +268,31 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   const updates: UpdateResult[] = [];
   const peer = await peerLoopOf(args, config);
   if (peer && args.update) throw new UsageError("--update rewrites expectations from loopgate's own loop; it cannot take a run of another loop (drop --loop)");
+  const verdictsFile = peer && (args.verdicts !== false || args.updateVerdicts) ? config.verdicts[peer.id] : undefined;
+  const partial = (args.paths !== undefined && args.paths.length > 0) || shard !== undefined || grep !== undefined;
+  if (args.updateVerdicts) {
+    if (!peer) throw new UsageError("--update-verdicts records a peer loop's verdicts: add --loop ai-sdk or --loop openai-agents");
+    if (!verdictsFile)
+      throw new UsageError(
+        `--update-verdicts: ${config.file} names no verdicts file for ${peer.id}: add verdicts: { '${peer.id}': 'verdicts/${peer.id}.json' }`,
+      );
+    if (partial) throw new UsageError('--update-verdicts records the whole suite: drop the paths, --grep and --shard');
+  }
+  // The pinned verdicts are an input: read (and refused if bad) before anything runs.
+  let pinned: PinnedVerdicts | undefined;
+  if (peer && verdictsFile && !args.updateVerdicts) {
+    pinned = readVerdictsFile(verdictsFile);
+    if (pinned.loop !== peer.id)
+      throw new UsageError(`${verdictsFile}: pins the verdicts of ${pinned.loop}, not of ${peer.id} (see verdicts: in ${config.file})`);
+  }
+  // The loop is part of a run's identity: another loop's baseline would report its differences as regressions.
+  const runLoop = peer?.id ?? 'loopgate';
+  if (baseline && (baseline.loop?.name ?? 'loopgate') !== runLoop) {
+    const taken = baseline.loop ? '' : ' (written before loopgate recorded the loop: taken as loopgate)';
+    throw new UsageError(
+      `--baseline ${args.baseline}: a baseline of loop ${baseline.loop?.name ?? 'loopgate'}${taken}; this run gates ${runLoop}: compare runs of one loop (keep a baseline per loop)`,
+    );
+  }
   const all = peer
     ? await collectPeer(args, config, peer, io)
     : await collect(args, config, hosts, args.update ? { record: (r) => updates.push(r) } : undefined);
@@ -306,6 +336,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   let runResults: RunResults = {
     schema: RESULTS_SCHEMA,
     tool: { name: 'loopgate', version: VERSION },
+    loop: { name: peer?.id ?? 'loopgate', version: peer?.version ?? VERSION },
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - startedAt.getTime(),
@@ -317,6 +348,11 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   // A partial run cannot tell a missing case from one it did not select.
   if (baseline && !args.updateBaseline)
     runResults = { ...runResults, regressions: compareWithBaseline(runResults, baseline, { reportMissing: inScope ?? true }) };
+
+  if (pinned) {
+    const differences = compareVerdicts(pinned, results, !partial);
+    runResults = { ...runResults, verdicts: { file: relative(process.cwd(), verdictsFile!) || verdictsFile!, differences } };
+  }
 
   const written = await writeReports(runResults, {
     reporters,
@@ -334,6 +370,26 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     );
   }
   const regressions = runResults.regressions?.length ?? 0;
+  if (args.updateVerdicts && peer && verdictsFile) {
+    const recorded = verdictsOf(peer.id, peer.version, args.seed, results);
+    writeVerdictsFile(verdictsFile, recorded);
+    const { passed, failed, skipped } = recorded.summary;
+    io.err(`verdicts recorded: ${verdictsFile} (${peer.id} ${peer.version}: ${passed} passed, ${failed} failed, ${skipped} skipped as pinned)\n`);
+    return regressions > 0 ? EXIT.failed : EXIT.passed;
+  }
+  if (pinned && runResults.verdicts) {
+    // The peer's documented failures are the expected result: the gate is whether it still fails exactly so.
+    const { differences, file } = runResults.verdicts;
+    if (pinned.version !== peer!.version && differences.length > 0)
+      io.out(`note: the verdicts were pinned on ${pinned.version}; this run is on ${peer!.version}\n`);
+    io.out(renderVerdictComparison(file, peer!.id, differences, results.length));
+    if (differences.length > 0 || regressions > 0) return EXIT.failed;
+    if (runResults.summary.passed + runResults.summary.failed === 0) {
+      io.err(`loopgate: nothing was checked: all ${runResults.summary.total} case(s) were skipped\n`);
+      return EXIT.failed;
+    }
+    return EXIT.passed;
+  }
   if (runResults.summary.failed > 0 || regressions > 0) return EXIT.failed;
   if (runResults.summary.passed === 0) {
     io.err(`loopgate: nothing was checked: all ${runResults.summary.total} case(s) were skipped\n`);

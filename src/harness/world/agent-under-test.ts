@@ -29,6 +29,7 @@ import {
   type VisibilityLayer,
 } from '../../kernel/index.ts';
 import type { Scenario } from '../scenario/schema.ts';
+import { SAME_TOOLS, signatureDifference, toolSignature, type ToolSignature } from './tool-signature.ts';
 import type { FaultLog } from './fault-log.ts';
 import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor, scriptedErrorHandler } from './scripted-hooks.ts';
 import { scriptedTools, type ToolCounters } from './scripted-tools.ts';
@@ -55,6 +56,8 @@ export interface AgentInspection {
   readonly tools: readonly AnyToolDeclaration[];
   /** What the kernel refuses in it, one line each (a broken tool, a rule or layer naming no tool); empty when none. */
   readonly problems: readonly string[];
+  /** The tools the inspected build declares, to compare every later build with. */
+  readonly signature?: ToolSignature;
 }
 
 export const EMPTY_REGISTRY: AgentRegistry = { agents: new Map() };
@@ -91,6 +94,13 @@ export async function buildAgent(name: string, registry: AgentRegistry, context:
     throw new AgentBuildError(
       `agent ${name}: the factory returned ${agent === null ? 'null' : Array.isArray(agent) ? 'a list' : typeof agent}, not an agent ({ tools, system, … })`,
     );
+  // The scenario checks and the fuzzer read the inspected build's tools: a case must run the same ones.
+  const inspected = registry.inspected?.get(name)?.signature;
+  const tools = (agent as Agent).tools;
+  if (inspected && Array.isArray(tools)) {
+    const difference = signatureDifference(inspected, toolSignature(tools), 'the inspected build', 'this build');
+    if (difference) throw new AgentBuildError(`agent ${name}: its tools differ from the build loopgate inspected: ${difference}; ${SAME_TOOLS}`);
+  }
   return agent as Agent;
 }
 

@@ -11,6 +11,7 @@ import { VirtualClock } from '../virtual-clock.ts';
 import { LOAD_LIMIT_ENV, loadLimitMs, showLimit, TIMED_OUT, withinRealTime } from './load-limit.ts';
 import { NO_AGENT, UnknownAgentError, type AgentInspection, type AgentRegistry } from './agent-under-test.ts';
 import { seededRandom } from './seeded-random.ts';
+import { SAME_TOOLS, signatureDifference, toolSignature } from './tool-signature.ts';
 
 /** The registry's agent `name`, inspected (or the inspection the config made when it loaded). Throws UnknownAgentError. */
 export async function inspectAgent(name: string, registry: AgentRegistry): Promise<AgentInspection> {
@@ -74,7 +75,28 @@ export async function inspectFactory(factory: AgentFactory, onNeverSettles?: () 
   } catch (error) {
     problems.push(firstLine(error));
   }
-  return { agent, tools: agent.tools ?? [], problems };
+  if (problems.length > 0) return { agent, tools: agent.tools ?? [], problems };
+  const signature = toolSignature(agent.tools);
+  // A second build, as a second case or conversation would make it: the same tools, or a problem naming the difference.
+  const difference = await secondBuildDifference(factory, signature, limitMs);
+  if (difference) problems.push(`the factory declares different tools on different builds: ${difference}; ${SAME_TOOLS}`);
+  return { agent, tools: agent.tools ?? [], problems, signature };
+}
+
+async function secondBuildDifference(factory: AgentFactory, first: ReturnType<typeof toolSignature>, limitMs: number): Promise<string | undefined> {
+  let again: unknown;
+  try {
+    again = await withinRealTime(
+      Promise.resolve().then(() => factory({ clock: new VirtualClock(), random: seededRandom(0) })),
+      limitMs,
+    );
+  } catch (error) {
+    return `build 2 threw: ${firstLine(error)}`;
+  }
+  if (again === TIMED_OUT) return `build 2 did not finish within ${showLimit(limitMs)}`;
+  const tools = (again as Agent | null)?.tools;
+  if (again === null || typeof again !== 'object' || (tools !== undefined && !Array.isArray(tools))) return 'build 2 returned no agent with a list of tools';
+  return signatureDifference(first, toolSignature(tools), 'build 1', 'build 2');
 }
 
 function firstLine(error: unknown): string {

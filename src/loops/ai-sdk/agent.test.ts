@@ -37,4 +37,13 @@ describe('aiSdkAgent', () => {
     await expect(Promise.race([running, new Promise((r) => setTimeout(() => r('still running'), 200))])).resolves.toBe('stopped VPN down');
     expect(seen).toEqual({ id: 't1', aborted: true });
   });
+
+  it("declares the secrets it is given as the agent's own (probe 17, F3: there was no place for them)", async () => {
+    const factory = aiSdkAgent({
+      tools: () => ({ audit: tool({ description: 'Audit.', inputSchema: z.object({}), execute: async () => 'ok' }) }),
+      secrets: ['hd-admin-Q7vN3kP9xL2mR8tZ'],
+    });
+    expect((await factory({} as never)).secrets).toEqual(['hd-admin-Q7vN3kP9xL2mR8tZ']);
+    expect('secrets' in (await aiSdkAgent({ tools: () => ({}) })({} as never))).toBe(false);
+  });
 });

@@ -6,7 +6,7 @@
  * AI SDK tools — so your own `execute` bodies run inside the SDK's loop, and the
  * same agent can run through loopgate's loop too (`--loop loopgate`).
  *
- *   agents: { travel: aiSdkAgent({ system, tools: () => ({ reserve_seat: tool({ … }) }), sideEffects: { reserve_seat: 'STATEFUL' } }) }
+ *   agents: { travel: aiSdkAgent({ system, tools: () => ({ reserve_seat: tool({ … }) }), sideEffects: { reserve_seat: 'STATEFUL' }, secrets: [process.env.SEAT_API_KEY!] }) }
  */
 import type { ToolSet } from 'ai';
 import type { z } from 'zod';
@@ -18,6 +18,12 @@ export interface AiSdkAgentOptions {
   readonly tools: () => ToolSet | Promise<ToolSet>;
   /** Each tool's side-effect level; default NONE. STATEFUL and CRITICAL tools are held to "never run twice" and "told after a failed turn". */
   readonly sideEffects?: Readonly<Record<string, SideEffect>>;
+  /**
+   * Values that must never leave the agent (API keys, tokens your tools hold):
+   * redacted from tool results, replies, history, traces and reports, and checked by
+   * invariant 15 in every case — in every loop — without a scenario's `secrets:`.
+   */
+  readonly secrets?: readonly string[];
 }
 
 export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
@@ -27,6 +33,7 @@ export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
       if (!(name in tools)) throw new Error(`aiSdkAgent: sideEffects names ${name}, which is not one of the tools (${Object.keys(tools).join(', ')})`);
     return {
       ...(options.system !== undefined ? { system: options.system } : {}),
+      ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
       tools: Object.entries(tools).map(([name, t]): AnyToolDeclaration => {
         const input = t.inputSchema as unknown as z.ZodType;
         if (typeof (input as { safeParse?: unknown })?.safeParse !== 'function')

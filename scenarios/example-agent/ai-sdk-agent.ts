@@ -1,0 +1,56 @@
+/**
+ * The support desk's courier agent written the AI SDK way: AI SDK tools
+ * (`{ description, inputSchema: zod, execute }`, what `tool()` returns) turned
+ * into a loopgate agent by `aiSdkAgent`. The bundled cases under `ai-sdk-agent/`
+ * run it through loopgate's loop (`loopgate run`) and through `generateText`
+ * (`--loop ai-sdk`): they are what gates `aiSdkAgent` itself. `ai` is only a type
+ * import here — the tools are the plain objects `tool()` would return — so the
+ * bundled suite still loads without the optional `ai` package.
+ */
+import type { ToolSet } from 'ai';
+import { z } from 'zod';
+import { aiSdkAgent } from '../../src/loops/ai-sdk/agent.ts';
+
+/** The depot's key: declared as the agent's secret, so every case checks it never leaves (no scenario `secrets:` needed). */
+export const DEPOT_KEY = 'depot-key-Z8q2Lm4Rt7Vx';
+
+/** A courier hold that runs until the turn's abort signal stops it, a status tool that says what became of it, and a depot door whose error quotes its key. */
+export const aiSdkCourierAgent = aiSdkAgent({
+  system: 'You arrange courier pick-ups for ORD orders.',
+  tools: (): ToolSet => {
+    // Per build (per case, per conversation): what became of each hold.
+    const holds = new Map<string, 'holding' | 'stopped'>();
+    return {
+      hold_for_courier: {
+        description: 'Hold the parcel at the depot until the courier arrives (runs until the courier comes or the turn is stopped).',
+        inputSchema: z.object({ order_id: z.string().regex(/^ORD-\d{4}$/) }),
+        execute: ({ order_id }: { order_id: string }, { abortSignal }: { abortSignal?: AbortSignal }) =>
+          new Promise<never>((_resolve, reject) => {
+            holds.set(order_id, 'holding');
+            const stop = () => {
+              holds.set(order_id, 'stopped');
+              reject(new Error(`hold on ${order_id} stopped: the turn was cancelled`));
+            };
+            // The courier never comes in these cases: only the abort signal ends the hold (it may have fired already).
+            if (abortSignal?.aborted) stop();
+            else abortSignal?.addEventListener('abort', stop, { once: true });
+          }),
+      },
+      depot_access: {
+        description: 'Open the depot door for a parcel pick-up.',
+        inputSchema: z.object({ order_id: z.string().regex(/^ORD-\d{4}$/) }),
+        // The door's error quotes the key it was given: a secret the gate must never let through.
+        execute: async ({ order_id }: { order_id: string }) => {
+          throw new Error(`depot door refused key ${DEPOT_KEY} for ${order_id}`);
+        },
+      },
+      hold_status: {
+        description: 'Whether a parcel is still held at the depot.',
+        inputSchema: z.object({ order_id: z.string().regex(/^ORD-\d{4}$/) }),
+        execute: async ({ order_id }: { order_id: string }) => ({ order_id, hold: holds.get(order_id) ?? 'none' }),
+      },
+    };
+  },
+  sideEffects: { hold_for_courier: 'STATEFUL', depot_access: 'STATEFUL' },
+  secrets: [DEPOT_KEY],
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { compareVerdicts, renderVerdictComparison, verdictsOf } from './peer-verdicts.ts';
+import type { CaseResult } from './results.ts';
+
+const c = (id: string, status: CaseResult['status'], checks: { name: string; passed: boolean; message: string }[] = [], outcome = 'replied'): CaseResult =>
+  ({ id, kind: 'scenario', title: id, status, durationMs: 1, outcome, checks }) as CaseResult;
+
+const pinned = verdictsOf('ai-sdk', 'ai 6.0.0', 1, [
+  c('a', 'failed', [{ name: 'invariant-09-inbox-delivered-once', passed: false, message: 'lost' }]),
+  c('b', 'passed', [{ name: 'diff: history', passed: true, message: 'same as loopgate: 3 lines' }]),
+  c('s', 'skipped'),
+  c('gone', 'passed'),
+]);
+
+describe('compareVerdicts', () => {
+  it('a run that fails exactly as pinned has no difference; diff: clock is never pinned', () => {
+    const now = [
+      c('a', 'failed', [
+        { name: 'invariant-09-inbox-delivered-once', passed: false, message: 'lost' },
+        { name: 'diff: clock', passed: true, message: 'got 7' },
+      ]),
+      c('b', 'passed', [{ name: 'diff: history', passed: true, message: 'same as loopgate: 3 lines' }]),
+      c('s', 'skipped'),
+      c('gone', 'passed'),
+    ];
+    expect(compareVerdicts(pinned, now, true)).toEqual([]);
+    expect(renderVerdictComparison('v.json', 'ai-sdk', [], 4)).toBe('ai-sdk fails exactly as documented: 4 case(s) judged as pinned in v.json\n');
+  });
+
+  it('names a case that newly passes, newly fails, is judged differently, is not run or is not pinned', () => {
+    const now = [c('a', 'passed'), c('b', 'failed', [{ name: 'outcome', passed: false, message: 'expected x' }]), c('s', 'skipped'), c('new', 'passed')];
+    const kinds = compareVerdicts(pinned, now, true).map((d) => `${d.id} ${d.kind}`);
+    expect(kinds).toEqual(['a newly passes', 'b newly fails', 'new not pinned', 'gone not run']);
+    // A partial run does not report the pinned cases it did not select.
+    expect(compareVerdicts(pinned, [c('a', 'passed')], false).map((d) => d.kind)).toEqual(['newly passes']);
+  });
+
+  it('a case that fails the same way on other lines, or persists other lines, is a difference', () => {
+    const now = [
+      c('a', 'failed', [{ name: 'invariant-09-inbox-delivered-once', passed: false, message: 'lost twice' }]),
+      c('b', 'passed', [{ name: 'diff: history', passed: true, message: 'differs from loopgate: line 3' }]),
+    ];
+    const differences = compareVerdicts(pinned, now, false);
+    expect(differences.map((d) => `${d.id} ${d.kind}`)).toEqual(['a judged differently', 'b judged differently']);
+    expect(differences[0]!.message).toBe('pinned: ✗ invariant-09-inbox-delivered-once: lost\nnow:    ✗ invariant-09-inbox-delivered-once: lost twice');
+  });
+});

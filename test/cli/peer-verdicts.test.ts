@@ -1,0 +1,46 @@
+/**
+ * The peers' pinned verdicts (probe 17, F2): `loopgate run --loop ai-sdk` on the
+ * bundled suite used to exit 1 on the AI SDK's ~60 documented field failures
+ * whatever loopgate's port did, so a bug in the port only changed which cases
+ * failed. The bundled config pins each peer's verdicts (scenarios/bundled/verdicts/,
+ * recorded from a real run); these whole runs fail as soon as the verdicts differ —
+ * a case that newly fails, newly passes, or is judged or persisted differently.
+ * Re-record a change you meant: `loopgate run --loop ai-sdk --update-verdicts`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const out = mkdtempSync(join(tmpdir(), 'loopgate-peer-verdicts-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+// The whole bundled suite through a peer (~400 cases, one at a time): longer than test/support/cli.ts's hang guard.
+const loopgate = (args: readonly string[]) => {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, CI: 'true' },
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+};
+
+describe.each(['ai-sdk', 'openai-agents'])('loopgate run --loop %s on the bundled suite', (loop) => {
+  it('fails exactly as its pinned verdicts say (exit 0), and records the loop it ran', () => {
+    const dir = join(out, loop);
+    const r = loopgate(['run', '--loop', loop, '--reporter', 'console', 'json', '--out', dir]);
+    expect(r.stdout, r.stdout.slice(r.stdout.indexOf('differs from the pinned verdicts'))).toContain(`${loop} fails exactly as documented: `);
+    expect(r.status, r.stderr).toBe(0);
+    const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as {
+      loop: { name: string };
+      summary: { failed: number };
+      verdicts: { differences: unknown[] };
+    };
+    expect(results.loop.name).toBe(loop);
+    expect(results.verdicts.differences).toEqual([]);
+    // The documented failures are there, pinned — not hidden.
+    expect(results.summary.failed).toBeGreaterThan(50);
+  }, 300_000);
+});
