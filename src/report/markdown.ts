@@ -21,7 +21,7 @@ import {
 import { costliest, unknown } from './cost/costliest.ts';
 import { costText, suiteCostText, turnCostsText } from './cost/format-cost.ts';
 import { judgeVerdicts } from './judge-verdicts.ts';
-import { fuzzSubjectText, type CaseResult, type RunResults } from './results.ts';
+import { fuzzSubjectText, runPassed, type CaseResult, type RunResults } from './results.ts';
 
 export interface MarkdownOptions {
   /** Failed cases listed in tables and details; the rest are counted (default 50; keeps the page under CI limits). */
@@ -70,8 +70,7 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
   const out: string[] = [];
 
   // A peer run judged against its pinned verdicts passes when it fails exactly as pinned.
-  const differences = results.verdicts?.differences;
-  const ok = (differences ? differences.length === 0 : summary.failed === 0) && regressions.length === 0;
+  const ok = runPassed(results);
   const counts = [
     `${summary.passed} passed`,
     ...(summary.failed ? [`${summary.failed} failed`] : []),

@@ -225,6 +225,16 @@ export interface VerdictDifference {
   readonly message: string;
 }
 
+/**
+ * Whether the run passed, as its exit code says: no failed case (or, for a peer
+ * loop judged against its pinned verdicts, no difference from them: it fails
+ * exactly as documented) and no regression. Every report's mark is this.
+ */
+export function runPassed(results: Pick<RunResults, 'summary' | 'regressions' | 'verdicts'>): boolean {
+  const differences = results.verdicts?.differences;
+  return (differences ? differences.length === 0 : results.summary.failed === 0) && (results.regressions?.length ?? 0) === 0;
+}
+
 export function summarize(cases: readonly CaseResult[]): RunSummary {
   const empty = (): { total: number; passed: number; failed: number; skipped: number } => ({ total: 0, passed: 0, failed: 0, skipped: 0 });
   const all = empty();

@@ -40,6 +40,25 @@ describe('reports read back before they are written', () => {
     for (const r of [sampleResults(), hardResults(), sampleResults([])]) expect(() => verifyReports(r, renderAll(r))).not.toThrow();
   });
 
+  it('accepts a peer run that fails exactly as pinned, and shows it passed as pinned in every report', () => {
+    // `loopgate run --loop ai-sdk` with pinned verdicts: failed cases, no difference — the run passes (exit 0).
+    const r: RunResults = { ...sampleResults(), verdicts: { file: 'scenarios/bundled/verdicts/ai-sdk.json', differences: [] } };
+    expect(r.summary.failed).toBeGreaterThan(0);
+    const all = renderAll(r);
+    expect(() => verifyReports(r, all)).not.toThrow();
+    expect(all.markdown).toMatch(/^## ✅ loopgate: /);
+    expect(all.html).toMatch(/<title>loopgate report — failed as pinned \(\d+ failed of \d+\)<\/title>/);
+    // A difference fails it, in every report.
+    const differs: RunResults = {
+      ...r,
+      verdicts: { file: r.verdicts!.file, differences: [{ id: 'scenario:x', kind: 'newly passes', message: 'passes now' }] },
+    };
+    const shown = renderAll(differs);
+    expect(() => verifyReports(differs, shown)).not.toThrow();
+    expect(shown.markdown).toMatch(/^## ❌ loopgate: /);
+    expect(shown.html).toMatch(/<title>loopgate report — FAILED/);
+  });
+
   it('refuses a summary that is not the tally of the cases (the exit code is decided from it)', () => {
     const r = hardResults();
     const wrong = { ...r, summary: { ...r.summary, failed: 0, passed: r.summary.passed + r.summary.failed } };

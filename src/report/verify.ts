@@ -27,7 +27,7 @@ import { parseResultsJson } from './json.ts';
 import { junitText } from './junit.ts';
 import { parseXml, type XmlElement } from './read-xml.ts';
 import type { FileReporter } from './reporters.ts';
-import type { CaseKind, CaseResult, CaseStatus, RunResults } from './results.ts';
+import { runPassed, type CaseKind, type CaseResult, type CaseStatus, type RunResults } from './results.ts';
 
 /** A report that would tell another verdict than the run's: a loopgate bug, never the user's. */
 export class ReportDisagreesError extends Error {
@@ -53,6 +53,8 @@ interface Truth {
   /** Each case as `kind id → status`, sorted (ids may repeat across merged shards). */
   readonly cases: readonly CaseLine[];
   readonly regressions: number;
+  /** The run passed, as its exit code says (`runPassed`: a peer loop failing exactly as pinned passes). */
+  readonly passed: boolean;
   /** What each failed case's JUnit failure must tell, by `kind id` as JUnit shows the id (several for ids repeated across shards). */
   readonly failures: ReadonlyMap<string, readonly FailureTold[]>;
 }
@@ -87,7 +89,7 @@ function tally(results: RunResults): Truth {
     const key = `${c.kind}\u0000${junitText(c.id)}`;
     failures.set(key, [...(failures.get(key) ?? []), failureTold(c)]);
   }
-  return { all, byKind, cases: sortLines(cases), regressions: results.regressions?.length ?? 0, failures };
+  return { all, byKind, cases: sortLines(cases), regressions: results.regressions?.length ?? 0, passed: runPassed(results), failures };
 }
 
 /** Each failing check by name and message, with its expected and actual values; else the case's failure text; and the failing request. */
@@ -261,7 +263,7 @@ function checkHtml(text: string, truth: Truth): string[] {
 function checkMarkdown(text: string, truth: Truth): string[] {
   const headline = text.split('\n').find((line) => line.startsWith('## '));
   if (!headline) return ['it has no headline'];
-  const ok = truth.all.failed === 0 && truth.regressions === 0;
+  const ok = truth.passed;
   const problems: string[] = [];
   if (!headline.includes(ok ? '✅' : '❌')) problems.push(`its headline "${headline}" shows the wrong mark: the run ${ok ? 'passed' : 'failed'}`);
   const count = (what: string) => Number(new RegExp(`(\\d+) ${what}`).exec(headline)?.[1] ?? 0);
