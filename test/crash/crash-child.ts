@@ -14,6 +14,7 @@
 import { writeSync } from 'node:fs';
 import { systemClock } from '../../src/kernel/clock.ts';
 import { decodeRecords } from '../../src/kernel/log/decode.ts';
+import { EVENT_SCHEMAS } from '../../src/kernel/log/catalogue.ts';
 import { toRecord } from '../../src/kernel/log/envelope.ts';
 import { EventLog } from '../../src/kernel/log/event-log.ts';
 import { recoverConversation } from '../../src/host/recovery.ts';
@@ -44,6 +45,9 @@ async function flush(): Promise<void> {
 
 const report = recoverConversation(log, { sideEffectOf: () => 'STATEFUL' }); // write_note, the only tool, is STATEFUL
 await flush();
+// A public append checks its payload against the catalogue's schema, which zod builds on first use (~8 ms, once a
+// process): built before `ready`, so the kills (up to 12 ms after it) land inside turns, not inside that warm-up.
+for (const schema of Object.values(EVENT_SCHEMAS)) schema.safeParse({});
 say(`ready ${log.length} ${report.recovered ? `recovered turn ${report.turn}` : 'clean'}`);
 
 function modelRound(turn: number, step: number, deltas: number, result: 'tool_use' | 'reply'): void {
