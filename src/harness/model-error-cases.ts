@@ -204,23 +204,7 @@ async function ownHandlerOutcomeOutsideTheAlphabetFailsNamingIt(): Promise<Check
   const checks: CheckResult[] = [];
   for (const [what, outcome, expectedOutcome] of answers) {
     const handler: ModelErrorHandler = { name: 'team-handler', handle: () => ({ action: 'fail', outcome: outcome as Outcome, detail: 'the team gives up' }) };
-    const clock = new VirtualClock();
-    const log = new EventLog(clock);
-    const model = new ScriptedModelClient([transportError('server_error'), reply('ORD-1001 was delivered.')], { clock });
-    let actual: string;
-    try {
-      const loop = new AgentLoop(loopDeps({ log, model, agent: { errorHandlers: [handler], secrets: [secret] }, clock }));
-      loop.send('Where is ORD-1001?', { id: 'ask' });
-      const results = await clock.run(loop.drain());
-      const closes = log.events.filter((e) => e.type === 'turn.closed').map((e) => JSON.stringify((e.payload as { outcome: unknown }).outcome));
-      const returned = results.map((r) => JSON.stringify(r.outcome));
-      actual =
-        closes.length === 1 && returned.length === 1 && closes[0] === returned[0]
-          ? closes[0]!
-          : `closed ${closes.length} time(s) (${closes.join(', ')}), returned ${returned.join(', ') || 'nothing'}`;
-    } catch (error) {
-      actual = `threw: ${(error as Error).message}`;
-    }
+    const { log, actual } = await closedBehind(handler, [secret]);
     const expected = JSON.stringify(expectedOutcome);
     checks.push({ name: `${what}: closed once, ${expected}`, passed: actual === expected, message: actual, expected, actual });
     let reads = 'reads back';
@@ -282,23 +266,7 @@ async function ownHandlerDecisionOutsideItsShapeFailsNamingIt(): Promise<CheckRe
     // Asked once: a decision the loop wrongly carried out (a retry) then reaches the built-in handlers.
     let asked = 0;
     const handler: ModelErrorHandler = { name: 'team-handler', handle: () => (asked++ === 0 ? (decision as never) : undefined) };
-    const clock = new VirtualClock();
-    const log = new EventLog(clock);
-    const model = new ScriptedModelClient([transportError('server_error'), reply('ORD-1001 was delivered.')], { clock });
-    let actual: string;
-    try {
-      const loop = new AgentLoop(loopDeps({ log, model, agent: { errorHandlers: [handler] }, clock }));
-      loop.send('Where is ORD-1001?', { id: 'ask' });
-      const results = await clock.run(loop.drain());
-      const closes = log.events.filter((e) => e.type === 'turn.closed').map((e) => JSON.stringify((e.payload as { outcome: unknown }).outcome));
-      const returned = results.map((r) => JSON.stringify(r.outcome));
-      actual =
-        closes.length === 1 && returned.length === 1 && closes[0] === returned[0]
-          ? closes[0]!
-          : `closed ${closes.length} time(s) (${closes.join(', ')}), returned ${returned.join(', ') || 'nothing'}`;
-    } catch (error) {
-      actual = `threw: ${(error as Error).message}`;
-    }
+    const { log, actual } = await closedBehind(handler);
     const expected = JSON.stringify(outside(problem));
     checks.push({ name: `${what}: closed once, failed{internal} naming it`, passed: actual === expected, message: actual, expected, actual });
     let reads = 'reads back';
@@ -310,6 +278,31 @@ async function ownHandlerDecisionOutsideItsShapeFailsNamingIt(): Promise<CheckRe
     checks.push({ name: `${what}: the log reads back`, passed: reads === 'reads back', message: reads, expected: 'reads back', actual: reads });
   }
   return checks;
+}
+
+/**
+ * One turn whose first request meets a server error, behind the team's
+ * `handler`: its log, and how it closed — the one outcome, when the log closed
+ * the turn once and the loop returned that same outcome; else what happened.
+ */
+async function closedBehind(handler: ModelErrorHandler, secrets: readonly string[] = []): Promise<{ log: EventLog; actual: string }> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([transportError('server_error'), reply('ORD-1001 was delivered.')], { clock });
+  try {
+    const loop = new AgentLoop(loopDeps({ log, model, agent: { errorHandlers: [handler], ...(secrets.length > 0 ? { secrets } : {}) }, clock }));
+    loop.send('Where is ORD-1001?', { id: 'ask' });
+    const results = await clock.run(loop.drain());
+    const closes = log.events.filter((e) => e.type === 'turn.closed').map((e) => JSON.stringify((e.payload as { outcome: unknown }).outcome));
+    const returned = results.map((r) => JSON.stringify(r.outcome));
+    const actual =
+      closes.length === 1 && returned.length === 1 && closes[0] === returned[0]
+        ? closes[0]!
+        : `closed ${closes.length} time(s) (${closes.join(', ')}), returned ${returned.join(', ') || 'nothing'}`;
+    return { log, actual };
+  } catch (error) {
+    return { log, actual: `threw: ${(error as Error).message}` };
+  }
 }
 
 export function modelErrorCases(): Case[] {

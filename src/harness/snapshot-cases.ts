@@ -102,6 +102,16 @@ async function sessionBudgetReopenedReadsOnlyTheTail(): Promise<CheckResult[]> {
   ];
 }
 
+/** A conversation of one answered question, and its snapshot as a store hands it back (plain JSON). */
+async function answeredOnce(): Promise<{ clock: VirtualClock; log: EventLog; taken: LoopSnapshot }> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
+  loop.send('Where is ORD-1001?', { id: 'q1' });
+  await loop.drain();
+  return { clock, log, taken: JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot };
+}
+
 /**
  * A snapshot whose positions part is not an object (`null`, a number: written
  * by other code, or handed to `resumeFromSnapshot` by an embedder) is refused
@@ -110,12 +120,7 @@ async function sessionBudgetReopenedReadsOnlyTheTail(): Promise<CheckResult[]> {
  * a conversation was read whole. Nothing is read from the store.
  */
 async function positionsNotAnObjectRefusedNamingThePart(): Promise<CheckResult[]> {
-  const clock = new VirtualClock();
-  const log = new EventLog(clock);
-  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
-  loop.send('Where is ORD-1001?', { id: 'q1' });
-  await loop.drain();
-  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  const { clock, log, taken } = await answeredOnce();
   const checks: CheckResult[] = [];
   for (const positions of [null, 7]) {
     checks.push(
@@ -208,12 +213,7 @@ async function newerWritersBlockFieldsResume(): Promise<CheckResult[]> {
  * upgrade or a rollback. Nothing is read from the store.
  */
 async function otherCatalogueRefusedSayingSo(): Promise<CheckResult[]> {
-  const clock = new VirtualClock();
-  const log = new EventLog(clock);
-  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
-  loop.send('Where is ORD-1001?', { id: 'q1' });
-  await loop.drain();
-  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  const { clock, log, taken } = await answeredOnce();
   const { 'log.listener_failed': _dropped, ...older } = taken.catalogue;
   const catalogues: [string, Record<string, number>][] = [
     ['a newer writer (tool.result at version 2)', { ...taken.catalogue, 'tool.result': 2 }],
@@ -246,12 +246,7 @@ async function otherCatalogueRefusedSayingSo(): Promise<CheckResult[]> {
  * of the prefix, so the caller reads the conversation whole.
  */
 async function malformedInboxRefusedNamingIt(): Promise<CheckResult[]> {
-  const clock = new VirtualClock();
-  const log = new EventLog(clock);
-  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
-  loop.send('Where is ORD-1001?', { id: 'q1' });
-  await loop.drain();
-  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  const { clock, log, taken } = await answeredOnce();
   const row = taken.positions.inbox[0]!;
   const withRow = (changed: unknown[]): LoopSnapshot => ({ ...taken, positions: { ...taken.positions, inbox: [changed as never] } });
   const variants: [string, LoopSnapshot, string][] = [
@@ -286,12 +281,7 @@ async function malformedInboxRefusedNamingIt(): Promise<CheckResult[]> {
  * be asked again at once.
  */
 async function malformedFoldRowsRefusedNamingTheFold(): Promise<CheckResult[]> {
-  const clock = new VirtualClock();
-  const log = new EventLog(clock);
-  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }));
-  loop.send('Where is ORD-1001?', { id: 'q1' });
-  await loop.drain();
-  const taken = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  const { clock, log, taken } = await answeredOnce();
   const variants: [string, LoopSnapshot, string][] = [
     ['a call keyed by a number', { ...taken, projection: { ...taken.projection, calls: [[7, 0, 0] as never] } }, 'the projection state is malformed: a call'],
     ['a call that is not a row', { ...taken, projection: { ...taken.projection, calls: [null as never] } }, 'the projection state is malformed: a call'],
