@@ -24,8 +24,16 @@ export interface ProcessGuard {
   readonly strays: () => readonly string[];
 }
 
+let realExit: ((code: number) => never) | undefined;
+
+/** Node's own `process.exit`, whether or not the process is guarded. */
+export function exitNow(code: number): never {
+  return (realExit ?? (process.exit.bind(process) as (code: number) => never))(code);
+}
+
 export function guardProcess(): ProcessGuard {
   const exitNow = process.exit.bind(process) as (code: number) => never;
+  realExit = exitNow;
   process.exit = ((code?: unknown) => {
     throw new ExitByCodeUnderTest(code);
   }) as typeof process.exit;

@@ -21,21 +21,16 @@
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { printable, printableLines } from '../report/terminal-text.ts';
+import { printableLines } from '../report/terminal-text.ts';
 import { ArgumentError, argumentMessage, withCheckedValues } from './arguments.ts';
 import { COMMANDS } from './commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { endQuietlyOnClosedOutput } from './closed-output.ts';
 import { guardProcess } from './guard-process.ts';
+import { errorLines } from './error-lines.ts';
 import { cleanUpAfterInterrupt } from './interrupt.ts';
 import { redactOutput } from './redacted-output.ts';
 import { VERSION } from './version.ts';
-
-/** `loopgate: ` and one escaped line per line of the message. */
-export function errorLines(message: string): string {
-  const lines = message.split('\n').filter((line) => line.trim() !== '');
-  return lines.map((line) => `loopgate: ${printable(line)}\n`).join('');
-}
 
 const NO_COMMAND = 'name a command';
 

@@ -48,6 +48,14 @@ export interface FuzzOptions {
   readonly onProgress?: (progress: FuzzProgress) => void;
   /** How often onProgress is called (default 1000 ms). */
   readonly progressEveryMs?: number;
+  /** Told before each case runs: the generated run's number (1-based) and the seed, or that it is a shrink step after that run. */
+  readonly onCase?: (at: FuzzCaseAt) => void;
+}
+
+export interface FuzzCaseAt {
+  readonly run: number;
+  readonly seed: number;
+  readonly shrinking: boolean;
 }
 
 export interface FuzzFailure {
@@ -177,6 +185,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       lastProgress = now;
       progress(now);
     }
+    options.onCase?.({ run: firstFailureAt === undefined ? generated + 1 : foundAtRun, seed, shrinking: firstFailureAt !== undefined });
     const { violation, turns: n } = await evaluateCase(fuzzCase);
     if (firstFailureAt === undefined) {
       generated++;

@@ -220,4 +220,61 @@ describe('the code under test cannot end, fake or hold the gate', () => {
       expect(`${result.stdout}${result.stderr}${JSON.stringify(results)}`).not.toMatch(/\bat \S+ \(|agent-under-test/);
     }
   });
+  // A tool that never yields holds the only thread: no timer, not even SIGTERM's handler, can run. Before the
+  // watchdog, `loopgate run` spun at 100% CPU until CI killed it, naming nothing (stop 39's own check).
+  const HANG = { LOOPGATE_HANG_TIMEOUT_MS: '1500' };
+  const STOPPED = "loopgate: the run stopped: the code under test held loopgate's only thread for 1.5 s without yielding";
+
+  it('a tool that loops without yielding stops the run at the hang limit: exit 1 naming the case and the line, no report', async () => {
+    const where = project('spin', '() => { for (;;) {} }');
+    const result = await loopgate(['run'], where, HANG);
+    expect(result.hung).toBe(false);
+    expect(result.status, result.stderr).toBe(EXIT.failed);
+    const lines = result.stderr.split('\n');
+    expect(lines).toContain(`${STOPPED}, in case scenario:scenarios/call`);
+    // Where it was: the tool's own line of the config (line 4: imports, then `before`, then the tool).
+    expect(result.stderr).toMatch(/^loopgate: {3}at run \(file:\/\/\S+\/loopgate\.config\.ts:4:\d+\)$/m);
+    expect(result.stderr).toContain('loopgate: no report was written');
+    expect(result.stderr).not.toContain('debugger');
+    expect(existsSync(join(where, 'reports', 'results.json'))).toBe(false);
+  });
+
+  it('a tool awaiting settled promises in a loop (never a timer or I/O) stops the run the same way', async () => {
+    const where = project('spin-await', 'async () => { for (;;) await null; }');
+    const result = await loopgate(['run'], where, HANG);
+    expect(result.hung).toBe(false);
+    expect(result.status, result.stderr).toBe(EXIT.failed);
+    expect(result.stderr.split('\n')).toContain(`${STOPPED}, in case scenario:scenarios/call`);
+  });
+
+  it('a spinning tool stops fuzz too, naming the run and how to reproduce it', async () => {
+    const where = project('spin-fuzz', '() => { for (;;) {} }');
+    const result = await loopgate(['fuzz', '--runs', '20', '--seed', '7'], where, HANG);
+    expect(result.hung).toBe(false);
+    expect(result.status, result.stderr).toBe(EXIT.failed);
+    expect(result.stderr).toMatch(
+      /^loopgate: the fuzz stopped: the code under test held loopgate's only thread for 1\.5 s without yielding, in fuzz run \d+ of seed 7 \(loopgate fuzz --seed 7 --runs \d+ reaches it\)$/m,
+    );
+  });
+
+  it('a config that spins while it loads stops the run, saying no case had started', async () => {
+    const where = project('spin-load', "() => 'ok'", '', 'for (;;) {}');
+    const result = await loopgate(['run'], where, HANG);
+    expect(result.hung).toBe(false);
+    expect(result.status, result.stderr).toBe(EXIT.failed);
+    expect(result.stderr.split('\n')).toContain(`${STOPPED}, before any case started (loading the config, building the agents or collecting the cases)`);
+    expect(result.stderr).toMatch(/^loopgate: {3}at file:\/\/\S+\/loopgate\.config\.ts:3:\d+$/m);
+  });
+
+  it('a hang limit that is not a whole number of milliseconds is exit 2 naming the variable, nothing run', async () => {
+    const where = project('hang-bad', "() => 'ok'");
+    for (const value of ['soon', '0', '3000000000']) {
+      const result = await loopgate(['run'], where, { LOOPGATE_HANG_TIMEOUT_MS: value });
+      expect(result.status, result.stderr).toBe(EXIT.usage);
+      expect(result.stderr).toBe(
+        `loopgate: LOOPGATE_HANG_TIMEOUT_MS=${value}: expected a whole number of milliseconds from 1 to 2147483647 (about 24.8 days)\n`,
+      );
+      expect(existsSync(join(where, 'reports'))).toBe(false);
+    }
+  });
 });

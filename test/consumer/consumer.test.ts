@@ -63,9 +63,9 @@ function userEnvironment(): NodeJS.ProcessEnv {
 
 const ENV = userEnvironment();
 
-function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000): Promise<Finished> {
+function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000, env: NodeJS.ProcessEnv = ENV): Promise<Finished> {
   return new Promise((done) => {
-    execFile(command, args, { cwd, env: ENV, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       done({ code, stdout, stderr: error !== null && typeof error.code !== 'number' ? `${stderr}\n${error.message}` : stderr });
     });
@@ -229,6 +229,33 @@ describe('npx loopgate in the consumer project', () => {
     // In loopgate's own loop the very same tools keep it: the repeat is recognised, the seat reserved once.
     const own = await inProject(['loopgate', 'run', ...config, '--loop', 'loopgate', '--host', 'loop', '--out', join(work, 'reports-ai-own')]);
     expect(own.code, shown(own)).toBe(0);
+  });
+
+  it('stops a run whose tool never yields at the hang limit, naming the case and the line: the watchdog ships', async () => {
+    // The watchdog's thread is a module of its own, loaded by URL: a build that leaves it out hangs here instead.
+    writeFileSync(
+      join(project, 'loopgate.spin.config.ts'),
+      [
+        "import { defineConfig, defineTool } from 'loopgate';",
+        "import { z } from 'zod';",
+        "const spin = defineTool({ name: 'reserve_seat', description: 'd', input: z.object({}), sideEffect: 'NONE', run: () => { for (;;) {} } });",
+        "export default defineConfig({ agents: { a: () => ({ tools: [spin] }) }, host: 'loop' });",
+        '',
+      ].join('\n'),
+    );
+    const spun = await run(
+      'npx',
+      ['loopgate', 'run', '--config', 'loopgate.spin.config.ts', 'scenarios/reserve-seat.yaml', '--out', join(work, 'reports-spin')],
+      project,
+      45_000,
+      { ...ENV, LOOPGATE_HANG_TIMEOUT_MS: '2000' },
+    );
+    expect(spun.code, shown(spun)).toBe(1);
+    expect(spun.stderr).toContain(
+      "the run stopped: the code under test held loopgate's only thread for 2 s without yielding, in case scenario:scenarios/reserve-seat",
+    );
+    expect(spun.stderr).toMatch(/^loopgate: {3}at run \(file:\/\/\S+\/loopgate\.spin\.config\.ts:3:\d+\)$/m);
+    expect(existsSync(join(work, 'reports-spin', 'results.json'))).toBe(false);
   });
 
   it('fuzzes the config’s agent', async () => {

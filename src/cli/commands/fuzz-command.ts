@@ -31,11 +31,15 @@ export const fuzzCommand: CommandModule<object, FuzzArgs> = {
       .option('reporter', { type: 'string', array: true, describe: `reports to write: ${REPORTERS.join(', ')} (default: the config's, else all)` })
       .option('verbose', { type: 'boolean', default: false, describe: 'list the invariants that held too' }) as Argv<FuzzArgs>,
   handler: async (args) => {
+    const { startWatchdog } = await import('../watchdog.ts');
+    const watchdog = startWatchdog('fuzz');
     const { fuzz } = await import('./fuzz.ts');
     process.exitCode = await fuzz(args, {
+      activity: watchdog,
       out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
       err: (t) => process.stderr.write(t),
       tty: Boolean(process.stderr.isTTY) && !underCi(process.env),
     });
+    watchdog.stop();
   },
 };

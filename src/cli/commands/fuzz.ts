@@ -15,7 +15,8 @@ import type { Invariant } from '../../harness/invariants/index.ts';
 import { suiteInvariants } from '../../harness/suites.ts';
 import { defaultReportDir, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
 import { FuzzArgsThrew, fuzzCasesFor } from '../../fuzz/fuzz-agent.ts';
-import { runFuzz, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
+import { runFuzz, type FuzzCaseAt, type FuzzProgress } from '../../fuzz/run-fuzz.ts';
+import type { Activity } from '../watchdog.ts';
 import { closestName } from '../../kernel/index.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
 import { REPORTERS } from '../../report/reporters.ts';
@@ -50,6 +51,15 @@ export interface FuzzIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
   readonly tty: boolean;
+  /** Told which run is under way (the watchdog's, in the CLI: a run that never yields is named). */
+  readonly activity?: Activity;
+}
+
+/** The words for a fuzz case, as the watchdog tells it. */
+function fuzzCaseLabel(at: FuzzCaseAt): string {
+  return at.shrinking
+    ? `a shrink step after fuzz run ${at.run} of seed ${at.seed}`
+    : `fuzz run ${at.run} of seed ${at.seed} (loopgate fuzz --seed ${at.seed} --runs ${at.run} reaches it)`;
 }
 
 export { DEFAULT_FUZZ_RUNS };
@@ -159,6 +169,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   earlier.remove();
   const startedAt = new Date();
   let lastLine = 0;
+  let running: string | undefined;
   const result = await runFuzz({
     ...(runs !== undefined ? { runs } : {}),
     ...(seed !== undefined ? { seed } : {}),
@@ -168,6 +179,11 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     cases,
     host,
     progressEveryMs: io.tty ? 250 : 5_000,
+    onCase: (at) => {
+      if (running !== undefined) io.activity?.end(running);
+      running = fuzzCaseLabel(at);
+      io.activity?.start(running);
+    },
     onProgress: (p) => {
       if (io.tty) io.err(`\r\u001b[2K${progressLine(p)}`);
       else if (p.elapsedMs - lastLine >= 5_000) {
@@ -180,6 +196,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     if (error instanceof FuzzArgsThrew) throw new UsageError(`${config.file}: ${error.message}`);
     throw error;
   });
+  if (running !== undefined) io.activity?.end(running);
   if (io.tty) io.err('\n');
   const finishedAt = new Date();
 
@@ -211,7 +228,10 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     });
     if (file !== undefined) {
       counterexampleFile = relative(process.cwd(), file) || file;
+      const replay = `the replay of the counterexample ${file}`;
+      io.activity?.start(replay);
       const failing = await reproduce(file, { host, invariants: [...config.invariants, ...(testing.host ? [failure.invariant] : [])] });
+      io.activity?.end(replay);
       const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `loopgate run ${counterexampleFile}`;
       reproduces =
         failing.length > 0

@@ -51,12 +51,16 @@ export const runCommand: CommandModule<object, RunArgs> = {
       })
       .option('verbose', { type: 'boolean', default: false, describe: 'list passed cases too' }) as Argv<RunArgs>,
   handler: async (args) => {
+    const { startWatchdog } = await import('../watchdog.ts');
+    const watchdog = startWatchdog('run');
     const { run } = await import('./run.ts');
     process.exitCode = await run(args, {
+      activity: watchdog,
       out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
       err: (t) => process.stderr.write(t),
       tty: Boolean(process.stderr.isTTY) && !underCi(process.env),
       ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
     });
+    watchdog.stop();
   },
 };

@@ -36,6 +36,7 @@ import { BOUNDS } from '../arguments.ts';
 import { numberArg, UsageError } from '../usage-error.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { VERSION } from '../version.ts';
+import type { Activity } from '../watchdog.ts';
 import { compareVerdicts, readVerdictsFile, renderVerdictComparison, verdictsOf, writeVerdictsFile, type PinnedVerdicts } from '../../report/peer-verdicts.ts';
 
 export interface RunArgs {
@@ -224,7 +225,14 @@ async function collectPeer(args: RunArgs, config: ResolvedConfig, loop: LoopUnde
   return [...peerTableCases(suite), ...cases];
 }
 
-type RunIo = { out: (text: string) => void; err: (text: string) => void; tty: boolean; columns?: number };
+type RunIo = {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  tty: boolean;
+  columns?: number;
+  /** Told which case runs (the watchdog's, in the CLI: a case that never yields is named). */
+  activity?: Activity;
+};
 
 export async function run(args: RunArgs, io: RunIo): Promise<number> {
   const interrupt = { stop: () => {} };
@@ -327,8 +335,14 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     seed: args.seed,
     // A peer's case swaps the global timers for its clock: one at a time.
     concurrency: peer ? 1 : (args.concurrency ?? Math.max(1, availableParallelism())),
-    onStart: (c) => progress.start(c.id),
-    onResult: (r) => progress.finish(r),
+    onStart: (c) => {
+      io.activity?.start(`case ${c.id}`);
+      progress.start(c.id);
+    },
+    onResult: (r) => {
+      io.activity?.end(`case ${r.id}`);
+      progress.finish(r);
+    },
   });
   progress.done();
   const finishedAt = new Date();

@@ -12,12 +12,17 @@ const DEFAULT_LOAD_LIMIT_MS = 60_000;
 
 /** The limit: LOOPGATE_LOAD_TIMEOUT_MS, or 60 s. Throws an InputError for a value that is not a whole number of milliseconds. */
 export function loadLimitMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[LOAD_LIMIT_ENV];
-  if (raw === undefined || raw === '') return DEFAULT_LOAD_LIMIT_MS;
+  return realTimeLimitMs(env, LOAD_LIMIT_ENV, DEFAULT_LOAD_LIMIT_MS);
+}
+
+/** A real-time limit the environment may set (`name`, in whole milliseconds), or `fallbackMs`; an InputError naming the variable otherwise. */
+export function realTimeLimitMs(env: NodeJS.ProcessEnv, name: string, fallbackMs: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallbackMs;
   const ms = Number(raw);
   // A longer limit is no limit at all: Node's timer fires it after 1 ms (probe 18).
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(ms) || ms < 1 || ms > MAX_TIMEOUT_MS)
-    throw new InputError(`${LOAD_LIMIT_ENV}=${raw}: expected a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (about 24.8 days)`);
+    throw new InputError(`${name}=${raw}: expected a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (about 24.8 days)`);
   return ms;
 }
 
