@@ -28,6 +28,7 @@ import { failedTurnsAddNothing } from './invariant-05-failed-turns-add-nothing.t
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { denyNeverLifted } from './invariant-07-deny-never-lifted.ts';
 import { policyDecidesAsWritten } from './policy-decides-as-written.ts';
+import { approvalsTimeOutAsDeclared } from './approvals-time-out-as-declared.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { approverSawTheCall } from './approver-saw-the-call.ts';
 import { approverAskedOnlyAboutStoredCalls } from './approver-asked-only-about-stored-calls.ts';
@@ -89,6 +90,7 @@ export const INVARIANTS: readonly Invariant[] = [
   approverAnswersFollowed,
   approverSawTheCall,
   approverAskedOnlyAboutStoredCalls,
+  approvalsTimeOutAsDeclared,
   followersReplayTheLog,
   followersShowOnlyStored,
   hostRefusesBadRequests,

@@ -29,6 +29,7 @@ import { crashReopenResume } from './support/crash-reopen.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
+import { approvalsTimeOutAsDeclared } from './approvals-time-out-as-declared.ts';
 import { compactorOfferedWidestRange } from './compactor-offered-widest-range.ts';
 import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
@@ -208,6 +209,42 @@ expect: {}
       new RegExp(`call ${callId} \\(issue_refund, seq \\d+\\): the approver answered deny, but the log records allow by the approver`),
     );
     expect(followed({ ...r, approvals: [] })).toMatch(/the log records allow by the approver, but the approver never answered for this call/);
+  });
+
+  it('approvals time out as declared: an answer taken after the timeout, or a timeout off its time, is caught', async () => {
+    const onTime = verdict(approvalsTimeOutAsDeclared);
+    const refund = (delayMs: number) => `
+name: refund waits for approval
+policy: { rules: [{ id: refunds-need-approval, tools: [issue_refund], decision: ask }], approvalTimeoutMs: 120000 }
+approver: { answers: [approve], delayMs: ${delayMs} }
+provider:
+  script:
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 10, reason: late } }]
+    - reply: Done.
+inbox:
+  - say: Refund ORD-1001.
+expect: {}
+`;
+    // Answered in time: taken. Its answer recorded as coming after the time ran out is an answer the policy no longer takes.
+    const answered = await run(refund(60_000));
+    expect(answered.approvals.map((a) => [a.answer, a.askedAt, a.at])).toEqual([['approve', 0, 60_000]]);
+    expect(onTime(answered)).toBeUndefined();
+    expect(onTime({ ...answered, approvals: [{ ...answered.approvals[0]!, at: 1_200_000 }] })).toMatch(
+      /call \S+ \(issue_refund\), put to the approver at 0 ms with approvalTimeoutMs 120000 ms: the approver answered approve at 1200000 ms, after the time ran out at 120000 ms, and the answer was taken \(allow by the approver\)/,
+    );
+    // Not answered in time: the approver is told to stop exactly at the timeout; ten times late, or early, is caught.
+    const timedOut = await run(refund(600_000));
+    expect(timedOut.approvals.map((a) => [a.askedAt, a.stoppedAt])).toEqual([[0, 120_000]]);
+    expect(onTime(timedOut)).toBeUndefined();
+    for (const stoppedAt of [1_200_000, 60_000])
+      expect(onTime({ ...timedOut, approvals: [{ ...timedOut.approvals[0]!, stoppedAt }] })).toMatch(
+        new RegExp(`: timed out at ${stoppedAt} ms, after ${stoppedAt} ms, not at 120000 ms$`),
+      );
+    // A timeout recorded while the approver had answered in time.
+    const { stoppedAt: _, ...answeredInTime } = timedOut.approvals[0]!;
+    expect(onTime({ ...timedOut, approvals: [{ ...answeredInTime, answer: 'approve', at: 30_000 }] })).toMatch(
+      /: the approver answered approve at 30000 ms, in time, but the log records approval_timeout$/,
+    );
   });
 
   it('compactor offered the widest range: an offer short of the last closed turn is caught', async () => {

@@ -1,7 +1,7 @@
 /**
  * The approver a case runs with (the scenario's scripted one or the agent's own),
  * wrapped so the run keeps every answer it gave: which call, what it was shown,
- * what it said, when.
+ * what it said, when it was asked, when told to stop and when it answered.
  * The invariant `approver-answers-followed` holds the log's decisions to them —
  * the log alone can only say that a decision was "by the approver", not that the
  * approver said so. `approver-saw-the-call` holds what it was shown to the log's call.
@@ -17,6 +17,10 @@ export interface ApprovalAnswer {
   readonly answer: string;
   /** Virtual time of the answer. */
   readonly at: number;
+  /** Virtual time the request was put to the approver. */
+  readonly askedAt: number;
+  /** Virtual time its signal told it to stop, when that came before its answer (a cancel, a timeout, a settled race). */
+  readonly stoppedAt?: number;
   /** Whether the store held the model's call when the approver was asked (undefined: the run cannot tell). */
   readonly storedWhenAsked?: boolean;
 }
@@ -36,17 +40,26 @@ export function recordedApprover(
   return {
     approve: async (request: ApprovalRequest, signal: AbortSignal) => {
       asked?.();
+      const askedAt = clock.now();
+      let stoppedAt: number | undefined;
+      const stop = () => (stoppedAt = clock.now());
+      if (signal.aborted) stoppedAt = askedAt;
+      else signal.addEventListener('abort', stop, { once: true });
       const storedWhenAsked = stored?.(request.callId);
       const shown = { callId: request.callId, tool: request.tool, args: request.args, sideEffect: request.sideEffect };
-      const note = (answer: string) =>
+      const note = (answer: string) => {
+        signal.removeEventListener('abort', stop);
         answers.push({
           callId: request.callId,
           tool: request.tool,
           shown,
           answer,
           at: clock.now(),
+          askedAt,
+          ...(stoppedAt !== undefined ? { stoppedAt } : {}),
           ...(storedWhenAsked !== undefined ? { storedWhenAsked } : {}),
         });
+      };
       try {
         const answer = await approver.approve(request, signal);
         note(answer === 'approve' || answer === 'deny' ? answer : `invalid: ${JSON.stringify(answer) ?? String(answer)}`);
