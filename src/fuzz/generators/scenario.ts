@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { RESULT_LOSING_FAULTS, type InboxEntry, type ProviderStep, type Scenario } from '../../harness/scenario/schema.ts';
 import { atScriptBoundary, boundaryArb, configArb, jitterArb, withJitter } from './budgets.ts';
 import { bystanderArb, bystanderCrashArb, toBystander, type BystanderParts } from './bystander.ts';
-import { compactionArb } from './compaction.ts';
+import { aimedOverlapArb, compactionArb, overlapCompaction, overlapScript, withOverlapTurns } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, isPost, type InboxCommand } from './inbox.ts';
 import { approverArb, policyArb, visibilityArb } from './policy.ts';
 import { providerScriptArb } from './provider.ts';
@@ -57,6 +57,8 @@ export interface FuzzCaseOptions {
    * replaces (`aimedTold`). Default 6.
    */
   readonly aimedTold?: number;
+  /** Percent of cases aimed at a compaction proposed across an earlier one (`aimedOverlap`). Default 5. */
+  readonly aimedOverlap?: number;
 }
 
 /** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
@@ -112,6 +114,12 @@ export interface FuzzParts {
    * next request overflows and the compactor replaces every closed turn with a summary that does not mention the call.
    */
   readonly aimedTold?: { readonly replied: number; readonly request: number; readonly ends: 'user' | 'parent' | 'crash' };
+  /**
+   * Aimed at a compaction proposed across an earlier one (compaction.ts, `aimedOverlapArb`): `turns` messages, each a
+   * turn; the first compaction replaces the turns before the first overflow, the second proposes a range that starts
+   * inside it.
+   */
+  readonly aimedOverlap?: { readonly turns: number };
 }
 
 export interface FuzzCase {
@@ -315,6 +323,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       aimedRepeat: sometimes(aimedRepeatArb(tools), options.aimedRepeat ?? 8),
       // Last, for the same reason: a case aimed at a world-changing call told in a notice, then compacted away.
       aimedTold: sometimes(aimedToldArb(tools), options.aimedTold ?? 6),
+      // Last, for the same reason: a case aimed at a compaction proposed across an earlier one.
+      aimedOverlap: sometimes(aimedOverlapArb, options.aimedOverlap ?? 5),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
@@ -338,6 +348,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           : undefined;
       const told = toldRaw && toldRaw.ends === 'crash' && !(aiming && options.crashes !== false) ? { ...toldRaw, ends: 'user' as const } : toldRaw;
       const toldScripted = told ? toldScript(told, raw.script) : undefined;
+      // A compaction proposed across an earlier one (not over the wire, no other aim).
+      const overlap = raw.wire === undefined && !aimed && fruitless === undefined && !bystanderCrash && !repeat && !told ? raw.aimedOverlap : undefined;
       const p = bystanderCrash
         ? {
             ...raw,
@@ -420,7 +432,25 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                     }),
                     script: toldScripted.script.slice(0, Math.max(options.maxScript ?? 14, toldScripted.request + 2)),
                   }
-                : raw;
+                : overlap
+                  ? {
+                      ...raw,
+                      // No crash point, store faults, claim, checkpoints, fallback model or budgets: nothing else ends a turn.
+                      crashAt: undefined,
+                      storeCrash: undefined,
+                      vias: undefined,
+                      claim: undefined,
+                      failAppends: undefined,
+                      failWriteAheads: undefined,
+                      failReceipts: undefined,
+                      checkpoints: undefined,
+                      fallback: undefined,
+                      boundary: undefined,
+                      config: {},
+                      compaction: overlapCompaction(overlap),
+                      script: overlapScript(overlap, raw.script),
+                    }
+                  : raw;
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
       // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
@@ -487,6 +517,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(fruitless !== undefined ? { aimedFruitless: fruitless } : {}),
         ...(repeat !== undefined ? { aimedRepeat: repeatCrash ? ('crash' as const) : ('repeat' as const) } : {}),
         ...(told && toldScripted ? { aimedTold: { replied: told.replied, request: toldScripted.request, ends: told.ends } } : {}),
+        ...(overlap ? { aimedOverlap: { turns: overlap.before + 1 + overlap.between + 1 } } : {}),
       };
     });
 }
@@ -630,6 +661,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
   if (parts.storeCrash) inbox = withStoreCrash(inbox, parts.storeCrash, parts.bystanderCrash?.quiet === true);
   if (parts.aimedFruitless !== undefined && parts.scenario.host === 'production') inbox = withFruitlessTurns(inbox, parts.aimedFruitless);
   if (parts.aimedTold) inbox = withToldTurns(inbox, parts.aimedTold);
+  if (parts.aimedOverlap) inbox = withOverlapTurns(inbox, parts.aimedOverlap.turns);
   if (parts.aimedSteer) inbox = withSteerGoneAtProbe(inbox, parts.scenario.host === 'production' ? 'production' : 'loop');
   let scenario: Omit<Scenario, 'inbox'> = parts.scenario;
   const steer = parts.refuseSteer ? steerReceipt(inbox, parts.refuseSteer === 'gone steer') : undefined;
