@@ -11,8 +11,9 @@
  *
  * - `LOOPGATE_HANG_TIMEOUT_MS` sets the limit (default 30 s).
  * - Off under a debugger (`--inspect`): a breakpoint stops the heartbeat too.
- * - Started by the commands that run the code under test (`run`, `fuzz`), in the
- *   CLI's process only: never inside a test runner's worker.
+ * - Started by the commands that run the code under test (`run`, `fuzz`, and
+ *   `check-host`, which builds the agent), in the CLI's process only: never inside
+ *   a test runner's worker.
  */
 import { closeSync } from 'node:fs';
 import { url as inspectorUrl } from 'node:inspector';
@@ -48,7 +49,7 @@ export interface Watchdog extends Activity {
 const IDLE: Watchdog = { start: () => {}, end: () => {}, stop: () => {} };
 
 /**
- * Watches this thread for `command` (`run`, `fuzz`). Throws an InputError for a bad
+ * Watches this thread for `command` (`run`, `fuzz`, `check`: the word for "the … stopped"). Throws an InputError for a bad
  * LOOPGATE_HANG_TIMEOUT_MS, before anything runs.
  */
 export function startWatchdog(command: string, env: NodeJS.ProcessEnv = process.env): Watchdog {

@@ -257,13 +257,19 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     );
   });
 
-  it('a config that spins while it loads stops the run, saying no case had started', async () => {
+  it('a config that spins while it loads stops the run, and check-host, saying no case had started', async () => {
     const where = project('spin-load', "() => 'ok'", '', 'for (;;) {}');
-    const result = await loopgate(['run'], where, HANG);
-    expect(result.hung).toBe(false);
-    expect(result.status, result.stderr).toBe(EXIT.failed);
-    expect(result.stderr.split('\n')).toContain(`${STOPPED}, before any case started (loading the config, building the agents or collecting the cases)`);
-    expect(result.stderr).toMatch(/^loopgate: {3}at file:\/\/\S+\/loopgate\.config\.ts:3:\d+$/m);
+    writeFileSync(join(where, 'agent.yaml'), 'provider: fake\n');
+    for (const [args, stopped] of [
+      [['run'], STOPPED],
+      [['check-host', 'agent.yaml'], STOPPED.replace('the run stopped', 'the check stopped')],
+    ] as const) {
+      const result = await loopgate(args, where, HANG);
+      expect(result.hung, args[0]).toBe(false);
+      expect(result.status, result.stderr).toBe(EXIT.failed);
+      expect(result.stderr.split('\n')).toContain(`${stopped}, before any case started (loading the config, building the agents or collecting the cases)`);
+      expect(result.stderr).toMatch(/^loopgate: {3}at file:\/\/\S+\/loopgate\.config\.ts:3:\d+$/m);
+    }
   });
 
   it('a hang limit that is not a whole number of milliseconds is exit 2 naming the variable, nothing run', async () => {

@@ -11,11 +11,15 @@ export const checkHostCommand: CommandModule<object, CheckHostArgs> = {
       .option('agent', { type: 'string', describe: "the agent it serves (default: the config's default agent)" })
       .option('config', { type: 'string', describe: 'the loopgate config file (default: loopgate.config.ts found upward from here)' }) as Argv<CheckHostArgs>,
   handler: async (args) => {
+    // It loads the config and builds the agent: code under test that may never yield.
+    const { startWatchdog } = await import('../watchdog.ts');
+    const watchdog = startWatchdog('check');
     const { checkHost } = await import('./check-host.ts');
     process.exitCode = await checkHost(
       args,
       (line) => process.stdout.write(`${line}\n`),
       (line) => process.stderr.write(`${line}\n`),
     );
+    watchdog.stop();
   },
 };
