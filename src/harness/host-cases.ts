@@ -394,6 +394,59 @@ async function storeThatThrows(failAt: number): Promise<CheckResult[]> {
   }
 }
 
+/**
+ * A store whose lock fails — the database connection lost as a turn would start
+ * (PostgreSQL's advisory lock needs one): the message must be refused 503 naming
+ * the lock, nothing stored, and the next request, the connection back, served.
+ * The recovery sweep counts such a conversation failed, with the store's reason
+ * (never recovered, never "busy": nobody else holds it). A host that ran the turn
+ * without the lock would let two hosts run one conversation's turns at once.
+ */
+async function lockThatFails(): Promise<CheckResult[]> {
+  let failures = 0;
+  class LosingStore extends MemoryEventStore {
+    override lock(conversationId: string, signal?: AbortSignal) {
+      if (failures > 0) {
+        failures--;
+        return Promise.reject(new Error('connection to the database was lost'));
+      }
+      return super.lock(conversationId, signal);
+    }
+  }
+  const store = new LosingStore();
+  const host = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT });
+  try {
+    failures = 1;
+    const refused = await host.handle('order-4', 'Where is ORD-1004?');
+    const kept = store.count('order-4');
+    const served = await host.handle('order-4', 'Where is ORD-1004?');
+    failures = 1;
+    const sweep = await host.recoverAll();
+    return [
+      answered(
+        'a lock that fails is answered 503 naming it',
+        refused,
+        503,
+        'could not take the conversation lock: connection to the database was lost; the message was not stored',
+      ),
+      stored('nothing stored while the lock failed', kept, 0),
+      answered('the next request, the lock back, is served', served, 200, undefined),
+      {
+        name: 'the recovery sweep counts the conversation failed with the store’s reason',
+        passed:
+          sweep.failed.length === 1 &&
+          sweep.failed[0]!.conversationId === 'order-4' &&
+          sweep.failed[0]!.error === 'connection to the database was lost' &&
+          sweep.busy.length === 0 &&
+          sweep.recovered.length === 0,
+        message: JSON.stringify(sweep),
+      },
+    ];
+  } finally {
+    await host.close();
+  }
+}
+
 export function hostCases(): Case[] {
   return [
     checksCase(
@@ -419,6 +472,10 @@ export function hostCases(): Case[] {
     checksCase(
       { id: 'contract:host/second-host-on-one-sqlite-file', title: 'host: a second host on a SQLite file a live host writes: 503 until it closes', file: FILE },
       secondHostOnOneFile,
+    ),
+    checksCase(
+      { id: 'contract:host/store-lock-fails', title: 'host: a store whose lock fails: 503 naming it, nothing stored, served after', file: FILE },
+      lockThatFails,
     ),
     checksCase(
       { id: 'contract:host/close-while-a-turn-runs', title: 'host: close() cancels a running turn, stores and exports it, then closes the store', file: FILE },
