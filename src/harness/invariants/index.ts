@@ -60,6 +60,7 @@ import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
 import { toolsTimeOutAsDeclared } from './tools-time-out-as-declared.ts';
+import { modelCallsTimeOutAsDeclared } from './model-calls-time-out-as-declared.ts';
 import { toolsAloneUnlessParallelSafe } from './tools-alone-unless-parallel-safe.ts';
 import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts';
 import { toolRetriesFollowPolicy } from './tool-retries-follow-policy.ts';
@@ -115,6 +116,7 @@ export const INVARIANTS: readonly Invariant[] = [
   overflowRetryOnlyIfShrank,
   fallbackMovesDownTheChain,
   retryAfterHonoured,
+  modelCallsTimeOutAsDeclared,
   compactionKeepsTurnsWhole,
   compactorOfferedWidestRange,
   budgetsBeforeWork,

@@ -30,6 +30,7 @@ import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { toolPairing } from './invariant-06-tool-pairing.ts';
 import { approverAnswersFollowed } from './approver-answers-followed.ts';
 import { approvalsTimeOutAsDeclared } from './approvals-time-out-as-declared.ts';
+import { modelCallsTimeOutAsDeclared } from './model-calls-time-out-as-declared.ts';
 import { compactorOfferedWidestRange } from './compactor-offered-widest-range.ts';
 import { documentedStatus, hostAnswersFollowOutcomes } from './host-answers-follow-outcomes.ts';
 import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.ts';
@@ -244,6 +245,36 @@ expect: {}
     const { stoppedAt: _, ...answeredInTime } = timedOut.approvals[0]!;
     expect(onTime({ ...timedOut, approvals: [{ ...answeredInTime, answer: 'approve', at: 30_000 }] })).toMatch(
       /: the approver answered approve at 30000 ms, in time, but the log records approval_timeout$/,
+    );
+  });
+
+  it('model calls time out as declared: a late backstop, or an answer taken after the timeout, is caught', async () => {
+    const onTime = verdict(modelCallsTimeOutAsDeclared);
+    const r = await run(`
+name: hung client cut by the backstop
+config: { modelTimeoutMs: 30000, retry: { jitter: 0 } }
+provider:
+  script:
+    - { reply: too late, latencyMs: 120000, ignoresTimeout: true }
+    - { reply: ORD-1003 is being processed., latencyMs: 20000 }
+inbox:
+  - say: Status of ORD-1003?
+expect: {}
+`);
+    expect(onTime(r)).toBeUndefined();
+    const results = r.log.events.filter((e) => e.type === 'model.result');
+    expect(results.map((e) => e.at)).toEqual([30_000, 51_000]); // the backstop at 30 s; the retry, sent at 31 s, answered in 20 s
+    // The same log with one result's time moved: the records as a late backstop, or a late answer taken, would leave them.
+    const moved = (index: number, at: number) =>
+      ({
+        ...r,
+        log: { ...r.log, events: r.log.events.map((e) => (e === results[index] ? { ...e, at } : e)) },
+      }) as unknown as ScenarioRun;
+    expect(onTime(moved(0, 300_000))).toBe(
+      "turn 0, step 1, attempt 1 (sent at 0 ms, modelTimeoutMs 30000 ms): the loop's backstop ended the call after 300000 ms, not 30000 ms",
+    );
+    expect(onTime(moved(1, 71_000))).toBe(
+      'turn 0, step 1, attempt 2 (sent at 31000 ms, modelTimeoutMs 30000 ms): a reply result came after 40000 ms and was taken: the call should have ended at 30000 ms',
     );
   });
 
