@@ -4,7 +4,8 @@
  * settled (`for (;;) await null`), holds that thread: no timer of the run can
  * fire, not even SIGTERM's handler, and the command would spin silently until
  * CI kills it. The watchdog is a second thread that watches the first one's
- * heartbeat (a counter a timer bumps). When it has not moved for the limit, the
+ * heartbeat (a counter a timer bumps). When it has not moved for the limit (of
+ * CPU time: a thread starved on a loaded machine is not stuck), the
  * watchdog interrupts the main thread through the inspector, which V8 serves
  * between any two bytecodes: the interrupt runs on top of the stuck code, says
  * which case was running and where the code was, and ends the command, exit 1.
@@ -56,13 +57,13 @@ export function startWatchdog(command: string, env: NodeJS.ProcessEnv = process.
   const limitMs = realTimeLimitMs(env, HANG_LIMIT_ENV, DEFAULT_HANG_LIMIT_MS);
   if (inspectorUrl() !== undefined) return IDLE;
   const running = new Set<string>();
-  (globalThis as Record<symbol, unknown>)[Symbol.for(HUNG)] = () => {
+  (globalThis as Record<symbol, unknown>)[Symbol.for(HUNG)] = (heldMs: number) => {
     const where = stuckFrames();
     const left = cleanUpAfterInterrupt() ?? 'no report was written';
     process.stderr.write(
       errorLines(
         [
-          `the ${command} stopped: the code under test held loopgate's only thread for ${showLimit(limitMs)} without yielding, ${during(running)}`,
+          `the ${command} stopped: the code under test held loopgate's only thread for ${showLimit(heldMs)} without yielding, ${during(running)}`,
           ...(where.length > 0 ? where.map((frame) => `  ${frame}`) : ['  (no frame of it on the stack: it awaits promises already settled, in a loop)']),
           `a tool, hook or agent part that loops without awaiting, or awaits only settled promises, never lets the ${command} go on; ${HANG_LIMIT_ENV} sets the limit (default ${showLimit(DEFAULT_HANG_LIMIT_MS)})`,
           left,

@@ -272,6 +272,25 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     }
   });
 
+  it('a tool blocked without using the CPU (a synchronous wait) past the limit is not a hang: a loaded machine is not stopped', async () => {
+    // What a starved main thread looks like to the watchdog on a busy CI machine: no heartbeat, and no CPU spent either.
+    const where = project('blocked', "() => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500); return 'ok'; }");
+    const result = await loopgate(['run'], where, HANG);
+    expect(result.hung).toBe(false);
+    expect(result.stderr).not.toContain('stopped');
+    expect(result.status, result.stderr).toBe(EXIT.passed);
+  });
+
+  it('a tool blocked for good without using the CPU is stopped at four times the limit', async () => {
+    const where = project('blocked-forever', '() => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); }');
+    const result = await loopgate(['run'], where, { LOOPGATE_HANG_TIMEOUT_MS: '1000' });
+    expect(result.hung).toBe(false);
+    expect(result.status, result.stderr).toBe(EXIT.failed);
+    expect(result.stderr.split('\n')).toContain(
+      "loopgate: the run stopped: the code under test held loopgate's only thread for 4 s without yielding, in case scenario:scenarios/call",
+    );
+  });
+
   it('a hang limit that is not a whole number of milliseconds is exit 2 naming the variable, nothing run', async () => {
     const where = project('hang-bad', "() => 'ok'");
     for (const value of ['soon', '0', '3000000000']) {
