@@ -27,8 +27,15 @@ export type StreamFault =
   /**
    * `asFailedResponse`: the failure comes as the response's own failed ending, not an error event (OpenAI
    * Responses' `response.failed`, the error in `response.error`); only a protocol with such an ending can.
+   * `failedWithUsage`: that failed response reports the turn's usage (else `usage: null`).
    */
-  | { readonly type: 'error_event'; readonly after: FrameTag; readonly error?: StreamErrorKind; readonly asFailedResponse?: boolean }
+  | {
+      readonly type: 'error_event';
+      readonly after: FrameTag;
+      readonly error?: StreamErrorKind;
+      readonly asFailedResponse?: boolean;
+      readonly failedWithUsage?: boolean;
+    }
   /** The stream closes without the frames that end the response. */
   | { readonly type: 'drop_end' }
   /** Framing events (and, where sequence numbers allow, every event) sent twice. */

@@ -376,6 +376,23 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'failed_response_keeps_its_usage',
+    title:
+      'a response that fills the context window mid-stream (OpenAI Responses response.failed, context_length_exceeded, after text) and reports the tokens it used keeps that usage on its context_window_exceeded: a budget counts the tokens the failed call cost',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'overflow', asFailedResponse: true, failedWithUsage: true },
+    },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'generation');
+      assert.ok(result.usage, `the failed response reported usage, but the result has none: ${JSON.stringify(result)}`);
+      assert.equal(result.usage.inputTokens, USAGE.input, 'usage.inputTokens');
+      assert.equal(result.usage.outputTokens, USAGE.output, 'usage.outputTokens');
+    },
+  },
+  {
     id: 'empty_text_block_before_call',
     title: 'an empty text block before a tool call (its text block opened and closed with no text) leaves no text in the content and sends no empty text delta',
     behaviour: {

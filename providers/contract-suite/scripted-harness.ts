@@ -160,6 +160,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
           if (behaviour.fault.failsWith) return { unsupported: NO_FETCH };
           return { result: transportError('network', { message: 'connection reset mid-stream' }), deltas: first };
         case 'error_event':
+          if (behaviour.fault.failedWithUsage) return { unsupported: NO_WIRE };
           if (behaviour.fault.error === 'rate_limited' || behaviour.fault.error === 'rate_limited_by_type')
             return { result: transportError('rate_limited', { message: 'Rate limit reached' }), deltas: first };
           if (behaviour.fault.error === 'overflow') {

@@ -88,7 +88,10 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
           if (fault.asFailedResponse) {
             if (kit.failedResponseFrame === undefined)
               throw new UnsupportedOnWire(`${kit.provider} has no failed ending of a response: a failure mid-stream comes as an error event`);
-            return streamPlan([...upToNth(frames, fault.after), kit.failedResponseFrame(fault.error ?? 'overloaded')]);
+            return streamPlan([
+              ...upToNth(frames, fault.after),
+              kit.failedResponseFrame(fault.error ?? 'overloaded', fault.failedWithUsage ? behaviour.turn.usage : undefined),
+            ]);
           }
           return streamPlan([...upToNth(frames, fault.after), kit.errorEventFrame(fault.error ?? 'overloaded')]);
         case 'drop_end':
@@ -167,6 +170,9 @@ const NON_STREAMING_FAULTS: ReadonlySet<string> = new Set(['error_event', 'malfo
 
 /** Why a behaviour has no non-streaming form, or undefined when it has one. */
 export function streamOnlyReason(behaviour: Behaviour): string | undefined {
+  if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'error_event' && behaviour.fault.failedWithUsage) {
+    return "a failed ending that reports its usage is a stream's (the non-streaming form of this fault is an HTTP error, which has none); the streaming harness runs this case";
+  }
   if (behaviour.kind === 'stream_fault' && !NON_STREAMING_FAULTS.has(behaviour.fault.type)) {
     return `a non-streaming answer has no stream to fault (${behaviour.fault.type}); the streaming harness runs this case`;
   }

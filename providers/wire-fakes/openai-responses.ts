@@ -6,7 +6,7 @@
 import type { Frame, FrameTag } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ProtocolKit } from './protocol.ts';
-import type { StreamErrorKind, TurnStop, WireTurn } from './turn.ts';
+import type { StreamErrorKind, TurnStop, TurnUsage, WireTurn } from './turn.ts';
 import { UnsupportedOnWire, pieces, refuseCutCallWhole, refuseLimitAfterWholeCall } from './turn.ts';
 import { OPENAI_INVALID_PROMPT_MESSAGE, OPENAI_TPM_MESSAGE, openAIErrorAnswer } from './openai-chat.ts';
 
@@ -322,7 +322,7 @@ function errorEventFrame(kind: StreamErrorKind): Frame {
  * no code: the API's own ResponseError has a code and no type; a compatible server that copies
  * Chat's error object into it sends the type.
  */
-function failedResponseFrame(kind: StreamErrorKind): Frame {
+function failedResponseFrame(kind: StreamErrorKind, used?: TurnUsage): Frame {
   if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout failure of a Responses response');
   const error =
     kind === 'rate_limited_by_type'
@@ -334,8 +334,9 @@ function failedResponseFrame(kind: StreamErrorKind): Frame {
           : kind === 'invalid_request'
             ? { code: 'invalid_prompt', message: OPENAI_INVALID_PROMPT_MESSAGE }
             : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
-  const turn: WireTurn = { blocks: [], stop: 'end', usage: { input: 0, output: 0 } };
-  return sseFrame('response.failed', { type: 'response.failed', sequence_number: 9_999, response: responseObject(turn, 'failed', [], { error }) }, 'error');
+  const turn: WireTurn = { blocks: [], stop: 'end', usage: used ?? { input: 0, output: 0 } };
+  const extra = used === undefined ? { error } : { error, usage: usage(turn) };
+  return sseFrame('response.failed', { type: 'response.failed', sequence_number: 9_999, response: responseObject(turn, 'failed', [], extra) }, 'error');
 }
 
 export const openAIResponsesWire: ProtocolKit = {

@@ -5,7 +5,7 @@
  */
 import type { WireProvider } from '../names.ts';
 import type { Frame, FrameTag } from './plan.ts';
-import type { ErrorKind, StreamErrorKind, WireTurn } from './turn.ts';
+import type { ErrorKind, StreamErrorKind, TurnUsage, WireTurn } from './turn.ts';
 
 export interface ErrorAnswer {
   readonly status: number;
@@ -29,9 +29,10 @@ export interface ProtocolKit {
   errorEventFrame(kind: StreamErrorKind): Frame;
   /**
    * The failure as the response's own failed ending (OpenAI Responses' `response.failed`, the error in
-   * `response.error`), where the protocol has one; absent where it has none.
+   * `response.error`), where the protocol has one; absent where it has none. `usage`: the tokens the
+   * failed response reports it used (none when absent: `usage: null`).
    */
-  failedResponseFrame?(kind: StreamErrorKind): Frame;
+  failedResponseFrame?(kind: StreamErrorKind, usage?: TurnUsage): Frame;
   /** A data line whose JSON is cut off. */
   malformedFrame(): Frame;
   /** Frames that carry the end of the response; dropping them leaves a stream without its end. */

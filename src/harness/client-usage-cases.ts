@@ -18,7 +18,7 @@
  */
 import { reply } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, EventLog, loopDeps, type Usage } from '../kernel/index.ts';
+import { AgentLoop, EventLog, loopDeps, type ModelClient, type ModelDelta, type Usage } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -69,6 +69,42 @@ async function usageNotJsonNamedInTheOutcome(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * The same for a streamed delta: the loop stores each delta a client streams
+ * (`model.delta`), and a `tool_call_start` or a delta of a kind it does not
+ * know is stored as the client built it. One that carries a value that is not
+ * JSON data (an SDK's `BigInt` index, raw metadata) cannot be stored; what the
+ * team sees of it (the call's `model.result`, kept in the history and the
+ * trace) must name the field, `model.delta.payload.delta.<key>`.
+ */
+async function deltaNotJsonNamedWhereSeen(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const script = new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock });
+  const model: ModelClient = {
+    name: 'streams-a-raw-delta',
+    call(request, onDelta) {
+      onDelta?.({ kind: 'tool_call_start', index: 0, id: 'call_1', name: 'lookup', raw: 10n } as unknown as ModelDelta);
+      return script.call(request, onDelta);
+    },
+  };
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  await clock.run(loop.drain());
+  const first = log.events.find((e) => e.type === 'model.result')?.payload as { result?: { message?: unknown } } | undefined;
+  const seen = JSON.stringify(first?.result?.message ?? 'no model.result');
+  const field = 'model.delta.payload.delta.raw: BigInt is not JSON data';
+  return [
+    {
+      name: 'a delta with a BigInt: the stored model.result names the field',
+      passed: seen.includes(field),
+      message: seen.includes(field) ? seen : `expected a model.result naming "${field}", got ${seen}`,
+      expected: field,
+      actual: seen,
+    },
+  ];
+}
+
 export function clientUsageCases(): Case[] {
   return [
     checksCase(
@@ -79,6 +115,14 @@ export function clientUsageCases(): Case[] {
         file: 'src/harness/client-usage-cases.ts',
       },
       usageNotJsonNamedInTheOutcome,
+    ),
+    checksCase(
+      {
+        id: 'contract:client-usage/delta-not-json-names-the-field',
+        title: 'client usage: a streamed delta that is not JSON data (a BigInt in a tool_call_start) is refused, the stored model.result naming the field',
+        file: 'src/harness/client-usage-cases.ts',
+      },
+      deltaNotJsonNamedWhereSeen,
     ),
   ];
 }

@@ -148,6 +148,74 @@ async function messagesOneArrayUntilTheyChange(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * Past 2 080 messages the list the loop keeps its messages in (a 32-way trie,
+ * message-list.ts) grows a third level and starts new branches under it; a leaf
+ * placed at the wrong depth there would hand the model nodes instead of
+ * messages, or skip some. A 1 060-turn conversation (2 120 messages, past the
+ * second branch of the third level) must reach the model whole, each message in
+ * its place. Only the last request's messages are read (the getter builds the
+ * array on that read), so the case stays cheap.
+ */
+const DEEP_TURNS = 1060;
+
+async function deepHistoryReachesTheModelInOrder(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const script = new ScriptedModelClient(
+    Array.from({ length: DEEP_TURNS }, (_, i) => reply(`Noted item ${i}.`)),
+    { clock },
+  );
+  let lastMessages: ModelRequest['messages'] | undefined;
+  let calls = 0;
+  const client: ModelClient = {
+    name: 'reads-the-last-request',
+    call(request: ModelRequest, onDelta) {
+      calls++;
+      if (calls === DEEP_TURNS) lastMessages = request.messages;
+      return script.call(request, onDelta);
+    },
+  };
+  const loop = new AgentLoop(loopDeps({ log: new EventLog(clock), model: client, agent: {}, clock }));
+  let replied = 0;
+  for (let i = 0; i < DEEP_TURNS; i++) {
+    loop.send(`Please note item ${i}.`, { id: `note-${i}` });
+    for (const result of await loop.drain()) if (result.outcome.kind === 'replied') replied++;
+  }
+  const textOf = (message: unknown): string => {
+    const content = (message as { content?: unknown } | undefined)?.content;
+    if (typeof content === 'string') return content;
+    if (Array.isArray(content)) return content.map((b) => (b as { text?: unknown }).text ?? '').join('');
+    return JSON.stringify(message ?? null);
+  };
+  const messages = lastMessages ?? [];
+  const wrong: string[] = [];
+  for (let i = 0; i < DEEP_TURNS; i++) {
+    const user = `Please note item ${i}.`;
+    if (textOf(messages[2 * i]) !== user) wrong.push(`message ${2 * i}: ${textOf(messages[2 * i]).slice(0, 60)}`);
+    if (i < DEEP_TURNS - 1 && textOf(messages[2 * i + 1]) !== `Noted item ${i}.`)
+      wrong.push(`message ${2 * i + 1}: ${textOf(messages[2 * i + 1]).slice(0, 60)}`);
+  }
+  return [
+    {
+      name: `${DEEP_TURNS} turns replied`,
+      passed: replied === DEEP_TURNS,
+      message: `${replied} turns replied`,
+      expected: String(DEEP_TURNS),
+      actual: String(replied),
+    },
+    {
+      name: 'the last request holds every message, each in its place',
+      passed: messages.length === 2 * DEEP_TURNS - 1 && wrong.length === 0,
+      message:
+        wrong.length === 0
+          ? `${messages.length} message(s)`
+          : `${messages.length} message(s), ${wrong.length} out of place, first: ${wrong.slice(0, 2).join('; ')}`,
+      expected: `${2 * DEEP_TURNS - 1} messages in order`,
+      actual: wrong.length === 0 ? `${messages.length} messages in order` : `${wrong.length} out of place`,
+    },
+  ];
+}
+
 export function longHistoryCases(): Case[] {
   return [
     checksCase(
@@ -165,6 +233,14 @@ export function longHistoryCases(): Case[] {
         file: 'src/harness/long-history-cases.ts',
       },
       messagesOneArrayUntilTheyChange,
+    ),
+    checksCase(
+      {
+        id: 'contract:long-history/deep-history-reaches-the-model-in-order',
+        title: 'long history: past 2 080 messages (a third level of the message trie) the model is sent every message in its place',
+        file: 'src/harness/long-history-cases.ts',
+      },
+      deepHistoryReachesTheModelInOrder,
     ),
   ];
 }
