@@ -33,6 +33,23 @@ describe('the runner redacts what a case says about itself', () => {
     expect(JSON.stringify(result)).not.toContain(SCENARIO_SECRET);
   });
 
+  it('a failing check whose actual value held a secret says so, not "expected X, got X" with both redacted alike', async () => {
+    const [result] = await runCases(
+      [
+        named(async () => ({
+          status: 'failed',
+          checks: [{ name: 'history', passed: false, message: `line 3 differs: expected "key: [REDACTED]", got "key: ${SCENARIO_SECRET}"` }],
+        })),
+      ],
+      { seed: 1, concurrency: 1 },
+    );
+    expect(result!.failure).toBe(
+      'history: line 3 differs: expected "key: [REDACTED]", got "key: [REDACTED]" (this text held a secret of the case, shown here as [REDACTED])',
+    );
+    expect(result!.checks[0]!.message).toContain('held a secret of the case');
+    expect(JSON.stringify(result)).not.toContain(SCENARIO_SECRET);
+  });
+
   it('with the secrets known before it ran, when it throws', async () => {
     const [result] = await runCases(
       [

@@ -75,12 +75,27 @@ function redacted(result: CaseResult, secrets: readonly string[]): CaseResult {
   return redactDeep(result, createRedactor({ secrets })) as CaseResult;
 }
 
+/**
+ * A failing check whose text held a secret: redacted, its "expected" and "got" can read alike (the secret is what
+ * differed), so the message says the text held one.
+ */
+function saySecretsHeld(checks: readonly CheckResult[], secrets: readonly string[]): CheckResult[] {
+  const redact = createRedactor({ secrets });
+  return checks.map((check) =>
+    !check.passed && redact(check.message) !== check.message
+      ? { ...check, message: `${check.message} (this text held a secret of the case, shown here as [REDACTED])` }
+      : check,
+  );
+}
+
 async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
   const started = performance.now();
   const base = { id: c.id, kind: c.kind, title: c.title, ...(c.file ? { file: c.file } : {}), ...(c.tags?.length ? { tags: c.tags } : {}) };
   try {
     const outcome = await c.run({ seed: caseSeed(runSeed, c.seedId ?? c.id) });
-    const failing = outcome.checks.find((check) => !check.passed);
+    const secrets = [...(c.secrets ?? []), ...(outcome.secrets ?? [])];
+    const checks = saySecretsHeld(outcome.checks, secrets);
+    const failing = checks.find((check) => !check.passed);
     return redacted(
       {
         ...base,
@@ -88,15 +103,15 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
         ...(outcome.outcome !== undefined ? { outcome: outcome.outcome } : {}),
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         ...(outcome.virtualMs !== undefined ? { virtualMs: outcome.virtualMs } : {}),
-        ...(failing ? { failure: failureLine(failing, outcome.checks) } : {}),
+        ...(failing ? { failure: failureLine(failing, checks) } : {}),
         ...(outcome.skipReason ? { skipReason: outcome.skipReason } : {}),
-        checks: outcome.checks,
+        checks,
         ...(outcome.metrics ? { metrics: outcome.metrics } : {}),
         ...(outcome.timeline ? { timeline: outcome.timeline } : {}),
         ...(outcome.requests ? { requests: outcome.requests } : {}),
         ...(outcome.repeats ? { repeats: outcome.repeats } : {}),
       },
-      [...(c.secrets ?? []), ...(outcome.secrets ?? [])],
+      secrets,
     );
   } catch (error) {
     // The code under test failing to build its agent is its own failure, told in its words; anything else is a bug, with its stack.
