@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sampleCases, sampleResults } from '../../test/report/sample-results.ts';
 import { mergeResults, MergeError } from './merge.ts';
-import { summarize, type CaseResult, type RunResults } from './results.ts';
+import { suiteDigest, summarize, type CaseResult, type RunResults } from './results.ts';
 
 const shard = (cases: CaseResult[], index: number, total: number, startedAt: string, finishedAt: string): RunResults => ({
   ...sampleResults(cases),
@@ -106,6 +106,43 @@ describe('mergeResults', () => {
       ]),
     ).toThrow('whole.json is a whole run but a.json is shard 1/2');
     expect(() => mergeResults([])).toThrow('nothing to merge');
+  });
+
+  it('refuses shards of different suites: another config, or another selection (paths, --grep) of one (probe 19, F1)', () => {
+    const suite = (config: string, cases: number, digest: string) => ({ suite: { config, cases, digest } });
+    const ours = { ...a, ...suite('loopgate.config.ts', 8, '0123456789abcdef') };
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: ours },
+        { source: 'b.json', results: { ...b, ...suite('bundled/loopgate.config.js', 8, '0123456789abcdef') } },
+      ]),
+    ).toThrow(
+      new MergeError(
+        'configs differ: a.json is shard 1/2 of the suite of loopgate.config.ts, b.json is shard 2/2 of the suite of bundled/loopgate.config.js; shards of one run share one config',
+      ),
+    );
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: ours },
+        { source: 'b.json', results: { ...b, ...suite('loopgate.config.ts', 5, 'fedcba9876543210') } },
+      ]),
+    ).toThrow(
+      new MergeError(
+        'suites differ: a.json is shard 1/2 of 8 cases (suite 01234567…), b.json is shard 2/2 of 5 cases (suite fedcba98…); shards of one run select the same cases (same config, paths and --grep)',
+      ),
+    );
+    // The merged run records the suite it covers; a shard written before suites were recorded is taken on trust.
+    const merged = mergeResults([
+      { source: 'a.json', results: ours },
+      { source: 'b.json', results: { ...b, ...suite('loopgate.config.ts', 8, '0123456789abcdef') } },
+    ]);
+    expect(merged.suite).toEqual({ config: 'loopgate.config.ts', cases: 8, digest: suiteDigest(merged.cases.map((c) => c.id)) });
+    expect(
+      mergeResults([
+        { source: 'a.json', results: ours },
+        { source: 'b.json', results: b },
+      ]).suite,
+    ).toBeUndefined();
   });
 
   it('merges whole runs of disjoint cases too (e.g. one job per kind)', () => {

@@ -4,12 +4,13 @@
  * per-shard regressions dropped (compare the merged run with the baseline
  * instead: a shard cannot tell a case that is missing from one that ran in
  * another shard). Refuses what would make the merged verdict wrong: the same
- * case in two files, shards of different runs (seed, version), and a shard
- * missing or given twice.
+ * case in two files, shards of different runs (seed, version, loop, config or
+ * selection of cases), and a shard missing or given twice. Whole runs of
+ * disjoint cases merge whatever their configs (one job per agent, or per kind).
  */
 import { InputError } from '../kernel/index.ts';
 import { compareIds } from './format.ts';
-import { loopOf, RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from './results.ts';
+import { loopOf, RESULTS_SCHEMA, suiteDigest, summarize, type CaseResult, type RunResults, type RunSuite } from './results.ts';
 
 export interface ResultsPart {
   /** Where the part came from (a file path), for error messages. */
@@ -51,6 +52,7 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
     }
   }
   checkShards(parts);
+  checkSuites(parts);
 
   const seen = new Map<string, string>();
   const cases: CaseResult[] = [];
@@ -84,6 +86,7 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
     // Shards run side by side: the merged run took from the first start to the last finish.
     durationMs: Math.max(0, Date.parse(finishedAt) - Date.parse(startedAt)),
     seed: first.results.seed,
+    ...suiteOfMerged(parts, cases),
     summary: summarize(cases),
     cases,
   };
@@ -112,4 +115,32 @@ function checkShards(parts: readonly ResultsPart[]): void {
       `missing shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i}/${total}`).join(', ')}: the merged results would leave their cases out`,
     );
   }
+}
+
+/** Shards of one run selected the same cases of one config: a shard of another suite would leave the rest of both unrun. */
+function checkSuites(parts: readonly ResultsPart[]): void {
+  const sharded = parts.filter((p) => p.results.shard !== undefined && p.results.suite !== undefined);
+  const [first] = sharded;
+  if (first === undefined) return;
+  const name = (part: ResultsPart) => `${part.source} is shard ${part.results.shard!.index}/${part.results.shard!.total}`;
+  const a = first.results.suite!;
+  for (const part of sharded) {
+    const b = part.results.suite!;
+    if (b.config !== a.config)
+      throw new MergeError(
+        `configs differ: ${name(first)} of the suite of ${a.config}, ${name(part)} of the suite of ${b.config}; shards of one run share one config`,
+      );
+    if (b.digest !== a.digest)
+      throw new MergeError(
+        `suites differ: ${name(first)} of ${a.cases} cases (suite ${a.digest.slice(0, 8)}…), ${name(part)} of ${b.cases} cases (suite ${b.digest.slice(0, 8)}…); shards of one run select the same cases (same config, paths and --grep)`,
+      );
+  }
+}
+
+/** The merged run's suite: the cases it holds, of the config every part names (none if a part predates suites, or configs differ). */
+function suiteOfMerged(parts: readonly ResultsPart[], cases: readonly CaseResult[]): { suite?: RunSuite } {
+  const suites = parts.map((p) => p.results.suite);
+  const config = suites[0]?.config;
+  if (config === undefined || suites.some((s) => s?.config !== config)) return {};
+  return { suite: { config, cases: cases.length, digest: suiteDigest(cases.map((c) => c.id)) } };
 }

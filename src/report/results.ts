@@ -3,6 +3,7 @@
  * holds. Versioned: a change that old readers cannot read bumps `schema`.
  * Documented in docs/results-schema.md.
  */
+import { createHash } from 'node:crypto';
 
 export const RESULTS_SCHEMA = 'loopgate.results/v2' as const;
 /** The versions this loopgate reads: v2 added values to closed sets (the `cost` regression); a v1 file is a valid v2 file. */
@@ -199,6 +200,11 @@ export interface RunResults {
   readonly seed: number;
   /** Present when this run is one shard of several (`--shard i/n`). */
   readonly shard?: { readonly index: number; readonly total: number };
+  /**
+   * What the run selected before sharding: the config (relative to the working folder), how many cases and a digest
+   * of their ids. Shards of one run agree on it; merge-reports refuses shards that do not. Absent in older files.
+   */
+  readonly suite?: RunSuite;
   /** A fuzz run: the agent fuzzed and its tools (the generators add a scripted `probe` tool besides). */
   readonly fuzz?: FuzzSubject;
   readonly summary: RunSummary;
@@ -207,6 +213,21 @@ export interface RunResults {
   readonly regressions?: readonly Regression[];
   /** Present when a peer loop's run was compared with its pinned verdicts (`verdicts:` in the config). */
   readonly verdicts?: { readonly file: string; readonly differences: readonly VerdictDifference[] };
+}
+
+export interface RunSuite {
+  readonly config: string;
+  readonly cases: number;
+  /** suiteDigest of the selected case ids. */
+  readonly digest: string;
+}
+
+/** The digest of a selection of cases: the first 16 hex digits of the SHA-256 of their ids, sorted (code units), one per line. */
+export function suiteDigest(ids: readonly string[]): string {
+  return createHash('sha256')
+    .update([...ids].sort().join('\n'))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export interface RunLoop {

@@ -24,7 +24,7 @@ import { caseIdRoot, defaultReportDir, loadConfig, type ResolvedConfig } from '.
 import { compareWithBaseline, readBaselineFile, writeBaselineFile, type Baseline } from '../../report/baseline.ts';
 import { ReportFileError } from '../../report/file-error.ts';
 import { createProgress } from '../../report/progress.ts';
-import { RESULTS_SCHEMA, summarize, type RunResults } from '../../report/results.ts';
+import { RESULTS_SCHEMA, suiteDigest, summarize, type RunResults } from '../../report/results.ts';
 import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
 import { REPORT_FILES, REPORTERS } from '../../report/reporters.ts';
 import { parseReporters, writeReports } from '../../report/write.ts';
@@ -356,6 +356,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     durationMs: finishedAt.getTime() - startedAt.getTime(),
     seed: args.seed,
     ...(shard ? { shard } : {}),
+    suite: { config: suiteConfig(config), cases: grepped.length, digest: suiteDigest(grepped.map((c) => c.id)) },
     summary: summarize(results),
     cases: results,
   };
@@ -430,4 +431,10 @@ export function updateReport(updates: readonly UpdateResult[]): string {
   for (const u of failing)
     if (u.kind !== 'refused') lines.push(`  ✗ ${u.file}: still failing on what --update does not rewrite: ${u.stillFailing!.join(', ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The config as results.json names it: relative to the working folder, with / (shards run on other machines), or the bundled suite. */
+function suiteConfig(config: ResolvedConfig): string {
+  if (config.bundled) return 'the bundled suite';
+  return (relative(process.cwd(), config.file) || config.file).split(sep).join('/');
 }

@@ -1,0 +1,44 @@
+/**
+ * Shards merged end to end, as a CI matrix runs them: `loopgate run --shard i/n`
+ * in separate jobs, then `loopgate merge-reports`. Shards of one selection merge
+ * into the whole run's verdict; shards of two selections (one job with another
+ * --grep, paths or --config) are refused, naming both (probe 19, F1: merged as a
+ * passing run with half of each suite never run).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { loopgate } from '../support/cli.ts';
+
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'loopgate-merge-shards-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const shard = (grep: string, index: number, out: string) =>
+  loopgate(['run', '--grep', grep, '--shard', `${index}/2`, '--seed', '3', '--reporter', 'json', '--out', out], dir);
+
+describe('merge-reports over real shards', () => {
+  it('merges shards of one selection, and refuses a shard of another selection naming both files', async () => {
+    const runs = await Promise.all([shard('^table:', 1, 's1'), shard('^table:', 2, 's2'), shard('^table:tool_use', 2, 'other')]);
+    for (const run of runs) expect(run.status, run.stderr).toBe(EXIT.passed);
+    const suite = JSON.parse(readFileSync(join(dir, 's1', 'results.json'), 'utf8')).suite;
+    expect(suite).toMatchObject({ config: 'the bundled suite', digest: expect.stringMatching(/^[0-9a-f]{16}$/) });
+
+    const merged = await loopgate(['merge-reports', 's1', 's2', '--out', 'merged', '--reporter', 'json'], dir);
+    expect(merged.status, merged.stderr).toBe(EXIT.passed);
+    const whole = JSON.parse(readFileSync(join(dir, 'merged', 'results.json'), 'utf8'));
+    expect(whole.summary.total).toBe(suite.cases);
+    expect(whole.suite).toEqual(suite);
+
+    const refused = await loopgate(['merge-reports', 's1', 'other', '--out', 'refused', '--reporter', 'json'], dir);
+    expect(refused.status).toBe(EXIT.usage);
+    expect(refused.stderr).toMatch(
+      /^loopgate: suites differ: s1\/results\.json is shard 1\/2 of \d+ cases \(suite [0-9a-f]{8}…\), other\/results\.json is shard 2\/2 of \d+ cases \(suite [0-9a-f]{8}…\); shards of one run select the same cases \(same config, paths and --grep\)\n$/,
+    );
+    expect(() => readFileSync(join(dir, 'refused', 'results.json'))).toThrow(/ENOENT/);
+  });
+});
