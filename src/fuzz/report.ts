@@ -78,7 +78,9 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
     finishedAt: input.finishedAt.toISOString(),
     durationMs: Math.round(result.durationMs),
     seed: result.seed,
-    ...(subject ? { fuzz: { agent: subject.agent, tools: [...subject.tools] } } : {}),
+    ...(subject
+      ? { fuzz: { agent: subject.agent, tools: [...subject.tools], ...(subject.withoutArgs ? { withoutArgs: [...subject.withoutArgs] } : {}) } }
+      : {}),
     summary: summarize(cases),
     cases,
   };

@@ -99,7 +99,14 @@ export const REPORT_SCRIPT = String.raw`
   var header = document.getElementById('top');
   var meta = [results.startedAt, duration(results.durationMs), 'seed ' + results.seed, 'loopgate ' + results.tool.version];
   if (results.shard) meta.push('shard ' + results.shard.index + '/' + results.shard.total);
-  if (results.fuzz) meta.push('fuzzed agent ' + results.fuzz.agent + ': ' + (results.fuzz.tools.length ? results.fuzz.tools.join(', ') + ' (and the scripted probe)' : 'no tools of its own (only the scripted probe)'));
+  if (results.fuzz)
+    meta.push(
+      'fuzzed agent ' +
+        results.fuzz.agent +
+        ': ' +
+        (results.fuzz.tools.length ? results.fuzz.tools.join(', ') + ' (and the scripted probe)' : 'no tools of its own (only the scripted probe)') +
+        (results.fuzz.withoutArgs && results.fuzz.withoutArgs.length ? '; without fuzz.args, ' + results.fuzz.withoutArgs.join(', ') + ' got only {} and a string that is not JSON' : ''),
+    );
   if (summary.cost) meta.push('cost ' + costText(summary.cost) + ' over ' + summary.cost.cases + ' case' + (summary.cost.cases === 1 ? '' : 's'));
   add(header, [
     el('h1', null, 'loopgate report', el('span', { class: 'verdict ' + (ok ? 'passed' : 'failed'), id: 'verdict', text: ok ? 'PASSED' : 'FAILED' })),

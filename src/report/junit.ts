@@ -55,6 +55,7 @@ export function renderJunit(results: RunResults): string {
       ? [
           ['fuzz.agent', results.fuzz.agent],
           ['fuzz.tools', results.fuzz.tools.join(', ')],
+          ...(results.fuzz.withoutArgs ? [['fuzz.withoutArgs', results.fuzz.withoutArgs.join(', ')]] : []),
         ]
       : []),
     ...(summary.cost

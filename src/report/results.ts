@@ -177,12 +177,24 @@ export interface Regression {
 export interface FuzzSubject {
   readonly agent: string;
   readonly tools: readonly string[];
+  /**
+   * The tools given no `fuzz.args`: the model sends them only `{}` and a string that is not JSON, so their bodies
+   * run only where `{}` is valid. Absent when every tool has arguments (and in files written before it was recorded).
+   */
+  readonly withoutArgs?: readonly string[];
 }
 
-/** `agent NAME: tool, tool (and the scripted probe)`, as every report says it. */
+/** The subject of a fuzz run: `withoutArgs` the tools that `args` (the names given fuzz.args) leaves out. */
+export function fuzzSubject(agent: string, tools: readonly string[], args: readonly string[]): FuzzSubject {
+  const withoutArgs = tools.filter((tool) => !args.includes(tool));
+  return { agent, tools, ...(withoutArgs.length > 0 ? { withoutArgs } : {}) };
+}
+
+/** `agent NAME: tool, tool (and the scripted probe)`, and which got no arguments, as every report says it. */
 export function fuzzSubjectText(subject: FuzzSubject): string {
   const tools = subject.tools.length > 0 ? `${subject.tools.join(', ')} (and the scripted probe)` : 'no tools of its own (only the scripted probe)';
-  return `agent ${subject.agent}: ${tools}`;
+  const bare = subject.withoutArgs?.length ? `; without fuzz.args, ${subject.withoutArgs.join(', ')} got only {} and a string that is not JSON` : '';
+  return `agent ${subject.agent}: ${tools}${bare}`;
 }
 
 export interface RunResults {

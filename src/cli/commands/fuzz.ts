@@ -20,6 +20,7 @@ import type { Activity } from '../watchdog.ts';
 import { closestName } from '../../kernel/index.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
 import { REPORTERS } from '../../report/reporters.ts';
+import { fuzzSubject } from '../../report/results.ts';
 import { parseReporters, UnknownReporterError, writeReports } from '../../report/write.ts';
 import { ensureDirectory } from '../../files/index.ts';
 import { printableLines } from '../../report/terminal-text.ts';
@@ -249,7 +250,11 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     version: VERSION,
     ...(counterexampleFile ? { counterexampleFile } : {}),
     ...(reproduces ? { reproduces } : {}),
-    subject: { agent: parsed.agent, tools: (cases.tools ?? []).map((t) => t.name) },
+    subject: fuzzSubject(
+      parsed.agent,
+      (cases.tools ?? []).map((t) => t.name),
+      Object.keys(config.fuzz.args ?? {}),
+    ),
   });
   const written = await writeReports(results, { reporters, outDir: out, console: { verbose: args.verbose ?? false } });
   interrupt.stop(); // the reports are this search's, whole
