@@ -16,7 +16,7 @@ import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
 import { wireCaseArb } from './wire.ts';
 import { crashAtArb, failAppendsArb, failReceiptsArb, failWriteAheadsArb, storeCrashArb, type StoreCrash } from './store.ts';
-import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSpanMisuse, type FuzzTool, type SideEffectLevel } from './tools.ts';
+import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSkippedRedaction, withSpanMisuse, type FuzzTool, type SideEffectLevel } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
 import { FUZZ_PASSPHRASE, FUZZ_SECRET } from './secret.ts';
@@ -59,6 +59,8 @@ export interface FuzzCaseOptions {
   readonly aimedTold?: number;
   /** Percent of cases aimed at a compaction proposed across an earlier one (`aimedOverlap`). Default 5. */
   readonly aimedOverlap?: number;
+  /** Percent of cases whose tools' executor skips redaction (with the case's secrets only). Default 10. */
+  readonly skipsRedaction?: number;
 }
 
 /** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
@@ -325,6 +327,10 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       aimedTold: sometimes(aimedToldArb(tools), options.aimedTold ?? 6),
       // Last, for the same reason: a case aimed at a compaction proposed across an earlier one.
       aimedOverlap: sometimes(aimedOverlapArb, options.aimedOverlap ?? 5),
+      // Last, for the same reason: with the case's secrets, every tool answered by an executor built without the
+      // redactor (skips-redaction): the log's own redaction is then the last line (probe 19, P5b: a tool.result
+      // builder that skipped it passed every fuzz run, the pipeline having redacted first).
+      skipsRedaction: sometimes(fc.constant(true), options.skipsRedaction ?? 10),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
@@ -356,6 +362,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
             ...AIMED_BASE,
             failReceipts: undefined,
             spanMisuse: undefined,
+            skipsRedaction: undefined,
             bystander: bystanderCrash.bystander,
             storeCrash: { damage: 'none' as const, at: bystanderCrash.at, position: 0 },
             tools: raw.tools.map(({ executor: _executor, ...t }) => t),
@@ -413,6 +420,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                     production: told.ends === 'crash' ? true : raw.production,
                     failReceipts: undefined,
                     spanMisuse: undefined,
+                    skipsRedaction: undefined,
                     checkpoints: undefined,
                     fallback: undefined,
                     boundary: undefined,
@@ -469,7 +477,11 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
               : p.config,
             p.jitter,
           ),
-          tools: withSpanMisuse(p.failWriteAheads?.[1] ? withBrokenExecutor(p.tools, tools, p.failWriteAheads[1]) : p.tools, tools, p.spanMisuse !== undefined),
+          tools: withSkippedRedaction(
+            withSpanMisuse(p.failWriteAheads?.[1] ? withBrokenExecutor(p.tools, tools, p.failWriteAheads[1]) : p.tools, tools, p.spanMisuse !== undefined),
+            tools,
+            p.secret && p.skipsRedaction !== undefined,
+          ),
           provider: {
             ...(p.wire ? { kind: 'wire' as const, provider: p.wire.provider, script: p.wire.script } : { kind: 'scripted' as const, script: p.script }),
             // A wire case's fallback goes over the wire too: only what the wire can say.

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../kernel/index.ts';
 import { EXECUTOR_FAULTS, type Behaviour, type ScenarioTool } from '../../harness/scenario/schema.ts';
 import { sometimes } from './optional.ts';
-import { SECRET_ENCODED_OUTPUT, secretNearCut } from './secret.ts';
+import { FUZZ_PASSPHRASE, FUZZ_SECRET, SECRET_ENCODED_OUTPUT, secretNearCut } from './secret.ts';
 
 export const SIDE_EFFECTS = ['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'] as const;
 export type SideEffectLevel = (typeof SIDE_EFFECTS)[number];
@@ -223,5 +223,25 @@ export function withSpanMisuse(scripts: readonly ScenarioTool[], tools: readonly
   return [
     ...scripts.map((t) => (t.executor ? t : { ...t, executor: fault() })),
     ...tools.filter((t) => !named.has(t.name)).map((t) => ({ name: t.name, executor: fault() })),
+  ];
+}
+
+/** What the probe returns first when its executor skips redaction: both of the case's secrets, in plain text. */
+export const SECRETS_UNREDACTED_OUTPUT = `diagnostics: key in use ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE}`;
+
+/**
+ * With `on`, every tool whose executor is sound otherwise is answered by one built without the redactor
+ * (`skips-redaction`): its output reaches the log as the tool returned it, secrets in plain text, and the log's own
+ * redaction must keep them out (no draw of its own). The probe's first attempt then returns the case's secrets, so
+ * there is one to keep out.
+ */
+export function withSkippedRedaction(scripts: readonly ScenarioTool[], tools: readonly FuzzTool[], on: boolean): ScenarioTool[] {
+  if (!on) return [...scripts];
+  const named = new Set(scripts.map((t) => t.name));
+  const leaky = (t: ScenarioTool): ScenarioTool =>
+    t.name === PROBE_TOOL.name ? { ...t, behaviour: [{ return: SECRETS_UNREDACTED_OUTPUT }, ...(t.behaviour ?? []).slice(1)] } : t;
+  return [
+    ...scripts.map((t) => (t.executor ? t : leaky({ ...t, executor: 'skips-redaction' as const }))),
+    ...tools.filter((t) => !named.has(t.name)).map((t) => ({ name: t.name, executor: 'skips-redaction' as const })),
   ];
 }
