@@ -65,7 +65,7 @@ export function startWatchdog(command: string, env: NodeJS.ProcessEnv = process.
         [
           `the ${command} stopped: the code under test held loopgate's only thread for ${showLimit(heldMs)} without yielding, ${during(running)}`,
           ...(where.length > 0 ? where.map((frame) => `  ${frame}`) : ['  (no frame of it on the stack: it awaits promises already settled, in a loop)']),
-          `a tool, hook or agent part that loops without awaiting, or awaits only settled promises, never lets the ${command} go on; ${HANG_LIMIT_ENV} sets the limit (default ${showLimit(DEFAULT_HANG_LIMIT_MS)})`,
+          `a tool, hook or agent part that loops without awaiting, awaits only settled promises, or blocks in a synchronous call that never returns, never lets the ${command} go on; ${HANG_LIMIT_ENV} sets the limit (default ${showLimit(DEFAULT_HANG_LIMIT_MS)})`,
           left,
         ].join('\n'),
       ),

@@ -289,6 +289,7 @@ describe('the code under test cannot end, fake or hold the gate', () => {
     expect(result.stderr.split('\n')).toContain(
       "loopgate: the run stopped: the code under test held loopgate's only thread for 4 s without yielding, in case scenario:scenarios/call",
     );
+    expect(result.stderr).toContain('or blocks in a synchronous call that never returns');
   });
 
   it('a hang limit that is not a whole number of milliseconds is exit 2 naming the variable, nothing run', async () => {
