@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelDelta, ModelRequest } from '../../src/kernel/model/client.ts';
 import { reply } from '../fake/results.ts';
-import { runModelCall } from './call-runner.ts';
+import { describeError, runModelCall } from './call-runner.ts';
 import { transportFailure } from './results.ts';
 
 const request: ModelRequest = { model: 'm', system: '', messages: [], tools: [], maxTokens: 10 };
@@ -127,5 +127,27 @@ describe('runModelCall usage on early endings', () => {
       classify,
     );
     expect(own.usage).toEqual({ inputTokens: 1, outputTokens: 1 });
+  });
+});
+
+describe('describeError', () => {
+  // @anthropic-ai/sdk 1.17 wraps one layer more than 1.14: the socket's words sat two causes down, and a fresh
+  // install failed contract:anthropic/network_during_stream (outside probe 20, F2).
+  it('follows the cause chain down, each layer that says something new once', () => {
+    const socket = new Error('other side closed');
+    const fetch = new TypeError('terminated', { cause: socket });
+    const sdk = new Error('Connection error.', { cause: fetch });
+    expect(describeError(sdk)).toBe('Connection error.: terminated: other side closed');
+    expect(describeError(new Error('fetch failed: terminated', { cause: fetch }))).toBe('fetch failed: terminated: other side closed');
+  });
+
+  it('stops at a cycle and at five causes', () => {
+    const a = new Error('a');
+    const b = new Error('b', { cause: a });
+    (a as { cause?: unknown }).cause = b;
+    expect(describeError(b)).toBe('b: a');
+    let deep = new Error('e0');
+    for (let i = 1; i <= 8; i++) deep = new Error(`e${i}`, { cause: deep });
+    expect(describeError(deep)).toBe('e8: e7: e6: e5: e4: e3');
   });
 });

@@ -134,19 +134,30 @@ function safeClassify(classify: (error: unknown, ctx: CallContext) => ModelResul
   }
 }
 
+/** How deep describeError follows `cause`: the SDK's error, the fetch's, the socket's, and a little more. */
+const CAUSE_DEPTH = 5;
+
 /**
- * What was thrown, in words. Never throws itself: a value may have no text form
- * (an object with no prototype, whose String() throws) or refuse `instanceof`
- * (a Proxy whose getPrototypeOf trap throws), and the call must still settle
- * with a result that says something.
+ * What was thrown, in words: its message, then each cause's below it that
+ * says something new (an SDK wraps the fetch's error, which wraps the
+ * socket's: "Connection error.: terminated: other side closed"; SDK releases
+ * differ in how many layers they add). Never throws itself: a value may have
+ * no text form (an object with no prototype, whose String() throws) or refuse
+ * `instanceof` (a Proxy whose getPrototypeOf trap throws), and the call must
+ * still settle with a result that says something.
  */
 export function describeError(error: unknown): string {
   try {
-    if (error instanceof Error) {
-      const cause = (error as { cause?: unknown }).cause;
-      return cause instanceof Error && cause.message && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
+    if (!(error instanceof Error)) return String(error);
+    let text = error.message;
+    const seen = new Set<unknown>([error]);
+    let cause = (error as { cause?: unknown }).cause;
+    for (let depth = 0; depth < CAUSE_DEPTH && cause instanceof Error && !seen.has(cause); depth++) {
+      seen.add(cause);
+      if (cause.message && !text.includes(cause.message)) text = `${text}: ${cause.message}`;
+      cause = (cause as { cause?: unknown }).cause;
     }
-    return String(error);
+    return text;
   } catch {
     return 'a thrown value with no text form';
   }
