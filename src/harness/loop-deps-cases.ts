@@ -16,6 +16,9 @@
  */
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { defaultHostConfig } from '../host/config.ts';
+import { AgentHost } from '../host/host.ts';
+import { MemoryEventStore } from '../stores/memory-store.ts';
 import {
   AgentLoop,
   agentTools,
@@ -366,6 +369,49 @@ async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A model client that is no model client (no name, an empty one, no call()): refused, one line naming the field,
+ * where it is handed over — loopDeps and the AgentHost constructor, for the model and each fallback — never a turn
+ * that ends failed{internal} on its first request because the log cannot record the client (outside probe 20, F3:
+ * a host built from the README's `{ call }` answered every message 500).
+ */
+async function clientThatIsNoClient(): Promise<CheckResult[]> {
+  const ok = new ScriptedModelClient([reply('fine')]);
+  const call = ok.call.bind(ok);
+  const bad: [string, unknown, RegExp][] = [
+    [
+      'no name',
+      { call },
+      /^model: the model client has no name \(a non-empty string, e.g\. "anthropic:claude-sonnet-4-6", that the log records on every request\)$/,
+    ],
+    ['an empty name', { name: '', call }, /^model: the model client has no name/],
+    ['a name that is not text', { name: 42, call }, /^model: the model client has no name/],
+    ['no call()', { name: 'team:client' }, /^model: the model client has no call\(request, onDelta\) function$/],
+    ['not an object', 'anthropic', /^model: expected a model client \(\{ name, call \}\), got a string$/],
+  ];
+  const checks: CheckResult[] = [];
+  const refusal = (build: () => unknown): string => {
+    try {
+      build();
+      return 'accepted';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  for (const [what, client, expected] of bad) {
+    const deps = refusal(() => loopDeps({ log: new EventLog(new VirtualClock()), model: client as ModelClient }));
+    checks.push(check(`loopDeps refuses a client with ${what}`, expected.test(deps), deps, String(expected)));
+    const fallback = refusal(() => loopDeps({ log: new EventLog(new VirtualClock()), model: ok, fallbackModels: [ok, client as ModelClient] }));
+    const asFallback = new RegExp(expected.source.replace('^model:', '^fallbackModels\\[1\\]:'));
+    checks.push(check(`loopDeps refuses a fallback with ${what}`, asFallback.test(fallback), fallback, String(asFallback)));
+    const host = refusal(() => new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: client as ModelClient }));
+    checks.push(check(`AgentHost refuses a client with ${what}, at construction`, expected.test(host), host, String(expected)));
+  }
+  const fine = refusal(() => new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: ok, fallbackModels: [ok] }));
+  checks.push(check('a client with a name and call() is taken', fine === 'accepted', fine, 'accepted'));
+  return checks;
+}
+
 export function loopDepsCases(): Case[] {
   const rows: [string, string, () => Promise<CheckResult[]>][] = [
     ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
@@ -388,6 +434,11 @@ export function loopDepsCases(): Case[] {
       noticeBackWhenStepsRefused,
     ],
     ['tracing-throws', "a turn tracing whose begin or finish throws: the turn replies with a whole trace of the loop's own", tracingThrows],
+    [
+      'client-that-is-no-client',
+      'a model client without a name or call(): refused by loopDeps and the AgentHost constructor, naming the field',
+      clientThatIsNoClient,
+    ],
   ];
   return rows.map(([id, title, run]) => checksCase({ id: `contract:loop-deps/${id}`, title: `loop deps: ${title}`, file: FILE }, run));
 }

@@ -68,6 +68,7 @@ import {
   type W3cTracing,
   type Durability,
   snapshotOf,
+  checkModelClients,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
@@ -300,6 +301,8 @@ export class AgentHost {
   readonly prompt: PromptSource | undefined;
 
   constructor(options: HostOptions) {
+    // A client that is none is one line here, not a 500 on every message once the log cannot record it.
+    checkModelClients(options.model, options.fallbackModels);
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#newId = options.newId ?? (() => randomUUID());

@@ -59,7 +59,7 @@ export { estimateTokens } from './projection/estimate.ts';
 // The loop
 export { AgentLoop } from './loop/runner.ts';
 export { SNAPSHOT_FORMAT, SnapshotMismatch, resumeFromSnapshot, snapshotOf, type LoopSnapshot } from './loop/snapshot.ts';
-export { loopDeps, loopConfig, agentTools, agentToolOptions, agentToolProblems, agentPrompt, type LoopDepsInput } from './loop/deps.ts';
+export { checkModelClients, loopDeps, loopConfig, agentTools, agentToolOptions, agentToolProblems, agentPrompt, type LoopDepsInput } from './loop/deps.ts';
 export * from './loop/types.ts';
 export { CancelScope, raceAbort, type CancelReason } from './loop/cancellation.ts';
 export { DeltaStreams } from './loop/delta-streams.ts';

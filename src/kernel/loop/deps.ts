@@ -7,7 +7,7 @@ import type { Agent } from '../agent.ts';
 import { AgentSettingError, checkAgentSettings, redactorGarbles } from '../agent-settings.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { EventLog } from '../log/event-log.ts';
-import type { ModelClient } from '../model/client.ts';
+import { modelClientProblem, type ModelClient } from '../model/client.ts';
 import { PRIORITY, PromptAssembler, type PromptFragment } from '../prompt/assembler.ts';
 import { createRedactor, type Redactor } from '../redact/index.ts';
 import { createToolExecutor, type ToolExecutorOptions } from '../tools/pipeline.ts';
@@ -55,6 +55,7 @@ const DEFAULT_SYSTEM = 'You are a helpful assistant.';
 const NO_AGENT: Agent = Object.freeze({});
 
 export function loopDeps(input: LoopDepsInput): LoopDeps {
+  checkModelClients(input.model, input.fallbackModels);
   const agent = input.agent ?? NO_AGENT;
   if (agent !== NO_AGENT) checkAgentSettings(agent);
   const clock = input.clock ?? systemClock;
@@ -188,4 +189,11 @@ function defined<T extends object>(o: T): Partial<T> {
   for (const key in o)
     if (Object.hasOwn(o, key) && o[key] === undefined) return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
   return o; // nothing undefined: spread as it is
+}
+
+/** The model and each fallback are model clients: one line naming the first that is not (AgentSettingError). */
+export function checkModelClients(model: unknown, fallbackModels: readonly unknown[] | undefined): void {
+  const problem =
+    modelClientProblem(model, 'model') ?? (fallbackModels ?? []).map((c, i) => modelClientProblem(c, `fallbackModels[${i}]`)).find((p) => p !== undefined);
+  if (problem !== undefined) throw new AgentSettingError(problem);
 }

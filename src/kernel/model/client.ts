@@ -208,6 +208,22 @@ export interface ModelClient {
   call(request: ModelRequest, onDelta?: (delta: ModelDelta) => void): Promise<ModelResult>;
 }
 
+/**
+ * What keeps `client` from being a ModelClient, as one line starting with `at` (`model`, `fallbackModels[1]`),
+ * or undefined. A client without a name would be found only on its first request, when the log cannot record it.
+ */
+export function modelClientProblem(client: unknown, at: string): string | undefined {
+  if (typeof client !== 'object' || client === null)
+    return `${at}: expected a model client ({ name, call }), got ${client === null ? 'null' : typeof client === 'string' ? 'a string' : typeof client}`;
+  const c = client as { name?: unknown; call?: unknown; model?: unknown };
+  if (typeof c.name !== 'string' || c.name === '')
+    return `${at}: the model client has no name (a non-empty string, e.g. "anthropic:claude-sonnet-4-6", that the log records on every request)`;
+  if (typeof c.call !== 'function') return `${at}: the model client has no call(request, onDelta) function`;
+  if (c.model !== undefined && (typeof c.model !== 'string' || c.model === ''))
+    return `${at}: the model client's model is not a model name (a non-empty string)`;
+  return undefined;
+}
+
 /** Joins the text blocks of assistant content. */
 export function textOf(content: readonly AssistantBlock[]): string {
   let out = '';
