@@ -412,6 +412,35 @@ async function clientThatIsNoClient(): Promise<CheckResult[]> {
   return checks;
 }
 
+async function persistAskedABarrierFirst(): Promise<CheckResult[]> {
+  // A team's store may write only at a barrier (write-behind, as the bundled host does): the turn's claim must be one.
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([reply('It shipped on Monday.')], { clock });
+  const asked: { durability: unknown; requests: number }[] = [];
+  const got = await oneTurn(
+    {
+      model,
+      persist: (durability) => {
+        asked.push({ durability, requests: model.requests.length });
+        return Promise.resolve();
+      },
+    },
+    clock,
+  );
+  const beforeRequest = asked.filter((a) => a.requests === 0).map((a) => String(a.durability));
+  const words = [...new Set(asked.map((a) => String(a.durability)))];
+  return [
+    check('the turn replied', got.result?.outcome.kind === 'replied', label(got.result), 'replied'),
+    check('the last persist before the first model request is a barrier', beforeRequest.at(-1) === 'barrier', JSON.stringify(beforeRequest), '[…, "barrier"]'),
+    check(
+      "every persist is asked 'step' or 'barrier' (or nothing)",
+      asked.every((a) => a.durability === undefined || a.durability === 'step' || a.durability === 'barrier'),
+      JSON.stringify(words),
+      'step, barrier',
+    ),
+  ];
+}
+
 export function loopDepsCases(): Case[] {
   const rows: [string, string, () => Promise<CheckResult[]>][] = [
     ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
@@ -420,6 +449,11 @@ export function loopDepsCases(): Case[] {
       'persist-throws-at-once',
       'a persist that throws at once, before the model is asked or only at the close: failed{persistence}, naming the error',
       persistThrowsAtOnce,
+    ],
+    [
+      'persist-asked-a-barrier-first',
+      "a persist that records what it is asked: the turn's claim, before the first model request, is a barrier; nothing but step or barrier",
+      persistAskedABarrierFirst,
     ],
     ['checkpoint-throws', "an agent's checkpoint that rejects or throws: the turn replies, not extended, its span an error naming why", checkpointThrows],
     [

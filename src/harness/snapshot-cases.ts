@@ -285,6 +285,12 @@ async function malformedFoldRowsRefusedNamingTheFold(): Promise<CheckResult[]> {
   const variants: [string, LoopSnapshot, string][] = [
     ['a call keyed by a number', { ...taken, projection: { ...taken.projection, calls: [[7, 0, 0] as never] } }, 'the projection state is malformed: a call'],
     ['a call that is not a row', { ...taken, projection: { ...taken.projection, calls: [null as never] } }, 'the projection state is malformed: a call'],
+    ['messages that are not a list', { ...taken, projection: { ...taken.projection, messages: null as never } }, 'the projection state is malformed: messages'],
+    [
+      'a message whose head is not a number',
+      { ...taken, projection: { ...taken.projection, messages: ['Where is ORD-1001?' as never] } },
+      'the projection state is malformed: messages: message 0',
+    ],
     [
       'a retry-after window keyed by a number',
       { ...taken, windows: { ...taken.windows, until: [[7, 60_000] as never] } },

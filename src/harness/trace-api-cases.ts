@@ -40,7 +40,24 @@ function w3cParent(): CheckResult[] {
   const zeros = make('0000000000000000');
   const good = make('00f067aa0ba902b7');
   const want = (id: string) => `refused: trace context: parent span id "${id}" is not 16 lowercase hex digits (not all zero)`;
+  // The record's context carries the parent the host parsed (an exporter links the root to it), and no parent key without one.
+  const contextOf = (parentSpanId?: string): string => {
+    const tracer = new Tracer({
+      clock: new VirtualClock(),
+      traceId: 'turn-0',
+      w3c: { traceId: TRACE_ID, ...(parentSpanId !== undefined ? { parentSpanId } : {}), sampled: true, newSpanId: () => (++n).toString(16).padStart(16, '0') },
+    });
+    tracer.startSpan('turn', 'turn 0').end('ok');
+    const context = tracer.end().context;
+    return context === undefined ? '(no context)' : `${JSON.stringify(context)}; parentSpanId key: ${'parentSpanId' in context}`;
+  };
+  const withParent = contextOf('00f067aa0ba902b7');
+  const withoutParent = contextOf();
+  const wantWith = `{"traceId":"${TRACE_ID}","parentSpanId":"00f067aa0ba902b7","sampled":true}; parentSpanId key: true`;
+  const wantWithout = `{"traceId":"${TRACE_ID}","sampled":true}; parentSpanId key: false`;
   return [
+    check("the trace record's context keeps the parent span id", withParent === wantWith, withParent, wantWith),
+    check("without one, the record's context has no parent span id key", withoutParent === wantWithout, withoutParent, wantWithout),
     check('an upper-case parent span id is refused, naming it', upper === want('00F067AA0BA902B7'), upper, want('00F067AA0BA902B7')),
     check('an all-zero parent span id is refused', zeros === want('0000000000000000'), zeros, want('0000000000000000')),
     check('a lowercase one is accepted', good === 'accepted', good, 'accepted'),
