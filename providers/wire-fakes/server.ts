@@ -85,11 +85,21 @@ function startServer(): SetupServer {
       } catch (error) {
         return Response.json({ error: { type: 'wire_fake_error', message: `wire fake responder failed: ${(error as Error).message}` } }, { status: 500 });
       }
-      return planResponse(plan, request.signal);
+      return planResponse(provider ? askedFor(provider, received.body, plan) : plan, request.signal);
     }),
   );
   instance.listen({ onUnhandledFrame: 'bypass' });
   return instance;
+}
+
+/**
+ * What the provider streams for this request: Chat Completions sends its usage chunk only when the request asks
+ * (`stream_options.include_usage`), so a client that stops asking gets none, as from the API.
+ */
+function askedFor(provider: WireProvider, body: unknown, plan: WirePlan): WirePlan {
+  if (provider !== 'openai-chat' || plan.kind !== 'stream') return plan;
+  const options = (body as { stream_options?: { include_usage?: unknown } } | null)?.stream_options;
+  return options?.include_usage === true ? plan : { ...plan, frames: plan.frames.filter((frame) => frame.tag !== 'usage') };
 }
 
 /** The provider's own 400 answer to a request it refuses. */
