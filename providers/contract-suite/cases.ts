@@ -1531,6 +1531,28 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'streamed_reply_quotes_the_key_in_hex',
+    title:
+      'a streamed reply whose text quotes the API key as hex (a debug dump of its bytes), split across deltas, keeps every piece of it held back until it can be redacted whole: no delta, nor their joined text, carries it; the text around it arrives',
+    behaviour: {
+      kind: 'turn',
+      quotesCredential: true,
+      turn: {
+        blocks: [{ type: 'text', text: 'Request header bytes: {{credential:hex}} (end of dump).' }],
+        stop: 'end',
+        usage: USAGE,
+      },
+    },
+    check({ result, secrets, deltas, streams }) {
+      // The runner has already failed any result or delta — or the deltas' joined text — that carries a declared credential
+      // (mutation seed 24: a stream that held back a tail beginning the base64 of the key, but not one beginning its hex).
+      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
+      expectType(result, 'reply');
+      assert.match(result.text, /^Request header bytes: .+ \(end of dump\)\.$/, 'the text around the key arrives');
+      if (streams) assert.equal(streamedText(deltas), result.text, 'the streamed text, joined, is the reply text: nothing held back is lost');
+    },
+  },
+  {
     id: 'reply_quotes_the_key_url_encoded_beside_a_latin1_byte',
     title:
       'a reply quoting the API key URL-encoded byte by byte, run together with a latin1 escape (`%A0`, a no-break space an old form encoder wrote) that is not UTF-8, keeps the key out of the result and every delta; the text around it arrives',

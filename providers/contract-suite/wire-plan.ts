@@ -20,14 +20,20 @@ function quoting(body: unknown, credential: string): unknown {
 
 /**
  * The turn with the credential written where its text and arguments say `{{credential}}` (or its base64 where
- * `{{credential:base64}}`, every byte of it `%HH` where `{{credential:percent}}`).
+ * `{{credential:base64}}`, its UTF-8 bytes in lower-case hex where `{{credential:hex}}`, every byte of it `%HH` where
+ * `{{credential:percent}}`).
  */
 function quotingIn(turn: WireTurn, credential: string | undefined): WireTurn {
   if (credential === undefined) throw new UnsupportedOnWire('no credential was given to quote');
   const base64 = Buffer.from(credential, 'utf8').toString('base64');
+  const hex = Buffer.from(credential, 'utf8').toString('hex');
   const percent = percentEncoded(credential);
   const write = (text: string) =>
-    text.replaceAll('{{credential:base64}}', base64).replaceAll('{{credential:percent}}', percent).replaceAll('{{credential}}', credential);
+    text
+      .replaceAll('{{credential:base64}}', base64)
+      .replaceAll('{{credential:hex}}', hex)
+      .replaceAll('{{credential:percent}}', percent)
+      .replaceAll('{{credential}}', credential);
   return {
     ...turn,
     blocks: turn.blocks.map((block) => (block.type === 'text' ? { ...block, text: write(block.text) } : { ...block, args: write(block.args) })),
