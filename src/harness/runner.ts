@@ -3,7 +3,7 @@
  * (--concurrency), each with its own seed. A case that throws is a failed case
  * with the error as its check — the runner itself never stops early.
  */
-import { createRedactor, InputError, redactDeep } from '../kernel/index.ts';
+import { createRedactor, InputError, redactDeep, type Redactor } from '../kernel/index.ts';
 import type { CaseResult, CheckResult } from '../report/results.ts';
 import { testAllWithin } from './bounded-regex.ts';
 import { caseSeed, type Case } from './cases.ts';
@@ -71,16 +71,15 @@ function failureLine(first: CheckResult, checks: readonly CheckResult[]): string
  * The case's result with every string — its title, tags and failure included — passed through the redactor of
  * its secrets, the same one its checks and timeline passed: no report carries a secret the case was told to keep.
  */
-function redacted(result: CaseResult, secrets: readonly string[]): CaseResult {
-  return redactDeep(result, createRedactor({ secrets })) as CaseResult;
+function redacted(result: CaseResult, redact: Redactor): CaseResult {
+  return redactDeep(result, redact) as CaseResult;
 }
 
 /**
  * A failing check whose text held a secret: redacted, its "expected" and "got" can read alike (the secret is what
  * differed), so the message says the text held one.
  */
-function saySecretsHeld(checks: readonly CheckResult[], secrets: readonly string[]): CheckResult[] {
-  const redact = createRedactor({ secrets });
+function saySecretsHeld(checks: readonly CheckResult[], redact: Redactor): CheckResult[] {
   return checks.map((check) =>
     !check.passed && redact(check.message) !== check.message
       ? { ...check, message: `${check.message} (this text held a secret of the case, shown here as [REDACTED])` }
@@ -93,8 +92,8 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
   const base = { id: c.id, kind: c.kind, title: c.title, ...(c.file ? { file: c.file } : {}), ...(c.tags?.length ? { tags: c.tags } : {}) };
   try {
     const outcome = await c.run({ seed: caseSeed(runSeed, c.seedId ?? c.id) });
-    const secrets = [...(c.secrets ?? []), ...(outcome.secrets ?? [])];
-    const checks = saySecretsHeld(outcome.checks, secrets);
+    const redact = createRedactor({ secrets: [...(c.secrets ?? []), ...(outcome.secrets ?? [])] });
+    const checks = saySecretsHeld(outcome.checks, redact);
     const failing = checks.find((check) => !check.passed);
     return redacted(
       {
@@ -111,7 +110,7 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
         ...(outcome.requests ? { requests: outcome.requests } : {}),
         ...(outcome.repeats ? { repeats: outcome.repeats } : {}),
       },
-      secrets,
+      redact,
     );
   } catch (error) {
     // The code under test failing to build its agent is its own failure, told in its words; anything else is a bug, with its stack.
@@ -124,7 +123,7 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
         failure: message,
         checks: [{ name: 'harness', passed: false, message }],
       },
-      c.secrets ?? [],
+      createRedactor({ secrets: c.secrets ?? [] }),
     );
   }
 }

@@ -14,12 +14,15 @@ export const checkHostCommand: CommandModule<object, CheckHostArgs> = {
     // It loads the config and builds the agent: code under test that may never yield.
     const { startWatchdog } = await import('../watchdog.ts');
     const watchdog = startWatchdog('check');
-    const { checkHost } = await import('./check-host.ts');
-    process.exitCode = await checkHost(
-      args,
-      (line) => process.stdout.write(`${line}\n`),
-      (line) => process.stderr.write(`${line}\n`),
-    );
-    watchdog.stop();
+    try {
+      const { checkHost } = await import('./check-host.ts');
+      process.exitCode = await checkHost(
+        args,
+        (line) => process.stdout.write(`${line}\n`),
+        (line) => process.stderr.write(`${line}\n`),
+      );
+    } finally {
+      watchdog.stop();
+    }
   },
 };

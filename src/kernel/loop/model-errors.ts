@@ -12,7 +12,7 @@
  *    backoff with jitter honouring `retry-after`, then the fallback clients;
  *    each tier bounded by config.
  */
-import type { ContextWindowExceededResult, ModelClient, TransportErrorKind, TransportErrorResult } from '../model/client.ts';
+import { modelClientProblem, type ContextWindowExceededResult, type ModelClient, type TransportErrorKind, type TransportErrorResult } from '../model/client.ts';
 import { assertNever, outcomeProblem, type Outcome } from '../outcome.ts';
 import type { LoopConfig } from './config.ts';
 import { shown } from './records.ts';
@@ -197,9 +197,7 @@ function decisionProblem(value: unknown): string | undefined {
         return `the delay ${shown(d.delayMs)} is not a number of milliseconds from 0 up`;
       break;
     case 'switch_client': {
-      const c = d.client as { name?: unknown; call?: unknown } | null | undefined;
-      if (typeof c !== 'object' || c === null || typeof c.name !== 'string' || typeof c.call !== 'function')
-        return `the client ${shown(d.client)} is not a model client`;
+      if (modelClientProblem(d.client, 'client') !== undefined) return `the client ${shown(d.client)} is not a model client`;
       break;
     }
     case 'fail':
