@@ -26,7 +26,7 @@ import { DEFAULT_HOSTS } from './harness/suite-context.ts';
 import type { LoopUnderTestFactory } from './harness/loop-port/peer-world.ts';
 
 export * from '../providers/vitest.ts';
-export { describeEventStoreContract } from './stores/store-conformance.ts';
+export { describeEventStoreContract, describeSnapshotStoreContract } from './stores/store-conformance.ts';
 export { runScenarioFile, type ScenarioFileOptions } from './harness/scenario-file.ts';
 
 export interface DescribeScenariosOptions extends ScenarioFileOptions {

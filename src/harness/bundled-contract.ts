@@ -35,6 +35,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { outcomeCases },
     { policyCases },
     { hostCases },
+    { storeCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -61,6 +62,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./outcome-cases.ts'),
     import('./policy-cases.ts'),
     import('./host-cases.ts'),
+    import('./store-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -88,5 +90,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...outcomeCases(),
     ...policyCases(),
     ...hostCases(),
+    ...storeCases(),
   ];
 }
