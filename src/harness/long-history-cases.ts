@@ -14,11 +14,13 @@
  * another object; here a client does both on every request of a 130-turn
  * conversation and must see what a direct read sees.
  */
-import { reply } from '../../providers/fake/results.ts';
+import { z } from 'zod';
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, EventLog, loopDeps, type ModelClient, type ModelRequest } from '../kernel/index.ts';
+import { AgentLoop, defineTool, EventLog, loopDeps, type Agent, type ModelClient, type ModelRequest } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { referenceProjection } from './invariants/support/reference-projection.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
 const TURNS = 130;
@@ -216,6 +218,95 @@ async function deepHistoryReachesTheModelInOrder(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A failed turn rolled back across the message trie's second level. 528 turns
+ * fill 1 056 messages: 33 leaves of 32, so the trie has grown a level (the 33rd
+ * leaf hangs under a second branch). The next turn looks an item up until the
+ * step limit stops it (failed{max_steps}, invariant 5: it adds nothing); its
+ * rollback pops back from 1 061 messages to 1 056, taking the second branch
+ * away again and dropping the level. Twenty more turns then grow the list past
+ * that seam again. After the rollback, and at the last request, the messages
+ * must be the plain replay of the log (the naive reference projection of
+ * invariant 6): a pop that left a stale branch behind would hand the model the
+ * wrong messages — or nodes of the trie — only once the list grew over it.
+ */
+const LEVEL_TURNS = 528;
+const AFTER_TURNS = 20;
+
+async function failedTurnRolledBackAcrossASecondLevel(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const look = (id: string) => toolUse([call(id, 'look_up_item', { item: 0 })]);
+  const script = new ScriptedModelClient(
+    [
+      ...Array.from({ length: LEVEL_TURNS }, (_, i) => reply(`Noted item ${i}.`)),
+      look('l1'),
+      look('l2'),
+      look('l3'),
+      ...Array.from({ length: AFTER_TURNS }, (_, i) => reply(`Noted item ${LEVEL_TURNS + i}.`)),
+    ],
+    { clock },
+  );
+  const total = LEVEL_TURNS + 1 + AFTER_TURNS;
+  let lastRequest: { readonly messages: ModelRequest['messages']; readonly upTo: number } | undefined;
+  const log = new EventLog(clock);
+  const client: ModelClient = {
+    name: 'reads-the-last-request',
+    call(request: ModelRequest, onDelta) {
+      if (script.calls === LEVEL_TURNS + 3 + AFTER_TURNS - 1) lastRequest = { messages: request.messages, upTo: log.length };
+      return script.call(request, onDelta);
+    },
+  };
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'look_up_item',
+        description: 'Look an item up.',
+        input: z.object({ item: z.number() }),
+        sideEffect: 'NONE',
+        run: ({ item }) => ({ item, found: true }),
+      }),
+    ],
+  };
+  const loop = new AgentLoop(loopDeps({ log, model: client, agent, clock, config: { maxSteps: 3 } }));
+  const outcomes: string[] = [];
+  let afterRollback: { readonly got: string; readonly want: string; readonly length: number } | undefined;
+  for (let i = 0; i < total; i++) {
+    loop.send(`Please note item ${i}.`, { id: `note-${i}` });
+    for (const result of await loop.drain()) outcomes.push(result.outcome.kind === 'failed' ? `failed{${result.outcome.reason}}` : result.outcome.kind);
+    if (i === LEVEL_TURNS) {
+      const current = loop.projection.current();
+      afterRollback = { got: JSON.stringify(current), want: JSON.stringify(referenceProjection(log.events)), length: current.length };
+    }
+  }
+  const failed = outcomes.filter((o) => o !== 'replied');
+  const request = lastRequest;
+  const sent = request ? JSON.stringify(request.messages) : 'no request';
+  const replayed = request ? JSON.stringify(referenceProjection(log.events.slice(0, request.upTo))) : 'no request';
+  return [
+    {
+      name: `${total - 1} turns replied, the one at 1 056 messages failed{max_steps}`,
+      passed: outcomes.length === total && failed.length === 1 && outcomes[LEVEL_TURNS] === 'failed{max_steps}',
+      message: `${outcomes.length} turns; not replied: ${failed.join(', ') || 'none'}`,
+    },
+    {
+      name: 'after the rollback the history is the replay of the log: the 1 056 messages before the failed turn',
+      passed: afterRollback !== undefined && afterRollback.got === afterRollback.want && afterRollback.length === 2 * LEVEL_TURNS,
+      message: afterRollback
+        ? `${afterRollback.length} message(s)${afterRollback.got === afterRollback.want ? ', as replayed' : ', not what the log replays to'}`
+        : 'never checked',
+      expected: `${2 * LEVEL_TURNS} messages, as replayed`,
+      actual: afterRollback ? `${afterRollback.length} messages${afterRollback.got === afterRollback.want ? ', as replayed' : ', differing'}` : 'never checked',
+    },
+    {
+      name: 'the last request, past the seam again, holds the replay of the log',
+      passed: request !== undefined && sent === replayed && request.messages.length === 2 * LEVEL_TURNS + 2 * (AFTER_TURNS - 1) + 1,
+      message: request
+        ? `${request.messages.length} message(s)${sent === replayed ? ', as replayed' : ', not what the log replays to'}`
+        : 'the last request was never made',
+    },
+  ];
+}
+
 export function longHistoryCases(): Case[] {
   return [
     checksCase(
@@ -241,6 +332,14 @@ export function longHistoryCases(): Case[] {
         file: 'src/harness/long-history-cases.ts',
       },
       deepHistoryReachesTheModelInOrder,
+    ),
+    checksCase(
+      {
+        id: 'contract:long-history/failed-turn-rolled-back-across-a-second-trie-level',
+        title: "long history: a failed turn at 1 056 messages is rolled back across the message trie's second level, and the list grows past it again whole",
+        file: 'src/harness/long-history-cases.ts',
+      },
+      failedTurnRolledBackAcrossASecondLevel,
     ),
   ];
 }
