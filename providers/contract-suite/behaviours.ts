@@ -2,6 +2,7 @@
  * What a contract case needs the provider to do, said once for every provider.
  * A harness makes it happen (on the wire, or in a script) or says it cannot.
  */
+import type { WireProvider } from '../names.ts';
 import type { FrameTag } from '../wire-fakes/plan.ts';
 import type { ErrorKind, StreamErrorKind, WireTurn } from '../wire-fakes/turn.ts';
 
@@ -101,6 +102,14 @@ export type Behaviour =
   /**
    * Something in front of the provider (an API gateway, a proxy) answers for it:
    * this status and body, the same for every provider, not in any provider's
-   * error format. Only a harness with a wire can produce it.
+   * error format. Only a harness with a wire can produce it. `onlyFor`: the
+   * providers whose documented answer this status is (another's adapter reads it
+   * otherwise, rightly): a visible skip elsewhere, with `why`.
    */
-  | { readonly kind: 'gateway_answer'; readonly status: number; readonly body: string; readonly contentType: string };
+  | {
+      readonly kind: 'gateway_answer';
+      readonly status: number;
+      readonly body: string;
+      readonly contentType: string;
+      readonly onlyFor?: { readonly providers: readonly WireProvider[]; readonly why: string };
+    };

@@ -1255,6 +1255,27 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'request_too_large_413_from_a_proxy',
+    title:
+      "a 413 whose body is no provider error (a proxy in front of Anthropic enforcing its own body-size limit, nginx's HTML page) ends as context_window_exceeded at request, as Anthropic's own 413: the status says it",
+    behaviour: {
+      kind: 'gateway_answer',
+      status: 413,
+      body: '<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+      contentType: 'text/html',
+      onlyFor: {
+        providers: ['anthropic'],
+        why: 'OpenAI documents no 413 of its own: its adapters read a 413 as the invalid request it is (providers/README.md: a 413 is an overflow on Anthropic only)',
+      },
+    },
+    check({ result }) {
+      // Mutation seed 25: without the status check, only the type `request_too_large` said overflow and this 413 was refused as an invalid request.
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+    },
+  },
+  {
     id: 'overflow_during_generation',
     title: 'the context window filling during generation ends as context_window_exceeded at generation, partial message and usage kept',
     behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'A long answer that' }], stop: 'overflow', usage: USAGE } },

@@ -78,6 +78,7 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
     case 'empty_stream':
       return streamPlan([]);
     case 'gateway_answer':
+      if (behaviour.onlyFor && !behaviour.onlyFor.providers.includes(kit.provider)) throw new UnsupportedOnWire(behaviour.onlyFor.why);
       return { kind: 'body', status: behaviour.status, body: behaviour.body, contentType: behaviour.contentType };
     case 'stream_fault': {
       const frames = kit.streamFrames(behaviour.turn);

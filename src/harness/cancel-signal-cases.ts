@@ -16,7 +16,7 @@
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { z } from 'zod';
-import { AgentLoop, defineTool, EventLog, loopDeps, type Agent } from '../kernel/index.ts';
+import { AgentLoop, defineTool, EventLog, loopDeps, raceAbort, type Agent } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -119,6 +119,45 @@ async function structuredShutdownReasonRecordedAsText(): Promise<CheckResult[]> 
   ];
 }
 
+/** raceAbort's timeout: a value settles the race; undefined lets it go on to the work's own answer (mutation seed 25). */
+async function raceTimeoutAnsweringUndefinedGoesOn(): Promise<CheckResult[]> {
+  const race = async (value: () => string | undefined): Promise<string> => {
+    const clock = new VirtualClock();
+    let answer!: (text: string) => void;
+    const work = new Promise<string>((resolve) => {
+      answer = resolve;
+    });
+    clock.setTimer(200, () => answer('the work answered at 200 ms'));
+    const raced = raceAbort(
+      work,
+      new AbortController().signal,
+      () => 'aborted',
+      () => 'rejected',
+      { clock, ms: 100, value },
+    );
+    await clock.advance(300);
+    return String(await raced);
+  };
+  const goesOn = await race(() => undefined);
+  const settles = await race(() => 'timed out at 100 ms');
+  return [
+    {
+      name: 'a timeout answering undefined: the race goes on to the work',
+      passed: goesOn === 'the work answered at 200 ms',
+      message: goesOn,
+      expected: 'the work answered at 200 ms',
+      actual: goesOn,
+    },
+    {
+      name: 'a timeout answering a value: the race settles with it',
+      passed: settles === 'timed out at 100 ms',
+      message: settles,
+      expected: 'timed out at 100 ms',
+      actual: settles,
+    },
+  ];
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -145,6 +184,14 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       structuredShutdownReasonRecordedAsText,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/race-timeout-answering-undefined-goes-on',
+        title: "cancel signals: raceAbort's timeout settles the race with its value, and when it answers undefined the race goes on to the work's answer",
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      raceTimeoutAnsweringUndefinedGoesOn,
     ),
   ];
 }

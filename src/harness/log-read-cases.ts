@@ -159,6 +159,49 @@ function revivedDateRefusedNamingIt(): CheckResult[] {
   );
 }
 
+/**
+ * A store that parses each read (SQLite, Postgres: `readsOwnedJson`) hands the reader payloads nothing else holds,
+ * which are frozen in place rather than copied (decode.ts `freezeParsed`): every object and array in them, as a copied
+ * payload is. A nested object left unfrozen would let any reader of `log.events` (a team's observer, a checkpoint
+ * hook) change a stored call's arguments in place (mutation seed 25, a Stryker timeout that was no kill: with nested
+ * objects left unfrozen the gate passed). The scenarios read such stores but never try to write into what they read.
+ */
+function ownedJsonFrozenWhole(): CheckResult[] {
+  const at = 1_700_000_000_000;
+  const records: EventRecord[] = [
+    { seq: 0, type: 'inbox.received', v: 1, at, ignorable: false, payload: { id: 'm1', intent: 'follow_up', text: 'Book me a call.', source: 'user' } },
+    { seq: 1, type: 'turn.opened', v: 1, at, ignorable: false, payload: { turn: 0, trigger: 'm1' } },
+    {
+      seq: 2,
+      type: 'assistant.message',
+      v: 1,
+      at,
+      ignorable: false,
+      payload: { turn: 0, step: 1, content: [{ type: 'tool_call', id: 'c1', name: 'book_call', args: { who: { name: 'Ada' }, slots: [{ day: 'Mon' }] } }] },
+    },
+  ];
+  const unfrozen = (value: unknown, path: string, out: string[]): string[] => {
+    if (typeof value !== 'object' || value === null) return out;
+    if (!Object.isFrozen(value)) out.push(path);
+    for (const [key, child] of Object.entries(value)) unfrozen(child, `${path}.${key}`, out);
+    return out;
+  };
+  return [true, false].map((ownedJson) => {
+    // As such a store reads them: JSON.parse of the stored text, for this read alone.
+    const read = JSON.parse(JSON.stringify(records)) as EventRecord[];
+    const events = decodeRecords(read, WHERE, 0, { ownedJson });
+    const open = events.flatMap((e) => unfrozen(e.payload, `#${e.seq}.payload`, []));
+    const what = ownedJson ? 'records a store parsed for this read (ownedJson), frozen in place' : 'records handed over as objects, copied';
+    return {
+      name: `${what}: every object and array of every payload frozen`,
+      passed: open.length === 0,
+      message: open.length === 0 ? 'all frozen' : `not frozen: ${open.join(', ')}`,
+      expected: 'all frozen',
+      actual: open.length === 0 ? 'all frozen' : open.join(', '),
+    };
+  });
+}
+
 export function logReadCases(): Case[] {
   return [
     checksCase(
@@ -185,6 +228,15 @@ export function logReadCases(): Case[] {
         file: 'src/harness/log-read-cases.ts',
       },
       () => mappedRecords().flatMap((g) => refusedNamingIt(g.what, g.records, g.expected)),
+    ),
+    checksCase(
+      {
+        id: 'contract:log/read-payloads-frozen-whole',
+        title:
+          'log: stored records read back, parsed for this read (ownedJson) or handed over as objects, give payloads frozen whole: every nested object and array',
+        file: 'src/harness/log-read-cases.ts',
+      },
+      ownedJsonFrozenWhole,
     ),
   ];
 }

@@ -441,6 +441,48 @@ async function persistAskedABarrierFirst(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A loop made without a conversation id (a team's `loopDeps` with none; the host always names one) whose model repeats
+ * a call, same id, same arguments: the repeat of a tool with no side effect runs again with the first call's
+ * idempotency key, each answered ok (mutation seed 25: the repeat's tool context was built empty on this path only).
+ */
+async function repeatWithoutConversation(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const keys: string[] = [];
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'track_order',
+        description: 'Where an order is.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'NONE',
+        run: (_args, ctx) => {
+          keys.push(ctx.idempotencyKey);
+          return { status: 'shipped' };
+        },
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient(
+    [toolUse([call('track', 'track_order', { order_id: 'ORD-7' })]), toolUse([call('track', 'track_order', { order_id: 'ORD-7' })]), reply('It shipped.')],
+    { clock },
+  );
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent, clock }));
+  loop.send('Where is ORD-7?', { id: 'ask' });
+  const [result] = await loop.drain();
+  const statuses = log.events.filter((e) => e.type === 'tool.result').map((e) => (e.payload as { status: string }).status);
+  const repeats = log.events.flatMap((e) =>
+    e.type === 'assistant.message' ? (e.payload as { content: { repeatOf?: string }[] }).content.flatMap((b) => (b.repeatOf ? [b.repeatOf] : [])) : [],
+  );
+  return [
+    check('the turn replied', result?.outcome.kind === 'replied', label(result), 'replied'),
+    check('the second call is recorded as a repeat of the first', JSON.stringify(repeats) === '["track"]', JSON.stringify(repeats), '["track"]'),
+    check('both calls answered ok', JSON.stringify(statuses) === '["ok","ok"]', JSON.stringify(statuses), '["ok","ok"]'),
+    check('the tool ran twice, with one idempotency key', keys.length === 2 && keys[0] === keys[1], JSON.stringify(keys), 'two runs, the same key'),
+  ];
+}
+
 export function loopDepsCases(): Case[] {
   const rows: [string, string, () => Promise<CheckResult[]>][] = [
     ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
@@ -468,6 +510,11 @@ export function loopDepsCases(): Case[] {
       noticeBackWhenStepsRefused,
     ],
     ['tracing-throws', "a turn tracing whose begin or finish throws: the turn replies with a whole trace of the loop's own", tracingThrows],
+    [
+      'repeat-without-conversation',
+      "a loop with no conversation id whose model repeats a call (same id and arguments): the repeat runs, answered ok, with the first call's idempotency key",
+      repeatWithoutConversation,
+    ],
     [
       'client-that-is-no-client',
       'a model client without a name or call(): refused by loopDeps and the AgentHost constructor, naming the field',

@@ -362,6 +362,8 @@ async function claimDecisionOutsideItsShapeFailsNamingIt(): Promise<CheckResult[
     ['a decision neither allow nor deny', { decision: 'maybe' }, 'the decision "maybe" is not allow or deny'],
     ['a text, not an object', 'allow', '"allow" is not an object'],
     ['no decision', undefined, 'undefined is not an object'],
+    // typeof null is 'object': a policy answering null (a lookup that found nothing) is named, not read as an object (mutation seed 25).
+    ['null', null, 'null is not an object'],
     ['a rewrite that is not a Map', { decision: 'allow', rewrite: { ask: 'Where is my order?' } }, 'the rewrite {"ask":"Where is my order?"} is not a Map'],
     ['a rewrite to a number', { decision: 'allow', rewrite: new Map([['ask', 42]]) }, 'the rewrite of message "ask" to 42 is neither text nor null'],
   ];

@@ -29,7 +29,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createRedactor, SECRET_RULES } from '../kernel/index.ts';
+import { createRedactor, exactSecretStream, SECRET_RULES } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { CREDENTIAL_SAMPLES } from './invariants/support/credential-samples.ts';
@@ -127,6 +127,43 @@ function defaultRulesByTheirIds(): CheckResult[] {
   ];
 }
 
+/**
+ * `exactSecretStream` is public too (a team's client streams through it, as the adapters do with their one key), and
+ * takes a list of secrets: a tail that may begin a form of *any* of them is held back, not only one that may begin a
+ * form of every one (mutation seed 25). Each secret is split across pieces, first after a prefix no other secret has.
+ */
+function exactStreamHoldsEachSecret(): CheckResult[] {
+  const text = `key=${KEY} then password=${PASSWORD} (end)`;
+  const cuts = [text.indexOf(KEY) + 5, text.indexOf(KEY) + 17, text.indexOf(PASSWORD) + 3, text.indexOf(PASSWORD) + 11, text.length];
+  const stream = exactSecretStream([KEY, PASSWORD]);
+  const out: string[] = [];
+  let from = 0;
+  for (const cut of cuts) {
+    out.push(stream.push(text.slice(from, cut)));
+    from = cut;
+  }
+  out.push(stream.end());
+  const joined = out.join('');
+  const expected = createRedactor({ secrets: [KEY, PASSWORD], patterns: [] })(text);
+  const carries = [KEY, PASSWORD].filter((s) => out.some((piece) => piece.includes(s.slice(0, 4))) || joined.includes(s)).length;
+  return [
+    {
+      name: 'no piece let out begins or carries either secret',
+      passed: carries === 0,
+      message: `${carries} of 2 secrets (or their first 4 characters) in what was let out`,
+      expected: '0 of 2',
+      actual: `${carries} of 2`,
+    },
+    {
+      name: 'what is let out, joined, is the text redacted whole',
+      passed: joined === expected,
+      message: joined === expected ? 'the redacted text' : `${joined.length} characters, not the ${expected.length} of the text redacted whole`,
+      expected: `${expected.length} characters`,
+      actual: `${joined.length} characters`,
+    },
+  ];
+}
+
 export function redactorCases(): Case[] {
   return [
     checksCase(
@@ -154,6 +191,15 @@ export function redactorCases(): Case[] {
         file: 'src/harness/redactor-cases.ts',
       },
       defaultRulesByTheirIds,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/exact-stream-holds-back-each-secret',
+        title: 'redactor: exactSecretStream given two secrets holds back a tail that may begin either one, so each, split across pieces, is let out redacted',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: [KEY, PASSWORD],
+      },
+      exactStreamHoldsEachSecret,
     ),
   ];
 }

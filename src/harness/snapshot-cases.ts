@@ -350,6 +350,68 @@ async function resumedLogReadsFromItsStart(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A snapshot of a long conversation restores its messages in one pass (`MessageList.from`, message-list.ts): past
+ * 1 056 messages the restored list has more than 32 leaves and gets a second level, where a branch holding the wrong
+ * leaves would hand the model earlier messages in place of later ones (mutation seed 25). 560 turns (1 120 messages),
+ * snapshotted, resumed, one more turn: its request is the request the whole log gives.
+ */
+const LONG_TURNS = 560;
+
+async function longConversationRestoredInOrder(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const first = new EventLog(clock);
+  const before = new AgentLoop(
+    loopDeps({
+      log: first,
+      agent: AGENT,
+      clock,
+      model: new ScriptedModelClient(
+        Array.from({ length: LONG_TURNS }, (_, i) => reply(`Noted item ${i}.`)),
+        { clock },
+      ),
+    }),
+  );
+  for (let i = 0; i < LONG_TURNS; i++) {
+    before.send(`Please note item ${i}.`, { id: `note-${i}` });
+    await before.drain();
+  }
+  const stored: readonly AnyEvent[] = first.events;
+  const snapshot = JSON.parse(JSON.stringify(snapshotOf(before, first))) as LoopSnapshot;
+  const ask = async (resumed: EventLog): Promise<readonly unknown[]> => {
+    const model = new ScriptedModelClient([reply('All noted.')], { clock });
+    const loop = new AgentLoop(loopDeps({ log: resumed, agent: AGENT, clock, model }));
+    loop.send('What did I note?', { id: 'last' });
+    await loop.drain();
+    return model.requests[0]?.messages ?? [];
+  };
+  const whole = await ask(new EventLog(clock, stored));
+  let restored: string;
+  let sent: readonly unknown[] = [];
+  try {
+    const prefix: LogPrefix = { upTo: snapshot.upTo, last: stored[snapshot.upTo - 1], load: (from, to) => stored.slice(from, to) };
+    sent = await ask(resumeFromSnapshot(clock, snapshot, prefix, []));
+    restored = 'restored';
+  } catch (error) {
+    restored = `refused: ${(error as Error).message}`;
+  }
+  const wrong: number[] = [];
+  for (let i = 0; i < Math.max(sent.length, whole.length); i++) if (JSON.stringify(sent[i]) !== JSON.stringify(whole[i])) wrong.push(i);
+  return [
+    { name: 'the snapshot is restored', passed: restored === 'restored', message: restored, expected: 'restored', actual: restored },
+    {
+      name: "the next request is the whole log's, each message in its place",
+      passed: whole.length === 2 * LONG_TURNS + 1 && wrong.length === 0,
+      message:
+        wrong.length === 0
+          ? `${sent.length} messages, as the whole log's`
+          : `${sent.length} messages (whole log: ${whole.length}), ${wrong.length} differ, first at ${wrong.slice(0, 3).join(', ')}`,
+      expected: `${2 * LONG_TURNS + 1} messages, as the whole log's`,
+      actual: wrong.length === 0 ? `${sent.length} messages, as the whole log's` : `${wrong.length} differ`,
+    },
+  ];
+}
+
 export function snapshotCases(): Case[] {
   return [
     checksCase(
@@ -408,6 +470,15 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       resumedLogReadsFromItsStart,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/long-conversation-restored-in-order',
+        title:
+          "snapshot: a 560-turn conversation (1 120 messages) restored from its snapshot sends the model the whole log's request, each message in its place",
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      longConversationRestoredInOrder,
     ),
   ];
 }

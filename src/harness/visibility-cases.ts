@@ -6,8 +6,14 @@
  * Inside the loop only a deny's rule reaches the policy record (an allow list
  * that left a name out is recorded as "not in allow list"), so no scenario can
  * check what `explain` says for an allow list: this case asks it.
+ *
+ * `standardLayers` is public as well: a team builds its three conventional layers
+ * with it, and `explain` then names them. The host builds only `global` and a
+ * named mode, so no scenario sees the name of an unnamed mode or sub-agent layer
+ * (mutation seed 25: an unnamed sub-agent layer's name `subagent` lost):
+ * `contract:visibility/standard-layers-named` asks.
  */
-import { resolveVisibility, type HiddenReason } from '../kernel/index.ts';
+import { resolveVisibility, standardLayers, type HiddenReason } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 
@@ -39,6 +45,33 @@ function explains(): CheckResult[] {
   });
 }
 
+function standardLayerNames(): CheckResult[] {
+  const names = ['search_docs', 'delete_repo', 'send_email', 'post_chat'];
+  const build = (modeName?: string, subAgentName?: string) =>
+    standardLayers({
+      global: { deny: ['delete_*'] },
+      mode: { allow: ['search_*', 'send_*', 'post_*'], ...(modeName ? { name: modeName } : {}) },
+      subAgent: { deny: ['send_*', 'post_*'], ...(subAgentName ? { name: subAgentName } : {}) },
+    });
+  const rows: [string, string, string][] = [
+    ['unnamed', JSON.stringify(build().map((l) => l.name)), '["global","mode","subagent"]'],
+    ['named', JSON.stringify(build('research', 'triage').map((l) => l.name)), '["global","mode:research","subagent:triage"]'],
+    ['explain (unnamed)', JSON.stringify(resolveVisibility(names, build()).explain('send_email')), '{"layer":"subagent","reason":"denied","rule":"send_*"}'],
+    [
+      'explain (named)',
+      JSON.stringify(resolveVisibility(names, build('research', 'triage')).explain('post_chat')),
+      '{"layer":"subagent:triage","reason":"denied","rule":"post_*"}',
+    ],
+  ];
+  return rows.map(([name, actual, expected]) => ({
+    name: `layers ${name}`,
+    passed: actual === expected,
+    message: actual === expected ? actual : `expected ${expected}, got ${actual}`,
+    expected,
+    actual,
+  }));
+}
+
 export function visibilityCases(): Case[] {
   return [
     checksCase(
@@ -48,6 +81,14 @@ export function visibilityCases(): Case[] {
         file: 'src/harness/visibility-cases.ts',
       },
       explains,
+    ),
+    checksCase(
+      {
+        id: 'contract:visibility/standard-layers-named',
+        title: 'visibility: standardLayers names its layers global, mode[:name] and subagent[:name], and explain reads those names',
+        file: 'src/harness/visibility-cases.ts',
+      },
+      standardLayerNames,
     ),
   ];
 }
