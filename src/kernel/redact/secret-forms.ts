@@ -86,33 +86,40 @@ function base64CoresOf(bytes: Buffer, out: string[]): void {
 /**
  * A pattern for the secret with any of its characters written as itself, as
  * its UTF-8 bytes `%HH` each (or, for a latin1 character outside ASCII, its one
- * latin1 byte `%HH`), or as its UTF-16 units `\uHHHH` each (with any
- * number of backslashes): a partly or wholly URL-encoded or JSON-escaped copy
- * (Go escapes `<>&`, Python's `ensure_ascii` everything outside ASCII; PHP's
+ * latin1 byte `%HH`), as its UTF-16 units `\uHHHH` each, or — for the ones JSON
+ * escapes short (`"`, `\`, `/` and five controls) — as that short escape (both
+ * with any number of backslashes): a partly or wholly URL-encoded or
+ * JSON-escaped copy (every `JSON.stringify` of a password holding a quote; Go
+ * escapes `<>&`, Python's `ensure_ascii` everything outside ASCII; PHP's
  * `urlencode` of an ISO-8859-1 string writes `ü` as `%FC`).
  */
 function escapedPattern(secret: string): RegExp | undefined {
   if (secret.length < MIN_ENCODED_LENGTH) return undefined;
   const parts = [...secret].map((c) => {
-    const { percents, units } = encodingsOf(c);
-    return `(?:${escapeRegex(c)}|${percents.join('|')}|${units.map((u) => `\\\\+u${u}`).join('')})`;
+    const { percents, units, short } = encodingsOf(c);
+    const shortEscape = short === undefined ? '' : `|\\\\+${escapeRegex(short)}`;
+    return `(?:${escapeRegex(c)}|${percents.join('|')}|${units.map((u) => `\\\\+u${u}`).join('')}${shortEscape})`;
   });
   return new RegExp(parts.join(''), 'gi');
 }
 
+/** The characters JSON writes with a short escape, and the letter after the backslash. */
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't' };
+
 /**
  * One character's escaped spellings: its UTF-8 bytes as `%hh…` (and, for a
  * character of latin1 outside ASCII, U+0080–U+00FF, its one latin1 byte `%hh`,
- * which a run of escapes that is not UTF-8 is read as) and its UTF-16 units as
- * 4 hex digits each (lower case).
+ * which a run of escapes that is not UTF-8 is read as), its UTF-16 units as
+ * 4 hex digits each (lower case), and, for a character JSON escapes short, the
+ * character after the backslash(es) of that escape.
  */
-function encodingsOf(c: string): { readonly percents: readonly string[]; readonly units: readonly string[] } {
+function encodingsOf(c: string): { readonly percents: readonly string[]; readonly units: readonly string[]; readonly short: string | undefined } {
   const utf8 = [...Buffer.from(c, 'utf8')].map((b) => `%${hex2(b)}`).join('');
   const code = c.charCodeAt(0);
   const percents = c.length === 1 && code >= 0x80 && code <= 0xff ? [utf8, `%${hex2(code)}`] : [utf8];
   const units: string[] = [];
   for (let i = 0; i < c.length; i++) units.push(c.charCodeAt(i).toString(16).padStart(4, '0'));
-  return { percents, units };
+  return { percents, units, short: SHORT_ESCAPES[c] };
 }
 
 /** Could `text` hold an escaped form (a `%` or a backslash)? */
@@ -166,12 +173,20 @@ function beginsEscaped(tail: string, secret: string): boolean {
     }
     return k;
   };
+  /** Where a short escape of `short` ends from `j` (after one or more backslashes); as `spelled`, but case matters. */
+  const shortFrom = (j: number, short: string): number => {
+    let k = j;
+    while (k < tail.length && tail[k] === '\\') k++;
+    if (k >= tail.length) return k;
+    return tail[k] === short ? k + 1 : -1;
+  };
   const from = (i: number, j: number): boolean => {
     if (j >= tail.length) return true; // the tail is used up: the rest of a form may follow
     if (i >= chars.length) return false; // a whole form with more after it: found whole, not held
     const c = chars[i]!;
-    const { percents, units } = encodingsOf(c);
+    const { percents, units, short } = encodingsOf(c);
     const escapes = tail[j] === '%' ? percents.map((percent) => spelled(j, percent)) : [];
+    if (short !== undefined && tail[j] === '\\') escapes.push(shortFrom(j, short));
     for (const end of [spelled(j, c.toLowerCase()), ...escapes, unitsFrom(j, units)]) {
       if (end < 0) continue;
       if (end >= tail.length || from(i + 1, end)) return true;
@@ -182,8 +197,8 @@ function beginsEscaped(tail: string, secret: string): boolean {
 }
 
 /**
- * Whether `secret` appears in `text` once its `%HH` and `\uHHHH` escapes are
- * undone, round by round (a value encoded twice is still that value): looked
+ * Whether `secret` appears in `text` once its `%HH`, `\uHHHH` and JSON short
+ * escapes are undone, round by round (a value encoded twice is still that value): looked
  * for after every round, not only after the last, since a secret may itself
  * hold what reads as an escape (a password `ab%2Acd…`): one more round would
  * undo that too, and the secret would be gone from the text it is in.
@@ -193,6 +208,7 @@ function unescapedHolds(text: string, secret: string): boolean {
   for (let round = 0; round < 3; round++) {
     const next = out
       .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+      .replace(/\\+(["\\/bfnrt])/g, (_m, e: string) => SHORT_UNESCAPED[e]!)
       .replace(/(?:%[0-9a-fA-F]{2})+/g, percentDecoded);
     if (next === out) return false;
     if (next.includes(secret)) return true;
@@ -212,8 +228,11 @@ function percentDecoded(run: string): string {
 
 /** Is there an escape `unescapedHolds` would undo? Without one the text is all it would look at. */
 function holdsAnEscape(text: string): boolean {
-  return /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}/.test(text);
+  return /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}|\\["\\/bfnrt]/.test(text);
 }
+
+/** The character each short escape stands for (the letter or symbol after its backslash). */
+const SHORT_UNESCAPED: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(SHORT_ESCAPES).map(([c, e]) => [e, c]));
 
 /** Whether any form of `secret` is in `text`: literal, unescaped, base64 at any alignment, or hex. */
 export function containsSecret(text: string, secret: string): boolean {

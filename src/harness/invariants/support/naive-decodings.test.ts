@@ -7,12 +7,15 @@ const b64 = (text: string) => Buffer.from(text, 'latin1').toString('base64');
 describe('invariant 15: the naive search of a text', () => {
   it('finds a secret as it is, escaped, and base64-encoded at each of the four offsets', () => {
     expect(new NaiveDecodings(`x ${SECRET} y`).formOf(SECRET)).toBe('as it is');
-    expect(new NaiveDecodings(`q=${encodeURIComponent(`k=${SECRET}`).replaceAll('_', '%5F')}`).formOf(SECRET)).toBe('escaped (%HH or \\uHHHH)');
+    expect(new NaiveDecodings(`q=${encodeURIComponent(`k=${SECRET}`).replaceAll('_', '%5F')}`).formOf(SECRET)).toBe('escaped (%HH, \\uHHHH or JSON)');
     const unicode = [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-    expect(new NaiveDecodings(`{"a":"${unicode}"}`).formOf(SECRET)).toBe('escaped (%HH or \\uHHHH)');
-    expect(new NaiveDecodings(`{"a":"\\\\u0073${SECRET.slice(1)}"}`).formOf(SECRET)).toBe('escaped (%HH or \\uHHHH)'); // an escape escaped again
+    expect(new NaiveDecodings(`{"a":"${unicode}"}`).formOf(SECRET)).toBe('escaped (%HH, \\uHHHH or JSON)');
+    expect(new NaiveDecodings(`{"a":"\\\\u0073${SECRET.slice(1)}"}`).formOf(SECRET)).toBe('escaped (%HH, \\uHHHH or JSON)'); // an escape escaped again
     const twice = encodeURIComponent(encodeURIComponent(`k=${SECRET}`).replaceAll('_', '%5F'));
-    expect(new NaiveDecodings(`q=${twice}`).formOf(SECRET)).toBe('escaped (%HH or \\uHHHH)'); // URL-encoded twice
+    expect(new NaiveDecodings(`q=${twice}`).formOf(SECRET)).toBe('escaped (%HH, \\uHHHH or JSON)'); // URL-encoded twice
+    const quoted = 'Xk29L"mqZp"8W\\kDv/7t'; // a password holding quotes and a backslash
+    expect(new NaiveDecodings(JSON.stringify({ password: quoted })).formOf(quoted)).toBe('escaped (%HH, \\uHHHH or JSON)');
+    expect(new NaiveDecodings(JSON.stringify(JSON.stringify({ password: quoted }))).formOf(quoted)).toBe('escaped (%HH, \\uHHHH or JSON)'); // stringified twice
     for (const before of ['', 'a', 'ab', 'abc', 'abcd']) {
       const encoded = b64(`${before}${SECRET}!`);
       for (const cut of [0, 1, 2, 3]) {
@@ -26,9 +29,9 @@ describe('invariant 15: the naive search of a text', () => {
 
   it('finds a secret outside ASCII URL-encoded as UTF-8 (or latin1), \\u-escaped, base64- and hex-encoded', () => {
     const secret = 'Pw~~>>??-9f8e7d6c-Ωmega';
-    expect(new NaiveDecodings(`pw=${encodeURIComponent(secret)}&x`).formOf(secret)).toBe('escaped (%HH or \\uHHHH)');
-    expect(new NaiveDecodings(`pw=Gr%F6%DFe-Passwort`).formOf('Größe-Passwort')).toBe('escaped (%HH or \\uHHHH)');
-    expect(new NaiveDecodings(`{"pw":"Pw~~>>??-9f8e7d6c-\\u03a9mega"}`).formOf(secret)).toBe('escaped (%HH or \\uHHHH)');
+    expect(new NaiveDecodings(`pw=${encodeURIComponent(secret)}&x`).formOf(secret)).toBe('escaped (%HH, \\uHHHH or JSON)');
+    expect(new NaiveDecodings(`pw=Gr%F6%DFe-Passwort`).formOf('Größe-Passwort')).toBe('escaped (%HH, \\uHHHH or JSON)');
+    expect(new NaiveDecodings(`{"pw":"Pw~~>>??-9f8e7d6c-\\u03a9mega"}`).formOf(secret)).toBe('escaped (%HH, \\uHHHH or JSON)');
     expect(new NaiveDecodings(Buffer.from(`user:${secret}`, 'utf8').toString('base64')).formOf(secret)).toBe('base64-encoded');
     expect(new NaiveDecodings(Buffer.from(secret, 'utf8').toString('hex')).formOf(secret)).toBe('hex-encoded');
     // A secret all of whose characters are latin1, encoded from its latin1 bytes (ü as the one byte FC).
@@ -40,8 +43,8 @@ describe('invariant 15: the naive search of a text', () => {
 
   it('finds a secret that itself holds a %HH sequence, URL-encoded once or twice (the round that reveals it kept)', () => {
     const secret = 'harbor%2Aquay-5521-fern';
-    expect(new NaiveDecodings(`key=${encodeURIComponent(secret)}&v=2`).formOf(secret)).toBe('escaped (%HH or \\uHHHH)');
-    expect(new NaiveDecodings(`key=${encodeURIComponent(encodeURIComponent(secret))}`).formOf(secret)).toBe('escaped (%HH or \\uHHHH)');
+    expect(new NaiveDecodings(`key=${encodeURIComponent(secret)}&v=2`).formOf(secret)).toBe('escaped (%HH, \\uHHHH or JSON)');
+    expect(new NaiveDecodings(`key=${encodeURIComponent(encodeURIComponent(secret))}`).formOf(secret)).toBe('escaped (%HH, \\uHHHH or JSON)');
     expect(new NaiveDecodings('key=harbor*quay-5521-fern').formOf(secret)).toBeUndefined();
   });
 

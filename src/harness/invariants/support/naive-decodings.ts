@@ -1,7 +1,7 @@
 /**
  * Invariant 15's own search for a secret in a text, written to share nothing
  * with the kernel's (`secretFinder`): the text as it is, the text with its
- * `%HH` and `\uHHHH` escapes undone, every run of 12 or more base64
+ * `%HH`, `\uHHHH` and JSON's short escapes (`\"`, `\\`, `\/`, `\n`…) undone, every run of 12 or more base64
  * characters (standard or URL-safe) decoded at each of its four offsets, and
  * every run of 16 or more hex digits decoded at both of its offsets.
  *
@@ -20,7 +20,10 @@ export const MIN_BASE64_RUN = 12;
 export const MIN_HEX_RUN = 16;
 const HEX_RUN = new RegExp(`[0-9a-fA-F]{${MIN_HEX_RUN},}`, 'g');
 
-const AN_ESCAPE = /%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}/;
+const AN_ESCAPE = /%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\["\\/bfnrt]/;
+/** JSON's short escapes, as `JSON.parse` reads them (any number of backslashes: escaped again, twice). */
+const SHORT_ESCAPE = /\\+(["\\/bfnrt])/g;
+const SHORT: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 /**
  * A run of `%HH` escapes undone: its bytes read as UTF-8 when they are UTF-8
  * (what a browser or `encodeURIComponent` writes for a character outside
@@ -59,7 +62,7 @@ export class NaiveDecodings {
     if (this.#text.includes(secret)) return 'as it is';
     if (secret.length < MIN_ENCODED_SECRET) return undefined;
     const plain = this.#plain();
-    if (plain !== null && plain.some((round) => round.includes(secret))) return 'escaped (%HH or \\uHHHH)';
+    if (plain !== null && plain.some((round) => round.includes(secret))) return 'escaped (%HH, \\uHHHH or JSON)';
     // Decoded bytes are read as latin1: a secret is looked for as its UTF-8 bytes read the same way, and, when each
     // of its characters is one latin1 byte, as those bytes (what latin1 code encodes: the secret itself, so read).
     const forms = [Buffer.from(secret, 'utf8').toString('latin1')];
@@ -101,6 +104,7 @@ export class NaiveDecodings {
     for (let round = 0; round < 3; round++) {
       const next = plain
         .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+        .replace(SHORT_ESCAPE, (_m, c: string) => SHORT[c]!)
         .replace(/(?:%[0-9a-fA-F]{2})+/g, percentRun);
       if (next === plain) break;
       rounds.push(next);
