@@ -17,11 +17,11 @@
  *   file once the first host has closed (a host that kept the refused claim
  *   would refuse for good).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
@@ -447,6 +447,91 @@ async function lockThatFails(): Promise<CheckResult[]> {
   }
 }
 
+/**
+ * A host built from its YAML file (`createHostFromConfig`, what `loopgate
+ * serve`-style deploys and check-host read), started from another working
+ * directory than the file's, as a service manager starts it: the relative
+ * `store.path` and `trace.export.jsonl` are the file's folder's, and each
+ * finished turn's trace is one JSON line there. Resolved against the working
+ * directory instead, a host restarted from elsewhere would open an empty store
+ * and recover nothing (probe 21, F6); a trace file without its line breaks is
+ * one unreadable line (F3).
+ */
+async function hostFromItsConfigFile(): Promise<CheckResult[]> {
+  const folder = mkdtempSync(join(tmpdir(), 'loopgate-host-config-'));
+  const name = `contract-${folder.slice(-6)}`;
+  // Where a host that resolved the paths against the working directory would write: removed after, if the case made them.
+  const strays = [resolve('data'), resolve('traces')];
+  const before = strays.map((path) => existsSync(path));
+  const file = join(folder, 'agent.yaml');
+  writeFileSync(
+    file,
+    [
+      'model: {provider: fake, name: support-model}',
+      `store: {kind: sqlite, path: data/${name}.db}`,
+      'trace:',
+      '  export:',
+      `    jsonl: traces/${name}.jsonl`,
+      '',
+    ].join('\n'),
+  );
+  const modelClient = () => new ScriptedModelClient([reply('ORD-1001 ships today.'), reply('ORD-1002 shipped yesterday.')]);
+  try {
+    const host = await createHostFromConfig(file, { modelClient });
+    let answers: ResponseEnvelope[];
+    try {
+      answers = [await host.handle('orders-1', 'Where is ORD-1001?'), await host.handle('orders-2', 'Where is ORD-1002?')];
+    } finally {
+      await host.close();
+    }
+    const storePath = join(folder, 'data', `${name}.db`);
+    const tracePath = join(folder, 'traces', `${name}.jsonl`);
+    const again = await createHostFromConfig(file, { modelClient });
+    let reopened: number;
+    try {
+      reopened = (await again.events('orders-1')).length;
+    } finally {
+      await again.close();
+    }
+    const lines = existsSync(tracePath) ? readFileSync(tracePath, 'utf8').split('\n') : [];
+    const traces = lines
+      .filter((line) => line !== '')
+      .flatMap((line) => {
+        try {
+          const trace = JSON.parse(line) as { traceId?: unknown; spans?: unknown };
+          return typeof trace.traceId === 'string' && Array.isArray(trace.spans) ? [trace.traceId] : [];
+        } catch {
+          return [];
+        }
+      });
+    return [
+      answered('the first conversation is answered', answers[0]!, 200, undefined),
+      answered('the second conversation is answered', answers[1]!, 200, undefined),
+      {
+        name: "store.path is the config file's folder's",
+        passed: existsSync(storePath) && reopened > 0,
+        message: existsSync(storePath)
+          ? `${storePath} holds the conversation (${reopened} events read back by a host started again)`
+          : `no store at ${storePath}`,
+      },
+      {
+        name: "trace.export.jsonl holds one JSON line per finished turn, in the config file's folder",
+        passed: lines.length === 3 && lines[2] === '' && traces.length === 2,
+        message: existsSync(tracePath)
+          ? `${lines.filter((l) => l !== '').length} line(s), ${traces.length} of them a trace, ${lines[lines.length - 1] === '' ? 'ending in a line break' : 'no line break at the end'}`
+          : `no trace file at ${tracePath}`,
+        expected: '2 lines, each a trace',
+        actual: `${traces.length} trace line(s) of ${lines.filter((l) => l !== '').length}`,
+      },
+    ];
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+    strays.forEach((path, i) => {
+      if (!before[i]) rmSync(path, { recursive: true, force: true }); // a folder that was not there before the case: only the case wrote it
+    });
+  }
+}
+
 export function hostCases(): Case[] {
   return [
     checksCase(
@@ -492,6 +577,14 @@ export function hostCases(): Case[] {
     checksCase(
       { id: 'contract:host/turn-cost-in-the-answer', title: 'host: with prices in its config, each turn in the answer carries its cost', file: FILE },
       costInTheAnswer,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/paths-of-its-config-file-and-one-trace-per-line',
+        title: "host: built from its YAML elsewhere, its store and trace file are the file's folder's, one JSON line per turn",
+        file: FILE,
+      },
+      hostFromItsConfigFile,
     ),
   ];
 }
