@@ -12,7 +12,7 @@
  * The status table is written here, from the documentation, not taken from the
  * host's code.
  */
-import type { LogEvent } from '../../kernel/index.ts';
+import { REDACTED, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { label, viewOf } from './support/log-view.ts';
@@ -63,10 +63,15 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
     if (close?.type === 'turn.closed') closes.set(t.turn, close as Extract<LogEvent, { type: 'turn.closed' }>);
   }
   const view = viewOf(run);
+  const gained = run.scenario.secretsOnReopen ?? [];
   for (const [i, post] of run.posts.entries()) {
     const envelope = post.envelope;
     if (!envelope || envelope.turns.length === 0) continue;
     const where = `the answer to message ${i + 1} (${post.intent} "${post.text.slice(0, 40)}")`;
+    // A process started after a reopen knows the secrets gained on it: nothing it answers holds one, the turns it reads back
+    // from what the process before it stored included.
+    if (post.process > 0 && gained.some((secret) => JSON.stringify(envelope).includes(secret)))
+      return `${where}, from the process started on a reopen, holds a secret that process was given, unredacted`;
     const last = envelope.turns.at(-1)!;
     const status = documentedStatus(last.outcome);
     if (status === undefined) return `${where} names turn ${last.turn}'s outcome "${last.outcome}", which is not in the outcome alphabet`;
@@ -101,7 +106,8 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
           return `${where} summarizes turn ${summary.turn} with ${key} ${JSON.stringify(told[key])}, but the log's close records ${JSON.stringify(logged[key])}`;
       }
       const said = logged.outcome === 'replied' ? lastReplyOf(view.known, summary.turn) : undefined;
-      if (summary.reply !== said)
+      // A secret the host gained on a reopen was stored before as plain text: the reopened host answers with it redacted.
+      if (summary.reply !== said && (said === undefined || summary.reply !== hideGained(said, gained)))
         return `${where} gives turn ${summary.turn}'s reply as ${JSON.stringify(summary.reply?.slice(0, 80))}, but the turn's last assistant message says ${JSON.stringify(said?.slice(0, 80))}`;
       const returned = returnedBy(view.known, summary.turn);
       if (JSON.stringify(summary.returnedToInbox) !== JSON.stringify(returned))
@@ -160,4 +166,11 @@ function lastReplyOf(known: readonly LogEvent[], turn: number): string | undefin
 /** The inbox message ids the turn gave back (a cancel before the model saw them), in order. */
 function returnedBy(known: readonly LogEvent[], turn: number): string[] {
   return known.flatMap((e) => (e.type === 'inbox.returned' && e.payload.turn === turn ? e.payload.ids : []));
+}
+
+/** `text` with each secret gained on a reopen replaced by the redaction marker, as the reopened host shows it. */
+function hideGained(text: string, gained: readonly string[]): string {
+  let out = text;
+  for (const secret of gained) out = out.split(secret).join(REDACTED);
+  return out;
 }
