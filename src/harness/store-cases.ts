@@ -8,6 +8,7 @@
  * in would pass every scenario that never raced it. Each SQLite case works in a
  * directory of its own under the system's temporary directory, removed after it.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { describeError } from '../kernel/loop/records.ts';
 import type { CheckResult } from '../report/results.ts';
 import { runStoreContractCase, STORE_CONTRACT, type StoreContractCase } from '../stores/contract/cases.ts';
 import { StoreContractFailure } from '../stores/contract/expect.ts';
-import type { EventStore } from '../stores/event-store.ts';
+import { StoreInUseError, type EventStore } from '../stores/event-store.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { checksCase, type Case } from './cases.ts';
@@ -56,10 +57,105 @@ async function check(store: BundledStore, c: StoreContractCase): Promise<CheckRe
   }
 }
 
+/**
+ * The SQLite writer claim across processes: a child process (a second host on
+ * the same machine) claims a file; while it lives, this process must be
+ * refused the file (two hosts on one file would recover each other's live
+ * turns as crashed), and once it is killed (-9, no release) its claim is
+ * stale and this process takes the file. Every other case claims within one
+ * process, where the owner's pid is this one: a claim that took a live other
+ * process for a dead one passed the gate (probe 21, F4).
+ */
+async function writerClaimAcrossProcesses(): Promise<CheckResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'loopgate-writer-claim-'));
+  const file = join(dir, 'shared.db');
+  // The store module as this process runs it (TypeScript sources in the repository, JavaScript when installed).
+  const storeModule = new URL(`../stores/sqlite-store${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+  const script = [
+    'const { SqliteEventStore } = await import(process.argv[1]);',
+    'const store = new SqliteEventStore(process.argv[2]);',
+    'await store.claimWriter();',
+    "process.stdout.write('claimed\\n');",
+    'setInterval(() => {}, 60_000);',
+  ].join('\n');
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, storeModule, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let errors = '';
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  try {
+    const claimed = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 15_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('claimed')) {
+          clearTimeout(timer);
+          resolve(true);
+        }
+      });
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+    });
+    if (!claimed)
+      return [
+        { name: 'the other process claims the file', passed: false, message: `it did not: ${errors.trim().split('\n').slice(-3).join(' / ') || 'no output'}` },
+      ];
+    const whileAlive = await claimOutcome(file);
+    child.kill('SIGKILL');
+    await exited;
+    const afterKill = await claimOutcome(file);
+    return [
+      {
+        name: 'while the other process lives, its claim holds: this process is refused the file',
+        passed: whileAlive.startsWith('refused'),
+        message: whileAlive,
+        expected: 'refused (StoreInUseError)',
+        actual: whileAlive,
+      },
+      {
+        name: 'once it is killed, its claim is stale: this process takes the file',
+        passed: afterKill === 'claimed',
+        message: afterKill,
+        expected: 'claimed',
+        actual: afterKill,
+      },
+    ];
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether this process can claim the file's writer: `claimed`, `refused (…)`, or what went wrong. */
+async function claimOutcome(file: string): Promise<string> {
+  const store = new SqliteEventStore(file);
+  try {
+    await store.claimWriter();
+    return 'claimed';
+  } catch (error) {
+    return error instanceof StoreInUseError ? `refused (StoreInUseError): ${error.message.slice(0, 120)}` : `failed: ${describeError(error)}`;
+  } finally {
+    await store.close();
+  }
+}
+
 export function storeCases(): Case[] {
-  return STORES.flatMap((store) =>
-    STORE_CONTRACT.map((c) =>
-      checksCase({ id: `contract:store/${store.name}/${c.id}`, title: `${store.name} store: ${c.title}`, file: FILE }, () => check(store, c)),
+  return [
+    ...STORES.flatMap((store) =>
+      STORE_CONTRACT.map((c) =>
+        checksCase({ id: `contract:store/${store.name}/${c.id}`, title: `${store.name} store: ${c.title}`, file: FILE }, () => check(store, c)),
+      ),
     ),
-  );
+    checksCase(
+      {
+        id: 'contract:store/sqlite/writer-claim-held-by-another-live-process',
+        title: "sqlite store: another live process's writer claim refuses this one; killed, it is stale and taken",
+        file: 'src/harness/store-cases.ts',
+      },
+      writerClaimAcrossProcesses,
+    ),
+  ];
 }
