@@ -12,7 +12,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeError } from '../kernel/loop/records.ts';
 import type { CheckResult } from '../report/results.ts';
 import { runStoreContractCase, STORE_CONTRACT, type StoreContractCase } from '../stores/contract/cases.ts';
 import { StoreContractFailure } from '../stores/contract/expect.ts';
@@ -158,4 +157,9 @@ export function storeCases(): Case[] {
       writerClaimAcrossProcesses,
     ),
   ];
+}
+
+/** An error in one line: its name and message (a store may throw anything). */
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
