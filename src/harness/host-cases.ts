@@ -532,6 +532,51 @@ async function hostFromItsConfigFile(): Promise<CheckResult[]> {
   }
 }
 
+/**
+ * An id that holds a long piece of a secret: the conversation id is the store's
+ * key and every span's, the message id is stored with its message, so either
+ * would be stored and exported as it is — half a password is as good as a
+ * hint. The host refuses an id holding the whole secret (in any form); one
+ * holding half of it (at least 8 characters: what secret-fragments-never-leave
+ * counts as a leak) must be refused too, 400 naming no piece, nothing stored.
+ * An id sharing only a short run with the secret (a word) is served (probe 21, F2).
+ */
+async function idsHoldingAPieceOfASecret(): Promise<CheckResult[]> {
+  const secret = 'pay-secret-Q7vLm2Xc9RtB4nZp';
+  const piece = secret.slice(0, 16);
+  const store = new MemoryEventStore();
+  const host = new AgentHost({ config: defaultHostConfig(), store, model: model(), agent: AGENT, secrets: [secret] });
+  try {
+    const byConversation = await host.handle(`orders-${piece}`, 'Where is ORD-1001?');
+    const byMessage = await host.handle('orders-1', 'Where is ORD-1001?', { messageId: `m-${secret.slice(9, 25)}` });
+    const ordinary = await host.handle('pay-orders', 'Where is ORD-1001?', { messageId: 'm-pay-1' });
+    const conversations = await store.listConversations();
+    const shown = JSON.stringify([byConversation, byMessage]);
+    const shortest = Math.max(8, Math.ceil(secret.length / 2));
+    let echoed = false;
+    for (let start = 0; start + shortest <= secret.length; start++) if (shown.includes(secret.slice(start, start + shortest))) echoed = true;
+    return [
+      answered('a conversation id holding 16 of the secret’s 27 characters is refused', byConversation, 400, 'holds part of a secret'),
+      answered('a message id holding 16 of them is refused', byMessage, 400, 'holds part of a secret'),
+      answered('ids sharing only a word with the secret are served', ordinary, 200, undefined),
+      {
+        name: 'the refusals name no piece of the secret',
+        passed: !echoed,
+        message: echoed ? 'an answer holds a piece of the secret' : 'no piece in either answer',
+      },
+      {
+        name: 'only the served conversation is stored',
+        passed: conversations.length === 1,
+        message: `${conversations.length} conversation(s) stored`,
+        expected: '1',
+        actual: String(conversations.length),
+      },
+    ];
+  } finally {
+    await host.close();
+  }
+}
+
 export function hostCases(): Case[] {
   return [
     checksCase(
@@ -585,6 +630,14 @@ export function hostCases(): Case[] {
         file: FILE,
       },
       hostFromItsConfigFile,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/ids-holding-a-piece-of-a-secret-refused',
+        title: 'host: a conversation or message id holding half of a secret is refused 400, naming no piece, nothing stored',
+        file: FILE,
+      },
+      idsHoldingAPieceOfASecret,
     ),
   ];
 }

@@ -24,6 +24,7 @@ export {
   DEFAULT_SECRET_PATTERNS,
   REDACTED,
   SECRET_RULES,
+  holdsSecretPiece,
   type Redactor,
   type SecretRule,
   type Span,
