@@ -36,6 +36,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { policyCases },
     { hostCases },
     { storeCases },
+    { invariantSelfCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -63,6 +64,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./policy-cases.ts'),
     import('./host-cases.ts'),
     import('./store-cases.ts'),
+    import('./invariant-self-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -91,5 +93,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...policyCases(),
     ...hostCases(),
     ...storeCases(),
+    ...invariantSelfCases(),
   ];
 }

@@ -1,0 +1,176 @@
+/**
+ * The gate's own checks, checked when it runs: `contract:invariant-self/<id>`.
+ *
+ * Every case of `loopgate run` asks the invariants whether a run broke them; a
+ * run of a correct loop never does, so an invariant weakened by an upgrade, a
+ * patch or a fork (a side effect counted as repeated only from its third start,
+ * a secret looked for only in the log) would pass every case and certify
+ * nothing (probe 21, F9). Here each of the invariants a release leans on most —
+ * side effects run once (13), secrets never leave (15), calls paired with
+ * their results (6) — is given a real run of the loop, on which it must hold,
+ * and the same run tampered to break exactly its rule, on which it must say so.
+ */
+import { EventLog, type AnyEvent } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import type { Invariant } from './invariants/invariant.ts';
+import { toolPairing } from './invariants/invariant-06-tool-pairing.ts';
+import { sideEffectsOnce } from './invariants/invariant-13-side-effects-once.ts';
+import { secretsNeverLeave } from './invariants/invariant-15-secrets-never-leave.ts';
+import { parseScenario } from './scenario/load.ts';
+import { runScenario, type ScenarioRun } from './second-host.ts';
+
+const FILE = 'src/harness/invariant-self-cases.ts';
+const SECRET = 'vault-token-Q7vLm2Xc9RtB4nZp';
+
+const REFUND = `
+name: a refund, run by the loop for the gate's own checks
+secrets: ['${SECRET}']
+tools:
+  - name: lookup_order
+    description: Look an order up.
+    sideEffect: NONE
+    behaviour: [{ return: { order_id: ORD-1001, status: delivered, total: 120 } }]
+  - name: issue_refund
+    description: Refund an order.
+    sideEffect: STATEFUL
+    behaviour: [{ return: { refunded: 120, token: '${SECRET}' } }]
+provider:
+  script:
+    - tool_use: [{ id: look, name: lookup_order, args: { order_id: ORD-1001 } }]
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 120 } }]
+    - reply: ORD-1001 is refunded.
+inbox:
+  - say: Please refund ORD-1001.
+expect: {}
+`;
+
+/** The run with its log replaced by `events` (stored events, as a reopened store hands them back). */
+function withEvents(run: ScenarioRun, events: readonly AnyEvent[]): ScenarioRun {
+  return { ...run, log: new EventLog({ now: () => 0 }, events) };
+}
+
+/** An event changed as a store would hold it (a frozen copy). */
+function changed(event: AnyEvent, payload: (p: Record<string, unknown>) => Record<string, unknown>): AnyEvent {
+  return Object.freeze({ ...event, payload: Object.freeze(payload(event.payload as Record<string, unknown>)) }) as AnyEvent;
+}
+
+interface Tamper {
+  /** What the tampering breaks, for the check's name. */
+  readonly breaks: string;
+  readonly run: (run: ScenarioRun) => ScenarioRun;
+  /** What the invariant must say. */
+  readonly says: RegExp;
+}
+
+async function holdsAndCatches(invariant: Invariant, tampers: readonly Tamper[]): Promise<CheckResult[]> {
+  const run = await runScenario(parseScenario(REFUND, 'invariant-self.yaml'), { seed: 1 });
+  const clean = await invariant.check(run, {});
+  const checks: CheckResult[] = [
+    {
+      name: `${invariant.id} holds on a real run of the loop`,
+      passed: clean === undefined && run.thrown === undefined,
+      message: clean ?? (run.thrown ? `the run threw: ${String(run.thrown)}` : 'holds'),
+    },
+  ];
+  for (const tamper of tampers) {
+    let said: string | undefined;
+    try {
+      said = (await invariant.check(tamper.run(run), {})) ?? undefined;
+    } catch (error) {
+      said = `threw: ${(error as Error).message}`;
+    }
+    checks.push({
+      name: `${invariant.id} catches ${tamper.breaks}`,
+      passed: said !== undefined && tamper.says.test(said),
+      message: said === undefined ? 'it holds on the tampered run' : said.slice(0, 200),
+      expected: String(tamper.says),
+      actual: said === undefined ? 'holds' : said.slice(0, 200),
+    });
+  }
+  return checks;
+}
+
+const started = (run: ScenarioRun, name: string) => run.log.events.find((e) => e.type === 'tool.started' && (e.payload as { name?: unknown }).name === name);
+
+export function invariantSelfCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:invariant-self/side-effects-once',
+        title: "the gate's own check: invariant 13 holds on a refund run once, and catches one started or run twice",
+        file: FILE,
+      },
+      () =>
+        holdsAndCatches(sideEffectsOnce, [
+          {
+            breaks: 'a STATEFUL call started twice',
+            run: (run) => {
+              const refund = started(run, 'issue_refund')!;
+              return withEvents(run, [...run.log.events, Object.freeze({ ...refund, seq: run.log.length }) as AnyEvent]);
+            },
+            says: /issue_refund \(STATEFUL\) call refund was started 2 times/,
+          },
+          {
+            breaks: 'a STATEFUL body run twice for one call',
+            run: (run) => ({ ...run, executionsByToolCall: new Map([['issue_refund', new Map([['refund', 2]])]]) }),
+            says: /issue_refund \(STATEFUL\) ran 2 times for call refund/,
+          },
+        ]),
+    ),
+    checksCase(
+      {
+        id: 'contract:invariant-self/secrets-never-leave',
+        title: "the gate's own check: invariant 15 holds on a run whose tool returned a secret, and catches it written to the log",
+        file: FILE,
+        secrets: [SECRET],
+      },
+      () =>
+        holdsAndCatches(secretsNeverLeave, [
+          {
+            breaks: 'the secret in the reply stored',
+            run: (run) => {
+              const reply = run.log.events.findLast((e) => e.type === 'assistant.message')!;
+              const leaked = changed(reply, (p) => ({ ...p, content: [{ type: 'text', text: `Your token is ${SECRET}.` }] }));
+              return withEvents(
+                run,
+                run.log.events.map((e) => (e.seq === reply.seq ? leaked : e)),
+              );
+            },
+            says: /secret/,
+          },
+        ]),
+    ),
+    checksCase(
+      {
+        id: 'contract:invariant-self/tool-pairing',
+        title: "the gate's own check: invariant 6 holds on a run's calls and results, and catches a call left without its result",
+        file: FILE,
+      },
+      () =>
+        holdsAndCatches(toolPairing, [
+          {
+            breaks: 'a request that sends a call without its result',
+            run: (run) => ({
+              ...run,
+              requests: run.requests.map((request, i) =>
+                i === 1
+                  ? {
+                      ...request,
+                      messages: request.messages
+                        .map((m) =>
+                          m.role === 'user' && Array.isArray(m.content)
+                            ? { ...m, content: m.content.filter((b) => !(b.type === 'tool_result' && b.callId === 'look')) }
+                            : m,
+                        )
+                        .filter((m) => !Array.isArray(m.content) || m.content.length > 0),
+                    }
+                  : request,
+              ),
+            }),
+            says: /look/,
+          },
+        ]),
+    ),
+  ];
+}
