@@ -12,20 +12,24 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import type { CheckResult } from '../report/results.ts';
 import { runStoreContractCase, STORE_CONTRACT, type StoreContractCase } from '../stores/contract/cases.ts';
 import { StoreContractFailure } from '../stores/contract/expect.ts';
 import { StoreInUseError, type EventStore } from '../stores/event-store.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
+import { PostgresEventStore } from '../stores/postgres-store.ts';
+import { passwordOf } from '../stores/postgres-store-url.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
-import { checksCase, type Case } from './cases.ts';
+import { checksCase, statusFromChecks, type Case } from './cases.ts';
 
 const FILE = 'src/stores/contract/cases.ts';
 
 interface BundledStore {
   readonly name: string;
   /** Runs `body` with a factory of fresh, empty stores, cleaning up after. */
-  withFactory(body: (factory: () => EventStore) => Promise<void>): Promise<void>;
+  withFactory(body: (factory: () => EventStore | Promise<EventStore>) => Promise<void>): Promise<void>;
 }
 
 const STORES: readonly BundledStore[] = [
@@ -44,7 +48,7 @@ const STORES: readonly BundledStore[] = [
   },
 ];
 
-async function check(store: BundledStore, c: StoreContractCase): Promise<CheckResult[]> {
+async function checkOn(store: BundledStore, c: StoreContractCase): Promise<CheckResult[]> {
   try {
     await store.withFactory((factory) => runStoreContractCase(c, factory));
     return [{ name: 'store contract', passed: true, message: c.title }];
@@ -141,11 +145,77 @@ async function claimOutcome(file: string): Promise<string> {
   }
 }
 
+/** Where the PostgreSQL store contract runs: a database loopgate may create (and drop) schemas of its own in. */
+export const POSTGRES_URL_ENV = 'LOOPGATE_POSTGRES_URL';
+/** The repository's tests' server (.ci/run sets it), taken when the first is not set. */
+const TEST_POSTGRES_URL_ENV = 'LOOPGATE_TEST_POSTGRES_URL';
+
+function postgresUrl(): string | undefined {
+  for (const name of [POSTGRES_URL_ENV, TEST_POSTGRES_URL_ENV]) {
+    const url = process.env[name]?.trim();
+    if (url) return url;
+  }
+  return undefined;
+}
+
+/**
+ * The store contract on PostgreSQL — the store many hosts share — when a server
+ * is named: each contract case in a schema of its own, dropped after it. One
+ * case (skipped, saying how to run it, when no server is named), a check per
+ * contract case.
+ */
+const postgresContract: Case = {
+  id: 'contract:store/postgres/store-contract',
+  kind: 'contract',
+  title: `postgres store: the store contract (${STORE_CONTRACT.filter((c) => c.needs === undefined).length} cases), each in a schema of its own`,
+  file: FILE,
+  async run() {
+    const url = postgresUrl();
+    if (url === undefined)
+      return { status: 'skipped', checks: [], skipReason: `no PostgreSQL server named: set ${POSTGRES_URL_ENV} to a database loopgate may create schemas in` };
+    const password = passwordOf(url);
+    const checks: CheckResult[] = [];
+    for (const c of STORE_CONTRACT) {
+      if (c.needs !== undefined) continue; // the PostgreSQL store keeps no snapshots
+      const schemas: string[] = [];
+      const postgres: BundledStore = {
+        name: 'postgres',
+        async withFactory(body) {
+          try {
+            await body(() => {
+              const schema = `lg_contract_${process.pid}_${randomBytes(4).toString('hex')}`;
+              schemas.push(schema);
+              return PostgresEventStore.open(url, { schema });
+            });
+          } finally {
+            await dropSchemas(url, schemas);
+          }
+        },
+      };
+      for (const check of await checkOn(postgres, c)) checks.push({ ...check, name: `store contract: ${c.id}` });
+    }
+    return { status: statusFromChecks(checks), outcome: 'checked', checks, ...(password ? { secrets: [password] } : {}) };
+  },
+};
+
+async function dropSchemas(url: string, schemas: readonly string[]): Promise<void> {
+  if (schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } catch {
+    // Left behind: each is named lg_contract_<pid>_<hex>, for whoever cleans up.
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export function storeCases(): Case[] {
   return [
     ...STORES.flatMap((store) =>
       STORE_CONTRACT.map((c) =>
-        checksCase({ id: `contract:store/${store.name}/${c.id}`, title: `${store.name} store: ${c.title}`, file: FILE }, () => check(store, c)),
+        checksCase({ id: `contract:store/${store.name}/${c.id}`, title: `${store.name} store: ${c.title}`, file: FILE }, () => checkOn(store, c)),
       ),
     ),
     checksCase(
@@ -156,6 +226,7 @@ export function storeCases(): Case[] {
       },
       writerClaimAcrossProcesses,
     ),
+    postgresContract,
   ];
 }
 

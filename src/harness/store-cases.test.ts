@@ -1,0 +1,35 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { STORE_CONTRACT } from '../stores/contract/cases.ts';
+import { describeWithPostgres } from '../stores/postgres-store-testing.ts';
+import { POSTGRES_URL_ENV, storeCases } from './store-cases.ts';
+
+const NAMES = [POSTGRES_URL_ENV, 'LOOPGATE_TEST_POSTGRES_URL'] as const;
+const saved = Object.fromEntries(NAMES.map((name) => [name, process.env[name]]));
+afterEach(() => {
+  for (const name of NAMES) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+});
+
+const postgresCase = () => storeCases().find((c) => c.id === 'contract:store/postgres/store-contract')!;
+
+describe('contract:store/postgres/store-contract', () => {
+  it('is skipped, naming the variable to set, when no server is named', async () => {
+    for (const name of NAMES) delete process.env[name];
+    const outcome = await postgresCase().run({ seed: 1 });
+    expect(outcome.status).toBe('skipped');
+    expect(outcome.skipReason).toContain(POSTGRES_URL_ENV);
+  });
+});
+
+describeWithPostgres('contract:store/postgres/store-contract on a server', (url) => {
+  it('runs every contract case that needs no snapshots on PostgreSQL, each passing', async () => {
+    process.env[POSTGRES_URL_ENV] = url;
+    const outcome = await postgresCase().run({ seed: 1 });
+    const failed = outcome.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+    expect(failed).toEqual([]);
+    expect(outcome.status).toBe('passed');
+    expect(outcome.checks).toHaveLength(STORE_CONTRACT.filter((c) => c.needs === undefined).length);
+  });
+});
