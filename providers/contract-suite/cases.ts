@@ -696,7 +696,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   {
     id: 'empty_text_block_without_credential',
     title:
-      'an empty text block before a tool call sends no empty text delta from a client given no key either (a gateway that adds the key itself), where no credential scrubber stands between the adapter and the listener',
+      'an empty text block before a tool call sends no empty text delta from a client given no key either (a gateway that adds the key itself), where no credential scrubber stands between the adapter and the listener; the call itself streams',
     behaviour: {
       kind: 'turn',
       turn: {
@@ -709,7 +709,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       },
     },
     adapter: { keyless: true },
-    check({ result, deltas }) {
+    check({ result, deltas, streams }) {
       expectType(result, 'tool_use');
       assert.deepEqual(
         result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
@@ -717,6 +717,14 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       );
       const empty = deltas.filter((d) => d.kind === 'text' && d.text === '');
       assert.equal(empty.length, 0, `${empty.length} text delta(s) with no text: a streaming UI or trace is sent nothing to show`);
+      if (!streams) return;
+      // Nothing held back by a scrubber either: the call's start and arguments reach the listener.
+      assert.deepEqual(
+        deltas.flatMap((d) => (d.kind === 'tool_call_start' ? [d.name] : [])),
+        ['get_weather'],
+        'the tool call is streamed as it starts',
+      );
+      assert.equal(deltas.flatMap((d) => (d.kind === 'tool_args' ? [d.json] : [])).join(''), '{"city":"Oslo"}', 'the streamed arguments arrive whole');
     },
   },
   {
@@ -1549,6 +1557,36 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       assert.equal(streamedText(deltas), result.text, 'the streamed text, joined, is the reply text: nothing held back is lost');
       const args = deltas.flatMap((d) => (d.kind === 'tool_args' ? [d.json] : [])).join('');
       assert.match(args, /^\{"query":"revoke .+ now"\}$/, 'the streamed arguments arrive whole around the key');
+    },
+  },
+  {
+    id: 'streamed_call_id_quotes_the_key',
+    title:
+      'a streamed tool call whose id quotes the API key (a gateway that builds call ids from the request) keeps the key out of the call-start delta and the result; the call arrives',
+    behaviour: {
+      kind: 'turn',
+      quotesCredential: true,
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_{{credential}}', name: 'search', args: '{"query":"order status"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result, deltas, secrets, streams }) {
+      // The runner has already failed any result or delta that carries a declared credential.
+      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ name: c.name, args: c.args })),
+        [{ name: 'search', args: { query: 'order status' } }],
+        'the tool call arrives',
+      );
+      if (!streams) return;
+      assert.deepEqual(
+        deltas.flatMap((d) => (d.kind === 'tool_call_start' ? [d.name] : [])),
+        ['search'],
+        'the call is streamed as it starts',
+      );
     },
   },
   {
