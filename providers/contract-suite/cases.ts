@@ -2113,7 +2113,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   },
   {
     id: 'duplicate_events',
-    title: 'repeated framing events change nothing: one call, text not doubled',
+    title: 'repeated framing events change nothing: one call, text not doubled, in the result or the deltas',
     behaviour: {
       kind: 'stream_fault',
       turn: {
@@ -2126,7 +2126,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       },
       fault: { type: 'duplicate' },
     },
-    check({ result }) {
+    check({ result, deltas, streams }) {
       expectType(result, 'tool_use');
       assert.equal(result.text, 'Looking it up.');
       assert.deepEqual(
@@ -2134,6 +2134,10 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         [{ id: 'call_dup', name: 'get_weather', args: { city: 'Oslo' } }],
       );
       expectUsage(result, USAGE.input, USAGE.output);
+      if (!streams) return;
+      // What a listener is sent is not doubled either (a repeated event is applied once, its delta sent once).
+      assert.equal(streamedText(deltas), 'Looking it up.', 'the streamed text is not doubled');
+      assert.equal(deltas.flatMap((d) => (d.kind === 'tool_args' ? [d.json] : [])).join(''), '{"city":"Oslo"}', 'the streamed arguments are not doubled');
     },
   },
   {
