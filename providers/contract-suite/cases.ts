@@ -696,7 +696,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   {
     id: 'empty_text_block_without_credential',
     title:
-      'an empty text block before a tool call sends no empty text delta from a client given no key either (a gateway that adds the key itself), where no credential scrubber stands between the adapter and the listener',
+      'an empty text block before a tool call sends no empty text delta from a client given no key either (a gateway that adds the key itself), where no credential scrubber stands between the adapter and the listener; the call itself streams',
     behaviour: {
       kind: 'turn',
       turn: {
@@ -709,7 +709,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       },
     },
     adapter: { keyless: true },
-    check({ result, deltas }) {
+    check({ result, deltas, streams }) {
       expectType(result, 'tool_use');
       assert.deepEqual(
         result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
@@ -717,6 +717,14 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       );
       const empty = deltas.filter((d) => d.kind === 'text' && d.text === '');
       assert.equal(empty.length, 0, `${empty.length} text delta(s) with no text: a streaming UI or trace is sent nothing to show`);
+      if (!streams) return;
+      // Nothing held back by a scrubber either: the call's start and arguments reach the listener.
+      assert.deepEqual(
+        deltas.flatMap((d) => (d.kind === 'tool_call_start' ? [d.name] : [])),
+        ['get_weather'],
+        'the tool call is streamed as it starts',
+      );
+      assert.equal(deltas.flatMap((d) => (d.kind === 'tool_args' ? [d.json] : [])).join(''), '{"city":"Oslo"}', 'the streamed arguments arrive whole');
     },
   },
   {
@@ -1552,6 +1560,36 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'streamed_call_id_quotes_the_key',
+    title:
+      'a streamed tool call whose id quotes the API key (a gateway that builds call ids from the request) keeps the key out of the call-start delta and the result; the call arrives',
+    behaviour: {
+      kind: 'turn',
+      quotesCredential: true,
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_{{credential}}', name: 'search', args: '{"query":"order status"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result, deltas, secrets, streams }) {
+      // The runner has already failed any result or delta that carries a declared credential.
+      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ name: c.name, args: c.args })),
+        [{ name: 'search', args: { query: 'order status' } }],
+        'the tool call arrives',
+      );
+      if (!streams) return;
+      assert.deepEqual(
+        deltas.flatMap((d) => (d.kind === 'tool_call_start' ? [d.name] : [])),
+        ['search'],
+        'the call is streamed as it starts',
+      );
+    },
+  },
+  {
     id: 'streamed_reply_quotes_the_key_in_hex',
     title:
       'a streamed reply whose text quotes the API key as hex (a debug dump of its bytes), split across deltas, keeps every piece of it held back until it can be redacted whole: no delta, nor their joined text, carries it; the text around it arrives',
@@ -2075,7 +2113,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   },
   {
     id: 'duplicate_events',
-    title: 'repeated framing events change nothing: one call, text not doubled',
+    title: 'repeated framing events change nothing: one call, text not doubled, in the result or the deltas',
     behaviour: {
       kind: 'stream_fault',
       turn: {
@@ -2088,7 +2126,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       },
       fault: { type: 'duplicate' },
     },
-    check({ result }) {
+    check({ result, deltas, streams }) {
       expectType(result, 'tool_use');
       assert.equal(result.text, 'Looking it up.');
       assert.deepEqual(
@@ -2096,6 +2134,10 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         [{ id: 'call_dup', name: 'get_weather', args: { city: 'Oslo' } }],
       );
       expectUsage(result, USAGE.input, USAGE.output);
+      if (!streams) return;
+      // What a listener is sent is not doubled either (a repeated event is applied once, its delta sent once).
+      assert.equal(streamedText(deltas), 'Looking it up.', 'the streamed text is not doubled');
+      assert.equal(deltas.flatMap((d) => (d.kind === 'tool_args' ? [d.json] : [])).join(''), '{"city":"Oslo"}', 'the streamed arguments are not doubled');
     },
   },
   {

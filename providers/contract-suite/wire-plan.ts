@@ -19,7 +19,7 @@ function quoting(body: unknown, credential: string): unknown {
 }
 
 /**
- * The turn with the credential written where its text and arguments say `{{credential}}` (or its base64 where
+ * The turn with the credential written where its text, call ids, names and arguments say `{{credential}}` (or its base64 where
  * `{{credential:base64}}`, its UTF-8 bytes in lower-case hex where `{{credential:hex}}`, every byte of it `%HH` where
  * `{{credential:percent}}`).
  */
@@ -36,7 +36,9 @@ function quotingIn(turn: WireTurn, credential: string | undefined): WireTurn {
       .replaceAll('{{credential}}', credential);
   return {
     ...turn,
-    blocks: turn.blocks.map((block) => (block.type === 'text' ? { ...block, text: write(block.text) } : { ...block, args: write(block.args) })),
+    blocks: turn.blocks.map((block) =>
+      block.type === 'text' ? { ...block, text: write(block.text) } : { ...block, id: write(block.id), name: write(block.name), args: write(block.args) },
+    ),
   };
 }
 

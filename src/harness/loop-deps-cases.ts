@@ -483,6 +483,39 @@ async function repeatWithoutConversation(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A tool whose run() answers null at once (a lookup that found nothing, written without `async`): answered ok with
+ * null, as its asynchronous twin (a promise of null) is (mutation seed 26: `isThenable(null)` read `.then` of null).
+ */
+async function toolAnswersNullAtOnce(): Promise<CheckResult[]> {
+  const answered = async (run: () => unknown) => {
+    const clock = new VirtualClock();
+    const agent: Agent = {
+      tools: [defineTool({ name: 'find_order', description: 'An order by id, or null.', input: z.object({ order_id: z.string() }), sideEffect: 'NONE', run })],
+    };
+    const model = new ScriptedModelClient([toolUse([call('find', 'find_order', { order_id: 'ORD-404' })]), reply('No such order.')], { clock });
+    const log = new EventLog(clock);
+    const loop = new AgentLoop(loopDeps({ log, model, agent, clock }));
+    loop.send('Find ORD-404.', { id: 'ask' });
+    const [result] = await loop.drain();
+    const results = log.events
+      .filter((e) => e.type === 'tool.result')
+      .map((e) => {
+        const p = e.payload as { status: string; output?: unknown };
+        return { status: p.status, output: p.output };
+      });
+    return { outcome: label(result), results: JSON.stringify(results) };
+  };
+  const sync = await answered(() => null);
+  const async_ = await answered(async () => null);
+  const expected = '[{"status":"ok","output":null}]';
+  return [
+    check('the turn replied', sync.outcome === 'replied', sync.outcome, 'replied'),
+    check('the call is answered ok with null', sync.results === expected, sync.results, expected),
+    check('as its asynchronous twin is', sync.results === async_.results && sync.outcome === async_.outcome, `${sync.results} / ${async_.results}`, 'the same'),
+  ];
+}
+
 export function loopDepsCases(): Case[] {
   const rows: [string, string, () => Promise<CheckResult[]>][] = [
     ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
@@ -514,6 +547,11 @@ export function loopDepsCases(): Case[] {
       'repeat-without-conversation',
       "a loop with no conversation id whose model repeats a call (same id and arguments): the repeat runs, answered ok, with the first call's idempotency key",
       repeatWithoutConversation,
+    ],
+    [
+      'tool-answers-null-at-once',
+      'a tool whose run() answers null at once: the call is answered ok with null, as when it resolves to null',
+      toolAnswersNullAtOnce,
     ],
     [
       'client-that-is-no-client',

@@ -150,7 +150,7 @@ async function repeatOfAnUnknownCallLoads(): Promise<CheckResult[]> {
  * — as a host of a team's own, an importer of old conversations or another
  * writer makes them: a message delivered twice, an event for a turn that is not
  * the open one (or when none is), a turn opened out of order, a request whose
- * prompt is not a prompt, a tool started for a call never made, a restore of
+ * prompt is not a prompt (or that covers events beyond the log), a tool started for a call never made, a restore of
  * what was never a replacement. Each must be
  * refused with a `LogAppendError` naming the field and the reason, and store
  * nothing (the loop never makes these appends, so no scenario reaches them).
@@ -192,6 +192,12 @@ async function positionRefusalsNamed(): Promise<CheckResult[]> {
       () => log.append('model.request', { turn: 0, step: 1, attempt: 1, client: 'fake', model: 'fake', upTo: 2, prompt: 0, tools: 0, maxTokens: 1024 }),
       'model.request.payload.prompt',
       'seq 0 is not a prompt.assembled event',
+    ),
+    refusal(
+      'a request covering events beyond the log is refused',
+      () => log.append('model.request', { turn: 0, step: 1, attempt: 1, client: 'fake', model: 'fake', upTo: 99, prompt: 0, tools: 0, maxTokens: 1024 }),
+      'model.request.payload.upTo',
+      'seq 99 is beyond the log (3)',
     ),
     refusal(
       'a tool started for a call no assistant message made is refused',

@@ -296,6 +296,11 @@ async function malformedFoldRowsRefusedNamingTheFold(): Promise<CheckResult[]> {
       { ...taken, windows: { ...taken.windows, until: [[7, 60_000] as never] } },
       'the retry-after windows state is malformed',
     ],
+    [
+      'an open retry-after window that is not a pair',
+      { ...taken, windows: { ...taken.windows, open: [['openai', 'sk', 'extra'] as never] } },
+      'the retry-after windows state is malformed',
+    ],
   ];
   const checks: CheckResult[] = [];
   for (const [what, snapshot, problem] of variants) {

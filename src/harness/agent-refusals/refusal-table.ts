@@ -391,6 +391,14 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'tool "list_orders": input schema cannot be expressed as JSON Schema: Cannot read properties of undefined (reading \'node\')',
   },
   {
+    // A recursive schema is a z.lazy(): what its getter answers is looked into as well.
+    id: 'tool/transform-in-a-lazy',
+    title: 'a transform inside a z.lazy()',
+    agent: withTool(tool('count_items', 'NONE', { input: z.object({ unit: z.lazy(() => z.string().transform((s) => s.toUpperCase())) }) })),
+    refused:
+      'tool "count_items": input schema changes the arguments it validates (a .transform() at unit): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
     id: 'tool/transform-piped-on',
     title: 'a transform piped into another schema, nested in an array',
     agent: withTool(tool('count_items', 'NONE', { input: z.object({ lines: z.array(z.object({ qty: z.string().transform(Number).pipe(z.number()) })) }) })),
@@ -562,6 +570,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     id: 'policy/rule-tools-not-a-list',
     title: 'a rule whose tools is one string, not a list',
     agent: withPolicy({ rules: [{ id: 'r', tools: odd('issue_refund'), decision: 'ask' }] }),
+    refused: 'policy rule "r": tools must be a list of non-empty tool names or patterns',
+  },
+  {
+    id: 'policy/rule-tools-empty-name',
+    title: 'a rule whose tools list holds an empty name',
+    agent: withPolicy({ rules: [{ id: 'r', tools: ['issue_refund', ''], decision: 'deny' }] }),
     refused: 'policy rule "r": tools must be a list of non-empty tool names or patterns',
   },
   {
