@@ -98,9 +98,16 @@ function escapedPattern(secret: string): RegExp | undefined {
   const parts = [...secret].map((c) => {
     const { percents, units, short } = encodingsOf(c);
     const shortEscape = short === undefined ? '' : `|\\\\+${escapeRegex(short)}`;
-    return `(?:${escapeRegex(c)}|${percents.join('|')}|${units.map((u) => `\\\\+u${u}`).join('')}${shortEscape})`;
+    return `(?:${escapeRegex(c)}|${percents.map(anyCaseHex).join('|')}|${units.map((u) => `\\\\+u${anyCaseHex(u)}`).join('')}${shortEscape})`;
   });
-  return new RegExp(parts.join(''), 'gi');
+  // Case-sensitive: a secret is its exact characters (a copy in another case is another string); only the hex
+  // digits of an escape may be written in either case.
+  return new RegExp(parts.join(''), 'g');
+}
+
+/** Hex digits (of `%hh` or `uhhhh`) matched in either case: `%2f` as `%2[fF]`. */
+function anyCaseHex(escape: string): string {
+  return escape.replace(/[a-f]/g, (d) => `[${d}${d.toUpperCase()}]`);
 }
 
 /** The characters JSON writes with a short escape, and the letter after the backslash. */
