@@ -26,6 +26,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedactor } from '../kernel/index.ts';
+import { runCases } from './runner.ts';
 import type { CaseResult, CheckResult, Regression, RunResults } from '../report/results.ts';
 import { type Baseline, baselineFrom, compareWithBaseline, parseBaselineJson, renderBaselineJson } from '../report/baseline.ts';
 import { renderConsole } from '../report/console.ts';
@@ -501,8 +502,72 @@ async function htmlReportEscapesMarkup(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * A case's result never carries a long piece of a secret of the case. Whole
+ * secrets were redacted from every string of a result (runner.ts), but a piece
+ * — half a leaked password an agent wrote, or a fragment a scenario author put
+ * in an expectation (`excludes: [...]`) — was printed as it stood in every
+ * report of the failing run, though the gate's own rule
+ * (`secret-fragments-never-leave`) calls such a piece a leak (probe 21, F2 and
+ * F11). A case failing with pieces of its secret in its title, check message,
+ * expected and actual values is run through the runner: no piece of at least
+ * half the secret (and 8 characters) may be left in the result.
+ */
+async function secretPiecesNeverReported(): Promise<CheckResult[]> {
+  const secret = 'pay-secret-Q7vLm2Xc9RtB4nZp';
+  const head = secret.slice(0, 16);
+  const middle = secret.slice(6, 22);
+  const leaking: Case = {
+    id: 'scenario:report-self/leaks-pieces',
+    kind: 'scenario',
+    title: `an agent that prints ${head}`,
+    secrets: [secret],
+    run: async () => ({
+      status: 'failed',
+      outcome: 'replied',
+      checks: [
+        {
+          name: 'history',
+          passed: false,
+          message: `a line contains "${middle}"`,
+          expected: `no line containing "${middle}"`,
+          actual: `assistant: the key starts ${head}`,
+        },
+      ],
+    }),
+  };
+  const [result] = await runCases([leaking], { seed: 1, concurrency: 1 });
+  const text = JSON.stringify(result);
+  const shortest = Math.max(8, Math.ceil(secret.length / 2));
+  const pieces: string[] = [];
+  for (let start = 0; start + shortest <= secret.length; start++)
+    if (text.includes(secret.slice(start, start + shortest))) pieces.push(`[${start}, ${start + shortest})`);
+  return [
+    {
+      name: 'the failing case is reported failed',
+      passed: result?.status === 'failed',
+      message: `${result?.status}`,
+    },
+    {
+      name: `no piece of ${shortest} or more of the secret's ${secret.length} characters is left in the result`,
+      passed: pieces.length === 0,
+      message: pieces.length === 0 ? 'none left' : `${pieces.length} piece(s) left, at ${pieces.slice(0, 3).join(', ')} of the secret`,
+      expected: 'none left',
+      actual: pieces.length === 0 ? 'none left' : `${pieces.length} left`,
+    },
+  ];
+}
+
 export function reportCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:report/secret-pieces-never-reported',
+        title: "report: a failing case's title, messages, expected and actual values carry no piece of half a secret of the case or more",
+        file: 'src/harness/report-cases.ts',
+      },
+      secretPiecesNeverReported,
+    ),
     checksCase(
       {
         id: 'contract:report/junit-failure-tells-why-the-case-failed',

@@ -3,7 +3,7 @@
  * (--concurrency), each with its own seed. A case that throws is a failed case
  * with the error as its check — the runner itself never stops early.
  */
-import { createRedactor, InputError, redactDeep, type Redactor } from '../kernel/index.ts';
+import { createRedactor, InputError, REDACTED, redactDeep, redactSecretPieces, type Redactor } from '../kernel/index.ts';
 import type { CaseResult, CheckResult } from '../report/results.ts';
 import { testAllWithin } from './bounded-regex.ts';
 import { caseSeed, type Case } from './cases.ts';
@@ -76,6 +76,17 @@ function redacted(result: CaseResult, redact: Redactor): CaseResult {
 }
 
 /**
+ * What a case's result passes before it is reported: its secrets in every form
+ * the redactor knows and the credential shapes, then any piece of half a secret
+ * or more (a leaked half of a password, a fragment an expectation names), which
+ * the gate's own rule counts as a leak too (secret-fragments-never-leave).
+ */
+function reportRedactor(secrets: readonly string[]): Redactor {
+  const redact = createRedactor({ secrets });
+  return (text: string) => redactSecretPieces(redact(text), secrets, REDACTED);
+}
+
+/**
  * A failing check whose text held a secret: redacted, its "expected" and "got" can read alike (the secret is what
  * differed), so the message says the text held one.
  */
@@ -92,7 +103,7 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
   const base = { id: c.id, kind: c.kind, title: c.title, ...(c.file ? { file: c.file } : {}), ...(c.tags?.length ? { tags: c.tags } : {}) };
   try {
     const outcome = await c.run({ seed: caseSeed(runSeed, c.seedId ?? c.id) });
-    const redact = createRedactor({ secrets: [...(c.secrets ?? []), ...(outcome.secrets ?? [])] });
+    const redact = reportRedactor([...(c.secrets ?? []), ...(outcome.secrets ?? [])]);
     const checks = saySecretsHeld(outcome.checks, redact);
     const failing = checks.find((check) => !check.passed);
     return redacted(
@@ -123,7 +134,7 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
         failure: message,
         checks: [{ name: 'harness', passed: false, message }],
       },
-      createRedactor({ secrets: c.secrets ?? [] }),
+      reportRedactor(c.secrets ?? []),
     );
   }
 }

@@ -25,6 +25,7 @@ export {
   REDACTED,
   SECRET_RULES,
   holdsSecretPiece,
+  redactSecretPieces,
   type Redactor,
   type SecretRule,
   type Span,

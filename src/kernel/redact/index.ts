@@ -2,6 +2,6 @@
 export { createRedactor, DEFAULT_SECRET_PATTERNS, REDACTED, secretsFromEnv, type Redactor, type RedactorOptions, type Span } from './redactor.ts';
 export { SECRET_RULES, type SecretRule } from './secret-rules.ts';
 export { containsSecret, redactEncodedForms, secretFinder } from './secret-forms.ts';
-export { holdsSecretPiece, secretPieceLength } from './secret-pieces.ts';
+export { holdsSecretPiece, redactSecretPieces, secretPieceLength } from './secret-pieces.ts';
 export { redactDeep, setOwn } from './redact-deep.ts';
 export { exactSecretStream, PATTERN_HOLD, streamRedactor, type StreamRedactor } from './stream.ts';

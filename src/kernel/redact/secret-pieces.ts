@@ -25,3 +25,26 @@ export function holdsSecretPiece(text: string, secret: string): boolean {
   for (let start = 0; start + min <= secret.length; start++) if (text.includes(secret.slice(start, start + min))) return true;
   return false;
 }
+
+/**
+ * `text` with every run of `secretPieceLength` or more of a secret's characters
+ * replaced by `marker` (the whole secret included): for reports, which show what
+ * a run wrote and must not show half a secret it leaked.
+ */
+export function redactSecretPieces(text: string, secrets: readonly string[], marker: string): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET_LENGTH) continue;
+    if (out.includes(secret)) out = out.split(secret).join(marker);
+    const min = secretPieceLength(secret);
+    if (min === undefined || !holdsSecretPiece(out, secret)) continue; // any longer piece holds one of the shortest
+    // Longest pieces first, so a long run goes whole rather than leaving a tail of its own.
+    for (let length = secret.length - 1; length >= min; length--) {
+      for (let start = 0; start + length <= secret.length; start++) {
+        const piece = secret.slice(start, start + length);
+        if (out.includes(piece)) out = out.split(piece).join(marker);
+      }
+    }
+  }
+  return out;
+}
