@@ -83,16 +83,30 @@ export function checkHostConfig(
     throw new ConfigError(
       `${source.file}:1:1: the file holds no settings (it is empty, or only comments): a host config names at least its model (model: { provider: anthropic, name: … }), and usually its store and tools`,
     );
-  checkToolPipeline(parsed, options);
-  selectedMode(parsed);
+  // Once the file parsed, each part is checked on its own: every problem is named in one run, each on its line.
+  const problems: ConfigError[] = [];
+  const check = (part: () => void) => {
+    try {
+      part();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(error);
+    }
+  };
+  check(() => checkToolPipeline(parsed, options));
+  check(() => selectedMode(parsed));
   // A file that names no provider would serve the scripted fake: a deploy needs it said (provider: fake) or a real one.
-  if (configSource(parsed)?.has(['model', 'provider']) === false)
-    throw new ConfigError(
-      `${configKey(parsed, ['model', 'provider'])}: not set: the host would serve loopgate's scripted fake model; name the provider (anthropic, openai-chat or openai-responses), or write provider: fake if your code passes its own modelClient`,
-    );
-  modelSpecs(parsed, {}, { adapters: false });
-  checkTraceFile(parsed, pathsOf(parsed));
-  checkStoreFile(parsed, pathsOf(parsed));
+  check(() => {
+    if (configSource(parsed)?.has(['model', 'provider']) === false)
+      throw new ConfigError(
+        `${configKey(parsed, ['model', 'provider'])}: not set: the host would serve loopgate's scripted fake model; name the provider (anthropic, openai-chat or openai-responses), or write provider: fake if your code passes its own modelClient`,
+      );
+    modelSpecs(parsed, {}, { adapters: false });
+  });
+  check(() => checkTraceFile(parsed, pathsOf(parsed)));
+  check(() => checkStoreFile(parsed, pathsOf(parsed)));
+  if (problems.length === 1) throw problems[0]!;
+  if (problems.length > 1) throw new ConfigError(`invalid config:\n${problems.map((p) => p.message.replace(/^invalid config:\n/, '')).join('\n')}`);
   return parsed;
 }
 

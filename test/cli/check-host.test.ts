@@ -51,6 +51,31 @@ describe('loopgate check-host', () => {
     expect(typo.stderr).not.toMatch(/\n\s+at /); // no stack
   });
 
+  it('names every problem found after the file parsed in one run, each on its line (probe 21, F10)', () => {
+    mkdirSync(join(dir, 'blocked'), { recursive: true });
+    writeFileSync(join(dir, 'blocked', 'file'), 'a file, not a folder');
+    writeFileSync(
+      join(dir, 'many.yaml'),
+      `model:
+  provider: anthropic
+  name: claude-sonnet-4-6
+tools:
+  deny: [isue_refund]
+trace:
+  export:
+    jsonl: blocked/file/turns.jsonl
+store: { kind: sqlite, path: blocked/file/agent.db }
+`,
+    );
+    const run = checkHost(['many.yaml', '--agent', 'support']);
+    expect(run.status, run.stderr).toBe(2);
+    const lines = run.stderr.split('\n').filter((line) => line.includes('many.yaml:'));
+    expect(lines.some((line) => /tools\.deny/.test(line) && /issue_refund/.test(line))).toBe(true);
+    expect(lines.some((line) => /trace\.export\.jsonl/.test(line))).toBe(true);
+    expect(lines.some((line) => /store\.path/.test(line))).toBe(true);
+    expect(existsSync(join(dir, 'blocked', 'file', 'agent.db'))).toBe(false);
+  });
+
   it('exits 2 for a file with no settings, saying so rather than naming one missing key', () => {
     for (const [name, text] of [
       ['empty.yaml', ''],
