@@ -13,13 +13,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { CheckResult } from '../report/results.ts';
 import { runStoreContractCase, STORE_CONTRACT, type StoreContractCase } from '../stores/contract/cases.ts';
 import { StoreContractFailure } from '../stores/contract/expect.ts';
 import { StoreInUseError, type EventStore } from '../stores/event-store.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { PostgresEventStore } from '../stores/postgres-store.ts';
+import { dropSchemas } from '../stores/postgres-schemas.ts';
 import { passwordOf } from '../stores/postgres-store-url.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { checksCase, statusFromChecks, type Case } from './cases.ts';
@@ -188,7 +188,8 @@ const postgresContract: Case = {
               return PostgresEventStore.open(url, { schema });
             });
           } finally {
-            await dropSchemas(url, schemas);
+            // Left behind if the server is gone: each is named lg_contract_<pid>_<hex>, for whoever cleans up.
+            await dropSchemas(url, schemas).catch(() => undefined);
           }
         },
       };
@@ -197,19 +198,6 @@ const postgresContract: Case = {
     return { status: statusFromChecks(checks), outcome: 'checked', checks, ...(password ? { secrets: [password] } : {}) };
   },
 };
-
-async function dropSchemas(url: string, schemas: readonly string[]): Promise<void> {
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  try {
-    await client.connect();
-    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } catch {
-    // Left behind: each is named lg_contract_<pid>_<hex>, for whoever cleans up.
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 export function storeCases(): Case[] {
   return [

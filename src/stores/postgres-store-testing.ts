@@ -9,7 +9,6 @@
  * name, on a developer's machine.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { describe, it } from 'vitest';
 
 export const TEST_URL_ENV = 'LOOPGATE_TEST_POSTGRES_URL';
@@ -60,14 +59,4 @@ export function freshSchemaName(label: string): string {
   return `lg_test_${safe}_${process.pid}_${randomBytes(4).toString('hex')}`;
 }
 
-/** Drops test schemas (and everything in them). */
-export async function dropSchemas(url: string, schemas: readonly string[]): Promise<void> {
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '""')}" CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
+export { dropSchemas } from './postgres-schemas.ts';
