@@ -1111,6 +1111,31 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'history_assistant_texts_sent_apart',
+    title:
+      "an assistant message with several text blocks (a model's text, a call, more text) goes out with each text apart, in order: none joined into another or dropped (Chat Completions carries them as content parts before the calls)",
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: 'It is sunny.' }], stop: 'end', usage: USAGE } },
+    request: (base) => ({
+      ...base,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Let me look.' },
+            { type: 'tool_call', id: 'call_p', name: 'get_weather', args: { city: 'Paris' } },
+            { type: 'text', text: 'One moment.' },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', callId: 'call_p', status: 'ok', content: '{"temp":21}' }] },
+      ],
+    }),
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      expectSentAsGiven(sent);
+    },
+  },
+  {
     id: 'history_arguments_not_an_object',
     title:
       'arguments in the history that are not an object (text a model cut off, null, a list: what the loop keeps when a model\'s arguments do not parse to one) go out as the protocol takes them: an Anthropic tool_use input wraps them as {"value": …}, never null',

@@ -4,7 +4,8 @@
  *
  * - The system prompt is the first message (role `system`).
  * - Tool calls become the assistant message's `tool_calls` (arguments as JSON text);
- *   the assistant's text blocks are joined into its `content`.
+ *   the assistant's text is its `content`: one text block as text, several as
+ *   content parts in order, so none runs into another (the calls follow them).
  * - Tool results become `tool` messages, one per result, in call order, placed
  *   before any text of the same user message (they must follow the calls directly).
  * - `max_completion_tokens` carries the limit (reasoning models reject `max_tokens`).
@@ -25,12 +26,13 @@ function toChatMessages(message: Message): ChatMessage[] {
     else if (texts.length > 1) out.push({ role: 'user', content: texts.map((text) => ({ type: 'text' as const, text })) });
     return out;
   }
-  const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+  const texts = message.content.flatMap((b) => (b.type === 'text' && b.text !== '' ? [b.text] : []));
   const calls = message.content.flatMap((b) =>
     b.type === 'tool_call' ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.args ?? {}) } }] : [],
   );
-  if (text === '' && calls.length === 0) return [];
-  return [{ role: 'assistant', content: text === '' ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
+  if (texts.length === 0 && calls.length === 0) return [];
+  const content = texts.length === 0 ? null : texts.length === 1 ? texts[0]! : texts.map((text) => ({ type: 'text' as const, text }));
+  return [{ role: 'assistant', content, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
 }
 
 export function toChatBody(request: ModelRequest, model: string): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {

@@ -49,7 +49,7 @@ export function requestConversation(request: ModelRequest, provider: WireProvide
   if (request.temperature !== undefined) lines.push(`temperature: ${canonical(request.temperature)}`);
   if (request.system !== '') lines.push(`system: ${request.system}`);
   for (const t of request.tools) lines.push(`tool ${t.name}: ${t.description} ${canonical(t.inputSchema)}`);
-  for (const m of request.messages) lines.push(...messageLines(m, provider === 'anthropic'));
+  for (const m of request.messages) lines.push(...messageLines(m, provider));
   if (provider === 'openai-responses') lines.push('store: false');
   return lines;
 }
@@ -65,7 +65,13 @@ function sentArgs(args: unknown, anthropic: boolean): unknown {
   return { value: args };
 }
 
-function messageLines(message: Message, anthropic: boolean): string[] {
+/**
+ * Chat Completions carries an assistant message's texts in `content` and its
+ * calls in `tool_calls`, so its texts read before its calls; the other protocols
+ * keep the blocks' order.
+ */
+function messageLines(message: Message, provider: WireProvider): string[] {
+  const anthropic = provider === 'anthropic';
   const lines: string[] = [];
   if (message.role === 'user') {
     // Every protocol sends a message's tool results before its text.
@@ -74,12 +80,13 @@ function messageLines(message: Message, anthropic: boolean): string[] {
     for (const b of message.content) if (b.type === 'text' && b.text !== '') lines.push(`user: ${b.text}`);
     return lines;
   }
+  const calls: string[] = [];
   for (const b of message.content) {
     if (b.type === 'text') {
       if (b.text !== '') lines.push(`assistant: ${b.text}`);
-    } else lines.push(`call ${b.name}#${b.id} ${canonical(sentArgs(b.args, anthropic))}`);
+    } else (provider === 'openai-chat' ? calls : lines).push(`call ${b.name}#${b.id} ${canonical(sentArgs(b.args, anthropic))}`);
   }
-  return lines;
+  return [...lines, ...calls];
 }
 
 /** The lines a request body of `provider`'s protocol reads as. */
