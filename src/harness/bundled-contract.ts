@@ -35,6 +35,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { outcomeCases },
     { policyCases },
     { hostCases },
+    { hostConfigCases },
     { storeCases },
     { invariantSelfCases },
   ] = await Promise.all([
@@ -63,6 +64,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./outcome-cases.ts'),
     import('./policy-cases.ts'),
     import('./host-cases.ts'),
+    import('./host-config-cases.ts'),
     import('./store-cases.ts'),
     import('./invariant-self-cases.ts'),
   ]);
@@ -92,6 +94,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...outcomeCases(),
     ...policyCases(),
     ...hostCases(),
+    ...hostConfigCases(),
     ...storeCases(),
     ...invariantSelfCases(),
   ];

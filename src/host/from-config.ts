@@ -77,12 +77,7 @@ export function checkHostConfig(
   options: Pick<HostOptions, 'tools' | 'policyRules'> & { readonly agent?: Agent } = {},
 ): HostConfig {
   const parsed = typeof config === 'string' ? loadHostConfig(config) : asCheckedHostConfig(config);
-  // An empty file would be told only the first key it lacks: say what it is.
-  const source = configSource(parsed);
-  if (source?.holdsNoSettings())
-    throw new ConfigError(
-      `${source.file}:1:1: the file holds no settings (it is empty, or only comments): a host config names at least its model (model: { provider: anthropic, name: … }), and usually its store and tools`,
-    );
+  refuseEmptyFile(parsed);
   // Once the file parsed, each part is checked on its own: every problem is named in one run, each on its line.
   const problems: ConfigError[] = [];
   const check = (part: () => void) => {
@@ -108,6 +103,20 @@ export function checkHostConfig(
   if (problems.length === 1) throw problems[0]!;
   if (problems.length > 1) throw new ConfigError(`invalid config:\n${problems.map((p) => p.message.replace(/^invalid config:\n/, '')).join('\n')}`);
   return parsed;
+}
+
+/**
+ * A file that holds no settings (empty, or only comments) is a config error, not
+ * the defaults: it is the wrong file, or one not written yet — served, it would
+ * open a default store beside it. (An empty file would be told only the first key
+ * it lacks: say what it is.)
+ */
+function refuseEmptyFile(config: HostConfig): void {
+  const source = configSource(config);
+  if (source?.holdsNoSettings())
+    throw new ConfigError(
+      `${source.file}:1:1: the file holds no settings (it is empty, or only comments): a host config names at least its model (model: { provider: anthropic, name: … }), and usually its store and tools`,
+    );
 }
 
 /** Resolves a config's relative paths: against its file's folder, or the working directory for a config given as an object. */
@@ -169,6 +178,7 @@ function writableFileProblem(path: string): string | undefined {
 /** Builds the host a config describes; `config` is a path to a YAML file or a parsed config. */
 export async function createHostFromConfig(config: string | HostConfig, options: HostFromConfigOptions = {}): Promise<AgentHost> {
   const parsed = typeof config === 'string' ? loadHostConfig(config) : asCheckedHostConfig(config);
+  refuseEmptyFile(parsed);
   const at = pathsOf(parsed);
   const env = options.env ?? process.env;
   // A factory is built here only to be checked; the host builds it per conversation.
@@ -180,6 +190,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   selectedMode(parsed);
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
   if (!options.exporter) checkTraceFile(parsed, at);
+  if (!options.store) checkStoreFile(parsed, at);
   const build = options.modelClient ?? ((spec: ModelSpec) => configAdapter(spec, options.fetch));
   const [primary, ...fallbacks] = specs.map((spec) => withModel(build(spec), spec.name));
   const headers = otlpHeaders(parsed, env);

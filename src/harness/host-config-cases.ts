@@ -1,0 +1,356 @@
+/**
+ * The production host's config file, as a deploy gives it: `contract:host-config/<id>`.
+ *
+ * Every scenario's host is built in code, so the checks a config file meets
+ * before the host opens anything — tool lists that contradict each other, keys
+ * and collector headers read from the environment, store and trace paths,
+ * addresses that carry credentials — and the parts only a config builds (the
+ * OTLP exporter, the SDK clients named by provider) were never run by the gate:
+ * a check turned the wrong way passed it.
+ *
+ * The table: each row is an agent.yaml (and its environment) written to a
+ * folder of its own and given to `createHostFromConfig` as `loopgate serve`
+ * does. A refused row must be refused with exactly its message — every problem
+ * on its line, file:line:column and key — and leave the folder as it was: no
+ * store, no trace file. A served row is built, answers a message and is closed;
+ * its checks say what the config's parts did.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { reply } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { ConfigError } from '../host/config.ts';
+import { createHostFromConfig } from '../host/from-config.ts';
+import type { AgentHost } from '../host/host.ts';
+import { defineTool, type Agent, type ModelClient } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+
+const FILE = 'src/harness/host-config-cases.ts';
+
+const noArgs = z.object({ orderId: z.string() });
+/** An agent with a refund, a voucher and a notice: the tools the rows' lists name. */
+const AGENT: Agent = {
+  system: 'You help customers with their orders.',
+  tools: [
+    defineTool({ name: 'issue_refund', description: 'Refund an order.', input: noArgs, sideEffect: 'STATEFUL', run: () => 'refunded' }),
+    defineTool({ name: 'issue_voucher', description: 'Give a voucher.', input: noArgs, sideEffect: 'STATEFUL', run: () => 'sent' }),
+    defineTool({ name: 'notify_customer', description: 'Email the customer.', input: noArgs, sideEffect: 'NONE', run: () => 'emailed' }),
+  ],
+};
+
+const OTLP_TOKEN = 'Bearer otlp-tok-4Hq9Zt7Lw2Vx8Kc3';
+
+/** What a served row's checks are given. */
+interface Served {
+  readonly host: AgentHost;
+  readonly folder: string;
+  /** The collector's requests, once the host has closed (a row with `collector`). */
+  readonly received: () => readonly CollectorRequest[];
+}
+
+interface CollectorRequest {
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string;
+}
+
+interface Row {
+  readonly id: string;
+  readonly title: string;
+  /** agent.yaml's lines; `{collector}` is the address of a collector started for the row. */
+  readonly yaml: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Files the row puts in the folder first (a file where the config wants a folder). */
+  readonly files?: readonly string[];
+  /** Built without a model client: the config's own SDK clients are built. */
+  readonly ownClients?: true;
+  /** Refused with exactly this message; `{file}` is agent.yaml's path, `{folder}` its folder. */
+  readonly refused?: string;
+  /** Served: the checks on what the host did with one message. */
+  readonly served?: (got: Served) => Promise<CheckResult[]>;
+  readonly collector?: true;
+}
+
+const MODEL = 'model: {provider: fake, name: support-model}';
+
+const ROWS: readonly Row[] = [
+  {
+    id: 'tool-denied-and-asked-by-name-refused',
+    title: 'a tool both denied and asked by name is refused naming both lines',
+    yaml: [MODEL, 'tools:', '  deny: [issue_refund]', '  ask: [issue_refund]'],
+    refused:
+      'invalid config:\n{file}:4:9: tools.ask[0]: issue_refund is also denied by tools.deny[0] ({file}:3:10): a denied tool is never asked for; keep it in one list',
+  },
+  {
+    id: 'tool-denied-by-a-pattern-and-asked-refused',
+    title: 'a tool asked by name that a deny pattern matches is refused naming the pattern',
+    yaml: [MODEL, 'tools:', '  deny:', '    - notify_customer', '    - "issue_*"', '  ask: [issue_voucher]'],
+    refused:
+      'invalid config:\n{file}:6:9: tools.ask[0]: issue_voucher is also denied by tools.deny[1] ({file}:5:7): a denied tool is never asked for; keep it in one list',
+  },
+  {
+    id: 'tool-asked-outside-the-allow-list-refused',
+    title: 'a tool asked by name that the allow list hides is refused',
+    yaml: [MODEL, 'tools:', '  allow: [notify_customer]', '  ask: [issue_refund]'],
+    refused:
+      'invalid config:\n{file}:4:9: tools.ask[0]: issue_refund is not in tools.allow ({file}:3:10): a tool the allow list hides is never asked for; allow it or drop the ask',
+  },
+  {
+    id: 'ask-pattern-denied-as-it-is-refused',
+    title: 'an ask pattern the deny list holds as it is (or a deny of everything) is refused: nothing it matches is ever asked',
+    yaml: [MODEL, 'tools:', '  deny: ["*"]', '  ask: ["issue_*"]'],
+    refused:
+      'invalid config:\n{file}:4:9: tools.ask[0]: issue_* is also denied by tools.deny[0] ({file}:3:10): a denied tool is never asked for; keep it in one list',
+  },
+  {
+    id: 'ask-pattern-reaching-past-a-deny-served',
+    title: 'an ask pattern reaching past a deny is served (it stays for tools to come), and the lists that do not overlap',
+    yaml: [MODEL, 'tools:', '  deny: [issue_refund]', '  allow: ["issue_*", notify_customer]', '  ask: ["*_refund", issue_voucher]'],
+    served: async ({ host }) => {
+      const got = await host.handle('orders-1', 'Where is my order?');
+      return [{ name: 'a message is answered', passed: got.status === 200, message: `${got.status} ${got.error ?? got.reply ?? ''}` }];
+    },
+  },
+  {
+    id: 'several-problems-each-on-its-line',
+    title: 'a config with several problems in its tool lists names each on its line, in one run',
+    yaml: [MODEL, 'tools:', '  deny: [issue_refund, notify_customer]', '  ask: [issue_refund, notify_customer]'],
+    refused: [
+      'invalid config:',
+      '{file}:4:9: tools.ask[0]: issue_refund is also denied by tools.deny[0] ({file}:3:10): a denied tool is never asked for; keep it in one list',
+      '{file}:4:23: tools.ask[1]: notify_customer is also denied by tools.deny[1] ({file}:3:24): a denied tool is never asked for; keep it in one list',
+    ].join('\n'),
+  },
+  {
+    id: 'empty-file-refused',
+    title: 'an empty config (only comments) is refused saying what a config names',
+    yaml: ['# the host for the support agent', ''],
+    refused:
+      '{file}:1:1: the file holds no settings (it is empty, or only comments): a host config names at least its model (model: { provider: anthropic, name: … }), and usually its store and tools',
+  },
+  {
+    id: 'model-key-variable-not-set-refused',
+    title: 'a provider whose key variable is not set is refused naming the variable, before anything is opened',
+    yaml: ['model: {provider: anthropic, name: claude-sonnet-4-5}', 'store: {kind: sqlite, path: data/support.db}'],
+    env: {},
+    ownClients: true,
+    refused:
+      'invalid config:\n{file}:1:19: model.provider: the environment variable ANTHROPIC_API_KEY is not set (it should hold the anthropic API key for model)',
+  },
+  {
+    id: 'fallback-key-variable-not-set-refused',
+    title: "a fallback whose apiKeyEnv is not set is refused naming the fallback's key, not the primary's",
+    yaml: [
+      'model:',
+      '  provider: anthropic',
+      '  name: claude-sonnet-4-5',
+      '  fallback:',
+      '    - {provider: openai-chat, name: gpt-5-mini, apiKeyEnv: SUPPORT_OPENAI_KEY}',
+    ],
+    env: { ANTHROPIC_API_KEY: 'sk-ant-test-key-5Lw2Vx8Kc3Hq9Zt7' },
+    ownClients: true,
+    refused:
+      'invalid config:\n{file}:5:60: model.fallback[0].apiKeyEnv: the environment variable SUPPORT_OPENAI_KEY is not set (it should hold the openai-chat API key for model.fallback[0])',
+  },
+  {
+    id: 'fake-provider-without-a-client-refused',
+    title: 'provider "fake" with no model client given is refused: the config alone cannot build it',
+    yaml: [MODEL],
+    ownClients: true,
+    refused:
+      'invalid config:\n{file}:1:19: model.provider: provider "fake" cannot be built from the config alone: name a real provider (anthropic, openai-chat, openai-responses), or pass modelClient to build it',
+  },
+  {
+    id: 'model-address-with-credentials-refused',
+    title: "a model's baseURL that carries a password is refused (config files get committed)",
+    yaml: ['model: {provider: openai-chat, name: gpt-5-mini, baseURL: "https://user:hunter2-pw@gateway.example.com/v1"}'],
+    refused:
+      'invalid config:\n{file}:1:59: model.baseURL: must not carry credentials (config files get committed and shared): put the API key in an environment variable named by apiKeyEnv',
+  },
+  {
+    id: 'model-address-not-http-refused',
+    title: "a model's baseURL of another scheme is refused naming it",
+    yaml: ['model: {provider: openai-chat, name: gpt-5-mini, baseURL: "ftp://gateway.example.com/v1"}'],
+    refused: 'invalid config:\n{file}:1:59: model.baseURL: ftp: is not supported: the provider SDKs speak http:// or https:// only',
+  },
+  {
+    id: 'store-path-a-folder-refused',
+    title: 'a SQLite store.path that is a folder is refused, nothing created',
+    yaml: [MODEL, 'store: {kind: sqlite, path: data}'],
+    files: ['data/'],
+    refused: '{file}:2:29: store.path: cannot write {folder}/data: it is a folder, not a file',
+  },
+  {
+    id: 'trace-file-under-a-file-refused',
+    title: 'a trace.export.jsonl under a file is refused, nothing created',
+    yaml: [MODEL, 'trace:', '  export:', '    jsonl: notes.txt/traces.jsonl'],
+    files: ['notes.txt'],
+    refused: '{file}:4:12: trace.export.jsonl: cannot write {folder}/notes.txt/traces.jsonl: {folder}/notes.txt is a file, not a folder',
+  },
+  {
+    id: 'otlp-header-variable-not-set-refused',
+    title: 'an OTLP header whose variable is not set is refused naming the header and the variable',
+    yaml: [MODEL, 'trace:', '  export:', '    otlp:', '      endpoint: http://127.0.0.1:4318', '      headers: {authorization: SUPPORT_OTLP_TOKEN}'],
+    env: {},
+    refused:
+      'invalid config:\n{file}:6:32: trace.export.otlp.headers.authorization: the environment variable SUPPORT_OTLP_TOKEN is not set (it should hold the value of the authorization header)',
+  },
+  {
+    id: 'otlp-header-variable-with-a-line-break-refused',
+    title: 'an OTLP header whose variable holds a line break is refused, the value not shown',
+    yaml: [MODEL, 'trace:', '  export:', '    otlp:', '      endpoint: http://127.0.0.1:4318', '      headers: {authorization: SUPPORT_OTLP_TOKEN}'],
+    env: { SUPPORT_OTLP_TOKEN: `${OTLP_TOKEN}\nX-Injected: 1` },
+    refused:
+      'invalid config:\n{file}:6:32: trace.export.otlp.headers.authorization: the environment variable SUPPORT_OTLP_TOKEN holds a value that cannot be sent as a header (a line break or control character)',
+  },
+  {
+    id: 'otlp-endpoint-with-credentials-refused',
+    title: 'an OTLP endpoint that carries a password is refused',
+    yaml: [MODEL, 'trace:', '  export:', '    otlp: {endpoint: "http://otel:s3cret-pw@127.0.0.1:4318"}'],
+    refused:
+      'invalid config:\n{file}:4:22: trace.export.otlp.endpoint: must not carry credentials (config files get committed and shared): send them as a header whose value comes from an environment variable (headers)',
+  },
+  {
+    id: 'otlp-collector-gets-each-turn-with-its-header',
+    title:
+      "served with an OTLP collector: an endpoint without a path is sent to /v1/traces, with the header's value read from its variable, once per turn, the value never in what is sent",
+    yaml: [
+      MODEL,
+      'trace:',
+      '  export:',
+      '    otlp:',
+      '      endpoint: "{collector}"',
+      '      serviceName: support-agent',
+      '      headers: {authorization: SUPPORT_OTLP_TOKEN}',
+    ],
+    env: { SUPPORT_OTLP_TOKEN: OTLP_TOKEN },
+    collector: true,
+    served: async ({ host, received }) => {
+      const got = [await host.handle('orders-1', 'Where is ORD-1001?'), await host.handle('orders-2', 'Where is ORD-1002?')];
+      await host.close();
+      const requests = received();
+      const spans = requests.flatMap((r) => [...r.body.matchAll(/"name":"invoke_agent/g)]).length;
+      return [
+        {
+          name: 'both messages are answered',
+          passed: got.every((g) => g.status === 200),
+          message: got.map((g) => `${g.status} ${g.error ?? g.reply ?? ''}`).join('; '),
+        },
+        {
+          name: 'sent to the collector at /v1/traces',
+          passed: requests.length > 0 && requests.every((r) => r.path === '/v1/traces'),
+          message: `${requests.length} request(s): ${requests.map((r) => r.path).join(', ') || 'none'}`,
+        },
+        {
+          name: "each request carries the header's value from its variable",
+          passed: requests.length > 0 && requests.every((r) => r.headers.authorization === OTLP_TOKEN),
+          message: requests
+            .map((r) =>
+              r.headers.authorization === OTLP_TOKEN ? 'the value' : `authorization ${r.headers.authorization === undefined ? 'missing' : 'another value'}`,
+            )
+            .join(', '),
+        },
+        {
+          name: "one agent span per turn, under the config's service name",
+          passed: spans === 2 && requests.some((r) => r.body.includes('"stringValue":"support-agent"')),
+          message: `${spans} invoke_agent span(s); service name ${requests.some((r) => r.body.includes('"stringValue":"support-agent"')) ? 'sent' : 'not sent'}`,
+          expected: '2',
+          actual: String(spans),
+        },
+        {
+          name: "the header's value is never in what is sent",
+          passed: requests.every((r) => !r.body.includes(OTLP_TOKEN) && !r.body.includes(OTLP_TOKEN.slice(7))),
+          message: requests.some((r) => r.body.includes(OTLP_TOKEN.slice(7))) ? 'a body holds the value' : 'no body holds it',
+        },
+      ];
+    },
+  },
+];
+
+/** A collector on loopback that answers every export 200 and keeps what it was sent. */
+async function startCollector(): Promise<{ address: string; requests: CollectorRequest[]; close: () => Promise<void> }> {
+  const requests: CollectorRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      requests.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { address: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Every path under `folder`, folders ending in `/`, sorted. */
+function listing(folder: string, under = ''): string[] {
+  return readdirSync(join(folder, under), { withFileTypes: true })
+    .flatMap((entry) => {
+      const path = `${under}${entry.name}`;
+      return entry.isDirectory() ? [`${path}/`, ...listing(folder, `${path}/`)] : [path];
+    })
+    .sort();
+}
+
+async function runRow(row: Row): Promise<CheckResult[]> {
+  const folder = mkdtempSync(join(tmpdir(), 'loopgate-host-config-'));
+  const collector = row.collector ? await startCollector() : undefined;
+  try {
+    for (const path of row.files ?? []) {
+      if (path.endsWith('/')) mkdirSync(join(folder, path), { recursive: true });
+      else writeFileSync(join(folder, path), 'a file of the user\n');
+    }
+    const file = join(folder, 'agent.yaml');
+    writeFileSync(file, `${row.yaml.join('\n').replaceAll('{collector}', collector?.address ?? '')}\n`);
+    const before = listing(folder);
+    const modelClient = row.ownClients ? undefined : (): ModelClient => new ScriptedModelClient([reply('ORD-1001 ships today.'), reply('ORD-1002 shipped.')]);
+    let host: AgentHost | undefined;
+    let error: unknown;
+    try {
+      host = await createHostFromConfig(file, { agent: AGENT, env: row.env ?? {}, ...(modelClient ? { modelClient } : {}) });
+    } catch (caught) {
+      error = caught;
+    }
+    if (row.refused !== undefined) {
+      await host?.close();
+      const want = row.refused.replaceAll('{file}', file).replaceAll('{folder}', folder);
+      const got =
+        error instanceof ConfigError ? error.message : error === undefined ? 'served (no error)' : `${(error as Error)?.name}: ${(error as Error)?.message}`;
+      const after = listing(folder);
+      return [
+        { name: 'refused with its message', passed: got === want, message: got, expected: want, actual: got },
+        {
+          name: 'nothing written',
+          passed: after.join(',') === before.join(','),
+          message: after.filter((p) => !before.includes(p)).join(', ') || 'the folder is as it was',
+          expected: before.join(', '),
+          actual: after.join(', '),
+        },
+      ];
+    }
+    if (host === undefined) {
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      return [{ name: 'served', passed: false, message, expected: 'a host', actual: message }];
+    }
+    try {
+      return await row.served!({ host, folder, received: () => collector?.requests ?? [] });
+    } finally {
+      await host.close();
+    }
+  } finally {
+    await collector?.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+export function hostConfigCases(): Case[] {
+  return ROWS.map((row) =>
+    checksCase({ id: `contract:host-config/${row.id}`, title: `host config: ${row.title}`, file: FILE, secrets: [OTLP_TOKEN] }, () => runRow(row)),
+  );
+}
