@@ -49,6 +49,8 @@ const OTLP_TOKEN = 'Bearer otlp-tok-4Hq9Zt7Lw2Vx8Kc3';
 interface Served {
   readonly host: AgentHost;
   readonly folder: string;
+  /** The system prompt of each request the model was sent, in order. */
+  readonly systems: () => readonly string[];
   /** The collector's requests, once the host has closed (a row with `collector`). */
   readonly received: () => readonly CollectorRequest[];
 }
@@ -67,6 +69,8 @@ interface Row {
   readonly env?: Readonly<Record<string, string>>;
   /** Files the row puts in the folder first (a file where the config wants a folder). */
   readonly files?: readonly string[];
+  /** The agent served, when not AGENT. */
+  readonly agent?: Agent;
   /** Built without a model client: the config's own SDK clients are built. */
   readonly ownClients?: true;
   /** Refused with exactly this message; `{file}` is agent.yaml's path, `{folder}` its folder. */
@@ -114,6 +118,30 @@ const ROWS: readonly Row[] = [
     served: async ({ host }) => {
       const got = await host.handle('orders-1', 'Where is my order?');
       return [{ name: 'a message is answered', passed: got.status === 200, message: `${got.status} ${got.error ?? got.reply ?? ''}` }];
+    },
+  },
+  {
+    id: 'prompt-identity-then-deployment-sent',
+    title: "an agent with no system prompt of its own is sent the config's: its identity, then its deployment note",
+    agent: { tools: AGENT.tools! },
+    yaml: [MODEL, 'prompt:', '  identity: You are the support agent of Acme Outdoor.', '  deployment: "Deployment: EU region. Quote prices in euros."'],
+    served: async ({ host, systems }) => {
+      const got = await host.handle('orders-1', 'Where is my order?');
+      const sent = systems();
+      const identity = 'You are the support agent of Acme Outdoor.';
+      const deployment = 'Deployment: EU region. Quote prices in euros.';
+      const system = sent[0] ?? '';
+      const ordered = system.includes(identity) && system.includes(deployment) && system.indexOf(identity) < system.indexOf(deployment);
+      return [
+        { name: 'a message is answered', passed: got.status === 200, message: `${got.status} ${got.error ?? got.reply ?? ''}` },
+        {
+          name: 'the system prompt holds the identity, then the deployment note',
+          passed: sent.length === 1 && ordered,
+          message: sent.length === 1 ? JSON.stringify(system) : `${sent.length} request(s) sent`,
+          expected: `${identity} … ${deployment}`,
+          actual: system,
+        },
+      ];
     },
   },
   {
@@ -309,11 +337,18 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     const file = join(folder, 'agent.yaml');
     writeFileSync(file, `${row.yaml.join('\n').replaceAll('{collector}', collector?.address ?? '')}\n`);
     const before = listing(folder);
-    const modelClient = row.ownClients ? undefined : (): ModelClient => new ScriptedModelClient([reply('ORD-1001 ships today.'), reply('ORD-1002 shipped.')]);
+    const clients: ScriptedModelClient[] = [];
+    const modelClient = row.ownClients
+      ? undefined
+      : (): ModelClient => {
+          const client = new ScriptedModelClient([reply('ORD-1001 ships today.'), reply('ORD-1002 shipped.')]);
+          clients.push(client);
+          return client;
+        };
     let host: AgentHost | undefined;
     let error: unknown;
     try {
-      host = await createHostFromConfig(file, { agent: AGENT, env: row.env ?? {}, ...(modelClient ? { modelClient } : {}) });
+      host = await createHostFromConfig(file, { agent: row.agent ?? AGENT, env: row.env ?? {}, ...(modelClient ? { modelClient } : {}) });
     } catch (caught) {
       error = caught;
     }
@@ -339,7 +374,8 @@ async function runRow(row: Row): Promise<CheckResult[]> {
       return [{ name: 'served', passed: false, message, expected: 'a host', actual: message }];
     }
     try {
-      return await row.served!({ host, folder, received: () => collector?.requests ?? [] });
+      const systems = () => clients.flatMap((client) => client.requests.map((request) => request.system));
+      return await row.served!({ host, folder, systems, received: () => collector?.requests ?? [] });
     } finally {
       await host.close();
     }
