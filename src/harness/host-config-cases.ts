@@ -26,7 +26,7 @@ import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { ConfigError } from '../host/config.ts';
 import { createHostFromConfig } from '../host/from-config.ts';
 import type { AgentHost } from '../host/host.ts';
-import { defineTool, type Agent, type ModelClient } from '../kernel/index.ts';
+import { defineTool, type Agent, type ModelClient, type ModelRequest } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 
@@ -49,8 +49,8 @@ const OTLP_TOKEN = 'Bearer otlp-tok-4Hq9Zt7Lw2Vx8Kc3';
 interface Served {
   readonly host: AgentHost;
   readonly folder: string;
-  /** The system prompt of each request the model was sent, in order. */
-  readonly systems: () => readonly string[];
+  /** Each request the model was sent, in order. */
+  readonly requests: () => readonly ModelRequest[];
   /** The collector's requests, once the host has closed (a row with `collector`). */
   readonly received: () => readonly CollectorRequest[];
 }
@@ -125,9 +125,9 @@ const ROWS: readonly Row[] = [
     title: "an agent with no system prompt of its own is sent the config's: its identity, then its deployment note",
     agent: { tools: AGENT.tools! },
     yaml: [MODEL, 'prompt:', '  identity: You are the support agent of Acme Outdoor.', '  deployment: "Deployment: EU region. Quote prices in euros."'],
-    served: async ({ host, systems }) => {
+    served: async ({ host, requests }) => {
       const got = await host.handle('orders-1', 'Where is my order?');
-      const sent = systems();
+      const sent = requests().map((request) => request.system);
       const identity = 'You are the support agent of Acme Outdoor.';
       const deployment = 'Deployment: EU region. Quote prices in euros.';
       const system = sent[0] ?? '';
@@ -143,6 +143,34 @@ const ROWS: readonly Row[] = [
         },
       ];
     },
+  },
+  {
+    id: 'deny-hides-its-tools-served',
+    title: 'tools.deny alone (no allow list) hides the tools it names: the model is not offered them',
+    yaml: [MODEL, 'tools:', '  deny: [issue_refund]'],
+    served: async ({ host, requests }) => offeredTools(host, requests, '[issue_voucher, notify_customer]'),
+  },
+  {
+    id: 'mode-denies-its-tools-served',
+    title: 'the selected mode hides the tools its deny list matches: the model is not offered them',
+    yaml: [MODEL, 'tools:', '  mode: read-only', '  modes:', '    read-only: {deny: ["issue_*"]}', '    full: {}'],
+    served: async ({ host, requests }) => offeredTools(host, requests, '[notify_customer]'),
+  },
+  {
+    id: 'mode-not-defined-refused',
+    title: 'a tools.mode that is not one of tools.modes is refused naming those defined and the closest',
+    yaml: [MODEL, 'tools:', '  mode: read-onyl', '  modes:', '    read-only: {deny: ["issue_*"]}'],
+    refused: '{file}:3:9: tools.mode: "read-onyl" is not one of tools.modes (read-only); did you mean "read-only"?',
+  },
+  {
+    id: 'tool-lists-naming-no-tool-refused',
+    title: "a deny entry or a mode's list naming no registered tool is refused (a misspelled deny fails closed), each on its line with the closest name",
+    yaml: [MODEL, 'tools:', '  deny: [issue_refnd]', '  modes:', '    read-only: {allow: [notify_customr]}'],
+    refused: [
+      'invalid config: tool names that match no registered tool (registered: issue_refund, issue_voucher, notify_customer):',
+      '{file}:3:10: tools.deny[0]: "issue_refnd" is not a registered tool; did you mean "issue_refund"?',
+      '{file}:5:25: tools.modes.read-only.allow[0]: "notify_customr" is not a registered tool; did you mean "notify_customer"?',
+    ].join('\n'),
   },
   {
     id: 'several-problems-each-on-its-line',
@@ -300,6 +328,24 @@ const ROWS: readonly Row[] = [
   },
 ];
 
+/** One message, and the tools the model was offered for it: exactly `want` (`[a, b]`). */
+async function offeredTools(host: AgentHost, requests: () => readonly ModelRequest[], want: string): Promise<CheckResult[]> {
+  const got = await host.handle('orders-1', 'Refund ORD-1001, please.');
+  const offered = requests()
+    .map((request) => `[${request.tools.map((tool) => tool.name).join(', ')}]`)
+    .join(' ');
+  return [
+    { name: 'a message is answered', passed: got.status === 200, message: `${got.status} ${got.error ?? got.reply ?? ''}` },
+    {
+      name: 'only the tools the lists let through are offered',
+      passed: offered === want,
+      message: offered || 'no request sent',
+      expected: want,
+      actual: offered,
+    },
+  ];
+}
+
 /** A collector on loopback that answers every export 200 and keeps what it was sent. */
 async function startCollector(): Promise<{ address: string; requests: CollectorRequest[]; close: () => Promise<void> }> {
   const requests: CollectorRequest[] = [];
@@ -374,8 +420,8 @@ async function runRow(row: Row): Promise<CheckResult[]> {
       return [{ name: 'served', passed: false, message, expected: 'a host', actual: message }];
     }
     try {
-      const systems = () => clients.flatMap((client) => client.requests.map((request) => request.system));
-      return await row.served!({ host, folder, systems, received: () => collector?.requests ?? [] });
+      const requests = () => clients.flatMap((client) => client.requests);
+      return await row.served!({ host, folder, requests, received: () => collector?.requests ?? [] });
     } finally {
       await host.close();
     }
