@@ -12,9 +12,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { randomBytes } from 'node:crypto';
 import type { CheckResult } from '../report/results.ts';
-import { runStoreContractCase, STORE_CONTRACT, type StoreContractCase } from '../stores/contract/cases.ts';
+import { records, runStoreContractCase, sampleRecord, STORE_CONTRACT, type StoreContractCase } from '../stores/contract/cases.ts';
 import { StoreContractFailure } from '../stores/contract/expect.ts';
 import { StoreInUseError, type EventStore } from '../stores/event-store.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
@@ -132,6 +133,61 @@ async function writerClaimAcrossProcesses(): Promise<CheckResult[]> {
   }
 }
 
+/**
+ * A row SQLite refuses (a constraint, a trigger, a full disk at that page) in a
+ * group commit: only its batch is refused — none of its rows stored, not even
+ * the ones before the refused row — and the other conversations' batches in the
+ * same group are stored and answered. Each bundled case writes one batch at a
+ * time, where the store's isolated path (a savepoint per batch, taken only once
+ * a row is refused) never runs. The refusal is a trigger put on the file.
+ */
+async function rowRefusedBySqlite(): Promise<CheckResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'loopgate-row-refused-'));
+  const file = join(dir, 'refusing.db');
+  const store = new SqliteEventStore(file);
+  try {
+    await store.append('warm', records(0, 1)); // creates the tables
+    const setup = new DatabaseSync(file);
+    setup.exec("CREATE TRIGGER refuse_boom BEFORE INSERT ON events WHEN NEW.type = 'boom' BEGIN SELECT RAISE(ABORT, 'boom refused'); END");
+    setup.close();
+    const settled = await Promise.allSettled([
+      store.append('orders-a', records(0, 2)),
+      store.append('orders-b', [sampleRecord(0), sampleRecord(1, { type: 'boom' })]),
+      store.append('orders-c', records(0, 1)),
+    ]);
+    const answers = settled.map((r) => (r.status === 'fulfilled' ? 'stored' : `refused: ${describeError(r.reason)}`));
+    const lengths = [(await store.read('orders-a')).length, (await store.read('orders-b')).length, (await store.read('orders-c')).length];
+    const next = await store.append('orders-b', records(0, 1)).then(
+      () => 'stored',
+      (error: unknown) => `refused: ${describeError(error)}`,
+    );
+    return [
+      {
+        name: 'only the batch holding the refused row is refused, naming what SQLite said',
+        passed: answers[0] === 'stored' && answers[2] === 'stored' && /^refused: .*boom refused/.test(answers[1]!),
+        message: answers.join('; '),
+        expected: 'stored; refused: … boom refused …; stored',
+        actual: answers.join('; '),
+      },
+      {
+        name: 'the others in its group are stored whole; of the refused batch, nothing',
+        passed: lengths.join(',') === '2,0,1',
+        message: `orders-a ${lengths[0]}, orders-b ${lengths[1]}, orders-c ${lengths[2]} record(s)`,
+        expected: '2, 0, 1',
+        actual: lengths.join(', '),
+      },
+      {
+        name: 'the refused conversation goes on from where it was: its next batch starts at seq 0',
+        passed: next === 'stored',
+        message: next,
+      },
+    ];
+  } finally {
+    await store.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Whether this process can claim the file's writer: `claimed`, `refused (…)`, or what went wrong. */
 async function claimOutcome(file: string): Promise<string> {
   const store = new SqliteEventStore(file);
@@ -213,6 +269,14 @@ export function storeCases(): Case[] {
         file: 'src/harness/store-cases.ts',
       },
       writerClaimAcrossProcesses,
+    ),
+    checksCase(
+      {
+        id: 'contract:store/sqlite/row-refused-by-sqlite-refuses-its-batch-alone',
+        title: 'sqlite store: a row SQLite refuses in a group commit refuses its batch whole, and only it',
+        file: 'src/harness/store-cases.ts',
+      },
+      rowRefusedBySqlite,
     ),
     postgresContract,
   ];
