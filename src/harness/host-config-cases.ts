@@ -15,7 +15,7 @@
  * store, no trace file. A served row is built, answers a message and is closed;
  * its checks say what the config's parts did.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -44,6 +44,9 @@ const AGENT: Agent = {
 };
 
 const OTLP_TOKEN = 'Bearer otlp-tok-4Hq9Zt7Lw2Vx8Kc3';
+/** A caller's W3C trace and span (its `traceparent`). */
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
 
 /** What a served row's checks are given. */
 interface Served {
@@ -272,6 +275,35 @@ const ROWS: readonly Row[] = [
       'invalid config:\n{file}:4:22: trace.export.otlp.endpoint: must not carry credentials (config files get committed and shared): send them as a header whose value comes from an environment variable (headers)',
   },
   {
+    id: 'trace-file-kept-while-the-collector-is-down',
+    title: 'with a trace file and a collector that is down, each turn is answered and its trace still reaches the file',
+    yaml: [MODEL, 'trace:', '  export:', '    jsonl: traces/support.jsonl', '    otlp: {endpoint: "{down}", timeoutMs: 500}'],
+    served: async ({ host, folder }) => {
+      const got = [await host.handle('orders-1', 'Where is ORD-1001?'), await host.handle('orders-2', 'Where is ORD-1002?')];
+      await host.close();
+      const path = join(folder, 'traces', 'support.jsonl');
+      const lines = existsSync(path)
+        ? readFileSync(path, 'utf8')
+            .split('\n')
+            .filter((line) => line !== '')
+        : [];
+      return [
+        {
+          name: 'both messages are answered',
+          passed: got.every((g) => g.status === 200),
+          message: got.map((g) => `${g.status} ${g.error ?? g.reply ?? ''}`).join('; '),
+        },
+        {
+          name: 'the trace file holds one line per turn',
+          passed: lines.length === 2,
+          message: `${lines.length} line(s)`,
+          expected: '2',
+          actual: String(lines.length),
+        },
+      ];
+    },
+  },
+  {
     id: 'otlp-collector-gets-each-turn-with-its-header',
     title:
       "served with an OTLP collector: an endpoint without a path is sent to /v1/traces, with the header's value read from its variable, once per turn, the value never in what is sent",
@@ -287,9 +319,15 @@ const ROWS: readonly Row[] = [
     env: { SUPPORT_OTLP_TOKEN: OTLP_TOKEN },
     collector: true,
     served: async ({ host, received }) => {
-      const got = [await host.handle('orders-1', 'Where is ORD-1001?'), await host.handle('orders-2', 'Where is ORD-1002?')];
+      const got = [
+        await host.handle('orders-1', 'Where is ORD-1001?'),
+        await host.handle('orders-2', 'Where is ORD-1002?', { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }),
+      ];
       await host.close();
       const requests = received();
+      const bodies = requests.map((r) => r.body).join('\n');
+      // The second turn's agent span: in the caller's trace, its parent the caller's span.
+      const inCallersTrace = bodies.includes(`"traceId":"${CALLER_TRACE}"`) && bodies.includes(`"parentSpanId":"${CALLER_SPAN}"`);
       const spans = requests.flatMap((r) => [...r.body.matchAll(/"name":"invoke_agent/g)]).length;
       return [
         {
@@ -317,6 +355,11 @@ const ROWS: readonly Row[] = [
           message: `${spans} invoke_agent span(s); service name ${requests.some((r) => r.body.includes('"stringValue":"support-agent"')) ? 'sent' : 'not sent'}`,
           expected: '2',
           actual: String(spans),
+        },
+        {
+          name: "a turn whose request carried a traceparent is sent in the caller's trace, under the caller's span",
+          passed: inCallersTrace,
+          message: inCallersTrace ? 'sent with its trace id and parent span id' : `no span with trace id ${CALLER_TRACE} and parent ${CALLER_SPAN}`,
         },
         {
           name: "the header's value is never in what is sent",
@@ -362,6 +405,15 @@ async function startCollector(): Promise<{ address: string; requests: CollectorR
   return { address: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/** The address of a port on loopback that nothing listens on (a collector that is down): one just closed. */
+async function closedAddress(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
 /** Every path under `folder`, folders ending in `/`, sorted. */
 function listing(folder: string, under = ''): string[] {
   return readdirSync(join(folder, under), { withFileTypes: true })
@@ -381,7 +433,8 @@ async function runRow(row: Row): Promise<CheckResult[]> {
       else writeFileSync(join(folder, path), 'a file of the user\n');
     }
     const file = join(folder, 'agent.yaml');
-    writeFileSync(file, `${row.yaml.join('\n').replaceAll('{collector}', collector?.address ?? '')}\n`);
+    const yaml = row.yaml.join('\n').replaceAll('{collector}', collector?.address ?? '');
+    writeFileSync(file, `${yaml.includes('{down}') ? yaml.replaceAll('{down}', await closedAddress()) : yaml}\n`);
     const before = listing(folder);
     const clients: ScriptedModelClient[] = [];
     const modelClient = row.ownClients
