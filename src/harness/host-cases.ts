@@ -556,8 +556,8 @@ async function idsHoldingAPieceOfASecret(): Promise<CheckResult[]> {
     let echoed = false;
     for (let start = 0; start + shortest <= secret.length; start++) if (shown.includes(secret.slice(start, start + shortest))) echoed = true;
     return [
-      answered('a conversation id holding 16 of the secret’s 27 characters is refused', byConversation, 400, 'holds part of a secret'),
-      answered('a message id holding 16 of them is refused', byMessage, 400, 'holds part of a secret'),
+      answered('a conversation id holding 16 of the secret’s 27 characters is refused', byConversation, 400, 'holds a secret or part of one'),
+      answered('a message id holding 16 of them is refused', byMessage, 400, 'holds a secret or part of one'),
       answered('ids sharing only a word with the secret are served', ordinary, 200, undefined),
       {
         name: 'the refusals name no piece of the secret',

@@ -69,8 +69,6 @@ import {
   type Durability,
   snapshotOf,
   checkModelClients,
-  holdsSecretPiece,
-  REDACTED,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
@@ -282,8 +280,6 @@ export class AgentHost {
   readonly #secrets = new Set<string>();
   readonly #toolNames = new Set<string>();
   readonly #envCredentials = secretsFromEnv();
-  /** The secrets the redactor replaces (the environment's credentials, the agents'). */
-  #redactedSecrets: readonly string[] = [];
   readonly #newId: () => string;
   /** Every conversation with work in flight or an open idle session. */
   readonly #conversations = new Map<string, Conversation>();
@@ -332,8 +328,7 @@ export class AgentHost {
     if (this.#redactor !== undefined && this.#secrets.size + this.#toolNames.size === before) return this.#redactor;
     const tools = [...this.#toolNames];
     const fromEnv = this.#envCredentials.filter((value) => secretGarbles(value, tools) === undefined);
-    this.#redactedSecrets = [...fromEnv, ...this.#secrets];
-    this.#redactor = createRedactor({ secrets: this.#redactedSecrets });
+    this.#redactor = createRedactor({ secrets: [...fromEnv, ...this.#secrets] });
     return this.#redactor;
   }
 
@@ -391,7 +386,7 @@ export class AgentHost {
       };
     }
     const secretInId = this.#secretInId(conversationId);
-    if (secretInId) return { ...fail(400, secretInId), conversationId: this.#holdsAPiece(conversationId) ? REDACTED : this.#redact(conversationId) };
+    if (secretInId) return { ...fail(400, secretInId), conversationId: this.#redact(conversationId) };
     if (typeof text !== 'string') return fail(400, `the message text must be a string, got ${typeof text}`);
     const intent = options.intent ?? 'follow_up';
     if (!INTENTS.includes(intent)) return fail(400, `invalid intent ${JSON.stringify(intent)}: use follow_up, steer or inject`);
@@ -402,8 +397,7 @@ export class AgentHost {
       if (typeof messageId !== 'string' || !CONVERSATION_ID.test(messageId))
         return fail(400, `invalid message id "${shownId(messageId)}": use 1-200 letters, digits, ".", "_", ":" or "-"`);
       if (this.#redact(messageId) !== messageId)
-        return fail(400, `the message id holds a secret ("${this.#redact(messageId)}"): use an id that names no credential; nothing was stored`);
-      if (this.#holdsAPiece(messageId)) return fail(400, 'the message id holds part of a secret: use an id that names no credential; nothing was stored');
+        return fail(400, `the message id holds a secret or part of one ("${this.#redact(messageId)}"): use an id that names no credential; nothing was stored`);
     }
     if (this.#shutdown.signal.aborted) return fail(503, 'the host is shutting down; the message was not stored');
     // A store any process may write needs no claim: the message is posted in this same call (a steer
@@ -1133,19 +1127,15 @@ export class AgentHost {
   }
 
   /**
-   * Why a conversation id cannot be used, when it holds a secret (a configured one, in any form, or a key
-   * shape): the id is the store's key and every span's, so it would be stored and exported as it is.
+   * Why a conversation id cannot be used, when it holds a secret (a configured one, in any form, half of one
+   * or more, or a key shape): the id is the store's key and every span's, so it would be stored and exported
+   * as it is.
    */
   #secretInId(conversationId: string): string | undefined {
     const redacted = this.#redact(conversationId);
-    if (redacted !== conversationId) return `the conversation id holds a secret ("${redacted}"): use an id that names no credential; nothing was stored`;
-    if (this.#holdsAPiece(conversationId)) return 'the conversation id holds part of a secret: use an id that names no credential; nothing was stored';
+    if (redacted !== conversationId)
+      return `the conversation id holds a secret or part of one ("${redacted}"): use an id that names no credential; nothing was stored`;
     return undefined;
-  }
-
-  /** Whether an id holds half of a secret or more (redaction replaces whole secrets only; an id is kept as it is, so it is refused). */
-  #holdsAPiece(id: string): boolean {
-    return this.#redactedSecrets.some((secret) => holdsSecretPiece(id, secret));
   }
 
   /**

@@ -13,6 +13,7 @@
  */
 import { formsOf, MIN_SECRET_LENGTH, mayHoldEscapes, type SecretForms } from './secret-forms.ts';
 import { REDACTED } from './redacted.ts';
+import { pieceSpans, secretPieceLength } from './secret-pieces.ts';
 import { SECRET_RULES } from './secret-rules.ts';
 
 export { REDACTED } from './redacted.ts';
@@ -64,9 +65,11 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const escaped = forms.flatMap((f) => (f.escaped ? [f.escaped] : []));
   const cores = [...new Set(forms.flatMap((f) => [...f.base64, ...f.hex]))].sort((a, b) => b.length - a.length);
   const anyPattern = sharedUnionOf(patterns);
-  // Texts shorter than every secret and every shape need no scan at all.
+  // Half a secret gives half of it away: runs of half a secret or more go too (secret-pieces.ts).
+  const pieces = secrets.flatMap((secret) => pieceSpans(secret) ?? []);
+  // Texts shorter than every secret's shortest piece and every shape need no scan at all.
   const shortest = Math.min(
-    secrets.length ? secrets[secrets.length - 1]!.length : Number.POSITIVE_INFINITY,
+    secrets.length ? Math.min(...secrets.map((secret) => secretPieceLength(secret) ?? secret.length)) : Number.POSITIVE_INFINITY,
     patterns === DEFAULT_SECRET_PATTERNS ? DEFAULT_MIN_LENGTH : patterns.length ? 1 : Number.POSITIVE_INFINITY,
   );
 
@@ -90,6 +93,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     if (escaped.length && mayHoldEscapes(out)) for (const pattern of escaped) out = out.replace(pattern, REDACTED);
     for (const core of cores) if (out.includes(core)) out = out.split(core).join(REDACTED);
+    if (pieces.length) out = withoutPieces(out, pieces);
     // Almost every string has no secret: one scan for all the shapes, instead of one per shape.
     if (anyPattern && !anyPattern.test(out)) return out;
     for (const pattern of patterns) {
@@ -106,6 +110,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     const spans: [number, number][] = [];
     for (const secret of secrets) for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) spans.push([i, i + secret.length]);
     for (const core of cores) for (let i = text.indexOf(core); i >= 0; i = text.indexOf(core, i + 1)) spans.push([i, i + core.length]);
+    for (const piecesIn of pieces) spans.push(...piecesIn(text));
     for (const pattern of [...(mayHoldEscapes(text) ? escaped : []), ...patterns]) {
       for (const m of text.matchAll(globalOf(pattern))) if (m[0].length > 0) spans.push([m.index, m.index + m[0].length]);
     }
@@ -116,6 +121,30 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   // An escaped character takes up to 6 characters (`\u00HH`); base64 takes 4 for 3.
   const longest = secrets.length ? secrets[0]!.length * 6 : 0;
   return Object.assign(redact, { find, longest });
+}
+
+/** `text` with every piece of a secret replaced by REDACTED; overlapping and touching runs go as one. */
+function withoutPieces(text: string, pieces: readonly ((text: string) => [number, number][])[]): string {
+  let spans: [number, number][] | undefined;
+  for (const piecesIn of pieces) {
+    const found = piecesIn(text);
+    if (found.length) (spans ??= []).push(...found);
+  }
+  if (!spans) return text;
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let out = '';
+  let at = 0;
+  let any = false;
+  for (const [from, to] of spans) {
+    if (any && from <= at) {
+      if (to > at) at = to;
+      continue;
+    }
+    out += text.slice(at, from) + REDACTED;
+    at = to;
+    any = true;
+  }
+  return out + text.slice(at);
 }
 
 /**

@@ -3,8 +3,9 @@
  * at least half the secret's characters and at least 8 (shorter runs turn up in
  * ordinary text, and a credential's public prefix — `sk_live_`, `ghp_` — is at
  * most a third of the key it starts). A secret of 8 characters or fewer has no
- * piece but itself. For values that are kept as they are and cannot be
- * redacted in part — ids — so they are refused instead.
+ * piece but itself. The redactor replaces pieces where it replaces secrets
+ * (`pieceSpans`); values kept as they are, which cannot be redacted in part —
+ * ids — are refused instead (`holdsSecretPiece`).
  */
 import { MIN_SECRET_LENGTH } from './secret-forms.ts';
 
@@ -47,4 +48,60 @@ export function redactSecretPieces(text: string, secrets: readonly string[], mar
     }
   }
   return out;
+}
+
+/**
+ * Where the pieces of `secret` are in a text: each a maximal run of the
+ * secret's characters, in order, at least `secretPieceLength` long (the whole
+ * secret too). Undefined for a secret that has no piece but itself.
+ *
+ * Found from anchors, not by trying every piece: the secret is cut into blocks
+ * of `a` characters, with `2a − 1 ≤ min`, so any run of `min` characters of the
+ * secret holds one whole block. Each block is looked for with `indexOf` (a
+ * handful of scans per text, whatever the secret's length); at each hit the run
+ * is grown both ways along the secret, from every place the block has in it.
+ *
+ * `alsoEscaped`: the secret's JSON-escaped text is searched the same way (its
+ * pieces counted in escaped characters), for a secret holding `"`, `\` or a
+ * control character, which a JSON text carries escaped.
+ */
+export function pieceSpans(secret: string): ((text: string) => [number, number][]) | undefined {
+  const min = secretPieceLength(secret);
+  if (min === undefined || secret.length < MIN_SECRET_LENGTH) return undefined;
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  const forms = escaped === secret ? [secret] : [secret, escaped];
+  const finders = forms.map((form) => runFinder(form, min));
+  return (text) => {
+    const spans: [number, number][] = [];
+    for (const find of finders) find(text, spans);
+    return spans;
+  };
+}
+
+function runFinder(form: string, min: number): (text: string, spans: [number, number][]) => void {
+  const block = Math.max(1, Math.floor((min + 1) / 2));
+  // Each distinct block, with every place it starts in the form.
+  const anchors = new Map<string, number[]>();
+  for (let start = 0; start + block <= form.length; start += block) {
+    const text = form.slice(start, start + block);
+    if (anchors.has(text)) continue;
+    const places: number[] = [];
+    for (let at = form.indexOf(text); at >= 0; at = form.indexOf(text, at + 1)) places.push(at);
+    anchors.set(text, places);
+  }
+  return (text, spans) => {
+    if (text.length < min) return;
+    for (const [anchor, places] of anchors) {
+      for (let hit = text.indexOf(anchor); hit >= 0; hit = text.indexOf(anchor, hit + 1)) {
+        for (const place of places) {
+          // The text lines up with the form from `hit − place`: grow the run both ways while it does.
+          let from = hit;
+          while (from > 0 && from - hit + place > 0 && text.charCodeAt(from - 1) === form.charCodeAt(from - 1 - hit + place)) from--;
+          let to = hit + block;
+          while (to < text.length && to - hit + place < form.length && text.charCodeAt(to) === form.charCodeAt(to - hit + place)) to++;
+          if (to - from >= min) spans.push([from, to]);
+        }
+      }
+    }
+  };
 }
