@@ -9,11 +9,17 @@ import { scriptedJudge } from '../../src/harness/judge/scripted-judge.ts';
 import { supportAgent } from '../example-agent/agent.ts';
 import { aiSdkCourierAgent } from '../example-agent/ai-sdk-agent.ts';
 import { flakyContextAgent } from '../example-agent/flaky-context.ts';
+import { remoteOrdersAgent } from '../example-agent/remote-orders.ts';
 import { SUPPORT_ASSERTIONS } from '../example-agent/reply-assertions.ts';
 import { SUPPORT_FUZZ_ARGS } from '../example-agent/fuzz-args.ts';
 
 export default defineConfig({
-  agents: { support: supportAgent, 'support-flaky-context': flakyContextAgent, 'support-ai-sdk': aiSdkCourierAgent },
+  agents: {
+    support: supportAgent,
+    'support-flaky-context': flakyContextAgent,
+    'support-ai-sdk': aiSdkCourierAgent,
+    'support-remote-orders': remoteOrdersAgent,
+  },
   defaultAgent: 'support',
   scenarios: ['.'],
   // USD per million tokens. `scenario-model` is the name the scripted provider answers to;

@@ -8,7 +8,13 @@
  * fire in the order they were set. When no timer is pending but the work is still
  * not done, something is waiting on real I/O (a wire-level fake over loopback):
  * give it real time, up to `realWaitLimitMs`.
+ *
+ * A tool of the agent under test may wait on real work of its own (a request to a
+ * service, a file, a database): while one does (`holdForRealWork`), virtual time
+ * stands still — its timeout must not fire in virtual time while the real answer
+ * is on its way — for up to REAL_WORK_GRACE_MS of real time each.
  */
+import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import type { Clock } from '../kernel/index.ts';
 
 interface Timer {
@@ -38,6 +44,52 @@ const MAX_PAUSE_MS = 50;
  */
 const SPIN_TURNS = 8;
 
+/**
+ * The most real time a tool waiting on real work holds virtual time still; then
+ * virtual time passes again (a tool that hangs on real I/O meets its timeout).
+ */
+export const REAL_WORK_GRACE_MS = 5_000;
+
+/**
+ * A tool body's real work: the timers, I/O requests and handles (every async
+ * resource but a promise) created in its async context, until each is done —
+ * seen through an async hook, so another case's real work in the same process
+ * never counts for this one. The hook runs only while a body is watched.
+ */
+interface RealWait {
+  readonly pending: Set<number>;
+  readonly until: number;
+}
+
+const bodyContext = new AsyncLocalStorage<RealWait>();
+const owners = new Map<number, RealWait>();
+let watched = 0;
+const realWorkHook = createHook({
+  init(id, type) {
+    if (type === 'PROMISE') return;
+    const wait = bodyContext.getStore();
+    if (!wait) return;
+    wait.pending.add(id);
+    owners.set(id, wait);
+  },
+  destroy(id) {
+    const wait = owners.get(id);
+    if (!wait) return;
+    owners.delete(id);
+    wait.pending.delete(id);
+  },
+});
+
+function watch(): void {
+  if (watched++ === 0) realWorkHook.enable();
+}
+
+function unwatch(wait: RealWait): void {
+  for (const id of wait.pending) owners.delete(id);
+  wait.pending.clear();
+  if (--watched === 0) realWorkHook.disable();
+}
+
 /** A timer set on the clock: cancel it before it fires and it never does. */
 export interface VirtualTimer {
   cancel(): void;
@@ -50,6 +102,7 @@ export class VirtualClock implements Clock {
   #inflight = 0;
   /** Tracked work that has settled so far: each is progress (see `run`). */
   #settledWork = 0;
+  readonly #realWaits = new Set<RealWait>();
 
   constructor(start = 0) {
     this.#now = start;
@@ -113,6 +166,45 @@ export class VirtualClock implements Clock {
     });
   }
 
+  /**
+   * Runs a body of the agent under test's own (a tool, which may wait on real
+   * I/O). While what it returned is pending and real work it started — a timer,
+   * a request, a socket — is not done, virtual time stands still, for at most
+   * `graceMs` of real time; its settling is progress (see `run`). Returns what
+   * the body returned, as it returned it.
+   */
+  runBody<T>(body: () => T, graceMs = REAL_WORK_GRACE_MS): T {
+    const wait: RealWait = { pending: new Set(), until: Date.now() + graceMs };
+    watch();
+    let value: T;
+    try {
+      value = bodyContext.run(wait, body);
+    } catch (error) {
+      unwatch(wait);
+      throw error;
+    }
+    if (typeof (value as { then?: unknown } | null | undefined)?.then !== 'function') {
+      unwatch(wait);
+      return value;
+    }
+    this.#realWaits.add(wait);
+    const done = () => {
+      this.#realWaits.delete(wait);
+      unwatch(wait);
+      this.#settledWork++;
+    };
+    Promise.resolve(value).then(done, done);
+    return value;
+  }
+
+  /** Whether a tool still waits on real work of its own, within its grace. */
+  #waitingOnRealWork(): boolean {
+    if (this.#realWaits.size === 0) return false;
+    const now = Date.now();
+    for (const wait of this.#realWaits) if (now < wait.until && wait.pending.size > 0) return true;
+    return false;
+  }
+
   /** Fires the earliest timer. Returns false if there is none. */
   fireNext(): boolean {
     const timer = this.#timers.shift();
@@ -168,7 +260,7 @@ export class VirtualClock implements Clock {
         last = 0;
         idle = 0;
       }
-      if (this.#inflight === 0 && this.fireNext()) {
+      if (this.#inflight === 0 && !this.#waitingOnRealWork() && this.fireNext()) {
         waited = 0;
         last = 0;
         idle = 0;

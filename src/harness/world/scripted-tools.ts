@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { ToolFailure, type AnyToolDeclaration, type Clock } from '../../kernel/index.ts';
 import type { Behaviour, ScenarioTool } from '../scenario/schema.ts';
 import type { FaultLog } from './fault-log.ts';
+import { VirtualClock } from '../virtual-clock.ts';
 
 /** Keys of a `tools:` entry that change a declaration: allowed only for tools the agent does not have. */
 export const DECLARATION_KEYS = ['description', 'input', 'sideEffect', 'parallelSafe', 'timeoutMs', 'maxRetries'] as const;
@@ -249,7 +250,10 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
   return (args, ctx) => {
     const behaviour: Behaviour = script.length === 0 ? 'ok' : script[Math.min(runs, script.length - 1)]!;
     runs++;
-    if (behaviour === 'ok') return original(args, ctx);
+    if (behaviour === 'ok') {
+      // The tool's own body, which may wait on real I/O: virtual time waits for it (virtual-clock.ts).
+      return hooks.clock instanceof VirtualClock ? hooks.clock.runBody(() => original(args, ctx)) : original(args, ctx);
+    }
     if (behaviour === 'hang') {
       hooks.faults.record(`tool ${tool.name} hangs`);
       return new Promise(() => {}); // ignores even the abort: the pipeline must still settle
