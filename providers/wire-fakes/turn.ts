@@ -163,6 +163,15 @@ export interface WireTurn {
    */
   readonly textInBlockStart?: boolean;
   /**
+   * The Anthropic stream opens each `tool_use` block with its whole input already in
+   * `content_block_start` (`content_block.input`) and sends no `input_json_delta`, as a
+   * Messages-compatible server or a gateway that re-serializes the stream may send it.
+   * The Messages API itself opens every `tool_use` block with `"input": {}` and streams
+   * the JSON. Protocols with no event that opens a call with its arguments in it send
+   * the turn as usual.
+   */
+  readonly inputInBlockStart?: boolean;
+  /**
    * The Anthropic stream also sends, inside each block, a delta of the other
    * block type, which that block cannot hold: an `input_json_delta` in a text
    * block and a `text_delta` in a `tool_use` block (as a compatible server or a
