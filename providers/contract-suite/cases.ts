@@ -2315,6 +2315,21 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'content_parts_with_a_null',
+    title:
+      'an answer whose array of typed parts also holds a null (as a compatible server or a gateway that drops a part may leave it), in a complete body and in each chunk, gives the text parts as the text; the null is nothing',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Turin is sunny.' }], stop: 'end', usage: USAGE, contentAsParts: true, nullContentPart: true },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, 'Turin is sunny.');
+      assert.deepEqual(result.content, [{ type: 'text', text: 'Turin is sunny.' }]);
+      if (streams || deltas.length > 0) assert.equal(streamedText(deltas), 'Turin is sunny.', 'the text deltas add up to the text');
+    },
+  },
+  {
     id: 'only_choice_zero_is_the_answer',
     title:
       'a response whose chunks (and complete body) carry a second choice, index 1, listed before choice 0, gives choice 0 alone: its text, its parallel calls, its stop; nothing of choice 1',

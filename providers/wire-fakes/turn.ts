@@ -121,6 +121,12 @@ export interface WireTurn {
    */
   readonly contentAsParts?: boolean;
   /**
+   * Chat Completions, with `contentAsParts`: each array of parts also holds a `null`
+   * first (as a compatible server or a gateway that drops a part it cannot pass on
+   * may leave it). Nothing of it is content. The other protocols send the turn as usual.
+   */
+  readonly nullContentPart?: boolean;
+  /**
    * Chat Completions: every chunk that carries choice 0 (and the complete body)
    * also carries a second choice, `index: 1`, listed before it, with an answer
    * of its own (text, then `stop`). The spec names a choice by its `index`, not
