@@ -941,6 +941,30 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'max_tokens_after_call_input_in_block_start',
+    title:
+      'a tool call whose input came whole in the event opening its block (an Anthropic content_block_start with input, as a compatible server or a gateway may send it), finished before the token limit ended the turn, is returned executable, and the turn is not flagged partial',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_call', id: 'call_whole', name: 'search', args: '{"query":"weather in Paris"}' },
+        ],
+        stop: 'max_tokens',
+        usage: USAGE,
+        limitAfterWholeCall: true,
+        inputInBlockStart: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, false, 'the whole call is not flagged partial');
+      assert.ok(callIds(result.content).includes('call_whole'), 'the whole call is in the content, executable');
+      assert.equal(result.text, 'Let me look.');
+    },
+  },
+  {
     id: 'max_tokens_cut_call_given_whole',
     title:
       'a tool call last in a complete body the token limit ended is never executable, though it comes as a whole object (its input may hold only part of what the model meant)',
@@ -2288,6 +2312,21 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         [{ id: 'call_p1', name: 'get_weather', args: { city: 'Turin' } }],
       );
       if (streams || deltas.length > 0) assert.equal(streamedText(deltas), 'Checking Turin.', 'the text deltas add up to the text, without the thinking');
+    },
+  },
+  {
+    id: 'content_parts_with_a_null',
+    title:
+      'an answer whose array of typed parts also holds a null (as a compatible server or a gateway that drops a part may leave it), in a complete body and in each chunk, gives the text parts as the text; the null is nothing',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Turin is sunny.' }], stop: 'end', usage: USAGE, contentAsParts: true, nullContentPart: true },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, 'Turin is sunny.');
+      assert.deepEqual(result.content, [{ type: 'text', text: 'Turin is sunny.' }]);
+      if (streams || deltas.length > 0) assert.equal(streamedText(deltas), 'Turin is sunny.', 'the text deltas add up to the text');
     },
   },
   {

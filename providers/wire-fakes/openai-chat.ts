@@ -73,6 +73,11 @@ function thinkingPart(text: string) {
   return { type: 'thinking', thinking: [{ type: 'text', text }] };
 }
 
+/** The `null` a part array leads with under `nullContentPart`. */
+function nulls(turn: WireTurn): null[] {
+  return turn.nullContentPart ? [null] : [];
+}
+
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallStatus(turn, 'OpenAI Chat Completions');
   refuseCutCallWhole(turn, 'OpenAI Chat Completions');
@@ -89,14 +94,15 @@ function streamFrames(turn: WireTurn): Frame[] {
     if (block.type === 'text') {
       if (turn.contentAsParts && !thoughtSent) {
         thoughtSent = true;
-        for (const piece of pieces(THINKING)) frames.push(sseFrame(null, chunk({ content: [thinkingPart(piece)] }, null, model, other), 'other'));
+        for (const piece of pieces(THINKING))
+          frames.push(sseFrame(null, chunk({ content: [...nulls(turn), thinkingPart(piece)] }, null, model, other), 'other'));
       }
       for (const piece of pieces(block.text))
         frames.push(
           sseFrame(
             null,
             chunk(
-              { content: turn.contentAsParts ? [{ type: 'text', text: piece }] : piece, ...(turn.blankRefusal ? { refusal: '' } : {}) },
+              { content: turn.contentAsParts ? [...nulls(turn), { type: 'text', text: piece }] : piece, ...(turn.blankRefusal ? { refusal: '' } : {}) },
               null,
               model,
               other,
@@ -198,7 +204,7 @@ function completeBody(turn: WireTurn): unknown {
         index: 0,
         message: {
           role: 'assistant',
-          content: turn.contentAsParts ? [thinkingPart(THINKING), ...(text === '' ? [] : [{ type: 'text', text }])] : text === '' ? null : text,
+          content: turn.contentAsParts ? [...nulls(turn), thinkingPart(THINKING), ...(text === '' ? [] : [{ type: 'text', text }])] : text === '' ? null : text,
           refusal: turn.stop === 'refusal' ? (turn.refusal?.text ?? "I'm sorry, I can't help with that.") : turn.blankRefusal ? '' : null,
           ...(calls.length > 0 ? { tool_calls: calls } : {}),
           annotations: [],

@@ -121,6 +121,12 @@ export interface WireTurn {
    */
   readonly contentAsParts?: boolean;
   /**
+   * Chat Completions, with `contentAsParts`: each array of parts also holds a `null`
+   * first (as a compatible server or a gateway that drops a part it cannot pass on
+   * may leave it). Nothing of it is content. The other protocols send the turn as usual.
+   */
+  readonly nullContentPart?: boolean;
+  /**
    * Chat Completions: every chunk that carries choice 0 (and the complete body)
    * also carries a second choice, `index: 1`, listed before it, with an answer
    * of its own (text, then `stop`). The spec names a choice by its `index`, not
@@ -162,6 +168,15 @@ export interface WireTurn {
    * opens a block with text in it send the turn as usual.
    */
   readonly textInBlockStart?: boolean;
+  /**
+   * The Anthropic stream opens each `tool_use` block with its whole input already in
+   * `content_block_start` (`content_block.input`) and sends no `input_json_delta`, as a
+   * Messages-compatible server or a gateway that re-serializes the stream may send it.
+   * The Messages API itself opens every `tool_use` block with `"input": {}` and streams
+   * the JSON. Protocols with no event that opens a call with its arguments in it send
+   * the turn as usual.
+   */
+  readonly inputInBlockStart?: boolean;
   /**
    * The Anthropic stream also sends, inside each block, a delta of the other
    * block type, which that block cannot hold: an `input_json_delta` in a text

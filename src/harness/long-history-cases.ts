@@ -307,6 +307,51 @@ async function failedTurnRolledBackAcrossASecondLevel(): Promise<CheckResult[]> 
   ];
 }
 
+/**
+ * `loop.projection.pairingViolation()` (ProjectionCache, exported) read while a call is pending: the check
+ * is incremental, resuming where the last one stopped, so each check must say where that is. A tool reading
+ * it (as a UI would, between steps) after the loop's own check of the step's request sees the call open
+ * ("have no result"), and once the turn ends sees none; its cost counter stays a count.
+ */
+async function pairingSeenWhileACallIsPending(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([toolUse([call('c1', 'lookup_order', { order_id: 'ORD-1001' })]), reply('It has shipped.')], { clock });
+  let loop: AgentLoop | undefined;
+  let during = '(the tool did not run)';
+  const lookup = defineTool({
+    name: 'lookup_order',
+    description: 'Look an order up.',
+    input: z.object({ order_id: z.string() }),
+    sideEffect: 'NONE',
+    run: () => {
+      during = loop!.projection.pairingViolation()?.problem ?? 'none';
+      return { status: 'shipped' };
+    },
+  });
+  loop = new AgentLoop(loopDeps({ log: new EventLog(clock), model, agent: { tools: [lookup] } as Agent, clock }));
+  loop.send('Where is order ORD-1001?', { id: 'ask' });
+  await loop.drain();
+  const after = loop.projection.pairingViolation()?.problem ?? 'none';
+  const looks = loop.projection.pairingLooks;
+  return [
+    {
+      name: 'while the call runs: the call has no result yet',
+      passed: during === 'tool calls c1 have no result',
+      message: during,
+      expected: 'tool calls c1 have no result',
+      actual: during,
+    },
+    { name: 'after the turn: no violation', passed: after === 'none', message: after, expected: 'none', actual: after },
+    {
+      name: 'pairingLooks is a count',
+      passed: Number.isSafeInteger(looks) && looks > 0,
+      message: String(looks),
+      expected: 'a positive integer',
+      actual: String(looks),
+    },
+  ];
+}
+
 export function longHistoryCases(): Case[] {
   return [
     checksCase(
@@ -340,6 +385,14 @@ export function longHistoryCases(): Case[] {
         file: 'src/harness/long-history-cases.ts',
       },
       failedTurnRolledBackAcrossASecondLevel,
+    ),
+    checksCase(
+      {
+        id: 'contract:long-history/pairing-seen-while-a-call-is-pending',
+        title: "long history: projection.pairingViolation() read by a tool after the loop's own check sees the call open, and none once the turn ends",
+        file: 'src/harness/long-history-cases.ts',
+      },
+      pairingSeenWhileACallIsPending,
     ),
   ];
 }

@@ -29,7 +29,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createRedactor, exactSecretStream, SECRET_RULES } from '../kernel/index.ts';
+import { containsSecret, createRedactor, exactSecretStream, SECRET_RULES, secretFinder } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { CREDENTIAL_SAMPLES } from './invariants/support/credential-samples.ts';
@@ -201,6 +201,26 @@ function caseOfASecret(): CheckResult[] {
   });
 }
 
+/**
+ * `containsSecret` and `secretFinder` (exported) for a secret shorter than 4 characters (MIN_SECRET_LENGTH): never looked for,
+ * so the answer is `false` — a boolean, as declared — even for a text that holds it.
+ */
+function shortSecretNotLookedFor(): CheckResult[] {
+  const secret = 'k9Z';
+  const text = `pin ${secret} here`;
+  const answers: readonly [what: string, got: unknown][] = [
+    ['containsSecret', containsSecret(text, secret)],
+    ['secretFinder', secretFinder(secret)(text)],
+  ];
+  return answers.map(([what, got]) => ({
+    name: `${what} of a ${secret.length}-character secret (under 4) in a text holding it: false`,
+    passed: got === false,
+    message: String(got),
+    expected: 'false',
+    actual: String(got),
+  }));
+}
+
 export function redactorCases(): Case[] {
   return [
     checksCase(
@@ -247,6 +267,14 @@ export function redactorCases(): Case[] {
         secrets: ['vault-Token-Q7vLm2Xc9RtB'],
       },
       caseOfASecret,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/short-secret-not-looked-for',
+        title: 'redactor: containsSecret and secretFinder answer false for a secret under the minimum length, even in a text holding it',
+        file: 'src/harness/redactor-cases.ts',
+      },
+      shortSecretNotLookedFor,
     ),
   ];
 }

@@ -21,7 +21,8 @@
  * - a repeat whose recorder cannot `describe` the first call: still not run,
  *   and the model is told the first call started;
  * - a tool that throws an error with no message: the model reads its name;
- * - `toolOptions.defaultMaxRetries` that is not an integer: refused, naming it.
+ * - `toolOptions.defaultMaxRetries` that is not an integer, a `maxOutputChars` of 0, a
+ *   negative `defaultTimeoutMs`: refused, naming the option.
  */
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
@@ -357,23 +358,50 @@ async function zeroDefaultRetries(): Promise<CheckResult[]> {
   ];
 }
 
-function fractionalDefaultRetries(): CheckResult[] {
-  const { declarations } = tools();
-  const want = 'tool executor option defaultMaxRetries must be a non-negative integer (got 1.5)';
-  let got = 'accepted';
-  try {
-    new AgentLoop(
-      loopDeps({
-        log: new EventLog(new VirtualClock()),
-        model: new ScriptedModelClient([]),
-        agent: { tools: declarations },
-        toolOptions: { defaultMaxRetries: 1.5 },
-      }),
-    );
-  } catch (error) {
-    got = `refused: ${error instanceof Error ? error.message : String(error)}`;
-  }
-  return [{ name: 'refused, naming the option', passed: got === `refused: ${want}`, message: got, expected: `refused: ${want}`, actual: got }];
+/**
+ * createToolExecutor (exported): a result cut to `maxOutputChars` settles ok with `truncatedFrom`, and its
+ * optional fields are left out, never set to undefined (the settled call is plain JSON: `'error' in` it is false).
+ */
+async function truncatedResultHasNoUndefinedField(): Promise<CheckResult[]> {
+  const report = defineTool({
+    name: 'order_report',
+    description: 'A long report on an order.',
+    input: z.object({ order_id: z.string() }),
+    sideEffect: 'NONE',
+    run: (args) => `Report for ${args.order_id}: ${'line item, '.repeat(40)}end.`,
+  }) as AnyToolDeclaration;
+  const executor = createToolExecutor({ registry: new ToolRegistry([report]), maxOutputChars: 64 });
+  const ctx: ToolExecutionContext = { signal: new AbortController().signal, clock: new VirtualClock(), recorder: recorder() };
+  const settled = await executor.execute({ id: 'rep1', name: 'order_report', args: { order_id: 'ORD-1001' } }, ctx);
+  const undefinedKeys = Object.entries(settled)
+    .filter(([, value]) => value === undefined)
+    .map(([key]) => key);
+  const shape = `${settled.status}, truncatedFrom ${String(settled.truncatedFrom)}`;
+  return [
+    check('settled ok, cut', settled.status === 'ok' && typeof settled.truncatedFrom === 'number', shape, 'ok, truncatedFrom a number'),
+    check('no field set to undefined', undefinedKeys.length === 0, undefinedKeys.length === 0 ? 'none' : undefinedKeys.join(', '), 'none'),
+  ];
+}
+
+/** A tool executor option out of its range: the loop is refused at construction, naming the option and the value. */
+function optionRefused(toolOptions: Record<string, number>, want: string): () => CheckResult[] {
+  return () => {
+    const { declarations } = tools();
+    let got = 'accepted';
+    try {
+      new AgentLoop(
+        loopDeps({
+          log: new EventLog(new VirtualClock()),
+          model: new ScriptedModelClient([]),
+          agent: { tools: declarations },
+          toolOptions,
+        }),
+      );
+    } catch (error) {
+      got = `refused: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    return [{ name: 'refused, naming the option', passed: got === `refused: ${want}`, message: got, expected: `refused: ${want}`, actual: got }];
+  };
 }
 
 export function toolExecutorCases(): Case[] {
@@ -411,7 +439,26 @@ export function toolExecutorCases(): Case[] {
       'toolOptions.defaultMaxRetries of 0: a NONE tool that throws a string runs once, and the model reads the string',
       zeroDefaultRetries,
     ],
-    ['fractional-default-retries', 'toolOptions.defaultMaxRetries of 1.5: the loop is refused, naming the option', fractionalDefaultRetries],
+    [
+      'fractional-default-retries',
+      'toolOptions.defaultMaxRetries of 1.5: the loop is refused, naming the option',
+      optionRefused({ defaultMaxRetries: 1.5 }, 'tool executor option defaultMaxRetries must be a non-negative integer (got 1.5)'),
+    ],
+    [
+      'truncated-result-has-no-undefined-field',
+      'createToolExecutor: a result cut to maxOutputChars settles ok with truncatedFrom and no field set to undefined',
+      truncatedResultHasNoUndefinedField,
+    ],
+    [
+      'zero-max-output-chars',
+      'toolOptions.maxOutputChars of 0: the loop is refused, naming the option',
+      optionRefused({ maxOutputChars: 0 }, 'tool executor option maxOutputChars must be a positive number (got 0)'),
+    ],
+    [
+      'negative-default-timeout',
+      'toolOptions.defaultTimeoutMs of -1: the loop is refused, naming the option',
+      optionRefused({ defaultTimeoutMs: -1 }, 'tool executor option defaultTimeoutMs must be a positive number (got -1)'),
+    ],
   ];
   return rows.map(([id, title, check]) => checksCase({ id: `contract:tool-executor/${id}`, title: `tool executor: ${title}`, file: FILE }, check));
 }

@@ -399,6 +399,14 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'tool "count_items": input schema changes the arguments it validates (a .transform() at unit): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
   },
   {
+    // A record-like object: its catchall schema validates every key the shape does not name.
+    id: 'tool/transform-in-a-catchall',
+    title: "a transform in an object's catchall",
+    agent: withTool(tool('count_items', 'NONE', { input: z.object({ unit: z.string() }).catchall(z.string().transform((s) => s.trim())) })),
+    refused:
+      'tool "count_items": input schema changes the arguments it validates (a .transform() at [*]): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
+  {
     id: 'tool/transform-piped-on',
     title: 'a transform piped into another schema, nested in an array',
     agent: withTool(tool('count_items', 'NONE', { input: z.object({ lines: z.array(z.object({ qty: z.string().transform(Number).pipe(z.number()) })) }) })),
