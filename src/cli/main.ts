@@ -19,6 +19,7 @@
  *   line saying what it left: `run` leaves no report in its directory, neither a
  *   new one nor one an earlier run wrote that could pass for this run's (interrupt.ts).
  */
+import { releaseStarved } from '../harness/never-settled.ts';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { printableLines } from '../report/terminal-text.ts';
@@ -167,6 +168,8 @@ for (const [signal, code] of [
 // test: an agent factory, a tool, a hook) never settles. Node would end with exit 13 and a warning; say so, exit 2.
 // (A more precise message already given — a config whose top-level await never settles — is kept.)
 process.on('beforeExit', () => {
+  // A case starved so fails, naming itself, and the run goes on to its report (harness/never-settled.ts).
+  if (releaseStarved()) return;
   setImmediate(() => {
     if (process.exitCode !== EXIT.usage) {
       process.stderr.write(

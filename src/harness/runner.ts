@@ -3,6 +3,7 @@
  * (--concurrency), each with its own seed. A case that throws is a failed case
  * with the error as its check — the runner itself never stops early.
  */
+import { NeverSettledError, unlessStarved } from './never-settled.ts';
 import { createRedactor, InputError, REDACTED, redactDeep, redactSecretPieces, type Redactor } from '../kernel/index.ts';
 import type { CaseResult, CheckResult } from '../report/results.ts';
 import { testAllWithin } from './bounded-regex.ts';
@@ -102,7 +103,7 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
   const started = performance.now();
   const base = { id: c.id, kind: c.kind, title: c.title, ...(c.file ? { file: c.file } : {}), ...(c.tags?.length ? { tags: c.tags } : {}) };
   try {
-    const outcome = await c.run({ seed: caseSeed(runSeed, c.seedId ?? c.id) });
+    const outcome = await unlessStarved(c.run({ seed: caseSeed(runSeed, c.seedId ?? c.id) }));
     const redact = reportRedactor([...(c.secrets ?? []), ...(outcome.secrets ?? [])]);
     const checks = saySecretsHeld(outcome.checks, redact);
     const failing = checks.find((check) => !check.passed);
@@ -125,7 +126,8 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
     );
   } catch (error) {
     // The code under test failing to build its agent is its own failure, told in its words; anything else is a bug, with its stack.
-    const message = error instanceof AgentBuildError ? error.message : `the case threw: ${(error as Error)?.stack ?? String(error)}`;
+    const message =
+      error instanceof AgentBuildError || error instanceof NeverSettledError ? error.message : `the case threw: ${(error as Error)?.stack ?? String(error)}`;
     return redacted(
       {
         ...base,
