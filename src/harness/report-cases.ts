@@ -424,6 +424,25 @@ async function baselineReportsEveryRegression(): Promise<CheckResult[]> {
     passed: verified === undefined,
     message: verified ?? `json, junit, markdown and html each count ${found.length} regressions`,
   });
+  // Every case passing, a regression still fails the run: each report must say so (outside probe 22, P30: a page
+  // title that ignored regressions read "passed" on a run that exits 1).
+  const onlyRegressions: RunResults = { ...run(now.filter((c) => c.status !== 'failed')), regressions: found.filter((f) => f.kind !== 'status') };
+  let failedVerified: string | undefined;
+  try {
+    verifyReports(onlyRegressions, {
+      json: renderResultsJson(onlyRegressions),
+      junit: renderJunit(onlyRegressions),
+      markdown: renderMarkdown(onlyRegressions),
+      html: renderHtml(onlyRegressions),
+    });
+  } catch (error) {
+    failedVerified = error instanceof Error ? error.message : String(error);
+  }
+  checks.push({
+    name: 'every report of a run whose cases all pass, with regressions, says it failed',
+    passed: failedVerified === undefined && onlyRegressions.regressions!.length > 0,
+    message: failedVerified ?? `json, junit, markdown and html each tell a failed run with ${onlyRegressions.regressions!.length} regressions`,
+  });
   const consoleText = renderConsole(withRegressions, { color: false, width: 400 });
   const unlisted = found.filter((f) => !consoleText.includes(f.message));
   checks.push({

@@ -17,9 +17,10 @@
  *             failing check, and in its text each failing check's name and
  *             message, its expected and actual values, and what the model saw
  *             at the failing step (a CI view shows nothing else of the case).
- * - html:     the embedded results end where the script element ends (nothing in
- *             them can close it or open a comment), parse, and hold each case's
- *             id and status.
+ * - html:     the title tells the run's verdict and counts (FAILED with its failed
+ *             cases and regressions, or passed with its total); the embedded
+ *             results end where the script element ends (nothing in them can
+ *             close it or open a comment), parse, and hold each case's id and status.
  * - markdown: the headline's mark and counts.
  */
 import { failingChecks, failingRequest, failureText, showValue } from './format.ts';
@@ -239,7 +240,22 @@ function checkJunit(text: string, truth: Truth): string[] {
 
 const RESULTS_SCRIPT = '<script type="application/json" id="loopgate-results">';
 
+/** The verdict in the page's title: the tab a reader sees before the page draws (html.ts). */
+function checkHtmlTitle(text: string, truth: Truth): string[] {
+  const title = /<title>loopgate report — ([^<]*)<\/title>/.exec(text)?.[1];
+  if (title === undefined) return ['its title tells no verdict'];
+  const failedAsPinned = truth.passed && truth.all.failed > 0;
+  const want = !truth.passed
+    ? `FAILED (${truth.all.failed} failed${truth.regressions ? `, ${truth.regressions} regressions` : ''} of ${truth.all.total})`
+    : failedAsPinned
+      ? `failed as pinned (${truth.all.failed} failed of ${truth.all.total})`
+      : `passed (${truth.all.total})`;
+  return title === want ? [] : [`its title says "${title}", the run is "${want}"`];
+}
+
 function checkHtml(text: string, truth: Truth): string[] {
+  const titled = checkHtmlTitle(text, truth);
+  if (titled.length > 0) return titled;
   const start = text.indexOf(RESULTS_SCRIPT);
   if (start < 0) return ['it holds no embedded results'];
   const from = start + RESULTS_SCRIPT.length;
