@@ -202,6 +202,41 @@ function caseOfASecret(): CheckResult[] {
 }
 
 /**
+ * Pieces of a secret: a run of half of one or more (at least 8 characters) gives
+ * that half away, so the redactor replaces it — typed with a space in it, a
+ * tail, a run of exactly the shortest length — and lets out a shorter run; a
+ * secret holding a quote or a backslash is found in pieces in JSON-escaped text
+ * too; `find` says where a piece is (the stream redactor never cuts inside one).
+ */
+function piecesOfASecret(): CheckResult[] {
+  const key = 'telco-SECRET-abcdef0123456789'; // 29 characters: pieces of 15 or more
+  const quoted = 'pass"word\\Q7vLm2Xc9'; // 19 characters with a quote and a backslash: pieces of 10 or more
+  const redact = createRedactor({ secrets: [key, quoted] });
+  const rows: readonly [what: string, text: string, out: string][] = [
+    ['the key typed with a space in it', 'my key is telco-SECRET-abcdef0 123456789.', 'my key is [REDACTED] 123456789.'],
+    ['its last 22 characters', 'ending SECRET-abcdef0123456789 rotated', 'ending [REDACTED] rotated'],
+    ['a run of 15 (half of 29, rounded up)', 'began telco-SECRET-ab…', 'began [REDACTED]…'],
+    ['a run of 14: under half, let out', 'began telco-SECRET-a…', 'began telco-SECRET-a…'],
+    ['an account number of 10 from its end: under half, let out', 'account 0123456789 active', 'account 0123456789 active'],
+    ['a piece of the quoted one, as it is', 'it was pass"word\\Q7 once', 'it was [REDACTED] once'],
+    ['a piece of the quoted one, JSON-escaped', '{"old":"pass\\"word\\\\Q7"}', '{"old":"[REDACTED]"}'],
+  ];
+  const checks: CheckResult[] = rows.map(([what, text, out]) => {
+    const got = redact(text);
+    return { name: `${what}: ${out === text ? 'let out' : 'redacted'}`, passed: got === out, message: got, expected: out, actual: got };
+  });
+  const spans = redact.find?.('my key is telco-SECRET-abcdef0 123456789.') ?? [];
+  checks.push({
+    name: 'find says where the piece is',
+    passed: JSON.stringify(spans) === '[[10,30]]',
+    message: JSON.stringify(spans),
+    expected: '[[10,30]]',
+    actual: JSON.stringify(spans),
+  });
+  return checks;
+}
+
+/**
  * `containsSecret` and `secretFinder` (exported) for a secret shorter than 4 characters (MIN_SECRET_LENGTH): never looked for,
  * so the answer is `false` — a boolean, as declared — even for a text that holds it.
  */
@@ -267,6 +302,15 @@ export function redactorCases(): Case[] {
         secrets: ['vault-Token-Q7vLm2Xc9RtB'],
       },
       caseOfASecret,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/pieces-of-half-a-secret-or-more',
+        title: 'redactor: a run of half a secret or more is replaced (typed with a space, a tail, JSON-escaped), a shorter run let out, and find says where',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: ['telco-SECRET-abcdef0123456789', 'pass"word\\Q7vLm2Xc9'],
+      },
+      piecesOfASecret,
     ),
     checksCase(
       {
