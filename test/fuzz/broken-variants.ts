@@ -170,14 +170,17 @@ export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
     bug: 'a loop variant that redacts each streamed delta alone',
     // Each piece passes the redactor; a key split across two pieces is stored in halves.
     host: { seams: { wrapDeps: (deps) => ({ ...deps, streamRedaction: (redact) => ({ push: redact, end: () => '' }) }) } },
-    invariant: 'invariant-15-secrets-never-leave',
+    // Found first where a piece of the passphrase (half of it or more) is split across two deltas, each under half.
+    invariant: 'secret-fragments-never-leave',
     needs: ['secrets'],
   },
   {
     name: 'stream-cut-through-secret',
     bug: 'a stream redactor that cuts inside a secret at its hold boundary',
     host: { seams: { wrapDeps: cutThroughSecrets } },
-    invariant: 'invariant-15-secrets-never-leave',
+    // A whole secret cut anywhere leaves a side of half or more, which the redactor replaces: what leaks is a
+    // piece of one, cut in its middle (the generator's `piece`).
+    invariant: 'secret-fragments-never-leave',
     needs: ['secrets'],
   },
   {

@@ -112,8 +112,14 @@ const secretAcrossHoldArb: fc.Arbitrary<ProviderStep> = fc
   .record({
     length: fc.oneof(fc.integer({ min: 3 * PATTERN_HOLD - 6, max: 3 * PATTERN_HOLD + 6 }), fc.integer({ min: PATTERN_HOLD + 40, max: 5 * PATTERN_HOLD })),
     into: fc.integer({ min: 1, max: FUZZ_PASSPHRASE.length - 1 }),
+    // Half the time a piece of it (half of it or more, under all of it), cut in its middle: each side under half.
+    piece: fc.option(fc.integer({ min: Math.ceil(FUZZ_PASSPHRASE.length / 2), max: FUZZ_PASSPHRASE.length - 1 }), { nil: undefined }),
   })
-  .map(({ length, into }): ProviderStep => ({ reply: secretAcrossHoldReply(length, into) }));
+  .map(
+    ({ length, into, piece }): ProviderStep => ({
+      reply: piece === undefined ? secretAcrossHoldReply(length, into) : secretAcrossHoldReply(length, Math.floor(piece / 2), PATTERN_HOLD, piece),
+    }),
+  );
 
 /** One provider step (the scenario format's `provider.script` entry). */
 export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {

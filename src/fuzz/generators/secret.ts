@@ -31,12 +31,20 @@ export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET} and passphrase
  * redactor that lets out all but the held tail without moving the cut to the
  * secret's start stores it in two deltas that rebuild it (outside probe 9,
  * plant P06). The passphrase has no credential shape: only its value finds it.
+ *
+ * With `piece`, only the passphrase's first `piece` characters are there (a
+ * piece of half of it or more, which the redactor replaces too): cut in the
+ * middle, each side is under half, so neither is replaced alone and joined they
+ * give the piece away (`secret-fragments-never-leave`). A whole passphrase cut
+ * anywhere leaves one side of half or more, which the redactor replaces: only a
+ * piece so cut can show a redactor that cuts inside a secret.
  */
-export function secretAcrossHoldReply(length: number, into: number, hold = PATTERN_HOLD): string {
+export function secretAcrossHoldReply(length: number, into: number, hold = PATTERN_HOLD, piece?: number): string {
   const filler = 'The order shipped on time and the invoice matches the quote. ';
   const pad = (n: number) => filler.repeat(Math.ceil(n / filler.length) + 1).slice(0, Math.max(0, n));
-  const at = Math.max(0, length - hold - Math.min(Math.max(1, into), FUZZ_PASSPHRASE.length - 1));
-  return `${pad(at)}${FUZZ_PASSPHRASE}${pad(length - at - FUZZ_PASSPHRASE.length)}`;
+  const text = piece === undefined ? FUZZ_PASSPHRASE : FUZZ_PASSPHRASE.slice(0, Math.max(2, Math.min(piece, FUZZ_PASSPHRASE.length - 1)));
+  const at = Math.max(0, length - hold - Math.min(Math.max(1, into), text.length - 1));
+  return `${pad(at)}${text}${pad(length - at - text.length)}`;
 }
 
 /** An argument a model fills from what it read: the passphrase, streamed inside the call's argument text. */
