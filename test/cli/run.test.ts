@@ -5,7 +5,7 @@
  * skipped, visibly.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -121,6 +121,19 @@ describe('loopgate run: shards', () => {
     const shape = (r: typeof all) => r.cases.map((c) => [c.id, c.status, c.outcome ?? null, c.metrics?.steps ?? null]).sort();
     expect(shape(merged)).toEqual(shape(all));
     expect(merged.summary).toEqual(all.summary);
+  });
+
+  it('a run that checks nothing removes the reports an earlier run left: they would pass for it (outside probe 22, F5)', async () => {
+    const out = join(dir, 'nothing-checked');
+    const reporter = ['json', 'junit', 'markdown', 'html'] as RunArgs['reporter'];
+    expect(await run(args({ out, reporter, grep: '^scenario:inbox/steer' }), quiet)).toBe(EXIT.passed);
+    expect(existsSync(join(out, 'junit.xml'))).toBe(true);
+    const err: string[] = [];
+    expect(await run(args({ out, reporter, grep: '^no-such-case$' }), { ...quiet, err: (t) => err.push(t) })).toBe(EXIT.failed);
+    expect(['results.json', 'junit.xml', 'summary.md', 'report.html'].filter((name) => existsSync(join(out, name)))).toEqual([]);
+    expect(err.join('')).toMatch(
+      /^loopgate: nothing was checked: --grep \^no-such-case\$ matches none of the \d+ case\(s\)\nloopgate: the reports an earlier run left in \S+ were removed \(.*junit\.xml.*\): none of them is this run's\n$/,
+    );
   });
 
   it('a shard left empty says so (it said "no scenario files under" a file that has some)', async () => {

@@ -27,7 +27,7 @@ import { createProgress } from '../../report/progress.ts';
 import { RESULTS_SCHEMA, suiteDigest, summarize, type RunResults } from '../../report/results.ts';
 import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
 import { REPORT_FILES, REPORTERS } from '../../report/reporters.ts';
-import { parseReporters, writeReports } from '../../report/write.ts';
+import { parseReporters, removeReports, writeReports } from '../../report/write.ts';
 import type { UpdateSink } from '../../harness/update/update-case.ts';
 import type { UpdateResult } from '../../harness/update/update-scenario.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -318,6 +318,13 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
             ? `loopgate: nothing was checked: no live scenario (one with live:) under ${where}\n`
             : `loopgate: nothing was checked: no scenario files under ${where}\n`,
     );
+    // A run that checked nothing has failed: the reports an earlier run left would pass for it (outside probe 22, F5).
+    // (A path there that is not a report of loopgate's stays, as a run would refuse it: nothing else to say here.)
+    let removed: string[] = [];
+    try {
+      if (reporters.some((r) => r !== 'console')) removed = removeReports(out, reporters, args.baseline ? [args.baseline] : []);
+    } catch {}
+    if (removed.length > 0) io.err(`loopgate: the reports an earlier run left in ${out} were removed (${removed.join(', ')}): none of them is this run's\n`);
     return EXIT.failed;
   }
 
