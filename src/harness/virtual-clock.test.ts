@@ -1,7 +1,33 @@
+import { setTimeout as realWait } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock, VirtualClockStallError } from './virtual-clock.ts';
 
 describe('VirtualClock', () => {
+  it("holds virtual time while a body waits on real work of its own, then lets it pass (a tool's timeout)", async () => {
+    const clock = new VirtualClock();
+    const timeout = clock.sleep(5_000).then(() => 'timed out');
+    const body = clock.runBody(() => realWait(20).then(() => `answered at ${clock.now()}`));
+    expect(await clock.run(Promise.race([body, timeout]))).toBe('answered at 0');
+  });
+
+  it('a body hanging on real work holds virtual time only for its grace: then its timeout fires', async () => {
+    const clock = new VirtualClock();
+    const controller = new AbortController();
+    const timeout = clock.sleep(5_000).then(() => {
+      controller.abort();
+      return `timed out at ${clock.now()}`;
+    });
+    const body = clock.runBody(() => realWait(60_000, undefined, { signal: controller.signal }).catch(() => 'aborted'), 50);
+    expect(await clock.run(Promise.race([body, timeout]))).toBe('timed out at 5000');
+  });
+
+  it("a body waiting on the virtual clock alone holds nothing: another body's real timer ended does not count", async () => {
+    const clock = new VirtualClock();
+    await clock.run(clock.runBody(() => realWait(5)));
+    const body = clock.runBody(() => clock.sleep(1_000).then(() => clock.now()));
+    expect(await clock.run(body)).toBe(1_000);
+  });
+
   it('advances only when everything waits, firing timers in time order', async () => {
     const clock = new VirtualClock();
     const seen: string[] = [];

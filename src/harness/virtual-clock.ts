@@ -10,7 +10,7 @@
  * give it real time, up to `realWaitLimitMs`.
  *
  * A tool of the agent under test may wait on real work of its own (a request to a
- * service, a file, a database): while one does (`holdForRealWork`), virtual time
+ * service, a file, a database): while one does (`runBody`), virtual time
  * stands still — its timeout must not fire in virtual time while the real answer
  * is on its way — for up to REAL_WORK_GRACE_MS of real time each.
  */
@@ -189,8 +189,8 @@ export class VirtualClock implements Clock {
     }
     this.#realWaits.add(wait);
     const done = () => {
-      this.#realWaits.delete(wait);
-      unwatch(wait);
+      // Unwatched once: here, or when its grace ran out (#waitingOnRealWork).
+      if (this.#realWaits.delete(wait)) unwatch(wait);
       this.#settledWork++;
     };
     Promise.resolve(value).then(done, done);
@@ -201,8 +201,15 @@ export class VirtualClock implements Clock {
   #waitingOnRealWork(): boolean {
     if (this.#realWaits.size === 0) return false;
     const now = Date.now();
-    for (const wait of this.#realWaits) if (now < wait.until && wait.pending.size > 0) return true;
-    return false;
+    let waiting = false;
+    for (const wait of this.#realWaits) {
+      if (now >= wait.until) {
+        // Its grace is spent (a body that hangs): no longer watched, its timeout may fire.
+        this.#realWaits.delete(wait);
+        unwatch(wait);
+      } else if (wait.pending.size > 0) waiting = true;
+    }
+    return waiting;
   }
 
   /** Fires the earliest timer. Returns false if there is none. */

@@ -61,9 +61,9 @@ export function redactSecretPieces(text: string, secrets: readonly string[], mar
  * handful of scans per text, whatever the secret's length); at each hit the run
  * is grown both ways along the secret, from every place the block has in it.
  *
- * `alsoEscaped`: the secret's JSON-escaped text is searched the same way (its
- * pieces counted in escaped characters), for a secret holding `"`, `\` or a
- * control character, which a JSON text carries escaped.
+ * A secret holding `"`, `\` or a control character, which a JSON text carries
+ * escaped, is also looked for as its JSON-escaped text, the same way (its
+ * pieces counted in escaped characters).
  */
 export function pieceSpans(secret: string): ((text: string) => [number, number][]) | undefined {
   const min = secretPieceLength(secret);
