@@ -341,6 +341,21 @@ interface WantedRegression {
   readonly says: readonly string[];
 }
 
+/** Why the writer's read-back refuses a report of `results` (every file format), or undefined when it accepts them all. */
+function reportsRefused(results: RunResults): string | undefined {
+  try {
+    verifyReports(results, {
+      json: renderResultsJson(results),
+      junit: renderJunit(results),
+      markdown: renderMarkdown(results),
+      html: renderHtml(results),
+    });
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
 async function baselineReportsEveryRegression(): Promise<CheckResult[]> {
   const was = '{ input: 100, output: 10 }';
   const half = '{ input: 50, output: 5 }';
@@ -408,17 +423,7 @@ async function baselineReportsEveryRegression(): Promise<CheckResult[]> {
   });
   // Every report of the run lists them.
   const withRegressions: RunResults = { ...run(now), regressions: found };
-  let verified: string | undefined;
-  try {
-    verifyReports(withRegressions, {
-      json: renderResultsJson(withRegressions),
-      junit: renderJunit(withRegressions),
-      markdown: renderMarkdown(withRegressions),
-      html: renderHtml(withRegressions),
-    });
-  } catch (error) {
-    verified = error instanceof Error ? error.message : String(error);
-  }
+  const verified = reportsRefused(withRegressions);
   checks.push({
     name: "the writer's verification accepts every report of the run with regressions",
     passed: verified === undefined,
@@ -427,17 +432,7 @@ async function baselineReportsEveryRegression(): Promise<CheckResult[]> {
   // Every case passing, a regression still fails the run: each report must say so (outside probe 22, P30: a page
   // title that ignored regressions read "passed" on a run that exits 1).
   const onlyRegressions: RunResults = { ...run(now.filter((c) => c.status !== 'failed')), regressions: found.filter((f) => f.kind !== 'status') };
-  let failedVerified: string | undefined;
-  try {
-    verifyReports(onlyRegressions, {
-      json: renderResultsJson(onlyRegressions),
-      junit: renderJunit(onlyRegressions),
-      markdown: renderMarkdown(onlyRegressions),
-      html: renderHtml(onlyRegressions),
-    });
-  } catch (error) {
-    failedVerified = error instanceof Error ? error.message : String(error);
-  }
+  const failedVerified = reportsRefused(onlyRegressions);
   checks.push({
     name: 'every report of a run whose cases all pass, with regressions, says it failed',
     passed: failedVerified === undefined && onlyRegressions.regressions!.length > 0,
