@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { reply } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { ConfigError } from '../host/config.ts';
-import { createHostFromConfig } from '../host/from-config.ts';
+import { checkHostConfig, createHostFromConfig } from '../host/from-config.ts';
 import type { AgentHost } from '../host/host.ts';
 import { defineTool, type Agent, type ModelClient, type ModelRequest } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
@@ -78,6 +78,13 @@ interface Row {
   readonly ownClients?: true;
   /** Refused with exactly this message; `{file}` is agent.yaml's path, `{folder}` its folder. */
   readonly refused?: string;
+  /**
+   * What `loopgate check-host` (`checkHostConfig`, opening nothing and reading no
+   * key) says of the same file: by default what the host said (refused alike, or
+   * passed). `passes`: what only the host finds, building what check-host does not
+   * (the SDK clients and their keys, the collector's headers from the environment).
+   */
+  readonly checkHost?: 'passes';
   /** Served: the checks on what the host did with one message. */
   readonly served?: (got: Served) => Promise<CheckResult[]>;
   readonly collector?: true;
@@ -194,6 +201,7 @@ const ROWS: readonly Row[] = [
   },
   {
     id: 'model-key-variable-not-set-refused',
+    checkHost: 'passes',
     title: 'a provider whose key variable is not set is refused naming the variable, before anything is opened',
     yaml: ['model: {provider: anthropic, name: claude-sonnet-4-5}', 'store: {kind: sqlite, path: data/support.db}'],
     env: {},
@@ -203,6 +211,7 @@ const ROWS: readonly Row[] = [
   },
   {
     id: 'fallback-key-variable-not-set-refused',
+    checkHost: 'passes',
     title: "a fallback whose apiKeyEnv is not set is refused naming the fallback's key, not the primary's",
     yaml: [
       'model:',
@@ -218,6 +227,7 @@ const ROWS: readonly Row[] = [
   },
   {
     id: 'fake-provider-without-a-client-refused',
+    checkHost: 'passes',
     title: 'provider "fake" with no model client given is refused: the config alone cannot build it',
     yaml: [MODEL],
     ownClients: true,
@@ -253,6 +263,7 @@ const ROWS: readonly Row[] = [
   },
   {
     id: 'otlp-header-variable-not-set-refused',
+    checkHost: 'passes',
     title: 'an OTLP header whose variable is not set is refused naming the header and the variable',
     yaml: [MODEL, 'trace:', '  export:', '    otlp:', '      endpoint: http://127.0.0.1:4318', '      headers: {authorization: SUPPORT_OTLP_TOKEN}'],
     env: {},
@@ -261,6 +272,7 @@ const ROWS: readonly Row[] = [
   },
   {
     id: 'otlp-header-variable-with-a-line-break-refused',
+    checkHost: 'passes',
     title: 'an OTLP header whose variable holds a line break is refused, the value not shown',
     yaml: [MODEL, 'trace:', '  export:', '    otlp:', '      endpoint: http://127.0.0.1:4318', '      headers: {authorization: SUPPORT_OTLP_TOKEN}'],
     env: { SUPPORT_OTLP_TOKEN: `${OTLP_TOKEN}\nX-Injected: 1` },
@@ -424,6 +436,16 @@ function listing(folder: string, under = ''): string[] {
     .sort();
 }
 
+/** What `loopgate check-host` says of the file: `passes`, or its refusal's message (the "invalid config:" heading dropped, as the command drops it). */
+function checkHostAnswer(file: string, row: Row): string {
+  try {
+    checkHostConfig(file, { agent: row.agent ?? AGENT });
+    return 'passes';
+  } catch (error) {
+    return error instanceof ConfigError ? error.message : `${(error as Error)?.name}: ${(error as Error)?.message}`;
+  }
+}
+
 async function runRow(row: Row): Promise<CheckResult[]> {
   const folder = mkdtempSync(join(tmpdir(), 'loopgate-host-config-'));
   const collector = row.collector ? await startCollector() : undefined;
@@ -451,14 +473,23 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     } catch (caught) {
       error = caught;
     }
+    const checkHostSays = checkHostAnswer(file, row);
     if (row.refused !== undefined) {
       await host?.close();
       const want = row.refused.replaceAll('{file}', file).replaceAll('{folder}', folder);
+      const checkHostWants = row.checkHost === 'passes' ? 'passes' : want;
       const got =
         error instanceof ConfigError ? error.message : error === undefined ? 'served (no error)' : `${(error as Error)?.name}: ${(error as Error)?.message}`;
       const after = listing(folder);
       return [
         { name: 'refused with its message', passed: got === want, message: got, expected: want, actual: got },
+        {
+          name: row.checkHost === 'passes' ? 'check-host passes it (it opens nothing, reads no key)' : 'check-host refuses it alike',
+          passed: checkHostSays === checkHostWants,
+          message: checkHostSays,
+          expected: checkHostWants,
+          actual: checkHostSays,
+        },
         {
           name: 'nothing written',
           passed: after.join(',') === before.join(','),
@@ -474,7 +505,14 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     }
     try {
       const requests = () => clients.flatMap((client) => client.requests);
-      return await row.served!({ host, folder, requests, received: () => collector?.requests ?? [] });
+      const checked: CheckResult = {
+        name: 'check-host passes what the host serves',
+        passed: checkHostSays === 'passes',
+        message: checkHostSays,
+        expected: 'passes',
+        actual: checkHostSays,
+      };
+      return [checked, ...(await row.served!({ host, folder, requests, received: () => collector?.requests ?? [] }))];
     } finally {
       await host.close();
     }
