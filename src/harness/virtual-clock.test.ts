@@ -10,6 +10,21 @@ describe('VirtualClock', () => {
     expect(await clock.run(Promise.race([body, timeout]))).toBe('answered at 0');
   });
 
+  it('holds for real work the body did not start: an answer over a connection opened before it (probe 23, F2)', async () => {
+    const clock = new VirtualClock();
+    const pooled = realWait(30); // a kept-alive connection's answer, its socket opened outside the body
+    const timeout = clock.sleep(5_000).then(() => 'timed out');
+    const body = clock.runBody(() => pooled.then(() => `answered at ${clock.now()}`));
+    expect(await clock.run(Promise.race([body, timeout]))).toBe('answered at 0');
+  });
+
+  it('a body waiting on real work longer than the stall limit is no stall (probe 23, F1: fuzz stops at 250 ms)', async () => {
+    const clock = new VirtualClock();
+    const timeout = clock.sleep(5_000).then(() => 'timed out');
+    const body = clock.runBody(() => realWait(300).then(() => `answered at ${clock.now()}`));
+    expect(await clock.run(Promise.race([body, timeout]), { realWaitLimitMs: 100 })).toBe('answered at 0');
+  });
+
   it('a body hanging on real work holds virtual time only for its grace: then its timeout fires', async () => {
     const clock = new VirtualClock();
     const controller = new AbortController();

@@ -10,11 +10,12 @@
  * give it real time, up to `realWaitLimitMs`.
  *
  * A tool of the agent under test may wait on real work of its own (a request to a
- * service, a file, a database): while one does (`runBody`), virtual time
- * stands still — its timeout must not fire in virtual time while the real answer
- * is on its way — for up to REAL_WORK_GRACE_MS of real time each.
+ * service, a file, a database): while its body (`runBody`) is pending and not
+ * waiting on this clock, virtual time stands still — its timeout must not fire
+ * in virtual time while the real answer is on its way — for up to
+ * REAL_WORK_GRACE_MS of real time each.
  */
-import { AsyncLocalStorage, createHook } from 'node:async_hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../kernel/index.ts';
 
 interface Timer {
@@ -51,43 +52,30 @@ const SPIN_TURNS = 8;
 export const REAL_WORK_GRACE_MS = 5_000;
 
 /**
- * A tool body's real work: the timers, I/O requests and handles (every async
- * resource but a promise) created in its async context, until each is done —
- * seen through an async hook, so another case's real work in the same process
- * never counts for this one. The hook runs only while a body is watched.
+ * A body of the agent under test's own, pending: until when it may hold virtual
+ * time, and how many of this clock's timers it waits on now (set in its async
+ * context). A body waiting on a virtual timer holds nothing: the timer must fire.
+ * Whatever else it waits on — a timer of its own, a socket, a file, a pooled
+ * connection opened long before — is real work, which virtual time waits for.
  */
 interface RealWait {
-  readonly pending: Set<number>;
   readonly until: number;
+  virtual: number;
 }
 
 const bodyContext = new AsyncLocalStorage<RealWait>();
-const owners = new Map<number, RealWait>();
-let watched = 0;
-const realWorkHook = createHook({
-  init(id, type) {
-    if (type === 'PROMISE') return;
-    const wait = bodyContext.getStore();
-    if (!wait) return;
-    wait.pending.add(id);
-    owners.set(id, wait);
-  },
-  destroy(id) {
-    const wait = owners.get(id);
-    if (!wait) return;
-    owners.delete(id);
-    wait.pending.delete(id);
-  },
-});
 
-function watch(): void {
-  if (watched++ === 0) realWorkHook.enable();
-}
-
-function unwatch(wait: RealWait): void {
-  for (const id of wait.pending) owners.delete(id);
-  wait.pending.clear();
-  if (--watched === 0) realWorkHook.disable();
+/** Counts a virtual timer set in a body's async context for as long as it is pending; returns what ends the count. */
+function countedFor(): () => void {
+  const wait = bodyContext.getStore();
+  if (!wait) return () => {};
+  wait.virtual++;
+  let counted = true;
+  return () => {
+    if (!counted) return;
+    counted = false;
+    wait.virtual--;
+  };
 }
 
 /** A timer set on the clock: cancel it before it fires and it never does. */
@@ -119,15 +107,18 @@ export class VirtualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => {
       if (signal?.aborted) return resolve();
+      const uncount = countedFor();
       const timer: Timer = {
         at: this.#now + Math.max(0, ms),
         order: this.#order++,
         fire: () => {
+          uncount();
           signal?.removeEventListener('abort', onAbort);
           resolve();
         },
       };
       const onAbort = () => {
+        uncount();
         this.#timers = this.#timers.filter((t) => t !== timer);
         resolve();
       };
@@ -138,10 +129,19 @@ export class VirtualClock implements Clock {
 
   /** Runs `fire` once `ms` of virtual time have passed, unless cancelled first (what a swapped global setTimeout uses). */
   setTimer(ms: number, fire: () => void): VirtualTimer {
-    const timer: Timer = { at: this.#now + Math.max(0, Number.isFinite(ms) ? ms : 0), order: this.#order++, fire };
+    const uncount = countedFor();
+    const timer: Timer = {
+      at: this.#now + Math.max(0, Number.isFinite(ms) ? ms : 0),
+      order: this.#order++,
+      fire: () => {
+        uncount();
+        fire();
+      },
+    };
     this.#insert(timer);
     return {
       cancel: () => {
+        uncount();
         this.#timers = this.#timers.filter((t) => t !== timer);
       },
     };
@@ -168,46 +168,33 @@ export class VirtualClock implements Clock {
 
   /**
    * Runs a body of the agent under test's own (a tool, which may wait on real
-   * I/O). While what it returned is pending and real work it started — a timer,
-   * a request, a socket — is not done, virtual time stands still, for at most
-   * `graceMs` of real time; its settling is progress (see `run`). Returns what
-   * the body returned, as it returned it.
+   * I/O). While what it returned is pending, and it waits on none of this
+   * clock's timers, virtual time stands still, for at most `graceMs` of real
+   * time — no stall counted meanwhile; its settling is progress (see `run`).
+   * Returns what the body returned, as it returned it.
    */
   runBody<T>(body: () => T, graceMs = REAL_WORK_GRACE_MS): T {
-    const wait: RealWait = { pending: new Set(), until: Date.now() + graceMs };
-    watch();
-    let value: T;
-    try {
-      value = bodyContext.run(wait, body);
-    } catch (error) {
-      unwatch(wait);
-      throw error;
-    }
-    if (typeof (value as { then?: unknown } | null | undefined)?.then !== 'function') {
-      unwatch(wait);
-      return value;
-    }
+    const wait: RealWait = { until: Date.now() + graceMs, virtual: 0 };
+    const value = bodyContext.run(wait, body);
+    if (typeof (value as { then?: unknown } | null | undefined)?.then !== 'function') return value;
     this.#realWaits.add(wait);
     const done = () => {
-      // Unwatched once: here, or when its grace ran out (#waitingOnRealWork).
-      if (this.#realWaits.delete(wait)) unwatch(wait);
+      this.#realWaits.delete(wait);
       this.#settledWork++;
     };
     Promise.resolve(value).then(done, done);
     return value;
   }
 
-  /** Whether a tool still waits on real work of its own, within its grace. */
+  /** Whether a body still waits on real work (pending, on no virtual timer), within its grace. */
   #waitingOnRealWork(): boolean {
     if (this.#realWaits.size === 0) return false;
     const now = Date.now();
     let waiting = false;
     for (const wait of this.#realWaits) {
-      if (now >= wait.until) {
-        // Its grace is spent (a body that hangs): no longer watched, its timeout may fire.
-        this.#realWaits.delete(wait);
-        unwatch(wait);
-      } else if (wait.pending.size > 0) waiting = true;
+      // Its grace spent (a body that hangs): no longer held for, its timeout may fire.
+      if (now >= wait.until) this.#realWaits.delete(wait);
+      else if (wait.virtual === 0) waiting = true;
     }
     return waiting;
   }
@@ -267,7 +254,8 @@ export class VirtualClock implements Clock {
         last = 0;
         idle = 0;
       }
-      if (this.#inflight === 0 && !this.#waitingOnRealWork() && this.fireNext()) {
+      const holding = this.#waitingOnRealWork();
+      if (this.#inflight === 0 && !holding && this.fireNext()) {
         waited = 0;
         last = 0;
         idle = 0;
@@ -275,7 +263,8 @@ export class VirtualClock implements Clock {
       }
       // Real I/O is in flight (tracked, or nothing is scheduled on the virtual clock): give it real time.
       const now = Date.now();
-      if (last !== 0) waited += Math.min(now - last, MAX_PAUSE_MS);
+      // A body waiting on real work of its own is not a stall: its grace bounds the wait.
+      if (last !== 0 && !holding) waited += Math.min(now - last, MAX_PAUSE_MS);
       last = now;
       if (waited > limit) {
         throw new VirtualClockStallError(`no progress for ${limit} ms of real time with no virtual timer pending (a task waits on something that never comes)`);
