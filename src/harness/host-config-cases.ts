@@ -287,6 +287,13 @@ const ROWS: readonly Row[] = [
       'invalid config:\n{file}:4:22: trace.export.otlp.endpoint: must not carry credentials (config files get committed and shared): send them as a header whose value comes from an environment variable (headers)',
   },
   {
+    id: 'otlp-endpoint-with-a-key-in-its-query-refused',
+    title: "an OTLP endpoint that carries a key in its query string is refused, as a model's address is",
+    yaml: [MODEL, 'trace:', '  export:', '    otlp: {endpoint: "http://127.0.0.1:4318/v1/traces?api_key=abc123secret"}'],
+    refused:
+      'invalid config:\n{file}:4:22: trace.export.otlp.endpoint: must not carry credentials (config files get committed and shared): send them as a header whose value comes from an environment variable (headers)',
+  },
+  {
     id: 'trace-file-kept-while-the-collector-is-down',
     title: 'with a trace file and a collector that is down, each turn is answered and its trace still reaches the file',
     yaml: [MODEL, 'trace:', '  export:', '    jsonl: traces/support.jsonl', '    otlp: {endpoint: "{down}", timeoutMs: 500}'],

@@ -92,7 +92,8 @@ export function otlpEndpointProblem(url: string): string | undefined {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     return `${parsed.protocol} is not supported: OTLP over HTTP needs an http:// or https:// URL`;
-  if (parsed.username !== '' || parsed.password !== '')
+  // A user or password, or a query parameter named like a key (as a model's address is checked).
+  if (urlHasCredentials(url))
     return 'must not carry credentials (config files get committed and shared): send them as a header whose value comes from an environment variable (headers)';
   return undefined;
 }
