@@ -208,6 +208,9 @@ function caseOfASecret(): CheckResult[] {
  * secret holding a quote or a backslash is found in pieces in JSON-escaped text
  * too; `find` says where a piece is (the stream redactor never cuts inside one).
  */
+/** `text` as a JSON string holding it as a JSON string shows it. */
+const escapedTwice = (text: string): string => JSON.stringify(JSON.stringify(text).slice(1, -1)).slice(1, -1);
+
 function piecesOfASecret(): CheckResult[] {
   const key = 'telco-SECRET-abcdef0123456789'; // 29 characters: pieces of 15 or more
   const quoted = 'pass"word\\Q7vLm2Xc9'; // 19 characters with a quote and a backslash: pieces of 10 or more
@@ -220,6 +223,8 @@ function piecesOfASecret(): CheckResult[] {
     ['an account number of 10 from its end: under half, let out', 'account 0123456789 active', 'account 0123456789 active'],
     ['a piece of the quoted one, as it is', 'it was pass"word\\Q7 once', 'it was [REDACTED] once'],
     ['a piece of the quoted one, JSON-escaped', '{"old":"pass\\"word\\\\Q7"}', '{"old":"[REDACTED]"}'],
+    // A JSON text inside a JSON string (a tool's output holding a serialized body): escaped twice (probe 23, F3).
+    ['a piece of the quoted one, JSON-escaped twice', `raw ${escapedTwice('pass"word\\Q7')} end`, 'raw [REDACTED] end'],
   ];
   const checks: CheckResult[] = rows.map(([what, text, out]) => {
     const got = redact(text);

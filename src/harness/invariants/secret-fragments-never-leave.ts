@@ -14,7 +14,8 @@
  * - 8: the length from which the kernel looks for a secret's encoded forms too;
  *   shorter runs of characters turn up in ordinary text (a word, a number), so
  *   a secret of 8 characters or fewer is looked for whole only (invariant 15).
- * Looked for literally and JSON-escaped (the artifacts are mostly JSON), in the
+ * Looked for literally and JSON-escaped up to three times (the artifacts are
+ * mostly JSON, and a tool's output may hold a serialized JSON body), in the
  * same artifacts as invariant 15 (support/run-artifacts.ts). The verdict names
  * the piece's length and place in the secret, never the piece.
  */
@@ -35,7 +36,13 @@ export function fragmentLength(secret: string): number | undefined {
 export function longestFragment(text: string, secret: string): readonly [start: number, length: number] | undefined {
   const min = fragmentLength(secret);
   if (min === undefined) return undefined;
-  const holds = (piece: string): boolean => text.includes(piece) || text.includes(JSON.stringify(piece).slice(1, -1));
+  const escaped = (piece: string): string => JSON.stringify(piece).slice(1, -1);
+  // Literal, and JSON-escaped up to three times: a tool's output holding a serialized body is a JSON text inside a
+  // JSON string, which an artifact (JSON itself) escapes once more.
+  const holds = (piece: string): boolean => {
+    for (let form = piece, level = 0; level <= 3; form = escaped(form), level++) if (text.includes(form)) return true;
+    return false;
+  };
   if (holds(secret)) return undefined; // the whole secret: invariant 15's verdict
   let best: [number, number] | undefined;
   for (let start = 0; start + min <= secret.length; start++) {

@@ -62,14 +62,20 @@ export function redactSecretPieces(text: string, secrets: readonly string[], mar
  * is grown both ways along the secret, from every place the block has in it.
  *
  * A secret holding `"`, `\` or a control character, which a JSON text carries
- * escaped, is also looked for as its JSON-escaped text, the same way (its
- * pieces counted in escaped characters).
+ * escaped, is also looked for as its JSON-escaped text, once and twice (a JSON
+ * text inside a JSON string), the same way (its pieces counted in escaped
+ * characters).
  */
 export function pieceSpans(secret: string): ((text: string) => [number, number][]) | undefined {
   const min = secretPieceLength(secret);
   if (min === undefined || secret.length < MIN_SECRET_LENGTH) return undefined;
-  const escaped = JSON.stringify(secret).slice(1, -1);
-  const forms = escaped === secret ? [secret] : [secret, escaped];
+  // The secret as it is, and JSON-escaped once and twice (a JSON text inside a JSON string) when that changes it.
+  const forms = [secret];
+  for (let level = 0; level < 2; level++) {
+    const escaped = JSON.stringify(forms[forms.length - 1]).slice(1, -1);
+    if (escaped === forms[forms.length - 1]) break;
+    forms.push(escaped);
+  }
   const finders = forms.map((form) => runFinder(form, min));
   return (text) => {
     const spans: [number, number][] = [];
