@@ -22,7 +22,7 @@
  * expectations, the host's per-conversation agent check); this one catches what
  * crosses between them.
  */
-import type { EventRecord, Message } from '../../kernel/index.ts';
+import { createRedactor, type EventRecord, type Message } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 
@@ -66,6 +66,11 @@ function keptApart(run: ScenarioRun, other: ScenarioRun): string | undefined {
   const foreignId = (id: string | undefined): boolean => id !== undefined && theirs.ids.has(id) && !own.ids.has(id);
   const name = `conversation "${run.conversation}"`;
   const records = run.store.peek(run.conversation);
+  // A secret the host gained on a reopen was stored before as plain text: a process started after it answers with it
+  // redacted, as its redactor redacts it (host-answers-follow-outcomes judges that nothing it answers holds one).
+  const gained = run.scenario.secretsOnReopen ?? [];
+  const gainedRedactor = gained.length > 0 ? createRedactor({ secrets: gained, patterns: [] }) : undefined;
+  const hideGained = (text: string): string => (gainedRedactor ? gainedRedactor(text) : text);
 
   for (const r of records) {
     if (r.type !== 'inbox.received') continue;
@@ -101,7 +106,7 @@ function keptApart(run: ScenarioRun, other: ScenarioRun): string | undefined {
     for (const turn of envelope.turns) {
       const closed = closedTurn(records, turn.turn);
       if (!closed) return `${where} reports turn ${turn.turn}, which ${name}'s store never closed`;
-      if (turn.reply !== undefined && !repliesOf(records, turn.turn).includes(turn.reply))
+      if (turn.reply !== undefined && !repliesOf(records, turn.turn).some((reply) => reply === turn.reply || hideGained(reply) === turn.reply))
         return `${where} reports turn ${turn.turn} with the reply "${clip(turn.reply)}", which ${name}'s turn ${turn.turn} never gave`;
     }
   }
