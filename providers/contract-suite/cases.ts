@@ -159,6 +159,14 @@ function callIds(content: readonly AssistantBlock[]): string[] {
   return content.flatMap((b) => (b.type === 'tool_call' ? [b.id] : []));
 }
 
+/** A call finished whole before the token limit: returned executable, the turn not flagged partial. */
+const wholeCallKept: ContractCase['check'] = ({ result }) => {
+  expectType(result, 'max_tokens');
+  assert.equal(result.partialToolCall, false, 'the whole call is not flagged partial');
+  assert.ok(callIds(result.content).includes('call_whole'), 'the whole call is in the content, executable');
+  assert.equal(result.text, 'Let me look.');
+};
+
 const TEXT = 'The capital of France is Paris.';
 
 export const CONTRACT_CASES: readonly ContractCase[] = [
@@ -933,12 +941,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         limitAfterWholeCall: true,
       },
     },
-    check({ result }) {
-      expectType(result, 'max_tokens');
-      assert.equal(result.partialToolCall, false, 'the whole call is not flagged partial');
-      assert.ok(callIds(result.content).includes('call_whole'), 'the whole call is in the content, executable');
-      assert.equal(result.text, 'Let me look.');
-    },
+    check: wholeCallKept,
   },
   {
     id: 'max_tokens_after_call_input_in_block_start',
@@ -957,12 +960,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         inputInBlockStart: true,
       },
     },
-    check({ result }) {
-      expectType(result, 'max_tokens');
-      assert.equal(result.partialToolCall, false, 'the whole call is not flagged partial');
-      assert.ok(callIds(result.content).includes('call_whole'), 'the whole call is in the content, executable');
-      assert.equal(result.text, 'Let me look.');
-    },
+    check: wholeCallKept,
   },
   {
     id: 'max_tokens_cut_call_given_whole',

@@ -25,6 +25,7 @@ import { reply } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { ConfigError } from '../host/config.ts';
 import { checkHostConfig, createHostFromConfig } from '../host/from-config.ts';
+import type { ResponseEnvelope } from '../host/envelope.ts';
 import type { AgentHost } from '../host/host.ts';
 import { defineTool, type Agent, type ModelClient, type ModelRequest } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
@@ -127,7 +128,7 @@ const ROWS: readonly Row[] = [
     yaml: [MODEL, 'tools:', '  deny: [issue_refund]', '  allow: ["issue_*", notify_customer]', '  ask: ["*_refund", issue_voucher]'],
     served: async ({ host }) => {
       const got = await host.handle('orders-1', 'Where is my order?');
-      return [{ name: 'a message is answered', passed: got.status === 200, message: `${got.status} ${got.error ?? got.reply ?? ''}` }];
+      return [answeredOk('a message is answered', [got])];
     },
   },
   {
@@ -143,7 +144,7 @@ const ROWS: readonly Row[] = [
       const system = sent[0] ?? '';
       const ordered = system.includes(identity) && system.includes(deployment) && system.indexOf(identity) < system.indexOf(deployment);
       return [
-        { name: 'a message is answered', passed: got.status === 200, message: `${got.status} ${got.error ?? got.reply ?? ''}` },
+        answeredOk('a message is answered', [got]),
         {
           name: 'the system prompt holds the identity, then the deployment note',
           passed: sent.length === 1 && ordered,
@@ -307,11 +308,7 @@ const ROWS: readonly Row[] = [
             .filter((line) => line !== '')
         : [];
       return [
-        {
-          name: 'both messages are answered',
-          passed: got.every((g) => g.status === 200),
-          message: got.map((g) => `${g.status} ${g.error ?? g.reply ?? ''}`).join('; '),
-        },
+        answeredOk('both messages are answered', got),
         {
           name: 'the trace file holds one line per turn',
           passed: lines.length === 2,
@@ -349,11 +346,7 @@ const ROWS: readonly Row[] = [
       const inCallersTrace = bodies.includes(`"traceId":"${CALLER_TRACE}"`) && bodies.includes(`"parentSpanId":"${CALLER_SPAN}"`);
       const spans = requests.flatMap((r) => [...r.body.matchAll(/"name":"invoke_agent/g)]).length;
       return [
-        {
-          name: 'both messages are answered',
-          passed: got.every((g) => g.status === 200),
-          message: got.map((g) => `${g.status} ${g.error ?? g.reply ?? ''}`).join('; '),
-        },
+        answeredOk('both messages are answered', got),
         {
           name: 'sent to the collector at /v1/traces',
           passed: requests.length > 0 && requests.every((r) => r.path === '/v1/traces'),
@@ -390,6 +383,11 @@ const ROWS: readonly Row[] = [
   },
 ];
 
+/** Whether every answer is 200, each shown with its text. */
+function answeredOk(name: string, answers: readonly ResponseEnvelope[]): CheckResult {
+  return { name, passed: answers.every((a) => a.status === 200), message: answers.map((a) => `${a.status} ${a.error ?? a.reply ?? ''}`).join('; ') };
+}
+
 /** One message, and the tools the model was offered for it: exactly `want` (`[a, b]`). */
 async function offeredTools(host: AgentHost, requests: () => readonly ModelRequest[], want: string): Promise<CheckResult[]> {
   const got = await host.handle('orders-1', 'Refund ORD-1001, please.');
@@ -397,7 +395,7 @@ async function offeredTools(host: AgentHost, requests: () => readonly ModelReque
     .map((request) => `[${request.tools.map((tool) => tool.name).join(', ')}]`)
     .join(' ');
   return [
-    { name: 'a message is answered', passed: got.status === 200, message: `${got.status} ${got.error ?? got.reply ?? ''}` },
+    answeredOk('a message is answered', [got]),
     {
       name: 'only the tools the lists let through are offered',
       passed: offered === want,
