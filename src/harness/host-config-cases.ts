@@ -123,6 +123,29 @@ const ROWS: readonly Row[] = [
       'invalid config:\n{file}:4:9: tools.ask[0]: issue_* is also denied by tools.deny[0] ({file}:3:10): a denied tool is never asked for; keep it in one list',
   },
   {
+    id: 'tool-denied-and-allowed-by-name-refused',
+    title: 'a tool both denied and allowed by name is refused naming both lines: the deny hides it, the allow says to offer it',
+    yaml: [MODEL, 'tools:', '  deny: [issue_refund]', '  allow: [issue_refund, notify_customer]'],
+    refused:
+      'invalid config:\n{file}:4:11: tools.allow[0]: issue_refund is also denied by tools.deny[0] ({file}:3:10): a deny is never lifted, so it is never offered; keep it in one list',
+  },
+  {
+    id: 'mode-denying-what-it-allows-refused',
+    title: 'a mode whose deny pattern matches a tool its own allow list names is refused, and an allow pattern the deny holds as it is',
+    yaml: [
+      MODEL,
+      'tools:',
+      '  modes:',
+      '    read-only: {deny: ["issue_*"], allow: [issue_voucher, notify_customer]}',
+      '    none: {deny: ["*"], allow: ["notify_*"]}',
+    ],
+    refused: [
+      'invalid config:',
+      '{file}:4:44: tools.modes.read-only.allow[0]: issue_voucher is also denied by tools.modes.read-only.deny[0] ({file}:4:24): a deny is never lifted, so it is never offered; keep it in one list',
+      '{file}:5:33: tools.modes.none.allow[0]: notify_* is also denied by tools.modes.none.deny[0] ({file}:5:19): a deny is never lifted, so it is never offered; keep it in one list',
+    ].join('\n'),
+  },
+  {
     id: 'ask-pattern-reaching-past-a-deny-served',
     title: 'an ask pattern reaching past a deny is served (it stays for tools to come), and the lists that do not overlap',
     yaml: [MODEL, 'tools:', '  deny: [issue_refund]', '  allow: ["issue_*", notify_customer]', '  ask: ["*_refund", issue_voucher]'],
