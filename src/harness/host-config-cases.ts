@@ -9,7 +9,7 @@
  * a check turned the wrong way passed it.
  *
  * The table: each row is an agent.yaml (and its environment) written to a
- * folder of its own and given to `createHostFromConfig` as `loopgate serve`
+ * folder of its own and given to `createHostFromConfig` as a deploy
  * does. A refused row must be refused with exactly its message — every problem
  * on its line, file:line:column and key — and leave the folder as it was: no
  * store, no trace file. A served row is built, answers a message and is closed;
