@@ -61,6 +61,40 @@ describe('MemoryEventStore', () => {
     expect(seen).toEqual([0, 2]);
   });
 
+  it('applies batches in the order append was called, even when a slow hook holds an earlier one', async () => {
+    // The store contract (event-store.ts): batches are applied in the order `append` was called. The host
+    // pipelines a conversation's batches (write-behind), so a store that let a later batch overtake a slow one
+    // would refuse it for its seqs, and the host would report a store failure that a real store never gives.
+    let letFirstGo: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      letFirstGo = resolve;
+    });
+    const store = new MemoryEventStore({ faults: { beforeAppend: (_id, batch) => (batch[0]!.seq === 0 ? held : undefined) } });
+    const first = store.append('c', records(0, 2));
+    const second = store.append('c', records(2, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.count('c')).toBe(0);
+    letFirstGo();
+    await expect(Promise.all([first, second])).resolves.toEqual([undefined, undefined]);
+    expect((await store.read('c')).map((r) => r.seq)).toEqual([0, 1, 2]);
+  });
+
+  it('a batch appended after a refused one fails its seq check, as in a durable store', async () => {
+    const store = new MemoryEventStore({
+      faults: {
+        beforeAppend: async (_id, batch) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (batch[0]!.seq === 0) throw new StoreError('write refused at seq 0');
+        },
+      },
+    });
+    const first = store.append('c', records(0, 2));
+    const second = store.append('c', records(2, 1));
+    await expect(first).rejects.toThrow('write refused at seq 0');
+    await expect(second).rejects.toThrow(/seq 2/);
+    expect(store.count('c')).toBe(0);
+  });
+
   it('refuses every call after close', async () => {
     const store = new MemoryEventStore();
     await store.close();

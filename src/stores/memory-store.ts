@@ -31,6 +31,8 @@ export class MemoryEventStore implements EventStore {
   readonly #faults: MemoryStoreFaults;
   readonly #appendFailures: Error[] = [];
   readonly #readFailures: Error[] = [];
+  /** The last append that went through the `beforeAppend` hook, settled either way (the next one is stored after it). */
+  #lastHooked: Promise<void> = APPENDED;
   #closed = false;
 
   constructor(options: MemoryEventStoreOptions = {}) {
@@ -75,16 +77,29 @@ export class MemoryEventStore implements EventStore {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#appendAfterHook(this.#faults.beforeAppend, conversationId, records, snapshot);
+    const appended = this.#appendAfterHook(this.#faults.beforeAppend, this.#lastHooked, conversationId, records, snapshot);
+    this.#lastHooked = appended.catch(() => undefined);
+    return appended;
   }
 
+  /**
+   * The hook runs at once; the batch is stored only after every batch appended
+   * before it is (stored or refused): batches are applied in the order `append`
+   * was called, as a durable store's group commit applies them, however long
+   * each one's hook takes.
+   */
   async #appendAfterHook(
     before: NonNullable<MemoryStoreFaults['beforeAppend']>,
+    previous: Promise<void>,
     conversationId: string,
     records: readonly EventRecord[],
     snapshot: StoredSnapshot | undefined,
   ): Promise<void> {
-    await before(conversationId, records);
+    try {
+      await before(conversationId, records);
+    } finally {
+      await previous;
+    }
     this.#checkOpen();
     this.#store(conversationId, records, snapshot);
   }
