@@ -32,7 +32,7 @@ import { AgentHost } from '../host/host.ts';
 import { eventsHandler } from '../host/sse.ts';
 import { defineTool, type Agent, type AgentFactory } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
-import { MemoryEventStore } from '../stores/memory-store.ts';
+import { MemoryEventStore, type MemoryEventStoreOptions } from '../stores/memory-store.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { checksCase, type Case } from './cases.ts';
 import { parseSse } from './world/follow-check.ts';
@@ -120,8 +120,8 @@ async function secondHostOnOneFile(): Promise<CheckResult[]> {
 class WatchedStore extends MemoryEventStore {
   heldAtClose: string[] | undefined;
   readonly #watched: string;
-  constructor(watched: string) {
-    super();
+  constructor(watched: string, options?: MemoryEventStoreOptions) {
+    super(options);
     this.#watched = watched;
   }
   override async close(): Promise<void> {
@@ -221,6 +221,64 @@ async function closeWhileATurnRuns(): Promise<CheckResult[]> {
     },
     { name: 'the store is closed', passed: storeClosed, message: storeClosed ? 'closed' : 'still open after close()' },
     answered('a request after close is refused', after, 503, 'the host is shutting down; the message was not stored'),
+  ];
+}
+
+/**
+ * `close()` just as a turn's close is being written, with a message posted
+ * behind it after that write took its batch: the loop is shut down, so the
+ * message starts no turn in a process on its way out — but it must be stored
+ * before the store closes (the next process's first turn takes it) and its
+ * request answered saying so, 503 queued. Answered before it is stored, a
+ * client is told a message was kept that a restart loses; never answered, the
+ * host waits for a turn that never comes.
+ */
+async function closeWithAMessageWaiting(): Promise<CheckResult[]> {
+  let host: AgentHost | undefined;
+  let waiting: Promise<ResponseEnvelope> | undefined;
+  let closing: Promise<void> | undefined;
+  const store = new WatchedStore('stock-1', {
+    faults: {
+      beforeAppend: (_id, records) => {
+        if (waiting !== undefined || host === undefined || !records.some((r) => r.type === 'turn.closed')) return undefined;
+        // While the turn's close is being written: a follow-up arrives, then the deploy shuts the host down.
+        return new Promise<void>((resolve) =>
+          setImmediate(() => {
+            waiting = host!.handle('stock-1', 'And TEAPOT-1?', { intent: 'follow_up' });
+            closing = host!.close();
+            setImmediate(resolve);
+          }),
+        );
+      },
+    },
+  });
+  const script = new ScriptedModelClient([reply('KETTLE-2 is in stock.'), reply('never sent')]);
+  host = new AgentHost({ config: defaultHostConfig(), store, model: script, agent: AGENT });
+  const first = await host.handle('stock-1', 'Is KETTLE-2 in stock?');
+  const second = waiting ? await waiting : undefined;
+  await closing;
+  const held = store.heldAtClose ?? [];
+  const messages = held.filter((type) => type === 'inbox.received').length;
+  return [
+    answered('the turn that was closing is answered', first, 200, undefined),
+    second
+      ? answered(
+          'the message posted behind it is answered: stored, for the next turn',
+          second,
+          503,
+          'the host is shutting down; the message is stored and the next turn takes it',
+        )
+      : { name: 'the message posted behind it is answered', passed: false, message: 'the close was never written (no message was posted)' },
+    {
+      name: 'the message started no turn',
+      passed: second?.delivery === 'queued' && second.turns.length === 0 && script.calls === 1,
+      message: `delivery ${second?.delivery}, ${second?.turns.length} turn(s), ${script.calls} model request(s)`,
+    },
+    {
+      name: 'both messages are stored before the store closes, the second after the first turn’s close',
+      passed: messages === 2 && held.at(-1) === 'inbox.received' && held.at(-2) === 'turn.closed',
+      message: held.join(', '),
+    },
   ];
 }
 
@@ -610,6 +668,14 @@ export function hostCases(): Case[] {
     checksCase(
       { id: 'contract:host/close-while-a-turn-runs', title: 'host: close() cancels a running turn, stores and exports it, then closes the store', file: FILE },
       closeWhileATurnRuns,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/close-with-a-message-waiting-stores-it',
+        title: 'host: close() as a turn closes, with a message posted behind it: stored, answered 503 queued, no turn started',
+        file: FILE,
+      },
+      closeWithAMessageWaiting,
     ),
     checksCase(
       {
