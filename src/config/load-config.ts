@@ -256,6 +256,11 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
       fail('loop', `expected loopgate, ai-sdk, openai-agents or an adapter (aiSdkLoop({ … })), got ${describe(loop)}`);
     if (typeof loop === 'string' && !['loopgate', 'ai-sdk', 'openai-agents'].includes(loop))
       fail('loop', `unknown loop ${JSON.stringify(loop)}; known: loopgate, ai-sdk, openai-agents`);
+    // An adapter's history glue is a name it acts on: one it does not know would run another glue under its name.
+    const glue: unknown = isFactory ? (loop as LoopUnderTestFactory).glue : undefined;
+    const glues = isFactory ? (loop as LoopUnderTestFactory).glues : undefined;
+    if (glue !== undefined && glues !== undefined && !glues.includes(glue as string))
+      fail('loop.glue', `${typeof glue === 'string' ? JSON.stringify(glue) : describe(glue)} is not a glue; known: ${glues.join(', ')}`, ['loop']);
   }
 
   const verdicts: Record<string, string> = {};

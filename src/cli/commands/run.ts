@@ -212,10 +212,19 @@ async function collectPeer(args: RunArgs, config: ResolvedConfig, loop: LoopUnde
   if (args.host !== undefined) throw new UsageError(`--host chooses loopgate's host; ${loop.id} has none (drop --host, or --loop loopgate)`);
   const given = args.paths !== undefined && args.paths.length > 0;
   const root = caseIdRoot(config, given ? args.paths! : undefined);
-  // The config's assertions and judges are there for the files to load; a peer run is judged on outcome classes and invariants.
+  // The config's assertions and judges: for the files to load, and for `assert` on the config's own loop.
   const context: SuiteContext = { registry: config.registry, invariants: suiteInvariants(config.invariants), root, replies: config.replies };
   const paths = given ? args.paths! : config.scenarios;
-  const suite = { loop, registry: config.registry, invariants: context.invariants };
+  // The config's own loop: its scenarios are the team's requirements of that loop, judged in full. Another loop
+  // (`--loop` over a config written for its own, the bundled suite's loopgate lines among them) is compared.
+  const own = !config.bundled && (typeof config.loop === 'string' ? config.loop : config.loop?.id) === loop.id;
+  const suite = {
+    loop,
+    registry: config.registry,
+    invariants: context.invariants,
+    judged: own ? ('all' as const) : ('outcomes' as const),
+    replies: config.replies,
+  };
   const [{ peerScenarioCase }, loaded] = await Promise.all([import('../../harness/loop-port/peer-case.ts'), loadSuiteScenarios(paths, context)]);
   const cases = loaded.map((l) => peerScenarioCase(l, suite));
   io.err(`loopgate: gating ${loop.id} (${loop.version}${loop.glue ? `; history: ${loop.glue}` : ''}): peer cases run one at a time, on virtual timers\n`);

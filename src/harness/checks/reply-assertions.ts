@@ -24,13 +24,30 @@ export async function checkReplyAssertions(
   context: ReplyAssertionContext = NO_REPLY_ASSERTIONS,
 ): Promise<CheckResult[]> {
   if (!assertions?.length) return [];
-  const redact = createRedactor({ secrets: run.secrets });
-  const reply = run.results[run.results.length - 1]?.reply;
+  return checkAssertionsOn({ secrets: run.secrets, run: assertionRun(run) }, assertions, context);
+}
+
+/** A run as the assertions read it: loopgate's own, or another loop's (which keeps no event log). */
+export interface AssertedRun {
+  readonly secrets: readonly string[];
+  readonly run: AssertionRun;
+}
+
+/** `expect.assert` on any loop's run: the last turn's reply, each assertion on its own. */
+export async function checkAssertionsOn(
+  asserted: AssertedRun,
+  assertions: readonly ReplyAssertion[] | undefined,
+  context: ReplyAssertionContext = NO_REPLY_ASSERTIONS,
+): Promise<CheckResult[]> {
+  if (!assertions?.length) return [];
+  const redact = createRedactor({ secrets: asserted.secrets });
+  const { run } = asserted;
+  const reply = run.replies[run.replies.length - 1];
   const out: CheckResult[] = [];
   for (const [i, assertion] of assertions.entries()) {
     const name = `assert[${i}] ${assertion.assertion !== undefined ? `assertion ${assertion.assertion}` : kindOf(assertion)}`;
     if (reply === undefined) {
-      out.push({ name, passed: false, message: 'the last turn has no reply to check', actual: lastOutcome(run) });
+      out.push({ name, passed: false, message: 'the last turn has no reply to check', actual: run.outcome ?? '(no turn ran)' });
       continue;
     }
     out.push(await checkOne(name, assertion, reply, run, context, redact));
@@ -46,7 +63,7 @@ async function checkOne(
   name: string,
   a: ReplyAssertion,
   reply: string,
-  run: ScenarioRun,
+  run: AssertionRun,
   context: ReplyAssertionContext,
   redact: Redactor,
 ): Promise<CheckResult> {
@@ -83,7 +100,7 @@ async function checkOne(
     if (!predicate) return { name, passed: false, message: `no assertion ${JSON.stringify(a.assertion)} in the config` };
     let verdict: unknown;
     try {
-      verdict = await predicate(reply, assertionRun(run));
+      verdict = await predicate(reply, run);
     } catch (error) {
       return { name, passed: false, message: `the predicate threw: ${(error as Error)?.message ?? String(error)}`, actual: reply };
     }
@@ -96,7 +113,7 @@ async function checkOne(
   const rubric = redact(a.rubric!);
   const judge = await resolveJudge(a, context);
   if (judge instanceof Error) return { name, passed: false, message: `could not grade: ${judge.message}`, expected: rubric };
-  const history = renderMessages(project(run.log.events)).map((line) => redact(line));
+  const history = run.history.map((line) => redact(line));
   const result = await grade(judge.client, judge.model, { rubric, history: history.slice(0, -1), reply: redact(reply) });
   if ('error' in result)
     return { name, passed: false, message: `judge ${judge.name} could not grade: ${redact(result.error)}`, expected: rubric, actual: redact(reply) };
@@ -120,11 +137,6 @@ function assertionRun(run: ScenarioRun): AssertionRun {
       .map((e) => e.payload.name),
     events: run.log.events,
   };
-}
-
-function lastOutcome(run: ScenarioRun): string {
-  const last = run.results[run.results.length - 1];
-  return last ? outcomeLabel(last.outcome) : '(no turn ran)';
 }
 
 function describe(value: unknown): string {

@@ -1,7 +1,8 @@
 /**
  * A scenario file as a case against another framework's loop: skipped, with the
  * reason, when it needs what the loop lacks; else run in the peer host and judged
- * on outcome classes (peer-expectations.ts) and every invariant that can judge a
+ * on outcome classes — on every expectation the run can answer when the loop is
+ * the config's own (peer-expectations.ts) — and every invariant that can judge a
  * run from outside (the rest say why they cannot).
  */
 import { addTokens } from '../../kernel/index.ts';
@@ -14,7 +15,8 @@ import type { TimelineEntry } from '../../report/results.ts';
 import { buildAgent, agentNameOf, type AgentRegistry } from '../world/agent-under-test.ts';
 import { seededRandom } from '../world/seeded-random.ts';
 import { VirtualClock } from '../virtual-clock.ts';
-import { checkPeerExpectations, reportedOutcomeLabel } from './peer-expectations.ts';
+import { checkPeerExpectations, reportedOutcomeLabel, type PeerJudging } from './peer-expectations.ts';
+import type { ReplyAssertionContext } from '../checks/reply-assertion-types.ts';
 import { runPeerScenario } from './peer-host.ts';
 import type { PeerRun } from './peer-run.ts';
 import type { LoopUnderTestFactory } from './peer-world.ts';
@@ -25,6 +27,10 @@ export interface PeerSuite {
   readonly loop: LoopUnderTestFactory;
   readonly registry: AgentRegistry;
   readonly invariants: readonly Invariant[];
+  /** `all`: the loop is the config's own, its scenarios judged in full; else (the default) compared, outcomes judged (peer-expectations.ts). */
+  readonly judged?: PeerJudging;
+  /** The config's reply predicates and judges, for `expect.assert`. */
+  readonly replies?: ReplyAssertionContext;
 }
 
 /** Why the scenario cannot run against the loop, or nothing. */
@@ -66,7 +72,11 @@ export async function runPeerCase(
   const skip = await peerSkipReason(scenario, suite);
   if (skip) return { status: 'skipped', checks: [], skipReason: skip };
   const run = await runPeerScenario(scenario, suite.loop, { seed, agents: suite.registry });
-  const checks = [...extra(run), ...checkPeerExpectations(run, scenario.expect), ...(await checkInvariants(run, suite.invariants))];
+  const checks = [
+    ...extra(run),
+    ...(await checkPeerExpectations(run, scenario.expect, suite.judged, suite.replies)),
+    ...(await checkInvariants(run, suite.invariants)),
+  ];
   return peerOutcome(run, checks);
 }
 

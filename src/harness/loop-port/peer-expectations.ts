@@ -1,12 +1,19 @@
 /**
  * A scenario's expectations on a peer's run. The outcome classes judge it — the
  * last turn's, every turn's, a numbered turn's — and fail the case when they
- * differ. Everything else a scenario expects is loopgate's own exact lines (the
- * history as loopgate persists it, its trace shape, its tool results and
- * notices): computed on the peer's run and shown as a diff against loopgate's
- * expectation, never failed. Keys that only loopgate's event log can answer
- * (events, policy decisions, inbox, result codes, host responses) are listed as
- * not compared.
+ * differ. The rest is computed on the peer's run, and how it counts depends on
+ * whose expectations they are:
+ * - `judged: 'all'` — the config's own loop (a team whose agent runs in the AI
+ *   SDK's loop, `loop: aiSdkLoop(…)`): its scenarios are its requirements of
+ *   that loop, so every expectation the run can answer fails the case when it
+ *   differs, as on loopgate's loop — reply and `assert`, history, requests,
+ *   tool calls and executions, usage, a numbered turn's reply and requests.
+ * - `judged: 'outcomes'` — another loop compared with the config's (`--loop`
+ *   over the bundled suite, whose lines are loopgate's own exact history, trace
+ *   shape and notices): shown as a diff against the expectation, never failed.
+ * Keys that only loopgate's event log can answer (events, policy decisions,
+ * inbox, result codes, host responses; a turn's tool results, trace and detail)
+ * are listed as not compared: never dropped unsaid.
  */
 import { outcomeLabel, outcomeProblem } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
@@ -14,9 +21,15 @@ import { equalCheck, matchLines } from '../checks/lines.ts';
 import { systemLines } from '../checks/expectations.ts';
 import { renderMessages, spanShape } from '../render.ts';
 import type { Expectation } from '../scenario/schema.ts';
+import { checkAssertionsOn, NO_REPLY_ASSERTIONS } from '../checks/reply-assertions.ts';
+import type { AssertionRun, ReplyAssertionContext } from '../checks/reply-assertion-types.ts';
 import { finalHistory, type PeerRun } from './peer-run.ts';
 
 const LOG_ONLY = ['events', 'policy', 'inbox', 'toolResults', 'models', 'responses'] as const;
+const TURN_LOG_ONLY = ['toolResults', 'trace', 'detail'] as const;
+
+/** Whose expectations a peer run is held to: the config's own loop's (all judged), or loopgate's, compared. */
+export type PeerJudging = 'all' | 'outcomes';
 
 /**
  * A peer turn's outcome as the report names it: its label in the alphabet, or
@@ -29,7 +42,12 @@ export function reportedOutcomeLabel(outcome: unknown): string {
   return problem === undefined ? outcomeLabel(outcome as Parameters<typeof outcomeLabel>[0]) : `(outside the alphabet: ${problem})`;
 }
 
-export function checkPeerExpectations(run: PeerRun, expect: Expectation): CheckResult[] {
+export async function checkPeerExpectations(
+  run: PeerRun,
+  expect: Expectation,
+  judged: PeerJudging = 'outcomes',
+  replies: ReplyAssertionContext = NO_REPLY_ASSERTIONS,
+): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
   const outcomes = run.reports.map((r) => reportedOutcomeLabel(r.outcome));
   if (run.unsettled) outcomes.push(`(turn ${run.unsettled.turn} never ended)`);
@@ -41,15 +59,8 @@ export function checkPeerExpectations(run: PeerRun, expect: Expectation): CheckR
 
   const diffs: CheckResult[] = [];
   const last = run.reports[run.reports.length - 1];
-  if (expect.reply !== undefined) {
-    const want = typeof expect.reply === 'string' ? expect.reply : expect.reply.contains;
-    const got = last?.reply ?? '(no reply)';
-    diffs.push(
-      typeof expect.reply === 'string'
-        ? equalCheck('reply', want, got)
-        : { name: 'reply', passed: got.includes(want), message: `contains ${JSON.stringify(want)}`, expected: want, actual: got },
-    );
-  }
+  if (expect.reply !== undefined) diffs.push(replyCheck('reply', expect.reply, last?.reply));
+  if (expect.assert) diffs.push(...(await checkAssertionsOn({ secrets: run.secrets, run: assertionRun(run, outcomes) }, expect.assert, replies)));
   if (expect.history) diffs.push(...matchLines('history', renderMessages(finalHistory(run)), expect.history));
   if (expect.lastRequest) {
     const request = run.requests[run.requests.length - 1];
@@ -74,13 +85,75 @@ export function checkPeerExpectations(run: PeerRun, expect: Expectation): CheckR
     const requests = run.wire ? run.wireRequests : run.requests.length;
     diffs.push(equalCheck('requests', expect.requests, requests, `${requests} model requests`));
   }
+  if (expect.usage) diffs.push(...usageChecks(run, expect.usage));
   if (expect.clock !== undefined) diffs.push(equalCheck('clock', expect.clock, run.virtualMs, `virtual time ${run.virtualMs} ms`));
-  out.push(...diffs.map(asDiff));
+  const turnLogOnly = new Set<string>();
+  for (const [key, want] of Object.entries(expect.turns ?? {})) {
+    const turn = Number(key);
+    if (want.reply !== undefined) diffs.push(replyCheck(`turn ${turn} reply`, want.reply, run.reports[turn]?.reply));
+    const sent = run.requests.filter((_, i) => run.requestTurns[i] === turn);
+    if (want.requests !== undefined && !run.wire) diffs.push(equalCheck(`turn ${turn} requests`, want.requests, sent.length, `${sent.length} model requests`));
+    if (want.lastRequest)
+      diffs.push(...matchLines(`turn ${turn} last request`, sent.length ? renderMessages(sent[sent.length - 1]!.messages) : [], want.lastRequest));
+    if (want.system) diffs.push(...matchLines(`turn ${turn} system prompt`, systemLines(sent[sent.length - 1]), want.system));
+    for (const k of TURN_LOG_ONLY) if (want[k] !== undefined) turnLogOnly.add(`turns.${key}.${k}`);
+    if (want.requests !== undefined && run.wire) turnLogOnly.add(`turns.${key}.requests`);
+  }
+  out.push(...(judged === 'all' ? diffs : diffs.map(asDiff)));
 
-  const logOnly = LOG_ONLY.filter((k) => expect[k] !== undefined);
+  const logOnly = [...LOG_ONLY.filter((k) => expect[k] !== undefined), ...turnLogOnly];
   if (logOnly.length > 0)
     out.push({ name: 'not compared', passed: true, message: `${logOnly.join(', ')}: only loopgate's event log records these; ${run.loop.id} keeps none` });
   return out;
+}
+
+function replyCheck(name: string, want: string | { readonly contains: string }, reply: string | undefined): CheckResult {
+  const got = reply ?? '(no reply)';
+  if (typeof want === 'string') return equalCheck(name, want, got);
+  return { name, passed: got.includes(want.contains), message: `contains ${JSON.stringify(want.contains)}`, expected: want.contains, actual: got };
+}
+
+/** `usage`'s bounds on the peer's own counts: steps and tokens as it reported them, tool calls as the bodies ran. */
+function usageChecks(run: PeerRun, usage: NonNullable<Expectation['usage']>): CheckResult[] {
+  const out: CheckResult[] = [];
+  const bound = (name: string, max: number | undefined, actual: number) => {
+    if (max === undefined) return;
+    out.push(
+      actual <= max
+        ? { name: 'usage', passed: true, message: `${name} ${actual} ≤ ${max}` }
+        : { name: 'usage', passed: false, message: `${name} ${actual} exceeds ${max}`, expected: `≤ ${max}`, actual },
+    );
+  };
+  bound(
+    'steps',
+    usage.maxSteps,
+    run.reports.reduce((n, r) => n + r.steps, 0),
+  );
+  bound(
+    'input tokens',
+    usage.maxInputTokens,
+    run.reports.reduce((n, r) => n + r.usage.inputTokens, 0),
+  );
+  bound(
+    'output tokens',
+    usage.maxOutputTokens,
+    run.reports.reduce((n, r) => n + r.usage.outputTokens, 0),
+  );
+  bound('tool calls', usage.maxToolCalls, run.toolRuns.length);
+  return out;
+}
+
+/** What a predicate sees of a peer's run: no event log (`events` is empty). */
+function assertionRun(run: PeerRun, outcomes: readonly string[]): AssertionRun {
+  return {
+    scenario: run.scenario.name,
+    outcome: outcomes[outcomes.length - 1],
+    outcomes,
+    replies: run.reports.map((r) => r.reply),
+    history: renderMessages(finalHistory(run)),
+    toolCalls: run.toolRuns.map((t) => t.name),
+    events: [],
+  };
 }
 
 /** A line-exact expectation of loopgate's, shown against the peer's run: never a failure. */

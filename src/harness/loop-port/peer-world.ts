@@ -65,5 +65,7 @@ export interface LoopUnderTestFactory {
   readonly capabilities: Capabilities;
   /** The named persistence glue, where the peer leaves history to the app. */
   readonly glue?: string;
+  /** The glues the adapter knows (a config naming another is refused). */
+  readonly glues?: readonly string[];
   create(world: PeerWorld): PeerAdapter | Promise<PeerAdapter>;
 }

@@ -27,8 +27,13 @@ import { scriptedLanguageModel } from './scripted-language-model.ts';
 import { wireLanguageModel } from './wire-model.ts';
 
 export type AiSdkGlue = 'on-success' | 'per-step';
+const GLUES: readonly AiSdkGlue[] = ['on-success', 'per-step'];
 
-/** `generateText` options of your own (temperature, providerOptions, prepareStep, …): laid over the harness's, never replacing its model, tools, messages or signal. */
+/**
+ * `generateText` options of your own (temperature, providerOptions, prepareStep, …): laid over the harness's,
+ * never replacing its model, tools, messages or signal. Your `onStepFinish` is called after the harness's own,
+ * with the same step; `experimental_telemetry` is the harness's (its spans are the case's trace).
+ */
 export type GenerateTextOptions = Omit<Partial<Parameters<typeof generateText>[0]>, 'model' | 'tools' | 'messages' | 'prompt' | 'abortSignal' | 'system'>;
 
 export interface AiSdkLoopOptions {
@@ -50,6 +55,7 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
     version: `ai ${installedVersion('ai')}`,
     capabilities: AI_SDK_CAPABILITIES,
     glue,
+    glues: GLUES,
     create: async (world) =>
       new AiSdkTurns(world, world.wire ? await wireLanguageModel(world.wire) : scriptedLanguageModel(world.model, 'scenario-model'), glue, loop.options ?? {}),
   };
@@ -78,6 +84,7 @@ class AiSdkTurns implements PeerAdapter {
     const input: ModelMessage[] = [...this.#persisted, { role: 'user', content: text }];
     let lastStep: ModelMessage[] | undefined;
     let steps = 0;
+    const own = this.#options.onStepFinish;
     try {
       const r = await generateText({
         stopWhen: stepCountIs(this.#world.maxSteps),
@@ -92,6 +99,8 @@ class AiSdkTurns implements PeerAdapter {
         onStepFinish: (step) => {
           steps++;
           lastStep = step.response.messages;
+          // The team's own (where an app persists, audits or bills per step): called as generateText would.
+          return own?.(step);
         },
         experimental_telemetry: { isEnabled: true, tracer: this.#recorder.tracer, functionId: `turn:${turn}` },
       });

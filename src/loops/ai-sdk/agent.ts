@@ -26,6 +26,23 @@ export interface AiSdkAgentOptions {
   readonly secrets?: readonly string[];
 }
 
+/** AI SDK tool settings the gate does not run as the SDK would: refused by name. */
+const UNCARRIED: readonly (readonly [string, string])[] = [
+  ['needsApproval', 'the AI SDK holds the call for approval'],
+  ['toModelOutput', 'the model is shown what it returns instead of the result'],
+  ['onInputStart', 'called as the call streams in'],
+  ['onInputDelta', 'called as the call streams in'],
+  ['onInputAvailable', 'called before execute'],
+];
+
+/** What a tool's `execute` settles to: its value, or an async generator's last yield (the AI SDK's final output). */
+async function lastValue(result: unknown): Promise<unknown> {
+  if (result === null || typeof result !== 'object' || typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') return result;
+  let last: unknown;
+  for await (const value of result as AsyncIterable<unknown>) last = value;
+  return last;
+}
+
 export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
   return async () => {
     const tools = await options.tools();
@@ -40,12 +57,21 @@ export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
           throw new Error(`aiSdkAgent: tool ${name}: its inputSchema must be a zod schema (loopgate validates and fuzzes with it)`);
         const execute = t.execute;
         if (typeof execute !== 'function') throw new Error(`aiSdkAgent: tool ${name} has no execute: a tool the app runs itself cannot be gated`);
+        // Settings that change what runs or what the model is shown: the gate would certify another agent than the
+        // one that ships (a refund production holds for approval, run at once), so each is refused, never dropped.
+        for (const [key, what] of UNCARRIED) {
+          const value = (t as Record<string, unknown>)[key];
+          if (value !== undefined && value !== false)
+            throw new Error(
+              `aiSdkAgent: tool ${name} sets ${key} (${what}), which loopgate cannot carry into the gate: remove it from the tool the gate builds`,
+            );
+        }
         return {
           name,
           description: t.description ?? name,
           input,
           sideEffect: options.sideEffects?.[name] ?? 'NONE',
-          run: (args, ctx) => execute(args, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal }) as Promise<unknown>,
+          run: (args, ctx) => lastValue(execute(args, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal })),
         };
       }),
     };

@@ -1,0 +1,138 @@
+/**
+ * A team whose agent runs in the Vercel AI SDK's loop (`loop: aiSdkLoop(…)` in
+ * its own config): its scenarios are its requirements of that loop, so every
+ * expectation a run of that loop can answer is judged — not shown as a diff, as
+ * it is when `--loop` compares another loop with the bundled suite's exact
+ * lines. And the config's parts of that loop are never dropped silently: a
+ * misspelled glue, the team's own `onStepFinish`, an AI SDK tool setting the
+ * gate cannot carry (probe 25: F1, F2, F3, F5, F6).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loopgate } from '../support/cli.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const from = (path: string) => JSON.stringify(join(ROOT, path));
+
+/** A project with an AI SDK agent (a lookup and a STATEFUL refund) and its config; `loop` and `tools` are the config's text. */
+function project(options: { loop?: string; refund?: string; scenarios: Record<string, string> }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'loopgate-own-peer-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, 'loopgate.config.ts'),
+    `import { z } from ${from('node_modules/zod/index.js')};
+import { tool } from ${from('node_modules/ai/dist/index.mjs')};
+import { appendFileSync } from 'node:fs';
+import { defineConfig } from ${from('src/index.ts')};
+import { aiSdkAgent, aiSdkLoop } from ${from('src/loops/ai-sdk/index.ts')};
+export default defineConfig({
+  agents: {
+    billing: aiSdkAgent({
+      system: 'You help customers with their invoices.',
+      tools: () => ({
+        lookup_invoice: tool({ description: 'Look an invoice up.', inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => ({ id, total: 40 }) }),
+        issue_refund: tool({ description: 'Refund an invoice.', inputSchema: z.object({ id: z.string() }), ${options.refund ?? 'execute: async ({ id }) => ({ refunded: id })'} }),
+      }),
+      sideEffects: { issue_refund: 'STATEFUL' },
+    }),
+  },
+  scenarios: ['scenarios'],
+  loop: ${options.loop ?? 'aiSdkLoop()'},
+});
+`,
+  );
+  mkdirSync(join(dir, 'scenarios'));
+  for (const [name, text] of Object.entries(options.scenarios)) writeFileSync(join(dir, 'scenarios', `${name}.yaml`), text);
+  return dir;
+}
+
+const REFUND = `name: a refund
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { id: INV-7 } }]
+    - reply: INV-7 is refunded.
+inbox:
+  - say: Refund INV-7.
+`;
+
+const WRONG = `${REFUND}expect:
+  outcome: replied
+  executions: { issue_refund: 0 }
+  toolCalls: [lookup_invoice]
+  reply: { contains: NOT THERE }
+  history: { contains: ['nothing like this'] }
+  assert: [{ matches: NOPE }]
+  usage: { maxToolCalls: 0 }
+  turns:
+    0: { reply: Something else. }
+`;
+
+const RIGHT = `${REFUND}expect:
+  outcome: replied
+  executions: { issue_refund: 1 }
+  toolCalls: [issue_refund]
+  reply: INV-7 is refunded.
+  history: { contains: ['assistant: INV-7 is refunded.'] }
+  assert: [{ matches: 'refunded\\.$' }]
+  usage: { maxToolCalls: 1 }
+  turns:
+    0: { reply: INV-7 is refunded. }
+`;
+
+describe("a team's own AI SDK loop", () => {
+  it('judges every expectation the loop can answer: a wrong one fails the case, each named', async () => {
+    const dir = project({ scenarios: { wrong: WRONG, right: RIGHT } });
+    const out = join(dir, 'reports');
+    const got = await loopgate(['run', '--reporter', 'console,json', '--out', out], dir);
+    expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(1);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as {
+      cases: { id: string; status: string; checks: { name: string; passed: boolean }[] }[];
+    };
+    const byId = new Map(results.cases.map((c) => [c.id, c]));
+    expect(byId.get('scenario:scenarios/right')?.status).toBe('passed');
+    const wrong = byId.get('scenario:scenarios/wrong');
+    expect(wrong?.status).toBe('failed');
+    const failed = wrong!.checks.filter((c) => !c.passed).map((c) => c.name);
+    expect(failed).toEqual(
+      expect.arrayContaining(['reply', 'history', 'tool calls', 'executions issue_refund', 'assert[0] matches', 'usage', 'turn 0 reply']),
+    );
+    expect(wrong!.checks.some((c) => c.name.startsWith('diff: '))).toBe(false);
+  });
+
+  it("compared with another loop (--loop), the same file's lines are shown as differences, and none is dropped unsaid", async () => {
+    const dir = project({ loop: "'loopgate'", scenarios: { wrong: WRONG } });
+    const out = join(dir, 'reports');
+    const got = await loopgate(['run', '--loop', 'ai-sdk', '--reporter', 'json', '--out', out], dir);
+    expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(0);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { cases: { checks: { name: string; passed: boolean }[] }[] };
+    const names = results.cases[0]!.checks.map((c) => c.name);
+    expect(names).toEqual(expect.arrayContaining(['diff: executions issue_refund', 'diff: assert[0] matches', 'diff: usage', 'diff: turn 0 reply']));
+  });
+
+  it('a glue that is not one of on-success and per-step is exit 2 naming it, and nothing runs', async () => {
+    const dir = project({ loop: "aiSdkLoop({ glue: 'per-turn' as 'per-step' })", scenarios: { right: RIGHT } });
+    const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+    expect(got.status, got.stdout).toBe(2);
+    expect(got.stderr).toMatch(/loop\.glue: "per-turn" is not a glue; known: on-success, per-step/);
+  });
+
+  it("calls the team's own onStepFinish after each step, as generateText would", async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'loopgate-own-peer-log-')), 'steps.log');
+    const dir = project({
+      loop: `aiSdkLoop({ options: { onStepFinish: () => appendFileSync(${JSON.stringify(log)}, 'step\\n') } })`,
+      scenarios: { right: RIGHT },
+    });
+    const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+    expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(0);
+    expect(readFileSync(log, 'utf8')).toBe('step\nstep\n');
+  });
+
+  it('an AI SDK tool setting the gate cannot carry (needsApproval) is exit 2 naming the tool, never dropped', async () => {
+    const dir = project({ refund: 'needsApproval: true, execute: async ({ id }) => ({ refunded: id })', scenarios: { right: RIGHT } });
+    const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+    expect(got.status, got.stdout).toBe(2);
+    expect(got.stderr).toMatch(/issue_refund.*needsApproval/);
+  });
+});
