@@ -95,9 +95,7 @@ describe("a team's own AI SDK loop", () => {
     const wrong = byId.get('scenario:scenarios/wrong');
     expect(wrong?.status).toBe('failed');
     const failed = wrong!.checks.filter((c) => !c.passed).map((c) => c.name);
-    expect(failed).toEqual(
-      expect.arrayContaining(['reply', 'history', 'tool calls', 'executions issue_refund', 'assert[0] matches', 'usage', 'turn 0 reply']),
-    );
+    expect(failed).toEqual(expect.arrayContaining(['reply', 'history', 'tool calls', 'executions issue_refund', 'assert[0] matches', 'usage', 'turn 0 reply']));
     expect(wrong!.checks.some((c) => c.name.startsWith('diff: '))).toBe(false);
   });
 
