@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../kernel/index.ts';
 import { defineInvariant } from '../harness/invariants/index.ts';
-import { BUNDLED_CONFIG, findConfigFile, loadConfig, resolveConfig } from './load-config.ts';
+import { BUNDLED_CONFIG, findConfigFile, loadConfig, missingPeerPackage, resolveConfig } from './load-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopgate-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -141,5 +141,25 @@ describe('each agent is built once as the config loads, and checked', () => {
       `${join(project, 'loopgate.config.ts')}:3: agents.shop: the factory threw: no database`,
       `${join(project, 'loopgate.config.ts')}:4: agents.bank: visibility layer "global": deny[0]: "admin" is not a registered tool`,
     ]);
+  });
+});
+
+describe('missingPeerPackage', () => {
+  const notFound = (message: string) => Object.assign(new Error(message), { code: 'ERR_MODULE_NOT_FOUND' });
+  it('names the loop entry and the package its adapter could not import (probe 25, F11)', () => {
+    expect(missingPeerPackage(notFound("Cannot find package 'ai' imported from /app/node_modules/loopgate/dist/src/loops/ai-sdk/adapter.js"))).toEqual({
+      module: 'loopgate/loops/ai-sdk',
+      package: 'ai',
+    });
+    expect(
+      missingPeerPackage(notFound("Cannot find package '@openai/agents' imported from /app/node_modules/loopgate/dist/src/loops/openai-agents/adapter.js")),
+    ).toEqual({ module: 'loopgate/loops/openai-agents', package: '@openai/agents' });
+  });
+  it("leaves alone a package the team's own code imports, and other errors", () => {
+    expect(missingPeerPackage(notFound("Cannot find package 'ai' imported from /app/src/agent.ts"))).toBeUndefined();
+    expect(
+      missingPeerPackage(notFound("Cannot find package 'left-pad' imported from /app/node_modules/loopgate/dist/src/loops/ai-sdk/adapter.js")),
+    ).toBeUndefined();
+    expect(missingPeerPackage(new Error("Cannot find package 'ai' imported from /x/src/loops/ai-sdk/adapter.js"))).toBeUndefined();
   });
 });

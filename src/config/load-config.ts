@@ -148,6 +148,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       const which = sameFile(target, file) ? '' : `${target}: `;
       throw new ConfigFileError(`${file}: could not be loaded: ${which}${commonjsMessage(target, pkg)}`, { cause: error });
     }
+    // `loopgate/loops/ai-sdk` (or openai-agents) imported without the peer's package: the install line `--loop` gives.
+    const peer = missingPeerPackage(error);
+    if (peer)
+      throw new ConfigFileError(
+        `${file}: could not be loaded: ${peer.module} needs ${peer.package}, which is not installed — it is an optional peer dependency of loopgate; npm install --save-dev ${peer.package}`,
+        { cause: error },
+      );
     const where = at ? `${at.file}:${at.line}:${at.column}` : undefined;
     if (at && sameFile(at.file, file)) throw new ConfigFileError(`${where}: could not be loaded: ${firstLine(error)}`, { cause: error });
     throw new ConfigFileError(`${file}: could not be loaded: ${where ? `${where}: ` : ''}${firstLine(error)}`, { cause: error });
@@ -350,4 +357,24 @@ function bundledConfigFile(): string {
   const dir = resolve(import.meta.dirname, '../../scenarios/bundled');
   const ts = join(dir, 'loopgate.config.ts');
   return existsSync(ts) ? ts : join(dir, 'loopgate.config.js');
+}
+
+/** The loop adapters' optional peer packages, by the entry a config imports. */
+const PEER_PACKAGES: readonly (readonly [entry: string, pkg: RegExp])[] = [
+  ['loopgate/loops/ai-sdk', /^(ai|@ai-sdk\/[^/]+)$/],
+  ['loopgate/loops/openai-agents', /^(@openai\/agents(-[a-z]+)?|openai)$/],
+];
+
+/** A loop adapter of loopgate's that could not load its peer package: which entry, which package. */
+export function missingPeerPackage(error: unknown): { readonly module: string; readonly package: string } | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  const found = /Cannot find package '([^']+)' imported from (\S+)/.exec(String((error as Error).message));
+  if (!found) return undefined;
+  const [, pkg, from] = found as unknown as [string, string, string];
+  const at = from.replace(/\\/g, '/');
+  for (const [entry, packages] of PEER_PACKAGES) {
+    const folder = `/src/loops/${entry.split('/').pop()}/`;
+    if (packages.test(pkg) && at.includes(folder)) return { module: entry, package: pkg };
+  }
+  return undefined;
 }

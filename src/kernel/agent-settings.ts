@@ -89,10 +89,21 @@ const AGENT_KEYS: readonly (keyof Agent)[] = [
   'secrets',
 ];
 
+/**
+ * Another framework's agent object (an @openai/agents `Agent`: instructions and handoffs) given as the agent: one
+ * line saying what loopgate takes instead — not a line per field and tool it does not know.
+ */
+export function foreignAgentProblem(agent: unknown): string | undefined {
+  if (!isRecord(agent) || agent.instructions === undefined || !Array.isArray(agent.handoffs)) return undefined;
+  return 'an @openai/agents Agent is not a loopgate agent: give loopgate its tools (defineTool, with a zod input and a side-effect level) and its instructions as system; --loop openai-agents then runs them in the Agents run()';
+}
+
 /** Every problem of the agent's settings, one line each (empty when none). */
 export function agentSettingProblems(agent: Agent): string[] {
   const problems: string[] = [];
   const a = agent as Record<string, unknown>;
+  const foreign = foreignAgentProblem(agent);
+  if (foreign) return [foreign];
   // A misspelled key (polcy) would drop what it holds without a word: its approval rules, its secrets.
   for (const key of Object.keys(a)) {
     if (a[key] === undefined || (AGENT_KEYS as readonly string[]).includes(key)) continue;

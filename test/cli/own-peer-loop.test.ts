@@ -17,7 +17,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const from = (path: string) => JSON.stringify(join(ROOT, path));
 
 /** A project with an AI SDK agent (a lookup and a STATEFUL refund) and its config; `loop` and `tools` are the config's text. */
-function project(options: { loop?: string; refund?: string; scenarios: Record<string, string> }): string {
+function project(options: { loop?: string; refund?: string; lookup?: string; agentExtra?: string; extra?: string; scenarios: Record<string, string> }): string {
   const dir = mkdtempSync(join(tmpdir(), 'loopgate-own-peer-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(
@@ -25,21 +25,23 @@ function project(options: { loop?: string; refund?: string; scenarios: Record<st
     `import { z } from ${from('node_modules/zod/index.js')};
 import { tool } from ${from('node_modules/ai/dist/index.mjs')};
 import { appendFileSync } from 'node:fs';
-import { defineConfig } from ${from('src/index.ts')};
+import { defineConfig, defineInvariant } from ${from('src/index.ts')};
 import { aiSdkAgent, aiSdkLoop } from ${from('src/loops/ai-sdk/index.ts')};
 export default defineConfig({
   agents: {
     billing: aiSdkAgent({
       system: 'You help customers with their invoices.',
       tools: () => ({
-        lookup_invoice: tool({ description: 'Look an invoice up.', inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => ({ id, total: 40 }) }),
+        lookup_invoice: tool({ description: 'Look an invoice up.', inputSchema: z.object({ id: z.string() }), ${options.lookup ?? 'execute: async ({ id }) => ({ id, total: 40 })'} }),
         issue_refund: tool({ description: 'Refund an invoice.', inputSchema: z.object({ id: z.string() }), ${options.refund ?? 'execute: async ({ id }) => ({ refunded: id })'} }),
       }),
       sideEffects: { issue_refund: 'STATEFUL' },
+      ${options.agentExtra ?? ''}
     }),
   },
   scenarios: ['scenarios'],
   loop: ${options.loop ?? 'aiSdkLoop()'},
+  ${options.extra ?? ''}
 });
 `,
   );
@@ -132,5 +134,118 @@ describe("a team's own AI SDK loop", () => {
     const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
     expect(got.status, got.stdout).toBe(2);
     expect(got.stderr).toMatch(/issue_refund.*needsApproval/);
+  });
+
+  it("gives the tools the agent's context (the AI SDK's experimental_context) in every loop, and refuses it where it never reaches them", async () => {
+    const lookup =
+      "execute: async ({ id }, options) => { const who = (options.experimental_context as { customer?: string } | undefined)?.customer; if (!who) throw new Error('not signed in'); return { id, customer: who }; }";
+    const scenario = `name: a lookup for the signed-in customer
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_invoice, args: { id: INV-7 } }]
+    - reply: Found it.
+inbox:
+  - say: Show INV-7.
+expect:
+  outcome: replied
+  history: { contains: ['user: result#l1 ok: {"id":"INV-7","customer":"ada@example.com"}'] }
+`;
+    const dir = project({ lookup, agentExtra: "context: { customer: 'ada@example.com' },", scenarios: { ctx: scenario } });
+    for (const loop of [[], ['--loop', 'loopgate']]) {
+      const got = await loopgate(['run', ...loop, '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+      expect(got.status, `${loop.join(' ')}\n${got.stdout}\n${got.stderr}`).toBe(0);
+    }
+    const refused = project({
+      lookup,
+      loop: "aiSdkLoop({ options: { experimental_context: { customer: 'ada@example.com' } } })",
+      scenarios: { ctx: scenario },
+    });
+    const got = await loopgate(['run', '--reporter', 'console', '--out', join(refused, 'reports')], refused);
+    expect(got.status, got.stdout).toBe(2);
+    expect(got.stderr).toMatch(/experimental_context.*aiSdkAgent\(\{ context \}\)/);
+  });
+
+  it("a fuzz counterexample found with a peer config is reproduced through loopgate's loop, and says so", async () => {
+    const dir = project({
+      scenarios: { right: RIGHT },
+      extra:
+        "invariants: [defineInvariant({ id: 'team-no-turns', title: 'no turn ever runs', check: (run) => (run.results.length > 0 ? 'a turn ran' : undefined) })],",
+    });
+    const out = join(dir, 'fuzz');
+    const got = await loopgate(['fuzz', '--runs', '200', '--seed', '1', '--reporter', 'console', '--out', out], dir);
+    expect(got.status, got.stderr).toBe(1);
+    expect(got.stderr).toMatch(/violation of team-no-turns/);
+    expect(got.stderr).toMatch(/reproduce: loopgate run --loop loopgate \S+team-no-turns-seed-1\.yaml/);
+  });
+
+  it('--update with a config whose loop is a peer names the flag that fixes it', async () => {
+    const dir = project({ scenarios: { right: RIGHT } });
+    const got = await loopgate(['run', '--update', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+    expect(got.status).toBe(2);
+    expect(got.stderr).toContain("--update rewrites expectations from loopgate's own loop; the config's loop is ai-sdk: add --loop loopgate");
+  });
+
+  it("an async-generator execute gives its last value, as the AI SDK's does, in every loop", async () => {
+    const lookup = "async *execute({ id }) { yield { status: 'loading' }; yield { id, total: 40 }; }";
+    const scenario = `name: a streamed lookup
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_invoice, args: { id: INV-7 } }]
+    - reply: Found it.
+inbox:
+  - say: Show INV-7.
+expect:
+  outcome: replied
+  history: { contains: ['user: result#l1 ok: {"id":"INV-7","total":40}'] }
+`;
+    const dir = project({ lookup, scenarios: { gen: scenario } });
+    for (const loop of [[], ['--loop', 'loopgate']]) {
+      const got = await loopgate(['run', ...loop, '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+      expect(got.status, `${loop.join(' ')}\n${got.stdout}\n${got.stderr}`).toBe(0);
+    }
+  });
+
+  it("a loop's options are checked when the config loads: an unknown one, or an OpenAI Agents session that is not a factory, is exit 2 naming it", async () => {
+    for (const [loop, message] of [
+      ["aiSdkLoop({ glu: 'per-step' } as never)", /aiSdkLoop: unknown option "glu"; known: glue, options/],
+      ["openAiAgentsLoop({ session: 'x' } as never)", /openAiAgentsLoop: session must be a function that returns a Session \(one per case\), got string/],
+    ] as const) {
+      const dir = project({ loop, scenarios: { right: RIGHT } });
+      const config = join(dir, 'loopgate.config.ts');
+      writeFileSync(config, `import { openAiAgentsLoop } from ${from('src/loops/openai-agents/index.ts')};\n${readFileSync(config, 'utf8')}`);
+      const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+      expect(got.status, got.stdout).toBe(2);
+      expect(got.stderr).toMatch(message);
+    }
+  });
+
+  it('an OpenAI Agents session factory that throws, or gives no Session, fails each case in one line naming it; an async one is awaited', async () => {
+    const cases = [
+      ["openAiAgentsLoop({ session: () => { throw new Error('redis session store down'); } })", 'openAiAgentsLoop: session() threw: redis session store down'],
+      [
+        'openAiAgentsLoop({ session: () => ({}) as never })',
+        'openAiAgentsLoop: session() gave an object without getSessionId, getItems, addItems, popItem, clearSession: not a Session',
+      ],
+    ] as const;
+    for (const [loop, message] of cases) {
+      const dir = project({ loop, scenarios: { right: RIGHT } });
+      const config = join(dir, 'loopgate.config.ts');
+      writeFileSync(config, `import { openAiAgentsLoop } from ${from('src/loops/openai-agents/index.ts')};\n${readFileSync(config, 'utf8')}`);
+      const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+      expect(got.status, got.stdout).toBe(1);
+      expect(got.stdout.replace(/[│\s]+/g, ' ')).toContain(message); // the console's table wraps it
+      expect(got.stdout).not.toMatch(/\bat .*adapter\.(ts|js)/);
+    }
+    const dir = project({
+      loop: `openAiAgentsLoop({ session: async () => new MemorySession() })`,
+      scenarios: { right: RIGHT.replace(/\nexpect:[\s\S]*$/, '\nexpect:\n  outcome: replied\n') },
+    });
+    const config = join(dir, 'loopgate.config.ts');
+    writeFileSync(
+      config,
+      `import { openAiAgentsLoop } from ${from('src/loops/openai-agents/index.ts')};\nimport { MemorySession } from ${from('node_modules/@openai/agents/dist/index.mjs')};\n${readFileSync(config, 'utf8')}`,
+    );
+    const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+    expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(0);
   });
 });

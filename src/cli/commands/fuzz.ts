@@ -155,6 +155,8 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   const peer = typeof config.loop === 'string' ? config.loop : config.loop?.id;
   if (peer !== undefined && peer !== 'loopgate')
     io.err(`loopgate: fuzz drives loopgate's own loop: the config's loop ${peer} is not fuzzed (loopgate run gates it)\n`);
+  // A counterexample is found on loopgate's loop: run on the config's peer, its invariant may not even be judged.
+  const runIt = peer !== undefined && peer !== 'loopgate' ? 'loopgate run --loop loopgate' : 'loopgate run';
   let cases;
   try {
     cases = await fuzzCasesFor(config.registry, parsed.agent, config.fuzz.args);
@@ -219,7 +221,9 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
         ? {
             reproduce: `Reproduce: through the same host parts the fuzz run had, reproduce(<this file>, { host, invariants }) (src/fuzz/reproduce.ts); loopgate run alone does not have them. Replay the search: --seed ${result.seed} --path ${failure.path}`,
           }
-        : {}),
+        : runIt !== 'loopgate run'
+          ? { reproduce: `Reproduce: ${runIt} <this file> (exit 1). Replay the search: loopgate fuzz --seed ${result.seed} --path ${failure.path}` }
+          : {}),
     }).catch((error: unknown) => {
       reproduces = {
         ok: false,
@@ -233,13 +237,13 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
       io.activity?.start(replay);
       const failing = await reproduce(file, { host, invariants: [...config.invariants, ...(testing.host ? [failure.invariant] : [])] });
       io.activity?.end(replay);
-      const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `loopgate run ${counterexampleFile}`;
+      const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `${runIt} ${counterexampleFile}`;
       reproduces =
         failing.length > 0
           ? { ok: true, detail: `${how} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
           : {
               ok: false,
-              detail: `loopgate run ${counterexampleFile} passes: ${failure.invariant.id} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}`,
+              detail: `${runIt} ${counterexampleFile} passes: ${failure.invariant.id} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}`,
             };
     }
   }
@@ -276,7 +280,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
       ? `loopgate fuzz --seed ${result.seed} --path ${failure.path}`
       : testing.host
         ? `${counterexampleFile} through the same host parts`
-        : `loopgate run ${counterexampleFile}`;
+        : `${runIt} ${counterexampleFile}`;
     io.err(`${reproduces!.ok ? 'reproduce' : 'replay'}: ${how}\n`);
     return EXIT.failed;
   }

@@ -284,7 +284,12 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
 
   const updates: UpdateResult[] = [];
   const peer = await peerLoopOf(args, config);
-  if (peer && args.update) throw new UsageError("--update rewrites expectations from loopgate's own loop; it cannot take a run of another loop (drop --loop)");
+  if (peer && args.update)
+    throw new UsageError(
+      args.loop !== undefined
+        ? "--update rewrites expectations from loopgate's own loop; it cannot take a run of another loop (drop --loop)"
+        : `--update rewrites expectations from loopgate's own loop; the config's loop is ${peer.id}: add --loop loopgate`,
+    );
   const verdictsFile = peer && (args.verdicts !== false || args.updateVerdicts) ? config.verdicts[peer.id] : undefined;
   const partial = (args.paths !== undefined && args.paths.length > 0) || shard !== undefined || grep !== undefined;
   if (args.updateVerdicts) {

@@ -145,6 +145,24 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'config.toolMaxOutputChars is not a loop setting (the settings: maxTokens, temperature, maxSteps, maxToolCallsPerTurn, maxToolCallsPerSession, maxTokensPerTurn, maxTokensPerSession, modelTimeoutMs, maxCompactionsPerStep, maxCheckpointExtensions, sideEffectNotice, retry)',
   },
   {
+    id: 'settings/openai-agents-agent',
+    title: 'an @openai/agents Agent given as the agent: one line saying what loopgate takes instead, not a line per field it does not know',
+    agent: () =>
+      odd(
+        new (class Agent {
+          name = 'billing';
+          instructions = 'You help customers with their invoices.';
+          handoffs = [];
+          model = 'gpt-4.1';
+          modelSettings = {};
+          tools = [{ type: 'function', name: 'lookup_invoice', parameters: {}, invoke: async () => '{}' }];
+          mcpServers = [];
+        })(),
+      ),
+    refused:
+      'an @openai/agents Agent is not a loopgate agent: give loopgate its tools (defineTool, with a zod input and a side-effect level) and its instructions as system; --loop openai-agents then runs them in the Agents run()',
+  },
+  {
     id: 'settings/misspelled-agent-key',
     title: 'policy misspelled polcy: the approval rule is never silently dropped (a CRITICAL tool would run unasked)',
     agent: edit(({ policy, ...a }) => odd({ ...a, polcy: policy })),

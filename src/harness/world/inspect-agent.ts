@@ -6,7 +6,7 @@
  * still be one line naming the agent, instead of a case that throws. Every case
  * still builds its own fresh agent; this one only answers questions.
  */
-import { agentPrompt, agentSettingProblems, agentToolProblems, type Agent, type AgentFactory } from '../../kernel/index.ts';
+import { agentPrompt, agentSettingProblems, agentToolProblems, foreignAgentProblem, type Agent, type AgentFactory } from '../../kernel/index.ts';
 import { VirtualClock } from '../virtual-clock.ts';
 import { LOAD_LIMIT_ENV, loadLimitMs, showLimit, TIMED_OUT, withinRealTime } from './load-limit.ts';
 import { NO_AGENT, UnknownAgentError, type AgentInspection, type AgentRegistry } from './agent-under-test.ts';
@@ -65,6 +65,8 @@ export async function inspectFactory(factory: AgentFactory, onNeverSettles?: () 
       problems: [`the factory returned ${agent === null ? 'null' : Array.isArray(agent) ? 'a list' : typeof agent}, not an agent ({ tools, system, … })`],
     };
   }
+  const foreign = foreignAgentProblem(agent);
+  if (foreign) return { tools: [], problems: [foreign] };
   if (agent.tools !== undefined && !Array.isArray(agent.tools))
     return { tools: [], problems: ['tools must be a list of tool declarations (defineTool({ … }))'] };
   const problems: string[] = [...agentSettingProblems(agent)];

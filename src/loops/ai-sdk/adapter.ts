@@ -48,8 +48,17 @@ export const AI_SDK_CAPABILITIES: Capabilities = {
   time: 'patched-timers',
 };
 
+const OPTIONS = ['glue', 'options'];
+
 export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
+  for (const key of Object.keys(loop ?? {}))
+    if (!OPTIONS.includes(key)) throw new TypeError(`aiSdkLoop: unknown option ${JSON.stringify(key)}; known: ${OPTIONS.join(', ')}`);
   const glue = loop.glue ?? 'on-success';
+  // The tools the gate runs are the agent's, called by the harness: the loop's context would never reach them.
+  if ((loop.options as { experimental_context?: unknown } | undefined)?.experimental_context !== undefined)
+    throw new TypeError(
+      'aiSdkLoop: options.experimental_context never reaches the tools the gate runs: give it to aiSdkAgent({ context }), which hands it to every execute in every loop',
+    );
   return {
     id: 'ai-sdk',
     version: `ai ${installedVersion('ai')}`,

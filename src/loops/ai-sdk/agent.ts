@@ -24,6 +24,11 @@ export interface AiSdkAgentOptions {
    * invariant 15 in every case — in every loop — without a scenario's `secrets:`.
    */
   readonly secrets?: readonly string[];
+  /**
+   * What your tools read as `experimental_context` (the signed-in user, a tenant): given to every `execute` in
+   * every loop, as `generateText({ experimental_context })` gives it — so the gate runs them as production does.
+   */
+  readonly context?: unknown;
 }
 
 /** AI SDK tool settings the gate does not run as the SDK would: refused by name. */
@@ -71,7 +76,8 @@ export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
           description: t.description ?? name,
           input,
           sideEffect: options.sideEffects?.[name] ?? 'NONE',
-          run: (args, ctx) => lastValue(execute(args, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal })),
+          run: (args, ctx) =>
+            lastValue(execute(args, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal, experimental_context: options.context })),
         };
       }),
     };

@@ -31,6 +31,7 @@ import type { TurnReport } from '../../harness/loop-port/port.ts';
 import { installedVersion } from '../installed-version.ts';
 import { agentsEnding, classifyAgentsError } from './classify.ts';
 import { faultySession } from './faulty-session.ts';
+import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import { fromAgentItems, type Item } from './items.ts';
 import { ScriptedAgentsModel } from './scripted-model.ts';
 import { AgentsTraceRecorder } from './trace-recorder.ts';
@@ -42,18 +43,43 @@ export const OPENAI_AGENTS_CAPABILITIES: Capabilities = {
 };
 
 export interface OpenAiAgentsLoopOptions {
-  /** The session the runs persist to (default: a fresh MemorySession per case). */
-  readonly session?: () => Session;
+  /** The session the runs persist to, one per case (default: a fresh MemorySession per case). May be async. */
+  readonly session?: () => Session | Promise<Session>;
 }
 
+const OPTIONS = ['session'];
+
 export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnderTestFactory {
+  for (const key of Object.keys(options ?? {}))
+    if (!OPTIONS.includes(key)) throw new TypeError(`openAiAgentsLoop: unknown option ${JSON.stringify(key)}; known: ${OPTIONS.join(', ')}`);
+  const make = options?.session;
+  if (make !== undefined && typeof make !== 'function')
+    throw new TypeError(`openAiAgentsLoop: session must be a function that returns a Session (one per case), got ${typeof make}`);
   return {
     id: 'openai-agents',
     version: `@openai/agents ${installedVersion('@openai/agents')}`,
     capabilities: OPENAI_AGENTS_CAPABILITIES,
-    glue: 'the peer’s own Session (MemorySession)',
-    create: async (world) => new AgentsTurns(world, await modelFor(world), faultySession(options.session?.() ?? new MemorySession(), world.failWrites)),
+    glue: make ? 'your Session (openAiAgentsLoop({ session }))' : 'the peer’s own Session (MemorySession)',
+    create: async (world) => new AgentsTurns(world, await modelFor(world), faultySession(await sessionOf(make), world.failWrites)),
   };
+}
+
+/** The case's session: the config's (checked: a factory that throws, or gives no Session, is named, not a loop failure), else a MemorySession. */
+async function sessionOf(make: OpenAiAgentsLoopOptions['session']): Promise<Session> {
+  if (make === undefined) return new MemorySession();
+  let session: unknown;
+  try {
+    session = await make();
+  } catch (error) {
+    throw new AgentBuildError(`openAiAgentsLoop: session() threw: ${(error as Error)?.message ?? String(error)}`);
+  }
+  const methods = ['getSessionId', 'getItems', 'addItems', 'popItem', 'clearSession'] as const;
+  const missing = methods.filter((m) => typeof (session as Record<string, unknown> | null)?.[m] !== 'function');
+  if (session === null || typeof session !== 'object' || missing.length > 0)
+    throw new AgentBuildError(
+      `openAiAgentsLoop: session() gave ${session === null ? 'null' : typeof session === 'object' ? 'an object' : typeof session} without ${missing.join(', ')}: not a Session`,
+    );
+  return session as Session;
 }
 
 async function modelFor(world: PeerWorld): Promise<Model> {
