@@ -2159,6 +2159,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'stop_before_response_start',
+    title:
+      "a stream whose stop reason (Anthropic's message_delta) comes before the event that opens the response, which follows with the rest, ends as transport_error{malformed_stream}, not a reply",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'stop_before_start' },
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
     id: 'duplicate_events',
     title: 'repeated framing events change nothing: one call, text not doubled, in the result or the deltas',
     behaviour: {
