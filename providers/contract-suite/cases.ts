@@ -2341,6 +2341,33 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'usage_on_every_chunk',
+    title:
+      'an answer streamed with usage on every chunk (a compatible server with continuous usage stats) is read to its finish: the whole text and call, and the final counts',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Turin.' },
+          { type: 'tool_call', id: 'call_u1', name: 'get_weather', args: '{"city":"Turin"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        usageOnEveryChunk: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Turin.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_u1', name: 'get_weather', args: { city: 'Turin' } }],
+      );
+      assert.equal(result.usage?.inputTokens, USAGE.input);
+      assert.equal(result.usage?.outputTokens, USAGE.output);
+    },
+  },
+  {
     id: 'only_choice_zero_is_the_answer',
     title:
       'a response whose chunks (and complete body) carry a second choice, index 1, listed before choice 0, gives choice 0 alone: its text, its parallel calls, its stop; nothing of choice 1',
