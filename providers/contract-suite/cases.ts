@@ -1381,6 +1381,23 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'timeout_lets_out_no_held_text',
+    title:
+      'a stream that stalls past the timeout after text whose tail may begin the key: the tail held back is not let out after the timeout (nothing is streamed once the call is interrupted)',
+    behaviour: {
+      kind: 'stream_fault',
+      // Three pieces of ten: the first ends with "wire-", which may begin the key (wire-fake-key-…), and is held back.
+      turn: { blocks: [{ type: 'text', text: 'Key: wire-fake was the old one' }], stop: 'end', usage: USAGE },
+      fault: { type: 'stall', after: 'text_delta' },
+    },
+    request: (base) => ({ ...base, timeoutMs: 150 }),
+    check({ result, deltas, secrets }) {
+      expectTransport(result, 'timeout');
+      // Held back only where a key is scrubbed (the in-process fake has none: it streams the piece whole).
+      if (secrets.length > 0) assert.equal(streamedText(deltas), 'Key: ', 'only the text let out before the timeout is streamed');
+    },
+  },
+  {
     id: 'default_timeout',
     title: "a stream that stalls past the adapter's own default deadline (the request names none) ends as transport_error{timeout}",
     behaviour: {
