@@ -47,6 +47,8 @@ export type StreamFault =
   | { readonly type: 'without'; readonly tag: FrameTag }
   /** The response's first block (its start, deltas and end) comes before the event that opens the response, which follows it. */
   | { readonly type: 'content_before_start' }
+  /** The event carrying the stop reason (and the output usage) comes first, before the event that opens the response; the rest as sent. */
+  | { readonly type: 'stop_before_start' }
   /**
    * After the first frame tagged `after`, an event of the same name whose data is the JSON `null` (a gateway that
    * writes an empty event so): the SDKs parse it and hand the adapter `null`. The rest as sent.

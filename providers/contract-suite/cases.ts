@@ -1381,6 +1381,23 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'timeout_lets_out_no_held_text',
+    title:
+      'a stream that stalls past the timeout after text whose tail may begin the key: the tail held back is not let out after the timeout (nothing is streamed once the call is interrupted)',
+    behaviour: {
+      kind: 'stream_fault',
+      // Three pieces of ten: the first ends with "wire-", which may begin the key (wire-fake-key-…), and is held back.
+      turn: { blocks: [{ type: 'text', text: 'Key: wire-fake was the old one' }], stop: 'end', usage: USAGE },
+      fault: { type: 'stall', after: 'text_delta' },
+    },
+    request: (base) => ({ ...base, timeoutMs: 150 }),
+    check({ result, deltas, secrets }) {
+      expectTransport(result, 'timeout');
+      // Held back only where a key is scrubbed (the in-process fake has none: it streams the piece whole).
+      if (secrets.length > 0) assert.equal(streamedText(deltas), 'Key: ', 'only the text let out before the timeout is streamed');
+    },
+  },
+  {
     id: 'default_timeout',
     title: "a stream that stalls past the adapter's own default deadline (the request names none) ends as transport_error{timeout}",
     behaviour: {
@@ -2159,6 +2176,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'stop_before_response_start',
+    title:
+      "a stream whose stop reason (Anthropic's message_delta) comes before the event that opens the response, which follows with the rest, ends as transport_error{malformed_stream}, not a reply",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'stop_before_start' },
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
     id: 'duplicate_events',
     title: 'repeated framing events change nothing: one call, text not doubled, in the result or the deltas',
     behaviour: {
@@ -2325,6 +2355,33 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       assert.equal(result.text, 'Turin is sunny.');
       assert.deepEqual(result.content, [{ type: 'text', text: 'Turin is sunny.' }]);
       if (streams || deltas.length > 0) assert.equal(streamedText(deltas), 'Turin is sunny.', 'the text deltas add up to the text');
+    },
+  },
+  {
+    id: 'usage_on_every_chunk',
+    title:
+      'an answer streamed with usage on every chunk (a compatible server with continuous usage stats) is read to its finish: the whole text and call, and the final counts',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking Turin.' },
+          { type: 'tool_call', id: 'call_u1', name: 'get_weather', args: '{"city":"Turin"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        usageOnEveryChunk: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking Turin.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_u1', name: 'get_weather', args: { city: 'Turin' } }],
+      );
+      assert.equal(result.usage?.inputTokens, USAGE.input);
+      assert.equal(result.usage?.outputTokens, USAGE.output);
     },
   },
   {

@@ -185,6 +185,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'without':
         case 'duplicate':
         case 'content_before_start':
+        case 'stop_before_start':
         case 'null_data':
           return { unsupported: NO_WIRE };
       }

@@ -117,6 +117,11 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
             i < 0
               ? got
               : [...got, `?: onRequest was given ${JSON.stringify(logged[i] ?? '(nothing)')} where the wire says ${JSON.stringify(got[i] ?? '(nothing)')}`];
+          // And whether it streams: a log of the request that says it did not stream when it did misleads its reader.
+          const streamed = (body: unknown): boolean => (body as { stream?: unknown } | null)?.stream === true;
+          if (given !== undefined && streamed(given.body) !== streamed(last.body)) {
+            told.push(`?: onRequest was given stream: ${streamed(given.body)} where the wire says stream: ${streamed(last.body)}`);
+          }
           return { got: told, want: requestConversation(request, provider) };
         },
       };

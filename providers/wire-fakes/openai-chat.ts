@@ -166,7 +166,16 @@ function streamFrames(turn: WireTurn): Frame[] {
     ),
   );
   frames.push(sseFrame(null, '[DONE]', 'final'));
-  return frames;
+  return turn.usageOnEveryChunk ? frames.map((frame, k) => withUsageSoFar(frame, turn, k)) : frames;
+}
+
+/** A chunk of `usageOnEveryChunk`: its own data, with the counts so far (the usage chunk and `[DONE]` as they are). */
+function withUsageSoFar(frame: Frame, turn: WireTurn, k: number): Frame {
+  if (frame.tag === 'usage' || frame.tag === 'final') return frame;
+  const data = JSON.parse(frame.text.slice('data: '.length).trimEnd()) as Record<string, unknown>;
+  // The chunk with the finish reason follows the last token: its counts are the totals.
+  const output = frame.tag === 'stop' ? turn.usage.output : Math.min(k, turn.usage.output - 1);
+  return sseFrame(null, { ...data, usage: { prompt_tokens: turn.usage.input, completion_tokens: output, total_tokens: turn.usage.input + output } }, frame.tag);
 }
 
 function completeBody(turn: WireTurn): unknown {

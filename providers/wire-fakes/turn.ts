@@ -127,6 +127,13 @@ export interface WireTurn {
    */
   readonly nullContentPart?: boolean;
   /**
+   * Chat Completions: every chunk carries `usage` too, the counts so far (as compatible servers with
+   * continuous usage stats stream it; the finish chunk's are the totals), then the usage chunk with the
+   * totals as usual. Usage on a chunk says nothing of the answer's end. The other protocols send the
+   * turn as usual.
+   */
+  readonly usageOnEveryChunk?: boolean;
+  /**
    * Chat Completions: every chunk that carries choice 0 (and the complete body)
    * also carries a second choice, `index: 1`, listed before it, with an answer
    * of its own (text, then `stop`). The spec names a choice by its `index`, not

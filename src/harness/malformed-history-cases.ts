@@ -206,6 +206,20 @@ async function positionRefusalsNamed(): Promise<CheckResult[]> {
       'no tool call "call_9" was made',
     ),
     refusal(
+      'a block of the wrong shape is refused naming its index',
+      () =>
+        log.append('assistant.message', {
+          turn: 0,
+          step: 1,
+          content: [
+            { type: 'text', text: 'It has' },
+            { type: 'text', text: 42 },
+          ],
+        } as never),
+      'assistant.message.payload.content[1].text',
+      'Invalid input: expected string, received number',
+    ),
+    refusal(
       'a restore of what is not a replacement is refused',
       () => log.append('projection.restored', { replacement: 1 }),
       'projection.restored.payload.replacement',

@@ -305,8 +305,44 @@ async function closedBehind(handler: ModelErrorHandler, secrets: readonly string
   }
 }
 
+/**
+ * The model call's span as an exporter reads it (`tracing`, the OTLP exporter): its `result`, and for a transport
+ * error its `kind` — which of nine failures it was — and for any other result no `kind` at all. No scenario's trace
+ * expectation reads attributes (only kind and status), so here a turn whose model answers `overloaded` (failed at once
+ * by the agent's handler) and one whose model replies are traced, and their model_call spans read.
+ */
+async function modelSpanNamesTheErrorKind(): Promise<CheckResult[]> {
+  const spanOf = async (answer: ReturnType<typeof reply>): Promise<string> => {
+    const clock = new VirtualClock();
+    const model = new ScriptedModelClient([answer], { clock });
+    const loop = new AgentLoop(loopDeps({ log: new EventLog(clock), model, agent: { errorHandlers: [neverRetry] }, clock }));
+    loop.send('Summarise the ticket.', { id: 'ask' });
+    const [result] = await loop.drain();
+    const span = result?.trace.spans.find((x) => x.kind === 'model_call');
+    if (!span) return '(no model_call span)';
+    const { result: type, kind } = span.attributes as Record<string, unknown>;
+    return `${span.status}; result ${String(type)}; kind ${'kind' in span.attributes ? JSON.stringify(kind) : '(none)'}`;
+  };
+  const failed = await spanOf(transportError('overloaded', { message: 'the provider is busy' }));
+  const replied = await spanOf(reply('The ticket asks for a refund.'));
+  const wantFailed = 'error; result transport_error; kind "overloaded"';
+  const wantReplied = 'ok; result reply; kind (none)';
+  return [
+    { name: 'a transport error: the span names its kind', passed: failed === wantFailed, message: failed, expected: wantFailed, actual: failed },
+    { name: 'a reply: the span has no kind', passed: replied === wantReplied, message: replied, expected: wantReplied, actual: replied },
+  ];
+}
+
 export function modelErrorCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:model-errors/model-span-names-the-error-kind',
+        title: "model errors: a model call's span carries its result, and a transport error's kind; a reply's span no kind",
+        file: 'src/harness/model-error-cases.ts',
+      },
+      modelSpanNamesTheErrorKind,
+    ),
     checksCase(
       {
         id: 'contract:model-errors/own-handler-fails-each-kind-with-its-outcome',

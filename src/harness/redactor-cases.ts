@@ -29,7 +29,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { containsSecret, createRedactor, exactSecretStream, SECRET_RULES, secretFinder } from '../kernel/index.ts';
+import { containsSecret, createRedactor, exactSecretStream, SECRET_RULES, secretFinder, secretsFromEnv } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { CREDENTIAL_SAMPLES } from './invariants/support/credential-samples.ts';
@@ -261,6 +261,26 @@ function shortSecretNotLookedFor(): CheckResult[] {
   }));
 }
 
+/**
+ * `secretsFromEnv` (exported; the host, the report writer, the CLI's output and the OTLP exporter redact with it):
+ * the values of variables named like a secret, 8 characters or more. A shorter value (a flag, a port, `1`) or an
+ * empty one is not a secret: redacting it would cut every `1` or `true` out of a report.
+ */
+function secretsFromEnvOfLength(): CheckResult[] {
+  const env = { OPENAI_API_KEY: 'sk-abcdefgh123', GITHUB_TOKEN: 'tok-1234', SESSION_SECRET: 'short7', DB_PASSWORD: '', HOME: '/home/someone-long' };
+  const expected = JSON.stringify(['sk-abcdefgh123', 'tok-1234']);
+  const actual = JSON.stringify(secretsFromEnv(env));
+  return [
+    {
+      name: 'values of secret-named variables, 8 characters or more; a shorter or empty one left out',
+      passed: actual === expected,
+      message: actual === expected ? expected : `expected ${expected}, got ${actual}`,
+      expected,
+      actual,
+    },
+  ];
+}
+
 export function redactorCases(): Case[] {
   return [
     checksCase(
@@ -324,6 +344,14 @@ export function redactorCases(): Case[] {
         file: 'src/harness/redactor-cases.ts',
       },
       shortSecretNotLookedFor,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/secrets-from-env-8-characters-or-more',
+        title: 'redactor: secretsFromEnv takes the values of secret-named variables of 8 characters or more, not a shorter or empty one',
+        file: 'src/harness/redactor-cases.ts',
+      },
+      secretsFromEnvOfLength,
     ),
   ];
 }

@@ -22,6 +22,7 @@ import {
   SnapshotMismatch,
   snapshotOf,
   toRecord,
+  undoCompaction,
   type Agent,
   type AnyEvent,
   type EventRecord,
@@ -417,8 +418,77 @@ async function longConversationRestoredInOrder(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A compaction undone and another applied after the snapshot was taken: the log's replace generation, counted up at
+ * each `projection.replaced` and `projection.restored`, must never come back to the snapshot's, or the resumed
+ * projection starts from the snapshot's fold with the first summary and never sees the second. No scenario undoes a
+ * compaction and then compacts again across a snapshot. Here: two answered turns, the first replaced by summary A,
+ * the snapshot taken, A undone, the first turn replaced by summary B; the next request from the resumed log must be
+ * the whole log's (summary B).
+ */
+async function compactionUndoneAndRedoneAfterTheSnapshot(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([reply('ORD-1001 was delivered.'), reply('ORD-1002 is on its way.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model }));
+  loop.send('Where is ORD-1001?', { id: 'q1' });
+  await loop.drain();
+  loop.send('And ORD-1002?', { id: 'q2' });
+  await loop.drain();
+  const types = log.events.map((e) => e.type);
+  const from = types.indexOf('turn.opened');
+  const to = types.indexOf('turn.closed');
+  const replace = (summary: string): number =>
+    log.append('projection.replaced', { from, to, summary, tokensBefore: 40, tokensAfter: 10 }, { sources: [from, to] }).seq;
+  const first = replace('Summary A: the customer asked about ORD-1001.');
+  const snapshot = JSON.parse(JSON.stringify(snapshotOf(loop, log))) as LoopSnapshot;
+  undoCompaction(log, first);
+  replace('Summary B: ORD-1001 was delivered.');
+  const stored: readonly AnyEvent[] = log.events;
+  const ask = async (resumed: EventLog): Promise<string> => {
+    const next = new ScriptedModelClient([reply('Both are accounted for.')], { clock });
+    const again = new AgentLoop(loopDeps({ log: resumed, agent: AGENT, clock, model: next }));
+    again.send('Anything else?', { id: 'q3' });
+    await again.drain();
+    return JSON.stringify(next.requests[0]?.messages ?? []);
+  };
+  const whole = await ask(new EventLog(clock, stored));
+  let sent: string;
+  try {
+    const prefix: LogPrefix = { upTo: snapshot.upTo, last: stored[snapshot.upTo - 1], load: (a, b) => stored.slice(a, b) };
+    sent = await ask(resumeFromSnapshot(clock, snapshot, prefix, stored.slice(snapshot.upTo)));
+  } catch (error) {
+    sent = `refused: ${(error as Error).message}`;
+  }
+  const summary = (text: string): string => (text.includes('Summary B') ? 'summary B' : text.includes('Summary A') ? 'summary A' : 'no summary');
+  return [
+    {
+      name: "the whole log's request carries summary B",
+      passed: summary(whole) === 'summary B',
+      message: summary(whole),
+      expected: 'summary B',
+      actual: summary(whole),
+    },
+    {
+      name: "the resumed log's request is the whole log's",
+      passed: sent === whole,
+      message: sent === whole ? 'the same request' : `resumed: ${summary(sent)}; whole: ${summary(whole)}`,
+      expected: 'the same request',
+      actual: sent === whole ? 'the same request' : `${summary(sent)} (${sent.slice(0, 200)})`,
+    },
+  ];
+}
+
 export function snapshotCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:snapshot/compaction-undone-and-redone-after-the-snapshot',
+        title: "snapshot: a compaction undone and another applied after the snapshot: the resumed log's next request is the whole log's",
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      compactionUndoneAndRedoneAfterTheSnapshot,
+    ),
     checksCase(
       {
         id: 'contract:snapshot/session-budget-reopened-reads-only-the-tail',

@@ -763,6 +763,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'prompt fragment "  ": id must be a non-empty string',
   },
   {
+    id: 'prompt/id-not-a-string',
+    title: 'a fragment id given as a number (no name to quote)',
+    agent: withFragment(odd({ id: 7, priority: 40, text: 'Never promise dates.' })),
+    refused: 'prompt fragment: id must be a non-empty string',
+  },
+  {
     id: 'prompt/text-not-text',
     title: 'a fragment whose text is a number',
     agent: withFragment(odd({ id: 'rules', priority: 40, text: 42 })),
