@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, defineTool, EventLog, loopDeps, type PolicyRule, type ToolPolicy } from '../kernel/index.ts';
+import { AgentLoop, decide, defineTool, EventLog, loopDeps, type Approver, type PolicyRule, type ToolPolicy } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -87,6 +87,49 @@ async function predicateAnsweringOtherThanABooleanNeverOpensADoor(): Promise<Che
   return checks;
 }
 
+/**
+ * `decide` (exported: a team's own executor may call it) and the approver it asks.
+ * The approver is told, through its signal, once the decision no longer needs it
+ * — timed out, or answered — so an approval UI or pager waiting on that signal
+ * closes, and a human cannot approve a call already decided. And a call whose
+ * turn is already cancelled is never put to the approver at all: asked anyway,
+ * the approver's signal (listening to an abort that already happened) is never
+ * aborted, and its "approve" would open the call (outside probe 24, Q03 and Q05;
+ * inside the loop the pipeline checks first, which hid both).
+ */
+async function approverToldWhenDecided(): Promise<CheckResult[]> {
+  const ask: ToolPolicy = { rules: [{ id: 'refunds-ask', tools: ['issue_refund'], decision: 'ask' }], approvalTimeoutMs: 50 };
+  const request = { callId: 'r1', tool: 'issue_refund', args: { order_id: 'ORD-1002' }, sideEffect: 'STATEFUL' as const };
+  const signals: AbortSignal[] = [];
+  const approver = (answer: 'approve' | 'never'): Approver => ({
+    approve: (_request, signal) => {
+      signals.push(signal);
+      return answer === 'approve' ? Promise.resolve('approve') : new Promise<never>(() => {});
+    },
+  });
+  const decideWith = async (answer: 'approve' | 'never', signal: AbortSignal) => {
+    signals.length = 0;
+    const clock = new VirtualClock();
+    const outcome = await clock.run(decide({ policy: ask, approver: approver(answer), clock, signal, request, args: request.args }));
+    return `${outcome.decision}/${outcome.by}/${outcome.rule}; asked ${signals.length}; the approver's signal ${signals.map((s) => (s.aborted ? 'aborted' : 'open')).join(', ') || '-'}`;
+  };
+  const timedOut = await decideWith('never', new AbortController().signal);
+  const approved = await decideWith('approve', new AbortController().signal);
+  const stopped = new AbortController();
+  stopped.abort('the user cancelled the turn');
+  const cancelled = await decideWith('approve', stopped.signal);
+  const row = (name: string, got: string, want: string): CheckResult => ({ name, passed: got === want, message: got, expected: want, actual: got });
+  return [
+    row(
+      "no answer in time: the policy's fallback, and the approver told it is over",
+      timedOut,
+      "deny/default/approval_timeout; asked 1; the approver's signal aborted",
+    ),
+    row('an answer: taken, and the approver told it is over', approved, "allow/approver/refunds-ask; asked 1; the approver's signal aborted"),
+    row('a turn already cancelled: never put to the approver', cancelled, "deny/approver/cancelled; asked 0; the approver's signal -"),
+  ];
+}
+
 export function policyCases(): Case[] {
   return [
     checksCase(
@@ -97,6 +140,14 @@ export function policyCases(): Case[] {
         file: 'src/harness/policy-cases.ts',
       },
       predicateAnsweringOtherThanABooleanNeverOpensADoor,
+    ),
+    checksCase(
+      {
+        id: 'contract:policy/approver-told-when-decided-never-asked-once-cancelled',
+        title: 'policy: decide() tells the approver (its signal) once the decision is made — timed out or answered — and never asks about a cancelled call',
+        file: 'src/harness/policy-cases.ts',
+      },
+      approverToldWhenDecided,
     ),
   ];
 }
