@@ -14,6 +14,12 @@
  * whose write-ahead record the store took. A start the store refused (its result:
  * failed after 0 attempts, NOT_RECORDED or NOT_RUN) never ran; refusing its repeat
  * would leave the work undone while the model is told it may be done.
+ *
+ * And a result counts no attempt its call did not start: its `attempts` never
+ * exceed the call's start records in its turn — a call crash recovery closes as
+ * NOT_RUN (no start record) made no attempt, and a report, trace or model that
+ * reads "1 attempt" of a refund that never ran is told it may have (outside
+ * probe 24, Q19).
  */
 import { startRefused, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -30,8 +36,23 @@ export const startedCallsStayUnknown = defineInvariant({
   id: 'started-calls-stay-unknown',
   title: 'a tool call that ran is never reported as not run, and one whose outcome is unknown is reported unknown',
   appliesTo: loopgateOnly('result codes and start records are in loopgate’s event log'),
-  check: (run) => startedCallsHonest(run) ?? refusedOnlyIfStarted(run),
+  check: (run) => startedCallsHonest(run) ?? refusedOnlyIfStarted(run) ?? attemptsCountStarts(run),
 });
+
+function attemptsCountStarts(run: ScenarioRun): string | undefined {
+  for (const turn of viewOf(run).turns) {
+    const starts = new Map<string, number>();
+    for (const e of turn.events) {
+      if (e.type === 'tool.started') starts.set(e.payload.callId, (starts.get(e.payload.callId) ?? 0) + 1);
+      else if (e.type === 'tool.result') {
+        const started = starts.get(e.payload.callId) ?? 0;
+        if (e.payload.attempts > started)
+          return `turn ${turn.turn}: the result of call ${e.payload.callId} (${e.payload.name}, ${e.payload.status}${e.payload.error ? ` ${e.payload.error.error_code}` : ''}) counts ${e.payload.attempts} attempt(s), but the call has ${started} start record(s)`;
+      }
+    }
+  }
+  return undefined;
+}
 
 function startedCallsHonest(run: ScenarioRun): string | undefined {
   const known = viewOf(run).known;
