@@ -349,6 +349,7 @@ function reportsRefused(results: RunResults): string | undefined {
       junit: renderJunit(results),
       markdown: renderMarkdown(results),
       html: renderHtml(results),
+      console: renderConsole(results),
     });
     return undefined;
   } catch (error) {

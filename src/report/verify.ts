@@ -22,6 +22,8 @@
  *             results end where the script element ends (nothing in them can
  *             close it or open a comment), parse, and hold each case's id and status.
  * - markdown: the headline's mark and counts.
+ * - console:  its verdict line: FAILED with the failed count and the regressions
+ *             when the cases failed or regressed, else PASSED with its counts.
  */
 import { failingChecks, failingRequest, failureText, showValue } from './format.ts';
 import { parseResultsJson } from './json.ts';
@@ -32,8 +34,8 @@ import { runPassed, type CaseKind, type CaseResult, type CaseStatus, type RunRes
 
 /** A report that would tell another verdict than the run's: a loopgate bug, never the user's. */
 export class ReportDisagreesError extends Error {
-  readonly reporter: FileReporter | 'summary';
-  constructor(reporter: FileReporter | 'summary', problems: readonly string[]) {
+  readonly reporter: FileReporter | 'console' | 'summary';
+  constructor(reporter: FileReporter | 'console' | 'summary', problems: readonly string[]) {
     const shown = problems.slice(0, 5).join('; ') + (problems.length > 5 ? `; and ${problems.length - 5} more` : '');
     super(`the ${reporter} report disagrees with the run, so it was not written (a loopgate bug; please report it): ${shown}`);
     this.name = 'ReportDisagreesError';
@@ -291,22 +293,38 @@ function checkMarkdown(text: string, truth: Truth): string[] {
   return problems;
 }
 
-const CHECKS: Readonly<Record<FileReporter, (text: string, truth: Truth) => string[]>> = {
+/** The console's last line: the verdict a CI log shows (its colours stripped). */
+function checkConsole(text: string, truth: Truth): string[] {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's colour codes
+  const lines = text
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .trimEnd()
+    .split('\n');
+  const verdict = lines[lines.length - 1] ?? '';
+  const { failed, passed, total, skipped } = truth.all;
+  const regressions = truth.regressions;
+  const problems = [failed > 0 ? `${failed} failed` : '', regressions > 0 ? `${regressions} regression${regressions === 1 ? '' : 's'}` : ''].filter(Boolean);
+  const want = problems.length > 0 ? `FAILED: ${problems.join(', ')}` : `PASSED: ${passed} of ${total}${skipped > 0 ? ` (${skipped} skipped)` : ''}`;
+  return verdict === want ? [] : [`its verdict line is "${verdict}"; the run's is "${want}"`];
+}
+
+const CHECKS: Readonly<Record<FileReporter | 'console', (text: string, truth: Truth) => string[]>> = {
   json: checkJson,
   junit: checkJunit,
   html: checkHtml,
   markdown: checkMarkdown,
+  console: checkConsole,
 };
 
 /**
  * Throws `ReportDisagreesError` when the summary, or a rendered report, tells
  * another verdict than the cases. `rendered`: the text of each file report.
  */
-export function verifyReports(results: RunResults, rendered: Readonly<Partial<Record<FileReporter, string>>>): void {
+export function verifyReports(results: RunResults, rendered: Readonly<Partial<Record<FileReporter | 'console', string>>>): void {
   const truth = tally(results);
   const summary = checkSummary(results, truth);
   if (summary.length > 0) throw new ReportDisagreesError('summary', summary);
-  for (const [reporter, text] of Object.entries(rendered) as [FileReporter, string][]) {
+  for (const [reporter, text] of Object.entries(rendered) as [FileReporter | 'console', string][]) {
     const problems = CHECKS[reporter](text, truth);
     if (problems.length > 0) throw new ReportDisagreesError(reporter, problems);
   }

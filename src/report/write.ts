@@ -46,8 +46,9 @@ export async function writeReports(given: RunResults, options: WriteReportsOptio
   const fileReporters = reporters.filter((r): r is FileReporter => r !== 'console');
   const rendered: Partial<Record<FileReporter, string>> = {};
   for (const reporter of fileReporters) rendered[reporter] = render(reporter, results, reporters, options);
-  // Read back before anything is written: a report must tell the run's verdict.
-  verifyReports(results, rendered);
+  const console = reporters.includes('console') ? renderConsole(results, options.console) : undefined;
+  // Read back before anything is written: a report must tell the run's verdict (the console's verdict line too).
+  verifyReports(results, console === undefined ? rendered : { ...rendered, console });
   // A file of a report's name that loopgate did not write is someone's own: refused, never replaced.
   for (const reporter of fileReporters) {
     const path = join(options.outDir, REPORT_FILES[reporter]);
@@ -60,7 +61,7 @@ export async function writeReports(given: RunResults, options: WriteReportsOptio
     writeFileAtomic(path, rendered[reporter]!, `${reporter} report`);
     files[reporter] = path;
   }
-  return reporters.includes('console') ? { console: renderConsole(results, options.console), files } : { files };
+  return console !== undefined ? { console, files } : { files };
 }
 
 /**
