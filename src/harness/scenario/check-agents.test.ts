@@ -136,4 +136,22 @@ describe('scenarios checked against their agents', () => {
       ]),
     ).resolves.toBeUndefined();
   });
+
+  it("checks the tool names of a bystander's expectations as the case's own (probe 24, F4: a typo checked nothing)", async () => {
+    const registry = { agents: new Map([['shop', shop]]), defaultAgent: 'shop' };
+    const bystander = (tool: string) =>
+      [
+        'bystander:',
+        '  provider:',
+        `    - tool_use: [{ id: b1, name: ${tool === 'issue_refund' ? 'issue_refund' : 'lookup_order'}, args: {} }]`,
+        '    - reply: ok',
+        '  inbox: [{ say: hi }]',
+        `  expect: { executions: { ${tool}: 0 }, toolCalls: [${tool}] }`,
+        '',
+      ].join('\n');
+    await expect(check(registry, ['bystander-typo', bystander('issue_refnd')])).rejects.toThrow(
+      /bystander-typo\.yaml:7:\d+: bystander\.expect\.executions\.issue_refnd: "issue_refnd" is not a tool of agent shop or of this scenario; did you mean "issue_refund"\?/,
+    );
+    await expect(check(registry, ['bystander-fine', bystander('issue_refund')])).resolves.toBeUndefined();
+  });
 });

@@ -10,7 +10,7 @@
  * - policy rules and visibility layers name the agent's or the scenario's tools
  *   (or a `*` pattern matching one), as the kernel requires of every pipeline;
  * - an `at: { toolStart }` trigger names one of those tools;
- * - expectations about tools (`executions`, `toolCalls`, `toolResults` — also per
+ * - expectations about tools, the case's and a bystander's (`executions`, `toolCalls`, `toolResults` — also per
  *   turn — and `policy`) name one of those tools, or a tool the scripted model
  *   calls (a call to a tool nobody has is refused, and that is worth asserting).
  *
@@ -61,15 +61,26 @@ export function scenarioToolNameProblems(scenario: Scenario, own: readonly AnyTo
     if (entry.at?.toolStart !== undefined) exact(['inbox', i, 'at', 'toolStart'], entry.at.toolStart, tools);
   });
 
-  const called = [...scenario.provider.script, ...(scenario.provider.fallback ?? [])].flatMap((step) => (step.tool_use ?? []).map((c) => c.name));
-  const nameable = [...new Set([...tools, ...called])];
-  const expect = scenario.expect;
-  for (const name of Object.keys(expect.executions ?? {})) exact(['expect', 'executions', name], name, nameable);
-  expect.toolCalls?.forEach((name, i) => exact(['expect', 'toolCalls', i], name, nameable));
-  expect.toolResults?.forEach((r, i) => r.tool !== undefined && exact(['expect', 'toolResults', i, 'tool'], r.tool, nameable));
-  for (const [turn, want] of Object.entries(expect.turns ?? {}))
-    want.toolResults?.forEach((r, i) => r.tool !== undefined && exact(['expect', 'turns', turn, 'toolResults', i, 'tool'], r.tool, nameable));
-  expect.policy?.forEach((p, i) => exact(['expect', 'policy', i, 'tool'], p.tool, nameable));
+  const calledIn = (steps: readonly { readonly tool_use?: readonly { readonly name: string }[] | undefined }[]) =>
+    steps.flatMap((step) => (step.tool_use ?? []).map((c) => c.name));
+  const called = calledIn([...scenario.provider.script, ...(scenario.provider.fallback ?? [])]);
+  // The case's expectations, and a bystander's (which shares the agent, and names the tools its own script calls).
+  const expectations = (at: readonly string[], expect: Scenario['expect'], nameable: readonly string[]) => {
+    for (const name of Object.keys(expect.executions ?? {})) exact([...at, 'executions', name], name, nameable);
+    expect.toolCalls?.forEach((name, i) => exact([...at, 'toolCalls', i], name, nameable));
+    expect.toolResults?.forEach((r, i) => r.tool !== undefined && exact([...at, 'toolResults', i, 'tool'], r.tool, nameable));
+    for (const [turn, want] of Object.entries(expect.turns ?? {}))
+      want.toolResults?.forEach((r, i) => r.tool !== undefined && exact([...at, 'turns', turn, 'toolResults', i, 'tool'], r.tool, nameable));
+    expect.policy?.forEach((p, i) => exact([...at, 'policy', i, 'tool'], p.tool, nameable));
+  };
+  expectations(['expect'], scenario.expect, [...new Set([...tools, ...called])]);
+  const bystander = scenario.bystander;
+  if (bystander) {
+    expectations(['bystander', 'expect'], bystander.expect, [...new Set([...tools, ...calledIn(bystander.provider)])]);
+    bystander.inbox.forEach((entry, i) => {
+      if (entry.at?.toolStart !== undefined) exact(['bystander', 'inbox', i, 'at', 'toolStart'], entry.at.toolStart, tools);
+    });
+  }
   return problems;
 }
 
