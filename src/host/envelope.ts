@@ -44,6 +44,11 @@ export interface TurnSummary {
     readonly uncountedCalls?: number;
   };
   readonly returnedToInbox: readonly string[];
+  /**
+   * The turn's calls whose result is `unknown` — they started and may have taken effect (cut off by a cancel,
+   * a timeout, a crash) — so a client can tell "nothing happened" from "check before you retry". Present when any.
+   */
+  readonly inDoubt?: readonly { readonly call: string; readonly tool: string; readonly code: string }[];
 }
 
 export type Delivery = 'turn' | 'joined' | 'queued';
@@ -133,6 +138,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
   let reply: string | undefined;
   let lastAssistantSeen = false;
   const returned: string[] = [];
+  const inDoubt: { call: string; tool: string; code: string }[] = [];
   for (let i = log.length - 1; i >= 0; i--) {
     const event = log.at(i)!;
     if (!isKnown(event)) continue;
@@ -145,6 +151,8 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
       usage = { inputTokens: e.payload.usage.inputTokens, outputTokens: e.payload.usage.outputTokens };
     } else if (e.type === 'inbox.returned' && e.payload.turn === turn) {
       returned.unshift(...e.payload.ids);
+    } else if (e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'unknown') {
+      inDoubt.unshift({ call: redact(e.payload.callId), tool: e.payload.name, code: e.payload.error?.error_code ?? 'UNKNOWN' });
     } else if (e.type === 'assistant.message' && e.payload.turn === turn && !lastAssistantSeen) {
       // The reply is the turn's last assistant message (as the loop reports it).
       lastAssistantSeen = true;
@@ -174,5 +182,6 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
         }
       : {}),
     returnedToInbox: returned,
+    ...(inDoubt.length > 0 ? { inDoubt } : {}),
   };
 }

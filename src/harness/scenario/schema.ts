@@ -590,6 +590,10 @@ export const expectationSchema = z.strictObject({
         delivery: z.enum(['turn', 'joined', 'queued', 'none']).optional().describe('How the message reached the loop; none: it was not stored'),
         turn: z.number().int().nonnegative().optional().describe('The turn the answer reports (its last)'),
         error: z.string().min(1).optional().describe('Text the answer’s error must contain (what a client is told went wrong)'),
+        inDoubt: z
+          .array(z.string())
+          .optional()
+          .describe('The calls the answer names as in doubt (their result unknown: they may have taken effect), by call id, over its turns'),
       }),
     )
     .optional()
