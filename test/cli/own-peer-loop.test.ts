@@ -248,4 +248,25 @@ expect:
     const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
     expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(0);
   });
+
+  it('a credential of a known shape a tool lets out is named when it reaches the model through a loop that redacts nothing (probe 25, F8)', async () => {
+    const lookup = "execute: async ({ id }) => ({ id, psp: ['sk', 'live', '51HqLyjWDarjtT1zdp7dcQw9'].join('_') })";
+    const scenario = `name: a lookup that leaks a payment key
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_invoice, args: { id: INV-7 } }]
+    - reply: Found it.
+inbox:
+  - say: Show INV-7.
+expect:
+  outcome: replied
+`;
+    const dir = project({ lookup, scenarios: { leak: scenario } });
+    const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+    expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(1);
+    expect(got.stdout.replace(/[│\s]+/g, ' ')).toMatch(
+      /credential-shapes-redacted: a credential of a known shape \(Stripe secret or restricted key, live or test, 32 characters\), configured nowhere, reached model request 2: ai-sdk redacts none/,
+    );
+    expect(got.stdout).not.toContain('51HqLyjWDarjtT1zdp7dcQw9');
+  });
 });
