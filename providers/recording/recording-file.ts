@@ -1,9 +1,9 @@
 /** The recording file: what `--record` writes and `--replay` reads, one per provider. */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { INPUT_LIMITS, readInputFile } from '../../src/files/index.ts';
+import { errnoText, INPUT_LIMITS, readInputFile } from '../../src/files/index.ts';
 import { InputError } from '../../src/kernel/index.ts';
 import { WIRE_PROVIDERS, type WireProvider } from '../names.ts';
 
@@ -99,6 +99,9 @@ export async function readRecording(dir: string, provider: WireProvider): Promis
   await requireDirectory(dir);
   const path = recordingPath(dir, provider);
   if (!existsSync(path)) {
+    // existsSync is false for a link loop or a link to nothing too: only a missing file is "no recording".
+    const problem = linkProblem(path);
+    if (problem) throw new RecordingError(`${path}: cannot read the recording: ${problem}`);
     throw new RecordingError(`recording directory ${dir} has no recording for ${provider} (expected ${path}; make one with --record ${dir})`);
   }
   const text = readInputFile(path, { what: 'recording', maxBytes: INPUT_LIMITS.recordingBytes });
@@ -117,4 +120,19 @@ export async function readRecording(dir: string, provider: WireProvider): Promis
     throw new RecordingError(`${path}: malformed recording: it is for ${parsed.data.provider}, not ${provider}`);
   }
   return parsed.data;
+}
+
+/** What is wrong with a path that exists as a link but cannot be followed (a loop, a link to nothing); else nothing. */
+function linkProblem(path: string): string | undefined {
+  try {
+    lstatSync(path);
+  } catch {
+    return undefined; // missing
+  }
+  try {
+    statSync(path);
+    return undefined;
+  } catch (error) {
+    return errnoText(error);
+  }
 }

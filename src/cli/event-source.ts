@@ -8,7 +8,7 @@
  * store without creating tables.
  */
 import { statSync } from 'node:fs';
-import { fileKind, INPUT_LIMITS, readInputFile } from '../files/index.ts';
+import { errnoText, fileKind, INPUT_LIMITS, readInputFile } from '../files/index.ts';
 import { decodeRecords, type AnyEvent, type EventRecord } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { PostgresEventStore } from '../stores/postgres-store.ts';
@@ -21,8 +21,9 @@ export async function openEvents(path: string, conversation: string | undefined)
   let stat;
   try {
     stat = statSync(path);
-  } catch {
-    throw new UsageError(`${path}: no such file`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`${path}: ${code === 'ENOENT' ? 'no such file' : errnoText(error)}`);
   }
   if (stat.isDirectory()) throw new UsageError(`${path}: is a directory; give a SQLite store (.db) or an events file (.json / .jsonl)`);
   // Opening a FIFO or a device would block or read forever.

@@ -1,5 +1,5 @@
 /** Loading loopgate.config.ts: found upward, checked key by key, paths resolved from its folder; every problem names the file and the key. */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -89,6 +89,12 @@ describe('finding and loading the config', () => {
     await expect(loadConfig({ path: 'broken.config.ts', cwd: dir })).rejects.toThrow(/broken\.config\.ts: could not be loaded: /);
     await expect(loadConfig({ path: 'missing.ts', cwd: dir })).rejects.toThrow(/--config missing\.ts: no such file/);
     await expect(loadConfig({ path: '.', cwd: dir })).rejects.toThrow(/--config \.: not a file/);
+    // A symbolic link loop is named as one, not as a missing file (probe 24, F7).
+    symlinkSync('loop-b.config.ts', join(dir, 'loop-a.config.ts'));
+    symlinkSync('loop-a.config.ts', join(dir, 'loop-b.config.ts'));
+    await expect(loadConfig({ path: 'loop-a.config.ts', cwd: dir })).rejects.toThrow(
+      /--config loop-a\.config\.ts: a symbolic link loop: too many levels of symbolic links \(ELOOP\)/,
+    );
   });
 
   it('a --config that is not a JavaScript or TypeScript module (a JSON or YAML file) says what a config is, loading nothing', async () => {

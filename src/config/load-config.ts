@@ -7,6 +7,7 @@
  * (inspect-agents.ts).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { errnoText } from '../files/index.ts';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type fc from 'fast-check';
 import { closestName, type AgentFactory } from '../kernel/index.ts';
@@ -108,8 +109,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     let stat;
     try {
       stat = statSync(file);
-    } catch {
-      throw new ConfigFileError(`--config ${options.path}: no such file`);
+    } catch (error) {
+      // Missing, or a link loop, a part that is no directory, no permission: what it is, not always "missing".
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new ConfigFileError(`--config ${options.path}: ${code === 'ENOENT' ? 'no such file' : errnoText(error)}`);
     }
     if (!stat.isFile()) throw new ConfigFileError(`--config ${options.path}: not a file`);
     if (!/\.[cm]?[jt]s$/.test(file)) {
