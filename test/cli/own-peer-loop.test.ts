@@ -83,6 +83,26 @@ const RIGHT = `${REFUND}expect:
     0: { reply: INV-7 is refunded. }
 `;
 
+/** A scenario whose model looks INV-7 up once, then replies; `expect` is its expect block's lines. */
+const lookupScenario = (name: string, expect: string) => `name: ${name}
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_invoice, args: { id: INV-7 } }]
+    - reply: Found it.
+inbox:
+  - say: Show INV-7.
+expect:
+  outcome: replied
+${expect}`;
+
+/** Runs the project through its own loop and through loopgate's: both must pass. */
+async function passesInEveryLoop(dir: string): Promise<void> {
+  for (const loop of [[], ['--loop', 'loopgate']]) {
+    const got = await loopgate(['run', ...loop, '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+    expect(got.status, `${loop.join(' ')}\n${got.stdout}\n${got.stderr}`).toBe(0);
+  }
+}
+
 describe("a team's own AI SDK loop", () => {
   it('judges every expectation the loop can answer: a wrong one fails the case, each named', async () => {
     const dir = project({ scenarios: { wrong: WRONG, right: RIGHT } });
@@ -139,22 +159,13 @@ describe("a team's own AI SDK loop", () => {
   it("gives the tools the agent's context (the AI SDK's experimental_context) in every loop, and refuses it where it never reaches them", async () => {
     const lookup =
       "execute: async ({ id }, options) => { const who = (options.experimental_context as { customer?: string } | undefined)?.customer; if (!who) throw new Error('not signed in'); return { id, customer: who }; }";
-    const scenario = `name: a lookup for the signed-in customer
-provider:
-  script:
-    - tool_use: [{ id: l1, name: lookup_invoice, args: { id: INV-7 } }]
-    - reply: Found it.
-inbox:
-  - say: Show INV-7.
-expect:
-  outcome: replied
-  history: { contains: ['user: result#l1 ok: {"id":"INV-7","customer":"ada@example.com"}'] }
-`;
+    const scenario = lookupScenario(
+      'a lookup for the signed-in customer',
+      `  history: { contains: ['user: result#l1 ok: {"id":"INV-7","customer":"ada@example.com"}'] }
+`,
+    );
     const dir = project({ lookup, agentExtra: "context: { customer: 'ada@example.com' },", scenarios: { ctx: scenario } });
-    for (const loop of [[], ['--loop', 'loopgate']]) {
-      const got = await loopgate(['run', ...loop, '--reporter', 'console', '--out', join(dir, 'reports')], dir);
-      expect(got.status, `${loop.join(' ')}\n${got.stdout}\n${got.stderr}`).toBe(0);
-    }
+    await passesInEveryLoop(dir);
     const refused = project({
       lookup,
       loop: "aiSdkLoop({ options: { experimental_context: { customer: 'ada@example.com' } } })",
@@ -187,22 +198,13 @@ expect:
 
   it("an async-generator execute gives its last value, as the AI SDK's does, in every loop", async () => {
     const lookup = "async *execute({ id }) { yield { status: 'loading' }; yield { id, total: 40 }; }";
-    const scenario = `name: a streamed lookup
-provider:
-  script:
-    - tool_use: [{ id: l1, name: lookup_invoice, args: { id: INV-7 } }]
-    - reply: Found it.
-inbox:
-  - say: Show INV-7.
-expect:
-  outcome: replied
-  history: { contains: ['user: result#l1 ok: {"id":"INV-7","total":40}'] }
-`;
+    const scenario = lookupScenario(
+      'a streamed lookup',
+      `  history: { contains: ['user: result#l1 ok: {"id":"INV-7","total":40}'] }
+`,
+    );
     const dir = project({ lookup, scenarios: { gen: scenario } });
-    for (const loop of [[], ['--loop', 'loopgate']]) {
-      const got = await loopgate(['run', ...loop, '--reporter', 'console', '--out', join(dir, 'reports')], dir);
-      expect(got.status, `${loop.join(' ')}\n${got.stdout}\n${got.stderr}`).toBe(0);
-    }
+    await passesInEveryLoop(dir);
   });
 
   it("a loop's options are checked when the config loads: an unknown one, or an OpenAI Agents session that is not a factory, is exit 2 naming it", async () => {
@@ -251,16 +253,7 @@ expect:
 
   it('a credential of a known shape a tool lets out is named when it reaches the model through a loop that redacts nothing (probe 25, F8)', async () => {
     const lookup = "execute: async ({ id }) => ({ id, psp: ['sk', 'live', '51HqLyjWDarjtT1zdp7dcQw9'].join('_') })";
-    const scenario = `name: a lookup that leaks a payment key
-provider:
-  script:
-    - tool_use: [{ id: l1, name: lookup_invoice, args: { id: INV-7 } }]
-    - reply: Found it.
-inbox:
-  - say: Show INV-7.
-expect:
-  outcome: replied
-`;
+    const scenario = lookupScenario('a lookup that leaks a payment key', '');
     const dir = project({ lookup, scenarios: { leak: scenario } });
     const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
     expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(1);

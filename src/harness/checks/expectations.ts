@@ -79,24 +79,15 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
     const sent = events(run, 'model.request').map((e, i) => `${e.payload.client}: ${run.requests[i]?.model ?? '(not sent)'}`);
     out.push(equalCheck('models', expect.models, sent));
   }
-  if (expect.usage) {
-    const steps = run.results.reduce((n, r) => n + r.steps, 0);
-    const input = run.results.reduce((n, r) => n + r.usage.inputTokens, 0);
-    const output = run.results.reduce((n, r) => n + r.usage.outputTokens, 0);
-    const calls = run.results.reduce((n, r) => n + r.toolCalls, 0);
-    const bound = (name: string, max: number | undefined, actual: number) => {
-      if (max === undefined) return;
-      out.push(
-        actual <= max
-          ? { name: 'usage', passed: true, message: `${name} ${actual} ≤ ${max}` }
-          : { name: 'usage', passed: false, message: `${name} ${actual} exceeds ${max}`, expected: `≤ ${max}`, actual },
-      );
-    };
-    bound('steps', expect.usage.maxSteps, steps);
-    bound('input tokens', expect.usage.maxInputTokens, input);
-    bound('output tokens', expect.usage.maxOutputTokens, output);
-    bound('tool calls', expect.usage.maxToolCalls, calls);
-  }
+  if (expect.usage)
+    out.push(
+      ...usageChecks(expect.usage, {
+        steps: run.results.reduce((n, r) => n + r.steps, 0),
+        input: run.results.reduce((n, r) => n + r.usage.inputTokens, 0),
+        output: run.results.reduce((n, r) => n + r.usage.outputTokens, 0),
+        calls: run.results.reduce((n, r) => n + r.toolCalls, 0),
+      }),
+    );
   if (expect.inbox) {
     if (expect.inbox.pending !== undefined)
       out.push(equalCheck('inbox', expect.inbox.pending, run.log.positions.pending().length, `${expect.inbox.pending} pending`));
@@ -279,4 +270,25 @@ function triggersCheck(run: ScenarioRun): CheckResult[] {
     return `inbox[${index}]: ${action} at {${key}: ${String(entry.at[key])}} never happened (the case ended first; ifReached: true if it may not)`;
   };
   return [{ name: 'triggers', passed: false, message: missed.map(describe).join('; ') }];
+}
+
+/** `usage`'s bounds on a run's counts (loopgate's, or a peer's as it reported them): one check per bound given. */
+export function usageChecks(
+  usage: NonNullable<Expectation['usage']>,
+  counts: { readonly steps: number; readonly input: number; readonly output: number; readonly calls: number },
+): CheckResult[] {
+  const out: CheckResult[] = [];
+  const bound = (name: string, max: number | undefined, actual: number) => {
+    if (max === undefined) return;
+    out.push(
+      actual <= max
+        ? { name: 'usage', passed: true, message: `${name} ${actual} ≤ ${max}` }
+        : { name: 'usage', passed: false, message: `${name} ${actual} exceeds ${max}`, expected: `≤ ${max}`, actual },
+    );
+  };
+  bound('steps', usage.maxSteps, counts.steps);
+  bound('input tokens', usage.maxInputTokens, counts.input);
+  bound('output tokens', usage.maxOutputTokens, counts.output);
+  bound('tool calls', usage.maxToolCalls, counts.calls);
+  return out;
 }

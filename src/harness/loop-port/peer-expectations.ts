@@ -18,7 +18,7 @@
 import { outcomeLabel, outcomeProblem } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { equalCheck, matchLines } from '../checks/lines.ts';
-import { systemLines } from '../checks/expectations.ts';
+import { systemLines, usageChecks } from '../checks/expectations.ts';
 import { renderMessages, spanShape } from '../render.ts';
 import type { Expectation } from '../scenario/schema.ts';
 import { checkAssertionsOn, NO_REPLY_ASSERTIONS } from '../checks/reply-assertions.ts';
@@ -85,7 +85,15 @@ export async function checkPeerExpectations(
     const requests = run.wire ? run.wireRequests : run.requests.length;
     diffs.push(equalCheck('requests', expect.requests, requests, `${requests} model requests`));
   }
-  if (expect.usage) diffs.push(...usageChecks(run, expect.usage));
+  if (expect.usage)
+    diffs.push(
+      ...usageChecks(expect.usage, {
+        steps: run.reports.reduce((n, r) => n + r.steps, 0),
+        input: run.reports.reduce((n, r) => n + r.usage.inputTokens, 0),
+        output: run.reports.reduce((n, r) => n + r.usage.outputTokens, 0),
+        calls: run.toolRuns.length,
+      }),
+    );
   if (expect.clock !== undefined) diffs.push(equalCheck('clock', expect.clock, run.virtualMs, `virtual time ${run.virtualMs} ms`));
   const turnLogOnly = new Set<string>();
   for (const [key, want] of Object.entries(expect.turns ?? {})) {
@@ -111,36 +119,6 @@ function replyCheck(name: string, want: string | { readonly contains: string }, 
   const got = reply ?? '(no reply)';
   if (typeof want === 'string') return equalCheck(name, want, got);
   return { name, passed: got.includes(want.contains), message: `contains ${JSON.stringify(want.contains)}`, expected: want.contains, actual: got };
-}
-
-/** `usage`'s bounds on the peer's own counts: steps and tokens as it reported them, tool calls as the bodies ran. */
-function usageChecks(run: PeerRun, usage: NonNullable<Expectation['usage']>): CheckResult[] {
-  const out: CheckResult[] = [];
-  const bound = (name: string, max: number | undefined, actual: number) => {
-    if (max === undefined) return;
-    out.push(
-      actual <= max
-        ? { name: 'usage', passed: true, message: `${name} ${actual} ≤ ${max}` }
-        : { name: 'usage', passed: false, message: `${name} ${actual} exceeds ${max}`, expected: `≤ ${max}`, actual },
-    );
-  };
-  bound(
-    'steps',
-    usage.maxSteps,
-    run.reports.reduce((n, r) => n + r.steps, 0),
-  );
-  bound(
-    'input tokens',
-    usage.maxInputTokens,
-    run.reports.reduce((n, r) => n + r.usage.inputTokens, 0),
-  );
-  bound(
-    'output tokens',
-    usage.maxOutputTokens,
-    run.reports.reduce((n, r) => n + r.usage.outputTokens, 0),
-  );
-  bound('tool calls', usage.maxToolCalls, run.toolRuns.length);
-  return out;
 }
 
 /** What a predicate sees of a peer's run: no event log (`events` is empty). */
