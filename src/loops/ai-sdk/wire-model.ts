@@ -10,14 +10,35 @@
  */
 import type { LanguageModelV3, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { PeerWorld } from '../../harness/loop-port/peer-world.ts';
+import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
+
+/** The AI SDK's own provider package of a wire case is not installed: the case fails in one line saying what to install. */
+export class WirePackageMissingError extends AgentBuildError {
+  constructor(pkg: string, cause: unknown) {
+    super(
+      `the AI SDK's wire cases run its own provider package, ${pkg}, which is not installed — an optional peer dependency of loopgate; npm install --save-dev @ai-sdk/anthropic @ai-sdk/openai`,
+      { cause },
+    );
+    this.name = 'WirePackageMissingError';
+  }
+}
+
+export async function provider<T>(pkg: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as { code?: unknown })?.code === 'ERR_MODULE_NOT_FOUND') throw new WirePackageMissingError(pkg, error);
+    throw error;
+  }
+}
 
 export async function wireLanguageModel(wire: NonNullable<PeerWorld['wire']>): Promise<LanguageModelV3> {
   let model: LanguageModelV3;
   if (wire.provider === 'anthropic') {
-    const { createAnthropic } = await import('@ai-sdk/anthropic');
+    const { createAnthropic } = await provider('@ai-sdk/anthropic', () => import('@ai-sdk/anthropic'));
     model = createAnthropic({ baseURL: `${wire.baseURL}/v1`, apiKey: wire.apiKey })(wire.model);
   } else {
-    const { createOpenAI } = await import('@ai-sdk/openai');
+    const { createOpenAI } = await provider('@ai-sdk/openai', () => import('@ai-sdk/openai'));
     const openai = createOpenAI({ baseURL: wire.baseURL, apiKey: wire.apiKey });
     model = wire.provider === 'openai-chat' ? openai.chat(wire.model) : openai.responses(wire.model);
   }
