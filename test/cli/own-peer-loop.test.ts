@@ -187,6 +187,11 @@ describe("a team's own AI SDK loop", () => {
     expect(got.status, got.stderr).toBe(1);
     expect(got.stderr).toMatch(/violation of team-no-turns/);
     expect(got.stderr).toMatch(/reproduce: loopgate run --loop loopgate \S+team-no-turns-seed-1\.yaml/);
+    // Found with --config: the command carries it (the default config may hold no such invariant, and pass the file).
+    const withConfig = await loopgate(['fuzz', '--config', 'loopgate.config.ts', '--runs', '50', '--seed', '1', '--reporter', 'console', '--out', out], dir);
+    expect(withConfig.stderr).toMatch(/reproduce: loopgate run --config loopgate\.config\.ts --loop loopgate \S+team-no-turns-seed-1\.yaml/);
+    const file = /reproduce: loopgate run .* (\S+team-no-turns-seed-1\.yaml)/.exec(withConfig.stderr)![1]!;
+    expect(readFileSync(join(dir, file), 'utf8')).toContain('Reproduce: loopgate run --config loopgate.config.ts --loop loopgate <this file> (exit 1)');
   });
 
   it('--update with a config whose loop is a peer names the flag that fixes it', async () => {
@@ -210,6 +215,11 @@ describe("a team's own AI SDK loop", () => {
   it("a loop's options are checked when the config loads: an unknown one, or an OpenAI Agents session that is not a factory, is exit 2 naming it", async () => {
     for (const [loop, message] of [
       ["aiSdkLoop({ glu: 'per-step' } as never)", /aiSdkLoop: unknown option "glu"; known: glue, options/],
+      ["aiSdkLoop('per-step' as never)", /aiSdkLoop: expected \{ glue, options \}, got string/],
+      [
+        "aiSdkLoop({ options: 'temperature=0' } as never)",
+        /aiSdkLoop: options must be an object of generateText options \(e\.g\. \{ temperature: 0 \}\), got string/,
+      ],
       ["openAiAgentsLoop({ session: 'x' } as never)", /openAiAgentsLoop: session must be a function that returns a Session \(one per case\), got string/],
     ] as const) {
       const dir = project({ loop, scenarios: { right: RIGHT } });

@@ -156,7 +156,12 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   if (peer !== undefined && peer !== 'loopgate')
     io.err(`loopgate: fuzz drives loopgate's own loop: the config's loop ${peer} is not fuzzed (loopgate run gates it)\n`);
   // A counterexample is found on loopgate's loop: run on the config's peer, its invariant may not even be judged.
-  const runIt = peer !== undefined && peer !== 'loopgate' ? 'loopgate run --loop loopgate' : 'loopgate run';
+  // And through the config the search ran with: another holds other invariants (or none), and passes it.
+  const runIt = [
+    'loopgate run',
+    ...(args.config !== undefined ? [`--config ${quoteArg(String(args.config))}`] : []),
+    ...(peer !== undefined && peer !== 'loopgate' ? ['--loop loopgate'] : []),
+  ].join(' ');
   let cases;
   try {
     cases = await fuzzCasesFor(config.registry, parsed.agent, config.fuzz.args);
@@ -285,4 +290,9 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     return EXIT.failed;
   }
   return EXIT.passed;
+}
+
+/** A path as a shell argument: as it is when it needs no quoting. */
+function quoteArg(text: string): string {
+  return /^[\w./@:+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

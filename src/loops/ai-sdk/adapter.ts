@@ -50,9 +50,19 @@ export const AI_SDK_CAPABILITIES: Capabilities = {
 
 const OPTIONS = ['glue', 'options'];
 
+const isPlainObject = (value: unknown): boolean =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && [Object.prototype, null].includes(Object.getPrototypeOf(value));
+
 export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
-  for (const key of Object.keys(loop ?? {}))
+  if (!isPlainObject(loop))
+    throw new TypeError(`aiSdkLoop: expected { glue, options }, got ${Array.isArray(loop) ? 'a list' : loop === null ? 'null' : typeof loop}`);
+  for (const key of Object.keys(loop))
     if (!OPTIONS.includes(key)) throw new TypeError(`aiSdkLoop: unknown option ${JSON.stringify(key)}; known: ${OPTIONS.join(', ')}`);
+  const options: unknown = loop.options;
+  if (options !== undefined && !isPlainObject(options))
+    throw new TypeError(
+      `aiSdkLoop: options must be an object of generateText options (e.g. { temperature: 0 }), got ${Array.isArray(loop.options) ? 'a list' : typeof loop.options}`,
+    );
   const glue = loop.glue ?? 'on-success';
   // The tools the gate runs are the agent's, called by the harness: the loop's context would never reach them.
   if ((loop.options as { experimental_context?: unknown } | undefined)?.experimental_context !== undefined)

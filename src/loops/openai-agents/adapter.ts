@@ -50,9 +50,11 @@ export interface OpenAiAgentsLoopOptions {
 const OPTIONS = ['session'];
 
 export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnderTestFactory {
-  for (const key of Object.keys(options ?? {}))
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`openAiAgentsLoop: expected { session }, got ${Array.isArray(options) ? 'a list' : options === null ? 'null' : typeof options}`);
+  for (const key of Object.keys(options))
     if (!OPTIONS.includes(key)) throw new TypeError(`openAiAgentsLoop: unknown option ${JSON.stringify(key)}; known: ${OPTIONS.join(', ')}`);
-  const make = options?.session;
+  const make = options.session;
   if (make !== undefined && typeof make !== 'function')
     throw new TypeError(`openAiAgentsLoop: session must be a function that returns a Session (one per case), got ${typeof make}`);
   return {
