@@ -10,7 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { errnoText } from '../files/index.ts';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type fc from 'fast-check';
-import { closestName, type AgentFactory } from '../kernel/index.ts';
+import { closestName, foreignAgentProblem, type AgentFactory } from '../kernel/index.ts';
 import { INVARIANTS, invariantListProblem, type Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry } from '../harness/second-host.ts';
 import type { HostMode } from '../harness/scenario/schema.ts';
@@ -201,7 +201,8 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
     for (const [name, factory] of Object.entries(config.agents)) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) fail(`agents.${name}`, 'an agent name is letters, digits, _ or - (at most 64)');
       if (name === 'none') fail('agents.none', '`none` is reserved: the agent with only the scenario’s own tools');
-      if (typeof factory !== 'function') fail(`agents.${name}`, `expected a factory, () => ({ tools, system, … }), got ${describe(factory)}`);
+      if (typeof factory !== 'function')
+        fail(`agents.${name}`, foreignAgentProblem(factory) ?? `expected a factory, () => ({ tools, system, … }), got ${describe(factory)}`);
       agents.set(name, factory);
     }
   }
