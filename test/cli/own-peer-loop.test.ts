@@ -272,4 +272,18 @@ describe("a team's own AI SDK loop", () => {
     );
     expect(got.stdout).not.toContain('51HqLyjWDarjtT1zdp7dcQw9');
   });
+
+  it('a scenario with a bystander is skipped on a peer, saying why — never run with its bystander dropped (probe 26, F7)', async () => {
+    const withBystander = `${RIGHT}bystander:
+  provider: [{ reply: Hello. }]
+  inbox: [{ say: Hi }]
+  expect: { executions: { issue_refund: 0 } }
+`;
+    const dir = project({ scenarios: { beside: withBystander, right: RIGHT } });
+    const got = await loopgate(['run', '--reporter', 'console', '--verbose', '--out', join(dir, 'reports')], dir);
+    expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(0);
+    expect(got.stdout.replace(/[│\s]+/g, ' ')).toMatch(
+      /○ scenario:scenarios\/beside — \d+ ms ai-sdk has no bystander \(a second conversation beside the case's, on the same host and store\)/,
+    );
+  });
 });

@@ -10,6 +10,7 @@ export const CAPABILITIES = {
   crash: 'a process crash and a reopen over the same store (recovery)',
   shutdown: 'a loop shut down mid-conversation: the running turn cancelled, no new turn started',
   'host:production': "loopgate's production host (lock, envelope)",
+  bystander: "a second conversation beside the case's, on the same host and store",
   'event-triggers': 'triggers on event seqs of an event log (`at: { event }`)',
   policy: 'a layered tool policy (allow, deny, ask)',
   visibility: 'tool visibility layers',

@@ -19,6 +19,7 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (inbox.some((e) => e.shutdown)) needs.add('shutdown');
   if (inbox.some((e) => e.at?.event !== undefined)) needs.add('event-triggers');
   if (scenario.host === 'production' || scenario.expect.responses !== undefined) needs.add('host:production');
+  if (scenario.bystander) needs.add('bystander');
   if (scenario.policy) needs.add('policy');
   if (scenario.visibility || scenario.operator?.allow !== undefined || (scenario.operator?.deny?.length ?? 0) > 0) needs.add('visibility');
   if ((scenario.operator?.ask?.length ?? 0) > 0) needs.add('policy');
