@@ -1,4 +1,5 @@
 /** Errors about the files a user names: what the path is, and what is wrong with it. */
+import { statSync } from 'node:fs';
 import { InputError } from '../kernel/index.ts';
 
 /** A file given as input cannot be used (not a regular file, too large, not UTF-8, unreadable). */
@@ -37,4 +38,19 @@ export function errnoText(error: unknown): string {
   };
   if (typeof e?.code === 'string') return meaning[e.code] ? `${meaning[e.code]} (${e.code})` : e.code;
   return e instanceof Error ? e.message : String(error);
+}
+
+/**
+ * Why a path given as input cannot be opened: `missing` when nothing is there,
+ * else what is wrong (a symbolic link loop, no permission, a part that is no
+ * directory), or nothing when it can. `existsSync` is false for all of these
+ * alike, and "no such file" for a link loop sends the user looking for a file.
+ */
+export function unreachable(path: string): 'missing' | string | undefined {
+  try {
+    statSync(path);
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : errnoText(error);
+  }
 }

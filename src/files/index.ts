@@ -1,5 +1,5 @@
 /** Files users name: input read bounded and checked, output places checked before anything runs. */
-export { errnoText, InputFileError, OutputPathError } from './errors.ts';
+export { errnoText, InputFileError, OutputPathError, unreachable } from './errors.ts';
 export { fileKind } from './file-kind.ts';
 export { formatBytes, INPUT_LIMITS } from './limits.ts';
 export { checkOutputPath, ensureDirectory, writeFileAtomic } from './output-path.ts';

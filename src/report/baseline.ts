@@ -18,10 +18,9 @@
  *   that is deliberately partial passes `reportMissing` as the cases it selected
  *   (some paths, one host), or `false` when it cannot tell (`--grep`, `--shard`).
  */
-import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { ensureDirectory, INPUT_LIMITS, readInputFile, writeFileAtomic } from '../files/index.ts';
+import { ensureDirectory, INPUT_LIMITS, readInputFile, unreachable, writeFileAtomic } from '../files/index.ts';
 import { parseTaggedJson, ReportFileError } from './file-error.ts';
 import { compareIds, failureText } from './format.ts';
 import { parseResultsJson } from './json.ts';
@@ -156,7 +155,8 @@ export function parseBaselineJson(text: string, file: string): Baseline {
 
 /** Reads a baseline file, or a results.json (taken as the baseline it would give). Errors name the file and field. */
 export async function readBaselineFile(path: string): Promise<Baseline> {
-  if (!existsSync(path)) throw new ReportFileError(path, 'no such baseline file (create one with --update-baseline)');
+  const why = unreachable(path);
+  if (why !== undefined) throw new ReportFileError(path, why === 'missing' ? 'no such baseline file (create one with --update-baseline)' : why);
   const text = readInputFile(path, { what: 'baseline', maxBytes: INPUT_LIMITS.baselineBytes });
   if ((READABLE_RESULTS_SCHEMAS as readonly unknown[]).includes(peekSchema(text))) return baselineFrom(parseResultsJson(text, path));
   return parseBaselineJson(text, path);

@@ -1,9 +1,10 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleResults, withUncountedCost } from '../../test/report/sample-results.ts';
 import { ReportFileError } from './file-error.ts';
+import { readBaselineFile } from './baseline.ts';
 import { parseResultsJson, readResultsFile, renderResultsJson } from './json.ts';
 import type { RunResults } from './results.ts';
 
@@ -142,6 +143,11 @@ describe('results.json', () => {
     writeFileSync(file, renderResultsJson(sampleResults()));
     expect((await readResultsFile(file)).cases).toHaveLength(8);
     await expect(readResultsFile(join(dir, 'nope.json'))).rejects.toThrow(`${join(dir, 'nope.json')}: no such file`);
+    // A symbolic link loop is named as one (probe 26, F2), for results and baselines alike.
+    symlinkSync('loop-b.json', join(dir, 'loop-a.json'));
+    symlinkSync('loop-a.json', join(dir, 'loop-b.json'));
+    await expect(readResultsFile(join(dir, 'loop-a.json'))).rejects.toThrow(/loop-a\.json: a symbolic link loop: too many levels of symbolic links \(ELOOP\)/);
+    await expect(readBaselineFile(join(dir, 'loop-a.json'))).rejects.toThrow(/loop-a\.json: a symbolic link loop: too many levels of symbolic links \(ELOOP\)/);
     mkdirSync(join(dir, 'sub'));
     await expect(readResultsFile(join(dir, 'sub'))).rejects.toThrow(/is a directory/);
   });

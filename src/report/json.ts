@@ -3,8 +3,7 @@
  * cleanly), read back validated (for merge-reports and --baseline).
  * The format is documented in docs/results-schema.md.
  */
-import { existsSync } from 'node:fs';
-import { INPUT_LIMITS, readInputFile } from '../files/index.ts';
+import { INPUT_LIMITS, readInputFile, unreachable } from '../files/index.ts';
 import { parseTaggedJson, ReportFileError } from './file-error.ts';
 import { jsonSafe, sortKeysDeep } from './json-safe.ts';
 import { READABLE_RESULTS_SCHEMAS, type RunResults } from './results.ts';
@@ -102,6 +101,7 @@ export function parseResultsJson(text: string, file: string): RunResults {
 
 /** Reads and validates a results file; errors (`ReportFileError`) name the file and the field. */
 export async function readResultsFile(path: string): Promise<RunResults> {
-  if (!existsSync(path)) throw new ReportFileError(path, 'no such file');
+  const why = unreachable(path);
+  if (why !== undefined) throw new ReportFileError(path, why === 'missing' ? 'no such file' : why);
   return parseResultsJson(readInputFile(path, { what: 'results file', maxBytes: INPUT_LIMITS.resultsBytes }), path);
 }
