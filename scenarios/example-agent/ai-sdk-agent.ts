@@ -14,7 +14,10 @@ import { aiSdkAgent } from '../../src/loops/ai-sdk/agent.ts';
 /** The depot's key: declared as the agent's secret, so every case checks it never leaves (no scenario `secrets:` needed). */
 export const DEPOT_KEY = 'depot-key-Z8q2Lm4Rt7Vx';
 
-/** A courier hold that runs until the turn's abort signal stops it, a status tool that says what became of it, and a depot door whose error quotes its key. */
+/**
+ * A courier hold that runs until the turn's abort signal stops it, a status tool that says what became of it, a
+ * depot door whose error quotes its key, and a tracker that streams its answer and reads the app's context.
+ */
 export const aiSdkCourierAgent = aiSdkAgent({
   system: 'You arrange courier pick-ups for ORD orders.',
   tools: (): ToolSet => {
@@ -44,6 +47,17 @@ export const aiSdkCourierAgent = aiSdkAgent({
           throw new Error(`depot door refused key ${DEPOT_KEY} for ${order_id}`);
         },
       },
+      // A streaming tool (AI SDK preliminary results: the last yield is the result) that reads the app's context.
+      track_parcel: {
+        description: 'Where a parcel is now, as the depot the desk works for sees it.',
+        inputSchema: z.object({ order_id: z.string().regex(/^ORD-\d{4}$/) }),
+        async *execute({ order_id }: { order_id: string }, { experimental_context }: { experimental_context?: unknown }) {
+          yield { order_id, status: 'looking' };
+          const depot = (experimental_context as { depot?: unknown } | undefined)?.depot;
+          if (typeof depot !== 'string') throw new Error('no depot in the context: which depot is asking?');
+          yield { order_id, depot, status: 'at the depot' };
+        },
+      },
       hold_status: {
         description: 'Whether a parcel is still held at the depot.',
         inputSchema: z.object({ order_id: z.string().regex(/^ORD-\d{4}$/) }),
@@ -53,4 +67,6 @@ export const aiSdkCourierAgent = aiSdkAgent({
   },
   sideEffects: { hold_for_courier: 'STATEFUL', depot_access: 'STATEFUL' },
   secrets: [DEPOT_KEY],
+  // What the app hands every execute as experimental_context (the desk's depot), in every loop.
+  context: { depot: 'DEPOT-NORTH' },
 });
