@@ -2176,6 +2176,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'block_start_before_response_start',
+    title:
+      "a stream whose first block opens (Anthropic's content_block_start) before the event that opens the response, which follows at once with the rest, ends as transport_error{malformed_stream}, not a reply",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'block_start_before_start' },
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
     id: 'stop_before_response_start',
     title:
       "a stream whose stop reason (Anthropic's message_delta) comes before the event that opens the response, which follows with the rest, ends as transport_error{malformed_stream}, not a reply",
