@@ -2298,6 +2298,27 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'call_without_an_id',
+    title:
+      'a tool call no chunk of which carries an id (a compatible server that omits them) is still a call: its name and arguments read, its id a string (the empty string on Chat), never undefined',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_n1', name: 'get_weather', args: '{"city":"Graz"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+        noCallIds: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: typeof c.id, name: c.name, args: c.args })),
+        [{ id: 'string', name: 'get_weather', args: { city: 'Graz' } }],
+      );
+    },
+  },
+  {
     id: 'call_id_after_its_first_chunk',
     title: "parallel tool calls whose ids arrive in a chunk after the call's first (its index and name come first) keep those ids",
     behaviour: {
