@@ -47,6 +47,8 @@ export type StreamFault =
   | { readonly type: 'without'; readonly tag: FrameTag }
   /** The response's first block (its start, deltas and end) comes before the event that opens the response, which follows it. */
   | { readonly type: 'content_before_start' }
+  /** The response's first block opens (its start only) before the event that opens the response, which follows it at once; the rest as sent. */
+  | { readonly type: 'block_start_before_start' }
   /** The event carrying the stop reason (and the output usage) comes first, before the event that opens the response; the rest as sent. */
   | { readonly type: 'stop_before_start' }
   /**

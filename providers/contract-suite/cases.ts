@@ -2176,6 +2176,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'block_start_before_response_start',
+    title:
+      "a stream whose first block opens (Anthropic's content_block_start) before the event that opens the response, which follows at once with the rest, ends as transport_error{malformed_stream}, not a reply",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'block_start_before_start' },
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
     id: 'stop_before_response_start',
     title:
       "a stream whose stop reason (Anthropic's message_delta) comes before the event that opens the response, which follows with the rest, ends as transport_error{malformed_stream}, not a reply",
@@ -2282,6 +2295,27 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       if (!streams && deltas.length === 0) return;
       assert.equal(streamedText(deltas), 'Checking Kyiv.', 'the text deltas add up to the text, and nothing else');
       assert.equal(deltas.map((d) => (d.kind === 'tool_args' ? d.json : '')).join(''), '{"city":"Kyiv"}', "the argument deltas add up to the call's arguments");
+    },
+  },
+  {
+    id: 'call_without_an_id',
+    title:
+      'a tool call no chunk of which carries an id (a compatible server that omits them) is still a call: its name and arguments read, its id a string (the empty string on Chat), never undefined',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_n1', name: 'get_weather', args: '{"city":"Graz"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+        noCallIds: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: typeof c.id, name: c.name, args: c.args })),
+        [{ id: 'string', name: 'get_weather', args: { city: 'Graz' } }],
+      );
     },
   },
   {

@@ -186,6 +186,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'duplicate':
         case 'content_before_start':
         case 'stop_before_start':
+        case 'block_start_before_start':
         case 'null_data':
           return { unsupported: NO_WIRE };
       }

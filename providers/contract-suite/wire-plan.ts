@@ -116,6 +116,9 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
         case 'content_before_start':
           if (kit.contentBeforeStart !== undefined) throw new UnsupportedOnWire(kit.contentBeforeStart);
           return streamPlan(movedAfter(frames, 'start', 'block_stop'));
+        case 'block_start_before_start':
+          if (kit.contentBeforeStart !== undefined) throw new UnsupportedOnWire(kit.contentBeforeStart);
+          return streamPlan(movedAfter(frames, 'start', 'block_start'));
         case 'stop_before_start':
           if (kit.contentBeforeStart !== undefined) throw new UnsupportedOnWire(kit.contentBeforeStart);
           return streamPlan([...frames.filter((f) => f.tag === 'stop'), ...frames.filter((f) => f.tag !== 'stop')]);

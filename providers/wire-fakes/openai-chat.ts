@@ -119,27 +119,33 @@ function streamFrames(turn: WireTurn): Frame[] {
       callFrames.push([]);
       continue;
     }
-    const own: Frame[] = turn.lateCallIds
-      ? [
-          sseFrame(
-            null,
-            chunk({ tool_calls: [{ index, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other),
-            'block_start',
-          ),
-          sseFrame(null, chunk({ tool_calls: [{ index, id: block.id }] }, null, model, other), 'block_start'),
-        ]
-      : turn.lateCallNames
+    const own: Frame[] = turn.noCallIds
+      ? [sseFrame(null, chunk({ tool_calls: [{ index, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other), 'block_start')]
+      : turn.lateCallIds
         ? [
-            sseFrame(null, chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model, other), 'block_start'),
-            sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model, other), 'block_start'),
-          ]
-        : [
             sseFrame(
               null,
-              chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other),
+              chunk({ tool_calls: [{ index, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other),
               'block_start',
             ),
-          ];
+            sseFrame(null, chunk({ tool_calls: [{ index, id: block.id }] }, null, model, other), 'block_start'),
+          ]
+        : turn.lateCallNames
+          ? [
+              sseFrame(
+                null,
+                chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model, other),
+                'block_start',
+              ),
+              sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model, other), 'block_start'),
+            ]
+          : [
+              sseFrame(
+                null,
+                chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other),
+                'block_start',
+              ),
+            ];
     for (const piece of block.args ? pieces(block.args) : []) {
       const fn = turn.blankCallNames ? { name: '', arguments: piece } : { arguments: piece };
       own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: fn }] }, null, model, other), 'args_delta'));

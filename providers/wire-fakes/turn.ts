@@ -112,6 +112,13 @@ export interface WireTurn {
    */
   readonly lateCallIds?: boolean;
   /**
+   * Chat Completions stream: no chunk of a call carries its id (its first has
+   * the index and function name, the rest its arguments), as a compatible
+   * server that omits call ids streams it. Complete bodies and the other
+   * protocols send the turn as usual.
+   */
+  readonly noCallIds?: boolean;
+  /**
    * Chat Completions: the assistant's content comes as an array of typed parts,
    * not a string: a `thinking` part (its text in `thinking: [{type: "text", text}]`)
    * then a `text` part, as Mistral's reasoning models (Magistral, and others

@@ -126,6 +126,61 @@ function lenientParseNamesItsRepairs(): CheckResult[] {
   });
 }
 
+/**
+ * Arguments nested past the limit are logged cut at it (their call refused
+ * INVALID_ARGUMENTS); what is kept above the cut keeps its shape: an array stays
+ * an array, not an object keyed "0", "1".
+ */
+async function tooDeepArgumentsLoggedWithTheirArrays(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  let runs = 0;
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'tag_orders',
+        description: 'Tag the orders.',
+        input: z.object({ tags: z.unknown() }),
+        sideEffect: 'NONE',
+        run: () => {
+          runs++;
+          return { tagged: 0 };
+        },
+      }),
+    ],
+  };
+  let nested: unknown = 'leaf';
+  for (let i = 0; i < 70; i++) nested = [nested];
+  const model = new ScriptedModelClient([toolUse([call('tag', 'tag_orders', { tags: ['a', nested] })]), reply('Nothing was tagged.')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent }));
+  loop.send('Tag the late orders.', { id: 'ask' });
+  await loop.drain();
+  let args: unknown;
+  for (let i = 0; i < log.length; i++) {
+    const e = log.at(i) as { type?: string; payload?: { content?: { type: string; id?: string; args?: unknown }[] } };
+    const b = e.type === 'assistant.message' ? e.payload?.content?.find((x) => x.type === 'tool_call' && x.id === 'tag') : undefined;
+    if (b) args = b.args;
+  }
+  const shape: string[] = [];
+  let at: unknown = (args as { tags?: unknown } | undefined)?.tags;
+  while (Array.isArray(at) || (at !== null && typeof at === 'object')) {
+    shape.push(Array.isArray(at) ? 'array' : 'object');
+    at = Array.isArray(at) ? at[at.length - 1] : Object.values(at as object).at(-1);
+  }
+  const arrays = shape.length > 0 && shape.every((k) => k === 'array');
+  const got = `${shape.length} levels kept (${[...new Set(shape)].join(', ') || 'none'}), then ${JSON.stringify(at)}`;
+  return [
+    { name: 'the tool never ran', passed: runs === 0, message: `${runs} run(s)`, expected: '0 run(s)', actual: `${runs} run(s)` },
+    {
+      name: "the logged call's arguments keep their arrays down to the cut",
+      passed: arrays && shape.length < 70 && typeof at === 'string' && at !== 'leaf',
+      message: got,
+      expected: 'arrays only, cut above level 70',
+      actual: got,
+    },
+  ];
+}
+
 export function argumentCopyCases(): Case[] {
   return [
     checksCase(
@@ -144,6 +199,14 @@ export function argumentCopyCases(): Case[] {
         file: 'src/harness/argument-copy-cases.ts',
       },
       lenientParseNamesItsRepairs,
+    ),
+    checksCase(
+      {
+        id: 'contract:arguments/too-deep-arguments-logged-with-their-arrays',
+        title: 'arguments: arguments nested past the limit are logged cut at it, their arrays still arrays',
+        file: 'src/harness/argument-copy-cases.ts',
+      },
+      tooDeepArgumentsLoggedWithTheirArrays,
     ),
   ];
 }

@@ -15,9 +15,19 @@
  * conversation and must see what a direct read sees.
  */
 import { z } from 'zod';
-import { call, reply, toolUse } from '../../providers/fake/results.ts';
+import { call, reply, toolUse, transportError } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, defineTool, EventLog, loopDeps, type Agent, type ModelClient, type ModelRequest } from '../kernel/index.ts';
+import {
+  AgentLoop,
+  defineTool,
+  EventLog,
+  loopDeps,
+  outcomeForTransport,
+  type Agent,
+  type ModelClient,
+  type ModelErrorHandler,
+  type ModelRequest,
+} from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { referenceProjection } from './invariants/support/reference-projection.ts';
@@ -352,6 +362,75 @@ async function pairingSeenWhileACallIsPending(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A failed turn rolled back inside the message trie's fourth level. 16 416
+ * turns fill 32 832 messages: past 32 800 the root has grown a fourth level, and
+ * the next turn's message (the 32 833rd) sits alone in the tail. That turn fails
+ * at once on the model (failed, invariant 5: it adds nothing), and its rollback
+ * pops the tail: the last leaf comes back from under an inner node of the third
+ * level whose first branch holds it (index 0 there, the leaf one further in). A
+ * pop that dropped that inner node whole would lose the leaf's 32 messages, or
+ * shift the rest, only past 32 000 messages. The next turn's request must hold
+ * every message in its place.
+ */
+const FOURTH_LEVEL_TURNS = 16_416;
+const failOnce: ModelErrorHandler = {
+  name: 'fail-at-once',
+  handle: (error) => (error.type === 'transport_error' ? { action: 'fail', outcome: outcomeForTransport(error), detail: 'never retried' } : undefined),
+};
+
+async function failedTurnRolledBackInsideAFourthLevel(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const script = new ScriptedModelClient(
+    [
+      ...Array.from({ length: FOURTH_LEVEL_TURNS }, (_, i) => reply(`Noted item ${i}.`)),
+      transportError('overloaded', { message: 'the provider is busy' }),
+      reply('Noted the last item.'),
+    ],
+    { clock },
+  );
+  let lastMessages: ModelRequest['messages'] | undefined;
+  const client: ModelClient = {
+    name: 'reads-the-last-request',
+    call(request: ModelRequest, onDelta) {
+      if (script.calls === FOURTH_LEVEL_TURNS + 1) lastMessages = request.messages;
+      return script.call(request, onDelta);
+    },
+  };
+  const loop = new AgentLoop(loopDeps({ log: new EventLog(clock), model: client, agent: { errorHandlers: [failOnce] }, clock }));
+  const outcomes: string[] = [];
+  for (let i = 0; i <= FOURTH_LEVEL_TURNS + 1; i++) {
+    loop.send(i > FOURTH_LEVEL_TURNS ? 'Please note the last item.' : `Please note item ${i}.`, { id: `note-${i}` });
+    for (const result of await loop.drain()) outcomes.push(result.outcome.kind);
+  }
+  const textOf = (message: unknown): string => {
+    const content = (message as { content?: unknown } | undefined)?.content;
+    if (typeof content === 'string') return content;
+    if (Array.isArray(content)) return content.map((b) => (b as { text?: unknown }).text ?? '').join('');
+    return JSON.stringify(message ?? null);
+  };
+  const messages = lastMessages ?? [];
+  const wrong: string[] = [];
+  for (let i = 0; i < FOURTH_LEVEL_TURNS && wrong.length < 3; i++) {
+    if (textOf(messages[2 * i]) !== `Please note item ${i}.`) wrong.push(`message ${2 * i}: ${textOf(messages[2 * i]).slice(0, 60)}`);
+    if (textOf(messages[2 * i + 1]) !== `Noted item ${i}.`) wrong.push(`message ${2 * i + 1}: ${textOf(messages[2 * i + 1]).slice(0, 60)}`);
+  }
+  const last = textOf(messages[messages.length - 1]);
+  const failed = outcomes.filter((o) => o !== 'replied');
+  return [
+    {
+      name: `the turn at ${2 * FOURTH_LEVEL_TURNS} messages failed, the others replied`,
+      passed: outcomes.length === FOURTH_LEVEL_TURNS + 2 && failed.length === 1 && outcomes[FOURTH_LEVEL_TURNS] === 'failed',
+      message: `${outcomes.length} turns; not replied: ${failed.join(', ') || 'none'}`,
+    },
+    {
+      name: 'the next request holds every message before the failed turn in its place, then the new one',
+      passed: lastMessages !== undefined && wrong.length === 0 && messages.length >= 2 * FOURTH_LEVEL_TURNS + 1 && last.includes('Please note the last item.'),
+      message: `${messages.length} message(s)${wrong.length ? `, out of place: ${wrong.join('; ')}` : ''}; last: ${last.slice(0, 80)}`,
+    },
+  ];
+}
+
 export function longHistoryCases(): Case[] {
   return [
     checksCase(
@@ -385,6 +464,15 @@ export function longHistoryCases(): Case[] {
         file: 'src/harness/long-history-cases.ts',
       },
       failedTurnRolledBackAcrossASecondLevel,
+    ),
+    checksCase(
+      {
+        id: 'contract:long-history/failed-turn-rolled-back-inside-a-fourth-trie-level',
+        title:
+          "long history: a failed turn at 32 833 messages is rolled back inside the message trie's fourth level; the next request holds every message in its place",
+        file: 'src/harness/long-history-cases.ts',
+      },
+      failedTurnRolledBackInsideAFourthLevel,
     ),
     checksCase(
       {

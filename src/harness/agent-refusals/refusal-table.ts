@@ -335,6 +335,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'tool "cancel_order": description is empty; it is what the model reads to decide whether to call the tool',
   },
   {
+    id: 'tool/description-not-a-string',
+    title: 'a description that is not a string',
+    agent: withTool(tool('cancel_order', 'STATEFUL', { description: 7 as never })),
+    refused: 'tool "cancel_order": description is empty; it is what the model reads to decide whether to call the tool',
+  },
+  {
     id: 'tool/no-input',
     title: 'no input schema',
     agent: withTool(tool('cancel_order', 'STATEFUL', { input: undefined as never })),
