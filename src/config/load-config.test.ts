@@ -36,7 +36,10 @@ describe('resolveConfig', () => {
       [{ agents: [] }, /agents: expected an object of agent factories by name, got a list/],
       [{ agents: { shop: 1 } }, /agents\.shop: expected a factory/],
       // Probe 26, F6: an @openai/agents Agent itself (not a factory): what loopgate takes instead, in one line.
-      [{ agents: { shop: { name: 'shop', instructions: 'Help.', handoffs: [], tools: [] } } }, /agents\.shop: an @openai\/agents Agent is not a loopgate agent/],
+      [
+        { agents: { shop: { name: 'shop', instructions: 'Help.', handoffs: [], tools: [] } } },
+        /agents\.shop: an @openai\/agents Agent is not a loopgate agent/,
+      ],
       [{ agents: { 'no spaces': agent } }, /agents\.no spaces: an agent name is letters, digits/],
       [{ agents: { none: agent } }, /agents\.none: `none` is reserved/],
       [{ agents: { shop: agent }, defaultAgent: 'shpo' }, /defaultAgent: no agent "shpo" \(did you mean shop\?\)/],
