@@ -171,6 +171,14 @@ async function messagesOneArrayUntilTheyChange(): Promise<CheckResult[]> {
  */
 const DEEP_TURNS = 1060;
 
+/** A message's text as a client reads it: its string content, its blocks' text joined, or the message as JSON. */
+function textOf(message: unknown): string {
+  const content = (message as { content?: unknown } | undefined)?.content;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((b) => (b as { text?: unknown }).text ?? '').join('');
+  return JSON.stringify(message ?? null);
+}
+
 async function deepHistoryReachesTheModelInOrder(): Promise<CheckResult[]> {
   const clock = new VirtualClock();
   const script = new ScriptedModelClient(
@@ -193,12 +201,6 @@ async function deepHistoryReachesTheModelInOrder(): Promise<CheckResult[]> {
     loop.send(`Please note item ${i}.`, { id: `note-${i}` });
     for (const result of await loop.drain()) if (result.outcome.kind === 'replied') replied++;
   }
-  const textOf = (message: unknown): string => {
-    const content = (message as { content?: unknown } | undefined)?.content;
-    if (typeof content === 'string') return content;
-    if (Array.isArray(content)) return content.map((b) => (b as { text?: unknown }).text ?? '').join('');
-    return JSON.stringify(message ?? null);
-  };
   const messages = lastMessages ?? [];
   const wrong: string[] = [];
   for (let i = 0; i < DEEP_TURNS; i++) {
@@ -403,12 +405,6 @@ async function failedTurnRolledBackInsideAFourthLevel(): Promise<CheckResult[]> 
     loop.send(i > FOURTH_LEVEL_TURNS ? 'Please note the last item.' : `Please note item ${i}.`, { id: `note-${i}` });
     for (const result of await loop.drain()) outcomes.push(result.outcome.kind);
   }
-  const textOf = (message: unknown): string => {
-    const content = (message as { content?: unknown } | undefined)?.content;
-    if (typeof content === 'string') return content;
-    if (Array.isArray(content)) return content.map((b) => (b as { text?: unknown }).text ?? '').join('');
-    return JSON.stringify(message ?? null);
-  };
   const messages = lastMessages ?? [];
   const wrong: string[] = [];
   for (let i = 0; i < FOURTH_LEVEL_TURNS && wrong.length < 3; i++) {
