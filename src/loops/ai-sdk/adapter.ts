@@ -17,6 +17,7 @@
 import { generateText, stepCountIs, tool, type ModelMessage, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { installedVersion } from '../installed-version.ts';
+import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-options.ts';
 import type { Capabilities } from '../../harness/loop-port/capabilities.ts';
 import type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld } from '../../harness/loop-port/peer-world.ts';
 import type { TurnReport } from '../../harness/loop-port/port.ts';
@@ -48,24 +49,14 @@ export const AI_SDK_CAPABILITIES: Capabilities = {
   time: 'patched-timers',
 };
 
-const OPTIONS = ['glue', 'options'];
-
-const isPlainObject = (value: unknown): boolean =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) && [Object.prototype, null].includes(Object.getPrototypeOf(value));
-
 export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
-  if (!isPlainObject(loop))
-    throw new TypeError(`aiSdkLoop: expected { glue, options }, got ${Array.isArray(loop) ? 'a list' : loop === null ? 'null' : typeof loop}`);
-  for (const key of Object.keys(loop))
-    if (!OPTIONS.includes(key)) throw new TypeError(`aiSdkLoop: unknown option ${JSON.stringify(key)}; known: ${OPTIONS.join(', ')}`);
+  checkAdapterOptions('aiSdkLoop', loop, ['glue', 'options']);
   const options: unknown = loop.options;
   if (options !== undefined && !isPlainObject(options))
-    throw new TypeError(
-      `aiSdkLoop: options must be an object of generateText options (e.g. { temperature: 0 }), got ${Array.isArray(loop.options) ? 'a list' : typeof loop.options}`,
-    );
+    throw new TypeError(`aiSdkLoop: options must be an object of generateText options (e.g. { temperature: 0 }), got ${shapeOf(options)}`);
   const glue = loop.glue ?? 'on-success';
   // The tools the gate runs are the agent's, called by the harness: the loop's context would never reach them.
-  if ((loop.options as { experimental_context?: unknown } | undefined)?.experimental_context !== undefined)
+  if ((options as { experimental_context?: unknown } | undefined)?.experimental_context !== undefined)
     throw new TypeError(
       'aiSdkLoop: options.experimental_context never reaches the tools the gate runs: give it to aiSdkAgent({ context }), which hands it to every execute in every loop',
     );

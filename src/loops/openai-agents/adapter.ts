@@ -29,6 +29,7 @@ import type { Capabilities } from '../../harness/loop-port/capabilities.ts';
 import type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld } from '../../harness/loop-port/peer-world.ts';
 import type { TurnReport } from '../../harness/loop-port/port.ts';
 import { installedVersion } from '../installed-version.ts';
+import { checkAdapterOptions } from '../support/adapter-options.ts';
 import { agentsEnding, classifyAgentsError } from './classify.ts';
 import { faultySession } from './faulty-session.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
@@ -47,13 +48,8 @@ export interface OpenAiAgentsLoopOptions {
   readonly session?: () => Session | Promise<Session>;
 }
 
-const OPTIONS = ['session'];
-
 export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnderTestFactory {
-  if (options === null || typeof options !== 'object' || Array.isArray(options))
-    throw new TypeError(`openAiAgentsLoop: expected { session }, got ${Array.isArray(options) ? 'a list' : options === null ? 'null' : typeof options}`);
-  for (const key of Object.keys(options))
-    if (!OPTIONS.includes(key)) throw new TypeError(`openAiAgentsLoop: unknown option ${JSON.stringify(key)}; known: ${OPTIONS.join(', ')}`);
+  checkAdapterOptions('openAiAgentsLoop', options, ['session']);
   const make = options.session;
   if (make !== undefined && typeof make !== 'function')
     throw new TypeError(`openAiAgentsLoop: session must be a function that returns a Session (one per case), got ${typeof make}`);
