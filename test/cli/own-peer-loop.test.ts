@@ -221,6 +221,10 @@ describe("a team's own AI SDK loop", () => {
         /aiSdkLoop: options must be an object of generateText options \(e\.g\. \{ temperature: 0 \}\), got string/,
       ],
       ["openAiAgentsLoop({ session: 'x' } as never)", /openAiAgentsLoop: session must be a function that returns a Session \(one per case\), got string/],
+      [
+        "openAiAgentsLoop({ errorFunction: 'Sorry, try again.' } as never)",
+        /openAiAgentsLoop: errorFunction must be a function \(context, error\) => string, or null, got string/,
+      ],
     ] as const) {
       const dir = project({ loop, scenarios: { right: RIGHT } });
       const config = join(dir, 'loopgate.config.ts');
@@ -271,6 +275,51 @@ describe("a team's own AI SDK loop", () => {
       /credential-shapes-redacted: a credential of a known shape \(Stripe secret or restricted key, live or test, 32 characters\), configured nowhere, reached model request 2: ai-sdk redacts none/,
     );
     expect(got.stdout).not.toContain('51HqLyjWDarjtT1zdp7dcQw9');
+  });
+
+  it("a tool that threw is shown to the model as failed on the OpenAI Agents loop, never as ok, and the team's errorFunction is what the model reads (probe 25, F16)", async () => {
+    const refund = 'execute: async ({ id }) => { throw new Error(`refund 200 exceeds what is left on ${id}`); }';
+    const fails = (name: string, contains: string) => `name: ${name}
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { id: INV-7 } }]
+    - reply: The refund did not go through.
+inbox:
+  - say: Refund INV-7.
+expect:
+  outcome: replied
+  executions: { issue_refund: 1 }
+  history: { contains: [${JSON.stringify(contains)}] }
+`;
+    const agents = (loop: string, refundBody: string, contains = 'result#r1 failed') => {
+      const dir = project({ loop, refund: refundBody, scenarios: { fails: fails('a refund that fails', contains) } });
+      const config = join(dir, 'loopgate.config.ts');
+      writeFileSync(config, `import { openAiAgentsLoop } from ${from('src/loops/openai-agents/index.ts')};\n${readFileSync(config, 'utf8')}`);
+      return dir;
+    };
+    // The correct agent passes in every loop: the model was told the refund failed.
+    await passesInEveryLoop(agents('openAiAgentsLoop()', refund));
+    // A refund that swallows its backend's error and says it went through is caught.
+    const swallowed = agents(
+      'openAiAgentsLoop()',
+      "execute: async ({ id }) => { try { throw new Error('backend down'); } catch { return { refunded: id }; } }",
+    );
+    const got = await loopgate(['run', '--reporter', 'console', '--out', join(swallowed, 'reports')], swallowed);
+    expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(1);
+    expect(got.stdout).toContain('history: no line contains "result#r1 failed"');
+    // The team's own errorFunction gives the text the model reads.
+    const own = agents(
+      'openAiAgentsLoop({ errorFunction: (_context, error) => `refund failed: ${(error as Error).message}` })',
+      refund,
+      'result#r1 failed: refund failed: refund 200 exceeds what is left on INV-7',
+    );
+    const ran = await loopgate(['run', '--reporter', 'console', '--out', join(own, 'reports')], own);
+    expect(ran.status, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+    // errorFunction: null, as in the SDK, lets the error end the run (an error the classifier does not know: failed{internal}).
+    const raises = agents('openAiAgentsLoop({ errorFunction: null })', refund);
+    const raised = await loopgate(['run', '--reporter', 'console', '--out', join(raises, 'reports')], raises);
+    expect(raised.status, `${raised.stdout}\n${raised.stderr}`).toBe(1);
+    expect(raised.stdout.replace(/[│\s]+/g, ' ')).toContain('outcome: expected "replied", got "failed{internal}"');
   });
 
   it('a scenario with a bystander is skipped on a peer, saying why — never run with its bystander dropped (probe 26, F7)', async () => {

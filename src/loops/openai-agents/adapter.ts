@@ -9,6 +9,11 @@
  * on the `openai` client against the wire fake. The runner's own model retry
  * is set as the `openai` client would retry (network errors, 408/409/429/5xx),
  * up to the scenario's retries. Spans go to a recording processor.
+ *
+ * A tool body that throws is answered by the tools' `errorFunction` (the SDK's
+ * default, or the config's), and its result is read back as `failed`: the
+ * Agents items carry no status, so the adapter remembers which calls threw — a
+ * body that swallows its error and returns is `ok`, as it told the model.
  */
 import {
   Agent,
@@ -21,6 +26,7 @@ import {
   setTracingDisabled,
   tool,
   type Model,
+  type RunContext,
   type Session,
 } from '@openai/agents';
 import { z } from 'zod';
@@ -43,22 +49,34 @@ export const OPENAI_AGENTS_CAPABILITIES: Capabilities = {
   time: 'patched-timers',
 };
 
+/** What the model is told when a tool throws, as the SDK's `tool({ errorFunction })`; `null` lets the error end the run. */
+export type AgentsToolErrorFunction = (context: RunContext<unknown>, error: unknown) => string | Promise<string>;
+
 export interface OpenAiAgentsLoopOptions {
   /** The session the runs persist to, one per case (default: a fresh MemorySession per case). May be async. */
   readonly session?: () => Session | Promise<Session>;
+  /** Every tool's `errorFunction`, as the team's production agent sets it (default: the SDK's, which hides the error). */
+  readonly errorFunction?: AgentsToolErrorFunction | null;
 }
 
 export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnderTestFactory {
-  checkAdapterOptions('openAiAgentsLoop', options, ['session']);
+  checkAdapterOptions('openAiAgentsLoop', options, ['session', 'errorFunction']);
   const make = options.session;
   if (make !== undefined && typeof make !== 'function')
     throw new TypeError(`openAiAgentsLoop: session must be a function that returns a Session (one per case), got ${typeof make}`);
+  const { errorFunction } = options;
+  if (errorFunction !== undefined && errorFunction !== null && typeof errorFunction !== 'function')
+    throw new TypeError(`openAiAgentsLoop: errorFunction must be a function (context, error) => string, or null, got ${typeof errorFunction}`);
   return {
     id: 'openai-agents',
     version: `@openai/agents ${installedVersion('@openai/agents')}`,
     capabilities: OPENAI_AGENTS_CAPABILITIES,
     glue: make ? 'your Session (openAiAgentsLoop({ session }))' : 'the peer’s own Session (MemorySession)',
-    create: async (world) => new AgentsTurns(world, await modelFor(world), faultySession(await sessionOf(make), world.failWrites)),
+    create: async (world) => {
+      const threw = new Set<string>();
+      const tools = world.tools.map((t) => asAgentsTool(t, threw, errorFunction));
+      return new AgentsTurns(world, await modelFor(world, threw), faultySession(await sessionOf(make), world.failWrites), tools, threw);
+    },
   };
 }
 
@@ -80,8 +98,8 @@ async function sessionOf(make: OpenAiAgentsLoopOptions['session']): Promise<Sess
   return session as Session;
 }
 
-async function modelFor(world: PeerWorld): Promise<Model> {
-  if (!world.wire) return new ScriptedAgentsModel(world.model, 'scenario-model');
+async function modelFor(world: PeerWorld, threw: ReadonlySet<string>): Promise<Model> {
+  if (!world.wire) return new ScriptedAgentsModel(world.model, 'scenario-model', threw);
   const { default: OpenAI } = await import('openai');
   const client = new OpenAI({ baseURL: world.wire.baseURL, apiKey: world.wire.apiKey, maxRetries: 0 });
   // Both models take the client the SDK bundles; the repository's `openai` speaks the same protocol.
@@ -94,11 +112,13 @@ class AgentsTurns implements PeerAdapter {
   readonly #agent: Agent;
   readonly #session: Session;
   readonly #recorder: AgentsTraceRecorder;
+  readonly #threw: ReadonlySet<string>;
   #history: Message[] = [];
 
-  constructor(world: PeerWorld, model: Model, session: Session) {
+  constructor(world: PeerWorld, model: Model, session: Session, tools: ReturnType<typeof asAgentsTool>[], threw: ReadonlySet<string>) {
     this.#world = world;
     this.#session = session;
+    this.#threw = threw;
     this.#recorder = new AgentsTraceRecorder(world.clock);
     setTraceProcessors([this.#recorder]);
     setTracingDisabled(false);
@@ -113,7 +133,7 @@ class AgentsTurns implements PeerAdapter {
           policy: retryPolicies.any(retryPolicies.networkError(), retryPolicies.httpStatus([408, 409, 429, 500, 502, 503, 504, 529])),
         },
       },
-      tools: world.tools.map(asAgentsTool),
+      tools,
     });
   }
 
@@ -141,7 +161,7 @@ class AgentsTurns implements PeerAdapter {
     } catch (error) {
       report = { turn, outcome: classifyAgentsError(error, signal), ending: agentsEnding(error), steps: 0, usage: { inputTokens: 0, outputTokens: 0 } };
     }
-    this.#history = fromAgentItems((await this.#session.getItems()) as unknown as Item[]);
+    this.#history = fromAgentItems((await this.#session.getItems()) as unknown as Item[], this.#threw);
     return report;
   }
 
@@ -162,20 +182,28 @@ class AgentsTurns implements PeerAdapter {
  * A harness tool as a function tool. Agents takes zod parameters only in strict
  * mode (which refuses optional fields), so the tool declares its JSON Schema,
  * non-strict, and the body validates with the tool's own zod schema — a bad
- * argument throws, which the runner turns into its tool-error text.
+ * argument throws, which the runner turns into its tool-error text. A call
+ * whose body threw is remembered in `threw`.
  */
-function asAgentsTool(t: PeerTool) {
+function asAgentsTool(t: PeerTool, threw: Set<string>, errorFunction: AgentsToolErrorFunction | null | undefined) {
   return tool({
     name: t.name,
     description: t.description,
     parameters: JSON.parse(JSON.stringify(z.toJSONSchema(t.input))) as never, // plain JSON: zod marks its output as a Standard Schema
     strict: false,
     ...(t.timeoutMs !== undefined ? { timeoutMs: t.timeoutMs } : {}),
-    execute: (args: unknown, _context, details) => {
-      const parsed = t.input.safeParse(args);
-      if (!parsed.success)
-        throw new Error(`invalid arguments for ${t.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-      return t.run(parsed.data, { callId: details?.toolCall?.callId ?? 'unknown-call', signal: details?.signal });
+    ...(errorFunction !== undefined ? { errorFunction } : {}),
+    execute: async (args: unknown, _context, details) => {
+      const callId = details?.toolCall?.callId ?? 'unknown-call';
+      try {
+        const parsed = t.input.safeParse(args);
+        if (!parsed.success)
+          throw new Error(`invalid arguments for ${t.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        return await t.run(parsed.data, { callId, signal: details?.signal });
+      } catch (error) {
+        threw.add(callId);
+        throw error;
+      }
     },
   });
 }

@@ -36,11 +36,14 @@ const STATUS: Readonly<Record<string, number>> = { rate_limited: 429, overloaded
 export class ScriptedAgentsModel implements Model {
   readonly #client: ModelClient;
   readonly #model: string;
+  readonly #threw: ReadonlySet<string>;
   #cuts = 0;
 
-  constructor(client: ModelClient, model: string) {
+  /** `threw`: the calls whose body threw, so the request shows their results as failed. */
+  constructor(client: ModelClient, model: string, threw: ReadonlySet<string> = new Set()) {
     this.#client = client;
     this.#model = model;
+    this.#threw = threw;
   }
 
   getResponse(request: ModelRequest): Promise<ModelResponse> {
@@ -52,7 +55,7 @@ export class ScriptedAgentsModel implements Model {
       const result = await this.#client.call({
         model: this.#model,
         system: request.systemInstructions ?? '',
-        messages: fromAgentItems(request.input as string | Item[]),
+        messages: fromAgentItems(request.input as string | Item[], this.#threw),
         tools,
         maxTokens: request.modelSettings.maxTokens ?? 4096,
         ...(request.signal ? { signal: request.signal } : {}),
