@@ -322,6 +322,67 @@ expect:
     expect(raised.stdout.replace(/[│\s]+/g, ' ')).toContain('outcome: expected "replied", got "failed{internal}"');
   });
 
+  it("a refund followed by a provider outage passes on the AI SDK loop with the notice glue, or the team's own glue (probe 25, F4)", async () => {
+    const outage = (then: string) => `name: the provider goes down after the refund ran
+config: { retry: { jitter: 0, immediateRetries: 1, backoffRetries: 3 } }
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { id: INV-7 } }]
+    - { error: { kind: server_error, status: 500 }, times: 5 }
+${then}inbox:
+  - say: Refund INV-7.
+expect:
+  outcomes: ['failed{provider_unavailable}'${then ? ', replied' : ''}]
+  executions: { issue_refund: 1 }
+`;
+    const later = `    - reply: Yes, INV-7 was refunded.
+`;
+    const withLater = outage(later).replace('inbox:\n  - say: Refund INV-7.\n', 'inbox:\n  - say: Refund INV-7.\n  - say: Did it go through?\n');
+    const scenarios = { alone: outage(''), later: withLater };
+    // Neither of the SDK docs' glues can: on-success forgets the refund, per-step keeps a failed turn's steps.
+    for (const [glue, broken] of [
+      ['on-success', 'invariant-14-side-effects-told'],
+      ['per-step', 'invariant-05-failed-turns-add-nothing'],
+    ]) {
+      const dir = project({ loop: `aiSdkLoop({ glue: '${glue}' })`, scenarios });
+      const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+      expect(got.status, `${glue}\n${got.stdout}\n${got.stderr}`).toBe(1);
+      expect(got.stdout.replace(/[│\s]+/g, ' ')).toContain(broken);
+    }
+    // The notice glue keeps nothing of the failed turn and tells the next one, as loopgate's loop does.
+    await passesInEveryLoop(project({ loop: "aiSdkLoop({ glue: 'notice' })", scenarios }));
+    // A team's own glue is what runs: one that forgets the refund is caught, one that tells it passes.
+    const forgets = project({
+      loop: 'aiSdkLoop({ glue: ({ kept, input, result }) => (result ? { history: [...input, ...result.response.messages] } : kept) })',
+      scenarios,
+    });
+    const forgot = await loopgate(['run', '--reporter', 'console', '--out', join(forgets, 'reports')], forgets);
+    expect(forgot.status, `${forgot.stdout}\n${forgot.stderr}`).toBe(1);
+    expect(forgot.stdout.replace(/[│\s]+/g, ' ')).toContain('invariant-14-side-effects-told: issue_refund (call r1) ran in turn 0');
+    const tells = project({
+      loop: `aiSdkLoop({
+    glue: ({ kept, input, result, steps }) => {
+      if (result) return { history: [...input, ...result.response.messages] };
+      const ran = steps.flatMap((s) => s.toolResults).map((r) => \`\${r.toolName} (call \${r.toolCallId}) ran before the turn failed\`);
+      return { history: kept.history, waiting: [...(kept.waiting ?? []), { role: 'user', content: ran.join('; ') }] };
+    },
+  })`,
+      scenarios,
+    });
+    const told = await loopgate(['run', '--reporter', 'console', '--out', join(tells, 'reports')], tells);
+    expect(told.status, `${told.stdout}\n${told.stderr}`).toBe(0);
+    // A glue that throws, or keeps something that is not a history, fails the turn naming it.
+    for (const [glue, message] of [
+      ["() => { throw new Error('sessions table is locked'); }", 'aiSdkLoop: the glue threw: sessions table is locked'],
+      ['() => undefined as never', 'aiSdkLoop: the glue must return { history: ModelMessage[], waiting?: ModelMessage[] }'],
+    ]) {
+      const dir = project({ loop: `aiSdkLoop({ glue: ${glue} })`, scenarios: { right: RIGHT } });
+      const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+      expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(1);
+      expect(got.stdout.replace(/[│\s]+/g, ' ')).toContain(message);
+    }
+  });
+
   it('a scenario with a bystander is skipped on a peer, saying why — never run with its bystander dropped (probe 26, F7)', async () => {
     const withBystander = `${RIGHT}bystander:
   provider: [{ reply: Hello. }]

@@ -9,6 +9,7 @@
  */
 import type { CancelSource, Message } from '../../kernel/index.ts';
 import type { Capabilities } from './capabilities.ts';
+import { AgentBuildError } from '../world/agent-under-test.ts';
 import { PeerCancel } from './peer-cancel.ts';
 import type { PeerAdapter } from './peer-world.ts';
 import type { LoopUnderTest, MessageIntent, TurnReport } from './port.ts';
@@ -92,6 +93,7 @@ export class PeerDriver implements LoopUnderTest {
     try {
       report = await this.#adapter.runTurn({ text, turn, signal: controller.signal });
     } catch (error) {
+      if (error instanceof AgentBuildError) throw error; // the team's own code around the loop (its glue) failed: the case fails in its words
       report = {
         turn,
         outcome: { kind: 'failed', reason: 'internal', detail: `the adapter rejected: ${(error as Error)?.message ?? String(error)}` },

@@ -13,7 +13,7 @@ import { acquireWireFake } from '../../../providers/wire-fakes/server.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { VirtualClock, VirtualClockStallError } from '../virtual-clock.ts';
 import { behaviourFor } from '../wire-provider.ts';
-import { agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegistry } from '../world/agent-under-test.ts';
+import { AgentBuildError, agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegistry } from '../world/agent-under-test.ts';
 import { FaultLog } from '../world/fault-log.ts';
 import { InboxDriver } from '../world/inbox-driver.ts';
 import { ModelRecording } from '../world/recording-model.ts';
@@ -116,7 +116,12 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   } finally {
     wire?.release();
   }
+  if (thrown instanceof AgentBuildError) {
+    adapter.dispose?.();
+    throw thrown;
+  }
   histories.push(adapter.persistedHistory());
+  const waiting = adapter.waiting?.() ?? [];
   const traces = adapter.traces();
   adapter.dispose?.();
   return {
@@ -136,6 +141,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     toolRuns,
     sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
     histories,
+    waiting,
     traces,
     secrets: agent.secrets ?? [],
     virtualMs: clock.now(),

@@ -44,6 +44,8 @@ export interface PeerRun {
   readonly sideEffectLevels: ReadonlyMap<string, string>;
   /** `histories[t]`: the persisted history when turn t started; the last entry: at the end. */
   readonly histories: readonly (readonly Message[])[];
+  /** At the end: what the app keeps for the next turn outside its history (an app glue's waiting notice), where it keeps any. */
+  readonly waiting: readonly Message[];
   readonly traces: readonly TraceRecord[];
   readonly secrets: readonly string[];
   readonly virtualMs: number;

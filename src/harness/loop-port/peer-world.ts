@@ -51,6 +51,8 @@ export interface PeerAdapter {
   runTurn(turn: PeerTurn): Promise<TurnReport>;
   /** What the next turn would start from, as loopgate messages (the peer's session, or the app glue's list). */
   persistedHistory(): readonly Message[];
+  /** Messages the app keeps for the next turn outside its history (a notice of what a failed turn did), where it keeps any. */
+  waiting?(): readonly Message[];
   /** One trace per turn started, peer spans mapped to loopgate's kinds; spans never ended are `undetermined`. */
   traces(): readonly TraceRecord[];
   /** Undo anything global the adapter set up. */

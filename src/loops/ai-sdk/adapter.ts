@@ -7,28 +7,29 @@
  * `LanguageModelV3`, or for a wire scenario the provider's own package
  * (`@ai-sdk/anthropic`, `@ai-sdk/openai`) against the wire fake.
  *
- * The AI SDK keeps no history: the app does. Two named glues:
- * - `on-success` (the default; the SDK docs' pattern): after `generateText`
- *   resolves, `messages.push(...response.messages)`; a turn that throws keeps
- *   nothing, its user message included.
- * - `per-step`: the turn's messages as of the last finished step
- *   (`onStepFinish`) are kept whatever the ending.
+ * The AI SDK keeps no history: the app does, in its glue (./glue.ts): one of
+ * three named ones (`on-success`, the SDK docs' pattern and the default;
+ * `per-step`; `notice`), or the team's own function — its real persistence
+ * code, called at the end of every turn with what the turn did. What a glue
+ * keeps is the history the next turn starts from, and messages waiting to go
+ * before its user message (a notice of what a failed turn did).
  */
-import { generateText, stepCountIs, tool, type ModelMessage, type ToolSet } from 'ai';
+import { generateText, stepCountIs, tool, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-options.ts';
 import type { Capabilities } from '../../harness/loop-port/capabilities.ts';
 import type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld } from '../../harness/loop-port/peer-world.ts';
 import type { TurnReport } from '../../harness/loop-port/port.ts';
 import { classifyResolved, classifyThrown, endingOf } from './classify.ts';
+import { builtInGlue, GLUES, type AiSdkGlue, type AiSdkGlueFunction, type AiSdkKept } from './glue.ts';
 import { fromSdkMessages, type SdkMessage } from './messages.ts';
 import { OtelRecorder } from './otel-recorder.ts';
 import { scriptedLanguageModel } from './scripted-language-model.ts';
 import { wireLanguageModel } from './wire-model.ts';
 
-export type AiSdkGlue = 'on-success' | 'per-step';
-const GLUES: readonly AiSdkGlue[] = ['on-success', 'per-step'];
+export type { AiSdkGlue, AiSdkGlueFunction, AiSdkKept, AiSdkTurnEnd } from './glue.ts';
 
 /**
  * `generateText` options of your own (temperature, providerOptions, prepareStep, …): laid over the harness's,
@@ -38,7 +39,7 @@ const GLUES: readonly AiSdkGlue[] = ['on-success', 'per-step'];
 export type GenerateTextOptions = Omit<Partial<Parameters<typeof generateText>[0]>, 'model' | 'tools' | 'messages' | 'prompt' | 'abortSignal' | 'system'>;
 
 export interface AiSdkLoopOptions {
-  /** How the app persists the conversation around `generateText`. Default `on-success`. */
+  /** How the app persists the conversation around `generateText`: a named glue, or your own function. Default `on-success`. */
   readonly glue?: AiSdkGlue;
   readonly options?: GenerateTextOptions;
 }
@@ -55,6 +56,7 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
   if (options !== undefined && !isPlainObject(options))
     throw new TypeError(`aiSdkLoop: options must be an object of generateText options (e.g. { temperature: 0 }), got ${shapeOf(options)}`);
   const glue = loop.glue ?? 'on-success';
+  const own = typeof glue === 'function';
   // The tools the gate runs are the agent's, called by the harness: the loop's context would never reach them.
   if ((options as { experimental_context?: unknown } | undefined)?.experimental_context !== undefined)
     throw new TypeError(
@@ -64,23 +66,28 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
     id: 'ai-sdk',
     version: `ai ${installedVersion('ai')}`,
     capabilities: AI_SDK_CAPABILITIES,
-    glue,
-    glues: GLUES,
+    // A name is checked against the glues this adapter knows (load-config refuses another); a function is the team's own.
+    ...(own ? { glue: 'your glue (aiSdkLoop({ glue }))' } : { glue: String(glue), glues: GLUES }),
     create: async (world) =>
-      new AiSdkTurns(world, world.wire ? await wireLanguageModel(world.wire) : scriptedLanguageModel(world.model, 'scenario-model'), glue, loop.options ?? {}),
+      new AiSdkTurns(
+        world,
+        world.wire ? await wireLanguageModel(world.wire) : scriptedLanguageModel(world.model, 'scenario-model'),
+        own ? glue : builtInGlue(glue, world.tools),
+        loop.options ?? {},
+      ),
   };
 }
 
 class AiSdkTurns implements PeerAdapter {
   readonly #world: PeerWorld;
   readonly #model: LanguageModelV3;
-  readonly #glue: AiSdkGlue;
+  readonly #glue: AiSdkGlueFunction;
   readonly #options: GenerateTextOptions;
   readonly #recorder: OtelRecorder;
   readonly #tools: ToolSet;
-  #persisted: ModelMessage[] = [];
+  #kept: AiSdkKept = { history: [] };
 
-  constructor(world: PeerWorld, model: LanguageModelV3, glue: AiSdkGlue, options: GenerateTextOptions) {
+  constructor(world: PeerWorld, model: LanguageModelV3, glue: AiSdkGlueFunction, options: GenerateTextOptions) {
     this.#world = world;
     this.#model = model;
     this.#glue = glue;
@@ -91,10 +98,13 @@ class AiSdkTurns implements PeerAdapter {
 
   async runTurn({ text, turn, signal }: PeerTurn): Promise<TurnReport> {
     this.#recorder.turn = turn;
-    const input: ModelMessage[] = [...this.#persisted, { role: 'user', content: text }];
-    let lastStep: ModelMessage[] | undefined;
-    let steps = 0;
+    const kept = this.#kept;
+    const input: ModelMessage[] = [...kept.history, ...(kept.waiting ?? []), { role: 'user', content: text }];
+    const steps: StepResult<ToolSet>[] = [];
     const own = this.#options.onStepFinish;
+    let report: TurnReport;
+    let result: Awaited<ReturnType<typeof generateText>> | undefined;
+    let thrown: { error: unknown } | undefined;
     try {
       const r = await generateText({
         stopWhen: stepCountIs(this.#world.maxSteps),
@@ -107,15 +117,14 @@ class AiSdkTurns implements PeerAdapter {
         messages: input,
         abortSignal: signal,
         onStepFinish: (step) => {
-          steps++;
-          lastStep = step.response.messages;
+          steps.push(step);
           // The team's own (where an app persists, audits or bills per step): called as generateText would.
           return own?.(step);
         },
         experimental_telemetry: { isEnabled: true, tracer: this.#recorder.tracer, functionId: `turn:${turn}` },
       });
-      this.#persisted = [...input, ...r.response.messages];
-      return {
+      result = r;
+      report = {
         turn,
         outcome: classifyResolved(r.finishReason, r.text),
         ending: { kind: 'resolved', finishReason: r.finishReason, ...(r.rawFinishReason ? { raw: r.rawFinishReason } : {}) },
@@ -124,13 +133,34 @@ class AiSdkTurns implements PeerAdapter {
         usage: { inputTokens: r.totalUsage.inputTokens ?? 0, outputTokens: r.totalUsage.outputTokens ?? 0 },
       };
     } catch (error) {
-      if (this.#glue === 'per-step' && lastStep) this.#persisted = [...input, ...lastStep];
-      return { turn, outcome: classifyThrown(error, signal), ending: endingOf(error), steps, usage: { inputTokens: 0, outputTokens: 0 } };
+      thrown = { error };
+      report = { turn, outcome: classifyThrown(error, signal), ending: endingOf(error), steps: steps.length, usage: { inputTokens: 0, outputTokens: 0 } };
     }
+    this.#kept = await this.#keep({ kept, input, steps, ...(result ? { result } : {}), ...(thrown ?? {}) });
+    return report;
+  }
+
+  /** The glue's answer, checked: a glue that throws or keeps something else fails the case in one line naming it, as the app's own bug. */
+  async #keep(end: Parameters<AiSdkGlueFunction>[0]): Promise<AiSdkKept> {
+    let kept: AiSdkKept;
+    try {
+      kept = await this.#glue(end);
+    } catch (error) {
+      throw new AgentBuildError(`aiSdkLoop: the glue threw: ${(error as Error)?.message ?? String(error)}`);
+    }
+    const ok = (list: unknown) =>
+      Array.isArray(list) && list.every((m) => m !== null && typeof m === 'object' && typeof (m as { role?: unknown }).role === 'string');
+    if (kept === null || typeof kept !== 'object' || !ok(kept.history) || (kept.waiting !== undefined && !ok(kept.waiting)))
+      throw new AgentBuildError('aiSdkLoop: the glue must return { history: ModelMessage[], waiting?: ModelMessage[] }');
+    return kept;
   }
 
   persistedHistory() {
-    return fromSdkMessages(this.#persisted as unknown as SdkMessage[]).messages;
+    return fromSdkMessages(this.#kept.history as unknown as SdkMessage[]).messages;
+  }
+
+  waiting() {
+    return fromSdkMessages((this.#kept.waiting ?? []) as unknown as SdkMessage[]).messages;
   }
 
   traces() {

@@ -2,9 +2,10 @@
  * Invariant 14 from outside a loop: a STATEFUL or CRITICAL call that ran in a
  * turn that did not end `replied` is told to the model at its next turn — the
  * first request of every later turn shows its result (or a line naming it),
- * until a turn so told replies; with no later turn, the persisted history does.
+ * until a turn so told replies; with no later turn, what the next turn would
+ * start from does: the persisted history, or a notice the app keeps waiting.
  */
-import type { PeerRun } from '../../loop-port/peer-run.ts';
+import { finalHistory, type PeerRun } from '../../loop-port/peer-run.ts';
 import { tells } from '../support/side-effects.ts';
 import { labelOf, requestsOfTurn } from '../support/peer-view.ts';
 
@@ -26,7 +27,7 @@ export function sideEffectsToldObservably(run: PeerRun): string | undefined {
         break;
       }
     }
-    if (!discharged && !tells(run.histories[run.histories.length - 1] ?? [], effect))
+    if (!discharged && !tells([...finalHistory(run), ...run.waiting], effect))
       return `${what}, and the persisted history the next turn starts from does not show it`;
   }
   return undefined;
