@@ -81,6 +81,12 @@ function countedFor(): () => void {
 /** A timer set on the clock: cancel it before it fires and it never does. */
 export interface VirtualTimer {
   cancel(): void;
+  /**
+   * No body waits on it (an unref'd timer: a library's housekeeping tick): a
+   * body that set it and waits on real work still holds virtual time. It fires
+   * when time passes, as before.
+   */
+  release(): void;
 }
 
 export class VirtualClock implements Clock {
@@ -144,6 +150,7 @@ export class VirtualClock implements Clock {
         uncount();
         this.#timers = this.#timers.filter((t) => t !== timer);
       },
+      release: uncount,
     };
   }
 

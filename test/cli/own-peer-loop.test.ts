@@ -383,6 +383,28 @@ expect:
     }
   });
 
+  it('a tool calling an in-process fake service that answers after a timer of its own waits real time for it on a peer, not virtual time (probe 25, F17)', async () => {
+    const lookup = 'execute: async ({ id }) => ({ id, ...((await (await fetch(service)).json()) as object) })';
+    const dir = project({
+      lookup,
+      scenarios: { service: lookupScenario('a lookup through a local service', '  executions: { lookup_invoice: 1 }\n  clock: 0\n') },
+    });
+    const config = join(dir, 'loopgate.config.ts');
+    writeFileSync(
+      config,
+      `import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+// A team's in-process fake of its billing service, started when the config loads: it answers after a timer.
+const fake = createServer((_request, response) => void setTimeout(() => response.end(JSON.stringify({ total: 40 })), 30));
+await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+fake.unref();
+const service = \`http://127.0.0.1:\${(fake.address() as AddressInfo).port}/\`;
+${readFileSync(config, 'utf8')}`,
+    );
+    // The service's timer is the service's, outside the case: virtual time never passes for it.
+    await passesInEveryLoop(dir);
+  });
+
   it('a scenario with a bystander is skipped on a peer, saying why — never run with its bystander dropped (probe 26, F7)', async () => {
     const withBystander = `${RIGHT}bystander:
   provider: [{ reply: Hello. }]

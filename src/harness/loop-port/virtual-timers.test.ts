@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../virtual-clock.ts';
 import { withVirtualTimers } from './virtual-timers.ts';
@@ -24,5 +25,28 @@ describe('the global timers on a case’s virtual clock', () => {
     expect(fired).toEqual([60_000, 60_500, 61_000]);
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(globalThis.setTimeout).toBe(real);
+  });
+
+  it('a timer set outside the case (a fake service the config started) is real; an unref’d one inside holds no body', async () => {
+    const clock = new VirtualClock();
+    // Outside the case: a service whose reply comes after a timer of its own, in its own async context
+    // (a server's request handler runs in the context the server was started in, as this bound function does).
+    let resolveReply: (value: string) => void = () => undefined;
+    const replyLater = AsyncResource.bind(() => void setTimeout(() => resolveReply('ok'), 20));
+    let got = '';
+    await withVirtualTimers(clock, () =>
+      clock.run(
+        (async () => {
+          got = await clock.runBody(async () => {
+            setTimeout(() => undefined, 499).unref(); // a library's housekeeping tick, in the body's context
+            const reply = new Promise<string>((resolve) => (resolveReply = resolve));
+            replyLater();
+            return reply;
+          });
+        })(),
+      ),
+    );
+    expect(got).toBe('ok');
+    expect(clock.now()).toBe(0); // no virtual time passed for the service's timer or the tick
   });
 });

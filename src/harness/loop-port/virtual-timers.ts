@@ -5,37 +5,56 @@
  * OpenAI Agents' tool timeouts and backoff, the `openai` client's `sleep` all
  * read the globals when they run — and put back when it ends.
  *
+ * Only code running for the case is on virtual time: a timer set outside the
+ * case's async context — by an in-process fake service the config started, a
+ * pool or a server of the process's own — is real, as it is in every other
+ * loop (a service answering after a 30 ms timer of its own would otherwise
+ * wait for the tool's grace of real time to pass, then for virtual time).
+ *
  * Limits, stated: the swap is process-wide, so peer cases run one at a time
  * (`withVirtualTimers` queues them) and a `--loop` run holds only that loop's
  * cases; `AbortSignal.timeout` and `performance.now()` stay real; the clock's
  * own waits for real I/O keep the real timers (captured in virtual-clock.ts).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { VirtualClock } from '../virtual-clock.ts';
 
-type Handle = { cancel(): void };
+/** Set in the async context of the case's work: what runs there is on the case's clock. */
+const inCase = new AsyncLocalStorage<true>();
 
-/** What Node's Timeout offers that callers use (unref, ref, hasRef, refresh, a primitive id). */
+type Handle = { cancel(): void; release(): void };
+
+/**
+ * What Node's Timeout offers that callers use (unref, ref, hasRef, refresh, a
+ * primitive id). An unref'd timer is housekeeping (undici's 499 ms tick): no
+ * body waits on it, so a tool waiting on real I/O still holds virtual time.
+ */
 class VirtualTimeout {
   static #ids = 1;
   readonly id = VirtualTimeout.#ids++;
   handle: Handle | undefined;
   readonly rearm: () => Handle | undefined;
+  #unref = false;
   constructor(rearm: () => Handle | undefined) {
     this.rearm = rearm;
     this.handle = rearm();
   }
   unref(): this {
+    this.#unref = true;
+    this.handle?.release();
     return this;
   }
   ref(): this {
+    this.#unref = false;
     return this;
   }
   hasRef(): boolean {
-    return true;
+    return !this.#unref;
   }
   refresh(): this {
     this.handle?.cancel();
     this.handle = this.rearm();
+    if (this.#unref) this.handle?.release();
     return this;
   }
   close(): this {
@@ -55,7 +74,7 @@ export function withVirtualTimers<T>(clock: VirtualClock, work: () => Promise<T>
   const run = queue.then(async () => {
     const restore = install(clock);
     try {
-      return await work();
+      return await inCase.run(true, work);
     } finally {
       restore();
     }
@@ -77,9 +96,10 @@ function install(clock: VirtualClock): () => void {
     if (timeout) {
       timeout.close();
       byId.delete(timeout.id);
-    }
+    } else saved.clearTimeout(t as Parameters<typeof clearTimeout>[0]); // a real one (set outside the case), or nothing
   };
   const setTimeout = (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    if (inCase.getStore() !== true) return saved.setTimeout(fn, ms, ...args);
     const t: VirtualTimeout = new VirtualTimeout(() =>
       clock.setTimer(ms ?? 0, () => {
         byId.delete(t.id);
@@ -91,10 +111,12 @@ function install(clock: VirtualClock): () => void {
     return t;
   };
   const setInterval = (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    if (inCase.getStore() !== true) return saved.setInterval(fn, ms, ...args);
     const every = Math.max(1, ms ?? 0);
     const t: VirtualTimeout = new VirtualTimeout(function arm(): Handle {
       return clock.setTimer(every, () => {
         t.handle = arm();
+        if (!t.hasRef()) t.handle.release();
         fn(...args);
       });
     });
