@@ -12,8 +12,9 @@
  * `crash` kills it: the host is halted and its connection severed, so it writes
  * nothing more (its locks die with it). `reopen` starts a new process over the
  * same store, serving the same agent — the tools' external state (a backend of
- * refunds) is the world and survives; only the process is new — and runs the
- * recovery sweep a host runs at start. The host is given the agent as a factory
+ * refunds) is the world and survives; only the process is new — whose
+ * `createHostFromConfig` runs the recovery sweep every host runs at start (the
+ * deploy's own path, not a second call of the harness's). The host is given the agent as a factory
  * and must build it for the case's conversation each time it opens it (the case
  * fails if it serves one it did not build for it).
  *
@@ -338,17 +339,11 @@ export class HostTarget implements LoopUnderTest {
     if (!this.#current.dead) throw new Error('reopen: the host has not crashed (its crash trigger never fired), so there is nothing to reopen');
     await this.settled(); // the dead process's last work has stopped
     await this.#world.store.drained(); // and what it handed to the store has landed
+    // The new process sweeps crashed turns as it starts, as every deploy's host does (createHostFromConfig).
     const process = await this.#start();
     this.#processes.push(process);
     // The UI reconnects to the new process from the last event it received.
     this.#follower?.connect(process.host, this.#processes.length - 1);
-    const sweep = await process.host.recoverAll();
-    // A store the new host refuses to read (a record lost in the crash) is an outcome of the case, not a harness failure.
-    if (sweep.failed.length > 0) {
-      const why = sweep.failed.map((f) => f.error).join('; ');
-      this.refusals.push(why);
-      this.#world.recording.unreadable(why);
-    }
   }
 
   async settled(): Promise<void> {
@@ -437,12 +432,14 @@ export class HostTarget implements LoopUnderTest {
     const withGrown = (agent: Agent): Agent => (grown.length > 0 ? { ...agent, secrets: [...(agent.secrets ?? []), ...grown] } : agent);
     const connection = w.store.connect();
     let process: Process | undefined;
+    // The logs this process opens, per conversation: filled from its start on (its recovery sweep opens them before it is returned).
+    const logs = new Map<string, EventLog>();
     const lineOf = (conversation: string): Line | undefined => this.#lines.get(conversation);
     const exporter: TraceExporter = {
       // A turn's trace is named `<conversation>:<turn>`: filed with that conversation's log.
       export: (trace: TraceRecord) => {
         const line = lineOf(trace.traceId.slice(0, trace.traceId.lastIndexOf(':')));
-        const log = line && process?.logs.get(line.conversation);
+        const log = line && logs.get(line.conversation);
         if (line && log) line.recording.traced(log, trace, traceTurn(trace));
       },
     };
@@ -464,8 +461,14 @@ export class HostTarget implements LoopUnderTest {
       store: connection,
       env: w.env,
       modelClient: (spec) => w.modelClient(spec, (s) => configAdapter(s)),
-      // The harness runs the sweep itself after a reopen, to judge what it found.
-      recover: false,
+      // The recovery sweep a host runs at start, as a deploy runs it (every process of the case: a reopened one finds
+      // the crashed turns). What it could not read back is an outcome of the case, not a harness failure.
+      onRecovered: (sweep) => {
+        if (sweep.failed.length === 0) return;
+        const why = sweep.failed.map((f) => f.error).join('; ');
+        this.refusals.push(why);
+        w.recording.unreadable(why);
+      },
       // The host is given a factory, as from loopgate.config.ts; it serves each conversation's agent, whose tools' state is
       // the world's and outlives a process (as a real backend does).
       // Built for a conversation the case does not know (or for none): the case's agent, and the per-open check below says so.
@@ -481,7 +484,7 @@ export class HostTarget implements LoopUnderTest {
       ...(w.wrapLoopDeps || (w.others ?? []).length > 0 ? { wrapLoopDeps } : {}),
       observer: {
         opened: (id, log) => {
-          process!.logs.set(id, log);
+          logs.set(id, log);
           built.delete(id);
           lineOf(id)?.recording.opened(log);
           // A team's observer listens to the log it is handed (after the harness's own recording).
@@ -501,7 +504,7 @@ export class HostTarget implements LoopUnderTest {
           const line = lineOf(id);
           if (!line) return;
           line.reports.push(reportOf(result));
-          const log = process?.logs.get(id);
+          const log = logs.get(id);
           if (log) line.recording.turnClosed(log, result);
         },
         // The case's store damages a snapshot only by the scenario's own fault (store.corruptSnapshotOnCrash):
@@ -521,7 +524,7 @@ export class HostTarget implements LoopUnderTest {
         },
       },
     });
-    process = { host, connection, logs: new Map(), dead: false };
+    process = { host, connection, logs, dead: false };
     return process;
   }
 }
