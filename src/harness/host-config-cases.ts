@@ -21,15 +21,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { reply } from '../../providers/fake/results.ts';
+import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { ConfigError } from '../host/config.ts';
 import { checkHostConfig, createHostFromConfig } from '../host/from-config.ts';
 import type { ResponseEnvelope } from '../host/envelope.ts';
 import type { AgentHost } from '../host/host.ts';
-import { defineTool, type Agent, type ModelClient, type ModelRequest } from '../kernel/index.ts';
+import { defineTool, type Agent, type ModelClient, type ModelRequest, type ModelResult } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
 
 const FILE = 'src/harness/host-config-cases.ts';
 
@@ -57,6 +58,8 @@ interface Served {
   readonly requests: () => readonly ModelRequest[];
   /** The collector's requests, once the host has closed (a row with `collector`). */
   readonly received: () => readonly CollectorRequest[];
+  /** A row with `virtualTime`: the host's clock (drive the host's work with `clock.run`). */
+  readonly clock?: VirtualClock;
 }
 
 interface CollectorRequest {
@@ -77,6 +80,10 @@ interface Row {
   readonly agent?: Agent;
   /** Built without a model client: the config's own SDK clients are built. */
   readonly ownClients?: true;
+  /** What the scripted model answers, when not two replies. */
+  readonly script?: () => ModelResult[];
+  /** The host runs on a virtual clock (`Served.clock`): a timeout is judged by its length, at no real cost. */
+  readonly virtualTime?: true;
   /** Refused with exactly this message; `{file}` is agent.yaml's path, `{folder}` its folder. */
   readonly refused?: string;
   /**
@@ -93,7 +100,88 @@ interface Row {
 
 const MODEL = 'model: {provider: fake, name: support-model}';
 
+/**
+ * An agent whose tools declare no timeout of their own and no limits: the YAML's limits are the only ones
+ * (outside probe 27, F2: a host that dropped them passed every gate). `wait_for_courier` waits until aborted.
+ */
+const UNLIMITED: Agent = {
+  system: 'You help customers with their orders.',
+  tools: [
+    defineTool({
+      name: 'wait_for_courier',
+      description: 'Wait until the courier answers.',
+      input: noArgs,
+      sideEffect: 'NONE',
+      run: (_args, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true })),
+    }),
+    defineTool({ name: 'issue_refund', description: 'Refund an order.', input: noArgs, sideEffect: 'STATEFUL', run: () => 'refunded' }),
+  ],
+};
+
 const ROWS: readonly Row[] = [
+  {
+    id: 'tool-default-timeout-written-applies-served',
+    title: 'tools.defaultTimeoutMs times out a tool that declares no timeout of its own, at its length: the answer names the call in doubt (TIMEOUT)',
+    agent: UNLIMITED,
+    virtualTime: true,
+    yaml: [MODEL, 'tools:', '  defaultTimeoutMs: 500'],
+    script: () => [toolUse([call('wait', 'wait_for_courier', { orderId: 'ORD-1001' })]), reply('The courier is not answering.')],
+    served: async ({ host, clock }) => {
+      const got = await clock!.run(host.handle('orders-1', 'Where is the courier?'));
+      const doubt = JSON.stringify(got.turns.flatMap((t) => t.inDoubt ?? []));
+      const want = JSON.stringify([{ call: 'wait', tool: 'wait_for_courier', code: 'TIMEOUT' }]);
+      // A NONE call is tried three times: 3 × 500 ms of the host's clock (the host's own default would be 3 × 30 s).
+      const waited = clock!.now();
+      return [
+        answeredOk('a message is answered', [got]),
+        { name: 'the call is in doubt, timed out', passed: doubt === want, message: doubt, expected: want, actual: doubt },
+        { name: 'timed out at the YAML default', passed: waited === 1_500, message: `${waited} ms`, expected: '1500 ms', actual: `${waited} ms` },
+      ];
+    },
+  },
+  {
+    id: 'tool-call-budget-written-applies-served',
+    title: 'budgets.maxToolCallsPerTurn stops a turn whose model asks for more calls than it allows: 422 failed{budget_exhausted}, none run',
+    agent: UNLIMITED,
+    yaml: [MODEL, 'budgets:', '  maxToolCallsPerTurn: 2'],
+    script: () => [
+      toolUse([
+        call('r1', 'issue_refund', { orderId: 'ORD-1' }),
+        call('r2', 'issue_refund', { orderId: 'ORD-2' }),
+        call('r3', 'issue_refund', { orderId: 'ORD-3' }),
+      ]),
+      reply('Refunded.'),
+    ],
+    served: async ({ host }) => {
+      const got = await host.handle('orders-1', 'Refund ORD-1, ORD-2 and ORD-3.');
+      const said = `${got.status} ${got.turns.map((t) => `${t.outcome} ${t.toolCalls} call(s)`).join(', ')}`;
+      const want = '422 failed{budget_exhausted} 0 call(s)';
+      return [{ name: 'the turn is stopped at the YAML budget before any call runs', passed: said === want, message: said, expected: want, actual: said }];
+    },
+  },
+  {
+    id: 'idle-timeout-written-applies-served',
+    title: 'sessions.idleTimeoutMs closes a conversation idle longer than it: once another goes idle, only that one is held',
+    yaml: [MODEL, 'sessions:', '  idleTimeoutMs: 1'],
+    served: async ({ host }) => {
+      const first = await host.handle('orders-1', 'Where is my order?');
+      await new Promise((resolve) => setTimeout(resolve, 20)); // real time: the row's host runs on the real clock
+      const second = await host.handle('orders-2', 'Where is my order?');
+      await host.idle();
+      const { open, idle } = host.stats();
+      const said = `${open} open, ${idle} idle`;
+      return [
+        answeredOk('both messages are answered', [first, second]),
+        {
+          name: 'the conversation idle past the timeout is closed',
+          passed: said === '1 open, 1 idle',
+          message: said,
+          expected: '1 open, 1 idle',
+          actual: said,
+        },
+      ];
+    },
+  },
   {
     id: 'tool-denied-and-asked-by-name-refused',
     title: 'a tool both denied and asked by name is refused naming both lines',
@@ -487,17 +575,23 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     writeFileSync(file, `${yaml.includes('{down}') ? yaml.replaceAll('{down}', await closedAddress()) : yaml}\n`);
     const before = listing(folder);
     const clients: ScriptedModelClient[] = [];
+    const clock = row.virtualTime ? new VirtualClock() : undefined;
     const modelClient = row.ownClients
       ? undefined
       : (): ModelClient => {
-          const client = new ScriptedModelClient([reply('ORD-1001 ships today.'), reply('ORD-1002 shipped.')]);
+          const client = new ScriptedModelClient(row.script?.() ?? [reply('ORD-1001 ships today.'), reply('ORD-1002 shipped.')]);
           clients.push(client);
           return client;
         };
     let host: AgentHost | undefined;
     let error: unknown;
     try {
-      host = await createHostFromConfig(file, { agent: row.agent ?? AGENT, env: row.env ?? {}, ...(modelClient ? { modelClient } : {}) });
+      host = await createHostFromConfig(file, {
+        agent: row.agent ?? AGENT,
+        env: row.env ?? {},
+        ...(modelClient ? { modelClient } : {}),
+        ...(clock ? { clock } : {}),
+      });
     } catch (caught) {
       error = caught;
     }
@@ -540,7 +634,7 @@ async function runRow(row: Row): Promise<CheckResult[]> {
         expected: 'passes',
         actual: checkHostSays,
       };
-      return [checked, ...(await row.served!({ host, folder, requests, received: () => collector?.requests ?? [] }))];
+      return [checked, ...(await row.served!({ host, folder, requests, received: () => collector?.requests ?? [], ...(clock ? { clock } : {}) }))];
     } finally {
       await host.close();
     }

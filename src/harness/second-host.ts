@@ -379,6 +379,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         toolOptions.maxOutputChars,
         scenario.operator,
         scenario.hosts !== undefined,
+        scenarioConfig(scenario),
       ),
       env: {
         ...(wire ? { [WIRE_KEY_ENV.primary]: wire.apiKey } : {}),
@@ -395,8 +396,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       ...(scenario.secretsOnReopen ? { secretsOnReopen: scenario.secretsOnReopen } : {}),
       ...(listener ? { listener } : {}),
       store: world,
-      // The case's loop limits travel with the agent, as a team's own agent carries them (host-config.ts).
-      agent: { ...agent, config: withoutModel(config) },
+      // The agent carries its own loop limits, as a team's agent does; the scenario's are the operator's, in the
+      // host's YAML, which the host lays over the agent's (host-config.ts).
+      agent: { ...agent, config: withoutModel(loopConfig(agent, { model: config.model })) },
       clock,
       random,
       newId: () => `m${++ids}`,
@@ -410,7 +412,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
             others: [
               {
                 conversation: BYSTANDER_CONVERSATION,
-                agent: { ...other.agent, config: withoutModel(other.config) },
+                agent: { ...other.agent, config: withoutModel(loopConfig(other.agent, { model: other.config.model })) },
                 model: other.model,
                 recording: other.recording,
                 problem: other.problem,

@@ -12,10 +12,10 @@
  * Outside probe 7's plant P10 (cache reads billed at the full input price)
  * passed the gate before this check: costs were reported, never checked.
  */
-import type { LogEvent, Usage } from '../../kernel/index.ts';
+import type { LogEvent } from '../../kernel/index.ts';
 import { costOfLog } from '../../report/cost/cost-of-log.ts';
-import type { PriceTable } from '../../report/cost/price-table.ts';
 import type { ScenarioRun } from '../second-host.ts';
+import { referenceBill as billed, referencePriceTable, REFERENCE_PRICES as PRICES, sameAmount as close, uncountable } from '../world/reference-prices.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 
 export const costFollowsPriceTable = defineInvariant({
@@ -25,15 +25,12 @@ export const costFollowsPriceTable = defineInvariant({
   check: (run) => costFollows(run),
 });
 
-/** Per million tokens: four different prices, so a token billed at another kind's price shows. */
-const PRICES = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 } as const;
-
 function costFollows(run: ScenarioRun): string | undefined {
   const events = run.log.events.filter((e) => !e.opaque) as LogEvent[];
   const models = new Set<string>();
   for (const e of events) if (e.type === 'model.request') models.add(e.payload.model);
   if (models.size === 0) return undefined;
-  const table: PriceTable = { currency: 'USD', models: Object.fromEntries([...models].map((m) => [m, PRICES])) };
+  const table = referencePriceTable(models);
   const reported = costOfLog(run.log.events, table);
   // The reference: each model.result with usage, billed here.
   // A call whose usage holds a count of 2^53 − 1 or more (or not finite) has no amount: its cost is unknown, never the bill of 2^53 − 1.
@@ -71,31 +68,4 @@ function costFollows(run: ScenarioRun): string | undefined {
   if ((reported.total.uncountedCalls ?? 0) !== uncounted)
     return `the run: reported ${reported.total.uncountedCalls ?? 0} call(s) with a token count ≥ 2^53 − 1, the log holds ${uncounted}`;
   return undefined;
-}
-
-/** A billed count no number holds exactly: 2^53 − 1 or more (where adapters and the kernel hold a larger one), NaN or ±Infinity. */
-function uncountable(usage: Usage): boolean {
-  const counts = [usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
-  return counts.some((n) => typeof n === 'number' && (Number.isNaN(n) || Math.abs(n) === Infinity || n >= Number.MAX_SAFE_INTEGER));
-}
-
-/** One call's bill (every count exact): every kind of token counted once, at its own price. */
-function billed(usage: Usage): number {
-  const tokens = (n: number | undefined) => (typeof n === 'number' && n > 0 ? n : 0);
-  const cacheRead = tokens(usage.cacheReadTokens);
-  const cacheWrite = tokens(usage.cacheWriteTokens);
-  const input = tokens(usage.inputTokens);
-  const parts: [number, number][] = [
-    [Math.max(0, input - cacheRead - cacheWrite), PRICES.input],
-    [cacheRead, PRICES.cachedInput],
-    [cacheWrite, PRICES.cacheWrite],
-    [tokens(usage.outputTokens), PRICES.output],
-  ];
-  return parts.reduce((sum, [count, perMillion]) => sum + (count / 1_000_000) * perMillion, 0);
-}
-
-/** Equal to 9 significant digits (the report keeps 12); an amount that is not finite equals nothing. */
-function close(a: number, b: number): boolean {
-  if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
-  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 }

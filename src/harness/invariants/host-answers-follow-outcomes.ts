@@ -4,8 +4,12 @@
  * outcome (README, "Running the production host"), the reply is there exactly
  * when the turn replied — and it is the text of the turn's last assistant
  * message — and the turn's summary repeats what the log records: the close's
- * outcome, steps, tool calls and tokens, and the messages the turn returned to
- * the inbox. A client (a web app, a
+ * outcome, steps, tool calls and tokens, the messages the turn returned to
+ * the inbox, the calls left in doubt (each call of the turn whose result is
+ * `unknown`: cut off by a cancel, a timeout or a crash while running — what a
+ * client must check before it retries), and the turn's cost, billed here again
+ * from the log's usage at the gate's reference prices (the host's YAML has
+ * them). A client (a web app, a
  * queue worker) decides on the status alone whether to show the reply, retry
  * later or give up; a failed turn answered 200 is a failure shown as a success.
  *
@@ -16,6 +20,7 @@ import { REDACTED, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { label, viewOf } from './support/log-view.ts';
+import { referenceBill, sameAmount, uncountable } from '../world/reference-prices.ts';
 
 /** The documented status of a request answered by a turn that ended so (by outcome kind, then by failure reason). */
 const STATUS_BY_KIND: Readonly<Record<string, number>> = {
@@ -112,6 +117,16 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
       const returned = returnedBy(view.known, summary.turn);
       if (JSON.stringify(summary.returnedToInbox) !== JSON.stringify(returned))
         return `${where} lists ${JSON.stringify(summary.returnedToInbox)} as returned to the inbox by turn ${summary.turn}, but the log returns ${JSON.stringify(returned)}`;
+      const doubt = inDoubtIn(view.known, summary.turn);
+      const toldDoubt = (summary.inDoubt ?? []).map((c) => `${c.tool} (call ${c.call}): ${c.code}`);
+      const loggedDoubt = doubt.map((c) => `${c.tool} (call ${c.call}): ${c.code}`);
+      if (toldDoubt.length !== loggedDoubt.length || toldDoubt.some((t, k) => t !== loggedDoubt[k] && !t.includes(REDACTED)))
+        return `${where} names ${toldDoubt.length === 0 ? 'no call' : toldDoubt.join(', ')} in doubt for turn ${summary.turn}, but the log's unknown results are ${loggedDoubt.length === 0 ? 'none' : loggedDoubt.join(', ')}: a client told nothing is in doubt retries a call that may have run`;
+      const bill = billOf(view.known, summary.turn);
+      const cost = summary.cost;
+      if (!cost) return `${where} gives turn ${summary.turn} no cost, but the host's config prices every model the case names`;
+      if (!sameAmount(cost.amount, bill.amount) || cost.unpricedCalls !== 0 || (cost.uncountedCalls ?? 0) !== bill.uncounted)
+        return `${where} bills turn ${summary.turn} ${cost.amount} ${cost.currency} (${cost.unpricedCalls} unpriced, ${cost.uncountedCalls ?? 0} uncounted), but its ${bill.calls} model call(s) cost ${bill.amount} at the host's prices (${bill.uncounted} uncounted)`;
     }
     if (envelope.reply !== last.reply)
       return `${where} answers the reply ${JSON.stringify(envelope.reply?.slice(0, 80))}, its last turn's summary ${JSON.stringify(last.reply?.slice(0, 80))}`;
@@ -124,6 +139,31 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The turn's calls whose result is `unknown`, in log order. */
+function inDoubtIn(known: readonly LogEvent[], turn: number): { call: string; tool: string; code: string }[] {
+  return known.flatMap((e) =>
+    e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'unknown'
+      ? [{ call: e.payload.callId, tool: e.payload.name, code: e.payload.error?.error_code ?? 'UNKNOWN' }]
+      : [],
+  );
+}
+
+/** The turn's model calls billed at the reference prices: a call with a count no number holds is uncounted, never billed. */
+function billOf(known: readonly LogEvent[], turn: number): { amount: number; calls: number; uncounted: number } {
+  let amount = 0;
+  let calls = 0;
+  let uncounted = 0;
+  for (const e of known) {
+    if (e.type !== 'model.result' || e.payload.turn !== turn) continue;
+    calls++;
+    const usage = e.payload.result.usage;
+    if (usage === undefined) continue;
+    if (uncountable(usage)) uncounted++;
+    else amount += referenceBill(usage);
+  }
+  return { amount, calls, uncounted };
 }
 
 /** What the host says of a message whose turn failed{persistence} before its taking was stored (docs/storage.md). */

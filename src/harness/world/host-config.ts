@@ -2,12 +2,17 @@
  * The production host's YAML config for a case, written as an operator writes
  * agent.yaml: the models it names (the primary and its fallbacks, over the wire
  * with their own keys where the case's provider is the wire fake), the operator's tool settings (the scenario's
- * `operator`), a tool output cap when the scenario sets one, and the harness's
- * own snapshot and session settings — no loop limits. The loop limits the case
- * runs with (the agent's, then the scenario's) travel with the agent, as a
- * team's agent carries its own: the host must apply them where its YAML says
- * nothing, as it does in production (a YAML default that overrode them would
- * run a turn past the limits the gate certified). Everything else is the
+ * `operator`), a tool output cap when the scenario sets one, the gate's reference
+ * prices for every model it names (each answer then carries its turns' cost, which
+ * host-answers-follow-outcomes bills again), and the harness's
+ * own snapshot and session settings — and the scenario's loop limits (its
+ * `config:`), each where an operator writes it: `model.maxTokens`,
+ * `model.temperature`, `model.timeoutMs`, `budgets`, `thresholds`, `retry`. The
+ * agent's own limits travel with the agent, as a team's agent carries them: the
+ * host lays the YAML's over them, key by key, and applies the agent's where its
+ * YAML says nothing, as it does in production (a YAML default that overrode them
+ * would run a turn past the limits the gate certified; a YAML limit it dropped
+ * would run past the operator's — outside probe 27, F2). Everything else is the
  * host's own defaults, the ones a deploy gets.
  *
  * Snapshots of derived state are taken every SNAPSHOT_EVERY events (production:
@@ -18,9 +23,11 @@
 
 /** Events between snapshots through the production host in the harness. */
 export const SNAPSHOT_EVERY = 8;
+import type { LoopConfig } from '../../kernel/index.ts';
 import { checkedHostConfig, type HostConfig } from '../../host/config.ts';
 import type { WireProvider } from '../../../providers/names.ts';
 import type { OperatorSettings } from '../scenario/schema.ts';
+import { referencePriceTable } from './reference-prices.ts';
 
 /**
  * A model client as the case's config names it: the scripted fake (the harness
@@ -46,9 +53,31 @@ export function hostConfigFor(
   toolMaxOutputChars: number | undefined,
   operator?: OperatorSettings,
   keepSessions = false,
+  limits: Partial<LoopConfig> = {},
 ): HostConfig {
+  const written = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  const budgets = written({
+    maxSteps: limits.maxSteps,
+    maxToolCallsPerTurn: limits.maxToolCallsPerTurn,
+    maxToolCallsPerSession: limits.maxToolCallsPerSession,
+    maxTokensPerTurn: limits.maxTokensPerTurn,
+    maxTokensPerSession: limits.maxTokensPerSession,
+  });
+  const thresholds = written({
+    maxCompactionsPerStep: limits.maxCompactionsPerStep,
+    maxCheckpointExtensions: limits.maxCheckpointExtensions,
+    sideEffectNotice: limits.sideEffectNotice,
+  });
+  const retry = written(limits.retry ?? {});
   return checkedHostConfig({
-    model: { ...models.primary, ...(models.fallbacks.length > 0 ? { fallback: [...models.fallbacks] } : {}) },
+    model: {
+      ...models.primary,
+      ...written({ maxTokens: limits.maxTokens, temperature: limits.temperature, timeoutMs: limits.modelTimeoutMs }),
+      ...(models.fallbacks.length > 0 ? { fallback: [...models.fallbacks] } : {}),
+    },
+    ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
+    ...(Object.keys(thresholds).length > 0 ? { thresholds } : {}),
+    ...(Object.keys(retry).length > 0 ? { retry } : {}),
     tools: {
       // The operator's tool settings are the config's own (the loop driven directly gets them as operator-settings.ts says).
       ...(operator?.allow !== undefined ? { allow: operator.allow } : {}),
@@ -57,6 +86,7 @@ export function hostConfigFor(
       ...(toolMaxOutputChars !== undefined ? { maxOutputChars: toolMaxOutputChars } : {}),
     },
     ...(operator?.traceMode !== undefined ? { trace: { mode: operator.traceMode } } : {}),
+    prices: referencePriceTable([models.primary.name, ...models.fallbacks.map((m) => m.name)]),
     snapshots: { every: SNAPSHOT_EVERY },
     ...(keepSessions ? {} : { sessions: { maxIdle: 0 } }),
   });
