@@ -1199,6 +1199,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'stop_reason_null',
+    title:
+      'a response whose stop reason is written null (a complete Messages body from a gateway) ends as transport_error{malformed_stream}, not a reply, with the usage that was sent',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'The capital of France is' }], stop: 'missing', usage: USAGE, nullStopReason: true },
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'final_event_without_status_reply',
     title: "a stream whose final event's response carries no status field ends as that event says: response.completed is a reply, text and usage kept",
     behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE, finalWithoutStatus: true } },

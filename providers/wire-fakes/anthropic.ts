@@ -163,8 +163,9 @@ function completeBody(turn: WireTurn): unknown {
         block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', id: block.id, name: block.name, input: completeInput(block.args) },
       ),
     ],
-    // A missing stop reason is a body without the field (a gateway's), where the stream above sends it null.
-    ...(turn.stop !== 'missing' ? { stop_reason: stopReason(turn.stop) } : {}),
+    // A missing stop reason is a body without the field (a gateway's), where the stream above sends it null; or the
+    // field written null (`nullStopReason`).
+    ...(turn.stop !== 'missing' || turn.nullStopReason ? { stop_reason: stopReason(turn.stop) } : {}),
     stop_sequence: stopSequence(turn.stop),
     ...(turn.stop === 'refusal' ? { stop_details: turn.refusal?.details ?? null } : {}),
     usage: { ...usageStart(turn), output_tokens: turn.usage.output },

@@ -119,6 +119,14 @@ export interface WireTurn {
    */
   readonly noCallIds?: boolean;
   /**
+   * With stop `missing`: a complete Messages body carries `stop_reason: null`
+   * instead of leaving the field out (a gateway that writes the field with no
+   * value, as a stream's `message_start` carries it). Streams send the turn as
+   * usual; Chat writes `finish_reason: null` for a missing stop already, and the
+   * Responses API has no stop reason to leave out.
+   */
+  readonly nullStopReason?: boolean;
+  /**
    * Chat Completions: the assistant's content comes as an array of typed parts,
    * not a string: a `thinking` part (its text in `thinking: [{type: "text", text}]`)
    * then a `text` part, as Mistral's reasoning models (Magistral, and others

@@ -275,6 +275,55 @@ async function appendOfAPayloadTheReaderRefusesIsRefused(): Promise<CheckResult[
 }
 
 /**
+ * `loop.send` is public and, from JavaScript or cast, held to no type: a message
+ * id, intent, source or text the log's reader would refuse (a number for an id,
+ * an intent the loop does not know, an object for a source) must be refused by
+ * `send` naming the field, as `append` refuses it, never stored: stored, the
+ * conversation no longer reads back from its store. Each on a fresh loop; the log
+ * stays empty and reads back.
+ */
+async function sendOfWhatTheReaderRefusesIsRefused(): Promise<CheckResult[]> {
+  const rows: [string, unknown, object, string][] = [
+    ['an id that is NaN', 'Where is ORD-1001?', { id: Number.NaN }, 'inbox.received.payload.id: NaN is not JSON data'],
+    ['an id that is a number', 'Where is ORD-1001?', { id: 7 }, 'inbox.received.payload.id: Invalid input: expected string, received number'],
+    [
+      'an intent the loop does not know',
+      'Where is ORD-1001?',
+      { intent: 'shout' },
+      'inbox.received.payload.intent: Invalid option: expected one of "follow_up"|"steer"|"inject"',
+    ],
+    [
+      'a source that is an object',
+      'Where is ORD-1001?',
+      { source: { name: 'web' } },
+      'inbox.received.payload.source: Invalid input: expected string, received object',
+    ],
+    ['a text that is a number', 1001, {}, 'inbox.received.payload.text: Invalid input: expected string, received number'],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, text, options, problem] of rows) {
+    const clock = new VirtualClock();
+    const log = new EventLog(clock);
+    const loop = new AgentLoop(loopDeps({ log, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }), agent: {}, clock }));
+    let actual = 'the message was taken';
+    try {
+      (loop.send as (text: unknown, options: object) => string)(text, options);
+    } catch (error) {
+      actual = (error as Error).message;
+    }
+    try {
+      decodeRecords(log.events.map(toRecord), 'the case log');
+      if (log.length !== 0) actual += `; the log holds ${log.length} event(s)`;
+    } catch (error) {
+      actual += `; the log does not read back: ${(error as Error).message}`;
+    }
+    const want = `cannot append event: ${problem}`;
+    checks.push({ name: `${what}: refused naming it, nothing stored`, passed: actual === want, message: actual, expected: want, actual });
+  }
+  return checks;
+}
+
+/**
  * A team's own loop behind the loop-under-test port (`loop:` in the config): its
  * adapter classifies each turn into the alphabet, and one written in JavaScript,
  * or cast, is held to no type. A report outside it (a failure reason or a kind
@@ -409,6 +458,14 @@ async function claimDropIsLoggedAsDropped(): Promise<CheckResult[]> {
 
 export function outcomeCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:outcomes/send-of-what-the-reader-refuses-refused',
+        title: 'outcomes: loop.send given an id, intent, source or text the log reader would refuse: refused naming the field, nothing stored',
+        file: 'src/harness/outcome-cases.ts',
+      },
+      sendOfWhatTheReaderRefusesIsRefused,
+    ),
     checksCase(
       {
         id: 'contract:outcomes/claim-drop-logged-as-dropped',

@@ -165,6 +165,33 @@ function exactStreamHoldsEachSecret(): CheckResult[] {
 }
 
 /**
+ * `exactSecretStream` holds back only a tail that may begin a form of a secret ("usually nothing: a streamed reply is
+ * let out as it comes"). A secret that begins with a character JSON may escape (`/` as `\/`, or `\u002f`): a backslash
+ * followed by anything else is no escape of it, so a Windows path `C:\Tr` is let out at once, while `\/Tr`,
+ * `\u002fTr` and `/Tr`, which may begin the secret, are held (mutation seed 30, secret-forms.ts `shortFrom`).
+ */
+function exactStreamHoldsOnlyWhatMayBeginASecret(): CheckResult[] {
+  const secret = '/Tr0ub4dor&3';
+  const rows: [string, string][] = [
+    ['Saved to C:\\Tr', 'Saved to C:\\Tr'],
+    ['See C:\\T', 'See C:\\T'],
+    ['Saved to C:\\/Tr', 'Saved to C:'],
+    ['Saved to C:\\u002fTr', 'Saved to C:'],
+    ['Path: /Tr', 'Path: '],
+  ];
+  return rows.map(([piece, want]) => {
+    const got = exactSecretStream([secret]).push(piece);
+    return {
+      name: `${JSON.stringify(piece)}: ${want === piece ? 'let out whole' : `${JSON.stringify(piece.slice(want.length))} held`}`,
+      passed: got === want,
+      message: `let out ${JSON.stringify(got)}`,
+      expected: JSON.stringify(want),
+      actual: JSON.stringify(got),
+    };
+  });
+}
+
+/**
  * A secret is the exact characters configured. A copy with its letters' case
  * changed is another string (an API key or a password upper-cased is not the
  * key), and it is let out alike whether or not the text around it holds a `%`
@@ -317,6 +344,16 @@ export function redactorCases(): Case[] {
         secrets: [KEY, PASSWORD],
       },
       exactStreamHoldsEachSecret,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/exact-stream-holds-only-what-may-begin-a-secret',
+        title:
+          "redactor: exactSecretStream lets out a backslash that cannot escape the secret's first character (C:\\Tr for /Tr0ub…) at once, and holds \\/Tr, \\u002fTr and /Tr",
+        file: 'src/harness/redactor-cases.ts',
+        secrets: ['/Tr0ub4dor&3'],
+      },
+      exactStreamHoldsOnlyWhatMayBeginASecret,
     ),
     checksCase(
       {

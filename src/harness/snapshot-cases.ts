@@ -317,7 +317,9 @@ async function malformedFoldRowsRefusedNamingTheFold(): Promise<CheckResult[]> {
  * before is read from the store on demand. A team handed that log (the host's
  * observer hands it each log it opens) reading the conversation from its start
  * — an audit feed, a transcript — must get every event, the prefix read back
- * from the store, the same as the log that wrote them, not the tail alone.
+ * from the store, the same as the log that wrote them, not the tail alone; and
+ * `at` a seq it does not hold (before its start, not a whole number) gives no
+ * event, as the whole log does, rather than asking the store for seqs below 0.
  */
 async function resumedLogReadsFromItsStart(): Promise<CheckResult[]> {
   const clock = new VirtualClock();
@@ -342,7 +344,26 @@ async function resumedLogReadsFromItsStart(): Promise<CheckResult[]> {
   const resumed = resumeFromSnapshot(clock, taken, prefix, log.events.slice(taken.upTo));
   const want = JSON.stringify(log.events.slice(2));
   const got = JSON.stringify(resumed.readFrom(2));
+  // A seq the log does not hold (before its start, not a whole number) is no event, as on the log that wrote them:
+  // never a read of the store for a chunk before seq 0.
+  const outside = [-1, -0.5, 0.5, Number.NaN];
+  const answer = (l: EventLog, seq: number): string => {
+    try {
+      return l.at(seq) === undefined ? 'undefined' : `seq ${l.at(seq)!.seq}`;
+    } catch (error) {
+      return `threw: ${(error as Error).message}`;
+    }
+  };
+  const atWant = outside.map((seq) => `${seq}: ${answer(log, seq)}`).join('; ');
+  const atGot = outside.map((seq) => `${seq}: ${answer(resumed, seq)}`).join('; ');
   return [
+    {
+      name: 'a seq outside the log (-1, -0.5, 0.5, NaN) is no event, as on the whole log',
+      passed: atGot === atWant,
+      message: atGot,
+      expected: atWant,
+      actual: atGot,
+    },
     {
       name: 'reading from seq 2 gives every event from there, the prefix read from the store',
       passed: got === want && loads.length > 0,
@@ -541,7 +562,8 @@ export function snapshotCases(): Case[] {
     checksCase(
       {
         id: 'contract:snapshot/resumed-log-reads-from-before-its-snapshot',
-        title: 'snapshot: a log reopened from a snapshot, read from before it, gives every event, the prefix read back from the store',
+        title:
+          'snapshot: a log reopened from a snapshot, read from before it, gives every event, the prefix read back from the store; a seq it does not hold gives none',
         file: 'src/harness/snapshot-cases.ts',
       },
       resumedLogReadsFromItsStart,

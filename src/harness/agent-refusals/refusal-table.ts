@@ -163,6 +163,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'an @openai/agents Agent is not a loopgate agent: give loopgate its tools (defineTool, with a zod input and a side-effect level) and its instructions as system; --loop openai-agents then runs them in the Agents run()',
   },
   {
+    id: 'settings/handoffs-without-instructions',
+    title: 'a handoffs list beside the settings, with no instructions: a key the agent does not have, not an @openai/agents Agent',
+    agent: edit((a) => odd({ ...a, handoffs: [] })),
+    refused:
+      'handoffs is not an agent setting (the settings: tools, system, prompt, policy, visibility, approver, compactor, checkpoints, claim, errorHandlers, config, secrets)',
+  },
+  {
     id: 'settings/misspelled-agent-key',
     title: 'policy misspelled polcy: the approval rule is never silently dropped (a CRITICAL tool would run unasked)',
     agent: edit(({ policy, ...a }) => odd({ ...a, polcy: policy })),

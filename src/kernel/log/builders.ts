@@ -27,7 +27,7 @@
 import { TRANSPORT_ERROR_KINDS, type AssistantBlock, type ModelDelta, type ModelResult, type ToolSpec, type Usage } from '../model/client.ts';
 import { assertNever, type Outcome } from '../outcome.ts';
 import type { Redactor } from '../redact/index.ts';
-import type { EventPayload, EventType, Intent } from './catalogue.ts';
+import { intentSchema, type EventPayload, type EventType, type Intent } from './catalogue.ts';
 import type { Envelope } from './envelope.ts';
 import { takeCommit, type EventLog } from './event-log.ts';
 import { frozenPlainAt, rememberChecked, toFrozenPlainData } from './plain-data.ts';
@@ -144,8 +144,12 @@ function commitBuilt<T extends EventType>(log: EventLog, type: T, payload: objec
 // ---------------------------------------------------------------------------
 
 const INBOX = 'inbox.received.payload';
+const INTENTS: ReadonlySet<unknown> = new Set(intentSchema.options);
 export function appendInboxReceived(log: EventLog, id: string, intent: Intent, text: string, source: string): Envelope<'inbox.received'> {
-  if (!buildable(log)) return log.append('inbox.received', { id, intent, text, source });
+  // What `send` was given is a caller's, held to no type from JavaScript: a field the reader would refuse (a number
+  // for an id, an intent the loop does not know) goes through `append`, which checks the payload's schema and refuses it.
+  const asRead = typeof id === 'string' && INTENTS.has(intent) && typeof text === 'string' && typeof source === 'string';
+  if (!asRead || !buildable(log)) return log.append('inbox.received', { id, intent, text, source });
   const r = log.redactor;
   return commitBuilt(log, 'inbox.received', {
     id: str(id, r, INBOX, 'id'),
