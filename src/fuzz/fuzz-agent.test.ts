@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../kernel/index.ts';
-import { assertNoViolation, fuzzAgent } from './fuzz-agent.ts';
+import { assertNoViolation, fuzzAgent, fuzzTools } from './fuzz-agent.ts';
 import { runFuzz } from './run-fuzz.ts';
 import { INVARIANTS, defineInvariant, type Invariant } from '../harness/invariants/index.ts';
 
@@ -44,6 +44,35 @@ function hotelTools(hotelId: string) {
 }
 
 describe('fuzzAgent', () => {
+  it("draws a tool's arguments from its input schema when fuzz.args says nothing: most are ones it accepts, so its body runs (outside probe 27, F6)", () => {
+    const refund = defineTool({
+      name: 'issue_refund',
+      description: 'Refund an order.',
+      input: z.object({
+        order_id: z.string().regex(/^ORD-\d{4}$/),
+        amount: z.number().positive().max(500),
+        reason: z.enum(['broken', 'late', 'other']),
+        note: z.string().max(40).optional(),
+        items: z.array(z.object({ sku: z.string(), qty: z.number().int().min(1) })).max(3),
+      }),
+      sideEffect: 'STATEFUL',
+      run: () => 'refunded',
+    });
+    const [tool] = fuzzTools([refund]);
+    const drawn = fc.sample(tool!.args, { numRuns: 300, seed: 7 });
+    const valid = drawn.filter((args) => refund.input.safeParse(args).success);
+    // A team's refund is run with arguments its schema accepts — its body, not only its refusal, is fuzzed.
+    expect(valid.length).toBeGreaterThan(200);
+    expect(new Set(valid.map((args) => (args as { reason: string }).reason))).toEqual(new Set(['broken', 'late', 'other']));
+    expect(valid.some((args) => (args as { items: unknown[] }).items.length > 0)).toBe(true);
+    // The old defaults stay in the mix: no arguments, and text that is not JSON.
+    expect(drawn.some((args) => JSON.stringify(args) === '{}')).toBe(true);
+    expect(drawn).toContain('not json');
+    // A tool whose schema JSON Schema cannot state (a custom check) keeps the old defaults.
+    const odd = defineTool({ name: 'odd', description: 'Odd.', input: z.custom<string>((t) => typeof t === 'string'), sideEffect: 'NONE', run: () => 'ok' });
+    expect(new Set(fc.sample(fuzzTools([odd])[0]!.args, { numRuns: 50, seed: 7 }).map((a) => JSON.stringify(a)))).toEqual(new Set(['{}', '"not json"']));
+  });
+
   it("runs your tools under the registry's invariants and yours", async () => {
     const { agent, args } = hotel();
     const bookedOnceAtMost = defineInvariant({

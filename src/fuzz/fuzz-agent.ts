@@ -21,6 +21,7 @@ import { counterexampleYaml } from './counterexample.ts';
 import type { FuzzCaseOptions } from './generators/scenario.ts';
 import type { FuzzTool } from './generators/tools.ts';
 import { checkFuzzOptions, FuzzOptionError } from './fuzz-options.ts';
+import { argsFromSchema } from './generators/schema-args.ts';
 import { runFuzz, type FuzzOptions, type FuzzResult } from './run-fuzz.ts';
 
 /** The name your agent has in the fuzz cases (and in a counterexample file). */
@@ -35,7 +36,7 @@ export interface FuzzAgentOptions extends Omit<FuzzOptions, 'invariants' | 'case
    * stands (default `agent-under-fuzz`).
    */
   readonly name?: string;
-  /** The arguments the model sends each tool, by name (default: `{}` and a string that is not JSON). Put valid arguments first: fast-check shrinks towards them. */
+  /** The arguments the model sends each tool, by name (default: drawn from the tool's input schema, plus `{}` and a string that is not JSON). Put valid arguments first: fast-check shrinks towards them. */
   readonly args?: Readonly<Record<string, fc.Arbitrary<unknown>>>;
   /** Your invariants, checked after the registry's. */
   readonly invariants?: readonly Invariant[];
@@ -47,13 +48,19 @@ export interface FuzzAgentOptions extends Omit<FuzzOptions, 'invariants' | 'case
   readonly host?: Omit<RunOptions, 'seed' | 'agents'>;
 }
 
-/** The generators' view of your tools: their names, levels and the arguments the model may send. */
+/**
+ * The generators' view of your tools: their names, levels and the arguments the model may send — yours, else
+ * drawn from the tool's input schema most of the time (so its body runs), with `{}` and text that is not JSON.
+ */
 export function fuzzTools(tools: readonly AnyToolDeclaration[], args: FuzzAgentOptions['args'] = {}): FuzzTool[] {
-  return tools.map((tool) => ({
-    name: tool.name,
-    sideEffect: tool.sideEffect,
-    args: args[tool.name] ?? fc.oneof({ withCrossShrink: true }, fc.constant<unknown>({}), fc.constant<unknown>('not json')),
-  }));
+  return tools.map((tool) => ({ name: tool.name, sideEffect: tool.sideEffect, args: args[tool.name] ?? defaultArgs(tool) }));
+}
+
+function defaultArgs(tool: AnyToolDeclaration): fc.Arbitrary<unknown> {
+  const none = [fc.constant<unknown>({}), fc.constant<unknown>('not json')];
+  const drawn = argsFromSchema(tool.input);
+  if (!drawn) return fc.oneof({ withCrossShrink: true }, ...none);
+  return fc.oneof({ withCrossShrink: true }, { weight: 8, arbitrary: drawn }, ...none.map((arbitrary) => ({ weight: 1, arbitrary })));
 }
 
 /**
