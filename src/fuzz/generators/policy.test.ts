@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { matchesPattern } from '../../harness/invariants/support/policy-reference.ts';
-import { anchorDecoys } from './policy.ts';
+import { anchorDecoys, operatorArb } from './policy.ts';
 
 /** A matcher that forgot one anchor: what each decoy is there to catch. */
 function unanchored(pattern: string, name: string, at: 'start' | 'end'): boolean {
@@ -34,5 +35,18 @@ describe('anchorDecoys', () => {
 
   it('gives none when no name holds another name’s start or end in its middle', () => {
     expect(anchorDecoys(['ab', 'cd'])).toEqual([]);
+  });
+});
+
+describe('operatorArb', () => {
+  it("draws a production host's tools.ask (always) and tools.deny, never naming one tool in both: a config the host would refuse", () => {
+    const tools = ['lookup_order', 'issue_refund', 'notify_customer'].map((name) => ({ name, sideEffect: 'NONE' as const, args: fc.constant({}) }));
+    const drawn = fc.sample(operatorArb(tools), { numRuns: 300, seed: 3 });
+    for (const settings of drawn) {
+      expect(settings.ask?.length).toBeGreaterThan(0);
+      expect((settings.deny ?? []).filter((name) => settings.ask!.includes(name))).toEqual([]);
+    }
+    expect(drawn.some((s) => (s.deny ?? []).length > 0)).toBe(true);
+    expect(new Set(drawn.flatMap((s) => s.ask ?? []))).toEqual(new Set(tools.map((t) => t.name)));
   });
 });

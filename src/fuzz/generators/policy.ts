@@ -142,3 +142,21 @@ export const approverArb: fc.Arbitrary<Approver> = fc.record({
   // A third of the time slower than the 3 s in which fuzz sends an early cancel (inbox.ts): the call waits, cancelled.
   delayMs: fc.oneof({ withCrossShrink: true }, fc.constant(0), fc.integer({ min: 1, max: 120_000 }), fc.integer({ min: 3_000, max: 120_000 })),
 });
+
+/**
+ * The operator's tool settings, as a production host's YAML writes them: `tools.deny` and `tools.ask` by
+ * name, never naming one tool in both (a config the host refuses). Through the production host they are its
+ * config; driven directly, the layer and rule the host would add (policy-decides-as-written reads both).
+ */
+export function operatorArb(tools: readonly FuzzTool[]): fc.Arbitrary<{ deny?: string[]; ask?: string[] }> {
+  const names = tools.map((t) => t.name);
+  return fc
+    .record({
+      deny: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 2 }),
+      ask: fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 2 }),
+    })
+    .map(({ deny, ask }) => {
+      const denied = deny.filter((name) => !ask.includes(name));
+      return { ...(denied.length > 0 ? { deny: denied } : {}), ask };
+    });
+}

@@ -10,7 +10,7 @@ import { atScriptBoundary, boundaryArb, configArb, jitterArb, withJitter } from 
 import { bystanderArb, bystanderCrashArb, toBystander, type BystanderParts } from './bystander.ts';
 import { aimedOverlapArb, compactionArb, overlapCompaction, overlapScript, withOverlapTurns } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, isPost, type InboxCommand } from './inbox.ts';
-import { approverArb, policyArb, visibilityArb } from './policy.ts';
+import { approverArb, operatorArb, policyArb, visibilityArb } from './policy.ts';
 import { providerScriptArb } from './provider.ts';
 import { sometimes } from './optional.ts';
 import { promptArb } from './prompt.ts';
@@ -61,6 +61,8 @@ export interface FuzzCaseOptions {
   readonly aimedOverlap?: number;
   /** Percent of cases whose tools' executor skips redaction (with the case's secrets only). Default 10. */
   readonly skipsRedaction?: number;
+  /** Percent of cases with the operator's tool settings (the host YAML's tools.deny and tools.ask). Default 15. */
+  readonly operator?: number;
 }
 
 /** The generated value: the parts of a scenario, with the inbox still as model-based commands. */
@@ -331,6 +333,9 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       // redactor (skips-redaction): the log's own redaction is then the last line (probe 19, P5b: a tool.result
       // builder that skipped it passed every fuzz run, the pipeline having redacted first).
       skipsRedaction: sometimes(fc.constant(true), options.skipsRedaction ?? 10),
+      // Last, for the same reason: the operator's tool settings (the production host's YAML tools.deny and tools.ask),
+      // a layer and a rule over the agent's own (outside probe 27, F6: fuzz never drew a tools.ask).
+      operator: sometimes(operatorArb(tools), options.operator ?? 15),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
@@ -490,7 +495,9 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(p.policy ? { policy: p.policy } : {}),
           ...(p.approver ? { approver: p.approver } : {}),
           ...(p.visibility ? { visibility: p.visibility } : {}),
-          ...(p.devTrace || p.spanMisuse ? { operator: { traceMode: 'dev' as const } } : {}),
+          ...(p.operator || p.devTrace || p.spanMisuse
+            ? { operator: { ...(p.operator ?? {}), ...(p.devTrace || p.spanMisuse ? { traceMode: 'dev' as const } : {}) } }
+            : {}),
           ...(p.compaction ? { compaction: p.compaction } : {}),
           ...(p.checkpoints ? { checkpoints: p.checkpoints } : {}),
           ...(p.claim ? { claim: p.claim } : {}),
