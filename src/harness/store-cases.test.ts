@@ -24,12 +24,17 @@ describe('contract:store/postgres/store-contract', () => {
 });
 
 describeWithPostgres('contract:store/postgres/store-contract on a server', (url) => {
-  it('runs every contract case that needs no snapshots on PostgreSQL, each passing', async () => {
+  it('runs every contract case that needs no snapshots on PostgreSQL, and the lock across processes, each passing', async () => {
     process.env[POSTGRES_URL_ENV] = url;
     const outcome = await postgresCase().run({ seed: 1 });
     const failed = outcome.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
     expect(failed).toEqual([]);
     expect(outcome.status).toBe('passed');
-    expect(outcome.checks).toHaveLength(STORE_CONTRACT.filter((c) => c.needs === undefined).length);
+    // The contract cases, then the conversation lock across processes (waits while another holds it; granted once released).
+    expect(outcome.checks).toHaveLength(STORE_CONTRACT.filter((c) => c.needs === undefined).length + 2);
+    expect(outcome.checks.slice(-2).map((c) => c.name)).toEqual([
+      'while another process holds a conversation lock, this process waits for it',
+      'once the other process releases it, this process is granted it',
+    ]);
   });
 });
