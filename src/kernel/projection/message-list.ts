@@ -11,9 +11,10 @@
  * (at most 4 nodes for a million messages); adding one copies the tail. Nodes and
  * tails are never written once made (every change copies its path) and never
  * leave the class, so they are not frozen: a freeze is a runtime call, and a step
- * made two of them here for arrays nothing outside could reach. `toArray()` gives
- * the messages as a frozen array — built once per list, when something asks for
- * it; a list held whole in its tail hands over the tail itself, frozen then.
+ * made two of them here for arrays nothing outside could reach; unfrozen, the
+ * copy loops over them also stay on V8's fast path. `toArray()` gives the
+ * messages as a frozen array (a copy) — built once per list, when something asks
+ * for it.
  */
 import type { Message } from '../model/client.ts';
 
@@ -135,8 +136,6 @@ export class MessageList {
   /** The messages as a frozen array (built once for this list). */
   toArray(): readonly Message[] {
     if (this.#array) return this.#array;
-    // Held whole in the tail (up to 32 messages): the tail is that array — exactly its length, never written again.
-    if (this.length === this.#tail.length) return (this.#array = Object.freeze(this.#tail as Message[]));
     const out = new Array<Message>(this.length);
     const tailOffset = this.#tailOffset();
     let i = 0;
@@ -159,9 +158,9 @@ export class MessageList {
 }
 
 /**
- * `array.slice(from, to)` (within bounds), element by element: a tail handed
- * out by `toArray` is frozen, and `slice` of a frozen array leaves V8's fast path
- * (a runtime call, ~20× the cost of this loop for a short one).
+ * `array.slice(from, to)` (within bounds), element by element: `from` may be
+ * given a frozen array, and `slice` of a frozen array leaves V8's fast path (a
+ * runtime call, ~20× the cost of this loop for a short one).
  */
 function sliceOf<T>(array: readonly T[], from: number, to: number): T[] {
   const out = new Array<T>(to - from);
@@ -169,9 +168,17 @@ function sliceOf<T>(array: readonly T[], from: number, to: number): T[] {
   return out;
 }
 
-/** `array` and `item` after it, in a new array. A spread: for the tails here (some frozen when handed out, some not) V8 copies it in one builtin, where an index loop's loads went through a generic IC call each. */
+/**
+ * `array` and `item` after it, in a new array, index by index: the arrays here
+ * are never frozen, so the loads stay on V8's fast path (from a frozen array each
+ * was a generic IC call; a spread is slower than this loop on unfrozen arrays and
+ * regrows its result for the item).
+ */
 function copyWith<T>(array: readonly T[], item: T): readonly T[] {
-  return [...array, item];
+  const out = new Array<T>(array.length + 1);
+  for (let i = 0; i < array.length; i++) out[i] = array[i]!;
+  out[array.length] = item;
+  return out;
 }
 
 /** A path of single-child nodes from `level` down to `leaf`. */
