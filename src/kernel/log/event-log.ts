@@ -138,7 +138,10 @@ export class EventLog {
   constructor(clock: Pick<Clock, 'now'>, existing: readonly AnyEvent[] = [], options: EventLogOptions = {}) {
     this.#clock = clock;
     this.#redact = options.redact;
-    this.#events = existing.slice();
+    // A new log's array from a literal: V8 tracks the kind of element a literal's arrays come to hold and makes
+    // the next ones of that kind, so the append's push stays inlined (a `slice` of an empty array starts as an
+    // array of small integers, and every log's first push changed its kind: a builtin call per append after).
+    this.#events = existing.length === 0 ? [] : existing.slice();
     this.#positions = new PositionIndex();
     for (const event of this.#events) this.#positions.observe(event);
     this.#flushedUpTo = this.#events.length;
