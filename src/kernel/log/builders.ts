@@ -29,7 +29,7 @@ import { assertNever, type Outcome } from '../outcome.ts';
 import type { Redactor } from '../redact/index.ts';
 import { intentSchema, type EventPayload, type EventType, type Intent } from './catalogue.ts';
 import type { Envelope } from './envelope.ts';
-import { takeCommit, type EventLog } from './event-log.ts';
+import { builtKind, takeCommit, type BuiltKind, type EventLog } from './event-log.ts';
 import { frozenPlainAt, rememberChecked, toFrozenPlainData } from './plain-data.ts';
 
 const commit = takeCommit();
@@ -131,11 +131,25 @@ function num(value: number, r: Redact, root: string, key: string): unknown {
 }
 
 /** Freezes a payload a builder wrote, remembers it as checked, and appends it. */
-function commitBuilt<T extends EventType>(log: EventLog, type: T, payload: object): Envelope<T> {
+function commitBuilt<T extends EventType>(log: EventLog, kind: BuiltKind & { readonly type: T }, payload: object): Envelope<T> {
   Object.freeze(payload);
   rememberChecked(payload);
-  return commit(log, type, payload) as Envelope<T>;
+  return commit(log, kind, payload) as Envelope<T>;
 }
+
+// Each type's envelope fields (version, ignorable), looked up once here rather than once per event.
+const K_INBOX_RECEIVED = builtKind('inbox.received');
+const K_TURN_OPENED = builtKind('turn.opened');
+const K_USER_MESSAGE = builtKind('user.message');
+const K_MODEL_REQUEST = builtKind('model.request');
+const K_MODEL_DELTA = builtKind('model.delta');
+const K_MODEL_RESULT = builtKind('model.result');
+const K_ASSISTANT_MESSAGE = builtKind('assistant.message');
+const K_POLICY_DECISION = builtKind('policy.decision');
+const K_TOOL_STARTED = builtKind('tool.started');
+const K_TOOL_RESULT = builtKind('tool.result');
+const K_TURN_CLOSED = builtKind('turn.closed');
+const K_TOOLS_DECLARED = builtKind('tools.declared');
 
 // ---------------------------------------------------------------------------
 // The builders, one per type the loop appends on its hot path. Each writes the
@@ -151,7 +165,7 @@ export function appendInboxReceived(log: EventLog, id: string, intent: Intent, t
   const asRead = typeof id === 'string' && INTENTS.has(intent) && typeof text === 'string' && typeof source === 'string';
   if (!asRead || !buildable(log)) return log.append('inbox.received', { id, intent, text, source });
   const r = log.redactor;
-  return commitBuilt(log, 'inbox.received', {
+  return commitBuilt(log, K_INBOX_RECEIVED, {
     id: str(id, r, INBOX, 'id'),
     intent: str(intent, r, INBOX, 'intent'),
     text: str(text, r, INBOX, 'text'),
@@ -163,7 +177,7 @@ const OPENED = 'turn.opened.payload';
 export function appendTurnOpened(log: EventLog, turn: number, trigger: string): Envelope<'turn.opened'> {
   if (!buildable(log)) return log.append('turn.opened', { turn, trigger });
   const r = log.redactor;
-  return commitBuilt(log, 'turn.opened', { turn: num(turn, r, OPENED, 'turn'), trigger: str(trigger, r, OPENED, 'trigger') });
+  return commitBuilt(log, K_TURN_OPENED, { turn: num(turn, r, OPENED, 'turn'), trigger: str(trigger, r, OPENED, 'trigger') });
 }
 
 const USER = 'user.message.payload';
@@ -177,7 +191,7 @@ export function appendUserMessage(log: EventLog, turn: number, id: string, inten
     text: str(text, r, USER, 'text'),
   };
   if (dropped) p.dropped = true;
-  return commitBuilt(log, 'user.message', p);
+  return commitBuilt(log, K_USER_MESSAGE, p);
 }
 
 export interface ModelRequestFields {
@@ -212,14 +226,14 @@ export function appendModelRequest(log: EventLog, f: ModelRequestFields): Envelo
     maxTokens: num(f.maxTokens, r, REQUEST, 'maxTokens'),
   };
   if (f.temperature !== undefined) p.temperature = num(f.temperature, r, REQUEST, 'temperature');
-  return commitBuilt(log, 'model.request', p);
+  return commitBuilt(log, K_MODEL_REQUEST, p);
 }
 
 const DELTA = 'model.delta.payload';
 export function appendModelDelta(log: EventLog, turn: number, step: number, attempt: number, delta: ModelDelta): Envelope<'model.delta'> {
   if (!buildable(log)) return log.append('model.delta', { turn, step, attempt, delta: { ...delta } });
   const r = log.redactor;
-  return commitBuilt(log, 'model.delta', {
+  return commitBuilt(log, K_MODEL_DELTA, {
     turn: num(turn, r, DELTA, 'turn'),
     step: num(step, r, DELTA, 'step'),
     attempt: num(attempt, r, DELTA, 'attempt'),
@@ -286,7 +300,7 @@ export function appendModelResult(
     attempt: num(attempt, r, RESULT, 'attempt'),
     result: result.type === 'reply' || result.type === 'tool_use' ? summaryOf(result, r) : field(summarizeResult(result, redact), r, RESULT, 'result'),
   };
-  return commitBuilt(log, 'model.result', p);
+  return commitBuilt(log, K_MODEL_RESULT, p);
 }
 
 /** What `summarizeResult` keeps of a reply or a tool use: type, stop reason, usage, and the number of calls. */
@@ -333,7 +347,7 @@ const ASSISTANT = 'assistant.message.payload';
 export function appendAssistantMessage(log: EventLog, turn: number, step: number, content: readonly AssistantBlock[]): Envelope<'assistant.message'> {
   if (!buildable(log)) return log.append('assistant.message', { turn, step, content: plainBlocks(content) });
   const r = log.redactor;
-  return commitBuilt(log, 'assistant.message', {
+  return commitBuilt(log, K_ASSISTANT_MESSAGE, {
     turn: num(turn, r, ASSISTANT, 'turn'),
     step: num(step, r, ASSISTANT, 'step'),
     content: contentOf(content, r),
@@ -388,7 +402,7 @@ export function appendPolicyDecision(
 ): Envelope<'policy.decision'> {
   if (!buildable(log)) return log.append('policy.decision', { turn, step, callId, tool, decision, by, rule });
   const r = log.redactor;
-  return commitBuilt(log, 'policy.decision', {
+  return commitBuilt(log, K_POLICY_DECISION, {
     turn: num(turn, r, POLICY, 'turn'),
     step: num(step, r, POLICY, 'step'),
     callId: str(callId, r, POLICY, 'callId'),
@@ -427,7 +441,7 @@ export function appendToolStarted(log: EventLog, f: ToolStartedFields): Envelope
     attempt: num(f.attempt, r, STARTED, 'attempt'),
   };
   if (f.idempotencyKey !== undefined) p.idempotencyKey = str(f.idempotencyKey, r, STARTED, 'idempotencyKey');
-  return commitBuilt(log, 'tool.started', p);
+  return commitBuilt(log, K_TOOL_STARTED, p);
 }
 
 export interface ToolResultFields {
@@ -476,7 +490,7 @@ export function appendToolResult(log: EventLog, f: ToolResultFields): Envelope<'
   p.durationMs = num(f.durationMs, r, TOOL_RESULT, 'durationMs');
   p.attempts = num(f.attempts, r, TOOL_RESULT, 'attempts');
   if (f.output !== undefined) p.output = field(f.output, r, TOOL_RESULT, 'output');
-  return commitBuilt(log, 'tool.result', p);
+  return commitBuilt(log, K_TOOL_RESULT, p);
 }
 
 export interface TurnClosedFields {
@@ -491,7 +505,7 @@ const CLOSED = 'turn.closed.payload';
 export function appendTurnClosed(log: EventLog, f: TurnClosedFields): Envelope<'turn.closed'> {
   if (!buildable(log)) return log.append('turn.closed', { turn: f.turn, outcome: f.outcome, steps: f.steps, usage: f.usage, toolCalls: f.toolCalls });
   const r = log.redactor;
-  return commitBuilt(log, 'turn.closed', {
+  return commitBuilt(log, K_TURN_CLOSED, {
     turn: num(f.turn, r, CLOSED, 'turn'),
     outcome: field(f.outcome, r, CLOSED, 'outcome'),
     steps: num(f.steps, r, CLOSED, 'steps'),
@@ -517,7 +531,7 @@ export function appendToolsDeclared(log: EventLog, tools: readonly ToolSpec[]): 
     byRedactor.set(r, payload);
   }
   rememberChecked(payload);
-  return commit(log, 'tools.declared', payload) as Envelope<'tools.declared'>;
+  return commit(log, K_TOOLS_DECLARED, payload) as Envelope<'tools.declared'>;
 }
 
 const declaredPayloads = new WeakMap<readonly ToolSpec[], Map<Redact, object>>();

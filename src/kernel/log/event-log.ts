@@ -44,7 +44,19 @@ export interface EventLogOptions {
   readonly redact?: Redactor;
 }
 
-type Commit = (log: EventLog, type: EventType, payload: object) => Envelope<EventType>;
+/** A type's envelope fields, for a builder to look up once instead of once per event (log/builders.ts). */
+export interface BuiltKind {
+  readonly type: EventType;
+  readonly v: number;
+  readonly ignorable: boolean;
+}
+
+/** A type's envelope fields as `append` gives them: its version and whether it is ignorable by default. */
+export function builtKind<T extends EventType>(type: T): BuiltKind & { readonly type: T } {
+  return Object.freeze({ type, v: EVENT_VERSIONS[type], ignorable: IGNORABLE_BY_DEFAULT.has(type) });
+}
+
+type Commit = (log: EventLog, kind: BuiltKind, payload: object) => Envelope<EventType>;
 
 /** The log's entry for built payloads, handed to log/builders.ts once (`takeCommit`). */
 let builtCommit: Commit | undefined;
@@ -126,7 +138,10 @@ export class EventLog {
   constructor(clock: Pick<Clock, 'now'>, existing: readonly AnyEvent[] = [], options: EventLogOptions = {}) {
     this.#clock = clock;
     this.#redact = options.redact;
-    this.#events = existing.slice();
+    // A new log's array from a literal: V8 tracks the kind of element a literal's arrays come to hold and makes
+    // the next ones of that kind, so the append's push stays inlined (a `slice` of an empty array starts as an
+    // array of small integers, and every log's first push changed its kind: a builtin call per append after).
+    this.#events = existing.length === 0 ? [] : existing.slice();
     this.#positions = new PositionIndex();
     for (const event of this.#events) this.#positions.observe(event);
     this.#flushedUpTo = this.#events.length;
@@ -266,7 +281,7 @@ export class EventLog {
           }
         }
       }
-      event = this.#store(type, frozenPayload, options.ignorable ?? IGNORABLE_BY_DEFAULT.has(type), sources);
+      event = this.#store(type, frozenPayload, options.ignorable ?? IGNORABLE_BY_DEFAULT.has(type), sources, EVENT_VERSIONS[type]);
       failures = this.#notify(event as LogEvent);
     } finally {
       this.#appending = false;
@@ -280,15 +295,15 @@ export class EventLog {
    * `append` checks it, redacted with this log's redactor, frozen. The same path
    * from there on: re-entrancy refused, positions checked, stored, listeners told.
    */
-  #appendBuilt<T extends EventType>(type: T, payload: Readonly<EventPayload<T>>): Envelope<T> {
+  #appendBuilt<T extends EventType>(kind: BuiltKind & { readonly type: T }, payload: Readonly<EventPayload<T>>): Envelope<T> {
     if (this.#appending) {
-      throw new LogAppendError('append', `re-entrant append of "${type}" from inside an append's listener`);
+      throw new LogAppendError('append', `re-entrant append of "${kind.type}" from inside an append's listener`);
     }
     this.#appending = true;
     let event: Envelope<T>;
     let failures: unknown[] | undefined;
     try {
-      event = this.#store(type, payload, IGNORABLE_BY_DEFAULT.has(type), undefined);
+      event = this.#store(kind.type, payload, kind.ignorable, undefined, kind.v);
       failures = this.#notify(event as LogEvent);
     } finally {
       this.#appending = false;
@@ -298,13 +313,11 @@ export class EventLog {
   }
 
   /** Envelope, position check, freeze, store, index: the one place an event enters the log. */
-  #store<T extends EventType>(type: T, payload: Readonly<EventPayload<T>>, ignorable: boolean, sources: readonly number[] | undefined): Envelope<T> {
+  #store<T extends EventType>(type: T, payload: Readonly<EventPayload<T>>, ignorable: boolean, sources: readonly number[] | undefined, v: number): Envelope<T> {
     const seq = this.length;
     const at = this.#clock.now();
     // The keys in a store record's order (envelope.ts `toRecord`): an event is its own record.
-    const event = (
-      sources ? { seq, type, v: EVENT_VERSIONS[type], at, payload, ignorable, sources } : { seq, type, v: EVENT_VERSIONS[type], at, payload, ignorable }
-    ) as Envelope<T>;
+    const event = (sources ? { seq, type, v, at, payload, ignorable, sources } : { seq, type, v, at, payload, ignorable }) as Envelope<T>;
     this.#positions.check(event as LogEvent, this);
     Object.freeze(event);
     rememberLogged(event);
@@ -314,7 +327,7 @@ export class EventLog {
   }
 
   static {
-    builtCommit = (log, type, payload) => log.#appendBuilt(type, payload as never);
+    builtCommit = (log, kind, payload) => log.#appendBuilt(kind, payload as never);
   }
 
   /** Runs every listener; returns the errors of those that threw. */

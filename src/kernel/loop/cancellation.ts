@@ -15,6 +15,8 @@ export interface CancelReason {
 
 export class CancelScope {
   readonly #controller = new AbortController();
+  /** Read once: every model and tool call of a turn reads the scope's signal, and Node's getter validates its receiver each time. */
+  readonly #signal = this.#controller.signal;
   #first: CancelReason | undefined;
   readonly #detach: (() => void)[] = [];
 
@@ -38,7 +40,7 @@ export class CancelScope {
   }
 
   get signal(): AbortSignal {
-    return this.#controller.signal;
+    return this.#signal;
   }
 
   get cancelled(): CancelReason | undefined {

@@ -71,6 +71,28 @@ describe('MessageList: a persistent list of messages', () => {
     expect(() => list.set(100, msg(0))).toThrow(RangeError);
   });
 
+  it('a list held in its tail hands over a frozen array that later changes leave as it was', () => {
+    for (const size of [0, 1, 5, 31, 32, 33, 64, 65]) {
+      let list = MessageList.EMPTY;
+      for (let i = 0; i < size; i++) list = list.push(msg(i));
+      const before = list.toArray();
+      const copy = [...before];
+      expect(Object.isFrozen(before)).toBe(true);
+      // Every way to make a new list from this one: the array handed out does not move.
+      const pushed = list.push(msg(1_000));
+      if (size > 0) {
+        list.set(size - 1, msg(2_000)).toArray();
+        list.pop().toArray();
+        list.truncate(size >> 1).toArray();
+      }
+      expect(pushed.toArray()).toEqual([...copy, msg(1_000)].map((_, i) => pushed.at(i)));
+      expect(pushed.at(size)?.content).toEqual(msg(1_000).content);
+      expect(before).toEqual(copy);
+      expect(list.toArray()).toBe(before);
+      for (let i = 0; i < size; i++) expect(before[i]).toBe(list.at(i));
+    }
+  });
+
   it('crosses the trie levels both ways (1,024 and 32,768 messages)', () => {
     let list = MessageList.EMPTY;
     for (let i = 0; i < 33_000; i++) list = list.push(msg(i));

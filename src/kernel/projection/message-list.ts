@@ -8,9 +8,13 @@
  * The structure is the usual persistent vector: a trie of 32-wide nodes holding
  * the messages in order, plus a tail of up to 32 messages not yet in the trie.
  * Reading, writing or removing message `i` walks or copies one root-to-leaf path
- * (at most 4 nodes for a million messages); adding one copies the tail. Every node
- * and tail is frozen. `toArray()` gives the messages as a frozen array — built
- * once per list, when something asks for it.
+ * (at most 4 nodes for a million messages); adding one copies the tail. Nodes and
+ * tails are never written once made (every change copies its path) and never
+ * leave the class, so they are not frozen: a freeze is a runtime call, and a step
+ * made two of them here for arrays nothing outside could reach; unfrozen, the
+ * copy loops over them also stay on V8's fast path. `toArray()` gives the
+ * messages as a frozen array (a copy) — built once per list, when something asks
+ * for it.
  */
 import type { Message } from '../model/client.ts';
 
@@ -20,10 +24,10 @@ const MASK = WIDTH - 1;
 
 type Node = readonly (Node | Message)[];
 
-const EMPTY_NODE: Node = Object.freeze([]);
+const EMPTY_NODE: Node = [];
 
 export class MessageList {
-  static readonly EMPTY = new MessageList(0, BITS, EMPTY_NODE, Object.freeze([]));
+  static readonly EMPTY = new MessageList(0, BITS, EMPTY_NODE, []);
 
   readonly length: number;
   readonly #shift: number;
@@ -48,16 +52,16 @@ export class MessageList {
     if (length === 0) return MessageList.EMPTY;
     const tailOffset = length < WIDTH ? 0 : ((length - 1) >>> BITS) << BITS;
     let nodes: Node[] = [];
-    for (let i = 0; i < tailOffset; i += WIDTH) nodes.push(Object.freeze(array.slice(i, i + WIDTH)));
+    for (let i = 0; i < tailOffset; i += WIDTH) nodes.push(array.slice(i, i + WIDTH));
     let shift = BITS;
     while (nodes.length > WIDTH) {
       const up: Node[] = [];
-      for (let i = 0; i < nodes.length; i += WIDTH) up.push(Object.freeze(nodes.slice(i, i + WIDTH)));
+      for (let i = 0; i < nodes.length; i += WIDTH) up.push(nodes.slice(i, i + WIDTH));
       nodes = up;
       shift += BITS;
     }
-    const root = nodes.length === 0 ? EMPTY_NODE : Object.freeze(nodes);
-    return new MessageList(length, shift, root, Object.freeze(array.slice(tailOffset)));
+    const root = nodes.length === 0 ? EMPTY_NODE : nodes;
+    return new MessageList(length, shift, root, array.slice(tailOffset));
   }
 
   /** Index of the first message in the tail. */
@@ -78,18 +82,18 @@ export class MessageList {
   /** The list with `message` added at the end. */
   push(message: Message): MessageList {
     const tailLength = this.length - this.#tailOffset();
-    if (tailLength < WIDTH) return new MessageList(this.length + 1, this.#shift, this.#root, frozenWith(this.#tail, message));
+    if (tailLength < WIDTH) return new MessageList(this.length + 1, this.#shift, this.#root, copyWith(this.#tail, message));
     // The tail is full: it goes into the trie, and a new tail starts.
     let shift = this.#shift;
     let root: Node;
     if (this.length >>> BITS > 1 << shift) {
       // The root is full: one level more.
-      root = Object.freeze([this.#root, newPath(shift, this.#tail)]);
+      root = [this.#root, newPath(shift, this.#tail)];
       shift += BITS;
     } else {
       root = pushTail(this.length, shift, this.#root, this.#tail);
     }
-    return new MessageList(this.length + 1, shift, root, Object.freeze([message]));
+    return new MessageList(this.length + 1, shift, root, [message]);
   }
 
   /** The list with the message at `index` (which must exist) replaced. */
@@ -98,7 +102,7 @@ export class MessageList {
     if (index >= this.#tailOffset()) {
       const tail = sliceOf(this.#tail, 0, this.#tail.length);
       tail[index & MASK] = message;
-      return new MessageList(this.length, this.#shift, this.#root, Object.freeze(tail));
+      return new MessageList(this.length, this.#shift, this.#root, tail);
     }
     return new MessageList(this.length, this.#shift, assoc(this.#shift, this.#root, index, message), this.#tail);
   }
@@ -107,8 +111,7 @@ export class MessageList {
   pop(): MessageList {
     if (this.length === 0) throw new RangeError('pop of an empty message list');
     if (this.length === 1) return MessageList.EMPTY;
-    if (this.length - this.#tailOffset() > 1)
-      return new MessageList(this.length - 1, this.#shift, this.#root, Object.freeze(sliceOf(this.#tail, 0, this.#tail.length - 1)));
+    if (this.length - this.#tailOffset() > 1) return new MessageList(this.length - 1, this.#shift, this.#root, sliceOf(this.#tail, 0, this.#tail.length - 1));
     // The tail held one message: the trie's last leaf becomes the tail.
     const tail = this.#leafFor(this.length - 2);
     let root = popTail(this.length, this.#shift, this.#root) ?? EMPTY_NODE;
@@ -155,8 +158,8 @@ export class MessageList {
 }
 
 /**
- * `array.slice(from, to)` (within bounds), element by element: every node and
- * tail here is frozen, and `slice` of a frozen array leaves V8's fast path (a
+ * `array.slice(from, to)` (within bounds), element by element: `from` may be
+ * given a frozen array, and `slice` of a frozen array leaves V8's fast path (a
  * runtime call, ~20× the cost of this loop for a short one).
  */
 function sliceOf<T>(array: readonly T[], from: number, to: number): T[] {
@@ -165,16 +168,22 @@ function sliceOf<T>(array: readonly T[], from: number, to: number): T[] {
   return out;
 }
 
-function frozenWith<T>(array: readonly T[], item: T): readonly T[] {
+/**
+ * `array` and `item` after it, in a new array, index by index: the arrays here
+ * are never frozen, so the loads stay on V8's fast path (from a frozen array each
+ * was a generic IC call; a spread is slower than this loop on unfrozen arrays and
+ * regrows its result for the item).
+ */
+function copyWith<T>(array: readonly T[], item: T): readonly T[] {
   const out = new Array<T>(array.length + 1);
   for (let i = 0; i < array.length; i++) out[i] = array[i]!;
   out[array.length] = item;
-  return Object.freeze(out);
+  return out;
 }
 
 /** A path of single-child nodes from `level` down to `leaf`. */
 function newPath(level: number, leaf: Node): Node {
-  return level === 0 ? leaf : Object.freeze([newPath(level - BITS, leaf)]);
+  return level === 0 ? leaf : [newPath(level - BITS, leaf)];
 }
 
 /** The trie (of a list of `length` messages whose tail is full) with the tail added as its last leaf. */
@@ -186,13 +195,13 @@ function pushTail(length: number, level: number, parent: Node, tail: Node): Node
     const child = parent[sub] as Node | undefined;
     insert = child !== undefined ? pushTail(length, level - BITS, child, tail) : newPath(level - BITS, tail);
   }
-  return sub < parent.length ? withChild(parent, sub, insert) : frozenWith(parent, insert);
+  return sub < parent.length ? withChild(parent, sub, insert) : copyWith(parent, insert);
 }
 
 function withChild(parent: Node, index: number, child: Node): Node {
   const out = sliceOf(parent, 0, parent.length);
   out[index] = child;
-  return Object.freeze(out);
+  return out;
 }
 
 function assoc(level: number, node: Node, i: number, message: Message): Node {
@@ -202,7 +211,7 @@ function assoc(level: number, node: Node, i: number, message: Message): Node {
     const sub = (i >>> level) & MASK;
     out[sub] = assoc(level - BITS, node[sub] as Node, i, message);
   }
-  return Object.freeze(out);
+  return out;
 }
 
 /** The trie (of a list of `length` messages whose tail holds one) without its last leaf; undefined when that empties it. */
@@ -213,8 +222,8 @@ function popTail(length: number, level: number, node: Node): Node | undefined {
     if (child === undefined && sub === 0) return undefined;
     const out = sliceOf(node, 0, child === undefined ? sub : sub + 1);
     if (child !== undefined) out[sub] = child;
-    return Object.freeze(out);
+    return out;
   }
   if (sub === 0) return undefined;
-  return Object.freeze(sliceOf(node, 0, sub));
+  return sliceOf(node, 0, sub);
 }

@@ -13,7 +13,7 @@ import type { AssistantBlock, AssistantMessage, Message, ToolResultBlock, UserBl
 import type { AnyEvent, LogEvent } from '../log/envelope.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { contributionOf } from './invariants/atomic-turns.ts';
-import { checkToolPairingFrom, normalizeAssistantContent, type PairingViolation } from './invariants/tool-pairing.ts';
+import { checkToolPairingFrom, isNormalAssistantContent, normalizeAssistantContent, type PairingViolation } from './invariants/tool-pairing.ts';
 import { MessageList } from './message-list.ts';
 
 interface Replacement {
@@ -294,9 +294,12 @@ class Folder {
         }
         return;
       case 'assistant.message': {
-        const content = normalizeAssistantContent(event.payload.content);
+        // The log's frozen content as it is when normalizing would give back the same blocks (a step's usual answer).
+        const given = event.payload.content;
+        const content: readonly AssistantBlock[] =
+          isNormalAssistantContent(given) && Object.isFrozen(given) ? given : Object.freeze(normalizeAssistantContent(given));
         if (content.length === 0) return;
-        const message: AssistantMessage = Object.freeze({ role: 'assistant', content: Object.freeze(content) });
+        const message: AssistantMessage = Object.freeze({ role: 'assistant', content });
         const index = this.list.length;
         this.#changed(index);
         this.list = this.list.push(message);

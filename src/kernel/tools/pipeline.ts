@@ -252,15 +252,15 @@ class Pipeline implements ToolExecutor {
     // Before: lenient parse, then strict validation (frozen on success).
     const parsed = lenientParse(call.args, call.rawArgs);
     if (!parsed.ok) return this.#settleError(state, 'failed', toolErrors.unparseable(call.name, parsed.reason, parsed.raw));
-    // Before any recursive walk (validation, copying, freezing) sees them.
-    if (nestedDeeperThan(parsed.value)) return this.#settleError(state, 'failed', toolErrors.tooDeep(call.name, MAX_ARGUMENT_DEPTH));
+    const input = parsed.value;
+    // One level deep, the common case (`isFlatObject` walks no deeper than the top level).
+    const flat = isFlatObject(input);
+    // Before any recursive walk (validation, copying, freezing) sees them. Flat arguments are one level deep.
+    if (!flat && nestedDeeperThan(input)) return this.#settleError(state, 'failed', toolErrors.tooDeep(call.name, MAX_ARGUMENT_DEPTH));
     // The schema's output is frozen, so it must not be the model's object: parsed
     // from a copy — or, for flat arguments (no nested objects, the common case),
     // from the original, copied only if the schema hands it back as it is.
-    const input = parsed.value;
-    const validated = isFlatObject(input)
-      ? validateArgs(call.name, declaration.input, input, cloneArgs)
-      : validateArgs(call.name, declaration.input, cloneArgs(input));
+    const validated = flat ? validateArgs(call.name, declaration.input, input, cloneArgs) : validateArgs(call.name, declaration.input, cloneArgs(input));
     if (!validated.ok) return this.#settleError(state, 'failed', validated.error);
     const args = validated.args;
     const loggedArgs = this.#loggable(args);

@@ -89,6 +89,25 @@ describe('Tracer', () => {
     expect(Object.isFrozen(record!.attributes)).toBe(true);
   });
 
+  it('merges any number of sets as one spread of them all would, a `__proto__` key kept as data', () => {
+    const sets: Record<string, string | number | boolean | null>[] = [
+      { a: 1, b: 'x' },
+      JSON.parse('{"__proto__": "p", "b": "y"}') as Record<string, string>,
+      { c: 2, a: 5 },
+      { d: true, b: 'z' },
+      { e: null, c: 3 },
+    ];
+    const tracer = new Tracer({ clock: clock(), traceId: 't' });
+    const span = tracer.startSpan('tool', 'x', undefined, sets[0]);
+    for (const set of sets.slice(1, -1)) span.setAttributes(set);
+    span.end('ok', sets[sets.length - 1]);
+    const [record] = tracer.end().spans;
+    const spread = sets.reduce<Record<string, unknown>>((into, set) => ({ ...into, ...set }), {});
+    expect(Object.entries(record!.attributes)).toEqual(Object.entries(spread));
+    expect(Object.getPrototypeOf(record!.attributes)).toBe(Object.prototype);
+    expect(Object.hasOwn(record!.attributes, '__proto__')).toBe(true);
+  });
+
   it('redacts string attributes', () => {
     const tracer = new Tracer({ clock: clock(), traceId: 't', redact: createRedactor({ secrets: ['hunter22'] }) });
     tracer.startSpan('tool', 'x', undefined, { args: 'password=hunter22', list: ['hunter22'] }).end('ok');

@@ -111,6 +111,8 @@ export class Tracer {
   readonly #w3c: W3cTracing | undefined;
   readonly #context: TraceContext | undefined;
   #ended: TraceRecord | undefined;
+  /** `${traceId}.`, the start of every span id (made once a trace, not once a span). */
+  #idPrefix: string | undefined;
 
   constructor(options: TracerOptions) {
     this.traceId = options.traceId;
@@ -145,7 +147,7 @@ export class Tracer {
 
   /** What every span of this trace calls back into (one object per trace, not per span). */
   readonly #ops: TraceOps = {
-    traceId: () => this.traceId,
+    idPrefix: () => (this.#idPrefix ??= `${this.traceId}.`),
     now: () => this.#clock.now(),
     ended: () => this.#ended !== undefined,
     lateEnd: (span) => this.#misuse(`span "${this.#redact(span.rawName)}" ended after the trace ended (it was recorded as undetermined)`),
@@ -203,7 +205,8 @@ export class Tracer {
 }
 
 interface TraceOps {
-  traceId(): string;
+  /** What every span id starts with: the trace id and a dot. */
+  idPrefix(): string;
   now(): number;
   ended(): boolean;
   /** A span ended after the trace ended: misuse (dev mode throws). */
@@ -252,7 +255,7 @@ class SpanNode implements SpanHandle {
   }
 
   get id(): string {
-    return (this.#id ??= `${this.#ops.traceId()}.${this.#n}`);
+    return (this.#id ??= this.#ops.idPrefix() + this.#n);
   }
 
   /** The name as given (redact before showing it). */

@@ -17,16 +17,7 @@ import type { AssistantBlock, Message } from '../../model/client.ts';
  */
 export function normalizeAssistantContent(content: readonly AssistantBlock[]): AssistantBlock[] {
   // The common shapes — only calls, or only text — with nothing to drop or rewrite: the blocks as they are, in one copy.
-  let texts = 0;
-  let asGiven = true;
-  for (let k = 0; k < content.length; k++) {
-    const block = content[k]!;
-    if (block.type === 'text') {
-      texts++;
-      if (block.text.trim().length === 0) asGiven = false;
-    } else if ('repeatOf' in block) asGiven = false;
-  }
-  if (asGiven && (texts === 0 || texts === content.length)) return [...content]; // frozen: a spread stays on V8's fast path, `slice` leaves it
+  if (isNormalAssistantContent(content)) return [...content]; // frozen: a spread stays on V8's fast path, `slice` leaves it
   const text: AssistantBlock[] = [];
   const calls: AssistantBlock[] = [];
   for (let k = 0; k < content.length; k++) {
@@ -36,6 +27,22 @@ export function normalizeAssistantContent(content: readonly AssistantBlock[]): A
     } else calls.push('repeatOf' in block ? { type: 'tool_call', id: block.id, name: block.name, args: block.args } : block); // the log's link is not the model's
   }
   return calls.length === 0 ? text : [...text, ...calls];
+}
+
+/**
+ * Does `normalizeAssistantContent` give back these very blocks, in this order?
+ * Only calls (none a repeat, whose link is the log's) or only text (none blank).
+ */
+export function isNormalAssistantContent(content: readonly AssistantBlock[]): boolean {
+  let texts = 0;
+  for (let k = 0; k < content.length; k++) {
+    const block = content[k]!;
+    if (block.type === 'text') {
+      texts++;
+      if (block.text.trim().length === 0) return false;
+    } else if ('repeatOf' in block) return false;
+  }
+  return texts === 0 || texts === content.length;
 }
 
 export interface PairingViolation {
