@@ -216,6 +216,8 @@ describe("a team's own AI SDK loop", () => {
     for (const [loop, message] of [
       ["aiSdkLoop({ glu: 'per-step' } as never)", /aiSdkLoop: unknown option "glu"; known: glue, options/],
       ["aiSdkLoop('per-step' as never)", /aiSdkLoop: expected \{ glue, options \}, got string/],
+      ["aiSdkLoop({ glue: ['notice'] } as never)", /aiSdkLoop: glue must be one of on-success, per-step, notice, or a function, got a list/],
+      ['aiSdkLoop({ glue: null } as never)', /aiSdkLoop: glue must be one of on-success, per-step, notice, or a function, got null/],
       [
         "aiSdkLoop({ options: 'temperature=0' } as never)",
         /aiSdkLoop: options must be an object of generateText options \(e\.g\. \{ temperature: 0 \}\), got string/,

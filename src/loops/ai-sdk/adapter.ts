@@ -23,7 +23,7 @@ import type { Capabilities } from '../../harness/loop-port/capabilities.ts';
 import type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld } from '../../harness/loop-port/peer-world.ts';
 import type { TurnReport } from '../../harness/loop-port/port.ts';
 import { classifyResolved, classifyThrown, endingOf } from './classify.ts';
-import { builtInGlue, GLUES, type AiSdkGlue, type AiSdkGlueFunction, type AiSdkKept } from './glue.ts';
+import { builtInGlue, GLUES, type AiSdkGlue, type AiSdkGlueFunction, type AiSdkGlueName, type AiSdkKept } from './glue.ts';
 import { fromSdkMessages, type SdkMessage } from './messages.ts';
 import { OtelRecorder } from './otel-recorder.ts';
 import { scriptedLanguageModel } from './scripted-language-model.ts';
@@ -55,7 +55,10 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
   const options: unknown = loop.options;
   if (options !== undefined && !isPlainObject(options))
     throw new TypeError(`aiSdkLoop: options must be an object of generateText options (e.g. { temperature: 0 }), got ${shapeOf(options)}`);
-  const glue = loop.glue ?? 'on-success';
+  const glue: unknown = loop.glue === undefined ? 'on-success' : loop.glue;
+  // A name load-config checks against GLUES (naming the closest); anything else that is no function is refused here.
+  if (typeof glue !== 'string' && typeof glue !== 'function')
+    throw new TypeError(`aiSdkLoop: glue must be one of ${GLUES.join(', ')}, or a function, got ${shapeOf(glue)}`);
   const own = typeof glue === 'function';
   // The tools the gate runs are the agent's, called by the harness: the loop's context would never reach them.
   if ((options as { experimental_context?: unknown } | undefined)?.experimental_context !== undefined)
@@ -72,7 +75,7 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
       new AiSdkTurns(
         world,
         world.wire ? await wireLanguageModel(world.wire) : scriptedLanguageModel(world.model, 'scenario-model'),
-        own ? glue : builtInGlue(glue, world.tools),
+        own ? (glue as AiSdkGlueFunction) : builtInGlue(glue as AiSdkGlueName, world.tools),
         loop.options ?? {},
       ),
   };
