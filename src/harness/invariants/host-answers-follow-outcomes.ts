@@ -118,9 +118,13 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
       if (JSON.stringify(summary.returnedToInbox) !== JSON.stringify(returned))
         return `${where} lists ${JSON.stringify(summary.returnedToInbox)} as returned to the inbox by turn ${summary.turn}, but the log returns ${JSON.stringify(returned)}`;
       const doubt = inDoubtIn(view.known, summary.turn);
-      const toldDoubt = (summary.inDoubt ?? []).map((c) => `${c.tool} (call ${c.call}): ${c.code}`);
+      const toldCalls = summary.inDoubt ?? [];
+      const toldDoubt = toldCalls.map((c) => `${c.tool} (call ${c.call}): ${c.code}`);
       const loggedDoubt = doubt.map((c) => `${c.tool} (call ${c.call}): ${c.code}`);
-      if (toldDoubt.length !== loggedDoubt.length || toldDoubt.some((t, k) => t !== loggedDoubt[k] && !t.includes(REDACTED)))
+      // The tool and its code as logged; the call id as logged, or with a secret in it redacted (and nothing else changed).
+      const sameCall = (k: number) =>
+        toldCalls[k]!.tool === doubt[k]!.tool && toldCalls[k]!.code === doubt[k]!.code && redactedFrom(toldCalls[k]!.call, doubt[k]!.call);
+      if (toldCalls.length !== doubt.length || toldCalls.some((_, k) => !sameCall(k)))
         return `${where} names ${toldDoubt.length === 0 ? 'no call' : toldDoubt.join(', ')} in doubt for turn ${summary.turn}, but the log's unknown results are ${loggedDoubt.length === 0 ? 'none' : loggedDoubt.join(', ')}: a client told nothing is in doubt retries a call that may have run`;
       const bill = billOf(view.known, summary.turn);
       const cost = summary.cost;
@@ -139,6 +143,21 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
     }
   }
   return undefined;
+}
+
+/** `told` is `logged`, or `logged` with parts (secrets) replaced by the redaction marker and the rest as it was. */
+function redactedFrom(told: string, logged: string): boolean {
+  if (told === logged) return true;
+  if (!told.includes(REDACTED)) return false;
+  const parts = told.split(REDACTED);
+  if (!logged.startsWith(parts[0]!) || !logged.endsWith(parts.at(-1)!)) return false;
+  let at = parts[0]!.length;
+  for (const part of parts.slice(1, -1)) {
+    const found = logged.indexOf(part, at + 1);
+    if (found < 0) return false;
+    at = found + part.length;
+  }
+  return logged.length - parts.at(-1)!.length > at; // something was hidden before the last part
 }
 
 /** The turn's calls whose result is `unknown`, in log order. */
