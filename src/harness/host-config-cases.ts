@@ -160,6 +160,39 @@ const ROWS: readonly Row[] = [
     },
   },
   {
+    id: 'model-settings-written-sent-served',
+    title: 'model.maxTokens and model.temperature the YAML writes are what the model is asked with',
+    yaml: ['model: {provider: fake, name: support-model, maxTokens: 777, temperature: 0.3}'],
+    served: async ({ host, requests }) => {
+      const got = await host.handle('orders-1', 'Where is my order?');
+      const sent = requests().map((r) => `maxTokens ${r.maxTokens}, temperature ${r.temperature}`);
+      const want = 'maxTokens 777, temperature 0.3';
+      return [
+        answeredOk('a message is answered', [got]),
+        {
+          name: 'sent with the YAML model settings',
+          passed: sent.length === 1 && sent[0] === want,
+          message: sent.join('; '),
+          expected: want,
+          actual: sent.join('; '),
+        },
+      ];
+    },
+  },
+  {
+    id: 'agent-limits-kept-where-yaml-is-silent-served',
+    title: "an agent's own tool-call budget holds where the YAML writes no budgets (no YAML default overrides it)",
+    agent: { ...UNLIMITED, config: { maxToolCallsPerTurn: 1 } },
+    yaml: [MODEL],
+    script: () => [toolUse([call('r1', 'issue_refund', { orderId: 'ORD-1' }), call('r2', 'issue_refund', { orderId: 'ORD-2' })]), reply('Refunded.')],
+    served: async ({ host }) => {
+      const got = await host.handle('orders-1', 'Refund ORD-1 and ORD-2.');
+      const said = `${got.status} ${got.turns.map((t) => `${t.outcome} ${t.toolCalls} call(s)`).join(', ')}`;
+      const want = '422 failed{budget_exhausted} 0 call(s)';
+      return [{ name: "the turn is stopped at the agent's own budget", passed: said === want, message: said, expected: want, actual: said }];
+    },
+  },
+  {
     id: 'idle-timeout-written-applies-served',
     title: 'sessions.idleTimeoutMs closes a conversation idle longer than it: once another goes idle, only that one is held',
     yaml: [MODEL, 'sessions:', '  idleTimeoutMs: 1'],
