@@ -407,6 +407,49 @@ ${readFileSync(config, 'utf8')}`,
     await passesInEveryLoop(dir);
   });
 
+  it("a tool that times out on the OpenAI Agents loop reads unknown (it may have run), as in loopgate's loop (probe 28, F1)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopgate-own-peer-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(
+      join(dir, 'loopgate.config.ts'),
+      `import { z } from ${from('node_modules/zod/index.js')};
+import { defineConfig, defineTool } from ${from('src/index.ts')};
+import { openAiAgentsLoop } from ${from('src/loops/openai-agents/index.ts')};
+export default defineConfig({
+  agents: {
+    billing: () => ({
+      system: 'You charge cards.',
+      tools: [
+        defineTool({
+          name: 'charge_card', description: 'Charge a card.', input: z.object({ amount: z.number() }), sideEffect: 'STATEFUL', timeoutMs: 1000,
+          run: () => new Promise((resolve) => setTimeout(() => resolve('charged'), 60_000)), // the payment provider hangs
+        }),
+      ],
+    }),
+  },
+  scenarios: ['scenarios'],
+  loop: openAiAgentsLoop(),
+});
+`,
+    );
+    mkdirSync(join(dir, 'scenarios'));
+    writeFileSync(
+      join(dir, 'scenarios', 'hung.yaml'),
+      `name: the payment provider hangs
+provider:
+  script:
+    - tool_use: [{ id: h1, name: charge_card, args: { amount: 30 } }]
+    - reply: I could not confirm the charge; I will check before trying again.
+inbox:
+  - say: Charge 30.
+expect:
+  outcome: replied
+  history: { contains: ['result#h1 unknown'] }
+`,
+    );
+    await passesInEveryLoop(dir);
+  });
+
   it('a scenario with a bystander is skipped on a peer, saying why — never run with its bystander dropped (probe 26, F7)', async () => {
     const withBystander = `${RIGHT}bystander:
   provider: [{ reply: Hello. }]

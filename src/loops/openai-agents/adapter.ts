@@ -11,9 +11,10 @@
  * up to the scenario's retries. Spans go to a recording processor.
  *
  * A tool body that throws is answered by the tools' `errorFunction` (the SDK's
- * default, or the config's), and its result is read back as `failed`: the
- * Agents items carry no status, so the adapter remembers which calls threw — a
- * body that swallows its error and returns is `ok`, as it told the model.
+ * default, or the config's), and its result is read back as `failed`; a call
+ * the runner timed out (its `timeoutMs`) as `unknown`: it may have run. The
+ * Agents items carry no status, so the adapter remembers how each call ended —
+ * a body that swallows its error and returns is `ok`, as it told the model.
  */
 import {
   Agent,
@@ -39,7 +40,7 @@ import { checkAdapterOptions } from '../support/adapter-options.ts';
 import { agentsEnding, classifyAgentsError } from './classify.ts';
 import { faultySession } from './faulty-session.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
-import { fromAgentItems, type Item } from './items.ts';
+import { fromAgentItems, type CallEndings, type Item } from './items.ts';
 import { ScriptedAgentsModel } from './scripted-model.ts';
 import { AgentsTraceRecorder } from './trace-recorder.ts';
 
@@ -73,9 +74,9 @@ export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnd
     capabilities: OPENAI_AGENTS_CAPABILITIES,
     glue: make ? 'your Session (openAiAgentsLoop({ session }))' : 'the peer’s own Session (MemorySession)',
     create: async (world) => {
-      const threw = new Set<string>();
-      const tools = world.tools.map((t) => asAgentsTool(t, threw, errorFunction));
-      return new AgentsTurns(world, await modelFor(world, threw), faultySession(await sessionOf(make), world.failWrites), tools, threw);
+      const endings: CallEndings = new Map();
+      const tools = world.tools.map((t) => asAgentsTool(t, endings, errorFunction));
+      return new AgentsTurns(world, await modelFor(world, endings), faultySession(await sessionOf(make), world.failWrites), tools, endings);
     },
   };
 }
@@ -98,8 +99,8 @@ async function sessionOf(make: OpenAiAgentsLoopOptions['session']): Promise<Sess
   return session as Session;
 }
 
-async function modelFor(world: PeerWorld, threw: ReadonlySet<string>): Promise<Model> {
-  if (!world.wire) return new ScriptedAgentsModel(world.model, 'scenario-model', threw);
+async function modelFor(world: PeerWorld, endings: CallEndings): Promise<Model> {
+  if (!world.wire) return new ScriptedAgentsModel(world.model, 'scenario-model', endings);
   const { default: OpenAI } = await import('openai');
   const client = new OpenAI({ baseURL: world.wire.baseURL, apiKey: world.wire.apiKey, maxRetries: 0 });
   // Both models take the client the SDK bundles; the repository's `openai` speaks the same protocol.
@@ -112,13 +113,13 @@ class AgentsTurns implements PeerAdapter {
   readonly #agent: Agent;
   readonly #session: Session;
   readonly #recorder: AgentsTraceRecorder;
-  readonly #threw: ReadonlySet<string>;
+  readonly #endings: CallEndings;
   #history: Message[] = [];
 
-  constructor(world: PeerWorld, model: Model, session: Session, tools: ReturnType<typeof asAgentsTool>[], threw: ReadonlySet<string>) {
+  constructor(world: PeerWorld, model: Model, session: Session, tools: ReturnType<typeof asAgentsTool>[], endings: CallEndings) {
     this.#world = world;
     this.#session = session;
-    this.#threw = threw;
+    this.#endings = endings;
     this.#recorder = new AgentsTraceRecorder(world.clock);
     setTraceProcessors([this.#recorder]);
     setTracingDisabled(false);
@@ -161,7 +162,7 @@ class AgentsTurns implements PeerAdapter {
     } catch (error) {
       report = { turn, outcome: classifyAgentsError(error, signal), ending: agentsEnding(error), steps: 0, usage: { inputTokens: 0, outputTokens: 0 } };
     }
-    this.#history = fromAgentItems((await this.#session.getItems()) as unknown as Item[], this.#threw);
+    this.#history = fromAgentItems((await this.#session.getItems()) as unknown as Item[], this.#endings);
     return report;
   }
 
@@ -182,16 +183,25 @@ class AgentsTurns implements PeerAdapter {
  * A harness tool as a function tool. Agents takes zod parameters only in strict
  * mode (which refuses optional fields), so the tool declares its JSON Schema,
  * non-strict, and the body validates with the tool's own zod schema — a bad
- * argument throws, which the runner turns into its tool-error text. A call
- * whose body threw is remembered in `threw`.
+ * argument throws, which the runner turns into its tool-error text. How a call
+ * ended is remembered in `endings`: its body threw (failed), or the runner timed
+ * it out (unknown; the runner's own words go to the model, as its default does).
  */
-function asAgentsTool(t: PeerTool, threw: Set<string>, errorFunction: AgentsToolErrorFunction | null | undefined) {
+function asAgentsTool(t: PeerTool, endings: CallEndings, errorFunction: AgentsToolErrorFunction | null | undefined) {
   return tool({
     name: t.name,
     description: t.description,
     parameters: JSON.parse(JSON.stringify(z.toJSONSchema(t.input))) as never, // plain JSON: zod marks its output as a Standard Schema
     strict: false,
-    ...(t.timeoutMs !== undefined ? { timeoutMs: t.timeoutMs } : {}),
+    ...(t.timeoutMs !== undefined
+      ? {
+          timeoutMs: t.timeoutMs,
+          timeoutErrorFunction: (_context: unknown, _error: unknown, details?: { toolCall?: { callId?: string } }) => {
+            endings.set(details?.toolCall?.callId ?? 'unknown-call', 'unknown');
+            return `Tool '${t.name}' timed out after ${t.timeoutMs}ms.`;
+          },
+        }
+      : {}),
     ...(errorFunction !== undefined ? { errorFunction } : {}),
     execute: async (args: unknown, _context, details) => {
       const callId = details?.toolCall?.callId ?? 'unknown-call';
@@ -201,7 +211,7 @@ function asAgentsTool(t: PeerTool, threw: Set<string>, errorFunction: AgentsTool
           throw new Error(`invalid arguments for ${t.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
         return await t.run(parsed.data, { callId, signal: details?.signal });
       } catch (error) {
-        threw.add(callId);
+        if (!endings.has(callId)) endings.set(callId, 'failed'); // a body aborted by the timeout stays unknown
         throw error;
       }
     },

@@ -3,8 +3,9 @@
  * `Session` holds and what a `ModelRequest` carries — become loopgate messages:
  * a user message, an assistant message's text, a `function_call` as a tool call,
  * a `function_call_result` as a tool result in the user message after the calls
- * (status `incomplete` → unknown: the call may or may not have run; a call in
- * `threw`, whose body threw, → failed: its output is the tools' error text). And a
+ * (status `incomplete` → unknown: the call may or may not have run; a call
+ * `endings` names: failed (its body threw; its output is the tools' error text),
+ * unknown (the runner timed it out: it may have run)). And a
  * normalized result becomes the output items a model returns.
  */
 import type { AssistantBlock, Message, ModelResult, UserBlock } from '../../kernel/index.ts';
@@ -20,7 +21,10 @@ export interface Item {
   readonly output?: unknown;
 }
 
-export function fromAgentItems(input: string | readonly Item[], threw: ReadonlySet<string> = new Set()): Message[] {
+/** How the adapter saw calls end that the items cannot say: a body that threw, a call the runner timed out. */
+export type CallEndings = Map<string, 'failed' | 'unknown'>;
+
+export function fromAgentItems(input: string | readonly Item[], endings: ReadonlyMap<string, 'failed' | 'unknown'> = new Map()): Message[] {
   const items: readonly Item[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
   const out: Message[] = [];
   const push = (role: 'user' | 'assistant', blocks: (UserBlock | AssistantBlock)[]) => {
@@ -32,7 +36,7 @@ export function fromAgentItems(input: string | readonly Item[], threw: ReadonlyS
   for (const item of items) {
     if (item.type === 'function_call') push('assistant', [{ type: 'tool_call', id: item.callId ?? '', name: item.name ?? '', args: parsed(item.arguments) }]);
     else if (item.type === 'function_call_result')
-      push('user', [{ type: 'tool_result', callId: item.callId ?? '', status: resultStatus(item, threw), content: textOf(item.output) }]);
+      push('user', [{ type: 'tool_result', callId: item.callId ?? '', status: resultStatus(item, endings), content: textOf(item.output) }]);
     else if (item.role === 'user' || item.role === 'system') {
       if (item.role === 'user') push('user', [{ type: 'text', text: textOf(item.content) }]);
     } else if (item.role === 'assistant') {
@@ -43,9 +47,9 @@ export function fromAgentItems(input: string | readonly Item[], threw: ReadonlyS
   return out;
 }
 
-function resultStatus(item: Item, threw: ReadonlySet<string>): 'ok' | 'failed' | 'unknown' {
+function resultStatus(item: Item, endings: ReadonlyMap<string, 'failed' | 'unknown'>): 'ok' | 'failed' | 'unknown' {
   if (item.status === 'incomplete') return 'unknown';
-  return item.callId !== undefined && threw.has(item.callId) ? 'failed' : 'ok';
+  return (item.callId !== undefined ? endings.get(item.callId) : undefined) ?? 'ok';
 }
 
 function parsed(args: string | undefined): unknown {

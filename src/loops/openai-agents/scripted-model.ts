@@ -36,14 +36,14 @@ const STATUS: Readonly<Record<string, number>> = { rate_limited: 429, overloaded
 export class ScriptedAgentsModel implements Model {
   readonly #client: ModelClient;
   readonly #model: string;
-  readonly #threw: ReadonlySet<string>;
+  readonly #endings: ReadonlyMap<string, 'failed' | 'unknown'>;
   #cuts = 0;
 
-  /** `threw`: the calls whose body threw, so the request shows their results as failed. */
-  constructor(client: ModelClient, model: string, threw: ReadonlySet<string> = new Set()) {
+  /** `endings`: how calls ended that the items cannot say (a body threw, the runner timed it out), so the request shows it. */
+  constructor(client: ModelClient, model: string, endings: ReadonlyMap<string, 'failed' | 'unknown'> = new Map()) {
     this.#client = client;
     this.#model = model;
-    this.#threw = threw;
+    this.#endings = endings;
   }
 
   getResponse(request: ModelRequest): Promise<ModelResponse> {
@@ -55,7 +55,7 @@ export class ScriptedAgentsModel implements Model {
       const result = await this.#client.call({
         model: this.#model,
         system: request.systemInstructions ?? '',
-        messages: fromAgentItems(request.input as string | Item[], this.#threw),
+        messages: fromAgentItems(request.input as string | Item[], this.#endings),
         tools,
         maxTokens: request.modelSettings.maxTokens ?? 4096,
         ...(request.signal ? { signal: request.signal } : {}),
