@@ -838,6 +838,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'max_tokens_before_any_output',
+    title:
+      'hitting the token limit before any text or call (a tiny max_tokens, or a budget spent thinking) ends as max_tokens with empty content, no partial call, the usage kept',
+    behaviour: { kind: 'turn', turn: { blocks: [], stop: 'max_tokens', usage: USAGE } },
+    check({ result }) {
+      expectType(result, 'max_tokens');
+      assert.equal(result.partialToolCall, false);
+      assert.deepEqual(result.content, []);
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'max_tokens_mid_tool_call',
     title: 'hitting the token limit inside a tool call flags the partial call and never returns it as executable',
     behaviour: {
@@ -961,6 +973,28 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       },
     },
     check: wholeCallKept,
+  },
+  {
+    id: 'call_input_in_block_start_then_blank_deltas',
+    title:
+      'a tool call whose input came whole in the event opening its block, followed only by deltas of whitespace (a gateway re-serializing the stream), keeps that input: whitespace adds no JSON to it',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_whole', name: 'search', args: '{"query":"weather in Paris"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+        inputInBlockStart: true,
+        blankInputDeltas: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_whole', name: 'search', args: { query: 'weather in Paris' } }],
+      );
+    },
   },
   {
     id: 'max_tokens_cut_call_given_whole',
@@ -1438,6 +1472,19 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     behaviour: { kind: 'http_error', error: 'overloaded', status: 503 },
     check({ result }) {
       assert.equal(expectTransport(result, 'overloaded').status, 503);
+    },
+  },
+  {
+    id: 'overloaded_body_under_another_5xx',
+    title:
+      "an HTTP 500 whose body says the service is overloaded (Anthropic's overloaded_error, its status rewritten by a gateway) ends as transport_error{overloaded} where the protocol has that type, server_error where it has none; retryable, with its status",
+    behaviour: { kind: 'http_error', error: 'overloaded', status: 500 },
+    check({ result }) {
+      assert.ok(result.type === 'transport_error', `expected a transport_error, got ${JSON.stringify(result)}`);
+      // Only the Anthropic body types the error (overloaded_error, message "Overloaded"), and the in-process fake
+      // ("overloaded"); OpenAI's body says server_error ("The server is overloaded or not ready yet.").
+      const typed = /^overloaded$/i.test(result.message);
+      assert.equal(expectTransport(result, typed ? 'overloaded' : 'server_error').status, 500);
     },
   },
   {

@@ -109,7 +109,8 @@ function streamFrames(turn: WireTurn): Frame[] {
       const input = turn.inputInBlockStart && block.args ? (JSON.parse(block.args) as unknown) : {};
       frames.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input } }, 'block_start'));
       // Like the API: a first empty fragment, then the JSON in pieces (none when the input came whole above).
-      for (const piece of turn.inputInBlockStart ? [] : ['', ...(block.args ? pieces(block.args) : [])]) {
+      const afterWholeInput = turn.blankInputDeltas ? [' ', '\n'] : [];
+      for (const piece of turn.inputInBlockStart ? afterWholeInput : ['', ...(block.args ? pieces(block.args) : [])]) {
         frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }, 'args_delta'));
       }
       // Text in a tool_use block: nothing a call holds.

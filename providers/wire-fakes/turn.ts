@@ -200,6 +200,12 @@ export interface WireTurn {
    */
   readonly inputInBlockStart?: boolean;
   /**
+   * With `inputInBlockStart`: each `tool_use` block still gets `input_json_delta`s,
+   * but only of whitespace (` `, then a newline) — JSON text that adds nothing to
+   * the input already given, as a gateway re-serializing the stream may pass on.
+   */
+  readonly blankInputDeltas?: boolean;
+  /**
    * The Anthropic stream also sends, inside each block, a delta of the other
    * block type, which that block cannot hold: an `input_json_delta` in a text
    * block and a `text_delta` in a `tool_use` block (as a compatible server or a

@@ -169,20 +169,26 @@ function exactStreamHoldsEachSecret(): CheckResult[] {
  * let out as it comes"). A secret that begins with a character JSON may escape (`/` as `\/`, or `\u002f`): a backslash
  * followed by anything else is no escape of it, so a Windows path `C:\Tr` is let out at once, while `\/Tr`,
  * `\u002fTr` and `/Tr`, which may begin the secret, are held (mutation seed 30, secret-forms.ts `shortFrom`).
+ * A secret shorter than 8 characters has no encoded form, so only a tail that begins its own text is held
+ * (mutation seed 31, secret-forms.ts `base64Cores`).
  */
 function exactStreamHoldsOnlyWhatMayBeginASecret(): CheckResult[] {
   const secret = '/Tr0ub4dor&3';
-  const rows: [string, string][] = [
-    ['Saved to C:\\Tr', 'Saved to C:\\Tr'],
-    ['See C:\\T', 'See C:\\T'],
-    ['Saved to C:\\/Tr', 'Saved to C:'],
-    ['Saved to C:\\u002fTr', 'Saved to C:'],
-    ['Path: /Tr', 'Path: '],
+  // A secret under 8 characters (MIN_ENCODED_LENGTH) has no base64 or hex form: only its own text may begin it.
+  const short = 'hunt3r!';
+  const rows: [string, string, string][] = [
+    [secret, 'Saved to C:\\Tr', 'Saved to C:\\Tr'],
+    [secret, 'See C:\\T', 'See C:\\T'],
+    [secret, 'Saved to C:\\/Tr', 'Saved to C:'],
+    [secret, 'Saved to C:\\u002fTr', 'Saved to C:'],
+    [secret, 'Path: /Tr', 'Path: '],
+    [short, 'Ask St', 'Ask St'],
+    [short, 'Ask hun', 'Ask '],
   ];
-  return rows.map(([piece, want]) => {
+  return rows.map(([secret, piece, want]) => {
     const got = exactSecretStream([secret]).push(piece);
     return {
-      name: `${JSON.stringify(piece)}: ${want === piece ? 'let out whole' : `${JSON.stringify(piece.slice(want.length))} held`}`,
+      name: `${secret === short ? `(a ${short.length}-character secret) ` : ''}${JSON.stringify(piece)}: ${want === piece ? 'let out whole' : `${JSON.stringify(piece.slice(want.length))} held`}`,
       passed: got === want,
       message: `let out ${JSON.stringify(got)}`,
       expected: JSON.stringify(want),
@@ -247,6 +253,8 @@ function piecesOfASecret(): CheckResult[] {
     ['its last 22 characters', 'ending SECRET-abcdef0123456789 rotated', 'ending [REDACTED] rotated'],
     ['a run of 15 (half of 29, rounded up)', 'began telco-SECRET-ab…', 'began [REDACTED]…'],
     ['a run of 14: under half, let out', 'began telco-SECRET-a…', 'began telco-SECRET-a…'],
+    // A text no longer than the piece: a tool's output, an argument, a header value that is the run and nothing else.
+    ['a text that is a run of 15 and nothing more', 'telco-SECRET-ab', '[REDACTED]'],
     ['an account number of 10 from its end: under half, let out', 'account 0123456789 active', 'account 0123456789 active'],
     ['a piece of the quoted one, as it is', 'it was pass"word\\Q7 once', 'it was [REDACTED] once'],
     ['a piece of the quoted one, JSON-escaped', '{"old":"pass\\"word\\\\Q7"}', '{"old":"[REDACTED]"}'],

@@ -306,6 +306,49 @@ async function hungModelCallTimesOutOnAClockWithoutTimers(): Promise<CheckResult
   ];
 }
 
+/**
+ * The same clock without `setTimer`, a turn cancelled while its model call hangs
+ * (a client that ignores the abort signal): the loop waits for the client's own
+ * answer one clock turn (`answerAfterAbort`, the wait then taken with `sleep(0)`)
+ * and must then end the turn cancelled. Every host and scenario runs on a clock
+ * with timers, so only a case built here reaches the wait that sleeps.
+ */
+async function hungModelCallCancelledOnAClockWithoutTimers(): Promise<CheckResult[]> {
+  const clock: Clock = { now: () => systemClock.now(), sleep: (ms, signal) => systemClock.sleep(ms, signal) };
+  const log = new EventLog(clock);
+  let calls = 0;
+  let loop: AgentLoop | undefined;
+  // A broken client: its call never settles, whatever the signal; the user cancels once it is asked.
+  const model: ModelClient = {
+    name: 'hangs',
+    call: () => {
+      calls++;
+      setTimeout(() => loop?.cancel('user'), 1);
+      return new Promise<never>(() => undefined);
+    },
+  };
+  loop = new AgentLoop(loopDeps({ log, model, clock }));
+  loop.send('Read sensor s1.', { id: 'ask' });
+  const settled = await drainOrGiveUp(loop);
+  if (settled === 'hung') {
+    loop.shutdown('the case gave up');
+    return [
+      {
+        name: 'the turn ended',
+        passed: false,
+        message: `the turn was still running after ${GIVE_UP_MS} ms of real time, cancelled while its model call hung: the wait for the client's answer on a clock without setTimer never ended`,
+      },
+    ];
+  }
+  const [result] = settled as TurnResult[];
+  const outcome = result?.outcome;
+  const said = outcome?.kind === 'cancelled' ? `cancelled by ${String(outcome.by)}` : String(outcome?.kind);
+  return [
+    { name: 'cancelled by the user', passed: said === 'cancelled by user', message: `outcome ${said}`, expected: 'cancelled by user', actual: said },
+    { name: 'one model call', passed: calls === 1, message: `${calls} model call(s)`, expected: '1', actual: String(calls) },
+  ];
+}
+
 async function executorWithoutATraceRunsTheCall(): Promise<CheckResult[]> {
   let given: string | undefined = 'not run';
   const tools = createToolExecutor({
@@ -408,6 +451,14 @@ export function systemClockCases(): Case[] {
         file: 'src/harness/system-clock-cases.ts',
       },
       hungModelCallTimesOutOnAClockWithoutTimers,
+    ),
+    checksCase(
+      {
+        id: 'contract:clock/hung-model-call-cancelled-on-a-clock-without-timers',
+        title: "clock: on the agent's clock without setTimer, a turn cancelled while its model call hangs (the client ignores the signal) ends cancelled",
+        file: 'src/harness/system-clock-cases.ts',
+      },
+      hungModelCallCancelledOnAClockWithoutTimers,
     ),
     checksCase(
       {

@@ -10,7 +10,8 @@
  * every event of the types it names: each event it threw at is in the log it was
  * appended to, followed at once by its failure record (a log the production host
  * dropped after a refused write, to open the conversation again from the store,
- * is judged as it was); a `log.listener_failed` it threw at is followed by none;
+ * is judged as it was), marked ignorable (a reader from before the type skips
+ * it); a `log.listener_failed` it threw at is followed by none;
  * and the stored log holds no failure record for anything else.
  */
 import type { AnyEvent, EventLog } from '../../kernel/index.ts';
@@ -71,6 +72,9 @@ function onLog(log: EventLog, throws: readonly ListenerThrow[], where: string): 
     const error = (next.payload as { error: string }).error;
     if (error !== thrown.error)
       return `the log.listener_failed for seq ${thrown.seq} says ${JSON.stringify(error)}, but the listener threw ${JSON.stringify(thrown.error)}${where}`;
+    // Written ignorable, as model.delta: a reader from before the type skips it rather than refusing the log.
+    if (next.ignorable !== true)
+      return `the log.listener_failed for seq ${thrown.seq} (seq ${next.seq}) is not marked ignorable: a reader that does not know the type would refuse the log${where}`;
   }
   return undefined;
 }
