@@ -351,8 +351,24 @@ expect:
       expect(got.status, `${glue}\n${got.stdout}\n${got.stderr}`).toBe(1);
       expect(got.stdout.replace(/[│\s]+/g, ' ')).toContain(broken);
     }
-    // The notice glue keeps nothing of the failed turn and tells the next one, as loopgate's loop does.
+    // The notice glue keeps nothing of the failed turn and tells the next one, as loopgate's loop does; a cancelled turn
+    // keeps its message and its finished steps, as loopgate's loop does too (probe 28, F5: its message was lost).
+    const cancelled = `name: the customer cancels while the refund runs
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { id: INV-7 } }]
+    - reply: It may have gone through; I will check.
+inbox:
+  - say: Refund INV-7.
+  - cancel: user
+    at: { time: 2000 }
+  - say: Did it go through?
+expect:
+  outcomes: ['cancelled{user}', replied]
+`;
+    const slowRefund = 'execute: async ({ id }) => { await new Promise((resolve) => setTimeout(resolve, 60_000)); return { refunded: id }; }';
     await passesInEveryLoop(project({ loop: "aiSdkLoop({ glue: 'notice' })", scenarios }));
+    await passesInEveryLoop(project({ loop: "aiSdkLoop({ glue: 'notice' })", refund: slowRefund, scenarios: { cancelled } }));
     // A team's own glue is what runs: one that forgets the refund is caught, one that tells it passes.
     const forgets = project({
       loop: 'aiSdkLoop({ glue: ({ kept, input, result }) => (result ? { history: [...input, ...result.response.messages] } : kept) })',

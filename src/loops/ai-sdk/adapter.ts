@@ -139,7 +139,7 @@ class AiSdkTurns implements PeerAdapter {
       thrown = { error };
       report = { turn, outcome: classifyThrown(error, signal), ending: endingOf(error), steps: steps.length, usage: { inputTokens: 0, outputTokens: 0 } };
     }
-    this.#kept = await this.#keep({ kept, input, steps, ...(result ? { result } : {}), ...(thrown ?? {}) });
+    this.#kept = await this.#keep({ kept, input, steps, ...(result ? { result } : {}), ...(thrown ?? {}), cancelled: signal.aborted });
     return report;
   }
 

@@ -12,7 +12,9 @@
  *   notice      as on-success, and a turn that threw after a STATEFUL or
  *               CRITICAL call ran leaves a notice naming each such call
  *               waiting for the next turn, as loopgate's own loop does — so the
- *               failed turn adds nothing to the history, and the model is told
+ *               failed turn adds nothing to the history, and the model is told;
+ *               a cancelled turn keeps its message and its finished steps, as
+ *               loopgate's own loop does (the message is not lost)
  *
  * A team's own glue is a function of the same shape: the gate then runs the
  * team's persistence code, not one of these.
@@ -40,6 +42,8 @@ export interface AiSdkTurnEnd {
   readonly result?: GenerateTextResult<ToolSet, never>;
   /** When it threw. */
   readonly error?: unknown;
+  /** Whether the turn was cancelled (its signal aborted): a cancel, not a failure. */
+  readonly cancelled: boolean;
 }
 
 export type AiSdkGlueFunction = (end: AiSdkTurnEnd) => AiSdkKept | Promise<AiSdkKept>;
@@ -61,8 +65,10 @@ export function builtInGlue(name: AiSdkGlueName, tools: readonly { readonly name
       };
     case 'notice': {
       const changes = new Set(tools.filter((t) => t.sideEffect === 'STATEFUL' || t.sideEffect === 'CRITICAL').map((t) => t.name));
-      return ({ kept, input, result, steps }) => {
+      return ({ kept, input, result, steps, cancelled }) => {
         if (result) return replied(input, result);
+        const last = steps[steps.length - 1];
+        if (cancelled) return { history: [...input, ...(last ? last.response.messages : [])] };
         const lines = steps.flatMap((step) =>
           step.content.flatMap((part) =>
             (part.type === 'tool-result' || part.type === 'tool-error') && changes.has(part.toolName)
