@@ -393,6 +393,7 @@ expect:
     for (const [glue, message] of [
       ["() => { throw new Error('sessions table is locked'); }", 'aiSdkLoop: the glue threw: sessions table is locked'],
       ['() => undefined as never', 'aiSdkLoop: the glue must return { history: ModelMessage[], waiting?: ModelMessage[] }'],
+      ["() => ({ history: [{ role: 'user', content: 42 }] }) as never", 'aiSdkLoop: the glue returned history[0], which is not a ModelMessage'],
     ]) {
       const dir = project({ loop: `aiSdkLoop({ glue: ${glue} })`, scenarios: { right: RIGHT } });
       const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);

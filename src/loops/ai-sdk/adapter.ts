@@ -14,7 +14,7 @@
  * keeps is the history the next turn starts from, and messages waiting to go
  * before its user message (a notice of what a failed turn did).
  */
-import { generateText, stepCountIs, tool, type ModelMessage, type StepResult, type ToolSet } from 'ai';
+import { generateText, modelMessageSchema, stepCountIs, tool, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import { installedVersion } from '../installed-version.ts';
@@ -151,10 +151,20 @@ class AiSdkTurns implements PeerAdapter {
     } catch (error) {
       throw new AgentBuildError(`aiSdkLoop: the glue threw: ${(error as Error)?.message ?? String(error)}`);
     }
-    const ok = (list: unknown) =>
-      Array.isArray(list) && list.every((m) => m !== null && typeof m === 'object' && typeof (m as { role?: unknown }).role === 'string');
-    if (kept === null || typeof kept !== 'object' || !ok(kept.history) || (kept.waiting !== undefined && !ok(kept.waiting)))
+    if (kept === null || typeof kept !== 'object' || !Array.isArray(kept.history) || (kept.waiting !== undefined && !Array.isArray(kept.waiting)))
       throw new AgentBuildError('aiSdkLoop: the glue must return { history: ModelMessage[], waiting?: ModelMessage[] }');
+    // Each message as the SDK's own schema reads it: a malformed one is the glue's, named here, not a stack in the next turn.
+    for (const [list, messages] of [
+      ['history', kept.history],
+      ['waiting', kept.waiting ?? []],
+    ] as const)
+      for (const [i, message] of messages.entries()) {
+        const checked = modelMessageSchema.safeParse(message);
+        if (!checked.success)
+          throw new AgentBuildError(
+            `aiSdkLoop: the glue returned ${list}[${i}], which is not a ModelMessage: ${checked.error.issues[0]?.message ?? 'malformed'} (${JSON.stringify(message)?.slice(0, 80)})`,
+          );
+      }
     return kept;
   }
 
