@@ -14,7 +14,7 @@
  * keeps is the history the next turn starts from, and messages waiting to go
  * before its user message (a notice of what a failed turn did).
  */
-import { generateText, modelMessageSchema, stepCountIs, tool, type ModelMessage, type StepResult, type ToolSet } from 'ai';
+import { generateText, stepCountIs, tool, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import { installedVersion } from '../installed-version.ts';
@@ -153,16 +153,18 @@ class AiSdkTurns implements PeerAdapter {
     }
     if (kept === null || typeof kept !== 'object' || !Array.isArray(kept.history) || (kept.waiting !== undefined && !Array.isArray(kept.waiting)))
       throw new AgentBuildError('aiSdkLoop: the glue must return { history: ModelMessage[], waiting?: ModelMessage[] }');
-    // Each message as the SDK's own schema reads it: a malformed one is the glue's, named here, not a stack in the next turn.
+    // Each message's shape (a role the SDK knows; its content a text or a list of typed parts): a malformed one is the
+    // glue's, named here, not a stack in the next turn. (Not the SDK's modelMessageSchema: the messages the SDK itself
+    // returns can hold tool outputs that schema refuses, a Date among them.)
     for (const [list, messages] of [
       ['history', kept.history],
       ['waiting', kept.waiting ?? []],
     ] as const)
       for (const [i, message] of messages.entries()) {
-        const checked = modelMessageSchema.safeParse(message);
-        if (!checked.success)
+        const problem = messageProblem(message);
+        if (problem)
           throw new AgentBuildError(
-            `aiSdkLoop: the glue returned ${list}[${i}], which is not a ModelMessage: ${checked.error.issues[0]?.message ?? 'malformed'} (${JSON.stringify(message)?.slice(0, 80)})`,
+            `aiSdkLoop: the glue returned ${list}[${i}], which is not a ModelMessage: ${problem} (${JSON.stringify(message)?.slice(0, 80)})`,
           );
       }
     return kept;
@@ -179,6 +181,18 @@ class AiSdkTurns implements PeerAdapter {
   traces() {
     return this.#recorder.book.traces();
   }
+}
+
+/** What is wrong with a message's shape, or undefined. */
+function messageProblem(message: unknown): string | undefined {
+  if (message === null || typeof message !== 'object') return `got ${message === null ? 'null' : typeof message}`;
+  const { role, content } = message as { role?: unknown; content?: unknown };
+  if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool')
+    return `role ${JSON.stringify(role)} is none of system, user, assistant, tool`;
+  if (typeof content === 'string') return role === 'tool' ? 'a tool message holds a list of parts, not a text' : undefined;
+  if (!Array.isArray(content)) return `content is ${content === null ? 'null' : typeof content}, not a text or a list of parts`;
+  const bad = content.findIndex((part) => part === null || typeof part !== 'object' || typeof (part as { type?: unknown }).type !== 'string');
+  return bad >= 0 ? `content[${bad}] is not a part with a type` : undefined;
 }
 
 function asSdkTool(t: PeerTool) {
