@@ -194,22 +194,28 @@ const ROWS: readonly Row[] = [
   },
   {
     id: 'idle-timeout-written-applies-served',
-    title: 'sessions.idleTimeoutMs closes a conversation idle longer than it: once another goes idle, only that one is held',
-    yaml: [MODEL, 'sessions:', '  idleTimeoutMs: 1'],
-    served: async ({ host }) => {
-      const first = await host.handle('orders-1', 'Where is my order?');
-      await new Promise((resolve) => setTimeout(resolve, 20)); // real time: the row's host runs on the real clock
-      const second = await host.handle('orders-2', 'Where is my order?');
-      await host.idle();
+    title: 'sessions.idleTimeoutMs closes a conversation idle longer than it, and keeps one idle shorter: once another goes idle, only those are held',
+    virtualTime: true,
+    yaml: [MODEL, 'sessions:', '  idleTimeoutMs: 1000'],
+    script: () => [reply('ORD-1001 ships today.'), reply('ORD-1002 shipped.'), reply('ORD-1003 is packed.')],
+    served: async ({ host, clock }) => {
+      // orders-1 goes idle at 0 and orders-2 at 1,500 ms; orders-3 going idle at 1,600 ms closes only orders-1 (idle
+      // 1,600 ms > 1,000), not orders-2 (idle 100 ms): a timeout read ten times too long or too short holds the wrong ones.
+      const first = await clock!.run(host.handle('orders-1', 'Where is my order?'));
+      await clock!.advance(1_500);
+      const second = await clock!.run(host.handle('orders-2', 'Where is my order?'));
+      await clock!.advance(100);
+      const third = await clock!.run(host.handle('orders-3', 'Where is my order?'));
+      await clock!.run(host.idle());
       const { open, idle } = host.stats();
       const said = `${open} open, ${idle} idle`;
       return [
-        answeredOk('both messages are answered', [first, second]),
+        answeredOk('the messages are answered', [first, second, third]),
         {
-          name: 'the conversation idle past the timeout is closed',
-          passed: said === '1 open, 1 idle',
+          name: 'only the conversation idle past the timeout is closed',
+          passed: said === '2 open, 2 idle',
           message: said,
-          expected: '1 open, 1 idle',
+          expected: '2 open, 2 idle',
           actual: said,
         },
       ];
