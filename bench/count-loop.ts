@@ -11,6 +11,7 @@
 import { loadavg } from 'node:os';
 import { getHeapStatistics, GCProfiler } from 'node:v8';
 import { loopgateContender } from './loop/loopgate.ts';
+import { bytesAllocated } from './harness/heap-allocated.ts';
 
 const warm = Number(process.argv[2] ?? 3_000);
 const runs = Number(process.argv[3] ?? 500);
@@ -27,11 +28,5 @@ for (let i = 0; i < runs; i++) steps += await contender.run();
 loadavg();
 const endUsed = getHeapStatistics().used_heap_size;
 const result = profiler?.stop();
-let allocated = 0;
-let last = startUsed;
-for (const s of result?.statistics ?? []) {
-  allocated += s.beforeGC.heapStatistics.usedHeapSize - last;
-  last = s.afterGC.heapStatistics.usedHeapSize;
-}
-allocated += endUsed - last;
+const allocated = bytesAllocated(startUsed, endUsed, result);
 process.stdout.write(`${runs} runs, ${steps} steps after ${warm} warm-up runs: ${(allocated / steps).toFixed(0)} bytes allocated/step\n`);

@@ -8,6 +8,7 @@
 import { createHook } from 'node:async_hooks';
 import { resolve } from 'node:path';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
+import { bytesAllocated } from './harness/heap-allocated.ts';
 
 const root = resolve(process.argv[2] ?? new URL('..', import.meta.url).pathname);
 const runs = Number(process.argv[3] ?? 5_000);
@@ -31,13 +32,7 @@ steps = 0;
 for (let i = 0; i < runs; i++) steps += await contender.run();
 const endUsed = getHeapStatistics().used_heap_size;
 const result = profiler.stop();
-let allocated = 0;
-let last = startUsed;
-for (const s of result?.statistics ?? []) {
-  allocated += s.beforeGC.heapStatistics.usedHeapSize - last;
-  last = s.afterGC.heapStatistics.usedHeapSize;
-}
-allocated += endUsed - last;
+const allocated = bytesAllocated(startUsed, endUsed, result);
 process.stdout.write(
   `${root}: ${promisesPerStep.toFixed(2)} promises/step, ${(allocated / steps / 1024).toFixed(2)} KiB allocated/step (${result?.statistics.length ?? 0} GCs over ${steps} steps)\n`,
 );
