@@ -15,7 +15,7 @@
  * store, no trace file. A served row is built, answers a message and is closed;
  * its checks say what the config's parts did.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -217,6 +217,62 @@ const ROWS: readonly Row[] = [
           message: said,
           expected: '2 open, 2 idle',
           actual: said,
+        },
+      ];
+    },
+  },
+  {
+    id: 'second-host-on-a-claimed-store-refused-at-start',
+    title:
+      'a second host started on a SQLite store another host serves is refused at start, its startup sweep failing, and closed: the first keeps serving, a host started once the first closed is served',
+    yaml: [MODEL, 'store: {kind: sqlite, path: data/support.db}'],
+    script: () => [reply('ORD-1001 ships today.'), reply('ORD-1002 shipped.')],
+    served: async ({ host, folder }) => {
+      // Outside probe 28, F12: a createHostFromConfig that swallowed a failed startup sweep returned a host that
+      // serves with crashed turns unswept and nobody told. The sweep fails here as a deploy's would: the store's
+      // writer claim is held by the host already serving it.
+      const start = (script: ModelResult[]) =>
+        createHostFromConfig(join(folder, 'agent.yaml'), { agent: AGENT, env: {}, modelClient: () => new ScriptedModelClient(script) });
+      let second: AgentHost | undefined;
+      let refusal = 'started (no error)';
+      try {
+        second = await start([reply('from the second host')]);
+      } catch (error) {
+        refusal = error instanceof Error ? error.message : String(error);
+      }
+      await second?.close();
+      const first = await host.handle('orders-1', 'Where is ORD-1001?');
+      await host.close();
+      let third: AgentHost | undefined;
+      let after: ResponseEnvelope | string;
+      try {
+        third = await start([reply('ORD-1003 is packed.')]);
+        after = await third.handle('orders-2', 'Where is ORD-1003?');
+      } catch (error) {
+        after = error instanceof Error ? error.message : String(error);
+      } finally {
+        await third?.close();
+      }
+      const claimed = refusal.includes('is in use by another loopgate host') && second === undefined;
+      const open = openFilesUnder(folder);
+      return [
+        {
+          name: 'the second host is refused at start, naming the claim',
+          passed: claimed,
+          message: refusal,
+          expected: 'an error saying the store is in use by another loopgate host',
+          actual: second === undefined ? refusal : 'a host was returned',
+        },
+        answeredOk('the first host keeps serving', [first]),
+        typeof after === 'string'
+          ? { name: 'a host started once the first closed is served', passed: false, message: after }
+          : answeredOk('a host started once the first closed is served', [after]),
+        {
+          name: 'once every host closed, nothing holds the store file open (the refused host was closed too)',
+          passed: open === undefined || open.length === 0,
+          message: open === undefined ? 'open files cannot be listed here (no /proc/self/fd)' : open.join(', ') || 'none open',
+          expected: 'none open',
+          actual: open?.join(', ') || 'none open',
         },
       ];
     },
@@ -579,6 +635,22 @@ async function closedAddress(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
+}
+
+/** The files under `folder` this process holds open (Linux's /proc/self/fd); undefined where that cannot be listed. */
+function openFilesUnder(folder: string): string[] | undefined {
+  const fds = '/proc/self/fd';
+  if (!existsSync(fds)) return undefined;
+  const open: string[] = [];
+  for (const fd of readdirSync(fds)) {
+    try {
+      const target = readlinkSync(join(fds, fd));
+      if (target.startsWith(`${folder}/`)) open.push(target.slice(folder.length + 1));
+    } catch {
+      // closed while listed
+    }
+  }
+  return open.sort();
 }
 
 /** Every path under `folder`, folders ending in `/`, sorted. */
