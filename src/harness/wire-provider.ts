@@ -12,7 +12,22 @@ import { jsonPlan, type WirePlan } from '../../providers/wire-fakes/plan.ts';
 import { type TurnBlock, UnsupportedOnWire, type WireTurn } from '../../providers/wire-fakes/turn.ts';
 import type { ModelClient, ModelResult } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
+import { BROKEN_STREAM } from './world/scripted-provider.ts';
 import type { VirtualClock } from './virtual-clock.ts';
+
+/** The turn a stream that breaks after its 200 (`error.midStream`) was sending: what the scripted provider streams first (BROKEN_STREAM). */
+function brokenTurn(at: true | 'tool_args', usage: WireTurn['usage']): { turn: WireTurn } {
+  const text: TurnBlock = { type: 'text', text: BROKEN_STREAM.text };
+  if (at !== 'tool_args') return { turn: { blocks: [text], stop: 'end', usage } };
+  const { id, name } = BROKEN_STREAM.call;
+  // The whole call is written; the stream breaks after its first piece of arguments.
+  return { turn: { blocks: [text, { type: 'tool_call', id, name, args: '{"order_id": "ORD-1001"}' }], stop: 'tool_use', usage } };
+}
+
+/** Where the stream breaks: after the first piece of text, or of the call's arguments. */
+function afterTag(at: true | 'tool_args'): 'text_delta' | 'args_delta' {
+  return at === 'tool_args' ? 'args_delta' : 'text_delta';
+}
 
 export class WireStepError extends Error {
   constructor(message: string) {
@@ -84,19 +99,17 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
     case 'rate_limited':
       return { kind: 'http_error', error: 'rate_limited', ...(error.status ? { status: error.status } : {}), ...retryHeaders };
     case 'overloaded':
-      // Inside a 200 stream: some text, then the provider's error event (Anthropic's `event: error`, OpenAI's error chunk).
+      // Inside a 200 stream: some text (and part of a call), then the provider's error event (Anthropic's `event: error`, OpenAI's error chunk).
       if (error.midStream)
-        return {
-          kind: 'stream_fault',
-          turn: { blocks: [{ type: 'text', text: 'Let me check that for you' }], stop: 'end', usage },
-          fault: { type: 'error_event', after: 'text_delta' },
-        };
+        return { kind: 'stream_fault', ...brokenTurn(error.midStream, usage), fault: { type: 'error_event', after: afterTag(error.midStream) } };
       return { kind: 'http_error', error: 'overloaded', ...(error.status ? { status: error.status } : {}), ...retryHeaders };
     case 'server_error':
       return { kind: 'http_error', error: 'server_error', ...(error.status ? { status: error.status } : {}), ...retryHeaders };
     case 'auth':
       return { kind: 'http_error', error: 'auth' };
     case 'network':
+      // After the 200 and some text (and part of a call), the connection drops.
+      if (error.midStream) return { kind: 'stream_fault', ...brokenTurn(error.midStream, usage), fault: { type: 'reset', after: afterTag(error.midStream) } };
       return { kind: 'reset_before_response' };
     case 'malformed_stream':
       return {

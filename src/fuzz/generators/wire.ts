@@ -77,13 +77,15 @@ const errorArb: fc.Arbitrary<ErrorSpec> = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.record({ midStream: fc.boolean(), status: fc.constantFrom(undefined, 503, 529), retryAfterMs: retryAfterArb }).map(
-      ({ midStream, status, retryAfterMs }): ErrorSpec =>
-        // Inside a 200 stream there is no status and no header; as an HTTP error, an overload may say how long to wait.
-        midStream
-          ? { kind: 'overloaded', midStream }
-          : { kind: 'overloaded', ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
-    ),
+    arbitrary: fc
+      .record({ midStream: fc.constantFrom(false, true, 'tool_args' as const), status: fc.constantFrom(undefined, 503, 529), retryAfterMs: retryAfterArb })
+      .map(
+        ({ midStream, status, retryAfterMs }): ErrorSpec =>
+          // Inside a 200 stream there is no status and no header; as an HTTP error, an overload may say how long to wait.
+          midStream
+            ? { kind: 'overloaded', midStream }
+            : { kind: 'overloaded', ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+      ),
   },
   {
     weight: 2,
@@ -91,7 +93,17 @@ const errorArb: fc.Arbitrary<ErrorSpec> = fc.oneof(
       .record({ status: fc.constantFrom(500, 502, 503), retryAfterMs: retryAfterArb })
       .map(({ status, retryAfterMs }): ErrorSpec => ({ kind: 'server_error', status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })),
   },
-  { weight: 1, arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'network' }, { kind: 'malformed_stream' }, { kind: 'auth' }) },
+  {
+    weight: 1,
+    // A connection that drops before the response, or after its 200: inside the text, or inside a call's arguments.
+    arbitrary: fc.constantFrom<ErrorSpec>(
+      { kind: 'network' },
+      { kind: 'network', midStream: true },
+      { kind: 'network', midStream: 'tool_args' },
+      { kind: 'malformed_stream' },
+      { kind: 'auth' },
+    ),
+  },
 );
 
 /** A wire step, for any provider (`forProvider` then makes it one that provider can write). */

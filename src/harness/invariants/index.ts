@@ -72,6 +72,7 @@ import { hostAnswersOnlyWhatIsStored } from './host-answers-only-what-is-stored.
 import { retriesAnsweredAsTheirMessage } from './retries-answered-as-their-message.ts';
 import { conversationsKeptApart } from './conversations-kept-apart.ts';
 import { clientAbortCancelsItsTurn } from './client-abort-cancels-its-turn.ts';
+import { cutCallsNeverKept } from './cut-calls-never-kept.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -100,6 +101,7 @@ export const INVARIANTS: readonly Invariant[] = [
   denialsSayWhy,
   argumentsValidated,
   argumentsReadAsSent,
+  cutCallsNeverKept,
   twoObjectsNeverRun,
   toolOutputCapped,
   noOpenSpans,

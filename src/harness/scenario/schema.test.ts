@@ -121,12 +121,24 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(timedReopen.message).toContain('reopen runs once the crashed host has stopped');
   });
 
-  it('responses are the production host’s; midStream is an overload; turns are numbered', () => {
+  it('responses are the production host’s; midStream is an overload or a dropped connection; turns are numbered', () => {
     const responses = errorOf(minimal('inbox:\n  - say: hi\nexpect:\n  responses: [{ status: 200 }]\n'), 'bad/responses.yaml');
     expect(responses.issues).toEqual([expect.objectContaining({ field: 'expect.responses' })]);
     expect(responses.message).toContain('add host: production');
     const midStream = errorOf(minimal('provider:\n  script:\n    - error: { kind: auth, midStream: true }\ninbox:\n  - say: hi\nexpect: {}\n'), 'bad/mid.yaml');
     expect(midStream.message).toContain('midStream goes with kind: overloaded');
+    expect(midStream.message).toContain('or kind: network');
+    const withStatus = errorOf(
+      minimal('provider:\n  script:\n    - error: { kind: overloaded, status: 529, midStream: tool_args }\ninbox:\n  - say: hi\nexpect: {}\n'),
+      'bad/mid-status.yaml',
+    );
+    expect(withStatus.issues).toEqual([expect.objectContaining({ field: 'provider.script[0].error.status' })]);
+    expect(withStatus.message).toContain('has no status of its own');
+    const where = errorOf(
+      minimal('provider:\n  script:\n    - error: { kind: network, midStream: text }\ninbox:\n  - say: hi\nexpect: {}\n'),
+      'bad/mid-where.yaml',
+    );
+    expect(where.issues).toEqual([expect.objectContaining({ field: 'provider.script[0].error.midStream' })]);
     const turns = errorOf(minimal('inbox:\n  - say: hi\nexpect:\n  turns: { first: { outcome: replied } }\n'), 'bad/turns.yaml');
     expect(turns.issues).toEqual([expect.objectContaining({ line: 5, field: 'expect.turns.first' })]);
     expect(turns.message).toContain('"first" is not a turn number');

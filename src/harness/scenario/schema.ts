@@ -82,7 +82,12 @@ export const providerStepSchema = z
         status: z.number().int().optional(),
         retryAfterMs: ms.optional(),
         message: z.string().optional(),
-        midStream: z.boolean().optional().describe('overloaded only: the provider answers 200, streams some text, then an error event inside the stream'),
+        midStream: z
+          .union([z.boolean(), z.literal('tool_args')])
+          .optional()
+          .describe(
+            'overloaded or network: the provider answers 200 and streams some text (tool_args: then starts a call to issue_refund and sends part of its arguments) before the stream breaks — with an error event inside it (overloaded) or the connection dropping (network)',
+          ),
       })
       .optional()
       .describe('A transport error'),
@@ -117,8 +122,18 @@ export const providerStepSchema = z
         path: ['interleaved'],
         message: 'interleaved goes with tool_use of two or more calls (their argument chunks interleave)',
       });
-    if (step.error?.midStream && step.error.kind !== 'overloaded')
-      ctx.addIssue({ code: 'custom', path: ['error', 'midStream'], message: 'midStream goes with kind: overloaded (an error event inside a 200 stream)' });
+    if (step.error?.midStream && step.error.kind !== 'overloaded' && step.error.kind !== 'network')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['error', 'midStream'],
+        message: 'midStream goes with kind: overloaded (an error event inside a 200 stream) or kind: network (the connection drops mid-stream)',
+      });
+    if (step.error?.midStream && (step.error.status !== undefined || step.error.retryAfterMs !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['error', step.error.status !== undefined ? 'status' : 'retryAfterMs'],
+        message: 'a stream that breaks after its 200 has no status of its own and no retry-after header: drop midStream, or this key',
+      });
   });
 export type ProviderStep = z.infer<typeof providerStepSchema>;
 

@@ -102,8 +102,9 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
       ...(step.error.message !== undefined ? { message: step.error.message } : {}),
     });
   } else throw new Error('a provider step without a result (the schema should have refused it)');
-  // An error event inside a 200 stream: some text streams first. Any other text streams in pieces, as a provider streams it.
-  const deltas: ModelDelta[] = step.error?.midStream ? [{ kind: 'text', text: 'Let me check that for you' }] : streamedPieces(result);
+  // A stream that breaks after its 200: some text streams first (and, for `tool_args`, part of a call). Any other text
+  // streams in pieces, as a provider streams it.
+  const deltas: ModelDelta[] = step.error?.midStream ? brokenStream(step.error.midStream) : streamedPieces(result);
   return {
     result,
     deltas,
@@ -111,6 +112,16 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
     ...(step.deltaMs ? { deltaIntervalMs: step.deltaMs } : {}),
     ...(step.ignoresTimeout ? { ignoresTimeout: true } : {}),
   };
+}
+
+/** What a stream that breaks after its 200 (`error.midStream`) sent first: the text, then (`tool_args`) a call cut inside its arguments. */
+export const BROKEN_STREAM = { text: 'Let me check that for you', call: { id: 'call_cut', name: 'issue_refund', args: '{"order_id": "ORD-10' } } as const;
+
+function brokenStream(at: true | 'tool_args'): ModelDelta[] {
+  const text: ModelDelta = { kind: 'text', text: BROKEN_STREAM.text };
+  if (at !== 'tool_args') return [text];
+  const { id, name, args } = BROKEN_STREAM.call;
+  return [text, { kind: 'tool_call_start', index: 0, id, name }, ...pieces(args).map((json): ModelDelta => ({ kind: 'tool_args', index: 0, json }))];
 }
 
 /** A reply sent as two text blocks (`text`, then `reply`), as a provider may send one: the text is both, in order. */
@@ -141,7 +152,7 @@ function streamedPieces(result: ModelResult): ModelDelta[] {
 /** One line for people: what a provider step does. */
 export function describeStep(step: ProviderStep): string {
   if (step.error)
-    return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}${step.error.midStream ? ' inside a 200 stream' : ''}`;
+    return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}${step.error.midStream === 'tool_args' ? " inside a 200 stream, in a call's arguments" : step.error.midStream ? ' inside a 200 stream' : ''}`;
   if (step.reject !== undefined) return `the client rejects: ${step.reject}`;
   if (step.overflow) return `context overflow at ${step.overflow}`;
   if (step.max_tokens) return `max_tokens${step.max_tokens.partial ? ' inside a tool call' : ''}`;
