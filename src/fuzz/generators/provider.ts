@@ -13,7 +13,7 @@ import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schem
 import { oddArgumentsArb } from './odd-arguments.ts';
 import { sometimes } from './optional.ts';
 import { PATTERN_HOLD } from '../../kernel/index.ts';
-import { FUZZ_PASSPHRASE, SECRET_CALL_ID, SECRET_ECHO_ARGUMENT, SECRET_ECHO_REPLY, secretAcrossHoldReply } from './secret.ts';
+import { FUZZ_PASSPHRASE, SECRET_CALL_ID, SECRET_ECHO_ARGUMENT, SECRET_ECHO_REPLY, SECRET_ENCODED_REPLY, secretAcrossHoldReply } from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
 /**
@@ -125,7 +125,10 @@ const secretAcrossHoldArb: fc.Arbitrary<ProviderStep> = fc
 export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
   const result: fc.Arbitrary<ProviderStep> = fc.oneof(
     { withCrossShrink: true },
-    { weight: 8, arbitrary: fc.constantFrom('Done.', 'Here is what I found.', SECRET_ECHO_REPLY).map((reply): ProviderStep => ({ reply })) },
+    {
+      weight: 8,
+      arbitrary: fc.constantFrom('Done.', 'Here is what I found.', SECRET_ECHO_REPLY, SECRET_ENCODED_REPLY).map((reply): ProviderStep => ({ reply })),
+    },
     { weight: 2, arbitrary: secretAcrossHoldArb },
     {
       weight: 8,

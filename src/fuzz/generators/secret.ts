@@ -3,7 +3,7 @@ import { PATTERN_HOLD } from '../../kernel/index.ts';
 /**
  * The secret the fuzzer plants: a made-up payment key. A case that lists it in
  * `secrets` has it in the customer's first message; the provider's script may
- * echo it in a streamed reply (split across deltas) or use it in a call id —
+ * echo it in a streamed reply (split across deltas, plain or encoded) or use it in a call id —
  * redaction must keep every form of it out of everything the run stores,
  * exports, writes or returns (invariant 15).
  */
@@ -69,6 +69,14 @@ export const SECRET_ENCODED_OUTPUT = {
   login: `https://example.test/login?pw=${encodeURIComponent(FUZZ_PASSPHRASE)}`,
   escaped: FUZZ_PASSPHRASE.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
 };
+
+/**
+ * A reply that echoes the secrets encoded, as a model copies them from what a tool returned: streamed in
+ * pieces, the encoded forms are split across deltas. Only a stream redactor that holds back enough for
+ * an encoded form (longer than the secret) keeps each whole (outside probe 27, P11: a hold of 12
+ * characters passed 1,800 fuzz runs, the fuzzer never streaming an encoded secret).
+ */
+export const SECRET_ENCODED_REPLY = `Your header was Basic ${SECRET_ENCODED_OUTPUT.auth}, the token ${SECRET_ENCODED_OUTPUT.session}, the state ${SECRET_ENCODED_OUTPUT.state} and the sign-in link ${SECRET_ENCODED_OUTPUT.login}; please rotate them.`;
 
 /**
  * Log lines each holding the passphrase, at least `size` characters after a
