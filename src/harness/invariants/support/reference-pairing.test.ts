@@ -45,3 +45,13 @@ describe('referencePairing with calls left open (a turn an unreadable store keep
     );
   });
 });
+
+describe('referencePairing with a call id used twice (outside probe 28, F3: a history glue copying a turn twice)', () => {
+  it('refuses an id repeated in a later assistant message, or in the same one, however each is answered', () => {
+    expect(referencePairing([user('q'), calls('a'), results('a'), calls('a'), results('a')])?.problem).toBe(
+      'tool call id a is used again (a provider refuses a request that repeats a call id)',
+    );
+    expect(referencePairing([user('q'), calls('a', 'a'), results('a', 'a')])?.messageIndex).toBe(1);
+    expect(referencePairing([user('q'), calls('a'), results('a'), calls('b'), results('b')])).toBeUndefined();
+  });
+});

@@ -3,7 +3,10 @@
  * `checkToolPairing` (which the loop runs before each request): a gate that judged
  * pairing with the function under test would pass whatever that function let
  * through, for loopgate's loop and for a peer's alike. Deliberately plain: the
- * calls of each assistant message, then the results of the message after it.
+ * calls of each assistant message, then the results of the message after it; and
+ * each call id once in the whole list — a model may repeat an id, and a loop that
+ * keeps it twice (or a history glue that copies a turn twice: outside probe 28,
+ * F3) sends a request the provider refuses.
  */
 import type { Message } from '../../../kernel/index.ts';
 
@@ -19,6 +22,7 @@ export interface ReferencePairingViolation {
  */
 export function referencePairing(messages: readonly Message[], leftOpen: ReadonlySet<string> = new Set()): ReferencePairingViolation | undefined {
   let open: string[] = []; // calls of the message before, waiting for their results
+  const seen = new Set<string>(); // every call id so far: a provider refuses a request that repeats one (Anthropic, OpenAI: 400)
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     const blocks = message.content as readonly { readonly type: string; readonly id?: string; readonly callId?: string }[];
@@ -28,6 +32,10 @@ export function referencePairing(messages: readonly Message[], leftOpen: Readonl
       if (firstCall >= 0 && blocks.slice(firstCall).some((b) => b.type !== 'tool_call'))
         return { messageIndex: i, problem: 'text after a tool call in the same assistant message' };
       open = blocks.filter((b) => b.type === 'tool_call').map((b) => b.id!);
+      for (const id of open) {
+        if (seen.has(id)) return { messageIndex: i, problem: `tool call id ${id} is used again (a provider refuses a request that repeats a call id)` };
+        seen.add(id);
+      }
       continue;
     }
     const firstText = blocks.findIndex((b) => b.type !== 'tool_result');
