@@ -40,7 +40,7 @@ import { checkAdapterOptions } from '../support/adapter-options.ts';
 import { agentsEnding, classifyAgentsError } from './classify.ts';
 import { faultySession } from './faulty-session.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
-import { fromAgentItems, type CallEndings, type Item } from './items.ts';
+import { CallEndings, fromAgentItems, type Item } from './items.ts';
 import { ScriptedAgentsModel } from './scripted-model.ts';
 import { AgentsTraceRecorder } from './trace-recorder.ts';
 
@@ -74,7 +74,7 @@ export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnd
     capabilities: OPENAI_AGENTS_CAPABILITIES,
     glue: make ? 'your Session (openAiAgentsLoop({ session }))' : 'the peer’s own Session (MemorySession)',
     create: async (world) => {
-      const endings: CallEndings = new Map();
+      const endings = new CallEndings();
       const tools = world.tools.map((t) => asAgentsTool(t, endings, errorFunction));
       return new AgentsTurns(world, await modelFor(world, endings), faultySession(await sessionOf(make), world.failWrites), tools, endings);
     },
@@ -197,7 +197,7 @@ function asAgentsTool(t: PeerTool, endings: CallEndings, errorFunction: AgentsTo
       ? {
           timeoutMs: t.timeoutMs,
           timeoutErrorFunction: (_context: unknown, _error: unknown, details?: { toolCall?: { callId?: string } }) => {
-            endings.set(details?.toolCall?.callId ?? 'unknown-call', 'unknown');
+            endings.timedOut(details?.toolCall?.callId ?? 'unknown-call');
             return `Tool '${t.name}' timed out after ${t.timeoutMs}ms.`;
           },
         }
@@ -205,13 +205,14 @@ function asAgentsTool(t: PeerTool, endings: CallEndings, errorFunction: AgentsTo
     ...(errorFunction !== undefined ? { errorFunction } : {}),
     execute: async (args: unknown, _context, details) => {
       const callId = details?.toolCall?.callId ?? 'unknown-call';
+      const run = endings.started(callId);
       try {
         const parsed = t.input.safeParse(args);
         if (!parsed.success)
           throw new Error(`invalid arguments for ${t.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
         return await t.run(parsed.data, { callId, signal: details?.signal });
       } catch (error) {
-        if (!endings.has(callId)) endings.set(callId, 'failed'); // a body aborted by the timeout stays unknown
+        if (run.ending === 'ok') run.ending = 'failed'; // a body aborted by the timeout stays unknown
         throw error;
       }
     },

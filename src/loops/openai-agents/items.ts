@@ -21,10 +21,40 @@ export interface Item {
   readonly output?: unknown;
 }
 
-/** How the adapter saw calls end that the items cannot say: a body that threw, a call the runner timed out. */
-export type CallEndings = Map<string, 'failed' | 'unknown'>;
+type Ending = 'ok' | 'failed' | 'unknown';
 
-export function fromAgentItems(input: string | readonly Item[], endings: ReadonlyMap<string, 'failed' | 'unknown'> = new Map()): Message[] {
+/**
+ * How the adapter saw calls end that the items cannot say: a body that threw, a
+ * call the runner timed out. Kept per run, not per id: a model may use an id
+ * again, and a later run that went well reads `ok` (outside probe 28, F2). The
+ * n-th result of an id is the n-th run of it.
+ */
+export class CallEndings {
+  readonly #runs = new Map<string, { ending: Ending }[]>();
+
+  /** A run of `callId` starts: mark how it ends on what this returns. */
+  started(callId: string): { ending: Ending } {
+    const run = { ending: 'ok' as Ending };
+    const runs = this.#runs.get(callId);
+    if (runs) runs.push(run);
+    else this.#runs.set(callId, [run]);
+    return run;
+  }
+
+  /** The runner gave up on the latest run of `callId`: it may have run. */
+  timedOut(callId: string): void {
+    const latest = this.#runs.get(callId)?.at(-1);
+    if (latest) latest.ending = 'unknown';
+    else this.started(callId).ending = 'unknown';
+  }
+
+  /** How the `nth` run (from 0) of `callId` ended; `ok` when the adapter saw none. */
+  of(callId: string, nth: number): Ending {
+    return this.#runs.get(callId)?.[nth]?.ending ?? 'ok';
+  }
+}
+
+export function fromAgentItems(input: string | readonly Item[], endings: CallEndings = new CallEndings()): Message[] {
   const items: readonly Item[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
   const out: Message[] = [];
   const push = (role: 'user' | 'assistant', blocks: (UserBlock | AssistantBlock)[]) => {
@@ -33,11 +63,15 @@ export function fromAgentItems(input: string | readonly Item[], endings: Readonl
     if (last?.role === role) out[out.length - 1] = { role, content: [...last.content, ...blocks] } as Message;
     else out.push({ role, content: blocks } as Message);
   };
+  const seen = new Map<string, number>(); // results of each call id so far: the n-th is the n-th run
   for (const item of items) {
     if (item.type === 'function_call') push('assistant', [{ type: 'tool_call', id: item.callId ?? '', name: item.name ?? '', args: parsed(item.arguments) }]);
-    else if (item.type === 'function_call_result')
-      push('user', [{ type: 'tool_result', callId: item.callId ?? '', status: resultStatus(item, endings), content: textOf(item.output) }]);
-    else if (item.role === 'user' || item.role === 'system') {
+    else if (item.type === 'function_call_result') {
+      const callId = item.callId ?? '';
+      const nth = seen.get(callId) ?? 0;
+      seen.set(callId, nth + 1);
+      push('user', [{ type: 'tool_result', callId, status: item.status === 'incomplete' ? 'unknown' : endings.of(callId, nth), content: textOf(item.output) }]);
+    } else if (item.role === 'user' || item.role === 'system') {
       if (item.role === 'user') push('user', [{ type: 'text', text: textOf(item.content) }]);
     } else if (item.role === 'assistant') {
       const text = textOf(item.content);
@@ -45,11 +79,6 @@ export function fromAgentItems(input: string | readonly Item[], endings: Readonl
     }
   }
   return out;
-}
-
-function resultStatus(item: Item, endings: ReadonlyMap<string, 'failed' | 'unknown'>): 'ok' | 'failed' | 'unknown' {
-  if (item.status === 'incomplete') return 'unknown';
-  return (item.callId !== undefined ? endings.get(item.callId) : undefined) ?? 'ok';
 }
 
 function parsed(args: string | undefined): unknown {

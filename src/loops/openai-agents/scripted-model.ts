@@ -15,7 +15,7 @@
  */
 import { Usage, withGenerationSpan, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
 import type { ModelClient, ModelResult, ToolSpec } from '../../kernel/index.ts';
-import { fromAgentItems, outputItems, type Item } from './items.ts';
+import { CallEndings, fromAgentItems, outputItems, type Item } from './items.ts';
 
 /** An error shaped as the `openai` client's APIError: a status, headers, and the provider's error body. */
 export class ScriptedApiError extends Error {
@@ -36,11 +36,11 @@ const STATUS: Readonly<Record<string, number>> = { rate_limited: 429, overloaded
 export class ScriptedAgentsModel implements Model {
   readonly #client: ModelClient;
   readonly #model: string;
-  readonly #endings: ReadonlyMap<string, 'failed' | 'unknown'>;
+  readonly #endings: CallEndings;
   #cuts = 0;
 
   /** `endings`: how calls ended that the items cannot say (a body threw, the runner timed it out), so the request shows it. */
-  constructor(client: ModelClient, model: string, endings: ReadonlyMap<string, 'failed' | 'unknown'> = new Map()) {
+  constructor(client: ModelClient, model: string, endings: CallEndings = new CallEndings()) {
     this.#client = client;
     this.#model = model;
     this.#endings = endings;
