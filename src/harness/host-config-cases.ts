@@ -469,6 +469,29 @@ const ROWS: readonly Row[] = [
     refused: '{file}:4:12: trace.export.jsonl: cannot write {folder}/notes.txt/traces.jsonl: {folder}/notes.txt is a file, not a folder',
   },
   {
+    id: 'trace-file-the-store-file-refused',
+    title: "a trace.export.jsonl naming the SQLite store's own file is refused, nothing created (SQLite's page writes would overwrite the traces)",
+    yaml: [MODEL, 'store: {kind: sqlite, path: data/support.db}', 'trace:', '  export:', '    jsonl: ./data/../data/support.db'],
+    refused:
+      '{file}:5:12: trace.export.jsonl: {folder}/data/support.db is the file store.path names ({file}:2:29): the traces and the SQLite store cannot share one file; give the traces a file of their own',
+  },
+  {
+    id: 'store-path-not-a-sqlite-file-refused',
+    title: 'a SQLite store.path naming an existing file that is not a SQLite database is refused, the file untouched',
+    yaml: [MODEL, 'store: {kind: sqlite, path: notes.txt}'],
+    files: ['notes.txt'],
+    refused:
+      "{file}:2:29: store.path: {folder}/notes.txt is not a SQLite database (its first bytes are not SQLite's header): name a new file, or the store's own",
+  },
+  {
+    id: 'trace-file-not-json-lines-refused',
+    title: 'a trace.export.jsonl naming an existing file that does not hold JSON lines is refused, the file untouched (a scenario, a config)',
+    yaml: [MODEL, 'trace:', '  export:', '    jsonl: notes.txt'],
+    files: ['notes.txt'],
+    refused:
+      '{file}:4:12: trace.export.jsonl: {folder}/notes.txt does not hold JSON lines (its first line is not a JSON object): the host appends one JSON line per turn there; name a new file, or a trace file the host wrote',
+  },
+  {
     id: 'otlp-header-variable-not-set-refused',
     checkHost: 'passes',
     title: 'an OTLP header whose variable is not set is refused naming the header and the variable',
@@ -517,6 +540,47 @@ const ROWS: readonly Row[] = [
         answeredOk('both messages are answered', got),
         {
           name: 'the trace file holds one line per turn',
+          passed: lines.length === 2,
+          message: `${lines.length} line(s)`,
+          expected: '2',
+          actual: String(lines.length),
+        },
+      ];
+    },
+  },
+  {
+    id: 'trace-file-appended-across-a-restart-served',
+    title: 'a host restarted on the trace file it wrote appends to it: the file is JSON lines, one per turn of each life',
+    yaml: [MODEL, 'trace:', '  export:', '    jsonl: traces/support.jsonl'],
+    served: async ({ host, folder }) => {
+      const first = await host.handle('orders-1', 'Where is ORD-1001?');
+      await host.close();
+      let again: AgentHost | undefined;
+      let second: ResponseEnvelope | string;
+      try {
+        again = await createHostFromConfig(join(folder, 'agent.yaml'), {
+          agent: AGENT,
+          env: {},
+          modelClient: () => new ScriptedModelClient([reply('ORD-1002 shipped.')]),
+        });
+        second = await again.handle('orders-2', 'Where is ORD-1002?');
+      } catch (error) {
+        second = error instanceof Error ? error.message : String(error);
+      } finally {
+        await again?.close();
+      }
+      const path = join(folder, 'traces', 'support.jsonl');
+      const lines = existsSync(path)
+        ? readFileSync(path, 'utf8')
+            .split('\n')
+            .filter((line) => line !== '')
+        : [];
+      return [
+        typeof second === 'string'
+          ? { name: 'the restarted host is served', passed: false, message: second }
+          : answeredOk('both lives answer', [first, second]),
+        {
+          name: 'the file holds one line per turn of both lives',
           passed: lines.length === 2,
           message: `${lines.length} line(s)`,
           expected: '2',

@@ -13,7 +13,7 @@
  * relative to the file's folder; in a config given as an object, to the working
  * directory.
  */
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
 import { type Agent, type AgentFactory, createRedactor, type ModelClient, systemClock, type TraceExporter } from '../kernel/index.ts';
@@ -132,8 +132,20 @@ function pathsOf(config: HostConfig): (path: string) => string {
 function checkTraceFile(config: HostConfig, at: (path: string) => string): void {
   const jsonl = config.trace.export.jsonl;
   if (jsonl === undefined) return;
-  const problem = writableFileProblem(at(jsonl));
-  if (problem) throw new ConfigError(`${configKey(config, ['trace', 'export', 'jsonl'])}: cannot write ${at(jsonl)}: ${problem}`);
+  const key = configKey(config, ['trace', 'export', 'jsonl']);
+  const path = at(jsonl);
+  const problem = writableFileProblem(path);
+  if (problem) throw new ConfigError(`${key}: cannot write ${path}: ${problem}`);
+  // Outside probe 29, F4: traces appended to the store's own file were overwritten by SQLite's page writes, and
+  // appended to a file of the user's (a scenario, a config) damaged it.
+  if (config.store.kind === 'sqlite' && sameFile(path, at(config.store.path))) {
+    const where = configSource(config)?.locate(['store', 'path']);
+    throw new ConfigError(
+      `${key}: ${path} is the file store.path names${where ? ` (${where})` : ''}: the traces and the SQLite store cannot share one file; give the traces a file of their own`,
+    );
+  }
+  const lines = jsonLinesProblem(path);
+  if (lines) throw new ConfigError(`${key}: ${path} ${lines}: the host appends one JSON line per turn there; name a new file, or a trace file the host wrote`);
 }
 
 /**
@@ -146,6 +158,67 @@ function checkStoreFile(config: HostConfig, at: (path: string) => string): void 
   const path = at(config.store.path);
   const problem = writableFileProblem(path);
   if (problem) throw new ConfigError(`${configKey(config, ['store', 'path'])}: cannot write ${path}: ${problem}`);
+  if (!startsAsSqlite(path))
+    throw new ConfigError(
+      `${configKey(config, ['store', 'path'])}: ${path} is not a SQLite database (its first bytes are not SQLite's header): name a new file, or the store's own`,
+    );
+}
+
+/** Whether `a` and `b` name one file: the same path once resolved, or (both existing) the same inode. */
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/** Whether the file at `path` may be opened as a SQLite database: missing, empty, or beginning with SQLite's header. */
+function startsAsSqlite(path: string): boolean {
+  const head = firstBytes(path, SQLITE_HEADER.length);
+  return head === undefined || head.length === 0 || head.toString('latin1') === SQLITE_HEADER;
+}
+
+/**
+ * Why an existing file is not one the host may append JSON lines to (its first
+ * line is not a JSON object), or undefined: missing, empty, or JSON lines. Only
+ * the first 1 MiB is read; a first line longer than that counts if it begins as
+ * an object does.
+ */
+function jsonLinesProblem(path: string): string | undefined {
+  const head = firstBytes(path, 1 << 20);
+  if (head === undefined) return undefined;
+  const text = head.toString('utf8');
+  if (text.trim() === '') return undefined;
+  const end = text.indexOf('\n');
+  const first = (end < 0 ? text : text.slice(0, end)).trim();
+  if (end < 0 && head.length === 1 << 20) return first.startsWith('{') ? undefined : 'does not hold JSON lines (it does not begin with a JSON object)';
+  try {
+    const value: unknown = JSON.parse(first);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return undefined;
+  } catch {
+    // not JSON
+  }
+  return 'does not hold JSON lines (its first line is not a JSON object)';
+}
+
+/** Up to `n` bytes from the start of the file at `path`; undefined when it cannot be read (missing, a folder). */
+function firstBytes(path: string, n: number): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    if (!statSync(path).isFile()) return undefined;
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(n);
+    return buffer.subarray(0, readSync(fd, buffer, 0, n, 0));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** Why a file could not be created or appended to at `path` (its missing folders created first), or undefined. */
