@@ -22,11 +22,14 @@ describe('loopgate run --loop', () => {
     const file = 'scenarios/bundled/safety/colliding-call-ids-each-run-once.yaml';
     const peer = await run(['--loop', 'ai-sdk', '--no-verdicts', file]);
     expect(peer.status, peer.stderr).toBe(1);
-    expect(peer.stderr).toMatch(/invariant-13-side-effects-once: issue_refund \(STATEFUL\) ran 2 times/);
+    // The repeated id is sent back as it is (a request providers refuse), and the refund runs twice.
+    expect(peer.stderr).toMatch(
+      /invariant-06-tool-pairing: request 2, message 1: tool call id r is used again .*also failed: .*invariant-13-side-effects-once/,
+    );
     // The bundled config pins that failure (verdicts:): judged against it, the same run fails exactly as documented.
     const pinned = await run(['--loop', 'ai-sdk', file]);
     expect(pinned.status, pinned.stdout).toBe(0);
-    expect(pinned.stderr).toMatch(/invariant-13-side-effects-once: issue_refund \(STATEFUL\) ran 2 times/);
+    expect(pinned.stderr).toMatch(/invariant-06-tool-pairing: request 2, message 1: tool call id r is used again/);
     // From the built package (CI builds dist/ first) the bundled config, and so its pins, are dist's.
     expect(pinned.stdout).toMatch(/ai-sdk fails exactly as documented: 1 case\(s\) judged as pinned in (dist\/)?scenarios\/bundled\/verdicts\/ai-sdk\.json/);
     const own = await run(['--loop', 'loopgate', file]);
