@@ -92,7 +92,7 @@ describe('mergeResults', () => {
         { source: 'b.json', results: b3 },
       ]),
     ).toThrow('shard counts differ: a.json is shard 1/2, b.json is shard 2/3');
-    const a2 = { ...a, cases: [] };
+    const a2 = { ...a, cases: [], summary: summarize([]) };
     expect(() =>
       mergeResults([
         { source: 'a.json', results: a },
@@ -108,13 +108,41 @@ describe('mergeResults', () => {
     expect(() => mergeResults([])).toThrow('nothing to merge');
   });
 
+  it('refuses a part cut short or edited: its summary not its cases, a passed case with a failed check, shards short of their suite (probe 29, F3)', () => {
+    const whole = { suite: { config: 'loopgate.config.ts', cases: 8, digest: suiteDigest(all.map((c) => c.id)) } };
+    // Cases removed, the summary left as it was.
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: { ...a, ...whole } },
+        { source: 'b.json', results: { ...b, ...whole, cases: [] } },
+      ]),
+    ).toThrow('b.json: its summary counts 4 (3 passed, 1 failed, 0 skipped) cases, but it holds 0 (0 passed, 0 failed, 0 skipped)');
+    // Cases and summary removed alike: the shards no longer add up to their suite.
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: { ...a, ...whole } },
+        { source: 'b.json', results: { ...b, ...whole, cases: [], summary: summarize([]) } },
+      ]),
+    ).toThrow('the shards hold 4 cases, not the 8 their suite selected');
+    // A failure marked passed, the summary made to agree.
+    const failing = two.find((c) => c.status === 'failed')!;
+    const edited = two.map((c) => (c === failing ? { ...c, status: 'passed' as const } : c));
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: a },
+        { source: 'b.json', results: { ...b, cases: edited, summary: summarize(edited) } },
+      ]),
+    ).toThrow(`b.json: case "${failing.id}" is marked passed, but its check "${failing.checks.find((c) => !c.passed)!.name}" failed`);
+  });
+
   it('refuses shards of different suites: another config, or another selection (paths, --grep) of one (probe 19, F1)', () => {
     const suite = (config: string, cases: number, digest: string) => ({ suite: { config, cases, digest } });
-    const ours = { ...a, ...suite('loopgate.config.ts', 8, '0123456789abcdef') };
+    const whole = suiteDigest(all.map((c) => c.id));
+    const ours = { ...a, ...suite('loopgate.config.ts', 8, whole) };
     expect(() =>
       mergeResults([
         { source: 'a.json', results: ours },
-        { source: 'b.json', results: { ...b, ...suite('bundled/loopgate.config.js', 8, '0123456789abcdef') } },
+        { source: 'b.json', results: { ...b, ...suite('bundled/loopgate.config.js', 8, whole) } },
       ]),
     ).toThrow(
       new MergeError(
@@ -128,13 +156,13 @@ describe('mergeResults', () => {
       ]),
     ).toThrow(
       new MergeError(
-        'suites differ: a.json is shard 1/2 of 8 cases (suite 01234567…), b.json is shard 2/2 of 5 cases (suite fedcba98…); shards of one run select the same cases (same config, paths and --grep)',
+        `suites differ: a.json is shard 1/2 of 8 cases (suite ${whole.slice(0, 8)}…), b.json is shard 2/2 of 5 cases (suite fedcba98…); shards of one run select the same cases (same config, paths and --grep)`,
       ),
     );
     // The merged run records the suite it covers; a shard written before suites were recorded is taken on trust.
     const merged = mergeResults([
       { source: 'a.json', results: ours },
-      { source: 'b.json', results: { ...b, ...suite('loopgate.config.ts', 8, '0123456789abcdef') } },
+      { source: 'b.json', results: { ...b, ...suite('loopgate.config.ts', 8, whole) } },
     ]);
     expect(merged.suite).toEqual({ config: 'loopgate.config.ts', cases: 8, digest: suiteDigest(merged.cases.map((c) => c.id)) });
     expect(

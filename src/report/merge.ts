@@ -5,7 +5,9 @@
  * instead: a shard cannot tell a case that is missing from one that ran in
  * another shard). Refuses what would make the merged verdict wrong: the same
  * case in two files, shards of different runs (seed, version, loop, config or
- * selection of cases), and a shard missing or given twice. Whole runs of
+ * selection of cases), a shard missing or given twice, and a part that
+ * disagrees with itself or shards that do not add up to their suite (a file cut
+ * short or edited). Whole runs of
  * disjoint cases merge whatever their configs (one job per agent, or per kind).
  */
 import { InputError } from '../kernel/index.ts';
@@ -51,6 +53,7 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
       );
     }
   }
+  for (const part of parts) checkPart(part);
   checkShards(parts);
   checkSuites(parts);
 
@@ -71,6 +74,7 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
     }
   }
   cases.sort((a, b) => compareIds(a.id, b.id));
+  checkSuiteCovered(parts, cases);
 
   const starts = parts.map((p) => p.results.startedAt).sort((a, b) => Date.parse(a) - Date.parse(b));
   const ends = parts.map((p) => p.results.finishedAt).sort((a, b) => Date.parse(b) - Date.parse(a));
@@ -90,6 +94,40 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
     summary: summarize(cases),
     cases,
   };
+}
+
+/**
+ * A part tells one verdict: its summary is the tally of its cases, and a case it
+ * marks passed has no failed check. A file cut short or edited (cases removed,
+ * a failure marked passed) would otherwise merge into a passing run (outside
+ * probe 29, F3).
+ */
+function checkPart(part: ResultsPart): void {
+  const { source, results } = part;
+  const told = results.summary;
+  const tallied = summarize(results.cases);
+  const counts = (c: { total: number; passed: number; failed: number; skipped: number }) =>
+    `${c.total} (${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped)`;
+  if (told.total !== tallied.total || told.passed !== tallied.passed || told.failed !== tallied.failed || told.skipped !== tallied.skipped)
+    throw new MergeError(
+      `${source}: its summary counts ${counts(told)} cases, but it holds ${counts(tallied)}: the file was cut short or edited; run that part again`,
+    );
+  for (const c of results.cases) {
+    if (c.status !== 'passed') continue;
+    const failed = c.checks.find((check) => !check.passed);
+    if (failed)
+      throw new MergeError(`${source}: case "${c.id}" is marked passed, but its check "${failed.name}" failed: the file was edited; run that part again`);
+  }
+}
+
+/** Shards of one suite hold, together, exactly the cases the suite selected (its count and digest): none cut from a shard. */
+function checkSuiteCovered(parts: readonly ResultsPart[], cases: readonly CaseResult[]): void {
+  const suite = parts.find((p) => p.results.shard !== undefined && p.results.suite !== undefined)?.results.suite;
+  if (suite === undefined) return;
+  if (cases.length !== suite.cases || suiteDigest(cases.map((c) => c.id)) !== suite.digest)
+    throw new MergeError(
+      `the shards hold ${cases.length} case${cases.length === 1 ? '' : 's'}, not the ${suite.cases} their suite selected (suite ${suite.digest.slice(0, 8)}…): a shard's results were cut short or edited; run the shards again`,
+    );
 }
 
 /** Shards must all say they are shards of the same `n`, and cover 1..n exactly once. */
