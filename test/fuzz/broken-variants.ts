@@ -170,8 +170,9 @@ export const BROKEN_VARIANTS: readonly BrokenVariant[] = [
     bug: 'a loop variant that redacts each streamed delta alone',
     // Each piece passes the redactor; a key split across two pieces is stored in halves.
     host: { seams: { wrapDeps: (deps) => ({ ...deps, streamRedaction: (redact) => ({ push: redact, end: () => '' }) }) } },
-    // Found first where a piece of the passphrase (half of it or more) is split across two deltas, each under half.
-    invariant: 'secret-fragments-never-leave',
+    // Found first where a reply echoing the secrets encoded (base64, URL-encoded) is split across deltas: each piece
+    // passes the redactor alone, and the pieces joined rebuild an encoded secret.
+    invariant: 'invariant-15-secrets-never-leave',
     needs: ['secrets'],
   },
   {
