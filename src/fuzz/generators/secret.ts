@@ -15,9 +15,12 @@ export const FUZZ_SECRET = 'sk_live_FUZZ0123456789abcdef';
  * which hides a stream redactor that lets a split secret through: only the
  * configured value itself can catch that, so this one must be found by it alone.
  * It holds a character outside ASCII (é), so its URL-encoded form is UTF-8 bytes
- * and its JSON-escaped one `\u00e9`, as browsers and Python write them.
+ * and its JSON-escaped one `\u00e9`, as browsers and Python write them; and `~`
+ * and `?`, so its base64 holds `+` or `/` at every byte alignment: its URL-safe
+ * base64 is a text of its own (outside probe 29, plant R1: a redactor that forgot
+ * that alphabet passed fuzz, the secrets' two base64 forms being the same).
  */
-export const FUZZ_PASSPHRASE = 'orchard-FUZZ-7731-téal-quill-0042';
+export const FUZZ_PASSPHRASE = 'orchard~FUZZ~7731?téal-quill-0042';
 
 /** A reply that echoes both secrets: streamed in pieces, each is split across deltas. */
 export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET} and passphrase ${FUZZ_PASSPHRASE}; please rotate them.`;
@@ -65,6 +68,9 @@ export const SECRET_ENCODED_OUTPUT = {
   token: Buffer.from(FUZZ_SECRET).toString('base64'),
   session: Buffer.from(`a${FUZZ_SECRET}`).toString('base64'),
   state: Buffer.from(`{"pw":"${FUZZ_PASSPHRASE}"}`).toString('base64url'),
+  // URL-safe base64 at the other two alignments (a JWT segment, a URL token).
+  jwt: Buffer.from(`${FUZZ_PASSPHRASE}`).toString('base64url'),
+  link: Buffer.from(`i=${FUZZ_PASSPHRASE}`).toString('base64url'),
   callback: `https://example.test/hook?key=${encodeURIComponent(FUZZ_SECRET).replaceAll('_', '%5F')}`,
   login: `https://example.test/login?pw=${encodeURIComponent(FUZZ_PASSPHRASE)}`,
   escaped: FUZZ_PASSPHRASE.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
