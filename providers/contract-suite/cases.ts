@@ -17,6 +17,8 @@ export interface CallOutcome {
   readonly streams: boolean;
   /** Requests the provider received, when the harness can tell. */
   readonly requestCount?: number;
+  /** How many of them the client aborted (its side closed the connection) by the time the call settled and 20 ms more, when the harness can tell. */
+  readonly requestsAborted?: number;
   /** The credentials the harness gave the client (`HarnessClient.secrets`); the runner has checked that no result or delta carries one. */
   readonly secrets: readonly string[];
   /** How the provider streamed a text block (`HarnessClient.pieces`), when the harness can tell. */
@@ -2154,9 +2156,12 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       fault: { type: 'stall', after: 'text_delta' },
     },
     drive: 'abort_on_first_delta',
-    check({ result, deltas }) {
+    check({ result, deltas, requestCount, requestsAborted }) {
       expectTransport(result, 'aborted');
       assert.ok(deltas.length >= 1, 'the call streamed before it was aborted');
+      // The abort reaches the connection: a call that only stops listening leaves the provider generating (and billing).
+      if (requestCount !== undefined && requestsAborted !== undefined)
+        assert.equal(requestsAborted, requestCount, 'the aborted call left its request open: the abort never reached the connection');
     },
   },
   {
