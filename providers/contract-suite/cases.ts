@@ -17,6 +17,8 @@ export interface CallOutcome {
   readonly streams: boolean;
   /** Requests the provider received, when the harness can tell. */
   readonly requestCount?: number;
+  /** How many of them the client aborted (its side closed the connection) by the time the call settled and 20 ms more, when the harness can tell. */
+  readonly requestsAborted?: number;
   /** The credentials the harness gave the client (`HarnessClient.secrets`); the runner has checked that no result or delta carries one. */
   readonly secrets: readonly string[];
   /** How the provider streamed a text block (`HarnessClient.pieces`), when the harness can tell. */
@@ -1714,6 +1716,36 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'streamed_call_name_quotes_the_key',
+    title:
+      'a streamed tool call whose name (not its id) quotes the API key keeps the key out of the call-start delta and the result: a start is redacted when either of its two fields holds the key',
+    behaviour: {
+      kind: 'turn',
+      quotesCredential: true,
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_plain', name: 'search_{{credential}}', args: '{"query":"order status"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result, deltas, secrets, streams }) {
+      // The runner has already failed any result or delta that carries a declared credential.
+      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, args: c.args })),
+        [{ id: 'call_plain', args: { query: 'order status' } }],
+        'the tool call arrives, its id as sent',
+      );
+      if (!streams) return;
+      assert.deepEqual(
+        deltas.flatMap((d) => (d.kind === 'tool_call_start' ? [d.id] : [])),
+        ['call_plain'],
+        'the call is streamed as it starts, its id as sent',
+      );
+    },
+  },
+  {
     id: 'streamed_reply_quotes_the_key_in_hex',
     title:
       'a streamed reply whose text quotes the API key as hex (a debug dump of its bytes), split across deltas, keeps every piece of it held back until it can be redacted whole: no delta, nor their joined text, carries it; the text around it arrives',
@@ -2124,9 +2156,12 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       fault: { type: 'stall', after: 'text_delta' },
     },
     drive: 'abort_on_first_delta',
-    check({ result, deltas }) {
+    check({ result, deltas, requestCount, requestsAborted }) {
       expectTransport(result, 'aborted');
       assert.ok(deltas.length >= 1, 'the call streamed before it was aborted');
+      // The abort reaches the connection: a call that only stops listening leaves the provider generating (and billing).
+      if (requestCount !== undefined && requestsAborted !== undefined)
+        assert.equal(requestsAborted, requestCount, 'the aborted call left its request open: the abort never reached the connection');
     },
   },
   {

@@ -19,6 +19,8 @@ export interface HarnessClient {
   readonly streams?: boolean;
   /** How many requests reached the provider so far (lets cases check "nothing was sent"). */
   readonly requestCount?: () => number;
+  /** How many of those requests the client aborted (closed its side of the connection), when the harness can tell. */
+  readonly requestsAborted?: () => number;
   /**
    * The credentials the client was given (its API key, a bearer token): no result
    * or delta may carry one in any form (literal, URL-encoded, escaped, base64, hex),

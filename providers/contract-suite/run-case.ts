@@ -20,7 +20,7 @@ import { resultProblems } from './result-schema.ts';
 const SETTLE_SLACK_MS = 5_000;
 
 export async function runContractCase(testCase: ContractCase, harnessClient: HarnessClient): Promise<ModelResult> {
-  const { client, requestCount, sent: sentBy, secrets = [] } = harnessClient;
+  const { client, requestCount, requestsAborted, sent: sentBy, secrets = [] } = harnessClient;
   const controller = new AbortController();
   let request: ModelRequest = testCase.request ? testCase.request(BASE_REQUEST) : BASE_REQUEST;
   if (testCase.drive === 'abort_before_call') controller.abort();
@@ -80,6 +80,7 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
   // One call, at most one request: retrying is the loop's decision (its tiers, retry-after, fallback), never the SDK's on its own.
   const sent = requestCount?.();
   if (sent !== undefined) assert.ok(sent <= 1, `one call sent ${sent} requests: the client retried on its own`);
+  const aborted = requestsAborted?.();
   const said = sentBy?.(request);
   testCase.check({
     result,
@@ -87,6 +88,7 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
     streams: harnessClient.streams ?? true,
     secrets,
     ...(sent !== undefined ? { requestCount: sent } : {}),
+    ...(aborted !== undefined ? { requestsAborted: aborted } : {}),
     ...(said !== undefined ? { sent: said } : {}),
     ...(harnessClient.pieces ? { pieces: harnessClient.pieces } : {}),
   });

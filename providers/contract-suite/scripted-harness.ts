@@ -203,6 +203,7 @@ export function createScriptedHarness(): ContractHarness {
       streamed_reply_quotes_the_key: NO_CREDENTIAL,
       streamed_reply_quotes_the_key_in_hex: NO_CREDENTIAL,
       streamed_call_id_quotes_the_key: NO_CREDENTIAL,
+      streamed_call_name_quotes_the_key: NO_CREDENTIAL,
       reply_quotes_the_key_url_encoded_beside_a_latin1_byte: NO_CREDENTIAL,
       malformed_stream: NO_WIRE,
       stream_without_final_event: NO_WIRE,

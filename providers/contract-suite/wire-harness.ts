@@ -104,6 +104,7 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
         secrets: keyless ? [] : [WIRE_FAKE_KEY],
         ...(streaming ? { pieces } : {}),
         requestCount: () => scenario.requests.length,
+        requestsAborted: () => scenario.abandoned(),
         sent: (request) => {
           const last = scenario.requests.at(-1);
           if (last === undefined) return undefined;

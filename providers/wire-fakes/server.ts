@@ -38,6 +38,8 @@ export interface WireScenario {
   baseURL(provider: WireProvider): string;
   /** Every request this scenario received, in order. */
   readonly requests: readonly ReceivedRequest[];
+  /** How many of them the client aborted (its side closed the connection) before the answer ended. */
+  abandoned(): number;
 }
 
 const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'cookie']);
@@ -45,7 +47,7 @@ const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'cookie
 let server: SetupServer | undefined;
 let users = 0;
 let nextId = 0;
-const scenarios = new Map<string, { responder: Responder; requests: ReceivedRequest[]; apiKey: string | undefined }>();
+const scenarios = new Map<string, { responder: Responder; requests: ReceivedRequest[]; abandoned: Set<number>; apiKey: string | undefined }>();
 
 async function readBody(request: Request): Promise<unknown> {
   const text = await request.text();
@@ -76,6 +78,9 @@ function startServer(): SetupServer {
       const received: ReceivedRequest = { method: request.method, path, headers, body: await readBody(request) };
       const index = scenario.requests.length;
       scenario.requests.push(received);
+      // The request's signal is the client's: it aborts when the client gives the connection up.
+      if (request.signal.aborted) scenario.abandoned.add(index);
+      else request.signal.addEventListener('abort', () => scenario.abandoned.add(index), { once: true });
       const provider = request.method === 'POST' ? providerOfPath(path) : undefined;
       const problems = provider ? requestProblems(provider, received.body) : [];
       if (provider && problems.length > 0) return invalidRequest(provider, `wire fake: the provider would refuse this request: ${problems.join('; ')}`);
@@ -155,11 +160,13 @@ export function acquireWireFake(): WireFake {
             ? (_request, index) => (answer as readonly WirePlan[])[Math.min(index, (answer as readonly WirePlan[]).length - 1)]!
             : () => answer as WirePlan;
       const requests: ReceivedRequest[] = [];
-      scenarios.set(id, { responder, requests, apiKey: options.apiKey });
+      const abandoned = new Set<number>();
+      scenarios.set(id, { responder, requests, abandoned, apiKey: options.apiKey });
       own.push(id);
       return {
         id,
         requests,
+        abandoned: () => abandoned.size,
         baseURL(provider) {
           const root = `${WIRE_FAKE_ORIGIN}/s/${id}`;
           return provider === 'anthropic' ? root : `${root}/v1`;

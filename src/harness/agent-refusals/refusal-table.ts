@@ -579,6 +579,16 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     })),
     refused: 'visibility layer "global": deny[0]: "get_c" is not a registered tool; did you mean "get_a"?',
   },
+  {
+    id: 'names/swapped-letters-one-edit',
+    title: 'two neighbouring letters swapped count as one edit: a three-letter tool typed pya is still named',
+    agent: edit((a) => ({
+      ...a,
+      tools: [...a.tools, tool('pay', 'CRITICAL')],
+      visibility: [{ name: 'global', deny: ['pya'] }],
+    })),
+    refused: 'visibility layer "global": deny[0]: "pya" is not a registered tool; did you mean "pay"?',
+  },
   // --- policy and visibility shapes (policy.ts, visibility.ts) ---
   {
     id: 'policy/rule-ids-repeat',
