@@ -71,6 +71,8 @@ describe('fuzzAgent', () => {
     // A tool whose schema JSON Schema cannot state (a custom check) keeps the old defaults.
     const odd = defineTool({ name: 'odd', description: 'Odd.', input: z.custom<string>((t) => typeof t === 'string'), sideEffect: 'NONE', run: () => 'ok' });
     expect(new Set(fc.sample(fuzzTools([odd])[0]!.args, { numRuns: 50, seed: 7 }).map((a) => JSON.stringify(a)))).toEqual(new Set(['{}', '"not json"']));
+    // The reports name only such a tool as one that got no arguments (outside probe 29, F5: they named every tool without fuzz.args).
+    expect(fuzzTools([refund, odd]).map((t) => `${t.name} ${t.undrawn ?? false}`)).toEqual(['issue_refund false', 'odd true']);
   });
 
   it("runs your tools under the registry's invariants and yours", async () => {

@@ -53,14 +53,15 @@ export interface FuzzAgentOptions extends Omit<FuzzOptions, 'invariants' | 'case
  * drawn from the tool's input schema most of the time (so its body runs), with `{}` and text that is not JSON.
  */
 export function fuzzTools(tools: readonly AnyToolDeclaration[], args: FuzzAgentOptions['args'] = {}): FuzzTool[] {
-  return tools.map((tool) => ({ name: tool.name, sideEffect: tool.sideEffect, args: args[tool.name] ?? defaultArgs(tool) }));
-}
-
-function defaultArgs(tool: AnyToolDeclaration): fc.Arbitrary<unknown> {
-  const none = [fc.constant<unknown>({}), fc.constant<unknown>('not json')];
-  const drawn = argsFromSchema(tool.input);
-  if (!drawn) return fc.oneof({ withCrossShrink: true }, ...none);
-  return fc.oneof({ withCrossShrink: true }, { weight: 8, arbitrary: drawn }, ...none.map((arbitrary) => ({ weight: 1, arbitrary })));
+  return tools.map((tool) => {
+    const given = args[tool.name];
+    if (given) return { name: tool.name, sideEffect: tool.sideEffect, args: given };
+    const none = [fc.constant<unknown>({}), fc.constant<unknown>('not json')];
+    const drawn = argsFromSchema(tool.input);
+    if (!drawn) return { name: tool.name, sideEffect: tool.sideEffect, args: fc.oneof({ withCrossShrink: true }, ...none), undrawn: true };
+    const mixed = fc.oneof({ withCrossShrink: true }, { weight: 8, arbitrary: drawn }, ...none.map((arbitrary) => ({ weight: 1, arbitrary })));
+    return { name: tool.name, sideEffect: tool.sideEffect, args: mixed };
+  });
 }
 
 /**

@@ -105,7 +105,7 @@ export const REPORT_SCRIPT = String.raw`
         results.fuzz.agent +
         ': ' +
         (results.fuzz.tools.length ? results.fuzz.tools.join(', ') + ' (and the scripted probe)' : 'no tools of its own (only the scripted probe)') +
-        (results.fuzz.withoutArgs && results.fuzz.withoutArgs.length ? '; without fuzz.args, ' + results.fuzz.withoutArgs.join(', ') + ' got only {} and a string that is not JSON' : ''),
+        (results.fuzz.withoutArgs && results.fuzz.withoutArgs.length ? '; ' + results.fuzz.withoutArgs.join(', ') + ' got only {} and a string that is not JSON (no fuzz.args, and an input schema nothing can be drawn from)' : ''),
     );
   if (summary.cost) meta.push('cost ' + costText(summary.cost) + ' over ' + summary.cost.cases + ' case' + (summary.cost.cases === 1 ? '' : 's'));
   add(header, [

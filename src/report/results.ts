@@ -178,22 +178,24 @@ export interface FuzzSubject {
   readonly agent: string;
   readonly tools: readonly string[];
   /**
-   * The tools given no `fuzz.args`: the model sends them only `{}` and a string that is not JSON, so their bodies
-   * run only where `{}` is valid. Absent when every tool has arguments (and in files written before it was recorded).
+   * The tools given no `fuzz.args` whose input schema nothing can be drawn from (a transform, a recursive schema):
+   * the model sends them only `{}` and a string that is not JSON, so their bodies run only where `{}` is valid.
+   * Absent when every tool gets arguments (and in files written before it was recorded).
    */
   readonly withoutArgs?: readonly string[];
 }
 
-/** The subject of a fuzz run: `withoutArgs` the tools that `args` (the names given fuzz.args) leaves out. */
-export function fuzzSubject(agent: string, tools: readonly string[], args: readonly string[]): FuzzSubject {
-  const withoutArgs = tools.filter((tool) => !args.includes(tool));
-  return { agent, tools, ...(withoutArgs.length > 0 ? { withoutArgs } : {}) };
+/** The subject of a fuzz run: `withoutArgs` the tools that got no arguments (no `fuzz.args`, no schema to draw from). */
+export function fuzzSubject(agent: string, tools: readonly string[], withoutArgs: readonly string[]): FuzzSubject {
+  return { agent, tools, ...(withoutArgs.length > 0 ? { withoutArgs: [...withoutArgs] } : {}) };
 }
 
 /** `agent NAME: tool, tool (and the scripted probe)`, and which got no arguments, as every report says it. */
 export function fuzzSubjectText(subject: FuzzSubject): string {
   const tools = subject.tools.length > 0 ? `${subject.tools.join(', ')} (and the scripted probe)` : 'no tools of its own (only the scripted probe)';
-  const bare = subject.withoutArgs?.length ? `; without fuzz.args, ${subject.withoutArgs.join(', ')} got only {} and a string that is not JSON` : '';
+  const bare = subject.withoutArgs?.length
+    ? `; ${subject.withoutArgs.join(', ')} got only {} and a string that is not JSON (no fuzz.args, and an input schema nothing can be drawn from)`
+    : '';
   return `agent ${subject.agent}: ${tools}${bare}`;
 }
 

@@ -262,7 +262,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     subject: fuzzSubject(
       parsed.agent,
       (cases.tools ?? []).map((t) => t.name),
-      Object.keys(config.fuzz.args ?? {}),
+      (cases.tools ?? []).filter((t) => t.undrawn).map((t) => t.name),
     ),
   });
   const written = await writeReports(results, { reporters, outDir: out, console: { verbose: args.verbose ?? false } });

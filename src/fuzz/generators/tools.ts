@@ -22,6 +22,8 @@ export interface FuzzTool {
   readonly args: fc.Arbitrary<unknown>;
   /** The level the tool declares (default NONE). */
   readonly sideEffect?: SideEffectLevel;
+  /** Given no `fuzz.args` and an input schema nothing can be drawn from: it gets only `{}` and text that is not JSON. */
+  readonly undrawn?: true;
   /** For a tool the agent does not have: the scenario declares it (`tools:` with a description). */
   readonly scripted?: { readonly description: string; readonly input?: Readonly<Record<string, string>> };
 }
