@@ -50,6 +50,36 @@ describe('resolveConfig', () => {
       [{ fuzz: { agent: 'ghost' } }, /fuzz\.agent: no agent "ghost"/],
       [{ fuzz: { args: { book: { not: 'an arbitrary' } } } }, /fuzz\.args\.book: expected a fast-check arbitrary/],
       [{ fuzz: { runs: 5 } }, /fuzz\.runs: unknown key/],
+      // Outside probe 29, F1: a getter or a Proxy that throws when read was loopgate's "internal error", with a stack.
+      [
+        {
+          get agents() {
+            throw new Error('getter boom');
+          },
+        },
+        /: agents: reading it threw: getter boom$/,
+      ],
+      [
+        {
+          agents: {
+            get shop() {
+              throw new Error('agent getter boom');
+            },
+          },
+        },
+        /: reading the config threw: agent getter boom \(a getter or a Proxy/,
+      ],
+      [
+        new Proxy(
+          {},
+          {
+            get() {
+              throw new Error('proxy boom');
+            },
+          },
+        ),
+        /: reading the config threw: proxy boom \(a getter or a Proxy/,
+      ],
     ];
     for (const [value, message] of bad) {
       let thrown: unknown;

@@ -165,8 +165,35 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   return inspectConfigAgents(resolveConfig(module['default'], file, file === BUNDLED_CONFIG));
 }
 
-/** Checks a config object (the module's default export) and resolves its paths. */
+/**
+ * Checks a config object (the module's default export) and resolves its paths.
+ * A getter or a Proxy in it that throws when read is the config's error, told in
+ * one line naming the key where it can be (outside probe 29, F1: it was reported
+ * as loopgate's own internal error, with a stack).
+ */
 export function resolveConfig(value: unknown, file: string, bundled = false): ResolvedConfig {
+  try {
+    return resolveConfigRead(value, file, bundled);
+  } catch (error) {
+    if (error instanceof ConfigFileError) throw error;
+    throw new ConfigFileError(`${file}: reading the config threw: ${firstLine(error)} (a getter or a Proxy in what it exports)`, { cause: error });
+  }
+}
+
+/** The top-level keys of a config object read once, each read that throws named by its key. */
+function readKeys(config: object, file: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(config)) {
+    try {
+      out[key] = (config as Record<string, unknown>)[key];
+    } catch (error) {
+      throw new ConfigFileError(`${file}: ${key}: reading it threw: ${firstLine(error)}`, { cause: error });
+    }
+  }
+  return out;
+}
+
+function resolveConfigRead(value: unknown, file: string, bundled: boolean): ResolvedConfig {
   let source: string | undefined;
   const fail = (key: string, message: string, path: readonly string[] = key ? key.split('.') : []): never => {
     source ??= readSource(file);
@@ -185,7 +212,7 @@ export function resolveConfig(value: unknown, file: string, bundled = false): Re
   // Only a plain object: a Map, a class instance or a module namespace has no config keys of its own to read.
   if (value === null || typeof value !== 'object' || Array.isArray(value) || !isPlainObject(value))
     fail('', `the default export must be a config object (defineConfig({ … })), got ${describe(value)}`);
-  const config = value as LoopgateConfig & Record<string, unknown>;
+  const config = readKeys(value as object, file) as LoopgateConfig & Record<string, unknown>;
   for (const key of Object.keys(config)) {
     if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
       const near = closestName(key, CONFIG_KEYS);
