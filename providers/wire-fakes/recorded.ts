@@ -51,6 +51,7 @@ function isJson(text: string): boolean {
  */
 export function chunksToFrames(provider: WireProvider, text: string): Frame[] {
   const frames: Frame[] = [];
+  let previous: string | null = null;
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     let name: string | null = null;
@@ -59,8 +60,12 @@ export function chunksToFrames(provider: WireProvider, text: string): Frame[] {
         const parsed = JSON.parse(line) as { type?: unknown };
         if (typeof parsed.type === 'string') name = parsed.type;
       } catch {
-        // A malformed line is served as it is: the client has to cope with it.
+        // A malformed line is served as it is, under the event it was cut from (its `"type"` as far as it reads, else
+        // the line before's): the client has to cope with it. Unnamed, an SDK skips it — a cut delta would vanish
+        // and its text with it, where the API's bytes end the stream as malformed (outside probe 29, F2).
+        name = /^\s*\{\s*"type"\s*:\s*"([^"\\]+)"/.exec(line)?.[1] ?? previous;
       }
+      previous = name ?? previous;
     }
     frames.push(sseFrame(name, line, 'other'));
   }

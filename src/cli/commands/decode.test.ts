@@ -34,6 +34,21 @@ describe('loopgate decode', () => {
     });
   }
 
+  it('reads a .chunks.txt line cut mid-JSON as the bytes of the API would end: a malformed stream, not a reply missing its text (probe 29, F2)', async () => {
+    for (const [provider, file] of [
+      ['anthropic', 'anthropic-text.chunks.txt'],
+      ['openai-responses', 'issue-20047-openai-responses.chunks.txt'],
+    ] as const) {
+      const lines = (await readFile(join(WIRE_FIXTURES_DIR, provider, file), 'utf8')).split('\n');
+      const at = lines.findIndex((line) => line.includes('text_delta') || line.includes('output_text.delta'));
+      expect(at, file).toBeGreaterThan(0);
+      lines[at] = lines[at]!.slice(0, Math.floor(lines[at]!.length / 2));
+      const { code, out } = await run({ provider, file: await tempFile(file, lines.join('\n')) });
+      expect(code, file).toBe(0);
+      expect(JSON.parse(out), file).toMatchObject({ type: 'transport_error', kind: 'malformed_stream' });
+    }
+  });
+
   it('serves the file with the status given', async () => {
     const path = join(WIRE_FIXTURES_DIR, 'anthropic', 'anthropic-issue-17366-error.json');
     const { code, out } = await run({ provider: 'anthropic', file: path, status: 529 });
