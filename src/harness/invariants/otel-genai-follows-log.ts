@@ -5,7 +5,9 @@
  * a span exporter that keeps them in memory, and each `chat` span's
  * `gen_ai.usage.input_tokens` / `gen_ai.usage.output_tokens` and
  * `gen_ai.request.model` are held to the `model.result` usage and the
- * `model.request` model of the same turn, step and attempt in the log (a chat
+ * `model.request` model of the same turn, step and attempt in the log, and its
+ * `gen_ai.response.finish_reasons` to that result's type; each `chat` and
+ * `invoke_agent` span carries the conversation's `gen_ai.conversation.id` (a chat
  * span must carry the model, `loopgate.step` and `loopgate.attempt`: without them
  * it is joined to nothing and judged on nothing — seed 12, `runner.ts:549`); each
  * `execute_tool` span's `gen_ai.tool.name` to the call its `gen_ai.tool.call.id`
@@ -42,6 +44,14 @@ const OPERATION = 'gen_ai.operation.name';
 const TOOL = 'gen_ai.tool.name';
 const CALL_ID = 'gen_ai.tool.call.id';
 const TOOL_TYPE = 'gen_ai.tool.type';
+const CONVERSATION = 'gen_ai.conversation.id';
+const FINISH = 'gen_ai.response.finish_reasons';
+
+/**
+ * The GenAI semantic conventions' finish reason for each model result that has
+ * one (the rest end without): written here, not read from the exporter.
+ */
+const FINISH_OF: Readonly<Record<string, string>> = { reply: 'stop', tool_use: 'tool_call', max_tokens: 'length', refusal: 'content_filter' };
 
 /**
  * What the host's batch processor hands its span exporter, kept in memory. Like
@@ -92,6 +102,7 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
   const spans = await exportedSpans(run);
 
   const results = new Map<string, Usage | null>();
+  const types = new Map<string, string>(); // turn/step/attempt → the model result's type
   const models = new Map<string, string>();
   const tools = new Map<string, Set<string>>(); // call id → the tools the log started under it
   const calls = new Map<string, Map<string, Set<string>>>(); // turn/step → call id → the tools the log names under it
@@ -104,14 +115,18 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
     if (e.opaque) continue;
     const event = e as LogEvent;
     if (event.type === 'model.request') models.set(keyOf(event.payload), event.payload.model);
-    else if (event.type === 'model.result') results.set(keyOf(event.payload), event.payload.result.usage ?? null);
-    else if (event.type === 'tool.started') {
+    else if (event.type === 'model.result') {
+      results.set(keyOf(event.payload), event.payload.result.usage ?? null);
+      types.set(keyOf(event.payload), event.payload.result.type);
+    } else if (event.type === 'tool.started') {
       tools.set(event.payload.callId, (tools.get(event.payload.callId) ?? new Set()).add(event.payload.name));
       callOf(event.payload.turn, event.payload.step, event.payload.callId, event.payload.name);
     } else if (event.type === 'tool.result') callOf(event.payload.turn, event.payload.step, event.payload.callId, event.payload.name);
     else if (event.type === 'assistant.message')
       for (const block of event.payload.content) if (block.type === 'tool_call') callOf(event.payload.turn, event.payload.step, block.id, block.name);
   }
+  // The host names each turn's trace `<conversation>:<turn>`: its GenAI spans then carry the conversation's id.
+  const conversationKnown = run.traces.length > 0 && run.traces.every((t) => t.traceId.startsWith(`${run.conversation}:`));
   for (const span of spans) {
     const a = span.attributes;
     if (a[OPERATION] === 'execute_tool') {
@@ -131,6 +146,10 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
         return `span "${span.name}": ${TOOL} is ${String(a[TOOL])}, but the log started call ${String(callId)} as ${[...names].join(', ')}`;
       continue;
     }
+    if (a[OPERATION] !== 'chat' && a[OPERATION] !== 'invoke_agent') continue;
+    // A collector groups a conversation's turns and calls by it (outside probe 29, plant O3: a chat span without it passed).
+    if (conversationKnown && a[CONVERSATION] !== run.conversation)
+      return `span "${span.name}" (turn ${String(a['loopgate.turn'])}): ${CONVERSATION} is ${String(a[CONVERSATION] ?? '(absent)')}, but the turn is of conversation ${run.conversation}`;
     if (a[OPERATION] !== 'chat') continue;
     const key = `${String(a['loopgate.turn'])}/${String(a['loopgate.step'])}/${String(a['loopgate.attempt'])}`;
     const where = `span "${span.name}" (turn/step/attempt ${key})`;
@@ -142,6 +161,13 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
     const model = models.get(key);
     if (model !== undefined && a[MODEL] !== model) return `${where}: ${MODEL} is ${String(a[MODEL])}, but the log's request went to ${model}`;
     if (!results.has(key)) continue;
+    // What the call ended with (outside probe 29, plant O4: a tool-use answer reported as 'stop' passed).
+    const type = types.get(key)!;
+    const finish = FINISH_OF[type];
+    const told = a[FINISH];
+    const finishes = Array.isArray(told) ? told.map(String) : told === undefined ? [] : [String(told)];
+    if (finishes.join(',') !== (finish ?? ''))
+      return `${where}: ${FINISH} is ${finishes.length ? `[${finishes.join(', ')}]` : '(absent)'}, but the log's result is ${type}${finish ? ` (${finish})` : ', which has none'}`;
     const usage = results.get(key);
     for (const [attribute, logged] of [
       [INPUT, usage?.inputTokens],
