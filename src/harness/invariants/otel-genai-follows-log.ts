@@ -6,8 +6,11 @@
  * `gen_ai.usage.input_tokens` / `gen_ai.usage.output_tokens` and
  * `gen_ai.request.model` are held to the `model.result` usage and the
  * `model.request` model of the same turn, step and attempt in the log, and its
- * `gen_ai.response.finish_reasons` to that result's type; each `chat` and
- * `invoke_agent` span carries the conversation's `gen_ai.conversation.id` (a chat
+ * `gen_ai.response.finish_reasons` to that result's type and its
+ * `gen_ai.provider.name` to the client the request went to; each `chat` and
+ * `invoke_agent` span carries the conversation's `gen_ai.conversation.id`; each
+ * span's status follows the turn's outcome (invoke_agent), the result (chat) or
+ * loopgate's own status (the rest) (a chat
  * span must carry the model, `loopgate.step` and `loopgate.attempt`: without them
  * it is joined to nothing and judged on nothing — seed 12, `runner.ts:549`); each
  * `execute_tool` span's `gen_ai.tool.name` to the call its `gen_ai.tool.call.id`
@@ -52,6 +55,15 @@ const FINISH = 'gen_ai.response.finish_reasons';
  * one (the rest end without): written here, not read from the exporter.
  */
 const FINISH_OF: Readonly<Record<string, string>> = { reply: 'stop', tool_use: 'tool_call', max_tokens: 'length', refusal: 'content_filter' };
+
+const PROVIDER = 'gen_ai.provider.name';
+/** The semantic conventions' provider for each wire client family (both OpenAI APIs are `openai`). */
+const PROVIDER_OF: Readonly<Record<string, string>> = { anthropic: 'anthropic', 'openai-chat': 'openai', 'openai-responses': 'openai' };
+
+/** OpenTelemetry's status codes, as numbers (UNSET 0, OK 1, ERROR 2). */
+const STATUS = ['UNSET', 'OK', 'ERROR'] as const;
+/** The status a span of each loopgate status is exported with: cancelled is not an error; one left open is. */
+const STATUS_OF: Readonly<Record<string, number>> = { ok: 1, error: 2, cancelled: 0, undetermined: 2 };
 
 /**
  * What the host's batch processor hands its span exporter, kept in memory. Like
@@ -103,6 +115,14 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
 
   const results = new Map<string, Usage | null>();
   const types = new Map<string, string>(); // turn/step/attempt → the model result's type
+  const clients = new Map<string, string>(); // turn/step/attempt → the client the request went to
+  // turn → its outcome, as the turn's own trace tells it (the caller's answer: a close the store refused is
+  // failed{persistence} there, whatever the log in memory holds)
+  const outcomes = new Map<number, string>();
+  for (const trace of run.traces) {
+    const root = trace.spans.find((s) => s.kind === 'turn' && s.parentId === undefined);
+    if (typeof root?.attributes.turn === 'number' && typeof root.attributes.outcome === 'string') outcomes.set(root.attributes.turn, root.attributes.outcome);
+  }
   const models = new Map<string, string>();
   const tools = new Map<string, Set<string>>(); // call id → the tools the log started under it
   const calls = new Map<string, Map<string, Set<string>>>(); // turn/step → call id → the tools the log names under it
@@ -114,8 +134,10 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
   for (const e of run.log.events) {
     if (e.opaque) continue;
     const event = e as LogEvent;
-    if (event.type === 'model.request') models.set(keyOf(event.payload), event.payload.model);
-    else if (event.type === 'model.result') {
+    if (event.type === 'model.request') {
+      models.set(keyOf(event.payload), event.payload.model);
+      clients.set(keyOf(event.payload), event.payload.client);
+    } else if (event.type === 'model.result') {
       results.set(keyOf(event.payload), event.payload.result.usage ?? null);
       types.set(keyOf(event.payload), event.payload.result.type);
     } else if (event.type === 'tool.started') {
@@ -129,6 +151,12 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
   const conversationKnown = run.traces.length > 0 && run.traces.every((t) => t.traceId.startsWith(`${run.conversation}:`));
   for (const span of spans) {
     const a = span.attributes;
+    // Error-rate dashboards and alerts read the span status (outside probe 29, plants O7 and O8: a failed turn
+    // exported OK, and every error span UNSET, passed). A turn follows its outcome in the log; a chat span the
+    // log's result; every other span loopgate's own status.
+    const status = expectedStatus(a, outcomes, types);
+    if (status !== undefined && span.status.code !== status)
+      return `span "${span.name}" (turn ${String(a['loopgate.turn'])}): status ${STATUS[span.status.code] ?? span.status.code}, but ${STATUS[status]} was due (${statusWhy(a, outcomes, types)})`;
     if (a[OPERATION] === 'execute_tool') {
       const callId = a[CALL_ID];
       const where = `span "${span.name}" (turn/step ${String(a['loopgate.turn'])}/${String(a['loopgate.step'])})`;
@@ -158,6 +186,10 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
     for (const attribute of ['loopgate.step', 'loopgate.attempt'])
       if (typeof a[attribute] !== 'number') return `${where}: no ${attribute}, so the call cannot be joined to the log's model.request`;
     if (typeof a[MODEL] !== 'string') return `${where}: no ${MODEL}, but every model call the loop makes names its model`;
+    const family = clients.get(key)?.split(':')[0];
+    const provider = family === undefined ? undefined : PROVIDER_OF[family];
+    if (provider !== undefined && a[PROVIDER] !== provider)
+      return `${where}: ${PROVIDER} is ${String(a[PROVIDER] ?? '(absent)')}, but the log's request went to the ${family} client (${provider})`;
     const model = models.get(key);
     if (model !== undefined && a[MODEL] !== model) return `${where}: ${MODEL} is ${String(a[MODEL])}, but the log's request went to ${model}`;
     if (!results.has(key)) continue;
@@ -178,6 +210,28 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
     }
   }
   return undefined;
+}
+
+/** The status due to an exported span, or undefined where the log cannot say. */
+function expectedStatus(a: ReadableSpan['attributes'], outcomes: ReadonlyMap<number, string>, types: ReadonlyMap<string, string>): number | undefined {
+  if (a[OPERATION] === 'invoke_agent') {
+    const outcome = outcomes.get(Number(a['loopgate.turn']));
+    return outcome === undefined ? undefined : outcome.startsWith('failed') || outcome === 'conversation_full' ? 2 : 1;
+  }
+  if (a[OPERATION] === 'chat') {
+    const type = types.get(`${String(a['loopgate.turn'])}/${String(a['loopgate.step'])}/${String(a['loopgate.attempt'])}`);
+    if (type === 'reply' || type === 'tool_use') return 1;
+    if (type !== undefined && type !== 'transport_error') return 2;
+  }
+  const own = a['loopgate.status'];
+  return typeof own === 'string' ? STATUS_OF[own] : undefined;
+}
+
+function statusWhy(a: ReadableSpan['attributes'], outcomes: ReadonlyMap<number, string>, types: ReadonlyMap<string, string>): string {
+  if (a[OPERATION] === 'invoke_agent') return `the turn ended ${outcomes.get(Number(a['loopgate.turn']))}`;
+  const type = types.get(`${String(a['loopgate.turn'])}/${String(a['loopgate.step'])}/${String(a['loopgate.attempt'])}`);
+  if (a[OPERATION] === 'chat' && type !== undefined && type !== 'transport_error') return `the log's result is ${type}`;
+  return `loopgate's status is ${String(a['loopgate.status'])}`;
 }
 
 function keyOf(p: { readonly turn: number; readonly step: number; readonly attempt: number }): string {
