@@ -530,12 +530,7 @@ const ROWS: readonly Row[] = [
     served: async ({ host, folder }) => {
       const got = [await host.handle('orders-1', 'Where is ORD-1001?'), await host.handle('orders-2', 'Where is ORD-1002?')];
       await host.close();
-      const path = join(folder, 'traces', 'support.jsonl');
-      const lines = existsSync(path)
-        ? readFileSync(path, 'utf8')
-            .split('\n')
-            .filter((line) => line !== '')
-        : [];
+      const lines = linesOf(join(folder, 'traces', 'support.jsonl'));
       return [
         answeredOk('both messages are answered', got),
         {
@@ -569,12 +564,7 @@ const ROWS: readonly Row[] = [
       } finally {
         await again?.close();
       }
-      const path = join(folder, 'traces', 'support.jsonl');
-      const lines = existsSync(path)
-        ? readFileSync(path, 'utf8')
-            .split('\n')
-            .filter((line) => line !== '')
-        : [];
+      const lines = linesOf(join(folder, 'traces', 'support.jsonl'));
       return [
         typeof second === 'string'
           ? { name: 'the restarted host is served', passed: false, message: second }
@@ -699,6 +689,15 @@ async function closedAddress(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
+}
+
+/** The non-empty lines of the file at `path` (none if it is missing). */
+function linesOf(path: string): string[] {
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+    : [];
 }
 
 /** The files under `folder` this process holds open (Linux's /proc/self/fd); undefined where that cannot be listed. */
