@@ -30,6 +30,19 @@ describe('the AI SDK generateText loop behind the port', () => {
     expect(violations.get('invariant-08-no-open-spans')).toMatch(/never ended/);
   });
 
+  it('a team glue that keeps a turn twice is caught: the next request carries a message twice, or a call id twice (outside probe 28, F3)', async () => {
+    // Text only: the user's message kept twice.
+    const twiceInput = aiSdkLoop({ glue: ({ kept, input, result }) => (result ? { history: [...input, ...input, ...result.response.messages] } : kept) });
+    const text = await runFile('bundled/outcomes/failed-turn-between-replies.yaml', twiceInput);
+    expect(text.violations.get('invariant-09-inbox-delivered-once')).toMatch(/request 2 carries the message "Where is ORD-1001\?" 2 times; it was sent once/);
+    // With a tool call: the response kept twice sends call and result twice, which a provider refuses.
+    const twiceResponse = aiSdkLoop({
+      glue: ({ kept, input, result }) => (result ? { history: [...input, ...result.response.messages, ...result.response.messages] } : kept),
+    });
+    const calls = await runFile('bundled/refunds/full-resolution.yaml', twiceResponse);
+    expect([...calls.violations.values()].join('\n')).toMatch(/is used again \(a provider refuses a request that repeats a call id\)|carries the message/);
+  });
+
   it('runs the tools of the last allowed step (invariant 11), and the success-only glue keeps the failed turn (invariant 5)', async () => {
     const { run, violations } = await runFile('bundled/loop/max-steps-before-tools.yaml', aiSdkLoop());
     expect(outcomeLabel(run.reports[0]!.outcome)).toBe('failed{max_steps}');

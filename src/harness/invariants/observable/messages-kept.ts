@@ -1,17 +1,35 @@
 /**
  * Invariant 9 from outside a loop (follow-ups only: peers have no steer or
  * inject): each turn's first request carries the message the turn was for,
- * once; and the message of a turn cut short by a cancel is not lost — the next
+ * once, and no request carries a message more often than it was sent; and the message of a turn cut short by a cancel is not lost — the next
  * turn's first request, or the history at the end, still holds it.
  */
 import type { Message } from '../../../kernel/index.ts';
 import type { PeerRun } from '../../loop-port/peer-run.ts';
 import { requestsOfTurn } from '../support/peer-view.ts';
 
+/** How often `text` is in the user messages' text blocks (a loop may join consecutive user messages into one). */
+const occurrences = (messages: readonly Message[], text: string) =>
+  messages
+    .filter((m) => m.role === 'user')
+    .flatMap((m) => m.content)
+    .reduce((n, b) => n + (b.type === 'text' ? b.text.split(text).length - 1 : 0), 0);
+
 const count = (messages: readonly Message[], text: string) =>
   messages.filter((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.includes(text))).length;
 
 export function messagesKeptObservably(run: PeerRun): string | undefined {
+  // No request carries a message more often than it was sent (a history glue that keeps a turn twice: outside
+  // probe 28, F3); a sent text inside another is counted once for each sent text that holds it.
+  const texts = [...new Set(run.sent.filter((t) => t !== ''))];
+  for (let i = 0; i < run.requests.length; i++) {
+    for (const text of texts) {
+      const sent = run.sent.reduce((n, t) => n + t.split(text).length - 1, 0);
+      const carried = occurrences(run.requests[i]!.messages, text);
+      if (carried > sent)
+        return `request ${i + 1} carries the message "${text.slice(0, 80)}" ${carried} times; it was sent ${sent === 1 ? 'once' : `${sent} times`}`;
+    }
+  }
   for (const r of run.reports) {
     const text = run.sent[r.turn];
     if (text === undefined) continue;
