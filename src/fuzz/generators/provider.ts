@@ -13,7 +13,15 @@ import { TRANSPORT_KINDS, type ProviderStep } from '../../harness/scenario/schem
 import { oddArgumentsArb } from './odd-arguments.ts';
 import { sometimes } from './optional.ts';
 import { PATTERN_HOLD } from '../../kernel/index.ts';
-import { FUZZ_PASSPHRASE, SECRET_CALL_ID, SECRET_ECHO_ARGUMENT, SECRET_ECHO_REPLY, SECRET_ENCODED_REPLY, secretAcrossHoldReply } from './secret.ts';
+import {
+  FUZZ_PASSPHRASE,
+  SECRET_CALL_ID,
+  SECRET_ECHO_ARGUMENT,
+  SECRET_ECHO_REPLY,
+  SECRET_ENCODED_REPLY,
+  SECRET_LONG_ESCAPED_REPLY,
+  secretAcrossHoldReply,
+} from './secret.ts';
 import { UNKNOWN_TOOL, type FuzzTool } from './tools.ts';
 
 /**
@@ -127,7 +135,9 @@ export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<Provid
     { withCrossShrink: true },
     {
       weight: 8,
-      arbitrary: fc.constantFrom('Done.', 'Here is what I found.', SECRET_ECHO_REPLY, SECRET_ENCODED_REPLY).map((reply): ProviderStep => ({ reply })),
+      arbitrary: fc
+        .constantFrom('Done.', 'Here is what I found.', SECRET_ECHO_REPLY, SECRET_ENCODED_REPLY, SECRET_LONG_ESCAPED_REPLY)
+        .map((reply): ProviderStep => ({ reply })),
     },
     { weight: 2, arbitrary: secretAcrossHoldArb },
     {

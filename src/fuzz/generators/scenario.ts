@@ -19,7 +19,7 @@ import { crashAtArb, failAppendsArb, failReceiptsArb, failWriteAheadsArb, storeC
 import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSkippedRedaction, withSpanMisuse, type FuzzTool, type SideEffectLevel } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
-import { FUZZ_PASSPHRASE, FUZZ_SECRET } from './secret.ts';
+import { FUZZ_PASSPHRASE, FUZZ_SECRET, FUZZ_SECRETS } from './secret.ts';
 
 export { FUZZ_SECRET } from './secret.ts';
 
@@ -514,7 +514,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                 },
               }
             : {}),
-          ...(p.secret ? { secrets: [FUZZ_SECRET, FUZZ_PASSPHRASE] } : {}),
+          ...(p.secret ? { secrets: [...FUZZ_SECRETS] } : {}),
           // Without secrets, the passphrase the script echoes is stored as plain text; across a crash of the production
           // host, the new process gains it as a secret (rotated between processes): a follower is never shown it, not even
           // where an old event holds it as a key (followers-replay-the-log).

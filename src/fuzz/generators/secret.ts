@@ -22,6 +22,18 @@ export const FUZZ_SECRET = 'sk_live_FUZZ0123456789abcdef';
  */
 export const FUZZ_PASSPHRASE = 'orchard~FUZZ~7731?téal-quill-0042';
 
+/**
+ * A third planted secret, long (81 characters) like a signing key or a JWT: its
+ * every-character `\u` escape (486) is far longer than the 256 characters the
+ * stream redactor holds back for credential shapes, so only a stream that holds
+ * back as much as a secret's longest form keeps it whole (outside probe 29,
+ * plant R6: every fuzzed secret was short enough for the floor to hide it).
+ */
+export const FUZZ_SIGNING_KEY = 'fuzz-signing-key-7Hq2Lw9Zt4Vx8Kc3Nd6Rf1Bm5Gs0Jp2Yw7Tq4Lz9Xe3Ua6Ob1Ic8Rn5Mv2Kd7Hs';
+
+/** Every secret a fuzz case that plants them lists. */
+export const FUZZ_SECRETS: readonly string[] = [FUZZ_SECRET, FUZZ_PASSPHRASE, FUZZ_SIGNING_KEY];
+
 /** A reply that echoes both secrets: streamed in pieces, each is split across deltas. */
 export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET} and passphrase ${FUZZ_PASSPHRASE}; please rotate them.`;
 
@@ -83,6 +95,20 @@ export const SECRET_ENCODED_OUTPUT = {
  * characters passed 1,800 fuzz runs, the fuzzer never streaming an encoded secret).
  */
 export const SECRET_ENCODED_REPLY = `Your header was Basic ${SECRET_ENCODED_OUTPUT.auth}, the token ${SECRET_ENCODED_OUTPUT.session}, the state ${SECRET_ENCODED_OUTPUT.state} and the sign-in link ${SECRET_ENCODED_OUTPUT.login}; please rotate them.`;
+
+/**
+ * A reply that quotes the long signing key as a JSON config writes it, every
+ * character `\u`-escaped (486 characters), 30 characters in, 600 in all: streamed
+ * in three deltas, the second ends at 400, inside the escaped key. A stream
+ * redactor that held back only its 256-character floor would let out the first
+ * 144 characters there — the key's escaped head — before the key is whole.
+ */
+export const SECRET_LONG_ESCAPED_REPLY = (() => {
+  const escaped = [...FUZZ_SIGNING_KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const head = 'Your config signs with this: "';
+  const tail = '". It is in your repository, so rotate it now and keep the new one out of git. ';
+  return `${head}${escaped}${tail}`.padEnd(600, '.');
+})();
 
 /**
  * Log lines each holding the passphrase, at least `size` characters after a
