@@ -100,6 +100,9 @@ interface Row {
 
 const MODEL = 'model: {provider: fake, name: support-model}';
 
+/** What the traceparent row's tool was handed, in order. */
+const seenTraceparents: string[] = [];
+
 /**
  * An agent whose tools declare no timeout of their own and no limits: the YAML's limits are the only ones
  * (outside probe 27, F2: a host that dropped them passed every gate). `wait_for_courier` waits until aborted.
@@ -575,6 +578,81 @@ const ROWS: readonly Row[] = [
           message: `${lines.length} line(s)`,
           expected: '2',
           actual: String(lines.length),
+        },
+      ];
+    },
+  },
+  {
+    id: 'tool-traceparent-keeps-the-callers-sampling-served',
+    title:
+      "with an OTLP collector, a tool gets a traceparent in the caller's trace naming its own span, with the caller's sampling decision: not sampled stays not sampled",
+    yaml: [MODEL, 'trace:', '  export:', '    otlp: {endpoint: "{collector}"}'],
+    collector: true,
+    agent: {
+      system: 'You help customers with their orders.',
+      tools: [
+        defineTool({
+          name: 'notify_customer',
+          description: 'Email the customer.',
+          input: noArgs,
+          sideEffect: 'NONE',
+          run: (_args, ctx) => {
+            seenTraceparents.push(ctx.traceparent ?? '(none)');
+            return 'emailed';
+          },
+        }),
+      ],
+    },
+    script: () => [
+      toolUse([call('n1', 'notify_customer', { orderId: 'ORD-1001' })]),
+      reply('Done.'),
+      toolUse([call('n2', 'notify_customer', { orderId: 'ORD-1002' })]),
+      reply('Done.'),
+    ],
+    served: async ({ host }) => {
+      // Outside probe 29, plant TP1: a tool's traceparent always flagged sampled (01) passed every gate.
+      seenTraceparents.length = 0;
+      const got = [
+        await host.handle('orders-1', 'Email me about ORD-1001.', { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-00` }),
+        await host.handle('orders-2', 'Email me about ORD-1002.', { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }),
+      ];
+      const shapes = seenTraceparents.map((t) =>
+        t.replace(/^00-([0-9a-f]{32})-[0-9a-f]{16}-(0[01])$/, (_m, trace: string, flags: string) => `${trace === CALLER_TRACE ? 'caller' : 'other'}:${flags}`),
+      );
+      const want = 'caller:00 caller:01';
+      return [
+        answeredOk('both messages are answered', got),
+        {
+          name: "each tool's traceparent is in the caller's trace with the caller's sampling flag",
+          passed: shapes.join(' ') === want,
+          message: seenTraceparents.join(' ') || 'no tool ran',
+          expected: want,
+          actual: shapes.join(' '),
+        },
+      ];
+    },
+  },
+  {
+    id: 'trace-file-holds-each-turns-whole-trace-served',
+    title: "a trace.export.jsonl line is the turn's whole trace: its turn, model calls, tool and policy spans, as the turn recorded them",
+    yaml: [MODEL, 'trace:', '  export:', '    jsonl: traces/support.jsonl'],
+    script: () => [toolUse([call('n1', 'notify_customer', { orderId: 'ORD-1001' })]), reply('Emailed.')],
+    served: async ({ host, folder }) => {
+      // Outside probe 29, plant J1: an exporter that dropped the tool spans from each line passed every gate.
+      const got = await host.handle('orders-1', 'Email me about ORD-1001.');
+      await host.close();
+      const kinds = linesOf(join(folder, 'traces', 'support.jsonl')).map((line) =>
+        (JSON.parse(line) as { spans: { kind: string }[] }).spans.map((span) => span.kind).join(','),
+      );
+      const want = 'turn,model_call,tool,policy,model_call';
+      return [
+        answeredOk('the message is answered', [got]),
+        {
+          name: 'the line holds every span of the turn',
+          passed: kinds.join(' | ') === want,
+          message: kinds.join(' | ') || 'no line',
+          expected: want,
+          actual: kinds.join(' | '),
         },
       ];
     },
