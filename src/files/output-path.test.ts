@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -68,5 +68,32 @@ describe('output paths', () => {
     writeFileAtomic(path, '{"a":1}\n', 'baseline');
     expect(readdirSync(dir).filter((f) => f.startsWith('whole'))).toEqual(['whole.json']);
     expect(refusal(() => writeFileAtomic(join(dir, 'missing', 'x.json'), '{}', 'baseline'))).toMatch(/cannot write the baseline: no such file or directory/);
+  });
+
+  it('keeps what a file is: a symbolic link stays one and its target is written, the mode is kept, hard links stay linked (probe 29, F11)', () => {
+    const shared = join(dir, 'shared');
+    ensureDirectory(shared, 'scenario folder');
+    const target = join(shared, 'linked.yaml');
+    writeFileSync(target, 'old\n');
+    const link = join(dir, 'link.yaml');
+    symlinkSync(target, link);
+    writeFileAtomic(link, 'new\n', 'scenario file');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe('new\n');
+
+    const readOnly = join(dir, 'ro.yaml');
+    writeFileSync(readOnly, 'old\n');
+    chmodSync(readOnly, 0o444);
+    writeFileAtomic(readOnly, 'new\n', 'scenario file');
+    expect(statSync(readOnly).mode & 0o777).toBe(0o444);
+    expect(readFileSync(readOnly, 'utf8')).toBe('new\n');
+
+    const first = join(dir, 'hard-src.yaml');
+    const second = join(dir, 'hard.yaml');
+    writeFileSync(first, 'old\n');
+    linkSync(first, second);
+    writeFileAtomic(second, 'new\n', 'scenario file');
+    expect(readFileSync(first, 'utf8')).toBe('new\n');
+    expect(statSync(first).ino).toBe(statSync(second).ino);
   });
 });

@@ -4,7 +4,20 @@
  * written whole or not at all. Every problem is an `OutputPathError` naming the
  * path as given.
  */
-import { accessSync, constants, lstatSync, mkdirSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { errnoText, OutputPathError } from './errors.ts';
 import { fileKind } from './file-kind.ts';
@@ -113,11 +126,34 @@ export function ensureDirectory(given: string, what: string): void {
   }
 }
 
-/** Writes the file whole or not at all: a temporary file beside it, then a rename. */
-export function writeFileAtomic(path: string, text: string, what: string): void {
+/**
+ * Writes the file whole or not at all: a temporary file beside it, then a rename.
+ * A file that exists keeps what it is (outside probe 29, F11): through a symbolic
+ * link the link's target is written (the link stays a link, shared by whoever
+ * shares it), the file's mode is kept (a read-only scenario stays read-only), and
+ * a file with several hard links is written in place, so every name still names it.
+ */
+export function writeFileAtomic(given: string, text: string, what: string): void {
+  let path = given;
+  let existing: Stats | undefined;
+  try {
+    path = realpathSync(given);
+    existing = statSync(path);
+  } catch {
+    // Not there yet (or a dangling link: written as the path says).
+  }
+  if (existing?.isFile() && existing.nlink > 1) {
+    try {
+      writeFileSync(path, text, 'utf8');
+      return;
+    } catch (error) {
+      throw new OutputPathError(given, `cannot write the ${what}: ${errnoText(error)}`, { cause: error });
+    }
+  }
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, text, 'utf8');
+    writeFileSync(temp, text, { encoding: 'utf8', ...(existing?.isFile() ? { mode: existing.mode & 0o7777 } : {}) });
+    if (existing?.isFile()) chmodSync(temp, existing.mode & 0o7777);
     renameSync(temp, path);
   } catch (error) {
     try {
@@ -125,6 +161,6 @@ export function writeFileAtomic(path: string, text: string, what: string): void 
     } catch {
       // Never created, or already renamed: nothing to clean up.
     }
-    throw new OutputPathError(path, `cannot write the ${what}: ${errnoText(error)}`, { cause: error });
+    throw new OutputPathError(given, `cannot write the ${what}: ${errnoText(error)}`, { cause: error });
   }
 }
