@@ -69,6 +69,7 @@ import {
   type Durability,
   snapshotOf,
   checkModelClients,
+  loneSurrogateAt,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
@@ -388,6 +389,12 @@ export class AgentHost {
     const secretInId = this.#secretInId(conversationId);
     if (secretInId) return { ...fail(400, secretInId), conversationId: this.#redact(conversationId) };
     if (typeof text !== 'string') return fail(400, `the message text must be a string, got ${typeof text}`);
+    const lone = loneSurrogateAt(text);
+    if (lone !== undefined)
+      return fail(
+        400,
+        `the message text holds half a UTF-16 surrogate pair at offset ${lone} (no character; a provider would refuse it): send well-formed text; nothing was stored`,
+      );
     const intent = options.intent ?? 'follow_up';
     if (!INTENTS.includes(intent)) return fail(400, `invalid intent ${JSON.stringify(intent)}: use follow_up, steer or inject`);
     const traced = options.traceparent === undefined ? undefined : parseTraceparent(options.traceparent);

@@ -2,7 +2,8 @@
  * The production host refuses what its README says it refuses, at once, with
  * 400, storing nothing and echoing no secret: a conversation id outside 1–200
  * letters, digits, ".", "_", ":" or "-" or naming a secret, a message id outside
- * that syntax, an unknown intent (world/bad-requests.ts sends them after each
+ * that syntax, an unknown intent, a text holding a lone UTF-16 surrogate
+ * (world/bad-requests.ts sends them after each
  * production-host case). A host that took `orders/1001` would key the store, its
  * spans and the tools' idempotency keys with it (outside probe 7, plant P21).
  */

@@ -57,7 +57,7 @@ async function send(
   store: MemoryEventStore,
   secrets: readonly string[],
 ): Promise<readonly BadRequest[]> {
-  const requests: { what: string; conversationId: string; messageId?: string; intent?: string }[] = [
+  const requests: { what: string; conversationId: string; messageId?: string; intent?: string; text?: string }[] = [
     { what: 'an empty conversation id', conversationId: '' },
     { what: 'a conversation id with "/"', conversationId: 'orders/1001' },
     { what: 'a conversation id with a space', conversationId: 'order 1001' },
@@ -67,6 +67,9 @@ async function send(
     { what: 'a conversation id with a line break', conversationId: 'case\n' },
     { what: 'a message id with "/"', conversationId: 'bad-request-message-id', messageId: 'm/1' },
     { what: 'an unknown intent', conversationId: 'bad-request-intent', intent: 'shout' },
+    // Half a UTF-16 pair is no text: a provider that refuses ill-formed Unicode would fail this turn and every later one
+    // of the conversation, its history carrying it (outside probe 29, F12).
+    { what: 'a message text holding a lone surrogate', conversationId: 'bad-request-text', text: 'Where is ORD-1001? \ud800' },
     ...secrets.slice(0, 1).map((secret) => ({ what: "a conversation id holding one of the agent's secrets", conversationId: `conv-${secret}` })),
     // A client that keys its retries by a value holding a credential: the host would store it in the message's id.
     ...secrets
@@ -80,7 +83,7 @@ async function send(
       timer = setTimeout(() => resolve(undefined), AT_ONCE_MS);
     });
     const answer = await Promise.race([
-      host.handle(r.conversationId, 'Where is ORD-1001?', {
+      host.handle(r.conversationId, r.text ?? 'Where is ORD-1001?', {
         ...(r.messageId !== undefined ? { messageId: r.messageId } : {}),
         ...(r.intent !== undefined ? { intent: r.intent as 'follow_up' } : {}),
       }),

@@ -26,6 +26,8 @@ import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
 import { holdTime, releaseTime, resumeTime, suspendTime } from '../clock.ts';
+import { InputError } from '../input-error.ts';
+import { loneSurrogateAt } from '../well-formed.ts';
 import { assertNever, keepsCompletedSteps, outcomeLabel, outcomeProblem, type CancelSource, type Outcome } from '../outcome.ts';
 import { ProjectionCache, type ProjectionState } from '../projection/projection.ts';
 import { streamRedactor } from '../redact/index.ts';
@@ -157,6 +159,9 @@ export class AgentLoop {
 
   /** Posts a message to the inbox. Returns its id. It is taken by `drain`. */
   send(text: string, options: SendOptions = {}): string {
+    const lone = typeof text === 'string' ? loneSurrogateAt(text) : undefined;
+    if (lone !== undefined)
+      throw new InputError(`send: the text holds half a UTF-16 surrogate pair at offset ${lone}: no character, and a provider would refuse it`);
     const id = options.id ?? this.#deps.newId();
     // Secrets never reach the log (the log redacts), nor, therefore, the model.
     appendInboxReceived(this.#log, id, options.intent ?? 'follow_up', text, options.source ?? 'user');
