@@ -104,14 +104,22 @@ export async function buildAgent(name: string, registry: AgentRegistry, context:
   return agent as Agent;
 }
 
+const AGENT_BUILD_ERROR = Symbol.for('loopgate.AgentBuildError');
+
 /**
  * The code under test could not build its agent for a case: the case fails with
  * this one line (no stack of loopgate's); a command it stops is exit 2 with it.
  */
 export class AgentBuildError extends InputError {
+  /** Known across copies of loopgate (a config's import and the command's build): see PeerCancel. */
+  readonly [AGENT_BUILD_ERROR] = true;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'AgentBuildError';
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [AGENT_BUILD_ERROR]?: unknown })[AGENT_BUILD_ERROR] === true;
   }
 }
 
