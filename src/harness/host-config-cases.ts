@@ -633,6 +633,31 @@ const ROWS: readonly Row[] = [
     },
   },
   {
+    id: 'collector-kept-while-the-trace-file-fails-served',
+    title:
+      'with a trace file and a collector, a trace file that can no longer be written (its path now a folder) fails no turn, and the collector still gets each turn',
+    yaml: [MODEL, 'trace:', '  export:', '    jsonl: traces/support.jsonl', '    otlp: {endpoint: "{collector}"}'],
+    collector: true,
+    served: async ({ host, folder, received }) => {
+      // Outside probe 30, plant N4: a fan-out that stopped at the first exporter that threw lost every span to the
+      // collector whenever the trace file could not be written (a full disk, a read-only volume) - and passed.
+      mkdirSync(join(folder, 'traces', 'support.jsonl'), { recursive: true });
+      const got = [await host.handle('orders-1', 'Where is ORD-1001?'), await host.handle('orders-2', 'Where is ORD-1002?')];
+      await host.close();
+      const spans = received().reduce((n, r) => n + (r.body.match(/"name":"invoke_agent/g)?.length ?? 0), 0);
+      return [
+        answeredOk('both messages are answered', got),
+        {
+          name: 'the collector gets one agent span per turn',
+          passed: spans === 2,
+          message: `${spans} invoke_agent span(s)`,
+          expected: '2',
+          actual: String(spans),
+        },
+      ];
+    },
+  },
+  {
     id: 'trace-file-holds-each-turns-whole-trace-served',
     title: "a trace.export.jsonl line is the turn's whole trace: its turn, model calls, tool and policy spans, as the turn recorded them",
     yaml: [MODEL, 'trace:', '  export:', '    jsonl: traces/support.jsonl'],

@@ -48,6 +48,7 @@ const TOOL = 'gen_ai.tool.name';
 const CALL_ID = 'gen_ai.tool.call.id';
 const TOOL_TYPE = 'gen_ai.tool.type';
 const CONVERSATION = 'gen_ai.conversation.id';
+const ERROR_TYPE = 'error.type';
 const FINISH = 'gen_ai.response.finish_reasons';
 
 /**
@@ -115,6 +116,15 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
 
   const results = new Map<string, Usage | null>();
   const types = new Map<string, string>(); // turn/step/attempt → the model result's type
+  // turn/call id → the error code loopgate's own tool span recorded (trace-agrees-with-log holds it to the log; a
+  // call the loop closed itself — not run, interrupted — has the loop's code in the log, not the tool span's)
+  const codes = new Map<string, string>();
+  for (const trace of run.traces) {
+    const turn = trace.spans.find((s) => s.kind === 'turn' && s.parentId === undefined)?.attributes.turn;
+    for (const span of trace.spans)
+      if (span.kind === 'tool' && typeof span.attributes.callId === 'string' && typeof span.attributes.errorCode === 'string')
+        codes.set(`${String(turn)}/${span.attributes.callId}`, span.attributes.errorCode);
+  }
   const clients = new Map<string, string>(); // turn/step/attempt → the client the request went to
   // turn → its outcome, as the turn's own trace tells it (the caller's answer: a close the store refused is
   // failed{persistence} there, whatever the log in memory holds)
@@ -169,6 +179,11 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
         if (!named.has(String(a[TOOL]))) return `${where}: ${TOOL} is ${String(a[TOOL])}, but the log's step calls ${callId} ${[...named].join(', ')}`;
       }
       if (a[TOOL_TYPE] !== 'function') return `${where}: ${TOOL_TYPE} is ${String(a[TOOL_TYPE] ?? '(absent)')}, but every tool the log runs is a function`;
+      // A failed call's error.type is its result's error code, what a collector groups tool failures by (outside probe
+      // 30, plant N7: every one exported as _OTHER passed).
+      const code = typeof callId === 'string' ? codes.get(`${String(a['loopgate.turn'])}/${callId}`) : undefined;
+      if (code !== undefined && a[ERROR_TYPE] !== code)
+        return `${where}: ${ERROR_TYPE} is ${String(a[ERROR_TYPE] ?? '(absent)')}, but the turn's tool span of ${String(callId)} failed ${code}`;
       const names = typeof callId === 'string' ? tools.get(callId) : undefined;
       if (names !== undefined && !names.has(String(a[TOOL])))
         return `span "${span.name}": ${TOOL} is ${String(a[TOOL])}, but the log started call ${String(callId)} as ${[...names].join(', ')}`;
