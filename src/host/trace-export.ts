@@ -2,7 +2,7 @@
  * Where finished traces go. The host ends and exports every turn's trace in a
  * `finally` (seed 004); an exporter that fails must not fail the turn.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { TraceExporter, TraceRecord } from '../kernel/index.ts';
 
@@ -14,15 +14,39 @@ export class CollectingExporter implements TraceExporter {
   }
 }
 
-/** Appends one JSON line per trace. Span attributes are already redacted by the tracer. */
+/**
+ * Appends one JSON line per trace. Span attributes are already redacted by the
+ * tracer. A file whose last line has no line break (left so by another tool, or
+ * cut short) gets one first: the first trace goes on a line of its own.
+ */
 export class JsonlFileExporter implements TraceExporter {
   readonly path: string;
+  #lineOpen: boolean;
   constructor(path: string) {
     this.path = path;
     mkdirSync(dirname(path), { recursive: true });
+    this.#lineOpen = endsInsideALine(path);
   }
   export(trace: TraceRecord): void {
-    appendFileSync(this.path, `${JSON.stringify(trace)}\n`);
+    appendFileSync(this.path, `${this.#lineOpen ? '\n' : ''}${JSON.stringify(trace)}\n`);
+    this.#lineOpen = false;
+  }
+}
+
+/** Whether the file at `path` is there, not empty, and its last byte is not a line break. */
+function endsInsideALine(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    const size = statSync(path).size;
+    if (size === 0) return false;
+    fd = openSync(path, 'r');
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
