@@ -49,6 +49,9 @@ function isJson(text: string): boolean {
  * are named after their `type`; Chat Completions chunks are `data:` only and the
  * stream ends with `data: [DONE]` (the files leave it out; the live API sends it).
  */
+/** The event a stream of each named-event protocol begins with: a cut line before any other is served as it. */
+const FIRST_EVENT: Readonly<Record<WireProvider, string | null>> = { anthropic: 'message_start', 'openai-responses': 'response.created', 'openai-chat': null };
+
 export function chunksToFrames(provider: WireProvider, text: string): Frame[] {
   const frames: Frame[] = [];
   let previous: string | null = null;
@@ -63,9 +66,10 @@ export function chunksToFrames(provider: WireProvider, text: string): Frame[] {
         // A malformed line is served as it is, under the event it was cut from (its `"type"` as far as it reads, else
         // the line before's): the client has to cope with it. Unnamed, an SDK skips it — a cut delta would vanish
         // and its text with it, where the API's bytes end the stream as malformed (outside probe 29, F2).
-        name = /^\s*\{\s*"type"\s*:\s*"([^"\\]+)"/.exec(line)?.[1] ?? previous;
+        name = /^\s*\{\s*"type"\s*:\s*"([^"\\]+)"/.exec(line)?.[1] ?? previous ?? FIRST_EVENT[provider];
       }
-      previous = name ?? previous;
+      // A keep-alive names nothing a cut line could have been: it is skipped by the SDK, and so would the line be.
+      if (name !== 'ping') previous = name ?? previous;
     }
     frames.push(sseFrame(name, line, 'other'));
   }

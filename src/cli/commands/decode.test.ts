@@ -42,10 +42,13 @@ describe('loopgate decode', () => {
       const lines = (await readFile(join(WIRE_FIXTURES_DIR, provider, file), 'utf8')).split('\n');
       const at = lines.findIndex((line) => line.includes('text_delta') || line.includes('output_text.delta'));
       expect(at, file).toBeGreaterThan(0);
-      lines[at] = lines[at]!.slice(0, Math.floor(lines[at]!.length / 2));
-      const { code, out } = await run({ provider, file: await tempFile(file, lines.join('\n')) });
-      expect(code, file).toBe(0);
-      expect(JSON.parse(out), file).toMatchObject({ type: 'transport_error', kind: 'malformed_stream' });
+      // Cut in the middle, and cut before its type can be read (after a keep-alive ping: probe 30, NEW-B).
+      for (const cut of [lines[at]!.slice(0, Math.floor(lines[at]!.length / 2)), lines[at]!.slice(0, 5)]) {
+        const garbled = lines.map((line, i) => (i === at ? cut : line));
+        const { code, out } = await run({ provider, file: await tempFile(file, garbled.join('\n')) });
+        expect(code, `${file}: ${cut}`).toBe(0);
+        expect(JSON.parse(out), `${file}: ${cut}`).toMatchObject({ type: 'transport_error', kind: 'malformed_stream' });
+      }
     }
   });
 
