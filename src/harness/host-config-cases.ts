@@ -627,13 +627,12 @@ const ROWS: readonly Row[] = [
       const want = 'caller:00 caller:01';
       return [
         answeredOk('both messages are answered', got),
-        {
-          name: "each tool's traceparent is in the caller's trace with the caller's sampling flag",
-          passed: shapes.join(' ') === want,
-          message: seenTraceparents.join(' ') || 'no tool ran',
-          expected: want,
-          actual: shapes.join(' '),
-        },
+        sameAs(
+          "each tool's traceparent is in the caller's trace with the caller's sampling flag",
+          shapes.join(' '),
+          want,
+          seenTraceparents.join(' ') || 'no tool ran',
+        ),
       ];
     },
   },
@@ -677,13 +676,7 @@ const ROWS: readonly Row[] = [
       const want = 'turn,model_call,tool,policy,model_call';
       return [
         answeredOk('the message is answered', [got]),
-        {
-          name: 'the line holds every span of the turn',
-          passed: kinds.join(' | ') === want,
-          message: kinds.join(' | ') || 'no line',
-          expected: want,
-          actual: kinds.join(' | '),
-        },
+        sameAs('the line holds every span of the turn', kinds.join(' | '), want, kinds.join(' | ') || 'no line'),
       ];
     },
   },
@@ -750,6 +743,11 @@ const ROWS: readonly Row[] = [
     },
   },
 ];
+
+/** A check that `actual` is `expected`, shown with `message` (default: `actual`). */
+function sameAs(name: string, actual: string, expected: string, message = actual): CheckResult {
+  return { name, passed: actual === expected, message, expected, actual };
+}
 
 /** Whether every answer is 200, each shown with its text. */
 function answeredOk(name: string, answers: readonly ResponseEnvelope[]): CheckResult {
