@@ -10,11 +10,12 @@
  * `gen_ai.provider.name` to the client the request went to; each `chat` and
  * `invoke_agent` span carries the conversation's `gen_ai.conversation.id`; each
  * span's status follows the turn's outcome (invoke_agent), the result (chat) or
- * loopgate's own status (the rest) (a chat
+ * loopgate's own status (the rest). A chat
  * span must carry the model, `loopgate.step` and `loopgate.attempt`: without them
- * it is joined to nothing and judged on nothing — seed 12, `runner.ts:549`); each
- * `execute_tool` span's `gen_ai.tool.name` to the call its `gen_ai.tool.call.id`
- * names in the log; and that call id itself to the calls of the span's turn and
+ * it is joined to nothing and judged on nothing (seed 12, `runner.ts:549`). Each
+ * `execute_tool` span's `gen_ai.tool.name` is held to the call its
+ * `gen_ai.tool.call.id` names in the log, its `error.type` to the error code of
+ * loopgate's own tool span, and that call id itself to the calls of the span's turn and
  * step in the log (the assistant message's tool calls, the started and answered
  * calls): an id the step never had — the tool's name, another step's id —
  * breaks joining a tool span to the model's call in a collector (outside probe 9, plant P15: `gen_ai.tool.call.id` carrying the
@@ -162,8 +163,8 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
   for (const span of spans) {
     const a = span.attributes;
     // Error-rate dashboards and alerts read the span status (outside probe 29, plants O7 and O8: a failed turn
-    // exported OK, and every error span UNSET, passed). A turn follows its outcome in the log; a chat span the
-    // log's result; every other span loopgate's own status.
+    // exported OK, and every error span UNSET, passed). A turn follows the outcome its own trace records; a chat
+    // span the log's result; every other span loopgate's own status.
     const status = expectedStatus(a, outcomes, types);
     if (status !== undefined && span.status.code !== status)
       return `span "${span.name}" (turn ${String(a['loopgate.turn'])}): status ${STATUS[span.status.code] ?? span.status.code}, but ${STATUS[status]} was due (${statusWhy(a, outcomes, types)})`;
