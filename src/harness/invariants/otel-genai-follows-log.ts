@@ -119,12 +119,17 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
   const types = new Map<string, string>(); // turn/step/attempt → the model result's type
   // turn/call id → the error code loopgate's own tool span recorded (trace-agrees-with-log holds it to the log; a
   // call the loop closed itself — not run, interrupted — has the loop's code in the log, not the tool span's)
-  const codes = new Map<string, string>();
+  // A call id with several tool spans in one turn (a repeated id, an executor that opened a span of its own) is
+  // not judged: which exported span is which cannot be told.
+  const codes = new Map<string, string | null>();
   for (const trace of run.traces) {
     const turn = trace.spans.find((s) => s.kind === 'turn' && s.parentId === undefined)?.attributes.turn;
-    for (const span of trace.spans)
-      if (span.kind === 'tool' && typeof span.attributes.callId === 'string' && typeof span.attributes.errorCode === 'string')
-        codes.set(`${String(turn)}/${span.attributes.callId}`, span.attributes.errorCode);
+    for (const span of trace.spans) {
+      if (span.kind !== 'tool' || typeof span.attributes.callId !== 'string') continue;
+      const key = `${String(turn)}/${span.attributes.callId}`;
+      const code = span.status === 'error' && typeof span.attributes.errorCode === 'string' ? span.attributes.errorCode : null;
+      codes.set(key, codes.has(key) ? null : code);
+    }
   }
   const clients = new Map<string, string>(); // turn/step/attempt → the client the request went to
   // turn → its outcome, as the turn's own trace tells it (the caller's answer: a close the store refused is
@@ -183,7 +188,7 @@ async function genAiFollows(run: ScenarioRun): Promise<string | undefined> {
       // A failed call's error.type is its result's error code, what a collector groups tool failures by (outside probe
       // 30, plant N7: every one exported as _OTHER passed).
       const code = typeof callId === 'string' ? codes.get(`${String(a['loopgate.turn'])}/${callId}`) : undefined;
-      if (code !== undefined && a[ERROR_TYPE] !== code)
+      if (typeof code === 'string' && a[ERROR_TYPE] !== code)
         return `${where}: ${ERROR_TYPE} is ${String(a[ERROR_TYPE] ?? '(absent)')}, but the turn's tool span of ${String(callId)} failed ${code}`;
       const names = typeof callId === 'string' ? tools.get(callId) : undefined;
       if (names !== undefined && !names.has(String(a[TOOL])))
