@@ -7,7 +7,7 @@
  * (inspect-agents.ts).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { errnoText } from '../files/index.ts';
+import { errnoText, sameFile } from '../files/index.ts';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type fc from 'fast-check';
 import { closestName, foreignAgentProblem, type AgentFactory } from '../kernel/index.ts';
@@ -27,7 +27,7 @@ import { LOAD_LIMIT_ENV, loadLimitMs, showLimit } from '../harness/world/load-li
 import { inspectConfigAgents } from './inspect-agents.ts';
 import { lineOfKey } from './locate-key.ts';
 import { PACKAGE_ROOT } from '../package-root.ts';
-import { sameFile, syntaxLocation } from './syntax-location.ts';
+import { syntaxLocation } from './syntax-location.ts';
 
 export const CONFIG_NAMES = ['loopgate.config.ts', 'loopgate.config.mts', 'loopgate.config.js', 'loopgate.config.mjs'] as const;
 

@@ -7,7 +7,7 @@
  * prints the same header, so it is asked — on this error path only, bounded.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface SyntaxLocation {
@@ -50,14 +50,4 @@ export function syntaxLocation(error: unknown, file: string): SyntaxLocation | u
   if (!/\.(c|m)?js$/.test(file)) return undefined;
   const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', timeout: CHECK_TIMEOUT_MS });
   return check.status !== 0 && typeof check.stderr === 'string' ? locationHeader(check.stderr) : undefined;
-}
-
-/** Whether two paths name one file (a path in a stack may be the real path of a linked one). */
-export function sameFile(a: string, b: string): boolean {
-  if (a === b) return true;
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return false;
-  }
 }

@@ -4,4 +4,5 @@ export { fileKind } from './file-kind.ts';
 export { formatBytes, INPUT_LIMITS } from './limits.ts';
 export { checkOutputPath, ensureDirectory, writeFileAtomic } from './output-path.ts';
 export { readInputBytes, readInputFile, type ReadInputOptions } from './read-input.ts';
+export { readBytes, sameFile } from './same-file.ts';
 export { decodeUtf8, firstInvalidUtf8 } from './utf8.ts';

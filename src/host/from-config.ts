@@ -13,7 +13,8 @@
  * relative to the file's folder; in a config given as an object, to the working
  * directory.
  */
-import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
+import { readBytes, sameFile } from '../files/index.ts';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
 import { type Agent, type AgentFactory, createRedactor, type ModelClient, systemClock, type TraceExporter } from '../kernel/index.ts';
@@ -164,22 +165,11 @@ function checkStoreFile(config: HostConfig, at: (path: string) => string): void 
     );
 }
 
-/** Whether `a` and `b` name one file: the same path once resolved, or (both existing) the same inode. */
-function sameFile(a: string, b: string): boolean {
-  if (resolve(a) === resolve(b)) return true;
-  try {
-    const [x, y] = [statSync(a), statSync(b)];
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false;
-  }
-}
-
 const SQLITE_HEADER = 'SQLite format 3\0';
 
 /** Whether the file at `path` may be opened as a SQLite database: missing, empty, or beginning with SQLite's header. */
 function startsAsSqlite(path: string): boolean {
-  const head = firstBytes(path, SQLITE_HEADER.length);
+  const head = readBytes(path, 0, SQLITE_HEADER.length);
   return head === undefined || head.length === 0 || head.toString('latin1') === SQLITE_HEADER;
 }
 
@@ -190,7 +180,7 @@ function startsAsSqlite(path: string): boolean {
  * an object does.
  */
 function jsonLinesProblem(path: string): string | undefined {
-  const head = firstBytes(path, 1 << 20);
+  const head = readBytes(path, 0, 1 << 20);
   if (head === undefined) return undefined;
   const text = head.toString('utf8');
   if (text.trim() === '') return undefined;
@@ -204,21 +194,6 @@ function jsonLinesProblem(path: string): string | undefined {
     // not JSON
   }
   return 'does not hold JSON lines (its first line is not a JSON object)';
-}
-
-/** Up to `n` bytes from the start of the file at `path`; undefined when it cannot be read (missing, a folder). */
-function firstBytes(path: string, n: number): Buffer | undefined {
-  let fd: number | undefined;
-  try {
-    if (!statSync(path).isFile()) return undefined;
-    fd = openSync(path, 'r');
-    const buffer = Buffer.alloc(n);
-    return buffer.subarray(0, readSync(fd, buffer, 0, n, 0));
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 /** Why a file could not be created or appended to at `path` (its missing folders created first), or undefined. */

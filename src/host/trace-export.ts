@@ -2,8 +2,9 @@
  * Where finished traces go. The host ends and exports every turn's trace in a
  * `finally` (seed 004); an exporter that fails must not fail the turn.
  */
-import { appendFileSync, closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { readBytes } from '../files/index.ts';
 import type { TraceExporter, TraceRecord } from '../kernel/index.ts';
 
 /** Keeps traces in memory (tests, the harness). */
@@ -35,19 +36,14 @@ export class JsonlFileExporter implements TraceExporter {
 
 /** Whether the file at `path` is there, not empty, and its last byte is not a line break. */
 function endsInsideALine(path: string): boolean {
-  let fd: number | undefined;
+  let size: number;
   try {
-    const size = statSync(path).size;
-    if (size === 0) return false;
-    fd = openSync(path, 'r');
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
+    size = statSync(path).size;
   } catch {
     return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
+  const last = size > 0 ? readBytes(path, size - 1, 1) : undefined;
+  return last !== undefined && last.length === 1 && last[0] !== 0x0a;
 }
 
 export const NO_EXPORT: TraceExporter = { export() {} };

@@ -13,11 +13,10 @@
  * model was sent, the history kept and the tool bodies run.
  */
 import { project, type Message } from '../../kernel/index.ts';
-import { finalHistory } from '../loop-port/peer-run.ts';
+import { finalHistory, isPeerRun } from '../loop-port/peer-run.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
 import { BROKEN_STREAM } from '../world/scripted-provider.ts';
 import { defineInvariant, type AnyRun } from './invariant.ts';
-import { isPeerRun } from '../loop-port/peer-run.ts';
 
 const CUT = BROKEN_STREAM.call.id;
 
