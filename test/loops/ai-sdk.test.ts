@@ -6,7 +6,13 @@
 import { outcomeLabel } from '../../src/kernel/index.ts';
 import { describe, expect, it } from 'vitest';
 import { aiSdkLoop } from '../../src/loops/ai-sdk/adapter.ts';
+import type { Scenario } from '../../src/harness/scenario/schema.ts';
 import { runFile } from './peer-run.ts';
+
+/** The scenario with its first model answer taking `ms` of virtual time. */
+const firstAnswerTakes =
+  (ms: number) =>
+  (s: Scenario): Scenario => ({ ...s, provider: { ...s.provider, script: s.provider.script.map((step, i) => (i === 0 ? { ...step, latencyMs: ms } : step)) } });
 
 describe('the AI SDK generateText loop behind the port', () => {
   it('replies through real tools, persisted by the on-success glue, with one turn span per turn and every invariant holding', async () => {
@@ -16,6 +22,19 @@ describe('the AI SDK generateText loop behind the port', () => {
     expect(run.traces[0]!.spans.filter((s) => s.kind === 'turn')).toHaveLength(1);
     expect(run.traces[0]!.spans.every((s) => s.status === 'ok')).toBe(true);
     expect([...violations]).toEqual([]);
+  });
+
+  it('runs a team’s generateText timeout on the case’s clock: a model slower than it ends the turn as in production, in every form', async () => {
+    for (const timeout of [5_000, { totalMs: 5_000 }, { stepMs: 5_000 }]) {
+      const { run } = await runFile('bundled/replies/reply-matches-a-pattern.yaml', aiSdkLoop({ options: { timeout } }), firstAnswerTakes(60_000));
+      expect(outcomeLabel(run.reports[0]!.outcome), JSON.stringify(timeout)).toBe('failed{provider_unavailable}');
+      expect(run.reports[0]!.ending).toMatchObject({ kind: 'threw', errorClass: 'TimeoutError' });
+      expect(run.executions.get('lookup_order') ?? 0).toBe(0);
+      expect(run.virtualMs).toBeLessThan(60_000);
+    }
+    // A model within the timeout: the turn replies, as without one.
+    const { run } = await runFile('bundled/replies/reply-matches-a-pattern.yaml', aiSdkLoop({ options: { timeout: 5_000 } }), firstAnswerTakes(4_000));
+    expect(run.reports.map((r) => outcomeLabel(r.outcome))).toEqual(['replied']);
   });
 
   it('re-runs a STATEFUL refund when the model repeats its call id (invariant 13)', async () => {

@@ -27,6 +27,25 @@ describe('the global timers on a case’s virtual clock', () => {
     expect(globalThis.setTimeout).toBe(real);
   });
 
+  it('AbortSignal.timeout aborts with a TimeoutError at its virtual time inside the case, and is real again after', async () => {
+    const real = AbortSignal.timeout;
+    const clock = new VirtualClock();
+    const seen: [number, string][] = [];
+    const started = performance.now();
+    await withVirtualTimers(clock, () =>
+      clock.run(
+        (async () => {
+          const signal = AbortSignal.timeout(30_000);
+          signal.addEventListener('abort', () => seen.push([clock.now(), (signal.reason as Error).name]));
+          await new Promise<void>((resolve) => setTimeout(resolve, 45_000));
+        })(),
+      ),
+    );
+    expect(seen).toEqual([[30_000, 'TimeoutError']]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(AbortSignal.timeout).toBe(real);
+  });
+
   it('a timer set outside the case (a fake service the config started) is real; an unref’d one inside holds no body', async () => {
     const clock = new VirtualClock();
     // Outside the case: a service whose reply comes after a timer of its own, in its own async context

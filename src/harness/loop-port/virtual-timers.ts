@@ -11,10 +11,14 @@
  * loop (a service answering after a 30 ms timer of its own would otherwise
  * wait for the tool's grace of real time to pass, then for virtual time).
  *
+ * `AbortSignal.timeout` is swapped too: a team's `generateText({ timeout })`
+ * aborts through it, and a gate where the model's virtual minute passed under
+ * a real 5 s timeout would certify a turn production ends.
+ *
  * Limits, stated: the swap is process-wide, so peer cases run one at a time
  * (`withVirtualTimers` queues them) and a `--loop` run holds only that loop's
- * cases; `AbortSignal.timeout` and `performance.now()` stay real; the clock's
- * own waits for real I/O keep the real timers (captured in virtual-clock.ts).
+ * cases; `performance.now()` stays real; the clock's own waits for real I/O
+ * keep the real timers (captured in virtual-clock.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { VirtualClock } from '../virtual-clock.ts';
@@ -90,6 +94,7 @@ function install(clock: VirtualClock): () => void {
     setInterval: globalThis.setInterval,
     clearInterval: globalThis.clearInterval,
   };
+  const savedSignalTimeout = AbortSignal.timeout;
   const byId = new Map<number, VirtualTimeout>();
   const clear = (t: unknown) => {
     const timeout = t instanceof VirtualTimeout ? t : typeof t === 'number' ? byId.get(t) : undefined;
@@ -123,13 +128,23 @@ function install(clock: VirtualClock): () => void {
     byId.set(t.id, t);
     return t;
   };
+  // As Node's: aborted with a TimeoutError once `ms` have passed; it keeps nothing waiting (an unref'd timer).
+  const signalTimeout = (ms: number): AbortSignal => {
+    if (inCase.getStore() !== true) return savedSignalTimeout.call(AbortSignal, ms);
+    const controller = new AbortController();
+    const handle = clock.setTimer(ms, () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')));
+    handle.release();
+    return controller.signal;
+  };
   const g = globalThis as unknown as Record<string, unknown>;
   g['setTimeout'] = setTimeout;
   g['clearTimeout'] = clear;
   g['setInterval'] = setInterval;
   g['clearInterval'] = clear;
+  AbortSignal.timeout = signalTimeout;
   return () => {
     for (const t of byId.values()) t.close();
     Object.assign(globalThis, saved);
+    AbortSignal.timeout = savedSignalTimeout;
   };
 }

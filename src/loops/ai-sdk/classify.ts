@@ -9,7 +9,10 @@
  * Thrown: our cancel → cancelled{by the first source}; an `APICallError` (or the
  * last error of a `RetryError`) by status — 401/403 auth, 429 rate_limited, a
  * context-length 400/413 conversation_full, another 4xx invalid_request, the rest
- * provider_unavailable; anything else failed{internal} with its name.
+ * provider_unavailable; a `TimeoutError` (the team's `timeout` option ran out
+ * before the model answered) provider_unavailable, as loopgate's own loop ends a
+ * model call that outlives its `modelTimeoutMs`; anything else failed{internal}
+ * with its name.
  */
 import { APICallError, RetryError } from 'ai';
 import type { Outcome } from '../../kernel/index.ts';
@@ -37,6 +40,7 @@ export function classifyThrown(error: unknown, signal: AbortSignal): Outcome {
   const cancel = cancelOf(signal);
   if (cancel) return { kind: 'cancelled', by: cancel.by };
   const api = RetryError.isInstance(error) ? error.lastError : error;
+  if (nameOf(api) === 'TimeoutError') return { kind: 'failed', reason: 'provider_unavailable' };
   if (!APICallError.isInstance(api)) return { kind: 'failed', reason: 'internal', detail: nameOf(error) };
   return byStatus(api.statusCode, api.responseBody ?? api.message);
 }
