@@ -121,6 +121,33 @@ describe("a team's own AI SDK loop", () => {
     expect(wrong!.checks.some((c) => c.name.startsWith('diff: '))).toBe(false);
   });
 
+  it('an expectation only loopgate’s event log can answer fails the case on the team’s own loop, naming what to write instead (probe 31, F1)', async () => {
+    // The lookup forgets its return: a `toolResults` output expectation must not pass unjudged.
+    const scenario = lookupScenario(
+      'a lookup whose result is expected',
+      `  toolResults: [{ call: l1, status: ok, output: '{"id":"INV-7","total":40}' }]
+  turns:
+    0: { toolResults: [{ call: l1, status: ok }] }
+`,
+    );
+    const dir = project({ lookup: 'execute: async ({ id }) => { void id; }', scenarios: { results: scenario } });
+    const out = join(dir, 'reports');
+    const got = await loopgate(['run', '--reporter', 'console,json', '--out', out], dir);
+    expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(1);
+    expect(got.stdout).toMatch(/not judged: toolResults/);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as {
+      cases: { status: string; checks: { name: string; passed: boolean; message?: string }[] }[];
+    };
+    expect(results.cases[0]!.status).toBe('failed');
+    const check = results.cases[0]!.checks.find((c) => c.name === 'not judged');
+    expect(check?.passed).toBe(false);
+    expect(check?.message).toMatch(/^toolResults, turns\.0\.toolResults: ai-sdk keeps no event log to judge them against: say it in `history` lines/);
+    // Through loopgate's own loop the same file is judged: the missing output fails the case there too.
+    const own = await loopgate(['run', '--loop', 'loopgate', '--reporter', 'console', '--out', out], dir);
+    expect(own.status, own.stdout).toBe(1);
+    expect(own.stdout).toMatch(/tool results/);
+  });
+
   it("compared with another loop (--loop), the same file's lines are shown as differences, and none is dropped unsaid", async () => {
     const dir = project({ loop: "'loopgate'", scenarios: { wrong: WRONG } });
     const out = join(dir, 'reports');

@@ -13,7 +13,10 @@
  *   shape and notices): shown as a diff against the expectation, never failed.
  * Keys that only loopgate's event log can answer (events, policy decisions,
  * inbox, result codes, host responses; a turn's tool results, trace and detail)
- * are listed as not compared: never dropped unsaid.
+ * are never dropped unsaid: compared with another loop, listed as not compared;
+ * on the config's own loop, a requirement nothing can judge, they fail the case
+ * naming what to write instead (a team's `toolResults` passing unjudged hid a
+ * tool that returned nothing: probe 31, F1).
  */
 import { outcomeLabel, outcomeProblem } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
@@ -111,7 +114,16 @@ export async function checkPeerExpectations(
 
   const logOnly = [...LOG_ONLY.filter((k) => expect[k] !== undefined), ...turnLogOnly];
   if (logOnly.length > 0)
-    out.push({ name: 'not compared', passed: true, message: `${logOnly.join(', ')}: only loopgate's event log records these; ${run.loop.id} keeps none` });
+    out.push(
+      judged === 'all'
+        ? // The team's requirement of its own loop: one nothing can judge must not pass as if it held.
+          {
+            name: 'not judged',
+            passed: false,
+            message: `${logOnly.join(', ')}: ${run.loop.id} keeps no event log to judge ${logOnly.length === 1 ? 'it' : 'them'} against: say it in \`history\` lines (a result reads \`result#<call> ok: <output>\`), \`executions\` or \`toolCalls\`, or run the file with --loop loopgate`,
+          }
+        : { name: 'not compared', passed: true, message: `${logOnly.join(', ')}: only loopgate's event log records these; ${run.loop.id} keeps none` },
+    );
   return out;
 }
 
