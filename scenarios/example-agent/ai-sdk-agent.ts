@@ -23,6 +23,7 @@ export const aiSdkCourierAgent = aiSdkAgent({
   tools: (): ToolSet => {
     // Per build (per case, per conversation): what became of each hold.
     const holds = new Map<string, 'holding' | 'stopped'>();
+    const texted: string[] = [];
     return {
       hold_for_courier: {
         description: 'Hold the parcel at the depot until the courier arrives (runs until the courier comes or the turn is stopped).',
@@ -56,6 +57,16 @@ export const aiSdkCourierAgent = aiSdkAgent({
           const depot = (experimental_context as { depot?: unknown } | undefined)?.depot;
           if (typeof depot !== 'string') throw new Error('no depot in the context: which depot is asking?');
           yield { order_id, depot, status: 'at the depot' };
+        },
+      },
+      // A tool with a side effect the team forgot to declare (no sideEffects entry): it texts the courier, then the
+      // gateway times out. The AI SDK never runs a tool again after it throws; neither may any loop the gate runs it in.
+      notify_courier: {
+        description: 'Text the courier that the parcel is ready.',
+        inputSchema: z.object({ order_id: z.string().regex(/^ORD-\d{4}$/) }),
+        execute: async ({ order_id }: { order_id: string }) => {
+          texted.push(order_id);
+          throw new Error(`SMS gateway timed out after the text about ${order_id} went out (${texted.length} sent)`);
         },
       },
       hold_status: {

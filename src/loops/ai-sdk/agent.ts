@@ -16,7 +16,10 @@ export interface AiSdkAgentOptions {
   readonly system?: string;
   /** Your tools, built fresh for every case (tools that keep state must not share it across cases). Input schemas must be zod. */
   readonly tools: () => ToolSet | Promise<ToolSet>;
-  /** Each tool's side-effect level; default NONE. STATEFUL and CRITICAL tools are held to "never run twice" and "told after a failed turn". */
+  /**
+   * Each tool's side-effect level; default NONE. STATEFUL and CRITICAL tools are held to "never run twice" and "told
+   * after a failed turn". Whatever the level, a tool is never run again after it throws, as in the AI SDK.
+   */
   readonly sideEffects?: Readonly<Record<string, SideEffect>>;
   /**
    * Values that must never leave the agent (API keys, tokens your tools hold):
@@ -76,6 +79,10 @@ export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
           description: t.description ?? name,
           input,
           sideEffect: options.sideEffects?.[name] ?? 'NONE',
+          // The AI SDK never runs a tool again after it throws or times out: nor does any loop the gate runs it in
+          // (left to the level, a tool given no sideEffects entry was retried as a read — a charge that then threw
+          // ran three times; outside probe 31, F5).
+          maxRetries: 0,
           run: (args, ctx) =>
             lastValue(execute(args, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal, experimental_context: options.context })),
         };
