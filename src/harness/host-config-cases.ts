@@ -420,6 +420,17 @@ const ROWS: readonly Row[] = [
       'invalid config:\n{file}:1:19: model.provider: the environment variable ANTHROPIC_API_KEY is not set (it should hold the anthropic API key for model)',
   },
   {
+    id: 'model-key-too-short-to-redact-refused',
+    checkHost: 'passes',
+    title:
+      'a model key too short to be redacted (a placeholder for a local gateway) is refused at start, naming the variable, not "secrets[2]" at every message',
+    yaml: ['model: {provider: openai-chat, name: gpt-5-mini, apiKeyEnv: GATEWAY_KEY}'],
+    env: { GATEWAY_KEY: 'x' },
+    ownClients: true,
+    refused:
+      'invalid config:\n{file}:1:61: model.apiKeyEnv: the environment variable GATEWAY_KEY holds 1 character: a key is redacted from everything the host writes, and one shorter than 4 characters cannot be (a gateway that takes any key: give it a placeholder of 4 or more, e.g. "none")',
+  },
+  {
     id: 'fallback-key-variable-not-set-refused',
     checkHost: 'passes',
     title: "a fallback whose apiKeyEnv is not set is refused naming the fallback's key, not the primary's",
@@ -502,6 +513,15 @@ const ROWS: readonly Row[] = [
     env: {},
     refused:
       'invalid config:\n{file}:6:32: trace.export.otlp.headers.authorization: the environment variable SUPPORT_OTLP_TOKEN is not set (it should hold the value of the authorization header)',
+  },
+  {
+    id: 'otlp-header-value-too-short-to-redact-refused',
+    checkHost: 'passes',
+    title: 'an OTLP header value too short to be redacted is refused at start, naming the header and the variable',
+    yaml: [MODEL, 'trace:', '  export:', '    otlp:', '      endpoint: http://127.0.0.1:4318', '      headers: {authorization: SUPPORT_OTLP_TOKEN}'],
+    env: { SUPPORT_OTLP_TOKEN: 'ab' },
+    refused:
+      'invalid config:\n{file}:6:32: trace.export.otlp.headers.authorization: the environment variable SUPPORT_OTLP_TOKEN holds 2 characters: a header value is redacted from everything the host writes, and one shorter than 4 characters cannot be',
   },
   {
     id: 'otlp-header-variable-with-a-line-break-refused',

@@ -17,7 +17,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { readBytes, sameFile } from '../files/index.ts';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
-import { type Agent, type AgentFactory, createRedactor, type ModelClient, systemClock, type TraceExporter } from '../kernel/index.ts';
+import { type Agent, type AgentFactory, createRedactor, MIN_SECRET_LENGTH, type ModelClient, systemClock, type TraceExporter } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { openStore } from '../stores/from-config.ts';
 import { asCheckedHostConfig, ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
@@ -334,6 +334,8 @@ function tracesUrl(endpoint: string): string {
   return url.toString();
 }
 
+const characters = (value: string): string => `${value.length} character${value.length === 1 ? '' : 's'}`;
+
 /** The OTLP headers' values, read from the variables the config names. Throws one `ConfigError` listing every variable not set. */
 function otlpHeaders(config: HostConfig, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -343,6 +345,10 @@ function otlpHeaders(config: HostConfig, env: Readonly<Record<string, string | u
     if (value && /[^\t\x20-\x7e\x80-\xff]/.test(value))
       problems.push(
         `${configKey(config, ['trace', 'export', 'otlp', 'headers', name])}: the environment variable ${variable} holds a value that cannot be sent as a header (a line break or control character)`,
+      );
+    else if (value && value.length < MIN_SECRET_LENGTH)
+      problems.push(
+        `${configKey(config, ['trace', 'export', 'otlp', 'headers', name])}: the environment variable ${variable} holds ${characters(value)}: a header value is redacted from everything the host writes, and one shorter than ${MIN_SECRET_LENGTH} characters cannot be`,
       );
     else if (value) headers[name] = value;
     else
@@ -384,10 +390,15 @@ export function modelSpecs(config: HostConfig, env: Readonly<Record<string, stri
     }
     const variable = entry.apiKeyEnv ?? API_KEY_ENV[entry.provider];
     const apiKey = env[variable]?.trim();
-    if (!apiKey && options.adapters) {
-      const where = configKey(config, entry.apiKeyEnv !== undefined ? [...path, 'apiKeyEnv'] : [...path, 'provider']);
+    const where = configKey(config, entry.apiKeyEnv !== undefined ? [...path, 'apiKeyEnv'] : [...path, 'provider']);
+    if (!apiKey && options.adapters)
       problems.push(`${where}: the environment variable ${variable} is not set (it should hold the ${entry.provider} API key for ${key})`);
-    }
+    // A key is one of the host's secrets: one too short to redact would refuse every conversation it opens (naming a
+    // `secrets[N]` the team never declared), after a start that looked healthy.
+    if (apiKey && apiKey.length < MIN_SECRET_LENGTH)
+      problems.push(
+        `${where}: the environment variable ${variable} holds ${characters(apiKey)}: a key is redacted from everything the host writes, and one shorter than ${MIN_SECRET_LENGTH} characters cannot be (a gateway that takes any key: give it a placeholder of ${MIN_SECRET_LENGTH} or more, e.g. "none")`,
+      );
     return { ...common, ...(apiKey ? { apiKey } : {}) };
   });
   if (problems.length) throw new ConfigError(`invalid config:\n${problems.join('\n')}`);

@@ -15,6 +15,7 @@ export { AgentSettingError, agentSettingProblems, checkAgentSettings, foreignAge
 export {
   createRedactor,
   containsSecret,
+  MIN_SECRET_LENGTH,
   secretFinder,
   redactDeep,
   redactEncodedForms,
