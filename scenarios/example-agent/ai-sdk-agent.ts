@@ -64,9 +64,11 @@ export const aiSdkCourierAgent = aiSdkAgent({
       notify_courier: {
         description: 'Text the courier that the parcel is ready.',
         inputSchema: z.object({ order_id: z.string().regex(/^ORD-\d{4}$/) }),
-        execute: async ({ order_id }: { order_id: string }) => {
+        // The gateway's request is keyed by the AI SDK's toolCallId (as the SDK docs suggest for idempotency): a loop
+        // that hands execute another id would merge two calls' texts into one (outside probe 31, F11).
+        execute: async ({ order_id }: { order_id: string }, { toolCallId }: { toolCallId: string }) => {
           texted.push(order_id);
-          throw new Error(`SMS gateway timed out after the text about ${order_id} went out (${texted.length} sent)`);
+          throw new Error(`SMS gateway timed out after the text about ${order_id} went out (request ${toolCallId}, ${texted.length} sent)`);
         },
       },
       hold_status: {
