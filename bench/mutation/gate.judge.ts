@@ -18,6 +18,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentRefusalCases } from '../../src/harness/agent-refusals/refusal-cases.ts';
 import { loadBundledContractCases } from '../../src/harness/bundled-contract.ts';
+import { aiSdkContractCases } from '../../src/loops/ai-sdk/contract-cases.ts';
 import { caseSeed, type Case } from '../../src/harness/cases.ts';
 import { checkScenarioAgents } from '../../src/harness/scenario/check-agents.ts';
 import { checkReplyAssertionNames } from '../../src/harness/scenario/check-reply-assertions.ts';
@@ -36,9 +37,10 @@ const context = { ...(await bundledContext()), hosts: DEFAULT_HOSTS };
 const loaded = loadScenarios(config.scenarios, context.root);
 checkReplyAssertionNames(loaded, config.replies);
 /** Exactly what `loopgate run` (no arguments, bundled config) collects; each scenario case checks its agent first. */
+const contract = await loadBundledContractCases();
 const cases: Case[] = await defaultCases({
   tables: tableCases,
-  contract: await loadBundledContractCases(),
+  contract: () => [...contract(), ...aiSdkContractCases()],
   refusals: agentRefusalCases,
   scenarios: async () =>
     loaded.flatMap((l) =>

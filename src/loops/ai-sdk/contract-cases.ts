@@ -1,0 +1,261 @@
+/**
+ * The AI SDK adapter's own contract, as cases of the bundled gate
+ * (`contract:ai-sdk/…`): what a team gating its AI SDK agent relies on and no
+ * bundled scenario reaches, because the bundled `--loop ai-sdk` run uses one
+ * glue and agents that `aiSdkAgent` accepts.
+ *
+ * - `glue/<glue>/<case>`: each named glue against the claims the README makes
+ *   of it — `notice` the only one that passes "failed turns add nothing" (5),
+ *   "a cancelled turn's message is not lost" (9) and "side effects told" (14)
+ *   together; `on-success` loses the refund a failed turn ran; `per-step` keeps
+ *   the failed turn. Each row runs a small agent (a lookup, a STATEFUL refund)
+ *   through `generateText` with that glue and names the invariants it must
+ *   violate, exactly (outside probe 31, F6: a notice glue that named only the
+ *   calls that returned passed everything shipped).
+ * - `agent/<row>`: `aiSdkAgent` refusing what the gate cannot carry (a tool's
+ *   `needsApproval`, in either form, its input callbacks, `toModelOutput`), a
+ *   `sideEffects` entry naming no tool, and accepting a plain agent (outside
+ *   probe 31, F7: refusing only `needsApproval: true` let a conditional
+ *   approval through unsaid).
+ *
+ * `ai` is an optional peer: without it every case is skipped, saying so.
+ */
+import { z } from 'zod';
+import { outcomeLabel, type Agent, type AgentFactory, type AnyToolDeclaration } from '../../kernel/index.ts';
+import type { Case, CaseOutcome } from '../../harness/cases.ts';
+import { statusFromChecks } from '../../harness/cases.ts';
+import { checkInvariants } from '../../harness/invariants/index.ts';
+import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
+import { parseScenario } from '../../harness/scenario/load.ts';
+import type { CheckResult } from '../../report/results.ts';
+import { installedVersion } from '../installed-version.ts';
+import { aiSdkAgent } from './agent.ts';
+import type { AiSdkGlueName } from './glue.ts';
+
+const FILE = 'src/loops/ai-sdk/contract-cases.ts';
+const NOT_INSTALLED = 'ai is not installed (an optional peer dependency of loopgate: npm install --save-dev ai)';
+
+/** The invariants the glue claims are about. */
+const CLAIMED = ['invariant-05-failed-turns-add-nothing', 'invariant-09-inbox-delivered-once', 'invariant-14-side-effects-told'] as const;
+
+/** A shop agent: a lookup that changes nothing, and a refund that does. */
+const shop: AgentFactory = () =>
+  ({
+    system: 'You help customers with their orders.',
+    tools: [
+      {
+        name: 'lookup_order',
+        description: 'Look an order up.',
+        input: z.object({ order: z.string() }),
+        sideEffect: 'NONE',
+        run: ({ order }) => ({ order, total: 40 }),
+      },
+      {
+        name: 'issue_refund',
+        description: 'Refund an order.',
+        input: z.object({ order: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: ({ order }) => ({ refunded: order }),
+      },
+    ] as AnyToolDeclaration[],
+  }) satisfies Agent;
+
+/** The scenarios the claims are judged on. */
+const SCENARIOS = {
+  // The refund runs, then the provider refuses the key: generateText throws, the turn failed.
+  'refund-then-outage': `name: a refund, then the provider refuses the key
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-1 } }]
+    - error: { kind: auth, status: 401, message: invalid x-api-key }
+    - reply: The refund of ORD-1 may have gone through; I am checking first.
+inbox:
+  - say: Refund ORD-1.
+  - say: Did it go through?
+expect:
+  outcomes: ['failed{auth}', replied]
+`,
+  // The refund throws (the charge went out, the gateway timed out), then the same outage.
+  'refund-throws-then-outage': `name: a refund that throws, then the provider refuses the key
+tools:
+  - name: issue_refund
+    behaviour: [{ throw: gateway timed out after the charge went out }]
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-1 } }]
+    - error: { kind: auth, status: 401, message: invalid x-api-key }
+    - reply: The refund of ORD-1 may have gone through; I am checking first.
+inbox:
+  - say: Refund ORD-1.
+  - say: Did it go through?
+expect:
+  outcomes: ['failed{auth}', replied]
+`,
+  // The user stops the turn while the model reads the refund's result.
+  'cancel-after-refund': `name: a cancel while the model reads the refund
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-1 } }]
+    - reply: never read
+      latencyMs: 5000
+    - reply: The refund of ORD-1 went through before you stopped me.
+inbox:
+  - say: Refund ORD-1.
+  - cancel: user
+    at: { request: 2 }
+  - say: Did it go through?
+expect:
+  outcomes: ['cancelled{user}', replied]
+`,
+} as const;
+
+type ScenarioId = keyof typeof SCENARIOS;
+type Short = '5' | '9' | '14';
+
+/** What each glue must violate on each scenario: the README's claims, as data. */
+const CLAIMS: readonly { readonly glue: AiSdkGlueName; readonly scenario: ScenarioId; readonly violates: readonly Short[]; readonly why: string }[] = [
+  { glue: 'notice', scenario: 'refund-then-outage', violates: [], why: 'the failed turn adds nothing, and the next turn is told the refund was done' },
+  { glue: 'notice', scenario: 'refund-throws-then-outage', violates: [], why: 'a refund that threw may have charged: the next turn is told it too' },
+  { glue: 'notice', scenario: 'cancel-after-refund', violates: [], why: 'the cancelled turn keeps its message and its refund' },
+  { glue: 'on-success', scenario: 'refund-then-outage', violates: ['14'], why: 'the failed turn keeps nothing, and nothing tells the next turn of the refund' },
+  { glue: 'on-success', scenario: 'refund-throws-then-outage', violates: ['14'], why: 'the refund that threw is never told' },
+  { glue: 'on-success', scenario: 'cancel-after-refund', violates: ['9', '14'], why: 'the cancelled turn loses its message and its refund' },
+  { glue: 'per-step', scenario: 'refund-then-outage', violates: ['5'], why: 'the failed turn keeps its finished steps' },
+];
+
+const invariantOf = (short: Short): string => CLAIMED.find((id) => id.startsWith(`invariant-${short.padStart(2, '0')}-`))!;
+
+function skipped(): CaseOutcome {
+  return { status: 'skipped', skipReason: NOT_INSTALLED, checks: [] };
+}
+
+function glueCase(claim: (typeof CLAIMS)[number]): Case {
+  return {
+    id: `contract:ai-sdk/glue/${claim.glue}/${claim.scenario}`,
+    kind: 'contract',
+    title: `aiSdkLoop({ glue: '${claim.glue}' }) on ${claim.scenario}: ${claim.why}`,
+    file: FILE,
+    run: async ({ seed }) => {
+      if (installedVersion('ai') === 'not installed') return skipped();
+      const { aiSdkLoop } = await import('./adapter.ts');
+      const scenario = parseScenario(SCENARIOS[claim.scenario], `${FILE}#${claim.scenario}`);
+      const run = await runPeerScenario(scenario, aiSdkLoop({ glue: claim.glue }), {
+        seed,
+        agents: { agents: new Map([['shop', shop]]), defaultAgent: 'shop' },
+      });
+      const verdicts = await checkInvariants(run);
+      const violated = CLAIMED.filter((id) => verdicts.some((v) => v.name === id && !v.passed));
+      const expected = claim.violates.map(invariantOf);
+      const checks: CheckResult[] = [];
+      const outcomes = run.reports.map((r) => outcomeLabel(r.outcome));
+      const wanted = scenario.expect.outcomes ?? [];
+      const sameOutcomes = JSON.stringify(outcomes) === JSON.stringify(wanted);
+      checks.push({
+        name: 'outcomes',
+        passed: sameOutcomes,
+        message: `${sameOutcomes ? '' : `expected ${JSON.stringify(wanted)}, got `}${JSON.stringify(outcomes)}`,
+      });
+      if (run.thrown !== undefined)
+        checks.push({ name: 'ran', passed: false, message: `the case threw: ${String((run.thrown as Error)?.message ?? run.thrown)}` });
+      const same = JSON.stringify(violated) === JSON.stringify(expected);
+      checks.push({
+        name: 'claimed invariants',
+        passed: same,
+        message: same
+          ? `violates ${expected.length === 0 ? 'none of 5, 9, 14' : claim.violates.join(', ')}, as claimed`
+          : `expected it to violate ${JSON.stringify(expected)}, got ${JSON.stringify(violated)}: ${violated
+              .map((id) => verdicts.find((v) => v.name === id)?.message)
+              .filter(Boolean)
+              .join('; ')}`,
+        expected: JSON.stringify(expected),
+        actual: JSON.stringify(violated),
+      });
+      return { status: statusFromChecks(checks), outcome: outcomes.join(', '), checks, virtualMs: run.virtualMs };
+    },
+  };
+}
+
+/** An AI SDK tool as `tool()` returns it (a plain object), with the settings of a row. */
+const sdkTool = (extra: Record<string, unknown> = {}) => ({
+  description: 'Refund an order.',
+  inputSchema: z.object({ order: z.string() }),
+  execute: async ({ order }: { order: string }) => {
+    toolRuns.count++;
+    return { refunded: order };
+  },
+  ...extra,
+});
+const toolRuns = { count: 0 };
+
+const REFUSED_SETTING = (setting: string, what: string) =>
+  `aiSdkAgent: tool issue_refund sets ${setting} (${what}), which loopgate cannot carry into the gate: remove it from the tool the gate builds`;
+
+/** aiSdkAgent's refusals: each row's options, and the line it is refused with (undefined: accepted). */
+const AGENT_ROWS: readonly { readonly id: string; readonly title: string; readonly options: Parameters<typeof aiSdkAgent>[0]; readonly refused?: string }[] = [
+  {
+    id: 'accepted/plain-tools',
+    title: 'tools with a description, a zod schema and execute, one declared STATEFUL, needsApproval false: accepted',
+    options: { tools: () => ({ issue_refund: sdkTool({ needsApproval: false }), lookup_order: sdkTool() }), sideEffects: { issue_refund: 'STATEFUL' } },
+  },
+  {
+    id: 'needs-approval-refused',
+    title: 'a tool that always needs approval is refused naming it',
+    options: { tools: () => ({ issue_refund: sdkTool({ needsApproval: true }) }) },
+    refused: REFUSED_SETTING('needsApproval', 'the AI SDK holds the call for approval'),
+  },
+  {
+    id: 'conditional-approval-refused',
+    title: 'a tool whose approval depends on its arguments (needsApproval a function) is refused naming it',
+    options: { tools: () => ({ issue_refund: sdkTool({ needsApproval: async ({ order }: { order: string }) => order.startsWith('VIP') }) }) },
+    refused: REFUSED_SETTING('needsApproval', 'the AI SDK holds the call for approval'),
+  },
+  {
+    id: 'to-model-output-refused',
+    title: 'a tool that shows the model something else than its result is refused naming it',
+    options: { tools: () => ({ issue_refund: sdkTool({ toModelOutput: () => ({ type: 'text', value: 'done' }) }) }) },
+    refused: REFUSED_SETTING('toModelOutput', 'the model is shown what it returns instead of the result'),
+  },
+  {
+    id: 'input-callback-refused',
+    title: 'a tool called as its input streams in is refused naming it',
+    options: { tools: () => ({ issue_refund: sdkTool({ onInputAvailable: () => undefined }) }) },
+    refused: REFUSED_SETTING('onInputAvailable', 'called before execute'),
+  },
+  {
+    id: 'side-effect-of-no-tool-refused',
+    title: 'a sideEffects entry naming no tool (a typo leaves the refund NONE) is refused, listing the tools',
+    options: { tools: () => ({ issue_refund: sdkTool() }), sideEffects: { issue_refnd: 'STATEFUL' } },
+    refused: 'aiSdkAgent: sideEffects names issue_refnd, which is not one of the tools (issue_refund)',
+  },
+];
+
+function agentCase(row: (typeof AGENT_ROWS)[number]): Case {
+  return {
+    id: `contract:ai-sdk/agent/${row.id}`,
+    kind: 'contract',
+    title: `aiSdkAgent: ${row.title}`,
+    file: FILE,
+    run: async () => {
+      const before = toolRuns.count;
+      let got: string | undefined;
+      try {
+        await aiSdkAgent(row.options)({} as Parameters<AgentFactory>[0]);
+      } catch (error) {
+        got = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+      }
+      const expected = row.refused === undefined ? 'accepted' : `refused: ${row.refused}`;
+      const actual = got === undefined ? 'accepted' : `refused: ${got}`;
+      const ran = toolRuns.count - before;
+      const checks: CheckResult[] = [
+        { name: 'built', passed: expected === actual, message: expected === actual ? actual : `expected ${expected}; got ${actual}`, expected, actual },
+        { name: 'runs nothing', passed: ran === 0, message: `${ran} tool run(s) while the agent was built` },
+      ];
+      return { status: statusFromChecks(checks), outcome: got === undefined ? 'accepted' : 'refused', checks };
+    },
+  };
+}
+
+/** Every `contract:ai-sdk/…` case, in a fixed order. */
+export function aiSdkContractCases(): Case[] {
+  return [...CLAIMS.map(glueCase), ...AGENT_ROWS.map(agentCase)];
+}
