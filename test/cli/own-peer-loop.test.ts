@@ -165,6 +165,19 @@ describe("a team's own AI SDK loop", () => {
     expect(got.stderr).toMatch(/loop\.glue: "per-turn" is not a glue; known: on-success, per-step/);
   });
 
+  it('a generateText option that is not one, or one the harness owns, is exit 2 naming it and the option meant (probe 31, F10)', async () => {
+    for (const [options, said] of [
+      ['{ temperatur: 0 }', /options\.temperatur is not a generateText option of ai 6\.\d+\.\d+ \(did you mean temperature\?\)/],
+      ['{ system: "Be terse." }', /options\.system is the harness's: give it to aiSdkAgent\(\{ system \}\)/],
+      ['{ model: "gpt-5" }', /options\.model is the harness's: the gate runs the scenario's model/],
+    ] as const) {
+      const dir = project({ loop: `aiSdkLoop({ options: ${options} as never })`, scenarios: { right: RIGHT } });
+      const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
+      expect(got.status, `${options}\n${got.stdout}\n${got.stderr}`).toBe(2);
+      expect(got.stderr).toMatch(said);
+    }
+  });
+
   it("calls the team's own onStepFinish after each step, as generateText would", async () => {
     const log = join(mkdtempSync(join(tmpdir(), 'loopgate-own-peer-log-')), 'steps.log');
     const dir = project({

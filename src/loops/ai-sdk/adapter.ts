@@ -16,6 +16,7 @@
  */
 import { generateText, stepCountIs, tool, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { closestName } from '../../kernel/closest-name.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-options.ts';
@@ -65,6 +66,7 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
     throw new TypeError(
       'aiSdkLoop: options.experimental_context never reaches the tools the gate runs: give it to aiSdkAgent({ context }), which hands it to every execute in every loop',
     );
+  checkGenerateTextOptions(options as Readonly<Record<string, unknown>> | undefined);
   return {
     id: 'ai-sdk',
     version: `ai ${installedVersion('ai')}`,
@@ -79,6 +81,68 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
         loop.options ?? {},
       ),
   };
+}
+
+/** `generateText`'s options in `ai` 6 that a team may lay over the harness's (what `GenerateTextOptions` allows). */
+const GENERATE_TEXT_OPTIONS = [
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'presencePenalty',
+  'frequencyPenalty',
+  'stopSequences',
+  'seed',
+  'maxRetries',
+  'timeout',
+  'headers',
+  'allowSystemInMessages',
+  'toolChoice',
+  'stopWhen',
+  'experimental_output',
+  'output',
+  'experimental_telemetry',
+  'providerOptions',
+  'experimental_activeTools',
+  'activeTools',
+  'experimental_prepareStep',
+  'prepareStep',
+  'experimental_repairToolCall',
+  'experimental_download',
+  'experimental_toolApprovalSecret',
+  'experimental_include',
+  'experimental_onStart',
+  'experimental_onStepStart',
+  'experimental_onToolCallStart',
+  'experimental_onToolCallFinish',
+  'onStepFinish',
+  'onFinish',
+] as const;
+
+/** The options the harness gives `generateText` itself, and where a team's belongs instead. */
+const HARNESS_OWNED: Readonly<Record<string, string>> = {
+  model: "the gate runs the scenario's model (scripted, or the provider's package against the wire fake)",
+  tools: 'give the tools to aiSdkAgent({ tools })',
+  system: 'give it to aiSdkAgent({ system })',
+  messages: "the conversation is the scenario's, kept by the glue",
+  prompt: "the conversation is the scenario's, kept by the glue",
+  abortSignal: "the turn's signal is the harness's (a scenario's cancel)",
+};
+
+/**
+ * A key that is no `generateText` option would be dropped by the SDK unsaid — the gate would certify a run at
+ * the defaults (a misspelled `temperature`) — and one the harness owns would be overwritten: each is refused,
+ * naming the option meant (outside probe 31, F10).
+ */
+function checkGenerateTextOptions(options: Readonly<Record<string, unknown>> | undefined): void {
+  for (const key of Object.keys(options ?? {})) {
+    if (key in HARNESS_OWNED) throw new TypeError(`aiSdkLoop: options.${key} is the harness's: ${HARNESS_OWNED[key]}`);
+    if ((GENERATE_TEXT_OPTIONS as readonly string[]).includes(key)) continue;
+    const meant = closestName(key, GENERATE_TEXT_OPTIONS);
+    throw new TypeError(
+      `aiSdkLoop: options.${key} is not a generateText option of ai ${installedVersion('ai')}${meant ? ` (did you mean ${meant}?)` : ''}; known: ${GENERATE_TEXT_OPTIONS.join(', ')}`,
+    );
+  }
 }
 
 class AiSdkTurns implements PeerAdapter {
