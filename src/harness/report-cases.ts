@@ -439,6 +439,35 @@ async function baselineReportsEveryRegression(): Promise<CheckResult[]> {
     passed: failedVerified === undefined && onlyRegressions.regressions!.length > 0,
     message: failedVerified ?? `json, junit, markdown and html each tell a failed run with ${onlyRegressions.regressions!.length} regressions`,
   });
+  // Read by hand, not through the writer's verification (which shares the reports' `runPassed`): the mark a job summary, a
+  // PR comment or a page title shows (outside probe 31, F13: a `runPassed` that forgot regressions marked such a run ✅
+  // in every report, and the verification agreed).
+  const marks = [
+    ['summary.md', renderMarkdown(onlyRegressions).split('\n')[0] ?? '', (line: string) => line.startsWith('## ❌ ')],
+    ['report.html', /<title>([^<]*)<\/title>/.exec(renderHtml(onlyRegressions))?.[1] ?? '(no title)', (title: string) => /FAILED/.test(title)],
+    [
+      'junit.xml',
+      /<testsuites [^>]*>/.exec(renderJunit(onlyRegressions))?.[0] ?? '(no testsuites)',
+      (tag: string) => tag.includes(` failures="${onlyRegressions.regressions!.length}"`),
+    ],
+  ] as const;
+  for (const [report, shown, failedMark] of marks)
+    checks.push({ name: `${report} marks the run with regressions failed`, passed: failedMark(shown), message: `shows ${JSON.stringify(shown)}` });
+  // Each kind's suite counts its skipped cases, as a CI dashboard reads them (probe 31, R2: a per-kind count of 0 passed).
+  const skippedNow: CaseResult = {
+    ...now[now.length - 1]!,
+    id: 'scenario:baseline/skipped-here',
+    status: 'skipped',
+    skipReason: 'needs a live key',
+    checks: [],
+  };
+  const junit = renderJunit(run([...now, skippedNow]));
+  const scenarioSuite = /<testsuite name="scenario"[^>]*>/.exec(junit)?.[0] ?? '(no scenario testsuite)';
+  checks.push({
+    name: "junit.xml's scenario suite counts its skipped case",
+    passed: scenarioSuite.includes(' skipped="1"'),
+    message: `shows ${scenarioSuite}`,
+  });
   const consoleText = renderConsole(withRegressions, { color: false, width: 400 });
   const unlisted = found.filter((f) => !consoleText.includes(f.message));
   checks.push({
