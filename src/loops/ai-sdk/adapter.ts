@@ -16,7 +16,7 @@
  */
 import { generateText, stepCountIs, tool, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { closestName } from '../../kernel/closest-name.ts';
+import { closestName } from '../../kernel/index.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-options.ts';
