@@ -5,7 +5,7 @@ import type { FuzzResult } from './run-fuzz.ts';
 
 const [first, second, third] = INVARIANTS;
 
-function result(judged: [string, { runs: number; notJudged?: string }][]): FuzzResult {
+function result(judged: [string, { runs: number; notJudged?: string }][], drawn: Partial<FuzzResult> = {}): FuzzResult {
   return {
     seed: 7,
     runs: 100,
@@ -16,6 +16,9 @@ function result(judged: [string, { runs: number; notJudged?: string }][]): FuzzR
     interrupted: false,
     invariants: [first!, second!, third!],
     judged: new Map(judged),
+    drawn: new Map(),
+    undrawn: [],
+    ...drawn,
   };
 }
 
@@ -31,7 +34,7 @@ describe('fuzz results: what each invariant was judged on', () => {
       finishedAt: new Date(1000),
       version: '0.0.0',
     });
-    const [all, some, none] = results.cases;
+    const [all, some, none, drew] = results.cases;
     expect(all).toMatchObject({ status: 'passed' });
     expect(all!.checks[0]!.message).toMatch(/^held over 100 run\(s\), 250 turn\(s\)/);
     expect(some).toMatchObject({ status: 'passed' });
@@ -40,6 +43,24 @@ describe('fuzz results: what each invariant was judged on', () => {
       status: 'skipped',
       skipReason: 'not judged in any of the 100 run(s): the host supplied the model in place of the scenario’s',
     });
-    expect(results.summary).toMatchObject({ passed: 2, skipped: 1, failed: 0 });
+    expect(drew).toMatchObject({ id: 'fuzz:generator-draws-every-fault', status: 'passed' });
+    expect(drew!.checks[0]!.message).toMatch(/^over 100 run\(s\): a provider error with retry-after 0, .*; too few runs to judge .*a crash \(from 500\)/);
+    expect(results.summary).toMatchObject({ passed: 3, skipped: 1, failed: 0 });
+  });
+
+  it('fails the run when a family it should have drawn many times over was drawn in no case (a broken generator)', () => {
+    const results = fuzzResults({
+      result: result([[first!.id, { runs: 100 }]], { runs: 1000, drawn: new Map([['a steer', 630]]), undrawn: ['a provider error with retry-after'] }),
+      startedAt: new Date(0),
+      finishedAt: new Date(1000),
+      version: '0.0.0',
+    });
+    const drew = results.cases.find((c) => c.id === 'fuzz:generator-draws-every-fault')!;
+    expect(drew.status).toBe('failed');
+    expect(drew.failure).toMatch(
+      /^drew no a provider error with retry-after in 1000 run\(s\), where each should appear in at least 25: the fuzzer's generators are broken/,
+    );
+    expect(drew.failure).toMatch(/a steer 630/);
+    expect(results.summary.failed).toBe(1);
   });
 });

@@ -9,6 +9,7 @@ import { buildTimeline } from '../harness/timeline.ts';
 import { metricsOf } from '../harness/scenario-case.ts';
 import { redactForRun } from '../harness/run-redactor.ts';
 import { RESULTS_SCHEMA, summarize, type CaseResult, type FuzzSubject, type RunResults } from '../report/results.ts';
+import { EXPECTED_AT_LEAST, FAMILIES, runsToJudge } from './drawn.ts';
 import type { FuzzResult } from './run-fuzz.ts';
 
 export interface FuzzReportInput {
@@ -71,6 +72,7 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
       ],
     };
   });
+  cases.push(drawnCase(result));
   return {
     schema: RESULTS_SCHEMA,
     tool: { name: 'loopgate', version: input.version },
@@ -84,4 +86,31 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
     summary: summarize(cases),
     cases,
   };
+}
+
+/**
+ * The fuzzer's own check: every family of faults and features a run this long
+ * should have drawn many times over was drawn (drawn.ts). Its message is the
+ * tally, so a report shows what the invariants held over.
+ */
+function drawnCase(result: FuzzResult): CaseResult {
+  const base = {
+    id: 'fuzz:generator-draws-every-fault',
+    kind: 'fuzz' as const,
+    title: 'the fuzzer drew every family of faults a run this long should hold many times over (a broken generator reaches no bug)',
+    durationMs: 0,
+    tags: ['fuzz', 'self-check'],
+  };
+  const tally = FAMILIES.map((f) => `${f.id} ${result.drawn.get(f.id) ?? 0}`).join(', ');
+  if (result.failure) {
+    const why = 'not judged: the search stopped at a violation';
+    return { ...base, status: 'skipped', skipReason: why, checks: [{ name: 'drawn', passed: true, message: `${why}; drawn before it: ${tally}` }] };
+  }
+  const short = FAMILIES.filter((f) => result.runs < runsToJudge(f)).map((f) => `${f.id} (from ${runsToJudge(f)})`);
+  const notJudged = short.length > 0 ? `; too few runs to judge ${short.join(', ')}` : '';
+  if (result.undrawn.length > 0) {
+    const message = `drew no ${result.undrawn.join(', no ')} in ${result.runs} run(s), where each should appear in at least ${EXPECTED_AT_LEAST}: the fuzzer's generators are broken, and the invariants held over cases that never reach such a fault (drawn: ${tally})`;
+    return { ...base, status: 'failed', failure: message, checks: [{ name: 'drawn', passed: false, message, actual: tally }] };
+  }
+  return { ...base, status: 'passed', checks: [{ name: 'drawn', passed: true, message: `over ${result.runs} run(s): ${tally}${notJudged}` }] };
 }

@@ -11,6 +11,7 @@ import { runScenario, type RunOptions, type ScenarioRun } from '../harness/secon
 import type { Scenario } from '../harness/scenario/schema.ts';
 import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
 import { fuzzCaseArb, type FuzzCase, type FuzzCaseOptions } from './generators/scenario.ts';
+import { tallyDrawn, undrawn } from './drawn.ts';
 import { checkFuzzOptions } from './fuzz-options.ts';
 import { minimizeScenario } from './minimize.ts';
 import { INVARIANTS, notApplicable, verdictOf, type Invariant, type InvariantContext } from '../harness/invariants/index.ts';
@@ -89,6 +90,10 @@ export interface FuzzResult {
    * invariant judged in no run held nothing, and the report says so.
    */
   readonly judged: ReadonlyMap<string, { readonly runs: number; readonly notJudged?: string }>;
+  /** Per family of faults and features (drawn.ts): in how many generated cases it appeared. */
+  readonly drawn: ReadonlyMap<string, number>;
+  /** The families the run should have drawn many times over and drew in no case: the fuzzer is broken. */
+  readonly undrawn: readonly string[];
   readonly failure?: FuzzFailure;
 }
 
@@ -126,6 +131,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   let foundAtRun = 0;
   let lastProgress = started;
   const judged = new Map<string, { runs: number; notJudged?: string }>(invariants.map((i) => [i.id, { runs: 0 }]));
+  const drawn = new Map<string, number>();
   let counting = true; // generated runs are counted; shrink attempts are not
 
   const evaluateCase = async (fuzzCase: FuzzCase): Promise<{ violation: Violation | undefined; turns: number }> => {
@@ -186,6 +192,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       progress(now);
     }
     options.onCase?.({ run: firstFailureAt === undefined ? generated + 1 : foundAtRun, seed, shrinking: firstFailureAt !== undefined });
+    if (firstFailureAt === undefined) tallyDrawn(drawn, fuzzCase);
     const { violation, turns: n } = await evaluateCase(fuzzCase);
     if (firstFailureAt === undefined) {
       generated++;
@@ -204,11 +211,11 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   };
 
   let details;
+  // A seam that wraps the loop's tools reaches the loop only when the harness drives it directly.
+  const cases = options.host?.seams?.wrapTools ? { ...options.cases, production: 0 } : options.cases;
   // Wire cases start and stop the wire fake; one kept for the whole run starts it once.
   const wire = acquireWireFake();
   try {
-    // A seam that wraps the loop's tools reaches the loop only when the harness drives it directly.
-    const cases = options.host?.seams?.wrapTools ? { ...options.cases, production: 0 } : options.cases;
     details = await fc.check(fc.asyncProperty(fuzzCaseArb(cases), predicate), {
       seed,
       numRuns: runs,
@@ -229,6 +236,8 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     interrupted: details.interrupted && !details.failed,
     invariants,
     judged,
+    drawn,
+    undrawn: details.failed ? [] : undrawn(drawn, generated, cases ?? {}),
   };
   if (!details.failed || !details.counterexample) return base;
 

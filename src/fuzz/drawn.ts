@@ -1,0 +1,73 @@
+/**
+ * What the fuzzer drew: per family of faults and features, in how many generated
+ * cases it appeared. A generator that silently stops drawing one (a retry-after
+ * no longer attached, crashes never placed) changes nothing a passing run shows:
+ * every invariant still holds, over cases that no longer reach the bug. So a run
+ * long enough to expect a family many times over, and that drew it in no case,
+ * fails — the fuzzer itself is broken (outside probe 31, F15).
+ *
+ * `rate` is a floor under the share of cases a family appears in with the
+ * generators' defaults (measured over 2,000 cases, then halved); a family is
+ * judged only once the run expects it at least `EXPECTED_AT_LEAST` times, where
+ * drawing none by chance is below one in a billion.
+ */
+import type { FuzzCase, FuzzCaseOptions } from './generators/scenario.ts';
+
+export const EXPECTED_AT_LEAST = 25;
+
+export interface Family {
+  readonly id: string;
+  readonly rate: number;
+  readonly present: (c: FuzzCase) => boolean;
+  /** False when the run's options leave the family out (no crashes asked for, no production host). */
+  readonly enabled?: (options: FuzzCaseOptions) => boolean;
+}
+
+type Step = { readonly error?: { readonly retryAfterMs?: unknown; readonly midStream?: unknown }; readonly tool_use?: unknown };
+type InboxEntry = Readonly<Record<string, unknown>>;
+type ToolEntry = { readonly behaviour?: readonly unknown[] };
+
+const steps = (c: FuzzCase): readonly Step[] => (c.scenario.provider as { script?: readonly Step[] }).script ?? [];
+const inbox = (c: FuzzCase): readonly InboxEntry[] => (c.scenario.inbox ?? []) as readonly InboxEntry[];
+const behaviours = (c: FuzzCase): unknown[] => ((c.scenario.tools ?? []) as readonly ToolEntry[]).flatMap((t) => [...(t.behaviour ?? [])]);
+const scenarioHas = (c: FuzzCase, key: string): boolean => (c.scenario as unknown as Record<string, unknown>)[key] !== undefined;
+const behaviourOf = (kind: string) => (c: FuzzCase) => behaviours(c).some((b) => b === kind || (typeof b === 'object' && b !== null && kind in b));
+
+export const FAMILIES: readonly Family[] = [
+  { id: 'a provider error with retry-after', rate: 0.15, present: (c) => steps(c).some((s) => s.error?.retryAfterMs !== undefined) },
+  { id: 'a tool call', rate: 0.4, present: (c) => steps(c).some((s) => s.tool_use !== undefined) },
+  { id: 'a steer', rate: 0.3, present: (c) => inbox(c).some((m) => 'steer' in m) },
+  { id: 'a cancel', rate: 0.3, present: (c) => inbox(c).some((m) => 'cancel' in m) },
+  { id: 'an inject', rate: 0.08, present: (c) => inbox(c).some((m) => 'inject' in m) },
+  { id: 'a tool that throws', rate: 0.15, present: behaviourOf('throw') },
+  { id: 'a tool that hangs', rate: 0.08, present: behaviourOf('hang') },
+  { id: 'a tool failure with a code', rate: 0.06, present: behaviourOf('fail') },
+  { id: 'a store fault', rate: 0.15, present: (c) => scenarioHas(c, 'store') },
+  { id: 'a compactor', rate: 0.2, present: (c) => scenarioHas(c, 'compaction') },
+  { id: 'an approver', rate: 0.2, present: (c) => scenarioHas(c, 'approver') },
+  { id: 'a fallback model', rate: 0.1, present: (c) => (c.scenario.provider as { fallback?: unknown }).fallback !== undefined },
+  {
+    id: 'a crash',
+    rate: 0.05,
+    present: (c) => c.crashAt !== undefined || inbox(c).some((m) => 'crash' in m),
+    enabled: (o) => o.crashes !== false,
+  },
+  { id: 'the production host', rate: 0.15, present: (c) => c.scenario.host === 'production', enabled: (o) => o.production !== 0 },
+  { id: 'a wire provider (an SDK over HTTP)', rate: 0.04, present: (c) => c.scenario.provider.kind === 'wire', enabled: (o) => o.wire !== 0 },
+  { id: 'a stream cut mid-way', rate: 0.003, present: (c) => steps(c).some((s) => s.error?.midStream !== undefined) },
+];
+
+/** Counts the families `fuzzCase` draws into `drawn`. */
+export function tallyDrawn(drawn: Map<string, number>, fuzzCase: FuzzCase): void {
+  for (const family of FAMILIES) if (family.present(fuzzCase)) drawn.set(family.id, (drawn.get(family.id) ?? 0) + 1);
+}
+
+/** The families a run of `runs` cases should have drawn many times over and drew in none. */
+export function undrawn(drawn: ReadonlyMap<string, number>, runs: number, options: FuzzCaseOptions): string[] {
+  return FAMILIES.filter((f) => (f.enabled?.(options) ?? true) && runs * f.rate >= EXPECTED_AT_LEAST && (drawn.get(f.id) ?? 0) === 0).map((f) => f.id);
+}
+
+/** The fewest runs from which a family is judged. */
+export function runsToJudge(family: Family): number {
+  return Math.ceil(EXPECTED_AT_LEAST / family.rate);
+}
