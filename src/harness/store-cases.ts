@@ -17,7 +17,9 @@ import { randomBytes } from 'node:crypto';
 import type { CheckResult } from '../report/results.ts';
 import { records, runStoreContractCase, sampleRecord, STORE_CONTRACT, type StoreContractCase } from '../stores/contract/cases.ts';
 import { StoreContractFailure } from '../stores/contract/expect.ts';
-import { StoreInUseError, type EventStore } from '../stores/event-store.ts';
+import { StoreError, StoreInUseError, type EventStore } from '../stores/event-store.ts';
+import { PgGroupCommit } from '../stores/postgres-group-commit.ts';
+import type pg from 'pg';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { PostgresEventStore } from '../stores/postgres-store.ts';
 import { dropSchemas } from '../stores/postgres-schemas.ts';
@@ -368,8 +370,92 @@ export function storeCases(): Case[] {
       },
       rowRefusedBySqlite,
     ),
+    checksCase(
+      {
+        id: 'contract:store/postgres/group-commit-failures-answer-each-batch',
+        title:
+          'postgres group commit, on a scripted connection: a failed COMMIT rejects every batch ("may or may not") and never pools the connection; a key conflict retries each batch alone',
+        file: 'src/harness/store-cases.ts',
+      },
+      groupCommitFailures,
+    ),
     postgresContract,
   ];
+}
+
+/**
+ * The group commit's failure paths, which a live server cannot be made to take on
+ * demand (a COMMIT whose connection breaks, a writer that skipped the append
+ * lock): its own code, on a connection that answers as scripted. Needs no server,
+ * so every gate runs it (outside probe 31, F14: resolving the batches before
+ * COMMIT — a STATEFUL call's start record reported stored when the COMMIT then
+ * failed — passed the PostgreSQL store contract).
+ */
+async function groupCommitFailures(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  const run = async (fail: { readonly commit?: boolean; readonly insertCode?: string }) => {
+    const sent: string[] = [];
+    const released: unknown[] = [];
+    const alone: string[] = [];
+    const client = {
+      query: async (q: string | { text: string }) => {
+        const text = typeof q === 'string' ? q : q.text;
+        sent.push(text.split(' ')[0]!);
+        if (text === 'COMMIT' && fail.commit) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+        if (text === 'INSERT' && fail.insertCode) throw Object.assign(new Error('duplicate key value violates unique constraint'), { code: fail.insertCode });
+        return { rows: [] };
+      },
+      on: () => client,
+      off: () => client,
+      release: (broken?: unknown) => void released.push(broken ?? false),
+    };
+    const group = new PgGroupCommit({
+      connect: async () => client as unknown as pg.PoolClient,
+      appendKey: (id) => String(id.length),
+      sql: { maxSeqs: 'SELECT', insertMany: 'INSERT' },
+      appendAlone: async (batch) => {
+        alone.push(batch.conversationId);
+        if (batch.conversationId === 'c-b') throw new StoreError(`${batch.conversationId}: refused alone`);
+      },
+      writeError: (batch, stage, error) =>
+        new StoreError(
+          `${batch.conversationId}: ${stage === 'commit' ? 'COMMIT failed: the batch may or may not be stored' : 'write failed'} (${(error as Error).message})`,
+        ),
+    });
+    const batch = (conversationId: string) => ({ conversationId, records: records(0, 2), columns: Array.from({ length: 7 }, () => [0, 1]) });
+    const answers = await Promise.allSettled([group.append(batch('c-a')), group.append(batch('c-b'))]);
+    await group.drained();
+    return { sent, released, alone, answers: answers.map((a) => (a.status === 'fulfilled' ? 'stored' : String((a.reason as Error).message))) };
+  };
+
+  const commit = await run({ commit: true });
+  const rejected = commit.answers.every((a) => a.includes('may or may not be stored'));
+  checks.push({
+    name: 'a failed COMMIT rejects every batch of the group, saying it may or may not be stored',
+    passed: rejected && commit.sent.includes('COMMIT'),
+    message: `answers ${JSON.stringify(commit.answers)} after ${commit.sent.join(', ')}`,
+  });
+  const pooled = commit.released.length === 1 && commit.released[0] !== false;
+  checks.push({
+    name: 'the connection whose COMMIT failed is destroyed, not handed back to the pool',
+    passed: pooled,
+    message: `released ${JSON.stringify(commit.released.map((r) => (r === false ? 'to the pool' : 'destroyed')))}`,
+  });
+  const conflict = await run({ insertCode: '23505' });
+  const eachAlone = JSON.stringify(conflict.alone) === JSON.stringify(['c-a', 'c-b']);
+  const ownAnswers = conflict.answers[0] === 'stored' && conflict.answers[1] === 'c-b: refused alone';
+  checks.push({
+    name: 'a key conflict in the group INSERT rolls it back and retries each batch alone, each with its own answer',
+    passed: eachAlone && ownAnswers && conflict.sent.includes('ROLLBACK'),
+    message: `alone ${JSON.stringify(conflict.alone)}, answers ${JSON.stringify(conflict.answers)}, sent ${conflict.sent.join(', ')}`,
+  });
+  const clean = await run({});
+  checks.push({
+    name: 'a group that commits stores every batch and pools its connection',
+    passed: clean.answers.every((a) => a === 'stored') && clean.released.length === 1 && clean.released[0] === false,
+    message: `answers ${JSON.stringify(clean.answers)}, released ${clean.released.length}`,
+  });
+  return checks;
 }
 
 /** An error in one line: its name and message (a store may throw anything). */
