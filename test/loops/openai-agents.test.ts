@@ -45,7 +45,7 @@ describe('the OpenAI Agents run loop behind the port', () => {
 
   it('reads each run of a call id as that run ended: the model used c1 again, the first run threw, the second went well', async () => {
     // Outside probe 28, F2: how a call ended was remembered by id alone, so the second result read failed too.
-    const { run } = await runFile('peers/call-id-used-again-after-a-failed-run.yaml', openAiAgentsLoop());
+    const { run } = await runFile('bundled/safety/call-id-used-again-after-a-failed-run.yaml', openAiAgentsLoop());
     const results = run.histories.at(-1)!.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_result' ? [`${b.callId} ${b.status}`] : [])));
     expect(results).toEqual(['c1 failed', 'c1 ok']);
   });
