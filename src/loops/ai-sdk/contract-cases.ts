@@ -60,37 +60,31 @@ const shop: AgentFactory = () =>
     ] as AnyToolDeclaration[],
   }) satisfies Agent;
 
+/** A refund (its `tools:` entry, if any), then the provider refuses the key: generateText throws, the turn failed. */
+const refundThenOutage = (name: string, tools = '') => `name: ${name}
+${tools}provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-1 } }]
+    - error: { kind: auth, status: 401, message: invalid x-api-key }
+    - reply: The refund of ORD-1 may have gone through; I am checking first.
+inbox:
+  - say: Refund ORD-1.
+  - say: Did it go through?
+expect:
+  outcomes: ['failed{auth}', replied]
+`;
+
 /** The scenarios the claims are judged on. */
 const SCENARIOS = {
-  // The refund runs, then the provider refuses the key: generateText throws, the turn failed.
-  'refund-then-outage': `name: a refund, then the provider refuses the key
-provider:
-  script:
-    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-1 } }]
-    - error: { kind: auth, status: 401, message: invalid x-api-key }
-    - reply: The refund of ORD-1 may have gone through; I am checking first.
-inbox:
-  - say: Refund ORD-1.
-  - say: Did it go through?
-expect:
-  outcomes: ['failed{auth}', replied]
-`,
+  'refund-then-outage': refundThenOutage('a refund, then the provider refuses the key'),
   // The refund throws (the charge went out, the gateway timed out), then the same outage.
-  'refund-throws-then-outage': `name: a refund that throws, then the provider refuses the key
-tools:
+  'refund-throws-then-outage': refundThenOutage(
+    'a refund that throws, then the provider refuses the key',
+    `tools:
   - name: issue_refund
     behaviour: [{ throw: gateway timed out after the charge went out }]
-provider:
-  script:
-    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-1 } }]
-    - error: { kind: auth, status: 401, message: invalid x-api-key }
-    - reply: The refund of ORD-1 may have gone through; I am checking first.
-inbox:
-  - say: Refund ORD-1.
-  - say: Did it go through?
-expect:
-  outcomes: ['failed{auth}', replied]
 `,
+  ),
   // The user stops the turn while the model reads the refund's result.
   'cancel-after-refund': `name: a cancel while the model reads the refund
 provider:
