@@ -102,8 +102,11 @@ function drawnCase(result: FuzzResult): CaseResult {
     tags: ['fuzz', 'self-check'],
   };
   const tally = FAMILIES.map((f) => `${f.id} ${result.drawn.get(f.id) ?? 0}`).join(', ');
-  if (result.failure) {
-    const why = 'not judged: the search stopped at a violation';
+  if (result.failure || result.replayed !== undefined) {
+    const why =
+      result.replayed !== undefined
+        ? `not judged: a replay of --path ${result.replayed} runs that case's shrink candidates, not what the generators draw`
+        : 'not judged: the search stopped at a violation';
     return { ...base, status: 'skipped', skipReason: why, checks: [{ name: 'drawn', passed: true, message: `${why}; drawn before it: ${tally}` }] };
   }
   const short = FAMILIES.filter((f) => result.runs < runsToJudge(f)).map((f) => `${f.id} (from ${runsToJudge(f)})`);

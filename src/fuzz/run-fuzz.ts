@@ -94,6 +94,8 @@ export interface FuzzResult {
   readonly drawn: ReadonlyMap<string, number>;
   /** The families the run should have drawn many times over and drew in no case: the fuzzer is broken. */
   readonly undrawn: readonly string[];
+  /** The `path` replayed, when the run was a replay: its runs are that case's shrink candidates, not fresh draws. */
+  readonly replayed?: string;
   readonly failure?: FuzzFailure;
 }
 
@@ -237,7 +239,10 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     invariants,
     judged,
     drawn,
-    undrawn: details.failed ? [] : undrawn(drawn, generated, cases ?? {}),
+    // A replay of a path into a shrink tree runs that case's shrink candidates (stripped of what they could lose): not
+    // a sample of what the generators draw (outside probe 32, F17).
+    undrawn: details.failed || options.path ? [] : undrawn(drawn, generated, cases ?? {}),
+    ...(options.path ? { replayed: options.path } : {}),
   };
   if (!details.failed || !details.counterexample) return base;
 

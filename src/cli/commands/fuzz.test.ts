@@ -106,6 +106,17 @@ describe('loopgate fuzz: runs', () => {
     expect(err.join('')).toMatch(/replayed from --path 5: no violation in the 3 run\(s\) from there/);
   });
 
+  it('a replay of a path into a shrink tree is not judged on what it drew: its runs are shrink candidates (probe 32, F17)', async () => {
+    const out = join(dir, 'replayed-shrink');
+    const { io, err } = collect();
+    const code = await fuzz(args({ seed: '7', path: '485:0', out }), io);
+    expect(code, err.join('')).toBe(EXIT.passed);
+    const results = await readResultsFile(join(out, 'results.json'));
+    const drew = results.cases.find((c) => c.id === 'fuzz:generator-draws-every-fault')!;
+    expect(drew).toMatchObject({ status: 'skipped' });
+    expect(drew.skipReason).toMatch(/a replay of --path 485:0/);
+  });
+
   it('--time alone stops generating when the time is up', async () => {
     const { io, err } = collect();
     const code = await fuzz(args({ time: '300ms', seed: 3, out: join(dir, 'timed') }), io);
