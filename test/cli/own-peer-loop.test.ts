@@ -148,6 +148,27 @@ describe("a team's own AI SDK loop", () => {
     expect(own.stdout).toMatch(/tool results/);
   });
 
+  it('a config predicate that reads the event log is not judged on the team’s own loop: it fails saying so (probe 32, F18)', async () => {
+    const dir = project({
+      refund: "execute: async () => { throw new Error('card declined'); }",
+      extra:
+        "assertions: { 'no-tool-failed': (_reply: string, run: { events: readonly { type: string; payload: { status?: string } }[] }) => !run.events.some((e) => e.type === 'tool.result' && e.payload.status !== 'ok') || 'a tool failed' },",
+      scenarios: { pred: `${REFUND}expect:\n  outcome: replied\n  assert: [{ assertion: no-tool-failed }]\n` },
+    });
+    const out = join(dir, 'reports');
+    const got = await loopgate(['run', '--reporter', 'console,json', '--out', out], dir);
+    expect(got.status, `${got.stdout}\n${got.stderr}`).toBe(1);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as {
+      cases: { checks: { name: string; passed: boolean; message?: string }[] }[];
+    };
+    const check = results.cases[0]!.checks.find((c) => c.name.startsWith('assert[0]'));
+    expect(check?.passed).toBe(false);
+    expect(check?.message).toMatch(/run\.events: ai-sdk keeps no event log/);
+    // Through loopgate's own loop the predicate reads the log and fails on the declined card.
+    const own = await loopgate(['run', '--loop', 'loopgate', '--reporter', 'console', '--out', out], dir);
+    expect(own.status, own.stdout).toBe(1);
+  });
+
   it("compared with another loop (--loop), the same file's lines are shown as differences, and none is dropped unsaid", async () => {
     const dir = project({ loop: "'loopgate'", scenarios: { wrong: WRONG } });
     const out = join(dir, 'reports');

@@ -133,7 +133,11 @@ function replyCheck(name: string, want: string | { readonly contains: string }, 
   return { name, passed: got.includes(want.contains), message: `contains ${JSON.stringify(want.contains)}`, expected: want.contains, actual: got };
 }
 
-/** What a predicate sees of a peer's run: no event log (`events` is empty). */
+/**
+ * What a predicate sees of a peer's run. A peer keeps no event log: a predicate that reads `events` throws, and so
+ * fails naming why, rather than judging an empty list (where "no tool failed" holds of a run whose refund threw:
+ * outside probe 32, F18).
+ */
 function assertionRun(run: PeerRun, outcomes: readonly string[]): AssertionRun {
   return {
     scenario: run.scenario.name,
@@ -142,7 +146,11 @@ function assertionRun(run: PeerRun, outcomes: readonly string[]): AssertionRun {
     replies: run.reports.map((r) => r.reply),
     history: renderMessages(finalHistory(run)),
     toolCalls: run.toolRuns.map((t) => t.name),
-    events: [],
+    get events(): never {
+      throw new Error(
+        `run.events: ${run.loop.id} keeps no event log to judge it against: read run.history, run.toolCalls or run.replies, or run the file with --loop loopgate`,
+      );
+    },
   };
 }
 
