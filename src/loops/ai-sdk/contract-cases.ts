@@ -25,6 +25,7 @@ import { outcomeLabel, type Agent, type AgentFactory, type AnyToolDeclaration } 
 import type { Case, CaseOutcome } from '../../harness/cases.ts';
 import { statusFromChecks } from '../../harness/cases.ts';
 import { checkInvariants } from '../../harness/invariants/index.ts';
+import { checkPeerExpectations } from '../../harness/loop-port/peer-expectations.ts';
 import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
@@ -133,10 +134,7 @@ function glueCase(claim: (typeof CLAIMS)[number]): Case {
       if (installedVersion('ai') === 'not installed') return skipped();
       const { aiSdkLoop } = await import('./adapter.ts');
       const scenario = parseScenario(SCENARIOS[claim.scenario], `${FILE}#${claim.scenario}`);
-      const run = await runPeerScenario(scenario, aiSdkLoop({ glue: claim.glue }), {
-        seed,
-        agents: { agents: new Map([['shop', shop]]), defaultAgent: 'shop' },
-      });
+      const run = await runPeerScenario(scenario, aiSdkLoop({ glue: claim.glue }), { seed, agents: AGENTS });
       const verdicts = await checkInvariants(run);
       const violated = CLAIMED.filter((id) => verdicts.some((v) => v.name === id && !v.passed));
       const expected = claim.violates.map(invariantOf);
@@ -249,7 +247,121 @@ function agentCase(row: (typeof AGENT_ROWS)[number]): Case {
   };
 }
 
+/** A lookup the team's own loop runs, answered after `latencyMs` of virtual time. */
+const lookupScenario = (latencyMs: number, expect: string) =>
+  parseScenario(
+    `name: a lookup
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_order, args: { order: ORD-1 } }]
+      latencyMs: ${latencyMs}
+    - reply: ORD-1 totals 40.
+inbox:
+  - say: What does ORD-1 total?
+expect:
+${expect}`,
+    `${FILE}#lookup`,
+  );
+
+const AGENTS = { agents: new Map([['shop', shop]]), defaultAgent: 'shop' };
+
+/** A case of the `loop/` rows: what `aiSdkLoop` does with a team's own config. */
+function loopCase(id: string, title: string, check: (adapter: typeof import('./adapter.ts'), seed: number) => Promise<CheckResult[]>): Case {
+  return {
+    id: `contract:ai-sdk/loop/${id}`,
+    kind: 'contract',
+    title: `aiSdkLoop: ${title}`,
+    file: FILE,
+    run: async ({ seed }) => {
+      if (installedVersion('ai') === 'not installed') return skipped();
+      const checks = await check(await import('./adapter.ts'), seed);
+      return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    },
+  };
+}
+
+/** The line a config's aiSdkLoop(...) is refused with, or undefined. */
+function refusal(adapter: typeof import('./adapter.ts'), options: Record<string, unknown>): string | undefined {
+  try {
+    adapter.aiSdkLoop({ options: options as never });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const LOOP_ROWS: readonly Case[] = [
+  // Outside probe 31, F1 and probe 32, F18: on the team's own loop, a requirement nothing can judge must not pass.
+  loopCase(
+    'log-only-expectations-not-judged',
+    "on the team's own loop, toolResults and a predicate reading the event log fail as not judged",
+    async (adapter, seed) => {
+      const scenario = lookupScenario(
+        0,
+        '  outcome: replied\n  toolResults: [{ call: l1, status: failed, code: NOPE }]\n  assert: [{ assertion: no-tool-failed }]\n',
+      );
+      const run = await runPeerScenario(scenario, adapter.aiSdkLoop(), { seed, agents: AGENTS });
+      const predicates = new Map([['no-tool-failed', (_reply: string, r: { readonly events: readonly unknown[] }) => r.events.length >= 0 || 'never']]);
+      const checks = await checkPeerExpectations(run, scenario.expect, 'all', { predicates: predicates as never, judges: new Map() });
+      const notJudged = checks.find((c) => c.name === 'not judged');
+      const predicate = checks.find((c) => c.name.startsWith('assert[0]'));
+      return [
+        {
+          name: 'toolResults fails the case as not judged',
+          passed: notJudged?.passed === false && /^toolResults: ai-sdk keeps no event log/.test(notJudged.message ?? ''),
+          message: notJudged ? `${notJudged.passed ? 'passed' : 'failed'}: ${notJudged.message}` : 'no "not judged" check',
+        },
+        {
+          name: 'a predicate that reads run.events fails saying the loop keeps none',
+          passed: predicate?.passed === false && /run\.events: ai-sdk keeps no event log/.test(predicate.message ?? ''),
+          message: predicate ? `${predicate.passed ? 'passed' : 'failed'}: ${predicate.message}` : 'no predicate check',
+        },
+      ];
+    },
+  ),
+  // Outside probe 31, F10: a key generateText would drop unsaid, or the harness would overwrite.
+  loopCase(
+    'options-that-are-none-refused',
+    'a misspelled generateText option, or one the harness owns, is refused naming it; real ones are taken',
+    async (adapter) => {
+      const rows: readonly [Record<string, unknown>, RegExp | undefined][] = [
+        [{ temperatur: 0 }, /^aiSdkLoop: options\.temperatur is not a generateText option of ai .* \(did you mean temperature\?\)/],
+        [{ system: 'Be terse.' }, /^aiSdkLoop: options\.system is the harness's: give it to aiSdkAgent\(\{ system \}\)/],
+        [{ temperature: 0, maxRetries: 1, providerOptions: {}, timeout: { totalMs: 5_000 }, stopWhen: [] }, undefined],
+      ];
+      return rows.map(([options, said]) => {
+        const got = refusal(adapter, options);
+        const passed = said === undefined ? got === undefined : got !== undefined && said.test(got);
+        return { name: `options ${JSON.stringify(options)}`, passed, message: got === undefined ? 'taken' : `refused: ${got}` };
+      });
+    },
+  ),
+  // The team's generateText timeout on the case's virtual clock: a model slower than it ends the turn as in production.
+  loopCase(
+    'timeout-runs-on-the-case-clock',
+    "a team's timeout of 5 s over a model answering after 60 s ends the turn failed{provider_unavailable}",
+    async (adapter, seed) => {
+      const run = await runPeerScenario(
+        lookupScenario(60_000, '  outcome: failed{provider_unavailable}\n'),
+        adapter.aiSdkLoop({ options: { timeout: 5_000 } }),
+        {
+          seed,
+          agents: AGENTS,
+        },
+      );
+      const report = run.reports[0];
+      const label = report ? outcomeLabel(report.outcome) : '(no turn)';
+      const ending = report?.ending.kind === 'threw' ? report.ending.errorClass : report?.ending.kind;
+      return [
+        { name: 'outcome', passed: label === 'failed{provider_unavailable}', message: `${label} (${ending})` },
+        { name: 'the SDK timed out', passed: ending === 'TimeoutError', message: `ending ${ending}` },
+        { name: 'after 5 s of virtual time, not 60', passed: run.virtualMs < 60_000, message: `virtual time ${run.virtualMs} ms` },
+      ];
+    },
+  ),
+];
+
 /** Every `contract:ai-sdk/…` case, in a fixed order. */
 export function aiSdkContractCases(): Case[] {
-  return [...CLAIMS.map(glueCase), ...AGENT_ROWS.map(agentCase)];
+  return [...CLAIMS.map(glueCase), ...AGENT_ROWS.map(agentCase), ...LOOP_ROWS];
 }
