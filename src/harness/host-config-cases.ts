@@ -425,10 +425,10 @@ const ROWS: readonly Row[] = [
     title:
       'a model key too short to be redacted (a placeholder for a local gateway) is refused at start, naming the variable, not "secrets[2]" at every message',
     yaml: ['model: {provider: openai-chat, name: gpt-5-mini, apiKeyEnv: GATEWAY_KEY}'],
-    env: { GATEWAY_KEY: 'x' },
+    env: { GATEWAY_KEY: 'abc' }, // 3 characters: one short of what a redactor can hold (probe 32, N11: a check of < 2 passed 'x' alone)
     ownClients: true,
     refused:
-      'invalid config:\n{file}:1:61: model.apiKeyEnv: the environment variable GATEWAY_KEY holds 1 character: a key is redacted from everything the host writes, and one shorter than 4 characters cannot be (a gateway that takes any key: give it a placeholder of 4 or more, e.g. "none")',
+      'invalid config:\n{file}:1:61: model.apiKeyEnv: the environment variable GATEWAY_KEY holds 3 characters: a key is redacted from everything the host writes, and one shorter than 4 characters cannot be (a gateway that takes any key: give it a placeholder of 4 or more, e.g. "none")',
   },
   {
     id: 'fallback-key-variable-not-set-refused',

@@ -298,7 +298,7 @@ const LOOP_ROWS: readonly Case[] = [
     async (adapter, seed) => {
       const scenario = lookupScenario(
         0,
-        '  outcome: replied\n  toolResults: [{ call: l1, status: failed, code: NOPE }]\n  assert: [{ assertion: no-tool-failed }]\n',
+        '  outcome: replied\n  toolResults: [{ call: l1, status: failed, code: NOPE }]\n  assert: [{ assertion: no-tool-failed }]\n  turns:\n    0: { toolResults: [{ call: l1, status: failed }] }\n',
       );
       const run = await runPeerScenario(scenario, adapter.aiSdkLoop(), { seed, agents: AGENTS });
       const predicates = new Map([['no-tool-failed', (_reply: string, r: { readonly events: readonly unknown[] }) => r.events.length >= 0 || 'never']]);
@@ -307,8 +307,8 @@ const LOOP_ROWS: readonly Case[] = [
       const predicate = checks.find((c) => c.name.startsWith('assert[0]'));
       return [
         {
-          name: 'toolResults fails the case as not judged',
-          passed: notJudged?.passed === false && /^toolResults: ai-sdk keeps no event log/.test(notJudged.message ?? ''),
+          name: "toolResults, and a turn's, fail the case as not judged",
+          passed: notJudged?.passed === false && /^toolResults, turns\.0\.toolResults: ai-sdk keeps no event log/.test(notJudged.message ?? ''),
           message: notJudged ? `${notJudged.passed ? 'passed' : 'failed'}: ${notJudged.message}` : 'no "not judged" check',
         },
         {
