@@ -14,8 +14,17 @@ export type StreamFault =
    * `fetchDropsSignal`: the adapter is given a fetch of its own (a user's wrapper) that does not pass the
    * abort signal on (wire-fakes/signal-dropping-fetch.ts): aborting never reaches the connection, so only the
    * call itself can end on time. Only a harness that builds adapters can.
+   * `oneRead`: every frame before the stall comes in one network read (a proxy that buffers the stream and
+   * flushes it at once), so the SDK hands the adapter its events back to back, with no read between them.
+   * Only a harness that serves bytes can.
    */
-  | { readonly type: 'stall'; readonly after: FrameTag; readonly nth?: number; readonly fetchDropsSignal?: boolean }
+  | {
+      readonly type: 'stall';
+      readonly after: FrameTag;
+      readonly nth?: number;
+      readonly fetchDropsSignal?: boolean;
+      readonly oneRead?: boolean;
+    }
   /**
    * The stream sends up to the `nth` frame tagged `after`, then the connection drops.
    * `failsWith`: the adapter is given a fetch of its own (a wrapper, a polyfill) whose body read then fails

@@ -1036,6 +1036,9 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     check({ result, deltas, streams }) {
       expectType(result, 'refusal');
       assert.equal(typeof result.text, 'string');
+      // OpenAI sends the refusal's words (a stream's refusal deltas, a body's refusal part); Anthropic says a refusal
+      // by its stop reason alone, and the text is what the turn wrote: nothing here.
+      assert.ok(["I can't help with that.", ''].includes(result.text), `the refusal's text is the provider's words, got ${JSON.stringify(result.text)}`);
       expectUsage(result, USAGE.input, USAGE.output);
       // A UI shows the refusal as it streams: the streamed text, joined, is the result's.
       if (streams) assert.equal(streamedText(deltas), result.text, 'the streamed text, joined, is the refusal as the result gives it');
@@ -1281,6 +1284,20 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     check({ result }) {
       expectType(result, 'unknown');
       assert.equal(result.stopReason, 'loopgate_unseen_reason');
+      assert.equal(result.text, 'Partial thought');
+    },
+  },
+  {
+    id: 'response_status_neither_completed_nor_incomplete',
+    title:
+      'a response whose final status is neither completed, incomplete nor failed (OpenAI Responses `cancelled`, as a cancelled background response ends) ends as unknown, naming the status, text kept: never a whole reply',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Partial thought' }], stop: 'end', usage: USAGE, finalStatus: 'cancelled' },
+    },
+    check({ result }) {
+      expectType(result, 'unknown');
+      assert.equal(result.stopReason, 'cancelled');
       assert.equal(result.text, 'Partial thought');
     },
   },
@@ -2015,6 +2032,8 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       }
       const error = expectTransport(result, 'malformed_stream');
       assert.match(error.message, /get_weather/, `the message does not name the call left open: ${error.message}`);
+      // The stream did say how it ended (only the closing events are missing): the message gives that, not its absence.
+      assert.doesNotMatch(error.message, /no stop reason|undefined/, `the message loses the stop reason the stream sent: ${error.message}`);
     },
   },
   {
@@ -2162,6 +2181,47 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       // The abort reaches the connection: a call that only stops listening leaves the provider generating (and billing).
       if (requestCount !== undefined && requestsAborted !== undefined)
         assert.equal(requestsAborted, requestCount, 'the aborted call left its request open: the abort never reached the connection');
+    },
+  },
+  {
+    id: 'abort_while_a_read_holds_more_deltas',
+    title:
+      'aborting the signal on the first delta of a stream whose deltas came in one network read (a buffering proxy) ends as transport_error{aborted}, and no delta the SDK hands on after the abort reaches the listener',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'stall', after: 'text_delta', nth: 3, oneRead: true },
+    },
+    drive: 'abort_on_first_delta',
+    check({ result, deltas }) {
+      expectTransport(result, 'aborted');
+      // The SDKs yield every event of a read already in hand, abort or not: the call frame must drop what follows.
+      assert.equal(deltas.length, 1, 'deltas reached the listener after it aborted the call');
+    },
+  },
+  {
+    id: 'abort_on_a_call_start_that_carries_its_arguments',
+    title:
+      'aborting the signal on the start of a tool call whose one chunk also carries all its arguments (as some OpenAI-compatible servers stream calls) ends as transport_error{aborted}, and the arguments the adapter reads from that same chunk do not reach the listener',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_abort', name: 'search', args: '{"query":"order status"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+        unindexed: true,
+      },
+      fault: { type: 'stall', after: 'block_start' },
+    },
+    drive: 'abort_on_first_delta',
+    check({ result, deltas }) {
+      expectTransport(result, 'aborted');
+      // The abort lands while the adapter is still handing on what one event said: the rest of it is dropped.
+      assert.deepEqual(
+        deltas.map((d) => d.kind),
+        ['tool_call_start'],
+        'a delta reached the listener after it aborted the call',
+      );
     },
   },
   {

@@ -20,6 +20,8 @@ const NO_SERIALIZATION = 'the in-process fake does not serialize requests';
 const NO_GATEWAY = 'the in-process fake has no HTTP answer for a gateway to stand in for';
 const NO_CREDENTIAL = 'the in-process fake is given no credential to quote';
 const NO_FETCH = 'the in-process fake reads no body through a fetch of its own';
+const NO_READS = 'the in-process fake hands over each delta on its own: it has no network reads to buffer';
+const NO_STATUS = 'the in-process fake has no status of a response to write: it scripts the normalized result';
 
 /** How long a stall lasts in the script: far beyond any case's timeout. */
 const STALL_MS = 60_000;
@@ -155,6 +157,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
       switch (behaviour.fault.type) {
         case 'stall':
           if (behaviour.fault.fetchDropsSignal) return { unsupported: NO_FETCH };
+          if (behaviour.fault.oneRead) return { unsupported: NO_READS };
           return { result: resultForTurn(behaviour.turn), deltas: first, tailLatencyMs: STALL_MS };
         case 'reset':
           if (behaviour.fault.failsWith) return { unsupported: NO_FETCH };
@@ -211,6 +214,7 @@ export function createScriptedHarness(): ContractHarness {
       tool_call_never_closed: NO_WIRE,
       content_before_response_start: NO_WIRE,
       empty_stream: NO_WIRE,
+      response_status_neither_completed_nor_incomplete: NO_STATUS,
       gateway_502_without_provider_error: NO_GATEWAY,
       gateway_redirect_without_location: NO_GATEWAY,
       payment_required_402: NO_GATEWAY,

@@ -1,6 +1,6 @@
 /** A contract behaviour as the bytes a provider sends: a wire plan in its protocol. */
 import type { Behaviour } from './behaviours.ts';
-import { duplicated, insertAfter, movedAfter, nullDataAfter, upToNth, withoutTags } from '../wire-fakes/faults.ts';
+import { duplicated, inOneRead, insertAfter, movedAfter, nullDataAfter, upToNth, withoutTags } from '../wire-fakes/faults.ts';
 import { type ErrorKind, type StreamErrorKind, UnsupportedOnWire, type WireTurn } from '../wire-fakes/turn.ts';
 import type { WirePlan } from '../wire-fakes/plan.ts';
 import { jsonPlan, streamPlan } from '../wire-fakes/plan.ts';
@@ -86,8 +86,10 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
       const frames = kit.streamFrames(behaviour.turn);
       const fault = behaviour.fault;
       switch (fault.type) {
-        case 'stall':
-          return streamPlan(upToNth(frames, fault.after, fault.nth), 'stall');
+        case 'stall': {
+          const sent = upToNth(frames, fault.after, fault.nth);
+          return streamPlan(fault.oneRead ? inOneRead(sent) : sent, 'stall');
+        }
         case 'reset':
           return streamPlan(upToNth(frames, fault.after, fault.nth), 'reset');
         case 'malformed':

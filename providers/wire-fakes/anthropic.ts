@@ -6,7 +6,15 @@ import type { Frame } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ErrorAnswer, ProtocolKit } from './protocol.ts';
 import type { ErrorKind, TurnStop, WireTurn } from './turn.ts';
-import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseCutCallWhole, refuseFinalWithoutStatus, refuseLimitAfterWholeCall } from './turn.ts';
+import {
+  UnsupportedOnWire,
+  pieces,
+  refuseCutCallStatus,
+  refuseCutCallWhole,
+  refuseFinalStatus,
+  refuseFinalWithoutStatus,
+  refuseLimitAfterWholeCall,
+} from './turn.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 
@@ -59,6 +67,7 @@ function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallStatus(turn, 'the Messages API');
   refuseCutCallWhole(turn, 'A Messages stream');
   refuseFinalWithoutStatus(turn, 'the Messages API');
+  refuseFinalStatus(turn, 'the Messages API');
   const frames: Frame[] = [];
   const id = 'msg_01WireFake0000000000000001';
   frames.push(
@@ -153,6 +162,7 @@ function completeBody(turn: WireTurn): unknown {
   refuseLimitAfterWholeCall(turn, 'A complete Messages body');
   refuseCutCallStatus(turn, 'the Messages API');
   refuseFinalWithoutStatus(turn, 'the Messages API');
+  refuseFinalStatus(turn, 'the Messages API');
   return {
     id: 'msg_01WireFake0000000000000002',
     type: 'message',

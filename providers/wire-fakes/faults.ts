@@ -9,6 +9,12 @@ export function withoutTags(frames: readonly Frame[], tags: readonly FrameTag[])
   return frames.filter((f) => !tags.includes(f.tag));
 }
 
+/** The frames joined into one, sent in one network read (tagged as the last); none when there are none. */
+export function inOneRead(frames: readonly Frame[]): Frame[] {
+  const last = frames.at(-1);
+  return last ? [{ text: frames.map((f) => f.text).join(''), tag: last.tag }] : [];
+}
+
 /** Every frame tagged `tags` sent twice in a row. */
 export function duplicated(frames: readonly Frame[], tags: readonly FrameTag[]): Frame[] {
   return frames.flatMap((f) => (tags.includes(f.tag) ? [f, f] : [f]));

@@ -7,7 +7,7 @@ import type { Frame } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ErrorAnswer, ProtocolKit } from './protocol.ts';
 import type { ErrorKind, TurnStop, WireTurn } from './turn.ts';
-import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseCutCallWhole, refuseFinalWithoutStatus } from './turn.ts';
+import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseCutCallWhole, refuseFinalStatus, refuseFinalWithoutStatus } from './turn.ts';
 
 const MODEL = 'gpt-4o-2024-08-06';
 const ID = 'chatcmpl-WireFake000000000000000001';
@@ -82,6 +82,7 @@ function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallStatus(turn, 'OpenAI Chat Completions');
   refuseCutCallWhole(turn, 'OpenAI Chat Completions');
   refuseFinalWithoutStatus(turn, 'OpenAI Chat Completions');
+  refuseFinalStatus(turn, 'OpenAI Chat Completions');
   const finish = finishReason(turn.stop);
   const model = turn.model ?? MODEL;
   const other = turn.otherChoiceFirst === true;
@@ -188,6 +189,7 @@ function completeBody(turn: WireTurn): unknown {
   refuseCutCallStatus(turn, 'OpenAI Chat Completions');
   refuseCutCallWhole(turn, 'OpenAI Chat Completions');
   refuseFinalWithoutStatus(turn, 'OpenAI Chat Completions');
+  refuseFinalStatus(turn, 'OpenAI Chat Completions');
   const text = turn.blocks
     .filter((b) => b.type === 'text')
     .map((b) => b.text)

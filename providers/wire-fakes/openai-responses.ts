@@ -264,8 +264,9 @@ function streamFrames(turn: WireTurn): Frame[] {
     usage: usage(turn),
     ...(end.reason ? { incomplete_details: { reason: end.reason } } : {}),
   });
-  const final = turn.finalWithoutStatus ? statusless : { ...statusless, status: end.status };
-  push(end.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: final }, 'final');
+  const status = turn.finalStatus ?? end.status;
+  const final = turn.finalWithoutStatus ? statusless : { ...statusless, status };
+  push(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: final }, 'final');
   return frames;
 }
 
@@ -277,7 +278,7 @@ function completeBody(turn: WireTurn): unknown {
       'a complete OpenAI Responses body has no final event: its status is its only ending, and without it nothing says how it ended; the streaming harness runs this case',
     );
   const end = ending(turn);
-  return responseObject(turn, end.status, outputItems(turn, turn.stop === 'max_tokens' && turn.blocks.at(-1)?.type === 'tool_call'), {
+  return responseObject(turn, turn.finalStatus ?? end.status, outputItems(turn, turn.stop === 'max_tokens' && turn.blocks.at(-1)?.type === 'tool_call'), {
     usage: usage(turn),
     ...(end.reason ? { incomplete_details: { reason: end.reason } } : {}),
   });

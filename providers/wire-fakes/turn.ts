@@ -97,6 +97,14 @@ export interface WireTurn {
    */
   readonly finalWithoutStatus?: boolean;
   /**
+   * OpenAI Responses: the response's final `status` is this, not what the stop gives: one that is neither
+   * completed, incomplete nor failed (`cancelled`, as a background response cancelled ends; `queued` or
+   * `in_progress`, as a gateway that hands on a response before it finished sends it). Nothing then says the
+   * answer is whole. A stream ends with `response.incomplete`. Protocols without a response status cannot say
+   * it (UnsupportedOnWire).
+   */
+  readonly finalStatus?: string;
+  /**
    * Chat Completions: each call's first chunk carries its index and id but no
    * function name; the name follows in the call's next chunk (as some
    * OpenAI-compatible servers stream it). Protocols that name a call in the
@@ -308,6 +316,11 @@ export function refuseLimitAfterWholeCall(turn: WireTurn, api: string): void {
 }
 
 /** For protocols (or bodies) with no final event whose type says the ending apart from a status field. */
+export function refuseFinalStatus(turn: WireTurn, api: string): void {
+  if (turn.finalStatus === undefined) return;
+  throw new UnsupportedOnWire(`${api} has no status of a response: its stop reason is the ending (an unknown one is unknown_stop_reason)`);
+}
+
 export function refuseFinalWithoutStatus(turn: WireTurn, api: string): void {
   if (!turn.finalWithoutStatus) return;
   throw new UnsupportedOnWire(

@@ -16,7 +16,7 @@
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { z } from 'zod';
-import { AgentLoop, defineTool, EventLog, loopDeps, raceAbort, type Agent } from '../kernel/index.ts';
+import { AgentLoop, CancelScope, defineTool, EventLog, loopDeps, raceAbort, type Agent } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -158,6 +158,30 @@ async function raceTimeoutAnsweringUndefinedGoesOn(): Promise<CheckResult[]> {
   ];
 }
 
+/** A `CancelScope` (exported) made with no signals to link: the first cancel wins and aborts its signal with its reason (mutation seed 33). */
+async function scopeWithoutLinksCancelsOnce(): Promise<CheckResult[]> {
+  let made: string;
+  let signal = 'no scope';
+  let wins = '';
+  try {
+    const scope = new CancelScope();
+    made = 'made';
+    const first = scope.cancel('user', 'the customer left');
+    const second = scope.cancel('shutdown');
+    wins = `${first}/${second}`;
+    signal = `${scope.signal.aborted} ${JSON.stringify(scope.signal.reason)} ${JSON.stringify(scope.cancelled)}`;
+    scope.dispose();
+  } catch (error) {
+    made = `threw ${String(error)}`;
+  }
+  const reason = '{"by":"user","reason":"the customer left"}';
+  return [
+    check('new CancelScope() with no links', 'made', made),
+    check('the first cancel wins, the second is ignored', 'true/false', wins),
+    check('the signal aborts with the first cancel as its reason', `true ${reason} ${reason}`, signal),
+  ];
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -192,6 +216,14 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       raceTimeoutAnsweringUndefinedGoesOn,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/scope-without-links-cancels-once',
+        title: 'cancel signals: a CancelScope made with no signals to link is made, its first cancel wins and aborts its signal with that reason',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      scopeWithoutLinksCancelsOnce,
     ),
   ];
 }

@@ -90,6 +90,8 @@ function spanRecords(): CheckResult[] {
     check('every attribute set is in the record, the fourth and later too; a deferred number stays a number', attrs === want, attrs, want),
     check('ended: false before end, true after', before === false && after === true, `${before}, ${after}`, 'false, true'),
     check('NO_SPAN hands out itself as a child', child === NO_SPAN, child === NO_SPAN ? 'NO_SPAN' : 'another span', 'NO_SPAN'),
+    // It stands in for a span in code run without a tracer, which may end a span unless `ended` says it was.
+    check('NO_SPAN reads as not ended, as a span before its end', NO_SPAN.ended === false, String(NO_SPAN.ended), 'false'),
   ];
 }
 
@@ -106,7 +108,7 @@ export function traceApiCases(): Case[] {
     checksCase(
       {
         id: 'contract:trace-api/span-records-keep-every-attribute',
-        title: "trace api: a span's record keeps every attribute set (a fourth, a deferred number); ended; NO_SPAN's child",
+        title: "trace api: a span's record keeps every attribute set (a fourth, a deferred number); ended; NO_SPAN's child, and NO_SPAN not ended",
         file: FILE,
       },
       spanRecords,

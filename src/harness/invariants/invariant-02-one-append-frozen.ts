@@ -70,12 +70,15 @@ function probe(run: ScenarioRun): string | undefined {
     if (thawed) return `event seq ${i} (${events[i]!.type}): ${thawed}`;
   }
   const copy = new EventLog({ now: () => 0 }, events);
-  const refuse = (what: string, append: () => void): string | undefined => {
+  /** `says`: what the refusal must say of the field (a refusal that names nothing leaves the team guessing). */
+  const refuse = (what: string, append: () => void, says?: { readonly field: string; readonly reason: RegExp }): string | undefined => {
     const before = copy.length;
     try {
       append();
     } catch (error) {
       if (!(error instanceof LogAppendError)) return `${what}: the append threw ${(error as Error)?.name} instead of LogAppendError`;
+      if (says && (error.field !== says.field || !says.reason.test(error.reason)))
+        return `${what}: refused as ${JSON.stringify(`${error.field}: ${error.reason}`)}, not naming ${says.field} (${says.reason})`;
       return copy.length === before ? undefined : `${what}: refused, but the log grew`;
     }
     return `${what} was accepted`;
@@ -88,7 +91,10 @@ function probe(run: ScenarioRun): string | undefined {
     refuse('a result for a call that was never made', () =>
       append('tool.result', { turn: 0, step: 0, callId: 'fuzz-no-such-call', name: 'x', status: 'ok', content: '', durationMs: 0, attempts: 0 }),
     ),
-    refuse('sources that do not exist', () => copy.append('cancel.requested', { by: 'user', reason: 'x' }, { sources: [copy.length + 5] })),
+    refuse('sources that do not exist', () => copy.append('cancel.requested', { by: 'user', reason: 'x' }, { sources: [copy.length + 5] }), {
+      field: 'cancel.requested.sources[0]',
+      reason: new RegExp(`^seq ${copy.length + 5} does not exist \\(log has ${copy.length} events\\)$`),
+    }),
     copy.positions.openTurn === undefined
       ? refuse('a close with no open turn', () =>
           append('turn.closed', {

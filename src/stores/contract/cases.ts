@@ -274,20 +274,22 @@ export const STORE_CONTRACT: readonly StoreContractCase[] = [
       const store = await fresh();
       const cyclic: Record<string, unknown> = {};
       cyclic.self = cyclic;
-      const payloads: readonly [string, Record<string, unknown>][] = [
-        ['an undefined value', { a: undefined }],
-        ['NaN', { n: Number.NaN }],
-        ['a function', { f: () => 1 }],
-        ['a Date', { d: new Date(0) }],
-        ['a cycle', cyclic],
+      // Each refusal names the record and says what in it is not JSON data.
+      const payloads: readonly [string, Record<string, unknown>, RegExp][] = [
+        ['an undefined value', { a: undefined }, /undefined/],
+        ['NaN', { n: Number.NaN }, /NaN/],
+        ['a function', { f: () => 1 }, /function/],
+        ['a Date', { d: new Date(0) }, /Date/],
+        ['a cycle', cyclic, /cycle|circular/i],
       ];
-      for (const [what, payload] of payloads) {
-        await rejects(
+      for (const [what, payload, why] of payloads) {
+        const error = await rejects(
           `a payload holding ${what}`,
           store.append('c', [sampleRecord(0), { ...sampleRecord(1), payload }]),
           StoreError,
           /batch record 1 \(seq 1\)/,
         );
+        truthy(`the refusal of a payload holding ${what} says what is wrong (${why})`, why.test(error.message), error.message);
       }
       same('read after the refusals', await store.read('c'), []);
     },
