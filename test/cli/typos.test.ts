@@ -92,7 +92,13 @@ function loopgate(args: string[]) {
   const clean = { ...process.env };
   delete clean.CI;
   delete clean.ANTHROPIC_API_KEY;
-  return spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), ...args], { cwd: dir, encoding: 'utf8', env: clean, timeout: 120_000 });
+  return spawnSync(process.execPath, [join(ROOT, 'bin/loopgate.js'), ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: clean,
+    timeout: 120_000,
+    killSignal: 'SIGKILL',
+  });
 }
 
 /** Exit 2, every stderr line a `loopgate:` line matching one of `lines` (in order), no stack, and nothing written to `out`. */
