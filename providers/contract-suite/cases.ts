@@ -171,6 +171,53 @@ const wholeCallKept: ContractCase['check'] = ({ result }) => {
 
 const TEXT = 'The capital of France is Paris.';
 
+/**
+ * A streamed tool call one of whose two fields (its id, or its name) quotes the API key: the runner fails any
+ * result or delta that carries it; the call arrives, and its start is streamed, the other field as sent.
+ */
+function streamedCallQuotingTheKey(id: string, title: string, quoted: 'id' | 'name'): ContractCase {
+  return {
+    id,
+    title,
+    behaviour: {
+      kind: 'turn',
+      quotesCredential: true,
+      turn: {
+        blocks: [
+          quoted === 'id'
+            ? { type: 'tool_call', id: 'call_{{credential}}', name: 'search', args: '{"query":"order status"}' }
+            : { type: 'tool_call', id: 'call_plain', name: 'search_{{credential}}', args: '{"query":"order status"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result, deltas, secrets, streams }) {
+      // The runner has already failed any result or delta that carries a declared credential.
+      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
+      expectType(result, 'tool_use');
+      if (quoted === 'id')
+        assert.deepEqual(
+          result.calls.map((c) => ({ name: c.name, args: c.args })),
+          [{ name: 'search', args: { query: 'order status' } }],
+          'the tool call arrives',
+        );
+      else
+        assert.deepEqual(
+          result.calls.map((c) => ({ id: c.id, args: c.args })),
+          [{ id: 'call_plain', args: { query: 'order status' } }],
+          'the tool call arrives, its id as sent',
+        );
+      if (!streams) return;
+      assert.deepEqual(
+        deltas.flatMap((d) => (d.kind === 'tool_call_start' ? [quoted === 'id' ? d.name : d.id] : [])),
+        [quoted === 'id' ? 'search' : 'call_plain'],
+        quoted === 'id' ? 'the call is streamed as it starts' : 'the call is streamed as it starts, its id as sent',
+      );
+    },
+  };
+}
+
 export const CONTRACT_CASES: readonly ContractCase[] = [
   {
     id: 'reply_text',
@@ -1702,66 +1749,16 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       assert.match(args, /^\{"query":"revoke .+ now"\}$/, 'the streamed arguments arrive whole around the key');
     },
   },
-  {
-    id: 'streamed_call_id_quotes_the_key',
-    title:
-      'a streamed tool call whose id quotes the API key (a gateway that builds call ids from the request) keeps the key out of the call-start delta and the result; the call arrives',
-    behaviour: {
-      kind: 'turn',
-      quotesCredential: true,
-      turn: {
-        blocks: [{ type: 'tool_call', id: 'call_{{credential}}', name: 'search', args: '{"query":"order status"}' }],
-        stop: 'tool_use',
-        usage: USAGE,
-      },
-    },
-    check({ result, deltas, secrets, streams }) {
-      // The runner has already failed any result or delta that carries a declared credential.
-      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
-      expectType(result, 'tool_use');
-      assert.deepEqual(
-        result.calls.map((c) => ({ name: c.name, args: c.args })),
-        [{ name: 'search', args: { query: 'order status' } }],
-        'the tool call arrives',
-      );
-      if (!streams) return;
-      assert.deepEqual(
-        deltas.flatMap((d) => (d.kind === 'tool_call_start' ? [d.name] : [])),
-        ['search'],
-        'the call is streamed as it starts',
-      );
-    },
-  },
-  {
-    id: 'streamed_call_name_quotes_the_key',
-    title:
-      'a streamed tool call whose name (not its id) quotes the API key keeps the key out of the call-start delta and the result: a start is redacted when either of its two fields holds the key',
-    behaviour: {
-      kind: 'turn',
-      quotesCredential: true,
-      turn: {
-        blocks: [{ type: 'tool_call', id: 'call_plain', name: 'search_{{credential}}', args: '{"query":"order status"}' }],
-        stop: 'tool_use',
-        usage: USAGE,
-      },
-    },
-    check({ result, deltas, secrets, streams }) {
-      // The runner has already failed any result or delta that carries a declared credential.
-      assert.ok(secrets.length > 0, 'the harness declares no credential it gave the client (HarnessClient.secrets): nothing to keep out');
-      expectType(result, 'tool_use');
-      assert.deepEqual(
-        result.calls.map((c) => ({ id: c.id, args: c.args })),
-        [{ id: 'call_plain', args: { query: 'order status' } }],
-        'the tool call arrives, its id as sent',
-      );
-      if (!streams) return;
-      assert.deepEqual(
-        deltas.flatMap((d) => (d.kind === 'tool_call_start' ? [d.id] : [])),
-        ['call_plain'],
-        'the call is streamed as it starts, its id as sent',
-      );
-    },
-  },
+  streamedCallQuotingTheKey(
+    'streamed_call_id_quotes_the_key',
+    'a streamed tool call whose id quotes the API key (a gateway that builds call ids from the request) keeps the key out of the call-start delta and the result; the call arrives',
+    'id',
+  ),
+  streamedCallQuotingTheKey(
+    'streamed_call_name_quotes_the_key',
+    'a streamed tool call whose name (not its id) quotes the API key keeps the key out of the call-start delta and the result: a start is redacted when either of its two fields holds the key',
+    'name',
+  ),
   {
     id: 'streamed_reply_quotes_the_key_in_hex',
     title:
