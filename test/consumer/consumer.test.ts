@@ -232,6 +232,21 @@ describe('npx loopgate in the consumer project', () => {
     expect(own.code, shown(own)).toBe(0);
   });
 
+  it('gates the team’s AI SDK 6 ToolLoopAgent as it ships, built by its own function, through loopgate.tool-loop-agent.config.ts', async () => {
+    const config = ['--config', 'loopgate.tool-loop-agent.config.ts', '--reporter', 'console', 'json'];
+    const holds = await inProject(['loopgate', 'run', ...config, '--out', join(work, 'reports-tla-holds'), 'scenarios-ai/reserve-seat.yaml']);
+    expect(holds.code, shown(holds)).toBe(0);
+    expect(holds.stderr).toMatch(/gating ai-sdk \(ai 6\.\d+\.\d+ \(ToolLoopAgent\); history: on-success\)/);
+    expect(holds.stdout).toContain('PASSED: 1 of 1');
+    // Its tools run through the gate: the repeated call id runs the reservation twice in the AI SDK's loop, as above.
+    const violated = await inProject(['loopgate', 'run', ...config, '--out', join(work, 'reports-tla')]);
+    expect(violated.code, shown(violated)).toBe(1);
+    expect(violated.stderr).toMatch(/model-repeats-the-call-id — executions reserve_seat: [^\n]*invariant-13-side-effects-once/);
+    // The same agent in loopgate's own loop: its instructions and tools, the seat reserved once.
+    const own = await inProject(['loopgate', 'run', ...config, '--loop', 'loopgate', '--host', 'loop', '--out', join(work, 'reports-tla-own')]);
+    expect(own.code, shown(own)).toBe(0);
+  });
+
   it('stops a run whose tool never yields at the hang limit, naming the case and the line: the watchdog ships', async () => {
     // The watchdog's thread is a module of its own, loaded by URL: a build that leaves it out hangs here instead.
     writeFileSync(

@@ -14,7 +14,7 @@
  * keeps is the history the next turn starts from, and messages waiting to go
  * before its user message (a notice of what a failed turn did).
  */
-import { generateText, stepCountIs, tool, type ModelMessage, type StepResult, type ToolSet } from 'ai';
+import { generateText, stepCountIs, tool, type GenerateTextResult, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { closestName } from '../../kernel/index.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
@@ -56,30 +56,69 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
   const options: unknown = loop.options;
   if (options !== undefined && !isPlainObject(options))
     throw new TypeError(`aiSdkLoop: options must be an object of generateText options (e.g. { temperature: 0 }), got ${shapeOf(options)}`);
-  const glue: unknown = loop.glue === undefined ? 'on-success' : loop.glue;
-  // A name load-config checks against GLUES (naming the closest); anything else that is no function is refused here.
-  if (typeof glue !== 'string' && typeof glue !== 'function')
-    throw new TypeError(`aiSdkLoop: glue must be one of ${GLUES.join(', ')}, or a function, got ${shapeOf(glue)}`);
-  const own = typeof glue === 'function';
+  const glue = checkedGlue('aiSdkLoop', loop.glue);
   // The tools the gate runs are the agent's, called by the harness: the loop's context would never reach them.
   if ((options as { experimental_context?: unknown } | undefined)?.experimental_context !== undefined)
     throw new TypeError(
       'aiSdkLoop: options.experimental_context never reaches the tools the gate runs: give it to aiSdkAgent({ context }), which hands it to every execute in every loop',
     );
   checkGenerateTextOptions(options as Readonly<Record<string, unknown>> | undefined);
+  const own = loop.options ?? {};
+  return aiSdkTurnsLoop(`ai ${installedVersion('ai')}`, glue, async (world) => {
+    const model = await caseModel(world);
+    return (call) =>
+      generateText({
+        stopWhen: stepCountIs(world.maxSteps),
+        maxOutputTokens: world.maxTokens,
+        maxRetries: world.retries,
+        ...own,
+        model,
+        system: world.system,
+        ...call,
+        // The team's own (where an app persists, audits or bills per step): called after the harness's, as generateText would.
+        onStepFinish: async (step) => {
+          await call.onStepFinish(step);
+          return own.onStepFinish?.(step);
+        },
+      });
+  });
+}
+
+/** A glue as a config gives it: a name load-config checks against GLUES (naming the closest), or a function; anything else is refused here. */
+export function checkedGlue(adapter: string, given: unknown): AiSdkGlue {
+  const glue: unknown = given === undefined ? 'on-success' : given;
+  if (typeof glue !== 'string' && typeof glue !== 'function')
+    throw new TypeError(`${adapter}: glue must be one of ${GLUES.join(', ')}, or a function, got ${shapeOf(glue)}`);
+  return glue as AiSdkGlue;
+}
+
+/** The case's model: the scenario's script as a scripted `LanguageModelV3`, or the provider's own package against the wire fake. */
+export async function caseModel(world: PeerWorld): Promise<LanguageModelV3> {
+  return world.wire ? await wireLanguageModel(world.wire) : scriptedLanguageModel(world.model, 'scenario-model');
+}
+
+/** What the harness gives each turn's call: the conversation, the turn's signal, the case's tools, its step hook and telemetry. */
+export interface HarnessCall {
+  readonly messages: ModelMessage[];
+  readonly abortSignal: AbortSignal;
+  readonly tools: ToolSet;
+  readonly onStepFinish: (step: StepResult<ToolSet>) => void | Promise<void>;
+  readonly experimental_telemetry: { readonly isEnabled: true; readonly tracer: OtelRecorder['tracer']; readonly functionId: string };
+}
+
+/** One turn of the loop under test: `generateText`, or a `ToolLoopAgent`'s `generate`. */
+export type TurnCall = (call: HarnessCall) => Promise<GenerateTextResult<ToolSet, never>>;
+
+/** The factory both AI SDK forms share: a glue (a name or the team's function), and per case the turn's call. */
+export function aiSdkTurnsLoop(version: string, glue: AiSdkGlue, callFor: (world: PeerWorld) => Promise<TurnCall>): LoopUnderTestFactory {
+  const own = typeof glue === 'function';
   return {
     id: 'ai-sdk',
-    version: `ai ${installedVersion('ai')}`,
+    version,
     capabilities: AI_SDK_CAPABILITIES,
     // A name is checked against the glues this adapter knows (load-config refuses another); a function is the team's own.
     ...(own ? { glue: 'your glue (aiSdkLoop({ glue }))' } : { glue: String(glue), glues: GLUES }),
-    create: async (world) =>
-      new AiSdkTurns(
-        world,
-        world.wire ? await wireLanguageModel(world.wire) : scriptedLanguageModel(world.model, 'scenario-model'),
-        own ? (glue as AiSdkGlueFunction) : builtInGlue(glue as AiSdkGlueName, world.tools),
-        loop.options ?? {},
-      ),
+    create: async (world) => new AiSdkTurns(world, await callFor(world), own ? (glue as AiSdkGlueFunction) : builtInGlue(glue as AiSdkGlueName, world.tools)),
   };
 }
 
@@ -146,19 +185,15 @@ function checkGenerateTextOptions(options: Readonly<Record<string, unknown>> | u
 }
 
 class AiSdkTurns implements PeerAdapter {
-  readonly #world: PeerWorld;
-  readonly #model: LanguageModelV3;
+  readonly #call: TurnCall;
   readonly #glue: AiSdkGlueFunction;
-  readonly #options: GenerateTextOptions;
   readonly #recorder: OtelRecorder;
   readonly #tools: ToolSet;
   #kept: AiSdkKept = { history: [] };
 
-  constructor(world: PeerWorld, model: LanguageModelV3, glue: AiSdkGlueFunction, options: GenerateTextOptions) {
-    this.#world = world;
-    this.#model = model;
+  constructor(world: PeerWorld, call: TurnCall, glue: AiSdkGlueFunction) {
+    this.#call = call;
     this.#glue = glue;
-    this.#options = options;
     this.#recorder = new OtelRecorder(world.clock);
     this.#tools = Object.fromEntries(world.tools.map((t) => [t.name, asSdkTool(t)]));
   }
@@ -168,25 +203,16 @@ class AiSdkTurns implements PeerAdapter {
     const kept = this.#kept;
     const input: ModelMessage[] = [...kept.history, ...(kept.waiting ?? []), { role: 'user', content: text }];
     const steps: StepResult<ToolSet>[] = [];
-    const own = this.#options.onStepFinish;
     let report: TurnReport;
-    let result: Awaited<ReturnType<typeof generateText>> | undefined;
+    let result: GenerateTextResult<ToolSet, never> | undefined;
     let thrown: { error: unknown } | undefined;
     try {
-      const r = await generateText({
-        stopWhen: stepCountIs(this.#world.maxSteps),
-        maxOutputTokens: this.#world.maxTokens,
-        maxRetries: this.#world.retries,
-        ...this.#options,
-        model: this.#model,
+      const r = await this.#call({
         tools: this.#tools,
-        system: this.#world.system,
         messages: input,
         abortSignal: signal,
         onStepFinish: (step) => {
           steps.push(step);
-          // The team's own (where an app persists, audits or bills per step): called as generateText would.
-          return own?.(step);
         },
         experimental_telemetry: { isEnabled: true, tracer: this.#recorder.tracer, functionId: `turn:${turn}` },
       });

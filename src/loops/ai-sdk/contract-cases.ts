@@ -17,9 +17,16 @@
  *   `sideEffects` entry naming no tool, and accepting a plain agent (outside
  *   probe 31, F7: refusing only `needsApproval: true` let a conditional
  *   approval through unsaid).
+ * - `loop/<row>`: what `aiSdkLoop` does with a team's own config (log-only
+ *   expectations not judged, options refused by name, the timeout's clock).
+ * - `tool-loop-agent/<row>`: an AI SDK 6 `ToolLoopAgent` gated as it ships —
+ *   its instructions, stopWhen, prepareCall, onStepFinish and context run, its
+ *   tools through the gate; what `toolLoopAgent` refuses; its loop running only
+ *   its own agent.
  *
  * `ai` is an optional peer: without it every case is skipped, saying so.
  */
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { outcomeLabel, type Agent, type AgentFactory, type AnyToolDeclaration } from '../../kernel/index.ts';
 import type { Case, CaseOutcome } from '../../harness/cases.ts';
@@ -361,7 +368,196 @@ const LOOP_ROWS: readonly Case[] = [
   ),
 ];
 
+/** A case of the `tool-loop-agent/` rows: an AI SDK 6 `ToolLoopAgent` under the gate as it ships. */
+function toolLoopCase(
+  id: string,
+  title: string,
+  check: (ai: typeof import('ai'), gate: typeof import('./tool-loop-agent.ts'), seed: number) => Promise<CheckResult[]>,
+): Case {
+  return {
+    id: `contract:ai-sdk/tool-loop-agent/${id}`,
+    kind: 'contract',
+    title: `toolLoopAgent: ${title}`,
+    file: FILE,
+    run: async ({ seed }) => {
+      if (installedVersion('ai') === 'not installed') return skipped();
+      const checks = await check(await import('ai'), await import('./tool-loop-agent.ts'), seed);
+      return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    },
+  };
+}
+
+/** What a `ToolLoopAgent`'s own code saw while the gate ran it. */
+interface Seen {
+  contexts: unknown[];
+  callIds: string[];
+  steps: number;
+  prepared: number;
+}
+
+/** A support agent on `ToolLoopAgent`: its instructions as a system message, two steps at most, its own context and hooks. */
+function supportAgent(
+  ai: typeof import('ai'),
+  seen: Seen,
+  model: Parameters<typeof ai.generateText>[0]['model'],
+  told: { readonly instructions: unknown } = { instructions: SUPPORT },
+) {
+  return new ai.ToolLoopAgent({
+    model,
+    instructions: told.instructions as string,
+    stopWhen: ai.stepCountIs(2),
+    experimental_context: { customer: 'ada@example.com' },
+    prepareCall: (args) => {
+      seen.prepared += 1;
+      return args;
+    },
+    onStepFinish: () => {
+      seen.steps += 1;
+    },
+    tools: {
+      lookup_order: ai.tool({
+        description: 'Look an order up.',
+        inputSchema: z.object({ order: z.string() }),
+        execute: ({ order }, { toolCallId, experimental_context }) => {
+          seen.contexts.push(experimental_context);
+          seen.callIds.push(toolCallId);
+          return { order, total: 40 };
+        },
+      }),
+    },
+  });
+}
+
+const SUPPORT = { role: 'system', content: 'You help customers with their orders.' };
+const seenNothing = (): Seen => ({ contexts: [], callIds: [], steps: 0, prepared: 0 });
+
+/** What toolLoopAgent(...) is refused with, or undefined. */
+function toolLoopRefusal(gate: typeof import('./tool-loop-agent.ts'), make: (model: LanguageModelV3) => unknown, options?: unknown): string | undefined {
+  try {
+    gate.toolLoopAgent(make, options as never);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const TOOL_LOOP_ROWS: readonly Case[] = [
+  toolLoopCase(
+    'runs-as-it-ships',
+    "the agent's instructions, stopWhen, prepareCall, onStepFinish and context run; its tools run through the gate",
+    async (ai, gate, seed) => {
+      const seen = seenNothing();
+      const support = gate.toolLoopAgent((model) => supportAgent(ai, seen, model));
+      const scenario = parseScenario(
+        `name: two lookups, and a reply the agent's stopWhen never asks for
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_order, args: { order: ORD-1 } }]
+    - tool_use: [{ id: l2, name: lookup_order, args: { order: ORD-2 } }]
+    - reply: never asked for
+inbox:
+  - say: What do ORD-1 and ORD-2 total?
+expect:
+  outcome: failed{max_steps}
+`,
+        `${FILE}#tool-loop-agent`,
+      );
+      const agents = { agents: new Map([['support', support.agent]]), defaultAgent: 'support' };
+      const run = await runPeerScenario(scenario, support.loop, { seed, agents });
+      const report = run.reports[0];
+      const systems = [...new Set(run.requests.map((r) => r.system))];
+      const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+      return [
+        {
+          name: "the agent's stopWhen (2 steps), not the harness's step limit",
+          passed: report?.steps === 2 && run.requests.length === 2 && outcomeLabel(report.outcome) === 'failed{max_steps}',
+          message: `${report ? outcomeLabel(report.outcome) : '(no turn)'} after ${report?.steps} step(s), ${run.requests.length} request(s)`,
+        },
+        { name: "every request's system is the agent's instructions", passed: same(systems, [SUPPORT.content]), message: JSON.stringify(systems) },
+        {
+          name: 'its tool ran through the gate (counted), with its context and the call ids',
+          passed:
+            run.executions.get('lookup_order') === 2 &&
+            same(seen.callIds, ['l1', 'l2']) &&
+            same(seen.contexts, [{ customer: 'ada@example.com' }, { customer: 'ada@example.com' }]),
+          message: `executions ${run.executions.get('lookup_order')}, call ids ${JSON.stringify(seen.callIds)}, contexts ${JSON.stringify(seen.contexts)}`,
+        },
+        {
+          name: 'its prepareCall ran once a turn, its onStepFinish once a step',
+          passed: seen.prepared === 1 && seen.steps === 2,
+          message: `prepareCall ${seen.prepared}, onStepFinish ${seen.steps}`,
+        },
+      ];
+    },
+  ),
+  toolLoopCase('loop-runs-only-its-agent', "a case of another agent is refused, not run with this agent's instructions", async (ai, gate, seed) => {
+    const support = gate.toolLoopAgent((model) => supportAgent(ai, seenNothing(), model));
+    // Another agent with the same tools and other instructions: the shop's tools, or the support agent's told otherwise.
+    const imposter = gate.toolLoopAgent((model) => supportAgent(ai, seenNothing(), model, { instructions: 'You sell upgrades.' }));
+    const said = async (agents: Parameters<typeof runPeerScenario>[2]['agents']) => {
+      try {
+        await runPeerScenario(lookupScenario(0, '  outcome: replied\n'), support.loop, { seed, ...(agents ? { agents } : {}) });
+        return '(ran)';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const other = await said(AGENTS);
+    const told = await said({ agents: new Map([['imposter', imposter.agent]]), defaultAgent: 'imposter' });
+    const refused = /^toolLoopAgent: the case's agent \(tools: (.*)\) is not the ToolLoopAgent this loop runs \(tools: lookup_order\)/;
+    return [
+      { name: 'an agent with other tools: refused, naming both tool lists', passed: refused.exec(other)?.[1] === 'issue_refund, lookup_order', message: other },
+      { name: 'an agent with the same tools and other instructions: refused', passed: refused.exec(told)?.[1] === 'lookup_order', message: told },
+    ];
+  }),
+  toolLoopCase('instructions-in-other-loops', 'the agent other loops run has the instructions as one system text', async (ai, gate) => {
+    const rows: readonly [string, unknown, string | undefined][] = [
+      ['a text', 'Be brief.', 'Be brief.'],
+      ['a system message', SUPPORT, SUPPORT.content],
+      ['a list of both', ['Be brief.', SUPPORT], `Be brief.\n\n${SUPPORT.content}`],
+      ['none', undefined, undefined],
+    ];
+    const checks: CheckResult[] = [];
+    for (const [name, instructions, system] of rows) {
+      const agent = await gate.toolLoopAgent((model) => supportAgent(ai, seenNothing(), model, { instructions })).agent({} as Parameters<AgentFactory>[0]);
+      checks.push({ name, passed: agent.system === system, message: `system ${JSON.stringify(agent.system)}` });
+    }
+    return checks;
+  }),
+  toolLoopCase('what-it-refuses', 'a build function that ignores its model or builds no agent, and bad options, are refused naming them', async (ai, gate) => {
+    const other = supportAgent(ai, seenNothing(), 'openai/gpt-5'); // a gateway model id: production's, never the case's
+    const rows: readonly [string, (model: LanguageModelV3) => unknown, unknown, RegExp | undefined][] = [
+      ['an agent on another model', () => other, undefined, /does not use the model it is given: build it with new ToolLoopAgent\(\{ model, … \}\)$/],
+      ['no agent', () => ({ tools: {} }), undefined, /must return a ToolLoopAgent .*, got object$/],
+      [
+        'instructions that are no text',
+        (model) => supportAgent(ai, seenNothing(), model, { instructions: 42 }),
+        undefined,
+        /^toolLoopAgent: instructions must be a text or a system message/,
+      ],
+      [
+        'a misspelled option',
+        (model) => supportAgent(ai, seenNothing(), model),
+        { sideEffect: {} },
+        /^toolLoopAgent: unknown option "sideEffect"; known: sideEffects, secrets, glue, callOptions$/,
+      ],
+      [
+        'a glue that is no name or function',
+        (model) => supportAgent(ai, seenNothing(), model),
+        { glue: 3 },
+        /^toolLoopAgent: glue must be one of .*, got number$/,
+      ],
+      ['a plain agent', (model) => supportAgent(ai, seenNothing(), model), { sideEffects: { lookup_order: 'NONE' } }, undefined],
+    ];
+    return rows.map(([name, make, options, said]) => {
+      const got = toolLoopRefusal(gate, make, options);
+      const passed = said === undefined ? got === undefined : got !== undefined && said.test(got);
+      return { name, passed, message: got === undefined ? 'taken' : `refused: ${got}` };
+    });
+  }),
+];
+
 /** Every `contract:ai-sdk/…` case, in a fixed order. */
 export function aiSdkContractCases(): Case[] {
-  return [...CLAIMS.map(glueCase), ...AGENT_ROWS.map(agentCase), ...LOOP_ROWS];
+  return [...CLAIMS.map(glueCase), ...AGENT_ROWS.map(agentCase), ...LOOP_ROWS, ...TOOL_LOOP_ROWS];
 }

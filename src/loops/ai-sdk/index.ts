@@ -10,3 +10,4 @@ export {
   type GenerateTextOptions,
 } from './adapter.ts';
 export { aiSdkAgent, type AiSdkAgentOptions } from './agent.ts';
+export { toolLoopAgent, type GatedToolLoopAgent, type ToolLoopAgentOptions } from './tool-loop-agent.ts';
