@@ -73,11 +73,11 @@ import type { ToolBodyRun } from './world/scripted-tools.ts';
 export { seededRandom } from './world/seeded-random.ts';
 export { describeStep } from './world/scripted-provider.ts';
 export type { SentRequest, ProviderCall } from './world/recording-model.ts';
+import { CASE_CONVERSATION } from './world/case-conversation.ts';
 export type { AgentRegistry } from './world/agent-under-test.ts';
 export type { HostMode } from './scenario/schema.ts';
 
-/** The conversation id of a case in its store. */
-export const CASE_CONVERSATION = 'case';
+export { CASE_CONVERSATION } from './world/case-conversation.ts';
 /** The conversation id of a scenario's bystander (a second conversation on the same host and store). */
 export const BYSTANDER_CONVERSATION = 'bystander';
 

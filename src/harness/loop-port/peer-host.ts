@@ -14,6 +14,7 @@ import type { Scenario } from '../scenario/schema.ts';
 import { VirtualClock, VirtualClockStallError } from '../virtual-clock.ts';
 import { behaviourFor } from '../wire-provider.ts';
 import { AgentBuildError, agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegistry } from '../world/agent-under-test.ts';
+import { CASE_CONVERSATION } from '../world/case-conversation.ts';
 import { FaultLog } from '../world/fault-log.ts';
 import { InboxDriver } from '../world/inbox-driver.ts';
 import { ModelRecording } from '../world/recording-model.ts';
@@ -44,7 +45,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   let driver: PeerDriver | undefined;
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
-  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed) });
+  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: CASE_CONVERSATION });
   const { agent, counters } = scenarioAgent(own, scenario, {
     name: agentName,
     clock,
@@ -74,10 +75,13 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     sideEffect: t.sideEffect,
     ...(t.timeoutMs !== undefined ? { timeoutMs: t.timeoutMs } : {}),
     run: async (args, { callId, signal }) => {
+      // The key loopgate's own tool pipeline gives (`<conversation>/<tool>:<call id>`): a ledger shared across
+      // conversations must not take two customers' calls that got one id from the model for one (outside probe 33, A3).
+      const idempotencyKey = `${CASE_CONVERSATION}/${t.name}:${callId}`;
       const record: ToolRun = { turn: driver?.running ?? -1, callId, name: t.name, sideEffect: t.sideEffect, settled: 'running' };
       toolRuns.push(record);
       try {
-        const out = await t.run(args as never, { signal: signal ?? new AbortController().signal, callId, attempt: 1, idempotencyKey: callId });
+        const out = await t.run(args as never, { signal: signal ?? new AbortController().signal, callId, attempt: 1, idempotencyKey });
         record.settled = 'returned';
         return out;
       } catch (error) {

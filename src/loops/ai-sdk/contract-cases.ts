@@ -343,6 +343,49 @@ const LOOP_ROWS: readonly Case[] = [
       });
     },
   ),
+  // Outside probe 33, A3: a peer's tools were given the bare call id as their idempotency key, and the agent no
+  // conversation: a ledger shared across conversations would drop two customers' refunds that got one call id.
+  loopCase(
+    'agent-and-tools-get-the-documented-ids',
+    'the agent is built for the case conversation, and each tool call gets the key <conversation>/<tool>:<call id>',
+    async (adapter, seed) => {
+      const given: { conversation?: string; keys: string[] } = { keys: [] };
+      const keyed: AgentFactory = (context) => {
+        given.conversation = context.conversationId;
+        return {
+          system: 'You look orders up.',
+          tools: [
+            {
+              name: 'lookup_order',
+              description: 'Look an order up.',
+              input: z.object({ order: z.string() }),
+              sideEffect: 'NONE',
+              run: ({ order }: { order: string }, ctx: { idempotencyKey: string }) => {
+                given.keys.push(ctx.idempotencyKey);
+                return { order, total: 40 };
+              },
+            },
+          ] as AnyToolDeclaration[],
+        };
+      };
+      await runPeerScenario(lookupScenario(0, '  outcome: replied\n'), adapter.aiSdkLoop(), {
+        seed,
+        agents: { agents: new Map([['keyed', keyed]]), defaultAgent: 'keyed' },
+      });
+      return [
+        {
+          name: 'the agent is built for the conversation "case"',
+          passed: given.conversation === 'case',
+          message: `conversationId ${JSON.stringify(given.conversation)}`,
+        },
+        {
+          name: 'the tool gets the key case/lookup_order:l1',
+          passed: JSON.stringify(given.keys) === '["case/lookup_order:l1"]',
+          message: `keys ${JSON.stringify(given.keys)}`,
+        },
+      ];
+    },
+  ),
   // The team's generateText timeout on the case's virtual clock: a model slower than it ends the turn as in production.
   loopCase(
     'timeout-runs-on-the-case-clock',
