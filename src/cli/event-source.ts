@@ -34,19 +34,31 @@ export async function openEvents(path: string, conversation: string | undefined)
   let records: EventRecord[];
   const trimmed = text.trim();
   if (trimmed === '') throw new UsageError(`${path}: empty: not a SQLite store (.db) or an events file (.json / .jsonl) of event records`);
+  const shapes = 'a JSON array of event records, or JSON Lines: one record per line';
+  const pretty = trimmed.startsWith('{') && trimmed.includes('\n') ? parsedObject(trimmed) : undefined;
+  if (pretty !== undefined && !('seq' in pretty && 'type' in pretty)) {
+    // One JSON object over many lines: no event log, and read as JSON Lines its first line "is no JSON" (outside probe 33, C1).
+    if (Array.isArray(pretty.cases))
+      throw new UsageError(
+        `${path}: a loopgate results file (results.json), not a conversation's events: give a SQLite store (.db), or an events file (${shapes})`,
+      );
+    throw new UsageError(`${path}: a JSON object, not event records: an events file is ${shapes}`);
+  }
   try {
-    records = trimmed.startsWith('[')
-      ? JSON.parse(trimmed)
-      : trimmed
-          .split('\n')
-          .filter((l) => l.trim())
-          .map((line, i) => {
-            try {
-              return JSON.parse(line) as EventRecord;
-            } catch (error) {
-              throw new UsageError(`${path}:${i + 1}: not a JSON record: ${(error as Error).message}`);
-            }
-          });
+    records = pretty
+      ? [pretty as unknown as EventRecord]
+      : trimmed.startsWith('[')
+        ? JSON.parse(trimmed)
+        : trimmed
+            .split('\n')
+            .filter((l) => l.trim())
+            .map((line, i) => {
+              try {
+                return JSON.parse(line) as EventRecord;
+              } catch (error) {
+                throw new UsageError(`${path}:${i + 1}: not a JSON record (an events file is ${shapes}): ${(error as Error).message}`);
+              }
+            });
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${path}: not JSON: ${(error as Error).message}`);
@@ -55,6 +67,16 @@ export async function openEvents(path: string, conversation: string | undefined)
   // As an empty .jsonl, or a store with no conversation: nothing to show is an input error, not "0 events".
   if (records.length === 0) throw new UsageError(`${path}: holds no event records (an empty list); a conversation's events file starts at seq 0`);
   return { conversation: conversation ?? path, events: decodeRecords(records, path) };
+}
+
+/** The text as a JSON object, or undefined when it is none (or no JSON at all). */
+function parsedObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One conversation's events from a store (the only one, or the one named); closes the store. */

@@ -282,6 +282,31 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: wrongtype\.json record seq 0: not an event record: it has no seq \(a record has seq, type, v, at, ignorable and payload\)$/,
   },
   {
+    name: 'replay: a pretty-printed results.json (said "not a JSON record" at its valid first line: outside probe 33, C1)',
+    setup: (w) => {
+      writeFileSync(join(w, 'results.json'), JSON.stringify({ loopgate: '0.1.0', cases: [{ id: 'scenario:a', status: 'passed' }] }, null, 2));
+      return ['replay', 'results.json'];
+    },
+    names:
+      /^loopgate: results\.json: a loopgate results file \(results\.json\), not a conversation's events: give a SQLite store \(\.db\), or an events file \(a JSON array of event records, or JSON Lines: one record per line\)$/,
+  },
+  {
+    name: 'replay: a pretty-printed JSON object that is no event record',
+    setup: (w) => {
+      writeFileSync(join(w, 'object.json'), JSON.stringify({ conversation: 'c1', items: [1, 2] }, null, 2));
+      return ['replay', 'object.json'];
+    },
+    names: /^loopgate: object\.json: a JSON object, not event records: an events file is a JSON array of event records, or JSON Lines: one record per line$/,
+  },
+  {
+    name: 'replay: JSON Lines with a broken line names it, and what the file should be',
+    setup: (w) => {
+      writeFileSync(join(w, 'torn.jsonl'), '{"seq":0}\n{"seq":\n');
+      return ['replay', 'torn.jsonl'];
+    },
+    names: /^loopgate: torn\.jsonl:2: not a JSON record \(an events file is a JSON array of event records, or JSON Lines: one record per line\): /,
+  },
+  {
     name: 'replay: a payload that is not JSON',
     setup: (w) => ['replay', alteredStore(w, 'torn.db', `UPDATE events SET payload = '{"text": "hi' WHERE seq = 2`)],
     names: /^loopgate: sqlite:torn\.db: conversation "conv-1" record seq 2 is corrupt: payload is not valid JSON/,
