@@ -64,7 +64,7 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
     );
   checkGenerateTextOptions(options as Readonly<Record<string, unknown>> | undefined);
   const own = loop.options ?? {};
-  return aiSdkTurnsLoop(`ai ${installedVersion('ai')}`, glue, async (world) => {
+  return aiSdkTurnsLoop('aiSdkLoop', `ai ${installedVersion('ai')}`, glue, async (world) => {
     const model = await caseModel(world);
     return (call) =>
       generateText({
@@ -110,14 +110,14 @@ export interface HarnessCall {
 export type TurnCall = (call: HarnessCall) => Promise<GenerateTextResult<ToolSet, never>>;
 
 /** The factory both AI SDK forms share: a glue (a name or the team's function), and per case the turn's call. */
-export function aiSdkTurnsLoop(version: string, glue: AiSdkGlue, callFor: (world: PeerWorld) => Promise<TurnCall>): LoopUnderTestFactory {
+export function aiSdkTurnsLoop(adapter: string, version: string, glue: AiSdkGlue, callFor: (world: PeerWorld) => Promise<TurnCall>): LoopUnderTestFactory {
   const own = typeof glue === 'function';
   return {
     id: 'ai-sdk',
     version,
     capabilities: AI_SDK_CAPABILITIES,
     // A name is checked against the glues this adapter knows (load-config refuses another); a function is the team's own.
-    ...(own ? { glue: 'your glue (aiSdkLoop({ glue }))' } : { glue: String(glue), glues: GLUES }),
+    ...(own ? { glue: `your glue (${adapter}({ glue }))` } : { glue: String(glue), glues: GLUES }),
     create: async (world) => new AiSdkTurns(world, await callFor(world), own ? (glue as AiSdkGlueFunction) : builtInGlue(glue as AiSdkGlueName, world.tools)),
   };
 }

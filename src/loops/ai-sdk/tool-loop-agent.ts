@@ -117,7 +117,7 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
     })(context);
   };
 
-  const loop = aiSdkTurnsLoop(`ai ${installedVersion('ai')} (ToolLoopAgent)`, glue, async (world) => {
+  const loop = aiSdkTurnsLoop(NAME, `ai ${installedVersion('ai')} (ToolLoopAgent)`, glue, async (world) => {
     const built = build(make, await caseModel(world));
     // This loop runs one agent: a case of another would run with this one's instructions, silently.
     const names = Object.keys(built.settings.tools ?? {}).sort();
