@@ -10,6 +10,7 @@ import { supportAgent } from '../example-agent/agent.ts';
 import { aiSdkCourierAgent } from '../example-agent/ai-sdk-agent.ts';
 import { flakyContextAgent } from '../example-agent/flaky-context.ts';
 import { remoteOrdersAgent } from '../example-agent/remote-orders.ts';
+import { renderedOrdersAgent } from '../example-agent/rendered-orders.ts';
 import { SUPPORT_ASSERTIONS } from '../example-agent/reply-assertions.ts';
 import { SUPPORT_FUZZ_ARGS } from '../example-agent/fuzz-args.ts';
 
@@ -19,6 +20,7 @@ export default defineConfig({
     'support-flaky-context': flakyContextAgent,
     'support-ai-sdk': aiSdkCourierAgent,
     'support-remote-orders': remoteOrdersAgent,
+    'support-rendered': renderedOrdersAgent,
   },
   defaultAgent: 'support',
   scenarios: ['.'],

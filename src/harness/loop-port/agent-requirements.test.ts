@@ -31,6 +31,17 @@ describe("what the agent's own settings need from a loop (a peer that drops them
     expect(await needs({ tools: TOOLS, policy: { rules: [{ id: 'ok', decision: 'allow' }] } })).toEqual([]);
   });
 
+  it("a called tool's output schema and its rendering for the model each need the loop to honour them; an uncalled one needs nothing", async () => {
+    const read = TOOLS[0]!;
+    const agent: Agent = { tools: [{ ...read, output: z.object({ ok: z.boolean() }), renderForModel: () => 'ok' }, TOOLS[1]!] };
+    const found = await agentRequirementsOf(agent, readsOnly);
+    expect(found).toEqual([
+      { need: 'tool-output-schema', why: 'its tool read_diff declares an output schema' },
+      { need: 'tool-rendering', why: 'its tool read_diff renders its results for the model' },
+    ]);
+    expect(await needs(agent, scenario([{ tool_use: [{ name: 'merge_pr', args: {} }] }, { reply: 'done' }]))).toEqual([]);
+  });
+
   it('visibility layers that hide a called tool need visibility', async () => {
     const agent: Agent = { tools: TOOLS, visibility: [{ name: 'global', deny: ['merge_pr'] }] };
     expect(await needs(agent)).toEqual(['visibility']);

@@ -2,7 +2,9 @@
  * What the agent's own settings need from the loop a scenario runs against. A
  * peer is handed the agent's tools and its `system` text, nothing else: a policy,
  * visibility layers, a claim policy, a compactor, error handlers, checkpoints,
- * prompt fragments and budgets the agent declares are dropped. Where one of them
+ * prompt fragments, budgets, and a tool's output schema and rendering for the
+ * model — all the agent declares beyond each tool's name, description, input
+ * and body — are dropped. Where one of them
  * would change this scenario's run — the policy decides a tool the script calls
  * other than allow, a layer hides one, the claim rewrites, drops or refuses one of
  * its messages, the script overflows with a compactor there — the case is skipped
@@ -41,6 +43,13 @@ export async function agentRequirementsOf(agent: Agent, scenario: Scenario): Pro
       add('policy', `its policy decides ${call.name}: ${verdict.verdict} (${verdict.rule === 'no_matching_rule' ? 'its default' : `rule ${verdict.rule}`})`);
       if (verdict.verdict === 'ask' && agent.approver) add('approver', `its approver is asked about ${call.name}`);
     }
+  }
+  // What a called tool promises about its results: a peer hands the model the raw result, checked by nothing (outside probe 33, A5).
+  const called = new Set(calls.map((c) => c.name));
+  for (const tool of agent.tools ?? []) {
+    if (!called.has(tool.name)) continue;
+    if (tool.output !== undefined) add('tool-output-schema', `its tool ${tool.name} declares an output schema`);
+    if (tool.renderForModel !== undefined) add('tool-rendering', `its tool ${tool.name} renders its results for the model`);
   }
   if (agent.visibility && agent.visibility.length > 0 && calls.length > 0) {
     const visibility = resolveVisibility([...new Set(calls.map((c) => c.name))], agent.visibility);

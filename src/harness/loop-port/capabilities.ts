@@ -28,6 +28,8 @@ export const CAPABILITIES = {
   'model-timeout': 'a per-call model timeout',
   'side-effect-notice': "loopgate's side-effect notice (and switching it off)",
   'output-truncation': 'tool output truncated for the model',
+  'tool-output-schema': "a tool's declared output schema checked (a result it refuses fails the call INVALID_OUTPUT)",
+  'tool-rendering': "a tool's renderForModel: the model reads its rendering of a result, not the JSON",
   'prompt-fragments': 'a system prompt assembled per request from fragments (priorities, dynamic texts, exclusive)',
   'executor-faults': "a tool executor the harness can swap for one that breaks its contract (loopgate's loop dependencies)",
   'lenient-args': 'lenient repair of malformed tool arguments',
