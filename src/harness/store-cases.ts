@@ -9,7 +9,7 @@
  * directory of its own under the system's temporary directory, removed after it.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -280,6 +280,51 @@ async function rowRefusedBySqlite(): Promise<CheckResult[]> {
 }
 
 /** Whether this process can claim the file's writer: `claimed`, `refused (…)`, or what went wrong. */
+/**
+ * The file a host writes, removed or replaced under it (a deploy script cleaning
+ * the data directory, a volume remounted): its writes would land in an unlinked
+ * file — answered "stored", gone at the next restart — and a second host would
+ * claim a new file at the path and serve the same conversations from nothing
+ * (outside probe 33, B1). The writer must notice, refuse every later write
+ * naming why, and write nothing more — also once another file is at the path.
+ */
+async function fileRemovedUnderTheWriter(): Promise<CheckResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'loopgate-removed-'));
+  const data = join(dir, 'data');
+  mkdirSync(data);
+  const file = join(data, 'agent.db');
+  const store = new SqliteEventStore(file);
+  const outcome = async (from: number): Promise<string> => {
+    try {
+      await store.append('c1', records(from, 1));
+      return 'stored';
+    } catch (error) {
+      return `refused: ${describeError(error)}`;
+    }
+  };
+  try {
+    await store.claimWriter();
+    const before = await outcome(0);
+    rmSync(data, { recursive: true, force: true });
+    const removed = await outcome(1);
+    // Another file at the path (restored from a backup, another host's): still not this writer's.
+    mkdirSync(data);
+    const other = new SqliteEventStore(join(dir, 'other.db'));
+    await other.close();
+    copyFileSync(join(dir, 'other.db'), file);
+    const replaced = await outcome(1);
+    const refused = (said: string) => said.startsWith('refused: StoreInUseError') && said.includes(file);
+    return [
+      { name: 'an append to the file in place is stored', passed: before === 'stored', message: before },
+      { name: 'its directory removed: the next append is refused, naming the file', passed: refused(removed), message: removed },
+      { name: 'another file at the path: still refused', passed: refused(replaced), message: replaced },
+    ];
+  } finally {
+    await store.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function claimOutcome(file: string): Promise<string> {
   const store = new SqliteEventStore(file);
   try {
@@ -361,6 +406,14 @@ export function storeCases(): Case[] {
         file: 'src/harness/store-cases.ts',
       },
       writerClaimAcrossProcesses,
+    ),
+    checksCase(
+      {
+        id: 'contract:store/sqlite/file-removed-under-the-writer-writes-nothing',
+        title: 'sqlite store: the file removed or replaced under a claimed writer refuses every later write, naming it',
+        file: 'src/harness/store-cases.ts',
+      },
+      fileRemovedUnderTheWriter,
     ),
     checksCase(
       {

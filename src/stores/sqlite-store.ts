@@ -194,7 +194,7 @@ export class SqliteEventStore implements EventStore {
       });
     }
     this.#db = db;
-    this.#writer = new SqliteWriterClaim(db, this.describe, options.writerClaim);
+    this.#writer = new SqliteWriterClaim(db, this.describe, options.writerClaim, this.#readOnly || path === ':memory:' ? undefined : path);
   }
 
   /** Write transactions committed (groups) and the batches they carried, since this store was opened: for metrics. */

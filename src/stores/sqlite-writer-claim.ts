@@ -17,11 +17,18 @@
  *   inside its own transaction, that the row is still its own (fencing: a process
  *   that stalled past the time to live and was taken over cannot write again).
  * - `close` deletes the row; a process that dies leaves it to be taken over.
+ * - The file itself is fenced too: removed or replaced under the host (a deploy
+ *   script cleaning the data directory, a volume remounted), its writes would
+ *   land in an unlinked file — answered stored, gone at the next restart — and a
+ *   second host would claim a new file at the path. Every append and every
+ *   heartbeat checks that the path still names the file the store opened (its
+ *   device and inode); if not, the claim is lost: nothing more is written.
  *
  * The table is created on the first claim, so a store opened only to read (the
  * CLI's replay) never writes to the file.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
@@ -57,10 +64,16 @@ export class SqliteWriterClaim {
   #lost: string | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #owner: StatementSync | undefined;
+  /** The file the store opened (undefined in memory): its path, and the device and inode it named then. */
+  readonly #file: { readonly path: string; readonly id: string } | undefined;
 
-  constructor(db: DatabaseSync, describe: string, timing: WriterClaimTiming = {}) {
+  constructor(db: DatabaseSync, describe: string, timing: WriterClaimTiming = {}, path?: string) {
     this.#db = db;
     this.#describe = describe;
+    // Resolved now: SQLite opened the path against the directory this process was in.
+    const file = path === undefined ? undefined : resolve(path);
+    const id = file === undefined ? undefined : fileId(file);
+    this.#file = file !== undefined && id !== undefined ? { path: file, id } : undefined;
     this.#ttlMs = timing.ttlMs ?? 15_000;
     this.#heartbeatMs = timing.heartbeatMs ?? Math.max(1, Math.floor(this.#ttlMs / 3));
     if (!(this.#ttlMs > 0) || !(this.#heartbeatMs > 0) || this.#heartbeatMs >= this.#ttlMs) {
@@ -88,6 +101,7 @@ export class SqliteWriterClaim {
   /** Inside an append's write transaction: throws unless this object still holds the claim (when it claimed at all). */
   checkHeld(): void {
     if (!this.#held) return;
+    if (this.#lost === undefined) this.#checkFile();
     if (this.#lost === undefined) {
       const row = this.#owner!.get() as Record<string, unknown> | undefined;
       if (row?.token !== this.#token) this.#lose(row ? toOwner(row) : undefined);
@@ -169,6 +183,7 @@ export class SqliteWriterClaim {
     const renew = this.#db.prepare('UPDATE writer_claim SET heartbeat_at = ? WHERE id = 1 AND token = ?');
     this.#timer = setInterval(() => {
       try {
+        if (this.#checkFile()) return;
         if (Number(renew.run(Date.now(), this.#token).changes) === 0) {
           const row = this.#owner!.get() as Record<string, unknown> | undefined;
           this.#lose(row ? toOwner(row) : undefined);
@@ -181,11 +196,28 @@ export class SqliteWriterClaim {
   }
 
   #lose(owner: Owner | undefined): void {
+    this.#stop(
+      `${this.#describe}: this process no longer holds the store's writer claim (${
+        owner ? `taken over by ${describeOwner(owner)}` : 'it was removed'
+      }, after its heartbeat lapsed for more than ${this.#ttlMs} ms); nothing more is written. Claim it again (a new host) once that process has stopped`,
+    );
+  }
+
+  /** Loses the claim when the path no longer names the file the store opened; says whether it did. */
+  #checkFile(): boolean {
+    if (this.#file === undefined) return false;
+    const now = fileId(this.#file.path);
+    if (now === this.#file.id) return false;
+    this.#stop(
+      `${this.#describe}: the store's file ${this.#file.path} was ${now === undefined ? 'removed' : 'replaced by another file'} while this process wrote it; nothing more is written, and what it wrote since is not at that path. Restore the file, or start a new host`,
+    );
+    return true;
+  }
+
+  #stop(why: string): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    this.#lost = `${this.#describe}: this process no longer holds the store's writer claim (${
-      owner ? `taken over by ${describeOwner(owner)}` : 'it was removed'
-    }, after its heartbeat lapsed for more than ${this.#ttlMs} ms); nothing more is written. Claim it again (a new host) once that process has stopped`;
+    this.#lost = why;
   }
 
   #inUse(owner: Owner, waitMs: number): string {
@@ -201,6 +233,16 @@ function toOwner(row: Record<string, unknown>): Owner {
     claimedAt: Number(row.claimed_at),
     heartbeatAt: Number(row.heartbeat_at),
   };
+}
+
+/** The device and inode a path names now, or undefined when it names nothing. */
+function fileId(path: string): string | undefined {
+  try {
+    const stat = statSync(path, { bigint: true });
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return undefined;
+  }
 }
 
 function describeOwner(owner: Owner): string {
