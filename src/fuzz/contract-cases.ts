@@ -10,7 +10,7 @@ import type { Case } from '../harness/cases.ts';
 import { checksCase } from '../harness/cases.ts';
 import type { CheckResult } from '../report/results.ts';
 import { FAMILIES, tallyDrawn, undrawn } from './drawn.ts';
-import { fuzzCaseArb } from './generators/scenario.ts';
+import { fuzzCaseArb, type FuzzCase } from './generators/scenario.ts';
 
 const FILE = 'src/fuzz/contract-cases.ts';
 /** Cases sampled from the generators (with their defaults); fixed seed, so the case is the same every run. */
@@ -54,6 +54,58 @@ function generatorsDrawEveryFamily(): CheckResult[] {
   });
 }
 
+/** A case holding nothing but `parts` (a plain reply to one message, else): what each family is read from, alone. */
+function caseWith(parts: { readonly scenario?: Record<string, unknown>; readonly script?: readonly unknown[]; readonly crashAt?: number }): FuzzCase {
+  const { provider, ...scenario } = parts.scenario ?? {};
+  return {
+    scenario: {
+      name: 'one feature',
+      inbox: [{ say: 'hi' }],
+      ...scenario,
+      provider: { kind: 'scripted', script: parts.script ?? [{ reply: 'hello' }], ...(provider as object | undefined) },
+    },
+    crashAt: parts.crashAt,
+  } as unknown as FuzzCase;
+}
+
+/** Each family's feature on its own: the case the family must be read from, and no other. */
+const FEATURES: Readonly<Record<string, FuzzCase>> = {
+  'a provider error with retry-after': caseWith({ script: [{ error: { kind: 'rate_limited', status: 429, retryAfterMs: 1_000 } }, { reply: 'hello' }] }),
+  'a tool call': caseWith({ script: [{ tool_use: [{ id: 'l1', name: 'lookup_order', args: {} }] }, { reply: 'hello' }] }),
+  'a steer': caseWith({ scenario: { inbox: [{ say: 'hi' }, { steer: 'shorter' }] } }),
+  'a cancel': caseWith({ scenario: { inbox: [{ say: 'hi' }, { cancel: 'user' }] } }),
+  'an inject': caseWith({ scenario: { inbox: [{ say: 'hi' }, { inject: 'the order shipped' }] } }),
+  'a tool that throws': caseWith({ scenario: { tools: [{ name: 'lookup_order', behaviour: [{ throw: 'reset' }] }] } }),
+  'a tool that hangs': caseWith({ scenario: { tools: [{ name: 'lookup_order', behaviour: ['hang'] }] } }),
+  'a tool failure with a code': caseWith({ scenario: { tools: [{ name: 'lookup_order', behaviour: [{ fail: { code: 'NOPE' } }] }] } }),
+  'a store fault': caseWith({ scenario: { store: { failAppends: [2] } } }),
+  'a compactor': caseWith({ scenario: { compaction: { propose: [] } } }),
+  'an approver': caseWith({ scenario: { approver: { decisions: ['approve'] } } }),
+  'a fallback model': caseWith({ scenario: { provider: { fallback: [{ reply: 'hello' }] } } }),
+  'a crash': caseWith({ crashAt: 3 }),
+  'the production host': caseWith({ scenario: { host: 'production' } }),
+  'a wire provider (an SDK over HTTP)': caseWith({ scenario: { provider: { kind: 'wire' } } }),
+  'a stream cut mid-way': caseWith({ script: [{ error: { kind: 'overloaded', midStream: true } }, { reply: 'hello' }] }),
+};
+
+/**
+ * Every family read from its own feature and no other: a tally that counts a family from another's feature (or from
+ * every case) would show a generator drawing what it stopped drawing (outside probe 32, N10).
+ */
+function familiesReadTheirOwnFeature(): CheckResult[] {
+  const plain = caseWith({});
+  return FAMILIES.map((family) => {
+    const own = FEATURES[family.id];
+    if (own === undefined) return { name: family.id, passed: false, message: 'no case with this feature alone in FEATURES: add one' };
+    const others = Object.entries(FEATURES)
+      .filter(([id, c]) => id !== family.id && family.present(c))
+      .map(([id]) => id);
+    const passed = family.present(own) && !family.present(plain) && others.length === 0;
+    const said = `its own feature: ${family.present(own) ? 'counted' : 'not counted'}; a plain case: ${family.present(plain) ? 'counted' : 'not counted'}`;
+    return { name: family.id, passed, message: others.length > 0 ? `${said}; also counted from: ${others.join(', ')}` : said };
+  });
+}
+
 export function fuzzContractCases(): Case[] {
   return [
     checksCase(
@@ -71,6 +123,14 @@ export function fuzzContractCases(): Case[] {
         file: FILE,
       },
       generatorsDrawEveryFamily,
+    ),
+    checksCase(
+      {
+        id: 'contract:fuzz/each-family-read-from-its-own-feature',
+        title: "fuzz: each family the drawn check tallies is counted from a case with its feature alone, and from no other family's",
+        file: FILE,
+      },
+      familiesReadTheirOwnFeature,
     ),
   ];
 }
