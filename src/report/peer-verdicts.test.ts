@@ -44,4 +44,18 @@ describe('compareVerdicts', () => {
     expect(differences.map((d) => `${d.id} ${d.kind}`)).toEqual(['a judged differently', 'b judged differently']);
     expect(differences[0]!.message).toBe('pinned: ✗ invariant-09-inbox-delivered-once: lost\nnow:    ✗ invariant-09-inbox-delivered-once: lost twice');
   });
+
+  it("the peer's persisted history is pinned line by line: a line it keeps otherwise is a difference; other passed checks are not pinned", () => {
+    const persisted = (line: string) => [
+      { name: 'persisted 000', passed: true, message: 'user: Refund ORD-1.' },
+      { name: 'persisted 001', passed: true, message: line },
+      { name: 'invariant-05-failed-turns-add-nothing', passed: true, message: 'held' },
+    ];
+    const before = verdictsOf('openai-agents', '0.20.0', 1, [c('t', 'passed', persisted('user: result#r1 unknown: timed out'))]);
+    expect(before.cases.t!.lines).toEqual(['~ persisted 000: user: Refund ORD-1.', '~ persisted 001: user: result#r1 unknown: timed out']);
+    const differences = compareVerdicts(before, [c('t', 'passed', persisted('user: result#r1 failed: timed out'))], false);
+    expect(differences.map((d) => d.message)).toEqual([
+      'pinned: ~ persisted 001: user: result#r1 unknown: timed out\nnow:    ~ persisted 001: user: result#r1 failed: timed out',
+    ]);
+  });
 });

@@ -9,7 +9,8 @@
  * on — each failed check (`✗ name: message`) and each line shown as a diff
  * against loopgate's exact expectations (`~ name: message`: what the peer
  * persisted or sent, never failed on its own; all but `diff: clock`, the virtual
- * time, which a peer's unseeded retry jitter moves from run to run). A case that newly fails, one that
+ * time, which a peer's unseeded retry jitter moves from run to run), and each line
+ * of the history the peer persisted (`~ persisted 000: …`). A case that newly fails, one that
  * newly passes, one that fails or persists differently, one pinned but not run
  * (in a whole run) and one run but not pinned are all differences.
  *
@@ -32,7 +33,7 @@ export interface PinnedCase {
   readonly status: CaseStatus;
   readonly outcome?: string;
   readonly skipReason?: string;
-  /** `✗ name: message` for each failed check, `~ name: message` for each diff line; sorted. */
+  /** `✗ name: message` for each failed check, `~ name: message` for each diff line and persisted line; sorted. */
   readonly lines?: readonly string[];
 }
 
@@ -68,7 +69,7 @@ const verdictsSchema = z.strictObject({
 export function pinCase(c: CaseResult): PinnedCase {
   const lines = (c.checks ?? [])
     // The virtual time a peer's case took is not pinned: a peer's own retry jitter is not seeded (Agents' backoff uses Math.random).
-    .filter((check) => !check.passed || (check.name.startsWith('diff') && check.name !== 'diff: clock'))
+    .filter((check) => !check.passed || (check.name.startsWith('diff') && check.name !== 'diff: clock') || check.name.startsWith('persisted '))
     .map((check) => `${check.passed ? '~' : '✗'} ${check.name}: ${check.message}`)
     .sort();
   return {

@@ -5,20 +5,22 @@
  * the config's own (peer-expectations.ts) — and every invariant that can judge a
  * run from outside (the rest say why they cannot).
  */
+import { createHash } from 'node:crypto';
 import { addTokens } from '../../kernel/index.ts';
 import type { Case, CaseOutcome } from '../cases.ts';
 import { statusFromChecks } from '../cases.ts';
 import { checkInvariants, type Invariant } from '../invariants/index.ts';
 import type { LoadedScenario } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
-import type { TimelineEntry } from '../../report/results.ts';
+import type { CheckResult, TimelineEntry } from '../../report/results.ts';
+import { renderMessages } from '../render.ts';
 import { buildAgent, agentNameOf, type AgentRegistry } from '../world/agent-under-test.ts';
 import { seededRandom } from '../world/seeded-random.ts';
 import { VirtualClock } from '../virtual-clock.ts';
 import { checkPeerExpectations, reportedOutcomeLabel, type PeerJudging } from './peer-expectations.ts';
 import type { ReplyAssertionContext } from '../checks/reply-assertion-types.ts';
 import { runPeerScenario } from './peer-host.ts';
-import type { PeerRun } from './peer-run.ts';
+import { finalHistory, type PeerRun } from './peer-run.ts';
 import type { LoopUnderTestFactory } from './peer-world.ts';
 import { agentRequirementsOf } from './agent-requirements.ts';
 import { lacking, requirementsOf, skipReason } from './requirements.ts';
@@ -76,8 +78,31 @@ export async function runPeerCase(
     ...extra(run),
     ...(await checkPeerExpectations(run, scenario.expect, suite.judged, suite.replies)),
     ...(await checkInvariants(run, suite.invariants)),
+    ...persistedChecks(run),
   ];
   return peerOutcome(run, checks);
+}
+
+/** Longest persisted line kept whole in a check; a longer one keeps its start, its length and a digest of all of it. */
+const PERSISTED_LINE = 240;
+
+/**
+ * What the peer persisted, one passed check per line of its history at the end
+ * (`persisted 000`, …): pinned with the verdicts (report/peer-verdicts.ts), so a
+ * change in what the peer — or loopgate's port of it — keeps is a difference, also
+ * where loopgate's expectation only says `contains` and its diff line reads the
+ * same either way (outside probe 33, P28: the Agents adapter reading a timed-out
+ * call `failed`, not "may have run", passed the pins).
+ */
+function persistedChecks(run: PeerRun): CheckResult[] {
+  return renderMessages(finalHistory(run)).map((line, i) => ({
+    name: `persisted ${String(i).padStart(3, '0')}`,
+    passed: true,
+    message:
+      line.length <= PERSISTED_LINE
+        ? line
+        : `${line.slice(0, PERSISTED_LINE)}… (${line.length} characters, sha256 ${createHash('sha256').update(line).digest('hex').slice(0, 12)})`,
+  }));
 }
 
 export function peerOutcome(run: PeerRun, checks: CaseOutcome['checks']): CaseOutcome {
