@@ -40,8 +40,9 @@ export interface LoopUnderTest {
    * Posts a message as a client would; a follow-up queues a turn and wakes the loop. Steer and inject only where the capabilities have them.
    * `via` (here and in `cancel`): the host, 1-based, of a case that runs several (loopgate's production host; the others run one).
    * `messageId`: the client's id for the message, the same on a retry (loopgate's production host only).
+   * `gone`: the client is gone before the host reads the post, its request's signal already aborted (production host only).
    */
-  send(text: string, intent: MessageIntent, via?: number, messageId?: string): void;
+  send(text: string, intent: MessageIntent, via?: number, messageId?: string, gone?: boolean): void;
   /** Cancels the running turn (the first source wins); ignored when idle. */
   cancel(by: CancelSource, via?: number): void;
   /** The process dies, with nothing written beyond what the store holds (loopgate's production host only). */

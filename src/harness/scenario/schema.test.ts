@@ -53,7 +53,7 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatchObject({ file: 'bad/unknown-key.yaml', line: 4, field: 'inbox[0].colour' });
     expect(error.message).toMatch(
-      /inbox\[0\]\.colour: unknown key; known: at, cancel, crash, disconnect, inject, messageId, reopen, say, shutdown, steer, times, undoCompaction, via$/,
+      /inbox\[0\]\.colour: unknown key; known: at, cancel, crash, disconnect, gone, inject, messageId, reopen, say, shutdown, steer, times, undoCompaction, via$/,
     );
   });
 
@@ -209,6 +209,21 @@ describe('times: a step or a say written out', () => {
     expect(errorOf(base('  - cancel: user\n    times: 2\n', '    - reply: a\n'), 'cancel.yaml').message).toMatch(/times repeats a say/);
     expect(errorOf(base('  - say: hi\n', '    - { reply: a, times: 5001 }\n'), 'many.yaml').message).toMatch(/times/);
     expect(errorOf(base('  - say: hi\n', '    - { reply: a, times: 0 }\n'), 'none.yaml').message).toMatch(/times/);
+  });
+});
+
+describe('gone: a post whose client is gone before it is read', () => {
+  const base = (host: string, inbox: string) => `name: g\n${host}inbox:\n${inbox}provider:\n  script:\n    - reply: a\nexpect: { outcome: replied }\n`;
+
+  it('goes with a post on the production host, one post at a time', () => {
+    expect(errorOf(base('', '  - say: hi\n    gone: true\n'), 'loop.yaml').message).toMatch(/inbox\[0\]\.gone: gone needs host: production/);
+    expect(errorOf(base('host: production\n', '  - cancel: user\n    gone: true\n'), 'cancel.yaml').message).toMatch(
+      /inbox\[0\]\.gone: gone goes with say, steer or inject/,
+    );
+    expect(errorOf(base('host: production\n', '  - say: hi\n    gone: true\n    times: 2\n'), 'times.yaml').message).toMatch(
+      /inbox\[0\]\.gone: gone names one post/,
+    );
+    expect(parseScenario(base('host: production\n', '  - say: hi\n    gone: true\n'), 'ok.yaml').inbox[0]).toMatchObject({ say: 'hi', gone: true });
   });
 });
 

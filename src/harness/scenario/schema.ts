@@ -216,10 +216,10 @@ export const behaviourSchema = z.union([
       suggestion: z.string().optional(),
       retryable: z.boolean().optional(),
       fromAnotherCopy: z
-        .boolean()
+        .union([z.boolean(), z.literal('without-retryable')])
         .optional()
         .describe(
-          "The ToolFailure comes from another copy of loopgate's module (a tool package with its own copy): instanceof does not hold, the loop must know it by its name and fields",
+          "The ToolFailure comes from another copy of loopgate's module (a tool package with its own copy): instanceof does not hold, the loop must know it by its name and fields. without-retryable: a look-alike that has no retryable field at all (a copy from before it, or a package's own error named ToolFailure): it does not say it may be retried",
         ),
     }),
   }),
@@ -239,7 +239,16 @@ export const behaviourSchema = z.union([
     .describe(
       "Returns a function with a then method (a callable thenable, as a lazy query builder is) that runs the tool when awaited. A thenable may be a function as well as an object (as await reads it): the loop must wait for it and answer with the tool's own result, not take the function for the output",
     ),
-  z.strictObject({ slow: ms, then: z.unknown().optional().describe('What to return after the wait (default: run normally)') }),
+  z.strictObject({
+    slow: ms,
+    then: z.unknown().optional().describe('What to return after the wait (default: run normally)'),
+    abortable: z
+      .literal(true)
+      .optional()
+      .describe(
+        "The wait honours the call's abort signal as a request with it does (fetch): aborted — a timeout, a cancel — it throws an AbortError at once. Without it the body waits out its time, whatever the signal says",
+      ),
+  }),
 ]);
 export type Behaviour = z.infer<typeof behaviourSchema>;
 
@@ -380,6 +389,12 @@ export const inboxEntrySchema = z
       .optional()
       .describe('say, steer, inject or cancel: the production host (1-based, of the scenario’s `hosts`) the client sends it to; default 1'),
     times: timesSchema.describe('say only: this message, this many times, each a turn of its own (a long conversation); default 1'),
+    gone: z
+      .literal(true)
+      .optional()
+      .describe(
+        "say, steer or inject: the client is gone before the host reads its post — its request's signal already aborted, as a server hands over a request whose client closed the connection while it waited in a queue: answered 499, nothing stored, no turn (host: production)",
+      ),
     messageId: z
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'a message id is 1-200 letters, digits, ".", "_", ":" or "-"')
@@ -397,6 +412,10 @@ export const inboxEntrySchema = z
       ctx.addIssue({ code: 'custom', path: ['times'], message: 'times repeats a say that waits for the loop to be idle (no at)' });
     if (entry.messageId !== undefined && (entry.say ?? entry.steer ?? entry.inject) === undefined)
       ctx.addIssue({ code: 'custom', path: ['messageId'], message: 'messageId goes with say, steer or inject (a message a client posts)' });
+    if (entry.gone !== undefined && (entry.say ?? entry.steer ?? entry.inject) === undefined)
+      ctx.addIssue({ code: 'custom', path: ['gone'], message: 'gone goes with say, steer or inject (a message a client posts)' });
+    if (entry.gone !== undefined && entry.times !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['gone'], message: 'gone names one post: it cannot go with times' });
     if (entry.messageId !== undefined && entry.times !== undefined)
       ctx.addIssue({ code: 'custom', path: ['messageId'], message: 'messageId names one message: it cannot go with times' });
   });
@@ -875,6 +894,12 @@ export const scenarioSchema = z
           code: 'custom',
           path: ['inbox', index, 'messageId'],
           message: 'messageId needs host: production (the production host takes a client message id; the loop has none)',
+        });
+      if (entry.gone !== undefined && scenario.host !== 'production')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inbox', index, 'gone'],
+          message: 'gone needs host: production (only the production host answers requests a client can abort)',
         });
       if (entry.disconnect !== undefined && scenario.host !== 'production')
         ctx.addIssue({

@@ -226,12 +226,12 @@ export class HostTarget implements LoopUnderTest {
     return process;
   }
 
-  send(text: string, intent: MessageIntent, via?: number, messageId?: string): void {
-    this.post(this.#main, text, intent, via, messageId);
+  send(text: string, intent: MessageIntent, via?: number, messageId?: string, gone?: boolean): void {
+    this.post(this.#main, text, intent, via, messageId, gone);
   }
 
   /** A client posts a message to `line`'s conversation through the process `via` names. */
-  post(line: Line, text: string, intent: MessageIntent, via?: number, messageId?: string): void {
+  post(line: Line, text: string, intent: MessageIntent, via?: number, messageId?: string, gone?: boolean): void {
     const process = this.#via(via);
     const post: HostPost = {
       intent,
@@ -244,6 +244,7 @@ export class HostTarget implements LoopUnderTest {
     line.posts.push(post);
     const client = new AbortController();
     line.clients.push(client);
+    if (gone) client.abort(new Error('the client went away before its post was read'));
     this.#track(
       line,
       process.host.handle(line.conversation, text, { intent, signal: client.signal, ...(messageId !== undefined ? { messageId } : {}) }).then((envelope) => {
@@ -572,8 +573,8 @@ export class OtherConversationTarget implements LoopUnderTest {
     return this.#line.posts;
   }
 
-  send(text: string, intent: MessageIntent, via?: number, messageId?: string): void {
-    this.#host.post(this.#line, text, intent, via, messageId);
+  send(text: string, intent: MessageIntent, via?: number, messageId?: string, gone?: boolean): void {
+    this.#host.post(this.#line, text, intent, via, messageId, gone);
   }
 
   cancel(by: CancelSource, via?: number): void {

@@ -180,9 +180,10 @@ export class InboxDriver {
 
   async #perform(entry: InboxEntry): Promise<void> {
     const target = this.#target;
-    if (entry.say !== undefined) target.send(entry.say, 'follow_up', entry.via, entry.messageId);
-    else if (entry.steer !== undefined) target.send(entry.steer, 'steer', entry.via, entry.messageId);
-    else if (entry.inject !== undefined) target.send(entry.inject, 'inject', entry.via, entry.messageId);
+    if (entry.gone) this.#faults.record(`the client of "${entry.say ?? entry.steer ?? entry.inject}" is gone before its post is read`);
+    if (entry.say !== undefined) target.send(entry.say, 'follow_up', entry.via, entry.messageId, entry.gone);
+    else if (entry.steer !== undefined) target.send(entry.steer, 'steer', entry.via, entry.messageId, entry.gone);
+    else if (entry.inject !== undefined) target.send(entry.inject, 'inject', entry.via, entry.messageId, entry.gone);
     else if (entry.cancel !== undefined) {
       this.#faults.record(`cancel by ${entry.cancel}${entry.via !== undefined ? ` via host ${entry.via}` : ''}`);
       target.cancel(entry.cancel, entry.via);

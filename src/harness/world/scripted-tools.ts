@@ -238,6 +238,11 @@ const ForeignToolFailure: typeof ToolFailure = (
   }
 ).ToolFailure;
 
+/** A plain Error shaped as a ToolFailure with no `retryable` field: neither an instance of the loop's class nor saying it may be retried. */
+function lookAlikeWithoutRetryable(failure: ToolFailure): Error {
+  return Object.assign(new Error(failure.message), { name: 'ToolFailure', code: failure.code, suggestion: failure.suggestion });
+}
+
 /** A ToolFailure (or a look-alike from another copy of the module) that does not allow a retry: `retryable` is false unless said. */
 function saysNoRetry(error: unknown): boolean {
   return error instanceof Error && error.name === 'ToolFailure' && (error as { retryable?: unknown }).retryable !== true;
@@ -260,15 +265,16 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
     }
     if ('return' in behaviour) return behaviour.return;
     if ('fail' in behaviour) {
-      const copy = behaviour.fail.fromAnotherCopy === true;
-      hooks.faults.record(`tool ${tool.name} fails ${behaviour.fail.code}${copy ? " (a ToolFailure of another copy of loopgate's module)" : ''}`);
-      const Failure = copy ? ForeignToolFailure : ToolFailure;
-      return Promise.reject(
-        new Failure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
-          ...(behaviour.fail.suggestion ? { suggestion: behaviour.fail.suggestion } : {}),
-          ...(behaviour.fail.retryable !== undefined ? { retryable: behaviour.fail.retryable } : {}),
-        }),
+      const copy = behaviour.fail.fromAnotherCopy;
+      hooks.faults.record(
+        `tool ${tool.name} fails ${behaviour.fail.code}${copy === true ? " (a ToolFailure of another copy of loopgate's module)" : copy ? ' (a look-alike ToolFailure with no retryable field)' : ''}`,
       );
+      const Failure = copy === true ? ForeignToolFailure : ToolFailure;
+      const failure = new Failure(behaviour.fail.code, behaviour.fail.message ?? `${tool.name} failed`, {
+        ...(behaviour.fail.suggestion ? { suggestion: behaviour.fail.suggestion } : {}),
+        ...(behaviour.fail.retryable !== undefined ? { retryable: behaviour.fail.retryable } : {}),
+      });
+      return Promise.reject(copy === 'without-retryable' ? lookAlikeWithoutRetryable(failure) : failure);
     }
     if ('throw' in behaviour) {
       hooks.faults.record(`tool ${tool.name} throws`);
@@ -288,8 +294,12 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
       );
       return notJsonOutput(behaviour.returnNotJson);
     }
-    hooks.faults.record(`tool ${tool.name} takes ${behaviour.slow} ms`);
-    return hooks.clock.sleep(behaviour.slow, ctx.signal).then(() => (behaviour.then !== undefined ? behaviour.then : original(args, ctx)));
+    hooks.faults.record(`tool ${tool.name} takes ${behaviour.slow} ms${behaviour.abortable ? ', unless its signal aborts it' : ''}`);
+    return hooks.clock.sleep(behaviour.slow, ctx.signal).then(() => {
+      // An abortable wait throws as fetch does when its signal aborts.
+      if (behaviour.abortable && ctx.signal.aborted) throw Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
+      return behaviour.then !== undefined ? behaviour.then : original(args, ctx);
+    });
   };
 }
 
