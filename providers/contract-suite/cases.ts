@@ -1387,6 +1387,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'overflow_told_by_words_alone',
+    title:
+      "a 400 that names the context limit in its words (maximum context length, exceeds the context window) but carries no code (code null, as a gateway that drops OpenAI's code sends it) ends as context_window_exceeded at request: the words decide when no code does",
+    behaviour: { kind: 'http_error', error: 'overflow_by_words' },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.match(result.message, /maximum context length|exceeds the context window/, 'the provider message is kept');
+    },
+  },
+  {
     id: 'overflow_input_and_max_tokens_plain_words',
     title:
       'a 400 saying the input and max_tokens together exceed the context limit, in plain words (no Markdown backticks around max_tokens), ends as context_window_exceeded at request',

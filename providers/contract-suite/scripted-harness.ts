@@ -116,6 +116,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
       return overflow('request', 'input length and max_tokens exceed context limit');
     case 'overflow_by_code':
       return overflow('request', 'The request has 131072 tokens, over the 128000 this model takes.');
+    case 'overflow_by_words':
+      return overflow('request', "This model's maximum context length is 128000 tokens.");
     case 'auth':
       return transportError('auth', { status: status ?? 401 });
     case 'forbidden':

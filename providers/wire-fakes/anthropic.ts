@@ -228,6 +228,7 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
     case 'request_timeout':
       return { status: status ?? 408, body: errorBody('api_error', 'Request Timeout') };
     case 'overflow_by_code':
+    case 'overflow_by_words':
       throw new UnsupportedOnWire('the Messages API has no error code: an overflow is told by its words (overflow, overflow_input_and_max_tokens)');
     case 'request_too_large':
       return { status: status ?? 413, body: errorBody('request_too_large', 'Request exceeds the maximum allowed number of bytes.') };

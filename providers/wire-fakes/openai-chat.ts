@@ -266,6 +266,8 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
         status: status ?? 400,
         body: openAIErrorBody(OPENAI_OVERFLOW_BY_CODE_MESSAGE, 'invalid_request_error', 'context_length_exceeded', overflowParam),
       };
+    case 'overflow_by_words':
+      return { status: status ?? 400, body: openAIErrorBody(overflowMessage, 'invalid_request_error', null, overflowParam) };
     case 'auth':
       return {
         status: status ?? 401,

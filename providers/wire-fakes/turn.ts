@@ -358,6 +358,8 @@ export function refuseCutCallWhole(turn: WireTurn, api: string): void {
  * text, without the Markdown backticks (as a gateway or proxy that relays the message as plain text gives it).
  * `overflow_by_code`: the input does not fit, told by OpenAI's error code `context_length_exceeded` alone, its words
  * not naming the context window (as an OpenAI-compatible server or gateway words it). Anthropic has no such code.
+ * `overflow_by_words`: the input does not fit, told by OpenAI's words alone ("maximum context length"), the code
+ * `null` (as a gateway that drops the code sends it). Anthropic tells every overflow by its words (`overflow`).
  * `invalid_request`: HTTP 400, the request refused as it stands (Anthropic's `invalid_request_error`; OpenAI's
  * `invalid_request_error` with code `invalid_prompt`, a prompt its safety system flagged): sending it again cannot help.
  */
@@ -365,6 +367,7 @@ export type ErrorKind =
   | 'overflow_input_and_max_tokens'
   | 'overflow'
   | 'overflow_by_code'
+  | 'overflow_by_words'
   | 'auth'
   | 'forbidden'
   | 'rate_limited'
