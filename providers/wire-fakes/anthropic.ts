@@ -13,6 +13,7 @@ import {
   refuseCutCallWhole,
   refuseFinalStatus,
   refuseFinalWithoutStatus,
+  refuseFunctionCallFinish,
   refuseLimitAfterWholeCall,
 } from './turn.ts';
 
@@ -68,6 +69,7 @@ function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallWhole(turn, 'A Messages stream');
   refuseFinalWithoutStatus(turn, 'the Messages API');
   refuseFinalStatus(turn, 'the Messages API');
+  refuseFunctionCallFinish(turn, 'the Messages API');
   const frames: Frame[] = [];
   const id = 'msg_01WireFake0000000000000001';
   frames.push(
@@ -163,6 +165,7 @@ function completeBody(turn: WireTurn): unknown {
   refuseCutCallStatus(turn, 'the Messages API');
   refuseFinalWithoutStatus(turn, 'the Messages API');
   refuseFinalStatus(turn, 'the Messages API');
+  refuseFunctionCallFinish(turn, 'the Messages API');
   return {
     id: 'msg_01WireFake0000000000000002',
     type: 'message',

@@ -105,6 +105,12 @@ export interface WireTurn {
    */
   readonly finalStatus?: string;
   /**
+   * Chat Completions: a turn that stops for tool use ends with `finish_reason` `function_call` (the
+   * deprecated functions API's reason, which OpenAI-compatible servers may still send with `tool_calls`)
+   * instead of `tool_calls`. Other protocols have no such reason (UnsupportedOnWire).
+   */
+  readonly functionCallFinish?: boolean;
+  /**
    * Chat Completions: each call's first chunk carries its index and id but no
    * function name; the name follows in the call's next chunk (as some
    * OpenAI-compatible servers stream it). Protocols that name a call in the
@@ -319,6 +325,12 @@ export function refuseLimitAfterWholeCall(turn: WireTurn, api: string): void {
 export function refuseFinalStatus(turn: WireTurn, api: string): void {
   if (turn.finalStatus === undefined) return;
   throw new UnsupportedOnWire(`${api} has no status of a response: its stop reason is the ending (an unknown one is unknown_stop_reason)`);
+}
+
+/** For protocols with no `finish_reason` `function_call` (all but Chat Completions). */
+export function refuseFunctionCallFinish(turn: WireTurn, api: string): void {
+  if (!turn.functionCallFinish) return;
+  throw new UnsupportedOnWire(`${api} has no finish reason function_call: only Chat Completions sends it`);
 }
 
 export function refuseFinalWithoutStatus(turn: WireTurn, api: string): void {
