@@ -332,6 +332,28 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'tool_calls_finished_as_function_call',
+    title:
+      "a tool call whose response ends with Chat Completions' deprecated finish_reason function_call (as OpenAI-compatible servers may still send it) ends as tool_use with the call, never as an unknown stop",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [{ type: 'tool_call', id: 'call_f1', name: 'get_weather', args: '{"city":"Oslo"}' }],
+        stop: 'tool_use',
+        usage: USAGE,
+        functionCallFinish: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_f1', name: 'get_weather', args: { city: 'Oslo' } }],
+      );
+      assert.equal(result.stopReason, 'function_call', 'the raw stop reason is kept');
+    },
+  },
+  {
     id: 'text_after_tool_call',
     title: 'text the model writes after a tool call is kept, not only the text before it',
     behaviour: {
@@ -1384,6 +1406,18 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       assert.equal(result.at, 'request');
       assert.deepEqual(result.content, []);
       assert.ok(result.message.length > 0, 'the provider message is kept');
+    },
+  },
+  {
+    id: 'overflow_told_by_words_alone',
+    title:
+      "a 400 that names the context limit in its words (maximum context length, exceeds the context window) but carries no code (code null, as a gateway that drops OpenAI's code sends it) ends as context_window_exceeded at request: the words decide when no code does",
+    behaviour: { kind: 'http_error', error: 'overflow_by_words' },
+    check({ result }) {
+      expectType(result, 'context_window_exceeded');
+      assert.equal(result.at, 'request');
+      assert.deepEqual(result.content, []);
+      assert.match(result.message, /maximum context length|exceeds the context window/, 'the provider message is kept');
     },
   },
   {

@@ -22,6 +22,7 @@ const NO_CREDENTIAL = 'the in-process fake is given no credential to quote';
 const NO_FETCH = 'the in-process fake reads no body through a fetch of its own';
 const NO_READS = 'the in-process fake hands over each delta on its own: it has no network reads to buffer';
 const NO_STATUS = 'the in-process fake has no status of a response to write: it scripts the normalized result';
+const NO_FINISH = 'the in-process fake has no finish reason to write: it scripts the normalized result';
 
 /** How long a stall lasts in the script: far beyond any case's timeout. */
 const STALL_MS = 60_000;
@@ -116,6 +117,8 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
       return overflow('request', 'input length and max_tokens exceed context limit');
     case 'overflow_by_code':
       return overflow('request', 'The request has 131072 tokens, over the 128000 this model takes.');
+    case 'overflow_by_words':
+      return overflow('request', "This model's maximum context length is 128000 tokens.");
     case 'auth':
       return transportError('auth', { status: status ?? 401 });
     case 'forbidden':
@@ -215,6 +218,7 @@ export function createScriptedHarness(): ContractHarness {
       content_before_response_start: NO_WIRE,
       empty_stream: NO_WIRE,
       response_status_neither_completed_nor_incomplete: NO_STATUS,
+      tool_calls_finished_as_function_call: NO_FINISH,
       gateway_502_without_provider_error: NO_GATEWAY,
       gateway_redirect_without_location: NO_GATEWAY,
       payment_required_402: NO_GATEWAY,

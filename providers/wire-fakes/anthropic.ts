@@ -13,6 +13,7 @@ import {
   refuseCutCallWhole,
   refuseFinalStatus,
   refuseFinalWithoutStatus,
+  refuseFunctionCallFinish,
   refuseLimitAfterWholeCall,
 } from './turn.ts';
 
@@ -68,6 +69,7 @@ function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallWhole(turn, 'A Messages stream');
   refuseFinalWithoutStatus(turn, 'the Messages API');
   refuseFinalStatus(turn, 'the Messages API');
+  refuseFunctionCallFinish(turn, 'the Messages API');
   const frames: Frame[] = [];
   const id = 'msg_01WireFake0000000000000001';
   frames.push(
@@ -163,6 +165,7 @@ function completeBody(turn: WireTurn): unknown {
   refuseCutCallStatus(turn, 'the Messages API');
   refuseFinalWithoutStatus(turn, 'the Messages API');
   refuseFinalStatus(turn, 'the Messages API');
+  refuseFunctionCallFinish(turn, 'the Messages API');
   return {
     id: 'msg_01WireFake0000000000000002',
     type: 'message',
@@ -228,6 +231,7 @@ function errorAnswer(kind: ErrorKind, status?: number): ErrorAnswer {
     case 'request_timeout':
       return { status: status ?? 408, body: errorBody('api_error', 'Request Timeout') };
     case 'overflow_by_code':
+    case 'overflow_by_words':
       throw new UnsupportedOnWire('the Messages API has no error code: an overflow is told by its words (overflow, overflow_input_and_max_tokens)');
     case 'request_too_large':
       return { status: status ?? 413, body: errorBody('request_too_large', 'Request exceeds the maximum allowed number of bytes.') };

@@ -12,6 +12,11 @@ import { UnsupportedOnWire, pieces, refuseCutCallStatus, refuseCutCallWhole, ref
 const MODEL = 'gpt-4o-2024-08-06';
 const ID = 'chatcmpl-WireFake000000000000000001';
 
+/** The turn's `finish_reason`; `function_call` for a tool-use stop when the turn asks for the deprecated reason. */
+function finishOf(turn: WireTurn): string | null {
+  return turn.functionCallFinish === true && turn.stop === 'tool_use' ? 'function_call' : finishReason(turn.stop);
+}
+
 function finishReason(stop: TurnStop): string | null {
   if (typeof stop === 'object') return stop.unknown;
   switch (stop) {
@@ -83,7 +88,7 @@ function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallWhole(turn, 'OpenAI Chat Completions');
   refuseFinalWithoutStatus(turn, 'OpenAI Chat Completions');
   refuseFinalStatus(turn, 'OpenAI Chat Completions');
-  const finish = finishReason(turn.stop);
+  const finish = finishOf(turn);
   const model = turn.model ?? MODEL;
   const other = turn.otherChoiceFirst === true;
   const none = turn.blankRefusal ? '' : null;
@@ -227,7 +232,7 @@ function completeBody(turn: WireTurn): unknown {
           annotations: [],
         },
         logprobs: null,
-        finish_reason: finishReason(turn.stop),
+        finish_reason: finishOf(turn),
       },
     ],
     usage: usage(turn),
@@ -266,6 +271,8 @@ export function openAIErrorAnswer(kind: ErrorKind, overflowMessage: string, over
         status: status ?? 400,
         body: openAIErrorBody(OPENAI_OVERFLOW_BY_CODE_MESSAGE, 'invalid_request_error', 'context_length_exceeded', overflowParam),
       };
+    case 'overflow_by_words':
+      return { status: status ?? 400, body: openAIErrorBody(overflowMessage, 'invalid_request_error', null, overflowParam) };
     case 'auth':
       return {
         status: status ?? 401,

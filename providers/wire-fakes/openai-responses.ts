@@ -7,7 +7,7 @@ import type { Frame, FrameTag } from './plan.ts';
 import { sseFrame } from './plan.ts';
 import type { ProtocolKit } from './protocol.ts';
 import type { StreamErrorKind, TurnStop, TurnUsage, WireTurn } from './turn.ts';
-import { UnsupportedOnWire, pieces, refuseCutCallWhole, refuseLimitAfterWholeCall } from './turn.ts';
+import { UnsupportedOnWire, pieces, refuseCutCallWhole, refuseFunctionCallFinish, refuseLimitAfterWholeCall } from './turn.ts';
 import { OPENAI_INVALID_PROMPT_MESSAGE, OPENAI_TPM_MESSAGE, openAIErrorAnswer } from './openai-chat.ts';
 
 const MODEL = 'gpt-4.1-2025-04-14';
@@ -134,6 +134,7 @@ function byItemIdAlone(data: Record<string, unknown>): Record<string, unknown> {
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallWhole(turn, 'OpenAI Responses');
   refuseLimitAfterWholeCall(turn, 'OpenAI Responses');
+  refuseFunctionCallFinish(turn, 'OpenAI Responses');
   const end = ending(turn);
   const frames: Frame[] = [];
   let seq = 0;
@@ -273,6 +274,7 @@ function streamFrames(turn: WireTurn): Frame[] {
 function completeBody(turn: WireTurn): unknown {
   refuseCutCallWhole(turn, 'OpenAI Responses');
   refuseLimitAfterWholeCall(turn, 'OpenAI Responses');
+  refuseFunctionCallFinish(turn, 'OpenAI Responses');
   if (turn.finalWithoutStatus)
     throw new UnsupportedOnWire(
       'a complete OpenAI Responses body has no final event: its status is its only ending, and without it nothing says how it ended; the streaming harness runs this case',

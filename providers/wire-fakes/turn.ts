@@ -105,6 +105,12 @@ export interface WireTurn {
    */
   readonly finalStatus?: string;
   /**
+   * Chat Completions: a turn that stops for tool use ends with `finish_reason` `function_call` (the
+   * deprecated functions API's reason, which OpenAI-compatible servers may still send with `tool_calls`)
+   * instead of `tool_calls`. Other protocols have no such reason (UnsupportedOnWire).
+   */
+  readonly functionCallFinish?: boolean;
+  /**
    * Chat Completions: each call's first chunk carries its index and id but no
    * function name; the name follows in the call's next chunk (as some
    * OpenAI-compatible servers stream it). Protocols that name a call in the
@@ -321,6 +327,12 @@ export function refuseFinalStatus(turn: WireTurn, api: string): void {
   throw new UnsupportedOnWire(`${api} has no status of a response: its stop reason is the ending (an unknown one is unknown_stop_reason)`);
 }
 
+/** For protocols with no `finish_reason` `function_call` (all but Chat Completions). */
+export function refuseFunctionCallFinish(turn: WireTurn, api: string): void {
+  if (!turn.functionCallFinish) return;
+  throw new UnsupportedOnWire(`${api} has no finish reason function_call: only Chat Completions sends it`);
+}
+
 export function refuseFinalWithoutStatus(turn: WireTurn, api: string): void {
   if (!turn.finalWithoutStatus) return;
   throw new UnsupportedOnWire(
@@ -358,6 +370,8 @@ export function refuseCutCallWhole(turn: WireTurn, api: string): void {
  * text, without the Markdown backticks (as a gateway or proxy that relays the message as plain text gives it).
  * `overflow_by_code`: the input does not fit, told by OpenAI's error code `context_length_exceeded` alone, its words
  * not naming the context window (as an OpenAI-compatible server or gateway words it). Anthropic has no such code.
+ * `overflow_by_words`: the input does not fit, told by OpenAI's words alone ("maximum context length"), the code
+ * `null` (as a gateway that drops the code sends it). Anthropic tells every overflow by its words (`overflow`).
  * `invalid_request`: HTTP 400, the request refused as it stands (Anthropic's `invalid_request_error`; OpenAI's
  * `invalid_request_error` with code `invalid_prompt`, a prompt its safety system flagged): sending it again cannot help.
  */
@@ -365,6 +379,7 @@ export type ErrorKind =
   | 'overflow_input_and_max_tokens'
   | 'overflow'
   | 'overflow_by_code'
+  | 'overflow_by_words'
   | 'auth'
   | 'forbidden'
   | 'rate_limited'

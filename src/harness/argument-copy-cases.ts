@@ -181,6 +181,59 @@ async function tooDeepArgumentsLoggedWithTheirArrays(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A schema that changes the arguments before checking them (`z.preprocess` reading a missing address as `{}`):
+ * zod reports a field missing inside a value the model sent as `null`, and the validation message walks the
+ * model's arguments along that path. The model is told which field is missing, the tool never runs
+ * (mutation seed 34).
+ */
+async function missingFieldUnderAPreprocessedNull(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  let ran = 0;
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'ship_order',
+        description: 'Ship an order to an address.',
+        input: z.object({ order_id: z.string(), address: z.preprocess((v) => v ?? {}, z.object({ city: z.string() })) }),
+        sideEffect: 'NONE',
+        run: () => {
+          ran++;
+          return { shipped: true };
+        },
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient(
+    [toolUse([call('ship', 'ship_order', { order_id: 'ORD-1001', address: null })]), reply('Which city should it go to?')],
+    { clock },
+  );
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent }));
+  loop.send('Ship ORD-1001.', { id: 'ask' });
+  const [result] = await loop.drain();
+  const kind = String(result?.outcome.kind);
+  const told = log.events
+    .flatMap((e) => {
+      if (e.type !== 'tool.result') return [];
+      const { status, content } = e.payload as { status: string; content: string };
+      return [`${status} ${content}`];
+    })
+    .join(' | ');
+  const says = /^failed .*INVALID_ARGUMENTS.*missing required field \\+"city\\+" in address/s.test(told);
+  return [
+    { name: 'replied', passed: kind === 'replied', message: `outcome ${kind}`, expected: 'replied', actual: kind },
+    { name: 'the tool never ran', passed: ran === 0, message: `ran ${ran} time(s)`, expected: '0', actual: String(ran) },
+    {
+      name: 'the model is told the missing field',
+      passed: says,
+      message: says ? told : `the result reads ${JSON.stringify(told)}`,
+      expected: 'failed INVALID_ARGUMENTS … missing required field "city" in address',
+      actual: told,
+    },
+  ];
+}
+
 export function argumentCopyCases(): Case[] {
   return [
     checksCase(
@@ -207,6 +260,14 @@ export function argumentCopyCases(): Case[] {
         file: 'src/harness/argument-copy-cases.ts',
       },
       tooDeepArgumentsLoggedWithTheirArrays,
+    ),
+    checksCase(
+      {
+        id: 'contract:arguments/missing-field-under-a-preprocessed-null',
+        title: 'arguments: a field missing inside a value the model sent as null, which the schema reads as {}, is named to the model; the tool never runs',
+        file: 'src/harness/argument-copy-cases.ts',
+      },
+      missingFieldUnderAPreprocessedNull,
     ),
   ];
 }

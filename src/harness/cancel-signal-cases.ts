@@ -182,6 +182,32 @@ async function scopeWithoutLinksCancelsOnce(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * `drain()` called again while a drain runs (a second message posted and drained by another caller, as a host
+ * does) joins the running drain: the same promise, one turn per message in order, never a second drain running
+ * turns beside the first (mutation seed 34).
+ */
+async function drainWhileDrainingJoinsTheRunningDrain(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([{ result: reply('ORD-1001 is on its way.'), latencyMs: 1_000 }, reply('ORD-1002 arrived yesterday.')], {
+    clock,
+  });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  loop.send('Where is ORD-1001?', { id: 'first' });
+  const first = loop.drain();
+  loop.send('And ORD-1002?', { id: 'second' });
+  const second = loop.drain();
+  const [a, b] = await clock.run(Promise.all([first, second]));
+  const outcomes = (results: readonly { outcome: unknown }[]) => results.map((r) => label(r.outcome as never)).join(', ');
+  return [
+    check('the second drain() returns the running drain', 'true', String(first === second)),
+    check("the first caller's turns", 'replied, replied', outcomes(a)),
+    check("the second caller's turns, the same", 'replied, replied', outcomes(b)),
+    check('two requests, one per turn', '2', String(model.calls)),
+  ];
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -224,6 +250,14 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       scopeWithoutLinksCancelsOnce,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/drain-while-draining-joins-the-running-drain',
+        title: 'loop api: drain() called while a drain runs returns the running drain, whose turns answer both messages in order',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      drainWhileDrainingJoinsTheRunningDrain,
     ),
   ];
 }

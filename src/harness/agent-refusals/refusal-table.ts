@@ -685,6 +685,12 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'visibility layer #1: name must be a non-empty string',
   },
   {
+    id: 'visibility/layer-that-is-null',
+    title: 'a visibility layer that is null (a list built with a hole filled by null)',
+    agent: withLayers([{ name: 'global', deny: ['send_receipt'] }, odd(null)]),
+    refused: 'visibility layer #1: name must be a non-empty string',
+  },
+  {
     id: 'visibility/deny-not-a-list',
     title: 'a deny given as one string',
     agent: withLayers([odd({ name: 'global', deny: 'send_receipt' })]),

@@ -110,6 +110,7 @@ function probe(run: ScenarioRun): string | undefined {
     ...positionProbes(view.known, refuse, append),
     pendingReturned(copy, refuse, append),
     reusedCallId(copy, view.known, refuse, append),
+    closeOfAnotherTurn(copy, refuse, append),
     reentrant(copy),
   ];
   return problems.find((p) => p !== undefined);
@@ -183,6 +184,22 @@ function reusedCallId(copy: EventLog, known: readonly LogEvent[], refuse: Refuse
   }
   const made = call;
   return refuse(`a second call with id ${made.id}`, () => append('assistant.message', { turn, step: 0, content: [made] }));
+}
+
+/**
+ * A close naming a turn other than the open one (one opened for it if none is): the open turn would stay open
+ * with its close stored under a turn that never opened.
+ */
+function closeOfAnotherTurn(copy: EventLog, refuse: Refuse, append: Append): string | undefined {
+  let turn = copy.positions.openTurn;
+  if (turn === undefined) {
+    turn = copy.positions.nextTurn;
+    append('turn.opened', { turn, trigger: 'probe' });
+  }
+  const open = turn;
+  return refuse(`closing turn ${open + 1} while turn ${open} is open`, () =>
+    append('turn.closed', { turn: open + 1, outcome: { kind: 'replied' }, steps: 0, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 }),
+  );
 }
 
 function reentrant(copy: EventLog): string | undefined {
