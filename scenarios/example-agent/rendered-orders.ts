@@ -31,7 +31,7 @@ export const renderedOrdersAgent: AgentFactory = async (context) => {
             run: async (args, ctx) => {
               const order = (await tool.run(args as never, ctx)) as Order;
               // The order service's newer format for this one order: the total as a text.
-              return order.id === "ORD-1004" ? ({ ...order, total: `${order.total.toFixed(2)} USD` } as unknown as Order) : order;
+              return order.id === 'ORD-1004' ? ({ ...order, total: `${order.total.toFixed(2)} USD` } as unknown as Order) : order;
             },
             renderForModel: (order: Order) => `${order.id}: ${order.status}, ${order.total} USD (${order.items.join(', ')})`,
           })
