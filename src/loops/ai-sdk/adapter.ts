@@ -23,6 +23,7 @@ import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-
 import type { Capabilities } from '../../harness/loop-port/capabilities.ts';
 import type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld } from '../../harness/loop-port/peer-world.ts';
 import type { TurnReport } from '../../harness/loop-port/port.ts';
+import { sdkCallContext } from './call-context.ts';
 import { classifyResolved, classifyThrown, endingOf } from './classify.ts';
 import { builtInGlue, GLUES, type AiSdkGlue, type AiSdkGlueFunction, type AiSdkGlueName, type AiSdkKept } from './glue.ts';
 import { fromSdkMessages, type SdkMessage } from './messages.ts';
@@ -66,21 +67,28 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
   const own = loop.options ?? {};
   return aiSdkTurnsLoop('aiSdkLoop', `ai ${installedVersion('ai')}`, glue, async (world) => {
     const model = await caseModel(world);
-    return (call) =>
-      generateText({
-        stopWhen: stepCountIs(world.maxSteps),
-        maxOutputTokens: world.maxTokens,
-        maxRetries: world.retries,
-        ...own,
-        model,
-        system: world.system,
-        ...call,
-        // The team's own (where an app persists, audits or bills per step): called after the harness's, as generateText would.
-        onStepFinish: async (step) => {
-          await call.onStepFinish(step);
-          return own.onStepFinish?.(step);
-        },
-      });
+    return async (call) => {
+      const held = heldToCaseModel('aiSdkLoop', model, own.prepareStep ?? own.experimental_prepareStep);
+      try {
+        return await generateText({
+          stopWhen: stepCountIs(world.maxSteps),
+          maxOutputTokens: world.maxTokens,
+          maxRetries: world.retries,
+          ...own,
+          model,
+          system: world.system,
+          ...call,
+          prepareStep: held.prepareStep,
+          // The team's own (where an app persists, audits or bills per step): called after the harness's, as generateText would.
+          onStepFinish: async (step) => {
+            await call.onStepFinish(step);
+            return own.onStepFinish?.(step);
+          },
+        });
+      } catch (error) {
+        throw held.tripped() ?? error;
+      }
+    };
   });
 }
 
@@ -90,6 +98,36 @@ export function checkedGlue(adapter: string, given: unknown): AiSdkGlue {
   if (typeof glue !== 'string' && typeof glue !== 'function')
     throw new TypeError(`${adapter}: glue must be one of ${GLUES.join(', ')}, or a function, got ${shapeOf(glue)}`);
   return glue as AiSdkGlue;
+}
+
+/**
+ * The team's `prepareStep` (or none), held to the case's model: a step about to run on another model — chosen by
+ * this `prepareStep`, or by a `prepareCall` before it — would call that model from the gate (a production provider,
+ * with the case's prompts) and certify its answers. Such a step throws before any request; the turn then rethrows
+ * an AgentBuildError naming the model, and the case fails (outside probe 34, HIGH-2).
+ */
+export function heldToCaseModel(
+  adapter: string,
+  model: LanguageModelV3,
+  own: unknown,
+): { prepareStep: NonNullable<GenerateTextOptions['prepareStep']>; tripped: () => AgentBuildError | undefined } {
+  let tripped: AgentBuildError | undefined;
+  const refuse = (chosen: unknown, by: string) => {
+    const name =
+      typeof chosen === 'string' ? chosen : `${(chosen as Partial<LanguageModelV3>)?.provider ?? '?'} ${(chosen as Partial<LanguageModelV3>)?.modelId ?? '?'}`;
+    tripped = new AgentBuildError(
+      `${adapter}: the agent chose another model than the case's (${name}, by its ${by}): the gate would call that model with the case's prompts and certify its answers; choose it by the model given to the agent, or leave the model to the gate`,
+    );
+    throw tripped;
+  };
+  const prepareStep = (async (options: { model: unknown }) => {
+    if (options.model !== model) refuse(options.model, 'prepareCall or call settings');
+    const result = typeof own === 'function' ? await own(options) : undefined;
+    const chosen = (result as { model?: unknown } | undefined)?.model;
+    if (chosen !== undefined && chosen !== model) refuse(chosen, 'prepareStep');
+    return result;
+  }) as NonNullable<GenerateTextOptions['prepareStep']>;
+  return { prepareStep, tripped: () => tripped };
 }
 
 /** The case's model: the scenario's script as a scripted `LanguageModelV3`, or the provider's own package against the wire fake. */
@@ -226,6 +264,8 @@ class AiSdkTurns implements PeerAdapter {
         usage: { inputTokens: r.totalUsage.inputTokens ?? 0, outputTokens: r.totalUsage.outputTokens ?? 0 },
       };
     } catch (error) {
+      // The team's agent or config broke the gate's terms (another model chosen mid-turn): the case fails naming it.
+      if (error instanceof AgentBuildError) throw error;
       thrown = { error };
       report = { turn, outcome: classifyThrown(error, signal), ending: endingOf(error), steps: steps.length, usage: { inputTokens: 0, outputTokens: 0 } };
     }
@@ -289,6 +329,8 @@ function asSdkTool(t: PeerTool) {
   return tool({
     description: t.description,
     inputSchema: t.input,
-    execute: (args: unknown, { toolCallId, abortSignal }) => t.run(args, { callId: toolCallId, signal: abortSignal }),
+    // The step's context reaches the agent's own execute through the harness's wrapping (call-context.ts).
+    execute: (args: unknown, { toolCallId, abortSignal, experimental_context }) =>
+      sdkCallContext.run({ context: experimental_context }, () => t.run(args, { callId: toolCallId, signal: abortSignal })),
   });
 }

@@ -11,6 +11,7 @@
 import type { ToolSet } from 'ai';
 import type { z } from 'zod';
 import type { AgentFactory, AnyToolDeclaration, SideEffect } from '../../kernel/index.ts';
+import { sdkCallContext } from './call-context.ts';
 
 export interface AiSdkAgentOptions {
   readonly system?: string;
@@ -83,8 +84,18 @@ export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
           // (left to the level, a tool given no sideEffects entry was retried as a read — a charge that then threw
           // ran three times; outside probe 31, F5).
           maxRetries: 0,
-          run: (args, ctx) =>
-            lastValue(execute(args, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal, experimental_context: options.context })),
+          // In an AI SDK loop, the context the SDK gave this call (the agent's, or its prepareCall's or prepareStep's); else the agent's own.
+          run: (args, ctx) => {
+            const given = sdkCallContext.getStore()?.context;
+            return lastValue(
+              execute(args, {
+                toolCallId: ctx.callId,
+                messages: [],
+                abortSignal: ctx.signal,
+                experimental_context: given !== undefined ? given : options.context,
+              }),
+            );
+          },
         };
       }),
     };

@@ -386,6 +386,42 @@ const LOOP_ROWS: readonly Case[] = [
       ];
     },
   ),
+  // Outside probe 34, HIGH-2: a team's prepareStep choosing another model per step would have the gate call it.
+  loopCase(
+    'prepare-step-held-to-the-case-model',
+    "a team's prepareStep that picks another model fails the case naming it, and that model is never called",
+    async (adapter, seed) => {
+      let called = 0;
+      const refuse = () => {
+        called += 1;
+        return Promise.reject(new Error('the production model was called'));
+      };
+      const other: LanguageModelV3 = {
+        specificationVersion: 'v3',
+        provider: 'production',
+        modelId: 'gpt-prod',
+        supportedUrls: {},
+        doGenerate: refuse,
+        doStream: refuse,
+      };
+      let said = '(ran)';
+      try {
+        await runPeerScenario(lookupScenario(0, '  outcome: replied\n'), adapter.aiSdkLoop({ options: { prepareStep: () => ({ model: other }) } }), {
+          seed,
+          agents: AGENTS,
+        });
+      } catch (error) {
+        said = (error as Error).message;
+      }
+      return [
+        {
+          name: 'refused naming the model and the hook, and never called',
+          passed: called === 0 && /^aiSdkLoop: the agent chose another model than the case's \(production gpt-prod, by its prepareStep\)/.test(said),
+          message: `${said}; the other model called ${called} time(s)`,
+        },
+      ];
+    },
+  ),
   // The team's generateText timeout on the case's virtual clock: a model slower than it ends the turn as in production.
   loopCase(
     'timeout-runs-on-the-case-clock',
@@ -444,6 +480,7 @@ function supportAgent(
   seen: Seen,
   model: Parameters<typeof ai.generateText>[0]['model'],
   told: { readonly instructions: unknown } = { instructions: SUPPORT },
+  extra: Readonly<Record<string, unknown>> = {},
 ) {
   return new ai.ToolLoopAgent({
     model,
@@ -468,10 +505,27 @@ function supportAgent(
         },
       }),
     },
-  });
+    ...extra,
+  } as ConstructorParameters<typeof ai.ToolLoopAgent>[0]);
 }
 
 const SUPPORT = { role: 'system', content: 'You help customers with their orders.' };
+
+/** One lookup, then a reply: the support agent's smallest turn. */
+const oneLookup = () =>
+  parseScenario(
+    `name: one lookup
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_order, args: { order: ORD-1 } }]
+    - reply: ORD-1 totals 40.
+inbox:
+  - say: What does ORD-1 total?
+expect:
+  outcome: replied
+`,
+    `${FILE}#one-lookup`,
+  );
 const seenNothing = (): Seen => ({ contexts: [], callIds: [], steps: 0, prepared: 0 });
 
 /** What toolLoopAgent(...) is refused with, or undefined. */
@@ -567,6 +621,73 @@ expect:
     }
     return checks;
   }),
+  // Outside probe 34, HIGH-1: a context set per call (prepareCall, from the call options) never reached the tools.
+  toolLoopCase(
+    'context-from-prepare-call-reaches-tools',
+    "the context the agent's prepareCall sets from its call options is what its tools read",
+    async (ai, gate, seed) => {
+      const seen = seenNothing();
+      const support = gate.toolLoopAgent(
+        (model) =>
+          supportAgent(ai, seen, model, undefined, {
+            callOptionsSchema: z.object({ tier: z.string() }),
+            prepareCall: ({ options, ...rest }: { options: { tier: string } }) => ({ ...rest, experimental_context: { tier: options.tier } }),
+          }),
+        { callOptions: { tier: 'gold' } },
+      );
+      await runPeerScenario(oneLookup(), support.loop, { seed, agents: { agents: new Map([['support', support.agent]]), defaultAgent: 'support' } });
+      return [
+        {
+          name: 'the tool read { tier: gold }',
+          passed: JSON.stringify(seen.contexts) === '[{"tier":"gold"}]',
+          message: `contexts ${JSON.stringify(seen.contexts)}`,
+        },
+      ];
+    },
+  ),
+  // Outside probe 34, HIGH-2: an agent choosing another model per step or per call would have the gate call it.
+  toolLoopCase(
+    'another-model-refused',
+    'a prepareStep or prepareCall that chooses another model fails the case, and that model is never called',
+    async (ai, gate, seed) => {
+      const checks: CheckResult[] = [];
+      for (const [hook, extra] of [
+        ['prepareStep', (other: LanguageModelV3) => ({ prepareStep: () => ({ model: other }) })],
+        ['prepareCall', (other: LanguageModelV3) => ({ prepareCall: (args: object) => ({ ...args, model: other }) })],
+      ] as const) {
+        let called = 0;
+        const refuse = () => {
+          called += 1;
+          return Promise.reject(new Error('the production model was called'));
+        };
+        const other: LanguageModelV3 = {
+          specificationVersion: 'v3',
+          provider: 'production',
+          modelId: 'gpt-prod',
+          supportedUrls: {},
+          doGenerate: refuse,
+          doStream: refuse,
+        };
+        const support = gate.toolLoopAgent((model) => supportAgent(ai, seenNothing(), model, undefined, extra(other)));
+        let said = '(ran)';
+        try {
+          await runPeerScenario(oneLookup(), support.loop, { seed, agents: { agents: new Map([['support', support.agent]]), defaultAgent: 'support' } });
+        } catch (error) {
+          said = (error as Error).message;
+        }
+        checks.push({
+          name: `${hook} choosing production's model: refused, naming it, and never called`,
+          passed:
+            called === 0 &&
+            /^toolLoopAgent: the agent chose another model than the case's \(production gpt-prod, by its (prepareStep|prepareCall or call settings)\)/.test(
+              said,
+            ),
+          message: `${said}; the other model called ${called} time(s)`,
+        });
+      }
+      return checks;
+    },
+  ),
   toolLoopCase('what-it-refuses', 'a build function that ignores its model or builds no agent, and bad options, are refused naming them', async (ai, gate) => {
     const other = supportAgent(ai, seenNothing(), 'openai/gpt-5'); // a gateway model id: production's, never the case's
     const rows: readonly [string, (model: LanguageModelV3) => unknown, unknown, RegExp | undefined][] = [
@@ -589,6 +710,26 @@ expect:
         (model) => supportAgent(ai, seenNothing(), model),
         { glue: 3 },
         /^toolLoopAgent: glue must be one of .*, got number$/,
+      ],
+      [
+        'a build function that throws',
+        () => {
+          throw new Error('no key');
+        },
+        undefined,
+        /^toolLoopAgent: your build function threw: no key$/,
+      ],
+      [
+        'call options its callOptionsSchema refuses',
+        (model) => supportAgent(ai, seenNothing(), model, undefined, { callOptionsSchema: z.object({ tier: z.enum(['gold']) }) }),
+        { callOptions: { tier: 'silver' } },
+        /^toolLoopAgent: callOptions do not match the agent's callOptionsSchema: tier: /,
+      ],
+      [
+        'no call options for an agent whose schema needs them',
+        (model) => supportAgent(ai, seenNothing(), model, undefined, { callOptionsSchema: z.object({ tier: z.string() }) }),
+        undefined,
+        /^toolLoopAgent: callOptions do not match the agent's callOptionsSchema \(none given\): /,
       ],
       ['a plain agent', (model) => supportAgent(ai, seenNothing(), model), { sideEffects: { lookup_order: 'NONE' } }, undefined],
     ];

@@ -25,7 +25,7 @@ import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-options.ts';
-import { aiSdkTurnsLoop, caseModel, checkedGlue, type AiSdkGlue, type TurnCall } from './adapter.ts';
+import { aiSdkTurnsLoop, caseModel, checkedGlue, heldToCaseModel, type AiSdkGlue, type TurnCall } from './adapter.ts';
 import { aiSdkAgent } from './agent.ts';
 
 export interface ToolLoopAgentOptions {
@@ -51,6 +51,8 @@ interface BuiltAgent {
 }
 interface Settings {
   readonly model?: unknown;
+  readonly prepareStep?: unknown;
+  readonly callOptionsSchema?: unknown;
   readonly instructions?: unknown;
   readonly tools?: unknown;
   readonly experimental_context?: unknown;
@@ -66,7 +68,12 @@ function placeholderModel(): LanguageModelV3 {
 
 /** Builds the agent with `model` and reads its settings; anything that is not a ToolLoopAgent built with that model is refused. */
 function build(make: (model: LanguageModelV3) => unknown, model: LanguageModelV3): { agent: BuiltAgent; settings: Settings } {
-  const agent: unknown = make(model);
+  let agent: unknown;
+  try {
+    agent = make(model);
+  } catch (error) {
+    throw new TypeError(`${NAME}: your build function threw: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  }
   if (agent === null || typeof agent !== 'object' || typeof (agent as Partial<BuiltAgent>).generate !== 'function')
     throw new TypeError(`${NAME}: your build function must return a ToolLoopAgent (new ToolLoopAgent({ model, … })), got ${shapeOf(agent)}`);
   const settings: unknown = (agent as { settings?: unknown }).settings;
@@ -95,6 +102,21 @@ function systemOf(instructions: unknown): string | undefined {
   return one(instructions, 'instructions');
 }
 
+/**
+ * The call options each turn passes, checked at load against the agent's `callOptionsSchema` (a Standard Schema, as
+ * zod's): options it refuses, or none where it needs some, would fail every case at its first turn, not name the cause.
+ */
+function checkCallOptions(schema: unknown, given: unknown): void {
+  const standard = (schema as { '~standard'?: { validate?: (value: unknown) => unknown } } | undefined)?.['~standard'];
+  if (typeof standard?.validate !== 'function') return;
+  const result = standard.validate(given) as { issues?: readonly { message: string; path?: readonly unknown[] }[] } | Promise<unknown>;
+  if (result instanceof Promise || !result.issues?.length) return; // an async schema is checked where the SDK checks it
+  const issues = result.issues.map(
+    (i) => `${(i.path ?? []).map((p) => (typeof p === 'object' && p !== null ? (p as { key: unknown }).key : p)).join('.') || '(the options)'}: ${i.message}`,
+  );
+  throw new TypeError(`${NAME}: callOptions do not match the agent's callOptionsSchema${given === undefined ? ' (none given)' : ''}: ${issues.join('; ')}`);
+}
+
 export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options: ToolLoopAgentOptions = {}): GatedToolLoopAgent {
   if (typeof make !== 'function')
     throw new TypeError(
@@ -105,6 +127,7 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
   // Read once at config load, so a build function that fails or returns something else is exit 2, not a failed case.
   const { settings } = build(make, placeholderModel());
   const system = systemOf(settings.instructions);
+  checkCallOptions(settings.callOptionsSchema, options.callOptions);
 
   const agent: AgentFactory = async (context) => {
     const { settings: fresh } = build(make, placeholderModel()); // fresh tools per case, as aiSdkAgent's tools()
@@ -118,7 +141,8 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
   };
 
   const loop = aiSdkTurnsLoop(NAME, `ai ${installedVersion('ai')} (ToolLoopAgent)`, glue, async (world) => {
-    const built = build(make, await caseModel(world));
+    const model = await caseModel(world);
+    const built = build(make, model);
     // This loop runs one agent: a case of another would run with this one's instructions, silently.
     const names = Object.keys(built.settings.tools ?? {}).sort();
     const given = world.tools.map((t) => t.name).sort();
@@ -127,8 +151,16 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
         `${NAME}: the case's agent (tools: ${given.join(', ') || 'none'}) is not the ToolLoopAgent this loop runs (tools: ${names.join(', ') || 'none'}): give the loop of toolLoopAgent(…) only to configs whose agents are its .agent`,
       );
     const callOptions = options.callOptions !== undefined ? { options: options.callOptions } : {};
-    // generate() lays what it is given over the agent's settings: the harness's tools and telemetry, nothing else.
-    return (call) => built.agent.generate({ ...callOptions, ...call });
+    // generate() lays what it is given over the agent's settings: the harness's tools and telemetry, and its own
+    // prepareStep held to the case's model (heldToCaseModel), nothing else.
+    return async (call) => {
+      const held = heldToCaseModel(NAME, model, built.settings.prepareStep);
+      try {
+        return await built.agent.generate({ ...callOptions, ...call, prepareStep: held.prepareStep });
+      } catch (error) {
+        throw held.tripped() ?? error;
+      }
+    };
   });
   return { agent, loop };
 }
