@@ -17,6 +17,8 @@ interface Def {
   readonly out?: z.ZodType;
   readonly left?: z.ZodType;
   readonly right?: z.ZodType;
+  readonly entries?: Record<string, string | number>;
+  readonly values?: readonly unknown[];
 }
 
 function defOf(schema: z.ZodType): Def {
@@ -58,4 +60,65 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
   const keys = new Set<string>();
   for (const s of schemasAt(schema, path)) for (const key of Object.keys(defOf(s).shape ?? {})) keys.add(key);
   return [...keys].sort();
+}
+
+/** The schema itself with its wrappers taken off (optional, default, …): what a value there is checked as. */
+function unwrapped(schema: z.ZodType): z.ZodType {
+  const def = defOf(schema);
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'catch':
+    case 'readonly':
+    case 'nonoptional':
+      return def.innerType ? unwrapped(def.innerType) : schema;
+  }
+  return schema;
+}
+
+/** The schemas the data at `path` may have been checked against, of any kind (unions walked, not expanded). */
+function anyAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType[] {
+  const bare = unwrapped(schema);
+  const def = defOf(bare);
+  if (path.length === 0) return [bare];
+  if (def.type === 'union') return (def.options ?? []).flatMap((o) => anyAt(o, path));
+  if (def.type === 'pipe') return [def.in, def.out].flatMap((o) => (o ? anyAt(o, path) : []));
+  if (def.type === 'intersection') return [def.left, def.right].flatMap((o) => (o ? anyAt(o, path) : []));
+  const [head, ...rest] = path;
+  if (def.type === 'object') {
+    const next = def.shape?.[String(head)];
+    return next ? anyAt(next, rest) : [];
+  }
+  if (def.type === 'array' && def.element) return anyAt(def.element, rest);
+  if (def.type === 'record' && def.valueType) return anyAt(def.valueType, rest);
+  return [];
+}
+
+/**
+ * What each branch of the union at `path` accepts, one short text each — `"ok"`, `boolean`,
+ * `{ slow, abortable }` — with nested unions flattened; empty when no union can be told there.
+ */
+export function branchesAt(schema: z.ZodType, path: readonly PropertyKey[]): { readonly texts: string[]; readonly words: string[] } {
+  const texts: string[] = [];
+  const words: string[] = [];
+  const add = (option: z.ZodType): void => {
+    const bare = unwrapped(option);
+    const def = defOf(bare);
+    if (def.type === 'union') return (def.options ?? []).forEach(add);
+    if (def.type === 'enum' || def.type === 'literal') {
+      const values = def.type === 'enum' ? Object.values(def.entries ?? {}) : (def.values ?? []);
+      for (const value of values) {
+        texts.push(JSON.stringify(value));
+        if (typeof value === 'string') words.push(value);
+      }
+      return;
+    }
+    if (def.type === 'object') return void texts.push(`{ ${Object.keys(def.shape ?? {}).join(', ')} }`);
+    if (def.type === 'pipe') return add((def.in ?? bare) as z.ZodType);
+    texts.push(def.type ?? 'a value');
+  };
+  for (const at of anyAt(schema, path)) if (defOf(at).type === 'union') add(at);
+  return { texts: [...new Set(texts)], words };
 }

@@ -39,6 +39,36 @@ describe('loadYaml', () => {
     ]);
     expect(issues('name: a\n').map((i) => i.field)).toEqual(['budgets']);
   });
+  // Outside probe 34, LOW: a wrong value under a union (a tool behaviour) said only "Invalid input".
+  it('under a union, names the field of the one branch the value took, or what each branch expects', () => {
+    const behaviour = z.union([
+      z.enum(['ok', 'hang']),
+      z.strictObject({ fail: z.strictObject({ code: z.string(), copy: z.union([z.boolean(), z.literal('without-retryable')]).optional() }) }),
+      z.strictObject({ slow: z.number(), abortable: z.literal(true).optional() }),
+    ]);
+    const withUnion = z.strictObject({ behaviour: z.array(behaviour) });
+    const found = (text: string) => {
+      try {
+        loadYaml(text, withUnion, 'tool.yaml');
+      } catch (error) {
+        return (error as YamlValidationError).issues.map((i) => [i.line, i.field, i.message]);
+      }
+      throw new Error('expected a validation error');
+    };
+    expect(found('behaviour:\n  - slow: 10\n    abortable: false\n')).toEqual([[3, 'behaviour[0].abortable', 'Invalid input: expected true']]);
+    expect(found('behaviour:\n  - fail:\n      code: X\n      copy: without-retriable\n')).toEqual([
+      [4, 'behaviour[0].fail.copy', 'Invalid input: expected boolean or "without-retryable" (did you mean without-retryable?)'],
+    ]);
+    expect(found('behaviour:\n  - hnag\n')).toEqual([
+      [2, 'behaviour[0]', 'Invalid input: expected "ok", "hang", { fail }, or { slow, abortable } (did you mean hang?)'],
+    ]);
+    expect(found('behaviour:\n  - slow: 1\n    abortabel: true\n')).toEqual([
+      [3, 'behaviour[0].abortabel', 'unknown key (did you mean abortable?); known: abortable, fail, slow'],
+    ]);
+    expect(found('behaviour:\n  - { slow: 1, fail: { code: X } }\n')).toEqual([
+      [2, 'behaviour[0]', 'Invalid input: expected "ok", "hang", { fail }, or { slow, abortable }'],
+    ]);
+  });
   it('reports YAML syntax errors with their line', () => {
     const [issue] = issues('name: a\nbudgets: [1, 2\n');
     expect(issue!.message).toMatch(/YAML syntax/);

@@ -8,6 +8,7 @@ import { LineCounter, parseAllDocuments, parseDocument, isMap, isNode, isScalar,
 import type { z } from 'zod';
 import { closestName, InputError } from '../kernel/index.ts';
 import { knownKeysAt } from './known-keys.ts';
+import { explainUnions } from './union-issues.ts';
 import { expansionProblem } from './expansion.ts';
 import { flowDepthProblem } from './flow-depth.ts';
 import { unprintableProblem } from './printable.ts';
@@ -85,14 +86,16 @@ export function loadYamlPartly<S extends z.ZodType>(
     }
     return position(isNode(node) ? (node as Node).range?.[0] : undefined);
   };
-  const issues = parsed.error.issues.flatMap((issue) => {
-    const path = issue.path as PropertyKey[];
-    if (issue.code === 'unrecognized_keys') return unknownKeys(doc, schema, path, issue.keys, file, position);
-    // A clash names the other place too: `params: { firstAt: path }` on a custom issue.
-    const firstAt = issue.code === 'custom' ? (issue.params?.firstAt as PropertyKey[] | undefined) : undefined;
-    const message = firstAt ? `${issue.message} (first at line ${locate(firstAt).line}, ${formatPath(firstAt)})` : issue.message;
-    return { file, ...locate(path), field: formatPath(path), message };
-  });
+  const issues = parsed.error.issues
+    .flatMap((issue) => explainUnions(issue, schema, data))
+    .flatMap((issue) => {
+      const path = issue.path as PropertyKey[];
+      if (issue.code === 'unrecognized_keys') return unknownKeys(doc, schema, path, issue.keys, file, position);
+      // A clash names the other place too: `params: { firstAt: path }` on a custom issue.
+      const firstAt = issue.code === 'custom' ? (issue.params?.firstAt as PropertyKey[] | undefined) : undefined;
+      const message = firstAt ? `${issue.message} (first at line ${locate(firstAt).line}, ${formatPath(firstAt)})` : issue.message;
+      return { file, ...locate(path), field: formatPath(path), message };
+    });
   return { data: withoutFaults(data, parsed.error.issues, schema), error: new YamlValidationError(issues) };
 }
 

@@ -62,6 +62,21 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(error.message).toMatch(/^bad\/top-level\.yaml:\d+:1: expects: unknown key \(did you mean expect\?\); known: \$schema, agent, /);
   });
 
+  // Outside probe 34, LOW: these said only "Invalid input", and a look-alike said both to carry and to lack retryable.
+  it('a tool behaviour names its own field; a look-alike without retryable cannot say retryable', () => {
+    const tool = (behaviour: string) =>
+      minimal(`tools:\n  - name: refund\n    description: Refund.\n    behaviour:\n      - ${behaviour}\ninbox:\n  - say: hi\nexpect: { outcome: replied }\n`);
+    expect(errorOf(tool('{ slow: 10, abortable: false }'), 'bad/abortable.yaml').message).toMatch(
+      /^bad\/abortable\.yaml:6:\d+: tools\[0\]\.behaviour\[0\]\.abortable: Invalid input: expected true$/,
+    );
+    expect(errorOf(tool('{ fail: { code: X, fromAnotherCopy: without-retriable } }'), 'bad/copy.yaml').message).toMatch(
+      /tools\[0\]\.behaviour\[0\]\.fail\.fromAnotherCopy: Invalid input: expected boolean or "without-retryable" \(did you mean without-retryable\?\)$/,
+    );
+    expect(errorOf(tool('{ fail: { code: X, retryable: true, fromAnotherCopy: without-retryable } }'), 'bad/both.yaml').message).toMatch(
+      /tools\[0\]\.behaviour\[0\]\.fail\.retryable: a look-alike without-retryable has no retryable field: drop retryable, or use fromAnotherCopy: true$/,
+    );
+  });
+
   it('a provider step with two results', () => {
     const text = minimal('provider:\n  script:\n    - reply: hello\n    - reply: hi\n      refusal: no\ninbox:\n  - say: hi\nexpect: { outcome: replied }\n');
     const error = errorOf(text, 'bad/two-results.yaml');

@@ -210,18 +210,27 @@ export const behaviourSchema = z.union([
   z.enum(['ok', 'hang']).describe('ok: run normally (or return {}); hang: never settle (the timeout applies)'),
   z.strictObject({ return: z.unknown() }),
   z.strictObject({
-    fail: z.strictObject({
-      code: z.string().min(1),
-      message: z.string().optional(),
-      suggestion: z.string().optional(),
-      retryable: z.boolean().optional(),
-      fromAnotherCopy: z
-        .union([z.boolean(), z.literal('without-retryable')])
-        .optional()
-        .describe(
-          "The ToolFailure comes from another copy of loopgate's module (a tool package with its own copy): instanceof does not hold, the loop must know it by its name and fields. without-retryable: a look-alike that has no retryable field at all (a copy from before it, or a package's own error named ToolFailure): it does not say it may be retried",
-        ),
-    }),
+    fail: z
+      .strictObject({
+        code: z.string().min(1),
+        message: z.string().optional(),
+        suggestion: z.string().optional(),
+        retryable: z.boolean().optional(),
+        fromAnotherCopy: z
+          .union([z.boolean(), z.literal('without-retryable')])
+          .optional()
+          .describe(
+            "The ToolFailure comes from another copy of loopgate's module (a tool package with its own copy): instanceof does not hold, the loop must know it by its name and fields. without-retryable: a look-alike that has no retryable field at all (a copy from before it, or a package's own error named ToolFailure): it does not say it may be retried",
+          ),
+      })
+      .superRefine((fail, ctx) => {
+        if (fail.fromAnotherCopy === 'without-retryable' && fail.retryable !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['retryable'],
+            message: 'a look-alike without-retryable has no retryable field: drop retryable, or use fromAnotherCopy: true',
+          });
+      }),
   }),
   z.strictObject({ throw: z.string() }),
   z
