@@ -42,6 +42,11 @@ export async function openEvents(path: string, conversation: string | undefined)
       throw new UsageError(
         `${path}: a loopgate results file (results.json), not a conversation's events: give a SQLite store (.db), or an events file (${shapes})`,
       );
+    // Another file of ours (a peer's verdicts, say) names its kind in `schema` (outside probe 34, LOW).
+    if (typeof pretty.schema === 'string' && pretty.schema.startsWith('loopgate.'))
+      throw new UsageError(
+        `${path}: a loopgate file of another kind (${pretty.schema.slice(0, 80)}), not a conversation's events: give a SQLite store (.db), or an events file (${shapes})`,
+      );
     throw new UsageError(`${path}: a JSON object, not event records: an events file is ${shapes}`);
   }
   try {

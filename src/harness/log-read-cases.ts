@@ -92,6 +92,12 @@ function mappedRecords(): { readonly what: string; readonly records: EventRecord
       records: [odd<EventRecord>(withoutSeq)],
       expected: `${WHERE} record seq 0: not an event record: it has no seq (a record has seq, type, v, at, ignorable and payload)`,
     },
+    // Outside probe 34, LOW: a list of numbers read as events said only "not an object".
+    {
+      what: 'a row that came back as a bare number',
+      records: [odd<EventRecord>(1)],
+      expected: `${WHERE} record seq 0: not an event record: a number (a record has seq, type, v, at, ignorable and payload)`,
+    },
     {
       what: 'a NULL column mapped to undefined',
       records: [inbox, opened, { ...assistant, payload: { turn: 0, step: 1, content: [withArgs({ who: { name: 'Ada' }, note: undefined })] } }],

@@ -291,6 +291,23 @@ const CASES: readonly BadInput[] = [
       /^loopgate: results\.json: a loopgate results file \(results\.json\), not a conversation's events: give a SQLite store \(\.db\), or an events file \(a JSON array of event records, or JSON Lines: one record per line\)$/,
   },
   {
+    name: 'replay: a peer verdicts file (said only "a JSON object": outside probe 34, LOW)',
+    setup: (w) => {
+      writeFileSync(join(w, 'ai-sdk.json'), JSON.stringify({ schema: 'loopgate.peer-verdicts/v1', loop: 'ai-sdk', cases: {} }, null, 2));
+      return ['replay', 'ai-sdk.json'];
+    },
+    names:
+      /^loopgate: ai-sdk\.json: a loopgate file of another kind \(loopgate\.peer-verdicts\/v1\), not a conversation's events: give a SQLite store \(\.db\), or an events file \(a JSON array of event records, or JSON Lines: one record per line\)$/,
+  },
+  {
+    name: 'replay: a list of numbers (said "record seq 0: not an object")',
+    setup: (w) => {
+      writeFileSync(join(w, 'numbers.json'), '[1, 2]\n');
+      return ['replay', 'numbers.json'];
+    },
+    names: /^loopgate: numbers\.json record seq 0: not an event record: a number \(a record has seq, type, v, at, ignorable and payload\)$/,
+  },
+  {
     name: 'replay: a pretty-printed JSON object that is no event record',
     setup: (w) => {
       writeFileSync(join(w, 'object.json'), JSON.stringify({ conversation: 'c1', items: [1, 2] }, null, 2));

@@ -27,9 +27,14 @@ export function decodeRecords(records: readonly EventRecord[], where: string, fr
 }
 
 export function decodeRecord(record: EventRecord, where: string, expectedSeq: number, ownedJson = false): AnyEvent {
-  if (typeof record !== 'object' || record === null) throw new LogReadError(where, expectedSeq, 'not an object');
-  if (record.seq === undefined)
-    throw new LogReadError(where, expectedSeq, 'not an event record: it has no seq (a record has seq, type, v, at, ignorable and payload)');
+  const fields = '(a record has seq, type, v, at, ignorable and payload)';
+  if (typeof record !== 'object' || record === null || Array.isArray(record))
+    throw new LogReadError(
+      where,
+      expectedSeq,
+      `not an event record: ${record === null ? 'null' : Array.isArray(record) ? 'a list' : `a ${typeof record}`} ${fields}`,
+    );
+  if (record.seq === undefined) throw new LogReadError(where, expectedSeq, `not an event record: it has no seq ${fields}`);
   if (record.seq !== expectedSeq) {
     throw new LogReadError(where, expectedSeq, `seq gap: expected seq ${expectedSeq}, found ${String(record.seq)}`);
   }
