@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { InputError } from '../kernel/index.ts';
 import { formatPath } from '../yaml/load-yaml.ts';
+import { valueAt } from '../yaml/value-at.ts';
 import { printable } from './terminal-text.ts';
 
 export class ReportFileError extends InputError {
@@ -54,15 +55,6 @@ export function parseTaggedJson<S extends z.ZodType>(text: string, file: string,
   });
   if (issues.length > 5) lines.push(`… and ${issues.length - 5} more problems`);
   throw new ReportFileError(file, `not a valid ${what}:\n  ${lines.join('\n  ')}`);
-}
-
-function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
-  let value = data;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
 }
 
 function describe(value: unknown): string {

@@ -26,17 +26,10 @@ function defOf(schema: z.ZodType): Def {
 }
 
 /** The object schemas the data at `path` may have been checked against. */
-function schemasAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType[] {
+function schemasAt(given: z.ZodType, path: readonly PropertyKey[]): z.ZodType[] {
+  const schema = unwrapped(given);
   const def = defOf(schema);
   switch (def.type) {
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'catch':
-    case 'readonly':
-    case 'nonoptional':
-      return def.innerType ? schemasAt(def.innerType, path) : [];
     case 'pipe': // .transform() checks with `in`, z.preprocess with `out`
       return [def.in, def.out].flatMap((o) => (o ? schemasAt(o, path) : []));
     case 'union':

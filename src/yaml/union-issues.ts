@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import { closestName } from '../kernel/index.ts';
 import { branchesAt } from './known-keys.ts';
+import { valueAt } from './value-at.ts';
 
 type Issue = z.core.$ZodIssue;
 
@@ -42,13 +43,4 @@ export function explainUnions(issue: Issue, schema: z.ZodType, data: unknown): I
 function listed(texts: readonly string[]): string {
   if (texts.length <= 2) return texts.join(' or ');
   return `${texts.slice(0, -1).join(', ')}, or ${texts[texts.length - 1]}`;
-}
-
-function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
-  let value = data;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
 }

@@ -272,6 +272,19 @@ ${expect}`,
 
 const AGENTS = { agents: new Map([['shop', shop]]), defaultAgent: 'shop' };
 
+/** A model standing for production's: counts its calls and refuses each, so a case can show the gate never called it. */
+function productionModel(): { readonly model: LanguageModelV3; readonly calls: () => number } {
+  let called = 0;
+  const refuse = () => {
+    called += 1;
+    return Promise.reject(new Error('the production model was called'));
+  };
+  return {
+    model: { specificationVersion: 'v3', provider: 'production', modelId: 'gpt-prod', supportedUrls: {}, doGenerate: refuse, doStream: refuse },
+    calls: () => called,
+  };
+}
+
 /** A case of the `loop/` rows: what `aiSdkLoop` does with a team's own config. */
 function loopCase(id: string, title: string, check: (adapter: typeof import('./adapter.ts'), seed: number) => Promise<CheckResult[]>): Case {
   return {
@@ -391,19 +404,7 @@ const LOOP_ROWS: readonly Case[] = [
     'prepare-step-held-to-the-case-model',
     "a team's prepareStep that picks another model fails the case naming it, and that model is never called",
     async (adapter, seed) => {
-      let called = 0;
-      const refuse = () => {
-        called += 1;
-        return Promise.reject(new Error('the production model was called'));
-      };
-      const other: LanguageModelV3 = {
-        specificationVersion: 'v3',
-        provider: 'production',
-        modelId: 'gpt-prod',
-        supportedUrls: {},
-        doGenerate: refuse,
-        doStream: refuse,
-      };
+      const { model: other, calls } = productionModel();
       let said = '(ran)';
       try {
         await runPeerScenario(lookupScenario(0, '  outcome: replied\n'), adapter.aiSdkLoop({ options: { prepareStep: () => ({ model: other }) } }), {
@@ -413,6 +414,7 @@ const LOOP_ROWS: readonly Case[] = [
       } catch (error) {
         said = (error as Error).message;
       }
+      const called = calls();
       return [
         {
           name: 'refused naming the model and the hook, and never called',
@@ -655,19 +657,7 @@ expect:
         ['prepareStep', (other: LanguageModelV3) => ({ prepareStep: () => ({ model: other }) })],
         ['prepareCall', (other: LanguageModelV3) => ({ prepareCall: (args: object) => ({ ...args, model: other }) })],
       ] as const) {
-        let called = 0;
-        const refuse = () => {
-          called += 1;
-          return Promise.reject(new Error('the production model was called'));
-        };
-        const other: LanguageModelV3 = {
-          specificationVersion: 'v3',
-          provider: 'production',
-          modelId: 'gpt-prod',
-          supportedUrls: {},
-          doGenerate: refuse,
-          doStream: refuse,
-        };
+        const { model: other, calls } = productionModel();
         const support = gate.toolLoopAgent((model) => supportAgent(ai, seenNothing(), model, undefined, extra(other)));
         let said = '(ran)';
         try {
@@ -675,6 +665,7 @@ expect:
         } catch (error) {
           said = (error as Error).message;
         }
+        const called = calls();
         checks.push({
           name: `${hook} choosing production's model: refused, naming it, and never called`,
           passed:
