@@ -96,6 +96,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     tools,
     clock,
     system: typeof agent.system === 'string' ? agent.system : '',
+    built: own,
     maxSteps: config.maxSteps,
     maxTokens: config.maxTokens,
     retries: config.retry.immediateRetries + config.retry.backoffRetries,

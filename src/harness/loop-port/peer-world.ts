@@ -29,6 +29,11 @@ export interface PeerWorld {
   readonly wire?: { readonly provider: WireProvider; readonly baseURL: string; readonly apiKey: string; readonly model: string };
   readonly tools: readonly PeerTool[];
   readonly system: string;
+  /**
+   * The agent the case's factory built, as it returned it (before the scenario's changes): a loop made together
+   * with its agent (`toolLoopAgent`) finds its own build of the case by it, so tools and hooks share one build.
+   */
+  readonly built: object;
   /** The case's virtual clock (span times). */
   readonly clock: Clock;
   readonly maxSteps: number;

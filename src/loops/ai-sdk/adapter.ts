@@ -110,6 +110,7 @@ export function heldToCaseModel(
   adapter: string,
   model: LanguageModelV3,
   own: unknown,
+  isCaseModel: (chosen: unknown) => boolean = (chosen) => chosen === model,
 ): { prepareStep: NonNullable<GenerateTextOptions['prepareStep']>; tripped: () => AgentBuildError | undefined } {
   let tripped: AgentBuildError | undefined;
   const refuse = (chosen: unknown, by: string) => {
@@ -121,10 +122,10 @@ export function heldToCaseModel(
     throw tripped;
   };
   const prepareStep = (async (options: { model: unknown }) => {
-    if (options.model !== model) refuse(options.model, 'prepareCall or call settings');
+    if (!isCaseModel(options.model)) refuse(options.model, 'prepareCall or call settings');
     const result = typeof own === 'function' ? await own(options) : undefined;
     const chosen = (result as { model?: unknown } | undefined)?.model;
-    if (chosen !== undefined && chosen !== model) refuse(chosen, 'prepareStep');
+    if (chosen !== undefined && !isCaseModel(chosen)) refuse(chosen, 'prepareStep');
     return result;
   }) as NonNullable<GenerateTextOptions['prepareStep']>;
   return { prepareStep, tripped: () => tripped };

@@ -514,9 +514,7 @@ function supportAgent(
 const SUPPORT = { role: 'system', content: 'You help customers with their orders.' };
 
 /** One lookup, then a reply: the support agent's smallest turn. */
-const oneLookup = () =>
-  parseScenario(
-    `name: one lookup
+const oneLookupText = `name: one lookup
 provider:
   script:
     - tool_use: [{ id: l1, name: lookup_order, args: { order: ORD-1 } }]
@@ -525,9 +523,8 @@ inbox:
   - say: What does ORD-1 total?
 expect:
   outcome: replied
-`,
-    `${FILE}#one-lookup`,
-  );
+`;
+const oneLookup = () => parseScenario(oneLookupText, `${FILE}#one-lookup`);
 const seenNothing = (): Seen => ({ contexts: [], callIds: [], steps: 0, prepared: 0 });
 
 /** What toolLoopAgent(...) is refused with, or undefined. */
@@ -603,9 +600,14 @@ expect:
     };
     const other = await said(AGENTS);
     const told = await said({ agents: new Map([['imposter', imposter.agent]]), defaultAgent: 'imposter' });
-    const refused = /^toolLoopAgent: the case's agent \(tools: (.*)\) is not the ToolLoopAgent this loop runs \(tools: lookup_order\)/;
+    const refused =
+      /^toolLoopAgent: the case's agent \(tools: (.*)\) was not built by this toolLoopAgent\(…\): give its loop only to configs whose agents are its \.agent$/;
     return [
-      { name: 'an agent with other tools: refused, naming both tool lists', passed: refused.exec(other)?.[1] === 'issue_refund, lookup_order', message: other },
+      {
+        name: "an agent with other tools: refused, naming the case's tools",
+        passed: refused.exec(other)?.[1] === 'issue_refund, lookup_order',
+        message: other,
+      },
       { name: 'an agent with the same tools and other instructions: refused', passed: refused.exec(told)?.[1] === 'lookup_order', message: told },
     ];
   }),
@@ -623,6 +625,190 @@ expect:
     }
     return checks;
   }),
+  // Review of stop 47, HIGH: the tools came from one build of the agent, its hooks from another, so state the
+  // build function shares between them (a verified flag, a cart) was split and the gate ran another agent.
+  toolLoopCase(
+    'tools-and-hooks-share-one-build',
+    "the tools and the agent's hooks are one build per case: what a tool sets is what its prepareStep reads",
+    async (ai, gate, seed) => {
+      const hookSaw: number[] = [];
+      const support = gate.toolLoopAgent((model) => {
+        const state = { looked: 0 };
+        return supportAgent(ai, seenNothing(), model, undefined, {
+          tools: {
+            lookup_order: ai.tool({
+              description: 'Look an order up.',
+              inputSchema: z.object({ order: z.string() }),
+              execute: ({ order }) => {
+                state.looked += 1;
+                return { order, total: 40 };
+              },
+            }),
+          },
+          prepareStep: () => {
+            hookSaw.push(state.looked);
+            return undefined;
+          },
+        });
+      });
+      await runPeerScenario(oneLookup(), support.loop, { seed, agents: { agents: new Map([['support', support.agent]]), defaultAgent: 'support' } });
+      return [
+        {
+          name: 'prepareStep saw the lookup its own build ran (0 before the first step, 1 before the second)',
+          passed: JSON.stringify(hookSaw) === '[0,1]',
+          message: `prepareStep saw ${JSON.stringify(hookSaw)}`,
+        },
+      ];
+    },
+  ),
+  // Review of stop 47, MEDIUM: under other loops one context object (built at load) served every case.
+  toolLoopCase('context-is-each-case-own', "each case's agent has its own build's context, not one shared by every case", async (ai, gate) => {
+    const seen = seenNothing();
+    const support = gate.toolLoopAgent((model) => supportAgent(ai, seen, model, undefined, { experimental_context: { cart: [] } }));
+    for (const conversationId of ['c1', 'c2']) {
+      const agent = await support.agent({ conversationId } as Parameters<AgentFactory>[0]);
+      const lookup = agent.tools?.find((t) => t.name === 'lookup_order');
+      const signal = new AbortController().signal;
+      await lookup?.run({ order: 'ORD-1' } as never, { signal, callId: 'l1', attempt: 1, idempotencyKey: `${conversationId}/lookup_order:l1` } as never);
+    }
+    const [first, second] = seen.contexts;
+    return [
+      {
+        name: 'two cases, two context objects',
+        passed: seen.contexts.length === 2 && first !== second,
+        message: `${seen.contexts.length} call(s); ${first === second ? 'one object shared' : 'two objects'}`,
+      },
+    ];
+  }),
+  // Review of stop 47, MEDIUM: the loop compared instructions and tool names with the case's, refusing a scenario's
+  // own system prompt, a stub tool, and instructions that differ per build (a timestamp in them).
+  toolLoopCase(
+    'scenario-system-and-stub-tools-run',
+    "a scenario's system prompt and stub tools, and instructions that differ per build, run: they are the case's, not another agent",
+    async (ai, gate, seed) => {
+      let builds = 0;
+      const support = gate.toolLoopAgent((model) => supportAgent(ai, seenNothing(), model, { instructions: `Build ${++builds}: you help customers.` }));
+      const agents = { agents: new Map([['support', support.agent]]), defaultAgent: 'support' };
+      const checks: CheckResult[] = [];
+      for (const [name, extra, system] of [
+        ['instructions that differ per build', '', /^Build \d+: you help customers\.$/],
+        ["a scenario's system prompt", 'system: Be terse.\n', /^Be terse\.$/],
+        [
+          'a stub tool the scenario adds',
+          'tools:\n  - name: escalate\n    description: Hand the case to a person.\n    behaviour: [ok]\n',
+          /^Build \d+: you help customers\.$/,
+        ],
+      ] as const) {
+        let said = '(ran)';
+        let run: Awaited<ReturnType<typeof runPeerScenario>> | undefined;
+        try {
+          run = await runPeerScenario(parseScenario(`${extra}${oneLookupText}`, `${FILE}#one-lookup`), support.loop, { seed, agents });
+        } catch (error) {
+          said = (error as Error).message;
+        }
+        const label = run?.reports[0] ? outcomeLabel(run.reports[0].outcome) : '(no turn)';
+        const systems = [...new Set(run?.requests.map((r) => r.system) ?? [])];
+        checks.push({
+          name,
+          passed: label === 'replied' && systems.length === 1 && system.test(String(systems[0])),
+          message: `${said}; ${label}; system ${JSON.stringify(systems)}`,
+        });
+      }
+      return checks;
+    },
+  ),
+  // Review of stop 47, MEDIUM: generate() lays what it is given under the agent's prepareCall, which could replace
+  // the gate's tools (run ungated) or its prepareStep (its model choice unchecked).
+  toolLoopCase(
+    'prepare-call-keeps-the-gate',
+    "a prepareCall that brings its own tools or its own prepareStep is held to the gate's",
+    async (ai, gate, seed) => {
+      const { model: other, calls } = productionModel();
+      let ungated = 0;
+      const own = ai.tool({
+        description: 'Look an order up.',
+        inputSchema: z.object({ order: z.string() }),
+        execute: ({ order }) => {
+          ungated += 1;
+          return { order, total: 40 };
+        },
+      });
+      const checks: CheckResult[] = [];
+      for (const [name, prepareCall, refused] of [
+        [
+          'its own prepareStep choosing production: refused before the request',
+          (args: object) => ({ ...args, prepareStep: () => ({ model: other }) }),
+          /^toolLoopAgent: the agent chose another model than the case's \(production gpt-prod, by its prepareStep\)/,
+        ],
+        [
+          'its own tools: refused, naming the tool',
+          (args: object) => ({ ...args, tools: { lookup_order: own } }),
+          /^toolLoopAgent: the agent's prepareCall gave tools the gate does not run \(lookup_order\)/,
+        ],
+      ] as const) {
+        const support = gate.toolLoopAgent((model) => supportAgent(ai, seenNothing(), model, undefined, { prepareCall }));
+        let said = '(ran)';
+        try {
+          await runPeerScenario(oneLookup(), support.loop, { seed, agents: { agents: new Map([['support', support.agent]]), defaultAgent: 'support' } });
+        } catch (error) {
+          said = (error as Error).message;
+        }
+        checks.push({ name, passed: refused.test(said), message: said });
+      }
+      checks.push({
+        name: 'neither the production model nor the ungated tool ran',
+        passed: calls() === 0 && ungated === 0,
+        message: `production model ${calls()} call(s), ungated tool ${ungated} run(s)`,
+      });
+      return checks;
+    },
+  ),
+  // Review of stop 47, MEDIUM: a model wrapped with middleware (wrapLanguageModel) around the one given was refused.
+  toolLoopCase(
+    'wrapped-model-runs',
+    'an agent whose model wraps the one it is given (wrapLanguageModel), or whose prepareStep does, runs with its middleware',
+    async (ai, gate, seed) => {
+      let transformed = 0;
+      const middleware = {
+        specificationVersion: 'v3' as const,
+        transformParams: async ({ params }: { params: unknown }) => {
+          transformed += 1;
+          return params;
+        },
+      };
+      const checks: CheckResult[] = [];
+      for (const [name, make] of [
+        ['wrapped at build', (model: LanguageModelV3) => supportAgent(ai, seenNothing(), ai.wrapLanguageModel({ model, middleware } as never))],
+        [
+          'wrapped by prepareStep',
+          (model: LanguageModelV3) =>
+            supportAgent(ai, seenNothing(), model, undefined, {
+              prepareStep: ({ model: given }: { model: LanguageModelV3 }) => ({ model: ai.wrapLanguageModel({ model: given, middleware } as never) }),
+            }),
+        ],
+      ] as const) {
+        const before = transformed;
+        let said = '(ran)';
+        let label = '(no turn)';
+        try {
+          const support = gate.toolLoopAgent(make);
+          const run = await runPeerScenario(oneLookup(), support.loop, {
+            seed,
+            agents: { agents: new Map([['support', support.agent]]), defaultAgent: 'support' },
+          });
+          label = run.reports[0] ? outcomeLabel(run.reports[0].outcome) : label;
+        } catch (error) {
+          said = (error as Error).message;
+        }
+        checks.push({
+          name,
+          passed: label === 'replied' && transformed - before === 2,
+          message: `${said}; ${label}; the middleware ran ${transformed - before} time(s)`,
+        });
+      }
+      return checks;
+    },
+  ),
   // Outside probe 34, HIGH-1: a context set per call (prepareCall, from the call options) never reached the tools.
   toolLoopCase(
     'context-from-prepare-call-reaches-tools',
@@ -682,7 +868,12 @@ expect:
   toolLoopCase('what-it-refuses', 'a build function that ignores its model or builds no agent, and bad options, are refused naming them', async (ai, gate) => {
     const other = supportAgent(ai, seenNothing(), 'openai/gpt-5'); // a gateway model id: production's, never the case's
     const rows: readonly [string, (model: LanguageModelV3) => unknown, unknown, RegExp | undefined][] = [
-      ['an agent on another model', () => other, undefined, /does not use the model it is given: build it with new ToolLoopAgent\(\{ model, … \}\)$/],
+      [
+        'an agent on another model',
+        () => other,
+        undefined,
+        /does not use the model it is given: build it with new ToolLoopAgent\(\{ model, … \}\) \(a wrapLanguageModel around it must keep its provider and modelId\)$/,
+      ],
       ['no agent', () => ({ tools: {} }), undefined, /must return a ToolLoopAgent .*, got object$/],
       [
         'instructions that are no text',

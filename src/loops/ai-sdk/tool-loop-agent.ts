@@ -12,20 +12,27 @@
  * (`--loop loopgate`, `--loop openai-agents`) as `aiSdkAgent` of its
  * instructions, its tools and its `experimental_context`.
  *
+ * One build per case: the agent factory builds the agent (with a model slot the
+ * loop later aims at the case's model) and the loop runs that same build, so
+ * what your build function shares between tools and hooks stays shared. Each
+ * turn is what `generate` does — your `prepareCall`, then `generateText` — with
+ * the gate's tools, telemetry and signal laid over what `prepareCall` returned,
+ * and whatever `prepareStep` it leaves held to the case's model.
+ *
  *   const support = toolLoopAgent((model) => supportAgent(model), { sideEffects: { issue_refund: 'STATEFUL' } });
  *   export default defineConfig({ agents: { support: support.agent }, loop: support.loop });
  *
  * The settings are read from the agent (`ai` 6 keeps them on it, unexported in
  * its types); an `ai` that keeps them elsewhere is refused naming its version.
  */
-import type { ToolSet } from 'ai';
+import { generateText, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { AgentFactory, SideEffect } from '../../kernel/index.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-options.ts';
-import { aiSdkTurnsLoop, caseModel, checkedGlue, heldToCaseModel, type AiSdkGlue, type TurnCall } from './adapter.ts';
+import { aiSdkTurnsLoop, caseModel, checkedGlue, heldToCaseModel, type AiSdkGlue } from './adapter.ts';
 import { aiSdkAgent } from './agent.ts';
 
 export interface ToolLoopAgentOptions {
@@ -45,48 +52,106 @@ export interface GatedToolLoopAgent {
   readonly loop: LoopUnderTestFactory;
 }
 
-/** What a `ToolLoopAgent` is to the gate: its `generate`, and the settings it was built with. */
+/** What a `ToolLoopAgent` is to the gate: its `prepareCall` (what `generate` runs first), and the settings it was built with. */
 interface BuiltAgent {
-  readonly generate: (call: Record<string, unknown>) => ReturnType<TurnCall>;
+  readonly generate: unknown;
+  readonly prepareCall: (options: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 interface Settings {
   readonly model?: unknown;
-  readonly prepareStep?: unknown;
   readonly callOptionsSchema?: unknown;
   readonly instructions?: unknown;
   readonly tools?: unknown;
   readonly experimental_context?: unknown;
+  readonly onStepFinish?: unknown;
+}
+
+/** One build of the agent: the agent, its settings, and the model slot it was built with. */
+interface Build {
+  readonly agent: BuiltAgent;
+  readonly settings: Settings;
+  readonly slot: ModelSlot;
 }
 
 const NAME = 'toolLoopAgent';
 
-/** A model that is never called: the agent is built with it to read its settings and tools. */
-function placeholderModel(): LanguageModelV3 {
-  const never = () => Promise.reject(new Error(`${NAME}: the placeholder model the gate reads your agent's settings with was called`));
-  return { specificationVersion: 'v3', provider: 'loopgate', modelId: 'placeholder', supportedUrls: {}, doGenerate: never, doStream: never };
+/**
+ * The model an agent is built with: it answers as the case's model once the loop aims it there (a build that
+ * serves another loop, or the one read at load, is never aimed and never called).
+ */
+interface ModelSlot {
+  readonly model: LanguageModelV3;
+  aim(target: LanguageModelV3): void;
+  /** The slot, or a `wrapLanguageModel` around it (which keeps its provider and model id unless told otherwise). */
+  holds(model: unknown): boolean;
 }
 
-/** Builds the agent with `model` and reads its settings; anything that is not a ToolLoopAgent built with that model is refused. */
-function build(make: (model: LanguageModelV3) => unknown, model: LanguageModelV3): { agent: BuiltAgent; settings: Settings } {
+function modelSlot(): ModelSlot {
+  let target: LanguageModelV3 | undefined;
+  const unaimed = () => Promise.reject(new Error(`${NAME}: this build of your agent serves another loop; its model is not called`));
+  const model: LanguageModelV3 = {
+    specificationVersion: 'v3',
+    provider: 'loopgate',
+    modelId: 'case-model',
+    get supportedUrls() {
+      return target?.supportedUrls ?? {};
+    },
+    doGenerate: (options) => (target ? target.doGenerate(options) : unaimed()),
+    doStream: (options) => (target ? target.doStream(options) : unaimed()),
+  };
+  return {
+    model,
+    aim: (to) => {
+      target = to;
+    },
+    holds: (chosen) => {
+      if (chosen === model) return true;
+      const other = chosen as Partial<LanguageModelV3> | null;
+      return typeof other === 'object' && other !== null && other.provider === model.provider && other.modelId === model.modelId;
+    },
+  };
+}
+
+/** Builds the agent on a fresh model slot and reads its settings; anything that is not a ToolLoopAgent built with that model is refused. */
+function build(make: (model: LanguageModelV3) => unknown): Build {
+  const slot = modelSlot();
   let agent: unknown;
   try {
-    agent = make(model);
+    agent = make(slot.model);
   } catch (error) {
     throw new TypeError(`${NAME}: your build function threw: ${(error as Error)?.message ?? String(error)}`, { cause: error });
   }
   if (agent === null || typeof agent !== 'object' || typeof (agent as Partial<BuiltAgent>).generate !== 'function')
     throw new TypeError(`${NAME}: your build function must return a ToolLoopAgent (new ToolLoopAgent({ model, … })), got ${shapeOf(agent)}`);
   const settings: unknown = (agent as { settings?: unknown }).settings;
-  if (settings === null || typeof settings !== 'object')
+  if (settings === null || typeof settings !== 'object' || typeof (agent as Partial<BuiltAgent>).prepareCall !== 'function')
     throw new TypeError(
-      `${NAME}: the agent keeps no settings where ai 6's ToolLoopAgent does (installed: ai ${installedVersion('ai')}); use aiSdkAgent and aiSdkLoop`,
+      `${NAME}: the agent keeps no settings or prepareCall where ai 6's ToolLoopAgent does (installed: ai ${installedVersion('ai')}); use aiSdkAgent and aiSdkLoop`,
     );
   // An agent that ignores the model it is given would call your real provider from the gate, and certify its answers.
-  if ((settings as Settings).model !== model)
-    throw new TypeError(`${NAME}: the agent your build function returns does not use the model it is given: build it with new ToolLoopAgent({ model, … })`);
+  if (!slot.holds((settings as Settings).model))
+    throw new TypeError(
+      `${NAME}: the agent your build function returns does not use the model it is given: build it with new ToolLoopAgent({ model, … }) (a wrapLanguageModel around it must keep its provider and modelId)`,
+    );
   const tools = (settings as Settings).tools;
   if (tools !== undefined && !isPlainObject(tools)) throw new TypeError(`${NAME}: the agent's tools must be an object of AI SDK tools, got ${shapeOf(tools)}`);
-  return { agent: agent as BuiltAgent, settings: settings as Settings };
+  return { agent: agent as BuiltAgent, settings: settings as Settings, slot };
+}
+
+/**
+ * The tools a turn runs: the gate's (the agent's own, wrapped per case), or a choice among them a `prepareCall`
+ * made. A tool of its own would run ungated and uncounted, so the case fails naming it.
+ */
+function gateTools(prepared: unknown, gate: ToolSet): ToolSet {
+  if (prepared === undefined || prepared === gate) return gate;
+  const ours = new Set(Object.values(gate));
+  const entries = isPlainObject(prepared) ? Object.entries(prepared as Record<string, unknown>) : [];
+  const foreign = entries.filter(([, t]) => !ours.has(t as ToolSet[string])).map(([name]) => name);
+  if (!isPlainObject(prepared) || foreign.length > 0)
+    throw new AgentBuildError(
+      `${NAME}: the agent's prepareCall gave tools the gate does not run (${foreign.join(', ') || shapeOf(prepared)}): the gate runs the agent's own tools, scripted per case; choose among them with activeTools, or build the agent with every tool`,
+    );
+  return prepared as ToolSet;
 }
 
 /** The agent's instructions as one system text: a text, a system message, or a list of them (joined by a blank line). */
@@ -125,38 +190,61 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
   checkAdapterOptions(NAME, options, ['sideEffects', 'secrets', 'glue', 'callOptions']);
   const glue = checkedGlue(NAME, options.glue);
   // Read once at config load, so a build function that fails or returns something else is exit 2, not a failed case.
-  const { settings } = build(make, placeholderModel());
-  const system = systemOf(settings.instructions);
+  const { settings } = build(make);
+  systemOf(settings.instructions);
   checkCallOptions(settings.callOptionsSchema, options.callOptions);
 
+  // The build of each case, by the agent the factory returned for it (PeerWorld.built): the loop runs that build.
+  const builds = new WeakMap<object, Build>();
   const agent: AgentFactory = async (context) => {
-    const { settings: fresh } = build(make, placeholderModel()); // fresh tools per case, as aiSdkAgent's tools()
-    return aiSdkAgent({
+    const own = build(make); // fresh per case, as aiSdkAgent's tools(): its tools, context and hooks together
+    const system = systemOf(own.settings.instructions);
+    const definition = await aiSdkAgent({
       ...(system !== undefined ? { system } : {}),
-      tools: () => (fresh.tools ?? {}) as ToolSet,
+      tools: () => (own.settings.tools ?? {}) as ToolSet,
       ...(options.sideEffects !== undefined ? { sideEffects: options.sideEffects } : {}),
       ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
-      ...(settings.experimental_context !== undefined ? { context: settings.experimental_context } : {}),
+      ...(own.settings.experimental_context !== undefined ? { context: own.settings.experimental_context } : {}),
     })(context);
+    builds.set(definition, own);
+    return definition;
   };
 
   const loop = aiSdkTurnsLoop(NAME, `ai ${installedVersion('ai')} (ToolLoopAgent)`, glue, async (world) => {
-    const model = await caseModel(world);
-    const built = build(make, model);
-    // This loop runs one agent: a case of another would run with this one's instructions, silently.
-    const names = Object.keys(built.settings.tools ?? {}).sort();
-    const given = world.tools.map((t) => t.name).sort();
-    if ((systemOf(built.settings.instructions) ?? '') !== world.system || names.join('\n') !== given.join('\n'))
+    const own = builds.get(world.built);
+    // This loop runs one agent: a case of another would run with this one's instructions and hooks, silently.
+    if (own === undefined)
       throw new AgentBuildError(
-        `${NAME}: the case's agent (tools: ${given.join(', ') || 'none'}) is not the ToolLoopAgent this loop runs (tools: ${names.join(', ') || 'none'}): give the loop of toolLoopAgent(…) only to configs whose agents are its .agent`,
+        `${NAME}: the case's agent (tools: ${
+          world.tools
+            .map((t) => t.name)
+            .sort()
+            .join(', ') || 'none'
+        }) was not built by this toolLoopAgent(…): give its loop only to configs whose agents are its .agent`,
       );
+    own.slot.aim(await caseModel(world));
+    const theirs = own.settings.onStepFinish;
+    // A scenario's own system prompt replaces the agent's, as for every agent; else the agent's (prepareCall's) stands.
+    const scenarioSystem = world.system !== (systemOf(own.settings.instructions) ?? '') ? world.system : undefined;
     const callOptions = options.callOptions !== undefined ? { options: options.callOptions } : {};
-    // generate() lays what it is given over the agent's settings: the harness's tools and telemetry, and its own
-    // prepareStep held to the case's model (heldToCaseModel), nothing else.
-    return async (call) => {
-      const held = heldToCaseModel(NAME, model, built.settings.prepareStep);
+    return async ({ abortSignal, onStepFinish, ...call }) => {
+      // What generate() does: the agent's prepareCall over its settings and the call, then generateText.
+      const prepared = await own.agent.prepareCall({ ...callOptions, ...call });
+      const held = heldToCaseModel(NAME, own.slot.model, prepared.prepareStep, own.slot.holds);
       try {
-        return await built.agent.generate({ ...callOptions, ...call, prepareStep: held.prepareStep });
+        return await generateText({
+          ...(prepared as Parameters<typeof generateText>[0]),
+          ...(scenarioSystem !== undefined ? { system: scenarioSystem } : {}),
+          tools: gateTools(prepared.tools, call.tools),
+          experimental_telemetry: call.experimental_telemetry,
+          prepareStep: held.prepareStep,
+          abortSignal,
+          // As generate merges them: the agent's own first, then the harness's.
+          onStepFinish: async (step) => {
+            if (typeof theirs === 'function') await theirs(step);
+            await onStepFinish(step);
+          },
+        });
       } catch (error) {
         throw held.tripped() ?? error;
       }
