@@ -9,7 +9,7 @@
  * directory of its own under the system's temporary directory, removed after it.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -314,14 +314,42 @@ async function fileRemovedUnderTheWriter(): Promise<CheckResult[]> {
     copyFileSync(join(dir, 'other.db'), file);
     const replaced = await outcome(1);
     const refused = (said: string) => said.startsWith('refused: StoreInUseError') && said.includes(file);
+    // Replaced with no write in between (a restore over the file): noticed as such on its own, not through the removal.
+    const swapped = await replacedUnderTheWriter(dir);
     return [
       { name: 'an append to the file in place is stored', passed: before === 'stored', message: before },
       { name: 'its directory removed: the next append is refused, naming the file', passed: refused(removed), message: removed },
       { name: 'another file at the path: still refused', passed: refused(replaced), message: replaced },
+      {
+        name: 'the file replaced with no write in between: refused as replaced, telling to start a new host',
+        passed:
+          swapped.startsWith('refused: StoreInUseError') &&
+          /was replaced by another file while this process wrote it; .*this host does not resume: start a new host/.test(swapped),
+        message: swapped,
+      },
     ];
   } finally {
     await store.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A writer's file replaced by another (renamed over it) between two appends: what the second append says. */
+async function replacedUnderTheWriter(dir: string): Promise<string> {
+  const file = join(dir, 'swapped.db');
+  const store = new SqliteEventStore(file);
+  try {
+    await store.claimWriter();
+    await store.append('c1', records(0, 1));
+    const other = new SqliteEventStore(join(dir, 'backup.db'));
+    await other.close();
+    renameSync(join(dir, 'backup.db'), file);
+    await store.append('c1', records(1, 1));
+    return 'stored';
+  } catch (error) {
+    return `refused: ${describeError(error)}`;
+  } finally {
+    await store.close().catch(() => undefined);
   }
 }
 

@@ -209,7 +209,7 @@ export class SqliteWriterClaim {
     const now = fileId(this.#file.path);
     if (now === this.#file.id) return false;
     this.#stop(
-      `${this.#describe}: the store's file ${this.#file.path} was ${now === undefined ? 'removed' : 'replaced by another file'} while this process wrote it; nothing more is written, and what it wrote since is not at that path. Restore the file, or start a new host`,
+      `${this.#describe}: the store's file ${this.#file.path} was ${now === undefined ? 'removed' : 'replaced by another file'} while this process wrote it; nothing more is written, and this host does not resume: start a new host on the file at that path (restored, or a new one)`,
     );
     return true;
   }

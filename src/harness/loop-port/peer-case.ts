@@ -6,7 +6,7 @@
  * run from outside (the rest say why they cannot).
  */
 import { createHash } from 'node:crypto';
-import { addTokens } from '../../kernel/index.ts';
+import { addTokens, createRedactor } from '../../kernel/index.ts';
 import type { Case, CaseOutcome } from '../cases.ts';
 import { statusFromChecks } from '../cases.ts';
 import { checkInvariants, type Invariant } from '../invariants/index.ts';
@@ -94,15 +94,21 @@ const PERSISTED_LINE = 240;
  * same either way (outside probe 33, P28: the Agents adapter reading a timed-out
  * call `failed`, not "may have run", passed the pins).
  */
-function persistedChecks(run: PeerRun): CheckResult[] {
-  return renderMessages(finalHistory(run)).map((line, i) => ({
-    name: `persisted ${String(i).padStart(3, '0')}`,
-    passed: true,
-    message:
-      line.length <= PERSISTED_LINE
-        ? line
-        : `${line.slice(0, PERSISTED_LINE)}… (${line.length} characters, sha256 ${createHash('sha256').update(line).digest('hex').slice(0, 12)})`,
-  }));
+export function persistedChecks(run: PeerRun): CheckResult[] {
+  // Redacted before it is cut or digested: a digest of a line holding a short secret (a PIN) would let anyone
+  // holding the pinned verdicts guess it offline.
+  const redact = createRedactor({ secrets: run.secrets });
+  return renderMessages(finalHistory(run)).map((given, i) => {
+    const line = redact(given);
+    return {
+      name: `persisted ${String(i).padStart(3, '0')}`,
+      passed: true,
+      message:
+        line.length <= PERSISTED_LINE
+          ? line
+          : `${line.slice(0, PERSISTED_LINE)}… (${line.length} characters, sha256 ${createHash('sha256').update(line).digest('hex').slice(0, 12)})`,
+    };
+  });
 }
 
 export function peerOutcome(run: PeerRun, checks: CaseOutcome['checks']): CaseOutcome {
