@@ -301,6 +301,35 @@ function shortSecretNotLookedFor(): CheckResult[] {
  * the values of variables named like a secret, 8 characters or more. A shorter value (a flag, a port, `1`) or an
  * empty one is not a secret: redacting it would cut every `1` or `true` out of a report.
  */
+/**
+ * Outside probe 35, F3: with `POSTGRES_PASSWORD=postgres` (the official image's setting, in dev shells and CI service
+ * containers) every "postgres" a user wrote was stored and sent as [REDACTED], and ids holding it were refused; a
+ * variable that says where a secret is (`OAUTH_TOKEN_URL`, `CREDENTIALS_PROVIDER=environment`) garbled URLs and words.
+ * A value of lower-case letters alone is a word, not a credential; a name ending in what it locates is no secret's.
+ */
+function secretsFromEnvNotWords(): CheckResult[] {
+  const env = {
+    POSTGRES_PASSWORD: 'postgres',
+    MYSQL_ROOT_PASSWORD: 'password',
+    CREDENTIALS_PROVIDER: 'environment',
+    OAUTH_TOKEN_URL: 'https://login.example.com/oauth2/token',
+    VAULT_SECRET_PATH: 'secret/data/payments',
+    STRIPE_API_KEY: 'sk_test_51Habcdef',
+    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG',
+    DB_PASSWORD: 'Tr0ub4dor&3x',
+    ADMIN_PASSWORD: 'correcthorsebatterystaple9',
+  };
+  const expected = JSON.stringify(['sk_test_51Habcdef', 'wJalrXUtnFEMI/K7MDENG', 'Tr0ub4dor&3x', 'correcthorsebatterystaple9']);
+  const actual = JSON.stringify(secretsFromEnv(env));
+  return [
+    {
+      name: 'credentials taken; plain words, addresses and locators left out',
+      passed: actual === expected,
+      message: actual === expected ? expected : `expected ${expected}, got ${actual}`,
+    },
+  ];
+}
+
 function secretsFromEnvOfLength(): CheckResult[] {
   const env = { OPENAI_API_KEY: 'sk-abcdefgh123', GITHUB_TOKEN: 'tok-1234', SESSION_SECRET: 'short7', DB_PASSWORD: '', HOME: '/home/someone-long' };
   const expected = JSON.stringify(['sk-abcdefgh123', 'tok-1234']);
@@ -389,6 +418,15 @@ export function redactorCases(): Case[] {
         file: 'src/harness/redactor-cases.ts',
       },
       shortSecretNotLookedFor,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/secrets-from-env-not-words-or-addresses',
+        title:
+          "redactor: secretsFromEnv leaves out a plain word (a database container's POSTGRES_PASSWORD=postgres) and a variable that names where a secret is, not one (OAUTH_TOKEN_URL, CREDENTIALS_PROVIDER)",
+        file: 'src/harness/redactor-cases.ts',
+      },
+      secretsFromEnvNotWords,
     ),
     checksCase(
       {

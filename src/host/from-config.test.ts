@@ -248,6 +248,27 @@ describe('createHostFromConfig', () => {
     await host.close();
   });
 
+  // Outside probe 35, F3: the host read credentials from process.env whatever env it was given, so the gate's
+  // production host redacted a CI machine's database password out of the case's user text, and the loop host did not.
+  it("redacts the credentials of the env it is given, not the process's", async () => {
+    const plain = { model: { provider: 'fake', name: 'plain-model' }, store: { kind: 'memory' } } as unknown as HostConfig;
+    const machine = 'Qx7-machine-db-pw';
+    const given = 'Zk4-given-api-key';
+    process.env.PROBE_DB_PASSWORD = machine;
+    try {
+      const model = new ScriptedModelClient([reply('noted'), reply('noted')], { name: 'plain' });
+      const host = await createHostFromConfig(plain, { modelClient: () => model, env: { PROBE_API_KEY: given } });
+      await host.handle('c', `the old one was ${machine}`);
+      await host.handle('c', `and ${given} leaked`);
+      const said = model.requests.flatMap((r) => r.messages.map((m) => JSON.stringify(m.content)));
+      expect(said.some((text) => text.includes(`the old one was ${machine}`))).toBe(true);
+      expect(said.some((text) => text.includes(given))).toBe(false);
+      await host.close();
+    } finally {
+      delete process.env.PROBE_DB_PASSWORD;
+    }
+  });
+
   it('a config given as a plain object (from JavaScript, not parsed from YAML) gets its defaults, or a ConfigError naming the key', async () => {
     const plain = { model: { provider: 'fake', name: 'plain-model' }, store: { kind: 'memory' } } as unknown as HostConfig;
     const host = await createHostFromConfig(plain, { modelClient: () => new ScriptedModelClient([reply('from a plain config')], { name: 'plain' }) });

@@ -272,6 +272,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   try {
     host = new AgentHost({
       ...rest,
+      env,
       ...(options.agent ? { agent: options.agent } : {}),
       config: parsed,
       store,

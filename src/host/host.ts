@@ -124,6 +124,11 @@ export interface HostOptions {
   readonly errorHandlers?: readonly ModelErrorHandler[];
   /** Exact values never to be written anywhere (added to the agent's and to those found in the environment). */
   readonly secrets?: readonly string[];
+  /**
+   * The environment whose credentials (`secretsFromEnv`: variables named like a secret, not plain words) the host
+   * redacts besides `secrets`. Default `process.env`; `createHostFromConfig` gives the env it reads its keys from.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   readonly random?: () => number;
   /** New inbox message ids. */
   readonly newId?: () => string;
@@ -280,7 +285,7 @@ export class AgentHost {
   /** Secrets and tool names of the agents built so far (the redactor covers them all). */
   readonly #secrets = new Set<string>();
   readonly #toolNames = new Set<string>();
-  readonly #envCredentials = secretsFromEnv();
+  readonly #envCredentials: readonly string[];
   readonly #newId: () => string;
   /** Every conversation with work in flight or an open idle session. */
   readonly #conversations = new Map<string, Conversation>();
@@ -307,6 +312,7 @@ export class AgentHost {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#newId = options.newId ?? (() => randomUUID());
+    this.#envCredentials = secretsFromEnv(options.env ?? process.env);
     this.#factory = typeof options.agent === 'function' ? options.agent : undefined;
     this.#redactor = this.#learn(hostAgent({ ...options, agent: undefined }));
     this.#shared = this.#factory ? undefined : this.#serve(hostAgent({ ...options, agent: options.agent as Agent | undefined }));

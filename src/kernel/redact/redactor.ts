@@ -41,11 +41,19 @@ const MEMO_ENTRIES = 4_096;
 
 /** Environment variable names whose values are treated as secrets. */
 const SECRET_ENV_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+/** …unless the name ends in what it locates or configures (`OAUTH_TOKEN_URL`, `CREDENTIALS_PROVIDER`): no secret's value. */
+const LOCATOR_ENV_NAME = /_(URL|URI|ENDPOINT|HOST|PORT|PROVIDER|FILE|PATH|DIR|NAME|TYPE|MODE|REGION|ISSUER|AUDIENCE|TTL|EXPIRY|ID)$/i;
+/** A value of lower-case letters alone is a word (`postgres`, `password`, `environment`): redacting it garbles what users write. */
+const PLAIN_WORD = /^[a-z]+$/;
 
+/**
+ * The values of the environment's credentials: variables named like a secret, 8 characters or more — not a name
+ * ending in what it locates (`_URL`, `_PROVIDER`, `_PATH`, …) and not a plain lower-case word (outside probe 35, F3).
+ */
 export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   const out: string[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= 8 && SECRET_ENV_NAME.test(name)) out.push(value);
+    if (value && value.length >= 8 && SECRET_ENV_NAME.test(name) && !LOCATOR_ENV_NAME.test(name) && !PLAIN_WORD.test(value)) out.push(value);
   }
   return out;
 }
