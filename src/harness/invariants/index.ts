@@ -55,6 +55,7 @@ import { outcomeFollowsTable } from './outcome-follows-table.ts';
 import { costFollowsPriceTable } from './cost-follows-price-table.ts';
 import { projectionEqualsReplay } from './projection-equals-replay.ts';
 import { requestsHoldNoBlankText } from './requests-hold-no-blank-text.ts';
+import { requestsHoldWellFormedText } from './requests-hold-well-formed-text.ts';
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
@@ -81,6 +82,7 @@ export const INVARIANTS: readonly Invariant[] = [
   turnsClosedOnce,
   requestsRecomputable,
   requestsHoldNoBlankText,
+  requestsHoldWellFormedText,
   oneAppendFrozen,
   listenerFailuresRecorded,
   unknownTypesRejected,

@@ -77,6 +77,12 @@ describe('bad scenario files name the file, the line and the field', () => {
     );
   });
 
+  // Outside probe 35, F2: it loaded, and the run failed on "nothing throws" with a stack from the loop's send.
+  it("a user's text holding half a surrogate pair is refused at load, naming the entry and where", () => {
+    const error = errorOf(minimal('inbox:\n  - say: hi\n  - steer: "\\uD800 half"\nexpect: { outcome: replied }\n'), 'bad/half.yaml');
+    expect(error.message).toMatch(/^bad\/half\.yaml:4:\d+: inbox\[1\]\.steer: holds half a UTF-16 surrogate pair at character 0/);
+  });
+
   it('a provider step with two results', () => {
     const text = minimal('provider:\n  script:\n    - reply: hello\n    - reply: hi\n      refusal: no\ninbox:\n  - say: hi\nexpect: { outcome: replied }\n');
     const error = errorOf(text, 'bad/two-results.yaml');

@@ -368,13 +368,27 @@ const triggerSchema = z
   });
 export type Trigger = z.infer<typeof triggerSchema>;
 
+/**
+ * A text a user sends: well-formed. Half a UTF-16 surrogate pair is refused by the loop's send and the host's door
+ * alike (no character; a provider would refuse it); in a scenario it is named here, at load, not as a throw in the
+ * run (outside probe 35, F2). What a tool returns may hold one: that is a fault the loop must repair.
+ */
+const userText = z.string().superRefine((text, ctx) => {
+  if (text.isWellFormed()) return;
+  const at = [...text].reduce((found, c, i) => (found < 0 && !c.isWellFormed() ? i : found), -1);
+  ctx.addIssue({
+    code: 'custom',
+    message: `holds half a UTF-16 surrogate pair at character ${at}: no character, and the loop refuses to send it (write the whole character)`,
+  });
+});
+
 export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction', 'shutdown', 'disconnect'] as const;
 
 export const inboxEntrySchema = z
   .strictObject({
-    say: z.string().optional().describe('A follow-up from the user'),
-    steer: z.string().optional(),
-    inject: z.string().optional(),
+    say: userText.optional().describe('A follow-up from the user'),
+    steer: userText.optional(),
+    inject: userText.optional(),
     cancel: z.enum(CANCEL_SOURCES).optional(),
     crash: z.literal(true).optional().describe('The process dies: the host and its loop stop, with nothing written beyond what the store holds'),
     reopen: z.literal(true).optional().describe("A new production host over the same store and the agent's same tools; it runs the recovery sweep"),

@@ -118,7 +118,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     const spans: [number, number][] = [];
     for (const secret of secrets) for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) spans.push([i, i + secret.length]);
     for (const core of cores) for (let i = text.indexOf(core); i >= 0; i = text.indexOf(core, i + 1)) spans.push([i, i + core.length]);
-    for (const piecesIn of pieces) spans.push(...piecesIn(text));
+    for (const piecesIn of pieces) for (const span of piecesIn(text)) spans.push(wholeCharacters(text, span));
     for (const pattern of [...(mayHoldEscapes(text) ? escaped : []), ...patterns]) {
       for (const m of text.matchAll(globalOf(pattern))) if (m[0].length > 0) spans.push([m.index, m.index + m[0].length]);
     }
@@ -131,12 +131,29 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   return Object.assign(redact, { find, longest });
 }
 
+/**
+ * A run widened to whole characters: a piece of a secret counted in UTF-16 code units may start or end inside a
+ * surrogate pair (🐶 and 🐴 share their first half), and cut there it would leave half a pair behind — no text, which
+ * a provider refuses and the history would carry on (outside probe 35, F7).
+ */
+function wholeCharacters(text: string, [from, to]: [number, number]): [number, number] {
+  const low = (i: number) => {
+    const c = text.charCodeAt(i);
+    return c >= 0xdc00 && c <= 0xdfff;
+  };
+  const high = (i: number) => {
+    const c = text.charCodeAt(i);
+    return c >= 0xd800 && c <= 0xdbff;
+  };
+  return [from > 0 && low(from) && high(from - 1) ? from - 1 : from, to < text.length && low(to) && high(to - 1) ? to + 1 : to];
+}
+
 /** `text` with every piece of a secret replaced by REDACTED; overlapping and touching runs go as one. */
 function withoutPieces(text: string, pieces: readonly ((text: string) => [number, number][])[]): string {
   let spans: [number, number][] | undefined;
   for (const piecesIn of pieces) {
     const found = piecesIn(text);
-    if (found.length) (spans ??= []).push(...found);
+    if (found.length) (spans ??= []).push(...found.map((span) => wholeCharacters(text, span)));
   }
   if (!spans) return text;
   spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);

@@ -22,11 +22,13 @@ export function afterReturn(declaration: AnyToolDeclaration, returned: unknown, 
     output = checked.data;
   }
   // The output as the log keeps it (plain, redacted, frozen: logged without a copy) and, unredacted, as it renders.
-  const logged = toFrozenLoggable(output, redact);
+  // Half a surrogate pair (a name cut with slice(0, n) inside an emoji) is no text: a provider refuses a request
+  // holding it, and the history would send it on every turn. It is repaired (U+FFFD) in both (outside probe 35, F4).
+  const logged = toFrozenLoggable(output, wellFormed(redact));
   if (!logged.ok) return { ok: false, error: toolErrors.invalidOutput(declaration.name, `the output is not JSON data (${logged.reason})`) };
 
   const rendered = render(declaration, output, logged.plain);
-  const { content, truncatedFrom } = truncateForModel(redact(rendered), maxOutputChars);
+  const { content, truncatedFrom } = truncateForModel(redact(rendered).toWellFormed(), maxOutputChars);
   const result: { ok: true; content: string; output?: unknown; truncatedFrom?: number } = { ok: true, content };
   // Fields are omitted rather than set to undefined: the log takes plain JSON only.
   if (logged.value !== undefined) result.output = logged.value;
@@ -54,4 +56,19 @@ function defaultRender(plain: unknown): string {
   if (plain === undefined) return '(no output)';
   if (typeof plain === 'string') return plain;
   return JSON.stringify(plain);
+}
+
+const WELL_FORMED = new WeakMap<Redactor, (text: string) => string>();
+
+/** The redactor, its texts made well-formed after it; one function per redactor (the log shares values a redactor made). */
+function wellFormed(redact: Redactor): (text: string) => string {
+  let made = WELL_FORMED.get(redact);
+  if (made === undefined) {
+    made = (text) => {
+      const out = redact(text);
+      return out.isWellFormed() ? out : out.toWellFormed();
+    };
+    WELL_FORMED.set(redact, made);
+  }
+  return made;
 }
