@@ -166,6 +166,54 @@ async function unknownAnswerOfAClientFailsNamingIt(): Promise<CheckResult[]> {
 }
 
 /**
+ * Outside probe 35, F11: a team's own client (a gateway wrapper) that settles with a result missing its parts — no
+ * result at all, a reply without content, calls that are no list, a text that is a number — ended the turn
+ * failed{internal} (loopgate's own bugs) with a bare TypeError from deep in the loop. It broke the client's contract,
+ * as a client that rejects does: a transport error naming the client and what is wrong, retried as a network error,
+ * then failed{provider_unavailable}; never a throw, and nothing stored a reader would refuse.
+ */
+async function malformedResultOfAClientIsAContractViolation(): Promise<CheckResult[]> {
+  const answers: [string, unknown, string][] = [
+    ['no result at all', undefined, 'no result (undefined)'],
+    ['a reply without content', { type: 'reply', text: 'hi' }, 'a reply whose content is not a list of blocks'],
+    ['calls that are no list', { type: 'tool_use', content: [], text: '', calls: 'x' }, 'a tool_use whose calls are not a list'],
+    ['a text that is a number', { type: 'reply', content: [{ type: 'text', text: 'hi' }], text: 42 }, 'a reply whose text is not a string'],
+    [
+      'a call block without an id',
+      { type: 'tool_use', content: [{ type: 'tool_call', name: 'lookup', args: {} }], text: '', calls: [{ name: 'lookup', args: {} }] },
+      'a tool_use whose content[0] is a tool_call without an id',
+    ],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, answer, problem] of answers) {
+    const clock = new VirtualClock();
+    const log = new EventLog(clock);
+    const model: ModelClient = { name: 'own-client', call: async () => answer as never };
+    const loop = new AgentLoop(loopDeps({ log, agent: {}, clock, model }));
+    loop.send('Where is ORD-1001?', { id: 'ask' });
+    const [result] = await clock.run(loop.drain());
+    const detail = `network: model client own-client returned a malformed result (contract violation): ${problem}`;
+    const expected = JSON.stringify({ kind: 'failed', reason: 'provider_unavailable', detail });
+    const actual = JSON.stringify(result?.outcome) ?? 'no outcome';
+    checks.push({
+      name: `${what}: failed{provider_unavailable}, naming the client and what is wrong`,
+      passed: actual === expected,
+      message: actual,
+      expected,
+      actual,
+    });
+    let reads = 'reads back';
+    try {
+      decodeRecords(log.events.map(toRecord), 'the case log');
+    } catch (error) {
+      reads = (error as Error).message;
+    }
+    checks.push({ name: `${what}: the log reads back`, passed: reads === 'reads back', message: reads, expected: 'reads back', actual: reads });
+  }
+  return checks;
+}
+
+/**
  * A team's own handler (asked before the built-in ones) that fails the turn
  * with an outcome outside the closed alphabet — one written in JavaScript, or
  * cast, is not held to `Outcome`: a kind the loop does not know, a failure
@@ -335,6 +383,15 @@ async function modelSpanNamesTheErrorKind(): Promise<CheckResult[]> {
 
 export function modelErrorCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:model-errors/malformed-result-of-a-client-is-a-contract-violation',
+        title:
+          "model errors: a team's client settling with a result missing its parts is a transport error naming the client and what is wrong, not failed{internal}",
+        file: 'src/harness/model-error-cases.ts',
+      },
+      malformedResultOfAClientIsAContractViolation,
+    ),
     checksCase(
       {
         id: 'contract:model-errors/model-span-names-the-error-kind',

@@ -25,6 +25,7 @@ import { holdTurn, type EventLog } from '../log/event-log.ts';
 import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
+import { modelResultProblem } from '../model/result-shape.ts';
 import { holdTime, releaseTime, resumeTime, suspendTime } from '../clock.ts';
 import { InputError } from '../input-error.ts';
 import { loneSurrogateAt } from '../well-formed.ts';
@@ -650,9 +651,20 @@ export class AgentLoop {
     } finally {
       resumeTime(held);
     }
+    // A result missing its parts broke the client's contract as a rejection does: named, then a network error.
+    const checked = call.then((result) => {
+      const problem = modelResultProblem(result);
+      return problem === undefined
+        ? result
+        : ({
+            type: 'transport_error',
+            kind: 'network',
+            message: `model client ${client.name} returned a malformed result (contract violation): ${problem}`,
+          } as const);
+    });
     const timeoutMs = request.timeoutMs;
     pending.answer = raceAbort<ModelResult>(
-      call,
+      checked,
       s.scope.signal,
       () => answerAfterAbort<ModelResult>(call, this.#deps.clock, CANCELLED_CALL, usageOnly),
       // Providers never reject; one that does broke its contract. Keep going as a transport failure.
