@@ -198,24 +198,30 @@ function exactStreamHoldsOnlyWhatMayBeginASecret(): CheckResult[] {
 }
 
 /**
- * A secret is the exact characters configured. A copy with its letters' case
- * changed is another string (an API key or a password upper-cased is not the
- * key), and it is let out alike whether or not the text around it holds a `%`
- * or a backslash — the redactor's escaped-form pattern ran case-insensitively,
- * so a case-changed copy was redacted only next to one (mutation seed 26,
- * redactor.ts:91). An escaped copy is the secret whichever case its hex digits
- * are written in (`%2F` and `%2f`, `\u00E9` and `\u00e9`), and is redacted.
+ * A secret upper- or lower-cased whole is still the secret (a proxy's
+ * normalised header, a key printed in capitals: outside probe 35, F5), and is
+ * redacted alike whether or not the text around it holds a `%` or a backslash;
+ * a copy with its letters' case changed otherwise (each one swapped) is another
+ * string, let out alike with or without them — the redactor's escaped-form
+ * pattern ran case-insensitively, so a case-changed copy was redacted only next
+ * to one (mutation seed 26, redactor.ts:91). An escaped copy is the secret
+ * whichever case its hex digits are written in (`%2F` and `%2f`, `\u00E9` and
+ * `\u00e9`), and is redacted.
  */
 function caseOfASecret(): CheckResult[] {
   const secret = 'vault-Token-Q7vLm2Xc9RtB';
   const redact = createRedactor({ secrets: [secret] });
+  const swapped = [...secret].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
   const hex = (upper: boolean) =>
     [...Buffer.from(secret, 'utf8')].map((b) => `%${upper ? b.toString(16).padStart(2, '0').toUpperCase() : b.toString(16).padStart(2, '0')}`).join('');
   const units = [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`).join('');
   const rows: readonly [what: string, text: string, redacted: boolean][] = [
-    ['the secret upper-cased, alone', `key ${secret.toUpperCase()} here`, false],
-    ['the secret upper-cased, in a text holding a %', `key ${secret.toUpperCase()} here, at 100%`, false],
-    ['the secret lower-cased, in a text holding a backslash', `path C:\\keys\\${secret.toLowerCase()}`, false],
+    ['the secret upper-cased, alone', `key ${secret.toUpperCase()} here`, true],
+    ['the secret upper-cased, in a text holding a %', `key ${secret.toUpperCase()} here, at 100%`, true],
+    ['the secret lower-cased, in a text holding a backslash', `path C:\\keys\\${secret.toLowerCase()}`, true],
+    ['the secret with each letter swapped, alone', `key ${swapped} here`, false],
+    ['the secret with each letter swapped, in a text holding a %', `key ${swapped} here, at 100%`, false],
+    ['the secret with each letter swapped, in a text holding a backslash', `path C:\\keys\\${swapped}`, false],
     ['the secret, in a text holding a %', `key ${secret} here, at 100%`, true],
     ['the secret URL-encoded, upper-case hex', `q=${hex(true)}`, true],
     ['the secret URL-encoded, lower-case hex', `q=${hex(false)}`, true],
@@ -396,7 +402,7 @@ export function redactorCases(): Case[] {
       {
         id: 'contract:redactor/case-changed-copy-is-another-string',
         title:
-          'redactor: a case-changed copy of a secret is let out alike with or without a % or backslash near it; an escaped copy is redacted whatever the case of its hex',
+          'redactor: a secret upper- or lower-cased is redacted, one otherwise case-changed let out, alike with or without a % or backslash near it; an escaped copy is redacted whatever the case of its hex',
         file: 'src/harness/redactor-cases.ts',
         secrets: ['vault-Token-Q7vLm2Xc9RtB'],
       },

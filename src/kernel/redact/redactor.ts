@@ -71,7 +71,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const secrets = [...new Set(options.secrets ?? [])].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
   const forms: SecretForms[] = secrets.map(formsOf);
   const escaped = forms.flatMap((f) => (f.escaped ? [f.escaped] : []));
-  const cores = [...new Set(forms.flatMap((f) => [...f.base64, ...f.hex]))].sort((a, b) => b.length - a.length);
+  const cores = [...new Set(forms.flatMap((f) => [...f.base64, ...f.hex, ...f.cased]))].sort((a, b) => b.length - a.length);
   const anyPattern = sharedUnionOf(patterns);
   // Half a secret gives half of it away: runs of half a secret or more go too (secret-pieces.ts).
   const pieces = secrets.flatMap((secret) => pieceSpans(secret) ?? []);

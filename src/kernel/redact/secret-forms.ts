@@ -3,7 +3,7 @@
  * character by character), JSON `\u`-escaped, base64 inside a longer value (at
  * each of the three byte alignments, standard and URL-safe), hex (lower or upper
  * case) — base64 and hex of its UTF-8 bytes, and of its latin1 bytes where each
- * character fits one — for the redactor to
+ * character fits one — and the secret upper- or lower-cased whole, for the redactor to
  * replace and for the leak checks to find. One definition for both: what the
  * checks look for is exactly what redaction removes.
  */
@@ -27,10 +27,18 @@ export interface SecretForms {
   readonly base64: readonly string[];
   /** Its UTF-8 bytes (and latin1 bytes, where each character fits one) in hex, lower and upper case (empty when too short). */
   readonly hex: readonly string[];
+  /** The secret upper- and lower-cased whole, where that changes it (a proxy's normalised header, a key in capitals). */
+  readonly cased: readonly string[];
 }
 
 export function formsOf(secret: string): SecretForms {
-  return { secret, escaped: escapedPattern(secret), base64: base64Cores(secret), hex: hexForms(secret) };
+  return { secret, escaped: escapedPattern(secret), base64: base64Cores(secret), hex: hexForms(secret), cased: casedForms(secret) };
+}
+
+/** The secret upper- and lower-cased, those that differ from it (outside probe 35, F5); none when too short to tell. */
+function casedForms(secret: string): string[] {
+  if (secret.length < MIN_ENCODED_LENGTH) return [];
+  return [...new Set([secret.toUpperCase(), secret.toLowerCase()])].filter((form) => form !== secret);
 }
 
 /**
@@ -253,7 +261,7 @@ export function containsSecret(text: string, secret: string): boolean {
 export function secretFinder(secret: string): (text: string) => boolean {
   if (secret.length < MIN_SECRET_LENGTH) return () => false;
   if (secret.length < MIN_ENCODED_LENGTH) return (text) => text.includes(secret);
-  const cores = [...base64Cores(secret), ...hexForms(secret)];
+  const cores = [...base64Cores(secret), ...hexForms(secret), ...casedForms(secret)];
   return (text) => {
     if (text.includes(secret)) return true;
     if (mayHoldEscapes(text) && holdsAnEscape(text) && unescapedHolds(text, secret)) return true;

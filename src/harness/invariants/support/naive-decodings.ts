@@ -1,6 +1,6 @@
 /**
  * Invariant 15's own search for a secret in a text, written to share nothing
- * with the kernel's (`secretFinder`): the text as it is, the text with its
+ * with the kernel's (`secretFinder`): the text as it is, in any case, the text with its
  * `%HH`, `\uHHHH` and JSON's short escapes (`\"`, `\\`, `\/`, `\n`…) undone, every run of 12 or more base64
  * characters (standard or URL-safe) decoded at each of its four offsets, and
  * every run of 16 or more hex digits decoded at both of its offsets.
@@ -52,6 +52,7 @@ export class NaiveDecodings {
   #pieces: string[] | undefined;
   #joined: string | undefined;
   #hex: string | undefined;
+  #lower: string | undefined;
 
   constructor(text: string) {
     this.#text = text;
@@ -61,6 +62,8 @@ export class NaiveDecodings {
   formOf(secret: string): string | undefined {
     if (this.#text.includes(secret)) return 'as it is';
     if (secret.length < MIN_ENCODED_SECRET) return undefined;
+    // Upper- or lower-cased whole (a header value a proxy normalised, a key printed in capitals): still the secret.
+    if (secret.toLowerCase() !== secret.toUpperCase() && (this.#lower ??= this.#text.toLowerCase()).includes(secret.toLowerCase())) return 'in another case';
     const plain = this.#plain();
     if (plain !== null && plain.some((round) => round.includes(secret))) return 'escaped (%HH, \\uHHHH or JSON)';
     // Decoded bytes are read as latin1: a secret is looked for as its UTF-8 bytes read the same way, and, when each
