@@ -331,6 +331,38 @@ async function decideAsks(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A tool whose HTTP client throws a plain object with a message (axios-style: `{ message, config, response }`, not an
+ * Error): the model reads its message, not "[object Object]", and nothing else of it (outside probe 35, F6).
+ */
+async function thrownPlainObjectToldByItsMessage(): Promise<CheckResult[]> {
+  const flaky = defineTool({
+    name: 'carrier_status',
+    description: 'Where the carrier says a parcel is.',
+    input: z.object({ parcel: z.string() }),
+    sideEffect: 'NONE',
+    run: () => {
+      throw { message: 'Request failed with status code 502', config: { headers: { Authorization: 'Bearer carrier-token-123' } }, response: { status: 502 } };
+    },
+  });
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([toolUse([call('c1', 'carrier_status', { parcel: 'P-1' })]), reply('The carrier is not answering.')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: { tools: [flaky as AnyToolDeclaration] }, clock, toolOptions: { defaultMaxRetries: 0 } }));
+  loop.send('Where is parcel P-1?', { id: 'ask' });
+  await loop.drain();
+  const r = log.events.find((e) => e.type === 'tool.result')?.payload as { error?: { error_message: string } } | undefined;
+  const said = r?.error?.error_message ?? '(no error)';
+  return [
+    check(
+      'the model reads the thrown message, and nothing else of the object',
+      said === 'carrier_status failed: Request failed with status code 502',
+      said,
+      'carrier_status failed: Request failed with status code 502',
+    ),
+  ];
+}
+
 /** `toolOptions.defaultMaxRetries: 0` (a valid value, not only a refused one): a NONE tool that fails runs once. */
 async function zeroDefaultRetries(): Promise<CheckResult[]> {
   let runs = 0;
@@ -441,6 +473,11 @@ export function toolExecutorCases(): Case[] {
     ['many-small-objects', 'arguments holding 12 000 small objects, two levels deep: not too deep, the tool runs', manySmallObjects],
     ['trace-ended-in-dev-mode', 'a call handed a span of a dev-mode trace that already ended: the tool still runs and settles ok', traceEndedInDevMode],
     ['decide-asks-the-approver', 'decide (exported): an ask rule puts the call to the approver, with its reason; its deny decides', decideAsks],
+    [
+      'thrown-plain-object-told-by-its-message',
+      'a tool that throws a plain object with a message (axios-style): the model reads the message',
+      thrownPlainObjectToldByItsMessage,
+    ],
     [
       'zero-default-retries',
       'toolOptions.defaultMaxRetries of 0: a NONE tool that throws a string runs once, and the model reads the string',

@@ -106,6 +106,15 @@ const CASES: readonly BadInput[] = [
   },
   { name: 'decode without --provider', setup: () => ['decode', 's.yaml'], names: /Missing required argument: provider/ },
   { name: 'an unknown command', setup: () => ['frobnicate'], names: /frobnicate/ },
+  // Outside probe 35, F6: it was parsed as YAML, and said "Invalid input: expected object, received string".
+  {
+    name: 'run of a file that is no scenario file (.md)',
+    setup: (w) => {
+      writeFileSync(join(w, 'notes.md'), '# Notes\n\nNot a scenario.\n');
+      return ['run', 'notes.md'];
+    },
+    names: /^loopgate: notes\.md: not a scenario file: scenario files end in \.yaml or \.yml$/,
+  },
   { name: 'run /dev/null (a device given as a path)', setup: () => ['run', '/dev/null'], names: /^loopgate: \/dev\/null: is a character device/ },
   {
     name: 'a FIFO named *.yaml in a scenario folder (read forever before)',

@@ -56,7 +56,11 @@ export function findScenarioFiles(path: string): string[] {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ScenarioFileError(`${path}: ${code === undefined || code === 'ENOENT' ? 'no such file or directory' : errnoText(error)}`);
   }
-  if (stat.isFile()) return [abs];
+  // A file named outright is read as a scenario only when it is named like one: notes.md said "expected object".
+  if (stat.isFile()) {
+    if (!/\.ya?ml$/i.test(abs)) throw new ScenarioFileError(`${path}: not a scenario file: scenario files end in .yaml or .yml`);
+    return [abs];
+  }
   if (!stat.isDirectory()) throw new ScenarioFileError(`${path}: is ${fileKind(stat)}; give scenario files (.yaml) or directories holding them`);
   const out: string[] = [];
   const walk = (dir: string) => {

@@ -603,6 +603,9 @@ function clonePlain(value: unknown, seen: object[]): unknown {
 
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
+  // A plain object thrown with a message (an HTTP client's `{ message, config, response }`): its message alone.
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  if (typeof message === 'string' && message !== '') return message;
   return String(error);
 }
 
