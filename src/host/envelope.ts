@@ -45,11 +45,16 @@ export interface TurnSummary {
   };
   readonly returnedToInbox: readonly string[];
   /**
-   * The turn's calls whose result is `unknown` — they started and may have taken effect (cut off by a cancel,
-   * a timeout, a crash) — so a client can tell "nothing happened" from "check before you retry". Present when any.
+   * The turn's calls that may have taken effect, so a client can tell "nothing happened" from "check before you
+   * retry": those whose result is `unknown` (cut off by a cancel, a timeout, a crash), and STATEFUL or CRITICAL
+   * calls that ran and then failed — threw (TOOL_ERROR) or returned what the log cannot keep (INVALID_OUTPUT) —
+   * which the model is told may have taken effect (outside probe 35, F9). Present when any.
    */
   readonly inDoubt?: readonly { readonly call: string; readonly tool: string; readonly code: string }[];
 }
+
+/** Codes of a call that ran and then failed: its side effects, if any, may have happened. */
+const RAN_THEN_FAILED: ReadonlySet<string> = new Set(['TOOL_ERROR', 'INVALID_OUTPUT']);
 
 export type Delivery = 'turn' | 'joined' | 'queued';
 
@@ -139,6 +144,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
   let lastAssistantSeen = false;
   const returned: string[] = [];
   const inDoubt: { call: string; tool: string; code: string }[] = [];
+  const ranThenFailed = new Map<string, { call: string; tool: string; code: string }>();
   for (let i = log.length - 1; i >= 0; i--) {
     const event = log.at(i)!;
     if (!isKnown(event)) continue;
@@ -153,6 +159,15 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
       returned.unshift(...e.payload.ids);
     } else if (e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'unknown') {
       inDoubt.unshift({ call: redact(e.payload.callId), tool: e.payload.name, code: e.payload.error?.error_code ?? 'UNKNOWN' });
+    } else if (e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'failed' && RAN_THEN_FAILED.has(e.payload.error?.error_code ?? '')) {
+      // In doubt only if it changes something: known once its start (earlier in the log, later in this walk) is read.
+      ranThenFailed.set(e.payload.callId, { call: redact(e.payload.callId), tool: e.payload.name, code: e.payload.error!.error_code });
+    } else if (e.type === 'tool.started' && e.payload.turn === turn && (e.payload.sideEffect === 'STATEFUL' || e.payload.sideEffect === 'CRITICAL')) {
+      const failed = ranThenFailed.get(e.payload.callId);
+      if (failed) {
+        inDoubt.unshift(failed);
+        ranThenFailed.delete(e.payload.callId);
+      }
     } else if (e.type === 'assistant.message' && e.payload.turn === turn && !lastAssistantSeen) {
       // The reply is the turn's last assistant message (as the loop reports it).
       lastAssistantSeen = true;

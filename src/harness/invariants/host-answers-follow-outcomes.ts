@@ -6,8 +6,9 @@
  * message — and the turn's summary repeats what the log records: the close's
  * outcome, steps, tool calls and tokens, the messages the turn returned to
  * the inbox, the calls left in doubt (each call of the turn whose result is
- * `unknown`: cut off by a cancel, a timeout or a crash while running — what a
- * client must check before it retries), and the turn's cost, billed here again
+ * `unknown`: cut off by a cancel, a timeout or a crash while running; and each
+ * STATEFUL or CRITICAL call that ran and then failed, TOOL_ERROR or
+ * INVALID_OUTPUT — what a client must check before it retries), and the turn's cost, billed here again
  * from the log's usage at the gate's reference prices (the host's YAML has
  * them). A client (a web app, a
  * queue worker) decides on the status alone whether to show the reply, retry
@@ -125,7 +126,7 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
       const sameCall = (k: number) =>
         toldCalls[k]!.tool === doubt[k]!.tool && toldCalls[k]!.code === doubt[k]!.code && redactedFrom(toldCalls[k]!.call, doubt[k]!.call);
       if (toldCalls.length !== doubt.length || toldCalls.some((_, k) => !sameCall(k)))
-        return `${where} names ${toldDoubt.length === 0 ? 'no call' : toldDoubt.join(', ')} in doubt for turn ${summary.turn}, but the log's unknown results are ${loggedDoubt.length === 0 ? 'none' : loggedDoubt.join(', ')}: a client told nothing is in doubt retries a call that may have run`;
+        return `${where} names ${toldDoubt.length === 0 ? 'no call' : toldDoubt.join(', ')} in doubt for turn ${summary.turn}, but the log's calls in doubt are ${loggedDoubt.length === 0 ? 'none' : loggedDoubt.join(', ')}: a client told nothing is in doubt retries a call that may have run`;
       const bill = billOf(view.known, summary.turn);
       const cost = summary.cost;
       if (!cost) return `${where} gives turn ${summary.turn} no cost, but the host's config prices every model the case names`;
@@ -160,13 +161,25 @@ function redactedFrom(told: string, logged: string): boolean {
   return logged.length - parts.at(-1)!.length > at; // something was hidden before the last part
 }
 
-/** The turn's calls whose result is `unknown`, in log order. */
+/**
+ * The turn's calls that may have taken effect, in log order: those whose result is `unknown`, and STATEFUL or
+ * CRITICAL calls that started and then failed after running (TOOL_ERROR: the body threw; INVALID_OUTPUT: it
+ * returned what the log cannot keep), which the model is told may have taken effect.
+ */
 function inDoubtIn(known: readonly LogEvent[], turn: number): { call: string; tool: string; code: string }[] {
-  return known.flatMap((e) =>
-    e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'unknown'
-      ? [{ call: e.payload.callId, tool: e.payload.name, code: e.payload.error?.error_code ?? 'UNKNOWN' }]
-      : [],
+  const changesThings = new Set(
+    known.flatMap((e) =>
+      e.type === 'tool.started' && e.payload.turn === turn && (e.payload.sideEffect === 'STATEFUL' || e.payload.sideEffect === 'CRITICAL')
+        ? [e.payload.callId]
+        : [],
+    ),
   );
+  return known.flatMap((e) => {
+    if (e.type !== 'tool.result' || e.payload.turn !== turn) return [];
+    const code = e.payload.error?.error_code;
+    const ranThenFailed = e.payload.status === 'failed' && (code === 'TOOL_ERROR' || code === 'INVALID_OUTPUT') && changesThings.has(e.payload.callId);
+    return e.payload.status === 'unknown' || ranThenFailed ? [{ call: e.payload.callId, tool: e.payload.name, code: code ?? 'UNKNOWN' }] : [];
+  });
 }
 
 /** The turn's model calls billed at the reference prices: a call with a count no number holds is uncounted, never billed. */
