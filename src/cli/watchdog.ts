@@ -17,6 +17,8 @@
  *   a test runner's worker.
  */
 import { closeSync } from 'node:fs';
+import { sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { url as inspectorUrl } from 'node:inspector';
 import { setInterval as everyMs } from 'node:timers';
 import { Worker } from 'node:worker_threads';
@@ -60,12 +62,15 @@ export function startWatchdog(command: string, env: NodeJS.ProcessEnv = process.
   (globalThis as Record<symbol, unknown>)[Symbol.for(HUNG)] = (heldMs: number) => {
     const where = stuckFrames();
     const left = cleanUpAfterInterrupt() ?? 'no report was written';
+    const own = heldByLoopgate(where, OWN_CODE);
     process.stderr.write(
       errorLines(
         [
-          `the ${command} stopped: the code under test held loopgate's only thread for ${showLimit(heldMs)} without yielding, ${during(running)}`,
+          `the ${command} stopped: ${own ? "loopgate's own code" : 'the code under test'} held loopgate's only thread for ${showLimit(heldMs)} without yielding, ${during(running)}`,
           ...(where.length > 0 ? where.map((frame) => `  ${frame}`) : ['  (no frame of it on the stack: it awaits promises already settled, in a loop)']),
-          `a tool, hook or agent part that loops without awaiting, awaits only settled promises, or blocks in a synchronous call that never returns, never lets the ${command} go on; ${HANG_LIMIT_ENV} sets the limit (default ${showLimit(DEFAULT_HANG_LIMIT_MS)})`,
+          own
+            ? `loopgate's own work (the frames above are its) took longer than the limit: a case far longer than usual (thousands of turns) can, else it is loopgate's bug — please report it with the frames; ${HANG_LIMIT_ENV} sets the limit (default ${showLimit(DEFAULT_HANG_LIMIT_MS)})`
+            : `a tool, hook or agent part that loops without awaiting, awaits only settled promises, or blocks in a synchronous call that never returns, never lets the ${command} go on; ${HANG_LIMIT_ENV} sets the limit (default ${showLimit(DEFAULT_HANG_LIMIT_MS)})`,
           left,
         ].join('\n'),
       ),
@@ -109,6 +114,21 @@ function during(running: ReadonlySet<string>): string {
 }
 
 /** The stuck code's frames: the stack under this interrupt, without its own two frames and Node's. */
+/** loopgate's own code: the folder above this file's (src/ in the repository, dist/src/ in a consumer's node_modules). */
+const OWN_CODE = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Whether the frame the thread was held in is loopgate's own (its harness checking a run, its kernel), not the code
+ * under test: then "the code under test held the thread" would send a user hunting a bug in a tool they do not have
+ * (outside probe 35, F8: invariant 15 on a 3,000-turn case). Frames name files as paths or file: URLs.
+ */
+export function heldByLoopgate(frames: readonly string[], ownCode: string): boolean {
+  const top = frames[0];
+  if (top === undefined) return false;
+  const own = ownCode.endsWith(sep) ? ownCode : `${ownCode}${sep}`;
+  return top.includes(own) || top.includes(pathToFileURL(own).href);
+}
+
 function stuckFrames(): string[] {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 50;
