@@ -119,6 +119,14 @@ describe('finding and loading the config', () => {
     }
   });
 
+  // Outside probe 35, F6: it said "SyntaxError: Unexpected character '�'", where every other input names the byte.
+  it('a config that is not UTF-8 is named so, with the byte offset', async () => {
+    writeFileSync(join(dir, 'latin1.config.ts'), Buffer.from('// caf\xe9\nexport default {};\n', 'latin1'));
+    await expect(loadConfig({ path: 'latin1.config.ts', cwd: dir })).rejects.toThrow(
+      /latin1\.config\.ts: is not valid UTF-8: invalid byte sequence at byte offset 6$/,
+    );
+  });
+
   it('a config that does not load, or a --config that is no file, is an input error naming it', async () => {
     writeFileSync(join(dir, 'broken.config.ts'), 'export default {\n');
     await expect(loadConfig({ path: 'broken.config.ts', cwd: dir })).rejects.toThrow(/broken\.config\.ts: could not be loaded: /);

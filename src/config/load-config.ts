@@ -7,7 +7,7 @@
  * (inspect-agents.ts).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { errnoText, sameFile } from '../files/index.ts';
+import { decodeUtf8, errnoText, sameFile } from '../files/index.ts';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type fc from 'fast-check';
 import { closestName, foreignAgentProblem, type AgentFactory } from '../kernel/index.ts';
@@ -124,6 +124,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   } else {
     file = findConfigFile(cwd) ?? BUNDLED_CONFIG;
   }
+  // Node reads a module's bad bytes as U+FFFD: a config not in UTF-8 would load with its texts changed, or fail as
+  // "Unexpected character '�'". Named here with the byte, as every other input file is (outside probe 35, F6).
+  const invalidAt = invalidUtf8At(file);
+  if (invalidAt !== undefined) throw new ConfigFileError(`${file}: is not valid UTF-8: invalid byte sequence at byte offset ${invalidAt}`);
   let module: Record<string, unknown>;
   const limitMs = loadLimitMs();
   try {
@@ -408,4 +412,16 @@ export function missingPeerPackage(error: unknown): { readonly module: string; r
     if (packages.test(pkg) && at.includes(folder)) return { module: entry, package: pkg };
   }
   return undefined;
+}
+
+/** The byte offset of the first bytes that are not UTF-8 in `file`, or undefined (also when it cannot be read: the import says why). */
+function invalidUtf8At(file: string): number | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  const decoded = decodeUtf8(bytes);
+  return 'invalidAt' in decoded ? decoded.invalidAt : undefined;
 }
