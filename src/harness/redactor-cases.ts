@@ -131,6 +131,7 @@ function defaultRulesByTheirIds(): CheckResult[] {
  * `exactSecretStream` is public too (a team's client streams through it, as the adapters do with their one key), and
  * takes a list of secrets: a tail that may begin a form of *any* of them is held back, not only one that may begin a
  * form of every one (mutation seed 25). Each secret is split across pieces, first after a prefix no other secret has.
+ * Ended, it holds nothing: a second `end()` lets out nothing.
  */
 function exactStreamHoldsEachSecret(): CheckResult[] {
   const text = `key=${KEY} then password=${PASSWORD} (end)`;
@@ -143,6 +144,8 @@ function exactStreamHoldsEachSecret(): CheckResult[] {
     from = cut;
   }
   out.push(stream.end());
+  // Ended, the stream holds nothing: a second end() lets out nothing (mutation seed 35, stream.ts `end`).
+  const again = stream.end();
   const joined = out.join('');
   const expected = createRedactor({ secrets: [KEY, PASSWORD], patterns: [] })(text);
   const carries = [KEY, PASSWORD].filter((s) => out.some((piece) => piece.includes(s.slice(0, 4))) || joined.includes(s)).length;
@@ -160,6 +163,13 @@ function exactStreamHoldsEachSecret(): CheckResult[] {
       message: joined === expected ? 'the redacted text' : `${joined.length} characters, not the ${expected.length} of the text redacted whole`,
       expected: `${expected.length} characters`,
       actual: `${joined.length} characters`,
+    },
+    {
+      name: 'ended, a second end() lets out nothing',
+      passed: again === '',
+      message: `let out ${JSON.stringify(again)}`,
+      expected: '""',
+      actual: JSON.stringify(again),
     },
   ];
 }
