@@ -29,7 +29,16 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { containsSecret, createRedactor, exactSecretStream, SECRET_RULES, secretFinder, secretsFromEnv } from '../kernel/index.ts';
+import {
+  containsSecret,
+  createRedactor,
+  exactSecretStream,
+  PATTERN_HOLD,
+  SECRET_RULES,
+  secretFinder,
+  secretsFromEnv,
+  streamRedactor,
+} from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { CREDENTIAL_SAMPLES } from './invariants/support/credential-samples.ts';
@@ -170,6 +179,44 @@ function exactStreamHoldsEachSecret(): CheckResult[] {
       message: `let out ${JSON.stringify(again)}`,
       expected: '""',
       actual: JSON.stringify(again),
+    },
+  ];
+}
+
+/** Two secrets whose text overlaps where they meet: the second begins with the first's last five characters. */
+const OVERLAP_FIRST = 'Q7vLm2Xp9RtK';
+const OVERLAP_SECOND = 'p9RtK4wZs8Nb';
+
+/**
+ * `streamRedactor` moves its cut left to the start of any secret that spans it, and again from there until none
+ * does: the cut lands inside the second of two overlapping secrets, past the end of the first, and moving to the
+ * second's start lands inside the first, which must move it again (mutation seed 35, stream.ts `safeCut`). Nothing
+ * of the first is let out before it can be redacted whole; what is let out, joined, is the text redacted whole.
+ */
+function streamCutLeavesOverlappingSecretsWhole(): CheckResult[] {
+  const secrets = [OVERLAP_FIRST, OVERLAP_SECOND];
+  const met = `${OVERLAP_FIRST}${OVERLAP_SECOND.slice(5)}`;
+  // The stream holds back PATTERN_HOLD characters: three of the second secret stay back, its start is let out.
+  const text = `key ${met}${' then more words'.repeat(20).slice(0, PATTERN_HOLD - 3)}`;
+  const stream = streamRedactor(createRedactor({ secrets, patterns: [] }));
+  const out = [stream.push(text), stream.end()];
+  const joined = out.join('');
+  const expected = createRedactor({ secrets, patterns: [] })(text);
+  const first = out[0] ?? '';
+  return [
+    {
+      name: 'the first piece let out stops before the first secret',
+      passed: first === 'key ',
+      message: `let out ${JSON.stringify(first.slice(0, 40))}`,
+      expected: JSON.stringify('key '),
+      actual: JSON.stringify(first.slice(0, 40)),
+    },
+    {
+      name: 'what is let out, joined, is the text redacted whole',
+      passed: joined === expected,
+      message: joined === expected ? 'the redacted text' : `${JSON.stringify(joined.slice(0, 40))}…, not ${JSON.stringify(expected.slice(0, 40))}…`,
+      expected: JSON.stringify(expected.slice(0, 40)),
+      actual: JSON.stringify(joined.slice(0, 40)),
     },
   ];
 }
@@ -353,6 +400,15 @@ export function redactorCases(): Case[] {
         file: 'src/harness/redactor-cases.ts',
       },
       defaultRulesByTheirIds,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/stream-cut-leaves-overlapping-secrets-whole',
+        title: 'redactor: a stream cut inside the second of two overlapping secrets moves past the first too; let out joined, the text redacted whole',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: [OVERLAP_FIRST, OVERLAP_SECOND],
+      },
+      streamCutLeavesOverlappingSecretsWhole,
     ),
     checksCase(
       {
