@@ -773,6 +773,34 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'parallel_wrapper_with_an_empty_recipient_kept',
+    title:
+      "a call of OpenAI's undeclared wrapper one of whose uses names no tool (`recipient_name` empty) is not unwrapped in part: it comes back as the call it is, not a call of a tool named nothing",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          {
+            type: 'tool_call',
+            id: 'call_wrap',
+            name: 'multi_tool_use.parallel',
+            args: '{"tool_uses":[{"recipient_name":"functions.get_weather","parameters":{"city":"Paris"}},{"recipient_name":"","parameters":{}}]}',
+          },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name })),
+        [{ id: 'call_wrap', name: 'multi_tool_use.parallel' }],
+        'a use without a tool name: the wrapper is kept whole (the loop tells the model no such tool exists)',
+      );
+    },
+  },
+  {
     id: 'empty_text_block_without_credential',
     title:
       'an empty text block before a tool call sends no empty text delta from a client given no key either (a gateway that adds the key itself), where no credential scrubber stands between the adapter and the listener; the call itself streams',

@@ -208,6 +208,21 @@ function ownedJsonFrozenWhole(): CheckResult[] {
   });
 }
 
+/**
+ * `LogReadError` is exported for a team's own store: a read it refuses whole (the connection closed mid-read, the
+ * conversation's rows gone) has no record to name, and is thrown with no seq. Its message names where and why, and
+ * no record: not "record seq undefined" (mutation seed 35, errors.ts). Every refusal the kernel's reader throws names
+ * its record, as the cases above check.
+ */
+function readErrorWithoutARecordNamesOnlyWhere(): CheckResult[] {
+  const error = new LogReadError(WHERE, undefined, 'the connection closed during the read');
+  const want = `${WHERE}: the connection closed during the read`;
+  return [
+    { name: 'the message names where and why, no record', passed: error.message === want, message: error.message, expected: want, actual: error.message },
+    { name: 'its seq is undefined', passed: error.seq === undefined, message: String(error.seq), expected: 'undefined', actual: String(error.seq) },
+  ];
+}
+
 export function logReadCases(): Case[] {
   return [
     checksCase(
@@ -234,6 +249,14 @@ export function logReadCases(): Case[] {
         file: 'src/harness/log-read-cases.ts',
       },
       () => mappedRecords().flatMap((g) => refusedNamingIt(g.what, g.records, g.expected)),
+    ),
+    checksCase(
+      {
+        id: 'contract:log/read-error-without-a-record-names-only-where',
+        title: "log: a LogReadError a team's store throws for a read it refuses whole (no seq) names where and why, and no record",
+        file: 'src/harness/log-read-cases.ts',
+      },
+      readErrorWithoutARecordNamesOnlyWhere,
     ),
     checksCase(
       {

@@ -78,19 +78,28 @@ async function ownRedactorKeptForToolData(): Promise<CheckResult[]> {
  * such a redactor handed to `loopDeps` itself, with the line saying which word.
  */
 async function garblingLogRedactorRefused(): Promise<CheckResult[]> {
+  return garblingRedactorRefused('log');
+}
+
+/** The same redactor handed to `loopDeps` itself (`LoopDepsInput.redact`), on a log without one: refused the same way, the line without "the log's". */
+async function garblingLoopRedactorRefused(): Promise<CheckResult[]> {
+  return garblingRedactorRefused('loop');
+}
+
+async function garblingRedactorRefused(whose: 'log' | 'loop'): Promise<CheckResult[]> {
   const clock = new VirtualClock();
-  const log = new EventLog(clock, [], { redact: createRedactor({ secrets: ['sideEffect'] }) });
+  const garbling = createRedactor({ secrets: ['sideEffect'] });
+  const log = whose === 'log' ? new EventLog(clock, [], { redact: garbling }) : new EventLog(clock);
   const agent: Agent = {
     tools: [
       defineTool({ name: 'add_note', description: 'Add a note.', input: z.object({ text: z.string() }), sideEffect: 'IDEMPOTENT', run: () => ({ ok: true }) }),
     ],
   };
   const model = new ScriptedModelClient([toolUse([call('note', 'add_note', { text: 'call back' })]), reply('Noted.')], { clock });
-  const expected =
-    'the log\'s redact changes "sideEffect", a word the loop writes into its records (a field name, status or event type): it would garble every record; redact credentials only';
+  const expected = `${whose === 'log' ? "the log's " : ''}redact changes "sideEffect", a word the loop writes into its records (a field name, status or event type): it would garble every record; redact credentials only`;
   let refused: string | undefined;
   try {
-    const loop = new AgentLoop(loopDeps({ log, model, agent }));
+    const loop = new AgentLoop(loopDeps(whose === 'log' ? { log, model, agent } : { log, model, agent, redact: garbling }));
     loop.send('Note that the customer wants a call back.', { id: 'ask' });
     await loop.drain();
   } catch (error) {
@@ -560,6 +569,14 @@ export function logRedactionCases(): Case[] {
         file: 'src/harness/log-redaction-cases.ts',
       },
       garblingLogRedactorRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/loop-redactor-garbling-a-log-word-refused',
+        title: 'log: a redactor handed to loopDeps that changes a word the loop writes is refused before anything runs',
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      garblingLoopRedactorRefused,
     ),
     checksCase(
       {

@@ -381,6 +381,41 @@ async function modelSpanNamesTheErrorKind(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * An error no handler of the chain decides (the built-in ones leave a transport
+ * error of kind `aborted` alone: the provider, not the loop, ended the call) falls
+ * to the loop's default: the turn fails with the kernel's outcome, and the log
+ * says so in its `model.error_handled` (handler `default`, action `fail`, why
+ * nobody retried), the one record a reader of the history has of the decision.
+ */
+async function unhandledErrorLoggedAsTheDefaultFail(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([transportError('aborted', { message: 'the provider closed the stream' })], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  loop.send('Summarise the ticket.', { id: 'ask' });
+  const [result] = await loop.drain();
+  const outcome = label(result?.outcome);
+  const handled = log.events
+    .filter((e) => e.type === 'model.error_handled')
+    .map((e) => {
+      const p = e.payload as { handler: string; action: string; detail: string };
+      return `${p.handler}/${p.action}: ${p.detail}`;
+    });
+  const want = 'default/fail: no handler retried it';
+  const got = handled.join('; ') || '(none)';
+  return [
+    {
+      name: 'the turn fails provider_unavailable',
+      passed: outcome === 'failed/provider_unavailable',
+      message: outcome,
+      expected: 'failed/provider_unavailable',
+      actual: outcome,
+    },
+    { name: 'the log tells the default decision and why', passed: got === want, message: got, expected: want, actual: got },
+  ];
+}
+
 export function modelErrorCases(): Case[] {
   return [
     checksCase(
@@ -391,6 +426,14 @@ export function modelErrorCases(): Case[] {
         file: 'src/harness/model-error-cases.ts',
       },
       malformedResultOfAClientIsAContractViolation,
+    ),
+    checksCase(
+      {
+        id: 'contract:model-errors/unhandled-error-logged-as-the-default-fail',
+        title: "model errors: an error no handler decides fails the turn with the kernel's outcome, logged as the default's fail and why",
+        file: 'src/harness/model-error-cases.ts',
+      },
+      unhandledErrorLoggedAsTheDefaultFail,
     ),
     checksCase(
       {

@@ -171,7 +171,7 @@ async function appendOfACloseOfTheRunningTurnIsRefused(): Promise<CheckResult[]>
  * once, replied.
  */
 async function appendOfAPayloadTheReaderRefusesIsRefused(): Promise<CheckResult[]> {
-  const rows: [string, string, unknown, { ignorable?: boolean } | undefined, string][] = [
+  const rows: [string, unknown, unknown, { ignorable?: boolean } | undefined, string][] = [
     [
       'a turn.opened without a trigger',
       'turn.opened',
@@ -235,6 +235,14 @@ async function appendOfAPayloadTheReaderRefusesIsRefused(): Promise<CheckResult[
       { ignorable: true },
       'type: "team.note" is not an event type of the catalogue; a reader refuses it',
     ],
+    [
+      // From JavaScript or cast: a list whose one item is a type's name reads as that name as a property key.
+      'a type that is a list holding a type of the catalogue',
+      ['inbox.received'],
+      { id: 'm2', intent: 'follow_up', text: 'Hello?', source: 'user' },
+      undefined,
+      'type: ["inbox.received"] is not an event type of the catalogue; a reader refuses it',
+    ],
   ];
   const checks: CheckResult[] = [];
   for (const [what, type, payload, options, problem] of rows) {
@@ -242,7 +250,7 @@ async function appendOfAPayloadTheReaderRefusesIsRefused(): Promise<CheckResult[
     log.append('inbox.received', { id: 'm1', intent: 'follow_up', text: 'Where is ORD-1001?', source: 'user' });
     let actual = 'the append was taken';
     try {
-      (log.append as (type: string, payload: unknown, options?: object) => unknown)(type, payload, options);
+      (log.append as (type: unknown, payload: unknown, options?: object) => unknown)(type, payload, options);
     } catch (error) {
       actual = (error as Error).message;
     }

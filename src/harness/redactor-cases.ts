@@ -29,7 +29,16 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { containsSecret, createRedactor, exactSecretStream, SECRET_RULES, secretFinder, secretsFromEnv } from '../kernel/index.ts';
+import {
+  containsSecret,
+  createRedactor,
+  exactSecretStream,
+  PATTERN_HOLD,
+  SECRET_RULES,
+  secretFinder,
+  secretsFromEnv,
+  streamRedactor,
+} from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { CREDENTIAL_SAMPLES } from './invariants/support/credential-samples.ts';
@@ -131,6 +140,7 @@ function defaultRulesByTheirIds(): CheckResult[] {
  * `exactSecretStream` is public too (a team's client streams through it, as the adapters do with their one key), and
  * takes a list of secrets: a tail that may begin a form of *any* of them is held back, not only one that may begin a
  * form of every one (mutation seed 25). Each secret is split across pieces, first after a prefix no other secret has.
+ * Ended, it holds nothing: a second `end()` lets out nothing.
  */
 function exactStreamHoldsEachSecret(): CheckResult[] {
   const text = `key=${KEY} then password=${PASSWORD} (end)`;
@@ -143,6 +153,8 @@ function exactStreamHoldsEachSecret(): CheckResult[] {
     from = cut;
   }
   out.push(stream.end());
+  // Ended, the stream holds nothing: a second end() lets out nothing (mutation seed 35, stream.ts `end`).
+  const again = stream.end();
   const joined = out.join('');
   const expected = createRedactor({ secrets: [KEY, PASSWORD], patterns: [] })(text);
   const carries = [KEY, PASSWORD].filter((s) => out.some((piece) => piece.includes(s.slice(0, 4))) || joined.includes(s)).length;
@@ -160,6 +172,51 @@ function exactStreamHoldsEachSecret(): CheckResult[] {
       message: joined === expected ? 'the redacted text' : `${joined.length} characters, not the ${expected.length} of the text redacted whole`,
       expected: `${expected.length} characters`,
       actual: `${joined.length} characters`,
+    },
+    {
+      name: 'ended, a second end() lets out nothing',
+      passed: again === '',
+      message: `let out ${JSON.stringify(again)}`,
+      expected: '""',
+      actual: JSON.stringify(again),
+    },
+  ];
+}
+
+/** Two secrets whose text overlaps where they meet: the second begins with the first's last five characters. */
+const OVERLAP_FIRST = 'Q7vLm2Xp9RtK';
+const OVERLAP_SECOND = 'p9RtK4wZs8Nb';
+
+/**
+ * `streamRedactor` moves its cut left to the start of any secret that spans it, and again from there until none
+ * does: the cut lands inside the second of two overlapping secrets, past the end of the first, and moving to the
+ * second's start lands inside the first, which must move it again (mutation seed 35, stream.ts `safeCut`). Nothing
+ * of the first is let out before it can be redacted whole; what is let out, joined, is the text redacted whole.
+ */
+function streamCutLeavesOverlappingSecretsWhole(): CheckResult[] {
+  const secrets = [OVERLAP_FIRST, OVERLAP_SECOND];
+  const met = `${OVERLAP_FIRST}${OVERLAP_SECOND.slice(5)}`;
+  // The stream holds back PATTERN_HOLD characters: three of the second secret stay back, its start is let out.
+  const text = `key ${met}${' then more words'.repeat(20).slice(0, PATTERN_HOLD - 3)}`;
+  const stream = streamRedactor(createRedactor({ secrets, patterns: [] }));
+  const out = [stream.push(text), stream.end()];
+  const joined = out.join('');
+  const expected = createRedactor({ secrets, patterns: [] })(text);
+  const first = out[0] ?? '';
+  return [
+    {
+      name: 'the first piece let out stops before the first secret',
+      passed: first === 'key ',
+      message: `let out ${JSON.stringify(first.slice(0, 40))}`,
+      expected: JSON.stringify('key '),
+      actual: JSON.stringify(first.slice(0, 40)),
+    },
+    {
+      name: 'what is let out, joined, is the text redacted whole',
+      passed: joined === expected,
+      message: joined === expected ? 'the redacted text' : `${JSON.stringify(joined.slice(0, 40))}…, not ${JSON.stringify(expected.slice(0, 40))}…`,
+      expected: JSON.stringify(expected.slice(0, 40)),
+      actual: JSON.stringify(joined.slice(0, 40)),
     },
   ];
 }
@@ -378,6 +435,15 @@ export function redactorCases(): Case[] {
         file: 'src/harness/redactor-cases.ts',
       },
       defaultRulesByTheirIds,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/stream-cut-leaves-overlapping-secrets-whole',
+        title: 'redactor: a stream cut inside the second of two overlapping secrets moves past the first too; let out joined, the text redacted whole',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: [OVERLAP_FIRST, OVERLAP_SECOND],
+      },
+      streamCutLeavesOverlappingSecretsWhole,
     ),
     checksCase(
       {

@@ -424,6 +424,15 @@ async function truncatedResultHasNoUndefinedField(): Promise<CheckResult[]> {
 
 /** A tool executor option out of its range: the loop is refused at construction, naming the option and the value. */
 function optionRefused(toolOptions: Record<string, number>, want: string): () => CheckResult[] {
+  return optionJudged(toolOptions, `refused: ${want}`, 'refused, naming the option');
+}
+
+/** An option at the edge of what it takes (the default itself): the loop is built. */
+function optionAccepted(toolOptions: Record<string, number>): () => CheckResult[] {
+  return optionJudged(toolOptions, 'accepted', 'accepted');
+}
+
+function optionJudged(toolOptions: Record<string, number>, want: string, name: string): () => CheckResult[] {
   return () => {
     const { declarations } = tools();
     let got = 'accepted';
@@ -439,7 +448,7 @@ function optionRefused(toolOptions: Record<string, number>, want: string): () =>
     } catch (error) {
       got = `refused: ${error instanceof Error ? error.message : String(error)}`;
     }
-    return [{ name: 'refused, naming the option', passed: got === `refused: ${want}`, message: got, expected: `refused: ${want}`, actual: got }];
+    return [{ name, passed: got === want, message: got, expected: want, actual: got }];
   };
 }
 
@@ -503,6 +512,12 @@ export function toolExecutorCases(): Case[] {
       'toolOptions.defaultTimeoutMs of -1: the loop is refused, naming the option',
       optionRefused({ defaultTimeoutMs: -1 }, 'tool executor option defaultTimeoutMs must be a positive number (got -1)'),
     ],
+    [
+      'negative-retry-backoff',
+      'toolOptions.retryBackoffMs of -1: the loop is refused, naming the option',
+      optionRefused({ retryBackoffMs: -1 }, 'tool executor option retryBackoffMs must be a non-negative number (got -1)'),
+    ],
+    ['zero-retry-backoff', 'toolOptions.retryBackoffMs of 0 (its default, no wait): the loop is built', optionAccepted({ retryBackoffMs: 0 })],
   ];
   return rows.map(([id, title, check]) => checksCase({ id: `contract:tool-executor/${id}`, title: `tool executor: ${title}`, file: FILE }, check));
 }

@@ -589,6 +589,17 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     })),
     refused: 'visibility layer "global": deny[0]: "pya" is not a registered tool; did you mean "pay"?',
   },
+  {
+    // A swap is two neighbours exchanged: "pxa" shares only its last letter with the second of "pay", two edits from it.
+    id: 'names/one-neighbour-shared-is-no-swap',
+    title: 'a name sharing one letter with a neighbour of a tool is not a swap: pxa is two edits from pay, no guess',
+    agent: edit((a) => ({
+      ...a,
+      tools: [...a.tools, tool('pay', 'CRITICAL')],
+      visibility: [{ name: 'global', deny: ['pxa'] }],
+    })),
+    refused: 'visibility layer "global": deny[0]: "pxa" is not a registered tool',
+  },
   // --- policy and visibility shapes (policy.ts, visibility.ts) ---
   {
     id: 'policy/rule-ids-repeat',
