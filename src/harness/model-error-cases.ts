@@ -144,25 +144,31 @@ async function unknownAnswerOfAClientFailsNamingIt(): Promise<CheckResult[]> {
   ];
   const checks: CheckResult[] = [];
   for (const [what, answer, detail] of answers) {
-    const clock = new VirtualClock();
-    const log = new EventLog(clock);
-    const model: ModelClient = { name: 'own-client', call: async () => answer as never };
-    const loop = new AgentLoop(loopDeps({ log, agent: {}, clock, model }));
-    loop.send('Where is ORD-1001?', { id: 'ask' });
-    const [result] = await clock.run(loop.drain());
+    const { outcome, log, reads } = await turnAnswered(answer);
     const expected = JSON.stringify({ kind: 'failed', reason: 'internal', detail });
-    const actual = `${JSON.stringify(result?.outcome) ?? 'no outcome'}${log.events.some((e) => e.type === 'assistant.message') ? ', an assistant message stored' : ''}`;
+    const actual = `${outcome}${log.events.some((e) => e.type === 'assistant.message') ? ', an assistant message stored' : ''}`;
     checks.push({ name: `${what}: failed{internal}, naming it`, passed: actual === expected, message: actual, expected, actual });
     // Nothing of the answer is stored that a reader would refuse: the conversation reads back from its records.
-    let reads = 'reads back';
-    try {
-      decodeRecords(log.events.map(toRecord), 'the case log');
-    } catch (error) {
-      reads = (error as Error).message;
-    }
     checks.push({ name: `${what}: the log reads back`, passed: reads === 'reads back', message: reads, expected: 'reads back', actual: reads });
   }
   return checks;
+}
+
+/** One turn of a loop whose own client answers `answer`: its outcome as JSON, its log, and whether the log reads back. */
+async function turnAnswered(answer: unknown): Promise<{ outcome: string; log: EventLog; reads: string }> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model: ModelClient = { name: 'own-client', call: async () => answer as never };
+  const loop = new AgentLoop(loopDeps({ log, agent: {}, clock, model }));
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  const [result] = await clock.run(loop.drain());
+  let reads = 'reads back';
+  try {
+    decodeRecords(log.events.map(toRecord), 'the case log');
+  } catch (error) {
+    reads = (error as Error).message;
+  }
+  return { outcome: JSON.stringify(result?.outcome) ?? 'no outcome', log, reads };
 }
 
 /**
@@ -186,15 +192,9 @@ async function malformedResultOfAClientIsAContractViolation(): Promise<CheckResu
   ];
   const checks: CheckResult[] = [];
   for (const [what, answer, problem] of answers) {
-    const clock = new VirtualClock();
-    const log = new EventLog(clock);
-    const model: ModelClient = { name: 'own-client', call: async () => answer as never };
-    const loop = new AgentLoop(loopDeps({ log, agent: {}, clock, model }));
-    loop.send('Where is ORD-1001?', { id: 'ask' });
-    const [result] = await clock.run(loop.drain());
+    const { outcome: actual, reads } = await turnAnswered(answer);
     const detail = `network: model client own-client returned a malformed result (contract violation): ${problem}`;
     const expected = JSON.stringify({ kind: 'failed', reason: 'provider_unavailable', detail });
-    const actual = JSON.stringify(result?.outcome) ?? 'no outcome';
     checks.push({
       name: `${what}: failed{provider_unavailable}, naming the client and what is wrong`,
       passed: actual === expected,
@@ -202,12 +202,6 @@ async function malformedResultOfAClientIsAContractViolation(): Promise<CheckResu
       expected,
       actual,
     });
-    let reads = 'reads back';
-    try {
-      decodeRecords(log.events.map(toRecord), 'the case log');
-    } catch (error) {
-      reads = (error as Error).message;
-    }
     checks.push({ name: `${what}: the log reads back`, passed: reads === 'reads back', message: reads, expected: 'reads back', actual: reads });
   }
   return checks;
