@@ -223,6 +223,10 @@ describe('the code under test cannot end, fake or hold the gate', () => {
   // A tool that never yields holds the only thread: no timer, not even SIGTERM's handler, can run. Before the
   // watchdog, `loopgate run` spun at 100% CPU until CI killed it, naming nothing (stop 39's own check).
   const HANG = { LOOPGATE_HANG_TIMEOUT_MS: '1500' };
+  // The project's config imports loopgate's sources: the command runs them too, or (with a build in dist/) the config
+  // loads a second copy of loopgate — over a second of CPU with no heartbeat, which the watchdog counts against the
+  // wait that follows and stops at the limit (seen in CI on a built tree: these two cases failed at every commit).
+  const ONE_COPY = { LOOPGATE_RUN_SOURCES: '1' };
   const STOPPED = "loopgate: the run stopped: the code under test held loopgate's only thread for 1.5 s without yielding";
 
   it('a tool that loops without yielding stops the run at the hang limit: exit 1 naming the case and the line, no report', async () => {
@@ -275,7 +279,7 @@ describe('the code under test cannot end, fake or hold the gate', () => {
   it('a tool blocked without using the CPU (a synchronous wait) past the limit is not a hang: a loaded machine is not stopped', async () => {
     // What a starved main thread looks like to the watchdog on a busy CI machine: no heartbeat, and no CPU spent either.
     const where = project('blocked', "() => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500); return 'ok'; }");
-    const result = await loopgate(['run'], where, HANG);
+    const result = await loopgate(['run'], where, { ...HANG, ...ONE_COPY });
     expect(result.hung).toBe(false);
     expect(result.stderr).not.toContain('stopped');
     expect(result.status, result.stderr).toBe(EXIT.passed);
@@ -285,7 +289,7 @@ describe('the code under test cannot end, fake or hold the gate', () => {
   // the limit with its frames; where it does not, the watchdog stops it at four times the limit on its own.
   it('a tool blocked for good without using the CPU is stopped at the limit, or at four times it', async () => {
     const where = project('blocked-forever', '() => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); }');
-    const result = await loopgate(['run'], where, { LOOPGATE_HANG_TIMEOUT_MS: '1000' });
+    const result = await loopgate(['run'], where, { LOOPGATE_HANG_TIMEOUT_MS: '1000', ...ONE_COPY });
     expect(result.hung).toBe(false);
     expect(result.status, result.stderr).toBe(EXIT.failed);
     const first = result.stderr.split('\n')[0];
