@@ -11,7 +11,7 @@ import { checkInvariants } from './invariants/index.ts';
 import type { LoadedScenario } from './scenario/load.ts';
 import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { redactForRun } from './run-redactor.ts';
-import { runScenario, type ScenarioRun } from './second-host.ts';
+import { runawayText, runScenario, type Runaway, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { stepRequests } from './step-requests.ts';
 import { buildTimeline } from './timeline.ts';
@@ -71,6 +71,18 @@ async function bystanderChecks(run: ScenarioRun, invariants: SuiteContext['invar
   return [...checkExpectations(run, run.scenario.expect).map(named), ...(await checkInvariants(run, invariants)).map(named)];
 }
 
+/**
+ * A case stopped as a runaway, reported as that alone: the stop cut the run short, so what its expectations and
+ * the invariants would say of it is about the stop, not the agent (outside probe 35, F8).
+ */
+function runawayCheck(runaway: Runaway): CheckResult {
+  return {
+    name: 'runaway',
+    passed: false,
+    message: `the case was stopped: ${runawayText(runaway)}; a loop that never settles, or a loop bug. Its expectations and invariants were not judged (the stop cut the run short)`,
+  };
+}
+
 /** The host a scenario itself requires, if any. */
 export function pinnedHost(scenario: Scenario): HostMode | undefined {
   return crashes(scenario) ? 'production' : scenario.host;
@@ -93,7 +105,8 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
       if (scenario.live) {
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };
       }
-      const run = await runScenario(scenario, { seed, agents: context.registry, host });
+      const run = await runScenario(scenario, { seed, agents: context.registry, host, ...(context.seams ? { seams: context.seams } : {}) });
+      if (run.runaway) return outcomeOfRun(run, [runawayCheck(run.runaway)], context.prices);
       const invariants = await checkInvariants(run, context.invariants);
       const expectations = checkExpectations(run, scenario.expect);
       const checks = [

@@ -139,6 +139,8 @@ export interface ScenarioRun {
   readonly virtualMs: number;
   /** Set if the loop (or the world) threw — a bug: nothing may throw across the loop's boundary. */
   readonly thrown?: unknown;
+  /** Set if the case was stopped as a runaway: a log (the case's, or its bystander's) passed the case's event limit. */
+  readonly runaway?: Runaway;
   /** Faults the scenario injected, for the report's timeline. */
   readonly faults: readonly Fault[];
   /** Where each event of the final log was appended among the faults (`Fault.order`); absent for a peer loop's run. */
@@ -215,6 +217,37 @@ export interface TestSeams {
   readonly wrapTools?: (executor: ToolExecutor, options: ToolExecutorOptions) => ToolExecutor;
   /** Rewrites the loop's dependencies just before the loop is built (a loop variant), through either host. */
   readonly wrapDeps?: (deps: LoopDeps) => LoopDeps;
+  /** The case's event limit exactly, in place of `eventLimitOf` (to reach a runaway without one). */
+  readonly eventLimit?: number;
+}
+
+/** A case stopped because a log passed its event limit. */
+export interface Runaway {
+  readonly limit: number;
+  readonly of: 'the case' | "the bystander's conversation";
+}
+
+/** What a runaway was: whose log passed which limit. */
+export function runawayText(runaway: Runaway): string {
+  const whose = runaway.of === 'the case' ? 'its log' : "its bystander's log";
+  return `${whose} passed ${runaway.limit} events, the limit for this case (${DEFAULT_EVENT_LIMIT.toLocaleString('en-US')}, or ${EVENTS_PER_SCRIPTED_PART} per step, message and tool call the scenario scripts, whichever is more)`;
+}
+
+/** The event limit of a case when not told otherwise. */
+export const DEFAULT_EVENT_LIMIT = 20_000;
+/** Events a case may log for each step, message and tool call its scenario scripts (a turn logs about 8). */
+export const EVENTS_PER_SCRIPTED_PART = 64;
+
+/**
+ * How many events a case's log (and its bystander's) may hold before the case is stopped as a runaway — a loop
+ * that never settles: `floor` (default 20,000), or 64 for each step, message and tool call the scenario scripts,
+ * whichever is more. A long conversation the schema allows (`times` up to 5,000) stays inside its limit.
+ */
+export function eventLimitOf(scenario: Scenario, floor: number = DEFAULT_EVENT_LIMIT): number {
+  const steps = [...scenario.provider.script, ...(scenario.provider.fallback ?? []), ...(scenario.bystander?.provider ?? [])];
+  const calls = steps.reduce((n, step) => n + (step.tool_use?.length ?? 0), 0);
+  const parts = steps.length + calls + scenario.inbox.length + (scenario.bystander?.inbox.length ?? 0);
+  return Math.max(floor, EVENTS_PER_SCRIPTED_PART * parts);
 }
 
 export interface RunOptions {
@@ -230,7 +263,7 @@ export interface RunOptions {
   /** Parts a scenario file cannot express (state-table fixtures use them). */
   readonly claim?: ClaimPolicy;
   readonly errorHandlers?: readonly ModelErrorHandler[];
-  /** A case whose log grows past this is stopped as a runaway. Default 20 000. */
+  /** The floor of a case's event limit (`eventLimitOf`): a log that grows past the limit is stopped as a runaway. Default 20,000. */
   readonly maxEvents?: number;
   /** The model name the loop asks for (live runs name a real model). */
   readonly modelName?: string;
@@ -261,8 +294,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const store = world.store;
   let inbox: InboxDriver | undefined;
   // A runaway case (a loop that never settles) is stopped and reported, not left to eat memory.
-  const maxEvents = options.maxEvents ?? 20_000;
+  const maxEvents = options.seams?.eventLimit ?? eventLimitOf(scenario, options.maxEvents);
   let thrown: unknown;
+  let runaway: Runaway | undefined;
   let stopRunaway: () => void = () => undefined;
   const reached = { events: 0, deltas: 0, approvals: 0 };
   const recording = new CaseRecording(
@@ -272,7 +306,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       faults.appended(seq);
       inbox?.onEvent(seq);
       if (seq + 1 === maxEvents) {
-        thrown = new Error(`runaway: the log passed ${maxEvents} events; the case was shut down`);
+        runaway ??= { limit: maxEvents, of: 'the case' };
         stopRunaway();
       }
     },
@@ -326,7 +360,19 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       : undefined;
 
   // --- the bystander: a second conversation on the same host and store ------------------
-  const other = scenario.bystander ? await bystanderWorld(scenario, options, { clock, registry, agentName, wrapModel, maxEvents, world }) : undefined;
+  const other = scenario.bystander
+    ? await bystanderWorld(scenario, options, {
+        clock,
+        registry,
+        agentName,
+        wrapModel,
+        maxEvents,
+        world,
+        ranAway: () => {
+          runaway ??= { limit: maxEvents, of: "the bystander's conversation" };
+        },
+      })
+    : undefined;
 
   // --- the host ------------------------------------------------------------------------
   const toolOptions = { ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}) };
@@ -562,6 +608,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     secrets: agent.secrets ?? [],
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
+    ...(runaway !== undefined ? { runaway } : {}),
     faults: faults.entries,
     eventOrder: faults.eventOrder,
     responses: recorded.responses,
@@ -731,6 +778,8 @@ async function bystanderWorld(
     readonly agentName: string;
     readonly wrapModel: (client: ModelClient) => ModelClient;
     readonly maxEvents: number;
+    /** Tells the case its bystander's log passed `maxEvents`. */
+    readonly ranAway: () => void;
     readonly world: WorldStore;
   },
 ): Promise<BystanderWorld> {
@@ -755,7 +804,7 @@ async function bystanderWorld(
       faults.appended(seq);
       inbox?.onEvent(seq);
       if (seq + 1 === parts.maxEvents) {
-        thrown = new Error(`runaway: the bystander's log passed ${parts.maxEvents} events; the case was shut down`);
+        parts.ranAway();
         self.stopCase();
       }
     },

@@ -3,6 +3,7 @@ import type { PriceTable } from '../report/cost/price-table.ts';
 import type { ReplyAssertionContext } from './checks/reply-assertion-types.ts';
 import type { Invariant } from './invariants/index.ts';
 import type { HostMode } from './scenario/schema.ts';
+import type { TestSeams } from './second-host.ts';
 import type { UpdateSink } from './update/update-case.ts';
 import type { AgentRegistry } from './world/agent-under-test.ts';
 
@@ -25,4 +26,6 @@ export interface SuiteContext {
   readonly replies?: ReplyAssertionContext;
   /** `--update`: rewrite each scenario's recorded expectations from its run, and tell the sink what was done. */
   readonly update?: UpdateSink;
+  /** Test-only: the second host's seams, for every case (second-host.ts, TestSeams). */
+  readonly seams?: TestSeams;
 }

@@ -9,7 +9,7 @@
  * broken ones, to see the loop survive them).
  */
 import { TRANSPORT_ERROR_KINDS, type LogEvent } from '../../kernel/index.ts';
-import type { ScenarioRun } from '../second-host.ts';
+import { runawayText, type ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
 import { nothingHangsObservably } from './observable/nothing-hangs.ts';
@@ -39,6 +39,8 @@ function scriptedRejections(run: ScenarioRun): string[] {
 }
 
 function nothingThrown(run: ScenarioRun): string | undefined {
+  // A log that grew past the case's limit: work that never settles (the fuzz's cases script few steps each).
+  if (run.runaway !== undefined) return `the case never settled: ${runawayText(run.runaway)}`;
   if (run.thrown === undefined) return undefined;
   return `the run threw: ${(run.thrown as Error)?.stack ?? String(run.thrown)}`;
 }
