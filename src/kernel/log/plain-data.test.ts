@@ -143,4 +143,14 @@ describe('toFrozenLoggable: how tool arguments and output are logged', () => {
     const lookalike = Object.freeze({ a: Object.freeze([1, Object.freeze({ b: 'x' })]) });
     expect(toFrozenPlainData(lookalike, 'p', redact)).not.toBe(lookalike);
   });
+
+  it('made with a redactor that then repairs half pairs, is kept where its own redactor is asked for (a tool output)', () => {
+    const redact = createRedactor({ secrets: [SECRET] });
+    const repairing = (text: string) => redact(text).toWellFormed();
+    const logged = toFrozenLoggable({ name: `Zo\ud83d`, note: SECRET }, repairing, redact);
+    if (!logged.ok) throw new Error('expected ok');
+    expect(logged.value).toEqual({ name: 'Zo\ufffd', note: '[REDACTED]' });
+    expect(toFrozenPlainData(logged.value, 'p', redact)).toBe(logged.value);
+    expect(toFrozenPlainData(logged.value, 'p', repairing)).not.toBe(logged.value);
+  });
 });

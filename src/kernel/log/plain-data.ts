@@ -79,13 +79,16 @@ export type Loggable = { readonly ok: true; readonly value: unknown; readonly pl
  * objects, dense arrays, strings, finite numbers, booleans, null — nothing the
  * round trip would change); the round trip otherwise. `plain` is the round trip
  * unredacted (for data already JSON-shaped, `value` itself: it serializes the
- * same). The result may be logged without a copy (`sharable`).
+ * same). The result may be logged without a copy (`sharable`) by a log whose
+ * redactor is `shareAs` — `redact` itself, or one whose copy of what `redact`
+ * made would be the same (the tool pipeline's `redact`, whose texts it then makes
+ * well-formed: a repaired half pair is no secret).
  */
-export function toFrozenLoggable(value: unknown, redact: Redact): Loggable {
+export function toFrozenLoggable(value: unknown, redact: Redact, shareAs: Redact = redact): Loggable {
   if (value === undefined) return { ok: true, value: undefined, plain: undefined };
   const direct = frozenJsonShaped(value, redact, []);
   if (direct !== NOT_JSON_SHAPED) {
-    if (typeof direct === 'object' && direct !== null) rememberLoggable(direct, redact);
+    if (typeof direct === 'object' && direct !== null) rememberLoggable(direct, shareAs);
     return { ok: true, value: direct, plain: value };
   }
   let parsed: unknown;
@@ -98,7 +101,7 @@ export function toFrozenLoggable(value: unknown, redact: Redact): Loggable {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
   const frozen = copy(parsed, { root: 'value', keys: [], ancestors: [], redact });
-  if (typeof frozen === 'object' && frozen !== null) rememberLoggable(frozen, redact);
+  if (typeof frozen === 'object' && frozen !== null) rememberLoggable(frozen, shareAs);
   return { ok: true, value: frozen, plain: parsed };
 }
 

@@ -24,7 +24,8 @@ export function afterReturn(declaration: AnyToolDeclaration, returned: unknown, 
   // The output as the log keeps it (plain, redacted, frozen: logged without a copy) and, unredacted, as it renders.
   // Half a surrogate pair (a name cut with slice(0, n) inside an emoji) is no text: a provider refuses a request
   // holding it, and the history would send it on every turn. It is repaired (U+FFFD) in both (outside probe 35, F4).
-  const logged = toFrozenLoggable(output, wellFormed(redact));
+  // Logged without a copy by a log with the same redactor: its copy of a repaired, redacted text is that text.
+  const logged = toFrozenLoggable(output, wellFormed(redact), redact);
   if (!logged.ok) return { ok: false, error: toolErrors.invalidOutput(declaration.name, `the output is not JSON data (${logged.reason})`) };
 
   const rendered = render(declaration, output, logged.plain);
