@@ -14,6 +14,18 @@ const clip = (text: string, max = 80) => {
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 };
 
+/**
+ * How long a call took, as its result says — except a call closed with its turn (by crash recovery, or by the
+ * loop as a cancel ended the turn), whose result records 0 ms: it may have run for long before (outside probe
+ * 35, F6: a charge that ran 500 ms before a SIGKILL read "in 0 ms").
+ */
+function tookFor(result: { readonly durationMs: number; readonly error?: { readonly error_code: string } | undefined }): string {
+  const code = result.error?.error_code;
+  if (result.durationMs === 0 && code === 'INTERRUPTED') return '(closed with its turn, by the loop or crash recovery: how long it ran is not recorded)';
+  if (result.durationMs === 0 && code === 'NOT_RUN') return '(closed with its turn, by the loop or crash recovery: it never ran)';
+  return `in ${result.durationMs} ms`;
+}
+
 /** One line per event, safe for a terminal. */
 export function renderEvent(event: AnyEvent): string {
   return printable(describeEvent(event));
@@ -55,7 +67,7 @@ function describeEvent(event: AnyEvent): string {
     case 'tool.started':
       return `${head}    tool ${event.payload.name}#${event.payload.callId} started (attempt ${event.payload.attempt}, ${event.payload.sideEffect})`;
     case 'tool.result':
-      return `${head}    tool ${event.payload.name}#${event.payload.callId} ${event.payload.status}${event.payload.error ? ` ${event.payload.error.error_code}` : ''} in ${event.payload.durationMs} ms: ${clip(event.payload.content, 60)}`;
+      return `${head}    tool ${event.payload.name}#${event.payload.callId} ${event.payload.status}${event.payload.error ? ` ${event.payload.error.error_code}` : ''} ${tookFor(event.payload)}: ${clip(event.payload.content, 60)}`;
     case 'projection.replaced':
       return `${head}  compaction: [${event.payload.from}, ${event.payload.to}] → summary (${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens)`;
     case 'projection.restored':
