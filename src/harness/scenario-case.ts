@@ -13,6 +13,7 @@ import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { redactForRun } from './run-redactor.ts';
 import { runawayText, runScenario, type Runaway, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
+import { caseConversation } from './world/case-conversation.ts';
 import { stepRequests } from './step-requests.ts';
 import { buildTimeline } from './timeline.ts';
 import { updateCase } from './update/update-case.ts';
@@ -105,7 +106,13 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
       if (scenario.live) {
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };
       }
-      const run = await runScenario(scenario, { seed, agents: context.registry, host, ...(context.seams ? { seams: context.seams } : {}) });
+      const run = await runScenario(scenario, {
+        seed,
+        agents: context.registry,
+        host,
+        conversation: caseConversation(loaded.id, host),
+        ...(context.seams ? { seams: context.seams } : {}),
+      });
       if (run.runaway) return outcomeOfRun(run, [runawayCheck(run.runaway)], context.prices);
       const invariants = await checkInvariants(run, context.invariants);
       const expectations = checkExpectations(run, scenario.expect);

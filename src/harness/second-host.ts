@@ -73,13 +73,11 @@ import type { ToolBodyRun } from './world/scripted-tools.ts';
 export { seededRandom } from './world/seeded-random.ts';
 export { describeStep } from './world/scripted-provider.ts';
 export type { SentRequest, ProviderCall } from './world/recording-model.ts';
-import { CASE_CONVERSATION } from './world/case-conversation.ts';
+import { BYSTANDER_CONVERSATION, CASE_CONVERSATION } from './world/case-conversation.ts';
 export type { AgentRegistry } from './world/agent-under-test.ts';
 export type { HostMode } from './scenario/schema.ts';
 
-export { CASE_CONVERSATION } from './world/case-conversation.ts';
-/** The conversation id of a scenario's bystander (a second conversation on the same host and store). */
-export const BYSTANDER_CONVERSATION = 'bystander';
+export { BYSTANDER_CONVERSATION, CASE_CONVERSATION } from './world/case-conversation.ts';
 
 export interface ScenarioRun {
   /** The conversation this run tells of, as the store names it (`case`; a bystander's is `bystander`). */
@@ -267,6 +265,8 @@ export interface RunOptions {
   readonly maxEvents?: number;
   /** The model name the loop asks for (live runs name a real model). */
   readonly modelName?: string;
+  /** The case's conversation id (`caseConversation`): its agent's `conversationId` and the first part of each idempotency key. Default `case`. */
+  readonly conversation?: string;
   /** Test-only: see TestSeams. */
   readonly seams?: TestSeams;
 }
@@ -281,6 +281,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const mode = hostModeOf(scenario, options.host);
   if (mode === 'production' && options.seams?.wrapTools)
     throw new Error('the wrapTools seam reaches the loop only when the harness drives it directly (host: loop); wrap its dependencies instead');
+  const conversation = options.conversation ?? CASE_CONVERSATION;
   const clock = new VirtualClock();
   const random = seededRandom(options.seed);
   const faults = new FaultLog(clock);
@@ -300,7 +301,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let stopRunaway: () => void = () => undefined;
   const reached = { events: 0, deltas: 0, approvals: 0 };
   const recording = new CaseRecording(
-    () => store.count(CASE_CONVERSATION),
+    () => store.count(conversation),
     (seq) => {
       reached.events = Math.max(reached.events, seq + 1);
       faults.appended(seq);
@@ -316,7 +317,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // --- the agent under test, with the scenario's scripts ---------------------------
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
-  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: CASE_CONVERSATION });
+  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: conversation });
   const prompt = new PromptRecorder();
   const { agent, counters, policy, visibility, approvals, compactions } = scenarioAgent(own, scenario, {
     name: agentName,
@@ -324,8 +325,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     faults,
     prompt,
     ...agentTaps(reached, () => inbox),
-    storedCall: (callId) => storesCall(world.store.peek(CASE_CONVERSATION), callId),
-    startStored: (callId) => storesOpenStart(world.store.peek(CASE_CONVERSATION), callId),
+    storedCall: (callId) => storesCall(world.store.peek(conversation), callId),
+    startStored: (callId) => storesOpenStart(world.store.peek(conversation), callId),
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });
@@ -419,7 +420,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
           }
         : { provider: 'fake', name: entry.name };
     hostTarget = await HostTarget.start({
-      conversation: CASE_CONVERSATION,
+      conversation,
       config: hostConfigFor(
         { primary: configModel(entries[0]!, 0), fallbacks: entries.slice(1).map((entry, i) => configModel(entry, i + 1)) },
         toolOptions.maxOutputChars,
@@ -476,7 +477,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     stopRunaway = () => hostTarget!.stop();
   } else {
     const direct = directLoop({
-      conversation: CASE_CONVERSATION,
+      conversation,
       store: world,
       agent: withOperator(agent, operator),
       model,
@@ -582,7 +583,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   if (options.errorHandlers || (own.errorHandlers ?? []).length > 0) hostParts.push('errorHandlers');
   if (options.seams) hostParts.push('seams');
   const run: ScenarioRun = {
-    conversation: CASE_CONVERSATION,
+    conversation,
     scenario,
     agent: agentName,
     host: mode,
@@ -613,7 +614,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     eventOrder: faults.eventOrder,
     responses: recorded.responses,
     durableBefore: recorded.durableBefore,
-    storedAt: (seq) => world.storedAt(CASE_CONVERSATION, seq),
+    storedAt: (seq) => world.storedAt(conversation, seq),
     finalProjection: finalProjection(recorded.loop),
     config,
     storeWrites: world.writes(),

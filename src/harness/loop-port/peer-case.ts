@@ -24,6 +24,7 @@ import { finalHistory, type PeerRun } from './peer-run.ts';
 import type { LoopUnderTestFactory } from './peer-world.ts';
 import { agentRequirementsOf } from './agent-requirements.ts';
 import { lacking, requirementsOf, skipReason } from './requirements.ts';
+import { caseConversation } from '../world/case-conversation.ts';
 
 export interface PeerSuite {
   readonly loop: LoopUnderTestFactory;
@@ -61,7 +62,7 @@ export function peerScenarioCase(loaded: LoadedScenario, suite: PeerSuite): Case
     file: loaded.file,
     tags: scenario.tags,
     ...(scenario.secrets ? { secrets: scenario.secrets } : {}),
-    run: ({ seed }) => runPeerCase(scenario, suite, seed),
+    run: ({ seed }) => runPeerCase(scenario, suite, seed, undefined, caseConversation(loaded.id, 'loop')),
   };
 }
 
@@ -70,10 +71,11 @@ export async function runPeerCase(
   suite: PeerSuite,
   seed: number,
   extra: (run: PeerRun) => CaseOutcome['checks'] = () => [],
+  conversation?: string,
 ): Promise<CaseOutcome> {
   const skip = await peerSkipReason(scenario, suite);
   if (skip) return { status: 'skipped', checks: [], skipReason: skip };
-  const run = await runPeerScenario(scenario, suite.loop, { seed, agents: suite.registry });
+  const run = await runPeerScenario(scenario, suite.loop, { seed, agents: suite.registry, ...(conversation !== undefined ? { conversation } : {}) });
   const checks = [
     ...extra(run),
     ...(await checkPeerExpectations(run, scenario.expect, suite.judged, suite.replies)),

@@ -30,6 +30,8 @@ export interface PeerRunOptions {
   readonly agents?: AgentRegistry;
   /** Real time to wait with nothing pending in virtual time before the case is called unsettled. Default 2 s (20 s over the wire, where retries wait in real time). */
   readonly realWaitLimitMs?: number;
+  /** The case's conversation id (`caseConversation`). Default `case`. */
+  readonly conversation?: string;
 }
 
 export async function runPeerScenario(scenario: Scenario, factory: LoopUnderTestFactory, options: PeerRunOptions): Promise<PeerRun> {
@@ -45,7 +47,11 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   let driver: PeerDriver | undefined;
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
-  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: CASE_CONVERSATION });
+  const own = await buildAgent(agentName, registry, {
+    clock,
+    random: seededRandom(options.seed ^ 0x5eed),
+    conversationId: options.conversation ?? CASE_CONVERSATION,
+  });
   const { agent, counters } = scenarioAgent(own, scenario, {
     name: agentName,
     clock,
@@ -77,7 +83,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     run: async (args, { callId, signal }) => {
       // The key loopgate's own tool pipeline gives (`<conversation>/<tool>:<call id>`): a ledger shared across
       // conversations must not take two customers' calls that got one id from the model for one (outside probe 33, A3).
-      const idempotencyKey = `${CASE_CONVERSATION}/${t.name}:${callId}`;
+      const idempotencyKey = `${options.conversation ?? CASE_CONVERSATION}/${t.name}:${callId}`;
       const record: ToolRun = { turn: driver?.running ?? -1, callId, name: t.name, sideEffect: t.sideEffect, settled: 'running' };
       toolRuns.push(record);
       try {

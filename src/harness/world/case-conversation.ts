@@ -1,6 +1,42 @@
 /**
- * The conversation a case runs as, in every loop: the id of its conversation in
- * the store, the `conversationId` its agent is built for, and the first part of
- * each tool call's idempotency key (`case/<tool>:<call id>`).
+ * The conversation a case runs as: the id of its conversation in the store, the
+ * `conversationId` its agent is built for, and the first part of each tool call's
+ * idempotency key (`<conversation>/<tool>:<call id>`).
+ *
+ * Each scenario case has its own (`caseConversation`), so a team's tool that keeps
+ * state outside its factory — a sandbox account, a ledger keyed by conversation, a
+ * payment API that remembers idempotency keys — sees no other case's calls under the
+ * same keys: cases run at once, each through both hosts, and scenario authors reuse
+ * call ids (outside probe 35, F10). The same case gets the same id on every run.
+ * `case` is the id of a run that names none (the fuzzer's, a test's).
  */
 export const CASE_CONVERSATION = 'case';
+/** The conversation id of a scenario's bystander (a second conversation on the same host and store). */
+export const BYSTANDER_CONVERSATION = 'bystander';
+
+/** Letters, digits and `.`, `_`, `:`, `-`: what a conversation id may hold (the host's rule), at most 200. */
+const KEPT = /[^A-Za-z0-9._:-]/g;
+const MAX_LENGTH = 200;
+
+/**
+ * The conversation of a scenario case through one host: `case:<scenario id>:<host>`, the id's other characters
+ * as `_` (a `/` as `.`), with a hash of the id added when that changed or shortened it, so no two cases share one.
+ */
+export function caseConversation(scenarioId: string, host: 'loop' | 'production'): string {
+  const suffix = `:${host === 'production' ? 'host' : 'loop'}`;
+  const plain = scenarioId.replaceAll('/', '.').replace(KEPT, '_');
+  const room = MAX_LENGTH - 'case:'.length - suffix.length;
+  if (plain === scenarioId.replaceAll('/', '.') && !scenarioId.includes('.') && plain.length <= room) return `case:${plain}${suffix}`;
+  const hash = `-${fnv1a(scenarioId)}`;
+  return `case:${plain.slice(0, room - hash.length)}${hash}${suffix}`;
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
