@@ -170,7 +170,12 @@ function endingOf(result: AttributeValue | undefined, kind: AttributeValue | und
  * with the reason as `error.type`, so a collector flags it.
  */
 function statusOf(span: SpanRecord, a: SpanRecord['attributes']): { code: SpanStatusCode; message?: string; error?: string } {
-  if (span.kind === 'turn' && typeof a.outcome === 'string' && (a.outcome.startsWith('failed') || a.outcome === 'conversation_full')) {
+  // A turn cut off by a crash (closed `interrupted` by recovery) is an error too: a call of it may have taken effect.
+  if (
+    span.kind === 'turn' &&
+    typeof a.outcome === 'string' &&
+    (a.outcome.startsWith('failed') || a.outcome === 'conversation_full' || a.outcome === 'interrupted')
+  ) {
     const reason = /^failed\{(.+)\}$/.exec(a.outcome)?.[1] ?? a.outcome;
     return { code: SpanStatusCode.ERROR, message: `the turn ended ${a.outcome}`, error: reason };
   }
