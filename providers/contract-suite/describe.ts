@@ -8,7 +8,7 @@ import type { ContractCase } from './cases.ts';
 import { CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';
 import { isUnsupported, skippedUpFront } from './harness.ts';
-import { runContractCase } from './run-case.ts';
+import { caseTimeLimitMs, runContractCase } from './run-case.ts';
 
 export interface DescribeContractOptions {
   /** Only these case ids (default: all). */
@@ -33,15 +33,20 @@ export function describeModelClientContract(name: string, harness: ContractHarne
         it.skip(`${title} — unsupported: ${reason}`, () => {});
         continue;
       }
-      it(title, async (ctx) => {
-        const client = await harness.clientFor({
-          caseId: testCase.id,
-          behaviour: testCase.behaviour,
-          ...(testCase.adapter ? { adapter: testCase.adapter } : {}),
-        });
-        if (isUnsupported(client)) ctx.skip(`unsupported: ${client.unsupported}`);
-        else await runContractCase(testCase, client);
-      });
+      it(
+        title,
+        async (ctx) => {
+          const client = await harness.clientFor({
+            caseId: testCase.id,
+            behaviour: testCase.behaviour,
+            ...(testCase.adapter ? { adapter: testCase.adapter } : {}),
+          });
+          if (isUnsupported(client)) ctx.skip(`unsupported: ${client.unsupported}`);
+          else await runContractCase(testCase, client);
+          // Longer than the case's own guard, whatever the project's test timeout: the suite says why a call hung.
+        },
+        caseTimeLimitMs(testCase),
+      );
     }
   });
 }

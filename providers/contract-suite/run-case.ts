@@ -19,6 +19,21 @@ import { resultProblems } from './result-schema.ts';
 /** How long past its deadline a call may take to settle before its case fails. */
 const SETTLE_SLACK_MS = 5_000;
 
+/** The call's deadline in a case: its request's, else the adapter options' default, else the base request's. */
+function deadlineOf(testCase: ContractCase, request: ModelRequest): number {
+  return request.timeoutMs ?? testCase.adapter?.defaultTimeoutMs ?? BASE_REQUEST.timeoutMs!;
+}
+
+/**
+ * Time enough for a case to reach its own verdict: its call's deadline, the slack past it, and as long again for
+ * building the client and the checks after. A test runner's limit below this cuts the case off before the suite
+ * can say what went wrong (vitest's default is 5 s; the slack alone is 5 s).
+ */
+export function caseTimeLimitMs(testCase: ContractCase): number {
+  const request = testCase.request ? testCase.request(BASE_REQUEST) : BASE_REQUEST;
+  return deadlineOf(testCase, request) + 2 * SETTLE_SLACK_MS;
+}
+
 export async function runContractCase(testCase: ContractCase, harnessClient: HarnessClient): Promise<ModelResult> {
   const { client, requestCount, requestsAborted, sent: sentBy, secrets = [] } = harnessClient;
   const controller = new AbortController();
@@ -37,7 +52,7 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
   };
 
   // A client that never settles fails its case (a real timer: the suite's clock is the wall's), not the whole run.
-  const deadline = request.timeoutMs ?? testCase.adapter?.defaultTimeoutMs ?? BASE_REQUEST.timeoutMs!;
+  const deadline = deadlineOf(testCase, request);
   let guard: ReturnType<typeof setTimeout> | undefined;
   const never = new Promise<'never'>((resolve) => {
     guard = setTimeout(() => resolve('never'), deadline + SETTLE_SLACK_MS);
