@@ -25,33 +25,27 @@ function defOf(schema: z.ZodType): Def {
   return ((schema as unknown as { _zod?: { def?: Def } })._zod?.def ?? {}) as Def;
 }
 
-/** The object schemas the data at `path` may have been checked against. */
-function schemasAt(given: z.ZodType, path: readonly PropertyKey[]): z.ZodType[] {
-  const schema = unwrapped(given);
-  const def = defOf(schema);
+/** The object schemas among `schema`'s branches: a union's options, a pipe's two ends, an intersection's sides. */
+function objectsIn(schema: z.ZodType): z.ZodType[] {
+  const bare = unwrapped(schema);
+  const def = defOf(bare);
   switch (def.type) {
-    case 'pipe': // .transform() checks with `in`, z.preprocess with `out`
-      return [def.in, def.out].flatMap((o) => (o ? schemasAt(o, path) : []));
+    case 'object':
+      return [bare];
     case 'union':
-      return (def.options ?? []).flatMap((o) => schemasAt(o, path));
+      return (def.options ?? []).flatMap(objectsIn);
+    case 'pipe': // .transform() checks with `in`, z.preprocess with `out`
+      return [def.in, def.out].flatMap((o) => (o ? objectsIn(o) : []));
     case 'intersection':
-      return [def.left, def.right].flatMap((o) => (o ? schemasAt(o, path) : []));
+      return [def.left, def.right].flatMap((o) => (o ? objectsIn(o) : []));
   }
-  if (path.length === 0) return def.type === 'object' ? [schema] : [];
-  const [head, ...rest] = path;
-  if (def.type === 'object') {
-    const next = def.shape?.[String(head)];
-    return next ? schemasAt(next, rest) : [];
-  }
-  if (def.type === 'array' && def.element) return schemasAt(def.element, rest);
-  if (def.type === 'record' && def.valueType) return schemasAt(def.valueType, rest);
   return [];
 }
 
 /** The keys the schema accepts for the object at `path`, sorted. */
 export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   const keys = new Set<string>();
-  for (const s of schemasAt(schema, path)) for (const key of Object.keys(defOf(s).shape ?? {})) keys.add(key);
+  for (const s of anyAt(schema, path).flatMap(objectsIn)) for (const key of Object.keys(defOf(s).shape ?? {})) keys.add(key);
   return [...keys].sort();
 }
 
