@@ -73,7 +73,7 @@ import type { ToolBodyRun } from './world/scripted-tools.ts';
 export { seededRandom } from './world/seeded-random.ts';
 export { describeStep } from './world/scripted-provider.ts';
 export type { SentRequest, ProviderCall } from './world/recording-model.ts';
-import { BYSTANDER_CONVERSATION, CASE_CONVERSATION } from './world/case-conversation.ts';
+import { bystanderOf, CASE_CONVERSATION } from './world/case-conversation.ts';
 export type { AgentRegistry } from './world/agent-under-test.ts';
 export type { HostMode } from './scenario/schema.ts';
 
@@ -282,6 +282,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   if (mode === 'production' && options.seams?.wrapTools)
     throw new Error('the wrapTools seam reaches the loop only when the harness drives it directly (host: loop); wrap its dependencies instead');
   const conversation = options.conversation ?? CASE_CONVERSATION;
+  const bystanderConversation = bystanderOf(conversation);
   const clock = new VirtualClock();
   const random = seededRandom(options.seed);
   const faults = new FaultLog(clock);
@@ -369,6 +370,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         wrapModel,
         maxEvents,
         world,
+        conversation: bystanderConversation,
         ranAway: () => {
           runaway ??= { limit: maxEvents, of: "the bystander's conversation" };
         },
@@ -458,7 +460,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         ? {
             others: [
               {
-                conversation: BYSTANDER_CONVERSATION,
+                conversation: bystanderConversation,
                 agent: { ...other.agent, config: withoutModel(loopConfig(other.agent, { model: other.config.model })) },
                 model: other.model,
                 recording: other.recording,
@@ -470,7 +472,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     });
     target = hostTarget;
     if (other) {
-      const client = hostTarget.other(BYSTANDER_CONVERSATION);
+      const client = hostTarget.other(bystanderConversation);
       other.target = client;
       other.posts = () => client.posts;
     }
@@ -506,7 +508,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     stopRunaway = () => direct.stop();
     if (other) {
       const bystander = directLoop({
-        conversation: BYSTANDER_CONVERSATION,
+        conversation: bystanderConversation,
         store: world,
         agent: withOperator(other.agent, operator),
         model: other.model,
@@ -782,6 +784,8 @@ async function bystanderWorld(
     /** Tells the case its bystander's log passed `maxEvents`. */
     readonly ranAway: () => void;
     readonly world: WorldStore;
+    /** The bystander's conversation id (`bystanderOf` the case's). */
+    readonly conversation: string;
   },
 ): Promise<BystanderWorld> {
   const b = scenario.bystander!;
@@ -799,7 +803,7 @@ async function bystanderWorld(
   let inbox: InboxDriver | undefined;
   let thrown: unknown;
   const recording = new CaseRecording(
-    () => store.count(BYSTANDER_CONVERSATION),
+    () => store.count(parts.conversation),
     (seq) => {
       reached.events = Math.max(reached.events, seq + 1);
       faults.appended(seq);
@@ -810,7 +814,7 @@ async function bystanderWorld(
       }
     },
   );
-  const own = await buildAgent(parts.agentName, parts.registry, { clock, random: seededRandom(options.seed ^ 0xb157), conversationId: BYSTANDER_CONVERSATION });
+  const own = await buildAgent(parts.agentName, parts.registry, { clock, random: seededRandom(options.seed ^ 0xb157), conversationId: parts.conversation });
   const prompt = new PromptRecorder();
   const { agent, counters, approvals, compactions } = scenarioAgent(own, seen, {
     name: parts.agentName,
@@ -818,7 +822,7 @@ async function bystanderWorld(
     faults,
     prompt,
     ...agentTaps(reached, () => inbox),
-    startStored: (callId) => storesOpenStart(store.peek(BYSTANDER_CONVERSATION), callId),
+    startStored: (callId) => storesOpenStart(store.peek(parts.conversation), callId),
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.errorHandlers ? { errorHandlers: options.errorHandlers } : {}),
   });
@@ -853,7 +857,7 @@ async function bystanderWorld(
       const left = self.drainsLeftWork();
       return {
         ...shared,
-        conversation: BYSTANDER_CONVERSATION,
+        conversation: parts.conversation,
         scenario: seen,
         results: recorded.results,
         log: recorded.log,
@@ -873,7 +877,7 @@ async function bystanderWorld(
         eventOrder: faults.eventOrder,
         responses: recorded.responses,
         durableBefore: recorded.durableBefore,
-        storedAt: (seq) => parts.world.storedAt(BYSTANDER_CONVERSATION, seq),
+        storedAt: (seq) => parts.world.storedAt(parts.conversation, seq),
         finalProjection: finalProjection(recorded.loop),
         config,
         lives: recorded.lives,

@@ -24,7 +24,7 @@
  */
 import { createRedactor, type EventRecord, type Message } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { BYSTANDER_CONVERSATION } from '../world/case-conversation.ts';
+import { isBystander } from '../world/case-conversation.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 
 export const conversationsKeptApart = defineInvariant({
@@ -33,7 +33,7 @@ export const conversationsKeptApart = defineInvariant({
   appliesTo: loopgateOnly('a bystander runs on loopgate’s own hosts', (run) =>
     run.bystander
       ? undefined
-      : run.conversation !== BYSTANDER_CONVERSATION
+      : !isBystander(run.conversation)
         ? 'the case runs one conversation (no bystander)'
         : 'judged on the case’s own run, which holds both conversations',
   ),

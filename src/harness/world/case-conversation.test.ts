@@ -13,7 +13,7 @@ import { defineTool, type AgentFactory } from '../../kernel/index.ts';
 import { NO_REPLY_ASSERTIONS } from '../checks/reply-assertions.ts';
 import { runCases } from '../runner.ts';
 import { scenarioCasesFrom, type SuiteContext } from '../suites.ts';
-import { caseConversation } from './case-conversation.ts';
+import { bystanderOf, caseConversation, isBystander } from './case-conversation.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'loopgate-conversations-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,7 +32,13 @@ describe('the conversation a case runs as', () => {
     ];
     expect(ids.slice(0, 2)).toEqual(['case:refunds.approved:loop', 'case:refunds.approved:host']);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9._:-]{1,200}$/);
+    for (const id of ids) {
+      expect(id).toMatch(/^[A-Za-z0-9._:-]{1,200}$/);
+      // A bystander (a second conversation on the case's host) has its own, beside the case's.
+      expect(bystanderOf(id)).toMatch(/^[A-Za-z0-9._:-]{1,200}$/);
+      expect(isBystander(bystanderOf(id)) && !isBystander(id)).toBe(true);
+    }
+    expect(bystanderOf('case')).toBe('bystander');
     expect(caseConversation('refunds/approved', 'loop')).toBe(ids[0]);
   });
 

@@ -7,16 +7,29 @@
  * state outside its factory — a sandbox account, a ledger keyed by conversation, a
  * payment API that remembers idempotency keys — sees no other case's calls under the
  * same keys: cases run at once, each through both hosts, and scenario authors reuse
- * call ids (outside probe 35, F10). The same case gets the same id on every run.
+ * call ids (outside probe 35, F10). The same case gets the same id on every run. A scenario's bystander (a
+ * second conversation on the case's host) is `<case conversation>:bystander`.
  * `case` is the id of a run that names none (the fuzzer's, a test's).
  */
 export const CASE_CONVERSATION = 'case';
-/** The conversation id of a scenario's bystander (a second conversation on the same host and store). */
+/** The conversation id of the bystander of a case run as `case` (a second conversation on the same host and store). */
 export const BYSTANDER_CONVERSATION = 'bystander';
+const BYSTANDER_SUFFIX = ':bystander';
+
+/** The bystander's conversation beside the case's: `<case conversation>:bystander` (`bystander` beside `case`). */
+export function bystanderOf(conversation: string): string {
+  return conversation === CASE_CONVERSATION ? BYSTANDER_CONVERSATION : `${conversation}${BYSTANDER_SUFFIX}`;
+}
+
+/** Is this a bystander's conversation (`bystanderOf` some case's)? */
+export function isBystander(conversation: string): boolean {
+  return conversation === BYSTANDER_CONVERSATION || conversation.endsWith(BYSTANDER_SUFFIX);
+}
 
 /** Letters, digits and `.`, `_`, `:`, `-`: what a conversation id may hold (the host's rule), at most 200. */
 const KEPT = /[^A-Za-z0-9._:-]/g;
-const MAX_LENGTH = 200;
+/** Room is left for the bystander's suffix (`bystanderOf`). */
+const MAX_LENGTH = 200 - ':bystander'.length;
 
 /**
  * The conversation of a scenario case through one host: `case:<scenario id>:<host>`, the id's other characters
