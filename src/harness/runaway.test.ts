@@ -60,7 +60,7 @@ describe('the event limit of a case', () => {
         name: 'runaway',
         passed: false,
         message:
-          'the case was stopped: its log passed 40 events, the limit for this case (20,000, or 64 per step, message and tool call the scenario scripts, whichever is more); a loop that never settles, or a loop bug. Its expectations and invariants were not judged (the stop cut the run short)',
+          'the case was stopped: its log passed 40 events, the limit for this case (it grows with the scenario: 64 events per step, message and tool call it scripts); a loop that never settles, or a loop bug. Its expectations and invariants were not judged (the stop cut the run short)',
       },
     ]);
   });

@@ -228,7 +228,7 @@ export interface Runaway {
 /** What a runaway was: whose log passed which limit. */
 export function runawayText(runaway: Runaway): string {
   const whose = runaway.of === 'the case' ? 'its log' : "its bystander's log";
-  return `${whose} passed ${runaway.limit} events, the limit for this case (${DEFAULT_EVENT_LIMIT.toLocaleString('en-US')}, or ${EVENTS_PER_SCRIPTED_PART} per step, message and tool call the scenario scripts, whichever is more)`;
+  return `${whose} passed ${runaway.limit} events, the limit for this case (it grows with the scenario: ${EVENTS_PER_SCRIPTED_PART} events per step, message and tool call it scripts)`;
 }
 
 /** The event limit of a case when not told otherwise. */
