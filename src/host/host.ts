@@ -272,6 +272,8 @@ interface Conversation {
 }
 
 const CONVERSATION_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+/** `.` and `..`: path segments every URL parser folds away (`/conversations/../events` is `/events`). */
+const DOTS_ONLY = /^\.{1,2}$/;
 const INTENTS: readonly Intent[] = ['follow_up', 'steer', 'inject'];
 
 export class AgentHost {
@@ -384,14 +386,24 @@ export class AgentHost {
 
   async #handle(conversationId: string, text: string, options: HandleOptions): Promise<ResponseEnvelope> {
     const fail = (status: number, error: string): ResponseEnvelope => ({ conversationId, messageId: undefined, status, turns: [], error: this.#redact(error) });
-    if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId)) {
+    if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId) || DOTS_ONLY.test(conversationId)) {
       // Whatever the client sent: shown escaped, cut and redacted, in the text and the envelope alike.
       const shown = shownId(conversationId);
       return {
-        ...fail(400, `invalid conversation id "${shown}": use 1-200 letters, digits, ".", "_", ":" or "-"`),
+        ...fail(
+          400,
+          DOTS_ONLY.test(String(conversationId))
+            ? `invalid conversation id "${shown}": "." and ".." alone are path segments a URL folds away; use another id`
+            : `invalid conversation id "${shown}": use 1-200 letters, digits, ".", "_", ":" or "-"`,
+        ),
         conversationId: this.#redact(shown),
       };
     }
+    // Options from JavaScript (or cast) are checked before anything is stored: a signal the host cannot listen to
+    // would fail the call after its turn ran, and a client told 500 retries it (outside probe 37, F6).
+    if (options === null || typeof options !== 'object') return fail(400, `the options must be an object, got ${options === null ? 'null' : typeof options}`);
+    if (options.signal !== undefined && !isAbortSignal(options.signal))
+      return fail(400, `options.signal must be an AbortSignal, got ${shapeOfValue(options.signal)}; nothing was stored`);
     const secretInId = this.#secretInId(conversationId);
     if (secretInId) return { ...fail(400, secretInId), conversationId: this.#redact(conversationId) };
     if (typeof text !== 'string') return fail(400, `the message text must be a string, got ${typeof text}`);
@@ -1159,7 +1171,7 @@ export class AgentHost {
    * conversation id or a `from` past the end. See follow.ts.
    */
   follow(conversationId: string, options: FollowOptions = {}): Promise<AsyncIterable<AnyEvent>> {
-    if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId))
+    if (typeof conversationId !== 'string' || !CONVERSATION_ID.test(conversationId) || DOTS_ONLY.test(conversationId))
       return Promise.reject(new FollowError(`invalid conversation id "${shownId(conversationId)}"`));
     const secretInId = this.#secretInId(conversationId);
     if (secretInId) return Promise.reject(new FollowError(secretInId));
@@ -1306,4 +1318,29 @@ function answeredInStore(log: EventLog, turn: number, takenAt: number): boolean 
 function deliveryNow(log: EventLog | undefined, id: string): Delivery {
   if (!log || log.positions.inboxState(id) !== 'taken') return 'queued';
   return lastTaking(log, id)?.delivery ?? 'queued';
+}
+
+/** An AbortSignal, or what quacks like one as far as the host listens (another realm's, a polyfill's). */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  if (value instanceof AbortSignal) return true;
+  const v = value as Partial<AbortSignal> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.aborted === 'boolean' &&
+    typeof v.addEventListener === 'function' &&
+    typeof v.removeEventListener === 'function'
+  );
+}
+
+function shapeOfValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object')
+    return `an object without addEventListener (${
+      Object.keys(value as object)
+        .slice(0, 4)
+        .join(', ') || 'no keys'
+    })`;
+  return typeof value;
 }

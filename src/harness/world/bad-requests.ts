@@ -57,7 +57,7 @@ async function send(
   store: MemoryEventStore,
   secrets: readonly string[],
 ): Promise<readonly BadRequest[]> {
-  const requests: { what: string; conversationId: string; messageId?: string; intent?: string; text?: string }[] = [
+  const requests: { what: string; conversationId: string; messageId?: string; intent?: string; text?: string; options?: unknown }[] = [
     { what: 'an empty conversation id', conversationId: '' },
     { what: 'a conversation id with "/"', conversationId: 'orders/1001' },
     { what: 'a conversation id with a space', conversationId: 'order 1001' },
@@ -65,7 +65,15 @@ async function send(
     { what: 'a conversation id of 201 characters', conversationId: 'c'.repeat(201) },
     { what: 'a conversation id with a letter outside ASCII', conversationId: 'café' },
     { what: 'a conversation id with a line break', conversationId: 'case\n' },
+    // Letters of the id syntax, but a path segment every URL parser folds away: `/conversations/../events` is
+    // `/events`, so such a conversation could never be followed, and a team keying files by id walks up a folder
+    // (outside probe 37, F7).
+    { what: 'a conversation id of one dot', conversationId: '.' },
+    { what: 'a conversation id of two dots', conversationId: '..' },
     { what: 'a message id with "/"', conversationId: 'bad-request-message-id', messageId: 'm/1' },
+    // Options from JavaScript (or cast): answered 500 after the turn ran, a client retrying ran it twice (outside probe 37, F6).
+    { what: 'options that are null', conversationId: 'bad-request-options-null', options: null },
+    { what: 'a signal that is no AbortSignal', conversationId: 'bad-request-signal', options: { signal: { aborted: false } } },
     { what: 'an unknown intent', conversationId: 'bad-request-intent', intent: 'shout' },
     // Half a UTF-16 pair is no text: a provider that refuses ill-formed Unicode would fail this turn and every later one
     // of the conversation, its history carrying it (outside probe 29, F12).
@@ -83,10 +91,16 @@ async function send(
       timer = setTimeout(() => resolve(undefined), AT_ONCE_MS);
     });
     const answer = await Promise.race([
-      host.handle(r.conversationId, r.text ?? 'Where is ORD-1001?', {
-        ...(r.messageId !== undefined ? { messageId: r.messageId } : {}),
-        ...(r.intent !== undefined ? { intent: r.intent as 'follow_up' } : {}),
-      }),
+      host.handle(
+        r.conversationId,
+        r.text ?? 'Where is ORD-1001?',
+        'options' in r
+          ? (r.options as never)
+          : {
+              ...(r.messageId !== undefined ? { messageId: r.messageId } : {}),
+              ...(r.intent !== undefined ? { intent: r.intent as 'follow_up' } : {}),
+            },
+      ),
       late,
     ]);
     clearTimeout(timer);
