@@ -289,13 +289,17 @@ async function closeWithAMessageWaiting(): Promise<CheckResult[]> {
  * answered at once with its status and line; a `from` inside the conversation
  * streams from exactly there. Over a real HTTP server on a free local port.
  */
+/** The secret the SSE handler's host is given: declared on its case too, so no report shows it. */
+const SSE_SECRET = 'sse-secret-7f3a9c2e5b1d4f60';
+
 async function eventsRequests(): Promise<CheckResult[]> {
-  const host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: model(), agent: AGENT });
+  const secret = SSE_SECRET;
+  const host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: model(), agent: AGENT, secrets: [secret] });
   const server = createServer(eventsHandler(host, { heartbeatMs: 0 }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const ask = async (path: string, method = 'GET') => {
-    const response = await fetch(`${base}${path}`, { method, signal: AbortSignal.timeout(5_000) });
+  const ask = async (path: string, method = 'GET', headers: Record<string, string> = {}) => {
+    const response = await fetch(`${base}${path}`, { method, headers, signal: AbortSignal.timeout(5_000) });
     return { status: response.status, allow: response.headers.get('allow'), body: await response.text() };
   };
   const got = (name: string, answer: { status: number; body: string }, status: number, body: string): CheckResult => {
@@ -326,6 +330,20 @@ async function eventsRequests(): Promise<CheckResult[]> {
       ),
       got('an id outside the syntax: 400', await ask('/conversations/orders%2F9/events'), 400, 'invalid conversation id "orders/9"'),
       got('a from that is not a seq: 400', await ask('/conversations/order-9/events?from=3x'), 400, 'from "3x" is not a seq (a non-negative integer)'),
+      // What a client sent is echoed in the answer, which proxies and UIs log: a secret in it is redacted there as in an id
+      // (outside probe 37, F5: `from` and `Last-Event-ID` were echoed whole).
+      got(
+        'a from holding a secret: 400, the secret redacted',
+        await ask(`/conversations/order-9/events?from=${secret}`),
+        400,
+        'from "[REDACTED]" is not a seq',
+      ),
+      got(
+        'a Last-Event-ID holding a secret: 400, the secret redacted',
+        await ask('/conversations/order-9/events', 'GET', { 'last-event-id': secret }),
+        400,
+        'Last-Event-ID "[REDACTED]" is not a seq',
+      ),
       got(
         'a from past the end: 400',
         await ask(`/conversations/order-9/events?from=${stored + 5}`),
@@ -682,6 +700,7 @@ export function hostCases(): Case[] {
         id: 'contract:host/events-stream-bad-requests',
         title: 'host: the SSE handler answers a bad method, id or from at once; a from streams from there',
         file: FILE,
+        secrets: [SSE_SECRET],
       },
       eventsRequests,
     ),

@@ -63,7 +63,7 @@ export async function streamEvents(
   res: ServerResponse,
   options: EventStreamOptions = {},
 ): Promise<void> {
-  const from = startingSeq(req);
+  const from = startingSeq(req, host.redact);
   if (typeof from === 'string') return plain(res, 400, from);
   const stop = new AbortController();
   const onClose = () => stop.abort();
@@ -110,17 +110,21 @@ export async function streamEvents(
   }
 }
 
-/** The first seq wanted: after `Last-Event-ID`, else `?from`, else 0; or why the request is bad. */
-function startingSeq(req: IncomingMessage): number | string {
+/**
+ * The first seq wanted: after `Last-Event-ID`, else `?from`, else 0; or why the request is bad — quoting what the
+ * client sent redacted whole, then cut (an answer is logged by proxies and UIs: outside probe 37, F5).
+ */
+function startingSeq(req: IncomingMessage, redact: Redactor): number | string {
+  const quoted = (value: string) => JSON.stringify(redact(value).slice(0, 40));
   const last = req.headers['last-event-id'];
   if (last !== undefined) {
     const value = Array.isArray(last) ? last[0]! : last;
-    if (!SEQ.test(value.trim())) return `Last-Event-ID ${JSON.stringify(value.slice(0, 40))} is not a seq: it must be the id of the last event received`;
+    if (!SEQ.test(value.trim())) return `Last-Event-ID ${quoted(value)} is not a seq: it must be the id of the last event received`;
     return Number(value.trim()) + 1;
   }
   const param = new URL(req.url ?? '/', 'http://localhost').searchParams.get('from');
   if (param === null) return 0;
-  if (!SEQ.test(param)) return `from ${JSON.stringify(param.slice(0, 40))} is not a seq (a non-negative integer)`;
+  if (!SEQ.test(param)) return `from ${quoted(param)} is not a seq (a non-negative integer)`;
   return Number(param);
 }
 
