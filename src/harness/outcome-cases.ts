@@ -13,12 +13,13 @@
  */
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
 import { reply } from '../../providers/fake/results.ts';
-import { AgentLoop, decodeRecords, EventLog, loopDeps, toRecord, type Agent, type ClaimDecision, type CheckpointHook } from '../kernel/index.ts';
+import { AgentLoop, decodeRecords, EventLog, loopDeps, toRecord, type Agent, type ClaimDecision, type CheckpointHook, type Message } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { INVARIANTS } from './invariants/index.ts';
 import { runPeerCase } from './loop-port/peer-case.ts';
 import type { LoopUnderTestFactory, PeerWorld } from './loop-port/peer-world.ts';
+import type { TurnReport } from './loop-port/port.ts';
 import { parseScenario } from './scenario/load.ts';
 import { EMPTY_REGISTRY } from './world/agent-under-test.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -401,6 +402,78 @@ async function ownPeerAdapterOutcomeOutsideTheAlphabetFailsNamingIt(): Promise<C
 }
 
 /**
+ * A team's own loop through the loop port that runs a tool after its turn was cancelled — the user pressed Stop
+ * while the model thought, and the refund it then asked for ran anyway — fails `tools-told-to-stop`, judged from
+ * outside (when the harness aborted the turn, when each tool body started); the same loop that checks its signal
+ * before each tool passes it (outside probe 37, F2: such a loop passed every invariant, caught only by a
+ * scenario pinning `outcome: cancelled{user}`).
+ */
+async function ownLoopRunningAToolAfterACancelFails(): Promise<CheckResult[]> {
+  const scenario = parseScenario(
+    [
+      'name: stop while the model thinks',
+      'tools:',
+      '  - name: issue_refund',
+      '    description: Refund an order.',
+      '    sideEffect: STATEFUL',
+      'provider:',
+      '  script:',
+      '    - { tool_use: [{ id: r1, name: issue_refund, args: { order_id: ORD-1 } }], latencyMs: 3000 }',
+      '    - reply: Refunded.',
+      'inbox:',
+      '  - say: Refund ORD-1',
+      '  - cancel: user',
+      '    at: { time: 1000 }',
+      'expect: {}',
+      '',
+    ].join('\n'),
+    'outcome-cases.ts (inline)',
+  );
+  const teamLoop = (checksSignal: boolean): LoopUnderTestFactory => ({
+    id: 'team-loop',
+    version: 'team-loop 1.0.0',
+    capabilities: { supports: [], history: 'session', time: 'patched-timers' },
+    create: (world: PeerWorld) => ({
+      runTurn: async ({ turn, text, signal }): Promise<TurnReport> => {
+        const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text }] }];
+        for (let step = 1; ; step++) {
+          const answer = await world.model.call({ system: world.system, messages, tools: [] } as never);
+          if (answer.type !== 'tool_use' || step > 3) {
+            const cancelled = signal.aborted;
+            return {
+              turn,
+              outcome: cancelled ? { kind: 'cancelled', by: 'user' } : { kind: 'replied' },
+              ending: { kind: 'resolved', finishReason: 'stop' },
+              ...(answer.type === 'reply' && !cancelled ? { reply: answer.text } : {}),
+              steps: step,
+              usage: { inputTokens: 1, outputTokens: 1 },
+            };
+          }
+          if (checksSignal && signal.aborted)
+            return { turn, outcome: { kind: 'cancelled', by: 'user' }, ending: { kind: 'resolved' }, steps: step, usage: { inputTokens: 1, outputTokens: 1 } };
+          for (const call of answer.calls) await world.tools.find((t) => t.name === call.name)?.run(call.args, { callId: call.id, signal });
+          messages.push({ role: 'assistant', content: answer.content });
+        }
+      },
+      persistedHistory: () => [],
+      traces: () => [],
+    }),
+  });
+  const verdict = async (checksSignal: boolean): Promise<string> => {
+    const out = await runPeerCase(scenario, { loop: teamLoop(checksSignal), registry: EMPTY_REGISTRY, invariants: INVARIANTS }, 1);
+    const told = out.checks.find((c) => c.name === 'tools-told-to-stop');
+    return told === undefined ? 'not judged' : told.passed ? 'holds' : told.message;
+  };
+  const ignoring = await verdict(false);
+  const checking = await verdict(true);
+  const want = 'turn 0: the body of issue_refund (call r1) started after the turn was cancelled by user: a tool ran after it was told to stop';
+  return [
+    { name: 'a loop that runs the refund after the cancel fails it', passed: ignoring === want, message: ignoring, expected: want, actual: ignoring },
+    { name: 'the loop that checks its signal first holds it', passed: checking === 'holds', message: checking, expected: 'holds', actual: checking },
+  ];
+}
+
+/**
  * A claim policy whose decision is outside its shape (held to no type in
  * JavaScript, or cast): a decision that is neither allow nor deny, a text, no
  * decision, a rewrite that is not a Map, a rewrite to a value that is neither
@@ -521,6 +594,14 @@ export function outcomeCases(): Case[] {
         file: 'src/harness/outcome-cases.ts',
       },
       ownPeerAdapterOutcomeOutsideTheAlphabetFailsNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/own-loop-running-a-tool-after-a-cancel-fails',
+        title: "outcomes: a team's own loop that runs a tool after its turn was cancelled fails tools-told-to-stop, judged from outside",
+        file: 'src/harness/outcome-cases.ts',
+      },
+      ownLoopRunningAToolAfterACancelFails,
     ),
     checksCase(
       {

@@ -13,6 +13,8 @@
  * `ToolTimeoutError`) after it had already ended — a tool that cleans up or
  * reports on abort would undo, or misreport, work that finished in time.
  *
+ * Judged from outside another loop too (`checkObservable`): no body of a turn starts once the harness cancelled it.
+ *
  * And before: once its turn is cancelled no call starts — no `tool.started`
  * record follows the turn's `cancel.requested`, and no body starts with its
  * signal already aborted (the second call of a batch run one by one, after a
@@ -20,7 +22,7 @@
  */
 import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant, loopgateOnly } from './invariant.ts';
+import { defineInvariant, type PeerRun } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
 
 const GIVEN_UP = new Set(['INTERRUPTED', 'TIMEOUT']);
@@ -28,9 +30,24 @@ const GIVEN_UP = new Set(['INTERRUPTED', 'TIMEOUT']);
 export const toolsToldToStop = defineInvariant({
   id: 'tools-told-to-stop',
   title: 'a tool call answered INTERRUPTED or TIMEOUT has its still-running body’s signal aborted; no body starts once told to stop',
-  appliesTo: loopgateOnly('the signals the scripted tools were given are recorded by loopgate’s own host'),
   check: (run) => neverStartedStopped(run) ?? toldToStop(run) ?? toldTimedOutWhenDone(run),
+  // From outside another loop: only the "before" part — no body of a turn starts once the harness cancelled it.
+  checkObservable: (run) => noBodyAfterCancel(run),
 });
+
+/**
+ * Another framework's loop (or a team's own) seen from outside: once the harness aborted a turn's signal (a user's
+ * Stop), no tool body of that turn starts (outside probe 37, F2: a loop that ran the refund the model asked for
+ * after the cancel passed every invariant).
+ */
+function noBodyAfterCancel(run: PeerRun): string | undefined {
+  for (const cancel of run.cancels ?? []) {
+    const late = run.toolRuns.find((r) => r.turn === cancel.turn && r.startedAt !== undefined && r.startedAt > cancel.at);
+    if (late)
+      return `turn ${cancel.turn}: the body of ${late.name} (call ${late.callId}) started after the turn was cancelled by ${cancel.by}: a tool ran after it was told to stop`;
+  }
+  return undefined;
+}
 
 /**
  * Once its turn is cancelled, no call starts: no `tool.started` record follows the turn's `cancel.requested`

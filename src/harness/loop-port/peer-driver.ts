@@ -17,6 +17,8 @@ import type { LoopUnderTest, MessageIntent, TurnReport } from './port.ts';
 export interface PeerHooks {
   /** A turn starts (before its first model request). */
   readonly turnStarted?: (turn: number) => void;
+  /** A cancel reached the running turn: its signal is aborted now. */
+  readonly cancelled?: (turn: number, by: CancelSource) => void;
 }
 
 export class PeerDriver implements LoopUnderTest {
@@ -56,6 +58,7 @@ export class PeerDriver implements LoopUnderTest {
   cancel(by: CancelSource): void {
     const running = this.#running;
     if (!running || running.controller.signal.aborted) return;
+    this.#hooks.cancelled?.(running.turn, by);
     running.controller.abort(new PeerCancel(by));
   }
 

@@ -21,7 +21,7 @@ import { ModelRecording } from '../world/recording-model.ts';
 import { scriptedProvider, type CallIdCounter } from '../world/scripted-provider.ts';
 import { seededRandom } from '../world/seeded-random.ts';
 import { PeerDriver } from './peer-driver.ts';
-import type { PeerRun, ToolRun } from './peer-run.ts';
+import type { DeliveredCancel, PeerRun, ToolRun } from './peer-run.ts';
 import type { LoopUnderTestFactory, PeerTool, PeerWorld } from './peer-world.ts';
 import { withVirtualTimers } from './virtual-timers.ts';
 
@@ -84,7 +84,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
       // The key loopgate's own tool pipeline gives (`<conversation>/<tool>:<call id>`): a ledger shared across
       // conversations must not take two customers' calls that got one id from the model for one (outside probe 33, A3).
       const idempotencyKey = `${options.conversation ?? CASE_CONVERSATION}/${t.name}:${callId}`;
-      const record: ToolRun = { turn: driver?.running ?? -1, callId, name: t.name, sideEffect: t.sideEffect, settled: 'running' };
+      const record: ToolRun = { turn: driver?.running ?? -1, callId, name: t.name, sideEffect: t.sideEffect, settled: 'running', startedAt: faults.place() };
       toolRuns.push(record);
       try {
         const out = await t.run(args as never, { signal: signal ?? new AbortController().signal, callId, attempt: 1, idempotencyKey });
@@ -110,7 +110,11 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   };
   const adapter = await factory.create(world);
   const histories: (readonly Message[])[] = [];
-  driver = new PeerDriver(factory.capabilities, adapter, { turnStarted: () => histories.push(adapter.persistedHistory()) });
+  const cancels: DeliveredCancel[] = [];
+  driver = new PeerDriver(factory.capabilities, adapter, {
+    turnStarted: () => histories.push(adapter.persistedHistory()),
+    cancelled: (turn, by) => cancels.push({ turn, by, at: faults.place() }),
+  });
 
   let thrown: unknown;
   let unsettled: PeerRun['unsettled'];
@@ -150,6 +154,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     executions: counters.byTool,
     executionsByCall: counters.byCall,
     toolRuns,
+    cancels,
     sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
     histories,
     waiting,

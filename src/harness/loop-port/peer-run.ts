@@ -21,6 +21,16 @@ export interface ToolRun {
   readonly sideEffect: SideEffect;
   /** How the body ended: returned, threw, or still running when the case ended. */
   settled: 'returned' | 'threw' | 'running';
+  /** Its place among the case's happenings when it started (`FaultLog.place`). */
+  readonly startedAt?: number;
+}
+
+/** A cancel the harness delivered to a running turn (its signal aborted). */
+export interface DeliveredCancel {
+  readonly turn: number;
+  readonly by: string;
+  /** Its place among the case's happenings (`FaultLog.place`): a tool body starting later started after it. */
+  readonly at: number;
 }
 
 export interface PeerRun {
@@ -41,6 +51,8 @@ export interface PeerRun {
   readonly executions: ReadonlyMap<string, number>;
   readonly executionsByCall: ReadonlyMap<string, number>;
   readonly toolRuns: readonly ToolRun[];
+  /** The cancels that reached a running turn, in order. */
+  readonly cancels?: readonly DeliveredCancel[];
   readonly sideEffectLevels: ReadonlyMap<string, string>;
   /** `histories[t]`: the persisted history when turn t started; the last entry: at the end. */
   readonly histories: readonly (readonly Message[])[];

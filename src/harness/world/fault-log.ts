@@ -28,6 +28,11 @@ export class FaultLog {
     this.entries.push({ at: this.#clock.now(), label, order: this.#next++ });
   }
 
+  /** A place among the case's happenings, for a happening recorded elsewhere (a peer's tool body starting, a cancel reaching its turn). */
+  place(): number {
+    return this.#next++;
+  }
+
   /**
    * The conversation's log appended event `seq`. A seq appended again (after a
    * crash lost it, a reopened host writes that seq anew) takes its later place:
