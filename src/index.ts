@@ -60,6 +60,12 @@ export { loadConfig, type ResolvedConfig } from './config/load-config.ts';
 export { parseScenario, loadScenarioFile } from './harness/scenario/load.ts';
 export { scenarioSchema, type HostMode, type Scenario } from './harness/scenario/schema.ts';
 
+// A loop of your own under the gate (README, "Gate a loop of your own"): the port the peers' adapters implement
+export type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld } from './harness/loop-port/peer-world.ts';
+export type { PeerEnding, TurnReport } from './harness/loop-port/port.ts';
+export type { Capabilities, Capability } from './harness/loop-port/capabilities.ts';
+export { cancelOf, PeerCancel } from './harness/loop-port/peer-cancel.ts';
+
 // The invariants: one registry, checked by `loopgate run` and `loopgate fuzz` alike
 export { INVARIANTS, defineInvariant, firstViolation, type Invariant, type InvariantContext, type Verdict } from './harness/invariants/index.ts';
 

@@ -298,6 +298,10 @@ function resolveConfigRead(value: unknown, file: string, bundled: boolean): Reso
       fail('loop', `expected loopgate, ai-sdk, openai-agents or an adapter (aiSdkLoop({ … })), got ${describe(loop)}`);
     if (typeof loop === 'string' && !['loopgate', 'ai-sdk', 'openai-agents'].includes(loop))
       fail('loop', `unknown loop ${JSON.stringify(loop)}; known: loopgate, ai-sdk, openai-agents`);
+    // Reports, baselines and merged shards tell loops apart by this id: a loop of a team's own that took loopgate's
+    // would read as loopgate's own loop everywhere (outside probe 37, F8).
+    if (isFactory && (loop as LoopUnderTestFactory).id === 'loopgate')
+      fail('loop.id', `"loopgate" names loopgate's own loop; give your loop an id of its own`, ['loop']);
     // An adapter's history glue is a name it acts on: one it does not know would run another glue under its name.
     const glue: unknown = isFactory ? (loop as LoopUnderTestFactory).glue : undefined;
     const glues = isFactory ? (loop as LoopUnderTestFactory).glues : undefined;
@@ -310,8 +314,11 @@ function resolveConfigRead(value: unknown, file: string, bundled: boolean): Reso
   if (pinned !== undefined) {
     if (pinned === null || typeof pinned !== 'object' || Array.isArray(pinned))
       fail('verdicts', `expected { 'ai-sdk': 'verdicts/ai-sdk.json' } (a file per loop), got ${describe(pinned)}`);
+    // The peers loopgate brings, and the config's own loop by its id (a team's loop pins what it does as they do).
+    const own = loop !== null && typeof loop === 'object' ? (loop as LoopUnderTestFactory).id : undefined;
+    const peers = [...new Set(['ai-sdk', 'openai-agents', ...(own !== undefined ? [own] : [])])];
     for (const [name, file] of Object.entries(pinned as Record<string, unknown>)) {
-      if (!['ai-sdk', 'openai-agents'].includes(name)) fail(`verdicts.${name}`, 'not a peer loop; known: ai-sdk, openai-agents');
+      if (!peers.includes(name)) fail(`verdicts.${name}`, `not a peer loop; known: ${peers.join(', ')}`);
       if (typeof file !== 'string' || file === '') fail(`verdicts.${name}`, `expected a path, got ${describe(file)}`);
       verdicts[name] = resolve(root, file as string);
     }

@@ -1,0 +1,112 @@
+/**
+ * A team whose agent runs in a loop of its own (neither loopgate's nor a framework's): it writes the loop against
+ * the port `loopgate` exports (`LoopUnderTestFactory`), names it in its config, and pins what that loop does as
+ * verdicts under the loop's own id — as a team pins the AI SDK's (outside probe 37, F1, F8: the port's types were
+ * not exported, `verdicts:` took only `ai-sdk` and `openai-agents`, and a loop could call itself `loopgate`).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loopgate } from '../support/cli.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const from = (path: string) => JSON.stringify(join(ROOT, path));
+
+/** A project: an agent with a STATEFUL refund, a hand-written loop of the team's, and its config. */
+function project(options: { id?: string; extra?: string }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'loopgate-own-loop-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, 'team-loop.ts'),
+    `import type { LoopUnderTestFactory, Message, TurnReport } from ${from('src/index.ts')};
+// The team's loop: ask the model, run the tools it asks for, until it replies.
+export const teamLoop: LoopUnderTestFactory = {
+  id: ${JSON.stringify(options.id ?? 'team-loop')},
+  version: 'team-loop 1.0.0',
+  capabilities: { supports: [], history: 'session', time: 'patched-timers' },
+  create: (world) => {
+    const history: Message[] = [];
+    return {
+      runTurn: async ({ turn, text, signal }): Promise<TurnReport> => {
+        history.push({ role: 'user', content: [{ type: 'text', text }] });
+        for (let step = 1; step <= world.maxSteps; step++) {
+          const answer = await world.model.call({ model: 'm', system: world.system, messages: history, tools: [], maxTokens: world.maxTokens, signal });
+          if (answer.type !== 'tool_use') {
+            const reply = answer.type === 'reply' ? answer.text : undefined;
+            if (reply !== undefined) history.push({ role: 'assistant', content: [{ type: 'text', text: reply }] });
+            return { turn, outcome: reply !== undefined ? { kind: 'replied' } : { kind: 'failed', reason: 'provider_unavailable', detail: answer.type }, ending: { kind: 'resolved', finishReason: 'stop' }, ...(reply !== undefined ? { reply } : {}), steps: step, usage: { inputTokens: 1, outputTokens: 1 } };
+          }
+          history.push({ role: 'assistant', content: answer.content });
+          const results = [];
+          for (const call of answer.calls) {
+            const tool = world.tools.find((t) => t.name === call.name)!;
+            const output = await tool.run(call.args, { callId: call.id, signal });
+            results.push({ type: 'tool_result' as const, callId: call.id, status: 'ok' as const, content: JSON.stringify(output) });
+          }
+          history.push({ role: 'user', content: results });
+        }
+        return { turn, outcome: { kind: 'failed', reason: 'max_steps' }, ending: { kind: 'resolved' }, steps: world.maxSteps, usage: { inputTokens: 1, outputTokens: 1 } };
+      },
+      persistedHistory: () => [...history],
+      traces: () => [],
+    };
+  },
+};
+`,
+  );
+  writeFileSync(
+    join(dir, 'loopgate.config.ts'),
+    `import { z } from ${from('node_modules/zod/index.js')};
+import { defineConfig, defineTool } from ${from('src/index.ts')};
+import { teamLoop } from './team-loop.ts';
+const refund = defineTool({ name: 'issue_refund', description: 'Refund an order.', input: z.object({ id: z.string() }), sideEffect: 'STATEFUL', run: async ({ id }) => ({ refunded: id }) });
+export default defineConfig({
+  agents: { billing: () => ({ system: 'You refund orders.', tools: [refund] }) },
+  scenarios: ['scenarios'],
+  loop: teamLoop,
+  ${options.extra ?? ''}
+});
+`,
+  );
+  mkdirSync(join(dir, 'scenarios'));
+  // The scenario asks for two refunds and the loop runs one: a failure of the loop's, which the pin records.
+  writeFileSync(
+    join(dir, 'scenarios', 'refund.yaml'),
+    `name: a refund
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { id: INV-7 } }]
+    - reply: INV-7 is refunded.
+inbox:
+  - say: Refund INV-7.
+expect:
+  outcome: replied
+  executions: { issue_refund: 2 }
+`,
+  );
+  return dir;
+}
+
+describe("a team's own loop", () => {
+  it('is gated through the exported port, and its verdicts are pinned under its own id', async () => {
+    const dir = project({ extra: "verdicts: { 'team-loop': 'verdicts/team-loop.json' }," });
+    const update = await loopgate(['run', '--reporter', 'console', '--update-verdicts'], dir);
+    // Recording is the run's result: exit 0 once the verdicts are written.
+    expect(update.status, update.stderr).toBe(0);
+    expect(update.stderr).toContain('verdicts recorded:');
+    const file = join(dir, 'verdicts', 'team-loop.json');
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(file, 'utf8')).toContain('executions');
+    const again = await loopgate(['run', '--reporter', 'console'], dir);
+    expect(again.status, `${again.stdout}\n${again.stderr}`).toBe(0);
+    expect(again.stdout).toContain('team-loop fails exactly as documented: 1 case(s) judged as pinned');
+  });
+
+  it("may not call itself loopgate (reports could not tell it from loopgate's own loop): exit 2 naming it", async () => {
+    const dir = project({ id: 'loopgate' });
+    const r = await loopgate(['run', '--reporter', 'console'], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/loop\.id: "loopgate" names loopgate's own loop; give your loop an id of its own/);
+  });
+});
