@@ -474,6 +474,66 @@ async function ownLoopRunningAToolAfterACancelFails(): Promise<CheckResult[]> {
 }
 
 /**
+ * A team's own loop that answers a provider outage with a reply of its own making ("Sorry, I couldn't do that right
+ * now.") and reports `replied` fails `replies-come-from-the-model`: a reply no model call returned is no answer the
+ * gate can certify; the honest loop (it reports the failure) holds it (outside probe 37, F3: such a loop passed
+ * every invariant, caught only by a scenario pinning the outcome).
+ */
+async function ownLoopInventingAReplyFails(): Promise<CheckResult[]> {
+  const scenario = parseScenario(
+    [
+      'name: the provider is down',
+      'provider:',
+      '  script:',
+      '    - { error: { kind: server_error, status: 500 }, times: 10 }',
+      'inbox:',
+      '  - say: Where is ORD-1001?',
+      'expect: {}',
+      '',
+    ].join('\n'),
+    'outcome-cases.ts (inline)',
+  );
+  const teamLoop = (invents: boolean): LoopUnderTestFactory => ({
+    id: 'team-loop',
+    version: 'team-loop 1.0.0',
+    capabilities: { supports: [], history: 'session', time: 'patched-timers' },
+    create: (world: PeerWorld) => {
+      const history: Message[] = [];
+      return {
+        runTurn: async ({ turn, text }): Promise<TurnReport> => {
+          history.push({ role: 'user', content: [{ type: 'text', text }] });
+          const answer = await world.model.call({ system: world.system, messages: history, tools: [] } as never);
+          const usage = { inputTokens: 1, outputTokens: 1 };
+          if (answer.type === 'reply') {
+            history.push({ role: 'assistant', content: [{ type: 'text', text: answer.text }] });
+            return { turn, outcome: { kind: 'replied' }, ending: { kind: 'resolved', finishReason: 'stop' }, reply: answer.text, steps: 1, usage };
+          }
+          if (!invents)
+            return { turn, outcome: { kind: 'failed', reason: 'provider_unavailable', detail: answer.type }, ending: { kind: 'resolved' }, steps: 1, usage };
+          const made = "Sorry, I couldn't do that right now.";
+          history.push({ role: 'assistant', content: [{ type: 'text', text: made }] });
+          return { turn, outcome: { kind: 'replied' }, ending: { kind: 'resolved', finishReason: 'stop' }, reply: made, steps: 1, usage };
+        },
+        persistedHistory: () => [...history],
+        traces: () => [],
+      };
+    },
+  });
+  const verdict = async (invents: boolean): Promise<string> => {
+    const out = await runPeerCase(scenario, { loop: teamLoop(invents), registry: EMPTY_REGISTRY, invariants: INVARIANTS }, 1);
+    const check = out.checks.find((c) => c.name === 'replies-come-from-the-model');
+    return check === undefined ? 'not judged' : check.passed ? 'holds' : check.message;
+  };
+  const inventing = await verdict(true);
+  const honest = await verdict(false);
+  const want = `turn 0 replied "Sorry, I couldn't do that right now.", which no model call of the case returned`;
+  return [
+    { name: 'a loop that makes up a reply fails it', passed: inventing === want, message: inventing, expected: want, actual: inventing },
+    { name: 'the loop that reports the failure holds it', passed: honest === 'holds', message: honest, expected: 'holds', actual: honest },
+  ];
+}
+
+/**
  * A claim policy whose decision is outside its shape (held to no type in
  * JavaScript, or cast): a decision that is neither allow nor deny, a text, no
  * decision, a rewrite that is not a Map, a rewrite to a value that is neither
@@ -602,6 +662,14 @@ export function outcomeCases(): Case[] {
         file: 'src/harness/outcome-cases.ts',
       },
       ownLoopRunningAToolAfterACancelFails,
+    ),
+    checksCase(
+      {
+        id: 'contract:outcomes/own-loop-inventing-a-reply-fails',
+        title: "outcomes: a team's own loop that answers an outage with a reply no model returned fails replies-come-from-the-model",
+        file: 'src/harness/outcome-cases.ts',
+      },
+      ownLoopInventingAReplyFails,
     ),
     checksCase(
       {

@@ -74,6 +74,7 @@ import { retriesAnsweredAsTheirMessage } from './retries-answered-as-their-messa
 import { conversationsKeptApart } from './conversations-kept-apart.ts';
 import { clientAbortCancelsItsTurn } from './client-abort-cancels-its-turn.ts';
 import { cutCallsNeverKept } from './cut-calls-never-kept.ts';
+import { repliesComeFromTheModel } from './replies-come-from-the-model.ts';
 
 export { defineInvariant, firstViolation, type AnyRun, type Invariant, type InvariantContext, type PeerRun, type Verdict } from './invariant.ts';
 
@@ -87,6 +88,7 @@ export const INVARIANTS: readonly Invariant[] = [
   listenerFailuresRecorded,
   unknownTypesRejected,
   failedTurnsAddNothing,
+  repliesComeFromTheModel,
   toolPairing,
   callRecordsKeepTheirStep,
   denyNeverLifted,
