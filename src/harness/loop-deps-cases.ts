@@ -446,6 +446,8 @@ async function clientThatIsNoClient(): Promise<CheckResult[]> {
     ['a name that is not text', { name: 42, call }, /^model: the model client has no name/],
     ['no call()', { name: 'team:client' }, /^model: the model client has no call\(request, onDelta\) function$/],
     ['not an object', 'anthropic', /^model: expected a model client \(\{ name, call \}\), got a string$/],
+    // null is an object to typeof: named as null, not as "object" (mutation seed 36, model/client.ts).
+    ['null for a client', null, /^model: expected a model client \(\{ name, call \}\), got null$/],
   ];
   const checks: CheckResult[] = [];
   const refusal = (build: () => unknown): string => {
