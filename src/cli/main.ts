@@ -20,6 +20,7 @@
  *   new one nor one an earlier run wrote that could pass for this run's (interrupt.ts).
  */
 import { releaseStarved } from '../harness/never-settled.ts';
+import { writeSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { printableLines } from '../report/terminal-text.ts';
@@ -150,37 +151,46 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 const guard = guardProcess();
-endQuietlyOnClosedOutput(process.stdout, guard.exitNow);
-endQuietlyOnClosedOutput(process.stderr, guard.exitNow);
-redactOutput(process.stdout);
-redactOutput(process.stderr);
-for (const [signal, code] of [
-  ['SIGINT', EXIT.interrupted],
-  ['SIGTERM', EXIT.terminated],
-] as const) {
-  process.once(signal, () => {
-    const left = cleanUpAfterInterrupt();
-    process.stderr.write(errorLines(`interrupted (${signal})${left ? `: ${left}` : ''}`));
-    guard.exitNow(code);
+// The guard keeps an uncaught exception as a stray of the code under test: a throw while the command sets itself up,
+// left to it, was never told, and the process, with nothing left to run, ended 0 — a run that passed having run
+// nothing (mutation seed 36). Said here, straight to the descriptor (the output's redactor may be what broke), and 2.
+try {
+  endQuietlyOnClosedOutput(process.stdout, guard.exitNow);
+  endQuietlyOnClosedOutput(process.stderr, guard.exitNow);
+  redactOutput(process.stdout);
+  redactOutput(process.stderr);
+  for (const [signal, code] of [
+    ['SIGINT', EXIT.interrupted],
+    ['SIGTERM', EXIT.terminated],
+  ] as const) {
+    process.once(signal, () => {
+      const left = cleanUpAfterInterrupt();
+      process.stderr.write(errorLines(`interrupted (${signal})${left ? `: ${left}` : ''}`));
+      guard.exitNow(code);
+    });
+  }
+  // The event loop emptied with the command still waiting: something it awaits (a promise of the code under
+  // test: an agent factory, a tool, a hook) never settles. Node would end with exit 13 and a warning; say so, exit 2.
+  // (A more precise message already given — a config whose top-level await never settles — is kept.)
+  process.on('beforeExit', () => {
+    // A case starved so fails, naming itself, and the run goes on to its report (harness/never-settled.ts).
+    if (releaseStarved()) return;
+    setImmediate(() => {
+      if (process.exitCode !== EXIT.usage) {
+        process.stderr.write(
+          errorLines(
+            'the command cannot finish: it waits on a promise that never settles, and nothing is left to run — an agent factory, tool, hook or config export of the code under test that never resolves or rejects',
+          ),
+        );
+      }
+      guard.exitNow(EXIT.usage);
+    });
   });
+} catch (error) {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  writeSync(2, errorLines(`could not start: ${text.split('\n')[0]}`));
+  guard.exitNow(EXIT.usage);
 }
-// The event loop emptied with the command still waiting: something it awaits (a promise of the code under
-// test: an agent factory, a tool, a hook) never settles. Node would end with exit 13 and a warning; say so, exit 2.
-// (A more precise message already given — a config whose top-level await never settles — is kept.)
-process.on('beforeExit', () => {
-  // A case starved so fails, naming itself, and the run goes on to its report (harness/never-settled.ts).
-  if (releaseStarved()) return;
-  setImmediate(() => {
-    if (process.exitCode !== EXIT.usage) {
-      process.stderr.write(
-        errorLines(
-          'the command cannot finish: it waits on a promise that never settles, and nothing is left to run — an agent factory, tool, hook or config export of the code under test that never resolves or rejects',
-        ),
-      );
-    }
-    guard.exitNow(EXIT.usage);
-  });
-});
 let code = await main(hideBin(process.argv));
 const strays = guard.strays();
 if (strays.length > 0) {

@@ -208,6 +208,30 @@ async function drainWhileDrainingJoinsTheRunningDrain(): Promise<CheckResult[]> 
   ];
 }
 
+/**
+ * `loop.shutdown(reason)` called while a request is in flight, with no shutdown signal linked: the running turn ends
+ * cancelled{shutdown} and the log records a cancel by shutdown. The host aborts its shutdown signal before it calls
+ * `shutdown`, so there the signal names the source and a `shutdown` that cancelled as anyone else passed (mutation
+ * seed 36, runner.ts).
+ */
+async function shutdownCallCancelsTheRunningTurn(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([{ result: reply('never delivered'), latencyMs: 10_000 }], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: { tools: [] }, clock }));
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  const running = loop.drain();
+  for (let i = 0; i < 1_000 && model.calls < 1; i++) await new Promise((resolve) => setImmediate(resolve));
+  loop.shutdown('the process is stopping');
+  const results = await clock.run(running);
+  const result = results[0];
+  return [
+    check('the log records the cancel by shutdown, with its reason', '[{"by":"shutdown","reason":"the process is stopping"}]', cancelsOf(log)),
+    check('the turn ends cancelled{shutdown}', 'cancelled{shutdown}', label(result?.outcome as never)),
+    check('the drain ends with that one turn: no new one starts', '1', String(results.length)),
+  ];
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -258,6 +282,14 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       drainWhileDrainingJoinsTheRunningDrain,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/shutdown-call-cancels-the-running-turn',
+        title: 'loop api: shutdown(reason) called mid-request with no signal linked ends the turn cancelled{shutdown}, the cancel recorded by shutdown',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      shutdownCallCancelsTheRunningTurn,
     ),
   ];
 }

@@ -370,6 +370,64 @@ async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
 }
 
 /**
+ * The loop's own message (a side-effect notice) taken by a turn that then fails on its own (an unknown stop, every
+ * write stored): it goes back to the inbox, the log saying the turn ended so, not that its steps were lost — that
+ * reason is for a turn whose close could not be stored (mutation seed 36, runner.ts) — and reaches the next turn.
+ */
+async function noticeBackWhenTurnFails(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  let refunds = 0;
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'issue_refund',
+        description: 'Refund an order.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => {
+          refunds++;
+          return { refunded: true };
+        },
+      }),
+    ],
+  };
+  const paused = { type: 'unknown', stopReason: 'pause_turn', content: [], text: '' } as const;
+  const model = new ScriptedModelClient(
+    [toolUse([call('refund', 'issue_refund', { order_id: 'ORD-1001' })]), paused, paused, reply('Yes, the refund of ORD-1001 is done.')],
+    { clock },
+  );
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent, clock }));
+  const outcomes: string[] = [];
+  for (const text of ['Please refund ORD-1001.', 'Hello?', 'Is the refund done?']) {
+    loop.send(text, { id: text });
+    for (const r of await loop.drain()) outcomes.push(label(r));
+  }
+  const returned = log.events.filter((e) => e.type === 'inbox.returned').map((e) => (e.payload as { reason: string }).reason);
+  const lastSystemOrUser = JSON.stringify(model.requests.at(-1)?.messages.at(-1) ?? null);
+  const want = "the turn ended failed{unknown_stop_reason}; the loop's own messages go back until a kept history holds them";
+  return [
+    check(
+      'outcomes',
+      outcomes.length === 3 &&
+        outcomes[0]!.startsWith('failed{unknown_stop_reason}') &&
+        outcomes[1]!.startsWith('failed{unknown_stop_reason}') &&
+        outcomes[2] === 'replied',
+      outcomes.join(' | '),
+      'failed{unknown_stop_reason} | failed{unknown_stop_reason} | replied',
+    ),
+    check('the notice goes back, the log saying how the turn ended', returned.length === 1 && returned[0] === want, returned.join('; ') || '(none)', want),
+    check(
+      'the next turn reads the notice',
+      lastSystemOrUser.includes('issue_refund (call refund)'),
+      lastSystemOrUser,
+      'the notice naming issue_refund (call refund)',
+    ),
+    check('the refund ran once', refunds === 1, `ran ${refunds} time(s)`, '1'),
+  ];
+}
+
+/**
  * A model client that is no model client (no name, an empty one, no call()): refused, one line naming the field,
  * where it is handed over — loopDeps and the AgentHost constructor, for the model and each fallback — never a turn
  * that ends failed{internal} on its first request because the log cannot record the client (outside probe 20, F3:
@@ -388,6 +446,8 @@ async function clientThatIsNoClient(): Promise<CheckResult[]> {
     ['a name that is not text', { name: 42, call }, /^model: the model client has no name/],
     ['no call()', { name: 'team:client' }, /^model: the model client has no call\(request, onDelta\) function$/],
     ['not an object', 'anthropic', /^model: expected a model client \(\{ name, call \}\), got a string$/],
+    // null is an object to typeof: named as null, not as "object" (mutation seed 36, model/client.ts).
+    ['null for a client', null, /^model: expected a model client \(\{ name, call \}\), got null$/],
   ];
   const checks: CheckResult[] = [];
   const refusal = (build: () => unknown): string => {
@@ -541,6 +601,11 @@ export function loopDepsCases(): Case[] {
       'notice-back-when-steps-refused',
       "the loop's own notice taken by a turn whose steps the store refuses: back to the inbox, the log saying why; the next turn reads it",
       noticeBackWhenStepsRefused,
+    ],
+    [
+      'notice-back-when-turn-fails',
+      "the loop's own notice taken by a turn that fails with every write stored: back to the inbox, the log saying how the turn ended; the next turn reads it",
+      noticeBackWhenTurnFails,
     ],
     ['tracing-throws', "a turn tracing whose begin or finish throws: the turn replies with a whole trace of the loop's own", tracingThrows],
     [

@@ -360,6 +360,27 @@ function shortSecretNotLookedFor(): CheckResult[] {
 }
 
 /**
+ * The default rules (`createRedactor()`) read a credential after any run of whitespace between the scheme and it, as
+ * a header written by hand or aligned in a log has: `Basic` then two spaces, or a tab, then the base64 of user and
+ * password (mutation seed 36, secret-rules.ts: a rule that took one space let the two-space header through whole).
+ */
+function basicCredentialsAfterAnyWhitespace(): CheckResult[] {
+  const credential = 'dXNlcjpzM2NyM3RwNHNzdzByZA==';
+  const redact = createRedactor();
+  return ['Basic  ', 'Basic\t\t', 'Basic \t '].map((scheme) => {
+    const text = `Authorization: ${scheme}${credential}`;
+    const got = redact(text);
+    return {
+      name: `${JSON.stringify(scheme)} then the credential: redacted`,
+      passed: !got.includes('dXNlcjpzM2NyM3RwNHNzdzByZA'),
+      message: JSON.stringify(got),
+      expected: 'the credential redacted',
+      actual: JSON.stringify(got),
+    };
+  });
+}
+
+/**
  * `secretsFromEnv` (exported; the host, the report writer, the CLI's output and the OTLP exporter redact with it):
  * the values of variables named like a secret, 8 characters or more. A shorter value (a flag, a port, `1`) or an
  * empty one is not a secret: redacting it would cut every `1` or `true` out of a report.
@@ -482,6 +503,14 @@ export function redactorCases(): Case[] {
         secrets: ['telco-SECRET-abcdef0123456789', 'pass"word\\Q7vLm2Xc9'],
       },
       piecesOfASecret,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/basic-credentials-after-any-whitespace',
+        title: 'redactor: the default rules redact HTTP basic credentials after two spaces or tabs, as well as after one space',
+        file: 'src/harness/redactor-cases.ts',
+      },
+      basicCredentialsAfterAnyWhitespace,
     ),
     checksCase(
       {

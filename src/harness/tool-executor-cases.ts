@@ -231,6 +231,24 @@ async function repeatUndescribed(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A repeat (the model reused a started call's id) naming a tool the registry no longer declares — an agent
+ * redeployed without it, a process that resumes a conversation another version started: not run, settled unknown,
+ * and the model is told the tool counts as STATEFUL, as a tool nobody declared must (mutation seed 36, pipeline.ts:
+ * the message read "retired_refund is  and call r1 already started").
+ */
+async function repeatOfAnUndeclaredTool(): Promise<CheckResult[]> {
+  const got = await runOne(
+    { alreadyStarted: (id) => id === 'r1', describe: () => 'it refunded 120.' },
+    { call: { id: 'r1_2', name: 'retired_refund', args: { order_id: 'ORD-1001' } }, repeatOf: 'r1' },
+  );
+  return resultChecks(got, {
+    status: 'unknown',
+    code: 'ALREADY_STARTED',
+    message: 'retired_refund is STATEFUL and call r1 already started, so it is not run again. What is known of call r1: it refunded 120.',
+  });
+}
+
 async function bareErrorNamed(): Promise<CheckResult[]> {
   const got = await runOne({}, { call: { id: 'l1', name: 'lookup_order', args: { order_id: 'ORD-1001' } as never } });
   const ran = got.runs.lookup;
@@ -474,6 +492,11 @@ export function toolExecutorCases(): Case[] {
       'repeat-of-undescribed-call',
       'a repeat of a started STATEFUL call whose recorder cannot describe it: not run, the model told it started',
       repeatUndescribed,
+    ],
+    [
+      'repeat-of-an-undeclared-tool',
+      'a repeat of a started call of a tool no longer declared: not run, settled unknown, the model told the tool counts as STATEFUL',
+      repeatOfAnUndeclaredTool,
     ],
     ['bare-error-named', 'a tool that throws an error with no message: the model reads the error class', bareErrorNamed],
     ['unexpected-field', 'a strict input given a field it does not declare: INVALID_ARGUMENTS naming the field', unexpectedField],

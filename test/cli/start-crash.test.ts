@@ -1,0 +1,36 @@
+/**
+ * A throw while the command sets itself up — after it guards the process against the code under test (guard-process.ts),
+ * before the command runs — must end it non-zero, saying why. The guard keeps every uncaught exception as a
+ * "stray" of the code under test, so such a throw was kept and never told, and with nothing left to run the process
+ * ended 0 with no output: `loopgate run` passing a CI job without running a case. Found by mutation seed 36's error
+ * mutant `secret-rules.ts:66:3` (a default rule made `{}`: the output redactor's `createRedactor()` threw there).
+ * Here a preload makes the setup throw (the signal handlers' `process.once`), the redactor untouched.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'loopgate-start-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('loopgate: a throw while the command sets itself up', () => {
+  it('ends it 2, naming the error, not 0 in silence', () => {
+    const preload = join(dir, 'throw-on-signal-setup.mjs');
+    writeFileSync(
+      preload,
+      "const once = process.once;\nprocess.once = function (event, ...rest) {\n  if (event === 'SIGINT') throw new Error('planted: the setup broke');\n  return once.call(this, event, ...rest);\n};\n",
+    );
+    const got = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, join(ROOT, 'bin', 'loopgate.js'), '--version'], {
+      encoding: 'utf8',
+      env: { ...process.env, LOOPGATE_RUN_SOURCES: '1' },
+      timeout: 60_000,
+    });
+    expect(got.stdout).toBe('');
+    expect(got.stderr).toContain('planted: the setup broke');
+    expect(got.status).toBe(2);
+  });
+});
