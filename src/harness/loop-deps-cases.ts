@@ -291,13 +291,9 @@ async function unknownShapes(): Promise<CheckResult[]> {
   ]);
 }
 
-/**
- * The loop's own message (a side-effect notice) taken by a turn whose steps the store then refuses:
- * it goes back to the inbox, the log saying why, and reaches the next turn.
- */
-async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
-  const clock = new VirtualClock();
-  let refunds = 0;
+/** An agent whose one tool is a STATEFUL refund, and how often its body ran. */
+function countingRefundAgent(): { readonly agent: Agent; readonly refunds: () => number } {
+  let runs = 0;
   const agent: Agent = {
     tools: [
       defineTool({
@@ -306,12 +302,22 @@ async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
         input: z.object({ order_id: z.string() }),
         sideEffect: 'STATEFUL',
         run: () => {
-          refunds++;
+          runs++;
           return { refunded: true };
         },
       }),
     ],
   };
+  return { agent, refunds: () => runs };
+}
+
+/**
+ * The loop's own message (a side-effect notice) taken by a turn whose steps the store then refuses:
+ * it goes back to the inbox, the log saying why, and reaches the next turn.
+ */
+async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const { agent, refunds } = countingRefundAgent();
   const model = new ScriptedModelClient(
     [
       toolUse([call('refund', 'issue_refund', { order_id: 'ORD-1001' })]),
@@ -365,7 +371,7 @@ async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
       lastSystemOrUser,
       'the notice naming issue_refund (call refund)',
     ),
-    check('the refund ran once', refunds === 1, `ran ${refunds} time(s)`, '1'),
+    check('the refund ran once', refunds() === 1, `ran ${refunds()} time(s)`, '1'),
   ];
 }
 
@@ -376,21 +382,7 @@ async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
  */
 async function noticeBackWhenTurnFails(): Promise<CheckResult[]> {
   const clock = new VirtualClock();
-  let refunds = 0;
-  const agent: Agent = {
-    tools: [
-      defineTool({
-        name: 'issue_refund',
-        description: 'Refund an order.',
-        input: z.object({ order_id: z.string() }),
-        sideEffect: 'STATEFUL',
-        run: () => {
-          refunds++;
-          return { refunded: true };
-        },
-      }),
-    ],
-  };
+  const { agent, refunds } = countingRefundAgent();
   const paused = { type: 'unknown', stopReason: 'pause_turn', content: [], text: '' } as const;
   const model = new ScriptedModelClient(
     [toolUse([call('refund', 'issue_refund', { order_id: 'ORD-1001' })]), paused, paused, reply('Yes, the refund of ORD-1001 is done.')],
@@ -423,7 +415,7 @@ async function noticeBackWhenTurnFails(): Promise<CheckResult[]> {
       lastSystemOrUser,
       'the notice naming issue_refund (call refund)',
     ),
-    check('the refund ran once', refunds === 1, `ran ${refunds} time(s)`, '1'),
+    check('the refund ran once', refunds() === 1, `ran ${refunds()} time(s)`, '1'),
   ];
 }
 
