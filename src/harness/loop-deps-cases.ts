@@ -291,6 +291,21 @@ async function unknownShapes(): Promise<CheckResult[]> {
   ]);
 }
 
+/** The three messages of the notice cases, each drained: the outcomes, why messages went back, and the last request's last message. */
+async function askAboutTheRefund(
+  loop: AgentLoop,
+  log: EventLog,
+  model: ScriptedModelClient,
+): Promise<{ readonly outcomes: string[]; readonly returned: string[]; readonly lastSystemOrUser: string }> {
+  const outcomes: string[] = [];
+  for (const text of ['Please refund ORD-1001.', 'Hello?', 'Is the refund done?']) {
+    loop.send(text, { id: text });
+    for (const r of await loop.drain()) outcomes.push(label(r));
+  }
+  const returned = log.events.filter((e) => e.type === 'inbox.returned').map((e) => (e.payload as { reason: string }).reason);
+  return { outcomes, returned, lastSystemOrUser: JSON.stringify(model.requests.at(-1)?.messages.at(-1) ?? null) };
+}
+
 /** An agent whose one tool is a STATEFUL refund, and how often its body ran. */
 function countingRefundAgent(): { readonly agent: Agent; readonly refunds: () => number } {
   let runs = 0;
@@ -344,13 +359,7 @@ async function noticeBackWhenStepsRefused(): Promise<CheckResult[]> {
       },
     }),
   );
-  const outcomes: string[] = [];
-  for (const text of ['Please refund ORD-1001.', 'Hello?', 'Is the refund done?']) {
-    loop.send(text, { id: text });
-    for (const r of await loop.drain()) outcomes.push(label(r));
-  }
-  const returned = log.events.filter((e) => e.type === 'inbox.returned').map((e) => (e.payload as { reason: string }).reason);
-  const lastSystemOrUser = JSON.stringify(model.requests.at(-1)?.messages.at(-1) ?? null);
+  const { outcomes, returned, lastSystemOrUser } = await askAboutTheRefund(loop, log, model);
   const want = "the turn's steps could not be stored; the loop's own messages go back";
   return [
     check(
@@ -390,13 +399,7 @@ async function noticeBackWhenTurnFails(): Promise<CheckResult[]> {
   );
   const log = new EventLog(clock);
   const loop = new AgentLoop(loopDeps({ log, model, agent, clock }));
-  const outcomes: string[] = [];
-  for (const text of ['Please refund ORD-1001.', 'Hello?', 'Is the refund done?']) {
-    loop.send(text, { id: text });
-    for (const r of await loop.drain()) outcomes.push(label(r));
-  }
-  const returned = log.events.filter((e) => e.type === 'inbox.returned').map((e) => (e.payload as { reason: string }).reason);
-  const lastSystemOrUser = JSON.stringify(model.requests.at(-1)?.messages.at(-1) ?? null);
+  const { outcomes, returned, lastSystemOrUser } = await askAboutTheRefund(loop, log, model);
   const want = "the turn ended failed{unknown_stop_reason}; the loop's own messages go back until a kept history holds them";
   return [
     check(
