@@ -80,7 +80,7 @@ export type { HostMode } from './scenario/schema.ts';
 export { BYSTANDER_CONVERSATION, CASE_CONVERSATION } from './world/case-conversation.ts';
 
 export interface ScenarioRun {
-  /** The conversation this run tells of, as the store names it (`case`; a bystander's is `bystander`). */
+  /** The conversation this run tells of, as the store names it (`caseConversation`, or `case`; a bystander's `bystanderOf` it). */
   readonly conversation: string;
   /**
    * For a bystander's run: the scenario as its conversation saw it (its inbox, its provider script, its expect);

@@ -47,11 +47,8 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   let driver: PeerDriver | undefined;
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
-  const own = await buildAgent(agentName, registry, {
-    clock,
-    random: seededRandom(options.seed ^ 0x5eed),
-    conversationId: options.conversation ?? CASE_CONVERSATION,
-  });
+  const conversation = options.conversation ?? CASE_CONVERSATION;
+  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: conversation });
   const { agent, counters } = scenarioAgent(own, scenario, {
     name: agentName,
     clock,
@@ -83,7 +80,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     run: async (args, { callId, signal }) => {
       // The key loopgate's own tool pipeline gives (`<conversation>/<tool>:<call id>`): a ledger shared across
       // conversations must not take two customers' calls that got one id from the model for one (outside probe 33, A3).
-      const idempotencyKey = `${options.conversation ?? CASE_CONVERSATION}/${t.name}:${callId}`;
+      const idempotencyKey = `${conversation}/${t.name}:${callId}`;
       const record: ToolRun = { turn: driver?.running ?? -1, callId, name: t.name, sideEffect: t.sideEffect, settled: 'running', startedAt: faults.place() };
       toolRuns.push(record);
       try {
