@@ -32,6 +32,7 @@ import { guardProcess } from './guard-process.ts';
 import { errorLines } from './error-lines.ts';
 import { cleanUpAfterInterrupt } from './interrupt.ts';
 import { redactOutput } from './redacted-output.ts';
+import { createRedactor, REDACTED, secretsFromEnv } from '../kernel/redact/index.ts';
 import { VERSION } from './version.ts';
 
 const NO_COMMAND = 'name a command';
@@ -98,6 +99,29 @@ async function helpWithBadArguments(argv: readonly string[]): Promise<string | u
   return undefined;
 }
 
+/** A bug of loopgate's own: said with its stack (through the output's redactor), never as an input error. */
+function tellInternalError(error: unknown): void {
+  process.stderr.write(`loopgate: internal error: ${printableLines((error as Error)?.stack ?? String(error))}\n`);
+}
+
+/**
+ * What a throw during the command's setup says: through a redactor of its own, as the output's may not be set up
+ * (or may be what broke); if no redactor can be built, the environment's secrets are cut out by hand; if even
+ * that fails, only the error's name is told.
+ */
+function startErrorText(error: unknown): string {
+  const text = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).split('\n')[0] ?? '';
+  try {
+    return createRedactor({ secrets: secretsFromEnv(process.env) })(text);
+  } catch {
+    try {
+      return secretsFromEnv(process.env).reduce((out, secret) => out.split(secret).join(REDACTED), text);
+    } catch {
+      return `${error instanceof Error ? error.name : typeof error} (its message is not printed: no redactor could be built)`;
+    }
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const badWithHelp = await helpWithBadArguments(argv);
   if (badWithHelp !== undefined) {
@@ -144,7 +168,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(errorLines((error as Error).message));
       return EXIT.failed;
     }
-    process.stderr.write(`loopgate: internal error: ${printableLines((error as Error)?.stack ?? String(error))}\n`);
+    tellInternalError(error);
     return EXIT.usage;
   }
   return (process.exitCode as number | undefined) ?? EXIT.passed;
@@ -187,11 +211,18 @@ try {
     });
   });
 } catch (error) {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  writeSync(2, errorLines(`could not start: ${text.split('\n')[0]}`));
+  writeSync(2, errorLines(`could not start: ${startErrorText(error)}`));
   guard.exitNow(EXIT.usage);
 }
-let code = await main(hideBin(process.argv));
+let code: number;
+try {
+  code = await main(hideBin(process.argv));
+} catch (error) {
+  // main catches what its commands throw; a throw of its own (writing a refusal, say) is a bug of loopgate's,
+  // told as one — left to the guard it was kept as a stray and read as a promise that never settles.
+  tellInternalError(error);
+  code = EXIT.usage;
+}
 const strays = guard.strays();
 if (strays.length > 0) {
   process.stderr.write(errorLines(strays.join('\n')));

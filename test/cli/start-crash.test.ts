@@ -33,4 +33,40 @@ describe('loopgate: a throw while the command sets itself up', () => {
     expect(got.stderr).toContain('planted: the setup broke');
     expect(got.status).toBe(2);
   });
+
+  it('redacts what it names: a secret of the environment in the error is not printed', () => {
+    const key = 'sk-start-crash-0123456789abcdefXYZ';
+    const preload = join(dir, 'throw-a-secret-on-signal-setup.mjs');
+    writeFileSync(
+      preload,
+      "const once = process.once;\nprocess.once = function (event, ...rest) {\n  if (event === 'SIGINT') throw new Error('planted: the setup broke holding ' + process.env.OPENAI_API_KEY);\n  return once.call(this, event, ...rest);\n};\n",
+    );
+    const got = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, join(ROOT, 'bin', 'loopgate.js'), '--version'], {
+      encoding: 'utf8',
+      env: { ...process.env, LOOPGATE_RUN_SOURCES: '1', OPENAI_API_KEY: key },
+      timeout: 60_000,
+    });
+    expect(got.stderr).toContain('planted: the setup broke holding [REDACTED]');
+    expect(got.stderr).not.toContain(key.slice(0, 12));
+    expect(got.status).toBe(2);
+  });
+});
+
+describe('loopgate: the command itself breaking (main rejects)', () => {
+  it('ends it 2 as an internal error with its stack, not as a promise that never settles', () => {
+    const preload = join(dir, 'first-error-line-throws.mjs');
+    // `main` writes its refusal of an unknown flag to stderr: that first write made to throw, `main` itself rejects.
+    writeFileSync(
+      preload,
+      "const write = process.stderr.write;\nlet thrown = false;\nprocess.stderr.write = function (...rest) {\n  if (!thrown) { thrown = true; throw new Error('planted: main broke'); }\n  return write.apply(this, rest);\n};\n",
+    );
+    const got = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, join(ROOT, 'bin', 'loopgate.js'), '--bogus'], {
+      encoding: 'utf8',
+      env: { ...process.env, LOOPGATE_RUN_SOURCES: '1' },
+      timeout: 60_000,
+    });
+    expect(got.stderr).toContain('loopgate: internal error: Error: planted: main broke');
+    expect(got.stderr).not.toContain('never settles');
+    expect(got.status).toBe(2);
+  });
 });
