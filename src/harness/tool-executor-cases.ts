@@ -245,7 +245,18 @@ async function repeatOfAnUndeclaredTool(): Promise<CheckResult[]> {
   return resultChecks(got, {
     status: 'unknown',
     code: 'ALREADY_STARTED',
-    message: 'retired_refund is STATEFUL and call r1 already started, so it is not run again. What is known of call r1: it refunded 120.',
+    message:
+      'retired_refund is no longer declared (its side effects unknown, so taken as STATEFUL) and call r1 already started, so it is not run again. What is known of call r1: it refunded 120.',
+  });
+}
+
+async function startedCallOfAnUndeclaredTool(): Promise<CheckResult[]> {
+  const got = await runOne({ alreadyStarted: (id) => id === 'r1' }, { call: { id: 'r1', name: 'retired_refund', args: { order_id: 'ORD-1001' } } });
+  return resultChecks(got, {
+    status: 'unknown',
+    code: 'ALREADY_STARTED',
+    message:
+      'An execution of this call (r1) already started earlier, for example before a restart; retired_refund is no longer declared (its side effects unknown, so taken as STATEFUL), so it is not run a second time.',
   });
 }
 
@@ -497,6 +508,11 @@ export function toolExecutorCases(): Case[] {
       'repeat-of-an-undeclared-tool',
       'a repeat of a started call of a tool no longer declared: not run, settled unknown, the model told the tool counts as STATEFUL',
       repeatOfAnUndeclaredTool,
+    ],
+    [
+      'started-call-of-an-undeclared-tool',
+      'a call already started (before a restart) of a tool no longer declared: not run, settled unknown, the model told the tool counts as STATEFUL',
+      startedCallOfAnUndeclaredTool,
     ],
     ['bare-error-named', 'a tool that throws an error with no message: the model reads the error class', bareErrorNamed],
     ['unexpected-field', 'a strict input given a field it does not declare: INVALID_ARGUMENTS naming the field', unexpectedField],

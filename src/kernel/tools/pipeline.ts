@@ -229,7 +229,7 @@ class Pipeline implements ToolExecutor {
     // also when the model repeats the id of one that started.
     if (!declaration || STATEFUL_LEVELS.has(declaration.sideEffect)) {
       if (this.#hasStarted(call.id, ctx)) {
-        return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration?.sideEffect ?? 'unknown'));
+        return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration?.sideEffect));
       }
       const repeated = this.#repeatOfStarted(call, ctx, declaration);
       if (repeated) return this.#settleError(state, 'unknown', repeated);
@@ -475,7 +475,7 @@ class Pipeline implements ToolExecutor {
     const first = ctx.repeatOf;
     if (first === undefined || !this.#hasStarted(first, ctx)) return undefined;
     const known = safely(() => ctx.recorder.describe?.(first)) ?? 'it started; its result is not known here.';
-    return toolErrors.repeated(call.name, call.id, first, declaration?.sideEffect ?? 'STATEFUL', known);
+    return toolErrors.repeated(call.name, call.id, first, declaration?.sideEffect, known);
   }
 
   /** Arguments as records and spans may keep them: plain JSON, secrets redacted. */

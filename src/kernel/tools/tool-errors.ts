@@ -23,6 +23,11 @@ export type PipelineErrorCode = (typeof ERROR_CODES)[number];
 
 const MAY_HAVE_RUN = 'Do not retry blindly: first check whether it took effect (for example by reading the state back), then decide.';
 
+/** A tool's side-effect level as the model is told it; a tool no longer declared counts as the most careful. */
+function sideEffectOf(tool: string, sideEffect: SideEffect | undefined): string {
+  return sideEffect === undefined ? `${tool} is no longer declared (its side effects unknown, so taken as STATEFUL)` : `${tool} is ${sideEffect}`;
+}
+
 function error(tool: string, code: PipelineErrorCode, message: string, suggestion: string): ToolError {
   return { failed_tool: tool, error_code: code, error_message: message, suggestion };
 }
@@ -53,11 +58,11 @@ export const toolErrors = {
       `Call ${tool} again with flatter arguments (at most ${limit} levels of nesting) that match its input schema.`,
     );
   },
-  repeated(tool: string, callId: string, repeatOf: string, sideEffect: SideEffect, known: string): ToolError {
+  repeated(tool: string, callId: string, repeatOf: string, sideEffect: SideEffect | undefined, known: string): ToolError {
     return error(
       tool,
       'ALREADY_STARTED',
-      `This call repeats the id of call ${repeatOf} (it was renamed ${callId}); ${tool} is ${sideEffect} and call ${repeatOf} already started, so it is not run again. What is known of call ${repeatOf}: ${known}`,
+      `This call repeats the id of call ${repeatOf} (it was renamed ${callId}); ${sideEffectOf(tool, sideEffect)} and call ${repeatOf} already started, so it is not run again. What is known of call ${repeatOf}: ${known}`,
       `Use the result of call ${repeatOf}. If another ${tool} is really wanted, call it with a new id after checking that the first did not already do it.`,
     );
   },
@@ -72,11 +77,11 @@ export const toolErrors = {
   cancelled(tool: string, when: string): ToolError {
     return error(tool, 'CANCELLED', `The turn was cancelled ${when}; ${tool} did not run.`, 'Nothing to undo. Run it again only if the user still wants it.');
   },
-  alreadyStarted(tool: string, callId: string, sideEffect: SideEffect | 'unknown'): ToolError {
+  alreadyStarted(tool: string, callId: string, sideEffect: SideEffect | undefined): ToolError {
     return error(
       tool,
       'ALREADY_STARTED',
-      `An execution of this call (${callId}) already started earlier, for example before a restart; ${tool} is ${sideEffect}, so it is not run a second time. It may have run.`,
+      `An execution of this call (${callId}) already started earlier, for example before a restart; ${sideEffectOf(tool, sideEffect)}, so it is not run a second time. It may have run.`,
       MAY_HAVE_RUN,
     );
   },
