@@ -108,4 +108,55 @@ describe('the conversation a case runs as', () => {
       'case:charge-7:loop',
     ]);
   });
+
+  it('names no secret: a scenario whose file name holds half of one of its secrets runs through the production host', async () => {
+    const secret = 'sk-live-abcd1234efgh5678';
+    const seen: (string | undefined)[] = [];
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look the order up.',
+      input: z.object({ id: z.string() }),
+      sideEffect: 'NONE',
+      run: ({ id }, ctx) => ({ id, key: ctx.idempotencyKey }),
+    });
+    const agent: AgentFactory = (ctx) => {
+      seen.push(ctx.conversationId);
+      return { tools: [lookup] };
+    };
+    const context: SuiteContext = {
+      registry: { agents: new Map([['a', agent]]), defaultAgent: 'a' },
+      invariants: [],
+      root: dir,
+      replies: NO_REPLY_ASSERTIONS,
+      hosts: ['loop', 'production'],
+    };
+    // Half the secret (12 of its 24 characters) is in the file's name, so in the scenario's id.
+    const file = join(dir, 'rotated-sk-live-abcd1234.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: a rotated key',
+        `secrets: [${secret}]`,
+        'provider:',
+        '  script:',
+        '    - tool_use: [{ id: l1, name: lookup, args: { id: ORD-1 } }]',
+        '    - reply: done',
+        'inbox: [{ say: look it up }]',
+        'expect:',
+        '  outcome: replied',
+        '',
+      ].join('\n'),
+    );
+    const results = await runCases(await scenarioCasesFrom([file], context), { seed: 1, concurrency: 2 });
+    expect(results.map((r) => [r.id, r.status, r.failure ?? ''])).toEqual([
+      // (Results name the case with the secret's piece redacted, as every report does.)
+      ['scenario:rotated-[REDACTED]', 'passed', ''],
+      ['scenario:rotated-[REDACTED]@host', 'passed', ''],
+    ]);
+    const ids = [...new Set(seen.filter((id) => id !== undefined))];
+    expect(ids).toHaveLength(2);
+    for (const id of ids) expect(id).not.toContain('sk-live-abcd');
+    // Still its own, and the same on every run.
+    expect(ids.every((id) => /^case:[0-9a-f]{8}:(loop|host)$/.test(id as string))).toBe(true);
+  });
 });

@@ -11,6 +11,8 @@
  * second conversation on the case's host) is `<case conversation>:bystander`.
  * `case` is the id of a run that names none (the fuzzer's, a test's).
  */
+import { createRedactor, REDACTED, redactSecretPieces } from '../../kernel/index.ts';
+
 export const CASE_CONVERSATION = 'case';
 /** The conversation id of the bystander of a case run as `case` (a second conversation on the same host and store). */
 export const BYSTANDER_CONVERSATION = 'bystander';
@@ -42,6 +44,30 @@ export function caseConversation(scenarioId: string, host: 'loop' | 'production'
   if (plain === scenarioId.replaceAll('/', '.') && !scenarioId.includes('.') && plain.length <= room) return `case:${plain}${suffix}`;
   const hash = `-${fnv1a(scenarioId)}`;
   return `case:${plain.slice(0, room - hash.length)}${hash}${suffix}`;
+}
+
+/**
+ * The case's conversation if it names none of the case's secrets (`redact` leaves it as it is), else one named by a
+ * hash of it: `case:<hash>:<host>` — the production host refuses an id holding a secret or a piece of one (400), and
+ * the id is the first part of every idempotency key a tool sees. A scenario id comes from its file's name, which can
+ * hold part of a key the scenario declares (a `rotated-sk-live-….yaml`).
+ */
+export function namingNoSecret(conversation: string, redact: (text: string) => string): string {
+  if (redact(conversation) === conversation) return conversation;
+  const suffix = conversation.includes(':') ? conversation.slice(conversation.lastIndexOf(':')) : '';
+  // A hash that happens to hold a piece of a (hex) secret is salted again.
+  for (let salt = 0; salt < 16; salt++) {
+    const hashed = `case:${fnv1a(salt === 0 ? conversation : `${salt}:${conversation}`)}${suffix}`;
+    if (redact(hashed) === hashed) return hashed;
+  }
+  return `case:${fnv1a(conversation)}${suffix}`;
+}
+
+/** `caseConversation`, named by its hash when it holds one of `secrets` (the agent's and the scenario's), a piece of one or a credential's shape. */
+export function caseConversationNamingNoSecret(scenarioId: string, host: 'loop' | 'production', secrets: readonly string[]): string {
+  const conversation = caseConversation(scenarioId, host);
+  const redact = createRedactor({ secrets });
+  return namingNoSecret(conversation, (text) => redactSecretPieces(redact(text), secrets, REDACTED));
 }
 
 /** FNV-1a, 32 bits, as 8 hex digits. */
