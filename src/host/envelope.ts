@@ -51,6 +51,11 @@ export interface TurnSummary {
    * which the model is told may have taken effect (outside probe 35, F9). Present when any.
    */
   readonly inDoubt?: readonly { readonly call: string; readonly tool: string; readonly code: string }[];
+  /**
+   * For a turn that failed `rate_limited` or `provider_unavailable` while a retry-after the provider named for one of its
+   * model calls still ran: the seconds left of it at the turn's close, rounded up. Present only then.
+   */
+  readonly retryAfterSeconds?: number;
 }
 
 /** Codes of a call that ran and then failed: its side effects, if any, may have happened. */
@@ -71,6 +76,8 @@ export interface ResponseEnvelope {
   /** The last reply, if the last turn replied. */
   readonly reply?: string;
   readonly error?: string;
+  /** The last turn's `retryAfterSeconds`: what a deploy sends as `Retry-After` with a 429 or 502. */
+  readonly retryAfterSeconds?: number;
 }
 
 export function httpStatusFor(outcome: Outcome): number {
@@ -142,6 +149,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
   let usage = { inputTokens: 0, outputTokens: 0 };
   let reply: string | undefined;
   let lastAssistantSeen = false;
+  let closedAt: number | undefined;
   const returned: string[] = [];
   const inDoubt: { call: string; tool: string; code: string }[] = [];
   const ranThenFailed = new Map<string, { call: string; tool: string; code: string }>();
@@ -152,6 +160,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
     if (e.type === 'turn.opened' && e.payload.turn === turn) break;
     if ((e.type === 'model.request' || e.type === 'model.result') && e.payload.turn === turn) calls.push(e);
     if (e.type === 'turn.closed' && e.payload.turn === turn) {
+      closedAt = e.at;
       steps = e.payload.steps;
       toolCalls = e.payload.toolCalls;
       usage = { inputTokens: e.payload.usage.inputTokens, outputTokens: e.payload.usage.outputTokens };
@@ -177,6 +186,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
   }
   const detail = outcome.kind === 'failed' ? outcome.detail : outcome.kind === 'rejected' ? outcome.reason : undefined;
   const cost = prices ? costOfLog(calls.reverse(), prices).total : undefined;
+  const retryAfterSeconds = closedAt !== undefined ? retryAfterLeft(calls, outcome, closedAt) : undefined;
   return {
     turn,
     outcome: outcomeLabel(outcome),
@@ -198,5 +208,21 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
       : {}),
     returnedToInbox: returned,
     ...(inDoubt.length > 0 ? { inDoubt } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
   };
+}
+
+/**
+ * For a turn that failed rate-limited or with its provider unavailable: the seconds left at its close, rounded up, of
+ * the latest retry-after window the provider named for one of its model calls (the result's time plus its
+ * `retryAfterMs`), or undefined when none runs past the close. What a deploy sends as `Retry-After`.
+ */
+function retryAfterLeft(calls: readonly LogEvent[], outcome: Outcome, closedAt: number): number | undefined {
+  if (outcome.kind !== 'failed' || (outcome.reason !== 'rate_limited' && outcome.reason !== 'provider_unavailable')) return undefined;
+  let until = -Infinity;
+  for (const e of calls) {
+    const ms = e.type === 'model.result' ? e.payload.result.retryAfterMs : undefined;
+    if (ms !== undefined) until = Math.max(until, e.at + ms);
+  }
+  return until > closedAt ? Math.ceil((until - closedAt) / 1000) : undefined;
 }

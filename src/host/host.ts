@@ -914,10 +914,12 @@ export class AgentHost {
         error: `the request was aborted; ${stored ? 'the message is stored and the next turn takes it' : (answer.error ?? 'the message was not stored')}`,
       };
     }
+    const retryAfterSeconds = answer.turns?.at(-1)?.retryAfterSeconds;
     waiter.resolve({
       conversationId: waiter.conversationId,
       ...answer,
       turns: answer.turns ?? [],
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
       ...(answer.error !== undefined ? { error: this.#redact(answer.error) } : {}),
       messageId: waiter.seq !== undefined ? waiter.id : undefined,
     });

@@ -1,7 +1,7 @@
 /**
  * The README's example HTTP route for the production host runs as written, and survives what clients do: a
  * message answered, a retry by its Idempotency-Key answered again (never run twice), no JSON, a bad id encoding,
- * a client that goes away mid-body (outside probe 37, F9: the obvious route, with no guard around reading the
+ * a client that goes away mid-body, a 429 telling the client when to retry (outside probe 37, F9: the obvious route, with no guard around reading the
  * body, took the process down when a client dropped mid-body).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,8 @@ function routeModule(): string {
   expect(snippet).toContain('.listen(8080);');
   return [
     `import { AgentHost, MemoryEventStore, ScriptedModelClient, defaultHostConfig, results } from ${JSON.stringify(join(ROOT, 'src/index.ts'))};`,
-    'const model = new ScriptedModelClient(Array.from({ length: 10 }, (_, i) => results.reply(`answer ${i + 1}`)));',
+    // The third call is rate-limited with a retry-after past the loop's limit: the turn fails at once, 429.
+    "const model = new ScriptedModelClient([results.reply('answer 1'), results.reply('answer 2'), results.transportError('rate_limited', { status: 429, retryAfterMs: 90_500 }), results.reply('answer 3')]);",
     "const host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model, agent: { system: 'You answer.' } });",
     snippet
       .replace("from 'loopgate';", `from ${JSON.stringify(join(ROOT, 'src/index.ts'))};`)
@@ -64,6 +65,11 @@ describe("README's example route", () => {
       const after = await post('/conversations/order-9/messages', JSON.stringify({ text: 'Still there?' }));
       expect(after.status).toBe(200);
       expect(JSON.parse(after.body).reply).toBe('answer 2');
+      // Rate-limited past the loop's limit: 429, and the client is told when to come back (91 s, rounded up).
+      const limited = await fetch(`http://127.0.0.1:${port}/conversations/order-9/messages`, { method: 'POST', body: JSON.stringify({ text: 'And now?' }) });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('91');
+      expect(((await limited.json()) as { retryAfterSeconds?: number }).retryAfterSeconds).toBe(91);
     } finally {
       await new Promise((r) => server.close(r));
     }

@@ -10,7 +10,9 @@
  * STATEFUL or CRITICAL call that ran and then failed, TOOL_ERROR or
  * INVALID_OUTPUT — what a client must check before it retries), and the turn's cost, billed here again
  * from the log's usage at the gate's reference prices (the host's YAML has
- * them). A client (a web app, a
+ * them); for a turn that failed rate-limited or with the provider unavailable,
+ * the seconds left of the retry-after the provider named (a deploy's
+ * `Retry-After`). A client (a web app, a
  * queue worker) decides on the status alone whether to show the reply, retry
  * later or give up; a failed turn answered 200 is a failure shown as a success.
  *
@@ -127,12 +129,19 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
         toldCalls[k]!.tool === doubt[k]!.tool && toldCalls[k]!.code === doubt[k]!.code && redactedFrom(toldCalls[k]!.call, doubt[k]!.call);
       if (toldCalls.length !== doubt.length || toldCalls.some((_, k) => !sameCall(k)))
         return `${where} names ${toldDoubt.length === 0 ? 'no call' : toldDoubt.join(', ')} in doubt for turn ${summary.turn}, but the log's calls in doubt are ${loggedDoubt.length === 0 ? 'none' : loggedDoubt.join(', ')}: a client told nothing is in doubt retries a call that may have run`;
+      const wait = retryAfterLeft(view.known, summary.turn, logged.outcome, closes.get(summary.turn)!.at);
+      if (summary.retryAfterSeconds !== wait)
+        return wait === undefined
+          ? `${where} tells a client of turn ${summary.turn} (${logged.outcome}) to retry after ${summary.retryAfterSeconds} s, but no retry-after the provider named runs past the turn's close`
+          : `${where} gives turn ${summary.turn} (${logged.outcome}) retryAfterSeconds ${JSON.stringify(summary.retryAfterSeconds)}, but the provider's retry-after runs ${wait} s past the turn's close: a client told nothing retries into the window`;
       const bill = billOf(view.known, summary.turn);
       const cost = summary.cost;
       if (!cost) return `${where} gives turn ${summary.turn} no cost, but the host's config prices every model the case names`;
       if (!sameAmount(cost.amount, bill.amount) || cost.unpricedCalls !== 0 || (cost.uncountedCalls ?? 0) !== bill.uncounted)
         return `${where} bills turn ${summary.turn} ${cost.amount} ${cost.currency} (${cost.unpricedCalls} unpriced, ${cost.uncountedCalls ?? 0} uncounted), but its ${bill.calls} model call(s) cost ${bill.amount} at the host's prices (${bill.uncounted} uncounted)`;
     }
+    if (envelope.retryAfterSeconds !== last.retryAfterSeconds)
+      return `${where} answers retryAfterSeconds ${JSON.stringify(envelope.retryAfterSeconds)}, its last turn's summary ${JSON.stringify(last.retryAfterSeconds)}`;
     if (envelope.reply !== last.reply)
       return `${where} answers the reply ${JSON.stringify(envelope.reply?.slice(0, 80))}, its last turn's summary ${JSON.stringify(last.reply?.slice(0, 80))}`;
     // A turn the store refused to record taking the message: the message is still pending in the store, and the
@@ -180,6 +189,22 @@ function inDoubtIn(known: readonly LogEvent[], turn: number): { call: string; to
     const ranThenFailed = e.payload.status === 'failed' && (code === 'TOOL_ERROR' || code === 'INVALID_OUTPUT') && changesThings.has(e.payload.callId);
     return e.payload.status === 'unknown' || ranThenFailed ? [{ call: e.payload.callId, tool: e.payload.name, code: code ?? 'UNKNOWN' }] : [];
   });
+}
+
+/**
+ * For a turn that failed `rate_limited` or `provider_unavailable`: the seconds (rounded up) left at its close of the
+ * latest retry-after window its model calls were given (each ends at the result's time plus its `retryAfterMs`);
+ * undefined for another outcome, or when no window runs past the close (README, "Running the production host").
+ */
+function retryAfterLeft(known: readonly LogEvent[], turn: number, outcome: string, closedAt: number): number | undefined {
+  if (outcome !== 'failed{rate_limited}' && outcome !== 'failed{provider_unavailable}') return undefined;
+  let until = -Infinity;
+  for (const e of known) {
+    if (e.type !== 'model.result' || e.payload.turn !== turn) continue;
+    const ms = e.payload.result.retryAfterMs;
+    if (ms !== undefined) until = Math.max(until, e.at + ms);
+  }
+  return until > closedAt ? Math.ceil((until - closedAt) / 1000) : undefined;
 }
 
 /** The turn's model calls billed at the reference prices: a call with a count no number holds is uncounted, never billed. */
