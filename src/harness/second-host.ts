@@ -51,7 +51,7 @@ import { agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegis
 import { CaseRecording, finalProjection, type LostWork } from './world/case-recording.ts';
 import { FaultLog, type Fault } from './world/fault-log.ts';
 import { WorldStore, type StoreWrites } from './world/faulty-store.ts';
-import { hostConfigFor, type ConfigModel } from './world/host-config.ts';
+import { hostConfigFor, SNAPSHOT_EVERY, type ConfigModel } from './world/host-config.ts';
 import { operatorParts, withOperator, withOperatorLayer, withOperatorRule } from './world/operator-settings.ts';
 import { HostTarget, type HostPost, type SessionsHeld } from './world/host-target.ts';
 import type { FollowRecord } from './world/follow-check.ts';
@@ -242,10 +242,23 @@ export const EVENTS_PER_SCRIPTED_PART = 64;
  * whichever is more. A long conversation the schema allows (`times` up to 5,000) stays inside its limit.
  */
 export function eventLimitOf(scenario: Scenario, floor: number = DEFAULT_EVENT_LIMIT): number {
+  return Math.max(floor, EVENTS_PER_SCRIPTED_PART * scriptedParts(scenario));
+}
+
+/** The scenario's scripted steps, tool calls and messages (its own and its bystander's). */
+function scriptedParts(scenario: Scenario): number {
   const steps = [...scenario.provider.script, ...(scenario.provider.fallback ?? []), ...(scenario.bystander?.provider ?? [])];
   const calls = steps.reduce((n, step) => n + (step.tool_use?.length ?? 0), 0);
-  const parts = steps.length + calls + scenario.inbox.length + (scenario.bystander?.inbox.length ?? 0);
-  return Math.max(floor, EVENTS_PER_SCRIPTED_PART * parts);
+  return steps.length + calls + scenario.inbox.length + (scenario.bystander?.inbox.length ?? 0);
+}
+
+/**
+ * Events between snapshots of derived state through the production host: SNAPSHOT_EVERY (8), so every reopen
+ * resumes from a snapshot; a long conversation's every 64th of its scripted parts, as each snapshot costs as much
+ * as the conversation is long (a 1,000-turn case spent 3.5 s of CPU taking one every 8 events).
+ */
+export function snapshotEveryOf(scenario: Scenario): number {
+  return Math.max(SNAPSHOT_EVERY, Math.ceil(scriptedParts(scenario) / 64));
 }
 
 export interface RunOptions {
@@ -423,13 +436,16 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         : { provider: 'fake', name: entry.name };
     hostTarget = await HostTarget.start({
       conversation,
-      config: hostConfigFor(
-        { primary: configModel(entries[0]!, 0), fallbacks: entries.slice(1).map((entry, i) => configModel(entry, i + 1)) },
-        toolOptions.maxOutputChars,
-        scenario.operator,
-        scenario.hosts !== undefined,
-        scenarioConfig(scenario),
-      ),
+      config: {
+        ...hostConfigFor(
+          { primary: configModel(entries[0]!, 0), fallbacks: entries.slice(1).map((entry, i) => configModel(entry, i + 1)) },
+          toolOptions.maxOutputChars,
+          scenario.operator,
+          scenario.hosts !== undefined,
+          scenarioConfig(scenario),
+        ),
+        snapshots: { every: snapshotEveryOf(scenario) },
+      },
       env: {
         ...(wire ? { [WIRE_KEY_ENV.primary]: wire.apiKey } : {}),
         ...(fallbackWire ? { [WIRE_KEY_ENV.fallback]: fallbackWire.apiKey } : {}),

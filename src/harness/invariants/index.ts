@@ -224,6 +224,9 @@ export function invariantListProblem(list: readonly unknown[], label = 'invarian
   return undefined;
 }
 
+/** How long checks may hold the thread before timers are let run. */
+const YIELD_AFTER_MS = 50;
+
 /**
  * Every applicable invariant as a check result (named by its id), in registry
  * order. An invariant that cannot judge the run (a peer's, or a part the agent
@@ -236,7 +239,15 @@ export async function checkInvariants(
   context: InvariantContext = { crashPoints: RUN_CRASH_POINTS, reopenFromSqlite: true },
 ): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
+  let heldSince = performance.now();
   for (const invariant of invariants) {
+    // A long run makes each check long (every request carries the whole history): after checks that held the
+    // thread for a while, timers run — the hang watchdog's heartbeat among them, which would otherwise take a
+    // legal 2,700-turn case for stuck code (outside probe 35, F8).
+    if (performance.now() - heldSince > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      heldSince = performance.now();
+    }
     const why = notApplicable(invariant, run);
     if (why !== undefined) {
       // Listed with its reason, on every run: an invariant that quietly drops out reads as one that held.

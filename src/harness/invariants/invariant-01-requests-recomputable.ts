@@ -14,6 +14,7 @@ import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, firstViolation, loopgateOnly } from './invariant.ts';
 import { GrowingLog } from './support/growing-log.ts';
 import { sameJson, viewOf } from './support/log-view.ts';
+import { spread } from './support/spread.ts';
 
 export const requestsRecomputable = defineInvariant({
   id: 'invariant-01-requests-recomputable',
@@ -27,11 +28,15 @@ export const requestsRecomputable = defineInvariant({
     ),
 });
 
-/** The kernel's `recomputeRequest` gives, for each request, exactly what was sent. */
+/**
+ * The kernel's `recomputeRequest` gives, for each request, exactly what was sent. Each recompute folds the log from
+ * its start: past SPREAD_MAX requests, SPREAD_MAX spread over the run are recomputed (every request is still folded,
+ * incrementally, by `requestsFromPrefix`).
+ */
 function recomputedByKernel(run: ScenarioRun): string | undefined {
   const seqs = requestSeqs(run.log.events);
   if (seqs.length !== run.requests.length) return `${run.requests.length} requests were sent but the log records ${seqs.length}`;
-  for (let i = 0; i < seqs.length; i++) {
+  for (const i of spread(seqs.length)) {
     const recomputed = recomputeRequest(run.log.events, seqs[i]!);
     const sent = run.requests[i]!;
     for (const field of ['messages', 'system', 'tools', 'model', 'maxTokens'] as const) {

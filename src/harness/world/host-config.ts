@@ -15,7 +15,8 @@
  * would run past the operator's — outside probe 27, F2). Everything else is the
  * host's own defaults, the ones a deploy gets.
  *
- * Snapshots of derived state are taken every SNAPSHOT_EVERY events (production:
+ * Snapshots of derived state are taken every SNAPSHOT_EVERY events (a long
+ * scenario: fewer, second-host.ts `snapshotEveryOf`; production:
  * every 10,000), so every case that reopens a conversation — a crash, a refused
  * write — resumes from a snapshot and the events after it: a restore that got
  * anything wrong shows in the requests, the history and the invariants.
