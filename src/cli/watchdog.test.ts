@@ -1,7 +1,7 @@
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { heldByLoopgate } from './watchdog.ts';
+import { during, heldByLoopgate } from './watchdog.ts';
 
 describe('whose code the watchdog blames', () => {
   const own = join(sep, 'app', 'node_modules', 'loopgate', 'dist', 'src');
@@ -18,5 +18,14 @@ describe('whose code the watchdog blames', () => {
     expect(heldByLoopgate([], own)).toBe(false);
     // A sibling folder whose name starts like loopgate's (src-extra) is not loopgate's.
     expect(heldByLoopgate([`at x (${own}-extra${sep}y.js:1:1)`], own)).toBe(false);
+  });
+});
+
+describe('where the watchdog says the thread was held', () => {
+  // A 2,700-turn run held the thread writing its reports and was told "before any case started".
+  it('before the cases, in a case, and after them', () => {
+    expect(during(new Set(), false)).toBe('before any case started (loading the config, building the agents or collecting the cases)');
+    expect(during(new Set(['scenario:a']), true)).toBe('in scenario:a');
+    expect(during(new Set(), true)).toBe('after the cases (checking what they left, writing the reports)');
   });
 });

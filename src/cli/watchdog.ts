@@ -59,6 +59,7 @@ export function startWatchdog(command: string, env: NodeJS.ProcessEnv = process.
   const limitMs = realTimeLimitMs(env, HANG_LIMIT_ENV, DEFAULT_HANG_LIMIT_MS);
   if (inspectorUrl() !== undefined) return IDLE;
   const running = new Set<string>();
+  let started = false;
   (globalThis as Record<symbol, unknown>)[Symbol.for(HUNG)] = (heldMs: number) => {
     const where = stuckFrames();
     const left = cleanUpAfterInterrupt() ?? 'no report was written';
@@ -66,7 +67,7 @@ export function startWatchdog(command: string, env: NodeJS.ProcessEnv = process.
     process.stderr.write(
       errorLines(
         [
-          `the ${command} stopped: ${own ? "loopgate's own code" : 'the code under test'} held loopgate's only thread for ${showLimit(heldMs)} without yielding, ${during(running)}`,
+          `the ${command} stopped: ${own ? "loopgate's own code" : 'the code under test'} held loopgate's only thread for ${showLimit(heldMs)} without yielding, ${during(running, started)}`,
           ...(where.length > 0 ? where.map((frame) => `  ${frame}`) : ['  (no frame of it on the stack: it awaits promises already settled, in a loop)']),
           own
             ? `loopgate's own work (the frames above are its) took longer than the limit: a case far longer than usual (thousands of turns) can, else it is loopgate's bug — please report it with the frames; ${HANG_LIMIT_ENV} sets the limit (default ${showLimit(DEFAULT_HANG_LIMIT_MS)})`
@@ -97,7 +98,10 @@ export function startWatchdog(command: string, env: NodeJS.ProcessEnv = process.
     process.stderr.write(errorLines(`the hang watchdog could not start (${error.message}): a case that never yields will not be stopped`));
   });
   return {
-    start: (label) => running.add(label),
+    start: (label) => {
+      started = true;
+      running.add(label);
+    },
     end: (label) => running.delete(label),
     stop: () => {
       clearInterval(heart);
@@ -106,9 +110,13 @@ export function startWatchdog(command: string, env: NodeJS.ProcessEnv = process.
   };
 }
 
-function during(running: ReadonlySet<string>): string {
+/** Where the command was when its thread was held: before the cases, in some, or after them. */
+export function during(running: ReadonlySet<string>, started: boolean): string {
   const labels = [...running];
-  if (labels.length === 0) return 'before any case started (loading the config, building the agents or collecting the cases)';
+  if (labels.length === 0)
+    return started
+      ? 'after the cases (checking what they left, writing the reports)'
+      : 'before any case started (loading the config, building the agents or collecting the cases)';
   if (labels.length === 1) return `in ${labels[0]}`;
   return `in one of these, running at once: ${labels.join(', ')}`;
 }

@@ -12,7 +12,8 @@
  * One line per message, as scenario expectations (`lastRequest`, `history`)
  * match them, so a line can be copied from a report into a scenario; white
  * space runs folded, every line cut at LINE_CHARS and redacted with the case's
- * secrets. The
+ * secrets; a request of more than MAX_MESSAGE_LINES messages shows its first
+ * and last ones. The
  * content is what the recording saw sent (run.requests); where it has no request
  * for a `model.request` event, the request recomputed from the log.
  */
@@ -23,6 +24,15 @@ import type { ScenarioRun } from './second-host.ts';
 
 /** Characters one line keeps; the full request is in the log (`loopgate replay --at`). */
 export const LINE_CHARS = 400;
+/**
+ * Messages one request shows: past it, its first HEAD_LINES and the rest of them from its end, with a line saying
+ * how many are left out — a long conversation's reports would grow with the square of its length (each request
+ * carries the whole history).
+ */
+export const MAX_MESSAGE_LINES = 64;
+const HEAD_LINES = 8;
+/** model, system, tools: before the messages. */
+const HEADER_LINES = 3;
 
 export function stepRequests(run: Pick<ScenarioRun, 'log' | 'requests' | 'secrets'>): StepRequest[] {
   const redact = createRedactor({ secrets: run.secrets });
@@ -36,7 +46,7 @@ export function stepRequests(run: Pick<ScenarioRun, 'log' | 'requests' | 'secret
       step: event.payload.step,
       attempt: event.payload.attempt,
       seq: event.seq,
-      lines: request ? requestLines(request).map((line) => clip(redact(line))) : ['(the request could not be recomputed from the log)'],
+      lines: request ? shown(requestLines(request), event.seq).map((line) => clip(redact(line))) : ['(the request could not be recomputed from the log)'],
     });
   }
   return out;
@@ -57,6 +67,18 @@ export function requestLines(request: RecordedRequest): string[] {
     `system: ${request.system}`,
     `tools: ${request.tools.map((t) => t.name).join(', ') || '(none)'}`,
     ...renderMessages(request.messages),
+  ];
+}
+
+/** A request's lines with its messages past MAX_MESSAGE_LINES left out of the middle, saying so. */
+function shown(lines: string[], seq: number): string[] {
+  const messages = lines.length - HEADER_LINES;
+  if (messages <= MAX_MESSAGE_LINES) return lines;
+  const hidden = messages - MAX_MESSAGE_LINES;
+  return [
+    ...lines.slice(0, HEADER_LINES + HEAD_LINES),
+    `… ${hidden} messages not shown (the whole request: loopgate replay --at ${seq})`,
+    ...lines.slice(HEADER_LINES + HEAD_LINES + hidden),
   ];
 }
 
