@@ -17,18 +17,24 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'loopgate-start-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** `loopgate <arg>` with `preload` (a module's source) imported first. */
+function withPreload(name: string, preload: string, arg: string, env: Record<string, string> = {}) {
+  const file = join(dir, name);
+  writeFileSync(file, preload);
+  return spawnSync(process.execPath, ['--import', pathToFileURL(file).href, join(ROOT, 'bin', 'loopgate.js'), arg], {
+    encoding: 'utf8',
+    env: { ...process.env, LOOPGATE_RUN_SOURCES: '1', ...env },
+    timeout: 60_000,
+  });
+}
+
+/** A preload whose `process.once('SIGINT', …)` (the command's signal setup) throws `message`, a JavaScript expression. */
+const throwOnSignalSetup = (message: string) =>
+  `const once = process.once;\nprocess.once = function (event, ...rest) {\n  if (event === 'SIGINT') throw new Error(${message});\n  return once.call(this, event, ...rest);\n};\n`;
+
 describe('loopgate: a throw while the command sets itself up', () => {
   it('ends it 2, naming the error, not 0 in silence', () => {
-    const preload = join(dir, 'throw-on-signal-setup.mjs');
-    writeFileSync(
-      preload,
-      "const once = process.once;\nprocess.once = function (event, ...rest) {\n  if (event === 'SIGINT') throw new Error('planted: the setup broke');\n  return once.call(this, event, ...rest);\n};\n",
-    );
-    const got = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, join(ROOT, 'bin', 'loopgate.js'), '--version'], {
-      encoding: 'utf8',
-      env: { ...process.env, LOOPGATE_RUN_SOURCES: '1' },
-      timeout: 60_000,
-    });
+    const got = withPreload('throw-on-signal-setup.mjs', throwOnSignalSetup("'planted: the setup broke'"), '--version');
     expect(got.stdout).toBe('');
     expect(got.stderr).toContain('planted: the setup broke');
     expect(got.status).toBe(2);
@@ -36,16 +42,8 @@ describe('loopgate: a throw while the command sets itself up', () => {
 
   it('redacts what it names: a secret of the environment in the error is not printed', () => {
     const key = 'sk-start-crash-0123456789abcdefXYZ';
-    const preload = join(dir, 'throw-a-secret-on-signal-setup.mjs');
-    writeFileSync(
-      preload,
-      "const once = process.once;\nprocess.once = function (event, ...rest) {\n  if (event === 'SIGINT') throw new Error('planted: the setup broke holding ' + process.env.OPENAI_API_KEY);\n  return once.call(this, event, ...rest);\n};\n",
-    );
-    const got = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, join(ROOT, 'bin', 'loopgate.js'), '--version'], {
-      encoding: 'utf8',
-      env: { ...process.env, LOOPGATE_RUN_SOURCES: '1', OPENAI_API_KEY: key },
-      timeout: 60_000,
-    });
+    const preload = throwOnSignalSetup("'planted: the setup broke holding ' + process.env.OPENAI_API_KEY");
+    const got = withPreload('throw-a-secret-on-signal-setup.mjs', preload, '--version', { OPENAI_API_KEY: key });
     expect(got.stderr).toContain('planted: the setup broke holding [REDACTED]');
     expect(got.stderr).not.toContain(key.slice(0, 12));
     expect(got.status).toBe(2);
@@ -54,17 +52,10 @@ describe('loopgate: a throw while the command sets itself up', () => {
 
 describe('loopgate: the command itself breaking (main rejects)', () => {
   it('ends it 2 as an internal error with its stack, not as a promise that never settles', () => {
-    const preload = join(dir, 'first-error-line-throws.mjs');
     // `main` writes its refusal of an unknown flag to stderr: that first write made to throw, `main` itself rejects.
-    writeFileSync(
-      preload,
-      "const write = process.stderr.write;\nlet thrown = false;\nprocess.stderr.write = function (...rest) {\n  if (!thrown) { thrown = true; throw new Error('planted: main broke'); }\n  return write.apply(this, rest);\n};\n",
-    );
-    const got = spawnSync(process.execPath, ['--import', pathToFileURL(preload).href, join(ROOT, 'bin', 'loopgate.js'), '--bogus'], {
-      encoding: 'utf8',
-      env: { ...process.env, LOOPGATE_RUN_SOURCES: '1' },
-      timeout: 60_000,
-    });
+    const preload =
+      "const write = process.stderr.write;\nlet thrown = false;\nprocess.stderr.write = function (...rest) {\n  if (!thrown) { thrown = true; throw new Error('planted: main broke'); }\n  return write.apply(this, rest);\n};\n";
+    const got = withPreload('first-error-line-throws.mjs', preload, '--bogus');
     expect(got.stderr).toContain('loopgate: internal error: Error: planted: main broke');
     expect(got.stderr).not.toContain('never settles');
     expect(got.status).toBe(2);
