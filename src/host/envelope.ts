@@ -52,6 +52,12 @@ export interface TurnSummary {
    */
   readonly inDoubt?: readonly { readonly call: string; readonly tool: string; readonly code: string }[];
   /**
+   * The turn's STATEFUL or CRITICAL calls that ran and returned ok: what took effect. A turn that failed after them
+   * (its provider down, say) told no one — its reply never came — so a client must not take the failure for "nothing
+   * happened" and send the request again (outside probe 38, F1). Present when any.
+   */
+  readonly done?: readonly { readonly call: string; readonly tool: string }[];
+  /**
    * For a turn that failed `rate_limited` or `provider_unavailable` while a retry-after the provider named for one of its
    * model calls still ran: the seconds left of it at the turn's close, rounded up. Present only then.
    */
@@ -153,6 +159,8 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
   const returned: string[] = [];
   const inDoubt: { call: string; tool: string; code: string }[] = [];
   const ranThenFailed = new Map<string, { call: string; tool: string; code: string }>();
+  const done: { call: string; tool: string }[] = [];
+  const ranOk = new Map<string, { call: string; tool: string }>();
   for (let i = log.length - 1; i >= 0; i--) {
     const event = log.at(i)!;
     if (!isKnown(event)) continue;
@@ -171,11 +179,19 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
     } else if (e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'failed' && RAN_THEN_FAILED.has(e.payload.error?.error_code ?? '')) {
       // In doubt only if it changes something: known once its start (earlier in the log, later in this walk) is read.
       ranThenFailed.set(e.payload.callId, { call: redact(e.payload.callId), tool: e.payload.name, code: e.payload.error!.error_code });
+    } else if (e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'ok') {
+      // Done if it changes something: known once its start is read.
+      ranOk.set(e.payload.callId, { call: redact(e.payload.callId), tool: e.payload.name });
     } else if (e.type === 'tool.started' && e.payload.turn === turn && (e.payload.sideEffect === 'STATEFUL' || e.payload.sideEffect === 'CRITICAL')) {
       const failed = ranThenFailed.get(e.payload.callId);
       if (failed) {
         inDoubt.unshift(failed);
         ranThenFailed.delete(e.payload.callId);
+      }
+      const ok = ranOk.get(e.payload.callId);
+      if (ok) {
+        done.unshift(ok);
+        ranOk.delete(e.payload.callId);
       }
     } else if (e.type === 'assistant.message' && e.payload.turn === turn && !lastAssistantSeen) {
       // The reply is the turn's last assistant message (as the loop reports it).
@@ -208,6 +224,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
       : {}),
     returnedToInbox: returned,
     ...(inDoubt.length > 0 ? { inDoubt } : {}),
+    ...(done.length > 0 ? { done } : {}),
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
   };
 }

@@ -8,7 +8,9 @@
  * the inbox, the calls left in doubt (each call of the turn whose result is
  * `unknown`: cut off by a cancel, a timeout or a crash while running; and each
  * STATEFUL or CRITICAL call that ran and then failed, TOOL_ERROR or
- * INVALID_OUTPUT — what a client must check before it retries), and the turn's cost, billed here again
+ * INVALID_OUTPUT — what a client must check before it retries), the calls that
+ * took effect (each STATEFUL or CRITICAL call that ran and returned ok: a turn
+ * that then failed told no one of them), and the turn's cost, billed here again
  * from the log's usage at the gate's reference prices (the host's YAML has
  * them); for a turn that failed rate-limited or with the provider unavailable,
  * the seconds left of the retry-after the provider named (a deploy's
@@ -134,6 +136,12 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
         return wait === undefined
           ? `${where} tells a client of turn ${summary.turn} (${logged.outcome}) to retry after ${summary.retryAfterSeconds} s, but no retry-after the provider named runs past the turn's close`
           : `${where} gives turn ${summary.turn} (${logged.outcome}) retryAfterSeconds ${JSON.stringify(summary.retryAfterSeconds)}, but the provider's retry-after runs ${wait} s past the turn's close: a client told nothing retries into the window`;
+      const done = doneIn(view.known, summary.turn);
+      const toldDone = (summary.done ?? []).map((c) => `${c.tool} (call ${c.call})`);
+      const loggedDone = done.map((c) => `${c.tool} (call ${c.call})`);
+      const sameDone = (k: number) => summary.done![k]!.tool === done[k]!.tool && redactedFrom(summary.done![k]!.call, done[k]!.call);
+      if (toldDone.length !== done.length || toldDone.some((_, k) => !sameDone(k)))
+        return `${where} names ${toldDone.length === 0 ? 'no call' : toldDone.join(', ')} done for turn ${summary.turn}, but the log's STATEFUL or CRITICAL calls that ran and returned ok are ${loggedDone.length === 0 ? 'none' : loggedDone.join(', ')}: a client told nothing took effect retries a refund that went through`;
       const bill = billOf(view.known, summary.turn);
       const cost = summary.cost;
       if (!cost) return `${where} gives turn ${summary.turn} no cost, but the host's config prices every model the case names`;
@@ -205,6 +213,22 @@ function retryAfterLeft(known: readonly LogEvent[], turn: number, outcome: strin
     if (ms !== undefined) until = Math.max(until, e.at + ms);
   }
   return until > closedAt ? Math.ceil((until - closedAt) / 1000) : undefined;
+}
+
+/** The turn's STATEFUL or CRITICAL calls that ran and returned ok, in log order: what took effect. */
+function doneIn(known: readonly LogEvent[], turn: number): { call: string; tool: string }[] {
+  const changesThings = new Set(
+    known.flatMap((e) =>
+      e.type === 'tool.started' && e.payload.turn === turn && (e.payload.sideEffect === 'STATEFUL' || e.payload.sideEffect === 'CRITICAL')
+        ? [e.payload.callId]
+        : [],
+    ),
+  );
+  return known.flatMap((e) =>
+    e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'ok' && changesThings.has(e.payload.callId)
+      ? [{ call: e.payload.callId, tool: e.payload.name }]
+      : [],
+  );
 }
 
 /** The turn's model calls billed at the reference prices: a call with a count no number holds is uncounted, never billed. */

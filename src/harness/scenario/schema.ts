@@ -651,6 +651,10 @@ export const expectationSchema = z.strictObject({
           .array(z.string())
           .optional()
           .describe('The calls the answer names as in doubt (their result unknown: they may have taken effect), by call id, over its turns'),
+        done: z
+          .array(z.string())
+          .optional()
+          .describe('The calls the answer names as done (STATEFUL or CRITICAL calls that ran and returned ok: they took effect), by call id, over its turns'),
       }),
     )
     .optional()
