@@ -258,6 +258,37 @@ async function cancelAnswersWhetherItCancelled(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * `raceAbort` (exported) lets go of its signal once the work settles: a signal that aborts after that (the turn
+ * cancelled after the request had answered) calls no race's `onAbort`. A turn's signal outlives many races (every
+ * model and tool call); a race still watching would run each finished race's abort handler on a later cancel
+ * (mutation seed 37, abort-watch.ts: an unwatch that kept the watchers).
+ */
+async function settledRaceNotToldOfALaterAbort(): Promise<CheckResult[]> {
+  const controller = new AbortController();
+  let told = 0;
+  const answers: string[] = [];
+  for (const work of ['the lookup', 'the reply']) {
+    answers.push(
+      await raceAbort(
+        Promise.resolve(work),
+        controller.signal,
+        () => {
+          told++;
+          return 'aborted';
+        },
+        () => 'rejected',
+      ),
+    );
+  }
+  controller.abort('the customer left');
+  await new Promise((resolve) => setImmediate(resolve));
+  return [
+    check('the two races answer with their work', 'the lookup, the reply', answers.join(', ')),
+    check('the abort after both settled calls no onAbort', '0', String(told)),
+  ];
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -324,6 +355,14 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       cancelAnswersWhetherItCancelled,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/settled-race-not-told-of-a-later-abort',
+        title: 'cancel signals: a raceAbort whose work settled is not told when its signal aborts later: no onAbort runs',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      settledRaceNotToldOfALaterAbort,
     ),
   ];
 }
