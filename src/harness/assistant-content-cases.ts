@@ -11,9 +11,10 @@
  * provider writes text only before the calls, so no scenario hands the
  * projection such a message: this case asks the export.
  */
-import { checkToolPairing, normalizeAssistantContent, type AssistantBlock } from '../kernel/index.ts';
+import { AgentLoop, checkToolPairing, EventLog, loopDeps, normalizeAssistantContent, type AssistantBlock, type ModelClient } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
 
 const call = (id: string): AssistantBlock => ({ type: 'tool_call', id, name: 'lookup_order', args: { order_id: 'ORD-1001' } });
 const text = (t: string): AssistantBlock => ({ type: 'text', text: t });
@@ -98,6 +99,31 @@ function refused(): CheckResult[] {
   });
 }
 
+/**
+ * A team's client whose reply leaves `text` empty and puts the answer only in its content blocks (it builds the blocks
+ * and fills `text` from a field the provider left out): the turn replies and the message keeps the content, not
+ * failed{empty_reply}. A reply is empty only when its text and every text block are blank (mutation seed 37,
+ * runner.ts: a check that read `text` alone passed every case).
+ */
+async function replyWithItsTextOnlyInTheContent(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const model: ModelClient = {
+    name: 'text-in-blocks',
+    call: async () => ({ type: 'reply', text: '', content: [text('ORD-1001 has shipped.')], usage: { inputTokens: 12, outputTokens: 6 } }),
+  };
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  const [result] = await clock.run(loop.drain());
+  const outcome = JSON.stringify(result?.outcome ?? 'no outcome');
+  const stored = JSON.stringify(log.events.filter((e) => e.type === 'assistant.message').map((e) => (e.payload as { content: unknown }).content));
+  const want = JSON.stringify([[text('ORD-1001 has shipped.')]]);
+  return [
+    { name: 'the turn replies', passed: outcome === '{"kind":"replied"}', message: outcome, expected: '{"kind":"replied"}', actual: outcome },
+    { name: 'the assistant message keeps the text block', passed: stored === want, message: stored, expected: want, actual: stored },
+  ];
+}
+
 export function assistantContentCases(): Case[] {
   return [
     checksCase(
@@ -116,6 +142,14 @@ export function assistantContentCases(): Case[] {
         file: 'src/harness/assistant-content-cases.ts',
       },
       refused,
+    ),
+    checksCase(
+      {
+        id: 'contract:assistant-content/reply-with-its-text-only-in-the-content',
+        title: "assistant content: a client's reply with empty text and the answer in its text blocks replies, the blocks kept, not failed{empty_reply}",
+        file: 'src/harness/assistant-content-cases.ts',
+      },
+      replyWithItsTextOnlyInTheContent,
     ),
   ];
 }

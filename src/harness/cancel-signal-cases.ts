@@ -232,6 +232,63 @@ async function shutdownCallCancelsTheRunningTurn(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * `loop.cancel(by, reason)` answers whether this call cancelled a turn (its documented return): false with no turn
+ * running, true for the call that cancels the request in flight, false for a second call after it (the first reason
+ * wins) and after the turn ended. A host that counts or reports cancels reads the answer (mutation seed 37,
+ * runner.ts: a cancel that answered false every time passed every case).
+ */
+async function cancelAnswersWhetherItCancelled(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([{ result: reply('never delivered'), latencyMs: 10_000 }], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: { tools: [] }, clock }));
+  const idle = loop.cancel('user', 'nothing to cancel');
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  const running = loop.drain();
+  for (let i = 0; i < 1_000 && model.calls < 1; i++) await new Promise((resolve) => setImmediate(resolve));
+  const first = loop.cancel('user', 'the customer left');
+  const second = loop.cancel('user', 'asked again');
+  const results = await clock.run(running);
+  const after = loop.cancel('user', 'too late');
+  return [
+    check('cancel with no turn running, during the request, again, after the turn ended', 'false true false false', `${idle} ${first} ${second} ${after}`),
+    check('the log records the one cancel, with the first reason', '[{"by":"user","reason":"the customer left"}]', cancelsOf(log)),
+    check('the turn ends cancelled{user}', 'cancelled{user}', label(results[0]?.outcome as never)),
+  ];
+}
+
+/**
+ * `raceAbort` (exported) lets go of its signal once the work settles: a signal that aborts after that (the turn
+ * cancelled after the request had answered) calls no race's `onAbort`. A turn's signal outlives many races (every
+ * model and tool call); a race still watching would run each finished race's abort handler on a later cancel
+ * (mutation seed 37, abort-watch.ts: an unwatch that kept the watchers).
+ */
+async function settledRaceNotToldOfALaterAbort(): Promise<CheckResult[]> {
+  const controller = new AbortController();
+  let told = 0;
+  const answers: string[] = [];
+  for (const work of ['the lookup', 'the reply']) {
+    answers.push(
+      await raceAbort(
+        Promise.resolve(work),
+        controller.signal,
+        () => {
+          told++;
+          return 'aborted';
+        },
+        () => 'rejected',
+      ),
+    );
+  }
+  controller.abort('the customer left');
+  await new Promise((resolve) => setImmediate(resolve));
+  return [
+    check('the two races answer with their work', 'the lookup, the reply', answers.join(', ')),
+    check('the abort after both settled calls no onAbort', '0', String(told)),
+  ];
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -290,6 +347,22 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       shutdownCallCancelsTheRunningTurn,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/cancel-answers-whether-it-cancelled',
+        title: 'loop api: cancel() answers true only for the call that cancels the running turn, false with none running, again, or after it ended',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      cancelAnswersWhetherItCancelled,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/settled-race-not-told-of-a-later-abort',
+        title: 'cancel signals: a raceAbort whose work settled is not told when its signal aborts later: no onAbort runs',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      settledRaceNotToldOfALaterAbort,
     ),
   ];
 }

@@ -23,10 +23,24 @@ import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
-const USAGES: readonly { readonly what: string; readonly usage: Usage; readonly detail?: string; readonly stored?: Usage }[] = [
+const USAGES: readonly {
+  readonly what: string;
+  readonly usage: Usage;
+  readonly detail?: string;
+  readonly stored?: Usage;
+  readonly secrets?: readonly string[];
+}[] = [
   {
     what: 'a symbol-keyed property',
     usage: { inputTokens: 120, outputTokens: 30, [Symbol('sdk.raw')]: { id: 'resp_1' } } as Usage,
+    detail: 'LogAppendError: cannot append event: model.result.payload.result.usage: symbol-keyed properties are not JSON data',
+  },
+  {
+    // A count keyed by the team's account key (a client spreading a raw per-key breakdown), which the agent's secrets
+    // redact, then an SDK's symbol: the field named is still the usage (mutation seed 37, builders.ts).
+    what: 'a count keyed by a secret, then a symbol-keyed property',
+    usage: { inputTokens: 120, outputTokens: 30, 'acct-9f8e7d6c5b4a3210': 4, [Symbol('sdk.raw')]: { id: 'resp_1' } } as Usage,
+    secrets: ['acct-9f8e7d6c5b4a3210'],
     detail: 'LogAppendError: cannot append event: model.result.payload.result.usage: symbol-keyed properties are not JSON data',
   },
   {
@@ -48,11 +62,11 @@ const USAGES: readonly { readonly what: string; readonly usage: Usage; readonly 
 
 async function usageNotJsonNamedInTheOutcome(): Promise<CheckResult[]> {
   const checks: CheckResult[] = [];
-  for (const { what, usage, detail, stored } of USAGES) {
+  for (const { what, usage, detail, stored, secrets } of USAGES) {
     const clock = new VirtualClock();
     const model = new ScriptedModelClient([reply('ORD-1001 was delivered.', usage)], { clock });
     const log = new EventLog(clock);
-    const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+    const loop = new AgentLoop(loopDeps({ log, model, agent: secrets ? { secrets } : {}, clock }));
     loop.send('Where is ORD-1001?', { id: 'ask' });
     const [result] = await loop.drain();
     const recorded = log.events.find((e) => e.type === 'model.result')?.payload as { result?: { usage?: unknown } } | undefined;

@@ -282,6 +282,40 @@ async function sendFromAListenerRefused(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * The same listener writing a record of its own straight to the log (`log.append`, the log's public write, not the
+ * loop's `send`) while it is told of an event: refused as a re-entrant append with the same words, naming `append`,
+ * nothing of it stored, and the turn replies (mutation seed 37, event-log.ts: only the loop's write was checked).
+ */
+async function appendFromAListenerRefused(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([reply('ORD-1001 has shipped.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  let refused = 'not written';
+  log.subscribe((event) => {
+    if (event.type !== 'assistant.message' || refused !== 'not written') return;
+    try {
+      log.append('inbox.received', { id: 'note', intent: 'queue', text: 'Audit: the reply was stored.', source: 'user' } as never);
+      refused = 'accepted';
+    } catch (error) {
+      refused = error instanceof LogAppendError ? `LogAppendError: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
+    }
+  });
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  const [result] = await loop.drain();
+  const expected = 'LogAppendError: cannot append event: append: re-entrant append of "inbox.received" from inside an append\'s listener';
+  const stored = log.events.filter((e) => e.type === 'inbox.received').map((e) => (e.payload as { id: string }).id);
+  return [
+    { name: 'the write is refused as re-entrant, naming append', passed: refused === expected, message: refused, expected, actual: refused },
+    {
+      name: 'nothing of it is stored, and the turn replies',
+      passed: JSON.stringify(stored) === '["ask"]' && result?.outcome.kind === 'replied',
+      message: `inbox ${JSON.stringify(stored)}, ${result ? JSON.stringify(result.outcome) : 'no result'}`,
+    },
+  ];
+}
+
 export function malformedHistoryCases(): Case[] {
   return [
     checksCase(
@@ -307,6 +341,15 @@ export function malformedHistoryCases(): Case[] {
         file: 'src/harness/malformed-history-cases.ts',
       },
       positionRefusalsNamed,
+    ),
+    checksCase(
+      {
+        id: 'contract:malformed-history/append-from-a-log-listener-refused-as-re-entrant',
+        title:
+          'malformed history: a record appended to the log from inside a log listener is refused as a re-entrant append naming append, nothing stored, and the turn replies',
+        file: 'src/harness/malformed-history-cases.ts',
+      },
+      appendFromAListenerRefused,
     ),
     checksCase(
       {

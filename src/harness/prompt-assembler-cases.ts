@@ -53,6 +53,29 @@ async function fragmentComesAndGoes(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * `assemble()` as its doc says: while every fragment is static text, the same frozen object each time (a caller may
+ * compare it by identity to know nothing changed; no text is joined again); a fragment whose text is a function
+ * is asked at each assembly, so the prompt follows it (mutation seed 37, assembler.ts: a prompt assembled afresh
+ * every time passed every case).
+ */
+function staticPromptIsTheSameObject(): CheckResult[] {
+  const prompt = new PromptAssembler();
+  prompt.register({ id: 'identity', priority: -100, text: 'You help customers with their orders.' });
+  prompt.register({ id: 'tone', priority: 0, text: 'Answer in two sentences at most.' });
+  const first = prompt.assemble();
+  const same = first === prompt.assemble() && Object.isFrozen(first);
+  let asked = 0;
+  prompt.register({ id: 'queue', priority: 10, text: () => `Open tickets: ${++asked}.` });
+  const a = prompt.assemble().system;
+  const b = prompt.assemble().system;
+  const row = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
+  return [
+    row('all static: the same frozen object twice', same, String(same), 'true'),
+    row('a function fragment is asked at each assembly', a.endsWith('Open tickets: 1.') && b.endsWith('Open tickets: 2.'), `${a} | ${b}`, 'tickets 1, then 2'),
+  ];
+}
+
 export function promptAssemblerCases(): Case[] {
   return [
     checksCase(
@@ -62,6 +85,14 @@ export function promptAssemblerCases(): Case[] {
         file: FILE,
       },
       fragmentComesAndGoes,
+    ),
+    checksCase(
+      {
+        id: 'contract:prompt/static-prompt-is-the-same-object',
+        title: 'prompt: assemble() gives the same frozen object while every fragment is static, and asks a function fragment at each assembly',
+        file: FILE,
+      },
+      staticPromptIsTheSameObject,
     ),
   ];
 }

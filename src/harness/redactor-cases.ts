@@ -34,6 +34,7 @@ import {
   createRedactor,
   exactSecretStream,
   PATTERN_HOLD,
+  redactorGarbles,
   SECRET_RULES,
   secretFinder,
   secretsFromEnv,
@@ -429,6 +430,41 @@ function secretsFromEnvOfLength(): CheckResult[] {
   ];
 }
 
+/**
+ * `redactorGarbles` (exported; `loopDeps` runs it on every redactor it is handed) asks a redactor about the loop's own
+ * words once: a second check of the same redactor (a loop per conversation, one redactor for the process) asks it
+ * only about the tool names, as its doc says (mutation seed 37, agent-settings.ts: a check that asked every word
+ * again each time passed every case).
+ */
+function redactorAskedOnceForTheLoopsWords(): CheckResult[] {
+  let asked = 0;
+  const redact = (text: string): string => {
+    asked++;
+    return text.replaceAll('acct-9f8e7d6c5b4a3210', '[REDACTED]');
+  };
+  const first = redactorGarbles(redact, ['lookup_order']);
+  const firstAsked = asked;
+  const second = redactorGarbles(redact, ['lookup_order']);
+  const secondAsked = asked - firstAsked;
+  const verdicts = `${String(first)} ${String(second)}`;
+  return [
+    {
+      name: 'a redactor of credentials garbles nothing, both times',
+      passed: verdicts === 'undefined undefined',
+      message: verdicts,
+      expected: 'undefined undefined',
+      actual: verdicts,
+    },
+    {
+      name: 'the second check asks only about the one tool name',
+      passed: firstAsked > 1 && secondAsked === 1,
+      message: `first check ${firstAsked} texts, second ${secondAsked}`,
+      expected: 'second check: 1 text',
+      actual: String(secondAsked),
+    },
+  ];
+}
+
 export function redactorCases(): Case[] {
   return [
     checksCase(
@@ -536,6 +572,14 @@ export function redactorCases(): Case[] {
         file: 'src/harness/redactor-cases.ts',
       },
       secretsFromEnvOfLength,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/asked-once-for-the-loops-words',
+        title: "redactor: redactorGarbles asks a redactor about the loop's own words once; checked again, it asks only about the tool names",
+        file: 'src/harness/redactor-cases.ts',
+      },
+      redactorAskedOnceForTheLoopsWords,
     ),
   ];
 }

@@ -293,6 +293,12 @@ async function malformedFoldRowsRefusedNamingTheFold(): Promise<CheckResult[]> {
       'the projection state is malformed: messages: message 0',
     ],
     [
+      // A tool result block whose call id is a number (mutation seed 37, projection.ts: the block's place was not named).
+      'a tool block whose call id is not text',
+      { ...taken, projection: { ...taken.projection, messages: [2, 0, 7, 'ok', '{}'] as never } },
+      'the projection state is malformed: messages: message 0 block 0',
+    ],
+    [
       'a retry-after window keyed by a number',
       { ...taken, windows: { ...taken.windows, until: [[7, 60_000] as never] } },
       'the retry-after windows state is malformed',

@@ -299,6 +299,19 @@ async function unionOfShapes(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A team's executor handed arguments it built itself (not parsed from JSON) with a count that is `NaN` (a sum over a
+ * missing price): refused INVALID_ARGUMENTS, the model told the value is NaN, not "a number" where a number is
+ * expected (mutation seed 37, validate.ts).
+ */
+async function notANumberNamedNaN(): Promise<CheckResult[]> {
+  const got = await runOne({}, { call: { ...REFUND, args: { order_id: 'ORD-1001', amount: Number.NaN } } });
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'INVALID_ARGUMENTS', message: 'amount: expected number, received NaN' }),
+    ranNot(got.runs.refund, 'issue_refund'),
+  ];
+}
+
 /** More objects than the quick depth walk visits (10 000): the exact walk must still find them shallow. */
 async function manySmallObjects(): Promise<CheckResult[]> {
   const orders = Array.from({ length: 12_000 }, (_, i) => ({ id: `ORD-${i}` }));
@@ -517,6 +530,7 @@ export function toolExecutorCases(): Case[] {
     ['bare-error-named', 'a tool that throws an error with no message: the model reads the error class', bareErrorNamed],
     ['unexpected-field', 'a strict input given a field it does not declare: INVALID_ARGUMENTS naming the field', unexpectedField],
     ['union-of-types', 'a union of types given another type: INVALID_ARGUMENTS listing the types allowed', unionOfTypes],
+    ['not-a-number-named-nan', 'arguments with a NaN where a number is expected: INVALID_ARGUMENTS saying it received NaN', notANumberNamedNaN],
     ['union-of-shapes', 'a union whose branches failed on more than their type: INVALID_ARGUMENTS saying no shape matched', unionOfShapes],
     ['many-small-objects', 'arguments holding 12 000 small objects, two levels deep: not too deep, the tool runs', manySmallObjects],
     ['trace-ended-in-dev-mode', 'a call handed a span of a dev-mode trace that already ended: the tool still runs and settles ok', traceEndedInDevMode],
