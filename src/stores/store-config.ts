@@ -2,6 +2,10 @@
 import { z } from 'zod';
 
 const positiveInt = z.number().int().positive();
+/** The longest wait a Node timer keeps (pg's connect timeout is one): a longer one fires at once. */
+const timerMs = positiveInt.max(2_147_483_647, { error: 'must be at most 2147483647 ms, about 24.8 days: a timer fires a longer wait at once' });
+/** Connections one host may open: a PostgreSQL server serves a few hundred (max_connections defaults to 100). */
+const connections = positiveInt.max(10_000, { error: 'must be at most 10000: a PostgreSQL server serves a few hundred connections (max_connections)' });
 
 /**
  * The shared store for many hosts. The URL comes from `urlEnv` (the name of an
@@ -28,9 +32,9 @@ const postgresStoreSchema = z
       .string()
       .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL name')
       .default('public'),
-    connectTimeoutMs: positiveInt.default(5_000),
-    poolSize: positiveInt.default(10),
-    maxLockConnections: positiveInt.default(50),
+    connectTimeoutMs: timerMs.default(5_000),
+    poolSize: connections.default(10),
+    maxLockConnections: connections.default(50),
   })
   .refine((store) => (store.url === undefined) !== (store.urlEnv === undefined), 'give exactly one of url and urlEnv');
 

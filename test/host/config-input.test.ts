@@ -43,12 +43,23 @@ describe('host config input', () => {
       ['model: { provider: anthropic, name: x, timeoutMs: 2592000000 }', 'model.timeoutMs'],
       ['retry: { backoffMaxMs: 2592000000 }', 'retry.backoffMaxMs'],
       ['retry: { maxRetryAfterMs: 2592000000 }', 'retry.maxRetryAfterMs'],
+      // Outside probe 38, F6: pg's connect timeout is a timer too.
+      ['store: { kind: postgres, urlEnv: DB, connectTimeoutMs: 2592000000 }', 'store.connectTimeoutMs'],
     ] as const) {
       expect(refusal(() => parseHostConfig(`${yaml}\n`, 'agent.yaml')).message, key).toMatch(
         new RegExp(`^invalid config:\\nagent\\.yaml:1:\\d+: ${key.replace('.', '\\.')}: .*at most 2147483647 ms`),
       );
     }
     expect(parseHostConfig('tools: { defaultTimeoutMs: 2147483647 }\n', 'agent.yaml').tools.defaultTimeoutMs).toBe(2_147_483_647);
+  });
+
+  it('a PostgreSQL pool or lock connections past what a server serves are refused naming the key', () => {
+    // Outside probe 38, F6: poolSize and maxLockConnections of 1e9 were taken.
+    for (const key of ['poolSize', 'maxLockConnections'])
+      expect(refusal(() => parseHostConfig(`store: { kind: postgres, urlEnv: DB, ${key}: 1000000000 }\n`, 'agent.yaml')).message).toMatch(
+        new RegExp(`^invalid config:\\nagent\\.yaml:1:\\d+: store\\.${key}: .*at most 10000`),
+      );
+    expect(parseHostConfig('store: { kind: postgres, urlEnv: DB, poolSize: 10000 }\n', 'agent.yaml').store).toMatchObject({ poolSize: 10_000 });
   });
 
   it('a file of several documents is one line saying how many', () => {
