@@ -1,3 +1,4 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,5 +118,25 @@ describe('decodeCommand', () => {
     written.length = 0;
     await expect(decodeCommand.handler({ provider: 'nope', file: path, _: [], $0: 'loopgate' })).rejects.toThrow(UsageError);
     expect(written).toEqual([]);
+  });
+
+  it("a body that is not JSON is refused on one line, the parser's newline escaped", async () => {
+    // Outside probe 38, F5: JSON.parse quotes the text it choked on, newline and all: the refusal printed as two lines.
+    const dir = mkdtempSync(join(tmpdir(), 'loopgate-decode-'));
+    const path = join(dir, 'notjson.json');
+    writeFileSync(path, 'not json\n');
+    try {
+      const refused = await Promise.resolve()
+        .then(() => decodeCommand.handler({ provider: 'anthropic', file: path, _: [], $0: 'loopgate' }))
+        .then(
+          () => undefined,
+          (error: unknown) => error as Error,
+        );
+      expect(refused).toBeInstanceOf(UsageError);
+      expect(refused!.message).toMatch(/not valid JSON/);
+      expect(refused!.message).not.toContain('\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

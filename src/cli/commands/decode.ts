@@ -46,7 +46,7 @@ export async function decode(args: DecodeArgs, io: DecodeIO): Promise<number> {
       ...(args.timeout !== undefined ? { timeoutMs: Math.round(args.timeout * 1000) } : {}),
     });
   } catch (error) {
-    if (error instanceof RecordedBodyError) throw new UsageError(`${args.file}: ${error.message}`);
+    if (error instanceof RecordedBodyError) throw new UsageError(`${args.file}: ${printable(error.message)}`);
     throw error;
   }
   if (outcome.statusNote) io.err(`loopgate decode: ${outcome.statusNote}`);
