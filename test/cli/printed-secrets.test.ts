@@ -89,3 +89,38 @@ describe('nothing a command prints holds a secret of the environment', () => {
     }
   });
 });
+
+describe("nothing a command prints holds an agent's declared secret", () => {
+  // Outside probe 38, F4: the agent's own secret pasted into the wrong place of a scenario (an unknown key, a tool
+  // name of expect.executions) was echoed whole in the exit-2 line, on stderr — CI logs.
+  it('a scenario refused at load, naming the secret as a key or a tool, says [REDACTED]', async () => {
+    const secret = 'pay_live_Q7mK2xR9vT4nW8bZ3cL6';
+    const root = JSON.stringify(join(import.meta.dirname, '../../src/index.ts'));
+    const project = mkdtempSync(join(dir, 'declared-'));
+    writeFileSync(
+      join(project, 'loopgate.config.ts'),
+      `import { defineConfig } from ${root};\nexport default defineConfig({ agents: { pay: () => ({ system: 'You pay.', secrets: [${JSON.stringify(secret)}] }) } });\n`,
+    );
+    const scenario = (extra: string) =>
+      [
+        'name: a paste in the wrong place',
+        'provider:',
+        '  script:',
+        '    - reply: done',
+        'inbox:',
+        '  - say: pay',
+        'expect:',
+        '  outcome: replied',
+        extra,
+        '',
+      ].join('\n');
+    writeFileSync(join(project, 'unknown-key.yaml'), `${secret}: 1\n${scenario('')}`);
+    writeFileSync(join(project, 'executions.yaml'), scenario(`  executions: { ${secret}: 1 }`));
+    for (const file of ['unknown-key.yaml', 'executions.yaml']) {
+      const result = await loopgate(['run', file, '--out', 'out'], project);
+      expect(result.status, `${file}: ${result.stderr}`).toBe(EXIT.usage);
+      expect(result.stderr, file).toContain('[REDACTED]');
+      expect(result.stderr + result.stdout, file).not.toContain(secret.slice(0, 16));
+    }
+  });
+});

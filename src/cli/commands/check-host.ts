@@ -13,6 +13,7 @@ import { checkHostConfig } from '../../host/from-config.ts';
 import { printable } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
+import { declaredSecrets, redactOutputAlso } from '../redacted-output.ts';
 
 export interface CheckHostArgs {
   file: string;
@@ -22,6 +23,8 @@ export interface CheckHostArgs {
 
 export async function checkHost(args: CheckHostArgs, out: (line: string) => void, err: (line: string) => void = () => undefined): Promise<number> {
   const config = await loadConfig({ path: args.config });
+  // What it prints from here (a scenario refused for an agent's secret pasted in as a key) names none of its agents' secrets.
+  redactOutputAlso(declaredSecrets(config.registry));
   // Without a config of the user's, the agents are loopgate's bundled example: say so before anything is judged against them.
   if (args.config === undefined && config.file === BUNDLED_CONFIG)
     err(

@@ -30,6 +30,7 @@ import { DEFAULT_FUZZ_RUNS } from './fuzz-defaults.ts';
 import { BOUNDS } from '../arguments.ts';
 import { numberArg, UsageError } from '../usage-error.ts';
 import { VERSION } from '../version.ts';
+import { declaredSecrets, redactOutputAlso } from '../redacted-output.ts';
 
 export interface FuzzArgs {
   /** Numbers, or the text typed on the command line (checked here, so a bad value is named as typed). */
@@ -142,6 +143,8 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
 
 async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrupt: { stop: () => void }): Promise<number> {
   const config = await loadConfig({ path: args.config });
+  // What it prints from here (a scenario refused for an agent's secret pasted in as a key) names none of its agents' secrets.
+  redactOutputAlso(declaredSecrets(config.registry));
   const parsed = parseArgs(args, config);
   const { runs, seed, timeLimitMs, reporters, out } = parsed;
   const invariants = [...parsed.invariants, ...(testing.invariants ?? [])];

@@ -38,6 +38,7 @@ import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts
 import { VERSION } from '../version.ts';
 import type { Activity } from '../watchdog.ts';
 import { compareVerdicts, readVerdictsFile, renderVerdictComparison, verdictsOf, writeVerdictsFile, type PinnedVerdicts } from '../../report/peer-verdicts.ts';
+import { declaredSecrets, redactOutputAlso } from '../redacted-output.ts';
 
 export interface RunArgs {
   paths?: string[];
@@ -268,6 +269,8 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   // Everything the user gave is checked before anything runs or is written: the flags,
   // then the inputs (baseline, scenario files), then the places the outputs go.
   const config = await loadConfig({ path: args.config });
+  // What it prints from here (a scenario refused for an agent's secret pasted in as a key) names none of its agents' secrets.
+  redactOutputAlso(declaredSecrets(config.registry));
   const out = args.out ?? config.out ?? defaultReportDir(config);
   const reporters = parseReporters(args.reporter ?? config.reporters ?? [...REPORTERS]);
   // From here until its reports are written, an interrupt leaves no report in `out`; the baseline it reads is kept.
