@@ -60,6 +60,60 @@ describe('inbox triggers that never fire', () => {
     ]);
   });
 
+  it('a crash that may not fire (ifReached) and never does: its reopen is not performed, and the case passes', async () => {
+    // Outside probe 38, F7: the reopen after it failed the case, though its crash was marked as one that may not happen.
+    const crash = await outcome('  - crash: true\n    at: { event: 999, ifReached: true }\n  - reopen: true');
+    expect(crash.checks.filter((c) => !c.passed).map((c) => c.message)).toEqual([]);
+  });
+
+  it('a crash that fired is reopened though a later crash still waits; the later one, never firing, names its own reopen', async () => {
+    // Outside probe 38, F7: the first reopen was skipped (a crash was still waiting), the later crash withdrawn, and the
+    // failure named inbox[3] — the reopen that did run — instead of the one after the crash that never fired.
+    const crash = await outcome(
+      '  - crash: true\n    at: { toolStart: lookup_order }\n  - reopen: true\n  - crash: true\n    at: { event: 999 }\n  - reopen: true\n  - say: Anything else?',
+    );
+    expect(crash.checks.filter((c) => !c.passed).map((c) => c.message)).toEqual([
+      'inbox[3]: crash at {event: 999} never happened (the case ended first; ifReached: true if it may not); inbox[4]: reopen never happened (what it follows never did)',
+    ]);
+    expect(crash.timeline?.filter((t) => t.label.includes('reopens')).length).toBe(1);
+  });
+
+  it('a crash that finds the process down already does nothing; its reopen is named as having nothing to replace', async () => {
+    // Outside probe 38, F2: the second crash (at an event the dying process still reached) found the process down, and
+    // the second reopen's refusal by the host ("reopen: the host has not crashed") was reported as the loop's
+    // invariant 12, with a stack.
+    const file = join(mkdtempSync(join(tmpdir(), 'loopgate-trigger-')), 'case.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: a second crash while the first one holds the process down',
+        'host: production',
+        'provider:',
+        '  script:',
+        '    - tool_use: [{ id: r1, name: issue_refund, args: { order_id: ORD-1001, amount: 120, reason: damaged } }]',
+        '    - reply: It may have gone through.',
+        'inbox:',
+        '  - say: Refund ORD-1001.',
+        '  - crash: true',
+        '    at: { toolStart: issue_refund }',
+        '  - reopen: true',
+        '  - crash: true',
+        '    at: { event: 12 }',
+        '  - reopen: true',
+        '  - say: Did it go through?',
+        'expect:',
+        '  executions: { issue_refund: 1 }',
+        '',
+      ].join('\n'),
+    );
+    const [loaded] = loadScenarios([file], dirname(file));
+    const got = await scenarioCase(loaded!, await bundledContext(), 'production').run({ seed: 1 });
+    expect(got.checks.filter((c) => !c.passed).map((c) => c.message)).toEqual([
+      'inbox[4]: reopen never happened (no process was down to replace: the crash before it found the process down already)',
+    ]);
+    expect(got.timeline?.some((t) => t.label === 'a crash finds the process down already: it does nothing')).toBe(true);
+  });
+
   it('a disconnect of a message its trigger has not posted yet fails the case, naming it (no error from the host)', async () => {
     // The schema counts messages in inbox order; the steer is posted only if request 9 is ever sent (it is not).
     const early = await outcome('  - steer: Only the first one.\n    at: { request: 9, ifReached: true }\n  - disconnect: 2');

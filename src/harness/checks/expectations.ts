@@ -256,9 +256,9 @@ function storeFaultsCheck(run: ScenarioRun): CheckResult[] {
  * compaction in force (the rest of the inbox is played all the same).
  */
 function triggersCheck(run: ScenarioRun): CheckResult[] {
-  const missed = run.unfired.filter(({ entry }) => entry.at?.ifReached !== true);
+  const missed = run.unfired.filter((u) => u.entry.at?.ifReached !== true && u.mayNotHappen !== true);
   if (missed.length === 0) return [];
-  const describe = ({ index, entry, skipped }: ScenarioRun['unfired'][number]) => {
+  const describe = ({ index, entry, skipped, why }: ScenarioRun['unfired'][number]) => {
     const action = INBOX_ACTIONS.find((k) => entry[k] !== undefined) ?? 'entry';
     if (entry.disconnect !== undefined && skipped) {
       const n = entry.disconnect;
@@ -266,7 +266,7 @@ function triggersCheck(run: ScenarioRun): CheckResult[] {
     }
     if (entry.undoCompaction && skipped)
       return `inbox[${index}]: undoCompaction found no compaction in force, so it undid nothing (did the compaction before it shrink the conversation?)`;
-    if (!entry.at) return `inbox[${index}]: ${action} never happened (what it follows never did)`;
+    if (!entry.at) return `inbox[${index}]: ${action} never happened (${why ?? 'what it follows never did'})`;
     const key = TRIGGER_KEYS.find((k) => entry.at![k] !== undefined)!;
     return `inbox[${index}]: ${action} at {${key}: ${String(entry.at[key])}} never happened (the case ended first; ifReached: true if it may not)`;
   };

@@ -29,6 +29,10 @@ export interface UnfiredEntry {
   readonly entry: InboxEntry;
   /** Its trigger fired (or it had none), but what it follows never happened (see `#skipped`). */
   readonly skipped?: true;
+  /** A reopen skipped because the crash it follows never fired, every such crash marked `ifReached`: it may not happen either. */
+  readonly mayNotHappen?: true;
+  /** Why a skipped entry was not performed, when it is not that what it follows never happened. */
+  readonly why?: string;
 }
 
 export class InboxDriver {
@@ -46,6 +50,12 @@ export class InboxDriver {
   readonly #skipped: InboxEntry[] = [];
   /** Crashes taken off their trigger when their reopen was skipped (they never fired). */
   readonly #withdrawn: InboxEntry[] = [];
+  /** Reopens skipped after crashes that may not fire (`ifReached`), which did not. */
+  readonly #mayNotHappen = new Set<InboxEntry>();
+  /** A crash fired and no reopen has replaced the process since: the next reopen does. */
+  #down = false;
+  /** Why entries were skipped, where it is not that what they follow never happened. */
+  readonly #why = new Map<InboxEntry, string>();
   readonly #onError: (error: unknown) => void;
 
   /** `onError` hears what a triggered entry threw (a bug in the world or the host: the case reports it). */
@@ -127,7 +137,15 @@ export class InboxDriver {
     const waiting = [...this.#triggered.values()].flat().concat(this.#withdrawn);
     return [
       ...waiting.map((entry): UnfiredEntry => ({ index: this.#index.get(entry)!, entry })),
-      ...this.#skipped.map((entry): UnfiredEntry => ({ index: this.#index.get(entry)!, entry, skipped: true })),
+      ...this.#skipped.map(
+        (entry): UnfiredEntry => ({
+          index: this.#index.get(entry)!,
+          entry,
+          skipped: true,
+          ...(this.#mayNotHappen.has(entry) ? { mayNotHappen: true } : {}),
+          ...(this.#why.has(entry) ? { why: this.#why.get(entry)! } : {}),
+        }),
+      ),
     ].sort((a, b) => a.index - b.index);
   }
 
@@ -148,11 +166,18 @@ export class InboxDriver {
         if (timed >= 0) {
           await timers[timed];
           await this.#target.settled();
-        } else if (this.#crashWaiting()) {
+        } else if (!this.#down && this.#crashWaiting()) {
           // Nothing replaces a process after this point, so the crash is withdrawn with its reopen: firing later, it
           // would leave the case's last process dead with no host to recover what it left (both are reported unfired).
+          // (A process a crash already took down is replaced now, whatever later crash still waits: outside probe 38, F7.)
           this.#skipped.push(entry);
-          this.#withdrawCrashes();
+          if (this.#withdrawCrashes()) this.#mayNotHappen.add(entry);
+          continue;
+        } else if (!this.#down) {
+          // Two crashes took down one process (the second found it down already): one reopen replaces it, and a
+          // second has nothing to replace (outside probe 38, F2: the host's refusal was reported as the loop's throw).
+          this.#skipped.push(entry);
+          this.#why.set(entry, 'no process was down to replace: the crash before it found the process down already');
           continue;
         }
       }
@@ -163,14 +188,18 @@ export class InboxDriver {
     await this.#target.settled();
   }
 
-  /** The crashes still waiting for a trigger, taken off it: they are reported as never fired. */
-  #withdrawCrashes(): void {
+  /** The crashes still waiting for a trigger, taken off it: they are reported as never fired. Whether each may not fire (`ifReached`). */
+  #withdrawCrashes(): boolean {
+    let optional = true;
     for (const [id, list] of this.#triggered) {
       const kept = list.filter((e) => !e.crash);
-      this.#withdrawn.push(...list.filter((e) => e.crash));
+      const crashes = list.filter((e) => e.crash);
+      this.#withdrawn.push(...crashes);
+      if (crashes.some((e) => e.at?.ifReached !== true)) optional = false;
       if (kept.length > 0) this.#triggered.set(id, kept);
       else this.#triggered.delete(id);
     }
+    return optional;
   }
 
   #crashWaiting(): boolean {
@@ -188,10 +217,16 @@ export class InboxDriver {
       this.#faults.record(`cancel by ${entry.cancel}${entry.via !== undefined ? ` via host ${entry.via}` : ''}`);
       target.cancel(entry.cancel, entry.via);
     } else if (entry.crash) {
+      if (this.#down) {
+        this.#faults.record('a crash finds the process down already: it does nothing');
+        return;
+      }
       this.#faults.record('the process crashes');
+      this.#down = true;
       target.crash();
     } else if (entry.reopen) {
       this.#faults.record('a new host reopens the store');
+      this.#down = false;
       await target.reopen();
     } else if (entry.undoCompaction) {
       if (!target.undoCompaction) throw new Error('undoCompaction: this host cannot undo a compaction');
