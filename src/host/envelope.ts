@@ -48,18 +48,19 @@ export interface TurnSummary {
    * The turn's calls that may have taken effect, so a client can tell "nothing happened" from "check before you
    * retry": those whose result is `unknown` (cut off by a cancel, a timeout, a crash), and STATEFUL or CRITICAL
    * calls that ran and then failed — threw (TOOL_ERROR) or returned what the log cannot keep (INVALID_OUTPUT) —
-   * which the model is told may have taken effect (outside probe 35, F9). Present when any.
+   * which the model is told may have taken effect (outside probe 35, F9). In the order their results were logged. Present when any.
    */
   readonly inDoubt?: readonly { readonly call: string; readonly tool: string; readonly code: string }[];
   /**
    * The turn's STATEFUL or CRITICAL calls that ran and returned ok: what took effect. A turn that failed after them
    * (its provider down, say) told no one — its reply never came — so a client must not take the failure for "nothing
-   * happened" and send the request again (outside probe 38, F1). Present when any.
+   * happened" and send the request again (outside probe 38, F1). In the order their results were logged. Present when any.
    */
   readonly done?: readonly { readonly call: string; readonly tool: string }[];
   /**
-   * For a turn that failed `rate_limited` or `provider_unavailable` while a retry-after the provider named for one of its
-   * model calls still ran: the seconds left of it at the turn's close, rounded up. Present only then.
+   * For a turn that failed `rate_limited` or `provider_unavailable` while a retry-after a provider named in the
+   * conversation (up to the turn's close) still runs: the seconds left of it when the answer is given, rounded up.
+   * Present only then.
    */
   readonly retryAfterSeconds?: number;
 }
@@ -148,7 +149,15 @@ export function summarizeTurn(result: TurnResult, redact: Redactor = (text) => t
  * turn another request's drain ran). `outcome` is the loop's final word (it may
  * differ from the logged one when the close itself could not be stored).
  */
-export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcome, redact: Redactor, prices?: PriceTable): TurnSummary {
+export function summarizeLoggedTurn(
+  log: EventLog,
+  turn: number,
+  outcome: Outcome,
+  redact: Redactor,
+  prices?: PriceTable,
+  /** When the answer is given (the host's clock): what `retryAfterSeconds` counts from. Default: the turn's close. */
+  now?: number,
+): TurnSummary {
   const calls: LogEvent[] = []; // the turn's model.request and model.result events, newest first
   let steps = 0;
   let toolCalls = 0;
@@ -156,11 +165,13 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
   let reply: string | undefined;
   let lastAssistantSeen = false;
   let closedAt: number | undefined;
+  let closeIndex = -1;
   const returned: string[] = [];
-  const inDoubt: { call: string; tool: string; code: string }[] = [];
-  const ranThenFailed = new Map<string, { call: string; tool: string; code: string }>();
-  const done: { call: string; tool: string }[] = [];
-  const ranOk = new Map<string, { call: string; tool: string }>();
+  // Calls in doubt and calls done, each at its result's place in the log: listed in the order the results were logged.
+  const inDoubt: { at: number; call: { call: string; tool: string; code: string } }[] = [];
+  const ranThenFailed = new Map<string, { at: number; call: { call: string; tool: string; code: string } }>();
+  const done: { at: number; call: { call: string; tool: string } }[] = [];
+  const ranOk = new Map<string, { at: number; call: { call: string; tool: string } }>();
   for (let i = log.length - 1; i >= 0; i--) {
     const event = log.at(i)!;
     if (!isKnown(event)) continue;
@@ -169,28 +180,29 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
     if ((e.type === 'model.request' || e.type === 'model.result') && e.payload.turn === turn) calls.push(e);
     if (e.type === 'turn.closed' && e.payload.turn === turn) {
       closedAt = e.at;
+      closeIndex = i;
       steps = e.payload.steps;
       toolCalls = e.payload.toolCalls;
       usage = { inputTokens: e.payload.usage.inputTokens, outputTokens: e.payload.usage.outputTokens };
     } else if (e.type === 'inbox.returned' && e.payload.turn === turn) {
       returned.unshift(...e.payload.ids);
     } else if (e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'unknown') {
-      inDoubt.unshift({ call: redact(e.payload.callId), tool: e.payload.name, code: e.payload.error?.error_code ?? 'UNKNOWN' });
+      inDoubt.push({ at: i, call: { call: redact(e.payload.callId), tool: e.payload.name, code: e.payload.error?.error_code ?? 'UNKNOWN' } });
     } else if (e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'failed' && RAN_THEN_FAILED.has(e.payload.error?.error_code ?? '')) {
       // In doubt only if it changes something: known once its start (earlier in the log, later in this walk) is read.
-      ranThenFailed.set(e.payload.callId, { call: redact(e.payload.callId), tool: e.payload.name, code: e.payload.error!.error_code });
+      ranThenFailed.set(e.payload.callId, { at: i, call: { call: redact(e.payload.callId), tool: e.payload.name, code: e.payload.error!.error_code } });
     } else if (e.type === 'tool.result' && e.payload.turn === turn && e.payload.status === 'ok') {
       // Done if it changes something: known once its start is read.
-      ranOk.set(e.payload.callId, { call: redact(e.payload.callId), tool: e.payload.name });
+      ranOk.set(e.payload.callId, { at: i, call: { call: redact(e.payload.callId), tool: e.payload.name } });
     } else if (e.type === 'tool.started' && e.payload.turn === turn && (e.payload.sideEffect === 'STATEFUL' || e.payload.sideEffect === 'CRITICAL')) {
       const failed = ranThenFailed.get(e.payload.callId);
       if (failed) {
-        inDoubt.unshift(failed);
+        inDoubt.push(failed);
         ranThenFailed.delete(e.payload.callId);
       }
       const ok = ranOk.get(e.payload.callId);
       if (ok) {
-        done.unshift(ok);
+        done.push(ok);
         ranOk.delete(e.payload.callId);
       }
     } else if (e.type === 'assistant.message' && e.payload.turn === turn && !lastAssistantSeen) {
@@ -202,7 +214,7 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
   }
   const detail = outcome.kind === 'failed' ? outcome.detail : outcome.kind === 'rejected' ? outcome.reason : undefined;
   const cost = prices ? costOfLog(calls.reverse(), prices).total : undefined;
-  const retryAfterSeconds = closedAt !== undefined ? retryAfterLeft(calls, outcome, closedAt) : undefined;
+  const retryAfterSeconds = closedAt !== undefined ? retryAfterLeft(log, closeIndex, outcome, now ?? closedAt) : undefined;
   return {
     turn,
     outcome: outcomeLabel(outcome),
@@ -223,23 +235,31 @@ export function summarizeLoggedTurn(log: EventLog, turn: number, outcome: Outcom
         }
       : {}),
     returnedToInbox: returned,
-    ...(inDoubt.length > 0 ? { inDoubt } : {}),
-    ...(done.length > 0 ? { done } : {}),
+    ...(inDoubt.length > 0 ? { inDoubt: inLogOrder(inDoubt) } : {}),
+    ...(done.length > 0 ? { done: inLogOrder(done) } : {}),
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
   };
 }
 
+/** Entries found at places in the log, in log order. */
+function inLogOrder<T>(found: readonly { at: number; call: T }[]): T[] {
+  return [...found].sort((a, b) => a.at - b.at).map((f) => f.call);
+}
+
 /**
- * For a turn that failed rate-limited or with its provider unavailable: the seconds left at its close, rounded up, of
- * the latest retry-after window the provider named for one of its model calls (the result's time plus its
- * `retryAfterMs`), or undefined when none runs past the close. What a deploy sends as `Retry-After`.
+ * For a turn that failed rate-limited or with its provider unavailable: the seconds left at `now`, rounded up, of the
+ * latest retry-after window a provider named in the conversation up to the turn's close (a model result's time plus
+ * its `retryAfterMs`; an earlier turn's window counts: the loop keeps it, and a turn inside it asks no model), or
+ * undefined when none runs past `now`. What a deploy sends as `Retry-After`.
  */
-function retryAfterLeft(calls: readonly LogEvent[], outcome: Outcome, closedAt: number): number | undefined {
+function retryAfterLeft(log: EventLog, closeIndex: number, outcome: Outcome, now: number): number | undefined {
   if (outcome.kind !== 'failed' || (outcome.reason !== 'rate_limited' && outcome.reason !== 'provider_unavailable')) return undefined;
   let until = -Infinity;
-  for (const e of calls) {
-    const ms = e.type === 'model.result' ? e.payload.result.retryAfterMs : undefined;
+  for (let i = 0; i <= closeIndex; i++) {
+    const e = log.at(i)!;
+    if (!isKnown(e) || e.type !== 'model.result') continue;
+    const ms = (e as Extract<LogEvent, { type: 'model.result' }>).payload.result.retryAfterMs;
     if (ms !== undefined) until = Math.max(until, e.at + ms);
   }
-  return until > closedAt ? Math.ceil((until - closedAt) / 1000) : undefined;
+  return until > now ? Math.ceil((until - now) / 1000) : undefined;
 }
