@@ -619,7 +619,7 @@ export class AgentHost {
     const taken = session.log.positions.inboxState(waiter.id) === 'taken' ? lastTaking(session.log, waiter.id) : undefined;
     if (taken?.outcome !== undefined && taken.closedAt < session.log.flushedUpTo) {
       // Its turn has closed and the close is stored: that turn is the answer.
-      const summary = summarizeLoggedTurn(session.log, taken.turn, taken.outcome, this.#redact, this.#options.config.prices);
+      const summary = summarizeLoggedTurn(session.log, taken.turn, taken.outcome, this.#redact, this.#options.config.prices, this.#clock.now());
       this.#settle(waiter, {
         status: httpStatusFor(taken.outcome),
         delivery: taken.delivery,
@@ -787,7 +787,7 @@ export class AgentHost {
         this.#settle(waiter, { status: 503, error: `${this.#redact(outcome.detail ?? 'the store refused a write')}; the message was not stored` });
         continue;
       }
-      summary ??= summarizeLoggedTurn(log, turn, outcome, this.#redact, this.#options.config.prices);
+      summary ??= summarizeLoggedTurn(log, turn, outcome, this.#redact, this.#options.config.prices, this.#clock.now());
       c.waiting.delete(id);
       this.#settle(waiter, {
         status: httpStatusFor(outcome),

@@ -131,11 +131,12 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
         toldCalls[k]!.tool === doubt[k]!.tool && toldCalls[k]!.code === doubt[k]!.code && redactedFrom(toldCalls[k]!.call, doubt[k]!.call);
       if (toldCalls.length !== doubt.length || toldCalls.some((_, k) => !sameCall(k)))
         return `${where} names ${toldDoubt.length === 0 ? 'no call' : toldDoubt.join(', ')} in doubt for turn ${summary.turn}, but the log's calls in doubt are ${loggedDoubt.length === 0 ? 'none' : loggedDoubt.join(', ')}: a client told nothing is in doubt retries a call that may have run`;
-      const wait = retryAfterLeft(view.known, summary.turn, logged.outcome, closes.get(summary.turn)!.at);
+      const answeredAt = post.answered?.at ?? closes.get(summary.turn)!.at;
+      const wait = retryAfterLeft(view.known, closes.get(summary.turn)!, logged.outcome, answeredAt);
       if (summary.retryAfterSeconds !== wait)
         return wait === undefined
-          ? `${where} tells a client of turn ${summary.turn} (${logged.outcome}) to retry after ${summary.retryAfterSeconds} s, but no retry-after the provider named runs past the turn's close`
-          : `${where} gives turn ${summary.turn} (${logged.outcome}) retryAfterSeconds ${JSON.stringify(summary.retryAfterSeconds)}, but the provider's retry-after runs ${wait} s past the turn's close: a client told nothing retries into the window`;
+          ? `${where} tells a client of turn ${summary.turn} (${logged.outcome}) to retry after ${summary.retryAfterSeconds} s, but no retry-after the provider named runs past the answer (at ${answeredAt} ms)`
+          : `${where} gives turn ${summary.turn} (${logged.outcome}) retryAfterSeconds ${JSON.stringify(summary.retryAfterSeconds)}, but a retry-after the provider named runs ${wait} s past the answer (at ${answeredAt} ms): a client told nothing retries into the window`;
       const done = doneIn(view.known, summary.turn);
       const toldDone = (summary.done ?? []).map((c) => `${c.tool} (call ${c.call})`);
       const loggedDone = done.map((c) => `${c.tool} (call ${c.call})`);
@@ -200,19 +201,25 @@ function inDoubtIn(known: readonly LogEvent[], turn: number): { call: string; to
 }
 
 /**
- * For a turn that failed `rate_limited` or `provider_unavailable`: the seconds (rounded up) left at its close of the
- * latest retry-after window its model calls were given (each ends at the result's time plus its `retryAfterMs`);
- * undefined for another outcome, or when no window runs past the close (README, "Running the production host").
+ * For a turn that failed `rate_limited` or `provider_unavailable`: the seconds (rounded up) from the answer to the end
+ * of the latest retry-after window a provider named in the conversation up to the turn's close (each ends at its model
+ * result's time plus its `retryAfterMs`; an earlier turn's window counts, as the loop keeps it); undefined for another
+ * outcome, or when no window runs past the answer (README, "Running the production host").
  */
-function retryAfterLeft(known: readonly LogEvent[], turn: number, outcome: string, closedAt: number): number | undefined {
+function retryAfterLeft(
+  known: readonly LogEvent[],
+  close: Extract<LogEvent, { type: 'turn.closed' }>,
+  outcome: string,
+  answeredAt: number,
+): number | undefined {
   if (outcome !== 'failed{rate_limited}' && outcome !== 'failed{provider_unavailable}') return undefined;
   let until = -Infinity;
   for (const e of known) {
-    if (e.type !== 'model.result' || e.payload.turn !== turn) continue;
-    const ms = e.payload.result.retryAfterMs;
+    if (e.seq > close.seq) break;
+    const ms = e.type === 'model.result' ? e.payload.result.retryAfterMs : undefined;
     if (ms !== undefined) until = Math.max(until, e.at + ms);
   }
-  return until > closedAt ? Math.ceil((until - closedAt) / 1000) : undefined;
+  return until > answeredAt ? Math.ceil((until - answeredAt) / 1000) : undefined;
 }
 
 /** The turn's STATEFUL or CRITICAL calls that ran and returned ok, in log order: what took effect. */
