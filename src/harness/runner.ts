@@ -15,7 +15,8 @@ export interface RunOptions {
   readonly concurrency: number;
   readonly grep?: RegExp;
   readonly shard?: { readonly index: number; readonly total: number };
-  readonly onResult?: (result: CaseResult, done: number, total: number) => void;
+  /** A case's result; `c` is the case (its result's id may be redacted). */
+  readonly onResult?: (result: CaseResult, done: number, total: number, c: Case) => void;
   readonly onStart?: (c: Case) => void;
 }
 
@@ -55,7 +56,7 @@ export async function runCases(cases: readonly Case[], options: RunOptions): Pro
       const result = await runOne(c, options.seed);
       results[index] = result;
       done++;
-      options.onResult?.(result, done, cases.length);
+      options.onResult?.(result, done, cases.length, c);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, cases.length)) }, worker));

@@ -13,8 +13,7 @@ import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { redactForRun } from './run-redactor.ts';
 import { runawayText, runScenario, type Runaway, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
-import { agentNameOf } from './world/agent-under-test.ts';
-import { caseConversationNamingNoSecret } from './world/case-conversation.ts';
+import { conversationOfCase } from './world/case-conversation.ts';
 import { stepRequests } from './step-requests.ts';
 import { buildTimeline } from './timeline.ts';
 import { updateCase } from './update/update-case.ts';
@@ -85,12 +84,6 @@ function runawayCheck(runaway: Runaway): CheckResult {
   };
 }
 
-/** The secrets a case's host knows before it runs: its agent's (as the config's inspected build declares them) and the scenario's. */
-function secretsOfCase(scenario: Scenario, registry: SuiteContext['registry']): readonly string[] {
-  const agent = registry.inspected?.get(agentNameOf(scenario, registry))?.agent;
-  return [...(agent?.secrets ?? []), ...(scenario.secrets ?? []), ...(scenario.secretsOnReopen ?? [])];
-}
-
 /** The host a scenario itself requires, if any. */
 export function pinnedHost(scenario: Scenario): HostMode | undefined {
   return crashes(scenario) ? 'production' : scenario.host;
@@ -117,7 +110,7 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
         seed,
         agents: context.registry,
         host,
-        conversation: caseConversationNamingNoSecret(loaded.id, host, secretsOfCase(scenario, context.registry)),
+        conversation: conversationOfCase(scenario, loaded.id, host, context.registry),
         ...(context.seams ? { seams: context.seams } : {}),
       });
       if (run.runaway) return outcomeOfRun(run, [runawayCheck(run.runaway)], context.prices);

@@ -42,6 +42,15 @@ describe('progress', () => {
     expect(out.filter((t) => t.endsWith('\n'))).toHaveLength(2); // the failure and the final line
   });
 
+  it('takes a case off the live line by the id it started under, though its result names it redacted', () => {
+    // A case whose id holds a piece of a secret is reported as `…[REDACTED]…`: matched by that, it stayed "running".
+    const out: string[] = [];
+    const progress = createProgress({ tty: true, write: (t) => out.push(t), total: 1, columns: 200 });
+    progress.start('scenario:rotated-sk-live-abcd1234');
+    progress.finish({ ...byId('scenario:refunds/approval-granted'), id: 'scenario:rotated-[REDACTED]' }, 'scenario:rotated-sk-live-abcd1234');
+    expect(out.at(-1)).toBe('\r\u001b[2K[1/1] ✓ 1  ✗ 0  ○ 0');
+  });
+
   it('never lets the live line wrap', () => {
     const out: string[] = [];
     const progress = createProgress({ tty: true, write: (t) => out.push(t), columns: 30 });

@@ -21,8 +21,8 @@ export interface ProgressOptions {
 export interface Progress {
   /** A case began (several may run at once). */
   start(id: string): void;
-  /** A case ended. */
-  finish(result: CaseResult): void;
+  /** A case ended; `startedAs` is the id it started under, when its result names it otherwise (redacted). */
+  finish(result: CaseResult, startedAs?: string): void;
   /** The run ended: ends the live line. Safe to call twice. */
   done(): void;
 }
@@ -67,9 +67,9 @@ export function createProgress(options: ProgressOptions): Progress {
       running.push(id);
       if (options.tty) redraw();
     },
-    finish(result) {
+    finish(result, startedAs = result.id) {
       if (ended) return;
-      const at = running.lastIndexOf(result.id);
+      const at = running.lastIndexOf(startedAs);
       if (at >= 0) running.splice(at, 1);
       counts[result.status]++;
       if (!options.tty) {

@@ -368,9 +368,10 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
       io.activity?.start(`case ${c.id}`);
       progress.start(c.id);
     },
-    onResult: (r) => {
-      io.activity?.end(`case ${r.id}`);
-      progress.finish(r);
+    onResult: (r, _done, _total, c) => {
+      // By the id it started under: a result's id is redacted (a case named after part of a secret).
+      io.activity?.end(`case ${c.id}`);
+      progress.finish(r, c.id);
     },
   });
   progress.done();

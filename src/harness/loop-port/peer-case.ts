@@ -24,7 +24,7 @@ import { finalHistory, type PeerRun } from './peer-run.ts';
 import type { LoopUnderTestFactory } from './peer-world.ts';
 import { agentRequirementsOf } from './agent-requirements.ts';
 import { lacking, requirementsOf, skipReason } from './requirements.ts';
-import { caseConversationNamingNoSecret } from '../world/case-conversation.ts';
+import { conversationOfCase } from '../world/case-conversation.ts';
 
 export interface PeerSuite {
   readonly loop: LoopUnderTestFactory;
@@ -62,7 +62,7 @@ export function peerScenarioCase(loaded: LoadedScenario, suite: PeerSuite): Case
     file: loaded.file,
     tags: scenario.tags,
     ...(scenario.secrets ? { secrets: scenario.secrets } : {}),
-    run: ({ seed }) => runPeerCase(scenario, suite, seed, undefined, caseConversationNamingNoSecret(loaded.id, 'loop', scenario.secrets ?? [])),
+    run: ({ seed }) => runPeerCase(scenario, suite, seed, undefined, conversationOfCase(scenario, loaded.id, 'loop', suite.registry)),
   };
 }
 

@@ -12,6 +12,8 @@
  * `case` is the id of a run that names none (the fuzzer's, a test's).
  */
 import { createRedactor, REDACTED, redactSecretPieces } from '../../kernel/index.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import { agentNameOf, type AgentRegistry } from './agent-under-test.ts';
 
 export const CASE_CONVERSATION = 'case';
 /** The conversation id of the bystander of a case run as `case` (a second conversation on the same host and store). */
@@ -78,4 +80,14 @@ function fnv1a(text: string): string {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * The conversation a scenario's case runs as through `host`, naming none of the secrets the case's host knows before
+ * it runs: its agent's (as the config's inspected build declares them), the scenario's and those it gains on a reopen.
+ */
+export function conversationOfCase(scenario: Scenario, scenarioId: string, host: 'loop' | 'production', registry: AgentRegistry): string {
+  const agent = registry.inspected?.get(agentNameOf(scenario, registry))?.agent;
+  const secrets = [...(agent?.secrets ?? []), ...(scenario.secrets ?? []), ...(scenario.secretsOnReopen ?? [])];
+  return caseConversationNamingNoSecret(scenarioId, host, secrets);
 }
