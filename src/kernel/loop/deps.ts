@@ -32,7 +32,12 @@ export interface LoopDepsInput {
   readonly persist?: LoopDeps['persist'];
   /** Default: a production-mode tracer per turn, its record kept nowhere but the turn's result. */
   readonly tracing?: TurnTracing;
-  /** Default: the agent's secrets and the common credential patterns. */
+  /**
+   * Default: the agent's secrets and the common credential patterns. A redactor of your own must be idempotent —
+   * redacting its own output changes nothing (a mask that holds no secret): the loop may pass a text through it more
+   * than once (a message as received and as taken, a tool's content as the pipeline and the loop store it), so one
+   * that escapes `&` as `&amp;` stores `&amp;amp;`.
+   */
   readonly redact?: Redactor;
   /** On top of the defaults and the agent's own limits (the host decides the model name, for one). */
   readonly config?: Partial<LoopConfig>;
