@@ -357,7 +357,14 @@ const triggerSchema = z
     request: positiveInt.optional().describe('When the n-th model request (1-based, whole scenario) is in flight'),
     time: ms.optional().describe('At this virtual time (ms from the start)'),
     toolStart: z.string().optional().describe('When this tool starts executing'),
-    event: z.number().int().nonnegative().optional().describe('When the log appends the event with this seq (0-based)'),
+    event: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        "When a live process's log appends the event with this seq (0-based; what a crashed process still appends in memory triggers nothing, so a crash here can land in the next process's recovery sweep)",
+      ),
     delta: positiveInt.optional().describe('When the n-th streamed delta (1-based, whole scenario) arrives'),
     approval: positiveInt.optional().describe('When the n-th approval request (1-based, whole scenario) is put to the approver, before it answers'),
     ifReached: z.literal(true).optional().describe('The case may end before this trigger happens; without it, a trigger that never fires fails the case'),

@@ -34,6 +34,8 @@ interface Life {
   loop: AgentLoop | undefined;
   /** Events the store held when this life ended (the next one opened); undefined while it lasts. */
   ended: number | undefined;
+  /** Its process crashed: what its log still appends in memory happens nowhere (no trigger fires on it). */
+  dead?: true;
 }
 
 interface Placed<T> {
@@ -103,9 +105,17 @@ export class CaseRecording {
       let life = this.#lives[this.#lastLifeOf(log)]!;
       if (this.#takenUpAgain && life !== this.#lives[this.#lives.length - 1]) life = this.#begin(log, event.seq, life.loop);
       life.durableBefore.push(this.#store());
-      // A dead process's log may still grow in memory: only the running life's events trigger anything.
-      if (this.#lives[this.#lives.length - 1] === life) this.#onEvent(event.seq);
+      // A dead process's log may still grow in memory: only the running life's events trigger anything — not one
+      // whose process crashed, though no new process has opened the log yet (outside probe 38, F2: an event trigger
+      // meant for crash recovery's writes fired on what the dead process appended).
+      if (this.#lives[this.#lives.length - 1] === life && life.dead !== true) this.#onEvent(event.seq);
     });
+  }
+
+  /** The process whose log this is crashed: its life is over, though its log may still grow in memory. */
+  died(log: EventLog): void {
+    const at = this.#lastLifeOf(log);
+    if (at >= 0) this.#lives[at]!.dead = true;
   }
 
   /** A new life over `log` from seq `from` (what the store held then): the one running ends there. */

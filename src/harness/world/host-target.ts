@@ -213,6 +213,9 @@ export class HostTarget implements LoopUnderTest {
     return this.#processes.length;
   }
 
+  /** A process being started (a reopen's, its recovery sweep running), and whether a crash took it down meanwhile. */
+  #starting: { readonly connection: { sever(): void }; readonly logs: Map<string, EventLog>; dead: boolean } | undefined;
+
   get #current(): Process {
     return this.#processes[this.#processes.length - 1]!;
   }
@@ -308,14 +311,24 @@ export class HostTarget implements LoopUnderTest {
 
   crash(): void {
     const process = this.#current;
-    if (process.dead) return;
+    if (process.dead) {
+      // A reopened process still starting (its recovery sweep writing): the crash takes it down mid-sweep.
+      const starting = this.#starting;
+      if (starting && !starting.dead) {
+        starting.dead = true;
+        for (const [conversation, log] of starting.logs) this.#lines.get(conversation)?.recording.died(log);
+        starting.connection.sever();
+      }
+      return;
+    }
     process.dead = true;
     // The UI's stream dies with the process that served it.
     if (this.#followed === process) void this.#follower?.drop('crash');
     // What the dead process read of the store stays readable to the judge: a log it resumed from a snapshot reads its
     // prefix lazily, through the connection the crash severs, and a conversation no new process reopens (a sweep that
     // skipped it) is judged on that log — a failed check, not the harness's error.
-    for (const log of process.logs.values()) {
+    for (const [conversation, log] of process.logs) {
+      this.#lines.get(conversation)?.recording.died(log);
       try {
         void log.events;
       } catch {
@@ -435,6 +448,9 @@ export class HostTarget implements LoopUnderTest {
     let process: Process | undefined;
     // The logs this process opens, per conversation: filled from its start on (its recovery sweep opens them before it is returned).
     const logs = new Map<string, EventLog>();
+    // A crash while it starts (during its recovery sweep) takes it down: `crash` finds it here.
+    const starting = { connection, logs, dead: false };
+    this.#starting = starting;
     const lineOf = (conversation: string): Line | undefined => this.#lines.get(conversation);
     const exporter: TraceExporter = {
       // A turn's trace is named `<conversation>:<turn>`: filed with that conversation's log.
@@ -525,7 +541,9 @@ export class HostTarget implements LoopUnderTest {
         },
       },
     });
-    process = { host, connection, logs, dead: false };
+    this.#starting = undefined;
+    process = { host, connection, logs, dead: starting.dead };
+    if (starting.dead) host.halt(); // crashed mid-sweep: it serves nothing
     return process;
   }
 }
