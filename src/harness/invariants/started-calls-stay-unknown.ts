@@ -13,7 +13,10 @@
  * "it may have run") only if its chain of repeats holds a start that counts — one
  * whose write-ahead record the store took. A start the store refused (its result:
  * failed after 0 attempts, NOT_RECORDED or NOT_RUN) never ran; refusing its repeat
- * would leave the work undone while the model is told it may be done.
+ * would leave the work undone while the model is told it may be done. And the start
+ * that counts came before: another call of its chain, or its own in an earlier
+ * turn — a call's own attempt in the turn that answers it is how it ran, and its
+ * result must say how that ended.
  *
  * And a result counts no attempt its call did not start: its `attempts` never
  * exceed the call's start records in its turn — a call crash recovery closes as
@@ -95,13 +98,26 @@ function refusedOnlyIfStarted(run: ScenarioRun): string | undefined {
     if (r.type === 'tool.started' && callId !== undefined && refusedStart.has(callId) && !storedResults.has(callId))
       return `the store holds the start of call ${callId} (seq ${r.seq}), whose start record it refused, without the result saying so: reopened, the log claims a start that never ran`;
   }
+  // Starts by call id and turn: a call's own attempt in the turn that answers it is no start "earlier".
+  const startsOf = new Map<string, Set<number>>();
   for (const e of known) {
-    if (e.type === 'tool.started' && !refusedStart.has(e.payload.callId)) counted.add(chains.get(e.payload.callId) ?? e.payload.callId);
+    if (e.type === 'tool.started' && !refusedStart.has(e.payload.callId)) {
+      counted.add(chains.get(e.payload.callId) ?? e.payload.callId);
+      startsOf.set(e.payload.callId, (startsOf.get(e.payload.callId) ?? new Set()).add(e.payload.turn));
+    }
     if (e.type !== 'tool.result' || e.payload.error?.error_code !== 'ALREADY_STARTED') continue;
-    const { callId, name } = e.payload;
+    const { callId, name, turn } = e.payload;
     const chain = chains.get(callId) ?? callId;
     if (!counted.has(chain) && !counted.has(callId))
       return `call ${callId} to ${name} (seq ${e.seq}) was refused ALREADY_STARTED, but no call of its chain (${chain}) has a start the store took: it never ran, and the model is told it may have`;
+    // A start of another call of its chain, or of this one in an earlier turn (before a crash, say), is an earlier
+    // start. Only its own attempt in this turn is not: the call ran here and its result must say how that attempt
+    // ended — a STATEFUL body that threw is failed TOOL_ERROR (outside probe 38: a retry of a STATEFUL call, refused by
+    // the pipeline's own guard, told the model "started earlier", and every invariant held).
+    const others = [...startsOf.keys()].some((id) => id !== callId && (chains.get(id) ?? id) === chain);
+    const ownEarlier = [...(startsOf.get(callId) ?? [])].some((t) => t !== turn);
+    if (!others && !ownEarlier && startsOf.get(callId)?.has(turn))
+      return `call ${callId} to ${name} (seq ${e.seq}) was answered ALREADY_STARTED ("an execution of this call already started earlier"), but the only start of its chain is its own attempt in this turn: the model must be told how that attempt ended`;
   }
   return undefined;
 }
