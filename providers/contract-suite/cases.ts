@@ -886,6 +886,34 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    // Mutation seed 38, openai-chat/collect.ts: a later chunk of a call with no `function` object read as if it had one.
+    id: 'call_fields_one_per_chunk',
+    title:
+      "parallel tool calls streamed a field a chunk (id, then type with no function object, then name, then arguments) keep each call's id, name and arguments",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'tool_call', id: 'call_c1', name: 'get_weather', args: '{"city":"Nice"}' },
+          { type: 'tool_call', id: 'call_c2', name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        callFieldsOnePerChunk: true,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_c1', name: 'get_weather', args: { city: 'Nice' } },
+          { id: 'call_c2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+        ],
+      );
+    },
+  },
+  {
     id: 'call_named_after_its_first_chunk',
     title: "parallel tool calls whose names arrive in a chunk after the call's first (as some OpenAI-compatible servers stream them) keep those names",
     behaviour: {

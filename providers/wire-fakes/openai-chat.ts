@@ -136,22 +136,28 @@ function streamFrames(turn: WireTurn): Frame[] {
             ),
             sseFrame(null, chunk({ tool_calls: [{ index, id: block.id }] }, null, model, other), 'block_start'),
           ]
-        : turn.lateCallNames
+        : turn.callFieldsOnePerChunk
           ? [
-              sseFrame(
-                null,
-                chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model, other),
-                'block_start',
-              ),
+              sseFrame(null, chunk({ tool_calls: [{ index, id: block.id }] }, null, model, other), 'block_start'),
+              sseFrame(null, chunk({ tool_calls: [{ index, type: 'function' }] }, null, model, other), 'block_start'),
               sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model, other), 'block_start'),
             ]
-          : [
-              sseFrame(
-                null,
-                chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other),
-                'block_start',
-              ),
-            ];
+          : turn.lateCallNames
+            ? [
+                sseFrame(
+                  null,
+                  chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { arguments: '' } }] }, null, model, other),
+                  'block_start',
+                ),
+                sseFrame(null, chunk({ tool_calls: [{ index, function: { name: block.name } }] }, null, model, other), 'block_start'),
+              ]
+            : [
+                sseFrame(
+                  null,
+                  chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other),
+                  'block_start',
+                ),
+              ];
     for (const piece of block.args ? pieces(block.args) : []) {
       const fn = turn.blankCallNames ? { name: '', arguments: piece } : { arguments: piece };
       own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: fn }] }, null, model, other), 'args_delta'));

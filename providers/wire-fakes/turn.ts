@@ -126,6 +126,13 @@ export interface WireTurn {
    */
   readonly lateCallIds?: boolean;
   /**
+   * Chat Completions stream: each of a call's fields comes in a chunk of its own, as a compatible server that
+   * writes a call's fields as they are ready may stream it: its index and id, then its index and type (no
+   * `function` object at all), then its function name, then its arguments. Complete bodies and the other
+   * protocols send the turn as usual.
+   */
+  readonly callFieldsOnePerChunk?: boolean;
+  /**
    * Chat Completions stream: no chunk of a call carries its id (its first has
    * the index and function name, the rest its arguments), as a compatible
    * server that omits call ids streams it. Complete bodies and the other

@@ -320,7 +320,12 @@ async function closeFailingRedactorReturnsWhatTheLogReturns(): Promise<CheckResu
  * next turn starts; the store refuses that write, so the next turn opens on
  * nothing — a `turn.opened` with an empty trigger, which the redactor refuses.
  * The turn never opened: it must fail `internal` naming what refused it, not
- * blame a close that never happened ("no turn is open … closed twice?").
+ * blame a close that never happened ("no turn is open … closed twice?"). It took
+ * nothing, so the drain stops there rather than start the same turn again (with
+ * a store still down and a redactor still refusing, it would spin): the second
+ * message waits, pending, for the next drain (mutation seed 38, runner.ts: the
+ * drain's "all of it pending again" stop emptied, and no case noticed a third
+ * turn).
  */
 async function unopenedTurnFailsNamingWhy(): Promise<CheckResult[]> {
   const clock = new VirtualClock();
@@ -353,6 +358,7 @@ async function unopenedTurnFailsNamingWhy(): Promise<CheckResult[]> {
   const reached = writes === 2;
   const detail = second?.outcome.kind === 'failed' && second.outcome.reason === 'internal' ? (second.outcome.detail ?? '') : '';
   const named = detail.includes(refusal);
+  const stopped = `${results.length} turn(s), m2 ${log.positions.inboxState('m2') ?? 'unknown'}`;
   return [
     {
       name: "the store refused the write before turn 1 (the case's path)",
@@ -365,6 +371,13 @@ async function unopenedTurnFailsNamingWhy(): Promise<CheckResult[]> {
       message: named ? outcome : `expected failed{internal} naming "${refusal}", got ${outcome}`,
       expected: refusal,
       actual: outcome,
+    },
+    {
+      name: 'the drain stops after the turn that took nothing, the second message still pending',
+      passed: stopped === '2 turn(s), m2 pending',
+      message: stopped,
+      expected: '2 turn(s), m2 pending',
+      actual: stopped,
     },
   ];
 }

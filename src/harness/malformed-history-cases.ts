@@ -18,6 +18,88 @@ import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
+/**
+ * A repeat chain's "a repeat of this call started" (`repeatStarted` of its first call, what the tool journal's
+ * `alreadyStarted` answers for the first call's id) when one repeat's start is refused (failed / NOT_RECORDED after 0
+ * attempts, which takes that start back): it must stay true while another repeat of the same chain ran, and must not
+ * turn true because a call outside the chain ran. Two stored logs, each a refund (`r1`) and its repeats, one step a
+ * call. Read wrongly, a later repeat of a refund that ran is run again (a second refund), or one that never ran is
+ * refused ALREADY_STARTED (mutation seed 38, positions.ts: the recount after a refused start → false, and its
+ * `&&` → `||`; only a unit test reached it).
+ */
+function refusedRepeatStartRecountsTheChain(): CheckResult[] {
+  const build = (steps: { id: string; name: string; repeatOf?: string; refused?: boolean }[]): EventLog => {
+    const log = new EventLog(new VirtualClock());
+    log.append('inbox.received', { id: 'm0', intent: 'follow_up', text: 'Refund ORD-1001.', source: 'user' });
+    log.append('turn.opened', { turn: 0, trigger: 'm0' });
+    log.append('user.message', { turn: 0, id: 'm0', intent: 'follow_up', text: 'Refund ORD-1001.' });
+    steps.forEach((call, i) => {
+      const step = i + 1;
+      const args = { order_id: 'ORD-1001' };
+      const repeat = call.repeatOf !== undefined ? { repeatOf: call.repeatOf } : {};
+      log.append('assistant.message', { turn: 0, step, content: [{ type: 'tool_call', id: call.id, name: call.name, args, ...repeat }] });
+      log.append('tool.started', { turn: 0, step, callId: call.id, name: call.name, args, sideEffect: 'STATEFUL', attempt: 1 });
+      const refusal = `${call.name} was not run: its start could not be recorded (the store is down).`;
+      log.append(
+        'tool.result',
+        call.refused
+          ? {
+              turn: 0,
+              step,
+              callId: call.id,
+              name: call.name,
+              status: 'failed',
+              content: refusal,
+              error: {
+                failed_tool: call.name,
+                error_code: 'NOT_RECORDED',
+                error_message: refusal,
+                suggestion: 'This is a system problem, not a problem with your call.',
+              },
+              durationMs: 0,
+              attempts: 0,
+            }
+          : { turn: 0, step, callId: call.id, name: call.name, status: 'ok', content: '{"done":true}', durationMs: 0, attempts: 1 },
+      );
+    });
+    return log;
+  };
+  const read = (log: EventLog): string => {
+    const first = log.positions.call('r1');
+    return `started ${first?.started}, a repeat started ${first?.repeatStarted}`;
+  };
+  const otherRepeatRan = build([
+    { id: 'r1', name: 'issue_refund', refused: true },
+    { id: 'r1_2', name: 'issue_refund', repeatOf: 'r1' },
+    { id: 'r1_3', name: 'issue_refund', repeatOf: 'r1', refused: true },
+  ]);
+  const onlyAnotherCallRan = build([
+    { id: 'l1', name: 'lookup_order' },
+    { id: 'r1', name: 'issue_refund', refused: true },
+    { id: 'r1_2', name: 'issue_refund', repeatOf: 'r1', refused: true },
+  ]);
+  const a = read(otherRepeatRan);
+  const b = read(onlyAnotherCallRan);
+  const wantA = 'started false, a repeat started true';
+  const wantB = 'started false, a repeat started false';
+  return [
+    {
+      name: "a repeat's start refused while an earlier repeat of the chain ran: the chain still counts a repeat as started",
+      passed: a === wantA,
+      message: a,
+      expected: wantA,
+      actual: a,
+    },
+    {
+      name: "a repeat's start refused while only a call outside the chain ran: the chain counts no repeat as started",
+      passed: b === wantB,
+      message: b,
+      expected: wantB,
+      actual: b,
+    },
+  ];
+}
+
 async function orphanCallRefused(): Promise<CheckResult[]> {
   const clock = new VirtualClock();
   const log = new EventLog(clock);
@@ -333,6 +415,14 @@ export function malformedHistoryCases(): Case[] {
         file: 'src/harness/malformed-history-cases.ts',
       },
       repeatOfAnUnknownCallLoads,
+    ),
+    checksCase(
+      {
+        id: 'contract:malformed-history/refused-repeat-start-recounts-the-chain',
+        title: "log positions: a repeat's refused start leaves the chain started only if another of its repeats ran, not a call outside it",
+        file: 'src/harness/malformed-history-cases.ts',
+      },
+      refusedRepeatStartRecountsTheChain,
     ),
     checksCase(
       {

@@ -272,6 +272,37 @@ async function malformedInboxRefusedNamingIt(): Promise<CheckResult[]> {
 }
 
 /**
+ * A snapshot whose positions hold the tool calls as columns that do not line up: a ninth column (another version's
+ * writer), or a column longer than the ids (a store that dropped an entry). `resumeFromSnapshot` must refuse each
+ * with a `SnapshotMismatch` naming the calls, before reading anything of the prefix, not seed an index whose columns
+ * disagree about how many calls were made (mutation seed 38, positions.ts: a ninth column, and columns of unequal
+ * lengths, were accepted with the check mutated, and no case noticed).
+ */
+async function malformedCallColumnsRefused(): Promise<CheckResult[]> {
+  const { clock, log, taken } = await answeredOnce();
+  const columns = taken.positions.calls as unknown as unknown[][];
+  const withCalls = (calls: unknown[][]): LoopSnapshot => ({ ...taken, positions: { ...taken.positions, calls: calls as never } });
+  const variants: [string, LoopSnapshot][] = [
+    ['nine columns', withCalls([...columns, []])],
+    ['a names column longer than the ids', withCalls(columns.map((c, i) => (i === 4 ? [...c, 'lookup_order'] : c)))],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [what, snapshot] of variants) {
+    checks.push(
+      refusedBeforeThePrefix(
+        clock,
+        log,
+        taken,
+        snapshot,
+        `call columns with ${what}: refused, naming the calls`,
+        'SnapshotMismatch: the snapshot cannot be restored: the positions state is malformed: calls',
+      ),
+    );
+  }
+  return checks;
+}
+
+/**
  * A snapshot whose folds hold a row of the wrong shape: a call of the
  * projection, or a retry-after window, keyed by a number where the fold keys by
  * a call id or a client's name (another writer's snapshot, or a team's store
@@ -556,6 +587,15 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       malformedInboxRefusedNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/malformed-call-columns-refused',
+        title:
+          "snapshot: another writer's snapshot whose call columns do not line up (a ninth column, a column longer than the ids) is refused naming the calls",
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      malformedCallColumnsRefused,
     ),
     checksCase(
       {

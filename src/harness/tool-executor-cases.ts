@@ -173,6 +173,64 @@ async function startedThrows(): Promise<CheckResult[]> {
   return [...resultChecks(got, { status: 'failed', code: 'NOT_RECORDED', message: 'disk full' }), ranNot(got.runs.refund, 'issue_refund')];
 }
 
+/**
+ * A retry whose start the recorder refuses: an IDEMPOTENT tool that threw on its first attempt is tried again, and the
+ * recorder's `started()` throws for attempt 2. The call is failed / NOT_RECORDED, and the model must read that this
+ * attempt was not run again and that the earlier one may have run (it did): told only "was not run again", a model
+ * would take the earlier attempt's effect as never made (mutation seed 38, tool-errors.ts: the sentence emptied, and
+ * no case reached a refused start after an attempt).
+ */
+async function retryStartNotRecorded(): Promise<CheckResult[]> {
+  let runs = 0;
+  const attempts: number[] = [];
+  const executor = createToolExecutor({
+    registry: new ToolRegistry([
+      defineTool({
+        name: 'sync_inventory',
+        description: 'Push the stock count to the warehouse.',
+        input: z.object({ sku: z.string() }),
+        sideEffect: 'IDEMPOTENT',
+        maxRetries: 1,
+        run: () => {
+          runs++;
+          throw new Error('warehouse gateway reset the connection');
+        },
+      }),
+    ] as AnyToolDeclaration[]),
+    retryBackoffMs: 0,
+  });
+  const ctx: ToolExecutionContext = {
+    signal: new AbortController().signal,
+    clock: new VirtualClock(),
+    recorder: recorder({
+      started: (start) => {
+        attempts.push(start.attempt);
+        if (start.attempt > 1) throw new Error('orders database refused the write: disk full');
+      },
+    }),
+  };
+  let got: { settled: SettledToolCall | undefined; rejected: unknown };
+  try {
+    got = { settled: await executor.execute({ id: 's1', name: 'sync_inventory', args: { sku: 'SKU-7' } }, ctx), rejected: undefined };
+  } catch (error) {
+    got = { settled: undefined, rejected: error };
+  }
+  return [
+    ...resultChecks(got, {
+      status: 'failed',
+      code: 'NOT_RECORDED',
+      message:
+        'sync_inventory was not run again: its start could not be recorded (orders database refused the write: disk full). An earlier attempt may have run.',
+    }),
+    check(
+      'the recorder was asked for attempts 1 and 2, the tool ran once',
+      attempts.join(',') === '1,2' && runs === 1,
+      `attempts ${attempts.join(',')}, ran ${runs}`,
+      'attempts 1,2, ran 1',
+    ),
+  ];
+}
+
 async function ledgerKnowsTheCall(): Promise<CheckResult[]> {
   // Refunds ask a human first: a call that may have run is not put to anyone again.
   const got = await runOne({ alreadyStarted: (id) => id === 'r1' }, { ask: true });
@@ -500,6 +558,11 @@ export function toolExecutorCases(): Case[] {
       'recorder-started-throws',
       "a recorder whose started() throws: the STATEFUL tool does not run; failed / NOT_RECORDED with the recorder's reason",
       startedThrows,
+    ],
+    [
+      'retry-start-not-recorded',
+      'a retry whose start the recorder refuses: failed / NOT_RECORDED, not run again, and the model reads that an earlier attempt may have run',
+      retryStartNotRecorded,
     ],
     [
       'ledger-knows-the-call',
