@@ -56,22 +56,6 @@ describe('scenarios checked against their agents', () => {
     await expect(check(registry, ['fine', 'secrets: [sk_live_4eC39HqLyjWD]\n'])).resolves.toBeUndefined();
   });
 
-  it('refuses a name holding a secret of the case, or half of one, never printing it', async () => {
-    // Outside probe 38, F3: the name went into every report and the case failed invariant 15 (exit 1), blaming the loop.
-    const keyed: AgentFactory = () => ({ tools: [refund], secrets: ['pay_live_Q7mK2xR9vT4nW8bZ3cL6'] });
-    const registry = { agents: new Map([['shop', keyed]]), defaultAgent: 'shop' };
-    const write = (file: string, head: string) => {
-      writeFileSync(join(dir, file), `${head}inbox:\n  - say: hi\nprovider:\n  script:\n    - reply: hi\nexpect: {}\n`);
-      return loadScenarioFile(join(dir, file), dir);
-    };
-    const named = write('named-after-key.yaml', 'name: charge with pay_live_Q7mK2xR9vT4nW8bZ3cL6\n');
-    const described = write('described.yaml', 'secrets: [sk_live_4eC39HqLyjWDarjtT1]\nname: the key starts sk_live_4eC39HqLy\n');
-    const refused = checkScenarioAgents([named, described], registry);
-    await expect(refused).rejects.toThrow(/named-after-key\.yaml:1:\d+: name: holds a secret of the case \(agent shop's\) or half of one/);
-    await expect(refused).rejects.toThrow(/described\.yaml:2:\d+: name: holds a secret of the case \(the scenario's\) or half of one/);
-    await expect(refused).rejects.not.toThrow(/Q7mK2x|4eC39H/);
-  });
-
   it('refuses skips-redaction where no secret is declared: the case would check nothing', async () => {
     const registry = { agents: new Map([['shop', shop]]), defaultAgent: 'shop' };
     await expect(check(registry, ['no-secret', 'tools:\n  - name: issue_refund\n    executor: skips-redaction\n'])).rejects.toThrow(

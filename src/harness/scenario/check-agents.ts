@@ -2,13 +2,12 @@
  * Before anything runs: every scenario names an agent the config defines,
  * scripts only the behaviour of that agent's own tools — never their declared
  * side-effect level, schema, timeout or retries — and names only tools that
- * exist wherever it names one (check-tool-names.ts), holds no secret of the case in
- * its name (reports show it), and lists no secret that
+ * exist wherever it names one (check-tool-names.ts), and lists no secret that
  * would garble the log (a word of its records, part of a tool's name). A problem is a file error
  * naming the file, the line and the field, with the closest name.
  */
 import { readFileSync } from 'node:fs';
-import { holdsSecretPiece, secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
+import { secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
 import { locateInYaml } from '../../yaml/locate.ts';
 import { agentNameOf, NO_AGENT, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
 import { inspectAgent } from '../world/inspect-agent.ts';
@@ -63,15 +62,6 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
       if (garbles)
         problems.push(`${at(['secrets', i])}: secrets[${i}]: ${secret.length} characters, occurs in ${garbles}; a secret must be the credential itself`);
     });
-    // The name goes into every report, trace and progress line: one holding a secret (or half of one) is the user's
-    // input to fix, not a leak of the loop's (outside probe 38, F3: the case failed invariant 15, exit 1).
-    const whose = declared.secretValues.some((x) => holdsSecretPiece(l.scenario.name, x))
-      ? `agent ${label}'s`
-      : (l.scenario.secrets ?? []).some((x) => holdsSecretPiece(l.scenario.name, x))
-        ? "the scenario's"
-        : undefined;
-    if (whose)
-      problems.push(`${at(['name'])}: name: holds a secret of the case (${whose}) or half of one: reports and traces show it; say it without the secret`);
     // An executor that skips redaction leaks only secrets someone declared: with none, the case would pass whatever the log does.
     if ((l.scenario.secrets?.length ?? 0) === 0 && declared.secrets === 0)
       l.scenario.tools.forEach((t, i) => {
@@ -88,8 +78,6 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
 interface DeclaredAgent {
   readonly tools: readonly AnyToolDeclaration[];
   readonly secrets: number;
-  /** The secrets it declares. */
-  readonly secretValues: readonly string[];
 }
 
 /** The agent as declared (built once, or as the config built it), or an Error naming what is wrong with it. */
@@ -98,8 +86,7 @@ async function declaredTools(name: string, registry: AgentRegistry): Promise<Dec
     const inspection = await inspectAgent(name, registry);
     if (inspection.problems.length > 0) return new Error(inspection.problems.map((p) => `agent ${name}: ${p}`).join('\n'));
     const secrets = inspection.agent?.secrets;
-    const values = Array.isArray(secrets) ? secrets.filter((x): x is string => typeof x === 'string') : [];
-    return { tools: inspection.tools, secrets: values.length, secretValues: values };
+    return { tools: inspection.tools, secrets: Array.isArray(secrets) ? secrets.length : 0 };
   } catch (error) {
     if (error instanceof UnknownAgentError) return error;
     throw error;
