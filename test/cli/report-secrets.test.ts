@@ -50,4 +50,23 @@ describe('reports hold no secret of the scenario', () => {
       expect(c.tags).toEqual(['[REDACTED]', 'refunds']);
     }
   });
+
+  it('a case named with its secret that does what it expects passes: the name is the user’s, redacted where shown', async () => {
+    // Outside probe 38, F3: invariant 15 rendered the case's report with its name as written and failed the case
+    // ("a configured secret can be read back from the JSON report"), though every report written redacts the name.
+    writeFileSync(
+      join(dir, 'named-passing.yaml'),
+      [
+        `name: "Refund for ${SECRET}"`,
+        `secrets: [${SECRET}]`,
+        'provider: { script: [ { reply: "ok" } ] }',
+        'inbox: [ { say: "hi" } ]',
+        'expect: { outcome: replied, history: { count: 2 }, trace: { exact: [turn:ok, "turn > model_call:ok"] } }',
+        '',
+      ].join('\n'),
+    );
+    const result = await loopgate(['run', 'named-passing.yaml', '--out', 'out-passing'], dir);
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+    expect(result.status, result.stdout).toBe(EXIT.passed);
+  });
 });
