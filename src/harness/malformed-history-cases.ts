@@ -336,15 +336,23 @@ async function positionRefusalsNamed(): Promise<CheckResult[]> {
  * of it stored, and the turn must still reply.
  */
 async function sendFromAListenerRefused(): Promise<CheckResult[]> {
+  return writeFromAListenerRefused('the post is refused as re-entrant', (loop) => loop.send('Also, can you add gift wrap?', { id: 'gift' }));
+}
+
+/**
+ * A listener of the log that tries `write` as the model's answer is stored: the write is refused as a re-entrant
+ * append (a `LogAppendError` naming `append`, to the listener), nothing of it is stored, and the turn replies.
+ */
+async function writeFromAListenerRefused(refusal: string, write: (loop: AgentLoop, log: EventLog) => void): Promise<CheckResult[]> {
   const clock = new VirtualClock();
   const log = new EventLog(clock);
   const model = new ScriptedModelClient([reply('ORD-1001 has shipped.')], { clock });
   const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
-  let refused = 'not posted';
+  let refused = 'not written';
   log.subscribe((event) => {
-    if (event.type !== 'assistant.message' || refused !== 'not posted') return;
+    if (event.type !== 'assistant.message' || refused !== 'not written') return;
     try {
-      loop.send('Also, can you add gift wrap?', { id: 'gift' });
+      write(loop, log);
       refused = 'accepted';
     } catch (error) {
       refused = error instanceof LogAppendError ? `LogAppendError: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
@@ -355,7 +363,7 @@ async function sendFromAListenerRefused(): Promise<CheckResult[]> {
   const expected = 'LogAppendError: cannot append event: append: re-entrant append of "inbox.received" from inside an append\'s listener';
   const stored = log.events.filter((e) => e.type === 'inbox.received').map((e) => (e.payload as { id: string }).id);
   return [
-    { name: 'the post is refused as re-entrant', passed: refused === expected, message: refused, expected, actual: refused },
+    { name: refusal, passed: refused === expected, message: refused, expected, actual: refused },
     {
       name: 'nothing of it is stored, and the turn replies',
       passed: JSON.stringify(stored) === '["ask"]' && result?.outcome.kind === 'replied',
@@ -370,32 +378,9 @@ async function sendFromAListenerRefused(): Promise<CheckResult[]> {
  * nothing of it stored, and the turn replies (mutation seed 37, event-log.ts: only the loop's write was checked).
  */
 async function appendFromAListenerRefused(): Promise<CheckResult[]> {
-  const clock = new VirtualClock();
-  const log = new EventLog(clock);
-  const model = new ScriptedModelClient([reply('ORD-1001 has shipped.')], { clock });
-  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
-  let refused = 'not written';
-  log.subscribe((event) => {
-    if (event.type !== 'assistant.message' || refused !== 'not written') return;
-    try {
-      log.append('inbox.received', { id: 'note', intent: 'queue', text: 'Audit: the reply was stored.', source: 'user' } as never);
-      refused = 'accepted';
-    } catch (error) {
-      refused = error instanceof LogAppendError ? `LogAppendError: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
-    }
-  });
-  loop.send('Where is ORD-1001?', { id: 'ask' });
-  const [result] = await loop.drain();
-  const expected = 'LogAppendError: cannot append event: append: re-entrant append of "inbox.received" from inside an append\'s listener';
-  const stored = log.events.filter((e) => e.type === 'inbox.received').map((e) => (e.payload as { id: string }).id);
-  return [
-    { name: 'the write is refused as re-entrant, naming append', passed: refused === expected, message: refused, expected, actual: refused },
-    {
-      name: 'nothing of it is stored, and the turn replies',
-      passed: JSON.stringify(stored) === '["ask"]' && result?.outcome.kind === 'replied',
-      message: `inbox ${JSON.stringify(stored)}, ${result ? JSON.stringify(result.outcome) : 'no result'}`,
-    },
-  ];
+  return writeFromAListenerRefused('the write is refused as re-entrant, naming append', (_loop, log) =>
+    log.append('inbox.received', { id: 'note', intent: 'queue', text: 'Audit: the reply was stored.', source: 'user' } as never),
+  );
 }
 
 export function malformedHistoryCases(): Case[] {
