@@ -144,6 +144,40 @@ export function importCycles(sources: ReadonlyMap<string, string>): string[][] {
   return cycles;
 }
 
+/**
+ * Each peer's adapter needs its own framework only: a team on OpenAI Agents has no `ai` installed, and one on the AI
+ * SDK no `@openai/agents` (outside probe 39, F1: `loopgate/loops/openai-agents` needed `ai`). Every package a peer's
+ * folder reaches by static, non-type imports, followed through the product's own files.
+ */
+const PEER_PACKAGES: Readonly<Record<string, RegExp>> = {
+  'src/loops/ai-sdk': /^@openai\/agents/,
+  'src/loops/openai-agents': /^(ai$|ai\/|@ai-sdk\/)/,
+};
+const VALUE_IMPORT = /^\s*(?:import|export)\s+(?!type\s)[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm;
+
+export function peerPackageLeaks(sources: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [folder, foreign] of Object.entries(PEER_PACKAGES)) {
+    for (const start of [...sources.keys()].filter((f) => f.startsWith(`${folder}/`) && !f.endsWith('contract-cases.ts'))) {
+      const seen = new Set<string>();
+      const work: { file: string; via: string[] }[] = [{ file: start, via: [start] }];
+      while (work.length > 0) {
+        const { file, via } = work.pop()!;
+        if (seen.has(file)) continue;
+        seen.add(file);
+        for (const match of (sources.get(file) ?? '').matchAll(VALUE_IMPORT)) {
+          const spec = match[1] ?? match[2]!;
+          if (spec.startsWith('.')) {
+            const target = relative(ROOT, resolve(ROOT, file, '..', spec));
+            if (sources.has(target)) work.push({ file: target, via: [...via, target] });
+          } else if (foreign.test(spec)) problems.push(`${start} needs ${spec} (${via.join(' → ')})`);
+        }
+      }
+    }
+  }
+  return [...new Set(problems)];
+}
+
 describe('architecture', () => {
   const sources = productSources();
 
@@ -157,6 +191,16 @@ describe('architecture', () => {
 
   it('no product files import each other', () => {
     expect(importCycles(sources)).toEqual([]);
+  });
+
+  it("each peer's adapter loads with its own framework alone", () => {
+    expect(peerPackageLeaks(sources)).toEqual([]);
+    const planted = new Map(sources);
+    planted.set('src/loops/openai-agents/planted.ts', "import { x } from '../support/planted-b.ts';\n");
+    planted.set('src/loops/support/planted-b.ts', "import { generateText } from 'ai';\nimport type { Tool } from '@ai-sdk/provider';\n");
+    expect(peerPackageLeaks(planted)).toContainEqual(
+      'src/loops/openai-agents/planted.ts needs ai (src/loops/openai-agents/planted.ts → src/loops/support/planted-b.ts)',
+    );
   });
 
   it('the harness and the fuzzer never patch the loop or its parts', () => {

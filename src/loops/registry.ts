@@ -36,7 +36,12 @@ export async function loadPeer<T>(name: string, packages: readonly string[], loa
   try {
     return await load();
   } catch (error) {
-    const missing = (error as { code?: string })?.code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (module|package)/.test(String((error as Error)?.message));
+    const message = String((error as Error)?.message);
+    const missing = (error as { code?: string })?.code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (module|package)/.test(message);
+    // The package Node names, when it is not the peer's own: the peer's is installed, something its adapter needs is not.
+    const named = /Cannot find (?:module|package) '((?:@[^/'\s]+\/)?[^/'\s]+)/.exec(message)?.[1];
+    if (missing && named !== undefined && !named.startsWith('.') && !named.startsWith('/') && !packages.includes(named))
+      throw new LoopNotAvailableError(`${flag} ${name}: its adapter needs ${named}, which is not installed; npm install --save-dev ${named}`);
     if (missing)
       throw new LoopNotAvailableError(
         `${flag} ${name}: ${packages.join(' and ')} is not installed — it is an optional peer dependency of loopgate; npm install --save-dev ${packages.join(' ')}`,

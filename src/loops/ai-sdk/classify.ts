@@ -18,6 +18,7 @@ import { APICallError, RetryError } from 'ai';
 import type { Outcome } from '../../kernel/index.ts';
 import type { PeerEnding } from '../../harness/loop-port/port.ts';
 import { cancelOf } from '../../harness/loop-port/peer-cancel.ts';
+import { byStatus } from '../support/by-status.ts';
 
 export function classifyResolved(finishReason: string, text: string): Outcome {
   switch (finishReason) {
@@ -46,15 +47,6 @@ export function classifyThrown(error: unknown, signal: AbortSignal): Outcome {
 }
 
 /** An HTTP status (and the body, for context length) as an outcome; shared by both peers. */
-export function byStatus(status: number | undefined, body: string): Outcome {
-  if (status === 401 || status === 403) return { kind: 'failed', reason: 'auth' };
-  if (status === 429) return { kind: 'failed', reason: 'rate_limited' };
-  if ((status === 400 || status === 413) && /prompt is too long|context.length|context_window|maximum context/i.test(body))
-    return { kind: 'conversation_full' };
-  if (status !== undefined && status >= 400 && status < 500) return { kind: 'failed', reason: 'invalid_request' };
-  return { kind: 'failed', reason: 'provider_unavailable' };
-}
-
 export function endingOf(error: unknown): PeerEnding {
   const e = error as { name?: string; message?: string; statusCode?: number; status?: number; lastError?: { statusCode?: number } };
   const status = e?.statusCode ?? e?.status ?? e?.lastError?.statusCode;

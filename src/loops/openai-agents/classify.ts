@@ -12,7 +12,7 @@ import { InputGuardrailTripwireTriggered, MaxTurnsExceededError, ModelBehaviorEr
 import type { Outcome } from '../../kernel/index.ts';
 import { cancelOf } from '../../harness/loop-port/peer-cancel.ts';
 import type { PeerEnding } from '../../harness/loop-port/port.ts';
-import { byStatus } from '../ai-sdk/classify.ts';
+import { byStatus } from '../support/by-status.ts';
 import { SessionWriteFault } from './faulty-session.ts';
 
 export function classifyAgentsError(error: unknown, signal: AbortSignal): Outcome {
