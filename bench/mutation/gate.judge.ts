@@ -19,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { agentRefusalCases } from '../../src/harness/agent-refusals/refusal-cases.ts';
 import { loadBundledContractCases } from '../../src/harness/bundled-contract.ts';
 import { aiSdkContractCases } from '../../src/loops/ai-sdk/contract-cases.ts';
+import { openAiAgentsContractCases } from '../../src/loops/openai-agents/contract-cases.ts';
 import { fuzzContractCases } from '../../src/fuzz/contract-cases.ts';
 import { caseSeed, type Case } from '../../src/harness/cases.ts';
 import { checkScenarioAgents } from '../../src/harness/scenario/check-agents.ts';
@@ -41,7 +42,7 @@ checkReplyAssertionNames(loaded, config.replies);
 const contract = await loadBundledContractCases();
 const cases: Case[] = await defaultCases({
   tables: tableCases,
-  contract: () => [...contract(), ...aiSdkContractCases(), ...fuzzContractCases()],
+  contract: () => [...contract(), ...aiSdkContractCases(), ...openAiAgentsContractCases(), ...fuzzContractCases()],
   refusals: agentRefusalCases,
   scenarios: async () =>
     loaded.flatMap((l) =>

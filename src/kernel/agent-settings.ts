@@ -95,7 +95,7 @@ const AGENT_KEYS: readonly (keyof Agent)[] = [
  */
 export function foreignAgentProblem(agent: unknown): string | undefined {
   if (!isRecord(agent) || agent.instructions === undefined || !Array.isArray(agent.handoffs)) return undefined;
-  return 'an @openai/agents Agent is not a loopgate agent: give loopgate its tools (defineTool, with a zod input and a side-effect level) and its instructions as system; --loop openai-agents then runs them in the Agents run()';
+  return "an @openai/agents Agent is not a loopgate agent: gate it as it ships with openAiAgent((model) => new Agent({ model, … })) from loopgate/loops/openai-agents — its .agent here, its .loop as the config's loop";
 }
 
 /** Every problem of the agent's settings, one line each (empty when none). */

@@ -247,6 +247,27 @@ describe('npx loopgate in the consumer project', () => {
     expect(own.code, shown(own)).toBe(0);
   });
 
+  it('gates the team’s OpenAI Agents Agent as it ships, built by its own function, through loopgate.openai-agent.config.ts', async () => {
+    const config = ['--config', 'loopgate.openai-agent.config.ts', '--reporter', 'console', 'json'];
+    const holds = await inProject(['loopgate', 'run', ...config, '--out', join(work, 'reports-oa-holds')]);
+    expect(holds.code, shown(holds)).toBe(0);
+    expect(holds.stderr).toMatch(/gating openai-agents \(@openai\/agents 0\.\d+\.\d+ \(Agent\); history: the peer’s own Session \(MemorySession\)\)/);
+    expect(holds.stdout).toContain('PASSED: 2 of 2');
+    // The team's errorFunction hides the second reservation's throw from the SDK ("not reserved: …"): the gate still
+    // reads that call failed, so a scenario that takes it for a reservation fails.
+    writeFileSync(
+      join(project, 'seat-taken-read-as-ok.yaml'),
+      readFileSync(join(project, 'scenarios-agents', 'seat-taken-told-and-failed.yaml'), 'utf8').replace("'user: result#r2 failed'", "'user: result#r2 ok'"),
+    );
+    const wrong = await inProject(['loopgate', 'run', ...config, '--out', join(work, 'reports-oa-wrong'), 'seat-taken-read-as-ok.yaml']);
+    expect(wrong.code, shown(wrong)).toBe(1);
+    expect(wrong.stderr).toContain('history: no line contains "user: result#r2 ok"');
+    // The same agent in loopgate's own loop: its instructions and tools, the throw its errorFunction hides a failure.
+    const own = await inProject(['loopgate', 'run', ...config, '--loop', 'loopgate', '--host', 'loop', '--out', join(work, 'reports-oa-own')]);
+    expect(own.code, shown(own)).toBe(0);
+    expect(own.stdout).toContain('PASSED: 2 of 2');
+  });
+
   it('stops a run whose tool never yields at the hang limit, naming the case and the line: the watchdog ships', async () => {
     // The watchdog's thread is a module of its own, loaded by URL: a build that leaves it out hangs here instead.
     writeFileSync(

@@ -129,19 +129,21 @@ async function collect(args: RunArgs, config: ResolvedConfig, hosts: readonly Ho
     return liveCases(options);
   }
   if (!config.bundled || given) return scenarioCasesFrom(paths, context);
-  const [{ tableCases }, { loadBundledContractCases }, { agentRefusalCases }, { aiSdkContractCases }, { fuzzContractCases }] = await Promise.all([
-    import('../../../state-tables/cell-case.ts'),
-    import('../../harness/bundled-contract.ts'),
-    import('../../harness/agent-refusals/refusal-cases.ts'),
-    import('../../loops/ai-sdk/contract-cases.ts'),
-    import('../../fuzz/contract-cases.ts'),
-  ]);
+  const [{ tableCases }, { loadBundledContractCases }, { agentRefusalCases }, { aiSdkContractCases }, { openAiAgentsContractCases }, { fuzzContractCases }] =
+    await Promise.all([
+      import('../../../state-tables/cell-case.ts'),
+      import('../../harness/bundled-contract.ts'),
+      import('../../harness/agent-refusals/refusal-cases.ts'),
+      import('../../loops/ai-sdk/contract-cases.ts'),
+      import('../../loops/openai-agents/contract-cases.ts'),
+      import('../../fuzz/contract-cases.ts'),
+    ]);
   const contract = await loadBundledContractCases();
   return defaultCases({
     tables: tableCases,
-    // The AI SDK adapter's own contract (its glues' claims, aiSdkAgent's refusals) sits above the harness, in loops/;
+    // The peer adapters' own contracts (the AI SDK glues' claims, aiSdkAgent's refusals, openAiAgent) sit above the harness, in loops/;
     // the fuzzer's (its check of what it drew), in fuzz/.
-    contract: () => [...contract(), ...aiSdkContractCases(), ...fuzzContractCases()],
+    contract: () => [...contract(), ...aiSdkContractCases(), ...openAiAgentsContractCases(), ...fuzzContractCases()],
     refusals: agentRefusalCases,
     scenarios: () => scenarioCasesFrom(paths, context),
   });

@@ -160,7 +160,7 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
         })(),
       ),
     refused:
-      'an @openai/agents Agent is not a loopgate agent: give loopgate its tools (defineTool, with a zod input and a side-effect level) and its instructions as system; --loop openai-agents then runs them in the Agents run()',
+      "an @openai/agents Agent is not a loopgate agent: gate it as it ships with openAiAgent((model) => new Agent({ model, … })) from loopgate/loops/openai-agents — its .agent here, its .loop as the config's loop",
   },
   {
     id: 'settings/handoffs-without-instructions',

@@ -26,6 +26,7 @@ import {
   setTraceProcessors,
   setTracingDisabled,
   tool,
+  type FunctionTool,
   type Model,
   type RunContext,
   type Session,
@@ -76,30 +77,31 @@ export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnd
     create: async (world) => {
       const endings = new CallEndings();
       const tools = world.tools.map((t) => asAgentsTool(t, endings, errorFunction));
-      return new AgentsTurns(world, await modelFor(world, endings), faultySession(await sessionOf(make), world.failWrites), tools, endings);
+      const agent = harnessAgent(world, await modelFor(world, endings), tools);
+      return new AgentsTurns(world, agent, faultySession(await sessionOf(make), world.failWrites), endings, { maxTurns: world.maxSteps });
     },
   };
 }
 
 /** The case's session: the config's (checked: a factory that throws, or gives no Session, is named, not a loop failure), else a MemorySession. */
-async function sessionOf(make: OpenAiAgentsLoopOptions['session']): Promise<Session> {
+export async function sessionOf(make: OpenAiAgentsLoopOptions['session'], adapter = 'openAiAgentsLoop'): Promise<Session> {
   if (make === undefined) return new MemorySession();
   let session: unknown;
   try {
     session = await make();
   } catch (error) {
-    throw new AgentBuildError(`openAiAgentsLoop: session() threw: ${(error as Error)?.message ?? String(error)}`);
+    throw new AgentBuildError(`${adapter}: session() threw: ${(error as Error)?.message ?? String(error)}`);
   }
   const methods = ['getSessionId', 'getItems', 'addItems', 'popItem', 'clearSession'] as const;
   const missing = methods.filter((m) => typeof (session as Record<string, unknown> | null)?.[m] !== 'function');
   if (session === null || typeof session !== 'object' || missing.length > 0)
     throw new AgentBuildError(
-      `openAiAgentsLoop: session() gave ${session === null ? 'null' : typeof session === 'object' ? 'an object' : typeof session} without ${missing.join(', ')}: not a Session`,
+      `${adapter}: session() gave ${session === null ? 'null' : typeof session === 'object' ? 'an object' : typeof session} without ${missing.join(', ')}: not a Session`,
     );
   return session as Session;
 }
 
-async function modelFor(world: PeerWorld, endings: CallEndings): Promise<Model> {
+export async function modelFor(world: PeerWorld, endings: CallEndings): Promise<Model> {
   if (!world.wire) return new ScriptedAgentsModel(world.model, 'scenario-model', endings);
   const { default: OpenAI } = await import('openai');
   const client = new OpenAI({ baseURL: world.wire.baseURL, apiKey: world.wire.apiKey, maxRetries: 0 });
@@ -108,41 +110,54 @@ async function modelFor(world: PeerWorld, endings: CallEndings): Promise<Model> 
   return world.wire.provider === 'openai-chat' ? new OpenAIChatCompletionsModel(shared, world.wire.model) : new OpenAIResponsesModel(shared, world.wire.model);
 }
 
-class AgentsTurns implements PeerAdapter {
-  readonly #world: PeerWorld;
-  readonly #agent: Agent;
+/** The agent a config's tools and system text make: the harness's tools, the scenario's retries as the `openai` client's. */
+function harnessAgent(world: PeerWorld, model: Model, tools: FunctionTool<unknown>[]): Agent<unknown> {
+  return new Agent({
+    name: 'agent',
+    instructions: world.system,
+    model,
+    modelSettings: {
+      maxTokens: world.maxTokens,
+      retry: {
+        maxRetries: world.retries,
+        policy: retryPolicies.any(retryPolicies.networkError(), retryPolicies.httpStatus([408, 409, 429, 500, 502, 503, 504, 529])),
+      },
+    },
+    tools,
+  });
+}
+
+/** What the app passes to each `run(agent, text, { … })` besides the session and the signal. */
+export interface AgentsRunOptions {
+  readonly context?: unknown;
+  readonly maxTurns: number;
+}
+
+/** One case's turns: each a `run()` of the agent over the case's session, traced by a recording processor. */
+export class AgentsTurns implements PeerAdapter {
+  readonly #agent: Agent<unknown>;
   readonly #session: Session;
   readonly #recorder: AgentsTraceRecorder;
   readonly #endings: CallEndings;
+  readonly #run: AgentsRunOptions;
   #history: Message[] = [];
 
-  constructor(world: PeerWorld, model: Model, session: Session, tools: ReturnType<typeof asAgentsTool>[], endings: CallEndings) {
-    this.#world = world;
+  constructor(world: PeerWorld, agent: Agent<unknown>, session: Session, endings: CallEndings, run: AgentsRunOptions) {
+    this.#agent = agent;
     this.#session = session;
     this.#endings = endings;
+    this.#run = run;
     this.#recorder = new AgentsTraceRecorder(world.clock);
     setTraceProcessors([this.#recorder]);
     setTracingDisabled(false);
-    this.#agent = new Agent({
-      name: 'agent',
-      instructions: world.system,
-      model,
-      modelSettings: {
-        maxTokens: world.maxTokens,
-        retry: {
-          maxRetries: world.retries,
-          policy: retryPolicies.any(retryPolicies.networkError(), retryPolicies.httpStatus([408, 409, 429, 500, 502, 503, 504, 529])),
-        },
-      },
-      tools,
-    });
   }
 
   async runTurn({ text, turn, signal }: PeerTurn): Promise<TurnReport> {
     this.#recorder.turn = turn;
     let report: TurnReport;
     try {
-      const r = await run(this.#agent, text, { session: this.#session, signal, maxTurns: this.#world.maxSteps });
+      const context = this.#run.context !== undefined ? { context: this.#run.context } : {};
+      const r = await run(this.#agent, text, { session: this.#session, signal, maxTurns: this.#run.maxTurns, ...context });
       const out = typeof r.finalOutput === 'string' ? r.finalOutput : JSON.stringify(r.finalOutput ?? '');
       const usage = r.rawResponses.reduce(
         (u, x) => ({ inputTokens: u.inputTokens + x.usage.inputTokens, outputTokens: u.outputTokens + x.usage.outputTokens }),
@@ -187,7 +202,7 @@ class AgentsTurns implements PeerAdapter {
  * ended is remembered in `endings`: its body threw (failed), or the runner timed
  * it out (unknown; the runner's own words go to the model, as its default does).
  */
-function asAgentsTool(t: PeerTool, endings: CallEndings, errorFunction: AgentsToolErrorFunction | null | undefined) {
+export function asAgentsTool(t: PeerTool, endings: CallEndings, errorFunction: AgentsToolErrorFunction | null | undefined) {
   return tool({
     name: t.name,
     description: t.description,

@@ -1,0 +1,304 @@
+/**
+ * An OpenAI Agents `new Agent({ … })` under the gate as it ships. You give the
+ * function that builds it from a model (your production code calls it with
+ * your provider's model); the gate calls it with the case's model — the
+ * scenario's script, or the `openai` client against the wire fake — and runs
+ * each turn as `run(agent, text, { session, context, maxTurns, signal })`, so
+ * your instructions (text or function), modelSettings, toolUseBehavior,
+ * guardrails, lifecycle hooks and each tool's own `errorFunction`, timeout and
+ * approval run as in production. Two things are the gate's: the tool bodies
+ * run through the harness (so a scenario can script and count them), and the
+ * trace is the case's. The same agent runs through loopgate's own loop
+ * (`--loop loopgate`) as an agent of its instructions and tools.
+ *
+ * The SDK hides a tool body's throw behind its `errorFunction` (the model reads
+ * its words, the call "returns"): the gate tells the two apart by the error the
+ * SDK records on the tool's span — the body threw — and reads such a call
+ * `failed` in the history it checks, with the words the model read. A body the
+ * scenario scripts to fail never reaches your code, so the model reads the
+ * SDK's default words for it. One build per case: the agent factory builds the
+ * agent and the loop runs that same build, so what the build shares between
+ * tools and hooks stays shared.
+ *
+ *   const support = openAiAgent((model) => supportAgent(model), { sideEffects: { issue_refund: 'STATEFUL' } });
+ *   export default defineConfig({ agents: { support: support.agent }, loop: support.loop });
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  Agent,
+  getCurrentSpan,
+  getCurrentTrace,
+  RunContext,
+  withTraceContext,
+  type FunctionTool,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type Session,
+  type StreamEvent,
+} from '@openai/agents';
+import { z } from 'zod';
+import type { AgentFactory, AnyToolDeclaration, SideEffect } from '../../kernel/index.ts';
+import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
+import type { LoopUnderTestFactory, PeerTool } from '../../harness/loop-port/peer-world.ts';
+import { installedVersion } from '../installed-version.ts';
+import { checkAdapterOptions, shapeOf } from '../support/adapter-options.ts';
+import { AgentsTurns, asAgentsTool, modelFor, OPENAI_AGENTS_CAPABILITIES, sessionOf } from './adapter.ts';
+import { faultySession } from './faulty-session.ts';
+import { CallEndings } from './items.ts';
+
+export interface OpenAiAgentOptions {
+  /** Each tool's side-effect level (the SDK has no word for it); default NONE. */
+  readonly sideEffects?: Readonly<Record<string, SideEffect>>;
+  /** Values that must never leave the agent: redacted everywhere and checked by invariant 15 in every case. */
+  readonly secrets?: readonly string[];
+  /** The session your app runs with, one per case (default: a MemorySession per case). May be async. */
+  readonly session?: () => Session | Promise<Session>;
+  /** What your app passes as `run(agent, input, { context })`: your tools and instructions read it. */
+  readonly context?: unknown;
+  /** What your app passes as `run(…, { maxTurns })`; default the scenario's step limit. */
+  readonly maxTurns?: number;
+}
+
+/** The agent (for `agents:`) and its loop (for `loop:`), from one build function. */
+export interface GatedOpenAiAgent {
+  readonly agent: AgentFactory;
+  readonly loop: LoopUnderTestFactory;
+}
+
+const NAME = 'openAiAgent';
+
+/** What the SDK tells the model when a tool throws and no `errorFunction` is set (`@openai/agents` 0.20's default). */
+export const SDK_TOOL_ERROR = 'An error occurred while running the tool. Please try again.';
+
+/** The model an agent is built with: it answers as the case's model once the loop aims it there. */
+interface ModelSlot {
+  readonly model: Model;
+  aim(target: Model): void;
+}
+
+function modelSlot(): ModelSlot {
+  let target: Model | undefined;
+  const unaimed = () => new Error(`${NAME}: this build of your agent serves another loop; its model is not called`);
+  const model: Model = {
+    getResponse: (request: ModelRequest): Promise<ModelResponse> => (target ? target.getResponse(request) : Promise.reject(unaimed())),
+    getStreamedResponse: (request: ModelRequest): AsyncIterable<StreamEvent> => {
+      if (!target) throw unaimed();
+      return target.getStreamedResponse(request);
+    },
+  };
+  return { model, aim: (to) => (target = to) };
+}
+
+/** One build of the agent: the agent, its function tools, and the model slot it was built with. */
+interface Build {
+  readonly agent: Agent<unknown>;
+  readonly tools: readonly FunctionTool<unknown>[];
+  readonly slot: ModelSlot;
+}
+
+/** Builds the agent on a fresh model slot; anything the gate cannot run as it ships is refused, named. */
+function build(make: (model: Model) => unknown): Build {
+  const slot = modelSlot();
+  let agent: unknown;
+  try {
+    agent = make(slot.model);
+  } catch (error) {
+    throw new TypeError(`${NAME}: your build function threw: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  }
+  const a = agent as Partial<Agent<unknown>> | null;
+  if (a === null || typeof a !== 'object' || typeof a.getSystemPrompt !== 'function' || !Array.isArray(a.tools))
+    throw new TypeError(`${NAME}: your build function must return an Agent (new Agent({ model, … }) from @openai/agents), got ${shapeOf(agent)}`);
+  // An agent that ignores the model it is given would call your real provider from the gate, and certify its answers.
+  if (a.model !== slot.model)
+    throw new TypeError(
+      `${NAME}: the agent your build function returns does not use the model it is given (its model is ${typeof a.model === 'string' ? JSON.stringify(a.model) : shapeOf(a.model)}): build it with new Agent({ model, … })`,
+    );
+  if ((a.handoffs ?? []).length > 0)
+    throw new TypeError(`${NAME}: the agent has handoffs, which the gate does not carry: it gates one agent; gate each agent of a handoff on its own`);
+  if ((a.mcpServers ?? []).length > 0)
+    throw new TypeError(`${NAME}: the agent has MCP servers, whose tools the gate cannot script or count: give the gate's build function tools of its own`);
+  const foreign = a.tools.filter((t) => (t as { type?: unknown })?.type !== 'function' || typeof (t as { invoke?: unknown }).invoke !== 'function');
+  if (foreign.length > 0)
+    throw new TypeError(
+      `${NAME}: the agent has tools the gate cannot run (${foreign.map((t) => `${(t as { name?: unknown }).name ?? '?'} (${(t as { type?: unknown }).type ?? shapeOf(t)})`).join(', ')}): only function tools (tool({ … })) run in the gate`,
+    );
+  return { agent: a as Agent<unknown>, tools: a.tools as FunctionTool<unknown>[], slot };
+}
+
+/** The SDK's run of a call, as the gate's tool is handed it: the run context (your context) and the call's details. */
+interface SdkCall {
+  readonly runContext: RunContext<unknown>;
+  readonly details: unknown;
+}
+const sdkCall = new AsyncLocalStorage<SdkCall>();
+
+/** A body that threw, hidden by the tool's `errorFunction`: `told` is what the model read. */
+class ToldFailure extends Error {
+  readonly told: unknown;
+  constructor(name: string, told: unknown) {
+    super(`${name} threw; the model was told: ${typeof told === 'string' ? told : JSON.stringify(told)}`);
+    this.name = 'ToldFailure';
+    this.told = told;
+  }
+}
+
+/**
+ * Runs the tool as the SDK would (`invoke`: its parsing, body and `errorFunction`) and says whether the body threw:
+ * the SDK records that as an error on the current span, which here is a witness laid over the SDK's own span.
+ */
+async function invokeWitnessed(tool: FunctionTool<unknown>, call: SdkCall, input: string): Promise<{ output: unknown; threw: boolean }> {
+  const real = getCurrentSpan();
+  let threw = false;
+  const witness = new Proxy((real ?? {}) as object, {
+    get(target, key) {
+      if (key === 'setError')
+        return (error: unknown) => {
+          threw = true;
+          real?.setError(error as never);
+        };
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const trace = getCurrentTrace();
+  const output = await withTraceContext({ trace: trace ?? undefined, span: witness } as never, () =>
+    tool.invoke(call.runContext, input, call.details as never),
+  );
+  return { output, threw };
+}
+
+/** The agent's function tool as a loopgate tool: its JSON Schema as zod, its body through `invoke`. */
+function asGateTool(tool: FunctionTool<unknown>, sideEffect: SideEffect, context: unknown): AnyToolDeclaration {
+  let input: z.ZodType;
+  try {
+    input = z.fromJSONSchema(tool.parameters as never);
+  } catch (error) {
+    throw new TypeError(`${NAME}: tool ${tool.name}: its parameters are a JSON Schema zod cannot read: ${(error as Error).message}`);
+  }
+  return {
+    name: tool.name,
+    description: tool.description || tool.name,
+    input,
+    sideEffect,
+    ...(typeof tool.timeoutMs === 'number' ? { timeoutMs: tool.timeoutMs } : {}),
+    // The Agents runner never runs a tool again after it throws or times out: nor does any loop the gate runs it in.
+    maxRetries: 0,
+    run: async (args, ctx) => {
+      const text = JSON.stringify(args);
+      // In the Agents loop, the runner's own run context and call; in another loop, a run of your context.
+      const call = sdkCall.getStore() ?? {
+        runContext: new RunContext(context),
+        details: { toolCall: { type: 'function_call', callId: ctx.callId, name: tool.name, arguments: text, status: 'completed' }, signal: ctx.signal },
+      };
+      const { output, threw } = await invokeWitnessed(tool, call, text);
+      if (threw) throw new ToldFailure(tool.name, output);
+      return output as never;
+    },
+  };
+}
+
+/**
+ * The gate's copy of one of the agent's tools for the Agents runner: everything the tool ships with (schema,
+ * strictness, approval, guardrails, timeout) stays; its `invoke` runs the body through the harness, and notes
+ * how each call ended (the items carry no status).
+ */
+function gatedTool(tool: FunctionTool<unknown>, gate: PeerTool, endings: CallEndings): FunctionTool<unknown> {
+  const theirs = tool.timeoutErrorFunction;
+  return {
+    ...tool,
+    invoke: async (runContext, input, details) => {
+      const callId = details?.toolCall?.callId ?? 'unknown-call';
+      let args: unknown;
+      try {
+        args = JSON.parse(input);
+      } catch {
+        args = undefined;
+      }
+      // Arguments its schema refuses never reach the body: the tool answers them itself, as in production.
+      if (args === undefined || !gate.input.safeParse(args).success) return tool.invoke(runContext, input, details);
+      const run = endings.started(callId);
+      try {
+        return await sdkCall.run({ runContext, details }, () => gate.run(args, { callId, signal: details?.signal }));
+      } catch (error) {
+        if (run.ending === 'ok') run.ending = 'failed'; // a body aborted by the timeout stays unknown
+        if (error instanceof ToldFailure) return error.told as string;
+        if (details?.signal?.aborted) throw error;
+        return SDK_TOOL_ERROR; // scripted by the scenario: your errorFunction never saw it
+      }
+    },
+    timeoutErrorFunction: (runContext, error, details) => {
+      endings.timedOut(details?.toolCall?.callId ?? 'unknown-call');
+      return theirs ? theirs(runContext, error, details) : `Tool '${tool.name}' timed out after ${tool.timeoutMs}ms.`;
+    },
+  } as FunctionTool<unknown>;
+}
+
+export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgentOptions = {}): GatedOpenAiAgent {
+  if (typeof make !== 'function')
+    throw new TypeError(
+      `${NAME}: the first argument is the function that builds your agent from a model ((model) => new Agent({ model, … })), got ${shapeOf(make)}`,
+    );
+  checkAdapterOptions(NAME, options, ['sideEffects', 'secrets', 'session', 'context', 'maxTurns']);
+  if (options.session !== undefined && typeof options.session !== 'function')
+    throw new TypeError(`${NAME}: session must be a function that returns a Session (one per case), got ${shapeOf(options.session)}`);
+  const { maxTurns } = options;
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1))
+    throw new TypeError(`${NAME}: maxTurns must be a whole number of at least 1, got ${JSON.stringify(maxTurns) ?? shapeOf(maxTurns)}`);
+  // Read once at config load, so a build function that fails or returns something else is exit 2, not a failed case.
+  const loaded = build(make);
+  const names = loaded.tools.map((t) => t.name);
+  for (const [name, level] of Object.entries(options.sideEffects ?? {})) {
+    if (!names.includes(name)) throw new TypeError(`${NAME}: sideEffects names ${name}, which is not one of the agent's tools (${names.join(', ') || 'none'})`);
+    if (!['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'].includes(level as string))
+      throw new TypeError(`${NAME}: sideEffects.${name} must be NONE, IDEMPOTENT, STATEFUL or CRITICAL, got ${JSON.stringify(level)}`);
+  }
+  for (const t of loaded.tools) asGateTool(t, 'NONE', undefined);
+
+  // The build of each case, by the agent the factory returned for it (PeerWorld.built): the loop runs that build.
+  const builds = new WeakMap<object, Build & { readonly system: string }>();
+  const agent: AgentFactory = async () => {
+    const own = build(make);
+    const system = await own.agent.getSystemPrompt(new RunContext(options.context));
+    const definition = {
+      ...(system !== undefined ? { system } : {}),
+      ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
+      tools: own.tools.map((t) => asGateTool(t, options.sideEffects?.[t.name] ?? 'NONE', options.context)),
+    };
+    builds.set(definition, { ...own, system: system ?? '' });
+    return definition;
+  };
+
+  const loop: LoopUnderTestFactory = {
+    id: 'openai-agents',
+    version: `@openai/agents ${installedVersion('@openai/agents')} (Agent)`,
+    capabilities: OPENAI_AGENTS_CAPABILITIES,
+    glue: options.session ? `your Session (${NAME}({ session }))` : 'the peer’s own Session (MemorySession)',
+    create: async (world) => {
+      const own = builds.get(world.built);
+      // This loop runs one agent: a case of another would run with this one's instructions and hooks, silently.
+      if (own === undefined)
+        throw new AgentBuildError(
+          `${NAME}: the case's agent (tools: ${
+            world.tools
+              .map((t) => t.name)
+              .sort()
+              .join(', ') || 'none'
+          }) was not built by this openAiAgent(…): give its loop only to configs whose agents are its .agent`,
+        );
+      const endings = new CallEndings();
+      own.slot.aim(await modelFor(world, endings));
+      const theirs = new Map(own.tools.map((t) => [t.name, t]));
+      // The build is this case's alone: its tools become the gate's copies (a tool the scenario declares joins them,
+      // as the SDK's default tool would hold it); a scenario's `system:` replaces the instructions.
+      own.agent.tools = world.tools.map((gate) => {
+        const tool = theirs.get(gate.name);
+        return tool ? gatedTool(tool, gate, endings) : asAgentsTool(gate, endings, undefined);
+      });
+      if (world.system !== own.system) own.agent.instructions = world.system;
+      const session = faultySession(await sessionOf(options.session, NAME), world.failWrites);
+      return new AgentsTurns(world, own.agent, session, endings, { context: options.context, maxTurns: maxTurns ?? world.maxSteps });
+    },
+  };
+  return { agent, loop };
+}

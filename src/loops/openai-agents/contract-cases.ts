@@ -1,0 +1,311 @@
+/**
+ * `openAiAgent`'s contract, as cases of the bundled gate
+ * (`contract:openai-agents/agent/…`): an OpenAI Agents `new Agent({ … })`
+ * gated as it ships — what a team relies on and no bundled scenario reaches,
+ * because the bundled `--loop openai-agents` run builds its own Agent of the
+ * config's tools.
+ *
+ * - `runs-as-it-ships`: its instructions (a function of the run context), its
+ *   context, its tools' own `errorFunction` and the call ids run as in
+ *   production; a body that threw reads `failed` with the words the model read;
+ *   the tools are counted through the gate; every invariant holds.
+ * - `scripted-failure-told-as-the-sdk-does`: a body the scenario fails is told
+ *   with the SDK's default words, and reads `failed`.
+ * - `in-loopgates-loop`: the same agent as loopgate's loop runs it — its
+ *   tools' bodies through `invoke`, a throw hidden by `errorFunction` a failure.
+ * - `refusals`: what `openAiAgent` refuses at load, each named.
+ * - `loop-runs-only-its-agent`: a case of another agent is refused.
+ *
+ * `@openai/agents` is an optional peer: without it every case is skipped, saying so.
+ */
+import type { Model } from '@openai/agents';
+import { z } from 'zod';
+import type { AgentFactory, AnyToolDeclaration, Message } from '../../kernel/index.ts';
+import { outcomeLabel } from '../../kernel/index.ts';
+import type { Case } from '../../harness/cases.ts';
+import { statusFromChecks } from '../../harness/cases.ts';
+import { checkInvariants } from '../../harness/invariants/index.ts';
+import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
+import { parseScenario } from '../../harness/scenario/load.ts';
+import type { CheckResult } from '../../report/results.ts';
+import { installedVersion } from '../installed-version.ts';
+
+const FILE = 'src/loops/openai-agents/contract-cases.ts';
+const NOT_INSTALLED = '@openai/agents is not installed (an optional peer dependency of loopgate: npm install --save-dev @openai/agents)';
+
+type Sdk = typeof import('@openai/agents');
+type Gate = typeof import('./agent.ts');
+
+function agentCase(id: string, title: string, check: (sdk: Sdk, gate: Gate, seed: number) => Promise<CheckResult[]>): Case {
+  return {
+    id: `contract:openai-agents/agent/${id}`,
+    kind: 'contract',
+    title: `openAiAgent: ${title}`,
+    file: FILE,
+    run: async ({ seed }) => {
+      if (installedVersion('@openai/agents') === 'not installed') return { status: 'skipped', skipReason: NOT_INSTALLED, checks: [] };
+      const checks = await check(await import('@openai/agents'), await import('./agent.ts'), seed);
+      return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    },
+  };
+}
+
+/** What the agent's own code saw while the gate ran it. */
+interface Seen {
+  contexts: unknown[];
+  callIds: string[];
+  instructions: number;
+}
+
+const CUSTOMER = { customer: 'ada@example.com' };
+
+/** A support agent as a team writes it: instructions of its run context, a lookup, a refund whose errorFunction names the error. */
+function supportAgent(sdk: Sdk, seen: Seen, model: Model, extra: Record<string, unknown> = {}) {
+  return new sdk.Agent({
+    name: 'support',
+    model,
+    instructions: (runContext) => {
+      seen.instructions += 1;
+      return `You help ${(runContext.context as typeof CUSTOMER | undefined)?.customer ?? 'someone'} with orders.`;
+    },
+    tools: [
+      sdk.tool({
+        name: 'lookup_order',
+        description: 'Look an order up.',
+        parameters: z.object({ order: z.string() }),
+        execute: ({ order }, runContext, details) => {
+          seen.contexts.push(runContext?.context);
+          seen.callIds.push(details?.toolCall?.callId ?? '?');
+          return { order, total: 40 };
+        },
+      }),
+      sdk.tool({
+        name: 'issue_refund',
+        description: 'Refund an order.',
+        parameters: z.object({ order: z.string() }),
+        errorFunction: (_runContext, error) => `refund refused: ${(error as Error).message}`,
+        execute: ({ order }) => {
+          throw new Error(`card declined for ${order}`);
+        },
+      }),
+    ],
+    ...extra,
+  });
+}
+
+const seenNothing = (): Seen => ({ contexts: [], callIds: [], instructions: 0 });
+
+/** A lookup, a refund, a reply. */
+const LOOKUP_THEN_REFUND = `name: a lookup, then a refund the card declines
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_order, args: { order: ORD-1 } }]
+    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-1 } }]
+    - reply: The card was declined.
+inbox:
+  - say: Refund ORD-1.
+expect:
+  outcome: replied
+`;
+
+/** The status and text of call `id`'s result in a list of messages. */
+function resultOf(messages: readonly Message[] | undefined, id: string): string {
+  for (const m of messages ?? [])
+    if (m.role === 'user' && Array.isArray(m.content))
+      for (const b of m.content)
+        if (b.type === 'tool_result' && b.callId === id) return `${b.status}: ${typeof b.content === 'string' ? b.content : JSON.stringify(b.content)}`;
+  return '(none)';
+}
+
+const agentsOf = (factory: AgentFactory) => ({ agents: new Map([['support', factory]]), defaultAgent: 'support' });
+
+const ROWS: readonly Case[] = [
+  agentCase('runs-as-it-ships', "its instructions, context, call ids and tools' errorFunction run; a body that threw reads failed", async (sdk, gate, seed) => {
+    const seen = seenNothing();
+    const support = gate.openAiAgent((model) => supportAgent(sdk, seen, model), { sideEffects: { issue_refund: 'STATEFUL' }, context: CUSTOMER });
+    const run = await runPeerScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#runs-as-it-ships`), support.loop, { seed, agents: agentsOf(support.agent) });
+    const systems = [...new Set(run.requests.map((r) => r.system))];
+    const told = resultOf(run.requests.at(-1)?.messages, 'r1');
+    const kept = resultOf(run.histories.at(-1), 'r1');
+    const failedInvariants = (await checkInvariants(run)).filter((v) => !v.passed).map((v) => `${v.name}: ${v.message}`);
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    return [
+      {
+        name: 'outcome',
+        passed: same(
+          run.reports.map((r) => outcomeLabel(r.outcome)),
+          ['replied'],
+        ),
+        message: run.reports.map((r) => outcomeLabel(r.outcome)).join(', '),
+      },
+      {
+        name: 'every request holds the instructions the agent made of its context',
+        passed: same(systems, ['You help ada@example.com with orders.']),
+        message: JSON.stringify(systems),
+      },
+      {
+        name: 'the lookup ran through the gate (counted), with the run context and its call id',
+        passed: run.executions.get('lookup_order') === 1 && same(seen.callIds, ['l1']) && same(seen.contexts, [CUSTOMER]),
+        message: `executions ${run.executions.get('lookup_order')}, call ids ${JSON.stringify(seen.callIds)}, contexts ${JSON.stringify(seen.contexts)}`,
+      },
+      { name: "the model read the refund tool's own errorFunction", passed: told === 'failed: refund refused: card declined for ORD-1', message: told },
+      { name: 'the history reads the refund failed (its body threw)', passed: kept === 'failed: refund refused: card declined for ORD-1', message: kept },
+      { name: 'the refund ran once', passed: run.executions.get('issue_refund') === 1, message: `executions ${run.executions.get('issue_refund')}` },
+      { name: 'every invariant holds', passed: failedInvariants.length === 0, message: failedInvariants.join(' · ') || 'all held' },
+    ];
+  }),
+  agentCase(
+    'scripted-failure-told-as-the-sdk-does',
+    "a body the scenario fails reads failed; the model reads the SDK's default words",
+    async (sdk, gate, seed) => {
+      const seen = seenNothing();
+      const support = gate.openAiAgent((model) => supportAgent(sdk, seen, model));
+      const scenario = parseScenario(
+        `name: the lookup service is down
+tools:
+  - name: lookup_order
+    behaviour: [{ throw: lookup service down }]
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_order, args: { order: ORD-1 } }]
+    - reply: I could not look it up.
+inbox:
+  - say: Where is ORD-1?
+expect:
+  outcome: replied
+`,
+        `${FILE}#scripted-failure`,
+      );
+      const run = await runPeerScenario(scenario, support.loop, { seed, agents: agentsOf(support.agent) });
+      const told = resultOf(run.requests.at(-1)?.messages, 'l1');
+      const kept = resultOf(run.histories.at(-1), 'l1');
+      return [
+        { name: 'the model read the SDK default words', passed: told === `failed: ${gate.SDK_TOOL_ERROR}`, message: told },
+        { name: 'the history reads failed', passed: kept === `failed: ${gate.SDK_TOOL_ERROR}`, message: kept },
+        { name: "the agent's body never ran", passed: seen.callIds.length === 0, message: `body ran for ${JSON.stringify(seen.callIds)}` },
+      ];
+    },
+  ),
+  agentCase('in-loopgates-loop', "loopgate's loop runs the agent's tools through invoke: a throw its errorFunction hides is a failure", async (sdk, gate) => {
+    const seen = seenNothing();
+    const support = gate.openAiAgent((model) => supportAgent(sdk, seen, model), { sideEffects: { issue_refund: 'CRITICAL' }, context: CUSTOMER });
+    const built = (await support.agent({} as never)) as { system?: string; tools: readonly AnyToolDeclaration[] };
+    const tool = (name: string) => built.tools.find((t) => t.name === name);
+    const ctx = (callId: string) => ({ callId, signal: new AbortController().signal, attempt: 1, idempotencyKey: `k/${callId}` });
+    const looked = await tool('lookup_order')?.run({ order: 'ORD-1' } as never, ctx('l1') as never);
+    let refund = '(returned)';
+    try {
+      await tool('issue_refund')?.run({ order: 'ORD-2' } as never, ctx('r1') as never);
+    } catch (error) {
+      refund = (error as Error).message;
+    }
+    return [
+      {
+        name: 'the system text is the instructions of the context',
+        passed: built.system === 'You help ada@example.com with orders.',
+        message: String(built.system),
+      },
+      {
+        name: 'the side-effect levels given',
+        passed: tool('issue_refund')?.sideEffect === 'CRITICAL' && tool('lookup_order')?.sideEffect === 'NONE',
+        message: built.tools.map((t) => `${t.name} ${t.sideEffect}`).join(', '),
+      },
+      { name: 'the input schema validates', passed: tool('lookup_order')?.input.safeParse({ order: 7 }).success === false, message: 'a number order' },
+      {
+        name: 'the lookup body ran with the context and call id',
+        passed:
+          JSON.stringify(looked) === '{"order":"ORD-1","total":40}' && JSON.stringify(seen.contexts) === JSON.stringify([CUSTOMER]) && seen.callIds[0] === 'l1',
+        message: `${JSON.stringify(looked)}, ${JSON.stringify(seen.contexts)}, ${JSON.stringify(seen.callIds)}`,
+      },
+      {
+        name: 'the refund throws, naming what the model is told',
+        passed: refund === 'issue_refund threw; the model was told: refund refused: card declined for ORD-2',
+        message: refund,
+      },
+    ];
+  }),
+  agentCase('refusals', 'what openAiAgent refuses at load, each named', async (sdk, gate) => {
+    const seen = seenNothing();
+    const hosted = sdk.webSearchTool();
+    const rows: readonly [string, unknown, unknown, RegExp | undefined][] = [
+      ['not a function', 'support', undefined, /^openAiAgent: the first argument is the function that builds your agent/],
+      ['returns no Agent', () => ({ name: 'x' }), undefined, /^openAiAgent: your build function must return an Agent .*got object$/],
+      [
+        'throws',
+        () => {
+          throw new Error('no key');
+        },
+        undefined,
+        /^openAiAgent: your build function threw: no key$/,
+      ],
+      [
+        'a model of its own',
+        () => supportAgent(sdk, seen, 'gpt-5' as never),
+        undefined,
+        /^openAiAgent: .* does not use the model it is given \(its model is "gpt-5"\)/,
+      ],
+      [
+        'handoffs',
+        (m: Model) => supportAgent(sdk, seen, m, { handoffs: [new sdk.Agent({ name: 'other' })] }),
+        undefined,
+        /^openAiAgent: the agent has handoffs/,
+      ],
+      [
+        'a hosted tool',
+        (m: Model) => supportAgent(sdk, seen, m, { tools: [hosted] }),
+        undefined,
+        /^openAiAgent: the agent has tools the gate cannot run \(web_search/,
+      ],
+      ['an unknown option', (m: Model) => supportAgent(sdk, seen, m), { glue: 'notice' }, /^openAiAgent: unknown option "glue"/],
+      [
+        'sideEffects of no tool',
+        (m: Model) => supportAgent(sdk, seen, m),
+        { sideEffects: { refund: 'STATEFUL' } },
+        /^openAiAgent: sideEffects names refund, which is not one of the agent's tools \(lookup_order, issue_refund\)$/,
+      ],
+      [
+        'a level that is none',
+        (m: Model) => supportAgent(sdk, seen, m),
+        { sideEffects: { issue_refund: 'WRITE' } },
+        /^openAiAgent: sideEffects\.issue_refund must be NONE/,
+      ],
+      ['maxTurns of 0', (m: Model) => supportAgent(sdk, seen, m), { maxTurns: 0 }, /^openAiAgent: maxTurns must be a whole number of at least 1, got 0$/],
+      ['a session that is no function', (m: Model) => supportAgent(sdk, seen, m), { session: {} }, /^openAiAgent: session must be a function/],
+      ['a plain agent', (m: Model) => supportAgent(sdk, seen, m), { sideEffects: { issue_refund: 'STATEFUL' }, maxTurns: 4 }, undefined],
+    ];
+    return rows.map(([name, make, options, said]) => {
+      let got: string | undefined;
+      try {
+        gate.openAiAgent(make as never, options as never);
+      } catch (error) {
+        got = (error as Error).message;
+      }
+      const passed = said === undefined ? got === undefined : got !== undefined && said.test(got);
+      return { name, passed, message: got === undefined ? 'taken' : `refused: ${got}` };
+    });
+  }),
+  agentCase('loop-runs-only-its-agent', "a case of another agent is refused, not run with this agent's instructions", async (sdk, gate, seed) => {
+    const support = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model));
+    const other = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model));
+    let said = '(ran)';
+    try {
+      await runPeerScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#only-its-agent`), support.loop, { seed, agents: agentsOf(other.agent) });
+    } catch (error) {
+      said = (error as Error).message;
+    }
+    return [
+      {
+        name: "refused, naming the case's tools",
+        passed:
+          said ===
+          "openAiAgent: the case's agent (tools: issue_refund, lookup_order) was not built by this openAiAgent(…): give its loop only to configs whose agents are its .agent",
+        message: said,
+      },
+    ];
+  }),
+];
+
+/** Every `contract:openai-agents/agent/…` case, in a fixed order. */
+export function openAiAgentsContractCases(): Case[] {
+  return [...ROWS];
+}
