@@ -63,6 +63,19 @@ describe('console report', () => {
     expect(out.trimEnd().endsWith('FAILED: 1 regression')).toBe(true);
   });
 
+  it('a peer run failing exactly as pinned ends PASSED, as its exit code says; a difference ends FAILED naming it (outside probe 39, F5)', () => {
+    const pinned = { ...sampleResults(), verdicts: { file: 'verdicts/oa.json', differences: [] } };
+    expect(renderConsole(pinned).trimEnd().split('\n').at(-1)).toBe('PASSED as pinned: 5 passed, 2 failed as documented in verdicts/oa.json (1 skipped)');
+    const differs = {
+      ...pinned,
+      verdicts: {
+        file: 'verdicts/oa.json',
+        differences: [{ id: 'scenario:refunds/once', kind: 'newly fails' as const, message: 'pinned passed; now failed' }],
+      },
+    };
+    expect(renderConsole(differs).trimEnd().split('\n').at(-1)).toBe('FAILED: 1 difference from the pinned verdicts in verdicts/oa.json');
+  });
+
   it('colours only when asked', () => {
     expect(renderConsole(sampleResults(), { color: true })).toContain('\u001b[31mFAILED: 2 failed\u001b[39m');
   });

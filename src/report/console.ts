@@ -71,15 +71,22 @@ export function renderConsole(results: RunResults, options: ConsoleOptions = {})
     for (const r of regressions) lines.push(`  ${paint.red('✗')} ${cell(r.id)} [${r.kind}] ${cell(r.message)}`);
   }
 
+  // A peer loop judged against its pinned verdicts: the gate is whether it fails exactly as pinned, as the exit code says.
+  const pinned = results.verdicts;
+  const differences = pinned?.differences.length ?? 0;
   const problems = [
-    summary.failed > 0 ? `${summary.failed} failed` : '',
+    pinned ? '' : summary.failed > 0 ? `${summary.failed} failed` : '',
+    differences > 0 ? `${differences} difference${differences === 1 ? '' : 's'} from the pinned verdicts in ${cell(pinned!.file)}` : '',
     regressions.length > 0 ? `${regressions.length} regression${regressions.length === 1 ? '' : 's'}` : '',
   ].filter(Boolean);
+  const skippedCount = summary.skipped > 0 ? ` (${summary.skipped} skipped)` : '';
   lines.push(
     '',
     problems.length > 0
       ? paint.red(`FAILED: ${problems.join(', ')}`)
-      : paint.green(`PASSED: ${summary.passed} of ${summary.total}${summary.skipped > 0 ? ` (${summary.skipped} skipped)` : ''}`),
+      : pinned
+        ? paint.green(`PASSED as pinned: ${summary.passed} passed, ${summary.failed} failed as documented in ${cell(pinned.file)}${skippedCount}`)
+        : paint.green(`PASSED: ${summary.passed} of ${summary.total}${skippedCount}`),
   );
   return `${lines.join('\n')}\n`;
 }

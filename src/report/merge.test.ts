@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sampleCases, sampleResults } from '../../test/report/sample-results.ts';
 import { mergeResults, MergeError } from './merge.ts';
-import { suiteDigest, summarize, type CaseResult, type RunResults } from './results.ts';
+import { suiteDigest, summarize, type CaseResult, type RunResults, type VerdictDifference } from './results.ts';
 
 const shard = (cases: CaseResult[], index: number, total: number, startedAt: string, finishedAt: string): RunResults => ({
   ...sampleResults(cases),
@@ -52,6 +52,31 @@ describe('mergeResults', () => {
     ).toThrow(new MergeError('case "table:tool_use@MODEL_CALL" is in both a.json and b.json; shards must run disjoint cases (is a file given twice?)'));
     const twice = { ...sampleResults([one[0]!, one[0]!]) };
     expect(() => mergeResults([{ source: 'x.json', results: twice }])).toThrow('case "table:tool_use@MODEL_CALL" appears twice in x.json');
+  });
+
+  it('carries the shards’ comparison with the pinned verdicts, so the merged run passes as the unsharded one (outside probe 39, F5)', () => {
+    const pinned = (differences: VerdictDifference[]) => ({
+      file: 'verdicts/oa.json',
+      differences,
+    });
+    const asPinned = mergeResults([
+      { source: 'a.json', results: { ...a, verdicts: pinned([]) } },
+      { source: 'b.json', results: { ...b, verdicts: pinned([]) } },
+    ]);
+    expect(asPinned.verdicts).toEqual({ file: 'verdicts/oa.json', differences: [] });
+    const differs = mergeResults([
+      { source: 'a.json', results: { ...a, verdicts: pinned([{ id: 'z', kind: 'newly fails', message: 'pinned passed; now failed' }]) } },
+      { source: 'b.json', results: { ...b, verdicts: pinned([{ id: 'c', kind: 'not run', message: 'gone' }]) } },
+    ]);
+    expect(differs.verdicts?.differences.map((d) => d.id)).toEqual(['c', 'z']);
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: { ...a, verdicts: pinned([]) } },
+        { source: 'b.json', results: b },
+      ]),
+    ).toThrow(
+      new MergeError('a.json was judged against the pinned verdicts in verdicts/oa.json, b.json against none; run every shard with the same config and flags'),
+    );
   });
 
   it('refuses a fuzz run’s results: it is no shard of a gate run (merged as 80 cases before: outside probe 6)', () => {

@@ -93,7 +93,27 @@ export function mergeResults(parts: readonly ResultsPart[]): RunResults {
     ...suiteOfMerged(parts, cases),
     summary: summarize(cases),
     cases,
+    ...verdictsOfMerged(parts),
   };
+}
+
+/**
+ * A peer run judged against its pinned verdicts passes when it fails exactly as pinned: the merged run carries every
+ * shard's differences (shard 1 also tells the pinned cases the whole suite no longer selects), so it passes exactly
+ * when the unsharded run would (outside probe 39, F5: merged, the pinned failures failed the run).
+ */
+function verdictsOfMerged(parts: readonly ResultsPart[]): Pick<RunResults, 'verdicts'> {
+  const judged = parts.filter((p) => p.results.verdicts !== undefined);
+  if (judged.length === 0) return {};
+  const first = judged[0]!;
+  const file = first.results.verdicts!.file;
+  const other = parts.find((p) => p.results.verdicts?.file !== file);
+  if (other)
+    throw new MergeError(
+      `${first.source} was judged against the pinned verdicts in ${file}, ${other.source} against ${other.results.verdicts ? `those in ${other.results.verdicts.file}` : 'none'}; run every shard with the same config and flags`,
+    );
+  const differences = judged.flatMap((p) => p.results.verdicts!.differences).sort((a, b) => compareIds(a.id, b.id));
+  return { verdicts: { file, differences } };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareVerdicts, renderVerdictComparison, verdictsOf } from './peer-verdicts.ts';
+import { compareVerdicts, notSelected, renderVerdictComparison, verdictsOf } from './peer-verdicts.ts';
 import type { CaseResult } from './results.ts';
 
 const c = (id: string, status: CaseResult['status'], checks: { name: string; passed: boolean; message: string }[] = [], outcome = 'replied'): CaseResult =>
@@ -11,6 +11,13 @@ const pinned = verdictsOf('ai-sdk', 'ai 6.0.0', 1, [
   c('s', 'skipped'),
   c('gone', 'passed'),
 ]);
+
+describe('notSelected', () => {
+  it('names the pinned cases a whole suite no longer selects, as a whole run tells them (a shard tells them once)', () => {
+    expect(notSelected(pinned, ['a', 'b', 's'])).toEqual([{ id: 'gone', kind: 'not run', message: 'pinned passed (replied); not in this run (renamed or gone?)' }]);
+    expect(notSelected(pinned, ['a', 'b', 's', 'gone'])).toEqual([]);
+  });
+});
 
 describe('compareVerdicts', () => {
   it('a run that fails exactly as pinned has no difference; diff: clock is never pinned', () => {

@@ -122,10 +122,19 @@ export function compareVerdicts(pinned: PinnedVerdicts, cases: readonly CaseResu
         message: [...outcome, ...skip, ...gone.map((l) => `pinned: ${l}`), ...added.map((l) => `now:    ${l}`)].join('\n'),
       });
   }
-  if (whole)
-    for (const id of Object.keys(pinned.cases))
-      if (!seen.has(id)) differences.push({ id, kind: 'not run', message: `pinned ${describeCase(pinned.cases[id]!)}; not in this run (renamed or gone?)` });
+  if (whole) differences.push(...notSelected(pinned, seen));
   return differences;
+}
+
+/**
+ * The pinned cases a run of the whole suite does not hold (renamed or gone). A shard of the whole suite knows every
+ * case the suite selects, not only its own: shard 1 tells these, so the merged shards fail as the unsharded run does.
+ */
+export function notSelected(pinned: PinnedVerdicts, selected: Iterable<string>): VerdictDifference[] {
+  const held = new Set(selected);
+  return Object.keys(pinned.cases)
+    .filter((id) => !held.has(id))
+    .map((id) => ({ id, kind: 'not run' as const, message: `pinned ${describeCase(pinned.cases[id]!)}; not in this run (renamed or gone?)` }));
 }
 
 function describeCase(c: PinnedCase): string {

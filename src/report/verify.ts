@@ -58,6 +58,8 @@ interface Truth {
   readonly regressions: number;
   /** The run passed, as its exit code says (`runPassed`: a peer loop failing exactly as pinned passes). */
   readonly passed: boolean;
+  /** A peer loop judged against its pinned verdicts: the file, and how many cases differ from it. */
+  readonly pinned?: { readonly file: string; readonly differences: number };
   /** What each failed case's JUnit failure must tell, by `kind id` as JUnit shows the id (several for ids repeated across shards). */
   readonly failures: ReadonlyMap<string, readonly FailureTold[]>;
 }
@@ -92,7 +94,8 @@ function tally(results: RunResults): Truth {
     const key = `${c.kind}\u0000${junitText(c.id)}`;
     failures.set(key, [...(failures.get(key) ?? []), failureTold(c)]);
   }
-  return { all, byKind, cases: sortLines(cases), regressions: results.regressions?.length ?? 0, passed: runPassed(results), failures };
+  const pinned = results.verdicts ? { pinned: { file: results.verdicts.file, differences: results.verdicts.differences.length } } : {};
+  return { all, byKind, cases: sortLines(cases), regressions: results.regressions?.length ?? 0, passed: runPassed(results), failures, ...pinned };
 }
 
 /** Each failing check by name and message, with its expected and actual values; else the case's failure text; and the failing request. */
@@ -303,8 +306,20 @@ function checkConsole(text: string, truth: Truth): string[] {
   const verdict = lines[lines.length - 1] ?? '';
   const { failed, passed, total, skipped } = truth.all;
   const regressions = truth.regressions;
-  const problems = [failed > 0 ? `${failed} failed` : '', regressions > 0 ? `${regressions} regression${regressions === 1 ? '' : 's'}` : ''].filter(Boolean);
-  const want = problems.length > 0 ? `FAILED: ${problems.join(', ')}` : `PASSED: ${passed} of ${total}${skipped > 0 ? ` (${skipped} skipped)` : ''}`;
+  const { pinned } = truth;
+  const differs = pinned?.differences ?? 0;
+  const problems = [
+    pinned ? '' : failed > 0 ? `${failed} failed` : '',
+    differs > 0 ? `${differs} difference${differs === 1 ? '' : 's'} from the pinned verdicts in ${pinned!.file}` : '',
+    regressions > 0 ? `${regressions} regression${regressions === 1 ? '' : 's'}` : '',
+  ].filter(Boolean);
+  const skips = skipped > 0 ? ` (${skipped} skipped)` : '';
+  const want =
+    problems.length > 0
+      ? `FAILED: ${problems.join(', ')}`
+      : pinned
+        ? `PASSED as pinned: ${passed} passed, ${failed} failed as documented in ${pinned.file}${skips}`
+        : `PASSED: ${passed} of ${total}${skips}`;
   return verdict === want ? [] : [`its verdict line is "${verdict}"; the run's is "${want}"`];
 }
 

@@ -12,12 +12,13 @@ import { mergeReportsCommand } from './merge-reports-command.ts';
 import { mergeReports, type MergeReportsArgs } from './merge-reports.ts';
 
 /** Writes the sample run split into `n` shards (a disjoint subset each, as `--shard i/n` runs them). */
-function writeShards(dir: string, cases: readonly CaseResult[], n: number): string[] {
+function writeShards(dir: string, cases: readonly CaseResult[], n: number, verdicts?: (index: number) => RunResults['verdicts']): string[] {
   return Array.from({ length: n }, (_, i) => {
     const shardDir = join(dir, `shard-${i + 1}`);
     mkdirSync(shardDir, { recursive: true });
     const mine = cases.filter((_, k) => k % n === i);
-    const results: RunResults = { ...sampleResults(mine), shard: { index: i + 1, total: n } };
+    const judged = verdicts?.(i + 1);
+    const results: RunResults = { ...sampleResults(mine), shard: { index: i + 1, total: n }, ...(judged ? { verdicts: judged } : {}) };
     writeFileSync(join(shardDir, 'results.json'), renderResultsJson(results));
     return shardDir;
   });
@@ -32,6 +33,23 @@ const args = (files: string[], out: string, extra: Partial<MergeReportsArgs> = {
 const readOut = (out: string) => parseResultsJson(readFileSync(join(out, 'results.json'), 'utf8'), 'merged');
 
 describe('merge-reports', () => {
+  it('a peer run failing exactly as pinned merges to a pass, as the unsharded run exits; a difference fails it (outside probe 39, F5)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopgate-merge-pinned-'));
+    const asPinned = writeShards(join(dir, 'pinned'), sampleCases(), 2, () => ({ file: 'verdicts/oa.json', differences: [] }));
+    const printed: string[] = [];
+    expect(await mergeReports(args(asPinned, join(dir, 'out-pinned')), (t) => printed.push(t))).toBe(0);
+    expect(printed.join('')).toContain('fails exactly as documented: 8 case(s) judged as pinned in verdicts/oa.json');
+    expect(readOut(join(dir, 'out-pinned')).verdicts).toEqual({ file: 'verdicts/oa.json', differences: [] });
+    expect(readFileSync(join(dir, 'out-pinned', 'summary.md'), 'utf8').split('\n')[0]).toContain('✅');
+    const differs = writeShards(join(dir, 'differs'), sampleCases(), 2, (i) => ({
+      file: 'verdicts/oa.json',
+      differences: i === 2 ? [{ id: 'scenario:refunds/once', kind: 'newly fails', message: 'pinned passed; now failed' }] : [],
+    }));
+    const told: string[] = [];
+    expect(await mergeReports(args(differs, join(dir, 'out-differs')), (t) => told.push(t))).toBe(1);
+    expect(told.join('')).toContain('differs from the pinned verdicts in verdicts/oa.json (1 case)');
+  });
+
   it('merged shards 1/2 and 2/2 give the unsharded run: same ids, statuses, outcomes — and every report', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopgate-merge-'));
     const shards = writeShards(dir, sampleCases(), 2);

@@ -3,7 +3,8 @@
  * merges the results.json of shards (`run --shard i/n`) into one run and writes
  * its reports. Compare with the baseline here, after the merge: only the whole
  * run can tell a missing case from one that ran in another shard.
- * Exit 0 all passed, 1 failures or regressions, 2 bad input (a file that is not
+ * Exit 0 all passed (a peer loop judged against its pinned verdicts: failing
+ * exactly as pinned), 1 failures or regressions, 2 bad input (a file that is not
  * a results file, overlapping or missing shards, different seeds).
  */
 import { realpathSync, statSync } from 'node:fs';
@@ -12,7 +13,8 @@ import { compareWithBaseline, readBaselineFile } from '../../report/baseline.ts'
 import { ReportFileError } from '../../report/file-error.ts';
 import { readResultsFile } from '../../report/json.ts';
 import { mergeResults, MergeError } from '../../report/merge.ts';
-import type { RunResults } from '../../report/results.ts';
+import { runPassed, type RunResults } from '../../report/results.ts';
+import { renderVerdictComparison } from '../../report/peer-verdicts.ts';
 import { parseReporters, REPORT_FILES, UnknownReporterError, writeReports } from '../../report/write.ts';
 import { EXIT } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
@@ -80,7 +82,9 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
     out(
       `merged ${parts.length} results file${parts.length === 1 ? '' : 's'} (${merged.summary.total} cases)${Object.values(written.files).length ? `; wrote ${Object.values(written.files).join(', ')}` : ''}\n`,
     );
-    return merged.summary.failed > 0 || (merged.regressions?.length ?? 0) > 0 ? EXIT.failed : EXIT.passed;
+    // A peer loop judged against its pinned verdicts passes when it fails exactly as pinned, as the unsharded run does.
+    if (merged.verdicts) out(renderVerdictComparison(merged.verdicts.file, merged.loop?.name ?? 'the loop', merged.verdicts.differences, merged.cases.length));
+    return runPassed(merged) ? EXIT.passed : EXIT.failed;
   } catch (error) {
     if (error instanceof ReportFileError || error instanceof MergeError || error instanceof UnknownReporterError || error instanceof RangeError) {
       throw new UsageError(error.message);

@@ -37,7 +37,15 @@ import { numberArg, UsageError } from '../usage-error.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { VERSION } from '../version.ts';
 import type { Activity } from '../watchdog.ts';
-import { compareVerdicts, readVerdictsFile, renderVerdictComparison, verdictsOf, writeVerdictsFile, type PinnedVerdicts } from '../../report/peer-verdicts.ts';
+import {
+  compareVerdicts,
+  notSelected,
+  readVerdictsFile,
+  renderVerdictComparison,
+  verdictsOf,
+  writeVerdictsFile,
+  type PinnedVerdicts,
+} from '../../report/peer-verdicts.ts';
 import { declaredSecrets, redactOutputAlso } from '../redacted-output.ts';
 
 export interface RunArgs {
@@ -398,6 +406,14 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
 
   if (pinned) {
     const differences = compareVerdicts(pinned, results, !partial);
+    // A shard of the whole suite: shard 1 tells the pinned cases the suite no longer selects, once for the merge.
+    if (shard?.index === 1 && !(args.paths !== undefined && args.paths.length > 0) && grep === undefined)
+      differences.push(
+        ...notSelected(
+          pinned,
+          grepped.map((c) => c.id),
+        ),
+      );
     runResults = { ...runResults, verdicts: { file: relative(process.cwd(), verdictsFile!) || verdictsFile!, differences } };
   }
 
