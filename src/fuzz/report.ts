@@ -81,7 +81,14 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
     durationMs: Math.round(result.durationMs),
     seed: result.seed,
     ...(subject
-      ? { fuzz: { agent: subject.agent, tools: [...subject.tools], ...(subject.withoutArgs ? { withoutArgs: [...subject.withoutArgs] } : {}) } }
+      ? {
+          fuzz: {
+            agent: subject.agent,
+            tools: [...subject.tools],
+            ...(subject.withoutArgs ? { withoutArgs: [...subject.withoutArgs] } : {}),
+            ...(subject.notFuzzed !== undefined ? { notFuzzed: subject.notFuzzed } : {}),
+          },
+        }
       : {}),
     summary: summarize(cases),
     cases,

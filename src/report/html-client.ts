@@ -95,7 +95,8 @@ export const REPORT_SCRIPT = String.raw`
   // ---- header ---------------------------------------------------------------
   var summary = results.summary;
   var regressions = results.regressions || [];
-  var ok = summary.failed === 0 && regressions.length === 0;
+  // As the exit code: a peer loop judged against its pinned verdicts passes when it fails exactly as pinned.
+  var ok = (results.verdicts ? results.verdicts.differences.length === 0 : summary.failed === 0) && regressions.length === 0;
   var header = document.getElementById('top');
   var meta = [results.startedAt, duration(results.durationMs), 'seed ' + results.seed, 'loopgate ' + results.tool.version];
   if (results.shard) meta.push('shard ' + results.shard.index + '/' + results.shard.total);
@@ -105,7 +106,8 @@ export const REPORT_SCRIPT = String.raw`
         results.fuzz.agent +
         ': ' +
         (results.fuzz.tools.length ? results.fuzz.tools.join(', ') + ' (and the scripted probe)' : 'no tools of its own (only the scripted probe)') +
-        (results.fuzz.withoutArgs && results.fuzz.withoutArgs.length ? '; ' + results.fuzz.withoutArgs.join(', ') + ' got only {} and a string that is not JSON (no fuzz.args, and an input schema nothing can be drawn from)' : ''),
+        (results.fuzz.withoutArgs && results.fuzz.withoutArgs.length ? '; ' + results.fuzz.withoutArgs.join(', ') + ' got only {} and a string that is not JSON (no fuzz.args, and an input schema nothing can be drawn from)' : '') +
+        (results.fuzz.notFuzzed ? " — in loopgate's own loop: the config's loop " + results.fuzz.notFuzzed + ' is not fuzzed (loopgate run gates it)' : ''),
     );
   if (summary.cost) meta.push('cost ' + costText(summary.cost) + ' over ' + summary.cost.cases + ' case' + (summary.cost.cases === 1 ? '' : 's'));
   add(header, [

@@ -151,6 +151,31 @@ describeWithChromium('HTML report in headless Chromium', CHROMIUM, (executablePa
     expect(problems).toEqual([]);
   });
 
+  it("marks a peer run failing exactly as pinned PASSED, as its exit code; a fuzz run names the config's loop it did not fuzz (outside probe 39)", async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'loopgate-html-pinned-'));
+    const base = sampleResults();
+    const pinned = { ...base, loop: { name: 'openai-agents', version: '0.20.0' }, verdicts: { file: 'verdicts/oa.json', differences: [] } };
+    const { files } = await writeReports(pinned, { reporters: ['html'], outDir });
+    const other = await page.context().newPage();
+    await other.goto(pathToFileURL(files.html!).href);
+    await other.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+    expect(await other.locator('#verdict').innerText()).toBe('PASSED');
+    const differs = { ...pinned, verdicts: { file: 'verdicts/oa.json', differences: [{ id: FAILED_ID, kind: 'newly fails' as const, message: 'm' }] } };
+    const fuzzed = { ...base, fuzz: { agent: 'support', tools: ['issue_refund'], notFuzzed: 'openai-agents' } };
+    for (const [results, dir] of [
+      [differs, 'differs'],
+      [fuzzed, 'fuzzed'],
+    ] as const) {
+      const written = await writeReports(results, { reporters: ['html'], outDir: join(outDir, dir) });
+      await other.goto(pathToFileURL(written.files.html!).href);
+      await other.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+      expect(await other.locator('#verdict').innerText()).toBe('FAILED');
+    }
+    expect(await other.locator('#top').innerText()).toContain("in loopgate's own loop: the config's loop openai-agents is not fuzzed (loopgate run gates it)");
+    await other.close();
+    expect(problems).toEqual([]);
+  });
+
   it('shows the regressions and saves a screenshot', async () => {
     expect(await page.locator('#regressions').isVisible()).toBe(true);
     expect(await page.locator('#regressions').innerText()).toContain('steps 3 → 5 (+67%)');

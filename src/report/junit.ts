@@ -56,6 +56,7 @@ export function renderJunit(results: RunResults): string {
           ['fuzz.agent', results.fuzz.agent],
           ['fuzz.tools', results.fuzz.tools.join(', ')],
           ...(results.fuzz.withoutArgs ? [['fuzz.withoutArgs', results.fuzz.withoutArgs.join(', ')]] : []),
+          ...(results.fuzz.notFuzzed !== undefined ? [['fuzz.notFuzzed', results.fuzz.notFuzzed]] : []),
         ]
       : []),
     ...(summary.cost

@@ -14,7 +14,9 @@ const pinned = verdictsOf('ai-sdk', 'ai 6.0.0', 1, [
 
 describe('notSelected', () => {
   it('names the pinned cases a whole suite no longer selects, as a whole run tells them (a shard tells them once)', () => {
-    expect(notSelected(pinned, ['a', 'b', 's'])).toEqual([{ id: 'gone', kind: 'not run', message: 'pinned passed (replied); not in this run (renamed or gone?)' }]);
+    expect(notSelected(pinned, ['a', 'b', 's'])).toEqual([
+      { id: 'gone', kind: 'not run', message: 'pinned passed (replied); not in this run (renamed or gone?)' },
+    ]);
     expect(notSelected(pinned, ['a', 'b', 's', 'gone'])).toEqual([]);
   });
 });

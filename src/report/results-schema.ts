@@ -118,7 +118,9 @@ export const runResultsSchema = z.looseObject({
     .refine((s) => s.index <= s.total, 'shard index must be between 1 and total')
     .optional(),
   suite: z.looseObject({ config: z.string(), cases: z.number().int().nonnegative(), digest: z.string().regex(/^[0-9a-f]{16}$/) }).optional(),
-  fuzz: z.looseObject({ agent: z.string(), tools: z.array(z.string()), withoutArgs: z.array(z.string()).optional() }).optional(),
+  fuzz: z
+    .looseObject({ agent: z.string(), tools: z.array(z.string()), withoutArgs: z.array(z.string()).optional(), notFuzzed: z.string().optional() })
+    .optional(),
   summary: kindSummarySchema.extend({
     byKind: z.looseObject({ table: kindSummarySchema, contract: kindSummarySchema, scenario: kindSummarySchema, fuzz: kindSummarySchema }),
     cost: z

@@ -183,11 +183,16 @@ export interface FuzzSubject {
    * Absent when every tool gets arguments (and in files written before it was recorded).
    */
   readonly withoutArgs?: readonly string[];
+  /**
+   * The config's loop, when it is not loopgate's (`loop: aiSdkLoop(…)`, `openAiAgent(…).loop`): fuzzing drives
+   * loopgate's own loop, so that loop was not fuzzed (`loopgate run` gates it). Absent for loopgate's loop.
+   */
+  readonly notFuzzed?: string;
 }
 
 /** The subject of a fuzz run: `withoutArgs` the tools that got no arguments (no `fuzz.args`, no schema to draw from). */
-export function fuzzSubject(agent: string, tools: readonly string[], withoutArgs: readonly string[]): FuzzSubject {
-  return { agent, tools, ...(withoutArgs.length > 0 ? { withoutArgs: [...withoutArgs] } : {}) };
+export function fuzzSubject(agent: string, tools: readonly string[], withoutArgs: readonly string[], notFuzzed?: string): FuzzSubject {
+  return { agent, tools, ...(withoutArgs.length > 0 ? { withoutArgs: [...withoutArgs] } : {}), ...(notFuzzed !== undefined ? { notFuzzed } : {}) };
 }
 
 /** `agent NAME: tool, tool (and the scripted probe)`, and which got no arguments, as every report says it. */
@@ -196,7 +201,8 @@ export function fuzzSubjectText(subject: FuzzSubject): string {
   const bare = subject.withoutArgs?.length
     ? `; ${subject.withoutArgs.join(', ')} got only {} and a string that is not JSON (no fuzz.args, and an input schema nothing can be drawn from)`
     : '';
-  return `agent ${subject.agent}: ${tools}${bare}`;
+  const loop = subject.notFuzzed !== undefined ? ` — in loopgate's own loop: the config's loop ${subject.notFuzzed} is not fuzzed (loopgate run gates it)` : '';
+  return `agent ${subject.agent}: ${tools}${bare}${loop}`;
 }
 
 export interface RunResults {

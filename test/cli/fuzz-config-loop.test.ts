@@ -1,9 +1,11 @@
 /**
  * `loopgate fuzz` drives loopgate's own loop. A config whose `loop:` names a peer
  * (the AI SDK's, OpenAI Agents') must not read as fuzzed (probe 17, F1: 60/60 held,
- * "fuzzed agent helpdesk", no word that ai-sdk was never run).
+ * "fuzzed agent helpdesk", no word that ai-sdk was never run), and not only on stderr: what CI shows —
+ * the console, summary.md, JUnit, results.json — says it too (outside probe 39, F3: "PASSED 67 of 67" in every report of
+ * an OpenAI Agents config whose session and secret bugs `loopgate run` caught).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,8 +18,17 @@ describe('loopgate fuzz with a config that names a peer loop', () => {
     const out = mkdtempSync(join(tmpdir(), 'loopgate-fuzz-loop-'));
     afterAll(() => rmSync(out, { recursive: true, force: true }));
     const config = join(ROOT, 'test/vitest-entry/peer-loop/loopgate.config.ts');
-    const r = await loopgate(['fuzz', '--config', config, '--runs', '3', '--seed', '1', '--reporter', 'console', '--out', out], ROOT);
+    const r = await loopgate(
+      ['fuzz', '--config', config, '--runs', '3', '--seed', '1', '--reporter', 'console', 'json', 'junit', 'markdown', '--out', out],
+      ROOT,
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("loopgate: fuzz drives loopgate's own loop: the config's loop ai-sdk is not fuzzed (loopgate run gates it)");
+    const said = "in loopgate's own loop: the config's loop ai-sdk is not fuzzed (loopgate run gates it)";
+    expect(r.stdout).toContain(said);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(said);
+    expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toContain('<property name="fuzz.notFuzzed" value="ai-sdk"/>');
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { fuzz: { notFuzzed?: string }; loop?: { name: string } };
+    expect(results.fuzz.notFuzzed).toBe('ai-sdk');
   });
 });

@@ -266,6 +266,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
       parsed.agent,
       (cases.tools ?? []).map((t) => t.name),
       (cases.tools ?? []).filter((t) => t.undrawn).map((t) => t.name),
+      peer !== undefined && peer !== 'loopgate' ? peer : undefined,
     ),
   });
   const written = await writeReports(results, { reporters, outDir: out, console: { verbose: args.verbose ?? false } });
