@@ -31,7 +31,7 @@ import { endQuietlyOnClosedOutput } from './closed-output.ts';
 import { guardProcess } from './guard-process.ts';
 import { errorLines } from './error-lines.ts';
 import { cleanUpAfterInterrupt } from './interrupt.ts';
-import { redactOutput } from './redacted-output.ts';
+import { redactOutput, redactOutputAlso } from './redacted-output.ts';
 import { createRedactor, REDACTED, secretsFromEnv } from '../kernel/redact/index.ts';
 import { VERSION } from './version.ts';
 
@@ -160,6 +160,9 @@ export async function main(argv: string[]): Promise<number> {
     // The kernel (and so InputError) loads only when something went wrong.
     const { InputError } = await import('../kernel/index.ts');
     if (error instanceof InputError) {
+      // A scenario file's own secrets, which a line of its refusal may name (its file name, a tool, an id): redacted too.
+      const secrets = (error as { secrets?: unknown }).secrets;
+      if (Array.isArray(secrets)) redactOutputAlso(secrets.filter((s): s is string => typeof s === 'string'));
       process.stderr.write(errorLines(error.message));
       return EXIT.usage;
     }

@@ -123,4 +123,23 @@ describe("nothing a command prints holds an agent's declared secret", () => {
       expect(result.stderr + result.stdout, file).not.toContain(secret.slice(0, 16));
     }
   });
+
+  // Outside probe 39, F4: a secret the scenario itself declares (`secrets:`), in its file name, or a tool's name,
+  // printed raw in the exit-2 lines — while the same file, running, is `scenario:[REDACTED]`.
+  it("a scenario refused at load says [REDACTED] for the secrets it declares itself, in its name or a tool's", async () => {
+    const own = 'zz_SECRET_Hq7Lw2Pk9Xv4Rm8T';
+    const project = mkdtempSync(join(dir, 'own-'));
+    const body = (extra: string, say = '  - say: pay') =>
+      [`secrets: [${own}]`, 'name: a typo', 'provider:', '  script:', '    - reply: done', 'inbox:', say, 'expect:', '  outcome: replied', extra, ''].join(
+        '\n',
+      );
+    writeFileSync(join(project, `${own}.yaml`), body('  outcom: replied'));
+    writeFileSync(join(project, 'tool.yaml'), `tools:\n  - name: t_${own}\n    description: a tool named after the key\n${body('')}`);
+    for (const file of [`${own}.yaml`, 'tool.yaml']) {
+      const result = await loopgate(['run', file, '--out', 'out'], project);
+      expect(result.status, `${file}: ${result.stderr}`).toBe(EXIT.usage);
+      expect(result.stderr, file).toContain('[REDACTED]');
+      expect(result.stderr + result.stdout, `${file}: ${result.stderr}`).not.toContain(own.slice(0, 16));
+    }
+  });
 });

@@ -17,8 +17,8 @@ export async function checkedScenarios(
   registry: AgentRegistry,
   replies: ReplyAssertionContext,
 ): Promise<LoadedScenario[]> {
-  const { loaded, problems } = readScenarios(files, root);
+  const { loaded, problems, secrets } = readScenarios(files, root);
   const all = [...problems, ...wireStepProblems(loaded), ...(await scenarioAgentProblems(loaded, registry)), ...replyAssertionNameProblems(loaded, replies)];
-  if (all.length > 0) throw new ScenarioFileError(all.join('\n'));
+  if (all.length > 0) throw new ScenarioFileError(all.join('\n'), secrets);
   return [...loaded];
 }

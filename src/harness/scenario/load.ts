@@ -20,12 +20,23 @@ export interface LoadedScenario {
   readonly scenario: Scenario;
 }
 
-/** One or more scenario files cannot be used; one line per problem, each naming its file. */
+/**
+ * One or more scenario files cannot be used; one line per problem, each naming its file. `secrets`: what the files
+ * read declare as their own secrets (`secrets:`, `secretsOnReopen:`) — a line may name one (a file named after its
+ * key, a tool or a message id holding it), so whatever prints the message redacts them first (outside probe 39, F4).
+ */
 export class ScenarioFileError extends InputError {
-  constructor(message: string) {
+  readonly secrets: readonly string[];
+  constructor(message: string, secrets: readonly string[] = []) {
     super(message);
     this.name = 'ScenarioFileError';
+    this.secrets = secrets;
   }
+}
+
+/** The secrets a scenario (or the valid remainder of a faulty file) declares as its own. */
+function ownSecrets(scenario: Scenario): string[] {
+  return [...(scenario.secrets ?? []), ...(scenario.secretsOnReopen ?? [])];
 }
 
 export function parseScenario(text: string, file: string): Scenario {
@@ -105,8 +116,8 @@ export function scenarioFilesUnder(paths: readonly string[]): string[] {
 
 /** Loads every scenario under the paths; all problems are collected and thrown together, one line each. */
 export function loadScenarios(paths: readonly string[], root: string): LoadedScenario[] {
-  const { loaded, problems } = readScenarios(scenarioFilesUnder(paths), root);
-  if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'));
+  const { loaded, problems, secrets } = readScenarios(scenarioFilesUnder(paths), root);
+  if (problems.length > 0) throw new ScenarioFileError(problems.join('\n'), secrets);
   return [...loaded];
 }
 
@@ -114,6 +125,8 @@ export function loadScenarios(paths: readonly string[], root: string): LoadedSce
 export interface ReadScenarios {
   readonly loaded: readonly LoadedScenario[];
   readonly problems: readonly string[];
+  /** The secrets every file read declares as its own, faulty files' included (for redacting the problems). */
+  readonly secrets: readonly string[];
 }
 
 /**
@@ -125,17 +138,21 @@ export interface ReadScenarios {
 export function readScenarios(files: readonly string[], root: string): ReadScenarios {
   const loaded: LoadedScenario[] = [];
   const problems: string[] = [];
+  const secrets = new Set<string>();
   for (const file of files) {
     try {
       const read = readScenarioFile(file, root);
-      if (read.loaded) loaded.push(read.loaded);
+      if (read.loaded) {
+        loaded.push(read.loaded);
+        for (const s of ownSecrets(read.loaded.scenario)) secrets.add(s);
+      }
       if (read.problems) problems.push(read.problems);
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       problems.push(error.message);
     }
   }
-  return { loaded, problems };
+  return { loaded, problems, secrets: [...secrets] };
 }
 
 /** One file read for checking: its schema problems (one string, a line each) and the scenario or its valid remainder. */
