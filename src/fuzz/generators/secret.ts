@@ -70,7 +70,8 @@ export const SECRET_CALL_ID = `key-${FUZZ_SECRET}`;
 
 /**
  * A tool output carrying the secrets encoded, as integrations do: base64 inside a basic-auth value,
- * URL-encoded in a query string, the passphrase URL-encoded as UTF-8 and JSON-escaped outside ASCII.
+ * URL-encoded in a query string, the passphrase URL-encoded as UTF-8 and JSON-escaped outside ASCII, and each
+ * cased whole (a normalised header, a lower-cased log line).
  * The base64 values put a secret at each byte offset modulo 3 (0, 1 and 2: the encoded characters differ
  * at each), so a redactor that knows only one alignment lets the others through (probe 14, P15: base64
  * forms found at offset 0 only passed 1000 cases).
@@ -86,6 +87,12 @@ export const SECRET_ENCODED_OUTPUT = {
   callback: `https://example.test/hook?key=${encodeURIComponent(FUZZ_SECRET).replaceAll('_', '%5F')}`,
   login: `https://example.test/login?pw=${encodeURIComponent(FUZZ_PASSPHRASE)}`,
   escaped: FUZZ_PASSPHRASE.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  // Cased whole, as a proxy normalises a header or a log prints a key in capitals (outside probe 38, P12: a redactor
+  // that forgot cased copies passed 1,000 fuzz cases, none holding one).
+  // Those other rules catch a part of the payment key's (its shape, its digits), so the passphrase and the signing key.
+  header: `X-SIGNATURE: ${FUZZ_SIGNING_KEY.toUpperCase()}`,
+  shouted: FUZZ_PASSPHRASE.toUpperCase(),
+  normalised: FUZZ_SIGNING_KEY.toLowerCase(),
 };
 
 /**

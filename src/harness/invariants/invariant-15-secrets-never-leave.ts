@@ -16,7 +16,7 @@
  * recognising is not also missed by the check.
  *
  * The kernel's search is checked first on copies planted here (literal,
- * URL-encoded, base64 and hex inside a longer value): a search that stopped finding a
+ * URL-encoded, base64 and hex inside a longer value, upper- and lower-cased whole): a search that stopped finding a
  * form would otherwise pass every run, since a correct run leaks nothing for it
  * to find — and it is the one `providers/recording` trusts to refuse a leaking
  * recording.
@@ -70,5 +70,11 @@ function plantedCopies(secret: string): [string, string][] {
   copies.push(['base64', Buffer.from(`id:${secret}:end`, 'utf8').toString('base64')]);
   copies.push(['hex', `sig=${Buffer.from(`7;${secret}`, 'utf8').toString('hex')}`]);
   copies.push(['upper-case hex', Buffer.from(secret, 'utf8').toString('hex').toUpperCase()]);
+  // Cased whole (a header a proxy normalised, a key printed in capitals): redaction removes these too.
+  for (const [name, cased] of [
+    ['upper-cased', secret.toUpperCase()],
+    ['lower-cased', secret.toLowerCase()],
+  ] as const)
+    if (cased !== secret) copies.push([name, `key: ${cased};`]);
   return copies;
 }
