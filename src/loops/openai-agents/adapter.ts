@@ -158,7 +158,9 @@ export class AgentsTurns implements PeerAdapter {
     try {
       const context = this.#run.context !== undefined ? { context: this.#run.context } : {};
       const r = await run(this.#agent, text, { session: this.#session, signal, maxTurns: this.#run.maxTurns, ...context });
-      const out = typeof r.finalOutput === 'string' ? r.finalOutput : JSON.stringify(r.finalOutput ?? '');
+      // No final output (a run that stopped for an approval): no reply — not the two characters of an empty JSON text.
+      const out =
+        r.finalOutput === undefined || r.finalOutput === null ? '' : typeof r.finalOutput === 'string' ? r.finalOutput : JSON.stringify(r.finalOutput);
       const usage = r.rawResponses.reduce(
         (u, x) => ({ inputTokens: u.inputTokens + x.usage.inputTokens, outputTokens: u.outputTokens + x.usage.outputTokens }),
         {

@@ -28,6 +28,8 @@ import {
   Agent,
   getCurrentSpan,
   getCurrentTrace,
+  invokeFunctionTool,
+  NoopSpan,
   RunContext,
   withTraceContext,
   type FunctionTool,
@@ -54,7 +56,11 @@ export interface OpenAiAgentOptions {
   readonly secrets?: readonly string[];
   /** The session your app runs with, one per case (default: a MemorySession per case). May be async. */
   readonly session?: () => Session | Promise<Session>;
-  /** What your app passes as `run(agent, input, { context })`: your tools and instructions read it. */
+  /**
+   * What your app passes as `run(agent, input, { context })`: your tools and instructions read it. A function is
+   * called once per case for a fresh one (as your app makes one per request), so what a case writes into it stays
+   * in that case.
+   */
   readonly context?: unknown;
   /** What your app passes as `run(…, { maxTurns })`; default the scenario's step limit. */
   readonly maxTurns?: number;
@@ -130,8 +136,18 @@ function build(make: (model: Model) => unknown): Build {
 interface SdkCall {
   readonly runContext: RunContext<unknown>;
   readonly details: unknown;
+  /** The argument text as the model sent it (the Agents loop): what the SDK's own parser reads. */
+  readonly input?: string;
 }
 const sdkCall = new AsyncLocalStorage<SdkCall>();
+
+/** A body that threw with no `errorFunction` to answer it (`errorFunction: null`): the SDK ends the run with the error. */
+class Unhandled extends Error {
+  constructor(name: string, error: unknown) {
+    super(`${name} threw and its tool has no errorFunction: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    this.name = 'Unhandled';
+  }
+}
 
 /** A body that threw, hidden by the tool's `errorFunction`: `told` is what the model read. */
 class ToldFailure extends Error {
@@ -143,14 +159,26 @@ class ToldFailure extends Error {
   }
 }
 
+/** What the witness lays its watch over outside the SDK's runner (loopgate's loop): a span that records nothing. */
+const NO_SPAN_PROCESSOR = {
+  onSpanStart: async () => {},
+  onSpanEnd: async () => {},
+  onTraceStart: async () => {},
+  onTraceEnd: async () => {},
+  shutdown: async () => {},
+  forceFlush: async () => {},
+};
+
 /**
- * Runs the tool as the SDK would (`invoke`: its parsing, body and `errorFunction`) and says whether the body threw:
- * the SDK records that as an error on the current span, which here is a witness laid over the SDK's own span.
+ * Runs the tool as the SDK runs it (`invokeFunctionTool`: its parsing, body and `errorFunction`; the timeout left
+ * to the loop running it) and says whether the body threw: the SDK records that as an error on the current span,
+ * which here is a witness laid over the SDK's own span (or, outside its runner, over one that records nothing).
  */
 async function invokeWitnessed(tool: FunctionTool<unknown>, call: SdkCall, input: string): Promise<{ output: unknown; threw: boolean }> {
   const real = getCurrentSpan();
   let threw = false;
-  const witness = new Proxy((real ?? {}) as object, {
+  const watched = (real ?? new NoopSpan({ type: 'custom', name: tool.name, data: {} } as never, NO_SPAN_PROCESSOR as never)) as object;
+  const witness = new Proxy(watched, {
     get(target, key) {
       if (key === 'setError')
         return (error: unknown) => {
@@ -163,7 +191,7 @@ async function invokeWitnessed(tool: FunctionTool<unknown>, call: SdkCall, input
   });
   const trace = getCurrentTrace();
   const output = await withTraceContext({ trace: trace ?? undefined, span: witness } as never, () =>
-    tool.invoke(call.runContext, input, call.details as never),
+    invokeFunctionTool({ tool: { ...tool, timeoutMs: undefined } as never, runContext: call.runContext, input, details: call.details as never }),
   );
   return { output, threw };
 }
@@ -185,15 +213,24 @@ function asGateTool(tool: FunctionTool<unknown>, sideEffect: SideEffect, context
     // The Agents runner never runs a tool again after it throws or times out: nor does any loop the gate runs it in.
     maxRetries: 0,
     run: async (args, ctx) => {
-      const text = JSON.stringify(args);
-      // In the Agents loop, the runner's own run context and call; in another loop, a run of your context.
+      // In the Agents loop, the runner's own run context and call, and the argument text as the model sent it; in
+      // another loop, a run of your context.
       const call = sdkCall.getStore() ?? {
         runContext: new RunContext(context),
-        details: { toolCall: { type: 'function_call', callId: ctx.callId, name: tool.name, arguments: text, status: 'completed' }, signal: ctx.signal },
+        details: {
+          toolCall: { type: 'function_call', callId: ctx.callId, name: tool.name, arguments: JSON.stringify(args), status: 'completed' },
+          signal: ctx.signal,
+        },
       };
-      const { output, threw } = await invokeWitnessed(tool, call, text);
-      if (threw) throw new ToldFailure(tool.name, output);
-      return output as never;
+      let result: { output: unknown; threw: boolean };
+      try {
+        result = await invokeWitnessed(tool, call, call.input ?? JSON.stringify(args));
+      } catch (error) {
+        if (ctx.signal?.aborted) throw error;
+        throw new Unhandled(tool.name, error);
+      }
+      if (result.threw) throw new ToldFailure(tool.name, result.output);
+      return result.output as never;
     },
   };
 }
@@ -209,22 +246,26 @@ function gatedTool(tool: FunctionTool<unknown>, gate: PeerTool, endings: CallEnd
     ...tool,
     invoke: async (runContext, input, details) => {
       const callId = details?.toolCall?.callId ?? 'unknown-call';
+      // Every call goes through the gate, whatever its arguments: the SDK's own parser decides what reaches the body
+      // (a non-strict tool is handed even text that is not JSON), so no body runs unscripted and uncounted.
       let args: unknown;
       try {
         args = JSON.parse(input);
       } catch {
-        args = undefined;
+        args = input;
       }
-      // Arguments its schema refuses never reach the body: the tool answers them itself, as in production.
-      if (args === undefined || !gate.input.safeParse(args).success) return tool.invoke(runContext, input, details);
       const run = endings.started(callId);
       try {
-        return await sdkCall.run({ runContext, details }, () => gate.run(args, { callId, signal: details?.signal }));
+        return await sdkCall.run({ runContext, details, input }, () => gate.run(args, { callId, signal: details?.signal }));
       } catch (error) {
         if (run.ending === 'ok') run.ending = 'failed'; // a body aborted by the timeout stays unknown
         if (error instanceof ToldFailure) return error.told as string;
+        if (error instanceof Unhandled) throw error.cause; // errorFunction: null — the SDK ends the run, as in production
         if (details?.signal?.aborted) throw error;
-        return SDK_TOOL_ERROR; // scripted by the scenario: your errorFunction never saw it
+        // Scripted by the scenario: your errorFunction never saw it. A tool that lets errors end the run (an
+        // outputSchema tool's default) ends it here too.
+        if ((tool as { errorFunction?: unknown }).errorFunction === null) throw error;
+        return SDK_TOOL_ERROR;
       }
     },
     timeoutErrorFunction: (runContext, error, details) => {
@@ -232,6 +273,26 @@ function gatedTool(tool: FunctionTool<unknown>, gate: PeerTool, endings: CallEnd
       return theirs ? theirs(runContext, error, details) : `Tool '${tool.name}' timed out after ${tool.timeoutMs}ms.`;
     },
   } as FunctionTool<unknown>;
+}
+
+/**
+ * A tool that holds calls for a human's approval stops the SDK's run with an interruption, which no scenario can
+ * answer yet: refused, named (asked with arguments of nothing, as a static `needsApproval: true` answers whatever
+ * the call; one that decides by the call's arguments is asked too, and refused when it holds even that one).
+ */
+async function refuseApprovals(tools: readonly FunctionTool<unknown>[], context: unknown): Promise<void> {
+  for (const t of tools) {
+    let held: unknown;
+    try {
+      held = await t.needsApproval(new RunContext(context), {} as never, 'loopgate-approval-probe');
+    } catch {
+      held = true; // a policy that cannot answer for a call it did not expect may hold real ones
+    }
+    if (held !== false)
+      throw new AgentBuildError(
+        `${NAME}: tool ${t.name} needs approval (needsApproval), which the gate does not carry: the SDK's run would stop for a human at its call; gate the agent with approval off (needsApproval: false)`,
+      );
+  }
 }
 
 export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgentOptions = {}): GatedOpenAiAgent {
@@ -256,16 +317,18 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
   for (const t of loaded.tools) asGateTool(t, 'NONE', undefined);
 
   // The build of each case, by the agent the factory returned for it (PeerWorld.built): the loop runs that build.
-  const builds = new WeakMap<object, Build & { readonly system: string }>();
+  const builds = new WeakMap<object, Build & { readonly system: string; readonly context: unknown }>();
   const agent: AgentFactory = async () => {
     const own = build(make);
-    const system = await own.agent.getSystemPrompt(new RunContext(options.context));
+    const context = typeof options.context === 'function' ? (options.context as () => unknown)() : options.context;
+    await refuseApprovals(own.tools, context);
+    const system = await own.agent.getSystemPrompt(new RunContext(context));
     const definition = {
       ...(system !== undefined ? { system } : {}),
       ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
-      tools: own.tools.map((t) => asGateTool(t, options.sideEffects?.[t.name] ?? 'NONE', options.context)),
+      tools: own.tools.map((t) => asGateTool(t, options.sideEffects?.[t.name] ?? 'NONE', context)),
     };
-    builds.set(definition, { ...own, system: system ?? '' });
+    builds.set(definition, { ...own, system: system ?? '', context });
     return definition;
   };
 
@@ -297,7 +360,7 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
       });
       if (world.system !== own.system) own.agent.instructions = world.system;
       const session = faultySession(await sessionOf(options.session, NAME), world.failWrites);
-      return new AgentsTurns(world, own.agent, session, endings, { context: options.context, maxTurns: maxTurns ?? world.maxSteps });
+      return new AgentsTurns(world, own.agent, session, endings, { context: own.context, maxTurns: maxTurns ?? world.maxSteps });
     },
   };
   return { agent, loop };

@@ -199,7 +199,33 @@ expect:
     } catch (error) {
       refund = (error as Error).message;
     }
+    // A body that opens a span of its own, and one slower than its timeout: loopgate's loop times it (its pipeline), not the SDK.
+    const traced = gate.openAiAgent((model) =>
+      supportAgent(sdk, seenNothing(), model, {
+        tools: [
+          sdk.tool({
+            name: 'lookup_order',
+            description: 'Look an order up.',
+            parameters: z.object({ order: z.string() }),
+            timeoutMs: 20,
+            execute: () => sdk.withCustomSpan(async () => new Promise((done) => setTimeout(() => done('found, slowly'), 60)), { data: { name: 'lookup' } }),
+          }),
+        ],
+      }),
+    );
+    const tracedTools = ((await traced.agent({} as never)) as { tools: readonly AnyToolDeclaration[] }).tools;
+    let slow: unknown;
+    try {
+      slow = await tracedTools[0]?.run({ order: 'ORD-3' } as never, ctx('l2') as never);
+    } catch (error) {
+      slow = `threw: ${(error as Error).message}`;
+    }
     return [
+      {
+        name: "a body opening its own span runs; the SDK's own timeout does not answer for loopgate's loop",
+        passed: slow === 'found, slowly' && tracedTools[0]?.timeoutMs === 20,
+        message: `${JSON.stringify(slow)}, timeoutMs ${tracedTools[0]?.timeoutMs}`,
+      },
       {
         name: 'the system text is the instructions of the context',
         passed: built.system === 'You help ada@example.com with orders.',
@@ -221,6 +247,112 @@ expect:
         name: 'the refund throws, naming what the model is told',
         passed: refund === 'issue_refund threw; the model was told: refund refused: card declined for ORD-2',
         message: refund,
+      },
+    ];
+  }),
+  agentCase('unhandled-errors-end-the-run', 'a tool with errorFunction: null ends the run when its body throws, as the SDK does', async (sdk, gate, seed) => {
+    const strict = (model: Model) =>
+      supportAgent(sdk, seenNothing(), model, {
+        tools: [
+          sdk.tool({
+            name: 'issue_refund',
+            description: 'Refund an order.',
+            parameters: z.object({ order: z.string() }),
+            errorFunction: null,
+            execute: () => {
+              throw new Error('card declined');
+            },
+          }),
+        ],
+      });
+    const support = gate.openAiAgent(strict, { sideEffects: { issue_refund: 'STATEFUL' } });
+    const scenario = parseScenario(
+      `name: the refund throws and nothing handles it
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-1 } }]
+    - reply: never asked for
+inbox:
+  - say: Refund ORD-1.
+expect:
+  outcome: failed{internal}
+`,
+      `${FILE}#unhandled`,
+    );
+    const run = await runPeerScenario(scenario, support.loop, { seed, agents: agentsOf(support.agent) });
+    const report = run.reports[0];
+    const ending = report?.ending.kind === 'threw' ? report.ending.errorClass : report?.ending.kind;
+    return [
+      {
+        name: 'the run threw, as the SDK run does',
+        passed: report?.ending.kind === 'threw' && report.outcome.kind !== 'replied',
+        message: `${report ? outcomeLabel(report.outcome) : '(no turn)'} (${ending})`,
+      },
+      { name: 'one model request: the model was never told the error', passed: run.requests.length === 1, message: `${run.requests.length} request(s)` },
+    ];
+  }),
+  agentCase(
+    'arguments-the-sdk-takes-run-through-the-gate',
+    'arguments zod would refuse but the SDK takes, even text that is not JSON, run through the gate',
+    async (sdk, gate, seed) => {
+      const bodies: unknown[] = [];
+      const loose = (model: Model) =>
+        supportAgent(sdk, seenNothing(), model, {
+          tools: [
+            sdk.tool({
+              name: 'issue_refund',
+              description: 'Refund an order.',
+              strict: false,
+              parameters: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'], additionalProperties: true } as never,
+              execute: (args: unknown) => {
+                bodies.push(args);
+                return 'refunded';
+              },
+            }),
+          ],
+        });
+      const support = gate.openAiAgent(loose, { sideEffects: { issue_refund: 'CRITICAL' } });
+      const scenario = parseScenario(
+        `name: an order number, not a text; then arguments that are not JSON
+tools:
+  - name: issue_refund
+    behaviour: [{ throw: payments down }]
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order: 7 } }]
+    - tool_use: [{ id: r2, name: issue_refund, args: '{"order": "ORD-7",}' }]
+    - reply: Nothing was refunded.
+inbox:
+  - say: Refund order 7.
+expect:
+  outcome: replied
+`,
+        `${FILE}#loose`,
+      );
+      const run = await runPeerScenario(scenario, support.loop, { seed, agents: agentsOf(support.agent) });
+      const kept = [resultOf(run.histories.at(-1), 'r1'), resultOf(run.histories.at(-1), 'r2')];
+      return [
+        { name: 'the scripted failure applied: the body never ran', passed: bodies.length === 0, message: `body ran with ${JSON.stringify(bodies)}` },
+        {
+          name: 'the gate counted both calls (the SDK hands a non-strict tool even text that is not JSON)',
+          passed: run.executions.get('issue_refund') === 2,
+          message: `executions ${run.executions.get('issue_refund')}`,
+        },
+        { name: 'both calls read failed', passed: kept.every((k) => k.startsWith('failed:')), message: kept.join(' · ') },
+      ];
+    },
+  ),
+  agentCase('context-per-case', 'a context given as a function is made once per case', async (sdk, gate, seed) => {
+    let made = 0;
+    const seen = seenNothing();
+    const support = gate.openAiAgent((model) => supportAgent(sdk, seen, model), { context: () => ({ customer: `case-${++made}@example.com` }) });
+    for (const round of [1, 2])
+      await runPeerScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#context-${round}`), support.loop, { seed, agents: agentsOf(support.agent) });
+    return [
+      {
+        name: 'each case read its own context',
+        passed: JSON.stringify(seen.contexts) === JSON.stringify([{ customer: 'case-1@example.com' }, { customer: 'case-2@example.com' }]),
+        message: JSON.stringify(seen.contexts),
       },
     ];
   }),
@@ -283,6 +415,49 @@ expect:
       const passed = said === undefined ? got === undefined : got !== undefined && said.test(got);
       return { name, passed, message: got === undefined ? 'taken' : `refused: ${got}` };
     });
+  }),
+  agentCase('approval-refused', 'a tool that holds its calls for approval is refused when the agent is built, naming it', async (sdk, gate) => {
+    const seen = seenNothing();
+    const rows: readonly [string, (m: Model) => unknown, RegExp | undefined][] = [
+      [
+        'always',
+        (m) =>
+          supportAgent(sdk, seen, m, {
+            tools: [
+              sdk.tool({ name: 'issue_refund', description: 'Refund.', parameters: z.object({ order: z.string() }), needsApproval: true, execute: () => 'ok' }),
+            ],
+          }),
+        /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/,
+      ],
+      [
+        'by its arguments',
+        (m) =>
+          supportAgent(sdk, seen, m, {
+            tools: [
+              sdk.tool({
+                name: 'issue_refund',
+                description: 'Refund.',
+                parameters: z.object({ order: z.string() }),
+                needsApproval: async (_c: unknown, input: { order?: string }) => input.order !== 'free',
+                execute: () => 'ok',
+              }),
+            ],
+          }),
+        /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/,
+      ],
+      ['never', (m) => supportAgent(sdk, seen, m), undefined],
+    ];
+    const checks: CheckResult[] = [];
+    for (const [name, make, said] of rows) {
+      let got: string | undefined;
+      try {
+        await gate.openAiAgent(make as never).agent({} as never);
+      } catch (error) {
+        got = (error as Error).message;
+      }
+      checks.push({ name, passed: said === undefined ? got === undefined : got !== undefined && said.test(got), message: got ?? 'taken' });
+    }
+    return checks;
   }),
   agentCase('loop-runs-only-its-agent', "a case of another agent is refused, not run with this agent's instructions", async (sdk, gate, seed) => {
     const support = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model));
