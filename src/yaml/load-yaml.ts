@@ -59,13 +59,15 @@ export function loadYaml<S extends z.ZodType>(text: string, schema: S, file: str
  * name, an assertion) can report their problems in the same pass. Nothing is
  * left out of a list (the positions of what follows would shift), and a missing
  * key cannot be left out: then `data` is undefined. Without problems, `data` is
- * the document's value and `error` undefined.
+ * the document's value and `error` undefined. `raw`: the document as read, before
+ * the schema (when it read as YAML) — for what a caller must know even of a field
+ * at fault (a scenario's declared secrets, to keep them out of its error lines).
  */
 export function loadYamlPartly<S extends z.ZodType>(
   text: string,
   schema: S,
   file: string,
-): { readonly data: z.infer<S> | undefined; readonly error: YamlValidationError | undefined } {
+): { readonly data: z.infer<S> | undefined; readonly error: YamlValidationError | undefined; readonly raw?: unknown } {
   let read: ReturnType<typeof readYaml>;
   try {
     read = readYaml(text, file);
@@ -76,7 +78,7 @@ export function loadYamlPartly<S extends z.ZodType>(
   const { doc, position } = read;
   const data = withoutExtensions(read.data);
   const parsed = schema.safeParse(data);
-  if (parsed.success) return { data: parsed.data, error: undefined };
+  if (parsed.success) return { data: parsed.data, error: undefined, raw: data };
   // Point at the deepest node that exists on the path (a missing key points at its parent).
   const locate = (path: readonly PropertyKey[]) => {
     let node: unknown;
@@ -96,7 +98,7 @@ export function loadYamlPartly<S extends z.ZodType>(
       const message = firstAt ? `${issue.message} (first at line ${locate(firstAt).line}, ${formatPath(firstAt)})` : issue.message;
       return { file, ...locate(path), field: formatPath(path), message };
     });
-  return { data: withoutFaults(data, parsed.error.issues, schema), error: new YamlValidationError(issues) };
+  return { data: withoutFaults(data, parsed.error.issues, schema), error: new YamlValidationError(issues), raw: data };
 }
 
 /** A top-level key `x-…` is the file's own (a place for anchors to reuse, as in compose files): left out before the schema sees the data. */

@@ -135,7 +135,9 @@ describe("nothing a command prints holds an agent's declared secret", () => {
       );
     writeFileSync(join(project, `${own}.yaml`), body('  outcom: replied'));
     writeFileSync(join(project, 'tool.yaml'), `tools:\n  - name: t_${own}\n    description: a tool named after the key\n${body('')}`);
-    for (const file of [`${own}.yaml`, 'tool.yaml']) {
+    // Its secrets list itself at fault (a number among the texts): the texts are still its secrets.
+    writeFileSync(join(project, `list-${own}.yaml`), body('').replace(`secrets: [${own}]`, `secrets: [${own}, 5]`));
+    for (const file of [`${own}.yaml`, 'tool.yaml', `list-${own}.yaml`]) {
       const result = await loopgate(['run', file, '--out', 'out'], project);
       expect(result.status, `${file}: ${result.stderr}`).toBe(EXIT.usage);
       expect(result.stderr, file).toContain('[REDACTED]');

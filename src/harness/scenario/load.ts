@@ -34,9 +34,11 @@ export class ScenarioFileError extends InputError {
   }
 }
 
-/** The secrets a scenario (or the valid remainder of a faulty file) declares as its own. */
-function ownSecrets(scenario: Scenario): string[] {
-  return [...(scenario.secrets ?? []), ...(scenario.secretsOnReopen ?? [])];
+/** The secrets a scenario file declares as its own: every text in its `secrets:` and `secretsOnReopen:` lists, even a list at fault. */
+function ownSecrets(raw: unknown): string[] {
+  if (raw === null || typeof raw !== 'object') return [];
+  const lists = [(raw as Record<string, unknown>).secrets, (raw as Record<string, unknown>).secretsOnReopen];
+  return lists.flatMap((list) => (Array.isArray(list) ? list.filter((s): s is string => typeof s === 'string' && s.length > 0) : []));
 }
 
 export function parseScenario(text: string, file: string): Scenario {
@@ -142,10 +144,8 @@ export function readScenarios(files: readonly string[], root: string): ReadScena
   for (const file of files) {
     try {
       const read = readScenarioFile(file, root);
-      if (read.loaded) {
-        loaded.push(read.loaded);
-        for (const s of ownSecrets(read.loaded.scenario)) secrets.add(s);
-      }
+      if (read.loaded) loaded.push(read.loaded);
+      for (const s of read.secrets) secrets.add(s);
       if (read.problems) problems.push(read.problems);
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
@@ -156,10 +156,14 @@ export function readScenarios(files: readonly string[], root: string): ReadScena
 }
 
 /** One file read for checking: its schema problems (one string, a line each) and the scenario or its valid remainder. */
-function readScenarioFile(file: string, root: string): { loaded: LoadedScenario | undefined; problems: string | undefined } {
+function readScenarioFile(file: string, root: string): { loaded: LoadedScenario | undefined; problems: string | undefined; secrets: string[] } {
   const shown = relative(process.cwd(), file) || file;
   const text = readInputFile(shown, { what: 'scenario file', maxBytes: YAML_LIMITS.bytes });
-  const { data, error } = loadYamlPartly(text, scenarioSchema, shown);
+  const { data, error, raw } = loadYamlPartly(text, scenarioSchema, shown);
   const rel = relative(root, file).split(sep).join('/');
-  return { loaded: data ? { id: rel.replace(/\.ya?ml$/, ''), file: shown, scenario: data } : undefined, problems: error?.message };
+  return {
+    loaded: data ? { id: rel.replace(/\.ya?ml$/, ''), file: shown, scenario: data } : undefined,
+    problems: error?.message,
+    secrets: ownSecrets(raw),
+  };
 }
