@@ -289,6 +289,30 @@ async function settledRaceNotToldOfALaterAbort(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * `CancelScope` (exported: a team's own runner merges its cancel sources with it) cancelled with no reason given
+ * keeps "cancelled by <source>" as its reason, on `cancelled` and as the signal's reason: what a tool or a model call
+ * that reads the signal reports, and what a log records. The loop always passes a reason, so nothing read the
+ * default (mutation seed 39, cancellation.ts: the default emptied); a second cancel loses and keeps the first.
+ */
+async function scopeCancelledWithoutAReasonNamesTheSource(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  for (const by of ['user', 'parent'] as const) {
+    const scope = new CancelScope();
+    const won = scope.cancel(by);
+    const again = scope.cancel('shutdown');
+    const reason = scope.signal.reason as { by?: unknown; reason?: unknown } | undefined;
+    checks.push(
+      check(
+        `cancel('${by}'), then cancel('shutdown'): who won, the reason kept, the signal's reason`,
+        `true false cancelled by ${by} ${JSON.stringify({ by, reason: `cancelled by ${by}` })}`,
+        `${won} ${again} ${scope.cancelled?.reason} ${JSON.stringify(reason)}`,
+      ),
+    );
+  }
+  return checks;
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -363,6 +387,14 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       settledRaceNotToldOfALaterAbort,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/scope-cancelled-without-a-reason-names-the-source',
+        title: 'cancel signals: a CancelScope cancelled with no reason keeps "cancelled by <source>", on cancelled and as its signal\'s reason',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      scopeCancelledWithoutAReasonNamesTheSource,
     ),
   ];
 }

@@ -19,7 +19,19 @@
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { AgentLoop, createRedactor, defineTool, EventLog, loopDeps, type Agent, type LogEvent } from '../kernel/index.ts';
+import {
+  AgentLoop,
+  createRedactor,
+  decodeRecords,
+  defineTool,
+  EventLog,
+  loopDeps,
+  toRecord,
+  type Agent,
+  type AnyEvent,
+  type EventRecord,
+  type LogEvent,
+} from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -548,6 +560,46 @@ async function outputsJsonWritesAsALeafKept(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * Payloads another log already froze, appended to a log opened with a redactor: a team copying a conversation into
+ * a log of its own (a fork, a migration), from a log that has no redactor, or from records its store hands back,
+ * decoded. The copied payloads are frozen plain data the kernel made moments ago (decode.ts, `toFrozenPlainData`
+ * without a redactor), but the new log's redactor has not seen them: "no secret the redactor knows is stored,
+ * whoever appends". A log that kept them as they are (mutation seed 39, plain-data.ts: a recent value shared under
+ * any redactor) would store the secret.
+ */
+async function payloadsAnotherLogFrozeRedacted(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const source = new EventLog(clock);
+  source.append('inbox.received', { id: 'm1', intent: 'follow_up', text: `my card token is ${LOG_SECRET}`, source: 'user' });
+  source.append('inbox.received', { id: 'm2', intent: 'follow_up', text: `and the payment key ${AGENT_SECRET}`, source: 'user' });
+  const records = JSON.parse(JSON.stringify(source.events.map((e) => toRecord(e)))) as EventRecord[];
+  const froms: [string, () => readonly AnyEvent[]][] = [
+    ['the events of a log without a redactor', () => source.events],
+    ["a store's records, decoded", () => decodeRecords(records, 'a store without a redactor')],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [from, events] of froms) {
+    const copy = new EventLog(clock, [], { redact: createRedactor({ secrets: [LOG_SECRET, AGENT_SECRET] }) });
+    let actual: string;
+    try {
+      for (const e of events()) copy.append((e as LogEvent).type, (e as LogEvent).payload as never);
+      actual = JSON.stringify(copy.events.map((e) => (e as Extract<LogEvent, { type: 'inbox.received' }>).payload.text));
+    } catch (error) {
+      actual = `threw ${(error as Error).message}`;
+    }
+    const expected = JSON.stringify(['my card token is [REDACTED]', 'and the payment key [REDACTED]']);
+    checks.push({
+      name: `${from}, appended: stored redacted`,
+      passed: actual === expected,
+      message: actual === expected ? actual : `stored ${actual}`,
+      expected,
+      actual,
+    });
+  }
+  return checks;
+}
+
 export function logRedactionCases(): Case[] {
   return [
     checksCase(
@@ -574,6 +626,15 @@ export function logRedactionCases(): Case[] {
         secrets: [LOG_SECRET, AGENT_SECRET],
       },
       ownRedactorKeptForToolData,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/payloads-another-log-froze-redacted',
+        title: "log: payloads another log froze (a log without a redactor, a store's records decoded), appended to a log with a redactor, are stored redacted",
+        file: 'src/harness/log-redaction-cases.ts',
+        secrets: [LOG_SECRET, AGENT_SECRET],
+      },
+      payloadsAnotherLogFrozeRedacted,
     ),
     checksCase(
       {

@@ -114,6 +114,29 @@ async function answeredOnce(): Promise<{ clock: VirtualClock; log: EventLog; tak
 }
 
 /**
+ * A snapshot that is not an object at all (`null`, a number, or the snapshot's JSON text a store handed back
+ * unparsed) is refused with a `SnapshotMismatch` saying so, before anything of it or of the prefix is read: the
+ * message is what the host's `snapshot` observer reports as `rejected`, and a caller that reads the conversation
+ * whole on a `SnapshotMismatch` must get one, not a `TypeError` from reading a field of `null` (mutation seed 39,
+ * snapshot.ts: the object test made false; every other case's snapshot was an object).
+ */
+async function snapshotNotAnObjectRefused(): Promise<CheckResult[]> {
+  const { clock, log, taken } = await answeredOnce();
+  const checks: CheckResult[] = [];
+  const rows: [string, unknown][] = [
+    ['null', null],
+    ['a number', 7],
+    ['its JSON text, unparsed', JSON.stringify(taken)],
+  ];
+  for (const [what, snapshot] of rows) {
+    checks.push(
+      refusedBeforeThePrefix(clock, log, taken, snapshot as LoopSnapshot, `${what}: refused, saying so`, 'SnapshotMismatch: the snapshot is not an object'),
+    );
+  }
+  return checks;
+}
+
+/**
  * A snapshot whose positions part is not an object (`null`, a number: written
  * by other code, or handed to `resumeFromSnapshot` by an embedder) is refused
  * with a `SnapshotMismatch` whose message says which part and why: it is what
@@ -554,6 +577,14 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       sessionBudgetReopenedReadsOnlyTheTail,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/not-an-object-refused',
+        title: 'snapshot: a snapshot that is not an object (null, a number, its JSON text) is refused with a SnapshotMismatch saying so',
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      snapshotNotAnObjectRefused,
     ),
     checksCase(
       {

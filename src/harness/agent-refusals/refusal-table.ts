@@ -560,6 +560,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'visibility layer "mode:read": allow[1]: pattern "lookup_ordr*" matches no registered tool; did you mean "lookup_order"?',
   },
   {
+    // Only `*` is special in a pattern (glob.ts): a dot or a `+` is a letter no tool name has, so the pattern matches none.
+    id: 'names/pattern-with-a-dot-matching-nothing',
+    title: 'a policy pattern written with a dot, as for a namespace (issue.*), matches no tool: no character but * is a wildcard',
+    agent: withPolicy({ rules: [{ id: 'refunds-need-approval', tools: ['issue.*'], decision: 'ask' }] }),
+    refused: 'policy rule "refunds-need-approval": tools[0]: pattern "issue.*" matches no registered tool',
+  },
+  {
     id: 'names/closest-of-several',
     title: 'the nearest of several tools is named, not the last one tried',
     agent: edit((a) => ({
