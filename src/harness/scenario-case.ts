@@ -13,7 +13,7 @@ import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { redactForRun } from './run-redactor.ts';
 import { runawayText, runScenario, type Runaway, type ScenarioRun } from './second-host.ts';
 import type { SuiteContext } from './suite-context.ts';
-import { conversationOfCase } from './world/case-conversation.ts';
+import { conversationOfCase, secretsKnownBefore } from './world/case-conversation.ts';
 import { stepRequests } from './step-requests.ts';
 import { buildTimeline } from './timeline.ts';
 import { updateCase } from './update/update-case.ts';
@@ -100,8 +100,12 @@ export function scenarioCase(loaded: LoadedScenario, context: Omit<SuiteContext,
     title: besides ? `${scenario.name} (through the production host)` : scenario.name,
     file: loaded.file,
     tags: scenario.tags,
-    // Values the host gains as secrets on a reopen are secrets by the time any report is written: redacted there too.
-    ...(scenario.secrets || scenario.secretsOnReopen ? { secrets: [...(scenario.secrets ?? []), ...(scenario.secretsOnReopen ?? [])] } : {}),
+    // Values the host gains as secrets on a reopen are secrets by the time any report is written: redacted there too;
+    // and the agent's own, for a case whose build of it throws in words that hold one.
+    ...(() => {
+      const secrets = secretsKnownBefore(scenario, context.registry);
+      return secrets.length > 0 ? { secrets } : {};
+    })(),
     async run({ seed }) {
       if (scenario.live) {
         return { status: 'skipped', checks: [], skipReason: 'a live scenario: runs only with --live (needs a provider and its API key)' };

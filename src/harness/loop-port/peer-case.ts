@@ -24,7 +24,7 @@ import { finalHistory, type PeerRun } from './peer-run.ts';
 import type { LoopUnderTestFactory } from './peer-world.ts';
 import { agentRequirementsOf } from './agent-requirements.ts';
 import { lacking, requirementsOf, skipReason } from './requirements.ts';
-import { conversationOfCase } from '../world/case-conversation.ts';
+import { conversationOfCase, secretsKnownBefore } from '../world/case-conversation.ts';
 
 export interface PeerSuite {
   readonly loop: LoopUnderTestFactory;
@@ -61,7 +61,10 @@ export function peerScenarioCase(loaded: LoadedScenario, suite: PeerSuite): Case
     title: scenario.name,
     file: loaded.file,
     tags: scenario.tags,
-    ...(scenario.secrets ? { secrets: scenario.secrets } : {}),
+    ...(() => {
+      const secrets = secretsKnownBefore(scenario, suite.registry);
+      return secrets.length > 0 ? { secrets } : {};
+    })(),
     run: ({ seed }) => runPeerCase(scenario, suite, seed, undefined, conversationOfCase(scenario, loaded.id, 'loop', suite.registry)),
   };
 }

@@ -87,7 +87,17 @@ function fnv1a(text: string): string {
  * it runs: its agent's (as the config's inspected build declares them), the scenario's and those it gains on a reopen.
  */
 export function conversationOfCase(scenario: Scenario, scenarioId: string, host: 'loop' | 'production', registry: AgentRegistry): string {
+  return caseConversationNamingNoSecret(scenarioId, host, secretsKnownBefore(scenario, registry));
+}
+
+/**
+ * The secrets a scenario's case knows before it runs: its agent's (as the config's inspected build declares them),
+ * the scenario's and those it gains on a reopen. A case whose own build of the agent throws is told in the build's
+ * words, redacted with these (outside probe 40, F5: a session store's refusal quoting the agent's key reached every
+ * report file).
+ */
+export function secretsKnownBefore(scenario: Scenario, registry: AgentRegistry): string[] {
   const agent = registry.inspected?.get(agentNameOf(scenario, registry))?.agent;
-  const secrets = [...(agent?.secrets ?? []), ...(scenario.secrets ?? []), ...(scenario.secretsOnReopen ?? [])];
-  return caseConversationNamingNoSecret(scenarioId, host, secrets);
+  const declared = Array.isArray(agent?.secrets) ? agent.secrets.filter((s): s is string => typeof s === 'string') : [];
+  return [...new Set([...declared, ...(scenario.secrets ?? []), ...(scenario.secretsOnReopen ?? [])])];
 }

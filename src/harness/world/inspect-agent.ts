@@ -6,7 +6,17 @@
  * still be one line naming the agent, instead of a case that throws. Every case
  * still builds its own fresh agent; this one only answers questions.
  */
-import { agentPrompt, agentSettingProblems, agentToolProblems, foreignAgentProblem, type Agent, type AgentFactory } from '../../kernel/index.ts';
+import {
+  agentPrompt,
+  agentSettingProblems,
+  agentToolProblems,
+  createRedactor,
+  foreignAgentProblem,
+  REDACTED,
+  redactSecretPieces,
+  type Agent,
+  type AgentFactory,
+} from '../../kernel/index.ts';
 import { VirtualClock } from '../virtual-clock.ts';
 import { LOAD_LIMIT_ENV, loadLimitMs, showLimit, TIMED_OUT, withinRealTime } from './load-limit.ts';
 import { NO_AGENT, UnknownAgentError, type AgentInspection, type AgentRegistry } from './agent-under-test.ts';
@@ -77,12 +87,23 @@ export async function inspectFactory(factory: AgentFactory, onNeverSettles?: () 
   } catch (error) {
     problems.push(firstLine(error));
   }
-  if (problems.length > 0) return { agent, tools: agent.tools ?? [], problems };
+  if (problems.length > 0) return { agent, tools: agent.tools ?? [], problems: redactedBy(agent, problems) };
   const signature = toolSignature(agent.tools);
   // A second build, as a second case or conversation would make it: the same tools, or a problem naming the difference.
   const difference = await secondBuildDifference(factory, signature, limitMs);
   if (difference) problems.push(`the factory declares different tools on different builds: ${difference}; ${SAME_TOOLS}`);
-  return { agent, tools: agent.tools ?? [], problems, signature };
+  return { agent, tools: agent.tools ?? [], problems: redactedBy(agent, problems), signature };
+}
+
+/**
+ * The problems with the secrets the agent declares redacted: a second build's error, a tool named after a key, can
+ * hold one, and these lines are printed before any redactor knows the agent's secrets (outside probe 40, F5).
+ */
+function redactedBy(agent: Agent, problems: string[]): string[] {
+  const secrets = Array.isArray(agent.secrets) ? agent.secrets.filter((s): s is string => typeof s === 'string' && s.length > 0) : [];
+  if (secrets.length === 0 || problems.length === 0) return problems;
+  const redact = createRedactor({ secrets });
+  return problems.map((line) => redactSecretPieces(redact(line), secrets, REDACTED));
 }
 
 async function secondBuildDifference(factory: AgentFactory, first: ReturnType<typeof toolSignature>, limitMs: number): Promise<string | undefined> {

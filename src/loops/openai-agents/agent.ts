@@ -40,7 +40,7 @@ import {
   type StreamEvent,
 } from '@openai/agents';
 import { z } from 'zod';
-import type { AgentFactory, AnyToolDeclaration, SideEffect } from '../../kernel/index.ts';
+import { createRedactor, REDACTED, redactSecretPieces, type AgentFactory, type AnyToolDeclaration, type SideEffect } from '../../kernel/index.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import type { LoopUnderTestFactory, PeerTool } from '../../harness/loop-port/peer-world.ts';
 import { installedVersion } from '../installed-version.ts';
@@ -306,8 +306,23 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
   const { maxTurns } = options;
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1))
     throw new TypeError(`${NAME}: maxTurns must be a whole number of at least 1, got ${JSON.stringify(maxTurns) ?? shapeOf(maxTurns)}`);
+  // What the agent's own code says when it fails (a build, its instructions, a session store) is said without its secrets.
+  const secrets = (options.secrets ?? []).filter((x) => typeof x === 'string' && x.length > 0);
+  const redactor = secrets.length > 0 ? createRedactor({ secrets }) : undefined;
+  const redact = (text: string) => (redactor ? redactSecretPieces(redactor(text), secrets, REDACTED) : text);
+  const withoutSecrets = <T>(work: () => T, as: (message: string) => Error): T => {
+    try {
+      return work();
+    } catch (error) {
+      if (!redactor || !(error instanceof Error)) throw error;
+      throw as(redact(error.message));
+    }
+  };
   // Read once at config load, so a build function that fails or returns something else is exit 2, not a failed case.
-  const loaded = build(make);
+  const loaded = withoutSecrets(
+    () => build(make),
+    (message) => new TypeError(message),
+  );
   const names = loaded.tools.map((t) => t.name);
   for (const [name, level] of Object.entries(options.sideEffects ?? {})) {
     if (!names.includes(name)) throw new TypeError(`${NAME}: sideEffects names ${name}, which is not one of the agent's tools (${names.join(', ') || 'none'})`);
@@ -319,10 +334,18 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
   // The build of each case, by the agent the factory returned for it (PeerWorld.built): the loop runs that build.
   const builds = new WeakMap<object, Build & { readonly system: string; readonly context: unknown }>();
   const agent: AgentFactory = async () => {
-    const own = build(make);
+    const own = withoutSecrets(
+      () => build(make),
+      (message) => new AgentBuildError(message),
+    );
     const context = typeof options.context === 'function' ? (options.context as () => unknown)() : options.context;
     await refuseApprovals(own.tools, context);
-    const system = await own.agent.getSystemPrompt(new RunContext(context));
+    let system: string | undefined;
+    try {
+      system = await own.agent.getSystemPrompt(new RunContext(context));
+    } catch (error) {
+      throw new AgentBuildError(`${NAME}: the agent's instructions threw: ${redact((error as Error)?.message ?? String(error))}`);
+    }
     const definition = {
       ...(system !== undefined ? { system } : {}),
       ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
@@ -359,7 +382,12 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
         return tool ? gatedTool(tool, gate, endings) : asAgentsTool(gate, endings, undefined);
       });
       if (world.system !== own.system) own.agent.instructions = world.system;
-      const session = faultySession(await sessionOf(options.session, NAME), world.failWrites);
+      let session: Session;
+      try {
+        session = faultySession(await sessionOf(options.session, NAME), world.failWrites);
+      } catch (error) {
+        throw new AgentBuildError(redact((error as Error).message));
+      }
       return new AgentsTurns(world, own.agent, session, endings, { context: own.context, maxTurns: maxTurns ?? world.maxSteps });
     },
   };

@@ -403,6 +403,14 @@ expect:
       ],
       ['maxTurns of 0', (m: Model) => supportAgent(sdk, seen, m), { maxTurns: 0 }, /^openAiAgent: maxTurns must be a whole number of at least 1, got 0$/],
       ['a session that is no function', (m: Model) => supportAgent(sdk, seen, m), { session: {} }, /^openAiAgent: session must be a function/],
+      [
+        "a build that throws holding the agent's secret: said without it",
+        () => {
+          throw new Error('vault refused key sk_gate_Q8wZ3kT5pL0aR7yV');
+        },
+        { secrets: ['sk_gate_Q8wZ3kT5pL0aR7yV'] },
+        /^openAiAgent: your build function threw: vault refused key \[REDACTED\]$/,
+      ],
       ['a plain agent', (m: Model) => supportAgent(sdk, seen, m), { sideEffects: { issue_refund: 'STATEFUL' }, maxTurns: 4 }, undefined],
     ];
     return rows.map(([name, make, options, said]) => {
