@@ -22,7 +22,7 @@ import {
   OpenAIChatCompletionsModel,
   OpenAIResponsesModel,
   retryPolicies,
-  run,
+  Runner,
   setTraceProcessors,
   setTracingDisabled,
   tool,
@@ -140,6 +140,9 @@ export class AgentsTurns implements PeerAdapter {
   readonly #recorder: AgentsTraceRecorder;
   readonly #endings: CallEndings;
   readonly #run: AgentsRunOptions;
+  readonly #runner: Runner;
+  /** Models an agent of the case asked for by name (an agent run as a tool, with a model of its own): refused. */
+  readonly #askedByName: string[] = [];
   #history: Message[] = [];
 
   constructor(world: PeerWorld, agent: Agent<unknown>, session: Session, endings: CallEndings, run: AgentsRunOptions) {
@@ -150,6 +153,18 @@ export class AgentsTurns implements PeerAdapter {
     this.#recorder = new AgentsTraceRecorder(world.clock);
     setTraceProcessors([this.#recorder]);
     setTracingDisabled(false);
+    // Every model the case's agents use is the case's: one named instead (a sub-agent's own `model: 'gpt-4.1'`, which
+    // a run it makes as a tool resolves through this runner's provider) would reach a real provider with the
+    // environment's key, and be certified. Refused, and the case fails naming it (outside probe 40, F2).
+    const asked = this.#askedByName;
+    this.#runner = new Runner({
+      modelProvider: {
+        getModel: (name?: string) => {
+          asked.push(name ?? '(the default)');
+          throw new Error(`the gate does not call a real provider (model ${JSON.stringify(name ?? '(the default)')})`);
+        },
+      },
+    });
   }
 
   async runTurn({ text, turn, signal }: PeerTurn): Promise<TurnReport> {
@@ -157,7 +172,7 @@ export class AgentsTurns implements PeerAdapter {
     let report: TurnReport;
     try {
       const context = this.#run.context !== undefined ? { context: this.#run.context } : {};
-      const r = await run(this.#agent, text, { session: this.#session, signal, maxTurns: this.#run.maxTurns, ...context });
+      const r = await this.#runner.run(this.#agent, text, { session: this.#session, signal, maxTurns: this.#run.maxTurns, ...context });
       // No final output (a run that stopped for an approval): no reply — not the two characters of an empty JSON text.
       const out =
         r.finalOutput === undefined || r.finalOutput === null ? '' : typeof r.finalOutput === 'string' ? r.finalOutput : JSON.stringify(r.finalOutput);
@@ -180,6 +195,10 @@ export class AgentsTurns implements PeerAdapter {
       report = { turn, outcome: classifyAgentsError(error, signal), ending: agentsEnding(error), steps: 0, usage: { inputTokens: 0, outputTokens: 0 } };
     }
     this.#history = fromAgentItems((await this.#session.getItems()) as unknown as Item[], this.#endings);
+    if (this.#askedByName.length > 0)
+      throw new AgentBuildError(
+        `openAiAgent: an agent of this case asked for the model ${JSON.stringify(this.#askedByName[0])} by name (an agent run as a tool with a model of its own?): the gate does not call a real provider; build every agent it runs with the model your build function is given`,
+      );
     return report;
   }
 

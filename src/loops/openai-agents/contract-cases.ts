@@ -467,6 +467,38 @@ expect:
     }
     return checks;
   }),
+  agentCase('no-model-by-name', 'an agent run as a tool with a model of its own asks no real provider: the case fails naming it', async (sdk, gate, seed) => {
+    const triage = new sdk.Agent({ name: 'triage', instructions: 'Say which team handles it.', model: 'gpt-4.1' });
+    const support = gate.openAiAgent((model) =>
+      supportAgent(sdk, seenNothing(), model, { tools: [triage.asTool({ toolName: 'triage', toolDescription: 'Ask triage which team handles it.' })] }),
+    );
+    const scenario = parseScenario(
+      `name: triage asked
+provider:
+  script:
+    - tool_use: [{ id: t1, name: triage, args: { input: refund for ORD-1 } }]
+    - reply: Billing handles it.
+inbox:
+  - say: Who handles refunds?
+expect:
+  outcome: replied
+`,
+      `${FILE}#no-model-by-name`,
+    );
+    let said = '(ran)';
+    try {
+      await runPeerScenario(scenario, support.loop, { seed, agents: agentsOf(support.agent) });
+    } catch (error) {
+      said = (error as Error).message;
+    }
+    return [
+      {
+        name: 'refused, naming the model asked for',
+        passed: said.startsWith('openAiAgent: an agent of this case asked for the model "gpt-4.1" by name'),
+        message: said,
+      },
+    ];
+  }),
   agentCase('loop-runs-only-its-agent', "a case of another agent is refused, not run with this agent's instructions", async (sdk, gate, seed) => {
     const support = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model));
     const other = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model));
