@@ -11,8 +11,12 @@
  * any run of the model's text: the loop only ever replaces): loopgate's own turns and
  * another loop's alike. A case whose model calls went over the wire from a peer's
  * own provider package is not judged: the harness saw no result, only HTTP.
+ *
+ * Another loop may end a turn on a tool's output by design (OpenAI Agents'
+ * `toolUseBehavior: { stopAtToolNames }`): a peer's reply that is the output of a
+ * tool call its persisted history holds is the tool's, not made up either.
  */
-import { REDACTED } from '../../kernel/index.ts';
+import { REDACTED, type Message } from '../../kernel/index.ts';
 import type { ProviderCall } from '../world/recording-model.ts';
 import { defineInvariant, type AnyRun } from './invariant.ts';
 import { isPeerRun } from '../loop-port/peer-run.ts';
@@ -30,11 +34,26 @@ export const repliesComeFromTheModel = defineInvariant({
     madeUp(
       run,
       run.reports.map((r) => ({ turn: r.turn, reply: r.reply })),
+      isPeerRun(run) ? toolOutputsIn(run.histories) : [],
     ),
 });
 
-function madeUp(run: AnyRun, turns: readonly { readonly turn: number; readonly reply?: string | undefined }[]): string | undefined {
-  const returned = repliesIn(run.responses);
+/** The texts of the tool results a peer's persisted histories hold. */
+function toolOutputsIn(histories: readonly (readonly Message[])[]): string[] {
+  const out = new Set<string>();
+  for (const history of histories)
+    for (const m of history)
+      if (m.role === 'user' && Array.isArray(m.content))
+        for (const b of m.content) if (b.type === 'tool_result' && typeof b.content === 'string') out.add(b.content);
+  return [...out];
+}
+
+function madeUp(
+  run: AnyRun,
+  turns: readonly { readonly turn: number; readonly reply?: string | undefined }[],
+  toolOutputs: readonly string[] = [],
+): string | undefined {
+  const returned = [...repliesIn(run.responses), ...toolOutputs];
   const exact = new Set(returned);
   for (const { turn, reply } of turns) {
     if (reply === undefined || exact.has(reply) || returned.some((text) => redactedFrom(reply, text))) continue;

@@ -499,6 +499,34 @@ expect:
       },
     ];
   }),
+  agentCase(
+    'stop-at-a-tool',
+    "toolUseBehavior stopAtToolNames: the tool's output is the reply, as the SDK gives it; every invariant holds",
+    async (sdk, gate, seed) => {
+      const support = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model, { toolUseBehavior: { stopAtToolNames: ['lookup_order'] } }));
+      const scenario = parseScenario(
+        `name: the lookup's output is the answer
+provider:
+  script:
+    - tool_use: [{ id: l1, name: lookup_order, args: { order: ORD-1 } }]
+    - reply: never asked for
+inbox:
+  - say: What does ORD-1 total?
+expect:
+  outcome: replied
+`,
+        `${FILE}#stop-at-a-tool`,
+      );
+      const run = await runPeerScenario(scenario, support.loop, { seed, agents: agentsOf(support.agent) });
+      const failedInvariants = (await checkInvariants(run)).filter((v) => !v.passed).map((v) => `${v.name}: ${v.message}`);
+      const reply = run.reports[0]?.reply;
+      return [
+        { name: "the reply is the tool's output", passed: reply === '{"order":"ORD-1","total":40}', message: String(reply) },
+        { name: 'one model request', passed: run.requests.length === 1, message: `${run.requests.length}` },
+        { name: 'every invariant holds', passed: failedInvariants.length === 0, message: failedInvariants.join(' · ') || 'all held' },
+      ];
+    },
+  ),
   agentCase('loop-runs-only-its-agent', "a case of another agent is refused, not run with this agent's instructions", async (sdk, gate, seed) => {
     const support = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model));
     const other = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model));
