@@ -113,12 +113,22 @@ function build(make: (model: Model) => unknown): Build {
     throw new TypeError(`${NAME}: your build function threw: ${(error as Error)?.message ?? String(error)}`, { cause: error });
   }
   const a = agent as Partial<Agent<unknown>> | null;
+  if (typeof (a as { then?: unknown } | null)?.then === 'function')
+    throw new TypeError(
+      `${NAME}: your build function returned a Promise: build the Agent synchronously ((model) => new Agent({ model, … })), as the gate builds it once per case`,
+    );
   if (a === null || typeof a !== 'object' || typeof a.getSystemPrompt !== 'function' || !Array.isArray(a.tools))
     throw new TypeError(`${NAME}: your build function must return an Agent (new Agent({ model, … }) from @openai/agents), got ${shapeOf(agent)}`);
   // An agent that ignores the model it is given would call your real provider from the gate, and certify its answers.
   if (a.model !== slot.model)
     throw new TypeError(
-      `${NAME}: the agent your build function returns does not use the model it is given (its model is ${typeof a.model === 'string' ? JSON.stringify(a.model) : shapeOf(a.model)}): build it with new Agent({ model, … })`,
+      `${NAME}: the agent your build function returns does not use the model it is given (its model is ${
+        typeof a.model === 'string'
+          ? JSON.stringify(a.model)
+          : a.model === undefined || a.model === null
+            ? 'not set'
+            : "another Model: one of its own, one wrapping the model given (the gate cannot tell it calls it), or an earlier build's (an Agent made once and returned again)"
+      }): build a new Agent on each call with new Agent({ model, … })`,
     );
   if ((a.handoffs ?? []).length > 0)
     throw new TypeError(`${NAME}: the agent has handoffs, which the gate does not carry: it gates one agent; gate each agent of a handoff on its own`);
@@ -314,8 +324,7 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
     try {
       return work();
     } catch (error) {
-      if (!redactor || !(error instanceof Error)) throw error;
-      throw as(redact(error.message));
+      throw as(redact((error as Error)?.message ?? String(error)));
     }
   };
   // Read once at config load, so a build function that fails or returns something else is exit 2, not a failed case.

@@ -411,6 +411,12 @@ expect:
         { secrets: ['sk_gate_Q8wZ3kT5pL0aR7yV'] },
         /^openAiAgent: your build function threw: vault refused key \[REDACTED\]$/,
       ],
+      [
+        'a build that returns a Promise',
+        async (m: Model) => supportAgent(sdk, seen, m),
+        undefined,
+        /^openAiAgent: your build function returned a Promise: build the Agent synchronously/,
+      ],
       ['a plain agent', (m: Model) => supportAgent(sdk, seen, m), { sideEffects: { issue_refund: 'STATEFUL' }, maxTurns: 4 }, undefined],
     ];
     return rows.map(([name, make, options, said]) => {
@@ -424,49 +430,67 @@ expect:
       return { name, passed, message: got === undefined ? 'taken' : `refused: ${got}` };
     });
   }),
-  agentCase('approval-refused', 'a tool that holds its calls for approval is refused when the agent is built, naming it', async (sdk, gate) => {
-    const seen = seenNothing();
-    const rows: readonly [string, (m: Model) => unknown, RegExp | undefined][] = [
-      [
-        'always',
-        (m) =>
-          supportAgent(sdk, seen, m, {
-            tools: [
-              sdk.tool({ name: 'issue_refund', description: 'Refund.', parameters: z.object({ order: z.string() }), needsApproval: true, execute: () => 'ok' }),
-            ],
-          }),
-        /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/,
-      ],
-      [
-        'by its arguments',
-        (m) =>
-          supportAgent(sdk, seen, m, {
-            tools: [
-              sdk.tool({
-                name: 'issue_refund',
-                description: 'Refund.',
-                parameters: z.object({ order: z.string() }),
-                needsApproval: async (_c: unknown, input: { order?: string }) => input.order !== 'free',
-                execute: () => 'ok',
-              }),
-            ],
-          }),
-        /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/,
-      ],
-      ['never', (m) => supportAgent(sdk, seen, m), undefined],
-    ];
-    const checks: CheckResult[] = [];
-    for (const [name, make, said] of rows) {
-      let got: string | undefined;
-      try {
-        await gate.openAiAgent(make as never).agent({} as never);
-      } catch (error) {
-        got = (error as Error).message;
+  agentCase(
+    'approval-refused',
+    'a tool that holds its calls for approval, or an Agent reused across builds, is refused when the agent is built',
+    async (sdk, gate) => {
+      const seen = seenNothing();
+      const rows: readonly [string, (m: Model) => unknown, RegExp | undefined][] = [
+        [
+          'always',
+          (m) =>
+            supportAgent(sdk, seen, m, {
+              tools: [
+                sdk.tool({
+                  name: 'issue_refund',
+                  description: 'Refund.',
+                  parameters: z.object({ order: z.string() }),
+                  needsApproval: true,
+                  execute: () => 'ok',
+                }),
+              ],
+            }),
+          /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/,
+        ],
+        [
+          'by its arguments',
+          (m) =>
+            supportAgent(sdk, seen, m, {
+              tools: [
+                sdk.tool({
+                  name: 'issue_refund',
+                  description: 'Refund.',
+                  parameters: z.object({ order: z.string() }),
+                  needsApproval: async (_c: unknown, input: { order?: string }) => input.order !== 'free',
+                  execute: () => 'ok',
+                }),
+              ],
+            }),
+          /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/,
+        ],
+        ['never', (m) => supportAgent(sdk, seen, m), undefined],
+        [
+          'the same Agent from every build (made once, returned again): the case is refused naming it',
+          (() => {
+            let once: unknown;
+            return (m: Model) => (once ??= supportAgent(sdk, seen, m));
+          })(),
+          /^openAiAgent: the agent your build function returns does not use the model it is given \(its model is another Model: .*an earlier build's/,
+        ],
+      ];
+      const checks: CheckResult[] = [];
+      for (const [name, make, said] of rows) {
+        let got: string | undefined;
+        try {
+          await gate.openAiAgent(make as never).agent({} as never);
+        } catch (error) {
+          got = (error as Error).message;
+        }
+        checks.push({ name, passed: said === undefined ? got === undefined : got !== undefined && said.test(got), message: got ?? 'taken' });
       }
-      checks.push({ name, passed: said === undefined ? got === undefined : got !== undefined && said.test(got), message: got ?? 'taken' });
-    }
-    return checks;
-  }),
+      return checks;
+    },
+  ),
   agentCase('no-model-by-name', 'an agent run as a tool with a model of its own asks no real provider: the case fails naming it', async (sdk, gate, seed) => {
     const triage = new sdk.Agent({ name: 'triage', instructions: 'Say which team handles it.', model: 'gpt-4.1' });
     const support = gate.openAiAgent((model) =>
