@@ -127,9 +127,32 @@ describe('finding and loading the config', () => {
     );
   });
 
+  // Outside probe 40 (LOW): a loop adapter refusing its options at the config's top level was told as
+  // "could not be loaded: TypeError: openAiAgent: …", with no line.
+  it('a config whose top level throws names the line that threw; an adapter refusal is told in its own words', async () => {
+    writeFileSync(
+      join(dir, 'throws.config.ts'),
+      [
+        'const refuse = (why: string) => {',
+        '  throw new TypeError(`openAiAgent: ${why}`);',
+        '};',
+        "refuse('maxTurns must be a whole number of at least 1, got 0');",
+        'export default {};',
+        '',
+      ].join('\n'),
+    );
+    await expect(loadConfig({ path: 'throws.config.ts', cwd: dir })).rejects.toThrow(
+      /throws\.config\.ts:2:\d+: could not be loaded: openAiAgent: maxTurns must be a whole number of at least 1, got 0$/,
+    );
+    writeFileSync(join(dir, 'user-bug.config.ts'), ['const x: any = undefined;', 'x.y;', 'export default {};', ''].join('\n'));
+    await expect(loadConfig({ path: 'user-bug.config.ts', cwd: dir })).rejects.toThrow(
+      /user-bug\.config\.ts:2:\d+: could not be loaded: TypeError: Cannot read properties of undefined/,
+    );
+  });
+
   it('a config that does not load, or a --config that is no file, is an input error naming it', async () => {
     writeFileSync(join(dir, 'broken.config.ts'), 'export default {\n');
-    await expect(loadConfig({ path: 'broken.config.ts', cwd: dir })).rejects.toThrow(/broken\.config\.ts: could not be loaded: /);
+    await expect(loadConfig({ path: 'broken.config.ts', cwd: dir })).rejects.toThrow(/broken\.config\.ts(:\d+:\d+)?: could not be loaded: /);
     await expect(loadConfig({ path: 'missing.ts', cwd: dir })).rejects.toThrow(/--config missing\.ts: no such file/);
     await expect(loadConfig({ path: '.', cwd: dir })).rejects.toThrow(/--config \.: not a file/);
     // A symbolic link loop is named as one, not as a missing file (probe 24, F7).

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { decodeUtf8, errnoText, sameFile } from '../files/index.ts';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type fc from 'fast-check';
 import { closestName, foreignAgentProblem, type AgentFactory } from '../kernel/index.ts';
 import { INVARIANTS, invariantListProblem, type Invariant } from '../harness/invariants/index.ts';
@@ -164,6 +165,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       );
     const where = at ? `${at.file}:${at.line}:${at.column}` : undefined;
     if (at && sameFile(at.file, file)) throw new ConfigFileError(`${where}: could not be loaded: ${firstLine(error)}`, { cause: error });
+    // A throw while the config's top level ran (a loop adapter refusing its options): the config's line that threw.
+    const line = at ? undefined : frameIn(error, file);
+    if (line) throw new ConfigFileError(`${file}:${line}: could not be loaded: ${firstLine(error)}`, { cause: error });
     throw new ConfigFileError(`${file}: could not be loaded: ${where ? `${where}: ` : ''}${firstLine(error)}`, { cause: error });
   }
   return inspectConfigAgents(resolveConfig(module['default'], file, file === BUNDLED_CONFIG));
@@ -390,8 +394,29 @@ function describe(value: unknown): string {
 }
 
 function firstLine(error: unknown): string {
-  const message = error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
+  // A loop adapter's refusal (`openAiAgent: …`, a TypeError) is told in its own words, without the class's name.
+  const own = error instanceof TypeError && ADAPTER_REFUSAL.test(error.message);
+  const message = error instanceof Error ? `${error.name === 'Error' || own ? '' : `${error.name}: `}${error.message}` : String(error);
   return message.split('\n')[0]!;
+}
+
+/** How loopgate's own config helpers begin a refusal. */
+const ADAPTER_REFUSAL = /^(openAiAgent|openAiAgentsLoop|toolLoopAgent|aiSdkAgent|aiSdkLoop|defineConfig|defineTool): /;
+
+/** `line:column` of the innermost frame of `error`'s stack in `file` (the config's top level), if it has one. */
+function frameIn(error: unknown, file: string): string | undefined {
+  const stack = (error as Error | undefined)?.stack;
+  if (typeof stack !== 'string') return undefined;
+  const url = pathToFileURL(resolve(file)).href;
+  for (const frame of stack.split('\n').slice(1)) {
+    const at = frame.lastIndexOf(url);
+    const plain = at < 0 ? frame.lastIndexOf(resolve(file)) : -1;
+    const start = at >= 0 ? at + url.length : plain >= 0 ? plain + resolve(file).length : -1;
+    if (start < 0) continue;
+    const place = /^:(\d+):(\d+)/.exec(frame.slice(start));
+    if (place) return `${place[1]}:${place[2]}`;
+  }
+  return undefined;
 }
 
 /** The bundled config beside the bundled scenarios: TypeScript in this repository, JavaScript in the built package. */
