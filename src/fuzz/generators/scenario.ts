@@ -176,8 +176,9 @@ function aimedRepeatArb(tools: readonly FuzzTool[]) {
   return fc.record({
     call: fc.oneof(...targets.map((t) => fc.record({ name: fc.constant(t.name), args: t.args }))),
     id: fc.constantFrom('a', 'b'),
-    // The probe's level when it is the tool.
-    level: fc.constantFrom<SideEffectLevel>('STATEFUL', 'CRITICAL'),
+    // The probe's level when it is the tool. IDEMPOTENT too: its repeat runs again, and must carry the chain's
+    // idempotency key, not one of its own (outside probe 38, P14: a repeat keyed by its renamed id passed fuzz).
+    level: fc.constantFrom<SideEffectLevel>('STATEFUL', 'CRITICAL', 'IDEMPOTENT'),
     // Mostly at once (the next step); else after one or two of the script's steps (a reply ends the turn first).
     between: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
     crash: fc.boolean(),
@@ -213,8 +214,9 @@ function aimedToldArb(tools: readonly FuzzTool[]) {
   return fc.record({
     call: fc.oneof({ arbitrary: probe, weight: 1 }, { arbitrary: ownCall, weight: 1 }),
     id: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
-    // The probe's level when it is the tool.
-    level: fc.constantFrom<SideEffectLevel>('STATEFUL', 'CRITICAL'),
+    // The probe's level when it is the tool. IDEMPOTENT too: its repeat runs again, and must carry the chain's
+    // idempotency key, not one of its own (outside probe 38, P14: a repeat keyed by its renamed id passed fuzz).
+    level: fc.constantFrom<SideEffectLevel>('STATEFUL', 'CRITICAL', 'IDEMPOTENT'),
     // Turns that replied before A: the compactor's range then covers more than A and B.
     replied: fc.integer({ min: 0, max: 2 }),
     fails: fc.constantFrom<ToldFailure>(...TOLD_FAILURES),
