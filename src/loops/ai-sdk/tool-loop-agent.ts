@@ -32,6 +32,7 @@ import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-options.ts';
+import { buildOfCase } from '../support/own-build.ts';
 import { aiSdkTurnsLoop, caseModel, checkedGlue, heldToCaseModel, type AiSdkGlue } from './adapter.ts';
 import { aiSdkAgent } from './agent.ts';
 
@@ -211,17 +212,7 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
   };
 
   const loop = aiSdkTurnsLoop(NAME, `ai ${installedVersion('ai')} (ToolLoopAgent)`, glue, async (world) => {
-    const own = builds.get(world.built);
-    // This loop runs one agent: a case of another would run with this one's instructions and hooks, silently.
-    if (own === undefined)
-      throw new AgentBuildError(
-        `${NAME}: the case's agent (tools: ${
-          world.tools
-            .map((t) => t.name)
-            .sort()
-            .join(', ') || 'none'
-        }) was not built by this toolLoopAgent(…): give its loop only to configs whose agents are its .agent`,
-      );
+    const own = buildOfCase(builds, world, NAME);
     own.slot.aim(await caseModel(world));
     const theirs = own.settings.onStepFinish;
     // A scenario's own system prompt replaces the agent's, as for every agent; else the agent's (prepareCall's) stands.

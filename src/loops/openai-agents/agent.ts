@@ -45,6 +45,7 @@ import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import type { LoopUnderTestFactory, PeerTool } from '../../harness/loop-port/peer-world.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, shapeOf } from '../support/adapter-options.ts';
+import { buildOfCase } from '../support/own-build.ts';
 import { AgentsTurns, asAgentsTool, modelFor, OPENAI_AGENTS_CAPABILITIES, sessionOf } from './adapter.ts';
 import { faultySession } from './faulty-session.ts';
 import { CallEndings } from './items.ts';
@@ -370,17 +371,7 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
     capabilities: OPENAI_AGENTS_CAPABILITIES,
     glue: options.session ? `your Session (${NAME}({ session }))` : 'the peer’s own Session (MemorySession)',
     create: async (world) => {
-      const own = builds.get(world.built);
-      // This loop runs one agent: a case of another would run with this one's instructions and hooks, silently.
-      if (own === undefined)
-        throw new AgentBuildError(
-          `${NAME}: the case's agent (tools: ${
-            world.tools
-              .map((t) => t.name)
-              .sort()
-              .join(', ') || 'none'
-          }) was not built by this openAiAgent(…): give its loop only to configs whose agents are its .agent`,
-        );
+      const own = buildOfCase(builds, world, NAME);
       const endings = new CallEndings();
       own.slot.aim(await modelFor(world, endings));
       const theirs = new Map(own.tools.map((t) => [t.name, t]));

@@ -95,6 +95,18 @@ function supportAgent(sdk: Sdk, seen: Seen, model: Model, extra: Record<string, 
 
 const seenNothing = (): Seen => ({ contexts: [], callIds: [], instructions: 0 });
 
+/** The support agent with its refund tool replaced by one built with `settings` (an approval policy, …). */
+function withRefund(sdk: Sdk, seen: Seen, model: Model, settings: Record<string, unknown>) {
+  const refund = sdk.tool({
+    name: 'issue_refund',
+    description: 'Refund.',
+    parameters: z.object({ order: z.string() }),
+    execute: () => 'ok',
+    ...settings,
+  } as never);
+  return supportAgent(sdk, seen, model, { tools: [refund] });
+}
+
 /** A lookup, a refund, a reply. */
 const LOOKUP_THEN_REFUND = `name: a lookup, then a refund the card declines
 provider:
@@ -436,36 +448,10 @@ expect:
     async (sdk, gate) => {
       const seen = seenNothing();
       const rows: readonly [string, (m: Model) => unknown, RegExp | undefined][] = [
-        [
-          'always',
-          (m) =>
-            supportAgent(sdk, seen, m, {
-              tools: [
-                sdk.tool({
-                  name: 'issue_refund',
-                  description: 'Refund.',
-                  parameters: z.object({ order: z.string() }),
-                  needsApproval: true,
-                  execute: () => 'ok',
-                }),
-              ],
-            }),
-          /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/,
-        ],
+        ['always', (m) => withRefund(sdk, seen, m, { needsApproval: true }), /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/],
         [
           'by its arguments',
-          (m) =>
-            supportAgent(sdk, seen, m, {
-              tools: [
-                sdk.tool({
-                  name: 'issue_refund',
-                  description: 'Refund.',
-                  parameters: z.object({ order: z.string() }),
-                  needsApproval: async (_c: unknown, input: { order?: string }) => input.order !== 'free',
-                  execute: () => 'ok',
-                }),
-              ],
-            }),
+          (m) => withRefund(sdk, seen, m, { needsApproval: async (_c: unknown, input: { order?: string }) => input.order !== 'free' }),
           /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/,
         ],
         ['never', (m) => supportAgent(sdk, seen, m), undefined],
