@@ -293,19 +293,27 @@ async function repeatUndescribed(): Promise<CheckResult[]> {
  * A repeat (the model reused a started call's id) naming a tool the registry no longer declares — an agent
  * redeployed without it, a process that resumes a conversation another version started: not run, settled unknown,
  * and the model is told the tool counts as STATEFUL, as a tool nobody declared must (mutation seed 36, pipeline.ts:
- * the message read "retired_refund is  and call r1 already started").
+ * the message read "retired_refund is  and call r1 already started"). The suggestion tells the model what to do
+ * instead: use call r1's result, and call again only with a new id after checking (mutation seed 40, tool-errors.ts:
+ * the suggestion emptied; no case read a repeat's suggestion).
  */
 async function repeatOfAnUndeclaredTool(): Promise<CheckResult[]> {
   const got = await runOne(
     { alreadyStarted: (id) => id === 'r1', describe: () => 'it refunded 120.' },
     { call: { id: 'r1_2', name: 'retired_refund', args: { order_id: 'ORD-1001' } }, repeatOf: 'r1' },
   );
-  return resultChecks(got, {
-    status: 'unknown',
-    code: 'ALREADY_STARTED',
-    message:
-      'retired_refund is no longer declared (its side effects unknown, so taken as STATEFUL) and call r1 already started, so it is not run again. What is known of call r1: it refunded 120.',
-  });
+  const suggestion = got.settled?.error?.suggestion ?? '(no suggestion)';
+  const wanted =
+    'Use the result of call r1. If another retired_refund is really wanted, call it with a new id after checking that the first did not already do it.';
+  return [
+    ...resultChecks(got, {
+      status: 'unknown',
+      code: 'ALREADY_STARTED',
+      message:
+        'retired_refund is no longer declared (its side effects unknown, so taken as STATEFUL) and call r1 already started, so it is not run again. What is known of call r1: it refunded 120.',
+    }),
+    check("the model is told to use call r1's result", suggestion === wanted, suggestion, wanted),
+  ];
 }
 
 async function startedCallOfAnUndeclaredTool(): Promise<CheckResult[]> {
