@@ -1413,6 +1413,21 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    // Mutation seed 40, openai-responses/collect.ts: a complete body without a status read as completed.
+    id: 'complete_body_without_status_not_a_reply',
+    title:
+      'a complete response body with no status field (nothing says how it ended: it has no final event) ends as unknown, naming it incomplete, text kept: never a whole reply',
+    behaviour: {
+      kind: 'turn',
+      turn: { blocks: [{ type: 'text', text: 'Partial thought' }], stop: 'end', usage: USAGE, bodyWithoutStatus: true },
+    },
+    check({ result }) {
+      expectType(result, 'unknown');
+      assert.equal(result.stopReason, 'incomplete');
+      assert.equal(result.text, 'Partial thought');
+    },
+  },
+  {
     id: 'response_status_neither_completed_nor_incomplete',
     title:
       'a response whose final status is neither completed, incomplete nor failed (OpenAI Responses `cancelled`, as a cancelled background response ends) ends as unknown, naming the status, text kept: never a whole reply',

@@ -218,6 +218,7 @@ export function createScriptedHarness(): ContractHarness {
       content_before_response_start: NO_WIRE,
       empty_stream: NO_WIRE,
       response_status_neither_completed_nor_incomplete: NO_STATUS,
+      complete_body_without_status_not_a_reply: NO_STATUS,
       tool_calls_finished_as_function_call: NO_FINISH,
       gateway_502_without_provider_error: NO_GATEWAY,
       gateway_redirect_without_location: NO_GATEWAY,

@@ -132,6 +132,10 @@ function byItemIdAlone(data: Record<string, unknown>): Record<string, unknown> {
 }
 
 function streamFrames(turn: WireTurn): Frame[] {
+  if (turn.bodyWithoutStatus)
+    throw new UnsupportedOnWire(
+      'an OpenAI Responses stream ends with a final event whose type says the ending (the final_event_without_status cases leave its status out); the complete-body harness runs this case',
+    );
   refuseCutCallWhole(turn, 'OpenAI Responses');
   refuseLimitAfterWholeCall(turn, 'OpenAI Responses');
   refuseFunctionCallFinish(turn, 'OpenAI Responses');
@@ -280,10 +284,13 @@ function completeBody(turn: WireTurn): unknown {
       'a complete OpenAI Responses body has no final event: its status is its only ending, and without it nothing says how it ended; the streaming harness runs this case',
     );
   const end = ending(turn);
-  return responseObject(turn, turn.finalStatus ?? end.status, outputItems(turn, turn.stop === 'max_tokens' && turn.blocks.at(-1)?.type === 'tool_call'), {
+  const body = responseObject(turn, turn.finalStatus ?? end.status, outputItems(turn, turn.stop === 'max_tokens' && turn.blocks.at(-1)?.type === 'tool_call'), {
     usage: usage(turn),
     ...(end.reason ? { incomplete_details: { reason: end.reason } } : {}),
   });
+  if (!turn.bodyWithoutStatus) return body;
+  const { status: _status, ...statusless } = body;
+  return statusless;
 }
 
 /**

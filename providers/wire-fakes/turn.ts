@@ -105,6 +105,13 @@ export interface WireTurn {
    */
   readonly finalStatus?: string;
   /**
+   * OpenAI Responses, a complete body: the response object has no `status` field (a gateway that re-serializes the
+   * body leaves it out). A complete body has no final event, so nothing then says how the response ended. A stream's
+   * final event says it by its type (`finalWithoutStatus`); protocols without a response status cannot say it
+   * (UnsupportedOnWire).
+   */
+  readonly bodyWithoutStatus?: boolean;
+  /**
    * Chat Completions: a turn that stops for tool use ends with `finish_reason` `function_call` (the
    * deprecated functions API's reason, which OpenAI-compatible servers may still send with `tool_calls`)
    * instead of `tool_calls`. Other protocols have no such reason (UnsupportedOnWire).
@@ -330,7 +337,7 @@ export function refuseLimitAfterWholeCall(turn: WireTurn, api: string): void {
 
 /** For protocols (or bodies) with no final event whose type says the ending apart from a status field. */
 export function refuseFinalStatus(turn: WireTurn, api: string): void {
-  if (turn.finalStatus === undefined) return;
+  if (turn.finalStatus === undefined && !turn.bodyWithoutStatus) return;
   throw new UnsupportedOnWire(`${api} has no status of a response: its stop reason is the ending (an unknown one is unknown_stop_reason)`);
 }
 

@@ -76,6 +76,41 @@ function staticPromptIsTheSameObject(): CheckResult[] {
   ];
 }
 
+/**
+ * A dynamic fragment that gives no text (a team's function returning `null`, a number, nothing) is left out of the
+ * prompt, and the loop records why, naming what it returned: the `prompt.assembled` event's errors are what a reader
+ * of the log has to find out why the notice never reached the model (mutation seed 40, assembler.ts: `text === null`
+ * made true, false or `!==` named a number "null" or null "object"; no case reached a fragment without text).
+ */
+async function fragmentWithoutTextNamesWhatItReturned(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const prompt = new PromptAssembler();
+  prompt.register({ id: 'identity', priority: -100, text: 'You help customers with their orders.' });
+  prompt.register({ id: 'incident', priority: 0, text: (() => null) as never });
+  prompt.register({ id: 'queue', priority: 10, text: (() => 7) as never });
+  prompt.register({ id: 'campaign', priority: 20, text: (() => undefined) as never });
+  const model = new ScriptedModelClient([reply('One.')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, prompt }));
+  loop.send('Where is my parcel?', { id: 'ask' });
+  await loop.drain();
+  const system = model.requests.at(-1)?.system ?? '(no request)';
+  const assembled = log.events.filter((e) => e.type === 'prompt.assembled');
+  const errors = JSON.stringify(assembled.map((e) => (e.payload as { errors?: unknown }).errors));
+  const wanted = JSON.stringify([
+    [
+      { id: 'incident', message: 'dynamic fragment returned null, not text' },
+      { id: 'queue', message: 'dynamic fragment returned number, not text' },
+      { id: 'campaign', message: 'dynamic fragment returned undefined, not text' },
+    ],
+  ]);
+  const row = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
+  return [
+    row('the model read the identity only', system === 'You help customers with their orders.', system, 'identity only'),
+    row('prompt.assembled names each fragment and what it returned', errors === wanted, errors, wanted),
+  ];
+}
+
 export function promptAssemblerCases(): Case[] {
   return [
     checksCase(
@@ -93,6 +128,14 @@ export function promptAssemblerCases(): Case[] {
         file: FILE,
       },
       staticPromptIsTheSameObject,
+    ),
+    checksCase(
+      {
+        id: 'contract:prompt/fragment-without-text-named-in-the-log',
+        title: 'prompt: a dynamic fragment returning null, a number or nothing is left out, and the log names what it returned',
+        file: FILE,
+      },
+      fragmentWithoutTextNamesWhatItReturned,
     ),
   ];
 }

@@ -231,6 +231,49 @@ async function retryStartNotRecorded(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * Arguments that hold one object twice (a caller of `createToolExecutor` handing its own object graph, not JSON text):
+ * the tool gets a copy that shares nothing with the caller's, with the sharing kept, as `structuredClone` keeps it —
+ * one address object reached as both `from` and `to` is one object in the tool's arguments too, not two copies
+ * (mutation seed 40, pipeline.ts: the copy's `seen.push` removed, so the shared object was copied twice; every case's
+ * arguments were a tree).
+ */
+async function sharedArgumentObjectStaysShared(): Promise<CheckResult[]> {
+  const address = { street: '1 Quay Lane', city: 'Leith' };
+  let seen: { sameObject: boolean; callersObject: boolean; equal: boolean } | undefined;
+  const executor = createToolExecutor({
+    registry: new ToolRegistry([
+      defineTool({
+        name: 'book_courier',
+        description: 'Book a courier between two addresses.',
+        input: z.object({ from: z.unknown(), to: z.unknown() }),
+        sideEffect: 'IDEMPOTENT',
+        run: (args: { from: unknown; to: unknown }) => {
+          seen = {
+            sameObject: args.from === args.to,
+            callersObject: args.from === address,
+            equal: JSON.stringify(args.from) === JSON.stringify(address),
+          };
+          return 'booked';
+        },
+      }),
+    ] as AnyToolDeclaration[]),
+  });
+  const ctx: ToolExecutionContext = { signal: new AbortController().signal, clock: new VirtualClock(), recorder: recorder() };
+  let status: string;
+  try {
+    status = (await executor.execute({ id: 'c1', name: 'book_courier', args: { from: address, to: address } }, ctx)).status;
+  } catch (error) {
+    status = `rejected: ${String(error)}`;
+  }
+  const actual = seen ? JSON.stringify(seen) : '(the tool did not run)';
+  const wanted = JSON.stringify({ sameObject: true, callersObject: false, equal: true });
+  return [
+    check('settled ok', status === 'ok', status, 'ok'),
+    check("the tool's from and to are one copy, not the caller's object", actual === wanted, actual, wanted),
+  ];
+}
+
 async function ledgerKnowsTheCall(): Promise<CheckResult[]> {
   // Refunds ask a human first: a call that may have run is not put to anyone again.
   const got = await runOne({ alreadyStarted: (id) => id === 'r1' }, { ask: true });
@@ -293,19 +336,27 @@ async function repeatUndescribed(): Promise<CheckResult[]> {
  * A repeat (the model reused a started call's id) naming a tool the registry no longer declares — an agent
  * redeployed without it, a process that resumes a conversation another version started: not run, settled unknown,
  * and the model is told the tool counts as STATEFUL, as a tool nobody declared must (mutation seed 36, pipeline.ts:
- * the message read "retired_refund is  and call r1 already started").
+ * the message read "retired_refund is  and call r1 already started"). The suggestion tells the model what to do
+ * instead: use call r1's result, and call again only with a new id after checking (mutation seed 40, tool-errors.ts:
+ * the suggestion emptied; no case read a repeat's suggestion).
  */
 async function repeatOfAnUndeclaredTool(): Promise<CheckResult[]> {
   const got = await runOne(
     { alreadyStarted: (id) => id === 'r1', describe: () => 'it refunded 120.' },
     { call: { id: 'r1_2', name: 'retired_refund', args: { order_id: 'ORD-1001' } }, repeatOf: 'r1' },
   );
-  return resultChecks(got, {
-    status: 'unknown',
-    code: 'ALREADY_STARTED',
-    message:
-      'retired_refund is no longer declared (its side effects unknown, so taken as STATEFUL) and call r1 already started, so it is not run again. What is known of call r1: it refunded 120.',
-  });
+  const suggestion = got.settled?.error?.suggestion ?? '(no suggestion)';
+  const wanted =
+    'Use the result of call r1. If another retired_refund is really wanted, call it with a new id after checking that the first did not already do it.';
+  return [
+    ...resultChecks(got, {
+      status: 'unknown',
+      code: 'ALREADY_STARTED',
+      message:
+        'retired_refund is no longer declared (its side effects unknown, so taken as STATEFUL) and call r1 already started, so it is not run again. What is known of call r1: it refunded 120.',
+    }),
+    check("the model is told to use call r1's result", suggestion === wanted, suggestion, wanted),
+  ];
 }
 
 async function startedCallOfAnUndeclaredTool(): Promise<CheckResult[]> {
@@ -579,6 +630,11 @@ export function toolExecutorCases(): Case[] {
       'repeat-of-undescribed-call',
       'a repeat of a started STATEFUL call whose recorder cannot describe it: not run, the model told it started',
       repeatUndescribed,
+    ],
+    [
+      'shared-argument-object-stays-shared',
+      "arguments holding one object twice: the tool gets a copy, not the caller's object, with the sharing kept",
+      sharedArgumentObjectStaysShared,
     ],
     [
       'repeat-of-an-undeclared-tool',
