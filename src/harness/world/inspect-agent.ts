@@ -100,7 +100,9 @@ export async function inspectFactory(factory: AgentFactory, onNeverSettles?: () 
  * hold one, and these lines are printed before any redactor knows the agent's secrets (outside probe 40, F5).
  */
 function redactedBy(agent: Agent, problems: string[]): string[] {
-  const secrets = Array.isArray(agent.secrets) ? agent.secrets.filter((s): s is string => typeof s === 'string' && s.length > 0) : [];
+  // A secret refused as one (a word of the loop's records, part of a tool's name) is not kept out of the line naming why.
+  const refused = (i: number) => problems.some((line) => line.startsWith(`secrets[${i}]`));
+  const secrets = Array.isArray(agent.secrets) ? agent.secrets.filter((s, i): s is string => typeof s === 'string' && s.length > 0 && !refused(i)) : [];
   if (secrets.length === 0 || problems.length === 0) return problems;
   const redact = createRedactor({ secrets });
   return problems.map((line) => redactSecretPieces(redact(line), secrets, REDACTED));
