@@ -21,7 +21,7 @@
  * The status table is written here, from the documentation, not taken from the
  * host's code.
  */
-import { REDACTED, type LogEvent } from '../../kernel/index.ts';
+import { createRedactor, REDACTED, redactSecretPieces, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { label, viewOf } from './support/log-view.ts';
@@ -118,7 +118,7 @@ function answersFollowOutcomes(run: ScenarioRun): string | undefined {
       const said = logged.outcome === 'replied' ? lastReplyOf(view.known, summary.turn) : undefined;
       // A secret the host gained on a reopen was stored before as plain text: the reopened host answers with it redacted.
       if (summary.reply !== said && (said === undefined || summary.reply !== hideGained(said, gained)))
-        return `${where} gives turn ${summary.turn}'s reply as ${JSON.stringify(summary.reply?.slice(0, 80))}, but the turn's last assistant message says ${JSON.stringify(said?.slice(0, 80))}`;
+        return `${where} gives turn ${summary.turn}'s reply as ${around(summary.reply, said)}, but the turn's last assistant message says ${around(said, summary.reply)}`;
       const returned = returnedBy(view.known, summary.turn);
       if (JSON.stringify(summary.returnedToInbox) !== JSON.stringify(returned))
         return `${where} lists ${JSON.stringify(summary.returnedToInbox)} as returned to the inbox by turn ${summary.turn}, but the log returns ${JSON.stringify(returned)}`;
@@ -297,8 +297,18 @@ function returnedBy(known: readonly LogEvent[], turn: number): string[] {
 }
 
 /** `text` with each secret gained on a reopen replaced by the redaction marker, as the reopened host shows it. */
+/** `text` quoted, 80 characters of it from a little before where it first differs from `other` (two quotes that read the same said nothing). */
+function around(text: string | undefined, other: string | undefined): string {
+  if (text === undefined) return 'none';
+  let at = 0;
+  while (at < text.length && at < (other ?? '').length && text[at] === other![at]) at++;
+  const from = Math.max(0, at - 20);
+  return `${from > 0 ? '…' : ''}${JSON.stringify(text.slice(from, from + 80))}${from + 80 < text.length ? '…' : ''}`;
+}
+
 function hideGained(text: string, gained: readonly string[]): string {
-  let out = text;
-  for (const secret of gained) out = out.split(secret).join(REDACTED);
-  return out;
+  // In every form the redactor finds (a copy URL-encoded in a link the model wrote, base64, …), not its literal alone:
+  // the reopened host redacts them all (outside probe 41, F3).
+  const redact = createRedactor({ secrets: gained });
+  return redactSecretPieces(redact(text), gained, REDACTED);
 }
