@@ -59,8 +59,8 @@ export interface OpenAiAgentOptions {
   readonly session?: () => Session | Promise<Session>;
   /**
    * What your app passes as `run(agent, input, { context })`: your tools and instructions read it. A function is
-   * called once per case for a fresh one (as your app makes one per request), so what a case writes into it stays
-   * in that case.
+   * called once per case (and per conversation the production host serves) with `{ conversationId }`, for a fresh
+   * one (as your app makes one per request), so what a case writes into it stays in that case.
    */
   readonly context?: unknown;
   /** What your app passes as `run(…, { maxTurns })`; default the scenario's step limit. */
@@ -343,12 +343,16 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
 
   // The build of each case, by the agent the factory returned for it (PeerWorld.built): the loop runs that build.
   const builds = new WeakMap<object, Build & { readonly system: string; readonly context: unknown }>();
-  const agent: AgentFactory = async () => {
+  const agent: AgentFactory = async (built) => {
     const own = withoutSecrets(
       () => build(make),
       (message) => new AgentBuildError(message),
     );
-    const context = typeof options.context === 'function' ? (options.context as () => unknown)() : options.context;
+    // A function makes the context of each case or conversation, told which (your app makes one per request, by who asks).
+    const context =
+      typeof options.context === 'function'
+        ? (options.context as (of: { conversationId?: string }) => unknown)(built?.conversationId !== undefined ? { conversationId: built.conversationId } : {})
+        : options.context;
     await refuseApprovals(own.tools, context);
     let system: string | undefined;
     try {

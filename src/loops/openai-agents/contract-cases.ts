@@ -357,7 +357,13 @@ expect:
   agentCase('context-per-case', 'a context given as a function is made once per case', async (sdk, gate, seed) => {
     let made = 0;
     const seen = seenNothing();
-    const support = gate.openAiAgent((model) => supportAgent(sdk, seen, model), { context: () => ({ customer: `case-${++made}@example.com` }) });
+    const asked: unknown[] = [];
+    const support = gate.openAiAgent((model) => supportAgent(sdk, seen, model), {
+      context: (of: unknown) => {
+        asked.push(of);
+        return { customer: `case-${++made}@example.com` };
+      },
+    });
     for (const round of [1, 2])
       await runPeerScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#context-${round}`), support.loop, { seed, agents: agentsOf(support.agent) });
     return [
@@ -365,6 +371,11 @@ expect:
         name: 'each case read its own context',
         passed: JSON.stringify(seen.contexts) === JSON.stringify([{ customer: 'case-1@example.com' }, { customer: 'case-2@example.com' }]),
         message: JSON.stringify(seen.contexts),
+      },
+      {
+        name: "told each case's conversation",
+        passed: asked.length === 2 && asked.every((a) => typeof (a as { conversationId?: unknown }).conversationId === 'string'),
+        message: JSON.stringify(asked),
       },
     ];
   }),
