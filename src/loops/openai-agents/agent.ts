@@ -5,11 +5,12 @@
  * scenario's script, or the `openai` client against the wire fake — and runs
  * each turn as `run(agent, text, { session, context, maxTurns, signal })`, so
  * your instructions (text or function), modelSettings, toolUseBehavior,
- * guardrails, lifecycle hooks and each tool's own `errorFunction`, timeout and
- * approval run as in production. Two things are the gate's: the tool bodies
- * run through the harness (so a scenario can script and count them), and the
- * trace is the case's. The same agent runs through loopgate's own loop
- * (`--loop loopgate`) as an agent of its instructions and tools.
+ * guardrails, lifecycle hooks and each tool's own `errorFunction` and timeout
+ * run as in production (a tool that needs approval is refused). Two things are
+ * the gate's: every tool call runs through the harness (so a scenario can
+ * script and count it), and the trace is the case's. The same agent runs
+ * through loopgate's own loop (`--loop loopgate`, `AgentHost`) as an agent of
+ * its instructions and tools only.
  *
  * The SDK hides a tool body's throw behind its `errorFunction` (the model reads
  * its words, the call "returns"): the gate tells the two apart by the error the
@@ -207,7 +208,7 @@ async function invokeWitnessed(tool: FunctionTool<unknown>, call: SdkCall, input
   return { output, threw };
 }
 
-/** The agent's function tool as a loopgate tool: its JSON Schema as zod, its body through `invoke`. */
+/** The agent's function tool as a loopgate tool: its JSON Schema as zod, its body through the SDK's `invokeFunctionTool`. */
 function asGateTool(tool: FunctionTool<unknown>, sideEffect: SideEffect, context: unknown): AnyToolDeclaration {
   let input: z.ZodType;
   try {
@@ -248,7 +249,7 @@ function asGateTool(tool: FunctionTool<unknown>, sideEffect: SideEffect, context
 
 /**
  * The gate's copy of one of the agent's tools for the Agents runner: everything the tool ships with (schema,
- * strictness, approval, guardrails, timeout) stays; its `invoke` runs the body through the harness, and notes
+ * strictness, guardrails, timeout) stays; its `invoke` runs the body through the harness, and notes
  * how each call ended (the items carry no status).
  */
 function gatedTool(tool: FunctionTool<unknown>, gate: PeerTool, endings: CallEndings): FunctionTool<unknown> {
