@@ -387,9 +387,9 @@ const ROWS: readonly Row[] = [
     title: "a deny entry or a mode's list naming no registered tool is refused (a misspelled deny fails closed), each on its line with the closest name",
     yaml: [MODEL, 'tools:', '  deny: [issue_refnd]', '  modes:', '    read-only: {allow: [notify_customr]}'],
     refused: [
-      'invalid config: tool names that match no registered tool (registered: issue_refund, issue_voucher, notify_customer):',
-      '{file}:3:10: tools.deny[0]: "issue_refnd" is not a registered tool; did you mean "issue_refund"?',
-      '{file}:5:25: tools.modes.read-only.allow[0]: "notify_customr" is not a registered tool; did you mean "notify_customer"?',
+      'invalid config:',
+      '{file}:3:10: tools.deny[0]: "issue_refnd" is not a registered tool (registered: issue_refund, issue_voucher, notify_customer); did you mean "issue_refund"?',
+      '{file}:5:25: tools.modes.read-only.allow[0]: "notify_customr" is not a registered tool (registered: issue_refund, issue_voucher, notify_customer); did you mean "notify_customer"?',
     ].join('\n'),
   },
   {

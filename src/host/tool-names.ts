@@ -27,12 +27,14 @@ export function selectedMode(config: HostConfig): (Layer & { readonly name: stri
   return { ...modes[name]!, name };
 }
 
-/** Throws one `ConfigError` listing every tool name in the config that names no registered tool. */
+/** Throws one `ConfigError` with a line for every tool name in the config that names no registered tool, each naming those registered. */
 export function checkConfiguredToolNames(config: HostConfig, registered: readonly string[]): void {
   const problems: string[] = [];
+  const known = registered.length ? registered.join(', ') : 'none: the host was given no tools';
+  const what = `registered tool (registered: ${known})`;
   const check = (path: (string | number)[], names: readonly string[] | undefined) => {
     names?.forEach((name, index) => {
-      const problem = unmatchedToolName(name, registered);
+      const problem = unmatchedToolName(name, registered, what);
       if (problem) problems.push(`${configKey(config, [...path, index])}: ${problem}`);
     });
   };
@@ -43,8 +45,6 @@ export function checkConfiguredToolNames(config: HostConfig, registered: readonl
     check(['tools', 'modes', mode, 'allow'], config.tools.modes[mode]!.allow);
     check(['tools', 'modes', mode, 'deny'], config.tools.modes[mode]!.deny);
   }
-  if (problems.length > 0) {
-    const known = registered.length ? registered.join(', ') : 'none: the host was given no tools';
-    throw new ConfigError(`invalid config: tool names that match no registered tool (registered: ${known}):\n${problems.join('\n')}`);
-  }
+  // One line per problem, each whole (outside probe 41, F7: a header line naming the registered tools came first).
+  if (problems.length > 0) throw new ConfigError(`invalid config:\n${problems.join('\n')}`);
 }

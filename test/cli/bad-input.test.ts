@@ -511,6 +511,16 @@ const CASES: readonly BadInput[] = [
     names:
       /^loopgate: both\.yaml:6:26: tools\.ask\[1\]: issue_refund is also denied by tools\.deny\[0\] \(both\.yaml:5:10\): a denied tool is never asked for; keep it in one list$/,
   },
+  // One misspelled deny entry printed a header line naming the registered tools, then the problem (outside probe 41, F7).
+  {
+    name: 'check-host: a misspelled deny entry',
+    setup: (w) => (
+      writeFileSync(join(w, 'typo.yaml'), 'model:\n  provider: anthropic\n  name: claude-sonnet-4-6\ntools:\n  deny: [issue_refnd]\n'),
+      ['check-host', 'typo.yaml', '--agent', 'support', '--config', BUNDLED]
+    ),
+    names:
+      /^loopgate: typo\.yaml:5:10: tools\.deny\[0\]: "issue_refnd" is not a registered tool \(registered: [a-z_, ]*issue_refund[a-z_, ]*\); did you mean "issue_refund"\?$/,
+  },
   // A scheme the SDKs cannot speak passed "OK"; the host failed every turn at its first request (outside probe 14, CLI-3).
   {
     name: 'check-host: a model baseURL that is not http(s)',
