@@ -23,7 +23,7 @@ export const aiSdkCourierAgent = aiSdkAgent({
   tools: (): ToolSet => {
     // Per build (per case, per conversation): what became of each hold.
     const holds = new Map<string, 'holding' | 'stopped'>();
-    const texted: string[] = [];
+    const texted = new Map<string, string>(); // the SMS gateway's requests, by their idempotency key
     return {
       hold_for_courier: {
         description: 'Hold the parcel at the depot until the courier arrives (runs until the courier comes or the turn is stopped).',
@@ -65,10 +65,11 @@ export const aiSdkCourierAgent = aiSdkAgent({
         description: 'Text the courier that the parcel is ready.',
         inputSchema: z.object({ order_id: z.string().regex(/^ORD-\d{4}$/) }),
         // The gateway's request is keyed by the AI SDK's toolCallId (as the SDK docs suggest for idempotency): a loop
-        // that hands execute another id would merge two calls' texts into one (outside probe 31, F11).
+        // that hands execute another id would merge two calls' texts into one (outside probe 31, F11). In the gate it
+        // is loopgate's key for the call, each case's own (outside probe 41, F4).
         execute: async ({ order_id }: { order_id: string }, { toolCallId }: { toolCallId: string }) => {
-          texted.push(order_id);
-          throw new Error(`SMS gateway timed out after the text about ${order_id} went out (request ${toolCallId}, ${texted.length} sent)`);
+          texted.set(toolCallId, order_id);
+          throw new Error(`SMS gateway timed out after the text about ${order_id} went out (${texted.size} sent)`);
         },
       },
       hold_status: {

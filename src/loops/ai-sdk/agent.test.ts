@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { aiSdkAgent } from './agent.ts';
 
 describe('aiSdkAgent', () => {
-  it("passes the call id and the turn's abort signal to the user's execute", async () => {
+  it("passes loopgate's key for the call as its id, and the turn's abort signal, to the user's execute", async () => {
     const seen: { id?: string; aborted?: boolean } = {};
     const factory = aiSdkAgent({
       tools: () => ({
@@ -32,10 +32,10 @@ describe('aiSdkAgent', () => {
     const agent = await factory({} as never);
     const open = agent.tools!.find((t) => t.name === 'open_ticket')!;
     const controller = new AbortController();
-    const running = open.run({ title: 'VPN down' }, { callId: 't1', signal: controller.signal } as never);
+    const running = open.run({ title: 'VPN down' }, { callId: 't1', idempotencyKey: 'c1/open_ticket:t1', signal: controller.signal } as never);
     controller.abort();
     await expect(Promise.race([running, new Promise((r) => setTimeout(() => r('still running'), 200))])).resolves.toBe('stopped VPN down');
-    expect(seen).toEqual({ id: 't1', aborted: true });
+    expect(seen).toEqual({ id: 'c1/open_ticket:t1', aborted: true });
   });
 
   it("declares the secrets it is given as the agent's own (probe 17, F3: there was no place for them)", async () => {

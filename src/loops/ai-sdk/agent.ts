@@ -85,11 +85,14 @@ export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
           // ran three times; outside probe 31, F5).
           maxRetries: 0,
           // In an AI SDK loop, the context the SDK gave this call (the agent's, or its prepareCall's or prepareStep's); else the agent's own.
+          // The body's toolCallId is loopgate's key for the call (`<conversation>/<tool>:<call id>`): a case's own, though
+          // scenarios reuse ids and cases run at once, and the same after a crash — what a body keying a payment on
+          // it needs (outside probe 41, F4: every case's refund reached the backend as "r1").
           run: (args, ctx) => {
             const given = sdkCallContext.getStore()?.context;
             return lastValue(
               execute(args, {
-                toolCallId: ctx.callId,
+                toolCallId: ctx.idempotencyKey,
                 messages: [],
                 abortSignal: ctx.signal,
                 experimental_context: given !== undefined ? given : options.context,

@@ -571,10 +571,10 @@ expect:
         },
         { name: "every request's system is the agent's instructions", passed: same(systems, [SUPPORT.content]), message: JSON.stringify(systems) },
         {
-          name: 'its tool ran through the gate (counted), with its context and the call ids',
+          name: "its tool ran through the gate (counted), with its context and loopgate's keys for the calls as their ids",
           passed:
             run.executions.get('lookup_order') === 2 &&
-            same(seen.callIds, ['l1', 'l2']) &&
+            same(seen.callIds, ['case/lookup_order:l1', 'case/lookup_order:l2']) &&
             same(seen.contexts, [{ customer: 'ada@example.com' }, { customer: 'ada@example.com' }]),
           message: `executions ${run.executions.get('lookup_order')}, call ids ${JSON.stringify(seen.callIds)}, contexts ${JSON.stringify(seen.contexts)}`,
         },
@@ -921,6 +921,44 @@ expect:
       return { name, passed, message: got === undefined ? 'taken' : `refused: ${got}` };
     });
   }),
+  // Outside probe 41, F4: a body keying a payment on toolCallId saw the scenario's "r1" in every case and on every
+  // host, so a sandbox that remembers keys took a second case's refund for the first's.
+  toolLoopCase(
+    'call-ids-are-each-cases-own',
+    "a tool body's toolCallId is loopgate's key for the call: its case's own in the AI SDK loop and in loopgate's",
+    async (ai, gate, seed) => {
+      const seen = seenNothing();
+      const support = gate.toolLoopAgent((model) => supportAgent(ai, seen, model));
+      const agents = { agents: new Map([['support', support.agent]]), defaultAgent: 'support' };
+      const outcomes: string[] = [];
+      for (const conversation of ['case:first:loop', 'case:second:loop']) {
+        const run = await runPeerScenario(oneLookup(), support.loop, { seed, agents, conversation });
+        outcomes.push(run.reports.map((r) => outcomeLabel(r.outcome)).join(', '));
+      }
+      const agent = await support.agent({ conversationId: 'case:third:host' } as Parameters<AgentFactory>[0]);
+      const lookup = agent.tools?.find((t) => t.name === 'lookup_order');
+      await lookup?.run(
+        { order: 'ORD-1' } as never,
+        {
+          signal: new AbortController().signal,
+          callId: 'l1',
+          attempt: 1,
+          idempotencyKey: 'case:third:host/lookup_order:l1',
+        } as never,
+      );
+      const want = ['case:first:loop/lookup_order:l1', 'case:second:loop/lookup_order:l1', 'case:third:host/lookup_order:l1'];
+      return [
+        { name: 'both cases replied', passed: outcomes.join(' · ') === 'replied · replied', message: outcomes.join(' · ') },
+        {
+          name: "the body saw each case's own key as its toolCallId, in both loops",
+          passed: JSON.stringify(seen.callIds) === JSON.stringify(want),
+          message: JSON.stringify(seen.callIds),
+          expected: JSON.stringify(want),
+          actual: JSON.stringify(seen.callIds),
+        },
+      ];
+    },
+  ),
 ];
 
 /** Every `contract:ai-sdk/…` case, in a fixed order. */

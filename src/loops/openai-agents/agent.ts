@@ -208,6 +208,29 @@ async function invokeWitnessed(tool: FunctionTool<unknown>, call: SdkCall, input
   return { output, threw };
 }
 
+/**
+ * The SDK's details of a call with another call id for the body. Copied with every property as it is, the SDK's own
+ * hidden ones too (symbol-keyed: the parent run's config a nested run inherits — its model provider — the usage
+ * recorder, the parent span): a plain spread dropped them, and an agent run as a tool then reached the default
+ * provider.
+ */
+function withCallId(details: unknown, callId: string): unknown {
+  if (details === null || typeof details !== 'object') return details;
+  const copy = Object.create(Object.getPrototypeOf(details), Object.getOwnPropertyDescriptors(details)) as { toolCall?: unknown };
+  const toolCall = copy.toolCall;
+  if (toolCall !== null && typeof toolCall === 'object')
+    Object.defineProperty(copy, 'toolCall', { value: { ...toolCall, callId }, enumerable: true, configurable: true, writable: true });
+  return copy;
+}
+
+/**
+ * An agent run as a tool (`agent.asTool(…)`, the only function tool with `on`): its "body" is a nested run, which
+ * the SDK finds again by the very call object it was handed — so it keeps the call as the SDK gave it.
+ */
+function isAgentTool(tool: FunctionTool<unknown>): boolean {
+  return typeof (tool as { on?: unknown }).on === 'function';
+}
+
 /** The agent's function tool as a loopgate tool: its JSON Schema as zod, its body through the SDK's `invokeFunctionTool`. */
 function asGateTool(tool: FunctionTool<unknown>, sideEffect: SideEffect, context: unknown): AnyToolDeclaration {
   let input: z.ZodType;
@@ -226,14 +249,20 @@ function asGateTool(tool: FunctionTool<unknown>, sideEffect: SideEffect, context
     maxRetries: 0,
     run: async (args, ctx) => {
       // In the Agents loop, the runner's own run context and call, and the argument text as the model sent it; in
-      // another loop, a run of your context.
-      const call = sdkCall.getStore() ?? {
-        runContext: new RunContext(context),
-        details: {
-          toolCall: { type: 'function_call', callId: ctx.callId, name: tool.name, arguments: JSON.stringify(args), status: 'completed' },
-          signal: ctx.signal,
-        },
-      };
+      // another loop, a run of your context. Either way the body's call id is loopgate's key for the call
+      // (`<conversation>/<tool>:<call id>`): a case's own, though scenarios reuse ids and cases run at once, and the
+      // same after a crash — what a body keying a payment on it needs (outside probe 41, F4: every case's refund
+      // reached the backend as "r1").
+      const given = sdkCall.getStore();
+      const call: SdkCall = given
+        ? { ...given, details: isAgentTool(tool) ? given.details : withCallId(given.details, ctx.idempotencyKey) }
+        : {
+            runContext: new RunContext(context),
+            details: {
+              toolCall: { type: 'function_call', callId: ctx.idempotencyKey, name: tool.name, arguments: JSON.stringify(args), status: 'completed' },
+              signal: ctx.signal,
+            },
+          };
       let result: { output: unknown; threw: boolean };
       try {
         result = await invokeWitnessed(tool, call, call.input ?? JSON.stringify(args));

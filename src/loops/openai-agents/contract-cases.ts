@@ -156,8 +156,8 @@ const ROWS: readonly Case[] = [
         message: JSON.stringify(systems),
       },
       {
-        name: 'the lookup ran through the gate (counted), with the run context and its call id',
-        passed: run.executions.get('lookup_order') === 1 && same(seen.callIds, ['l1']) && same(seen.contexts, [CUSTOMER]),
+        name: "the lookup ran through the gate (counted), with the run context and loopgate's key for its call as its call id",
+        passed: run.executions.get('lookup_order') === 1 && same(seen.callIds, ['case/lookup_order:l1']) && same(seen.contexts, [CUSTOMER]),
         message: `executions ${run.executions.get('lookup_order')}, call ids ${JSON.stringify(seen.callIds)}, contexts ${JSON.stringify(seen.contexts)}`,
       },
       { name: "the model read the refund tool's own errorFunction", passed: told === 'failed: refund refused: card declined for ORD-1', message: told },
@@ -250,9 +250,11 @@ expect:
       },
       { name: 'the input schema validates', passed: tool('lookup_order')?.input.safeParse({ order: 7 }).success === false, message: 'a number order' },
       {
-        name: 'the lookup body ran with the context and call id',
+        name: "the lookup body ran with the context, and loopgate's key for the call as its call id",
         passed:
-          JSON.stringify(looked) === '{"order":"ORD-1","total":40}' && JSON.stringify(seen.contexts) === JSON.stringify([CUSTOMER]) && seen.callIds[0] === 'l1',
+          JSON.stringify(looked) === '{"order":"ORD-1","total":40}' &&
+          JSON.stringify(seen.contexts) === JSON.stringify([CUSTOMER]) &&
+          seen.callIds[0] === 'k/l1',
         message: `${JSON.stringify(looked)}, ${JSON.stringify(seen.contexts)}, ${JSON.stringify(seen.callIds)}`,
       },
       {
@@ -567,6 +569,47 @@ expect:
       },
     ];
   }),
+  // Outside probe 41, F4: a body keying a payment on the call id saw the scenario's "r1" in every case and on every
+  // host, so a sandbox that remembers keys took a second case's refund for the first's.
+  agentCase(
+    'call-ids-are-each-cases-own',
+    "a tool body's call id is loopgate's key for the call: its case's own in the Agents loop and in loopgate's",
+    async (sdk, gate, seed) => {
+      const seen = seenNothing();
+      const support = gate.openAiAgent((model) => supportAgent(sdk, seen, model), { sideEffects: { issue_refund: 'STATEFUL' } });
+      const replies: string[] = [];
+      for (const conversation of ['case:first:loop', 'case:second:loop']) {
+        const run = await runPeerScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#call-ids`), support.loop, {
+          seed,
+          agents: agentsOf(support.agent),
+          conversation,
+        });
+        replies.push(run.reports.map((r) => outcomeLabel(r.outcome)).join(', '));
+      }
+      const built = (await support.agent({ conversationId: 'case:third:host' } as never)) as { tools: readonly AnyToolDeclaration[] };
+      const lookup = built.tools.find((t) => t.name === 'lookup_order');
+      await lookup?.run(
+        { order: 'ORD-1' } as never,
+        {
+          callId: 'l1',
+          signal: new AbortController().signal,
+          attempt: 1,
+          idempotencyKey: 'case:third:host/lookup_order:l1',
+        } as never,
+      );
+      const want = ['case:first:loop/lookup_order:l1', 'case:second:loop/lookup_order:l1', 'case:third:host/lookup_order:l1'];
+      return [
+        { name: 'both cases replied', passed: replies.join(' · ') === 'replied · replied', message: replies.join(' · ') },
+        {
+          name: "the body saw each case's own key as its call id (details.toolCall.callId), in both loops",
+          passed: JSON.stringify(seen.callIds) === JSON.stringify(want),
+          message: JSON.stringify(seen.callIds),
+          expected: JSON.stringify(want),
+          actual: JSON.stringify(seen.callIds),
+        },
+      ];
+    },
+  ),
 ];
 
 /** Every `contract:openai-agents/agent/…` case, in a fixed order. */
