@@ -42,6 +42,7 @@ import {
   type Tracer,
   type TurnResult,
   type VisibilityLayer,
+  LOOPGATE_LOOP,
 } from '../kernel/index.ts';
 import type { MemoryEventStore, MemoryStoreFaults } from '../stores/memory-store.ts';
 import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
@@ -331,7 +332,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // --- the agent under test, with the scenario's scripts ---------------------------
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
-  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: conversation });
+  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: conversation, loop: LOOPGATE_LOOP });
   const prompt = new PromptRecorder();
   const { agent, counters, policy, visibility, approvals, compactions } = scenarioAgent(own, scenario, {
     name: agentName,
@@ -830,7 +831,12 @@ async function bystanderWorld(
       }
     },
   );
-  const own = await buildAgent(parts.agentName, parts.registry, { clock, random: seededRandom(options.seed ^ 0xb157), conversationId: parts.conversation });
+  const own = await buildAgent(parts.agentName, parts.registry, {
+    clock,
+    random: seededRandom(options.seed ^ 0xb157),
+    conversationId: parts.conversation,
+    loop: LOOPGATE_LOOP,
+  });
   const prompt = new PromptRecorder();
   const { agent, counters, approvals, compactions } = scenarioAgent(own, seen, {
     name: parts.agentName,

@@ -17,7 +17,16 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { readBytes, sameFile } from '../files/index.ts';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
-import { type Agent, type AgentFactory, createRedactor, MIN_SECRET_LENGTH, type ModelClient, systemClock, type TraceExporter } from '../kernel/index.ts';
+import {
+  type Agent,
+  type AgentFactory,
+  createRedactor,
+  LOOPGATE_LOOP,
+  MIN_SECRET_LENGTH,
+  type ModelClient,
+  systemClock,
+  type TraceExporter,
+} from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { openStore } from '../stores/from-config.ts';
 import { asCheckedHostConfig, ConfigError, configKey, configSource, loadHostConfig, type HostConfig } from './config.ts';
@@ -231,9 +240,12 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   refuseEmptyFile(parsed);
   const at = pathsOf(parsed);
   const env = options.env ?? process.env;
-  // A factory is built here only to be checked; the host builds it per conversation.
+  // A factory is built here only to be checked, as the host will run it (what it refuses in loopgate's loop is said
+  // now, before anything is opened); the host builds it per conversation.
   const agent =
-    typeof options.agent === 'function' ? await options.agent({ clock: options.clock ?? systemClock, random: options.random ?? Math.random }) : options.agent;
+    typeof options.agent === 'function'
+      ? await options.agent({ clock: options.clock ?? systemClock, random: options.random ?? Math.random, loop: LOOPGATE_LOOP })
+      : options.agent;
 
   // Everything that can be wrong with the config is found before anything is opened.
   checkToolPipeline(parsed, { ...options, agent });

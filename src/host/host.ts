@@ -70,6 +70,7 @@ import {
   snapshotOf,
   checkModelClients,
   loneSurrogateAt,
+  LOOPGATE_LOOP,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
@@ -354,7 +355,7 @@ export class AgentHost {
     const factory = this.#factory!;
     let built: unknown;
     try {
-      built = await factory({ clock: this.#clock, random: this.#options.random ?? Math.random, conversationId });
+      built = await factory({ clock: this.#clock, random: this.#options.random ?? Math.random, conversationId, loop: LOOPGATE_LOOP });
     } catch (error) {
       throw new Error(`the agent factory threw: ${(error as Error)?.message ?? String(error)}`);
     }

@@ -48,6 +48,9 @@ export interface Agent {
 
 export type AgentLoopConfig = Partial<Omit<LoopConfig, 'retry' | 'model'>> & { readonly retry?: Partial<RetryConfig> };
 
+/** `AgentContext.loop` of loopgate's own loop and host. */
+export const LOOPGATE_LOOP = 'loopgate';
+
 /** What a factory is given: the host's clock (virtual under the harness) and a seeded source of randomness. */
 export interface AgentContext {
   readonly clock: Clock;
@@ -58,6 +61,15 @@ export interface AgentContext {
    * checking its YAML against it), never to run.
    */
   readonly conversationId?: string;
+  /**
+   * The loop that will run the agent: `loopgate` for loopgate's own loop and its
+   * host (production's, and the gate's cases on them), a peer loop's id
+   * (`ai-sdk`, `openai-agents`) when the gate runs the agent in that SDK's loop.
+   * Absent when the agent is built only to be inspected (a config being read).
+   * An adapter of another SDK's agent refuses, where loopgate's loop runs it,
+   * what only that SDK's own loop runs (its guardrails), rather than drop it.
+   */
+  readonly loop?: string;
 }
 
 /**

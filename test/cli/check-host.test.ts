@@ -138,4 +138,31 @@ store: { kind: sqlite, path: blocked/file/agent.db }
     }
     expect(readdirSync(join(dir, 'a-folder'))).toEqual([]); // nothing created in it
   });
+  // Outside probe 41, F1 (HIGH): check-host said OK for an Agents agent whose input guardrail the host would not run.
+  it('exits 2 for an Agents agent whose guardrail the host would not run, naming it; OK once the team says it serves it without', () => {
+    const from = (path: string) => JSON.stringify(join(ROOT, path));
+    const config = (extra: string) => `import { z } from ${from('node_modules/zod/index.js')};
+import { Agent, tool } from ${from('node_modules/@openai/agents/dist/index.mjs')};
+import { defineConfig } from ${from('src/index.ts')};
+import { openAiAgent } from ${from('src/loops/openai-agents/index.ts')};
+const guard = { name: 'refund_limit', execute: async () => ({ tripwireTriggered: false, outputInfo: null }) };
+const build = (model) => new Agent({ name: 'support', model, instructions: 'You help.', inputGuardrails: [guard],
+  tools: [tool({ name: 'issue_refund', description: 'Refund.', parameters: z.object({ order: z.string() }), execute: () => 'ok' })] });
+const support = openAiAgent(build, { sideEffects: { issue_refund: 'STATEFUL' }${extra} });
+export default defineConfig({ agents: { support: support.agent }, loop: support.loop });
+`;
+    writeFileSync(join(dir, 'guarded.config.ts'), config(''));
+    writeFileSync(join(dir, 'accepted.config.ts'), config(", outsideItsLoop: 'instructions-and-tools'"));
+    writeFileSync(join(dir, 'agents-host.yaml'), 'model:\n  provider: openai-responses\n  name: gpt-5\n');
+    const refused = checkHost(['agents-host.yaml', '--agent', 'support', '--config', 'guarded.config.ts']);
+    expect(refused.status, refused.stdout + refused.stderr).toBe(2);
+    const lines = refused.stderr.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^loopgate: --agent support: openAiAgent: loopgate's loop and host run only the agent's instructions and tools, and it has what only the Agents run\(\) runs: input guardrails \(refund_limit\); /,
+    );
+    const accepted = checkHost(['agents-host.yaml', '--agent', 'support', '--config', 'accepted.config.ts']);
+    expect(accepted.status, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toMatch(/agents-host\.yaml: OK for agent support \(1 tool;/);
+  });
 });

@@ -242,8 +242,22 @@ describe('npx loopgate in the consumer project', () => {
     const violated = await inProject(['loopgate', 'run', ...config, '--out', join(work, 'reports-tla')]);
     expect(violated.code, shown(violated)).toBe(1);
     expect(violated.stderr).toMatch(/model-repeats-the-call-id — executions reserve_seat: [^\n]*invariant-13-side-effects-once/);
-    // The same agent in loopgate's own loop: its instructions and tools, the seat reserved once.
-    const own = await inProject(['loopgate', 'run', ...config, '--loop', 'loopgate', '--host', 'loop', '--out', join(work, 'reports-tla-own')]);
+    // In loopgate's own loop its stopWhen would not run: each case is refused naming it (outside probe 41, F1)…
+    const refused = await inProject(['loopgate', 'run', ...config, '--loop', 'loopgate', '--host', 'loop', '--out', join(work, 'reports-tla-refused')]);
+    expect(refused.code, shown(refused)).toBe(1);
+    expect(refused.stderr).toMatch(
+      /the factory threw: .*toolLoopAgent: loopgate's loop and host run only the agent's instructions, tools and context, and it has what only the AI SDK's generate\(\) runs: stopWhen \(a stop condition\)/,
+    );
+    // …and once the team says it serves it without: its instructions and tools, the seat reserved once.
+    writeFileSync(
+      join(project, 'loopgate.tool-loop-agent-served.config.ts'),
+      readFileSync(join(project, 'loopgate.tool-loop-agent.config.ts'), 'utf8').replace(
+        "{ sideEffects: { reserve_seat: 'STATEFUL' } }",
+        "{ sideEffects: { reserve_seat: 'STATEFUL' }, outsideItsLoop: 'instructions-and-tools' }",
+      ),
+    );
+    const served = ['--config', 'loopgate.tool-loop-agent-served.config.ts', '--reporter', 'console', 'json'];
+    const own = await inProject(['loopgate', 'run', ...served, '--loop', 'loopgate', '--host', 'loop', '--out', join(work, 'reports-tla-own')]);
     expect(own.code, shown(own)).toBe(0);
   });
 

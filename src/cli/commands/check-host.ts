@@ -10,6 +10,7 @@ import { BUNDLED_CONFIG, loadConfig } from '../../config/load-config.ts';
 import { inspectAgent } from '../../harness/world/inspect-agent.ts';
 import { ConfigError } from '../../host/config.ts';
 import { checkHostConfig } from '../../host/from-config.ts';
+import { LOOPGATE_LOOP, systemClock } from '../../kernel/index.ts';
 import { printable } from '../../report/terminal-text.ts';
 import { EXIT } from '../exit-codes.ts';
 import { UsageError } from '../usage-error.ts';
@@ -36,6 +37,13 @@ export async function checkHost(args: CheckHostArgs, out: (line: string) => void
   if (!config.registry.agents.has(name)) throw new UsageError(`--agent ${name}: no such agent in ${config.file}; defined: ${defined.join(', ') || 'none'}`);
   // Built once, and checked, when the config loaded.
   const agent = (await inspectAgent(name, config.registry)).agent ?? {};
+  // And built as the host will build it, for loopgate's loop: an adapter of another SDK's agent refuses there what only
+  // its own loop runs (an Agents agent's guardrails) — the host would refuse to start (outside probe 41, F1).
+  try {
+    await config.registry.agents.get(name)!({ clock: systemClock, random: Math.random, loop: LOOPGATE_LOOP });
+  } catch (error) {
+    throw new UsageError(`--agent ${name}: ${(error as Error)?.message ?? String(error)}`);
+  }
   let parsed;
   try {
     parsed = checkHostConfig(args.file, { agent });

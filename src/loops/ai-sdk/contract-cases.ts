@@ -34,6 +34,13 @@ import { statusFromChecks } from '../../harness/cases.ts';
 import { checkInvariants } from '../../harness/invariants/index.ts';
 import { checkPeerExpectations } from '../../harness/loop-port/peer-expectations.ts';
 import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
+import { runScenario } from '../../harness/second-host.ts';
+import { defaultHostConfig } from '../../host/config.ts';
+import { createHostFromConfig } from '../../host/from-config.ts';
+import { AgentHost } from '../../host/host.ts';
+import { MemoryEventStore } from '../../stores/memory-store.ts';
+import { reply } from '../../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../../providers/fake/scripted.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
@@ -885,7 +892,13 @@ expect:
         'a misspelled option',
         (model) => supportAgent(ai, seenNothing(), model),
         { sideEffect: {} },
-        /^toolLoopAgent: unknown option "sideEffect"; known: sideEffects, secrets, glue, callOptions$/,
+        /^toolLoopAgent: unknown option "sideEffect"; known: sideEffects, secrets, glue, callOptions, outsideItsLoop$/,
+      ],
+      [
+        'outsideItsLoop other than instructions-and-tools',
+        (model) => supportAgent(ai, seenNothing(), model),
+        { outsideItsLoop: 'drop' },
+        /^toolLoopAgent: outsideItsLoop must be 'instructions-and-tools', got "drop"$/,
       ],
       [
         'a glue that is no name or function',
@@ -957,6 +970,101 @@ expect:
           actual: JSON.stringify(seen.callIds),
         },
       ];
+    },
+  ),
+  // Outside probe 41, F1 (HIGH), as for an Agents agent: served by AgentHost, what only the AI SDK's loop runs (a
+  // prepareStep limiting the tools, a stopWhen, a forced toolChoice) silently did not run. Refused there, named,
+  // unless the team says it serves the agent without it.
+  toolLoopCase(
+    'outside-its-loop-refuses-what-only-its-loop-runs',
+    "loopgate's loop and host refuse an agent with prepareCall, prepareStep, stopWhen, activeTools, a forced toolChoice, an output or a repair function, naming them; the AI SDK loop runs it",
+    async (ai, gate, seed) => {
+      const lookup = ai.tool({ description: 'Look an order up.', inputSchema: z.object({ order: z.string() }), execute: async ({ order }) => ({ order }) });
+      const plain = (model: unknown, extra: Record<string, unknown> = {}) =>
+        new ai.ToolLoopAgent({ model, instructions: 'You help.', tools: { lookup_order: lookup }, ...extra } as ConstructorParameters<
+          typeof ai.ToolLoopAgent
+        >[0]);
+      const rows: [string, Record<string, unknown>, RegExp][] = [
+        ['prepareCall', { prepareCall: (args: unknown) => args }, /prepareCall \(a function\)/],
+        ['prepareStep', { prepareStep: () => ({ activeTools: [] }) }, /prepareStep \(a function\)/],
+        ['stopWhen', { stopWhen: ai.stepCountIs(2) }, /stopWhen \(a stop condition\)/],
+        ['activeTools', { activeTools: ['lookup_order'] }, /activeTools \(\["lookup_order"\]\)/],
+        ['a forced toolChoice', { toolChoice: 'required' }, /toolChoice \("required"\)/],
+        ['an output', { output: ai.Output.object({ schema: z.object({ answer: z.string() }) }) }, /output \(a structured output\)/],
+        ['a repair function', { experimental_repairToolCall: async () => null }, /experimental_repairToolCall \(a function\)/],
+      ];
+      const built = async (factory: AgentFactory, loop?: string) => {
+        try {
+          await factory({ clock: undefined as never, random: Math.random, conversationId: 'c1', ...(loop !== undefined ? { loop } : {}) });
+          return 'built';
+        } catch (error) {
+          return (error as Error).message;
+        }
+      };
+      const checks: CheckResult[] = [];
+      for (const [what, extra, names] of rows) {
+        const support = gate.toolLoopAgent((model) => plain(model, extra));
+        const inLoopgate = await built(support.agent, 'loopgate');
+        const inAiSdk = await built(support.agent, 'ai-sdk');
+        const inspected = await built(support.agent);
+        checks.push({
+          name: `${what}: refused in loopgate's loop and host, naming it; built for the AI SDK loop and for inspection`,
+          passed: inLoopgate.startsWith('toolLoopAgent: ') && names.test(inLoopgate) && inAiSdk === 'built' && inspected === 'built',
+          message: `loopgate: ${inLoopgate} · ai-sdk: ${inAiSdk} · inspection: ${inspected}`,
+        });
+      }
+      const bare = await built(gate.toolLoopAgent((model) => plain(model)).agent, 'loopgate');
+      const accepted = await built(
+        gate.toolLoopAgent((model) => plain(model, { stopWhen: ai.stepCountIs(2) }), { outsideItsLoop: 'instructions-and-tools' }).agent,
+        'loopgate',
+      );
+      checks.push({
+        name: "a plain agent, and one whose team accepts running only its instructions and tools there, are built in loopgate's loop",
+        passed: bare === 'built' && accepted === 'built',
+        message: `plain: ${bare} · accepted: ${accepted}`,
+      });
+      const stopping = gate.toolLoopAgent((model) => plain(model, { stopWhen: ai.stepCountIs(2) }));
+      const agents = { agents: new Map([['support', stopping.agent]]), defaultAgent: 'support' };
+      for (const host of ['loop', 'production'] as const) {
+        let said = '(ran)';
+        try {
+          await runScenario(oneLookup(), { seed, agents, host });
+        } catch (error) {
+          said = (error as Error).message;
+        }
+        checks.push({
+          name: `a case on loopgate's ${host === 'loop' ? 'loop' : 'host'} is refused naming stopWhen`,
+          passed: /stopWhen \(a stop condition\)/.test(said),
+          message: said,
+        });
+      }
+      let started = '(started)';
+      try {
+        const host = await createHostFromConfig({ model: { provider: 'fake', name: 'support-model' }, store: { kind: 'memory' } } as never, {
+          agent: stopping.agent,
+          modelClient: () => new ScriptedModelClient([reply('ok')]),
+          env: {},
+        });
+        await host.close();
+      } catch (error) {
+        started = (error as Error).message;
+      }
+      checks.push({
+        name: 'the production host from a config refuses it at start, naming stopWhen',
+        passed: /stopWhen \(a stop condition\)/.test(started),
+        message: started,
+      });
+      // An AgentHost built in code builds the agent per conversation: the message is answered 500 naming it, the model never asked.
+      const model = new ScriptedModelClient([reply('ok')]);
+      const direct = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model, agent: stopping.agent });
+      const answer = await direct.handle('c1', 'Refund ORD-1.');
+      await direct.close();
+      checks.push({
+        name: 'an AgentHost built in code answers 500 naming stopWhen, asking no model',
+        passed: answer.status === 500 && /stopWhen \(a stop condition\)/.test(answer.error ?? '') && model.requests.length === 0,
+        message: `${answer.status} ${answer.error ?? answer.reply ?? ''}; ${model.requests.length} model request(s)`,
+      });
+      return checks;
     },
   ),
 ];

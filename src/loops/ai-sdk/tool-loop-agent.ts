@@ -27,7 +27,7 @@
  */
 import { generateText, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import type { AgentFactory, SideEffect } from '../../kernel/index.ts';
+import { LOOPGATE_LOOP, type AgentFactory, type SideEffect } from '../../kernel/index.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { installedVersion } from '../installed-version.ts';
@@ -45,6 +45,13 @@ export interface ToolLoopAgentOptions {
   readonly glue?: AiSdkGlue;
   /** What every turn passes as `generate({ options })`: for an agent with a `callOptionsSchema`. */
   readonly callOptions?: unknown;
+  /**
+   * Outside the AI SDK's loop — loopgate's loop (`--loop loopgate`) and its production host (`AgentHost`) — the
+   * agent is its instructions, tools and context only: its `prepareCall`, `prepareStep`, `stopWhen`, `activeTools`,
+   * a forced `toolChoice`, an `output` and a repair function do not run there. An agent with any of them is refused
+   * there, naming them, unless you say you run it without them: `'instructions-and-tools'`.
+   */
+  readonly outsideItsLoop?: 'instructions-and-tools';
 }
 
 /** The agent (for `agents:`) and its loop (for `loop:`), from one build function. */
@@ -65,6 +72,25 @@ interface Settings {
   readonly tools?: unknown;
   readonly experimental_context?: unknown;
   readonly onStepFinish?: unknown;
+  readonly prepareCall?: unknown;
+  readonly prepareStep?: unknown;
+  readonly stopWhen?: unknown;
+  readonly activeTools?: unknown;
+  readonly toolChoice?: unknown;
+  readonly output?: unknown;
+  readonly experimental_repairToolCall?: unknown;
+}
+
+/** What only the AI SDK's loop runs of an agent's settings, one phrase each (none: loopgate's loop runs all it does). */
+function onlyItsLoopRuns(settings: Settings): string[] {
+  const found: string[] = [];
+  for (const key of ['prepareCall', 'prepareStep', 'experimental_repairToolCall'] as const) if (settings[key] !== undefined) found.push(`${key} (a function)`);
+  if (settings.stopWhen !== undefined) found.push('stopWhen (a stop condition)');
+  if (settings.activeTools !== undefined) found.push(`activeTools (${JSON.stringify(settings.activeTools) ?? shapeOf(settings.activeTools)})`);
+  if (settings.toolChoice !== undefined && settings.toolChoice !== 'auto')
+    found.push(`toolChoice (${JSON.stringify(settings.toolChoice) ?? shapeOf(settings.toolChoice)})`);
+  if (settings.output !== undefined && (settings.output as { type?: unknown } | null)?.type !== 'text') found.push('output (a structured output)');
+  return found;
 }
 
 /** One build of the agent: the agent, its settings, and the model slot it was built with. */
@@ -75,6 +101,8 @@ interface Build {
 }
 
 const NAME = 'toolLoopAgent';
+/** The AI SDK loop's id (`AgentContext.loop` when the gate runs the agent in it). */
+const LOOP_ID = 'ai-sdk';
 
 /**
  * The model an agent is built with: it answers as the case's model once the loop aims it there (a build that
@@ -188,7 +216,11 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
     throw new TypeError(
       `${NAME}: the first argument is the function that builds your agent from a model ((model) => new ToolLoopAgent({ model, … })), got ${shapeOf(make)}`,
     );
-  checkAdapterOptions(NAME, options, ['sideEffects', 'secrets', 'glue', 'callOptions']);
+  checkAdapterOptions(NAME, options, ['sideEffects', 'secrets', 'glue', 'callOptions', 'outsideItsLoop']);
+  if (options.outsideItsLoop !== undefined && options.outsideItsLoop !== 'instructions-and-tools')
+    throw new TypeError(
+      `${NAME}: outsideItsLoop must be 'instructions-and-tools', got ${JSON.stringify(options.outsideItsLoop) ?? shapeOf(options.outsideItsLoop)}`,
+    );
   const glue = checkedGlue(NAME, options.glue);
   // Read once at config load, so a build function that fails or returns something else is exit 2, not a failed case.
   const { settings } = build(make);
@@ -199,6 +231,13 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
   const builds = new WeakMap<object, Build>();
   const agent: AgentFactory = async (context) => {
     const own = build(make); // fresh per case, as aiSdkAgent's tools(): its tools, context and hooks together
+    // Built for loopgate's loop or its host (or another SDK's loop), the agent runs without what only the AI SDK's
+    // loop runs: refused, named, rather than served without it (outside probe 41, F1).
+    const dropped = context?.loop !== undefined && context.loop !== LOOP_ID && options.outsideItsLoop === undefined ? onlyItsLoopRuns(own.settings) : [];
+    if (dropped.length > 0)
+      throw new AgentBuildError(
+        `${NAME}: ${context.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${context.loop} loop runs`} only the agent's instructions, tools and context, and it has what only the AI SDK's generate() runs: ${dropped.join(', ')}; serve it with agent.generate() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`,
+      );
     const system = systemOf(own.settings.instructions);
     const definition = await aiSdkAgent({
       ...(system !== undefined ? { system } : {}),

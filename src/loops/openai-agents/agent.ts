@@ -41,7 +41,15 @@ import {
   type StreamEvent,
 } from '@openai/agents';
 import { z } from 'zod';
-import { createRedactor, REDACTED, redactSecretPieces, type AgentFactory, type AnyToolDeclaration, type SideEffect } from '../../kernel/index.ts';
+import {
+  createRedactor,
+  LOOPGATE_LOOP,
+  REDACTED,
+  redactSecretPieces,
+  type AgentFactory,
+  type AnyToolDeclaration,
+  type SideEffect,
+} from '../../kernel/index.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import type { LoopUnderTestFactory, PeerTool } from '../../harness/loop-port/peer-world.ts';
 import { installedVersion } from '../installed-version.ts';
@@ -66,6 +74,38 @@ export interface OpenAiAgentOptions {
   readonly context?: unknown;
   /** What your app passes as `run(…, { maxTurns })`; default the scenario's step limit. */
   readonly maxTurns?: number;
+  /**
+   * Outside the Agents `run()` — loopgate's loop (`--loop loopgate`) and its production host (`AgentHost`) — the
+   * agent is its instructions and tools only: its guardrails, `toolUseBehavior`, `outputType`, a forced
+   * `toolChoice` and a prompt template do not run there. An agent with any of them is refused there, naming them,
+   * unless you say you run it without them: `'instructions-and-tools'`.
+   */
+  readonly outsideItsLoop?: 'instructions-and-tools';
+}
+
+/** What only the Agents `run()` runs of an agent, one phrase each (none: loopgate's loop runs all of it). */
+function onlyTheRunRuns(agent: Agent<unknown>, tools: readonly FunctionTool<unknown>[]): string[] {
+  const named = (guards: unknown) => (Array.isArray(guards) ? guards.map((g) => String((g as { name?: unknown })?.name ?? '?')) : []);
+  const found: string[] = [];
+  const guards = (of: string, list: unknown) => {
+    const names = named(list);
+    if (names.length > 0) found.push(`${of} (${names.join(', ')})`);
+  };
+  guards('input guardrails', agent.inputGuardrails);
+  guards('output guardrails', agent.outputGuardrails);
+  for (const t of tools) {
+    const own = t as { inputGuardrails?: unknown; outputGuardrails?: unknown };
+    guards(`tool ${t.name}'s input guardrails`, own.inputGuardrails);
+    guards(`tool ${t.name}'s output guardrails`, own.outputGuardrails);
+  }
+  const behaviour: unknown = agent.toolUseBehavior;
+  if (behaviour !== undefined && behaviour !== 'run_llm_again')
+    found.push(`toolUseBehavior (${typeof behaviour === 'function' ? 'a function' : JSON.stringify(behaviour)})`);
+  if (agent.outputType !== undefined && agent.outputType !== 'text') found.push('outputType (a structured output)');
+  const choice = agent.modelSettings?.toolChoice;
+  if (choice !== undefined && choice !== 'auto') found.push(`modelSettings.toolChoice (${JSON.stringify(choice)})`);
+  if (agent.prompt !== undefined) found.push('prompt (a Responses prompt template)');
+  return found;
 }
 
 /** The agent (for `agents:`) and its loop (for `loop:`), from one build function. */
@@ -75,6 +115,8 @@ export interface GatedOpenAiAgent {
 }
 
 const NAME = 'openAiAgent';
+/** The loop's id (`AgentContext.loop` when the gate runs the agent in it). */
+const LOOP_ID = 'openai-agents';
 
 /** What the SDK tells the model when a tool throws and no `errorFunction` is set (`@openai/agents` 0.20's default). */
 export const SDK_TOOL_ERROR = 'An error occurred while running the tool. Please try again.';
@@ -341,7 +383,11 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
     throw new TypeError(
       `${NAME}: the first argument is the function that builds your agent from a model ((model) => new Agent({ model, … })), got ${shapeOf(make)}`,
     );
-  checkAdapterOptions(NAME, options, ['sideEffects', 'secrets', 'session', 'context', 'maxTurns']);
+  checkAdapterOptions(NAME, options, ['sideEffects', 'secrets', 'session', 'context', 'maxTurns', 'outsideItsLoop']);
+  if (options.outsideItsLoop !== undefined && options.outsideItsLoop !== 'instructions-and-tools')
+    throw new TypeError(
+      `${NAME}: outsideItsLoop must be 'instructions-and-tools', got ${JSON.stringify(options.outsideItsLoop) ?? shapeOf(options.outsideItsLoop)}`,
+    );
   if (options.session !== undefined && typeof options.session !== 'function')
     throw new TypeError(`${NAME}: session must be a function that returns a Session (one per case), got ${shapeOf(options.session)}`);
   const { maxTurns } = options;
@@ -378,6 +424,13 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
       () => build(make),
       (message) => new AgentBuildError(message),
     );
+    // Built for loopgate's loop or its host (or another SDK's loop), the agent runs without what only the Agents
+    // run() runs: refused, named, rather than served without its guardrails (outside probe 41, F1).
+    const dropped = built?.loop !== undefined && built.loop !== LOOP_ID && options.outsideItsLoop === undefined ? onlyTheRunRuns(own.agent, own.tools) : [];
+    if (dropped.length > 0)
+      throw new AgentBuildError(
+        `${NAME}: ${built!.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${built!.loop} loop runs`} only the agent's instructions and tools, and it has what only the Agents run() runs: ${dropped.join(', ')}; serve it with the SDK's run() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`,
+      );
     // A function makes the context of each case or conversation, told which (your app makes one per request, by who asks).
     const context =
       typeof options.context === 'function'
@@ -400,7 +453,7 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
   };
 
   const loop: LoopUnderTestFactory = {
-    id: 'openai-agents',
+    id: LOOP_ID,
     version: `@openai/agents ${installedVersion('@openai/agents')} (Agent)`,
     capabilities: OPENAI_AGENTS_CAPABILITIES,
     glue: options.session ? `your Session (${NAME}({ session }))` : 'the peer’s own Session (MemorySession)',

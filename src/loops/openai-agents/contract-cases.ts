@@ -26,6 +26,13 @@ import type { Case } from '../../harness/cases.ts';
 import { statusFromChecks } from '../../harness/cases.ts';
 import { checkInvariants } from '../../harness/invariants/index.ts';
 import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
+import { runScenario } from '../../harness/second-host.ts';
+import { defaultHostConfig } from '../../host/config.ts';
+import { createHostFromConfig } from '../../host/from-config.ts';
+import { AgentHost } from '../../host/host.ts';
+import { MemoryEventStore } from '../../stores/memory-store.ts';
+import { reply } from '../../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../../providers/fake/scripted.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
@@ -415,6 +422,12 @@ expect:
       ],
       ['an unknown option', (m: Model) => supportAgent(sdk, seen, m), { glue: 'notice' }, /^openAiAgent: unknown option "glue"/],
       [
+        'outsideItsLoop other than instructions-and-tools',
+        (m: Model) => supportAgent(sdk, seen, m),
+        { outsideItsLoop: true },
+        /^openAiAgent: outsideItsLoop must be 'instructions-and-tools', got true$/,
+      ],
+      [
         'sideEffects of no tool',
         (m: Model) => supportAgent(sdk, seen, m),
         { sideEffects: { refund: 'STATEFUL' } },
@@ -608,6 +621,106 @@ expect:
           actual: JSON.stringify(seen.callIds),
         },
       ];
+    },
+  ),
+  // Outside probe 41, F1 (HIGH): served by AgentHost, an agent's input guardrail (no refund over the limit) silently
+  // did not run — the gate had certified it in the Agents loop. Outside the Agents run(), what only that run runs is
+  // refused, named, unless the team says it serves the agent without it.
+  agentCase(
+    'outside-the-run-refuses-what-only-the-run-runs',
+    "loopgate's loop and host refuse an agent with guardrails, toolUseBehavior, an outputType, a forced toolChoice or a prompt template, naming them; the Agents loop runs it",
+    async (sdk, gate, seed) => {
+      const guard = { name: 'refund_limit', execute: async () => ({ tripwireTriggered: false, outputInfo: null }) };
+      const toolGuard = sdk.defineToolInputGuardrail({ name: 'no_big_refunds', run: async () => sdk.ToolGuardrailFunctionOutputFactory.allow() });
+      const guardedRefund = sdk.tool({
+        name: 'issue_refund',
+        description: 'Refund.',
+        parameters: z.object({ order: z.string() }),
+        inputGuardrails: [toolGuard],
+        execute: () => 'ok',
+      });
+      const rows: [string, Record<string, unknown>, RegExp][] = [
+        ['an input guardrail', { inputGuardrails: [guard] }, /input guardrails \(refund_limit\)/],
+        ['an output guardrail', { outputGuardrails: [guard] }, /output guardrails \(refund_limit\)/],
+        ["a tool's input guardrail", { tools: [guardedRefund] }, /issue_refund's input guardrails \(no_big_refunds\)/],
+        ['toolUseBehavior', { toolUseBehavior: { stopAtToolNames: ['lookup_order'] } }, /toolUseBehavior \(\{"stopAtToolNames":\["lookup_order"\]\}\)/],
+        ['an outputType', { outputType: z.object({ answer: z.string() }) }, /outputType \(a structured output\)/],
+        ['a forced toolChoice', { modelSettings: { toolChoice: 'required' } }, /modelSettings\.toolChoice \("required"\)/],
+        ['a prompt template', { prompt: { promptId: 'pmpt_1' } }, /prompt \(a Responses prompt template\)/],
+      ];
+      const built = async (factory: AgentFactory, loop?: string) => {
+        try {
+          await factory({ clock: undefined as never, random: Math.random, conversationId: 'c1', ...(loop !== undefined ? { loop } : {}) });
+          return 'built';
+        } catch (error) {
+          return (error as Error).message;
+        }
+      };
+      const checks: CheckResult[] = [];
+      for (const [what, extra, names] of rows) {
+        const support = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model, extra));
+        const inLoopgate = await built(support.agent, 'loopgate');
+        const inAgents = await built(support.agent, 'openai-agents');
+        const inspected = await built(support.agent);
+        checks.push({
+          name: `${what}: refused in loopgate's loop and host, naming it; built for the Agents loop and for inspection`,
+          passed: inLoopgate.startsWith('openAiAgent: ') && names.test(inLoopgate) && inAgents === 'built' && inspected === 'built',
+          message: `loopgate: ${inLoopgate} · openai-agents: ${inAgents} · inspection: ${inspected}`,
+        });
+      }
+      const plain = await built(gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model)).agent, 'loopgate');
+      const accepted = await built(
+        gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model, { inputGuardrails: [guard] }), { outsideItsLoop: 'instructions-and-tools' }).agent,
+        'loopgate',
+      );
+      checks.push({
+        name: "a plain agent, and one whose team accepts running only its instructions and tools there, are built in loopgate's loop",
+        passed: plain === 'built' && accepted === 'built',
+        message: `plain: ${plain} · accepted: ${accepted}`,
+      });
+      // Through the gate's own runs of loopgate's loop and its production host: the case is refused, naming it.
+      const guarded = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model, { inputGuardrails: [guard] }));
+      for (const host of ['loop', 'production'] as const) {
+        let said = '(ran)';
+        try {
+          await runScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#outside-the-run`), { seed, agents: agentsOf(guarded.agent), host });
+        } catch (error) {
+          said = (error as Error).message;
+        }
+        checks.push({
+          name: `a case on loopgate's ${host === 'loop' ? 'loop' : 'host'} is refused naming the guardrail`,
+          passed: /input guardrails \(refund_limit\)/.test(said),
+          message: said,
+        });
+      }
+      // A deploy: the host from a config refuses it when it starts, before it opens a store or answers anything.
+      let started = '(started)';
+      try {
+        const host = await createHostFromConfig({ model: { provider: 'fake', name: 'support-model' }, store: { kind: 'memory' } } as never, {
+          agent: guarded.agent,
+          modelClient: () => new ScriptedModelClient([reply('ok')]),
+          env: {},
+        });
+        await host.close();
+      } catch (error) {
+        started = (error as Error).message;
+      }
+      checks.push({
+        name: 'the production host from a config refuses it at start, naming the guardrail',
+        passed: /input guardrails \(refund_limit\)/.test(started),
+        message: started,
+      });
+      // An AgentHost built in code builds the agent per conversation: the message is answered 500 naming it, the model never asked.
+      const model = new ScriptedModelClient([reply('ok')]);
+      const direct = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model, agent: guarded.agent });
+      const answer = await direct.handle('c1', 'Refund ORD-1.');
+      await direct.close();
+      checks.push({
+        name: 'an AgentHost built in code answers 500 naming the guardrail, asking no model',
+        passed: answer.status === 500 && /input guardrails \(refund_limit\)/.test(answer.error ?? '') && model.requests.length === 0,
+        message: `${answer.status} ${answer.error ?? answer.reply ?? ''}; ${model.requests.length} model request(s)`,
+      });
+      return checks;
     },
   ),
 ];
