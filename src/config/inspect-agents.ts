@@ -8,6 +8,7 @@
  * agent again.
  */
 import { readFileSync } from 'node:fs';
+import { MIN_SECRET_LENGTH } from '../kernel/index.ts';
 import type { AgentInspection, AgentRegistry } from '../harness/world/agent-under-test.ts';
 import { inspectFactory, NEVER_SETTLES } from '../harness/world/inspect-agent.ts';
 import { ConfigFileError } from './config-error.ts';
@@ -32,7 +33,13 @@ export async function inspectConfigAgents<C extends { readonly file: string; rea
     inspected.set(name, inspection);
     for (const problem of inspection.problems) problems.push(`${where(name)}: ${problem}`);
   }
-  if (problems.length > 0) throw new ConfigFileError(problems.join('\n'));
+  // Each agent's lines are said without its own secrets (inspectFactory); these go with the error so that the lines
+  // hold none of any agent's either — agents share credentials, and a refusal may be about the secret itself, in a
+  // tool's name (outside probe 42, F1, F2).
+  const secrets = [...inspected.values()]
+    .flatMap((i) => (Array.isArray(i.agent?.secrets) ? i.agent.secrets : []))
+    .filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH); // one refused as too short would garble the lines
+  if (problems.length > 0) throw new ConfigFileError(problems.join('\n'), { secrets });
   return { ...config, registry: { ...config.registry, inspected } };
 }
 

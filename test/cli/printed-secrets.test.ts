@@ -124,6 +124,33 @@ describe("nothing a command prints holds an agent's declared secret", () => {
     }
   });
 
+  // Outside probe 42, F1 and F2: a config refused at load printed a declared secret in clear — in the name of the tool
+  // the refusal was about, and in another agent's factory error (finance declared the key; b's factory threw it).
+  it("a config refused at load says [REDACTED] for any of its agents' declared secrets", async () => {
+    const secret = 'ledger_key_Zr7Qm2Lx9Kp4Vb';
+    const root = JSON.stringify(join(import.meta.dirname, '../../src/index.ts'));
+    const project = mkdtempSync(join(dir, 'config-secrets-'));
+    const tool = `{ name: 'get_${secret}', description: 'Reads the ledger.', input: z.object({}), sideEffect: 'NONE', run: async () => 'ok' }`;
+    const zod = JSON.stringify(join(import.meta.dirname, '../../node_modules/zod/index.js'));
+    writeFileSync(
+      join(project, 'in-a-tool.config.ts'),
+      `import { z } from ${zod};\nimport { defineConfig } from ${root};\nexport default defineConfig({ agents: { a: () => ({ system: 'You read.', secrets: [${JSON.stringify(secret)}], tools: [${tool}] }) } });\n`,
+    );
+    writeFileSync(
+      join(project, 'another-agent.config.ts'),
+      `import { defineConfig } from ${root};\nconst KEY = ${JSON.stringify(secret)};\nexport default defineConfig({ agents: { finance: () => ({ system: 'You keep books.', secrets: [KEY] }), b: () => { throw new Error('b failed: ' + KEY); } } });\n`,
+    );
+    for (const [config, line] of [
+      ['in-a-tool.config.ts', /agents\.a: secrets\[0\] \(25 characters\) occurs in the name of the tool "get_\[REDACTED\]"/],
+      ['another-agent.config.ts', /agents\.b: the factory threw: b failed: \[REDACTED\]$/m],
+    ] as const) {
+      const result = await loopgate(['run', '--config', config, '--out', 'out'], project);
+      expect(result.status, `${config}: ${result.stderr}`).toBe(EXIT.usage);
+      expect(result.stderr, config).toMatch(line);
+      expect(result.stderr + result.stdout, config).not.toContain(secret.slice(0, 12));
+    }
+  });
+
   // Outside probe 39, F4: a secret the scenario itself declares (`secrets:`), in its file name, or a tool's name,
   // printed raw in the exit-2 lines — while the same file, running, is `scenario:[REDACTED]`.
   it("a scenario refused at load says [REDACTED] for the secrets it declares itself, in its name or a tool's", async () => {
