@@ -38,7 +38,8 @@ import { renderHtml } from '../report/html.ts';
 import { renderJunit } from '../report/junit.ts';
 import { renderMarkdown } from '../report/markdown.ts';
 import { parseXml, type XmlElement } from '../report/read-xml.ts';
-import { RESULTS_SCHEMA, summarize } from '../report/results.ts';
+import { RESULTS_SCHEMA, runPassed, summarize } from '../report/results.ts';
+import { mergeResults } from '../report/merge.ts';
 import { verifyReports } from '../report/verify.ts';
 import { writeReports } from '../report/write.ts';
 import { checksCase, type Case } from './cases.ts';
@@ -602,8 +603,54 @@ async function secretPiecesNeverReported(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A run that checked nothing — every case skipped — exits 1, and every report must say it did not pass (outside
+ * probe 42, F4: summary.md read ✅, the HTML page "passed", the console "PASSED: 0 of 11", and merge-reports of two
+ * such shards exited 0, so the shipped sharded workflow went green having checked nothing). Read by hand, and through
+ * the writer's verification; and as two shards merged.
+ */
+function nothingCheckedIsNoPass(): CheckResult[] {
+  const skipped = fixture().cases.map((c): CaseResult => ({ ...c, status: 'skipped', skipReason: 'the loop lacks a capability', checks: [] }));
+  delete (skipped[0] as { failure?: string }).failure;
+  const results: RunResults = { ...fixture(), summary: summarize(skipped), cases: skipped.map(({ failure: _f, ...c }) => c) };
+  const headline = renderMarkdown(results).split('\n')[0] ?? '';
+  const title = /<title>([^<]*)<\/title>/.exec(renderHtml(results))?.[1] ?? '(no title)';
+  const verdict = renderConsole(results, { color: false, width: 400 }).trimEnd().split('\n').at(-1) ?? '';
+  const refused = reportsRefused(results);
+  const half = Math.ceil(results.cases.length / 2);
+  const shard = (cases: readonly CaseResult[], index: number): RunResults => ({ ...results, cases, summary: summarize(cases), shard: { index, total: 2 } });
+  const merged = mergeResults([
+    { source: 'shard-1/results.json', results: shard(results.cases.slice(0, half), 1) },
+    { source: 'shard-2/results.json', results: shard(results.cases.slice(half), 2) },
+  ]);
+  return [
+    { name: 'the run did not pass (runPassed, the exit code of merge-reports)', passed: !runPassed(results), message: String(runPassed(results)) },
+    {
+      name: "summary.md's headline marks it ❌ and says nothing was checked",
+      passed: headline.startsWith('## ❌ ') && headline.includes('nothing was checked'),
+      message: headline,
+    },
+    { name: "report.html's title says FAILED: nothing was checked", passed: /FAILED \(nothing was checked/.test(title), message: title },
+    { name: "the console's verdict line says FAILED: nothing was checked", passed: verdict.startsWith('FAILED: nothing was checked'), message: verdict },
+    { name: "the writer's verification accepts every report of it", passed: refused === undefined, message: refused ?? 'accepted' },
+    {
+      name: 'two such shards merged did not pass',
+      passed: merged.summary.total === results.cases.length && !runPassed(merged),
+      message: `${merged.summary.total} cases, passed ${runPassed(merged)}`,
+    },
+  ];
+}
+
 export function reportCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:report/nothing-checked-is-no-pass',
+        title: 'report: a run whose every case was skipped is marked failed — nothing was checked — in every report and when its shards are merged',
+        file: 'src/harness/report-cases.ts',
+      },
+      nothingCheckedIsNoPass,
+    ),
     checksCase(
       {
         id: 'contract:report/secret-pieces-never-reported',

@@ -75,6 +75,7 @@ export function renderConsole(results: RunResults, options: ConsoleOptions = {})
   const pinned = results.verdicts;
   const differences = pinned?.differences.length ?? 0;
   const problems = [
+    summary.passed + summary.failed === 0 ? `nothing was checked (${summary.skipped} skipped)` : '',
     pinned ? '' : summary.failed > 0 ? `${summary.failed} failed` : '',
     differences > 0 ? `${differences} difference${differences === 1 ? '' : 's'} from the pinned verdicts in ${cell(pinned!.file)}` : '',
     regressions.length > 0 ? `${regressions.length} regression${regressions.length === 1 ? '' : 's'}` : '',

@@ -96,7 +96,8 @@ export const REPORT_SCRIPT = String.raw`
   var summary = results.summary;
   var regressions = results.regressions || [];
   // As the exit code: a peer loop judged against its pinned verdicts passes when it fails exactly as pinned.
-  var ok = (results.verdicts ? results.verdicts.differences.length === 0 : summary.failed === 0) && regressions.length === 0;
+  // A run that checked nothing (every case skipped) did not pass.
+  var ok = summary.passed + summary.failed > 0 && (results.verdicts ? results.verdicts.differences.length === 0 : summary.failed === 0) && regressions.length === 0;
   var header = document.getElementById('top');
   var meta = [results.startedAt, duration(results.durationMs), 'seed ' + results.seed, 'loopgate ' + results.tool.version];
   if (results.shard) meta.push('shard ' + results.shard.index + '/' + results.shard.total);

@@ -8,7 +8,7 @@
 import { REPORT_SCRIPT } from './html-client.ts';
 import { REPORT_CSS } from './html-style.ts';
 import { jsonSafe } from './json-safe.ts';
-import { runPassed, type RunResults } from './results.ts';
+import { nothingChecked, runPassed, type RunResults } from './results.ts';
 
 export interface HtmlOptions {
   /** Page title (default: "loopgate report" and the verdict). */
@@ -38,11 +38,13 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-i
 
 export function renderHtml(results: RunResults, options: HtmlOptions = {}): string {
   const regressions = results.regressions?.length ?? 0;
-  const verdict = !runPassed(results)
-    ? `FAILED (${results.summary.failed} failed${regressions ? `, ${regressions} regressions` : ''} of ${results.summary.total})`
-    : results.summary.failed > 0
-      ? `failed as pinned (${results.summary.failed} failed of ${results.summary.total})` // a peer loop, exactly as its pinned verdicts
-      : `passed (${results.summary.total})`;
+  const verdict = nothingChecked(results)
+    ? `FAILED (nothing was checked: ${results.summary.skipped} skipped)`
+    : !runPassed(results)
+      ? `FAILED (${results.summary.failed} failed${regressions ? `, ${regressions} regressions` : ''} of ${results.summary.total})`
+      : results.summary.failed > 0
+        ? `failed as pinned (${results.summary.failed} failed of ${results.summary.total})` // a peer loop, exactly as its pinned verdicts
+        : `passed (${results.summary.total})`;
   const title = options.title ?? `loopgate report — ${verdict}`;
   return `<!doctype html>
 <html lang="en">

@@ -21,7 +21,7 @@ import {
 import { costliest, unknown } from './cost/costliest.ts';
 import { costText, suiteCostText, turnCostsText } from './cost/format-cost.ts';
 import { judgeVerdicts } from './judge-verdicts.ts';
-import { fuzzSubjectText, runPassed, type CaseResult, type RunResults } from './results.ts';
+import { fuzzSubjectText, nothingChecked, runPassed, type CaseResult, type RunResults } from './results.ts';
 
 export interface MarkdownOptions {
   /** Failed cases listed in tables and details; the rest are counted (default 50; keeps the page under CI limits). */
@@ -77,7 +77,7 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
     ...(summary.skipped ? [`${summary.skipped} skipped`] : []),
   ];
   const regressionText = regressions.length ? `, ${regressions.length} regression${regressions.length === 1 ? '' : 's'}` : '';
-  out.push(`## ${ok ? '✅' : '❌'} loopgate: ${counts.join(', ')}${regressionText}`, '');
+  out.push(`## ${ok ? '✅' : '❌'} loopgate: ${nothingChecked(results) ? 'nothing was checked: ' : ''}${counts.join(', ')}${regressionText}`, '');
   const meta = [`${summary.total} cases in ${formatDuration(results.durationMs)}`, `seed ${results.seed}`, `loopgate ${mdInline(results.tool.version)}`];
   // The loop is part of the run's identity; a file without it is a run of loopgate's own loop.
   const loop = results.loop ?? { name: 'loopgate', version: results.tool.version };

@@ -266,14 +266,20 @@ export interface VerdictDifference {
   readonly message: string;
 }
 
+/** Whether the run checked nothing: no case passed or failed (every case skipped, or none). Such a run did not pass. */
+export function nothingChecked(results: Pick<RunResults, 'summary'>): boolean {
+  return results.summary.passed + results.summary.failed === 0;
+}
+
 /**
- * Whether the run passed, as its exit code says: no failed case (or, for a peer
- * loop judged against its pinned verdicts, no difference from them: it fails
- * exactly as documented) and no regression. Every report's mark is this.
+ * Whether the run passed, as its exit code says: something was checked, no
+ * failed case (or, for a peer loop judged against its pinned verdicts, no
+ * difference from them: it fails exactly as documented) and no regression.
+ * Every report's mark is this.
  */
 export function runPassed(results: Pick<RunResults, 'summary' | 'regressions' | 'verdicts'>): boolean {
   const differences = results.verdicts?.differences;
-  return (differences ? differences.length === 0 : results.summary.failed === 0) && (results.regressions?.length ?? 0) === 0;
+  return !nothingChecked(results) && (differences ? differences.length === 0 : results.summary.failed === 0) && (results.regressions?.length ?? 0) === 0;
 }
 
 export function summarize(cases: readonly CaseResult[]): RunSummary {

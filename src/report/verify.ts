@@ -250,11 +250,14 @@ function checkHtmlTitle(text: string, truth: Truth): string[] {
   const title = /<title>loopgate report — ([^<]*)<\/title>/.exec(text)?.[1];
   if (title === undefined) return ['its title tells no verdict'];
   const failedAsPinned = truth.passed && truth.all.failed > 0;
-  const want = !truth.passed
-    ? `FAILED (${truth.all.failed} failed${truth.regressions ? `, ${truth.regressions} regressions` : ''} of ${truth.all.total})`
-    : failedAsPinned
-      ? `failed as pinned (${truth.all.failed} failed of ${truth.all.total})`
-      : `passed (${truth.all.total})`;
+  const want =
+    truth.all.passed + truth.all.failed === 0
+      ? `FAILED (nothing was checked: ${truth.all.skipped} skipped)`
+      : !truth.passed
+        ? `FAILED (${truth.all.failed} failed${truth.regressions ? `, ${truth.regressions} regressions` : ''} of ${truth.all.total})`
+        : failedAsPinned
+          ? `failed as pinned (${truth.all.failed} failed of ${truth.all.total})`
+          : `passed (${truth.all.total})`;
   return title === want ? [] : [`its title says "${title}", the run is "${want}"`];
 }
 
@@ -309,6 +312,7 @@ function checkConsole(text: string, truth: Truth): string[] {
   const { pinned } = truth;
   const differs = pinned?.differences ?? 0;
   const problems = [
+    passed + failed === 0 ? `nothing was checked (${skipped} skipped)` : '',
     pinned ? '' : failed > 0 ? `${failed} failed` : '',
     differs > 0 ? `${differs} difference${differs === 1 ? '' : 's'} from the pinned verdicts in ${pinned!.file}` : '',
     regressions > 0 ? `${regressions} regression${regressions === 1 ? '' : 's'}` : '',
