@@ -8,7 +8,10 @@
 import fc from 'fast-check';
 import type { Case } from '../harness/cases.ts';
 import { checksCase } from '../harness/cases.ts';
-import type { CheckResult } from '../report/results.ts';
+import { runPassed, type CheckResult } from '../report/results.ts';
+import { INVARIANTS } from '../harness/invariants/index.ts';
+import { fuzzResults } from './report.ts';
+import { runFuzz } from './run-fuzz.ts';
 import { FAMILIES, tallyDrawn, undrawn } from './drawn.ts';
 import { fuzzCaseArb, type FuzzCase } from './generators/scenario.ts';
 
@@ -106,8 +109,46 @@ function familiesReadTheirOwnFeature(): CheckResult[] {
   });
 }
 
+/**
+ * A search too short to judge anything checked nothing, and every report says so (outside probe 42, F5: `fuzz --runs 3
+ * --invariant compactor-offered-widest-range` judged the invariant in no run, the drawn check "passed" saying it had
+ * too few runs to judge any family, and the run read PASSED: 1 of 2, exit 0).
+ */
+async function tooShortASearchChecksNothing(): Promise<CheckResult[]> {
+  const only = INVARIANTS.filter((i) => i.id === 'compactor-offered-widest-range');
+  const result = await runFuzz({ runs: 3, seed: 1, invariants: only });
+  const results = fuzzResults({ result, startedAt: new Date(0), finishedAt: new Date(0), version: '0.0.0-case' });
+  const drawn = results.cases.find((c) => c.id === 'fuzz:generator-draws-every-fault');
+  const invariant = results.cases.find((c) => c.id === 'fuzz:compactor-offered-widest-range');
+  return [
+    {
+      name: 'the invariant was judged in none of the 3 runs: skipped',
+      passed: invariant?.status === 'skipped',
+      message: `${invariant?.status}: ${invariant?.skipReason ?? ''}`,
+    },
+    {
+      name: 'the drawn check, with too few runs to judge any family, is skipped saying so',
+      passed: drawn?.status === 'skipped' && /too few runs/.test(drawn.skipReason ?? ''),
+      message: `${drawn?.status}: ${drawn?.skipReason ?? drawn?.checks[0]?.message ?? ''}`,
+    },
+    {
+      name: 'the run did not pass: nothing was checked',
+      passed: !runPassed(results),
+      message: `${results.summary.passed} passed, ${results.summary.skipped} skipped`,
+    },
+  ];
+}
+
 export function fuzzContractCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:fuzz/too-short-a-search-checks-nothing',
+        title: 'fuzz: a search too short to judge its invariant or any family of faults checked nothing: every case skipped, the run not passed',
+        file: FILE,
+      },
+      tooShortASearchChecksNothing,
+    ),
     checksCase(
       {
         id: 'contract:fuzz/drawn-check-names-every-family-drawn-in-none',

@@ -117,6 +117,12 @@ function drawnCase(result: FuzzResult): CaseResult {
     return { ...base, status: 'skipped', skipReason: why, checks: [{ name: 'drawn', passed: true, message: `${why}; drawn before it: ${tally}` }] };
   }
   const short = FAMILIES.filter((f) => result.runs < runsToJudge(f)).map((f) => `${f.id} (from ${runsToJudge(f)})`);
+  // Too few runs to judge any family: the check judged nothing, so it checked nothing (outside probe 42, F5).
+  if (short.length === FAMILIES.length) {
+    const fewest = Math.min(...FAMILIES.map(runsToJudge));
+    const why = `too few runs to judge any family of faults (${result.runs}; the first is judged from ${fewest})`;
+    return { ...base, status: 'skipped', skipReason: why, checks: [{ name: 'drawn', passed: true, message: `${why}; drawn: ${tally}` }] };
+  }
   const notJudged = short.length > 0 ? `; too few runs to judge ${short.join(', ')}` : '';
   if (result.undrawn.length > 0) {
     const message = `drew no ${result.undrawn.join(', no ')} in ${result.runs} run(s), where each should appear in at least ${EXPECTED_AT_LEAST}: the fuzzer's generators are broken, and the invariants held over cases that never reach such a fault (drawn: ${tally})`;

@@ -20,7 +20,7 @@ import type { Activity } from '../watchdog.ts';
 import { closestName } from '../../kernel/index.ts';
 import type { RunOptions } from '../../harness/second-host.ts';
 import { REPORTERS } from '../../report/reporters.ts';
-import { fuzzSubject } from '../../report/results.ts';
+import { fuzzSubject, nothingChecked } from '../../report/results.ts';
 import { parseReporters, UnknownReporterError, writeReports } from '../../report/write.ts';
 import { ensureDirectory } from '../../files/index.ts';
 import { printableLines } from '../../report/terminal-text.ts';
@@ -298,6 +298,12 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     io.err(
       `fuzz: drew no ${result.undrawn.join(', no ')} in ${result.runs} run(s), where each should appear many times over: the fuzzer's generators are broken (a loopgate bug; please report it with the seed), so the invariants were not checked against such faults\n`,
     );
+    return EXIT.failed;
+  }
+  // Every invariant asked for judged in no run, and too few runs to judge what was drawn: nothing was checked, as its
+  // reports say (outside probe 42, F5: a nightly `--invariant X --runs 3` passed having judged nothing).
+  if (nothingChecked(results)) {
+    io.err(`loopgate: nothing was checked: all ${results.summary.total} case(s) were skipped (too few runs: give --runs or --time)\n`);
     return EXIT.failed;
   }
   return EXIT.passed;
