@@ -98,9 +98,19 @@ async function garblingLoopRedactorRefused(): Promise<CheckResult[]> {
   return garblingRedactorRefused('loop');
 }
 
-async function garblingRedactorRefused(whose: 'log' | 'loop'): Promise<CheckResult[]> {
+/**
+ * A redactor that changes many of the loop's words (a team told "message" is a secret: "assistant.message",
+ * "user.message", "message"…) is refused naming the longest of them, the most telling one, as the loop's words are
+ * asked longest first (mutation seed 41, vocabulary.ts: the words left in the order they were gathered, so the line
+ * named another word; every case's redactor changed one word).
+ */
+async function garblingManyWordsNamesTheLongest(): Promise<CheckResult[]> {
+  return garblingRedactorRefused('log', 'message', 'assistant.message');
+}
+
+async function garblingRedactorRefused(whose: 'log' | 'loop', secret = 'sideEffect', word = secret): Promise<CheckResult[]> {
   const clock = new VirtualClock();
-  const garbling = createRedactor({ secrets: ['sideEffect'] });
+  const garbling = createRedactor({ secrets: [secret] });
   const log = whose === 'log' ? new EventLog(clock, [], { redact: garbling }) : new EventLog(clock);
   const agent: Agent = {
     tools: [
@@ -108,7 +118,7 @@ async function garblingRedactorRefused(whose: 'log' | 'loop'): Promise<CheckResu
     ],
   };
   const model = new ScriptedModelClient([toolUse([call('note', 'add_note', { text: 'call back' })]), reply('Noted.')], { clock });
-  const expected = `${whose === 'log' ? "the log's " : ''}redact changes "sideEffect", a word the loop writes into its records (a field name, status or event type): it would garble every record; redact credentials only`;
+  const expected = `${whose === 'log' ? "the log's " : ''}redact changes ${JSON.stringify(word)}, a word the loop writes into its records (a field name, status or event type): it would garble every record; redact credentials only`;
   let refused: string | undefined;
   try {
     const loop = new AgentLoop(loopDeps(whose === 'log' ? { log, model, agent } : { log, model, agent, redact: garbling }));
@@ -651,6 +661,14 @@ export function logRedactionCases(): Case[] {
         file: 'src/harness/log-redaction-cases.ts',
       },
       garblingLoopRedactorRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:log/redactor-garbling-many-words-names-the-longest',
+        title: 'log: a redactor that changes many words the loop writes is refused naming the longest of them',
+        file: 'src/harness/log-redaction-cases.ts',
+      },
+      garblingManyWordsNamesTheLongest,
     ),
     checksCase(
       {

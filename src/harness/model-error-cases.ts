@@ -278,6 +278,13 @@ async function ownHandlerOutcomeOutsideTheAlphabetFailsNamingIt(): Promise<Check
  * decision the log's reader refuses — the result saying what the log says, and
  * the log reading back from its records.
  */
+/** An object that holds itself: JSON cannot write it. */
+function selfHolding(): Record<string, unknown> {
+  const value: Record<string, unknown> = { reason: 'later' };
+  value.self = value;
+  return value;
+}
+
 async function ownHandlerDecisionOutsideItsShapeFailsNamingIt(): Promise<CheckResult[]> {
   const outside = (what: string) => ({
     kind: 'failed',
@@ -291,6 +298,9 @@ async function ownHandlerDecisionOutsideItsShapeFailsNamingIt(): Promise<CheckRe
     // text emptied, "the action  is not retry…"; no case named a long value).
     ['an action named at length', { action: 'x'.repeat(200), detail: 'long' }, `the action "${'x'.repeat(119)}… is not retry, switch_client or fail`],
     ['a text, not an object', 'retry', '"retry" is not an object'],
+    // A value JSON cannot write (here a detail holding itself) is named as such, not left blank (mutation seed 41,
+    // records.ts: its words emptied, "the detail  is not text"; no case gave a value JSON refuses).
+    ['a detail holding itself', { action: 'retry', delayMs: 0, detail: selfHolding() }, 'the detail (an object that cannot be shown) is not text'],
     ['a retry after NaN ms', { action: 'retry', delayMs: Number.NaN, detail: 'later' }, 'the delay NaN is not a number of milliseconds from 0 up'],
     ['a retry after -5 ms', { action: 'retry', delayMs: -5, detail: 'later' }, 'the delay -5 is not a number of milliseconds from 0 up'],
     [

@@ -373,6 +373,40 @@ async function malformedFoldRowsRefusedNamingTheFold(): Promise<CheckResult[]> {
 }
 
 /**
+ * A snapshot whose open turn says the conversation's last message before the turn (`startLast`) as no message, or as
+ * two: another writer's snapshot, or a store that garbled it. `resumeFromSnapshot` must refuse it with a
+ * `SnapshotMismatch` naming the open turn's start, before reading the prefix, not resume a turn whose start it cannot
+ * put back (mutation seed 41, projection.ts: the one-message test made false, so the turn resumed with no start
+ * message, or the first of two; no case's snapshot had an open turn).
+ */
+async function openTurnStartNotOneMessageRefused(): Promise<CheckResult[]> {
+  const { clock, log, taken } = await answeredOnce();
+  const messages = taken.projection.messages;
+  const openTurn = (startLast: unknown): LoopSnapshot => ({
+    ...taken,
+    projection: { ...taken.projection, turn: { turn: 2, startLength: 2, startLast: startLast as never, events: [] } },
+  });
+  return [
+    refusedBeforeThePrefix(
+      clock,
+      log,
+      taken,
+      openTurn([]),
+      'no message: refused, naming the open turn start',
+      'SnapshotMismatch: the snapshot cannot be restored: the projection state is malformed: open turn start: 0 messages',
+    ),
+    refusedBeforeThePrefix(
+      clock,
+      log,
+      taken,
+      openTurn(messages),
+      'two messages: refused, naming the open turn start',
+      'SnapshotMismatch: the snapshot cannot be restored: the projection state is malformed: open turn start: 2 messages',
+    ),
+  ];
+}
+
+/**
  * A log reopened from a snapshot holds only the tail in memory; what comes
  * before is read from the store on demand. A team handed that log (the host's
  * observer hands it each log it opens) reading the conversation from its start
@@ -618,6 +652,14 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       malformedInboxRefusedNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/open-turn-start-not-one-message-refused',
+        title: "snapshot: a snapshot whose open turn's start holds no message, or two, is refused naming the open turn start",
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      openTurnStartNotOneMessageRefused,
     ),
     checksCase(
       {

@@ -274,6 +274,68 @@ async function sharedArgumentObjectStaysShared(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * Arguments handed in-process may hold a cycle (a tree node pointing at itself): a cycle is not depth, so the depth
+ * check lets them through and the tool runs with them (mutation seed 41, argument-depth.ts: the exact walk's
+ * `path.add` removed, so a cycle was walked round until it passed the limit and the call was refused as nested
+ * deeper than 64 levels; every case's arguments were a tree, or deep without a cycle).
+ */
+async function cyclicArgumentsAreNotDepth(): Promise<CheckResult[]> {
+  const node: Record<string, unknown> = { name: 'root' };
+  node.self = node;
+  let ran = 0;
+  const executor = createToolExecutor({
+    registry: new ToolRegistry([
+      defineTool({
+        name: 'walk_tree',
+        description: 'Walk a tree of nodes.',
+        input: z.object({ tree: z.unknown() }),
+        sideEffect: 'IDEMPOTENT',
+        run: () => {
+          ran++;
+          return 'walked';
+        },
+      }),
+    ] as AnyToolDeclaration[]),
+  });
+  const ctx: ToolExecutionContext = { signal: new AbortController().signal, clock: new VirtualClock(), recorder: recorder() };
+  let actual: string;
+  try {
+    const settled = await executor.execute({ id: 'w1', name: 'walk_tree', args: { tree: node } }, ctx);
+    actual = `${settled.status}${settled.error ? ` / ${settled.error.error_code}: ${settled.error.error_message}` : ''}`;
+  } catch (error) {
+    actual = `rejected: ${String(error)}`;
+  }
+  return [check('settled ok, not refused as too deep', actual === 'ok', actual, 'ok'), check('the tool ran once', ran === 1, `ran ${ran} time(s)`, '1')];
+}
+
+/**
+ * The turn cancelled after the policy decided but before the first attempt (here, while the decision was recorded):
+ * the call settles failed / CANCELLED, the tool does not run, and the model reads when it was cancelled (mutation
+ * seed 41, pipeline.ts: "before the tool ran" emptied in the attempt's check; no case read that message there).
+ */
+async function cancelledAfterTheDecision(): Promise<CheckResult[]> {
+  const controller = new AbortController();
+  const got = await (async () => {
+    const { runs, declarations } = tools();
+    const executor = createToolExecutor({ registry: new ToolRegistry(declarations) });
+    const ctx: ToolExecutionContext = {
+      signal: controller.signal,
+      clock: new VirtualClock(),
+      recorder: recorder({ policy: () => controller.abort() }),
+    };
+    try {
+      return { settled: await executor.execute(REFUND, ctx), rejected: undefined, runs };
+    } catch (error) {
+      return { settled: undefined, rejected: error, runs };
+    }
+  })();
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'CANCELLED', message: 'The turn was cancelled before the tool ran; issue_refund did not run.' }),
+    ranNot(got.runs.refund, 'issue_refund'),
+  ];
+}
+
 async function ledgerKnowsTheCall(): Promise<CheckResult[]> {
   // Refunds ask a human first: a call that may have run is not put to anyone again.
   const got = await runOne({ alreadyStarted: (id) => id === 'r1' }, { ask: true });
@@ -645,6 +707,12 @@ export function toolExecutorCases(): Case[] {
       'started-call-of-an-undeclared-tool',
       'a call already started (before a restart) of a tool no longer declared: not run, settled unknown, the model told the tool counts as STATEFUL',
       startedCallOfAnUndeclaredTool,
+    ],
+    ['cyclic-arguments-are-not-depth', 'arguments holding a cycle, handed in-process: not refused as too deep, the tool runs', cyclicArgumentsAreNotDepth],
+    [
+      'cancelled-after-the-decision',
+      'the turn cancelled while the policy decision is recorded: failed / CANCELLED before the tool ran, not run',
+      cancelledAfterTheDecision,
     ],
     ['bare-error-named', 'a tool that throws an error with no message: the model reads the error class', bareErrorNamed],
     ['unexpected-field', 'a strict input given a field it does not declare: INVALID_ARGUMENTS naming the field', unexpectedField],
