@@ -120,6 +120,7 @@ function responsesCheck(run: ScenarioRun, expected: NonNullable<Expectation['res
       ...(want?.error !== undefined ? { error: e?.error?.includes(want.error) ? want.error : (e?.error ?? '(no error)') } : {}),
       ...(want?.inDoubt !== undefined ? { inDoubt: (e?.turns ?? []).flatMap((t) => (t.inDoubt ?? []).map((c) => c.call)) } : {}),
       ...(want?.done !== undefined ? { done: (e?.turns ?? []).flatMap((t) => (t.done ?? []).map((c) => c.call)) } : {}),
+      ...(want?.retryAfterSeconds !== undefined ? { retryAfterSeconds: e?.retryAfterSeconds ?? 'none' } : {}),
     };
   });
   return equalCheck('responses', expected, actual);

@@ -662,6 +662,12 @@ export const expectationSchema = z.strictObject({
           .array(z.string())
           .optional()
           .describe('The calls the answer names as done (STATEFUL or CRITICAL calls that ran and returned ok: they took effect), by call id, over its turns'),
+        retryAfterSeconds: z
+          .union([z.number().int().nonnegative(), z.literal('none')])
+          .optional()
+          .describe(
+            'The whole seconds the answer tells a client to wait (what a deploy sends as Retry-After), counted from when it was given; none: it names no wait',
+          ),
       }),
     )
     .optional()
