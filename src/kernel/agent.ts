@@ -64,7 +64,9 @@ export interface AgentContext {
   /**
    * The loop that will run the agent: `loopgate` for loopgate's own loop and its
    * host (production's, and the gate's cases on them), a peer loop's id
-   * (`ai-sdk`, `openai-agents`) when the gate runs the agent in that SDK's loop.
+   * (`ai-sdk`, `openai-agents`) when the gate runs the agent in that SDK's loop
+   * (an adapter's own loop of a team's SDK agent: its `agentLoop`, e.g.
+   * `openai-agents/openAiAgent`).
    * Absent when the agent is built only to be inspected (a config being read).
    * An adapter of another SDK's agent refuses, where loopgate's loop runs it,
    * what only that SDK's own loop runs (its guardrails), rather than drop it.

@@ -48,7 +48,12 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   const registry = options.agents ?? EMPTY_REGISTRY;
   const agentName = agentNameOf(scenario, registry);
   const conversation = options.conversation ?? CASE_CONVERSATION;
-  const own = await buildAgent(agentName, registry, { clock, random: seededRandom(options.seed ^ 0x5eed), conversationId: conversation, loop: factory.id });
+  const own = await buildAgent(agentName, registry, {
+    clock,
+    random: seededRandom(options.seed ^ 0x5eed),
+    conversationId: conversation,
+    loop: factory.agentLoop ?? factory.id,
+  });
   const { agent, counters } = scenarioAgent(own, scenario, {
     name: agentName,
     clock,

@@ -74,5 +74,11 @@ export interface LoopUnderTestFactory {
   readonly glue?: string;
   /** The glues the adapter knows (a config naming another is refused). */
   readonly glues?: readonly string[];
+  /**
+   * What the agent's factory is told as `AgentContext.loop` when this loop runs it; default `id`. An adapter's own
+   * loop of a team's SDK agent (openAiAgent, toolLoopAgent) says so, apart from the generic loop of that SDK with
+   * the same id, which builds its own agent of the instructions and tools only.
+   */
+  readonly agentLoop?: string;
   create(world: PeerWorld): PeerAdapter | Promise<PeerAdapter>;
 }

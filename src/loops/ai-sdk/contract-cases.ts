@@ -1005,15 +1005,18 @@ expect:
       for (const [what, extra, names] of rows) {
         const support = gate.toolLoopAgent((model) => plain(model, extra));
         const inLoopgate = await built(support.agent, 'loopgate');
-        const inAiSdk = await built(support.agent, 'ai-sdk');
+        const inAiSdk = await built(support.agent, support.loop.agentLoop);
         const inspected = await built(support.agent);
         checks.push({
-          name: `${what}: refused in loopgate's loop and host, naming it; built for the AI SDK loop and for inspection`,
+          name: `${what}: refused in loopgate's loop and host, naming it; built for its own AI SDK loop and for inspection`,
           passed: inLoopgate.startsWith('toolLoopAgent: ') && names.test(inLoopgate) && inAiSdk === 'built' && inspected === 'built',
           message: `loopgate: ${inLoopgate} · ai-sdk: ${inAiSdk} · inspection: ${inspected}`,
         });
       }
       const bare = await built(gate.toolLoopAgent((model) => plain(model)).agent, 'loopgate');
+      // Review of stop 51: ai 6's Output.text() (the default, spelled out) has a name, no type: it was refused.
+      const text = await built(gate.toolLoopAgent((model) => plain(model, { output: ai.Output.text() })).agent, 'loopgate');
+      checks.push({ name: "an output of Output.text() (the default) is built in loopgate's loop", passed: text === 'built', message: text });
       const accepted = await built(
         gate.toolLoopAgent((model) => plain(model, { stopWhen: ai.stepCountIs(2) }), { outsideItsLoop: 'instructions-and-tools' }).agent,
         'loopgate',
@@ -1025,6 +1028,20 @@ expect:
       });
       const stopping = gate.toolLoopAgent((model) => plain(model, { stopWhen: ai.stepCountIs(2) }));
       const agents = { agents: new Map([['support', stopping.agent]]), defaultAgent: 'support' };
+      // Review of stop 51, HIGH: the generic AI SDK loop (a config without loop: support.loop, run with --loop ai-sdk) has
+      // the same id as toolLoopAgent's own, and ran the agent without its stopWhen.
+      let generic = '(ran)';
+      const { aiSdkLoop } = await import('./adapter.ts');
+      try {
+        await runPeerScenario(oneLookup(), aiSdkLoop(), { seed, agents });
+      } catch (error) {
+        generic = (error as Error).message;
+      }
+      checks.push({
+        name: "the generic AI SDK loop (aiSdkLoop, not the agent's own) refuses it naming stopWhen",
+        passed: /stopWhen \(a stop condition\)/.test(generic),
+        message: generic,
+      });
       for (const host of ['loop', 'production'] as const) {
         let said = '(ran)';
         try {

@@ -89,7 +89,9 @@ function onlyItsLoopRuns(settings: Settings): string[] {
   if (settings.activeTools !== undefined) found.push(`activeTools (${JSON.stringify(settings.activeTools) ?? shapeOf(settings.activeTools)})`);
   if (settings.toolChoice !== undefined && settings.toolChoice !== 'auto')
     found.push(`toolChoice (${JSON.stringify(settings.toolChoice) ?? shapeOf(settings.toolChoice)})`);
-  if (settings.output !== undefined && (settings.output as { type?: unknown } | null)?.type !== 'text') found.push('output (a structured output)');
+  // ai 6's Output.text() (the default, spelled out) is named 'text'.
+  const output = settings.output as { name?: unknown; type?: unknown } | null | undefined;
+  if (output !== undefined && output?.name !== 'text' && output?.type !== 'text') found.push('output (a structured output)');
   return found;
 }
 
@@ -101,8 +103,8 @@ interface Build {
 }
 
 const NAME = 'toolLoopAgent';
-/** The AI SDK loop's id (`AgentContext.loop` when the gate runs the agent in it). */
-const LOOP_ID = 'ai-sdk';
+/** What the agent is told as `AgentContext.loop` in this adapter's own loop (generate() of the team's agent). */
+const OWN_LOOP = `ai-sdk/${NAME}`;
 
 /**
  * The model an agent is built with: it answers as the case's model once the loop aims it there (a build that
@@ -233,10 +235,10 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
     const own = build(make); // fresh per case, as aiSdkAgent's tools(): its tools, context and hooks together
     // Built for loopgate's loop or its host (or another SDK's loop), the agent runs without what only the AI SDK's
     // loop runs: refused, named, rather than served without it (outside probe 41, F1).
-    const dropped = context?.loop !== undefined && context.loop !== LOOP_ID && options.outsideItsLoop === undefined ? onlyItsLoopRuns(own.settings) : [];
+    const dropped = context?.loop !== undefined && context.loop !== OWN_LOOP && options.outsideItsLoop === undefined ? onlyItsLoopRuns(own.settings) : [];
     if (dropped.length > 0)
       throw new AgentBuildError(
-        `${NAME}: ${context.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${context.loop} loop runs`} only the agent's instructions, tools and context, and it has what only the AI SDK's generate() runs: ${dropped.join(', ')}; serve it with agent.generate() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`,
+        `${NAME}: ${context.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${context.loop} loop (not this agent's own) runs`} only the agent's instructions, tools and context, and it has what only the AI SDK's generate() runs: ${dropped.join(', ')}; serve it with agent.generate() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`,
       );
     const system = systemOf(own.settings.instructions);
     const definition = await aiSdkAgent({
@@ -250,7 +252,7 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
     return definition;
   };
 
-  const loop = aiSdkTurnsLoop(NAME, `ai ${installedVersion('ai')} (ToolLoopAgent)`, glue, async (world) => {
+  const turns = aiSdkTurnsLoop(NAME, `ai ${installedVersion('ai')} (ToolLoopAgent)`, glue, async (world) => {
     const own = buildOfCase(builds, world, NAME);
     own.slot.aim(await caseModel(world));
     const theirs = own.settings.onStepFinish;
@@ -280,5 +282,6 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
       }
     };
   });
+  const loop: LoopUnderTestFactory = { ...turns, agentLoop: OWN_LOOP };
   return { agent, loop };
 }

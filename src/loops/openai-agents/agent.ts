@@ -108,6 +108,25 @@ function onlyTheRunRuns(agent: Agent<unknown>, tools: readonly FunctionTool<unkn
   return found;
 }
 
+/**
+ * The tools the agent disables for this context (`isEnabled`): the SDK's runner leaves them out, another loop would
+ * offer and run them. Asked as the runner asks, with the run context; a predicate that throws disables nothing sure.
+ */
+async function disabledTools(agent: Agent<unknown>, tools: readonly FunctionTool<unknown>[], context: unknown): Promise<string[]> {
+  const found: string[] = [];
+  for (const t of tools) {
+    let enabled: unknown;
+    try {
+      enabled = await (t as { isEnabled?: (context: RunContext<unknown>, agent: Agent<unknown>) => unknown }).isEnabled?.(new RunContext(context), agent);
+    } catch (error) {
+      found.push(`tool ${t.name}'s isEnabled (it threw: ${(error as Error)?.message ?? String(error)})`);
+      continue;
+    }
+    if (enabled === false) found.push(`tool ${t.name}'s isEnabled (false for this context)`);
+  }
+  return found;
+}
+
 /** The agent (for `agents:`) and its loop (for `loop:`), from one build function. */
 export interface GatedOpenAiAgent {
   readonly agent: AgentFactory;
@@ -115,8 +134,10 @@ export interface GatedOpenAiAgent {
 }
 
 const NAME = 'openAiAgent';
-/** The loop's id (`AgentContext.loop` when the gate runs the agent in it). */
+/** The loop's id, as the generic Agents loop's. */
 const LOOP_ID = 'openai-agents';
+/** What the agent is told as `AgentContext.loop` in this adapter's own loop (the SDK's run() of the team's Agent). */
+const OWN_LOOP = `${LOOP_ID}/${NAME}`;
 
 /** What the SDK tells the model when a tool throws and no `errorFunction` is set (`@openai/agents` 0.20's default). */
 export const SDK_TOOL_ERROR = 'An error occurred while running the tool. Please try again.';
@@ -424,18 +445,23 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
       () => build(make),
       (message) => new AgentBuildError(message),
     );
-    // Built for loopgate's loop or its host (or another SDK's loop), the agent runs without what only the Agents
-    // run() runs: refused, named, rather than served without its guardrails (outside probe 41, F1).
-    const dropped = built?.loop !== undefined && built.loop !== LOOP_ID && options.outsideItsLoop === undefined ? onlyTheRunRuns(own.agent, own.tools) : [];
-    if (dropped.length > 0)
-      throw new AgentBuildError(
-        `${NAME}: ${built!.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${built!.loop} loop runs`} only the agent's instructions and tools, and it has what only the Agents run() runs: ${dropped.join(', ')}; serve it with the SDK's run() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`,
-      );
     // A function makes the context of each case or conversation, told which (your app makes one per request, by who asks).
     const context =
       typeof options.context === 'function'
         ? (options.context as (of: { conversationId?: string }) => unknown)(built?.conversationId !== undefined ? { conversationId: built.conversationId } : {})
         : options.context;
+    // Built for loopgate's loop or its host (or another SDK's loop), the agent runs without what only the Agents
+    // run() runs: refused, named, rather than served without its guardrails (outside probe 41, F1).
+    const dropped =
+      built?.loop !== undefined && built.loop !== OWN_LOOP && options.outsideItsLoop === undefined
+        ? [...onlyTheRunRuns(own.agent, own.tools), ...(await disabledTools(own.agent, own.tools, context))]
+        : [];
+    if (dropped.length > 0)
+      throw new AgentBuildError(
+        redact(
+          `${NAME}: ${built!.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${built!.loop} loop (not this agent's own) runs`} only the agent's instructions and tools, and it has what only the Agents run() runs: ${dropped.join(', ')}; serve it with the SDK's run() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`,
+        ),
+      );
     await refuseApprovals(own.tools, context);
     let system: string | undefined;
     try {
@@ -454,6 +480,7 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
 
   const loop: LoopUnderTestFactory = {
     id: LOOP_ID,
+    agentLoop: OWN_LOOP,
     version: `@openai/agents ${installedVersion('@openai/agents')} (Agent)`,
     capabilities: OPENAI_AGENTS_CAPABILITIES,
     glue: options.session ? `your Session (${NAME}({ session }))` : 'the peer’s own Session (MemorySession)',

@@ -647,6 +647,16 @@ expect:
         ['an outputType', { outputType: z.object({ answer: z.string() }) }, /outputType \(a structured output\)/],
         ['a forced toolChoice', { modelSettings: { toolChoice: 'required' } }, /modelSettings\.toolChoice \("required"\)/],
         ['a prompt template', { prompt: { promptId: 'pmpt_1' } }, /prompt \(a Responses prompt template\)/],
+        // Review of stop 51: a tool the agent disables (isEnabled) was offered and run outside the SDK's runner.
+        [
+          'a disabled tool',
+          {
+            tools: [
+              sdk.tool({ name: 'issue_refund', description: 'Refund.', parameters: z.object({ order: z.string() }), isEnabled: false, execute: () => 'ok' }),
+            ],
+          },
+          /tool issue_refund's isEnabled \(false for this context\)/,
+        ],
       ];
       const built = async (factory: AgentFactory, loop?: string) => {
         try {
@@ -660,10 +670,10 @@ expect:
       for (const [what, extra, names] of rows) {
         const support = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model, extra));
         const inLoopgate = await built(support.agent, 'loopgate');
-        const inAgents = await built(support.agent, 'openai-agents');
+        const inAgents = await built(support.agent, support.loop.agentLoop);
         const inspected = await built(support.agent);
         checks.push({
-          name: `${what}: refused in loopgate's loop and host, naming it; built for the Agents loop and for inspection`,
+          name: `${what}: refused in loopgate's loop and host, naming it; built for its own Agents loop and for inspection`,
           passed: inLoopgate.startsWith('openAiAgent: ') && names.test(inLoopgate) && inAgents === 'built' && inspected === 'built',
           message: `loopgate: ${inLoopgate} · openai-agents: ${inAgents} · inspection: ${inspected}`,
         });
@@ -680,6 +690,20 @@ expect:
       });
       // Through the gate's own runs of loopgate's loop and its production host: the case is refused, naming it.
       const guarded = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model, { inputGuardrails: [guard] }));
+      // Review of stop 51, HIGH: the generic Agents loop (a config without loop: support.loop, run with --loop
+      // openai-agents) has the same id as openAiAgent's own, and built an Agent of the instructions and tools only.
+      let generic = '(ran)';
+      const { openAiAgentsLoop } = await import('./adapter.ts');
+      try {
+        await runPeerScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#generic-loop`), openAiAgentsLoop(), { seed, agents: agentsOf(guarded.agent) });
+      } catch (error) {
+        generic = (error as Error).message;
+      }
+      checks.push({
+        name: "the generic Agents loop (openAiAgentsLoop, not the agent's own) refuses it naming the guardrail",
+        passed: /input guardrails \(refund_limit\)/.test(generic),
+        message: generic,
+      });
       for (const host of ['loop', 'production'] as const) {
         let said = '(ran)';
         try {
