@@ -8,7 +8,7 @@
  * agent again.
  */
 import { readFileSync } from 'node:fs';
-import { MIN_SECRET_LENGTH } from '../kernel/index.ts';
+import { MIN_SECRET_LENGTH, secretGarbles } from '../kernel/index.ts';
 import type { AgentInspection, AgentRegistry } from '../harness/world/agent-under-test.ts';
 import { inspectFactory, NEVER_SETTLES } from '../harness/world/inspect-agent.ts';
 import { ConfigFileError } from './config-error.ts';
@@ -38,7 +38,7 @@ export async function inspectConfigAgents<C extends { readonly file: string; rea
   // tool's name (outside probe 42, F1, F2).
   const secrets = [...inspected.values()]
     .flatMap((i) => (Array.isArray(i.agent?.secrets) ? i.agent.secrets : []))
-    .filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH); // one refused as too short would garble the lines
+    .filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH && secretGarbles(s, []) === undefined); // one refused as too short, or as a word of the loop's records, is no credential: it would garble the lines
   if (problems.length > 0) throw new ConfigFileError(problems.join('\n'), { secrets });
   return { ...config, registry: { ...config.registry, inspected } };
 }

@@ -616,6 +616,10 @@ function nothingCheckedIsNoPass(): CheckResult[] {
   const headline = renderMarkdown(results).split('\n')[0] ?? '';
   const title = /<title>([^<]*)<\/title>/.exec(renderHtml(results))?.[1] ?? '(no title)';
   const verdict = renderConsole(results, { color: false, width: 400 }).trimEnd().split('\n').at(-1) ?? '';
+  // A CI test view reads junit.xml's failures (review of stop 51: failures="0", every case skipped, read green).
+  const junit = renderJunit(results);
+  const root = /<testsuites [^>]*>/.exec(junit)?.[0] ?? '(no testsuites)';
+  const told = /<testcase [^>]*name="nothing was checked"[^>]*>\s*<failure /.test(junit);
   const refused = reportsRefused(results);
   const half = Math.ceil(results.cases.length / 2);
   const shard = (cases: readonly CaseResult[], index: number): RunResults => ({ ...results, cases, summary: summarize(cases), shard: { index, total: 2 } });
@@ -632,6 +636,11 @@ function nothingCheckedIsNoPass(): CheckResult[] {
     },
     { name: "report.html's title says FAILED: nothing was checked", passed: /FAILED \(nothing was checked/.test(title), message: title },
     { name: "the console's verdict line says FAILED: nothing was checked", passed: verdict.startsWith('FAILED: nothing was checked'), message: verdict },
+    {
+      name: 'junit.xml counts a failure, a testcase "nothing was checked"',
+      passed: root.includes(' failures="1"') && told,
+      message: `${root}; testcase ${told ? 'present' : 'absent'}`,
+    },
     { name: "the writer's verification accepts every report of it", passed: refused === undefined, message: refused ?? 'accepted' },
     {
       name: 'two such shards merged did not pass',

@@ -9,7 +9,7 @@
  */
 import { CASE_KINDS, compareIds, failingChecks, failingRequest, failureText, oneLine, showValue, stepName, timelineLine } from './format.ts';
 import { costText } from './cost/format-cost.ts';
-import type { CaseResult, RunResults } from './results.ts';
+import { nothingChecked, type CaseResult, type RunResults } from './results.ts';
 import { printableLines } from './terminal-text.ts';
 
 // eslint-disable-next-line no-control-regex
@@ -44,8 +44,10 @@ export function renderJunit(results: RunResults): string {
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const regressions = results.regressions ?? [];
   const { summary } = results;
+  // A run that checked nothing failed: a test view counts it as one failure of its own (a `loopgate` suite).
+  const nothing = nothingChecked(results) ? 1 : 0;
   out.push(
-    `<testsuites${attrs({ name: 'loopgate', tests: summary.total + regressions.length, failures: summary.failed + regressions.length, errors: 0, skipped: summary.skipped, time: seconds(results.durationMs), timestamp: results.startedAt })}>`,
+    `<testsuites${attrs({ name: 'loopgate', tests: summary.total + regressions.length + nothing, failures: summary.failed + regressions.length + nothing, errors: 0, skipped: summary.skipped, time: seconds(results.durationMs), timestamp: results.startedAt })}>`,
   );
   const properties = [
     ['loopgate.version', results.tool.version],
@@ -92,6 +94,14 @@ export function renderJunit(results: RunResults): string {
       out.push(`      <failure${attrs({ message: oneLine(r.message, 1000), type: `regression.${r.kind}` })}>${xmlText(r.message)}</failure>`);
       out.push('    </testcase>');
     }
+    out.push('  </testsuite>');
+  }
+  if (nothing) {
+    const message = `every case was skipped (${summary.skipped}): nothing was checked`;
+    out.push(`  <testsuite${attrs({ name: 'loopgate', tests: 1, failures: 1, errors: 0, skipped: 0, time: '0.000', timestamp: results.startedAt })}>`);
+    out.push(`    <testcase${attrs({ classname: 'loopgate', name: 'nothing was checked', time: '0.000' })}>`);
+    out.push(`      <failure${attrs({ message, type: 'nothing-checked' })}>${xmlText(message)}</failure>`);
+    out.push('    </testcase>');
     out.push('  </testsuite>');
   }
   out.push('</testsuites>');

@@ -8,7 +8,7 @@
  * Re-record a change you meant: `loopgate run --loop ai-sdk --update-verdicts`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -44,3 +44,23 @@ describe.each(['ai-sdk', 'openai-agents'])('loopgate run --loop %s on the bundle
     expect(results.summary.failed).toBeGreaterThan(50);
   }, 300_000);
 });
+
+// Review of stop 51: a run whose every case was skipped recorded its verdicts and exited 0, while its reports said
+// FAILED, nothing was checked.
+it('--update-verdicts on a run that checked nothing records nothing and exits 1', () => {
+  const project = mkdtempSync(join(out, 'nothing-'));
+  mkdirSync(join(project, 'scenarios'));
+  writeFileSync(
+    join(project, 'loopgate.config.ts'),
+    `import { defineConfig } from ${JSON.stringify(join(ROOT, 'src/index.ts'))};\nexport default defineConfig({ agents: { a: () => ({ system: 'You help.' }) }, scenarios: ['scenarios'], verdicts: { 'ai-sdk': 'v.json' } });\n`,
+  );
+  writeFileSync(join(project, 'scenarios', 'live.yaml'), 'name: a live one\nlive: { passRate: 0.6 }\ninbox:\n  - say: Hello.\nexpect:\n  outcome: replied\n');
+  const r = spawnSync(
+    process.execPath,
+    [join(ROOT, 'bin/loopgate.js'), 'run', '--config', join(project, 'loopgate.config.ts'), '--loop', 'ai-sdk', '--update-verdicts', '--out', join(project, 'out')],
+    { cwd: project, env: { ...process.env, CI: '' }, encoding: 'utf8', timeout: 120_000 },
+  );
+  expect(r.status, r.stderr).toBe(1);
+  expect(r.stderr).toMatch(/loopgate: nothing was checked: all 1 case\(s\) were skipped; no verdicts recorded/);
+  expect(existsSync(join(project, 'v.json'))).toBe(false);
+}, 150_000);

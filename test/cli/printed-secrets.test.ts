@@ -140,6 +140,15 @@ describe("nothing a command prints holds an agent's declared secret", () => {
       join(project, 'another-agent.config.ts'),
       `import { defineConfig } from ${root};\nconst KEY = ${JSON.stringify(secret)};\nexport default defineConfig({ agents: { finance: () => ({ system: 'You keep books.', secrets: [KEY] }), b: () => { throw new Error('b failed: ' + KEY); } } });\n`,
     );
+    // Review of stop 51: a "secret" refused as a word of the loop's records ('tool') is no credential: redacting it
+    // garbled another agent's line ("[REDACTED]s must be a list of [REDACTED] declarations").
+    writeFileSync(
+      join(project, 'a-word.config.ts'),
+      `import { defineConfig } from ${root};\nexport default defineConfig({ agents: { a: () => ({ system: 'You read.', secrets: ['tool'] }), b: () => ({ system: 'You keep books.', tools: 'lookup_tool' }) } });\n`,
+    );
+    const worded = await loopgate(['run', '--config', 'a-word.config.ts', '--out', 'out'], project);
+    expect(worded.status, worded.stderr).toBe(EXIT.usage);
+    expect(worded.stderr).toMatch(/agents\.b: tools must be a list of tool declarations/);
     for (const [config, line] of [
       ['in-a-tool.config.ts', /agents\.a: secrets\[0\] \(25 characters\) occurs in the name of the tool "get_\[REDACTED\]"/],
       ['another-agent.config.ts', /agents\.b: the factory threw: b failed: \[REDACTED\]$/m],

@@ -24,7 +24,7 @@ import { caseIdRoot, defaultReportDir, loadConfig, type ResolvedConfig } from '.
 import { compareWithBaseline, readBaselineFile, writeBaselineFile, type Baseline } from '../../report/baseline.ts';
 import { ReportFileError } from '../../report/file-error.ts';
 import { createProgress } from '../../report/progress.ts';
-import { RESULTS_SCHEMA, suiteDigest, summarize, type RunResults } from '../../report/results.ts';
+import { nothingChecked, RESULTS_SCHEMA, suiteDigest, summarize, type RunResults } from '../../report/results.ts';
 import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
 import { REPORT_FILES, REPORTERS } from '../../report/reporters.ts';
 import { parseReporters, removeReports, writeReports } from '../../report/write.ts';
@@ -434,6 +434,11 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   }
   const regressions = runResults.regressions?.length ?? 0;
   if (args.updateVerdicts && peer && verdictsFile) {
+    // Verdicts of a run that checked nothing would pin nothing, and its reports say it failed (review of stop 51).
+    if (nothingChecked(runResults)) {
+      io.err(`loopgate: nothing was checked: all ${runResults.summary.total} case(s) were skipped; no verdicts recorded\n`);
+      return EXIT.failed;
+    }
     const recorded = verdictsOf(peer.id, peer.version, args.seed, results);
     writeVerdictsFile(verdictsFile, recorded);
     const { passed, failed, skipped } = recorded.summary;
