@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yargs from 'yargs';
@@ -126,6 +126,13 @@ describe('merge-reports', () => {
       'unknown reporter "pdf"; known reporters: console, json, junit, markdown, html',
     );
     await expect(mergeReports(args([one, two], out, { baseline: join(dir, 'missing-baseline.json') }), () => {})).rejects.toThrow(/no such baseline file/);
+    // A baseline of another loop (outside probe 42, F6: compared, its differences told as 8 regressions, exit 1; run refuses it).
+    const peerBaseline = join(dir, 'ai-sdk-baseline.json');
+    writeFileSync(peerBaseline, renderBaselineJson(baselineFrom({ ...sampleResults(sampleCases()), loop: { name: 'ai-sdk', version: 'ai 6.0.0' } })));
+    await expect(mergeReports(args([one, two], out, { baseline: peerBaseline }), () => {})).rejects.toThrow(
+      new UsageError(`--baseline ${peerBaseline}: a baseline of loop ai-sdk; these shards gate loopgate: compare runs of one loop (keep a baseline per loop)`),
+    );
+    expect(existsSync(out)).toBe(false); // nothing written
   });
 
   it('parses its command line: files, --out, repeated and comma-separated --reporter, thresholds', async () => {

@@ -70,6 +70,14 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
     let merged: RunResults = mergeResults(parts);
     if (args.baseline !== undefined) {
       const baseline = await readBaselineFile(args.baseline);
+      // The loop is part of a run's identity, as `run --baseline` holds: another loop's differences are no regressions.
+      const mergedLoop = merged.loop?.name ?? 'loopgate';
+      if ((baseline.loop?.name ?? 'loopgate') !== mergedLoop) {
+        const taken = baseline.loop ? '' : ' (written before loopgate recorded the loop: taken as loopgate)';
+        throw new UsageError(
+          `--baseline ${args.baseline}: a baseline of loop ${baseline.loop?.name ?? 'loopgate'}${taken}; these shards gate ${mergedLoop}: compare runs of one loop (keep a baseline per loop)`,
+        );
+      }
       const regressions = compareWithBaseline(merged, baseline, {
         stepsThreshold: args.stepsThreshold,
         tokensThreshold: args.tokensThreshold,
