@@ -466,6 +466,15 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused:
       'tool "count_items": input schema changes the arguments it validates (a .transform() at since): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
   },
+  // Outside probe 42, F3: a pipe into a coercion loaded; the model was offered a string, the tool ran with (and the log
+  // recorded) a number, and a case failed only when one called it.
+  {
+    id: 'tool/pipe-into-a-coercion',
+    title: "a string piped into z.coerce.number(): the model is offered a string, the tool gets a number",
+    agent: withTool(tool('count_items', 'NONE', { input: z.object({ n: z.string().pipe(z.coerce.number()) }) })),
+    refused:
+      'tool "count_items": input schema changes the arguments it validates (a coercion piped after another schema at n): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
+  },
   {
     id: 'accepted/preprocess-default-coerce-lazy',
     title: 'schemas whose parsed value still matches what the model is offered are accepted: preprocess, default, coerce, trim, a recursive lazy',
@@ -475,6 +484,7 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
           n: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string()),
           unit: z.string().trim().default('pcs'),
           qty: z.coerce.number(),
+          code: z.string().pipe(z.string().min(3)),
           tree: z.lazy(() => z.object({ name: z.string(), children: z.array(z.object({ name: z.string() })) })),
         }),
       }),

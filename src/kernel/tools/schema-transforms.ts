@@ -9,8 +9,9 @@
  * transform from a pipeline that let bad arguments through. So the registry refuses
  * it, naming the place; the tool converts in `run()` instead.
  *
- * Accepted, since the parsed value still matches the offered schema: defaults,
- * `z.coerce`, checks that overwrite (`.trim()`, `.toLowerCase()`), refinements, and
+ * Also refused: a coercion piped after another schema (`z.string().pipe(z.coerce.number())`:
+ * the model is offered the string). Accepted, since the parsed value still matches
+ * the offered schema: defaults, `z.coerce` on its own, checks that overwrite (`.trim()`, `.toLowerCase()`), refinements, and
  * `z.preprocess` (a transform *before* its schema: zod offers that schema).
  */
 
@@ -25,6 +26,21 @@ function defOf(value: unknown): Def | undefined {
   return def !== null && typeof def === 'object' && typeof (def as { type?: unknown }).type === 'string' ? (def as Def) : undefined;
 }
 
+/** Whether `node`, or a schema it holds, coerces what it validates (`z.coerce.*`). */
+function coerces(node: unknown, seen = new Set<unknown>()): boolean {
+  const def = defOf(node);
+  if (!def || seen.has(node)) return false;
+  seen.add(node);
+  if (def['coerce'] === true) return true;
+  for (const [key, value] of Object.entries(def)) {
+    if (key === 'type') continue;
+    // An object's shape is a plain record of schemas; anything else is a schema or a list of them.
+    const children = Array.isArray(value) ? value : value !== null && typeof value === 'object' && defOf(value) === undefined ? Object.values(value) : [value];
+    if (children.some((child) => coerces(child, seen))) return true;
+  }
+  return false;
+}
+
 /** The first place `schema` transforms what it validates ("a .transform() at items"), or undefined. */
 export function inputTransform(schema: unknown): string | undefined {
   const seen = new Set<unknown>();
@@ -37,8 +53,13 @@ export function inputTransform(schema: unknown): string | undefined {
     if (def.type === 'pipe') {
       if (typeof def['transform'] === 'function') return `a codec at ${at}`;
       // z.preprocess: a transform before the schema the model is offered; its output is that schema's.
-      const before = defOf(def['in'])?.type === 'transform' ? undefined : visit(def['in'], path);
-      return before ?? visit(def['out'], path);
+      const preprocess = defOf(def['in'])?.type === 'transform';
+      const before = preprocess ? undefined : visit(def['in'], path);
+      if (before) return before;
+      // The model is offered the first schema; a coercion after it converts what it let through (a string into a
+      // number): outside probe 42, F3.
+      if (!preprocess && coerces(def['out'])) return `a coercion piped after another schema at ${at}`;
+      return visit(def['out'], path);
     }
     if (def.type === 'lazy') {
       let inner: unknown;
