@@ -137,7 +137,9 @@ describe('createHostFromConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toBeInstanceOf(InputError);
     expect((error as Error).message).toContain(`${file}:21:10: tools.deny[0]`);
-    expect((error as Error).message).toMatch(/tools\.deny\[0\]: "isue_refund" is not a registered tool \(registered: [a-z_, ]+\); did you mean "issue_refund"\?/);
+    expect((error as Error).message).toMatch(
+      /tools\.deny\[0\]: "isue_refund" is not a registered tool \(registered: [a-z_, ]+\); did you mean "issue_refund"\?/,
+    );
     expect(existsSync(join(folder, 'data'))).toBe(false);
     expect(primary.requests).toHaveLength(0);
   });

@@ -71,6 +71,7 @@ import {
   checkModelClients,
   loneSurrogateAt,
   LOOPGATE_LOOP,
+  onlyItsOwnLoop,
 } from '../kernel/index.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
@@ -317,6 +318,9 @@ export class AgentHost {
     this.#newId = options.newId ?? (() => randomUUID());
     this.#envCredentials = secretsFromEnv(options.env ?? process.env);
     this.#factory = typeof options.agent === 'function' ? options.agent : undefined;
+    // An SDK agent's adapter build that only its own loop runs whole: served here without its guardrails. Refused.
+    const partial = onlyItsOwnLoop(options.agent);
+    if (partial) throw new TypeError(partial.missing);
     this.#redactor = this.#learn(hostAgent({ ...options, agent: undefined }));
     this.#shared = this.#factory ? undefined : this.#serve(hostAgent({ ...options, agent: options.agent as Agent | undefined }));
     this.prompt = options.prompt ?? this.#shared?.prompt;
@@ -361,6 +365,8 @@ export class AgentHost {
     }
     if (built === null || typeof built !== 'object' || Array.isArray(built))
       throw new Error(`the agent factory returned ${built === null ? 'null' : Array.isArray(built) ? 'a list' : typeof built}, not an agent`);
+    const partial = onlyItsOwnLoop(built);
+    if (partial) throw new Error(`the agent factory built an agent this host would serve in part: ${partial.missing}`);
     return this.#serve(hostAgent({ ...this.#options, agent: built as Agent }));
   }
 

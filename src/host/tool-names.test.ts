@@ -40,7 +40,9 @@ describe('config tool names fail closed', () => {
     const error = errorOf('tools:\n  deny:\n    - lookup_order\n    - isue_refund\n');
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toBeInstanceOf(InputError);
-    expect(error.message).toMatch(/agent\.yaml:4:7: tools\.deny\[1\]: "isue_refund" is not a registered tool \(registered: [a-z_, ]+\); did you mean "issue_refund"\?/);
+    expect(error.message).toMatch(
+      /agent\.yaml:4:7: tools\.deny\[1\]: "isue_refund" is not a registered tool \(registered: [a-z_, ]+\); did you mean "issue_refund"\?/,
+    );
     expect(error.message).not.toMatch(/tools\.deny\[0\]/); // lookup_order is fine
   });
 
@@ -58,8 +60,12 @@ describe('config tool names fail closed', () => {
         '',
       ].join('\n'),
     );
-    expect(error.message).toMatch(/agent\.yaml:2:\d+: tools\.allow\[2\]: "lookup_ordr" is not a registered tool \(registered: [a-z_, ]+\); did you mean "lookup_order"\?/);
-    expect(error.message).toMatch(/agent\.yaml:3:\d+: tools\.ask\[0\]: "issue-refund" is not a registered tool \(registered: [a-z_, ]+\); did you mean "issue_refund"\?/);
+    expect(error.message).toMatch(
+      /agent\.yaml:2:\d+: tools\.allow\[2\]: "lookup_ordr" is not a registered tool \(registered: [a-z_, ]+\); did you mean "lookup_order"\?/,
+    );
+    expect(error.message).toMatch(
+      /agent\.yaml:3:\d+: tools\.ask\[0\]: "issue-refund" is not a registered tool \(registered: [a-z_, ]+\); did you mean "issue_refund"\?/,
+    );
     expect(error.message).toMatch(/agent\.yaml:7:\d+: tools\.modes\.research\.deny\[0\]: pattern "refund_\*" matches no registered tool/);
     expect(error.message).not.toMatch(/lookup_\*/); // a pattern that matches a tool is fine
   });

@@ -51,6 +51,26 @@ export type AgentLoopConfig = Partial<Omit<LoopConfig, 'retry' | 'model'>> & { r
 /** `AgentContext.loop` of loopgate's own loop and host. */
 export const LOOPGATE_LOOP = 'loopgate';
 
+/**
+ * Set by an adapter of another SDK's agent on an agent it built without being told its loop (`AgentContext.loop`
+ * unset: a config being inspected, a caller building it itself, a wrapper factory that dropped the context), when
+ * only the SDK's own loop runs all of it: `loop` is that loop's `AgentContext.loop`, `missing` says what any other
+ * would leave out. loopgate's host, and the gate building it for any other loop, refuse such an agent.
+ */
+export const ONLY_ITS_OWN_LOOP: unique symbol = Symbol.for('loopgate.agent.onlyItsOwnLoop');
+
+export interface OnlyItsOwnLoop {
+  readonly loop: string;
+  readonly missing: string;
+}
+
+/** The agent's `ONLY_ITS_OWN_LOOP` mark, if it has one. */
+export function onlyItsOwnLoop(agent: unknown): OnlyItsOwnLoop | undefined {
+  if (agent === null || typeof agent !== 'object') return undefined;
+  const mark = (agent as { [ONLY_ITS_OWN_LOOP]?: unknown })[ONLY_ITS_OWN_LOOP];
+  return mark !== null && typeof mark === 'object' && typeof (mark as OnlyItsOwnLoop).missing === 'string' ? (mark as OnlyItsOwnLoop) : undefined;
+}
+
 /** What a factory is given: the host's clock (virtual under the harness) and a seeded source of randomness. */
 export interface AgentContext {
   readonly clock: Clock;

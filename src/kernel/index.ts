@@ -11,7 +11,7 @@ export { MAX_TIMEOUT_MS } from './timer-wheel.ts';
 export { closestName, editDistance } from './closest-name.ts';
 export { canonicalJson } from './canonical-json.ts';
 export type { Agent, AgentContext, AgentFactory, AgentLoopConfig } from './agent.ts';
-export { LOOPGATE_LOOP } from './agent.ts';
+export { LOOPGATE_LOOP, ONLY_ITS_OWN_LOOP, onlyItsOwnLoop, type OnlyItsOwnLoop } from './agent.ts';
 export { AgentSettingError, agentSettingProblems, checkAgentSettings, foreignAgentProblem, redactorGarbles, secretGarbles } from './agent-settings.ts';
 export {
   createRedactor,

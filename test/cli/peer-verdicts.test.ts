@@ -57,7 +57,17 @@ it('--update-verdicts on a run that checked nothing records nothing and exits 1'
   writeFileSync(join(project, 'scenarios', 'live.yaml'), 'name: a live one\nlive: { passRate: 0.6 }\ninbox:\n  - say: Hello.\nexpect:\n  outcome: replied\n');
   const r = spawnSync(
     process.execPath,
-    [join(ROOT, 'bin/loopgate.js'), 'run', '--config', join(project, 'loopgate.config.ts'), '--loop', 'ai-sdk', '--update-verdicts', '--out', join(project, 'out')],
+    [
+      join(ROOT, 'bin/loopgate.js'),
+      'run',
+      '--config',
+      join(project, 'loopgate.config.ts'),
+      '--loop',
+      'ai-sdk',
+      '--update-verdicts',
+      '--out',
+      join(project, 'out'),
+    ],
     { cwd: project, env: { ...process.env, CI: '' }, encoding: 'utf8', timeout: 120_000 },
   );
   expect(r.status, r.stderr).toBe(1);

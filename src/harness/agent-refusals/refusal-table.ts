@@ -470,7 +470,7 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
   // recorded) a number, and a case failed only when one called it.
   {
     id: 'tool/pipe-into-a-coercion',
-    title: "a string piped into z.coerce.number(): the model is offered a string, the tool gets a number",
+    title: 'a string piped into z.coerce.number(): the model is offered a string, the tool gets a number',
     agent: withTool(tool('count_items', 'NONE', { input: z.object({ n: z.string().pipe(z.coerce.number()) }) })),
     refused:
       'tool "count_items": input schema changes the arguments it validates (a coercion piped after another schema at n): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',

@@ -17,6 +17,7 @@
 import {
   closestName,
   InputError,
+  onlyItsOwnLoop,
   type Agent,
   type AgentContext,
   type AgentFactory,
@@ -101,6 +102,10 @@ export async function buildAgent(name: string, registry: AgentRegistry, context:
     const difference = signatureDifference(inspected, toolSignature(tools), 'the inspected build', 'this build');
     if (difference) throw new AgentBuildError(`agent ${name}: its tools differ from the build loopgate inspected: ${difference}; ${SAME_TOOLS}`);
   }
+  // Built without being told its loop (a wrapper factory that dropped the context), an SDK agent's adapter build that
+  // only its own loop runs whole: refused in any other (review of stop 51).
+  const partial = onlyItsOwnLoop(agent);
+  if (partial && context.loop !== undefined && context.loop !== partial.loop) throw new AgentBuildError(`agent ${name}: ${partial.missing}`);
   return agent as Agent;
 }
 

@@ -1081,6 +1081,60 @@ expect:
         passed: answer.status === 500 && /stopWhen \(a stop condition\)/.test(answer.error ?? '') && model.requests.length === 0,
         message: `${answer.status} ${answer.error ?? answer.reply ?? ''}; ${model.requests.length} model request(s)`,
       });
+      // Review of stop 51: an agent built without being told its loop — the object \`.agent(…)\` gives a caller that builds it
+      // itself, or a wrapper factory that drops the context — was served by AgentHost without it.
+      const object = await stopping.agent({ clock: undefined as never, random: Math.random });
+      let served = '(served)';
+      try {
+        const host = new AgentHost({
+          config: defaultHostConfig(),
+          store: new MemoryEventStore(),
+          model: new ScriptedModelClient([reply('ok')]),
+          agent: object,
+        });
+        await host.close();
+      } catch (error) {
+        served = (error as Error).message;
+      }
+      checks.push({
+        name: 'AgentHost refuses the agent object built without its loop, naming what it would leave out',
+        passed: /stopWhen \(a stop condition\)/.test(served),
+        message: served,
+      });
+      const wrapper: AgentFactory = (context) =>
+        stopping.agent({ clock: context.clock, random: context.random, ...(context.conversationId ? { conversationId: context.conversationId } : {}) });
+      let wrapped = '(ran)';
+      try {
+        await runScenario(oneLookup(), { seed, agents: { agents: new Map([['support', wrapper]]), defaultAgent: 'support' }, host: 'production' });
+      } catch (error) {
+        wrapped = (error as Error).message;
+      }
+      checks.push({
+        name: "a wrapper factory that drops the context is refused on loopgate's host",
+        passed: /stopWhen \(a stop condition\)/.test(wrapped),
+        message: wrapped,
+      });
+      const own = await runPeerScenario(oneLookup(), stopping.loop, {
+        seed,
+        agents: { agents: new Map([['support', wrapper]]), defaultAgent: 'support' },
+      }).then(
+        () => 'ran',
+        (error: unknown) => (error as Error).message,
+      );
+      checks.push({ name: "the same wrapper runs in the agent's own loop", passed: own === 'ran', message: own });
+      const wrappedHost = new AgentHost({
+        config: defaultHostConfig(),
+        store: new MemoryEventStore(),
+        model: new ScriptedModelClient([reply('ok')]),
+        agent: wrapper,
+      });
+      const answered = await wrappedHost.handle('c1', 'Refund ORD-1.');
+      await wrappedHost.close();
+      checks.push({
+        name: 'AgentHost given the wrapper answers 500 naming it',
+        passed: answered.status === 500 && /stopWhen \(a stop condition\)/.test(answered.error ?? ''),
+        message: `${answered.status} ${answered.error ?? answered.reply ?? ''}`,
+      });
       return checks;
     },
   ),

@@ -27,7 +27,7 @@
  */
 import { generateText, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { LOOPGATE_LOOP, type AgentFactory, type SideEffect } from '../../kernel/index.ts';
+import { LOOPGATE_LOOP, ONLY_ITS_OWN_LOOP, type AgentFactory, type SideEffect } from '../../kernel/index.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import type { LoopUnderTestFactory } from '../../harness/loop-port/peer-world.ts';
 import { installedVersion } from '../installed-version.ts';
@@ -235,10 +235,13 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
     const own = build(make); // fresh per case, as aiSdkAgent's tools(): its tools, context and hooks together
     // Built for loopgate's loop or its host (or another SDK's loop), the agent runs without what only the AI SDK's
     // loop runs: refused, named, rather than served without it (outside probe 41, F1).
-    const dropped = context?.loop !== undefined && context.loop !== OWN_LOOP && options.outsideItsLoop === undefined ? onlyItsLoopRuns(own.settings) : [];
-    if (dropped.length > 0)
+    // Built without being told its loop, the agent is marked so, and the host (or the gate, for another loop) refuses it then.
+    const dropped = context?.loop !== OWN_LOOP && options.outsideItsLoop === undefined ? onlyItsLoopRuns(own.settings) : [];
+    const missing = (where: string) =>
+      `${NAME}: ${where} only the agent's instructions, tools and context, and it has what only the AI SDK's generate() runs: ${dropped.join(', ')}; serve it with agent.generate() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`;
+    if (dropped.length > 0 && context?.loop !== undefined)
       throw new AgentBuildError(
-        `${NAME}: ${context.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${context.loop} loop (not this agent's own) runs`} only the agent's instructions, tools and context, and it has what only the AI SDK's generate() runs: ${dropped.join(', ')}; serve it with agent.generate() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`,
+        missing(context.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${context.loop} loop (not this agent's own) runs`),
       );
     const system = systemOf(own.settings.instructions);
     const definition = await aiSdkAgent({
@@ -248,6 +251,10 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
       ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
       ...(own.settings.experimental_context !== undefined ? { context: own.settings.experimental_context } : {}),
     })(context);
+    if (dropped.length > 0)
+      Object.defineProperty(definition, ONLY_ITS_OWN_LOOP, {
+        value: { loop: OWN_LOOP, missing: missing("loopgate's loop and host, and any loop but its own, run") },
+      });
     builds.set(definition, own);
     return definition;
   };

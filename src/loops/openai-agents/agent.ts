@@ -44,6 +44,7 @@ import { z } from 'zod';
 import {
   createRedactor,
   LOOPGATE_LOOP,
+  ONLY_ITS_OWN_LOOP,
   REDACTED,
   redactSecretPieces,
   type AgentFactory,
@@ -451,17 +452,18 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
         ? (options.context as (of: { conversationId?: string }) => unknown)(built?.conversationId !== undefined ? { conversationId: built.conversationId } : {})
         : options.context;
     // Built for loopgate's loop or its host (or another SDK's loop), the agent runs without what only the Agents
-    // run() runs: refused, named, rather than served without its guardrails (outside probe 41, F1).
+    // run() runs: refused, named, rather than served without its guardrails (outside probe 41, F1). Built without
+    // being told its loop, it is marked so, and the host (or the gate, for another loop) refuses it then.
     const dropped =
-      built?.loop !== undefined && built.loop !== OWN_LOOP && options.outsideItsLoop === undefined
+      built?.loop !== OWN_LOOP && options.outsideItsLoop === undefined
         ? [...onlyTheRunRuns(own.agent, own.tools), ...(await disabledTools(own.agent, own.tools, context))]
         : [];
-    if (dropped.length > 0)
-      throw new AgentBuildError(
-        redact(
-          `${NAME}: ${built!.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${built!.loop} loop (not this agent's own) runs`} only the agent's instructions and tools, and it has what only the Agents run() runs: ${dropped.join(', ')}; serve it with the SDK's run() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`,
-        ),
+    const missing = (where: string) =>
+      redact(
+        `${NAME}: ${where} only the agent's instructions and tools, and it has what only the Agents run() runs: ${dropped.join(', ')}; serve it with the SDK's run() (gate it with loop: ${NAME}(…).loop), or pass ${NAME}(build, { outsideItsLoop: 'instructions-and-tools' }) to run it here without them`,
       );
+    if (dropped.length > 0 && built?.loop !== undefined)
+      throw new AgentBuildError(missing(built.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${built.loop} loop (not this agent's own) runs`));
     await refuseApprovals(own.tools, context);
     let system: string | undefined;
     try {
@@ -474,6 +476,10 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
       ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
       tools: own.tools.map((t) => asGateTool(t, options.sideEffects?.[t.name] ?? 'NONE', context)),
     };
+    if (dropped.length > 0)
+      Object.defineProperty(definition, ONLY_ITS_OWN_LOOP, {
+        value: { loop: OWN_LOOP, missing: missing("loopgate's loop and host, and any loop but its own, run") },
+      });
     builds.set(definition, { ...own, system: system ?? '', context });
     return definition;
   };
