@@ -34,16 +34,10 @@ import { statusFromChecks } from '../../harness/cases.ts';
 import { checkInvariants } from '../../harness/invariants/index.ts';
 import { checkPeerExpectations } from '../../harness/loop-port/peer-expectations.ts';
 import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
-import { runScenario } from '../../harness/second-host.ts';
-import { defaultHostConfig } from '../../host/config.ts';
-import { createHostFromConfig } from '../../host/from-config.ts';
-import { AgentHost } from '../../host/host.ts';
-import { MemoryEventStore } from '../../stores/memory-store.ts';
-import { reply } from '../../../providers/fake/results.ts';
-import { ScriptedModelClient } from '../../../providers/fake/scripted.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
+import { outsideItsLoopChecks } from '../support/outside-its-loop.ts';
 import { aiSdkAgent } from './agent.ts';
 import type { AiSdkGlueName } from './glue.ts';
 
@@ -1026,115 +1020,20 @@ expect:
         passed: bare === 'built' && accepted === 'built',
         message: `plain: ${bare} · accepted: ${accepted}`,
       });
+      // Every other path refuses it, naming stopWhen; its own loop runs it (support/outside-its-loop.ts).
       const stopping = gate.toolLoopAgent((model) => plain(model, { stopWhen: ai.stepCountIs(2) }));
-      const agents = { agents: new Map([['support', stopping.agent]]), defaultAgent: 'support' };
-      // Review of stop 51, HIGH: the generic AI SDK loop (a config without loop: support.loop, run with --loop ai-sdk) has
-      // the same id as toolLoopAgent's own, and ran the agent without its stopWhen.
-      let generic = '(ran)';
       const { aiSdkLoop } = await import('./adapter.ts');
-      try {
-        await runPeerScenario(oneLookup(), aiSdkLoop(), { seed, agents });
-      } catch (error) {
-        generic = (error as Error).message;
-      }
-      checks.push({
-        name: "the generic AI SDK loop (aiSdkLoop, not the agent's own) refuses it naming stopWhen",
-        passed: /stopWhen \(a stop condition\)/.test(generic),
-        message: generic,
-      });
-      for (const host of ['loop', 'production'] as const) {
-        let said = '(ran)';
-        try {
-          await runScenario(oneLookup(), { seed, agents, host });
-        } catch (error) {
-          said = (error as Error).message;
-        }
-        checks.push({
-          name: `a case on loopgate's ${host === 'loop' ? 'loop' : 'host'} is refused naming stopWhen`,
-          passed: /stopWhen \(a stop condition\)/.test(said),
-          message: said,
-        });
-      }
-      let started = '(started)';
-      try {
-        const host = await createHostFromConfig({ model: { provider: 'fake', name: 'support-model' }, store: { kind: 'memory' } } as never, {
+      checks.push(
+        ...(await outsideItsLoopChecks({
           agent: stopping.agent,
-          modelClient: () => new ScriptedModelClient([reply('ok')]),
-          env: {},
-        });
-        await host.close();
-      } catch (error) {
-        started = (error as Error).message;
-      }
-      checks.push({
-        name: 'the production host from a config refuses it at start, naming stopWhen',
-        passed: /stopWhen \(a stop condition\)/.test(started),
-        message: started,
-      });
-      // An AgentHost built in code builds the agent per conversation: the message is answered 500 naming it, the model never asked.
-      const model = new ScriptedModelClient([reply('ok')]);
-      const direct = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model, agent: stopping.agent });
-      const answer = await direct.handle('c1', 'Refund ORD-1.');
-      await direct.close();
-      checks.push({
-        name: 'an AgentHost built in code answers 500 naming stopWhen, asking no model',
-        passed: answer.status === 500 && /stopWhen \(a stop condition\)/.test(answer.error ?? '') && model.requests.length === 0,
-        message: `${answer.status} ${answer.error ?? answer.reply ?? ''}; ${model.requests.length} model request(s)`,
-      });
-      // Review of stop 51: an agent built without being told its loop — the object \`.agent(…)\` gives a caller that builds it
-      // itself, or a wrapper factory that drops the context — was served by AgentHost without it.
-      const object = await stopping.agent({ clock: undefined as never, random: Math.random });
-      let served = '(served)';
-      try {
-        const host = new AgentHost({
-          config: defaultHostConfig(),
-          store: new MemoryEventStore(),
-          model: new ScriptedModelClient([reply('ok')]),
-          agent: object,
-        });
-        await host.close();
-      } catch (error) {
-        served = (error as Error).message;
-      }
-      checks.push({
-        name: 'AgentHost refuses the agent object built without its loop, naming what it would leave out',
-        passed: /stopWhen \(a stop condition\)/.test(served),
-        message: served,
-      });
-      const wrapper: AgentFactory = (context) =>
-        stopping.agent({ clock: context.clock, random: context.random, ...(context.conversationId ? { conversationId: context.conversationId } : {}) });
-      let wrapped = '(ran)';
-      try {
-        await runScenario(oneLookup(), { seed, agents: { agents: new Map([['support', wrapper]]), defaultAgent: 'support' }, host: 'production' });
-      } catch (error) {
-        wrapped = (error as Error).message;
-      }
-      checks.push({
-        name: "a wrapper factory that drops the context is refused on loopgate's host",
-        passed: /stopWhen \(a stop condition\)/.test(wrapped),
-        message: wrapped,
-      });
-      const own = await runPeerScenario(oneLookup(), stopping.loop, {
-        seed,
-        agents: { agents: new Map([['support', wrapper]]), defaultAgent: 'support' },
-      }).then(
-        () => 'ran',
-        (error: unknown) => (error as Error).message,
+          own: stopping.loop,
+          generic: aiSdkLoop(),
+          scenario: oneLookup,
+          what: 'stopWhen',
+          names: /stopWhen \(a stop condition\)/,
+          seed,
+        })),
       );
-      checks.push({ name: "the same wrapper runs in the agent's own loop", passed: own === 'ran', message: own });
-      const wrappedHost = new AgentHost({
-        config: defaultHostConfig(),
-        store: new MemoryEventStore(),
-        model: new ScriptedModelClient([reply('ok')]),
-        agent: wrapper,
-      });
-      const answered = await wrappedHost.handle('c1', 'Refund ORD-1.');
-      await wrappedHost.close();
-      checks.push({
-        name: 'AgentHost given the wrapper answers 500 naming it',
-        passed: answered.status === 500 && /stopWhen \(a stop condition\)/.test(answered.error ?? ''),
-        message: `${answered.status} ${answered.error ?? answered.reply ?? ''}`,
-      });
       return checks;
     },
   ),

@@ -26,16 +26,10 @@ import type { Case } from '../../harness/cases.ts';
 import { statusFromChecks } from '../../harness/cases.ts';
 import { checkInvariants } from '../../harness/invariants/index.ts';
 import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
-import { runScenario } from '../../harness/second-host.ts';
-import { defaultHostConfig } from '../../host/config.ts';
-import { createHostFromConfig } from '../../host/from-config.ts';
-import { AgentHost } from '../../host/host.ts';
-import { MemoryEventStore } from '../../stores/memory-store.ts';
-import { reply } from '../../../providers/fake/results.ts';
-import { ScriptedModelClient } from '../../../providers/fake/scripted.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
+import { outsideItsLoopChecks } from '../support/outside-its-loop.ts';
 
 const FILE = 'src/loops/openai-agents/contract-cases.ts';
 const NOT_INSTALLED = '@openai/agents is not installed (an optional peer dependency of loopgate: npm install --save-dev @openai/agents)';
@@ -688,120 +682,20 @@ expect:
         passed: plain === 'built' && accepted === 'built',
         message: `plain: ${plain} · accepted: ${accepted}`,
       });
-      // Through the gate's own runs of loopgate's loop and its production host: the case is refused, naming it.
+      // Every other path refuses it, naming the guardrail; its own loop runs it (support/outside-its-loop.ts).
       const guarded = gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model, { inputGuardrails: [guard] }));
-      // Review of stop 51, HIGH: the generic Agents loop (a config without loop: support.loop, run with --loop
-      // openai-agents) has the same id as openAiAgent's own, and built an Agent of the instructions and tools only.
-      let generic = '(ran)';
       const { openAiAgentsLoop } = await import('./adapter.ts');
-      try {
-        await runPeerScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#generic-loop`), openAiAgentsLoop(), { seed, agents: agentsOf(guarded.agent) });
-      } catch (error) {
-        generic = (error as Error).message;
-      }
-      checks.push({
-        name: "the generic Agents loop (openAiAgentsLoop, not the agent's own) refuses it naming the guardrail",
-        passed: /input guardrails \(refund_limit\)/.test(generic),
-        message: generic,
-      });
-      for (const host of ['loop', 'production'] as const) {
-        let said = '(ran)';
-        try {
-          await runScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#outside-the-run`), { seed, agents: agentsOf(guarded.agent), host });
-        } catch (error) {
-          said = (error as Error).message;
-        }
-        checks.push({
-          name: `a case on loopgate's ${host === 'loop' ? 'loop' : 'host'} is refused naming the guardrail`,
-          passed: /input guardrails \(refund_limit\)/.test(said),
-          message: said,
-        });
-      }
-      // A deploy: the host from a config refuses it when it starts, before it opens a store or answers anything.
-      let started = '(started)';
-      try {
-        const host = await createHostFromConfig({ model: { provider: 'fake', name: 'support-model' }, store: { kind: 'memory' } } as never, {
+      checks.push(
+        ...(await outsideItsLoopChecks({
           agent: guarded.agent,
-          modelClient: () => new ScriptedModelClient([reply('ok')]),
-          env: {},
-        });
-        await host.close();
-      } catch (error) {
-        started = (error as Error).message;
-      }
-      checks.push({
-        name: 'the production host from a config refuses it at start, naming the guardrail',
-        passed: /input guardrails \(refund_limit\)/.test(started),
-        message: started,
-      });
-      // An AgentHost built in code builds the agent per conversation: the message is answered 500 naming it, the model never asked.
-      const model = new ScriptedModelClient([reply('ok')]);
-      const direct = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model, agent: guarded.agent });
-      const answer = await direct.handle('c1', 'Refund ORD-1.');
-      await direct.close();
-      checks.push({
-        name: 'an AgentHost built in code answers 500 naming the guardrail, asking no model',
-        passed: answer.status === 500 && /input guardrails \(refund_limit\)/.test(answer.error ?? '') && model.requests.length === 0,
-        message: `${answer.status} ${answer.error ?? answer.reply ?? ''}; ${model.requests.length} model request(s)`,
-      });
-      // Review of stop 51: an agent built without being told its loop — the object \`.agent(…)\` gives a caller that builds it
-      // itself, or a wrapper factory that drops the context — was served by AgentHost without it.
-      const object = await guarded.agent({ clock: undefined as never, random: Math.random });
-      let served = '(served)';
-      try {
-        const host = new AgentHost({
-          config: defaultHostConfig(),
-          store: new MemoryEventStore(),
-          model: new ScriptedModelClient([reply('ok')]),
-          agent: object,
-        });
-        await host.close();
-      } catch (error) {
-        served = (error as Error).message;
-      }
-      checks.push({
-        name: 'AgentHost refuses the agent object built without its loop, naming what it would leave out',
-        passed: /input guardrails \(refund_limit\)/.test(served),
-        message: served,
-      });
-      const wrapper: AgentFactory = (context) =>
-        guarded.agent({ clock: context.clock, random: context.random, ...(context.conversationId ? { conversationId: context.conversationId } : {}) });
-      let wrapped = '(ran)';
-      try {
-        await runScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#wrapped`), {
+          own: guarded.loop,
+          generic: openAiAgentsLoop(),
+          scenario: () => parseScenario(LOOKUP_THEN_REFUND, `${FILE}#outside-the-run`),
+          what: 'the guardrail',
+          names: /input guardrails \(refund_limit\)/,
           seed,
-          agents: { agents: new Map([['support', wrapper]]), defaultAgent: 'support' },
-          host: 'production',
-        });
-      } catch (error) {
-        wrapped = (error as Error).message;
-      }
-      checks.push({
-        name: "a wrapper factory that drops the context is refused on loopgate's host",
-        passed: /input guardrails \(refund_limit\)/.test(wrapped),
-        message: wrapped,
-      });
-      const own = await runPeerScenario(parseScenario(LOOKUP_THEN_REFUND, `${FILE}#wrapped`), guarded.loop, {
-        seed,
-        agents: { agents: new Map([['support', wrapper]]), defaultAgent: 'support' },
-      }).then(
-        () => 'ran',
-        (error: unknown) => (error as Error).message,
+        })),
       );
-      checks.push({ name: "the same wrapper runs in the agent's own loop", passed: own === 'ran', message: own });
-      const wrappedHost = new AgentHost({
-        config: defaultHostConfig(),
-        store: new MemoryEventStore(),
-        model: new ScriptedModelClient([reply('ok')]),
-        agent: wrapper,
-      });
-      const answered = await wrappedHost.handle('c1', 'Refund ORD-1.');
-      await wrappedHost.close();
-      checks.push({
-        name: 'AgentHost given the wrapper answers 500 naming it',
-        passed: answered.status === 500 && /input guardrails \(refund_limit\)/.test(answered.error ?? ''),
-        message: `${answered.status} ${answered.error ?? answered.reply ?? ''}`,
-      });
       return checks;
     },
   ),
