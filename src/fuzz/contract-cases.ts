@@ -9,7 +9,9 @@ import fc from 'fast-check';
 import type { Case } from '../harness/cases.ts';
 import { checksCase } from '../harness/cases.ts';
 import { runPassed, type CheckResult } from '../report/results.ts';
-import { INVARIANTS } from '../harness/invariants/index.ts';
+import { INVARIANTS, notApplicable } from '../harness/invariants/index.ts';
+import { parseScenario } from '../harness/scenario/load.ts';
+import { runScenario } from '../harness/second-host.ts';
 import { fuzzResults } from './report.ts';
 import { runFuzz } from './run-fuzz.ts';
 import { FAMILIES, tallyDrawn, undrawn } from './drawn.ts';
@@ -114,13 +116,33 @@ function familiesReadTheirOwnFeature(): CheckResult[] {
  * --invariant compactor-offered-widest-range` judged the invariant in no run, the drawn check "passed" saying it had
  * too few runs to judge any family, and the run read PASSED: 1 of 2, exit 0).
  */
+const PLAIN_REPLY = `name: a plain reply
+provider:
+  script:
+    - reply: Hello.
+inbox:
+  - say: Hi.
+expect:
+  outcome: replied
+`;
+
 async function tooShortASearchChecksNothing(): Promise<CheckResult[]> {
   const only = INVARIANTS.filter((i) => i.id === 'compactor-offered-widest-range');
   const result = await runFuzz({ runs: 3, seed: 1, invariants: only });
   const results = fuzzResults({ result, startedAt: new Date(0), finishedAt: new Date(0), version: '0.0.0-case' });
   const drawn = results.cases.find((c) => c.id === 'fuzz:generator-draws-every-fault');
   const invariant = results.cases.find((c) => c.id === 'fuzz:compactor-offered-widest-range');
+  // An invariant that "holds" over a run where what it judges never happened judged nothing (review of stop 51: an
+  // agent with no approvals held approvals-time-out-as-declared over 3 runs, PASSED).
+  const plain = await runScenario(parseScenario(PLAIN_REPLY, `${FILE}#no-approvals`), { seed: 1 });
+  const approvals = INVARIANTS.find((i) => i.id === 'approvals-time-out-as-declared')!;
+  const why = notApplicable(approvals, plain);
   return [
+    {
+      name: 'approvals-time-out-as-declared does not apply to a run that put nothing to an approver',
+      passed: why !== undefined,
+      message: why ?? 'applies (would be counted as judged)',
+    },
     {
       name: 'the invariant was judged in none of the 3 runs: skipped',
       passed: invariant?.status === 'skipped',

@@ -25,7 +25,14 @@ import { defineInvariant, loopgateOnly } from './invariant.ts';
 export const approvalsTimeOutAsDeclared = defineInvariant({
   id: 'approvals-time-out-as-declared',
   title: "an approval waits exactly the policy's approvalTimeoutMs, on the virtual clock: an answer after it is not taken, and the timeout is not early",
-  appliesTo: loopgateOnly("a peer's approval hook is its own: its asks are not recorded"),
+  // A run that put nothing to an approver under a timeout judged nothing (review of stop 51: "held" over such runs).
+  appliesTo: loopgateOnly("a peer's approval hook is its own: its asks are not recorded", (run) =>
+    run.permissions.policy?.approvalTimeoutMs === undefined
+      ? 'no policy sets approvalTimeoutMs'
+      : run.approvals.length === 0
+        ? 'nothing was put to an approver'
+        : undefined,
+  ),
   check: (run) => timedOutAsDeclared(run),
 });
 

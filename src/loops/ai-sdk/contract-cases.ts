@@ -986,6 +986,14 @@ expect:
         ['a forced toolChoice', { toolChoice: 'required' }, /toolChoice \("required"\)/],
         ['an output', { output: ai.Output.object({ schema: z.object({ answer: z.string() }) }) }, /output \(a structured output\)/],
         ['a repair function', { experimental_repairToolCall: async () => null }, /experimental_repairToolCall \(a function\)/],
+        // Review of stop 51: ai 6 still reads the older names; they were not refused.
+        ['experimental_prepareStep', { experimental_prepareStep: () => ({ activeTools: [] }) }, /experimental_prepareStep \(a function\)/],
+        ['experimental_activeTools', { experimental_activeTools: [] }, /experimental_activeTools \(\[\]\)/],
+        [
+          'experimental_output',
+          { experimental_output: ai.Output.object({ schema: z.object({ answer: z.string() }) }) },
+          /experimental_output \(a structured output\)/,
+        ],
       ];
       const built = async (factory: AgentFactory, loop?: string) => {
         try {

@@ -74,6 +74,9 @@ interface Settings {
   readonly onStepFinish?: unknown;
   readonly prepareCall?: unknown;
   readonly prepareStep?: unknown;
+  readonly experimental_prepareStep?: unknown;
+  readonly experimental_activeTools?: unknown;
+  readonly experimental_output?: unknown;
   readonly stopWhen?: unknown;
   readonly activeTools?: unknown;
   readonly toolChoice?: unknown;
@@ -84,14 +87,19 @@ interface Settings {
 /** What only the AI SDK's loop runs of an agent's settings, one phrase each (none: loopgate's loop runs all it does). */
 function onlyItsLoopRuns(settings: Settings): string[] {
   const found: string[] = [];
-  for (const key of ['prepareCall', 'prepareStep', 'experimental_repairToolCall'] as const) if (settings[key] !== undefined) found.push(`${key} (a function)`);
+  for (const key of ['prepareCall', 'prepareStep', 'experimental_prepareStep', 'experimental_repairToolCall'] as const)
+    if (settings[key] !== undefined) found.push(`${key} (a function)`);
   if (settings.stopWhen !== undefined) found.push('stopWhen (a stop condition)');
-  if (settings.activeTools !== undefined) found.push(`activeTools (${JSON.stringify(settings.activeTools) ?? shapeOf(settings.activeTools)})`);
+  // ai 6 still reads the older names (experimental_activeTools, experimental_output) where the new ones are unset.
+  for (const key of ['activeTools', 'experimental_activeTools'] as const)
+    if (settings[key] !== undefined) found.push(`${key} (${JSON.stringify(settings[key]) ?? shapeOf(settings[key])})`);
   if (settings.toolChoice !== undefined && settings.toolChoice !== 'auto')
     found.push(`toolChoice (${JSON.stringify(settings.toolChoice) ?? shapeOf(settings.toolChoice)})`);
   // ai 6's Output.text() (the default, spelled out) is named 'text'.
-  const output = settings.output as { name?: unknown; type?: unknown } | null | undefined;
-  if (output !== undefined && output?.name !== 'text' && output?.type !== 'text') found.push('output (a structured output)');
+  for (const key of ['output', 'experimental_output'] as const) {
+    const output = settings[key] as { name?: unknown; type?: unknown } | null | undefined;
+    if (output !== undefined && output?.name !== 'text' && output?.type !== 'text') found.push(`${key} (a structured output)`);
+  }
   return found;
 }
 
@@ -253,6 +261,7 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
     })(context);
     if (dropped.length > 0)
       Object.defineProperty(definition, ONLY_ITS_OWN_LOOP, {
+        enumerable: true, // a copy ({ ...agent }) keeps it
         value: { loop: OWN_LOOP, missing: missing("loopgate's loop and host, and any loop but its own, run") },
       });
     builds.set(definition, own);

@@ -45,6 +45,7 @@ import {
   createRedactor,
   LOOPGATE_LOOP,
   ONLY_ITS_OWN_LOOP,
+  ToolFailure,
   REDACTED,
   redactSecretPieces,
   type AgentFactory,
@@ -123,7 +124,8 @@ async function disabledTools(agent: Agent<unknown>, tools: readonly FunctionTool
       found.push(`tool ${t.name}'s isEnabled (it threw: ${(error as Error)?.message ?? String(error)})`);
       continue;
     }
-    if (enabled === false) found.push(`tool ${t.name}'s isEnabled (false for this context)`);
+    // The SDK leaves out a tool whose isEnabled answers anything falsy, not only false.
+    if (!enabled) found.push(`tool ${t.name}'s isEnabled (${JSON.stringify(enabled) ?? String(enabled)} for this context)`);
   }
   return found;
 }
@@ -296,7 +298,7 @@ function isAgentTool(tool: FunctionTool<unknown>): boolean {
 }
 
 /** The agent's function tool as a loopgate tool: its JSON Schema as zod, its body through the SDK's `invokeFunctionTool`. */
-function asGateTool(tool: FunctionTool<unknown>, sideEffect: SideEffect, context: unknown): AnyToolDeclaration {
+function asGateTool(tool: FunctionTool<unknown>, sideEffect: SideEffect, context: unknown, agent?: Agent<unknown>): AnyToolDeclaration {
   let input: z.ZodType;
   try {
     input = z.fromJSONSchema(tool.parameters as never);
@@ -327,6 +329,17 @@ function asGateTool(tool: FunctionTool<unknown>, sideEffect: SideEffect, context
               signal: ctx.signal,
             },
           };
+      // Outside the SDK's runner, which asks isEnabled at every turn and leaves a disabled tool out, a call of a tool
+      // disabled now is not run (review of stop 51, HIGH: a refund that disabled itself after one ran twice).
+      if (!given && agent) {
+        let enabled: unknown = true;
+        try {
+          enabled = await (tool as { isEnabled?: (context: RunContext<unknown>, agent: Agent<unknown>) => unknown }).isEnabled?.(call.runContext, agent);
+        } catch {
+          enabled = false;
+        }
+        if (!enabled) throw new ToolFailure('NOT_ENABLED', `${tool.name} is not enabled (isEnabled) for this context: it was not run`, { retryable: false });
+      }
       let result: { output: unknown; threw: boolean };
       try {
         result = await invokeWitnessed(tool, call, call.input ?? JSON.stringify(args));
@@ -474,10 +487,11 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
     const definition = {
       ...(system !== undefined ? { system } : {}),
       ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
-      tools: own.tools.map((t) => asGateTool(t, options.sideEffects?.[t.name] ?? 'NONE', context)),
+      tools: own.tools.map((t) => asGateTool(t, options.sideEffects?.[t.name] ?? 'NONE', context, own.agent)),
     };
     if (dropped.length > 0)
       Object.defineProperty(definition, ONLY_ITS_OWN_LOOP, {
+        enumerable: true, // a copy ({ ...agent }) keeps it
         value: { loop: OWN_LOOP, missing: missing("loopgate's loop and host, and any loop but its own, run") },
       });
     builds.set(definition, { ...own, system: system ?? '', context });

@@ -108,6 +108,13 @@ function withRefund(sdk: Sdk, seen: Seen, model: Model, settings: Record<string,
   return supportAgent(sdk, seen, model, { tools: [refund] });
 }
 
+/** What `work` settled as: `ok`, or the message it threw. */
+const said = (work: () => Promise<unknown>, ok: string): Promise<string> =>
+  work().then(
+    () => ok,
+    (error: unknown) => (error as Error)?.message ?? String(error),
+  );
+
 /** A lookup, a refund, a reply. */
 const LOOKUP_THEN_REFUND = `name: a lookup, then a refund the card declines
 provider:
@@ -651,6 +658,18 @@ expect:
           },
           /tool issue_refund's isEnabled \(false for this context\)/,
         ],
+        // Review of stop 51: the SDK drops a tool whose isEnabled answers anything falsy, not only false.
+        [
+          'a tool enabled by nothing',
+          {
+            tools: [
+              Object.assign(sdk.tool({ name: 'issue_refund', description: 'Refund.', parameters: z.object({ order: z.string() }), execute: () => 'ok' }), {
+                isEnabled: async () => undefined,
+              }),
+            ],
+          },
+          /tool issue_refund's isEnabled \(undefined for this context\)/,
+        ],
       ];
       const built = async (factory: AgentFactory, loop?: string) => {
         try {
@@ -673,6 +692,37 @@ expect:
         });
       }
       const plain = await built(gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model)).agent, 'loopgate');
+      // Review of stop 51, HIGH: the SDK asks isEnabled at every turn; a refund that disables itself after one refund
+      // was asked once, at the build, and ran twice in loopgate's loop and host.
+      const refunded: string[] = [];
+      const once = gate.openAiAgent((model) =>
+        supportAgent(sdk, seenNothing(), model, {
+          tools: [
+            sdk.tool({
+              name: 'issue_refund',
+              description: 'Refund.',
+              parameters: z.object({ order: z.string() }),
+              isEnabled: () => refunded.length === 0,
+              execute: ({ order }) => {
+                refunded.push(order);
+                return 'refunded';
+              },
+            }),
+          ],
+        }),
+      );
+      const onceBuilt = (await once.agent({ clock: undefined as never, random: Math.random, conversationId: 'c1', loop: 'loopgate' })) as {
+        tools: readonly AnyToolDeclaration[];
+      };
+      const refund = onceBuilt.tools.find((t) => t.name === 'issue_refund')!;
+      const ctx = (callId: string) => ({ callId, signal: new AbortController().signal, attempt: 1, idempotencyKey: `c1/issue_refund:${callId}` });
+      const first = await said(async () => refund.run({ order: 'ORD-1' } as never, ctx('r1') as never), 'ran');
+      const second = await said(async () => refund.run({ order: 'ORD-2' } as never, ctx('r2') as never), 'ran');
+      checks.push({
+        name: "a tool that disables itself is asked at each call in loopgate's loop: the second refund does not run, and says why",
+        passed: first === 'ran' && /issue_refund is not enabled \(isEnabled\)/.test(second) && JSON.stringify(refunded) === '["ORD-1"]',
+        message: `first ${first}; second ${second}; refunded ${JSON.stringify(refunded)}`,
+      });
       const accepted = await built(
         gate.openAiAgent((model) => supportAgent(sdk, seenNothing(), model, { inputGuardrails: [guard] }), { outsideItsLoop: 'instructions-and-tools' }).agent,
         'loopgate',

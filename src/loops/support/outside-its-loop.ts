@@ -86,6 +86,9 @@ export async function outsideItsLoopChecks(o: OutsideItsLoop): Promise<CheckResu
   const object = await o.agent({ clock: undefined as never, random: Math.random });
   const served = await said(async () => hostOf(object).close(), '(served)');
   checks.push(refused(`AgentHost refuses the agent object built without its loop, naming ${o.what}`, served));
+  // A copy keeps the mark (review of stop 51: a hidden mark was lost to { ...agent, system }).
+  const copied = await said(async () => hostOf({ ...object, system: 'You help.' }).close(), '(served)');
+  checks.push(refused(`AgentHost refuses a copy of that object ({ ...agent }), naming ${o.what}`, copied));
   const wrapper: AgentFactory = (context) =>
     o.agent({ clock: context.clock, random: context.random, ...(context.conversationId ? { conversationId: context.conversationId } : {}) });
   const wrapped = await said(() => runScenario(o.scenario(), { seed: o.seed, agents: registry(wrapper), host: 'production' }), '(ran)');
