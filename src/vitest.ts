@@ -46,14 +46,27 @@ export interface DescribeScenariosOptions extends ScenarioFileOptions {
 export function describeScenarios(title: string, options: DescribeScenariosOptions | readonly string[] = {}, legacy: ScenarioFileOptions = {}): void {
   const opts: DescribeScenariosOptions = Array.isArray(options) ? { ...legacy, paths: options } : (options as DescribeScenariosOptions);
   describe(title, async () => {
-    for (const c of await scenarioCasesFor(opts)) {
-      it(c.id.slice('scenario:'.length), async () => {
+    const cases = await scenarioCasesFor(opts);
+    let checked = 0;
+    let skipped = 0;
+    for (const c of cases) {
+      it(c.id.slice('scenario:'.length), async (test) => {
         const outcome = await c.run({ seed: caseSeed(opts.seed ?? 1, c.seedId ?? c.id) });
-        if (outcome.status === 'skipped') return;
+        if (outcome.status === 'skipped') {
+          skipped += 1;
+          test.skip(outcome.skipReason); // shown skipped, with why, not passed
+          return;
+        }
+        checked += 1;
         const failing = outcome.checks.filter((check) => !check.passed).map((check) => `${check.name}: ${check.message}`);
         expect(failing, `${c.title}\n${failing.join('\n')}`).toEqual([]);
       });
     }
+    // As `loopgate run`: a gate that checked nothing (every case skipped) has not passed (review of stop 51).
+    if (cases.length > 0)
+      it('(loopgate) something was checked', () => {
+        if (checked === 0 && skipped > 0) expect.fail(`nothing was checked: all ${skipped} case(s) were skipped`);
+      });
   });
 }
 
