@@ -56,3 +56,25 @@ describe('loopgate run --baseline: the exit code', () => {
     expect(JSON.parse(readFileSync(baseline, 'utf8')).cases).toBeDefined(); // the baseline itself is left as it was
   });
 });
+
+describe('loopgate run --update-baseline on a run that checked nothing', () => {
+  it('writes no baseline, keeps the one there, and exits 1 (probe 42 follow-up: it wrote a baseline of no case)', () => {
+    const file = join(dir, 'live.yaml');
+    const baseline = join(dir, 'nothing-baseline.json');
+    writeFileSync(file, 'name: a live one\nlive: { passRate: 0.6 }\ninbox:\n  - say: Hello.\nexpect:\n  outcome: replied\n');
+    const fresh = cli(['run', file, '--host', 'loop', '--baseline', baseline, '--update-baseline', '--reporter', 'console']);
+    expect(fresh.status, fresh.stderr).toBe(EXIT.failed);
+    expect(fresh.stderr).toMatch(/nothing was checked: all 1 case\(s\) were skipped; baseline not updated/);
+    expect(fresh.stderr).not.toMatch(/baseline updated/);
+    expect(() => readFileSync(baseline)).toThrow(/ENOENT/);
+
+    // A baseline already there is left as it was.
+    const order = join(dir, 'kept-order.yaml');
+    writeFileSync(order, scenario(0));
+    expect(cli(['run', order, '--host', 'loop', '--baseline', baseline, '--update-baseline', '--reporter', 'console']).status).toBe(EXIT.passed);
+    const before = readFileSync(baseline, 'utf8');
+    const again = cli(['run', file, '--host', 'loop', '--baseline', baseline, '--update-baseline', '--reporter', 'console']);
+    expect(again.status).toBe(EXIT.failed);
+    expect(readFileSync(baseline, 'utf8')).toBe(before);
+  });
+});

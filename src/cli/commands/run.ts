@@ -426,6 +426,11 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
   if (args.update) io.err(updateReport(updates));
+  if (args.updateBaseline && args.baseline && nothingChecked(runResults)) {
+    // A baseline of no checked case would hide every later regression; its reports say the run failed.
+    io.err(`loopgate: nothing was checked: all ${runResults.summary.total} case(s) were skipped; baseline not updated\n`);
+    return EXIT.failed;
+  }
   if (args.updateBaseline && args.baseline) {
     const { kept } = await writeBaselineFile(args.baseline, runResults, inScope && baseline ? { baseline, inScope } : undefined);
     io.err(
