@@ -338,17 +338,22 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     : await collect(args, config, hosts, args.update ? { record: (r) => updates.push(r) } : undefined);
   const grepped = selectGrepped(all, args.grep, grep);
   const cases = shard ? selectCases(grepped, { shard }) : grepped;
-  if (cases.length === 0) {
+  // More shards than cases: this one checks nothing (exit 1, which the shipped workflow lets through) but writes its
+  // empty results all the same, so merge-reports finds every shard of the run and judges the cases the others checked.
+  const emptyShard = cases.length === 0 && shard !== undefined && grepped.length > 0;
+  if (emptyShard)
+    io.err(
+      `loopgate: nothing was checked: shard ${args.shard} is empty: ${grepped.length} case${grepped.length === 1 ? '' : 's'} over ${shard.total} shards (its empty results are written for merge-reports)\n`,
+    );
+  if (cases.length === 0 && !emptyShard) {
     // A gate that checked nothing has not passed.
     const where = args.paths && args.paths.length > 0 ? args.paths.join(', ') : `the scenarios of ${config.file}`;
     io.err(
       grep && grepped.length === 0
         ? `loopgate: nothing was checked: --grep ${args.grep} matches none of the ${all.length} case(s)\n`
-        : shard && grepped.length > 0
-          ? `loopgate: nothing was checked: shard ${args.shard} is empty: ${grepped.length} case${grepped.length === 1 ? '' : 's'} over ${shard.total} shards\n`
-          : args.live
-            ? `loopgate: nothing was checked: no live scenario (one with live:) under ${where}\n`
-            : `loopgate: nothing was checked: no scenario files under ${where}\n`,
+        : args.live
+          ? `loopgate: nothing was checked: no live scenario (one with live:) under ${where}\n`
+          : `loopgate: nothing was checked: no scenario files under ${where}\n`,
     );
     // A run that checked nothing has failed: the reports an earlier run left would pass for it (outside probe 22, F5).
     // (A path there that is not a report of loopgate's stays, as a run would refuse it: nothing else to say here.)
@@ -426,6 +431,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   if (written.console) io.out(written.console);
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
   if (args.update) io.err(updateReport(updates));
+  if (emptyShard) return EXIT.failed; // said above; nothing to record or compare
   if (args.updateBaseline && args.baseline && nothingChecked(runResults)) {
     // A baseline of no checked case would hide every later regression; its reports say the run failed.
     io.err(`loopgate: nothing was checked: all ${runResults.summary.total} case(s) were skipped; baseline not updated\n`);
