@@ -169,6 +169,8 @@ function chatLines(b: Obj): string[] {
 function responsesLines(b: Obj): string[] {
   const lines: string[] = [maxTokensLine(b.max_output_tokens), ...temperatureLines(b)];
   if (typeof b.instructions === 'string') lines.push(`system: ${b.instructions}`);
+  // No tools is no `tools` field, as on Chat: the adapters never send an empty list (mutation seed 42).
+  if (Array.isArray(b.tools) && b.tools.length === 0) lines.push('?: tools sent as an empty list');
   for (const t of list(b.tools)) lines.push(`tool ${String(t.name)}: ${String(t.description)} ${canonical(t.parameters)}`);
   for (const item of list(b.input)) {
     if (item.type === 'function_call') lines.push(`call ${String(item.name)}#${String(item.call_id)} ${parsedArgs(item.arguments)}`);

@@ -313,6 +313,61 @@ async function scopeCancelledWithoutAReasonNamesTheSource(): Promise<CheckResult
   return checks;
 }
 
+/**
+ * A turn cancelled while the first of two STATEFUL calls runs: the second never
+ * started, and the loop closes it as the turn ends with the structured error the
+ * model reads for any failed call: `NOT_RUN`, the reason, and the suggestion that
+ * it never ran and may be called again (mutation seed 42, tool-journal.ts: the
+ * suggestion emptied, and no case read it; the scenarios that reach it read the
+ * error code).
+ */
+async function callNotStartedClosedNotRunSaysCallItAgain(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const loop: { current?: AgentLoop } = {};
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'issue_refund',
+        description: 'Refund an order.',
+        input: z.object({ order: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => {
+          loop.current?.cancel('user'); // the user cancels while the refund runs
+          return { ok: true };
+        },
+      }),
+      defineTool({
+        name: 'send_receipt',
+        description: 'Send a receipt.',
+        input: z.object({ order: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => ({ ok: true }),
+      }),
+    ],
+  };
+  const model = new ScriptedModelClient(
+    [toolUse([call('refund', 'issue_refund', { order: 'A1' }), call('receipt', 'send_receipt', { order: 'A1' })]), reply('Done.')],
+    { clock },
+  );
+  loop.current = new AgentLoop(loopDeps({ log, model, agent, clock }));
+  loop.current.send('Refund A1 and send the receipt.', { id: 'ask' });
+  const [result] = await loop.current.drain();
+  const receipt = log.events.find((e) => e.type === 'tool.result' && (e.payload as { callId?: string }).callId === 'receipt');
+  const error = (receipt?.payload as { error?: unknown } | undefined)?.error;
+  const want = JSON.stringify({
+    failed_tool: 'send_receipt',
+    error_code: 'NOT_RUN',
+    error_message: 'send_receipt was not run: the turn was cancelled by user before it started.',
+    suggestion: 'It never ran; call it again if it is still needed.',
+  });
+  const got = receipt === undefined ? 'no tool.result' : JSON.stringify(error ?? receipt.payload);
+  return [
+    check('the turn is cancelled by the user', 'cancelled{user}', label(result?.outcome as never)),
+    check("the receipt's result: NOT_RUN, never ran, call it again", want, got),
+  ];
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -395,6 +450,14 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       scopeCancelledWithoutAReasonNamesTheSource,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/call-not-started-closed-not-run-says-call-it-again',
+        title: 'cancel signals: a call the cancel kept from starting is closed NOT_RUN, telling the model it never ran and may be called again',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      callNotStartedClosedNotRunSaysCallItAgain,
     ),
   ];
 }

@@ -325,7 +325,19 @@ async function positionRefusalsNamed(): Promise<CheckResult[]> {
       'assistant.message.payload.turn',
       'turn 0 is not open',
     ),
+    // A compaction undone, then undone again (mutation seed 42, positions.ts: the second refusal's field emptied).
+    restoredTwice(),
   ];
+  function restoredTwice(): CheckResult {
+    const replaced = log.append('projection.replaced', { from: 0, to: 2, summary: 'Asked about ORD-1001.', tokensBefore: 40, tokensAfter: 10 });
+    log.append('projection.restored', { replacement: replaced.seq });
+    return refusal(
+      'a restore of a replacement already restored is refused',
+      () => log.append('projection.restored', { replacement: replaced.seq }),
+      'projection.restored.payload.replacement',
+      `replacement ${replaced.seq} was already restored`,
+    );
+  }
 }
 
 /**

@@ -423,6 +423,40 @@ async function unhandledErrorLoggedAsTheDefaultFail(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * An authentication failure and an invalid request fail their turn at once, and the log says who decided: the
+ * built-in `fail-fast` handler, with why (`authentication fails at once`, `an invalid request is not retried`), the
+ * one record a reader of the history has of the decision. The outcome alone cannot tell: left to the default, each
+ * fails with the same outcome, logged as `default`'s "no handler retried it" (mutation seed 42, model-errors.ts:
+ * fail-fast made to answer nothing, and no case read who decided).
+ */
+async function authAndInvalidRequestLoggedAsFailFast(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient(
+    [transportError('auth', { status: 401, message: 'invalid x-api-key' }), transportError('invalid_request', { status: 400, message: 'bad field' })],
+    { clock },
+  );
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  loop.send('Summarise the ticket.', { id: 'first' });
+  loop.send('And the next one.', { id: 'second' });
+  const results = await loop.drain();
+  const outcomes = results.map((r) => label(r.outcome)).join(', ');
+  const handled = log.events
+    .filter((e) => e.type === 'model.error_handled')
+    .map((e) => {
+      const p = e.payload as { handler: string; action: string; detail: string };
+      return `${p.handler}/${p.action}: ${p.detail}`;
+    });
+  const want = 'fail-fast/fail: authentication fails at once; fail-fast/fail: an invalid request is not retried';
+  const got = handled.join('; ') || '(none)';
+  const wantOutcomes = 'failed/auth, failed/invalid_request';
+  return [
+    { name: 'each turn fails at once with its outcome', passed: outcomes === wantOutcomes, message: outcomes, expected: wantOutcomes, actual: outcomes },
+    { name: 'the log says fail-fast decided, and why', passed: got === want, message: got, expected: want, actual: got },
+  ];
+}
+
 export function modelErrorCases(): Case[] {
   return [
     checksCase(
@@ -490,6 +524,14 @@ export function modelErrorCases(): Case[] {
         file: 'src/harness/model-error-cases.ts',
       },
       ownHandlerDecisionOutsideItsShapeFailsNamingIt,
+    ),
+    checksCase(
+      {
+        id: 'contract:model-errors/auth-and-invalid-request-logged-as-fail-fast',
+        title: "model errors: an auth failure and an invalid request fail at once, logged as the fail-fast handler's decision and why",
+        file: 'src/harness/model-error-cases.ts',
+      },
+      authAndInvalidRequestLoggedAsFailFast,
     ),
   ];
 }

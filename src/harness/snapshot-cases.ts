@@ -309,6 +309,14 @@ async function malformedCallColumnsRefused(): Promise<CheckResult[]> {
     ['nine columns', withCalls([...columns, []])],
     ['a names column longer than the ids', withCalls(columns.map((c, i) => (i === 4 ? [...c, 'lookup_order'] : c)))],
   ];
+  // One call more, every column in line, one field of the wrong type: a name that is a number, a repeat's start
+  // that is no boolean (mutation seed 42, positions.ts: each type check emptied, and the call restored as it was).
+  const oneMore = (field: number, value: unknown): LoopSnapshot =>
+    withCalls(columns.map((c, i) => [...c, i === field ? value : ['call_x', 3, false, -1, 'lookup_order', null, -1, false][i]]));
+  const fieldVariants: [string, LoopSnapshot][] = [
+    ['a name that is a number', oneMore(4, 7)],
+    ["a repeat's start that is no boolean", oneMore(7, 'no')],
+  ];
   const checks: CheckResult[] = [];
   for (const [what, snapshot] of variants) {
     checks.push(
@@ -319,6 +327,18 @@ async function malformedCallColumnsRefused(): Promise<CheckResult[]> {
         snapshot,
         `call columns with ${what}: refused, naming the calls`,
         'SnapshotMismatch: the snapshot cannot be restored: the positions state is malformed: calls',
+      ),
+    );
+  }
+  for (const [what, snapshot] of fieldVariants) {
+    checks.push(
+      refusedBeforeThePrefix(
+        clock,
+        log,
+        taken,
+        snapshot,
+        `a call with ${what}: refused, naming the call`,
+        'SnapshotMismatch: the snapshot cannot be restored: the positions state is malformed: call call_x',
       ),
     );
   }
@@ -404,6 +424,57 @@ async function openTurnStartNotOneMessageRefused(): Promise<CheckResult[]> {
       'SnapshotMismatch: the snapshot cannot be restored: the projection state is malformed: open turn start: 2 messages',
     ),
   ];
+}
+
+/**
+ * The tail handed to `resumeFromSnapshot` is the caller's: a store's decoded records, which it may keep, or hand
+ * back frozen. The resumed log takes its own copy: a turn on it appends to the log, not to the caller's array, and a
+ * frozen tail resumes as well as a plain one (mutation seed 42, event-log.ts: the log kept the caller's array and
+ * pushed onto it; every case handed a fresh slice and never looked at it again).
+ */
+async function resumedLogLeavesTheTailItWasHanded(): Promise<CheckResult[]> {
+  const checks: CheckResult[] = [];
+  for (const frozen of [false, true]) {
+    const clock = new VirtualClock();
+    const first = new EventLog(clock);
+    const before = new AgentLoop(
+      loopDeps({
+        log: first,
+        agent: AGENT,
+        clock,
+        model: new ScriptedModelClient([reply('ORD-1001 was delivered.'), reply('ORD-1002 ships today.')], { clock }),
+      }),
+    );
+    before.send('Where is ORD-1001?', { id: 'q1' });
+    await before.drain();
+    const taken = JSON.parse(JSON.stringify(snapshotOf(before, first))) as LoopSnapshot;
+    before.send('And ORD-1002?', { id: 'q2' });
+    await before.drain();
+    const stored = first.events;
+    const prefix: LogPrefix = { upTo: taken.upTo, last: stored[taken.upTo - 1]!, load: (from, to) => stored.slice(from, to) };
+    const tail = stored.slice(taken.upTo);
+    if (frozen) Object.freeze(tail);
+    const handed = tail.length;
+    let got: string;
+    try {
+      const log = resumeFromSnapshot(clock, taken, prefix, tail);
+      const after = new AgentLoop(loopDeps({ log, agent: AGENT, clock, model: new ScriptedModelClient([reply('ORD-1003 is on its way.')], { clock }) }));
+      after.send('And ORD-1003?', { id: 'q3' });
+      const [result] = await after.drain();
+      got = `${result?.outcome.kind ?? 'no outcome'}, the log ${log.length > stored.length ? 'grew' : 'did not grow'}, the tail handed ${tail.length}`;
+    } catch (error) {
+      got = `threw ${(error as Error).name}: ${(error as Error).message}`;
+    }
+    const want = `replied, the log grew, the tail handed ${handed}`;
+    checks.push({
+      name: `a ${frozen ? 'frozen' : 'plain'} tail: the turn replies, the caller's array unchanged`,
+      passed: got === want,
+      message: got === want ? got : `expected ${want}, got ${got}`,
+      expected: want,
+      actual: got,
+    });
+  }
+  return checks;
 }
 
 /**
@@ -677,6 +748,14 @@ export function snapshotCases(): Case[] {
         file: 'src/harness/snapshot-cases.ts',
       },
       malformedFoldRowsRefusedNamingTheFold,
+    ),
+    checksCase(
+      {
+        id: 'contract:snapshot/resumed-log-leaves-the-tail-it-was-handed',
+        title: "snapshot: a log resumed on a store's tail copies it: a turn appends to the log, not to the caller's array, and a frozen tail resumes",
+        file: 'src/harness/snapshot-cases.ts',
+      },
+      resumedLogLeavesTheTailItWasHanded,
     ),
     checksCase(
       {
