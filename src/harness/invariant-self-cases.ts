@@ -13,12 +13,17 @@
 import { EventLog, type AnyEvent } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { INVARIANTS } from './invariants/index.ts';
 import type { Invariant } from './invariants/invariant.ts';
 import { toolPairing } from './invariants/invariant-06-tool-pairing.ts';
 import { sideEffectsOnce } from './invariants/invariant-13-side-effects-once.ts';
 import { secretsNeverLeave } from './invariants/invariant-15-secrets-never-leave.ts';
 import { parseScenario } from './scenario/load.ts';
+import { runPassed, summarize } from '../report/results.ts';
+import { runCases } from './runner.ts';
+import { scenarioCase } from './scenario-case.ts';
 import { runScenario, type ScenarioRun } from './second-host.ts';
+import { EMPTY_REGISTRY } from './world/agent-under-test.ts';
 
 const FILE = 'src/harness/invariant-self-cases.ts';
 const SECRET = 'vault-token-Q7vLm2Xc9RtB4nZp';
@@ -91,10 +96,82 @@ async function holdsAndCatches(invariant: Invariant, tampers: readonly Tamper[])
   return checks;
 }
 
+/**
+ * A case fails when any one of its checks fails, however many pass beside it (outside probe 43, F2: with the
+ * verdict taken from `some` check passing instead of `every`, the bundled run passed 1986 of 2151 and a scenario
+ * expecting the wrong outcome passed): scenario cases run as every bundled scenario runs, and contract cases of
+ * mixed checks, through the gate's own runner.
+ */
+async function failingCheckFailsItsCase(): Promise<CheckResult[]> {
+  const scenario = (id: string, outcome: string) => ({
+    id,
+    file: `${id}.yaml`,
+    scenario: parseScenario(
+      `name: the gate's own check (${id})\nprovider:\n  script:\n    - reply: ORD-1001 was delivered on Monday.\ninbox:\n  - say: Where is ORD-1001?\nexpect:\n  outcome: ${outcome}\n`,
+      `${id}.yaml`,
+    ),
+  });
+  const context = { registry: EMPTY_REGISTRY, invariants: INVARIANTS };
+  const check = (name: string, passed: boolean): CheckResult => ({ name, passed, message: passed ? 'holds' : 'planted to fail' });
+  const mixed = (id: string, checks: readonly CheckResult[]) => checksCase({ id, title: id, file: FILE }, () => checks);
+  const expected: Record<string, 'passed' | 'failed'> = {
+    'scenario:expects-the-wrong-outcome': 'failed',
+    'scenario:expects-the-right-outcome': 'passed',
+    'mixed:one-failing-last': 'failed',
+    'mixed:one-failing-first': 'failed',
+    'mixed:all-passing': 'passed',
+  };
+  const results = await runCases(
+    [
+      scenarioCase(scenario('expects-the-wrong-outcome', 'failed{max_steps}'), context),
+      scenarioCase(scenario('expects-the-right-outcome', 'replied'), context),
+      mixed('mixed:one-failing-last', [check('a', true), check('b', true), check('c', false)]),
+      mixed('mixed:one-failing-first', [check('a', false), check('b', true)]),
+      mixed('mixed:all-passing', [check('a', true), check('b', true)]),
+    ],
+    { seed: 1, concurrency: 1 },
+  );
+  const checks: CheckResult[] = results.map((r) => ({
+    name: `${r.id} ${expected[r.id]}`,
+    passed: r.status === expected[r.id],
+    message: `${r.status}: ${r.checks.map((c) => `${c.name} ${c.passed ? 'passed' : 'failed'}`).join(', ')}`,
+    expected: expected[r.id],
+    actual: r.status,
+  }));
+  // The wrong-outcome case fails on that check alone: the others beside it pass (so "some check passed" would pass it).
+  const wrong = results.find((r) => r.id === 'scenario:expects-the-wrong-outcome');
+  const failing = wrong?.checks.filter((c) => !c.passed).map((c) => c.name) ?? [];
+  checks.push({
+    name: 'the wrong outcome is the one failing check, beside passing ones',
+    passed: failing.length === 1 && failing[0] === 'outcome' && (wrong?.checks.some((c) => c.passed) ?? false),
+    message: `failing: ${failing.join(', ') || 'none'}`,
+  });
+  const summary = summarize(results);
+  checks.push({
+    name: 'the run of them counts 3 failed and has not passed',
+    passed: summary.failed === 3 && summary.passed === 2 && !runPassed({ summary }),
+    message: `${summary.passed} passed, ${summary.failed} failed; run passed: ${runPassed({ summary })}`,
+  });
+  return checks;
+}
+
 const started = (run: ScenarioRun, name: string) => run.log.events.find((e) => e.type === 'tool.started' && (e.payload as { name?: unknown }).name === name);
 
 export function invariantSelfCases(): Case[] {
   return [
+    {
+      id: 'contract:invariant-self/a-failing-check-fails-its-case',
+      kind: 'contract',
+      title:
+        "the gate's own verdict: a case with one failing check fails, beside passing ones (a scenario expecting the wrong outcome, contract cases of mixed checks), and the run counts it",
+      file: FILE,
+      // Its own verdict is not taken from `statusFromChecks`, the function it checks: counted here, check by check.
+      run: async () => {
+        const checks = await failingCheckFailsItsCase();
+        const failing = checks.filter((c) => !c.passed).length;
+        return { status: failing === 0 ? 'passed' : 'failed', outcome: 'checked', checks };
+      },
+    },
     checksCase(
       {
         id: 'contract:invariant-self/side-effects-once',
