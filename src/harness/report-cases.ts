@@ -454,6 +454,13 @@ async function baselineReportsEveryRegression(): Promise<CheckResult[]> {
   ] as const;
   for (const [report, shown, failedMark] of marks)
     checks.push({ name: `${report} marks the run with regressions failed`, passed: failedMark(shown), message: `shows ${JSON.stringify(shown)}` });
+  // The exit code of `run` and `merge-reports` is `runPassed`'s (outside probe 43, F5: `run` kept its own test and exited 0
+  // on such a run while every report said FAILED).
+  checks.push({
+    name: 'the run with regressions did not pass (runPassed: the exit code of run and merge-reports)',
+    passed: !runPassed(onlyRegressions),
+    message: `runPassed: ${runPassed(onlyRegressions)}`,
+  });
   // Each kind's suite counts its skipped cases, as a CI dashboard reads them (probe 31, R2: a per-kind count of 0 passed).
   const skippedNow: CaseResult = {
     ...now[now.length - 1]!,
