@@ -20,6 +20,8 @@ import { cellLabel } from '../state-tables/loop-table.ts';
 import { caseIdRoot, loadConfig } from './config/load-config.ts';
 import { loadSuiteScenarios, suiteInvariants, type SuiteContext } from './harness/suites.ts';
 import { caseSeed, type Case } from './harness/cases.ts';
+import { runCases } from './harness/runner.ts';
+import { compareVerdicts, notSelected, readVerdictsFile, type PinnedVerdicts, type VerdictDifference } from './report/peer-verdicts.ts';
 import { contextFromOptions, type ScenarioFileOptions } from './harness/scenario-file.ts';
 import { scenarioCases } from './harness/scenario-case.ts';
 import { DEFAULT_HOSTS } from './harness/suite-context.ts';
@@ -34,6 +36,11 @@ export interface DescribeScenariosOptions extends ScenarioFileOptions {
   readonly paths?: readonly string[];
   /** The config file (default: loopgate.config.ts found upward from the working directory). Ignored when `agents` are given. */
   readonly config?: string;
+  /**
+   * Judge a peer loop (the config's `loop:`) against its pinned verdicts (the config's `verdicts:`), as `loopgate run`
+   * does: a case failing exactly as pinned passes, one that differs fails naming how. Default true (`--no-verdicts`: false).
+   */
+  readonly verdicts?: boolean;
 }
 
 /**
@@ -46,11 +53,24 @@ export interface DescribeScenariosOptions extends ScenarioFileOptions {
 export function describeScenarios(title: string, options: DescribeScenariosOptions | readonly string[] = {}, legacy: ScenarioFileOptions = {}): void {
   const opts: DescribeScenariosOptions = Array.isArray(options) ? { ...legacy, paths: options } : (options as DescribeScenariosOptions);
   describe(title, async () => {
-    const cases = await scenarioCasesFor(opts);
+    const { cases, pinned } = await suiteCases(opts);
     let checked = 0;
     let skipped = 0;
     for (const c of cases) {
       it(c.id.slice('scenario:'.length), async (test) => {
+        if (pinned) {
+          // As `loopgate run` judges it: the case's result as the runner reports it (redacted), against its pin.
+          const [result] = await runCases([c], { seed: opts.seed ?? 1, concurrency: 1 });
+          const differences = compareVerdicts(pinned.verdicts, [result!], false);
+          expect(differences.map(differenceLine), `${c.title}: differs from the pinned verdicts in ${pinned.file}`).toEqual([]);
+          if (result!.status === 'skipped') {
+            skipped += 1;
+            test.skip(`${result!.skipReason ?? 'skipped'} (as pinned)`);
+            return;
+          }
+          checked += 1;
+          return;
+        }
         const outcome = await c.run({ seed: caseSeed(opts.seed ?? 1, c.seedId ?? c.id) });
         if (outcome.status === 'skipped') {
           skipped += 1;
@@ -62,6 +82,15 @@ export function describeScenarios(title: string, options: DescribeScenariosOptio
         expect(failing, `${c.title}\n${failing.join('\n')}`).toEqual([]);
       });
     }
+    // The whole suite, as a whole `loopgate run`: a pinned case no longer in it (renamed or gone) is a difference.
+    if (pinned && opts.paths === undefined)
+      it('(loopgate) every pinned case is in the suite', () => {
+        const gone = notSelected(
+          pinned.verdicts,
+          cases.map((c) => c.id),
+        );
+        expect(gone.map(differenceLine), `pinned in ${pinned.file} but not in the suite`).toEqual([]);
+      });
     // As `loopgate run`: a gate that checked nothing (every case skipped) has not passed (review of stop 51).
     if (cases.length > 0)
       it('(loopgate) something was checked', () => {
@@ -70,9 +99,29 @@ export function describeScenarios(title: string, options: DescribeScenariosOptio
   });
 }
 
+function differenceLine(d: VerdictDifference): string {
+  return `${d.id} [${d.kind}] ${d.message}`;
+}
+
+/** The cases, and the peer loop's pinned verdicts when the config has them (and they are not turned off). */
+async function suiteCases(options: DescribeScenariosOptions): Promise<{ cases: readonly Case[]; pinned?: { file: string; verdicts: PinnedVerdicts } }> {
+  const suite = await suiteFor(options);
+  const cases = await casesOf(suite, options);
+  const file = suite.loop && options.verdicts !== false ? suite.verdicts?.[suite.loop.id] : undefined;
+  if (!file) return { cases };
+  const verdicts = readVerdictsFile(file);
+  if (verdicts.loop !== suite.loop!.id)
+    throw new Error(`${file}: pins the verdicts of ${verdicts.loop}, not of ${suite.loop!.id} (see verdicts: in the config)`);
+  return { cases, pinned: { file, verdicts } };
+}
+
 /** The cases `describeScenarios` makes one test each of: those `loopgate run` runs for the same config and paths. */
 export async function scenarioCasesFor(options: DescribeScenariosOptions = {}): Promise<readonly Case[]> {
-  const { context, paths, loop } = await suiteFor(options);
+  return casesOf(await suiteFor(options), options);
+}
+
+async function casesOf(suite: Suite, options: DescribeScenariosOptions): Promise<readonly Case[]> {
+  const { context, paths, loop } = suite;
   if (loop) {
     // The config's `loop:` is the loop the agent is served in: its cases, as `loopgate run` makes them.
     const { peerScenarioCase } = await import('./harness/loop-port/peer-case.ts');
@@ -85,7 +134,15 @@ export async function scenarioCasesFor(options: DescribeScenariosOptions = {}): 
   return cases;
 }
 
-async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: SuiteContext; paths: readonly string[]; loop?: LoopUnderTestFactory }> {
+interface Suite {
+  readonly context: SuiteContext;
+  readonly paths: readonly string[];
+  readonly loop?: LoopUnderTestFactory;
+  /** The config's pinned verdicts files, by loop name. */
+  readonly verdicts?: Readonly<Record<string, string>>;
+}
+
+async function suiteFor(options: DescribeScenariosOptions): Promise<Suite> {
   if (options.agents !== undefined) {
     const context = contextFromOptions(options);
     return { context, paths: (options.paths ?? ['scenarios']).map((p) => resolve(context.root, p)) };
@@ -100,7 +157,7 @@ async function suiteFor(options: DescribeScenariosOptions): Promise<{ context: S
     replies: config.replies,
   };
   const loop = await configLoop(config.loop, config.file);
-  return { context, paths: options.paths ? options.paths.map((p) => resolve(p)) : config.scenarios, ...(loop ? { loop } : {}) };
+  return { context, paths: options.paths ? options.paths.map((p) => resolve(p)) : config.scenarios, verdicts: config.verdicts, ...(loop ? { loop } : {}) };
 }
 
 /** The peer loop a config's `loop:` names (a name, or an adapter built with the user's options); none for loopgate's own. */
