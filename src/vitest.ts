@@ -56,19 +56,18 @@ export function describeScenarios(title: string, options: DescribeScenariosOptio
     const { cases, pinned } = await suiteCases(opts);
     let checked = 0;
     let skipped = 0;
+    const reported = new Map<string, string>();
     for (const c of cases) {
       it(c.id.slice('scenario:'.length), async (test) => {
         if (pinned) {
           // As `loopgate run` judges it: the case's result as the runner reports it (redacted), against its pin.
           const [result] = await runCases([c], { seed: opts.seed ?? 1, concurrency: 1 });
+          reported.set(c.id, result!.id); // as pinned: redacted with the case's secrets
+          if (result!.status === 'skipped') skipped += 1;
+          else checked += 1;
           const differences = compareVerdicts(pinned.verdicts, [result!], false);
           expect(differences.map(differenceLine), `${c.title}: differs from the pinned verdicts in ${pinned.file}`).toEqual([]);
-          if (result!.status === 'skipped') {
-            skipped += 1;
-            test.skip(`${result!.skipReason ?? 'skipped'} (as pinned)`);
-            return;
-          }
-          checked += 1;
+          if (result!.status === 'skipped') test.skip(`${result!.skipReason ?? 'skipped'} (as pinned)`);
           return;
         }
         const outcome = await c.run({ seed: caseSeed(opts.seed ?? 1, c.seedId ?? c.id) });
@@ -87,7 +86,7 @@ export function describeScenarios(title: string, options: DescribeScenariosOptio
       it('(loopgate) every pinned case is in the suite', () => {
         const gone = notSelected(
           pinned.verdicts,
-          cases.map((c) => c.id),
+          cases.map((c) => reported.get(c.id) ?? c.id),
         );
         expect(gone.map(differenceLine), `pinned in ${pinned.file} but not in the suite`).toEqual([]);
       });
@@ -109,9 +108,14 @@ async function suiteCases(options: DescribeScenariosOptions): Promise<{ cases: r
   const cases = await casesOf(suite, options);
   const file = suite.loop && options.verdicts !== false ? suite.verdicts?.[suite.loop.id] : undefined;
   if (!file) return { cases };
-  const verdicts = readVerdictsFile(file);
+  let verdicts: PinnedVerdicts;
+  try {
+    verdicts = readVerdictsFile(file);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; or judge the checks alone: describeScenarios(title, { verdicts: false })`);
+  }
   if (verdicts.loop !== suite.loop!.id)
-    throw new Error(`${file}: pins the verdicts of ${verdicts.loop}, not of ${suite.loop!.id} (see verdicts: in the config)`);
+    throw new Error(`${file}: pins the verdicts of ${verdicts.loop}, not of ${suite.loop!.id} (see verdicts: in the config; or { verdicts: false })`);
   return { cases, pinned: { file, verdicts } };
 }
 
@@ -125,7 +129,15 @@ async function casesOf(suite: Suite, options: DescribeScenariosOptions): Promise
   if (loop) {
     // The config's `loop:` is the loop the agent is served in: its cases, as `loopgate run` makes them.
     const { peerScenarioCase } = await import('./harness/loop-port/peer-case.ts');
-    const suite = { loop, registry: context.registry, invariants: context.invariants };
+    // Judged as `loopgate run` judges the config's own loop: in full, with the config's reply assertions (review of
+    // stop 52: outcomes only, so a wrong reply passed here and failed there).
+    const suite = {
+      loop,
+      registry: context.registry,
+      invariants: context.invariants,
+      judged: 'all' as const,
+      ...(context.replies ? { replies: context.replies } : {}),
+    };
     return (await loadSuiteScenarios(paths, context)).map((loaded) => peerScenarioCase(loaded, suite));
   }
   const hosts = options.host ? [options.host] : (context.hosts ?? DEFAULT_HOSTS);

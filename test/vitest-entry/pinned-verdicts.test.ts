@@ -21,6 +21,12 @@ it('passes a peer case failing exactly as pinned, and fails one that differs, na
   const at = mkdtempSync(join(dir, 'p-'));
   cpSync(join(import.meta.dirname, 'peer-loop', 'scenarios'), join(at, 'scenarios'), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(at, 'node_modules')); // the team's zod
+  // Judged in full, as run judges the config's own loop: a reply other than the one expected fails, and is pinned so
+  // (review of stop 52: describeScenarios judged outcomes only, and this case "newly passed").
+  writeFileSync(
+    join(at, 'scenarios', 'reply.yaml'),
+    'name: the reply is checked\nprovider:\n  script:\n    - reply: Restart the VPN client.\ninbox:\n  - say: VPN is down.\nexpect:\n  outcome: replied\n  reply: Something else entirely.\n',
+  );
   const config = readFileSync(join(import.meta.dirname, 'peer-loop', 'loopgate.config.ts'), 'utf8')
     .replace("'../../../src/index.ts'", JSON.stringify(join(ROOT, 'src/index.ts')))
     .replace("loop: 'ai-sdk',", "loop: 'ai-sdk',\n  verdicts: { 'ai-sdk': 'verdicts/ai-sdk.json' },");
@@ -35,6 +41,7 @@ it('passes a peer case failing exactly as pinned, and fails one that differs, na
   const file = join(at, 'verdicts', 'ai-sdk.json');
   const pinned = JSON.parse(readFileSync(file, 'utf8'));
   expect(pinned.cases['scenario:scenarios/step-limit'].status).toBe('failed');
+  expect(pinned.cases['scenario:scenarios/reply'].status).toBe('failed');
 
   const vitest = () => node([join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', at, '--dir', at], at);
   const asPinned = vitest();
@@ -47,4 +54,7 @@ it('passes a peer case failing exactly as pinned, and fails one that differs, na
   const differs = vitest();
   expect(differs.status, differs.stdout).toBe(1);
   expect(differs.stdout + differs.stderr).toMatch(/newly fails/);
+  // One difference, one failed test: the case still counts as checked.
+  expect(differs.stdout).toMatch(/1 failed/);
+  expect(differs.stdout + differs.stderr).not.toMatch(/nothing was checked/);
 }, 300_000);
