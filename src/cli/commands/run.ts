@@ -343,7 +343,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   const emptyShard = cases.length === 0 && shard !== undefined && grepped.length > 0;
   if (emptyShard)
     io.err(
-      `loopgate: nothing was checked: shard ${args.shard} is empty: ${grepped.length} case${grepped.length === 1 ? '' : 's'} over ${shard.total} shards (its empty results are written for merge-reports)\n`,
+      `loopgate: nothing was checked: shard ${args.shard} is empty: ${grepped.length} case${grepped.length === 1 ? '' : 's'} over ${shard.total} shards${reporters.includes('json') ? ' (its empty results are written for merge-reports)' : ''}\n`,
     );
   if (cases.length === 0 && !emptyShard) {
     // A gate that checked nothing has not passed.
