@@ -20,7 +20,7 @@ import { cellLabel } from '../state-tables/loop-table.ts';
 import { caseIdRoot, loadConfig } from './config/load-config.ts';
 import { loadSuiteScenarios, suiteInvariants, type SuiteContext } from './harness/suites.ts';
 import { caseSeed, type Case } from './harness/cases.ts';
-import { runCases } from './harness/runner.ts';
+import { reportedId, runCases } from './harness/runner.ts';
 import { compareVerdicts, notSelected, readVerdictsFile, type PinnedVerdicts, type VerdictDifference } from './report/peer-verdicts.ts';
 import { contextFromOptions, type ScenarioFileOptions } from './harness/scenario-file.ts';
 import { scenarioCases } from './harness/scenario-case.ts';
@@ -58,7 +58,7 @@ export function describeScenarios(title: string, options: DescribeScenariosOptio
     let skipped = 0;
     const reported = new Map<string, string>();
     for (const c of cases) {
-      it(c.id.slice('scenario:'.length), async (test) => {
+      it(reportedId(c).slice('scenario:'.length), async (test) => {
         if (pinned) {
           // As `loopgate run` judges it: the case's result as the runner reports it (redacted), against its pin.
           const [result] = await runCases([c], { seed: opts.seed ?? 1, concurrency: 1 });
@@ -86,7 +86,7 @@ export function describeScenarios(title: string, options: DescribeScenariosOptio
       it('(loopgate) every pinned case is in the suite', () => {
         const gone = notSelected(
           pinned.verdicts,
-          cases.map((c) => reported.get(c.id) ?? c.id),
+          cases.map((c) => reported.get(c.id) ?? reportedId(c)),
         );
         expect(gone.map(differenceLine), `pinned in ${pinned.file} but not in the suite`).toEqual([]);
       });

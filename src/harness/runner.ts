@@ -63,6 +63,14 @@ export async function runCases(cases: readonly Case[], options: RunOptions): Pro
   return results;
 }
 
+/**
+ * A case's id as its result reports it: redacted with the secrets known before it runs. What a suite is counted by
+ * (its digest, the pinned cases it still selects), so shards and pins of a case named after a secret match its result.
+ */
+export function reportedId(c: Pick<Case, 'id' | 'secrets'>): string {
+  return c.secrets?.length ? reportRedactor(c.secrets)(c.id) : c.id;
+}
+
 /** The first failing check, and the names of the others (an invariant broken beside a failed expectation is worth reading). */
 function failureLine(first: CheckResult, checks: readonly CheckResult[]): string {
   const others = [...new Set(checks.filter((check) => !check.passed && check !== first).map((check) => check.name))].filter((name) => name !== first.name);

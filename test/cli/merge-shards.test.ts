@@ -5,7 +5,7 @@
  * --grep, paths or --config) are refused, naming both (probe 19, F1: merged as a
  * passing run with half of each suite never run).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,5 +73,23 @@ describe('merge-reports over more shards than cases', () => {
     );
     expect(merged.status, merged.stderr).toBe(EXIT.passed);
     expect(JSON.parse(readFileSync(join(dir, 'many-merged', 'results.json'), 'utf8')).summary.total).toBe(suite.cases);
+  });
+});
+
+describe('merge-reports of shards whose case ids hold a secret', () => {
+  it('merges them: the suite is counted by the ids as reported, redacted (review of stop 52: exit 2, "cut short or edited")', async () => {
+    const hello = (secret?: string) =>
+      `name: hello\n${secret ? `secrets: ['${secret}']\n` : ''}provider:\n  script:\n    - reply: Hi.\ninbox:\n  - say: Hello.\nexpect:\n  outcome: replied\n`;
+    mkdirSync(join(dir, 'secret-ids'));
+    writeFileSync(join(dir, 'secret-ids', 'pin-hunter2-pass.yaml'), hello('hunter2-pass'));
+    writeFileSync(join(dir, 'secret-ids', 'plain.yaml'), hello());
+    const runs = [];
+    for (const i of [1, 2])
+      runs.push(await loopgate(['run', 'secret-ids', '--host', 'loop', '--shard', `${i}/2`, '--reporter', 'json', '--out', `secret-${i}`], dir));
+    for (const r of runs) expect(r.status, r.stderr).toBe(EXIT.passed);
+    const ids = [1, 2].flatMap((i) => JSON.parse(readFileSync(join(dir, `secret-${i}`, 'results.json'), 'utf8')).cases.map((c: { id: string }) => c.id));
+    expect(ids.join(' ')).not.toContain('hunter2-pass');
+    const merged = await loopgate(['merge-reports', 'secret-1', 'secret-2', '--out', 'secret-merged', '--reporter', 'json'], dir);
+    expect(merged.status, merged.stderr).toBe(EXIT.passed);
   });
 });

@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { Case } from '../../harness/cases.ts';
 import { RegexTimeoutError } from '../../harness/bounded-regex.ts';
-import { runCases, selectCases } from '../../harness/runner.ts';
+import { reportedId, runCases, selectCases } from '../../harness/runner.ts';
 import { defaultCases, loadSuiteScenarios, scenarioCasesFrom, suiteInvariants, type SuiteContext } from '../../harness/suites.ts';
 import type { LiveOptions } from '../../harness/live.ts';
 import { HOST_MODES, type HostMode } from '../../harness/scenario/schema.ts';
@@ -401,7 +401,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     durationMs: finishedAt.getTime() - startedAt.getTime(),
     seed: args.seed,
     ...(shard ? { shard } : {}),
-    suite: { config: suiteConfig(config), cases: grepped.length, digest: suiteDigest(grepped.map((c) => c.id)) },
+    suite: { config: suiteConfig(config), cases: grepped.length, digest: suiteDigest(grepped.map(reportedId)) },
     summary: summarize(results),
     cases: results,
   };
@@ -413,12 +413,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     const differences = compareVerdicts(pinned, results, !partial);
     // A shard of the whole suite: shard 1 tells the pinned cases the suite no longer selects, once for the merge.
     if (shard?.index === 1 && !(args.paths !== undefined && args.paths.length > 0) && grep === undefined)
-      differences.push(
-        ...notSelected(
-          pinned,
-          grepped.map((c) => c.id),
-        ),
-      );
+      differences.push(...notSelected(pinned, grepped.map(reportedId)));
     runResults = { ...runResults, verdicts: { file: relative(process.cwd(), verdictsFile!) || verdictsFile!, differences } };
   }
 
