@@ -20,6 +20,7 @@ import { AgentLoop, CancelScope, defineTool, EventLog, loopDeps, raceAbort, type
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
+import { refundThenCancel } from './world/refund-then-cancel.ts';
 
 const label = (o: { kind: string; by?: string; reason?: string } | undefined): string =>
   o === undefined ? 'no outcome' : o.kind === 'cancelled' ? `cancelled{${o.by}}` : o.kind === 'failed' ? `failed{${o.reason}}` : o.kind;
@@ -324,35 +325,7 @@ async function scopeCancelledWithoutAReasonNamesTheSource(): Promise<CheckResult
 async function callNotStartedClosedNotRunSaysCallItAgain(): Promise<CheckResult[]> {
   const clock = new VirtualClock();
   const log = new EventLog(clock);
-  const loop: { current?: AgentLoop } = {};
-  const agent: Agent = {
-    tools: [
-      defineTool({
-        name: 'issue_refund',
-        description: 'Refund an order.',
-        input: z.object({ order: z.string() }),
-        sideEffect: 'STATEFUL',
-        run: () => {
-          loop.current?.cancel('user'); // the user cancels while the refund runs
-          return { ok: true };
-        },
-      }),
-      defineTool({
-        name: 'send_receipt',
-        description: 'Send a receipt.',
-        input: z.object({ order: z.string() }),
-        sideEffect: 'STATEFUL',
-        run: () => ({ ok: true }),
-      }),
-    ],
-  };
-  const model = new ScriptedModelClient(
-    [toolUse([call('refund', 'issue_refund', { order: 'A1' }), call('receipt', 'send_receipt', { order: 'A1' })]), reply('Done.')],
-    { clock },
-  );
-  loop.current = new AgentLoop(loopDeps({ log, model, agent, clock }));
-  loop.current.send('Refund A1 and send the receipt.', { id: 'ask' });
-  const [result] = await loop.current.drain();
+  const [result] = await refundThenCancel(log, clock).drain();
   const receipt = log.events.find((e) => e.type === 'tool.result' && (e.payload as { callId?: string }).callId === 'receipt');
   const error = (receipt?.payload as { error?: unknown } | undefined)?.error;
   const want = JSON.stringify({

@@ -35,6 +35,7 @@ import {
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
+import { refundThenCancel } from './world/refund-then-cancel.ts';
 
 const LOG_SECRET = 'pk_team_LogOnly7Qx2Zr9Vb3NmK8';
 const AGENT_SECRET = 'sk_live_AgentOnly4eC39HqLyjWD';
@@ -285,35 +286,7 @@ async function closeFailingRedactorReturnsWhatTheLogReturns(): Promise<CheckResu
     return text;
   };
   const log = new EventLog(clock, [], { redact });
-  const loop: { current?: AgentLoop } = {};
-  const agent: Agent = {
-    tools: [
-      defineTool({
-        name: 'issue_refund',
-        description: 'Refund an order.',
-        input: z.object({ order: z.string() }),
-        sideEffect: 'STATEFUL',
-        run: () => {
-          loop.current?.cancel('user'); // the user cancels while the refund runs
-          return { ok: true };
-        },
-      }),
-      defineTool({
-        name: 'send_receipt',
-        description: 'Send a receipt.',
-        input: z.object({ order: z.string() }),
-        sideEffect: 'STATEFUL',
-        run: () => ({ ok: true }),
-      }),
-    ],
-  };
-  const model = new ScriptedModelClient(
-    [toolUse([call('refund', 'issue_refund', { order: 'A1' }), call('receipt', 'send_receipt', { order: 'A1' })]), reply('Done.')],
-    { clock },
-  );
-  loop.current = new AgentLoop(loopDeps({ log, model, agent }));
-  loop.current.send('Refund A1 and send the receipt.', { id: 'ask' });
-  const [result] = await loop.current.drain();
+  const [result] = await refundThenCancel(log, clock).drain();
   const outcome = result === undefined ? 'no result' : JSON.stringify(result.outcome);
   const detail = result?.outcome.kind === 'failed' ? result.outcome.detail : undefined;
   const closedByFallback = detail?.startsWith('closing the turn failed: ') === true;
