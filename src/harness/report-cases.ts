@@ -657,6 +657,45 @@ function nothingCheckedIsNoPass(): CheckResult[] {
   ];
 }
 
+/**
+ * Shards run side by side: their merge took from the first shard's start to the last one's finish, whatever order the
+ * files are given in (plant probe of stop 52: the finishes sorted the wrong way round gave the earliest finish, a
+ * duration too short in every report, and no case of the gate merged shards of different times).
+ */
+function mergedShardsSpanTheRun(): CheckResult[] {
+  const results = fixture();
+  const half = Math.ceil(results.cases.length / 2);
+  const shard = (cases: readonly CaseResult[], index: number, startedAt: string, finishedAt: string): RunResults => ({
+    ...results,
+    cases,
+    summary: summarize(cases),
+    shard: { index, total: 2 },
+    startedAt,
+    finishedAt,
+    durationMs: Date.parse(finishedAt) - Date.parse(startedAt),
+  });
+  const one = shard(results.cases.slice(0, half), 1, '2026-06-01T10:00:01.000Z', '2026-06-01T10:00:04.000Z');
+  const two = shard(results.cases.slice(half), 2, '2026-06-01T10:00:00.500Z', '2026-06-01T10:00:03.000Z');
+  const want = { startedAt: '2026-06-01T10:00:00.500Z', finishedAt: '2026-06-01T10:00:04.000Z', durationMs: 3500 };
+  return [
+    [one, two],
+    [two, one],
+  ].map(([a, b], i) => {
+    const merged = mergeResults([
+      { source: `shard-${a!.shard!.index}/results.json`, results: a! },
+      { source: `shard-${b!.shard!.index}/results.json`, results: b! },
+    ]);
+    const got = { startedAt: merged.startedAt, finishedAt: merged.finishedAt, durationMs: merged.durationMs };
+    return {
+      name: `merged ${i === 0 ? 'in shard order' : 'in reverse order'}: from the first start to the last finish`,
+      passed: JSON.stringify(got) === JSON.stringify(want),
+      message: JSON.stringify(got),
+      expected: JSON.stringify(want),
+      actual: JSON.stringify(got),
+    };
+  });
+}
+
 export function reportCases(): Case[] {
   return [
     checksCase(
@@ -666,6 +705,14 @@ export function reportCases(): Case[] {
         file: 'src/harness/report-cases.ts',
       },
       nothingCheckedIsNoPass,
+    ),
+    checksCase(
+      {
+        id: 'contract:report/merged-shards-span-the-run',
+        title: 'report: shards run side by side merge into one run from the first start to the last finish, in either order given',
+        file: 'src/harness/report-cases.ts',
+      },
+      mergedShardsSpanTheRun,
     ),
     checksCase(
       {
