@@ -12,6 +12,7 @@ import { runPassed, type CheckResult } from '../report/results.ts';
 import { INVARIANTS, notApplicable } from '../harness/invariants/index.ts';
 import { parseScenario } from '../harness/scenario/load.ts';
 import { runScenario } from '../harness/second-host.ts';
+import { minimizeScenario } from './minimize.ts';
 import { fuzzResults } from './report.ts';
 import { runFuzz } from './run-fuzz.ts';
 import { FAMILIES, tallyDrawn, undrawn } from './drawn.ts';
@@ -161,8 +162,39 @@ async function tooShortASearchChecksNothing(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * The last pass over a counterexample removes every inbox entry the failure does not need, the first as well as the
+ * last (plant probe of stop 52: the loop over entries stopping before index 0 kept a first message no failure needed,
+ * and nothing in the gate noticed — pass and fail are the same, the counterexample only larger). A failure that needs
+ * the middle message and every provider step: what is left is that message alone.
+ */
+async function minimizerDropsEveryUnneededMessage(): Promise<CheckResult[]> {
+  const scenario = parseScenario(
+    'name: m\nprovider:\n  script:\n    - reply: Hi.\n    - reply: Done.\ninbox:\n  - say: Hello there.\n  - say: Refund ORD-1.\n  - say: Thanks.\nexpect:\n  outcome: replied\n',
+    'minimize.yaml',
+  );
+  const steps = scenario.provider.script.length;
+  const { scenario: left } = await minimizeScenario(
+    scenario,
+    async (candidate) => candidate.inbox.some((entry) => JSON.stringify(entry).includes('Refund ORD-1')) && candidate.provider.script.length === steps,
+  );
+  const inbox = JSON.stringify(left.inbox);
+  const want = JSON.stringify([{ say: 'Refund ORD-1.' }]);
+  return [
+    { name: 'the messages the failure does not need are gone, the first and the last', passed: inbox === want, message: inbox, expected: want, actual: inbox },
+  ];
+}
+
 export function fuzzContractCases(): Case[] {
   return [
+    checksCase(
+      {
+        id: 'contract:fuzz/minimizer-drops-every-unneeded-message',
+        title: "fuzz: the counterexample's last shrinking pass removes every inbox message the failure does not need, the first as well as the last",
+        file: FILE,
+      },
+      minimizerDropsEveryUnneededMessage,
+    ),
     checksCase(
       {
         id: 'contract:fuzz/too-short-a-search-checks-nothing',
