@@ -45,84 +45,56 @@ describe.each(['ai-sdk', 'openai-agents'])('loopgate run --loop %s on the bundle
   }, 300_000);
 });
 
-// Review of stop 51: a run whose every case was skipped recorded its verdicts and exited 0, while its reports said
-// FAILED, nothing was checked.
-it('--update-verdicts on a run that checked nothing records nothing and exits 1', () => {
-  const project = mkdtempSync(join(out, 'nothing-'));
+/** A team project of one scenario whose config pins the AI SDK's verdicts in v.json; `--update-verdicts` run in it. */
+function recordVerdicts(name: string, scenario: string, reporters: readonly string[] = []) {
+  const project = mkdtempSync(join(out, `${name}-`));
   mkdirSync(join(project, 'scenarios'));
   writeFileSync(
     join(project, 'loopgate.config.ts'),
     `import { defineConfig } from ${JSON.stringify(join(ROOT, 'src/index.ts'))};\nexport default defineConfig({ agents: { a: () => ({ system: 'You help.' }) }, scenarios: ['scenarios'], verdicts: { 'ai-sdk': 'v.json' } });\n`,
   );
-  writeFileSync(join(project, 'scenarios', 'live.yaml'), 'name: a live one\nlive: { passRate: 0.6 }\ninbox:\n  - say: Hello.\nexpect:\n  outcome: replied\n');
+  writeFileSync(join(project, 'scenarios', `${name}.yaml`), scenario);
+  const config = join(project, 'loopgate.config.ts');
+  const reporter = reporters.length > 0 ? ['--reporter', ...reporters] : [];
   const r = spawnSync(
     process.execPath,
-    [
-      join(ROOT, 'bin/loopgate.js'),
-      'run',
-      '--config',
-      join(project, 'loopgate.config.ts'),
-      '--loop',
-      'ai-sdk',
-      '--update-verdicts',
-      '--out',
-      join(project, 'out'),
-    ],
+    [join(ROOT, 'bin/loopgate.js'), 'run', '--config', config, '--loop', 'ai-sdk', '--update-verdicts', ...reporter, '--out', join(project, 'out')],
     { cwd: project, env: { ...process.env, CI: '' }, encoding: 'utf8', timeout: 120_000 },
   );
+  return { project, status: r.status, stderr: r.stderr };
+}
+
+// Review of stop 51: a run whose every case was skipped recorded its verdicts and exited 0, while its reports said
+// FAILED, nothing was checked.
+it('--update-verdicts on a run that checked nothing records nothing and exits 1', () => {
+  const r = recordVerdicts('live', 'name: a live one\nlive: { passRate: 0.6 }\ninbox:\n  - say: Hello.\nexpect:\n  outcome: replied\n');
   expect(r.status, r.stderr).toBe(1);
   expect(r.stderr).toMatch(/loopgate: nothing was checked: all 1 case\(s\) were skipped; no verdicts recorded/);
-  expect(existsSync(join(project, 'v.json'))).toBe(false);
+  expect(existsSync(join(r.project, 'v.json'))).toBe(false);
 }, 150_000);
 
 // Review of stop 52: --update-verdicts exited 0 (recorded) while that run's reports said FAILED for the peer's
 // documented failures; they now judge the run against what it recorded, as the next run will be judged.
 it('--update-verdicts: the reports of the run it records say it passed as pinned, as its exit code does', () => {
-  const project = mkdtempSync(join(out, 'record-'));
-  mkdirSync(join(project, 'scenarios'));
-  writeFileSync(
-    join(project, 'loopgate.config.ts'),
-    `import { defineConfig } from ${JSON.stringify(join(ROOT, 'src/index.ts'))};\nexport default defineConfig({ agents: { a: () => ({ system: 'You help.' }) }, scenarios: ['scenarios'], verdicts: { 'ai-sdk': 'v.json' } });\n`,
-  );
-  writeFileSync(
-    join(project, 'scenarios', 'limit.yaml'),
-    [
-      'name: the model keeps searching until the step limit stops the turn',
-      'config: { maxSteps: 2 }',
-      'tools:',
-      '  - { name: search_kb, description: Search., sideEffect: NONE, behaviour: [{ return: { hits: [] } }] }',
-      'provider:',
-      '  script:',
-      '    - tool_use: [{ id: s1, name: search_kb, args: { query: vpn } }]',
-      '    - tool_use: [{ id: s2, name: search_kb, args: { query: vpn2 } }]',
-      '    - reply: never asked',
-      'inbox:',
-      '  - say: VPN is down.',
-      'expect:',
-      '  outcome: "failed{max_steps}"',
-      '',
-    ].join('\n'),
-  );
-  const r = spawnSync(
-    process.execPath,
-    [
-      join(ROOT, 'bin/loopgate.js'),
-      'run',
-      '--config',
-      join(project, 'loopgate.config.ts'),
-      '--loop',
-      'ai-sdk',
-      '--update-verdicts',
-      '--reporter',
-      'json',
-      'markdown',
-      '--out',
-      join(project, 'out'),
-    ],
-    { cwd: project, env: { ...process.env, CI: '' }, encoding: 'utf8', timeout: 120_000 },
-  );
+  const limit = [
+    'name: the model keeps searching until the step limit stops the turn',
+    'config: { maxSteps: 2 }',
+    'tools:',
+    '  - { name: search_kb, description: Search., sideEffect: NONE, behaviour: [{ return: { hits: [] } }] }',
+    'provider:',
+    '  script:',
+    '    - tool_use: [{ id: s1, name: search_kb, args: { query: vpn } }]',
+    '    - tool_use: [{ id: s2, name: search_kb, args: { query: vpn2 } }]',
+    '    - reply: never asked',
+    'inbox:',
+    '  - say: VPN is down.',
+    'expect:',
+    '  outcome: "failed{max_steps}"',
+    '',
+  ].join('\n');
+  const r = recordVerdicts('limit', limit, ['json', 'markdown']);
   expect(r.status, r.stderr).toBe(0);
-  expect(JSON.parse(readFileSync(join(project, 'v.json'), 'utf8')).summary.failed).toBe(1);
-  expect(readFileSync(join(project, 'out', 'summary.md'), 'utf8').split('\n')[0]).toMatch(/^## ✅ /);
-  expect(JSON.parse(readFileSync(join(project, 'out', 'results.json'), 'utf8')).verdicts.differences).toEqual([]);
+  expect(JSON.parse(readFileSync(join(r.project, 'v.json'), 'utf8')).summary.failed).toBe(1);
+  expect(readFileSync(join(r.project, 'out', 'summary.md'), 'utf8').split('\n')[0]).toMatch(/^## ✅ /);
+  expect(JSON.parse(readFileSync(join(r.project, 'out', 'results.json'), 'utf8')).verdicts.differences).toEqual([]);
 }, 150_000);
