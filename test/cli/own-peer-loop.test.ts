@@ -5,7 +5,8 @@
  * it is when `--loop` compares another loop with the bundled suite's exact
  * lines. And the config's parts of that loop are never dropped silently: a
  * misspelled glue, the team's own `onStepFinish`, an AI SDK tool setting the
- * gate cannot carry (probe 25: F1, F2, F3, F5, F6).
+ * gate cannot carry (probe 25: F1, F2, F3, F5, F6). A tool that needs approval is
+ * asked about in loopgate's loop and skipped, named, in the SDK's.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,11 +211,36 @@ describe("a team's own AI SDK loop", () => {
     expect(readFileSync(log, 'utf8')).toBe('step\nstep\n');
   });
 
-  it('an AI SDK tool setting the gate cannot carry (needsApproval) is exit 2 naming the tool, never dropped', async () => {
-    const dir = project({ refund: 'needsApproval: true, execute: async ({ id }) => ({ refunded: id })', scenarios: { right: RIGHT } });
+  it('an AI SDK tool setting the gate cannot carry (toModelOutput) is exit 2 naming the tool, never dropped', async () => {
+    const dir = project({
+      refund: "toModelOutput: () => ({ type: 'text', value: 'done' }), execute: async ({ id }) => ({ refunded: id })",
+      scenarios: { right: RIGHT },
+    });
     const got = await loopgate(['run', '--reporter', 'console', '--out', join(dir, 'reports')], dir);
     expect(got.status, got.stdout).toBe(2);
-    expect(got.stderr).toMatch(/issue_refund.*needsApproval/);
+    expect(got.stderr).toMatch(/issue_refund.*toModelOutput/);
+  });
+
+  it("a tool that needs approval: loopgate's loop asks the scenario's approver; the AI SDK loop skips the case naming it", async () => {
+    const approved = `${REFUND}approver: { answers: [approve] }\nexpect:\n  outcome: replied\n  executions: { issue_refund: 1 }\n  policy: [{ tool: issue_refund, decision: allow, by: approver }]\n`;
+    const denied = `${REFUND}expect:\n  outcome: replied\n  executions: { issue_refund: 0 }\n  policy: [{ tool: issue_refund, decision: deny, by: default }]\n`;
+    const dir = project({ refund: 'needsApproval: true, execute: async ({ id }) => ({ refunded: id })', scenarios: { approved, denied } });
+    const out = join(dir, 'reports');
+    const inLoopgate = await loopgate(['run', '--loop', 'loopgate', '--reporter', 'console', '--out', out], dir);
+    expect(inLoopgate.status, `${inLoopgate.stdout}\n${inLoopgate.stderr}`).toBe(0);
+    expect(inLoopgate.stdout).toMatch(/4 cases, 4 passed, 0 failed/);
+    // Nothing the AI SDK loop can run: both skipped, named, and nothing checked is exit 1.
+    const inSdk = await loopgate(['run', '--reporter', 'console,json', '--out', out], dir);
+    expect(inSdk.status, `${inSdk.stdout}\n${inSdk.stderr}`).toBe(1);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { cases: { id: string; status: string; skipReason?: string }[] };
+    expect(results.cases.map((c) => [c.id, c.status, c.skipReason])).toEqual([
+      ['scenario:scenarios/approved', 'skipped', 'ai-sdk has no approver (a human approver asked by the policy)'],
+      [
+        'scenario:scenarios/denied',
+        'skipped',
+        "ai-sdk has no policy (a layered tool policy (allow, deny, ask)): the agent's own — its policy decides issue_refund: ask (rule issue_refund.needsApproval)",
+      ],
+    ]);
   });
 
   it("gives the tools the agent's context (the AI SDK's experimental_context) in every loop, and refuses it where it never reaches them", async () => {

@@ -10,7 +10,7 @@
  */
 import type { ToolSet } from 'ai';
 import type { z } from 'zod';
-import type { AgentFactory, AnyToolDeclaration, SideEffect } from '../../kernel/index.ts';
+import type { AgentFactory, AnyToolDeclaration, PolicyRule, SideEffect } from '../../kernel/index.ts';
 import { sdkCallContext } from './call-context.ts';
 
 export interface AiSdkAgentOptions {
@@ -37,7 +37,6 @@ export interface AiSdkAgentOptions {
 
 /** AI SDK tool settings the gate does not run as the SDK would: refused by name. */
 const UNCARRIED: readonly (readonly [string, string])[] = [
-  ['needsApproval', 'the AI SDK holds the call for approval'],
   ['toModelOutput', 'the model is shown what it returns instead of the result'],
   ['onInputStart', 'called as the call streams in'],
   ['onInputDelta', 'called as the call streams in'],
@@ -52,14 +51,46 @@ async function lastValue(result: unknown): Promise<unknown> {
   return last;
 }
 
+/**
+ * A tool's `needsApproval` as the ask rule of the agent's policy (`<tool>.needsApproval`): `true` asks about every
+ * call, a function about the calls it answers truthy for (as the SDK reads it), with the call's arguments and the
+ * agent's context — so loopgate's loop and host put to the approver exactly the calls the SDK would hold, and a
+ * "no" (or no approver) runs nothing. The policy decides each call at once: an async function, whose promise it
+ * could never await, is refused naming it; a function that throws, or answers a promise all the same, asks.
+ */
+function approvalRule(name: string, needsApproval: unknown, context: unknown): PolicyRule[] {
+  if (needsApproval === undefined || needsApproval === false) return [];
+  const rule = { id: `${name}.needsApproval`, tools: [name], decision: 'ask' as const, reason: `${name} needs approval (needsApproval)` };
+  if (needsApproval === true) return [rule];
+  if (typeof needsApproval !== 'function')
+    throw new Error(`aiSdkAgent: tool ${name}'s needsApproval must be true, false or a function of the call's input, got ${typeof needsApproval}`);
+  if (needsApproval.constructor?.name === 'AsyncFunction')
+    throw new Error(
+      `aiSdkAgent: tool ${name}'s needsApproval is an async function: loopgate's policy decides each call at once and never awaits a promise; give a function that answers a boolean at once (({ order }) => order.startsWith('VIP')), or true`,
+    );
+  const asks = needsApproval as (input: unknown, options: { toolCallId: string; messages: []; experimental_context: unknown }) => unknown;
+  return [
+    {
+      ...rule,
+      when: (args) => {
+        const answer = asks(args, { toolCallId: '', messages: [], experimental_context: context });
+        // A promise is left to the policy, which asks (an error never opens a door); anything else is read as the SDK reads it.
+        return typeof (answer as { then?: unknown } | null)?.then === 'function' ? (answer as never) : Boolean(answer);
+      },
+    },
+  ];
+}
+
 export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
   return async () => {
     const tools = await options.tools();
     for (const name of Object.keys(options.sideEffects ?? {}))
       if (!(name in tools)) throw new Error(`aiSdkAgent: sideEffects names ${name}, which is not one of the tools (${Object.keys(tools).join(', ')})`);
+    const asks = Object.entries(tools).flatMap(([name, t]) => approvalRule(name, (t as { needsApproval?: unknown }).needsApproval, options.context));
     return {
       ...(options.system !== undefined ? { system: options.system } : {}),
       ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
+      ...(asks.length > 0 ? { policy: { rules: asks } } : {}),
       tools: Object.entries(tools).map(([name, t]): AnyToolDeclaration => {
         const input = t.inputSchema as unknown as z.ZodType;
         if (typeof (input as { safeParse?: unknown })?.safeParse !== 'function')
@@ -67,7 +98,7 @@ export function aiSdkAgent(options: AiSdkAgentOptions): AgentFactory {
         const execute = t.execute;
         if (typeof execute !== 'function') throw new Error(`aiSdkAgent: tool ${name} has no execute: a tool the app runs itself cannot be gated`);
         // Settings that change what runs or what the model is shown: the gate would certify another agent than the
-        // one that ships (a refund production holds for approval, run at once), so each is refused, never dropped.
+        // one that ships (a model shown a summary in production, the raw result in the gate), so each is refused, never dropped.
         for (const [key, what] of UNCARRIED) {
           const value = (t as Record<string, unknown>)[key];
           if (value !== undefined && value !== false)

@@ -13,10 +13,12 @@
  *   violate, exactly (outside probe 31, F6: a notice glue that named only the
  *   calls that returned passed everything shipped).
  * - `agent/<row>`: `aiSdkAgent` refusing what the gate cannot carry (a tool's
- *   `needsApproval`, in either form, its input callbacks, `toModelOutput`), a
- *   `sideEffects` entry naming no tool, and accepting a plain agent (outside
- *   probe 31, F7: refusing only `needsApproval: true` let a conditional
- *   approval through unsaid).
+ *   input callbacks, `toModelOutput`, an async `needsApproval`), a `sideEffects`
+ *   entry naming no tool, and accepting a plain agent; a tool's `needsApproval`
+ *   (true, or a function of its input) asking the case's approver about exactly
+ *   the calls the SDK would hold in loopgate's loop, and skipping such a case,
+ *   named, in the AI SDK's (before, it was refused: a team with a human in the
+ *   loop could gate nothing).
  * - `loop/<row>`: what `aiSdkLoop` does with a team's own config (log-only
  *   expectations not judged, options refused by name, the timeout's clock).
  * - `tool-loop-agent/<row>`: an AI SDK 6 `ToolLoopAgent` gated as it ships —
@@ -27,6 +29,7 @@
  * `ai` is an optional peer: without it every case is skipped, saying so.
  */
 import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { ToolSet } from 'ai';
 import { z } from 'zod';
 import { outcomeLabel, type Agent, type AgentFactory, type AnyToolDeclaration } from '../../kernel/index.ts';
 import type { Case, CaseOutcome } from '../../harness/cases.ts';
@@ -34,6 +37,9 @@ import { statusFromChecks } from '../../harness/cases.ts';
 import { checkInvariants } from '../../harness/invariants/index.ts';
 import { checkPeerExpectations } from '../../harness/loop-port/peer-expectations.ts';
 import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
+import { peerSkipReason } from '../../harness/loop-port/peer-case.ts';
+import { runScenario } from '../../harness/second-host.ts';
+import { turnOutcomes } from '../../harness/checks/expectations.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
@@ -190,6 +196,9 @@ const toolRuns = { count: 0 };
 const REFUSED_SETTING = (setting: string, what: string) =>
   `aiSdkAgent: tool issue_refund sets ${setting} (${what}), which loopgate cannot carry into the gate: remove it from the tool the gate builds`;
 
+const ASYNC_APPROVAL =
+  "aiSdkAgent: tool issue_refund's needsApproval is an async function: loopgate's policy decides each call at once and never awaits a promise; give a function that answers a boolean at once (({ order }) => order.startsWith('VIP')), or true";
+
 /** aiSdkAgent's refusals: each row's options, and the line it is refused with (undefined: accepted). */
 const AGENT_ROWS: readonly { readonly id: string; readonly title: string; readonly options: Parameters<typeof aiSdkAgent>[0]; readonly refused?: string }[] = [
   {
@@ -198,16 +207,20 @@ const AGENT_ROWS: readonly { readonly id: string; readonly title: string; readon
     options: { tools: () => ({ issue_refund: sdkTool({ needsApproval: false }), lookup_order: sdkTool() }), sideEffects: { issue_refund: 'STATEFUL' } },
   },
   {
-    id: 'needs-approval-refused',
-    title: 'a tool that always needs approval is refused naming it',
-    options: { tools: () => ({ issue_refund: sdkTool({ needsApproval: true }) }) },
-    refused: REFUSED_SETTING('needsApproval', 'the AI SDK holds the call for approval'),
+    id: 'accepted/needs-approval-true',
+    title: "a tool that always needs approval is accepted (its calls asked of the approver in loopgate's loop)",
+    options: { tools: () => ({ issue_refund: sdkTool({ needsApproval: true }) }), sideEffects: { issue_refund: 'STATEFUL' } },
   },
   {
-    id: 'conditional-approval-refused',
-    title: 'a tool whose approval depends on its arguments (needsApproval a function) is refused naming it',
+    id: 'accepted/needs-approval-by-its-arguments',
+    title: 'a tool whose approval depends on its arguments, answered at once (a function returning a boolean), is accepted',
+    options: { tools: () => ({ issue_refund: sdkTool({ needsApproval: ({ order }: { order: string }) => order.startsWith('VIP') }) }) },
+  },
+  {
+    id: 'async-approval-refused',
+    title: 'a tool whose approval is an async function is refused naming it (a policy decides each call at once)',
     options: { tools: () => ({ issue_refund: sdkTool({ needsApproval: async ({ order }: { order: string }) => order.startsWith('VIP') }) }) },
-    refused: REFUSED_SETTING('needsApproval', 'the AI SDK holds the call for approval'),
+    refused: ASYNC_APPROVAL,
   },
   {
     id: 'to-model-output-refused',
@@ -254,6 +267,85 @@ function agentCase(row: (typeof AGENT_ROWS)[number]): Case {
     },
   };
 }
+
+/** Refunds of the orders given, one per step, with the approver's answers (none: no approver). */
+const approvalScenario = (answers: string, calls: readonly string[]) =>
+  parseScenario(
+    `name: refunds an approver may hold
+${answers === '' ? '' : `approver: { answers: [${answers}] }\n`}provider:
+  script:
+${calls.map((order, i) => `    - tool_use: [{ id: r${i + 1}, name: issue_refund, args: { order: ${order} } }]`).join('\n')}
+    - reply: Done.
+inbox:
+  - say: Refund my orders.
+expect:
+  outcome: replied
+`,
+    `${FILE}#approval`,
+  );
+
+/**
+ * A tool's `needsApproval` (true, or answered at once from its arguments) becomes an ask rule of the agent's policy:
+ * in loopgate's loop the case's approver is asked about exactly the calls the SDK would hold, a "no" runs nothing;
+ * a peer loop that carries no approval skips a case whose script calls such a tool, naming it (and runs one whose
+ * calls need none). Before, every such agent was refused, and a team with a human in the loop could gate nothing.
+ */
+const APPROVAL_CASE: Case = {
+  id: 'contract:ai-sdk/agent/needs-approval-asks-the-approver',
+  kind: 'contract',
+  title:
+    "aiSdkAgent: a tool's needsApproval asks the case's approver in loopgate's loop, about the calls the SDK would hold; a peer without approval skips such a case",
+  file: FILE,
+  run: async ({ seed }) => {
+    const runs = { count: 0 };
+    const refund = (needsApproval: unknown): ToolSet[string] =>
+      ({
+        description: 'Refund an order.',
+        inputSchema: z.object({ order: z.string() }),
+        execute: async ({ order }: { order: string }) => {
+          runs.count++;
+          return { refunded: order };
+        },
+        needsApproval,
+      }) as never;
+    const registry = (needsApproval: unknown) => ({
+      agents: new Map([['shop', aiSdkAgent({ tools: () => ({ issue_refund: refund(needsApproval) }), sideEffects: { issue_refund: 'STATEFUL' } })]]),
+      defaultAgent: 'shop',
+    });
+    const vip = ({ order }: { order: string }) => order.startsWith('VIP');
+    const decisions = (run: Awaited<ReturnType<typeof runScenario>>) =>
+      run.log.events
+        .filter((e) => e.type === 'policy.decision')
+        .map((e) => `${(e.payload as { decision: string }).decision} by ${(e.payload as { by: string }).by}`)
+        .join(', ');
+    const checks: CheckResult[] = [];
+    const rows: readonly [string, unknown, string, readonly string[], string, number][] = [
+      ['by its arguments, the approver says no', vip, 'deny', ['VIP-1', 'ORD-2'], 'deny by approver, allow by default', 1],
+      ['by its arguments, the approver says yes', vip, 'approve', ['VIP-1', 'ORD-2'], 'allow by approver, allow by default', 2],
+      ['always, the approver says no', true, 'deny', ['ORD-2'], 'deny by approver', 0],
+      ['false: never asked', false, 'deny', ['VIP-1'], 'allow by default', 1],
+    ];
+    for (const [name, needsApproval, answer, orders, want, ran] of rows) {
+      const before = runs.count;
+      const run = await runScenario(approvalScenario(answer, orders), { seed, agents: registry(needsApproval) });
+      const got = `${decisions(run)}; ${runs.count - before} refund(s) ran; ${turnOutcomes(run).join(', ')}`;
+      const expected = `${want}; ${ran} refund(s) ran; replied`;
+      checks.push({ name: `loopgate's loop, needsApproval ${name}`, passed: got === expected, message: got, expected, actual: got });
+    }
+    if (installedVersion('ai') === 'not installed') return { status: statusFromChecks(checks), outcome: 'checked', checks };
+    const { aiSdkLoop } = await import('./adapter.ts');
+    const suite = (needsApproval: unknown) => ({ loop: aiSdkLoop(), registry: registry(needsApproval), invariants: [] });
+    const held = await peerSkipReason(approvalScenario('', ['VIP-1']), suite(vip));
+    checks.push({
+      name: 'the AI SDK loop skips a case calling a tool it would hold, naming the tool and its needsApproval',
+      passed: /^ai-sdk has no policy .*its policy decides issue_refund: ask \(rule issue_refund\.needsApproval\)/.test(held ?? ''),
+      message: held ?? '(not skipped)',
+    });
+    const free = await peerSkipReason(approvalScenario('', ['ORD-2']), suite(vip));
+    checks.push({ name: 'the AI SDK loop runs a case whose calls need no approval', passed: free === undefined, message: free ?? '(runs)' });
+    return { status: statusFromChecks(checks), outcome: 'checked', checks };
+  },
+};
 
 /** A lookup the team's own loop runs, answered after `latencyMs` of virtual time. */
 const lookupScenario = (latencyMs: number, expect: string) =>
@@ -1049,5 +1141,5 @@ expect:
 
 /** Every `contract:ai-sdk/…` case, in a fixed order. */
 export function aiSdkContractCases(): Case[] {
-  return [...CLAIMS.map(glueCase), ...AGENT_ROWS.map(agentCase), ...LOOP_ROWS, ...TOOL_LOOP_ROWS];
+  return [...CLAIMS.map(glueCase), ...AGENT_ROWS.map(agentCase), APPROVAL_CASE, ...LOOP_ROWS, ...TOOL_LOOP_ROWS];
 }
