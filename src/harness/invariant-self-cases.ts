@@ -7,7 +7,7 @@
  * a secret looked for only in the log) would pass every case and certify
  * nothing (probe 21, F9). Here each of the invariants a release leans on most —
  * side effects run once (13), secrets never leave (15), calls paired with
- * their results (6) — is given a real run of the loop, on which it must hold,
+ * their results (6), a call the stream cut never kept — is given a real run of the loop, on which it must hold,
  * and the same run tampered to break exactly its rule, on which it must say so.
  */
 import { EventLog, type AnyEvent } from '../kernel/index.ts';
@@ -15,6 +15,7 @@ import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { INVARIANTS } from './invariants/index.ts';
 import type { Invariant } from './invariants/invariant.ts';
+import { cutCallsNeverKept } from './invariants/cut-calls-never-kept.ts';
 import { toolPairing } from './invariants/invariant-06-tool-pairing.ts';
 import { sideEffectsOnce } from './invariants/invariant-13-side-effects-once.ts';
 import { secretsNeverLeave } from './invariants/invariant-15-secrets-never-leave.ts';
@@ -50,6 +51,37 @@ inbox:
 expect: {}
 `;
 
+/** A refund whose first answer the stream cuts inside its arguments (the call `call_cut`), then the refund whole. */
+const CUT_REFUND = `
+name: a refund cut inside its arguments, then sent whole, for the gate's own checks
+tools:
+  - name: issue_refund
+    description: Refund an order.
+    sideEffect: STATEFUL
+    behaviour: [{ return: { refunded: 120 } }]
+config: { retry: { jitter: 0 } }
+provider:
+  script:
+    - error: { kind: network, midStream: tool_args }
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 120 } }]
+    - reply: ORD-1001 is refunded.
+inbox:
+  - say: Please refund ORD-1001.
+expect: {}
+`;
+
+/** The run with `call` added to the last assistant message of request `i` (0-based), or as a new one at its end. */
+function sendsBack(run: ScenarioRun, i: number, call: { id: string; name: string; args: unknown }): ScenarioRun {
+  return {
+    ...run,
+    requests: run.requests.map((request, j) =>
+      j === i
+        ? { ...request, messages: [...request.messages, { role: 'assistant', content: [{ type: 'tool_call', ...call }] } as (typeof request.messages)[number]] }
+        : request,
+    ),
+  };
+}
+
 /** The run with its log replaced by `events` (stored events, as a reopened store hands them back). */
 function withEvents(run: ScenarioRun, events: readonly AnyEvent[]): ScenarioRun {
   return { ...run, log: new EventLog({ now: () => 0 }, events) };
@@ -68,8 +100,8 @@ interface Tamper {
   readonly says: RegExp;
 }
 
-async function holdsAndCatches(invariant: Invariant, tampers: readonly Tamper[]): Promise<CheckResult[]> {
-  const run = await runScenario(parseScenario(REFUND, 'invariant-self.yaml'), { seed: 1 });
+async function holdsAndCatches(invariant: Invariant, tampers: readonly Tamper[], scenario: string = REFUND): Promise<CheckResult[]> {
+  const run = await runScenario(parseScenario(scenario, 'invariant-self.yaml'), { seed: 1 });
   const clean = await invariant.check(run, {});
   const checks: CheckResult[] = [
     {
@@ -217,6 +249,33 @@ export function invariantSelfCases(): Case[] {
             says: /secret/,
           },
         ]),
+    ),
+    checksCase(
+      {
+        id: 'contract:invariant-self/cut-calls-never-kept',
+        title:
+          "the gate's own check: a call the stream cut inside its arguments holds on a real run, and is caught sent back in any request (the last too), or run",
+        file: FILE,
+      },
+      // Outside probe 44, P12: checking every request but the last passed the gate (the history check caught a kept
+      // cut call, but not a loop that sends one in its last request and stores a clean history).
+      () =>
+        holdsAndCatches(
+          cutCallsNeverKept,
+          [
+            ...[0, 1, 2].map((i) => ({
+              breaks: `the cut call sent back in request ${i + 1} of 3${i === 2 ? ' (the last)' : ''}`,
+              run: (run: ScenarioRun) => sendsBack(run, i, { id: 'call_cut', name: 'issue_refund', args: {} }),
+              says: new RegExp(`^request ${i + 1} sends the model back the call the stream cut inside its arguments: issue_refund#call_cut \\{\\}`),
+            })),
+            {
+              breaks: 'the cut call run',
+              run: (run) => ({ ...run, executionsByCall: new Map([...run.executionsByCall, ['call_cut', 1]]) }),
+              says: /^the call the stream cut inside its arguments \(call_cut\) ran 1 time\(s\)/,
+            },
+          ],
+          CUT_REFUND,
+        ),
     ),
     checksCase(
       {
