@@ -10,12 +10,18 @@
  * their results (6), a call the stream cut never kept — is given a real run of the loop, on which it must hold,
  * and the same run tampered to break exactly its rule, on which it must say so.
  */
-import { EventLog, type AnyEvent } from '../kernel/index.ts';
+import { EventLog, type AnyEvent, type Message } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
-import { INVARIANTS } from './invariants/index.ts';
+import { checkInvariants, INVARIANTS } from './invariants/index.ts';
 import type { Invariant } from './invariants/invariant.ts';
 import { cutCallsNeverKept } from './invariants/cut-calls-never-kept.ts';
+import { turnsClosedOnce } from './invariants/invariant-04-turns-closed-once.ts';
+import { repliesComeFromTheModel } from './invariants/replies-come-from-the-model.ts';
+import { runPeerScenario } from './loop-port/peer-host.ts';
+import type { PeerRun } from './loop-port/peer-run.ts';
+import type { LoopUnderTestFactory } from './loop-port/peer-world.ts';
+import type { TurnReport } from './loop-port/port.ts';
 import { toolPairing } from './invariants/invariant-06-tool-pairing.ts';
 import { sideEffectsOnce } from './invariants/invariant-13-side-effects-once.ts';
 import { secretsNeverLeave } from './invariants/invariant-15-secrets-never-leave.ts';
@@ -50,6 +56,113 @@ inbox:
   - say: Please refund ORD-1001.
 expect: {}
 `;
+
+/**
+ * A hand-written loop, as a team writes one behind the port ("call the model, run the tools, repeat"): the run the
+ * invariants judge from outside a loop (`checkObservable`), which only `--loop` and a team's own `loop:` reach —
+ * checked here in the default gate, so a weakened outside view fails `loopgate run` too (outside probe 44, P13).
+ */
+const HAND_WRITTEN: LoopUnderTestFactory = {
+  id: 'hand-written',
+  version: 'hand-written 1.0.0',
+  capabilities: { supports: [], history: 'session', time: 'patched-timers' },
+  create: (world) => {
+    const history: Message[] = [];
+    return {
+      runTurn: async ({ turn, text, signal }): Promise<TurnReport> => {
+        history.push({ role: 'user', content: [{ type: 'text', text }] });
+        for (let step = 1; step <= world.maxSteps; step++) {
+          const answer = await world.model.call({ model: 'm', system: world.system, messages: [...history], tools: [], maxTokens: world.maxTokens, signal });
+          if (answer.type !== 'tool_use') {
+            const reply = answer.type === 'reply' ? answer.text : undefined;
+            if (reply === undefined)
+              return {
+                turn,
+                outcome: { kind: 'failed', reason: 'provider_unavailable' },
+                ending: { kind: 'resolved' },
+                steps: step,
+                usage: { inputTokens: 0, outputTokens: 0 },
+              };
+            history.push({ role: 'assistant', content: [{ type: 'text', text: reply }] });
+            return {
+              turn,
+              outcome: { kind: 'replied' },
+              ending: { kind: 'resolved', finishReason: 'stop' },
+              reply,
+              steps: step,
+              usage: { inputTokens: 1, outputTokens: 1 },
+            };
+          }
+          history.push({ role: 'assistant', content: answer.content });
+          const results = [];
+          for (const call of answer.calls) {
+            const output = await world.tools.find((t) => t.name === call.name)!.run(call.args, { callId: call.id, signal });
+            results.push({ type: 'tool_result' as const, callId: call.id, status: 'ok' as const, content: JSON.stringify(output) });
+          }
+          history.push({ role: 'user', content: results });
+        }
+        return {
+          turn,
+          outcome: { kind: 'failed', reason: 'max_steps' },
+          ending: { kind: 'resolved' },
+          steps: world.maxSteps,
+          usage: { inputTokens: 1, outputTokens: 1 },
+        };
+      },
+      persistedHistory: () => [...history],
+      traces: () => [],
+    };
+  },
+};
+
+/** REFUND with a refund that returns no secret: what a hand-written loop that redacts nothing may keep. */
+const REFUND_OUTSIDE = REFUND.replace(`behaviour: [{ return: { refunded: 120, token: '${SECRET}' } }]`, 'behaviour: [{ return: { refunded: 120 } }]');
+
+interface OutsideTamper {
+  readonly breaks: string;
+  readonly run: (run: PeerRun) => PeerRun;
+  readonly says: RegExp;
+}
+
+/** `holdsAndCatches` from outside a loop: the invariant's outside view holds on the hand-written loop's run, and catches each tamper. */
+async function holdsAndCatchesFromOutside(invariant: Invariant, tampers: readonly OutsideTamper[]): Promise<CheckResult[]> {
+  const run = await runPeerScenario(parseScenario(REFUND_OUTSIDE, 'invariant-self-outside.yaml'), HAND_WRITTEN, { seed: 1 });
+  // Judged as the gate judges a peer's run (checkInvariants: its outside view, unless it says it cannot judge).
+  const verdict = async (r: PeerRun) => {
+    const [c] = await checkInvariants(r, [invariant]);
+    return c === undefined || c.passed ? (c?.message.startsWith('not judged') ? c.message : undefined) : c.message;
+  };
+  const clean = await verdict(run);
+  const checks: CheckResult[] = [
+    {
+      name: `${invariant.id} holds on a hand-written loop's run, judged from outside`,
+      passed: clean === undefined && run.thrown === undefined && run.reports.map((r) => r.outcome.kind).join() === 'replied',
+      message: clean ?? (run.thrown ? `the run threw: ${String(run.thrown)}` : `holds (${run.reports.map((r) => r.outcome.kind).join(', ')})`),
+    },
+  ];
+  for (const tamper of tampers) {
+    let said: string | undefined;
+    try {
+      said = await verdict(tamper.run(run));
+    } catch (error) {
+      said = `threw: ${(error as Error).message}`;
+    }
+    checks.push({
+      name: `${invariant.id} catches from outside ${tamper.breaks}`,
+      passed: said !== undefined && tamper.says.test(said),
+      message: said === undefined ? 'it holds on the tampered run' : said.slice(0, 200),
+      expected: String(tamper.says),
+      actual: said === undefined ? 'holds' : said.slice(0, 200),
+    });
+  }
+  return checks;
+}
+
+/** The run with its last persisted history changed by `edit`. */
+const lastHistory = (run: PeerRun, edit: (history: readonly Message[]) => readonly Message[]): PeerRun => ({
+  ...run,
+  histories: run.histories.map((h, i) => (i === run.histories.length - 1 ? edit(h) : h)),
+});
 
 /** A refund whose first answer the stream cuts inside its arguments (the call `call_cut`), then the refund whole. */
 const CUT_REFUND = `
@@ -276,6 +389,71 @@ export function invariantSelfCases(): Case[] {
           ],
           CUT_REFUND,
         ),
+    ),
+    checksCase(
+      {
+        id: 'contract:invariant-self/from-outside',
+        title:
+          "the gate's own check from outside a loop: on a hand-written loop's run, invariants 13, 15, 6 and 4 and replies-come-from-the-model hold, and each catches its rule broken",
+        file: FILE,
+        secrets: [SECRET],
+      },
+      async () => [
+        ...(await holdsAndCatchesFromOutside(sideEffectsOnce, [
+          {
+            breaks: 'a STATEFUL body run twice for one call',
+            run: (run) => ({ ...run, toolRuns: [...run.toolRuns, ...run.toolRuns.filter((t) => t.name === 'issue_refund')] }),
+            says: /^issue_refund \(STATEFUL\) ran 2 times for call refund/,
+          },
+        ])),
+        ...(await holdsAndCatchesFromOutside(secretsNeverLeave, [
+          {
+            breaks: 'the secret kept in the history',
+            run: (run) => lastHistory(run, (h) => [...h, { role: 'assistant', content: [{ type: 'text', text: `Your token is ${SECRET}.` }] }]),
+            says: /can be read back from the persisted history$/,
+          },
+          {
+            breaks: "the secret in a turn's reply",
+            run: (run) => ({ ...run, reports: run.reports.map((r) => ({ ...r, reply: `Your token is ${SECRET}.` })) }),
+            says: /can be read back from the turn replies$/,
+          },
+        ])),
+        ...(await holdsAndCatchesFromOutside(toolPairing, [
+          {
+            breaks: 'a call kept without its result',
+            run: (run) =>
+              lastHistory(run, (h) =>
+                h
+                  .map((m) =>
+                    m.role === 'user' && Array.isArray(m.content)
+                      ? { ...m, content: m.content.filter((b) => !(b.type === 'tool_result' && b.callId === 'look')) }
+                      : m,
+                  )
+                  .filter((m) => !Array.isArray(m.content) || m.content.length > 0),
+              ),
+            says: /^the persisted history at the end, message \d+: .*look/,
+          },
+        ])),
+        ...(await holdsAndCatchesFromOutside(turnsClosedOnce, [
+          {
+            breaks: 'a turn reported twice',
+            run: (run) => ({ ...run, reports: [...run.reports, ...run.reports] }),
+            says: /^a turn was reported twice: \[0,0\]/,
+          },
+          {
+            breaks: 'a message that ended no turn',
+            run: (run) => ({ ...run, reports: [] }),
+            says: /^1 message\(s\) were sent, 0 turn\(s\) ended/,
+          },
+        ])),
+        ...(await holdsAndCatchesFromOutside(repliesComeFromTheModel, [
+          {
+            breaks: 'a reply the loop made up',
+            run: (run) => ({ ...run, reports: run.reports.map((r) => ({ ...r, reply: 'Refunded, and a voucher too.' })) }),
+            says: /^turn 0 replied "Refunded, and a voucher too\.", which no model call of the case returned/,
+          },
+        ])),
+      ],
     ),
     checksCase(
       {
