@@ -15,6 +15,7 @@ import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { checkInvariants, INVARIANTS } from './invariants/index.ts';
 import type { Invariant } from './invariants/invariant.ts';
+import { approverAnswersFollowed } from './invariants/approver-answers-followed.ts';
 import { cutCallsNeverKept } from './invariants/cut-calls-never-kept.ts';
 import { turnsClosedOnce } from './invariants/invariant-04-turns-closed-once.ts';
 import { repliesComeFromTheModel } from './invariants/replies-come-from-the-model.ts';
@@ -65,7 +66,8 @@ expect: {}
 const HAND_WRITTEN: LoopUnderTestFactory = {
   id: 'hand-written',
   version: 'hand-written 1.0.0',
-  capabilities: { supports: [], history: 'session', time: 'patched-timers' },
+  // It asks the case's approver, where there is one, before any tool that changes something.
+  capabilities: { supports: ['approver'], history: 'session', time: 'patched-timers' },
   create: (world) => {
     const history: Message[] = [];
     return {
@@ -96,7 +98,14 @@ const HAND_WRITTEN: LoopUnderTestFactory = {
           history.push({ role: 'assistant', content: answer.content });
           const results = [];
           for (const call of answer.calls) {
-            const output = await world.tools.find((t) => t.name === call.name)!.run(call.args, { callId: call.id, signal });
+            const tool = world.tools.find((t) => t.name === call.name)!;
+            const asked = world.approver && tool.sideEffect !== 'NONE';
+            const request = { callId: call.id, tool: call.name, args: call.args, sideEffect: tool.sideEffect, reason: 'it changes something' };
+            if (asked && (await world.approver!.approve(request, signal).catch(() => 'deny')) !== 'approve') {
+              results.push({ type: 'tool_result' as const, callId: call.id, status: 'failed' as const, content: 'denied by the approver' });
+              continue;
+            }
+            const output = await tool.run(call.args, { callId: call.id, signal });
             results.push({ type: 'tool_result' as const, callId: call.id, status: 'ok' as const, content: JSON.stringify(output) });
           }
           history.push({ role: 'user', content: results });
@@ -394,7 +403,7 @@ export function invariantSelfCases(): Case[] {
       {
         id: 'contract:invariant-self/from-outside',
         title:
-          "the gate's own check from outside a loop: on a hand-written loop's run, invariants 13, 15, 6 and 4 and replies-come-from-the-model hold, and each catches its rule broken",
+          "the gate's own check from outside a loop: on a hand-written loop's run, invariants 13, 15, 6 and 4, approver-answers-followed and replies-come-from-the-model hold, and each catches its rule broken",
         file: FILE,
         secrets: [SECRET],
       },
@@ -444,6 +453,25 @@ export function invariantSelfCases(): Case[] {
             breaks: 'a message that ended no turn',
             run: (run) => ({ ...run, reports: [] }),
             says: /^1 message\(s\) were sent, 0 turn\(s\) ended/,
+          },
+        ])),
+        ...(await holdsAndCatchesFromOutside(approverAnswersFollowed, [
+          {
+            breaks: 'a refund the approver denied run all the same',
+            run: (run) => ({
+              ...run,
+              approvals: [
+                {
+                  callId: 'refund',
+                  tool: 'issue_refund',
+                  shown: { callId: 'refund', tool: 'issue_refund', args: {}, sideEffect: 'STATEFUL' },
+                  answer: 'deny',
+                  at: 0,
+                  askedAt: 0,
+                },
+              ],
+            }),
+            says: /^call refund \(issue_refund\): the approver answered deny, but its body ran/,
           },
         ])),
         ...(await holdsAndCatchesFromOutside(repliesComeFromTheModel, [

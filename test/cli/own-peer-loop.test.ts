@@ -221,25 +221,42 @@ describe("a team's own AI SDK loop", () => {
     expect(got.stderr).toMatch(/issue_refund.*toModelOutput/);
   });
 
-  it("a tool that needs approval: loopgate's loop asks the scenario's approver; the AI SDK loop skips the case naming it", async () => {
-    const approved = `${REFUND}approver: { answers: [approve] }\nexpect:\n  outcome: replied\n  executions: { issue_refund: 1 }\n  policy: [{ tool: issue_refund, decision: allow, by: approver }]\n`;
-    const denied = `${REFUND}expect:\n  outcome: replied\n  executions: { issue_refund: 0 }\n  policy: [{ tool: issue_refund, decision: deny, by: default }]\n`;
-    const dir = project({ refund: 'needsApproval: true, execute: async ({ id }) => ({ refunded: id })', scenarios: { approved, denied } });
+  it('a tool that needs approval asks the scenario\'s approver in both loops; a "no", or no approver, runs nothing', async () => {
+    const approved = `${REFUND}approver: { answers: [approve] }\nexpect:\n  outcome: replied\n  executions: { issue_refund: 1 }\n  reply: INV-7 is refunded.\n`;
+    const denied = `${REFUND}approver: { answers: [deny] }\nexpect:\n  outcome: replied\n  executions: { issue_refund: 0 }\n`;
+    const unanswered = `${REFUND}expect:\n  outcome: replied\n  executions: { issue_refund: 0 }\n`;
+    const dir = project({ refund: 'needsApproval: true, execute: async ({ id }) => ({ refunded: id })', scenarios: { approved, denied, unanswered } });
     const out = join(dir, 'reports');
     const inLoopgate = await loopgate(['run', '--loop', 'loopgate', '--reporter', 'console', '--out', out], dir);
     expect(inLoopgate.status, `${inLoopgate.stdout}\n${inLoopgate.stderr}`).toBe(0);
-    expect(inLoopgate.stdout).toMatch(/4 cases, 4 passed, 0 failed/);
-    // Nothing the AI SDK loop can run: both skipped, named, and nothing checked is exit 1.
+    expect(inLoopgate.stdout).toMatch(/6 cases, 6 passed, 0 failed/);
     const inSdk = await loopgate(['run', '--reporter', 'console,json', '--out', out], dir);
-    expect(inSdk.status, `${inSdk.stdout}\n${inSdk.stderr}`).toBe(1);
-    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { cases: { id: string; status: string; skipReason?: string }[] };
-    expect(results.cases.map((c) => [c.id, c.status, c.skipReason])).toEqual([
-      ['scenario:scenarios/approved', 'skipped', 'ai-sdk has no approver (a human approver asked by the policy)'],
-      [
-        'scenario:scenarios/denied',
-        'skipped',
-        "ai-sdk has no policy (a layered tool policy (allow, deny, ask)): the agent's own — its policy decides issue_refund: ask (rule issue_refund.needsApproval)",
-      ],
+    expect(inSdk.status, `${inSdk.stdout}\n${inSdk.stderr}`).toBe(0);
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as {
+      cases: { id: string; status: string; checks: { name: string; passed: boolean; message?: string }[] }[];
+    };
+    expect(results.cases.map((c) => [c.id, c.status])).toEqual([
+      ['scenario:scenarios/approved', 'passed'],
+      ['scenario:scenarios/denied', 'passed'],
+      ['scenario:scenarios/unanswered', 'passed'],
+    ]);
+    const persisted = (id: string) =>
+      results.cases
+        .find((c) => c.id === id)!
+        .checks.filter((c) => c.name.startsWith('persisted'))
+        .map((c) => c.message);
+    // What the app keeps: the call, the SDK's denied result, the reply (the approval's request and answer are the SDK's).
+    expect(persisted('scenario:scenarios/denied')).toEqual([
+      'user: Refund INV-7.',
+      'assistant: call issue_refund#r1 {"id":"INV-7"}',
+      'user: result#r1 failed: execution denied: The approver did not approve this call.',
+      'assistant: INV-7 is refunded.',
+    ]);
+    expect(persisted('scenario:scenarios/approved')).toEqual([
+      'user: Refund INV-7.',
+      'assistant: call issue_refund#r1 {"id":"INV-7"}',
+      'user: result#r1 ok: {"refunded":"INV-7"}',
+      'assistant: INV-7 is refunded.',
     ]);
   });
 

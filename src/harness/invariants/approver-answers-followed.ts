@@ -12,13 +12,27 @@
  */
 import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
-import { defineInvariant, loopgateOnly } from './invariant.ts';
+import { isPeerRun } from '../loop-port/peer-run.ts';
+import { defineInvariant } from './invariant.ts';
 
 export const approverAnswersFollowed = defineInvariant({
   id: 'approver-answers-followed',
   title: 'a decision put on the approver is the answer it gave, and a call it denied never starts',
-  appliesTo: loopgateOnly("a peer's approval hook is its own: its answers are not recorded"),
+  appliesTo: (run) =>
+    isPeerRun(run) && !run.loop.capabilities.supports.includes('approver')
+      ? `${run.loop.id}: its approval hook, if any, is its own: its answers are not recorded`
+      : undefined,
   check: (run) => followed(run),
+  // A peer that asks the case's approver (`approver` capability): what it asked is recorded around the approver, and
+  // every tool body around the tool — a call it was not told yes for never runs.
+  checkObservable: (run) => {
+    for (const a of run.approvals ?? []) {
+      if (a.answer === 'approve') continue;
+      if (run.toolRuns.some((t) => t.name === a.tool && t.callId === a.callId))
+        return `call ${a.callId} (${a.tool}): the approver answered ${a.answer}, but its body ran`;
+    }
+    return undefined;
+  },
 });
 
 /** The log's rules for decisions the approver made without a yes or a no. */

@@ -14,6 +14,7 @@
 import { evaluateRules, resolveVisibility, type Agent, type PendingMessage, type SideEffect } from '../../kernel/index.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { Capability } from './capabilities.ts';
+import { isSdkApproval } from './tool-approval.ts';
 
 export interface AgentNeed {
   readonly need: Capability;
@@ -40,7 +41,11 @@ export async function agentRequirementsOf(agent: Agent, scenario: Scenario): Pro
         .map((sideEffect) => evaluateRules(agent.policy!, { tool: call.name, sideEffect, args: call.args }))
         .find((v) => v.verdict !== 'allow');
       if (!verdict) continue;
-      add('policy', `its policy decides ${call.name}: ${verdict.verdict} (${verdict.rule === 'no_matching_rule' ? 'its default' : `rule ${verdict.rule}`})`);
+      // An SDK's own approval of its tool (needsApproval): a peer holding such calls itself carries it.
+      const rule = agent.policy.rules?.find((r) => r.id === verdict.rule);
+      if (verdict.verdict === 'ask' && isSdkApproval(rule)) add('sdk-approval', `its tool ${call.name} holds the call for approval (needsApproval)`);
+      else
+        add('policy', `its policy decides ${call.name}: ${verdict.verdict} (${verdict.rule === 'no_matching_rule' ? 'its default' : `rule ${verdict.rule}`})`);
       if (verdict.verdict === 'ask' && agent.approver) add('approver', `its approver is asked about ${call.name}`);
     }
   }

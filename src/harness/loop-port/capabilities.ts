@@ -15,6 +15,7 @@ export const CAPABILITIES = {
   policy: 'a layered tool policy (allow, deny, ask)',
   visibility: 'tool visibility layers',
   approver: 'a human approver asked by the policy',
+  'sdk-approval': "a call the agent's own tool holds for approval (the SDK's needsApproval), put to the case's approver",
   compaction: 'a compactor for context overflow',
   checkpoints: 'pre-close checkpoint hooks',
   claim: 'a claim policy deciding what a turn takes',

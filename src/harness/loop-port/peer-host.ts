@@ -54,7 +54,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     conversationId: conversation,
     loop: factory.agentLoop ?? factory.id,
   });
-  const { agent, counters } = scenarioAgent(own, scenario, {
+  const { agent, counters, approvals } = scenarioAgent(own, scenario, {
     name: agentName,
     clock,
     faults,
@@ -109,6 +109,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     maxTokens: config.maxTokens,
     retries: config.retry.immediateRetries + config.retry.backoffRetries,
     failWrites: scenario.store?.failAppends ?? [],
+    ...(agent.approver ? { approver: agent.approver } : {}),
   };
   const adapter = await factory.create(world);
   const histories: (readonly Message[])[] = [];
@@ -157,6 +158,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     executionsByCall: counters.byCall,
     toolRuns,
     cancels,
+    approvals,
     sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
     histories,
     waiting,

@@ -9,6 +9,7 @@
 import type { Message, SideEffect, TraceRecord } from '../../kernel/index.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { Fault } from '../world/fault-log.ts';
+import type { ApprovalAnswer } from '../world/recorded-approver.ts';
 import type { ProviderCall, SentRequest } from '../world/recording-model.ts';
 import type { Capabilities } from './capabilities.ts';
 import type { TurnReport } from './port.ts';
@@ -53,6 +54,8 @@ export interface PeerRun {
   readonly toolRuns: readonly ToolRun[];
   /** The cancels that reached a running turn, in order. */
   readonly cancels?: readonly DeliveredCancel[];
+  /** Every answer the case's approver gave a loop that asked it (a peer holding calls for approval), in order. */
+  readonly approvals?: readonly ApprovalAnswer[];
   readonly sideEffectLevels: ReadonlyMap<string, string>;
   /** `histories[t]`: the persisted history when turn t started; the last entry: at the end. */
   readonly histories: readonly (readonly Message[])[];

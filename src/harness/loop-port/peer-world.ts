@@ -7,7 +7,7 @@
  * never the adapter's word.
  */
 import type { z } from 'zod';
-import type { Clock, Message, ModelClient, SideEffect, TraceRecord } from '../../kernel/index.ts';
+import type { Approver, Clock, Message, ModelClient, SideEffect, TraceRecord } from '../../kernel/index.ts';
 import type { WireProvider } from '../../../providers/names.ts';
 import type { Capabilities } from './capabilities.ts';
 import type { TurnReport } from './port.ts';
@@ -42,6 +42,11 @@ export interface PeerWorld {
   readonly retries: number;
   /** The scenario's store faults: which writes (1-based) of the peer's own store fail, where it has one. */
   readonly failWrites: readonly number[];
+  /**
+   * The case's approver (the scenario's scripted one, else the agent's own), recording every answer: what a loop
+   * that holds calls for approval asks (`sdk-approval`). None: no one answers, and a held call is denied.
+   */
+  readonly approver?: Approver;
 }
 
 /** One turn to run: the user's text, its number, and the signal the harness aborts (with a PeerCancel) on cancel. */

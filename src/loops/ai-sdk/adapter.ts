@@ -1,6 +1,7 @@
 /**
  * The Vercel AI SDK's `generateText` loop (`ai` 6) behind the loop-under-test
- * port. One `generateText` call per turn, multi-step with `stopWhen:
+ * port. One `generateText` call per turn (one more after each time the SDK held
+ * calls for approval, answered by the case's approver), multi-step with `stopWhen:
  * stepCountIs(maxSteps)`, the harness's tools (the agent's own, scripted and
  * counted) as AI SDK tools, the turn's signal as `abortSignal`, telemetry into
  * a recording tracer — and the model: the scenario's script as a scripted
@@ -16,7 +17,8 @@
  */
 import { generateText, stepCountIs, tool, type GenerateTextResult, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { closestName } from '../../kernel/index.ts';
+import { closestName, type Agent } from '../../kernel/index.ts';
+import { sdkApprovals } from '../../harness/loop-port/tool-approval.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-options.ts';
@@ -28,6 +30,7 @@ import { classifyResolved, classifyThrown, endingOf } from './classify.ts';
 import { builtInGlue, GLUES, type AiSdkGlue, type AiSdkGlueFunction, type AiSdkGlueName, type AiSdkKept } from './glue.ts';
 import { fromSdkMessages, type SdkMessage } from './messages.ts';
 import { OtelRecorder } from './otel-recorder.ts';
+import type { BookSpan } from '../support/span-book.ts';
 import { scriptedLanguageModel } from './scripted-language-model.ts';
 import { wireLanguageModel } from './wire-model.ts';
 
@@ -47,7 +50,7 @@ export interface AiSdkLoopOptions {
 }
 
 export const AI_SDK_CAPABILITIES: Capabilities = {
-  supports: ['wire:anthropic', 'wire:openai-chat', 'wire:openai-responses'],
+  supports: ['wire:anthropic', 'wire:openai-chat', 'wire:openai-responses', 'approver', 'sdk-approval'],
   history: 'app-glue',
   time: 'patched-timers',
 };
@@ -228,41 +231,61 @@ class AiSdkTurns implements PeerAdapter {
   readonly #glue: AiSdkGlueFunction;
   readonly #recorder: OtelRecorder;
   readonly #tools: ToolSet;
+  readonly #world: PeerWorld;
   #kept: AiSdkKept = { history: [] };
 
   constructor(world: PeerWorld, call: TurnCall, glue: AiSdkGlueFunction) {
     this.#call = call;
     this.#glue = glue;
+    this.#world = world;
     this.#recorder = new OtelRecorder(world.clock);
-    this.#tools = Object.fromEntries(world.tools.map((t) => [t.name, asSdkTool(t)]));
+    // A tool the agent's SDK holds for approval is held here too: the SDK's own setting, handed back (tool-approval.ts).
+    const approvals = sdkApprovals(world.built as Agent);
+    this.#tools = Object.fromEntries(world.tools.map((t) => [t.name, asSdkTool(t, approvals.get(t.name))]));
   }
 
   async runTurn({ text, turn, signal }: PeerTurn): Promise<TurnReport> {
     this.#recorder.turn = turn;
     const kept = this.#kept;
-    const input: ModelMessage[] = [...kept.history, ...(kept.waiting ?? []), { role: 'user', content: text }];
+    let input: ModelMessage[] = [...kept.history, ...(kept.waiting ?? []), { role: 'user', content: text }];
     const steps: StepResult<ToolSet>[] = [];
     let report: TurnReport;
     let result: GenerateTextResult<ToolSet, never> | undefined;
     let thrown: { error: unknown } | undefined;
-    try {
-      const r = await this.#call({
+    const call = (messages: ModelMessage[]) =>
+      this.#call({
         tools: this.#tools,
-        messages: input,
+        messages,
         abortSignal: signal,
         onStepFinish: (step) => {
           steps.push(step);
         },
         experimental_telemetry: { isEnabled: true, tracer: this.#recorder.tracer, functionId: `turn:${turn}` },
       });
+    // A turn of several generateText runs is one trace: the app's turn span over them.
+    let appTurn: BookSpan | undefined;
+    try {
+      let r = await call(input);
+      const usage = { inputTokens: r.totalUsage.inputTokens ?? 0, outputTokens: r.totalUsage.outputTokens ?? 0 };
+      // Calls the SDK held for approval: the app puts each to the approver and calls generateText again with the
+      // conversation so far and the answers (the SDK's docs' pattern); the SDK then runs what was approved.
+      for (let held = approvalRequests(r); held.length > 0 && !signal.aborted; held = approvalRequests(r)) {
+        appTurn ??= this.#recorder.root = this.#recorder.book.underOne(turn, 'app.turn');
+        const answers: ApprovalResponsePart[] = [];
+        for (const request of held) answers.push(await this.#answer(request, signal)); // one at a time, in the model's order
+        input = [...input, ...r.response.messages, { role: 'tool', content: answers }];
+        r = await call(input);
+        usage.inputTokens += r.totalUsage.inputTokens ?? 0;
+        usage.outputTokens += r.totalUsage.outputTokens ?? 0;
+      }
       result = r;
       report = {
         turn,
         outcome: classifyResolved(r.finishReason, r.text),
         ending: { kind: 'resolved', finishReason: r.finishReason, ...(r.rawFinishReason ? { raw: r.rawFinishReason } : {}) },
         ...(r.text ? { reply: r.text } : {}),
-        steps: r.steps.length,
-        usage: { inputTokens: r.totalUsage.inputTokens ?? 0, outputTokens: r.totalUsage.outputTokens ?? 0 },
+        steps: steps.length,
+        usage,
       };
     } catch (error) {
       // The team's agent or config broke the gate's terms (another model chosen mid-turn): the case fails naming it.
@@ -270,8 +293,42 @@ class AiSdkTurns implements PeerAdapter {
       thrown = { error };
       report = { turn, outcome: classifyThrown(error, signal), ending: endingOf(error), steps: steps.length, usage: { inputTokens: 0, outputTokens: 0 } };
     }
+    if (appTurn) this.#recorder.book.close(appTurn, thrown ? (report.outcome.kind === 'cancelled' ? 'cancelled' : 'error') : 'ok');
+    this.#recorder.root = undefined;
     this.#kept = await this.#keep({ kept, input, steps, ...(result ? { result } : {}), ...(thrown ?? {}), cancelled: signal.aborted });
     return report;
+  }
+
+  /**
+   * The approver's answer to one held call, as the app sends it back: approved only on "approve"; a "no", an answer
+   * that is neither, an approver that throws or none at all deny it (loopgate's policy default).
+   */
+  async #answer(request: ApprovalRequestPart, signal: AbortSignal): Promise<ApprovalResponsePart> {
+    const { toolCall } = request;
+    const tool = this.#world.tools.find((t) => t.name === toolCall.toolName);
+    let approved = false;
+    if (this.#world.approver)
+      try {
+        const answer = await this.#world.approver.approve(
+          {
+            callId: toolCall.toolCallId,
+            tool: toolCall.toolName,
+            args: toolCall.input,
+            sideEffect: tool?.sideEffect ?? 'NONE',
+            reason: `${toolCall.toolName} needs approval (needsApproval)`,
+          },
+          signal,
+        );
+        approved = answer === 'approve';
+      } catch {
+        approved = false;
+      }
+    return {
+      type: 'tool-approval-response',
+      approvalId: request.approvalId,
+      approved,
+      ...(approved ? {} : { reason: this.#world.approver ? 'The approver did not approve this call.' : 'No approver answered; the call is denied.' }),
+    };
   }
 
   /** The glue's answer, checked: a glue that throws or keeps something else fails the case in one line naming it, as the app's own bug. */
@@ -326,10 +383,19 @@ function messageProblem(message: unknown): string | undefined {
   return bad >= 0 ? `content[${bad}] is not a part with a type` : undefined;
 }
 
-function asSdkTool(t: PeerTool) {
+type ApprovalRequestPart = Extract<GenerateTextResult<ToolSet, never>['content'][number], { type: 'tool-approval-request' }>;
+type ApprovalResponsePart = { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string };
+
+/** The calls a `generateText` result stopped on, held for approval. */
+function approvalRequests(result: GenerateTextResult<ToolSet, never>): ApprovalRequestPart[] {
+  return result.content.filter((part): part is ApprovalRequestPart => part.type === 'tool-approval-request');
+}
+
+function asSdkTool(t: PeerTool, needsApproval: unknown) {
   return tool({
     description: t.description,
     inputSchema: t.input,
+    ...(needsApproval !== undefined ? { needsApproval: needsApproval as never } : {}),
     // The step's context reaches the agent's own execute through the harness's wrapping (call-context.ts).
     execute: (args: unknown, { toolCallId, abortSignal, experimental_context }) =>
       sdkCallContext.run({ context: experimental_context }, () => t.run(args, { callId: toolCallId, signal: abortSignal })),

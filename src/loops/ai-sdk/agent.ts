@@ -11,6 +11,7 @@
 import type { ToolSet } from 'ai';
 import type { z } from 'zod';
 import type { AgentFactory, AnyToolDeclaration, PolicyRule, SideEffect } from '../../kernel/index.ts';
+import { markSdkApproval } from '../../harness/loop-port/tool-approval.ts';
 import { sdkCallContext } from './call-context.ts';
 
 export interface AiSdkAgentOptions {
@@ -61,7 +62,7 @@ async function lastValue(result: unknown): Promise<unknown> {
 function approvalRule(name: string, needsApproval: unknown, context: unknown): PolicyRule[] {
   if (needsApproval === undefined || needsApproval === false) return [];
   const rule = { id: `${name}.needsApproval`, tools: [name], decision: 'ask' as const, reason: `${name} needs approval (needsApproval)` };
-  if (needsApproval === true) return [rule];
+  if (needsApproval === true) return [markSdkApproval(rule, true)];
   if (typeof needsApproval !== 'function')
     throw new Error(`aiSdkAgent: tool ${name}'s needsApproval must be true, false or a function of the call's input, got ${typeof needsApproval}`);
   if (needsApproval.constructor?.name === 'AsyncFunction')
@@ -70,14 +71,17 @@ function approvalRule(name: string, needsApproval: unknown, context: unknown): P
     );
   const asks = needsApproval as (input: unknown, options: { toolCallId: string; messages: []; experimental_context: unknown }) => unknown;
   return [
-    {
-      ...rule,
-      when: (args) => {
-        const answer = asks(args, { toolCallId: '', messages: [], experimental_context: context });
-        // A promise is left to the policy, which asks (an error never opens a door); anything else is read as the SDK reads it.
-        return typeof (answer as { then?: unknown } | null)?.then === 'function' ? (answer as never) : Boolean(answer);
+    markSdkApproval(
+      {
+        ...rule,
+        when: (args: unknown) => {
+          const answer = asks(args, { toolCallId: '', messages: [], experimental_context: context });
+          // A promise is left to the policy, which asks (an error never opens a door); anything else is read as the SDK reads it.
+          return typeof (answer as { then?: unknown } | null)?.then === 'function' ? (answer as never) : Boolean(answer);
+        },
       },
-    },
+      needsApproval,
+    ),
   ];
 }
 

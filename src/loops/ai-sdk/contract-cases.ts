@@ -16,9 +16,8 @@
  *   input callbacks, `toModelOutput`, an async `needsApproval`), a `sideEffects`
  *   entry naming no tool, and accepting a plain agent; a tool's `needsApproval`
  *   (true, or a function of its input) asking the case's approver about exactly
- *   the calls the SDK would hold in loopgate's loop, and skipping such a case,
- *   named, in the AI SDK's (before, it was refused: a team with a human in the
- *   loop could gate nothing).
+ *   the calls the SDK would hold, in loopgate's loop and in the AI SDK's (before,
+ *   it was refused: a team with a human in the loop could gate nothing).
  * - `loop/<row>`: what `aiSdkLoop` does with a team's own config (log-only
  *   expectations not judged, options refused by name, the timeout's clock).
  * - `tool-loop-agent/<row>`: an AI SDK 6 `ToolLoopAgent` gated as it ships —
@@ -37,7 +36,6 @@ import { statusFromChecks } from '../../harness/cases.ts';
 import { checkInvariants } from '../../harness/invariants/index.ts';
 import { checkPeerExpectations } from '../../harness/loop-port/peer-expectations.ts';
 import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
-import { peerSkipReason } from '../../harness/loop-port/peer-case.ts';
 import { runScenario } from '../../harness/second-host.ts';
 import { turnOutcomes } from '../../harness/checks/expectations.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
@@ -285,16 +283,16 @@ expect:
   );
 
 /**
- * A tool's `needsApproval` (true, or answered at once from its arguments) becomes an ask rule of the agent's policy:
- * in loopgate's loop the case's approver is asked about exactly the calls the SDK would hold, a "no" runs nothing;
- * a peer loop that carries no approval skips a case whose script calls such a tool, naming it (and runs one whose
- * calls need none). Before, every such agent was refused, and a team with a human in the loop could gate nothing.
+ * A tool's `needsApproval` (true, or answered at once from its arguments) is asked of the case's approver about
+ * exactly the calls the SDK would hold, in both loops: in loopgate's as an ask rule of the agent's policy, in the
+ * AI SDK's as the SDK holds them (the app answering its approval requests and calling `generateText` again, as
+ * the SDK's docs show). A "no", or no approver, runs nothing. Before, every such agent was refused, and a team
+ * with a human in the loop could gate nothing.
  */
 const APPROVAL_CASE: Case = {
   id: 'contract:ai-sdk/agent/needs-approval-asks-the-approver',
   kind: 'contract',
-  title:
-    "aiSdkAgent: a tool's needsApproval asks the case's approver in loopgate's loop, about the calls the SDK would hold; a peer without approval skips such a case",
+  title: "aiSdkAgent: a tool's needsApproval asks the case's approver about the calls the SDK would hold, in loopgate's loop and in the AI SDK's",
   file: FILE,
   run: async ({ seed }) => {
     const runs = { count: 0 };
@@ -313,36 +311,48 @@ const APPROVAL_CASE: Case = {
       defaultAgent: 'shop',
     });
     const vip = ({ order }: { order: string }) => order.startsWith('VIP');
-    const decisions = (run: Awaited<ReturnType<typeof runScenario>>) =>
-      run.log.events
-        .filter((e) => e.type === 'policy.decision')
-        .map((e) => `${(e.payload as { decision: string }).decision} by ${(e.payload as { by: string }).by}`)
-        .join(', ');
-    const checks: CheckResult[] = [];
+    const asked = (approvals: readonly { tool: string; shown: { args: unknown }; answer: string }[]) =>
+      approvals.map((a) => `${a.tool} ${JSON.stringify(a.shown.args)}: ${a.answer}`).join(', ') || 'none asked';
+    // [name, needsApproval, the approver's answer ('': no approver), the orders refunded, asked, refunds that ran]
     const rows: readonly [string, unknown, string, readonly string[], string, number][] = [
-      ['by its arguments, the approver says no', vip, 'deny', ['VIP-1', 'ORD-2'], 'deny by approver, allow by default', 1],
-      ['by its arguments, the approver says yes', vip, 'approve', ['VIP-1', 'ORD-2'], 'allow by approver, allow by default', 2],
-      ['always, the approver says no', true, 'deny', ['ORD-2'], 'deny by approver', 0],
-      ['false: never asked', false, 'deny', ['VIP-1'], 'allow by default', 1],
+      ['by its arguments, the approver says no', vip, 'deny', ['VIP-1', 'ORD-2'], 'issue_refund {"order":"VIP-1"}: deny', 1],
+      ['by its arguments, the approver says yes', vip, 'approve', ['VIP-1', 'ORD-2'], 'issue_refund {"order":"VIP-1"}: approve', 2],
+      ['always, the approver says no', true, 'deny', ['ORD-2'], 'issue_refund {"order":"ORD-2"}: deny', 0],
+      ['always, no approver', true, '', ['ORD-2'], 'none asked', 0],
+      ['false: never asked', false, 'deny', ['VIP-1'], 'none asked', 1],
     ];
+    const checks: CheckResult[] = [];
+    const row = (loop: string, name: string, got: string, expected: string) =>
+      checks.push({ name: `${loop}, needsApproval ${name}`, passed: got === expected, message: got, expected, actual: got });
     for (const [name, needsApproval, answer, orders, want, ran] of rows) {
       const before = runs.count;
       const run = await runScenario(approvalScenario(answer, orders), { seed, agents: registry(needsApproval) });
-      const got = `${decisions(run)}; ${runs.count - before} refund(s) ran; ${turnOutcomes(run).join(', ')}`;
-      const expected = `${want}; ${ran} refund(s) ran; replied`;
-      checks.push({ name: `loopgate's loop, needsApproval ${name}`, passed: got === expected, message: got, expected, actual: got });
+      row(
+        "loopgate's loop",
+        name,
+        `${asked(run.approvals)}; ${runs.count - before} refund(s) ran; ${turnOutcomes(run).join(', ')}`,
+        `${want}; ${ran} refund(s) ran; replied`,
+      );
     }
     if (installedVersion('ai') === 'not installed') return { status: statusFromChecks(checks), outcome: 'checked', checks };
     const { aiSdkLoop } = await import('./adapter.ts');
-    const suite = (needsApproval: unknown) => ({ loop: aiSdkLoop(), registry: registry(needsApproval), invariants: [] });
-    const held = await peerSkipReason(approvalScenario('', ['VIP-1']), suite(vip));
-    checks.push({
-      name: 'the AI SDK loop skips a case calling a tool it would hold, naming the tool and its needsApproval',
-      passed: /^ai-sdk has no policy .*its policy decides issue_refund: ask \(rule issue_refund\.needsApproval\)/.test(held ?? ''),
-      message: held ?? '(not skipped)',
-    });
-    const free = await peerSkipReason(approvalScenario('', ['ORD-2']), suite(vip));
-    checks.push({ name: 'the AI SDK loop runs a case whose calls need no approval', passed: free === undefined, message: free ?? '(runs)' });
+    for (const [name, needsApproval, answer, orders, want, ran] of rows) {
+      const before = runs.count;
+      const run = await runPeerScenario(approvalScenario(answer, orders), aiSdkLoop(), { seed, agents: registry(needsApproval) });
+      const got = `${asked(run.approvals ?? [])}; ${runs.count - before} refund(s) ran; ${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}`;
+      row('the AI SDK loop', name, got, `${want}; ${ran} refund(s) ran; replied`);
+      if (name === 'always, the approver says no') {
+        // What the model is told of the "no": the SDK's denied result, which the next request carries.
+        const told = run.requests[1]?.messages
+          .flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
+          .find((b) => b.type === 'tool_result');
+        checks.push({
+          name: 'the AI SDK loop tells the model the denied call did not run',
+          passed: told?.type === 'tool_result' && told.status === 'failed' && told.callId === 'r1',
+          message: JSON.stringify(told) ?? 'no result in the next request',
+        });
+      }
+    }
     return { status: statusFromChecks(checks), outcome: 'checked', checks };
   },
 };

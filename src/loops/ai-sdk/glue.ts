@@ -34,7 +34,11 @@ export interface AiSdkKept {
 export interface AiSdkTurnEnd {
   /** What was kept when the turn began. */
   readonly kept: AiSdkKept;
-  /** The messages the turn sent: `kept.history`, `kept.waiting`, then the user's message. */
+  /**
+   * The messages the turn sent: `kept.history`, `kept.waiting`, then the user's message — and, where the SDK held
+   * calls for approval, what each `generateText` before the last answered, with the approver's answers (the input
+   * of the turn's last `generateText`).
+   */
   readonly input: readonly ModelMessage[];
   /** The steps that finished (`onStepFinish`), also when the turn threw. */
   readonly steps: readonly StepResult<ToolSet>[];

@@ -12,6 +12,8 @@ import type { AttributeValue, Clock, SpanKind } from '../../kernel/index.ts';
 import { SpanBook, type BookSpan } from '../support/span-book.ts';
 
 const KINDS: Readonly<Record<string, SpanKind>> = {
+  // The app's turn over several generateText runs (approvals answered between them): see AiSdkTurns.
+  'app.turn': 'turn',
   'ai.generateText': 'turn',
   'ai.streamText': 'turn',
   'ai.generateText.doGenerate': 'model_call',
@@ -25,11 +27,13 @@ export class OtelRecorder {
   readonly #active = new AsyncLocalStorage<BookSpan>();
   /** The turn whose `generateText` runs now. */
   turn = 0;
+  /** The app's span over the turn's generateText runs, where it has one (`SpanBook.underOne`): the parent of a span opened outside any. */
+  root: BookSpan | undefined;
 
   constructor(clock: Clock) {
     this.book = new SpanBook(clock, (name) => KINDS[name]);
     const start = (name: string, attributes: OtelAttributes | undefined): RecordingSpan => {
-      const parent = this.#active.getStore();
+      const parent = this.#active.getStore() ?? this.root;
       return new RecordingSpan(this.book, this.book.open(name, parent?.turn ?? this.turn, parent?.id, plain(attributes)));
     };
     const active = this.#active;

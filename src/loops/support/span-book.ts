@@ -8,7 +8,8 @@ import type { AttributeValue, Clock, SpanKind, SpanRecord, SpanStatus, TraceReco
 
 export interface BookSpan {
   readonly id: string;
-  readonly parentId: string | undefined;
+  /** Set when the span opens; only `underOne` moves a root under the span it opens over the turn. */
+  parentId: string | undefined;
   readonly turn: number;
   readonly name: string;
   readonly start: number;
@@ -42,6 +43,29 @@ export class SpanBook {
       attributes: { ...attributes },
     };
     this.#spans.push(span);
+    return span;
+  }
+
+  /**
+   * The turn's root spans put under one span `name` opened over them (from the first one's start; closed by the
+   * caller): for a turn the app ran as several runs of the peer (answering its approval requests between them),
+   * whose trace is still one turn with one root.
+   */
+  underOne(turn: number, name: string): BookSpan {
+    const roots = this.#spans.filter((s) => s.turn === turn && s.parentId === undefined);
+    const span: BookSpan = {
+      id: `s${++this.#ids}`,
+      parentId: undefined,
+      turn,
+      name,
+      start: Math.min(this.#clock.now(), ...roots.map((r) => r.start)),
+      end: undefined,
+      status: undefined,
+      attributes: {},
+    };
+    for (const root of roots) root.parentId = span.id;
+    const first = roots[0] ? this.#spans.indexOf(roots[0]) : this.#spans.length;
+    this.#spans.splice(first, 0, span);
     return span;
   }
 
