@@ -27,14 +27,14 @@ import type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld }
 import type { TurnReport } from '../../harness/loop-port/port.ts';
 import { sdkCallContext } from './call-context.ts';
 import { classifyResolved, classifyThrown, endingOf } from './classify.ts';
-import { builtInGlue, GLUES, type AiSdkGlue, type AiSdkGlueFunction, type AiSdkGlueName, type AiSdkKept } from './glue.ts';
+import { builtInGlue, GLUES, type AiSdkGlue, type AiSdkGlueFunction, type AiSdkGlueName, type AiSdkKept, type AiSdkRanCall } from './glue.ts';
 import { fromSdkMessages, type SdkMessage } from './messages.ts';
 import { OtelRecorder } from './otel-recorder.ts';
 import type { BookSpan } from '../support/span-book.ts';
 import { scriptedLanguageModel } from './scripted-language-model.ts';
 import { wireLanguageModel } from './wire-model.ts';
 
-export type { AiSdkGlue, AiSdkGlueFunction, AiSdkKept, AiSdkTurnEnd } from './glue.ts';
+export type { AiSdkGlue, AiSdkGlueFunction, AiSdkKept, AiSdkRanCall, AiSdkTurnEnd } from './glue.ts';
 
 /**
  * `generateText` options of your own (temperature, providerOptions, prepareStep, …): laid over the harness's,
@@ -70,11 +70,11 @@ export function aiSdkLoop(loop: AiSdkLoopOptions = {}): LoopUnderTestFactory {
   const own = loop.options ?? {};
   return aiSdkTurnsLoop('aiSdkLoop', `ai ${installedVersion('ai')}`, glue, async (world) => {
     const model = await caseModel(world);
-    return async (call) => {
+    return async ({ remainingSteps, ...call }) => {
       const held = heldToCaseModel('aiSdkLoop', model, own.prepareStep ?? own.experimental_prepareStep);
       try {
         return await generateText({
-          stopWhen: stepCountIs(world.maxSteps),
+          stopWhen: stepCountIs(remainingSteps),
           maxOutputTokens: world.maxTokens,
           maxRetries: world.retries,
           ...own,
@@ -142,6 +142,8 @@ export async function caseModel(world: PeerWorld): Promise<LanguageModelV3> {
 /** What the harness gives each turn's call: the conversation, the turn's signal, the case's tools, its step hook and telemetry. */
 export interface HarnessCall {
   readonly messages: ModelMessage[];
+  /** The steps left of the case's limit (the turn's earlier generateText runs took the rest): the default stopWhen. */
+  readonly remainingSteps: number;
   readonly abortSignal: AbortSignal;
   readonly tools: ToolSet;
   readonly onStepFinish: (step: StepResult<ToolSet>) => void | Promise<void>;
@@ -233,6 +235,8 @@ class AiSdkTurns implements PeerAdapter {
   readonly #tools: ToolSet;
   readonly #world: PeerWorld;
   #kept: AiSdkKept = { history: [] };
+  /** The calls whose bodies ran in the turn going now (AiSdkTurnEnd.ran). */
+  #ran: AiSdkRanCall[] = [];
 
   constructor(world: PeerWorld, call: TurnCall, glue: AiSdkGlueFunction) {
     this.#call = call;
@@ -241,44 +245,57 @@ class AiSdkTurns implements PeerAdapter {
     this.#recorder = new OtelRecorder(world.clock);
     // A tool the agent's SDK holds for approval is held here too: the SDK's own setting, handed back (tool-approval.ts).
     const approvals = sdkApprovals(world.built as Agent);
-    this.#tools = Object.fromEntries(world.tools.map((t) => [t.name, asSdkTool(t, approvals.get(t.name))]));
+    const ran = (call: AiSdkRanCall) => this.#ran.push(call);
+    this.#tools = Object.fromEntries(world.tools.map((t) => [t.name, asSdkTool(t, approvals.get(t.name), ran)]));
   }
 
   async runTurn({ text, turn, signal }: PeerTurn): Promise<TurnReport> {
     this.#recorder.turn = turn;
+    this.#ran = [];
     const kept = this.#kept;
-    let input: ModelMessage[] = [...kept.history, ...(kept.waiting ?? []), { role: 'user', content: text }];
+    const input: ModelMessage[] = [...kept.history, ...(kept.waiting ?? []), { role: 'user', content: text }];
+    // What the turn's earlier generateText runs answered, with the approver's answers: laid before every later run's
+    // messages, and before what its steps and result say they answered, so the glue sees the turn as one run.
+    let earlier: ModelMessage[] = [];
     const steps: StepResult<ToolSet>[] = [];
+    const usage = { inputTokens: 0, outputTokens: 0 };
     let report: TurnReport;
     let result: GenerateTextResult<ToolSet, never> | undefined;
     let thrown: { error: unknown } | undefined;
-    const call = (messages: ModelMessage[]) =>
-      this.#call({
+    const call = async (remainingSteps: number) => {
+      const before = earlier;
+      const r = await this.#call({
         tools: this.#tools,
-        messages,
+        messages: [...input, ...before],
+        remainingSteps,
         abortSignal: signal,
         onStepFinish: (step) => {
-          steps.push(step);
+          steps.push(after(before, step));
         },
         experimental_telemetry: { isEnabled: true, tracer: this.#recorder.tracer, functionId: `turn:${turn}` },
       });
+      usage.inputTokens += r.totalUsage.inputTokens ?? 0;
+      usage.outputTokens += r.totalUsage.outputTokens ?? 0;
+      return r;
+    };
     // A turn of several generateText runs is one trace: the app's turn span over them.
     let appTurn: BookSpan | undefined;
     try {
-      let r = await call(input);
-      const usage = { inputTokens: r.totalUsage.inputTokens ?? 0, outputTokens: r.totalUsage.outputTokens ?? 0 };
+      let r = await call(this.#world.maxSteps);
       // Calls the SDK held for approval: the app puts each to the approver and calls generateText again with the
-      // conversation so far and the answers (the SDK's docs' pattern); the SDK then runs what was approved.
-      for (let held = approvalRequests(r); held.length > 0 && !signal.aborted; held = approvalRequests(r)) {
+      // conversation so far and the answers (the SDK's docs' pattern); the SDK then runs what was approved. The
+      // case's step limit holds for the whole turn: at it, the held calls stay held (failed{max_steps}).
+      for (let held = approvalRequests(r); held.length > 0 && steps.length < this.#world.maxSteps; held = approvalRequests(r)) {
         appTurn ??= this.#recorder.root = this.#recorder.book.underOne(turn, 'app.turn');
         const answers: ApprovalResponsePart[] = [];
         for (const request of held) answers.push(await this.#answer(request, signal)); // one at a time, in the model's order
-        input = [...input, ...r.response.messages, { role: 'tool', content: answers }];
-        r = await call(input);
-        usage.inputTokens += r.totalUsage.inputTokens ?? 0;
-        usage.outputTokens += r.totalUsage.outputTokens ?? 0;
+        // Cancelled while the approver decided: the app does not go on, whatever it was told after (the SDK would
+        // run an approved call before it saw the abort).
+        if (signal.aborted) throw signal.reason;
+        earlier = [...earlier, ...r.response.messages, { role: 'tool', content: answers }];
+        r = await call(this.#world.maxSteps - steps.length);
       }
-      result = r;
+      result = after(earlier, r);
       report = {
         turn,
         outcome: classifyResolved(r.finishReason, r.text),
@@ -291,11 +308,12 @@ class AiSdkTurns implements PeerAdapter {
       // The team's agent or config broke the gate's terms (another model chosen mid-turn): the case fails naming it.
       if (error instanceof AgentBuildError) throw error;
       thrown = { error };
-      report = { turn, outcome: classifyThrown(error, signal), ending: endingOf(error), steps: steps.length, usage: { inputTokens: 0, outputTokens: 0 } };
+      report = { turn, outcome: classifyThrown(error, signal), ending: endingOf(error), steps: steps.length, usage };
     }
     if (appTurn) this.#recorder.book.close(appTurn, thrown ? (report.outcome.kind === 'cancelled' ? 'cancelled' : 'error') : 'ok');
     this.#recorder.root = undefined;
-    this.#kept = await this.#keep({ kept, input, steps, ...(result ? { result } : {}), ...(thrown ?? {}), cancelled: signal.aborted });
+    const ran = this.#ran;
+    this.#kept = await this.#keep({ kept, input, steps, ran, ...(result ? { result } : {}), ...(thrown ?? {}), cancelled: signal.aborted });
     return report;
   }
 
@@ -391,13 +409,31 @@ function approvalRequests(result: GenerateTextResult<ToolSet, never>): ApprovalR
   return result.content.filter((part): part is ApprovalRequestPart => part.type === 'tool-approval-request');
 }
 
-function asSdkTool(t: PeerTool, needsApproval: unknown) {
+function asSdkTool(t: PeerTool, needsApproval: unknown, ran: (call: AiSdkRanCall) => void) {
   return tool({
     description: t.description,
     inputSchema: t.input,
     ...(needsApproval !== undefined ? { needsApproval: needsApproval as never } : {}),
     // The step's context reaches the agent's own execute through the harness's wrapping (call-context.ts).
-    execute: (args: unknown, { toolCallId, abortSignal, experimental_context }) =>
-      sdkCallContext.run({ context: experimental_context }, () => t.run(args, { callId: toolCallId, signal: abortSignal })),
+    execute: async (args: unknown, { toolCallId, abortSignal, experimental_context }) => {
+      try {
+        const out = await sdkCallContext.run({ context: experimental_context }, () => t.run(args, { callId: toolCallId, signal: abortSignal }));
+        ran({ toolName: t.name, toolCallId, outcome: 'done' });
+        return out;
+      } catch (error) {
+        ran({ toolName: t.name, toolCallId, outcome: 'failed' });
+        throw error;
+      }
+    },
   });
+}
+
+/**
+ * A step or result of a later generateText run of the turn, as if the turn were one run: what the earlier runs
+ * answered (with the approver's answers) laid before its response messages. Nothing else of it changes.
+ */
+function after<T extends { readonly response: { readonly messages: readonly ModelMessage[] } }>(earlier: readonly ModelMessage[], value: T): T {
+  if (earlier.length === 0) return value;
+  const response = { ...value.response, messages: [...earlier, ...value.response.messages] };
+  return new Proxy(value, { get: (target, key) => (key === 'response' ? response : Reflect.get(target, key, target)) });
 }

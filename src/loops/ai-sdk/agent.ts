@@ -60,7 +60,8 @@ async function lastValue(result: unknown): Promise<unknown> {
  * could never await, is refused naming it; a function that throws, or answers a promise all the same, asks.
  */
 function approvalRule(name: string, needsApproval: unknown, context: unknown): PolicyRule[] {
-  if (needsApproval === undefined || needsApproval === false) return [];
+  // As the SDK reads it: absent, null or false asks nothing.
+  if (needsApproval === undefined || needsApproval === null || needsApproval === false) return [];
   const rule = { id: `${name}.needsApproval`, tools: [name], decision: 'ask' as const, reason: `${name} needs approval (needsApproval)` };
   if (needsApproval === true) return [markSdkApproval(rule, true)];
   if (typeof needsApproval !== 'function')
@@ -75,6 +76,7 @@ function approvalRule(name: string, needsApproval: unknown, context: unknown): P
       {
         ...rule,
         when: (args: unknown) => {
+          // The policy decides before a call has loopgate's key: toolCallId is '' here, messages empty (README).
           const answer = asks(args, { toolCallId: '', messages: [], experimental_context: context });
           // A promise is left to the policy, which asks (an error never opens a door); anything else is read as the SDK reads it.
           return typeof (answer as { then?: unknown } | null)?.then === 'function' ? (answer as never) : Boolean(answer);

@@ -339,8 +339,9 @@ const APPROVAL_CASE: Case = {
     for (const [name, needsApproval, answer, orders, want, ran] of rows) {
       const before = runs.count;
       const run = await runPeerScenario(approvalScenario(answer, orders), aiSdkLoop(), { seed, agents: registry(needsApproval) });
-      const got = `${asked(run.approvals ?? [])}; ${runs.count - before} refund(s) ran; ${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}`;
-      row('the AI SDK loop', name, got, `${want}; ${ran} refund(s) ran; replied`);
+      const broken = (await checkInvariants(run)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+      const got = `${asked(run.approvals ?? [])}; ${runs.count - before} refund(s) ran; ${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${broken.join('; ') || 'every invariant holds'}`;
+      row('the AI SDK loop', name, got, `${want}; ${ran} refund(s) ran; replied; every invariant holds`);
       if (name === 'always, the approver says no') {
         // What the model is told of the "no": the SDK's denied result, which the next request carries.
         const told = run.requests[1]?.messages
@@ -353,9 +354,78 @@ const APPROVAL_CASE: Case = {
         });
       }
     }
+    // Review of stop 53: a cancel while the approver decides ran the refund all the same (the SDK runs what the
+    // answer approved before it sees the abort); each continuation had the whole step limit again; the per-step and
+    // notice glues kept the held call twice after a failed continuation (and notice never named an approved refund).
+    for (const [name, text, glue, want, excused, wantInLoopgate] of COMPOUND_APPROVALS) {
+      const scenario = parseScenario(text, `${FILE}#approval-compound`);
+      const inLoopgate = await runScenario(scenario, { seed, agents: registry(true) });
+      const before = runs.count;
+      const run = await runPeerScenario(scenario, aiSdkLoop({ glue }), { seed, agents: registry(true) });
+      const ran = runs.count - before;
+      const broken = (await checkInvariants(run)).filter((c) => !c.passed).map((c) => c.name);
+      const got = `${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${ran} refund(s) ran; violates ${broken.join(', ') || 'none'}`;
+      const expected = `${want}; violates ${excused.join(', ') || 'none'}`;
+      row('the AI SDK loop', name, got, expected);
+      const there = `${turnOutcomes(inLoopgate).join(', ')}; ${inLoopgate.executions.get('issue_refund') ?? 0} refund(s) ran`;
+      row("loopgate's loop", name, there, wantInLoopgate ?? want);
+    }
     return { status: statusFromChecks(checks), outcome: 'checked', checks };
   },
 };
+
+const APPROVED_THEN_OUTAGE = `name: an approved refund, then an outage
+approver: { answers: [approve] }
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-2 } }]
+    - error: { kind: auth }
+    - reply: Anything else?
+inbox:
+  - say: Refund ORD-2.
+  - say: Hello?
+expect: {}
+`;
+
+const REFUND_STEP = (id: string, order: string) => `    - tool_use: [{ id: ${id}, name: issue_refund, args: { order: ${order} } }]`;
+
+/**
+ * [name, scenario, glue, the outcomes and refunds run in both loops, the invariants the AI SDK loop violates — by
+ * its glue's design, as a real app with that glue would]: approvals meeting a cancel, the step limit, a failed
+ * continuation.
+ */
+const COMPOUND_APPROVALS: readonly [string, string, AiSdkGlueName, string, readonly string[], string?][] = [
+  [
+    'always, a cancel while the approver decides (it says yes after): nothing runs',
+    `name: a refund cancelled while the approver decides\napprover: { answers: [approve], delayMs: 1000 }\nprovider:\n  script:\n${REFUND_STEP('r1', 'ORD-2')}\n    - reply: Done.\ninbox:\n  - say: Refund ORD-2.\n  - cancel: user\n    at: { approval: 1 }\nexpect: {}\n`,
+    'notice',
+    'cancelled{user}; 0 refund(s) ran',
+    [],
+  ],
+  [
+    'always, three approved refunds over a step limit of 2: the limit holds for the turn',
+    `name: approved refunds past the step limit\nconfig: { maxSteps: 2 }\napprover: { answers: [approve] }\nprovider:\n  script:\n${REFUND_STEP('r1', 'ORD-1')}\n${REFUND_STEP('r2', 'ORD-2')}\n${REFUND_STEP('r3', 'ORD-3')}\n    - reply: Done.\ninbox:\n  - say: Refund ORD-1 to ORD-3.\nexpect: {}\n`,
+    'notice',
+    // A resolved turn is kept, as the SDK's docs keep it — the call still held at the limit too.
+    'failed{max_steps}; 1 refund(s) ran',
+    ['invariant-05-failed-turns-add-nothing', 'invariant-06-tool-pairing'],
+  ],
+  [
+    'always, approved, then the model fails, then a next turn (glue notice): the refund is told',
+    APPROVED_THEN_OUTAGE,
+    'notice',
+    'failed{auth}, replied; 1 refund(s) ran',
+    [],
+  ],
+  [
+    'always, approved, then the model fails, then a next turn (glue per-step): the held call is kept once, without the result of the refund the next run made',
+    APPROVED_THEN_OUTAGE,
+    'per-step',
+    'failed{auth}, failed{internal}; 1 refund(s) ran',
+    ['invariant-05-failed-turns-add-nothing', 'invariant-06-tool-pairing', 'invariant-14-side-effects-told'],
+    'failed{auth}, replied; 1 refund(s) ran',
+  ],
+];
 
 /** A lookup the team's own loop runs, answered after `latencyMs` of virtual time. */
 const lookupScenario = (latencyMs: number, expect: string) =>

@@ -34,20 +34,29 @@ export interface AiSdkKept {
 export interface AiSdkTurnEnd {
   /** What was kept when the turn began. */
   readonly kept: AiSdkKept;
-  /**
-   * The messages the turn sent: `kept.history`, `kept.waiting`, then the user's message — and, where the SDK held
-   * calls for approval, what each `generateText` before the last answered, with the approver's answers (the input
-   * of the turn's last `generateText`).
-   */
+  /** The messages the turn sent: `kept.history`, `kept.waiting`, then the user's message. */
   readonly input: readonly ModelMessage[];
-  /** The steps that finished (`onStepFinish`), also when the turn threw. */
+  /**
+   * The steps that finished (`onStepFinish`), also when the turn threw. A turn where the SDK held calls for
+   * approval runs `generateText` again after the approver's answers: each later run's steps (and its result) say in
+   * `response.messages` what the turn answered before them too, with those answers — as if the turn were one run.
+   */
   readonly steps: readonly StepResult<ToolSet>[];
-  /** When `generateText` resolved. */
+  /** Every call whose body ran in the turn, in order — also one the SDK ran outside any step (an approved call, run as the next `generateText` starts). */
+  readonly ran: readonly AiSdkRanCall[];
+  /** When the turn's (last) `generateText` resolved. */
   readonly result?: GenerateTextResult<ToolSet, never>;
   /** When it threw. */
   readonly error?: unknown;
   /** Whether the turn was cancelled (its signal aborted): a cancel, not a failure. */
   readonly cancelled: boolean;
+}
+
+/** A call whose body ran: returned (`done`) or threw (`failed`). */
+export interface AiSdkRanCall {
+  readonly toolName: string;
+  readonly toolCallId: string;
+  readonly outcome: 'done' | 'failed';
 }
 
 export type AiSdkGlueFunction = (end: AiSdkTurnEnd) => AiSdkKept | Promise<AiSdkKept>;
@@ -69,17 +78,14 @@ export function builtInGlue(name: AiSdkGlueName, tools: readonly { readonly name
       };
     case 'notice': {
       const changes = new Set(tools.filter((t) => t.sideEffect === 'STATEFUL' || t.sideEffect === 'CRITICAL').map((t) => t.name));
-      return ({ kept, input, result, steps, cancelled }) => {
+      return ({ kept, input, result, steps, ran, cancelled }) => {
         if (result) return replied(input, result);
         const last = steps[steps.length - 1];
-        if (cancelled) return { history: [...input, ...(last ? last.response.messages : [])] };
-        const lines = steps.flatMap((step) =>
-          step.content.flatMap((part) =>
-            (part.type === 'tool-result' || part.type === 'tool-error') && changes.has(part.toolName)
-              ? [`- ${part.toolName} (call ${part.toolCallId}): ${part.type === 'tool-result' ? 'done' : 'failed'}`]
-              : [],
-          ),
-        );
+        // A cancelled turn keeps its message and finished steps; a call of them that never ran (held for approval when
+        // the cancel came) is answered "not run", as loopgate's loop closes it — never left without a result.
+        if (cancelled) return { history: closeUnanswered([...input, ...(last ? last.response.messages : [])]) };
+        // Every call that ran, also one outside a finished step (an approved call the SDK ran before its next step).
+        const lines = ran.filter((call) => changes.has(call.toolName)).map((call) => `- ${call.toolName} (call ${call.toolCallId}): ${call.outcome}`);
         if (lines.length === 0) return kept;
         const notice = `[The previous turn failed and its messages were not kept, but these actions were already carried out or may have been:\n${lines.join('\n')}\nDo not repeat them without checking.]`;
         return { history: kept.history, waiting: [...(kept.waiting ?? []), { role: 'user', content: notice }] };
@@ -88,6 +94,30 @@ export function builtInGlue(name: AiSdkGlueName, tools: readonly { readonly name
     default:
       throw new TypeError(`aiSdkLoop: ${JSON.stringify(name)} is not a glue; known: ${GLUES.join(', ')}`);
   }
+}
+
+/** The messages with a tool message answering each call that has no result: "not run". */
+function closeUnanswered(messages: readonly ModelMessage[]): ModelMessage[] {
+  const answered = new Set<string>();
+  for (const m of messages) if (m.role === 'tool') for (const part of m.content) if (part.type === 'tool-result') answered.add(part.toolCallId);
+  const open = messages.flatMap((m) =>
+    m.role === 'assistant' && Array.isArray(m.content)
+      ? m.content.flatMap((part) => (part.type === 'tool-call' && !answered.has(part.toolCallId) ? [part] : []))
+      : [],
+  );
+  if (open.length === 0) return [...messages];
+  return [
+    ...messages,
+    {
+      role: 'tool',
+      content: open.map((call) => ({
+        type: 'tool-result' as const,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: { type: 'error-text' as const, value: 'Not run: the turn was cancelled before it ran. Call it again if it is still needed.' },
+      })),
+    },
+  ];
 }
 
 /** A turn that resolved keeps what it sent (a waiting notice included) and what it answered. */

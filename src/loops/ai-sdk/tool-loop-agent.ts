@@ -275,7 +275,8 @@ export function toolLoopAgent(make: (model: LanguageModelV3) => unknown, options
     // A scenario's own system prompt replaces the agent's, as for every agent; else the agent's (prepareCall's) stands.
     const scenarioSystem = world.system !== (systemOf(own.settings.instructions) ?? '') ? world.system : undefined;
     const callOptions = options.callOptions !== undefined ? { options: options.callOptions } : {};
-    return async ({ abortSignal, onStepFinish, ...call }) => {
+    return async ({ abortSignal, onStepFinish, remainingSteps: _theirs, ...call }) => {
+      // The agent's own stopWhen stands (its default, 20 steps); the turn stops continuing at the case's limit (AiSdkTurns).
       // What generate() does: the agent's prepareCall over its settings and the call, then generateText.
       const prepared = await own.agent.prepareCall({ ...callOptions, ...call });
       const held = heldToCaseModel(NAME, own.slot.model, prepared.prepareStep, own.slot.holds);

@@ -29,6 +29,7 @@ import {
   type FunctionTool,
   type Model,
   type RunContext,
+  type RunToolApprovalItem,
   type Session,
 } from '@openai/agents';
 import { z } from 'zod';
@@ -44,6 +45,7 @@ import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import { CallEndings, fromAgentItems, type Item } from './items.ts';
 import { ScriptedAgentsModel } from './scripted-model.ts';
 import { AgentsTraceRecorder } from './trace-recorder.ts';
+import type { BookSpan } from '../support/span-book.ts';
 
 export const OPENAI_AGENTS_CAPABILITIES: Capabilities = {
   supports: ['tool-timeout', 'store-faults', 'wire:openai-chat', 'wire:openai-responses'],
@@ -141,12 +143,14 @@ export class AgentsTurns implements PeerAdapter {
   readonly #endings: CallEndings;
   readonly #run: AgentsRunOptions;
   readonly #runner: Runner;
+  readonly #world: PeerWorld;
   /** Models an agent of the case asked for by name (an agent run as a tool, with a model of its own): refused. */
   readonly #askedByName: string[] = [];
   #history: Message[] = [];
 
   constructor(world: PeerWorld, agent: Agent<unknown>, session: Session, endings: CallEndings, run: AgentsRunOptions) {
     this.#agent = agent;
+    this.#world = world;
     this.#session = session;
     this.#endings = endings;
     this.#run = run;
@@ -170,36 +174,79 @@ export class AgentsTurns implements PeerAdapter {
   async runTurn({ text, turn, signal }: PeerTurn): Promise<TurnReport> {
     this.#recorder.turn = turn;
     let report: TurnReport;
+    // A turn of several runs is one trace: the app's turn span over them.
+    let appTurn: BookSpan | undefined;
     try {
       const context = this.#run.context !== undefined ? { context: this.#run.context } : {};
-      const r = await this.#runner.run(this.#agent, text, { session: this.#session, signal, maxTurns: this.#run.maxTurns, ...context });
+      const options = { session: this.#session, signal, maxTurns: this.#run.maxTurns, ...context };
+      let r = await this.#runner.run(this.#agent, text, options);
+      const responses = [...r.rawResponses];
+      // A run that stopped on calls held for approval: the app puts each to the approver, approves or rejects it on the
+      // run's state, and runs again from that state (the SDK's docs' pattern); the SDK then runs what was approved.
+      while ((r.interruptions?.length ?? 0) > 0 && !signal.aborted) {
+        appTurn ??= this.#recorder.root = this.#recorder.book.underOne(turn, 'app.turn');
+        for (const held of r.interruptions) {
+          if (await this.#approved(held, signal)) r.state.approve(held);
+          else r.state.reject(held);
+        }
+        r = await this.#runner.run(this.#agent, r.state, options);
+        responses.push(...r.rawResponses);
+      }
       // No final output (a run that stopped for an approval): no reply — not the two characters of an empty JSON text.
       const out =
         r.finalOutput === undefined || r.finalOutput === null ? '' : typeof r.finalOutput === 'string' ? r.finalOutput : JSON.stringify(r.finalOutput);
-      const usage = r.rawResponses.reduce(
-        (u, x) => ({ inputTokens: u.inputTokens + x.usage.inputTokens, outputTokens: u.outputTokens + x.usage.outputTokens }),
-        {
-          inputTokens: 0,
-          outputTokens: 0,
-        },
-      );
+      const usage = responses.reduce((u, x) => ({ inputTokens: u.inputTokens + x.usage.inputTokens, outputTokens: u.outputTokens + x.usage.outputTokens }), {
+        inputTokens: 0,
+        outputTokens: 0,
+      });
       report = {
         turn,
         outcome: out.trim() ? { kind: 'replied' } : { kind: 'failed', reason: 'empty_reply' },
         ending: { kind: 'resolved', ...(r.interruptions?.length ? { finishReason: `${r.interruptions.length} interruption(s)` } : {}) },
         ...(out ? { reply: out } : {}),
-        steps: r.rawResponses.length,
+        steps: responses.length,
         usage,
       };
     } catch (error) {
       report = { turn, outcome: classifyAgentsError(error, signal), ending: agentsEnding(error), steps: 0, usage: { inputTokens: 0, outputTokens: 0 } };
     }
+    if (appTurn) this.#recorder.book.close(appTurn, report.outcome.kind === 'replied' ? 'ok' : report.outcome.kind === 'cancelled' ? 'cancelled' : 'error');
+    this.#recorder.root = undefined;
     this.#history = fromAgentItems((await this.#session.getItems()) as unknown as Item[], this.#endings);
     if (this.#askedByName.length > 0)
       throw new AgentBuildError(
         `openAiAgent: an agent of this case asked for the model ${JSON.stringify(this.#askedByName[0])} by name (an agent run as a tool with a model of its own?): the gate does not call a real provider; build every agent it runs with the model your build function is given`,
       );
     return report;
+  }
+
+  /** The approver's answer to one held call: yes only on "approve"; a "no", another answer, a throw or no approver, no. */
+  async #approved(held: RunToolApprovalItem, signal: AbortSignal): Promise<boolean> {
+    const approver = this.#world.approver;
+    if (!approver) return false;
+    const raw = held.rawItem as { callId?: string; arguments?: string };
+    let args: unknown = raw.arguments;
+    try {
+      args = JSON.parse(raw.arguments ?? '');
+    } catch {
+      // shown as the model sent it
+    }
+    const name = held.name ?? 'unknown-tool';
+    try {
+      const answer = await approver.approve(
+        {
+          callId: raw.callId ?? 'unknown-call',
+          tool: name,
+          args,
+          sideEffect: this.#world.tools.find((t) => t.name === name)?.sideEffect ?? 'NONE',
+          reason: `${name} needs approval (needsApproval)`,
+        },
+        signal,
+      );
+      return answer === 'approve';
+    } catch {
+      return false;
+    }
   }
 
   persistedHistory(): readonly Message[] {

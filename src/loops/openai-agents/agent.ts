@@ -394,9 +394,11 @@ function gatedTool(tool: FunctionTool<unknown>, gate: PeerTool, endings: CallEnd
 }
 
 /**
- * A tool that holds calls for a human's approval stops the SDK's run with an interruption, which no scenario can
- * answer yet: refused, named (asked with arguments of nothing, as a static `needsApproval: true` answers whatever
- * the call; one that decides by the call's arguments is asked too, and refused when it holds even that one).
+ * A tool that holds calls for a human's approval stops the SDK's run with an interruption, which the agent's own
+ * loop answers from the case's approver (AgentsTurns). Any other loop or host would run the call unasked — the SDK
+ * decides by a function it awaits, which loopgate's policy cannot — so there it is refused, named (asked with
+ * arguments of nothing, as a static `needsApproval: true` answers whatever the call; one that decides by the call's
+ * arguments is asked too, and refused when it holds even that one).
  */
 async function refuseApprovals(tools: readonly FunctionTool<unknown>[], context: unknown): Promise<void> {
   for (const t of tools) {
@@ -408,7 +410,7 @@ async function refuseApprovals(tools: readonly FunctionTool<unknown>[], context:
     }
     if (held !== false)
       throw new AgentBuildError(
-        `${NAME}: tool ${t.name} needs approval (needsApproval), which the gate does not carry: the SDK's run would stop for a human at its call; gate the agent with approval off (needsApproval: false)`,
+        `${NAME}: tool ${t.name} needs approval (needsApproval), which only the SDK's run() asks about: gate the agent on its own loop (loop: ${NAME}(…).loop), where the case's approver answers it, or with approval off (needsApproval: false)`,
       );
   }
 }
@@ -477,7 +479,8 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
       );
     if (dropped.length > 0 && built?.loop !== undefined)
       throw new AgentBuildError(missing(built.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${built.loop} loop (not this agent's own) runs`));
-    await refuseApprovals(own.tools, context);
+    // Its own loop answers the SDK's approval interruptions from the case's approver; no other loop can.
+    if (built?.loop !== OWN_LOOP) await refuseApprovals(own.tools, context);
     let system: string | undefined;
     try {
       system = await own.agent.getSystemPrompt(new RunContext(context));
@@ -502,7 +505,8 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
     id: LOOP_ID,
     agentLoop: OWN_LOOP,
     version: `@openai/agents ${installedVersion('@openai/agents')} (Agent)`,
-    capabilities: OPENAI_AGENTS_CAPABILITIES,
+    // Beyond the SDK's generic loop: its tools' approvals, put to the case's approver.
+    capabilities: { ...OPENAI_AGENTS_CAPABILITIES, supports: [...OPENAI_AGENTS_CAPABILITIES.supports, 'approver'] },
     glue: options.session ? `your Session (${NAME}({ session }))` : 'the peer’s own Session (MemorySession)',
     create: async (world) => {
       const own = buildOfCase(builds, world, NAME);

@@ -504,6 +504,71 @@ expect:
       return checks;
     },
   ),
+  // A team whose refund waits for a human (needsApproval) could gate nothing: every such agent was refused.
+  agentCase(
+    'approval-asks-the-approver',
+    "a tool that holds its calls for approval is put to the case's approver on the agent's own loop: a no, or no approver, runs nothing; loopgate's loop refuses it naming its own",
+    async (sdk, gate, seed) => {
+      const seen = seenNothing();
+      const vip = async (_c: unknown, input: { order?: string }) => input.order?.startsWith('VIP') === true;
+      const scenario = (answers: string, orders: readonly string[]) =>
+        parseScenario(
+          `name: refunds an approver may hold
+${answers === '' ? '' : `approver: { answers: [${answers}] }\n`}provider:
+  script:
+${orders.map((order, i) => `    - tool_use: [{ id: r${i + 1}, name: issue_refund, args: { order: ${order} } }]`).join('\n')}
+    - reply: Done.
+inbox:
+  - say: Refund my orders.
+expect:
+  outcome: replied
+`,
+          `${FILE}#approval`,
+        );
+      // [name, needsApproval, the approver's answer ('': no approver), the orders refunded, asked, refunds that ran]
+      const rows: readonly [string, unknown, string, readonly string[], string, number][] = [
+        ['always, the approver says no', true, 'deny', ['ORD-2'], 'issue_refund {"order":"ORD-2"}: deny', 0],
+        ['always, the approver says yes', true, 'approve', ['ORD-2'], 'issue_refund {"order":"ORD-2"}: approve', 1],
+        ['always, no approver', true, '', ['ORD-2'], 'none asked', 0],
+        ['by its arguments, the approver says no', vip, 'deny', ['VIP-1', 'ORD-2'], 'issue_refund {"order":"VIP-1"}: deny', 1],
+      ];
+      const checks: CheckResult[] = [];
+      for (const [name, needsApproval, answer, orders, want, ran] of rows) {
+        const support = gate.openAiAgent((m) => withRefund(sdk, seen, m, { needsApproval }), { sideEffects: { issue_refund: 'STATEFUL' } });
+        const agents = { agents: new Map([['support', support.agent]]), defaultAgent: 'support' };
+        const run = await runPeerScenario(scenario(answer, orders), support.loop, { seed, agents });
+        const asked = (run.approvals ?? []).map((a) => `${a.tool} ${JSON.stringify(a.shown.args)}: ${a.answer}`).join(', ') || 'none asked';
+        const broken = (await checkInvariants(run)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+        const got = `${asked}; ${run.executions.get('issue_refund') ?? 0} refund(s) ran; ${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${broken.join('; ') || 'every invariant holds'}`;
+        const expected = `${want}; ${ran} refund(s) ran; replied; every invariant holds`;
+        checks.push({ name: `its own loop, needsApproval ${name}`, passed: got === expected, message: got, expected, actual: got });
+      }
+      // Review of stop 53 (as for the AI SDK): a cancel while the approver decides must run nothing, whatever it says after.
+      {
+        const support = gate.openAiAgent((m) => withRefund(sdk, seen, m, { needsApproval: true }), { sideEffects: { issue_refund: 'STATEFUL' } });
+        const agents = { agents: new Map([['support', support.agent]]), defaultAgent: 'support' };
+        const cancelled = parseScenario(
+          `name: a refund cancelled while the approver decides\napprover: { answers: [approve], delayMs: 1000 }\nprovider:\n  script:\n    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-2 } }]\n    - reply: Done.\ninbox:\n  - say: Refund ORD-2.\n  - cancel: user\n    at: { approval: 1 }\nexpect: {}\n`,
+          `${FILE}#approval-cancelled`,
+        );
+        const run = await runPeerScenario(cancelled, support.loop, { seed, agents });
+        const got = `${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${run.executions.get('issue_refund') ?? 0} refund(s) ran`;
+        checks.push({
+          name: 'its own loop, a cancel while the approver decides (it says yes after): nothing runs',
+          passed: got === 'cancelled{user}; 0 refund(s) ran',
+          message: got,
+        });
+      }
+      const support = gate.openAiAgent((m) => withRefund(sdk, seen, m, { needsApproval: true }));
+      const inLoopgate = await said(async () => support.agent({ loop: 'loopgate' } as never), 'built');
+      checks.push({
+        name: "loopgate's loop refuses it, naming the tool and the agent's own loop",
+        passed: /^openAiAgent: tool issue_refund needs approval \(needsApproval\).*loop: openAiAgent\(…\)\.loop/.test(inLoopgate),
+        message: inLoopgate,
+      });
+      return checks;
+    },
+  ),
   agentCase('no-model-by-name', 'an agent run as a tool with a model of its own asks no real provider: the case fails naming it', async (sdk, gate, seed) => {
     const triage = new sdk.Agent({ name: 'triage', instructions: 'Say which team handles it.', model: 'gpt-4.1' });
     const support = gate.openAiAgent((model) =>

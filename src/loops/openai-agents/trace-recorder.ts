@@ -11,7 +11,14 @@ import type { Span, Trace, TracingProcessor } from '@openai/agents';
 import type { AttributeValue, Clock, SpanKind } from '../../kernel/index.ts';
 import { SpanBook, type BookSpan } from '../support/span-book.ts';
 
-const KINDS: Readonly<Record<string, SpanKind>> = { agent: 'turn', generation: 'model_call', response: 'model_call', function: 'tool', guardrail: 'policy' };
+const KINDS: Readonly<Record<string, SpanKind>> = {
+  'app.turn': 'turn',
+  agent: 'turn',
+  generation: 'model_call',
+  response: 'model_call',
+  function: 'tool',
+  guardrail: 'policy',
+};
 
 export class AgentsTraceRecorder implements TracingProcessor {
   readonly book: SpanBook;
@@ -19,6 +26,8 @@ export class AgentsTraceRecorder implements TracingProcessor {
   readonly #traceTurn = new Map<string, number>();
   /** The turn whose run is going now. */
   turn = 0;
+  /** The app's span over the turn's runs, where it has one (`SpanBook.underOne`): the parent of a span opened outside any. */
+  root: BookSpan | undefined;
 
   constructor(clock: Clock) {
     this.book = new SpanBook(clock, (name) => KINDS[name]);
@@ -36,7 +45,7 @@ export class AgentsTraceRecorder implements TracingProcessor {
   async onSpanStart(span: Span<never>): Promise<void> {
     const data = span.spanData as { type: string; name?: string };
     const turn = this.#traceTurn.get(span.traceId) ?? this.turn;
-    const parent = span.parentId ? this.#open.get(span.parentId) : undefined;
+    const parent = (span.parentId ? this.#open.get(span.parentId) : undefined) ?? this.root;
     const record = this.book.open(data.type, turn, parent?.id, data.name ? { 'agents.name': data.name } : {});
     this.#open.set(span.spanId, record);
   }
