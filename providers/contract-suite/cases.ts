@@ -2592,7 +2592,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         lateCallIds: true,
       },
     },
-    check({ result }) {
+    check({ result, deltas, streams }) {
       expectType(result, 'tool_use');
       assert.deepEqual(
         result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
@@ -2602,6 +2602,11 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         ],
       );
       assert.deepEqual(callIds(result.content), ['call_i1', 'call_i2'], 'the content holds both calls by their ids');
+      if (!streams) return;
+      // The chunk that brings an id carries no argument text: each call streams its own arguments and nothing more.
+      const streamed = new Map<number, string>();
+      for (const d of deltas) if (d.kind === 'tool_args') streamed.set(d.index, (streamed.get(d.index) ?? '') + d.json);
+      assert.deepEqual([...streamed.values()], ['{"city":"Graz"}', '{"timezone":"Europe/Vienna"}'], "each call's streamed arguments are its arguments");
     },
   },
   {

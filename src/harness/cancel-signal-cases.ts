@@ -15,6 +15,7 @@
  */
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { getEventListeners } from 'node:events';
 import { z } from 'zod';
 import { AgentLoop, CancelScope, defineTool, EventLog, loopDeps, raceAbort, type Agent } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
@@ -341,6 +342,80 @@ async function callNotStartedClosedNotRunSaysCallItAgain(): Promise<CheckResult[
   ];
 }
 
+/**
+ * Three `raceAbort`s pending on one signal at once (a step's parallel-safe calls each race the turn's signal this
+ * way): the abort tells each, in the order they began, and each settles with its own `onAbort`; one that settled
+ * before the abort is not told. The gate's parallel calls never had two races pending on one signal (the second
+ * returns at once), so the watchers' Set, made for the second, was never made (mutation seed 43, abort-watch.ts:
+ * the Set never made, and a second race threw).
+ */
+async function racesPendingTogetherEachToldInOrder(): Promise<CheckResult[]> {
+  const controller = new AbortController();
+  const told: string[] = [];
+  const never = new Promise<string>(() => {});
+  const race = (name: string, work: Promise<string>) =>
+    raceAbort(
+      work,
+      controller.signal,
+      () => {
+        told.push(name);
+        return `${name} aborted`;
+      },
+      () => `${name} rejected`,
+    );
+  let settle: (value: string) => void = () => {};
+  const settling = new Promise<string>((resolve) => {
+    settle = resolve;
+  });
+  let answers: string;
+  try {
+    const races = [race('the lookup', never), race('the receipt', settling), race('the refund', never), race('the label', never)];
+    settle('the receipt sent');
+    await races[1];
+    controller.abort('the customer left');
+    answers = (await Promise.all(races)).join(', ');
+  } catch (error) {
+    answers = `threw: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return [
+    check(
+      'each race answers: the settled one its work, the others their onAbort',
+      'the lookup aborted, the receipt sent, the refund aborted, the label aborted',
+      answers,
+    ),
+    check('the abort tells the pending races, in the order they began', 'the lookup, the refund, the label', told.join(', ')),
+  ];
+}
+
+/**
+ * A loop linked to a parent's signal (a sub-task of a long-lived parent) lets go of it when each turn ends: after
+ * three turns the parent's signal holds no `abort` listener of the loop's. A turn's `CancelScope` that was not
+ * disposed kept its listener on the parent for as long as the parent lived, one per turn, and a parent aborted later
+ * cancelled the scopes of turns long over; the next turn's outcome is the same, so nothing read it (mutation seed 43,
+ * runner.ts: the turn's scope not disposed).
+ */
+async function parentSignalReleasedWhenEachTurnEnds(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const parent = new AbortController();
+  const model = new ScriptedModelClient([reply('ORD-1001 is on its way.'), reply('ORD-1002 arrived yesterday.'), reply('You are welcome.')], {
+    clock,
+  });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock, signals: { parent: parent.signal } }));
+  const before = getEventListeners(parent.signal, 'abort').length;
+  loop.send('Where is ORD-1001?', { id: 'first' });
+  loop.send('And ORD-1002?', { id: 'second' });
+  loop.send('Thanks.', { id: 'third' });
+  const results = await clock.run(loop.drain());
+  const after = getEventListeners(parent.signal, 'abort').length;
+  parent.abort('the parent task was closed');
+  return [
+    check('three turns reply', 'replied, replied, replied', results.map((r) => label(r.outcome as never)).join(', ')),
+    check("abort listeners on the parent's signal, before and after the turns", '0 0', `${before} ${after}`),
+    check('the parent aborting after the turns records no cancel', '[]', cancelsOf(log)),
+  ];
+}
+
 export function cancelSignalCases(): Case[] {
   return [
     checksCase(
@@ -431,6 +506,22 @@ export function cancelSignalCases(): Case[] {
         file: 'src/harness/cancel-signal-cases.ts',
       },
       callNotStartedClosedNotRunSaysCallItAgain,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/races-pending-together-each-told-in-order',
+        title: 'cancel signals: raceAbort pending several at once on one signal: the abort tells each still pending, in the order they began',
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      racesPendingTogetherEachToldInOrder,
+    ),
+    checksCase(
+      {
+        id: 'contract:cancel-signals/parent-signal-released-when-each-turn-ends',
+        title: "cancel signals: a loop linked to a parent's signal keeps no listener on it once its turns end",
+        file: 'src/harness/cancel-signal-cases.ts',
+      },
+      parentSignalReleasedWhenEachTurnEnds,
     ),
   ];
 }

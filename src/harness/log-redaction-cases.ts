@@ -277,7 +277,9 @@ async function overlappingEncodedFormsRedactedWhole(): Promise<CheckResult[]> {
  * the close, and that write throws. The loop never throws: the turn fails
  * `internal` saying closing it failed. What its result lists as returned to the
  * inbox must be what the log returns (here nothing: no `inbox.returned`), not a
- * message id that does not exist.
+ * message id that does not exist. And the turn is not left open: the log closes it
+ * with that outcome (mutation seed 43, runner.ts: the fallback close removed, and
+ * the case read the result alone).
  */
 async function closeFailingRedactorReturnsWhatTheLogReturns(): Promise<CheckResult[]> {
   const clock = new VirtualClock();
@@ -293,7 +295,20 @@ async function closeFailingRedactorReturnsWhatTheLogReturns(): Promise<CheckResu
   const logged = (log.events as readonly LogEvent[]).flatMap((e) => (e.type === 'inbox.returned' && e.payload.turn === 0 ? e.payload.ids : []));
   const expected = JSON.stringify(logged);
   const actual = JSON.stringify(result?.returnedToInbox ?? null);
+  // The turn is never left open: the log closes it with the outcome the result gives (the fallback close).
+  const closes = (log.events as readonly LogEvent[]).flatMap((e) =>
+    e.type === 'turn.closed' && e.payload.turn === 0 ? [JSON.stringify(e.payload.outcome)] : [],
+  );
+  const closedAs = `${closes.length} turn.closed${closes.length > 0 ? `, ${closes.join(' ')}` : ''}; open turn ${String(log.positions.openTurn ?? 'none')}`;
+  const wantClosed = `1 turn.closed, ${outcome}; open turn none`;
   return [
+    {
+      name: 'the log closes the turn once, with the outcome the result gives',
+      passed: closedAs === wantClosed,
+      message: closedAs === wantClosed ? closedAs : `expected ${wantClosed}, got ${closedAs}`,
+      expected: wantClosed,
+      actual: closedAs,
+    },
     {
       name: 'the turn fails internal, saying closing it failed',
       passed: closedByFallback,

@@ -276,6 +276,12 @@ async function positionRefusalsNamed(): Promise<CheckResult[]> {
       'seq 0 is not a prompt.assembled event',
     ),
     refusal(
+      'a request whose prompt is an event past the end of the log is refused',
+      () => log.append('model.request', { turn: 0, step: 1, attempt: 1, client: 'fake', model: 'fake', upTo: 2, prompt: 99, tools: 0, maxTokens: 1024 }),
+      'model.request.payload.prompt',
+      'seq 99 is not a prompt.assembled event',
+    ),
+    refusal(
       'a request covering events beyond the log is refused',
       () => log.append('model.request', { turn: 0, step: 1, attempt: 1, client: 'fake', model: 'fake', upTo: 99, prompt: 0, tools: 0, maxTokens: 1024 }),
       'model.request.payload.upTo',

@@ -457,6 +457,58 @@ async function authAndInvalidRequestLoggedAsFailFast(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A turn that opens while the only model client is still inside its retry-after window, which ends later than the
+ * loop waits (`maxRetryAfterMs`), fails `rate_limited` at once, before any request, and says why: every client is
+ * inside its window, the first ends in so many ms, longer than the limit. The turn before failed on the 429 itself,
+ * with the handler's own detail; only this second turn reaches the check of the windows, and no case read what it
+ * says (mutation seed 43, runner.ts: the detail emptied).
+ */
+async function turnInsideALongWindowFailsSayingWhy(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([transportError('rate_limited', { status: 429, retryAfterMs: 70_000 }), reply('never requested')], { clock });
+  const loop = new AgentLoop(
+    loopDeps({
+      log,
+      model,
+      agent: {},
+      clock,
+      config: {
+        retry: {
+          immediateRetries: 0,
+          immediateDelayMs: 1_000,
+          backoffRetries: 0,
+          backoffBaseMs: 2_000,
+          backoffMaxMs: 8_000,
+          jitter: 0,
+          maxRetryAfterMs: 60_000,
+        },
+      },
+    }),
+  );
+  loop.send('Where is ORD-1001?', { id: 'first' });
+  loop.send('Hello? Where is my kettle?', { id: 'second' });
+  const results = await clock.run(loop.drain());
+  const second = results[1]?.outcome;
+  const got = second === undefined ? 'no second turn' : JSON.stringify(second);
+  const want = JSON.stringify({
+    kind: 'failed',
+    reason: 'rate_limited',
+    detail: 'every model client is inside its retry-after window; the first ends in 70000 ms, longer than the 60000 ms limit',
+  });
+  return [
+    {
+      name: 'one request: the second turn sends none',
+      passed: model.calls === 1,
+      message: `${model.calls} request(s)`,
+      expected: '1',
+      actual: String(model.calls),
+    },
+    { name: 'the second turn fails rate_limited, saying every window ends too late', passed: got === want, message: got, expected: want, actual: got },
+  ];
+}
+
 export function modelErrorCases(): Case[] {
   return [
     checksCase(
@@ -532,6 +584,14 @@ export function modelErrorCases(): Case[] {
         file: 'src/harness/model-error-cases.ts',
       },
       authAndInvalidRequestLoggedAsFailFast,
+    ),
+    checksCase(
+      {
+        id: 'contract:model-errors/turn-inside-a-long-window-fails-saying-why',
+        title: "model errors: a turn opening while every client's retry-after window ends past the limit fails rate_limited at once, saying so",
+        file: 'src/harness/model-error-cases.ts',
+      },
+      turnInsideALongWindowFailsSayingWhy,
     ),
   ];
 }

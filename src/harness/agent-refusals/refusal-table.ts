@@ -788,6 +788,21 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       'tool "count_items": input schema changes the arguments it validates (a .transform() at items): the log records the arguments the tool runs with, which must be valid against the JSON Schema the model is offered; take the value as the model sends it and convert it in run()',
     ],
   },
+  {
+    id: 'listed/broken-layer-and-broken-policy',
+    title:
+      'well-declared tools, a visibility layer whose deny is not a list and a policy rule of an unknown decision: the check lists both, the refused line first',
+    agent: edit((a) => ({
+      ...a,
+      visibility: [{ name: 'global', deny: odd('send_receipt') }],
+      policy: { rules: [{ id: 'r', tools: ['issue_refund'], decision: odd('block') }] },
+    })),
+    refused: 'visibility layer "global": deny must be a list of non-empty tool names or patterns',
+    listed: [
+      'visibility layer "global": deny must be a list of non-empty tool names or patterns',
+      'policy rule "r": decision must be allow, deny or ask (got "block")',
+    ],
+  },
   // --- prompt fragments (assembler.ts) ---
   {
     id: 'prompt/fragment-a-string',

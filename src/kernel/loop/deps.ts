@@ -129,13 +129,15 @@ export function agentTools(agent: Agent, redact: Redactor, options: LoopDepsInpu
 export function agentToolProblems(agent: Agent): string[] {
   const tools = agent.tools ?? [];
   const declared = toolDeclarationProblems(tools);
+  let thrown: { readonly error: unknown } | undefined;
   if (declared.length === 0) {
     try {
       agentTools(agent, createRedactor());
       return [];
     } catch (error) {
       if (error instanceof ToolNameError) return error.problems.map((p) => p.message);
-      return [firstLine(error)];
+      // A layer or the policy of the wrong shape: both are listed below, not only the first `agentTools` met.
+      thrown = { error };
     }
   }
   const problems = declared.map((e) => e.message);
@@ -150,9 +152,12 @@ export function agentToolProblems(agent: Agent): string[] {
       return false;
     }
   };
-  const policyShaped = shape(() => checkPolicy(agent.policy ?? {}));
+  // In the order the pipeline checks them (pipeline.ts), so the line the loop refuses with comes first.
   const layersShaped = shape(() => resolveVisibility(names, layers));
+  const policyShaped = shape(() => checkPolicy(agent.policy ?? {}));
   if (policyShaped && layersShaped) problems.push(...toolNameProblems(names, agent.policy, layers).map((p) => p.message));
+  // Whatever else the pipeline refused (nothing today): never an agent refused by the loop and passed by the check.
+  if (problems.length === 0 && thrown !== undefined) problems.push(firstLine(thrown.error));
   return problems;
 }
 
