@@ -19,6 +19,7 @@ import { approverAnswersFollowed } from './invariants/approver-answers-followed.
 import { cutCallsNeverKept } from './invariants/cut-calls-never-kept.ts';
 import { turnsClosedOnce } from './invariants/invariant-04-turns-closed-once.ts';
 import { repliesComeFromTheModel } from './invariants/replies-come-from-the-model.ts';
+import { runPeerCase } from './loop-port/peer-case.ts';
 import { runPeerScenario } from './loop-port/peer-host.ts';
 import type { PeerRun } from './loop-port/peer-run.ts';
 import type { LoopUnderTestFactory } from './loop-port/peer-world.ts';
@@ -63,66 +64,114 @@ expect: {}
  * invariants judge from outside a loop (`checkObservable`), which only `--loop` and a team's own `loop:` reach —
  * checked here in the default gate, so a weakened outside view fails `loopgate run` too (outside probe 44, P13).
  */
-const HAND_WRITTEN: LoopUnderTestFactory = {
-  id: 'hand-written',
-  version: 'hand-written 1.0.0',
-  // It asks the case's approver, where there is one, before any tool that changes something.
-  capabilities: { supports: ['approver'], history: 'session', time: 'patched-timers' },
-  create: (world) => {
-    const history: Message[] = [];
-    return {
-      runTurn: async ({ turn, text, signal }): Promise<TurnReport> => {
-        history.push({ role: 'user', content: [{ type: 'text', text }] });
-        for (let step = 1; step <= world.maxSteps; step++) {
-          const answer = await world.model.call({ model: 'm', system: world.system, messages: [...history], tools: [], maxTokens: world.maxTokens, signal });
-          if (answer.type !== 'tool_use') {
-            const reply = answer.type === 'reply' ? answer.text : undefined;
-            if (reply === undefined)
+const HAND_WRITTEN: LoopUnderTestFactory = handWritten(false);
+
+/** The hand-written loop; `shares`: it hands the model its own message list, and goes on adding to it (outside probe 45, F2). */
+function handWritten(shares: boolean): LoopUnderTestFactory {
+  return {
+    id: 'hand-written',
+    version: 'hand-written 1.0.0',
+    // It asks the case's approver, where there is one, before any tool that changes something.
+    capabilities: { supports: ['approver'], history: 'session', time: 'patched-timers' },
+    create: (world) => {
+      const history: Message[] = [];
+      return {
+        runTurn: async ({ turn, text, signal }): Promise<TurnReport> => {
+          history.push({ role: 'user', content: [{ type: 'text', text }] });
+          for (let step = 1; step <= world.maxSteps; step++) {
+            const answer = await world.model.call({
+              model: 'm',
+              system: world.system,
+              messages: shares ? history : [...history],
+              tools: [],
+              maxTokens: world.maxTokens,
+              signal,
+            });
+            if (answer.type !== 'tool_use') {
+              const reply = answer.type === 'reply' ? answer.text : undefined;
+              if (reply === undefined)
+                return {
+                  turn,
+                  outcome: { kind: 'failed', reason: 'provider_unavailable' },
+                  ending: { kind: 'resolved' },
+                  steps: step,
+                  usage: { inputTokens: 0, outputTokens: 0 },
+                };
+              history.push({ role: 'assistant', content: [{ type: 'text', text: reply }] });
               return {
                 turn,
-                outcome: { kind: 'failed', reason: 'provider_unavailable' },
-                ending: { kind: 'resolved' },
+                outcome: { kind: 'replied' },
+                ending: { kind: 'resolved', finishReason: 'stop' },
+                reply,
                 steps: step,
-                usage: { inputTokens: 0, outputTokens: 0 },
+                usage: { inputTokens: 1, outputTokens: 1 },
               };
-            history.push({ role: 'assistant', content: [{ type: 'text', text: reply }] });
-            return {
-              turn,
-              outcome: { kind: 'replied' },
-              ending: { kind: 'resolved', finishReason: 'stop' },
-              reply,
-              steps: step,
-              usage: { inputTokens: 1, outputTokens: 1 },
-            };
-          }
-          history.push({ role: 'assistant', content: answer.content });
-          const results = [];
-          for (const call of answer.calls) {
-            const tool = world.tools.find((t) => t.name === call.name)!;
-            const asked = world.approver && tool.sideEffect !== 'NONE';
-            const request = { callId: call.id, tool: call.name, args: call.args, sideEffect: tool.sideEffect, reason: 'it changes something' };
-            if (asked && (await world.approver!.approve(request, signal).catch(() => 'deny')) !== 'approve') {
-              results.push({ type: 'tool_result' as const, callId: call.id, status: 'failed' as const, content: 'denied by the approver' });
-              continue;
             }
-            const output = await tool.run(call.args, { callId: call.id, signal });
-            results.push({ type: 'tool_result' as const, callId: call.id, status: 'ok' as const, content: JSON.stringify(output) });
+            history.push({ role: 'assistant', content: answer.content });
+            const results = [];
+            for (const call of answer.calls) {
+              const tool = world.tools.find((t) => t.name === call.name)!;
+              const asked = world.approver && tool.sideEffect !== 'NONE';
+              const request = { callId: call.id, tool: call.name, args: call.args, sideEffect: tool.sideEffect, reason: 'it changes something' };
+              if (asked && (await world.approver!.approve(request, signal).catch(() => 'deny')) !== 'approve') {
+                results.push({ type: 'tool_result' as const, callId: call.id, status: 'failed' as const, content: 'denied by the approver' });
+                continue;
+              }
+              const output = await tool.run(call.args, { callId: call.id, signal });
+              results.push({ type: 'tool_result' as const, callId: call.id, status: 'ok' as const, content: JSON.stringify(output) });
+            }
+            history.push({ role: 'user', content: results });
           }
-          history.push({ role: 'user', content: results });
-        }
-        return {
-          turn,
-          outcome: { kind: 'failed', reason: 'max_steps' },
-          ending: { kind: 'resolved' },
-          steps: world.maxSteps,
-          usage: { inputTokens: 1, outputTokens: 1 },
-        };
-      },
-      persistedHistory: () => [...history],
-      traces: () => [],
-    };
-  },
-};
+          return {
+            turn,
+            outcome: { kind: 'failed', reason: 'max_steps' },
+            ending: { kind: 'resolved' },
+            steps: world.maxSteps,
+            usage: { inputTokens: 1, outputTokens: 1 },
+          };
+        },
+        persistedHistory: () => [...history],
+        traces: () => [],
+      };
+    },
+  };
+}
+
+/**
+ * The requests the harness recorded are what the model was sent then: a loop that hands the model its own message
+ * list and adds to it afterwards (as many do) must not rewrite them (outside probe 45, F2: the recorded first request
+ * held the model's own answer to it, and every check reading requests judged what the loop kept, not what it sent).
+ */
+/**
+ * A scenario's trigger that never fires fails its case on a peer as on loopgate's loop (outside probe 45, F1: on a
+ * team's own loop a cancel `at: { request: 99 }` of a two-request case passed, having checked nothing it meant).
+ */
+async function unfiredTriggerFailsOnAPeer(): Promise<CheckResult[]> {
+  const text = `${REFUND_OUTSIDE.replace('expect: {}', '')}  - cancel: user\n    at: { request: 99 }\nexpect:\n  outcome: replied\n`;
+  const out = await runPeerCase(
+    parseScenario(text, 'invariant-self-trigger.yaml'),
+    { loop: HAND_WRITTEN, registry: EMPTY_REGISTRY, invariants: INVARIANTS },
+    1,
+  );
+  const triggers = out.checks.find((c) => c.name === 'triggers');
+  const got = `${out.status}; ${triggers ? `triggers ${triggers.passed ? 'passed' : 'failed'}: ${triggers.message}` : 'no triggers check'}`;
+  const want = 'failed; triggers failed: inbox[1]: cancel at {request: 99} never happened (the case ended first; ifReached: true if it may not)';
+  return [{ name: 'a trigger that never fires fails the case on a hand-written loop', passed: got === want, message: got, expected: want, actual: got }];
+}
+
+async function requestsRecordedAsSent(): Promise<CheckResult[]> {
+  const run = await runPeerScenario(parseScenario(REFUND_OUTSIDE, 'invariant-self-outside.yaml'), handWritten(true), { seed: 1 });
+  const sizes = run.requests.map((r) => r.messages.length).join(', ');
+  return [
+    {
+      name: "each recorded request holds what was sent then, though the loop's list grew after",
+      passed: sizes === '1, 3, 5',
+      message: `messages per request: ${sizes}`,
+      expected: '1, 3, 5',
+      actual: sizes,
+    },
+  ];
+}
 
 /** REFUND with a refund that returns no secret: what a hand-written loop that redacts nothing may keep. */
 const REFUND_OUTSIDE = REFUND.replace(`behaviour: [{ return: { refunded: 120, token: '${SECRET}' } }]`, 'behaviour: [{ return: { refunded: 120 } }]');
@@ -408,6 +457,8 @@ export function invariantSelfCases(): Case[] {
         secrets: [SECRET],
       },
       async () => [
+        ...(await requestsRecordedAsSent()),
+        ...(await unfiredTriggerFailsOnAPeer()),
         ...(await holdsAndCatchesFromOutside(sideEffectsOnce, [
           {
             breaks: 'a STATEFUL body run twice for one call',
@@ -420,6 +471,12 @@ export function invariantSelfCases(): Case[] {
             breaks: 'the secret kept in the history',
             run: (run) => lastHistory(run, (h) => [...h, { role: 'assistant', content: [{ type: 'text', text: `Your token is ${SECRET}.` }] }]),
             says: /can be read back from the persisted history$/,
+          },
+          {
+            // Outside probe 45, F6: a notice kept for a next turn that never came was read by nothing.
+            breaks: 'the secret in a notice kept for the next turn',
+            run: (run) => ({ ...run, waiting: [{ role: 'user', content: [{ type: 'text', text: `[Note: the refund ran with ${SECRET}.]` }] }] }),
+            says: /can be read back from the messages kept for the next turn$/,
           },
           {
             breaks: "the secret in a turn's reply",

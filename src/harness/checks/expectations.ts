@@ -256,7 +256,7 @@ function storeFaultsCheck(run: ScenarioRun): CheckResult[] {
  * reopen with no crash, a disconnect of a message not posted, an undo with no
  * compaction in force (the rest of the inbox is played all the same).
  */
-function triggersCheck(run: ScenarioRun): CheckResult[] {
+export function triggersCheck(run: { readonly unfired: ScenarioRun['unfired'] }): CheckResult[] {
   const missed = run.unfired.filter((u) => u.entry.at?.ifReached !== true && u.mayNotHappen !== true);
   if (missed.length === 0) return [];
   const describe = ({ index, entry, skipped, why }: ScenarioRun['unfired'][number]) => {

@@ -10,6 +10,7 @@ import { addTokens, createRedactor } from '../../kernel/index.ts';
 import type { Case, CaseOutcome } from '../cases.ts';
 import { statusFromChecks } from '../cases.ts';
 import { checkInvariants, type Invariant } from '../invariants/index.ts';
+import { triggersCheck } from '../checks/expectations.ts';
 import type { LoadedScenario } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { CheckResult, TimelineEntry } from '../../report/results.ts';
@@ -81,6 +82,8 @@ export async function runPeerCase(
   const run = await runPeerScenario(scenario, suite.loop, { seed, agents: suite.registry, ...(conversation !== undefined ? { conversation } : {}) });
   const checks = [
     ...extra(run),
+    // A trigger that never fired: the case did not check what it meant, on a peer as on loopgate's loop (outside probe 45, F1).
+    ...triggersCheck(run),
     ...(await checkPeerExpectations(run, scenario.expect, suite.judged, suite.replies)),
     ...(await checkInvariants(run, suite.invariants)),
     ...persistedChecks(run),

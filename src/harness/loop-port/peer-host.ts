@@ -169,6 +169,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     faults: faults.entries,
     maxSteps: config.maxSteps,
     sent: driver.sent,
+    unfired: inbox.unfired(),
   };
 }
 

@@ -9,6 +9,7 @@
 import type { Message, SideEffect, TraceRecord } from '../../kernel/index.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { Fault } from '../world/fault-log.ts';
+import type { UnfiredEntry } from '../world/inbox-driver.ts';
 import type { ApprovalAnswer } from '../world/recorded-approver.ts';
 import type { ProviderCall, SentRequest } from '../world/recording-model.ts';
 import type { Capabilities } from './capabilities.ts';
@@ -70,6 +71,8 @@ export interface PeerRun {
   readonly maxSteps: number;
   /** The follow-ups posted, in order. */
   readonly sent: readonly string[];
+  /** The inbox entries with a trigger that never fired (or whose occasion never came): the `triggers` check. */
+  readonly unfired: readonly UnfiredEntry[];
 }
 
 /** Does this run come from another framework's loop? */

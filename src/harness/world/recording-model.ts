@@ -64,7 +64,10 @@ export class ModelRecording {
       name: inner.name,
       ...(inner.model !== undefined ? { model: inner.model } : {}),
       call: (request: ModelRequest, onDelta?: (d: ModelDelta) => void) => {
-        const { signal: _signal, ...sent } = request;
+        const { signal: _signal, ...given } = request;
+        // As it was sent: a loop that hands over its own message list and goes on adding to it (or to a message of it)
+        // must not rewrite the record (outside probe 45, F2). A frozen list (loopgate's own) cannot change: kept as is.
+        const sent: SentRequest = Object.isFrozen(given.messages) ? given : { ...given, messages: copyOfMessages(given.messages) };
         this.requests.push(sent);
         this.origins.push(this.#hooks.origin?.() ?? { life: 0, seq: -1 });
         this.#hooks.onSent?.(sent);
@@ -96,4 +99,19 @@ export class ModelRecording {
       },
     };
   }
+}
+
+/** The list, each message and each block of it copied (what a loop may go on changing in place). */
+function copyOfMessages(messages: ModelRequest['messages']): ModelRequest['messages'] {
+  if (!Array.isArray(messages)) return messages;
+  return messages.map((m) =>
+    m !== null && typeof m === 'object'
+      ? ({
+          ...m,
+          ...(Array.isArray(m.content)
+            ? { content: (m.content as readonly unknown[]).map((b: unknown) => (b !== null && typeof b === 'object' ? { ...b } : b)) }
+            : {}),
+        } as typeof m)
+      : m,
+  );
 }

@@ -6,6 +6,8 @@ export function secretsKeptOutObservably(run: PeerRun): string | undefined {
   if (run.secrets.length === 0) return undefined;
   const artifacts: [string, () => string][] = [
     ['the persisted history', () => JSON.stringify(run.histories)],
+    // What the app keeps for the next turn outside its history (a notice), even when no next turn came (outside probe 45, F6).
+    ['the messages kept for the next turn', () => JSON.stringify(run.waiting)],
     ['the spans', () => JSON.stringify(run.traces)],
     ['the requests sent to the model', () => JSON.stringify(run.requests)],
     ['the turn replies', () => JSON.stringify(run.reports)],
