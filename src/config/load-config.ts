@@ -20,6 +20,7 @@ import type { ReplyAssertionContext } from '../harness/checks/reply-assertion-ty
 import { checkReplyConfig } from './reply-config.ts';
 import { checkPriceTable, type PriceTable } from '../report/cost/price-table.ts';
 import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
+import { capabilitiesProblem } from '../harness/loop-port/capabilities.ts';
 import { commonjsImportOf, commonjsMessage, commonjsPackageOf } from './commonjs-package.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
@@ -306,6 +307,12 @@ function resolveConfigRead(value: unknown, file: string, bundled: boolean): Reso
     // would read as loopgate's own loop everywhere (outside probe 37, F8).
     if (isFactory && (loop as LoopUnderTestFactory).id === 'loopgate')
       fail('loop.id', `"loopgate" names loopgate's own loop; give your loop an id of its own`, ['loop']);
+    if (isFactory && (loop as LoopUnderTestFactory).id.trim() === '')
+      fail('loop.id', 'expected a non-empty name (reports, verdicts and baselines name the loop by it)', ['loop']);
+    // What the loop says it can do decides which cases run: a misspelled one turns them into skips unsaid, and one the
+    // port cannot deliver runs them with the part dropped (outside probe 45, F3, F4, F7).
+    const problem = isFactory ? capabilitiesProblem((loop as LoopUnderTestFactory).capabilities, closestName) : undefined;
+    if (problem) fail(`loop.capabilities${problem[0] ? `.${problem[0]}` : ''}`, problem[1], ['loop']);
     // An adapter's history glue is a name it acts on: one it does not know would run another glue under its name.
     const glue: unknown = isFactory ? (loop as LoopUnderTestFactory).glue : undefined;
     const glues = isFactory ? (loop as LoopUnderTestFactory).glues : undefined;

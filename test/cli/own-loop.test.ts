@@ -14,7 +14,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const from = (path: string) => JSON.stringify(join(ROOT, path));
 
 /** A project: an agent with a STATEFUL refund, a hand-written loop of the team's, and its config. */
-function project(options: { id?: string; extra?: string }): string {
+function project(options: { id?: string; extra?: string; capabilities?: string }): string {
   const dir = mkdtempSync(join(tmpdir(), 'loopgate-own-loop-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(
@@ -24,7 +24,7 @@ function project(options: { id?: string; extra?: string }): string {
 export const teamLoop: LoopUnderTestFactory = {
   id: ${JSON.stringify(options.id ?? 'team-loop')},
   version: 'team-loop 1.0.0',
-  capabilities: { supports: [], history: 'session', time: 'patched-timers' },
+  capabilities: ${options.capabilities ?? "{ supports: [], history: 'session', time: 'patched-timers' }"},
   create: (world) => {
     const history: Message[] = [];
     return {
@@ -101,6 +101,38 @@ describe("a team's own loop", () => {
     const again = await loopgate(['run', '--reporter', 'console'], dir);
     expect(again.status, `${again.stdout}\n${again.stderr}`).toBe(0);
     expect(again.stdout).toContain('team-loop fails exactly as documented: 1 case(s) judged as pinned');
+  });
+
+  // Outside probe 45, F4, F5, F7, F3: a misspelled capability turned cases into skips unsaid; one the port cannot
+  // deliver (steer) threw inside a tool call; a scenario's policy never reached the loop that claimed it; an empty id
+  // lost the run's results.json. Each is exit 2 naming it, before anything runs.
+  it.each([
+    [
+      "{ supports: ['steeer'], history: 'session', time: 'patched-timers' }",
+      /loop\.capabilities\.supports\[0\]: "steeer" is not a capability \(did you mean steer\?\)/,
+    ],
+    [
+      "{ supports: ['steer'], history: 'session', time: 'patched-timers' }",
+      /loop\.capabilities\.supports\[0\]: a loop behind the port cannot do steer: the port hands it each message as a turn \(runTurn\), never into a running one/,
+    ],
+    [
+      "{ supports: ['policy'], history: 'session', time: 'patched-timers' }",
+      /loop\.capabilities\.supports\[0\]: a loop behind the port cannot do policy: its world holds no policy \(a scenario's would be dropped\)/,
+    ],
+    ["{ supports: [], history: 'disk', time: 'patched-timers' }", /loop\.capabilities\.history: expected event-log, session or app-glue, got "disk"/],
+    ["{ supports: [], history: 'session' }", /loop\.capabilities\.time: expected clock-injected or patched-timers, got undefined/],
+  ])('capabilities %s: exit 2 naming what is wrong', async (capabilities, said) => {
+    const dir = project({ capabilities });
+    const r = await loopgate(['run', '--reporter', 'console'], dir);
+    expect(r.status, r.stdout).toBe(2);
+    expect(r.stderr).toMatch(said);
+  });
+
+  it('an empty id is exit 2 naming it', async () => {
+    const dir = project({ id: '' });
+    const r = await loopgate(['run', '--reporter', 'console'], dir);
+    expect(r.status, r.stdout).toBe(2);
+    expect(r.stderr).toMatch(/loop\.id: expected a non-empty name/);
   });
 
   it("may not call itself loopgate (reports could not tell it from loopgate's own loop): exit 2 naming it", async () => {

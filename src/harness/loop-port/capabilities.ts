@@ -58,3 +58,54 @@ export const LOOPGATE_CAPABILITIES: Capabilities = {
   history: 'event-log',
   time: 'clock-injected',
 };
+
+/**
+ * What a loop behind the port (a team's own, an adapter) cannot do, whatever it declares: the port hands it each
+ * message as a turn and the world holds none of these parts — a scenario needing one would run with it dropped
+ * (outside probe 45, F3, F4: a scenario's policy never reached a loop that claimed it; a steer threw inside a tool).
+ */
+const NOT_THROUGH_THE_PORT: Partial<Record<Capability, string>> = {
+  steer: 'the port hands it each message as a turn (runTurn), never into a running one',
+  inject: 'the port hands it each message as a turn (runTurn), never into a running one',
+  crash: "crashes and reopens are loopgate's own host's",
+  shutdown: "a shutdown is loopgate's own host's",
+  'host:production': "loopgate's production host runs loopgate's loop",
+  bystander: "a second conversation is loopgate's own host's",
+  'event-triggers': "event seqs are loopgate's event log's",
+  'executor-faults': "the executor is loopgate's loop's",
+  policy: "its world holds no policy (a scenario's would be dropped)",
+  visibility: "its world holds no visibility layers (a scenario's would be dropped)",
+  compaction: "its world holds no compactor (a scenario's would be dropped)",
+  checkpoints: "its world holds no checkpoint hooks (a scenario's would be dropped)",
+  claim: "its world holds no claim policy (a scenario's would be dropped)",
+  'error-handlers': "its world holds no error handlers (a scenario's would be dropped)",
+  fallback: "its world holds no fallback model (a scenario's would be dropped)",
+  'prompt-fragments': "its world holds no prompt fragments, only the system text (a scenario's would be dropped)",
+};
+
+/** What is wrong with a loop's declared capabilities (`[field, problem]`, the field under `capabilities`), or nothing. */
+export function capabilitiesProblem(
+  capabilities: unknown,
+  closest: (name: string, known: readonly string[]) => string | undefined,
+): [string, string] | undefined {
+  if (capabilities === null || typeof capabilities !== 'object')
+    return ['', `expected { supports, history, time }, got ${capabilities === null ? 'null' : typeof capabilities}`];
+  const { supports, history, time } = capabilities as Record<string, unknown>;
+  if (!Array.isArray(supports)) return ['supports', `expected a list of capabilities, got ${supports === null ? 'null' : typeof supports}`];
+  for (const [i, name] of supports.entries()) {
+    if (typeof name !== 'string' || !(name in CAPABILITIES)) {
+      const meant = typeof name === 'string' ? closest(name, Object.keys(CAPABILITIES)) : undefined;
+      return [
+        `supports[${i}]`,
+        `${JSON.stringify(name)} is not a capability${meant ? ` (did you mean ${meant}?)` : ''}; known: ${Object.keys(CAPABILITIES).join(', ')}`,
+      ];
+    }
+    const why = NOT_THROUGH_THE_PORT[name as Capability];
+    if (why) return [`supports[${i}]`, `a loop behind the port cannot do ${name}: ${why}`];
+  }
+  if (history !== 'event-log' && history !== 'session' && history !== 'app-glue')
+    return ['history', `expected event-log, session or app-glue, got ${JSON.stringify(history) ?? 'undefined'}`];
+  if (time !== 'clock-injected' && time !== 'patched-timers')
+    return ['time', `expected clock-injected or patched-timers, got ${JSON.stringify(time) ?? 'undefined'}`];
+  return undefined;
+}
