@@ -40,6 +40,7 @@ import { renderMarkdown } from '../report/markdown.ts';
 import { parseXml, type XmlElement } from '../report/read-xml.ts';
 import { RESULTS_SCHEMA, runPassed, summarize } from '../report/results.ts';
 import { mergeResults } from '../report/merge.ts';
+import { compareVerdicts, verdictsOf } from '../report/peer-verdicts.ts';
 import { verifyReports } from '../report/verify.ts';
 import { writeReports } from '../report/write.ts';
 import { checksCase, type Case } from './cases.ts';
@@ -696,6 +697,60 @@ function mergedShardsSpanTheRun(): CheckResult[] {
   });
 }
 
+/**
+ * Pinned verdicts catch every change in what a peer's case did, not only a change of status (outside probe 45, P05:
+ * a comparison that looked at the status alone passed every run, the plant unseen): a failing check that now says
+ * something else, a persisted history line, the outcome, the skip reason, a case gone from a whole run; and a run
+ * that did exactly as pinned has no difference.
+ */
+function pinnedVerdictsCatchEveryChange(): CheckResult[] {
+  const check = (name: string, passed: boolean, message: string): CheckResult => ({ name, passed, message });
+  const base = (id: string, status: CaseResult['status'], checks: CheckResult[], extra: Partial<CaseResult> = {}): CaseResult => ({
+    id,
+    kind: 'scenario',
+    title: id,
+    status,
+    durationMs: 1,
+    checks,
+    ...extra,
+  });
+  const pinnedRun = [
+    base('scenario:refund', 'failed', [check('executions', false, 'issue_refund: expected 1, got 2'), check('persisted 000', true, 'user: Refund ORD-1.')], {
+      outcome: 'replied',
+    }),
+    base('scenario:lookup', 'passed', [check('persisted 000', true, 'user: Where is ORD-1?')], { outcome: 'replied' }),
+    base('scenario:steer', 'skipped', [], { skipReason: 'team-loop has no steer' }),
+  ];
+  const pinned = verdictsOf('team-loop', 'team-loop 1.0.0', 1, pinnedRun);
+  const changed = (i: number, c: CaseResult) => pinnedRun.map((p, j) => (j === i ? c : p));
+  const rows: readonly [string, readonly CaseResult[], boolean, string][] = [
+    ['the same run', pinnedRun, true, ''],
+    [
+      'a failing check that says something else',
+      changed(0, { ...pinnedRun[0]!, checks: [check('executions', false, 'issue_refund: expected 1, got 3'), pinnedRun[0]!.checks[1]!] }),
+      true,
+      'scenario:refund judged differently',
+    ],
+    [
+      'a persisted history line that changed',
+      changed(1, { ...pinnedRun[1]!, checks: [check('persisted 000', true, 'user: Where is ORD-2?')] }),
+      true,
+      'scenario:lookup judged differently',
+    ],
+    ['another outcome', changed(1, { ...pinnedRun[1]!, outcome: 'failed{max_steps}' }), true, 'scenario:lookup judged differently'],
+    ['another skip reason', changed(2, { ...pinnedRun[2]!, skipReason: 'team-loop has no inject' }), true, 'scenario:steer judged differently'],
+    ['a passing case that now fails', changed(1, { ...pinnedRun[1]!, status: 'failed' }), true, 'scenario:lookup newly fails'],
+    ['a pinned case gone from a whole run', pinnedRun.slice(0, 2), true, 'scenario:steer not run'],
+    ['a pinned case not selected by a part of the run', pinnedRun.slice(0, 2), false, ''],
+  ];
+  return rows.map(([name, run, whole, want]) => {
+    const got = compareVerdicts(pinned, run, whole)
+      .map((d) => `${d.id} ${d.kind}`)
+      .join('; ');
+    return { name: `${name}: ${want || 'no difference'}`, passed: got === want, message: got || 'no difference', expected: want, actual: got };
+  });
+}
+
 export function reportCases(): Case[] {
   return [
     checksCase(
@@ -745,6 +800,15 @@ export function reportCases(): Case[] {
         file: 'src/harness/report-cases.ts',
       },
       baselineReportsEveryRegression,
+    ),
+    checksCase(
+      {
+        id: 'contract:report/pinned-verdicts-catch-every-change',
+        title:
+          'report: pinned verdicts catch a changed failing check, history line, outcome, skip reason, status and a case gone; the same run has no difference',
+        file: 'src/harness/report-cases.ts',
+      },
+      pinnedVerdictsCatchEveryChange,
     ),
     checksCase(
       {
