@@ -128,6 +128,15 @@ describe("a team's own loop", () => {
     expect(r.stderr).toMatch(said);
   });
 
+  // Outside probe 45, F9: the two were taken together and the pins re-recorded.
+  it('--update-verdicts with --no-verdicts is exit 2 naming both, and records nothing', async () => {
+    const dir = project({ extra: "verdicts: { 'team-loop': 'verdicts/team-loop.json' }," });
+    const r = await loopgate(['run', '--reporter', 'console', '--update-verdicts', '--no-verdicts'], dir);
+    expect(r.status, r.stdout).toBe(2);
+    expect(r.stderr).toMatch(/--update-verdicts records the pinned verdicts, --no-verdicts ignores them: give one of the two/);
+    expect(existsSync(join(dir, 'verdicts', 'team-loop.json'))).toBe(false);
+  });
+
   it('an empty id is exit 2 naming it', async () => {
     const dir = project({ id: '' });
     const r = await loopgate(['run', '--reporter', 'console'], dir);

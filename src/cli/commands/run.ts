@@ -311,6 +311,8 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   const verdictsFile = peer && (args.verdicts !== false || args.updateVerdicts) ? config.verdicts[peer.id] : undefined;
   const partial = (args.paths !== undefined && args.paths.length > 0) || shard !== undefined || grep !== undefined;
   if (args.updateVerdicts) {
+    // Taken together, the pins were re-recorded by a run told to ignore them (outside probe 45, F9).
+    if (args.verdicts === false) throw new UsageError('--update-verdicts records the pinned verdicts, --no-verdicts ignores them: give one of the two');
     if (!peer) throw new UsageError("--update-verdicts records a peer loop's verdicts: add --loop ai-sdk or --loop openai-agents");
     if (!verdictsFile)
       throw new UsageError(
