@@ -159,6 +159,51 @@ async function unfiredTriggerFailsOnAPeer(): Promise<CheckResult[]> {
   return [{ name: 'a trigger that never fires fails the case on a hand-written loop', passed: got === want, message: got, expected: want, actual: got }];
 }
 
+/**
+ * What a loop reports and keeps is checked before it is counted or rendered (outside probe 45, F5, F8): a report of
+ * `steps: -1` and NaN tokens made the run's results.json unwritable ("a loopgate bug"), and a history message whose
+ * content is a text crashed the report with a stack. Each fails its case naming it; the case's counts stay counts.
+ */
+async function badReportsFailTheirCase(): Promise<CheckResult[]> {
+  const wrapped = (edit: { report?: (r: TurnReport) => TurnReport; history?: () => readonly Message[] }): LoopUnderTestFactory => ({
+    ...HAND_WRITTEN,
+    create: async (world) => {
+      const inner = await HAND_WRITTEN.create(world);
+      return {
+        ...inner,
+        runTurn: async (turn) => (edit.report ?? ((r) => r))(await inner.runTurn(turn)),
+        persistedHistory: edit.history ?? (() => inner.persistedHistory()),
+      };
+    },
+  });
+  const rows: readonly [string, LoopUnderTestFactory, string][] = [
+    [
+      'steps -1 and NaN tokens',
+      wrapped({ report: (r) => ({ ...r, steps: -1, usage: { inputTokens: Number.NaN, outputTokens: 2 } }) }),
+      'failed; loop report failed: turn 0 reported steps -1 (a count: a whole number, 0 or more); metrics 0 steps, 0 + 2 tokens',
+    ],
+    [
+      'a history message whose content is a text, not blocks',
+      wrapped({ history: () => [{ role: 'assistant', content: 'Refunded.' } as unknown as Message] }),
+      'failed; persisted history failed: message 0 (assistant): content is a string, not a list of blocks ({ type, … }); metrics 3 steps, 1 + 1 tokens',
+    ],
+  ];
+  const checks: CheckResult[] = [];
+  for (const [name, loop, want] of rows) {
+    let got: string;
+    try {
+      const out = await runPeerCase(parseScenario(REFUND_OUTSIDE, 'invariant-self-report.yaml'), { loop, registry: EMPTY_REGISTRY, invariants: INVARIANTS }, 1);
+      const named = out.checks.find((c) => (c.name === 'loop report' || c.name === 'persisted history') && !c.passed);
+      const m = out.metrics;
+      got = `${out.status}; ${named ? `${named.name} failed: ${named.message}` : 'nothing named'}; metrics ${m?.steps} steps, ${m?.inputTokens} + ${m?.outputTokens} tokens`;
+    } catch (error) {
+      got = `threw: ${(error as Error).message}`;
+    }
+    checks.push({ name: `a loop reporting ${name}: its case fails naming it`, passed: got === want, message: got, expected: want, actual: got });
+  }
+  return checks;
+}
+
 async function requestsRecordedAsSent(): Promise<CheckResult[]> {
   const run = await runPeerScenario(parseScenario(REFUND_OUTSIDE, 'invariant-self-outside.yaml'), handWritten(true), { seed: 1 });
   const sizes = run.requests.map((r) => r.messages.length).join(', ');
@@ -459,6 +504,7 @@ export function invariantSelfCases(): Case[] {
       async () => [
         ...(await requestsRecordedAsSent()),
         ...(await unfiredTriggerFailsOnAPeer()),
+        ...(await badReportsFailTheirCase()),
         ...(await holdsAndCatchesFromOutside(sideEffectsOnce, [
           {
             breaks: 'a STATEFUL body run twice for one call',

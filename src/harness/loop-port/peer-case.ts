@@ -80,7 +80,14 @@ export async function runPeerCase(
   const skip = await peerSkipReason(scenario, suite);
   if (skip) return { status: 'skipped', checks: [], skipReason: skip };
   const run = await runPeerScenario(scenario, suite.loop, { seed, agents: suite.registry, ...(conversation !== undefined ? { conversation } : {}) });
+  // What the loop kept must be messages before anything reads it (outside probe 45, F8: a content that was a text
+  // crashed the report with a stack): else the case fails naming it, and nothing else is judged on it.
+  const malformed = historyProblem(run);
+  if (malformed) return peerOutcome(run, [...triggersCheck(run), { name: 'persisted history', passed: false, message: malformed }]);
+  const reported = reportProblem(run);
   const checks = [
+    // Its counts are counts (outside probe 45, F5: steps -1 made the run's results.json unwritable).
+    ...(reported ? [{ name: 'loop report', passed: false, message: reported }] : []),
     ...extra(run),
     // A trigger that never fired: the case did not check what it meant, on a peer as on loopgate's loop (outside probe 45, F1).
     ...triggersCheck(run),
@@ -127,17 +134,49 @@ export function peerOutcome(run: PeerRun, checks: CaseOutcome['checks']): CaseOu
     checks,
     metrics: {
       turns: run.reports.length,
-      steps: run.reports.reduce((n, r) => n + r.steps, 0),
+      steps: run.reports.reduce((n, r) => n + (isCount(r.steps) ? r.steps : 0), 0),
       toolCalls: run.toolRuns.length,
       // Held at 2^53 − 1 as loopgate's own counts are: a peer sums what its client reports (1e308 twice is Infinity).
-      inputTokens: run.reports.reduce((n, r) => addTokens(n, r.usage.inputTokens), 0),
-      outputTokens: run.reports.reduce((n, r) => addTokens(n, r.usage.outputTokens), 0),
+      inputTokens: run.reports.reduce((n, r) => addTokens(n, isTokens(r.usage?.inputTokens) ? r.usage.inputTokens : 0), 0),
+      outputTokens: run.reports.reduce((n, r) => addTokens(n, isTokens(r.usage?.outputTokens) ? r.usage.outputTokens : 0), 0),
       modelRequests: run.requests.length,
     },
     timeline: peerTimeline(run),
     virtualMs: run.virtualMs,
     secrets: run.secrets,
   };
+}
+
+const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
+/** A token count: 0 or more (held at 2^53 − 1 when summed, so Infinity is one too). */
+const isTokens = (n: unknown): n is number => typeof n === 'number' && n >= 0;
+
+/** What is wrong with the counts a turn's report gives, or nothing. */
+function reportProblem(run: PeerRun): string | undefined {
+  for (const r of run.reports) {
+    if (!isCount(r.steps)) return `turn ${r.turn} reported steps ${String(r.steps)} (a count: a whole number, 0 or more)`;
+    for (const key of ['inputTokens', 'outputTokens'] as const)
+      if (!isTokens(r.usage?.[key])) return `turn ${r.turn} reported usage.${key} ${String(r.usage?.[key])} (a count of tokens, 0 or more)`;
+  }
+  return undefined;
+}
+
+/** What is wrong with a message the loop kept (its history at each turn's start and at the end, and what waits), or nothing. */
+function historyProblem(run: PeerRun): string | undefined {
+  const lists: [string, readonly unknown[]][] = [...run.histories.map((h, t): [string, readonly unknown[]] => [`t${t}`, h]), ['waiting', run.waiting]];
+  for (const [, messages] of lists) {
+    if (!Array.isArray(messages)) return `the loop kept ${messages === null ? 'null' : typeof messages}, not a list of messages`;
+    for (const [i, m] of messages.entries()) {
+      if (m === null || typeof m !== 'object') return `message ${i}: ${m === null ? 'null' : typeof m}, not a message ({ role, content })`;
+      const { role, content } = m as { role?: unknown; content?: unknown };
+      if (role !== 'user' && role !== 'assistant') return `message ${i}: role ${JSON.stringify(role) ?? 'undefined'} (user or assistant)`;
+      if (!Array.isArray(content))
+        return `message ${i} (${role}): content is ${content === null ? 'null' : `a ${typeof content}`}, not a list of blocks ({ type, … })`;
+      const bad = content.findIndex((b) => b === null || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string');
+      if (bad >= 0) return `message ${i} (${role}): content[${bad}] is not a block ({ type, … })`;
+    }
+  }
+  return undefined;
 }
 
 /** The peer's turns for the report's timeline: each ending as the peer gave it, beside the outcome it was classified as. */
