@@ -41,6 +41,7 @@ import { turnOutcomes } from '../../harness/checks/expectations.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
+import { approvalScenario, CANCELLED_WHILE_ASKED, refundStep } from '../support/approval-scenarios.ts';
 import { outsideItsLoopChecks } from '../support/outside-its-loop.ts';
 import { aiSdkAgent } from './agent.ts';
 import type { AiSdkGlueName } from './glue.ts';
@@ -266,22 +267,6 @@ function agentCase(row: (typeof AGENT_ROWS)[number]): Case {
   };
 }
 
-/** Refunds of the orders given, one per step, with the approver's answers (none: no approver). */
-const approvalScenario = (answers: string, calls: readonly string[]) =>
-  parseScenario(
-    `name: refunds an approver may hold
-${answers === '' ? '' : `approver: { answers: [${answers}] }\n`}provider:
-  script:
-${calls.map((order, i) => `    - tool_use: [{ id: r${i + 1}, name: issue_refund, args: { order: ${order} } }]`).join('\n')}
-    - reply: Done.
-inbox:
-  - say: Refund my orders.
-expect:
-  outcome: replied
-`,
-    `${FILE}#approval`,
-  );
-
 /**
  * A tool's `needsApproval` (true, or answered at once from its arguments) is asked of the case's approver about
  * exactly the calls the SDK would hold, in both loops: in loopgate's as an ask rule of the agent's policy, in the
@@ -326,7 +311,7 @@ const APPROVAL_CASE: Case = {
       checks.push({ name: `${loop}, needsApproval ${name}`, passed: got === expected, message: got, expected, actual: got });
     for (const [name, needsApproval, answer, orders, want, ran] of rows) {
       const before = runs.count;
-      const run = await runScenario(approvalScenario(answer, orders), { seed, agents: registry(needsApproval) });
+      const run = await runScenario(approvalScenario(FILE, answer, orders), { seed, agents: registry(needsApproval) });
       row(
         "loopgate's loop",
         name,
@@ -338,7 +323,7 @@ const APPROVAL_CASE: Case = {
     const { aiSdkLoop } = await import('./adapter.ts');
     for (const [name, needsApproval, answer, orders, want, ran] of rows) {
       const before = runs.count;
-      const run = await runPeerScenario(approvalScenario(answer, orders), aiSdkLoop(), { seed, agents: registry(needsApproval) });
+      const run = await runPeerScenario(approvalScenario(FILE, answer, orders), aiSdkLoop(), { seed, agents: registry(needsApproval) });
       const broken = (await checkInvariants(run)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
       const got = `${asked(run.approvals ?? [])}; ${runs.count - before} refund(s) ran; ${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${broken.join('; ') || 'every invariant holds'}`;
       row('the AI SDK loop', name, got, `${want}; ${ran} refund(s) ran; replied; every invariant holds`);
@@ -387,24 +372,16 @@ inbox:
 expect: {}
 `;
 
-const REFUND_STEP = (id: string, order: string) => `    - tool_use: [{ id: ${id}, name: issue_refund, args: { order: ${order} } }]`;
-
 /**
  * [name, scenario, glue, the outcomes and refunds run in both loops, the invariants the AI SDK loop violates — by
  * its glue's design, as a real app with that glue would]: approvals meeting a cancel, the step limit, a failed
  * continuation.
  */
 const COMPOUND_APPROVALS: readonly [string, string, AiSdkGlueName, string, readonly string[], string?][] = [
-  [
-    'always, a cancel while the approver decides (it says yes after): nothing runs',
-    `name: a refund cancelled while the approver decides\napprover: { answers: [approve], delayMs: 1000 }\nprovider:\n  script:\n${REFUND_STEP('r1', 'ORD-2')}\n    - reply: Done.\ninbox:\n  - say: Refund ORD-2.\n  - cancel: user\n    at: { approval: 1 }\nexpect: {}\n`,
-    'notice',
-    'cancelled{user}; 0 refund(s) ran',
-    [],
-  ],
+  ['always, a cancel while the approver decides (it says yes after): nothing runs', CANCELLED_WHILE_ASKED, 'notice', 'cancelled{user}; 0 refund(s) ran', []],
   [
     'always, three approved refunds over a step limit of 2: the limit holds for the turn',
-    `name: approved refunds past the step limit\nconfig: { maxSteps: 2 }\napprover: { answers: [approve] }\nprovider:\n  script:\n${REFUND_STEP('r1', 'ORD-1')}\n${REFUND_STEP('r2', 'ORD-2')}\n${REFUND_STEP('r3', 'ORD-3')}\n    - reply: Done.\ninbox:\n  - say: Refund ORD-1 to ORD-3.\nexpect: {}\n`,
+    `name: approved refunds past the step limit\nconfig: { maxSteps: 2 }\napprover: { answers: [approve] }\nprovider:\n  script:\n${refundStep('r1', 'ORD-1')}\n${refundStep('r2', 'ORD-2')}\n${refundStep('r3', 'ORD-3')}\n    - reply: Done.\ninbox:\n  - say: Refund ORD-1 to ORD-3.\nexpect: {}\n`,
     'notice',
     // A resolved turn is kept, as the SDK's docs keep it — the call still held at the limit too.
     'failed{max_steps}; 1 refund(s) ran',

@@ -29,6 +29,7 @@ import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
+import { approvalScenario, CANCELLED_WHILE_ASKED } from '../support/approval-scenarios.ts';
 import { outsideItsLoopChecks } from '../support/outside-its-loop.ts';
 
 const FILE = 'src/loops/openai-agents/contract-cases.ts';
@@ -511,20 +512,7 @@ expect:
     async (sdk, gate, seed) => {
       const seen = seenNothing();
       const vip = async (_c: unknown, input: { order?: string }) => input.order?.startsWith('VIP') === true;
-      const scenario = (answers: string, orders: readonly string[]) =>
-        parseScenario(
-          `name: refunds an approver may hold
-${answers === '' ? '' : `approver: { answers: [${answers}] }\n`}provider:
-  script:
-${orders.map((order, i) => `    - tool_use: [{ id: r${i + 1}, name: issue_refund, args: { order: ${order} } }]`).join('\n')}
-    - reply: Done.
-inbox:
-  - say: Refund my orders.
-expect:
-  outcome: replied
-`,
-          `${FILE}#approval`,
-        );
+      const scenario = (answers: string, orders: readonly string[]) => approvalScenario(FILE, answers, orders);
       // [name, needsApproval, the approver's answer ('': no approver), the orders refunded, asked, refunds that ran]
       const rows: readonly [string, unknown, string, readonly string[], string, number][] = [
         ['always, the approver says no', true, 'deny', ['ORD-2'], 'issue_refund {"order":"ORD-2"}: deny', 0],
@@ -547,10 +535,7 @@ expect:
       {
         const support = gate.openAiAgent((m) => withRefund(sdk, seen, m, { needsApproval: true }), { sideEffects: { issue_refund: 'STATEFUL' } });
         const agents = { agents: new Map([['support', support.agent]]), defaultAgent: 'support' };
-        const cancelled = parseScenario(
-          `name: a refund cancelled while the approver decides\napprover: { answers: [approve], delayMs: 1000 }\nprovider:\n  script:\n    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-2 } }]\n    - reply: Done.\ninbox:\n  - say: Refund ORD-2.\n  - cancel: user\n    at: { approval: 1 }\nexpect: {}\n`,
-          `${FILE}#approval-cancelled`,
-        );
+        const cancelled = parseScenario(CANCELLED_WHILE_ASKED, `${FILE}#approval-cancelled`);
         const run = await runPeerScenario(cancelled, support.loop, { seed, agents });
         const got = `${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${run.executions.get('issue_refund') ?? 0} refund(s) ran`;
         checks.push({
