@@ -394,26 +394,43 @@ function gatedTool(tool: FunctionTool<unknown>, gate: PeerTool, endings: CallEnd
 }
 
 /**
- * A tool that holds calls for a human's approval stops the SDK's run with an interruption, which the agent's own
- * loop answers from the case's approver (AgentsTurns). Any other loop or host would run the call unasked — the SDK
- * decides by a function it awaits, which loopgate's policy cannot — so there it is refused, named (asked with
- * arguments of nothing, as a static `needsApproval: true` answers whatever the call; one that decides by the call's
- * arguments is asked too, and refused when it holds even that one).
+ * The tools whose calls the SDK may hold for a human's approval: `needsApproval: true`, or a function of the call
+ * (which may hold a call the gate cannot foresee — outside probe 46, F2: one deciding by the amount answered "no" for
+ * no arguments, and loopgate's loop ran a held refund unasked). The agent's own loop answers them from the case's
+ * approver (AgentsTurns); any other loop or host would run such a call unasked, so there the agent is refused.
  */
-async function refuseApprovals(tools: readonly FunctionTool<unknown>[], context: unknown): Promise<void> {
+async function heldForApproval(tools: readonly FunctionTool<unknown>[], context: unknown): Promise<string[]> {
+  const dynamic = await dynamicApprovalTest();
+  const held: string[] = [];
   for (const t of tools) {
-    let held: unknown;
-    try {
-      held = await t.needsApproval(new RunContext(context), {} as never, 'loopgate-approval-probe');
-    } catch {
-      held = true; // a policy that cannot answer for a call it did not expect may hold real ones
+    if (dynamic?.(t)) {
+      held.push(t.name);
+      continue;
     }
-    if (held !== false)
-      throw new AgentBuildError(
-        `${NAME}: tool ${t.name} needs approval (needsApproval), which only the SDK's run() asks about: gate the agent on its own loop (loop: ${NAME}(…).loop), where the case's approver answers it, or with approval off (needsApproval: false)`,
-      );
+    let answer: unknown;
+    try {
+      // A static setting answers the same whatever the call: asked with arguments of nothing.
+      answer = await t.needsApproval(new RunContext(context), {} as never, 'loopgate-approval-probe');
+    } catch {
+      answer = true; // a policy that cannot answer for a call it did not expect may hold real ones
+    }
+    if (answer !== false) held.push(t.name);
+  }
+  return held;
+}
+
+/** The SDK's own test of a tool's approval setting being a function of the call (not true or false), where it can be loaded. */
+async function dynamicApprovalTest(): Promise<((tool: FunctionTool<unknown>) => boolean) | undefined> {
+  try {
+    const internal = (await import('@openai/agents-core/utils/internal' as string)) as { hasDynamicFunctionToolApprovalPolicy?: (tool: unknown) => boolean };
+    return typeof internal.hasDynamicFunctionToolApprovalPolicy === 'function' ? internal.hasDynamicFunctionToolApprovalPolicy : undefined;
+  } catch {
+    return undefined;
   }
 }
+
+const heldMessage = (tool: string) =>
+  `${NAME}: tool ${tool} needs approval (needsApproval), which only the SDK's run() asks about: gate the agent on its own loop (loop: ${NAME}(…).loop), where the case's approver answers it, or with approval off (needsApproval: false)`;
 
 export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgentOptions = {}): GatedOpenAiAgent {
   if (typeof make !== 'function')
@@ -479,8 +496,10 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
       );
     if (dropped.length > 0 && built?.loop !== undefined)
       throw new AgentBuildError(missing(built.loop === LOOPGATE_LOOP ? "loopgate's loop and host run" : `the ${built.loop} loop (not this agent's own) runs`));
-    // Its own loop answers the SDK's approval interruptions from the case's approver; no other loop can.
-    if (built?.loop !== OWN_LOOP) await refuseApprovals(own.tools, context);
+    // Its own loop answers the SDK's approval interruptions from the case's approver; no other loop can: refused there,
+    // and marked when built without being told its loop (a config checked as it loads; outside probe 46, F1).
+    const held = built?.loop === OWN_LOOP ? [] : await heldForApproval(own.tools, context);
+    if (held.length > 0 && built?.loop !== undefined) throw new AgentBuildError(redact(heldMessage(held[0]!)));
     let system: string | undefined;
     try {
       system = await own.agent.getSystemPrompt(new RunContext(context));
@@ -492,10 +511,13 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
       ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
       tools: own.tools.map((t) => asGateTool(t, options.sideEffects?.[t.name] ?? 'NONE', context, own.agent)),
     };
-    if (dropped.length > 0)
+    if (dropped.length > 0 || held.length > 0)
       Object.defineProperty(definition, ONLY_ITS_OWN_LOOP, {
         enumerable: true, // a copy ({ ...agent }) keeps it
-        value: { loop: OWN_LOOP, missing: missing("loopgate's loop and host, and any loop but its own, run") },
+        value: {
+          loop: OWN_LOOP,
+          missing: held.length > 0 ? redact(heldMessage(held[0]!)) : missing("loopgate's loop and host, and any loop but its own, run"),
+        },
       });
     builds.set(definition, { ...own, system: system ?? '', context });
     return definition;

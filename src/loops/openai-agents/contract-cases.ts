@@ -496,7 +496,7 @@ expect:
       for (const [name, make, said] of rows) {
         let got: string | undefined;
         try {
-          await gate.openAiAgent(make as never).agent({} as never);
+          await gate.openAiAgent(make as never).agent({ loop: 'loopgate' } as never);
         } catch (error) {
           got = (error as Error).message;
         }
@@ -542,6 +542,30 @@ expect:
           name: 'its own loop, a cancel while the approver decides (it says yes after): nothing runs',
           passed: got === 'cancelled{user}; 0 refund(s) ran',
           message: got,
+        });
+      }
+      // Outside probe 46, F1 (HIGH): built without being told its loop (as a config is checked when it loads), the
+      // agent was refused even for its own loop — marked instead, and refused where it would run unasked.
+      {
+        const support = gate.openAiAgent((m) => withRefund(sdk, seen, m, { needsApproval: true }));
+        const unsaid = await said(async () => support.agent({} as never), 'built');
+        checks.push({
+          name: 'built without its loop (a config being checked): built, and marked for its own loop',
+          passed: unsaid === 'built',
+          message: unsaid,
+        });
+      }
+      // Outside probe 46, F2 (HIGH): a needsApproval that decides by the call's arguments answered "no" for no
+      // arguments, so loopgate's loop took the agent and ran a held refund unasked.
+      {
+        const byAmount = gate.openAiAgent((m) =>
+          withRefund(sdk, seen, m, { needsApproval: async (_c: unknown, input: { order?: string }) => input.order !== 'free' && input.order !== undefined }),
+        );
+        const inLoopgate = await said(async () => byAmount.agent({ loop: 'loopgate' } as never), 'built');
+        checks.push({
+          name: "a needsApproval deciding by the call's arguments: loopgate's loop refuses it too",
+          passed: /^openAiAgent: tool issue_refund needs approval \(needsApproval\)/.test(inLoopgate),
+          message: inLoopgate,
         });
       }
       const support = gate.openAiAgent((m) => withRefund(sdk, seen, m, { needsApproval: true }));
