@@ -163,8 +163,7 @@ function reportProblem(run: PeerRun): string | undefined {
 
 /** What is wrong with a message the loop kept (its history at each turn's start and at the end, and what waits), or nothing. */
 function historyProblem(run: PeerRun): string | undefined {
-  const lists: [string, readonly unknown[]][] = [...run.histories.map((h, t): [string, readonly unknown[]] => [`t${t}`, h]), ['waiting', run.waiting]];
-  for (const [, messages] of lists) {
+  for (const messages of [...run.histories, run.waiting] as readonly unknown[]) {
     if (!Array.isArray(messages)) return `the loop kept ${messages === null ? 'null' : typeof messages}, not a list of messages`;
     for (const [i, m] of messages.entries()) {
       if (m === null || typeof m !== 'object') return `message ${i}: ${m === null ? 'null' : typeof m}, not a message ({ role, content })`;
