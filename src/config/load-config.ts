@@ -19,8 +19,8 @@ import { DEFAULT_HOSTS } from '../harness/suite-context.ts';
 import type { ReplyAssertionContext } from '../harness/checks/reply-assertion-types.ts';
 import { checkReplyConfig } from './reply-config.ts';
 import { checkPriceTable, type PriceTable } from '../report/cost/price-table.ts';
-import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
 import { capabilitiesProblem } from '../harness/loop-port/capabilities.ts';
+import { FRAMEWORK_LOOP_IDS, LOOPGATE_ADAPTER, type LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
 import { commonjsImportOf, commonjsMessage, commonjsPackageOf } from './commonjs-package.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
@@ -307,6 +307,10 @@ function resolveConfigRead(value: unknown, file: string, bundled: boolean): Reso
     // would read as loopgate's own loop everywhere (outside probe 37, F8).
     if (isFactory && (loop as LoopUnderTestFactory).id === 'loopgate')
       fail('loop.id', `"loopgate" names loopgate's own loop; give your loop an id of its own`, ['loop']);
+    if (isFactory && FRAMEWORK_LOOP_IDS.includes((loop as LoopUnderTestFactory).id) && !(LOOPGATE_ADAPTER in loop))
+      fail('loop.id', `${JSON.stringify((loop as LoopUnderTestFactory).id)} names loopgate's adapter of that framework; give your loop an id of its own`, [
+        'loop',
+      ]);
     if (isFactory && (loop as LoopUnderTestFactory).id.trim() === '')
       fail('loop.id', 'expected a non-empty name (reports, verdicts and baselines name the loop by it)', ['loop']);
     // What the loop says it can do decides which cases run: a misspelled one turns them into skips unsaid, and one the

@@ -89,12 +89,14 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
   if (results.verdicts) {
     const { file, differences: diff } = results.verdicts;
     out.push(
-      diff.length === 0
-        ? `${mdInline(loop.name)} fails exactly as documented: every case judged as pinned in ${mdInline(file)}`
-        : `**${mdInline(loop.name)} differs from the pinned verdicts** in ${mdInline(file)} (${diff.length}): ${diff
-            .slice(0, 20)
-            .map((d) => `${mdInline(d.id)} (${d.kind})`)
-            .join(', ')}${diff.length > 20 ? ', …' : ''}`,
+      diff.length === 0 && nothingChecked(results)
+        ? `${mdInline(loop.name)} skipped every case, as pinned in ${mdInline(file)}: nothing was checked`
+        : diff.length === 0
+          ? `${mdInline(loop.name)} fails exactly as documented: every case judged as pinned in ${mdInline(file)}`
+          : `**${mdInline(loop.name)} differs from the pinned verdicts** in ${mdInline(file)} (${diff.length}): ${diff
+              .slice(0, 20)
+              .map((d) => `${mdInline(d.id)} (${d.kind})`)
+              .join(', ')}${diff.length > 20 ? ', …' : ''}`,
       '',
     );
   }

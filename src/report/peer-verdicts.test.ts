@@ -36,6 +36,12 @@ describe('compareVerdicts', () => {
     expect(renderVerdictComparison('v.json', 'ai-sdk', [], 4)).toBe('ai-sdk fails exactly as documented: 4 case(s) judged as pinned in v.json\n');
   });
 
+  it('a run whose every case was skipped as pinned says nothing was checked, not that the loop fails as documented', () => {
+    // Outside probe 45, F10: the console said "fails exactly as documented", then "nothing was checked".
+    expect(renderVerdictComparison('v.json', 'team', [], 3, 20, 3)).toBe('team skipped all 3 case(s), as pinned in v.json: nothing was checked\n');
+    expect(renderVerdictComparison('v.json', 'team', [], 3, 20, 2)).toBe('team fails exactly as documented: 3 case(s) judged as pinned in v.json\n');
+  });
+
   it('names a case that newly passes, newly fails, is judged differently, is not run or is not pinned', () => {
     const now = [c('a', 'passed'), c('b', 'failed', [{ name: 'outcome', passed: false, message: 'expected x' }]), c('s', 'skipped'), c('new', 'passed')];
     const kinds = compareVerdicts(pinned, now, true).map((d) => `${d.id} ${d.kind}`);

@@ -121,11 +121,27 @@ describe("a team's own loop", () => {
     ],
     ["{ supports: [], history: 'disk', time: 'patched-timers' }", /loop\.capabilities\.history: expected event-log, session or app-glue, got "disk"/],
     ["{ supports: [], history: 'session' }", /loop\.capabilities\.time: expected clock-injected or patched-timers, got undefined/],
+    // Outside probe 46: a misspelled key (`support`) was taken and the real list read as missing, or ignored.
+    [
+      "{ supports: [], history: 'session', time: 'patched-timers', histroy: 'session' }",
+      /loop\.capabilities\.histroy: unknown key \(did you mean history\?\); known: supports, history, time/,
+    ],
   ])('capabilities %s: exit 2 naming what is wrong', async (capabilities, said) => {
     const dir = project({ capabilities });
     const r = await loopgate(['run', '--reporter', 'console'], dir);
     expect(r.status, r.stdout).toBe(2);
     expect(r.stderr).toMatch(said);
+  });
+
+  // Outside probe 45, F11: verdicts pinned for another loop only were silently unused by a run of the team's loop.
+  it('verdicts that pin other loops only: the run says it is judged unpinned', async () => {
+    const dir = project({ extra: "verdicts: { 'ai-sdk': 'verdicts/ai-sdk.json' }," });
+    const r = await loopgate(['run', '--reporter', 'console'], dir);
+    // Unpinned, the case the loop fails is a failure (pinned, the same run is exit 0: the first test).
+    expect(r.status, r.stdout).toBe(1);
+    expect(r.stderr).toContain(
+      "note: verdicts: in loopgate.config.ts pins ai-sdk, not team-loop: this run of team-loop is judged unpinned (add 'team-loop': 'verdicts/team-loop.json' to pin it)",
+    );
   });
 
   // Outside probe 45, F9: the two were taken together and the pins re-recorded.
@@ -149,5 +165,13 @@ describe("a team's own loop", () => {
     const r = await loopgate(['run', '--reporter', 'console'], dir);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/loop\.id: "loopgate" names loopgate's own loop; give your loop an id of its own/);
+  });
+
+  // Outside probe 46: a team's loop named ai-sdk read as the AI SDK adapter in reports, baselines and pinned verdicts.
+  it.each(['ai-sdk', 'openai-agents'])("may not take the id of loopgate's %s adapter: exit 2 naming it", async (id) => {
+    const dir = project({ id });
+    const r = await loopgate(['run', '--reporter', 'console'], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`loop.id: "${id}" names loopgate's adapter of that framework; give your loop an id of its own`);
   });
 });

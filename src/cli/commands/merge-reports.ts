@@ -91,7 +91,17 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
       `merged ${parts.length} results file${parts.length === 1 ? '' : 's'} (${merged.summary.total} cases)${Object.values(written.files).length ? `; wrote ${Object.values(written.files).join(', ')}` : ''}\n`,
     );
     // A peer loop judged against its pinned verdicts passes when it fails exactly as pinned, as the unsharded run does.
-    if (merged.verdicts) out(renderVerdictComparison(merged.verdicts.file, merged.loop?.name ?? 'the loop', merged.verdicts.differences, merged.cases.length));
+    if (merged.verdicts)
+      out(
+        renderVerdictComparison(
+          merged.verdicts.file,
+          merged.loop?.name ?? 'the loop',
+          merged.verdicts.differences,
+          merged.cases.length,
+          20,
+          merged.summary.skipped,
+        ),
+      );
     return runPassed(merged) ? EXIT.passed : EXIT.failed;
   } catch (error) {
     if (error instanceof ReportFileError || error instanceof MergeError || error instanceof UnknownReporterError || error instanceof RangeError) {

@@ -327,6 +327,12 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     if (pinned.loop !== peer.id)
       throw new UsageError(`${verdictsFile}: pins the verdicts of ${pinned.loop}, not of ${peer.id} (see verdicts: in ${config.file})`);
   }
+  // Pins of other loops only (kept for `--loop ai-sdk`) leave this run unpinned: say so (outside probe 45, F11).
+  const pinsOthers = Object.keys(config.verdicts);
+  if (peer && !verdictsFile && args.verdicts !== false && pinsOthers.length > 0)
+    io.err(
+      `note: verdicts: in ${relative(process.cwd(), config.file) || config.file} pins ${pinsOthers.join(', ')}, not ${peer.id}: this run of ${peer.id} is judged unpinned (add '${peer.id}': 'verdicts/${peer.id}.json' to pin it)\n`,
+    );
   // The loop is part of a run's identity: another loop's baseline would report its differences as regressions.
   const runLoop = peer?.id ?? 'loopgate';
   if (baseline && (baseline.loop?.name ?? 'loopgate') !== runLoop) {
@@ -462,7 +468,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     const { differences, file } = runResults.verdicts;
     if (pinned.version !== peer!.version && differences.length > 0)
       io.out(`note: the verdicts were pinned on ${pinned.version}; this run is on ${peer!.version}\n`);
-    io.out(renderVerdictComparison(file, peer!.id, differences, results.length));
+    io.out(renderVerdictComparison(file, peer!.id, differences, results.length, 20, runResults.summary.skipped));
   }
   // The exit code is the reports' verdict, from its one home (a run exit 0 whose reports said FAILED: outside probe 43, F5).
   if (runPassed(runResults)) return EXIT.passed;

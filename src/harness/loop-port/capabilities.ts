@@ -83,6 +83,8 @@ const NOT_THROUGH_THE_PORT: Partial<Record<Capability, string>> = {
   'prompt-fragments': "its world holds no prompt fragments, only the system text (a scenario's would be dropped)",
 };
 
+const CAPABILITY_KEYS: readonly string[] = ['supports', 'history', 'time'];
+
 /** What is wrong with a loop's declared capabilities (`[field, problem]`, the field under `capabilities`), or nothing. */
 export function capabilitiesProblem(
   capabilities: unknown,
@@ -90,6 +92,12 @@ export function capabilitiesProblem(
 ): [string, string] | undefined {
   if (capabilities === null || typeof capabilities !== 'object')
     return ['', `expected { supports, history, time }, got ${capabilities === null ? 'null' : typeof capabilities}`];
+  // A misspelled key (`support`) would read as the list missing, or as nothing said at all (outside probe 46).
+  for (const key of Object.keys(capabilities)) {
+    if (CAPABILITY_KEYS.includes(key)) continue;
+    const meant = closest(key, CAPABILITY_KEYS);
+    return [key, `unknown key${meant ? ` (did you mean ${meant}?)` : ''}; known: ${CAPABILITY_KEYS.join(', ')}`];
+  }
   const { supports, history, time } = capabilities as Record<string, unknown>;
   if (!Array.isArray(supports)) return ['supports', `expected a list of capabilities, got ${supports === null ? 'null' : typeof supports}`];
   for (const [i, name] of supports.entries()) {

@@ -69,6 +69,19 @@ export interface PeerAdapter {
   dispose?(): void;
 }
 
+/**
+ * The mark of loopgate's own adapters, the only loops that may take a framework's id (`ai-sdk`, `openai-agents`):
+ * reports, baselines and pinned verdicts read a loop by its id (outside probe 46). Kept by a copy (`{ ...loop }`).
+ */
+export const LOOPGATE_ADAPTER: unique symbol = Symbol.for('loopgate.adapter');
+export const FRAMEWORK_LOOP_IDS: readonly string[] = ['ai-sdk', 'openai-agents'];
+
+/** `factory`, marked as one of loopgate's adapters. */
+export function loopgateAdapter<T extends LoopUnderTestFactory>(factory: T): T {
+  Object.defineProperty(factory, LOOPGATE_ADAPTER, { value: true, enumerable: true });
+  return factory;
+}
+
 export interface LoopUnderTestFactory {
   /** `ai-sdk`, `openai-agents`, or a user's own. */
   readonly id: string;

@@ -23,7 +23,14 @@ import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, isPlainObject, shapeOf } from '../support/adapter-options.ts';
 import type { Capabilities } from '../../harness/loop-port/capabilities.ts';
-import type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld } from '../../harness/loop-port/peer-world.ts';
+import {
+  loopgateAdapter,
+  type LoopUnderTestFactory,
+  type PeerAdapter,
+  type PeerTool,
+  type PeerTurn,
+  type PeerWorld,
+} from '../../harness/loop-port/peer-world.ts';
 import type { TurnReport } from '../../harness/loop-port/port.ts';
 import { sdkCallContext } from './call-context.ts';
 import { classifyResolved, classifyThrown, endingOf } from './classify.ts';
@@ -156,14 +163,14 @@ export type TurnCall = (call: HarnessCall) => Promise<GenerateTextResult<ToolSet
 /** The factory both AI SDK forms share: a glue (a name or the team's function), and per case the turn's call. */
 export function aiSdkTurnsLoop(adapter: string, version: string, glue: AiSdkGlue, callFor: (world: PeerWorld) => Promise<TurnCall>): LoopUnderTestFactory {
   const own = typeof glue === 'function';
-  return {
+  return loopgateAdapter({
     id: 'ai-sdk',
     version,
     capabilities: AI_SDK_CAPABILITIES,
     // A name is checked against the glues this adapter knows (load-config refuses another); a function is the team's own.
     ...(own ? { glue: `your glue (${adapter}({ glue }))` } : { glue: String(glue), glues: GLUES }),
     create: async (world) => new AiSdkTurns(world, await callFor(world), own ? (glue as AiSdkGlueFunction) : builtInGlue(glue as AiSdkGlueName, world.tools)),
-  };
+  });
 }
 
 /** `generateText`'s options in `ai` 6 that a team may lay over the harness's (what `GenerateTextOptions` allows). */

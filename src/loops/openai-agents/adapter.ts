@@ -35,7 +35,14 @@ import {
 import { z } from 'zod';
 import type { Message } from '../../kernel/index.ts';
 import type { Capabilities } from '../../harness/loop-port/capabilities.ts';
-import type { LoopUnderTestFactory, PeerAdapter, PeerTool, PeerTurn, PeerWorld } from '../../harness/loop-port/peer-world.ts';
+import {
+  loopgateAdapter,
+  type LoopUnderTestFactory,
+  type PeerAdapter,
+  type PeerTool,
+  type PeerTurn,
+  type PeerWorld,
+} from '../../harness/loop-port/peer-world.ts';
 import type { TurnReport } from '../../harness/loop-port/port.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions } from '../support/adapter-options.ts';
@@ -71,7 +78,7 @@ export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnd
   const { errorFunction } = options;
   if (errorFunction !== undefined && errorFunction !== null && typeof errorFunction !== 'function')
     throw new TypeError(`openAiAgentsLoop: errorFunction must be a function (context, error) => string, or null, got ${typeof errorFunction}`);
-  return {
+  return loopgateAdapter({
     id: 'openai-agents',
     version: `@openai/agents ${installedVersion('@openai/agents')}`,
     capabilities: OPENAI_AGENTS_CAPABILITIES,
@@ -82,7 +89,7 @@ export function openAiAgentsLoop(options: OpenAiAgentsLoopOptions = {}): LoopUnd
       const agent = harnessAgent(world, await modelFor(world, endings), tools);
       return new AgentsTurns(world, agent, faultySession(await sessionOf(make), world.failWrites), endings, { maxTurns: world.maxSteps });
     },
-  };
+  });
 }
 
 /** The case's session: the config's (checked: a factory that throws, or gives no Session, is named, not a loop failure), else a MemorySession. */

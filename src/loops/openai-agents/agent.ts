@@ -53,7 +53,7 @@ import {
   type SideEffect,
 } from '../../kernel/index.ts';
 import { AgentBuildError } from '../../harness/world/agent-under-test.ts';
-import type { LoopUnderTestFactory, PeerTool } from '../../harness/loop-port/peer-world.ts';
+import { loopgateAdapter, type LoopUnderTestFactory, type PeerTool } from '../../harness/loop-port/peer-world.ts';
 import { installedVersion } from '../installed-version.ts';
 import { checkAdapterOptions, shapeOf } from '../support/adapter-options.ts';
 import { buildOfCase } from '../support/own-build.ts';
@@ -523,7 +523,7 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
     return definition;
   };
 
-  const loop: LoopUnderTestFactory = {
+  const loop: LoopUnderTestFactory = loopgateAdapter({
     id: LOOP_ID,
     agentLoop: OWN_LOOP,
     version: `@openai/agents ${installedVersion('@openai/agents')} (Agent)`,
@@ -550,6 +550,6 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
       }
       return new AgentsTurns(world, own.agent, session, endings, { context: own.context, maxTurns: maxTurns ?? world.maxSteps });
     },
-  };
+  });
   return { agent, loop };
 }
