@@ -41,7 +41,7 @@ import { turnOutcomes } from '../../harness/checks/expectations.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
-import { approvalScenario, CANCELLED_WHILE_ASKED, refundStep } from '../support/approval-scenarios.ts';
+import { approvalScenario, CANCELLED_WHILE_ASKED, refundStep, TWO_HELD_IN_ONE_STEP } from '../support/approval-scenarios.ts';
 import { outsideItsLoopChecks } from '../support/outside-its-loop.ts';
 import { aiSdkAgent } from './agent.ts';
 import type { AiSdkGlueName } from './glue.ts';
@@ -386,6 +386,15 @@ const COMPOUND_APPROVALS: readonly [string, string, AiSdkGlueName, string, reado
     // A resolved turn is kept, as the SDK's docs keep it — the call still held at the limit too.
     'failed{max_steps}; 1 refund(s) ran',
     ['invariant-05-failed-turns-add-nothing', 'invariant-06-tool-pairing'],
+  ],
+  [
+    // Outside probe 46: the SDK answers the approved calls first, then the denied ones; every provider takes a step's
+    // results in any order (one each), so invariant 6 read from outside holds a peer to that, not to the call order.
+    'always, two refunds in one step, the first denied and the second approved: the SDK answers the second first',
+    TWO_HELD_IN_ONE_STEP,
+    'on-success',
+    'replied; 1 refund(s) ran',
+    [],
   ],
   [
     'always, approved, then the model fails, then a next turn (glue notice): the refund is told',

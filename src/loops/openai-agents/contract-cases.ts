@@ -29,7 +29,7 @@ import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
-import { approvalScenario, CANCELLED_WHILE_ASKED } from '../support/approval-scenarios.ts';
+import { approvalScenario, CANCELLED_WHILE_ASKED, TWO_HELD_IN_ONE_STEP } from '../support/approval-scenarios.ts';
 import { outsideItsLoopChecks } from '../support/outside-its-loop.ts';
 
 const FILE = 'src/loops/openai-agents/contract-cases.ts';
@@ -530,6 +530,17 @@ expect:
         const got = `${asked}; ${run.executions.get('issue_refund') ?? 0} refund(s) ran; ${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${broken.join('; ') || 'every invariant holds'}`;
         const expected = `${want}; ${ran} refund(s) ran; replied; every invariant holds`;
         checks.push({ name: `its own loop, needsApproval ${name}`, passed: got === expected, message: got, expected, actual: got });
+      }
+      // Outside probe 46: two calls held in one step, answered no then yes — each answered once, in whatever order.
+      {
+        const support = gate.openAiAgent((m) => withRefund(sdk, seen, m, { needsApproval: true }), { sideEffects: { issue_refund: 'STATEFUL' } });
+        const agents = { agents: new Map([['support', support.agent]]), defaultAgent: 'support' };
+        const run = await runPeerScenario(parseScenario(TWO_HELD_IN_ONE_STEP, `${FILE}#two-held`), support.loop, { seed, agents });
+        const asked = (run.approvals ?? []).map((a) => `${a.tool} ${JSON.stringify(a.shown.args)}: ${a.answer}`).join(', ') || 'none asked';
+        const broken = (await checkInvariants(run)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+        const got = `${asked}; ${run.executions.get('issue_refund') ?? 0} refund(s) ran; ${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${broken.join('; ') || 'every invariant holds'}`;
+        const expected = 'issue_refund {"order":"ORD-1"}: deny, issue_refund {"order":"ORD-2"}: approve; 1 refund(s) ran; replied; every invariant holds';
+        checks.push({ name: 'its own loop, two calls held in one step, no then yes', passed: got === expected, message: got, expected, actual: got });
       }
       // Review of stop 53 (as for the AI SDK): a cancel while the approver decides must run nothing, whatever it says after.
       {

@@ -1,7 +1,8 @@
 /**
  * The scenarios both SDK adapters' contract cases run a tool that holds its calls
  * for approval through (`needsApproval`): refunds one per step with the approver's
- * answers, and a refund cancelled while the approver decides.
+ * answers, two refunds held in one step, and a refund cancelled while the approver
+ * decides.
  */
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { Scenario } from '../../harness/scenario/schema.ts';
@@ -37,5 +38,20 @@ inbox:
   - say: Refund ORD-2.
   - cancel: user
     at: { approval: 1 }
+expect: {}
+`;
+
+/**
+ * Two refunds held in one step, the first denied and the second approved: the AI SDK answers the approved call
+ * first, and every provider takes a step's results in any order (outside probe 46).
+ */
+export const TWO_HELD_IN_ONE_STEP = `name: two refunds held in one step
+approver: { answers: [deny, approve] }
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order: ORD-1 } }, { id: r2, name: issue_refund, args: { order: ORD-2 } }]
+    - reply: Done.
+inbox:
+  - say: Refund ORD-1 and ORD-2.
 expect: {}
 `;

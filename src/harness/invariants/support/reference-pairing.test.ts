@@ -36,6 +36,17 @@ describe('referencePairing (invariant 6, apart from the kernel)', () => {
   });
 });
 
+describe("referencePairing in any order (a peer's, read from outside: providers take a step's results in any order)", () => {
+  it('takes the results of a step in another order, still one each', () => {
+    expect(referencePairing([user('q'), calls('a', 'b'), results('b', 'a')], undefined, 'any order')).toBeUndefined();
+    expect(referencePairing([user('q'), calls('a', 'b'), results('b', 'b')], undefined, 'any order')?.problem).toBe(
+      'tool results [b, b] do not answer the calls [a, b] one each',
+    );
+    expect(referencePairing([user('q'), calls('a', 'b'), results('b')], undefined, 'any order')).toBeDefined();
+    expect(referencePairing([user('q'), calls('a'), results('a', 'c')], undefined, 'any order')).toBeDefined();
+  });
+});
+
 describe('referencePairing with calls left open (a turn an unreadable store keeps open)', () => {
   it('accepts only the named calls, and only at the end', () => {
     expect(referencePairing([user('q'), calls('a')], new Set(['a']))).toBeUndefined();

@@ -16,11 +16,18 @@ export interface ReferencePairingViolation {
 }
 
 /**
+ * `order`: loopgate's loop answers a step's calls in call order (DESIGN, invariant 6); a provider takes them in any
+ * order, one each, and an SDK may answer them so (the AI SDK answers approved calls before denied ones): the outside
+ * view of a peer asks what the provider asks.
  * `leftOpen`: calls that may end the messages without a result — the calls in flight of a turn no process could close (a
  * store refused after a crash keeps its last turn open, so its calls have no result yet). Only at the very end: a call
  * followed by another assistant message is unanswered whatever the set says.
  */
-export function referencePairing(messages: readonly Message[], leftOpen: ReadonlySet<string> = new Set()): ReferencePairingViolation | undefined {
+export function referencePairing(
+  messages: readonly Message[],
+  leftOpen: ReadonlySet<string> = new Set(),
+  order: 'call order' | 'any order' = 'call order',
+): ReferencePairingViolation | undefined {
   let open: string[] = []; // calls of the message before, waiting for their results
   const seen = new Set<string>(); // every call id so far: a provider refuses a request that repeats one (Anthropic, OpenAI: 400)
   for (let i = 0; i < messages.length; i++) {
@@ -42,8 +49,13 @@ export function referencePairing(messages: readonly Message[], leftOpen: Readonl
     if (firstText >= 0 && blocks.slice(firstText).some((b) => b.type === 'tool_result'))
       return { messageIndex: i, problem: 'a tool result after text in the same user message' };
     const results = blocks.filter((b) => b.type === 'tool_result').map((b) => b.callId!);
-    if (results.join('\u0000') !== open.join('\u0000'))
-      return { messageIndex: i, problem: `tool results [${results.join(', ')}] do not answer the calls [${open.join(', ')}] one each, in order` };
+    const answered = order === 'call order' ? results : [...results].sort();
+    const asked = order === 'call order' ? open : [...open].sort();
+    if (answered.join('\u0000') !== asked.join('\u0000'))
+      return {
+        messageIndex: i,
+        problem: `tool results [${results.join(', ')}] do not answer the calls [${open.join(', ')}] one each${order === 'call order' ? ', in order' : ''}`,
+      };
     open = [];
   }
   const unanswered = open.filter((id) => !leftOpen.has(id));
