@@ -57,7 +57,8 @@ async function lastValue(result: unknown): Promise<unknown> {
  * call, a function about the calls it answers truthy for (as the SDK reads it), with the call's arguments and the
  * agent's context — so loopgate's loop and host put to the approver exactly the calls the SDK would hold, and a
  * "no" (or no approver) runs nothing. The policy decides each call at once: an async function, whose promise it
- * could never await, is refused naming it; a function that throws, or answers a promise all the same, asks.
+ * could never await, is refused naming it, as is a plain function answering a promise for no arguments; one that
+ * throws, or answers a promise for some arguments only, asks.
  */
 function approvalRule(name: string, needsApproval: unknown, context: unknown): PolicyRule[] {
   // As the SDK reads it: absent, null or false asks nothing.
@@ -71,6 +72,21 @@ function approvalRule(name: string, needsApproval: unknown, context: unknown): P
       `aiSdkAgent: tool ${name}'s needsApproval is an async function: loopgate's policy decides each call at once and never awaits a promise; give a function that answers a boolean at once (({ order }) => order.startsWith('VIP')), or true`,
     );
   const asks = needsApproval as (input: unknown, options: { toolCallId: string; messages: []; experimental_context: unknown }) => unknown;
+  // A plain function may answer a promise all the same (an async function transpiled, or one handing its work to a
+  // promise): the SDK awaits it, the policy could not, and the loops would hold other calls (outside probe 46). One
+  // call with no arguments tells it — a promise it answers (even one rejecting) is refused; one that throws says nothing.
+  let probe: unknown;
+  try {
+    probe = asks({}, { toolCallId: '', messages: [], experimental_context: context });
+  } catch {
+    probe = undefined;
+  }
+  if (typeof (probe as { then?: unknown } | null)?.then === 'function') {
+    Promise.resolve(probe).catch(() => {});
+    throw new Error(
+      `aiSdkAgent: tool ${name}'s needsApproval answers a promise (an async function, maybe transpiled): loopgate's policy decides each call at once and never awaits a promise; give a function that answers a boolean at once (({ order }) => order.startsWith('VIP')), or true`,
+    );
+  }
   return [
     markSdkApproval(
       {

@@ -222,6 +222,19 @@ const AGENT_ROWS: readonly { readonly id: string; readonly title: string; readon
     refused: ASYNC_APPROVAL,
   },
   {
+    // Outside probe 46: an async function transpiled (or one that hands its work to a promise) is a plain function
+    // answering a promise: loopgate's policy asked about every call while the SDK awaited the answer — the loops differed.
+    id: 'promise-answering-approval-refused',
+    title: 'a tool whose approval is a plain function answering a promise (an async function transpiled) is refused naming it',
+    options: {
+      tools: () => ({
+        issue_refund: sdkTool({ needsApproval: (input: { order?: string }) => Promise.resolve().then(() => input.order?.startsWith('VIP') === true) }),
+      }),
+    },
+    refused:
+      "aiSdkAgent: tool issue_refund's needsApproval answers a promise (an async function, maybe transpiled): loopgate's policy decides each call at once and never awaits a promise; give a function that answers a boolean at once (({ order }) => order.startsWith('VIP')), or true",
+  },
+  {
     id: 'to-model-output-refused',
     title: 'a tool that shows the model something else than its result is refused naming it',
     options: { tools: () => ({ issue_refund: sdkTool({ toModelOutput: () => ({ type: 'text', value: 'done' }) }) }) },
