@@ -156,7 +156,26 @@ async function unfiredTriggerFailsOnAPeer(): Promise<CheckResult[]> {
   const triggers = out.checks.find((c) => c.name === 'triggers');
   const got = `${out.status}; ${triggers ? `triggers ${triggers.passed ? 'passed' : 'failed'}: ${triggers.message}` : 'no triggers check'}`;
   const want = 'failed; triggers failed: inbox[1]: cancel at {request: 99} never happened (the case ended first; ifReached: true if it may not)';
-  return [{ name: 'a trigger that never fires fails the case on a hand-written loop', passed: got === want, message: got, expected: want, actual: got }];
+  // What the model saw at each step, as for loopgate's loop: a failing peer case's report shows its last request
+  // (outside probe 46: the reports of a peer's failures had none).
+  const saw = (out.requests ?? []).map((r) => `turn ${r.turn}, step ${r.step}: ${r.lines.slice(3).join(' | ')}`);
+  const seen = [
+    'turn 0, step 1: user: Please refund ORD-1001.',
+    'turn 0, step 2: user: Please refund ORD-1001. | assistant: call lookup_order#look {"order_id":"ORD-1001"} | user: result#look ok: {"order_id":"ORD-1001","status":"delivered","total":120}',
+    'turn 0, step 3: user: Please refund ORD-1001. | assistant: call lookup_order#look {"order_id":"ORD-1001"} | user: result#look ok: {"order_id":"ORD-1001","status":"delivered","total":120} | assistant: call issue_refund#refund {"order_id":"ORD-1001","amount":120} | user: result#refund ok: {"refunded":120}',
+  ];
+  return [
+    { name: 'a trigger that never fires fails the case on a hand-written loop', passed: got === want, message: got, expected: want, actual: got },
+    {
+      name: "the failing case's report shows what the model saw at each step",
+      passed:
+        saw.join('\n') === seen.join('\n') &&
+        (out.requests ?? []).every((r) => r.lines[0]?.startsWith('model: m · max tokens ') && r.lines[2] === 'tools: (none)'),
+      message: `${(out.requests ?? [])[0]?.lines.slice(0, 3).join(' | ') ?? ''}\n${saw.join('\n')}` || 'no requests in the report',
+      expected: seen,
+      actual: saw,
+    },
+  ];
 }
 
 /**

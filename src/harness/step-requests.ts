@@ -21,6 +21,7 @@ import { createRedactor, recomputeRequest, type LogEvent, type RecordedRequest }
 import type { StepRequest } from '../report/results.ts';
 import { renderMessages } from './render.ts';
 import type { ScenarioRun } from './second-host.ts';
+import type { SentRequest } from './world/recording-model.ts';
 
 /** Characters one line keeps; the full request is in the log (`loopgate replay --at`). */
 export const LINE_CHARS = 400;
@@ -52,6 +53,21 @@ export function stepRequests(run: Pick<ScenarioRun, 'log' | 'requests' | 'secret
   return out;
 }
 
+/**
+ * What a loop behind the port sent the model at each step (a peer's, a team's own): the requests the harness
+ * recorded, as short lines, the steps counted per turn. It keeps no event log: no seq, and a retry reads as a step.
+ */
+export function sentRequests(requests: readonly SentRequest[], turns: readonly number[], secrets: readonly string[]): StepRequest[] {
+  const redact = createRedactor({ secrets });
+  const steps = new Map<number, number>();
+  return requests.map((request, i) => {
+    const turn = turns[i] ?? 0;
+    const step = (steps.get(turn) ?? 0) + 1;
+    steps.set(turn, step);
+    return { turn, step, attempt: 1, lines: shown(requestLines(request), undefined).map((line) => clip(redact(line))) };
+  });
+}
+
 function recomputed(run: Pick<ScenarioRun, 'log'>, seq: number): RecordedRequest | undefined {
   try {
     return recomputeRequest(run.log.events, seq);
@@ -61,7 +77,7 @@ function recomputed(run: Pick<ScenarioRun, 'log'>, seq: number): RecordedRequest
 }
 
 /** A request as short lines, unclipped and unredacted. */
-export function requestLines(request: RecordedRequest): string[] {
+export function requestLines(request: RecordedRequest | SentRequest): string[] {
   return [
     `model: ${request.model} · max tokens ${request.maxTokens}${request.temperature !== undefined ? ` · temperature ${request.temperature}` : ''}`,
     `system: ${request.system}`,
@@ -71,13 +87,13 @@ export function requestLines(request: RecordedRequest): string[] {
 }
 
 /** A request's lines with its messages past MAX_MESSAGE_LINES left out of the middle, saying so. */
-function shown(lines: string[], seq: number): string[] {
+function shown(lines: string[], seq: number | undefined): string[] {
   const messages = lines.length - HEADER_LINES;
   if (messages <= MAX_MESSAGE_LINES) return lines;
   const hidden = messages - MAX_MESSAGE_LINES;
   return [
     ...lines.slice(0, HEADER_LINES + HEAD_LINES),
-    `… ${hidden} messages not shown (the whole request: loopgate replay --at ${seq})`,
+    `… ${hidden} messages not shown${seq !== undefined ? ` (the whole request: loopgate replay --at ${seq})` : ''}`,
     ...lines.slice(HEADER_LINES + HEAD_LINES + hidden),
   ];
 }

@@ -51,7 +51,7 @@ export const stepRequestSchema = z.looseObject({
   turn: count,
   step: count,
   attempt: count,
-  seq: count,
+  seq: count.optional(),
   lines: z.array(z.string()),
 });
 

@@ -76,8 +76,8 @@ export interface StepRequest {
   readonly turn: number;
   readonly step: number;
   readonly attempt: number;
-  /** Seq of its `model.request` event in the case's log. */
-  readonly seq: number;
+  /** Seq of its `model.request` event in the case's log; none for a loop behind the port (it keeps no event log). */
+  readonly seq?: number;
   readonly lines: readonly string[];
 }
 

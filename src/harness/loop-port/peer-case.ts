@@ -15,6 +15,7 @@ import type { LoadedScenario } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { CheckResult, TimelineEntry } from '../../report/results.ts';
 import { renderMessages } from '../render.ts';
+import { sentRequests } from '../step-requests.ts';
 import { buildAgent, agentNameOf, type AgentRegistry } from '../world/agent-under-test.ts';
 import { seededRandom } from '../world/seeded-random.ts';
 import { VirtualClock } from '../virtual-clock.ts';
@@ -141,6 +142,8 @@ export function peerOutcome(run: PeerRun, checks: CaseOutcome['checks']): CaseOu
       outputTokens: run.reports.reduce((n, r) => addTokens(n, isTokens(r.usage?.outputTokens) ? r.usage.outputTokens : 0), 0),
       modelRequests: run.requests.length,
     },
+    // What the model saw at each step, as loopgate's cases show it (outside probe 46: a peer's failures showed none).
+    requests: sentRequests(run.requests, run.requestTurns, run.secrets),
     timeline: peerTimeline(run),
     virtualMs: run.virtualMs,
     secrets: run.secrets,
