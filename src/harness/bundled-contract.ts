@@ -38,6 +38,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { hostConfigCases },
     { storeCases },
     { invariantSelfCases },
+    { ownLoopCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -67,6 +68,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./host-config-cases.ts'),
     import('./store-cases.ts'),
     import('./invariant-self-cases.ts'),
+    import('./own-loop-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -97,5 +99,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...hostConfigCases(),
     ...storeCases(),
     ...invariantSelfCases(),
+    ...ownLoopCases(),
   ];
 }

@@ -24,6 +24,7 @@ import { runPeerScenario } from './loop-port/peer-host.ts';
 import type { PeerRun } from './loop-port/peer-run.ts';
 import type { LoopUnderTestFactory } from './loop-port/peer-world.ts';
 import type { TurnReport } from './loop-port/port.ts';
+import { handWritten } from './hand-written-loop.ts';
 import { toolPairing } from './invariants/invariant-06-tool-pairing.ts';
 import { sideEffectsOnce } from './invariants/invariant-13-side-effects-once.ts';
 import { secretsNeverLeave } from './invariants/invariant-15-secrets-never-leave.ts';
@@ -60,82 +61,11 @@ expect: {}
 `;
 
 /**
- * A hand-written loop, as a team writes one behind the port ("call the model, run the tools, repeat"): the run the
- * invariants judge from outside a loop (`checkObservable`), which only `--loop` and a team's own `loop:` reach —
- * checked here in the default gate, so a weakened outside view fails `loopgate run` too (outside probe 44, P13).
+ * The hand-written loop (hand-written-loop.ts): the run the invariants judge from outside a loop (`checkObservable`),
+ * which only `--loop` and a team's own `loop:` reach — checked here in the default gate, so a weakened outside view
+ * fails `loopgate run` too (outside probe 44, P13).
  */
-const HAND_WRITTEN: LoopUnderTestFactory = handWritten(false);
-
-/** The hand-written loop; `shares`: it hands the model its own message list, and goes on adding to it (outside probe 45, F2). */
-function handWritten(shares: boolean): LoopUnderTestFactory {
-  return {
-    id: 'hand-written',
-    version: 'hand-written 1.0.0',
-    // It asks the case's approver, where there is one, before any tool that changes something.
-    capabilities: { supports: ['approver'], history: 'session', time: 'patched-timers' },
-    create: (world) => {
-      const history: Message[] = [];
-      return {
-        runTurn: async ({ turn, text, signal }): Promise<TurnReport> => {
-          history.push({ role: 'user', content: [{ type: 'text', text }] });
-          for (let step = 1; step <= world.maxSteps; step++) {
-            const answer = await world.model.call({
-              model: 'm',
-              system: world.system,
-              messages: shares ? history : [...history],
-              tools: [],
-              maxTokens: world.maxTokens,
-              signal,
-            });
-            if (answer.type !== 'tool_use') {
-              const reply = answer.type === 'reply' ? answer.text : undefined;
-              if (reply === undefined)
-                return {
-                  turn,
-                  outcome: { kind: 'failed', reason: 'provider_unavailable' },
-                  ending: { kind: 'resolved' },
-                  steps: step,
-                  usage: { inputTokens: 0, outputTokens: 0 },
-                };
-              history.push({ role: 'assistant', content: [{ type: 'text', text: reply }] });
-              return {
-                turn,
-                outcome: { kind: 'replied' },
-                ending: { kind: 'resolved', finishReason: 'stop' },
-                reply,
-                steps: step,
-                usage: { inputTokens: 1, outputTokens: 1 },
-              };
-            }
-            history.push({ role: 'assistant', content: answer.content });
-            const results = [];
-            for (const call of answer.calls) {
-              const tool = world.tools.find((t) => t.name === call.name)!;
-              const asked = world.approver && tool.sideEffect !== 'NONE';
-              const request = { callId: call.id, tool: call.name, args: call.args, sideEffect: tool.sideEffect, reason: 'it changes something' };
-              if (asked && (await world.approver!.approve(request, signal).catch(() => 'deny')) !== 'approve') {
-                results.push({ type: 'tool_result' as const, callId: call.id, status: 'failed' as const, content: 'denied by the approver' });
-                continue;
-              }
-              const output = await tool.run(call.args, { callId: call.id, signal });
-              results.push({ type: 'tool_result' as const, callId: call.id, status: 'ok' as const, content: JSON.stringify(output) });
-            }
-            history.push({ role: 'user', content: results });
-          }
-          return {
-            turn,
-            outcome: { kind: 'failed', reason: 'max_steps' },
-            ending: { kind: 'resolved' },
-            steps: world.maxSteps,
-            usage: { inputTokens: 1, outputTokens: 1 },
-          };
-        },
-        persistedHistory: () => [...history],
-        traces: () => [],
-      };
-    },
-  };
-}
+const HAND_WRITTEN: LoopUnderTestFactory = handWritten();
 
 /**
  * The requests the harness recorded are what the model was sent then: a loop that hands the model its own message
@@ -224,7 +154,7 @@ async function badReportsFailTheirCase(): Promise<CheckResult[]> {
 }
 
 async function requestsRecordedAsSent(): Promise<CheckResult[]> {
-  const run = await runPeerScenario(parseScenario(REFUND_OUTSIDE, 'invariant-self-outside.yaml'), handWritten(true), { seed: 1 });
+  const run = await runPeerScenario(parseScenario(REFUND_OUTSIDE, 'invariant-self-outside.yaml'), handWritten({ shares: true }), { seed: 1 });
   const sizes = run.requests.map((r) => r.messages.length).join(', ');
   return [
     {

@@ -1,0 +1,254 @@
+/**
+ * A team's own loop behind the port, judged by the default gate: `contract:own-loop/<id>`.
+ *
+ * A team gating a hand-written loop runs `loopgate run` with no framework installed; the peer runner, the port and
+ * the invariants' outside views are then reached only by these cases (outside probe 45, F12: six plants on that path
+ * — a cancel `cancelOf` no longer read, tool keys without the conversation, pinned history lines unredacted, the
+ * outside views of invariants 9 and 14 blind to a cancelled turn, an `executions` expectation capped — were caught
+ * only with `ai` installed and `--loop ai-sdk`). Each case runs the hand-written loop (hand-written-loop.ts) as the
+ * gate runs a team's, and reads what the gate would report.
+ */
+import { z } from 'zod';
+import { defineTool, outcomeLabel, type Message } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { handWritten } from './hand-written-loop.ts';
+import { checkInvariants, INVARIANTS } from './invariants/index.ts';
+import type { Invariant } from './invariants/invariant.ts';
+import { inboxDeliveredOnce } from './invariants/invariant-09-inbox-delivered-once.ts';
+import { sideEffectsTold } from './invariants/invariant-14-side-effects-told.ts';
+import { runPeerCase } from './loop-port/peer-case.ts';
+import { runPeerScenario } from './loop-port/peer-host.ts';
+import type { PeerRun } from './loop-port/peer-run.ts';
+import { parseScenario } from './scenario/load.ts';
+import { runScenario } from './second-host.ts';
+import { EMPTY_REGISTRY, type AgentRegistry } from './world/agent-under-test.ts';
+
+const FILE = 'src/harness/own-loop-cases.ts';
+const SECRET = 'ledger-key-Vt82nQx4Lm7Rp3Ks';
+const LOOP = handWritten();
+
+const TOOLS = `tools:
+  - name: issue_refund
+    description: Refund an order.
+    sideEffect: STATEFUL
+    behaviour: [{ return: { refunded: 120 } }]
+`;
+
+/** A refund runs, then the user cancels while the model thinks; the next message asks whether it went through. */
+const CANCELLED_AFTER_REFUND = `name: a refund, then a cancel while the model thinks, then a question
+${TOOLS}provider:
+  script:
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 120 } }]
+    - reply: never seen
+      latencyMs: 5000
+    - reply: Your refund of ORD-1001 went through.
+inbox:
+  - say: Please refund ORD-1001.
+  - cancel: user
+    at: { time: 1000 }
+  - say: Did it go through?
+expect: {}
+`;
+
+/** `run` with each message `drop` names taken out of every request of turn 1 and every history kept. */
+function dropped(run: PeerRun, drop: (m: Message) => boolean): PeerRun {
+  return {
+    ...run,
+    requests: run.requests.map((r, i) => (run.requestTurns[i] === 1 ? { ...r, messages: r.messages.filter((m) => !drop(m)) } : r)),
+    histories: run.histories.map((h) => h.filter((m) => !drop(m))),
+  };
+}
+
+const says = (m: Message, text: string) => m.content.some((b) => b.type === 'text' && b.text === text);
+const holdsRefund = (m: Message) => m.content.some((b) => (b.type === 'tool_call' && b.id === 'refund') || (b.type === 'tool_result' && b.callId === 'refund'));
+
+/**
+ * The scenario's cancel reaches the loop as `cancelOf(signal)` names it: the turn ends `cancelled{user}` after the
+ * refund ran, and the next turn is told the refund and still holds the cancelled turn's message — invariants 9 and
+ * 14 hold from outside, and each catches the history that drops what it guards.
+ */
+async function cancelledTurnFromOutside(): Promise<CheckResult[]> {
+  const run = await runPeerScenario(parseScenario(CANCELLED_AFTER_REFUND, 'own-loop-cancel.yaml'), LOOP, { seed: 1 });
+  const outcomes = run.reports.map((r) => outcomeLabel(r.outcome)).join(', ');
+  const got = `${outcomes}; ${run.executions.get('issue_refund') ?? 0} refund(s) ran; cancels delivered: ${(run.cancels ?? []).map((c) => `turn ${c.turn} by ${c.by}`).join(', ')}`;
+  const want = 'cancelled{user}, replied; 1 refund(s) ran; cancels delivered: turn 0 by user';
+  const broken = (await checkInvariants(run, INVARIANTS)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+  const checks: CheckResult[] = [
+    {
+      name: 'the cancel, read by cancelOf, ends the turn cancelled{user} after the refund ran',
+      passed: got === want,
+      message: got,
+      expected: want,
+      actual: got,
+    },
+    { name: 'every invariant holds from outside', passed: broken.length === 0, message: broken.join('; ') || 'every invariant holds' },
+  ];
+  const rows: readonly [Invariant, string, (m: Message) => boolean, RegExp][] = [
+    [
+      inboxDeliveredOnce,
+      "the cancelled turn's message",
+      (m) => says(m, 'Please refund ORD-1001.'),
+      /turn 0 was cancelled and its message "Please refund ORD-1001\." is lost/,
+    ],
+    [
+      sideEffectsTold,
+      'the refund the cancelled turn ran',
+      holdsRefund,
+      /issue_refund \(call refund\) ran in turn 0, which ended cancelled\{user\}, but the first request of turn 1 did not tell the model/,
+    ],
+  ];
+  for (const [invariant, what, drop, said] of rows) {
+    const [verdict] = await checkInvariants(dropped(run, drop), [invariant]);
+    const message = verdict === undefined ? 'not judged' : verdict.passed ? 'holds' : verdict.message;
+    checks.push({ name: `${invariant.id} catches a next turn that lost ${what}`, passed: said.test(message), message, expected: said.source, actual: message });
+  }
+  return checks;
+}
+
+/** The key a tool body is given behind the port is loopgate's own: `<conversation>/<tool>:<call id>`. */
+async function toolKeysCarryTheConversation(): Promise<CheckResult[]> {
+  const keys: string[] = [];
+  const refund = defineTool({
+    name: 'issue_refund',
+    description: 'Refund an order.',
+    input: z.object({ order_id: z.string() }),
+    sideEffect: 'STATEFUL',
+    run: async ({ order_id }, ctx) => {
+      keys.push(ctx.idempotencyKey);
+      return { refunded: order_id };
+    },
+  });
+  const registry: AgentRegistry = { agents: new Map([['shop', () => ({ system: 'You refund orders.', tools: [refund] })]]), defaultAgent: 'shop' };
+  const scenario = parseScenario(
+    `name: a refund
+provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order_id: ORD-1 } }]
+    - reply: Refunded.
+inbox:
+  - say: Refund ORD-1.
+expect: {}
+`,
+    'own-loop-keys.yaml',
+  );
+  const checks: CheckResult[] = [];
+  for (const conversation of ['customer-7', 'customer-8']) {
+    keys.length = 0;
+    await runScenario(scenario, { seed: 1, agents: registry, conversation });
+    const ours = keys.join(', ');
+    keys.length = 0;
+    await runPeerScenario(scenario, LOOP, { seed: 1, agents: registry, conversation });
+    const theirs = keys.join(', ');
+    const want = `${conversation}/issue_refund:r1`;
+    checks.push({
+      name: `conversation ${conversation}: the body's key behind the port is loopgate's own`,
+      passed: ours === want && theirs === want,
+      message: `loopgate's loop: ${ours}; behind the port: ${theirs}`,
+      expected: want,
+      actual: theirs,
+    });
+  }
+  return checks;
+}
+
+/** The persisted lines a pinned verdict keeps of a peer's history are redacted: a tool output's secret never reaches a verdicts file. */
+async function pinnedHistoryLinesRedacted(): Promise<CheckResult[]> {
+  const text = `name: a refund whose output holds a ledger key
+secrets: ['${SECRET}']
+${TOOLS.replace('{ refunded: 120 }', `{ refunded: 120, token: '${SECRET}' }`)}provider:
+  script:
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 120 } }]
+    - reply: Refunded.
+inbox:
+  - say: Please refund ORD-1001.
+expect: {}
+`;
+  const out = await runPeerCase(parseScenario(text, 'own-loop-secret.yaml'), { loop: LOOP, registry: EMPTY_REGISTRY, invariants: INVARIANTS }, 1);
+  const lines = out.checks.filter((c) => c.name.startsWith('persisted '));
+  const result = lines.find((c) => c.message.startsWith('user: result#refund'));
+  const leaks = lines.filter((c) => c.message.includes(SECRET) || c.message.includes(SECRET.slice(0, 12)));
+  return [
+    {
+      name: 'the result the loop kept is pinned, its secret redacted',
+      passed: result !== undefined && leaks.length === 0,
+      message: leaks.length > 0 ? `the secret is in ${leaks.map((c) => c.name).join(', ')}` : (result?.message ?? 'no persisted line of the refund result'),
+    },
+  ];
+}
+
+/** `executions` on the config's own loop counts every run of the body: one too many fails the case, saying how many. */
+async function executionsCountedInFull(): Promise<CheckResult[]> {
+  const text = (expected: number) => `name: two refunds
+${TOOLS}provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order_id: ORD-1, amount: 10 } }]
+    - tool_use: [{ id: r2, name: issue_refund, args: { order_id: ORD-2, amount: 10 } }]
+    - reply: Refunded both.
+inbox:
+  - say: Refund ORD-1 and ORD-2.
+expect:
+  outcome: replied
+  executions: { issue_refund: ${expected} }
+`;
+  const checks: CheckResult[] = [];
+  for (const [expected, want] of [
+    [1, 'failed; executions issue_refund: expected 1, got 2'],
+    [2, 'passed; executions issue_refund: issue_refund ran 2 time(s)'],
+    [3, 'failed; executions issue_refund: expected 3, got 2'],
+  ] as const) {
+    const out = await runPeerCase(
+      parseScenario(text(expected), 'own-loop-executions.yaml'),
+      {
+        loop: LOOP,
+        registry: EMPTY_REGISTRY,
+        invariants: INVARIANTS,
+        judged: 'all',
+      },
+      1,
+    );
+    const check = out.checks.find((c) => c.name === 'executions issue_refund');
+    const got = `${out.status}; ${check ? `${check.name}: ${check.message}` : 'no executions check'}`;
+    checks.push({ name: `ran 2, expected ${expected}`, passed: got === want, message: got, expected: want, actual: got });
+  }
+  return checks;
+}
+
+export function ownLoopCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:own-loop/cancel-read-by-cancelof-and-judged-from-outside',
+        title:
+          "a team's loop reads the scenario's cancel with cancelOf and ends the turn cancelled{user}; its next turn holds the message and is told the refund (invariants 9 and 14 from outside hold, and catch a next turn that lost either)",
+        file: FILE,
+      },
+      cancelledTurnFromOutside,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-loop/tool-keys-carry-the-conversation',
+        title: "a tool body behind the port gets loopgate's own idempotency key, <conversation>/<tool>:<call id>, in each conversation",
+        file: FILE,
+      },
+      toolKeysCarryTheConversation,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-loop/pinned-history-lines-redacted',
+        title: "the persisted history lines pinned of a team's loop are redacted: a tool output's secret never reaches a verdicts file",
+        file: FILE,
+        secrets: [SECRET],
+      },
+      pinnedHistoryLinesRedacted,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-loop/executions-counted-in-full',
+        title: "an executions expectation on a team's loop counts every run of the body: one too many or too few fails naming the count",
+        file: FILE,
+      },
+      executionsCountedInFull,
+    ),
+  ];
+}
