@@ -29,7 +29,7 @@ import { runPeerScenario } from '../../harness/loop-port/peer-host.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { installedVersion } from '../installed-version.ts';
-import { approvalScenario, CANCELLED_WHILE_ASKED, TWO_HELD_IN_ONE_STEP } from '../support/approval-scenarios.ts';
+import { approvalScenario, CANCELLED_WHILE_ASKED, refundStep, TWO_HELD_IN_ONE_STEP } from '../support/approval-scenarios.ts';
 import { outsideItsLoopChecks } from '../support/outside-its-loop.ts';
 
 const FILE = 'src/loops/openai-agents/contract-cases.ts';
@@ -530,6 +530,22 @@ expect:
         const got = `${asked}; ${run.executions.get('issue_refund') ?? 0} refund(s) ran; ${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${broken.join('; ') || 'every invariant holds'}`;
         const expected = `${want}; ${ran} refund(s) ran; replied; every invariant holds`;
         checks.push({ name: `its own loop, needsApproval ${name}`, passed: got === expected, message: got, expected, actual: got });
+      }
+      // The step limit holds for the whole turn, over the runs resumed after each approval (as the AI SDK's row).
+      {
+        const support = gate.openAiAgent((m) => withRefund(sdk, seen, m, { needsApproval: true }), { sideEffects: { issue_refund: 'STATEFUL' } });
+        const agents = { agents: new Map([['support', support.agent]]), defaultAgent: 'support' };
+        const text = `name: approved refunds past the step limit\nconfig: { maxSteps: 2 }\napprover: { answers: [approve] }\nprovider:\n  script:\n${refundStep('r1', 'ORD-1')}\n${refundStep('r2', 'ORD-2')}\n${refundStep('r3', 'ORD-3')}\n    - reply: Done.\ninbox:\n  - say: Refund ORD-1 to ORD-3.\nexpect: {}\n`;
+        const run = await runPeerScenario(parseScenario(text, `${FILE}#approval-limit`), support.loop, { seed, agents });
+        const got = `${run.reports.map((r) => outcomeLabel(r.outcome)).join(', ')}; ${run.executions.get('issue_refund') ?? 0} refund(s) ran; ${run.requests.length} model request(s)`;
+        const expected = 'failed{max_steps}; 2 refund(s) ran; 2 model request(s)';
+        checks.push({
+          name: 'its own loop, three approved refunds over a step limit of 2: the limit holds for the turn',
+          passed: got === expected,
+          message: got,
+          expected,
+          actual: got,
+        });
       }
       // Outside probe 46: two calls held in one step, answered no then yes — each answered once, in whatever order.
       {
