@@ -525,6 +525,12 @@ export function invariantSelfCases(): Case[] {
             }),
             says: /^call refund \(issue_refund\): the approver answered deny, but its body ran/,
           },
+          {
+            // Review of stop 53: a loop that declares it asks, and never does, ran a held call unseen.
+            breaks: "a refund the agent's own tool holds for approval (needsApproval) run with no one asked",
+            run: (run) => ({ ...run, heldForApproval: (tool) => tool === 'issue_refund', approvals: [] }),
+            says: /^call refund \(issue_refund\): the tool holds it for approval \(needsApproval\), but its body ran without a yes from the approver/,
+          },
         ])),
         ...(await holdsAndCatchesFromOutside(repliesComeFromTheModel, [
           {

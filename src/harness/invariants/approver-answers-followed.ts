@@ -24,12 +24,19 @@ export const approverAnswersFollowed = defineInvariant({
       : undefined,
   check: (run) => followed(run),
   // A peer that asks the case's approver (`approver` capability): what it asked is recorded around the approver, and
-  // every tool body around the tool — a call it was not told yes for never runs.
+  // every tool body around the tool — a call it was not told yes for never runs; and a call the agent's own tool holds
+  // for approval (`needsApproval`) runs only on a yes (review of stop 53: a loop that declared it asks, and never
+  // asked, ran held calls unseen).
   checkObservable: (run) => {
     for (const a of run.approvals ?? []) {
       if (a.answer === 'approve') continue;
       if (run.toolRuns.some((t) => t.name === a.tool && t.callId === a.callId))
         return `call ${a.callId} (${a.tool}): the approver answered ${a.answer}, but its body ran`;
+    }
+    for (const t of run.toolRuns) {
+      if (!run.heldForApproval?.(t.name, t.args)) continue;
+      if (!(run.approvals ?? []).some((a) => a.tool === t.name && a.callId === t.callId && a.answer === 'approve'))
+        return `call ${t.callId} (${t.name}): the tool holds it for approval (needsApproval), but its body ran without a yes from the approver`;
     }
     return undefined;
   },

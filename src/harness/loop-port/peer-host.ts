@@ -21,6 +21,7 @@ import { ModelRecording } from '../world/recording-model.ts';
 import { scriptedProvider, type CallIdCounter } from '../world/scripted-provider.ts';
 import { seededRandom } from '../world/seeded-random.ts';
 import { PeerDriver } from './peer-driver.ts';
+import { heldForApproval } from './tool-approval.ts';
 import type { DeliveredCancel, PeerRun, ToolRun } from './peer-run.ts';
 import type { LoopUnderTestFactory, PeerTool, PeerWorld } from './peer-world.ts';
 import { withVirtualTimers } from './virtual-timers.ts';
@@ -86,7 +87,15 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
       // The key loopgate's own tool pipeline gives (`<conversation>/<tool>:<call id>`): a ledger shared across
       // conversations must not take two customers' calls that got one id from the model for one (outside probe 33, A3).
       const idempotencyKey = `${conversation}/${t.name}:${callId}`;
-      const record: ToolRun = { turn: driver?.running ?? -1, callId, name: t.name, sideEffect: t.sideEffect, settled: 'running', startedAt: faults.place() };
+      const record: ToolRun = {
+        turn: driver?.running ?? -1,
+        callId,
+        name: t.name,
+        sideEffect: t.sideEffect,
+        settled: 'running',
+        startedAt: faults.place(),
+        args,
+      };
       toolRuns.push(record);
       try {
         const out = await t.run(args as never, { signal: signal ?? new AbortController().signal, callId, attempt: 1, idempotencyKey });
@@ -159,6 +168,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     toolRuns,
     cancels,
     approvals,
+    heldForApproval: heldForApproval(own),
     sideEffectLevels: new Map((agent.tools ?? []).map((t) => [t.name, t.sideEffect])),
     histories,
     waiting,

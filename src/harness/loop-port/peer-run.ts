@@ -25,6 +25,8 @@ export interface ToolRun {
   settled: 'returned' | 'threw' | 'running';
   /** Its place among the case's happenings when it started (`FaultLog.place`). */
   readonly startedAt?: number;
+  /** The arguments the loop ran it with. */
+  readonly args?: unknown;
 }
 
 /** A cancel the harness delivered to a running turn (its signal aborted). */
@@ -57,6 +59,11 @@ export interface PeerRun {
   readonly cancels?: readonly DeliveredCancel[];
   /** Every answer the case's approver gave a loop that asked it (a peer holding calls for approval), in order. */
   readonly approvals?: readonly ApprovalAnswer[];
+  /**
+   * Whether the agent's own tool holds this call for approval (`needsApproval`, an `sdk-approval` rule of its policy
+   * that applies to the arguments): such a call runs only on the approver's yes.
+   */
+  readonly heldForApproval?: (tool: string, args: unknown) => boolean;
   readonly sideEffectLevels: ReadonlyMap<string, string>;
   /** `histories[t]`: the persisted history when turn t started; the last entry: at the end. */
   readonly histories: readonly (readonly Message[])[];

@@ -28,3 +28,22 @@ export function sdkApprovals(agent: Pick<Agent, 'policy'>): ReadonlyMap<string, 
     if (isSdkApproval(rule)) for (const tool of rule.tools ?? []) out.set(tool, (rule as unknown as Record<typeof SDK_APPROVAL, unknown>)[SDK_APPROVAL]);
   return out;
 }
+
+/**
+ * Whether the agent's own tool holds a call for approval: an SDK approval rule of its policy names the tool, and its
+ * `when` (the SDK's function, as the policy reads it) holds for the arguments — or fails to answer (an error, or a
+ * promise, never opens a door, as in the policy itself).
+ */
+export function heldForApproval(agent: Pick<Agent, 'policy'>): (tool: string, args: unknown) => boolean {
+  const rules = (agent.policy?.rules ?? []).filter(isSdkApproval);
+  return (tool, args) =>
+    rules.some((rule) => {
+      if (!(rule.tools ?? []).includes(tool)) return false;
+      if (rule.when === undefined) return true;
+      try {
+        return rule.when(args) !== false;
+      } catch {
+        return true;
+      }
+    });
+}
