@@ -18,6 +18,9 @@ import type { Invariant } from './invariants/invariant.ts';
 import { approverAnswersFollowed } from './invariants/approver-answers-followed.ts';
 import { cutCallsNeverKept } from './invariants/cut-calls-never-kept.ts';
 import { turnsClosedOnce } from './invariants/invariant-04-turns-closed-once.ts';
+import { failedTurnsAddNothing } from './invariants/invariant-05-failed-turns-add-nothing.ts';
+import { noOpenSpans } from './invariants/invariant-08-no-open-spans.ts';
+import { nothingThrows } from './invariants/invariant-12-nothing-throws.ts';
 import { repliesComeFromTheModel } from './invariants/replies-come-from-the-model.ts';
 import { runPeerCase } from './loop-port/peer-case.ts';
 import { runPeerScenario } from './loop-port/peer-host.ts';
@@ -530,6 +533,60 @@ export function invariantSelfCases(): Case[] {
             breaks: "a refund the agent's own tool holds for approval (needsApproval) run with no one asked",
             run: (run) => ({ ...run, heldForApproval: (tool) => tool === 'issue_refund', approvals: [] }),
             says: /^call refund \(issue_refund\): the tool holds it for approval \(needsApproval\), but its body ran without a yes from the approver/,
+          },
+        ])),
+        // Outside probe 45, F12: the outside views of 5, 8 and 12 had no self-check in the default gate either.
+        ...(await holdsAndCatchesFromOutside(failedTurnsAddNothing, [
+          {
+            breaks: 'a failed turn whose question and calls the loop kept',
+            run: (run) => ({ ...run, reports: run.reports.map((r) => ({ ...r, outcome: { kind: 'failed', reason: 'provider_unavailable' } })) }),
+            says: /^turn 0 ended failed\{provider_unavailable\}, but the persisted history changed \(0 → \d+ messages; added: user: Please refund ORD-1001\./,
+          },
+        ])),
+        ...(await holdsAndCatchesFromOutside(noOpenSpans, [
+          {
+            breaks: 'a turn span the loop never ended',
+            run: (run) => ({
+              ...run,
+              traces: [
+                {
+                  traceId: 'peer:0',
+                  spans: [{ id: 's1', parentId: undefined, kind: 'turn', name: 'turn 0', start: 0, end: undefined, status: undefined, attributes: {} }],
+                  violations: [],
+                },
+              ],
+            }),
+            says: /^trace of turn 0: span turn "turn 0" was never ended/,
+          },
+          {
+            breaks: 'two roots in one turn’s trace',
+            run: (run) => ({
+              ...run,
+              traces: [
+                {
+                  traceId: 'peer:0',
+                  spans: ['a', 'b'].map((id) => ({
+                    id,
+                    parentId: undefined,
+                    kind: 'turn' as const,
+                    name: `turn ${id}`,
+                    start: 0,
+                    end: 1,
+                    status: 'ok' as const,
+                    attributes: {},
+                  })),
+                  violations: [],
+                },
+              ],
+            }),
+            says: /^trace peer:0: 2 root spans \(turn a, turn b\); one turn span is the root/,
+          },
+        ])),
+        ...(await holdsAndCatchesFromOutside(nothingThrows, [
+          {
+            breaks: 'a turn that never settled',
+            run: (run) => ({ ...run, unsettled: { turn: 0, waitingOn: 'issue_refund (call refund)' } }),
+            says: /^turn 0 never settled: it waits on issue_refund \(call refund\)/,
           },
         ])),
         ...(await holdsAndCatchesFromOutside(repliesComeFromTheModel, [
