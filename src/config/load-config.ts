@@ -308,9 +308,11 @@ function resolveConfigRead(value: unknown, file: string, bundled: boolean): Reso
     if (isFactory && (loop as LoopUnderTestFactory).id === 'loopgate')
       fail('loop.id', `"loopgate" names loopgate's own loop; give your loop an id of its own`, ['loop']);
     if (isFactory && FRAMEWORK_LOOP_IDS.includes((loop as LoopUnderTestFactory).id) && !(LOOPGATE_ADAPTER in loop))
-      fail('loop.id', `${JSON.stringify((loop as LoopUnderTestFactory).id)} names loopgate's adapter of that framework; give your loop an id of its own`, [
-        'loop',
-      ]);
+      fail(
+        'loop.id',
+        `${JSON.stringify((loop as LoopUnderTestFactory).id)} names loopgate's adapter of that framework; give your loop an id of its own (a copy of loopgate's adapter that lost its mark — Object.fromEntries, or an adapter of another copy of loopgate than this command's — reads as a loop of your own)`,
+        ['loop'],
+      );
     if (isFactory && (loop as LoopUnderTestFactory).id.trim() === '')
       fail('loop.id', 'expected a non-empty name (reports, verdicts and baselines name the loop by it)', ['loop']);
     // What the loop says it can do decides which cases run: a misspelled one turns them into skips unsaid, and one the

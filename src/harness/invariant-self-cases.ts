@@ -497,6 +497,19 @@ export function invariantSelfCases(): Case[] {
               ),
             says: /^the persisted history at the end, message \d+: .*look/,
           },
+          {
+            // From outside a step's results may come in any order (providers take them so), never twice for one call.
+            breaks: 'a result sent twice for one call',
+            run: (run) =>
+              lastHistory(run, (h) =>
+                h.map((m) =>
+                  m.role === 'user' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result' && b.callId === 'look')
+                    ? { ...m, content: [...m.content, ...m.content] }
+                    : m,
+                ),
+              ),
+            says: /^the persisted history at the end, message \d+: tool results \[look, look\] do not answer the calls \[look\] one each/,
+          },
         ])),
         ...(await holdsAndCatchesFromOutside(turnsClosedOnce, [
           {

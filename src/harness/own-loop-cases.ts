@@ -20,6 +20,8 @@ import { sideEffectsTold } from './invariants/invariant-14-side-effects-told.ts'
 import { runPeerCase } from './loop-port/peer-case.ts';
 import { runPeerScenario } from './loop-port/peer-host.ts';
 import type { PeerRun } from './loop-port/peer-run.ts';
+import type { LoopUnderTestFactory } from './loop-port/peer-world.ts';
+import { stepRequestSchema } from '../report/results-schema.ts';
 import { parseScenario } from './scenario/load.ts';
 import { runScenario } from './second-host.ts';
 import { EMPTY_REGISTRY, type AgentRegistry } from './world/agent-under-test.ts';
@@ -168,11 +170,19 @@ expect: {}
   const lines = out.checks.filter((c) => c.name.startsWith('persisted '));
   const result = lines.find((c) => c.message.startsWith('user: result#refund'));
   const leaks = lines.filter((c) => c.message.includes(SECRET) || c.message.includes(SECRET.slice(0, 12)));
+  // What the model saw, in the same report: the next request carried the result, redacted as the pinned lines are.
+  const saw = (out.requests ?? []).flatMap((r) => r.lines);
+  const shown = saw.find((l) => l.startsWith('user: result#refund'));
   return [
     {
       name: 'the result the loop kept is pinned, its secret redacted',
       passed: result !== undefined && leaks.length === 0,
       message: leaks.length > 0 ? `the secret is in ${leaks.map((c) => c.name).join(', ')}` : (result?.message ?? 'no persisted line of the refund result'),
+    },
+    {
+      name: 'what the model saw, in the report, has the secret redacted',
+      passed: shown !== undefined && !saw.some((l) => l.includes(SECRET.slice(0, 12))),
+      message: shown ?? 'no request line of the refund result',
     },
   ];
 }
@@ -214,6 +224,52 @@ expect:
   return checks;
 }
 
+/**
+ * A loop that calls the model outside any turn (a warm-up in `create`, or work a cancelled turn left running) still
+ * gets its report: what the model saw is told per turn, and a request of no turn is no step of one (review of stop
+ * 54: such a request went into the report as turn -1, which results.json refuses, and the run lost its report).
+ */
+async function requestOutsideATurnKeepsTheReport(): Promise<CheckResult[]> {
+  const warming: LoopUnderTestFactory = {
+    ...LOOP,
+    create: async (world) => {
+      await world.model.call({
+        model: 'm',
+        system: world.system,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'ping' }] }],
+        tools: [],
+        maxTokens: world.maxTokens,
+      });
+      return LOOP.create(world);
+    },
+  };
+  const text = `name: a refund after a warm-up call
+${TOOLS}provider:
+  script:
+    - reply: pong
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 120 } }]
+    - reply: Refunded.
+inbox:
+  - say: Please refund ORD-1001.
+expect: {}
+`;
+  const out = await runPeerCase(parseScenario(text, 'own-loop-warm-up.yaml'), { loop: warming, registry: EMPTY_REGISTRY, invariants: INVARIANTS }, 1);
+  const refused = (out.requests ?? []).flatMap((r, i) => {
+    const checked = stepRequestSchema.safeParse(r);
+    return checked.success ? [] : [`requests[${i}]: ${checked.error.issues.map((x) => `${x.path.join('.')} ${x.message}`).join('; ')}`];
+  });
+  const steps = (out.requests ?? []).map((r) => `turn ${r.turn} step ${r.step}`).join(', ');
+  return [
+    {
+      name: "the report's requests are each a step of a turn, as results.json takes them",
+      passed: refused.length === 0 && steps === 'turn 0 step 1, turn 0 step 2',
+      message: refused.join('; ') || steps,
+      expected: 'turn 0 step 1, turn 0 step 2',
+      actual: steps,
+    },
+  ];
+}
+
 export function ownLoopCases(): Case[] {
   return [
     checksCase(
@@ -241,6 +297,15 @@ export function ownLoopCases(): Case[] {
         secrets: [SECRET],
       },
       pinnedHistoryLinesRedacted,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-loop/model-called-outside-a-turn-keeps-the-report',
+        title:
+          "a team's loop that calls the model outside any turn (a warm-up) keeps its report: what the model saw is told per turn, as results.json takes it",
+        file: FILE,
+      },
+      requestOutsideATurnKeepsTheReport,
     ),
     checksCase(
       {

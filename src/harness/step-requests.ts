@@ -60,12 +60,18 @@ export function stepRequests(run: Pick<ScenarioRun, 'log' | 'requests' | 'secret
 export function sentRequests(requests: readonly SentRequest[], turns: readonly number[], secrets: readonly string[]): StepRequest[] {
   const redact = createRedactor({ secrets });
   const steps = new Map<number, number>();
-  return requests.map((request, i) => {
-    const turn = turns[i] ?? 0;
+  const out: StepRequest[] = [];
+  for (const [i, request] of requests.entries()) {
+    // A request made while no turn ran (a warm-up, work a cancelled turn left going) is no step of a turn: the
+    // invariants read it from the run; the report tells the steps of turns (review of stop 54: as turn -1 it made
+    // results.json refuse the run's report).
+    const turn = turns[i];
+    if (turn === undefined || turn < 0) continue;
     const step = (steps.get(turn) ?? 0) + 1;
     steps.set(turn, step);
-    return { turn, step, attempt: 1, lines: shown(requestLines(request), undefined).map((line) => clip(redact(line))) };
-  });
+    out.push({ turn, step, attempt: 1, lines: shown(requestLines(request), undefined).map((line) => clip(redact(line))) });
+  }
+  return out;
 }
 
 function recomputed(run: Pick<ScenarioRun, 'log'>, seq: number): RecordedRequest | undefined {

@@ -40,6 +40,8 @@ describe('compareVerdicts', () => {
     // Outside probe 45, F10: the console said "fails exactly as documented", then "nothing was checked".
     expect(renderVerdictComparison('v.json', 'team', [], 3, 20, 3)).toBe('team skipped all 3 case(s), as pinned in v.json: nothing was checked\n');
     expect(renderVerdictComparison('v.json', 'team', [], 3, 20, 2)).toBe('team fails exactly as documented: 3 case(s) judged as pinned in v.json\n');
+    // No case at all (review of stop 54: the console said "fails exactly as documented: 0 case(s)", the markdown not).
+    expect(renderVerdictComparison('v.json', 'team', [], 0, 20, 0)).toBe('team ran no case, as pinned in v.json: nothing was checked\n');
   });
 
   it('names a case that newly passes, newly fails, is judged differently, is not run or is not pinned', () => {

@@ -146,7 +146,8 @@ function describeCase(c: PinnedCase): string {
 /** The console lines of a comparison (`skipped`: how many of the `ran` cases were skipped). */
 export function renderVerdictComparison(file: string, loop: string, differences: readonly VerdictDifference[], ran: number, limit = 20, skipped = 0): string {
   // Skips pinned as skips match, yet a run of nothing but skips checked nothing (outside probe 45, F10).
-  if (differences.length === 0 && ran > 0 && skipped === ran) return `${loop} skipped all ${ran} case(s), as pinned in ${file}: nothing was checked\n`;
+  if (differences.length === 0 && skipped === ran)
+    return `${loop} ${ran === 0 ? 'ran no case' : `skipped all ${ran} case(s)`}, as pinned in ${file}: nothing was checked\n`;
   if (differences.length === 0) return `${loop} fails exactly as documented: ${ran} case(s) judged as pinned in ${file}\n`;
   const lines = [`${loop} differs from the pinned verdicts in ${file} (${differences.length} case${differences.length === 1 ? '' : 's'}):`];
   for (const d of differences.slice(0, limit)) {
