@@ -469,6 +469,13 @@ export function openAiAgent(make: (model: Model) => unknown, options: OpenAiAgen
     if (!['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'].includes(level as string))
       throw new TypeError(`${NAME}: sideEffects.${name} must be NONE, IDEMPOTENT, STATEFUL or CRITICAL, got ${JSON.stringify(level)}`);
   }
+  // An agent run as a tool calls its own tools inside its nested run: neither the gate nor loopgate's host sees them,
+  // so what the call may do (a refund inside it: no retry, told after a failed turn) is the team's to declare.
+  for (const t of loaded.tools)
+    if (isAgentTool(t) && options.sideEffects?.[t.name] === undefined)
+      throw new TypeError(
+        `${NAME}: tool ${t.name} runs an agent as a tool (asTool): the tools it calls run inside it, out of loopgate's sight — declare sideEffects.${t.name}, the most it may do (NONE if it only reads)`,
+      );
   for (const t of loaded.tools) asGateTool(t, 'NONE', undefined);
 
   // The build of each case, by the agent the factory returned for it (PeerWorld.built): the loop runs that build.

@@ -457,6 +457,22 @@ expect:
         undefined,
         /^openAiAgent: your build function returned a Promise: build the Agent synchronously/,
       ],
+      [
+        // An agent run as a tool calls its own tools inside its nested run, out of the gate's and the host's sight: what
+        // the call may do is the team's to say (left NONE, a refund inside it was never told after a failed turn).
+        'an agent run as a tool with no sideEffects entry',
+        (m: Model) =>
+          supportAgent(sdk, seen, m, { tools: [new sdk.Agent({ name: 'billing', model: m }).asTool({ toolName: 'billing', toolDescription: 'Billing.' })] }),
+        undefined,
+        /^openAiAgent: tool billing runs an agent as a tool \(asTool\): the tools it calls run inside it, out of loopgate's sight — declare sideEffects\.billing, the most it may do \(NONE if it only reads\)$/,
+      ],
+      [
+        'an agent run as a tool, its level declared',
+        (m: Model) =>
+          supportAgent(sdk, seen, m, { tools: [new sdk.Agent({ name: 'billing', model: m }).asTool({ toolName: 'billing', toolDescription: 'Billing.' })] }),
+        { sideEffects: { billing: 'STATEFUL' } },
+        undefined,
+      ],
       ['a plain agent', (m: Model) => supportAgent(sdk, seen, m), { sideEffects: { issue_refund: 'STATEFUL' }, maxTurns: 4 }, undefined],
     ];
     return rows.map(([name, make, options, said]) => {
@@ -607,8 +623,10 @@ expect:
   ),
   agentCase('no-model-by-name', 'an agent run as a tool with a model of its own asks no real provider: the case fails naming it', async (sdk, gate, seed) => {
     const triage = new sdk.Agent({ name: 'triage', instructions: 'Say which team handles it.', model: 'gpt-4.1' });
-    const support = gate.openAiAgent((model) =>
-      supportAgent(sdk, seenNothing(), model, { tools: [triage.asTool({ toolName: 'triage', toolDescription: 'Ask triage which team handles it.' })] }),
+    const support = gate.openAiAgent(
+      (model) =>
+        supportAgent(sdk, seenNothing(), model, { tools: [triage.asTool({ toolName: 'triage', toolDescription: 'Ask triage which team handles it.' })] }),
+      { sideEffects: { triage: 'NONE' } },
     );
     const scenario = parseScenario(
       `name: triage asked
