@@ -571,6 +571,30 @@ async function toolAnswersNullAtOnce(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A loop whose own configuration allows no step (`loopDeps`' `config` with `maxSteps: 0`, which neither the agent's
+ * settings nor the host's config lets through; a team building its loop by hand can): each turn fails `max_steps` before
+ * any model request, naming the limit. Every other path to a step past the limit is cut after a step (`#callsRefused`,
+ * the reply's `more`), so only a limit below one step reaches the check made before each step; a check taken away, or
+ * made `>`, sent the request and replied (mutation seed 44, runner.ts: `#beforeStep`'s step limit).
+ */
+async function stepLimitZeroSendsNothing(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([reply('ORD-1001 was delivered.'), reply('ORD-1002 has shipped.')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock, config: { maxSteps: 0 } }));
+  loop.send('Where is ORD-1001?', { id: 'first' });
+  loop.send('And ORD-1002?', { id: 'second' });
+  const outcomes = (await clock.run(loop.drain())).map(label).join(', ');
+  const expected = 'failed{max_steps}: step limit 0 reached, failed{max_steps}: step limit 0 reached';
+  const requests = log.events.filter((e) => e.type === 'model.request').length;
+  return [
+    check('each turn fails max_steps, naming the limit', outcomes === expected, outcomes, expected),
+    check('no model request sent', model.requests.length === 0, String(model.requests.length), '0'),
+    check('no model request logged', requests === 0, String(requests), '0'),
+  ];
+}
+
 export function loopDepsCases(): Case[] {
   const rows: [string, string, () => Promise<CheckResult[]>][] = [
     ['client-throws-at-once', 'a model client whose call() throws at once: the turn ends as when it rejects', clientThrowsAtOnce],
@@ -617,6 +641,11 @@ export function loopDepsCases(): Case[] {
       'client-that-is-no-client',
       'a model client without a name or call(): refused by loopDeps and the AgentHost constructor, naming the field',
       clientThatIsNoClient,
+    ],
+    [
+      'step-limit-zero-sends-nothing',
+      "a loop whose own config allows no step (maxSteps 0, which the agent's settings and the host config refuse): each turn fails max_steps, no request sent",
+      stepLimitZeroSendsNothing,
     ],
   ];
   return rows.map(([id, title, run]) => checksCase({ id: `contract:loop-deps/${id}`, title: `loop deps: ${title}`, file: FILE }, run));

@@ -9,11 +9,17 @@
  * RecomputeError that says which seq and what it is — not answered with a
  * request whose tools are whatever that other event holds, and not with an
  * empty message. Every log the scenarios write is well formed, so no scenario
- * can reach these refusals: these cases hand the function such a log.
+ * can reach these refusals: these cases hand the function such a log. And a
+ * log another version of the agent wrote, reopened with its tools changed,
+ * records the new tools before its next request.
  */
-import { recomputeRequest, RecomputeError, type AnyEvent } from '../kernel/index.ts';
+import { reply } from '../../providers/fake/results.ts';
+import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
+import { z } from 'zod';
+import { AgentLoop, defineTool, EventLog, loopDeps, recomputeRequest, RecomputeError, requestSeqs, type Agent, type AnyEvent } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { VirtualClock } from './virtual-clock.ts';
 
 const AT = 1_700_000_000_000;
 
@@ -53,6 +59,70 @@ function refusal(events: readonly AnyEvent[], seq: number, expected: string): Ch
   ];
 }
 
+function check(name: string, expected: string, actual: string): CheckResult {
+  return { name, passed: actual === expected, message: actual === expected ? actual : `expected ${expected}, got ${actual}`, expected, actual };
+}
+
+/** An agent with a lookup and a refund; the refund's description is the one thing two versions of it change. */
+function agentWithRefund(refundDescription: string): Agent {
+  return {
+    system: 'You help with orders.',
+    tools: [
+      defineTool({
+        name: 'lookup_order',
+        description: 'Look an order up.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'NONE',
+        run: () => ({ status: 'delivered' }),
+      }),
+      defineTool({
+        name: 'refund',
+        description: refundDescription,
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: () => ({ refunded: true }),
+      }),
+    ],
+  };
+}
+
+/**
+ * A conversation reopened by a new version of the agent (a deploy, then a restart) whose refund is described anew and
+ * whose lookup is not: the next request sends the new tools, so the log records them anew and recomputes them. The
+ * loop compares the tools with the last ones recorded only when a new loop (or a new tool list) meets the log, and the
+ * scenarios reopen a conversation with the same tools; a comparison that took one matching tool for the whole list
+ * kept the old refund on record, so the request recomputed from the log was not the one sent (mutation seed 44,
+ * request.ts: `every` → `some`).
+ */
+async function reopenedWithOneToolChangedRecordsTheNewTools(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const first = new AgentLoop(
+    loopDeps({ log, agent: agentWithRefund('Refund an order.'), clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }),
+  );
+  first.send('Where is ORD-1001?', { id: 'q1' });
+  await clock.run(first.drain());
+  const model = new ScriptedModelClient([reply('ORD-1002 was refunded.')], { clock });
+  const second = new AgentLoop(loopDeps({ log, agent: agentWithRefund('Refund a delivered order in full.'), clock, model }));
+  second.send('Refund ORD-1002, please.', { id: 'q2' });
+  await clock.run(second.drain());
+  const seqs = requestSeqs(log.events);
+  const describe = (tools: readonly { readonly name: string; readonly description: string }[] | undefined) =>
+    (tools ?? []).map((t) => `${t.name}: ${t.description}`).join('; ');
+  let recomputed: string;
+  try {
+    recomputed = describe(recomputeRequest(log.events, seqs[seqs.length - 1]!).tools);
+  } catch (error) {
+    recomputed = `threw: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return [
+    check('requests, in the log', '2', String(seqs.length)),
+    check('the tools the reopened loop sent', 'lookup_order: Look an order up.; refund: Refund a delivered order in full.', describe(model.requests[0]?.tools)),
+    check('the tools recomputed from the log for that request', describe(model.requests[0]?.tools), recomputed),
+    check('tools.declared events in the log', '2', String(log.events.filter((e) => e.type === 'tools.declared').length)),
+  ];
+}
+
 export function recomputeCases(): Case[] {
   return [
     checksCase(
@@ -70,6 +140,14 @@ export function recomputeCases(): Case[] {
         file: 'src/harness/recompute-cases.ts',
       },
       () => refusal(logWithRequest(1), 3, 'request 3: seq 1 is not a tools.declared event'),
+    ),
+    checksCase(
+      {
+        id: 'contract:recompute/reopened-with-one-tool-changed-records-the-new-tools',
+        title: 'recompute: a conversation reopened with one of its tools described anew records the new tools, and recomputes the request sent',
+        file: 'src/harness/recompute-cases.ts',
+      },
+      reopenedWithOneToolChangedRecordsTheNewTools,
     ),
   ];
 }

@@ -341,6 +341,30 @@ function piecesOfASecret(): CheckResult[] {
 }
 
 /**
+ * A redactor skips a text shorter than the shortest thing it looks for: the shortest secret (or the shortest piece of
+ * one) and the shortest credential shape. With a short secret beside a longer one — a 4-digit PIN and a password of 7,
+ * or a PIN and a long key whose pieces are 15 — a text that is the PIN and little more is redacted all the same: the
+ * log passes each string of an event through it on its own, so a tool's `pin` field holding the PIN is such a text. A
+ * skip that went by the longest secret let the PIN out whole (mutation seed 44, redactor.ts: `Math.min` → `Math.max`).
+ */
+function shortestSecretSetsTheScan(): CheckResult[] {
+  const withDefaults = createRedactor({ secrets: ['4821', 'hunter2'] });
+  const patternless = createRedactor({ secrets: ['4821', 'telco-SECRET-abcdef0123456789'], patterns: [] });
+  const rows: readonly [what: string, redact: (text: string) => string, text: string, out: string][] = [
+    ['a PIN and a password of 7, default shapes: the PIN alone', withDefaults, '4821', '[REDACTED]'],
+    ['the same: the PIN after a "#", a text of 5', withDefaults, '#4821', '#[REDACTED]'],
+    ['the same: the PIN after "PIN ", a text of 8', withDefaults, 'PIN 4821', 'PIN [REDACTED]'],
+    ['the same: the password alone', withDefaults, 'hunter2', '[REDACTED]'],
+    ['a PIN and a long key, no shapes: the PIN alone', patternless, '4821', '[REDACTED]'],
+    ['the same: the PIN after "my pin ", a text of 11 (under the key\'s pieces of 15)', patternless, 'my pin 4821', 'my pin [REDACTED]'],
+  ];
+  return rows.map(([what, redact, text, out]) => {
+    const got = redact(text);
+    return { name: `${what}: ${out === text ? 'let out' : 'redacted'}`, passed: got === out, message: got, expected: out, actual: got };
+  });
+}
+
+/**
  * `containsSecret` and `secretFinder` (exported) for a secret shorter than 4 characters (MIN_SECRET_LENGTH): never looked for,
  * so the answer is `false` — a boolean, as declared — even for a text that holds it.
  */
@@ -555,6 +579,15 @@ export function redactorCases(): Case[] {
         file: 'src/harness/redactor-cases.ts',
       },
       shortSecretNotLookedFor,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/shortest-secret-sets-what-is-skipped',
+        title: 'redactor: a short secret beside longer ones (a PIN and a password, a PIN and a long key) is redacted in a text that is it and little more',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: ['4821', 'hunter2', 'telco-SECRET-abcdef0123456789'],
+      },
+      shortestSecretSetsTheScan,
     ),
     checksCase(
       {
