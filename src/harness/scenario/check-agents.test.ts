@@ -47,6 +47,21 @@ describe('scenarios checked against their agents', () => {
     ).rejects.toThrow(/downgrade\.yaml:4:\d+: tools\[0\]\.sideEffect: issue_refund is agent shop's own tool/);
   });
 
+  it("refuses a message id holding the agent's secret or the scenario's, never printing it (outside probe 47, F3)", async () => {
+    const secret = 'trvk-Q7m2X9p4L8v3N6z1Hc5D';
+    const keyed: AgentFactory = () => ({ tools: [refund], secrets: [secret] });
+    const file = join(dir, 'secret-id.yaml');
+    writeFileSync(
+      file,
+      `name: secret id\nhost: production\ninbox:\n  - say: hi\n  - say: again\n    messageId: "m-${secret}"\nprovider:\n  script:\n    - reply: hi\nexpect: {}\n`,
+    );
+    const refused = checkScenarioAgents([loadScenarioFile(file, dir)], { agents: new Map([['shop', keyed]]), defaultAgent: 'shop' });
+    await expect(refused).rejects.toThrow(
+      /secret-id\.yaml:6:\d+: inbox\[1\]\.messageId: holds a secret of the case or part of one: the production host refuses such an id \(400\); use an id that names no credential/,
+    );
+    await expect(refused).rejects.not.toThrow(new RegExp(secret));
+  });
+
   it('refuses a secret that is a word of the log or part of a tool name, never printing it', async () => {
     const registry = { agents: new Map([['shop', shop]]), defaultAgent: 'shop' };
     const refused = check(registry, ['word', 'secrets: [sk_live_4eC39HqLyjWD, callId]\n'], ['tool', 'secrets: [refund]\n']);

@@ -7,7 +7,7 @@
  * naming the file, the line and the field, with the closest name.
  */
 import { readFileSync } from 'node:fs';
-import { secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
+import { createRedactor, secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
 import { locateInYaml } from '../../yaml/locate.ts';
 import { agentNameOf, NO_AGENT, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
 import { inspectAgent } from '../world/inspect-agent.ts';
@@ -62,6 +62,19 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
       if (garbles)
         problems.push(`${at(['secrets', i])}: secrets[${i}]: ${secret.length} characters, occurs in ${garbles}; a secret must be the credential itself`);
     });
+    // A client message id holding a secret is refused by the production host (400, nothing stored): the case could
+    // only fail, saying "(no turn ran)" — said here instead, before anything runs (outside probe 47, F3).
+    const secrets = [...declared.secretTexts, ...(l.scenario.secrets ?? [])];
+    if (secrets.length > 0) {
+      const redact = createRedactor({ secrets });
+      l.scenario.inbox.forEach((entry, i) => {
+        const id = (entry as { messageId?: unknown }).messageId;
+        if (typeof id === 'string' && redact(id) !== id)
+          problems.push(
+            `${at(['inbox', i, 'messageId'])}: inbox[${i}].messageId: holds a secret of the case or part of one: the production host refuses such an id (400); use an id that names no credential`,
+          );
+      });
+    }
     // An executor that skips redaction leaks only secrets someone declared: with none, the case would pass whatever the log does.
     if ((l.scenario.secrets?.length ?? 0) === 0 && declared.secrets === 0)
       l.scenario.tools.forEach((t, i) => {
@@ -78,6 +91,8 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
 interface DeclaredAgent {
   readonly tools: readonly AnyToolDeclaration[];
   readonly secrets: number;
+  /** The secrets it declares. */
+  readonly secretTexts: readonly string[];
 }
 
 /** The agent as declared (built once, or as the config built it), or an Error naming what is wrong with it. */
@@ -86,7 +101,8 @@ async function declaredTools(name: string, registry: AgentRegistry): Promise<Dec
     const inspection = await inspectAgent(name, registry);
     if (inspection.problems.length > 0) return new Error(inspection.problems.map((p) => `agent ${name}: ${p}`).join('\n'));
     const secrets = inspection.agent?.secrets;
-    return { tools: inspection.tools, secrets: Array.isArray(secrets) ? secrets.length : 0 };
+    const texts = Array.isArray(secrets) ? secrets.filter((x): x is string => typeof x === 'string') : [];
+    return { tools: inspection.tools, secrets: Array.isArray(secrets) ? secrets.length : 0, secretTexts: texts };
   } catch (error) {
     if (error instanceof UnknownAgentError) return error;
     throw error;
