@@ -4,7 +4,7 @@
  * size, and what its aliases expand to, are checked against `YAML_LIMITS`
  * before any data is built. Every problem is a `YamlValidationError`.
  */
-import { LineCounter, parseAllDocuments, parseDocument, isMap, isNode, isScalar, isSeq, visit, type Node, type YAMLError } from 'yaml';
+import { LineCounter, parseAllDocuments, parseDocument, isMap, isNode, isScalar, visit, type Node, type YAMLError } from 'yaml';
 import type { z } from 'zod';
 import { closestName, InputError } from '../kernel/index.ts';
 import { knownKeysAt } from './known-keys.ts';
@@ -220,19 +220,6 @@ function readYaml(text: string, file: string) {
       })),
     );
   }
-  // JavaScript reads a key named __proto__ as the object's prototype, not as data: the key would vanish, and what it
-  // said (an `executions: { __proto__: 1 }`) check nothing (outside probe 47, F2).
-  const protoKeys = protoKeysIn(doc.contents, []);
-  if (protoKeys.length > 0) {
-    throw new YamlValidationError(
-      protoKeys.map(({ offset, path }) => ({
-        file,
-        ...position(offset),
-        field: formatPath(path),
-        message: 'a key named __proto__ cannot be read as data (JavaScript drops it); rename it',
-      })),
-    );
-  }
   const problem = expansionProblem(doc, YAML_LIMITS);
   if (problem) throw new YamlValidationError([{ file, ...position(problem.offset), field: '', message: `YAML: ${problem.message}` }]);
   let data: unknown;
@@ -243,19 +230,6 @@ function readYaml(text: string, file: string) {
     throw new YamlValidationError([{ file, line: 1, column: 1, field: '', message: `YAML: ${(error as Error).message}` }]);
   }
   return { doc, data, position };
-}
-
-/** The keys named `__proto__` under `node`, each with its offset and path. */
-function protoKeysIn(node: unknown, path: readonly PropertyKey[]): { offset: number | undefined; path: PropertyKey[] }[] {
-  if (isMap(node))
-    return node.items.flatMap((pair) => {
-      const key = isScalar(pair.key) ? pair.key.value : undefined;
-      const here = [...path, String(key)];
-      const own = key === '__proto__' ? [{ offset: (pair.key as Node).range?.[0], path: here }] : [];
-      return [...own, ...protoKeysIn(pair.value, here)];
-    });
-  if (isSeq(node)) return node.items.flatMap((item, i) => protoKeysIn(item, [...path, i]));
-  return [];
 }
 
 /** One issue per unknown key, at the key's own line: the closest known key, and every known one. */
