@@ -109,3 +109,13 @@ export function branchesAt(schema: z.ZodType, path: readonly PropertyKey[]): { r
   for (const at of anyAt(schema, path)) if (defOf(at).type === 'union') add(at);
   return { texts: [...new Set(texts)], words };
 }
+
+/**
+ * Whether zod rebuilds the map at `path` as an object or a record, and so drops a key named `__proto__` there (it
+ * never copies one): true where the schema checks a map; false inside free data (`z.unknown()`: a model's arguments
+ * keep such a key) or where the schema cannot be told.
+ */
+export function rebuildsMapAt(schema: z.ZodType, path: readonly PropertyKey[]): boolean {
+  const kinds = anyAt(schema, path).map((s) => defOf(unwrapped(s)).type);
+  return kinds.length > 0 && kinds.every((k) => k === 'object' || k === 'record' || k === 'union' || k === 'pipe' || k === 'intersection');
+}

@@ -90,6 +90,18 @@ describe('loadYaml', () => {
     expect(loadYaml('budgets: { maxSteps: 1 }\nname: "a\\u0000b\tc"\n', schema, 'agent.yaml').name).toBe('a\u0000b\tc');
     expect(loadYaml('budgets: { maxSteps: 1 }\r\nname: "café, 日本, 😀"\r\n', schema, 'agent.yaml').name).toBe('café, 日本, 😀');
   });
+  it('refuses a key named __proto__ where zod rebuilds the map, and keeps it in free data (outside probe 47, F2: executions: { __proto__: 1 } checked nothing)', () => {
+    const schema = z.object({ executions: z.record(z.string(), z.number()).optional(), args: z.unknown().optional() });
+    expect(() => loadYaml('executions: { __proto__: 1 }\n', schema, 'x.yaml')).toThrow(
+      /^x\.yaml:1:15: executions\.__proto__: a key named __proto__ is not read as data here \(it would be dropped, and check nothing\); rename it$/,
+    );
+    expect(() => loadYaml('executions:\n  __proto__: 1\n', schema, 'x.yaml')).toThrow(/^x\.yaml:2:3: executions\.__proto__: a key named __proto__/);
+    expect(() => loadYaml('__proto__: { a: 1 }\n', schema, 'x.yaml')).toThrow(/^x\.yaml:1:1: __proto__: a key named __proto__/);
+    // A model's arguments are data: such a key is kept, as an own key.
+    const read = loadYaml('args: { __proto__: { admin: true }, id: 1 }\n', schema, 'x.yaml') as { args: object };
+    expect(Object.keys(read.args)).toEqual(['__proto__', 'id']);
+  });
+
   it('refuses duplicate keys', () => {
     expect(issues('name: a\nname: b\nbudgets: { maxSteps: 1 }\n')[0]!.message).toMatch(/^YAML: key "name" is given twice/);
   });

@@ -4,10 +4,10 @@
  * size, and what its aliases expand to, are checked against `YAML_LIMITS`
  * before any data is built. Every problem is a `YamlValidationError`.
  */
-import { LineCounter, parseAllDocuments, parseDocument, isMap, isNode, isScalar, visit, type Node, type YAMLError } from 'yaml';
+import { LineCounter, parseAllDocuments, parseDocument, isMap, isNode, isScalar, isSeq, visit, type Node, type YAMLError } from 'yaml';
 import type { z } from 'zod';
 import { closestName, InputError } from '../kernel/index.ts';
-import { knownKeysAt } from './known-keys.ts';
+import { knownKeysAt, rebuildsMapAt } from './known-keys.ts';
 import { explainUnions } from './union-issues.ts';
 import { expansionProblem } from './expansion.ts';
 import { flowDepthProblem } from './flow-depth.ts';
@@ -76,6 +76,22 @@ export function loadYamlPartly<S extends z.ZodType>(
     throw error;
   }
   const { doc, position } = read;
+  // A key named __proto__ where zod rebuilds the map (an object, a record: `executions: { __proto__: 1 }`) is not
+  // copied, so what it said would check nothing (outside probe 47, F2); inside free data (a model's arguments) it stays.
+  const lost = protoKeysIn(doc.contents, []).filter((k) => rebuildsMapAt(schema, k.path.slice(0, -1)));
+  if (lost.length > 0)
+    return {
+      data: undefined,
+      error: new YamlValidationError(
+        lost.map(({ offset, path }) => ({
+          file,
+          ...position(offset),
+          field: formatPath(path),
+          message: 'a key named __proto__ is not read as data here (it would be dropped, and check nothing); rename it',
+        })),
+      ),
+      raw: read.data,
+    };
   const data = withoutExtensions(read.data);
   const parsed = schema.safeParse(data);
   if (parsed.success) return { data: parsed.data, error: undefined, raw: data };
@@ -230,6 +246,19 @@ function readYaml(text: string, file: string) {
     throw new YamlValidationError([{ file, line: 1, column: 1, field: '', message: `YAML: ${(error as Error).message}` }]);
   }
   return { doc, data, position };
+}
+
+/** The keys named `__proto__` under `node`, each with its offset and path. */
+function protoKeysIn(node: unknown, path: readonly PropertyKey[]): { offset: number | undefined; path: PropertyKey[] }[] {
+  if (isMap(node))
+    return node.items.flatMap((pair) => {
+      const key = isScalar(pair.key) ? pair.key.value : undefined;
+      const here = [...path, String(key)];
+      const own = key === '__proto__' ? [{ offset: (pair.key as Node).range?.[0], path: here }] : [];
+      return [...own, ...protoKeysIn(pair.value, here)];
+    });
+  if (isSeq(node)) return node.items.flatMap((item, i) => protoKeysIn(item, [...path, i]));
+  return [];
 }
 
 /** One issue per unknown key, at the key's own line: the closest known key, and every known one. */
