@@ -283,6 +283,61 @@ async function closeWithAMessageWaiting(): Promise<CheckResult[]> {
 }
 
 /**
+ * As above, and the write of the message posted behind the closing turn fails: it is answered 503 saying it was not
+ * stored — never "stored, for the next turn" — and no turn starts (the host's shutdown drain drops the session on a
+ * refused write; gate coverage found no case reaching it).
+ */
+async function closeWithAMessageWaitingWhoseWriteFails(): Promise<CheckResult[]> {
+  let host: AgentHost | undefined;
+  let waiting: Promise<ResponseEnvelope> | undefined;
+  let closing: Promise<void> | undefined;
+  let refused = 0;
+  let posted = false; // set before the post: its write may begin before handle() returns
+  const store = new WatchedStore('stock-1', {
+    faults: {
+      beforeAppend: (_id, records) => {
+        if (host === undefined) return undefined;
+        if (posted && records.some((r) => r.type === 'inbox.received')) {
+          refused++;
+          throw new Error('disk full');
+        }
+        if (posted || !records.some((r) => r.type === 'turn.closed')) return undefined;
+        return new Promise<void>((resolve) =>
+          setImmediate(() => {
+            posted = true;
+            waiting = host!.handle('stock-1', 'And TEAPOT-1?', { intent: 'follow_up' });
+            closing = host!.close();
+            setImmediate(resolve);
+          }),
+        );
+      },
+    },
+  });
+  const script = new ScriptedModelClient([reply('KETTLE-2 is in stock.'), reply('never sent')]);
+  host = new AgentHost({ config: defaultHostConfig(), store, model: script, agent: AGENT });
+  const first = await host.handle('stock-1', 'Is KETTLE-2 in stock?');
+  const second = waiting ? await waiting : undefined;
+  await closing;
+  const held = store.heldAtClose ?? [];
+  return [
+    answered('the turn that was closing is answered', first, 200, undefined),
+    second
+      ? answered('the message whose write failed is answered: not stored', second, 503, 'the message was not stored')
+      : { name: 'the message whose write failed is answered', passed: false, message: 'the close was never written (no message was posted)' },
+    {
+      name: 'the write was refused (and the answer says why), nothing of the message is stored, and no turn started',
+      passed:
+        refused >= 1 &&
+        (second?.error ?? '').includes('disk full') &&
+        held.filter((type) => type === 'inbox.received').length === 1 &&
+        script.calls === 1 &&
+        (second?.turns.length ?? 0) === 0,
+      message: `${refused} refused write(s), said: ${second?.error ?? '-'}; stored: ${held.join(', ')}; ${script.calls} model request(s)`,
+    },
+  ];
+}
+
+/**
  * The SSE handler (`eventsHandler`, what a deploy mounts for its UI) asked what
  * a client gets wrong: another method, an id that is not percent-encoding or not
  * a conversation id, a `from` that is not a seq or past the end. Each is
@@ -694,6 +749,14 @@ export function hostCases(): Case[] {
         file: FILE,
       },
       closeWithAMessageWaiting,
+    ),
+    checksCase(
+      {
+        id: 'contract:host/close-with-a-message-waiting-whose-write-fails',
+        title: 'host: close() as a turn closes, with a message posted behind it whose write fails: answered 503 not stored, no turn started',
+        file: FILE,
+      },
+      closeWithAMessageWaitingWhoseWriteFails,
     ),
     checksCase(
       {
