@@ -41,7 +41,10 @@ export function heldForApproval(agent: Pick<Agent, 'policy'>): (tool: string, ar
       if (!(rule.tools ?? []).includes(tool)) return false;
       if (rule.when === undefined) return true;
       try {
-        return rule.when(args) !== false;
+        const answer: unknown = rule.when(args);
+        // A promise is no answer (and its rejection, if any, is its own: never an unhandled one in the gate).
+        if (typeof (answer as { then?: unknown } | null)?.then === 'function') Promise.resolve(answer).catch(() => {});
+        return answer !== false;
       } catch {
         return true;
       }
