@@ -116,6 +116,21 @@ export function branchesAt(schema: z.ZodType, path: readonly PropertyKey[]): { r
  * keep such a key) or where the schema cannot be told.
  */
 export function rebuildsMapAt(schema: z.ZodType, path: readonly PropertyKey[]): boolean {
-  const kinds = anyAt(schema, path).map((s) => defOf(unwrapped(s)).type);
-  return kinds.length > 0 && kinds.every((k) => k === 'object' || k === 'record' || k === 'union' || k === 'pipe' || k === 'intersection');
+  const kinds = anyAt(schema, path).flatMap(kindsOf);
+  return kinds.some((k) => k === 'object' || k === 'record') && !kinds.some((k) => k === 'unknown' || k === 'any');
+}
+
+/** The kinds of value a schema accepts, its unions, pipes and intersections opened. */
+function kindsOf(schema: z.ZodType): string[] {
+  const bare = unwrapped(schema);
+  const def = defOf(bare);
+  switch (def.type) {
+    case 'union':
+      return (def.options ?? []).flatMap(kindsOf);
+    case 'pipe':
+      return def.in ? kindsOf(def.in) : [];
+    case 'intersection':
+      return [def.left, def.right].flatMap((o) => (o ? kindsOf(o) : []));
+  }
+  return def.type ? [def.type] : [];
 }

@@ -97,9 +97,13 @@ describe('loadYaml', () => {
     );
     expect(() => loadYaml('executions:\n  __proto__: 1\n', schema, 'x.yaml')).toThrow(/^x\.yaml:2:3: executions\.__proto__: a key named __proto__/);
     expect(() => loadYaml('__proto__: { a: 1 }\n', schema, 'x.yaml')).toThrow(/^x\.yaml:1:1: __proto__: a key named __proto__/);
-    // A model's arguments are data: such a key is kept, as an own key.
+    // A model's arguments are data: such a key is kept, as an own key (also where a union may take free data).
     const read = loadYaml('args: { __proto__: { admin: true }, id: 1 }\n', schema, 'x.yaml') as { args: object };
     expect(Object.keys(read.args)).toEqual(['__proto__', 'id']);
+    const either = z.object({ args: z.union([z.string(), z.unknown()]) });
+    expect(Object.keys((loadYaml('args: { __proto__: 1 }\n', either, 'x.yaml') as { args: object }).args)).toEqual(['__proto__']);
+    const map = z.object({ counts: z.union([z.literal('none'), z.record(z.string(), z.number())]) });
+    expect(() => loadYaml('counts: { __proto__: 1 }\n', map, 'x.yaml')).toThrow(/counts\.__proto__: a key named __proto__/);
   });
 
   it('refuses duplicate keys', () => {
