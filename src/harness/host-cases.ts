@@ -225,83 +225,25 @@ async function closeWhileATurnRuns(): Promise<CheckResult[]> {
 }
 
 /**
- * `close()` just as a turn's close is being written, with a message posted
- * behind it after that write took its batch: the loop is shut down, so the
- * message starts no turn in a process on its way out — but it must be stored
- * before the store closes (the next process's first turn takes it) and its
- * request answered saying so, 503 queued. Answered before it is stored, a
- * client is told a message was kept that a restart loses; never answered, the
- * host waits for a turn that never comes.
+ * A host whose turn's close is being written when a follow-up arrives and the deploy closes the host at once (the
+ * two close cases below); `refuse`: the write of that message fails ("disk full").
  */
-async function closeWithAMessageWaiting(): Promise<CheckResult[]> {
+async function closeAsAMessageArrives(refuse: boolean) {
   let host: AgentHost | undefined;
   let waiting: Promise<ResponseEnvelope> | undefined;
   let closing: Promise<void> | undefined;
-  const store = new WatchedStore('stock-1', {
-    faults: {
-      beforeAppend: (_id, records) => {
-        if (waiting !== undefined || host === undefined || !records.some((r) => r.type === 'turn.closed')) return undefined;
-        // While the turn's close is being written: a follow-up arrives, then the deploy shuts the host down.
-        return new Promise<void>((resolve) =>
-          setImmediate(() => {
-            waiting = host!.handle('stock-1', 'And TEAPOT-1?', { intent: 'follow_up' });
-            closing = host!.close();
-            setImmediate(resolve);
-          }),
-        );
-      },
-    },
-  });
-  const script = new ScriptedModelClient([reply('KETTLE-2 is in stock.'), reply('never sent')]);
-  host = new AgentHost({ config: defaultHostConfig(), store, model: script, agent: AGENT });
-  const first = await host.handle('stock-1', 'Is KETTLE-2 in stock?');
-  const second = waiting ? await waiting : undefined;
-  await closing;
-  const held = store.heldAtClose ?? [];
-  const messages = held.filter((type) => type === 'inbox.received').length;
-  return [
-    answered('the turn that was closing is answered', first, 200, undefined),
-    second
-      ? answered(
-          'the message posted behind it is answered: stored, for the next turn',
-          second,
-          503,
-          'the host is shutting down; the message is stored and the next turn takes it',
-        )
-      : { name: 'the message posted behind it is answered', passed: false, message: 'the close was never written (no message was posted)' },
-    {
-      name: 'the message started no turn',
-      passed: second?.delivery === 'queued' && second.turns.length === 0 && script.calls === 1,
-      message: `delivery ${second?.delivery}, ${second?.turns.length} turn(s), ${script.calls} model request(s)`,
-    },
-    {
-      name: 'both messages are stored before the store closes, the second after the first turn’s close',
-      passed: messages === 2 && held.at(-1) === 'inbox.received' && held.at(-2) === 'turn.closed',
-      message: held.join(', '),
-    },
-  ];
-}
-
-/**
- * As above, and the write of the message posted behind the closing turn fails: it is answered 503 saying it was not
- * stored — never "stored, for the next turn" — and no turn starts (the host's shutdown drain drops the session on a
- * refused write; gate coverage found no case reaching it).
- */
-async function closeWithAMessageWaitingWhoseWriteFails(): Promise<CheckResult[]> {
-  let host: AgentHost | undefined;
-  let waiting: Promise<ResponseEnvelope> | undefined;
-  let closing: Promise<void> | undefined;
-  let refused = 0;
   let posted = false; // set before the post: its write may begin before handle() returns
+  let refused = 0;
   const store = new WatchedStore('stock-1', {
     faults: {
       beforeAppend: (_id, records) => {
         if (host === undefined) return undefined;
-        if (posted && records.some((r) => r.type === 'inbox.received')) {
+        if (refuse && posted && records.some((r) => r.type === 'inbox.received')) {
           refused++;
           throw new Error('disk full');
         }
         if (posted || !records.some((r) => r.type === 'turn.closed')) return undefined;
+        // While the turn's close is being written: a follow-up arrives, then the deploy shuts the host down.
         return new Promise<void>((resolve) =>
           setImmediate(() => {
             posted = true;
@@ -318,7 +260,51 @@ async function closeWithAMessageWaitingWhoseWriteFails(): Promise<CheckResult[]>
   const first = await host.handle('stock-1', 'Is KETTLE-2 in stock?');
   const second = waiting ? await waiting : undefined;
   await closing;
-  const held = store.heldAtClose ?? [];
+  return { first, second, held: store.heldAtClose ?? [], calls: script.calls, refused };
+}
+
+/**
+ * `close()` just as a turn's close is being written, with a message posted
+ * behind it after that write took its batch: the loop is shut down, so the
+ * message starts no turn in a process on its way out — but it must be stored
+ * before the store closes (the next process's first turn takes it) and its
+ * request answered saying so, 503 queued. Answered before it is stored, a
+ * client is told a message was kept that a restart loses; never answered, the
+ * host waits for a turn that never comes.
+ */
+async function closeWithAMessageWaiting(): Promise<CheckResult[]> {
+  const { first, second, held, calls } = await closeAsAMessageArrives(false);
+  const messages = held.filter((type) => type === 'inbox.received').length;
+  return [
+    answered('the turn that was closing is answered', first, 200, undefined),
+    second
+      ? answered(
+          'the message posted behind it is answered: stored, for the next turn',
+          second,
+          503,
+          'the host is shutting down; the message is stored and the next turn takes it',
+        )
+      : { name: 'the message posted behind it is answered', passed: false, message: 'the close was never written (no message was posted)' },
+    {
+      name: 'the message started no turn',
+      passed: second?.delivery === 'queued' && second.turns.length === 0 && calls === 1,
+      message: `delivery ${second?.delivery}, ${second?.turns.length} turn(s), ${calls} model request(s)`,
+    },
+    {
+      name: 'both messages are stored before the store closes, the second after the first turn’s close',
+      passed: messages === 2 && held.at(-1) === 'inbox.received' && held.at(-2) === 'turn.closed',
+      message: held.join(', '),
+    },
+  ];
+}
+
+/**
+ * As above, and the write of the message posted behind the closing turn fails: it is answered 503 saying it was not
+ * stored — never "stored, for the next turn" — and no turn starts (the host's shutdown drain drops the session on a
+ * refused write; gate coverage found no case reaching it).
+ */
+async function closeWithAMessageWaitingWhoseWriteFails(): Promise<CheckResult[]> {
+  const { first, second, held, calls, refused } = await closeAsAMessageArrives(true);
   return [
     answered('the turn that was closing is answered', first, 200, undefined),
     second
@@ -330,9 +316,9 @@ async function closeWithAMessageWaitingWhoseWriteFails(): Promise<CheckResult[]>
         refused >= 1 &&
         (second?.error ?? '').includes('disk full') &&
         held.filter((type) => type === 'inbox.received').length === 1 &&
-        script.calls === 1 &&
+        calls === 1 &&
         (second?.turns.length ?? 0) === 0,
-      message: `${refused} refused write(s), said: ${second?.error ?? '-'}; stored: ${held.join(', ')}; ${script.calls} model request(s)`,
+      message: `${refused} refused write(s), said: ${second?.error ?? '-'}; stored: ${held.join(', ')}; ${calls} model request(s)`,
     },
   ];
 }
