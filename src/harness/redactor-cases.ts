@@ -364,6 +364,40 @@ function shortestSecretSetsTheScan(): CheckResult[] {
   });
 }
 
+/** The secret every-encoded-form case hides; a Windows PowerShell one-liner carries it as base64 of UTF-16LE. */
+const FORMS_SECRET = 'trvk-Q7m2X9p4L8v3N6z1';
+
+/**
+ * Every encoded form the README promises a secret is redacted in, inside a longer value, each found by
+ * `containsSecret` and removed by the redactor: base64 of its UTF-8 bytes at each of the three alignments (standard
+ * and URL-safe), hex either case — and base64 of its UTF-16LE bytes, what PowerShell's `-EncodedCommand` carries
+ * (outside probe 47, F4: that form reached every report whole). Before, only unit tests held these forms.
+ */
+function everyEncodedFormRedacted(): CheckResult[] {
+  const secret = FORMS_SECRET;
+  const redact = createRedactor({ secrets: [secret], patterns: [] });
+  const b64 = (pad: string, encoding: BufferEncoding, alphabet: 'base64' | 'base64url' = 'base64') =>
+    Buffer.from(`${pad}${secret}!`, encoding).toString(alphabet);
+  const rows: readonly [string, string][] = [
+    ['base64 of its UTF-8 bytes, aligned', b64('', 'utf8')],
+    ['base64 of its UTF-8 bytes, one byte in', b64('x', 'utf8')],
+    ['base64 of its UTF-8 bytes, two bytes in', b64('xy', 'utf8')],
+    ['URL-safe base64 of its UTF-8 bytes, one byte in', b64('x', 'utf8', 'base64url')],
+    ['hex of its UTF-8 bytes', Buffer.from(secret, 'utf8').toString('hex')],
+    ['hex of its UTF-8 bytes, upper case', Buffer.from(secret, 'utf8').toString('hex').toUpperCase()],
+    ['base64 of its UTF-16LE bytes (powershell -EncodedCommand)', Buffer.from(`Invoke-Api -Key ${secret}`, 'utf16le').toString('base64')],
+    ['base64 of its UTF-16LE bytes, aligned', b64('', 'utf16le')],
+    ['base64 of its UTF-16LE bytes, one byte in', b64('xy', 'utf16le')],
+  ];
+  return rows.map(([what, encoded]) => {
+    const text = `value=${encoded};`;
+    const found = containsSecret(text, secret);
+    const kept = redact(text);
+    const passed = found && kept !== text && kept.includes('[REDACTED]');
+    return { name: `${what}: found and redacted`, passed, message: passed ? kept.replace(secret, '?') : `found ${found}; redacted ${kept !== text}` };
+  });
+}
+
 /**
  * `containsSecret` and `secretFinder` (exported) for a secret shorter than 4 characters (MIN_SECRET_LENGTH): never looked for,
  * so the answer is `false` — a boolean, as declared — even for a text that holds it.
@@ -588,6 +622,16 @@ export function redactorCases(): Case[] {
         secrets: ['4821', 'hunter2', 'telco-SECRET-abcdef0123456789'],
       },
       shortestSecretSetsTheScan,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/every-encoded-form-redacted',
+        title:
+          'redactor: a secret inside a longer value as base64 (each alignment, URL-safe), hex (either case) or base64 of its UTF-16LE bytes (PowerShell -EncodedCommand) is found and redacted',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: [FORMS_SECRET],
+      },
+      everyEncodedFormRedacted,
     ),
     checksCase(
       {

@@ -3,7 +3,8 @@
  * character by character), JSON `\u`-escaped, base64 inside a longer value (at
  * each of the three byte alignments, standard and URL-safe), hex (lower or upper
  * case) — base64 and hex of its UTF-8 bytes, and of its latin1 bytes where each
- * character fits one — and the secret upper- or lower-cased whole, for the redactor to
+ * character fits one, base64 of its UTF-16LE bytes (PowerShell's -EncodedCommand)
+ * — and the secret upper- or lower-cased whole, for the redactor to
  * replace and for the leak checks to find. One definition for both: what the
  * checks look for is exactly what redaction removes.
  */
@@ -75,7 +76,9 @@ function hexForms(secret: string): string[] {
 function base64Cores(secret: string): string[] {
   if (secret.length < MIN_ENCODED_LENGTH) return [];
   const out: string[] = [];
-  for (const bytes of byteForms(secret)) base64CoresOf(bytes, out);
+  // And its UTF-16LE bytes: what Windows PowerShell's -EncodedCommand (and .NET's Encoding.Unicode) carries (outside
+  // probe 47, F4: that form reached every report whole).
+  for (const bytes of [...byteForms(secret), Buffer.from(secret, 'utf16le')]) base64CoresOf(bytes, out);
   return [...new Set(out)];
 }
 
