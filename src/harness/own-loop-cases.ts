@@ -270,6 +270,91 @@ expect: {}
   ];
 }
 
+/**
+ * A loop that keeps the case's secrets out of all it keeps and sends (`world.secrets`, redacted as they come in, as
+ * invariant 15 asks) sends the model each message redacted: invariant 9 from outside must know that message for
+ * the one sent — its first request, and the next turn's after a cancel — and invariant 15 holds (fuzzing a redacting
+ * team loop: every case with a secret or a credential-shaped text in the message failed invariant 9).
+ */
+async function secretsKeptOutStillDelivered(): Promise<CheckResult[]> {
+  const text = `name: a message holding a secret and a key-shaped text, cancelled while the model thinks, then another
+secrets: ['${SECRET}']
+${TOOLS}provider:
+  script:
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 120 } }]
+    - reply: never seen
+      latencyMs: 5000
+    - reply: Your refund of ORD-1001 went through.
+inbox:
+  - say: Please refund ORD-1001, my ledger key is ${SECRET} and my old API key sk_live_AbC123dEf456GhI789jKl0.
+  - cancel: user
+    at: { time: 1000 }
+  - say: Did it go through?
+expect: {}
+`;
+  const run = await runPeerScenario(parseScenario(text, 'own-loop-redacting.yaml'), handWritten({ redacts: true }), { seed: 1 });
+  const verdicts = await checkInvariants(run, INVARIANTS);
+  const judged = (id: string) => verdicts.find((c) => c.name === id);
+  const broken = verdicts.filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+  const sent =
+    (run.requests[0]?.messages ?? []).flatMap((m) => (m.role === 'user' ? m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])) : []))[0] ?? '';
+  // A refund whose call id holds the secret runs, then the turn fails: the notice the loop keeps names the call redacted.
+  const failing = `name: a refund whose call id holds the secret, then a refusal
+secrets: ['${SECRET}']
+${TOOLS}provider:
+  script:
+    - tool_use: [{ id: 'key-${SECRET}', name: issue_refund, args: { order_id: ORD-1001, amount: 120 } }]
+    - refusal: I cannot continue.
+inbox:
+  - say: Please refund ORD-1001.
+expect: {}
+`;
+  const told = await runPeerScenario(parseScenario(failing, 'own-loop-redacting-told.yaml'), handWritten({ redacts: true }), { seed: 1 });
+  const toldBroken = (await checkInvariants(told, INVARIANTS)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+  // A lookup whose call id holds the secret, then the step limit: its result, redacted, reached the model (invariant 11).
+  const limited = `name: a lookup whose call id holds the secret, then the step limit
+secrets: ['${SECRET}']
+config: { maxSteps: 2 }
+tools:
+  - name: lookup
+    description: Look an order up.
+    behaviour: [{ return: { status: shipped } }]
+provider:
+  script:
+    - tool_use: [{ id: 'key-${SECRET}', name: lookup, args: { order_id: ORD-1001 } }]
+    - tool_use: [{ name: lookup, args: { order_id: ORD-1002 } }]
+inbox:
+  - say: Where are ORD-1001 and ORD-1002?
+expect: {}
+`;
+  const atLimit = await runPeerScenario(parseScenario(limited, 'own-loop-redacting-limit.yaml'), handWritten({ redacts: true }), { seed: 1 });
+  const limitBroken = (await checkInvariants(atLimit, INVARIANTS)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+  const ended = atLimit.reports.map((r) => outcomeLabel(r.outcome)).join(', ');
+  return [
+    {
+      name: 'the failed turn after the refund: every invariant holds from outside (the notice names the call redacted)',
+      passed: toldBroken.length === 0 && told.waiting.length === 1,
+      message: toldBroken.join('; ') || `kept for the next turn: ${JSON.stringify(told.waiting)}`,
+    },
+    {
+      name: 'the step limit after the lookup: every invariant holds from outside (its result reached the model, redacted)',
+      passed: limitBroken.length === 0 && ended === 'failed{max_steps}',
+      message: limitBroken.join('; ') || ended,
+    },
+    {
+      name: 'the loop sent the message redacted',
+      passed: !sent.includes(SECRET) && !sent.includes('sk_live_AbC123') && sent.startsWith('Please refund ORD-1001'),
+      message: sent,
+    },
+    {
+      name: 'invariants 9 and 15 judged it',
+      passed: judged(inboxDeliveredOnce.id) !== undefined && judged('invariant-15-secrets-never-leave') !== undefined,
+      message: verdicts.map((c) => c.name).join(', '),
+    },
+    { name: 'every invariant holds from outside', passed: broken.length === 0, message: broken.join('; ') || 'every invariant holds' },
+  ];
+}
+
 export function ownLoopCases(): Case[] {
   return [
     checksCase(
@@ -314,6 +399,16 @@ export function ownLoopCases(): Case[] {
         file: FILE,
       },
       executionsCountedInFull,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-loop/secrets-kept-out-still-delivered',
+        title:
+          "a team's loop that redacts the case's secrets (world.secrets) as they come in sends each message redacted: invariant 9 from outside takes it for the message sent, and invariant 15 holds",
+        file: FILE,
+        secrets: [SECRET],
+      },
+      secretsKeptOutStillDelivered,
     ),
   ];
 }

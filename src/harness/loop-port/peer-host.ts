@@ -119,6 +119,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     retries: config.retry.immediateRetries + config.retry.backoffRetries,
     failWrites: scenario.store?.failAppends ?? [],
     ...(agent.approver ? { approver: agent.approver } : {}),
+    secrets: agent.secrets ?? [],
   };
   const adapter = await factory.create(world);
   const histories: (readonly Message[])[] = [];

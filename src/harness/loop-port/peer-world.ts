@@ -47,6 +47,11 @@ export interface PeerWorld {
    * that holds calls for approval asks (`sdk-approval`). None: no one answers, and a held call is denied.
    */
   readonly approver?: Approver;
+  /**
+   * The secrets the case's run must keep (the agent's and the scenario's): nothing the loop stores, sends the model,
+   * traces or replies may hold one, in any form (invariant 15). `createRedactor({ secrets })` from loopgate redacts them.
+   */
+  readonly secrets: readonly string[];
 }
 
 /** One turn to run: the user's text, its number, and the signal the harness aborts (with a PeerCancel) on cancel. */

@@ -39,7 +39,8 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (c.sideEffectNotice === false) needs.add('side-effect-notice');
   if (c.toolMaxOutputChars !== undefined) needs.add('output-truncation');
   if (scenario.provider.kind === 'wire' && scenario.provider.provider) needs.add(`wire:${scenario.provider.provider}`);
-  const cancelled = inbox.some((e) => e.cancel !== undefined);
+  // Only a cancel with a trigger can cut a running turn short: one without waits until the loop is idle.
+  const cancelled = inbox.some((e) => e.cancel !== undefined && e.at !== undefined);
   for (const tool of scenario.tools) {
     const behaviours = tool.behaviour ?? [];
     const timeout = tool.timeoutMs ?? toolTimeouts.get(tool.name);
@@ -74,7 +75,7 @@ export function lacking(loop: string, missing: readonly { readonly need: Capabil
 }
 
 /** Can JSON carry this value as it is (no NaN, no infinities)? */
-function jsonSafe(value: unknown): boolean {
+export function jsonSafe(value: unknown): boolean {
   if (typeof value === 'number') return Number.isFinite(value);
   if (Array.isArray(value)) return value.every(jsonSafe);
   if (value !== null && typeof value === 'object') return Object.values(value).every(jsonSafe);
