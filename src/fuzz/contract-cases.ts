@@ -17,6 +17,7 @@ import { fuzzResults } from './report.ts';
 import { runFuzz } from './run-fuzz.ts';
 import { FAMILIES, tallyDrawn, undrawn } from './drawn.ts';
 import { fuzzCaseArb, type FuzzCase } from './generators/scenario.ts';
+import { behindThePortCases } from './behind-the-port-cases.ts';
 
 const FILE = 'src/fuzz/contract-cases.ts';
 /** Cases sampled from the generators (with their defaults); fixed seed, so the case is the same every run. */
@@ -227,5 +228,6 @@ export function fuzzContractCases(): Case[] {
       },
       familiesReadTheirOwnFeature,
     ),
+    ...behindThePortCases(),
   ];
 }

@@ -12,6 +12,7 @@
  * drawing none by chance is below one in a billion.
  */
 import type { FuzzCase, FuzzCaseOptions } from './generators/scenario.ts';
+import type { Capability } from '../harness/loop-port/capabilities.ts';
 
 export const EXPECTED_AT_LEAST = 25;
 
@@ -21,6 +22,11 @@ export interface Family {
   readonly present: (c: FuzzCase) => boolean;
   /** False when the run's options leave the family out (no crashes asked for, no production host). */
   readonly enabled?: (options: FuzzCaseOptions) => boolean;
+  /**
+   * Behind the port (a loop that declares what it supports): the family is cut from every case of a loop lacking
+   * this (behind-the-port.ts), so it is judged only for a loop that declares it.
+   */
+  readonly needs?: Capability | readonly Capability[];
 }
 
 type Step = { readonly error?: { readonly retryAfterMs?: unknown; readonly midStream?: unknown }; readonly tool_use?: unknown };
@@ -36,24 +42,44 @@ const behaviourOf = (kind: string) => (c: FuzzCase) => behaviours(c).some((b) =>
 export const FAMILIES: readonly Family[] = [
   { id: 'a provider error with retry-after', rate: 0.15, present: (c) => steps(c).some((s) => s.error?.retryAfterMs !== undefined) },
   { id: 'a tool call', rate: 0.4, present: (c) => steps(c).some((s) => s.tool_use !== undefined) },
-  { id: 'a steer', rate: 0.3, present: (c) => inbox(c).some((m) => 'steer' in m) },
+  { id: 'a steer', rate: 0.3, present: (c) => inbox(c).some((m) => 'steer' in m), needs: 'steer' },
   { id: 'a cancel', rate: 0.3, present: (c) => inbox(c).some((m) => 'cancel' in m) },
-  { id: 'an inject', rate: 0.08, present: (c) => inbox(c).some((m) => 'inject' in m) },
+  { id: 'an inject', rate: 0.08, present: (c) => inbox(c).some((m) => 'inject' in m), needs: 'inject' },
   { id: 'a tool that throws', rate: 0.15, present: behaviourOf('throw') },
-  { id: 'a tool that hangs', rate: 0.08, present: behaviourOf('hang') },
+  // Behind the port a hang is a slow body, unless the loop times tools out itself.
+  { id: 'a tool that hangs', rate: 0.08, present: behaviourOf('hang'), needs: 'tool-timeout' },
   { id: 'a tool failure with a code', rate: 0.06, present: behaviourOf('fail') },
-  { id: 'a store fault', rate: 0.15, present: (c) => scenarioHas(c, 'store') },
-  { id: 'a compactor', rate: 0.2, present: (c) => scenarioHas(c, 'compaction') },
-  { id: 'an approver', rate: 0.2, present: (c) => scenarioHas(c, 'approver') },
-  { id: 'a fallback model', rate: 0.1, present: (c) => (c.scenario.provider as { fallback?: unknown }).fallback !== undefined },
+  { id: 'a store fault', rate: 0.15, present: (c) => scenarioHas(c, 'store'), needs: 'store-faults' },
+  { id: 'a compactor', rate: 0.2, present: (c) => scenarioHas(c, 'compaction'), needs: 'compaction' },
+  { id: 'an approver', rate: 0.2, present: (c) => scenarioHas(c, 'approver'), needs: 'approver' },
+  {
+    id: 'a fallback model',
+    rate: 0.1,
+    present: (c) => (c.scenario.provider as { fallback?: unknown }).fallback !== undefined,
+    needs: 'fallback',
+  },
   {
     id: 'a crash',
     rate: 0.05,
     present: (c) => c.crashAt !== undefined || inbox(c).some((m) => 'crash' in m),
     enabled: (o) => o.crashes !== false,
+    needs: 'crash',
   },
-  { id: 'the production host', rate: 0.15, present: (c) => c.scenario.host === 'production', enabled: (o) => o.production !== 0 },
-  { id: 'a wire provider (an SDK over HTTP)', rate: 0.04, present: (c) => c.scenario.provider.kind === 'wire', enabled: (o) => o.wire !== 0 },
+  {
+    id: 'the production host',
+    rate: 0.15,
+    present: (c) => c.scenario.host === 'production',
+    enabled: (o) => o.production !== 0,
+    needs: 'host:production',
+  },
+  {
+    id: 'a wire provider (an SDK over HTTP)',
+    rate: 0.04,
+    present: (c) => c.scenario.provider.kind === 'wire',
+    enabled: (o) => o.wire !== 0,
+    // Drawn over the three providers alike: a loop that speaks one meets a third of them.
+    needs: ['wire:anthropic', 'wire:openai-chat', 'wire:openai-responses'],
+  },
   { id: 'a stream cut mid-way', rate: 0.003, present: (c) => steps(c).some((s) => s.error?.midStream !== undefined) },
 ];
 
@@ -62,9 +88,17 @@ export function tallyDrawn(drawn: Map<string, number>, fuzzCase: FuzzCase): void
   for (const family of FAMILIES) if (family.present(fuzzCase)) drawn.set(family.id, (drawn.get(family.id) ?? 0) + 1);
 }
 
-/** The families a run of `runs` cases should have drawn many times over and drew in none. */
-export function undrawn(drawn: ReadonlyMap<string, number>, runs: number, options: FuzzCaseOptions): string[] {
-  return FAMILIES.filter((f) => (f.enabled?.(options) ?? true) && runs * f.rate >= EXPECTED_AT_LEAST && (drawn.get(f.id) ?? 0) === 0).map((f) => f.id);
+/** The families a run of `runs` cases should have drawn many times over and drew in none (`supports`: of a loop behind the port). */
+export function undrawn(drawn: ReadonlyMap<string, number>, runs: number, options: FuzzCaseOptions, supports?: readonly Capability[]): string[] {
+  return judgedFamilies(options, supports)
+    .filter((f) => runs * f.rate >= EXPECTED_AT_LEAST && (drawn.get(f.id) ?? 0) === 0)
+    .map((f) => f.id);
+}
+
+/** The families a run with these options draws (`supports`: of a loop behind the port, which draws only what it declares). */
+export function judgedFamilies(options: FuzzCaseOptions, supports?: readonly Capability[]): Family[] {
+  const declared = (f: Family) => supports === undefined || f.needs === undefined || [f.needs].flat().every((n) => supports.includes(n));
+  return FAMILIES.filter((f) => (f.enabled?.(options) ?? true) && declared(f));
 }
 
 /** The fewest runs from which a family is judged. */

@@ -8,9 +8,11 @@ import { stepRequests } from '../harness/step-requests.ts';
 import { buildTimeline } from '../harness/timeline.ts';
 import { metricsOf } from '../harness/scenario-case.ts';
 import { redactForRun } from '../harness/run-redactor.ts';
-import { RESULTS_SCHEMA, summarize, type CaseResult, type FuzzSubject, type RunResults } from '../report/results.ts';
+import { RESULTS_SCHEMA, summarize, type CaseResult, type FuzzSubject, type RunLoop, type RunResults } from '../report/results.ts';
 import { EXPECTED_AT_LEAST, FAMILIES, runsToJudge } from './drawn.ts';
 import type { FuzzResult } from './run-fuzz.ts';
+import { isPeerRun } from '../harness/loop-port/peer-run.ts';
+import { peerOutcome } from '../harness/loop-port/peer-case.ts';
 
 export interface FuzzReportInput {
   readonly result: FuzzResult;
@@ -23,15 +25,20 @@ export interface FuzzReportInput {
   readonly reproduces?: { readonly ok: boolean; readonly detail: string };
   /** The agent fuzzed and its tools (every report names them). */
   readonly subject?: FuzzSubject;
+  /** The loop fuzzed, when it is one behind the port (a team's own, a framework's adapter). */
+  readonly loop?: RunLoop;
 }
 
 export function fuzzResults(input: FuzzReportInput): RunResults {
   const { result } = input;
   const failure = result.failure;
   const subject = input.subject;
-  const over = subject ? `, fuzzing agent ${subject.agent} (${subject.tools.join(', ') || 'no tools of its own'}) and the scripted probe` : '';
+  const inLoop = input.loop ? ` in ${input.loop.name} behind the port, judged from outside` : '';
+  const over = subject ? `, fuzzing agent ${subject.agent} (${subject.tools.join(', ') || 'no tools of its own'}) and the scripted probe${inLoop}` : inLoop;
+  // Runs the loop could not take (what its agent declares needs what it lacks) are said, never counted as held.
+  const skipped = result.skipped ? `; ${result.skipped.runs} generated run(s) not run: ${result.skipped.reason}` : '';
   const held = (runs: string) =>
-    `held over ${runs} run(s), ${result.turns} turn(s) (seed ${result.seed}${result.interrupted ? ', stopped at the time limit' : ''})${over}`;
+    `held over ${runs} run(s), ${result.turns} turn(s) (seed ${result.seed}${result.interrupted ? ', stopped at the time limit' : ''})${over}${skipped}`;
   const cases: CaseResult[] = result.invariants.map((invariant): CaseResult => {
     const base = {
       id: `fuzz:${invariant.id}`,
@@ -56,14 +63,17 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
     const run = failure.run;
     const replay = `loopgate fuzz --seed ${result.seed} --path ${failure.path}`;
     const message = `${failure.message} (found at run ${failure.foundAtRun}, shrunk in ${failure.shrinks} step(s); replay: ${replay})`;
-    const last = run?.results[run.results.length - 1];
+    // Behind the port: the turns as the loop reported them, what the model saw, as `loopgate run` shows that loop's cases.
+    const shown = run && isPeerRun(run) ? peerOutcome(run, []) : undefined;
+    const last = run && !isPeerRun(run) ? run.results[run.results.length - 1] : undefined;
     return {
       ...base,
       status: 'failed',
       ...(input.counterexampleFile ? { file: input.counterexampleFile } : {}),
-      ...(last ? { outcome: outcomeLabel(last.outcome) } : {}),
+      ...(last ? { outcome: outcomeLabel(last.outcome) } : shown?.outcome !== undefined ? { outcome: shown.outcome } : {}),
       failure: run ? redactForRun(run, `${invariant.id}: ${message}`) : `${invariant.id}: ${message}`,
-      ...(run ? { virtualMs: run.virtualMs, metrics: metricsOf(run), timeline: buildTimeline(run), requests: stepRequests(run) } : {}),
+      ...(run && !isPeerRun(run) ? { virtualMs: run.virtualMs, metrics: metricsOf(run), timeline: buildTimeline(run), requests: stepRequests(run) } : {}),
+      ...(run && shown ? redactForRun(run, { virtualMs: run.virtualMs, metrics: shown.metrics, timeline: shown.timeline, requests: shown.requests }) : {}),
       checks: [
         run
           ? redactForRun(run, { name: invariant.id, passed: false, message, actual: failure.message })
@@ -80,6 +90,7 @@ export function fuzzResults(input: FuzzReportInput): RunResults {
     finishedAt: input.finishedAt.toISOString(),
     durationMs: Math.round(result.durationMs),
     seed: result.seed,
+    ...(input.loop ? { loop: input.loop } : {}),
     ...(subject
       ? {
           fuzz: {
@@ -108,7 +119,10 @@ function drawnCase(result: FuzzResult): CaseResult {
     durationMs: 0,
     tags: ['fuzz', 'self-check'],
   };
-  const tally = FAMILIES.map((f) => `${f.id} ${result.drawn.get(f.id) ?? 0}`).join(', ');
+  // Behind the port, only the families the loop declares what they need for are drawn (drawn.ts, `needs`).
+  const families = result.families ? FAMILIES.filter((f) => result.families!.includes(f.id)) : FAMILIES;
+  const cut = FAMILIES.filter((f) => !families.includes(f));
+  const tally = families.map((f) => `${f.id} ${result.drawn.get(f.id) ?? 0}`).join(', ');
   if (result.failure || result.replayed !== undefined) {
     const why =
       result.replayed !== undefined
@@ -116,14 +130,16 @@ function drawnCase(result: FuzzResult): CaseResult {
         : 'not judged: the search stopped at a violation';
     return { ...base, status: 'skipped', skipReason: why, checks: [{ name: 'drawn', passed: true, message: `${why}; drawn before it: ${tally}` }] };
   }
-  const short = FAMILIES.filter((f) => result.runs < runsToJudge(f)).map((f) => `${f.id} (from ${runsToJudge(f)})`);
+  const short = families.filter((f) => result.runs < runsToJudge(f)).map((f) => `${f.id} (from ${runsToJudge(f)})`);
   // Too few runs to judge any family: the check judged nothing, so it checked nothing (outside probe 42, F5).
-  if (short.length === FAMILIES.length) {
-    const fewest = Math.min(...FAMILIES.map(runsToJudge));
+  if (short.length === families.length) {
+    const fewest = Math.min(...families.map(runsToJudge));
     const why = `too few runs to judge any family of faults (${result.runs}; the first is judged from ${fewest})`;
     return { ...base, status: 'skipped', skipReason: why, checks: [{ name: 'drawn', passed: true, message: `${why}; drawn: ${tally}` }] };
   }
-  const notJudged = short.length > 0 ? `; too few runs to judge ${short.join(', ')}` : '';
+  const notJudged =
+    (short.length > 0 ? `; too few runs to judge ${short.join(', ')}` : '') +
+    (cut.length > 0 ? `; not drawn for ${result.loop}, which does not declare what they need: ${cut.map((f) => f.id).join(', ')}` : '');
   if (result.undrawn.length > 0) {
     const message = `drew no ${result.undrawn.join(', no ')} in ${result.runs} run(s), where each should appear in at least ${EXPECTED_AT_LEAST}: the fuzzer's generators are broken, and the invariants held over cases that never reach such a fault (drawn: ${tally})`;
     return { ...base, status: 'failed', failure: message, checks: [{ name: 'drawn', passed: false, message, actual: tally }] };

@@ -10,6 +10,7 @@ import { checkInvariants, INVARIANTS, type Invariant } from '../harness/invarian
 import { loadScenarioFile } from '../harness/scenario/load.ts';
 import { runScenario, type RunOptions } from '../harness/second-host.ts';
 import type { CheckResult } from '../report/results.ts';
+import { peerScenarioCase, type PeerSuite } from '../harness/loop-port/peer-case.ts';
 
 export interface ReproduceOptions {
   readonly host?: Omit<RunOptions, 'seed'> | undefined;
@@ -33,4 +34,11 @@ export async function reproduce(file: string, options: ReproduceOptions = {}): P
     );
   }
   return checks.filter((c) => !c.passed);
+}
+
+/** The same for a loop behind the port: the file run as `loopgate run FILE` runs it against that loop, its failing checks. */
+export async function reproduceOnLoop(file: string, suite: PeerSuite, seed = 1): Promise<CheckResult[]> {
+  const loaded = loadScenarioFile(file, process.cwd());
+  const outcome = await peerScenarioCase(loaded, suite).run({ seed: caseSeed(seed, loaded.id) });
+  return outcome.checks.filter((c) => !c.passed);
 }

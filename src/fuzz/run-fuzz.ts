@@ -1,20 +1,30 @@
 /**
  * Runs generated fuzz cases through the second host — the unmodified loop in a
  * world built per case — and checks every invariant of the registry after each
- * run (src/harness/invariants, the list `loopgate run` checks too). On a
- * violation fast-check shrinks the case towards the smallest one that still
- * breaks the same invariant; the result carries the shrunk scenario, its run,
- * and fast-check's seed and path to replay the search.
+ * run (src/harness/invariants, the list `loopgate run` checks too). With `loop`,
+ * the loop is one behind the port (a team's own, a framework's adapter): each
+ * case is cut to what it can be given (behind-the-port.ts), runs in the peer
+ * host and is judged by the invariants' views from outside, as `loopgate run`
+ * judges that loop. On a violation fast-check shrinks the case towards the
+ * smallest one that still breaks the same invariant; the result carries the
+ * shrunk scenario, its run, and fast-check's seed and path to replay the search.
  */
 import fc from 'fast-check';
-import { runScenario, type RunOptions, type ScenarioRun } from '../harness/second-host.ts';
+import { runScenario, type RunOptions } from '../harness/second-host.ts';
 import type { Scenario } from '../harness/scenario/schema.ts';
 import { acquireWireFake } from '../../providers/wire-fakes/server.ts';
 import { fuzzCaseArb, type FuzzCase, type FuzzCaseOptions } from './generators/scenario.ts';
-import { tallyDrawn, undrawn } from './drawn.ts';
+import { judgedFamilies, tallyDrawn, undrawn } from './drawn.ts';
 import { checkFuzzOptions } from './fuzz-options.ts';
 import { minimizeScenario } from './minimize.ts';
-import { INVARIANTS, notApplicable, verdictOf, type Invariant, type InvariantContext } from '../harness/invariants/index.ts';
+import { INVARIANTS, notApplicable, verdictOf, type AnyRun, type Invariant, type InvariantContext } from '../harness/invariants/index.ts';
+import { runPeerScenario } from '../harness/loop-port/peer-host.ts';
+import { peerSkipReason } from '../harness/loop-port/peer-case.ts';
+import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
+import { agentNameOf, buildAgent, EMPTY_REGISTRY, type AgentRegistry } from '../harness/world/agent-under-test.ts';
+import { VirtualClock } from '../harness/virtual-clock.ts';
+import { seededRandom } from '../harness/world/seeded-random.ts';
+import { forLoop, LOOP_KEEPS_ITS_SHAPE, optionsForLoop, runnableOnLoop } from './behind-the-port.ts';
 
 export interface FuzzProgress {
   readonly runs: number;
@@ -42,6 +52,8 @@ export interface FuzzOptions {
   readonly cases?: FuzzCaseOptions;
   /** Host parts for the second host: your tools and prompt, or (tests) broken seams. */
   readonly host?: Omit<RunOptions, 'seed'>;
+  /** A loop behind the port to fuzz in place of loopgate's own: its cases run in the peer host, judged from outside. */
+  readonly loop?: FuzzLoop;
   /** Crash points checked in memory per case without a crash point (default 4). */
   readonly crashPoints?: number;
   /** Give up shrinking after this long (default 120 s); the smallest case so far is kept. */
@@ -51,6 +63,12 @@ export interface FuzzOptions {
   readonly progressEveryMs?: number;
   /** Told before each case runs: the generated run's number (1-based) and the seed, or that it is a shrink step after that run. */
   readonly onCase?: (at: FuzzCaseAt) => void;
+}
+
+export interface FuzzLoop {
+  readonly factory: LoopUnderTestFactory;
+  /** The agents its cases name (the config's): their tools, system text and declarations. */
+  readonly agents?: AgentRegistry;
 }
 
 export interface FuzzCaseAt {
@@ -65,7 +83,7 @@ export interface FuzzFailure {
   readonly scenario: Scenario;
   readonly crashAt: number | undefined;
   /** The shrunk case's run. */
-  readonly run: ScenarioRun | undefined;
+  readonly run: AnyRun | undefined;
   /** fast-check's path to the shrunk case (replay with the same seed). */
   readonly path: string;
   /** The case number that first failed. */
@@ -96,13 +114,19 @@ export interface FuzzResult {
   readonly undrawn: readonly string[];
   /** The `path` replayed, when the run was a replay: its runs are that case's shrink candidates, not fresh draws. */
   readonly replayed?: string;
+  /** The loop behind the port that was fuzzed, if not loopgate's own. */
+  readonly loop?: string;
+  /** With `loop`: the families of faults its cases draw (the rest need what it does not declare). */
+  readonly families?: readonly string[];
+  /** Generated runs the loop could not run (what its agent declares needs what the loop lacks), and the first reason. */
+  readonly skipped?: { readonly runs: number; readonly reason: string };
   readonly failure?: FuzzFailure;
 }
 
 interface Violation {
   readonly invariant: Invariant;
   readonly message: string;
-  readonly run: ScenarioRun | undefined;
+  readonly run: AnyRun | undefined;
 }
 
 const DEFAULT_RUNS = 200;
@@ -114,8 +138,12 @@ const MAX_EVENTS = 4_000;
 
 export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   checkFuzzOptions(options);
-  const invariants = options.invariants ?? INVARIANTS;
-  if (invariants.length === 0) throw new Error('runFuzz: no invariants to check');
+  const loop = options.loop;
+  const given = options.invariants ?? INVARIANTS;
+  if (given.length === 0) throw new Error('runFuzz: no invariants to check');
+  // Behind the port, what the loop kept and reported is judged first (as `loopgate run` does): a list of messages, counts.
+  const invariants = loop ? [LOOP_KEEPS_ITS_SHAPE, ...given] : given;
+  const agents = loop?.agents ?? options.host?.agents ?? EMPTY_REGISTRY;
   const seed = options.seed ?? (Math.random() * 0x1_0000_0000) >>> 0;
   const runs = options.runs ?? (options.timeLimitMs !== undefined ? Number.MAX_SAFE_INTEGER : DEFAULT_RUNS);
   const started = performance.now();
@@ -134,13 +162,31 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   let lastProgress = started;
   const judged = new Map<string, { runs: number; notJudged?: string }>(invariants.map((i) => [i.id, { runs: 0 }]));
   const drawn = new Map<string, number>();
+  let skipped: { runs: number; reason: string } | undefined;
   let counting = true; // generated runs are counted; shrink attempts are not
 
   const evaluateCase = async (fuzzCase: FuzzCase): Promise<{ violation: Violation | undefined; turns: number }> => {
-    let run: ScenarioRun;
+    if (loop) {
+      const skip = (await peerSkipReason(fuzzCase.scenario, { loop: loop.factory, registry: agents, invariants })) ?? cutShort(fuzzCase);
+      if (skip !== undefined) {
+        if (counting) {
+          skipped = { runs: (skipped?.runs ?? 0) + 1, reason: skipped?.reason ?? skip };
+          for (const tally of judged.values()) tally.notJudged ??= `${loop.factory.id} could not run the case: ${skip}`;
+        }
+        return { violation: undefined, turns: 0 };
+      }
+    }
+    let run: AnyRun;
     try {
-      const realWaitLimitMs = fuzzCase.scenario.provider.kind === 'wire' ? WIRE_WAIT_LIMIT_MS : REAL_WAIT_LIMIT_MS;
-      run = await runScenario(fuzzCase.scenario, { realWaitLimitMs, maxEvents: MAX_EVENTS, ...options.host, seed: 1 });
+      const wire = fuzzCase.scenario.provider.kind === 'wire';
+      run = loop
+        ? await runPeerScenario(fuzzCase.scenario, loop.factory, { seed: 1, agents, realWaitLimitMs: REAL_WAIT_LIMIT_MS })
+        : await runScenario(fuzzCase.scenario, {
+            realWaitLimitMs: wire ? WIRE_WAIT_LIMIT_MS : REAL_WAIT_LIMIT_MS,
+            maxEvents: MAX_EVENTS,
+            ...options.host,
+            seed: 1,
+          });
     } catch (error) {
       // The second host refused to build the world: a generator (or user tool) bug, reported as such.
       return {
@@ -158,18 +204,18 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       }
       if (counting) tally.runs++;
       const verdict = await verdictOf(invariant, run, context(fuzzCase));
-      if (verdict !== undefined) return { violation: { invariant, message: verdict, run }, turns: run.results.length };
+      if (verdict !== undefined) return { violation: { invariant, message: verdict, run }, turns: turnsOf(run) };
     }
     // A bystander's conversation is judged by the same invariants (its own crash points: it had no crash of its own).
-    const bystander = run.bystander;
+    const bystander = 'bystander' in run ? run.bystander : undefined;
     if (bystander)
       for (const invariant of invariants) {
         if (target !== undefined && invariant.id !== target) continue;
         if (notApplicable(invariant, bystander) !== undefined) continue;
         const verdict = await verdictOf(invariant, bystander, { crashPoints: options.crashPoints ?? 4 });
-        if (verdict !== undefined) return { violation: { invariant, message: `in the bystander's conversation: ${verdict}`, run }, turns: run.results.length };
+        if (verdict !== undefined) return { violation: { invariant, message: `in the bystander's conversation: ${verdict}`, run }, turns: turnsOf(run) };
       }
-    return { violation: undefined, turns: run.results.length };
+    return { violation: undefined, turns: turnsOf(run) };
   };
 
   const progress = (now: number) => {
@@ -214,11 +260,21 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
 
   let details;
   // A seam that wraps the loop's tools reaches the loop only when the harness drives it directly.
-  const cases = options.host?.seams?.wrapTools ? { ...options.cases, production: 0 } : options.cases;
+  const asked = options.host?.seams?.wrapTools ? { ...options.cases, production: 0 } : options.cases;
+  const cases = loop ? optionsForLoop(asked ?? {}) : asked;
+  const timeouts = loop ? await toolTimeouts(agents, cases?.agent) : new Map<string, number | undefined>();
+  // Behind the port: cut to what the loop can be given; one still needing what it lacks is not run, and said. Not an
+  // arbitrary's filter: over these cases (their inbox is fast-check commands, cloned and re-mapped) one drew a case
+  // with no config at all.
+  const arbitrary = loop ? fuzzCaseArb(cases).map((c) => forLoop(c, loop.factory.capabilities.supports, timeouts)) : fuzzCaseArb(cases);
+  const cutShort = (c: FuzzCase): string | undefined =>
+    loop && !runnableOnLoop(c, loop.factory.id, loop.factory.capabilities.supports, timeouts)
+      ? `the case still needs what ${loop.factory.id} lacks once cut to what it declares (a loopgate bug; please report it with the seed)`
+      : undefined;
   // Wire cases start and stop the wire fake; one kept for the whole run starts it once.
   const wire = acquireWireFake();
   try {
-    details = await fc.check(fc.asyncProperty(fuzzCaseArb(cases), predicate), {
+    details = await fc.check(fc.asyncProperty(arbitrary, predicate), {
       seed,
       numRuns: runs,
       ...(options.path ? { path: options.path, endOnFailure: true } : {}),
@@ -241,8 +297,10 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     drawn,
     // A replay of a path into a shrink tree runs that case's shrink candidates (stripped of what they could lose): not
     // a sample of what the generators draw (outside probe 32, F17).
-    undrawn: details.failed || options.path ? [] : undrawn(drawn, generated, cases ?? {}),
+    undrawn: details.failed || options.path ? [] : undrawn(drawn, generated, cases ?? {}, loop?.factory.capabilities.supports),
     ...(options.path ? { replayed: options.path } : {}),
+    ...(loop ? { loop: loop.factory.id, families: judgedFamilies(cases ?? {}, loop.factory.capabilities.supports).map((f) => f.id) } : {}),
+    ...(skipped ? { skipped } : {}),
   };
   if (!details.failed || !details.counterexample) return base;
 
@@ -269,4 +327,16 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       shrinks: details.numShrinks + minimized.removals,
     },
   };
+}
+
+/** Turns a run took: loopgate's results, or the turns a loop behind the port reported. */
+function turnsOf(run: AnyRun): number {
+  return 'results' in run ? run.results.length : run.reports.length;
+}
+
+/** The agent's tools' own timeouts, by name (what decides whether a slow body outlasts its timeout). */
+async function toolTimeouts(agents: AgentRegistry, agentName: string | undefined): Promise<Map<string, number | undefined>> {
+  const name = agentName ?? agentNameOf({ agent: undefined } as unknown as Scenario, agents);
+  const agent = await buildAgent(name, agents, { clock: new VirtualClock(), random: seededRandom(1) });
+  return new Map((agent.tools ?? []).map((t) => [t.name, t.timeoutMs]));
 }

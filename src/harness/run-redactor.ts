@@ -5,11 +5,13 @@
  * passes it, so a report never carries a secret the run was told to keep.
  */
 import { createRedactor, redactDeep, type Redactor } from '../kernel/index.ts';
-import type { ScenarioRun } from './second-host.ts';
 
-const redactors = new WeakMap<ScenarioRun, Redactor>();
+/** A run of loopgate's loop or of one behind the port: what redacts it is its secrets. */
+type WithSecrets = { readonly secrets: readonly string[] };
 
-export function redactorOf(run: ScenarioRun): Redactor {
+const redactors = new WeakMap<WithSecrets, Redactor>();
+
+export function redactorOf(run: WithSecrets): Redactor {
   let redact = redactors.get(run);
   if (!redact) {
     redact = createRedactor({ secrets: run.secrets });
@@ -19,6 +21,6 @@ export function redactorOf(run: ScenarioRun): Redactor {
 }
 
 /** `value` (plain data: checks, timeline entries) with every string redacted for `run`. */
-export function redactForRun<T>(run: ScenarioRun, value: T): T {
+export function redactForRun<T>(run: WithSecrets, value: T): T {
   return redactDeep(value, redactorOf(run)) as T;
 }

@@ -184,8 +184,8 @@ export interface FuzzSubject {
    */
   readonly withoutArgs?: readonly string[];
   /**
-   * The config's loop, when it is not loopgate's (`loop: aiSdkLoop(…)`, `openAiAgent(…).loop`): fuzzing drives
-   * loopgate's own loop, so that loop was not fuzzed (`loopgate run` gates it). Absent for loopgate's loop.
+   * The config's loop, when it is not loopgate's (`loop: aiSdkLoop(…)`, a team's own) and `--loop loopgate` fuzzed
+   * loopgate's own loop instead: that loop was not fuzzed. Absent when the config's loop was the one fuzzed.
    */
   readonly notFuzzed?: string;
 }

@@ -175,3 +175,37 @@ describe("a team's own loop", () => {
     expect(r.stderr).toContain(`loop.id: "${id}" names loopgate's adapter of that framework; give your loop an id of its own`);
   });
 });
+
+describe("loopgate fuzz of a team's own loop", () => {
+  // The loop above runs a tool body that throws straight out of its turn and sends every id it is given back: the
+  // search finds such a bug, writes it as a scenario, and that file fails `loopgate run` against the same loop.
+  it('fuzzes the config’s loop behind the port; its counterexample fails loopgate run on that loop', async () => {
+    const dir = project({});
+    const r = await loopgate(['fuzz', '--runs', '200', '--seed', '1', '--reporter', 'console', 'json'], dir);
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(1);
+    expect(r.stderr).toContain('loopgate: fuzzing team-loop (team-loop 1.0.0) behind the port');
+    const results = JSON.parse(readFileSync(join(dir, 'reports', 'results.json'), 'utf8')) as {
+      loop?: { name: string };
+      fuzz: { notFuzzed?: string };
+      cases: { id: string; status: string }[];
+    };
+    expect(results.loop?.name).toBe('team-loop');
+    expect(results.fuzz.notFuzzed).toBeUndefined();
+    const failed = results.cases.find((c) => c.status === 'failed')!.id.replace(/^fuzz:/, '');
+    const file = /counterexample \(shrunk in \d+ step\(s\)\): (\S+)/.exec(r.stderr)![1]!;
+    expect(r.stderr).toContain(`reproduce: loopgate run ${file}`);
+    const again = await loopgate(['run', file, '--reporter', 'console', '--out', 'replay'], dir);
+    expect(again.status, again.stdout).toBe(1);
+    expect(again.stdout).toContain(failed);
+  });
+
+  it('--loop loopgate fuzzes loopgate’s own loop, and says the config’s loop is not fuzzed', async () => {
+    const dir = project({});
+    const r = await loopgate(['fuzz', '--loop', 'loopgate', '--runs', '3', '--seed', '1', '--reporter', 'console', 'json'], dir);
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stderr).toContain("loopgate: fuzz drives loopgate's own loop (--loop loopgate): the config's loop team-loop is not fuzzed");
+    const results = JSON.parse(readFileSync(join(dir, 'reports', 'results.json'), 'utf8')) as { loop?: { name: string }; fuzz: { notFuzzed?: string } };
+    expect(results.fuzz.notFuzzed).toBe('team-loop');
+    expect(results.loop).toBeUndefined();
+  });
+});

@@ -24,6 +24,11 @@ export const fuzzCommand: CommandModule<object, FuzzArgs> = {
         type: 'string',
         describe: "the agent to fuzz (default: the config's fuzz.agent, else its default agent; needed when the config has several agents and neither)",
       })
+      .option('loop', {
+        type: 'string',
+        describe:
+          "the loop to fuzz: loopgate, ai-sdk or openai-agents (default: the config's loop — a team's own behind the port too — else loopgate); a loop behind the port gets only what it declares it can do, judged from outside",
+      })
       .option('out', {
         type: 'string',
         describe: "directory for the reports; counterexamples go to OUT/counterexamples/ (default: the config's out, else reports)",

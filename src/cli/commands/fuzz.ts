@@ -10,7 +10,8 @@ import { join, relative } from 'node:path';
 import { writeCounterexample } from '../../fuzz/counterexample.ts';
 import { parseDuration } from '../../fuzz/duration.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
-import { reproduce } from '../../fuzz/reproduce.ts';
+import { reproduce, reproduceOnLoop } from '../../fuzz/reproduce.ts';
+import { peerLoopOf } from '../peer-loop.ts';
 import type { Invariant } from '../../harness/invariants/index.ts';
 import { suiteInvariants } from '../../harness/suites.ts';
 import { defaultReportDir, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
@@ -42,6 +43,8 @@ export interface FuzzArgs {
   config?: string;
   /** The agent to fuzz (default: the config's fuzz.agent, else its default agent). */
   agent?: string;
+  /** The loop to fuzz: loopgate, ai-sdk, openai-agents (default: the config's loop, else loopgate). */
+  loop?: string;
   /** Default: the config's `out`, else reports/. */
   out?: string;
   /** Default: the config's reporters, else all. */
@@ -154,16 +157,27 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     );
     return EXIT.failed;
   }
-  // Fuzzing drives loopgate's own loop; a config that serves its agent in another says so, never reads as fuzzed.
-  const peer = typeof config.loop === 'string' ? config.loop : config.loop?.id;
-  if (peer !== undefined && peer !== 'loopgate')
-    io.err(`loopgate: fuzz drives loopgate's own loop: the config's loop ${peer} is not fuzzed (loopgate run gates it)\n`);
-  // A counterexample is found on loopgate's loop: run on the config's peer, its invariant may not even be judged.
-  // And through the config the search ran with: another holds other invariants (or none), and passes it.
+  // The loop fuzzed: the config's (or --loop's) when it is not loopgate's own — a team's loop behind the port, or an
+  // adapter of a framework's — its cases cut to what it declares and judged from outside, as `loopgate run` judges it.
+  const loop = await peerLoopOf(args.loop, config);
+  const configured = typeof config.loop === 'string' ? config.loop : config.loop?.id;
+  // `--loop loopgate` over a config whose agent runs in another loop: that loop is not fuzzed, and every report says so.
+  const peer = loop === undefined && configured !== undefined && configured !== 'loopgate' ? configured : undefined;
+  if (peer !== undefined) io.err(`loopgate: fuzz drives loopgate's own loop (--loop loopgate): the config's loop ${peer} is not fuzzed\n`);
+  if (loop)
+    io.err(
+      `loopgate: fuzzing ${loop.id} (${loop.version}) behind the port: each case cut to what it declares (${loop.capabilities.supports.join(', ') || 'nothing beyond messages, cancels and tools'}), judged from outside\n`,
+    );
+  // A counterexample reproduces through the config the search ran with (another holds other invariants, or none), on
+  // the loop it was found on: loopgate's own where the config names another, the one asked for where it was asked.
   const runIt = [
     'loopgate run',
     ...(args.config !== undefined ? [`--config ${quoteArg(String(args.config))}`] : []),
-    ...(peer !== undefined && peer !== 'loopgate' ? ['--loop loopgate'] : []),
+    ...(peer !== undefined
+      ? ['--loop loopgate']
+      : args.loop !== undefined && loop !== undefined && args.loop !== configured
+        ? [`--loop ${quoteArg(args.loop)}`]
+        : []),
   ].join(' ');
   let cases;
   try {
@@ -189,6 +203,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     invariants,
     cases,
     host,
+    ...(loop ? { loop: { factory: loop, agents: config.registry } } : {}),
     progressEveryMs: io.tty ? 250 : 5_000,
     onCase: (at) => {
       if (running !== undefined) io.activity?.end(running);
@@ -243,7 +258,15 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
       counterexampleFile = relative(process.cwd(), file) || file;
       const replay = `the replay of the counterexample ${file}`;
       io.activity?.start(replay);
-      const failing = await reproduce(file, { host, invariants: [...config.invariants, ...(testing.host ? [failure.invariant] : [])] });
+      const failing = loop
+        ? await reproduceOnLoop(file, {
+            loop,
+            registry: config.registry,
+            invariants: suiteInvariants(config.invariants),
+            judged: !config.bundled && configured === loop.id ? 'all' : 'outcomes',
+            replies: config.replies,
+          })
+        : await reproduce(file, { host, invariants: [...config.invariants, ...(testing.host ? [failure.invariant] : [])] });
       io.activity?.end(replay);
       const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `${runIt} ${counterexampleFile}`;
       reproduces =
@@ -266,8 +289,9 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
       parsed.agent,
       (cases.tools ?? []).map((t) => t.name),
       (cases.tools ?? []).filter((t) => t.undrawn).map((t) => t.name),
-      peer !== undefined && peer !== 'loopgate' ? peer : undefined,
+      peer,
     ),
+    ...(loop ? { loop: { name: loop.id, version: loop.version } } : {}),
   });
   const written = await writeReports(results, { reporters, outDir: out, console: { verbose: args.verbose ?? false } });
   interrupt.stop(); // the reports are this search's, whole
@@ -303,7 +327,11 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   // Every invariant asked for judged in no run, and too few runs to judge what was drawn: nothing was checked, as its
   // reports say (outside probe 42, F5: a nightly `--invariant X --runs 3` passed having judged nothing).
   if (nothingChecked(results)) {
-    io.err(`loopgate: nothing was checked: all ${results.summary.total} case(s) were skipped (too few runs: give --runs or --time)\n`);
+    io.err(
+      result.skipped && result.skipped.runs === result.runs
+        ? `loopgate: nothing was checked: ${result.loop} could not run any of the ${result.runs} generated case(s): ${result.skipped.reason}\n`
+        : `loopgate: nothing was checked: all ${results.summary.total} case(s) were skipped (too few runs: give --runs or --time)\n`,
+    );
     return EXIT.failed;
   }
   return EXIT.passed;

@@ -31,6 +31,7 @@ import { parseReporters, removeReports, writeReports } from '../../report/write.
 import type { UpdateSink } from '../../harness/update/update-case.ts';
 import type { UpdateResult } from '../../harness/update/update-scenario.ts';
 import { EXIT } from '../exit-codes.ts';
+import { peerLoopOf } from '../peer-loop.ts';
 import { earlierReports } from '../earlier-reports.ts';
 import { BOUNDS } from '../arguments.ts';
 import { numberArg, UsageError } from '../usage-error.ts';
@@ -207,21 +208,6 @@ function liveOptions(args: RunArgs, scenarios: LiveOptions['scenarios'], context
   return { provider: args.provider, repeat: args.repeat, scenarios, context, env: process.env };
 }
 
-/**
- * The peer loop this run gates, if any: `--loop`, else the config's `loop`
- * (a name, or an adapter the config built with the user's options). `loopgate`
- * (the default) is not a peer: today's path.
- */
-async function peerLoopOf(args: RunArgs, config: ResolvedConfig): Promise<LoopUnderTestFactory | undefined> {
-  const chosen = args.loop ?? config.loop;
-  if (chosen === undefined || chosen === 'loopgate') return undefined;
-  const { loadPeerLoop } = await import('../../loops/registry.ts');
-  if (typeof chosen !== 'string') return args.loop === undefined || args.loop === chosen.id ? chosen : loadPeerLoop(args.loop);
-  // The config's own adapter of that loop (with the user's options) wins over the default one.
-  if (typeof config.loop === 'object' && config.loop.id === chosen) return config.loop;
-  return loadPeerLoop(chosen, args.loop !== undefined ? '--loop' : `${config.file}: loop`);
-}
-
 /** The cases of a peer loop: the applicable scenarios (and, for the bundled suite, table cells), each skipped with its reason where it cannot run. */
 async function collectPeer(args: RunArgs, config: ResolvedConfig, loop: LoopUnderTestFactory, io: { err: (text: string) => void }): Promise<Case[]> {
   if (args.live) throw new UsageError(`--live runs loopgate's own loop against a real provider; it does not go with --loop ${loop.id}`);
@@ -301,7 +287,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   if (args.update && args.live) throw new UsageError('--update rewrites scenario files from scripted runs; it cannot take a live run (drop --live)');
 
   const updates: UpdateResult[] = [];
-  const peer = await peerLoopOf(args, config);
+  const peer = await peerLoopOf(args.loop, config);
   if (peer && args.update)
     throw new UsageError(
       args.loop !== undefined

@@ -84,11 +84,11 @@ export async function runPeerCase(
   // What the loop kept must be messages before anything reads it (outside probe 45, F8: a content that was a text
   // crashed the report with a stack): else the case fails naming it, and nothing else is judged on it.
   const malformed = historyProblem(run);
-  if (malformed) return peerOutcome(run, [...triggersCheck(run), { name: 'persisted history', passed: false, message: malformed }]);
+  if (malformed) return peerOutcome(run, [...triggersCheck(run), { name: PERSISTED_HISTORY, passed: false, message: malformed }]);
   const reported = reportProblem(run);
   const checks = [
     // Its counts are counts (outside probe 45, F5: steps -1 made the run's results.json unwritable).
-    ...(reported ? [{ name: 'loop report', passed: false, message: reported }] : []),
+    ...(reported ? [{ name: LOOP_REPORT, passed: false, message: reported }] : []),
     ...extra(run),
     // A trigger that never fired: the case did not check what it meant, on a peer as on loopgate's loop (outside probe 45, F1).
     ...triggersCheck(run),
@@ -97,6 +97,21 @@ export async function runPeerCase(
     ...persistedChecks(run),
   ];
   return peerOutcome(run, checks);
+}
+
+/** The checks a peer's run fails when what it kept is no list of messages, or what it reported no counts. */
+export const PERSISTED_HISTORY = 'persisted history';
+export const LOOP_REPORT = 'loop report';
+
+/**
+ * What is wrong with what the loop kept or reported, as the check it fails (`persisted history`, `loop report`), or
+ * nothing: judged before any invariant reads the run (a fuzz run of the loop judges it first, as `loopgate run` does).
+ */
+export function peerRunProblem(run: PeerRun): { readonly check: string; readonly message: string } | undefined {
+  const malformed = historyProblem(run);
+  if (malformed) return { check: PERSISTED_HISTORY, message: malformed };
+  const reported = reportProblem(run);
+  return reported ? { check: LOOP_REPORT, message: reported } : undefined;
 }
 
 /** Longest persisted line kept whole in a check; a longer one keeps its start, its length and a digest of all of it. */
