@@ -182,6 +182,9 @@ function aimedRepeatArb(tools: readonly FuzzTool[]) {
     // Mostly at once (the next step); else after one or two of the script's steps (a reply ends the turn first).
     between: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
     crash: fc.boolean(),
+    // The id held first by another call (the probe with other arguments: renamed, run), so the call repeated is the
+    // second to get it — a repeat compared with the first only ran again (outside probe 48, HIGH-1). Never with a crash.
+    reused: fc.boolean(),
   });
 }
 
@@ -416,7 +419,13 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                     const { maxRetries: _retries, ...probe } = t;
                     return { ...probe, sideEffect: repeat.level };
                   }),
-                  script: repeatedCallScript(raw.script, { id: repeat.id, ...repeat.call }, repeatCrash ? 0 : repeat.between, options.maxScript ?? 14),
+                  script: repeatedCallScript(
+                    raw.script,
+                    { id: repeat.id, ...repeat.call },
+                    repeatCrash ? 0 : repeat.between,
+                    options.maxScript ?? 14,
+                    repeat.reused && !repeatCrash,
+                  ),
                 }
               : told && toldScripted
                 ? {
@@ -543,15 +552,21 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
     });
 }
 
-/** The first step calls `call`; `between` of the script's steps later, the same call again (id, tool, arguments); then the rest. */
+/** The first step calls `call` (with `reused`, after another call under its id); `between` of the script's steps later, the same call again (id, tool, arguments); then the rest. */
 function repeatedCallScript(
   script: readonly ProviderStep[],
   call: { readonly id: string; readonly name: string; readonly args: unknown },
   between: number,
   max: number,
+  reused = false,
 ): ProviderStep[] {
   const step: ProviderStep = { tool_use: [{ id: call.id, name: call.name, args: call.args }] };
-  return [step, ...script.slice(0, between), { tool_use: [{ id: call.id, name: call.name, args: call.args }] }, ...script.slice(between)].slice(0, max);
+  // Another call under the same id first: the probe with arguments no generator draws.
+  const first: ProviderStep[] = reused ? [{ tool_use: [{ id: call.id, name: PROBE_TOOL.name, args: { labels: ['an earlier call under the same id'] } }] }] : [];
+  return [...first, step, ...script.slice(0, between), { tool_use: [{ id: call.id, name: call.name, args: call.args }] }, ...script.slice(between)].slice(
+    0,
+    max,
+  );
 }
 
 /** The inbox without client message ids: a retry (a later post with an id already used) dropped, the ids left out. */

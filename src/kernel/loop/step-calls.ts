@@ -11,8 +11,11 @@
  *   its idempotency key, and a STATEFUL or CRITICAL repeat is not run once that
  *   call started (invariant 13). The same id with other arguments is a new call
  *   (servers that number calls per response, `call_0`, reuse ids), renamed and
- *   run on its own. Two calls sharing an id within one step are two calls (a
- *   provider's collision), each run on its own;
+ *   run on its own — and a later call that repeats *it* (`call_0` again, its tool
+ *   and arguments) is its repeat: every call the id was given to, under its name
+ *   or a rename (`call_0`, `call_0_2`, …), is compared (outside probe 48, HIGH-1:
+ *   only the first was, and a repeated refund ran again). Two calls sharing an id
+ *   within one step are two calls (a provider's collision), each run on its own;
  * - arguments nested deeper than MAX_ARGUMENT_DEPTH are kept in the log cut at
  *   the limit (the pipeline refuses them with INVALID_ARGUMENTS), so no recursive
  *   walker ever meets them.
@@ -43,15 +46,27 @@ export function planStepCalls(calls: readonly ToolCall[], content: readonly Assi
   const planned = calls.map((c, i): PlannedCall => {
     const given = c.id ? redact(c.id) : '';
     const name = redact(c.name);
-    const earlier = given ? log.positions.call(given) : undefined;
-    const repeatOf =
-      earlier && earlier.name === name && sameArguments(log, earlier.assistantSeq, given, c.args, redact) ? (earlier.repeatOf ?? given) : undefined;
+    const repeatOf = given ? repeated(log, given, name, c.args, redact) : undefined;
     let id = given || `call_${log.length}_${i}`;
     for (let n = 2; taken?.has(id) || log.positions.call(id); n++) id = `${given || 'call'}_${n}`;
     if (calls.length > 1) (taken ??= new Set<string>()).add(id);
     return { call: id === c.id && name === c.name ? c : { ...c, id, name }, repeatOf };
   });
   return { calls: planned, content: recordedContent(content, planned) };
+}
+
+/**
+ * The first call of the chain a call given `given` (redacted) repeats: the first of the calls recorded under `given`
+ * or a rename of it (`given_2`, `given_3`, … — the loop's renames of that id, taken in order until one is missing)
+ * with the same tool and arguments; or nothing.
+ */
+function repeated(log: EventLog, given: string, name: string, args: unknown, redact: Redactor): string | undefined {
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? given : `${given}_${n}`;
+    const earlier = log.positions.call(id);
+    if (!earlier) return undefined;
+    if (earlier.name === name && sameArguments(log, earlier.assistantSeq, id, args, redact)) return earlier.repeatOf ?? id;
+  }
 }
 
 /**

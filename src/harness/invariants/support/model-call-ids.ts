@@ -1,11 +1,13 @@
 /**
  * The ids the model gave its calls, read from what the provider returned (not
  * from the loop's records), and which calls are the same call repeated: a call
- * whose id — as the model sent it — names a call of an earlier step of the same
- * tool with the same arguments repeats it (the loop renames it, `refund` →
- * `refund_2`, for the protocol). The same id with other arguments is a new call
- * (servers that number calls per response reuse ids). Two calls sharing an id
- * within one step are two calls.
+ * whose id — as the model sent it — was given to a call of an earlier step of
+ * the same tool with the same arguments repeats it (the loop renames it, `refund`
+ * → `refund_2`, for the protocol). The same id with other arguments is a new call
+ * (servers that number calls per response reuse ids), and a later call given that
+ * id with *its* tool and arguments repeats it — every call the model gave the id
+ * is compared, not only the first (outside probe 48, HIGH-1). Two calls sharing
+ * an id within one step are two calls.
  */
 import { canonicalJson, type LogEvent } from '../../../kernel/index.ts';
 import { redactorOf } from '../../run-redactor.ts';
@@ -21,21 +23,25 @@ export function repeatChains(run: ScenarioRun): ReadonlyMap<string, string> {
   const root = new Map<string, string>();
   const name = new Map<string, string>();
   const args = new Map<string, string>(); // call id (as logged) → the arguments the provider returned, canonical
+  const givenTo = new Map<string, string[]>(); // an id as the model gave it → the calls (as logged) of earlier steps it was given to
   for (const e of view.known) {
     if (e.type !== 'assistant.message') continue;
     const index = toolUse.get(`${e.payload.turn}/${e.payload.step}`);
     const returned = index === undefined ? undefined : run.responses[index]?.result;
     const given = returned?.type === 'tool_use' ? returned.calls : [];
     const blocks = e.payload.content.filter((b): b is Extract<(typeof e.payload.content)[number], { type: 'tool_call' }> => b.type === 'tool_call');
-    const earlier = new Set(root.keys()); // calls of earlier steps only
+    const step: [string, string][] = [];
     blocks.forEach((b, i) => {
       const raw = given[i]?.id ? redact(given[i]!.id) : '';
       const sent = canonicalJson(given[i]?.args ?? {});
-      const repeats = raw !== '' && earlier.has(raw) && name.get(raw) === b.name && args.get(raw) === sent;
-      root.set(b.id, repeats ? root.get(raw)! : b.id);
+      // Calls of earlier steps only: two calls sharing an id within one step are two calls.
+      const repeated = raw === '' ? undefined : givenTo.get(raw)?.find((id) => name.get(id) === b.name && args.get(id) === sent);
+      root.set(b.id, repeated !== undefined ? root.get(repeated)! : b.id);
       name.set(b.id, b.name);
       args.set(b.id, sent);
+      if (raw !== '') step.push([raw, b.id]);
     });
+    for (const [raw, id] of step) givenTo.set(raw, [...(givenTo.get(raw) ?? []), id]);
   }
   return root;
 }
