@@ -236,7 +236,8 @@ interface Session {
 /** One `handle` call waiting for its answer. */
 interface Waiter {
   readonly conversationId: string;
-  readonly id: string;
+  /** The client's id, or one the host gave (another, when the conversation holds that one already: `#post`). */
+  id: string;
   /** The id is the client's (`HandleOptions.messageId`): a message the log holds already is not posted again. */
   readonly given: boolean;
   /** Requests that repeated this one's message while it waited (the same client message id): answered with it. */
@@ -586,6 +587,9 @@ export class AgentHost {
   /** Appends the message to the log (once) and waits for its turn. A client's retry of a message already posted is not appended. */
   #post(c: Conversation, session: Session, waiter: Waiter): void {
     if (waiter.given && this.#repeated(c, session, waiter)) return;
+    // An id the host gave is the message's own: one a client gave an earlier message (`m1`) is not taken from it.
+    if (!waiter.given)
+      for (let tries = 0; tries < 1_000 && (session.log.positions.message(waiter.id) || c.waiting.has(waiter.id)); tries++) waiter.id = this.#newId();
     try {
       session.loop.send(waiter.text, { intent: waiter.intent, id: waiter.id });
     } catch (error) {

@@ -29,6 +29,18 @@ describe('inbox rules', () => {
 });
 
 describe('inbox in the loop', () => {
+  // Outside probe 48, MED-1: a caller's id m1, then a message without one: the loop's own id m1 was refused, the message lost.
+  it('an id the loop gives never takes one a caller gave an earlier message', async () => {
+    const world = createWorld({ script: [reply('Delivered Monday.'), reply('Yes, until the 30th.')] });
+    // The world's loop numbers its ids id0, id1, …: the caller takes the first it would give.
+    const first = world.loop.send('Where is ORD-1001?', { id: 'id0' });
+    const second = world.loop.send('Can I return it?');
+    expect(first).toBe('id0');
+    expect(second).toBe('id1');
+    const results = await world.drain();
+    expect(results.map((r) => r.outcome.kind)).toEqual(['replied', 'replied']);
+  });
+
   it("drains until no waking work is left, even when a turn hands the loop's own notice back", async () => {
     // The loop's notice (what a failed turn did) comes first, then a blank follow-up, then a question: the first turn
     // takes the notice and the blank message, has nothing to answer and returns the notice — the question still needs its turn.

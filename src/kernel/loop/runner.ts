@@ -163,10 +163,22 @@ export class AgentLoop {
     const lone = typeof text === 'string' ? loneSurrogateAt(text) : undefined;
     if (lone !== undefined)
       throw new InputError(`send: the text holds half a UTF-16 surrogate pair at offset ${lone}: no character, and a provider would refuse it`);
-    const id = options.id ?? this.#deps.newId();
+    const id = options.id ?? this.#freshId();
     // Secrets never reach the log (the log redacts), nor, therefore, the model.
     appendInboxReceived(this.#log, id, options.intent ?? 'follow_up', text, options.source ?? 'user');
     return id;
+  }
+
+  /**
+   * An id `newId` gives that no message of the log holds: a caller's own id (`send(text, { id: 'm1' })`) may be one
+   * `newId` gives later, and the log refuses a second message with it (outside probe 48, MED-1: the message was lost).
+   */
+  #freshId(): string {
+    for (let tries = 0; tries < 1_000; tries++) {
+      const id = this.#deps.newId();
+      if (!this.#log.positions.message(id)) return id;
+    }
+    throw new Error('newId gave 1,000 ids in a row that messages of this log hold already');
   }
 
   /** Cancels the running turn; the first reason wins. Returns whether a turn was cancelled by this call. */
@@ -1068,7 +1080,7 @@ export class AgentLoop {
           continue;
         }
         if (result && result.extend) {
-          this.#log.append('inbox.received', { id: this.#deps.newId(), intent: 'steer', text: result.extend, source: `checkpoint:${hook.name}` });
+          this.#log.append('inbox.received', { id: this.#freshId(), intent: 'steer', text: result.extend, source: `checkpoint:${hook.name}` });
           s.extensions++;
           span.end('ok', { extended: true });
           return true;
@@ -1139,7 +1151,7 @@ export class AgentLoop {
         // conversation — but the world changed: tell the model in its next turn
         // (invariant 14), without waking the loop.
         this.#log.append('inbox.received', {
-          id: this.#deps.newId(),
+          id: this.#freshId(),
           intent: 'inject',
           text: sideEffectNotice(outcome, s.journal.sideEffects, this.#log),
           source: SIDE_EFFECT_NOTICE_SOURCE,
