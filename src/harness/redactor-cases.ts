@@ -204,7 +204,17 @@ function streamCutLeavesOverlappingSecretsWhole(): CheckResult[] {
   const joined = out.join('');
   const expected = createRedactor({ secrets, patterns: [] })(text);
   const first = out[0] ?? '';
+  // A secret whole in what the stream lets out mid-stream is redacted as it goes: what a stream lets out is stored as
+  // it is (outside probe 48, P16: a stream letting its pieces out unredacted passed every gate, the log's own
+  // redaction catching it later).
+  const early = streamRedactor(createRedactor({ secrets, patterns: [] }));
+  const midStream = early.push(`key ${OVERLAP_FIRST} and ${' then more words'.repeat(40)}`);
   return [
+    {
+      name: 'a whole secret let out mid-stream is redacted as it is let out',
+      passed: midStream.startsWith('key [REDACTED] and') && !midStream.includes(OVERLAP_FIRST),
+      message: JSON.stringify(midStream.slice(0, 40)),
+    },
     {
       name: 'the first piece let out stops before the first secret',
       passed: first === 'key ',
@@ -366,6 +376,8 @@ function shortestSecretSetsTheScan(): CheckResult[] {
 
 /** The secret every-encoded-form case hides; a Windows PowerShell one-liner carries it as base64 of UTF-16LE. */
 const FORMS_SECRET = 'trvk-Q7m2X9p4L8v3N6z1';
+/** A password holding what a URL escapes (`/`, `+`, `=`, `&`, `?`, `>`). */
+const URL_SECRET = 'pw/Zq8+mR4=tY7&uW2?x>>N5v~~';
 
 /**
  * Every encoded form the README promises a secret is redacted in, inside a longer value, each found by
@@ -375,7 +387,6 @@ const FORMS_SECRET = 'trvk-Q7m2X9p4L8v3N6z1';
  */
 function everyEncodedFormRedacted(): CheckResult[] {
   const secret = FORMS_SECRET;
-  const redact = createRedactor({ secrets: [secret], patterns: [] });
   const b64 = (pad: string, encoding: BufferEncoding, alphabet: 'base64' | 'base64url' = 'base64') =>
     Buffer.from(`${pad}${secret}!`, encoding).toString(alphabet);
   const rows: readonly [string, string][] = [
@@ -388,9 +399,15 @@ function everyEncodedFormRedacted(): CheckResult[] {
     ['base64 of its UTF-16LE bytes (powershell -EncodedCommand)', Buffer.from(`Invoke-Api -Key ${secret}`, 'utf16le').toString('base64')],
     ['base64 of its UTF-16LE bytes, aligned', b64('', 'utf16le')],
     ['base64 of its UTF-16LE bytes, one byte in', b64('xy', 'utf16le')],
+    // A password with characters a URL escapes, in a redirect URL inside a query string: URL-encoded twice, each `%` as
+    // `%25` (outside probe 48, LOW-1: stored and exported as it came).
+    ['URL-encoded twice (a redirect URL inside a query)', `next=${encodeURIComponent(`https://x.test/cb?pw=${encodeURIComponent(URL_SECRET)}`)}`],
+    ['URL-encoded twice, upper- and lower-case hex', encodeURIComponent(encodeURIComponent(URL_SECRET)).replace(/%25([0-9A-F])F/g, '%25$1f')],
   ];
   return rows.map(([what, encoded]) => {
     const text = `value=${encoded};`;
+    const secret = what.startsWith('URL-encoded twice') ? URL_SECRET : FORMS_SECRET;
+    const redact = createRedactor({ secrets: [secret], patterns: [] });
     const found = containsSecret(text, secret);
     const kept = redact(text);
     const passed = found && kept !== text && kept.includes('[REDACTED]');
@@ -627,9 +644,9 @@ export function redactorCases(): Case[] {
       {
         id: 'contract:redactor/every-encoded-form-redacted',
         title:
-          'redactor: a secret inside a longer value as base64 (each alignment, URL-safe), hex (either case) or base64 of its UTF-16LE bytes (PowerShell -EncodedCommand) is found and redacted',
+          'redactor: a secret inside a longer value as base64 (each alignment, URL-safe), hex (either case), base64 of its UTF-16LE bytes (PowerShell -EncodedCommand) or URL-encoded twice is found and redacted',
         file: 'src/harness/redactor-cases.ts',
-        secrets: [FORMS_SECRET],
+        secrets: [FORMS_SECRET, URL_SECRET],
       },
       everyEncodedFormRedacted,
     ),

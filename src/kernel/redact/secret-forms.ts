@@ -1,6 +1,6 @@
 /**
  * The forms a secret takes besides its literal one — URL-encoded (whole or
- * character by character), JSON `\u`-escaped, base64 inside a longer value (at
+ * character by character, once or twice: `%2F` or `%252F`), JSON `\u`-escaped, base64 inside a longer value (at
  * each of the three byte alignments, standard and URL-safe), hex (lower or upper
  * case) — base64 and hex of its UTF-8 bytes, and of its latin1 bytes where each
  * character fits one, base64 of its UTF-16LE bytes (PowerShell's -EncodedCommand)
@@ -127,14 +127,17 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', 
 /**
  * One character's escaped spellings: its UTF-8 bytes as `%hh…` (and, for a
  * character of latin1 outside ASCII, U+0080–U+00FF, its one latin1 byte `%hh`,
- * which a run of escapes that is not UTF-8 is read as), its UTF-16 units as
+ * which a run of escapes that is not UTF-8 is read as) — each also URL-encoded
+ * again, `%25hh…` — its UTF-16 units as
  * 4 hex digits each (lower case), and, for a character JSON escapes short, the
  * character after the backslash(es) of that escape.
  */
 function encodingsOf(c: string): { readonly percents: readonly string[]; readonly units: readonly string[]; readonly short: string | undefined } {
   const utf8 = [...Buffer.from(c, 'utf8')].map((b) => `%${hex2(b)}`).join('');
   const code = c.charCodeAt(0);
-  const percents = c.length === 1 && code >= 0x80 && code <= 0xff ? [utf8, `%${hex2(code)}`] : [utf8];
+  const once = c.length === 1 && code >= 0x80 && code <= 0xff ? [utf8, `%${hex2(code)}`] : [utf8];
+  // URL-encoded twice — a URL holding it, inside a query string (a redirect): each `%` written `%25` (outside probe 48, LOW-1).
+  const percents = [...once, ...once.map((p) => p.replaceAll('%', '%25'))];
   const units: string[] = [];
   for (let i = 0; i < c.length; i++) units.push(c.charCodeAt(i).toString(16).padStart(4, '0'));
   return { percents, units, short: SHORT_ESCAPES[c] };
