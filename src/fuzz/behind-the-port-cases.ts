@@ -16,7 +16,7 @@ import type { LoopUnderTestFactory, PeerAdapter, PeerWorld } from '../harness/lo
 import { parseScenario } from '../harness/scenario/load.ts';
 import type { AgentRegistry } from '../harness/world/agent-under-test.ts';
 import type { CheckResult } from '../report/results.ts';
-import { counterexampleYaml } from './counterexample.ts';
+import { counterexampleYaml, failureInfo } from './counterexample.ts';
 import { fuzzCasesFor } from './fuzz-agent.ts';
 import { runFuzz } from './run-fuzz.ts';
 
@@ -163,15 +163,7 @@ async function plantedBugsFound(): Promise<CheckResult[]> {
       continue;
     }
     // The counterexample as written, read back and run as `loopgate run FILE` runs it against the loop.
-    const yaml = counterexampleYaml(failure.scenario, {
-      invariant: failure.invariant.id,
-      title: failure.invariant.title,
-      message: failure.message,
-      seed: result.seed,
-      path: failure.path,
-      runs: failure.foundAtRun,
-      shrinks: failure.shrinks,
-    });
+    const yaml = counterexampleYaml(failure.scenario, failureInfo(result, failure));
     const replayed = await runPeerCase(parseScenario(yaml, `${plant.loop.id}.yaml`), { loop: plant.loop, registry: REGISTRY, invariants: INVARIANTS }, 1);
     const failing = replayed.checks.filter((c) => !c.passed).map((c) => c.name);
     checks.push({

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseScenario } from '../harness/scenario/load.ts';
 import type { Scenario } from '../harness/scenario/schema.ts';
+import type { FuzzFailure, FuzzResult } from './run-fuzz.ts';
 
 export interface CounterexampleInfo {
   /** The id of the invariant it breaks. */
@@ -23,6 +24,20 @@ export interface CounterexampleInfo {
   readonly crashAt?: number | undefined;
   /** How to reproduce it (default: with `loopgate run`, for the example agent and the registry's invariants). */
   readonly reproduce?: string;
+}
+
+/** What a counterexample file says of the failure a search found (without how to reproduce it: each caller's own). */
+export function failureInfo(result: Pick<FuzzResult, 'seed'>, failure: FuzzFailure): CounterexampleInfo {
+  return {
+    invariant: failure.invariant.id,
+    title: failure.invariant.title,
+    message: failure.message,
+    seed: result.seed,
+    path: failure.path,
+    runs: failure.foundAtRun,
+    shrinks: failure.shrinks,
+    crashAt: failure.crashAt,
+  };
 }
 
 /** Every key of the scenario format, as minimalScenario writes it: the writer's own, then what the run depended on (the schema test keeps this whole). */

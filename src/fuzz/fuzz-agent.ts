@@ -17,7 +17,7 @@ import { didYouMean, type AgentFactory, type AnyToolDeclaration } from '../kerne
 import { INVARIANTS, type Invariant } from '../harness/invariants/index.ts';
 import type { AgentRegistry, RunOptions } from '../harness/second-host.ts';
 import { inspectAgent } from '../harness/world/inspect-agent.ts';
-import { counterexampleYaml } from './counterexample.ts';
+import { counterexampleYaml, failureInfo } from './counterexample.ts';
 import type { FuzzCaseOptions } from './generators/scenario.ts';
 import type { FuzzTool } from './generators/tools.ts';
 import { checkFuzzOptions, FuzzOptionError } from './fuzz-options.ts';
@@ -174,14 +174,7 @@ export function assertNoViolation(result: FuzzResult): void {
   const failure = result.failure;
   if (!failure) return;
   const yaml = counterexampleYaml(failure.scenario, {
-    invariant: failure.invariant.id,
-    title: failure.invariant.title,
-    message: failure.message,
-    seed: result.seed,
-    path: failure.path,
-    runs: failure.foundAtRun,
-    shrinks: failure.shrinks,
-    crashAt: failure.crashAt,
+    ...failureInfo(result, failure),
     reproduce: `${
       failure.scenario.agent === AGENT
         ? `Reproduce: runScenarioFile(<this file>, { agents: { '${AGENT}': yourAgent } }) and your invariants`

@@ -7,7 +7,7 @@
  * run's reports. Exit 0 every invariant held, 1 a violation, 2 usage errors.
  */
 import { join, relative } from 'node:path';
-import { writeCounterexample } from '../../fuzz/counterexample.ts';
+import { failureInfo, writeCounterexample } from '../../fuzz/counterexample.ts';
 import { parseDuration } from '../../fuzz/duration.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
 import { reproduce, reproduceOnLoop } from '../../fuzz/reproduce.ts';
@@ -232,14 +232,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   if (failure) {
     // The violation is the finding: a counterexample that cannot be written is reported with it, never instead of it.
     const file = await writeCounterexample(join(out, 'counterexamples'), failure.scenario, {
-      invariant: failure.invariant.id,
-      title: failure.invariant.title,
-      message: failure.message,
-      seed: result.seed,
-      path: failure.path,
-      runs: failure.foundAtRun,
-      shrinks: failure.shrinks,
-      crashAt: failure.crashAt,
+      ...failureInfo(result, failure),
       ...(testing.host
         ? {
             reproduce: `Reproduce: through the same host parts the fuzz run had, reproduce(<this file>, { host, invariants }) (src/fuzz/reproduce.ts); loopgate run alone does not have them. Replay the search: --seed ${result.seed} --path ${failure.path}`,
