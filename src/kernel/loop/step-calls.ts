@@ -14,7 +14,9 @@
  *   run on its own — and a later call that repeats *it* (`call_0` again, its tool
  *   and arguments) is its repeat: every call the id was given to, under its name
  *   or a rename (`call_0`, `call_0_2`, …), is compared (outside probe 48, HIGH-1:
- *   only the first was, and a repeated refund ran again). Two calls sharing an id
+ *   only the first was, and a repeated refund ran again); a renamed id the model
+ *   copies back (`call_0_2`) names that call, and an id it chose itself that reads
+ *   as a rename is taken for one. Two calls sharing an id
  *   within one step are two calls (a provider's collision), each run on its own;
  * - arguments nested deeper than MAX_ARGUMENT_DEPTH are kept in the log cut at
  *   the limit (the pipeline refuses them with INVALID_ARGUMENTS), so no recursive
@@ -61,12 +63,21 @@ export function planStepCalls(calls: readonly ToolCall[], content: readonly Assi
  * with the same tool and arguments; or nothing.
  */
 function repeated(log: EventLog, given: string, name: string, args: unknown, redact: Redactor): string | undefined {
+  let kept: string | undefined; // the arguments as the log would keep them, made once a call of the tool is met
   for (let n = 1; ; n++) {
     const id = n === 1 ? given : `${given}_${n}`;
     const earlier = log.positions.call(id);
     if (!earlier) return undefined;
-    if (earlier.name === name && sameArguments(log, earlier.assistantSeq, id, args, redact)) return earlier.repeatOf ?? id;
+    if (earlier.name !== name) continue;
+    kept ??= keptArguments(args, redact);
+    if (sameArguments(log, earlier.assistantSeq, id, kept)) return earlier.repeatOf ?? id;
   }
+}
+
+/** Arguments as the log keeps them — cut at the depth limit, redacted — in canonical JSON (key order aside). */
+function keptArguments(args: unknown, redact: Redactor): string {
+  const sent = args ?? {};
+  return canonicalJson(redactDeep(nestedDeeperThan(sent) ? cutAtDepth(sent) : sent, redact));
 }
 
 /**
@@ -76,11 +87,9 @@ function repeated(log: EventLog, given: string, name: string, args: unknown, red
  * secret in the arguments would never match its redacted record: a repeated
  * refund would run again under a fresh idempotency key.)
  */
-function sameArguments(log: EventLog, seq: number, id: string, args: unknown, redact: Redactor): boolean {
+function sameArguments(log: EventLog, seq: number, id: string, kept: string): boolean {
   const event = log.at(seq);
   if (event === undefined || !isKnown(event) || event.type !== 'assistant.message') return false;
-  const sent = args ?? {};
-  const kept = canonicalJson(redactDeep(nestedDeeperThan(sent) ? cutAtDepth(sent) : sent, redact));
   return event.payload.content.some((b) => b.type === 'tool_call' && b.id === id && canonicalJson(b.args ?? {}) === kept);
 }
 

@@ -5,9 +5,12 @@
  * the same tool with the same arguments repeats it (the loop renames it, `refund`
  * → `refund_2`, for the protocol). The same id with other arguments is a new call
  * (servers that number calls per response reuse ids), and a later call given that
- * id with *its* tool and arguments repeats it — every call the model gave the id
- * is compared, not only the first (outside probe 48, HIGH-1). Two calls sharing
- * an id within one step are two calls.
+ * id with *its* tool and arguments repeats it: the rule compares the calls of
+ * earlier steps logged under the id and under each rename of it (`x`, `x_2`,
+ * `x_3`, … while there is one) — not only the first (outside probe 48, HIGH-1),
+ * and a renamed id the model copies from its history (`x_2`) names that call
+ * (review of stop 55, H1). An id the model chose itself that reads as a rename is
+ * taken for one. Two calls sharing an id within one step are two calls.
  */
 import { canonicalJson, type LogEvent } from '../../../kernel/index.ts';
 import { redactorOf } from '../../run-redactor.ts';
@@ -23,25 +26,26 @@ export function repeatChains(run: ScenarioRun): ReadonlyMap<string, string> {
   const root = new Map<string, string>();
   const name = new Map<string, string>();
   const args = new Map<string, string>(); // call id (as logged) → the arguments the provider returned, canonical
-  const givenTo = new Map<string, string[]>(); // an id as the model gave it → the calls (as logged) of earlier steps it was given to
   for (const e of view.known) {
     if (e.type !== 'assistant.message') continue;
     const index = toolUse.get(`${e.payload.turn}/${e.payload.step}`);
     const returned = index === undefined ? undefined : run.responses[index]?.result;
     const given = returned?.type === 'tool_use' ? returned.calls : [];
     const blocks = e.payload.content.filter((b): b is Extract<(typeof e.payload.content)[number], { type: 'tool_call' }> => b.type === 'tool_call');
-    const step: [string, string][] = [];
+    const earlier = new Set(root.keys()); // calls of earlier steps only: two calls sharing an id within one step are two calls
     blocks.forEach((b, i) => {
       const raw = given[i]?.id ? redact(given[i]!.id) : '';
       const sent = canonicalJson(given[i]?.args ?? {});
-      // Calls of earlier steps only: two calls sharing an id within one step are two calls.
-      const repeated = raw === '' ? undefined : givenTo.get(raw)?.find((id) => name.get(id) === b.name && args.get(id) === sent);
+      let repeated: string | undefined;
+      for (let n = 1; raw !== '' && repeated === undefined; n++) {
+        const id = n === 1 ? raw : `${raw}_${n}`;
+        if (!earlier.has(id)) break;
+        if (name.get(id) === b.name && args.get(id) === sent) repeated = id;
+      }
       root.set(b.id, repeated !== undefined ? root.get(repeated)! : b.id);
       name.set(b.id, b.name);
       args.set(b.id, sent);
-      if (raw !== '') step.push([raw, b.id]);
     });
-    for (const [raw, id] of step) givenTo.set(raw, [...(givenTo.get(raw) ?? []), id]);
   }
   return root;
 }
