@@ -327,6 +327,21 @@ inbox:
   - say: Where are ORD-1001 and ORD-1002?
 expect: {}
 `;
+  // A message that is only a second secret, after one holding the first: redacted, it reads as a piece of the first
+  // message — not a second copy of it (review of stop 55, M1: "carries its message 2 times").
+  const alone = `name: a message that is only a secret, after one holding another
+secrets: ['${SECRET}', 'ledger-key-Bm4Wq9Zs1Tx6']
+provider:
+  script:
+    - reply: Noted.
+    - reply: Noted again.
+inbox:
+  - say: My ledger key is ${SECRET}.
+  - say: ledger-key-Bm4Wq9Zs1Tx6
+expect: {}
+`;
+  const onlySecret = await runPeerScenario(parseScenario(alone, 'own-loop-redacting-alone.yaml'), handWritten({ redacts: true }), { seed: 1 });
+  const aloneBroken = (await checkInvariants(onlySecret, INVARIANTS)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
   const atLimit = await runPeerScenario(parseScenario(limited, 'own-loop-redacting-limit.yaml'), handWritten({ redacts: true }), { seed: 1 });
   const limitBroken = (await checkInvariants(atLimit, INVARIANTS)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
   const ended = atLimit.reports.map((r) => outcomeLabel(r.outcome)).join(', ');
@@ -335,6 +350,11 @@ expect: {}
       name: 'the failed turn after the refund: every invariant holds from outside (the notice names the call redacted)',
       passed: toldBroken.length === 0 && told.waiting.length === 1,
       message: toldBroken.join('; ') || `kept for the next turn: ${JSON.stringify(told.waiting)}`,
+    },
+    {
+      name: 'a message that is only a secret, after one holding another: every invariant holds from outside',
+      passed: aloneBroken.length === 0,
+      message: aloneBroken.join('; ') || 'every invariant holds',
     },
     {
       name: 'the step limit after the lookup: every invariant holds from outside (its result reached the model, redacted)',
@@ -406,7 +426,7 @@ export function ownLoopCases(): Case[] {
         title:
           "a team's loop that redacts the case's secrets (world.secrets) as they come in sends each message redacted: invariant 9 from outside takes it for the message sent, and invariant 15 holds",
         file: FILE,
-        secrets: [SECRET],
+        secrets: [SECRET, 'ledger-key-Bm4Wq9Zs1Tx6'],
       },
       secretsKeptOutStillDelivered,
     ),

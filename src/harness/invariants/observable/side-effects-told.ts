@@ -5,35 +5,48 @@
  * until a turn so told replies; with no later turn, what the next turn would
  * start from does: the persisted history, or a notice the app keeps waiting. A
  * loop that keeps the case's secrets out (invariant 15) names a call whose id
- * holds one redacted: both sides are compared redacted, with the run's redactor.
+ * holds one redacted: where the call is not named as it was given, it is looked
+ * for redacted on both sides, with the run's redactor — only where its redacted
+ * id is no other call's (two ids that differ only in a secret read alike).
  */
-import { createRedactor, redactDeep, type Message } from '../../../kernel/index.ts';
+import { createRedactor, redactDeep, type Message, type Redactor } from '../../../kernel/index.ts';
 import { finalHistory, type PeerRun } from '../../loop-port/peer-run.ts';
-import { tells } from '../support/side-effects.ts';
+import { tells, type SideEffect } from '../support/side-effects.ts';
 import { labelOf, requestsOfTurn } from '../support/peer-view.ts';
 
 export function sideEffectsToldObservably(run: PeerRun): string | undefined {
   if (run.thrown !== undefined) return undefined;
   const redactor = createRedactor({ secrets: run.secrets });
-  const redacted = (messages: readonly Message[]) => redactDeep(messages, redactor) as readonly Message[];
+  const told = tellsAsGivenOrRedacted(run, redactor);
   for (const ran of run.toolRuns) {
     if (ran.sideEffect !== 'STATEFUL' && ran.sideEffect !== 'CRITICAL') continue;
     const report = run.reports.find((r) => r.turn === ran.turn);
     if (!report || report.outcome.kind === 'replied') continue;
-    const effect = { turn: ran.turn, callId: redactor(ran.callId), name: ran.name, seq: -1 };
+    const effect = { turn: ran.turn, callId: ran.callId, name: ran.name, seq: -1 };
     const what = `${ran.name} (call ${ran.callId}) ran in turn ${ran.turn}, which ended ${labelOf(report.outcome)}`;
     let discharged = false;
     for (const later of run.reports.filter((r) => r.turn > ran.turn)) {
       const first = requestsOfTurn(run, later.turn)[0];
       if (!first) continue;
-      if (!tells(redacted(first.messages), effect)) return `${what}, but the first request of turn ${later.turn} did not tell the model`;
+      if (!told(first.messages, effect)) return `${what}, but the first request of turn ${later.turn} did not tell the model`;
       if (later.outcome.kind === 'replied') {
         discharged = true;
         break;
       }
     }
-    if (!discharged && !tells(redacted([...finalHistory(run), ...run.waiting]), effect))
+    if (!discharged && !told([...finalHistory(run), ...run.waiting], effect))
       return `${what}, and the persisted history the next turn starts from does not show it`;
   }
   return undefined;
+}
+
+/** Do the messages tell the model of the effect: as it was given, else redacted where its redacted id is no other call's. */
+function tellsAsGivenOrRedacted(run: PeerRun, redactor: Redactor): (messages: readonly Message[], effect: SideEffect) => boolean {
+  const ids = [...new Set(run.toolRuns.map((r) => r.callId))];
+  return (messages, effect) => {
+    if (tells(messages, effect)) return true;
+    const callId = redactor(effect.callId);
+    if (callId === effect.callId || ids.some((id) => id !== effect.callId && redactor(id) === callId)) return false;
+    return tells(redactDeep(messages, redactor) as readonly Message[], { ...effect, callId });
+  };
 }
