@@ -19,6 +19,7 @@ import type { CheckResult } from '../report/results.ts';
 import { counterexampleYaml, failureInfo } from './counterexample.ts';
 import { fuzzCasesFor } from './fuzz-agent.ts';
 import { runFuzz } from './run-fuzz.ts';
+import { sameFailure } from './behind-the-port.ts';
 
 const FILE = 'src/fuzz/behind-the-port-cases.ts';
 /** Runs per search, and its seed: fixed, so the case is the same every run. */
@@ -165,7 +166,10 @@ async function plantedBugsFound(): Promise<CheckResult[]> {
     // The counterexample as written, read back and run as `loopgate run FILE` runs it against the loop.
     const yaml = counterexampleYaml(failure.scenario, failureInfo(result, failure));
     const replayed = await runPeerCase(parseScenario(yaml, `${plant.loop.id}.yaml`), { loop: plant.loop, registry: REGISTRY, invariants: INVARIANTS }, 1);
-    const failing = replayed.checks.filter((c) => !c.passed).map((c) => c.name);
+    const failing = sameFailure(
+      replayed.checks.filter((c) => !c.passed),
+      failure.invariant.id,
+    ).map((c) => c.name);
     checks.push({
       name: `${plant.loop.id}: ${plant.bug} — found by ${[plant.by].flat().join(' or ')}, and its counterexample fails as loopgate run runs it`,
       passed: [plant.by].flat().includes(failure.invariant.id) && failing.length > 0,

@@ -18,7 +18,7 @@ import { jsonSafe, requirementsOf, skipReason, type ToolTimeouts } from '../harn
 import type { FuzzCase, FuzzCaseOptions } from './generators/scenario.ts';
 import { defineInvariant, type Invariant } from '../harness/invariants/index.ts';
 import { isPeerRun } from '../harness/loop-port/peer-run.ts';
-import { peerRunProblem } from '../harness/loop-port/peer-case.ts';
+import { LOOP_REPORT, PERSISTED_HISTORY, peerRunProblem } from '../harness/loop-port/peer-case.ts';
 
 /** A body's wait in place of a hang, where the tool declares no timeout: a minute of virtual time. */
 const SLOW_IN_PLACE_OF_A_HANG_MS = 60_000;
@@ -66,7 +66,8 @@ export function forLoop(fuzzCase: FuzzCase, supports: readonly Capability[], tim
     secretsOnReopen: _secretsOnReopen,
     ...rest
   } = s as Scenario & Record<string, unknown>;
-  const inbox = s.inbox.filter((e) => keptEntry(e, has, s.provider.kind === 'wire'));
+  // A client's message id and the host it goes to are the production host's: the message itself is kept.
+  const inbox = s.inbox.filter((e) => keptEntry(e, has, s.provider.kind === 'wire')).map(({ messageId: _id, via: _via, ...e }) => e);
   const { fallback, ...provider } = s.provider;
   const script = provider.script.flatMap((step): ProviderStep[] => {
     if (!has('model-timeout') && step.error?.kind === 'timeout') return [];
@@ -106,7 +107,7 @@ function argsFor(args: unknown, has: (c: Capability) => boolean, wire: boolean):
 
 /** An inbox entry the port can deliver: a message, or a cancel, on triggers the harness sees from outside the loop. */
 function keptEntry(entry: InboxEntry, has: (c: Capability) => boolean, wire: boolean): boolean {
-  if (entry.disconnect !== undefined || entry.gone !== undefined || entry.messageId !== undefined || entry.via !== undefined) return false;
+  if (entry.disconnect !== undefined || entry.gone !== undefined) return false;
   if (entry.at?.event !== undefined && !has('event-triggers')) return false;
   if (entry.at?.delta !== undefined && !(wire && has('stream-triggers'))) return false;
   if (entry.say !== undefined || entry.cancel !== undefined) return true;
@@ -172,3 +173,12 @@ export const LOOP_KEEPS_ITS_SHAPE: Invariant = defineInvariant({
     return problem ? `${problem.check}: ${problem.message}` : undefined;
   },
 });
+
+/**
+ * The checks of a run of the counterexample (as `loopgate run` runs it against the loop) that are the failure the
+ * search found: the invariant's own, or — for the shape rule — the checks it stands for, or the case's throw.
+ */
+export function sameFailure<C extends { readonly name: string }>(failing: readonly C[], invariant: string): C[] {
+  const names = invariant === LOOP_KEEPS_ITS_SHAPE.id ? [invariant, PERSISTED_HISTORY, LOOP_REPORT, 'the case threw'] : [invariant];
+  return failing.filter((c) => names.includes(c.name));
+}

@@ -130,19 +130,21 @@ function drawnCase(result: FuzzResult): CaseResult {
         : 'not judged: the search stopped at a violation';
     return { ...base, status: 'skipped', skipReason: why, checks: [{ name: 'drawn', passed: true, message: `${why}; drawn before it: ${tally}` }] };
   }
-  const short = families.filter((f) => result.runs < runsToJudge(f)).map((f) => `${f.id} (from ${runsToJudge(f)})`);
+  // Behind the port, the runs the loop could not take drew nothing it met.
+  const ran = result.runs - (result.skipped?.runs ?? 0);
+  const short = families.filter((f) => ran < runsToJudge(f)).map((f) => `${f.id} (from ${runsToJudge(f)})`);
   // Too few runs to judge any family: the check judged nothing, so it checked nothing (outside probe 42, F5).
   if (short.length === families.length) {
     const fewest = Math.min(...families.map(runsToJudge));
-    const why = `too few runs to judge any family of faults (${result.runs}; the first is judged from ${fewest})`;
+    const why = `too few runs ${ran < result.runs ? 'the loop could run ' : ''}to judge any family of faults (${ran}; the first is judged from ${fewest})`;
     return { ...base, status: 'skipped', skipReason: why, checks: [{ name: 'drawn', passed: true, message: `${why}; drawn: ${tally}` }] };
   }
   const notJudged =
     (short.length > 0 ? `; too few runs to judge ${short.join(', ')}` : '') +
     (cut.length > 0 ? `; not drawn for ${result.loop}, which does not declare what they need: ${cut.map((f) => f.id).join(', ')}` : '');
   if (result.undrawn.length > 0) {
-    const message = `drew no ${result.undrawn.join(', no ')} in ${result.runs} run(s), where each should appear in at least ${EXPECTED_AT_LEAST}: the fuzzer's generators are broken, and the invariants held over cases that never reach such a fault (drawn: ${tally})`;
+    const message = `drew no ${result.undrawn.join(', no ')} in ${ran} run(s), where each should appear in at least ${EXPECTED_AT_LEAST}: the fuzzer's generators are broken, and the invariants held over cases that never reach such a fault (drawn: ${tally})`;
     return { ...base, status: 'failed', failure: message, checks: [{ name: 'drawn', passed: false, message, actual: tally }] };
   }
-  return { ...base, status: 'passed', checks: [{ name: 'drawn', passed: true, message: `over ${result.runs} run(s): ${tally}${notJudged}` }] };
+  return { ...base, status: 'passed', checks: [{ name: 'drawn', passed: true, message: `over ${ran} run(s): ${tally}${notJudged}` }] };
 }

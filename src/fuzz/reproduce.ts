@@ -39,6 +39,11 @@ export async function reproduce(file: string, options: ReproduceOptions = {}): P
 /** The same for a loop behind the port: the file run as `loopgate run FILE` runs it against that loop, its failing checks. */
 export async function reproduceOnLoop(file: string, suite: PeerSuite, seed = 1): Promise<CheckResult[]> {
   const loaded = loadScenarioFile(file, process.cwd());
-  const outcome = await peerScenarioCase(loaded, suite).run({ seed: caseSeed(seed, loaded.id) });
-  return outcome.checks.filter((c) => !c.passed);
+  try {
+    const outcome = await peerScenarioCase(loaded, suite).run({ seed: caseSeed(seed, loaded.id) });
+    return outcome.checks.filter((c) => !c.passed);
+  } catch (error) {
+    // A loop whose create() throws fails the case in `loopgate run` too (the case threw): the file reproduces that.
+    return [{ name: 'the case threw', passed: false, message: (error as Error)?.message ?? String(error) }];
+  }
 }

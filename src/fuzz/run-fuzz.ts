@@ -165,7 +165,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
   let skipped: { runs: number; reason: string } | undefined;
   let counting = true; // generated runs are counted; shrink attempts are not
 
-  const evaluateCase = async (fuzzCase: FuzzCase): Promise<{ violation: Violation | undefined; turns: number }> => {
+  const evaluateCase = async (fuzzCase: FuzzCase): Promise<{ violation: Violation | undefined; turns: number; skipped?: true }> => {
     if (loop) {
       const skip = (await peerSkipReason(fuzzCase.scenario, { loop: loop.factory, registry: agents, invariants })) ?? cutShort(fuzzCase);
       if (skip !== undefined) {
@@ -173,7 +173,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
           skipped = { runs: (skipped?.runs ?? 0) + 1, reason: skipped?.reason ?? skip };
           for (const tally of judged.values()) tally.notJudged ??= `${loop.factory.id} could not run the case: ${skip}`;
         }
-        return { violation: undefined, turns: 0 };
+        return { violation: undefined, turns: 0, skipped: true };
       }
     }
     let run: AnyRun;
@@ -188,11 +188,12 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
             seed: 1,
           });
     } catch (error) {
-      // The second host refused to build the world: a generator (or user tool) bug, reported as such.
-      return {
-        violation: { invariant: invariants[0]!, message: `the second host could not run the case: ${(error as Error).message}`, run: undefined },
-        turns: 0,
-      };
+      // The second host refused to build the world: a generator (or user tool) bug, reported as such. Behind the port,
+      // the loop's own create() or runTurn threw out of the port (it must never): the loop's bug, judged by its shape rule.
+      const message = loop
+        ? `${loop.factory.id} threw out of the port (create() or a turn): ${(error as Error)?.message ?? String(error)}`
+        : `the second host could not run the case: ${(error as Error).message}`;
+      return { violation: { invariant: invariants[0]!, message, run: undefined }, turns: 0 };
     }
     for (const invariant of invariants) {
       if (target !== undefined && invariant.id !== target) continue;
@@ -240,8 +241,9 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       progress(now);
     }
     options.onCase?.({ run: firstFailureAt === undefined ? generated + 1 : foundAtRun, seed, shrinking: firstFailureAt !== undefined });
-    if (firstFailureAt === undefined) tallyDrawn(drawn, fuzzCase);
-    const { violation, turns: n } = await evaluateCase(fuzzCase);
+    const { violation, turns: n, skipped: notRun } = await evaluateCase(fuzzCase);
+    // What was drawn is tallied from the cases that ran: one the loop could not run reached no fault (review of stop 55, H2).
+    if (firstFailureAt === undefined && !notRun) tallyDrawn(drawn, fuzzCase);
     if (firstFailureAt === undefined) {
       generated++;
       turns += n;
@@ -297,7 +299,7 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     drawn,
     // A replay of a path into a shrink tree runs that case's shrink candidates (stripped of what they could lose): not
     // a sample of what the generators draw (outside probe 32, F17).
-    undrawn: details.failed || options.path ? [] : undrawn(drawn, generated, cases ?? {}, loop?.factory.capabilities.supports),
+    undrawn: details.failed || options.path ? [] : undrawn(drawn, generated - (skipped?.runs ?? 0), cases ?? {}, loop?.factory.capabilities.supports),
     ...(options.path ? { replayed: options.path } : {}),
     ...(loop ? { loop: loop.factory.id, families: judgedFamilies(cases ?? {}, loop.factory.capabilities.supports).map((f) => f.id) } : {}),
     ...(skipped ? { skipped } : {}),

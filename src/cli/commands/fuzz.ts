@@ -12,6 +12,7 @@ import { parseDuration } from '../../fuzz/duration.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
 import { reproduce, reproduceOnLoop } from '../../fuzz/reproduce.ts';
 import { peerLoopOf } from '../peer-loop.ts';
+import { sameFailure } from '../../fuzz/behind-the-port.ts';
 import type { Invariant } from '../../harness/invariants/index.ts';
 import { suiteInvariants } from '../../harness/suites.ts';
 import { defaultReportDir, loadConfig, type ResolvedConfig } from '../../config/load-config.ts';
@@ -262,12 +263,17 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
         : await reproduce(file, { host, invariants: [...config.invariants, ...(testing.host ? [failure.invariant] : [])] });
       io.activity?.end(replay);
       const how = testing.host ? `${counterexampleFile}, run through the same host parts,` : `${runIt} ${counterexampleFile}`;
+      // Behind the port it must fail as the search found it (another failing check — a trigger that never fired — is not it).
+      const found = loop ? sameFailure(failing, failure.invariant.id) : failing;
       reproduces =
-        failing.length > 0
-          ? { ok: true, detail: `${how} fails: ${failing[0]!.name}: ${failing[0]!.message}` }
+        found.length > 0
+          ? { ok: true, detail: `${how} fails: ${found[0]!.name}: ${found[0]!.message}` }
           : {
               ok: false,
-              detail: `${runIt} ${counterexampleFile} passes: ${failure.invariant.id} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}`,
+              detail:
+                failing.length > 0
+                  ? `${runIt} ${counterexampleFile} fails, but not on ${failure.invariant.id} (${failing.map((c) => c.name).join(', ')}); replay with --seed ${result.seed} --path ${failure.path}`
+                  : `${runIt} ${counterexampleFile} passes: ${failure.invariant.id} is not among the checks made on every scenario here; replay with --seed ${result.seed} --path ${failure.path}`,
             };
     }
   }
@@ -310,6 +316,11 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     io.err(`${reproduces!.ok ? 'reproduce' : 'replay'}: ${how}\n`);
     return EXIT.failed;
   }
+  // Behind the port, a search in which the loop could run no case checked nothing, whatever else its reports hold.
+  if (result.skipped && result.skipped.runs === result.runs) {
+    io.err(`loopgate: nothing was checked: ${result.loop} could not run any of the ${result.runs} generated case(s): ${result.skipped.reason}\n`);
+    return EXIT.failed;
+  }
   // Every invariant held, over cases that never held such a fault: the fuzzer is broken, and the run checked less than it says.
   if (result.undrawn.length > 0) {
     io.err(
@@ -320,11 +331,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   // Every invariant asked for judged in no run, and too few runs to judge what was drawn: nothing was checked, as its
   // reports say (outside probe 42, F5: a nightly `--invariant X --runs 3` passed having judged nothing).
   if (nothingChecked(results)) {
-    io.err(
-      result.skipped && result.skipped.runs === result.runs
-        ? `loopgate: nothing was checked: ${result.loop} could not run any of the ${result.runs} generated case(s): ${result.skipped.reason}\n`
-        : `loopgate: nothing was checked: all ${results.summary.total} case(s) were skipped (too few runs: give --runs or --time)\n`,
-    );
+    io.err(`loopgate: nothing was checked: all ${results.summary.total} case(s) were skipped (too few runs: give --runs or --time)\n`);
     return EXIT.failed;
   }
   return EXIT.passed;
