@@ -588,8 +588,9 @@ export class AgentHost {
   #post(c: Conversation, session: Session, waiter: Waiter): void {
     if (waiter.given && this.#repeated(c, session, waiter)) return;
     // An id the host gave is the message's own: one a client gave an earlier message (`m1`) is not taken from it.
-    if (!waiter.given)
-      for (let tries = 0; tries < 1_000 && (session.log.positions.message(waiter.id) || c.waiting.has(waiter.id)); tries++) waiter.id = this.#newId();
+    // Nor one a client gave a message still queued behind this one.
+    const taken = (id: string) => session.log.positions.message(id) !== undefined || c.waiting.has(id) || c.queue.some((w) => w !== waiter && w.id === id);
+    if (!waiter.given) for (let tries = 0; tries < 1_000 && taken(waiter.id); tries++) waiter.id = this.#newId();
     try {
       session.loop.send(waiter.text, { intent: waiter.intent, id: waiter.id });
     } catch (error) {
