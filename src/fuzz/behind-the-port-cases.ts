@@ -7,7 +7,7 @@
  * or an outside view gone blind, fails here.
  */
 import { z } from 'zod';
-import { defineTool } from '../kernel/index.ts';
+import { defineTool, type Message } from '../kernel/index.ts';
 import { checksCase, type Case } from '../harness/cases.ts';
 import { handWritten } from '../harness/hand-written-loop.ts';
 import { INVARIANTS } from '../harness/invariants/index.ts';
@@ -112,6 +112,41 @@ const PLANTS: readonly { readonly loop: LoopUnderTestFactory; readonly bug: stri
         };
       },
     }),
+  },
+  {
+    // The README's own example hands its live list (`persistedHistory: () => history`): what the gate recorded at a
+    // turn's start must not change with it (outside probe 49, HIGH-2: this bug passed 2,300 runs that way).
+    bug: 'keeps the message of a failed turn, handing its live history',
+    by: 'invariant-05-failed-turns-add-nothing',
+    loop: planted('keeps-failed-live', {
+      adapter: (a) => {
+        const kept: string[] = [];
+        const live: Message[] = [];
+        return {
+          ...a,
+          runTurn: async (turn) => {
+            const report = await a.runTurn(turn);
+            if (report.outcome.kind === 'failed') kept.push(turn.text);
+            return report;
+          },
+          persistedHistory: () => {
+            live.splice(
+              0,
+              live.length,
+              ...a.persistedHistory(),
+              ...kept.map((text) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] })),
+            );
+            return live;
+          },
+        };
+      },
+    }),
+  },
+  {
+    // A report that is no report (probe 49, HIGH-3: an internal error and a stack trace).
+    bug: 'reports a turn with no ending',
+    by: 'loop-keeps-messages-and-counts',
+    loop: planted('no-ending', { adapter: (a) => ({ ...a, runTurn: async (turn) => ({ ...(await a.runTurn(turn)), ending: undefined as never }) }) }),
   },
   {
     bug: 'reports a step count that is no count',

@@ -171,6 +171,7 @@ const isTokens = (n: unknown): n is number => typeof n === 'number' && n >= 0;
 
 /** What is wrong with the counts a turn's report gives, or nothing. */
 function reportProblem(run: PeerRun): string | undefined {
+  if (run.malformedReports?.length) return run.malformedReports[0];
   for (const r of run.reports) {
     if (!isCount(r.steps)) return `turn ${r.turn} reported steps ${String(r.steps)} (a count: a whole number, 0 or more)`;
     for (const key of ['inputTokens', 'outputTokens'] as const)

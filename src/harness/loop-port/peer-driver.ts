@@ -27,6 +27,7 @@ export class PeerDriver implements LoopUnderTest {
   readonly #hooks: PeerHooks;
   readonly #queue: string[] = [];
   readonly #reports: TurnReport[] = [];
+  readonly #malformed: string[] = [];
   readonly #sent: string[] = [];
   #running: { turn: number; controller: AbortController } | undefined;
   #drain: Promise<void> = Promise.resolve();
@@ -77,6 +78,11 @@ export class PeerDriver implements LoopUnderTest {
     }
   }
 
+  /** What was wrong with each report that was no report (replaced in `reports()` by a failed{internal} one). */
+  malformed(): readonly string[] {
+    return this.#malformed;
+  }
+
   reports(): readonly TurnReport[] {
     return this.#reports;
   }
@@ -106,6 +112,35 @@ export class PeerDriver implements LoopUnderTest {
       };
     }
     this.#running = undefined;
+    // A report that is no report is the loop's bug, told as such: nothing reads its fields (outside probe 49, HIGH-3:
+    // a null report, or one with no ending, crashed the reports with a stack trace, or passed).
+    const problem = reportShapeProblem(report, turn);
+    if (problem) {
+      this.#malformed.push(`turn ${turn}: ${problem}`);
+      report = {
+        turn,
+        outcome: { kind: 'failed', reason: 'internal', detail: `the loop's report was no report: ${problem}` },
+        ending: { kind: 'resolved' },
+        steps: 0,
+        usage: { inputTokens: 0, outputTokens: 0 },
+      };
+    }
     this.#reports.push(report);
   }
+}
+
+const ENDINGS: readonly string[] = ['resolved', 'threw', 'unsettled'];
+
+/** What makes `report` no TurnReport of turn `turn` (its counts are judged apart: peer-case.ts), or nothing. */
+function reportShapeProblem(report: unknown, turn: number): string | undefined {
+  if (report === null || typeof report !== 'object' || Array.isArray(report))
+    return `it is ${report === null ? 'null' : Array.isArray(report) ? 'a list' : typeof report}, not a report ({ turn, outcome, ending, steps, usage })`;
+  const r = report as Record<string, unknown>;
+  if (r.turn !== turn) return `its turn is ${JSON.stringify(r.turn) ?? 'missing'}, not ${turn} (the turn it ran)`;
+  if (r.outcome === null || (typeof r.outcome !== 'object' && typeof r.outcome !== 'string'))
+    return `its outcome is ${r.outcome === null ? 'null' : typeof r.outcome}`;
+  const ending = r.ending as { kind?: unknown } | null | undefined;
+  if (ending === null || typeof ending !== 'object' || !ENDINGS.includes(ending.kind as string))
+    return `its ending is ${ending === undefined ? 'missing' : JSON.stringify(ending)} (one of { kind: ${ENDINGS.join(' | ')} })`;
+  return undefined;
 }

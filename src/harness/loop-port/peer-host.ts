@@ -125,7 +125,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   const histories: (readonly Message[])[] = [];
   const cancels: DeliveredCancel[] = [];
   driver = new PeerDriver(factory.capabilities, adapter, {
-    turnStarted: () => histories.push(adapter.persistedHistory()),
+    turnStarted: () => histories.push(kept(adapter.persistedHistory())),
     cancelled: (turn, by) => cancels.push({ turn, by, at: faults.place() }),
   });
 
@@ -148,8 +148,8 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     adapter.dispose?.();
     throw thrown;
   }
-  histories.push(adapter.persistedHistory());
-  const waiting = adapter.waiting?.() ?? [];
+  histories.push(kept(adapter.persistedHistory()));
+  const waiting = kept(adapter.waiting?.() ?? []);
   const traces = adapter.traces();
   adapter.dispose?.();
   return {
@@ -181,6 +181,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     maxSteps: config.maxSteps,
     sent: driver.sent,
     unfired: inbox.unfired(),
+    ...(driver.malformed().length > 0 ? { malformedReports: driver.malformed() } : {}),
   };
 }
 
@@ -218,4 +219,18 @@ function wireFor(scenario: Scenario) {
     requests: () => served.requests.length,
     release: () => fake.release(),
   };
+}
+
+/**
+ * What the loop kept, as it was at this moment: a loop may hand its live list (`persistedHistory: () => history`, as
+ * the README's example does), which its next turns go on changing — every turn's record would then be the last one,
+ * and a failed turn that kept its message compared equal to itself (outside probe 49, HIGH-2). Not a list of plain
+ * data: kept as it is, for the history check to name.
+ */
+function kept<T>(value: T): T {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
 }

@@ -80,6 +80,8 @@ export interface PeerRun {
   readonly sent: readonly string[];
   /** The inbox entries with a trigger that never fired (or whose occasion never came): the `triggers` check. */
   readonly unfired: readonly UnfiredEntry[];
+  /** What was wrong with a turn's report that was no report (replaced in `reports` by a failed{internal} one), by turn. */
+  readonly malformedReports?: readonly string[];
 }
 
 /** Does this run come from another framework's loop? */
