@@ -342,6 +342,19 @@ expect: {}
 `;
   const onlySecret = await runPeerScenario(parseScenario(alone, 'own-loop-redacting-alone.yaml'), handWritten({ redacts: true }), { seed: 1 });
   const aloneBroken = (await checkInvariants(onlySecret, INVARIANTS)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
+  // A customer who asks the same thing twice: turn 1's first request holds it twice, once for each turn (probe 49, HIGH-1).
+  const twice = `name: the same question twice
+provider:
+  script:
+    - reply: Your refill is being prepared.
+    - reply: Still being prepared.
+inbox:
+  - say: Is my refill ready?
+  - say: Is my refill ready?
+expect: {}
+`;
+  const asked = await runPeerScenario(parseScenario(twice, 'own-loop-twice.yaml'), handWritten({ redacts: true }), { seed: 1 });
+  const twiceBroken = (await checkInvariants(asked, INVARIANTS)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
   const atLimit = await runPeerScenario(parseScenario(limited, 'own-loop-redacting-limit.yaml'), handWritten({ redacts: true }), { seed: 1 });
   const limitBroken = (await checkInvariants(atLimit, INVARIANTS)).filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
   const ended = atLimit.reports.map((r) => outcomeLabel(r.outcome)).join(', ');
@@ -350,6 +363,11 @@ expect: {}
       name: 'the failed turn after the refund: every invariant holds from outside (the notice names the call redacted)',
       passed: toldBroken.length === 0 && told.waiting.length === 1,
       message: toldBroken.join('; ') || `kept for the next turn: ${JSON.stringify(told.waiting)}`,
+    },
+    {
+      name: 'the same question asked twice: every invariant holds from outside',
+      passed: twiceBroken.length === 0 && asked.reports.length === 2,
+      message: twiceBroken.join('; ') || `${asked.reports.length} turns`,
     },
     {
       name: 'a message that is only a secret, after one holding another: every invariant holds from outside',

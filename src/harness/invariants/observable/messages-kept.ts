@@ -1,7 +1,9 @@
 /**
  * Invariant 9 from outside a loop (follow-ups only: peers have no steer or
- * inject): each turn's first request carries the message the turn was for,
- * once, and no request carries a message more often than it was sent; and the
+ * inject): each turn's first request carries the message the turn was for —
+ * once, or once more than the earlier messages it is one of (a customer who asks
+ * the same thing twice: outside probe 49, HIGH-1) — and no request carries a
+ * message more often than it was sent; and the
  * message of a turn cut short by a cancel is not lost — the next turn's first
  * request, or the history at the end, still holds it.
  *
@@ -61,23 +63,28 @@ export function messagesKeptObservably(run: PeerRun): string | undefined {
         return `request ${i + 1} carries the message "${form.slice(0, 80)}" ${carriedRedacted} times; it was sent ${timesText(timesRedacted)}`;
     }
   }
-  /** How many of `messages` hold the message `text`: as sent, else as redacted where that tells it apart; undefined: not to be told. */
-  const holding = (messages: readonly Message[], text: string): number | undefined => {
+  /**
+   * How many of `messages` hold the message `text`, and how many messages sent before turn `turn` are one it holds too:
+   * as sent, else as redacted where that tells it apart; undefined: not to be told.
+   */
+  const holding = (messages: readonly Message[], text: string, turn: number): { carried: number; before: number } | undefined => {
     const carried = count(raw(messages), text);
-    if (carried > 0 || redact(text) === text) return carried;
+    if (carried > 0 || redact(text) === text) return { carried, before: sent.slice(0, turn).filter((t) => t.includes(text)).length };
     const form = telling(text);
-    return form === undefined ? undefined : count(redacted(messages), form);
+    if (form === undefined) return undefined;
+    return { carried: count(redacted(messages), form), before: sentRedacted.slice(0, turn).filter((t) => t.includes(form)).length };
   };
   for (const r of run.reports) {
     const text = sent[r.turn];
     if (text === undefined) continue;
     const first = requestsOfTurn(run, r.turn)[0];
-    const carried = first ? holding(first.messages, text) : 1;
-    if (carried !== undefined && carried !== 1) return `turn ${r.turn}'s first request carries its message ${carried} times: "${text.slice(0, 80)}"`;
+    const held = first ? holding(first.messages, text, r.turn) : undefined;
+    if (held !== undefined && (held.carried < 1 || held.carried > held.before + 1))
+      return `turn ${r.turn}'s first request carries its message ${held.carried} times: "${text.slice(0, 80)}"`;
     if (r.outcome.kind !== 'cancelled') continue;
     const next = requestsOfTurn(run, r.turn + 1)[0];
     const later = next?.messages ?? run.histories[run.histories.length - 1] ?? [];
-    if (holding(later, text) === 0)
+    if (holding(later, text, r.turn + 1)?.carried === 0)
       return `turn ${r.turn} was cancelled and its message "${text.slice(0, 80)}" is lost: ${next ? `turn ${r.turn + 1}'s first request` : 'the persisted history'} does not hold it`;
   }
   return undefined;
