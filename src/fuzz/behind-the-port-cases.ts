@@ -72,6 +72,34 @@ const PLANTS: readonly { readonly loop: LoopUnderTestFactory; readonly bug: stri
     }),
   },
   {
+    // It renames a repeated id and runs the call again: the ids it hands its tools never repeat (outside probe 49,
+    // MED-2: missed in 2,300 runs — the outside view counted runs per id the loop gave).
+    bug: 'runs a repeated call again under a fresh id',
+    by: 'invariant-13-side-effects-once',
+    loop: planted('reruns-repeats', {
+      world: (w) => {
+        let n = 0;
+        return {
+          ...w,
+          model: {
+            ...w.model,
+            call: async (request, onDelta) => {
+              const answer = await w.model.call(request, onDelta);
+              if (answer.type !== 'tool_use') return answer;
+              const fresh = new Map(answer.calls.map((c) => [c, `${c.id}-${++n}`]));
+              let k = 0;
+              return {
+                ...answer,
+                calls: answer.calls.map((c) => ({ ...c, id: fresh.get(c)! })),
+                content: answer.content.map((b) => (b.type === 'tool_call' ? { ...b, id: fresh.get(answer.calls[k++]!) ?? b.id } : b)),
+              };
+            },
+          },
+        };
+      },
+    }),
+  },
+  {
     bug: 'keeps the secrets it is given in what it stores',
     // A credential-shaped text the run declared nowhere may be met first.
     by: ['invariant-15-secrets-never-leave', 'credential-shapes-redacted'],
