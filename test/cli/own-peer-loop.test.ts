@@ -280,19 +280,22 @@ describe("a team's own AI SDK loop", () => {
     expect(got.stderr).toMatch(/experimental_context.*aiSdkAgent\(\{ context \}\)/);
   });
 
-  it("a fuzz counterexample found with a peer config is reproduced through loopgate's loop, and says so", async () => {
+  it("a fuzz counterexample found with a peer config and --loop loopgate is reproduced through loopgate's loop, and says so", async () => {
     const dir = project({
       scenarios: { right: RIGHT },
       extra:
         "invariants: [defineInvariant({ id: 'team-no-turns', title: 'no turn ever runs', check: (run) => (run.results.length > 0 ? 'a turn ran' : undefined) })],",
     });
     const out = join(dir, 'fuzz');
-    const got = await loopgate(['fuzz', '--runs', '200', '--seed', '1', '--reporter', 'console', '--out', out], dir);
+    const got = await loopgate(['fuzz', '--loop', 'loopgate', '--runs', '200', '--seed', '1', '--reporter', 'console', '--out', out], dir);
     expect(got.status, got.stderr).toBe(1);
     expect(got.stderr).toMatch(/violation of team-no-turns/);
     expect(got.stderr).toMatch(/reproduce: loopgate run --loop loopgate \S+team-no-turns-seed-1\.yaml/);
     // Found with --config: the command carries it (the default config may hold no such invariant, and pass the file).
-    const withConfig = await loopgate(['fuzz', '--config', 'loopgate.config.ts', '--runs', '50', '--seed', '1', '--reporter', 'console', '--out', out], dir);
+    const withConfig = await loopgate(
+      ['fuzz', '--config', 'loopgate.config.ts', '--loop', 'loopgate', '--runs', '50', '--seed', '1', '--reporter', 'console', '--out', out],
+      dir,
+    );
     expect(withConfig.stderr).toMatch(/reproduce: loopgate run --config loopgate\.config\.ts --loop loopgate \S+team-no-turns-seed-1\.yaml/);
     const file = /reproduce: loopgate run .* (\S+team-no-turns-seed-1\.yaml)/.exec(withConfig.stderr)![1]!;
     expect(readFileSync(join(dir, file), 'utf8')).toContain('Reproduce: loopgate run --config loopgate.config.ts --loop loopgate <this file> (exit 1)');
