@@ -59,6 +59,26 @@ function planted(id: string, change: { world?: (w: PeerWorld) => PeerWorld; adap
   };
 }
 
+/** A loop that keeps the message of each failed turn in its history: handed as a fresh list, or (`live`) its one live list. */
+function keepsFailedTurns(id: string, live: boolean): LoopUnderTestFactory {
+  return planted(id, {
+    adapter: (a) => {
+      const kept: string[] = [];
+      const list: Message[] = [];
+      const history = () => [...a.persistedHistory(), ...kept.map((text) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] }))];
+      return {
+        ...a,
+        runTurn: async (turn) => {
+          const report = await a.runTurn(turn);
+          if (report.outcome.kind === 'failed') kept.push(turn.text);
+          return report;
+        },
+        persistedHistory: () => (live ? (list.splice(0, list.length, ...history()), list) : history()),
+      };
+    },
+  });
+}
+
 /** The bugs, each with the invariant a search must find it by. */
 const PLANTS: readonly { readonly loop: LoopUnderTestFactory; readonly bug: string; readonly by: string | readonly string[] }[] = [
   {
@@ -126,49 +146,14 @@ const PLANTS: readonly { readonly loop: LoopUnderTestFactory; readonly bug: stri
   {
     bug: 'keeps the message of a failed turn',
     by: 'invariant-05-failed-turns-add-nothing',
-    loop: planted('keeps-failed', {
-      adapter: (a) => {
-        const kept: string[] = [];
-        return {
-          ...a,
-          runTurn: async (turn) => {
-            const report = await a.runTurn(turn);
-            if (report.outcome.kind === 'failed') kept.push(turn.text);
-            return report;
-          },
-          persistedHistory: () => [...a.persistedHistory(), ...kept.map((text) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] }))],
-        };
-      },
-    }),
+    loop: keepsFailedTurns('keeps-failed', false),
   },
   {
     // The README's own example hands its live list (`persistedHistory: () => history`): what the gate recorded at a
     // turn's start must not change with it (outside probe 49, HIGH-2: this bug passed 2,300 runs that way).
     bug: 'keeps the message of a failed turn, handing its live history',
     by: 'invariant-05-failed-turns-add-nothing',
-    loop: planted('keeps-failed-live', {
-      adapter: (a) => {
-        const kept: string[] = [];
-        const live: Message[] = [];
-        return {
-          ...a,
-          runTurn: async (turn) => {
-            const report = await a.runTurn(turn);
-            if (report.outcome.kind === 'failed') kept.push(turn.text);
-            return report;
-          },
-          persistedHistory: () => {
-            live.splice(
-              0,
-              live.length,
-              ...a.persistedHistory(),
-              ...kept.map((text) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] })),
-            );
-            return live;
-          },
-        };
-      },
-    }),
+    loop: keepsFailedTurns('keeps-failed-live', true),
   },
   {
     // A report that is no report (probe 49, HIGH-3: an internal error and a stack trace).
