@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fragmentLength, longestFragment } from './secret-fragments-never-leave.ts';
 
@@ -23,6 +24,24 @@ describe('secret-fragments-never-leave: the pieces of a secret it looks for', ()
     const secret = 'pass"word\\with-quotes-and-more';
     const json = JSON.stringify({ content: `cut here: ${secret.slice(0, 20)}` });
     expect(longestFragment(json, secret)).toEqual([0, 20]);
+  });
+
+  it('finds every piece at least as long as the threshold, at any place, escaped 0 to 3 times (the block pre-check loses none)', () => {
+    const char = fc.constantFrom(...'abcXYZ019-_"\\/\n\t\u0001é€');
+    fc.assert(
+      fc.property(fc.array(char, { minLength: 9, maxLength: 60 }), fc.nat(), fc.nat(), fc.nat(3), (chars, a, b, times) => {
+        const secret = chars.join('');
+        const min = fragmentLength(secret)!;
+        const length = min + (b % (secret.length - min));
+        const start = a % (secret.length - length + 1);
+        let text = `<<${secret.slice(start, start + length)}>>`;
+        for (let i = 0; i < times; i++) text = JSON.stringify(text);
+        const found = longestFragment(text, secret);
+        expect(found).toBeDefined();
+        expect(found![1]).toBeGreaterThanOrEqual(length);
+      }),
+      { seed: 7, numRuns: 300 },
+    );
   });
 
   it('leaves a piece shorter than the threshold, a public prefix, the whole secret and the redacted text alone', () => {

@@ -32,8 +32,25 @@ export interface SecretForms {
   readonly cased: readonly string[];
 }
 
+/** Computed once per secret: every redactor and finder of a process asks for the same few (a host's, a gate's cases). */
+const formsMemo = new Map<string, SecretForms>();
+const FORMS_MEMO_ENTRIES = 512;
+
 export function formsOf(secret: string): SecretForms {
-  return { secret, escaped: escapedPattern(secret), base64: base64Cores(secret), hex: hexForms(secret), cased: casedForms(secret) };
+  let forms = formsMemo.get(secret);
+  if (forms === undefined) {
+    if (formsMemo.size >= FORMS_MEMO_ENTRIES) formsMemo.clear();
+    // Frozen: shared by every caller. The escaped pattern is global, and only ever used by `replace`, which resets it.
+    forms = Object.freeze({
+      secret,
+      escaped: escapedPattern(secret),
+      base64: Object.freeze(base64Cores(secret)),
+      hex: Object.freeze(hexForms(secret)),
+      cased: Object.freeze(casedForms(secret)),
+    });
+    formsMemo.set(secret, forms);
+  }
+  return forms;
 }
 
 /** The secret upper- and lower-cased, those that differ from it (outside probe 35, F5); none when too short to tell. */
@@ -225,17 +242,26 @@ function beginsEscaped(tail: string, secret: string): boolean {
  * undo that too, and the secret would be gone from the text it is in.
  */
 function unescapedHolds(text: string, secret: string): boolean {
+  return unescapedRounds(text).some((round) => round.includes(secret));
+}
+
+/** The text after each round of undoing escapes (up to three, until one changes nothing); the last text's kept, as a search asks for each secret in turn. */
+let lastUnescaped: { readonly text: string; readonly rounds: readonly string[] } | undefined;
+function unescapedRounds(text: string): readonly string[] {
+  if (lastUnescaped?.text === text) return lastUnescaped.rounds;
+  const rounds: string[] = [];
   let out = text;
   for (let round = 0; round < 3; round++) {
     const next = out
       .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
       .replace(/\\+(["\\/bfnrt])/g, (_m, e: string) => SHORT_UNESCAPED[e]!)
       .replace(/(?:%[0-9a-fA-F]{2})+/g, percentDecoded);
-    if (next === out) return false;
-    if (next.includes(secret)) return true;
+    if (next === out) break;
+    rounds.push(next);
     out = next;
   }
-  return false;
+  lastUnescaped = { text, rounds };
+  return rounds;
 }
 
 /** A run of `%HH` escapes undone: as UTF-8 when its bytes are UTF-8, else one character per byte. */
@@ -267,7 +293,8 @@ export function containsSecret(text: string, secret: string): boolean {
 export function secretFinder(secret: string): (text: string) => boolean {
   if (secret.length < MIN_SECRET_LENGTH) return () => false;
   if (secret.length < MIN_ENCODED_LENGTH) return (text) => text.includes(secret);
-  const cores = [...base64Cores(secret), ...hexForms(secret), ...casedForms(secret)];
+  const { base64, hex, cased } = formsOf(secret);
+  const cores = [...base64, ...hex, ...cased];
   return (text) => {
     if (text.includes(secret)) return true;
     if (mayHoldEscapes(text) && holdsAnEscape(text) && unescapedHolds(text, secret)) return true;
