@@ -73,7 +73,7 @@ import {
   LOOPGATE_LOOP,
   onlyItsOwnLoop,
 } from '../kernel/index.ts';
-import type { EventStore } from '../stores/event-store.ts';
+import { StoreCorruptionError, StoreError, type EventStore } from '../stores/event-store.ts';
 import { loopConfigFrom, type HostConfig } from './config.ts';
 import { httpStatusFor, summarizeLoggedTurn, type Delivery, type ResponseEnvelope, type TurnSummary } from './envelope.ts';
 import { ConversationWriter } from './conversation-writer.ts';
@@ -226,11 +226,35 @@ interface Served {
   readonly prompt: PromptSource;
 }
 
+/** The store refused the write that closes a turn recovery found open: the store failing, as any refused write. */
+class RecoveryWriteRefused extends Error {
+  constructor(cause: unknown) {
+    super((cause as Error)?.message ?? String(cause), { cause });
+  }
+}
+
+/**
+ * How a request is answered when its conversation cannot be opened: 503 when the store failed (a refused write, a
+ * connection lost: retry later, as for a refused write of a turn), 500 for a damaged store (a seq gap, a garbled
+ * record: retrying cannot help) and for everything else (the agent's factory threw, a bug).
+ */
+function openFailureStatus(error: unknown): 500 | 503 {
+  if (error instanceof RecoveryWriteRefused) return 503;
+  if (error instanceof StoreCorruptionError) return 500;
+  return error instanceof StoreError ? 503 : 500;
+}
+
+/** Why a session whose lock the store let go of writes nothing more (`Release.lost`). */
+const LOCK_LOST =
+  'the store let go of the conversation lock (its connection dropped): another host may run the conversation now, so this host writes nothing more of it';
+
 interface Session {
   readonly log: EventLog;
   readonly loop: AgentLoop;
   /** The conversation's writer: a barrier by default (see conversation-writer.ts). */
   readonly flush: (durability?: Durability) => Promise<void>;
+  /** Refuses every later write of this session, with `why` (the lock it was written under is lost). */
+  readonly fence: (why: string) => void;
 }
 
 /** One `handle` call waiting for its answer. */
@@ -677,7 +701,7 @@ export class AgentHost {
           c.lockWait = undefined;
         }
         try {
-          await this.#hold(c);
+          await this.#hold(c, release.lost);
         } finally {
           c.holding = false;
           await release().catch(() => undefined);
@@ -692,17 +716,42 @@ export class AgentHost {
     }
   }
 
-  /** With the lock held: open the log, post what waited, drain while requests wait for turns. */
-  async #hold(c: Conversation): Promise<void> {
+  /**
+   * With the lock held: open the log, post what waited, drain while requests wait for turns. `lost` (where the store
+   * can tell): the store let go of the lock meanwhile — another host may take it — so the session writes nothing
+   * more, its running turn is told to stop, and the next hold reopens the conversation from the store.
+   */
+  async #hold(c: Conversation, lost?: AbortSignal): Promise<void> {
     let session: Session;
     try {
       ({ session } = await this.#open(c));
     } catch (error) {
       c.session = undefined;
       const why = `cannot open conversation "${c.id}": ${(error as Error).message}`;
-      for (const waiter of c.queue.splice(0)) this.#settle(waiter, { status: 500, error: `${why}; the message was not stored` });
+      const status = openFailureStatus(error);
+      for (const waiter of c.queue.splice(0)) this.#settle(waiter, { status, error: `${why}; the message was not stored` });
       return;
     }
+    if (!lost) return this.#holdOpen(c, session);
+    const onLost = () => this.#lockLost(session);
+    if (lost.aborted) onLost();
+    else lost.addEventListener('abort', onLost, { once: true });
+    try {
+      await this.#holdOpen(c, session);
+    } finally {
+      lost.removeEventListener('abort', onLost);
+      // Never reused: what it holds in memory may be ahead of the store, or behind another host's writes.
+      if (lost.aborted && c.session === session) this.#dropSession(c, LOCK_LOST, 'store');
+    }
+  }
+
+  /** The store let go of the lock a session was written under: it writes nothing more, and its running turn stops. */
+  #lockLost(session: Session): void {
+    session.fence(LOCK_LOST);
+    session.loop.cancel('shutdown', LOCK_LOST);
+  }
+
+  async #holdOpen(c: Conversation, session: Session): Promise<void> {
     c.holding = true;
     for (const waiter of c.queue.splice(0)) this.#post(c, session, waiter);
     try {
@@ -956,17 +1005,29 @@ export class AgentHost {
     if (opened.rejected !== undefined) this.#observe((o) => o.snapshot?.(c.id, { rejected: opened.rejected! }));
     this.#observe((o) => o.opened?.(c.id, log));
     let loop: AgentLoop | undefined;
-    const flush = this.#flushFor(c.id, log, opened.restoredFrom ?? 0, () => loop);
+    const fenced: { why?: string } = {};
+    const flush = this.#flushFor(c.id, log, opened.restoredFrom ?? 0, () => loop, fenced);
     const served = await this.#agentFor(c.id);
     const refused = this.#storeRefused.delete(c.id);
     const sideEffectOf = (name: string): SideEffect | undefined => served.agent.tools?.find((t) => t.name === name)?.sideEffect;
     const recovery = recoverConversation(log, { sideEffectOf, ...(refused ? { cause: 'store' as const } : {}) });
-    await flush();
+    try {
+      await flush();
+    } catch (error) {
+      throw new RecoveryWriteRefused(error);
+    }
     // A turn a dead process left open never reached its trace's `finally`: its trace is exported now, once its close
     // is stored. (A turn this host dropped after a refused write was traced when its loop ended it: not twice.)
     if (recovery.recovered && !refused) this.#exportRecovered(c.id, log, recovery, sideEffectOf);
     loop = this.#loop(c, log, flush, served);
-    const session: Session = { log, loop, flush };
+    const session: Session = {
+      log,
+      loop,
+      flush,
+      fence: (why) => {
+        fenced.why ??= why;
+      },
+    };
     c.session = session;
     this.#observe((o) => o.started?.(c.id, session.loop));
     return { session, recovery };
@@ -999,12 +1060,19 @@ export class AgentHost {
     }
   }
 
-  #flushFor(conversationId: string, log: EventLog, snapshotAt: number, loopOf: () => AgentLoop | undefined): (durability?: Durability) => Promise<void> {
+  #flushFor(
+    conversationId: string,
+    log: EventLog,
+    snapshotAt: number,
+    loopOf: () => AgentLoop | undefined,
+    fenced: { readonly why?: string },
+  ): (durability?: Durability) => Promise<void> {
     const store = this.#options.store;
     const every = this.#options.config.snapshots?.every ?? 0;
     const writer = new ConversationWriter(store, conversationId, log, {
       guard: () => {
         if (this.#halted) throw new Error('the host was halted: it writes nothing more');
+        if (fenced.why !== undefined) throw new Error(fenced.why);
       },
       // What is stored is told to the conversation's followers (follow.ts).
       onStored: () => this.#followers.notify(conversationId, log),

@@ -24,7 +24,12 @@
  */
 import { InputError, type EventRecord } from '../kernel/index.ts';
 
-export type Release = () => Promise<void>;
+/**
+ * Lets go of a conversation lock (idempotent). `lost`, where the store can tell: aborts when the store let go of the
+ * lock while it was held — a PostgreSQL advisory lock whose connection dropped — so another host may take it; the
+ * holder must stop its turn and write nothing more of the conversation.
+ */
+export type Release = (() => Promise<void>) & { readonly lost?: AbortSignal };
 
 export interface EventStore {
   /** A short description for messages, e.g. `sqlite:/var/lib/agent.db` (never with a password). */
@@ -60,8 +65,8 @@ export interface EventStore {
   listConversations(): Promise<string[]>;
   /**
    * The conversation lock: one turn at a time per conversation, granted in FIFO
-   * order. Resolves to the release function. Rejects with `StoreLockAbortedError`
-   * if `signal` aborts while waiting.
+   * order. Resolves to the release function (with `lost`, where the store can lose
+   * a held lock). Rejects with `StoreLockAbortedError` if `signal` aborts while waiting.
    */
   lock(conversationId: string, signal?: AbortSignal): Promise<Release>;
   /**

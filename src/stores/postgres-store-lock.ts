@@ -28,9 +28,12 @@
  * flight (a killed host's last COMMIT may land after its lock is gone; see `#barrier`).
  *
  * If a connection breaks while it holds locks, PostgreSQL has already let go of
- * them, and another host may start a turn. The store's gapless-seq check is the
- * fence then: the first host's next append fails with `StoreConflictError` rather
- * than interleaving two turns' events.
+ * them, and another host may start a turn. The holder is told at once (`Release.lost`
+ * aborts as the driver sees the connection fail or end): the host stops its turn
+ * and writes nothing more of the conversation (outside probe 51, HIGH-1). The
+ * store's gapless-seq check is the fence for what raced that news: the first
+ * host's next append fails with `StoreConflictError` rather than interleaving two
+ * turns' events.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
@@ -70,6 +73,8 @@ async function othersWaiting(client: Queryable, key: bigint): Promise<boolean> {
 interface HeldLock {
   /** The connection failed: the server has dropped the lock along with the session. */
   readonly broken: boolean;
+  /** Aborts when the connection fails while the lock is held (`broken`): what the holder's `Release.lost` says. */
+  readonly lost: AbortSignal;
   /** Lets go of the lock (idempotent; never throws). */
   unlock(): Promise<void>;
   /** Whether another session waits for this lock in PostgreSQL. */
@@ -83,6 +88,7 @@ class SharedConnection {
   readonly client: pg.Client;
   readonly queries: SerialQueries;
   broken = false;
+  readonly #lost = new AbortController();
 
   constructor(client: pg.Client) {
     this.client = client;
@@ -91,14 +97,25 @@ class SharedConnection {
     client.on('error', () => this.end());
     client.on('end', () => {
       this.broken = true;
+      this.#tellLost();
     });
+  }
+
+  /** Aborts once the session ends: every lock held on it is gone (the server released them with it). */
+  get lost(): AbortSignal {
+    return this.#lost.signal;
   }
 
   /** Ends the session: the server releases every lock held on it. */
   end(): void {
     if (this.broken) return;
     this.broken = true;
+    this.#tellLost();
     this.client.end().catch(() => undefined);
+  }
+
+  #tellLost(): void {
+    if (!this.#lost.signal.aborted) this.#lost.abort(new Error('the conversation lock connection ended: PostgreSQL let go of its locks'));
   }
 }
 
@@ -114,6 +131,10 @@ class SharedLock implements HeldLock {
 
   get broken(): boolean {
     return this.#connection.broken;
+  }
+
+  get lost(): AbortSignal {
+    return this.#connection.lost;
   }
 
   async unlock(): Promise<void> {
@@ -145,8 +166,11 @@ class DedicatedLock implements HeldLock {
   readonly key: bigint;
   broken = false;
   #done = false;
+  readonly #lost = new AbortController();
+  /** The connection failed or ended while the lock was held: the server let go of it. */
   readonly #onError = (): void => {
     this.broken = true;
+    if (!this.#done && !this.#lost.signal.aborted) this.#lost.abort(new Error('the conversation lock connection failed: PostgreSQL let go of the lock'));
   };
 
   constructor(client: pg.PoolClient, key: bigint) {
@@ -154,6 +178,11 @@ class DedicatedLock implements HeldLock {
     this.queries = new SerialQueries(client);
     this.key = key;
     client.on('error', this.#onError);
+    client.on('end', this.#onError);
+  }
+
+  get lost(): AbortSignal {
+    return this.#lost.signal;
   }
 
   /** Ends the connection: the server releases the lock (and drops a waiting statement). */
@@ -161,6 +190,7 @@ class DedicatedLock implements HeldLock {
     if (this.#done) return;
     this.#done = true;
     this.client.off('error', this.#onError);
+    this.client.off('end', this.#onError);
     this.client.release(true);
   }
 
@@ -177,6 +207,7 @@ class DedicatedLock implements HeldLock {
     if (this.#done) return;
     this.#done = true;
     this.client.off('error', this.#onError);
+    this.client.off('end', this.#onError);
     this.client.release();
   }
 
@@ -267,7 +298,9 @@ export class AdvisoryLocks {
 
   #releaser(conversationId: string, entry: Entry, releaseLocal: Release): Release {
     let released = false;
-    return async () => {
+    // The lock as held now: a broken one is replaced at the next grant, whose holder is told of that one's loss.
+    const lost = entry.held?.lost;
+    const release = async () => {
       // Idempotent: a second call must not release the next holder's lock.
       if (released) return;
       released = true;
@@ -291,6 +324,7 @@ export class AdvisoryLocks {
         this.#forget(conversationId, entry);
       }
     };
+    return lost ? Object.assign(release, { lost }) : release;
   }
 
   /** Takes the advisory lock: at once on the shared connection if free, else by waiting on a connection of its own. */

@@ -284,6 +284,42 @@ describeWithPostgres('PostgresEventStore', (url) => {
       await b.close();
     });
 
+    it('tells the holder at once when the server lets go of its lock, on the shared connection and on one of its own (outside probe 51, HIGH-1)', async () => {
+      const schema = fresh('lost');
+      const [a, b] = await Promise.all([open(schema), open(schema)]);
+      const terminate = (id: string) => {
+        const { classid, objid } = pgLocksIds(advisoryKey(schema, 'turn', id));
+        return raw((c) =>
+          c.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid`, [
+            classid,
+            objid,
+          ]),
+        );
+      };
+      // Uncontended: held on a's shared connection.
+      const shared = await a.lock('c');
+      expect(shared.lost?.aborted).toBe(false);
+      await terminate('c');
+      await waitUntil(async () => shared.lost?.aborted === true);
+      await shared();
+      // Contended: b waits for (and then holds) the lock on a connection of its own.
+      const first = await a.lock('d');
+      const waiting = b.lock('d');
+      await waitUntil(() => waitersFor(url, schema, 'd').then((n) => n === 1));
+      await first();
+      const dedicated = await waiting;
+      expect(dedicated.lost?.aborted).toBe(false);
+      await terminate('d');
+      await waitUntil(async () => dedicated.lost?.aborted === true);
+      await dedicated();
+      // A lock released as usual is never said to be lost; the store goes on.
+      const fine = await b.lock('e');
+      await fine();
+      expect(fine.lost?.aborted).toBe(false);
+      await a.close();
+      await b.close();
+    });
+
     it("grants the lock only once no append of the conversation is still in flight (a killed host's last COMMIT)", async () => {
       const schema = fresh('barrier');
       const store = await open(schema);

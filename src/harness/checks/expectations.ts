@@ -265,6 +265,8 @@ export function triggersCheck(run: { readonly unfired: ScenarioRun['unfired'] })
       const n = entry.disconnect;
       return `inbox[${index}]: disconnect ${n} never happened (message ${n} was not posted yet: a message with a trigger is posted when it fires)`;
     }
+    if (entry.loseLock && skipped)
+      return `inbox[${index}]: loseLock found no host holding the conversation lock, so nothing was lost (give it a trigger inside a turn)`;
     if (entry.undoCompaction && skipped)
       return `inbox[${index}]: undoCompaction found no compaction in force, so it undid nothing (did the compaction before it shrink the conversation?)`;
     if (!entry.at) return `inbox[${index}]: ${action} never happened (${why ?? 'what it follows never did'})`;

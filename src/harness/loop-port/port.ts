@@ -61,6 +61,11 @@ export interface LoopUnderTest {
    * False when that message is not posted (yet): a message with a trigger is posted when it fires.
    */
   disconnect?(post: number): boolean;
+  /**
+   * The store lets go of the conversation lock a host holds while the host lives on (a dropped lock connection;
+   * loopgate's production host only). False when no host held it: nothing was lost.
+   */
+  loseLock?(): boolean;
   /** Resolves when everything posted so far has settled: turns closed, requests answered. Never rejects. */
   settled(): Promise<void>;
   /** One report per turn that closed, in order. */

@@ -17,6 +17,7 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (inbox.some((e) => e.inject !== undefined)) needs.add('inject');
   if (inbox.some((e) => e.crash || e.reopen)) needs.add('crash');
   if (inbox.some((e) => e.shutdown)) needs.add('shutdown');
+  if (inbox.some((e) => e.loseLock)) needs.add('host:production');
   if (inbox.some((e) => e.at?.event !== undefined)) needs.add('event-triggers');
   if (scenario.host === 'production' || scenario.expect.responses !== undefined) needs.add('host:production');
   if (scenario.bystander) needs.add('bystander');

@@ -53,7 +53,7 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatchObject({ file: 'bad/unknown-key.yaml', line: 4, field: 'inbox[0].colour' });
     expect(error.message).toMatch(
-      /inbox\[0\]\.colour: unknown key; known: at, cancel, crash, disconnect, gone, inject, messageId, reopen, say, shutdown, steer, times, undoCompaction, via$/,
+      /inbox\[0\]\.colour: unknown key; known: at, cancel, crash, disconnect, gone, inject, loseLock, messageId, reopen, say, shutdown, steer, times, undoCompaction, via$/,
     );
   });
 

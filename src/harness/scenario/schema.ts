@@ -389,7 +389,7 @@ const userText = z.string().superRefine((text, ctx) => {
   });
 });
 
-export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction', 'shutdown', 'disconnect'] as const;
+export const INBOX_ACTIONS = ['say', 'steer', 'inject', 'cancel', 'crash', 'reopen', 'undoCompaction', 'shutdown', 'disconnect', 'loseLock'] as const;
 
 export const inboxEntrySchema = z
   .strictObject({
@@ -413,6 +413,12 @@ export const inboxEntrySchema = z
       .optional()
       .describe(
         'The client of the n-th message posted (say, steer or inject; 1-based) goes away: its request is aborted, as an HTTP client that disconnects (host: production)',
+      ),
+    loseLock: z
+      .literal(true)
+      .optional()
+      .describe(
+        "The store lets go of the conversation lock the production host holds while the host lives on, as PostgreSQL does when the lock's connection drops (a failover, an idle_session_timeout, a DBA's pg_terminate_backend): another host may take it, and the host that held it must stop its turn and write nothing more of the conversation (host: production)",
       ),
     at: triggerSchema.optional().describe('When; without it the entry waits until the loop is idle'),
     via: positiveInt
@@ -717,7 +723,7 @@ export const bystanderSchema = z
   })
   .superRefine((b, ctx) => {
     b.inbox.forEach((entry, index) => {
-      for (const key of ['crash', 'reopen', 'undoCompaction', 'shutdown', 'via'] as const)
+      for (const key of ['crash', 'reopen', 'undoCompaction', 'shutdown', 'loseLock', 'via'] as const)
         if (entry[key] !== undefined)
           ctx.addIssue({
             code: 'custom',
@@ -963,6 +969,12 @@ export const scenarioSchema = z
           code: 'custom',
           path: ['inbox', index, 'via'],
           message: `via ${entry.via}: the scenario runs ${scenario.hosts ?? 1} host(s) (set hosts)`,
+        });
+      if (entry.loseLock && scenario.host !== 'production')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inbox', index, 'loseLock'],
+          message: 'loseLock needs host: production (only the production host takes a conversation lock from the store)',
         });
       if (entry.shutdown && scenario.host !== 'loop')
         ctx.addIssue({

@@ -73,6 +73,8 @@ export interface StoreWrites {
 export interface ProcessStore extends EventStore {
   /** The process died: from now on every call through this connection fails. */
   sever(): void;
+  /** The store lets go of every lock this connection holds, telling each holder (`Release.lost`); the process lives on. False when it held none. */
+  loseLocks(): boolean;
 }
 
 /** Where the case's store keeps what it holds (case-store.ts). */
@@ -190,8 +192,8 @@ export class WorldStore {
     const world = this;
     const inner = this.store;
     let severed = false;
-    /** Locks this connection holds: a dead process holds none. */
-    const held = new Set<Release>();
+    /** Locks this connection holds, each with what tells its holder it was lost: a dead process holds none. */
+    const held = new Map<Release, AbortController>();
     const alive = () => {
       if (severed) throw new Error('the process is gone: its connection to the store died with it');
     };
@@ -202,8 +204,19 @@ export class WorldStore {
       sever: () => {
         if (!severed) world.#crashed();
         severed = true;
-        for (const release of held) void release().catch(() => undefined);
+        for (const release of held.keys()) void release().catch(() => undefined);
         held.clear();
+      },
+      loseLocks: () => {
+        const lost = [...held];
+        held.clear();
+        for (const [release, controller] of lost) {
+          // The holder is told first, then the lock goes to whoever waits: the best a real store can do (PostgreSQL lets
+          // go as the connection drops, and tells the holder's driver at once; another host's grant may come as soon).
+          controller.abort(new Error('the store let go of the conversation lock: its connection dropped'));
+          void release().catch(() => undefined);
+        }
+        return lost.length > 0;
       },
       // A write the store does at once answers `WRITTEN`, as the memory store does, so the loop takes the path
       // it takes on a deploy's memory store (it goes on without waiting a turn); any other write as always.
@@ -240,11 +253,15 @@ export class WorldStore {
           await release();
           throw new Error('the process is gone: its connection to the store died with it');
         }
-        held.add(release);
-        return async () => {
-          if (!held.delete(release)) return; // released already (or with the process)
-          await release();
-        };
+        const lost = new AbortController();
+        held.set(release, lost);
+        return Object.assign(
+          async () => {
+            if (!held.delete(release)) return; // released already (or with the process, or lost)
+            await release();
+          },
+          { lost: lost.signal },
+        );
       },
       // One in-memory store in one process: nothing to claim (no claimWriter). The store outlives every connection.
       close: async () => undefined,

@@ -339,6 +339,12 @@ export class HostTarget implements LoopUnderTest {
     process.host.halt();
   }
 
+  loseLock(): boolean {
+    let lost = false;
+    for (const process of this.#processes) if (!process.dead && process.connection.loseLocks()) lost = true;
+    return lost;
+  }
+
   /** The process the live follower is connected to (the first of several started together, else the latest). */
   get #followed(): Process | undefined {
     return (this.#world.hosts ?? 1) > 1 ? this.#processes[0] : this.#current;

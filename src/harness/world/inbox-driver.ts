@@ -18,7 +18,7 @@ import type { FaultLog } from './fault-log.ts';
 export type { MessageIntent } from '../loop-port/port.ts';
 
 /** What the driver talks to: the loop-under-test port (loopgate's loop, its production host, or a peer's loop). */
-export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled' | 'undoCompaction' | 'shutdown' | 'disconnect'>;
+export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled' | 'undoCompaction' | 'shutdown' | 'disconnect' | 'loseLock'>;
 
 type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta' | 'approval';
 
@@ -236,6 +236,10 @@ export class InboxDriver {
       if (!target.shutdown) throw new Error('shutdown: this host cannot shut its loop down');
       this.#faults.record('the host shuts the loop down');
       target.shutdown();
+    } else if (entry.loseLock) {
+      if (!target.loseLock) throw new Error('loseLock: this host takes no conversation lock from the store');
+      if (target.loseLock()) this.#faults.record("the store lets go of the host's conversation lock (its connection dropped); the host lives on");
+      else this.#skipped.push(entry); // no host held the lock: nothing to lose
     } else if (entry.disconnect !== undefined) {
       if (!target.disconnect) throw new Error('disconnect: this host answers no requests');
       if (target.disconnect(entry.disconnect)) this.#faults.record(`the client of message ${entry.disconnect} goes away (its request is aborted)`);
