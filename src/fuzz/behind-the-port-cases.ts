@@ -156,6 +156,13 @@ const PLANTS: readonly { readonly loop: LoopUnderTestFactory; readonly bug: stri
     loop: keepsFailedTurns('keeps-failed-live', true),
   },
   {
+    // Its cancel aborts the tools' signal, but it waits for a body that never reads it (outside probe 50, MED-1:
+    // a wait cut only at the tool's timeout passed every invariant and 300 runs).
+    bug: 'waits for a running tool after a cancel',
+    by: 'cancel-stops-the-wait',
+    loop: { ...handWritten({ redacts: true, waitsForTools: true }), id: 'waits-for-tools' },
+  },
+  {
     // A report that is no report (probe 49, HIGH-3: an internal error and a stack trace).
     bug: 'reports a turn with no ending',
     by: 'loop-keeps-messages-and-counts',

@@ -134,8 +134,9 @@ function configFor(config: Scenario['config'], has: (c: Capability) => boolean):
 
 /**
  * A tool as the loop can be asked to run it: without a per-tool timeout, no body outlasts its timeout — a hang
- * becomes a body slow in virtual time that still ends within it (a cancel may cut it short, as it would the hang; one
- * whose trigger never fires cannot), a slower one as slow as the timeout lets it be; without tool retries, no failure
+ * becomes a body slow in virtual time that still ends within it and, as the hang did, never reads its signal (a
+ * cancel must stop the loop's wait for it: one whose trigger never fires cannot), a slower one as slow as the timeout
+ * lets it be; without tool retries, no failure
  * says it may be retried; a value JSON cannot hold only where the loop answers one; never a broken executor
  * (loopgate's loop's).
  */
@@ -145,7 +146,8 @@ function toolFor(tool: ScenarioTool, has: (c: Capability) => boolean, timeouts: 
   const timeout = tool.timeoutMs ?? timeouts.get(tool.name);
   const longest = timeout !== undefined ? timeout - 1 : SLOW_IN_PLACE_OF_A_HANG_MS;
   const kept = behaviour.flatMap((b): Behaviour[] => {
-    if (!has('tool-timeout') && b === 'hang') return longest > 0 ? [{ slow: longest }] : [];
+    // Deaf to its signal as the hang was: a cancel must stop the loop's wait, not the body (cancel-stops-the-wait).
+    if (!has('tool-timeout') && b === 'hang') return longest > 0 ? [{ slow: longest, ignoresSignal: true }] : [];
     if (!has('tool-timeout') && typeof b === 'object' && 'slow' in b && timeout !== undefined && b.slow >= timeout)
       return longest > 0 ? [{ ...b, slow: longest }] : [];
     if (!has('non-json-output') && typeof b === 'object' && 'returnNotJson' in b) return [];

@@ -31,6 +31,8 @@ export interface HandWrittenOptions {
   readonly shares?: boolean;
   /** It keeps the case's secrets (`world.secrets`) out of all it keeps, as the README asks a team's loop to: redacted as they come in. */
   readonly redacts?: boolean;
+  /** A bug the gate plants: a cancel aborts the tools' signal, but the loop still waits for each running body to end. */
+  readonly waitsForTools?: boolean;
 }
 
 export function handWritten(options: HandWrittenOptions = {}): LoopUnderTestFactory {
@@ -184,7 +186,7 @@ class Conversation {
         continue;
       }
       if (tool.sideEffect === 'STATEFUL' || tool.sideEffect === 'CRITICAL') ran.push(this.#redact(`${call.name} (call ${callId})`));
-      const settled = await runCut(tool, call, signal);
+      const settled = await runCut(tool, call, signal, this.#options.waitsForTools === true);
       if (settled.kind === 'cut') {
         stopped = cancelOf(signal);
         answer('unknown', 'may have run: the turn was cancelled while it ran');
@@ -213,6 +215,7 @@ async function runCut(
   tool: PeerTool,
   call: ToolCall,
   signal: AbortSignal,
+  waits: boolean,
 ): Promise<{ kind: 'ok'; output: unknown } | { kind: 'failed'; message: string } | { kind: 'cut' }> {
   let release = () => {};
   const cut = new Promise<{ kind: 'cut' }>((resolve) => {
@@ -226,7 +229,7 @@ async function runCut(
     (error: unknown) => ({ kind: 'failed' as const, message: error instanceof Error ? error.message : String(error) }),
   );
   try {
-    return await Promise.race([body, cut]);
+    return await (waits ? body : Promise.race([body, cut]));
   } finally {
     release();
   }

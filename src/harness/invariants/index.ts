@@ -60,6 +60,7 @@ import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
+import { cancelStopsTheWait } from './cancel-stops-the-wait.ts';
 import { toolsTimeOutAsDeclared } from './tools-time-out-as-declared.ts';
 import { modelCallsTimeOutAsDeclared } from './model-calls-time-out-as-declared.ts';
 import { toolsAloneUnlessParallelSafe } from './tools-alone-unless-parallel-safe.ts';
@@ -130,6 +131,7 @@ export const INVARIANTS: readonly Invariant[] = [
   toolsGetOneKeyPerCall,
   startedCallsStayUnknown,
   toolsToldToStop,
+  cancelStopsTheWait,
   toolsTimeOutAsDeclared,
   toolsAloneUnlessParallelSafe,
   failuresNotRetriedWhenTold,

@@ -19,6 +19,8 @@ export interface PeerHooks {
   readonly turnStarted?: (turn: number) => void;
   /** A cancel reached the running turn: its signal is aborted now. */
   readonly cancelled?: (turn: number, by: CancelSource) => void;
+  /** The loop handed back the turn's report (or threw): it is done with the turn. */
+  readonly turnEnded?: (turn: number) => void;
 }
 
 export class PeerDriver implements LoopUnderTest {
@@ -112,6 +114,7 @@ export class PeerDriver implements LoopUnderTest {
       };
     }
     this.#running = undefined;
+    this.#hooks.turnEnded?.(turn);
     // A report that is no report is the loop's bug, told as such: nothing reads its fields (outside probe 49, HIGH-3:
     // a null report, or one with no ending, crashed the reports with a stack trace, or passed).
     const problem = reportShapeProblem(report, turn);

@@ -94,15 +94,22 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
         sideEffect: t.sideEffect,
         settled: 'running',
         startedAt: faults.place(),
+        startedMs: clock.now(),
         args,
       };
       toolRuns.push(record);
+      const given = signal ?? new AbortController().signal;
+      const ended = (how: 'returned' | 'threw') => {
+        record.settled = how;
+        record.endedMs = clock.now();
+        record.stopped = given.aborted;
+      };
       try {
-        const out = await t.run(args as never, { signal: signal ?? new AbortController().signal, callId, attempt: 1, idempotencyKey });
-        record.settled = 'returned';
+        const out = await t.run(args as never, { signal: given, callId, attempt: 1, idempotencyKey });
+        ended('returned');
         return out;
       } catch (error) {
-        record.settled = 'threw';
+        ended('threw');
         throw error;
       }
     },
@@ -124,9 +131,13 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   const adapter = await factory.create(world);
   const histories: (readonly Message[])[] = [];
   const cancels: DeliveredCancel[] = [];
+  const closedMs: number[] = [];
   driver = new PeerDriver(factory.capabilities, adapter, {
     turnStarted: () => histories.push(kept(adapter.persistedHistory())),
-    cancelled: (turn, by) => cancels.push({ turn, by, at: faults.place() }),
+    cancelled: (turn, by) => cancels.push({ turn, by, at: faults.place(), ms: clock.now() }),
+    turnEnded: (turn) => {
+      closedMs[turn] = clock.now();
+    },
   });
 
   let thrown: unknown;
@@ -167,6 +178,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     executions: counters.byTool,
     executionsByCall: counters.byCall,
     toolRuns,
+    closedMs,
     cancels,
     approvals,
     heldForApproval: heldForApproval(own),

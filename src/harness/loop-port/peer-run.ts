@@ -25,6 +25,11 @@ export interface ToolRun {
   settled: 'returned' | 'threw' | 'running';
   /** Its place among the case's happenings when it started (`FaultLog.place`). */
   readonly startedAt?: number;
+  /** Virtual time when it started, and when it settled (unset while it runs). */
+  readonly startedMs?: number;
+  endedMs?: number;
+  /** Its signal had aborted when it settled: the loop told it to stop (a body that reads it ends then). */
+  stopped?: boolean;
   /** The arguments the loop ran it with. */
   readonly args?: unknown;
 }
@@ -35,6 +40,8 @@ export interface DeliveredCancel {
   readonly by: string;
   /** Its place among the case's happenings (`FaultLog.place`): a tool body starting later started after it. */
   readonly at: number;
+  /** Virtual time it was delivered. */
+  readonly ms?: number;
 }
 
 export interface PeerRun {
@@ -55,6 +62,8 @@ export interface PeerRun {
   readonly executions: ReadonlyMap<string, number>;
   readonly executionsByCall: ReadonlyMap<string, number>;
   readonly toolRuns: readonly ToolRun[];
+  /** `closedMs[t]`: the virtual time turn t's report came back (the loop was done with it). */
+  readonly closedMs?: readonly number[];
   /** The cancels that reached a running turn, in order. */
   readonly cancels?: readonly DeliveredCancel[];
   /** Every answer the case's approver gave a loop that asked it (a peer holding calls for approval), in order. */

@@ -248,16 +248,27 @@ export const behaviourSchema = z.union([
     .describe(
       "Returns a function with a then method (a callable thenable, as a lazy query builder is) that runs the tool when awaited. A thenable may be a function as well as an object (as await reads it): the loop must wait for it and answer with the tool's own result, not take the function for the output",
     ),
-  z.strictObject({
-    slow: ms,
-    then: z.unknown().optional().describe('What to return after the wait (default: run normally)'),
-    abortable: z
-      .literal(true)
-      .optional()
-      .describe(
-        "The wait honours the call's abort signal as a request with it does (fetch): aborted — a timeout, a cancel — it throws an AbortError at once. Without it the body waits out its time, whatever the signal says",
-      ),
-  }),
+  z
+    .strictObject({
+      slow: ms,
+      then: z.unknown().optional().describe('What to return after the wait (default: run normally)'),
+      abortable: z
+        .literal(true)
+        .optional()
+        .describe(
+          "The wait honours the call's abort signal as a request with it does (fetch): aborted — a timeout, a cancel — it throws an AbortError at once. Without it the body waits out its time, whatever the signal says",
+        ),
+      ignoresSignal: z
+        .literal(true)
+        .optional()
+        .describe(
+          'The body never reads its abort signal (a client call with no abort support): it runs its whole time whatever the loop says — a cancel or a timeout must stop the wait for it, not the body. Without it the wait ends early, unfinished, when the signal aborts',
+        ),
+    })
+    .refine((b) => !(b.abortable && b.ignoresSignal), {
+      message: 'abortable and ignoresSignal say opposite things of one body: give one',
+      path: ['ignoresSignal'],
+    }),
 ]);
 export type Behaviour = z.infer<typeof behaviourSchema>;
 

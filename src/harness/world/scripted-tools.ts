@@ -294,8 +294,10 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
       );
       return notJsonOutput(behaviour.returnNotJson);
     }
-    hooks.faults.record(`tool ${tool.name} takes ${behaviour.slow} ms${behaviour.abortable ? ', unless its signal aborts it' : ''}`);
-    return hooks.clock.sleep(behaviour.slow, ctx.signal).then(() => {
+    hooks.faults.record(
+      `tool ${tool.name} takes ${behaviour.slow} ms${behaviour.abortable ? ', unless its signal aborts it' : behaviour.ignoresSignal ? ', whatever its signal says' : ''}`,
+    );
+    return hooks.clock.sleep(behaviour.slow, behaviour.ignoresSignal ? undefined : ctx.signal).then(() => {
       // An abortable wait throws as fetch does when its signal aborts.
       if (behaviour.abortable && ctx.signal.aborted) throw Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
       return behaviour.then !== undefined ? behaviour.then : original(args, ctx);
