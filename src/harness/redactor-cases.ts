@@ -43,6 +43,7 @@ import {
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { CREDENTIAL_SAMPLES } from './invariants/support/credential-samples.ts';
+import { NaiveDecodings } from './invariants/support/naive-decodings.ts';
 
 const KEY = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
 const PASSWORD = 'hunter2-correct-horse';
@@ -323,7 +324,9 @@ function piecesOfASecret(): CheckResult[] {
   const quoted = 'pass"word\\Q7vLm2Xc9'; // 19 characters with a quote and a backslash: pieces of 10 or more
   const redact = createRedactor({ secrets: [key, quoted] });
   const rows: readonly [what: string, text: string, out: string][] = [
-    ['the key typed with a space in it', 'my key is telco-SECRET-abcdef0 123456789.', 'my key is [REDACTED] 123456789.'],
+    // With a separator the whole key is the secret typed apart (grouped-secret-redacted): all of it goes, not the piece.
+    ['the key typed with a space in it', 'my key is telco-SECRET-abcdef0 123456789.', 'my key is [REDACTED].'],
+    ['its first 20 characters, then other words', 'my key is telco-SECRET-abcdef0, or so.', 'my key is [REDACTED], or so.'],
     ['its last 22 characters', 'ending SECRET-abcdef0123456789 rotated', 'ending [REDACTED] rotated'],
     ['a run of 15 (half of 29, rounded up)', 'began telco-SECRET-ab…', 'began [REDACTED]…'],
     ['a run of 14: under half, let out', 'began telco-SECRET-a…', 'began telco-SECRET-a…'],
@@ -339,13 +342,21 @@ function piecesOfASecret(): CheckResult[] {
     const got = redact(text);
     return { name: `${what}: ${out === text ? 'let out' : 'redacted'}`, passed: got === out, message: got, expected: out, actual: got };
   });
-  const spans = redact.find?.('my key is telco-SECRET-abcdef0 123456789.') ?? [];
+  const spans = redact.find?.('my key is telco-SECRET-abcdef0, or so.') ?? [];
   checks.push({
     name: 'find says where the piece is',
     passed: JSON.stringify(spans) === '[[10,30]]',
     message: JSON.stringify(spans),
     expected: '[[10,30]]',
     actual: JSON.stringify(spans),
+  });
+  const apart = redact.find?.('my key is telco-SECRET-abcdef0 123456789.') ?? [];
+  checks.push({
+    name: 'find says where the key typed apart is, whole (and its piece)',
+    passed: JSON.stringify(apart) === '[[10,40],[10,30]]',
+    message: JSON.stringify(apart),
+    expected: '[[10,40],[10,30]]',
+    actual: JSON.stringify(apart),
   });
   return checks;
 }
@@ -413,6 +424,58 @@ function everyEncodedFormRedacted(): CheckResult[] {
     const passed = found && kept !== text && kept.includes('[REDACTED]');
     return { name: `${what}: found and redacted`, passed, message: passed ? kept.replace(secret, '?') : `found ${found}; redacted ${kept !== text}` };
   });
+}
+
+/** A card number declared as a secret: people type it in groups. */
+const CARD = '4111111111111111';
+
+/**
+ * A declared secret typed with a separator between its characters — a card number, an IBAN, a licence key in
+ * groups — is the secret: found (the kernel's search and the leak check's own), redacted, and redacted across a
+ * stream's pieces. With groups of 4 no run reaches half the card, so the pieces' rule never saw it: stored and
+ * reported as typed (outside probe 50, MED-2). Digits parted by a word are not the secret.
+ */
+function groupedSecretRedacted(): CheckResult[] {
+  const rows: readonly [what: string, typed: string][] = [
+    ['in groups of 4, spaced', '4111 1111 1111 1111'],
+    ['in groups of 4, hyphenated', '4111-1111-1111-1111'],
+    ['in groups of 4, dotted', '4111.1111.1111.1111'],
+    ['in two halves', '41111111 11111111'],
+    ['with a mix of separators', '4111 1111-1111.1111'],
+  ];
+  const redact = createRedactor({ secrets: [CARD], patterns: [] });
+  const checks: CheckResult[] = rows.flatMap(([what, typed]) => {
+    const text = `My card is ${typed}, expiry 12/29.`;
+    const kept = redact(text);
+    const pieces = (push: (piece: string) => string, end: () => string) => {
+      const out: string[] = [];
+      for (let i = 0; i < text.length; i += 3) out.push(push(text.slice(i, i + 3)));
+      out.push(end());
+      return out.join('');
+    };
+    const exact = exactSecretStream([CARD]);
+    const streamed = pieces(exact.push, exact.end);
+    const general = streamRedactor(createRedactor({ secrets: [CARD], patterns: [] }));
+    const streamedGeneral = pieces(general.push, general.end);
+    const naive = new NaiveDecodings(text).formOf(CARD);
+    return [
+      { name: `${what}: found by the kernel's search`, passed: containsSecret(text, CARD), message: typed.slice(0, 4) },
+      { name: `${what}: found by the leak check's own search`, passed: naive !== undefined, message: naive ?? 'not found' },
+      { name: `${what}: redacted`, passed: kept === 'My card is [REDACTED], expiry 12/29.', message: kept.replace(typed, '(kept)') },
+      {
+        name: `${what}: redacted across a stream's pieces (exactSecretStream, streamRedactor)`,
+        passed: streamed === kept && streamedGeneral === kept,
+        message: `${JSON.stringify(streamed.replace(typed, '(kept)'))}; ${JSON.stringify(streamedGeneral.replace(typed, '(kept)'))}`,
+      },
+    ];
+  });
+  const apart = 'Call 4111 or 1111 1111 1111.';
+  checks.push({
+    name: 'digits parted by a word are not the secret',
+    passed: !containsSecret(apart, CARD) && redact(apart) === apart && new NaiveDecodings(apart).formOf(CARD) === undefined,
+    message: redact(apart),
+  });
+  return checks;
 }
 
 /**
@@ -649,6 +712,16 @@ export function redactorCases(): Case[] {
         secrets: [FORMS_SECRET, URL_SECRET],
       },
       everyEncodedFormRedacted,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/grouped-secret-redacted',
+        title:
+          'redactor: a secret typed with a separator between its characters (a card number in groups, spaced, hyphenated or dotted) is found by both searches and redacted, whole and across a stream',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: [CARD],
+      },
+      groupedSecretRedacted,
     ),
     checksCase(
       {

@@ -90,6 +90,8 @@ export const SECRET_ENCODED_OUTPUT = {
   // Cased whole, as a proxy normalises a header or a log prints a key in capitals (outside probe 38, P12: a redactor
   // that forgot cased copies passed 1,000 fuzz cases, none holding one).
   // Those other rules catch a part of the payment key's (its shape, its digits), so the passphrase and the signing key.
+  // Typed in groups, as people type a card number (outside probe 50, MED-2: stored as typed, no run of it reaching half).
+  grouped: `key ${FUZZ_SECRET.match(/.{1,4}/g)!.join(' ')} on file`,
   header: `X-SIGNATURE: ${FUZZ_SIGNING_KEY.toUpperCase()}`,
   shouted: FUZZ_PASSPHRASE.toUpperCase(),
   normalised: FUZZ_SIGNING_KEY.toLowerCase(),
@@ -101,7 +103,7 @@ export const SECRET_ENCODED_OUTPUT = {
  * an encoded form (longer than the secret) keeps each whole (outside probe 27, P11: a hold of 12
  * characters passed 1,800 fuzz runs, the fuzzer never streaming an encoded secret).
  */
-export const SECRET_ENCODED_REPLY = `Your header was Basic ${SECRET_ENCODED_OUTPUT.auth}, the token ${SECRET_ENCODED_OUTPUT.session}, the state ${SECRET_ENCODED_OUTPUT.state} and the sign-in link ${SECRET_ENCODED_OUTPUT.login}; please rotate them.`;
+export const SECRET_ENCODED_REPLY = `Your header was Basic ${SECRET_ENCODED_OUTPUT.auth}, the token ${SECRET_ENCODED_OUTPUT.session}, the state ${SECRET_ENCODED_OUTPUT.state} and the sign-in link ${SECRET_ENCODED_OUTPUT.login}, and the ${SECRET_ENCODED_OUTPUT.grouped}; please rotate them.`;
 
 /**
  * A reply that quotes the long signing key as a JSON config writes it, every

@@ -30,6 +30,17 @@ export interface SecretForms {
   readonly hex: readonly string[];
   /** The secret upper- and lower-cased whole, where that changes it (a proxy's normalised header, a key in capitals). */
   readonly cased: readonly string[];
+  /** The secret with a separator (space, `-`, `.`) between any of its characters — a card number typed in groups; undefined when too short. */
+  readonly separated: RegExp | undefined;
+}
+
+/** What people put between the groups of a secret they type (a card number, an IBAN, a licence key). */
+export const SEPARATORS = ' -.';
+const A_SEPARATOR = /[ .-]/;
+
+/** Could `text` hold a separated form (a separator at all)? */
+export function mayHoldSeparators(text: string): boolean {
+  return A_SEPARATOR.test(text);
 }
 
 /** Computed once per secret: every redactor and finder of a process asks for the same few (a host's, a gate's cases). */
@@ -47,10 +58,21 @@ export function formsOf(secret: string): SecretForms {
       base64: Object.freeze(base64Cores(secret)),
       hex: Object.freeze(hexForms(secret)),
       cased: Object.freeze(casedForms(secret)),
+      separated: separatedPattern(secret),
     });
     formsMemo.set(secret, forms);
   }
   return forms;
+}
+
+/**
+ * The secret with at most one separator between any two of its characters (outside probe 50, MED-2: a card number
+ * declared as a secret, typed `4111 1111 1111 1111`, was stored as typed — no run of it reached half the card). Global,
+ * used by `replace` only; none when too short to tell from other text.
+ */
+function separatedPattern(secret: string): RegExp | undefined {
+  if (secret.length < MIN_ENCODED_LENGTH) return undefined;
+  return new RegExp([...secret].map(escapeRegex).join('[ .-]?'), 'g');
 }
 
 /** The secret upper- and lower-cased, those that differ from it (outside probe 35, F5); none when too short to tell. */
@@ -169,8 +191,9 @@ export function mayHoldEscapes(text: string): boolean {
 export function redactEncodedForms(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    const { escaped, base64, hex } = formsOf(secret);
+    const { escaped, base64, hex, separated } = formsOf(secret);
     if (escaped) out = out.replace(escaped, REDACTED);
+    if (separated && mayHoldSeparators(out)) out = out.replace(separated, REDACTED);
     for (const core of [...base64, ...hex]) if (out.includes(core)) out = out.split(core).join(REDACTED);
   }
   return out;
@@ -188,7 +211,17 @@ export function mayBeginAForm(tail: string, forms: SecretForms): boolean {
   if (forms.secret.startsWith(tail)) return true;
   for (const core of forms.base64) if (core.startsWith(tail)) return true;
   for (const core of forms.hex) if (core.startsWith(tail)) return true;
+  if (forms.separated !== undefined && beginsSeparated(tail, [...forms.secret], 0, 0, false)) return true;
   return forms.escaped !== undefined && beginsEscaped(tail, forms.secret);
+}
+
+/** `mayBeginAForm` for the separated form: the tail spells the secret's characters from `i`, a separator allowed between two. */
+function beginsSeparated(tail: string, chars: readonly string[], i: number, j: number, afterSeparator: boolean): boolean {
+  if (j >= tail.length) return true; // the tail is used up: the rest of the form may follow
+  if (i >= chars.length) return false; // a whole form with more after it: found whole, not held
+  const c = chars[i]!;
+  if (tail.startsWith(c, j) && beginsSeparated(tail, chars, i + 1, j + c.length, false)) return true;
+  return i > 0 && !afterSeparator && SEPARATORS.includes(tail[j]!) && beginsSeparated(tail, chars, i, j + 1, true);
 }
 
 /** `mayBeginAForm` for the escaped pattern: walks the secret's characters against the tail, each written any of its three ways. */
@@ -293,10 +326,12 @@ export function containsSecret(text: string, secret: string): boolean {
 export function secretFinder(secret: string): (text: string) => boolean {
   if (secret.length < MIN_SECRET_LENGTH) return () => false;
   if (secret.length < MIN_ENCODED_LENGTH) return (text) => text.includes(secret);
-  const { base64, hex, cased } = formsOf(secret);
+  const { base64, hex, cased, separated } = formsOf(secret);
   const cores = [...base64, ...hex, ...cased];
+  const typedApart = separated && new RegExp(separated.source); // not global: `test` keeps no place
   return (text) => {
     if (text.includes(secret)) return true;
+    if (typedApart && mayHoldSeparators(text) && typedApart.test(text)) return true;
     if (mayHoldEscapes(text) && holdsAnEscape(text) && unescapedHolds(text, secret)) return true;
     return cores.some((core) => text.includes(core));
   };
