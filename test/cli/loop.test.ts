@@ -16,6 +16,12 @@ describe('loopgate run --loop', () => {
     const host = await run(['--loop', 'ai-sdk', '--host', 'loop', 'scenarios/bundled/outcomes/empty-reply-fails.yaml']);
     expect(host.status).toBe(2);
     expect(host.stderr).toContain("--host chooses loopgate's host; ai-sdk has none");
+    // Outside probe 50, LOW-5: ignoring the pins of a loop that has none did nothing, silently.
+    const unpinned = await run(['--loop', 'loopgate', '--no-verdicts', 'scenarios/bundled/outcomes/empty-reply-fails.yaml']);
+    expect(unpinned.status).toBe(2);
+    expect(unpinned.stderr.trim()).toBe(
+      "loopgate: --no-verdicts ignores a peer loop's pinned verdicts; loopgate's own loop has none: drop it, or add --loop ai-sdk or --loop openai-agents",
+    );
   });
 
   it('exits 1 where a peer violates an invariant, and names it; loopgate holds on the same file', async () => {

@@ -294,6 +294,11 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
         ? "--update rewrites expectations from loopgate's own loop; it cannot take a run of another loop (drop --loop)"
         : `--update rewrites expectations from loopgate's own loop; the config's loop is ${peer.id}: add --loop loopgate`,
     );
+  // Outside probe 50, LOW-5: ignoring the pins of a loop that has none did nothing, silently.
+  if (!peer && args.verdicts === false && !args.updateVerdicts)
+    throw new UsageError(
+      "--no-verdicts ignores a peer loop's pinned verdicts; loopgate's own loop has none: drop it, or add --loop ai-sdk or --loop openai-agents",
+    );
   const verdictsFile = peer && (args.verdicts !== false || args.updateVerdicts) ? config.verdicts[peer.id] : undefined;
   const partial = (args.paths !== undefined && args.paths.length > 0) || shard !== undefined || grep !== undefined;
   if (args.updateVerdicts) {
