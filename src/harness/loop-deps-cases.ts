@@ -223,6 +223,39 @@ async function checkpointThrows(): Promise<CheckResult[]> {
 }
 
 /**
+ * A checkpoint is told the reply the turn is about to close with (an agent's "did the reply name the order?" check):
+ * the model's text, and on the extended run the new reply. Told `''` instead, such a hook extends every turn or none
+ * (mutation seed 45, runner.ts: `s.reply ?? ''` → `s.reply && ''` passed the gate: no scripted checkpoint reads it).
+ */
+async function checkpointToldTheReply(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const seen: string[] = [];
+  const hook = {
+    name: 'names-the-order',
+    run: ({ reply: text }: { readonly reply: string }) => {
+      seen.push(text);
+      return text.includes('ORD-1001') ? undefined : { extend: 'Name the order in your reply.' };
+    },
+  };
+  const m = new ScriptedModelClient([reply('It shipped on Monday.'), reply('ORD-1001 shipped on Monday.')], { clock });
+  const got = await oneTurn({ model: m, agent: { checkpoints: [hook] } }, clock);
+  return [
+    check(
+      'the hook is told each reply the turn would close with',
+      JSON.stringify(seen) === JSON.stringify(['It shipped on Monday.', 'ORD-1001 shipped on Monday.']),
+      JSON.stringify(seen),
+      '["It shipped on Monday.","ORD-1001 shipped on Monday."]',
+    ),
+    check(
+      'extended once, then replied',
+      got.result?.outcome.kind === 'replied' && m.requests.length === 2,
+      `${label(got.result)}, ${m.requests.length} request(s)`,
+      'replied, 2 request(s)',
+    ),
+  ];
+}
+
+/**
  * An agent's checkpoint that answers an extension that is not text (held to no
  * type in JavaScript, or cast): a number, an object. Stored as the steer it asks
  * for, the message is one the reader refuses and the next step breaks on it
@@ -642,6 +675,7 @@ export function loopDepsCases(): Case[] {
       'a model client without a name or call(): refused by loopDeps and the AgentHost constructor, naming the field',
       clientThatIsNoClient,
     ],
+    ['checkpoint-told-the-reply', "an agent's checkpoint is told the reply the turn would close with, each time", checkpointToldTheReply],
     [
       'step-limit-zero-sends-nothing',
       "a loop whose own config allows no step (maxSteps 0, which the agent's settings and the host config refuse): each turn fails max_steps, no request sent",
