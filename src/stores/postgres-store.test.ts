@@ -154,6 +154,25 @@ describeWithPostgres('PostgresEventStore', (url) => {
     await expect(open(schema)).rejects.toThrow(/schema version 99, newer than this loopgate understands/);
   });
 
+  // Outside probe 51, LOW-3: a table of another shape was blamed on the role's rights, and one with loopgate's columns
+  // but none of its keys (the gapless rule's primary and foreign key) was taken and written to.
+  it("refuses a loopgate_events table that is not loopgate's, naming what it lacks", async () => {
+    const other = fresh('other');
+    await raw((c) => c.query(`CREATE SCHEMA "${other}"; CREATE TABLE "${other}".loopgate_events (id int PRIMARY KEY, note text)`));
+    await expect(open(other)).rejects.toThrow(
+      /schema "[^"]+" holds a table loopgate_events that is not loopgate's \(it has no columns conversation, seq, prev_seq, type, v, at, ignorable, sources, payload\): drop it/,
+    );
+    const keyless = fresh('keyless');
+    await raw((c) =>
+      c.query(
+        `CREATE SCHEMA "${keyless}"; CREATE TABLE "${keyless}".loopgate_events (conversation text NOT NULL, seq bigint NOT NULL, prev_seq bigint, type text NOT NULL, v integer NOT NULL, at double precision NOT NULL, ignorable boolean NOT NULL, sources text NULL, payload text NOT NULL)`,
+      ),
+    );
+    await expect(open(keyless)).rejects.toThrow(
+      /holds a table loopgate_events that is not loopgate's \(no primary key on \(conversation, seq\); no foreign key from \(conversation, prev_seq\)\)/,
+    );
+  });
+
   it('sets up the same schema from many stores at once', async () => {
     const schema = fresh('setup');
     const stores = await Promise.all(Array.from({ length: 5 }, () => open(schema)));

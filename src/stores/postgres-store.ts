@@ -26,6 +26,7 @@ import { checkConversationId, checkFromSeq, checkRecordShapes, checkSeqs } from 
 import { StoreConflictError, StoreCorruptionError, StoreError, type EventStore, type Release } from './event-store.ts';
 import { PgGroupCommit, undoFailed, type PgBatch } from './postgres-group-commit.ts';
 import { AdvisoryLocks, advisoryKey } from './postgres-store-lock.ts';
+import type { Queryable } from './serial-queries.ts';
 import { checkPostgresUrl, describeConnectError, passwordOf, scrub } from './postgres-store-url.ts';
 
 /** The schema version this code writes (row `schema_version` of `loopgate_meta`). */
@@ -309,6 +310,13 @@ export class PostgresEventStore implements EventStore {
           PRIMARY KEY (conversation, seq),
           FOREIGN KEY (conversation, prev_seq) REFERENCES ${q}.loopgate_events (conversation, seq)
         )`);
+      // A table of that name made by something else is not taken: writing to it would rest the gapless rule on keys it
+      // may not have (outside probe 51, LOW-3).
+      const lacks = await shapeProblems(client, this.schema);
+      if (lacks.length > 0)
+        throw new StoreError(
+          `${this.describe}: schema "${this.schema}" holds a table loopgate_events that is not loopgate's (${lacks.join('; ')}): drop it, or give loopgate a schema of its own (store: { schema })`,
+        );
       await client.query(`CREATE INDEX IF NOT EXISTS loopgate_conversations ON ${q}.loopgate_events (conversation COLLATE "C") WHERE seq = 0`);
       await client.query(`INSERT INTO ${q}.loopgate_meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`, [String(SCHEMA_VERSION)]);
       await client.query('COMMIT');
@@ -316,7 +324,7 @@ export class PostgresEventStore implements EventStore {
       await client.query('ROLLBACK').catch(() => undefined);
       if (error instanceof StoreError) throw error;
       throw new StoreError(
-        `${this.describe}: cannot set up the event tables in schema "${this.schema}" (does the role may create them?): ${this.#clean(error)}`,
+        `${this.describe}: cannot set up the event tables in schema "${this.schema}" (may the role create them there?): ${this.#clean(error)}`,
         { cause: error },
       );
     } finally {
@@ -459,4 +467,30 @@ function positiveInt(describe: string, name: string, value: number | undefined, 
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value <= 0) throw new StoreError(`${describe}: option ${name} must be a positive integer, got ${String(value)}`);
   return value;
+}
+
+const EVENT_COLUMNS = ['conversation', 'seq', 'prev_seq', 'type', 'v', 'at', 'ignorable', 'sources', 'payload'];
+
+/** What the schema's `loopgate_events` lacks of loopgate's table: its columns, its primary key and the gapless rule's foreign key. */
+async function shapeProblems(client: Queryable, schema: string): Promise<string[]> {
+  const columns = await client.query<{ name: string }>(
+    `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'loopgate_events'`,
+    [schema],
+  );
+  const have = new Set(columns.rows.map((r) => r.name));
+  const missing = EVENT_COLUMNS.filter((c) => !have.has(c));
+  if (missing.length > 0) return [`it has no column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`];
+  const keys = await client.query<{ type: string; columns: string }>(
+    `SELECT c.contype AS type,
+            (SELECT string_agg(a.attname, ', ' ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, i)
+               JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) AS columns
+       FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+      WHERE n.nspname = $1 AND t.relname = 'loopgate_events' AND c.contype IN ('p', 'f')`,
+    [schema],
+  );
+  const has = (type: string, cols: string) => keys.rows.some((r) => r.type === type && r.columns === cols);
+  const problems: string[] = [];
+  if (!has('p', 'conversation, seq')) problems.push('no primary key on (conversation, seq)');
+  if (!has('f', 'conversation, prev_seq')) problems.push('no foreign key from (conversation, prev_seq)');
+  return problems;
 }
