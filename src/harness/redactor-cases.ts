@@ -324,8 +324,8 @@ function piecesOfASecret(): CheckResult[] {
   const quoted = 'pass"word\\Q7vLm2Xc9'; // 19 characters with a quote and a backslash: pieces of 10 or more
   const redact = createRedactor({ secrets: [key, quoted] });
   const rows: readonly [what: string, text: string, out: string][] = [
-    // With a separator the whole key is the secret typed apart (grouped-secret-redacted): all of it goes, not the piece.
-    ['the key typed with a space in it', 'my key is telco-SECRET-abcdef0 123456789.', 'my key is [REDACTED].'],
+    // A key holding separators itself is looked for as typed, not typed apart (grouped-secret-redacted): its piece goes.
+    ['the key typed with a space in it', 'my key is telco-SECRET-abcdef0 123456789.', 'my key is [REDACTED] 123456789.'],
     ['its first 20 characters, then other words', 'my key is telco-SECRET-abcdef0, or so.', 'my key is [REDACTED], or so.'],
     ['its last 22 characters', 'ending SECRET-abcdef0123456789 rotated', 'ending [REDACTED] rotated'],
     ['a run of 15 (half of 29, rounded up)', 'began telco-SECRET-ab…', 'began [REDACTED]…'],
@@ -350,14 +350,7 @@ function piecesOfASecret(): CheckResult[] {
     expected: '[[10,30]]',
     actual: JSON.stringify(spans),
   });
-  const apart = redact.find?.('my key is telco-SECRET-abcdef0 123456789.') ?? [];
-  checks.push({
-    name: 'find says where the key typed apart is, whole (and its piece)',
-    passed: JSON.stringify(apart) === '[[10,40],[10,30]]',
-    message: JSON.stringify(apart),
-    expected: '[[10,40],[10,30]]',
-    actual: JSON.stringify(apart),
-  });
+
   return checks;
 }
 
@@ -474,6 +467,25 @@ function groupedSecretRedacted(): CheckResult[] {
     name: 'digits parted by a word are not the secret',
     passed: !containsSecret(apart, CARD) && redact(apart) === apart && new NaiveDecodings(apart).formOf(CARD) === undefined,
     message: redact(apart),
+  });
+  // Under 12 characters a secret typed apart is too like ordinary text: an 8-digit number would take every date it
+  // spells (review of stop 56, L4). Looked for as typed.
+  const pin = '20241201';
+  const date = 'Delivered on 2024-12-01.';
+  checks.push({
+    name: 'a secret under 12 characters is not looked for typed apart (a date that spells an 8-digit number stays)',
+    passed: createRedactor({ secrets: [pin], patterns: [] })(date) === date && !containsSecret(date, pin) && new NaiveDecodings(date).formOf(pin) === undefined,
+    message: createRedactor({ secrets: [pin], patterns: [] })(date),
+  });
+  // A secret holding separators itself is looked for as typed: a pattern with an optional separator beside each of its
+  // own backtracked exponentially — one text of 60 hyphens beside a secret of 40 would stall the loop for hours
+  // (review of stop 56, M2). This row finishes, and finds nothing.
+  const dashed = `a${'-'.repeat(40)}b`;
+  const dashes = `a${'-'.repeat(60)}c`;
+  checks.push({
+    name: 'a secret holding separators is looked for as typed (no pattern that backtracks on a run of separators)',
+    passed: !containsSecret(dashes, dashed) && createRedactor({ secrets: [dashed], patterns: [] })(dashes) !== undefined,
+    message: 'finished',
   });
   return checks;
 }

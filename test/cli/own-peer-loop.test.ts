@@ -473,7 +473,10 @@ inbox:
 expect:
   outcomes: ['cancelled{user}', replied]
 `;
-    const slowRefund = 'execute: async ({ id }) => { await new Promise((resolve) => setTimeout(resolve, 60_000)); return { refunded: id }; }';
+    // The refund's request honours the turn's abort signal, as fetch does: a body deaf to it keeps the AI SDK's loop
+    // waiting a minute after the customer's cancel, which cancel-stops-the-wait fails (the loop does not stop its wait).
+    const slowRefund =
+      "execute: async ({ id }, { abortSignal }) => { await new Promise((resolve, reject) => { const t = setTimeout(resolve, 60_000); abortSignal?.addEventListener('abort', () => { clearTimeout(t); reject(new Error('This operation was aborted')); }); }); return { refunded: id }; }";
     await passesInEveryLoop(project({ loop: "aiSdkLoop({ glue: 'notice' })", scenarios }));
     await passesInEveryLoop(project({ loop: "aiSdkLoop({ glue: 'notice' })", refund: slowRefund, scenarios: { cancelled } }));
     // A team's own glue is what runs: one that forgets the refund is caught, one that tells it passes.

@@ -9,10 +9,10 @@
  * tool's timeout — seconds or minutes after the user pressed stop — and every
  * other invariant held (outside probe 50, MED-1).
  *
- * From outside another loop (`checkObservable`): a tool body of a cancelled turn
- * that was running at the cancel and ended later, on its own, ended before the
- * loop handed back the turn — the loop waited for it. (One cut short by its
- * signal ends at the cancel: no wait.)
+ * From outside another loop (`checkObservable`): while a tool body of a cancelled
+ * turn that was running at the cancel had not ended by then, the loop took time
+ * before it handed back the turn — it waited for the body, to its own end or to a
+ * timeout of its own. (One cut short by its signal ends at the cancel: no wait.)
  */
 import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -55,11 +55,21 @@ function closedWithoutWaiting(run: PeerRun): string | undefined {
     const at = cancel.ms;
     const closedAt = closed[cancel.turn];
     if (at === undefined || closedAt === undefined) continue;
+    if (closedAt <= at) continue;
+    // A body the cancel did not end at once (one that reads its signal ends then), while the loop took time after it:
+    // it waited for the body — to its end, or to a timeout of its own (a hang that never ends; review of stop 56, L3).
     const waited = run.toolRuns.find(
-      (r) => r.turn === cancel.turn && r.startedMs !== undefined && r.startedMs <= at && r.endedMs !== undefined && r.endedMs > at && closedAt >= r.endedMs,
+      (r) => r.turn === cancel.turn && r.startedMs !== undefined && r.startedMs <= at && (r.endedMs === undefined || r.endedMs > at),
     );
-    if (waited)
-      return `turn ${cancel.turn} was cancelled by ${cancel.by} at ${at} ms while the body of ${waited.name} (call ${waited.callId}) ran, but the loop handed the turn back only at ${closedAt} ms, after that body ended on its own at ${waited.endedMs} ms: it went on waiting for the tool after the cancel`;
+    if (waited) {
+      const body =
+        waited.endedMs === undefined
+          ? 'with that body still running'
+          : waited.endedMs <= closedAt
+            ? `after that body ended on its own at ${waited.endedMs} ms`
+            : `while that body still ran (it ended at ${waited.endedMs} ms)`;
+      return `turn ${cancel.turn} was cancelled by ${cancel.by} at ${at} ms while the body of ${waited.name} (call ${waited.callId}) ran, but the loop handed the turn back only at ${closedAt} ms, ${body}: it went on waiting for the tool after the cancel`;
+    }
   }
   return undefined;
 }

@@ -30,7 +30,7 @@ export interface SecretForms {
   readonly hex: readonly string[];
   /** The secret upper- and lower-cased whole, where that changes it (a proxy's normalised header, a key in capitals). */
   readonly cased: readonly string[];
-  /** The secret with a separator (space, `-`, `.`) between any of its characters — a card number typed in groups; undefined when too short. */
+  /** The secret with a separator (space, `-`, `.`) between any of its characters — a card number typed in groups; undefined under 12 characters or for a secret holding a separator. */
   readonly separated: RegExp | undefined;
 }
 
@@ -65,13 +65,19 @@ export function formsOf(secret: string): SecretForms {
   return forms;
 }
 
+/** Below this a secret typed apart is too like ordinary text: an 8-digit number spells a date (`2024-12-01`). */
+export const MIN_SEPARATED_LENGTH = 12;
+
 /**
  * The secret with at most one separator between any two of its characters (outside probe 50, MED-2: a card number
- * declared as a secret, typed `4111 1111 1111 1111`, was stored as typed — no run of it reached half the card). Global,
- * used by `replace` only; none when too short to tell from other text.
+ * declared as a secret, typed `4111 1111 1111 1111`, was stored as typed — no run of it reached half the card). Only
+ * for a secret of 12 characters or more that holds no separator itself: beside a separator of its own an optional one
+ * is ambiguous, and the pattern backtracked exponentially on a run of them (review of stop 56, M2); such a secret is
+ * looked for as typed. Global: use it with `replace` or `matchAll` only, never `test` or `exec` (shared, it keeps no
+ * `lastIndex` between callers that way).
  */
 function separatedPattern(secret: string): RegExp | undefined {
-  if (secret.length < MIN_ENCODED_LENGTH) return undefined;
+  if (secret.length < MIN_SEPARATED_LENGTH || A_SEPARATOR.test(secret)) return undefined;
   return new RegExp([...secret].map(escapeRegex).join('[ .-]?'), 'g');
 }
 

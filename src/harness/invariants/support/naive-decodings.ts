@@ -68,8 +68,9 @@ export class NaiveDecodings {
     if (secret.toLowerCase() !== secret.toUpperCase() && (this.#lower ??= this.#text.toLowerCase()).includes(secret.toLowerCase())) return 'in another case';
     const plain = this.#plain();
     if (plain !== null && plain.some((round) => round.includes(secret))) return 'escaped (%HH, \\uHHHH or JSON)';
-    // Typed in groups: one space, '-' or '.' between two characters taken out (a secret holding one is looked for as it is).
-    if (!/[ .-]/.test(secret) && (this.#joinedUp ??= this.#text.replace(/(?<=[^\s.-])[ .-](?=[^\s.-])/g, '')).includes(secret))
+    // Typed in groups: one space, '-' or '.' between two characters taken out (a secret under 12 characters, or holding
+    // a separator, is looked for as it is: the redactor's rule too).
+    if (secret.length >= 12 && !/[ .-]/.test(secret) && (this.#joinedUp ??= this.#text.replace(/(?<=[^\s.-])[ .-](?=[^\s.-])/g, '')).includes(secret))
       return 'with separators between its characters';
     // Decoded bytes are read as latin1: a secret is looked for as its UTF-8 bytes read the same way, and, when each
     // of its characters is one latin1 byte, as those bytes (what latin1 code encodes: the secret itself, so read).
