@@ -44,6 +44,7 @@ import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { CREDENTIAL_SAMPLES } from './invariants/support/credential-samples.ts';
 import { NaiveDecodings } from './invariants/support/naive-decodings.ts';
+import { longestFragment } from './invariants/secret-fragments-never-leave.ts';
 
 const KEY = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
 const PASSWORD = 'hunter2-correct-horse';
@@ -462,10 +463,29 @@ function groupedSecretRedacted(): CheckResult[] {
       },
     ];
   });
+  // A piece of it typed apart — a digit left out, a group cut off — gives that much away, as a piece typed as it is
+  // does (review of stop 56, M1: groups of 4 are no run of 8, so no piece was ever seen).
+  for (const [what, typed] of [
+    ['a digit left out', '4111 1111 1111 111'],
+    ['the last group cut off', '4111-1111-1111'],
+  ] as const) {
+    const text = `card ${typed} on file`;
+    const kept = redact(text);
+    checks.push(
+      { name: `a piece typed apart (${what}): redacted`, passed: kept === 'card [REDACTED] on file', message: kept.replace(typed, '(kept)') },
+      {
+        name: `a piece typed apart (${what}): found by the leak check (secret-fragments-never-leave)`,
+        passed: longestFragment(JSON.stringify({ text }), CARD) !== undefined,
+        message: JSON.stringify(longestFragment(JSON.stringify({ text }), CARD) ?? null),
+      },
+    );
+  }
+  // Parted by a word, the first group is no part of the rest: the whole card is not there (its last 12 digits, typed
+  // apart, are a piece of it, and go).
   const apart = 'Call 4111 or 1111 1111 1111.';
   checks.push({
-    name: 'digits parted by a word are not the secret',
-    passed: !containsSecret(apart, CARD) && redact(apart) === apart && new NaiveDecodings(apart).formOf(CARD) === undefined,
+    name: 'digits parted by a word are not the secret (the piece after the word goes as a piece)',
+    passed: !containsSecret(apart, CARD) && redact(apart) === 'Call 4111 or [REDACTED].' && new NaiveDecodings(apart).formOf(CARD) === undefined,
     message: redact(apart),
   });
   // Under 12 characters a secret typed apart is too like ordinary text: an 8-digit number would take every date it

@@ -92,6 +92,10 @@ export const SECRET_ENCODED_OUTPUT = {
   // Those other rules catch a part of the payment key's (its shape, its digits), so the passphrase and the signing key.
   // Typed in groups, as people type a card number (outside probe 50, MED-2: stored as typed, no run of it reaching half).
   grouped: `key ${FUZZ_SECRET.match(/.{1,4}/g)!.join(' ')} on file`,
+  // And a piece of it typed apart, its first 8 characters left out (review of stop 56, M1).
+  groupedPiece: `key ending ${FUZZ_SECRET.slice(8)
+    .match(/.{1,4}/g)!
+    .join('-')}`,
   header: `X-SIGNATURE: ${FUZZ_SIGNING_KEY.toUpperCase()}`,
   shouted: FUZZ_PASSPHRASE.toUpperCase(),
   normalised: FUZZ_SIGNING_KEY.toLowerCase(),

@@ -44,6 +44,18 @@ export function longestFragment(text: string, secret: string): readonly [start: 
     return false;
   };
   if (holds(secret)) return undefined; // the whole secret: invariant 15's verdict
+  const found = longestIn(secret, min, holds);
+  if (found || secret.length < 12 || /[ .-]/.test(secret)) return found;
+  // Typed apart (a card number in groups, a digit left out): the text with single separators between two other
+  // characters taken out (review of stop 56, M1). For a secret of 12 characters or more holding none itself, as the
+  // redactor's rule. Its place is given in the secret, as for a piece typed as it is.
+  const joined = text.replace(/(?<=[^\s.-])[ .-](?=[^\s.-])/g, '');
+  if (joined.length === text.length || joined.includes(secret)) return undefined; // the whole: invariant 15's
+  return longestIn(secret, min, (piece) => joined.includes(piece));
+}
+
+/** The longest piece of `secret` of at least `min` characters that `holds` says is there, as [start, length]. */
+function longestIn(secret: string, min: number, holds: (piece: string) => boolean): readonly [start: number, length: number] | undefined {
   if (!holdsABlock(secret, min, holds)) return undefined;
   let best: [number, number] | undefined;
   for (let start = 0; start + min <= secret.length; start++) {

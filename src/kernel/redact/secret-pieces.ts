@@ -7,7 +7,7 @@
  * (`pieceSpans`); values kept as they are, which cannot be redacted in part —
  * ids — are refused instead (`holdsSecretPiece`).
  */
-import { MIN_SECRET_LENGTH } from './secret-forms.ts';
+import { MIN_SECRET_LENGTH, MIN_SEPARATED_LENGTH, mayHoldSeparators } from './secret-forms.ts';
 
 /** Shortest piece of a secret counted (the run of at least 8 characters and half of it). */
 export const MIN_PIECE = 8;
@@ -77,11 +77,42 @@ export function pieceSpans(secret: string): ((text: string) => [number, number][
     forms.push(escaped);
   }
   const finders = forms.map((form) => runFinder(form, min));
+  // Typed apart (a card number in groups, a digit left out): runs of the text with its single separators taken out,
+  // for a secret the separated form is kept for (review of stop 56, M1: groups of 4 are no run of 8).
+  const apart = secret.length >= MIN_SEPARATED_LENGTH && !/[ .-]/.test(secret) ? finders[0]! : undefined;
   return (text) => {
     const spans: [number, number][] = [];
     for (const find of finders) find(text, spans);
+    if (apart && mayHoldSeparators(text)) {
+      const { joined, at } = joinedUp(text);
+      if (joined.length < text.length) {
+        const found: [number, number][] = [];
+        apart(joined, found);
+        for (const [from, to] of found) spans.push([at[from]!, at[to - 1]! + 1]);
+      }
+    }
     return spans;
   };
+}
+
+const isSeparator = (code: number): boolean => code === 0x20 || code === 0x2d || code === 0x2e; // space, '-', '.'
+const isSpaceOrSeparator = (code: number): boolean => isSeparator(code) || /\s/.test(String.fromCharCode(code));
+
+/**
+ * The text with each single separator between two other characters (neither a separator nor white space) taken out,
+ * and where each character of it stands in the text.
+ */
+export function joinedUp(text: string): { readonly joined: string; readonly at: readonly number[] } {
+  let joined = '';
+  const at: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (isSeparator(code) && i > 0 && i + 1 < text.length && !isSpaceOrSeparator(text.charCodeAt(i - 1)) && !isSpaceOrSeparator(text.charCodeAt(i + 1)))
+      continue;
+    joined += text[i];
+    at.push(i);
+  }
+  return { joined, at };
 }
 
 function runFinder(form: string, min: number): (text: string, spans: [number, number][]) => void {
