@@ -98,14 +98,12 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
         args,
       };
       toolRuns.push(record);
-      const given = signal ?? new AbortController().signal;
       const ended = (how: 'returned' | 'threw') => {
         record.settled = how;
         record.endedMs = clock.now();
-        record.stopped = given.aborted;
       };
       try {
-        const out = await t.run(args as never, { signal: given, callId, attempt: 1, idempotencyKey });
+        const out = await t.run(args as never, { signal: signal ?? new AbortController().signal, callId, attempt: 1, idempotencyKey });
         ended('returned');
         return out;
       } catch (error) {

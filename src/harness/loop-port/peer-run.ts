@@ -28,8 +28,6 @@ export interface ToolRun {
   /** Virtual time when it started, and when it settled (unset while it runs). */
   readonly startedMs?: number;
   endedMs?: number;
-  /** Its signal had aborted when it settled: the loop told it to stop (a body that reads it ends then). */
-  stopped?: boolean;
   /** The arguments the loop ran it with. */
   readonly args?: unknown;
 }

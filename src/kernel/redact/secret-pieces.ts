@@ -7,7 +7,7 @@
  * (`pieceSpans`); values kept as they are, which cannot be redacted in part —
  * ids — are refused instead (`holdsSecretPiece`).
  */
-import { MIN_SECRET_LENGTH, MIN_SEPARATED_LENGTH, mayHoldSeparators } from './secret-forms.ts';
+import { formsOf, MIN_SECRET_LENGTH, mayHoldSeparators } from './secret-forms.ts';
 
 /** Shortest piece of a secret counted (the run of at least 8 characters and half of it). */
 export const MIN_PIECE = 8;
@@ -79,7 +79,7 @@ export function pieceSpans(secret: string): ((text: string) => [number, number][
   const finders = forms.map((form) => runFinder(form, min));
   // Typed apart (a card number in groups, a digit left out): runs of the text with its single separators taken out,
   // for a secret the separated form is kept for (review of stop 56, M1: groups of 4 are no run of 8).
-  const apart = secret.length >= MIN_SEPARATED_LENGTH && !/[ .-]/.test(secret) ? finders[0]! : undefined;
+  const apart = formsOf(secret).separated !== undefined ? finders[0]! : undefined;
   return (text) => {
     const spans: [number, number][] = [];
     for (const find of finders) find(text, spans);
@@ -102,7 +102,7 @@ const isSpaceOrSeparator = (code: number): boolean => isSeparator(code) || /\s/.
  * The text with each single separator between two other characters (neither a separator nor white space) taken out,
  * and where each character of it stands in the text.
  */
-export function joinedUp(text: string): { readonly joined: string; readonly at: readonly number[] } {
+function joinedUp(text: string): { readonly joined: string; readonly at: readonly number[] } {
   let joined = '';
   const at: number[] = [];
   for (let i = 0; i < text.length; i++) {
