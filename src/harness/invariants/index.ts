@@ -34,6 +34,7 @@ import { approverSawTheCall } from './approver-saw-the-call.ts';
 import { approverAskedOnlyAboutStoredCalls } from './approver-asked-only-about-stored-calls.ts';
 import { followersReplayTheLog } from './followers-replay-the-log.ts';
 import { followersShowOnlyStored } from './followers-show-only-stored.ts';
+import { deltasSpellTheMessage } from './deltas-spell-the-message.ts';
 import { hostRefusesBadRequests } from './host-refuses-bad-requests.ts';
 import { sseErrorsRedacted } from './sse-errors-redacted.ts';
 import { hostKeepsSessionsBounded } from './host-keeps-sessions-bounded.ts';
@@ -100,6 +101,7 @@ export const INVARIANTS: readonly Invariant[] = [
   approvalsTimeOutAsDeclared,
   followersReplayTheLog,
   followersShowOnlyStored,
+  deltasSpellTheMessage,
   hostRefusesBadRequests,
   sseErrorsRedacted,
   hostKeepsSessionsBounded,

@@ -143,7 +143,8 @@ function streamedPieces(result: ModelResult): ModelDelta[] {
   if (result.type !== 'tool_use') return out;
   result.calls.forEach((call, index) => {
     out.push({ kind: 'tool_call_start', index, id: call.id, name: call.name });
-    const json = call.rawArgs ?? JSON.stringify(call.args ?? {});
+    // Arguments the model sent as text stream as that text, as a provider streams it (not as a JSON string of it).
+    const json = call.rawArgs ?? (typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {}));
     for (const piece of pieces(json)) out.push({ kind: 'tool_args', index, json: piece });
   });
   return out;
