@@ -39,6 +39,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { storeCases },
     { invariantSelfCases },
     { ownLoopCases },
+    { ownToolCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -69,6 +70,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./store-cases.ts'),
     import('./invariant-self-cases.ts'),
     import('./own-loop-cases.ts'),
+    import('./own-tool-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -100,5 +102,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...storeCases(),
     ...invariantSelfCases(),
     ...ownLoopCases(),
+    ...ownToolCases(),
   ];
 }

@@ -69,7 +69,7 @@ import { seededRandom } from './world/seeded-random.ts';
 import { PromptRecorder, type CasePrompt } from './world/scripted-prompt.ts';
 import { SpanMisuse, withExecutorFaults, type SpanMisuseAct } from './world/faulty-executor.ts';
 import { TeamListener, type ListenerThrow } from './world/team-listener.ts';
-import type { ToolBodyRun } from './world/scripted-tools.ts';
+import { waitForToldToStop, type ToolBodyRun } from './world/scripted-tools.ts';
 
 export { seededRandom } from './world/seeded-random.ts';
 export { describeStep } from './world/scripted-provider.ts';
@@ -562,6 +562,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     wire?.release();
     fallbackWire?.release();
   }
+  // The agent's own tool bodies told to stop that still run are given a moment to end (their late writes are then seen).
+  await waitForToldToStop(counters);
   // A write handed to the store settles before the case is judged (a SQLite file commits a turn of the event loop later).
   await world.drained();
   misuse?.actLate(faults);

@@ -61,6 +61,7 @@ import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
+import { toolsStopWhenTold } from './tools-stop-when-told.ts';
 import { cancelStopsTheWait } from './cancel-stops-the-wait.ts';
 import { toolsTimeOutAsDeclared } from './tools-time-out-as-declared.ts';
 import { modelCallsTimeOutAsDeclared } from './model-calls-time-out-as-declared.ts';
@@ -133,6 +134,7 @@ export const INVARIANTS: readonly Invariant[] = [
   toolsGetOneKeyPerCall,
   startedCallsStayUnknown,
   toolsToldToStop,
+  toolsStopWhenTold,
   cancelStopsTheWait,
   toolsTimeOutAsDeclared,
   toolsAloneUnlessParallelSafe,

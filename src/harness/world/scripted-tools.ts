@@ -82,6 +82,38 @@ export interface ToolBodyRun {
   readonly startNotStored?: true;
   /** It failed with a ToolFailure that does not say `retryable: true`, before its signal was aborted: the call must not be run again. */
   failedForGood?: true;
+  /** The agent's own code ran for it (the tool's `run`, no scripted behaviour in its place). */
+  ownCode?: true;
+  /** Settles when the body ends (absent for a body that ended as it returned). */
+  settled?: Promise<void>;
+  /** When (real ms, `performance.now()`) its signal was aborted, if it was. */
+  abortedReal?: number;
+  /** Told to stop while running, it had not ended this long (real ms) after, when the case was judged (`waitForToldToStop`). */
+  runningAfterAbortMs?: number;
+}
+
+/**
+ * How long (real ms) the case waits, once its loop is done, for the agent's own tool bodies that were told to stop
+ * and still run: one that heeds its signal ends at once; one deaf to it does its write late — waited for, so the
+ * case's checks (a team's own invariant among them) see it — and one still running after this is reported
+ * (`tools-stop-when-told`).
+ */
+export const TOLD_TO_STOP_GRACE_MS = 1_000;
+
+/** Waits up to `graceMs` (real time) for the agent's own bodies told to stop that still run; marks those that do not end. */
+export async function waitForToldToStop(counters: ToolCounters, graceMs: number = TOLD_TO_STOP_GRACE_MS): Promise<void> {
+  const running: ToolBodyRun[] = [];
+  for (const bodies of counters.bodies.values())
+    for (const body of bodies) if (body.ownCode && body.abortedReal !== undefined && body.endedAt === undefined && body.settled) running.push(body);
+  if (running.length === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, graceMs);
+  });
+  await Promise.race([Promise.all(running.map((b) => b.settled)), grace]);
+  clearTimeout(timer);
+  const now = performance.now();
+  for (const body of running) if (body.endedAt === undefined) body.runningAfterAbortMs = Math.round(now - body.abortedReal!);
 }
 
 export interface ToolHooks {
@@ -133,12 +165,14 @@ export function scriptedTools(
       if (signal.aborted) {
         body.abortedAfterEnd = false;
         body.abortedAt = body.startedAt;
+        body.abortedReal = performance.now();
       } else
         signal.addEventListener(
           'abort',
           () => {
             body.abortedAfterEnd = body.endedAt !== undefined;
             body.abortedAt = hooks.clock.now();
+            body.abortedReal = performance.now();
           },
           { once: true },
         );
@@ -194,6 +228,7 @@ function withBehaviour(
     // As a user's tool may: a value or a throw at once, or a promise.
     run: (args, ctx) => {
       const body = ran(ctx.callId, ctx.signal, args, ctx.attempt, ctx.idempotencyKey);
+      if (run.nextIsOwn()) body.ownCode = true;
       const ended = () => {
         body.endedAt = hooks.clock.now();
       };
@@ -215,6 +250,10 @@ function withBehaviour(
       const settled = Promise.resolve(value);
       settled.catch(failed); // beside the chain, registered first: noted before the loop sees the rejection, in the same tick as before
       const tracked = settled.finally(ended);
+      body.settled = tracked.then(
+        () => undefined,
+        () => undefined,
+      );
       if (typeof value !== 'function') return tracked;
       // A callable thenable reaches the loop as it came, a function with a then method: only its settling is watched.
       tracked.catch(() => undefined); // a loop that never awaits it leaves no unhandled rejection
@@ -248,12 +287,18 @@ function saysNoRetry(error: unknown): boolean {
   return error instanceof Error && error.name === 'ToolFailure' && (error as { retryable?: unknown }).retryable !== true;
 }
 
-function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hooks: ToolHooks): AnyToolDeclaration['run'] {
+/** A tool's run with its scenario's script applied; `nextIsOwn()`: whether its next run is the tool's own code. */
+function scriptedRun(
+  tool: AnyToolDeclaration,
+  script: readonly Behaviour[],
+  hooks: ToolHooks,
+): AnyToolDeclaration['run'] & { readonly nextIsOwn: () => boolean } {
   let runs = 0;
   const original = tool.run;
+  const next = (): Behaviour => (script.length === 0 ? 'ok' : script[Math.min(runs, script.length - 1)]!);
   // `throw` throws at once and `return` returns at once, as a plain function does; `fail` rejects, as an async one does.
-  return (args, ctx) => {
-    const behaviour: Behaviour = script.length === 0 ? 'ok' : script[Math.min(runs, script.length - 1)]!;
+  const run: AnyToolDeclaration['run'] = (args, ctx) => {
+    const behaviour = next();
     runs++;
     if (behaviour === 'ok') {
       // The tool's own body, which may wait on real I/O: virtual time waits for it (virtual-clock.ts).
@@ -303,6 +348,7 @@ function scriptedRun(tool: AnyToolDeclaration, script: readonly Behaviour[], hoo
       return behaviour.then !== undefined ? behaviour.then : original(args, ctx);
     });
   };
+  return Object.assign(run, { nextIsOwn: () => next() === 'ok' });
 }
 
 /**

@@ -1,0 +1,51 @@
+/**
+ * The agent's own tools stop when told: a body of a tool with side effects
+ * (IDEMPOTENT, STATEFUL, CRITICAL) whose signal was aborted while it ran — a
+ * cancel, a shutdown, a timeout — has ended within a second (real time) of it.
+ * The loop answers such a call at once (unknown / INTERRUPTED or TIMEOUT) and
+ * moves on; a tool deaf to its signal goes on and makes its change after the
+ * user pressed Stop, or after the turn told the model the call timed out. The
+ * case, judged the moment the loop handed the turn back, never saw that write:
+ * a team's tool that ignored its signal passed the gate (outside probe 52, MED-2).
+ *
+ * This judges the agent's code, not the loop's: only bodies that ran the tool's
+ * own `run` — a scenario's scripted behaviours (`hang`, `slow` with
+ * `ignoresSignal`) are faults of the world the loop must survive. Before the
+ * case is judged the harness waits up to that second for such bodies
+ * (world/scripted-tools.ts, `waitForToldToStop`), so a deaf one that ends soon
+ * after has its late write seen by the case's other checks (a team's own
+ * invariant about writes after a cancel). Read-only tools (NONE) are not judged:
+ * running on costs time, not a change nobody asked for.
+ */
+import type { ScenarioRun } from '../second-host.ts';
+import { TOLD_TO_STOP_GRACE_MS } from '../world/scripted-tools.ts';
+import { defineInvariant, loopgateOnly } from './invariant.ts';
+
+export const toolsStopWhenTold = defineInvariant({
+  id: 'tools-stop-when-told',
+  title: `the agent's own tools with side effects end within ${TOLD_TO_STOP_GRACE_MS / 1000} s once their signal is aborted: none runs on after a cancel, shutdown or timeout`,
+  appliesTo: loopgateOnly('the signals the agent’s tools were given are recorded by loopgate’s own host'),
+  check: (run) => stoppedWhenTold(run),
+});
+
+function stoppedWhenTold(run: ScenarioRun): string | undefined {
+  for (const [callId, bodies] of run.toolBodies ?? []) {
+    for (const body of bodies) {
+      if (body.runningAfterAbortMs === undefined) continue;
+      const level = run.sideEffectLevels.get(body.tool);
+      if (level === undefined || level === 'NONE') continue;
+      const why = describeReason(body.signal.reason);
+      return (
+        `${body.tool} (${level}), call ${callId}, was told to stop (its signal aborted${why} at ${body.abortedAt} ms) and was still running ` +
+        `${body.runningAfterAbortMs} ms later, when the case was judged: a tool deaf to its signal makes its change after the turn moved on — ` +
+        'pass ctx.signal to the request it makes, or check it before writing'
+      );
+    }
+  }
+  return undefined;
+}
+
+function describeReason(reason: unknown): string {
+  const name = (reason as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' && name !== 'Error' && name !== 'AbortError' ? `, ${name}` : '';
+}

@@ -1,0 +1,142 @@
+/**
+ * The agent's own tools, told to stop: `contract:own-tools/<id>`.
+ *
+ * A cancel aborts the signal of the tool body it cuts short; the loop answers
+ * the call at once and moves on. A team's tool that ignores its signal goes on
+ * and does its write after the user pressed Stop — and the case, judged the
+ * moment the loop handed the turn back, never saw it: the gate passed such a
+ * tool, and the team's own invariant about writes after a cancel judged a run
+ * whose write had not happened yet (outside probe 52, MED-2).
+ *
+ * Here a real run of the loop with an agent of its own (not a scripted
+ * behaviour: those are the world's faults, not the agent's code): a body that
+ * heeds its signal passes; one deaf to it that ends soon after is waited for
+ * before the case is judged (its late write is there to see); one that is still
+ * running long after is caught by `tools-stop-when-told`.
+ */
+import { z } from 'zod';
+import { defineTool, type Agent } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+import { checkInvariants, INVARIANTS } from './invariants/index.ts';
+import { parseScenario } from './scenario/load.ts';
+import { runScenario } from './second-host.ts';
+import type { AgentRegistry } from './world/agent-under-test.ts';
+
+const FILE = 'src/harness/own-tool-cases.ts';
+
+const CART = `
+name: a cart write the user stops while it runs
+agent: cart
+provider:
+  script:
+    - tool_use: [{ id: add, name: add_to_cart, args: { item: kettle } }]
+    - reply: Added.
+inbox:
+  - say: Add the kettle to my cart.
+  - cancel: user
+    at: { toolStart: add_to_cart }
+expect:
+  outcome: cancelled{user}
+`;
+
+type Body = (signal: AbortSignal, write: () => void) => Promise<void>;
+
+/** An agent whose one tool, add_to_cart (STATEFUL), runs `body`; its writes are counted. */
+function cart(body: Body): { registry: AgentRegistry; writes: string[] } {
+  const writes: string[] = [];
+  const agent: Agent = {
+    tools: [
+      defineTool({
+        name: 'add_to_cart',
+        description: 'Add an item to the cart.',
+        input: z.object({ item: z.string() }),
+        sideEffect: 'STATEFUL',
+        run: async ({ item }, ctx) => {
+          await body(ctx.signal, () => writes.push(item));
+          return { added: item };
+        },
+      }),
+    ],
+  };
+  return { registry: { agents: new Map([['cart', () => agent]]), defaultAgent: 'cart' }, writes };
+}
+
+/** Real time passing, as a tool's own I/O takes it. */
+const after = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function toldToStop(): Promise<CheckResult[]> {
+  let release: () => void = () => undefined;
+  const never = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const rows: readonly { name: string; body: Body; writes: number; says?: RegExp }[] = [
+    {
+      name: 'a body that heeds its signal',
+      body: (signal) =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, 5_000);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+          });
+        }),
+      writes: 0,
+    },
+    {
+      name: 'a body deaf to its signal that writes 30 ms later',
+      body: async (_signal, write) => {
+        await after(30);
+        write();
+      },
+      writes: 1,
+    },
+    {
+      name: 'a body deaf to its signal that is still running long after',
+      body: async (_signal, write) => {
+        await never;
+        write();
+      },
+      writes: 0,
+      says: /^add_to_cart \(STATEFUL\), call add, was told to stop .* and was still running \d+ ms later/,
+    },
+  ];
+  const checks: CheckResult[] = [];
+  try {
+    for (const row of rows) {
+      const { registry, writes } = cart(row.body);
+      const run = await runScenario(parseScenario(CART, 'own-tools-told-to-stop.yaml'), { seed: 1, agents: registry });
+      const outcome = run.results.map((r) => r.outcome.kind).join(', ');
+      const failed = (await checkInvariants(run, INVARIANTS)).filter((c) => !c.passed);
+      const said = failed.map((c) => `${c.name}: ${c.message}`).join('; ');
+      const caught = failed.find((c) => c.name === 'tools-stop-when-told');
+      const ok =
+        outcome === 'cancelled' &&
+        writes.length === row.writes &&
+        (row.says ? failed.length === 1 && caught !== undefined && row.says.test(caught.message) : failed.length === 0);
+      checks.push({
+        name: `${row.name}: ${row.says ? 'caught by tools-stop-when-told' : 'passes'}, with ${row.writes} write(s) seen when judged`,
+        passed: ok,
+        message: `outcome ${outcome}; ${writes.length} write(s) when judged; ${said || 'every invariant holds'}`,
+        ...(row.says ? { expected: String(row.says), actual: said || 'every invariant holds' } : {}),
+      });
+    }
+  } finally {
+    release();
+  }
+  return checks;
+}
+
+export function ownToolCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:own-tools/told-to-stop',
+        title:
+          "an agent's own tool cut short by a cancel: one that heeds its signal passes; one deaf to it is waited for before the case is judged, and caught while it runs on",
+        file: FILE,
+      },
+      toldToStop,
+    ),
+  ];
+}
