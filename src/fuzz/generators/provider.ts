@@ -85,6 +85,13 @@ function callArb(tools: readonly FuzzTool[]) {
     }));
 }
 
+/** The calls with the `pick`-th sent again right after it (given an id if it had none), for `pick` below their count. */
+function sentTwice<C extends { readonly id?: string }>(calls: readonly C[], pick: number): C[] {
+  if (pick >= calls.length) return [...calls];
+  const call = calls[pick]!.id !== undefined ? calls[pick]! : { ...calls[pick]!, id: 'twice' };
+  return [...calls.slice(0, pick), call, call, ...calls.slice(pick + 1)];
+}
+
 type ErrorSpec = NonNullable<ProviderStep['error']>;
 
 /** Every transport error kind, with the status and retry-after a provider would send. */
@@ -146,8 +153,11 @@ export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<Provid
         .record({
           calls: fc.array(callArb(tools), { minLength: 1, maxLength: 3 }),
           text: fc.option(fc.constantFrom('Let me check.', '\n\n'), { nil: undefined }),
+          // Now and then one call is sent twice in the answer — its id, tool and arguments (a duplicated stream event):
+          // one call, run once (invariant 13; outside probe 52, MED-3: a payment so sent ran twice).
+          twice: fc.nat(19),
         })
-        .map(({ calls, text }): ProviderStep => ({ tool_use: calls, ...(text !== undefined ? { text } : {}) })),
+        .map(({ calls, text, twice }): ProviderStep => ({ tool_use: sentTwice(calls, twice), ...(text !== undefined ? { text } : {}) })),
     },
     { weight: 3, arbitrary: errorArb().map((error): ProviderStep => ({ error })) },
     { weight: 1, arbitrary: fc.constant<ProviderStep>({ reply: '' }) },

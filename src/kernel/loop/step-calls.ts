@@ -16,8 +16,12 @@
  *   or a rename (`call_0`, `call_0_2`, …), is compared (outside probe 48, HIGH-1:
  *   only the first was, and a repeated refund ran again); a renamed id the model
  *   copies back (`call_0_2`) names that call, and an id it chose itself that reads
- *   as a rename is taken for one. Two calls sharing an id
- *   within one step are two calls (a provider's collision), each run on its own;
+ *   as a rename is taken for one. Within one step the same rule holds: a call
+ *   sent twice in one answer (its id, tool and arguments — a duplicated stream
+ *   event; providers give each call of an answer its own id) is one call and its
+ *   repeat (outside probe 52, MED-3: a CRITICAL payment so sent ran twice, under
+ *   two idempotency keys); two calls sharing an id with other arguments are two
+ *   calls (a provider's collision), each run on its own;
  * - arguments nested deeper than MAX_ARGUMENT_DEPTH are kept in the log cut at
  *   the limit (the pipeline refuses them with INVALID_ARGUMENTS), so no recursive
  *   walker ever meets them.
@@ -42,16 +46,24 @@ export interface PlannedStep {
   readonly content: AssistantBlock[];
 }
 
+/** A call planned earlier in the same step, as a later one sharing its id compares with it. */
+interface InStep {
+  readonly name: string;
+  readonly args: unknown;
+  readonly repeatOf: string | undefined;
+  kept?: string;
+}
+
 export function planStepCalls(calls: readonly ToolCall[], content: readonly AssistantBlock[], log: EventLog, redact: Redactor): PlannedStep {
-  // The ids given so far in this step, made once a second call needs them.
-  let taken: Set<string> | undefined;
+  // The calls planned so far in this step by id, made once a second call needs them.
+  let taken: Map<string, InStep> | undefined;
   const planned = calls.map((c, i): PlannedCall => {
     const given = c.id ? redact(c.id) : '';
     const name = redact(c.name);
-    const repeatOf = given ? repeated(log, given, name, c.args, redact) : undefined;
+    const repeatOf = given ? repeated(log, taken, given, name, c.args, redact) : undefined;
     let id = given || `call_${log.length}_${i}`;
     for (let n = 2; taken?.has(id) || log.positions.call(id); n++) id = `${given || 'call'}_${n}`;
-    if (calls.length > 1) (taken ??= new Set<string>()).add(id);
+    if (calls.length > 1) (taken ??= new Map<string, InStep>()).set(id, { name, args: c.args, repeatOf });
     return { call: id === c.id && name === c.name ? c : { ...c, id, name }, repeatOf };
   });
   return { calls: planned, content: recordedContent(content, planned) };
@@ -59,18 +71,33 @@ export function planStepCalls(calls: readonly ToolCall[], content: readonly Assi
 
 /**
  * The first call of the chain a call given `given` (redacted) repeats: the first of the calls recorded under `given`
- * or a rename of it (`given_2`, `given_3`, … — the loop's renames of that id, taken in order until one is missing)
- * with the same tool and arguments; or nothing.
+ * or a rename of it (`given_2`, `given_3`, … — the loop's renames of that id, taken in order until one is missing),
+ * in earlier steps or earlier in this one, with the same tool and arguments; or nothing.
  */
-function repeated(log: EventLog, given: string, name: string, args: unknown, redact: Redactor): string | undefined {
+function repeated(
+  log: EventLog,
+  inStep: ReadonlyMap<string, InStep> | undefined,
+  given: string,
+  name: string,
+  args: unknown,
+  redact: Redactor,
+): string | undefined {
   let kept: string | undefined; // the arguments as the log would keep them, made once a call of the tool is met
   for (let n = 1; ; n++) {
     const id = n === 1 ? given : `${given}_${n}`;
     const earlier = log.positions.call(id);
-    if (!earlier) return undefined;
-    if (earlier.name !== name) continue;
+    if (earlier) {
+      if (earlier.name !== name) continue;
+      kept ??= keptArguments(args, redact);
+      if (sameArguments(log, earlier.assistantSeq, id, kept)) return earlier.repeatOf ?? id;
+      continue;
+    }
+    const before = inStep?.get(id);
+    if (!before) return undefined;
+    if (before.name !== name) continue;
     kept ??= keptArguments(args, redact);
-    if (sameArguments(log, earlier.assistantSeq, id, kept)) return earlier.repeatOf ?? id;
+    before.kept ??= keptArguments(before.args, redact);
+    if (before.kept === kept) return before.repeatOf ?? id;
   }
 }
 
