@@ -59,6 +59,8 @@ export interface FuzzCaseOptions {
   readonly aimedTold?: number;
   /** Percent of cases aimed at a compaction proposed across an earlier one (`aimedOverlap`). Default 5. */
   readonly aimedOverlap?: number;
+  /** Percent of cases aimed at a cancel as a tool body starts that may not heed its signal (`aimedDeaf`). Default 5. */
+  readonly aimedDeaf?: number;
   /** Percent of cases whose tools' executor skips redaction (with the case's secrets only). Default 10. */
   readonly skipsRedaction?: number;
   /** Percent of cases with the operator's tool settings (the host YAML's tools.deny and tools.ask). Default 15. */
@@ -124,6 +126,13 @@ export interface FuzzParts {
    * inside it.
    */
   readonly aimedOverlap?: { readonly turns: number };
+  /**
+   * Aimed at a tool body told to stop as it starts: the model's first step calls this tool — one of the agent's own
+   * with side effects, or the probe, which hangs, deaf to its signal — and the user cancels as its body starts. The
+   * loop must answer the call at once (`cancel-stops-the-wait`); the agent's own body must stop
+   * (`tools-stop-when-told`).
+   */
+  readonly aimedDeaf?: string;
 }
 
 export interface FuzzCase {
@@ -186,6 +195,19 @@ function aimedRepeatArb(tools: readonly FuzzTool[]) {
     // second to get it — a repeat compared with the first only ran again (outside probe 48, HIGH-1). Never with a crash.
     reused: fc.boolean(),
   });
+}
+
+/**
+ * A case aimed at a tool body told to stop as it starts (`aimedDeaf`): one of the agent's own tools with side
+ * effects (its body is the team's code: it must heed its signal), or the probe, hanging deaf to its signal (the loop
+ * must not wait for it). Drawn at random, a hang and a cancel while it ran came together in a few cases in a
+ * thousand: a loop that waited for a deaf body passed half the seeds of 300 runs (the plant waits-for-tools), and a
+ * team's tool deaf to its signal every run (outside probe 52, MED-2).
+ */
+function aimedDeafArb(tools: readonly FuzzTool[]) {
+  const own = tools.filter((t) => !t.scripted && t.sideEffect !== undefined && t.sideEffect !== 'NONE');
+  const probe = fc.record({ name: fc.constant(PROBE_TOOL.name), args: fc.constant<unknown>({}) });
+  return own.length === 0 ? probe : fc.oneof(probe, ...own.map((t) => fc.record({ name: fc.constant(t.name), args: t.args })));
 }
 
 /** Summaries a compactor writes of the turns it replaces: none names the world-changing call. */
@@ -341,6 +363,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       // Last, for the same reason: the operator's tool settings (the production host's YAML tools.deny and tools.ask),
       // a layer and a rule over the agent's own (outside probe 27, F6: fuzz never drew a tools.ask).
       operator: sometimes(operatorArb(tools), options.operator ?? 15),
+      // Last, for the same reason: a case aimed at a cancel as a tool body starts that may not heed its signal.
+      aimedDeaf: sometimes(aimedDeafArb(tools), options.aimedDeaf ?? 5),
     })
     .map((raw) => {
       // An aimed case (not over the wire): through one production host, no crash, and nothing that would keep the
@@ -366,6 +390,8 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       const toldScripted = told ? toldScript(told, raw.script) : undefined;
       // A compaction proposed across an earlier one (not over the wire, no other aim).
       const overlap = raw.wire === undefined && !aimed && fruitless === undefined && !bystanderCrash && !repeat && !told ? raw.aimedOverlap : undefined;
+      // A cancel as a tool body starts that may not heed its signal (not over the wire, no other aim).
+      const deaf = raw.wire === undefined && !aimed && fruitless === undefined && !bystanderCrash && !repeat && !told && !overlap ? raw.aimedDeaf : undefined;
       const p = bystanderCrash
         ? {
             ...raw,
@@ -474,7 +500,31 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                       compaction: overlapCompaction(overlap),
                       script: overlapScript(overlap, raw.script),
                     }
-                  : raw;
+                  : deaf
+                    ? {
+                        ...raw,
+                        // One host, no crash or store faults, nothing that keeps the call from starting in the first
+                        // step (no rule, hidden tool, approver, operator setting, claim or broken executor).
+                        crashAt: undefined,
+                        storeCrash: undefined,
+                        vias: undefined,
+                        claim: undefined,
+                        failAppends: undefined,
+                        failWriteAheads: undefined,
+                        failReceipts: undefined,
+                        policy: undefined,
+                        visibility: undefined,
+                        approver: undefined,
+                        operator: undefined,
+                        tools: raw.tools.map(({ executor: _executor, ...t }) => {
+                          if (t.name !== deaf.name) return t;
+                          // The probe hangs, deaf to its signal; the agent's own tool runs its own body.
+                          const { behaviour: _behaviour, ...rest } = t;
+                          return t.name === PROBE_TOOL.name ? { ...rest, behaviour: ['hang' as const] } : rest;
+                        }),
+                        script: [{ tool_use: [{ id: 'deaf', name: deaf.name, args: deaf.args }] }, ...raw.script].slice(0, options.maxScript ?? 14),
+                      }
+                    : raw;
       const hosts = p.production && p.crashAt === undefined && p.vias !== undefined;
       // A crash needs the production host, and one host (a crash point of its own replays a crash another way).
       const storeCrash = p.production && p.crashAt === undefined && p.vias === undefined ? p.storeCrash : undefined;
@@ -548,6 +598,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
         ...(repeat !== undefined ? { aimedRepeat: repeatCrash ? ('crash' as const) : ('repeat' as const) } : {}),
         ...(told && toldScripted ? { aimedTold: { replied: told.replied, request: toldScripted.request, ends: told.ends } } : {}),
         ...(overlap ? { aimedOverlap: { turns: overlap.before + 1 + overlap.between + 1 } } : {}),
+        ...(deaf ? { aimedDeaf: deaf.name } : {}),
       };
     });
 }
@@ -684,6 +735,13 @@ function withToldTurns(inbox: readonly InboxEntry[], told: NonNullable<FuzzParts
   ];
 }
 
+/** The inbox of a case aimed at a body told to stop: its first message, the user's cancel as `tool`'s body starts, then the rest. */
+function withCancelAtStart(inbox: readonly InboxEntry[], tool: string): InboxEntry[] {
+  const first = inbox.findIndex(isPost);
+  if (first < 0) return [...inbox];
+  return [...inbox.slice(0, first + 1), { cancel: 'user', at: { toolStart: tool } }, ...inbox.slice(first + 1)];
+}
+
 /** The scenario and crash point the parts stand for (runs the inbox commands against their model). */
 export function toFuzzCase(parts: FuzzParts): FuzzCase {
   let inbox: InboxEntry[] = buildInbox(parts.inbox);
@@ -699,6 +757,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
   if (parts.aimedTold) inbox = withToldTurns(inbox, parts.aimedTold);
   if (parts.aimedOverlap) inbox = withOverlapTurns(inbox, parts.aimedOverlap.turns);
   if (parts.aimedSteer) inbox = withSteerGoneAtProbe(inbox, parts.scenario.host === 'production' ? 'production' : 'loop');
+  if (parts.aimedDeaf) inbox = withCancelAtStart(inbox, parts.aimedDeaf);
   let scenario: Omit<Scenario, 'inbox'> = parts.scenario;
   const steer = parts.refuseSteer ? steerReceipt(inbox, parts.refuseSteer === 'gone steer') : undefined;
   if (steer !== undefined) scenario = { ...scenario, store: { failAppends: [], ...scenario.store, failReceipts: [steer] } };
