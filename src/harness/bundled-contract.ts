@@ -39,7 +39,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     { storeCases },
     { invariantSelfCases },
     { ownLoopCases },
-    { ownToolCases },
+    { ownAgentCases },
   ] = await Promise.all([
     import('./contract-cases.ts'),
     import('./log-redaction-cases.ts'),
@@ -70,7 +70,7 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     import('./store-cases.ts'),
     import('./invariant-self-cases.ts'),
     import('./own-loop-cases.ts'),
-    import('./own-tool-cases.ts'),
+    import('./own-agent-cases.ts'),
   ]);
   return () => [
     ...contractCases(),
@@ -102,6 +102,6 @@ export async function loadBundledContractCases(): Promise<() => Case[]> {
     ...storeCases(),
     ...invariantSelfCases(),
     ...ownLoopCases(),
-    ...ownToolCases(),
+    ...ownAgentCases(),
   ];
 }

@@ -1,6 +1,10 @@
 /**
- * The agent's own tools, told to stop: `contract:own-tools/<id>`.
+ * The agent's own code, as the gate judges it: `contract:own-agent/<id>`. The
+ * bundled scenarios run loopgate's example agent; a team gates its own, whose
+ * tools and prompt fragments are its code — faults there are what the gate is
+ * for, as much as the loop's.
  *
+ * Tools told to stop (`tool-told-to-stop`).
  * A cancel aborts the signal of the tool body it cuts short; the loop answers
  * the call at once and moves on. A team's tool that ignores its signal goes on
  * and does its write after the user pressed Stop — and the case, judged the
@@ -23,7 +27,7 @@ import { parseScenario } from './scenario/load.ts';
 import { runScenario } from './second-host.ts';
 import type { AgentRegistry } from './world/agent-under-test.ts';
 
-const FILE = 'src/harness/own-tool-cases.ts';
+const FILE = 'src/harness/own-agent-cases.ts';
 
 const CART = `
 name: a cart write the user stops while it runs
@@ -105,7 +109,7 @@ async function toldToStop(): Promise<CheckResult[]> {
   try {
     for (const row of rows) {
       const { registry, writes } = cart(row.body);
-      const run = await runScenario(parseScenario(CART, 'own-tools-told-to-stop.yaml'), { seed: 1, agents: registry });
+      const run = await runScenario(parseScenario(CART, 'own-agent-tool-told-to-stop.yaml'), { seed: 1, agents: registry });
       const outcome = run.results.map((r) => r.outcome.kind).join(', ');
       const failed = (await checkInvariants(run, INVARIANTS)).filter((c) => !c.passed);
       const said = failed.map((c) => `${c.name}: ${c.message}`).join('; ');
@@ -127,11 +131,101 @@ async function toldToStop(): Promise<CheckResult[]> {
   return checks;
 }
 
-export function ownToolCases(): Case[] {
+/**
+ * Prompt fragments that fail (`fragment-fails`): a dynamic fragment of the agent that throws, or gives something
+ * that is not text, is left out of the system prompt and recorded — the turn goes on, as it must. But a team's
+ * fragment that failed on every request (a stock service its code calls, not there in CI) passed the gate with the
+ * model never told what it said, and no report named it (outside probe 52, MED-1). A fragment the scenario scripts
+ * to throw (`prompt: [{ dynamic: [{ throw }] }]`) is the world's fault, not the agent's: not judged.
+ */
+const FRAGMENT = `
+name: a question, with the agent's own prompt fragments
+agent: shop
+provider:
+  script:
+    - reply: The kettle is in stock.
+inbox:
+  - say: Is the kettle in stock?
+expect:
+  outcome: replied
+`;
+
+async function fragmentFails(): Promise<CheckResult[]> {
+  const rows: readonly { name: string; stock: () => unknown; scenario?: string; twoTurns?: boolean; says?: RegExp }[] = [
+    { name: 'a dynamic fragment that gives its text', stock: () => 'Kettles: 3 in stock.' },
+    {
+      name: 'one that throws',
+      stock: () => {
+        throw new Error('stock service down');
+      },
+      says: /^the agent's prompt fragment stock never gave its text: it threw \(stock service down\) at its one call \(first at request 1\)/,
+    },
+    {
+      name: 'one that gives an object, not text',
+      stock: () => ({ kettles: 3 }),
+      says: /^the agent's prompt fragment stock never gave its text: it gave an object, not text, at its one call/,
+    },
+    {
+      name: 'one that fails now and then (a flaky service the agent lives with)',
+      stock: (() => {
+        let reads = 0;
+        return () => {
+          reads++;
+          if (reads % 2 === 0) throw new Error('stock service timed out');
+          return 'Kettles: 3 in stock.';
+        };
+      })(),
+      twoTurns: true,
+    },
+    {
+      name: 'one the scenario scripts to throw (the world’s fault)',
+      stock: () => 'Kettles: 3 in stock.',
+      scenario: "prompt:\n  - { id: stock, priority: 10, dynamic: [{ throw: 'stock service down' }] }\n",
+    },
+  ];
+  const checks: CheckResult[] = [];
+  for (const row of rows) {
+    const agent: Agent = {
+      system: 'You help with a shop.',
+      prompt: [{ id: 'stock', priority: 10, text: row.stock as () => string }],
+    };
+    const registry: AgentRegistry = { agents: new Map([['shop', () => agent]]), defaultAgent: 'shop' };
+    let text = row.scenario ? FRAGMENT.replace('provider:', `${row.scenario}provider:`) : FRAGMENT;
+    if (row.twoTurns)
+      text = text
+        .replace('    - reply: The kettle is in stock.\n', '    - reply: The kettle is in stock.\n    - reply: So is the mug.\n')
+        .replace('  - say: Is the kettle in stock?\n', '  - say: Is the kettle in stock?\n  - say: And the mug?\n');
+    const run = await runScenario(parseScenario(text, 'own-agent-fragment.yaml'), { seed: 1, agents: registry });
+    const outcome = run.results.map((r) => r.outcome.kind).join(', ');
+    const failed = (await checkInvariants(run, INVARIANTS)).filter((c) => !c.passed);
+    const said = failed.map((c) => `${c.name}: ${c.message}`).join('; ');
+    const caught = failed.find((c) => c.name === 'agent-fragments-give-text');
+    const ok =
+      outcome === (row.twoTurns ? 'replied, replied' : 'replied') &&
+      (row.says ? failed.length === 1 && caught !== undefined && row.says.test(caught.message) : failed.length === 0);
+    checks.push({
+      name: `${row.name}: ${row.says ? 'caught by agent-fragments-give-text' : 'passes'}`,
+      passed: ok,
+      message: `outcome ${outcome}; ${said || 'every invariant holds'}`,
+      ...(row.says ? { expected: String(row.says), actual: said || 'every invariant holds' } : {}),
+    });
+  }
+  return checks;
+}
+
+export function ownAgentCases(): Case[] {
   return [
     checksCase(
       {
-        id: 'contract:own-tools/told-to-stop',
+        id: 'contract:own-agent/fragment-fails',
+        title: "an agent's own prompt fragment that throws or gives no text fails the case, naming it; one the scenario scripts to throw is the world's fault",
+        file: FILE,
+      },
+      fragmentFails,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-agent/tool-told-to-stop',
         title:
           "an agent's own tool cut short by a cancel: one that heeds its signal passes; one deaf to it is waited for before the case is judged, and caught while it runs on",
         file: FILE,
