@@ -62,6 +62,29 @@ async function oneTurn(input: Omit<LoopDepsInput, 'log'>, clock: VirtualClock): 
 
 const check = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
 
+/**
+ * A `newId` that keeps giving ids the log's messages hold (a counter reset on restart, a seeded generator): the loop
+ * asks it again, a bounded number of times, then refuses the send naming it — never loops for ever, never takes an
+ * id a message already has. Mutation seed 46: the bound counted the wrong way, and no case reached it (the process
+ * would hang in `send`).
+ */
+async function newIdAlwaysTaken(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  let asked = 0;
+  // The id a caller took, 1,000 times over; a fresh one only after that.
+  const newId = () => (++asked <= 1_000 ? 'taken' : 'fresh');
+  const loop = new AgentLoop(loopDeps({ model: new ScriptedModelClient([reply('ok')], { clock }), log: new EventLog(clock), clock, newId }));
+  loop.send('first', { id: 'taken' });
+  let got: string;
+  try {
+    got = `sent as ${loop.send('second')} after ${asked} ids`;
+  } catch (error) {
+    got = `refused after ${asked} ids: ${(error as Error).message}`;
+  }
+  const want = 'refused after 1000 ids: newId gave 1,000 ids in a row that messages of this log hold already';
+  return [check('a send whose every new id is taken is refused after 1,000 tries', got === want, got, want)];
+}
+
 async function clientThrowsAtOnce(): Promise<CheckResult[]> {
   const failure = () => new Error('client misconfigured: no API key');
   const throwing: ModelClient = {
@@ -676,6 +699,7 @@ export function loopDepsCases(): Case[] {
       clientThatIsNoClient,
     ],
     ['checkpoint-told-the-reply', "an agent's checkpoint is told the reply the turn would close with, each time", checkpointToldTheReply],
+    ['new-id-always-taken-refused', 'a newId that keeps giving ids messages hold: the send is refused after 1,000 tries, naming it', newIdAlwaysTaken],
     [
       'step-limit-zero-sends-nothing',
       "a loop whose own config allows no step (maxSteps 0, which the agent's settings and the host config refuse): each turn fails max_steps, no request sent",

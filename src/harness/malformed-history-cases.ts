@@ -16,6 +16,7 @@ import { reply } from '../../providers/fake/results.ts';
 import { AgentLoop, EventLog, LogAppendError, loopDeps } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
+import { renderMessages } from './render.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
 /**
@@ -136,6 +137,50 @@ async function orphanCallRefused(): Promise<CheckResult[]> {
       name: 'the request is never sent',
       passed: model.calls === 0,
       message: `the model was called ${model.calls} time(s)`,
+    },
+  ];
+}
+
+/**
+ * A stored log whose compaction (`projection.replaced`, written by another writer) ends at a tool call, not at a
+ * turn's close: the log's position check takes any range before it, and only the loop checks that a range keeps turns
+ * whole. The call's result then follows a call the summary replaced. The history is still read: that result is left
+ * out with its call, and the next turn replies on the summary and what came after. Mutation seed 46: a fold that
+ * looked up the replaced call anyway threw a TypeError, and every later turn of the conversation failed internal —
+ * no case had such a log.
+ */
+async function compactionEndingAtACallLoads(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  log.append('inbox.received', { id: 'm0', intent: 'follow_up', text: 'Look up ORD-1001.', source: 'user' });
+  log.append('turn.opened', { turn: 0, trigger: 'm0' });
+  log.append('user.message', { turn: 0, id: 'm0', intent: 'follow_up', text: 'Look up ORD-1001.' });
+  log.append('assistant.message', { turn: 0, step: 1, content: [{ type: 'tool_call', id: 'c1', name: 'lookup_order', args: { order_id: 'ORD-1001' } }] });
+  log.append('tool.result', { turn: 0, step: 1, callId: 'c1', name: 'lookup_order', status: 'ok', content: '{"shipped":true}', durationMs: 0, attempts: 1 });
+  log.append('assistant.message', { turn: 0, step: 2, content: [{ type: 'text', text: 'It shipped.' }] });
+  log.append('turn.closed', { turn: 0, outcome: { kind: 'replied' }, steps: 2, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 1 });
+  // Ends at the call (seq 3), not at the turn's close.
+  log.append('projection.replaced', { from: 1, to: 3, summary: 'The customer asked about ORD-1001.', tokensBefore: 100, tokensAfter: 10 });
+  const model = new ScriptedModelClient([reply('Still shipped.')], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  loop.send('Any news?', { id: 'm1' });
+  let outcome: string;
+  try {
+    const [result] = await loop.drain();
+    outcome = JSON.stringify(result?.outcome) ?? 'no outcome';
+  } catch (error) {
+    outcome = `drain threw: ${(error as Error).message}`;
+  }
+  const sent = model.requests[0] ? renderMessages(model.requests[0].messages).join(' | ') : 'no request';
+  const want = 'user: [Summary of the earlier conversation]\nThe customer asked about ORD-1001. | assistant: It shipped. | user: Any news?';
+  return [
+    { name: 'the next turn replies', passed: outcome === '{"kind":"replied"}', message: outcome, expected: '{"kind":"replied"}', actual: outcome },
+    {
+      name: 'its request holds the summary and what came after, without the replaced call’s result',
+      passed: sent === want,
+      message: sent,
+      expected: want,
+      actual: sent,
     },
   ];
 }
@@ -410,6 +455,14 @@ export function malformedHistoryCases(): Case[] {
         file: 'src/harness/malformed-history-cases.ts',
       },
       orphanCallRefused,
+    ),
+    checksCase(
+      {
+        id: 'contract:malformed-history/compaction-ending-at-a-call-loads',
+        title: "a stored log whose compaction ends at a call, not a turn's close: the call's result is left out with it and the next turn replies",
+        file: 'src/harness/malformed-history-cases.ts',
+      },
+      compactionEndingAtACallLoads,
     ),
     checksCase(
       {

@@ -115,6 +115,7 @@ function defaultRulesByTheirIds(): CheckResult[] {
     return matches.length === 1 && matches[0]!.includes(sample.tell) ? [] : [`${sample.rule}: its pattern matches ${JSON.stringify(matches)}`];
   });
   const unsampled = ids.filter((id) => !CREDENTIAL_SAMPLES.some((s) => s.rule === id));
+  const undescribed = SECRET_RULES.filter((r) => typeof r.description !== 'string' || r.description.trim().length < 10).map((r) => r.id);
   // A team whose JWTs are public id tokens keeps every rule but `jwt`.
   const redact = createRedactor({ patterns: SECRET_RULES.filter((r) => r.id !== 'jwt').map((r) => r.pattern) });
   const readable = CREDENTIAL_SAMPLES.filter((sample) => redact(`before ${sample.text} after`).includes(sample.tell)).map((s) => s.rule);
@@ -123,6 +124,13 @@ function defaultRulesByTheirIds(): CheckResult[] {
       name: 'every rule has a unique, non-empty kebab-case id',
       passed: badIds.length === 0,
       message: badIds.length === 0 ? `${ids.length} ids` : `bad or repeated ids: ${JSON.stringify(badIds)}`,
+    },
+    {
+      // What a report says when a credential of the rule leaks (credential-shapes-redacted); public data (SECRET_RULES is
+      // exported). Mutation seed 46: a description blanked passed every case.
+      name: 'every rule says what it finds (a description people read in reports)',
+      passed: undescribed.length === 0,
+      message: undescribed.length === 0 ? `${ids.length} descriptions` : `no description: ${undescribed.join(', ')}`,
     },
     {
       name: "each known credential's rule, found by its id, matches it once over its key part; no rule without a sample",

@@ -70,10 +70,14 @@ async function hungToolTimesOutOnTheSystemClock(): Promise<CheckResult[]> {
         input: z.object({ id: z.string() }),
         sideEffect: 'NONE',
         timeoutMs: TIMEOUT_MS,
-        run: () => new Promise<never>(() => undefined),
+        run: (_args, ctx) => {
+          told = ctx.signal;
+          return new Promise<never>(() => undefined);
+        },
       }),
     ],
   };
+  let told: AbortSignal | undefined;
   const model = new ScriptedModelClient([toolUse([call('read', 'read_sensor', { id: 's1' })]), reply('The sensor did not answer.')]);
   // No clock given: the loop runs on the system clock, as a deployed agent does.
   const loop = new AgentLoop(loopDeps({ log, model, agent }));
@@ -110,6 +114,11 @@ async function hungToolTimesOutOnTheSystemClock(): Promise<CheckResult[]> {
     passed: took >= TIMEOUT_MS - 5,
     message: `the turn took ${took} ms for a ${TIMEOUT_MS} ms timeout`,
   });
+  // The reason's name is how a tool tells a timeout from a cancel (the class is not exported): mutation seed 46 blanked
+  // it, and every check passed (the invariants reading it skip a reason they do not know).
+  const reason = told?.aborted ? String(told.reason) : 'the signal was not aborted';
+  const want = `ToolTimeoutError: read_sensor timed out after ${TIMEOUT_MS} ms`;
+  checks.push({ name: 'the body was told it timed out', passed: reason === want, message: reason, expected: want, actual: reason });
   return checks;
 }
 

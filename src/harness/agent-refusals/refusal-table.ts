@@ -120,6 +120,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'config.maxSteps must be a whole number of at least 1 (got "ten")',
   },
   {
+    // Mutation seed 46: the word for a list was never checked — a refusal reading "(got )" passed.
+    id: 'settings/max-steps-as-a-list',
+    title: 'a step limit given as a list',
+    agent: edit((a) => ({ ...a, config: { maxSteps: odd([10]) } })),
+    refused: 'config.maxSteps must be a whole number of at least 1 (got a list)',
+  },
+  {
     id: 'settings/max-steps-negative',
     title: 'a step limit of -1',
     agent: edit((a) => ({ ...a, config: { maxSteps: -1 } })),
@@ -634,6 +641,14 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     id: 'policy/rule-id-a-number',
     title: 'a rule whose id is a number (as YAML reads `id: 7`)',
     agent: withPolicy({ rules: [{ id: odd(7), tools: ['issue_refund'], decision: 'ask' }] }),
+    refused: 'policy rule #0: id must be a non-empty string',
+  },
+  {
+    // Mutation seed 46: only the number half of the id check was reached; a rule `id: ""` was accepted, its decisions
+    // logged under a rule with no name.
+    id: 'policy/rule-id-empty',
+    title: 'a rule whose id is empty (`id: ""`)',
+    agent: withPolicy({ rules: [{ id: '', tools: ['issue_refund'], decision: 'ask' }] }),
     refused: 'policy rule #0: id must be a non-empty string',
   },
   {
