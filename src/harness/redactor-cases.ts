@@ -518,6 +518,75 @@ function groupedSecretRedacted(): CheckResult[] {
   return checks;
 }
 
+const INVISIBLE_KEY = 'pk_shop_9fQ2xLm4Rt7Vb8Kw3Zp1';
+
+/**
+ * A secret with characters no one sees between its own — a zero-width space, a soft hyphen, a word joiner, a byte
+ * order mark, a bidirectional mark — reads as the secret on every screen and in every report, and was stored and
+ * reported as typed: no form held them (outside probe 52, LOW-1: a tool returning a shop's key with U+200B between
+ * its characters passed the gate, the key in every report). Any secret of 4 characters or more (no ordinary text holds
+ * such characters, so short ones are no ambiguity, unlike a visible separator).
+ */
+function invisibleCharactersRedacted(): CheckResult[] {
+  const rows: readonly [what: string, secret: string, typed: string][] = [
+    ['a zero-width space between every character', INVISIBLE_KEY, [...INVISIBLE_KEY].join('\u200b')],
+    ['one zero-width joiner in the middle', INVISIBLE_KEY, `${INVISIBLE_KEY.slice(0, 10)}\u200d${INVISIBLE_KEY.slice(10)}`],
+    ['soft hyphens and word joiners', INVISIBLE_KEY, `${INVISIBLE_KEY.slice(0, 5)}\u00ad${INVISIBLE_KEY.slice(5, 14)}\u2060\u2060${INVISIBLE_KEY.slice(14)}`],
+    [
+      'a byte order mark and a right-to-left mark',
+      INVISIBLE_KEY,
+      `${INVISIBLE_KEY.slice(0, 3)}\ufeff${INVISIBLE_KEY.slice(3, 20)}\u200f${INVISIBLE_KEY.slice(20)}`,
+    ],
+    ['an 8-character secret with zero-width spaces', 'Zq7mW2pX', [...'Zq7mW2pX'].join('\u200b')],
+  ];
+  // A piece of it so typed (its first 20 characters, a zero-width space between each) gives that much away.
+  const piece = [...INVISIBLE_KEY.slice(0, 20)].join('\u200b');
+  const pieceText = `key ${piece} on file`;
+  const pieceKept = createRedactor({ secrets: [INVISIBLE_KEY], patterns: [] })(pieceText);
+  const pieceChecks: CheckResult[] = [
+    {
+      name: 'a piece with zero-width spaces: redacted',
+      passed: pieceKept === 'key [REDACTED] on file',
+      message: JSON.stringify(pieceKept.replace(piece, '(kept)')),
+    },
+    {
+      name: 'a piece with zero-width spaces: found by the leak check (secret-fragments-never-leave)',
+      passed: longestFragment(JSON.stringify({ text: pieceText }), INVISIBLE_KEY) !== undefined,
+      message: JSON.stringify(longestFragment(JSON.stringify({ text: pieceText }), INVISIBLE_KEY) ?? null),
+    },
+  ];
+  return rows
+    .flatMap(([what, secret, typed]): CheckResult[] => {
+      const text = `My key is ${typed} now.`;
+      const redact = createRedactor({ secrets: [secret], patterns: [] });
+      const kept = redact(text);
+      const want = 'My key is [REDACTED] now.';
+      const pieces = (push: (piece: string) => string, end: () => string) => {
+        const out: string[] = [];
+        for (let i = 0; i < text.length; i += 3) out.push(push(text.slice(i, i + 3)));
+        out.push(end());
+        return out.join('');
+      };
+      const exact = exactSecretStream([secret]);
+      const streamed = pieces(exact.push, exact.end);
+      const general = streamRedactor(createRedactor({ secrets: [secret], patterns: [] }));
+      const streamedGeneral = pieces(general.push, general.end);
+      const naive = new NaiveDecodings(text).formOf(secret);
+      const shown = (t: string) => JSON.stringify(t.replace(typed, '(kept)'));
+      return [
+        { name: `${what}: found by the kernel's search`, passed: containsSecret(text, secret), message: String(containsSecret(text, secret)) },
+        { name: `${what}: found by the leak check's own search`, passed: naive !== undefined, message: naive ?? 'not found' },
+        { name: `${what}: redacted`, passed: kept === want, message: shown(kept) },
+        {
+          name: `${what}: redacted across a stream's pieces (exactSecretStream, streamRedactor)`,
+          passed: streamed === want && streamedGeneral === want,
+          message: `${shown(streamed)}; ${shown(streamedGeneral)}`,
+        },
+      ];
+    })
+    .concat(pieceChecks);
+}
+
 /**
  * `containsSecret` and `secretFinder` (exported) for a secret shorter than 4 characters (MIN_SECRET_LENGTH): never looked for,
  * so the answer is `false` — a boolean, as declared — even for a text that holds it.
@@ -762,6 +831,16 @@ export function redactorCases(): Case[] {
         secrets: [CARD],
       },
       groupedSecretRedacted,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/secret-with-invisible-characters-redacted',
+        title:
+          'redactor: a secret with characters no one sees between its own (zero-width spaces and joiners, soft hyphens, word joiners, a byte order mark, a bidirectional mark) is found by both searches and redacted, whole and across a stream',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: [INVISIBLE_KEY, 'Zq7mW2pX'],
+      },
+      invisibleCharactersRedacted,
     ),
     checksCase(
       {

@@ -96,6 +96,10 @@ export const SECRET_ENCODED_OUTPUT = {
   groupedPiece: `key ending ${FUZZ_SECRET.slice(8)
     .match(/.{1,4}/g)!
     .join('-')}`,
+  // With a zero-width space between its characters, which no one sees (outside probe 52, LOW-1: stored and reported as
+  // typed); and a piece of another so, soft hyphens between.
+  unseen: `pass ${[...FUZZ_PASSPHRASE].join('\u200b')} here`,
+  unseenPiece: `sig ${[...FUZZ_SIGNING_KEY.slice(0, 56)].join('\u00ad')} here`,
   header: `X-SIGNATURE: ${FUZZ_SIGNING_KEY.toUpperCase()}`,
   shouted: FUZZ_PASSPHRASE.toUpperCase(),
   normalised: FUZZ_SIGNING_KEY.toLowerCase(),
@@ -107,7 +111,7 @@ export const SECRET_ENCODED_OUTPUT = {
  * an encoded form (longer than the secret) keeps each whole (outside probe 27, P11: a hold of 12
  * characters passed 1,800 fuzz runs, the fuzzer never streaming an encoded secret).
  */
-export const SECRET_ENCODED_REPLY = `Your header was Basic ${SECRET_ENCODED_OUTPUT.auth}, the token ${SECRET_ENCODED_OUTPUT.session}, the state ${SECRET_ENCODED_OUTPUT.state} and the sign-in link ${SECRET_ENCODED_OUTPUT.login}, and the ${SECRET_ENCODED_OUTPUT.grouped}; please rotate them.`;
+export const SECRET_ENCODED_REPLY = `Your header was Basic ${SECRET_ENCODED_OUTPUT.auth}, the token ${SECRET_ENCODED_OUTPUT.session}, the state ${SECRET_ENCODED_OUTPUT.state} and the sign-in link ${SECRET_ENCODED_OUTPUT.login}, and the ${SECRET_ENCODED_OUTPUT.grouped}, and the ${SECRET_ENCODED_OUTPUT.unseen}; please rotate them.`;
 
 /**
  * A reply that quotes the long signing key as a JSON config writes it, every

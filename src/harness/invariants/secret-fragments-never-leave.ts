@@ -45,7 +45,15 @@ export function longestFragment(text: string, secret: string): readonly [start: 
   };
   if (holds(secret)) return undefined; // the whole secret: invariant 15's verdict
   const found = longestIn(secret, min, holds);
-  if (found || secret.length < 12 || /[ .-]/.test(secret)) return found;
+  if (found) return found;
+  // With characters no one sees between its own (a zero-width space, a soft hyphen): the text as a screen shows it.
+  const seen = /\p{Default_Ignorable_Code_Point}/u.test(secret) ? text : text.replace(/\p{Default_Ignorable_Code_Point}/gu, '');
+  if (seen !== text) {
+    if (seen.includes(secret)) return undefined; // the whole: invariant 15's
+    const unseen = longestIn(secret, min, (piece) => seen.includes(piece));
+    if (unseen) return unseen;
+  }
+  if (secret.length < 12 || /[ .-]/.test(secret)) return undefined;
   // Typed apart (a card number in groups, a digit left out): the text with single separators between two other
   // characters taken out (review of stop 56, M1). For a secret of 12 characters or more holding none itself, as the
   // redactor's rule. Its place is given in the secret, as for a piece typed as it is.

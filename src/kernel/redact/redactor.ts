@@ -11,7 +11,7 @@
  * secrets are (`find`) and how long the longest form is (`longest`): what a stream
  * needs to redact across chunk boundaries (stream.ts).
  */
-import { formsOf, MIN_SECRET_LENGTH, mayHoldEscapes, mayHoldSeparators, type SecretForms } from './secret-forms.ts';
+import { formsOf, MIN_SECRET_LENGTH, mayHoldEscapes, mayHoldInvisibles, mayHoldSeparators, type SecretForms } from './secret-forms.ts';
 import { REDACTED } from './redacted.ts';
 import { pieceSpans, secretPieceLength } from './secret-pieces.ts';
 import { SECRET_RULES } from './secret-rules.ts';
@@ -72,6 +72,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const forms: SecretForms[] = secrets.map(formsOf);
   const escaped = forms.flatMap((f) => (f.escaped ? [f.escaped] : []));
   const separated = forms.flatMap((f) => (f.separated ? [f.separated] : []));
+  const invisible = forms.flatMap((f) => (f.invisible ? [f.invisible] : []));
   const cores = [...new Set(forms.flatMap((f) => [...f.base64, ...f.hex, ...f.cased]))].sort((a, b) => b.length - a.length);
   const anyPattern = sharedUnionOf(patterns);
   // Half a secret gives half of it away: runs of half a secret or more go too (secret-pieces.ts).
@@ -103,6 +104,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (escaped.length && mayHoldEscapes(out)) for (const pattern of escaped) out = out.replace(pattern, REDACTED);
     // Typed in groups (a card number, an IBAN): a separator between its characters.
     if (separated.length && mayHoldSeparators(out)) for (const pattern of separated) out = out.replace(pattern, REDACTED);
+    // With characters no one sees between its own (a zero-width space, a soft hyphen).
+    if (invisible.length && mayHoldInvisibles(out)) for (const pattern of invisible) out = out.replace(pattern, REDACTED);
     for (const core of cores) if (out.includes(core)) out = out.split(core).join(REDACTED);
     if (pieces.length) out = withoutPieces(out, pieces);
     // Almost every string has no secret: one scan for all the shapes, instead of one per shape.
@@ -122,7 +125,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     for (const secret of secrets) for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) spans.push([i, i + secret.length]);
     for (const core of cores) for (let i = text.indexOf(core); i >= 0; i = text.indexOf(core, i + 1)) spans.push([i, i + core.length]);
     for (const piecesIn of pieces) for (const span of piecesIn(text)) spans.push(wholeCharacters(text, span));
-    for (const pattern of [...(mayHoldEscapes(text) ? escaped : []), ...(mayHoldSeparators(text) ? separated : []), ...patterns]) {
+    for (const pattern of [
+      ...(mayHoldEscapes(text) ? escaped : []),
+      ...(mayHoldSeparators(text) ? separated : []),
+      ...(mayHoldInvisibles(text) ? invisible : []),
+      ...patterns,
+    ]) {
       for (const m of text.matchAll(globalOf(pattern))) if (m[0].length > 0) spans.push([m.index, m.index + m[0].length]);
     }
     spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);

@@ -32,11 +32,26 @@ export interface SecretForms {
   readonly cased: readonly string[];
   /** The secret with a separator (space, `-`, `.`) between any of its characters — a card number typed in groups; undefined under 12 characters or for a secret holding a separator. */
   readonly separated: RegExp | undefined;
+  /** The secret with characters no one sees (INVISIBLE) between any of its own; undefined for a secret holding one. */
+  readonly invisible: RegExp | undefined;
 }
 
 /** What people put between the groups of a secret they type (a card number, an IBAN, a licence key). */
 export const SEPARATORS = ' -.';
 const A_SEPARATOR = /[ .-]/;
+
+/**
+ * Characters no one sees, which a text may hold between a secret's own and still show the secret: Unicode's default
+ * ignorable code points — zero-width spaces, joiners and non-joiners, the soft hyphen, the word joiner, the byte order
+ * mark, bidirectional marks, embeddings and isolates, variation selectors, tag characters, fillers.
+ */
+export const INVISIBLE = '\\p{Default_Ignorable_Code_Point}';
+const AN_INVISIBLE = new RegExp(INVISIBLE, 'u');
+
+/** Could `text` hold an invisible form (such a character at all)? */
+export function mayHoldInvisibles(text: string): boolean {
+  return AN_INVISIBLE.test(text);
+}
 
 /** Could `text` hold a separated form (a separator at all)? */
 export function mayHoldSeparators(text: string): boolean {
@@ -59,6 +74,7 @@ export function formsOf(secret: string): SecretForms {
       hex: Object.freeze(hexForms(secret)),
       cased: Object.freeze(casedForms(secret)),
       separated: separatedPattern(secret),
+      invisible: invisiblePattern(secret),
     });
     formsMemo.set(secret, forms);
   }
@@ -79,6 +95,18 @@ export const MIN_SEPARATED_LENGTH = 12;
 function separatedPattern(secret: string): RegExp | undefined {
   if (secret.length < MIN_SEPARATED_LENGTH || A_SEPARATOR.test(secret)) return undefined;
   return new RegExp([...secret].map(escapeRegex).join('[ .-]?'), 'g');
+}
+
+/**
+ * The secret with any run of characters no one sees between any two of its own (outside probe 52, LOW-1: a key with a
+ * zero-width space between its characters reads as the key on every screen, and was stored and reported as typed).
+ * For any secret the redactor keeps (no ordinary text holds such characters, so a short one is no ambiguity); none for
+ * a secret holding one itself (looked for as typed). Linear: the secret's characters are none of the class, so each
+ * run ends where the next character begins. Global: use with `replace` or `matchAll` only.
+ */
+function invisiblePattern(secret: string): RegExp | undefined {
+  if (AN_INVISIBLE.test(secret)) return undefined;
+  return new RegExp([...secret].map(escapeRegex).join(`${INVISIBLE}*`), 'gu');
 }
 
 /** The secret upper- and lower-cased, those that differ from it (outside probe 35, F5); none when too short to tell. */
@@ -197,9 +225,10 @@ export function mayHoldEscapes(text: string): boolean {
 export function redactEncodedForms(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    const { escaped, base64, hex, separated } = formsOf(secret);
+    const { escaped, base64, hex, separated, invisible } = formsOf(secret);
     if (escaped) out = out.replace(escaped, REDACTED);
     if (separated && mayHoldSeparators(out)) out = out.replace(separated, REDACTED);
+    if (invisible && mayHoldInvisibles(out)) out = out.replace(invisible, REDACTED);
     for (const core of [...base64, ...hex]) if (out.includes(core)) out = out.split(core).join(REDACTED);
   }
   return out;
@@ -218,8 +247,11 @@ export function mayBeginAForm(tail: string, forms: SecretForms): boolean {
   for (const core of forms.base64) if (core.startsWith(tail)) return true;
   for (const core of forms.hex) if (core.startsWith(tail)) return true;
   if (forms.separated !== undefined && beginsSeparated(tail, [...forms.secret], 0, 0, false)) return true;
+  if (forms.invisible !== undefined && mayHoldInvisibles(tail) && forms.secret.startsWith(tail.replace(EVERY_INVISIBLE, ''))) return true;
   return forms.escaped !== undefined && beginsEscaped(tail, forms.secret);
 }
+
+const EVERY_INVISIBLE = new RegExp(INVISIBLE, 'gu');
 
 /** `mayBeginAForm` for the separated form: the tail spells the secret's characters from `i`, a separator allowed between two. */
 function beginsSeparated(tail: string, chars: readonly string[], i: number, j: number, afterSeparator: boolean): boolean {
@@ -331,13 +363,15 @@ export function containsSecret(text: string, secret: string): boolean {
  */
 export function secretFinder(secret: string): (text: string) => boolean {
   if (secret.length < MIN_SECRET_LENGTH) return () => false;
-  if (secret.length < MIN_ENCODED_LENGTH) return (text) => text.includes(secret);
-  const { base64, hex, cased, separated } = formsOf(secret);
+  const { base64, hex, cased, separated, invisible } = formsOf(secret);
+  const unseen = invisible && new RegExp(invisible.source, 'u'); // not global: `test` keeps no place
+  if (secret.length < MIN_ENCODED_LENGTH) return (text) => text.includes(secret) || (unseen !== undefined && mayHoldInvisibles(text) && unseen.test(text));
   const cores = [...base64, ...hex, ...cased];
   const typedApart = separated && new RegExp(separated.source); // not global: `test` keeps no place
   return (text) => {
     if (text.includes(secret)) return true;
     if (typedApart && mayHoldSeparators(text) && typedApart.test(text)) return true;
+    if (unseen && mayHoldInvisibles(text) && unseen.test(text)) return true;
     if (mayHoldEscapes(text) && holdsAnEscape(text) && unescapedHolds(text, secret)) return true;
     return cores.some((core) => text.includes(core));
   };

@@ -7,7 +7,7 @@
  * (`pieceSpans`); values kept as they are, which cannot be redacted in part —
  * ids — are refused instead (`holdsSecretPiece`).
  */
-import { formsOf, MIN_SECRET_LENGTH, mayHoldSeparators } from './secret-forms.ts';
+import { formsOf, INVISIBLE, MIN_SECRET_LENGTH, mayHoldInvisibles, mayHoldSeparators } from './secret-forms.ts';
 
 /** Shortest piece of a secret counted (the run of at least 8 characters and half of it). */
 export const MIN_PIECE = 8;
@@ -80,19 +80,47 @@ export function pieceSpans(secret: string): ((text: string) => [number, number][
   // Typed apart (a card number in groups, a digit left out): runs of the text with its single separators taken out,
   // for a secret the separated form is kept for (review of stop 56, M1: groups of 4 are no run of 8).
   const apart = formsOf(secret).separated !== undefined ? finders[0]! : undefined;
+  // With characters no one sees between its own (outside probe 52, LOW-1): runs of the text as a screen shows it.
+  const unseen = formsOf(secret).invisible !== undefined ? finders[0]! : undefined;
   return (text) => {
     const spans: [number, number][] = [];
     for (const find of finders) find(text, spans);
-    if (apart && mayHoldSeparators(text)) {
-      const { joined, at } = joinedUp(text);
-      if (joined.length < text.length) {
-        const found: [number, number][] = [];
-        apart(joined, found);
-        for (const [from, to] of found) spans.push([at[from]!, at[to - 1]! + 1]);
-      }
-    }
+    if (apart && mayHoldSeparators(text)) runsIn(joinedUp(text), text, apart, spans);
+    if (unseen && mayHoldInvisibles(text)) runsIn(seenAs(text), text, unseen, spans);
     return spans;
   };
+}
+
+/** The runs `find` finds in a view of `text` (a text with characters taken out), as spans of `text`. */
+function runsIn(
+  view: { readonly joined: string; readonly at: readonly number[] },
+  text: string,
+  find: (text: string, spans: [number, number][]) => void,
+  spans: [number, number][],
+): void {
+  if (view.joined.length === text.length) return;
+  const found: [number, number][] = [];
+  find(view.joined, found);
+  for (const [from, to] of found) spans.push([view.at[from]!, view.at[to - 1]! + 1]);
+}
+
+const AN_INVISIBLE = new RegExp(INVISIBLE, 'u');
+
+/** The text as a screen shows it — each character no one sees taken out — and where each character of it stands in the text. */
+function seenAs(text: string): { readonly joined: string; readonly at: readonly number[] } {
+  let joined = '';
+  const at: number[] = [];
+  for (let i = 0; i < text.length; ) {
+    const point = text.codePointAt(i)!;
+    const width = point > 0xffff ? 2 : 1;
+    const char = text.slice(i, i + width);
+    if (!AN_INVISIBLE.test(char)) {
+      joined += char;
+      for (let k = 0; k < width; k++) at.push(i + k);
+    }
+    i += width;
+  }
+  return { joined, at };
 }
 
 const isSeparator = (code: number): boolean => code === 0x20 || code === 0x2d || code === 0x2e; // space, '-', '.'

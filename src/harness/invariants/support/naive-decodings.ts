@@ -38,6 +38,8 @@ function percentRun(run: string): string {
 /** Characters of standard and URL-safe base64, by char code. */
 const BASE64_CHAR = new Uint8Array(128);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_') BASE64_CHAR[c.charCodeAt(0)] = 1;
+/** Characters no one sees (Unicode's default ignorable code points: zero-width spaces, soft hyphens, joiners, marks). */
+const UNSEEN = /\p{Default_Ignorable_Code_Point}/gu;
 /** Between decoded pieces: a secret holding it is searched piece by piece. */
 const SEPARATOR = '\u0000';
 /** Distinct base64 runs whose decodings are kept between texts (then forgotten, all at once). */
@@ -55,6 +57,8 @@ export class NaiveDecodings {
   #lower: string | undefined;
   /** The text with each single separator between two other characters taken out. */
   #joinedUp: string | undefined;
+  /** The text as a screen shows it: every character no one sees taken out. */
+  #seen: string | undefined;
 
   constructor(text: string) {
     this.#text = text;
@@ -72,6 +76,8 @@ export class NaiveDecodings {
     // a separator, is looked for as it is: the redactor's rule too).
     if (secret.length >= 12 && !/[ .-]/.test(secret) && (this.#joinedUp ??= this.#text.replace(/(?<=[^\s.-])[ .-](?=[^\s.-])/g, '')).includes(secret))
       return 'with separators between its characters';
+    // With characters no one sees between its own (a zero-width space, a soft hyphen): what a screen shows is the secret.
+    if ((this.#seen ??= this.#text.replace(UNSEEN, '')) !== this.#text && this.#seen.includes(secret)) return 'with invisible characters between its own';
     // Decoded bytes are read as latin1: a secret is looked for as its UTF-8 bytes read the same way, and, when each
     // of its characters is one latin1 byte, as those bytes (what latin1 code encodes: the secret itself, so read).
     const forms = [Buffer.from(secret, 'utf8').toString('latin1')];
