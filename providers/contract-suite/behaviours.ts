@@ -64,7 +64,12 @@ export type StreamFault =
    * After the first frame tagged `after`, an event of the same name whose data is the JSON `null` (a gateway that
    * writes an empty event so): the SDKs parse it and hand the adapter `null`. The rest as sent.
    */
-  | { readonly type: 'null_data'; readonly after: FrameTag };
+  | { readonly type: 'null_data'; readonly after: FrameTag }
+  /**
+   * Every event's own `index` (the block it belongs to) left out, as a proxy that re-serializes events it does not
+   * know may send them; the rest as sent. Only a protocol whose events carry one (Anthropic's content blocks) can.
+   */
+  | { readonly type: 'without_index' };
 
 export type Behaviour =
   /** The model produces this turn over a well-formed stream. */

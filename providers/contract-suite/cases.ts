@@ -2102,6 +2102,37 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'blocks_without_index',
+    title:
+      'a stream whose events lost the index of the block they belong to (a proxy re-serializing them) ends as transport_error{malformed_stream}, or comes whole — never a reply with a call lost or two blocks run together',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: {
+        blocks: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_call', id: 'call_ix', name: 'get_weather', args: '{"city":"Bern"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+      fault: { type: 'without_index' },
+    },
+    // Mutation seed 46: an Anthropic collector that took a block without an index for block NaN put every block in one
+    // slot — the call's deltas dropped as "repeated", the turn answered `unknown` with its call lost.
+    check({ result }) {
+      if (result.type === 'transport_error') {
+        expectTransport(result, 'malformed_stream');
+        return;
+      }
+      expectType(result, 'tool_use');
+      assert.equal(result.text, 'Checking.');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [{ id: 'call_ix', name: 'get_weather', args: { city: 'Bern' } }],
+      );
+    },
+  },
+  {
     id: 'stream_without_final_event',
     title: 'a stream that closes without its final event ends as transport_error{malformed_stream}, not a reply',
     behaviour: {

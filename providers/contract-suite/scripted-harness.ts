@@ -194,6 +194,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
         case 'stop_before_start':
         case 'block_start_before_start':
         case 'null_data':
+        case 'without_index':
           return { unsupported: NO_WIRE };
       }
     }

@@ -1,6 +1,6 @@
 /** A contract behaviour as the bytes a provider sends: a wire plan in its protocol. */
 import type { Behaviour } from './behaviours.ts';
-import { duplicated, inOneRead, insertAfter, movedAfter, nullDataAfter, upToNth, withoutTags } from '../wire-fakes/faults.ts';
+import { duplicated, inOneRead, insertAfter, movedAfter, nullDataAfter, upToNth, withoutIndexes, withoutTags } from '../wire-fakes/faults.ts';
 import { type ErrorKind, type StreamErrorKind, UnsupportedOnWire, type WireTurn } from '../wire-fakes/turn.ts';
 import type { WirePlan } from '../wire-fakes/plan.ts';
 import { jsonPlan, streamPlan } from '../wire-fakes/plan.ts';
@@ -115,6 +115,8 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
           return streamPlan(withoutTags(frames, [fault.tag]));
         case 'null_data':
           return streamPlan(nullDataAfter(frames, fault.after));
+        case 'without_index':
+          return streamPlan(withoutIndexes(frames));
         case 'content_before_start':
           if (kit.contentBeforeStart !== undefined) throw new UnsupportedOnWire(kit.contentBeforeStart);
           return streamPlan(movedAfter(frames, 'start', 'block_stop'));

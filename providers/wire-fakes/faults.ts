@@ -3,6 +3,7 @@
  * provider's protocol gets the same faults in its own bytes.
  */
 import type { Frame, FrameTag } from './plan.ts';
+import { UnsupportedOnWire } from './turn.ts';
 
 /** The frames without those tagged `tags` (e.g. a stream missing its end). */
 export function withoutTags(frames: readonly Frame[], tags: readonly FrameTag[]): Frame[] {
@@ -52,4 +53,30 @@ export function nullDataAfter(frames: readonly Frame[], tag: FrameTag): Frame[] 
   const like = frames.find((f) => f.tag === tag) ?? frames.at(-1);
   const eventLine = like?.text.split('\n').find((line) => line.startsWith('event: '));
   return insertAfter(frames, tag, { text: `${eventLine ? `${eventLine}\n` : ''}data: null\n\n`, tag: 'other' });
+}
+
+/**
+ * Each frame with the `index` of its event's own data left out (a proxy that re-serializes the events it does not
+ * know); frames whose data carries none as they are. Throws UnsupportedOnWire when no event carries one.
+ */
+export function withoutIndexes(frames: readonly Frame[]): Frame[] {
+  let changed = false;
+  const out = frames.map((frame) => {
+    const lines = frame.text.split('\n').map((line) => {
+      if (!line.startsWith('data: ')) return line;
+      let data: unknown;
+      try {
+        data = JSON.parse(line.slice(6));
+      } catch {
+        return line;
+      }
+      if (data === null || typeof data !== 'object' || Array.isArray(data) || !('index' in data)) return line;
+      const { index: _index, ...rest } = data as Record<string, unknown>;
+      changed = true;
+      return `data: ${JSON.stringify(rest)}`;
+    });
+    return { ...frame, text: lines.join('\n') };
+  });
+  if (!changed) throw new UnsupportedOnWire('no event of this protocol carries an index of its own');
+  return out;
 }
