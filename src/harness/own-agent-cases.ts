@@ -19,7 +19,7 @@
  * running long after is caught by `tools-stop-when-told`.
  */
 import { z } from 'zod';
-import { defineTool, type Agent } from '../kernel/index.ts';
+import { defineTool, type Agent, type AgentContext, type Clock } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 import { checkInvariants, INVARIANTS } from './invariants/index.ts';
@@ -44,12 +44,12 @@ expect:
   outcome: cancelled{user}
 `;
 
-type Body = (signal: AbortSignal, write: () => void) => Promise<void>;
+type Body = (signal: AbortSignal, write: () => void, clock: Clock) => Promise<void>;
 
-/** An agent whose one tool, add_to_cart (STATEFUL), runs `body`; its writes are counted. */
+/** An agent whose one tool, add_to_cart (STATEFUL), runs `body` (given the agent's clock); its writes are counted. */
 function cart(body: Body): { registry: AgentRegistry; writes: string[] } {
   const writes: string[] = [];
-  const agent: Agent = {
+  const agent = (context: AgentContext): Agent => ({
     tools: [
       defineTool({
         name: 'add_to_cart',
@@ -57,13 +57,13 @@ function cart(body: Body): { registry: AgentRegistry; writes: string[] } {
         input: z.object({ item: z.string() }),
         sideEffect: 'STATEFUL',
         run: async ({ item }, ctx) => {
-          await body(ctx.signal, () => writes.push(item));
+          await body(ctx.signal, () => writes.push(item), context.clock);
           return { added: item };
         },
       }),
     ],
-  };
-  return { registry: { agents: new Map([['cart', () => agent]]), defaultAgent: 'cart' }, writes };
+  });
+  return { registry: { agents: new Map([['cart', agent]]), defaultAgent: 'cart' }, writes };
 }
 
 /** Real time passing, as a tool's own I/O takes it. */
@@ -85,6 +85,16 @@ async function toldToStop(): Promise<CheckResult[]> {
             reject(signal.reason);
           });
         }),
+      writes: 0,
+    },
+    {
+      // Review of stop 57, H2: judged after the case's virtual time stopped, such a body never ended and was failed.
+      name: "a body that waits on the agent's clock, then checks its signal before it writes",
+      body: async (signal, write, clock) => {
+        await clock.sleep(100);
+        if (signal.aborted) throw new Error('stopped before writing');
+        write();
+      },
       writes: 0,
     },
     {

@@ -538,6 +538,9 @@ function invisibleCharactersRedacted(): CheckResult[] {
       `${INVISIBLE_KEY.slice(0, 3)}\ufeff${INVISIBLE_KEY.slice(3, 20)}\u200f${INVISIBLE_KEY.slice(20)}`,
     ],
     ['an 8-character secret with zero-width spaces', 'Zq7mW2pX', [...'Zq7mW2pX'].join('\u200b')],
+    // Astral: a stream piece may end inside one's surrogate pair (review of stop 57, H1: let out, the key rebuilt).
+    ['three tag characters between every character', INVISIBLE_KEY, [...INVISIBLE_KEY].join('\u{E0041}\u{E0042}\u{E0043}')],
+    ['one variation selector of the supplement between every character', INVISIBLE_KEY, [...INVISIBLE_KEY].join('\u{E0100}')],
   ];
   // A piece of it so typed (its first 20 characters, a zero-width space between each) gives that much away.
   const piece = [...INVISIBLE_KEY.slice(0, 20)].join('\u200b');

@@ -555,15 +555,24 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   });
   const bystanderInbox = other ? other.drive() : undefined;
   try {
-    await clock.run(Promise.all([inbox.drive().then(() => finish()), bystanderInbox]), { realWaitLimitMs: options.realWaitLimitMs ?? 10_000 });
+    // Then the agent's own tool bodies told to stop that still run are given a moment to end, virtual time going on
+    // (a body waiting on the agent's clock before it checks its signal ends then): their late writes are then seen.
+    await clock.run(
+      Promise.all([
+        inbox
+          .drive()
+          .then(() => finish())
+          .then(() => waitForToldToStop(counters)),
+        bystanderInbox,
+      ]),
+      { realWaitLimitMs: options.realWaitLimitMs ?? 10_000 },
+    );
   } catch (error) {
     thrown ??= error;
   } finally {
     wire?.release();
     fallbackWire?.release();
   }
-  // The agent's own tool bodies told to stop that still run are given a moment to end (their late writes are then seen).
-  await waitForToldToStop(counters);
   // A write handed to the store settles before the case is judged (a SQLite file commits a turn of the event loop later).
   await world.drained();
   misuse?.actLate(faults);
@@ -873,6 +882,8 @@ async function bystanderWorld(
       });
       await inbox.drive();
       await self.finish();
+      // The bystander's own tool bodies told to stop, as the case's (review of stop 57, M2).
+      await waitForToldToStop(counters);
     },
     run(caseRun) {
       const recorded = recording.finish(models.requests, models.responses, models.origins);

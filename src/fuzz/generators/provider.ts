@@ -155,7 +155,8 @@ export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<Provid
           text: fc.option(fc.constantFrom('Let me check.', '\n\n'), { nil: undefined }),
           // Now and then one call is sent twice in the answer — its id, tool and arguments (a duplicated stream event):
           // one call, run once (invariant 13; outside probe 52, MED-3: a payment so sent ran twice).
-          twice: fc.nat(19),
+          // Shrinks towards 19 (no copy), not 0 (a copy of the first call): a shrunk case gains no copy it never had.
+          twice: fc.nat(19).map((n) => 19 - n),
         })
         .map(({ calls, text, twice }): ProviderStep => ({ tool_use: sentTwice(calls, twice), ...(text !== undefined ? { text } : {}) })),
     },

@@ -7,7 +7,8 @@
  * at which request: a team's fragment that threw on every request (a stock
  * service it calls, not there in CI) passed the gate, no report naming it
  * (outside probe 52, MED-1). One that fails now and then (a flaky service the
- * agent is built to live with) is the path the loop handles: not a failure.
+ * agent is built to live with) is the path the loop handles: not a failure. A
+ * fragment with nothing to say gives `''`, not a throw.
  *
  * Read from what each call of a dynamic fragment gave, as the world recorded it
  * (world/scripted-prompt.ts), not from the loop's record. A fragment the scenario
@@ -42,7 +43,8 @@ function fragmentsGaveText(run: ScenarioRun): string | undefined {
     }
   }
   for (const [id, s] of seen) {
-    if (s.text || !s.first) continue;
+    // Also text given at an assembly whose request never went out (the record of each request keeps its last call).
+    if (s.text || !s.first || run.prompt.gaveText.has(id)) continue;
     const each = s.calls === 1 ? 'at its one call' : `at each of its ${s.calls} calls`;
     return `the agent's prompt fragment ${id} never gave its text: it ${s.first.what} ${each} (first at request ${s.first.request}), so the model never saw it`;
   }

@@ -47,7 +47,10 @@ export function longestFragment(text: string, secret: string): readonly [start: 
   const found = longestIn(secret, min, holds);
   if (found) return found;
   // With characters no one sees between its own (a zero-width space, a soft hyphen): the text as a screen shows it.
-  const seen = /\p{Default_Ignorable_Code_Point}/u.test(secret) ? text : text.replace(/\p{Default_Ignorable_Code_Point}/gu, '');
+  // Runs of at most 3 between two other characters: the redactor's rule.
+  const seen = /\p{Default_Ignorable_Code_Point}/u.test(secret)
+    ? text
+    : text.replace(/(?<!\p{Default_Ignorable_Code_Point})\p{Default_Ignorable_Code_Point}{1,3}(?!\p{Default_Ignorable_Code_Point})/gu, '');
   if (seen !== text) {
     if (seen.includes(secret)) return undefined; // the whole: invariant 15's
     const unseen = longestIn(secret, min, (piece) => seen.includes(piece));

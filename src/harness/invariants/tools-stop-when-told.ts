@@ -29,9 +29,12 @@ export const toolsStopWhenTold = defineInvariant({
 });
 
 function stoppedWhenTold(run: ScenarioRun): string | undefined {
+  // A crash stops the process, its tool bodies with it; the harness, which keeps them running, aborts their signals:
+  // bodies told to stop at a crash are not judged (review of stop 57, L3).
+  const crashes = new Set(run.faults.filter((f) => f.label === 'the process crashes').map((f) => f.at));
   for (const [callId, bodies] of run.toolBodies ?? []) {
     for (const body of bodies) {
-      if (body.runningAfterAbortMs === undefined) continue;
+      if (body.runningAfterAbortMs === undefined || (body.abortedAt !== undefined && crashes.has(body.abortedAt))) continue;
       const level = run.sideEffectLevels.get(body.tool);
       if (level === undefined || level === 'NONE') continue;
       const why = describeReason(body.signal.reason);

@@ -34,11 +34,14 @@ export interface CasePrompt {
   readonly parts: readonly PromptPart[];
   /** The dynamic fragments' calls made while each request was assembled (since the request before), by fragment id. */
   readonly callsAt: ReadonlyMap<object, ReadonlyMap<string, FragmentCall>>;
+  /** The dynamic fragments that gave text at some call of the case (also one whose request never went out). */
+  readonly gaveText: ReadonlySet<string>;
 }
 
 export class PromptRecorder {
   #since = new Map<string, FragmentCall>();
   readonly #callsAt = new Map<object, ReadonlyMap<string, FragmentCall>>();
+  readonly #gaveText = new Set<string>();
   #parts: readonly PromptPart[] = [];
 
   /** The agent's prompt with every dynamic fragment recorded; remembers the parts. */
@@ -62,7 +65,7 @@ export class PromptRecorder {
   }
 
   result(): CasePrompt {
-    return { parts: this.#parts, callsAt: this.#callsAt };
+    return { parts: this.#parts, callsAt: this.#callsAt, gaveText: this.#gaveText };
   }
 
   #wrap(fragment: PromptFragment): PromptFragment {
@@ -79,6 +82,7 @@ export class PromptRecorder {
           throw error;
         }
         this.#since.set(fragment.id, typeof value === 'string' ? { text: value } : { returned: value === null ? 'null' : typeof value });
+        if (typeof value === 'string') this.#gaveText.add(fragment.id);
         return value as string;
       },
     };

@@ -11,7 +11,7 @@
  * secrets are (`find`) and how long the longest form is (`longest`): what a stream
  * needs to redact across chunk boundaries (stream.ts).
  */
-import { formsOf, MIN_SECRET_LENGTH, mayHoldEscapes, mayHoldInvisibles, mayHoldSeparators, type SecretForms } from './secret-forms.ts';
+import { formsOf, MAX_INVISIBLE_RUN, MIN_SECRET_LENGTH, mayHoldEscapes, mayHoldInvisibles, mayHoldSeparators, type SecretForms } from './secret-forms.ts';
 import { REDACTED } from './redacted.ts';
 import { pieceSpans, secretPieceLength } from './secret-pieces.ts';
 import { SECRET_RULES } from './secret-rules.ts';
@@ -137,8 +137,9 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return spans.filter((s, i) => i === 0 || s[0] !== spans[i - 1]![0] || s[1] !== spans[i - 1]![1]);
   };
 
-  // An escaped character takes up to 6 characters (`\u00HH`); base64 takes 4 for 3.
-  const longest = secrets.length ? secrets[0]!.length * 6 : 0;
+  // An escaped character takes up to 6 characters (`\u00HH`); base64 takes 4 for 3; a character and the invisible ones
+  // after it up to 7 (MAX_INVISIBLE_RUN astral ones, two units each).
+  const longest = secrets.length ? secrets[0]!.length * (1 + 2 * MAX_INVISIBLE_RUN) : 0;
   return Object.assign(redact, { find, longest });
 }
 
@@ -164,7 +165,9 @@ function withoutPieces(text: string, pieces: readonly ((text: string) => [number
   let spans: [number, number][] | undefined;
   for (const piecesIn of pieces) {
     const found = piecesIn(text);
-    if (found.length) (spans ??= []).push(...found.map((span) => wholeCharacters(text, span)));
+    // One at a time: a text with tens of thousands of runs (a long run of one character a secret repeats) would
+    // overflow the call stack spread into one push (review of stop 57, L4).
+    if (found.length) for (const span of found) (spans ??= []).push(wholeCharacters(text, span));
   }
   if (!spans) return text;
   spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);

@@ -47,6 +47,14 @@ const A_SEPARATOR = /[ .-]/;
  */
 export const INVISIBLE = '\\p{Default_Ignorable_Code_Point}';
 const AN_INVISIBLE = new RegExp(INVISIBLE, 'u');
+/**
+ * At most this many of them between two of a secret's characters make its invisible form: bounded, so a stream
+ * redactor's hold covers the whole form (7 UTF-16 units per character of the secret at most, astral ones counted
+ * twice). Longer runs are no typing slip nor a zero-width join but a text built to get past a redactor.
+ */
+export const MAX_INVISIBLE_RUN = 3;
+/** A run of at most MAX_INVISIBLE_RUN of them, whole (none before or after it): what the invisible form skips. */
+export const SHORT_INVISIBLE_RUN = new RegExp(`(?<!${INVISIBLE})${INVISIBLE}{1,${MAX_INVISIBLE_RUN}}(?!${INVISIBLE})`, 'gu');
 
 /** Could `text` hold an invisible form (such a character at all)? */
 export function mayHoldInvisibles(text: string): boolean {
@@ -98,7 +106,7 @@ function separatedPattern(secret: string): RegExp | undefined {
 }
 
 /**
- * The secret with any run of characters no one sees between any two of its own (outside probe 52, LOW-1: a key with a
+ * The secret with a short run of characters no one sees between any two of its own (outside probe 52, LOW-1: a key with a
  * zero-width space between its characters reads as the key on every screen, and was stored and reported as typed).
  * For any secret the redactor keeps (no ordinary text holds such characters, so a short one is no ambiguity); none for
  * a secret holding one itself (looked for as typed). Linear: the secret's characters are none of the class, so each
@@ -106,7 +114,7 @@ function separatedPattern(secret: string): RegExp | undefined {
  */
 function invisiblePattern(secret: string): RegExp | undefined {
   if (AN_INVISIBLE.test(secret)) return undefined;
-  return new RegExp([...secret].map(escapeRegex).join(`${INVISIBLE}*`), 'gu');
+  return new RegExp([...secret].map(escapeRegex).join(`${INVISIBLE}{0,${MAX_INVISIBLE_RUN}}`), 'gu');
 }
 
 /** The secret upper- and lower-cased, those that differ from it (outside probe 35, F5); none when too short to tell. */
@@ -247,11 +255,22 @@ export function mayBeginAForm(tail: string, forms: SecretForms): boolean {
   for (const core of forms.base64) if (core.startsWith(tail)) return true;
   for (const core of forms.hex) if (core.startsWith(tail)) return true;
   if (forms.separated !== undefined && beginsSeparated(tail, [...forms.secret], 0, 0, false)) return true;
-  if (forms.invisible !== undefined && mayHoldInvisibles(tail) && forms.secret.startsWith(tail.replace(EVERY_INVISIBLE, ''))) return true;
+  if (forms.invisible !== undefined && beginsInvisible(tail, forms.secret)) return true;
   return forms.escaped !== undefined && beginsEscaped(tail, forms.secret);
 }
 
-const EVERY_INVISIBLE = new RegExp(INVISIBLE, 'gu');
+/**
+ * `mayBeginAForm` for the invisible form: the tail, its short runs of invisible characters taken out, begins the
+ * secret. A last lone high surrogate may be the first half of an invisible character (a tag character, a variation
+ * selector of the supplement) that the next piece completes: held too.
+ */
+function beginsInvisible(tail: string, secret: string): boolean {
+  const last = tail.charCodeAt(tail.length - 1);
+  const split = last >= 0xd800 && last <= 0xdbff;
+  if (!split && !mayHoldInvisibles(tail)) return false;
+  const seen = (split ? tail.slice(0, -1) : tail).replace(SHORT_INVISIBLE_RUN, '');
+  return secret.startsWith(seen);
+}
 
 /** `mayBeginAForm` for the separated form: the tail spells the secret's characters from `i`, a separator allowed between two. */
 function beginsSeparated(tail: string, chars: readonly string[], i: number, j: number, afterSeparator: boolean): boolean {

@@ -7,7 +7,7 @@
  * (`pieceSpans`); values kept as they are, which cannot be redacted in part —
  * ids — are refused instead (`holdsSecretPiece`).
  */
-import { formsOf, INVISIBLE, MIN_SECRET_LENGTH, mayHoldInvisibles, mayHoldSeparators } from './secret-forms.ts';
+import { formsOf, INVISIBLE, MAX_INVISIBLE_RUN, MIN_SECRET_LENGTH, mayHoldInvisibles, mayHoldSeparators } from './secret-forms.ts';
 
 /** Shortest piece of a secret counted (the run of at least 8 characters and half of it). */
 export const MIN_PIECE = 8;
@@ -80,7 +80,7 @@ export function pieceSpans(secret: string): ((text: string) => [number, number][
   // Typed apart (a card number in groups, a digit left out): runs of the text with its single separators taken out,
   // for a secret the separated form is kept for (review of stop 56, M1: groups of 4 are no run of 8).
   const apart = formsOf(secret).separated !== undefined ? finders[0]! : undefined;
-  // With characters no one sees between its own (outside probe 52, LOW-1): runs of the text as a screen shows it.
+  // With a few characters no one sees between its own (outside probe 52, LOW-1): runs of the text as a screen shows it.
   const unseen = formsOf(secret).invisible !== undefined ? finders[0]! : undefined;
   return (text) => {
     const spans: [number, number][] = [];
@@ -106,21 +106,46 @@ function runsIn(
 
 const AN_INVISIBLE = new RegExp(INVISIBLE, 'u');
 
-/** The text as a screen shows it — each character no one sees taken out — and where each character of it stands in the text. */
+/** The last text `seenAs` was asked about, and its view: the redactor asks once per secret for the same text. */
+let seenFor: { readonly text: string; readonly view: { readonly joined: string; readonly at: readonly number[] } } | undefined;
+
+/**
+ * The text as a screen shows it — each short run of characters no one sees (MAX_INVISIBLE_RUN at most, the invisible
+ * form's rule) taken out — and where each character of it stands in the text.
+ */
 function seenAs(text: string): { readonly joined: string; readonly at: readonly number[] } {
+  if (seenFor?.text === text) return seenFor.view;
   let joined = '';
   const at: number[] = [];
+  let run: number[] = []; // the positions of the invisible run being read (its code units)
+  let runLength = 0; // in code points
+  const endRun = () => {
+    if (runLength > MAX_INVISIBLE_RUN)
+      for (const i of run) {
+        joined += text[i];
+        at.push(i);
+      }
+    run = [];
+    runLength = 0;
+  };
   for (let i = 0; i < text.length; ) {
-    const point = text.codePointAt(i)!;
-    const width = point > 0xffff ? 2 : 1;
-    const char = text.slice(i, i + width);
-    if (!AN_INVISIBLE.test(char)) {
-      joined += char;
-      for (let k = 0; k < width; k++) at.push(i + k);
+    const width = text.codePointAt(i)! > 0xffff ? 2 : 1;
+    if (AN_INVISIBLE.test(text.slice(i, i + width))) {
+      for (let k = 0; k < width; k++) run.push(i + k);
+      runLength++;
+    } else {
+      endRun();
+      for (let k = 0; k < width; k++) {
+        joined += text[i + k];
+        at.push(i + k);
+      }
     }
     i += width;
   }
-  return { joined, at };
+  endRun();
+  const view = { joined, at };
+  seenFor = { text, view };
+  return view;
 }
 
 const isSeparator = (code: number): boolean => code === 0x20 || code === 0x2d || code === 0x2e; // space, '-', '.'

@@ -38,8 +38,12 @@ function percentRun(run: string): string {
 /** Characters of standard and URL-safe base64, by char code. */
 const BASE64_CHAR = new Uint8Array(128);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_') BASE64_CHAR[c.charCodeAt(0)] = 1;
-/** Characters no one sees (Unicode's default ignorable code points: zero-width spaces, soft hyphens, joiners, marks). */
-const UNSEEN = /\p{Default_Ignorable_Code_Point}/gu;
+/**
+ * Characters no one sees (Unicode's default ignorable code points: zero-width spaces, soft hyphens, joiners, marks),
+ * in runs of at most 3 between two others — the redactor's rule: a secret with longer runs between its characters is
+ * not one it promises to find.
+ */
+const UNSEEN = /(?<!\p{Default_Ignorable_Code_Point})\p{Default_Ignorable_Code_Point}{1,3}(?!\p{Default_Ignorable_Code_Point})/gu;
 /** Between decoded pieces: a secret holding it is searched piece by piece. */
 const SEPARATOR = '\u0000';
 /** Distinct base64 runs whose decodings are kept between texts (then forgotten, all at once). */
