@@ -72,7 +72,12 @@ export function forLoop(fuzzCase: FuzzCase, supports: readonly Capability[], tim
   const script = provider.script.flatMap((step): ProviderStep[] => {
     if (!has('model-timeout') && step.error?.kind === 'timeout') return [];
     if (!step.tool_use) return [step];
-    const calls = step.tool_use.filter((call) => argsFor(call.args, has, s.provider.kind === 'wire'));
+    // A call sent twice in one answer (fuzz draws one call in twenty so) only where the loop says it runs it once:
+    // another loop runs both copies (the bundled safety/same-call-sent-twice-in-one-answer-runs-once shows it).
+    const calls = step.tool_use.filter(
+      (call, i, all) =>
+        argsFor(call.args, has, s.provider.kind === 'wire') && (has('repeated-calls') || i === 0 || JSON.stringify(call) !== JSON.stringify(all[i - 1])),
+    );
     return calls.length === 0 ? [] : [{ ...step, tool_use: calls }];
   });
   const scenario: Scenario = {

@@ -45,8 +45,10 @@ describe('loopgate fuzz with a config that names a peer loop', () => {
         '30',
         '--seed',
         '1',
+        // An invariant the AI SDK keeps: it runs a call whose id the model repeats again (invariant 13 fails on it, as
+        // its pinned verdicts of the bundled repeat scenarios say), which this case — about naming the loop — is not.
         '--invariant',
-        'invariant-13-side-effects-once',
+        'invariant-12-nothing-throws',
         '--reporter',
         'console',
         'json',

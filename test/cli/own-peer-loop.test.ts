@@ -549,7 +549,13 @@ export default defineConfig({
       tools: [
         defineTool({
           name: 'charge_card', description: 'Charge a card.', input: z.object({ amount: z.number() }), sideEffect: 'STATEFUL', timeoutMs: 1000,
-          run: () => new Promise((resolve) => setTimeout(() => resolve('charged'), 60_000)), // the payment provider hangs
+          // The payment provider hangs; the request is given the call's signal, as fetch is (a body deaf to it fails
+          // tools-stop-when-told: the charge would land after the turn told the model it timed out).
+          run: (_args, ctx) =>
+            new Promise((resolve, reject) => {
+              const timer = setTimeout(() => resolve('charged'), 60_000);
+              ctx.signal.addEventListener('abort', () => { clearTimeout(timer); reject(ctx.signal.reason); }, { once: true });
+            }),
         }),
       ],
     }),

@@ -37,6 +37,7 @@ export const CAPABILITIES = {
   'non-json-args': 'an in-process model client handing over arguments JSON cannot carry (NaN): a peer only ever receives JSON text',
   'non-json-output': 'a tool output JSON cannot hold (a BigInt, a record that refers back to itself) answered as a failed call (INVALID_OUTPUT)',
   'stream-triggers': 'triggers on deltas streamed over the wire (`at: { delta }`): the harness sees a peer’s stream only through its model',
+  'repeated-calls': 'a call the model sends twice in one answer (its id, tool and arguments) run once, the copy a repeat',
   'wire:anthropic': 'the Anthropic wire fake under its own provider package',
   'wire:openai-chat': 'the OpenAI Chat Completions wire fake under its own provider package',
   'wire:openai-responses': 'the OpenAI Responses wire fake under its own provider package',
