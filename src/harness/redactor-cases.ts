@@ -39,6 +39,7 @@ import {
   secretFinder,
   secretsFromEnv,
   streamRedactor,
+  type StreamRedactor,
 } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
@@ -431,6 +432,17 @@ function everyEncodedFormRedacted(): CheckResult[] {
 /** A card number declared as a secret: people type it in groups. */
 const CARD = '4111111111111111';
 
+/** `text` let out by both stream redactors for `secrets` (exactSecretStream, streamRedactor), fed in pieces of 3, joined. */
+function streamedThrough(text: string, secrets: readonly string[]): [exact: string, general: string] {
+  const fed = (stream: StreamRedactor) => {
+    const out: string[] = [];
+    for (let i = 0; i < text.length; i += 3) out.push(stream.push(text.slice(i, i + 3)));
+    out.push(stream.end());
+    return out.join('');
+  };
+  return [fed(exactSecretStream(secrets)), fed(streamRedactor(createRedactor({ secrets, patterns: [] })))];
+}
+
 /**
  * A declared secret typed with a separator between its characters — a card number, an IBAN, a licence key in
  * groups — is the secret: found (the kernel's search and the leak check's own), redacted, and redacted across a
@@ -449,16 +461,7 @@ function groupedSecretRedacted(): CheckResult[] {
   const checks: CheckResult[] = rows.flatMap(([what, typed]) => {
     const text = `My card is ${typed}, expiry 12/29.`;
     const kept = redact(text);
-    const pieces = (push: (piece: string) => string, end: () => string) => {
-      const out: string[] = [];
-      for (let i = 0; i < text.length; i += 3) out.push(push(text.slice(i, i + 3)));
-      out.push(end());
-      return out.join('');
-    };
-    const exact = exactSecretStream([CARD]);
-    const streamed = pieces(exact.push, exact.end);
-    const general = streamRedactor(createRedactor({ secrets: [CARD], patterns: [] }));
-    const streamedGeneral = pieces(general.push, general.end);
+    const [streamed, streamedGeneral] = streamedThrough(text, [CARD]);
     const naive = new NaiveDecodings(text).formOf(CARD);
     return [
       { name: `${what}: found by the kernel's search`, passed: containsSecret(text, CARD), message: typed.slice(0, 4) },
@@ -564,16 +567,7 @@ function invisibleCharactersRedacted(): CheckResult[] {
       const redact = createRedactor({ secrets: [secret], patterns: [] });
       const kept = redact(text);
       const want = 'My key is [REDACTED] now.';
-      const pieces = (push: (piece: string) => string, end: () => string) => {
-        const out: string[] = [];
-        for (let i = 0; i < text.length; i += 3) out.push(push(text.slice(i, i + 3)));
-        out.push(end());
-        return out.join('');
-      };
-      const exact = exactSecretStream([secret]);
-      const streamed = pieces(exact.push, exact.end);
-      const general = streamRedactor(createRedactor({ secrets: [secret], patterns: [] }));
-      const streamedGeneral = pieces(general.push, general.end);
+      const [streamed, streamedGeneral] = streamedThrough(text, [secret]);
       const naive = new NaiveDecodings(text).formOf(secret);
       const shown = (t: string) => JSON.stringify(t.replace(typed, '(kept)'));
       return [

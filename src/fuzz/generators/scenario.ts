@@ -161,6 +161,17 @@ const AIMED_BASE = {
   failWriteAheads: undefined,
 };
 
+/** What an aimed case run by the loop or one host leaves out: a crash, a second host, a claim, store faults. */
+const ONE_HOST_NO_FAULTS = {
+  crashAt: undefined,
+  storeCrash: undefined,
+  vias: undefined,
+  claim: undefined,
+  failAppends: undefined,
+  failWriteAheads: undefined,
+  failReceipts: undefined,
+};
+
 /** A team's log listener with a bug: it throws at the event types drawn (the failure record itself among them now and then). */
 const listenerArb = fc.record({
   throwsOn: fc.subarray(
@@ -486,13 +497,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                   ? {
                       ...raw,
                       // No crash point, store faults, claim, checkpoints, fallback model or budgets: nothing else ends a turn.
-                      crashAt: undefined,
-                      storeCrash: undefined,
-                      vias: undefined,
-                      claim: undefined,
-                      failAppends: undefined,
-                      failWriteAheads: undefined,
-                      failReceipts: undefined,
+                      ...ONE_HOST_NO_FAULTS,
                       checkpoints: undefined,
                       fallback: undefined,
                       boundary: undefined,
@@ -505,13 +510,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
                         ...raw,
                         // One host, no crash or store faults, nothing that keeps the call from starting in the first
                         // step (no rule, hidden tool, approver, operator setting, claim or broken executor).
-                        crashAt: undefined,
-                        storeCrash: undefined,
-                        vias: undefined,
-                        claim: undefined,
-                        failAppends: undefined,
-                        failWriteAheads: undefined,
-                        failReceipts: undefined,
+                        ...ONE_HOST_NO_FAULTS,
                         policy: undefined,
                         visibility: undefined,
                         approver: undefined,
