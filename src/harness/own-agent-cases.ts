@@ -46,8 +46,8 @@ expect:
 
 type Body = (signal: AbortSignal, write: () => void, clock: Clock) => Promise<void>;
 
-/** An agent whose one tool, add_to_cart (STATEFUL), runs `body` (given the agent's clock); its writes are counted. */
-function cart(body: Body): { registry: AgentRegistry; writes: string[] } {
+/** An agent whose one tool, add_to_cart (STATEFUL unless said), runs `body` (given the agent's clock); its writes are counted. */
+function cart(body: Body, sideEffect: 'NONE' | 'STATEFUL' = 'STATEFUL'): { registry: AgentRegistry; writes: string[] } {
   const writes: string[] = [];
   const agent = (context: AgentContext): Agent => ({
     tools: [
@@ -55,7 +55,7 @@ function cart(body: Body): { registry: AgentRegistry; writes: string[] } {
         name: 'add_to_cart',
         description: 'Add an item to the cart.',
         input: z.object({ item: z.string() }),
-        sideEffect: 'STATEFUL',
+        sideEffect,
         run: async ({ item }, ctx) => {
           await body(ctx.signal, () => writes.push(item), context.clock);
           return { added: item };
@@ -74,7 +74,7 @@ async function toldToStop(): Promise<CheckResult[]> {
   const never = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const rows: readonly { name: string; body: Body; writes: number; says?: RegExp }[] = [
+  const rows: readonly { name: string; body: Body; writes: number; says?: RegExp; readOnly?: true }[] = [
     {
       name: 'a body that heeds its signal',
       body: (signal) =>
@@ -114,19 +114,30 @@ async function toldToStop(): Promise<CheckResult[]> {
       writes: 0,
       says: /^add_to_cart \(STATEFUL\), call add, was told to stop .* and was still running \d+ ms later/,
     },
+    {
+      // Running on costs time, not a change: neither judged nor waited for (the case goes on at once).
+      name: 'a read-only body deaf to its signal, still running long after',
+      body: async () => {
+        await never;
+      },
+      writes: 0,
+      readOnly: true,
+    },
   ];
   const checks: CheckResult[] = [];
   try {
     for (const row of rows) {
-      const { registry, writes } = cart(row.body);
+      const { registry, writes } = cart(row.body, row.readOnly ? 'NONE' : 'STATEFUL');
       const run = await runScenario(parseScenario(CART, 'own-agent-tool-told-to-stop.yaml'), { seed: 1, agents: registry });
       const outcome = run.results.map((r) => r.outcome.kind).join(', ');
       const failed = (await checkInvariants(run, INVARIANTS)).filter((c) => !c.passed);
       const said = failed.map((c) => `${c.name}: ${c.message}`).join('; ');
       const caught = failed.find((c) => c.name === 'tools-stop-when-told');
+      const waited = [...(run.toolBodies?.values() ?? [])].flat().some((b) => b.runningAfterAbortMs !== undefined);
       const ok =
         outcome === 'cancelled' &&
         writes.length === row.writes &&
+        (!row.readOnly || !waited) &&
         (row.says ? failed.length === 1 && caught !== undefined && row.says.test(caught.message) : failed.length === 0);
       checks.push({
         name: `${row.name}: ${row.says ? 'caught by tools-stop-when-told' : 'passes'}, with ${row.writes} write(s) seen when judged`,

@@ -84,6 +84,8 @@ export interface ToolBodyRun {
   failedForGood?: true;
   /** The agent's own code ran for it (the tool's `run`, no scripted behaviour in its place). */
   ownCode?: true;
+  /** Its tool has side effects (IDEMPOTENT, STATEFUL, CRITICAL): one that runs on after being told to stop changes the world. */
+  readonly changesWorld?: true;
   /** Settles when the body ends (absent for a body that ended as it returned). */
   settled?: Promise<void>;
   /** When (real ms, `performance.now()`) its signal was aborted, if it was. */
@@ -93,18 +95,23 @@ export interface ToolBodyRun {
 }
 
 /**
- * How long (real ms) the case waits, once its loop is done, for the agent's own tool bodies that were told to stop
+ * How long (real ms) the case waits, once its loop is done, for the agent's own tool bodies (of tools with side
+ * effects) that were told to stop
  * and still run: one that heeds its signal ends at once; one deaf to it does its write late — waited for, so the
  * case's checks (a team's own invariant among them) see it — and one still running after this is reported
  * (`tools-stop-when-told`).
  */
 export const TOLD_TO_STOP_GRACE_MS = 1_000;
 
-/** Waits up to `graceMs` (real time) for the agent's own bodies told to stop that still run; marks those that do not end. */
+/**
+ * Waits up to `graceMs` (real time) for the agent's own bodies of tools with side effects that were told to stop and
+ * still run; marks those that do not end. A read-only body running on costs time, not a change: not waited for.
+ */
 export async function waitForToldToStop(counters: ToolCounters, graceMs: number = TOLD_TO_STOP_GRACE_MS): Promise<void> {
   const running: ToolBodyRun[] = [];
   for (const bodies of counters.bodies.values())
-    for (const body of bodies) if (body.ownCode && body.abortedReal !== undefined && body.endedAt === undefined && body.settled) running.push(body);
+    for (const body of bodies)
+      if (body.ownCode && body.changesWorld && body.abortedReal !== undefined && body.endedAt === undefined && body.settled) running.push(body);
   if (running.length === 0) return;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const grace = new Promise<void>((resolve) => {
@@ -161,6 +168,7 @@ export function scriptedTools(
         ...(signal.aborted ? { startedStopped: true as const } : {}),
         ...(unfrozen !== undefined ? { unfrozenArgs: unfrozen } : {}),
         ...(unstored ? { startNotStored: true as const } : {}),
+        ...(tool.sideEffect !== 'NONE' ? { changesWorld: true as const } : {}),
       };
       if (signal.aborted) {
         body.abortedAfterEnd = false;
