@@ -444,6 +444,45 @@ function streamedThrough(text: string, secrets: readonly string[]): [exact: stri
 }
 
 /**
+ * A long run of a character a secret repeats — a secret like `aaaa…ab` and a text of 200,000 `a`s — is one piece,
+ * found once and redacted whole. The piece search grew a run from every place of every hit of its anchor, so its
+ * spans, and its work, went as the text times the secret: 40,000 characters took 10 s, 200,000 ran out of memory
+ * (left open at stop 57). A model echoing such a run could stall a host's log on one event.
+ */
+function longRunOfARepeatedCharacter(): CheckResult[] {
+  const short = `${'a'.repeat(100)}b`;
+  const small = 'a'.repeat(3000);
+  const spans = createRedactor({ secrets: [short], patterns: [] }).find?.(small) ?? [];
+  const merged: CheckResult = {
+    name: "find: a 3,000-character run of a 101-character secret's repeated character is one span, [0, 3000]",
+    passed: spans.length === 1 && spans[0]![0] === 0 && spans[0]![1] === small.length,
+    message: `${spans.length} spans${spans.length ? `, the first ${JSON.stringify(spans[0])}` : ''}`,
+  };
+  if (!merged.passed)
+    return [
+      merged,
+      { name: 'a 200,000-character run redacted whole', passed: false, message: 'not tried: the spans are not merged, so the search would run for hours' },
+    ];
+  const secret = `${'a'.repeat(1000)}b`;
+  const text = `x${'a'.repeat(200_000)}y`;
+  const kept = createRedactor({ secrets: [secret], patterns: [] })(text);
+  const [streamed, streamedGeneral] = streamedThrough(`x${'a'.repeat(5000)}y`, [secret]);
+  return [
+    merged,
+    {
+      name: "a 200,000-character run of a 1,001-character secret's repeated character: redacted whole",
+      passed: kept === 'x[REDACTED]y',
+      message: `${kept.length} characters kept`,
+    },
+    {
+      name: 'a 5,000-character run, streamed in pieces of 3 (exactSecretStream, streamRedactor): redacted whole',
+      passed: streamed === 'x[REDACTED]y' && streamedGeneral === 'x[REDACTED]y',
+      message: `${streamed.length} and ${streamedGeneral.length} characters kept`,
+    },
+  ];
+}
+
+/**
  * A declared secret typed with a separator between its characters — a card number, an IBAN, a licence key in
  * groups — is the secret: found (the kernel's search and the leak check's own), redacted, and redacted across a
  * stream's pieces. With groups of 4 no run reaches half the card, so the pieces' rule never saw it: stored and
@@ -838,6 +877,16 @@ export function redactorCases(): Case[] {
         secrets: [INVISIBLE_KEY, 'Zq7mW2pX'],
       },
       invisibleCharactersRedacted,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/long-run-of-a-repeated-character-one-piece',
+        title:
+          'redactor: a long run of a character the secret repeats (200,000 `a`s against `aaaa…ab`) is one piece, found once and redacted whole, also across a stream',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: [`${'a'.repeat(100)}b`, `${'a'.repeat(1000)}b`],
+      },
+      longRunOfARepeatedCharacter,
     ),
     checksCase(
       {

@@ -213,7 +213,22 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', 
  * 4 hex digits each (lower case), and, for a character JSON escapes short, the
  * character after the backslash(es) of that escape.
  */
-function encodingsOf(c: string): { readonly percents: readonly string[]; readonly units: readonly string[]; readonly short: string | undefined } {
+function encodingsOf(c: string): Encodings {
+  let known = ENCODINGS.get(c);
+  if (known === undefined) ENCODINGS.set(c, (known = encodingsOfNew(c)));
+  return known;
+}
+
+interface Encodings {
+  readonly percents: readonly string[];
+  readonly units: readonly string[];
+  readonly short: string | undefined;
+}
+
+/** Each character's encodings, worked out once: the characters of the secrets configured, a bounded set. */
+const ENCODINGS = new Map<string, Encodings>();
+
+function encodingsOfNew(c: string): Encodings {
   const utf8 = [...Buffer.from(c, 'utf8')].map((b) => `%${hex2(b)}`).join('');
   const code = c.charCodeAt(0);
   const once = c.length === 1 && code >= 0x80 && code <= 0xff ? [utf8, `%${hex2(code)}`] : [utf8];
@@ -247,7 +262,9 @@ export function redactEncodedForms(text: string, secrets: readonly string[]): st
  * escaped pattern (any character as itself, `%HH` or `\\…uHHHH`, case aside),
  * a base64 core or the hex? True also for a whole form. For a stream that lets
  * text out as soon as no secret can reach back into it: only a tail this says
- * yes to needs holding back.
+ * yes to needs holding back. Closed under prefixes (what it says yes to, it
+ * says yes to without its last characters), so a tail it turns down stays
+ * turned down however the stream goes on (exactSecretStream relies on it).
  */
 export function mayBeginAForm(tail: string, forms: SecretForms): boolean {
   if (tail.length === 0) return false;
@@ -277,6 +294,7 @@ function beginsSeparated(tail: string, chars: readonly string[], i: number, j: n
   if (j >= tail.length) return true; // the tail is used up: the rest of the form may follow
   if (i >= chars.length) return false; // a whole form with more after it: found whole, not held
   const c = chars[i]!;
+  if (tail.length - j < c.length && c.startsWith(tail.slice(j))) return true; // the tail ends inside an astral character of it
   if (tail.startsWith(c, j) && beginsSeparated(tail, chars, i + 1, j + c.length, false)) return true;
   return i > 0 && !afterSeparator && SEPARATORS.includes(tail[j]!) && beginsSeparated(tail, chars, i, j + 1, true);
 }
@@ -309,6 +327,12 @@ function beginsEscaped(tail: string, secret: string): boolean {
     return tail[k] === short ? k + 1 : -1;
   };
   const from = (i: number, j: number): boolean => {
+    // Where no escape starts, the character as itself is the one way on: walked, not recursed (a long run of a
+    // character the secret repeats, each place of a stream's tail asked about).
+    for (; j < tail.length && i < chars.length && tail[j] !== '%' && tail[j] !== '\\'; i++) {
+      j = spelled(j, chars[i]!.toLowerCase());
+      if (j < 0) return false;
+    }
     if (j >= tail.length) return true; // the tail is used up: the rest of a form may follow
     if (i >= chars.length) return false; // a whole form with more after it: found whole, not held
     const c = chars[i]!;

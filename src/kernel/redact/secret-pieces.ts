@@ -168,30 +168,115 @@ function joinedUp(text: string): { readonly joined: string; readonly at: readonl
   return { joined, at };
 }
 
+/**
+ * Finds, in a text, each run of at least `min` characters that is also a run of `form`, merged: spans sorted, none
+ * overlapping or touching another (outside probe's degenerate input, stop 57: a run grown from every place of every
+ * hit went as the text times the form — 40,000 `a`s against `aaaa…ab` took 10 s, 200,000 ran out of memory).
+ *
+ * The form's blocks are the anchors (any run of `min` holds one whole, see `pieceSpans`): a few `indexOf` scans, and
+ * a text without one — almost every text — costs nothing more. Around each hit, where a run holding it can lie (the
+ * form's length each way, and on for another hits after it may need) is read once, left to right, through the form's suffix automaton: at each character, the
+ * longest run of the form ending there (its matching statistics), so the work is linear in what is read.
+ */
 function runFinder(form: string, min: number): (text: string, spans: [number, number][]) => void {
   const block = Math.max(1, Math.floor((min + 1) / 2));
-  // Each distinct block, with every place it starts in the form.
-  const anchors = new Map<string, number[]>();
-  for (let start = 0; start + block <= form.length; start += block) {
-    const text = form.slice(start, start + block);
-    if (anchors.has(text)) continue;
-    const places: number[] = [];
-    for (let at = form.indexOf(text); at >= 0; at = form.indexOf(text, at + 1)) places.push(at);
-    anchors.set(text, places);
-  }
+  const anchors = new Set<string>();
+  for (let start = 0; start + block <= form.length; start += block) anchors.add(form.slice(start, start + block));
+  let automaton: SuffixAutomaton | undefined; // built at the first hit: most secrets never turn up
   return (text, spans) => {
     if (text.length < min) return;
-    for (const [anchor, places] of anchors) {
-      for (let hit = text.indexOf(anchor); hit >= 0; hit = text.indexOf(anchor, hit + 1)) {
-        for (const place of places) {
-          // The text lines up with the form from `hit − place`: grow the run both ways while it does.
-          let from = hit;
-          while (from > 0 && from - hit + place > 0 && text.charCodeAt(from - 1) === form.charCodeAt(from - 1 - hit + place)) from--;
-          let to = hit + block;
-          while (to < text.length && to - hit + place < form.length && text.charCodeAt(to) === form.charCodeAt(to - hit + place)) to++;
-          if (to - from >= min) spans.push([from, to]);
-        }
+    // Where runs may lie: a run holding a hit lies within the form's length of it. One window serves every hit in
+    // the form's length after the first (a long run of a character the secret repeats is a hit at every place),
+    // so each is read to twice that; windows of one anchor come left to right and are merged as they come.
+    const windows: [number, number][] = [];
+    for (const anchor of anchors) {
+      let last: [number, number] | undefined;
+      for (let hit = text.indexOf(anchor); hit >= 0; hit = text.indexOf(anchor, hit + form.length)) {
+        const from = Math.max(0, hit + block - form.length);
+        const to = Math.min(text.length, hit + 2 * form.length);
+        if (last && from <= last[1]) last[1] = to;
+        else windows.push((last = [from, to]));
       }
     }
+    if (!windows.length) return;
+    windows.sort((a, b) => a[0] - b[0]);
+    automaton ??= suffixAutomaton(form);
+    let readTo = 0; // windows of several anchors overlap: each character read once
+    let run: [number, number] | undefined;
+    const found = (from: number, to: number) => {
+      if (run && from <= run[1]) run[1] = Math.max(run[1], to);
+      else spans.push((run = [from, to]));
+    };
+    for (const [from, to] of windows) {
+      if (to <= readTo) continue;
+      readRuns(automaton, text, Math.max(from, readTo), to, min, found);
+      readTo = to;
+    }
   };
+}
+
+/** A suffix automaton of a text: its states' longest lengths, suffix links and transitions (by UTF-16 code unit). */
+interface SuffixAutomaton {
+  readonly length: number[];
+  readonly link: number[];
+  readonly next: Map<number, number>[];
+}
+
+function suffixAutomaton(form: string): SuffixAutomaton {
+  const length = [0];
+  const link = [-1];
+  const next: Map<number, number>[] = [new Map()];
+  let last = 0;
+  for (let i = 0; i < form.length; i++) {
+    const c = form.charCodeAt(i);
+    const state = length.push(length[last]! + 1) - 1;
+    link.push(-1);
+    next.push(new Map());
+    let p = last;
+    while (p >= 0 && !next[p]!.has(c)) {
+      next[p]!.set(c, state);
+      p = link[p]!;
+    }
+    if (p < 0) link[state] = 0;
+    else {
+      const q = next[p]!.get(c)!;
+      if (length[p]! + 1 === length[q]) link[state] = q;
+      else {
+        const clone = length.push(length[p]! + 1) - 1;
+        link.push(link[q]!);
+        next.push(new Map(next[q]!));
+        while (p >= 0 && next[p]!.get(c) === q) {
+          next[p]!.set(c, clone);
+          p = link[p]!;
+        }
+        link[q] = clone;
+        link[state] = clone;
+      }
+    }
+    last = state;
+  }
+  return { length, link, next };
+}
+
+/** Each run of at least `min` characters of the automaton's text in `text[from, to)`, as `found(start, end)`, left to right. */
+function readRuns(automaton: SuffixAutomaton, text: string, from: number, to: number, min: number, found: (from: number, to: number) => void): void {
+  const { length, link, next } = automaton;
+  let state = 0;
+  let matched = 0; // the longest run of the form ending at i
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    while (state > 0 && !next[state]!.has(c)) {
+      state = link[state]!;
+      matched = length[state]!;
+    }
+    const to = next[state]!.get(c);
+    if (to === undefined) {
+      state = 0;
+      matched = 0;
+    } else {
+      state = to;
+      matched++;
+    }
+    if (matched >= min) found(i + 1 - matched, i + 1);
+  }
 }

@@ -69,12 +69,16 @@ export function exactSecretStream(secrets: readonly string[]): StreamRedactor {
   const forms = [...new Set(secrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).map(formsOf);
   const window = Math.max(0, ...forms.map((f) => f.secret.length * 8));
   let buffer = '';
+  // A tail that cannot begin a form cannot once more is added either (mayBeginAForm is closed under prefixes), so
+  // where the last look stopped is where the next starts: each place is turned down once, not at every piece (a
+  // long run of a character the secret repeats cost the window times the secret at each piece).
+  let lookFrom = 0;
   const heldFrom = (): number => {
-    for (let i = Math.max(0, buffer.length - window); i < buffer.length; i++) {
+    for (let i = Math.max(lookFrom, buffer.length - window); i < buffer.length; i++) {
       const tail = buffer.slice(i);
-      if (forms.some((f) => mayBeginAForm(tail, f))) return i;
+      if (forms.some((f) => mayBeginAForm(tail, f))) return (lookFrom = i);
     }
-    return buffer.length;
+    return (lookFrom = buffer.length);
   };
   const push = (piece: string): string => {
     buffer += piece;
@@ -82,6 +86,7 @@ export function exactSecretStream(secrets: readonly string[]): StreamRedactor {
     if (cut <= 0) return '';
     const out = buffer.slice(0, cut);
     buffer = buffer.slice(cut);
+    lookFrom = Math.max(0, lookFrom - cut);
     return redact(out);
   };
   const end = (): string => {
