@@ -106,6 +106,17 @@ async function toldToStop(): Promise<CheckResult[]> {
       writes: 1,
     },
     {
+      // Outside probe 53, MED-1: it ended while the case waited (virtual time going on), its restart written 1.6 s of
+      // the agent's clock after the cancel — seen, and passed by every invariant.
+      name: "a body deaf to its signal that waits 3 s on the agent's clock, then writes",
+      body: async (_signal, write, clock) => {
+        await clock.sleep(3_000);
+        write();
+      },
+      writes: 1,
+      says: /^add_to_cart \(STATEFUL\), call add, was told to stop .* and ran on for 3000 ms of the agent's clock/,
+    },
+    {
       name: 'a body deaf to its signal that is still running long after',
       body: async (_signal, write) => {
         await never;

@@ -12,9 +12,13 @@
  * own `run` — a scenario's scripted behaviours (`hang`, `slow` with
  * `ignoresSignal`) are faults of the world the loop must survive. Before the
  * case is judged the harness waits up to that second for such bodies
- * (world/scripted-tools.ts, `waitForToldToStop`), so a deaf one that ends soon
- * after has its late write seen by the case's other checks (a team's own
- * invariant about writes after a cancel). Read-only tools (NONE) are not judged:
+ * (world/scripted-tools.ts, `waitForToldToStop`; the case's virtual time goes
+ * on meanwhile), so a deaf one that ends soon after has its late write seen by
+ * the case's other checks (a team's own invariant about writes after a cancel).
+ * One that ended, but more than that second of the agent's clock after it was
+ * told — a wait on the clock that ignores its signal, then the write — ran on
+ * as much: judged the same (outside probe 53, MED-1: a restart written 1.6 s
+ * after the user's Stop passed the gate and fuzz). Read-only tools (NONE) are not judged:
  * running on costs time, not a change nobody asked for.
  */
 import type { ScenarioRun } from '../second-host.ts';
@@ -23,7 +27,7 @@ import { defineInvariant, loopgateOnly } from './invariant.ts';
 
 export const toolsStopWhenTold = defineInvariant({
   id: 'tools-stop-when-told',
-  title: `the agent's own tools with side effects end within ${TOLD_TO_STOP_GRACE_MS / 1000} s once their signal is aborted: none runs on after a cancel, shutdown or timeout`,
+  title: `the agent's own tools with side effects end within ${TOLD_TO_STOP_GRACE_MS / 1000} s (real time and the agent's clock) once their signal is aborted: none runs on after a cancel, shutdown or timeout`,
   appliesTo: loopgateOnly('the signals the agent’s tools were given are recorded by loopgate’s own host'),
   check: (run) => stoppedWhenTold(run),
 });
@@ -34,15 +38,19 @@ function stoppedWhenTold(run: ScenarioRun): string | undefined {
   const crashes = new Set(run.faults.filter((f) => f.label === 'the process crashes').map((f) => f.at));
   for (const [callId, bodies] of run.toolBodies ?? []) {
     for (const body of bodies) {
-      if (body.runningAfterAbortMs === undefined || (body.abortedAt !== undefined && crashes.has(body.abortedAt))) continue;
+      if (!body.ownCode || body.abortedAt === undefined || body.abortedAfterEnd || crashes.has(body.abortedAt)) continue;
+      // Ran on in real time (its own I/O), or on the agent's clock (a wait that ignores the signal it was given).
+      const ranOn = body.endedAt !== undefined && body.endedAt - body.abortedAt > TOLD_TO_STOP_GRACE_MS ? body.endedAt - body.abortedAt : undefined;
+      if (body.runningAfterAbortMs === undefined && ranOn === undefined) continue;
       const level = run.sideEffectLevels.get(body.tool);
       if (level === undefined || level === 'NONE') continue;
       const why = describeReason(body.signal.reason);
-      return (
-        `${body.tool} (${level}), call ${callId}, was told to stop (its signal aborted${why} at ${body.abortedAt} ms) and was still running ` +
-        `${body.runningAfterAbortMs} ms later, when the case was judged: a tool deaf to its signal makes its change after the turn moved on — ` +
-        'pass ctx.signal to the request it makes, or check it before writing'
-      );
+      const told = `${body.tool} (${level}), call ${callId}, was told to stop (its signal aborted${why} at ${body.abortedAt} ms) and `;
+      const advice =
+        ': a tool deaf to its signal makes its change after the turn moved on — pass ctx.signal to the request it makes, or check it before writing';
+      return ranOn !== undefined
+        ? `${told}ran on for ${ranOn} ms of the agent's clock (it ended at ${body.endedAt} ms)${advice}`
+        : `${told}was still running ${body.runningAfterAbortMs} ms later, when the case was judged${advice}`;
     }
   }
   return undefined;
