@@ -88,6 +88,40 @@ describe('runContract', () => {
     expect(report!.reason).not.toContain(key);
   });
 
+  it("judges the held-back tail by the harness's own key: a key the text cannot begin lets the first piece out whole", async () => {
+    // Outside probe 53, MED-3: docs/own-provider.md's key failed a correct client ("Key: wire-" let out whole), since
+    // the case assumed the bundled wire fakes' key (wire-fake-key-…), which "wire-" may begin.
+    const stalls = (firstOut: string): ModelClient => ({
+      name: 'stalls',
+      async call(_request, onDelta) {
+        onDelta?.({ kind: 'text', text: firstOut });
+        return transportError('timeout');
+      },
+    });
+    const run = async (key: string, firstOut: string) =>
+      (await runContract({ name: 'own', clientFor: () => ({ client: stalls(firstOut), secrets: [key] }) }, { only: ['timeout_lets_out_no_held_text'] }))[0];
+    expect(await run('acme-test-key-7f3a9c2e1d4b', 'Key: wire-')).toMatchObject({ status: 'pass' });
+    expect(await run('wire-fake-key-7f3a9c2e1d4b', 'Key: ')).toMatchObject({ status: 'pass' });
+    expect(await run('wire-fake-key-7f3a9c2e1d4b', 'Key: wire-')).toMatchObject({ status: 'fail', reason: expect.stringContaining('only the text let out') });
+  });
+
+  it("takes an in-house protocol's own word for a tool-use stop without a call, not an empty or an ending one", async () => {
+    // Outside probe 53, LOW-1: a gateway whose stop word is `tool` had to misreport it as OpenAI's or Anthropic's.
+    const stopsWith = (stopReason: string): ModelClient => ({
+      name: 'in-house',
+      call: async () => ({
+        type: 'unknown',
+        stopReason,
+        content: [{ type: 'text', text: 'Let me look that up.' }],
+        text: 'Let me look that up.',
+        usage: { inputTokens: 321, outputTokens: 45 },
+      }),
+    });
+    const run = async (stop: string) => (await runContract(harnessOf(stopsWith(stop)), { only: ['tool_use_stop_without_a_call'] }))[0];
+    for (const stop of ['tool', 'tool_use', 'tool_calls', 'function_call']) expect(await run(stop)).toMatchObject({ status: 'pass' });
+    for (const stop of ['', 'end_turn', 'stop']) expect(await run(stop)).toMatchObject({ status: 'fail', reason: expect.stringContaining('stop reason') });
+  });
+
   it('fails a client that reads retry-after only as seconds, not as an HTTP date', async () => {
     const numbersOnly: ModelClient = { name: 'numbers-only', call: async () => transportError('rate_limited', { status: 429 }) };
     const [report] = await runContract(harnessOf(numbersOnly), { only: ['rate_limited_429_retry_after_date'] });
