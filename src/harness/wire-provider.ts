@@ -12,21 +12,21 @@ import { jsonPlan, type WirePlan } from '../../providers/wire-fakes/plan.ts';
 import { type TurnBlock, UnsupportedOnWire, type WireTurn } from '../../providers/wire-fakes/turn.ts';
 import type { ModelClient, ModelResult } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
-import { BROKEN_STREAM } from './world/scripted-provider.ts';
+import { BROKEN_STREAM, cutCallOf, type MidStream } from './world/scripted-provider.ts';
 import type { VirtualClock } from './virtual-clock.ts';
 
 /** The turn a stream that breaks after its 200 (`error.midStream`) was sending: what the scripted provider streams first (BROKEN_STREAM). */
-function brokenTurn(at: true | 'tool_args', usage: WireTurn['usage']): { turn: WireTurn } {
+function brokenTurn(at: MidStream, usage: WireTurn['usage']): { turn: WireTurn } {
   const text: TurnBlock = { type: 'text', text: BROKEN_STREAM.text };
-  if (at !== 'tool_args') return { turn: { blocks: [text], stop: 'end', usage } };
-  const { id, name } = BROKEN_STREAM.call;
+  const cut = cutCallOf(at);
+  if (!cut) return { turn: { blocks: [text], stop: 'end', usage } };
   // The whole call is written; the stream breaks after its first piece of arguments.
-  return { turn: { blocks: [text, { type: 'tool_call', id, name, args: '{"order_id": "ORD-1001"}' }], stop: 'tool_use', usage } };
+  return { turn: { blocks: [text, { type: 'tool_call', id: cut.id, name: cut.name, args: cut.whole }], stop: 'tool_use', usage } };
 }
 
 /** Where the stream breaks: after the first piece of text, or of the call's arguments. */
-function afterTag(at: true | 'tool_args'): 'text_delta' | 'args_delta' {
-  return at === 'tool_args' ? 'args_delta' : 'text_delta';
+function afterTag(at: MidStream): 'text_delta' | 'args_delta' {
+  return cutCallOf(at) ? 'args_delta' : 'text_delta';
 }
 
 export class WireStepError extends Error {

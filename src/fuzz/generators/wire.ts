@@ -67,44 +67,52 @@ const usageArb: fc.Arbitrary<ProviderStep['usage']> = fc.option(
   { nil: undefined, freq: 3 },
 );
 
-const errorArb: fc.Arbitrary<ErrorSpec> = fc.oneof(
-  { withCrossShrink: true },
-  {
-    weight: 4,
-    arbitrary: fc
-      .option(fc.integer({ min: 0, max: 90_000 }), { nil: undefined, freq: 5 })
-      .map((ms): ErrorSpec => ({ kind: 'rate_limited', status: 429, ...(ms !== undefined ? { retryAfterMs: ms } : {}) })),
-  },
-  {
-    weight: 2,
-    arbitrary: fc
-      .record({ midStream: fc.constantFrom(false, true, 'tool_args' as const), status: fc.constantFrom(undefined, 503, 529), retryAfterMs: retryAfterArb })
-      .map(
-        ({ midStream, status, retryAfterMs }): ErrorSpec =>
-          // Inside a 200 stream there is no status and no header; as an HTTP error, an overload may say how long to wait.
-          midStream
-            ? { kind: 'overloaded', midStream }
-            : { kind: 'overloaded', ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+/** A transport error; a stream cut inside a call's arguments cuts a call to one of the case's tools (the agent's own, a team's CRITICAL one among them). */
+function errorArb(tools: readonly FuzzTool[]): fc.Arbitrary<ErrorSpec> {
+  const cuts: readonly NonNullable<ErrorSpec['midStream']>[] = tools.length ? tools.map((t) => ({ tool_args: t.name })) : ['tool_args'];
+  return fc.oneof(
+    { withCrossShrink: true },
+    {
+      weight: 4,
+      arbitrary: fc
+        .option(fc.integer({ min: 0, max: 90_000 }), { nil: undefined, freq: 5 })
+        .map((ms): ErrorSpec => ({ kind: 'rate_limited', status: 429, ...(ms !== undefined ? { retryAfterMs: ms } : {}) })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({
+          midStream: fc.oneof({ weight: 2, arbitrary: fc.constantFrom(false, true) }, { weight: 1, arbitrary: fc.constantFrom(...cuts) }),
+          status: fc.constantFrom(undefined, 503, 529),
+          retryAfterMs: retryAfterArb,
+        })
+        .map(
+          ({ midStream, status, retryAfterMs }): ErrorSpec =>
+            // Inside a 200 stream there is no status and no header; as an HTTP error, an overload may say how long to wait.
+            midStream
+              ? { kind: 'overloaded', midStream }
+              : { kind: 'overloaded', ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+        ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({ status: fc.constantFrom(500, 502, 503), retryAfterMs: retryAfterArb })
+        .map(({ status, retryAfterMs }): ErrorSpec => ({ kind: 'server_error', status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })),
+    },
+    {
+      weight: 1,
+      // A connection that drops before the response, or after its 200: inside the text, or inside a call's arguments.
+      arbitrary: fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'network' }, { kind: 'network', midStream: true }, { kind: 'malformed_stream' }, { kind: 'auth' }),
+        },
+        { weight: 1, arbitrary: fc.constantFrom(...cuts).map((midStream): ErrorSpec => ({ kind: 'network', midStream })) },
       ),
-  },
-  {
-    weight: 2,
-    arbitrary: fc
-      .record({ status: fc.constantFrom(500, 502, 503), retryAfterMs: retryAfterArb })
-      .map(({ status, retryAfterMs }): ErrorSpec => ({ kind: 'server_error', status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })),
-  },
-  {
-    weight: 1,
-    // A connection that drops before the response, or after its 200: inside the text, or inside a call's arguments.
-    arbitrary: fc.constantFrom<ErrorSpec>(
-      { kind: 'network' },
-      { kind: 'network', midStream: true },
-      { kind: 'network', midStream: 'tool_args' },
-      { kind: 'malformed_stream' },
-      { kind: 'auth' },
-    ),
-  },
-);
+    },
+  );
+}
 
 /** A wire step, for any provider (`forProvider` then makes it one that provider can write). */
 function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
@@ -145,7 +153,7 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
     // the wire cases can send it, so overflows weigh more (probe 14, P03: that stop read as max_tokens passed 1000
     // cases on seed 2 at weight 1; at 6, refusals at 4, it fails at run 275 on seed 1, 283 on seed 2).
     { weight: 6, arbitrary: fc.constantFrom<'request' | 'generation'>('request', 'generation').map((overflow): ProviderStep => ({ overflow })) },
-    { weight: 4, arbitrary: errorArb.map((error): ProviderStep => ({ error })) },
+    { weight: 4, arbitrary: errorArb(tools).map((error): ProviderStep => ({ error })) },
   );
 }
 

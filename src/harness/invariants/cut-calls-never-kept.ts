@@ -2,8 +2,8 @@
  * A tool call the stream broke off inside its arguments was never sent whole:
  * it is never run, never sent back to the model and never kept in the history.
  * The scenario says where such a call is (a provider step's
- * `error.midStream: tool_args`: the call `call_cut`, cut after the first piece
- * of its arguments); a loop that keeps what it had streamed — a call with half
+ * `error.midStream: tool_args`, or `{ tool_args: NAME }` for a tool of the
+ * agent's: the call `call_cut`, cut after the first piece of its arguments); a loop that keeps what it had streamed — a call with half
  * its arguments, or none — offers the model a call it never finished, and runs
  * it when the tool accepts what was left.
  *
@@ -15,7 +15,7 @@
 import { project, type Message } from '../../kernel/index.ts';
 import { finalHistory, isPeerRun } from '../loop-port/peer-run.ts';
 import type { ProviderStep } from '../scenario/schema.ts';
-import { BROKEN_STREAM } from '../world/scripted-provider.ts';
+import { BROKEN_STREAM, cutCallOf } from '../world/scripted-provider.ts';
 import { defineInvariant, type AnyRun } from './invariant.ts';
 
 const CUT = BROKEN_STREAM.call.id;
@@ -30,7 +30,7 @@ export const cutCallsNeverKept = defineInvariant({
 function cutCallsKept(run: AnyRun): string | undefined {
   const provider = run.scenario.provider;
   const steps: readonly ProviderStep[] = [...provider.script, ...(provider.fallback ?? [])];
-  if (!steps.some((step) => step.error?.midStream === 'tool_args')) return undefined;
+  if (!steps.some((step) => cutCallOf(step.error?.midStream))) return undefined;
   const whole = wholeArguments(steps);
   const kept = (messages: readonly Message[]): string | undefined => {
     for (const message of messages) {

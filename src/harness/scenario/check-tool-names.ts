@@ -9,7 +9,8 @@
  *   has a `description`);
  * - policy rules and visibility layers name the agent's or the scenario's tools
  *   (or a `*` pattern matching one), as the kernel requires of every pipeline;
- * - an `at: { toolStart }` trigger names one of those tools;
+ * - an `at: { toolStart }` trigger names one of those tools, and so does a
+ *   stream cut inside a call's arguments (`error.midStream: { tool_args }`);
  * - expectations about tools, the case's and a bystander's (`executions`, `toolCalls`, `toolResults` — also per
  *   turn — and `policy`) name one of those tools, or a tool the scripted model
  *   calls (a call to a tool nobody has is refused, and that is worth asserting).
@@ -60,6 +61,17 @@ export function scenarioToolNameProblems(scenario: Scenario, own: readonly AnyTo
   scenario.inbox.forEach((entry, i) => {
     if (entry.at?.toolStart !== undefined) exact(['inbox', i, 'at', 'toolStart'], entry.at.toolStart, tools);
   });
+
+  // A stream cut inside a call of a tool the scenario names: the point is the agent's own tool (a misspelled one is
+  // a call to no tool, refused whatever the loop does with what streamed).
+  for (const [list, steps] of [
+    ['script', scenario.provider.script],
+    ['fallback', scenario.provider.fallback ?? []],
+  ] as const)
+    steps.forEach((step, i) => {
+      const at = step.error?.midStream;
+      if (typeof at === 'object') exact(['provider', list, i, 'error', 'midStream', 'tool_args'], at.tool_args, tools);
+    });
 
   const calledIn = (steps: readonly { readonly tool_use?: readonly { readonly name: string }[] | undefined }[]) =>
     steps.flatMap((step) => (step.tool_use ?? []).map((c) => c.name));

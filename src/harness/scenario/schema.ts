@@ -83,10 +83,14 @@ export const providerStepSchema = z
         retryAfterMs: ms.optional(),
         message: z.string().optional(),
         midStream: z
-          .union([z.boolean(), z.literal('tool_args')])
+          .union([
+            z.boolean(),
+            z.literal('tool_args'),
+            z.strictObject({ tool_args: z.string().min(1).describe('The tool whose call the stream cuts inside its arguments') }),
+          ])
           .optional()
           .describe(
-            'overloaded or network: the provider answers 200 and streams some text (tool_args: then starts a call to issue_refund and sends part of its arguments) before the stream breaks — with an error event inside it (overloaded) or the connection dropping (network)',
+            "overloaded or network: the provider answers 200 and streams some text (tool_args: then starts a call to issue_refund and sends part of its arguments; { tool_args: NAME }: a call to that tool, one of your agent's) before the stream breaks — with an error event inside it (overloaded) or the connection dropping (network)",
           ),
       })
       .optional()

@@ -117,11 +117,32 @@ function toEntry(step: ProviderStep, callIds: CallIdCounter): ScriptedEntry {
 /** What a stream that breaks after its 200 (`error.midStream`) sent first: the text, then (`tool_args`) a call cut inside its arguments. */
 export const BROKEN_STREAM = { text: 'Let me check that for you', call: { id: 'call_cut', name: 'issue_refund', args: '{"order_id": "ORD-10' } } as const;
 
-function brokenStream(at: true | 'tool_args'): ModelDelta[] {
+/** Where a stream breaks after its 200: in its text (`true`), or inside a call's arguments — the refund's, or a tool's the scenario names. */
+export type MidStream = NonNullable<NonNullable<ProviderStep['error']>['midStream']>;
+
+/**
+ * The call a stream that breaks after its 200 cut inside its arguments, if it cut one: `call_cut`, to `issue_refund`
+ * (`midStream: tool_args`) or to the tool a scenario names (`midStream: { tool_args: NAME }` — a team cuts a call to
+ * its own CRITICAL tool, outside probe 50, LOW-2); `sent` is what streamed of its arguments, `whole` what the wire
+ * writes of them before it breaks after the first piece.
+ */
+export function cutCallOf(
+  at: MidStream | undefined,
+): { readonly id: string; readonly name: string; readonly sent: string; readonly whole: string } | undefined {
+  if (at === 'tool_args') return { id: BROKEN_STREAM.call.id, name: BROKEN_STREAM.call.name, sent: BROKEN_STREAM.call.args, whole: '{"order_id": "ORD-1001"}' };
+  if (typeof at === 'object') return { id: BROKEN_STREAM.call.id, name: at.tool_args, sent: '{"input": "cut mi', whole: '{"input": "cut mid-stream"}' };
+  return undefined;
+}
+
+function brokenStream(at: MidStream): ModelDelta[] {
   const text: ModelDelta = { kind: 'text', text: BROKEN_STREAM.text };
-  if (at !== 'tool_args') return [text];
-  const { id, name, args } = BROKEN_STREAM.call;
-  return [text, { kind: 'tool_call_start', index: 0, id, name }, ...pieces(args).map((json): ModelDelta => ({ kind: 'tool_args', index: 0, json }))];
+  const cut = cutCallOf(at);
+  if (!cut) return [text];
+  return [
+    text,
+    { kind: 'tool_call_start', index: 0, id: cut.id, name: cut.name },
+    ...pieces(cut.sent).map((json): ModelDelta => ({ kind: 'tool_args', index: 0, json })),
+  ];
 }
 
 /** A reply sent as two text blocks (`text`, then `reply`), as a provider may send one: the text is both, in order. */
@@ -153,7 +174,7 @@ function streamedPieces(result: ModelResult): ModelDelta[] {
 /** One line for people: what a provider step does. */
 export function describeStep(step: ProviderStep): string {
   if (step.error)
-    return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}${step.error.midStream === 'tool_args' ? " inside a 200 stream, in a call's arguments" : step.error.midStream ? ' inside a 200 stream' : ''}`;
+    return `${step.error.kind}${step.error.status ? ` ${step.error.status}` : ''}${step.error.retryAfterMs !== undefined ? ` retry-after ${step.error.retryAfterMs} ms` : ''}${cutCallOf(step.error.midStream) ? ` inside a 200 stream, in the arguments of a call to ${cutCallOf(step.error.midStream)!.name}` : step.error.midStream ? ' inside a 200 stream' : ''}`;
   if (step.reject !== undefined) return `the client rejects: ${step.reject}`;
   if (step.overflow) return `context overflow at ${step.overflow}`;
   if (step.max_tokens) return `max_tokens${step.max_tokens.partial ? ' inside a tool call' : ''}`;
