@@ -245,6 +245,92 @@ async function fragmentFails(): Promise<CheckResult[]> {
   return checks;
 }
 
+/**
+ * The agent's own compactor proposes whole closed turns (`compactor-cuts-a-turn`). The loop refuses a range that cuts
+ * a turn, as it must, and the overflow it was meant to fix ends the turn `conversation_full` — a legal outcome no
+ * invariant objected to: a team's compactor that cut every turn in half passed `loopgate fuzz`, and the gate only
+ * where a scenario expected the reply (outside probe 53). A compactor with nothing to compact proposes nothing; one
+ * that throws now and then is the path the loop handles. The scenario's own compactor (`compaction:`, a misbehaving
+ * `range:` among them) is the world's, not the agent's: not judged.
+ */
+const COMPACTED = `
+name: a long first answer, then an overflow the agent's own compactor is asked to fix
+agent: notes
+provider:
+  script:
+    - reply: >-
+        ORD-1001 was delivered yesterday afternoon to the address on file; the carrier left it with a neighbour
+        because nobody was home, and a card was left in the letterbox with the neighbour's house number on it.
+    - overflow: request
+    - reply: The neighbour at number 12 has it.
+inbox:
+  - say: Where is ORD-1001?
+  - say: Which neighbour?
+expect: {}
+`;
+
+async function compactorCutsATurn(): Promise<CheckResult[]> {
+  type Propose = (candidate: { from: number; to: number } | undefined, call: number) => { from: number; to: number } | null;
+  const rows: readonly { name: string; propose: Propose; outcomes: string; scenario?: string; says?: RegExp }[] = [
+    { name: 'a compactor that proposes the candidate', propose: (c) => c ?? null, outcomes: 'replied, replied' },
+    { name: 'one with nothing to compact', propose: () => null, outcomes: 'replied, conversation_full' },
+    {
+      name: 'one whose range ends inside the last closed turn',
+      propose: (c) => (c ? { from: c.from, to: c.to - 1 } : null),
+      outcomes: 'replied, conversation_full',
+      says: /^the agent's compactor proposed \[\d+, \d+\], which ends at event \d+ \(\w[\w.]*\), not at a turn\.closed: the loop refused it/,
+    },
+    {
+      name: 'one whose range starts after the first event of a turn',
+      propose: (c) => (c ? { from: c.from + 1, to: c.to } : null),
+      outcomes: 'replied, conversation_full',
+      says: /^the agent's compactor proposed \[\d+, \d+\], which starts at event \d+ \(\w[\w.]*\), not at a turn\.opened: the loop refused it/,
+    },
+    {
+      name: 'one that throws at every call',
+      propose: () => {
+        throw new Error('summariser unreachable');
+      },
+      outcomes: 'replied, conversation_full',
+      says: /^the agent's compactor threw at its one call \(summariser unreachable\): nothing was ever compacted/,
+    },
+    {
+      name: 'the scenario’s own misbehaving compactor (the world’s fault)',
+      propose: (c) => c ?? null,
+      scenario: 'compaction:\n  - { summary: Ada asked., range: cuts-turn }\n',
+      outcomes: 'replied, conversation_full',
+    },
+  ];
+  const checks: CheckResult[] = [];
+  for (const row of rows) {
+    let calls = 0;
+    const agent: Agent = {
+      system: 'You help with orders.',
+      compactor: {
+        compact: async ({ candidate }) => {
+          const range = row.propose(candidate, calls++);
+          return range && { ...range, summary: 'ORD-1001 was delivered to a neighbour.' };
+        },
+      },
+    };
+    const registry: AgentRegistry = { agents: new Map([['notes', () => agent]]), defaultAgent: 'notes' };
+    const text = row.scenario ? COMPACTED.replace('provider:', `${row.scenario}provider:`) : COMPACTED;
+    const run = await runScenario(parseScenario(text, 'own-agent-compactor.yaml'), { seed: 1, agents: registry });
+    const outcomes = run.results.map((r) => r.outcome.kind).join(', ');
+    const failed = (await checkInvariants(run, INVARIANTS)).filter((c) => !c.passed);
+    const said = failed.map((c) => `${c.name}: ${c.message}`).join('; ');
+    const caught = failed.find((c) => c.name === 'agent-compactor-proposes-whole-turns');
+    const ok = outcomes === row.outcomes && (row.says ? failed.length === 1 && caught !== undefined && row.says.test(caught.message) : failed.length === 0);
+    checks.push({
+      name: `${row.name}: ${row.says ? 'caught by agent-compactor-proposes-whole-turns' : 'passes'} (${row.outcomes})`,
+      passed: ok,
+      message: `outcomes ${outcomes}; ${said || 'every invariant holds'}`,
+      ...(row.says ? { expected: String(row.says), actual: said || 'every invariant holds' } : {}),
+    });
+  }
+  return checks;
+}
+
 export function ownAgentCases(): Case[] {
   return [
     checksCase(
@@ -263,6 +349,15 @@ export function ownAgentCases(): Case[] {
         file: FILE,
       },
       toldToStop,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-agent/compactor-cuts-a-turn',
+        title:
+          "an agent's own compactor: one proposing whole closed turns, or nothing, passes; one whose range cuts a turn, or that throws at every call, fails naming it (the scenario's own misbehaving compactor is the world's)",
+        file: FILE,
+      },
+      compactorCutsATurn,
     ),
   ];
 }

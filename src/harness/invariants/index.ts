@@ -58,6 +58,7 @@ import { projectionEqualsReplay } from './projection-equals-replay.ts';
 import { requestsHoldNoBlankText } from './requests-hold-no-blank-text.ts';
 import { requestsHoldWellFormedText } from './requests-hold-well-formed-text.ts';
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
+import { agentCompactorProposesWholeTurns } from './agent-compactor-proposes-whole-turns.ts';
 import { agentFragmentsGiveText } from './agent-fragments-give-text.ts';
 import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
@@ -150,6 +151,7 @@ export const INVARIANTS: readonly Invariant[] = [
   snapshotResumesTheFold,
   promptFollowsFragments,
   agentFragmentsGiveText,
+  agentCompactorProposesWholeTurns,
   outcomeFollowsTable,
   costFollowsPriceTable,
   adapterFollowsTheWire,

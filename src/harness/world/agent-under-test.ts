@@ -238,7 +238,7 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     ...(policy ? { policy } : {}),
     ...(visibility.length > 0 ? { visibility } : {}),
     ...(approver ? { approver: recordedApprover(approver, clock, approvals, () => options.onApproval?.(++asked), options.storedCall) } : {}),
-    ...(compactor ? { compactor: recordedCompactor(compactor, compactions) } : {}),
+    ...(compactor ? { compactor: recordedCompactor(compactor, compactions, !scenario.compaction) } : {}),
     ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
     ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),
     ...(options.errorHandlers || scenario.errorHandlers

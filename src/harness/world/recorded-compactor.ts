@@ -19,6 +19,10 @@ export interface CompactionCall {
   readonly widest: { readonly from: number; readonly to: number } | undefined;
   /** What the compactor answered: a range, nothing (`null`), or a throw. */
   readonly proposed: { readonly from: number; readonly to: number } | null | 'threw';
+  /** What it threw (its message), and whether the turn's signal was aborted by then (a cancel it heeded). */
+  readonly threw?: { readonly message: string; readonly aborted: boolean };
+  /** The agent's own compactor, not the one a scenario scripts (`compaction:`): its proposals are the agent's code. */
+  readonly own?: true;
 }
 
 /** The widest replaceable range of a log: its first `turn.opened` to its last `turn.closed` (events by position). */
@@ -34,7 +38,7 @@ export function widestRange(events: readonly { readonly type: string }[]): { fro
   return to < 0 || from < 0 || from > to ? undefined : { from, to };
 }
 
-export function recordedCompactor(compactor: Compactor, calls: CompactionCall[]): Compactor {
+export function recordedCompactor(compactor: Compactor, calls: CompactionCall[], own = false): Compactor {
   return {
     compact: async (input) => {
       const events = input.log.events;
@@ -42,13 +46,15 @@ export function recordedCompactor(compactor: Compactor, calls: CompactionCall[])
         logLength: events.length,
         offered: input.candidate ? { from: input.candidate.from, to: input.candidate.to } : undefined,
         widest: widestRange(events),
+        ...(own ? { own: true as const } : {}),
       };
       try {
         const proposal = await compactor.compact(input);
         calls.push({ ...base, proposed: proposal ? { from: proposal.from, to: proposal.to } : null });
         return proposal;
       } catch (error) {
-        calls.push({ ...base, proposed: 'threw' });
+        const message = error instanceof Error ? error.message : String(error);
+        calls.push({ ...base, proposed: 'threw', threw: { message, aborted: input.signal.aborted } });
         throw error;
       }
     },
