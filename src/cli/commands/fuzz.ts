@@ -6,7 +6,7 @@
  * and writes it as a scenario file that `loopgate run FILE` reproduces, plus the
  * run's reports. Exit 0 every invariant held, 1 a violation, 2 usage errors.
  */
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { failureInfo, writeCounterexample } from '../../fuzz/counterexample.ts';
 import { parseDuration } from '../../fuzz/duration.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
@@ -121,7 +121,14 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
     throw error;
   }
   const runs = runsArg ?? (timeLimitMs === undefined ? DEFAULT_FUZZ_RUNS : undefined);
-  return { runs, seed, timeLimitMs, invariants, reporters, agent, nothing, out: args.out ?? config.out ?? defaultReportDir(config) };
+  const out = args.out ?? config.out ?? defaultReportDir(config);
+  // Reports and counterexamples written into a scenario folder: the next `loopgate run` takes a counterexample as a
+  // case of the suite (outside probe 53, LOW-2).
+  if (config.scenarios.some((folder) => resolve(folder) === resolve(out)))
+    throw new UsageError(
+      `${args.out !== undefined ? `--out ${out}` : `the config's out (${out})`}: is a scenario folder of ${relative(process.cwd(), config.file) || config.file}; write the fuzz reports elsewhere (the default is reports/): a counterexample written there would join the suite`,
+    );
+  return { runs, seed, timeLimitMs, invariants, reporters, agent, nothing, out };
 }
 
 export function progressLine(p: FuzzProgress): string {

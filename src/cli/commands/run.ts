@@ -365,6 +365,18 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   }
 
   const writesFiles = reporters.some((r) => r !== 'console');
+  // Reports written in among the scenario files they judge (outside probe 53, LOW-2: exit 0, four files there).
+  if (writesFiles) {
+    const into = resolve(out);
+    const named = args.out !== undefined ? `--out ${out}` : `the config's out (${out})`;
+    const mixed = cases.find((c) => c.id.startsWith('scenario:') && c.file !== undefined && dirname(resolve(c.file)) === into);
+    if (mixed)
+      throw new UsageError(`${named}: holds the scenario files this run checks (${mixed.file}); write the reports elsewhere (the default is reports/)`);
+    if (config.scenarios.some((folder) => resolve(folder) === into))
+      throw new UsageError(
+        `${named}: is a scenario folder of ${relative(process.cwd(), config.file) || config.file}; write the reports elsewhere (the default is reports/)`,
+      );
+  }
   if (args.updateBaseline && args.baseline) checkOutputPath(args.baseline, 'baseline', 'file');
   if (writesFiles) checkOutputPath(out, 'report directory', 'directory');
   if (args.updateBaseline && args.baseline) ensureDirectory(dirname(resolve(args.baseline)), 'baseline directory');
