@@ -499,6 +499,8 @@ async function clientThatIsNoClient(): Promise<CheckResult[]> {
     ['not an object', 'anthropic', /^model: expected a model client \(\{ name, call \}\), got a string$/],
     // null is an object to typeof: named as null, not as "object" (mutation seed 36, model/client.ts).
     ['null for a client', null, /^model: expected a model client \(\{ name, call \}\), got null$/],
+    // Named by its type, not as "a string" (mutation seed 47, model/client.ts:217: every non-object was called a string).
+    ['a number for a client', 42, /^model: expected a model client \(\{ name, call \}\), got number$/],
   ];
   const checks: CheckResult[] = [];
   const refusal = (build: () => unknown): string => {
