@@ -509,6 +509,76 @@ async function turnInsideALongWindowFailsSayingWhy(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * Both clients inside their retry-after windows, the primary's ending first: the next turn waits for the window that
+ * ends first — the primary's, 55 s, within the loop's 60 s — and asks the primary. The bundled scenario
+ * `retries/every-client-in-window-waits-for-the-first` has the fallback's end first, the chain's last client, so a
+ * loop that always picks the last client passed it (mutation seed 47, runner.ts:568: `until(c) ?? 0` → `&& 0` made
+ * every client look sooner than the one chosen; it waited for the fallback's 65 s, past the limit, and failed the
+ * turn rate_limited).
+ */
+async function firstWindowToEndIsThePrimarys(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const model = new ScriptedModelClient([transportError('rate_limited', { status: 429, retryAfterMs: 65_000 }), reply('ORD-1001 was delivered on Monday.')], {
+    clock,
+  });
+  const fallback = new ScriptedModelClient([transportError('rate_limited', { status: 429, retryAfterMs: 75_000 }), reply('never requested')], {
+    clock,
+    name: 'fallback',
+  });
+  const loop = new AgentLoop(
+    loopDeps({
+      log,
+      model,
+      fallbackModels: [fallback],
+      agent: {},
+      clock,
+      config: {
+        retry: {
+          immediateRetries: 0,
+          immediateDelayMs: 1_000,
+          backoffRetries: 0,
+          backoffBaseMs: 2_000,
+          backoffMaxMs: 8_000,
+          jitter: 0,
+          maxRetryAfterMs: 60_000,
+        },
+      },
+    }),
+  );
+  loop.send('Where is ORD-1001?', { id: 'first' });
+  const first = await clock.run(loop.drain());
+  await clock.advance(10_000);
+  loop.send('Hello? Where is my kettle?', { id: 'second' });
+  const second = await clock.run(loop.drain());
+  const outcomes = [...first, ...second].map((r) => (r.outcome.kind === 'failed' ? `failed{${r.outcome.reason}}` : r.outcome.kind)).join(', ');
+  const asked = `primary ${model.calls}, fallback ${fallback.calls}`;
+  return [
+    {
+      name: 'the first turn fails rate_limited, the second replies',
+      passed: outcomes === 'failed{rate_limited}, replied',
+      message: outcomes,
+      expected: 'failed{rate_limited}, replied',
+      actual: outcomes,
+    },
+    {
+      name: 'the second turn asks the primary, whose window ends first',
+      passed: asked === 'primary 2, fallback 1',
+      message: asked,
+      expected: 'primary 2, fallback 1',
+      actual: asked,
+    },
+    {
+      name: 'it waited 55 s, to the end of that window',
+      passed: clock.now() === 65_000,
+      message: `${clock.now()} ms`,
+      expected: '65000 ms',
+      actual: `${clock.now()} ms`,
+    },
+  ];
+}
+
 export function modelErrorCases(): Case[] {
   return [
     checksCase(
@@ -592,6 +662,14 @@ export function modelErrorCases(): Case[] {
         file: 'src/harness/model-error-cases.ts',
       },
       turnInsideALongWindowFailsSayingWhy,
+    ),
+    checksCase(
+      {
+        id: 'contract:model-errors/every-client-in-window-waits-for-the-first-to-end',
+        title: "model errors: every client inside its retry-after window, the primary's ending first: the next turn waits for it and asks the primary",
+        file: 'src/harness/model-error-cases.ts',
+      },
+      firstWindowToEndIsThePrimarys,
     ),
   ];
 }
