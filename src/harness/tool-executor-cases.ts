@@ -611,6 +611,41 @@ async function zeroDefaultRetries(): Promise<CheckResult[]> {
 }
 
 /**
+ * A tool whose package has its own copy of loopgate throws a ToolFailure that is not an instance of the loop's class,
+ * and that says it may be retried (`retryable: true`): the loop knows it by its name and fields, and runs the NONE tool
+ * again, which then answers. The bundled look-alike scenarios all fail without a retry, so a loop that read every
+ * look-alike as not retryable passed them (mutation seed 47, retry-policy.ts:44: `e.retryable === true` → `false`).
+ */
+async function lookAlikeFailureThatMayBeRetried(): Promise<CheckResult[]> {
+  let runs = 0;
+  const carrier = defineTool({
+    name: 'carrier_status',
+    description: 'Where the carrier says a parcel is.',
+    input: z.object({ parcel: z.string() }),
+    sideEffect: 'NONE',
+    maxRetries: 1,
+    run: () => {
+      runs++;
+      if (runs === 1)
+        throw Object.assign(new Error('the carrier is busy'), { name: 'ToolFailure', code: 'CARRIER_BUSY', suggestion: 'Try again.', retryable: true });
+      return { parcel: 'P-1', at: 'depot' };
+    },
+  });
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([toolUse([call('c1', 'carrier_status', { parcel: 'P-1' })]), reply('P-1 is at the depot.')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: { tools: [carrier as AnyToolDeclaration] }, clock, toolOptions: { retryBackoffMs: 0 } }));
+  loop.send('Where is parcel P-1?', { id: 'ask' });
+  await clock.run(loop.drain());
+  const r = log.events.find((e) => e.type === 'tool.result')?.payload as { status: string; attempts?: number } | undefined;
+  const got = r ? r.status : '(no result)';
+  return [
+    check('the tool ran twice: the look-alike said it may be retried', runs === 2, `ran ${runs} time(s)`, '2'),
+    check('the call settled ok', got === 'ok', got, 'ok'),
+  ];
+}
+
+/**
  * createToolExecutor (exported): a result cut to `maxOutputChars` settles ok with `truncatedFrom`, and its
  * optional fields are left out, never set to undefined (the settled call is plain JSON: `'error' in` it is false).
  */
@@ -731,6 +766,11 @@ export function toolExecutorCases(): Case[] {
       'zero-default-retries',
       'toolOptions.defaultMaxRetries of 0: a NONE tool that throws a string runs once, and the model reads the string',
       zeroDefaultRetries,
+    ],
+    [
+      'look-alike-failure-that-may-be-retried',
+      'a ToolFailure of another copy of the module that says it may be retried: the NONE tool runs again',
+      lookAlikeFailureThatMayBeRetried,
     ],
     [
       'fractional-default-retries',
