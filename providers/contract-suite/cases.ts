@@ -1854,6 +1854,30 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'rate_limited_429_retry_after_zero',
+    title:
+      'HTTP 429 with retry-after: 0 (and no retry-after-ms) ends as transport_error{rate_limited} with retryAfterMs 0 (the limit has reset: retry now), not without a wait said',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: 0 },
+    check({ result }) {
+      // Mutation seed 47, retry-after.ts:16: `seconds >= 0` → `seconds > 0` read retry-after: 0 as no value.
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, 0, 'retry-after: 0 is a value (no wait)');
+    },
+  },
+  {
+    id: 'rate_limited_429_retry_after_negative',
+    title:
+      'HTTP 429 whose retry-after is negative (a gateway counting to a reset already past) and no retry-after-ms ends as transport_error{rate_limited} with no retryAfterMs (no wait is negative)',
+    behaviour: { kind: 'http_error', error: 'rate_limited', status: 429, retryAfterSeconds: -5 },
+    check({ result }) {
+      // Mutation seed 47, retry-after.ts:16: `seconds >= 0` → `true` passed on a wait of -5000 ms.
+      const error = expectTransport(result, 'rate_limited');
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfterMs, undefined, 'retry-after was negative: no wait was said');
+    },
+  },
+  {
     id: 'quota_exhausted_billing_429',
     title:
       'a billing error (Anthropic `billing_error`) sent as HTTP 429 with retry-after, as a gateway may relay it, ends as transport_error{auth}: waiting does not bring credit back',
@@ -2093,7 +2117,9 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       fault: { type: 'reset', after: 'text_delta', failsWith: { value: Object.create(null) } },
     },
     check({ result }) {
-      expectTransport(result, 'network');
+      const error = expectTransport(result, 'network');
+      // Mutation seed 47, call-runner.ts:162: the words for a value with no text form emptied, the message said nothing of it.
+      assert.match(error.message, /a thrown value with no text form/, `the message does not say what the read failed with: ${error.message}`);
     },
   },
   {
@@ -2316,6 +2342,29 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       expectType(result, 'context_window_exceeded');
       assert.equal(result.at, 'request', 'nothing was produced: only a shorter history gets the request through');
       assert.deepEqual(result.content, []);
+    },
+  },
+  {
+    id: 'overflow_failure_after_a_started_call',
+    title:
+      'a response that ends failed with a context overflow after an empty message and a started call (OpenAI Responses response.failed, code context_length_exceeded) ends as context_window_exceeded with no content: the cut-off call is not kept, and the empty message is no text',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: {
+        blocks: [
+          { type: 'text', text: '' },
+          { type: 'tool_call', id: 'call_o1', name: 'get_weather', args: '{"city":"Oslo"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+      fault: { type: 'error_event', after: 'args_delta', error: 'overflow', asFailedResponse: true },
+    },
+    check({ result }) {
+      // Mutation seed 47, openai-responses/collect.ts:223: the content's filter (`b.type === 'text' && b.text`) as `true`
+      // kept the call as a text block with no text and the empty message; as `||`, the empty message.
+      expectType(result, 'context_window_exceeded');
+      assert.deepEqual(result.content, [], 'nothing of the cut-off output is content');
     },
   },
   {

@@ -107,7 +107,7 @@ function httpErrorResult(behaviour: Extract<Behaviour, { kind: 'http_error' }>):
   const retryAfter =
     typeof behaviour.retryAfterMsHeader === 'number' && behaviour.retryAfterMsHeader >= 0
       ? { retryAfterMs: behaviour.retryAfterMsHeader }
-      : typeof behaviour.retryAfterSeconds === 'number'
+      : typeof behaviour.retryAfterSeconds === 'number' && behaviour.retryAfterSeconds >= 0
         ? { retryAfterMs: behaviour.retryAfterSeconds * 1000 }
         : {};
   switch (behaviour.error) {
