@@ -2314,6 +2314,34 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'error_event_without_type_or_code',
+    title:
+      "an error event inside a 200 stream that says only its message (no type, no code: an OpenAI-compatible server's own error) ends as transport_error{server_error}, retryable: not auth, not a rate limit",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'untyped' },
+    },
+    check({ result }) {
+      // Mutation seed 47, shared/failure.ts:39: `labels.some` → `labels.every` is true of no label at all, so an error
+      // with neither type nor code was read as an auth failure (failed at once, never retried).
+      expectTransport(result, 'server_error');
+    },
+  },
+  {
+    id: 'failure_without_type_or_code',
+    title:
+      'a response that ends failed mid-stream (OpenAI Responses response.failed) with an error that says only its message (no type, no code) ends as transport_error{server_error}, retryable',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'untyped', asFailedResponse: true },
+    },
+    check({ result }) {
+      expectTransport(result, 'server_error');
+    },
+  },
+  {
     id: 'overflow_failure_before_output',
     title:
       'a response that ends failed before any output with a context overflow (OpenAI Responses response.failed, code context_length_exceeded, no HTTP status) ends as context_window_exceeded at request, never a request refused as it stands',
@@ -2509,6 +2537,21 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
       'a 502 from a gateway in front of the provider, its JSON body not the provider\'s error (AWS API Gateway\'s {"message":"Internal server error"}), ends as transport_error{server_error} with the status',
     behaviour: { kind: 'gateway_answer', status: 502, body: '{"message":"Internal server error"}', contentType: 'application/json' },
     check({ result }) {
+      assert.equal(expectTransport(result, 'server_error').status, 502);
+    },
+  },
+  {
+    id: 'overflow_words_under_a_502_stay_a_server_error',
+    title:
+      "a 502 from a gateway whose JSON body quotes the provider's overflow words (a gateway passing on an upstream's error under its own status) ends as transport_error{server_error} with the status: only a 400, or an error with no status, is read by its words, so a server failure never starts a compaction",
+    behaviour: {
+      kind: 'gateway_answer',
+      status: 502,
+      body: '{"type":"error","error":{"type":"api_error","message":"upstream error: prompt is too long: 215438 tokens > 200000 maximum"}}',
+      contentType: 'application/json',
+    },
+    check({ result }) {
+      // Mutation seed 47, anthropic/errors.ts:19: without the status check, any status whose words said overflow was one.
       assert.equal(expectTransport(result, 'server_error').status, 502);
     },
   },

@@ -50,6 +50,7 @@ function percentEncoded(text: string): string {
 /** The HTTP error a stream's error event is when the request did not stream: a rate limit told by its type alone is the 429 it is. */
 function answeredAs(error: StreamErrorKind | undefined): ErrorKind {
   if (error === undefined) return 'overloaded';
+  if (error === 'untyped') return 'server_error';
   return error === 'rate_limited_by_type' ? 'rate_limited' : error;
 }
 

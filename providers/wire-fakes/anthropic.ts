@@ -252,6 +252,7 @@ export const anthropicWire: ProtocolKit = {
   // A rate limit is always told by its type (rate_limit_error), so `rate_limited_by_type` is the same event.
   errorEventFrame: (kind) => {
     if (kind === 'overflow') throw new UnsupportedOnWire('Anthropic reports a context overflow as a 400 before the stream, never as an error event');
+    if (kind === 'untyped') throw new UnsupportedOnWire('the Messages API types every error event (api_error, overloaded_error, …)');
     return sseFrame(
       'error',
       kind === 'request_timeout' ? errorBody('timeout_error', 'Request timed out') : errorAnswer(kind === 'rate_limited_by_type' ? 'rate_limited' : kind).body,

@@ -250,6 +250,9 @@ export function openAIErrorBody(message: string, type: string, code: string | nu
 }
 
 /** OpenAI's words for a tokens-per-minute rate limit. */
+/** The words of an error that says nothing else (`untyped`): no type, no code as text. */
+export const UNTYPED_ERROR_MESSAGE = 'The model worker stopped unexpectedly.';
+
 export const OPENAI_TPM_MESSAGE =
   'Rate limit reached for gpt-4o in organization org-wirefake on tokens per min (TPM): Limit 30000, Used 30000, Requested 512. Please try again in 1.024s.';
 
@@ -336,6 +339,7 @@ export const openAIChatWire: ProtocolKit = {
     if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout error inside a Chat Completions stream');
     if (kind === 'overflow') throw new UnsupportedOnWire('Chat Completions reports a context overflow as a 400 before the stream, never inside it');
     if (kind === 'rate_limited_by_type') return sseFrame(null, openAIErrorBody(OPENAI_TPM_MESSAGE, 'tokens', null), 'error');
+    if (kind === 'untyped') return sseFrame(null, { error: { message: UNTYPED_ERROR_MESSAGE, code: 500 } }, 'error');
     return sseFrame(null, openAIErrorAnswer(kind, OPENAI_CHAT_OVERFLOW_MESSAGE, 'messages').body, 'error');
   },
   malformedFrame: () => ({

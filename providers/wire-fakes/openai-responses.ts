@@ -8,7 +8,7 @@ import { sseFrame } from './plan.ts';
 import type { ProtocolKit } from './protocol.ts';
 import type { StreamErrorKind, TurnStop, TurnUsage, WireTurn } from './turn.ts';
 import { UnsupportedOnWire, pieces, refuseCutCallWhole, refuseFunctionCallFinish, refuseLimitAfterWholeCall } from './turn.ts';
-import { OPENAI_INVALID_PROMPT_MESSAGE, OPENAI_TPM_MESSAGE, openAIErrorAnswer } from './openai-chat.ts';
+import { OPENAI_INVALID_PROMPT_MESSAGE, OPENAI_TPM_MESSAGE, UNTYPED_ERROR_MESSAGE, openAIErrorAnswer } from './openai-chat.ts';
 
 const MODEL = 'gpt-4.1-2025-04-14';
 const RESPONSE_ID = 'resp_wirefake000000000000000001';
@@ -312,6 +312,9 @@ function errorEventFrame(kind: StreamErrorKind): Frame {
       'error',
     );
   }
+  if (kind === 'untyped') {
+    return sseFrame('error', { type: 'error', sequence_number: 9_999, code: null, message: UNTYPED_ERROR_MESSAGE, param: null }, 'error');
+  }
   if (kind === 'rate_limited_by_type') {
     // Nested under `error`, its type said and its code null: only the type says a rate limit.
     return sseFrame(
@@ -337,13 +340,15 @@ function failedResponseFrame(kind: StreamErrorKind, used?: TurnUsage): Frame {
   const error =
     kind === 'rate_limited_by_type'
       ? { type: 'tokens', code: null, message: OPENAI_TPM_MESSAGE }
-      : kind === 'overloaded'
-        ? { code: 'server_error', message: 'The server is overloaded or not ready yet.' }
-        : kind === 'overflow'
-          ? { code: 'context_length_exceeded', message: OPENAI_RESPONSES_OVERFLOW_MESSAGE }
-          : kind === 'invalid_request'
-            ? { code: 'invalid_prompt', message: OPENAI_INVALID_PROMPT_MESSAGE }
-            : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
+      : kind === 'untyped'
+        ? { message: UNTYPED_ERROR_MESSAGE }
+        : kind === 'overloaded'
+          ? { code: 'server_error', message: 'The server is overloaded or not ready yet.' }
+          : kind === 'overflow'
+            ? { code: 'context_length_exceeded', message: OPENAI_RESPONSES_OVERFLOW_MESSAGE }
+            : kind === 'invalid_request'
+              ? { code: 'invalid_prompt', message: OPENAI_INVALID_PROMPT_MESSAGE }
+              : { code: 'rate_limit_exceeded', message: OPENAI_TPM_MESSAGE };
   const turn: WireTurn = { blocks: [], stop: 'end', usage: used ?? { input: 0, output: 0 } };
   const extra = used === undefined ? { error } : { error, usage: usage(turn) };
   return sseFrame('response.failed', { type: 'response.failed', sequence_number: 9_999, response: responseObject(turn, 'failed', [], extra) }, 'error');

@@ -422,8 +422,12 @@ export type ErrorKind =
  * `invalid_request_error`, OpenAI's error of type `invalid_request_error` with code
  * `invalid_prompt` (Responses: an error event, or `response.failed` with that code,
  * one of its documented ResponseError codes).
+ * `untyped`: an error that says only its message, no type and no code (an
+ * OpenAI-compatible server's own error, its code a number if any): nothing but
+ * the words tell what it was, and they say nothing known — a server error.
+ * Anthropic types every error event, so it cannot send one.
  */
-export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout' | 'overflow' | 'invalid_request';
+export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout' | 'overflow' | 'invalid_request' | 'untyped';
 
 /** Thrown by a protocol module for a turn its provider cannot produce. */
 export class UnsupportedOnWire extends Error {
