@@ -20,13 +20,14 @@ import { CallEndings, fromAgentItems, outputItems, type Item } from './items.ts'
 /** An error shaped as the `openai` client's APIError: a status, headers, and the provider's error body. */
 export class ScriptedApiError extends Error {
   readonly status: number | undefined;
-  readonly headers: Record<string, string>;
+  /** A `Headers`, as the `openai` client's APIError carries them: the Agents runner reads retry-after only from one. */
+  readonly headers: Headers;
   readonly error: unknown;
   constructor(status: number | undefined, message: string, headers: Record<string, string> = {}, kind = 'api_error') {
     super(status !== undefined ? `${status} ${message}` : message);
     this.name = status === undefined ? 'APIConnectionError' : 'APIError';
     this.status = status;
-    this.headers = headers;
+    this.headers = new Headers(headers);
     this.error = { type: kind, message };
   }
 }
