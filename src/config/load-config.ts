@@ -299,8 +299,25 @@ function resolveConfigRead(value: unknown, file: string, bundled: boolean): Reso
       typeof loop === 'object' &&
       typeof (loop as LoopUnderTestFactory).create === 'function' &&
       typeof (loop as LoopUnderTestFactory).id === 'string';
+    // An object meant as a loop of a team's own is told which of its parts is missing (outside probe 54: "got an
+    // object" named neither `create` nor that a hand-written loop may go here).
+    const missing =
+      loop !== null && typeof loop === 'object' && !Array.isArray(loop)
+        ? (['id', 'create'] as const).filter((k) => typeof (loop as Record<string, unknown>)[k] !== (k === 'id' ? 'string' : 'function'))
+        : [];
+    if (typeof loop !== 'string' && !isFactory && missing.length > 0 && missing.length < 2)
+      fail(
+        `loop.${missing[0]}`,
+        missing[0] === 'create'
+          ? `a loop of your own needs create(world), which builds its adapter per case (runTurn, persistedHistory, traces); got ${describe((loop as Record<string, unknown>).create)}`
+          : `a loop of your own needs an id (a name of its own, for reports and verdicts); got ${describe((loop as Record<string, unknown>).id)}`,
+        ['loop'],
+      );
     if (typeof loop !== 'string' && !isFactory)
-      fail('loop', `expected loopgate, ai-sdk, openai-agents or an adapter (aiSdkLoop({ … })), got ${describe(loop)}`);
+      fail(
+        'loop',
+        `expected loopgate, ai-sdk, openai-agents, an adapter (aiSdkLoop({ … })) or a loop of your own ({ id, version, capabilities, create }), got ${describe(loop)}`,
+      );
     if (typeof loop === 'string' && !['loopgate', 'ai-sdk', 'openai-agents'].includes(loop))
       fail('loop', `unknown loop ${JSON.stringify(loop)}; known: loopgate, ai-sdk, openai-agents`);
     // Reports, baselines and merged shards tell loops apart by this id: a loop of a team's own that took loopgate's

@@ -14,7 +14,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const from = (path: string) => JSON.stringify(join(ROOT, path));
 
 /** A project: an agent with a STATEFUL refund, a hand-written loop of the team's, and its config. */
-function project(options: { id?: string; extra?: string; capabilities?: string }): string {
+function project(options: { id?: string; extra?: string; capabilities?: string; createNamed?: string }): string {
   const dir = mkdtempSync(join(tmpdir(), 'loopgate-own-loop-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(
@@ -25,7 +25,7 @@ export const teamLoop: LoopUnderTestFactory = {
   id: ${JSON.stringify(options.id ?? 'team-loop')},
   version: 'team-loop 1.0.0',
   capabilities: ${options.capabilities ?? "{ supports: [], history: 'session', time: 'patched-timers' }"},
-  create: (world) => {
+  ${options.createNamed ?? 'create'}: (world) => {
     const history: Message[] = [];
     return {
       runTurn: async ({ turn, text, signal }): Promise<TurnReport> => {
@@ -158,6 +158,15 @@ describe("a team's own loop", () => {
     const r = await loopgate(['run', '--reporter', 'console'], dir);
     expect(r.status, r.stdout).toBe(2);
     expect(r.stderr).toMatch(/loop\.id: expected a non-empty name/);
+  });
+
+  // Outside probe 54: "expected loopgate, ai-sdk, openai-agents or an adapter (aiSdkLoop({ … })), got an object".
+  it('a loop of its own without create(world) is exit 2 naming create', async () => {
+    const dir = project({ createNamed: 'build' });
+    const r = await loopgate(['run', '--reporter', 'console'], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/loop\.create: a loop of your own needs create\(world\), which builds its adapter per case \(runTurn, persistedHistory, traces\); got undefined/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it("may not call itself loopgate (reports could not tell it from loopgate's own loop): exit 2 naming it", async () => {
