@@ -163,6 +163,52 @@ const PLANTS: readonly { readonly loop: LoopUnderTestFactory; readonly bug: stri
     loop: { ...handWritten({ redacts: true, waitsForTools: true }), id: 'waits-for-tools' },
   },
   {
+    // Outside probe 54, H2: fuzz never cut a stream behind the port, and reported cut-calls-never-kept held.
+    bug: 'runs the call a stream cut inside its arguments',
+    by: 'cut-calls-never-kept',
+    loop: planted('runs-cut-calls', {
+      world: (w) => ({
+        ...w,
+        model: {
+          ...w.model,
+          call: async (request, onDelta) => {
+            let started: { id: string; name: string } | undefined;
+            const answer = await w.model.call(request, (delta) => {
+              if (delta.kind === 'tool_call_start' && delta.id !== undefined && delta.name !== undefined) started ??= { id: delta.id, name: delta.name };
+              onDelta?.(delta);
+            });
+            const tool = started && answer.type === 'transport_error' ? w.tools.find((t) => t.name === started!.name) : undefined;
+            if (tool) await tool.run({}, { callId: started!.id, signal: request.signal ?? new AbortController().signal }).catch(() => undefined);
+            return answer;
+          },
+        },
+      }),
+    }),
+  },
+  {
+    // Outside probe 54, H1: a body the user stopped wrote on; every view judged only starts.
+    bug: 'gives its tools no abort signal',
+    by: 'tools-told-to-stop',
+    loop: { ...handWritten({ redacts: true, givesToolsNoSignal: true }), id: 'no-tool-signal' },
+  },
+  {
+    // Outside probe 54, H3: "not judged" behind the port.
+    bug: "waits its own second where a 429's retry-after asks for longer",
+    by: 'retry-after-honoured',
+    loop: { ...handWritten({ redacts: true, retries: 'ignores-retry-after' }), id: 'ignores-retry-after' },
+  },
+  {
+    // Outside probe 54, M1 and M2: no expectation, no verdict.
+    bug: 'reports a cancelled turn failed{internal}',
+    by: 'outcome-fits-what-happened',
+    loop: { ...handWritten({ redacts: true, reportsCancelAsFailed: true }), id: 'cancel-as-failed' },
+  },
+  {
+    bug: 'reports a turn its step limit stopped as replied',
+    by: 'outcome-fits-what-happened',
+    loop: { ...handWritten({ redacts: true, reportsMaxStepsAsReplied: true }), id: 'max-steps-replied' },
+  },
+  {
     // A report that is no report (probe 49, HIGH-3: an internal error and a stack trace).
     bug: 'reports a turn with no ending',
     by: 'loop-keeps-messages-and-counts',

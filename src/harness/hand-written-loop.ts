@@ -33,7 +33,21 @@ export interface HandWrittenOptions {
   readonly redacts?: boolean;
   /** A bug the gate plants: a cancel aborts the tools' signal, but the loop still waits for each running body to end. */
   readonly waitsForTools?: boolean;
+  /**
+   * It retries a step a transient error (a rate limit, an overload, a server error, a drop) ended, up to
+   * `world.retries` times, waiting the retry-after the provider gave (else a second) — or, a bug the gate plants,
+   * always a second, whatever the provider asked.
+   */
+  readonly retries?: 'honours-retry-after' | 'ignores-retry-after';
+  /** A bug the gate plants: it calls each tool with no abort signal (a cancel stops its wait; the body runs on). */
+  readonly givesToolsNoSignal?: boolean;
+  /** A bug the gate plants: a cancelled turn is reported failed{internal}. */
+  readonly reportsCancelAsFailed?: boolean;
+  /** A bug the gate plants: a turn its step limit stopped is reported replied, with no reply. */
+  readonly reportsMaxStepsAsReplied?: boolean;
 }
+
+const TRANSIENT = new Set(['rate_limited', 'overloaded', 'server_error', 'network', 'timeout']);
 
 export function handWritten(options: HandWrittenOptions = {}): LoopUnderTestFactory {
   return {
@@ -87,7 +101,7 @@ class Conversation {
     const notice = owed.length > 0 ? [noticeOf(owed)] : [];
     this.history.push({ role: 'user', content: [...notice, { type: 'text', text: this.#redact(text) }] });
     const ran: string[] = [];
-    const ended = await this.#steps(signal, ran);
+    const ended = this.#planted(await this.#steps(signal, ran));
     if (ended.outcome.kind !== 'replied' && ended.outcome.kind !== 'cancelled') {
       // A failed turn (or a full conversation) keeps nothing: its message and steps go, and what it changed is owed to the next turn.
       this.history.length = start;
@@ -103,8 +117,18 @@ class Conversation {
     };
   }
 
+  /** The ending as a planted bug reports it. */
+  #planted(ended: Ending): Ending {
+    if (this.#options.reportsCancelAsFailed && ended.outcome.kind === 'cancelled')
+      return { ...ended, outcome: { kind: 'failed', reason: 'internal', detail: 'stopped' } };
+    if (this.#options.reportsMaxStepsAsReplied && ended.outcome.kind === 'failed' && ended.outcome.reason === 'max_steps')
+      return { ...ended, outcome: { kind: 'replied' } };
+    return ended;
+  }
+
   async #steps(signal: AbortSignal, ran: string[]): Promise<Ending> {
     const world = this.#world;
+    let retried = 0;
     for (let step = 1; step <= world.maxSteps; step++) {
       const answer = await world.model
         .call({
@@ -132,6 +156,15 @@ class Conversation {
           break;
         }
         case 'transport_error':
+          if (this.#options.retries && TRANSIENT.has(answer.kind) && retried < world.retries) {
+            retried++;
+            const waitMs = this.#options.retries === 'honours-retry-after' ? (answer.retryAfterMs ?? 1000) : 1000;
+            await world.clock.sleep(waitMs, signal);
+            const stopped = cancelOf(signal);
+            if (stopped) return { outcome: { kind: 'cancelled', by: stopped.by }, steps: step };
+            step--; // the same step again
+            break;
+          }
           return { outcome: { kind: 'failed', reason: transportReason(answer.kind) }, steps: step };
         case 'refusal':
           return { outcome: { kind: 'failed', reason: 'refusal' }, steps: step };
@@ -186,7 +219,7 @@ class Conversation {
         continue;
       }
       if (tool.sideEffect === 'STATEFUL' || tool.sideEffect === 'CRITICAL') ran.push(this.#redact(`${call.name} (call ${callId})`));
-      const settled = await runCut(tool, call, signal, this.#options.waitsForTools === true);
+      const settled = await runCut(tool, call, signal, this.#options.waitsForTools === true, this.#options.givesToolsNoSignal !== true);
       if (settled.kind === 'cut') {
         stopped = cancelOf(signal);
         answer('unknown', 'may have run: the turn was cancelled while it ran');
@@ -216,6 +249,7 @@ async function runCut(
   call: ToolCall,
   signal: AbortSignal,
   waits: boolean,
+  givesSignal: boolean,
 ): Promise<{ kind: 'ok'; output: unknown } | { kind: 'failed'; message: string } | { kind: 'cut' }> {
   let release = () => {};
   const cut = new Promise<{ kind: 'cut' }>((resolve) => {
@@ -224,7 +258,7 @@ async function runCut(
     signal.addEventListener('abort', onAbort, { once: true });
     release = () => signal.removeEventListener('abort', onAbort);
   });
-  const body = tool.run(call.args, { callId: call.id, signal }).then(
+  const body = tool.run(call.args, givesSignal ? { callId: call.id, signal } : { callId: call.id }).then(
     (output) => ({ kind: 'ok' as const, output }),
     (error: unknown) => ({ kind: 'failed' as const, message: error instanceof Error ? error.message : String(error) }),
   );

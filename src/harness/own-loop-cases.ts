@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { defineTool, outcomeLabel, type Message } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
-import { handWritten } from './hand-written-loop.ts';
+import { handWritten, type HandWrittenOptions } from './hand-written-loop.ts';
 import { checkInvariants, INVARIANTS } from './invariants/index.ts';
 import type { Invariant } from './invariants/invariant.ts';
 import { inboxDeliveredOnce } from './invariants/invariant-09-inbox-delivered-once.ts';
@@ -104,6 +104,110 @@ async function cancelledTurnFromOutside(): Promise<CheckResult[]> {
     const [verdict] = await checkInvariants(dropped(run, drop), [invariant]);
     const message = verdict === undefined ? 'not judged' : verdict.passed ? 'holds' : verdict.message;
     checks.push({ name: `${invariant.id} catches a next turn that lost ${what}`, passed: said.test(message), message, expected: said.source, actual: message });
+  }
+  return checks;
+}
+
+/**
+ * What a team's loop did, judged from outside (outside probe 54): a loop that gave its tools no abort signal (the
+ * body wrote after the user's Stop), one that waited a second where the provider's 429 asked for seven, one that
+ * reported a cancelled turn failed{internal}, one that reported a turn its step limit stopped as replied — each
+ * passed `loopgate run` (where no scenario expected the outcome) and `loopgate fuzz`, every invariant "not judged"
+ * or holding. Each row runs the hand-written loop as it should be and with the bug planted: the first passes every
+ * invariant, the second fails the one named.
+ */
+const SLOW_REFUND_CANCELLED = `name: a refund the user stops while it runs
+tools:
+  - name: issue_refund
+    description: Refund an order.
+    sideEffect: STATEFUL
+    behaviour: [{ slow: 3000, then: { refunded: 120 } }]
+provider:
+  script:
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001, amount: 120 } }]
+    - reply: never seen
+inbox:
+  - say: Please refund ORD-1001.
+  - cancel: user
+    at: { time: 1000 }
+expect: {}
+`;
+
+const RATE_LIMITED = `name: a 429 asking for seven seconds, then a reply
+config: { retry: { jitter: 0 } }
+provider:
+  script:
+    - error: { kind: rate_limited, status: 429, retryAfterMs: 7000 }
+    - reply: Your order ORD-1001 is on its way.
+inbox:
+  - say: Where is ORD-1001?
+expect: {}
+`;
+
+const STEP_LIMIT = `name: the model calls tools until the step limit stops the turn
+config: { maxSteps: 2 }
+${TOOLS}provider:
+  script:
+    - tool_use: [{ id: r1, name: issue_refund, args: { order_id: ORD-1001, amount: 120 } }]
+    - tool_use: [{ id: r2, name: issue_refund, args: { order_id: ORD-1002, amount: 80 } }]
+inbox:
+  - say: Refund both orders.
+expect: {}
+`;
+
+async function judgedOnWhatItDid(): Promise<CheckResult[]> {
+  const rows: readonly { name: string; scenario: string; plant: HandWrittenOptions; invariant: string; says: RegExp; base?: HandWrittenOptions }[] = [
+    {
+      name: 'a loop that gives its tools no abort signal',
+      scenario: SLOW_REFUND_CANCELLED,
+      plant: { givesToolsNoSignal: true },
+      invariant: 'tools-told-to-stop',
+      says: /^turn 0: the loop gave the body of issue_refund \(call refund\) no abort signal: the case cancelled the turn at 1000 ms while it ran, and it was still running when the case ended/,
+    },
+    {
+      name: "a loop that waits its own second where the provider's 429 asked for seven",
+      scenario: RATE_LIMITED,
+      base: { retries: 'honours-retry-after' },
+      plant: { retries: 'ignores-retry-after' },
+      invariant: 'retry-after-honoured',
+      says: /^request 2 was sent at 1000 ms, inside the retry-after window request 1 was given \(7000 ms at 0 ms\) until 7000 ms$/,
+    },
+    {
+      name: 'a loop that reports a cancelled turn failed{internal}',
+      scenario: SLOW_REFUND_CANCELLED,
+      plant: { reportsCancelAsFailed: true },
+      invariant: 'outcome-fits-what-happened',
+      says: /^turn 0 ended failed\{internal\}, but the case cancelled it \(user, at 1000 ms\) while the body of issue_refund \(call refund\) ran: a turn stopped mid-work ends cancelled\{user\}$/,
+    },
+    {
+      name: 'a loop that reports a turn its step limit stopped as replied',
+      scenario: STEP_LIMIT,
+      plant: { reportsMaxStepsAsReplied: true },
+      invariant: 'outcome-fits-what-happened',
+      says: /^turn 0 ended replied, but the last answer of the model in it \(request 2\) was tool_use, not a reply, and the turn gave none$/,
+    },
+  ];
+  const checks: CheckResult[] = [];
+  for (const row of rows) {
+    for (const planted of [false, true]) {
+      const loop = handWritten({ ...(row.base ?? {}), ...(planted ? row.plant : {}) });
+      const run = await runPeerScenario(parseScenario(row.scenario, 'own-loop-judged.yaml'), loop, { seed: 1 });
+      const verdicts = await checkInvariants(run, INVARIANTS);
+      const failed = verdicts.filter((c) => !c.passed);
+      const said = failed.map((c) => `${c.name}: ${c.message}`).join('; ') || 'every invariant holds';
+      if (!planted) {
+        checks.push({ name: `${row.name} — without the bug: every invariant holds`, passed: failed.length === 0, message: said });
+        continue;
+      }
+      const caught = failed.find((c) => c.name === row.invariant);
+      checks.push({
+        name: `${row.name}: caught by ${row.invariant}`,
+        passed: failed.length === 1 && caught !== undefined && row.says.test(caught.message),
+        message: said,
+        expected: `${row.invariant}: ${row.says.source}`,
+        actual: said,
+      });
+    }
   }
   return checks;
 }
@@ -447,6 +551,15 @@ export function ownLoopCases(): Case[] {
         secrets: [SECRET, 'ledger-key-Bm4Wq9Zs1Tx6'],
       },
       secretsKeptOutStillDelivered,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-loop/judged-on-what-it-did',
+        title:
+          "a team's loop is judged from outside on what it did: tools given no abort signal, a retry-after cut short, a cancelled turn or one its step limit stopped reported otherwise — each fails the invariant that names it",
+        file: FILE,
+      },
+      judgedOnWhatItDid,
     ),
   ];
 }

@@ -94,8 +94,15 @@ function sentTwice<C extends { readonly id?: string }>(calls: readonly C[], pick
 
 type ErrorSpec = NonNullable<ProviderStep['error']>;
 
-/** Every transport error kind, with the status and retry-after a provider would send. */
-function errorArb(): fc.Arbitrary<ErrorSpec> {
+/**
+ * Every transport error kind, with the status and retry-after a provider would send. An overload or a dropped
+ * connection comes now and then after the 200, inside the stream: in its text, or inside the arguments of a call to
+ * one of the case's tools (`midStream`; no status or retry-after then). Drawn only in wire cases before, which run
+ * neither behind the port nor often: a loop that ran the call a stream cut passed `loopgate fuzz`, the invariant
+ * reported held (outside probe 54, H2).
+ */
+function errorArb(tools: readonly FuzzTool[]): fc.Arbitrary<ErrorSpec> {
+  const cuts: readonly NonNullable<ErrorSpec['midStream']>[] = tools.length ? tools.map((t) => ({ tool_args: t.name })) : ['tool_args'];
   const statuses: Partial<Record<ErrorSpec['kind'], readonly number[]>> = {
     rate_limited: [429],
     server_error: [500, 502, 503],
@@ -113,6 +120,16 @@ function errorArb(): fc.Arbitrary<ErrorSpec> {
         .tuple(base, fc.option(fc.integer({ min: 0, max: 120_000 }), { nil: undefined }))
         .map(([e, retryAfterMs]) => (retryAfterMs === undefined ? e : { ...e, retryAfterMs }));
     }),
+    // After the 200: an overload or a dropped connection inside the stream (in a call's arguments, mostly).
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({
+          kind: fc.constantFrom<ErrorSpec['kind']>('overloaded', 'network'),
+          midStream: fc.constantFrom<NonNullable<ErrorSpec['midStream']>>(true, ...cuts),
+        })
+        .map(({ kind, midStream }): ErrorSpec => ({ kind, midStream })),
+    },
   );
 }
 
@@ -160,7 +177,7 @@ export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<Provid
         })
         .map(({ calls, text, twice }): ProviderStep => ({ tool_use: sentTwice(calls, twice), ...(text !== undefined ? { text } : {}) })),
     },
-    { weight: 3, arbitrary: errorArb().map((error): ProviderStep => ({ error })) },
+    { weight: 3, arbitrary: errorArb(tools).map((error): ProviderStep => ({ error })) },
     { weight: 1, arbitrary: fc.constant<ProviderStep>({ reply: '' }) },
     { weight: 2, arbitrary: fc.constantFrom<'request' | 'generation'>('request', 'generation').map((overflow): ProviderStep => ({ overflow })) },
     {

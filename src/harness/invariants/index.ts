@@ -60,6 +60,7 @@ import { requestsHoldWellFormedText } from './requests-hold-well-formed-text.ts'
 import { promptFollowsFragments } from './prompt-follows-fragments.ts';
 import { agentCompactorProposesWholeTurns } from './agent-compactor-proposes-whole-turns.ts';
 import { agentFragmentsGiveText } from './agent-fragments-give-text.ts';
+import { outcomeFitsWhatHappened } from './outcome-fits-what-happened.ts';
 import { snapshotResumesTheFold } from './snapshot-resumes-the-fold.ts';
 import { startedCallsStayUnknown } from './started-calls-stay-unknown.ts';
 import { toolsToldToStop } from './tools-told-to-stop.ts';
@@ -153,6 +154,7 @@ export const INVARIANTS: readonly Invariant[] = [
   agentFragmentsGiveText,
   agentCompactorProposesWholeTurns,
   outcomeFollowsTable,
+  outcomeFitsWhatHappened,
   costFollowsPriceTable,
   adapterFollowsTheWire,
   crashRecovery,

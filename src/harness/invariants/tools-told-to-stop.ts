@@ -13,7 +13,8 @@
  * `ToolTimeoutError`) after it had already ended — a tool that cleans up or
  * reports on abort would undo, or misreport, work that finished in time.
  *
- * Judged from outside another loop too (`checkObservable`): no body of a turn starts once the harness cancelled it.
+ * Judged from outside another loop too (`checkObservable`): no body of a turn starts once the harness cancelled it,
+ * and a body running then has the signal the loop gave it aborted while it runs.
  *
  * And before: once its turn is cancelled no call starts — no `tool.started`
  * record follows the turn's `cancel.requested`, and no body starts with its
@@ -31,9 +32,31 @@ export const toolsToldToStop = defineInvariant({
   id: 'tools-told-to-stop',
   title: 'a tool call answered INTERRUPTED or TIMEOUT has its still-running body’s signal aborted; no body starts once told to stop',
   check: (run) => neverStartedStopped(run) ?? toldToStop(run) ?? toldTimedOutWhenDone(run),
-  // From outside another loop: only the "before" part — no body of a turn starts once the harness cancelled it.
-  checkObservable: (run) => noBodyAfterCancel(run),
+  // From outside another loop: no body of a turn starts once the harness cancelled it, and one running then is told.
+  checkObservable: (run) => noBodyAfterCancel(run) ?? runningBodiesTold(run),
 });
+
+/**
+ * From outside: a body running when the harness cancelled its turn is told to stop — the signal the loop gave it
+ * aborts while it runs (outside probe 54, H1: a loop that called its tools with no signal let the body write after
+ * the user's Stop, and passed `loopgate run` and `loopgate fuzz`, this invariant judging only starts). Whether the
+ * body then stops is the agent's code, not the loop's.
+ */
+function runningBodiesTold(run: PeerRun): string | undefined {
+  for (const cancel of run.cancels ?? []) {
+    if (cancel.ms === undefined) continue;
+    const at = cancel.ms;
+    for (const r of run.toolRuns) {
+      if (r.turn !== cancel.turn || r.startedMs === undefined || r.startedMs > at) continue;
+      if (r.endedMs !== undefined && r.endedMs <= at) continue; // ended before the cancel
+      if (r.abortedMs !== undefined && r.abortedMs <= (r.endedMs ?? Number.POSITIVE_INFINITY)) continue; // told while it ran
+      const ranOn = r.endedMs !== undefined ? `ran on to ${r.endedMs} ms` : 'was still running when the case ended';
+      const gave = r.signalGiven === false ? 'no abort signal' : 'a signal it never aborted';
+      return `turn ${cancel.turn}: the loop gave the body of ${r.name} (call ${r.callId}) ${gave}: the case cancelled the turn at ${at} ms while it ran, and it ${ranOn} — pass the turn's signal (or one the cancel aborts) to every tool it runs`;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Another framework's loop (or a team's own) seen from outside: once the harness aborted a turn's signal (a user's

@@ -71,6 +71,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
       inbox?.onRequest(n);
     },
     onDelta: (n) => inbox?.onDelta(n),
+    now: () => clock.now(),
   });
   const callIds: CallIdCounter = { next: 1 };
   const model: ModelClient = models.wrap(scriptedProvider(scenario.provider.script, 'scripted', clock, faults, callIds, scenario.provider.model));
@@ -96,8 +97,12 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
         startedAt: faults.place(),
         startedMs: clock.now(),
         args,
+        signalGiven: signal !== undefined,
       };
       toolRuns.push(record);
+      // When the signal the loop gave aborts: a loop that never tells a body it cut loose to stop leaves it writing.
+      if (signal?.aborted) record.abortedMs = record.startedMs;
+      else signal?.addEventListener('abort', () => (record.abortedMs = clock.now()), { once: true });
       const ended = (how: 'returned' | 'threw') => {
         record.settled = how;
         record.endedMs = clock.now();

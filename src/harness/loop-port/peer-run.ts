@@ -30,6 +30,9 @@ export interface ToolRun {
   endedMs?: number;
   /** The arguments the loop ran it with. */
   readonly args?: unknown;
+  /** Whether the loop gave the body an abort signal, and when (virtual ms) that signal aborted, if it did. */
+  readonly signalGiven?: boolean;
+  abortedMs?: number;
 }
 
 /** A cancel the harness delivered to a running turn (its signal aborted). */

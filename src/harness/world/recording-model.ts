@@ -17,6 +17,9 @@ export interface ProviderCall {
   readonly error?: string;
   /** Deltas streamed after the call settled (a contract violation). */
   readonly lateDeltas: number;
+  /** When (the case's clock, with a `now` hook) it was sent, and when it settled. */
+  readonly sentMs?: number;
+  readonly settledMs?: number;
 }
 
 interface OpenCall {
@@ -24,6 +27,8 @@ interface OpenCall {
   result?: ModelResult;
   error?: string;
   lateDeltas: number;
+  sentMs?: number;
+  settledMs?: number;
 }
 
 export interface RecordingHooks {
@@ -35,6 +40,8 @@ export interface RecordingHooks {
   readonly origin?: () => RequestOrigin;
   /** Runs with each request as it goes out (the object kept in `requests`). */
   readonly onSent?: (request: SentRequest) => void;
+  /** The case's clock: each call is stamped with when it was sent and settled (what a peer's retry-after is judged by). */
+  readonly now?: () => number;
 }
 
 export interface RequestOrigin {
@@ -71,12 +78,14 @@ export class ModelRecording {
         this.requests.push(sent);
         this.origins.push(this.#hooks.origin?.() ?? { life: 0, seq: -1 });
         this.#hooks.onSent?.(sent);
-        const response: OpenCall = { settled: 'pending', lateDeltas: 0 };
+        const now = this.#hooks.now;
+        const response: OpenCall = { settled: 'pending', lateDeltas: 0, ...(now ? { sentMs: now() } : {}) };
         this.#responses.push(response);
         this.#hooks.onRequest?.(this.requests.length);
         const settle = (settled: ProviderCall['settled'], result?: ModelResult, error?: unknown) => {
           if (response.settled !== 'pending') return;
           response.settled = settled;
+          if (now) response.settledMs = now();
           if (result !== undefined) response.result = result;
           if (error !== undefined) response.error = error instanceof Error ? error.message : String(error);
         };

@@ -11,7 +11,7 @@
  */
 import { createRedactor, redactDeep, type Message, type Redactor } from '../../../kernel/index.ts';
 import { finalHistory, type PeerRun } from '../../loop-port/peer-run.ts';
-import { tells, type SideEffect } from '../support/side-effects.ts';
+import { noticeLine, tells, type SideEffect } from '../support/side-effects.ts';
 import { labelOf, requestsOfTurn } from '../support/peer-view.ts';
 
 export function sideEffectsToldObservably(run: PeerRun): string | undefined {
@@ -24,18 +24,21 @@ export function sideEffectsToldObservably(run: PeerRun): string | undefined {
     if (!report || report.outcome.kind === 'replied') continue;
     const effect = { turn: ran.turn, callId: ran.callId, name: ran.name, seq: -1 };
     const what = `${ran.name} (call ${ran.callId}) ran in turn ${ran.turn}, which ended ${labelOf(report.outcome)}`;
+    // What tells it (outside probe 54, M3 and M4: a notice "update_ticket (u1)" was not it, and where a notice may wait
+    // for the next turn was never said).
+    const wanted = `its result, or a text holding "${noticeLine(effect)}"`;
     let discharged = false;
     for (const later of run.reports.filter((r) => r.turn > ran.turn)) {
       const first = requestsOfTurn(run, later.turn)[0];
       if (!first) continue;
-      if (!told(first.messages, effect)) return `${what}, but the first request of turn ${later.turn} did not tell the model`;
+      if (!told(first.messages, effect)) return `${what}, but the first request of turn ${later.turn} did not tell the model (${wanted})`;
       if (later.outcome.kind === 'replied') {
         discharged = true;
         break;
       }
     }
     if (!discharged && !told([...finalHistory(run), ...run.waiting], effect))
-      return `${what}, and the persisted history the next turn starts from does not show it`;
+      return `${what}, and neither the persisted history the next turn starts from nor a notice the loop keeps waiting (waiting()) shows it (${wanted})`;
   }
   return undefined;
 }

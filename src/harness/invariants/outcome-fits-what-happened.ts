@@ -1,0 +1,68 @@
+/**
+ * From outside another loop: the outcome it reports fits what the harness saw
+ * happen in the turn. A peer's outcomes are judged against a scenario's
+ * expectations, so a case without one (every fuzz case) took any report: a
+ * team's loop that reported a cancelled turn `failed{internal}` — dropping its
+ * message, which invariant 9 then never asked for — and one that reported a turn
+ * its step limit stopped as `replied`, with no reply, passed `loopgate fuzz`
+ * (outside probe 54, M1 and M2).
+ *
+ * - A turn the harness cancelled while a model call or a tool body of it was
+ *   under way ends `cancelled{by}` (the first cancel's source): it was stopped
+ *   mid-work, and nothing it could have finished decides it.
+ * - A turn reported `replied` got a reply: its last answer from the model in
+ *   the turn is a `reply`, or the turn gives a reply of its own (a loop that
+ *   ends on a tool's output by design; `replies-come-from-the-model` judges
+ *   where that came from).
+ *
+ * loopgate's own loop is held to its whole transition table, from its log
+ * (`outcome-follows-table`).
+ */
+import { outcomeLabel } from '../../kernel/index.ts';
+import { isPeerRun } from '../loop-port/peer-run.ts';
+import { defineInvariant, type PeerRun } from './invariant.ts';
+
+export const outcomeFitsWhatHappened = defineInvariant({
+  id: 'outcome-fits-what-happened',
+  title: "a peer's outcome fits what the harness saw: a turn cancelled mid-work ends cancelled, one reported replied got a reply",
+  appliesTo: (run) => (isPeerRun(run) ? undefined : "loopgate's own loop is held to its transition table from its log (outcome-follows-table)"),
+  check: () => undefined,
+  checkObservable: (run) => cancelledMidWork(run) ?? repliedWithAReply(run),
+});
+
+function cancelledMidWork(run: PeerRun): string | undefined {
+  for (const report of run.reports) {
+    const cancel = (run.cancels ?? []).find((c) => c.turn === report.turn);
+    if (!cancel || cancel.ms === undefined) continue;
+    const at = cancel.ms;
+    const want = `cancelled{${cancel.by}}`;
+    if (outcomeLabel(report.outcome) === want) continue;
+    const body = run.toolRuns.find(
+      (r) => r.turn === report.turn && r.startedMs !== undefined && r.startedMs <= at && (r.endedMs === undefined || r.endedMs >= at),
+    );
+    const call = run.responses.findIndex(
+      (c, i) => run.requestTurns[i] === report.turn && c.sentMs !== undefined && c.sentMs <= at && (c.settledMs === undefined || c.settledMs > at),
+    );
+    // A body that ended the moment the cancel came (told to stop) was under way; a tool step always needs the model
+    // again. A model call that settled then may have been the reply, and is not counted.
+    const working = body ? `the body of ${body.name} (call ${body.callId}) ran` : call >= 0 ? `request ${call + 1} to the model was under way` : undefined;
+    if (!working) continue;
+    return `turn ${report.turn} ended ${outcomeLabel(report.outcome)}, but the case cancelled it (${cancel.by}, at ${at} ms) while ${working}: a turn stopped mid-work ends ${want}`;
+  }
+  return undefined;
+}
+
+function repliedWithAReply(run: PeerRun): string | undefined {
+  for (const report of run.reports) {
+    if (report.outcome.kind !== 'replied') continue;
+    let last = -1;
+    for (let i = 0; i < run.responses.length; i++) if (run.requestTurns[i] === report.turn && run.responses[i]!.result) last = i;
+    if (last < 0) continue; // the harness saw no answer of the model in it (a loop that answers from its own cache)
+    const result = run.responses[last]!.result!;
+    // A loop may end a turn on a tool's output by design (OpenAI Agents' stopAtToolNames): then that is its reply,
+    // whose source replies-come-from-the-model judges. A turn replied with nothing, after no reply, got none.
+    if (result.type !== 'reply' && (report.reply ?? '').trim() === '')
+      return `turn ${report.turn} ended replied, but the last answer of the model in it (request ${last + 1}) was ${result.type}, not a reply, and the turn gave none`;
+  }
+  return undefined;
+}
