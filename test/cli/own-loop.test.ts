@@ -165,7 +165,9 @@ describe("a team's own loop", () => {
     const dir = project({ createNamed: 'build' });
     const r = await loopgate(['run', '--reporter', 'console'], dir);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/loop\.create: a loop of your own needs create\(world\), which builds its adapter per case \(runTurn, persistedHistory, traces\); got undefined/);
+    expect(r.stderr).toMatch(
+      /loop\.create: a loop of your own needs create\(world\), which builds its adapter per case \(runTurn, persistedHistory, traces\); got undefined/,
+    );
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
