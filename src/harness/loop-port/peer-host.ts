@@ -153,7 +153,12 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
   } catch (error) {
     if (error instanceof VirtualClockStallError && driver.running !== undefined) {
       const running = toolRuns.filter((r) => r.settled === 'running').map((r) => `${r.name} (call ${r.callId})`);
-      unsettled = { turn: driver.running, waitingOn: running.length > 0 ? `tool ${running.join(', ')}` : 'the model call' };
+      // What it waits on, as the harness sees it: a body, a model call, or neither — its own code (outside probe 54: a
+      // runTurn that never called the model was said to wait on the model call).
+      const modelOpen = models.responses.some((r) => r.settled === 'pending');
+      const waitingOn =
+        running.length > 0 ? `tool ${running.join(', ')}` : modelOpen ? 'the model call' : 'its own code (no model call or tool body of the turn is open)';
+      unsettled = { turn: driver.running, waitingOn };
     } else thrown ??= error;
   } finally {
     wire?.release();
