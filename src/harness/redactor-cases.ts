@@ -479,7 +479,37 @@ function longRunOfARepeatedCharacter(): CheckResult[] {
       passed: streamed === 'x[REDACTED]y' && streamedGeneral === 'x[REDACTED]y',
       message: `${streamed.length} and ${streamedGeneral.length} characters kept`,
     },
+    heldBounded(secret),
   ];
+}
+
+/**
+ * A stream holds a bounded tail: a run the secret's pieces cover from end to end can be let out nowhere, and was held
+ * whole until the stream ended — memory, and a scan per piece, growing with the stream (exactSecretStream had no bound;
+ * streamRedactor lets its buffer out, redacted, past 64 KiB). 200,000 characters in pieces of 1,000: each stream has
+ * let text out before it ends, and nothing it let out holds the secret's run.
+ */
+function heldBounded(secret: string): CheckResult {
+  const outs = [exactSecretStream([secret]), streamRedactor(createRedactor({ secrets: [secret], patterns: [] }))].map((stream) => {
+    let before = 0;
+    let joined = '';
+    for (let i = 0; i < 200; i++) {
+      const out = stream.push('a'.repeat(1000));
+      before += out.length;
+      joined += out;
+    }
+    joined += stream.end();
+    return { before, leaked: /a{501}/.test(joined) };
+  });
+  return {
+    name: 'a 200,000-character run streamed in pieces of 1,000: each stream lets text out before it ends (a bounded hold), none of it the run',
+    passed: outs.every((o) => o.before > 0 && !o.leaked),
+    message: outs
+      .map(
+        (o, i) => `${i === 0 ? 'exactSecretStream' : 'streamRedactor'}: ${o.before} characters let out before the end${o.leaked ? ', the run among them' : ''}`,
+      )
+      .join('; '),
+  };
 }
 
 /**

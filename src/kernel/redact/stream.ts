@@ -62,12 +62,14 @@ export function streamRedactor(redact: Redactor, options: { readonly maxHold?: n
  * let out as it comes), and never cuts through a form it can already see. Same
  * guarantee as `streamRedactor`: joining what it lets out never rebuilds a form
  * of a secret. A tail is looked for in the last 8 characters per character of
- * the longest secret (each may be escaped with up to three backslashes).
+ * the longest secret (each may be escaped with up to three backslashes). Past
+ * `maxHold` held characters the whole buffer is redacted and let out.
  */
 export function exactSecretStream(secrets: readonly string[]): StreamRedactor {
   const redact = createRedactor({ secrets, patterns: [] });
   const forms = [...new Set(secrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).map(formsOf);
   const window = Math.max(0, ...forms.map((f) => f.secret.length * 8));
+  const maxHold = Math.max(DEFAULT_MAX_HOLD, window * 2);
   let buffer = '';
   // A tail that cannot begin a form cannot once more is added either (mayBeginAForm is closed under prefixes), so
   // where the last look stopped is where the next starts: each place is turned down once, not at every piece (a
@@ -82,6 +84,14 @@ export function exactSecretStream(secrets: readonly string[]): StreamRedactor {
   };
   const push = (piece: string): string => {
     buffer += piece;
+    // As streamRedactor: past the bound (a run the secret's pieces cover end to end can be cut nowhere) the whole
+    // buffer goes out redacted, so memory and each piece's scan stay bounded.
+    if (buffer.length > maxHold) {
+      const out = buffer;
+      buffer = '';
+      lookFrom = 0;
+      return redact(out);
+    }
     const cut = safeCut(heldFrom(), redact.find?.(buffer) ?? []);
     if (cut <= 0) return '';
     const out = buffer.slice(0, cut);
