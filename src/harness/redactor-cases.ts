@@ -343,6 +343,13 @@ function piecesOfASecret(): CheckResult[] {
     // A text no longer than the piece: a tool's output, an argument, a header value that is the run and nothing else.
     ['a text that is a run of 15 and nothing more', 'telco-SECRET-ab', '[REDACTED]'],
     ['an account number of 10 from its end: under half, let out', 'account 0123456789 active', 'account 0123456789 active'],
+    // Two windows of the piece search overlapping across it, the first opened by its public prefix alone (review of
+    // stop 58, H1: each window read from where the last stopped, the run split in two halves under 15, let out).
+    [
+      'its prefix, then 40 characters on, its last 21',
+      `${'x'.repeat(12)}telco-SE${'x'.repeat(40)}CRET-abcdef0123456789${'x'.repeat(10)}`,
+      `${'x'.repeat(12)}telco-SE${'x'.repeat(40)}[REDACTED]${'x'.repeat(10)}`,
+    ],
     ['a piece of the quoted one, as it is', 'it was pass"word\\Q7 once', 'it was [REDACTED] once'],
     ['a piece of the quoted one, JSON-escaped', '{"old":"pass\\"word\\\\Q7"}', '{"old":"[REDACTED]"}'],
     // A JSON text inside a JSON string (a tool's output holding a serialized body): escaped twice (probe 23, F3).

@@ -201,17 +201,24 @@ function runFinder(form: string, min: number): (text: string, spans: [number, nu
     if (!windows.length) return;
     windows.sort((a, b) => a[0] - b[0]);
     automaton ??= suffixAutomaton(form);
-    let readTo = 0; // windows of several anchors overlap: each character read once
     let run: [number, number] | undefined;
     const found = (from: number, to: number) => {
       if (run && from <= run[1]) run[1] = Math.max(run[1], to);
       else spans.push((run = [from, to]));
     };
+    // Windows of several anchors overlap: each union is read once, from its start — a run read from where another
+    // window stopped would start over there, and a run across that place be split into halves too short to count
+    // (review of stop 58, H1).
+    let union: [number, number] | undefined;
     for (const [from, to] of windows) {
-      if (to <= readTo) continue;
-      readRuns(automaton, text, Math.max(from, readTo), to, min, found);
-      readTo = to;
+      if (union && from <= union[1]) {
+        union[1] = Math.max(union[1], to);
+        continue;
+      }
+      if (union) readRuns(automaton, text, union[0], union[1], min, found);
+      union = [from, to];
     }
+    if (union) readRuns(automaton, text, union[0], union[1], min, found);
   };
 }
 
