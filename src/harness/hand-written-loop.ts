@@ -41,6 +41,11 @@ export interface HandWrittenOptions {
   readonly retries?: 'honours-retry-after' | 'ignores-retry-after';
   /** A bug the gate plants: it calls each tool with no abort signal (a cancel stops its wait; the body runs on). */
   readonly givesToolsNoSignal?: boolean;
+  /**
+   * A bug the gate plants: each tool gets a signal of its own, aborted by the loop's own tool timeout this many ms
+   * after the body starts — not by the turn's cancel (a cancel stops its wait; the body runs on until then).
+   */
+  readonly toolSignalOnlyTimesOutAfterMs?: number;
   /** A bug the gate plants: a cancelled turn is reported failed{internal}. */
   readonly reportsCancelAsFailed?: boolean;
   /** A bug the gate plants: a turn its step limit stopped is reported replied, with no reply. */
@@ -219,7 +224,9 @@ class Conversation {
         continue;
       }
       if (tool.sideEffect === 'STATEFUL' || tool.sideEffect === 'CRITICAL') ran.push(this.#redact(`${call.name} (call ${callId})`));
-      const settled = await runCut(tool, call, signal, this.#options.waitsForTools === true, this.#options.givesToolsNoSignal !== true);
+      const late = this.#options.toolSignalOnlyTimesOutAfterMs;
+      const given = this.#options.givesToolsNoSignal ? undefined : late !== undefined ? timedOutAfter(this.#world, late) : signal;
+      const settled = await runCut(tool, call, signal, this.#options.waitsForTools === true, given);
       if (settled.kind === 'cut') {
         stopped = cancelOf(signal);
         answer('unknown', 'may have run: the turn was cancelled while it ran');
@@ -249,7 +256,7 @@ async function runCut(
   call: ToolCall,
   signal: AbortSignal,
   waits: boolean,
-  givesSignal: boolean,
+  given: AbortSignal | undefined,
 ): Promise<{ kind: 'ok'; output: unknown } | { kind: 'failed'; message: string } | { kind: 'cut' }> {
   let release = () => {};
   const cut = new Promise<{ kind: 'cut' }>((resolve) => {
@@ -258,7 +265,7 @@ async function runCut(
     signal.addEventListener('abort', onAbort, { once: true });
     release = () => signal.removeEventListener('abort', onAbort);
   });
-  const body = tool.run(call.args, givesSignal ? { callId: call.id, signal } : { callId: call.id }).then(
+  const body = tool.run(call.args, given ? { callId: call.id, signal: given } : { callId: call.id }).then(
     (output) => ({ kind: 'ok' as const, output }),
     (error: unknown) => ({ kind: 'failed' as const, message: error instanceof Error ? error.message : String(error) }),
   );
@@ -267,6 +274,13 @@ async function runCut(
   } finally {
     release();
   }
+}
+
+/** A signal the loop's own tool timeout aborts `ms` after it is made (on the case's clock), and nothing else. */
+function timedOutAfter(world: PeerWorld, ms: number): AbortSignal {
+  const controller = new AbortController();
+  void world.clock.sleep(ms).then(() => controller.abort(new Error(`the tool took longer than ${ms} ms`)));
+  return controller.signal;
 }
 
 /** The notice of world-changing calls a failed turn ran, each named `tool (call id)`. */

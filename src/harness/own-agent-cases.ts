@@ -278,13 +278,13 @@ async function compactorCutsATurn(): Promise<CheckResult[]> {
       name: 'one whose range ends inside the last closed turn',
       propose: (c) => (c ? { from: c.from, to: c.to - 1 } : null),
       outcomes: 'replied, conversation_full',
-      says: /^the agent's compactor proposed \[\d+, \d+\], which ends at event \d+ \(\w[\w.]*\), not at a turn\.closed: the loop refused it/,
+      says: /^the agent's compactor proposed \[\d+, \d+\], which ends at event \d+ \(\w[\w.]*\), not at a turn\.closed: not whole closed turns, the loop did not apply it/,
     },
     {
       name: 'one whose range starts after the first event of a turn',
       propose: (c) => (c ? { from: c.from + 1, to: c.to } : null),
       outcomes: 'replied, conversation_full',
-      says: /^the agent's compactor proposed \[\d+, \d+\], which starts at event \d+ \(\w[\w.]*\), not at a turn\.opened: the loop refused it/,
+      says: /^the agent's compactor proposed \[\d+, \d+\], which starts at event \d+ \(\w[\w.]*\), not at a turn\.opened: not whole closed turns, the loop did not apply it/,
     },
     {
       name: 'one that throws at every call',

@@ -133,6 +133,11 @@ inbox:
 expect: {}
 `;
 
+/** The same, the refund slower than the loop's own tool timeout, and a question 25 s on: the case still runs then. */
+const SLOW_REFUND_CANCELLED_THEN_ASKED = SLOW_REFUND_CANCELLED.replace('slow: 3000', 'slow: 30000')
+  .replace('    - reply: never seen\n', '    - reply: never seen\n    - reply: It may have gone through.\n')
+  .replace('expect: {}', '  - say: Did it go through?\n    at: { time: 25000 }\nexpect: {}');
+
 const RATE_LIMITED = `name: a 429 asking for seven seconds, then a reply
 config: { retry: { jitter: 0 } }
 provider:
@@ -163,6 +168,14 @@ async function judgedOnWhatItDid(): Promise<CheckResult[]> {
       plant: { givesToolsNoSignal: true },
       invariant: 'tools-told-to-stop',
       says: /^turn 0: the loop gave the body of issue_refund \(call refund\) no abort signal: the case cancelled the turn at 1000 ms while it ran, and it was still running when the case ended/,
+    },
+    {
+      // Review of stop 58, M1: any abort before the body ended counted, however long after the cancel it came.
+      name: "a loop whose tools' signals only its own 20 s tool timeout aborts, not the cancel",
+      scenario: SLOW_REFUND_CANCELLED_THEN_ASKED,
+      plant: { toolSignalOnlyTimesOutAfterMs: 20_000 },
+      invariant: 'tools-told-to-stop',
+      says: /^turn 0: the loop aborted the signal it gave the body of issue_refund \(call refund\) only at 20000 ms, 19000 ms after the case cancelled the turn \(at 1000 ms\) while it ran/,
     },
     {
       name: "a loop that waits its own second where the provider's 429 asked for seven",

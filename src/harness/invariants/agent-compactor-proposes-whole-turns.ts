@@ -36,7 +36,7 @@ function compactorProblem(run: ScenarioRun): string | undefined {
     if (proposed === null || proposed === 'threw') continue;
     const why = notWholeTurns(events, call.logLength, proposed.from, proposed.to);
     if (why)
-      return `the agent's compactor proposed [${proposed.from}, ${proposed.to}], which ${why}: the loop refused it, and the overflow it was asked to fix was not fixed`;
+      return `the agent's compactor proposed [${proposed.from}, ${proposed.to}], which ${why}: not whole closed turns, the loop did not apply it, and the overflow it was asked to fix was not fixed`;
   }
   const threw = calls.filter((c) => c.proposed === 'threw' && !c.threw?.aborted);
   if (threw.length === calls.length) {

@@ -38,13 +38,18 @@ function cancelledMidWork(run: PeerRun): string | undefined {
     const want = `cancelled{${cancel.by}}`;
     if (outcomeLabel(report.outcome) === want) continue;
     const body = run.toolRuns.find(
-      (r) => r.turn === report.turn && r.startedMs !== undefined && r.startedMs <= at && (r.endedMs === undefined || r.endedMs >= at),
+      (r) =>
+        r.turn === report.turn &&
+        r.startedMs !== undefined &&
+        r.startedMs <= at &&
+        (r.endedMs === undefined || r.endedMs > at || (r.endedMs === at && r.abortedMs === at)),
     );
     const call = run.responses.findIndex(
       (c, i) => run.requestTurns[i] === report.turn && c.sentMs !== undefined && c.sentMs <= at && (c.settledMs === undefined || c.settledMs > at),
     );
-    // A body that ended the moment the cancel came (told to stop) was under way; a tool step always needs the model
-    // again. A model call that settled then may have been the reply, and is not counted.
+    // A body the cancel's abort ended that moment was under way; one that ended then on its own may have been the
+    // turn's last work (a loop that ends on a tool's output: review of stop 58, L1), as may a model call that
+    // settled then: neither is counted.
     const working = body ? `the body of ${body.name} (call ${body.callId}) ran` : call >= 0 ? `request ${call + 1} to the model was under way` : undefined;
     if (!working) continue;
     return `turn ${report.turn} ended ${outcomeLabel(report.outcome)}, but the case cancelled it (${cancel.by}, at ${at} ms) while ${working}: a turn stopped mid-work ends ${want}`;

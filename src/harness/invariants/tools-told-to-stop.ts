@@ -25,6 +25,7 @@ import type { LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, type PeerRun } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
+import { TOLD_TO_STOP_GRACE_MS } from '../world/scripted-tools.ts';
 
 const GIVEN_UP = new Set(['INTERRUPTED', 'TIMEOUT']);
 
@@ -49,7 +50,11 @@ function runningBodiesTold(run: PeerRun): string | undefined {
     for (const r of run.toolRuns) {
       if (r.turn !== cancel.turn || r.startedMs === undefined || r.startedMs > at) continue;
       if (r.endedMs !== undefined && r.endedMs <= at) continue; // ended before the cancel
-      if (r.abortedMs !== undefined && r.abortedMs <= (r.endedMs ?? Number.POSITIVE_INFINITY)) continue; // told while it ran
+      // Told while it ran, and soon: the cancel's abort, not a later one of the loop's own (review of stop 58, M1).
+      const told = r.abortedMs !== undefined && r.abortedMs <= (r.endedMs ?? Number.POSITIVE_INFINITY);
+      if (told && r.abortedMs! <= at + TOLD_TO_STOP_GRACE_MS) continue;
+      if (told)
+        return `turn ${cancel.turn}: the loop aborted the signal it gave the body of ${r.name} (call ${r.callId}) only at ${r.abortedMs} ms, ${r.abortedMs! - at} ms after the case cancelled the turn (at ${at} ms) while it ran — abort it with the cancel`;
       const ranOn = r.endedMs !== undefined ? `ran on to ${r.endedMs} ms` : 'was still running when the case ended';
       const gave = r.signalGiven === false ? 'no abort signal' : 'a signal it never aborted';
       return `turn ${cancel.turn}: the loop gave the body of ${r.name} (call ${r.callId}) ${gave}: the case cancelled the turn at ${at} ms while it ran, and it ${ranOn} — pass the turn's signal (or one the cancel aborts) to every tool it runs`;
