@@ -457,6 +457,17 @@ async function authAndInvalidRequestLoggedAsFailFast(): Promise<CheckResult[]> {
   ];
 }
 
+/** No retries of the loop's own; a retry-after of up to a minute waited out (the windows cases' retry settings). */
+const NO_RETRIES_WAITS_UP_TO_A_MINUTE = {
+  immediateRetries: 0,
+  immediateDelayMs: 1_000,
+  backoffRetries: 0,
+  backoffBaseMs: 2_000,
+  backoffMaxMs: 8_000,
+  jitter: 0,
+  maxRetryAfterMs: 60_000,
+} as const;
+
 /**
  * A turn that opens while the only model client is still inside its retry-after window, which ends later than the
  * loop waits (`maxRetryAfterMs`), fails `rate_limited` at once, before any request, and says why: every client is
@@ -475,15 +486,7 @@ async function turnInsideALongWindowFailsSayingWhy(): Promise<CheckResult[]> {
       agent: {},
       clock,
       config: {
-        retry: {
-          immediateRetries: 0,
-          immediateDelayMs: 1_000,
-          backoffRetries: 0,
-          backoffBaseMs: 2_000,
-          backoffMaxMs: 8_000,
-          jitter: 0,
-          maxRetryAfterMs: 60_000,
-        },
+        retry: NO_RETRIES_WAITS_UP_TO_A_MINUTE,
       },
     }),
   );
@@ -535,15 +538,7 @@ async function firstWindowToEndIsThePrimarys(): Promise<CheckResult[]> {
       agent: {},
       clock,
       config: {
-        retry: {
-          immediateRetries: 0,
-          immediateDelayMs: 1_000,
-          backoffRetries: 0,
-          backoffBaseMs: 2_000,
-          backoffMaxMs: 8_000,
-          jitter: 0,
-          maxRetryAfterMs: 60_000,
-        },
+        retry: NO_RETRIES_WAITS_UP_TO_A_MINUTE,
       },
     }),
   );
