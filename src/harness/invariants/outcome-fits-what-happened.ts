@@ -16,19 +16,35 @@
  *   where that came from).
  *
  * loopgate's own loop is held to its whole transition table, from its log
- * (`outcome-follows-table`).
+ * (`outcome-follows-table`); here, from its log too, to the second rule.
  */
 import { outcomeLabel } from '../../kernel/index.ts';
-import { isPeerRun } from '../loop-port/peer-run.ts';
+import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, type PeerRun } from './invariant.ts';
+import { viewOf } from './support/log-view.ts';
 
 export const outcomeFitsWhatHappened = defineInvariant({
   id: 'outcome-fits-what-happened',
-  title: "a peer's outcome fits what the harness saw: a turn cancelled mid-work ends cancelled, one reported replied got a reply",
-  appliesTo: (run) => (isPeerRun(run) ? undefined : "loopgate's own loop is held to its transition table from its log (outcome-follows-table)"),
-  check: () => undefined,
+  title: 'a turn cancelled mid-work ends cancelled, and one that replied got a reply',
+  // loopgate's own loop, from its log: a replied turn's last model result is a reply (its cancels, and the rest of
+  // its table, outcome-follows-table judges).
+  check: (run) => repliedAfterAReply(run),
   checkObservable: (run) => cancelledMidWork(run) ?? repliedWithAReply(run),
 });
+
+function repliedAfterAReply(run: ScenarioRun): string | undefined {
+  const last = new Map<number, string>();
+  for (const r of viewOf(run).requests) {
+    const result = r.result?.payload.result as { type?: unknown } | undefined;
+    if (typeof result?.type === 'string') last.set(r.event.payload.turn, result.type);
+  }
+  for (const result of run.results) {
+    if (result.outcome.kind !== 'replied') continue;
+    const type = last.get(result.turn);
+    if (type !== undefined && type !== 'reply') return `turn ${result.turn} ended replied, but the last result of the model in it was ${type}, not a reply`;
+  }
+  return undefined;
+}
 
 function cancelledMidWork(run: PeerRun): string | undefined {
   for (const report of run.reports) {
