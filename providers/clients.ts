@@ -12,6 +12,8 @@ export interface AdapterOptions {
   readonly stream?: boolean;
   readonly fetch?: typeof globalThis.fetch;
   readonly defaultTimeoutMs?: number;
+  /** The Responses API's `store` (default false); the other protocols have no such field. */
+  readonly store?: boolean;
   readonly onRequest?: (body: unknown) => void;
 }
 

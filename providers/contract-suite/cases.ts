@@ -44,6 +44,8 @@ export interface ContractAdapterOptions {
    * credential scrubber. A harness whose SDK refuses such a client skips the case.
    */
   readonly keyless?: boolean;
+  /** Let the provider store the response (the Responses API's `store`); an adapter of a protocol without it ignores it. */
+  readonly store?: boolean;
 }
 
 export interface ContractCase {
@@ -1695,6 +1697,23 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     request: ({ timeoutMs: _none, ...base }) => base,
     check({ result }) {
       expectTransport(result, 'timeout');
+    },
+  },
+  {
+    // Mutation seed 48: providers/openai-responses/client.ts:35:81 `options.store !== undefined` → `false` and
+    // → `=== undefined` dropped the adapter's `store: true`, so every body said the builder's default
+    // `store: false`, and no case built an adapter with the option.
+    id: 'store_when_asked',
+    title: 'an adapter built with store: true says store: true on a wire that has the field (the Responses API), and the reply comes through',
+    behaviour: { kind: 'turn', turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE } },
+    adapter: { store: true },
+    check({ result, sent }) {
+      expectType(result, 'reply');
+      assert.equal(result.text, TEXT);
+      if (sent === undefined) return;
+      const said = sent.got.filter((line) => line.startsWith('store:'));
+      const has = sent.want.some((line) => line.startsWith('store:'));
+      assert.deepEqual(said, has ? ['store: true'] : [], `the adapter was built with store: true; the wire said ${JSON.stringify(said)}`);
     },
   },
   {
