@@ -186,6 +186,79 @@ async function compactionEndingAtACallLoads(): Promise<CheckResult[]> {
 }
 
 /**
+ * A stored log holding several compactions at once, as a team's own compactor may write them (the loop's range
+ * check takes any range that keeps turns whole and does not cut through another compaction): two turns compacted
+ * one by one (disjoint), a turn compacted and then again with the turn before it (nested, the same end), and one
+ * range summarized twice (the newer summary wins). The next turn's request must hold each outermost summary once,
+ * and nothing they replaced. Mutation seed 48: src/kernel/projection/projection.ts:447:17 `r.to <= last.to` → `true`
+ * and → `r.to > last.to` dropped the second of two disjoint compactions (its turn went back to the model whole); no
+ * case had two compactions in force. (→ `r.to < last.to` keeps a compaction that ends where an outer one does in the
+ * fold's list, which the fold never reaches: equivalent, mutation-equivalents.md; the two other shapes pin the rule.)
+ */
+async function compactionsInForceTogether(): Promise<CheckResult[]> {
+  const shapes: { name: string; ranges: { turns: [number, number]; summary: string }[]; want: string }[] = [
+    {
+      name: 'two turns compacted one by one: each summary once, in order, and neither turn',
+      ranges: [
+        { turns: [0, 0], summary: 'S0: asked about ORD-1001.' },
+        { turns: [1, 1], summary: 'S1: asked about ORD-1002.' },
+      ],
+      want: 'user: [Summary of the earlier conversation]\nS0: asked about ORD-1001. | [Summary of the earlier conversation]\nS1: asked about ORD-1002. | Any news?',
+    },
+    {
+      name: 'a turn compacted, then with the turn before it: only the outer summary',
+      ranges: [
+        { turns: [1, 1], summary: 'S1: asked about ORD-1002.' },
+        { turns: [0, 1], summary: 'S01: asked about two orders.' },
+      ],
+      want: 'user: [Summary of the earlier conversation]\nS01: asked about two orders. | Any news?',
+    },
+    {
+      name: 'one range summarized twice: only the newer summary',
+      ranges: [
+        { turns: [0, 1], summary: 'S-old: two orders.' },
+        { turns: [0, 1], summary: 'S-new: asked about two orders.' },
+      ],
+      want: 'user: [Summary of the earlier conversation]\nS-new: asked about two orders. | Any news?',
+    },
+  ];
+  const out: CheckResult[] = [];
+  for (const shape of shapes) {
+    const clock = new VirtualClock();
+    const log = new EventLog(clock);
+    const opened: number[] = [];
+    const closed: number[] = [];
+    for (const turn of [0, 1]) {
+      const id = `m${turn}`;
+      const text = `Look up ORD-100${turn + 1}.`;
+      log.append('inbox.received', { id, intent: 'follow_up', text, source: 'user' });
+      opened.push(log.append('turn.opened', { turn, trigger: id }).seq);
+      log.append('user.message', { turn, id, intent: 'follow_up', text });
+      log.append('assistant.message', { turn, step: 1, content: [{ type: 'text', text: `ORD-100${turn + 1} shipped.` }] });
+      closed.push(log.append('turn.closed', { turn, outcome: { kind: 'replied' }, steps: 1, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 0 }).seq);
+    }
+    for (const r of shape.ranges) {
+      const from = opened[r.turns[0]]!;
+      const to = closed[r.turns[1]]!;
+      log.append('projection.replaced', { from, to, summary: r.summary, tokensBefore: 100, tokensAfter: 10 }, { sources: [from, to] });
+    }
+    const model = new ScriptedModelClient([reply('Both shipped.')], { clock });
+    const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+    loop.send('Any news?', { id: 'm2' });
+    let outcome: string;
+    try {
+      const [result] = await loop.drain();
+      outcome = JSON.stringify(result?.outcome) ?? 'no outcome';
+    } catch (error) {
+      outcome = `drain threw: ${(error as Error).message}`;
+    }
+    const sent = model.requests[0] ? renderMessages(model.requests[0].messages).join(' | ') : `no request (${outcome})`;
+    out.push({ name: shape.name, passed: sent === shape.want, message: sent, expected: shape.want, actual: sent });
+  }
+  return out;
+}
+
+/**
  * A stored log in which a call is linked as a repeat (`repeatOf`) of a call the
  * log does not hold — written by another writer, or by hand through the log's
  * append — and whose start the store refused (failed NOT_RECORDED after 0
@@ -463,6 +536,15 @@ export function malformedHistoryCases(): Case[] {
         file: 'src/harness/malformed-history-cases.ts',
       },
       compactionEndingAtACallLoads,
+    ),
+    checksCase(
+      {
+        id: 'contract:malformed-history/compactions-in-force-together',
+        title:
+          'a stored log with compactions in force together (disjoint, nested to the same end, one range twice): the next request holds each outermost summary once',
+        file: 'src/harness/malformed-history-cases.ts',
+      },
+      compactionsInForceTogether,
     ),
     checksCase(
       {
