@@ -81,6 +81,10 @@ function spanRecords(): CheckResult[] {
   const before = work.ended;
   work.end('ok', { done: true });
   const after = work.ended;
+  // A team's executor that sets attributes on a span it already ended (a late callback): first completion wins, so
+  // they are not recorded. Mutation seed 48: src/kernel/trace/tracer.ts:275:9 `this.#status !== undefined` → `false`
+  // in `setAttributes` recorded them (the record is built at the trace's end); nothing set attributes after an end.
+  work.setAttributes({ rows: 11, late: true });
   root.end('ok');
   const record = tracer.end().spans.find((s) => s.name === 'export batch');
   const attrs = JSON.stringify(record?.attributes ?? null);
@@ -88,6 +92,7 @@ function spanRecords(): CheckResult[] {
   const child = NO_SPAN.child('tool', 'nothing');
   return [
     check('every attribute set is in the record, the fourth and later too; a deferred number stays a number', attrs === want, attrs, want),
+    check('attributes set after the span ended are not recorded', attrs === want, attrs, want),
     check('ended: false before end, true after', before === false && after === true, `${before}, ${after}`, 'false, true'),
     check('NO_SPAN hands out itself as a child', child === NO_SPAN, child === NO_SPAN ? 'NO_SPAN' : 'another span', 'NO_SPAN'),
     // It stands in for a span in code run without a tracer, which may end a span unless `ended` says it was.
@@ -108,7 +113,8 @@ export function traceApiCases(): Case[] {
     checksCase(
       {
         id: 'contract:trace-api/span-records-keep-every-attribute',
-        title: "trace api: a span's record keeps every attribute set (a fourth, a deferred number); ended; NO_SPAN's child, and NO_SPAN not ended",
+        title:
+          "trace api: a span's record keeps every attribute set (a fourth, a deferred number), none set after its end; ended; NO_SPAN's child, and NO_SPAN not ended",
         file: FILE,
       },
       spanRecords,
