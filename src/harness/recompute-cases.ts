@@ -23,14 +23,14 @@ import { VirtualClock } from './virtual-clock.ts';
 
 const AT = 1_700_000_000_000;
 
-/** A log whose request at seq 3 names seq 1 for its prompt and `toolsSeq` for its tools. */
-function logWithRequest(toolsSeq: number): AnyEvent[] {
+/** A log whose request at seq 3 names `promptSeq` (1 unless told) for its prompt and `toolsSeq` for its tools. */
+function logWithRequest(toolsSeq: number, promptSeq = 1): AnyEvent[] {
   const event = (seq: number, type: string, payload: Record<string, unknown>) => ({ seq, type, v: 1, at: AT, ignorable: false, payload });
   return [
     event(0, 'inbox.received', { id: 'm1', intent: 'follow_up', text: 'Book me a call.', source: 'user' }),
     event(1, 'prompt.assembled', { system: 'You book calls.' }),
     event(2, 'tools.declared', { tools: [{ name: 'book_call', description: 'Books a call.', inputSchema: { type: 'object' } }] }),
-    event(3, 'model.request', { turn: 0, step: 1, attempt: 1, model: 'm', prompt: 1, tools: toolsSeq, upTo: 0, maxTokens: 100 }),
+    event(3, 'model.request', { turn: 0, step: 1, attempt: 1, model: 'm', prompt: promptSeq, tools: toolsSeq, upTo: 0, maxTokens: 100 }),
   ] as unknown as AnyEvent[];
 }
 
@@ -140,6 +140,17 @@ export function recomputeCases(): Case[] {
         file: 'src/harness/recompute-cases.ts',
       },
       () => refusal(logWithRequest(1), 3, 'request 3: seq 1 is not a tools.declared event'),
+    ),
+    // A prompt seq past the end of the log (a store that lost its tail, a log cut by hand): refused as the others.
+    // Mutation seed 48: src/kernel/loop/request.ts:90:7 `promptEvent?.type` → `promptEvent.type` threw a TypeError
+    // reading `type` of undefined instead; no case named a seq the log does not hold.
+    checksCase(
+      {
+        id: 'contract:recompute/request-prompt-seq-past-the-log-refused',
+        title: 'recompute: a request whose prompt seq is past the end of the log is refused naming it, not failed with a TypeError',
+        file: 'src/harness/recompute-cases.ts',
+      },
+      () => refusal(logWithRequest(2, 9), 3, 'request 3: seq 9 is not a prompt.assembled event'),
     ),
     checksCase(
       {
