@@ -161,17 +161,7 @@ async function compactionEndingAtACallLoads(): Promise<CheckResult[]> {
   log.append('turn.closed', { turn: 0, outcome: { kind: 'replied' }, steps: 2, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: 1 });
   // Ends at the call (seq 3), not at the turn's close.
   log.append('projection.replaced', { from: 1, to: 3, summary: 'The customer asked about ORD-1001.', tokensBefore: 100, tokensAfter: 10 });
-  const model = new ScriptedModelClient([reply('Still shipped.')], { clock });
-  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
-  loop.send('Any news?', { id: 'm1' });
-  let outcome: string;
-  try {
-    const [result] = await loop.drain();
-    outcome = JSON.stringify(result?.outcome) ?? 'no outcome';
-  } catch (error) {
-    outcome = `drain threw: ${(error as Error).message}`;
-  }
-  const sent = model.requests[0] ? renderMessages(model.requests[0].messages).join(' | ') : 'no request';
+  const { outcome, sent } = await nextTurnOn(log, clock, 'Still shipped.', 'm1');
   const want = 'user: [Summary of the earlier conversation]\nThe customer asked about ORD-1001. | assistant: It shipped. | user: Any news?';
   return [
     { name: 'the next turn replies', passed: outcome === '{"kind":"replied"}', message: outcome, expected: '{"kind":"replied"}', actual: outcome },
@@ -183,6 +173,22 @@ async function compactionEndingAtACallLoads(): Promise<CheckResult[]> {
       actual: sent,
     },
   ];
+}
+
+/** The next turn ("Any news?") on a hand-made log, the model answering `answer`: its outcome, and its request as lines. */
+async function nextTurnOn(log: EventLog, clock: VirtualClock, answer: string, id: string): Promise<{ outcome: string; sent: string }> {
+  const model = new ScriptedModelClient([reply(answer)], { clock });
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  loop.send('Any news?', { id });
+  let outcome: string;
+  try {
+    const [result] = await loop.drain();
+    outcome = JSON.stringify(result?.outcome) ?? 'no outcome';
+  } catch (error) {
+    outcome = `drain threw: ${(error as Error).message}`;
+  }
+  const sent = model.requests[0] ? renderMessages(model.requests[0].messages).join(' | ') : 'no request';
+  return { outcome, sent };
 }
 
 /**
@@ -242,17 +248,8 @@ async function compactionsInForceTogether(): Promise<CheckResult[]> {
       const to = closed[r.turns[1]]!;
       log.append('projection.replaced', { from, to, summary: r.summary, tokensBefore: 100, tokensAfter: 10 }, { sources: [from, to] });
     }
-    const model = new ScriptedModelClient([reply('Both shipped.')], { clock });
-    const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
-    loop.send('Any news?', { id: 'm2' });
-    let outcome: string;
-    try {
-      const [result] = await loop.drain();
-      outcome = JSON.stringify(result?.outcome) ?? 'no outcome';
-    } catch (error) {
-      outcome = `drain threw: ${(error as Error).message}`;
-    }
-    const sent = model.requests[0] ? renderMessages(model.requests[0].messages).join(' | ') : `no request (${outcome})`;
+    const next = await nextTurnOn(log, clock, 'Both shipped.', 'm2');
+    const sent = next.sent === 'no request' ? `no request (${next.outcome})` : next.sent;
     out.push({ name: shape.name, passed: sent === shape.want, message: sent, expected: shape.want, actual: sent });
   }
   return out;
