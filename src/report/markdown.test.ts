@@ -83,3 +83,18 @@ describe('Markdown summary', () => {
     expect(long.length).toBeLessThan(3000);
   });
 });
+
+describe('Markdown summary of a loop judged against its pinned verdicts', () => {
+  const pinned = (cases: readonly CaseResult[]) => ({
+    ...sampleResults(cases),
+    loop: { name: 'team', version: '1.0.0' },
+    verdicts: { file: 'v.json', differences: [] },
+  });
+
+  it('says a loop that failed nothing passes as pinned, and one that failed fails as documented (outside probe 54, LOW)', () => {
+    const passing = sampleCases().filter((c) => c.status !== 'failed');
+    expect(renderMarkdown(pinned(passing))).toContain('team passes every case it ran, as pinned in v.json');
+    expect(renderMarkdown(pinned(passing))).not.toContain('fails exactly as documented');
+    expect(renderMarkdown(pinned(sampleCases()))).toContain('team fails exactly as documented: every case judged as pinned in v.json');
+  });
+});

@@ -91,12 +91,14 @@ export function renderMarkdown(results: RunResults, options: MarkdownOptions = {
     out.push(
       diff.length === 0 && nothingChecked(results)
         ? `${mdInline(loop.name)} skipped every case, as pinned in ${mdInline(file)}: nothing was checked`
-        : diff.length === 0
-          ? `${mdInline(loop.name)} fails exactly as documented: every case judged as pinned in ${mdInline(file)}`
-          : `**${mdInline(loop.name)} differs from the pinned verdicts** in ${mdInline(file)} (${diff.length}): ${diff
-              .slice(0, 20)
-              .map((d) => `${mdInline(d.id)} (${d.kind})`)
-              .join(', ')}${diff.length > 20 ? ', …' : ''}`,
+        : diff.length === 0 && results.summary.failed === 0
+          ? `${mdInline(loop.name)} passes every case it ran, as pinned in ${mdInline(file)}`
+          : diff.length === 0
+            ? `${mdInline(loop.name)} fails exactly as documented: every case judged as pinned in ${mdInline(file)}`
+            : `**${mdInline(loop.name)} differs from the pinned verdicts** in ${mdInline(file)} (${diff.length}): ${diff
+                .slice(0, 20)
+                .map((d) => `${mdInline(d.id)} (${d.kind})`)
+                .join(', ')}${diff.length > 20 ? ', …' : ''}`,
       '',
     );
   }

@@ -44,6 +44,13 @@ describe('compareVerdicts', () => {
     expect(renderVerdictComparison('v.json', 'team', [], 0, 20, 0)).toBe('team ran no case, as pinned in v.json: nothing was checked\n');
   });
 
+  it('a run whose every judged case passed, as pinned, says the loop passes, not that it fails as documented', () => {
+    // Outside probe 54, LOW: a loop passing every case was said to "fail exactly as documented".
+    expect(renderVerdictComparison('v.json', 'team', [], 4, 20, 1, 0)).toBe('team passes every case it ran, as pinned in v.json: 4 case(s), 1 skipped\n');
+    expect(renderVerdictComparison('v.json', 'team', [], 4, 20, 0, 0)).toBe('team passes every case it ran, as pinned in v.json: 4 case(s)\n');
+    expect(renderVerdictComparison('v.json', 'team', [], 4, 20, 0, 2)).toBe('team fails exactly as documented: 4 case(s) judged as pinned in v.json\n');
+  });
+
   it('names a case that newly passes, newly fails, is judged differently, is not run or is not pinned', () => {
     const now = [c('a', 'passed'), c('b', 'failed', [{ name: 'outcome', passed: false, message: 'expected x' }]), c('s', 'skipped'), c('new', 'passed')];
     const kinds = compareVerdicts(pinned, now, true).map((d) => `${d.id} ${d.kind}`);

@@ -143,11 +143,22 @@ function describeCase(c: PinnedCase): string {
   return `${c.status}${c.outcome ? ` (${c.outcome})` : ''}${failed.length > 0 ? `: ${failed.join(', ')}` : ''}`;
 }
 
-/** The console lines of a comparison (`skipped`: how many of the `ran` cases were skipped). */
-export function renderVerdictComparison(file: string, loop: string, differences: readonly VerdictDifference[], ran: number, limit = 20, skipped = 0): string {
+/** The console lines of a comparison (`skipped`, `failed`: how many of the `ran` cases were skipped, failed). */
+export function renderVerdictComparison(
+  file: string,
+  loop: string,
+  differences: readonly VerdictDifference[],
+  ran: number,
+  limit = 20,
+  skipped = 0,
+  failed?: number,
+): string {
   // Skips pinned as skips match, yet a run of nothing but skips checked nothing (outside probe 45, F10).
   if (differences.length === 0 && skipped === ran)
     return `${loop} ${ran === 0 ? 'ran no case' : `skipped all ${ran} case(s)`}, as pinned in ${file}: nothing was checked\n`;
+  // A loop that failed nothing does not "fail as documented" (outside probe 54, LOW).
+  if (differences.length === 0 && failed === 0)
+    return `${loop} passes every case it ran, as pinned in ${file}: ${ran} case(s)${skipped > 0 ? `, ${skipped} skipped` : ''}\n`;
   if (differences.length === 0) return `${loop} fails exactly as documented: ${ran} case(s) judged as pinned in ${file}\n`;
   const lines = [`${loop} differs from the pinned verdicts in ${file} (${differences.length} case${differences.length === 1 ? '' : 's'}):`];
   for (const d of differences.slice(0, limit)) {

@@ -100,6 +100,7 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
           merged.cases.length,
           20,
           merged.summary.skipped,
+          merged.summary.failed,
         ),
       );
     return runPassed(merged) ? EXIT.passed : EXIT.failed;

@@ -471,7 +471,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     const { differences, file } = runResults.verdicts;
     if (pinned.version !== peer!.version && differences.length > 0)
       io.out(`note: the verdicts were pinned on ${pinned.version}; this run is on ${peer!.version}\n`);
-    io.out(renderVerdictComparison(file, peer!.id, differences, results.length, 20, runResults.summary.skipped));
+    io.out(renderVerdictComparison(file, peer!.id, differences, results.length, 20, runResults.summary.skipped, runResults.summary.failed));
   }
   // The exit code is the reports' verdict, from its one home (a run exit 0 whose reports said FAILED: outside probe 43, F5).
   if (runPassed(runResults)) return EXIT.passed;

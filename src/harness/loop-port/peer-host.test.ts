@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenario/load.ts';
 import { runPeerScenario } from './peer-host.ts';
-import type { LoopUnderTestFactory } from './peer-world.ts';
+import type { LoopUnderTestFactory, PeerAdapter } from './peer-world.ts';
 
 const SAY_HI = 'name: a greeting\nprovider:\n  script:\n    - reply: Hello.\ninbox:\n  - say: hi\nexpect: {}\n';
 
@@ -34,5 +34,55 @@ describe('a peer turn that never settles', () => {
   it('not on the model call once that call has answered', async () => {
     const run = await runPeerScenario(parseScenario(SAY_HI, 'stuck.yaml'), stuck(true), { seed: 1, realWaitLimitMs: 50 });
     expect(run.unsettled?.waitingOn).toBe('its own code (no model call or tool body of the turn is open)');
+  });
+});
+
+/**
+ * A team's loop that cannot be built, or hands back an adapter missing what the port reads, fails each case in its
+ * own words — the loop, the member, the error's message — not with loopgate's stack (outside probe 54, LOW).
+ */
+describe('a loop that cannot be built', () => {
+  const built = (make: LoopUnderTestFactory['create']): LoopUnderTestFactory => ({ ...stuck(false), id: 'vault-loop', create: make });
+  const adapter = (): PeerAdapter => ({ runTurn: async () => new Promise(() => {}), persistedHistory: () => [], traces: () => [] });
+  const failure = async (factory: LoopUnderTestFactory) => {
+    const error = await runPeerScenario(parseScenario(SAY_HI, 'hi.yaml'), factory, { seed: 1, realWaitLimitMs: 50 }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.name).toBe('AgentBuildError');
+    expect(error?.message).not.toMatch(/\n|\bat .*\.(ts|js):\d+/);
+    return error?.message;
+  };
+
+  it('names the loop and create when create throws', async () => {
+    expect(
+      await failure(
+        built(() => {
+          throw new Error('cannot reach the vault');
+        }),
+      ),
+    ).toBe('vault-loop: create(world) threw: cannot reach the vault');
+  });
+
+  it('names what the adapter lacks', async () => {
+    const { traces: _, ...noTraces } = adapter();
+    expect(await failure(built(() => noTraces as never))).toBe(
+      'vault-loop: create(world) returned an adapter without traces(): a PeerAdapter has runTurn(turn), persistedHistory() and traces()',
+    );
+    expect(await failure(built(() => undefined as never))).toBe(
+      'vault-loop: create(world) returned undefined, not an adapter: a PeerAdapter has runTurn(turn), persistedHistory() and traces()',
+    );
+  });
+
+  it('names traces() or persistedHistory() when they throw', async () => {
+    const throwing = (member: 'traces' | 'persistedHistory') =>
+      built(() => ({
+        ...adapter(),
+        [member]: () => {
+          throw new Error('spans gone');
+        },
+      }));
+    expect(await failure(throwing('traces'))).toBe('vault-loop: traces() threw: spans gone');
+    expect(await failure(throwing('persistedHistory'))).toBe('vault-loop: persistedHistory() threw: spans gone');
   });
 });

@@ -20,6 +20,7 @@ import { InboxDriver } from '../world/inbox-driver.ts';
 import { ModelRecording } from '../world/recording-model.ts';
 import { scriptedProvider, type CallIdCounter } from '../world/scripted-provider.ts';
 import { seededRandom } from '../world/seeded-random.ts';
+import { buildAdapter, readAdapter } from './built-adapter.ts';
 import { PeerDriver } from './peer-driver.ts';
 import { heldForApproval } from './tool-approval.ts';
 import type { DeliveredCancel, PeerRun, ToolRun } from './peer-run.ts';
@@ -131,12 +132,12 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     ...(agent.approver ? { approver: agent.approver } : {}),
     secrets: agent.secrets ?? [],
   };
-  const adapter = await factory.create(world);
+  const adapter = await buildAdapter(factory, world);
   const histories: (readonly Message[])[] = [];
   const cancels: DeliveredCancel[] = [];
   const closedMs: number[] = [];
   driver = new PeerDriver(factory.capabilities, adapter, {
-    turnStarted: () => histories.push(kept(adapter.persistedHistory())),
+    turnStarted: () => histories.push(kept(readAdapter(factory, 'persistedHistory', () => adapter.persistedHistory()))),
     cancelled: (turn, by) => cancels.push({ turn, by, at: faults.place(), ms: clock.now() }),
     turnEnded: (turn) => {
       closedMs[turn] = clock.now();
@@ -167,10 +168,14 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     adapter.dispose?.();
     throw thrown;
   }
-  histories.push(kept(adapter.persistedHistory()));
-  const waiting = kept(adapter.waiting?.() ?? []);
-  const traces = adapter.traces();
-  adapter.dispose?.();
+  let read: { waiting: readonly Message[]; traces: ReturnType<typeof adapter.traces> };
+  try {
+    histories.push(kept(readAdapter(factory, 'persistedHistory', () => adapter.persistedHistory())));
+    read = { waiting: kept(readAdapter(factory, 'waiting', () => adapter.waiting?.() ?? [])), traces: readAdapter(factory, 'traces', () => adapter.traces()) };
+  } finally {
+    adapter.dispose?.();
+  }
+  const { waiting, traces } = read;
   return {
     kind: 'peer',
     loop: { id: factory.id, version: factory.version, capabilities: factory.capabilities, ...(factory.glue ? { glue: factory.glue } : {}) },
