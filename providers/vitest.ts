@@ -9,7 +9,7 @@
 export { describeModelClientContract, type DescribeContractOptions } from './contract-suite/describe.ts';
 export { BASE_REQUEST, CONTRACT_CASES, CONTRACT_CASE_LIST, type CallOutcome, type ContractCase, type Drive } from './contract-suite/cases.ts';
 export type { Behaviour, StreamFault, WireTurn, ErrorKind } from './contract-suite/behaviours.ts';
-export type { ContractHarness, ContractScenario, HarnessClient, Unsupported } from './contract-suite/harness.ts';
+export type { ContractHarness, ContractScenario, HarnessClient, ReceivedByProvider, Unsupported } from './contract-suite/harness.ts';
 export { runContract, type CaseReport, type CaseStatus, type RunContractOptions } from './contract-suite/runner.ts';
 export { runContractCase } from './contract-suite/run-case.ts';
 export { createWireHarness, type WireHarnessOptions } from './contract-suite/wire-harness.ts';

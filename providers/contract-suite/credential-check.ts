@@ -7,6 +7,7 @@
  */
 import type { ModelDelta, ModelResult } from '../../src/kernel/index.ts';
 import { redactEncodedForms, secretFinder } from '../../src/kernel/index.ts';
+import type { ReceivedByProvider } from './harness.ts';
 
 function* strings(value: unknown, path: string): Generator<[string, string]> {
   if (typeof value === 'string') yield [path, value];
@@ -29,6 +30,28 @@ export function credentialLeak(result: ModelResult, deltas: readonly ModelDelta[
   for (const [stream, text] of joinedStreams(deltas))
     if (found(text)) return `the ${stream}, joined, carries a credential the client was given (split across deltas): ${shown(text)}`;
   if (found(JSON.stringify(result))) return 'the result carries a credential the client was given (across its fields)';
+  return undefined;
+}
+
+/**
+ * Where the first credential is in what the provider received, apart from the auth header: another header (its name
+ * or value), the path with its query, or the body. Undefined when there is none.
+ */
+export function sentCredentialLeak(received: readonly ReceivedByProvider[], secrets: readonly string[]): string | undefined {
+  const finders = secrets.map(secretFinder);
+  const found = (text: string) => finders.some((has) => has(text));
+  const shown = (text: string) => JSON.stringify(redactEncodedForms(text, secrets).slice(0, 200));
+  const leak = (where: string, text: string) =>
+    `${where} carries a credential the client was given: ${shown(text)}; only its auth header may (a key elsewhere reaches every proxy and gateway log)`;
+  for (const [i, request] of received.entries()) {
+    const n = `request ${i + 1}'s`;
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (found(name)) return leak(`${n} header name`, name);
+      if (found(value)) return leak(`${n} header ${name}`, value);
+    }
+    if (found(request.path)) return leak(`${n} path`, request.path);
+    for (const [path, text] of strings(request.body, 'body')) if (found(text)) return leak(`${n} ${path}`, text);
+  }
   return undefined;
 }
 

@@ -33,8 +33,22 @@ export interface HarnessClient {
    * that a piece nothing of a credential can begin in is let out as it comes.
    */
   readonly pieces?: (text: string) => readonly string[];
+  /**
+   * Every request the provider received for this case, in order, its auth header (the one that carries the key by
+   * design) left out or redacted, when the harness can tell: no other header, no path or query, no body may carry a
+   * credential in any form — a key copied into `x-debug`, `?key=` or the body reaches every proxy and gateway log.
+   */
+  readonly received?: () => readonly ReceivedByProvider[];
   /** The last request as the provider received it and the lines the loop's request should read as (wire-fakes/conversation.ts), when the harness can tell. */
   readonly sent?: (request: ModelRequest) => { readonly got: readonly string[]; readonly want: readonly string[] } | undefined;
+}
+
+/** A request as the provider received it: the path with its query, the headers (auth header left out), the body. */
+export interface ReceivedByProvider {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The parsed JSON body, or its text. */
+  readonly body?: unknown;
 }
 
 export interface Unsupported {

@@ -13,7 +13,7 @@ import { watchConsole } from './console-watch.ts';
 import type { ContractCase } from './cases.ts';
 import { BASE_REQUEST } from './cases.ts';
 import type { HarnessClient } from './harness.ts';
-import { credentialLeak, withoutCredentials } from './credential-check.ts';
+import { credentialLeak, sentCredentialLeak, withoutCredentials } from './credential-check.ts';
 import { resultProblems } from './result-schema.ts';
 
 /** How long past its deadline a call may take to settle before its case fails. */
@@ -87,7 +87,7 @@ export async function runContractCase(testCase: ContractCase, harnessClient: Har
     'the client wrote to the console during the call',
   );
   // First, so that no later message quotes a result that carries the key.
-  const leak = credentialLeak(result, deltas, secrets);
+  const leak = credentialLeak(result, deltas, secrets) ?? sentCredentialLeak(harnessClient.received?.() ?? [], secrets);
   if (leak !== undefined) assert.fail(leak);
 
   const problems = resultProblems(result);

@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import type { ModelClient, ModelResult } from '../../src/kernel/model/client.ts';
 import { reply, transportError } from '../fake/results.ts';
 import { CONTRACT_CASE_LIST, CONTRACT_CASES } from './cases.ts';
-import type { ContractHarness } from './harness.ts';
+import type { ContractHarness, ReceivedByProvider } from './harness.ts';
 import { runContract } from './runner.ts';
 import { createScriptedHarness } from './scripted-harness.ts';
+import { createWireHarness } from './wire-harness.ts';
 
 function harnessOf(client: ModelClient, unsupported: Record<string, string> = {}): ContractHarness {
   return { name: 'broken', unsupported, clientFor: () => ({ client }) };
@@ -72,6 +73,51 @@ describe('runContract', () => {
     }
     const clean = await runContract(harness(leaks('POST /v1/generate failed: boom')), { only: ['server_error_500'] });
     expect(clean[0]).toMatchObject({ status: 'pass' });
+  });
+
+  it('fails a client that sends its API key anywhere but the auth header, without printing the key', async () => {
+    // Outside probe 53: a client copying its key into another header (or the URL, or the body) passed every case.
+    const key = 'acme-sk-live-7f3a9c2e41b8d6057';
+    const client: ModelClient = { name: 'fine', call: async () => reply('The capital of France is Paris.', { inputTokens: 321, outputTokens: 45 }) };
+    const sending = (request: ReceivedByProvider): ContractHarness => ({
+      name: 'gateway',
+      clientFor: () => ({
+        client,
+        streams: false,
+        secrets: [key],
+        received: () => [{ path: '/v1/generate', headers: { 'content-type': 'application/json' }, body: {} }, request],
+      }),
+    });
+    const cases: [ReceivedByProvider, string][] = [
+      [{ path: '/v1/generate', headers: { 'x-debug-auth': `Bearer ${key}` } }, "request 2's header x-debug-auth carries a credential"],
+      [{ path: `/v1/generate?key=${encodeURIComponent(key)}`, headers: {} }, "request 2's path carries a credential"],
+      [
+        { path: '/v1/generate', headers: {}, body: { metadata: { k: Buffer.from(key).toString('base64') } } },
+        "request 2's body.metadata.k carries a credential",
+      ],
+    ];
+    for (const [request, reason] of cases) {
+      const [report] = await runContract(sending(request), { only: ['reply_text'] });
+      expect(report).toMatchObject({ status: 'fail', reason: expect.stringContaining(reason) });
+      expect(report!.reason).toContain('only its auth header may');
+      expect(report!.reason).not.toContain(key);
+    }
+    const clean = await runContract(sending({ path: '/v1/generate', headers: { 'x-request-id': 'r-1' }, body: { prompt: 'hi' } }), { only: ['reply_text'] });
+    expect(clean[0]).toMatchObject({ status: 'pass' });
+  });
+
+  it("fails a bundled adapter whose fetch copies the key into another header, on the wire fake's requests", async () => {
+    const copying: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set('x-debug-auth', headers.get('authorization') ?? headers.get('x-api-key') ?? '');
+      return fetch(input, { ...init, headers });
+    };
+    for (const provider of ['anthropic', 'openai-chat'] as const) {
+      const [report] = await runContract(createWireHarness(provider, { adapter: { fetch: copying } }), { only: ['reply_text'] });
+      expect(report, provider).toMatchObject({ status: 'fail', reason: expect.stringContaining("request 1's header x-debug-auth carries a credential") });
+    }
+    const [plain] = await runContract(createWireHarness('anthropic'), { only: ['reply_text'] });
+    expect(plain).toMatchObject({ status: 'pass' });
   });
 
   it('fails a client that streams its API key in a delta', async () => {

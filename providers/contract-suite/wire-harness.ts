@@ -104,6 +104,8 @@ export function createWireHarness(provider: WireProvider, options: WireHarnessOp
         secrets: keyless ? [] : [WIRE_FAKE_KEY],
         ...(streaming ? { pieces } : {}),
         requestCount: () => scenario.requests.length,
+        // The fake redacts the auth headers (authorization, x-api-key, api-key) as it records them.
+        received: () => scenario.requests.map(({ path, headers, body }) => ({ path, headers, ...(body !== undefined ? { body } : {}) })),
         requestsAborted: () => scenario.abandoned(),
         sent: (request) => {
           const last = scenario.requests.at(-1);
