@@ -1,7 +1,10 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseScenario } from '../harness/scenario/load.ts';
+import { findScenarioFiles, parseScenario } from '../harness/scenario/load.ts';
 import { scenarioSchema } from '../harness/scenario/schema.ts';
-import { counterexampleYaml, minimalScenario, SCENARIO_KEYS_WRITTEN } from './counterexample.ts';
+import { counterexampleYaml, minimalScenario, SCENARIO_KEYS_WRITTEN, writeCounterexample } from './counterexample.ts';
 
 const scenario = parseScenario(
   ['name: x', 'config: { retry: { jitter: 0 } }', 'provider:', '  script:', '    - refusal: no', 'inbox:', '  - say: hi', 'expect: {}'].join('\n'),
@@ -81,5 +84,25 @@ describe('counterexample files', () => {
   it('load back as the same scenario (the writer refuses anything that would not)', () => {
     const back = parseScenario(counterexampleYaml(scenario, info), 'back.yaml');
     expect({ ...back, name: scenario.name, description: undefined, tags: [] }).toEqual({ ...scenario, description: undefined });
+  });
+});
+
+/**
+ * Counterexamples a search writes are not a suite's cases (review of stop 58, L4): under `scenarios: ['.']` the default
+ * reports/ sits inside the scenario folder, and `--out sc/x` inside one. Their folder is marked as loopgate's output:
+ * skipped when found inside a scenario folder, read when named outright.
+ */
+describe('a counterexample folder inside a scenario folder', () => {
+  it('is not walked into as part of the suite, and is read when named', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'lg-walk-'));
+    mkdirSync(join(root, 'sc'));
+    writeFileSync(join(root, 'sc', 'hi.yaml'), counterexampleYaml(scenario, info));
+    const written = await writeCounterexample(join(root, 'reports', 'counterexamples'), scenario, info);
+    const nested = await writeCounterexample(join(root, 'sc', 'x', 'counterexamples'), scenario, info);
+    const listed = (path: string) => findScenarioFiles(path).map((f) => relative(root, f));
+    expect(listed(root)).toEqual(['sc/hi.yaml']);
+    expect(listed(join(root, 'sc'))).toEqual(['sc/hi.yaml']);
+    expect(listed(join(root, 'reports', 'counterexamples'))).toEqual([relative(root, written)]);
+    expect(listed(nested)).toEqual([relative(root, nested)]);
   });
 });

@@ -8,6 +8,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { markAsOutput } from '../files/index.ts';
 import { parseScenario } from '../harness/scenario/load.ts';
 import type { Scenario } from '../harness/scenario/schema.ts';
 import type { FuzzFailure, FuzzResult } from './run-fuzz.ts';
@@ -125,6 +126,7 @@ export function counterexampleYaml(scenario: Scenario, info: CounterexampleInfo)
 /** Writes the file (whole or not at all) and returns its path. */
 export async function writeCounterexample(dir: string, scenario: Scenario, info: CounterexampleInfo): Promise<string> {
   await mkdir(dir, { recursive: true });
+  await markAsOutput(dir); // not a suite's cases, wherever the folder is (review of stop 58, L4)
   const file = join(dir, `${info.invariant}-seed-${info.seed}.yaml`);
   const temp = `${file}.${process.pid}.tmp`;
   await writeFile(temp, counterexampleYaml(scenario, info), 'utf8');

@@ -122,11 +122,11 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
   }
   const runs = runsArg ?? (timeLimitMs === undefined ? DEFAULT_FUZZ_RUNS : undefined);
   const out = args.out ?? config.out ?? defaultReportDir(config);
-  // Reports and counterexamples written into a scenario folder: the next `loopgate run` takes a counterexample as a
-  // case of the suite (outside probe 53, LOW-2).
+  // Reports written in among the scenario files, as `run` refuses (outside probe 53, LOW-2). The counterexamples'
+  // folder is marked as loopgate's output wherever it is, so that no scenario folder takes them as cases.
   if (config.scenarios.some((folder) => resolve(folder) === resolve(out)))
     throw new UsageError(
-      `${args.out !== undefined ? `--out ${out}` : `the config's out (${out})`}: is a scenario folder of ${relative(process.cwd(), config.file) || config.file}; write the fuzz reports elsewhere (the default is reports/): a counterexample written there would join the suite`,
+      `${args.out !== undefined ? `--out ${out}` : `the config's out (${out})`}: is a scenario folder of ${relative(process.cwd(), config.file) || config.file}; write the fuzz reports elsewhere (the default is reports/)`,
     );
   return { runs, seed, timeLimitMs, invariants, reporters, agent, nothing, out };
 }

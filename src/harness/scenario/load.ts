@@ -7,7 +7,7 @@
  */
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { errnoText, fileKind, readInputFile } from '../../files/index.ts';
+import { errnoText, fileKind, isMarkedOutput, readInputFile } from '../../files/index.ts';
 import { InputError } from '../../kernel/index.ts';
 import { loadYaml, loadYamlPartly } from '../../yaml/load-yaml.ts';
 import { YAML_LIMITS } from '../../yaml/limits.ts';
@@ -55,7 +55,8 @@ export function loadScenarioFile(file: string, root: string): LoadedScenario {
 
 /**
  * Scenario files under a path (a file, or a directory searched recursively for
- * `*.yaml` / `*.yml`, skipping `node_modules` and dot folders), sorted. Whatever
+ * `*.yaml` / `*.yml`, skipping `node_modules`, dot folders and folders marked as
+ * loopgate's output — a fuzz run's counterexamples), sorted. Whatever
  * is named like a scenario file is listed, so that loading it names what is
  * wrong with it (a FIFO, a device, a dangling link) rather than skipping it.
  */
@@ -88,7 +89,8 @@ export function findScenarioFiles(path: string): string[] {
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(full);
+        // loopgate's own output (a fuzz run's counterexamples) is not part of the suite it sits in; named, it is read.
+        if (entry.name !== 'node_modules' && !entry.name.startsWith('.') && !isMarkedOutput(full)) walk(full);
       } else if (/\.ya?ml$/.test(entry.name)) out.push(full);
     }
   };
