@@ -17,6 +17,7 @@ import type { Capability } from '../harness/loop-port/capabilities.ts';
 import { jsonSafe, requirementsOf, skipReason, type ToolTimeouts } from '../harness/loop-port/requirements.ts';
 import type { FuzzCase, FuzzCaseOptions } from './generators/scenario.ts';
 import { defineInvariant, type Invariant } from '../harness/invariants/index.ts';
+import { nothingThrows } from '../harness/invariants/invariant-12-nothing-throws.ts';
 import { isPeerRun } from '../harness/loop-port/peer-run.ts';
 import { LOOP_REPORT, PERSISTED_HISTORY, peerRunProblem } from '../harness/loop-port/peer-case.ts';
 
@@ -186,6 +187,12 @@ export const LOOP_KEEPS_ITS_SHAPE: Invariant = defineInvariant({
  * search found: the invariant's own, or — for the shape rule — the checks it stands for, or the case's throw.
  */
 export function sameFailure<C extends { readonly name: string }>(failing: readonly C[], invariant: string): C[] {
-  const names = invariant === LOOP_KEEPS_ITS_SHAPE.id ? [invariant, PERSISTED_HISTORY, LOOP_REPORT, 'the case threw'] : [invariant];
+  // A case starved is told by `loopgate run` as its harness check (runner.ts); the search names invariant 12.
+  const names =
+    invariant === LOOP_KEEPS_ITS_SHAPE.id
+      ? [invariant, PERSISTED_HISTORY, LOOP_REPORT, 'the case threw']
+      : invariant === nothingThrows.id
+        ? [invariant, 'harness']
+        : [invariant];
   return failing.filter((c) => names.includes(c.name));
 }

@@ -11,6 +11,7 @@ import { loadScenarioFile } from '../harness/scenario/load.ts';
 import { runScenario, type RunOptions } from '../harness/second-host.ts';
 import type { CheckResult } from '../report/results.ts';
 import { peerScenarioCase, type PeerSuite } from '../harness/loop-port/peer-case.ts';
+import { NeverSettledError, unlessStarved } from '../harness/never-settled.ts';
 
 export interface ReproduceOptions {
   readonly host?: Omit<RunOptions, 'seed'> | undefined;
@@ -20,9 +21,20 @@ export interface ReproduceOptions {
   readonly seed?: number;
 }
 
+/** What `loopgate run` reports of a case starved (runner.ts): its one failing check. */
+function starved(error: NeverSettledError): CheckResult[] {
+  return [{ name: 'harness', passed: false, message: error.message }];
+}
+
 export async function reproduce(file: string, options: ReproduceOptions = {}): Promise<CheckResult[]> {
   const loaded = loadScenarioFile(file, process.cwd());
-  const run = await runScenario(loaded.scenario, { ...options.host, seed: caseSeed(options.seed ?? 1, loaded.id) });
+  let run;
+  try {
+    run = await unlessStarved(runScenario(loaded.scenario, { ...options.host, seed: caseSeed(options.seed ?? 1, loaded.id) }));
+  } catch (error) {
+    if (error instanceof NeverSettledError) return starved(error);
+    throw error;
+  }
   const extra = (options.invariants ?? []).filter((i) => !INVARIANTS.includes(i));
   const checks = [...checkExpectations(run, loaded.scenario.expect), ...(await checkInvariants(run, [...INVARIANTS, ...extra]))];
   // A bystander's conversation, judged as `loopgate run` judges it.
@@ -40,9 +52,10 @@ export async function reproduce(file: string, options: ReproduceOptions = {}): P
 export async function reproduceOnLoop(file: string, suite: PeerSuite, seed = 1): Promise<CheckResult[]> {
   const loaded = loadScenarioFile(file, process.cwd());
   try {
-    const outcome = await peerScenarioCase(loaded, suite).run({ seed: caseSeed(seed, loaded.id) });
+    const outcome = await unlessStarved(peerScenarioCase(loaded, suite).run({ seed: caseSeed(seed, loaded.id) }));
     return outcome.checks.filter((c) => !c.passed);
   } catch (error) {
+    if (error instanceof NeverSettledError) return starved(error);
     // A loop whose create() throws fails the case in `loopgate run` too (the case threw): the file reproduces that.
     return [{ name: 'the case threw', passed: false, message: (error as Error)?.message ?? String(error) }];
   }

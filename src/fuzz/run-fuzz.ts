@@ -18,6 +18,8 @@ import { judgedFamilies, tallyDrawn, undrawn } from './drawn.ts';
 import { checkFuzzOptions } from './fuzz-options.ts';
 import { minimizeScenario } from './minimize.ts';
 import { INVARIANTS, notApplicable, verdictOf, type AnyRun, type Invariant, type InvariantContext } from '../harness/invariants/index.ts';
+import { nothingThrows } from '../harness/invariants/invariant-12-nothing-throws.ts';
+import { NeverSettledError, unlessStarved } from '../harness/never-settled.ts';
 import { runPeerScenario } from '../harness/loop-port/peer-host.ts';
 import { peerSkipReason } from '../harness/loop-port/peer-case.ts';
 import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
@@ -179,15 +181,24 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
     let run: AnyRun;
     try {
       const wire = fuzzCase.scenario.provider.kind === 'wire';
-      run = loop
-        ? await runPeerScenario(fuzzCase.scenario, loop.factory, { seed: 1, agents, realWaitLimitMs: REAL_WAIT_LIMIT_MS })
-        : await runScenario(fuzzCase.scenario, {
-            realWaitLimitMs: wire ? WIRE_WAIT_LIMIT_MS : REAL_WAIT_LIMIT_MS,
-            maxEvents: MAX_EVENTS,
-            ...options.host,
-            seed: 1,
-          });
+      // Raced against being starved, as `loopgate run` runs a case: a case waiting on what nothing will settle is a
+      // violation found here, not the command's end (outside probe 55, MED-3).
+      run = await unlessStarved<AnyRun>(
+        loop
+          ? runPeerScenario(fuzzCase.scenario, loop.factory, { seed: 1, agents, realWaitLimitMs: REAL_WAIT_LIMIT_MS })
+          : runScenario(fuzzCase.scenario, {
+              realWaitLimitMs: wire ? WIRE_WAIT_LIMIT_MS : REAL_WAIT_LIMIT_MS,
+              maxEvents: MAX_EVENTS,
+              ...options.host,
+              seed: 1,
+            }),
+      );
     } catch (error) {
+      if (error instanceof NeverSettledError) {
+        // Tools always settle, nothing hangs: invariant 12's rule, where it is judged.
+        const invariant = invariants.find((i) => i.id === nothingThrows.id) ?? invariants[0]!;
+        return { violation: { invariant, message: error.message, run: undefined }, turns: 0 };
+      }
       // The second host refused to build the world: a generator (or user tool) bug, reported as such. Behind the port,
       // the loop's own create() or runTurn threw out of the port (it must never): the loop's bug, judged by its shape rule.
       const message = loop
