@@ -162,17 +162,17 @@ export interface ScenarioRun {
   readonly lives: number;
   /** What earlier lives did that the final log does not hold (lost with a crash, or with a refused write). */
   readonly lost: LostWork;
-  /**
-   * How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed,
-   * the approval requests put to the approver.
-   */
   /** A `misuses-span` executor's late acts (see faulty-executor.ts). */
   readonly spanMisuse?: readonly SpanMisuseAct[];
   /** The trace mode the case ran with (`operator.traceMode`; default production). */
   readonly traceMode?: 'dev' | 'production';
   /** The scenario's `listener`: each event a team's log listener threw at (see team-listener.ts). */
   readonly listenerThrows?: readonly ListenerThrow[];
-  readonly reached: { readonly events: number; readonly deltas: number; readonly approvals: number };
+  /**
+   * How far the case got, for triggers: the events its running log reached (over every life), the deltas streamed,
+   * the approval requests put to the approver, the checkpoint hook runs started.
+   */
+  readonly reached: { readonly events: number; readonly deltas: number; readonly approvals: number; readonly checkpoints: number };
   /** Inbox entries whose trigger never fired (and a reopen whose crash never came), in inbox order. */
   readonly unfired: readonly UnfiredEntry[];
   /** The loop driven directly: drains that returned with waking work they should have run (invariant 9). */
@@ -314,7 +314,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   let thrown: unknown;
   let runaway: Runaway | undefined;
   let stopRunaway: () => void = () => undefined;
-  const reached = { events: 0, deltas: 0, approvals: 0 };
+  const reached = { events: 0, deltas: 0, approvals: 0, checkpoints: 0 };
   const recording = new CaseRecording(
     () => store.count(conversation),
     (seq) => {
@@ -747,6 +747,7 @@ interface Reached {
   events: number;
   deltas: number;
   approvals: number;
+  checkpoints: number;
 }
 
 /** The provider's recording of a conversation: each request and delta told to its inbox driver, once it has one. */
@@ -762,13 +763,17 @@ function recordedModels(reached: Reached, inbox: () => InboxDriver | undefined, 
   });
 }
 
-/** The agent's moments its inbox driver posts at: a tool's first start, an approval asked. */
+/** The agent's moments its inbox driver posts at: a tool's first start, an approval asked, a checkpoint hook run. */
 function agentTaps(reached: Reached, inbox: () => InboxDriver | undefined) {
   return {
     onFirstStart: (name: string) => inbox()?.onToolStart(name),
     onApproval: (n: number) => {
       reached.approvals = n;
       inbox()?.onApproval(n);
+    },
+    onCheckpoint: (n: number) => {
+      reached.checkpoints = n;
+      inbox()?.onCheckpoint(n);
     },
   };
 }
@@ -826,7 +831,7 @@ async function bystanderWorld(
     expect: b.expect,
   };
   const faults = new FaultLog(clock);
-  const reached = { events: 0, deltas: 0, approvals: 0 };
+  const reached = { events: 0, deltas: 0, approvals: 0, checkpoints: 0 };
   const store = parts.world.store;
   let inbox: InboxDriver | undefined;
   let thrown: unknown;

@@ -26,6 +26,7 @@ function describeAt(at: Trigger | undefined): string {
   if (at.toolStart !== undefined) return ` at toolStart ${at.toolStart}`;
   if (at.delta !== undefined) return ` at delta ${at.delta}`;
   if (at.approval !== undefined) return ` at approval ${at.approval}`;
+  if (at.checkpoint !== undefined) return ` at checkpoint ${at.checkpoint}`;
   if (at.event !== undefined) return ` at event ${at.event}`;
   return ` at ${at.time} ms`;
 }

@@ -90,6 +90,7 @@ function inboxFollowsReference(run: ScenarioRun): string | undefined {
     events: run.reached.events,
     deltas: run.reached.deltas,
     approvals: run.reached.approvals,
+    checkpoints: run.reached.checkpoints,
   };
   const expected = expectedMessages(run.scenario.inbox, facts).map((m) => `${m.intent}: ${redact(m.text)}`);
   if (run.thrown === undefined) {

@@ -16,7 +16,11 @@
  *   where that came from).
  *
  * loopgate's own loop is held to its whole transition table, from its log
- * (`outcome-follows-table`); here, from its log too, to the second rule.
+ * (`outcome-follows-table`); here, from its log too, to the second rule, and,
+ * from its trace, to the first where the log has nothing to read: a turn whose
+ * checkpoint hook a cancel cut short ends cancelled (outside probe 55, MED-2: a
+ * loop that read only the hook's "nothing to add" closed it replied, and no
+ * invariant said so).
  */
 import { outcomeLabel } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -28,7 +32,7 @@ export const outcomeFitsWhatHappened = defineInvariant({
   title: 'a turn cancelled mid-work ends cancelled, and one that replied got a reply',
   // loopgate's own loop, from its log: a replied turn's last model result is a reply (its cancels, and the rest of
   // its table, outcome-follows-table judges).
-  check: (run) => repliedAfterAReply(run),
+  check: (run) => repliedAfterAReply(run) ?? checkpointCutButNotCancelled(run),
   checkObservable: (run) => cancelledMidWork(run) ?? repliedWithAReply(run),
 });
 
@@ -42,6 +46,17 @@ function repliedAfterAReply(run: ScenarioRun): string | undefined {
     if (result.outcome.kind !== 'replied') continue;
     const type = last.get(result.turn);
     if (type !== undefined && type !== 'reply') return `turn ${result.turn} ended replied, but the last result of the model in it was ${type}, not a reply`;
+  }
+  return undefined;
+}
+
+function checkpointCutButNotCancelled(run: ScenarioRun): string | undefined {
+  for (const trace of run.traces) {
+    const turn = trace.spans.find((span) => span.kind === 'turn' && span.parentId === undefined)?.attributes.turn;
+    const cut = trace.spans.find((span) => span.kind === 'checkpoint' && span.status === 'cancelled');
+    const result = run.results.find((r) => r.turn === turn);
+    if (cut === undefined || result === undefined || result.outcome.kind === 'cancelled') continue;
+    return `turn ${String(turn)} ended ${outcomeLabel(result.outcome)}, but a cancel cut its checkpoint hook ${JSON.stringify(cut.name)} short before the turn closed: a turn stopped before it closed ends cancelled`;
   }
   return undefined;
 }

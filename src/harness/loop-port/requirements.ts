@@ -26,7 +26,8 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if ((scenario.operator?.ask?.length ?? 0) > 0) needs.add('policy');
   if (scenario.approver) needs.add('approver');
   if (scenario.compaction) needs.add('compaction');
-  if (scenario.checkpoints) needs.add('checkpoints');
+  // A trigger at a checkpoint hook's run needs hooks the harness sees start (the agent's own included).
+  if (scenario.checkpoints || inbox.some((e) => e.at?.checkpoint !== undefined)) needs.add('checkpoints');
   if (scenario.claim) needs.add('claim');
   if (scenario.errorHandlers) needs.add('error-handlers');
   if (scenario.provider.fallback) needs.add('fallback');

@@ -365,7 +365,7 @@ export type OperatorSettings = z.infer<typeof operatorSchema>;
 // The inbox script
 // ---------------------------------------------------------------------------
 
-export const TRIGGER_KEYS = ['request', 'time', 'toolStart', 'event', 'delta', 'approval'] as const;
+export const TRIGGER_KEYS = ['request', 'time', 'toolStart', 'event', 'delta', 'approval', 'checkpoint'] as const;
 
 const triggerSchema = z
   .strictObject({
@@ -382,6 +382,9 @@ const triggerSchema = z
       ),
     delta: positiveInt.optional().describe('When the n-th streamed delta (1-based, whole scenario) arrives'),
     approval: positiveInt.optional().describe('When the n-th approval request (1-based, whole scenario) is put to the approver, before it answers'),
+    checkpoint: positiveInt
+      .optional()
+      .describe("When the n-th run of a checkpoint hook (1-based, whole scenario; the scenario's hooks or the agent's own) starts, before it answers"),
     ifReached: z.literal(true).optional().describe('The case may end before this trigger happens; without it, a trigger that never fires fails the case'),
   })
   .superRefine((at, ctx) => {

@@ -22,6 +22,7 @@ import {
   type AgentContext,
   type AgentFactory,
   type AnyToolDeclaration,
+  type CheckpointHook,
   type ClaimPolicy,
   type Clock,
   type ModelErrorHandler,
@@ -176,6 +177,8 @@ export interface ScenarioAgentOptions {
   readonly onFirstStart: (tool: string) => void;
   /** Runs as the n-th approval request (1-based) is put to the approver, before it answers (for `at: { approval }` triggers). */
   readonly onApproval?: (n: number) => void;
+  /** Runs as the n-th run of a checkpoint hook (1-based) starts, before it answers (for `at: { checkpoint }` triggers). */
+  readonly onCheckpoint?: (n: number) => void;
   /** Whether the case's store holds the model's call with this id (read as each approval request is put). */
   readonly storedCall?: (callId: string) => boolean;
   /** Whether the case's store holds this call's start with no result after it (read as a STATEFUL or CRITICAL body starts). */
@@ -230,6 +233,9 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
   const approver = scenario.approver ? scriptedApprover(scenario.approver, clock) : own.approver;
   const compactions: CompactionCall[] = [];
   const compactor = scenario.compaction ? scriptedCompactor(scenario.compaction, clock, faults) : own.compactor;
+  let checkpointRuns = 0;
+  const hooks = scenario.checkpoints ? scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) : own.checkpoints;
+  const checkpoints = hooks?.map((hook) => tappedCheckpoint(hook, () => options.onCheckpoint?.(++checkpointRuns)));
   const agent: Agent = {
     ...own,
     tools,
@@ -239,7 +245,7 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     ...(visibility.length > 0 ? { visibility } : {}),
     ...(approver ? { approver: recordedApprover(approver, clock, approvals, () => options.onApproval?.(++asked), options.storedCall) } : {}),
     ...(compactor ? { compactor: recordedCompactor(compactor, compactions, !scenario.compaction) } : {}),
-    ...(scenario.checkpoints ? { checkpoints: scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) } : {}),
+    ...(checkpoints ? { checkpoints } : {}),
     ...(options.claim ? { claim: options.claim } : scenario.claim ? { claim: scriptedClaim(scenario.claim, clock) } : {}),
     ...(options.errorHandlers || scenario.errorHandlers
       ? { errorHandlers: [...(options.errorHandlers ?? []), ...(scenario.errorHandlers ?? []).map(scriptedErrorHandler), ...(own.errorHandlers ?? [])] }
@@ -247,4 +253,17 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     secrets: [...(own.secrets ?? []), ...(scenario.secrets ?? [])],
   };
   return { agent, counters, policy, visibility, approvals, compactions };
+}
+
+/** `hook`, telling `started` as each of its runs starts (before it answers). Anything else of it as it is. */
+function tappedCheckpoint(hook: CheckpointHook, started: () => void): CheckpointHook {
+  // A malformed hook of the agent's own is the kernel's to refuse, as given.
+  if (hook === null || typeof hook !== 'object' || typeof hook.run !== 'function') return hook;
+  return {
+    ...hook,
+    run: (context) => {
+      started();
+      return hook.run(context);
+    },
+  };
 }

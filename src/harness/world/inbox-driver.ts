@@ -4,7 +4,7 @@
  * started has settled; the others fire at their trigger — the n-th model request,
  * a tool's first start, a virtual time, the log's event with a given seq, the
  * n-th streamed delta, the n-th approval request (while the approver has not
- * answered it).
+ * answered it), the n-th run of a checkpoint hook (before it answers).
  *
  * What an entry does is the target's: the loop driven directly (loop-target.ts),
  * a real production host (host-target.ts) — or another framework's loop behind
@@ -20,7 +20,7 @@ export type { MessageIntent } from '../loop-port/port.ts';
 /** What the driver talks to: the loop-under-test port (loopgate's loop, its production host, or a peer's loop). */
 export type InboxTarget = Pick<LoopUnderTest, 'send' | 'cancel' | 'crash' | 'reopen' | 'settled' | 'undoCompaction' | 'shutdown' | 'disconnect' | 'loseLock'>;
 
-type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta' | 'approval';
+type TriggerKey = 'request' | 'toolStart' | 'event' | 'delta' | 'approval' | 'checkpoint';
 
 /** An inbox entry whose trigger never fired: the case ended first. */
 export interface UnfiredEntry {
@@ -70,7 +70,7 @@ export class InboxDriver {
       if (!at) this.#untimed.push(entry);
       else if (at.time !== undefined) this.#timed.push(entry);
       else {
-        const key = (['request', 'toolStart', 'event', 'delta', 'approval'] as const).find((k) => at[k] !== undefined)!;
+        const key = (['request', 'toolStart', 'event', 'delta', 'approval', 'checkpoint'] as const).find((k) => at[k] !== undefined)!;
         const list = this.#triggered.get(triggerId(key, at[key]!)) ?? [];
         list.push(entry);
         this.#triggered.set(triggerId(key, at[key]!), list);
@@ -110,6 +110,11 @@ export class InboxDriver {
   /** The n-th approval request (1-based) was put to the approver, which has not answered it yet. */
   onApproval(n: number): void {
     this.#fire('approval', n);
+  }
+
+  /** The n-th run of a checkpoint hook (1-based) started, and has not answered yet. */
+  onCheckpoint(n: number): void {
+    this.#fire('checkpoint', n);
   }
 
   #fire(key: TriggerKey, value: string | number): void {

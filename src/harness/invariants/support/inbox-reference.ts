@@ -30,6 +30,8 @@ export interface TriggerFacts {
   readonly deltas?: number;
   /** Approval requests put to the approver over the whole case. */
   readonly approvals?: number;
+  /** Checkpoint hook runs started over the whole case. */
+  readonly checkpoints?: number;
 }
 
 /** Whether an entry's trigger fired: untimed and timed entries always run; the others only if their moment came. */
@@ -40,6 +42,7 @@ export function fired(at: Trigger | undefined, facts: TriggerFacts): boolean {
   if (at.event !== undefined) return (facts.events ?? 0) > at.event;
   if (at.delta !== undefined) return (facts.deltas ?? 0) >= at.delta;
   if (at.approval !== undefined) return (facts.approvals ?? 0) >= at.approval;
+  if (at.checkpoint !== undefined) return (facts.checkpoints ?? 0) >= at.checkpoint;
   return true;
 }
 
