@@ -2361,6 +2361,22 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'auth_error_event_in_stream',
+    title:
+      'an error event inside a 200 stream that refuses the key, told by its type or code alone (Anthropic authentication_error, OpenAI invalid_api_key), ends as transport_error{auth}: never retried as a server error, nor a request refused as it stands',
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'error_event', after: 'text_delta', error: 'auth' },
+    },
+    check({ result }) {
+      // Mutation seed 49, shared/failure.ts:23: the auth types emptied, Anthropic's authentication_error read as a
+      // server error (retried with the same key) and OpenAI's invalid_api_key under invalid_request_error as a request
+      // refused as it stands. The wire fakes had sent the auth failures only as 401s, whose status decides alone.
+      expectTransport(result, 'auth');
+    },
+  },
+  {
     id: 'overflow_failure_before_output',
     title:
       'a response that ends failed before any output with a context overflow (OpenAI Responses response.failed, code context_length_exceeded, no HTTP status) ends as context_window_exceeded at request, never a request refused as it stands',

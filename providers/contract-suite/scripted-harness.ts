@@ -184,6 +184,7 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
           if (behaviour.fault.error === 'request_timeout') return { result: transportError('timeout', { message: 'Request timed out' }), deltas: first };
           if (behaviour.fault.error === 'untyped') return { result: transportError('server_error', { message: 'The model worker stopped' }), deltas: first };
           if (behaviour.fault.error === 'invalid_request') return { result: transportError('invalid_request', { message: 'Invalid prompt' }), deltas: first };
+          if (behaviour.fault.error === 'auth') return { result: transportError('auth', { message: 'invalid x-api-key' }), deltas: first };
           return { result: transportError('overloaded', { message: 'Overloaded' }), deltas: first };
         case 'stall_after_end':
           return { result: resultForTurn(behaviour.turn), deltas };

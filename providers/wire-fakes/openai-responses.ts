@@ -337,6 +337,7 @@ function errorEventFrame(kind: StreamErrorKind): Frame {
  */
 function failedResponseFrame(kind: StreamErrorKind, used?: TurnUsage): Frame {
   if (kind === 'request_timeout') throw new UnsupportedOnWire('OpenAI documents no timeout failure of a Responses response');
+  if (kind === 'auth') throw new UnsupportedOnWire("OpenAI's documented ResponseError codes name no refused key: a key is refused before the response");
   const error =
     kind === 'rate_limited_by_type'
       ? { type: 'tokens', code: null, message: OPENAI_TPM_MESSAGE }

@@ -426,8 +426,13 @@ export type ErrorKind =
  * OpenAI-compatible server's own error, its code a number if any): nothing but
  * the words tell what it was, and they say nothing known — a server error.
  * Anthropic types every error event, so it cannot send one.
+ * `auth`: the key refused inside the stream, told by the error's type or code
+ * alone (no HTTP status): Anthropic's error event of type `authentication_error`,
+ * OpenAI's error with code `invalid_api_key` (Chat: type `invalid_request_error`),
+ * as a gateway that opens the stream before the provider answered passes the
+ * provider's refusal on. Retrying cannot help.
  */
-export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout' | 'overflow' | 'invalid_request' | 'untyped';
+export type StreamErrorKind = 'overloaded' | 'rate_limited' | 'rate_limited_by_type' | 'request_timeout' | 'overflow' | 'invalid_request' | 'untyped' | 'auth';
 
 /** Thrown by a protocol module for a turn its provider cannot produce. */
 export class UnsupportedOnWire extends Error {
