@@ -113,6 +113,16 @@ async function approverToldWhenDecided(): Promise<CheckResult[]> {
     const outcome = await clock.run(decide({ policy: ask, approver: approver(answer), clock, signal, request, args: request.args }));
     return `${outcome.decision}/${outcome.by}/${outcome.rule}; asked ${signals.length}; the approver's signal ${signals.map((s) => (s.aborted ? 'aborted' : 'open')).join(', ') || '-'}`;
   };
+  // A team's clock whose sleep fails (outside the Clock contract, which says it never rejects: say a test clock torn
+  // down under a waiting call): the wait is over all the same, read as the timeout, and decide still decides
+  // (mutation seed 49, policy.ts:251: the failure settled an answer of no kind, and decide resolved no outcome).
+  const brokenClock = async () => {
+    signals.length = 0;
+    const clock = { now: () => 0, sleep: () => Promise.reject(new Error('the clock was stopped')) };
+    const outcome = await decide({ policy: ask, approver: approver('never'), clock, signal: new AbortController().signal, request, args: request.args });
+    return `${outcome?.decision}/${outcome?.by}/${outcome?.rule}; asked ${signals.length}; the approver's signal ${signals.map((s) => (s.aborted ? 'aborted' : 'open')).join(', ') || '-'}`;
+  };
+  const clockFailed = await brokenClock();
   const timedOut = await decideWith('never', new AbortController().signal);
   const approved = await decideWith('approve', new AbortController().signal);
   const stopped = new AbortController();
@@ -127,6 +137,11 @@ async function approverToldWhenDecided(): Promise<CheckResult[]> {
     ),
     row('an answer: taken, and the approver told it is over', approved, "allow/approver/refunds-ask; asked 1; the approver's signal aborted"),
     row('a turn already cancelled: never put to the approver', cancelled, "deny/approver/cancelled; asked 0; the approver's signal -"),
+    row(
+      "a clock whose sleep fails before the approver answers: the policy's fallback as on a timeout, a decision all the same",
+      clockFailed,
+      "deny/default/approval_timeout; asked 1; the approver's signal aborted",
+    ),
   ];
 }
 
