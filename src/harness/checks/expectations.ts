@@ -61,13 +61,24 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
   }
   if (expect.toolResults) out.push(toolResultsCheck('tool results', events(run, 'tool.result'), expect.toolResults));
   if (expect.policy) {
-    const actual = events(run, 'policy.decision').map((e, i) => ({
-      tool: e.payload.tool,
-      decision: e.payload.decision,
-      ...(expect.policy![i]?.by !== undefined ? { by: e.payload.by } : {}),
-      ...(expect.policy![i]?.rule !== undefined ? { rule: e.payload.rule } : {}),
-    }));
-    out.push(equalCheck('policy', expect.policy, actual));
+    const wanted = expect.policy;
+    const decisions = events(run, 'policy.decision');
+    const view = (names: (i: number, key: 'by' | 'rule') => boolean) =>
+      decisions.map((e, i) => ({
+        tool: e.payload.tool,
+        decision: e.payload.decision,
+        ...(names(i, 'by') ? { by: e.payload.by } : {}),
+        ...(names(i, 'rule') ? { rule: e.payload.rule } : {}),
+      }));
+    // Compared on what each expected entry names; told on what any of them names: a decision past the expected ones,
+    // shown without its `by`, read as if no approver had decided it (outside probe 55, LOW-1).
+    const check = equalCheck(
+      'policy',
+      wanted,
+      view((i, key) => wanted[i]?.[key] !== undefined),
+    );
+    const told = view((_, key) => wanted.some((p) => p[key] !== undefined));
+    out.push(check.passed ? check : { ...check, message: `expected ${JSON.stringify(wanted)}, got ${JSON.stringify(told)}`, actual: told });
   }
   if (expect.trace) {
     const trace = run.traces[run.traces.length - 1];

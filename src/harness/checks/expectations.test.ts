@@ -1,0 +1,43 @@
+/**
+ * A failed `policy` expectation shows what happened in full: the got list names `by` (and `rule`) on every decision
+ * once any expected entry asks for it (outside probe 55, LOW-1: a decision beyond the ones expected showed without
+ * its `by`, reading as if the approver had been bypassed).
+ */
+import { describe, expect, it } from 'vitest';
+import { parseScenario } from '../scenario/load.ts';
+import { runScenario } from '../second-host.ts';
+import { checkExpectations } from './expectations.ts';
+
+const SCENARIO = `
+name: a refund approved after a lookup
+tools:
+  - { name: lookup_order, description: Look an order up., input: { order_id: string }, behaviour: [{ return: found }] }
+  - { name: issue_refund, description: Refund an order., input: { order_id: string }, sideEffect: CRITICAL, behaviour: [{ return: refunded }] }
+policy:
+  rules:
+    - { id: refunds-need-approval, tools: [issue_refund], decision: ask }
+approver:
+  answers: [approve]
+provider:
+  script:
+    - tool_use: [{ id: look, name: lookup_order, args: { order_id: ORD-1001 } }]
+    - tool_use: [{ id: refund, name: issue_refund, args: { order_id: ORD-1001 } }]
+    - reply: Refunded.
+inbox:
+  - say: Refund 50 on ORD-1001.
+expect:
+  policy:
+    - { tool: issue_refund, decision: allow, by: approver }
+`;
+
+describe('the policy expectation', () => {
+  it('names by on every decision it got, once an expected entry asks for by', async () => {
+    const scenario = parseScenario(SCENARIO, 'policy.yaml');
+    const run = await runScenario(scenario, { seed: 1 });
+    const check = checkExpectations(run, scenario.expect).find((c) => c.name === 'policy')!;
+    expect(check.passed).toBe(false);
+    expect(check.message).toBe(
+      'expected [{"tool":"issue_refund","decision":"allow","by":"approver"}], got [{"tool":"lookup_order","decision":"allow","by":"default"},{"tool":"issue_refund","decision":"allow","by":"approver"}]',
+    );
+  });
+});
