@@ -15,6 +15,8 @@ export interface AdapterOptions {
   /** The Responses API's `store` (default false); the other protocols have no such field. */
   readonly store?: boolean;
   readonly onRequest?: (body: unknown) => void;
+  /** The clock a retry-after HTTP date is read against (default Date.now): a test host's virtual one. */
+  readonly now?: () => number;
 }
 
 export function createAdapter(provider: WireProvider, options: AdapterOptions): ModelClient {

@@ -26,6 +26,8 @@ export interface AnthropicClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Receives the exact body before it is sent, for the log. */
   readonly onRequest?: (body: unknown) => void;
+  /** The clock a retry-after HTTP date is read against (default Date.now): a test host's virtual one. */
+  readonly now?: () => number;
 }
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
@@ -68,7 +70,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           }
           return collector.result();
         },
-        classifyAnthropicError,
+        (error, ctx) => classifyAnthropicError(error, ctx, options.now),
         [options.apiKey],
       );
     },

@@ -31,10 +31,10 @@ export function anthropicFailureInfo(error: InstanceType<typeof Anthropic.APIErr
   };
 }
 
-export function classifyAnthropicError(error: unknown, ctx: CallContext): ModelResult {
+export function classifyAnthropicError(error: unknown, ctx: CallContext, now?: () => number): ModelResult {
   if (error instanceof Anthropic.APIUserAbortError) return transportFailure('aborted', 'the call was aborted');
   if (error instanceof Anthropic.APIConnectionTimeoutError) return transportFailure('timeout', 'no response headers before the timeout');
   if (error instanceof Anthropic.APIConnectionError) return transportFailure('network', `connection failed: ${describeError(error)}`);
-  if (error instanceof Anthropic.APIError) return classifyFailure(anthropicFailureInfo(error), isAnthropicOverflow);
+  if (error instanceof Anthropic.APIError) return classifyFailure({ ...anthropicFailureInfo(error), now: now?.() }, isAnthropicOverflow);
   return classifyOtherError(error, ctx);
 }

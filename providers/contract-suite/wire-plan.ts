@@ -9,6 +9,8 @@ import type { ProtocolKit } from '../wire-fakes/protocol.ts';
 export interface PlanOptions {
   /** The credential the client under test sends, for an error that quotes it. */
   readonly credential?: string;
+  /** The clock a retry-after HTTP date is written from (default Date.now): the client under test reads it with the same. */
+  readonly now?: () => number;
 }
 
 /** The error body with its message quoting the credential, as a gateway's 401 may. */
@@ -65,7 +67,7 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
       if (behaviour.retryAfterSeconds !== undefined)
         headers['retry-after'] =
           behaviour.retryAfterAsDate && behaviour.retryAfterSeconds !== ''
-            ? new Date(Date.now() + behaviour.retryAfterSeconds * 1000).toUTCString()
+            ? new Date((options.now ?? Date.now)() + behaviour.retryAfterSeconds * 1000).toUTCString()
             : String(behaviour.retryAfterSeconds);
       if (behaviour.retryAfterMsHeader !== undefined) headers['retry-after-ms'] = String(behaviour.retryAfterMsHeader);
       if (!behaviour.quotesCredential) return jsonPlan(answer.status, answer.body, headers);

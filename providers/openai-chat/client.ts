@@ -49,7 +49,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions): ModelC
           }
           return collector.result(finish);
         },
-        classifyOpenAIError,
+        (error, ctx) => classifyOpenAIError(error, ctx, options.now),
         [options.apiKey],
       );
     },

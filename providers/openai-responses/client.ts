@@ -55,7 +55,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
           }
           return collector.result(finish);
         },
-        classifyOpenAIError,
+        (error, ctx) => classifyOpenAIError(error, ctx, options.now),
         [options.apiKey],
       );
     },

@@ -30,10 +30,10 @@ export function openAIFailureInfo(error: InstanceType<typeof OpenAI.APIError>): 
   };
 }
 
-export function classifyOpenAIError(error: unknown, ctx: CallContext): ModelResult {
+export function classifyOpenAIError(error: unknown, ctx: CallContext, now?: () => number): ModelResult {
   if (error instanceof OpenAI.APIUserAbortError) return transportFailure('aborted', 'the call was aborted');
   if (error instanceof OpenAI.APIConnectionTimeoutError) return transportFailure('timeout', 'no response headers before the timeout');
   if (error instanceof OpenAI.APIConnectionError) return transportFailure('network', `connection failed: ${describeError(error)}`);
-  if (error instanceof OpenAI.APIError) return classifyFailure(openAIFailureInfo(error), isOpenAIOverflow);
+  if (error instanceof OpenAI.APIError) return classifyFailure({ ...openAIFailureInfo(error), now: now?.() }, isOpenAIOverflow);
   return classifyOtherError(error, ctx);
 }

@@ -15,4 +15,6 @@ export interface OpenAIClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Receives the exact body before it is sent, for the log. */
   readonly onRequest?: (body: unknown) => void;
+  /** The clock a retry-after HTTP date is read against (default Date.now): a test host's virtual one. */
+  readonly now?: () => number;
 }

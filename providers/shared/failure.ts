@@ -16,6 +16,8 @@ export interface FailureInfo {
   /** The provider's error code (OpenAI `error.code`). */
   readonly code?: string | undefined;
   readonly message: string;
+  /** The adapter's clock when the failure was read (default: the wall clock): a retry-after date counts from it. */
+  readonly now?: number | undefined;
 }
 
 export type OverflowDetector = (info: FailureInfo) => boolean;
@@ -45,7 +47,7 @@ export function classifyFailure(info: FailureInfo, isOverflow: OverflowDetector)
     if (status === 401 || status === 403 || status === 402 || quota) return transportFailure('auth', message, extra);
     // Every status worth retrying keeps the wait its answer asked for: providers send retry-after (and OpenAI
     // retry-after-ms) on 503s and Anthropic's 529s as on 429s, and the loop honours it on any retryable kind.
-    const retryable = { status, retryAfterMs: retryAfterMs(info.headers) };
+    const retryable = { status, retryAfterMs: retryAfterMs(info.headers, info.now) };
     if (status === 429) return transportFailure('rate_limited', message, retryable);
     if (status === 408) return transportFailure('timeout', message, retryable);
     if (status === 503 || status === 529 || info.type === 'overloaded_error') return transportFailure('overloaded', message, retryable);
@@ -57,7 +59,7 @@ export function classifyFailure(info: FailureInfo, isOverflow: OverflowDetector)
   // An error inside a 200 stream: only its type, code and words say what it was.
   if (info.type === 'overloaded_error' || /overloaded/i.test(message)) return transportFailure('overloaded', message);
   if (quota || has(AUTH_TYPES)) return transportFailure('auth', message);
-  if (has(RATE_TYPES)) return transportFailure('rate_limited', message, { retryAfterMs: retryAfterMs(info.headers) });
+  if (has(RATE_TYPES)) return transportFailure('rate_limited', message, { retryAfterMs: retryAfterMs(info.headers, info.now) });
   if (has(INVALID_TYPES)) return transportFailure('invalid_request', message);
   if (labels.includes('timeout_error')) return transportFailure('timeout', message);
   return transportFailure('server_error', message);

@@ -358,11 +358,19 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // has a key of its own, the only one its fake serves: a host that builds a client with another's key is told 401.
   const onTheWire = !options.model && scenario.provider.kind === 'wire';
   const wire = onTheWire
-    ? await wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model', WIRE_KEYS.primary)
+    ? await wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model', WIRE_KEYS.primary, () =>
+        clock.now(),
+      )
     : undefined;
   const fallbackWire =
     onTheWire && scenario.provider.fallback
-      ? await wireProvider(scenario.provider.provider!, scenario.provider.fallback, scenario.provider.fallbackModel ?? 'fallback-model', WIRE_KEYS.fallback)
+      ? await wireProvider(
+          scenario.provider.provider!,
+          scenario.provider.fallback,
+          scenario.provider.fallbackModel ?? 'fallback-model',
+          WIRE_KEYS.fallback,
+          () => clock.now(),
+        )
       : undefined;
   const real = options.model ?? wire?.client;
   const model = models.wrap(

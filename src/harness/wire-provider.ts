@@ -91,9 +91,11 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
   const error = step.error!;
   const retryAfterSeconds = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) : undefined;
   // The headers an HTTP error of any status carries when the step gives retryAfterMs (providers send them on 429s, 503s and 529s alike).
+  // As an HTTP date, retry-after alone (written as the request is answered, on the adapter's clock).
+  const asDate = error.retryAfterAs === 'date';
   const retryHeaders = {
-    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-    ...(error.retryAfterMs !== undefined && sendsRetryAfterMs(provider) ? { retryAfterMsHeader: error.retryAfterMs } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds, ...(asDate ? { retryAfterAsDate: true } : {}) } : {}),
+    ...(error.retryAfterMs !== undefined && sendsRetryAfterMs(provider) && !asDate ? { retryAfterMsHeader: error.retryAfterMs } : {}),
   };
   switch (error.kind) {
     case 'rate_limited':
@@ -164,10 +166,17 @@ export async function wireProvider(
   steps: readonly ProviderStep[],
   model: string,
   apiKey = 'wire-fake-key',
+  now?: () => number,
 ): Promise<WireProviderHandle> {
   const kit = WIRE_KITS[provider];
   const callIds = { next: 1 };
-  const plans: WirePlan[] = steps.map((step, i) => wirePlanFor(kit, behaviourFor(step, i, callIds, provider)));
+  const behaviours = steps.map((step, i) => behaviourFor(step, i, callIds, provider));
+  const plans: WirePlan[] = behaviours.map((behaviour) => wirePlanFor(kit, behaviour));
+  // A retry-after HTTP date is written as the request is answered, on the clock the adapter reads it with.
+  const planAt = (index: number): WirePlan | undefined => {
+    const behaviour = behaviours[index];
+    return behaviour?.kind === 'http_error' && behaviour.retryAfterAsDate ? wirePlanFor(kit, behaviour, now ? { now } : {}) : plans[index];
+  };
   const [{ acquireWireFake }, { createAdapter }] = await Promise.all([import('../../providers/wire-fakes/server.ts'), import('../../providers/clients.ts')]);
   const fake = acquireWireFake();
   /** Script steps served, in order: a call that never reached the fake (cancelled before it was sent) serves none. */
@@ -176,7 +185,7 @@ export async function wireProvider(
     (_request, index) => {
       served.push(index);
       // A script that runs out answers as the scripted provider does: an invalid request (400), which fails the turn at once.
-      return plans[index] ?? jsonPlan(400, exhausted(provider, index));
+      return planAt(index) ?? jsonPlan(400, exhausted(provider, index));
     },
     { apiKey },
   );
@@ -200,7 +209,7 @@ export async function wireProvider(
   });
   const baseURL = scenario.baseURL(provider);
   return {
-    client: track(createAdapter(provider, { apiKey, baseURL, model })),
+    client: track(createAdapter(provider, { apiKey, baseURL, model, ...(now ? { now } : {}) })),
     baseURL,
     apiKey,
     track,

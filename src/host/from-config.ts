@@ -253,7 +253,8 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   const specs = modelSpecs(parsed, env, { adapters: options.modelClient === undefined });
   if (!options.exporter) checkTraceFile(parsed, at);
   if (!options.store) checkStoreFile(parsed, at);
-  const build = options.modelClient ?? ((spec: ModelSpec) => configAdapter(spec, options.fetch));
+  const clock = options.clock;
+  const build = options.modelClient ?? ((spec: ModelSpec) => configAdapter(spec, options.fetch, clock ? () => clock.now() : undefined));
   const [primary, ...fallbacks] = specs.map((spec) => withModel(build(spec), spec.name));
   const headers = otlpHeaders(parsed, env);
   const {
@@ -419,7 +420,7 @@ export function modelSpecs(config: HostConfig, env: Readonly<Record<string, stri
 }
 
 /** The shipped SDK adapter for one config entry (what `createHostFromConfig` builds without a `modelClient`). */
-export function configAdapter(spec: ModelSpec, fetch?: typeof globalThis.fetch): ModelClient {
+export function configAdapter(spec: ModelSpec, fetch?: typeof globalThis.fetch, now?: () => number): ModelClient {
   if (spec.provider === 'fake' || spec.apiKey === undefined) throw new Error(`${spec.key}: no adapter for provider ${spec.provider} without a key`); // modelSpecs refused it already
   return createAdapter(spec.provider, {
     apiKey: spec.apiKey,
@@ -427,6 +428,8 @@ export function configAdapter(spec: ModelSpec, fetch?: typeof globalThis.fetch):
     ...(spec.baseURL !== undefined ? { baseURL: spec.baseURL } : {}),
     ...(spec.timeoutMs !== undefined ? { defaultTimeoutMs: spec.timeoutMs } : {}),
     ...(fetch ? { fetch } : {}),
+    // A retry-after HTTP date counts from the host's clock (a test host's is virtual).
+    ...(now ? { now } : {}),
   });
 }
 

@@ -74,9 +74,15 @@ function errorArb(tools: readonly FuzzTool[]): fc.Arbitrary<ErrorSpec> {
     { withCrossShrink: true },
     {
       weight: 4,
-      arbitrary: fc
-        .option(fc.integer({ min: 0, max: 90_000 }), { nil: undefined, freq: 5 })
-        .map((ms): ErrorSpec => ({ kind: 'rate_limited', status: 429, ...(ms !== undefined ? { retryAfterMs: ms } : {}) })),
+      // The wait in seconds (OpenAI's retry-after-ms beside it), or now and then as an HTTP date alone: only two
+      // contract rows met the date form, and an adapter that read no date passed fuzz (outside probe 55, MED-1).
+      arbitrary: fc.tuple(fc.option(fc.integer({ min: 0, max: 90_000 }), { nil: undefined, freq: 5 }), fc.constantFrom(false, false, true)).map(
+        ([ms, asDate]): ErrorSpec => ({
+          kind: 'rate_limited',
+          status: 429,
+          ...(ms !== undefined ? { retryAfterMs: ms, ...(asDate ? { retryAfterAs: 'date' as const } : {}) } : {}),
+        }),
+      ),
     },
     {
       weight: 2,

@@ -5,7 +5,8 @@
  * with their ids, names and arguments (also when their argument chunks arrived
  * interleaved), max_tokens with or without a cut call, a refusal, an overflow at
  * the request or during generation, the unknown stop reason by name, and each
- * HTTP error as its kind with the retry-after the header carried; and a reply's
+ * HTTP error as its kind with the retry-after the header carried (an HTTP date:
+ * the time left until it, whole seconds); and a reply's
  * or tool call's token usage as the step's `usage` gave it (cache reads and
  * writes included).
  *
@@ -164,12 +165,20 @@ function mismatch(provider: string, step: ProviderStep, result: ModelResult, dec
     // The wait is the provider's on any status worth retrying (a 429, a 503, Anthropic's 529, a 500), none on one that is not.
     // OpenAI's retry-after-ms carries the milliseconds and wins; otherwise retry-after carries whole seconds (rounded up).
     const retryable = result.kind !== 'invalid_request' && result.kind !== 'auth';
+    const asDate = error.retryAfterAs === 'date';
     const header =
       error.retryAfterMs === undefined || !retryable
         ? undefined
-        : sendsRetryAfterMs(provider)
+        : sendsRetryAfterMs(provider) && !asDate
           ? error.retryAfterMs
           : Math.ceil(error.retryAfterMs / 1000) * 1000;
+    // An HTTP date has whole seconds: the time left until it is the header's, less up to the second the request came in.
+    if (asDate && header !== undefined) {
+      const left = result.retryAfterMs;
+      if (left === undefined || left > header || left <= header - 1000)
+        return `retry-after is ${String(left)} ms, the header said an HTTP date ${header / 1000} s after the request came in (${Math.max(0, header - 999)}–${header} ms left)`;
+      return undefined;
+    }
     if (result.retryAfterMs !== header)
       return `retry-after is ${String(result.retryAfterMs)} ms, the header${sendsRetryAfterMs(provider) ? 's' : ''} said ${header === undefined ? 'nothing' : sendsRetryAfterMs(provider) ? `${header} ms (retry-after-ms)` : `${header / 1000} s`}`;
   }

@@ -81,6 +81,12 @@ export const providerStepSchema = z
         kind: z.enum(TRANSPORT_KINDS),
         status: z.number().int().optional(),
         retryAfterMs: ms.optional(),
+        retryAfterAs: z
+          .enum(['seconds', 'date'])
+          .optional()
+          .describe(
+            "On the wire, how the provider words retryAfterMs: seconds (default; OpenAI's retry-after-ms beside it) or date: an HTTP date in retry-after alone (whole seconds, so up to a second less is left)",
+          ),
         message: z.string().optional(),
         midStream: z
           .union([
@@ -132,6 +138,8 @@ export const providerStepSchema = z
         path: ['error', 'midStream'],
         message: 'midStream goes with kind: overloaded (an error event inside a 200 stream) or kind: network (the connection drops mid-stream)',
       });
+    if (step.error?.retryAfterAs !== undefined && step.error.retryAfterMs === undefined)
+      ctx.addIssue({ code: 'custom', path: ['error', 'retryAfterAs'], message: 'retryAfterAs says how retryAfterMs is worded: give retryAfterMs too' });
     if (step.error?.midStream && (step.error.status !== undefined || step.error.retryAfterMs !== undefined))
       ctx.addIssue({
         code: 'custom',
