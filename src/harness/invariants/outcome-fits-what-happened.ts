@@ -18,7 +18,7 @@
  * loopgate's own loop is held to its whole transition table, from its log
  * (`outcome-follows-table`); here, from its log too, to the second rule, and,
  * from its trace, to the first where the log has nothing to read: a turn whose
- * checkpoint hook a cancel cut short ends cancelled (outside probe 55, MED-2: a
+ * checkpoint hook a cancel cut short does not end replied (outside probe 55, MED-2: a
  * loop that read only the hook's "nothing to add" closed it replied, and no
  * invariant said so).
  */
@@ -55,8 +55,10 @@ function checkpointCutButNotCancelled(run: ScenarioRun): string | undefined {
     const turn = trace.spans.find((span) => span.kind === 'turn' && span.parentId === undefined)?.attributes.turn;
     const cut = trace.spans.find((span) => span.kind === 'checkpoint' && span.status === 'cancelled');
     const result = run.results.find((r) => r.turn === turn);
-    if (cut === undefined || result === undefined || result.outcome.kind === 'cancelled') continue;
-    return `turn ${String(turn)} ended ${outcomeLabel(result.outcome)}, but a cancel cut its checkpoint hook ${JSON.stringify(cut.name)} short before the turn closed: a turn stopped before it closed ends cancelled`;
+    // Not replied: a cancel ends it cancelled, unless the store refused its close (failed{persistence}: review of
+    // stop 59, HIGH-1); what else may follow a cancel, outcome-follows-table judges.
+    if (cut === undefined || result === undefined || result.outcome.kind !== 'replied') continue;
+    return `turn ${String(turn)} ended replied, but a cancel cut its checkpoint hook ${JSON.stringify(cut.name)} short before the turn closed: a turn stopped before it closed does not reply (it ends cancelled)`;
   }
   return undefined;
 }
