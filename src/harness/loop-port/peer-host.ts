@@ -62,6 +62,8 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     faults,
     onFirstStart: (name) => inbox?.onToolStart(name),
     onApproval: (n) => inbox?.onApproval(n),
+    // No onCheckpoint: a scenario waiting for a checkpoint hook's run needs the `checkpoints` capability, which no
+    // loop behind the port has (requirements.ts), so such a case is skipped here.
   });
   const config = loopConfig(agent, { model: scenario.provider.model ?? 'scenario-model', ...limits(scenario) });
 

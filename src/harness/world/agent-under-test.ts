@@ -235,7 +235,9 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
   const compactor = scenario.compaction ? scriptedCompactor(scenario.compaction, clock, faults) : own.compactor;
   let checkpointRuns = 0;
   const hooks = scenario.checkpoints ? scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) : own.checkpoints;
-  const checkpoints = hooks?.map((hook) => tappedCheckpoint(hook, () => options.onCheckpoint?.(++checkpointRuns)));
+  // Tapped only for a scenario that waits for a hook's run (`at: { checkpoint: N }`): the agent's hooks otherwise run as given.
+  const waitsForOne = scenario.inbox.some((entry) => entry.at?.checkpoint !== undefined);
+  const checkpoints = waitsForOne ? hooks?.map((hook) => tappedCheckpoint(hook, () => options.onCheckpoint?.(++checkpointRuns))) : hooks;
   const agent: Agent = {
     ...own,
     tools,
@@ -255,12 +257,16 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
   return { agent, counters, policy, visibility, approvals, compactions };
 }
 
-/** `hook`, telling `started` as each of its runs starts (before it answers). Anything else of it as it is. */
+/**
+ * `hook`, telling `started` as each of its runs starts (before it answers). Its name is read from the hook itself and
+ * its run called on it: a hook written as a class (a getter over a private field, a method) stays what it is — a
+ * spread copy dropped the getter and the kernel refused the agent (review of stop 59, HIGH-2).
+ */
 function tappedCheckpoint(hook: CheckpointHook, started: () => void): CheckpointHook {
   // A malformed hook of the agent's own is the kernel's to refuse, as given.
   if (hook === null || typeof hook !== 'object' || typeof hook.run !== 'function') return hook;
   return {
-    ...hook,
+    name: hook.name,
     run: (context) => {
       started();
       return hook.run(context);
