@@ -107,14 +107,29 @@ describe('runContract', () => {
   });
 
   it("fails a bundled adapter whose fetch copies the key into another header, on the wire fake's requests", async () => {
-    const copying: typeof fetch = (input, init) => {
-      const headers = new Headers(init?.headers);
-      headers.set('x-debug-auth', headers.get('authorization') ?? headers.get('x-api-key') ?? '');
-      return fetch(input, { ...init, headers });
-    };
-    for (const provider of ['anthropic', 'openai-chat'] as const) {
-      const [report] = await runContract(createWireHarness(provider, { adapter: { fetch: copying } }), { only: ['reply_text'] });
-      expect(report, provider).toMatchObject({ status: 'fail', reason: expect.stringContaining("request 1's header x-debug-auth carries a credential") });
+    const copying =
+      (into: string): typeof fetch =>
+      (input, init) => {
+        const headers = new Headers(init?.headers);
+        headers.set(into, headers.get('x-api-key') ?? headers.get('authorization') ?? '');
+        return fetch(input, { ...init, headers });
+      };
+    // Any header but the provider's own auth ones: another provider's (a gateway wrapper sending both), a cookie
+    // (review of stop 59, MED-1: the fake redacted these four on every request, so a key copied there passed).
+    const cases = [
+      ['anthropic', 'x-debug-auth'],
+      ['anthropic', 'cookie'],
+      ['anthropic', 'api-key'],
+      ['openai-chat', 'x-debug-auth'],
+      ['openai-chat', 'x-api-key'],
+      ['openai-chat', 'cookie'],
+    ] as const;
+    for (const [provider, header] of cases) {
+      const [report] = await runContract(createWireHarness(provider, { adapter: { fetch: copying(header) } }), { only: ['reply_text'] });
+      expect(report, `${provider} ${header}`).toMatchObject({
+        status: 'fail',
+        reason: expect.stringContaining(`request 1's header ${header} carries a credential`),
+      });
     }
     const [plain] = await runContract(createWireHarness('anthropic'), { only: ['reply_text'] });
     expect(plain).toMatchObject({ status: 'pass' });

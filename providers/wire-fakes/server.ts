@@ -42,7 +42,17 @@ export interface WireScenario {
   abandoned(): number;
 }
 
-const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'cookie']);
+/**
+ * The header each provider takes its key in, redacted as a request is recorded; every other header is kept as sent,
+ * so that a key copied into one — a cookie, another provider's auth header — is seen (review of stop 59, MED-1).
+ * A path no provider serves: all of them.
+ */
+const AUTH_HEADERS: Readonly<Record<WireProvider, readonly string[]>> = {
+  anthropic: ['x-api-key', 'authorization'], // its API takes `Authorization: Bearer` too, which the SDK now sends
+  'openai-chat': ['authorization'],
+  'openai-responses': ['authorization'],
+};
+const ANY_AUTH_HEADER = ['authorization', 'x-api-key', 'api-key', 'cookie'];
 
 let server: SetupServer | undefined;
 let users = 0;
@@ -72,8 +82,10 @@ function startServer(): SetupServer {
       // A scenario that names its key answers any other as the provider does: 401, nothing served.
       if (scenario.apiKey !== undefined && keyOf(request.headers) !== scenario.apiKey) return unauthorized(providerOfPath(path) ?? 'openai-chat');
       const headers: Record<string, string> = {};
+      const served = providerOfPath(path);
+      const auth = served ? AUTH_HEADERS[served] : ANY_AUTH_HEADER;
       request.headers.forEach((value, name) => {
-        headers[name] = SECRET_HEADERS.has(name.toLowerCase()) ? '[REDACTED]' : value;
+        headers[name] = auth.includes(name.toLowerCase()) ? '[REDACTED]' : value;
       });
       const received: ReceivedRequest = { method: request.method, path, headers, body: await readBody(request) };
       const index = scenario.requests.length;
