@@ -37,6 +37,7 @@ const CHILD_PROCESS_ONLY = [
   'test/cli/start-crash.test.ts',
   'test/cli/typos.test.ts',
   'test/docs/readme-example.test.ts',
+  'test/fuzz/starved-case.test.ts',
   'test/scripts/gate-coverage.test.ts',
   'test/soak/host-soak.test.ts',
   'test/vitest-entry/nothing-checked.test.ts',

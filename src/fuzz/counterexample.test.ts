@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findScenarioFiles, parseScenario } from '../harness/scenario/load.ts';
 import { scenarioSchema } from '../harness/scenario/schema.ts';
@@ -104,5 +104,13 @@ describe('a counterexample folder inside a scenario folder', () => {
     expect(listed(join(root, 'sc'))).toEqual(['sc/hi.yaml']);
     expect(listed(join(root, 'reports', 'counterexamples'))).toEqual([relative(root, written)]);
     expect(listed(nested)).toEqual([relative(root, nested)]);
+  });
+
+  it('is walked again once moved: the marker holds only where loopgate wrote it (review of stop 59)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'lg-walk-'));
+    mkdirSync(join(root, 'sc'));
+    const written = await writeCounterexample(join(root, 'reports', 'counterexamples'), scenario, info);
+    renameSync(join(root, 'reports', 'counterexamples'), join(root, 'sc', 'regressions'));
+    expect(findScenarioFiles(join(root, 'sc')).map((f) => relative(root, f))).toEqual([join('sc', 'regressions', basename(written))]);
   });
 });

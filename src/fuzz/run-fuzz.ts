@@ -195,8 +195,9 @@ export async function runFuzz(options: FuzzOptions = {}): Promise<FuzzResult> {
       );
     } catch (error) {
       if (error instanceof NeverSettledError) {
-        // Tools always settle, nothing hangs: invariant 12's rule, where it is judged.
-        const invariant = invariants.find((i) => i.id === nothingThrows.id) ?? invariants[0]!;
+        // Tools always settle, nothing hangs: invariant 12's rule, whichever invariants the search was given (review of
+        // stop 59: it was charged to the first of them).
+        const invariant = invariants.find((i) => i.id === nothingThrows.id) ?? nothingThrows;
         return { violation: { invariant, message: error.message, run: undefined }, turns: 0 };
       }
       // The second host refused to build the world: a generator (or user tool) bug, reported as such. Behind the port,
