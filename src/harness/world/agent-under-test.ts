@@ -237,7 +237,8 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
   const hooks = scenario.checkpoints ? scenario.checkpoints.map((c) => scriptedCheckpoint(c, clock)) : own.checkpoints;
   // Tapped only for a scenario that waits for a hook's run (`at: { checkpoint: N }`): the agent's hooks otherwise run as given.
   const waitsForOne = scenario.inbox.some((entry) => entry.at?.checkpoint !== undefined);
-  const checkpoints = waitsForOne ? hooks?.map((hook) => tappedCheckpoint(hook, () => options.onCheckpoint?.(++checkpointRuns))) : hooks;
+  // Not a list: the kernel's to refuse, as given.
+  const checkpoints = waitsForOne && Array.isArray(hooks) ? hooks.map((hook) => tappedCheckpoint(hook, () => options.onCheckpoint?.(++checkpointRuns))) : hooks;
   const agent: Agent = {
     ...own,
     tools,

@@ -49,3 +49,14 @@ describe("the agent's own checkpoint hooks, tapped", () => {
     });
   }
 });
+
+describe('a malformed checkpoints setting, with a checkpoint trigger', () => {
+  it('is refused by the kernel in its words, not a TypeError of the tap', async () => {
+    const factory = (() => ({ tools: [], checkpoints: { name: 'open-todos', run: () => undefined } })) as unknown as AgentFactory;
+    const error = await runScenario(scenario(true), { seed: 1, agents: { agents: new Map([['todos', factory]]) } }).then(
+      (run) => run.thrown,
+      (e: unknown) => e,
+    );
+    expect(String((error as Error)?.message ?? error)).toContain('checkpoints must be a list');
+  });
+});
