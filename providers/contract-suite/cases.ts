@@ -2591,6 +2591,43 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'gateway_200_html_page',
+    title:
+      "a 200 whose body is a web page, not the provider's answer (a captive portal or a proxy's login page) ends as transport_error{malformed_stream}: not network, which a retry would only repeat, and never a reply",
+    behaviour: {
+      kind: 'gateway_answer',
+      status: 200,
+      body: '<!DOCTYPE html>\n<html><head><title>Sign in to continue</title></head><body><form action="/login"></form></body></html>\n',
+      contentType: 'text/html; charset=utf-8',
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
+    id: 'gateway_200_json_cut_short',
+    title:
+      'a 200 whose JSON body is cut short (a proxy that closed its buffer early) ends as transport_error{malformed_stream}: not network, and never a reply',
+    behaviour: {
+      kind: 'gateway_answer',
+      status: 200,
+      body: '{"id":"msg_01","type":"message","role":"assistant","content":[{"type":"text","text":"The ord',
+      contentType: 'application/json',
+    },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
+    id: 'gateway_200_json_of_another_shape',
+    title:
+      'a 200 whose body is JSON of another shape (a gateway\'s own {"status":"ok"}, not the provider\'s message) ends as transport_error{malformed_stream}: not network, and never a reply',
+    behaviour: { kind: 'gateway_answer', status: 200, body: '{"status":"ok","queued":true}', contentType: 'application/json' },
+    check({ result }) {
+      expectTransport(result, 'malformed_stream');
+    },
+  },
+  {
     id: 'gateway_redirect_without_location',
     title:
       "a redirect the client cannot follow (a proxy's 307 with no location) ends as transport_error{server_error} with the status, not a reply or an unclassified failure",
