@@ -30,11 +30,13 @@ describeWithPostgres('contract:store/postgres/store-contract on a server', (url)
     const failed = outcome.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
     expect(failed).toEqual([]);
     expect(outcome.status).toBe('passed');
-    // The contract cases, then the conversation lock across processes (waits while another holds it; granted once released).
-    expect(outcome.checks).toHaveLength(STORE_CONTRACT.filter((c) => c.needs === undefined).length + 2);
-    expect(outcome.checks.slice(-2).map((c) => c.name)).toEqual([
+    // The contract cases, then the conversation lock across processes (postgres-lock-cases.ts).
+    expect(outcome.checks).toHaveLength(STORE_CONTRACT.filter((c) => c.needs === undefined).length + 4);
+    expect(outcome.checks.slice(-4).map((c) => c.name)).toEqual([
       'while another process holds a conversation lock, this process waits for it',
-      'once the other process releases it, this process is granted it',
+      'once the other process releases it — still running, its connections open — this process is granted it',
+      'a lock held uncontended (on the connection shared by such locks): when PostgreSQL ends the session holding it, its holder is told the lock is lost',
+      'a lock granted after a wait (on a connection of its own): when PostgreSQL ends the session holding it, its holder is told the lock is lost',
     ]);
   });
 });

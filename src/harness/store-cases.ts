@@ -26,6 +26,7 @@ import { dropSchemas } from '../stores/postgres-schemas.ts';
 import { passwordOf } from '../stores/postgres-store-url.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { checksCase, statusFromChecks, type Case } from './cases.ts';
+import { postgresLockAcrossProcesses } from './postgres-lock-cases.ts';
 
 const FILE = 'src/stores/contract/cases.ts';
 
@@ -132,95 +133,6 @@ async function writerClaimAcrossProcesses(): Promise<CheckResult[]> {
       await exited;
     }
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * The PostgreSQL conversation lock across processes — what PostgreSQL ships for:
- * hosts on several machines taking turns on one conversation. A child process (a
- * second host) takes a conversation's lock; while it holds it, this process's
- * `lock` of the same conversation waits, and it is granted once the child
- * releases it. Every other case locks within one process, where a lock keyed by
- * something of the process's own (its pid) still excludes: such a lock let two
- * hosts run turns of one conversation at once and passed the gate (outside
- * probe 27, F3, plant P15).
- */
-async function postgresLockAcrossProcesses(url: string): Promise<CheckResult[]> {
-  const schema = `lg_contract_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const storeModule = new URL(`../stores/postgres-store${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
-  const script = [
-    'const { PostgresEventStore } = await import(process.argv[1]);',
-    'const store = await PostgresEventStore.open(process.argv[2], { schema: process.argv[3] });',
-    "const release = await store.lock('shared-conversation');",
-    "process.stdout.write('held\\n');",
-    "process.stdin.once('data', async () => { await release(); process.stdout.write('released\\n'); await store.close(); process.exit(0); });",
-  ].join('\n');
-  let mine: EventStore | undefined;
-  let child: ReturnType<typeof spawn> | undefined;
-  let exited: Promise<void> | undefined;
-  try {
-    mine = await PostgresEventStore.open(url, { schema }); // creates the schema before the child opens it
-    child = spawn(process.execPath, ['--input-type=module', '-e', script, storeModule, url, schema], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const running = child;
-    exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
-    let errors = '';
-    running.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    const said = (word: string) =>
-      new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), 15_000);
-        const listen = (chunk: Buffer) => {
-          if (!chunk.toString().includes(word)) return;
-          clearTimeout(timer);
-          running.stdout!.off('data', listen);
-          resolve(true);
-        };
-        running.stdout!.on('data', listen);
-        running.once('exit', () => {
-          clearTimeout(timer);
-          resolve(false);
-        });
-      });
-    if (!(await said('held')))
-      return [
-        { name: 'the other process takes the lock', passed: false, message: `it did not: ${errors.trim().split('\n').slice(-3).join(' / ') || 'no output'}` },
-      ];
-    let granted = false;
-    const waiting = mine.lock!('shared-conversation').then((release) => {
-      granted = true;
-      return release;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 500)); // real time: the other process still holds the lock
-    const whileHeld = granted;
-    const released = said('released');
-    running.stdin!.write('release\n');
-    const afterRelease =
-      (await released) && (await Promise.race([waiting.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]));
-    if (granted) await (await waiting)();
-    return [
-      {
-        name: 'while another process holds a conversation lock, this process waits for it',
-        passed: !whileHeld,
-        message: whileHeld ? 'granted at once: two hosts would run turns of one conversation together' : 'waited',
-        expected: 'waited',
-        actual: whileHeld ? 'granted' : 'waited',
-      },
-      {
-        name: 'once the other process releases it, this process is granted it',
-        passed: afterRelease,
-        message: afterRelease ? 'granted' : 'not granted within 15 s of the release',
-        expected: 'granted',
-        actual: afterRelease ? 'granted' : 'not granted',
-      },
-    ];
-  } catch (error) {
-    return [{ name: 'the conversation lock across processes', passed: false, message: `the store threw: ${describeError(error)}` }];
-  } finally {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
-    await mine?.close().catch(() => undefined);
-    await dropSchemas(url, [schema]).catch(() => undefined);
   }
 }
 
