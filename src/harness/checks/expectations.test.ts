@@ -41,3 +41,39 @@ describe('the policy expectation', () => {
     );
   });
 });
+
+const NOT_SHRUNK = `
+name: compaction that does not shrink
+compaction:
+  - summary: The user asked about raft earlier, and was told what it is.
+provider:
+  script:
+    - reply: Raft is a consensus algorithm.
+    - overflow: request
+    - reply: Emailed.
+inbox:
+  - say: What is raft?
+  - say: Email Ada a summary of raft.
+expect:
+  outcomes: [replied, replied]
+`;
+
+describe('a failed outcome check', () => {
+  // Outside probe 56, LOW: the reason was only in the report's timeline.
+  it("says why each differing turn ended so, in the loop's words", async () => {
+    const scenario = parseScenario(NOT_SHRUNK, 'not-shrunk.yaml');
+    const run = await runScenario(scenario, { seed: 1 });
+    const check = checkExpectations(run, scenario.expect).find((c) => c.name === 'outcomes')!;
+    expect(check.passed).toBe(false);
+    expect(check.message).toMatch(
+      /^expected \["replied","replied"\], got \["replied","conversation_full"\]; turn 1 ended conversation_full: compaction did not shrink the projection: the summary is not smaller \(\d+ ≥ \d+ tokens\)$/,
+    );
+  });
+
+  it('says nothing more when it passes', async () => {
+    const scenario = parseScenario(NOT_SHRUNK.replace('outcomes: [replied, replied]', 'outcomes: [replied, conversation_full]'), 'not-shrunk.yaml');
+    const run = await runScenario(scenario, { seed: 1 });
+    const check = checkExpectations(run, scenario.expect).find((c) => c.name === 'outcomes')!;
+    expect(check).toMatchObject({ passed: true, message: 'is ["replied","conversation_full"]' });
+  });
+});

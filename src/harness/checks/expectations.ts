@@ -2,7 +2,7 @@
  * A scenario's expectations, each checked and reported on its own: the outcome,
  * the persisted history, the trace's shape, and what the tools did.
  */
-import { isOutcome, outcomeLabel, project, requestSeqs, type LogEvent } from '../../kernel/index.ts';
+import { isOutcome, outcomeLabel, project, requestSeqs, type LogEvent, type Outcome } from '../../kernel/index.ts';
 import type { CheckResult } from '../../report/results.ts';
 import { renderMessages, spanShape } from '../render.ts';
 import { INBOX_ACTIONS, TRIGGER_KEYS, type Expectation, type TurnExpectation } from '../scenario/schema.ts';
@@ -28,13 +28,52 @@ export function turnOutcomes(run: ScenarioRun): string[] {
   return out;
 }
 
+/**
+ * A failed outcome check says why each differing turn ended as it did, in the
+ * loop's own words: a failure's detail, what the error chain logged for a turn
+ * that ended `conversation_full` (a compaction that did not shrink the history),
+ * a rejection's reason. Without it that reason was only in the report's timeline.
+ */
+function withWhy(run: ScenarioRun, check: CheckResult, turnIndexes: readonly number[]): CheckResult {
+  if (check.passed) return check;
+  const closes = events(run, 'turn.closed');
+  const reasons: string[] = [];
+  for (const i of turnIndexes) {
+    const close = closes[i];
+    if (close === undefined) continue;
+    const turn = close.payload.turn;
+    const outcome = run.results.find((r) => r.turn === turn)?.outcome ?? (isOutcome(close.payload.outcome) ? close.payload.outcome : undefined);
+    const why = outcome === undefined ? undefined : whyEnded(run, turn, outcome);
+    if (why) reasons.push(`turn ${turn} ended ${outcomeLabel(outcome!)}: ${why}`);
+  }
+  return reasons.length === 0 ? check : { ...check, message: `${check.message}; ${reasons.join('; ')}` };
+}
+
+const WHY_SHOWN = 240;
+
+function whyEnded(run: ScenarioRun, turn: number, outcome: Outcome): string | undefined {
+  let why: string | undefined;
+  if (outcome.kind === 'failed') why = outcome.detail;
+  else if (outcome.kind === 'rejected') why = outcome.reason;
+  else if (outcome.kind === 'conversation_full') {
+    const handled = events(run, 'model.error_handled').filter((e) => e.payload.turn === turn && e.payload.action === 'fail');
+    why = handled[handled.length - 1]?.payload.detail;
+  }
+  if (!why?.trim()) return undefined;
+  return why.length > WHY_SHOWN ? `${why.slice(0, WHY_SHOWN)}…` : why;
+}
+
 export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckResult[] {
   const out: CheckResult[] = [...triggersCheck(run), ...storeFaultsCheck(run)];
   const outcomes = turnOutcomes(run);
   const last = run.results[run.results.length - 1];
 
-  if (expect.outcome !== undefined) out.push(equalCheck('outcome', expect.outcome, outcomes[outcomes.length - 1] ?? '(no turn ran)'));
-  if (expect.outcomes !== undefined) out.push(equalCheck('outcomes', expect.outcomes, outcomes));
+  if (expect.outcome !== undefined)
+    out.push(withWhy(run, equalCheck('outcome', expect.outcome, outcomes[outcomes.length - 1] ?? '(no turn ran)'), [outcomes.length - 1]));
+  if (expect.outcomes !== undefined) {
+    const differing = outcomes.flatMap((got, i) => (got !== expect.outcomes![i] ? [i] : []));
+    out.push(withWhy(run, equalCheck('outcomes', expect.outcomes, outcomes), differing));
+  }
   if (expect.reply !== undefined) out.push(replyCheck('reply', expect.reply, last?.reply));
   if (expect.history) out.push(...matchLines('history', renderMessages(project(run.log.events)), expect.history));
   if (expect.lastRequest) {
