@@ -189,6 +189,13 @@ async function malformedResultOfAClientIsAContractViolation(): Promise<CheckResu
       { type: 'tool_use', content: [{ type: 'tool_call', name: 'lookup', args: {} }], text: '', calls: [{ name: 'lookup', args: {} }] },
       'a tool_use whose content[0] is a tool_call without an id',
     ],
+    // The calls list is held to the contract on its own (mutation seed 50, result-shape.ts: a call without an id in
+    // `calls` passed when the content's block had one).
+    [
+      'a call without an id beside a block with one',
+      { type: 'tool_use', content: [{ type: 'tool_call', id: 'call_1', name: 'lookup', args: {} }], text: '', calls: [{ name: 'lookup', args: {} }] },
+      'a tool_use whose calls[0] is not a call with an id and a name',
+    ],
   ];
   const checks: CheckResult[] = [];
   for (const [what, answer, problem] of answers) {
@@ -271,7 +278,7 @@ async function ownHandlerOutcomeOutsideTheAlphabetFailsNamingIt(): Promise<Check
  * A team's own handler whose decision is outside the shape the loop reads (one
  * written in JavaScript, or cast, is held to no type): an action the loop does
  * not know, no action, a text instead of an object, a retry whose delay is not a
- * number of milliseconds from 0 up (NaN, negative, Infinity, a text, missing), a
+ * number of milliseconds from 0 up (NaN, negative, Infinity, a text, a bigint, missing), a
  * detail that is not text, a switch with no client or with something that is not
  * one. The turn must close exactly once failed{internal}, naming the handler and
  * what was wrong — never retry on a delay it cannot honour, never store a
@@ -310,6 +317,9 @@ async function ownHandlerDecisionOutsideItsShapeFailsNamingIt(): Promise<CheckRe
     ],
     ['a retry after "10" ms', { action: 'retry', delayMs: '10', detail: 'later' }, 'the delay "10" is not a number of milliseconds from 0 up'],
     ['a retry with no delay', { action: 'retry', detail: 'later' }, 'the delay undefined is not a number of milliseconds from 0 up'],
+    // A value JSON refuses that is no object (a bigint, as `process.hrtime.bigint()` gives) is named by its type, not
+    // called an object (mutation seed 50, records.ts: any value JSON refuses named "(an object that cannot be shown)").
+    ['a retry after a bigint of ms', { action: 'retry', delayMs: 10n, detail: 'later' }, 'the delay bigint is not a number of milliseconds from 0 up'],
     ['a detail that is not text', { action: 'retry', delayMs: 0, detail: 42 }, 'the detail 42 is not text'],
     ['no detail', { action: 'retry', delayMs: 0 }, 'the detail undefined is not text'],
     ['a switch with no client', { action: 'switch_client', detail: 'elsewhere' }, 'the client undefined is not a model client'],
