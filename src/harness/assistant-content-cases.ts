@@ -124,6 +124,44 @@ async function replyWithItsTextOnlyInTheContent(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A team's client that answers `reply` (the turn is over) with no text and a call block in its content, blank text
+ * beside it: nothing in it is an answer the user can read, and a reply's call is never run. The turn fails
+ * failed{empty_reply} once, the call stored nowhere; a call block is not read as text (mutation seed 50, runner.ts:
+ * a check that read every block's text threw on the call block, and the turn failed{internal}).
+ */
+async function replyWithOnlyACallBlockIsEmpty(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const model: ModelClient = {
+    name: 'call-in-a-reply',
+    call: async () => ({ type: 'reply', text: '', content: [text(' '), call('call_1')], usage: { inputTokens: 12, outputTokens: 6 } }),
+  };
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: {}, clock }));
+  loop.send('Where is ORD-1001?', { id: 'ask' });
+  let outcome: string;
+  try {
+    const results = await clock.run(loop.drain());
+    outcome = results.map((r) => JSON.stringify(r.outcome)).join(', ') || 'no outcome';
+  } catch (error) {
+    outcome = `threw: ${(error as Error).message}`;
+  }
+  const want = JSON.stringify({ kind: 'failed', reason: 'empty_reply', detail: 'the model ended its turn with no text' });
+  const closes = log.events.filter((e) => e.type === 'turn.closed').map((e) => JSON.stringify((e.payload as { outcome: unknown }).outcome));
+  const stored = log.events.filter((e) => e.type === 'assistant.message' || e.type === 'tool.started').length;
+  return [
+    { name: 'the turn fails empty_reply', passed: outcome === want, message: outcome, expected: want, actual: outcome },
+    {
+      name: 'the log closes the turn once, so',
+      passed: closes.join(', ') === want,
+      message: closes.join(', ') || 'not closed',
+      expected: want,
+      actual: closes.join(', '),
+    },
+    { name: 'no assistant message or call start stored', passed: stored === 0, message: `${stored} stored`, expected: '0 stored', actual: `${stored} stored` },
+  ];
+}
+
 export function assistantContentCases(): Case[] {
   return [
     checksCase(
@@ -150,6 +188,15 @@ export function assistantContentCases(): Case[] {
         file: 'src/harness/assistant-content-cases.ts',
       },
       replyWithItsTextOnlyInTheContent,
+    ),
+    checksCase(
+      {
+        id: 'contract:assistant-content/reply-with-only-a-call-block-is-empty',
+        title:
+          "assistant content: a client's reply with no text and only a call block (blank text beside it) fails empty_reply once, nothing stored, the call not run",
+        file: 'src/harness/assistant-content-cases.ts',
+      },
+      replyWithOnlyACallBlockIsEmpty,
     ),
   ];
 }
