@@ -36,6 +36,8 @@ describe('loopgate check-host', () => {
     const ok = checkHost(['agent.yaml', '--agent', 'support']);
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/agent\.yaml: OK for agent support/);
+    // The lists shown are the file's, not all the agent asks before (outside probe 56: "ask: none" read as if nothing asked).
+    expect(ok.stdout).toContain("the file's tools.deny: issue_refund, tools.ask: notify_customer, beside the agent's own policy)");
     expect(existsSync(join(dir, 'data'))).toBe(false); // the store was not opened
     // No config of the user's here: the agent judged against is loopgate's bundled example, and the command says so.
     expect(ok.stderr).toMatch(

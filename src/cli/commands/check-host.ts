@@ -53,9 +53,10 @@ export async function checkHost(args: CheckHostArgs, out: (line: string) => void
     throw error;
   }
   const tools = agent.tools ?? [];
+  // The lists are the file's: an agent's own policy (its ask and deny rules) applies besides (outside probe 56, LOW-7).
   out(
     printable(
-      `${args.file}: OK for agent ${name} (${tools.length} tool${tools.length === 1 ? '' : 's'}; model ${parsed.model.provider}/${parsed.model.name}; deny: ${parsed.tools.deny.join(', ') || 'none'}; ask: ${parsed.tools.ask.join(', ') || 'none'})`,
+      `${args.file}: OK for agent ${name} (${tools.length} tool${tools.length === 1 ? '' : 's'}; model ${parsed.model.provider}/${parsed.model.name}; the file's tools.deny: ${parsed.tools.deny.join(', ') || 'none'}, tools.ask: ${parsed.tools.ask.join(', ') || 'none'}, beside the agent's own policy)`,
     ),
   );
   return EXIT.passed;
