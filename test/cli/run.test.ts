@@ -227,3 +227,49 @@ describe('loopgate run --live', () => {
     expect(result.stderr).toMatch(/--live --provider anthropic: ANTHROPIC_API_KEY is not set/);
   });
 });
+
+// Outside probe 56, MED-4: a team on PostgreSQL ran the bundled suite without LOOPGATE_POSTGRES_URL; the store's case
+// was skipped, the run passed, and a lock bug with it. --require makes such a case fail the run when it cannot run.
+describe('loopgate run --require', () => {
+  const withoutServer = async <T>(body: () => Promise<T>): Promise<T> => {
+    const saved = [process.env.LOOPGATE_POSTGRES_URL, process.env.LOOPGATE_TEST_POSTGRES_URL];
+    delete process.env.LOOPGATE_POSTGRES_URL;
+    delete process.env.LOOPGATE_TEST_POSTGRES_URL;
+    try {
+      return await body();
+    } finally {
+      if (saved[0] !== undefined) process.env.LOOPGATE_POSTGRES_URL = saved[0];
+      if (saved[1] !== undefined) process.env.LOOPGATE_TEST_POSTGRES_URL = saved[1];
+    }
+  };
+
+  it('a required case the run skips fails it, saying which pattern required it and why it was skipped', async () => {
+    const out = join(dir, 'required');
+    const code = await withoutServer(() =>
+      run(args({ out, grep: 'contract:store/(postgres/store-contract|memory/starts-empty)', require: ['contract:store/postgres'] }), quiet),
+    );
+    expect(code).toBe(EXIT.failed);
+    const results = await readResultsFile(join(out, 'results.json'));
+    expect(results.summary).toMatchObject({ total: 2, passed: 1, failed: 1, skipped: 0 });
+    const required = results.cases.find((c) => c.id === 'contract:store/postgres/store-contract')!;
+    expect(required.status).toBe('failed');
+    expect(required.failure).toBe(
+      'required: skipped, but --require contract:store/postgres requires it: no PostgreSQL server named: set LOOPGATE_POSTGRES_URL to a database loopgate may create schemas in',
+    );
+  });
+
+  it('without --require the same run passes, the case skipped', async () => {
+    const out = join(dir, 'not-required');
+    const code = await withoutServer(() => run(args({ out, grep: 'contract:store/(postgres/store-contract|memory/starts-empty)' }), quiet));
+    expect(code).toBe(EXIT.passed);
+    expect((await readResultsFile(join(out, 'results.json'))).summary).toMatchObject({ passed: 1, skipped: 1 });
+  });
+
+  it('a pattern that requires none of the selected cases, or is no regular expression, is a usage error: nothing run or written', async () => {
+    const out = join(dir, 'require-typo');
+    const typo = run(args({ out, grep: 'contract:store/memory/starts-empty', require: ['contract:store/postgress'] }), quiet);
+    await expect(typo).rejects.toThrow('--require "contract:store/postgress": matches none of the 1 case(s) this run selects (by id or title)');
+    await expect(run(args({ out, require: ['('] }), quiet)).rejects.toThrow(/--require "\(": not a regular expression/);
+    expect(existsSync(out)).toBe(false);
+  });
+});

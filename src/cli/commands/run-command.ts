@@ -15,6 +15,12 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('reporter', { type: 'string', array: true, describe: `reports to write: ${REPORTERS.join(', ')} (default: the config's, else all)` })
       .option('out', { type: 'string', describe: "directory for the report files (default: the config's out, else reports)" })
       .option('grep', { type: 'string', describe: 'only cases whose id or title matches this regular expression' })
+      .option('require', {
+        type: 'string',
+        array: true,
+        describe:
+          'cases whose id or title matches this regular expression must run: one the run skips fails it, saying why (e.g. contract:store/postgres where production runs on PostgreSQL)',
+      })
       .option('host', {
         type: 'string',
         describe:

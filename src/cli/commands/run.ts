@@ -48,6 +48,7 @@ import {
   type PinnedVerdicts,
 } from '../../report/peer-verdicts.ts';
 import { declaredSecrets, redactOutputAlso } from '../redacted-output.ts';
+import { failSkippedRequired, requiredCases } from './required-cases.ts';
 
 export interface RunArgs {
   paths?: string[];
@@ -76,6 +77,8 @@ export interface RunArgs {
   verbose?: boolean;
   /** Rewrite the selected scenarios' recorded expectations from their runs (cases whose invariants hold). */
   update?: boolean;
+  /** Cases (by id or title, as --grep) that must run: skipped, they fail the run. */
+  require?: string[];
 }
 
 export function parseShard(text: string): { index: number; total: number } {
@@ -364,6 +367,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     return EXIT.failed;
   }
 
+  const required = requiredCases(args.require, grepped);
   const writesFiles = reporters.some((r) => r !== 'console');
   // Reports written in among the scenario files they judge (outside probe 53, LOW-2: exit 0, four files there).
   if (writesFiles) {
@@ -386,7 +390,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
 
   const startedAt = new Date();
   const progress = createProgress({ tty: io.tty, write: io.err, total: cases.length, ...(io.columns ? { columns: io.columns } : {}) });
-  const results = await runCases(cases, {
+  const ran = await runCases(cases, {
     seed: args.seed,
     // A peer's case swaps the global timers for its clock: one at a time.
     concurrency: peer ? 1 : (args.concurrency ?? Math.max(1, availableParallelism())),
@@ -402,6 +406,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   });
   progress.done();
   const finishedAt = new Date();
+  const results = failSkippedRequired(ran, cases, required);
 
   let runResults: RunResults = {
     schema: RESULTS_SCHEMA,
