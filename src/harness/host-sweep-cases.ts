@@ -59,7 +59,16 @@ async function sweepBesideALiveTurn(): Promise<CheckResult[]> {
   const starting = new AgentHost({ config: defaultHostConfig(), store, model: new ScriptedModelClient([]), agent });
   try {
     const answer = live.handle(CONVERSATION, 'Please note: call back on Monday.');
-    await running; // the live host's turn runs save_note, holding the conversation's lock
+    // The live host's turn runs save_note, holding the conversation's lock (or it ended first: nothing to sweep beside).
+    const first = await Promise.race([running.then(() => undefined), answer]);
+    if (first !== undefined)
+      return [
+        {
+          name: 'the live host’s turn runs its STATEFUL call',
+          passed: false,
+          message: `the turn ended before save_note ran: ${first.status} ${first.error ?? first.reply ?? ''}`,
+        },
+      ];
     const before = store.count(CONVERSATION);
     let sweep: RecoverySweep | undefined;
     let sweepError: string | undefined;

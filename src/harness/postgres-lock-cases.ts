@@ -31,10 +31,10 @@ import { PostgresEventStore } from '../stores/postgres-store.ts';
 const CONVERSATION = 'shared-conversation';
 /** Real time: how long anything the other process or the server does may take. */
 const PATIENCE_MS = 15_000;
-/** Real time: how long this process's wait must stay ungranted while the other holds the lock. */
-const HELD_MS = 500;
+/** Real time: how often the server's lock table is read while waiting for a wait to show there. */
+const POLL_MS = 20;
 
-/** The other host: `lock`, `release`, `close` on stdin; `held`, `released`, `lost N` (the N-th lock it took), `closed` (or `error …`) on stdout. */
+/** The other host: `lock`, `release` on stdin; `held`, `released`, `lost N` (the N-th lock it took) (or `error …`) on stdout; it exits when stdin ends. */
 const CHILD = `
 const { PostgresEventStore } = await import(process.argv[1]);
 const store = await PostgresEventStore.open(process.argv[2], { schema: process.argv[3] });
@@ -58,16 +58,14 @@ process.stdin.on('data', async (chunk) => {
       } else if (command === 'release') {
         await release();
         say('released');
-      } else if (command === 'close') {
-        await store.close();
-        say('closed');
-        process.exit(0);
       }
     } catch (error) {
       say('error ' + String(error?.message ?? error).split('\\n')[0]);
     }
   }
 });
+// The gate gone (interrupted, killed), its pipe closes: nothing keeps this host, its connections or the schema alive.
+process.stdin.on('end', () => process.exit(0));
 say('ready');
 `;
 
@@ -172,6 +170,34 @@ async function terminateHolder(url: string, schema: string): Promise<number> {
   }
 }
 
+/**
+ * Waits until PostgreSQL's lock table shows a request for the conversation's lock
+ * in `schema` waiting (not granted), or `done()` says there is no need; false if
+ * neither within the patience.
+ */
+async function waitingInPostgres(url: string, schema: string, done: () => boolean): Promise<boolean> {
+  const { classid, objid } = pgLocksIds(advisoryKey(schema, 'turn', CONVERSATION));
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const deadline = Date.now() + PATIENCE_MS;
+    while (Date.now() < deadline) {
+      if (done()) return true;
+      const waiting = await client.query(
+        `SELECT count(*)::int AS n FROM pg_locks
+          WHERE locktype = 'advisory' AND NOT granted AND classid = $1 AND objid = $2 AND objsubid = 1
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        [classid, objid],
+      );
+      if ((waiting.rows[0] as { n: number }).n > 0) return true;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+    return false;
+  } finally {
+    await client.end();
+  }
+}
+
 export async function postgresLockAcrossProcesses(url: string): Promise<CheckResult[]> {
   const schema = `lg_contract_${process.pid}_${randomBytes(4).toString('hex')}`;
   const storeModule = new URL(`../stores/postgres-store${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
@@ -188,11 +214,15 @@ export async function postgresLockAcrossProcesses(url: string): Promise<CheckRes
 
     // 1. While the other host holds the lock, this one waits.
     let granted = false;
-    const waiting = mine.lock!(CONVERSATION).then((release) => {
+    const waiting = mine.lock!(CONVERSATION, AbortSignal.timeout(3 * PATIENCE_MS)).then((release) => {
       granted = true;
       return release;
     });
-    await new Promise((resolve) => setTimeout(resolve, HELD_MS));
+    // Handled here too: a path that returns before waiting for it must not leave its rejection (at close) unhandled.
+    waiting.catch(() => undefined);
+    // Until this process's request is in PostgreSQL's queue (or was granted): a request still on its way proves nothing.
+    if (!(await waitingInPostgres(url, schema, () => granted)))
+      return failed('this process waits in PostgreSQL for the lock the other process holds', `no waiting request within ${PATIENCE_MS / 1000} s`);
     const whileHeld = granted;
     checks.push(
       check(
@@ -229,12 +259,18 @@ export async function postgresLockAcrossProcesses(url: string): Promise<CheckRes
     other.send('lock');
     if (!(await other.said('held')))
       return failed('once this process released the lock, the other process takes it', `it did not within ${PATIENCE_MS / 1000} s`);
-    checks.push(await lostWhenEnded(url, schema, other, 2, 'held uncontended (on the connection shared by such locks)'));
+    const uncontended = await lostWhenEnded(url, schema, other, 2, 'held uncontended (on the connection shared by such locks)');
+    checks.push(uncontended);
+    if (!uncontended.passed) return checks; // the other host may still hold it: this process would wait for good
 
     // 4. Contended, it waits on a connection of its own, which then holds the lock: that session ended, it is told too.
-    release = await mine.lock!(CONVERSATION);
+    release = await mine.lock!(CONVERSATION, AbortSignal.timeout(PATIENCE_MS));
     other.send('lock');
-    await new Promise((resolve) => setTimeout(resolve, HELD_MS)); // it waits in PostgreSQL's queue, on a connection of its own
+    // Until it waits in PostgreSQL's queue: released before, it would take the lock at once on its shared connection.
+    if (!(await waitingInPostgres(url, schema, () => false))) {
+      await release();
+      return failed('the other process waits in PostgreSQL for the lock this process holds', `no waiting request within ${PATIENCE_MS / 1000} s`);
+    }
     await release();
     if (!(await other.said('held'))) return failed('the other process, waiting, is granted the lock once released', 'it was not');
     checks.push(await lostWhenEnded(url, schema, other, 3, 'granted after a wait (on a connection of its own)'));

@@ -254,7 +254,7 @@ describe('loopgate run --require', () => {
     const required = results.cases.find((c) => c.id === 'contract:store/postgres/store-contract')!;
     expect(required.status).toBe('failed');
     expect(required.failure).toBe(
-      'required: skipped, but --require contract:store/postgres requires it: no PostgreSQL server named: set LOOPGATE_POSTGRES_URL to a database loopgate may create schemas in',
+      'required: skipped, but --require "contract:store/postgres" requires it: no PostgreSQL server named: set LOOPGATE_POSTGRES_URL to a database loopgate may create schemas in',
     );
   });
 
@@ -269,7 +269,24 @@ describe('loopgate run --require', () => {
     const out = join(dir, 'require-typo');
     const typo = run(args({ out, grep: 'contract:store/memory/starts-empty', require: ['contract:store/postgress'] }), quiet);
     await expect(typo).rejects.toThrow('--require "contract:store/postgress": matches none of the 1 case(s) this run selects (by id or title)');
-    await expect(run(args({ out, require: ['('] }), quiet)).rejects.toThrow(/--require "\(": not a regular expression/);
+    // Refused before anything is loaded: with a --grep that matches nothing it is still exit 2, not "nothing was checked".
+    await expect(run(args({ out, grep: 'matches-no-case-at-all', require: ['('] }), quiet)).rejects.toThrow(/--require "\(": not a regular expression/);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('is refused with --update-verdicts: a skip it made a failure is not the loop’s to pin', async () => {
+    const out = join(dir, 'require-verdicts');
+    await expect(run(args({ out, loop: 'ai-sdk', updateVerdicts: true, require: ['contract:store/postgres'] }), quiet)).rejects.toThrow(
+      /--update-verdicts records what the loop did: drop --require/,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('takes one pattern per --require: paths after it stay paths', () => {
+    const scenarios = join(dir, 'one-scenario');
+    cpSync(join(ROOT, 'scenarios/bundled/refunds/order-status-lookup.yaml'), join(scenarios, 'order-status-lookup.yaml'), { recursive: true });
+    const result = cli(['run', '--require', 'order-status', scenarios, '--reporter', 'console']);
+    expect(result.stderr).not.toMatch(/--require/);
+    expect(result.status).toBe(EXIT.passed);
   });
 });

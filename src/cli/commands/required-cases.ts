@@ -17,50 +17,58 @@ import { selectCases } from '../../harness/runner.ts';
 import type { CaseResult } from '../../report/results.ts';
 import { UsageError } from '../usage-error.ts';
 
+/** The `--require` patterns, compiled before anything is loaded, run or written. */
+export interface RequirePattern {
+  readonly text: string;
+  readonly pattern: RegExp;
+}
+
 export interface Required {
-  /** Each pattern as typed, with the cases it requires. */
+  /** Each pattern with the cases it requires. */
   readonly patterns: readonly { readonly text: string; readonly cases: ReadonlySet<Case> }[];
 }
 
-/** Parses the `--require` patterns against the cases the run selects (all shards); throws UsageError naming a bad or unmatched one. */
-export function requiredCases(texts: readonly string[] | undefined, selected: readonly Case[]): Required {
-  const patterns: { text: string; cases: Set<Case> }[] = [];
-  for (const text of texts ?? []) {
-    let pattern: RegExp;
+/** Compiles the patterns as typed; throws UsageError naming one that is not a regular expression. */
+export function parseRequire(texts: readonly string[] | undefined): RequirePattern[] {
+  return (texts ?? []).map((text) => {
     try {
-      pattern = new RegExp(text);
+      return { text, pattern: new RegExp(text) };
     } catch (error) {
       throw new UsageError(`--require ${JSON.stringify(text)}: not a regular expression: ${(error as Error).message}`);
     }
-    let hits: Case[];
-    try {
-      hits = selectCases(selected, { grep: pattern });
-    } catch (error) {
-      if (!(error instanceof RegexTimeoutError)) throw error;
-      throw new UsageError(
-        `--require ${JSON.stringify(text)}: did not finish matching the case ids within ${error.limitMs} ms (it backtracks without end: simplify the pattern)`,
-      );
-    }
-    if (hits.length === 0)
-      throw new UsageError(`--require ${JSON.stringify(text)}: matches none of the ${selected.length} case(s) this run selects (by id or title)`);
-    patterns.push({ text, cases: new Set(hits) });
-  }
-  return { patterns };
+  });
 }
 
-/** The results with every required case the run skipped failed, saying which pattern required it and why it was skipped. */
-export function failSkippedRequired(results: readonly CaseResult[], cases: readonly Case[], required: Required): CaseResult[] {
-  if (required.patterns.length === 0) return [...results];
-  return results.map((result, i) => {
-    if (result.status !== 'skipped') return result;
-    const by = required.patterns.find((p) => p.cases.has(cases[i]!));
-    if (by === undefined) return result;
-    const message = `skipped, but --require ${by.text} requires it: ${result.skipReason ?? 'no reason given'}`;
-    return {
-      ...result,
-      status: 'failed',
-      failure: `required: ${message}`,
-      checks: [...result.checks, { name: 'required', passed: false, message, expected: 'run', actual: 'skipped' }],
-    };
-  });
+/** The cases each pattern requires among those the run selects (all shards); throws UsageError naming a pattern that matches none. */
+export function requiredCases(patterns: readonly RequirePattern[], selected: readonly Case[]): Required {
+  return {
+    patterns: patterns.map(({ text, pattern }) => {
+      let hits: Case[];
+      try {
+        hits = selectCases(selected, { grep: pattern });
+      } catch (error) {
+        if (!(error instanceof RegexTimeoutError)) throw error;
+        throw new UsageError(
+          `--require ${JSON.stringify(text)}: did not finish matching the case ids within ${error.limitMs} ms (it backtracks without end: simplify the pattern)`,
+        );
+      }
+      if (hits.length === 0)
+        throw new UsageError(`--require ${JSON.stringify(text)}: matches none of the ${selected.length} case(s) this run selects (by id or title)`);
+      return { text, cases: new Set(hits) };
+    }),
+  };
+}
+
+/** The result, failed if its case is required and the run skipped it — saying which pattern required it and why it was skipped. */
+export function requiredResult(result: CaseResult, c: Case, required: Required): CaseResult {
+  if (result.status !== 'skipped') return result;
+  const by = required.patterns.find((p) => p.cases.has(c));
+  if (by === undefined) return result;
+  const message = `skipped, but --require ${JSON.stringify(by.text)} requires it: ${result.skipReason ?? 'no reason given'}`;
+  return {
+    ...result,
+    status: 'failed',
+    failure: `required: ${message}`,
+    checks: [...result.checks, { name: 'required', passed: false, message, expected: 'run', actual: 'skipped' }],
+  };
 }

@@ -18,6 +18,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('require', {
         type: 'string',
         array: true,
+        // One pattern per --require: the paths after it stay paths.
+        nargs: 1,
         describe:
           'cases whose id or title matches this regular expression must run: one the run skips fails it, saying why (e.g. contract:store/postgres where production runs on PostgreSQL)',
       })

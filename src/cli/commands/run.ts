@@ -48,7 +48,7 @@ import {
   type PinnedVerdicts,
 } from '../../report/peer-verdicts.ts';
 import { declaredSecrets, redactOutputAlso } from '../redacted-output.ts';
-import { failSkippedRequired, requiredCases } from './required-cases.ts';
+import { parseRequire, requiredCases, requiredResult } from './required-cases.ts';
 
 export interface RunArgs {
   paths?: string[];
@@ -277,6 +277,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   interrupt.stop = earlier.stop;
   const shard = args.shard !== undefined ? parseShard(args.shard) : undefined;
   const grep = args.grep !== undefined ? parseGrep(args.grep) : undefined;
+  const requirePatterns = parseRequire(args.require);
   const hosts = args.host !== undefined ? parseHosts(args.host) : (config.hosts ?? DEFAULT_HOSTS);
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
   // A partial run (paths, --grep, --shard, one host of several) judges, and updates, only the cases it selects.
@@ -313,6 +314,9 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
         `--update-verdicts: ${config.file} names no verdicts file for ${peer.id}: add verdicts: { '${peer.id}': 'verdicts/${peer.id}.json' }`,
       );
     if (partial) throw new UsageError('--update-verdicts records the whole suite: drop the paths, --grep and --shard');
+    // Pinned, a case failed only because --require made its skip a failure would pass every later run that requires it.
+    if (requirePatterns.length > 0)
+      throw new UsageError("--update-verdicts records what the loop did: drop --require (a required case's skip is not the loop's failure)");
   }
   // The pinned verdicts are an input: read (and refused if bad) before anything runs.
   let pinned: PinnedVerdicts | undefined;
@@ -367,7 +371,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     return EXIT.failed;
   }
 
-  const required = requiredCases(args.require, grepped);
+  const required = requiredCases(requirePatterns, grepped);
   const writesFiles = reporters.some((r) => r !== 'console');
   // Reports written in among the scenario files they judge (outside probe 53, LOW-2: exit 0, four files there).
   if (writesFiles) {
@@ -401,12 +405,14 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     onResult: (r, _done, _total, c) => {
       // By the id it started under: a result's id is redacted (a case named after part of a secret).
       io.activity?.end(`case ${c.id}`);
-      progress.finish(r, c.id);
+      progress.finish(requiredResult(r, c, required), c.id);
     },
   });
   progress.done();
   const finishedAt = new Date();
-  const results = failSkippedRequired(ran, cases, required);
+  const results = ran.map((r, i) => requiredResult(r, cases[i]!, required));
+  // What the run itself checked: a required case it skipped fails the run, but was not checked.
+  const checkedNothing = nothingChecked({ summary: summarize(ran) });
 
   let runResults: RunResults = {
     schema: RESULTS_SCHEMA,
@@ -447,7 +453,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   for (const path of Object.values(written.files)) io.err(`wrote ${path}\n`);
   if (args.update) io.err(updateReport(updates));
   if (emptyShard) return EXIT.failed; // said above; nothing to record or compare
-  if (args.updateBaseline && args.baseline && nothingChecked(runResults)) {
+  if (args.updateBaseline && args.baseline && checkedNothing) {
     // A baseline of no checked case would hide every later regression; its reports say the run failed.
     io.err(`loopgate: nothing was checked: all ${runResults.summary.total} case(s) were skipped; baseline not updated\n`);
     return EXIT.failed;

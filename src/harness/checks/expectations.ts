@@ -60,6 +60,8 @@ function whyEnded(run: ScenarioRun, turn: number, outcome: Outcome): string | un
     why = handled[handled.length - 1]?.payload.detail;
   }
   if (!why?.trim()) return undefined;
+  // One line, as every check message is (a failure's detail may hold a stack's line breaks).
+  why = why.replace(/\s*\n\s*/g, ' ').trim();
   return why.length > WHY_SHOWN ? `${why.slice(0, WHY_SHOWN)}…` : why;
 }
 
