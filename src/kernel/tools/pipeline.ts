@@ -131,6 +131,22 @@ class Pipeline implements ToolExecutor {
    * another's.
    */
   readonly #claimed = new Set<string>();
+  /**
+   * Claims whose start record is on its way to the store, by the same key: settled
+   * once the recorder took it or refused it. A repeat of the call (or the same id)
+   * checked meanwhile waits for it: refused, that start never happened, and the
+   * repeat was otherwise refused ALREADY_STARTED though nothing ran (fuzz, seed 1,
+   * run 3689 of 4000: a call sent twice in one answer, run side by side).
+   */
+  readonly #recording = new Map<string, Promise<void>>();
+  /**
+   * Starts this executor saw the store refuse (nothing ran), by the same key, while
+   * the recorder's ledger still counts the refused record as a start — it takes it
+   * back only once the loop records the call's result, after the batch. A repeat
+   * checked before then is not refused for it. Dropped once a start of the chain is
+   * recorded, or the ledger no longer counts it.
+   */
+  readonly #refused = new Set<string>();
 
   constructor(options: ToolExecutorOptions) {
     this.#registry = options.registry;
@@ -228,6 +244,8 @@ class Pipeline implements ToolExecutor {
     // started call of a tool no longer declared, is settled unknown and not run —
     // also when the model repeats the id of one that started.
     if (!declaration || STATEFUL_LEVELS.has(declaration.sideEffect)) {
+      const recording = this.#startOnItsWay(call, ctx);
+      if (recording) return recording.then(() => this.#stages(state, declaration));
       if (this.#hasStarted(call.id, ctx)) {
         return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration?.sideEffect));
       }
@@ -357,6 +375,8 @@ class Pipeline implements ToolExecutor {
     if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
     if (state.stateful) {
       // Checked again right before the start record, after any wait for approval.
+      const recording = this.#startOnItsWay(call, ctx);
+      if (recording) return recording.then(() => this.#attempt(state, declaration, args, loggedArgs, attempt, last));
       if (this.#hasStarted(call.id, ctx)) return this.#settleError(state, 'unknown', toolErrors.alreadyStarted(call.name, call.id, declaration.sideEffect));
       const repeated = this.#repeatOfStarted(call, ctx, declaration);
       if (repeated) return this.#settleError(state, 'unknown', repeated);
@@ -377,9 +397,26 @@ class Pipeline implements ToolExecutor {
       return this.#notRecorded(state, error, last);
     }
     if (isThenable(recorded)) {
+      const keys = state.stateful ? this.#claimKeys(call, ctx) : [];
+      const { promise, resolve } = Promise.withResolvers<void>();
+      for (const key of keys) this.#recording.set(key, promise);
+      // Whichever way it went, once the claims say so (kept or released): then a waiting repeat checks again.
+      const settled = () => {
+        for (const key of keys) if (this.#recording.get(key) === promise) this.#recording.delete(key);
+        resolve();
+      };
       return Promise.resolve(recorded).then(
-        () => this.#run(state, declaration, args, loggedArgs, attempt, last),
-        (error: unknown) => this.#notRecorded(state, error, last),
+        () => {
+          for (const key of keys) this.#refused.delete(key);
+          const running = this.#run(state, declaration, args, loggedArgs, attempt, last);
+          settled();
+          return running;
+        },
+        (error: unknown) => {
+          const refused = this.#notRecorded(state, error, last);
+          settled();
+          return refused;
+        },
       );
     }
     return this.#run(state, declaration, args, loggedArgs, attempt, last);
@@ -399,6 +436,7 @@ class Pipeline implements ToolExecutor {
     if (state.stateful) {
       this.#claimed.delete(claimKey(ctx, call.id));
       if (ctx.repeatOf !== undefined) this.#claimed.delete(claimKey(ctx, ctx.repeatOf));
+      if (state.attempts === 0) for (const key of this.#claimKeys(call, ctx)) this.#refused.add(key);
     }
     return this.#settleError(
       state,
@@ -460,8 +498,23 @@ class Pipeline implements ToolExecutor {
     }
   }
 
+  #claimKeys(call: ToolCall, ctx: ToolExecutionContext): string[] {
+    return ctx.repeatOf !== undefined ? [claimKey(ctx, call.id), claimKey(ctx, ctx.repeatOf)] : [claimKey(ctx, call.id)];
+  }
+
+  /** The start record on its way for this call's id or the call it repeats, if any (see `#recording`). */
+  #startOnItsWay(call: ToolCall, ctx: ToolExecutionContext): Promise<void> | undefined {
+    return this.#recording.get(claimKey(ctx, call.id)) ?? (ctx.repeatOf !== undefined ? this.#recording.get(claimKey(ctx, ctx.repeatOf)) : undefined);
+  }
+
   #hasStarted(callId: string, ctx: ToolExecutionContext): boolean {
-    return this.#claimed.has(claimKey(ctx, callId)) || ctx.recorder.alreadyStarted(callId);
+    const key = claimKey(ctx, callId);
+    if (this.#claimed.has(key)) return true;
+    if (!ctx.recorder.alreadyStarted(callId)) {
+      this.#refused.delete(key);
+      return false;
+    }
+    return !this.#refused.has(key);
   }
 
   /** Claims the recorder's ledger now answers for (its start is recorded) are dropped; a recorder that keeps no ledger keeps them. */
