@@ -667,8 +667,46 @@ function steerReceipt(inbox: readonly InboxEntry[], gone: boolean): number | und
 function withStoreCrash(inbox: readonly InboxEntry[], crash: StoreCrash, quiet = false): InboxEntry[] {
   const entry: InboxEntry = { crash: true, ...(crash.at !== undefined ? { at: crash.at } : {}) };
   const position = 'position' in crash && crash.at === undefined ? 1 + (crash.position % inbox.length) : inbox.length;
+  const posted = retriedAfterReopen(inbox, crash, quiet);
   // Quiet: nobody writes after the reopen, so only the new host's recovery sweep closes what the crash left open.
-  return [...inbox.slice(0, position), entry, ...inbox.slice(position), { reopen: true }, ...(quiet ? [] : [{ say: 'Hello? Are you still there?' }])];
+  return [
+    ...posted.inbox.slice(0, position),
+    entry,
+    ...posted.inbox.slice(position),
+    { reopen: true },
+    ...posted.retry,
+    ...(quiet ? [] : [{ say: 'Hello? Are you still there?' }]),
+  ];
+}
+
+/** The id a client gives its first message when the fuzzer has it post that message again after a reopen. */
+const RETRIED_ID = 'client-msg-retried';
+
+/**
+ * One store crash in three that leaves the store whole (or its snapshot garbled): the customer's client, never sure
+ * its first request got through, posts it again with its id after the reopen. The new host answers it from the
+ * store — with what the old process stored as plain text, which the new one knows as a secret (`secretsOnReopen`):
+ * the answer must be redacted as a follower's view is (host-answers-follow-outcomes; outside probe 56, plant
+ * envelope-noredact: run caught it, fuzz never posted such a retry). Read from the crash's own draw, so no other
+ * case changes.
+ */
+function retriedAfterReopen(
+  inbox: readonly InboxEntry[],
+  crash: StoreCrash,
+  quiet: boolean,
+): { readonly inbox: readonly InboxEntry[]; readonly retry: readonly InboxEntry[] } {
+  if (quiet || !('position' in crash) || crash.position % 3 !== 0) return { inbox, retry: [] };
+  // A plain post: not one whose client is gone, repeated (times) or sent to another host.
+  const first = inbox.findIndex((e) => e.say !== undefined && e.gone === undefined && e.times === undefined && e.via === undefined);
+  if (first < 0) return { inbox, retry: [] };
+  const original = inbox[first]!;
+  const messageId = original.messageId ?? RETRIED_ID;
+  if (inbox.some((e, i) => i !== first && e.messageId === messageId)) return { inbox, retry: [] };
+  const given: InboxEntry = { ...original, messageId };
+  return {
+    inbox: inbox.map((e, i) => (i === first ? given : e)),
+    retry: [{ say: original.say, messageId }],
+  };
 }
 
 /**
