@@ -557,6 +557,20 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     agent: withTool(tool('cancel_order', 'STATEFUL', { renderForModel: odd('as json') })),
     refused: 'tool "cancel_order": renderForModel must be a function when given',
   },
+  {
+    // Outside probe 57, LOW-1: a declaration whose getter throws met "internal error" and a stack, not its one line.
+    id: 'tool/declaration-whose-getter-throws',
+    title: 'a tool whose input getter throws (a lazily built schema that fails)',
+    agent: withTool(
+      Object.defineProperty(tool('cancel_order', 'STATEFUL'), 'input', {
+        enumerable: true,
+        get() {
+          throw new Error('schema registry unreachable');
+        },
+      }),
+    ),
+    refused: 'tool "cancel_order": reading its declaration threw: schema registry unreachable',
+  },
   // --- names in policy rules and visibility layers (tool-names.ts, closest-name.ts) ---
   {
     id: 'names/policy-typo',

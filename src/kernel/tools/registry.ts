@@ -97,6 +97,15 @@ function duplicateOf(name: string, index: number, indexOf: Map<string, number>):
 /** Every problem of one declaration, in the order they are checked (empty when none). */
 function declarationProblems(name: string, d: AnyToolDeclaration): string[] {
   if (d === null || typeof d !== 'object') return ['declaration is not an object'];
+  // A getter of the team's that throws (a lazily built schema) is a problem of the declaration, told in one line.
+  try {
+    return fieldProblems(d);
+  } catch (error) {
+    return [`reading its declaration threw: ${error instanceof Error ? error.message : String(error)}`];
+  }
+}
+
+function fieldProblems(d: AnyToolDeclaration): string[] {
   const problems: string[] = [];
   if (typeof d.name !== 'string' || !TOOL_NAME.test(d.name)) {
     problems.push('name must be 1-64 characters of letters, digits, "_" or "-" (what providers accept)');
