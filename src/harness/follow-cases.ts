@@ -1,0 +1,85 @@
+/**
+ * Following a conversation (host/follow.ts), where no scenario takes it: events
+ * a live follower reads from the store rather than from the log this host wrote.
+ *
+ * The log redacts what it appends, so a live event from this host's own log is
+ * already clean, and every scenario's follower reads those: a follower that let
+ * its live events out without the host's redactor passed the gate (outside probe
+ * 57, MED-1). The store holds more than this host wrote — events another host or
+ * an earlier process stored before a value was known to be a secret — and the
+ * follower reads them from there whenever no log is at hand. "Every event passes
+ * the host's redactor before it is yielded": the case feeds a follower such an
+ * event live and checks it comes out redacted.
+ */
+import { followConversation, type FollowSource } from '../host/follow.ts';
+import type { FollowerListener } from '../host/followers.ts';
+import { createRedactor, type AnyEvent } from '../kernel/index.ts';
+import type { CheckResult } from '../report/results.ts';
+import { checksCase, type Case } from './cases.ts';
+
+const FILE = 'src/harness/follow-cases.ts';
+const SECRET = 'rotated-Qx81vN3kLp0Zt7Wc';
+const CONVERSATION = 'follow-1';
+
+const event = (seq: number, text: string): AnyEvent =>
+  ({ seq, type: 'user.message', v: 1, at: 1_700_000_000_000 + seq, payload: { turn: 0, id: `m${seq}`, text, source: 'user' } }) as unknown as AnyEvent;
+
+async function liveEventsFromTheStoreRedacted(): Promise<CheckResult[]> {
+  const stored: AnyEvent[] = [event(0, 'Where is my order?')];
+  let listener: FollowerListener | undefined;
+  let busy = true;
+  const source: FollowSource = {
+    read: async (_id, from) => stored.filter((e) => e.seq >= from),
+    subscribe: (_id, l) => {
+      listener = l;
+      return () => {
+        listener = undefined;
+      };
+    },
+    busy: () => busy,
+    redact: createRedactor({ secrets: [SECRET] }),
+  };
+  const seen: AnyEvent[] = [];
+  const events = await followConversation(source, CONVERSATION);
+  const iterator = events[Symbol.asyncIterator]();
+  const first = await iterator.next(); // the stored event, replayed
+  if (!first.done) seen.push(first.value);
+  // Another writer stores an event holding a value this host knows as a secret; the follower is woken with no log.
+  stored.push(event(1, `My recovery code is ${SECRET}, please unlock my account.`));
+  busy = false;
+  listener?.(undefined);
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) seen.push(next.value);
+  const live = seen.find((e) => e.seq === 1);
+  const shown = live ? JSON.stringify((live as { payload?: unknown }).payload) : 'none';
+  return [
+    {
+      name: 'the follower yields the event stored after it connected, live',
+      passed: live !== undefined,
+      message: `seqs yielded: ${JSON.stringify(seen.map((e) => e.seq))}`,
+      expected: '[0,1]',
+      actual: JSON.stringify(seen.map((e) => e.seq)),
+    },
+    {
+      name: 'a live event read from the store passes the host’s redactor before it is yielded',
+      passed: live !== undefined && !shown.includes(SECRET) && shown.includes('[REDACTED]'),
+      message:
+        live === undefined ? 'not yielded' : shown.includes(SECRET) ? `yielded with the secret in it: ${shown.replaceAll(SECRET, '<the secret>')}` : shown,
+      expected: 'the secret [REDACTED]',
+      actual: live === undefined ? 'not yielded' : shown.includes(SECRET) ? 'the secret in plain text' : 'redacted',
+    },
+  ];
+}
+
+export function followCases(): Case[] {
+  return [
+    checksCase(
+      {
+        id: 'contract:host/follower-redacts-live-events-read-from-the-store',
+        title: 'host: a live follower redacts an event it reads from the store (another writer’s, stored before its value was a secret)',
+        file: FILE,
+        secrets: [SECRET],
+      },
+      liveEventsFromTheStoreRedacted,
+    ),
+  ];
+}
