@@ -284,6 +284,15 @@ describe('hosts and via: several hosts over one store', () => {
 describe('messageId: the client names its message (a retry repeats the id)', () => {
   const base = (host: string, inbox: string) => `name: m\n${host}inbox:\n${inbox}provider:\n  script:\n    - reply: a\nexpect: { outcome: replied }\n`;
 
+  // Outside probe 57, LOW-2: the docs say a scenario that crashes runs through the production host; messageId was refused without host: production.
+  it('is taken by a scenario that crashes, which runs through the production host without saying so', () => {
+    const crashing = base('', '  - say: hi\n    messageId: m-1\n  - crash: true\n  - reopen: true\n  - say: hi\n    messageId: m-1\n');
+    expect(parseScenario(crashing, 'crash.yaml').inbox[0]!.messageId).toBe('m-1');
+    expect(errorOf(base('host: loop\n', '  - say: hi\n    messageId: m-1\n  - crash: true\n  - reopen: true\n'), 'loop.yaml').message).toMatch(
+      /messageId needs host: production/,
+    );
+  });
+
   it('needs the production host, a message to name, one message, and an id the host takes', () => {
     expect(errorOf(base('', '  - say: hi\n    messageId: m-1\n'), 'loop.yaml').message).toMatch(/inbox\[0\]\.messageId: messageId needs host: production/);
     expect(errorOf(base('host: production\n', '  - say: hi\n  - cancel: user\n    messageId: m-1\n'), 'cancel.yaml').message).toMatch(

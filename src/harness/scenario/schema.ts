@@ -954,26 +954,28 @@ export const scenarioSchema = z
     });
     if (crashed !== undefined)
       ctx.addIssue({ code: 'custom', path: ['inbox', crashed, 'crash'], message: 'a crash needs a reopen after it, or nothing checks what the crash left' });
-    if (scenario.secretsOnReopen !== undefined && (scenario.host !== 'production' || !scenario.inbox.some((e) => e.reopen)))
+    // A scenario that crashes runs through the production host alone, whether or not it says host: production.
+    const production = scenario.host === 'production' || (scenario.host === undefined && scenario.inbox.some((e) => e.crash));
+    if (scenario.secretsOnReopen !== undefined && (!production || !scenario.inbox.some((e) => e.reopen)))
       ctx.addIssue({
         code: 'custom',
         path: ['secretsOnReopen'],
         message: 'secretsOnReopen needs host: production and a reopen (the secrets a new host process starts with)',
       });
     scenario.inbox.forEach((entry, index) => {
-      if (entry.messageId !== undefined && scenario.host !== 'production')
+      if (entry.messageId !== undefined && !production)
         ctx.addIssue({
           code: 'custom',
           path: ['inbox', index, 'messageId'],
           message: 'messageId needs host: production (the production host takes a client message id; the loop has none)',
         });
-      if (entry.gone !== undefined && scenario.host !== 'production')
+      if (entry.gone !== undefined && !production)
         ctx.addIssue({
           code: 'custom',
           path: ['inbox', index, 'gone'],
           message: 'gone needs host: production (only the production host answers requests a client can abort)',
         });
-      if (entry.disconnect !== undefined && scenario.host !== 'production')
+      if (entry.disconnect !== undefined && !production)
         ctx.addIssue({
           code: 'custom',
           path: ['inbox', index, 'disconnect'],
@@ -996,7 +998,7 @@ export const scenarioSchema = z
           path: ['inbox', index, 'via'],
           message: `via ${entry.via}: the scenario runs ${scenario.hosts ?? 1} host(s) (set hosts)`,
         });
-      if (entry.loseLock && scenario.host !== 'production')
+      if (entry.loseLock && !production)
         ctx.addIssue({
           code: 'custom',
           path: ['inbox', index, 'loseLock'],
