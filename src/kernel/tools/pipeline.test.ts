@@ -740,6 +740,42 @@ describe('tool pipeline: a call id the model repeated (ctx.repeatOf)', () => {
   });
 });
 
+describe('tool pipeline: a copy of a call checked while the first one’s start record is on its way', () => {
+  // A ledger as the loop's log keeps it: a refused start record still counts until the call's result is recorded, and a
+  // repeat's start counts for its whole chain. The store refuses the first start (asynchronously); the next is taken at once.
+  function ledgerRecorder(base: ReturnType<typeof setup>['recorder']) {
+    const ledger = new Set<string>();
+    let refuseNext = true;
+    return {
+      ...base,
+      started(entry: { callId: string }) {
+        ledger.add(entry.callId);
+        if (entry.callId.includes('_')) ledger.add(entry.callId.split('_')[0]!);
+        if (!refuseNext) return undefined;
+        refuseNext = false;
+        return Promise.reject(new Error('the store refused the write'));
+      },
+      alreadyStarted: (callId: string) => ledger.has(callId),
+    };
+  }
+
+  it('waits for it: refused, the copy runs once; a later copy of the chain is refused ALREADY_STARTED, never run again', async () => {
+    const t = scripted('hold', 'CRITICAL', () => 'held', { parallelSafe: true });
+    const { executor, ctx, call, recorder } = setup([t.declaration]);
+    const withLedger = { ...ctx, recorder: ledgerRecorder(recorder) as typeof recorder };
+    const [first, copy] = await Promise.all([
+      executor.execute(call('hold', {}, 'h'), withLedger),
+      executor.execute(call('hold', {}, 'h_2'), { ...withLedger, repeatOf: 'h' }),
+    ]);
+    expect(first).toMatchObject({ status: 'failed', error: { error_code: 'NOT_RECORDED' } });
+    expect(copy).toMatchObject({ status: 'ok' });
+    // The chain did start (h_2's record was taken at once): a third copy must not run it again.
+    const third = await executor.execute(call('hold', {}, 'h_3'), { ...withLedger, repeatOf: 'h' });
+    expect(third).toMatchObject({ status: 'unknown', error: { error_code: 'ALREADY_STARTED' } });
+    expect(t.runs).toHaveLength(1);
+  });
+});
+
 describe('tool pipeline: arguments are data whatever their keys or depth', () => {
   it('keeps __proto__ and constructor as plain keys, assigning no prototype (the schema decides what the tool gets)', async () => {
     const t = scripted('echo', 'NONE', (args) => args, { input: z.looseObject({}) });

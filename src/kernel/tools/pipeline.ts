@@ -407,7 +407,6 @@ class Pipeline implements ToolExecutor {
       };
       return Promise.resolve(recorded).then(
         () => {
-          for (const key of keys) this.#refused.delete(key);
           const running = this.#run(state, declaration, args, loggedArgs, attempt, last);
           settled();
           return running;
@@ -447,7 +446,11 @@ class Pipeline implements ToolExecutor {
 
   #run(state: CallState, declaration: AnyToolDeclaration, args: unknown, loggedArgs: unknown, attempt: number, last: SettledToolCall | undefined): Settling {
     const { call, ctx } = state;
-    if (state.stateful) this.#releaseRecorded(call, ctx);
+    if (state.stateful) {
+      // A start of the chain is recorded (however the recorder answered): no refused start speaks for it any more.
+      for (const key of this.#claimKeys(call, ctx)) this.#refused.delete(key);
+      this.#releaseRecorded(call, ctx);
+    }
     if (ctx.signal.aborted) return last ?? this.#settleError(state, 'failed', toolErrors.cancelled(call.name, 'before the tool ran'));
     state.attempts++;
     const outcome = runAttempt({
