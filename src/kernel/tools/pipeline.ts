@@ -405,16 +405,21 @@ class Pipeline implements ToolExecutor {
         for (const key of keys) if (this.#recording.get(key) === promise) this.#recording.delete(key);
         resolve();
       };
+      // Released even if what follows throws: a waiting copy must never wait for good.
       return Promise.resolve(recorded).then(
         () => {
-          const running = this.#run(state, declaration, args, loggedArgs, attempt, last);
-          settled();
-          return running;
+          try {
+            return this.#run(state, declaration, args, loggedArgs, attempt, last);
+          } finally {
+            settled();
+          }
         },
         (error: unknown) => {
-          const refused = this.#notRecorded(state, error, last);
-          settled();
-          return refused;
+          try {
+            return this.#notRecorded(state, error, last);
+          } finally {
+            settled();
+          }
         },
       );
     }
