@@ -48,17 +48,22 @@ if (args.afterGate !== undefined) {
     if (error instanceof MutateUsageError) fail(error.message, 2);
     throw error;
   }
-  args = { ...args, sample: gate.sample, seed: gate.seed, files: gate.files };
+  args = { ...args, sample: gate.sample, seed: gate.seed, files: gate.files, areas: gate.areas.length < AREA_NAMES.length ? gate.areas : [] };
 }
 
 let files = areaFiles(ROOT);
 if (args.files.length > 0) {
   const wanted = args.files.map((f) => posix(f).replace(/^\.\//, ''));
   for (const f of wanted) {
-    if (!areaOf(f)) fail(`--file ${f}: not one of the mutated files (src/kernel, the provider adapters, src/host/recovery.ts)`, 2);
+    if (!areaOf(f)) fail(`--file ${f}: not one of the mutated files (src/kernel, the provider adapters, src/host, src/stores)`, 2);
     if (!files.some((x) => x.file === f)) fail(`--file ${f}: no such file`, 2);
   }
   files = files.filter((f) => wanted.includes(f.file));
+}
+if (args.areas.length > 0) {
+  const outside = args.files.find((f) => !args.areas.includes(areaOf(posix(f).replace(/^\.\//, ''))!));
+  if (outside !== undefined) fail(`--file ${outside}: not in --area ${args.areas.join(', ')}`, 2);
+  files = files.filter((f) => args.areas.includes(f.area));
 }
 
 process.stderr.write(`mutate: listing the mutation sites of ${files.length} files…\n`);
@@ -135,6 +140,7 @@ const summary = summarize(
     coverage: args.coverage,
     incremental: args.incremental,
     files: args.files,
+    onlyAreas: args.areas,
     wallSeconds,
     strykerVersion: (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@stryker-mutator', 'core', 'package.json'), 'utf8')) as { version: string }).version,
     machine: machine(),

@@ -12,6 +12,7 @@
  * site of its sample, mutated by the same mutator, or the run is refused.
  */
 import { readFileSync } from 'node:fs';
+import { AREA_NAMES, type AreaName } from './areas.ts';
 import { MutateUsageError } from './args.ts';
 import type { MutantLine } from './report.ts';
 import type { Site } from './sites.ts';
@@ -22,6 +23,8 @@ export interface GateRun {
   readonly sample: number | 'all';
   readonly seed: number;
   readonly files: readonly string[];
+  /** The areas it mutated: its --area list, else those its population counts (a run before the host and stores were areas: three). */
+  readonly areas: readonly AreaName[];
   readonly mutants: readonly MutantLine[];
 }
 
@@ -53,7 +56,10 @@ export function readGateRun(path: string): GateRun {
       typeof m.status === 'string';
     if (!ok) throw bad(`mutants[${i}] has no file, line, column, mutator and status`);
   });
-  return { path, sample: sample as GateRun['sample'], seed: seed as number, files: files as string[], mutants: mutants as MutantLine[] };
+  const only = Array.isArray(json.onlyAreas) ? json.onlyAreas.filter((a): a is AreaName => (AREA_NAMES as readonly unknown[]).includes(a)) : [];
+  const counted = isObject(json.population) ? AREA_NAMES.filter((a) => a in (json.population as object)) : [];
+  const areas = only.length > 0 ? only : counted.length > 0 ? counted : [...AREA_NAMES];
+  return { path, sample: sample as GateRun['sample'], seed: seed as number, files: files as string[], areas, mutants: mutants as MutantLine[] };
 }
 
 export interface Rejudge {

@@ -3,6 +3,7 @@
  * thrown as a MutateUsageError (exit 2, nothing run or written).
  */
 import { parseArgs } from 'node:util';
+import { AREA_NAMES, type AreaName } from './areas.ts';
 
 export const JUDGES = ['gate', 'suite'] as const;
 export type Judge = (typeof JUDGES)[number];
@@ -22,6 +23,8 @@ export interface MutateArgs {
   readonly incremental: boolean;
   /** Only these files (repository-relative), each in one of the areas. */
   readonly files: readonly string[];
+  /** Only these areas (all when empty). */
+  readonly areas: readonly AreaName[];
   /** Where the score and the survivors are written. */
   readonly out: string;
   /** List the sample and the population, run nothing. */
@@ -37,11 +40,11 @@ export const DEFAULTS = { judge: 'gate', sample: 15, seed: 1, concurrency: 2, ou
 /** The gate judge runs in about a minute, so every mutant can run all of it; the whole suite cannot (a quarter of an hour). */
 export const DEFAULT_COVERAGE: Record<Judge, Coverage> = { gate: 'all', suite: 'perTest' };
 
-export const USAGE = `npm run mutate -- [--judge gate|suite] [--sample N|all] [--seed S] [--concurrency C] [--coverage perTest|all] [--incremental] [--file PATH]... [--out DIR] [--dry-run]
+export const USAGE = `npm run mutate -- [--judge gate|suite] [--sample N|all] [--seed S] [--concurrency C] [--coverage perTest|all] [--incremental] [--area A]... [--file PATH]... [--out DIR] [--dry-run]
 
   --judge        gate: only \`loopgate run\` (bundled suite) and a bounded \`loopgate fuzz\` decide (bench/mutation/gate.judge.ts);
                  suite: the whole vitest suite of \`npm test\`. Default ${DEFAULTS.judge}.
-  --sample       mutation sites per area (kernel, adapters, recovery), drawn by --seed; \`all\` mutates everything. Default ${DEFAULTS.sample}.
+  --sample       mutation sites per area (${AREA_NAMES.join(', ')}), drawn by --seed; \`all\` mutates everything. Default ${DEFAULTS.sample}.
   --seed         the sample's seed (an integer 0..4294967295). Default ${DEFAULTS.seed}.
   --concurrency  Stryker's test-runner processes. Default ${DEFAULTS.concurrency}.
   --coverage     perTest: a mutant runs only the tests Stryker saw reach it while measuring coverage (fast; misses a test
@@ -49,6 +52,7 @@ export const USAGE = `npm run mutate -- [--judge gate|suite] [--sample N|all] [-
                  all: every mutant runs the judge's every test, stopping at the first failure (slower, exact).
                  Default: all for the gate judge, perTest for the suite.
   --incremental  reuse the previous run's verdicts for unchanged mutants (reports/mutation/<judge>/incremental.json).
+  --area         only mutate this area (repeatable): ${AREA_NAMES.join(', ')}. An area's sample is the same with or without the others.
   --file         only mutate this file (repeatable); it must be in one of the areas.
   --out          where mutation-<judge>.md and .json go. Default ${DEFAULTS.out}.
   --dry-run      print the sample and the population; run nothing.
@@ -78,6 +82,7 @@ export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
         coverage: { type: 'string' },
         incremental: { type: 'boolean' },
         file: { type: 'string', multiple: true },
+        area: { type: 'string', multiple: true },
         out: { type: 'string' },
         'dry-run': { type: 'boolean' },
         'after-gate': { type: 'string' },
@@ -102,9 +107,13 @@ export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
   if (afterGate !== undefined) {
     if (afterGate.trim() === '') throw new MutateUsageError('--after-gate "": expected the path of a mutation-gate.json');
     if (judge !== 'suite') throw new MutateUsageError('--after-gate: only with --judge suite (it re-judges what a gate run left alive)');
-    const clash = (['sample', 'seed', 'file'] as const).find((flag) => v[flag] !== undefined);
+    const clash = (['sample', 'seed', 'file', 'area'] as const).find((flag) => v[flag] !== undefined);
     if (clash) throw new MutateUsageError(`--after-gate takes the sample, seed and files from the gate run: drop --${clash}`);
   }
+  const areas = v.area ?? [];
+  for (const area of areas)
+    if (!(AREA_NAMES as readonly string[]).includes(area))
+      throw new MutateUsageError(`--area ${JSON.stringify(area)}: expected one of ${AREA_NAMES.join(', ')}`);
   return {
     judge: judge as Judge,
     sample,
@@ -113,6 +122,7 @@ export function parseMutateArgs(argv: readonly string[]): MutateArgs | 'help' {
     coverage: coverage as Coverage,
     incremental: v.incremental ?? false,
     files: v.file ?? [],
+    areas: [...new Set(areas)] as AreaName[],
     out,
     dryRun: v['dry-run'] ?? false,
     ...(afterGate !== undefined ? { afterGate } : {}),

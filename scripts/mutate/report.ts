@@ -73,6 +73,8 @@ export interface RunInfo {
   readonly coverage?: 'perTest' | 'all';
   readonly incremental: boolean;
   readonly files: readonly string[];
+  /** --area: only these areas were mutated (all when empty; absent in reports written before the flag). */
+  readonly onlyAreas?: readonly AreaName[];
   readonly wallSeconds: number;
   readonly strykerVersion: string;
   readonly machine: Machine;
@@ -206,10 +208,11 @@ export function renderMarkdown(s: MutationSummary): string {
   out.push(`# Mutation score — ${s.judge} judge`, '');
   out.push(`What decides whether a mutant is caught: ${JUDGE_TEXT[s.judge]}.`, '');
   const sample = s.sample === 'all' ? 'every site' : `${s.sample} mutation sites per area, seed ${s.seed}`;
-  const only = s.files.length > 0 ? `; only ${s.files.join(', ')}` : '';
+  const areasOnly = s.onlyAreas ?? [];
+  const only = `${areasOnly.length > 0 ? `; only the ${areasOnly.join(', ')} area${areasOnly.length === 1 ? '' : 's'}` : ''}${s.files.length > 0 ? `; only ${s.files.join(', ')}` : ''}`;
   const flags = s.afterGate
     ? ` --after-gate ${s.afterGate.path}`
-    : `${s.sample === 'all' ? ' --sample all' : ` --sample ${s.sample} --seed ${s.seed}`}${s.files.map((f) => ` --file ${f}`).join('')}`;
+    : `${s.sample === 'all' ? ' --sample all' : ` --sample ${s.sample} --seed ${s.seed}`}${areasOnly.map((a) => ` --area ${a}`).join('')}${s.files.map((f) => ` --file ${f}`).join('')}`;
   out.push(`Sample: ${sample}${only}. Reproduce: \`npm run mutate -- --judge ${s.judge}${flags}\`.`, '');
   if (s.afterGate) {
     out.push(

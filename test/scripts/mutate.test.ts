@@ -43,8 +43,14 @@ const GATE_RUN: RunInfo = {
   wallSeconds: 10,
   strykerVersion: 'x',
   machine: { cpu: 'c', cores: 2, memoryGiB: 1, os: 'o', node: 'n', date: 'd', loadAverage: [0.5] },
-  population: { kernel: { sites: 10, mutants: 30 }, adapters: { sites: 0, mutants: 0 }, recovery: { sites: 5, mutants: 10 } },
-  sampledSites: { kernel: 2, adapters: 0, recovery: 1 },
+  population: {
+    kernel: { sites: 10, mutants: 30 },
+    adapters: { sites: 0, mutants: 0 },
+    recovery: { sites: 5, mutants: 10 },
+    host: { sites: 0, mutants: 0 },
+    stores: { sites: 0, mutants: 0 },
+  },
+  sampledSites: { kernel: 2, adapters: 0, recovery: 1, host: 0, stores: 0 },
 };
 
 describe('the command line', () => {
@@ -57,6 +63,7 @@ describe('the command line', () => {
       coverage: 'all',
       incremental: false,
       files: [],
+      areas: [],
       out: DEFAULTS.out,
       dryRun: false,
     });
@@ -80,6 +87,12 @@ describe('the command line', () => {
         'src/host/recovery.ts',
         '--file',
         'src/kernel/clock.ts',
+        '--area',
+        'host',
+        '--area',
+        'recovery',
+        '--area',
+        'host',
         '--out',
         '/tmp/x',
         '--dry-run',
@@ -92,6 +105,7 @@ describe('the command line', () => {
       coverage: 'all',
       incremental: true,
       files: ['src/host/recovery.ts', 'src/kernel/clock.ts'],
+      areas: ['host', 'recovery'],
       out: '/tmp/x',
       dryRun: true,
     });
@@ -123,6 +137,8 @@ describe('the command line', () => {
       [['--judge', 'suite', '--after-gate', 'g.json', '--seed', '3'], /^--after-gate takes the sample, seed and files from the gate run: drop --seed$/],
       [['--judge', 'suite', '--after-gate', 'g.json', '--sample', '3'], /drop --sample$/],
       [['--judge', 'suite', '--after-gate', 'g.json', '--file', 'src/host/recovery.ts'], /drop --file$/],
+      [['--judge', 'suite', '--after-gate', 'g.json', '--area', 'host'], /drop --area$/],
+      [['--area', 'hosts'], /^--area "hosts": expected one of kernel, adapters, recovery, host, stores$/],
     ];
     for (const [argv, pattern] of cases) {
       const message = usageError(argv);
@@ -139,25 +155,34 @@ describe('the command line', () => {
 });
 
 describe('the files mutated', () => {
-  it('are the kernel, the SDK adapters and crash recovery — never tests, fakes, the contract suite or recording tools', () => {
+  it('are the kernel, the SDK adapters, crash recovery, the host and the stores — never tests, fakes, contract suites or recording tools', () => {
     expect(areaOf('src/kernel/loop/runner.ts')).toBe('kernel');
     expect(areaOf('src/kernel/log/decode.test.ts')).toBeUndefined();
     expect(areaOf('providers/anthropic/collect.ts')).toBe('adapters');
     expect(areaOf('providers/shared/retry-after.ts')).toBe('adapters');
     expect(areaOf('providers/clients.ts')).toBe('adapters');
     expect(areaOf('src/host/recovery.ts')).toBe('recovery');
+    expect(areaOf('src/host/host.ts')).toBe('host');
+    expect(areaOf('src/host/otel/otel-exporter.ts')).toBe('host');
+    expect(areaOf('src/stores/sqlite-store.ts')).toBe('stores');
+    expect(areaOf('src/stores/postgres-store-lock.ts')).toBe('stores');
     for (const other of [
       'providers/fake/scripted.ts',
       'providers/wire-fakes/openai-chat.ts',
       'providers/contract-suite/cases.ts',
       'providers/recording/scrub.ts',
-      'src/host/host.ts',
       'src/harness/runner.ts',
+      'src/stores/contract/cases.ts',
+      'src/stores/store-conformance.ts',
+      'src/stores/postgres-store-testing.ts',
     ])
       expect(areaOf(other), other).toBeUndefined();
     const files = areaFiles(ROOT);
     expect(files.every((f) => areaOf(f.file) === f.area)).toBe(true);
     expect(files.some((f) => f.area === 'recovery')).toBe(true);
+    expect(files.filter((f) => f.area === 'recovery').map((f) => f.file)).toEqual(['src/host/recovery.ts']);
+    expect(files.filter((f) => f.area === 'host').length).toBeGreaterThan(15);
+    expect(files.filter((f) => f.area === 'stores').length).toBeGreaterThan(8);
     expect(files.filter((f) => f.area === 'kernel').length).toBeGreaterThan(40);
     expect(files.map((f) => f.file)).toEqual([...files.map((f) => f.file)].sort());
   });
@@ -197,7 +222,13 @@ describe('the sample', () => {
   });
 
   it('counts the population per area', () => {
-    expect(population(sites)).toEqual({ kernel: { sites: 50, mutants: 50 }, adapters: { sites: 20, mutants: 40 }, recovery: { sites: 3, mutants: 3 } });
+    expect(population(sites)).toEqual({
+      kernel: { sites: 50, mutants: 50 },
+      adapters: { sites: 20, mutants: 40 },
+      recovery: { sites: 3, mutants: 3 },
+      host: { sites: 0, mutants: 0 },
+      stores: { sites: 0, mutants: 0 },
+    });
   });
 });
 
@@ -338,7 +369,7 @@ describe('the suite judge after a gate run (--after-gate)', () => {
     status,
     ...(killedBy ? { killedBy } : {}),
   });
-  const gate = (mutants: MutantLine[]): GateRun => ({ path: 'g.json', sample: 3, seed: 15, files: [], mutants });
+  const gate = (mutants: MutantLine[]): GateRun => ({ path: 'g.json', sample: 3, seed: 15, files: [], areas: ['kernel', 'recovery'], mutants });
 
   it('runs again only the sites where the gate left a mutant alive, and carries its other kills over, named as the gate’s', () => {
     const { sites, carried } = sitesToRejudge(
@@ -380,7 +411,16 @@ describe('the suite judge after a gate run (--after-gate)', () => {
       return join(dir, name);
     };
     const ok = { judge: 'gate', sample: 30, seed: 15, files: [], mutants: [mutant('src/kernel/a.ts', 2, 5, 'EqualityOperator', 'Killed')] };
-    expect(readGateRun(write('ok.json', JSON.stringify(ok)))).toMatchObject({ sample: 30, seed: 15, files: [] });
+    expect(readGateRun(write('ok.json', JSON.stringify(ok)))).toMatchObject({
+      sample: 30,
+      seed: 15,
+      files: [],
+      areas: ['kernel', 'adapters', 'recovery', 'host', 'stores'],
+    });
+    // A run before the host and the stores were areas mutated three: its --after-gate re-judges those three alone.
+    const old = { ...ok, population: { kernel: { sites: 1, mutants: 1 }, adapters: { sites: 1, mutants: 1 }, recovery: { sites: 1, mutants: 1 } } };
+    expect(readGateRun(write('old.json', JSON.stringify(old))).areas).toEqual(['kernel', 'adapters', 'recovery']);
+    expect(readGateRun(write('host.json', JSON.stringify({ ...old, onlyAreas: ['host'] }))).areas).toEqual(['host']);
     const refused: [string, string, RegExp][] = [
       ['missing.json', '', /missing\.json: no such file$/],
       ['bad.json', '{', /bad\.json: .*JSON/],
