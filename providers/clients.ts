@@ -2,6 +2,7 @@
 import { createAnthropicClient } from './anthropic/client.ts';
 import type { ModelClient } from '../src/kernel/index.ts';
 import type { WireProvider } from './names.ts';
+import type { DeadlineTimer } from './shared/call-runner.ts';
 import { createOpenAIChatClient } from './openai-chat/client.ts';
 import { createOpenAIResponsesClient } from './openai-responses/client.ts';
 
@@ -17,6 +18,11 @@ export interface AdapterOptions {
   readonly onRequest?: (body: unknown) => void;
   /** The clock a retry-after HTTP date is read against (default Date.now): a test host's virtual one. */
   readonly now?: () => number;
+  /**
+   * The timer a call's deadline (its `timeoutMs`) runs on (default: the system's): a test host's virtual clock, so a
+   * stream that stalls meets its timeout in virtual time.
+   */
+  readonly setTimer?: DeadlineTimer;
 }
 
 export function createAdapter(provider: WireProvider, options: AdapterOptions): ModelClient {

@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult } from '../../src/kernel/index.ts';
-import { runModelCall } from '../shared/call-runner.ts';
+import { type DeadlineTimer, runModelCall } from '../shared/call-runner.ts';
 import { AnthropicStreamCollector, resultFromMessage } from './collect.ts';
 import { classifyAnthropicError } from './errors.ts';
 import { toAnthropicBody } from './request.ts';
@@ -28,6 +28,11 @@ export interface AnthropicClientOptions {
   readonly onRequest?: (body: unknown) => void;
   /** The clock a retry-after HTTP date is read against (default Date.now): a test host's virtual one. */
   readonly now?: () => number;
+  /**
+   * The timer a call's deadline (its `timeoutMs`) runs on (default: the system's): a test host's virtual clock, so a
+   * stream that stalls meets its timeout in virtual time.
+   */
+  readonly setTimer?: DeadlineTimer;
 }
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
@@ -72,6 +77,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         },
         (error, ctx) => classifyAnthropicError(error, ctx, options.now),
         [options.apiKey],
+        options.setTimer,
       );
     },
   };

@@ -51,6 +51,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions): ModelC
         },
         (error, ctx) => classifyOpenAIError(error, ctx, options.now),
         [options.apiKey],
+        options.setTimer,
       );
     },
   };

@@ -57,6 +57,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
         },
         (error, ctx) => classifyOpenAIError(error, ctx, options.now),
         [options.apiKey],
+        options.setTimer,
       );
     },
   };

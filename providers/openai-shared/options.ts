@@ -1,4 +1,5 @@
 /** Options shared by the two OpenAI adapters. */
+import type { DeadlineTimer } from '../shared/call-runner.ts';
 export interface OpenAIClientOptions {
   readonly apiKey: string;
   /** Default: the SDK's (OPENAI_BASE_URL, else https://api.openai.com/v1). */
@@ -17,4 +18,9 @@ export interface OpenAIClientOptions {
   readonly onRequest?: (body: unknown) => void;
   /** The clock a retry-after HTTP date is read against (default Date.now): a test host's virtual one. */
   readonly now?: () => number;
+  /**
+   * The timer a call's deadline (its `timeoutMs`) runs on (default: the system's): a test host's virtual clock, so a
+   * stream that stalls meets its timeout in virtual time.
+   */
+  readonly setTimer?: DeadlineTimer;
 }

@@ -45,6 +45,14 @@ export class CallInterrupted extends Error {
   }
 }
 
+/** Calls `fire` once `ms` have passed unless cancelled (a kernel `Clock`'s `setTimer` fits). */
+export type DeadlineTimer = (ms: number, fire: () => void) => { cancel(): void };
+
+const systemTimer: DeadlineTimer = (ms, fire) => {
+  const timer = setTimeout(fire, ms);
+  return { cancel: () => clearTimeout(timer) };
+};
+
 export async function runModelCall(
   request: ModelRequest,
   onDelta: ((delta: ModelDelta) => void) | undefined,
@@ -52,6 +60,8 @@ export async function runModelCall(
   classify: (error: unknown, ctx: CallContext) => ModelResult,
   /** The client's own credentials (its API key): kept out of the result, wherever the provider quoted them. */
   credentials: readonly string[] = [],
+  /** The timer the deadline runs on: the system's, or a test host's virtual clock. */
+  setTimer: DeadlineTimer = systemTimer,
 ): Promise<ModelResult> {
   if (request.signal?.aborted) return transportFailure('aborted', 'aborted before the request was sent');
 
@@ -76,7 +86,7 @@ export async function runModelCall(
   const timeoutMs = request.timeoutMs;
   const timer =
     timeoutMs !== undefined
-      ? setTimeout(() => interrupt({ kind: 'timeout', message: `no complete response within ${timeoutMs} ms` }), Math.max(0, timeoutMs))
+      ? setTimer(Math.max(0, timeoutMs), () => interrupt({ kind: 'timeout', message: `no complete response within ${timeoutMs} ms` }))
       : undefined;
 
   const deliver = (delta: ModelDelta) => {
@@ -107,7 +117,7 @@ export async function runModelCall(
   } catch (error) {
     result = interruption ? fromInterruption(interruption) : safeClassify(classify, error, ctx);
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    timer?.cancel();
     request.signal?.removeEventListener('abort', onAbort);
   }
   // An interruption that landed before settlement wins: the SDKs end an aborted

@@ -358,9 +358,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   // has a key of its own, the only one its fake serves: a host that builds a client with another's key is told 401.
   const onTheWire = !options.model && scenario.provider.kind === 'wire';
   const wire = onTheWire
-    ? await wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model', WIRE_KEYS.primary, () =>
-        clock.now(),
-      )
+    ? await wireProvider(scenario.provider.provider!, scenario.provider.script, scenario.provider.model ?? 'scenario-model', WIRE_KEYS.primary, clock)
     : undefined;
   const fallbackWire =
     onTheWire && scenario.provider.fallback
@@ -369,7 +367,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
           scenario.provider.fallback,
           scenario.provider.fallbackModel ?? 'fallback-model',
           WIRE_KEYS.fallback,
-          () => clock.now(),
+          clock,
         )
       : undefined;
   const real = options.model ?? wire?.client;

@@ -10,7 +10,7 @@ import { sendsRetryAfterMs, type WireProvider } from '../../providers/names.ts';
 import { WIRE_KITS } from '../../providers/wire-fakes/kits.ts';
 import { jsonPlan, type WirePlan } from '../../providers/wire-fakes/plan.ts';
 import { type TurnBlock, UnsupportedOnWire, type WireTurn } from '../../providers/wire-fakes/turn.ts';
-import type { ModelClient, ModelResult } from '../kernel/index.ts';
+import type { Clock, ModelClient, ModelResult } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
 import { BROKEN_STREAM, cutCallOf, type MidStream } from './world/scripted-provider.ts';
 import type { VirtualClock } from './virtual-clock.ts';
@@ -166,8 +166,10 @@ export async function wireProvider(
   steps: readonly ProviderStep[],
   model: string,
   apiKey = 'wire-fake-key',
-  now?: () => number,
+  /** The case's clock: a retry-after HTTP date is written and read on it, and each call's deadline runs on it. */
+  clock?: Pick<Clock, 'now'> & Partial<Pick<Clock, 'setTimer'>>,
 ): Promise<WireProviderHandle> {
+  const now = clock ? () => clock.now() : undefined;
   const kit = WIRE_KITS[provider];
   const callIds = { next: 1 };
   const behaviours = steps.map((step, i) => behaviourFor(step, i, callIds, provider));
@@ -209,7 +211,15 @@ export async function wireProvider(
   });
   const baseURL = scenario.baseURL(provider);
   return {
-    client: track(createAdapter(provider, { apiKey, baseURL, model, ...(now ? { now } : {}) })),
+    client: track(
+      createAdapter(provider, {
+        apiKey,
+        baseURL,
+        model,
+        ...(now ? { now } : {}),
+        ...(clock?.setTimer ? { setTimer: (ms: number, fire: () => void) => clock.setTimer!(ms, fire) } : {}),
+      }),
+    ),
     baseURL,
     apiKey,
     track,
@@ -229,7 +239,10 @@ function exhausted(provider: WireProvider, index: number): unknown {
 /**
  * A client doing real I/O (a wire fake, a live API): virtual time stands still
  * while a request is on the wire, except that each streamed delta takes the
- * step's `deltaMs` (so a timed entry can land mid-stream).
+ * step's `deltaMs` (so a timed entry can land mid-stream). A stalled stream
+ * (`error: { kind: timeout }`) holds time still only until its first piece
+ * arrives: from then on nothing more is coming, so virtual time runs on to the
+ * model timeout, which is what ends it (outside probe 58, HIGH-1: it never ended).
  */
 export function withTimeOnTheWire(real: ModelClient, clock: VirtualClock, steps: readonly ProviderStep[]): ModelClient {
   let calls = 0;
@@ -237,13 +250,18 @@ export function withTimeOnTheWire(real: ModelClient, clock: VirtualClock, steps:
     name: real.name,
     ...(real.model !== undefined ? { model: real.model } : {}),
     call: (request, onDelta) => {
-      const deltaMs = steps[calls++]?.deltaMs ?? 0;
-      return clock.track(
-        real.call(request, (delta) => {
-          if (deltaMs > 0) clock.elapse(deltaMs);
-          onDelta?.(delta);
-        }),
-      );
+      const step = steps[calls++];
+      const deltaMs = step?.deltaMs ?? 0;
+      let stalled: (() => void) | undefined;
+      const stalling = step?.error?.kind === 'timeout' ? new Promise<void>((resolve) => (stalled = resolve)) : undefined;
+      const result = real.call(request, (delta) => {
+        if (deltaMs > 0) clock.elapse(deltaMs);
+        onDelta?.(delta);
+        stalled?.();
+      });
+      if (!stalling) return clock.track(result);
+      void clock.track(Promise.race([result, stalling]));
+      return result;
     },
   };
 }

@@ -20,6 +20,7 @@ import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
 import {
   type Agent,
   type AgentFactory,
+  type Clock,
   createRedactor,
   LOOPGATE_LOOP,
   MIN_SECRET_LENGTH,
@@ -254,7 +255,7 @@ export async function createHostFromConfig(config: string | HostConfig, options:
   if (!options.exporter) checkTraceFile(parsed, at);
   if (!options.store) checkStoreFile(parsed, at);
   const clock = options.clock;
-  const build = options.modelClient ?? ((spec: ModelSpec) => configAdapter(spec, options.fetch, clock ? () => clock.now() : undefined));
+  const build = options.modelClient ?? ((spec: ModelSpec) => configAdapter(spec, options.fetch, clock));
   const [primary, ...fallbacks] = specs.map((spec) => withModel(build(spec), spec.name));
   const headers = otlpHeaders(parsed, env);
   const {
@@ -420,7 +421,7 @@ export function modelSpecs(config: HostConfig, env: Readonly<Record<string, stri
 }
 
 /** The shipped SDK adapter for one config entry (what `createHostFromConfig` builds without a `modelClient`). */
-export function configAdapter(spec: ModelSpec, fetch?: typeof globalThis.fetch, now?: () => number): ModelClient {
+export function configAdapter(spec: ModelSpec, fetch?: typeof globalThis.fetch, clock?: Pick<Clock, 'now'> & Partial<Pick<Clock, 'setTimer'>>): ModelClient {
   if (spec.provider === 'fake' || spec.apiKey === undefined) throw new Error(`${spec.key}: no adapter for provider ${spec.provider} without a key`); // modelSpecs refused it already
   return createAdapter(spec.provider, {
     apiKey: spec.apiKey,
@@ -428,8 +429,9 @@ export function configAdapter(spec: ModelSpec, fetch?: typeof globalThis.fetch, 
     ...(spec.baseURL !== undefined ? { baseURL: spec.baseURL } : {}),
     ...(spec.timeoutMs !== undefined ? { defaultTimeoutMs: spec.timeoutMs } : {}),
     ...(fetch ? { fetch } : {}),
-    // A retry-after HTTP date counts from the host's clock (a test host's is virtual).
-    ...(now ? { now } : {}),
+    // A retry-after HTTP date counts from the host's clock, and a call's deadline runs on it (a test host's is virtual).
+    ...(clock ? { now: () => clock.now() } : {}),
+    ...(clock?.setTimer ? { setTimer: (ms: number, fire: () => void) => clock.setTimer!(ms, fire) } : {}),
   });
 }
 

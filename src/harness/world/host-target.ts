@@ -483,7 +483,7 @@ export class HostTarget implements LoopUnderTest {
     const host = await createHostFromConfig(w.config, {
       store: connection,
       env: w.env,
-      modelClient: (spec) => w.modelClient(spec, (s) => configAdapter(s, undefined, () => w.clock.now())),
+      modelClient: (spec) => w.modelClient(spec, (s) => configAdapter(s, undefined, w.clock)),
       // The recovery sweep a host runs at start, as a deploy runs it (every process of the case: a reopened one finds
       // the crashed turns). What it could not read back is an outcome of the case, not a harness failure.
       onRecovered: (sweep) => {
