@@ -260,6 +260,13 @@ export const STORE_CONTRACT: readonly StoreContractCase[] = [
         Error,
         /batch record 1 \(seq 1\): type/,
       );
+      // A type that is no string at all (a number from a caller's JSON) is refused as well, not stored as it is.
+      await rejects(
+        'a record whose type is a number',
+        store.append('c', [{ ...sampleRecord(0), type: 7 as unknown as string }]),
+        Error,
+        /type must be a non-empty string, got/,
+      );
       await rejects('a record at NaN', store.append('c', [{ ...sampleRecord(0), at: Number.NaN }]), Error, /at must be a finite number/);
       await rejects('a record whose source is itself', store.append('c', [{ ...sampleRecord(0), sources: [0] }]), Error, /sources\[0\]/);
       await rejects('an empty conversation id', store.append('', records(0, 1)), Error, /conversation id/);
