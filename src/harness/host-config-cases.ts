@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { call, reply, toolUse } from '../../providers/fake/results.ts';
 import { ScriptedModelClient } from '../../providers/fake/scripted.ts';
-import { ConfigError } from '../host/config.ts';
+import { checkedHostConfig, ConfigError, type HostConfig } from '../host/config.ts';
 import { checkHostConfig, createHostFromConfig } from '../host/from-config.ts';
 import type { ResponseEnvelope } from '../host/envelope.ts';
 import type { AgentHost } from '../host/host.ts';
@@ -92,7 +92,12 @@ interface Row {
    * passed). `passes`: what only the host finds, building what check-host does not
    * (the SDK clients and their keys, the collector's headers from the environment).
    */
-  readonly checkHost?: 'passes';
+  readonly checkHost?: 'passes' | { readonly refuses: string };
+  /**
+   * Built in code: the host is given `checkedHostConfig(code)` (the object a team's code writes, checked and given
+   * the schema's defaults), not the file; check-host is given the same object.
+   */
+  readonly code?: Readonly<Record<string, unknown>>;
   /** Served: the checks on what the host did with one message. */
   readonly served?: (got: Served) => Promise<CheckResult[]>;
   readonly collector?: true;
@@ -187,12 +192,58 @@ const ROWS: readonly Row[] = [
     title: "an agent's own tool-call budget holds where the YAML writes no budgets (no YAML default overrides it)",
     agent: { ...UNLIMITED, config: { maxToolCallsPerTurn: 1 } },
     yaml: [MODEL],
-    script: () => [toolUse([call('r1', 'issue_refund', { orderId: 'ORD-1' }), call('r2', 'issue_refund', { orderId: 'ORD-2' })]), reply('Refunded.')],
-    served: async ({ host }) => {
-      const got = await host.handle('orders-1', 'Refund ORD-1 and ORD-2.');
-      const said = `${got.status} ${got.turns.map((t) => `${t.outcome} ${t.toolCalls} call(s)`).join(', ')}`;
-      const want = '422 failed{budget_exhausted} 0 call(s)';
-      return [{ name: "the turn is stopped at the agent's own budget", passed: said === want, message: said, expected: want, actual: said }];
+    script: twoRefunds,
+    served: stoppedAtTheAgentsBudget,
+  },
+  {
+    id: 'agent-limits-kept-where-a-config-built-in-code-is-silent-served',
+    title:
+      "a config built in code (checkedHostConfig) that writes no budgets keeps the agent's own tool-call budget: the defaults the schema filled in are not its author's",
+    agent: { ...UNLIMITED, config: { maxToolCallsPerTurn: 1 } },
+    yaml: [],
+    code: { model: { provider: 'fake', name: 'support-model' }, store: { kind: 'memory' } },
+    script: twoRefunds,
+    served: stoppedAtTheAgentsBudget,
+  },
+  {
+    id: 'model-provider-not-set-served-check-host-refuses',
+    title:
+      'a file naming no model provider is served with the client the code gives, but check-host refuses it: deployed alone it would serve the scripted fake',
+    yaml: ['model: {name: support-model}'],
+    checkHost: {
+      refuses:
+        "{file}:1:8: model.provider: not set: the host would serve loopgate's scripted fake model; name the provider (anthropic, openai-chat or openai-responses), or write provider: fake if your code passes its own modelClient",
+    },
+    served: async ({ host }) => [answeredOk('a message is answered', [await host.handle('orders-1', 'Where is my order?')])],
+  },
+  {
+    id: 'idle-limits-at-their-bounds-served',
+    title:
+      'sessions.idleTimeoutMs closes a conversation idle exactly that long, and sessions.maxIdle holds exactly that many idle: the least recently used beyond it is closed',
+    virtualTime: true,
+    yaml: [MODEL, 'sessions:', '  maxIdle: 2', '  idleTimeoutMs: 1000'],
+    script: () => ['ORD-1001', 'ORD-1002', 'ORD-1003', 'ORD-1004'].map((order) => reply(`${order} ships today.`)),
+    served: async ({ host, clock }) => {
+      // orders-1 goes idle at 0; orders-2 going idle at 1,000 ms finds it idle exactly the timeout: closed.
+      const first = await clock!.run(host.handle('orders-1', 'Where is ORD-1001?'));
+      await clock!.advance(1_000);
+      const second = await clock!.run(host.handle('orders-2', 'Where is ORD-1002?'));
+      await clock!.run(host.idle());
+      const atTimeout = `${host.stats().idle} idle`;
+      // Two more at the same instant: orders-2 and orders-3 idle is maxIdle exactly (both held); orders-4 makes three,
+      // and orders-2, the least recently used, is closed.
+      const third = await clock!.run(host.handle('orders-3', 'Where is ORD-1003?'));
+      await clock!.run(host.idle());
+      const atMax = `${host.stats().idle} idle`;
+      const fourth = await clock!.run(host.handle('orders-4', 'Where is ORD-1004?'));
+      await clock!.run(host.idle());
+      const beyondMax = `${host.stats().idle} idle`;
+      return [
+        answeredOk('the messages are answered', [first, second, third, fourth]),
+        sameAs('a conversation idle exactly idleTimeoutMs is closed', atTimeout, '1 idle'),
+        sameAs('maxIdle conversations idle are all held', atMax, '2 idle'),
+        sameAs('one more idle closes the least recently used: maxIdle are held', beyondMax, '2 idle'),
+      ];
     },
   },
   {
@@ -764,6 +815,19 @@ const ROWS: readonly Row[] = [
   },
 ];
 
+/** A model asking for two refunds in one step, then replying. */
+function twoRefunds(): ModelResult[] {
+  return [toolUse([call('r1', 'issue_refund', { orderId: 'ORD-1' }), call('r2', 'issue_refund', { orderId: 'ORD-2' })]), reply('Refunded.')];
+}
+
+/** One message asking for two refunds, under an agent allowing one tool call a turn: stopped before any runs. */
+async function stoppedAtTheAgentsBudget({ host }: Served): Promise<CheckResult[]> {
+  const got = await host.handle('orders-1', 'Refund ORD-1 and ORD-2.');
+  const said = `${got.status} ${got.turns.map((t) => `${t.outcome} ${t.toolCalls} call(s)`).join(', ')}`;
+  const want = '422 failed{budget_exhausted} 0 call(s)';
+  return [{ name: "the turn is stopped at the agent's own budget", passed: said === want, message: said, expected: want, actual: said }];
+}
+
 /** A check that `actual` is `expected`, shown with `message` (default: `actual`). */
 function sameAs(name: string, actual: string, expected: string, message = actual): CheckResult {
   return { name, passed: actual === expected, message, expected, actual };
@@ -863,9 +927,9 @@ function listing(folder: string, under = ''): string[] {
 }
 
 /** What `loopgate check-host` says of the file: `passes`, or its refusal's message (the "invalid config:" heading dropped, as the command drops it). */
-function checkHostAnswer(file: string, row: Row): string {
+function checkHostAnswer(config: string | HostConfig, row: Row): string {
   try {
-    checkHostConfig(file, { agent: row.agent ?? AGENT });
+    checkHostConfig(config, { agent: row.agent ?? AGENT });
     return 'passes';
   } catch (error) {
     return error instanceof ConfigError ? error.message : `${(error as Error)?.name}: ${(error as Error)?.message}`;
@@ -884,6 +948,7 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     const yaml = row.yaml.join('\n').replaceAll('{collector}', collector?.address ?? '');
     writeFileSync(file, `${yaml.includes('{down}') ? yaml.replaceAll('{down}', await closedAddress()) : yaml}\n`);
     const before = listing(folder);
+    const config = row.code !== undefined ? checkedHostConfig(row.code) : file;
     const clients: ScriptedModelClient[] = [];
     const clock = row.virtualTime ? new VirtualClock() : undefined;
     const modelClient = row.ownClients
@@ -896,7 +961,7 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     let host: AgentHost | undefined;
     let error: unknown;
     try {
-      host = await createHostFromConfig(file, {
+      host = await createHostFromConfig(config, {
         agent: row.agent ?? AGENT,
         env: row.env ?? {},
         ...(modelClient ? { modelClient } : {}),
@@ -905,7 +970,7 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     } catch (caught) {
       error = caught;
     }
-    const checkHostSays = checkHostAnswer(file, row);
+    const checkHostSays = checkHostAnswer(config, row);
     if (row.refused !== undefined) {
       await host?.close();
       const want = row.refused.replaceAll('{file}', file).replaceAll('{folder}', folder);
@@ -937,11 +1002,12 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     }
     try {
       const requests = () => clients.flatMap((client) => client.requests);
+      const checkHostWants = typeof row.checkHost === 'object' ? row.checkHost.refuses.replaceAll('{file}', file) : 'passes';
       const checked: CheckResult = {
-        name: 'check-host passes what the host serves',
-        passed: checkHostSays === 'passes',
+        name: checkHostWants === 'passes' ? 'check-host passes what the host serves' : 'check-host refuses it with its message, though the host serves it',
+        passed: checkHostSays === checkHostWants,
         message: checkHostSays,
-        expected: 'passes',
+        expected: checkHostWants,
         actual: checkHostSays,
       };
       return [checked, ...(await row.served!({ host, folder, requests, received: () => collector?.requests ?? [], ...(clock ? { clock } : {}) }))];
