@@ -30,8 +30,8 @@ describeWithPostgres('contract:store/postgres/store-contract on a server', (url)
     const failed = outcome.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.message}`);
     expect(failed).toEqual([]);
     expect(outcome.status).toBe('passed');
-    // The contract cases, then the conversation lock across processes (postgres-lock-cases.ts).
-    expect(outcome.checks).toHaveLength(STORE_CONTRACT.filter((c) => c.needs === undefined).length + 4);
+    // The contract cases, the schema and lock as the server sees them, then the conversation lock across processes (postgres-lock-cases.ts).
+    expect(outcome.checks).toHaveLength(STORE_CONTRACT.filter((c) => c.needs === undefined).length + 6);
     expect(outcome.checks.slice(-4).map((c) => c.name)).toEqual([
       'while another process holds a conversation lock, this process waits for it',
       'once the other process releases it — still running, its connections open — this process is granted it',

@@ -19,10 +19,11 @@ import { records, runStoreContractCase, sampleRecord, STORE_CONTRACT, type Store
 import { StoreContractFailure } from '../stores/contract/expect.ts';
 import { StoreError, StoreInUseError, type EventStore } from '../stores/event-store.ts';
 import { PgGroupCommit } from '../stores/postgres-group-commit.ts';
-import type pg from 'pg';
+import pg from 'pg';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { PostgresEventStore } from '../stores/postgres-store.ts';
 import { dropSchemas } from '../stores/postgres-schemas.ts';
+import { advisoryKey, pgLocksIds } from '../stores/postgres-store-lock.ts';
 import { passwordOf } from '../stores/postgres-store-url.ts';
 import { SqliteEventStore } from '../stores/sqlite-store.ts';
 import { checksCase, statusFromChecks, type Case } from './cases.ts';
@@ -327,6 +328,7 @@ const postgresContract: Case = {
       };
       for (const check of await checkOn(postgres, c)) checks.push({ ...check, name: `store contract: ${c.id}` });
     }
+    checks.push(...(await postgresAsTheServerSeesIt(url)));
     checks.push(...(await postgresLockAcrossProcesses(url)));
     return { status: statusFromChecks(checks), outcome: 'checked', checks, ...(password ? { secrets: [password] } : {}) };
   },
@@ -374,6 +376,74 @@ export function storeCases(): Case[] {
     ),
     postgresContract,
   ];
+}
+
+/**
+ * What a fresh schema and a held lock look like from the server's side: the
+ * schema's version recorded in loopgate_meta (a later loopgate reads it to know
+ * what it opens; missing, it would take any schema for its own), and the
+ * session holding a conversation lock named `<applicationName>-lock` in
+ * pg_stat_activity (how a DBA tells the lock sessions, idle for as long as a
+ * turn runs, from the store's queries).
+ */
+async function postgresAsTheServerSeesIt(url: string): Promise<CheckResult[]> {
+  const schema = `lg_contract_${process.pid}_${randomBytes(4).toString('hex')}`;
+  let store: PostgresEventStore | undefined;
+  let second: PostgresEventStore | undefined;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    store = await PostgresEventStore.open(url, { schema, applicationName: 'support-host' });
+    await client.connect();
+    const meta = await client.query<{ key: string; value: string }>(`SELECT key, value FROM "${schema}".loopgate_meta ORDER BY key`);
+    const version = meta.rows.map((r) => `${r.key}=${r.value}`).join(', ') || 'no row';
+    const { classid, objid } = pgLocksIds(advisoryKey(schema, 'turn', 'c'));
+    /** The application names of the sessions holding (or, `waiting`, waiting for) the lock of conversation c. */
+    const sessions = async (granted: boolean) => {
+      const rows = await client.query<{ name: string }>(
+        `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = 'advisory' AND l.granted = $3 AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        [classid, objid, granted],
+      );
+      return rows.rows.map((r) => JSON.stringify(r.name)).join(', ') || 'no session';
+    };
+    // Uncontended: held on the connection the store shares for such locks.
+    const release = await store.lock('c', AbortSignal.timeout(15_000));
+    const names = await sessions(true);
+    // Contended: a second host's request waits on a pooled connection of its own, which then holds the lock.
+    second = await PostgresEventStore.open(url, { schema, applicationName: 'support-host' });
+    const waiting = second.lock('c', AbortSignal.timeout(15_000));
+    waiting.catch(() => undefined);
+    const deadline = Date.now() + 15_000;
+    while ((await sessions(false)) === 'no session' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await release();
+    const releaseSecond = await waiting;
+    const afterWait = await sessions(true);
+    await releaseSecond();
+    return [
+      {
+        name: 'a fresh schema records the version of its tables',
+        passed: version === 'schema_version=1',
+        message: version,
+        expected: 'schema_version=1',
+        actual: version,
+      },
+      {
+        name: 'the session holding a conversation lock is named <applicationName>-lock',
+        passed: names === '"support-host-lock"' && afterWait === '"support-host-lock"',
+        message: `held uncontended: ${names}; granted after a wait: ${afterWait}`,
+        expected: 'held uncontended: "support-host-lock"; granted after a wait: "support-host-lock"',
+        actual: `held uncontended: ${names}; granted after a wait: ${afterWait}`,
+      },
+    ];
+  } catch (error) {
+    return [{ name: 'the PostgreSQL store as the server sees it', passed: false, message: `the store threw: ${describeError(error)}` }];
+  } finally {
+    await client.end().catch(() => undefined);
+    await store?.close().catch(() => undefined);
+    await second?.close().catch(() => undefined);
+    await dropSchemas(url, [schema]).catch(() => undefined);
+  }
 }
 
 /**
