@@ -80,6 +80,8 @@ interface Row {
   readonly agent?: Agent;
   /** Built without a model client: the config's own SDK clients are built. */
   readonly ownClients?: true;
+  /** The code's model client is none (an object without \`complete\`): the host refuses it as it is built, after the store opened. */
+  readonly notAClient?: true;
   /** What the scripted model answers, when not two replies. */
   readonly script?: () => ModelResult[];
   /** The host runs on a virtual clock (`Served.clock`): a timeout is judged by its length, at no real cost. */
@@ -505,6 +507,15 @@ const ROWS: readonly Row[] = [
     ownClients: true,
     refused:
       'invalid config:\n{file}:1:19: model.provider: provider "fake" cannot be built from the config alone: name a real provider (anthropic, openai-chat, openai-responses), or pass modelClient to build it',
+  },
+  {
+    id: 'model-client-that-is-none-refused',
+    checkHost: 'passes',
+    title: "a model client the code gives that is none is refused with the host's own error, thrown on once the store it opened is closed",
+    yaml: [MODEL, 'store: {kind: memory}'],
+    notAClient: true,
+    refused:
+      'AgentSettingError: model: the model client has no name (a non-empty string, e.g. "anthropic:claude-sonnet-4-6", that the log records on every request)',
   },
   {
     id: 'model-address-with-credentials-refused',
@@ -953,11 +964,13 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     const clock = row.virtualTime ? new VirtualClock() : undefined;
     const modelClient = row.ownClients
       ? undefined
-      : (): ModelClient => {
-          const client = new ScriptedModelClient(row.script?.() ?? [reply('ORD-1001 ships today.'), reply('ORD-1002 shipped.')]);
-          clients.push(client);
-          return client;
-        };
+      : row.notAClient
+        ? () => ({}) as ModelClient
+        : (): ModelClient => {
+            const client = new ScriptedModelClient(row.script?.() ?? [reply('ORD-1001 ships today.'), reply('ORD-1002 shipped.')]);
+            clients.push(client);
+            return client;
+          };
     let host: AgentHost | undefined;
     let error: unknown;
     try {
