@@ -37,4 +37,27 @@ describe('describeModelClientContract under vitest defaults', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('fails a harness whose every case was skipped: nothing was checked (outside probe 58, MED-1)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopgate-describe-'));
+    try {
+      const none = `
+import { describeModelClientContract } from ${JSON.stringify(describeModule)};
+describeModelClientContract('skips everything', { name: 'none', clientFor: () => ({ unsupported: 'not today' }) });
+describeModelClientContract('skips up front', { name: 'none', unsupported: { reply_text: 'no' } }, { only: ['reply_text'] });
+`;
+      writeFileSync(join(dir, 'none.test.ts'), none);
+      writeFileSync(join(dir, 'vitest.config.mjs'), 'export default {};\n');
+      const vitest = join(import.meta.dirname, '../../node_modules/vitest/vitest.mjs');
+      const child = spawnSync(process.execPath, [vitest, 'run', '--root', dir, '--reporter', 'verbose'], { encoding: 'utf8', timeout: 120_000 });
+      const out = `${child.stdout}\n${child.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
+      expect(child.status, out).toBe(1);
+      expect(out).toMatch(/skips everything > \(loopgate\) something was checked/);
+      expect(out).toMatch(/skips up front > \(loopgate\) something was checked/);
+      expect(out).toMatch(/nothing was checked: all 1 case\(s\) were skipped/);
+      expect(out).toMatch(/Tests {2}2 failed \| 164 skipped/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

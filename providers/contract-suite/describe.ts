@@ -1,9 +1,10 @@
 /**
  * `describeModelClientContract(name, harness)`: the shared contract suite as
  * vitest tests, one per case. Cases the harness cannot produce are visible
- * skips whose title carries the reason.
+ * skips whose title carries the reason; a last test fails when every case was
+ * skipped, as `loopgate contract` exits 1 when nothing was checked.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractCase } from './cases.ts';
 import { CONTRACT_CASES } from './cases.ts';
 import type { ContractHarness } from './harness.ts';
@@ -19,6 +20,8 @@ export interface DescribeContractOptions {
 export function describeModelClientContract(name: string, harness: ContractHarness, options: DescribeContractOptions = {}): void {
   const cases = (options.cases ?? CONTRACT_CASES).filter((c) => !options.only || options.only.includes(c.id));
   describe(`ModelClient contract: ${name}`, () => {
+    let checked = 0;
+    let skipped = 0;
     beforeAll(async () => {
       await harness.start?.();
     });
@@ -31,6 +34,7 @@ export function describeModelClientContract(name: string, harness: ContractHarne
       if (reason) {
         // Skipped on purpose: the provider cannot produce this case; the reason is in the title.
         it.skip(`${title} — unsupported: ${reason}`, () => {});
+        skipped++;
         continue;
       }
       it(
@@ -41,12 +45,22 @@ export function describeModelClientContract(name: string, harness: ContractHarne
             behaviour: testCase.behaviour,
             ...(testCase.adapter ? { adapter: testCase.adapter } : {}),
           });
-          if (isUnsupported(client)) ctx.skip(`unsupported: ${client.unsupported}`);
-          else await runContractCase(testCase, client);
+          if (isUnsupported(client)) {
+            skipped++;
+            ctx.skip(`unsupported: ${client.unsupported}`);
+          } else {
+            checked++;
+            await runContractCase(testCase, client);
+          }
           // Longer than the case's own guard, whatever the project's test timeout: the suite says why a call hung.
         },
         caseTimeLimitMs(testCase),
       );
     }
+    // A harness that skips every case passes nothing off as checked (outside probe 58, MED-1: 163 skips, exit 0).
+    if (cases.length > 0)
+      it('(loopgate) something was checked', () => {
+        if (checked === 0 && skipped > 0) expect.fail(`nothing was checked: all ${skipped} case(s) were skipped`);
+      });
   });
 }
