@@ -2628,6 +2628,26 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'gateway_200_json_error_body',
+    title:
+      "a 200 whose JSON body is an error (a gateway passing an upstream failure on under 200) ends as a transport error — by the error's type where the client reads it, else malformed_stream — never a reply or an empty one",
+    behaviour: {
+      kind: 'gateway_answer',
+      status: 200,
+      body: '{"error":{"type":"overloaded_error","message":"the upstream model is overloaded, try again later"}}',
+      contentType: 'application/json',
+    },
+    check({ result }) {
+      expectType(result, 'transport_error');
+      const failure = result as Extract<ModelResult, { type: 'transport_error' }>;
+      assert.ok(
+        ['overloaded', 'server_error', 'malformed_stream'].includes(failure.kind),
+        `expected transport_error{overloaded}, {server_error} or {malformed_stream}, got ${JSON.stringify(result)}`,
+      );
+      assert.ok(failure.message.trim() !== '', `transport_error{${failure.kind}} says nothing of what went wrong: ${JSON.stringify(result)}`);
+    },
+  },
+  {
     id: 'gateway_redirect_without_location',
     title:
       "a redirect the client cannot follow (a proxy's 307 with no location) ends as transport_error{server_error} with the status, not a reply or an unclassified failure",

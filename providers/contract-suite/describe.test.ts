@@ -55,7 +55,7 @@ describeModelClientContract('skips up front', { name: 'none', unsupported: { rep
       expect(out).toMatch(/skips everything > \(loopgate\) something was checked/);
       expect(out).toMatch(/skips up front > \(loopgate\) something was checked/);
       expect(out).toMatch(/nothing was checked: all 1 case\(s\) were skipped/);
-      expect(out).toMatch(/Tests {2}2 failed \| 164 skipped/);
+      expect(out).toMatch(/Tests {2}2 failed \| \d+ skipped/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
