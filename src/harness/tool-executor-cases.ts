@@ -646,6 +646,43 @@ async function lookAlikeFailureThatMayBeRetried(): Promise<CheckResult[]> {
 }
 
 /**
+ * A tool whose Node call fails with a system error — an `Error` with a string `code` (`ECONNRESET`, `ENOENT`), named
+ * `Error` — threw no ToolFailure: the loop knows a look-alike by its name `ToolFailure`, not by a `code` alone. So the
+ * NONE tool is retried as for any thrown error, and answers the second time. A loop that took every Error with a code
+ * for a ToolFailure read this one as not retryable (a look-alike's `retryable` is false unless it says true): it ran
+ * once and the model read `ECONNRESET` as the tool's own error code (mutation seed 51, retry-policy.ts:42:
+ * `error.name === 'ToolFailure'` → `true`).
+ */
+async function systemErrorWithACodeIsRetried(): Promise<CheckResult[]> {
+  let runs = 0;
+  const carrier = defineTool({
+    name: 'carrier_status',
+    description: 'Where the carrier says a parcel is.',
+    input: z.object({ parcel: z.string() }),
+    sideEffect: 'NONE',
+    maxRetries: 1,
+    run: () => {
+      runs++;
+      // As Node's net module throws it: an Error with code, errno and syscall.
+      if (runs === 1) throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', errno: -104, syscall: 'read' });
+      return { parcel: 'P-1', at: 'depot' };
+    },
+  });
+  const clock = new VirtualClock();
+  const model = new ScriptedModelClient([toolUse([call('c1', 'carrier_status', { parcel: 'P-1' })]), reply('P-1 is at the depot.')], { clock });
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ log, model, agent: { tools: [carrier as AnyToolDeclaration] }, clock, toolOptions: { retryBackoffMs: 0 } }));
+  loop.send('Where is parcel P-1?', { id: 'ask' });
+  await clock.run(loop.drain());
+  const r = log.events.find((e) => e.type === 'tool.result')?.payload as { status: string; error?: { error_code: string } } | undefined;
+  const got = r ? `${r.status}${r.error ? ` / ${r.error.error_code}` : ''}` : '(no result)';
+  return [
+    check('the tool ran twice: a system error is no ToolFailure, so it may be retried', runs === 2, `ran ${runs} time(s)`, '2'),
+    check('the call settled ok', got === 'ok', got, 'ok'),
+  ];
+}
+
+/**
  * createToolExecutor (exported): a result cut to `maxOutputChars` settles ok with `truncatedFrom`, and its
  * optional fields are left out, never set to undefined (the settled call is plain JSON: `'error' in` it is false).
  */
@@ -771,6 +808,11 @@ export function toolExecutorCases(): Case[] {
       'look-alike-failure-that-may-be-retried',
       'a ToolFailure of another copy of the module that says it may be retried: the NONE tool runs again',
       lookAlikeFailureThatMayBeRetried,
+    ],
+    [
+      'system-error-with-a-code-is-retried',
+      'a tool that throws a Node system error (an Error with code ECONNRESET): no ToolFailure, so the NONE tool runs again',
+      systemErrorWithACodeIsRetried,
     ],
     [
       'fractional-default-retries',
