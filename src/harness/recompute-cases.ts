@@ -123,6 +123,34 @@ async function reopenedWithOneToolChangedRecordsTheNewTools(): Promise<CheckResu
   ];
 }
 
+/**
+ * A conversation reopened by a new loop with the same tools (a restart, a host that built the loop anew): the tools
+ * did not change, so the log keeps the one `tools.declared` it has and the reopened loop's request points at it
+ * ("written only when they change"). A comparison that never found the tools the same recorded the whole list again at
+ * every reopen (mutation seed 51, request.ts:64: `sameSpecs`' body → `{}`); no case counted them after a reopen.
+ */
+async function reopenedWithTheSameToolsRecordsThemOnce(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const first = new AgentLoop(
+    loopDeps({ log, agent: agentWithRefund('Refund an order.'), clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }),
+  );
+  first.send('Where is ORD-1001?', { id: 'q1' });
+  await clock.run(first.drain());
+  const model = new ScriptedModelClient([reply('ORD-1002 was refunded.')], { clock });
+  const second = new AgentLoop(loopDeps({ log, agent: agentWithRefund('Refund an order.'), clock, model }));
+  second.send('Refund ORD-1002, please.', { id: 'q2' });
+  await clock.run(second.drain());
+  const seqs = requestSeqs(log.events);
+  const declared = log.events.filter((e) => e.type === 'tools.declared').map((e) => e.seq);
+  const pointed = seqs.map((seq) => String((log.at(seq)?.payload as { tools?: number } | undefined)?.tools)).join(', ');
+  return [
+    check('requests, in the log', '2', String(seqs.length)),
+    check('tools.declared events in the log', '1', String(declared.length)),
+    check('the tools seq each request points at', `${declared[0]}, ${declared[0]}`, pointed),
+  ];
+}
+
 export function recomputeCases(): Case[] {
   return [
     checksCase(
@@ -159,6 +187,14 @@ export function recomputeCases(): Case[] {
         file: 'src/harness/recompute-cases.ts',
       },
       reopenedWithOneToolChangedRecordsTheNewTools,
+    ),
+    checksCase(
+      {
+        id: 'contract:recompute/reopened-with-the-same-tools-records-them-once',
+        title: 'recompute: a conversation reopened by a new loop with the same tools records them once, and its request points at that record',
+        file: 'src/harness/recompute-cases.ts',
+      },
+      reopenedWithTheSameToolsRecordsThemOnce,
     ),
   ];
 }
