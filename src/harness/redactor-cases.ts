@@ -243,6 +243,42 @@ function streamCutLeavesOverlappingSecretsWhole(): CheckResult[] {
   ];
 }
 
+/** A secret of 8 characters or fewer has no piece shorter than itself and no encoded form: only its text finds it. */
+const SHORT_SECRET = 'Zq7!pwX';
+
+/**
+ * A short declared secret (a PIN, a short password: under 8 characters no piece of it is looked for, and it has no
+ * encoded form) lying across `streamRedactor`'s cut is found by `find` as it is, so the cut moves to its start: at
+ * the start of what the stream holds (the first thing a reply says) and further in. A `find` that missed it there let
+ * out its first characters alone, which pass the redactor, then the rest: joined, the stored deltas spell the secret
+ * (mutation seed 51, redactor.ts:125: the exact search's `i >= 0` → `false`, and → `i > 0`); every stream case had a
+ * secret long enough for the piece search to find it too.
+ */
+function shortSecretAcrossTheStreamCut(): CheckResult[] {
+  const secrets = [SHORT_SECRET];
+  const filler = ' is the door code for the back office, change it after the audit'.repeat(8);
+  const rows: [what: string, text: string][] = [
+    // PATTERN_HOLD + 3 characters: the stream may let out 3, inside the secret at 0.
+    ['first in the text', `${SHORT_SECRET}${filler}`.slice(0, PATTERN_HOLD + 3)],
+    // PATTERN_HOLD + 8 characters: the stream may let out 8, inside the secret at 5.
+    ['after a word', `code ${SHORT_SECRET}${filler}`.slice(0, PATTERN_HOLD + 8)],
+  ];
+  return rows.map(([what, text]) => {
+    const stream = streamRedactor(createRedactor({ secrets, patterns: [] }));
+    const out = [stream.push(text), stream.end()];
+    const expected = createRedactor({ secrets, patterns: [] })(text);
+    const joined = out.join('');
+    const shown = out.map((piece) => JSON.stringify(piece.slice(0, 24))).join(' + ');
+    return {
+      name: `${what}: let out whole and redacted, the pieces joined being the text redacted whole`,
+      passed: joined === expected && !joined.includes(SHORT_SECRET),
+      message: joined === expected ? 'the redacted text' : `let out ${shown}`,
+      expected: JSON.stringify(expected.slice(0, 24)),
+      actual: JSON.stringify(joined.slice(0, 24)),
+    };
+  });
+}
+
 /**
  * `exactSecretStream` holds back only a tail that may begin a form of a secret ("usually nothing: a streamed reply is
  * let out as it comes"). A secret that begins with a character JSON may escape (`/` as `\/`, or `\u002f`): a backslash
@@ -821,6 +857,16 @@ export function redactorCases(): Case[] {
         secrets: [OVERLAP_FIRST, OVERLAP_SECOND],
       },
       streamCutLeavesOverlappingSecretsWhole,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/short-secret-across-the-stream-cut-let-out-whole',
+        title:
+          'redactor: a secret under 8 characters across a stream cut, first in the text or after a word, is let out whole and redacted, never in two pieces',
+        file: 'src/harness/redactor-cases.ts',
+        secrets: [SHORT_SECRET],
+      },
+      shortSecretAcrossTheStreamCut,
     ),
     checksCase(
       {
