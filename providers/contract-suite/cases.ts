@@ -824,6 +824,41 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'parallel_wrapper_use_without_parameters_unwrapped',
+    title:
+      "a call of OpenAI's undeclared wrapper one of whose uses gives no `parameters` (a tool that takes none) is unwrapped with that call's arguments `{}`, never undefined; an adapter that does not unwrap keeps the wrapper as it is",
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          {
+            type: 'tool_call',
+            id: 'call_wrap',
+            name: 'multi_tool_use.parallel',
+            args: '{"tool_uses":[{"recipient_name":"functions.get_weather","parameters":{"city":"Paris"}},{"recipient_name":"functions.get_time"}]}',
+          },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+      },
+    },
+    check({ result }) {
+      expectType(result, 'tool_use');
+      const calls = result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args, rawArgs: c.rawArgs }));
+      // Anthropic's adapter has no such wrapper to unwrap (mutation seed 51, parallel-wrapper.ts:22: the `{}` default
+      // dropped gave get_time's call `args` and `rawArgs` undefined).
+      if (calls.length === 1 && calls[0]!.name === 'multi_tool_use.parallel') return;
+      assert.deepEqual(
+        calls,
+        [
+          { id: 'call_wrap_0', name: 'get_weather', args: { city: 'Paris' }, rawArgs: '{"city":"Paris"}' },
+          { id: 'call_wrap_1', name: 'get_time', args: {}, rawArgs: '{}' },
+        ],
+        'unwrapped: a use without parameters is a call with no arguments, {}',
+      );
+    },
+  },
+  {
     id: 'parallel_wrapper_with_an_empty_recipient_kept',
     title:
       "a call of OpenAI's undeclared wrapper one of whose uses names no tool (`recipient_name` empty) is not unwrapped in part: it comes back as the call it is, not a call of a tool named nothing",
