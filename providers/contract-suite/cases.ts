@@ -2134,6 +2134,21 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'network_after_the_usage_frame_keeps_the_usage',
+    title:
+      "a connection reset after the frame reporting usage, before the stream's end, ends as transport_error{network} keeping that usage (the tokens were spent, and a budget counts them) — or, where that frame may end the stream, as the whole reply",
+    behaviour: {
+      kind: 'stream_fault',
+      turn: { blocks: [{ type: 'text', text: TEXT }], stop: 'end', usage: USAGE },
+      fault: { type: 'reset', after: 'usage' },
+    },
+    check({ result }) {
+      // Where the usage frame is one of the stream's possible endings (OpenAI Chat's, after finish_reason), the answer came whole.
+      if (result.type !== 'reply') expectNetworkCause(expectTransport(result, 'network'));
+      expectUsage(result, USAGE.input, USAGE.output);
+    },
+  },
+  {
     id: 'network_during_stream_fails_with_string',
     title:
       "a stream whose body read fails with a string, not an Error (the adapter's own fetch: a wrapper, a polyfill), ends as transport_error{network} saying it",

@@ -164,6 +164,8 @@ function entryFor(behaviour: Behaviour): ScriptedEntry | Unsupported {
           return { result: resultForTurn(behaviour.turn), deltas: first, tailLatencyMs: STALL_MS };
         case 'reset':
           if (behaviour.fault.failsWith) return { unsupported: NO_FETCH };
+          // Its reset comes after the first delta, never after a usage frame: it has no frames.
+          if (behaviour.fault.after === 'usage') return { unsupported: NO_WIRE };
           return { result: transportError('network', { message: 'connection reset mid-stream' }), deltas: first };
         case 'error_event':
           if (behaviour.fault.failedWithUsage) return { unsupported: NO_WIRE };

@@ -94,6 +94,9 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
           return streamPlan(fault.oneRead ? inOneRead(sent) : sent, 'stall');
         }
         case 'reset':
+          // A reset after a frame the protocol never sends would send the whole stream: the case would check nothing.
+          if (!frames.some((f) => f.tag === fault.after))
+            throw new UnsupportedOnWire(`the ${kit.provider} protocol sends no ${fault.after} frame to cut the stream after`);
           return streamPlan(upToNth(frames, fault.after, fault.nth), 'reset');
         case 'malformed':
           return streamPlan(insertAfter(frames, fault.after, kit.malformedFrame()));
