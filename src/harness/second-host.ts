@@ -372,11 +372,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       : undefined;
   const real = options.model ?? wire?.client;
   const model = models.wrap(
-    real ? withTimeOnTheWire(real, clock, wire ? scenario.provider.script : []) : scripted(scenario.provider.script, 'scripted', scenario.provider.model),
+    real ? withTimeOnTheWire(real, clock, () => wire?.serving()) : scripted(scenario.provider.script, 'scripted', scenario.provider.model),
   );
   // Each client is asked for its own model (field failure: a fallback asked for the primary's).
   const fallbackModels = fallbackWire
-    ? [models.wrap(withTimeOnTheWire(fallbackWire.client, clock, scenario.provider.fallback ?? []))]
+    ? [models.wrap(withTimeOnTheWire(fallbackWire.client, clock, () => fallbackWire.serving()))]
     : scenario.provider.fallback
       ? [models.wrap(scripted(scenario.provider.fallback, 'fallback', scenario.provider.fallbackModel ?? 'fallback-model'))]
       : undefined;
@@ -430,7 +430,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         : []),
     ];
     const onWire = (entry: (typeof entries)[number]) =>
-      entry.wire ? hostWireClient(entry.wire, (client) => models.wrap(withTimeOnTheWire(client, clock, entry.script))) : undefined;
+      entry.wire ? hostWireClient(entry.wire, (client) => models.wrap(withTimeOnTheWire(client, clock, () => entry.wire!.serving()))) : undefined;
     const hostClients = new Map(entries.map((entry) => [entry.key, onWire(entry)]));
     const configModel = (entry: (typeof entries)[number], i: number): ConfigModel =>
       entry.wire

@@ -153,6 +153,8 @@ export interface WireProviderHandle {
   release(): void;
   /** The adapter's result for each step of the script the fake served, in order (undefined: never settled with one). */
   results(): (ModelResult | undefined)[];
+  /** The step the fake served last: while a call streams, its own (a call cancelled before it was sent serves none). */
+  serving(): ProviderStep | undefined;
 }
 
 /**
@@ -225,6 +227,10 @@ export async function wireProvider(
     track,
     release: () => fake.release(),
     results: () => Array.from({ length: served.length }, (_, i) => results[i]),
+    serving: () => {
+      const index = served.at(-1);
+      return index === undefined ? undefined : steps[index];
+    },
   };
 }
 
@@ -243,24 +249,27 @@ function exhausted(provider: WireProvider, index: number): unknown {
  * (`error: { kind: timeout }`) holds time still only until its first piece
  * arrives: from then on nothing more is coming, so virtual time runs on to the
  * model timeout, which is what ends it (outside probe 58, HIGH-1: it never ended).
+ * `serving` names the step the fake is serving (read as a delta arrives, so
+ * after it served this call's request): counting calls instead would drift
+ * after a call cancelled before it was sent, which the fake never served.
  */
-export function withTimeOnTheWire(real: ModelClient, clock: VirtualClock, steps: readonly ProviderStep[]): ModelClient {
-  let calls = 0;
+export function withTimeOnTheWire(real: ModelClient, clock: VirtualClock, serving: () => ProviderStep | undefined): ModelClient {
   return {
     name: real.name,
     ...(real.model !== undefined ? { model: real.model } : {}),
     call: (request, onDelta) => {
-      const step = steps[calls++];
-      const deltaMs = step?.deltaMs ?? 0;
       let stalled: (() => void) | undefined;
-      const stalling = step?.error?.kind === 'timeout' ? new Promise<void>((resolve) => (stalled = resolve)) : undefined;
+      const stalling = new Promise<void>((resolve) => (stalled = resolve));
       const result = real.call(request, (delta) => {
+        const step = serving();
+        // Released before the listener runs: a listener that throws must not keep time held.
+        if (step?.error?.kind === 'timeout') stalled?.();
+        const deltaMs = step?.deltaMs ?? 0;
         if (deltaMs > 0) clock.elapse(deltaMs);
         onDelta?.(delta);
-        stalled?.();
       });
-      if (!stalling) return clock.track(result);
-      void clock.track(Promise.race([result, stalling]));
+      // Providers never reject; a rejection is the caller's to see, not an unhandled one here.
+      void clock.track(Promise.race([result, stalling])).catch(() => undefined);
       return result;
     },
   };
