@@ -86,6 +86,28 @@ describe('minimizeScenario', () => {
     }
   });
 
+  it('keeps the model timeout of a case whose stream stalls on the wire: without it the case hangs for another reason', async () => {
+    const stalled = parseScenario(
+      [
+        'name: stalled',
+        'config: { modelTimeoutMs: 30000, maxSteps: 4 }',
+        'provider:',
+        '  kind: wire',
+        '  provider: anthropic',
+        '  script:',
+        '    - error: { kind: timeout }',
+        'inbox:',
+        '  - say: a',
+        'expect: {}',
+      ].join('\n'),
+      'stalled.yaml',
+    );
+    // Every variant that still stalls "fails" (as one that hangs without its timeout would).
+    const { scenario } = await minimizeScenario(stalled, async (s) => s.provider.script.some((step) => step.error?.kind === 'timeout'));
+    expect(scenario.config.modelTimeoutMs).toBe(30000);
+    expect(scenario.config.maxSteps).toBeUndefined();
+  });
+
   it('removes an inbox entry and a provider step together when neither alone keeps the failure', async () => {
     const found = parseScenario(
       [

@@ -11,7 +11,7 @@
  * same under any seed.
  */
 import fc from 'fast-check';
-import type { Scenario } from '../../harness/scenario/schema.ts';
+import type { ProviderStep, Scenario } from '../../harness/scenario/schema.ts';
 import { sometimes, sparseRecord } from './optional.ts';
 
 type Config = Scenario['config'];
@@ -124,6 +124,18 @@ function atTurnBoundary(config: Config, steps: readonly BoundaryStep[], mode: Ex
 
 /** A backoff jitter other than 0, in hundredths (a case reads as it is written). */
 export const jitterArb: fc.Arbitrary<number> = fc.integer({ min: 1, max: 100 }).map((n) => n / 100);
+
+/** A stream that stalls on the wire ends only at the model timeout. */
+const STALL_TIMEOUT_MS = 30_000;
+
+/**
+ * The config a script needs: one holding a stream that stalls on the wire (`error: { kind: timeout }`) gets a model
+ * timeout (30 s) when it drew none — nothing else ends that stream, as in production (outside probe 58, HIGH-1).
+ */
+export function withStallTimeout(config: Config, steps: readonly ProviderStep[], wire: boolean): Config {
+  if (!wire || config.modelTimeoutMs !== undefined || !steps.some((step) => step.error?.kind === 'timeout')) return config;
+  return { ...config, modelTimeoutMs: STALL_TIMEOUT_MS };
+}
 
 /** The config with the drawn backoff jitter, or with jitter switched off (the run then does not depend on the seed). */
 export function withJitter(config: Config, jitter: number | undefined): Config {

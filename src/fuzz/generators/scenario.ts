@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { RESULT_LOSING_FAULTS, type InboxEntry, type ProviderStep, type Scenario } from '../../harness/scenario/schema.ts';
-import { atScriptBoundary, boundaryArb, configArb, jitterArb, withJitter } from './budgets.ts';
+import { atScriptBoundary, boundaryArb, configArb, jitterArb, withJitter, withStallTimeout } from './budgets.ts';
 import { bystanderArb, bystanderCrashArb, toBystander, type BystanderParts } from './bystander.ts';
 import { aimedOverlapArb, compactionArb, overlapCompaction, overlapScript, withOverlapTurns } from './compaction.ts';
 import { buildInbox, inboxCommandsArb, isPost, type InboxCommand } from './inbox.ts';
@@ -537,9 +537,13 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
           ...(hosts ? { hosts: 2 } : {}),
           ...(p.production && p.followLive ? { follow: 'live' as const } : {}),
           config: withJitter(
-            p.boundary
-              ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...((p.wire ? p.wire.fallback : p.fallback) ?? [])], p.boundary)
-              : p.config,
+            withStallTimeout(
+              p.boundary
+                ? atScriptBoundary(p.config, [...(p.wire ? p.wire.script : p.script), ...((p.wire ? p.wire.fallback : p.fallback) ?? [])], p.boundary)
+                : p.config,
+              p.wire ? [...p.wire.script, ...(p.wire.fallback ?? [])] : [],
+              p.wire !== undefined,
+            ),
             p.jitter,
           ),
           tools: withSkippedRedaction(

@@ -117,6 +117,9 @@ function errorArb(tools: readonly FuzzTool[]): fc.Arbitrary<ErrorSpec> {
         { weight: 1, arbitrary: fc.constantFrom(...cuts).map((midStream): ErrorSpec => ({ kind: 'network', midStream })) },
       ),
     },
+    // A stream that stalls after its first text: only the model timeout ends it, on the adapter's own deadline
+    // (outside probe 58, HIGH-1: such a step never ended, and no fuzz case drew one).
+    { weight: 1, arbitrary: fc.constant<ErrorSpec>({ kind: 'timeout' }) },
   );
 }
 
