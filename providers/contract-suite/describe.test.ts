@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const describeModule = new URL('./describe.ts', import.meta.url).pathname;
 const casesModule = new URL('./cases.ts', import.meta.url).pathname;
+const scriptedModule = new URL('./scripted-harness.ts', import.meta.url).pathname;
 
 const fixture = `
 import { describeModelClientContract } from ${JSON.stringify(describeModule)};
@@ -46,16 +47,29 @@ import { describeModelClientContract } from ${JSON.stringify(describeModule)};
 describeModelClientContract('skips everything', { name: 'none', clientFor: () => ({ unsupported: 'not today' }) });
 describeModelClientContract('skips up front', { name: 'none', unsupported: { reply_text: 'no' } }, { only: ['reply_text'] });
 `;
+      // One case skipped up front, one run: checked, whatever the order (review of stop 61, M1).
+      const some = `
+import { describeModelClientContract } from ${JSON.stringify(describeModule)};
+import { createScriptedHarness } from ${JSON.stringify(scriptedModule)};
+const h = createScriptedHarness();
+describeModelClientContract('one of two', { ...h, clientFor: h.clientFor, unsupported: { reply_text: 'no' } }, { only: ['reply_text', 'usage_accounting'] });
+`;
+      writeFileSync(join(dir, 'some.test.ts'), some);
       writeFileSync(join(dir, 'none.test.ts'), none);
       writeFileSync(join(dir, 'vitest.config.mjs'), 'export default {};\n');
       const vitest = join(import.meta.dirname, '../../node_modules/vitest/vitest.mjs');
-      const child = spawnSync(process.execPath, [vitest, 'run', '--root', dir, '--reporter', 'verbose'], { encoding: 'utf8', timeout: 120_000 });
+      // In a shuffled order too: the check must come after the cases it counts, wherever they run.
+      const child = spawnSync(process.execPath, [vitest, 'run', '--root', dir, '--reporter', 'verbose', '--sequence.shuffle'], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       const out = `${child.stdout}\n${child.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
       expect(child.status, out).toBe(1);
-      expect(out).toMatch(/skips everything > \(loopgate\) something was checked/);
+      expect(out).toMatch(/ModelClient contract: skips everything: nothing was checked: all \d+ case\(s\) were skipped/);
       expect(out).toMatch(/skips up front > \(loopgate\) something was checked/);
       expect(out).toMatch(/nothing was checked: all 1 case\(s\) were skipped/);
-      expect(out).toMatch(/Tests {2}2 failed \| \d+ skipped/);
+      expect(out).not.toMatch(/one of two: nothing was checked/);
+      expect(out).toMatch(/✓ some\.test\.ts > ModelClient contract: one of two > usage_accounting/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
