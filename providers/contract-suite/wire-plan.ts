@@ -93,11 +93,15 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
           const sent = upToNth(frames, fault.after, fault.nth);
           return streamPlan(fault.oneRead ? inOneRead(sent) : sent, 'stall');
         }
-        case 'reset':
+        case 'reset': {
+          // The frame reporting usage: a protocol with no usage frame of its own reports it on its stop frame
+          // (Anthropic's message_delta carries the output count).
+          const after = fault.after === 'usage' && !frames.some((f) => f.tag === 'usage') ? 'stop' : fault.after;
           // A reset after a frame the protocol never sends would send the whole stream: the case would check nothing.
-          if (!frames.some((f) => f.tag === fault.after))
+          if (!frames.some((f) => f.tag === after))
             throw new UnsupportedOnWire(`the ${kit.provider} protocol sends no ${fault.after} frame to cut the stream after`);
-          return streamPlan(upToNth(frames, fault.after, fault.nth), 'reset');
+          return streamPlan(upToNth(frames, after, fault.nth), 'reset');
+        }
         case 'malformed':
           return streamPlan(insertAfter(frames, fault.after, kit.malformedFrame()));
         case 'error_event':
