@@ -42,6 +42,7 @@ export { openStore } from './stores/from-config.ts';
 
 // Providers
 export { createAdapter, API_KEY_ENV, type AdapterOptions } from '../providers/clients.ts';
+export type { DeadlineTimer } from '../providers/shared/call-runner.ts';
 export { ScriptedModelClient, type ScriptItem, type ScriptedEntry } from '../providers/fake/scripted.ts';
 export * as results from '../providers/fake/results.ts';
 

@@ -26,6 +26,23 @@ describe('runModelCall', () => {
     expect(started).toBe(false);
   });
 
+  it('runs its deadline on the timer it is given, and on the system timer when that one throws', async () => {
+    const asked: number[] = [];
+    let fire: (() => void) | undefined;
+    const given = runModelCall({ ...request, timeoutMs: 30_000 }, undefined, never, classify, [], (ms, f) => {
+      asked.push(ms);
+      fire = f;
+      return { cancel: () => undefined };
+    });
+    expect(asked).toEqual([30_000]);
+    fire!();
+    expect(await given).toMatchObject({ type: 'transport_error', kind: 'timeout' });
+    const broken = await runModelCall({ ...request, timeoutMs: 20 }, undefined, never, classify, [], () => {
+      throw new Error('no timers here');
+    });
+    expect(broken).toMatchObject({ type: 'transport_error', kind: 'timeout' });
+  });
+
   it('settles with timeout when the work never finishes, and aborts the signal it handed out', async () => {
     let signal: AbortSignal | undefined;
     const result = await runModelCall(

@@ -53,6 +53,15 @@ const systemTimer: DeadlineTimer = (ms, fire) => {
   return { cancel: () => clearTimeout(timer) };
 };
 
+/** The deadline on the given timer; one that throws (a caller's own) falls back to the system's: a call never rejects. */
+function deadline(setTimer: DeadlineTimer, ms: number, fire: () => void): { cancel(): void } {
+  try {
+    return setTimer(ms, fire);
+  } catch {
+    return systemTimer(ms, fire);
+  }
+}
+
 export async function runModelCall(
   request: ModelRequest,
   onDelta: ((delta: ModelDelta) => void) | undefined,
@@ -86,7 +95,7 @@ export async function runModelCall(
   const timeoutMs = request.timeoutMs;
   const timer =
     timeoutMs !== undefined
-      ? setTimer(Math.max(0, timeoutMs), () => interrupt({ kind: 'timeout', message: `no complete response within ${timeoutMs} ms` }))
+      ? deadline(setTimer, Math.max(0, timeoutMs), () => interrupt({ kind: 'timeout', message: `no complete response within ${timeoutMs} ms` }))
       : undefined;
 
   const deliver = (delta: ModelDelta) => {
