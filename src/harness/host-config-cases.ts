@@ -511,7 +511,7 @@ const ROWS: readonly Row[] = [
   {
     id: 'model-client-that-is-none-refused',
     checkHost: 'passes',
-    title: "a model client the code gives that is none is refused with the host's own error, thrown on once the store it opened is closed",
+    title: "a model client the code gives that is none is refused with the host's own error, not another thrown while cleaning up",
     yaml: [MODEL, 'store: {kind: memory}'],
     notAClient: true,
     refused:
