@@ -95,18 +95,7 @@ function agentWithRefund(refundDescription: string): Agent {
  * request.ts: `every` → `some`).
  */
 async function reopenedWithOneToolChangedRecordsTheNewTools(): Promise<CheckResult[]> {
-  const clock = new VirtualClock();
-  const log = new EventLog(clock);
-  const first = new AgentLoop(
-    loopDeps({ log, agent: agentWithRefund('Refund an order.'), clock, model: new ScriptedModelClient([reply('ORD-1001 was delivered.')], { clock }) }),
-  );
-  first.send('Where is ORD-1001?', { id: 'q1' });
-  await clock.run(first.drain());
-  const model = new ScriptedModelClient([reply('ORD-1002 was refunded.')], { clock });
-  const second = new AgentLoop(loopDeps({ log, agent: agentWithRefund('Refund a delivered order in full.'), clock, model }));
-  second.send('Refund ORD-1002, please.', { id: 'q2' });
-  await clock.run(second.drain());
-  const seqs = requestSeqs(log.events);
+  const { log, model, seqs } = await reopenedWithRefund('Refund a delivered order in full.');
   const describe = (tools: readonly { readonly name: string; readonly description: string }[] | undefined) =>
     (tools ?? []).map((t) => `${t.name}: ${t.description}`).join('; ');
   let recomputed: string;
@@ -130,6 +119,21 @@ async function reopenedWithOneToolChangedRecordsTheNewTools(): Promise<CheckResu
  * every reopen (mutation seed 51, request.ts:64: `sameSpecs`' body → `{}`); no case counted them after a reopen.
  */
 async function reopenedWithTheSameToolsRecordsThemOnce(): Promise<CheckResult[]> {
+  const { log, seqs } = await reopenedWithRefund('Refund an order.');
+  const declared = log.events.filter((e) => e.type === 'tools.declared').map((e) => e.seq);
+  const pointed = seqs.map((seq) => String((log.at(seq)?.payload as { tools?: number } | undefined)?.tools)).join(', ');
+  return [
+    check('requests, in the log', '2', String(seqs.length)),
+    check('tools.declared events in the log', '1', String(declared.length)),
+    check('the tools seq each request points at', `${declared[0]}, ${declared[0]}`, pointed),
+  ];
+}
+
+/**
+ * A conversation whose first turn ran with the refund tool described "Refund an order.", reopened by a new loop whose
+ * refund tool says `description`, and asked once more: its log, the second loop's model and the requests' seqs.
+ */
+async function reopenedWithRefund(description: string): Promise<{ log: EventLog; model: ScriptedModelClient; seqs: number[] }> {
   const clock = new VirtualClock();
   const log = new EventLog(clock);
   const first = new AgentLoop(
@@ -138,17 +142,10 @@ async function reopenedWithTheSameToolsRecordsThemOnce(): Promise<CheckResult[]>
   first.send('Where is ORD-1001?', { id: 'q1' });
   await clock.run(first.drain());
   const model = new ScriptedModelClient([reply('ORD-1002 was refunded.')], { clock });
-  const second = new AgentLoop(loopDeps({ log, agent: agentWithRefund('Refund an order.'), clock, model }));
+  const second = new AgentLoop(loopDeps({ log, agent: agentWithRefund(description), clock, model }));
   second.send('Refund ORD-1002, please.', { id: 'q2' });
   await clock.run(second.drain());
-  const seqs = requestSeqs(log.events);
-  const declared = log.events.filter((e) => e.type === 'tools.declared').map((e) => e.seq);
-  const pointed = seqs.map((seq) => String((log.at(seq)?.payload as { tools?: number } | undefined)?.tools)).join(', ');
-  return [
-    check('requests, in the log', '2', String(seqs.length)),
-    check('tools.declared events in the log', '1', String(declared.length)),
-    check('the tools seq each request points at', `${declared[0]}, ${declared[0]}`, pointed),
-  ];
+  return { log, model, seqs: [...requestSeqs(log.events)] };
 }
 
 export function recomputeCases(): Case[] {

@@ -617,6 +617,20 @@ async function zeroDefaultRetries(): Promise<CheckResult[]> {
  * look-alike as not retryable passed them (mutation seed 47, retry-policy.ts:44: `e.retryable === true` → `false`).
  */
 async function lookAlikeFailureThatMayBeRetried(): Promise<CheckResult[]> {
+  const { runs, got } = await carrierFailingOnce(() =>
+    Object.assign(new Error('the carrier is busy'), { name: 'ToolFailure', code: 'CARRIER_BUSY', suggestion: 'Try again.', retryable: true }),
+  );
+  return [
+    check('the tool ran twice: the look-alike said it may be retried', runs === 2, `ran ${runs} time(s)`, '2'),
+    check('the call settled ok', got === 'ok', got, 'ok'),
+  ];
+}
+
+/**
+ * A NONE tool (one retry, no backoff) that throws `first()` on its first run and answers on the next, called once by
+ * the model: how many times it ran, and how its call settled (`status`, ` / error_code` when it failed).
+ */
+async function carrierFailingOnce(first: () => Error): Promise<{ runs: number; got: string }> {
   let runs = 0;
   const carrier = defineTool({
     name: 'carrier_status',
@@ -626,8 +640,7 @@ async function lookAlikeFailureThatMayBeRetried(): Promise<CheckResult[]> {
     maxRetries: 1,
     run: () => {
       runs++;
-      if (runs === 1)
-        throw Object.assign(new Error('the carrier is busy'), { name: 'ToolFailure', code: 'CARRIER_BUSY', suggestion: 'Try again.', retryable: true });
+      if (runs === 1) throw first();
       return { parcel: 'P-1', at: 'depot' };
     },
   });
@@ -637,12 +650,8 @@ async function lookAlikeFailureThatMayBeRetried(): Promise<CheckResult[]> {
   const loop = new AgentLoop(loopDeps({ log, model, agent: { tools: [carrier as AnyToolDeclaration] }, clock, toolOptions: { retryBackoffMs: 0 } }));
   loop.send('Where is parcel P-1?', { id: 'ask' });
   await clock.run(loop.drain());
-  const r = log.events.find((e) => e.type === 'tool.result')?.payload as { status: string; attempts?: number } | undefined;
-  const got = r ? r.status : '(no result)';
-  return [
-    check('the tool ran twice: the look-alike said it may be retried', runs === 2, `ran ${runs} time(s)`, '2'),
-    check('the call settled ok', got === 'ok', got, 'ok'),
-  ];
+  const r = log.events.find((e) => e.type === 'tool.result')?.payload as { status: string; error?: { error_code: string } } | undefined;
+  return { runs, got: r ? `${r.status}${r.error ? ` / ${r.error.error_code}` : ''}` : '(no result)' };
 }
 
 /**
@@ -654,28 +663,8 @@ async function lookAlikeFailureThatMayBeRetried(): Promise<CheckResult[]> {
  * `error.name === 'ToolFailure'` → `true`).
  */
 async function systemErrorWithACodeIsRetried(): Promise<CheckResult[]> {
-  let runs = 0;
-  const carrier = defineTool({
-    name: 'carrier_status',
-    description: 'Where the carrier says a parcel is.',
-    input: z.object({ parcel: z.string() }),
-    sideEffect: 'NONE',
-    maxRetries: 1,
-    run: () => {
-      runs++;
-      // As Node's net module throws it: an Error with code, errno and syscall.
-      if (runs === 1) throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', errno: -104, syscall: 'read' });
-      return { parcel: 'P-1', at: 'depot' };
-    },
-  });
-  const clock = new VirtualClock();
-  const model = new ScriptedModelClient([toolUse([call('c1', 'carrier_status', { parcel: 'P-1' })]), reply('P-1 is at the depot.')], { clock });
-  const log = new EventLog(clock);
-  const loop = new AgentLoop(loopDeps({ log, model, agent: { tools: [carrier as AnyToolDeclaration] }, clock, toolOptions: { retryBackoffMs: 0 } }));
-  loop.send('Where is parcel P-1?', { id: 'ask' });
-  await clock.run(loop.drain());
-  const r = log.events.find((e) => e.type === 'tool.result')?.payload as { status: string; error?: { error_code: string } } | undefined;
-  const got = r ? `${r.status}${r.error ? ` / ${r.error.error_code}` : ''}` : '(no result)';
+  // As Node's net module throws it: an Error with code, errno and syscall.
+  const { runs, got } = await carrierFailingOnce(() => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', errno: -104, syscall: 'read' }));
   return [
     check('the tool ran twice: a system error is no ToolFailure, so it may be retried', runs === 2, `ran ${runs} time(s)`, '2'),
     check('the call settled ok', got === 'ok', got, 'ok'),
