@@ -2680,7 +2680,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
   {
     id: 'gateway_200_json_error_body',
     title:
-      "a 200 whose JSON body is an error (a gateway passing an upstream failure on under 200) ends as a transport error — by the error's type where the client reads it, else malformed_stream — never a reply or an empty one",
+      "a 200 whose JSON body is an error (a gateway passing an upstream failure on under 200) ends as a transport error — by the error's type where the client reads it, else transport_error{malformed_stream} — never a reply or an empty one",
     behaviour: {
       kind: 'gateway_answer',
       status: 200,
