@@ -178,6 +178,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 const guard = guardProcess();
+/** Set once the command has its exit code and lets the event loop empty. */
+let finishing = false;
 // The guard keeps an uncaught exception as a stray of the code under test: a throw while the command sets itself up,
 // left to it, was never told, and the process, with nothing left to run, ended 0 — a run that passed having run
 // nothing (mutation seed 36). Said here, straight to the descriptor (the output's redactor may be what broke), and 2.
@@ -200,6 +202,8 @@ try {
   // test: an agent factory, a tool, a hook) never settles. Node would end with exit 13 and a warning; say so, exit 2.
   // (A more precise message already given — a config whose top-level await never settles — is kept.)
   process.on('beforeExit', () => {
+    // The command has finished and is ending by an emptied event loop (below): nothing waits.
+    if (finishing) return;
     // A case starved so fails, naming itself, and the run goes on to its report (harness/never-settled.ts).
     if (releaseStarved()) return;
     setImmediate(() => {
@@ -231,9 +235,14 @@ if (strays.length > 0) {
   process.stderr.write(errorLines(strays.join('\n')));
   if (code === EXIT.passed) code = EXIT.failed; // a run whose code under test broke outside the cases has not passed
 }
-// One turn of the event loop first: V8 may have compile jobs in flight that wait on the main thread for a
-// garbage collection, and process.exit while they wait deadlocks Node 24 (every thread parked, SIGTERM unheard:
-// seen once in CI, gdb showing WorkerThreadsTaskRunner::Shutdown joining a Maglev job in AwaitCollectionBackground).
-await new Promise((resolve) => setImmediate(resolve));
-// Whatever the code under test left running (a timer, a socket), the command is done.
-guard.exitNow(code);
+// The command ends by an emptied event loop, not process.exit: V8 may have background jobs (a Maglev compile)
+// parked waiting on the main thread for a garbage collection, and process.exit then joins them and deadlocks Node 24
+// for good (every thread parked, SIGTERM unheard; gdb: NodePlatform::Shutdown joining a worker thread in
+// AwaitCollectionBackground — seen again in CI after one turn of the event loop was given first). An emptied loop
+// disposes the isolate before the platform, which releases them. What the code under test left running (a socket,
+// a server, a child) is unref'd; whatever still holds the loop a second later (a timer of its own) meets
+// process.exit, as before.
+finishing = true;
+process.exitCode = code;
+for (const handle of (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles()) (handle as { unref?: () => void } | null)?.unref?.();
+setTimeout(() => guard.exitNow(code), 1_000).unref();
