@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { errnoText, INPUT_LIMITS, readInputFile } from '../../src/files/index.ts';
 import { InputError } from '../../src/kernel/index.ts';
 import { WIRE_PROVIDERS, type WireProvider } from '../names.ts';
+import { LIVE_CASES } from '../contract-suite/live-cases.ts';
 
 export const RECORDING_FORMAT = 'loopgate-contract-recording';
 
@@ -21,6 +22,8 @@ const exchangeSchema = z
   })
   .loose();
 
+const LIVE_CASE_IDS: ReadonlySet<string> = new Set(LIVE_CASES.map((c) => c.id));
+
 export const recordingSchema = z
   .object({
     format: z.literal(RECORDING_FORMAT),
@@ -33,6 +36,21 @@ export const recordingSchema = z
     exchanges: z.array(exchangeSchema),
   })
   .superRefine((recording, ctx) => {
+    // A case this suite does not run (recorded by another version, or edited) would be passed over in silence.
+    const seen = new Set<string>();
+    recording.cases.forEach((recorded, index) => {
+      const path = ['cases', index, 'id'];
+      if (!LIVE_CASE_IDS.has(recorded.id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `${JSON.stringify(recorded.id)} is no live case of this suite (recorded by another version, or edited: record it again)`,
+        });
+      } else if (seen.has(recorded.id)) {
+        ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(recorded.id)} is recorded twice` });
+      }
+      seen.add(recorded.id);
+    });
     // Replay serves each exchange at its scope; one for another host than the cases call is never reached.
     const origin = originOf(recording.baseURL);
     if (origin === undefined) return;

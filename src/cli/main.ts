@@ -42,11 +42,38 @@ function refusal(message: string, argv: readonly string[]): string {
   const words = argv.filter((a) => !a.startsWith('-'));
   const recommended = /^Did you mean (.+)\?$/.exec(message);
   if (recommended) return `Unknown command: ${words[0]}; did you mean ${recommended[1]}?`;
+  // yargs checks the positionals before the flags: an unknown flag that took the file as its value was told as no file named.
+  if (/^Not enough non-option arguments/.test(message)) {
+    const unknown = unknownFlagTakingAValue(argv);
+    if (unknown !== undefined) return `Unknown argument: ${unknown.flag} (it took "${unknown.value}" as its value)`;
+  }
   if (message === NO_COMMAND) {
     const flags = argv.filter((a) => a.startsWith('-')).map((a) => a.replace(/^-+/, '').split('=')[0]);
     if (flags.length > 0) return `Unknown argument${flags.length === 1 ? '' : 's'}: ${flags.join(', ')}; ${NO_COMMAND}`;
   }
   return argumentMessage(message);
+}
+
+/** The first `--flag value` the command does not know, the value a word that would have been a positional. */
+function unknownFlagTakingAValue(argv: readonly string[]): { flag: string; value: string } | undefined {
+  const flags = flagsOf(argv);
+  const name = flags.find((a) => !a.startsWith('-'));
+  const command = COMMANDS.find((c) => String(c.command).split(' ')[0] === name);
+  if (command === undefined) return undefined;
+  const options = (command.builder as (y: ReturnType<typeof yargs>) => unknown)(yargs([])) as {
+    getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> };
+  };
+  const table = options.getOptions();
+  const known = new Set(['help', 'version', ...Object.keys(table.key), ...Object.values(table.alias).flat()]);
+  const isKnown = (flag: string) => known.has(flag) || known.has(flag.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
+  for (let i = 0; i < flags.length - 1; i++) {
+    const word = flags[i]!;
+    const value = flags[i + 1]!;
+    if (!word.startsWith('--') || word.includes('=') || value.startsWith('-')) continue;
+    const flag = word.slice(2);
+    if (!isKnown(flag) && !(flag.startsWith('no-') && isKnown(flag.slice(3)))) return { flag, value };
+  }
+  return undefined;
 }
 
 /**

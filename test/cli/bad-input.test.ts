@@ -732,6 +732,12 @@ const CASES: readonly BadInput[] = [
     setup: () => ['run', 's.yaml', '--bogus-flag'],
     names: /^loopgate: Unknown argument: bogus-flag \(see loopgate --help\)$/,
   },
+  // Probe 58 LOW-4: the unknown flag took the file as its value, and yargs said only that no file was named.
+  {
+    name: 'an unknown flag that took the positional as its value',
+    setup: () => ['decode', '--provider', 'anthropic', '--bogus', 's.yaml'],
+    names: /^loopgate: Unknown argument: bogus \(it took "s\.yaml" as its value\) \(see loopgate --help\)$/,
+  },
   { name: 'a mistyped command', setup: () => ['runn'], names: /^loopgate: Unknown command: runn; did you mean run\? \(see loopgate --help\)$/ },
   // yargs answers --help before it checks anything: the mistyped flag was ignored and the exit 0 (stop 31's known minor).
   { name: '--help with an unknown flag', setup: () => ['--help', '--bogus'], names: /^loopgate: Unknown argument: bogus \(see loopgate --help\)$/ },

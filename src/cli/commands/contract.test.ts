@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONTRACT_CASES } from '../../../providers/contract-suite/cases.ts';
+import { LIVE_CASES } from '../../../providers/contract-suite/live-cases.ts';
 import { contractCommand } from './contract-command.ts';
 import { runContractCommand, type ContractArgs } from './contract.ts';
 import { UsageError } from '../usage-error.ts';
@@ -117,6 +118,31 @@ describe('loopgate contract --replay with a bad recording directory', () => {
     const shape = await run({ replay: join(dir, 'shape') });
     expect(shape.code).toBe(2);
     expect(shape.err).toMatch(/openai-chat\.recording\.json: malformed recording: model: /);
+  });
+
+  // Probe 58 LOW-4: a recording's cases the suite does not know were passed over in silence, the run ending "nothing was checked".
+  it('exits 2 naming a recorded case the suite does not know, or one recorded twice', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loopgate-rec-'));
+    const recording = (ids: string[]) =>
+      JSON.stringify({
+        format: 'loopgate-contract-recording',
+        version: 1,
+        provider: 'anthropic',
+        model: 'm',
+        baseURL: 'https://api.anthropic.com',
+        recordedAt: '2026-01-01T00:00:00.000Z',
+        cases: ids.map((id) => ({ id, status: 'pass', result: {} })),
+        exchanges: [],
+      });
+    const known = LIVE_CASES[0]!.id;
+    await writeFile(join(dir, 'anthropic.recording.json'), recording([known, 'no_such_case']));
+    const unknown = await run({ replay: dir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/anthropic\.recording\.json: malformed recording: cases\.1\.id: "no_such_case" is no live case of this suite/);
+    await writeFile(join(dir, 'anthropic.recording.json'), recording([known, known]));
+    const twice = await run({ replay: dir });
+    expect(twice.code).toBe(2);
+    expect(twice.err).toContain(`cases.1.id: "${known}" is recorded twice`);
   });
 
   it('exits 2 for the in-process fake, which has nothing to replay', async () => {

@@ -62,6 +62,13 @@ describe('decodeRecords: reading back from a store (invariant 3)', () => {
     const error = readError([received(0), received(2)]);
     expect(error.message).toMatch(/seq gap: expected seq 1, found 2/);
   });
+
+  // Probe 58 LOW-4: a record written twice was told as a gap (records lost), which sends the reader looking for what is not missing.
+  it('tells a repeated record as repeated, not as a gap', () => {
+    const error = readError([received(0), received(1), received(1)]);
+    expect(error.message).toMatch(/seq 1 again: expected seq 2 \(a record repeated or out of order\)/);
+    expect(error.message).not.toMatch(/gap/);
+  });
 });
 
 describe('decodeRecords with ownedJson: payloads a store just parsed, frozen in place', () => {

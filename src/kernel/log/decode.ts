@@ -36,7 +36,15 @@ export function decodeRecord(record: EventRecord, where: string, expectedSeq: nu
     );
   if (record.seq === undefined) throw new LogReadError(where, expectedSeq, `not an event record: it has no seq ${fields}`);
   if (record.seq !== expectedSeq) {
-    throw new LogReadError(where, expectedSeq, `seq gap: expected seq ${expectedSeq}, found ${String(record.seq)}`);
+    // A seq already read is a record written twice (or out of order), not one lost: said so.
+    const again = Number.isInteger(record.seq) && record.seq >= 0 && record.seq < expectedSeq;
+    throw new LogReadError(
+      where,
+      expectedSeq,
+      again
+        ? `seq ${record.seq} again: expected seq ${expectedSeq} (a record repeated or out of order)`
+        : `seq gap: expected seq ${expectedSeq}, found ${String(record.seq)}`,
+    );
   }
   if (typeof record.type !== 'string' || record.type.length === 0) throw new LogReadError(where, record.seq, 'missing type');
   if (!Number.isInteger(record.v) || record.v < 1) throw new LogReadError(where, record.seq, `bad version ${String(record.v)}`);
