@@ -183,6 +183,18 @@ describe('runContract', () => {
     for (const stop of ['', 'end_turn', 'stop']) expect(await run(stop)).toMatchObject({ status: 'fail', reason: expect.stringContaining('stop reason') });
   });
 
+  it("takes an in-house protocol's typed overloaded error under a 500 in its own words, not by the message's", async () => {
+    // Outside probe 58, LOW-1: the case read the type from the message text, so `overloaded` said in other words failed.
+    const answers = (kind: 'overloaded' | 'server_error' | 'network', message: string): ModelClient => ({
+      name: 'in-house',
+      call: async () => transportError(kind, { status: 500, message }),
+    });
+    const run = async (client: ModelClient) => (await runContract(harnessOf(client), { only: ['overloaded_body_under_another_5xx'] }))[0];
+    expect(await run(answers('overloaded', 'the gateway is overloaded'))).toMatchObject({ status: 'pass' });
+    expect(await run(answers('server_error', 'The server is overloaded or not ready yet.'))).toMatchObject({ status: 'pass' });
+    expect(await run(answers('network', 'overloaded'))).toMatchObject({ status: 'fail' });
+  });
+
   it('fails a client that reads retry-after only as seconds, not as an HTTP date', async () => {
     const numbersOnly: ModelClient = { name: 'numbers-only', call: async () => transportError('rate_limited', { status: 429 }) };
     const [report] = await runContract(harnessOf(numbersOnly), { only: ['rate_limited_429_retry_after_date'] });
