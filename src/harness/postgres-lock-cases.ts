@@ -273,7 +273,47 @@ export async function postgresLockAcrossProcesses(url: string): Promise<CheckRes
     }
     await release();
     if (!(await other.said('held'))) return failed('the other process, waiting, is granted the lock once released', 'it was not');
-    checks.push(await lostWhenEnded(url, schema, other, 3, 'granted after a wait (on a connection of its own)'));
+    const waited = await lostWhenEnded(url, schema, other, 3, 'granted after a wait (on a connection of its own)');
+    checks.push(waited);
+    if (!waited.passed) return checks;
+
+    // 5. Released while a turn of this process queues for it and the other process waits in PostgreSQL, the lock goes to
+    // the other process: handed to this process's own waiter, the other host would wait as long as this one has turns
+    // (mutation seed 51: with the unlock taken out, this process kept the lock).
+    release = await mine.lock!(CONVERSATION, AbortSignal.timeout(PATIENCE_MS));
+    let localGranted = false;
+    const local = mine.lock!(CONVERSATION, AbortSignal.timeout(3 * PATIENCE_MS)).then((next) => {
+      localGranted = true;
+      return next;
+    });
+    local.catch(() => undefined);
+    other.send('lock');
+    if (!(await waitingInPostgres(url, schema, () => false))) {
+      await release();
+      await (await local)();
+      return failed(
+        'the other process waits in PostgreSQL for the lock this process holds, a turn of its own queued behind it',
+        `no waiting request within ${PATIENCE_MS / 1000} s`,
+      );
+    }
+    await release();
+    const otherFirst = (await other.said('held', PATIENCE_MS)) && !localGranted;
+    checks.push(
+      check(
+        'released while another process waits for it in PostgreSQL and a turn of this process queues for it, the lock goes to the other process first',
+        otherFirst,
+        'the other process',
+        otherFirst ? 'the other process' : localGranted ? "this process's queued turn" : 'nobody',
+        otherFirst
+          ? 'the other process'
+          : localGranted
+            ? "handed to this process's queued turn: a busy host keeps a conversation from every other host"
+            : `the other process was not granted it within ${PATIENCE_MS / 1000} s: ${other.whatItSaid()}`,
+      ),
+    );
+    other.send('release');
+    await other.said('released');
+    if (await within(local, PATIENCE_MS)) await (await local)();
     return checks;
   } catch (error) {
     return [...checks, check('the conversation lock across processes', false, 'no error', 'threw', `the store threw: ${describe(error)}`)];
