@@ -4,6 +4,7 @@
  * when no loopgate.config.ts of yours is found — and it is shaped exactly like
  * yours would be.
  */
+import { createWireHarness } from '../../providers/contract-suite/wire-harness.ts';
 import { defineConfig } from '../../src/config/define-config.ts';
 import { scriptedJudge } from '../../src/harness/judge/scripted-judge.ts';
 import { supportAgent } from '../example-agent/agent.ts';
@@ -23,6 +24,10 @@ export default defineConfig({
     'support-rendered': renderedOrdersAgent,
   },
   defaultAgent: 'support',
+  // Model clients of the team's own, each as the contract harness it is checked with (docs/own-provider.md):
+  // a scenario's `provider: { kind: own, client: gateway }` puts its faults through that client. This one
+  // is an OpenAI-compatible gateway's client (loopgate's own Chat Completions adapter, with its wire harness).
+  clients: { gateway: createWireHarness('openai-chat') },
   scenarios: ['.'],
   // USD per million tokens. `scenario-model` is the name the scripted provider answers to;
   // the others are what live runs ask for (`--live`, LOOPGATE_LIVE_MODEL).

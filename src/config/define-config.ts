@@ -20,12 +20,24 @@ import type { Invariant } from '../harness/invariants/index.ts';
 import type { JudgeSpec, ReplyPredicate } from '../harness/checks/reply-assertion-types.ts';
 import type { PriceTable } from '../report/cost/price-table.ts';
 import type { LoopUnderTestFactory } from '../harness/loop-port/peer-world.ts';
+import type { ContractHarness } from '../../providers/contract-suite/harness.ts';
 
 export interface LoopgateConfig {
   /** Your agents by name; a scenario picks one with `agent: NAME`. */
   readonly agents?: Readonly<Record<string, AgentFactory>>;
   /** The agent of scenarios that name none. Default: the only agent, if there is one; else `none` (scripted tools only). */
   readonly defaultAgent?: string;
+  /**
+   * Your own model clients (a gateway's, an in-house API's), by name, each as the
+   * contract harness you check it with (docs/own-provider.md). A scenario's
+   * `provider: { kind: own, client: NAME, script: [...] }` has each step of its
+   * script made by that harness's fake — a 429 with its retry-after, a stream cut
+   * inside a call's arguments, a refusal — and answered through your client, so
+   * compound faults reach your agent through your own provider code.
+   *
+   *   clients: { acme: acmeHarness() }
+   */
+  readonly clients?: Readonly<Record<string, ContractHarness>>;
   /** Scenario files or folders. Default: `scenarios`. */
   readonly scenarios?: string | readonly string[];
   /**
@@ -99,6 +111,7 @@ export function defineConfig(config: LoopgateConfig): LoopgateConfig {
 export const CONFIG_KEYS = [
   'agents',
   'defaultAgent',
+  'clients',
   'scenarios',
   'host',
   'loop',

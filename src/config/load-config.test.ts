@@ -23,6 +23,9 @@ describe('resolveConfig', () => {
     expect(config.scenarios).toEqual([join(dir, 'cases'), '/abs/more']);
     expect([config.out, config.baseline, config.root]).toEqual([join(dir, 'out'), join(dir, 'b.json'), dir]);
     expect(resolveConfig({}, FILE).scenarios).toEqual([join(dir, 'scenarios')]);
+    const acme = { name: 'acme', clientFor: () => ({ unsupported: 'x' }) };
+    expect(resolveConfig({ clients: { acme } }, FILE).registry.clients?.get('acme')).toBe(acme);
+    expect(resolveConfig({}, FILE).registry.clients).toBeUndefined();
   });
 
   it('names the file and the key of every problem, as an input error', () => {
@@ -43,6 +46,10 @@ describe('resolveConfig', () => {
       [{ agents: { 'no spaces': agent } }, /agents\.no spaces: an agent name is letters, digits/],
       [{ agents: { none: agent } }, /agents\.none: `none` is reserved/],
       [{ agents: { shop: agent }, defaultAgent: 'shpo' }, /defaultAgent: no agent "shpo" \(did you mean shop\?\)/],
+      [{ clients: [] }, /clients: expected an object of contract harnesses by name/],
+      [{ clients: { acme: { name: 'acme' } } }, /clients\.acme: expected a contract harness \(\{ name, clientFor/],
+      [{ clients: { 'no spaces': { clientFor: () => ({ unsupported: 'x' }) } } }, /clients\.no spaces: a client name is letters, digits/],
+      [{ clients: { acme: { clientFor: () => ({ unsupported: 'x' }), stop: 'later' } } }, /clients\.acme\.stop: expected a function, got/],
       [{ scenarios: 7 }, /scenarios: expected a path or a list of paths, got 7/],
       [{ invariants: [{ id: 'x' }] }, /invariants\[0\]: expected an invariant/],
       [{ invariants: [mine, mine] }, /invariants: two invariants have the id "mine-holds": give yours an id of its own/],

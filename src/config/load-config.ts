@@ -24,6 +24,7 @@ import { FRAMEWORK_LOOP_IDS, LOOPGATE_ADAPTER, type LoopUnderTestFactory } from 
 import { commonjsImportOf, commonjsMessage, commonjsPackageOf } from './commonjs-package.ts';
 import { ConfigFileError } from './config-error.ts';
 import { CONFIG_KEYS, FUZZ_KEYS, type LoopgateConfig } from './define-config.ts';
+import type { ContractHarness } from '../../providers/contract-suite/harness.ts';
 import { importUserModule, LoadTimeout } from './import-module.ts';
 import { LOAD_LIMIT_ENV, loadLimitMs, showLimit } from '../harness/world/load-limit.ts';
 import { inspectConfigAgents } from './inspect-agents.ts';
@@ -242,6 +243,23 @@ function resolveConfigRead(value: unknown, file: string, bundled: boolean): Reso
       agents.set(name, factory);
     }
   }
+  const clients = new Map<string, ContractHarness>();
+  if (config.clients !== undefined) {
+    if (config.clients === null || typeof config.clients !== 'object' || Array.isArray(config.clients))
+      fail('clients', `expected an object of contract harnesses by name ({ acme: acmeHarness() }), got ${describe(config.clients)}`);
+    for (const [name, harness] of Object.entries(config.clients)) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) fail(`clients.${name}`, 'a client name is letters, digits, _ or - (at most 64)');
+      const h = harness as Partial<ContractHarness> | null;
+      if (h === null || typeof h !== 'object' || typeof h.clientFor !== 'function')
+        fail(
+          `clients.${name}`,
+          `expected a contract harness ({ name, clientFor({ caseId, behaviour }), start?, stop? }: docs/own-provider.md), got ${describe(harness)}`,
+        );
+      for (const hook of ['start', 'stop'] as const)
+        if (h?.[hook] !== undefined && typeof h?.[hook] !== 'function') fail(`clients.${name}.${hook}`, `expected a function, got ${describe(h?.[hook])}`);
+      clients.set(name, harness);
+    }
+  }
   const names = [...agents.keys()];
   let defaultAgent = config.defaultAgent;
   if (defaultAgent !== undefined) {
@@ -373,7 +391,7 @@ function resolveConfigRead(value: unknown, file: string, bundled: boolean): Reso
     file,
     root,
     bundled,
-    registry: { agents, ...(defaultAgent !== undefined ? { defaultAgent } : {}) },
+    registry: { agents, ...(defaultAgent !== undefined ? { defaultAgent } : {}), ...(clients.size > 0 ? { clients } : {}) },
     scenarios,
     invariants,
     reporters,

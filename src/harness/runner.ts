@@ -4,6 +4,7 @@
  * with the error as its check — the runner itself never stops early.
  */
 import { NeverSettledError, unlessStarved } from './never-settled.ts';
+import { OwnClientStepError } from './own-provider.ts';
 import { createRedactor, InputError, REDACTED, redactDeep, redactSecretPieces, type Redactor } from '../kernel/index.ts';
 import type { CaseResult, CheckResult } from '../report/results.ts';
 import { testAllWithin } from './bounded-regex.ts';
@@ -136,7 +137,9 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
   } catch (error) {
     // The code under test failing to build its agent is its own failure, told in its words; anything else is a bug, with its stack.
     const message =
-      error instanceof AgentBuildError || error instanceof NeverSettledError ? error.message : `the case threw: ${(error as Error)?.stack ?? String(error)}`;
+      error instanceof AgentBuildError || error instanceof NeverSettledError || error instanceof OwnClientStepError
+        ? error.message
+        : `the case threw: ${(error as Error)?.stack ?? String(error)}`;
     return redacted(
       {
         ...base,

@@ -48,6 +48,7 @@ import type { MemoryEventStore, MemoryStoreFaults } from '../stores/memory-store
 import { crashes, type HostMode, type Scenario } from './scenario/schema.ts';
 import { VirtualClock } from './virtual-clock.ts';
 import { wireProvider, withTimeOnTheWire, type WireProviderHandle } from './wire-provider.ts';
+import { OwnClientStepError, ownProvider, type OwnProviderHandle } from './own-provider.ts';
 import { agentNameOf, buildAgent, EMPTY_REGISTRY, scenarioAgent, type AgentRegistry } from './world/agent-under-test.ts';
 import { CaseRecording, finalProjection, type LostWork } from './world/case-recording.ts';
 import { FaultLog, type Fault } from './world/fault-log.ts';
@@ -370,13 +371,18 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
           clock,
         )
       : undefined;
-  const real = options.model ?? wire?.client;
+  // The team's own client (config `clients`): each step made by its contract harness's fake, answered through it.
+  const { own: ownClient, ownFallback } = !options.model && scenario.provider.kind === 'own' ? await ownClients(scenario, registry, conversation) : {};
+  const real = options.model ?? wire?.client ?? ownClient?.client;
   const model = models.wrap(
-    real ? withTimeOnTheWire(real, clock, () => wire?.serving()) : scripted(scenario.provider.script, 'scripted', scenario.provider.model),
+    real
+      ? withTimeOnTheWire(real, clock, () => wire?.serving() ?? ownClient?.serving())
+      : scripted(scenario.provider.script, 'scripted', scenario.provider.model),
   );
   // Each client is asked for its own model (field failure: a fallback asked for the primary's).
-  const fallbackModels = fallbackWire
-    ? [models.wrap(withTimeOnTheWire(fallbackWire.client, clock, () => fallbackWire.serving()))]
+  const fallbackClient = fallbackWire ?? ownFallback;
+  const fallbackModels = fallbackClient
+    ? [models.wrap(withTimeOnTheWire(fallbackClient.client, clock, () => fallbackClient.serving()))]
     : scenario.provider.fallback
       ? [models.wrap(scripted(scenario.provider.fallback, 'fallback', scenario.provider.fallbackModel ?? 'fallback-model'))]
       : undefined;
@@ -578,6 +584,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   } finally {
     wire?.release();
     fallbackWire?.release();
+    await Promise.allSettled([ownClient?.release(), ownFallback?.release()]);
   }
   // A write handed to the store settles before the case is judged (a SQLite file commits a turn of the event loop later).
   await world.drained();
@@ -642,7 +649,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     permissions: { visibility: withOperatorLayer(visibility, operator), policy: withOperatorRule(policy, operator), approver: agent.approver !== undefined },
     approvals,
     compactions,
-    secrets: agent.secrets ?? [],
+    // The team's client's credentials too: no log, trace or report of the case may carry one.
+    secrets: [...(agent.secrets ?? []), ...(ownClient?.secrets ?? []), ...(ownFallback?.secrets ?? [])],
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
     ...(runaway !== undefined ? { runaway } : {}),
@@ -693,6 +701,25 @@ function storesOpenStart(records: readonly EventRecord[], callId: string): boole
     return r.type === 'tool.started';
   }
   return false;
+}
+
+/** The team's own clients for the case (`provider.kind: own`): the primary's script, and the fallback's when it has one. */
+async function ownClients(
+  scenario: Scenario,
+  registry: AgentRegistry,
+  conversation: string,
+): Promise<{ own?: OwnProviderHandle; ownFallback?: OwnProviderHandle }> {
+  const name = scenario.provider.client!;
+  const harness = registry.clients?.get(name);
+  if (!harness) throw new OwnClientStepError(`provider.client: no client ${JSON.stringify(name)} in the config's clients`);
+  const own = await ownProvider(name, harness, scenario.provider.script, conversation);
+  if (!scenario.provider.fallback) return { own };
+  try {
+    return { own, ownFallback: await ownProvider(name, harness, scenario.provider.fallback, conversation, 'fallback') };
+  } catch (error) {
+    await own.release();
+    throw error;
+  }
 }
 
 /** The keys the case's wire fakes serve, one per client, and the variables a host's config reads them from. */

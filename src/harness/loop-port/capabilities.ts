@@ -41,6 +41,7 @@ export const CAPABILITIES = {
   'wire:anthropic': 'the Anthropic wire fake under its own provider package',
   'wire:openai-chat': 'the OpenAI Chat Completions wire fake under its own provider package',
   'wire:openai-responses': 'the OpenAI Responses wire fake under its own provider package',
+  'own-client': "the team's own model client (`provider.kind: own`), answering as its contract harness's fake serves",
 } as const;
 
 export type Capability = keyof typeof CAPABILITIES;

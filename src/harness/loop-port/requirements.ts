@@ -41,6 +41,7 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (c.sideEffectNotice === false) needs.add('side-effect-notice');
   if (c.toolMaxOutputChars !== undefined) needs.add('output-truncation');
   if (scenario.provider.kind === 'wire' && scenario.provider.provider) needs.add(`wire:${scenario.provider.provider}`);
+  if (scenario.provider.kind === 'own') needs.add('own-client');
   // Only a cancel with a trigger can cut a running turn short: one without waits until the loop is idle.
   const cancelled = inbox.some((e) => e.cancel !== undefined && e.at !== undefined);
   for (const tool of scenario.tools) {

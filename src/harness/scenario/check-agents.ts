@@ -7,7 +7,7 @@
  * naming the file, the line and the field, with the closest name.
  */
 import { readFileSync } from 'node:fs';
-import { createRedactor, secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
+import { closestName, createRedactor, secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
 import { locateInYaml } from '../../yaml/locate.ts';
 import { agentNameOf, NO_AGENT, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
 import { inspectAgent } from '../world/inspect-agent.ts';
@@ -43,6 +43,15 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
       continue;
     }
     const own = declared.tools;
+    // `provider.kind: own` names one of the config's clients: a name it lacks could only fail the case, said here instead.
+    const client = l.scenario.provider.kind === 'own' ? l.scenario.provider.client : undefined;
+    if (client !== undefined && !registry.clients?.has(client)) {
+      const defined = [...(registry.clients?.keys() ?? [])];
+      const near = closestName(client, defined);
+      problems.push(
+        `${at(['provider', 'client'])}: provider.client: no client ${JSON.stringify(client)} in the config's clients${near ? ` (did you mean ${near}?)` : ''}; defined: ${defined.join(', ') || 'none (add clients: { NAME: yourHarness() } to loopgate.config.ts: docs/own-provider.md)'}`,
+      );
+    }
     // Several agents and no default: a scenario that names none would silently run without any of them.
     if (l.scenario.agent === undefined && registry.defaultAgent === undefined && registry.agents.size > 1) {
       const names = [...registry.agents.keys()];

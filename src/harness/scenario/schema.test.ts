@@ -190,6 +190,33 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(fallback.issues.map((i) => i.field)).toEqual(['provider.fallback[1].error.kind', 'provider.fallback[2].ignoresTimeout']);
   });
 
+  it("your own client (kind: own) names its client, and takes only what a harness's fake can serve", () => {
+    const noName = errorOf(minimal('provider:\n  kind: own\n  script:\n    - reply: hi\ninbox:\n  - say: hi\nexpect: {}\n'), 'bad/own-no-client.yaml');
+    expect(noName.issues).toEqual([expect.objectContaining({ field: 'provider.client' })]);
+    expect(noName.message).toContain("kind: own needs client: the name of your client in the config's clients");
+    const onWire = errorOf(
+      minimal('provider:\n  kind: wire\n  provider: anthropic\n  client: acme\n  script:\n    - reply: hi\ninbox:\n  - say: hi\nexpect: {}\n'),
+      'bad/wire-client.yaml',
+    );
+    expect(onWire.issues).toEqual([expect.objectContaining({ field: 'provider.client' })]);
+    expect(onWire.message).toContain('client is only for kind: own');
+    const steps = errorOf(
+      minimal(
+        'provider:\n  kind: own\n  client: acme\n  provider: anthropic\n  script:\n    - error: { kind: timeout }\n    - reject: boom\n    - { reply: late, ignoresTimeout: true }\n    - error: { kind: aborted }\n    - { tool_use: [{ name: a }, { name: b }], interleaved: true }\ninbox:\n  - say: hi\nexpect: {}\n',
+      ),
+      'bad/own-steps.yaml',
+    );
+    // interleaved is the harness's to refuse (its protocol may interleave): not refused here.
+    expect(steps.issues.map((i) => i.field)).toEqual([
+      'provider.provider',
+      'provider.script[0].error.kind',
+      'provider.script[1].reject',
+      'provider.script[2].ignoresTimeout',
+      'provider.script[3].error.kind',
+    ]);
+    expect(steps.message).toContain("a stalled stream, which your harness's fake would serve in real time");
+  });
+
   it('a rejecting client is a scripted provider; undoCompaction needs host: loop and a compaction, and no at', () => {
     const wire = errorOf(
       minimal('provider:\n  kind: wire\n  provider: anthropic\n  script:\n    - reject: boom\ninbox:\n  - say: hi\nexpect: {}\n'),

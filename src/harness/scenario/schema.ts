@@ -155,8 +155,18 @@ export const INTERLEAVING_PROVIDERS: readonly (typeof WIRE_PROVIDERS)[number][] 
 
 const providerSchema = z
   .strictObject({
-    kind: z.enum(['scripted', 'wire']).default('scripted').describe('scripted: in-process fake; wire: the real SDK over HTTP against a wire-level fake'),
+    kind: z
+      .enum(['scripted', 'wire', 'own'])
+      .default('scripted')
+      .describe(
+        "scripted: in-process fake; wire: the real SDK over HTTP against a wire-level fake; own: your own model client (config `clients`), each step made by its contract harness's fake",
+      ),
     provider: z.enum(WIRE_PROVIDERS).optional().describe('For kind: wire'),
+    client: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a client name is letters, digits, _ or - (at most 64), as in the config')
+      .optional()
+      .describe("For kind: own: the name of your client in the config's `clients`"),
     script: z.array(providerStepSchema).default([]).transform(expanded),
     fallback: z
       .array(providerStepSchema)
@@ -171,9 +181,13 @@ const providerSchema = z
   .superRefine((p, ctx) => {
     if (p.kind === 'wire' && !p.provider)
       ctx.addIssue({ code: 'custom', path: ['provider'], message: `kind: wire needs provider: one of ${WIRE_PROVIDERS.join(', ')}` });
-    if (p.kind === 'scripted' && p.provider) ctx.addIssue({ code: 'custom', path: ['provider'], message: 'provider is only for kind: wire' });
+    if (p.kind !== 'wire' && p.provider) ctx.addIssue({ code: 'custom', path: ['provider'], message: 'provider is only for kind: wire' });
+    if (p.kind === 'own' && !p.client)
+      ctx.addIssue({ code: 'custom', path: ['client'], message: "kind: own needs client: the name of your client in the config's clients" });
+    if (p.kind !== 'own' && p.client) ctx.addIssue({ code: 'custom', path: ['client'], message: 'client is only for kind: own' });
     p.script.forEach((step, i) => {
-      if (step.interleaved && !(p.kind === 'wire' && INTERLEAVING_PROVIDERS.includes(p.provider!)))
+      // Your own client's harness says itself whether its protocol can interleave (an unsupported step fails the case, naming it).
+      if (step.interleaved && p.kind !== 'own' && !(p.kind === 'wire' && INTERLEAVING_PROVIDERS.includes(p.provider!)))
         ctx.addIssue({
           code: 'custom',
           path: ['script', i, 'interleaved'],
@@ -182,26 +196,34 @@ const providerSchema = z
     });
     // What the wire cannot say, in the script or the fallback's (served over the wire too). What the provider's own
     // protocol has no way to say (cache writes on OpenAI, …) is refused when the file is checked (check-wire-steps.ts).
-    if (p.kind === 'wire')
+    if (p.kind === 'wire' || p.kind === 'own')
       for (const list of ['script', 'fallback'] as const)
         p[list]?.forEach((step, i) => {
           if (step.ignoresTimeout)
             ctx.addIssue({
               code: 'custom',
               path: [list, i, 'ignoresTimeout'],
-              message: "ignoresTimeout is for scripted providers: a wire provider's SDK honours its timeout itself",
+              message: `ignoresTimeout is for scripted providers: ${p.kind === 'own' ? 'your client' : "a wire provider's SDK"} honours its timeout itself`,
             });
           if (step.reject !== undefined)
             ctx.addIssue({
               code: 'custom',
               path: [list, i, 'reject'],
-              message: "reject is for scripted providers: loopgate's adapters settle every call with a result",
+              message: `reject is for scripted providers: ${p.kind === 'own' ? 'your client must' : "loopgate's adapters"} settle every call with a result`,
             });
           if (step.error?.kind === 'invalid_request' || step.error?.kind === 'aborted')
             ctx.addIssue({
               code: 'custom',
               path: [list, i, 'error', 'kind'],
               message: `error kind "${step.error.kind}" cannot be produced on the wire (it is the loop's own); use kind: scripted`,
+            });
+          // Your harness's fake serves in real time: a stalled stream would hold the case for your client's whole deadline.
+          if (p.kind === 'own' && step.error?.kind === 'timeout')
+            ctx.addIssue({
+              code: 'custom',
+              path: [list, i, 'error', 'kind'],
+              message:
+                "error kind \"timeout\" is a stalled stream, which your harness's fake would serve in real time; the contract suite's stall cases check your client's deadline (docs/own-provider.md)",
             });
         });
     p.fallback?.forEach((step, i) => {
@@ -1064,7 +1086,8 @@ export const scenarioSchema = z
           path: where(),
           message: 'a bystander shares the store: its write faults count every append, so give it none (no store:)',
         });
-      if (scenario.provider.kind === 'wire') ctx.addIssue({ code: 'custom', path: where(), message: 'a bystander needs a scripted provider (kind: scripted)' });
+      if (scenario.provider.kind !== 'scripted')
+        ctx.addIssue({ code: 'custom', path: where(), message: 'a bystander needs a scripted provider (kind: scripted)' });
       if (scenario.tools.some((t) => t.executor !== undefined))
         ctx.addIssue({ code: 'custom', path: where(), message: 'a bystander runs no faulty tool executor (tools[].executor)' });
       b.inbox.forEach((entry, index) => {

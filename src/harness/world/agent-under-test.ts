@@ -31,6 +31,7 @@ import {
   type VisibilityLayer,
 } from '../../kernel/index.ts';
 import type { Scenario } from '../scenario/schema.ts';
+import type { ContractHarness } from '../../../providers/contract-suite/harness.ts';
 import { SAME_TOOLS, signatureDifference, toolSignature, type ToolSignature } from './tool-signature.ts';
 import type { FaultLog } from './fault-log.ts';
 import { scriptedApprover, scriptedCheckpoint, scriptedClaim, scriptedCompactor, scriptedErrorHandler } from './scripted-hooks.ts';
@@ -48,6 +49,8 @@ export interface AgentRegistry {
   readonly defaultAgent?: string;
   /** Each agent built once when the config loaded (inspect-agent.ts): checks read these rather than build it again. */
   readonly inspected?: ReadonlyMap<string, AgentInspection>;
+  /** The team's own model clients by name, each as its contract harness (config `clients`): a scenario's `provider.kind: own`. */
+  readonly clients?: ReadonlyMap<string, ContractHarness>;
 }
 
 /** An agent built once with a throwaway clock, to be read, never run (inspect-agent.ts). */
