@@ -232,6 +232,21 @@ describe('npx loopgate in the consumer project', () => {
     expect(own.code, shown(own)).toBe(0);
   });
 
+  it('gates the agent through the team’s own model client, named in loopgate.own-client.config.ts by its contract harness', async () => {
+    const config = ['--config', 'loopgate.own-client.config.ts', '--reporter', 'console', 'json'];
+    const holds = await inProject(['loopgate', 'run', ...config, '--out', join(work, 'reports-own')]);
+    expect(holds.code, shown(holds)).toBe(0);
+    expect(holds.stdout).toContain('PASSED: 2 of 2');
+    // The client's bug (the gateway's retry-after ignored) fails the team's scenario on both hosts.
+    const broken = await run('npx', ['loopgate', 'run', ...config, '--out', join(work, 'reports-own-broken')], project, 120_000, {
+      ...ENV,
+      SKYLINE_BUG: 'no-retry-after',
+    });
+    expect(broken.code, shown(broken)).toBe(1);
+    expect(broken.stdout).toMatch(/clock: expected 7000, got 3000/);
+    expect(broken.stdout).toMatch(/2 cases, 0 passed, 2 failed/);
+  });
+
   it('gates the team’s AI SDK 6 ToolLoopAgent as it ships, built by its own function, through loopgate.tool-loop-agent.config.ts', async () => {
     const config = ['--config', 'loopgate.tool-loop-agent.config.ts', '--reporter', 'console', 'json'];
     const holds = await inProject(['loopgate', 'run', ...config, '--out', join(work, 'reports-tla-holds'), 'scenarios-ai/reserve-seat.yaml']);
