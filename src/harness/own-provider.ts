@@ -11,8 +11,8 @@
  * say stops the case naming the step and the harness's reason, before any turn.
  */
 import type { ContractHarness, HarnessClient } from '../../providers/contract-suite/harness.ts';
-import { isUnsupported } from '../../providers/contract-suite/harness.ts';
-import type { ModelClient, ModelResult } from '../kernel/index.ts';
+import { isUnsupported, type Unsupported } from '../../providers/contract-suite/harness.ts';
+import { modelClientProblem, type ModelClient, type ModelResult } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
 import { behaviourFor, WireStepError } from './wire-provider.ts';
 
@@ -28,13 +28,16 @@ export interface OwnProviderHandle {
 
 /**
  * A step the team's harness cannot make (its `unsupported` answer, or a step with
- * no contract behaviour), or a harness that threw: the case fails, told in these
- * words (the harness is the team's code, not loopgate's).
+ * no contract behaviour), or a harness that threw or answered no client: the case
+ * fails, told in these words (the harness is the team's code, not loopgate's).
+ * `secrets`: the credentials the harness gave so far, which the report redacts.
  */
 export class OwnClientStepError extends Error {
-  constructor(message: string) {
+  readonly secrets: readonly string[];
+  constructor(message: string, secrets: readonly string[] = []) {
     super(message);
     this.name = 'OwnClientStepError';
+    this.secrets = secrets;
   }
 }
 
@@ -42,13 +45,20 @@ function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-/** Cases using each harness now: it is started for the first and stopped after the last (cases may run at once). */
+/**
+ * Cases using each harness now: it is started for the first and stopped after
+ * the last (cases may run at once), and started again only once that stop has
+ * finished — a harness written for the contract suite expects one start, then
+ * one stop.
+ */
 const inUse = new WeakMap<ContractHarness, { users: number; started: Promise<void> }>();
+const stopping = new WeakMap<ContractHarness, Promise<void>>();
 
 async function acquire(harness: ContractHarness): Promise<void> {
   let entry = inUse.get(harness);
   if (!entry) {
-    entry = { users: 0, started: Promise.resolve(harness.start?.()).then(() => undefined) };
+    const previous = stopping.get(harness) ?? Promise.resolve();
+    entry = { users: 0, started: previous.then(() => harness.start?.()).then(() => undefined) };
     inUse.set(harness, entry);
   }
   entry.users++;
@@ -56,7 +66,7 @@ async function acquire(harness: ContractHarness): Promise<void> {
     await entry.started;
   } catch (error) {
     entry.users--;
-    if (entry.users === 0) inUse.delete(harness);
+    if (entry.users === 0 && inUse.get(harness) === entry) inUse.delete(harness);
     throw error;
   }
 }
@@ -67,27 +77,60 @@ async function releaseHarness(harness: ContractHarness): Promise<void> {
   entry.users--;
   if (entry.users > 0) return;
   inUse.delete(harness);
-  await harness.stop?.();
+  const stopped = Promise.resolve()
+    .then(() => harness.stop?.())
+    .then(() => undefined);
+  // The next start waits for this stop, whether it succeeds or not.
+  stopping.set(
+    harness,
+    stopped.catch(() => undefined),
+  );
+  await stopped;
+}
+
+/** What `clientFor` answered, checked: a client to call, or why it cannot; else why the answer is neither. */
+function checkedAnswer(made: unknown): HarnessClient | Unsupported | string {
+  if (made === null || typeof made !== 'object') return `expected { client, secrets? } or { unsupported }, got ${made === null ? 'null' : typeof made}`;
+  if ('unsupported' in made) {
+    const why = (made as { unsupported: unknown }).unsupported;
+    return typeof why === 'string' && why !== '' ? (made as Unsupported) : 'its { unsupported } gives no reason (a non-empty string)';
+  }
+  const problem = modelClientProblem((made as { client?: unknown }).client, 'client');
+  if (problem) return `expected { client, secrets? } or { unsupported }: ${problem}`;
+  const secrets = (made as { secrets?: unknown }).secrets;
+  if (secrets !== undefined && !(Array.isArray(secrets) && secrets.every((x) => typeof x === 'string'))) return 'its secrets are not a list of strings';
+  return made as HarnessClient;
+}
+
+export interface OwnProviderOptions {
+  /** Which of the scenario's scripts: the primary's, or the fallback's (a client of its own, with a name of its own). */
+  readonly which?: 'script' | 'fallback';
+  /** The model the client is asked for (the scenario's `provider.model` or `fallbackModel`). */
+  readonly model: string;
 }
 
 /**
  * The client of `name` (its `harness`) answering `steps` in order, one client per
  * step; `caseId` (unique per case) names each step's case to the harness. A call
  * past the script answers as the scripted provider does: an invalid request.
+ * The primary is named `NAME:MODEL`, the fallback `NAME fallback:MODEL`: the loop
+ * tells clients apart by name (a retry-after window is its client's).
  */
 export async function ownProvider(
   name: string,
   harness: ContractHarness,
   steps: readonly ProviderStep[],
   caseId: string,
-  which: 'script' | 'fallback' = 'script',
+  options: OwnProviderOptions,
 ): Promise<OwnProviderHandle> {
+  const which = options.which ?? 'script';
   try {
     await acquire(harness);
   } catch (error) {
     throw new OwnClientStepError(`client ${name}: its harness's start threw: ${errorText(error)}`);
   }
   const clients: HarnessClient[] = [];
+  const secrets = () => [...new Set(clients.flatMap((c) => c.secrets ?? []))];
   try {
     const callIds = { next: 1 };
     for (let i = 0; i < steps.length; i++) {
@@ -96,27 +139,30 @@ export async function ownProvider(
       try {
         behaviour = behaviourFor(steps[i]!, i, callIds);
       } catch (error) {
-        if (error instanceof WireStepError) throw new OwnClientStepError(`${where}: ${error.message}`);
+        if (error instanceof WireStepError) throw new OwnClientStepError(`${where}: ${error.message}`, secrets());
         throw error;
       }
-      let made;
+      let answer: unknown;
       try {
-        made = await harness.clientFor({ caseId: `${caseId}#${which}-${i + 1}`, behaviour });
+        answer = await harness.clientFor({ caseId: `${caseId}#${which}-${i + 1}`, behaviour });
       } catch (error) {
-        throw new OwnClientStepError(`${where}: client ${name}'s harness threw making its client: ${errorText(error)}`);
+        throw new OwnClientStepError(`${where}: client ${name}'s harness threw making its client: ${errorText(error)}`, secrets());
       }
-      if (isUnsupported(made)) throw new OwnClientStepError(`${where}: client ${name} cannot serve it: ${made.unsupported}`);
+      const made = checkedAnswer(answer);
+      if (typeof made === 'string') throw new OwnClientStepError(`${where}: client ${name}'s harness answered no client: ${made}`, secrets());
+      if (isUnsupported(made)) throw new OwnClientStepError(`${where}: client ${name} cannot serve it: ${made.unsupported}`, secrets());
       clients.push(made);
     }
   } catch (error) {
-    await releaseHarness(harness);
+    await releaseHarness(harness).catch(() => undefined);
     throw error;
   }
   let calls = 0;
   let current: number | undefined;
+  let released: Promise<void> | undefined;
   const client: ModelClient = {
-    name,
-    ...(clients[0]?.client.model !== undefined ? { model: clients[0].client.model } : {}),
+    name: which === 'script' ? `${name}:${options.model}` : `${name} fallback:${options.model}`,
+    model: options.model,
     call: (request, onDelta) => {
       const index = calls++;
       current = index;
@@ -134,8 +180,9 @@ export async function ownProvider(
   };
   return {
     client,
-    secrets: [...new Set(clients.flatMap((c) => c.secrets ?? []))],
+    secrets: secrets(),
     serving: () => (current === undefined ? undefined : steps[current]),
-    release: () => releaseHarness(harness),
+    // Once: the case lets go when it ends, and again if it threw while setting up.
+    release: () => (released ??= releaseHarness(harness)),
   };
 }

@@ -148,7 +148,8 @@ async function runOne(c: Case, runSeed: number): Promise<CaseResult> {
         failure: message,
         checks: [{ name: 'harness', passed: false, message }],
       },
-      reportRedactor(c.secrets ?? []),
+      // The team's harness's credentials, when its failure is what is told (its words may carry one).
+      reportRedactor([...(c.secrets ?? []), ...(error instanceof OwnClientStepError ? error.secrets : [])]),
     );
   }
 }

@@ -293,6 +293,16 @@ export function hostModeOf(scenario: Scenario, requested: HostMode | undefined):
 }
 
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioRun> {
+  // What the case acquired that outlives a throw while it sets up (the team's harness, started for it): let go however it ends.
+  const leftOpen: (() => Promise<void>)[] = [];
+  try {
+    return await runScenarioHeld(scenario, options, leftOpen);
+  } finally {
+    await Promise.allSettled(leftOpen.map((release) => release()));
+  }
+}
+
+async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen: (() => Promise<void>)[]): Promise<ScenarioRun> {
   const mode = hostModeOf(scenario, options.host);
   if (mode === 'production' && options.seams?.wrapTools)
     throw new Error('the wrapTools seam reaches the loop only when the harness drives it directly (host: loop); wrap its dependencies instead');
@@ -373,6 +383,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       : undefined;
   // The team's own client (config `clients`): each step made by its contract harness's fake, answered through it.
   const { own: ownClient, ownFallback } = !options.model && scenario.provider.kind === 'own' ? await ownClients(scenario, registry, conversation) : {};
+  for (const handle of [ownClient, ownFallback]) if (handle) leftOpen.push(() => handle.release());
   const real = options.model ?? wire?.client ?? ownClient?.client;
   const model = models.wrap(
     real
@@ -584,7 +595,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   } finally {
     wire?.release();
     fallbackWire?.release();
-    await Promise.allSettled([ownClient?.release(), ownFallback?.release()]);
+    // A harness whose stop throws is the team's code failing: told among the case's faults.
+    for (const handle of [ownClient, ownFallback])
+      await handle
+        ?.release()
+        .catch((error: unknown) => faults.record(`client ${scenario.provider.client}'s harness stop threw: ${String((error as Error)?.message ?? error)}`));
   }
   // A write handed to the store settles before the case is judged (a SQLite file commits a turn of the event loop later).
   await world.drained();
@@ -712,10 +727,14 @@ async function ownClients(
   const name = scenario.provider.client!;
   const harness = registry.clients?.get(name);
   if (!harness) throw new OwnClientStepError(`provider.client: no client ${JSON.stringify(name)} in the config's clients`);
-  const own = await ownProvider(name, harness, scenario.provider.script, conversation);
+  const own = await ownProvider(name, harness, scenario.provider.script, conversation, { model: scenario.provider.model ?? 'scenario-model' });
   if (!scenario.provider.fallback) return { own };
   try {
-    return { own, ownFallback: await ownProvider(name, harness, scenario.provider.fallback, conversation, 'fallback') };
+    const fallback = await ownProvider(name, harness, scenario.provider.fallback, conversation, {
+      which: 'fallback',
+      model: scenario.provider.fallbackModel ?? 'fallback-model',
+    });
+    return { own, ownFallback: fallback };
   } catch (error) {
     await own.release();
     throw error;

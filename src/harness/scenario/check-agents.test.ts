@@ -41,6 +41,19 @@ describe('scenarios checked against their agents', () => {
     ).resolves.toBeUndefined();
   });
 
+  it("refuses a scenario naming a client the config's clients lack, with the closest name, before anything runs", async () => {
+    const file = join(dir, 'own-typo.yaml');
+    writeFileSync(file, 'name: own-typo\ninbox:\n  - say: hi\nprovider:\n  kind: own\n  client: gatewy\n  script:\n    - reply: hi\nexpect: {}\n');
+    const gateway = { name: 'gateway', clientFor: () => ({ unsupported: 'x' }) };
+    const registry: AgentRegistry = { agents: new Map([['shop', shop]]), defaultAgent: 'shop', clients: new Map([['gateway', gateway]]) };
+    await expect(checkScenarioAgents([loadScenarioFile(file, dir)], registry)).rejects.toThrow(
+      /own-typo\.yaml:6:11: provider\.client: no client "gatewy" in the config's clients \(did you mean gateway\?\); defined: gateway/,
+    );
+    await expect(checkScenarioAgents([loadScenarioFile(file, dir)], { agents: new Map([['shop', shop]]) })).rejects.toThrow(
+      /no client "gatewy" in the config's clients; defined: none \(add clients:/,
+    );
+  });
+
   it('refuses a change to an own tool’s declaration, naming the line and the field', async () => {
     await expect(
       check({ agents: new Map([['shop', shop]]), defaultAgent: 'shop' }, ['downgrade', 'tools:\n  - name: issue_refund\n    sideEffect: NONE\n']),

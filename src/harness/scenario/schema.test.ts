@@ -202,7 +202,7 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(onWire.message).toContain('client is only for kind: own');
     const steps = errorOf(
       minimal(
-        'provider:\n  kind: own\n  client: acme\n  provider: anthropic\n  script:\n    - error: { kind: timeout }\n    - reject: boom\n    - { reply: late, ignoresTimeout: true }\n    - error: { kind: aborted }\n    - { tool_use: [{ name: a }, { name: b }], interleaved: true }\ninbox:\n  - say: hi\nexpect: {}\n',
+        'provider:\n  kind: own\n  client: acme\n  provider: anthropic\n  script:\n    - error: { kind: timeout }\n    - reject: boom\n    - { reply: late, ignoresTimeout: true }\n    - error: { kind: aborted }\n    - { tool_use: [{ name: a }, { name: b }], interleaved: true }\n    - error: { kind: rate_limited, retryAfterMs: 1000, retryAfterAs: date }\ninbox:\n  - say: hi\nexpect: {}\n',
       ),
       'bad/own-steps.yaml',
     );
@@ -213,6 +213,7 @@ describe('bad scenario files name the file, the line and the field', () => {
       'provider.script[1].reject',
       'provider.script[2].ignoresTimeout',
       'provider.script[3].error.kind',
+      'provider.script[5].error.retryAfterAs',
     ]);
     expect(steps.message).toContain("a stalled stream, which your harness's fake would serve in real time");
   });

@@ -217,6 +217,14 @@ const providerSchema = z
               path: [list, i, 'error', 'kind'],
               message: `error kind "${step.error.kind}" cannot be produced on the wire (it is the loop's own); use kind: scripted`,
             });
+          // Your harness's fake dates the header on the wall clock, not the case's: the wait left would differ run to run.
+          if (p.kind === 'own' && step.error?.retryAfterAs === 'date')
+            ctx.addIssue({
+              code: 'custom',
+              path: [list, i, 'error', 'retryAfterAs'],
+              message:
+                "retryAfterAs: date is dated by your harness's fake on the wall clock, not the case's virtual one: the wait left would differ run to run; the contract suite's rate_limited_429_retry_after_date case checks your client reads a date",
+            });
           // Your harness's fake serves in real time: a stalled stream would hold the case for your client's whole deadline.
           if (p.kind === 'own' && step.error?.kind === 'timeout')
             ctx.addIssue({
