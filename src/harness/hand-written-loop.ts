@@ -15,6 +15,7 @@
 import {
   createRedactor,
   redactDeep,
+  wellFormedData,
   type AssistantBlock,
   type Message,
   type Outcome,
@@ -135,6 +136,7 @@ class Conversation {
     const world = this.#world;
     let retried = 0;
     for (let step = 1; step <= world.maxSteps; step++) {
+      // Kept well-formed, as a sound loop keeps a model's text (half a surrogate pair would ride in every later request).
       const answer = await world.model
         .call({
           model: 'm',
@@ -144,7 +146,7 @@ class Conversation {
           maxTokens: world.maxTokens,
           signal,
         })
-        .catch((error: unknown) => error as Error);
+        .then(wellFormedData, (error: unknown) => error as Error);
       const cancel = cancelOf(signal);
       if (cancel) return { outcome: { kind: 'cancelled', by: cancel.by }, steps: step };
       if (answer instanceof Error) return { outcome: { kind: 'failed', reason: 'internal', detail: answer.message }, steps: step };

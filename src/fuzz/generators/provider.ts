@@ -153,6 +153,9 @@ const secretAcrossHoldArb: fc.Arbitrary<ProviderStep> = fc
     }),
   );
 
+/** A reply holding half a surrogate pair (a high half with no low one after it). */
+export const LONE_SURROGATE_REPLY = 'Noted \uD800 on the order.';
+
 /** One provider step (the scenario format's `provider.script` entry). */
 export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
   const result: fc.Arbitrary<ProviderStep> = fc.oneof(
@@ -160,7 +163,9 @@ export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<Provid
     {
       weight: 8,
       arbitrary: fc
-        .constantFrom('Done.', 'Here is what I found.', SECRET_ECHO_REPLY, SECRET_ENCODED_REPLY, SECRET_LONG_ESCAPED_REPLY)
+        // Now and then half a surrogate pair, as a model (or a stream cut between the halves) can send: the loop keeps
+        // it repaired, or every later request carries it (requests-hold-well-formed-text; outside probe 59, MED-1).
+        .constantFrom('Done.', 'Here is what I found.', SECRET_ECHO_REPLY, SECRET_ENCODED_REPLY, SECRET_LONG_ESCAPED_REPLY, LONE_SURROGATE_REPLY)
         .map((reply): ProviderStep => ({ reply })),
     },
     { weight: 2, arbitrary: secretAcrossHoldArb },

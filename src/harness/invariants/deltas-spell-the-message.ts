@@ -17,7 +17,7 @@
  * the repairs an adapter makes); no argument text is compared with data it
  * cannot be read as, nor arguments nested deeper than the log keeps.
  */
-import { MAX_ARGUMENT_DEPTH, nestedDeeperThan, type LogEvent } from '../../kernel/index.ts';
+import { MAX_ARGUMENT_DEPTH, nestedDeeperThan, wellFormedData, type LogEvent } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
 import { defineInvariant, loopgateOnly } from './invariant.ts';
 import { sameData } from './support/same-data.ts';
@@ -63,7 +63,8 @@ export function spelled(events: readonly LogEvent[]): string | undefined {
       if (!s) continue;
       const where = `turn ${turn}, step ${step} (model call attempt ${attempt}, event seq ${e.seq})`;
       const text = content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-      if (s.text !== text) return `${where}: the stored deltas join to ${quote(s.text)}, but the assistant message says ${quote(text)}`;
+      // The loop keeps the model's text well-formed (half a surrogate pair made U+FFFD): so are the deltas, joined.
+      if (s.text.toWellFormed() !== text) return `${where}: the stored deltas join to ${quote(s.text)}, but the assistant message says ${quote(text)}`;
       const calls = content.filter((b) => b.type === 'tool_call');
       // OpenAI's undeclared parallel wrapper streams as one call the adapter unwraps into several (adapter-follows-the-wire judges that).
       if (s.starts.some((c) => WRAPPERS.has(c.name))) continue;
@@ -76,13 +77,13 @@ export function spelled(events: readonly LogEvent[]): string | undefined {
         if (start.name !== call.name) return `${where}: tool call ${i + 1} started as ${start.name} in the deltas, but the message holds ${call.name}`;
         const joined = s.args.get(start.index) ?? '';
         if (typeof call.args === 'string') {
-          if (joined !== call.args)
+          if (joined.toWellFormed() !== call.args)
             return `${where}: tool call ${i + 1} (${call.name}) streamed arguments ${quote(joined)}, but the message holds ${quote(call.args)}`;
           continue;
         }
         // Read as the gate's naive reference reads argument text (arguments-read-as-sent): adapters repair a trailing
         // comma or a code fence. Text no reading takes is the adapter's to repair, and judged there.
-        const read = joined.trim() === '' ? {} : referenceRead(joined);
+        const read = joined.trim() === '' ? {} : wellFormedData(referenceRead(joined));
         if (read === undefined) continue;
         // Arguments nested deeper than the loop keeps are stored cut (arguments-validated judges that).
         if (nestedDeeperThan(read, MAX_ARGUMENT_DEPTH)) continue;

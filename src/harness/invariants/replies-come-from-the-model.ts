@@ -53,7 +53,9 @@ function madeUp(
   turns: readonly { readonly turn: number; readonly reply?: string | undefined }[],
   toolOutputs: readonly string[] = [],
 ): string | undefined {
-  const returned = [...repliesIn(run.responses), ...toolOutputs];
+  // As the model sent it, or as loopgate's loop keeps it: half a surrogate pair made U+FFFD (kernel/model/well-formed-result.ts).
+  const replies = repliesIn(run.responses);
+  const returned = [...replies, ...replies.filter((text) => !text.isWellFormed()).map((text) => text.toWellFormed()), ...toolOutputs];
   const exact = new Set(returned);
   for (const { turn, reply } of turns) {
     if (reply === undefined || exact.has(reply) || returned.some((text) => redactedFrom(reply, text))) continue;

@@ -26,6 +26,7 @@ import type { LogEvent } from '../log/envelope.ts';
 import type { PendingMessage } from '../log/positions.ts';
 import type { ModelClient, ModelDelta, ModelRequest, ModelResult, ReplyResult, ToolSpec, ToolUseResult } from '../model/client.ts';
 import { modelResultProblem } from '../model/result-shape.ts';
+import { wellFormedResult } from '../model/well-formed-result.ts';
 import { holdTime, releaseTime, resumeTime, suspendTime } from '../clock.ts';
 import { InputError } from '../input-error.ts';
 import { loneSurrogateAt } from '../well-formed.ts';
@@ -664,10 +665,11 @@ export class AgentLoop {
       resumeTime(held);
     }
     // A result missing its parts broke the client's contract as a rejection does: named, then a network error.
+    // Its texts are kept well-formed: half a surrogate pair would ride in every later request (well-formed-result.ts).
     const checked = call.then((result) => {
       const problem = modelResultProblem(result);
       return problem === undefined
-        ? result
+        ? wellFormedResult(result)
         : ({
             type: 'transport_error',
             kind: 'network',
