@@ -73,16 +73,18 @@ export function recoverConversation(log: EventLog, options: RecoveryOptions = {}
   const returnedIds = returnUnseenMessages(log, turn, events, why);
 
   let steps = 0;
-  let toolCalls = 0;
+  // The calls that ran, and those settled here as in flight (they may have run: a NONE call's start is never stored first).
+  const counted = new Set<string>(unknownCallIds);
   const usage: { -readonly [K in keyof Usage]: Usage[K] } = { inputTokens: 0, outputTokens: 0 };
   for (const event of events) {
     if (event.type === 'model.result') {
       steps++;
       addUsage(usage, event.payload.result.usage);
     } else if (event.type === 'tool.started' && event.payload.attempt === 1) {
-      toolCalls++;
+      counted.add(event.payload.callId);
     }
   }
+  const toolCalls = counted.size;
   const outcome = options.cause ? { kind: 'interrupted' as const, cause: options.cause } : { kind: 'interrupted' as const };
   log.append('turn.closed', { turn, outcome, steps, usage, toolCalls, recovered: true });
 

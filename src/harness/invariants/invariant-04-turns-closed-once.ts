@@ -183,6 +183,8 @@ export function closeCountsItsTurn(turn: number, events: readonly LogEvent[]): s
     let outputTokens = 0;
     const detail: Partial<Record<(typeof DETAIL)[number], number>> = {};
     const started = new Set<string>();
+    // Calls recovery settled as in flight at a crash (unknown / INTERRUPTED): they may have run, a NONE call's with no start stored.
+    const interrupted = new Set<string>();
     let made = 0;
     for (const e of t.events) {
       if (e.type === 'model.result') {
@@ -192,6 +194,7 @@ export function closeCountsItsTurn(turn: number, events: readonly LogEvent[]): s
         for (const key of DETAIL) if (u?.[key] !== undefined) detail[key] = add(detail[key] ?? 0, u[key]);
       } else if (e.type === 'tool.started') started.add(e.payload.callId);
       else if (e.type === 'assistant.message') made += e.payload.content.filter((b) => b.type === 'tool_call').length;
+      else if (e.type === 'tool.result' && e.payload.error?.error_code === 'INTERRUPTED') interrupted.add(e.payload.callId);
     }
     if (!fallback && (usage.inputTokens !== inputTokens || usage.outputTokens !== outputTokens))
       return `turn ${t.turn} closed with usage ${usage.inputTokens}/${usage.outputTokens} tokens, but its model results reported ${inputTokens}/${outputTokens}`;
@@ -201,6 +204,11 @@ export function closeCountsItsTurn(turn: number, events: readonly LogEvent[]): s
     }
     if (toolCalls < started.size || toolCalls > made)
       return `turn ${t.turn} closed counting ${toolCalls} tool call(s), but ${started.size} started and the model made ${made}`;
+    // A recovered close counts the calls it settled as interrupted too (outside probe 59, LOW-1: a NONE lookup in flight
+    // at the crash, its start never stored, was counted 0 — a dashboard on toolCalls under-counted exactly the crashed turns).
+    const ranOrMay = new Set([...started, ...interrupted]).size;
+    if (close.payload.recovered && toolCalls < ranOrMay)
+      return `turn ${t.turn} closed by recovery counting ${toolCalls} tool call(s), but ${ranOrMay} started or were settled interrupted (they may have run)`;
   }
   return undefined;
 }
