@@ -26,6 +26,7 @@ import {
   decodeRecords,
   defineTool,
   EventLog,
+  InputError,
   loopDeps,
   toRecord,
   Tracer,
@@ -83,6 +84,40 @@ async function newIdAlwaysTaken(): Promise<CheckResult[]> {
   }
   const want = 'refused after 1000 ids: newId gave 1,000 ids in a row that messages of this log hold already';
   return [check('a send whose every new id is taken is refused after 1,000 tries', got === want, got, want)];
+}
+
+/**
+ * `send` given a text that is not well-formed UTF-16 (half a surrogate pair) by a caller of the loop itself, not the
+ * host's door (which refuses it before the loop sees it): refused with an `InputError` naming the offset, nothing
+ * logged; a JavaScript caller's text that is not a string at all (a list) is refused by the log's schema, not by a
+ * TypeError from the surrogate scan. Mutation seed 52: the scan's `typeof text === 'string'` guard made `true`,
+ * `false` or inverted, and no case sent such a text to a loop directly.
+ */
+async function sendTextNotWellFormed(): Promise<CheckResult[]> {
+  const clock = new VirtualClock();
+  const log = new EventLog(clock);
+  const loop = new AgentLoop(loopDeps({ model: new ScriptedModelClient([reply('ok')], { clock }), log, clock }));
+  const attempt = (text: unknown): string => {
+    try {
+      return `sent as ${loop.send(text as string, { id: 'm1' })}`;
+    } catch (error) {
+      return `${error instanceof InputError ? 'InputError' : (error as Error).name}: ${(error as Error).message}`;
+    }
+  };
+  const lone = attempt('Where is ORD-1001? \ud800');
+  const wantLone = 'InputError: send: the text holds half a UTF-16 surrogate pair at offset 19: no character, and a provider would refuse it';
+  const list = attempt(['Where is ORD-1001?']);
+  const kept = log.events.length;
+  return [
+    check('a text holding a lone surrogate is refused, naming its offset', lone === wantLone, lone, wantLone),
+    check(
+      'a text that is a list is refused by the log, not a TypeError',
+      !list.startsWith('sent') && !list.startsWith('TypeError'),
+      list,
+      'refused (not a TypeError)',
+    ),
+    check('nothing logged', kept === 0, `${kept} event(s)`, '0 event(s)'),
+  ];
 }
 
 async function clientThrowsAtOnce(): Promise<CheckResult[]> {
@@ -701,6 +736,11 @@ export function loopDepsCases(): Case[] {
       clientThatIsNoClient,
     ],
     ['checkpoint-told-the-reply', "an agent's checkpoint is told the reply the turn would close with, each time", checkpointToldTheReply],
+    [
+      'send-text-not-well-formed-refused',
+      "a loop's send given half a surrogate pair (an InputError naming the offset) or a list (the log refuses it): nothing logged",
+      sendTextNotWellFormed,
+    ],
     ['new-id-always-taken-refused', 'a newId that keeps giving ids messages hold: the send is refused after 1,000 tries, naming it', newIdAlwaysTaken],
     [
       'step-limit-zero-sends-nothing',

@@ -33,6 +33,7 @@ import {
   containsSecret,
   createRedactor,
   exactSecretStream,
+  holdsSecretPiece,
   PATTERN_HOLD,
   redactorGarbles,
   SECRET_RULES,
@@ -787,6 +788,29 @@ function secretsFromEnvOfLength(): CheckResult[] {
 }
 
 /**
+ * `holdsSecretPiece` (exported; what a caller keeping a value it cannot redact in part — an id — refuses it by): a
+ * value under 4 characters is no secret and is held by nothing; a secret of 8 or fewer only whole; a longer one by
+ * half of it. Mutation seed 52: the under-4 answer made `true`, and no case asked it (the redactor's own callers
+ * skip such secrets before asking).
+ */
+function holdsSecretPieceRows(): CheckResult[] {
+  const rows: [string, boolean, boolean][] = [
+    ['a 3-character value in a text that holds it: no secret, held by nothing', holdsSecretPiece('code abc here', 'abc'), false],
+    ['an 8-character secret whole', holdsSecretPiece('pass: Zq7!pwXk', 'Zq7!pwXk'), true],
+    ['an 8-character secret in part', holdsSecretPiece('pass: Zq7!pw', 'Zq7!pwXk'), false],
+    ['half of a 32-character key', holdsSecretPiece(`key ${KEY.slice(16)}`, KEY), true],
+    ['a text holding none of it', holdsSecretPiece('Where is ORD-1001?', KEY), false],
+  ];
+  return rows.map(([name, actual, expected]) => ({
+    name,
+    passed: actual === expected,
+    message: actual === expected ? String(actual) : `expected ${expected}, got ${actual}`,
+    expected: String(expected),
+    actual: String(actual),
+  }));
+}
+
+/**
  * `redactorGarbles` (exported; `loopDeps` runs it on every redactor it is handed) asks a redactor about the loop's own
  * words once: a second check of the same redactor (a loop per conversation, one redactor for the process) asks it
  * only about the tool names, as its doc says (mutation seed 37, agent-settings.ts: a check that asked every word
@@ -995,6 +1019,14 @@ export function redactorCases(): Case[] {
         file: 'src/harness/redactor-cases.ts',
       },
       redactorAskedOnceForTheLoopsWords,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/holds-secret-piece-answers',
+        title: 'redactor: holdsSecretPiece holds no value under 4 characters, an 8-character secret only whole, a longer one by half of it',
+        file: 'src/harness/redactor-cases.ts',
+      },
+      holdsSecretPieceRows,
     ),
   ];
 }

@@ -378,6 +378,29 @@ async function storedThrowsBeforeAsking(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A recorder whose ledger (`alreadyStarted`) throws only when asked again once the approver has answered: the throw
+ * comes in the pipeline's asynchronous part (after an await), not at once as in `ledger-throws`. `execute` still settles failed / INTERNAL_ERROR, the tool not run (mutation seed
+ * 52: the late failure's handler made `() => undefined`, and `execute` resolved with no settled call at all).
+ */
+async function ledgerThrowsAfterApproval(): Promise<CheckResult[]> {
+  let asks = 0;
+  const got = await runOne(
+    {
+      alreadyStarted: () => {
+        if (++asks > 1) throw new Error('ledger connection reset');
+        return false;
+      },
+    },
+    { ask: true },
+  );
+  return [
+    ...resultChecks(got, { status: 'failed', code: 'INTERNAL_ERROR', message: 'ledger connection reset' }),
+    ranNot(got.runs.refund, 'issue_refund'),
+    { name: 'the approver was asked once', passed: got.asked === 1, message: `asked ${got.asked} time(s)`, expected: '1', actual: String(got.asked) },
+  ];
+}
+
 async function repeatUndescribed(): Promise<CheckResult[]> {
   const got = await runOne(
     {
@@ -744,6 +767,11 @@ export function toolExecutorCases(): Case[] {
       ledgerKnowsTheCall,
     ],
     ['ledger-throws', 'a recorder whose alreadyStarted() throws: execute still settles, failed / INTERNAL_ERROR, the tool not run', ledgerThrows],
+    [
+      'ledger-throws-after-approval',
+      'a recorder whose alreadyStarted() throws once the approver has answered (after an await): failed / INTERNAL_ERROR, not run',
+      ledgerThrowsAfterApproval,
+    ],
     [
       'stored-throws-before-asking',
       'a recorder whose stored() throws before an approver is asked: no one is asked, failed / NOT_RECORDED',

@@ -13,7 +13,7 @@
  * (mutation seed 25: an unnamed sub-agent layer's name `subagent` lost):
  * `contract:visibility/standard-layers-named` asks.
  */
-import { resolveVisibility, standardLayers, type HiddenReason } from '../kernel/index.ts';
+import { resolveVisibility, standardLayers, type HiddenReason, type VisibilityLayer } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { checksCase, type Case } from './cases.ts';
 
@@ -72,6 +72,40 @@ function standardLayerNames(): CheckResult[] {
   }));
 }
 
+/**
+ * Layers whose allow or deny list holds something that is no tool name (an empty string, a number): refused when the
+ * visibility is built, naming the layer and the list, instead of a pattern that matches nothing (an allow list of `''`
+ * hides every tool without a word; a deny of `7` denies nothing). Mutation seed 52: the test of each item made
+ * `() => undefined`, and every such list was taken.
+ */
+function badListsRefused(): CheckResult[] {
+  const names = ['search_docs', 'delete_repo'];
+  const rows: [string, unknown, string][] = [
+    [
+      'an empty allow pattern',
+      { name: 'mode:research', allow: ['search_*', ''] },
+      'visibility layer "mode:research": allow must be a list of non-empty tool names or patterns',
+    ],
+    ['a number in a deny list', { name: 'global', deny: [7] }, 'visibility layer "global": deny must be a list of non-empty tool names or patterns'],
+  ];
+  return rows.map(([what, layer, expected]) => {
+    let actual: string;
+    try {
+      resolveVisibility(names, [layer as VisibilityLayer]);
+      actual = 'taken';
+    } catch (error) {
+      actual = (error as Error).message;
+    }
+    return {
+      name: `${what} refused`,
+      passed: actual === expected,
+      message: actual === expected ? actual : `expected ${expected}, got ${actual}`,
+      expected,
+      actual,
+    };
+  });
+}
+
 export function visibilityCases(): Case[] {
   return [
     checksCase(
@@ -89,6 +123,14 @@ export function visibilityCases(): Case[] {
         file: 'src/harness/visibility-cases.ts',
       },
       standardLayerNames,
+    ),
+    checksCase(
+      {
+        id: 'contract:visibility/bad-lists-refused',
+        title: 'visibility: a layer whose allow or deny list holds an empty string or a non-string is refused, naming the layer and the list',
+        file: 'src/harness/visibility-cases.ts',
+      },
+      badListsRefused,
     ),
   ];
 }
