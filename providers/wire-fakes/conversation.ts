@@ -116,6 +116,8 @@ const temperatureLines = (b: Obj): string[] => ('temperature' in b ? [`temperatu
 function anthropicLines(b: Obj): string[] {
   const lines: string[] = [maxTokensLine(b.max_tokens), ...temperatureLines(b)];
   for (const s of typeof b.system === 'string' ? [b.system] : texts(b.system, 'text')) lines.push(`system: ${s}`);
+  // No tools is no `tools` field, as on the OpenAI protocols (mutation seed 52: the Anthropic adapter sent `[]`).
+  if (Array.isArray(b.tools) && b.tools.length === 0) lines.push('?: tools sent as an empty list');
   for (const t of list(b.tools)) lines.push(`tool ${String(t.name)}: ${String(t.description)} ${canonical(t.input_schema)}`);
   for (const m of list(b.messages)) {
     const role = m.role === 'assistant' ? 'assistant' : 'user';
