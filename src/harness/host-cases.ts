@@ -385,6 +385,20 @@ async function eventsRequests(): Promise<CheckResult[]> {
         400,
         'Last-Event-ID "[REDACTED]" is not a seq',
       ),
+      // An answer quotes at most the first 64 characters of an id and 40 of a Last-Event-ID (mutation seed 52: both
+      // echoed whole; every id and header the gate sent was shorter).
+      got(
+        'an id outside the syntax of 71 characters: 400, shown cut to 64 and its length',
+        await ask(`/conversations/${'x'.repeat(70)}!/events`),
+        400,
+        `invalid conversation id "${'x'.repeat(64)}… (71 characters)"`,
+      ),
+      got(
+        'a Last-Event-ID of 50 characters: 400, quoted cut to 40',
+        await ask('/conversations/order-9/events', 'GET', { 'last-event-id': 'n'.repeat(50) }),
+        400,
+        `Last-Event-ID "${'n'.repeat(40)}" is not a seq`,
+      ),
       got(
         'a from past the end: 400',
         await ask(`/conversations/order-9/events?from=${stored + 5}`),

@@ -100,6 +100,8 @@ interface Row {
    * the schema's defaults), not the file; check-host is given the same object.
    */
   readonly code?: Readonly<Record<string, unknown>>;
+  /** The host (and check-host) is given this path in the folder instead of agent.yaml (a file that is not there). */
+  readonly configPath?: string;
   /** Served: the checks on what the host did with one message. */
   readonly served?: (got: Served) => Promise<CheckResult[]>;
   readonly collector?: true;
@@ -444,6 +446,31 @@ const ROWS: readonly Row[] = [
       '{file}:3:10: tools.deny[0]: "issue_refnd" is not a registered tool (registered: issue_refund, issue_voucher, notify_customer); did you mean "issue_refund"?',
       '{file}:5:25: tools.modes.read-only.allow[0]: "notify_customr" is not a registered tool (registered: issue_refund, issue_voucher, notify_customer); did you mean "notify_customer"?',
     ].join('\n'),
+  },
+  {
+    id: 'tool-ask-and-mode-deny-naming-no-tool-refused',
+    title: "an ask entry or a mode's deny entry naming no registered tool is refused, each on its line under its own key",
+    yaml: [MODEL, 'tools:', '  ask: [issue_refnd]', '  modes:', '    read-only: {deny: [issue_vouchr]}'],
+    refused: [
+      'invalid config:',
+      '{file}:3:9: tools.ask[0]: "issue_refnd" is not a registered tool (registered: issue_refund, issue_voucher, notify_customer); did you mean "issue_refund"?',
+      '{file}:5:24: tools.modes.read-only.deny[0]: "issue_vouchr" is not a registered tool (registered: issue_refund, issue_voucher, notify_customer); did you mean "issue_voucher"?',
+    ].join('\n'),
+  },
+  {
+    id: 'tool-allowed-and-denied-in-code-refused',
+    title: 'a config built in code (no file to point into) that allows a tool it denies is refused naming both keys, with no line',
+    yaml: [],
+    code: { model: { provider: 'fake', name: 'support-model' }, store: { kind: 'memory' }, tools: { allow: ['issue_refund'], deny: ['issue_refund'] } },
+    refused:
+      'invalid config:\nconfig tools.allow[0]: issue_refund is also denied by tools.deny[0]: a deny is never lifted, so it is never offered; keep it in one list',
+  },
+  {
+    id: 'config-file-missing-refused',
+    title: 'a config path that names no file is refused as a config error naming the path',
+    yaml: [MODEL],
+    configPath: 'agnet.yaml',
+    refused: '{folder}/agnet.yaml: cannot read the config file: no such file or directory (ENOENT)',
   },
   {
     id: 'several-problems-each-on-its-line',
@@ -959,7 +986,7 @@ async function runRow(row: Row): Promise<CheckResult[]> {
     const yaml = row.yaml.join('\n').replaceAll('{collector}', collector?.address ?? '');
     writeFileSync(file, `${yaml.includes('{down}') ? yaml.replaceAll('{down}', await closedAddress()) : yaml}\n`);
     const before = listing(folder);
-    const config = row.code !== undefined ? checkedHostConfig(row.code) : file;
+    const config = row.code !== undefined ? checkedHostConfig(row.code) : row.configPath !== undefined ? join(folder, row.configPath) : file;
     const clients: ScriptedModelClient[] = [];
     const clock = row.virtualTime ? new VirtualClock() : undefined;
     const modelClient = row.ownClients
