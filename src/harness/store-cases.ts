@@ -14,12 +14,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { CheckResult } from '../report/results.ts';
 import { records, runStoreContractCase, sampleRecord, STORE_CONTRACT, type StoreContractCase } from '../stores/contract/cases.ts';
 import { StoreContractFailure } from '../stores/contract/expect.ts';
 import { StoreError, StoreInUseError, type EventStore } from '../stores/event-store.ts';
 import { PgGroupCommit } from '../stores/postgres-group-commit.ts';
 import pg from 'pg';
+import { openStore, type StoreConfig } from '../stores/from-config.ts';
 import { MemoryEventStore } from '../stores/memory-store.ts';
 import { PostgresEventStore } from '../stores/postgres-store.ts';
 import { dropSchemas } from '../stores/postgres-schemas.ts';
@@ -158,9 +161,17 @@ async function rowRefusedBySqlite(): Promise<CheckResult[]> {
       store.append('orders-a', records(0, 2)),
       store.append('orders-b', [sampleRecord(0), sampleRecord(1, { type: 'boom' })]),
       store.append('orders-c', records(0, 1)),
+      // In the same group, a batch whose seqs do not continue its conversation: refused before its savepoint, alone
+      // (mutation seed 52: a savepoint taken for granted, rolled back to one that was not there, failed the group).
+      store.append('warm', records(5, 1)),
     ]);
     const answers = settled.map((r) => (r.status === 'fulfilled' ? 'stored' : `refused: ${describeError(r.reason)}`));
-    const lengths = [(await store.read('orders-a')).length, (await store.read('orders-b')).length, (await store.read('orders-c')).length];
+    const lengths = [
+      (await store.read('orders-a')).length,
+      (await store.read('orders-b')).length,
+      (await store.read('orders-c')).length,
+      (await store.read('warm')).length,
+    ];
     const next = await store.append('orders-b', records(0, 1)).then(
       () => 'stored',
       (error: unknown) => `refused: ${describeError(error)}`,
@@ -168,16 +179,20 @@ async function rowRefusedBySqlite(): Promise<CheckResult[]> {
     return [
       {
         name: 'only the batch holding the refused row is refused, naming what SQLite said',
-        passed: answers[0] === 'stored' && answers[2] === 'stored' && /^refused: .*boom refused/.test(answers[1]!),
+        passed:
+          answers[0] === 'stored' &&
+          answers[2] === 'stored' &&
+          /^refused: .*boom refused/.test(answers[1]!) &&
+          /^refused: StoreConflictError/.test(answers[3]!),
         message: answers.join('; '),
-        expected: 'stored; refused: … boom refused …; stored',
+        expected: 'stored; refused: … boom refused …; stored; refused: StoreConflictError …',
         actual: answers.join('; '),
       },
       {
         name: 'the others in its group are stored whole; of the refused batch, nothing',
-        passed: lengths.join(',') === '2,0,1',
-        message: `orders-a ${lengths[0]}, orders-b ${lengths[1]}, orders-c ${lengths[2]} record(s)`,
-        expected: '2, 0, 1',
+        passed: lengths.join(',') === '2,0,1,1',
+        message: `orders-a ${lengths[0]}, orders-b ${lengths[1]}, orders-c ${lengths[2]}, warm ${lengths[3]} record(s)`,
+        expected: '2, 0, 1, 1',
         actual: lengths.join(', '),
       },
       {
@@ -374,6 +389,15 @@ export function storeCases(): Case[] {
       },
       groupCommitFailures,
     ),
+    checksCase(
+      {
+        id: 'contract:store/open-refusals-named',
+        title:
+          'stores: an unknown store kind, a PostgreSQL URL naming no database and a refused connection are each refused with a StoreError naming it, never opened',
+        file: 'src/harness/store-cases.ts',
+      },
+      openRefusals,
+    ),
     postgresContract,
   ];
 }
@@ -462,6 +486,8 @@ async function groupCommitFailures(): Promise<CheckResult[]> {
     const sent: string[] = [];
     const released: unknown[] = [];
     const alone: string[] = [];
+    /** The events the group commit listens for on the connection, while it listens. */
+    const listening: string[] = [];
     const client = {
       query: async (q: string | { text: string }) => {
         const text = typeof q === 'string' ? q : q.text;
@@ -470,8 +496,15 @@ async function groupCommitFailures(): Promise<CheckResult[]> {
         if (text === 'INSERT' && fail.insertCode) throw Object.assign(new Error('duplicate key value violates unique constraint'), { code: fail.insertCode });
         return { rows: [] };
       },
-      on: () => client,
-      off: () => client,
+      on: (event: string) => {
+        listening.push(event);
+        return client;
+      },
+      off: (event: string) => {
+        const i = listening.indexOf(event);
+        if (i >= 0) listening.splice(i, 1);
+        return client;
+      },
       release: (broken?: unknown) => void released.push(broken ?? false),
     };
     const group = new PgGroupCommit({
@@ -490,7 +523,13 @@ async function groupCommitFailures(): Promise<CheckResult[]> {
     const batch = (conversationId: string) => ({ conversationId, records: records(0, 2), columns: Array.from({ length: 7 }, () => [0, 1]) });
     const answers = await Promise.allSettled([group.append(batch('c-a')), group.append(batch('c-b'))]);
     await group.drained();
-    return { sent, released, alone, answers: answers.map((a) => (a.status === 'fulfilled' ? 'stored' : String((a.reason as Error).message))) };
+    return {
+      sent,
+      released,
+      alone,
+      listening,
+      answers: answers.map((a) => (a.status === 'fulfilled' ? 'stored' : String((a.reason as Error).message))),
+    };
   };
 
   const commit = await run({ commit: true });
@@ -520,7 +559,62 @@ async function groupCommitFailures(): Promise<CheckResult[]> {
     passed: clean.answers.every((a) => a === 'stored') && clean.released.length === 1 && clean.released[0] === false,
     message: `answers ${JSON.stringify(clean.answers)}, released ${clean.released.length}`,
   });
+  // A pooled connection is handed back as it was taken: a listener left on it (mutation seed 52: the error listener
+  // kept) would pile up one per group on every connection (a MaxListenersExceededWarning after ten) and swallow errors.
+  const left = [commit, conflict, clean].map((r) => r.listening.join(',') || 'none');
+  checks.push({
+    name: 'no listener is left on the connection once it is released (failed COMMIT, key conflict, clean commit)',
+    passed: left.every((l) => l === 'none'),
+    message: `left listening: ${left.join(' / ')}`,
+  });
   return checks;
+}
+
+/**
+ * What `openStore` and `PostgresEventStore.open` (both exported) answer a store they cannot open, before any server is
+ * needed: a store kind the config does not know, a PostgreSQL URL naming no database, and a server that refuses the
+ * connection (a port nobody listens on) — each a `StoreError` naming what to fix, and the open rejected, never a store
+ * handed back. Mutation seed 52: the unknown kind answered `undefined`, the missing database's message made "", a
+ * refused connection described without its code, and a failed open resolving with a broken store; no case opened one.
+ */
+async function openRefusals(): Promise<CheckResult[]> {
+  const outcome = async (open: () => Promise<EventStore>): Promise<string> => {
+    try {
+      const store = await open();
+      await store?.close?.().catch(() => undefined);
+      return `opened (${store === undefined ? 'undefined' : 'a store'})`;
+    } catch (error) {
+      return `${error instanceof StoreError ? 'StoreError' : describeError(error)}: ${(error as Error).message}`;
+    }
+  };
+  const closedPort = await new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+  const rows: [string, string, (got: string) => boolean, string][] = [
+    [
+      'an unknown store kind',
+      await outcome(() => openStore({ kind: 'redis' } as unknown as StoreConfig)),
+      (got) => got === 'StoreError: store.kind: unknown store kind "redis" (expected memory, sqlite or postgres)',
+      'StoreError: store.kind: unknown store kind "redis" (expected memory, sqlite or postgres)',
+    ],
+    [
+      'a PostgreSQL URL naming no database',
+      await outcome(() => PostgresEventStore.open('postgres://loopgate@127.0.0.1:5432')),
+      (got) => got.startsWith('StoreError: ') && got.endsWith(': the URL names no database (add it as the path, e.g. postgres://user@host:5432/loopgate)'),
+      'StoreError: …: the URL names no database (add it as the path, e.g. postgres://user@host:5432/loopgate)',
+    ],
+    [
+      'a server that refuses the connection',
+      await outcome(() => PostgresEventStore.open(`postgres://loopgate@127.0.0.1:${closedPort}/loopgate`, { connectTimeoutMs: 5_000 })),
+      (got) => got.startsWith('StoreError: ') && got.includes('connection refused (is a PostgreSQL server running and listening there?)'),
+      'StoreError: … connection refused (is a PostgreSQL server running and listening there?)',
+    ],
+  ];
+  return rows.map(([what, got, ok, expected]) => ({ name: `${what}: refused, naming it`, passed: ok(got), message: got, expected, actual: got }));
 }
 
 /** An error in one line: its name and message (a store may throw anything). */

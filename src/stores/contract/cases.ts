@@ -268,6 +268,13 @@ export const STORE_CONTRACT: readonly StoreContractCase[] = [
         /type must be a non-empty string, got/,
       );
       await rejects('a record at NaN', store.append('c', [{ ...sampleRecord(0), at: Number.NaN }]), Error, /at must be a finite number/);
+      // The refusal says what the field held: null as null, not as "a object" (mutation seed 52).
+      await rejects(
+        'a record whose v is null',
+        store.append('c', [{ ...sampleRecord(0), v: null as unknown as number }]),
+        Error,
+        /v must be a positive integer, got null/,
+      );
       await rejects('a record whose source is itself', store.append('c', [{ ...sampleRecord(0), sources: [0] }]), Error, /sources\[0\]/);
       await rejects('an empty conversation id', store.append('', records(0, 1)), Error, /conversation id/);
       same('read after the refusals', await store.read('c'), []);
@@ -589,6 +596,12 @@ export const STORE_CONTRACT: readonly StoreContractCase[] = [
       await store.close();
       await b.done;
       truthy('the waiter is refused with a StoreError', b.state.error instanceof StoreError, b.state.error);
+      // Saying why: the store closed (mutation seed 52: PostgreSQL's reason made "", the waiter refused with no message).
+      truthy(
+        'the waiter is told the store is closed',
+        /closed/.test((b.state.error as Error | undefined)?.message ?? ''),
+        (b.state.error as Error | undefined)?.message,
+      );
       same('holders after the close', log, ['a']);
       await rejects('an append after the close', store.append('c', records(0, 1)), Error, /closed/);
       await held('a', a.state)();
@@ -602,6 +615,8 @@ export const STORE_CONTRACT: readonly StoreContractCase[] = [
     async run(fresh) {
       const store = await snapshots(fresh);
       same('the snapshot before any', await store.readSnapshot('c'), undefined);
+      // An id no conversation can have is refused, as by read and append, not answered "no snapshot" (mutation seed 52).
+      await rejects('a snapshot read of an empty conversation id', store.readSnapshot(''), Error, /conversation id/);
       await store.append('c', records(0, 3), { snapshot: snap(3) });
       same('the snapshot stored with seqs 0-2', await store.readSnapshot('c'), snap(3));
       await store.append('c', records(3, 2));
