@@ -401,6 +401,23 @@ async function ledgerThrowsAfterApproval(): Promise<CheckResult[]> {
   ];
 }
 
+/**
+ * A recorder whose `policy` (the decision's record) throws once the approver has answered: the decision cannot be
+ * kept, so the call must not run — failed / INTERNAL_ERROR, as the same throw on the synchronous path (no approver)
+ * settles it (mutation seed 52's analysis: on the asynchronous path the throw was swallowed and the tool ran).
+ */
+async function policyRecordThrowsAfterApproval(): Promise<CheckResult[]> {
+  const got = await runOne(
+    {
+      policy: () => {
+        throw new Error('decision log unavailable');
+      },
+    },
+    { ask: true },
+  );
+  return [...resultChecks(got, { status: 'failed', code: 'INTERNAL_ERROR', message: 'decision log unavailable' }), ranNot(got.runs.refund, 'issue_refund')];
+}
+
 async function repeatUndescribed(): Promise<CheckResult[]> {
   const got = await runOne(
     {
@@ -767,6 +784,11 @@ export function toolExecutorCases(): Case[] {
       ledgerKnowsTheCall,
     ],
     ['ledger-throws', 'a recorder whose alreadyStarted() throws: execute still settles, failed / INTERNAL_ERROR, the tool not run', ledgerThrows],
+    [
+      'policy-record-throws-after-approval',
+      'a recorder whose policy() throws once the approver has answered (after an await): the decision unkept, failed / INTERNAL_ERROR, not run',
+      policyRecordThrowsAfterApproval,
+    ],
     [
       'ledger-throws-after-approval',
       'a recorder whose alreadyStarted() throws once the approver has answered (after an await): failed / INTERNAL_ERROR, not run',
