@@ -12,7 +12,7 @@
  */
 import type { ContractHarness, HarnessClient } from '../../providers/contract-suite/harness.ts';
 import { isUnsupported, type Unsupported } from '../../providers/contract-suite/harness.ts';
-import { modelClientProblem, type ModelClient, type ModelResult } from '../kernel/index.ts';
+import { describeError, modelClientProblem, type ModelClient, type ModelResult } from '../kernel/index.ts';
 import type { ProviderStep } from './scenario/schema.ts';
 import { behaviourFor, WireStepError } from './wire-provider.ts';
 
@@ -39,10 +39,6 @@ export class OwnClientStepError extends Error {
     this.name = 'OwnClientStepError';
     this.secrets = secrets;
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /**
@@ -127,7 +123,7 @@ export async function ownProvider(
   try {
     await acquire(harness);
   } catch (error) {
-    throw new OwnClientStepError(`client ${name}: its harness's start threw: ${errorText(error)}`);
+    throw new OwnClientStepError(`client ${name}: its harness's start threw: ${describeError(error)}`);
   }
   const clients: HarnessClient[] = [];
   const secrets = () => [...new Set(clients.flatMap((c) => c.secrets ?? []))];
@@ -146,7 +142,7 @@ export async function ownProvider(
       try {
         answer = await harness.clientFor({ caseId: `${caseId}#${which}-${i + 1}`, behaviour });
       } catch (error) {
-        throw new OwnClientStepError(`${where}: client ${name}'s harness threw making its client: ${errorText(error)}`, secrets());
+        throw new OwnClientStepError(`${where}: client ${name}'s harness threw making its client: ${describeError(error)}`, secrets());
       }
       const made = checkedAnswer(answer);
       if (typeof made === 'string') throw new OwnClientStepError(`${where}: client ${name}'s harness answered no client: ${made}`, secrets());

@@ -16,6 +16,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { describeError } from '../kernel/index.ts';
 import type { CheckResult } from '../report/results.ts';
 import { records, runStoreContractCase, sampleRecord, STORE_CONTRACT, type StoreContractCase } from '../stores/contract/cases.ts';
 import { StoreContractFailure } from '../stores/contract/expect.ts';
@@ -618,6 +619,3 @@ async function openRefusals(): Promise<CheckResult[]> {
 }
 
 /** An error in one line: its name and message (a store may throw anything). */
-function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}

@@ -71,7 +71,7 @@ export { CancelScope, raceAbort, type CancelReason } from './loop/cancellation.t
 export { DeltaStreams } from './loop/delta-streams.ts';
 export { hasWakingWork, takeForNextStep, takeForTurnStart } from './loop/inbox.ts';
 export { isLoopWritten, LOOP_SOURCE, messagesToReturn, type TakenMessage } from './loop/returns.ts';
-export { addTokens, addUsageDetail, countable } from './loop/records.ts';
+export { addTokens, addUsageDetail, countable, describeError } from './loop/records.ts';
 export {
   BUILT_IN_HANDLERS,
   compactionHandler,
