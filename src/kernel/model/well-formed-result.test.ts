@@ -42,4 +42,41 @@ describe('wellFormedResult', () => {
     const date = new Date(0);
     expect(wellFormedData({ at: date, text: `t${LOW}` })).toEqual({ at: date, text: 't\uFFFD' });
   });
+
+  // Each field the loop reads, alone ill-formed: found and repaired (the check goes field by field, not by a generic walk).
+  const bad = `x${HIGH}`;
+  const argsOf = (value: unknown) => ({ q: value });
+  const rows: [string, Record<string, unknown>][] = [
+    ['reply text', { type: 'reply', content: [], text: bad }],
+    ['stop reason', { type: 'unknown', content: [], text: '', stopReason: bad }],
+    ['failure message', { type: 'transport_error', kind: 'network', message: bad }],
+    ['unknown failure kind', { type: 'transport_error', kind: bad, message: 'm' }],
+    ['context message', { type: 'context_window_exceeded', at: 'request', content: [], message: bad }],
+    ['text block', { type: 'max_tokens', content: [{ type: 'text', text: bad }], text: '', partialToolCall: false }],
+    ['block id', { type: 'reply', content: [{ type: 'tool_call', id: bad, name: 'n', args: {} }], text: '' }],
+    ['block name', { type: 'reply', content: [{ type: 'tool_call', id: 'i', name: bad, args: {} }], text: '' }],
+    ['block repeatOf', { type: 'reply', content: [{ type: 'tool_call', id: 'i', name: 'n', args: {}, repeatOf: bad }], text: '' }],
+    ['block argument key', { type: 'reply', content: [{ type: 'tool_call', id: 'i', name: 'n', args: { [bad]: 1 } }], text: '' }],
+    ['block argument deep', { type: 'reply', content: [{ type: 'tool_call', id: 'i', name: 'n', args: argsOf([{ r: bad }]) }], text: '' }],
+    ['call id', { type: 'tool_use', content: [], calls: [{ id: bad, name: 'n', args: {} }], text: '' }],
+    ['call name', { type: 'tool_use', content: [], calls: [{ id: 'i', name: bad, args: {} }], text: '' }],
+    ['call raw arguments', { type: 'tool_use', content: [], calls: [{ id: 'i', name: 'n', rawArgs: bad }], text: '' }],
+    [
+      "call arguments other than its block's",
+      {
+        type: 'tool_use',
+        content: [{ type: 'tool_call', id: 'i', name: 'n', args: argsOf('ok') }],
+        calls: [{ id: 'i', name: 'n', args: argsOf(bad) }],
+        text: '',
+      },
+    ],
+    ['refusal details', { type: 'refusal', text: 'no', details: { why: bad } }],
+    ['a type the loop does not know', { type: 'later', extra: [bad] }],
+  ];
+  it.each(rows)('finds half a pair in the %s alone', (_name, given) => {
+    const fixed = wellFormedResult(given as unknown as ModelResult);
+    expect(fixed).not.toBe(given);
+    expect(JSON.stringify(fixed).isWellFormed()).toBe(true);
+    expect(JSON.stringify(fixed)).toContain('x\uFFFD');
+  });
 });
