@@ -18,6 +18,8 @@
  * turn — a call's own attempt in the turn that answers it is how it ran, and its
  * result must say how that ended.
  *
+ * A STATEFUL or CRITICAL call without a start record never ran (write-ahead): its result never says INTERRUPTED.
+ *
  * And a result counts no attempt its call did not start: its `attempts` never
  * exceed the call's start records in its turn — a call crash recovery closes as
  * NOT_RUN (no start record) made no attempt, and a report, trace or model that
@@ -39,8 +41,29 @@ export const startedCallsStayUnknown = defineInvariant({
   id: 'started-calls-stay-unknown',
   title: 'a tool call that ran is never reported as not run, and one whose outcome is unknown is reported unknown',
   appliesTo: loopgateOnly('result codes and start records are in loopgate’s event log'),
-  check: (run) => startedCallsHonest(run) ?? refusedOnlyIfStarted(run) ?? attemptsCountStarts(run),
+  check: (run) => startedCallsHonest(run) ?? unstartedNeverInFlight(run) ?? refusedOnlyIfStarted(run) ?? attemptsCountStarts(run),
 });
+
+/**
+ * A STATEFUL or CRITICAL call runs only once its start record is stored (the write-ahead rule), so one without a
+ * start record never ran: closed with its turn — by the loop, or by crash recovery in whichever host reopened the
+ * store — it is NOT_RUN, never INTERRUPTED ("it may have taken effect"). Told a refund that never ran may have gone
+ * through, the model checks for it, or gives up on it (outside probe 59, P13: the production host's recovery not
+ * given the tools' levels closed every such call INTERRUPTED, and only exact bundled histories saw it).
+ */
+function unstartedNeverInFlight(run: ScenarioRun): string | undefined {
+  const startedSinceResult = new Set<string>();
+  for (const e of viewOf(run).known) {
+    if (e.type === 'tool.started') startedSinceResult.add(e.payload.callId);
+    if (e.type !== 'tool.result') continue;
+    const { callId, name, error } = e.payload;
+    const started = startedSinceResult.delete(callId);
+    const level = run.sideEffectLevels.get(name);
+    if (started || error?.error_code !== 'INTERRUPTED' || (level !== 'STATEFUL' && level !== 'CRITICAL')) continue;
+    return `${level} call ${callId} to ${name} (seq ${e.seq}) has no start record — it never ran — but its result says INTERRUPTED, that it may have taken effect: it must be NOT_RUN`;
+  }
+  return undefined;
+}
 
 function attemptsCountStarts(run: ScenarioRun): string | undefined {
   for (const turn of viewOf(run).turns) {
