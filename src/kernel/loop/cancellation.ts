@@ -73,6 +73,9 @@ function reasonText(reason: unknown, by: CancelSource): string {
  *
  * With `timeout`, also with `timeout.value()` once `timeout.ms` have passed on
  * `timeout.clock` — unless that returns undefined, in which case the race goes on.
+ * With `map`, the promise's value is settled as `map(value)` (a throw there is a
+ * rejection): a check of the answer without a promise of its own.
+ *
  * The signal is watched through abort-watch.ts and the timeout set with
  * `Clock.setTimer` when the clock has it: no listener records, no `Event` objects,
  * no promise per timer.
@@ -83,6 +86,7 @@ export function raceAbort<T>(
   onAbort: () => T | Promise<T>,
   onReject: (error: unknown) => T,
   timeout?: { readonly clock: Clock; readonly ms: number; readonly value: () => T | undefined },
+  map?: (value: T) => T,
 ): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => undefined); // settled or not, nobody waits for it now
@@ -116,7 +120,19 @@ export function raceAbort<T>(
         });
       }
     }
-    promise.then(settle, (error: unknown) => settle(onReject(error)));
+    const rejected = (error: unknown) => settle(onReject(error));
+    if (map === undefined) promise.then(settle, rejected);
+    else
+      promise.then((value) => {
+        if (done) return;
+        let mapped: T;
+        try {
+          mapped = map(value);
+        } catch (error) {
+          return rejected(error);
+        }
+        settle(mapped);
+      }, rejected);
   });
 }
 

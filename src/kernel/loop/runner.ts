@@ -666,19 +666,15 @@ export class AgentLoop {
     }
     // A result missing its parts broke the client's contract as a rejection does: named, then a network error.
     // Its texts are kept well-formed: half a surrogate pair would ride in every later request (well-formed-result.ts).
-    const checked = call.then((result) => {
+    const checked = (result: ModelResult): ModelResult => {
       const problem = modelResultProblem(result);
       return problem === undefined
         ? wellFormedResult(result)
-        : ({
-            type: 'transport_error',
-            kind: 'network',
-            message: `model client ${client.name} returned a malformed result (contract violation): ${problem}`,
-          } as const);
-    });
+        : { type: 'transport_error', kind: 'network', message: `model client ${client.name} returned a malformed result (contract violation): ${problem}` };
+    };
     const timeoutMs = request.timeoutMs;
     pending.answer = raceAbort<ModelResult>(
-      checked,
+      call,
       s.scope.signal,
       () => answerAfterAbort<ModelResult>(call, this.#deps.clock, CANCELLED_CALL, usageOnly),
       // Providers never reject; one that does broke its contract. Keep going as a transport failure.
@@ -691,6 +687,7 @@ export class AgentLoop {
             ms: timeoutMs,
             value: () => (s.scope.cancelled ? undefined : { type: 'transport_error', kind: 'timeout', message: `no result within ${timeoutMs} ms` }),
           },
+      checked,
     );
     return pending;
   }

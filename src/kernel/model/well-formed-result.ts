@@ -39,14 +39,11 @@ function resultHoldsLoneSurrogate(result: ModelResult): boolean {
   }
   if (illFormed(r.text) || illFormed(r.stopReason) || illFormed(r.message) || illFormed(r.kind)) return true;
   const content = 'content' in r ? r.content : undefined;
-  let blockArgs: unknown[] | undefined;
   if (Array.isArray(content)) {
     for (let i = 0; i < content.length; i++) {
       const block = content[i] as Partial<Record<'type' | 'text' | 'id' | 'name' | 'repeatOf' | 'args', unknown>>;
       if (illFormed(block.type) || illFormed(block.text) || illFormed(block.id) || illFormed(block.name) || illFormed(block.repeatOf)) return true;
-      const args = block.args;
-      if (holdsLoneSurrogate(args)) return true;
-      if (typeof args === 'object' && args !== null) (blockArgs ??= []).push(args);
+      if (holdsLoneSurrogate(block.args)) return true;
     }
   }
   const calls = 'calls' in r ? r.calls : undefined;
@@ -54,10 +51,17 @@ function resultHoldsLoneSurrogate(result: ModelResult): boolean {
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i] as Partial<Record<'id' | 'name' | 'rawArgs' | 'args', unknown>>;
       if (illFormed(call.id) || illFormed(call.name) || illFormed(call.rawArgs)) return true;
-      if (blockArgs?.includes(call.args) !== true && holdsLoneSurrogate(call.args)) return true;
+      if (!walkedWithABlock(call.args, content) && holdsLoneSurrogate(call.args)) return true;
     }
   }
   return r.details !== undefined && holdsLoneSurrogate(r.details);
+}
+
+/** Whether `args` (an object) are a block's of `content`, walked with it already. */
+function walkedWithABlock(args: unknown, content: unknown): boolean {
+  if (typeof args !== 'object' || args === null || !Array.isArray(content)) return false;
+  for (let i = 0; i < content.length; i++) if ((content[i] as { args?: unknown }).args === args) return true;
+  return false;
 }
 
 function illFormed(value: unknown): boolean {
