@@ -68,6 +68,22 @@ describe('ownProvider', () => {
     expect(life).toEqual(['start', 'stop']);
   });
 
+  it("names a step whose client rejected when the script runs out on the loop's retry of it (review L2)", async () => {
+    const harness: ContractHarness = {
+      name: 'acme',
+      clientFor: () => ({ client: { name: 'acme', call: () => Promise.reject(new Error('socket hang up')) } }),
+    };
+    const own = await ownProvider('acme', harness, [{ reply: 'Hi.' }], 'r', MODEL);
+    await expect(own.client.call(REQUEST)).rejects.toThrow('socket hang up');
+    expect(await own.client.call(REQUEST)).toMatchObject({
+      type: 'transport_error',
+      kind: 'invalid_request',
+      message:
+        "scenario provider script exhausted at request 2: step 1's client rejected (Error: socket hang up), breaking the ModelClient contract, and the loop retried it on the next step's",
+    });
+    await own.release();
+  });
+
   it('starts a harness shared by cases at once for the first and stops it after the last', async () => {
     const { harness, life } = recordingHarness();
     const [a, b] = await Promise.all([ownProvider('acme', harness, STEPS, 'a', MODEL), ownProvider('acme', harness, STEPS, 'b', MODEL)]);

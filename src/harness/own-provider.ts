@@ -156,6 +156,8 @@ export async function ownProvider(
   let calls = 0;
   let current: number | undefined;
   let released: Promise<void> | undefined;
+  /** Steps whose client rejected (a contract violation the loop retries as a network error, on the next step's client). */
+  const rejected: string[] = [];
   const client: ModelClient = {
     name: which === 'script' ? `${name}:${options.model}` : `${name} fallback:${options.model}`,
     model: options.model,
@@ -167,11 +169,21 @@ export async function ownProvider(
         const exhausted: ModelResult = {
           type: 'transport_error',
           kind: 'invalid_request',
-          message: `scenario provider script exhausted at request ${index + 1}: add a step`,
+          message: `scenario provider script exhausted at request ${index + 1}: ${rejected.length ? `${rejected.join('; ')}, and the loop retried it on the next step's` : 'add a step'}`,
         };
         return Promise.resolve(exhausted);
       }
-      return step.client.call(request, onDelta);
+      const told = (error: unknown): never => {
+        rejected.push(`step ${index + 1}'s client rejected (${describeError(error)}), breaking the ModelClient contract`);
+        throw error;
+      };
+      let answer: Promise<ModelResult>;
+      try {
+        answer = step.client.call(request, onDelta);
+      } catch (error) {
+        return told(error);
+      }
+      return Promise.resolve(answer).then(undefined, told);
     },
   };
   return {
