@@ -664,8 +664,15 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
     permissions: { visibility: withOperatorLayer(visibility, operator), policy: withOperatorRule(policy, operator), approver: agent.approver !== undefined },
     approvals,
     compactions,
-    // The team's client's credentials too: no log, trace or report of the case may carry one.
-    secrets: [...(agent.secrets ?? []), ...(ownClient?.secrets ?? []), ...(ownFallback?.secrets ?? [])],
+    // The team's client's credentials, and the keys the wire fakes serve: no log, trace or report of the case may
+    // carry one (an adapter scrubs the key it sent from what a provider quotes back; the loop is never told it).
+    secrets: [
+      ...(agent.secrets ?? []),
+      ...(ownClient?.secrets ?? []),
+      ...(ownFallback?.secrets ?? []),
+      ...(wire ? [wire.apiKey] : []),
+      ...(fallbackWire ? [fallbackWire.apiKey] : []),
+    ],
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
     ...(runaway !== undefined ? { runaway } : {}),

@@ -85,7 +85,11 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
     return turn(blocks, 'max_tokens');
   }
   if (step.refusal !== undefined) return turn([], 'refusal', { refusal: { text: step.refusal } });
-  if (step.overflow === 'request') return { kind: 'http_error', error: 'overflow' };
+  if (step.overflow === 'request')
+    return {
+      kind: 'http_error',
+      error: step.overflowToldBy === 'code' ? 'overflow_by_code' : step.overflowToldBy === 'words' ? 'overflow_by_words' : 'overflow',
+    };
   if (step.overflow === 'generation') return turn([{ type: 'text', text: 'partial' }], 'overflow');
   if (step.unknown !== undefined) return turn([], { unknown: step.unknown });
   const error = step.error!;
@@ -97,18 +101,22 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds, ...(asDate ? { retryAfterAsDate: true } : {}) } : {}),
     ...(error.retryAfterMs !== undefined && sendsRetryAfterMs(provider) && !asDate ? { retryAfterMsHeader: error.retryAfterMs } : {}),
   };
+  // A message quoting the key the request carried: the fake writes the key in (`credential`, wire-plan.ts).
+  const quoting = error.quotesKey ? { quotesCredential: true } : {};
   switch (error.kind) {
     case 'rate_limited':
-      return { kind: 'http_error', error: 'rate_limited', ...(error.status ? { status: error.status } : {}), ...retryHeaders };
+      return { kind: 'http_error', error: 'rate_limited', ...(error.status ? { status: error.status } : {}), ...retryHeaders, ...quoting };
     case 'overloaded':
       // Inside a 200 stream: some text (and part of a call), then the provider's error event (Anthropic's `event: error`, OpenAI's error chunk).
       if (error.midStream)
         return { kind: 'stream_fault', ...brokenTurn(error.midStream, usage), fault: { type: 'error_event', after: afterTag(error.midStream) } };
-      return { kind: 'http_error', error: 'overloaded', ...(error.status ? { status: error.status } : {}), ...retryHeaders };
+      return { kind: 'http_error', error: 'overloaded', ...(error.status ? { status: error.status } : {}), ...retryHeaders, ...quoting };
     case 'server_error':
-      return { kind: 'http_error', error: 'server_error', ...(error.status ? { status: error.status } : {}), ...retryHeaders };
+      return { kind: 'http_error', error: 'server_error', ...(error.status ? { status: error.status } : {}), ...retryHeaders, ...quoting };
     case 'auth':
-      return { kind: 'http_error', error: 'auth' };
+      // Out of quota or credit: the provider's account error, with the status and retry-after a gateway may send it with.
+      if (error.quota) return { kind: 'http_error', error: 'quota', ...(error.status ? { status: error.status } : {}), ...retryHeaders, ...quoting };
+      return { kind: 'http_error', error: 'auth', ...quoting };
     case 'network':
       // After the 200 and some text (and part of a call), the connection drops.
       if (error.midStream) return { kind: 'stream_fault', ...brokenTurn(error.midStream, usage), fault: { type: 'reset', after: afterTag(error.midStream) } };
@@ -134,7 +142,7 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
  */
 export function unsayableOnWire(provider: WireProvider, step: ProviderStep, index: number): string | undefined {
   try {
-    wirePlanFor(WIRE_KITS[provider], behaviourFor(step, index, { next: 1 }, provider));
+    wirePlanFor(WIRE_KITS[provider], behaviourFor(step, index, { next: 1 }, provider), { credential: 'a-key-to-quote' });
     return undefined;
   } catch (error) {
     if (error instanceof UnsupportedOnWire || error instanceof WireStepError) return error.message;
@@ -175,11 +183,14 @@ export async function wireProvider(
   const kit = WIRE_KITS[provider];
   const callIds = { next: 1 };
   const behaviours = steps.map((step, i) => behaviourFor(step, i, callIds, provider));
-  const plans: WirePlan[] = behaviours.map((behaviour) => wirePlanFor(kit, behaviour));
+  // A step whose answer quotes the key (`quotesKey`) quotes the one the fake serves: the key the adapter sent.
+  const plans: WirePlan[] = behaviours.map((behaviour) => wirePlanFor(kit, behaviour, { credential: apiKey }));
   // A retry-after HTTP date is written as the request is answered, on the clock the adapter reads it with.
   const planAt = (index: number): WirePlan | undefined => {
     const behaviour = behaviours[index];
-    return behaviour?.kind === 'http_error' && behaviour.retryAfterAsDate ? wirePlanFor(kit, behaviour, now ? { now } : {}) : plans[index];
+    return behaviour?.kind === 'http_error' && behaviour.retryAfterAsDate
+      ? wirePlanFor(kit, behaviour, { credential: apiKey, ...(now ? { now } : {}) })
+      : plans[index];
   };
   const [{ acquireWireFake }, { createAdapter }] = await Promise.all([import('../../providers/wire-fakes/server.ts'), import('../../providers/clients.ts')]);
   const fake = acquireWireFake();

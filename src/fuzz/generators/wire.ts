@@ -10,8 +10,10 @@
  * answer, so wire scripts are short and weighted towards what an adapter must
  * translate: tool calls (parallel, their argument chunks interleaved by index on
  * OpenAI Chat), refusals, max_tokens with and without a cut call, unknown stop
- * reasons, overflows, 429s, 503s, 529s and 5xx with retry-after headers, overloads
- * inside a stream, server errors, resets and malformed streams, and usage with
+ * reasons, overflows (OpenAI's told by code or words alone), 429s, 503s, 529s and
+ * 5xx with retry-after headers, overloads inside a stream, server errors, resets
+ * and malformed streams, account errors (a bad key; out of quota, as a 429 with a
+ * retry-after), error messages quoting the key the request carried, and usage with
  * prompt-cache reads and (Anthropic) writes. Nothing the wire cannot say is
  * generated (an invalid request or an abort is the loop's own; a stalled stream
  * would only wait), and an overflow during generation only where the protocol
@@ -112,10 +114,23 @@ function errorArb(tools: readonly FuzzTool[]): fc.Arbitrary<ErrorSpec> {
       arbitrary: fc.oneof(
         {
           weight: 4,
-          arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'network' }, { kind: 'network', midStream: true }, { kind: 'malformed_stream' }, { kind: 'auth' }),
+          arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'network' }, { kind: 'network', midStream: true }, { kind: 'malformed_stream' }),
         },
         { weight: 1, arbitrary: fc.constantFrom(...cuts).map((midStream): ErrorSpec => ({ kind: 'network', midStream })) },
       ),
+    },
+    // An account error: a bad key, or out of quota or credit — as a gateway relays it, a 429 with a retry-after that
+    // waiting never honours (outside probe 58: an adapter reading such a 429 as a rate limit passed fuzz).
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ quota: fc.boolean(), status: fc.constantFrom(undefined, 429), retryAfterMs: retryAfterArb })
+        .map(
+          ({ quota, status, retryAfterMs }): ErrorSpec =>
+            quota
+              ? { kind: 'auth', quota, ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }
+              : { kind: 'auth' },
+        ),
     },
     // A stream that stalls after its first text: only the model timeout ends it, on the adapter's own deadline
     // (outside probe 58, HIGH-1: such a step never ended, and no fuzz case drew one).
@@ -161,9 +176,27 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
     // An overflow during generation is Anthropic's own stop reason (model_context_window_exceeded): only a third of
     // the wire cases can send it, so overflows weigh more (probe 14, P03: that stop read as max_tokens passed 1000
     // cases on seed 2 at weight 1; at 6, refusals at 4, it fails at run 275 on seed 1, 283 on seed 2).
-    { weight: 6, arbitrary: fc.constantFrom<'request' | 'generation'>('request', 'generation').map((overflow): ProviderStep => ({ overflow })) },
-    { weight: 4, arbitrary: errorArb(tools).map((error): ProviderStep => ({ error })) },
+    // A request overflow is told by code and words, or (OpenAI, as compatible servers and gateways word it) by one of them alone.
+    {
+      weight: 6,
+      arbitrary: fc
+        .tuple(fc.constantFrom<'request' | 'generation'>('request', 'generation'), fc.constantFrom(undefined, undefined, 'code' as const, 'words' as const))
+        .map(([overflow, toldBy]): ProviderStep => (overflow === 'request' && toldBy ? { overflow, overflowToldBy: toldBy } : { overflow })),
+    },
+    // Now and then an HTTP error's message quotes the key the request carried (as some gateways' answers do): the
+    // adapter must keep its own key out of its result (outside probe 58: a result left unscrubbed passed fuzz).
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(errorArb(tools), fc.nat({ max: 3 }))
+        .map(([error, n]): ProviderStep => ({ error: n === 0 && quotable(error) ? { ...error, quotesKey: true } : error })),
+    },
   );
+}
+
+/** An HTTP error with a body whose message can quote the key (not a stream that breaks after its 200). */
+function quotable(error: ErrorSpec): boolean {
+  return ['auth', 'rate_limited', 'overloaded', 'server_error'].includes(error.kind) && !error.midStream;
 }
 
 /**
@@ -181,19 +214,27 @@ function forProvider(step: ProviderStep, provider: WireProviderName): ProviderSt
     return rest;
   }
   if (step.overflow === 'generation' && provider !== 'anthropic') return { ...step, overflow: 'request' };
+  // The Messages API has no error code: an overflow is told by its words and its type together.
+  if (step.overflowToldBy !== undefined && provider === 'anthropic') {
+    const { overflowToldBy: _toldBy, ...rest } = step;
+    return rest;
+  }
   return step;
 }
 
 /**
- * An HTTP error with a retry-after, led with: a step after the turn's reply is
+ * An HTTP error with a retry-after (or an account out of quota, sent as a 429
+ * with one), led with: a step after the turn's reply is
  * never sent, so drawn anywhere in the script such an answer was read by an
  * adapter a few times in a thousand cases, and Anthropic's `retry-after` seconds
  * often never (outside probe 16, Q6: seconds read ×100 passed 1,000 runs).
  */
 const leadingErrorArb: fc.Arbitrary<ProviderStep> = fc
   .record({
-    kind: fc.constantFrom<{ kind: 'rate_limited' | 'overloaded' | 'server_error'; status: number }>(
+    kind: fc.constantFrom<{ kind: 'rate_limited' | 'overloaded' | 'server_error' | 'auth'; status: number; quota?: true }>(
       { kind: 'rate_limited', status: 429 },
+      // Out of quota, relayed as a 429 with a retry-after: an account problem, never waited for.
+      { kind: 'auth', status: 429, quota: true },
       { kind: 'overloaded', status: 503 },
       { kind: 'overloaded', status: 529 },
       { kind: 'server_error', status: 500 },

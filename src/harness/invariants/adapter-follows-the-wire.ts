@@ -185,8 +185,11 @@ function mismatch(provider: string, step: ProviderStep, result: ModelResult, dec
   return undefined;
 }
 
-/** The scripted errors the wire fake sends as an HTTP error status (with the step's retry-after headers). */
-const HTTP_ERRORS: ReadonlySet<string> = new Set(['rate_limited', 'overloaded', 'server_error']);
+/**
+ * The scripted errors the wire fake sends as an HTTP error status (with the step's retry-after headers). An auth
+ * error carries no wait whatever its headers say (an account out of credit, `quota`, may come as a 429 with one).
+ */
+const HTTP_ERRORS: ReadonlySet<string> = new Set(['rate_limited', 'overloaded', 'server_error', 'auth']);
 
 /** The kinds an HTTP answer of this scripted error is classified as (a 503 says "overloaded" whatever the script called it). */
 function expectedKinds(error: NonNullable<ProviderStep['error']>): string[] {

@@ -53,6 +53,9 @@ export const TRANSPORT_KINDS = TRANSPORT_ERROR_KINDS;
 
 const RESULT_KEYS = ['reply', 'tool_use', 'max_tokens', 'refusal', 'overflow', 'unknown', 'error', 'reject'] as const;
 
+/** The errors the wire answers with an HTTP status and a body, whose message may quote the key (`quotesKey`). */
+const QUOTING_KINDS: readonly string[] = ['auth', 'rate_limited', 'overloaded', 'server_error'];
+
 export const providerStepSchema = z
   .strictObject({
     reply: z.string().optional().describe('The model answers with this text'),
@@ -75,6 +78,12 @@ export const providerStepSchema = z
       .describe('Output cut at max_tokens; partial: inside a tool call'),
     refusal: z.string().optional(),
     overflow: z.enum(['request', 'generation']).optional().describe('Context window exceeded'),
+    overflowToldBy: z
+      .enum(['code', 'words'])
+      .optional()
+      .describe(
+        "overflow: request, on the wire: the provider's 400 says so by its code alone (context_length_exceeded, in words that never name the context window, as a compatible server words it), or by its words alone (no code, as a gateway that drops it sends it); default both",
+      ),
     unknown: z.string().optional().describe('An unknown stop reason'),
     error: z
       .strictObject({
@@ -88,6 +97,18 @@ export const providerStepSchema = z
             "On the wire, how the provider words retryAfterMs: seconds (default; OpenAI's retry-after-ms beside it) or date: an HTTP date in retry-after alone (whole seconds, so up to a second less is left)",
           ),
         message: z.string().optional(),
+        quota: z
+          .boolean()
+          .optional()
+          .describe(
+            "kind: auth, on the wire: the account is out of quota or credit (OpenAI's insufficient_quota, Anthropic's billing_error), sent with status (say 429) and retryAfterMs when given, as a gateway may relay it: an account problem, never a rate limit to wait for",
+          ),
+        quotesKey: z
+          .boolean()
+          .optional()
+          .describe(
+            "On the wire, an HTTP error (kind: auth, rate_limited, overloaded or server_error): its message quotes the API key the request carried, as some gateways' answers do; the adapter must keep it out of everything it returns",
+          ),
         midStream: z
           .union([
             z.boolean(),
@@ -137,6 +158,20 @@ export const providerStepSchema = z
         code: 'custom',
         path: ['error', 'midStream'],
         message: 'midStream goes with kind: overloaded (an error event inside a 200 stream) or kind: network (the connection drops mid-stream)',
+      });
+    if (step.overflowToldBy !== undefined && step.overflow !== 'request')
+      ctx.addIssue({ code: 'custom', path: ['overflowToldBy'], message: 'overflowToldBy goes with overflow: request (the 400 that refuses the request)' });
+    if (step.error?.quota && step.error.kind !== 'auth')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['error', 'quota'],
+        message: 'quota goes with kind: auth (an account out of credit is an account problem, not a rate limit)',
+      });
+    if (step.error?.quotesKey && (!QUOTING_KINDS.includes(step.error.kind) || step.error.midStream))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['error', 'quotesKey'],
+        message: `quotesKey goes with an HTTP error: kind ${QUOTING_KINDS.join(', ')}, without midStream`,
       });
     if (step.error?.retryAfterAs !== undefined && step.error.retryAfterMs === undefined)
       ctx.addIssue({ code: 'custom', path: ['error', 'retryAfterAs'], message: 'retryAfterAs says how retryAfterMs is worded: give retryAfterMs too' });
@@ -194,6 +229,25 @@ const providerSchema = z
           message: `interleaved is a wire-level detail: kind: wire with provider ${INTERLEAVING_PROVIDERS.join(' or ')} (the others stream one call after another)`,
         });
     });
+    // How the wire words an answer: nothing a scripted provider (which answers the loop's own result) can say.
+    if (p.kind === 'scripted')
+      for (const list of ['script', 'fallback'] as const)
+        p[list]?.forEach((step, i) => {
+          const wireOnly =
+            step.overflowToldBy !== undefined
+              ? ['overflowToldBy']
+              : step.error?.quota
+                ? ['error', 'quota']
+                : step.error?.quotesKey
+                  ? ['error', 'quotesKey']
+                  : undefined;
+          if (wireOnly)
+            ctx.addIssue({
+              code: 'custom',
+              path: [list, i, ...wireOnly],
+              message: `${wireOnly.at(-1)} says how the provider words its answer on the wire: kind: wire (or own); a scripted provider answers the loop's result itself`,
+            });
+        });
     // What the wire cannot say, in the script or the fallback's (served over the wire too). What the provider's own
     // protocol has no way to say (cache writes on OpenAI, …) is refused when the file is checked (check-wire-steps.ts).
     if (p.kind === 'wire' || p.kind === 'own')
