@@ -150,15 +150,16 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
  * and is sent as the stream it is). loopgate's own adapters always stream; a
  * peer's model may not (OpenAI Agents' `run()` asks without streaming).
  */
-export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body: unknown): WirePlan {
+export function wirePlanForRequest(kit: ProtocolKit, behaviour: Behaviour, body: unknown, options: PlanOptions = {}): WirePlan {
   const streams = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
-  if (streams) return wirePlanFor(kit, behaviour);
-  if (behaviour.kind === 'turn') return jsonPlan(200, kit.completeBody(behaviour.quotesCredential ? quotingIn(behaviour.turn, undefined) : behaviour.turn));
+  if (streams) return wirePlanFor(kit, behaviour, options);
+  if (behaviour.kind === 'turn')
+    return jsonPlan(200, kit.completeBody(behaviour.quotesCredential ? quotingIn(behaviour.turn, options.credential) : behaviour.turn));
   if (behaviour.kind === 'stream_fault' && behaviour.fault.type === 'error_event') {
     const answer = kit.errorAnswer(answeredAs(behaviour.fault.error));
     return jsonPlan(answer.status, answer.body, { ...answer.headers });
   }
-  return wirePlanFor(kit, behaviour);
+  return wirePlanFor(kit, behaviour, options);
 }
 
 /**

@@ -201,7 +201,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     histories,
     waiting,
     traces,
-    secrets: agent.secrets ?? [],
+    secrets: [...(agent.secrets ?? []), ...(wire ? [PEER_WIRE_KEY] : [])],
     virtualMs: clock.now(),
     ...(thrown !== undefined ? { thrown } : {}),
     faults: faults.entries,
@@ -227,22 +227,27 @@ function limits(scenario: Scenario): Partial<LoopConfig> {
   };
 }
 
+/** The key a peer's provider package is given for the wire fake: a secret of the case, as loopgate's own adapters' keys are. */
+const PEER_WIRE_KEY = 'wire-fake-key';
+
 /** The wire fake serving the scenario's script in the provider's protocol, for the peer's own provider package. */
 function wireFor(scenario: Scenario) {
   const provider = scenario.provider.provider!;
   const kit = WIRE_KITS[provider];
   const callIds = { next: 1 };
   const behaviours = scenario.provider.script.map((step, i) => behaviourFor(step, i, callIds, provider));
-  for (const b of behaviours) wirePlanFor(kit, b); // a step the provider cannot say fails the case here, before anything runs
+  // An answer that quotes the key (`quotesKey`) quotes the one the peer's provider package sent.
+  const options = { credential: PEER_WIRE_KEY };
+  for (const b of behaviours) wirePlanFor(kit, b, options); // a step the provider cannot say fails the case here, before anything runs
   const fake = acquireWireFake();
   // Each request is answered as it asked: a peer's model may ask without streaming.
   const served = fake.scenario((request, index) => {
     const behaviour = behaviours[index];
     if (!behaviour) throw new Error(`scenario provider script exhausted at request ${index + 1}: add a step`);
-    return wirePlanForRequest(kit, behaviour, request.body);
+    return wirePlanForRequest(kit, behaviour, request.body, options);
   });
   return {
-    address: { provider, baseURL: served.baseURL(provider), apiKey: 'wire-fake-key', model: scenario.provider.model ?? 'scenario-model' },
+    address: { provider, baseURL: served.baseURL(provider), apiKey: PEER_WIRE_KEY, model: scenario.provider.model ?? 'scenario-model' },
     requests: () => served.requests.length,
     release: () => fake.release(),
   };
