@@ -19,7 +19,7 @@ import { crashAtArb, failAppendsArb, failReceiptsArb, failWriteAheadsArb, storeC
 import { PROBE_TOOL, toolOverridesArb, withBrokenExecutor, withSkippedRedaction, withSpanMisuse, type FuzzTool, type SideEffectLevel } from './tools.ts';
 import { checkpointsArb, claimArb } from './turn-hooks.ts';
 
-import { FUZZ_PASSPHRASE, FUZZ_SECRET, FUZZ_SECRETS } from './secret.ts';
+import { FUZZ_PASSPHRASE, FUZZ_PIN, FUZZ_SECRET, FUZZ_SECRETS } from './secret.ts';
 
 export { FUZZ_SECRET } from './secret.ts';
 
@@ -808,7 +808,7 @@ export function toFuzzCase(parts: FuzzParts): FuzzCase {
     const first = inbox[0];
     const same = (e: InboxEntry, i: number) => i === 0 || (first?.messageId !== undefined && e.messageId === first.messageId);
     inbox = inbox.map((e, i) =>
-      same(e, i) && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE})` } : e,
+      same(e, i) && e.say !== undefined ? { ...e, say: `${e.say} (my API key is ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE}, PIN ${FUZZ_PIN})` } : e,
     );
   }
   const s = scenario;

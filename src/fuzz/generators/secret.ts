@@ -31,8 +31,16 @@ export const FUZZ_PASSPHRASE = 'orchard~FUZZ~7731?téal-quill-0042';
  */
 export const FUZZ_SIGNING_KEY = 'fuzz-signing-key-7Hq2Lw9Zt4Vx8Kc3Nd6Rf1Bm5Gs0Jp2Yw7Tq4Lz9Xe3Ua6Ob1Ic8Rn5Mv2Kd7Hs';
 
+/**
+ * A fourth planted secret, short (8 characters, a PIN or an account code): too short to have pieces of its own
+ * (secret-pieces.ts: a piece is 8 characters or more, and shorter than the secret), so only the redactor's search for
+ * the value itself finds it. Every other planted secret is long enough that its pieces hid a redactor that never
+ * searched for the whole value (outside probe 60, P09: that plant passed fuzz; only bundled short secrets caught it).
+ */
+export const FUZZ_PIN = 'pin~7731';
+
 /** Every secret a fuzz case that plants them lists. */
-export const FUZZ_SECRETS: readonly string[] = [FUZZ_SECRET, FUZZ_PASSPHRASE, FUZZ_SIGNING_KEY];
+export const FUZZ_SECRETS: readonly string[] = [FUZZ_SECRET, FUZZ_PASSPHRASE, FUZZ_SIGNING_KEY, FUZZ_PIN];
 
 /** A reply that echoes both secrets: streamed in pieces, each is split across deltas. */
 export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET} and passphrase ${FUZZ_PASSPHRASE}; please rotate them.`;

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runScenario } from '../../harness/second-host.ts';
 import { fuzzCaseArb } from './scenario.ts';
-import { FUZZ_PASSPHRASE, FUZZ_SECRET, FUZZ_SIGNING_KEY } from './secret.ts';
+import { FUZZ_PASSPHRASE, FUZZ_PIN, FUZZ_SECRET, FUZZ_SIGNING_KEY } from './secret.ts';
 import { PROBE_TOOL, SECRETS_UNREDACTED_OUTPUT } from './tools.ts';
 
 const cases = fc.sample(fuzzCaseArb(), { numRuns: 1_000, seed: 19 });
@@ -20,7 +20,7 @@ describe('fuzzCaseArb reaches an executor that skips redaction', () => {
     expect(leaky.length).toBeGreaterThan(20);
     expect(leaky.length).toBeLessThan(120);
     for (const c of leaky) {
-      expect(c.scenario.secrets).toEqual([FUZZ_SECRET, FUZZ_PASSPHRASE, FUZZ_SIGNING_KEY]);
+      expect(c.scenario.secrets).toEqual([FUZZ_SECRET, FUZZ_PASSPHRASE, FUZZ_SIGNING_KEY, FUZZ_PIN]);
       const probe = c.scenario.tools!.find((t) => t.name === PROBE_TOOL.name)!;
       if (probe.executor === 'skips-redaction') expect(probe.behaviour?.[0]).toEqual({ return: SECRETS_UNREDACTED_OUTPUT });
     }
@@ -35,6 +35,7 @@ describe('fuzzCaseArb reaches an executor that skips redaction', () => {
       for (const event of results) {
         expect(JSON.stringify(event)).not.toContain(FUZZ_SECRET);
         expect(JSON.stringify(event)).not.toContain(FUZZ_PASSPHRASE);
+        expect(JSON.stringify(event)).not.toContain(FUZZ_PIN);
       }
     }
     expect(ran).toBeGreaterThan(0);

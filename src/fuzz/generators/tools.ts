@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../kernel/index.ts';
 import { EXECUTOR_FAULTS, type Behaviour, type ScenarioTool } from '../../harness/scenario/schema.ts';
 import { sometimes } from './optional.ts';
-import { FUZZ_PASSPHRASE, FUZZ_SECRET, SECRET_ENCODED_OUTPUT, secretNearCut } from './secret.ts';
+import { FUZZ_PASSPHRASE, FUZZ_PIN, FUZZ_SECRET, SECRET_ENCODED_OUTPUT, secretNearCut } from './secret.ts';
 
 export const SIDE_EFFECTS = ['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'] as const;
 export type SideEffectLevel = (typeof SIDE_EFFECTS)[number];
@@ -229,7 +229,7 @@ export function withSpanMisuse(scripts: readonly ScenarioTool[], tools: readonly
 }
 
 /** What the probe returns first when its executor skips redaction: both of the case's secrets, in plain text. */
-export const SECRETS_UNREDACTED_OUTPUT = `diagnostics: key in use ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE}`;
+export const SECRETS_UNREDACTED_OUTPUT = `diagnostics: key in use ${FUZZ_SECRET}, passphrase ${FUZZ_PASSPHRASE}, PIN ${FUZZ_PIN}`;
 
 /**
  * With `on`, every tool whose executor is sound otherwise is answered by one built without the redactor
