@@ -66,7 +66,7 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
   if (step.reply !== undefined)
     return turn(
       [step.text, step.reply].flatMap((text): TurnBlock[] => (text ? [{ type: 'text', text }] : [])),
-      'end',
+      step.stopSequence ? 'stop_sequence' : 'end',
     );
   if (step.tool_use) {
     const blocks: TurnBlock[] = step.text ? [{ type: 'text', text: step.text }] : [];

@@ -145,8 +145,10 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
     {
       weight: 3,
       arbitrary: fc
-        .record({ reply: fc.constantFrom('Done.', 'Here is what I found.', ''), usage: usageArb })
-        .map(({ reply, usage }): ProviderStep => ({ reply, ...(usage ? { usage } : {}) })),
+        // Now and then ended by a stop sequence: a reply all the same (outside probe 60, P18: Anthropic's stop_sequence
+        // read as a tool call passed fuzz, which never sent one).
+        .record({ reply: fc.constantFrom('Done.', 'Here is what I found.', ''), usage: usageArb, stopSequence: fc.boolean() })
+        .map(({ reply, usage, stopSequence }): ProviderStep => ({ reply, ...(stopSequence ? { stopSequence } : {}), ...(usage ? { usage } : {}) })),
     },
     {
       weight: 5,

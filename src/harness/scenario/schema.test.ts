@@ -190,6 +190,35 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(fallback.issues.map((i) => i.field)).toEqual(['provider.fallback[1].error.kind', 'provider.fallback[2].ignoresTimeout']);
   });
 
+  it('how the wire words an answer (quota, quotesKey, overflowToldBy, stopSequence) goes with its result, and not with a scripted provider', () => {
+    const misplaced = errorOf(
+      minimal(
+        'provider:\n  kind: wire\n  provider: openai-chat\n  script:\n    - error: { kind: rate_limited, quota: true }\n    - error: { kind: network, midStream: true, quotesKey: true }\n    - { overflow: generation, overflowToldBy: code }\n    - { refusal: no, stopSequence: true }\ninbox:\n  - say: hi\nexpect: {}\n',
+      ),
+      'bad/wire-wording.yaml',
+    );
+    expect(misplaced.issues.map((i) => i.field)).toEqual([
+      'provider.script[0].error.quota',
+      'provider.script[1].error.quotesKey',
+      'provider.script[2].overflowToldBy',
+      'provider.script[3].stopSequence',
+    ]);
+    expect(misplaced.message).toContain('quota goes with kind: auth');
+    const scripted = errorOf(
+      minimal(
+        'provider:\n  script:\n    - error: { kind: auth, quota: true }\n    - error: { kind: auth, quotesKey: true }\n    - { overflow: request, overflowToldBy: words }\n    - { reply: hi, stopSequence: true }\ninbox:\n  - say: hi\nexpect: {}\n',
+      ),
+      'bad/scripted-wording.yaml',
+    );
+    expect(scripted.issues.map((i) => i.field)).toEqual([
+      'provider.script[0].error.quota',
+      'provider.script[1].error.quotesKey',
+      'provider.script[2].overflowToldBy',
+      'provider.script[3].stopSequence',
+    ]);
+    expect(scripted.message).toContain('says how the provider words its answer on the wire');
+  });
+
   it("your own client (kind: own) names its client, and takes only what a harness's fake can serve", () => {
     const noName = errorOf(minimal('provider:\n  kind: own\n  script:\n    - reply: hi\ninbox:\n  - say: hi\nexpect: {}\n'), 'bad/own-no-client.yaml');
     expect(noName.issues).toEqual([expect.objectContaining({ field: 'provider.client' })]);

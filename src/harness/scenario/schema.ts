@@ -66,6 +66,12 @@ export const providerStepSchema = z
       .describe(
         "Text before the tool calls (tool_use), or a text block of its own before the reply's (reply): a provider may send an answer as several text blocks — Anthropic one per citation — some only white space",
       ),
+    stopSequence: z
+      .boolean()
+      .optional()
+      .describe(
+        "reply, on the wire: the answer ended at one of the request's stop sequences (Anthropic's stop_reason stop_sequence, naming it; OpenAI's finish reason stop): a reply like any other",
+      ),
     interleaved: z
       .boolean()
       .optional()
@@ -159,6 +165,8 @@ export const providerStepSchema = z
         path: ['error', 'midStream'],
         message: 'midStream goes with kind: overloaded (an error event inside a 200 stream) or kind: network (the connection drops mid-stream)',
       });
+    if (step.stopSequence && step.reply === undefined)
+      ctx.addIssue({ code: 'custom', path: ['stopSequence'], message: 'stopSequence goes with reply (the answer a stop sequence ended)' });
     if (step.overflowToldBy !== undefined && step.overflow !== 'request')
       ctx.addIssue({ code: 'custom', path: ['overflowToldBy'], message: 'overflowToldBy goes with overflow: request (the 400 that refuses the request)' });
     if (step.error?.quota && step.error.kind !== 'auth')
@@ -236,11 +244,13 @@ const providerSchema = z
           const wireOnly =
             step.overflowToldBy !== undefined
               ? ['overflowToldBy']
-              : step.error?.quota
-                ? ['error', 'quota']
-                : step.error?.quotesKey
-                  ? ['error', 'quotesKey']
-                  : undefined;
+              : step.stopSequence
+                ? ['stopSequence']
+                : step.error?.quota
+                  ? ['error', 'quota']
+                  : step.error?.quotesKey
+                    ? ['error', 'quotesKey']
+                    : undefined;
           if (wireOnly)
             ctx.addIssue({
               code: 'custom',
