@@ -79,4 +79,14 @@ describe('wellFormedResult', () => {
     expect(JSON.stringify(fixed).isWellFormed()).toBe(true);
     expect(JSON.stringify(fixed)).toContain('x\uFFFD');
   });
+
+  // A field the result's shape check leaves alone for its type (content on a refusal, calls on a reply) may hold
+  // anything: read past, never thrown on — a throw here became "the client rejected" and a retry (stop 63 review, MED).
+  it.each([
+    ['a refusal with a hole in content', { type: 'refusal', text: 'I cannot help with that.', content: [undefined] }],
+    ['a reply with a null call', { type: 'reply', content: [], text: 'Hi.', calls: [null] }],
+    ['a failure with a null block', { type: 'transport_error', kind: 'rate_limited', message: 'slow down', content: [null, 3] }],
+  ])('returns %s as it was, without throwing', (_name, given) => {
+    expect(wellFormedResult(given as unknown as ModelResult)).toBe(given);
+  });
 });

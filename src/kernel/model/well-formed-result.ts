@@ -41,7 +41,13 @@ function resultHoldsLoneSurrogate(result: ModelResult): boolean {
   const content = 'content' in r ? r.content : undefined;
   if (Array.isArray(content)) {
     for (let i = 0; i < content.length; i++) {
-      const block = content[i] as Partial<Record<'type' | 'text' | 'id' | 'name' | 'repeatOf' | 'args', unknown>>;
+      const entry: unknown = content[i];
+      // Not a block (where the shape check leaves content alone for the result's type): walked whole, never read into.
+      if (typeof entry !== 'object' || entry === null) {
+        if (holdsLoneSurrogate(entry)) return true;
+        continue;
+      }
+      const block = entry as Partial<Record<'type' | 'text' | 'id' | 'name' | 'repeatOf' | 'args', unknown>>;
       if (illFormed(block.type) || illFormed(block.text) || illFormed(block.id) || illFormed(block.name) || illFormed(block.repeatOf)) return true;
       if (holdsLoneSurrogate(block.args)) return true;
     }
@@ -49,7 +55,12 @@ function resultHoldsLoneSurrogate(result: ModelResult): boolean {
   const calls = 'calls' in r ? r.calls : undefined;
   if (Array.isArray(calls)) {
     for (let i = 0; i < calls.length; i++) {
-      const call = calls[i] as Partial<Record<'id' | 'name' | 'rawArgs' | 'args', unknown>>;
+      const entry: unknown = calls[i];
+      if (typeof entry !== 'object' || entry === null) {
+        if (holdsLoneSurrogate(entry)) return true;
+        continue;
+      }
+      const call = entry as Partial<Record<'id' | 'name' | 'rawArgs' | 'args', unknown>>;
       if (illFormed(call.id) || illFormed(call.name) || illFormed(call.rawArgs)) return true;
       if (!walkedWithABlock(call.args, content) && holdsLoneSurrogate(call.args)) return true;
     }
@@ -60,7 +71,10 @@ function resultHoldsLoneSurrogate(result: ModelResult): boolean {
 /** Whether `args` (an object) are a block's of `content`, walked with it already. */
 function walkedWithABlock(args: unknown, content: unknown): boolean {
   if (typeof args !== 'object' || args === null || !Array.isArray(content)) return false;
-  for (let i = 0; i < content.length; i++) if ((content[i] as { args?: unknown }).args === args) return true;
+  for (let i = 0; i < content.length; i++) {
+    const block: unknown = content[i];
+    if (typeof block === 'object' && block !== null && (block as { args?: unknown }).args === args) return true;
+  }
   return false;
 }
 
