@@ -79,9 +79,15 @@ describe('ownProvider', () => {
       type: 'transport_error',
       kind: 'invalid_request',
       message:
-        "scenario provider script exhausted at request 2: step 1's client rejected (Error: socket hang up), breaking the ModelClient contract, and the loop retried it on the next step's",
+        "scenario provider script exhausted at request 2: add a step (step 1's client rejected (Error: socket hang up), breaking the ModelClient contract: the loop takes a rejection for a network error, and a retry of it went to the next step's client)",
     });
     await own.release();
+    // A client that answers no promise at all is passed through as it is: the loop names that contract violation.
+    const plain = { type: 'reply', content: [], text: 'not a promise' };
+    const bare: ContractHarness = { name: 'acme', clientFor: () => ({ client: { name: 'acme', call: () => plain as never } }) };
+    const raw = await ownProvider('acme', bare, [{ reply: 'Hi.' }], 's', MODEL);
+    expect(raw.client.call(REQUEST)).toBe(plain);
+    await raw.release();
   });
 
   it('starts a harness shared by cases at once for the first and stops it after the last', async () => {

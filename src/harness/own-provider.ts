@@ -169,7 +169,7 @@ export async function ownProvider(
         const exhausted: ModelResult = {
           type: 'transport_error',
           kind: 'invalid_request',
-          message: `scenario provider script exhausted at request ${index + 1}: ${rejected.length ? `${rejected.join('; ')}, and the loop retried it on the next step's` : 'add a step'}`,
+          message: `scenario provider script exhausted at request ${index + 1}: add a step${rejected.length ? ` (${rejected.join('; ')}: the loop takes a rejection for a network error, and a retry of it went to the next step's client)` : ''}`,
         };
         return Promise.resolve(exhausted);
       }
@@ -183,7 +183,8 @@ export async function ownProvider(
       } catch (error) {
         return told(error);
       }
-      return Promise.resolve(answer).then(undefined, told);
+      // A client that answers no promise breaks the contract another way: the loop is to see it as it is.
+      return typeof (answer as { then?: unknown } | null)?.then === 'function' ? answer.then(undefined, told) : answer;
     },
   };
   return {
