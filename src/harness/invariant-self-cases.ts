@@ -31,6 +31,7 @@ import { handWritten } from './hand-written-loop.ts';
 import { toolPairing } from './invariants/invariant-06-tool-pairing.ts';
 import { sideEffectsOnce } from './invariants/invariant-13-side-effects-once.ts';
 import { secretsNeverLeave } from './invariants/invariant-15-secrets-never-leave.ts';
+import { startedCallsStayUnknown } from './invariants/started-calls-stay-unknown.ts';
 import { parseScenario } from './scenario/load.ts';
 import { runPassed, summarize } from '../report/results.ts';
 import { runCases } from './runner.ts';
@@ -392,6 +393,35 @@ export function invariantSelfCases(): Case[] {
             breaks: 'a STATEFUL body run twice for one call',
             run: (run) => ({ ...run, executionsByToolCall: new Map([['issue_refund', new Map([['refund', 2]])]]) }),
             says: /issue_refund \(STATEFUL\) ran 2 times for call refund/,
+          },
+        ]),
+    ),
+    checksCase(
+      {
+        id: 'contract:invariant-self/started-calls-stay-unknown',
+        title: "the gate's own check: a STATEFUL call with no start record, closed INTERRUPTED as if it may have run, is caught",
+        file: FILE,
+      },
+      () =>
+        holdsAndCatches(startedCallsStayUnknown, [
+          {
+            // What a host's crash recovery not told the tools' levels wrote (outside probe 59, P13): the refund never started.
+            breaks: 'a STATEFUL refund without its start record closed INTERRUPTED',
+            run: (run) => {
+              const kept = run.log.events.filter((e) => !(e.type === 'tool.started' && (e.payload as { callId?: string }).callId === 'refund'));
+              const events = kept.map((e, seq) => {
+                const renumbered = Object.freeze({ ...e, seq }) as AnyEvent;
+                if (e.type !== 'tool.result' || (e.payload as { callId?: string }).callId !== 'refund') return renumbered;
+                return changed(renumbered, (p) => ({
+                  ...p,
+                  status: 'unknown',
+                  attempts: 0,
+                  error: { failed_tool: 'issue_refund', error_code: 'INTERRUPTED', error_message: 'interrupted', suggestion: 'check first' },
+                }));
+              });
+              return withEvents(run, events);
+            },
+            says: /STATEFUL call refund to issue_refund \(seq \d+\) has no start record — it never ran — but its result says INTERRUPTED/,
           },
         ]),
     ),

@@ -23,8 +23,8 @@ export const FUZZ_SECRET = 'sk_live_FUZZ0123456789abcdef';
 export const FUZZ_PASSPHRASE = 'orchard~FUZZ~7731?téal-quill-0042';
 
 /**
- * A third planted secret, long (81 characters) like a signing key or a JWT: its
- * every-character `\u` escape (486) is far longer than the 256 characters the
+ * A third planted secret, long (80 characters) like a signing key or a JWT: its
+ * every-character `\u` escape (480) is far longer than the 256 characters the
  * stream redactor holds back for credential shapes, so only a stream that holds
  * back as much as a secret's longest form keeps it whole (outside probe 29,
  * plant R6: every fuzzed secret was short enough for the floor to hide it).
@@ -123,7 +123,7 @@ export const SECRET_ENCODED_REPLY = `Your header was Basic ${SECRET_ENCODED_OUTP
 
 /**
  * A reply that quotes the long signing key as a JSON config writes it, every
- * character `\u`-escaped (486 characters), 30 characters in, 600 in all: streamed
+ * character `\u`-escaped (480 characters), 30 characters in, 600 in all: streamed
  * in three deltas, the second ends at 400, inside the escaped key. A stream
  * redactor that held back only its 256-character floor would let out the first
  * 144 characters there — the key's escaped head — before the key is whole.
