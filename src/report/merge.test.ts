@@ -160,6 +160,36 @@ describe('mergeResults', () => {
     ).toThrow(`b.json: case "${failing.id}" is marked passed, but its check "${failing.checks.find((c) => !c.passed)!.name}" failed`);
   });
 
+  it('refuses shards built from different commits of the project (outside probe 60, LOW-1: a stale shard merged silently)', () => {
+    const whole = suiteDigest(all.map((c) => c.id));
+    const at = (commit: string | undefined) => ({ suite: { config: 'loopgate.config.ts', cases: 8, digest: whole, ...(commit ? { commit } : {}) } });
+    const v1 = 'a'.repeat(40);
+    const v2 = 'b'.repeat(40);
+    expect(() =>
+      mergeResults([
+        { source: 'a.json', results: { ...a, ...at(v1) } },
+        { source: 'b.json', results: { ...b, ...at(v2) } },
+      ]),
+    ).toThrow(
+      new MergeError(
+        `commits differ: a.json is shard 1/2 of commit ${v1.slice(0, 12)}, b.json is shard 2/2 of commit ${v2.slice(0, 12)}; shards of one run are made from one commit (a shard left from an earlier run?)`,
+      ),
+    );
+    // One commit: merged, and recorded; a shard that does not know its commit is taken on trust.
+    expect(
+      mergeResults([
+        { source: 'a.json', results: { ...a, ...at(v1) } },
+        { source: 'b.json', results: { ...b, ...at(v1) } },
+      ]).suite?.commit,
+    ).toBe(v1);
+    expect(
+      mergeResults([
+        { source: 'a.json', results: { ...a, ...at(v1) } },
+        { source: 'b.json', results: { ...b, ...at(undefined) } },
+      ]).suite?.commit,
+    ).toBeUndefined();
+  });
+
   it('refuses shards of different suites: another config, or another selection (paths, --grep) of one (probe 19, F1)', () => {
     const suite = (config: string, cases: number, digest: string) => ({ suite: { config, cases, digest } });
     const whole = suiteDigest(all.map((c) => c.id));

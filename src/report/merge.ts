@@ -188,6 +188,10 @@ function checkSuites(parts: readonly ResultsPart[]): void {
       throw new MergeError(
         `configs differ: ${name(first)} of the suite of ${a.config}, ${name(part)} of the suite of ${b.config}; shards of one run share one config`,
       );
+    if (a.commit !== undefined && b.commit !== undefined && b.commit !== a.commit)
+      throw new MergeError(
+        `commits differ: ${name(first)} of commit ${a.commit.slice(0, 12)}, ${name(part)} of commit ${b.commit.slice(0, 12)}; shards of one run are made from one commit (a shard left from an earlier run?)`,
+      );
     if (b.digest !== a.digest)
       throw new MergeError(
         `suites differ: ${name(first)} of ${a.cases} cases (suite ${a.digest.slice(0, 8)}…), ${name(part)} of ${b.cases} cases (suite ${b.digest.slice(0, 8)}…); shards of one run select the same cases (same config, paths and --grep)`,
@@ -200,5 +204,7 @@ function suiteOfMerged(parts: readonly ResultsPart[], cases: readonly CaseResult
   const suites = parts.map((p) => p.results.suite);
   const config = suites[0]?.config;
   if (config === undefined || suites.some((s) => s?.config !== config)) return {};
-  return { suite: { config, cases: cases.length, digest: suiteDigest(cases.map((c) => c.id)) } };
+  const commit = suites[0]?.commit;
+  const oneCommit = commit !== undefined && suites.every((s) => s?.commit === commit);
+  return { suite: { config, cases: cases.length, digest: suiteDigest(cases.map((c) => c.id)), ...(oneCommit ? { commit } : {}) } };
 }

@@ -117,7 +117,14 @@ export const runResultsSchema = z.looseObject({
     .looseObject({ index: z.number().int().positive(), total: z.number().int().positive() })
     .refine((s) => s.index <= s.total, 'shard index must be between 1 and total')
     .optional(),
-  suite: z.looseObject({ config: z.string(), cases: z.number().int().nonnegative(), digest: z.string().regex(/^[0-9a-f]{16}$/) }).optional(),
+  suite: z
+    .looseObject({
+      config: z.string(),
+      cases: z.number().int().nonnegative(),
+      digest: z.string().regex(/^[0-9a-f]{16}$/),
+      commit: z.string().min(1).max(200).optional(),
+    })
+    .optional(),
   fuzz: z
     .looseObject({ agent: z.string(), tools: z.array(z.string()), withoutArgs: z.array(z.string()).optional(), notFuzzed: z.string().optional() })
     .optional(),

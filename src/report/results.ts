@@ -240,6 +240,11 @@ export interface RunSuite {
   readonly cases: number;
   /** suiteDigest of the selected case ids. */
   readonly digest: string;
+  /**
+   * The commit of the project the run was made from, when known (CI's commit variable, or the git HEAD of the
+   * working directory): shards of one run are made from one commit.
+   */
+  readonly commit?: string;
 }
 
 /** The digest of a selection of cases: the first 16 hex digits of the SHA-256 of their ids, sorted (code units), one per line. */

@@ -10,6 +10,7 @@
  * a run that is interrupted (exit 130/143, main.ts) or dies leaves none there
  * that could pass for its own.
  */
+import { projectCommit } from '../project-commit.ts';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, relative, resolve, sep } from 'node:path';
@@ -423,7 +424,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     durationMs: finishedAt.getTime() - startedAt.getTime(),
     seed: args.seed,
     ...(shard ? { shard } : {}),
-    suite: { config: suiteConfig(config), cases: grepped.length, digest: suiteDigest(grepped.map(reportedId)) },
+    suite: { config: suiteConfig(config), cases: grepped.length, digest: suiteDigest(grepped.map(reportedId)), ...commitOf() },
     summary: summarize(results),
     cases: results,
   };
@@ -511,6 +512,12 @@ export function updateReport(updates: readonly UpdateResult[]): string {
 }
 
 /** The config as results.json names it: relative to the working folder, with / (shards run on other machines), or the bundled suite. */
+/** The project's commit, when known: shards of one run are made from one commit (merge-reports holds them to it). */
+function commitOf(): { commit?: string } {
+  const commit = projectCommit(process.cwd());
+  return commit ? { commit } : {};
+}
+
 function suiteConfig(config: ResolvedConfig): string {
   if (config.bundled) return 'the bundled suite';
   return (relative(process.cwd(), config.file) || config.file).split(sep).join('/');
