@@ -219,6 +219,16 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(scripted.message).toContain('says how the provider words its answer on the wire');
   });
 
+  it("a problem after a `times` entry is named at its own index and line, not at a repeat's place (stop 63 review)", () => {
+    const step = errorOf(
+      minimal('provider:\n  script:\n    - { reply: a, times: 3 }\n    - { reply: b, stopSequence: true }\ninbox:\n  - say: hi\nexpect: {}\n'),
+      'bad/after-times.yaml',
+    );
+    expect(step.issues).toEqual([expect.objectContaining({ field: 'provider.script[1].stopSequence', line: 5 })]);
+    const entry = errorOf(minimal('inbox:\n  - { say: hi, times: 4 }\n  - { reopen: true }\nexpect: {}\n'), 'bad/inbox-after-times.yaml');
+    expect(entry.issues).toEqual([expect.objectContaining({ field: 'inbox[1].reopen', line: 4 })]);
+  });
+
   it("your own client (kind: own) names its client, and takes only what a harness's fake can serve", () => {
     const noName = errorOf(minimal('provider:\n  kind: own\n  script:\n    - reply: hi\ninbox:\n  - say: hi\nexpect: {}\n'), 'bad/own-no-client.yaml');
     expect(noName.issues).toEqual([expect.objectContaining({ field: 'provider.client' })]);

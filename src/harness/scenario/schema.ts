@@ -17,8 +17,22 @@ const timesSchema = positiveInt.max(MAX_TIMES).optional();
 /** A list with each entry that says `times: n` written out n times (without its `times`). */
 function expanded<T extends { readonly times?: number | undefined }>(entries: readonly T[]): Omit<T, 'times'>[] {
   const out: Omit<T, 'times'>[] = [];
-  for (const { times, ...entry } of entries) for (let i = 0; i < (times ?? 1); i++) out.push(entry);
+  entries.forEach(({ times, ...entry }, at) => {
+    SOURCE_INDEX.set(entry, at);
+    for (let i = 0; i < (times ?? 1); i++) out.push(entry);
+  });
   return out;
+}
+
+/** Where each entry of an expanded list stood in the file: the same object stands for every repeat of it. */
+const SOURCE_INDEX = new WeakMap<object, number>();
+
+/**
+ * The index in the file of the entry at `i` of a list expanded by `times`: what a check run on the expanded list
+ * names (so a problem after a `times` entry is named at its own line, not at a repeat's place).
+ */
+function sourceIndex(entry: object, i: number): number {
+  return SOURCE_INDEX.get(entry) ?? i;
 }
 
 // ---------------------------------------------------------------------------
@@ -228,7 +242,8 @@ const providerSchema = z
     if (p.kind === 'own' && !p.client)
       ctx.addIssue({ code: 'custom', path: ['client'], message: "kind: own needs client: the name of your client in the config's clients" });
     if (p.kind !== 'own' && p.client) ctx.addIssue({ code: 'custom', path: ['client'], message: 'client is only for kind: own' });
-    p.script.forEach((step, i) => {
+    p.script.forEach((step, expandedAt) => {
+      const i = sourceIndex(step, expandedAt);
       // Your own client's harness says itself whether its protocol can interleave (an unsupported step fails the case, naming it).
       if (step.interleaved && p.kind !== 'own' && !(p.kind === 'wire' && INTERLEAVING_PROVIDERS.includes(p.provider!)))
         ctx.addIssue({
@@ -240,7 +255,8 @@ const providerSchema = z
     // How the wire words an answer: nothing a scripted provider (which answers the loop's own result) can say.
     if (p.kind === 'scripted')
       for (const list of ['script', 'fallback'] as const)
-        p[list]?.forEach((step, i) => {
+        p[list]?.forEach((step, expandedAt) => {
+          const i = sourceIndex(step, expandedAt);
           const wireOnly =
             step.overflowToldBy !== undefined
               ? ['overflowToldBy']
@@ -262,7 +278,8 @@ const providerSchema = z
     // protocol has no way to say (cache writes on OpenAI, …) is refused when the file is checked (check-wire-steps.ts).
     if (p.kind === 'wire' || p.kind === 'own')
       for (const list of ['script', 'fallback'] as const)
-        p[list]?.forEach((step, i) => {
+        p[list]?.forEach((step, expandedAt) => {
+          const i = sourceIndex(step, expandedAt);
           if (step.ignoresTimeout)
             ctx.addIssue({
               code: 'custom',
@@ -298,7 +315,8 @@ const providerSchema = z
                 "error kind \"timeout\" is a stalled stream, which your harness's fake would serve in real time; the contract suite's stall cases check your client's deadline (docs/own-provider.md)",
             });
         });
-    p.fallback?.forEach((step, i) => {
+    p.fallback?.forEach((step, expandedAt) => {
+      const i = sourceIndex(step, expandedAt);
       if (step.interleaved)
         ctx.addIssue({
           code: 'custom',
@@ -842,7 +860,8 @@ export const bystanderSchema = z
     expect: expectationSchema.default({}).describe("What becomes of it, as the case's expect"),
   })
   .superRefine((b, ctx) => {
-    b.inbox.forEach((entry, index) => {
+    b.inbox.forEach((entry, expandedAt) => {
+      const index = sourceIndex(entry, expandedAt);
       for (const key of ['crash', 'reopen', 'undoCompaction', 'shutdown', 'loseLock', 'via'] as const)
         if (entry[key] !== undefined)
           ctx.addIssue({
@@ -1032,7 +1051,8 @@ export const scenarioSchema = z
     });
     // A crash is a production-host event, and what it leaves must be reopened to be checked.
     let crashed: number | undefined;
-    scenario.inbox.forEach((entry, index) => {
+    scenario.inbox.forEach((entry, expandedAt) => {
+      const index = sourceIndex(entry, expandedAt);
       if (entry.crash) {
         if (scenario.host === 'loop')
           ctx.addIssue({ code: 'custom', path: ['inbox', index, 'crash'], message: 'a crash needs the production host (host: loop cannot crash)' });
@@ -1056,7 +1076,8 @@ export const scenarioSchema = z
         path: ['secretsOnReopen'],
         message: 'secretsOnReopen needs host: production and a reopen (the secrets a new host process starts with)',
       });
-    scenario.inbox.forEach((entry, index) => {
+    scenario.inbox.forEach((entry, expandedAt) => {
+      const index = sourceIndex(entry, expandedAt);
       if (entry.messageId !== undefined && !production)
         ctx.addIssue({
           code: 'custom',
@@ -1076,7 +1097,7 @@ export const scenarioSchema = z
           message: 'disconnect needs host: production (only the production host answers requests a client can abort)',
         });
       if (entry.disconnect !== undefined) {
-        const posted = scenario.inbox.slice(0, index).filter((e) => e.say !== undefined || e.steer !== undefined || e.inject !== undefined).length;
+        const posted = scenario.inbox.slice(0, expandedAt).filter((e) => e.say !== undefined || e.steer !== undefined || e.inject !== undefined).length;
         if (entry.disconnect > posted)
           ctx.addIssue({
             code: 'custom',
@@ -1162,7 +1183,8 @@ export const scenarioSchema = z
         ctx.addIssue({ code: 'custom', path: where(), message: 'a bystander needs a scripted provider (kind: scripted)' });
       if (scenario.tools.some((t) => t.executor !== undefined))
         ctx.addIssue({ code: 'custom', path: where(), message: 'a bystander runs no faulty tool executor (tools[].executor)' });
-      b.inbox.forEach((entry, index) => {
+      b.inbox.forEach((entry, expandedAt) => {
+        const index = sourceIndex(entry, expandedAt);
         if ((entry.messageId !== undefined || entry.disconnect !== undefined) && scenario.host !== 'production' && !crashes(scenario))
           ctx.addIssue({ code: 'custom', path: where('inbox', index), message: 'messageId and disconnect need host: production' });
       });
