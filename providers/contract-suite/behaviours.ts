@@ -101,10 +101,11 @@ export type Behaviour =
       readonly retryAfterMsHeader?: number | '';
       /**
        * The error message quotes the credential the request carried, as some
-       * gateways' 401s do ("Invalid API key provided: …", "Received API Key = …").
-       * Only a harness that knows the credential can produce it.
+       * gateways' 401s do ("Invalid API key provided: …", "Received API Key = …"):
+       * as sent (`true`), every byte `%HH` (`percent`) or in base64 (`base64`, of
+       * `user:<credential>`). Only a harness that knows the credential can produce it.
        */
-      readonly quotesCredential?: boolean;
+      readonly quotesCredential?: boolean | 'percent' | 'base64';
     }
   /** The turn's stream, with a fault. */
   | { readonly kind: 'stream_fault'; readonly turn: WireTurn; readonly fault: StreamFault }

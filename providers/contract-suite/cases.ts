@@ -432,6 +432,40 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     },
   },
   {
+    id: 'call_args_in_first_chunk',
+    title:
+      'tool calls whose first chunk (index, id, name) carries the first piece of their arguments too, as OpenAI-compatible servers stream them: each call keeps its whole arguments, that piece first',
+    behaviour: {
+      kind: 'turn',
+      turn: {
+        blocks: [
+          { type: 'tool_call', id: 'call_f1', name: 'get_weather', args: '{"city":"Lyon","unit":"celsius"}' },
+          { type: 'tool_call', id: 'call_f2', name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
+        ],
+        stop: 'tool_use',
+        usage: USAGE,
+        // Outside probe 58: a Chat adapter dropping the argument text of the chunk that carries the call's id was caught
+        // by one case (parallel_calls_without_index, whole calls). Protocols that open a call without argument text
+        // send them as usual (the case holds for them as it is).
+        argsInFirstChunk: true,
+      },
+    },
+    check({ result, deltas, streams }) {
+      expectType(result, 'tool_use');
+      assert.deepEqual(
+        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        [
+          { id: 'call_f1', name: 'get_weather', args: { city: 'Lyon', unit: 'celsius' } },
+          { id: 'call_f2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
+        ],
+      );
+      if (!streams && deltas.length === 0) return;
+      const argsOf = (index: number) => deltas.map((d) => (d.kind === 'tool_args' && d.index === index ? d.json : '')).join('');
+      assert.equal(argsOf(0), '{"city":"Lyon","unit":"celsius"}', "call 0's argument deltas, joined");
+      assert.equal(argsOf(1), '{"timezone":"Europe/Paris"}', "call 1's argument deltas, joined");
+    },
+  },
+  {
     id: 'parallel_calls_without_index',
     title: 'parallel tool calls streamed whole, one chunk each with no index (as some OpenAI-compatible servers send them), stay separate calls',
     behaviour: {

@@ -13,11 +13,20 @@ export interface PlanOptions {
   readonly now?: () => number;
 }
 
-/** The error body with its message quoting the credential, as a gateway's 401 may. */
-function quoting(body: unknown, credential: string): unknown {
+/**
+ * The error body with its message quoting the credential, as a gateway's 401 may: as sent, every byte `%HH`
+ * (`percent`: a gateway echoing the URL it was given) or in base64 (`base64`: an echoed Basic authorization).
+ */
+function quoting(body: unknown, credential: string, form: true | 'percent' | 'base64'): unknown {
   const error = (body as { error?: { message?: unknown } }).error;
   if (typeof error !== 'object' || error === null) throw new UnsupportedOnWire('this error body has no message to quote the credential in');
-  return { ...(body as object), error: { ...error, message: `Invalid API key provided: ${credential}. Received API Key = ${credential}` } };
+  const message =
+    form === 'percent'
+      ? `Invalid API key provided in https://gateway.example/v1/chat?api_key=${percentEncoded(credential)}`
+      : form === 'base64'
+        ? `Invalid credentials in Authorization: Basic ${Buffer.from(`user:${credential}`, 'utf8').toString('base64')}`
+        : `Invalid API key provided: ${credential}. Received API Key = ${credential}`;
+  return { ...(body as object), error: { ...error, message } };
 }
 
 /**
@@ -72,7 +81,7 @@ export function wirePlanFor(kit: ProtocolKit, behaviour: Behaviour, options: Pla
       if (behaviour.retryAfterMsHeader !== undefined) headers['retry-after-ms'] = String(behaviour.retryAfterMsHeader);
       if (!behaviour.quotesCredential) return jsonPlan(answer.status, answer.body, headers);
       if (options.credential === undefined) throw new UnsupportedOnWire('no credential was given to quote');
-      return jsonPlan(answer.status, quoting(answer.body, options.credential), headers);
+      return jsonPlan(answer.status, quoting(answer.body, options.credential, behaviour.quotesCredential), headers);
     }
     case 'reset_before_response':
       return { kind: 'reset' };

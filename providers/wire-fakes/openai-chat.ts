@@ -83,6 +83,11 @@ function nulls(turn: WireTurn): null[] {
   return turn.nullContentPart ? [null] : [];
 }
 
+/** The argument text a call's first chunk carries: its first piece under `argsInFirstChunk`, else none. */
+function firstPiece(turn: WireTurn, args: string): string {
+  return turn.argsInFirstChunk && args ? pieces(args)[0]! : '';
+}
+
 function streamFrames(turn: WireTurn): Frame[] {
   refuseCutCallStatus(turn, 'OpenAI Chat Completions');
   refuseCutCallWhole(turn, 'OpenAI Chat Completions');
@@ -154,11 +159,19 @@ function streamFrames(turn: WireTurn): Frame[] {
             : [
                 sseFrame(
                   null,
-                  chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }, null, model, other),
+                  chunk(
+                    { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: firstPiece(turn, block.args) } }] },
+                    null,
+                    model,
+                    other,
+                  ),
                   'block_start',
                 ),
               ];
-    for (const piece of block.args ? pieces(block.args) : []) {
+    const argPieces = block.args ? pieces(block.args) : [];
+    // With argsInFirstChunk the first piece went out in the call's first chunk (when that chunk is the usual one).
+    const firstSent = turn.argsInFirstChunk && !turn.noCallIds && !turn.lateCallIds && !turn.callFieldsOnePerChunk && !turn.lateCallNames;
+    for (const piece of firstSent ? argPieces.slice(1) : argPieces) {
       const fn = turn.blankCallNames ? { name: '', arguments: piece } : { arguments: piece };
       own.push(sseFrame(null, chunk({ tool_calls: [{ index, function: fn }] }, null, model, other), 'args_delta'));
     }

@@ -56,6 +56,13 @@ export interface WireTurn {
    */
   readonly interleaved?: boolean;
   /**
+   * Each call's first chunk (index, id, name) carries the first piece of its
+   * arguments too, as OpenAI-compatible servers (vLLM, Ollama, LiteLLM) stream
+   * Chat Completions calls; the real API sends it with empty arguments.
+   * Protocols that open a call without argument text ignore it.
+   */
+  readonly argsInFirstChunk?: boolean;
+  /**
    * Each tool call sent whole in one chunk (id, name, all its arguments) with no
    * `index`, as some OpenAI-compatible servers stream Chat Completions calls.
    * Protocols that always say which item a delta belongs to ignore it.

@@ -77,12 +77,14 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
         name: c.name,
         args: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}),
       });
-    return turn(blocks, 'tool_use', step.interleaved ? { interleaved: true } : {});
+    return turn(blocks, 'tool_use', { ...(step.interleaved ? { interleaved: true } : {}), ...(step.argsInFirstChunk ? { argsInFirstChunk: true } : {}) });
   }
   if (step.max_tokens) {
     const blocks: TurnBlock[] = step.max_tokens.text ? [{ type: 'text', text: step.max_tokens.text }] : [];
-    if (step.max_tokens.partial) blocks.push({ type: 'tool_call', id: `call_${callIds.next++}`, name: 'issue_refund', args: '{"order_id": "ORD-10' });
-    return turn(blocks, 'max_tokens');
+    const cut = step.max_tokens.args;
+    const args = cut === undefined ? '{"order_id": "ORD-10' : typeof cut === 'string' ? cut : JSON.stringify(cut);
+    if (step.max_tokens.partial) blocks.push({ type: 'tool_call', id: `call_${callIds.next++}`, name: 'issue_refund', args });
+    return turn(blocks, 'max_tokens', step.max_tokens.closed ? { cutCallDoneIncomplete: true } : {});
   }
   if (step.refusal !== undefined) return turn([], 'refusal', { refusal: { text: step.refusal } });
   if (step.overflow === 'request')
@@ -102,7 +104,7 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
     ...(error.retryAfterMs !== undefined && sendsRetryAfterMs(provider) && !asDate ? { retryAfterMsHeader: error.retryAfterMs } : {}),
   };
   // A message quoting the key the request carried: the fake writes the key in (`credential`, wire-plan.ts).
-  const quoting = error.quotesKey ? { quotesCredential: true } : {};
+  const quoting = error.quotesKey ? { quotesCredential: error.quotesKey } : {};
   switch (error.kind) {
     case 'rate_limited':
       return { kind: 'http_error', error: 'rate_limited', ...(error.status ? { status: error.status } : {}), ...retryHeaders, ...quoting };
@@ -122,6 +124,9 @@ export function behaviourFor(step: ProviderStep, index: number, callIds: { next:
       if (error.midStream) return { kind: 'stream_fault', ...brokenTurn(error.midStream, usage), fault: { type: 'reset', after: afterTag(error.midStream) } };
       return { kind: 'reset_before_response' };
     case 'malformed_stream':
+      // A stream closed cleanly without the events that end it, or one with a broken line in it.
+      if (error.missingEnd)
+        return { kind: 'stream_fault', turn: { blocks: [{ type: 'text', text: 'hello' }], stop: 'end', usage }, fault: { type: 'drop_end' } };
       return {
         kind: 'stream_fault',
         turn: { blocks: [{ type: 'text', text: 'hello' }], stop: 'end', usage },

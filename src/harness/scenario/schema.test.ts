@@ -219,6 +219,49 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(scripted.message).toContain('says how the provider words its answer on the wire');
   });
 
+  it('missingEnd, argsInFirstChunk, max_tokens.args and closed go with their result, on the provider whose wire can say them', () => {
+    const misplaced = errorOf(
+      minimal(
+        'provider:\n  kind: wire\n  provider: openai-responses\n  script:\n    - error: { kind: network, missingEnd: true }\n    - { reply: hi, argsInFirstChunk: true }\n    - max_tokens: { args: "{}", closed: true }\n    - error: { kind: auth, quotesKey: hex }\ninbox:\n  - say: hi\nexpect: {}\n',
+      ),
+      'bad/wire-shapes.yaml',
+    );
+    expect(misplaced.issues.map((i) => i.field)).toEqual([
+      'provider.script[0].error.missingEnd',
+      'provider.script[1].argsInFirstChunk',
+      'provider.script[2].max_tokens.closed',
+      'provider.script[2].max_tokens.args',
+      'provider.script[3].error.quotesKey',
+    ]);
+    expect(misplaced.message).toContain('missingEnd goes with kind: malformed_stream');
+    expect(misplaced.message).toContain('argsInFirstChunk goes with tool_use');
+    // Arguments that parse are a finished call on a wire whose arguments stream as JSON text; cut text is not.
+    const anthropic = errorOf(
+      minimal(
+        'provider:\n  kind: wire\n  provider: anthropic\n  script:\n    - max_tokens: { partial: true, args: { order_id: ORD-1 } }\n    - max_tokens: { partial: true, args: \'{"order_id": "OR\' }\n    - max_tokens: { partial: true, args: \'{"order_id": "ORD-1"}\', closed: true }\n    - { tool_use: [{ name: a }], argsInFirstChunk: true }\ninbox:\n  - say: hi\nexpect: {}\n',
+      ),
+      'bad/anthropic-cut-args.yaml',
+    );
+    expect(anthropic.issues.map((i) => i.field)).toEqual([
+      'provider.script[0].max_tokens.args',
+      'provider.script[2].max_tokens.closed',
+      'provider.script[3].argsInFirstChunk',
+    ]);
+    expect(anthropic.message).toContain('argsInFirstChunk is for provider openai-chat');
+    expect(anthropic.message).toContain('arguments that parse are a finished call');
+    const scripted = errorOf(
+      minimal(
+        'provider:\n  script:\n    - error: { kind: malformed_stream, missingEnd: true }\n    - { tool_use: [{ name: a }], argsInFirstChunk: true }\n    - max_tokens: { partial: true, args: x }\ninbox:\n  - say: hi\nexpect: {}\n',
+      ),
+      'bad/scripted-shapes.yaml',
+    );
+    expect(scripted.issues.map((i) => i.field)).toEqual([
+      'provider.script[0].error.missingEnd',
+      'provider.script[1].argsInFirstChunk',
+      'provider.script[2].max_tokens.args',
+    ]);
+  });
+
   it("a problem after a `times` entry is named at its own index and line, not at a repeat's place (stop 63 review)", () => {
     const step = errorOf(
       minimal('provider:\n  script:\n    - { reply: a, times: 3 }\n    - { reply: b, stopSequence: true }\ninbox:\n  - say: hi\nexpect: {}\n'),

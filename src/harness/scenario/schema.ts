@@ -92,8 +92,29 @@ export const providerStepSchema = z
       .describe(
         "tool_use with several calls, on the wire (openai-chat): the calls' argument chunks arrive interleaved by index, as the real API may send them",
       ),
+    argsInFirstChunk: z
+      .boolean()
+      .optional()
+      .describe(
+        "tool_use, on the wire (openai-chat): each call's first chunk, with its id and name, carries the first piece of its arguments too, as OpenAI-compatible servers (vLLM, Ollama, LiteLLM) stream them; the real API sends that chunk with empty arguments",
+      ),
     max_tokens: z
-      .strictObject({ text: z.string().default(''), partial: z.boolean().default(false) })
+      .strictObject({
+        text: z.string().default(''),
+        partial: z.boolean().default(false),
+        args: z
+          .unknown()
+          .optional()
+          .describe(
+            'partial: the cut call\'s arguments as written before the cut (an object, or raw text); default a cut issue_refund, {"order_id": "ORD-10 — arguments that parse are cut all the same (a refund whose amount was never written)',
+          ),
+        closed: z
+          .boolean()
+          .optional()
+          .describe(
+            "partial, on the wire (openai-responses): the server closes the cut call's item (output_item.done, status incomplete) before the final event; a closed item is still not a finished call",
+          ),
+      })
       .optional()
       .describe('Output cut at max_tokens; partial: inside a tool call'),
     refusal: z.string().optional(),
@@ -124,10 +145,16 @@ export const providerStepSchema = z
             "kind: auth, on the wire: the account is out of quota or credit (OpenAI's insufficient_quota, Anthropic's billing_error), sent with status (say 429) and retryAfterMs when given, as a gateway may relay it: an account problem, never a rate limit to wait for",
           ),
         quotesKey: z
+          .union([z.boolean(), z.enum(['percent', 'base64'])])
+          .optional()
+          .describe(
+            "On the wire, an HTTP error (kind: auth, rate_limited, overloaded or server_error): its message quotes the API key the request carried, as some gateways' answers do — as sent (true), every byte %HH-encoded (percent, as a gateway echoing the URL it was given) or in base64; the adapter must keep every form of it out of everything it returns",
+          ),
+        missingEnd: z
           .boolean()
           .optional()
           .describe(
-            "On the wire, an HTTP error (kind: auth, rate_limited, overloaded or server_error): its message quotes the API key the request carried, as some gateways' answers do; the adapter must keep it out of everything it returns",
+            "kind: malformed_stream, on the wire: no broken line, but a stream that closes cleanly without the events that end it (Anthropic's message_stop, after message_delta said how it stopped; Chat's finish chunk, usage chunk and [DONE]; Responses' final event), as a proxy that cuts a stream at an event boundary sends it",
           ),
         midStream: z
           .union([
@@ -179,6 +206,18 @@ export const providerStepSchema = z
         path: ['error', 'midStream'],
         message: 'midStream goes with kind: overloaded (an error event inside a 200 stream) or kind: network (the connection drops mid-stream)',
       });
+    if (step.argsInFirstChunk && step.tool_use === undefined)
+      ctx.addIssue({ code: 'custom', path: ['argsInFirstChunk'], message: "argsInFirstChunk goes with tool_use (the calls' first chunks)" });
+    if (step.max_tokens?.closed && !step.max_tokens.partial)
+      ctx.addIssue({ code: 'custom', path: ['max_tokens', 'closed'], message: 'closed goes with partial: true (the cut call whose item the server closes)' });
+    if (step.max_tokens?.args !== undefined && !step.max_tokens.partial)
+      ctx.addIssue({ code: 'custom', path: ['max_tokens', 'args'], message: 'args goes with partial: true (the arguments of the call the limit cut)' });
+    if (step.error?.missingEnd && step.error.kind !== 'malformed_stream')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['error', 'missingEnd'],
+        message: 'missingEnd goes with kind: malformed_stream (a stream that closes without its ending)',
+      });
     if (step.stopSequence && step.reply === undefined)
       ctx.addIssue({ code: 'custom', path: ['stopSequence'], message: 'stopSequence goes with reply (the answer a stop sequence ended)' });
     if (step.overflowToldBy !== undefined && step.overflow !== 'request')
@@ -205,6 +244,17 @@ export const providerStepSchema = z
       });
   });
 export type ProviderStep = z.infer<typeof providerStepSchema>;
+
+/** Whether a cut call's `args` parse: an object always does; text when it is whole JSON. */
+function parses(args: unknown): boolean {
+  if (typeof args !== 'string') return true;
+  try {
+    JSON.parse(args);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export const WIRE_PROVIDERS = ['anthropic', 'openai-chat', 'openai-responses'] as const;
 /** The wire fakes that can interleave parallel calls' argument chunks (Chat Completions routes each chunk by the call's index). */
@@ -252,6 +302,25 @@ const providerSchema = z
           message: `interleaved is a wire-level detail: kind: wire with provider ${INTERLEAVING_PROVIDERS.join(' or ')} (the others stream one call after another)`,
         });
     });
+    // Wire details only one provider's protocol can say (your own client's harness says itself what its protocol can).
+    if (p.kind === 'wire')
+      for (const list of ['script', 'fallback'] as const)
+        p[list]?.forEach((step, expandedAt) => {
+          const i = sourceIndex(step, expandedAt);
+          const only: [string[], string, string] | undefined =
+            step.argsInFirstChunk && p.provider !== 'openai-chat'
+              ? [['argsInFirstChunk'], 'openai-chat', 'the others open a streamed call with no argument text']
+              : step.max_tokens?.closed && p.provider !== 'openai-responses'
+                ? [['max_tokens', 'closed'], 'openai-responses', 'the others have no status per call to close a cut one with']
+                : step.max_tokens?.args !== undefined && parses(step.max_tokens.args) && p.provider !== 'openai-responses'
+                  ? [
+                      ['max_tokens', 'args'],
+                      'openai-responses',
+                      "arguments that parse are a finished call on the others' wire (their arguments stream as JSON text, whole once it parses); give text that is cut",
+                    ]
+                  : undefined;
+          if (only) ctx.addIssue({ code: 'custom', path: [list, i, ...only[0]], message: `${only[0].at(-1)} is for provider ${only[1]}: ${only[2]}` });
+        });
     // How the wire words an answer: nothing a scripted provider (which answers the loop's own result) can say.
     if (p.kind === 'scripted')
       for (const list of ['script', 'fallback'] as const)
@@ -266,7 +335,15 @@ const providerSchema = z
                   ? ['error', 'quota']
                   : step.error?.quotesKey
                     ? ['error', 'quotesKey']
-                    : undefined;
+                    : step.error?.missingEnd
+                      ? ['error', 'missingEnd']
+                      : step.argsInFirstChunk
+                        ? ['argsInFirstChunk']
+                        : step.max_tokens?.closed
+                          ? ['max_tokens', 'closed']
+                          : step.max_tokens?.args !== undefined
+                            ? ['max_tokens', 'args']
+                            : undefined;
           if (wireOnly)
             ctx.addIssue({
               code: 'custom',
