@@ -74,7 +74,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: 'a wire provider (an SDK over HTTP)',
-    rate: 0.04,
+    rate: 0.1,
     present: (c) => c.scenario.provider.kind === 'wire',
     enabled: (o) => o.wire !== 0,
     // Drawn over the three providers alike: a loop that speaks one meets a third of them.

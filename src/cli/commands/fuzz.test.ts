@@ -130,7 +130,8 @@ describe('loopgate fuzz: runs', () => {
     const variant = BROKEN_VARIANTS.find((v) => v.name === 'refusal-as-reply')!;
     const out = join(dir, 'broken');
     const { io, err } = collect();
-    const code = await fuzz(args({ runs: 2_000, seed: 11, out }), io, { host: variant.host });
+    // Seed 12: on seed 11 (since wire cases went from 8% to 20%) replies-come-from-the-model meets the variant first.
+    const code = await fuzz(args({ runs: 2_000, seed: 12, out }), io, { host: variant.host });
     expect(code).toBe(EXIT.failed);
     const printed = err.join('');
     const file = /counterexample \(shrunk in \d+ step\(s\)\): (\S+)/.exec(printed)?.[1];
@@ -144,7 +145,7 @@ describe('loopgate fuzz: runs', () => {
     const failed = results.cases.filter((c) => c.status === 'failed');
     expect(failed.map((c) => c.id)).toEqual(['fuzz:outcome-follows-table']);
     expect(failed[0]!.file).toBe(file);
-    expect(failed[0]!.failure).toMatch(/provider answered refusal, but the loop recorded reply.*replay: loopgate fuzz --seed 11 --path \S+/);
+    expect(failed[0]!.failure).toMatch(/provider answered refusal, but the loop recorded reply.*replay: loopgate fuzz --seed 12 --path \S+/);
     expect(failed[0]!.timeline?.length).toBeGreaterThan(0);
     expect(failed[0]!.checks.find((c) => c.name === 'counterexample reproduces with loopgate run')?.passed).toBe(true);
 
@@ -160,7 +161,7 @@ describe('loopgate fuzz: runs', () => {
     // --path replays straight to the counterexample.
     const path = /--path ([\d:]+)/.exec(failed[0]!.failure!)![1]!;
     const replay = collect();
-    expect(await fuzz(args({ seed: 11, path, out: join(dir, 'replay') }), replay.io, { host: variant.host })).toBe(EXIT.failed);
+    expect(await fuzz(args({ seed: 12, path, out: join(dir, 'replay') }), replay.io, { host: variant.host })).toBe(EXIT.failed);
     expect(replay.err.join('')).toMatch(/violation of outcome-follows-table: request 1: the provider answered refusal/);
   });
 

@@ -32,7 +32,7 @@ export interface FuzzCaseOptions {
   readonly maxInbox?: number;
   /** Generate crash points (the SQLite reopen property). Default true. */
   readonly crashes?: boolean;
-  /** Percent of cases whose provider is a real SDK adapter over the wire fake (any of the three). Default 8. */
+  /** Percent of cases whose provider is a real SDK adapter over the wire fake (any of the three). Default 20. */
   readonly wire?: number;
   /**
    * Percent of cases driven through the production host (AgentHost: its lock,
@@ -318,7 +318,7 @@ export function fuzzPartsArb(options: FuzzCaseOptions = {}): fc.Arbitrary<FuzzPa
       checkpoints: sometimes(checkpointsArb, 10),
       claim: sometimes(claimArb, 10),
       prompt: sometimes(promptArb, 25),
-      wire: sometimes(wireCaseArb(tools), options.wire ?? 8),
+      wire: sometimes(wireCaseArb(tools), options.wire ?? 20),
       failAppends: sometimes(failAppendsArb, 15),
       // A refused write-ahead, half the time with an executor that breaks its contract for every tool: the loop must
       // then answer the call itself, and it never ran (NOT_RUN, not "may have run").

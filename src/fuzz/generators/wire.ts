@@ -12,8 +12,11 @@
  * OpenAI Chat), refusals, max_tokens with and without a cut call, unknown stop
  * reasons, overflows (OpenAI's told by code or words alone), 429s, 503s, 529s and
  * 5xx with retry-after headers, overloads inside a stream, server errors, resets
- * and malformed streams, account errors (a bad key; out of quota, as a 429 with a
- * retry-after), error messages quoting the key the request carried, and usage with
+ * and malformed streams (a broken line, or a stream closed without its ending),
+ * account errors (a bad key; out of quota, as a 429 with a retry-after), error
+ * messages quoting the key the request carried (as sent, %HH-encoded or in
+ * base64), calls whose first Chat chunk carries arguments, cut calls whose
+ * arguments parse (closed as incomplete on Responses), and usage with
  * prompt-cache reads and (Anthropic) writes. Nothing the wire cannot say is
  * generated (an invalid request or an abort is the loop's own; a stalled stream
  * would only wait), and an overflow during generation only where the protocol
@@ -112,13 +115,14 @@ function errorArb(tools: readonly FuzzTool[]): fc.Arbitrary<ErrorSpec> {
       weight: 1,
       // A connection that drops before the response, or after its 200: inside the text, or inside a call's arguments.
       arbitrary: fc.oneof(
-        {
-          weight: 4,
-          arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'network' }, { kind: 'network', midStream: true }, { kind: 'malformed_stream' }),
-        },
+        { weight: 3, arbitrary: fc.constantFrom<ErrorSpec>({ kind: 'network' }, { kind: 'network', midStream: true }) },
         { weight: 1, arbitrary: fc.constantFrom(...cuts).map((midStream): ErrorSpec => ({ kind: 'network', midStream })) },
       ),
     },
+    // A malformed stream: a broken line, or a stream that closes cleanly without the events that end it (Anthropic's
+    // message_stop after message_delta said how it stopped). Drawn on its own: among the network faults it came a few
+    // times in a thousand cases, and adapters that took either for a reply passed fuzz (outside probe 58).
+    { weight: 2, arbitrary: fc.boolean().map((missingEnd): ErrorSpec => ({ kind: 'malformed_stream', ...(missingEnd ? { missingEnd } : {}) })) },
     // An account error: a bad key, or out of quota or credit — as a gateway relays it, a 429 with a retry-after that
     // waiting never honours (outside probe 58: an adapter reading such a 429 as a rate limit passed fuzz).
     {
@@ -157,13 +161,17 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
           calls: callsArb(tools),
           text: fc.option(fc.constantFrom('Let me check.', '\n\n'), { nil: undefined }),
           interleaved: fc.boolean(),
+          // OpenAI Chat as compatible servers stream it: each call's first chunk with a piece of its arguments
+          // (outside probe 58: an adapter dropping that piece passed fuzz, whose fake never sent one).
+          argsInFirstChunk: fc.boolean(),
           usage: usageArb,
         })
         .map(
-          ({ calls, text, interleaved, usage }): ProviderStep => ({
+          ({ calls, text, interleaved, argsInFirstChunk, usage }): ProviderStep => ({
             tool_use: calls,
             ...(text !== undefined ? { text } : {}),
             ...(interleaved && calls.length > 1 ? { interleaved } : {}),
+            ...(argsInFirstChunk ? { argsInFirstChunk } : {}),
             ...(usage ? { usage } : {}),
           }),
         ),
@@ -172,7 +180,14 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
     { weight: 4, arbitrary: fc.constant<ProviderStep>({ refusal: 'I cannot help with that.' }) },
     {
       weight: 2,
-      arbitrary: fc.record({ text: fc.constantFrom('', 'The answer is'), partial: fc.boolean() }).map((max_tokens): ProviderStep => ({ max_tokens })),
+      // On OpenAI Responses a cut call's item may be closed as incomplete, and its arguments so far may parse (a refund
+      // cut before its amount): it is cut all the same (outside probe 58: an adapter taking a closed item for a finished
+      // call passed fuzz). Elsewhere arguments that parse are a finished call (forProvider).
+      arbitrary: fc.record({ text: fc.constantFrom('', 'The answer is'), partial: fc.boolean(), parses: fc.boolean(), closed: fc.boolean() }).map(
+        ({ text, partial, parses, closed }): ProviderStep => ({
+          max_tokens: { text, partial, ...(partial && parses ? { args: { order_id: 'ORD-1001' } } : {}), ...(partial && closed ? { closed } : {}) },
+        }),
+      ),
     },
     { weight: 1, arbitrary: fc.constantFrom('pause_turn', 'model_context_window_exceeded').map((unknown): ProviderStep => ({ unknown })) },
     // An overflow during generation is Anthropic's own stop reason (model_context_window_exceeded): only a third of
@@ -190,8 +205,9 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
     {
       weight: 4,
       arbitrary: fc
-        .tuple(errorArb(tools), fc.nat({ max: 3 }))
-        .map(([error, n]): ProviderStep => ({ error: n === 0 && quotable(error) ? { ...error, quotesKey: true } : error })),
+        // The key as sent, %HH-encoded or in base64 (outside probe 58: an adapter scrubbing only the key as sent passed fuzz).
+        .tuple(errorArb(tools), fc.nat({ max: 3 }), fc.constantFrom<true | 'percent' | 'base64'>(true, 'percent', 'base64'))
+        .map(([error, n, quotesKey]): ProviderStep => ({ error: n === 0 && quotable(error) ? { ...error, quotesKey } : error })),
     },
   );
 }
@@ -211,9 +227,13 @@ function forProvider(step: ProviderStep, provider: WireProviderName): ProviderSt
     const { cacheWrite: _cacheWrite, ...usage } = step.usage;
     return forProvider({ ...step, usage }, provider);
   }
-  if (step.interleaved && provider !== 'openai-chat') {
-    const { interleaved: _interleaved, ...rest } = step;
+  if ((step.interleaved || step.argsInFirstChunk) && provider !== 'openai-chat') {
+    const { interleaved: _interleaved, argsInFirstChunk: _first, ...rest } = step;
     return rest;
+  }
+  if ((step.max_tokens?.closed || step.max_tokens?.args !== undefined) && provider !== 'openai-responses') {
+    const { closed: _closed, args: _args, ...max_tokens } = step.max_tokens;
+    return { ...step, max_tokens };
   }
   if (step.overflow === 'generation' && provider !== 'anthropic') return { ...step, overflow: 'request' };
   // The Messages API has no error code: an overflow is told by its words and its type together.
@@ -247,15 +267,33 @@ const leadingErrorArb: fc.Arbitrary<ProviderStep> = fc
   .map(({ kind, retryAfterMs }): ProviderStep => ({ error: { ...kind, retryAfterMs } }));
 
 /**
+ * A stream that breaks after its 200, led with for the same reason: a broken
+ * line, a stream closed cleanly without its ending, a connection dropped or an
+ * overload told inside it. Drawn only in the script, each came a few times in a
+ * thousand cases, once for each provider's adapter (outside probe 58: adapters
+ * that took a broken or endless stream for a reply passed fuzz).
+ */
+const leadingStreamFaultArb: fc.Arbitrary<ProviderStep> = fc.constantFrom<ProviderStep>(
+  { error: { kind: 'malformed_stream' } },
+  { error: { kind: 'malformed_stream', missingEnd: true } },
+  { error: { kind: 'network', midStream: true } },
+  { error: { kind: 'overloaded', midStream: true } },
+);
+
+/**
  * A wire case: one of the three providers, and a short script it can write,
- * half the time led by an HTTP error with a retry-after; a quarter of the
- * time a fallback's too.
+ * half the time led by a fault the adapter must tell (two times in three an HTTP
+ * error with a retry-after, else a stream that breaks); a quarter of the time a
+ * fallback's too.
  */
 export function wireCaseArb(tools: readonly FuzzTool[]): fc.Arbitrary<WireCase> {
   return fc
     .record({
       provider: fc.constantFrom(...WIRE_PROVIDERS),
-      lead: fc.option(leadingErrorArb, { nil: undefined, freq: 2 }),
+      lead: fc.option(fc.oneof({ withCrossShrink: true }, { weight: 2, arbitrary: leadingErrorArb }, { weight: 1, arbitrary: leadingStreamFaultArb }), {
+        nil: undefined,
+        freq: 2,
+      }),
       script: fc.array(stepArb(tools), { minLength: 1, maxLength: MAX_WIRE_STEPS }),
       fallback: fc.option(fc.array(stepArb(tools), { minLength: 1, maxLength: 2 }), { nil: undefined, freq: 4 }),
     })
