@@ -399,7 +399,8 @@ export function invariantSelfCases(): Case[] {
     checksCase(
       {
         id: 'contract:invariant-self/started-calls-stay-unknown',
-        title: "the gate's own check: a STATEFUL call with no start record, closed INTERRUPTED as if it may have run, is caught",
+        title:
+          "the gate's own check: a STATEFUL call with no start record, or one stopped before its body in one life, closed INTERRUPTED as if it may have run, is caught",
         file: FILE,
       },
       () =>
@@ -422,6 +423,25 @@ export function invariantSelfCases(): Case[] {
               return withEvents(run, events);
             },
             says: /STATEFUL call refund to issue_refund \(seq \d+\) has no start record — it never ran — but its result says INTERRUPTED/,
+          },
+          {
+            // What a pipeline without its abort check before the body wrote (outside probe 59, P12): the refund's start
+            // record stored, a cancel, and its body never run — in one life, where the loop knows it stopped it first.
+            breaks: 'a STATEFUL refund stopped before its body, in one life, closed INTERRUPTED',
+            run: (run) => {
+              const events = run.log.events.map((e) =>
+                e.type === 'tool.result' && (e.payload as { callId?: string }).callId === 'refund'
+                  ? changed(e, (p) => ({
+                      ...p,
+                      status: 'unknown',
+                      error: { failed_tool: 'issue_refund', error_code: 'INTERRUPTED', error_message: 'interrupted', suggestion: 'check first' },
+                    }))
+                  : e,
+              );
+              const executions = new Map([...run.executionsByToolCall].map(([tool, calls]) => [tool, new Map([...calls].filter(([id]) => id !== 'refund'))]));
+              return { ...withEvents(run, events), executionsByToolCall: executions };
+            },
+            says: /turn 0: call refund to issue_refund \(seq \d+\) never ran — no body of it began, and no crash hid one — but its result says INTERRUPTED/,
           },
         ]),
     ),

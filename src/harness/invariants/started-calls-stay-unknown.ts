@@ -19,6 +19,7 @@
  * result must say how that ended.
  *
  * A STATEFUL or CRITICAL call without a start record never ran (write-ahead): its result never says INTERRUPTED.
+ * Nor, in one life, does a call whose body never began (the loop stopped it first, and knows it).
  *
  * And a result counts no attempt its call did not start: its `attempts` never
  * exceed the call's start records in its turn — a call crash recovery closes as
@@ -41,8 +42,31 @@ export const startedCallsStayUnknown = defineInvariant({
   id: 'started-calls-stay-unknown',
   title: 'a tool call that ran is never reported as not run, and one whose outcome is unknown is reported unknown',
   appliesTo: loopgateOnly('result codes and start records are in loopgate’s event log'),
-  check: (run) => startedCallsHonest(run) ?? unstartedNeverInFlight(run) ?? refusedOnlyIfStarted(run) ?? attemptsCountStarts(run),
+  check: (run) => startedCallsHonest(run) ?? unstartedNeverInFlight(run) ?? interruptedOnlyIfRan(run) ?? refusedOnlyIfStarted(run) ?? attemptsCountStarts(run),
 });
+
+/**
+ * In one life the loop knows whether a call's body began: a call it stopped before its body ran — a cancel after the
+ * write-ahead, before the body — never ran, however its start record reads, and its result says CANCELLED, not
+ * INTERRUPTED (outside probe 59, P12: the abort check before the body taken out, such a refund was told "it may have
+ * taken effect", and only one bundled case's exact results saw it). Only a process that died (crash recovery, which
+ * cannot know) or a tool executor breaking its contract (foreign code between the start and the body) may say
+ * INTERRUPTED of a call whose body never ran.
+ */
+function interruptedOnlyIfRan(run: ScenarioRun): string | undefined {
+  if (run.lives > 1) return undefined;
+  const foreign = new Set(run.scenario.tools.filter((t) => t.executor !== undefined).map((t) => t.name));
+  for (const turn of viewOf(run).turns) {
+    if (turn.recovered) continue;
+    for (const e of turn.events) {
+      if (e.type !== 'tool.result' || e.payload.error?.error_code !== 'INTERRUPTED') continue;
+      const { callId, name } = e.payload;
+      if (foreign.has(name) || (run.executionsByToolCall.get(name)?.get(callId) ?? 0) > 0) continue;
+      return `turn ${turn.turn}: call ${callId} to ${name} (seq ${e.seq}) never ran — no body of it began, and no crash hid one — but its result says INTERRUPTED, that it may have taken effect: the loop knew it stopped the call first (CANCELLED)`;
+    }
+  }
+  return undefined;
+}
 
 /**
  * A STATEFUL or CRITICAL call runs only once its start record is stored (the write-ahead rule), so one without a
