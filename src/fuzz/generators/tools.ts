@@ -111,7 +111,23 @@ const longOutputChunks = (size: number): readonly string[] => longOutput(size).c
 export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   { withCrossShrink: true },
   { weight: 6, arbitrary: fc.constant<Behaviour>('ok') },
-  { weight: 2, arbitrary: fc.record({ fail: fc.record({ code: fc.constantFrom('E_FUZZ', 'UPSTREAM_DOWN'), retryable: fc.boolean() }) }) },
+  // Now and then from another copy of loopgate's module (instanceof does not hold), or a look-alike with no retryable
+  // field at all, which does not say it may be retried (outside probes 59 P03 and 61 P15: a loop retrying such a
+  // look-alike passed fuzz, which never threw one; `failures-not-retried-when-told` holds it).
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({
+        code: fc.constantFrom('E_FUZZ', 'UPSTREAM_DOWN'),
+        retryable: fc.boolean(),
+        copy: fc.constantFrom(false, false, false, true, 'without-retryable' as const),
+      })
+      .map(
+        ({ code, retryable, copy }): Behaviour => ({
+          fail: copy === 'without-retryable' ? { code, fromAnotherCopy: copy } : { code, retryable, ...(copy ? { fromAnotherCopy: true } : {}) },
+        }),
+      ),
+  },
   { weight: 1, arbitrary: fc.constant<Behaviour>({ throw: 'fuzz: the tool threw' }) },
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 30_000 }).map((slow): Behaviour => ({ slow })) },
   { weight: 1, arbitrary: fc.constant<Behaviour>('hang') },
