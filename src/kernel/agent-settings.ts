@@ -210,6 +210,12 @@ export function checkAgentSettings(agent: Agent): void {
   if (first !== undefined) throw new AgentSettingError(first);
 }
 
+/** Settings a team may put in an agent's config that belong somewhere else: where they go. */
+const SETTINGS_ELSEWHERE: Readonly<Record<string, string>> = {
+  toolMaxOutputChars:
+    "the cap on a tool's output is the operator's, tools.maxOutputChars in the host's YAML (a scenario's config.toolMaxOutputChars sets it for that scenario)",
+};
+
 /** `sections`: the settings checked on their own (`retry`), named with the rest when a key is unknown. */
 function settings(where: string, values: Record<string, unknown>, checks: Readonly<Record<string, Check>>, sections: readonly string[] = []): string[] {
   const out: string[] = [];
@@ -218,8 +224,11 @@ function settings(where: string, values: Record<string, unknown>, checks: Readon
     const check = checks[key];
     if (!check) {
       const names = [...Object.keys(checks), ...sections];
+      const elsewhere = Object.hasOwn(SETTINGS_ELSEWHERE, key) ? SETTINGS_ELSEWHERE[key] : undefined;
       const near = closestName(key, names);
-      out.push(`${where}.${key} is not a loop setting${near ? `; did you mean "${near}"?` : ` (the settings: ${names.join(', ')})`}`);
+      out.push(
+        `${where}.${key} is not a loop setting${elsewhere ? `: ${elsewhere}` : near ? `; did you mean "${near}"?` : ` (the settings: ${names.join(', ')})`}`,
+      );
       continue;
     }
     const why = check(value);

@@ -147,9 +147,16 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
   {
     id: 'settings/unknown-setting-lists-retry',
     title: 'a setting with no near name: the list of settings includes retry',
-    agent: edit((a) => ({ ...a, config: odd({ toolMaxOutputChars: 300 }) })),
+    agent: edit((a) => ({ ...a, config: odd({ maxOutputTokens: 300 }) })),
     refused:
-      'config.toolMaxOutputChars is not a loop setting (the settings: maxTokens, temperature, maxSteps, maxToolCallsPerTurn, maxToolCallsPerSession, maxTokensPerTurn, maxTokensPerSession, modelTimeoutMs, maxCompactionsPerStep, maxCheckpointExtensions, sideEffectNotice, retry)',
+      'config.maxOutputTokens is not a loop setting (the settings: maxTokens, temperature, maxSteps, maxToolCallsPerTurn, maxToolCallsPerSession, maxTokensPerTurn, maxTokensPerSession, modelTimeoutMs, maxCompactionsPerStep, maxCheckpointExtensions, sideEffectNotice, retry)',
+  },
+  {
+    id: 'settings/setting-of-another-place',
+    title: "a setting that is not the agent's but the operator's: the refusal says where it goes (outside probe 61, LOW-2)",
+    agent: edit((a) => ({ ...a, config: odd({ toolMaxOutputChars: 4000 }) })),
+    refused:
+      "config.toolMaxOutputChars is not a loop setting: the cap on a tool's output is the operator's, tools.maxOutputChars in the host's YAML (a scenario's config.toolMaxOutputChars sets it for that scenario)",
   },
   {
     id: 'settings/openai-agents-agent',
