@@ -739,6 +739,13 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: Unknown argument: bogus \(it took "s\.yaml" as its value\) \(see loopgate --help\)$/,
   },
   { name: 'a mistyped command', setup: () => ['runn'], names: /^loopgate: Unknown command: runn; did you mean run\? \(see loopgate --help\)$/ },
+  // Outside probe 61, LOW-3: a word far from any command was told as an "argument".
+  {
+    name: 'a command that is none',
+    setup: () => ['frobnicate'],
+    names:
+      /^loopgate: Unknown command: frobnicate \(the commands: run, tables, contract, decode, replay, merge-reports, fuzz, check-host\) \(see loopgate --help\)$/,
+  },
   // yargs answers --help before it checks anything: the mistyped flag was ignored and the exit 0 (stop 31's known minor).
   { name: '--help with an unknown flag', setup: () => ['--help', '--bogus'], names: /^loopgate: Unknown argument: bogus \(see loopgate --help\)$/ },
   { name: 'run --help with an unknown flag', setup: () => ['run', '--help', '--bogus'], names: /^loopgate: Unknown argument: bogus \(see loopgate --help\)$/ },
