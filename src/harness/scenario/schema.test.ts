@@ -262,6 +262,22 @@ describe('bad scenario files name the file, the line and the field', () => {
     ]);
   });
 
+  it("a bystander's scripted model refuses what only a wire can say (review of stop 64)", () => {
+    const bystander = errorOf(
+      minimal(
+        'bystander:\n  provider:\n    - { reply: a, stopSequence: true }\n    - error: { kind: malformed_stream, missingEnd: true }\n    - { tool_use: [{ name: a }, { name: b }], interleaved: true }\n    - max_tokens: { partial: true, closed: true }\n  inbox:\n    - say: hi\ninbox:\n  - say: hi\nexpect: {}\n',
+      ),
+      'bad/bystander-wire.yaml',
+    );
+    expect(bystander.issues.map((i) => i.field)).toEqual([
+      'bystander.provider[0].stopSequence',
+      'bystander.provider[1].error.missingEnd',
+      'bystander.provider[2].interleaved',
+      'bystander.provider[3].max_tokens.closed',
+    ]);
+    expect(bystander.message).toContain("the bystander's model is scripted");
+  });
+
   it("a problem after a `times` entry is named at its own index and line, not at a repeat's place (stop 63 review)", () => {
     const step = errorOf(
       minimal('provider:\n  script:\n    - { reply: a, times: 3 }\n    - { reply: b, stopSequence: true }\ninbox:\n  - say: hi\nexpect: {}\n'),

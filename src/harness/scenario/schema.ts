@@ -245,6 +245,22 @@ export const providerStepSchema = z
   });
 export type ProviderStep = z.infer<typeof providerStepSchema>;
 
+/**
+ * The path of a key that says how the wire words an answer (`stopSequence`, `quotesKey`, `missingEnd`, …), if the step
+ * has one: nothing a scripted provider, which answers the loop's own result, can say.
+ */
+export function wireOnlyKey(step: ProviderStep): string[] | undefined {
+  if (step.overflowToldBy !== undefined) return ['overflowToldBy'];
+  if (step.stopSequence) return ['stopSequence'];
+  if (step.argsInFirstChunk) return ['argsInFirstChunk'];
+  if (step.error?.quota) return ['error', 'quota'];
+  if (step.error?.quotesKey) return ['error', 'quotesKey'];
+  if (step.error?.missingEnd) return ['error', 'missingEnd'];
+  if (step.max_tokens?.closed) return ['max_tokens', 'closed'];
+  if (step.max_tokens?.args !== undefined) return ['max_tokens', 'args'];
+  return undefined;
+}
+
 /** Whether a cut call's `args` parse: an object always does; text when it is whole JSON. */
 function parses(args: unknown): boolean {
   if (typeof args !== 'string') return true;
@@ -326,24 +342,7 @@ const providerSchema = z
       for (const list of ['script', 'fallback'] as const)
         p[list]?.forEach((step, expandedAt) => {
           const i = sourceIndex(step, expandedAt);
-          const wireOnly =
-            step.overflowToldBy !== undefined
-              ? ['overflowToldBy']
-              : step.stopSequence
-                ? ['stopSequence']
-                : step.error?.quota
-                  ? ['error', 'quota']
-                  : step.error?.quotesKey
-                    ? ['error', 'quotesKey']
-                    : step.error?.missingEnd
-                      ? ['error', 'missingEnd']
-                      : step.argsInFirstChunk
-                        ? ['argsInFirstChunk']
-                        : step.max_tokens?.closed
-                          ? ['max_tokens', 'closed']
-                          : step.max_tokens?.args !== undefined
-                            ? ['max_tokens', 'args']
-                            : undefined;
+          const wireOnly = wireOnlyKey(step);
           if (wireOnly)
             ctx.addIssue({
               code: 'custom',
@@ -946,6 +945,16 @@ export const bystanderSchema = z
             path: ['inbox', index, key],
             message: `${key} is the case's own conversation's (the bystander shares its host and store)`,
           });
+    });
+    // The bystander's model is scripted: how a wire words an answer is nothing it can say (review of stop 64).
+    b.provider.forEach((step, expandedAt) => {
+      const wireOnly = step.interleaved ? ['interleaved'] : wireOnlyKey(step);
+      if (wireOnly)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['provider', sourceIndex(step, expandedAt), ...wireOnly],
+          message: `${wireOnly.at(-1)} says how a provider words its answer on the wire: the bystander's model is scripted, and answers the loop's result itself`,
+        });
     });
   });
 export type Bystander = z.infer<typeof bystanderSchema>;
