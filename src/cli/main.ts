@@ -48,10 +48,10 @@ function refusal(message: string, argv: readonly string[]): string {
     if (unknown !== undefined) return `Unknown argument: ${unknown.flag} (it took "${unknown.value}" as its value)`;
   }
   // A first word that names no command (and is not near one: yargs recommends that) is a command mistyped, not an argument.
-  const unknownWord = /^Unknown argument: (.+)$/.exec(message)?.[1];
+  const unknownWords = /^Unknown arguments?: (.+)$/.exec(message)?.[1]?.split(', ');
   const commands = COMMANDS.map((c) => String(c.command).split(' ')[0]!);
-  if (unknownWord !== undefined && unknownWord === words[0] && !commands.includes(unknownWord))
-    return `Unknown command: ${unknownWord} (the commands: ${commands.join(', ')})`;
+  if (words[0] !== undefined && unknownWords?.includes(words[0]) && !commands.includes(words[0]))
+    return `Unknown command: ${words[0]} (the commands: ${commands.join(', ')})`;
   if (message === NO_COMMAND) {
     const flags = argv.filter((a) => a.startsWith('-')).map((a) => a.replace(/^-+/, '').split('=')[0]);
     if (flags.length > 0) return `Unknown argument${flags.length === 1 ? '' : 's'}: ${flags.join(', ')}; ${NO_COMMAND}`;

@@ -746,6 +746,12 @@ const CASES: readonly BadInput[] = [
     names:
       /^loopgate: Unknown command: frobnicate \(the commands: run, tables, contract, decode, replay, merge-reports, fuzz, check-host\) \(see loopgate --help\)$/,
   },
+  {
+    name: 'a command that is none, with more words',
+    setup: () => ['frobnicate', 'x'],
+    names:
+      /^loopgate: Unknown command: frobnicate \(the commands: run, tables, contract, decode, replay, merge-reports, fuzz, check-host\) \(see loopgate --help\)$/,
+  },
   // yargs answers --help before it checks anything: the mistyped flag was ignored and the exit 0 (stop 31's known minor).
   { name: '--help with an unknown flag', setup: () => ['--help', '--bogus'], names: /^loopgate: Unknown argument: bogus \(see loopgate --help\)$/ },
   { name: 'run --help with an unknown flag', setup: () => ['run', '--help', '--bogus'], names: /^loopgate: Unknown argument: bogus \(see loopgate --help\)$/ },
