@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { exactSecretStream, type AssistantBlock, type ModelDelta, type ModelRequest, type ModelResult, type ToolSpec } from '../../src/kernel/index.ts';
-import type { Behaviour } from './behaviours.ts';
+import type { Behaviour, WireTurn } from './behaviours.ts';
 
 export interface CallOutcome {
   readonly result: ModelResult;
@@ -236,6 +236,32 @@ function streamedCallQuotingTheKey(id: string, title: string, quoted: 'id' | 'na
   };
 }
 
+/** A weather and a time call, ids `call_<prefix>1` and `call_<prefix>2`, for the cases that stream two calls in some shape. */
+function twoCalls(prefix: string): WireTurn['blocks'] {
+  return [
+    { type: 'tool_call', id: `call_${prefix}1`, name: 'get_weather', args: '{"city":"Lyon","unit":"celsius"}' },
+    { type: 'tool_call', id: `call_${prefix}2`, name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
+  ];
+}
+
+/** The check of `twoCalls(prefix)`, however streamed: each call keeps its own whole arguments, in its deltas too. */
+function twoCallsKept(prefix: string): ContractCase['check'] {
+  return ({ result, deltas, streams }) => {
+    expectType(result, 'tool_use');
+    assert.deepEqual(
+      result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+      [
+        { id: `call_${prefix}1`, name: 'get_weather', args: { city: 'Lyon', unit: 'celsius' } },
+        { id: `call_${prefix}2`, name: 'get_time', args: { timezone: 'Europe/Paris' } },
+      ],
+    );
+    if (!streams && deltas.length === 0) return;
+    const argsOf = (index: number) => deltas.map((d) => (d.kind === 'tool_args' && d.index === index ? d.json : '')).join('');
+    assert.equal(argsOf(0), '{"city":"Lyon","unit":"celsius"}', "call 0's argument deltas, joined");
+    assert.equal(argsOf(1), '{"timezone":"Europe/Paris"}', "call 1's argument deltas, joined");
+  };
+}
+
 export const CONTRACT_CASES: readonly ContractCase[] = [
   {
     id: 'reply_text',
@@ -405,10 +431,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     behaviour: {
       kind: 'turn',
       turn: {
-        blocks: [
-          { type: 'tool_call', id: 'call_i1', name: 'get_weather', args: '{"city":"Lyon","unit":"celsius"}' },
-          { type: 'tool_call', id: 'call_i2', name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
-        ],
+        blocks: twoCalls('i'),
         stop: 'tool_use',
         usage: USAGE,
         // Outside probe 53, MED-2: no case sent them so, and a client that put every piece into the latest call passed.
@@ -416,20 +439,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         interleaved: true,
       },
     },
-    check({ result, deltas, streams }) {
-      expectType(result, 'tool_use');
-      assert.deepEqual(
-        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
-        [
-          { id: 'call_i1', name: 'get_weather', args: { city: 'Lyon', unit: 'celsius' } },
-          { id: 'call_i2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
-        ],
-      );
-      if (!streams && deltas.length === 0) return;
-      const argsOf = (index: number) => deltas.map((d) => (d.kind === 'tool_args' && d.index === index ? d.json : '')).join('');
-      assert.equal(argsOf(0), '{"city":"Lyon","unit":"celsius"}', "call 0's argument deltas, joined");
-      assert.equal(argsOf(1), '{"timezone":"Europe/Paris"}', "call 1's argument deltas, joined");
-    },
+    check: twoCallsKept('i'),
   },
   {
     id: 'call_args_in_first_chunk',
@@ -438,10 +448,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
     behaviour: {
       kind: 'turn',
       turn: {
-        blocks: [
-          { type: 'tool_call', id: 'call_f1', name: 'get_weather', args: '{"city":"Lyon","unit":"celsius"}' },
-          { type: 'tool_call', id: 'call_f2', name: 'get_time', args: '{"timezone":"Europe/Paris"}' },
-        ],
+        blocks: twoCalls('f'),
         stop: 'tool_use',
         usage: USAGE,
         // Outside probe 58: a Chat adapter dropping the argument text of the chunk that carries the call's id was caught
@@ -450,20 +457,7 @@ export const CONTRACT_CASES: readonly ContractCase[] = [
         argsInFirstChunk: true,
       },
     },
-    check({ result, deltas, streams }) {
-      expectType(result, 'tool_use');
-      assert.deepEqual(
-        result.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
-        [
-          { id: 'call_f1', name: 'get_weather', args: { city: 'Lyon', unit: 'celsius' } },
-          { id: 'call_f2', name: 'get_time', args: { timezone: 'Europe/Paris' } },
-        ],
-      );
-      if (!streams && deltas.length === 0) return;
-      const argsOf = (index: number) => deltas.map((d) => (d.kind === 'tool_args' && d.index === index ? d.json : '')).join('');
-      assert.equal(argsOf(0), '{"city":"Lyon","unit":"celsius"}', "call 0's argument deltas, joined");
-      assert.equal(argsOf(1), '{"timezone":"Europe/Paris"}', "call 1's argument deltas, joined");
-    },
+    check: twoCallsKept('f'),
   },
   {
     id: 'parallel_calls_without_index',
