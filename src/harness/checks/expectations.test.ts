@@ -77,3 +77,27 @@ describe('a failed outcome check', () => {
     expect(check).toMatchObject({ passed: true, message: 'is ["replied","conversation_full"]' });
   });
 });
+
+const LATE_INJECT = `
+name: an inject posted after the turn closed
+provider:
+  script:
+    - reply: ORD-1001 has shipped.
+inbox:
+  - say: Where is ORD-1001?
+  - { inject: "The customer is a VIP.", at: { time: 9000 } }
+expect:
+  lastRequest:
+    contains: [VIP]
+`;
+
+describe('the lastRequest expectation', () => {
+  it('says when an inject it looks for waits in the inbox, posted after the last request (outside probe 62)', async () => {
+    const scenario = parseScenario(LATE_INJECT, 'late-inject.yaml');
+    const run = await runScenario(scenario, { seed: 1 });
+    const check = checkExpectations(run, scenario.expect).find((c) => c.name === 'last request' && !c.passed)!;
+    expect(check.message).toBe(
+      'no line contains "VIP"; an inject received after the last request ("The customer is a VIP.") waits in the inbox: an inject never wakes the loop, the next message takes it',
+    );
+  });
+});

@@ -65,6 +65,23 @@ function whyEnded(run: ScenarioRun, turn: number, outcome: Outcome): string | un
   return why.length > WHY_SHOWN ? `${why.slice(0, WHY_SHOWN)}…` : why;
 }
 
+/**
+ * Injects the log received after its last model request, which no request carried: they wait in the inbox (an inject
+ * never wakes the loop). Said beside a failed `lastRequest`, which a late inject looks like otherwise (outside probe 62).
+ */
+function pendingInjects(run: ScenarioRun): string | undefined {
+  const logged = run.log.events;
+  let lastRequest = -1;
+  for (const e of logged) if (e.type === 'model.request') lastRequest = e.seq;
+  const late = logged.flatMap((e) =>
+    e.type === 'inbox.received' && e.seq > lastRequest && (e.payload as { intent?: string }).intent === 'inject'
+      ? [JSON.stringify((e.payload as { text?: string }).text ?? '')]
+      : [],
+  );
+  if (late.length === 0) return undefined;
+  return `${late.length === 1 ? 'an inject' : `${late.length} injects`} received after the last request (${late.join(', ')}) wait${late.length === 1 ? 's' : ''} in the inbox: an inject never wakes the loop, the next message takes it`;
+}
+
 export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckResult[] {
   const out: CheckResult[] = [...triggersCheck(run), ...storeFaultsCheck(run)];
   const outcomes = turnOutcomes(run);
@@ -80,7 +97,12 @@ export function checkExpectations(run: ScenarioRun, expect: Expectation): CheckR
   if (expect.history) out.push(...matchLines('history', renderMessages(project(run.log.events)), expect.history));
   if (expect.lastRequest) {
     const request = run.requests[run.requests.length - 1];
-    out.push(...matchLines('last request', request ? renderMessages(request.messages) : [], expect.lastRequest));
+    const hint = pendingInjects(run);
+    out.push(
+      ...matchLines('last request', request ? renderMessages(request.messages) : [], expect.lastRequest).map((c) =>
+        c.passed || hint === undefined ? c : { ...c, message: `${c.message}; ${hint}` },
+      ),
+    );
   }
   // What the model received, not what the log says was assembled.
   if (expect.system) out.push(...matchLines('system prompt', systemLines(run.requests[run.requests.length - 1]), expect.system));
