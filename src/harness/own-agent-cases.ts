@@ -331,6 +331,49 @@ async function compactorCutsATurn(): Promise<CheckResult[]> {
   return checks;
 }
 
+const LIMITED = `
+name: an agent whose own limits are lower than the loop's defaults
+agent: limited
+host: HOST
+provider:
+  script:
+    - tool_use: [{ id: look, name: lookup_order, args: { order_id: ORD-1001 } }]
+    - reply: Done.
+inbox:
+  - say: Where is ORD-1001?
+expect: {}
+`;
+
+/**
+ * An agent's own limits (its `config`) hold through the production host as through the loop, where the host's YAML
+ * writes none: the harness's host config written for the case must not stand for "every limit written" (outside
+ * probe 62, MED-1: an agent allowing 0 tool calls a turn ran one through the host, and `invariant-11` saw it).
+ */
+async function ownLimitsThroughTheHost(): Promise<CheckResult[]> {
+  const agent: Agent = {
+    system: 'You help with orders.',
+    config: { maxToolCallsPerTurn: 0 },
+    tools: [
+      defineTool({
+        name: 'lookup_order',
+        description: 'Look an order up.',
+        input: z.object({ order_id: z.string() }),
+        sideEffect: 'NONE',
+        run: ({ order_id }) => ({ order_id, status: 'shipped' }),
+      }),
+    ],
+  };
+  const registry: AgentRegistry = { agents: new Map([['limited', () => agent]]), defaultAgent: 'limited' };
+  const checks: CheckResult[] = [];
+  for (const host of ['loop', 'production'] as const) {
+    const run = await runScenario(parseScenario(LIMITED.replace('HOST', host), 'own-agent-limits.yaml'), { seed: 1, agents: registry });
+    const said = `${run.results.map((r) => (r.outcome.kind === 'failed' ? `failed{${r.outcome.reason}}` : r.outcome.kind)).join(', ')}; lookup_order ran ${run.executions.get('lookup_order') ?? 0} time(s)`;
+    const want = 'failed{budget_exhausted}; lookup_order ran 0 time(s)';
+    checks.push({ name: `${host}: the agent's maxToolCallsPerTurn 0 holds`, passed: said === want, message: said, expected: want, actual: said });
+  }
+  return checks;
+}
+
 export function ownAgentCases(): Case[] {
   return [
     checksCase(
@@ -358,6 +401,14 @@ export function ownAgentCases(): Case[] {
         file: FILE,
       },
       compactorCutsATurn,
+    ),
+    checksCase(
+      {
+        id: 'contract:own-agent/limits-through-the-host',
+        title: "an agent's own limits (maxToolCallsPerTurn 0) hold through the production host as through the loop, where the host's YAML writes none",
+        file: FILE,
+      },
+      ownLimitsThroughTheHost,
     ),
   ];
 }

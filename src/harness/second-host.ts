@@ -460,16 +460,14 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
         : { provider: 'fake', name: entry.name };
     hostTarget = await HostTarget.start({
       conversation,
-      config: {
-        ...hostConfigFor(
-          { primary: configModel(entries[0]!, 0), fallbacks: entries.slice(1).map((entry, i) => configModel(entry, i + 1)) },
-          toolOptions.maxOutputChars,
-          scenario.operator,
-          scenario.hosts !== undefined,
-          scenarioConfig(scenario),
-        ),
-        snapshots: { every: snapshotEveryOf(scenario) },
-      },
+      config: hostConfigFor(
+        { primary: configModel(entries[0]!, 0), fallbacks: entries.slice(1).map((entry, i) => configModel(entry, i + 1)) },
+        toolOptions.maxOutputChars,
+        scenario.operator,
+        scenario.hosts !== undefined,
+        scenarioConfig(scenario),
+        snapshotEveryOf(scenario),
+      ),
       env: {
         ...(wire ? { [WIRE_KEY_ENV.primary]: wire.apiKey } : {}),
         ...(fallbackWire ? { [WIRE_KEY_ENV.fallback]: fallbackWire.apiKey } : {}),

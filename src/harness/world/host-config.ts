@@ -43,6 +43,10 @@ export interface ConfigModel {
 }
 
 /**
+ * The config is checked here and must be handed on as it is: the host reads which limits it writes from the checked
+ * object itself, and a copy (`{ ...config }`) says it writes every one, its defaults over the agent's own limits
+ * (outside probe 62, MED-1). `snapshotEvery`: events between snapshots (SNAPSHOT_EVERY unless the case says).
+ *
  * `models`: the primary and its fallbacks, each where the host must build it
  * from (createHostFromConfig builds every client the YAML names, fallbacks with
  * their own keys). `keepSessions`: idle sessions are kept for reuse as the
@@ -55,6 +59,7 @@ export function hostConfigFor(
   operator?: OperatorSettings,
   keepSessions = false,
   limits: Partial<LoopConfig> = {},
+  snapshotEvery = SNAPSHOT_EVERY,
 ): HostConfig {
   const written = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   const budgets = written({
@@ -88,7 +93,7 @@ export function hostConfigFor(
     },
     ...(operator?.traceMode !== undefined ? { trace: { mode: operator.traceMode } } : {}),
     prices: referencePriceTable([models.primary.name, ...models.fallbacks.map((m) => m.name)]),
-    snapshots: { every: SNAPSHOT_EVERY },
+    snapshots: { every: snapshotEvery },
     ...(keepSessions ? {} : { sessions: { maxIdle: 0 } }),
   });
 }
