@@ -658,6 +658,20 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     refused: 'policy rule "r": id is used by another rule; ids must be unique (they name decisions in the log)',
   },
   {
+    // Outside probe 62, LOW-1: an empty list matched no call, and the deny it wrote never denied anything.
+    id: 'policy/rule-tools-empty',
+    title: 'a deny rule whose tools list is empty: it would match no call',
+    agent: withPolicy({ rules: [{ id: 'no-refunds', tools: [], decision: 'deny' }] }),
+    refused: 'policy rule "no-refunds": tools is empty, so the rule matches no call; name a tool or a pattern, or leave tools out to match every tool',
+  },
+  {
+    id: 'policy/rule-side-effects-empty',
+    title: 'a deny rule whose sideEffects list is empty: it would match no call',
+    agent: withPolicy({ rules: [{ id: 'no-writes', sideEffects: [], decision: 'deny' }] }),
+    refused:
+      'policy rule "no-writes": sideEffects is empty, so the rule matches no call; name a level (NONE, IDEMPOTENT, STATEFUL, CRITICAL), or leave sideEffects out to match every level',
+  },
+  {
     // A YAML config reads `id: 7` as a number: the line names the rule by its place, not by a value that is no id.
     id: 'policy/rule-id-a-number',
     title: 'a rule whose id is a number (as YAML reads `id: 7`)',

@@ -262,6 +262,17 @@ describe('bad scenario files name the file, the line and the field', () => {
     ]);
   });
 
+  it('a policy rule with an empty tools or sideEffects list is refused: it would match no call (outside probe 62)', () => {
+    const empty = errorOf(
+      minimal(
+        'policy:\n  rules:\n    - { id: a, tools: [], decision: deny }\n    - { id: b, sideEffects: [], decision: deny }\ninbox:\n  - say: hi\nexpect: {}\n',
+      ),
+      'bad/empty-rule-lists.yaml',
+    );
+    expect(empty.issues.map((i) => i.field)).toEqual(['policy.rules[0].tools', 'policy.rules[1].sideEffects']);
+    expect(empty.message).toContain('an empty tools list matches no call');
+  });
+
   it("a bystander's scripted model refuses what only a wire can say (review of stop 64)", () => {
     const bystander = errorOf(
       minimal(

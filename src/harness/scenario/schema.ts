@@ -515,8 +515,12 @@ const policySchema = z.strictObject({
     .array(
       z.strictObject({
         id: z.string().min(1).optional(),
-        tools: z.array(z.string()).optional(),
-        sideEffects: z.array(z.enum(['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL'])).optional(),
+        // An empty list matches no call (a deny that never denies): name one, or leave the key out (outside probe 62).
+        tools: z.array(z.string()).min(1, 'an empty tools list matches no call: name a tool or a pattern, or leave tools out to match every tool').optional(),
+        sideEffects: z
+          .array(z.enum(['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL']))
+          .min(1, 'an empty sideEffects list matches no call: name a level, or leave sideEffects out to match every level')
+          .optional(),
         decision: z.enum(['allow', 'deny', 'ask']),
         reason: z.string().optional(),
         when: z

@@ -68,12 +68,19 @@ export function checkPolicy(policy: ToolPolicy): void {
     if (rule.tools !== undefined && (!Array.isArray(rule.tools) || rule.tools.some((t) => typeof t !== 'string' || t === ''))) {
       throw new Error(`${where}: tools must be a list of non-empty tool names or patterns`);
     }
+    // An empty list matches no call: a deny written so never denies anything (outside probe 62, LOW-1).
+    if (rule.tools?.length === 0)
+      throw new Error(`${where}: tools is empty, so the rule matches no call; name a tool or a pattern, or leave tools out to match every tool`);
     if (rule.sideEffects !== undefined) {
       // A level one letter off (CRITCAL) would match no call: a deny that never denies.
       if (!Array.isArray(rule.sideEffects)) throw new Error(`${where}: sideEffects must be a list of side-effect levels (${LEVELS.join(', ')})`);
       rule.sideEffects.forEach((level, j) => {
         if (!LEVELS.includes(level)) throw new Error(`${where}: sideEffects[${j}] must be one of ${LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
       });
+      if (rule.sideEffects.length === 0)
+        throw new Error(
+          `${where}: sideEffects is empty, so the rule matches no call; name a level (${LEVELS.join(', ')}), or leave sideEffects out to match every level`,
+        );
     }
     if (rule.when !== undefined && typeof rule.when !== 'function') throw new Error(`${where}: when must be a function`);
     // Decided at once, never awaited: an async predicate's promise would count as a failed predicate on every call.
