@@ -56,38 +56,42 @@ function deniedAndAllowed(
   return problems;
 }
 
-/** Ask entries that a deny (or the allow list) hides: never asked for. */
-function deniedAndAsked(config: HostConfig, registered: readonly string[]): string[] {
-  const { deny, ask, allow } = config.tools;
+/**
+ * The asks the same tool settings make void: each `ask` entry a deny hides (by its `deny` index) or an allow list
+ * leaves out (`deny: 'allow'`). Also what a scenario's `operator` is checked with when it is loaded.
+ */
+export function voidAsks(
+  lists: { readonly deny: readonly string[]; readonly ask: readonly string[]; readonly allow?: readonly string[] | undefined },
+  registered: readonly string[],
+): { readonly ask: number; readonly tool: string; readonly deny: number | 'allow' }[] {
+  const { deny, ask, allow } = lists;
   if (ask.length === 0 || (deny.length === 0 && allow === undefined)) return [];
-  const tools = (name: string) => named(registered, name);
-  const problems: string[] = [];
   const allowed = allow === undefined ? undefined : nameMatcher(allow);
+  const found: { ask: number; tool: string; deny: number | 'allow' }[] = [];
   ask.forEach((tool, a) => {
     // An ask pattern may reach past a deny, but not past the very same pattern (or a deny of everything): nothing it could match is ever asked.
     if (tool.includes('*')) {
       const d = deny.findIndex((denied) => denied === tool || denied === '*');
-      if (d !== -1) {
-        const where = configSource(config)?.locate(['tools', 'deny', d]);
-        problems.push(
-          `${configKey(config, ['tools', 'ask', a])}: ${tool} is also denied by tools.deny[${d}]${where ? ` (${where})` : ''}: a denied tool is never asked for; keep it in one list`,
-        );
-      }
+      if (d !== -1) found.push({ ask: a, tool, deny: d });
       return;
     }
     if (allowed && !allowed(tool)) {
-      const where = configSource(config)?.locate(['tools', 'allow']);
-      problems.push(
-        `${configKey(config, ['tools', 'ask', a])}: ${tool} is not in tools.allow${where ? ` (${where})` : ''}: a tool the allow list hides is never asked for; allow it or drop the ask`,
-      );
+      found.push({ ask: a, tool, deny: 'allow' });
       return;
     }
-    const d = deny.findIndex((denied) => tools(denied).includes(tool));
-    if (d === -1) return;
-    const where = configSource(config)?.locate(['tools', 'deny', d]);
-    problems.push(
-      `${configKey(config, ['tools', 'ask', a])}: ${tool} is also denied by tools.deny[${d}]${where ? ` (${where})` : ''}: a denied tool is never asked for; keep it in one list`,
-    );
+    const d = deny.findIndex((denied) => named(registered, denied).includes(tool));
+    if (d !== -1) found.push({ ask: a, tool, deny: d });
   });
-  return problems;
+  return found;
+}
+
+function deniedAndAsked(config: HostConfig, registered: readonly string[]): string[] {
+  return voidAsks(config.tools, registered).map(({ ask: a, tool, deny: d }) => {
+    if (d === 'allow') {
+      const where = configSource(config)?.locate(['tools', 'allow']);
+      return `${configKey(config, ['tools', 'ask', a])}: ${tool} is not in tools.allow${where ? ` (${where})` : ''}: a tool the allow list hides is never asked for; allow it or drop the ask`;
+    }
+    const where = configSource(config)?.locate(['tools', 'deny', d]);
+    return `${configKey(config, ['tools', 'ask', a])}: ${tool} is also denied by tools.deny[${d}]${where ? ` (${where})` : ''}: a denied tool is never asked for; keep it in one list`;
+  });
 }

@@ -193,6 +193,13 @@ describe('a scenario is checked against its agent’s tools: exit 2 naming file:
       /scenario-visibility\.yaml:3:\d+: visibility\[0\]\.deny\[0\]: "close_acount" .*did you mean "close_account"\?$/,
     ],
     [
+      // Outside probe 62, LOW-2: the production host refused it as it was built, so the @host case "threw" (exit 1, a
+      // stack frame in its message) after the loop's case had run.
+      'operator-denied-and-asked',
+      OK_SCENARIO.replace('provider:', 'operator: { deny: [close_account], ask: [close_account] }\nprovider:'),
+      /operator-denied-and-asked\.yaml:2:\d+: operator\.ask\[0\]: close_account is also denied by operator\.deny\[0\]: a denied tool is never asked for; keep it in one list$/,
+    ],
+    [
       'tool-override',
       OK_SCENARIO.replace('provider:', 'tools:\n  - name: get_balanse\n    behaviour: [hang]\nprovider:'),
       /tool-override\.yaml:3:\d+: tools\[0\]\.name: "get_balanse" is not a tool of agent bank, and without a description this entry declares no new one; did you mean "get_balance"\?$/,

@@ -9,6 +9,8 @@
  *   has a `description`);
  * - policy rules and visibility layers name the agent's or the scenario's tools
  *   (or a `*` pattern matching one), as the kernel requires of every pipeline;
+ * - the operator's settings ask for no tool they deny or leave out of their allow
+ *   list, as the production host requires of its config;
  * - an `at: { toolStart }` trigger names one of those tools, and so does a
  *   stream cut inside a call's arguments (`error.midStream: { tool_args }`);
  * - expectations about tools, the case's and a bystander's (`executions`, `toolCalls`, `toolResults` — also per
@@ -18,6 +20,7 @@
  * Each problem comes with its place in the file and the closest name.
  */
 import { didYouMean, unmatchedToolName, type AnyToolDeclaration } from '../../kernel/index.ts';
+import { voidAsks } from '../../host/denied-and-asked.ts';
 import type { Scenario } from './schema.ts';
 
 export interface ToolNameProblem {
@@ -55,6 +58,16 @@ export function scenarioToolNameProblems(scenario: Scenario, own: readonly AnyTo
 
   scenario.policy?.rules.forEach((rule, i) => rule.tools?.forEach((name, j) => pattern(['policy', 'rules', i, 'tools', j], name)));
   for (const list of ['allow', 'deny', 'ask'] as const) scenario.operator?.[list]?.forEach((name, j) => pattern(['operator', list, j], name));
+  // A tool both denied and asked (or asked and left out of the allow list): the production host refuses such settings
+  // as it is built; here it is named before anything runs (outside probe 62, LOW-2: the @host case "threw").
+  if (scenario.operator?.ask)
+    for (const v of voidAsks({ deny: scenario.operator.deny ?? [], ask: scenario.operator.ask, allow: scenario.operator.allow }, tools))
+      add(
+        ['operator', 'ask', v.ask],
+        v.deny === 'allow'
+          ? `${v.tool} is not in operator.allow: a tool the allow list hides is never asked for; allow it or drop the ask`
+          : `${v.tool} is also denied by operator.deny[${v.deny}]: a denied tool is never asked for; keep it in one list`,
+      );
   scenario.visibility?.forEach((layer, i) => {
     for (const list of ['allow', 'deny'] as const) layer[list]?.forEach((name, j) => pattern(['visibility', i, list, j], name));
   });
