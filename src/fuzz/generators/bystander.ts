@@ -40,7 +40,7 @@ export function toBystander(parts: BystanderParts, ids: readonly string[] | unde
   const inbox: InboxEntry[] = [];
   for (let i = 0; i < parts.questions; i++) {
     inbox.push({
-      say: `bystander question ${i + 1}: where is ORD-${2001 + i}?`,
+      say: `bystander question ${i + 1}: where is job ${2001 + i}?`,
       // Each after the last answer: the model answers after latencyMs (a margin for the turn's close).
       at: { time: parts.startMs + i * (parts.latencyMs + 1_000) },
       ...(ids ? { messageId: ids[i] ?? `bystander-msg-${i + 1}` } : {}),
@@ -48,7 +48,7 @@ export function toBystander(parts: BystanderParts, ids: readonly string[] | unde
   }
   return {
     provider: Array.from({ length: parts.questions }, (_, i) => ({
-      reply: `bystander answer ${i + 1}: ORD-${2001 + i} ships tomorrow.`,
+      reply: `bystander answer ${i + 1}: job ${2001 + i} starts at noon.`,
       latencyMs: parts.latencyMs,
       usage: { input: 1, output: 1 },
     })),

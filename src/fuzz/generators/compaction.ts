@@ -13,7 +13,7 @@ import { isPost } from './inbox.ts';
 
 type CompactionStep = NonNullable<Scenario['compaction']>[number];
 
-const summaryArb = fc.constantFrom('Earlier: the customer asked about a broken order.', 'Earlier: orders.');
+const summaryArb = fc.constantFrom('Earlier: the user asked about a task that failed.', 'Earlier: a task.');
 
 export const compactionStepArb: fc.Arbitrary<CompactionStep> = fc.oneof(
   { withCrossShrink: true },
@@ -46,7 +46,7 @@ export type AimedOverlap = typeof aimedOverlapArb extends fc.Arbitrary<infer T> 
 
 /** The compactor of an overlap case: an honest summary first, then the range across it. */
 export function overlapCompaction(o: AimedOverlap): CompactionStep[] {
-  return [{ summary: o.summary }, { summary: 'Earlier: orders.', range: 'overlaps' }];
+  return [{ summary: o.summary }, { summary: 'Earlier: a task.', range: 'overlaps' }];
 }
 
 /** The script of an overlap case: the replies, the first overflow and its retry's reply, the turns between, the second overflow; then the rest. */
@@ -64,7 +64,7 @@ export function overlapScript(o: AimedOverlap, rest: readonly ProviderStep[]): P
 /** The inbox of an overlap case: a message per turn up to the one whose request overflows the second time; then the rest's untimed posts. */
 export function withOverlapTurns(inbox: readonly InboxEntry[], turns: number): InboxEntry[] {
   return [
-    ...Array.from({ length: turns }, (_, i): InboxEntry => ({ say: `And ORD-10${String(i + 1).padStart(2, '0')}?` })),
+    ...Array.from({ length: turns }, (_, i): InboxEntry => ({ say: `And job 10${String(i + 1).padStart(2, '0')}?` })),
     ...inbox.filter((e) => isPost(e) && e.at === undefined && e.messageId === undefined),
   ];
 }

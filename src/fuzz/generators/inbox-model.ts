@@ -28,11 +28,12 @@ export class InboxModel {
     switch (intent) {
       case 'follow_up':
         // Long enough that a short summary of closed turns really shrinks the history (compaction must be reachable).
-        return `Customer message ${this.#texts}: my order ORD-1001 arrived broken, the box was crushed and it does not turn on. What can you do?`;
+        // Not of any one trade: these are the messages a team's own agent is fuzzed with (outside probes 61, 62).
+        return `Incoming message ${this.#texts}: the last task went wrong, the result was cut short and it does not look right. What can you do?`;
       case 'steer':
-        return `Correction ${this.#texts}: only the first order`;
+        return `Correction ${this.#texts}: only the first items`;
       case 'inject':
-        return `Context ${this.#texts}: the customer is a VIP`;
+        return `Context ${this.#texts}: the user is on a plan`;
     }
   }
 

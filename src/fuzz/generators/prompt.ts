@@ -12,7 +12,7 @@ import type { Scenario } from '../../harness/scenario/schema.ts';
 
 type Fragment = NonNullable<Scenario['prompt']>[number];
 
-const TEXTS = ['Be brief.', 'Orders on file: ORD-1001.', 'Refunds need a reason.', 'Answer in English.'] as const;
+const TEXTS = ['Be brief.', 'Tasks on file: task 1001.', 'Changes need a reason.', 'Answer in English.'] as const;
 
 const dynamicStepArb = fc.oneof(
   { withCrossShrink: true },

@@ -154,7 +154,7 @@ const secretAcrossHoldArb: fc.Arbitrary<ProviderStep> = fc
   );
 
 /** A reply holding half a surrogate pair (a high half with no low one after it). */
-export const LONE_SURROGATE_REPLY = 'Noted \uD800 on the order.';
+export const LONE_SURROGATE_REPLY = 'Noted \uD800 on the tasks.';
 
 /** One provider step (the scenario format's `provider.script` entry). */
 export function providerStepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {

@@ -60,3 +60,26 @@ describe('fuzzCaseArb reaches repeated world-changing calls', () => {
     expect(crashed.length).toBeGreaterThan(15);
   });
 });
+
+/**
+ * A team fuzzes its own agent with these cases: the texts the generator writes (the user's messages, steers and
+ * injects, the prompt's fragments, the model's replies, summaries, tool outputs) belong to no trade. They were the
+ * shop's ("my order ORD-1001 arrived broken") for a notes agent and an IT-admin agent alike (outside probes 61, 62).
+ * The tools' names and arguments are the team's own; only what the generator writes itself is read here.
+ */
+describe("fuzzCaseArb writes texts of no one agent's trade", () => {
+  const NOTES: FuzzTool = { name: 'save_note', sideEffect: 'STATEFUL', args: fc.constant({ title: 'a' }) };
+  const SEARCH: FuzzTool = { name: 'search_notes', sideEffect: 'NONE', args: fc.constant({ query: 'a' }) };
+  const SHOP = /\b(orders?|customers?|refunds?|invoices?|shipped|VIP)\b|\bORD-\d/i;
+
+  it('names no order, customer, refund or invoice in 1,000 cases for a notes agent', () => {
+    const found = new Set<string>();
+    for (const { scenario } of fc.sample(fuzzCaseArb({ tools: [SEARCH, NOTES] }), { numRuns: 1_000, seed: 3 })) {
+      JSON.stringify(scenario, (_key, value: unknown) => {
+        if (typeof value === 'string' && SHOP.test(value)) found.add(value.slice(0, 50));
+        return value;
+      });
+    }
+    expect([...found]).toEqual([]);
+  });
+});

@@ -222,7 +222,7 @@ function aimedDeafArb(tools: readonly FuzzTool[]) {
 }
 
 /** Summaries a compactor writes of the turns it replaces: none names the world-changing call. */
-const TOLD_SUMMARIES = ['The customer asked about an order.', 'Earlier: orders.', 'The customer wrote a few times; nothing was settled.'] as const;
+const TOLD_SUMMARIES = ['The user asked about a task again.', 'Earlier: a task.', 'The user wrote a few times now; nothing was settled.'] as const;
 
 /** How turn A fails after its world-changing call (each a failure whose steps are not kept, so the loop tells the next turn). */
 const TOLD_FAILURES = ['refusal', 'unknown stop reason', 'auth', 'invalid request', 'retries spent', 'max steps'] as const;
@@ -750,11 +750,11 @@ function withFruitlessTurns(inbox: readonly InboxEntry[], event: number): InboxE
   if (!first) return [...inbox];
   return [
     first,
-    { say: 'And ORD-1002?', at: { request: 1 } },
+    { say: 'And job 1002?', at: { request: 1 } },
     { cancel: 'user', at: { request: 1 } },
     { cancel: 'user', at: { request: 2 } },
     { cancel: 'user', at: { request: 3 } },
-    { say: 'And ORD-1003?', at: { event } },
+    { say: 'And job 1003?', at: { event } },
     ...inbox.filter((e) => e !== first && isPost(e) && e.at === undefined && e.messageId === undefined),
   ];
 }
@@ -767,8 +767,8 @@ function withFruitlessTurns(inbox: readonly InboxEntry[], event: number): InboxE
 function withToldTurns(inbox: readonly InboxEntry[], told: NonNullable<FuzzParts['aimedTold']>): InboxEntry[] {
   const at = { request: told.request };
   return [
-    ...Array.from({ length: told.replied }, (_, i): InboxEntry => ({ say: `Where is ORD-100${i + 1}?` })),
-    { say: 'ORD-1002 never arrived, sort it out.' },
+    ...Array.from({ length: told.replied }, (_, i): InboxEntry => ({ say: `Where is job 100${i + 1}?` })),
+    { say: 'job 1002 never started, sort it out.' },
     { say: 'So, is it done? I have been waiting for three weeks now and nobody has told me anything about the parcel.' },
     ...(told.ends === 'crash' ? [{ crash: true, at } as const, { reopen: true } as const] : [{ cancel: told.ends, at }]),
     { say: 'Hello? Did it go through?' },

@@ -43,14 +43,14 @@ export const PROBE_TOOL: FuzzTool = {
         detail: fc.record({ note: fc.constantFrom(null, 'fragile'), items: fc.array(fc.record({ kg: fc.integer({ min: 1, max: 9 }) }), { maxLength: 2 }) }),
       }),
     },
-    { weight: 1, arbitrary: fc.record({ labels: fc.array(fc.constantFrom('fragile', 'cold', 'ORD-1001'), { maxLength: 3 }) }) },
+    { weight: 1, arbitrary: fc.record({ labels: fc.array(fc.constantFrom('fragile', 'cold', 'JOB-1001'), { maxLength: 3 }) }) },
     {
       weight: 1,
       arbitrary: fc
         .record({
           labels: fc.array(fc.constantFrom('fragile', 'cold'), { maxLength: 2 }),
           at: fc.nat(),
-          wrong: fc.constantFrom<unknown>(1002, true, null, { id: 'ORD-1002' }, ['cold']),
+          wrong: fc.constantFrom<unknown>(1002, true, null, { id: 'JOB-1002' }, ['cold']),
         })
         .map(({ labels, at, wrong }) => {
           const list: unknown[] = [...labels];
@@ -87,7 +87,7 @@ const boundaryTexts = new Map<number, string>();
 function boundaryText(length: number): string {
   let text = boundaryTexts.get(length);
   if (text === undefined) {
-    text = 'order event 0001 shipped; '.repeat(Math.ceil(length / 26)).slice(0, length);
+    text = 'batch event 0001 handled; '.repeat(Math.ceil(length / 26)).slice(0, length);
     boundaryTexts.set(length, text);
   }
   return text;
@@ -98,7 +98,7 @@ const longTexts = new Map<number, { text: string; chunks: readonly string[] }>()
 function longOutput(size: number): { text: string; chunks: readonly string[] } {
   let built = longTexts.get(size);
   if (!built) {
-    const text = [...'order event 0001 shipped; 🚚 '.repeat(Math.ceil(size / 27))].slice(0, size).join(''); // whole characters only
+    const text = [...'batch event 0001 handled; 📦 '.repeat(Math.ceil(size / 27))].slice(0, size).join(''); // whole characters only
     built = { text, chunks: text.match(/.{1,40}/gu) ?? [] };
     longTexts.set(size, built);
   }

@@ -185,7 +185,7 @@ function stepArb(tools: readonly FuzzTool[]): fc.Arbitrary<ProviderStep> {
       // call passed fuzz). Elsewhere arguments that parse are a finished call (forProvider).
       arbitrary: fc.record({ text: fc.constantFrom('', 'The answer is'), partial: fc.boolean(), parses: fc.boolean(), closed: fc.boolean() }).map(
         ({ text, partial, parses, closed }): ProviderStep => ({
-          max_tokens: { text, partial, ...(partial && parses ? { args: { order_id: 'ORD-1001' } } : {}), ...(partial && closed ? { closed } : {}) },
+          max_tokens: { text, partial, ...(partial && parses ? { args: { entry_id: 'JOB-1001' } } : {}), ...(partial && closed ? { closed } : {}) },
         }),
       ),
     },
