@@ -10,6 +10,7 @@
  */
 import { TRANSPORT_ERROR_KINDS, type LogEvent } from '../../kernel/index.ts';
 import { runawayText, type ScenarioRun } from '../second-host.ts';
+import { VirtualClockStallError } from '../virtual-clock.ts';
 import { defineInvariant, firstViolation } from './invariant.ts';
 import { viewOf } from './support/log-view.ts';
 import { nothingHangsObservably } from './observable/nothing-hangs.ts';
@@ -42,6 +43,9 @@ function nothingThrown(run: ScenarioRun): string | undefined {
   // A log that grew past the case's limit: work that never settles (the fuzz's cases script few steps each).
   if (run.runaway !== undefined) return `the case never settled: ${runawayText(run.runaway)}`;
   if (run.thrown === undefined) return undefined;
+  // The case's clock saw nothing left to fire and no progress: starved, as a case the emptied event loop releases
+  // (never-settled.ts) — not a throw of the code under test, and its stack is the clock's own.
+  if (run.thrown instanceof VirtualClockStallError) return `the case never finished: ${run.thrown.message}`;
   return `the run threw: ${(run.thrown as Error)?.stack ?? String(run.thrown)}`;
 }
 
