@@ -126,8 +126,17 @@ function keptEntry(entry: InboxEntry, has: (c: Capability) => boolean, wire: boo
 }
 
 function configFor(config: Scenario['config'], has: (c: Capability) => boolean): Scenario['config'] {
-  const { maxToolCallsPerTurn, maxToolCallsPerSession, maxTokensPerTurn, maxTokensPerSession, modelTimeoutMs, sideEffectNotice, toolMaxOutputChars, ...rest } =
-    config;
+  const {
+    maxToolCallsPerTurn,
+    maxToolCallsPerSession,
+    maxTokensPerTurn,
+    maxTokensPerSession,
+    modelTimeoutMs,
+    sideEffectNotice,
+    toolMaxOutputChars,
+    toolRetryBackoffMs,
+    ...rest
+  } = config;
   return {
     ...rest,
     ...(has('budget:tool-calls') ? { maxToolCallsPerTurn, maxToolCallsPerSession } : {}),
@@ -135,6 +144,7 @@ function configFor(config: Scenario['config'], has: (c: Capability) => boolean):
     ...(has('model-timeout') ? { modelTimeoutMs } : {}),
     ...(has('side-effect-notice') ? { sideEffectNotice } : {}),
     ...(has('output-truncation') ? { toolMaxOutputChars } : {}),
+    ...(has('tool-retry-backoff') ? { toolRetryBackoffMs } : {}),
   } as Scenario['config'];
 }
 

@@ -128,6 +128,8 @@ export interface ScenarioRun {
   readonly parallelSafeTools?: ReadonlySet<string>;
   /** Each tool's declared `maxRetries` (undefined: it declares none), read from the declarations. */
   readonly toolMaxRetries?: ReadonlyMap<string, number | undefined>;
+  /** The operator's wait before a tool's first retry (`config.toolRetryBackoffMs`), doubling with each; 0 when none is set. */
+  readonly toolRetryBackoffMs?: number;
   /** The permissions in force: the agent's visibility layers and policy with the scenario's added, and whether an approver answered. */
   readonly permissions: { readonly visibility: readonly VisibilityLayer[]; readonly policy: ToolPolicy | undefined; readonly approver: boolean };
   /** Every answer the approver gave (the scenario's or the agent's own), in order. */
@@ -415,7 +417,10 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
     : undefined;
 
   // --- the host ------------------------------------------------------------------------
-  const toolOptions = { ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}) };
+  const toolOptions = {
+    ...(scenario.config.toolMaxOutputChars ? { maxOutputChars: scenario.config.toolMaxOutputChars } : {}),
+    ...(scenario.config.toolRetryBackoffMs !== undefined ? { retryBackoffMs: scenario.config.toolRetryBackoffMs } : {}),
+  };
   const config = loopConfig(agent, { model: options.modelName ?? 'scenario-model', ...scenarioConfig(scenario) });
   let target: InboxTarget;
   let finish: () => Promise<void> = async () => undefined;
@@ -462,7 +467,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
       conversation,
       config: hostConfigFor(
         { primary: configModel(entries[0]!, 0), fallbacks: entries.slice(1).map((entry, i) => configModel(entry, i + 1)) },
-        toolOptions.maxOutputChars,
+        toolOptions,
         scenario.operator,
         scenario.hosts !== undefined,
         scenarioConfig(scenario),
@@ -658,6 +663,7 @@ async function runScenarioHeld(scenario: Scenario, options: RunOptions, leftOpen
       (agent.tools ?? []).map((t) => [t.name, t.timeoutMs !== undefined ? { ms: t.timeoutMs, declared: true } : { ms: DEFAULT_TIMEOUT_MS, declared: false }]),
     ),
     toolMaxRetries: new Map((agent.tools ?? []).map((t) => [t.name, t.maxRetries])),
+    toolRetryBackoffMs: scenario.config.toolRetryBackoffMs ?? 0,
     parallelSafeTools: new Set((agent.tools ?? []).filter((t) => t.parallelSafe === true).map((t) => t.name)),
     permissions: { visibility: withOperatorLayer(visibility, operator), policy: withOperatorRule(policy, operator), approver: agent.approver !== undefined },
     approvals,

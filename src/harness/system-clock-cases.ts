@@ -10,10 +10,11 @@
  * declared with a short timeout: the call must end TIMEOUT after about that
  * long, in real time, and the turn carry on.
  *
- * Beside it, the one tool option no host or scenario sets: `retryBackoffMs`
- * (`loopDeps({ toolOptions })`, `createToolExecutor`, both exported). A loop given
+ * Beside it, the tool option `retryBackoffMs` on the system clock (`loopDeps({
+ * toolOptions })`, `createToolExecutor`, both exported; the host's YAML sets it as
+ * `tools.retryBackoffMs`, a scenario as `config.toolRetryBackoffMs`). A loop given
  * one must wait `retryBackoffMs · 2^(n-1)` on its clock before retry n of a NONE
- * tool; every host runs with the default 0, so only a case built here reaches it.
+ * tool, and never longer than a timer can hold.
  *
  * And a clock of the agent's own without the optional `setTimer` (only `now`
  * and `sleep`): an async tool's race then waits its timeout with `sleep`, and
@@ -33,6 +34,7 @@ import {
   defineTool,
   EventLog,
   loopDeps,
+  MAX_TIMEOUT_MS,
   systemClock,
   ToolRegistry,
   type Agent,
@@ -124,14 +126,15 @@ async function hungToolTimesOutOnTheSystemClock(): Promise<CheckResult[]> {
 
 const BACKOFF_MS = 10;
 
-async function toolRetryBackoffDoubles(): Promise<CheckResult[]> {
-  // The system clock, with every wait the loop asks of it written down.
+/** A loop given `retryBackoffMs` runs a NONE tool that fails twice: the waits it asked of its clock, and how the call ended. */
+async function retryWaits(backoffMs: number, sleep: Clock['sleep']): Promise<{ waits: number[]; checks: CheckResult[] }> {
+  // The clock, with every wait the loop asks of it written down.
   const waits: number[] = [];
   const clock: Clock = {
     now: () => systemClock.now(),
     sleep: (ms, signal) => {
       waits.push(ms);
-      return systemClock.sleep(ms, signal);
+      return sleep(ms, signal);
     },
   };
   const log = new EventLog(clock);
@@ -152,7 +155,7 @@ async function toolRetryBackoffDoubles(): Promise<CheckResult[]> {
     ],
   };
   const model = new ScriptedModelClient([toolUse([call('read', 'read_sensor', { id: 's1' })]), reply('It is 21 °C.')]);
-  const loop = new AgentLoop(loopDeps({ log, model, agent, clock, toolOptions: { retryBackoffMs: BACKOFF_MS } }));
+  const loop = new AgentLoop(loopDeps({ log, model, agent, clock, toolOptions: { retryBackoffMs: backoffMs } }));
   loop.send('Read sensor s1.', { id: 'ask' });
   const [result] = await loop.drain();
   const checks: CheckResult[] = [];
@@ -166,15 +169,32 @@ async function toolRetryBackoffDoubles(): Promise<CheckResult[]> {
     expected: 'ok after 3 attempts',
     actual: stored ? `${String(stored.status)} after ${String(stored.attempts)} attempts` : 'none',
   });
-  const expected = [BACKOFF_MS, 2 * BACKOFF_MS];
-  checks.push({
-    name: 'retry n waited retryBackoffMs · 2^(n-1)',
+  return { waits, checks };
+}
+
+function waitsCheck(name: string, waits: readonly number[], expected: readonly number[], backoffMs: number): CheckResult {
+  return {
+    name,
     passed: waits.length === expected.length && waits.every((ms, i) => ms === expected[i]),
-    message: `the loop's waits on its clock: [${waits.join(', ')}] ms for retryBackoffMs ${BACKOFF_MS}`,
+    message: `the loop's waits on its clock: [${waits.join(', ')}] ms for retryBackoffMs ${backoffMs}`,
     expected: `[${expected.join(', ')}]`,
     actual: `[${waits.join(', ')}]`,
-  });
-  return checks;
+  };
+}
+
+async function toolRetryBackoffDoubles(): Promise<CheckResult[]> {
+  const { waits, checks } = await retryWaits(BACKOFF_MS, (ms, signal) => systemClock.sleep(ms, signal));
+  return [...checks, waitsCheck('retry n waited retryBackoffMs · 2^(n-1)', waits, [BACKOFF_MS, 2 * BACKOFF_MS], BACKOFF_MS)];
+}
+
+/**
+ * A backoff at the timer's limit: doubled, retry 2 would ask for a wait no timer can hold, and a Node timer fires
+ * such a delay at once — the retry would hammer the tool the backoff was set to spare. Every wait is held to the
+ * limit. The clock here only writes the waits down (no real 24-day sleep).
+ */
+async function toolRetryBackoffHeldToTheTimerLimit(): Promise<CheckResult[]> {
+  const { waits, checks } = await retryWaits(MAX_TIMEOUT_MS, () => Promise.resolve());
+  return [...checks, waitsCheck("no wait past a timer's limit", waits, [MAX_TIMEOUT_MS, MAX_TIMEOUT_MS], MAX_TIMEOUT_MS)];
 }
 
 /**
@@ -444,6 +464,14 @@ export function systemClockCases(): Case[] {
         file: 'src/harness/system-clock-cases.ts',
       },
       toolRetryBackoffDoubles,
+    ),
+    checksCase(
+      {
+        id: 'contract:clock/tool-retry-backoff-held-to-the-timer-limit',
+        title: "clock: a tool retry backoff that doubles past a timer's limit waits the limit, never fires at once",
+        file: 'src/harness/system-clock-cases.ts',
+      },
+      toolRetryBackoffHeldToTheTimerLimit,
     ),
     checksCase(
       {

@@ -47,6 +47,8 @@ import { checksCase, type Case } from './cases.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
 const FILE = 'src/harness/tool-executor-cases.ts';
+/** What a timer cannot hold, as the refusal words it. */
+const TOO_LONG = 'must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once';
 const check = (name: string, passed: boolean, actual: string, expected: string): CheckResult => ({ name, passed, message: actual, expected, actual });
 
 /** A STATEFUL refund tool that counts its runs, and a NONE lookup that throws a bare error. */
@@ -877,6 +879,16 @@ export function toolExecutorCases(): Case[] {
       'negative-retry-backoff',
       'toolOptions.retryBackoffMs of -1: the loop is refused, naming the option',
       optionRefused({ retryBackoffMs: -1 }, 'tool executor option retryBackoffMs must be a non-negative number (got -1)'),
+    ],
+    [
+      'retry-backoff-past-a-timer',
+      "toolOptions.retryBackoffMs past a timer's limit: the loop is refused, naming the option (a timer fires it at once)",
+      optionRefused({ retryBackoffMs: 2 ** 31 }, `tool executor option retryBackoffMs ${TOO_LONG} (got ${2 ** 31})`),
+    ],
+    [
+      'default-timeout-past-a-timer',
+      "toolOptions.defaultTimeoutMs past a timer's limit: the loop is refused, naming the option (a timer fires it at once)",
+      optionRefused({ defaultTimeoutMs: 2 ** 31 }, `tool executor option defaultTimeoutMs ${TOO_LONG} (got ${2 ** 31})`),
     ],
     ['zero-retry-backoff', 'toolOptions.retryBackoffMs of 0 (its default, no wait): the loop is built', optionAccepted({ retryBackoffMs: 0 })],
   ];

@@ -173,8 +173,18 @@ export const hostConfigSchema = z.strictObject({
       onAskWithoutApprover: z.enum(['deny', 'allow']).default('deny'),
       maxOutputChars: positiveInt.default(DEFAULT_MAX_OUTPUT_CHARS),
       defaultTimeoutMs: timerMs.default(DEFAULT_TIMEOUT_MS),
+      /** The wait before retry n of a NONE or IDEMPOTENT tool: this × 2^(n-1) ms, held to a timer's limit. 0: retries run at once. */
+      retryBackoffMs: delayMs.default(0),
     })
-    .default({ deny: [], modes: {}, ask: [], onAskWithoutApprover: 'deny', maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS, defaultTimeoutMs: DEFAULT_TIMEOUT_MS }),
+    .default({
+      deny: [],
+      modes: {},
+      ask: [],
+      onAskWithoutApprover: 'deny',
+      maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS,
+      defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+      retryBackoffMs: 0,
+    }),
   thresholds: z
     .strictObject({
       maxCompactionsPerStep: nonNegativeInt.default(DEFAULT_LOOP_CONFIG.maxCompactionsPerStep),

@@ -119,6 +119,7 @@ export function hostToolExecutor(config: HostConfig, agent: Agent, redact: Redac
     // Only what the config writes: else the pipeline's own defaults, the ones the gate runs with.
     ...(configWrites(config, ['tools', 'maxOutputChars']) ? { maxOutputChars: config.tools.maxOutputChars } : {}),
     ...(configWrites(config, ['tools', 'defaultTimeoutMs']) ? { defaultTimeoutMs: config.tools.defaultTimeoutMs } : {}),
+    ...(configWrites(config, ['tools', 'retryBackoffMs']) ? { retryBackoffMs: config.tools.retryBackoffMs } : {}),
   });
 }
 

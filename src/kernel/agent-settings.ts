@@ -214,6 +214,8 @@ export function checkAgentSettings(agent: Agent): void {
 const SETTINGS_ELSEWHERE: Readonly<Record<string, string>> = {
   toolMaxOutputChars:
     "the cap on a tool's output is the operator's, tools.maxOutputChars in the host's YAML (a scenario's config.toolMaxOutputChars sets it for that scenario)",
+  toolRetryBackoffMs:
+    "the wait before a tool's retry is the operator's, tools.retryBackoffMs in the host's YAML (a scenario's config.toolRetryBackoffMs sets it for that scenario)",
 };
 
 /** `sections`: the settings checked on their own (`retry`), named with the rest when a key is unknown. */

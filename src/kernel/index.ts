@@ -8,7 +8,7 @@ export { systemClock, type Clock } from './clock.ts';
 export { InputError } from './input-error.ts';
 export { loneSurrogateAt } from './well-formed.ts';
 export { wellFormedData } from './model/well-formed-result.ts';
-export { MAX_TIMEOUT_MS } from './timer-wheel.ts';
+export { MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG } from './timer-wheel.ts';
 export { closestName, editDistance } from './closest-name.ts';
 export { canonicalJson } from './canonical-json.ts';
 export type { Agent, AgentContext, AgentFactory, AgentLoopConfig } from './agent.ts';

@@ -44,6 +44,8 @@ const budgetsArb = sparseRecord<Required<Omit<Config, 'retry' | 'temperature'>>>
     sideEffectNotice: fc.boolean(),
     toolMaxOutputChars: fc.integer({ min: 20, max: 400 }),
     maxTokens: fc.integer({ min: 1, max: 8_192 }),
+    // The operator's wait before a tool's retry (tool-retries-wait-their-backoff): short, so a case's clock stays small.
+    toolRetryBackoffMs: fc.constantFrom(100, 250, 1_000),
   },
   15,
 );

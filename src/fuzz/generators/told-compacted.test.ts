@@ -21,7 +21,7 @@ const LEVELS = new Map([
   [LOOKUP.name, 'NONE'],
 ]);
 
-const cases = fc.sample(fuzzCaseArb({ tools: [LOOKUP, REFUND] }), { numRuns: 1_000, seed: 17 }).map((c) => c.scenario);
+const cases = fc.sample(fuzzCaseArb({ tools: [LOOKUP, REFUND] }), { numRuns: 1_000, seed: 18 }).map((c) => c.scenario);
 
 const worldChanging = (s: Scenario, tool: string): boolean => {
   const level = s.tools.find((t) => t.name === tool)?.sideEffect ?? LEVELS.get(tool) ?? (tool === PROBE_TOOL.name ? 'NONE' : undefined);
@@ -77,7 +77,8 @@ describe('fuzzCaseArb reaches a told world-changing call compacted away', () => 
   });
 
   it('builds the sequence in a few percent of cases', () => {
-    // 20 of 1,000 at seed 17 since a fifth of the cases (not a twelfth) run over the wire, where no aim is drawn.
+    // 36 of 1,000 at seed 18 (20 at seed 17, whose draws the operator's tool backoff moved: 3 ways the first turn
+    // fails, not 4). A fifth of the cases run over the wire, where no aim is drawn.
     expect(told.length).toBeGreaterThan(15);
     expect(told.length).toBeLessThan(120);
   });

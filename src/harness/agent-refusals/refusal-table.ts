@@ -159,6 +159,13 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
       "config.toolMaxOutputChars is not a loop setting: the cap on a tool's output is the operator's, tools.maxOutputChars in the host's YAML (a scenario's config.toolMaxOutputChars sets it for that scenario)",
   },
   {
+    id: 'settings/retry-backoff-of-the-operator',
+    title: "a tool retry backoff in the agent's config: the refusal says it is the operator's tools.retryBackoffMs",
+    agent: edit((a) => ({ ...a, config: odd({ toolRetryBackoffMs: 500 }) })),
+    refused:
+      "config.toolRetryBackoffMs is not a loop setting: the wait before a tool's retry is the operator's, tools.retryBackoffMs in the host's YAML (a scenario's config.toolRetryBackoffMs sets it for that scenario)",
+  },
+  {
     id: 'settings/openai-agents-agent',
     title: 'an @openai/agents Agent given as the agent: one line saying what loopgate takes instead, not a line per field it does not know',
     agent: () =>

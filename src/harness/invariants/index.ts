@@ -71,6 +71,7 @@ import { modelCallsTimeOutAsDeclared } from './model-calls-time-out-as-declared.
 import { toolsAloneUnlessParallelSafe } from './tools-alone-unless-parallel-safe.ts';
 import { failuresNotRetriedWhenTold } from './failures-not-retried-when-told.ts';
 import { toolRetriesFollowPolicy } from './tool-retries-follow-policy.ts';
+import { toolRetriesWaitTheirBackoff } from './tool-retries-wait-their-backoff.ts';
 import { traceAgreesWithLog } from './trace-agrees-with-log.ts';
 import { otelGenAiFollowsLog } from './otel-genai-follows-log.ts';
 import { recoveredTurnsTraced } from './recovered-turns-traced.ts';
@@ -142,6 +143,7 @@ export const INVARIANTS: readonly Invariant[] = [
   toolsAloneUnlessParallelSafe,
   failuresNotRetriedWhenTold,
   toolRetriesFollowPolicy,
+  toolRetriesWaitTheirBackoff,
   sideEffectsTold,
   secretsNeverLeave,
   secretFragmentsNeverLeave,

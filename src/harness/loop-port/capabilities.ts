@@ -29,6 +29,7 @@ export const CAPABILITIES = {
   'model-timeout': 'a per-call model timeout',
   'side-effect-notice': "loopgate's side-effect notice (and switching it off)",
   'output-truncation': 'tool output truncated for the model',
+  'tool-retry-backoff': "the operator's wait before a tool's retry, doubling with each (tools.retryBackoffMs)",
   'tool-output-schema': "a tool's declared output schema checked (a result it refuses fails the call INVALID_OUTPUT)",
   'tool-rendering': "a tool's renderForModel: the model reads its rendering of a result, not the JSON",
   'prompt-fragments': 'a system prompt assembled per request from fragments (priorities, dynamic texts, exclusive)',
@@ -83,6 +84,7 @@ const NOT_THROUGH_THE_PORT: Partial<Record<Capability, string>> = {
   'error-handlers': "its world holds no error handlers (a scenario's would be dropped)",
   fallback: "its world holds no fallback model (a scenario's would be dropped)",
   'prompt-fragments': "its world holds no prompt fragments, only the system text (a scenario's would be dropped)",
+  'tool-retry-backoff': "its world holds no operator's tool settings (a scenario's backoff would be dropped)",
 };
 
 const CAPABILITY_KEYS: readonly string[] = ['supports', 'history', 'time'];

@@ -83,6 +83,21 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(error.message).toMatch(/^bad\/half\.yaml:4:\d+: inbox\[1\]\.steer: holds half a UTF-16 surrogate pair at character 0/);
   });
 
+  // A wait a real timer cannot hold (2^31 ms and more) loaded, and the case "threw" the host's or the loop's own
+  // refusal with a stack, exit 1: every timer a scenario sets for the agent is refused where it is written.
+  it.each([
+    ['config.modelTimeoutMs', 'config:\n  modelTimeoutMs: 3000000000\n', 3],
+    ['config.retry.backoffMaxMs', 'config:\n  retry: { backoffMaxMs: 3000000000 }\n', 3],
+    ['config.retry.maxRetryAfterMs', 'config:\n  retry: { maxRetryAfterMs: 3000000000 }\n', 3],
+    ['config.toolRetryBackoffMs', 'config:\n  toolRetryBackoffMs: 3000000000\n', 3],
+    ['policy.approvalTimeoutMs', 'policy:\n  approvalTimeoutMs: 3000000000\n', 3],
+    ['tools[0].timeoutMs', 'tools:\n  - { name: ping, description: Ping., timeoutMs: 3000000000 }\n', 3],
+  ])('%s past what a timer can hold is refused at load, naming the field', (field, body, line) => {
+    const error = errorOf(minimal(`${body}inbox:\n  - say: hi\nexpect: { outcome: replied }\n`), 'bad/timer.yaml');
+    expect(error.issues).toEqual([expect.objectContaining({ file: 'bad/timer.yaml', line, field })]);
+    expect(error.message).toContain(`${field}: must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once`);
+  });
+
   it('a provider step with two results', () => {
     const text = minimal('provider:\n  script:\n    - reply: hello\n    - reply: hi\n      refusal: no\ninbox:\n  - say: hi\nexpect: { outcome: replied }\n');
     const error = errorOf(text, 'bad/two-results.yaml');

@@ -4,11 +4,17 @@
  * is documented in scenarios/README.md.
  */
 import { z } from 'zod';
-import { CANCEL_SOURCES, closestName, EVENT_VERSIONS, isKnownType, TRANSPORT_ERROR_KINDS } from '../../kernel/index.ts';
+import { CANCEL_SOURCES, closestName, EVENT_VERSIONS, isKnownType, MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG, TRANSPORT_ERROR_KINDS } from '../../kernel/index.ts';
 import { replyAssertionsSchema } from './reply-assertions-schema.ts';
 
 const ms = z.number().int().nonnegative();
 const positiveInt = z.number().int().positive();
+/**
+ * A timer the agent is given (a timeout, a retry's wait), not the case's virtual time: a real timer cannot hold
+ * more, and the host or the loop refused it with a stack once the case ran (a scenario's 3e9 ms "threw", exit 1).
+ */
+const timerMs = positiveInt.max(MAX_TIMEOUT_MS, { error: TIMEOUT_TOO_LONG });
+const timerDelayMs = ms.max(MAX_TIMEOUT_MS, { error: TIMEOUT_TOO_LONG });
 
 /** How many times an entry repeats: a long conversation (thousands of messages) in a few lines. */
 const MAX_TIMES = 5_000;
@@ -494,7 +500,7 @@ const toolSchema = z.strictObject({
     .describe('Fields and their types, e.g. { sku: string, qty: integer?, tags: string[] } (a list of one type is checked item by item)'),
   sideEffect: z.enum(['NONE', 'IDEMPOTENT', 'STATEFUL', 'CRITICAL']).optional(),
   parallelSafe: z.boolean().optional(),
-  timeoutMs: positiveInt.optional(),
+  timeoutMs: timerMs.optional(),
   maxRetries: z.number().int().nonnegative().optional(),
   behaviour: z.array(behaviourSchema).optional().describe('One entry per execution attempt; the last repeats'),
   executor: z
@@ -534,7 +540,7 @@ const policySchema = z.strictObject({
     .default([]),
   default: z.enum(['allow', 'deny', 'ask']).optional(),
   onAskWithoutApprover: z.enum(['allow', 'deny']).optional(),
-  approvalTimeoutMs: positiveInt.optional(),
+  approvalTimeoutMs: timerMs.optional(),
 });
 
 const approverSchema = z.strictObject({
@@ -687,22 +693,27 @@ const configSchema = z.strictObject({
   maxToolCallsPerSession: positiveInt.optional(),
   maxTokensPerTurn: positiveInt.optional(),
   maxTokensPerSession: positiveInt.optional(),
-  modelTimeoutMs: positiveInt.optional(),
+  modelTimeoutMs: timerMs.optional(),
   maxCompactionsPerStep: z.number().int().nonnegative().optional(),
   maxCheckpointExtensions: z.number().int().nonnegative().optional(),
   sideEffectNotice: z.boolean().optional(),
   retry: z
     .strictObject({
       immediateRetries: z.number().int().nonnegative().optional(),
-      immediateDelayMs: ms.optional(),
+      immediateDelayMs: timerDelayMs.optional(),
       backoffRetries: z.number().int().nonnegative().optional(),
-      backoffBaseMs: ms.optional(),
-      backoffMaxMs: ms.optional(),
+      backoffBaseMs: timerDelayMs.optional(),
+      backoffMaxMs: timerDelayMs.optional(),
       jitter: z.number().min(0).max(1).optional(),
-      maxRetryAfterMs: ms.optional(),
+      maxRetryAfterMs: timerDelayMs.optional(),
     })
     .optional(),
   toolMaxOutputChars: positiveInt.optional(),
+  toolRetryBackoffMs: timerDelayMs
+    .optional()
+    .describe(
+      "The operator's wait before a NONE or IDEMPOTENT tool's retry n: this times 2^(n-1) ms of virtual time (tools.retryBackoffMs in the host's YAML). Default 0: retries run at once",
+    ),
 });
 
 const compactionDelay = ms.optional().describe('Virtual time the compactor takes (it stops early when the turn is cancelled)');

@@ -55,7 +55,7 @@ export interface ConfigModel {
  */
 export function hostConfigFor(
   models: { readonly primary: ConfigModel; readonly fallbacks: readonly ConfigModel[] },
-  toolMaxOutputChars: number | undefined,
+  toolSettings: { readonly maxOutputChars?: number; readonly retryBackoffMs?: number },
   operator?: OperatorSettings,
   keepSessions = false,
   limits: Partial<LoopConfig> = {},
@@ -89,7 +89,8 @@ export function hostConfigFor(
       ...(operator?.allow !== undefined ? { allow: operator.allow } : {}),
       ...(operator?.deny !== undefined ? { deny: operator.deny } : {}),
       ...(operator?.ask !== undefined ? { ask: operator.ask } : {}),
-      ...(toolMaxOutputChars !== undefined ? { maxOutputChars: toolMaxOutputChars } : {}),
+      ...(toolSettings.maxOutputChars !== undefined ? { maxOutputChars: toolSettings.maxOutputChars } : {}),
+      ...(toolSettings.retryBackoffMs !== undefined ? { retryBackoffMs: toolSettings.retryBackoffMs } : {}),
     },
     ...(operator?.traceMode !== undefined ? { trace: { mode: operator.traceMode } } : {}),
     prices: referencePriceTable([models.primary.name, ...models.fallbacks.map((m) => m.name)]),

@@ -45,6 +45,7 @@
 import { resumeTime, suspendTime } from '../clock.ts';
 import type { ToolCall, ToolResultStatus, ToolSpec } from '../model/client.ts';
 import { createRedactor, type Redactor } from '../redact/index.ts';
+import { MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG } from '../timer-wheel.ts';
 import { Deferred, type SpanAttributes, type SpanHandle, type SpanStatus } from '../trace/tracer.ts';
 import { toFrozenLoggable } from '../log/plain-data.ts';
 import { afterReturn } from './after.ts';
@@ -160,9 +161,9 @@ class Pipeline implements ToolExecutor {
     this.#approver = options.approver;
     this.#redact = options.redact ?? createRedactor();
     this.#maxOutputChars = positive(options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS, 'maxOutputChars');
-    this.#defaultTimeoutMs = positive(options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS, 'defaultTimeoutMs');
+    this.#defaultTimeoutMs = withinTimer(positive(options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS, 'defaultTimeoutMs'), 'defaultTimeoutMs');
     this.#defaultMaxRetries = nonNegativeInteger(options.defaultMaxRetries, DEFAULT_MAX_RETRIES, 'defaultMaxRetries');
-    this.#retryBackoffMs = nonNegative(options.retryBackoffMs, 0, 'retryBackoffMs');
+    this.#retryBackoffMs = withinTimer(nonNegative(options.retryBackoffMs, 0, 'retryBackoffMs'), 'retryBackoffMs');
   }
 
   specs(): readonly ToolSpec[] {
@@ -478,7 +479,8 @@ class Pipeline implements ToolExecutor {
     const last = this.#settleAttempt(state, declaration, outcome, state.timeoutMs);
     if (attempt >= state.limit || !wantsRetry(outcome, declaration.sideEffect)) return last;
     const next = () => this.#attempt(state, declaration, args, loggedArgs, attempt + 1, last);
-    const backoff = this.#retryBackoffMs * 2 ** (attempt - 1);
+    // Doubled past what a timer can hold, a wait would fire at once: held to the limit.
+    const backoff = Math.min(this.#retryBackoffMs * 2 ** (attempt - 1), MAX_TIMEOUT_MS);
     if (backoff > 0) return state.ctx.clock.sleep(backoff, state.ctx.signal).then(next);
     return next();
   }
@@ -696,6 +698,12 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 function nonNegative(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (!(Number.isFinite(value) && value >= 0)) throw new Error(`tool executor option ${name} must be a non-negative number (got ${String(value)})`);
+  return value;
+}
+
+/** A wait a timer can hold: a longer one would fire at once. */
+function withinTimer(value: number, name: string): number {
+  if (value > MAX_TIMEOUT_MS) throw new Error(`tool executor option ${name} ${TIMEOUT_TOO_LONG} (got ${value})`);
   return value;
 }
 
