@@ -95,7 +95,7 @@ function inboxFollowsReference(run: ScenarioRun): string | undefined {
   const expected = expectedMessages(run.scenario.inbox, facts).map((m) => `${m.intent}: ${redact(m.text)}`);
   if (run.thrown === undefined) {
     // Through the production host, "stored" means in the store: the final log may be ahead of it (a write the store refused last).
-    const problem = run.posts ? receivedAsAnswered(run.posts, expected, storedReceived(run), redact) : sameMessages(expected, received);
+    const problem = run.posts ? receivedThroughTheHost(run, expected, redact) : sameMessages(expected, received);
     if (problem) return problem;
   }
 
@@ -212,6 +212,17 @@ function storedReceived(run: ScenarioRun): string[] {
     const p = r.payload as { intent?: string; text?: string; source?: string } | null;
     return r.type === 'inbox.received' && p?.source === 'user' ? [`${p.intent}: ${p.text}`] : [];
   });
+}
+
+/**
+ * A text holding a secret the agent gained on a reopen (`secretsOnReopen`) is stored as it was by the process before
+ * the reopen and redacted by the ones after: both sides are read with that secret redacted, so a message the new
+ * process stored redacted counts as the one posted (outside probe 63, F1: a correct host failed here).
+ */
+function receivedThroughTheHost(run: ScenarioRun, expected: readonly string[], redact: (t: string) => string): string | undefined {
+  const gained = run.scenario.secretsOnReopen ?? [];
+  const asStored = gained.length > 0 ? createRedactor({ secrets: [...run.secrets, ...gained] }) : redact;
+  return receivedAsAnswered(run.posts!, expected.map(asStored), storedReceived(run).map(asStored), asStored);
 }
 
 /**
