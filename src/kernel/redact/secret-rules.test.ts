@@ -12,6 +12,7 @@ const SAMPLES: Readonly<Record<string, string>> = {
   jwt: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
   'aws-access-key-id': 'AKIAABCDEFGHIJKLMNOP',
   'aws-secret-access-key': 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  'aws-session-token': 'aws_session_token = FwoGZXIvYXdzEXAMPLEtokenEXAMPLEtoken0123',
   'github-pat': 'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
   'github-fine-grained-pat': 'github_pat_11ABCDEFG0123456789_abcdefghijklmnop',
   'gitlab-pat': 'glpat-abcdefghij0123456789',

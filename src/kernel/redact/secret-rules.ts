@@ -48,10 +48,21 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   { id: 'aws-access-key-id', description: 'AWS access key id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g, minLength: 20 },
   {
+    // Named as the CLI's files and variables name it (aws_secret_access_key, AWS_SECRET_ACCESS_KEY) and as STS and the
+    // SDKs print it (SecretAccessKey, secretAccessKey): a bare 40-character key has no shape of its own.
     id: 'aws-secret-access-key',
     description: 'AWS secret access key, where it is named',
-    pattern: /\b(?:aws|AWS)_?(?:secret|SECRET)_?(?:access|ACCESS)_?(?:key|KEY)["']?\s*[=:]\s*["']?[A-Za-z0-9/+=]{40}/g,
-    minLength: 58,
+    pattern: /\b(?:(?:aws|AWS)_?)?(?:secret|SECRET|Secret)_?(?:access|ACCESS|Access)_?(?:key|KEY|Key)["']?\s*[=:]\s*["']?[A-Za-z0-9/+=]{40}/g,
+    minLength: 56,
+  },
+  {
+    // STS session tokens open with the base64 of their own header (FwoGZXIvYXdz…, IQoJb3JpZ2luX2…); any other is
+    // caught where it is named (aws_session_token, AWS_SESSION_TOKEN, SessionToken, sessionToken).
+    id: 'aws-session-token',
+    description: 'AWS temporary session token, by its opening or where it is named',
+    pattern:
+      /\b(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2)[A-Za-z0-9/+=]{16,}|\b(?:(?:aws|AWS)_?)?(?:session|SESSION|Session)_?(?:token|TOKEN|Token)["']?\s*[=:]\s*["']?[A-Za-z0-9/+=]{16,}/g,
+    minLength: 28,
   },
   { id: 'github-pat', description: 'GitHub personal, OAuth, user, server or refresh token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}/g, minLength: 34 },
   { id: 'github-fine-grained-pat', description: 'GitHub fine-grained personal access token', pattern: /\bgithub_pat_[A-Za-z0-9_]{22,}/g, minLength: 33 },

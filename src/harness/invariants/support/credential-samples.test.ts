@@ -3,8 +3,9 @@ import { createRedactor, SECRET_RULES } from '../../../kernel/index.ts';
 import { CREDENTIAL_SAMPLES } from './credential-samples.ts';
 
 describe('credential samples', () => {
-  it('has one sample for every default secret rule, and no sample without a rule', () => {
-    expect(CREDENTIAL_SAMPLES.map((s) => s.rule).sort()).toEqual(SECRET_RULES.map((r) => r.id).sort());
+  it('has a sample for every default secret rule, and no sample without a rule', () => {
+    // A rule with more than one way of being written (a named key's several names) has a sample of each.
+    expect([...new Set(CREDENTIAL_SAMPLES.map((s) => s.rule))].sort()).toEqual(SECRET_RULES.map((r) => r.id).sort());
   });
 
   it.each(CREDENTIAL_SAMPLES)('$rule: its rule matches it, and its key part is inside it', (sample) => {

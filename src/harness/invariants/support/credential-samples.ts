@@ -28,6 +28,15 @@ export const CREDENTIAL_SAMPLES: readonly CredentialSample[] = [
   },
   { rule: 'aws-access-key-id', text: 'AKIAIOSFODNN7QX2M4PB', tell: 'IOSFODNN7QX2M4PB' },
   { rule: 'aws-secret-access-key', text: 'aws_secret_access_key = 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', tell: 'wJalrXUtnFEMIK7MDENGbPxRfiCYzQ8rT4kL2mN6' },
+  // As `aws sts assume-role` and `aws configure export-credentials` print them (outside probe 63, F2).
+  { rule: 'aws-secret-access-key', text: '"SecretAccessKey": "9drTJvcXLB89EXAMPLELB8923FB892xMFI2Cy8Q4"', tell: '9drTJvcXLB89EXAMPLELB8923FB892xMFI2Cy8Q4' },
+  {
+    rule: 'aws-session-token',
+    text: '"SessionToken": "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQDzTm4eQ7Rk2vLw9"',
+    tell: 'EJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQDzTm4eQ7Rk2vLw9',
+  },
+  { rule: 'aws-session-token', text: 'FwoGZXIvYXdzEBYaDHqa0AP1xTk9Wm3Zr8Lq2Vn5Bc7Yt4', tell: 'EBYaDHqa0AP1xTk9Wm3Zr8Lq2Vn5Bc7Yt4' },
+  { rule: 'aws-session-token', text: 'export AWS_SESSION_TOKEN=Qm9vdHN0cmFwVG9rZW4x7Rk2vLw9Zq8Wx', tell: 'Qm9vdHN0cmFwVG9rZW4x7Rk2vLw9Zq8Wx' },
   { rule: 'github-pat', text: 'ghp_R4nD0mT0k3nV4lu3F0rT3st1ngAbCdEf12', tell: 'R4nD0mT0k3nV4lu3F0rT3st1ngAbCdEf12' },
   {
     rule: 'github-fine-grained-pat',
