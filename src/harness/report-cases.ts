@@ -37,6 +37,7 @@ import { parseResultsJson, renderResultsJson } from '../report/json.ts';
 import { renderHtml } from '../report/html.ts';
 import { renderJunit } from '../report/junit.ts';
 import { renderMarkdown } from '../report/markdown.ts';
+import { REPORT_FILES, REPORTERS, type FileReporter } from '../report/reporters.ts';
 import { parseXml, type XmlElement } from '../report/read-xml.ts';
 import { RESULTS_SCHEMA, runPassed, summarize } from '../report/results.ts';
 import { mergeResults } from '../report/merge.ts';
@@ -612,6 +613,72 @@ async function secretPiecesNeverReported(): Promise<CheckResult[]> {
 }
 
 /**
+ * The reports never write a credential of the environment the run ran in: a CI job's `…_API_KEY` a team's tool
+ * quoted into a failing check and into what the model saw. The writer redacts the results with the environment's
+ * secrets (`secretsFromEnv`) before any format renders them — the only layer that knows them, since the case's own
+ * redactor knows the scenario's secrets, not the job's. Here the reports are written as `loopgate run` writes them,
+ * with such a variable set, and every file and the console text is read back (outside probe 63, F6: with that
+ * redaction removed, results.json and report.html held the key, and run, fuzz and the bundled suite stayed green).
+ */
+async function environmentCredentialsNeverWritten(): Promise<CheckResult[]> {
+  const name = 'LOOPGATE_REPORT_SELF_TEST_API_KEY';
+  const key = 'envkey-Zr8Tq3Wm5Np2Lx7VbQ4c';
+  const base = fixture();
+  const quoted = (text: string) => `${text} (the deploy tool printed ${key})`;
+  const results: RunResults = {
+    ...base,
+    cases: base.cases.map((c, i) =>
+      i === 0
+        ? {
+            ...c,
+            failure: quoted(c.failure ?? ''),
+            checks: c.checks.map((k) => ({ ...k, message: quoted(k.message ?? '') })),
+            requests: (c.requests ?? []).map((r) => ({ ...r, lines: [...r.lines, `user: result#d1 ok: {"token":"${key}"}`] })),
+          }
+        : c,
+    ),
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'loopgate-report-env-'));
+  try {
+    const before = process.env[name];
+    process.env[name] = key;
+    // The writer reads the environment as it is called (before its first await): set only that long.
+    let written: ReturnType<typeof writeReports>;
+    try {
+      written = writeReports(results, { reporters: [...REPORTERS], outDir: dir, console: { color: false, width: 200 } });
+    } finally {
+      if (before === undefined) delete process.env[name];
+      else process.env[name] = before;
+    }
+    const { console: text, files } = await written;
+    const places: [string, string][] = [
+      ['the console', text ?? ''],
+      ...Object.entries(files).map(([reporter, path]): [string, string] => [
+        `${reporter} (${REPORT_FILES[reporter as FileReporter]})`,
+        readFileSync(path!, 'utf8'),
+      ]),
+    ];
+    const holding = places.filter(([, body]) => body.includes(key) || body.includes(key.slice(0, 14)) || body.includes(key.slice(-14))).map(([where]) => where);
+    return [
+      {
+        name: 'every report was written',
+        passed: places.length === REPORTERS.length,
+        message: `${places.length} of ${REPORTERS.length}: ${places.map(([where]) => where).join(', ')}`,
+      },
+      {
+        name: `no report holds ${name}'s value, or half of it`,
+        passed: holding.length === 0,
+        message: holding.length === 0 ? 'none' : `held by ${holding.join(', ')}`,
+        expected: 'none',
+        actual: holding.length === 0 ? 'none' : holding.join(', '),
+      },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * A run that checked nothing — every case skipped — exits 1, and every report must say it did not pass (outside
  * probe 42, F4: summary.md read ✅, the HTML page "passed", the console "PASSED: 0 of 11", and merge-reports of two
  * such shards exited 0, so the shipped sharded workflow went green having checked nothing). Read by hand, and through
@@ -776,6 +843,14 @@ export function reportCases(): Case[] {
         file: 'src/harness/report-cases.ts',
       },
       secretPiecesNeverReported,
+    ),
+    checksCase(
+      {
+        id: 'contract:report/environment-credentials-never-written',
+        title: "report: a CI job's credential a tool quoted is in no report written (results.json, JUnit, summary, HTML, console)",
+        file: 'src/harness/report-cases.ts',
+      },
+      environmentCredentialsNeverWritten,
     ),
     checksCase(
       {
