@@ -37,6 +37,7 @@ async function liveEventsFromTheStoreRedacted(): Promise<CheckResult[]> {
       };
     },
     busy: () => busy,
+    closing: () => false,
     redact: createRedactor({ secrets: [SECRET] }),
   };
   const seen: AnyEvent[] = [];

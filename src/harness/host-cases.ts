@@ -272,6 +272,38 @@ async function closeAsAMessageArrives(refuse: boolean) {
  * client is told a message was kept that a restart loses; never answered, the
  * host waits for a turn that never comes.
  */
+/**
+ * `close()` ends every follower: one following with `keepOpen` (a UI's event stream, which waits for later turns)
+ * gets what was stored, then its iterable ends — it does not wait on a host that will never store anything again.
+ * It waited forever, and a script that closed the host and then awaited its follower never ended (outside probe 63,
+ * F5). Judged within 2 s of real time after the close.
+ */
+async function closeEndsFollowers(): Promise<CheckResult[]> {
+  const host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: model(), agent: AGENT });
+  const answer = await host.handle('follow-1', 'Hello');
+  const stop = new AbortController();
+  const events = await host.follow('follow-1', { keepOpen: true, signal: stop.signal });
+  const seen: string[] = [];
+  const followed = (async () => {
+    for await (const event of events) seen.push(event.type);
+    return 'ended' as const;
+  })();
+  await host.close();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await Promise.race([followed, new Promise<'still open'>((resolve) => (timer = setTimeout(() => resolve('still open'), 2_000)))]);
+  clearTimeout(timer);
+  stop.abort(); // let go of a follower the close left open
+  return [
+    answered('the message is answered', answer, 200, undefined),
+    { name: 'the follower ended once the host closed', passed: outcome === 'ended', message: outcome },
+    {
+      name: 'the follower got every stored event first',
+      passed: seen[0] === 'conversation.started' || seen[0] === 'inbox.received' ? seen.at(-1) === 'turn.closed' : false,
+      message: seen.join(', ') || 'nothing',
+    },
+  ];
+}
+
 async function closeWithAMessageWaiting(): Promise<CheckResult[]> {
   const { first, second, held, calls } = await closeAsAMessageArrives(false);
   const messages = held.filter((type) => type === 'inbox.received').length;
@@ -741,6 +773,10 @@ export function hostCases(): Case[] {
     checksCase(
       { id: 'contract:host/close-while-a-turn-runs', title: 'host: close() cancels a running turn, stores and exports it, then closes the store', file: FILE },
       closeWhileATurnRuns,
+    ),
+    checksCase(
+      { id: 'contract:host/close-ends-followers', title: 'host: close() ends a follower kept open for later turns, after what was stored', file: FILE },
+      closeEndsFollowers,
     ),
     checksCase(
       {

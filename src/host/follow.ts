@@ -3,7 +3,8 @@
  * a UI that reconnects): its events from a seq as an async iterable — the stored
  * ones first, then each new one as soon as it is stored — ending when this host
  * has no more work in flight for the conversation (the turn, and any turn queued
- * behind it, has closed), or when the caller stops.
+ * behind it, has closed), when the caller stops, or when the host closes (a
+ * follower kept open too: after what was stored).
  *
  * Only stored events are ever yielded. A seq, once yielded, names that event
  * forever: a client that reconnects from the last seq it saw (`Last-Event-ID`)
@@ -43,6 +44,8 @@ export interface FollowSource {
   subscribe(conversationId: string, listener: FollowerListener): () => void;
   /** Does this host have work in flight for the conversation (a turn, or messages waiting for one)? */
   busy(conversationId: string): boolean;
+  /** The host is closing: it will store nothing more, and every follower ends with what was stored (`keepOpen` too). */
+  closing(): boolean;
   readonly redact: Redactor;
 }
 
@@ -102,7 +105,13 @@ export async function followConversation(source: FollowSource, conversationId: s
         // What the host stored since: from the log it wrote (no read), else from the store.
         pending = false;
         const log = latest;
-        const fresh = log && log.flushedUpTo >= next ? log.range(next, log.flushedUpTo) : await source.read(conversationId, next);
+        let fresh: readonly AnyEvent[];
+        try {
+          fresh = log && log.flushedUpTo >= next ? log.range(next, log.flushedUpTo) : await source.read(conversationId, next);
+        } catch (error) {
+          if (source.closing()) return; // the store closed with the host: nothing more will be stored
+          throw error;
+        }
         let yielded = 0;
         for (const event of fresh) {
           if (event.seq !== next) break; // only ever the next seq: no gap, no repeat
@@ -112,7 +121,7 @@ export async function followConversation(source: FollowSource, conversationId: s
           yielded++;
         }
         if (pending || yielded > 0) continue;
-        if (!options.keepOpen && !source.busy(conversationId)) return;
+        if ((!options.keepOpen || source.closing()) && !source.busy(conversationId)) return;
         await new Promise<void>((resolve) => {
           wake = resolve;
           if (pending || signal?.aborted) resolve();

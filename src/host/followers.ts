@@ -27,6 +27,11 @@ export class FollowerRegistry {
     return this.#listeners.has(conversationId);
   }
 
+  /** Tells every follower of every conversation (the host is closing: each then ends). */
+  notifyAll(): void {
+    for (const conversationId of [...this.#listeners.keys()]) this.notify(conversationId);
+  }
+
   notify(conversationId: string, log?: EventLog): void {
     const set = this.#listeners.get(conversationId);
     if (!set) return;

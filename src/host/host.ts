@@ -1269,6 +1269,7 @@ export class AgentHost {
           return unsubscribe;
         },
         busy: (id) => this.isBusy(id),
+        closing: () => this.#closing !== undefined,
         redact: this.#redact,
       },
       conversationId,
@@ -1299,6 +1300,8 @@ export class AgentHost {
       this.#stop('the host is shutting down');
       await Promise.allSettled([...this.#running]);
       await this.idle();
+      // Nothing more will be stored: followers (one kept open too) end with what was.
+      this.#followers.notifyAll();
       try {
         await this.#options.exporter?.shutdown?.(); // what the exporter buffered is sent
       } catch {
