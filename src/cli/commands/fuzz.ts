@@ -7,6 +7,7 @@
  * run's reports. Exit 0 every invariant held, 1 a violation, 2 usage errors.
  */
 import { join, relative, resolve } from 'node:path';
+import { configFoundAbove } from '../config-found-above.ts';
 import { failureInfo, writeCounterexample } from '../../fuzz/counterexample.ts';
 import { parseDuration } from '../../fuzz/duration.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
@@ -154,6 +155,8 @@ export async function fuzz(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting = {}
 
 async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrupt: { stop: () => void }): Promise<number> {
   const config = await loadConfig({ path: args.config });
+  const above = configFoundAbove(config, args.config);
+  if (above) io.err(above);
   // What it prints from here (a scenario refused for an agent's secret pasted in as a key) names none of its agents' secrets.
   redactOutputAlso(declaredSecrets(config.registry));
   const parsed = parseArgs(args, config);

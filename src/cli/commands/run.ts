@@ -11,6 +11,7 @@
  * that could pass for its own.
  */
 import { projectCommit } from '../project-commit.ts';
+import { configFoundAbove } from '../config-found-above.ts';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, relative, resolve, sep } from 'node:path';
@@ -269,6 +270,8 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   // Everything the user gave is checked before anything runs or is written: the flags,
   // then the inputs (baseline, scenario files), then the places the outputs go.
   const config = await loadConfig({ path: args.config });
+  const above = configFoundAbove(config, args.config);
+  if (above) io.err(above);
   // What it prints from here (a scenario refused for an agent's secret pasted in as a key) names none of its agents' secrets.
   redactOutputAlso(declaredSecrets(config.registry));
   const out = args.out ?? config.out ?? defaultReportDir(config);
