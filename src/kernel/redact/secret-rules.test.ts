@@ -51,6 +51,12 @@ describe('the default secret rules', () => {
     expect(redact('key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA')).toBe(`key:\n${REDACTED}`);
   });
 
+  it('redact a session token named by its header or its JSON key, whatever it opens with', () => {
+    const redact = createRedactor();
+    expect(redact('x-amz-security-token: AQoDYXdzEPT//////////wEXAMPLEtC\n')).toBe(`${REDACTED}\n`);
+    expect(redact('{"sessionToken":"AQoDYXdzEPT//////////wEXAMPLEtC"}')).toBe(`{"${REDACTED}"}`);
+  });
+
   it('leave ordinary text alone', () => {
     const redact = createRedactor();
     const plain = [
@@ -60,6 +66,11 @@ describe('the default secret rules', () => {
       'Bearer short',
       'mailto:ada@example.com',
       '{"order_id":"ORD-1002","amount":45.5}',
+      // Code a coding agent reads: a credential's name beside an identifier, not a value (review of stop 65, MED-1).
+      'const sessionToken = getSessionTokenFromEnvironment();',
+      'return { sessionToken: sessionTokenFromTheRequest, region };',
+      'session_token = load_session_token_from_keychain(profile)',
+      'AWS_SESSION_TOKEN = getAwsSessionTokenFromEnvironment()',
     ];
     for (const text of plain) expect(redact(text)).toBe(text);
   });

@@ -57,11 +57,14 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     // STS session tokens open with the base64 of their own header (FwoGZXIvYXdz…, IQoJb3JpZ2luX2…); any other is
-    // caught where it is named (aws_session_token, AWS_SESSION_TOKEN, SessionToken, sessionToken).
+    // caught where it is named: after aws_session_token / AWS_SESSION_TOKEN / AwsSessionToken, in an
+    // X-Amz-Security-Token header, or as the value of a
+    // quoted SessionToken / sessionToken key (JSON). Named, the value must hold a digit, / or + as base64 does: code
+    // that names one beside an identifier (`const sessionToken = getSessionTokenFromEnvironment()`) is not a token.
     id: 'aws-session-token',
     description: 'AWS temporary session token, by its opening or where it is named',
     pattern:
-      /\b(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2)[A-Za-z0-9/+=]{16,}|\b(?:(?:aws|AWS)_?)?(?:session|SESSION|Session)_?(?:token|TOKEN|Token)["']?\s*[=:]\s*["']?[A-Za-z0-9/+=]{16,}/g,
+      /\b(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2)[A-Za-z0-9/+=]{16,}|\b(?:(?:aws|AWS|Aws)_?(?:session|SESSION|Session)_?(?:token|TOKEN|Token)["']?\s*[=:]\s*["']?|[Xx]-[Aa]mz-[Ss]ecurity-[Tt]oken:\s*|(?:session|Session)_?(?:token|Token)["']\s*:\s*["'])(?=[A-Za-z=]*[0-9/+])[A-Za-z0-9/+=]{16,}/g,
     minLength: 28,
   },
   { id: 'github-pat', description: 'GitHub personal, OAuth, user, server or refresh token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}/g, minLength: 34 },
