@@ -276,11 +276,35 @@ async function closeAsAMessageArrives(refuse: boolean) {
  * `close()` ends every follower: one following with `keepOpen` (a UI's event stream, which waits for later turns)
  * gets what was stored, then its iterable ends — it does not wait on a host that will never store anything again.
  * It waited forever, and a script that closed the host and then awaited its follower never ended (outside probe 63,
- * F5). Judged within 2 s of real time after the close.
+ * F5). Judged within 2 s of real time after the close. And a UI's kept-open event stream (`eventsHandler`) is cut
+ * without `event: end`, which tells a UI the conversation is done: its EventSource reconnects, to the next process
+ * (review of stop 65, MED-2).
  */
 async function closeEndsFollowers(): Promise<CheckResult[]> {
   const host = new AgentHost({ config: defaultHostConfig(), store: new MemoryEventStore(), model: model(), agent: AGENT });
   const answer = await host.handle('follow-1', 'Hello');
+  const server = createServer(eventsHandler(host, { heartbeatMs: 0, keepOpen: true }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  // The stream, read until it has replayed the stored turn (then the host closes), and then to its end.
+  let text = '';
+  let replayed!: () => void;
+  const caughtUp = new Promise<void>((resolve) => (replayed = resolve));
+  const streamed = (async () => {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/conversations/follow-1/events`, { signal: AbortSignal.timeout(5_000) });
+      const decoder = new TextDecoder();
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        text += decoder.decode(chunk, { stream: true });
+        if (text.includes('event: turn.closed')) replayed();
+      }
+    } catch (error) {
+      text += `\n(the stream broke: ${String(error)})`;
+    }
+    replayed();
+    return text;
+  })();
+  await caughtUp;
   const stop = new AbortController();
   const events = await host.follow('follow-1', { keepOpen: true, signal: stop.signal });
   const seen: string[] = [];
@@ -293,8 +317,15 @@ async function closeEndsFollowers(): Promise<CheckResult[]> {
   const outcome = await Promise.race([followed, new Promise<'still open'>((resolve) => (timer = setTimeout(() => resolve('still open'), 2_000)))]);
   clearTimeout(timer);
   stop.abort(); // let go of a follower the close left open
+  const sse = parseSse(await streamed);
+  server.close();
   return [
     answered('the message is answered', answer, 200, undefined),
+    {
+      name: 'the kept-open event stream is cut without event: end (its EventSource reconnects to the next process)',
+      passed: sse.some((m) => m.event === 'turn.closed') && !sse.some((m) => m.event === 'end'),
+      message: sse.map((m) => m.event ?? '(comment)').join(', ') || 'nothing',
+    },
     { name: 'the follower ended once the host closed', passed: outcome === 'ended', message: outcome },
     {
       name: 'the follower got every stored event first',

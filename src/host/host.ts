@@ -1269,7 +1269,7 @@ export class AgentHost {
           return unsubscribe;
         },
         busy: (id) => this.isBusy(id),
-        closing: () => this.#closing !== undefined,
+        closing: () => this.closing,
         redact: this.#redact,
       },
       conversationId,
@@ -1292,6 +1292,11 @@ export class AgentHost {
   halt(): void {
     this.#halted = true;
     this.#stop('the host was halted');
+  }
+
+  /** `close()` was called: the host stores nothing more (followers end; see follow.ts, sse.ts). */
+  get closing(): boolean {
+    return this.#closing !== undefined;
   }
 
   /** Cancels running turns (as a shutdown), waits for them to close, closes the store. */

@@ -21,6 +21,8 @@ import type { FollowOptions } from './follow.ts';
 export interface FollowableHost {
   follow(conversationId: string, options: FollowOptions): Promise<AsyncIterable<AnyEvent>>;
   readonly redact: Redactor;
+  /** The host is closing: a kept-open stream it ends is cut without `end`, so the client reconnects (to the next process). */
+  readonly closing?: boolean;
 }
 
 export interface EventStreamOptions {
@@ -97,7 +99,9 @@ export async function streamEvents(
       }
       next = event.seq + 1;
     }
-    if (!stop.signal.aborted) res.write(`event: end\ndata: ${JSON.stringify({ next })}\n\n`);
+    // `end` tells a UI the conversation's stream is done; a kept-open one the host's close cut is not: no `end`, and
+    // the client's EventSource reconnects from its Last-Event-ID.
+    if (!stop.signal.aborted && !(options.keepOpen && host.closing)) res.write(`event: end\ndata: ${JSON.stringify({ next })}\n\n`);
   } catch (error) {
     if (!stop.signal.aborted)
       res.write(`event: error\ndata: ${JSON.stringify({ message: host.redact((error as Error)?.message ?? String(error)), next })}\n\n`);
