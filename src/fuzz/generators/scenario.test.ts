@@ -70,7 +70,7 @@ describe('fuzzCaseArb reaches repeated world-changing calls', () => {
 describe("fuzzCaseArb writes texts of no one agent's trade", () => {
   const NOTES: FuzzTool = { name: 'save_note', sideEffect: 'STATEFUL', args: fc.constant({ title: 'a' }) };
   const SEARCH: FuzzTool = { name: 'search_notes', sideEffect: 'NONE', args: fc.constant({ query: 'a' }) };
-  const SHOP = /\b(orders?|customers?|refunds?|invoices?|shipped|VIP)\b|\bORD-\d/i;
+  const SHOP = /\b(orders?|customers?|refunds?|invoices?|shipped|VIP|parcels?|fragile)\b|\bORD-\d/i;
 
   it('names no order, customer, refund or invoice in 1,000 cases for a notes agent', () => {
     const found = new Set<string>();

@@ -769,7 +769,7 @@ function withToldTurns(inbox: readonly InboxEntry[], told: NonNullable<FuzzParts
   return [
     ...Array.from({ length: told.replied }, (_, i): InboxEntry => ({ say: `Where is job 100${i + 1}?` })),
     { say: 'job 1002 never started, sort it out.' },
-    { say: 'So, is it done? I have been waiting for three weeks now and nobody has told me anything about the parcel.' },
+    { say: 'So, is it done? I have been waiting for three weeks now and nobody has told me anything about the result.' },
     ...(told.ends === 'crash' ? [{ crash: true, at } as const, { reopen: true } as const] : [{ cancel: told.ends, at }]),
     { say: 'Hello? Did it go through?' },
     ...inbox.filter((e) => isPost(e) && e.at === undefined && e.messageId === undefined),

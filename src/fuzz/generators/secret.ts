@@ -63,7 +63,7 @@ export const SECRET_ECHO_REPLY = `I noted your key ${FUZZ_SECRET} and passphrase
  * piece so cut can show a redactor that cuts inside a secret.
  */
 export function secretAcrossHoldReply(length: number, into: number, hold = PATTERN_HOLD, piece?: number): string {
-  const filler = 'The task finished in time, and the output matches the plan. ';
+  const filler = 'The task finished in time, and the output matches the plans. ';
   const pad = (n: number) => filler.repeat(Math.ceil(n / filler.length) + 1).slice(0, Math.max(0, n));
   const text = piece === undefined ? FUZZ_PASSPHRASE : FUZZ_PASSPHRASE.slice(0, Math.max(2, Math.min(piece, FUZZ_PASSPHRASE.length - 1)));
   const at = Math.max(0, length - hold - Math.min(Math.max(1, into), text.length - 1));

@@ -40,17 +40,17 @@ export const PROBE_TOOL: FuzzTool = {
     {
       weight: 1,
       arbitrary: fc.record({
-        detail: fc.record({ note: fc.constantFrom(null, 'fragile'), items: fc.array(fc.record({ kg: fc.integer({ min: 1, max: 9 }) }), { maxLength: 2 }) }),
+        detail: fc.record({ note: fc.constantFrom(null, 'pending'), items: fc.array(fc.record({ id: fc.integer({ min: 1, max: 9 }) }), { maxLength: 2 }) }),
       }),
     },
-    { weight: 1, arbitrary: fc.record({ labels: fc.array(fc.constantFrom('fragile', 'cold', 'JOB-1001'), { maxLength: 3 }) }) },
+    { weight: 1, arbitrary: fc.record({ labels: fc.array(fc.constantFrom('pending', 'late', 'JOB-1001'), { maxLength: 3 }) }) },
     {
       weight: 1,
       arbitrary: fc
         .record({
-          labels: fc.array(fc.constantFrom('fragile', 'cold'), { maxLength: 2 }),
+          labels: fc.array(fc.constantFrom('pending', 'late'), { maxLength: 2 }),
           at: fc.nat(),
-          wrong: fc.constantFrom<unknown>(1002, true, null, { id: 'JOB-1002' }, ['cold']),
+          wrong: fc.constantFrom<unknown>(1002, true, null, { id: 'JOB-1002' }, ['late']),
         })
         .map(({ labels, at, wrong }) => {
           const list: unknown[] = [...labels];

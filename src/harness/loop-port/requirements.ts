@@ -40,7 +40,7 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (c.modelTimeoutMs !== undefined || scenario.provider.script.some((s) => s.error?.kind === 'timeout')) needs.add('model-timeout');
   if (c.sideEffectNotice === false) needs.add('side-effect-notice');
   if (c.toolMaxOutputChars !== undefined) needs.add('output-truncation');
-  if (c.toolRetryBackoffMs !== undefined) needs.add('tool-retry-backoff');
+  if ((c.toolRetryBackoffMs ?? 0) > 0) needs.add('tool-retry-backoff');
   if (scenario.provider.kind === 'wire' && scenario.provider.provider) needs.add(`wire:${scenario.provider.provider}`);
   if (scenario.provider.kind === 'own') needs.add('own-client');
   // Only a cancel with a trigger can cut a running turn short: one without waits until the loop is idle.

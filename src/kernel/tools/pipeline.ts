@@ -480,7 +480,7 @@ class Pipeline implements ToolExecutor {
     if (attempt >= state.limit || !wantsRetry(outcome, declaration.sideEffect)) return last;
     const next = () => this.#attempt(state, declaration, args, loggedArgs, attempt + 1, last);
     // Doubled past what a timer can hold, a wait would fire at once: held to the limit.
-    const backoff = Math.min(this.#retryBackoffMs * 2 ** (attempt - 1), MAX_TIMEOUT_MS);
+    const backoff = this.#retryBackoffMs === 0 ? 0 : Math.min(this.#retryBackoffMs * 2 ** (attempt - 1), MAX_TIMEOUT_MS);
     if (backoff > 0) return state.ctx.clock.sleep(backoff, state.ctx.signal).then(next);
     return next();
   }

@@ -5,8 +5,11 @@
  * rejected is a bug), and the world threw nothing.
  */
 import type { PeerRun } from '../../loop-port/peer-run.ts';
+import { VirtualClockStallError } from '../../virtual-clock.ts';
 
 export function nothingHangsObservably(run: PeerRun): string | undefined {
+  // The case's clock saw nothing left to fire and no progress: starved, not a throw (as invariant-12-nothing-throws.ts says it).
+  if (run.thrown instanceof VirtualClockStallError) return `the case never finished: ${run.thrown.message}`;
   if (run.thrown !== undefined) return `the run threw: ${(run.thrown as Error)?.stack ?? String(run.thrown)}`;
   if (run.unsettled)
     return `turn ${run.unsettled.turn} never settled: it waits on ${run.unsettled.waitingOn}, which never returns, and the loop does not stop waiting`;
