@@ -826,10 +826,10 @@ function recordedModels(reached: Reached, inbox: () => InboxDriver | undefined, 
   });
 }
 
-/** The agent's moments its inbox driver posts at: a tool's first start, an approval asked, a checkpoint hook run. */
+/** The agent's moments its inbox driver posts at: a tool's body starting (its attempt), an approval asked, a checkpoint hook run. */
 function agentTaps(reached: Reached, inbox: () => InboxDriver | undefined) {
   return {
-    onFirstStart: (name: string) => inbox()?.onToolStart(name),
+    onStart: (name: string, attempt: number) => inbox()?.onToolStart(name, attempt),
     onApproval: (n: number) => {
       reached.approvals = n;
       inbox()?.onApproval(n);

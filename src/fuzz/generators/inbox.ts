@@ -23,7 +23,7 @@ export type InboxCommand = fc.Command<InboxModel, InboxBuilder>;
 function describeAt(at: Trigger | undefined): string {
   if (!at) return '';
   if (at.request !== undefined) return ` at request ${at.request}`;
-  if (at.toolStart !== undefined) return ` at toolStart ${at.toolStart}`;
+  if (at.toolStart !== undefined) return ` at toolStart ${at.toolStart}${at.attempt === undefined ? '' : ` attempt ${at.attempt}`}`;
   if (at.delta !== undefined) return ` at delta ${at.delta}`;
   if (at.approval !== undefined) return ` at approval ${at.approval}`;
   if (at.checkpoint !== undefined) return ` at checkpoint ${at.checkpoint}`;

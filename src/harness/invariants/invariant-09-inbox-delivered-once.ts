@@ -91,6 +91,7 @@ function inboxFollowsReference(run: ScenarioRun): string | undefined {
     deltas: run.reached.deltas,
     approvals: run.reached.approvals,
     checkpoints: run.reached.checkpoints,
+    attempts: highestAttempts(run),
   };
   const expected = expectedMessages(run.scenario.inbox, facts).map((m) => `${m.intent}: ${redact(m.text)}`);
   if (run.thrown === undefined) {
@@ -197,6 +198,13 @@ function injectNeverWakes(run: ScenarioRun): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The highest attempt a body of each tool started, over every call (for `toolStart` triggers with an `attempt`). */
+function highestAttempts(run: ScenarioRun): Map<string, number> {
+  const highest = new Map<string, number>();
+  for (const bodies of run.toolBodies?.values() ?? []) for (const b of bodies) highest.set(b.tool, Math.max(highest.get(b.tool) ?? 0, b.attempt));
+  return highest;
 }
 
 function sameMessages(expected: readonly string[], received: readonly string[]): string | undefined {

@@ -60,7 +60,7 @@ async function runOn(clock: VirtualClock, scenario: Scenario, factory: LoopUnder
     name: agentName,
     clock,
     faults,
-    onFirstStart: (name) => inbox?.onToolStart(name),
+    onStart: (name, attempt) => inbox?.onToolStart(name, attempt),
     onApproval: (n) => inbox?.onApproval(n),
     // No onCheckpoint: a scenario waiting for a checkpoint hook's run needs the `checkpoints` capability, which no
     // loop behind the port has (requirements.ts), so such a case is skipped here.

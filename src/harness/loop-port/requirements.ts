@@ -19,6 +19,8 @@ export function requirementsOf(scenario: Scenario, toolTimeouts: ToolTimeouts = 
   if (inbox.some((e) => e.shutdown)) needs.add('shutdown');
   if (inbox.some((e) => e.loseLock)) needs.add('host:production');
   if (inbox.some((e) => e.at?.event !== undefined)) needs.add('event-triggers');
+  // A moment in a tool's retry: a loop without tool retries never reaches it.
+  if (inbox.some((e) => (e.at?.attempt ?? 1) > 1)) needs.add('tool-retry');
   if (scenario.host === 'production' || scenario.expect.responses !== undefined) needs.add('host:production');
   if (scenario.bystander) needs.add('bystander');
   if (scenario.policy) needs.add('policy');

@@ -98,6 +98,12 @@ describe('bad scenario files name the file, the line and the field', () => {
     expect(error.message).toContain(`${field}: must be at most 2147483647 ms, about 24.8 days: a timer fires a longer delay at once`);
   });
 
+  it('an attempt with no toolStart to count it for', () => {
+    const error = errorOf(minimal('inbox:\n  - say: hi\n  - cancel: user\n    at: { request: 1, attempt: 2 }\nexpect: {}\n'), 'bad/attempt.yaml');
+    expect(error.issues).toEqual([expect.objectContaining({ line: 5, field: 'inbox[1].at.attempt' })]);
+    expect(error.message).toContain('attempt goes with toolStart');
+  });
+
   it('a provider step with two results', () => {
     const text = minimal('provider:\n  script:\n    - reply: hello\n    - reply: hi\n      refusal: no\ninbox:\n  - say: hi\nexpect: { outcome: replied }\n');
     const error = errorOf(text, 'bad/two-results.yaml');

@@ -578,6 +578,9 @@ const triggerSchema = z
     request: positiveInt.optional().describe('When the n-th model request (1-based, whole scenario) is in flight'),
     time: ms.optional().describe('At this virtual time (ms from the start)'),
     toolStart: z.string().optional().describe('When this tool starts executing'),
+    attempt: positiveInt
+      .optional()
+      .describe('With toolStart: when that attempt (1-based) of one of the tool’s calls starts — 2 is its first retry; without it, the tool’s first start'),
     event: z
       .number()
       .int()
@@ -596,6 +599,8 @@ const triggerSchema = z
   .superRefine((at, ctx) => {
     const n = TRIGGER_KEYS.filter((k) => at[k] !== undefined).length;
     if (n !== 1) ctx.addIssue({ code: 'custom', message: `at needs exactly one of ${TRIGGER_KEYS.join(', ')}` });
+    else if (at.attempt !== undefined && at.toolStart === undefined)
+      ctx.addIssue({ code: 'custom', path: ['attempt'], message: 'attempt goes with toolStart: the attempt of that tool’s call to wait for' });
   });
 export type Trigger = z.infer<typeof triggerSchema>;
 

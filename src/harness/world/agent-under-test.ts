@@ -177,7 +177,7 @@ export interface ScenarioAgentOptions {
   readonly clock: Clock;
   readonly faults: FaultLog;
   /** Runs the first time a tool's body starts (for `at: { toolStart }` triggers). */
-  readonly onFirstStart: (tool: string) => void;
+  readonly onStart: (tool: string, attempt: number) => void;
   /** Runs as the n-th approval request (1-based) is put to the approver, before it answers (for `at: { approval }` triggers). */
   readonly onApproval?: (n: number) => void;
   /** Runs as the n-th run of a checkpoint hook (1-based) starts, before it answers (for `at: { checkpoint }` triggers). */
@@ -215,7 +215,7 @@ export function scenarioAgent(own: Agent, scenario: Scenario, options: ScenarioA
     {
       clock,
       faults,
-      onFirstStart: options.onFirstStart,
+      onStart: options.onStart,
       ...(options.startStored ? { startStored: options.startStored } : {}),
     },
     options.name,

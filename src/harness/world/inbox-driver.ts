@@ -71,9 +71,11 @@ export class InboxDriver {
       else if (at.time !== undefined) this.#timed.push(entry);
       else {
         const key = (['request', 'toolStart', 'event', 'delta', 'approval', 'checkpoint'] as const).find((k) => at[k] !== undefined)!;
-        const list = this.#triggered.get(triggerId(key, at[key]!)) ?? [];
+        // `toolStart` with an `attempt`: that attempt of one of the tool's calls (a retry), not its first start.
+        const id = key === 'toolStart' && at.attempt !== undefined ? triggerId(key, attemptOf(at.toolStart!, at.attempt)) : triggerId(key, at[key]!);
+        const list = this.#triggered.get(id) ?? [];
         list.push(entry);
-        this.#triggered.set(triggerId(key, at[key]!), list);
+        this.#triggered.set(id, list);
       }
     }
   }
@@ -83,9 +85,10 @@ export class InboxDriver {
     this.#fire('request', n);
   }
 
-  /** A tool's body started for the first time. */
-  onToolStart(name: string): void {
+  /** A tool's body started, as this attempt of its call: `at: { toolStart }` fires at the tool's first start, one with an `attempt` at that attempt's. */
+  onToolStart(name: string, attempt: number): void {
     this.#fire('toolStart', name);
+    this.#fire('toolStart', attemptOf(name, attempt));
   }
 
   /**
@@ -255,4 +258,9 @@ export class InboxDriver {
 
 function triggerId(key: TriggerKey, value: string | number): string {
   return `${key}:${value}`;
+}
+
+/** A tool's n-th attempt, as a `toolStart` trigger's value (a tool name holds no `#`). */
+function attemptOf(tool: string, attempt: number): string {
+  return `${tool}#${attempt}`;
 }

@@ -9,7 +9,7 @@
  *
  * Every tool is wrapped so the world counts the bodies that actually ran, by
  * tool and by call id, notes a STATEFUL or CRITICAL body that started before the
- * store held its start record, and fires `at: { toolStart }` triggers.
+ * store held its start record, and fires `at: { toolStart }` triggers (with an `attempt` too).
  */
 import { z } from 'zod';
 import { ToolFailure, type AnyToolDeclaration, type Clock } from '../../kernel/index.ts';
@@ -126,8 +126,8 @@ export async function waitForToldToStop(counters: ToolCounters, graceMs: number 
 export interface ToolHooks {
   readonly clock: Clock;
   readonly faults: FaultLog;
-  /** Runs the first time a tool's body starts (for `at: { toolStart }` triggers). */
-  readonly onFirstStart: (name: string) => void;
+  /** Runs as each body starts, with its attempt (for `at: { toolStart }` triggers, `attempt` among them). */
+  readonly onStart: (name: string, attempt: number) => void;
   /** Whether the case's store holds this call's start with no result after it (read as a STATEFUL or CRITICAL body starts). */
   readonly startStored?: (callId: string) => boolean;
 }
@@ -147,7 +147,6 @@ export function scriptedTools(
     tools.push(stub(entry));
   }
   const counters: ToolCounters = { byTool: new Map(), byCall: new Map(), byToolCall: new Map(), bodies: new Map() };
-  const started = new Set<string>();
   const behaviours = new Map(entries.filter((e) => e.behaviour).map((e) => [e.name, e.behaviour!]));
   const counted = tools.map((tool) =>
     withBehaviour(tool, behaviours.get(tool.name) ?? [], hooks, (callId, signal, args, attempt, idempotencyKey) => {
@@ -185,10 +184,7 @@ export function scriptedTools(
           { once: true },
         );
       counters.bodies.set(callId, [...(counters.bodies.get(callId) ?? []), body]);
-      if (!started.has(tool.name)) {
-        started.add(tool.name);
-        hooks.onFirstStart(tool.name);
-      }
+      hooks.onStart(tool.name, body.attempt);
       return body;
     }),
   );

@@ -32,13 +32,16 @@ export interface TriggerFacts {
   readonly approvals?: number;
   /** Checkpoint hook runs started over the whole case. */
   readonly checkpoints?: number;
+  /** The highest attempt any call of each tool started (for `toolStart` with an `attempt`). */
+  readonly attempts?: ReadonlyMap<string, number>;
 }
 
 /** Whether an entry's trigger fired: untimed and timed entries always run; the others only if their moment came. */
 export function fired(at: Trigger | undefined, facts: TriggerFacts): boolean {
   if (!at) return true;
   if (at.request !== undefined) return facts.requests >= at.request;
-  if (at.toolStart !== undefined) return (facts.executions.get(at.toolStart) ?? 0) > 0;
+  if (at.toolStart !== undefined)
+    return at.attempt === undefined ? (facts.executions.get(at.toolStart) ?? 0) > 0 : (facts.attempts?.get(at.toolStart) ?? 0) >= at.attempt;
   if (at.event !== undefined) return (facts.events ?? 0) > at.event;
   if (at.delta !== undefined) return (facts.deltas ?? 0) >= at.delta;
   if (at.approval !== undefined) return (facts.approvals ?? 0) >= at.approval;
