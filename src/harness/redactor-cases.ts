@@ -772,6 +772,42 @@ function secretsFromEnvNotWords(): CheckResult[] {
   ];
 }
 
+/**
+ * A secret of 12,000 characters (a PEM key, a service account's JSON): its forms are looked for as the short ones
+ * are. One pattern of a term per character overflowed the regex compiler at its first use, and the SyntaxError —
+ * the secret spelled out between the terms — went to stderr with a stack (outside probe 64, F21).
+ */
+function longSecretRedacted(): CheckResult[] {
+  let seed = 64;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const secret = Array.from({ length: 12_000 }, () => alphabet[next() % alphabet.length]).join('');
+  const texts: [string, string][] = [
+    ['as written', `key: ${secret}`],
+    ['percent-encoded', `key=${encodeURIComponent(secret).replace(/[A-Za-z0-9]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)}`],
+    ['typed in groups of 4', `key: ${secret.match(/.{1,4}/g)!.join(' ')}`],
+    ['a zero-width space after every 100 characters', `key: ${secret.match(/.{1,100}/g)!.join('\u200b')}`],
+  ];
+  let redact: ((text: string) => string) | undefined;
+  let refused = '';
+  try {
+    redact = createRedactor({ secrets: [secret] });
+  } catch (error) {
+    refused = String(error).slice(0, 80);
+  }
+  return texts.map(([form, text]) => {
+    let out: string;
+    try {
+      out = redact ? redact(text) : `(no redactor: ${refused})`;
+    } catch (error) {
+      out = `(threw ${(error as Error).name})`;
+    }
+    const left = out.includes(secret.slice(0, 40)) || out.includes(secret.slice(6_000, 6_040)) || out.includes(secret.slice(-40));
+    const passed = !out.startsWith('(') && !left && out.includes('[REDACTED]');
+    return { name: `the secret ${form} is redacted`, passed, message: passed ? 'redacted' : out.startsWith('(') ? out : 'a piece of it is left' };
+  });
+}
+
 function secretsFromEnvOfLength(): CheckResult[] {
   const env = { OPENAI_API_KEY: 'sk-abcdefgh123', GITHUB_TOKEN: 'tok-1234', SESSION_SECRET: 'short7', DB_PASSWORD: '', HOME: '/home/someone-long' };
   const expected = JSON.stringify(['sk-abcdefgh123', 'tok-1234']);
@@ -1003,6 +1039,14 @@ export function redactorCases(): Case[] {
         file: 'src/harness/redactor-cases.ts',
       },
       secretsFromEnvNotWords,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/secret-of-12000-characters-in-every-form',
+        title: 'redactor: a secret of 12,000 characters is redacted as written, percent-encoded, typed in groups and with invisible characters',
+        file: 'src/harness/redactor-cases.ts',
+      },
+      longSecretRedacted,
     ),
     checksCase(
       {

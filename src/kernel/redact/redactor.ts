@@ -70,9 +70,9 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   // Longest first, so a secret that contains another is replaced whole.
   const secrets = [...new Set(options.secrets ?? [])].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
   const forms: SecretForms[] = secrets.map(formsOf);
-  const escaped = forms.flatMap((f) => (f.escaped ? [f.escaped] : []));
-  const separated = forms.flatMap((f) => (f.separated ? [f.separated] : []));
-  const invisible = forms.flatMap((f) => (f.invisible ? [f.invisible] : []));
+  const escaped = forms.flatMap((f) => f.escaped);
+  const separated = forms.flatMap((f) => f.separated);
+  const invisible = forms.flatMap((f) => f.invisible);
   const cores = [...new Set(forms.flatMap((f) => [...f.base64, ...f.hex, ...f.cased]))].sort((a, b) => b.length - a.length);
   const anyPattern = sharedUnionOf(patterns);
   // Half a secret gives half of it away: runs of half a secret or more go too (secret-pieces.ts).

@@ -22,8 +22,11 @@ const hex2 = (code: number) => code.toString(16).padStart(2, '0');
 /** The encoded forms of one secret, precomputed. */
 export interface SecretForms {
   readonly secret: string;
-  /** The secret with any character written as itself, its UTF-8 bytes `%HH` or its UTF-16 units `\uHHHH`; undefined when too short. */
-  readonly escaped: RegExp | undefined;
+  /**
+   * The secret with any character written as itself, its UTF-8 bytes `%HH` or its UTF-16 units `\uHHHH`; none when
+   * too short. One pattern per SEGMENT_CHARACTERS of a long secret (see `segmentsOf`); so are the two below.
+   */
+  readonly escaped: readonly RegExp[];
   /** The base64 characters that depend on the secret alone, at each alignment and alphabet, of each byte form. */
   readonly base64: readonly string[];
   /** Its UTF-8 bytes (and latin1 bytes, where each character fits one) in hex, lower and upper case (empty when too short). */
@@ -31,9 +34,9 @@ export interface SecretForms {
   /** The secret upper- and lower-cased whole, where that changes it (a proxy's normalised header, a key in capitals). */
   readonly cased: readonly string[];
   /** The secret with a separator (space, `-`, `.`) between any of its characters — a card number typed in groups; undefined under 12 characters or for a secret holding a separator. */
-  readonly separated: RegExp | undefined;
-  /** The secret with characters no one sees (INVISIBLE) between any of its own; undefined for a secret holding one. */
-  readonly invisible: RegExp | undefined;
+  readonly separated: readonly RegExp[];
+  /** The secret with characters no one sees (INVISIBLE) between any of its own; none for a secret holding one. */
+  readonly invisible: readonly RegExp[];
 }
 
 /** What people put between the groups of a secret they type (a card number, an IBAN, a licence key). */
@@ -100,10 +103,26 @@ export const MIN_SEPARATED_LENGTH = 12;
  * looked for as typed. Global: use it with `replace` or `matchAll` only, never `test` or `exec` (shared, it keeps no
  * `lastIndex` between callers that way).
  */
-function separatedPattern(secret: string): RegExp | undefined {
-  if (secret.length < MIN_SEPARATED_LENGTH || A_SEPARATOR.test(secret)) return undefined;
-  return new RegExp([...secret].map(escapeRegex).join('[ .-]?'), 'g');
+function separatedPattern(secret: string): RegExp[] {
+  if (secret.length < MIN_SEPARATED_LENGTH || A_SEPARATOR.test(secret)) return [];
+  return segmentsOf(secret).map((part) => new RegExp(part.map(escapeRegex).join('[ .-]?'), 'g'));
 }
+
+/**
+ * The characters of a secret in runs of at most SEGMENT_CHARACTERS, each looked for on its own: a pattern of one
+ * term per character of a long secret (a PEM key, a service account's JSON) overflowed the regex compiler's stack at
+ * its first use — about 6,000 characters — and the SyntaxError quoted the pattern, the secret spelled out between
+ * its terms, on stderr (outside probe 64, F21). Each run of a form is redacted; the form whole is every run of it.
+ */
+function segmentsOf(secret: string): string[][] {
+  const characters = [...secret];
+  const out: string[][] = [];
+  for (let i = 0; i < characters.length; i += SEGMENT_CHARACTERS) out.push(characters.slice(i, i + SEGMENT_CHARACTERS));
+  return out;
+}
+
+/** Characters per pattern of a long secret's forms: far below where the compiler overflows (about 6,000). */
+export const SEGMENT_CHARACTERS = 1_000;
 
 /**
  * The secret with a short run of characters no one sees between any two of its own (outside probe 52, LOW-1: a key with a
@@ -112,9 +131,9 @@ function separatedPattern(secret: string): RegExp | undefined {
  * a secret holding one itself (looked for as typed). Linear: the secret's characters are none of the class, so each
  * run ends where the next character begins. Global: use with `replace` or `matchAll` only.
  */
-function invisiblePattern(secret: string): RegExp | undefined {
-  if (AN_INVISIBLE.test(secret)) return undefined;
-  return new RegExp([...secret].map(escapeRegex).join(`${INVISIBLE}{0,${MAX_INVISIBLE_RUN}}`), 'gu');
+function invisiblePattern(secret: string): RegExp[] {
+  if (AN_INVISIBLE.test(secret)) return [];
+  return segmentsOf(secret).map((part) => new RegExp(part.map(escapeRegex).join(`${INVISIBLE}{0,${MAX_INVISIBLE_RUN}}`), 'gu'));
 }
 
 /** The secret upper- and lower-cased, those that differ from it (outside probe 35, F5); none when too short to tell. */
@@ -185,9 +204,13 @@ function base64CoresOf(bytes: Buffer, out: string[]): void {
  * escapes `<>&`, Python's `ensure_ascii` everything outside ASCII; PHP's
  * `urlencode` of an ISO-8859-1 string writes `ü` as `%FC`).
  */
-function escapedPattern(secret: string): RegExp | undefined {
-  if (secret.length < MIN_ENCODED_LENGTH) return undefined;
-  const parts = [...secret].map((c) => {
+function escapedPattern(secret: string): RegExp[] {
+  if (secret.length < MIN_ENCODED_LENGTH) return [];
+  return segmentsOf(secret).map((part) => escapedPatternOf(part));
+}
+
+function escapedPatternOf(characters: readonly string[]): RegExp {
+  const parts = characters.map((c) => {
     const { percents, units, short } = encodingsOf(c);
     const shortEscape = short === undefined ? '' : `|\\\\+${escapeRegex(short)}`;
     return `(?:${escapeRegex(c)}|${percents.map(anyCaseHex).join('|')}|${units.map((u) => `\\\\+u${anyCaseHex(u)}`).join('')}${shortEscape})`;
@@ -249,9 +272,9 @@ export function redactEncodedForms(text: string, secrets: readonly string[]): st
   let out = text;
   for (const secret of secrets) {
     const { escaped, base64, hex, separated, invisible } = formsOf(secret);
-    if (escaped) out = out.replace(escaped, REDACTED);
-    if (separated && mayHoldSeparators(out)) out = out.replace(separated, REDACTED);
-    if (invisible && mayHoldInvisibles(out)) out = out.replace(invisible, REDACTED);
+    for (const pattern of escaped) out = out.replace(pattern, REDACTED);
+    if (mayHoldSeparators(out)) for (const pattern of separated) out = out.replace(pattern, REDACTED);
+    if (mayHoldInvisibles(out)) for (const pattern of invisible) out = out.replace(pattern, REDACTED);
     for (const core of [...base64, ...hex]) if (out.includes(core)) out = out.split(core).join(REDACTED);
   }
   return out;
@@ -271,9 +294,9 @@ export function mayBeginAForm(tail: string, forms: SecretForms): boolean {
   if (forms.secret.startsWith(tail)) return true;
   for (const core of forms.base64) if (core.startsWith(tail)) return true;
   for (const core of forms.hex) if (core.startsWith(tail)) return true;
-  if (forms.separated !== undefined && beginsSeparated(tail, [...forms.secret], 0, 0, false)) return true;
-  if (forms.invisible !== undefined && beginsInvisible(tail, forms.secret)) return true;
-  return forms.escaped !== undefined && beginsEscaped(tail, forms.secret);
+  if (forms.separated.length > 0 && beginsSeparated(tail, [...forms.secret], 0, 0, false)) return true;
+  if (forms.invisible.length > 0 && beginsInvisible(tail, forms.secret)) return true;
+  return forms.escaped.length > 0 && beginsEscaped(tail, forms.secret);
 }
 
 /**
@@ -407,14 +430,15 @@ export function containsSecret(text: string, secret: string): boolean {
 export function secretFinder(secret: string): (text: string) => boolean {
   if (secret.length < MIN_SECRET_LENGTH) return () => false;
   const { base64, hex, cased, separated, invisible } = formsOf(secret);
-  const unseen = invisible && new RegExp(invisible.source, 'u'); // not global: `test` keeps no place
-  if (secret.length < MIN_ENCODED_LENGTH) return (text) => text.includes(secret) || (unseen !== undefined && mayHoldInvisibles(text) && unseen.test(text));
+  // Not global: `test` keeps no place. A run of a long secret's form is found as the form (segmentsOf).
+  const unseen = invisible.map((p) => new RegExp(p.source, 'u'));
+  if (secret.length < MIN_ENCODED_LENGTH) return (text) => text.includes(secret) || (mayHoldInvisibles(text) && unseen.some((p) => p.test(text)));
   const cores = [...base64, ...hex, ...cased];
-  const typedApart = separated && new RegExp(separated.source); // not global: `test` keeps no place
+  const typedApart = separated.map((p) => new RegExp(p.source));
   return (text) => {
     if (text.includes(secret)) return true;
-    if (typedApart && mayHoldSeparators(text) && typedApart.test(text)) return true;
-    if (unseen && mayHoldInvisibles(text) && unseen.test(text)) return true;
+    if (typedApart.length > 0 && mayHoldSeparators(text) && typedApart.some((p) => p.test(text))) return true;
+    if (unseen.length > 0 && mayHoldInvisibles(text) && unseen.some((p) => p.test(text))) return true;
     if (mayHoldEscapes(text) && holdsAnEscape(text) && unescapedHolds(text, secret)) return true;
     return cores.some((core) => text.includes(core));
   };

@@ -79,9 +79,9 @@ export function pieceSpans(secret: string): ((text: string) => [number, number][
   const finders = forms.map((form) => runFinder(form, min));
   // Typed apart (a card number in groups, a digit left out): runs of the text with its single separators taken out,
   // for a secret the separated form is kept for (review of stop 56, M1: groups of 4 are no run of 8).
-  const apart = formsOf(secret).separated !== undefined ? finders[0]! : undefined;
+  const apart = formsOf(secret).separated.length > 0 ? finders[0]! : undefined;
   // With a few characters no one sees between its own (outside probe 52, LOW-1): runs of the text as a screen shows it.
-  const unseen = formsOf(secret).invisible !== undefined ? finders[0]! : undefined;
+  const unseen = formsOf(secret).invisible.length > 0 ? finders[0]! : undefined;
   return (text) => {
     const spans: [number, number][] = [];
     for (const find of finders) find(text, spans);
