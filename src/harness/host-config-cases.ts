@@ -15,7 +15,7 @@
  * store, no trace file. A served row is built, answers a message and is closed;
  * its checks say what the config's parts did.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -74,7 +74,7 @@ interface Row {
   /** agent.yaml's lines; `{collector}` is the address of a collector started for the row. */
   readonly yaml: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
-  /** Files the row puts in the folder first (a file where the config wants a folder). */
+  /** Files the row puts in the folder first (a file where the config wants a folder; `a -> b`: a link a to b). */
   readonly files?: readonly string[];
   /** The agent served, when not AGENT. */
   readonly agent?: Agent;
@@ -564,6 +564,21 @@ const ROWS: readonly Row[] = [
     files: ['data/'],
     refused: '{file}:2:29: store.path: cannot write {folder}/data: it is a folder, not a file',
   },
+  // A device, a FIFO or a link to nowhere passed the check, and the host failed on it, or hung on a FIFO (outside probe 64, F4).
+  {
+    id: 'store-path-a-device-refused',
+    title: 'a SQLite store.path that is a device (a link to /dev/null) is refused, nothing created',
+    yaml: [MODEL, 'store: {kind: sqlite, path: data.db}'],
+    files: ['data.db -> /dev/null'],
+    refused: '{file}:2:29: store.path: cannot write {folder}/data.db: it is not a regular file (a device, a FIFO or a socket)',
+  },
+  {
+    id: 'trace-file-under-a-link-to-nowhere-refused',
+    title: 'a trace.export.jsonl under a link to a folder that does not exist is refused, nothing created',
+    yaml: [MODEL, 'trace:', '  export:', '    jsonl: logs/traces.jsonl'],
+    files: ['logs -> gone/logs'],
+    refused: '{file}:4:12: trace.export.jsonl: cannot write {folder}/logs/traces.jsonl: {folder}/logs is a link to gone/logs, which does not exist',
+  },
   {
     id: 'trace-file-under-a-file-refused',
     title: 'a trace.export.jsonl under a file is refused, nothing created',
@@ -979,7 +994,9 @@ async function runRow(row: Row): Promise<CheckResult[]> {
   const collector = row.collector ? await startCollector() : undefined;
   try {
     for (const path of row.files ?? []) {
-      if (path.endsWith('/')) mkdirSync(join(folder, path), { recursive: true });
+      const [name, target] = path.split(' -> ');
+      if (target !== undefined) symlinkSync(target, join(folder, name!));
+      else if (path.endsWith('/')) mkdirSync(join(folder, path), { recursive: true });
       else writeFileSync(join(folder, path), 'a file of the user\n');
     }
     const file = join(folder, 'agent.yaml');

@@ -13,7 +13,7 @@
  * relative to the file's folder; in a config given as an object, to the working
  * directory.
  */
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync, statSync } from 'node:fs';
 import { readBytes, sameFile } from '../files/index.ts';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { API_KEY_ENV, createAdapter } from '../../providers/clients.ts';
@@ -224,12 +224,27 @@ function writableFileProblem(path: string): string | undefined {
       return false;
     }
   };
+  // A link whose target does not exist (stat fails, the link is there): the host cannot create through it.
+  const dangling = (p: string): string | undefined => {
+    try {
+      return lstatSync(p).isSymbolicLink() ? `${p} is a link to ${readlinkSync(p)}, which does not exist` : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const own = kind(path);
   if (own === 'folder') return 'it is a folder, not a file';
   if (own === 'file') return writable(path) ? undefined : 'the file is not writable';
+  // A device, a FIFO, a socket: a store fails on it, a trace file on a FIFO blocks the host (outside probe 64, F4).
+  if (own === 'other') return 'it is not a regular file (a device, a FIFO or a socket)';
+  if (dangling(path)) return dangling(path);
   // The nearest folder that exists: the exporter creates the ones below it.
   let parent = dirname(path);
-  while (kind(parent) === undefined && dirname(parent) !== parent) parent = dirname(parent);
+  while (kind(parent) === undefined && dirname(parent) !== parent) {
+    const broken = dangling(parent);
+    if (broken) return broken;
+    parent = dirname(parent);
+  }
   const found = kind(parent);
   if (found === 'folder') return writable(parent) ? undefined : `the folder ${parent} is not writable`;
   return found === undefined ? `${parent} does not exist` : `${parent} is a file, not a folder`;
