@@ -241,6 +241,46 @@ const CASES: readonly BadInput[] = [
     },
     names: /^loopgate: merge-reports --out s1: would overwrite the input s1\/results\.json; write the merged reports elsewhere$/,
   },
+  // Outside probe 64, F6, F8, F7: through a link to the same folder, or with the baseline where a report goes, the
+  // inputs were overwritten (exit 0).
+  {
+    name: 'merge-reports --out a link to the folder where an input lies',
+    setup: (w) => {
+      for (const shard of ['s1', 's2']) {
+        mkdirSync(join(w, shard));
+        writeFileSync(join(w, shard, 'results.json'), readFileSync(join(w, 'reports', 'results.json')));
+      }
+      symlinkSync('s1', join(w, 'link'));
+      return ['merge-reports', 's1', 's2', '--out', 'link'];
+    },
+    names: /^loopgate: merge-reports --out link: would overwrite the input s1\/results\.json; write the merged reports elsewhere$/,
+  },
+  {
+    name: 'merge-reports --baseline where a merged report goes',
+    setup: (w) => {
+      for (const shard of ['s1', 's2']) {
+        mkdirSync(join(w, shard));
+        writeFileSync(join(w, shard, 'results.json'), readFileSync(join(w, 'reports', 'results.json')));
+      }
+      mkdirSync(join(w, 'merged'));
+      writeFileSync(join(w, 'merged', 'results.json'), readFileSync(join(w, 'reports', 'results.json')));
+      return ['merge-reports', 's1', 's2', '--out', 'merged', '--baseline', 'merged/results.json'];
+    },
+    names: /^loopgate: merge-reports --out merged: would overwrite the input merged\/results\.json; write the merged reports elsewhere$/,
+  },
+  {
+    name: 'run --baseline a report the run writes (without --update-baseline it was overwritten all the same)',
+    setup: () => ['run', 's.yaml', '--baseline', 'reports/results.json'],
+    names: /^loopgate: --baseline reports\/results\.json: this run writes its json report there; keep the baseline outside --out$/,
+  },
+  {
+    name: 'run --out a link to the folder of the scenario files it checks',
+    setup: (w) => {
+      symlinkSync('.', join(w, 'here'));
+      return ['run', 's.yaml', '--out', 'here'];
+    },
+    names: /^loopgate: --out here: holds the scenario files this run checks \(s\.yaml\); write the reports elsewhere \(the default is reports\/\)$/,
+  },
   // Outside probe 53, LOW-2: the four reports were written in among the scenarios, exit 0.
   {
     name: 'run --out the folder of the scenario files it checks',

@@ -9,6 +9,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { sameFile } from '../../files/index.ts';
 import { compareWithBaseline, readBaselineFile } from '../../report/baseline.ts';
 import { ReportFileError } from '../../report/file-error.ts';
 import { readResultsFile } from '../../report/json.ts';
@@ -64,7 +65,9 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
     });
     // Writing the merged reports must not replace a shard's results before it is merged again.
     const targets = reporters.filter((r) => r !== 'console').map((r) => resolve(args.out, REPORT_FILES[r as keyof typeof REPORT_FILES]));
-    const clash = inputs.find((file) => targets.includes(resolve(file)));
+    // Also through a link to the same folder, and the baseline it reads (outside probe 64, F6, F8).
+    const read = args.baseline !== undefined ? [...inputs, args.baseline] : inputs;
+    const clash = read.find((file) => targets.some((target) => sameFile(target, file)));
     if (clash) throw new UsageError(`merge-reports --out ${args.out}: would overwrite the input ${clash}; write the merged reports elsewhere`);
     for (const file of inputs) parts.push({ source: file, results: await readResultsFile(file) });
     let merged: RunResults = mergeResults(parts);

@@ -27,7 +27,7 @@ import { compareWithBaseline, readBaselineFile, writeBaselineFile, type Baseline
 import { ReportFileError } from '../../report/file-error.ts';
 import { createProgress } from '../../report/progress.ts';
 import { nothingChecked, RESULTS_SCHEMA, runPassed, suiteDigest, summarize, type RunResults } from '../../report/results.ts';
-import { checkOutputPath, ensureDirectory } from '../../files/index.ts';
+import { checkOutputPath, ensureDirectory, sameFile } from '../../files/index.ts';
 import { REPORT_FILES, REPORTERS } from '../../report/reporters.ts';
 import { parseReporters, removeReports, writeReports } from '../../report/write.ts';
 import type { UpdateSink } from '../../harness/update/update-case.ts';
@@ -286,8 +286,9 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
   // A partial run (paths, --grep, --shard, one host of several) judges, and updates, only the cases it selects.
   const inScope = selectedScope(args, config, hosts, Boolean(shard || grep));
-  if (args.updateBaseline && args.baseline) {
-    const report = reporters.find((r) => r !== 'console' && resolve(out, REPORT_FILES[r]) === resolve(args.baseline!));
+  // With --update-baseline or without (outside probe 64, F8: a baseline in --out was overwritten by the report).
+  if (args.baseline) {
+    const report = reporters.find((r) => r !== 'console' && sameFile(resolve(out, REPORT_FILES[r]), args.baseline!));
     if (report) throw new UsageError(`--baseline ${args.baseline}: this run writes its ${report} report there; keep the baseline outside --out`);
   }
   const baseline =
@@ -381,10 +382,11 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   if (writesFiles) {
     const into = resolve(out);
     const named = args.out !== undefined ? `--out ${out}` : `the config's out (${out})`;
-    const mixed = cases.find((c) => c.id.startsWith('scenario:') && c.file !== undefined && dirname(resolve(c.file)) === into);
+    // Also through a link to that folder (outside probe 64, F7).
+    const mixed = cases.find((c) => c.id.startsWith('scenario:') && c.file !== undefined && sameFile(dirname(resolve(c.file)), into));
     if (mixed)
       throw new UsageError(`${named}: holds the scenario files this run checks (${mixed.file}); write the reports elsewhere (the default is reports/)`);
-    if (config.scenarios.some((folder) => resolve(folder) === into))
+    if (config.scenarios.some((folder) => sameFile(folder, into)))
       throw new UsageError(
         `${named}: is a scenario folder of ${relative(process.cwd(), config.file) || config.file}; write the reports elsewhere (the default is reports/)`,
       );
