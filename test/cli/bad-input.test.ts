@@ -480,6 +480,12 @@ const CASES: readonly BadInput[] = [
     },
     names: /^loopgate: ci\/junit\.xml: is not a junit report of loopgate's: the run would replace it \(move it, or choose another --out\)$/,
   },
+  // Outside probe 64, F12: 30 s of CPU inside fast-check, then exit 1 blaming the code under test.
+  {
+    name: 'fuzz --path whose run is past the search’s runs',
+    setup: () => ['fuzz', '--runs', '5', '--seed', '1', '--path', '999999999999'],
+    names: /^loopgate: --path 999999999999: names run 999999999999 of a search of 5 runs \(0 to 4\); give the --path printed with the failure, and its --runs$/,
+  },
   {
     name: 'fuzz --out pointing at a file',
     setup: () => ['fuzz', '--runs', '1', '--out', 'notes.txt'],

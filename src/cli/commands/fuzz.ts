@@ -122,6 +122,13 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
     throw error;
   }
   const runs = runsArg ?? (timeLimitMs === undefined ? DEFAULT_FUZZ_RUNS : undefined);
+  // A path's first number is the run it replays: past the search's runs, fast-check spent its time generating up to
+  // it, then the search "failed" (outside probe 64, F12).
+  const replayed = args.path === undefined ? undefined : Number(String(args.path).split(':')[0]);
+  if (replayed !== undefined && runs !== undefined && replayed >= runs)
+    throw new UsageError(
+      `--path ${String(args.path)}: names run ${String(args.path).split(':')[0]} of a search of ${runs} runs (0 to ${runs - 1}); give the --path printed with the failure, and its --runs`,
+    );
   const out = args.out ?? config.out ?? defaultReportDir(config);
   // Reports written in among the scenario files, as `run` refuses (outside probe 53, LOW-2). The counterexamples'
   // folder is marked as loopgate's output wherever it is, so that no scenario folder takes them as cases.
