@@ -122,12 +122,12 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
     throw error;
   }
   const runs = runsArg ?? (timeLimitMs === undefined ? DEFAULT_FUZZ_RUNS : undefined);
-  // A path's first number is the run it replays: past the search's runs, fast-check spent its time generating up to
-  // it, then the search "failed" (outside probe 64, F12).
+  // A path's first number is the run it replays (fast-check goes on from there for --runs more): one past any search's
+  // runs had fast-check generate up to it for minutes, then the search "failed" (outside probe 64, F12).
   const replayed = args.path === undefined ? undefined : Number(String(args.path).split(':')[0]);
-  if (replayed !== undefined && runs !== undefined && replayed >= runs)
+  if (replayed !== undefined && replayed >= BOUNDS.fuzzRuns.max)
     throw new UsageError(
-      `--path ${String(args.path)}: names run ${String(args.path).split(':')[0]} of a search of ${runs} runs (0 to ${runs - 1}); give the --path printed with the failure, and its --runs`,
+      `--path ${String(args.path)}: names run ${String(args.path).split(':')[0]}, past the ${BOUNDS.fuzzRuns.max} runs a search may have; give the --path printed with the failure`,
     );
   const out = args.out ?? config.out ?? defaultReportDir(config);
   // Reports written in among the scenario files, as `run` refuses (outside probe 53, LOW-2). The counterexamples'
