@@ -108,6 +108,14 @@ describe('loopgate fuzz: runs', () => {
     expect(err.join('')).toMatch(/replayed from --path 5: no violation in the 3 run\(s\) from there/);
   });
 
+  // Outside probe 64, F13: "0 runs", every other case passed, exit 0 — a replay that replayed nothing.
+  it('a replay of a path that names no case of the search is refused, not passed', async () => {
+    const { io } = collect();
+    await expect(fuzz(args({ runs: '3', seed: '7', path: '0:999999999', out: join(dir, 'replayed-nothing') }), io)).rejects.toThrow(
+      /--path 0:999999999: names no case of seed 7's search \(0 runs replayed\)/,
+    );
+  });
+
   it('a replay of a path into a shrink tree is not judged on what it drew: its runs are shrink candidates (probe 32, F17)', async () => {
     const out = join(dir, 'replayed-shrink');
     const { io, err } = collect();

@@ -242,6 +242,11 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   });
   if (running !== undefined) io.activity?.end(running);
   if (io.tty) io.err('\n');
+  // A path into a shrink tree past its candidates replays nothing: no pass (outside probe 64, F13: exit 0, "0 runs").
+  if (args.path !== undefined && result.runs === 0)
+    throw new UsageError(
+      `--path ${String(args.path)}: names no case of seed ${result.seed}'s search (0 runs replayed); give the --path printed with the failure`,
+    );
   const finishedAt = new Date();
 
   let counterexampleFile: string | undefined;
