@@ -142,5 +142,11 @@ describe('checkPriceTable', () => {
     const infinite = checkPriceTable({ models: { m: { input: Infinity, output: 1 } } });
     // YAML reads 1e999 as infinity: the line says so, not "got null" (JSON's spelling of it; outside probe 6).
     expect('problems' in infinite && infinite.problems[0]!.message).toBe('expected a price per million tokens, a number ≥ 0, got Infinity');
+    // Outside probe 64, F16: 1e308 was taken, a call's cost came out Infinity, and the run ended "the json report
+    // disagrees… a loopgate bug" with every case passed.
+    const huge = checkPriceTable({ models: { m: { input: 1e308, output: 1 } } });
+    expect('problems' in huge && huge.problems[0]!.message).toBe(
+      'expected a price per million tokens of at most 1000000000 (a cost must stay a number for any token count), got 1e+308',
+    );
   });
 });

@@ -35,6 +35,9 @@ export interface PriceTable {
 }
 
 export const PRICE_KEYS = ['input', 'output', 'cachedInput', 'cacheWrite'] as const;
+
+/** The highest price per million tokens taken, in any currency (a million won is about 700 dollars). */
+export const MAX_PRICE = 1_000_000_000;
 const TABLE_KEYS = ['currency', 'models'] as const;
 
 /** A problem in a price table: the key path below the table (`models.gpt-4o.input`) and what is wrong. */
@@ -69,6 +72,12 @@ export function checkPriceTable(value: unknown): { table: PriceTable } | { probl
         if (amount === undefined && (key === 'cachedInput' || key === 'cacheWrite')) continue;
         if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0)
           fail(['models', model, key], `expected a price per million tokens, a number ≥ 0, got ${describe(amount)}`);
+        // 2^53 tokens at this price stay a finite amount, summed over any run (outside probe 64, F16: 1e308 made Infinity).
+        else if (amount > MAX_PRICE)
+          fail(
+            ['models', model, key],
+            `expected a price per million tokens of at most ${MAX_PRICE} (a cost must stay a number for any token count), got ${amount}`,
+          );
       }
     }
   }
