@@ -32,6 +32,14 @@ describe('baselineFrom', () => {
     expect(text).toContain(`\n    "${GRANTED}": {"status":"passed","steps":3,"tokens":2680},\n`);
     expect(parseBaselineJson(renderBaselineJson(baselineFrom(sampleResults([]))), 'b.json').cases).toEqual({});
   });
+
+  // Outside probe 64, F1: a case's input (2^53 − 1, as the kernel holds a count past it) plus output was written as
+  // 2^53, and the next --baseline run refused the file loopgate had written (exit 2).
+  it('writes a token sum past 2^53 − 1 as 2^53 − 1 ("at least"), and reads it back', () => {
+    const huge = baselineFrom(withCase(GRANTED, (c) => ({ ...c, metrics: { ...c.metrics!, inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: 1 } })));
+    expect(huge.cases[GRANTED]!.tokens).toBe(Number.MAX_SAFE_INTEGER);
+    expect(parseBaselineJson(renderBaselineJson(huge), 'b.json').cases[GRANTED]!.tokens).toBe(Number.MAX_SAFE_INTEGER);
+  });
 });
 
 describe('compareWithBaseline', () => {
