@@ -101,3 +101,18 @@ describe('the lastRequest expectation', () => {
     );
   });
 });
+
+/** Outside probe 64, F11: store faults at appends the case never made passed: the case tested nothing it said. */
+describe('store faults the case never reached', () => {
+  it('fail the case, naming the append and how many there were', async () => {
+    const scenario = parseScenario(
+      'name: a far fault\nstore: { failAppends: [999999], slowAppends: [{ append: 500000, ms: 10 }] }\nprovider:\n  script:\n    - reply: Hi.\ninbox:\n  - say: Hello\nexpect: { outcome: replied }\n',
+      'far-fault.yaml',
+    );
+    const run = await runScenario(scenario, { seed: 1 });
+    const check = checkExpectations(run, scenario.expect).find((c) => c.name === 'store' && !c.passed);
+    expect(check?.message).toBe(
+      `store.failAppends: append 999999 never happened; store.slowAppends: append 500000 never happened (the case made ${run.storeWrites.attempts} appends): the case tests nothing there`,
+    );
+  });
+});

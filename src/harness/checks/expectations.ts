@@ -311,6 +311,27 @@ function replyCheck(name: string, want: NonNullable<Expectation['reply']>, reply
  * events), or none read after it, the case does not test what it says.
  */
 function storeFaultsCheck(run: ScenarioRun): CheckResult[] {
+  return [...appendsNeverMade(run), ...snapshotNeverGarbled(run)];
+}
+
+/**
+ * A fault at an append the case never made (`failAppends: [999999]`) injects nothing: the case passes testing
+ * nothing it says, as a trigger that never fires would (outside probe 64, F11).
+ */
+function appendsNeverMade(run: ScenarioRun): CheckResult[] {
+  const store = run.scenario.store;
+  if (!store) return [];
+  const made = run.storeWrites.attempts;
+  const missed = [
+    ...store.failAppends.filter((n) => n > made).map((n) => `store.failAppends: append ${n} never happened`),
+    ...(store.slowAppends ?? []).filter((s) => s.append > made).map((s) => `store.slowAppends: append ${s.append} never happened`),
+    ...(store.tornAppends ?? []).filter((t) => t.append > made).map((t) => `store.tornAppends: append ${t.append} never happened`),
+  ];
+  if (missed.length === 0) return [];
+  return [{ name: 'store', passed: false, message: `${missed.join('; ')} (the case made ${made} appends): the case tests nothing there` }];
+}
+
+function snapshotNeverGarbled(run: ScenarioRun): CheckResult[] {
   if (run.scenario.store?.corruptSnapshotOnCrash === undefined || run.storeWrites.garbledSnapshotsRead > 0) return [];
   return [
     {
