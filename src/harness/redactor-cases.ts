@@ -795,7 +795,7 @@ function longSecretRedacted(): CheckResult[] {
   } catch (error) {
     refused = String(error).slice(0, 80);
   }
-  return texts.map(([form, text]) => {
+  const checks = texts.map(([form, text]): CheckResult => {
     let out: string;
     try {
       out = redact ? redact(text) : `(no redactor: ${refused})`;
@@ -806,6 +806,19 @@ function longSecretRedacted(): CheckResult[] {
     const passed = !out.startsWith('(') && !left && out.includes('[REDACTED]');
     return { name: `the secret ${form} is redacted`, passed, message: passed ? 'redacted' : out.startsWith('(') ? out : 'a piece of it is left' };
   });
+  // A secret one character past a run's length: its last run must not be that one character, looked for everywhere
+  // (review of stop 65, HIGH-1: "The quick answer: q" became "The [REDACTED]uick answer: [REDACTED]").
+  const odd = `${secret.slice(0, 1_000)}q`;
+  const plain = 'The quick answer: q and q again, 6d.';
+  const kept = createRedactor({ secrets: [odd] })(plain);
+  checks.push({
+    name: 'ordinary text beside a secret of 1,001 characters is left as it is',
+    passed: kept === plain,
+    message: kept,
+    expected: plain,
+    actual: kept,
+  });
+  return checks;
 }
 
 function secretsFromEnvOfLength(): CheckResult[] {

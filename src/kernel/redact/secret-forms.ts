@@ -116,8 +116,17 @@ function separatedPattern(secret: string): RegExp[] {
  */
 function segmentsOf(secret: string): string[][] {
   const characters = [...secret];
+  // Runs of even length, each over half a run: a short last run (one character of a 1,001-character secret) would be
+  // looked for everywhere, and redacted every "q" (review of stop 65, HIGH-1).
+  const runs = Math.ceil(characters.length / SEGMENT_CHARACTERS);
+  const base = Math.floor(characters.length / runs);
+  const longer = characters.length % runs; // the first `longer` runs take one character more
   const out: string[][] = [];
-  for (let i = 0; i < characters.length; i += SEGMENT_CHARACTERS) out.push(characters.slice(i, i + SEGMENT_CHARACTERS));
+  for (let i = 0, at = 0; i < runs; i++) {
+    const size = base + (i < longer ? 1 : 0);
+    out.push(characters.slice(at, at + size));
+    at += size;
+  }
   return out;
 }
 
