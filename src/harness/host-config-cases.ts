@@ -572,6 +572,17 @@ const ROWS: readonly Row[] = [
     files: ['data.db -> /dev/null'],
     refused: '{file}:2:29: store.path: cannot write {folder}/data.db: it is not a regular file (a device, a FIFO or a socket)',
   },
+  // Review of stop 65, MED-1: a store linked onto a volume before its first write is created through the link.
+  {
+    id: 'store-path-a-link-to-a-file-to-be-made-served',
+    title: 'a SQLite store.path that links to a file not made yet, in a folder that exists, is served: the store is made there',
+    yaml: [MODEL, 'store: {kind: sqlite, path: data.db}'],
+    files: ['vol/', 'data.db -> vol/data.db'],
+    served: async ({ host }) => {
+      const got = await host.handle('linked-1', 'Hello');
+      return [{ name: 'the message is answered', passed: got.status === 200, message: `${got.status}` }];
+    },
+  },
   {
     id: 'trace-file-under-a-link-to-nowhere-refused',
     title: 'a trace.export.jsonl under a link to a folder that does not exist is refused, nothing created',

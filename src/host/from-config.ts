@@ -145,7 +145,8 @@ function checkTraceFile(config: HostConfig, at: (path: string) => string): void 
   if (jsonl === undefined) return;
   const key = configKey(config, ['trace', 'export', 'jsonl']);
   const path = at(jsonl);
-  const problem = writableFileProblem(path);
+  // A stream is a place to append lines to (/dev/stdout in a container): only the store must be a regular file.
+  const problem = writableFileProblem(path, { stream: true });
   if (problem) throw new ConfigError(`${key}: cannot write ${path}: ${problem}`);
   // Outside probe 29, F4: traces appended to the store's own file were overwritten by SQLite's page writes, and
   // appended to a file of the user's (a scenario, a config) damaged it.
@@ -206,8 +207,16 @@ function jsonLinesProblem(path: string): string | undefined {
   return 'does not hold JSON lines (its first line is not a JSON object)';
 }
 
+function lstatOrNone(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why a file could not be created or appended to at `path` (its missing folders created first), or undefined. */
-function writableFileProblem(path: string): string | undefined {
+function writableFileProblem(path: string, options: { readonly stream?: boolean } = {}): string | undefined {
   const kind = (p: string): 'file' | 'folder' | 'other' | undefined => {
     try {
       const stat = statSync(p);
@@ -224,10 +233,13 @@ function writableFileProblem(path: string): string | undefined {
       return false;
     }
   };
-  // A link whose target does not exist (stat fails, the link is there): the host cannot create through it.
+  // A link whose target does not exist (stat fails, the link is there): writing through it creates the target if
+  // the target's folder exists (a store linked onto a volume before its first write); else nothing can be created.
   const dangling = (p: string): string | undefined => {
     try {
-      return lstatSync(p).isSymbolicLink() ? `${p} is a link to ${readlinkSync(p)}, which does not exist` : undefined;
+      if (!lstatSync(p).isSymbolicLink()) return undefined;
+      const target = readlinkSync(p);
+      return kind(dirname(resolve(dirname(p), target))) === 'folder' ? undefined : `${p} is a link to ${target}, which does not exist`;
     } catch {
       return undefined;
     }
@@ -236,13 +248,13 @@ function writableFileProblem(path: string): string | undefined {
   if (own === 'folder') return 'it is a folder, not a file';
   if (own === 'file') return writable(path) ? undefined : 'the file is not writable';
   // A device, a FIFO, a socket: a store fails on it, a trace file on a FIFO blocks the host (outside probe 64, F4).
-  if (own === 'other') return 'it is not a regular file (a device, a FIFO or a socket)';
-  if (dangling(path)) return dangling(path);
+  if (own === 'other') return options.stream ? undefined : 'it is not a regular file (a device, a FIFO or a socket)';
+  const broken = dangling(path);
+  if (broken) return broken;
   // The nearest folder that exists: the exporter creates the ones below it.
   let parent = dirname(path);
   while (kind(parent) === undefined && dirname(parent) !== parent) {
-    const broken = dangling(parent);
-    if (broken) return broken;
+    if (lstatOrNone(parent)?.isSymbolicLink()) return `${parent} is a link to ${readlinkSync(parent)}, which does not exist`;
     parent = dirname(parent);
   }
   const found = kind(parent);
