@@ -73,6 +73,11 @@ export { DEFAULT_FUZZ_RUNS };
 
 /** The longest `--time`: a day. */
 const MAX_FUZZ_TIME_MS = 24 * 3_600_000;
+/**
+ * Past any run a search reaches — --runs at most 10,000,000, or --time at most 24 hours (over 1,000 runs a second):
+ * a --path beyond is a typo (review of stop 65, MED-2: 10,000,000 refused a path a long --time search can print).
+ */
+const MAX_PATH_RUN = 100_000_000;
 
 function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
   const runsArg = args.runs !== undefined ? numberArg('runs', args.runs, BOUNDS.fuzzRuns) : undefined;
@@ -125,9 +130,9 @@ function parseArgs(args: FuzzArgs, config: ResolvedConfig) {
   // A path's first number is the run it replays (fast-check goes on from there for --runs more): one past any search's
   // runs had fast-check generate up to it for minutes, then the search "failed" (outside probe 64, F12).
   const replayed = args.path === undefined ? undefined : Number(String(args.path).split(':')[0]);
-  if (replayed !== undefined && replayed >= BOUNDS.fuzzRuns.max)
+  if (replayed !== undefined && replayed >= MAX_PATH_RUN)
     throw new UsageError(
-      `--path ${String(args.path)}: names run ${String(args.path).split(':')[0]}, past the ${BOUNDS.fuzzRuns.max} runs a search may have; give the --path printed with the failure`,
+      `--path ${String(args.path)}: names run ${String(args.path).split(':')[0]}, past the runs any search makes (fewer than ${MAX_PATH_RUN}, in its 24 hours at most); give the --path printed with the failure`,
     );
   const out = args.out ?? config.out ?? defaultReportDir(config);
   // Reports written in among the scenario files, as `run` refuses (outside probe 53, LOW-2). The counterexamples'
@@ -243,7 +248,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   if (running !== undefined) io.activity?.end(running);
   if (io.tty) io.err('\n');
   // A path into a shrink tree past its candidates replays nothing: no pass (outside probe 64, F13: exit 0, "0 runs").
-  if (args.path !== undefined && result.runs === 0)
+  if (args.path !== undefined && result.runs === 0 && !result.interrupted)
     throw new UsageError(
       `--path ${String(args.path)}: names no case of seed ${result.seed}'s search (0 runs replayed); give the --path printed with the failure`,
     );

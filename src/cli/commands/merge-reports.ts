@@ -65,9 +65,8 @@ export async function mergeReports(args: MergeReportsArgs, out: (text: string) =
     });
     // Writing the merged reports must not replace a shard's results before it is merged again.
     const targets = reporters.filter((r) => r !== 'console').map((r) => resolve(args.out, REPORT_FILES[r as keyof typeof REPORT_FILES]));
-    // Also through a link to the same folder, and the baseline it reads (outside probe 64, F6, F8).
-    const read = args.baseline !== undefined ? [...inputs, args.baseline] : inputs;
-    const clash = read.find((file) => targets.some((target) => sameFile(target, file)));
+    // Also through a link to the same folder (outside probe 64, F6). A baseline there is read first, as `run` reads one.
+    const clash = inputs.find((file) => targets.some((target) => sameFile(target, file)));
     if (clash) throw new UsageError(`merge-reports --out ${args.out}: would overwrite the input ${clash}; write the merged reports elsewhere`);
     for (const file of inputs) parts.push({ source: file, results: await readResultsFile(file) });
     let merged: RunResults = mergeResults(parts);

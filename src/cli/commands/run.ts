@@ -286,8 +286,9 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   if (args.updateBaseline && !args.baseline) throw new UsageError('--update-baseline needs --baseline FILE (where to write it)');
   // A partial run (paths, --grep, --shard, one host of several) judges, and updates, only the cases it selects.
   const inScope = selectedScope(args, config, hosts, Boolean(shard || grep));
-  // With --update-baseline or without (outside probe 64, F8: a baseline in --out was overwritten by the report).
-  if (args.baseline) {
+  // A baseline the run is to rewrite where it writes a report (also through a link). Without --update-baseline the last
+  // run's results.json is a baseline as documented (docs/results-schema.md): read before the reports replace it.
+  if (args.updateBaseline && args.baseline) {
     const report = reporters.find((r) => r !== 'console' && sameFile(resolve(out, REPORT_FILES[r]), args.baseline!));
     if (report) throw new UsageError(`--baseline ${args.baseline}: this run writes its ${report} report there; keep the baseline outside --out`);
   }
