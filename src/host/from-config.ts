@@ -236,18 +236,14 @@ function writableFileProblem(path: string, options: { readonly stream?: boolean 
   // A link whose target does not exist (stat fails, the link is there): writing through it creates the target if
   // the target's folder exists (a store linked onto a volume before its first write); else nothing can be created.
   const dangling = (p: string): string | undefined => {
-    try {
-      if (!lstatSync(p).isSymbolicLink()) return undefined;
-      const target = readlinkSync(p);
-      return kind(dirname(resolve(dirname(p), target))) === 'folder' ? undefined : `${p} is a link to ${target}, which does not exist`;
-    } catch {
-      return undefined;
-    }
+    if (!lstatOrNone(p)?.isSymbolicLink()) return undefined;
+    const target = readlinkSync(p);
+    return kind(dirname(resolve(dirname(p), target))) === 'folder' ? undefined : `${p} is a link to ${target}, which does not exist`;
   };
   const own = kind(path);
   if (own === 'folder') return 'it is a folder, not a file';
   if (own === 'file') return writable(path) ? undefined : 'the file is not writable';
-  // A device, a FIFO, a socket: a store fails on it, a trace file on a FIFO blocks the host (outside probe 64, F4).
+  // A device, a FIFO, a socket: a store fails on it (outside probe 64, F4); a trace file may be a stream (/dev/stdout).
   if (own === 'other') return options.stream ? undefined : 'it is not a regular file (a device, a FIFO or a socket)';
   const broken = dangling(path);
   if (broken) return broken;
