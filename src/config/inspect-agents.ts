@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { MIN_SECRET_LENGTH, secretGarbles } from '../kernel/index.ts';
 import type { AgentInspection, AgentRegistry } from '../harness/world/agent-under-test.ts';
+import { GARBLES_THE_REPORTS, secretsGarblingTheReports } from '../harness/gate-words.ts';
 import { inspectFactory, NEVER_SETTLES } from '../harness/world/inspect-agent.ts';
 import { ConfigFileError } from './config-error.ts';
 import { lineOfKey } from './locate-key.ts';
@@ -32,13 +33,20 @@ export async function inspectConfigAgents<C extends { readonly file: string; rea
     });
     inspected.set(name, inspection);
     for (const problem of inspection.problems) problems.push(`${where(name)}: ${problem}`);
+    // Refused by the gate only (a host writes no reports): a secret its reports' own words hold garbles every report.
+    const secrets = inspection.problems.length === 0 && Array.isArray(inspection.agent?.secrets) ? inspection.agent.secrets : [];
+    for (const i of secretsGarblingTheReports(secrets))
+      problems.push(
+        `${where(name)}: secrets[${i}] (${(secrets[i] as string).length} characters) occurs in ${GARBLES_THE_REPORTS}; a secret must be the credential itself`,
+      );
   }
   // Each agent's lines are said without its own secrets (inspectFactory); these go with the error so that the lines
   // hold none of any agent's either — agents share credentials, and a refusal may be about the secret itself, in a
   // tool's name (outside probe 42, F1, F2).
   const secrets = [...inspected.values()]
     .flatMap((i) => (Array.isArray(i.agent?.secrets) ? i.agent.secrets : []))
-    .filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH && secretGarbles(s, []) === undefined); // one refused as too short, or as a word of the loop's records, is no credential: it would garble the lines
+    // One refused as too short, or as a word of the loop's records or the gate's reports, is no credential: it would garble the lines.
+    .filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH && secretGarbles(s, []) === undefined && secretsGarblingTheReports([s]).length === 0);
   if (problems.length > 0) throw new ConfigFileError(problems.join('\n'), { secrets });
   return { ...config, registry: { ...config.registry, inspected } };
 }

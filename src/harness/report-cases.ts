@@ -25,7 +25,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedactor } from '../kernel/index.ts';
+import { createRedactor, redactDeep, secretFinder } from '../kernel/index.ts';
 import { runCases } from './runner.ts';
 import type { CaseResult, CheckResult, Regression, RunResults } from '../report/results.ts';
 import { type Baseline, baselineFrom, compareWithBaseline, parseBaselineJson, renderBaselineJson } from '../report/baseline.ts';
@@ -45,6 +45,7 @@ import { compareVerdicts, verdictsOf } from '../report/peer-verdicts.ts';
 import { verifyReports } from '../report/verify.ts';
 import { writeReports } from '../report/write.ts';
 import { checksCase, type Case } from './cases.ts';
+import { secretsGarblingTheReports } from './gate-words.ts';
 import { parseScenario } from './scenario/load.ts';
 import { metricsOf } from './scenario-case.ts';
 import { runScenario } from './second-host.ts';
@@ -613,6 +614,74 @@ async function secretPiecesNeverReported(): Promise<CheckResult[]> {
 }
 
 /**
+ * A secret the reports' own words hold is refused where it is declared, and only such a secret: each word below,
+ * redacted out of a run's results as the writer redacts them, leaves reports that do not read back (a results.json
+ * key or status gone) or that still hold it (a JUnit tag, a case id's kind: invariant 15 fails every case); each
+ * credential below is accepted and leaves reports that read back and hold none of it (outside probe 64, F10: a
+ * scenario's `secrets: [passed]` was told as "a loopgate bug", `[scenario]` threw, an agent's `test` failed every case).
+ */
+function secretsGarblingTheReportsRefused(): CheckResult[] {
+  const words = ['passed', 'scenario', 'test', 'checks', 'executions', 'timeline', 'invariant-15'];
+  const credentials = ['sk_live_51HqExampleKey9', 'trvk-Q7m2X9p4L8v3N6z1Hc5D', 'ghp_R2d8Kq0Zt6Wm4Np1Lx9Vb3Cy7Hs5Jf', '4111 1111 1111 1111', 'x9#Lp2!vQ'];
+  const fixed = fixture();
+  // A passing case with a scenario's own check and an invariant's (the fixture's are outcome, history and policy).
+  const checked: CaseResult = {
+    id: 'scenario:refunds/refund-runs-once',
+    kind: 'scenario',
+    title: 'A refund runs once',
+    status: 'passed',
+    durationMs: 3,
+    checks: [
+      { name: 'executions', passed: true, message: 'as expected' },
+      { name: 'invariant-15-secrets-never-leave', passed: true, message: 'holds' },
+    ],
+  };
+  const base: RunResults = { ...fixed, cases: [...fixed.cases, checked], summary: summarize([...fixed.cases, checked]) };
+  const names = (results: RunResults) => JSON.stringify(results.cases.map((c) => [c.id, c.kind, c.status, c.checks.map((k) => k.name)]));
+  const rendered = (results: RunResults) =>
+    [renderResultsJson(results), renderJunit(results), renderMarkdown(results), renderHtml(results), renderConsole(results)].join('\n');
+  const garbled = (secret: string): string | undefined => {
+    const results = redactDeep(base, createRedactor({ secrets: [secret], patterns: [] })) as RunResults;
+    const refused = reportsRefused(results);
+    if (refused !== undefined) return `the reports do not read back: ${refused.split('\n')[0]}`;
+    if (names(results) !== names(base)) return "a case's id, kind or status, or a check's name, no longer reads as the gate wrote it";
+    return secretFinder(secret)(rendered(results)) ? 'the reports still hold it' : undefined;
+  };
+  const checks: CheckResult[] = [];
+  for (const word of words) {
+    const refused = secretsGarblingTheReports([word]).length === 1;
+    const why = garbled(word);
+    checks.push({
+      name: `"${word}" garbles the reports and is refused`,
+      passed: refused && why !== undefined,
+      message: `${refused ? 'refused' : 'accepted'}; redacted out of the results: ${why ?? 'the reports read back whole'}`,
+      expected: 'refused; the reports garbled',
+      actual: `${refused ? 'refused' : 'accepted'}; ${why ?? 'not garbled'}`,
+    });
+  }
+  for (const credential of credentials) {
+    const refused = secretsGarblingTheReports([credential]).length === 1;
+    const why = garbled(credential);
+    checks.push({
+      name: `a credential of ${credential.length} characters is accepted and garbles nothing`,
+      passed: !refused && why === undefined,
+      message: `${refused ? 'refused' : 'accepted'}; ${why ?? 'the reports read back whole'}`,
+      expected: 'accepted; not garbled',
+      actual: `${refused ? 'refused' : 'accepted'}; ${why ?? 'not garbled'}`,
+    });
+  }
+  const mixed = secretsGarblingTheReports(['sk_live_51HqExampleKey9', 7, 'passed', 'ab', 'scenario']);
+  checks.push({
+    name: 'among several, the indexes of the refused ones',
+    passed: JSON.stringify(mixed) === '[2,4]',
+    message: JSON.stringify(mixed),
+    expected: '[2,4]',
+    actual: JSON.stringify(mixed),
+  });
+  return checks;
+}
+
+/**
  * The reports never write a credential of the environment the run ran in: a CI job's `…_API_KEY` a team's tool
  * quoted into a failing check and into what the model saw. The writer redacts the results with the environment's
  * secrets (`secretsFromEnv`) before any format renders them — the only layer that knows them, since the case's own
@@ -843,6 +912,14 @@ export function reportCases(): Case[] {
         file: 'src/harness/report-cases.ts',
       },
       secretPiecesNeverReported,
+    ),
+    checksCase(
+      {
+        id: 'contract:report/secrets-garbling-the-reports-refused',
+        title: "report: a secret the reports' own words hold (a status, a case id's kind, a JUnit tag, a check's name) is refused, and a credential is not",
+        file: 'src/harness/report-cases.ts',
+      },
+      secretsGarblingTheReportsRefused,
     ),
     checksCase(
       {

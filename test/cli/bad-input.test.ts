@@ -663,6 +663,37 @@ const CASES: readonly BadInput[] = [
     afterStart: true,
   },
 
+  // A common word declared as a secret garbled the reports: every "passed" redacted (results.json refused as "a
+  // loopgate bug"), every case id ("scenario:…", a stack), the JUnit tags ("test", every case failed) (probe 64, F10).
+  {
+    name: "a scenario's secret that is a word of the reports (a case status)",
+    setup: (w) => (writeFileSync(join(w, 'status.yaml'), `secrets: [passed]\n${SCENARIO}`), ['run', 'status.yaml']),
+    names:
+      /^loopgate: status\.yaml:1:\d+: secrets\[0\]: 6 characters, occurs in a word the gate writes into its reports \(a field name, status, JUnit tag, case id or check name\): redacting it would garble every report; a secret must be the credential itself$/,
+  },
+  {
+    name: "a scenario's secret inside every case id (scenario:…)",
+    setup: (w) => (writeFileSync(join(w, 'kind.yaml'), `secrets: [scenario]\n${SCENARIO}`), ['run', 'kind.yaml']),
+    names: /^loopgate: kind\.yaml:1:\d+: secrets\[0\]: 8 characters, occurs in a word the gate writes into its reports /,
+  },
+  {
+    name: "an agent's secret inside a JUnit tag (testcase)",
+    setup: (w) => {
+      writeFileSync(join(w, 'junit.config.mjs'), "export default { agents: { a: () => ({ secrets: ['test'] }) } };\n");
+      return ['run', 's.yaml', '--config', 'junit.config.mjs'];
+    },
+    names:
+      /^loopgate: \/.*\/junit\.config\.mjs:1: agents\.a: secrets\[0\] \(4 characters\) occurs in a word the gate writes into its reports \(a field name, status, JUnit tag, case id or check name\): redacting it would garble every report; a secret must be the credential itself$/,
+  },
+  {
+    name: "fuzz: an agent's secret that is the name of a check (executions)",
+    setup: (w) => {
+      writeFileSync(join(w, 'check.config.mjs'), "export default { agents: { a: () => ({ secrets: ['executions'] }) } };\n");
+      return ['fuzz', '--runs', '5', '--seed', '1', '--config', 'check.config.mjs'];
+    },
+    names: /^loopgate: \/.*\/check\.config\.mjs:1: agents\.a: secrets\[0\] \(10 characters\) occurs in a word the gate writes into its reports /,
+  },
+
   // Counts past a stated bound (1e99 was taken as an integer).
   { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
   {

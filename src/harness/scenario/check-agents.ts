@@ -3,12 +3,14 @@
  * scripts only the behaviour of that agent's own tools — never their declared
  * side-effect level, schema, timeout or retries — and names only tools that
  * exist wherever it names one (check-tool-names.ts), and lists no secret that
- * would garble the log (a word of its records, part of a tool's name). A problem is a file error
+ * would garble the log (a word of its records, part of a tool's name) or the
+ * reports (gate-words.ts). A problem is a file error
  * naming the file, the line and the field, with the closest name.
  */
 import { readFileSync } from 'node:fs';
 import { closestName, createRedactor, secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
 import { locateInYaml } from '../../yaml/locate.ts';
+import { GARBLES_THE_REPORTS, secretsGarblingTheReports } from '../gate-words.ts';
 import { agentNameOf, NO_AGENT, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
 import { inspectAgent } from '../world/inspect-agent.ts';
 import { toolScriptProblems } from '../world/scripted-tools.ts';
@@ -66,8 +68,9 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
     for (const p of scenarioToolNameProblems(l.scenario, own, label)) problems.push(`${at([...p.path])}: ${p.field}: ${p.message}`);
     // The scenario's secrets join the agent's: one that is a word of the log or inside a tool's name garbles every record.
     const names = [...own.map((t) => t.name), ...l.scenario.tools.map((t) => t.name)];
+    const garblingTheReports = secretsGarblingTheReports(l.scenario.secrets ?? []);
     l.scenario.secrets?.forEach((secret, i) => {
-      const garbles = secretGarbles(secret, names);
+      const garbles = secretGarbles(secret, names) ?? (garblingTheReports.includes(i) ? GARBLES_THE_REPORTS : undefined);
       if (garbles)
         problems.push(`${at(['secrets', i])}: secrets[${i}]: ${secret.length} characters, occurs in ${garbles}; a secret must be the credential itself`);
     });
