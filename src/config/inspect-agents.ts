@@ -19,6 +19,7 @@ import { lineOfKey } from './locate-key.ts';
 export async function inspectConfigAgents<C extends { readonly file: string; readonly registry: AgentRegistry }>(config: C): Promise<C> {
   const inspected = new Map<string, AgentInspection>();
   const problems: string[] = [];
+  const garbling = new Set<unknown>();
   let source: string | undefined;
   const where = (name: string) => {
     source ??= readSource(config.file);
@@ -35,10 +36,12 @@ export async function inspectConfigAgents<C extends { readonly file: string; rea
     for (const problem of inspection.problems) problems.push(`${where(name)}: ${problem}`);
     // Refused by the gate only (a host writes no reports): a secret its reports' own words hold garbles every report.
     const secrets = inspection.problems.length === 0 && Array.isArray(inspection.agent?.secrets) ? inspection.agent.secrets : [];
-    for (const i of secretsGarblingTheReports(secrets))
+    for (const i of secretsGarblingTheReports(secrets)) {
+      garbling.add(secrets[i]);
       problems.push(
         `${where(name)}: secrets[${i}] (${(secrets[i] as string).length} characters) occurs in ${GARBLES_THE_REPORTS}; a secret must be the credential itself`,
       );
+    }
   }
   // Each agent's lines are said without its own secrets (inspectFactory); these go with the error so that the lines
   // hold none of any agent's either — agents share credentials, and a refusal may be about the secret itself, in a
@@ -46,7 +49,7 @@ export async function inspectConfigAgents<C extends { readonly file: string; rea
   const secrets = [...inspected.values()]
     .flatMap((i) => (Array.isArray(i.agent?.secrets) ? i.agent.secrets : []))
     // One refused as too short, or as a word of the loop's records or the gate's reports, is no credential: it would garble the lines.
-    .filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH && secretGarbles(s, []) === undefined && secretsGarblingTheReports([s]).length === 0);
+    .filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH && secretGarbles(s, []) === undefined && !garbling.has(s));
   if (problems.length > 0) throw new ConfigFileError(problems.join('\n'), { secrets });
   return { ...config, registry: { ...config.registry, inspected } };
 }

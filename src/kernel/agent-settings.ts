@@ -9,7 +9,7 @@
 import type { Agent } from './agent.ts';
 import { closestName } from './closest-name.ts';
 import type { RetryConfig } from './loop/config.ts';
-import { MIN_SECRET_LENGTH } from './redact/secret-forms.ts';
+import { MAX_SECRETS, MIN_SECRET_LENGTH } from './redact/secret-forms.ts';
 import { MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG } from './timer-wheel.ts';
 import { loopVocabulary } from './vocabulary.ts';
 
@@ -148,6 +148,10 @@ export function agentSettingProblems(agent: Agent): string[] {
     if (!Array.isArray(secrets))
       problems.push(
         `secrets must be a list of strings (got ${typeof secrets === 'string' ? `a string of ${secrets.length} characters, not shown: it may be the secret itself` : describe(secrets)})`,
+      );
+    else if (secrets.length > MAX_SECRETS)
+      problems.push(
+        `secrets lists ${secrets.length} secrets; at most ${MAX_SECRETS}: each is looked for, in every form, in every text the loop writes — list the credentials this agent can reach`,
       );
     else
       secrets.forEach((secret: unknown, i) => {

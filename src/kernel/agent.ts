@@ -41,7 +41,8 @@ export interface Agent {
    * Exact values never to be written anywhere (API keys the tools hold, customer
    * secrets). Each at least 4 characters, and none inside a word the loop writes
    * into its records or inside a tool's name: a build refuses those, since
-   * redacting them would garble every record.
+   * redacting them would garble every record. At most 256 (MAX_SECRETS): each is
+   * looked for in every form in every text.
    */
   readonly secrets?: readonly string[];
 }

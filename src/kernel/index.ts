@@ -17,6 +17,7 @@ export { AgentSettingError, agentSettingProblems, checkAgentSettings, foreignAge
 export {
   createRedactor,
   containsSecret,
+  MAX_SECRETS,
   MIN_SECRET_LENGTH,
   secretFinder,
   redactDeep,

@@ -694,6 +694,30 @@ const CASES: readonly BadInput[] = [
     names: /^loopgate: \/.*\/check\.config\.mjs:1: agents\.a: secrets\[0\] \(10 characters\) occurs in a word the gate writes into its reports /,
   },
 
+  // 3,000 secrets ran the run out of memory, with a native stack (probe 64, F20).
+  {
+    name: "an agent's 3,000 secrets",
+    setup: (w) => {
+      const secrets = Array.from({ length: 3000 }, (_, i) => `sk_live_${String(i).padStart(5, '0')}Qz8Lp2Xv`);
+      writeFileSync(join(w, 'many.config.mjs'), `export default { agents: { a: () => ({ secrets: ${JSON.stringify(secrets)} }) } };\n`);
+      return ['run', 's.yaml', '--config', 'many.config.mjs'];
+    },
+    names:
+      /^loopgate: \/.*\/many\.config\.mjs:1: agents\.a: secrets lists 3000 secrets; at most 256: each is looked for, in every form, in every text the loop writes — list the credentials this agent can reach$/,
+  },
+  {
+    name: "a scenario's secrets and its agent's past 256 together",
+    setup: (w) => {
+      const agent = Array.from({ length: 200 }, (_, i) => `sk_live_${String(i).padStart(5, '0')}Qz8Lp2Xv`);
+      const own = Array.from({ length: 100 }, (_, i) => `pk_test_${String(i).padStart(5, '0')}Wm4Nc7Rb`);
+      writeFileSync(join(w, 'some.config.mjs'), `export default { agents: { a: () => ({ secrets: ${JSON.stringify(agent)} }) } };\n`);
+      writeFileSync(join(w, 'more.yaml'), `secrets: ${JSON.stringify(own)}\n${SCENARIO}`);
+      return ['run', 'more.yaml', '--config', 'some.config.mjs'];
+    },
+    names:
+      /^loopgate: more\.yaml:1:\d+: secrets: 100 here and 200 of agent a make 300; at most 256: each is looked for, in every form, in every text the loop writes$/,
+  },
+
   // Counts past a stated bound (1e99 was taken as an integer).
   { name: 'run --repeat 1e99', setup: () => ['run', 's.yaml', '--repeat', '1e99'], names: /^loopgate: --repeat 1e99: expected an integer from 1 to 1000$/ },
   {

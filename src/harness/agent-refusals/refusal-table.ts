@@ -281,6 +281,20 @@ export const REFUSAL_TABLE: readonly RefusalRow[] = [
     agent: edit((a) => ({ ...a, secrets: ['ab'] })),
     refused: 'secrets[0] is 2 characters long: a secret must be at least 4 characters to be redacted (is the environment variable it comes from set?)',
   },
+  // 3,000 secrets ran the host out of memory (one compiled search per form of each, outside probe 64, F20); 1,000 took
+  // 20 s for a case of two turns.
+  {
+    id: 'settings/secrets-past-the-limit',
+    title: 'more secrets than the redactor searches for (257)',
+    agent: edit((a) => ({ ...a, secrets: Array.from({ length: 257 }, (_, i) => `sk_live_${String(i).padStart(4, '0')}Hqexample`) })),
+    refused:
+      'secrets lists 257 secrets; at most 256: each is looked for, in every form, in every text the loop writes — list the credentials this agent can reach',
+  },
+  {
+    id: 'settings/secrets-at-the-limit',
+    title: 'as many secrets as the redactor searches for (256)',
+    agent: edit((a) => ({ ...a, secrets: Array.from({ length: 256 }, (_, i) => `sk_live_${String(i).padStart(4, '0')}Hqexample`) })),
+  },
   {
     id: 'settings/secret-a-word-of-the-log',
     title: "a secret that is one of the loop's own words",

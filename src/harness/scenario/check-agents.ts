@@ -8,7 +8,7 @@
  * naming the file, the line and the field, with the closest name.
  */
 import { readFileSync } from 'node:fs';
-import { closestName, createRedactor, secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
+import { closestName, createRedactor, MAX_SECRETS, secretGarbles, type AnyToolDeclaration } from '../../kernel/index.ts';
 import { locateInYaml } from '../../yaml/locate.ts';
 import { GARBLES_THE_REPORTS, secretsGarblingTheReports } from '../gate-words.ts';
 import { agentNameOf, NO_AGENT, UnknownAgentError, type AgentRegistry } from '../world/agent-under-test.ts';
@@ -68,7 +68,13 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
     for (const p of scenarioToolNameProblems(l.scenario, own, label)) problems.push(`${at([...p.path])}: ${p.field}: ${p.message}`);
     // The scenario's secrets join the agent's: one that is a word of the log or inside a tool's name garbles every record.
     const names = [...own.map((t) => t.name), ...l.scenario.tools.map((t) => t.name)];
-    const garblingTheReports = secretsGarblingTheReports(l.scenario.secrets ?? []);
+    // The case's redactor looks for the agent's secrets and the scenario's: held to the agent's own limit together.
+    const listed = l.scenario.secrets?.length ?? 0;
+    if (listed > 0 && listed + declared.secretTexts.length > MAX_SECRETS)
+      problems.push(
+        `${at(['secrets'])}: secrets: ${listed} here and ${declared.secretTexts.length} of agent ${name} make ${listed + declared.secretTexts.length}; at most ${MAX_SECRETS}: each is looked for, in every form, in every text the loop writes`,
+      );
+    const garblingTheReports = listed > MAX_SECRETS ? [] : secretsGarblingTheReports(l.scenario.secrets ?? []);
     l.scenario.secrets?.forEach((secret, i) => {
       const garbles = secretGarbles(secret, names) ?? (garblingTheReports.includes(i) ? GARBLES_THE_REPORTS : undefined);
       if (garbles)

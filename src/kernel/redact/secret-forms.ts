@@ -16,6 +16,13 @@ export const MIN_ENCODED_LENGTH = 8;
 /** Secrets shorter than this are not redacted (they would match ordinary words). */
 export const MIN_SECRET_LENGTH = 4;
 
+/**
+ * The most secrets an agent (or a scenario with its agent) may declare: each is looked for in every form in every text,
+ * through searches compiled for it, so the cost of a step grows with their number, and a few thousand ran a process
+ * out of memory (outside probe 64, F20).
+ */
+export const MAX_SECRETS = 256;
+
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const hex2 = (code: number) => code.toString(16).padStart(2, '0');
 

@@ -151,11 +151,15 @@ function seenAs(text: string): { readonly joined: string; readonly at: readonly 
 const isSeparator = (code: number): boolean => code === 0x20 || code === 0x2d || code === 0x2e; // space, '-', '.'
 const isSpaceOrSeparator = (code: number): boolean => isSeparator(code) || /\s/.test(String.fromCharCode(code));
 
+/** The last text `joinedUp` was asked about, and its view: the redactor asks once per secret for the same text. */
+let joinedFor: { readonly text: string; readonly view: { readonly joined: string; readonly at: readonly number[] } } | undefined;
+
 /**
  * The text with each single separator between two other characters (neither a separator nor white space) taken out,
  * and where each character of it stands in the text.
  */
 function joinedUp(text: string): { readonly joined: string; readonly at: readonly number[] } {
+  if (joinedFor?.text === text) return joinedFor.view;
   let joined = '';
   const at: number[] = [];
   for (let i = 0; i < text.length; i++) {
@@ -165,7 +169,9 @@ function joinedUp(text: string): { readonly joined: string; readonly at: readonl
     joined += text[i];
     at.push(i);
   }
-  return { joined, at };
+  const view = { joined, at };
+  joinedFor = { text, view };
+  return view;
 }
 
 /**
