@@ -9,6 +9,7 @@
 import { join, relative, resolve } from 'node:path';
 import { configFoundAbove } from '../config-found-above.ts';
 import { failureInfo, writeCounterexample } from '../../fuzz/counterexample.ts';
+import { holdWorkingFolder } from '../working-folder.ts';
 import { parseDuration } from '../../fuzz/duration.ts';
 import { fuzzResults } from '../../fuzz/report.ts';
 import { reproduce, reproduceOnLoop } from '../../fuzz/reproduce.ts';
@@ -216,6 +217,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   interrupt.stop = earlier.stop;
   earlier.remove();
   const startedAt = new Date();
+  const backToStart = holdWorkingFolder(io.err);
   let lastLine = 0;
   let running: string | undefined;
   const result = await runFuzz({
@@ -247,6 +249,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
   });
   if (running !== undefined) io.activity?.end(running);
   if (io.tty) io.err('\n');
+  backToStart();
   // A path into a shrink tree past its candidates replays nothing: no pass (outside probe 64, F13: exit 0, "0 runs").
   if (args.path !== undefined && result.runs === 0 && !result.interrupted)
     throw new UsageError(

@@ -50,6 +50,7 @@ import {
   type PinnedVerdicts,
 } from '../../report/peer-verdicts.ts';
 import { declaredSecrets, redactOutputAlso } from '../redacted-output.ts';
+import { holdWorkingFolder } from '../working-folder.ts';
 import { parseRequire, requiredCases, requiredResult } from './required-cases.ts';
 
 export interface RunArgs {
@@ -400,6 +401,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   if (writesFiles) earlier.remove();
 
   const startedAt = new Date();
+  const backToStart = holdWorkingFolder(io.err);
   const progress = createProgress({ tty: io.tty, write: io.err, total: cases.length, ...(io.columns ? { columns: io.columns } : {}) });
   const ran = await runCases(cases, {
     seed: args.seed,
@@ -416,6 +418,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
     },
   });
   progress.done();
+  backToStart();
   const finishedAt = new Date();
   const results = ran.map((r, i) => requiredResult(r, cases[i]!, required));
   // What the run itself checked: a required case it skipped fails the run, but was not checked.
