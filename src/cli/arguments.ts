@@ -30,6 +30,8 @@ export interface NumberRange {
   readonly max?: number;
   /** What is expected, when the range alone does not say it well (`a positive number of seconds`). */
   readonly expected?: string;
+  /** Values inside the range refused all the same (named in `expected`). */
+  readonly except?: readonly number[];
 }
 
 /** The bounds of the counts and seeds the commands take (far above any real use; 1e99 is not a count). */
@@ -43,7 +45,14 @@ export const BOUNDS = {
   fuzzRuns: { integer: true, min: 1, max: 10_000_000 },
   /** A seq of a conversation's log. */
   seq: { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER },
-  httpStatus: { integer: true, min: 100, max: 599 },
+  /** A response served with a body: 1xx has none to serve, nor have 204, 205 and 304 (a stack from undici: probe 64, F2). */
+  httpStatus: {
+    integer: true,
+    min: 200,
+    max: 599,
+    except: [204, 205, 304],
+    expected: 'an integer from 200 to 599 but 204, 205 and 304 (a status whose response has a body)',
+  },
   /** A time limit: a millisecond at least (0.0000001 s ran as "within 0 ms"). */
   seconds: { min: 0.001, max: 365 * 24 * 3600, expected: 'a number of seconds, at least 0.001 (a millisecond)' },
   /** A relative increase tolerated against a baseline (0.2 = 20 %). */
@@ -77,7 +86,8 @@ export function readNumber(flag: string, value: number | string, range: NumberRa
     Number.isFinite(n) &&
     (!range.integer || Number.isInteger(n)) &&
     (range.minExclusive ? n > range.min : n >= range.min) &&
-    (range.max === undefined || n <= range.max);
+    (range.max === undefined || n <= range.max) &&
+    !range.except?.includes(n);
   if (!fits) return { problem: `--${flag} ${shown(text)}: expected ${expectedOf(range)}` };
   // A count or a seed is written in digits: 1e3, 1.0 or " 7" would run as 1000, 1 and 7 while 0x10 is refused.
   if (range.integer && typeof value === 'string' && !DIGITS.test(text))

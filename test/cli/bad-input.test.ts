@@ -756,6 +756,30 @@ const CASES: readonly BadInput[] = [
   { name: 'contract --model without a value', setup: () => ['contract', '--model'], names: /^loopgate: --model: needs a value$/ },
   { name: 'contract --provider without a value', setup: () => ['contract', '--provider'], names: /^loopgate: --provider: needs a value$/ },
   { name: 'run --reporter= (ran everything, wrote nothing)', setup: () => ['run', 's.yaml', '--reporter='], names: /^loopgate: --reporter: needs a value$/ },
+  // A status whose response has no body, or no response at all, threw undici's RangeError with a stack (probe 64, F2).
+  ...(['101', '204', '304'] as const).map((status) => ({
+    name: `decode --status ${status}`,
+    setup: () => [
+      'decode',
+      '--provider',
+      'anthropic',
+      '--status',
+      status,
+      join(ROOT, 'providers/fixtures/wire/anthropic/anthropic-issue-10372-tool-call.json'),
+    ],
+    names: new RegExp(`^loopgate: --status ${status}: expected an integer from 200 to 599 but 204, 205 and 304 \\(a status whose response has a body\\)$`),
+  })),
+  // Commas alone named no reporter: the run wrote nothing and passed (probe 64, F14).
+  {
+    name: 'run --reporter , (ran everything, wrote nothing)',
+    setup: () => ['run', 's.yaml', '--reporter', ','],
+    names: /^loopgate: --reporter ",": names no reporter; known reporters: console, json, junit, markdown, html$/,
+  },
+  {
+    name: 'fuzz --reporter " , " (the same)',
+    setup: () => ['fuzz', '--runs', '5', '--reporter', ' , '],
+    names: /^loopgate: --reporter " , ": names no reporter; known reporters: console, json, junit, markdown, html$/,
+  },
   {
     name: "run --reporter '' (ran everything, wrote nothing)",
     setup: () => ['run', 's.yaml', '--reporter', ''],
@@ -786,7 +810,7 @@ const CASES: readonly BadInput[] = [
   {
     name: 'decode --status abc',
     setup: () => ['decode', '--provider', 'anthropic', 's.yaml', '--status', 'abc'],
-    names: /^loopgate: --status "abc": expected an integer from 100 to 599$/,
+    names: /^loopgate: --status "abc": expected an integer from 200 to 599 but 204, 205 and 304 \(a status whose response has a body\)$/,
   },
   {
     name: 'decode --timeout below a millisecond (ran as "no complete response within 0 ms": outside probe 6)',
