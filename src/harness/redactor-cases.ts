@@ -35,6 +35,7 @@ import {
   exactSecretStream,
   holdsSecretPiece,
   PATTERN_HOLD,
+  redactDeep,
   redactorGarbles,
   SECRET_RULES,
   secretFinder,
@@ -104,6 +105,46 @@ function memoStaysBounded(): CheckResult[] {
       actual: mb(growth),
     },
   ];
+}
+
+/**
+ * A credential known only by its name, held as an object's property (what the AWS SDK's AssumeRole returns): the
+ * value goes whole where a text naming it would lose it — through `redactDeep` (reports, envelopes) — and nothing
+ * else does: a key that only ends like one (`nextPageToken`), a value that is no key (`getSessionTokenFromEnvironment()`),
+ * and a redactor whose rule for it was dropped by its id keep theirs (outside probe 63, F2).
+ */
+function namedValuesInData(): CheckResult[] {
+  const KEY = '9drTJvcXLB89EXAMPLELB8923FB892xMFI2Cy8Q4';
+  const TOKEN = 'Qm9vdHN0cmFwVG9rZW4x7Rk2vLw9Zq8Wx';
+  const data = {
+    Credentials: { SecretAccessKey: KEY, SessionToken: TOKEN, aws_secret_access_key: KEY, Expiration: '2026-12-07T09:00:00Z' },
+    nextPageToken: 'pg_2x9Lq7Wm4Np1Rb8Tc3',
+    sessionToken: 'getSessionTokenFromEnvironment()',
+  };
+  const rows: [string, unknown, unknown][] = [
+    [
+      'every rule kept: the named values go, the rest stay',
+      redactDeep(data, createRedactor()),
+      {
+        Credentials: { SecretAccessKey: '[REDACTED]', SessionToken: '[REDACTED]', aws_secret_access_key: '[REDACTED]', Expiration: '2026-12-07T09:00:00Z' },
+        nextPageToken: 'pg_2x9Lq7Wm4Np1Rb8Tc3',
+        sessionToken: 'getSessionTokenFromEnvironment()',
+      },
+    ],
+    [
+      'aws-secret-access-key dropped by its id: the key stays, the token goes',
+      redactDeep(data, createRedactor({ patterns: SECRET_RULES.filter((r) => r.id !== 'aws-secret-access-key').map((r) => r.pattern) })),
+      {
+        Credentials: { SecretAccessKey: KEY, SessionToken: '[REDACTED]', aws_secret_access_key: KEY, Expiration: '2026-12-07T09:00:00Z' },
+        nextPageToken: 'pg_2x9Lq7Wm4Np1Rb8Tc3',
+        sessionToken: 'getSessionTokenFromEnvironment()',
+      },
+    ],
+  ];
+  return rows.map(([name, actual, expected]) => {
+    const passed = JSON.stringify(actual) === JSON.stringify(expected);
+    return { name, passed, message: passed ? 'as expected' : JSON.stringify(actual), expected, actual };
+  });
 }
 
 function defaultRulesByTheirIds(): CheckResult[] {
@@ -913,6 +954,15 @@ export function redactorCases(): Case[] {
         secrets: [KEY, PASSWORD],
       },
       memoStaysBounded,
+    ),
+    checksCase(
+      {
+        id: 'contract:redactor/credentials-named-by-their-key-in-data',
+        title:
+          "redactor: a credential known only by its name, as an object's property (an AWS secret key, a session token), goes whole; a key that only ends like one keeps its value",
+        file: 'src/harness/redactor-cases.ts',
+      },
+      namedValuesInData,
     ),
     checksCase(
       {

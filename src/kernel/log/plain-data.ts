@@ -1,3 +1,4 @@
+import { redactUnder } from '../redact/named-values.ts';
 import { LogAppendError } from './errors.ts';
 
 /**
@@ -144,7 +145,8 @@ function frozenJsonShaped(value: unknown, redact: Redact, ancestors: object[]): 
     if (!Object.hasOwn(value, key)) continue;
     // JSON.parse makes `__proto__` an own key, plain assignment would not: the round trip keeps it right.
     if (key === '__proto__') return NOT_JSON_SHAPED;
-    const v = frozenJsonShaped((value as Record<string, unknown>)[key], redact, ancestors);
+    const raw = (value as Record<string, unknown>)[key];
+    const v = typeof raw === 'string' ? redactUnder(key, raw, redact) : frozenJsonShaped(raw, redact, ancestors);
     if (v === NOT_JSON_SHAPED) return NOT_JSON_SHAPED;
     out[redact(key)] = v;
   }
@@ -256,7 +258,7 @@ function copy(value: unknown, walk: Walk): unknown {
     if (typeof v === 'string' && !redact) continue;
     keys ??= Object.keys(out);
     const key = keys[i]!;
-    const checked = child(v, key, walk);
+    const checked = typeof v === 'string' ? redactUnder(key, v, redact!) : child(v, key, walk);
     if (checked !== v) out[key] = checked;
   }
   if (redact) out = withRedactedKeys(out, keys ?? Object.keys(out), redact);
