@@ -952,6 +952,19 @@ export class AgentLoop {
       case 'retry':
         if (decision.delayMs > 0) {
           const span = s.span.child('backoff', `wait ${decision.delayMs} ms`, { delayMs: decision.delayMs, handler: handled.handler });
+          // A retry-after window is the provider's, not the process's: stored before the wait, so a host reopened after a
+          // crash inside it reads it back and waits it out, instead of asking a rate-limited provider at once (outside
+          // probe 65, F1). A failure (a rejection, or a throw) becomes a PersistenceError, as at a step's end; the wait
+          // the log records has its span, ended as an error.
+          if (result.type === 'transport_error' && result.retryAfterMs !== undefined) {
+            try {
+              const written = deps.persist('step');
+              if (written !== WRITTEN) await written;
+            } catch (error) {
+              span.end('error');
+              throw new PersistenceError(error);
+            }
+          }
           await deps.clock.sleep(decision.delayMs, s.scope.signal);
           span.end(s.scope.cancelled ? 'cancelled' : 'ok');
         }

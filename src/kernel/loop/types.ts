@@ -81,7 +81,9 @@ export interface TurnTracing {
  *   call runs (the write-ahead record) and when a turn closes (before its
  *   outcome and reply are returned).
  * - `step`: the events are handed to the store; they may still be in flight (a
- *   host's group commit writes them with other conversations' events). If that
+ *   host's group commit writes them with other conversations' events). Asked at
+ *   each step's end, and before the loop waits out a provider's retry-after (the
+ *   window outlives a crash). If that
  *   write fails, a later persist of the same log rejects, at the latest the
  *   turn's closing barrier: the turn then ends `failed{persistence}`.
  *
