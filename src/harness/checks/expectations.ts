@@ -366,7 +366,9 @@ export function triggersCheck(run: { readonly unfired: ScenarioRun['unfired'] })
       return `inbox[${index}]: undoCompaction found no compaction in force, so it undid nothing (did the compaction before it shrink the conversation?)`;
     if (!entry.at) return `inbox[${index}]: ${action} never happened (${why ?? 'what it follows never did'})`;
     const key = TRIGGER_KEYS.find((k) => entry.at![k] !== undefined)!;
-    return `inbox[${index}]: ${action} at {${key}: ${String(entry.at[key])}} never happened (the case ended first; ifReached: true if it may not)`;
+    // A toolStart's attempt is part of its trigger: `{toolStart: X}` alone would read as if X never started (probe 65, F2).
+    const attempt = key === 'toolStart' && entry.at.attempt !== undefined ? `, attempt: ${entry.at.attempt}` : '';
+    return `inbox[${index}]: ${action} at {${key}: ${String(entry.at[key])}${attempt}} never happened (the case ended first; ifReached: true if it may not)`;
   };
   return [{ name: 'triggers', passed: false, message: missed.map(describe).join('; ') }];
 }

@@ -8,9 +8,10 @@
  * (host YAML `tools.retryBackoffMs`, a scenario's `config.toolRetryBackoffMs`;
  * outside probe 62, LOW-4: retries ran back to back with no way to set a wait).
  *
- * Read from the bodies the harness saw start, on the case's virtual clock: a
- * lower bound only, since a store slow to take the next `tool.started` may add
- * to the wait. The bundled scenarios hold the waits exactly (their `clock`).
+ * Read from the bodies the harness saw start, on the case's virtual clock. The
+ * wait is exact — a loop that waits twice the backoff keeps a failing call from
+ * its answer as long again (outside probe 65, F3: a doubled wait passed fuzz) —
+ * unless the case's store is slow (`store.slowAppends`), which may add to it.
  */
 import { MAX_TIMEOUT_MS } from '../../kernel/index.ts';
 import type { ScenarioRun } from '../second-host.ts';
@@ -18,7 +19,7 @@ import { defineInvariant, loopgateOnly } from './invariant.ts';
 
 export const toolRetriesWaitTheirBackoff = defineInvariant({
   id: 'tool-retries-wait-their-backoff',
-  title: "a tool's retry n starts at least retryBackoffMs · 2^(n-1) ms (at most a timer's limit) after attempt n ended",
+  title: "a tool's retry n starts retryBackoffMs · 2^(n-1) ms (at most a timer's limit) after attempt n ended (at least, with a slow store)",
   appliesTo: loopgateOnly('the backoff is the operator’s setting of loopgate’s host, and the attempts are its own'),
   check: (run) => retriesWaited(run),
 });
@@ -26,6 +27,7 @@ export const toolRetriesWaitTheirBackoff = defineInvariant({
 function retriesWaited(run: ScenarioRun): string | undefined {
   const backoff = run.toolRetryBackoffMs ?? 0;
   if (backoff === 0) return undefined;
+  const exact = (run.scenario.store?.slowAppends ?? []).length === 0;
   for (const [callId, bodies] of run.toolBodies ?? []) {
     for (const retry of bodies) {
       if (retry.attempt < 2) continue;
@@ -36,7 +38,7 @@ function retriesWaited(run: ScenarioRun): string | undefined {
       if (ended === undefined) continue;
       const wait = Math.min(backoff * 2 ** (before.attempt - 1), MAX_TIMEOUT_MS);
       const waited = retry.startedAt - ended;
-      if (waited >= wait) continue;
+      if (waited === wait || (waited > wait && !exact)) continue;
       return (
         `${retry.tool} call ${callId}: attempt ${retry.attempt} started at ${retry.startedAt} ms, ${waited} ms after attempt ${before.attempt} ended ` +
         `(at ${ended} ms); with retryBackoffMs ${backoff}, retry ${before.attempt} waits ${wait} ms (retryBackoffMs · 2^${before.attempt - 1})`
