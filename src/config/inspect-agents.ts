@@ -16,7 +16,10 @@ import { ConfigFileError } from './config-error.ts';
 import { lineOfKey } from './locate-key.ts';
 
 /** The config with each agent inspected; throws one ConfigFileError listing every problem, one line each. */
-export async function inspectConfigAgents<C extends { readonly file: string; readonly registry: AgentRegistry }>(config: C): Promise<C> {
+export async function inspectConfigAgents<C extends { readonly file: string; readonly registry: AgentRegistry }>(
+  config: C,
+  options: { readonly reports?: boolean } = {},
+): Promise<C> {
   const inspected = new Map<string, AgentInspection>();
   const problems: string[] = [];
   const garbling = new Set<unknown>();
@@ -35,7 +38,7 @@ export async function inspectConfigAgents<C extends { readonly file: string; rea
     inspected.set(name, inspection);
     for (const problem of inspection.problems) problems.push(`${where(name)}: ${problem}`);
     // Refused by the gate only (a host writes no reports): a secret its reports' own words hold garbles every report.
-    const secrets = inspection.problems.length === 0 && Array.isArray(inspection.agent?.secrets) ? inspection.agent.secrets : [];
+    const secrets = options.reports !== false && inspection.problems.length === 0 && Array.isArray(inspection.agent?.secrets) ? inspection.agent.secrets : [];
     for (const i of secretsGarblingTheReports(secrets)) {
       garbling.add(secrets[i]);
       problems.push(

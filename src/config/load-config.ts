@@ -102,6 +102,11 @@ export interface LoadConfigOptions {
   /** `--config`: this file, relative to `cwd`. */
   readonly path?: string | undefined;
   readonly cwd?: string;
+  /**
+   * The config is loaded to check a production host (`check-host`), which writes no reports: an agent's secret that is
+   * a word of the gate's reports is the gate's refusal only, and a host serves it.
+   */
+  readonly forHost?: boolean;
 }
 
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
@@ -172,7 +177,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     if (line) throw new ConfigFileError(`${file}:${line}: could not be loaded: ${firstLine(error)}`, { cause: error });
     throw new ConfigFileError(`${file}: could not be loaded: ${where ? `${where}: ` : ''}${firstLine(error)}`, { cause: error });
   }
-  return inspectConfigAgents(resolveConfig(module['default'], file, file === BUNDLED_CONFIG));
+  return inspectConfigAgents(resolveConfig(module['default'], file, file === BUNDLED_CONFIG), { reports: options.forHost !== true });
 }
 
 /**

@@ -64,7 +64,8 @@ export interface AgentParts {
 export function hostAgent(options: AgentParts): Agent {
   const agent = options.agent ?? {};
   const tools = [...(agent.tools ?? []), ...(options.tools ?? [])];
-  const secrets = [...(agent.secrets ?? []), ...(options.secrets ?? [])];
+  // Once each: a host built from a config passes the checked build's secrets again (with its keys), and the limit counts them.
+  const secrets = [...new Set([...(agent.secrets ?? []), ...(options.secrets ?? [])])];
   const approver = options.approver ?? agent.approver;
   const compactor = options.compactor ?? agent.compactor;
   const claim = options.claim ?? agent.claim;

@@ -149,9 +149,9 @@ export function agentSettingProblems(agent: Agent): string[] {
       problems.push(
         `secrets must be a list of strings (got ${typeof secrets === 'string' ? `a string of ${secrets.length} characters, not shown: it may be the secret itself` : describe(secrets)})`,
       );
-    else if (secrets.length > MAX_SECRETS)
+    else if (new Set(secrets).size > MAX_SECRETS)
       problems.push(
-        `secrets lists ${secrets.length} secrets; at most ${MAX_SECRETS}: each is looked for, in every form, in every text the loop writes — list the credentials this agent can reach`,
+        `secrets lists ${new Set(secrets).size} secrets; at most ${MAX_SECRETS}: each is looked for, in every form, in every text the loop writes — list the credentials this agent can reach`,
       );
     else
       secrets.forEach((secret: unknown, i) => {

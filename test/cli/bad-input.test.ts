@@ -672,6 +672,16 @@ const CASES: readonly BadInput[] = [
       /^loopgate: status\.yaml:1:\d+: secrets\[0\]: 6 characters, occurs in a word the gate writes into its reports \(a field name, status, JUnit tag, case id or check name\): redacting it would garble every report; a secret must be the credential itself$/,
   },
   {
+    name: 'a secret a reopened host gains that is a word of the reports',
+    setup: (w) => {
+      const text =
+        'name: reopen\nhost: production\nsecretsOnReopen: [passed]\nprovider:\n  script:\n    - reply: hi\n    - reply: again\ninbox:\n  - say: hi\n  - crash: true\n  - reopen: true\n  - say: again\nexpect: {}\n';
+      writeFileSync(join(w, 'reopen.yaml'), text);
+      return ['run', 'reopen.yaml'];
+    },
+    names: /^loopgate: reopen\.yaml:3:\d+: secretsOnReopen\[0\]: 6 characters, occurs in a word the gate writes into its reports /,
+  },
+  {
     name: "a scenario's secret inside every case id (scenario:…)",
     setup: (w) => (writeFileSync(join(w, 'kind.yaml'), `secrets: [scenario]\n${SCENARIO}`), ['run', 'kind.yaml']),
     names: /^loopgate: kind\.yaml:1:\d+: secrets\[0\]: 8 characters, occurs in a word the gate writes into its reports /,

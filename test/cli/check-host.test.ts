@@ -140,6 +140,15 @@ store: { kind: sqlite, path: blocked/file/agent.db }
     }
     expect(readdirSync(join(dir, 'a-folder'))).toEqual([]); // nothing created in it
   });
+  // A secret that is a word of the gate's reports is the gate's refusal: a host writes no reports and serves the agent
+  // (review of stop 66, MED-3: check-host refused what createHostFromConfig accepts).
+  it("says OK for an agent whose secret is a word of the gate's reports, which run refuses", () => {
+    writeFileSync(join(dir, 'word.config.mjs'), "export default { agents: { a: () => ({ secrets: ['passed'] }) } };\n");
+    writeFileSync(join(dir, 'word-host.yaml'), 'model:\n  provider: anthropic\n  name: claude-sonnet-4-5\n');
+    const checked = checkHost(['word-host.yaml', '--agent', 'a', '--config', 'word.config.mjs']);
+    expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+    expect(checked.stdout).toMatch(/word-host\.yaml: OK for agent a/);
+  });
   // Outside probe 41, F1 (HIGH): check-host said OK for an Agents agent whose input guardrail the host would not run.
   it('exits 2 for an Agents agent whose guardrail the host would not run, naming it; OK once the team says it serves it without', () => {
     const from = (path: string) => JSON.stringify(join(ROOT, path));

@@ -23,7 +23,7 @@ export interface CheckHostArgs {
 }
 
 export async function checkHost(args: CheckHostArgs, out: (line: string) => void, err: (line: string) => void = () => undefined): Promise<number> {
-  const config = await loadConfig({ path: args.config });
+  const config = await loadConfig({ path: args.config, forHost: true });
   // What it prints from here (a scenario refused for an agent's secret pasted in as a key) names none of its agents' secrets.
   redactOutputAlso(declaredSecrets(config.registry));
   // Without a config of the user's, the agents are loopgate's bundled example: say so before anything is judged against them.

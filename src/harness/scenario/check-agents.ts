@@ -68,18 +68,23 @@ export async function scenarioAgentProblems(loaded: readonly LoadedScenario[], r
     for (const p of scenarioToolNameProblems(l.scenario, own, label)) problems.push(`${at([...p.path])}: ${p.field}: ${p.message}`);
     // The scenario's secrets join the agent's: one that is a word of the log or inside a tool's name garbles every record.
     const names = [...own.map((t) => t.name), ...l.scenario.tools.map((t) => t.name)];
-    // The case's redactor looks for the agent's secrets and the scenario's: held to the agent's own limit together.
-    const listed = l.scenario.secrets?.length ?? 0;
-    if (listed > 0 && listed + declared.secretTexts.length > MAX_SECRETS)
+    // The case's redactor looks for the agent's secrets and the scenario's (those a reopened host gains too): held to
+    // the agent's own limit together. Each garbles the records or the reports as a secret of the agent would.
+    const reopen = l.scenario.secretsOnReopen ?? [];
+    const listed = (l.scenario.secrets?.length ?? 0) + reopen.length;
+    const total = new Set([...declared.secretTexts, ...(l.scenario.secrets ?? []), ...reopen]).size;
+    if (listed > 0 && total > MAX_SECRETS)
       problems.push(
-        `${at(['secrets'])}: secrets: ${listed} here and ${declared.secretTexts.length} of agent ${name} make ${listed + declared.secretTexts.length}; at most ${MAX_SECRETS}: each is looked for, in every form, in every text the loop writes`,
+        `${at(['secrets'])}: secrets: ${listed} here${reopen.length > 0 ? ' (secretsOnReopen among them)' : ''} and ${declared.secretTexts.length} of agent ${name} make ${total}; at most ${MAX_SECRETS}: each is looked for, in every form, in every text the loop writes`,
       );
-    const garblingTheReports = listed > MAX_SECRETS ? [] : secretsGarblingTheReports(l.scenario.secrets ?? []);
-    l.scenario.secrets?.forEach((secret, i) => {
-      const garbles = secretGarbles(secret, names) ?? (garblingTheReports.includes(i) ? GARBLES_THE_REPORTS : undefined);
-      if (garbles)
-        problems.push(`${at(['secrets', i])}: secrets[${i}]: ${secret.length} characters, occurs in ${garbles}; a secret must be the credential itself`);
-    });
+    for (const key of ['secrets', 'secretsOnReopen'] as const) {
+      const list = l.scenario[key] ?? [];
+      const garblingTheReports = total > MAX_SECRETS ? [] : secretsGarblingTheReports(list);
+      list.forEach((secret, i) => {
+        const garbles = secretGarbles(secret, names) ?? (garblingTheReports.includes(i) ? GARBLES_THE_REPORTS : undefined);
+        if (garbles) problems.push(`${at([key, i])}: ${key}[${i}]: ${secret.length} characters, occurs in ${garbles}; a secret must be the credential itself`);
+      });
+    }
     // A client message id holding a secret is refused by the production host (400, nothing stored): the case could
     // only fail, saying "(no turn ran)" — said here instead, before anything runs (outside probe 47, F3).
     const secrets = [...declared.secretTexts, ...(l.scenario.secrets ?? [])];
