@@ -16,7 +16,15 @@ export function holdWorkingFolder(err: (text: string) => void): () => void {
       now = '(a folder since removed)'; // uv_cwd fails once the folder a tool went to is gone
     }
     if (now === start) return;
-    process.chdir(start);
+    try {
+      process.chdir(start);
+    } catch (error) {
+      // The folder it started in is gone (a tool removed it): what it writes next is refused where it is checked.
+      err(
+        `loopgate: a tool changed the working folder to ${now} (process.chdir), and the folder the run started in, ${start}, cannot be entered again: ${(error as Error).message}\n`,
+      );
+      return;
+    }
     err(`loopgate: a tool changed the working folder to ${now} (process.chdir); what the run writes goes where it started, ${start}\n`);
   };
 }

@@ -322,6 +322,7 @@ async function search(args: FuzzArgs, io: FuzzIo, testing: FuzzTesting, interrup
     ),
     ...(loop ? { loop: { name: loop.id, version: loop.version } } : {}),
   });
+  backToStart(); // again: a counterexample's replay (fuzz) runs the tools once more
   const written = await writeReports(results, { reporters, outDir: out, console: { verbose: args.verbose ?? false } });
   interrupt.stop(); // the reports are this search's, whole
   if (written.console) io.out(written.console);

@@ -453,6 +453,7 @@ async function gate(args: RunArgs, io: RunIo, interrupt: { stop: () => void }): 
   if (args.updateVerdicts && peer && verdictsFile && !nothingChecked(runResults))
     runResults = { ...runResults, verdicts: { file: relative(process.cwd(), verdictsFile) || verdictsFile, differences: [] } };
 
+  backToStart(); // again: a counterexample's replay (fuzz) runs the tools once more
   const written = await writeReports(runResults, {
     reporters,
     outDir: out,

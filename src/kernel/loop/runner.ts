@@ -948,21 +948,22 @@ export class AgentLoop {
       case 'fail':
         return { outcome: decision.outcome };
       case 'switch_client':
+        // The primary's window, stored before the fallback is asked: a host reopened after a crash during that call
+        // leaves the primary alone until it ends (review of stop 66, LOW-6).
+        if (result.type === 'transport_error' && result.retryAfterMs !== undefined) await this.#storeWindow();
         return { retryWith: decision.client };
       case 'retry':
         if (decision.delayMs > 0) {
           const span = s.span.child('backoff', `wait ${decision.delayMs} ms`, { delayMs: decision.delayMs, handler: handled.handler });
           // A retry-after window is the provider's, not the process's: stored before the wait, so a host reopened after a
           // crash inside it reads it back and waits it out, instead of asking a rate-limited provider at once (outside
-          // probe 65, F1). A failure (a rejection, or a throw) becomes a PersistenceError, as at a step's end; the wait
-          // the log records has its span, ended as an error.
+          // probe 65, F1). The wait the log records has its span, ended as an error if the write is refused.
           if (result.type === 'transport_error' && result.retryAfterMs !== undefined) {
             try {
-              const written = deps.persist('step');
-              if (written !== WRITTEN) await written;
+              await this.#storeWindow();
             } catch (error) {
               span.end('error');
-              throw new PersistenceError(error);
+              throw error;
             }
           }
           await deps.clock.sleep(decision.delayMs, s.scope.signal);
@@ -1207,6 +1208,20 @@ export class AgentLoop {
         usage: { inputTokens: 0, outputTokens: 0 },
         toolCalls: s.toolCalls,
       });
+    }
+  }
+
+  /**
+   * A provider's retry-after window handed to the store ('step') before the loop waits it out or turns to a fallback:
+   * the window is the provider's, and outlives a crash. A failure (a rejection, or a throw) becomes a PersistenceError,
+   * as at a step's end.
+   */
+  async #storeWindow(): Promise<void> {
+    try {
+      const written = this.#deps.persist('step');
+      if (written !== WRITTEN) await written;
+    } catch (error) {
+      throw new PersistenceError(error);
     }
   }
 
