@@ -49,7 +49,24 @@ export function reportsOwnText(): string {
 function build(): string {
   const cases: CaseResult[] = CASE_KINDS.flatMap((kind) => STATUSES.map((status) => sampleCase(kind, status)));
   const regressions = Object.keys(REGRESSION_KINDS).map((kind) => ({ id: 'scenario:x', kind: kind as Regression['kind'], message: 'x' }));
-  const results: RunResults = {
+  const results: RunResults = { ...sampleRun(cases), regressions };
+  const fuzz: RunResults = { ...results, fuzz: { agent: 'x', tools: ['x'], withoutArgs: ['x'] } };
+  const rendered = [results, fuzz].flatMap((r) => REPORT_FORMATS.map(([, render]) => render(r)));
+  return rendered.join('\n').replace(/[0-9]+/g, ' ');
+}
+
+/** Every format the CLI writes, by the name a finding gives it. */
+export const REPORT_FORMATS: readonly (readonly [string, (results: RunResults) => string])[] = [
+  ['the JSON report', renderResultsJson],
+  ['the JUnit report', renderJunit],
+  ['the Markdown report', renderMarkdown],
+  ['the HTML report', renderHtml],
+  ['the console report', renderConsole],
+];
+
+/** A run of these cases with nothing of its own to tell (version 0, at the epoch, seed 0): what a case's report is rendered in. */
+export function sampleRun(cases: readonly CaseResult[]): RunResults {
+  return {
     schema: RESULTS_SCHEMA,
     tool: { name: 'loopgate', version: '0' },
     startedAt: new Date(0).toISOString(),
@@ -58,11 +75,7 @@ function build(): string {
     seed: 0,
     summary: summarize(cases),
     cases,
-    regressions,
   };
-  const fuzz: RunResults = { ...results, fuzz: { agent: 'x', tools: ['x'], withoutArgs: ['x'] } };
-  const rendered = [results, fuzz].flatMap((r) => [renderResultsJson(r), renderJunit(r), renderMarkdown(r), renderHtml(r), renderConsole(r)]);
-  return rendered.join('\n').replace(/[0-9]+/g, ' ');
 }
 
 function sampleCase(kind: CaseResult['kind'], status: CaseStatus): CaseResult {

@@ -12,12 +12,8 @@
  */
 import { type LogEvent } from '../../../kernel/index.ts';
 import { summarizeTurn } from '../../../host/envelope.ts';
-import { renderConsole } from '../../../report/console.ts';
-import { renderHtml } from '../../../report/html.ts';
-import { renderResultsJson } from '../../../report/json.ts';
-import { renderJunit } from '../../../report/junit.ts';
-import { renderMarkdown } from '../../../report/markdown.ts';
-import { RESULTS_SCHEMA, summarize, type CaseResult, type RunResults } from '../../../report/results.ts';
+import { REPORT_FORMATS, sampleRun } from '../../../report/own-text.ts';
+import type { CaseResult, RunResults } from '../../../report/results.ts';
 import type { ScenarioRun } from '../../second-host.ts';
 import { buildTimeline } from '../../timeline.ts';
 import { viewOf } from './log-view.ts';
@@ -91,23 +87,8 @@ function reportArtifacts(run: ScenarioRun): Artifact[] {
       checks: [],
       timeline: buildTimeline(run),
     };
-    results = {
-      schema: RESULTS_SCHEMA,
-      tool: { name: 'loopgate', version: '0' },
-      startedAt: new Date(0).toISOString(),
-      finishedAt: new Date(0).toISOString(),
-      durationMs: 0,
-      seed: 0,
-      summary: summarize([one]),
-      cases: [one],
-    };
+    results = sampleRun([one]);
     return results;
   };
-  return [
-    ['the JSON report', () => renderResultsJson(once())],
-    ['the JUnit report', () => renderJunit(once())],
-    ['the Markdown report', () => renderMarkdown(once())],
-    ['the HTML report', () => renderHtml(once())],
-    ['the console report', () => renderConsole(once())],
-  ];
+  return REPORT_FORMATS.map(([name, render]): Artifact => [name, () => render(once())]);
 }
